@@ -1,0 +1,274 @@
+"""Reverie's configuration: one typed model, its sources, and its errors.
+
+Sources, later winning: ``<home>/config.json`` (home is ``$REVERIE_HOME`` or ``~/.reverie``), the workspace's
+optional ``reverie.json``, then environment variables. Keys are nanobot's camelCase, so a nanobot
+``config.json`` loads as is; snake_case is accepted too. Environment variables: ``REVERIE_MODEL`` (the agent's
+model) and, for any key, ``REVERIE_`` + its path joined by ``__`` (``REVERIE_AGENTS__DEFAULTS__DREAM__INTERVAL_H=4``);
+values are read as JSON when they parse, else as strings.
+
+Legacy keys are honoured and written back unchanged: ``dream.cron`` (wins over ``intervalH``) and ``dream.model``
+(used as ``modelOverride``). Unknown keys are kept and warned about, except nanobot's own sections.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+from .errors import ConfigError
+from .fsutil import atomic_write
+from .workspace import MEMORY_FILES, default_home
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "Config",
+    "AgentDefaults",
+    "DreamConfig",
+    "ProviderConfig",
+    "HistoryConfig",
+    "GitConfig",
+    "load_config",
+    "save_config",
+    "home_config_path",
+    "OFFLINE_MODEL",
+]
+
+#: The model name of the built-in offline rule-based engine, used when no model is configured.
+OFFLINE_MODEL = "reverie/offline"
+
+# Keys nanobot's config has that Reverie does not use: kept, never warned about.
+_NANOBOT_KEYS = {
+    (): {"channels", "gateway", "tools", "api", "heartbeat", "mcpServers", "logging"},
+    ("agents", "defaults"): {
+        "workspace", "provider", "maxToolIterations", "reasoningEffort", "memoryWindow", "timezone",
+        "maxToolResultChars", "providerRetryMode", "sendProgress", "sendToolHints", "botName", "idleCompactAfterMinutes",
+    },
+}
+_ENV_SKIP = {"REVERIE_HOME", "REVERIE_WORKSPACE", "REVERIE_DEBUG"}
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="allow", validate_assignment=True
+    )
+
+
+class DreamConfig(_Section):
+    interval_h: float = Field(2, ge=1, description="hours between scheduled runs")
+    cron: str | None = Field(None, description="legacy cron expression; wins over intervalH")
+    model: str | None = Field(None, description="legacy name of modelOverride")
+    model_override: str | None = None
+    max_batch_size: int = Field(20, ge=1, le=10_000)
+    max_iterations: int = Field(10, ge=1, le=1_000)
+    max_tool_calls: int = Field(50, ge=1, le=10_000)
+    token_budget: int = Field(200_000, ge=1_000)
+    max_seconds: float = Field(300, gt=0)
+    max_attempts: int = Field(3, ge=1, le=100)
+    protect_soul: bool = True
+    memory_max_chars: int = Field(16_000, ge=100)
+    user_max_chars: int = Field(8_000, ge=100)
+    soul_max_chars: int = Field(8_000, ge=100)
+
+    @property
+    def effective_model_override(self) -> str | None:
+        return self.model_override or self.model
+
+
+class AgentDefaults(_Section):
+    model: str | None = None
+    context_window_tokens: int = Field(65_536, ge=2_048)
+    max_tokens: int = Field(8_192, ge=1)
+    temperature: float = Field(0.1, ge=0, le=2)
+    consolidation_ratio: float = Field(0.5, ge=0.1, le=0.95)
+    dream: DreamConfig = Field(default_factory=DreamConfig)
+
+
+class Agents(_Section):
+    defaults: AgentDefaults = Field(default_factory=AgentDefaults)
+
+
+class ProviderConfig(_Section):
+    api_key: str | None = Field(None, repr=False)
+    api_base: str | None = None
+    extra_headers: dict[str, str] | None = Field(None, repr=False)
+
+
+class HistoryConfig(_Section):
+    fsync: bool = True
+    max_entry_chars: int = Field(64_000, ge=1_000)
+    retention: int | None = Field(None, ge=100, description="entries kept by compaction; null keeps all")
+
+
+class MemoryConfig(_Section):
+    history: HistoryConfig = Field(default_factory=HistoryConfig)
+
+
+class GitConfig(_Section):
+    author_name: str = "Reverie"
+    author_email: str = "reverie@localhost"
+    tracked_files: list[str] = Field(default_factory=lambda: list(MEMORY_FILES))
+    gc_every: int = Field(100, ge=1)
+
+
+class Config(_Section):
+    agents: Agents = Field(default_factory=Agents)
+    providers: dict[str, ProviderConfig] = Field(default_factory=dict)
+    memory: MemoryConfig = Field(default_factory=MemoryConfig)
+    git: GitConfig = Field(default_factory=GitConfig)
+
+    @property
+    def defaults(self) -> AgentDefaults:
+        return self.agents.defaults
+
+    @property
+    def dream(self) -> DreamConfig:
+        return self.agents.defaults.dream
+
+    @property
+    def model(self) -> str:
+        """The agent's model, or the offline engine when none is configured."""
+        return self.agents.defaults.model or OFFLINE_MODEL
+
+    @property
+    def dream_model(self) -> str:
+        """``modelOverride`` when set, else the agent's model, else the offline engine."""
+        return self.dream.effective_model_override or self.model
+
+    def dump(self) -> dict[str, Any]:
+        """The config as nanobot-style JSON data: only keys that were set, legacy and unknown keys kept."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def home_config_path() -> Path:
+    return default_home() / "config.json"
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from exc
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a JSON object, not {type(data).__name__}")
+    return data
+
+
+def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = _merge(dict(out[key]), value)
+        else:
+            out[key] = value
+    return out
+
+
+def _canon(name: str) -> str:
+    return name.replace("_", "").lower()
+
+
+def _env_overrides(env: Mapping[str, str]) -> dict[str, Any]:
+    """Nested config data from ``REVERIE_*`` variables; keys are matched to aliases later, case-insensitively."""
+    data: dict[str, Any] = {}
+    for name, raw in env.items():
+        if not name.startswith("REVERIE_") or name in _ENV_SKIP:
+            continue
+        if name == "REVERIE_MODEL":
+            path = ["agents", "defaults", "model"]
+        elif "__" in name:
+            path = [p for p in name[len("REVERIE_"):].split("__") if p]
+        else:
+            continue
+        try:
+            value: Any = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            value = raw
+        node = data
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                break
+        else:
+            node[path[-1]] = value
+    return data
+
+
+def _align_keys(data: Any, model: type[BaseModel] | None) -> Any:
+    """Rename environment-derived keys (``DREAM``, ``INTERVAL_H``) to the model's aliases."""
+    if not isinstance(data, dict) or model is None:
+        return data
+    fields = {_canon(f.alias or n): (f.alias or n, f.annotation) for n, f in model.model_fields.items()}
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        alias, annotation = fields.get(_canon(key), (key, None))
+        sub = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+        if sub is None and alias == "providers" and isinstance(value, dict):
+            value = {k.lower(): _align_keys(v, ProviderConfig) for k, v in value.items()}
+        value = _align_keys(value, sub)
+        if isinstance(value, dict) and isinstance(out.get(alias), dict):
+            value = _merge(out[alias], value)
+        out[alias] = value
+    return out
+
+
+def _warn_unknown(model: BaseModel, path: tuple[str, ...] = ()) -> None:
+    for key in model.model_extra or {}:
+        if key not in _NANOBOT_KEYS.get(path, set()):
+            log.warning("config: unknown key %s (kept, not used)", ".".join((*path, key)))
+    for name, info in type(model).model_fields.items():
+        value = getattr(model, name)
+        alias = info.alias or name
+        if isinstance(value, BaseModel):
+            _warn_unknown(value, (*path, alias))
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                if isinstance(v, BaseModel):
+                    _warn_unknown(v, (*path, alias, k))
+
+
+def _explain(exc: ValidationError, data: Mapping[str, Any]) -> str:
+    err = exc.errors()[0]
+    key = ".".join(str(p) for p in err["loc"])
+    value = err.get("input")
+    shown = orjson.dumps(value).decode() if isinstance(value, (int, float, str, bool, type(None))) else repr(value)[:60]
+    more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
+    return f"config: {key} = {shown}: {err['msg']}{more}"
+
+
+def validate_config(data: Mapping[str, Any]) -> Config:
+    """Validate config data, turning pydantic's error into one line naming key, value and what is allowed."""
+    try:
+        config = Config.model_validate(dict(data))
+    except ValidationError as exc:
+        raise ConfigError(_explain(exc, data)) from None
+    _warn_unknown(config)
+    return config
+
+
+def load_config(workspace: Path | None = None, *, env: Mapping[str, str] | None = None) -> Config:
+    """Home config, then ``<workspace>/reverie.json``, then the environment."""
+    env = os.environ if env is None else env
+    data = _read_json(home_config_path())
+    if workspace is not None:
+        data = _merge(data, _read_json(Path(workspace) / "reverie.json"))
+    data = _merge(data, _align_keys(_env_overrides(env), Config))
+    return validate_config(data)
+
+
+def save_config(config: Config, path: Path) -> None:
+    """Write the config back atomically, keeping legacy and unknown keys."""
+    atomic_write(Path(path), orjson.dumps(config.dump(), option=orjson.OPT_INDENT_2) + b"\n")

@@ -1,0 +1,112 @@
+"""Reverie's exception tree.
+
+Every error the library raises on purpose is a ``ReverieError``; front-ends (CLI, chat commands) map it to a
+one-line message, and anything else is a bug shown with a traceback only on request::
+
+    ReverieError
+    ├── ConfigError            a config file or value is invalid (names the key, the value, what is allowed)
+    ├── WorkspaceError         the workspace cannot be used as asked
+    │   └── UnsafePathError    a path escapes the workspace, is absolute, has '..' or NUL, or is a symlink out
+    ├── CursorError            a cursor file is corrupt and cannot be recovered automatically
+    ├── HistoryError           history.jsonl cannot be read or written
+    ├── LockTimeoutError       a cross-process lock was not acquired in time
+    ├── GitStoreError          the memory repository failed
+    │   ├── UnknownRevisionError    no commit matches a sha or prefix
+    │   ├── AmbiguousRevisionError  a prefix matches several commits (``candidates`` lists them)
+    │   └── MergeConflictError      a revert or merge conflicts (``path`` and ``lines`` say where)
+    ├── ModelError             a model call failed after its retries (never carries an API key)
+    ├── SessionError           a session could not be archived or cleared
+    ├── DreamError             a Dream run could not start
+    │   └── AlreadyRunningError     another run holds the run lock
+    └── CommandError           a chat command or CLI invocation is malformed
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ReverieError",
+    "ConfigError",
+    "WorkspaceError",
+    "UnsafePathError",
+    "CursorError",
+    "HistoryError",
+    "LockTimeoutError",
+    "GitStoreError",
+    "UnknownRevisionError",
+    "AmbiguousRevisionError",
+    "MergeConflictError",
+    "ModelError",
+    "SessionError",
+    "DreamError",
+    "AlreadyRunningError",
+    "CommandError",
+]
+
+
+class ReverieError(Exception):
+    """Base of every error Reverie raises deliberately."""
+
+
+class ConfigError(ReverieError):
+    pass
+
+
+class WorkspaceError(ReverieError):
+    pass
+
+
+class UnsafePathError(WorkspaceError):
+    pass
+
+
+class CursorError(ReverieError):
+    pass
+
+
+class HistoryError(ReverieError):
+    pass
+
+
+class LockTimeoutError(ReverieError):
+    pass
+
+
+class GitStoreError(ReverieError):
+    pass
+
+
+class UnknownRevisionError(GitStoreError):
+    pass
+
+
+class AmbiguousRevisionError(GitStoreError):
+    def __init__(self, message: str, candidates: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.candidates = list(candidates or [])
+
+
+class MergeConflictError(GitStoreError):
+    def __init__(self, message: str, path: str = "", lines: tuple[int, int] | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.lines = lines
+
+
+class ModelError(ReverieError):
+    pass
+
+
+class SessionError(ReverieError):
+    pass
+
+
+class DreamError(ReverieError):
+    pass
+
+
+class AlreadyRunningError(DreamError):
+    pass
+
+
+class CommandError(ReverieError):
+    pass

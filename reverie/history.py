@@ -1,0 +1,478 @@
+"""``memory/history.jsonl``: the append-only, cursor-stamped archive. This docstring is the format's spec.
+
+One JSON object per line, UTF-8, ``\\n``-terminated::
+
+    {"cursor": 42, "timestamp": "2026-11-22 14:05", "content": "- [durable] ...", "session_key": "cli:alice"}
+
+- ``cursor``: int ≥ 1 (not a bool), strictly increasing in file order, never reused.
+- ``timestamp``: local time ``YYYY-MM-DD HH:MM``. ``content``: str. ``session_key``: optional str.
+- Any other keys are allowed; readers ignore keys they do not know (nanobot's readers too).
+
+Durability and recovery:
+
+- An append writes the whole line in one ``write`` on an ``O_APPEND`` descriptor under a cross-process lock
+  (``history.jsonl.lock``) and fsyncs by default. The cursor comes from the log's own tail (the truth), the
+  ``.cursor`` hint and the Dream cursor, whichever is largest, so a stale, missing or corrupt ``.cursor``
+  never causes a reused cursor. ``.cursor`` is replaced atomically without fsync: it is a recoverable hint.
+- A crash mid-append can leave a torn tail (a last line without ``\\n``). The next append repairs it first: a
+  complete JSON object just gets its newline; anything else moves to ``history.jsonl.torn`` (with a warning),
+  so the next entry is never glued onto garbage.
+- Compaction rewrites the file atomically (temp, fsync, rename) under the same lock as appends, after making
+  the ``.cursor`` hint durable so cursors stay unique even if every entry is dropped.
+
+Readers take no lock. A bad line (not JSON, invalid UTF-8, not an object, wrong field types, a bool or
+non-positive cursor) is skipped with one warning per kind per read; the lines around it are unaffected.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+from filelock import FileLock, Timeout
+
+from .cursors import read_cursor, write_cursor
+from .errors import CursorError, HistoryError, LockTimeoutError
+from .fsutil import atomic_write
+
+log = logging.getLogger(__name__)
+
+__all__ = ["HistoryEntry", "HistoryLog", "format_timestamp", "DEFAULT_MAX_ENTRY_CHARS", "TRUNCATION_MARKER"]
+
+DEFAULT_MAX_ENTRY_CHARS = 64_000
+TRUNCATION_MARKER = "\n…[truncated {n} characters]"
+_TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M"
+_CHUNK = 64 * 1024
+_LINEAR_SCAN_BYTES = 8 * 1024  # below this gap, stop bisecting and scan forward
+_KNOWN_KEYS = frozenset({"cursor", "timestamp", "content", "session_key"})
+
+
+def format_timestamp(when: datetime | None = None) -> str:
+    """The history timestamp format, in local time."""
+    return (when or datetime.now()).strftime(_TIMESTAMP_FORMAT)
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One archived history record."""
+
+    cursor: int
+    timestamp: str
+    content: str
+    session_key: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    def to_json(self) -> bytes:
+        """The entry as one ``\\n``-terminated line."""
+        obj: dict[str, Any] = {"cursor": self.cursor, "timestamp": self.timestamp, "content": self.content}
+        if self.session_key is not None:
+            obj["session_key"] = self.session_key
+        for key, value in self.extra.items():
+            if key not in _KNOWN_KEYS:
+                obj[key] = value
+        return orjson.dumps(obj) + b"\n"
+
+    @classmethod
+    def from_json(cls, raw: bytes) -> HistoryEntry:
+        """Parse one line (without or with its newline); raises ``BadLine`` naming what is wrong."""
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise BadLine("invalid UTF-8") from None
+            raise BadLine("not JSON") from None
+        if not isinstance(obj, dict):
+            raise BadLine("not an object")
+        cursor = obj.get("cursor")
+        if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 1:
+            raise BadLine("bad cursor")
+        timestamp, content, session_key = obj.get("timestamp"), obj.get("content"), obj.get("session_key")
+        if not isinstance(timestamp, str) or not isinstance(content, str):
+            raise BadLine("wrong field types")
+        if session_key is not None and not isinstance(session_key, str):
+            raise BadLine("wrong field types")
+        extra = {k: v for k, v in obj.items() if k not in _KNOWN_KEYS}
+        return cls(cursor, timestamp, content, session_key, extra)
+
+
+class BadLine(ValueError):
+    """A history line that is not a valid entry; ``kind`` groups the warnings."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
+
+
+class _BadLineReport:
+    """Counts skipped lines per kind and warns once per kind when the read ends."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.counts: Counter[str] = Counter()
+
+    def add(self, kind: str) -> None:
+        self.counts[kind] += 1
+
+    def flush(self) -> None:
+        for kind, n in self.counts.items():
+            log.warning("%s: skipped %d line(s): %s", self.path, n, kind)
+        self.counts.clear()
+
+
+class HistoryLog:
+    """The history archive of one workspace. Safe across threads and processes."""
+
+    def __init__(
+        self,
+        path: Path,
+        cursor_path: Path,
+        dream_cursor_path: Path | None = None,
+        *,
+        fsync: bool = True,
+        max_entry_chars: int = DEFAULT_MAX_ENTRY_CHARS,
+        lock_timeout: float = 30.0,
+        redact: Callable[[str], str] | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.cursor_path = Path(cursor_path)
+        self.dream_cursor_path = Path(dream_cursor_path) if dream_cursor_path else None
+        self.fsync = fsync
+        self.max_entry_chars = max_entry_chars
+        self.lock_timeout = lock_timeout
+        self.redact = redact
+        self.torn_path = self.path.with_name(self.path.name + ".torn")
+        self._file_lock = FileLock(str(self.path) + ".lock", thread_local=False)
+        self._thread_lock = threading.Lock()
+        # (inode, size, mtime_ns) of the file when ``_cached_last`` was computed under the lock.
+        self._cache_key: tuple[int, int, int] | None = None
+        self._cached_last = 0
+
+    # -- writing ------------------------------------------------------------------------------------------
+    def locked(self) -> _Locked:
+        """The append lock (threads and processes), for callers that rewrite the log."""
+        return _Locked(self)
+
+    def prepare_content(self, content: str) -> str:
+        """What an entry's content becomes on disk: secrets redacted, lone surrogates escaped, length capped."""
+        if not isinstance(content, str):
+            raise TypeError(f"history content must be str, not {type(content).__name__}")
+        if self.redact is not None:
+            content = self.redact(content)
+        content = content.encode("utf-8", errors="backslashreplace").decode("utf-8")
+        if len(content) > self.max_entry_chars:
+            dropped = len(content) - self.max_entry_chars
+            content = content[: self.max_entry_chars] + TRUNCATION_MARKER.format(n=dropped)
+        return content
+
+    def append(
+        self,
+        content: str,
+        session_key: str | None = None,
+        *,
+        timestamp: str | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> int:
+        """Append one entry durably and return its cursor."""
+        text = self.prepare_content(content)
+        stamp = timestamp or format_timestamp()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.locked():
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                self._repair_tail(fd)
+                cursor = self._last_cursor_locked(fd) + 1
+                line = HistoryEntry(cursor, stamp, text, session_key, dict(extra or {})).to_json()
+                _write_all(fd, line)
+                if self.fsync:
+                    os.fsync(fd)
+                st = os.fstat(fd)
+            finally:
+                os.close(fd)
+            self._cache_key = (st.st_ino, st.st_size, st.st_mtime_ns)
+            self._cached_last = cursor
+            # A hint for nanobot and humans; the log's tail stays the truth, so no fsync is needed here.
+            write_cursor(self.cursor_path, cursor, fsync=False)
+        return cursor
+
+    def _repair_tail(self, fd: int) -> None:
+        size = os.fstat(fd).st_size
+        if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+            return
+        start = _last_line_start(fd, size)
+        torn = os.pread(fd, size - start, start)
+        try:
+            HistoryEntry.from_json(torn)
+        except BadLine:
+            with open(self.torn_path, "ab") as out:
+                out.write(torn + b"\n")
+                out.flush()
+                os.fsync(out.fileno())
+            os.ftruncate(fd, start)
+            log.warning(
+                "%s: moved a torn last line (%d bytes) to %s", self.path, len(torn), self.torn_path.name
+            )
+        else:
+            _write_all(fd, b"\n")  # a complete entry that only lost its newline: keep it
+        if self.fsync:
+            os.fsync(fd)
+        self._cache_key = None
+
+    def _last_cursor_locked(self, fd: int) -> int:
+        st = os.fstat(fd)
+        key = (st.st_ino, st.st_size, st.st_mtime_ns)
+        if key == self._cache_key:
+            return self._cached_last
+        tail = self._tail_cursor(fd, st.st_size)
+        hints = [tail]
+        for hint_path in (self.cursor_path, self.dream_cursor_path):
+            if hint_path is None:
+                continue
+            try:
+                hints.append(read_cursor(hint_path) or 0)
+            except CursorError as exc:
+                log.warning("ignoring %s while choosing the next cursor", exc)
+        last = max(hints)
+        self._cache_key, self._cached_last = key, last
+        return last
+
+    def _tail_cursor(self, fd: int, size: int) -> int:
+        """The cursor of the last valid line, scanning backwards chunk by chunk."""
+        end = size
+        carry = b""
+        while end > 0:
+            start = max(0, end - _CHUNK)
+            block = os.pread(fd, end - start, start) + carry
+            lines = block.split(b"\n")
+            carry = lines[0] if start > 0 else b""
+            candidates = lines[1:] if start > 0 else lines
+            for raw in reversed(candidates):
+                if raw.strip():
+                    try:
+                        return HistoryEntry.from_json(raw).cursor
+                    except BadLine:
+                        continue
+            end = start
+        return 0
+
+    def compact(self, keep_last: int, dream_cursor: int) -> int:
+        """Drop the oldest entries so at most ``keep_last`` remain, never one past ``dream_cursor``.
+
+        Returns how many entries were dropped. Lines that are not valid entries are kept as they are.
+        """
+        if keep_last < 0:
+            raise ValueError("keep_last must be ≥ 0")
+        with self.locked():
+            if not self.path.exists():
+                return 0
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
+            try:
+                self._repair_tail(fd)
+                last = self._last_cursor_locked(fd)
+            finally:
+                os.close(fd)
+            raw_lines = self.path.read_bytes().splitlines(keepends=True)
+            valid_idx: list[tuple[int, int]] = []
+            for i, raw in enumerate(raw_lines):
+                try:
+                    valid_idx.append((i, HistoryEntry.from_json(raw).cursor))
+                except BadLine:
+                    pass
+            excess = len(valid_idx) - keep_last
+            drop = {i for i, cursor in valid_idx[: max(0, excess)] if cursor <= dream_cursor}
+            if not drop:
+                return 0
+            # Make the highest cursor durable before any entry disappears, so it is never reissued.
+            write_cursor(self.cursor_path, last, fsync=True)
+            kept = b"".join(raw for i, raw in enumerate(raw_lines) if i not in drop)
+            atomic_write(self.path, kept, fsync=True)
+            self._cache_key = None
+            log.info("%s: compacted, dropped %d entries", self.path, len(drop))
+            return len(drop)
+
+    # -- reading ------------------------------------------------------------------------------------------
+    def last_cursor(self) -> int:
+        """The highest cursor issued so far (log tail, ``.cursor`` hint and Dream cursor)."""
+        hints = [0]
+        if self.path.exists():
+            with open(self.path, "rb") as f:
+                hints.append(self._tail_cursor(f.fileno(), os.fstat(f.fileno()).st_size))
+        for hint_path in (self.cursor_path, self.dream_cursor_path):
+            if hint_path is not None:
+                try:
+                    hints.append(read_cursor(hint_path) or 0)
+                except CursorError:
+                    pass
+        return max(hints)
+
+    def read_since(self, cursor: int = 0, limit: int | None = None) -> list[HistoryEntry]:
+        """Entries with a cursor greater than ``cursor``, in cursor order, at most ``limit`` of them.
+
+        Costs time proportional to what is returned: the start is found by bisecting byte offsets (cursors
+        are monotonic in file order). If that order is found broken, falls back to a full scan with a warning.
+        """
+        if limit is not None and limit <= 0:
+            return []
+        try:
+            f = open(self.path, "rb", buffering=0)
+        except FileNotFoundError:
+            return []
+        report = _BadLineReport(self.path)
+        try:
+            fd = f.fileno()
+            size = os.fstat(fd).st_size
+            start = _bisect_start(fd, size, cursor)
+            out: list[HistoryEntry] = []
+            previous = None
+            for entry in _scan(fd, start, size, report):
+                if previous is not None and entry.cursor <= previous:
+                    log.warning("%s: cursors out of order near %d; reading the whole file", self.path, entry.cursor)
+                    report = _BadLineReport(self.path)
+                    everything = sorted(
+                        (e for e in _scan(fd, 0, size, report) if e.cursor > cursor), key=lambda e: e.cursor
+                    )
+                    return everything[:limit] if limit is not None else everything
+                previous = entry.cursor
+                if entry.cursor > cursor:
+                    out.append(entry)
+                    if limit is not None and len(out) >= limit:
+                        break
+            return out
+        finally:
+            f.close()
+            report.flush()
+
+    def __iter__(self) -> Iterator[HistoryEntry]:
+        return iter(self.read_since(0))
+
+    def count_since(self, cursor: int) -> int:
+        """How many entries lie past ``cursor`` (for status; reads only that part)."""
+        return len(self.read_since(cursor))
+
+
+class _Locked:
+    def __init__(self, owner: HistoryLog) -> None:
+        self.owner = owner
+
+    def __enter__(self) -> None:
+        self.owner.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.owner._thread_lock.acquire(timeout=self.owner.lock_timeout):
+            raise LockTimeoutError(f"timed out waiting for the history lock of {self.owner.path}")
+        try:
+            self.owner._file_lock.acquire(timeout=self.owner.lock_timeout)
+        except Timeout:
+            self.owner._thread_lock.release()
+            raise LockTimeoutError(f"timed out waiting for {self.owner._file_lock.lock_file}") from None
+
+    def __exit__(self, *exc: object) -> None:
+        self.owner._file_lock.release()
+        self.owner._thread_lock.release()
+
+
+# -- byte-level helpers ---------------------------------------------------------------------------------------
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        if n <= 0:
+            raise HistoryError("write to history.jsonl made no progress")
+        view = view[n:]
+
+
+def _last_line_start(fd: int, size: int) -> int:
+    """Offset just after the last ``\\n`` before ``size`` (0 if none)."""
+    end = size
+    while end > 0:
+        start = max(0, end - _CHUNK)
+        block = os.pread(fd, end - start, start)
+        idx = block.rfind(b"\n")
+        if idx >= 0:
+            return start + idx + 1
+        end = start
+    return 0
+
+
+def _next_line_start(fd: int, pos: int, size: int) -> int:
+    """The first line start at or after ``pos``."""
+    if pos <= 0:
+        return 0
+    at = pos - 1
+    while at < size:
+        block = os.pread(fd, min(_CHUNK, size - at), at)
+        idx = block.find(b"\n")
+        if idx >= 0:
+            return at + idx + 1
+        at += len(block)
+    return size
+
+
+def _read_line(fd: int, start: int, size: int) -> tuple[bytes, int]:
+    """The line starting at ``start`` (without newline) and the offset after it."""
+    parts: list[bytes] = []
+    at = start
+    while at < size:
+        block = os.pread(fd, min(4096 if not parts else _CHUNK, size - at), at)
+        idx = block.find(b"\n")
+        if idx >= 0:
+            parts.append(block[:idx])
+            return b"".join(parts), at + idx + 1
+        parts.append(block)
+        at += len(block)
+    return b"".join(parts), size
+
+
+def _bisect_start(fd: int, size: int, cursor: int) -> int:
+    """A line start before which every valid entry has a cursor ≤ ``cursor``."""
+    lo, hi = 0, size
+    while hi - lo > _LINEAR_SCAN_BYTES:
+        mid = (lo + hi) // 2
+        pos = _next_line_start(fd, mid, size)
+        probe = None
+        while pos < hi:
+            raw, nxt = _read_line(fd, pos, size)
+            try:
+                probe = HistoryEntry.from_json(raw)
+                break
+            except BadLine:
+                pos = nxt
+        if probe is None or probe.cursor > cursor:
+            hi = mid if probe is None else pos
+            if hi <= lo:
+                break
+        else:
+            lo = nxt
+    return lo
+
+
+def _scan(fd: int, start: int, size: int, report: _BadLineReport) -> Iterator[HistoryEntry]:
+    """Valid entries from ``start`` to ``size``, reporting bad lines; a torn last line is an append in flight."""
+    at = start
+    carry = b""
+    while at < size:
+        block = os.pread(fd, min(_CHUNK, size - at), at)
+        if not block:
+            break
+        at += len(block)
+        lines = (carry + block).split(b"\n")
+        carry = lines.pop()
+        for raw in lines:
+            if not raw.strip():
+                continue
+            try:
+                yield HistoryEntry.from_json(raw)
+            except BadLine as bad:
+                report.add(bad.kind)
+    if carry.strip():
+        try:
+            yield HistoryEntry.from_json(carry)
+        except BadLine:
+            log.debug("ignoring an unterminated last line (an append in flight, or torn)")

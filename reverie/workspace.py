@@ -1,0 +1,152 @@
+"""The workspace layout (nanobot v0.1.5's, so an existing nanobot workspace opens as is) and path safety.
+
+::
+
+    <workspace>/
+      SOUL.md  USER.md            durable knowledge, tracked by git
+      memory/MEMORY.md            durable knowledge, tracked by git
+      memory/history.jsonl        append-only archive (see reverie.history)
+      memory/.cursor              last history cursor issued (a hint; the log's tail is the truth)
+      memory/.dream_cursor        last history cursor Dream consumed
+      memory/HISTORY.md           legacy archive, migrated once to history.jsonl
+      sessions/*.jsonl            conversations (see reverie.consolidator.sessions)
+      reverie.json                optional per-workspace config
+
+Every path a tool or a write names goes through ``Workspace.resolve``: inside the workspace, no symlink out of
+it, no NUL, no '..', not absolute.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from .errors import UnsafePathError, WorkspaceError
+from .fsutil import atomic_write, read_text_lossy
+
+__all__ = ["Workspace", "MEMORY_FILES", "default_home", "default_workspace"]
+
+SOUL = "SOUL.md"
+USER = "USER.md"
+MEMORY = "memory/MEMORY.md"
+#: The durable memory files, as workspace-relative POSIX paths: what Dream edits and GitStore tracks by default.
+MEMORY_FILES: tuple[str, ...] = (SOUL, USER, MEMORY)
+_TEMPLATES = {SOUL: "SOUL.md", USER: "USER.md", MEMORY: "MEMORY.md"}
+
+
+def default_home() -> Path:
+    """Reverie's home (config, default workspace): ``$REVERIE_HOME`` or ``~/.reverie``."""
+    env = os.environ.get("REVERIE_HOME")
+    return Path(env).expanduser() if env else Path.home() / ".reverie"
+
+
+def default_workspace() -> Path:
+    """``$REVERIE_WORKSPACE``, else ``<home>/workspace``."""
+    env = os.environ.get("REVERIE_WORKSPACE")
+    return Path(env).expanduser() if env else default_home() / "workspace"
+
+
+def check_relative(rel: str) -> str:
+    """Validate the shape of a workspace-relative path and return it normalised to POSIX form."""
+    if not isinstance(rel, str) or not rel:
+        raise UnsafePathError("path must be a non-empty string")
+    if "\x00" in rel:
+        raise UnsafePathError(f"path contains a NUL byte: {rel!r}")
+    norm = rel.replace("\\", "/")
+    if norm.startswith("/") or (len(norm) > 1 and norm[1] == ":"):
+        raise UnsafePathError(f"absolute paths are not allowed: {rel!r}")
+    parts = [p for p in norm.split("/") if p not in ("", ".")]
+    if any(p == ".." for p in parts):
+        raise UnsafePathError(f"'..' is not allowed in a path: {rel!r}")
+    if not parts:
+        raise UnsafePathError(f"path names no file: {rel!r}")
+    return "/".join(parts)
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A workspace directory and where each of its files lives."""
+
+    root: Path
+
+    def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
+        base = Path(root).expanduser() if root is not None else default_workspace()
+        object.__setattr__(self, "root", base.absolute())
+
+    # -- layout -------------------------------------------------------------------------------------------
+    @property
+    def memory_dir(self) -> Path:
+        return self.root / "memory"
+
+    @property
+    def sessions_dir(self) -> Path:
+        return self.root / "sessions"
+
+    @property
+    def history_path(self) -> Path:
+        return self.memory_dir / "history.jsonl"
+
+    @property
+    def cursor_path(self) -> Path:
+        return self.memory_dir / ".cursor"
+
+    @property
+    def dream_cursor_path(self) -> Path:
+        return self.memory_dir / ".dream_cursor"
+
+    @property
+    def legacy_history_path(self) -> Path:
+        return self.memory_dir / "HISTORY.md"
+
+    @property
+    def config_path(self) -> Path:
+        return self.root / "reverie.json"
+
+    @property
+    def state_dir(self) -> Path:
+        """Reverie's private, rebuildable-or-small state (locks, status records); ignored by git."""
+        return self.memory_dir / ".reverie"
+
+    # -- path safety --------------------------------------------------------------------------------------
+    def resolve(self, rel: str, *, allow_missing: bool = True) -> Path:
+        """The absolute path of ``rel`` inside the workspace, refusing anything that would leave it.
+
+        Symlinks are not followed out of the workspace: if any existing component resolves outside the root,
+        the path is refused rather than written through.
+        """
+        norm = check_relative(rel)
+        candidate = self.root.joinpath(*norm.split("/"))
+        root_real = self.root.resolve()
+        real = candidate.resolve(strict=False)
+        if real != root_real and root_real not in real.parents:
+            raise UnsafePathError(f"{rel!r} resolves outside the workspace")
+        if candidate.is_symlink():
+            raise UnsafePathError(f"{rel!r} is a symlink; memory files must be regular files")
+        if not allow_missing and not candidate.exists():
+            raise WorkspaceError(f"{rel!r} does not exist in the workspace")
+        return candidate
+
+    # -- memory files -------------------------------------------------------------------------------------
+    def read(self, rel: str) -> str:
+        """Text of a workspace file; missing reads as empty, invalid UTF-8 as U+FFFD with one warning."""
+        return read_text_lossy(self.resolve(rel))
+
+    def write(self, rel: str, content: str, *, fsync: bool = True) -> None:
+        """Atomically replace a workspace file (see ``reverie.fsutil.atomic_write``)."""
+        atomic_write(self.resolve(rel), content, fsync=fsync)
+
+    def init(self) -> list[str]:
+        """Create the layout and any missing memory file from its starter template; returns what was created."""
+        created: list[str] = []
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.memory_dir.mkdir(exist_ok=True)
+        self.sessions_dir.mkdir(exist_ok=True)
+        for rel, template in _TEMPLATES.items():
+            path = self.resolve(rel)
+            if not path.exists():
+                text = resources.files("reverie").joinpath("templates", template).read_text("utf-8")
+                atomic_write(path, text)
+                created.append(rel)
+        return created
