@@ -1,0 +1,112 @@
+"""The prompt protocol: how Reverie's model calls are laid out, so any model (and the offline engine) can read them.
+
+This module is the one definition. Prompt *wording* lives in package-data markdown (``reverie/prompts/``); the
+*structure* below is what code on both sides relies on.
+
+Every call's system message starts with a task line, ``# Reverie task: <task>``, one of ``TASKS``. The user
+message is a sequence of sections, each ``## <title>`` on its own line followed by its body, titles from
+``SECTION_*``. Bodies:
+
+- ``SECTION_CONTEXT`` / ``SECTION_ARCHIVE`` (task ``archive``): transcript lines from ``transcript_line``:
+  ``[YYYY-MM-DD HH:MM] ROLE: content`` (ROLE upper-case; untrusted roles are ``TOOL`` or ``OTHER(name)``).
+  Expected answer: fact lines ``- [mark] fact`` with marks from ``FACT_MARKS``, or ``(nothing)``.
+- ``SECTION_TODAY`` (``YYYY-MM-DD``), ``SECTION_BATCH`` and one section per memory file, titled by its
+  workspace path (``SOUL.md``, ``USER.md``, ``memory/MEMORY.md``) (task ``dream-analyze``). Batch entries are
+  ``### cursor <n> · <timestamp>`` headers followed by the entry's content. Expected answer: finding lines
+  ``[USER] fact``, ``[SOUL] rule``, ``[MEMORY] fact``, ``[FILE-REMOVE] what and why``, or ``[SKIP]``.
+- ``SECTION_FINDINGS`` (task ``dream-edit``): the finding lines; the model then uses the ``read_file`` /
+  ``edit_file`` tools and ends with a short plain-text reply.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "TASKS",
+    "FACT_MARKS",
+    "FINDING_KINDS",
+    "task_line",
+    "task_of",
+    "render_sections",
+    "parse_sections",
+    "transcript_line",
+    "batch_header",
+    "parse_fact_line",
+    "parse_finding_line",
+]
+
+TASK_ARCHIVE = "archive"
+TASK_DREAM_ANALYZE = "dream-analyze"
+TASK_DREAM_EDIT = "dream-edit"
+TASK_SESSION_SUMMARY = "session-summary"
+TASK_FLUSH = "flush"
+TASKS = (TASK_ARCHIVE, TASK_DREAM_ANALYZE, TASK_DREAM_EDIT, TASK_SESSION_SUMMARY, TASK_FLUSH)
+
+SECTION_CONTEXT = "Earlier context (do not summarise)"
+SECTION_ARCHIVE = "Conversation to archive"
+SECTION_TODAY = "Today"
+SECTION_BATCH = "History batch"
+SECTION_FINDINGS = "Findings"
+
+FACT_MARKS = ("permanent", "durable", "ephemeral", "correction", "skip")
+FINDING_KINDS = ("USER", "SOUL", "MEMORY", "FILE-REMOVE", "SKIP")
+NOTHING = "(nothing)"
+
+_TASK_RE = re.compile(r"^# Reverie task: ([a-z-]+)\s*$", re.M)
+_SECTION_RE = re.compile(r"^## (.+?)\s*$", re.M)
+_FACT_RE = re.compile(r"^\s*[-*]\s*\[(permanent|durable|ephemeral|correction|skip)\]\s*(.+?)\s*$", re.I)
+_FINDING_RE = re.compile(r"^\s*\[(USER|SOUL|MEMORY|FILE-REMOVE|SKIP)\]\s*(.*?)\s*$", re.I)
+
+
+def task_line(task: str) -> str:
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}")
+    return f"# Reverie task: {task}"
+
+
+def task_of(system_prompt: str) -> str | None:
+    """The task named by a system prompt's task line, or None for a prompt that is not Reverie's."""
+    m = _TASK_RE.search(system_prompt or "")
+    return m.group(1) if m and m.group(1) in TASKS else None
+
+
+def render_sections(sections: list[tuple[str, str]]) -> str:
+    """``## title`` + body blocks, in order. Bodies are escaped so a line starting '## ' cannot open a section."""
+    parts = []
+    for title, body in sections:
+        safe = re.sub(r"^## ", r"\\## ", body or "", flags=re.M)
+        parts.append(f"## {title}\n{safe.rstrip()}\n")
+    return "\n".join(parts)
+
+
+def parse_sections(text: str) -> dict[str, str]:
+    """Inverse of ``render_sections`` (the last section of a title wins)."""
+    out: dict[str, str] = {}
+    matches = list(_SECTION_RE.finditer(text or ""))
+    for i, m in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        body = text[m.end() : end].strip("\n")
+        out[m.group(1)] = re.sub(r"^\\## ", "## ", body, flags=re.M)
+    return out
+
+
+def transcript_line(timestamp: str, role: str, content: str) -> str:
+    """``[YYYY-MM-DD HH:MM] ROLE: content`` — also the raw-archive line format."""
+    return f"[{timestamp}] {role.upper()}: {content}"
+
+
+def batch_header(cursor: int, timestamp: str) -> str:
+    return f"### cursor {cursor} · {timestamp}"
+
+
+def parse_fact_line(line: str) -> tuple[str, str] | None:
+    """``- [mark] fact`` → ``(mark, fact)`` (mark lower-case), else None."""
+    m = _FACT_RE.match(line)
+    return (m.group(1).lower(), m.group(2)) if m else None
+
+
+def parse_finding_line(line: str) -> tuple[str, str] | None:
+    """``[KIND] text`` → ``(KIND, text)`` (kind upper-case), else None."""
+    m = _FINDING_RE.match(line)
+    return (m.group(1).upper(), m.group(2)) if m else None
