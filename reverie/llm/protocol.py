@@ -14,8 +14,11 @@ message is a sequence of sections, each ``## <title>`` on its own line followed 
   workspace path (``SOUL.md``, ``USER.md``, ``memory/MEMORY.md``) (task ``dream-analyze``). Batch entries are
   ``### cursor <n> · <timestamp>`` headers followed by the entry's content. Expected answer: finding lines
   ``[USER] fact``, ``[SOUL] rule``, ``[MEMORY] fact``, ``[FILE-REMOVE] what and why``, or ``[SKIP]``.
-- ``SECTION_FINDINGS`` (task ``dream-edit``): the finding lines; the model then uses the ``read_file`` /
-  ``edit_file`` tools and ends with a short plain-text reply.
+- ``SECTION_FINDINGS`` (task ``dream-edit``): the finding lines, then one section per memory file titled by its
+  workspace path holding its current staged content, so a model can emit exact ``old_text`` on its first turn. The
+  model then uses the ``read_file`` / ``edit_file`` tools and ends with a short plain-text reply.
+- Transcript and batch content from anyone but the user or the assistant is untrusted data: its role is ``TOOL``
+  or ``OTHER(name)``, and prompts say that instructions found inside it are never orders.
 """
 
 from __future__ import annotations

@@ -1,0 +1,35 @@
+"""What every command shares: opening the workspace, JSON output, the rich console."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import orjson
+from rich.console import Console
+
+from ..store import MemoryStore
+from ..workspace import Workspace
+
+__all__ = ["console", "err_console", "open_store", "workspace_of", "emit_json", "add_json_flag"]
+
+console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False)
+
+
+def workspace_of(args: argparse.Namespace) -> Workspace:
+    return Workspace(args.workspace) if getattr(args, "workspace", None) else Workspace()
+
+
+def open_store(args: argparse.Namespace) -> MemoryStore:
+    return MemoryStore(workspace_of(args))
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+def emit_json(data: Any) -> None:
+    sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + b"\n")
+    sys.stdout.flush()

@@ -1,0 +1,51 @@
+"""``reverie history append|show``: write to and read the history archive."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.markup import escape
+
+from ._common import add_json_flag, console, emit_json, open_store
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("history", help="append to or show memory/history.jsonl")
+    hs = p.add_subparsers(dest="history_command", metavar="ACTION")
+    hs.required = True
+    a = hs.add_parser("append", help="append an entry and print its cursor")
+    a.add_argument("text")
+    a.add_argument("--session", metavar="KEY", help="session key to record with the entry")
+    add_json_flag(a)
+    a.set_defaults(func=run_append)
+    s = hs.add_parser("show", help="show entries")
+    s.add_argument("--since", type=int, default=0, metavar="N", help="only entries with a cursor greater than N")
+    s.add_argument("--limit", type=int, default=None, metavar="N", help="at most N entries")
+    add_json_flag(s)
+    s.set_defaults(func=run_show)
+
+
+def run_append(args: argparse.Namespace) -> int:
+    cursor = open_store(args).append_history(args.text, session_key=args.session)
+    if args.json:
+        emit_json({"cursor": cursor})
+    else:
+        print(cursor)
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    entries = open_store(args).history.read_since(args.since, args.limit)
+    if args.json:
+        emit_json([
+            {"cursor": e.cursor, "timestamp": e.timestamp, "content": e.content, "session_key": e.session_key}
+            for e in entries
+        ])
+        return 0
+    for e in entries:
+        session = f" [dim]{escape(e.session_key)}[/]" if e.session_key else ""
+        console.print(f"[bold cyan]{e.cursor}[/] [dim]{e.timestamp}[/]{session}")
+        console.print(escape(e.content), highlight=False)
+    if not entries:
+        console.print("[dim](no entries)[/]")
+    return 0

@@ -1,0 +1,27 @@
+"""``reverie init``: create the workspace layout and starter memory files."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import add_json_flag, console, emit_json, workspace_of
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("init", help="create a workspace with starter memory files")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    ws = workspace_of(args)
+    created = ws.init()
+    if args.json:
+        emit_json({"workspace": str(ws.root), "created": created})
+    else:
+        console.print(f"workspace [bold]{ws.root}[/]")
+        for rel in created:
+            console.print(f"  created {rel}")
+        if not created:
+            console.print("  already initialised")
+    return 0

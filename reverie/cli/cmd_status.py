@@ -1,0 +1,38 @@
+"""``reverie status``: cursors, pending entries, file sizes, the model in use, and anything wrong."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.table import Table
+
+from ..status import collect_status, describe_model
+from ._common import add_json_flag, console, emit_json, open_store
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("status", help="show cursors, pending entries, memory file sizes and the model")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    report = collect_status(open_store(args))
+    if args.json:
+        emit_json(report.to_dict())
+        return 0
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_row("workspace", report.workspace + ("" if report.initialised else "  [yellow](not initialised: run `reverie init`)[/]"))
+    table.add_row("history", f"last cursor {report.last_cursor}")
+    dream = "corrupt" if report.dream_cursor is None else str(report.dream_cursor)
+    pending = "?" if report.pending is None else str(report.pending)
+    table.add_row("dream", f"cursor {dream}, {pending} entries pending")
+    for rel, size in report.files.items():
+        table.add_row(rel, f"{size:,} chars")
+    table.add_row("model", report.model_description)
+    if report.dream_model != report.model:
+        table.add_row("dream model", describe_model(report.dream_model))
+    console.print(table)
+    for problem in report.problems:
+        console.print(f"[red]problem:[/] {problem}")
+    return 0

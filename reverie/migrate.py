@@ -1,0 +1,110 @@
+"""One-time migration of nanobot's legacy ``memory/HISTORY.md`` into ``memory/history.jsonl``.
+
+Runs when HISTORY.md exists and history.jsonl is missing or empty. HISTORY.md is split into entries at lines
+starting ``[YYYY-MM-DD`` when it has any, else at blank lines; a leading ``[YYYY-MM-DD HH:MM]`` becomes the
+timestamp (else the file's mtime). Invalid bytes survive as U+FFFD.
+
+Crash-safe order: (1) both cursor files are set to the last migrated cursor, (2) history.jsonl is written
+atomically, (3) HISTORY.md is renamed to HISTORY.md.bak (.bak.2, … if taken). A crash before (2) re-runs the
+same migration on the next open (same cursors); a crash after (2) leaves a complete log, and the leftover
+HISTORY.md is renamed on the next open because history.jsonl already holds its entries.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from datetime import datetime
+from pathlib import Path
+
+from .cursors import write_cursor
+from .fsutil import atomic_write, decode_lossy
+from .history import HistoryEntry, HistoryLog, format_timestamp
+from .workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+__all__ = ["migrate_legacy_history", "split_legacy"]
+
+_ENTRY_START = re.compile(r"^\[\d{4}-\d{2}-\d{2}")
+_LEADING_STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})(?::\d{2})?\]\s*")
+
+
+def split_legacy(text: str, fallback_timestamp: str) -> list[tuple[str, str]]:
+    """``(timestamp, content)`` pairs from HISTORY.md text."""
+    lines = text.splitlines()
+    chunks: list[list[str]] = []
+    if any(_ENTRY_START.match(line) for line in lines):
+        for line in lines:
+            if _ENTRY_START.match(line) or not chunks:
+                chunks.append([])
+            chunks[-1].append(line)
+    else:
+        current: list[str] = []
+        for line in lines:
+            if line.strip():
+                current.append(line)
+            elif current:
+                chunks.append(current)
+                current = []
+        if current:
+            chunks.append(current)
+    out: list[tuple[str, str]] = []
+    for chunk in chunks:
+        body = "\n".join(chunk).strip()
+        if not body:
+            continue
+        m = _LEADING_STAMP.match(body)
+        if m:
+            out.append((f"{m.group(1)} {m.group(2)}", body[m.end():].strip() or body))
+        else:
+            out.append((fallback_timestamp, body))
+    return out
+
+
+def _backup_name(path: Path) -> Path:
+    candidate = path.with_name(path.name + ".bak")
+    n = 2
+    while candidate.exists():
+        candidate = path.with_name(f"{path.name}.bak.{n}")
+        n += 1
+    return candidate
+
+
+def _has_entries(path: Path) -> bool:
+    try:
+        return any(line.strip() for line in path.read_bytes().splitlines())
+    except FileNotFoundError:
+        return False
+
+
+def migrate_legacy_history(workspace: Workspace, history: HistoryLog) -> int | None:
+    """Migrate HISTORY.md if needed; returns the number of entries migrated, or None when nothing was to do."""
+    legacy = workspace.legacy_history_path
+    if not legacy.is_file():
+        return None
+    with history.locked():
+        if not legacy.is_file():
+            return None
+        if _has_entries(history.path):
+            backup = _backup_name(legacy)
+            os.replace(legacy, backup)  # finishes a migration interrupted after step (2)
+            log.warning("legacy %s left over after migration; renamed to %s", legacy.name, backup.name)
+            return None
+        raw = legacy.read_bytes()
+        fallback = format_timestamp(datetime.fromtimestamp(legacy.stat().st_mtime))
+        pairs = split_legacy(decode_lossy(raw, origin=str(legacy)), fallback)
+        lines = []
+        for cursor, (stamp, content) in enumerate(pairs, start=1):
+            entry = HistoryEntry(cursor, stamp, history.prepare_content(content), extra={"migrated": "HISTORY.md"})
+            lines.append(entry.to_json())
+        last = len(lines)
+        if last:
+            write_cursor(workspace.cursor_path, last)
+            write_cursor(workspace.dream_cursor_path, last)  # old history is not re-dreamed
+            atomic_write(history.path, b"".join(lines))
+        backup = _backup_name(legacy)
+        os.replace(legacy, backup)
+    log.warning("migrated %d entries from %s to %s (original kept as %s)", last, legacy.name, history.path.name, backup.name)
+    return last

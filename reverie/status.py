@@ -1,0 +1,60 @@
+"""What ``reverie status`` reports, gathered as one structured value (rendered by the CLI)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .config import OFFLINE_MODEL
+from .errors import CursorError
+from .store import MemoryStore
+from .workspace import MEMORY_FILES
+
+__all__ = ["StatusReport", "collect_status", "describe_model"]
+
+
+def describe_model(model: str) -> str:
+    return "offline rule-based engine" if model == OFFLINE_MODEL else model
+
+
+@dataclass
+class StatusReport:
+    workspace: str
+    initialised: bool
+    last_cursor: int
+    dream_cursor: int | None
+    pending: int | None
+    files: dict[str, int]  # path -> size in characters
+    model: str
+    model_description: str
+    dream_model: str
+    problems: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def collect_status(store: MemoryStore) -> StatusReport:
+    ws = store.workspace
+    problems: list[str] = []
+    last = store.last_cursor()
+    try:
+        dream: int | None = store.dream_cursor()
+        pending: int | None = store.history.count_since(dream)
+    except CursorError as exc:
+        dream, pending = None, None
+        problems.append(str(exc))
+    files = {rel: len(ws.read(rel)) for rel in MEMORY_FILES}
+    cfg = store.config
+    return StatusReport(
+        workspace=str(ws.root),
+        initialised=all(ws.resolve(rel).exists() for rel in MEMORY_FILES),
+        last_cursor=last,
+        dream_cursor=dream,
+        pending=pending,
+        files=files,
+        model=cfg.model,
+        model_description=describe_model(cfg.model),
+        dream_model=cfg.dream_model,
+        problems=problems,
+    )

@@ -1,0 +1,120 @@
+"""``MemoryStore``: one workspace's memory, behind nanobot's documented MemoryStore interface.
+
+This is the façade front-ends and embedding agents use; it owns no format itself (see ``workspace``,
+``history``, ``cursors``) and adds only the policies that tie them together: legacy migration on open and
+Dream-cursor recovery.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from .config import Config, load_config
+from .cursors import read_cursor, write_cursor
+from .errors import CursorError
+from .history import HistoryEntry, HistoryLog
+from .migrate import migrate_legacy_history
+from .workspace import MEMORY, SOUL, USER, Workspace
+
+log = logging.getLogger(__name__)
+
+__all__ = ["MemoryStore"]
+
+
+class MemoryStore:
+    """The memory of one workspace: durable files, the history log and both cursors."""
+
+    def __init__(
+        self,
+        workspace: Workspace | str | os.PathLike[str] | None = None,
+        *,
+        config: Config | None = None,
+    ) -> None:
+        self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+        self.config = config if config is not None else load_config(self.workspace.root)
+        hist = self.config.memory.history
+        self.history = HistoryLog(
+            self.workspace.history_path,
+            self.workspace.cursor_path,
+            self.workspace.dream_cursor_path,
+            fsync=hist.fsync,
+            max_entry_chars=hist.max_entry_chars,
+            redact=_redactor(),
+        )
+        if self.workspace.legacy_history_path.is_file():
+            migrate_legacy_history(self.workspace, self.history)
+
+    @property
+    def root(self) -> Path:
+        return self.workspace.root
+
+    # -- durable files (nanobot names first) -------------------------------------------------------------
+    def read_long_term(self) -> str:
+        return self.workspace.read(MEMORY)
+
+    def write_long_term(self, content: str) -> None:
+        self.workspace.write(MEMORY, content)
+
+    def read_soul(self) -> str:
+        return self.workspace.read(SOUL)
+
+    def write_soul(self, content: str) -> None:
+        self.workspace.write(SOUL, content)
+
+    def read_user(self) -> str:
+        return self.workspace.read(USER)
+
+    def write_user(self, content: str) -> None:
+        self.workspace.write(USER, content)
+
+    def get_memory_context(self) -> str:
+        """MEMORY.md as a prompt block, or ``""`` when it is empty."""
+        content = self.read_long_term()
+        return f"## Long-term Memory\n{content}" if content.strip() else ""
+
+    # -- history ------------------------------------------------------------------------------------------
+    def append_history(self, entry: str, session_key: str | None = None) -> int:
+        """Append an entry to history.jsonl and return its cursor."""
+        return self.history.append(entry, session_key)
+
+    def read_unprocessed_history(self, since_cursor: int | None = None) -> list[HistoryEntry]:
+        """Entries Dream has not consumed (past ``since_cursor``, default the Dream cursor)."""
+        return self.history.read_since(self.dream_cursor() if since_cursor is None else since_cursor)
+
+    def last_cursor(self) -> int:
+        return self.history.last_cursor()
+
+    # -- the Dream cursor ---------------------------------------------------------------------------------
+    def dream_cursor(self) -> int:
+        """The last cursor Dream consumed; 0 when none. A corrupt file is recovered, never read as 0."""
+        path = self.workspace.dream_cursor_path
+        try:
+            value = read_cursor(path)
+        except CursorError as exc:
+            recovered = _recover_from_git(self.workspace)
+            if recovered is None:
+                raise CursorError(
+                    f"{exc}. Dream would replay all history if it read this as 0. Fix it by writing the last "
+                    f"processed cursor into it, e.g. `echo {self.last_cursor()} > {path}` to skip the backlog."
+                ) from None
+            log.warning("%s; recovered %d from the last Dream commit", exc, recovered)
+            write_cursor(path, recovered)
+            return recovered
+        return value or 0
+
+    def set_dream_cursor(self, value: int) -> None:
+        write_cursor(self.workspace.dream_cursor_path, value)
+
+    def pending_count(self) -> int:
+        """How many history entries Dream has not consumed yet."""
+        return self.history.count_since(self.dream_cursor())
+
+
+def _redactor():  # type: ignore[no-untyped-def]
+    return None
+
+
+def _recover_from_git(workspace: Workspace) -> int | None:
+    return None

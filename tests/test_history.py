@@ -1,0 +1,248 @@
+"""history.jsonl: cursors, durability, torn tails, bad lines, bisected reads, caps, compaction."""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import threading
+from pathlib import Path
+
+import orjson
+import pytest
+
+from reverie.history import HistoryEntry, HistoryLog
+
+
+def make_log(tmp_path: Path, **kw) -> HistoryLog:
+    mem = tmp_path / "memory"
+    mem.mkdir(exist_ok=True)
+    return HistoryLog(mem / "history.jsonl", mem / ".cursor", mem / ".dream_cursor", **kw)
+
+
+def lines(log: HistoryLog) -> list[dict]:
+    return [orjson.loads(l) for l in log.path.read_bytes().splitlines() if l.strip()]
+
+
+def test_append_assigns_increasing_cursors_and_writes_nanobot_format(tmp_path):
+    log = make_log(tmp_path)
+    assert [log.append(f"e{i}") for i in range(5)] == [1, 2, 3, 4, 5]
+    rows = lines(log)
+    assert [r["cursor"] for r in rows] == [1, 2, 3, 4, 5]
+    assert set(rows[0]) == {"cursor", "timestamp", "content"}
+    assert len(rows[0]["timestamp"]) == len("2026-01-01 10:00")
+    assert log.cursor_path.read_text().strip() == "5"
+
+
+def test_session_key_and_extra_round_trip(tmp_path):
+    log = make_log(tmp_path)
+    log.append("x", "cli:alice", extra={"source": "raw"})
+    (e,) = log.read_since(0)
+    assert e.session_key == "cli:alice" and e.extra == {"source": "raw"}
+
+
+def test_threads_get_unique_cursors(tmp_path):
+    log = make_log(tmp_path, fsync=False)
+    got: list[int] = []
+    lock = threading.Lock()
+
+    def worker() -> None:
+        other = make_log(tmp_path, fsync=False)  # separate instances share only the files
+        for _ in range(100):
+            c = other.append("t")
+            with lock:
+                got.append(c)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)] + [threading.Thread(target=lambda: [got.append(log.append("s")) for _ in range(100)])]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(got) == list(range(1, 501))
+    assert [e.cursor for e in log.read_since(0)] == list(range(1, 501))
+
+
+def _proc_append(path: str, n: int) -> None:
+    p = Path(path)
+    log = HistoryLog(p / "history.jsonl", p / ".cursor", p / ".dream_cursor", fsync=False)
+    for i in range(n):
+        log.append(f"{os.getpid()}-{i}")
+
+
+def test_two_processes_2000_each_give_4000_unique_cursors(tmp_path):
+    mem = tmp_path / "memory"
+    mem.mkdir()
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_proc_append, args=(str(mem), 2000)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    log = make_log(tmp_path)
+    rows = lines(log)
+    assert len(rows) == 4000
+    assert [r["cursor"] for r in rows] == list(range(1, 4001))
+    assert len({r["content"] for r in rows}) == 4000
+
+
+def test_torn_tail_is_moved_aside_and_next_append_survives(tmp_path, caplog):
+    log = make_log(tmp_path)
+    log.append("one")
+    with open(log.path, "ab") as f:
+        f.write(b'{"cursor": 2, "timestamp": "2026-01-01 10:00", "cont')
+    with caplog.at_level(logging.WARNING):
+        c = log.append("three")
+    assert c == 2  # the torn line never got a valid cursor, so 2 is free
+    assert [r["content"] for r in lines(log)] == ["one", "three"]
+    assert b'"cont' in log.torn_path.read_bytes()
+    assert "torn" in caplog.text
+
+
+def test_complete_last_line_without_newline_is_kept(tmp_path):
+    log = make_log(tmp_path)
+    log.append("one")
+    with open(log.path, "ab") as f:
+        f.write(HistoryEntry(2, "2026-01-01 10:00", "two").to_json().rstrip(b"\n"))
+    assert log.append("three") == 3
+    assert [r["content"] for r in lines(log)] == ["one", "two", "three"]
+    assert not log.torn_path.exists()
+
+
+@pytest.mark.parametrize("cursor_file", [None, b"1", b"garbage", b"-5", b"true", b"\xff\xfe"])
+def test_stale_missing_or_corrupt_cursor_file_never_reuses_a_cursor(tmp_path, cursor_file):
+    log = make_log(tmp_path)
+    for i in range(10):
+        log.append(f"e{i}")
+    if cursor_file is None:
+        log.cursor_path.unlink()
+    else:
+        log.cursor_path.write_bytes(cursor_file)
+    fresh = make_log(tmp_path)
+    assert fresh.append("next") == 11
+    assert log.cursor_path.read_text().strip() == "11"
+
+
+def test_cursor_hint_ahead_of_log_is_respected(tmp_path):
+    """After compaction dropped everything, .cursor is the only memory of issued cursors."""
+    log = make_log(tmp_path)
+    log.cursor_path.write_text("41")
+    assert log.append("x") == 42
+
+
+def test_bad_lines_are_skipped_with_one_warning_per_kind(tmp_path, caplog):
+    log = make_log(tmp_path)
+    good = [HistoryEntry(i, "2026-01-01 10:00", f"c{i}").to_json() for i in (1, 2, 3, 4, 5, 6)]
+    bad = [
+        b"not json at all\n",
+        b'{"cursor": 2.5, "timestamp": "x", "content": "y"}\n',
+        b"[1, 2, 3]\n",
+        b'{"cursor": "3", "timestamp": "x", "content": "y"}\n',
+        b'{"cursor": true, "timestamp": "x", "content": "y"}\n',
+        b'{"cursor": -1, "timestamp": "x", "content": "y"}\n',
+        b'{"cursor": 9, "timestamp": 5, "content": "y"}\n',
+        b'{"cursor": 9, "timestamp": "x", "content": "\xff\xfe"}\n',
+        b"also not json\n",
+    ]
+    data = b"".join(x for pair in zip(good, bad) for x in pair) + b"".join(bad[6:])
+    log.path.write_bytes(data)
+    with caplog.at_level(logging.WARNING, logger="reverie.history"):
+        entries = log.read_since(0)
+    assert [e.cursor for e in entries] == [1, 2, 3, 4, 5, 6]
+    kinds = [r.getMessage() for r in caplog.records]
+    assert len(kinds) == len(set(kinds))
+    assert any("not JSON" in k for k in kinds) and any("invalid UTF-8" in k for k in kinds)
+    assert any("bad cursor" in k for k in kinds) and any("not an object" in k for k in kinds)
+
+
+def test_read_since_matches_full_scan_at_every_cursor(tmp_path):
+    log = make_log(tmp_path, fsync=False)
+    for i in range(1, 400):
+        log.append(("x" * (i % 37)) + f"entry {i}" + ("\n" * (i % 3)))
+    everything = log.read_since(0)
+    assert [e.cursor for e in everything] == list(range(1, 400))
+    for since in [0, 1, 2, 57, 198, 199, 200, 397, 398, 399, 500]:
+        assert log.read_since(since) == [e for e in everything if e.cursor > since]
+        assert log.read_since(since, limit=5) == [e for e in everything if e.cursor > since][:5]
+
+
+def test_read_since_with_gaps_and_garbage_in_the_middle(tmp_path):
+    log = make_log(tmp_path)
+    chunks = []
+    for c in range(1, 3000, 3):  # gaps in cursors (compaction of other entries, or legacy)
+        chunks.append(HistoryEntry(c, "2026-01-01 10:00", "p" * 50).to_json())
+        if c % 100 == 1:
+            chunks.append(b"garbage line here\n" * 5)
+    log.path.write_bytes(b"".join(chunks))
+    for since in (0, 1, 2, 1500, 1501, 2995, 2998, 3000):
+        got = [e.cursor for e in log.read_since(since, limit=3)]
+        want = [c for c in range(1, 3000, 3) if c > since][:3]
+        assert got == want, since
+
+
+def test_out_of_order_file_falls_back_to_a_full_scan(tmp_path, caplog):
+    log = make_log(tmp_path)
+    order = list(range(1, 200)) + [5000] + list(range(200, 400))
+    log.path.write_bytes(b"".join(HistoryEntry(c, "t", "z" * 80).to_json() for c in order))
+    with caplog.at_level(logging.WARNING):
+        got = [e.cursor for e in log.read_since(150)]
+    assert got == list(range(151, 400)) + [5000]
+    assert "out of order" in caplog.text
+
+
+def test_unterminated_last_line_is_not_reported_by_readers(tmp_path, caplog):
+    log = make_log(tmp_path)
+    log.append("a")
+    with open(log.path, "ab") as f:
+        f.write(b'{"cursor": 2, "time')
+    with caplog.at_level(logging.WARNING):
+        assert [e.cursor for e in log.read_since(0)] == [1]
+    assert caplog.text == ""
+
+
+def test_entry_cap_truncates_with_visible_marker(tmp_path):
+    log = make_log(tmp_path, max_entry_chars=1000)
+    log.append("é" * 5000)
+    (e,) = log.read_since(0)
+    assert e.content.startswith("é" * 1000)
+    assert "truncated 4000 characters" in e.content
+
+
+def test_lone_surrogates_are_escaped_not_crashing(tmp_path):
+    log = make_log(tmp_path)
+    log.append("bad \udcff surrogate")
+    (e,) = log.read_since(0)
+    assert "surrogate" in e.content
+
+
+def test_redactor_runs_before_write(tmp_path):
+    log = make_log(tmp_path, redact=lambda s: s.replace("hunter2", "[REDACTED:password]"))
+    log.append("my password is hunter2")
+    assert b"hunter2" not in log.path.read_bytes()
+
+
+def test_compaction_keeps_undreamed_entries_and_never_reuses_cursors(tmp_path):
+    log = make_log(tmp_path)
+    for i in range(100):
+        log.append(f"e{i}")
+    dropped = log.compact(keep_last=10, dream_cursor=50)
+    assert dropped == 50  # entries 51..100 are not dreamed yet: kept although over retention
+    assert [e.cursor for e in log.read_since(0)] == list(range(51, 101))
+    assert log.compact(keep_last=0, dream_cursor=100) == 50
+    assert log.read_since(0) == []
+    assert log.append("after") == 101
+
+
+def test_compaction_keeps_garbage_lines(tmp_path):
+    log = make_log(tmp_path)
+    log.append("a")
+    with open(log.path, "ab") as f:
+        f.write(b"hand-written note\n")
+    log.append("b")
+    log.compact(keep_last=0, dream_cursor=2)
+    assert log.path.read_bytes() == b"hand-written note\n"
+
+
+def test_missing_file_reads_empty(tmp_path):
+    log = make_log(tmp_path)
+    assert log.read_since(0) == [] and log.last_cursor() == 0
