@@ -1,0 +1,68 @@
+"""The values GitStore returns: plain frozen data, rendered by front-ends (never Markdown here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+__all__ = ["FileChange", "CommitInfo", "CommitDetail", "OperationResult", "Provenance"]
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One tracked file's change in a commit: lines added and removed (a git ``--numstat``)."""
+
+    path: str
+    added: int
+    removed: int
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """A commit as the log shows it. ``short`` is the 8-hex abbreviation; ``time`` is timezone-aware."""
+
+    sha: str
+    short: str
+    time: datetime
+    kind: str  # the Reverie-Kind trailer; "" for commits made by other tools
+    subject: str
+    message: str
+    trailers: dict[str, str] = field(default_factory=dict)
+    files: list[FileChange] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CommitDetail:
+    """A commit and its git-style unified diff against its first parent (tracked files only)."""
+
+    info: CommitInfo
+    diff: str
+
+
+@dataclass(frozen=True)
+class OperationResult:
+    """Outcome of restore/revert: the new commit (None when nothing changed), what changed, and the Dream cursor
+    value written when ``replay=True`` rewound it (None when the cursor was not touched)."""
+
+    commit: str | None
+    files: list[FileChange]
+    cursor_rewound_to: int | None = None
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a memory line came from: the commit that introduced it and the history cursors behind that commit.
+
+    ``line_no`` is 1-based in the current file. ``cursor_range`` is ``(first, last)`` from ``Reverie-Batch``
+    (or ``(cursor, cursor)`` from ``Reverie-Cursor`` alone); None for commits without them (manual edits, init).
+    """
+
+    path: str
+    line_no: int
+    line: str
+    sha: str
+    short: str
+    kind: str
+    time: datetime
+    subject: str
+    cursor_range: tuple[int, int] | None
