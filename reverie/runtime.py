@@ -1,0 +1,79 @@
+"""``Runtime``: one workspace's services, wired once and built on first use.
+
+Front-ends (the CLI, the chat commands, the chat REPL, the demo) all need the same objects — the store, the memory
+repo, the model client, sessions, the Consolidator, Dream — wired the same way. They get them here, so the wiring
+is written once, and each is built only when touched: ``reverie log`` opens the repo but never imports the
+model client (and with it litellm).
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from .config import Config
+from .store import MemoryStore
+from .workspace import Workspace
+
+if TYPE_CHECKING:
+    from .consolidator import Consolidator, SessionStore
+    from .dream import Dream
+    from .gitstore import GitStore
+    from .llm.client import ModelClient
+
+__all__ = ["Runtime"]
+
+
+class Runtime:
+    """The services of one workspace. Cheap to create; each property builds its service on first access."""
+
+    def __init__(
+        self,
+        workspace: Workspace | str | os.PathLike[str] | None = None,
+        *,
+        config: Config | None = None,
+    ) -> None:
+        self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+        self._config = config
+
+    @cached_property
+    def store(self) -> MemoryStore:
+        return MemoryStore(self.workspace, config=self._config)
+
+    @property
+    def config(self) -> Config:
+        return self.store.config
+
+    @cached_property
+    def git(self) -> GitStore:
+        """The memory repo, opened (created and recovered if needed) on first use."""
+        from .gitstore import GitStore
+
+        git = GitStore(self.workspace, self.config.git)
+        git.ensure()
+        return git
+
+    @cached_property
+    def client(self) -> ModelClient:
+        from .llm.client import ModelClient
+
+        return ModelClient(self.config)
+
+    @cached_property
+    def sessions(self) -> SessionStore:
+        from .consolidator import SessionStore
+
+        return SessionStore(self.workspace)
+
+    @cached_property
+    def consolidator(self) -> Consolidator:
+        from .consolidator import Consolidator
+
+        return Consolidator(self.store, self.client, self.config)
+
+    @cached_property
+    def dream(self) -> Dream:
+        from .dream import Dream
+
+        return Dream(self.store, self.git, self.client, self.config)
