@@ -15,12 +15,12 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import ReverieError
-from . import cmd_history, cmd_init, cmd_status
+from . import cmd_gc, cmd_history, cmd_init, cmd_log, cmd_restore, cmd_status, cmd_why
 
 __all__ = ["main", "build_parser"]
 
 #: Command modules, in the order ``--help`` lists them.
-COMMANDS = [cmd_init, cmd_status, cmd_history]
+COMMANDS = [cmd_init, cmd_status, cmd_history, cmd_log, cmd_restore, cmd_why, cmd_gc]
 
 
 def build_parser() -> argparse.ArgumentParser:

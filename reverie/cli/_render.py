@@ -1,0 +1,72 @@
+"""rich renderings of the library's structured results (the CLI's counterpart of ``reverie.commands.render``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from ._common import console
+
+__all__ = ["print_diff", "commit_table", "print_commit", "files_text", "print_operation"]
+
+
+def diff_text(diff: str) -> Text:
+    """A unified diff coloured the way git colours it."""
+    out = Text()
+    for line in diff.splitlines():
+        if line.startswith(("diff --git", "index ", "--- ", "+++ ", "new file", "deleted file")):
+            style = "bold"
+        elif line.startswith("@@"):
+            style = "cyan"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        else:
+            style = ""
+        out.append(line + "\n", style=style)
+    return out
+
+
+def print_diff(diff: str) -> None:
+    if diff.strip():
+        console.print(diff_text(diff), end="")
+
+
+def files_text(files: Iterable[Any]) -> str:
+    parts = []
+    for f in files:
+        parts.append(f"{escape(f.path)} [green]+{f.added}[/] [red]-{f.removed}[/]")
+    return ", ".join(parts) or "[dim]no file changes[/]"
+
+
+def commit_table(commits: Sequence[Any]) -> Table:
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    for column in ("sha", "time", "kind", "summary", "files"):
+        table.add_column(column, style={"sha": "yellow", "time": "dim"}.get(column, ""))
+    for c in commits:
+        table.add_row(c.short, c.time.strftime("%Y-%m-%d %H:%M"), c.kind, escape(c.subject), files_text(c.files))
+    return table
+
+
+def print_commit(detail: Any) -> None:
+    info = detail.info
+    console.print(f"[yellow]commit {info.sha}[/]  [bold]{info.kind}[/]  [dim]{info.time.isoformat()}[/]")
+    console.print(escape(info.message.rstrip()))
+    console.print(f"files: {files_text(info.files)}")
+    console.print()
+    print_diff(detail.diff)
+
+
+def print_operation(verb: str, target: str, result: Any) -> None:
+    if result.commit is None:
+        console.print(f"nothing to do: memory already matches what {verb} {escape(target)} would give")
+        return
+    console.print(f"{verb} [yellow]{escape(target)}[/] as [yellow]{result.commit[:8]}[/]: {files_text(result.files)}")
+    if result.cursor_rewound_to is not None:
+        console.print(f"dream cursor rewound to {result.cursor_rewound_to}")
+    console.print(f"[dim]undo with: reverie restore {result.commit[:8]}[/]")

@@ -1,0 +1,24 @@
+"""``reverie gc``: pack the memory repo's loose objects."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import add_json_flag, console, emit_json, workspace_of
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("gc", help="pack the memory repository's loose objects")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..runtime import Runtime
+
+    Runtime(workspace_of(args)).git.gc()
+    if args.json:
+        emit_json({"ok": True})
+    else:
+        console.print("memory repository packed")
+    return 0

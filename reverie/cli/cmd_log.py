@@ -1,0 +1,50 @@
+"""``reverie log [sha] [-n N] [--kind K]`` and ``reverie show sha``: memory's versions (GitStore.log / show)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import add_json_flag, console, emit_json, workspace_of
+from ._render import commit_table, print_commit
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("log", help="list memory's versions (or show one, like /dream-log)")
+    p.add_argument("sha", nargs="?", help="show this commit with its diff instead of the list")
+    p.add_argument("-n", type=int, default=20, metavar="N", help="how many commits (default 20)")
+    p.add_argument("--kind", help="only commits of this kind (dream, restore, revert, manual, init, ...)")
+    p.add_argument("--path", help="only commits touching this tracked file")
+    add_json_flag(p)
+    p.set_defaults(func=run_log)
+    s = sub.add_parser("show", help="show one commit of memory with its coloured diff")
+    s.add_argument("sha")
+    add_json_flag(s)
+    s.set_defaults(func=run_show)
+
+
+def _git(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from ..runtime import Runtime
+
+    return Runtime(workspace_of(args)).git
+
+
+def run_log(args: argparse.Namespace) -> int:
+    if args.sha:
+        return run_show(args)
+    commits = _git(args).log(limit=max(args.n, 1), kind=args.kind, path=args.path)
+    if args.json:
+        emit_json(commits)
+    elif commits:
+        console.print(commit_table(commits))
+    else:
+        console.print("[dim](no commits)[/]")
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    detail = _git(args).show(args.sha)
+    if args.json:
+        emit_json(detail)
+    else:
+        print_commit(detail)
+    return 0

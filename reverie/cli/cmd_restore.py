@@ -1,0 +1,40 @@
+"""``reverie restore [sha] [--only] [--replay]``: the CLI face of ``/dream-restore`` (same library calls)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import CommandError
+from ._common import add_json_flag, console, emit_json, workspace_of
+from ._render import commit_table, print_operation
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("restore", help="restore memory to before a commit (no sha: list recent versions)")
+    p.add_argument("sha", nargs="?")
+    p.add_argument("--only", action="store_true", help="undo just that commit, keeping later changes (revert)")
+    p.add_argument("--replay", action="store_true", help="also rewind the Dream cursor so the batch is re-dreamed")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..commands.memory_cmds import VERSIONS_SHOWN, restore_or_revert
+    from ..runtime import Runtime
+
+    if args.sha is None and (args.only or args.replay):
+        raise CommandError("--only and --replay need a sha")
+    git = Runtime(workspace_of(args)).git
+    if args.sha is None:
+        commits = git.log(limit=VERSIONS_SHOWN)
+        if args.json:
+            emit_json(commits)
+        else:
+            console.print(commit_table(commits))
+        return 0
+    result = restore_or_revert(git, args.sha, only=args.only, replay=args.replay)
+    if args.json:
+        emit_json(result)
+    else:
+        print_operation("reverted" if args.only else "restored to before", args.sha, result)
+    return 0

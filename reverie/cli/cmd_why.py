@@ -1,0 +1,39 @@
+"""``reverie why TEXT``: which commit, and which history entries, put each matching memory line there."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.markup import escape
+from rich.table import Table
+
+from ._common import add_json_flag, console, emit_json, workspace_of
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("why", help="trace memory lines containing TEXT to their commit and history entries")
+    p.add_argument("text")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..runtime import Runtime
+
+    found = Runtime(workspace_of(args)).git.why(args.text)
+    if args.json:
+        emit_json(found)
+        return 0
+    if not found:
+        console.print(f"no memory line contains {escape(repr(args.text))}")
+        return 0
+    table = Table(box=None, pad_edge=False)
+    for column in ("file:line", "line", "commit", "kind", "time", "history"):
+        table.add_column(column)
+    for p in found:
+        cursors = f"entries {p.cursor_range[0]}–{p.cursor_range[1]}" if p.cursor_range else "—"
+        table.add_row(f"{p.path}:{p.line_no}", escape(p.line.strip()), f"[yellow]{p.short}[/]", p.kind,
+                      p.time.strftime("%Y-%m-%d %H:%M"), cursors)
+    console.print(table)
+    console.print("[dim]see an entry with: reverie history show --since <first-1> --limit <n>[/]")
+    return 0
