@@ -12,7 +12,9 @@ message is a sequence of sections, each ``## <title>`` on its own line followed 
   Expected answer: fact lines ``- [mark] fact`` with marks from ``FACT_MARKS``, or ``(nothing)``.
 - ``SECTION_TODAY`` (``YYYY-MM-DD``), ``SECTION_BATCH`` and one section per memory file, titled by its
   workspace path (``SOUL.md``, ``USER.md``, ``memory/MEMORY.md``) (task ``dream-analyze``). Batch entries are
-  ``### cursor <n> · <timestamp>`` headers followed by the entry's content. Expected answer: finding lines
+  ``### cursor <n> · <timestamp>`` headers followed by the entry's content. In the ``memory/MEMORY.md`` section,
+  a line older than ``AGE_THRESHOLD_DAYS`` (by git blame) ends with ``age_suffix(days)`` — `` [age: 37 days]``;
+  ``strip_age`` removes it. Expected answer: finding lines
   ``[USER] fact``, ``[SOUL] rule``, ``[MEMORY] fact``, ``[FILE-REMOVE] what and why``, or ``[SKIP]``.
 - ``SECTION_FINDINGS`` (task ``dream-edit``): the finding lines, then one section per memory file titled by its
   workspace path holding its current staged content, so a model can emit exact ``old_text`` on its first turn. The
@@ -37,6 +39,9 @@ __all__ = [
     "batch_header",
     "parse_fact_line",
     "parse_finding_line",
+    "AGE_THRESHOLD_DAYS",
+    "age_suffix",
+    "strip_age",
 ]
 
 TASK_ARCHIVE = "archive"
@@ -55,10 +60,13 @@ SECTION_FINDINGS = "Findings"
 FACT_MARKS = ("permanent", "durable", "ephemeral", "correction", "skip")
 FINDING_KINDS = ("USER", "SOUL", "MEMORY", "FILE-REMOVE", "SKIP")
 NOTHING = "(nothing)"
+#: Dream's analysis marks MEMORY.md lines older than this many days with their age.
+AGE_THRESHOLD_DAYS = 14
 
 _TASK_RE = re.compile(r"^# Reverie task: ([a-z-]+)\s*$", re.M)
 _SECTION_RE = re.compile(r"^## (.+?)\s*$", re.M)
 _FACT_RE = re.compile(r"^\s*[-*]\s*\[(permanent|durable|ephemeral|correction|skip)\]\s*(.+?)\s*$", re.I)
+_AGE_RE = re.compile(r"\s\[age: (\d+) days?\]$")
 _FINDING_RE = re.compile(r"^\s*\[(USER|SOUL|MEMORY|FILE-REMOVE|SKIP)\]\s*(.*?)\s*$", re.I)
 
 
@@ -113,3 +121,14 @@ def parse_finding_line(line: str) -> tuple[str, str] | None:
     """``[KIND] text`` → ``(KIND, text)`` (kind upper-case), else None."""
     m = _FINDING_RE.match(line)
     return (m.group(1).upper(), m.group(2)) if m else None
+
+
+def age_suffix(days: int) -> str:
+    """What Dream appends to a MEMORY.md line older than ``AGE_THRESHOLD_DAYS``: `` [age: N days]``."""
+    return f" [age: {int(days)} days]"
+
+
+def strip_age(line: str) -> tuple[str, int | None]:
+    """``(line without its age suffix, days)``; days is None when the line carries none."""
+    m = _AGE_RE.search(line)
+    return (line[: m.start()], int(m.group(1))) if m else (line, None)
