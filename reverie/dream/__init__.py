@@ -1,1 +1,14 @@
-"""Filled by its issue."""
+"""Dream: scheduled two-phase memory editing under a hard budget, committed atomically through GitStore.
+
+Modules, one job each: ``batch`` (phase-1 input), ``analyze`` (phase 1), ``tools`` / ``edit_tools`` /
+``staging`` (typed tools, the staged copy and its path rule), ``agent`` (phase-2 loop), ``budget`` (caps),
+``gate`` (checks before writing), ``transaction`` (commit, cursor, reconciliation, merge), ``deadletter``,
+``records`` (status and attempts), ``lock`` (run lock), ``scheduler``, ``result`` (returned values),
+``runner`` (``Dream``: the sequence).
+"""
+
+from .result import DreamResult, DreamStatus, Edit, Finding, Progress
+from .runner import Dream
+from .scheduler import DreamScheduler, serve
+
+__all__ = ["Dream", "DreamResult", "DreamStatus", "Edit", "Finding", "Progress", "DreamScheduler", "serve"]

@@ -1,0 +1,81 @@
+"""What a Dream run returns and reports while it runs: plain frozen values, rendered by front-ends."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..gitstore.types import FileChange
+from ..llm.types import Usage
+
+__all__ = ["DreamStatus", "Finding", "Edit", "DreamResult", "Progress"]
+
+DreamStatus = Literal[
+    "ok", "no-change", "nothing-to-do", "already-running", "failed", "rejected", "dead-lettered"
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One phase-1 finding: ``kind`` is USER, SOUL, MEMORY, FILE-REMOVE or SKIP."""
+
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """One successful ``edit_file`` call applied to the staged copy."""
+
+    path: str
+    old_text: str
+    new_text: str
+    replace_all: bool = False
+    count: int = 1  # occurrences replaced
+
+
+@dataclass(frozen=True)
+class DreamResult:
+    """The outcome of ``Dream.run``.
+
+    ``first``/``last`` are the history cursors of the batch (None when nothing was read). ``commit`` is the
+    dream commit's sha (None unless status is "ok" and not a dry run). ``diff`` is the unified diff of what the
+    run would write (always filled for a dry run, and for "ok" runs). ``pending_soul`` holds a SOUL.md change
+    staged for approval instead of written (``dream.protectSoul``). A drain returns one result whose
+    ``batches`` are the per-batch results; its top-level fields aggregate them.
+    """
+
+    status: DreamStatus
+    first: int | None = None
+    last: int | None = None
+    findings: tuple[Finding, ...] = ()
+    edits: tuple[Edit, ...] = ()
+    files: tuple[FileChange, ...] = ()
+    commit: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    iterations: int = 0
+    tool_calls: int = 0
+    reason: str | None = None
+    diff: str = ""
+    dry_run: bool = False
+    model: str = ""
+    attempts: int = 0
+    pending_soul: str | None = None
+    batches: tuple[DreamResult, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.files)
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A progress event for a live status line: which phase, and the run's counters so far."""
+
+    phase: Literal["start", "analyze", "edit", "gate", "commit", "done"]
+    iteration: int = 0
+    tool_calls: int = 0
+    tokens: int = 0
+    first: int | None = None
+    last: int | None = None
+    message: str = ""
