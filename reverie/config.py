@@ -35,6 +35,7 @@ __all__ = [
     "ProviderConfig",
     "HistoryConfig",
     "GitConfig",
+    "LLMConfig",
     "load_config",
     "save_config",
     "home_config_path",
@@ -118,8 +119,20 @@ class GitConfig(_Section):
     gc_every: int = Field(100, ge=1)
 
 
+class LLMConfig(_Section):
+    """Model calls (owned by reverie.llm): per-attempt timeout and the retry policy's bounds."""
+
+    timeout: float = Field(120, gt=0, description="seconds per attempt")
+    max_retries: int = Field(5, ge=0, le=50)
+    retry_budget: float = Field(300, gt=0, description="seconds across all attempts and waits of one call")
+    backoff_base: float = Field(1.0, ge=0)
+    backoff_max: float = Field(30, ge=0)
+    retry_after_max: float = Field(60, ge=0, description="cap on a server's Retry-After")
+
+
 class Config(_Section):
     agents: Agents = Field(default_factory=Agents)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
     memory: MemoryConfig = Field(default_factory=MemoryConfig)
     git: GitConfig = Field(default_factory=GitConfig)

@@ -1,0 +1,235 @@
+"""The scripted model: the first-class test fake, reached through litellm exactly like a hosted model.
+
+::
+
+    fake = ScriptedModel.register("dreamer")            # model name "scripted/dreamer"
+    fake.enqueue("[USER] Lives in Berlin")               # a text reply
+    fake.enqueue(ToolCall("c1", "edit_file", {...}))     # a tool-call reply (several ToolCalls = one reply)
+    fake.enqueue(Reply("cut short", finish_reason="length", usage=Usage(10, 5)))
+    fake.enqueue(rate_limit_error(retry_after=1))        # an exception, raised by the "provider"
+    resp = await ModelClient(config).complete(msgs, model=fake.model)
+    fake.prompts[-1].messages                            # what the caller sent
+
+Each request pops the next reply; a callable reply (or ``responder``) is called with the ``Prompt`` and returns
+any of the above, for scripts that depend on the request. An empty queue with no responder, or an unregistered
+name, fails the call with a clear error (``ModelError`` from the client, never retried).
+
+``direct=True`` (benchmarks): the client answers from the script without entering litellm, so a benchmark
+measures Reverie's own time, not litellm's per-call overhead. Tests should keep the default (through litellm).
+
+Registration is process-global (like litellm's provider map); ``unregister``/``reset`` undo it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from .types import ToolCall, Usage
+
+__all__ = [
+    "ScriptedModel",
+    "Reply",
+    "Prompt",
+    "ScriptError",
+    "rate_limit_error",
+    "server_error",
+    "timeout_error",
+    "connection_error",
+    "bad_request_error",
+]
+
+
+class ScriptError(RuntimeError):
+    """The script cannot answer: unregistered name or nothing queued. Never retried by the client."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted reply. ``finish_reason`` None means "stop" for text and "tool_calls" when tool calls are given;
+    ``usage`` None means "counted with the cheap token estimate"."""
+
+    content: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    finish_reason: str | None = None
+    usage: Usage | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tool_calls", tuple(self.tool_calls))
+
+    @property
+    def effective_finish_reason(self) -> str:
+        if self.finish_reason:
+            return self.finish_reason
+        return "tool_calls" if self.tool_calls else "stop"
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What one request sent: the fake's record, for assertions."""
+
+    model: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] | None = None
+    tool_choice: Any = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+
+    @property
+    def system(self) -> str:
+        return next((str(m.get("content") or "") for m in self.messages if m.get("role") == "system"), "")
+
+    @property
+    def user(self) -> str:
+        """The last user message's text."""
+        return next((str(m.get("content") or "") for m in reversed(self.messages) if m.get("role") == "user"), "")
+
+
+Script = Union[str, ToolCall, Reply, BaseException, list, tuple, Callable[[Prompt], Any]]
+
+_registry: dict[str, ScriptedModel] = {}
+_registry_lock = threading.Lock()
+
+
+@dataclass(eq=False)
+class ScriptedModel:
+    """A fake model answering from a queue of replies. Create with ``ScriptedModel.register(name)``."""
+
+    name: str
+    responder: Callable[[Prompt], Any] | None = None
+    direct: bool = False
+    prompts: list[Prompt] = field(default_factory=list)
+    _queue: deque[Any] = field(default_factory=deque, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    # -- registry -----------------------------------------------------------------------------------------
+    @classmethod
+    def register(
+        cls, name: str, *, responder: Callable[[Prompt], Any] | None = None, direct: bool = False
+    ) -> ScriptedModel:
+        """Create (or replace) the fake answering model ``scripted/<name>``."""
+        if not name or "/" in name:
+            raise ValueError(f"scripted model name must be non-empty and without '/': {name!r}")
+        fake = cls(name=name, responder=responder, direct=direct)
+        with _registry_lock:
+            _registry[name] = fake
+        return fake
+
+    @classmethod
+    def get(cls, name: str) -> ScriptedModel:
+        """The fake registered as ``name`` (with or without the ``scripted/`` prefix)."""
+        key = name.split("/", 1)[1] if name.startswith("scripted/") else name
+        with _registry_lock:
+            fake = _registry.get(key)
+        if fake is None:
+            raise ScriptError(f"no scripted model registered as {key!r} (call ScriptedModel.register({key!r}))")
+        return fake
+
+    @classmethod
+    def unregister(cls, name: str) -> None:
+        with _registry_lock:
+            _registry.pop(name, None)
+
+    @classmethod
+    def reset(cls) -> None:
+        """Forget every registered fake."""
+        with _registry_lock:
+            _registry.clear()
+
+    @property
+    def model(self) -> str:
+        """The model string to pass to ``ModelClient.complete``."""
+        return f"scripted/{self.name}"
+
+    # -- script -------------------------------------------------------------------------------------------
+    def enqueue(self, *replies: Script) -> ScriptedModel:
+        """Queue replies, one per request: text, a ToolCall or a list of them, a ``Reply``, an exception to
+        raise, or a callable taking the ``Prompt``. Returns self, for chaining."""
+        with self._lock:
+            self._queue.extend(replies)
+        return self
+
+    @property
+    def pending(self) -> int:
+        """Replies still queued."""
+        return len(self._queue)
+
+    def respond(self, prompt: Prompt) -> Reply:
+        """Record the request and produce the next reply (raising a scripted exception as is)."""
+        with self._lock:
+            self.prompts.append(prompt)
+            item = self._queue.popleft() if self._queue else None
+        if item is None:
+            if self.responder is None:
+                raise ScriptError(
+                    f"scripted model {self.name!r} has no reply queued for request #{len(self.prompts)}"
+                )
+            item = self.responder
+        return _to_reply(item, prompt)
+
+
+def _to_reply(item: Any, prompt: Prompt) -> Reply:
+    if callable(item) and not isinstance(item, (ToolCall, Reply, BaseException, type)):
+        item = item(prompt)
+    if isinstance(item, BaseException):
+        raise item
+    if isinstance(item, Reply):
+        return item
+    if isinstance(item, str):
+        return Reply(content=item)
+    if isinstance(item, ToolCall):
+        return Reply(tool_calls=(item,))
+    if isinstance(item, (list, tuple)) and all(isinstance(t, ToolCall) for t in item):
+        return Reply(tool_calls=tuple(item))
+    if item is None:
+        return Reply(content=None)
+    raise ScriptError(f"cannot turn {type(item).__name__} into a scripted reply")
+
+
+# -- exceptions as a provider raises them (litellm's types, so the client's retry policy sees the real thing) ---
+def _http_response(status: int, headers: dict[str, str] | None = None) -> Any:
+    import httpx
+
+    return httpx.Response(status, headers=headers or {}, request=httpx.Request("POST", "http://scripted.invalid/"))
+
+
+def rate_limit_error(retry_after: float | None = None, message: str = "rate limited") -> BaseException:
+    """A litellm ``RateLimitError`` (429), with a ``Retry-After`` header when given."""
+    from ._litellm import get_litellm
+
+    litellm = get_litellm()
+    headers = {"retry-after": f"{retry_after:g}"} if retry_after is not None else {}
+    return litellm.RateLimitError(message, llm_provider="scripted", model="scripted", response=_http_response(429, headers))
+
+
+def server_error(status: int = 500, message: str = "server error") -> BaseException:
+    """A litellm 5xx error (InternalServerError for 500, ServiceUnavailableError for 503, else APIError)."""
+    from ._litellm import get_litellm
+
+    litellm = get_litellm()
+    if status == 503:
+        return litellm.ServiceUnavailableError(message, llm_provider="scripted", model="scripted", response=_http_response(503))
+    if status == 500:
+        return litellm.InternalServerError(message, llm_provider="scripted", model="scripted", response=_http_response(500))
+    return litellm.APIError(status, message, llm_provider="scripted", model="scripted")
+
+
+def timeout_error(message: str = "request timed out") -> BaseException:
+    from ._litellm import get_litellm
+
+    return get_litellm().Timeout(message, model="scripted", llm_provider="scripted")
+
+
+def connection_error(message: str = "connection dropped") -> BaseException:
+    from ._litellm import get_litellm
+
+    return get_litellm().APIConnectionError(message, llm_provider="scripted", model="scripted")
+
+
+def bad_request_error(message: str = "bad request") -> BaseException:
+    from ._litellm import get_litellm
+
+    return get_litellm().BadRequestError(message, model="scripted", llm_provider="scripted")
