@@ -106,27 +106,27 @@ class ModelClient:
                     return direct(messages, tools, tool_choice, temperature, max_tokens, name)
                 raw = await self._acompletion(name, messages, kwargs, min(per_attempt, remaining))
                 return self._to_response(raw, name, provider, messages, tools)
-            except asyncio.CancelledError:
+            except (asyncio.CancelledError, ModelError):
                 raise
-            except ModelError:
-                raise
-            except Exception as exc:  # noqa: BLE001 — classified below; anything unexpected is final
+            except Exception as exc:  # noqa: BLE001 — classified here; anything unexpected is final
                 retry, hint = _classify(exc, provider)
                 text = _scrub(_describe(exc), secrets)
-                if not retry:
-                    raise ModelError(f"{name}: {text}") from None
-                if attempt >= s.max_retries:
-                    raise ModelError(f"{name}: {text} (gave up after {attempt + 1} attempts)") from None
-                delay = self._delay(attempt, hint)
-                if time.monotonic() + delay >= deadline:
-                    spent = time.monotonic() - started
-                    raise ModelError(
-                        f"{name}: {text} (gave up after {attempt + 1} attempts, {spent:.1f}s; "
-                        f"retry budget {s.retry_budget:g}s)"
-                    ) from None
-                log.info("model %s: %s; retry %d in %.2fs", name, text, attempt + 1, delay)
-                attempt += 1
-                await self._sleep(delay)
+            # Decided outside the except block, so the ModelError carries no link to the provider's exception
+            # (whose text and request may hold the key).
+            if not retry:
+                raise ModelError(f"{name}: {text}")
+            if attempt >= s.max_retries:
+                raise ModelError(f"{name}: {text} (gave up after {attempt + 1} attempts)")
+            delay = self._delay(attempt, hint)
+            if time.monotonic() + delay >= deadline:
+                spent = time.monotonic() - started
+                raise ModelError(
+                    f"{name}: {text} (gave up after {attempt + 1} attempts, {spent:.1f}s; "
+                    f"retry budget {s.retry_budget:g}s)"
+                )
+            log.info("model %s: %s; retry %d in %.2fs", name, text, attempt + 1, delay)
+            attempt += 1
+            await self._sleep(delay)
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         s = self.settings
