@@ -36,6 +36,9 @@ __all__ = [
     "HistoryConfig",
     "GitConfig",
     "LLMConfig",
+    "SearchConfig",
+    "FlushConfig",
+    "SessionFilesConfig",
     "load_config",
     "save_config",
     "home_config_path",
@@ -108,8 +111,40 @@ class HistoryConfig(_Section):
     retention: int | None = Field(None, ge=100, description="entries kept by compaction; null keeps all")
 
 
+class SearchConfig(_Section):
+    """Recall (``reverie.recall``): the derived search index and its ranking."""
+
+    embedding_model: str | None = Field(None, description="litellm embedding model; unset means BM25 only")
+    include_sessions: bool = Field(True, description="index session transcripts")
+    half_life_days: float = Field(30, gt=0, description="temporal decay half-life; SOUL/USER/MEMORY never decay")
+    decay: bool = True
+    fusion: str = Field("rrf", pattern="^(rrf|weighted)$")
+    vector_weight: float = Field(0.5, ge=0, le=1, description="weight of vectors in weighted fusion")
+    mmr: bool = Field(False, description="diversify results (maximal marginal relevance)")
+    mmr_lambda: float = Field(0.7, ge=0, le=1)
+    auto_recall: bool = Field(False, description="add the top hits for each chat message to the system prompt")
+    auto_recall_k: int = Field(3, ge=1, le=20)
+
+
+class FlushConfig(_Section):
+    """Pre-compaction flush of durable facts into ``memory/YYYY-MM-DD.md``."""
+
+    enabled: bool = True
+    threshold_tokens: int = Field(4_000, ge=0)
+
+
+class SessionFilesConfig(_Section):
+    """Session-end memory files ``memory/YYYY-MM-DD-<slug>.md`` written at ``/new``."""
+
+    enabled: bool = True
+    min_user_messages: int = Field(3, ge=1)
+
+
 class MemoryConfig(_Section):
     history: HistoryConfig = Field(default_factory=HistoryConfig)
+    search: SearchConfig = Field(default_factory=SearchConfig)
+    flush: FlushConfig = Field(default_factory=FlushConfig)
+    session_files: SessionFilesConfig = Field(default_factory=SessionFilesConfig)
 
 
 class GitConfig(_Section):

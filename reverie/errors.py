@@ -18,7 +18,8 @@ one-line message, and anything else is a bug shown with a traceback only on requ
     ├── SessionError           a session could not be archived or cleared
     ├── DreamError             a Dream run could not start
     │   └── AlreadyRunningError     another run holds the run lock
-    └── CommandError           a chat command or CLI invocation is malformed
+    ├── CommandError           a chat command or CLI invocation is malformed
+    └── RecallError            the search index cannot be built or queried (a corrupt index is rebuilt, not raised)
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ __all__ = [
     "DreamError",
     "AlreadyRunningError",
     "CommandError",
+    "RecallError",
 ]
 
 
@@ -109,4 +111,8 @@ class AlreadyRunningError(DreamError):
 
 
 class CommandError(ReverieError):
+    pass
+
+
+class RecallError(ReverieError):
     pass

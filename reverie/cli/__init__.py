@@ -16,11 +16,13 @@ from collections.abc import Sequence
 
 from ..errors import ReverieError
 from . import cmd_gc, cmd_history, cmd_init, cmd_log, cmd_restore, cmd_status, cmd_why
+from . import cmd_index, cmd_search  # recall
 
 __all__ = ["main", "build_parser"]
 
 #: Command modules, in the order ``--help`` lists them.
 COMMANDS = [cmd_init, cmd_status, cmd_history, cmd_log, cmd_restore, cmd_why, cmd_gc]
+COMMANDS += [cmd_search, cmd_index]  # recall
 
 
 def build_parser() -> argparse.ArgumentParser:

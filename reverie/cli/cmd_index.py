@@ -1,0 +1,35 @@
+"""``reverie index [--rebuild] [--json]``: bring the search index up to date (or rebuild it from the files)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from ..recall import Recall
+from ._common import add_json_flag, console, emit_json, open_store
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("index", help="update the search index at memory/.index.sqlite (derived, never committed)")
+    p.add_argument("--rebuild", action="store_true", help="drop the index and rebuild it from the files")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    recall = Recall.for_store(open_store(args))
+    try:
+        stats = recall.rebuild() if args.rebuild else recall.sync()
+        embedded = asyncio.run(recall.embed_missing())
+        total = recall.index.count()
+    finally:
+        recall.close()
+    data = {"added": stats.added, "removed": stats.removed, "history_entries": stats.history_entries,
+            "files_changed": stats.files_changed, "rebuilt": stats.rebuilt, "embedded": embedded, "chunks": total}
+    if args.json:
+        emit_json(data)
+        return 0
+    verb = "rebuilt" if stats.rebuilt else "updated"
+    console.print(f"index {verb}: +{stats.added} −{stats.removed} chunks ({total:,} in all)"
+                  + (f", {embedded} embedded" if embedded else ""))
+    return 0

@@ -1,0 +1,358 @@
+"""``memory/.index.sqlite``: Recall's derived search index. This docstring is the format's spec.
+
+The index is derived data: everything in it is rebuilt from the workspace's files, it is never committed (GitStore's
+allow-list ``.gitignore`` does not list it), and deleting it loses nothing but time. SQLite (stdlib, FTS5)::
+
+    meta(key PRIMARY KEY, value)           schema_version, tokenizer, history_cursor, history_first, generation
+    files(path PRIMARY KEY, kind, size, mtime_ns, hash)      one row per indexed file (not history.jsonl)
+    chunks(id PRIMARY KEY, path, kind, ord, hash, ehash, text, title, ctx,
+           line_start, line_end, cursor, session_key, msg_index, ts, evergreen)
+    chunks_fts  FTS5(text, title, ctx), external content = chunks, tokenizer "porter unicode61 remove_diacritics 2",
+                kept in step by triggers
+    embeddings(ehash, model, dim, vec)     float32 little-endian vectors, L2-normalised, cached by content hash
+
+``kind`` is one of ``memory`` (SOUL.md, USER.md, memory/MEMORY.md: evergreen), ``dated`` (memory/YYYY-MM-DD*.md),
+``history`` (history.jsonl, ``ord`` = ``cursor``), ``session`` (sessions/*.jsonl, ``ord`` = ``msg_index``).
+``ts`` is epoch seconds (None for evergreen files).
+
+Sync is incremental: a file whose size and mtime are unchanged is skipped; a changed file is re-chunked and only
+chunks whose hash changed are deleted or inserted; history is read past ``history_cursor`` only (a log whose last
+cursor went backwards is re-read whole; entries compacted away are dropped from the index).
+
+Crash safety: every sync and rebuild runs in one SQLite transaction (rollback journal in WAL mode), so a crash
+leaves the index as it was before that sync. A file that is not a database, fails to open, or carries another
+``schema_version`` or tokenizer is moved aside (``.index.sqlite.corrupt``) and rebuilt with a warning.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import RecallError
+from ..history import BadLine, HistoryEntry, HistoryLog
+from ..workspace import MEMORY_FILES, Workspace
+from .sources import (
+    DATED_RE,
+    Chunk,
+    chunk_history,
+    chunk_markdown,
+    chunk_session,
+    content_hash,
+    dated_file_time,
+    decode,
+    read_session,
+)
+
+log = logging.getLogger(__name__)
+
+__all__ = ["SearchIndex", "SyncStats", "SCHEMA_VERSION", "INDEX_NAME"]
+
+INDEX_NAME = ".index.sqlite"
+SCHEMA_VERSION = "1"
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+HISTORY_PATH = "memory/history.jsonl"
+_BATCH = 2_000
+
+_SCHEMA = f"""
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files(path TEXT PRIMARY KEY, kind TEXT NOT NULL, size INTEGER, mtime_ns INTEGER, hash TEXT NOT NULL);
+CREATE TABLE chunks(
+  id INTEGER PRIMARY KEY, path TEXT NOT NULL, kind TEXT NOT NULL, ord INTEGER NOT NULL,
+  hash TEXT NOT NULL, ehash TEXT NOT NULL, text TEXT NOT NULL, title TEXT NOT NULL DEFAULT '',
+  ctx TEXT NOT NULL DEFAULT '', line_start INTEGER, line_end INTEGER, cursor INTEGER, session_key TEXT,
+  msg_index INTEGER, ts REAL, evergreen INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX chunks_path ON chunks(path, ord);
+CREATE INDEX chunks_cursor ON chunks(cursor) WHERE cursor IS NOT NULL;
+CREATE INDEX chunks_session ON chunks(session_key);
+CREATE VIRTUAL TABLE chunks_fts USING fts5(text, title, ctx, content='chunks', content_rowid='id',
+  tokenize='{TOKENIZER}');
+CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+  INSERT INTO chunks_fts(rowid, text, title, ctx) VALUES (new.id, new.text, new.title, new.ctx);
+END;
+CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+  INSERT INTO chunks_fts(chunks_fts, rowid, text, title, ctx) VALUES ('delete', old.id, old.text, old.title, old.ctx);
+END;
+CREATE TABLE embeddings(ehash TEXT NOT NULL, model TEXT NOT NULL, dim INTEGER NOT NULL, vec BLOB NOT NULL,
+  PRIMARY KEY(ehash, model));
+"""
+
+
+@dataclass
+class SyncStats:
+    """What one sync changed."""
+
+    added: int = 0
+    removed: int = 0
+    files_changed: list[str] = field(default_factory=list)
+    history_entries: int = 0
+    rebuilt: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.removed)
+
+
+class SearchIndex:
+    """The SQLite index of one workspace: opening (with automatic rebuild), sync, and raw access for ranking."""
+
+    def __init__(self, workspace: Workspace, history: HistoryLog, *, include_sessions: bool = True,
+                 path: Path | None = None) -> None:
+        self.workspace = workspace
+        self.history = history
+        self.include_sessions = include_sessions
+        self.path = path or workspace.memory_dir / INDEX_NAME
+        self._conn: sqlite3.Connection | None = None
+        self._rebuilt_on_open = False
+
+    # -- opening ------------------------------------------------------------------------------------------
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self._conn = self._open()
+        return self._conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        """Open the index; a corrupt or foreign-version file is moved aside and recreated (then filled by sync)."""
+        fresh = not self.path.exists()
+        reason = None
+        conn = None
+        try:
+            conn = self._connect()
+            if not fresh:
+                meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+                if meta.get("schema_version") != SCHEMA_VERSION or meta.get("tokenizer") != TOKENIZER:
+                    reason = f"schema version {meta.get('schema_version')!r}, expected {SCHEMA_VERSION!r}"
+                else:
+                    conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'x'").fetchone()
+        except sqlite3.DatabaseError as exc:
+            reason = f"unreadable ({exc})"
+        if reason is None and not fresh and conn is not None:
+            return conn
+        if conn is not None:
+            conn.close()
+        if reason is not None:
+            log.warning("%s: %s; rebuilding the index from the workspace files", self.path, reason)
+            self._move_aside()
+            self._rebuilt_on_open = True
+        conn = self._connect()
+        with transaction(conn):
+            for statement in _statements(_SCHEMA):
+                conn.execute(statement)
+            conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)",
+                             [("schema_version", SCHEMA_VERSION), ("tokenizer", TOKENIZER),
+                              ("history_cursor", "0"), ("history_first", "0"), ("generation", "0")])
+        return conn
+
+    def _move_aside(self) -> None:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            p = Path(str(self.path) + suffix)
+            if p.exists():
+                try:
+                    os.replace(p, Path(str(self.path) + ".corrupt" + suffix))
+                except OSError:
+                    p.unlink(missing_ok=True)
+
+    def rebuild(self) -> SyncStats:
+        """Drop the index and build it again from the files."""
+        self.close()
+        self._move_aside()
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(str(self.path) + ".corrupt" + suffix).unlink(missing_ok=True)
+        stats = self.sync()
+        stats.rebuilt = True
+        return stats
+
+    # -- sync -----------------------------------------------------------------------------------------------
+    def sync(self) -> SyncStats:
+        """Bring the index in step with the files, touching only what changed. One transaction."""
+        try:
+            return self._sync_once()
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise RecallError(f"{self.path}: the index is busy (another process is writing it)") from exc
+            log.warning("%s: %s during sync; rebuilding the index", self.path, exc)
+            self.close()
+            self._move_aside()
+            stats = self._sync_once()
+            stats.rebuilt = True
+            return stats
+
+    def _sync_once(self) -> SyncStats:
+        conn = self.conn
+        stats = SyncStats(rebuilt=self._rebuilt_on_open)
+        self._rebuilt_on_open = False
+        with transaction(conn):
+            indexed = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime_ns, hash FROM files")}
+            seen: set[str] = set()
+            for rel, kind, file in self._file_sources():
+                seen.add(rel)
+                self._sync_file(rel, kind, file, indexed.get(rel), stats)
+            for rel, (kind, *_rest) in indexed.items():
+                if rel not in seen:
+                    stats.removed += self._delete_path(rel)
+                    conn.execute("DELETE FROM files WHERE path = ?", (rel,))
+                    stats.files_changed.append(rel)
+            self._sync_history(stats)
+            if stats.changed:
+                conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+        return stats
+
+    def _file_sources(self) -> Iterable[tuple[str, str, Path]]:
+        ws = self.workspace
+        for rel in MEMORY_FILES:
+            yield rel, "memory", ws.root / rel
+        if ws.memory_dir.is_dir():
+            for file in sorted(ws.memory_dir.iterdir()):
+                if DATED_RE.match(file.name) and file.is_file() and not file.is_symlink():
+                    yield f"memory/{file.name}", "dated", file
+        if self.include_sessions and ws.sessions_dir.is_dir():
+            for file in sorted(ws.sessions_dir.glob("*.jsonl")):
+                if file.is_file() and not file.is_symlink():
+                    yield f"sessions/{file.name}", "session", file
+
+    def _sync_file(self, rel: str, kind: str, file: Path, known: tuple | None, stats: SyncStats) -> None:
+        conn = self.conn
+        try:
+            st = file.stat()
+        except FileNotFoundError:
+            return  # not seen → handled as a deletion by the caller when it was indexed
+        if known is not None and known[1] == st.st_size and known[2] == st.st_mtime_ns:
+            return
+        try:
+            raw = file.read_bytes()
+        except OSError as exc:
+            log.warning("%s: cannot be read for indexing: %s", file, exc.strerror)
+            return
+        digest = content_hash(raw)
+        if known is not None and known[3] == digest:
+            conn.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (st.st_size, st.st_mtime_ns, rel))
+            return
+        chunks = self._chunk_file(rel, kind, file, raw)
+        added, removed = self._replace_chunks(rel, chunks)
+        stats.added += added
+        stats.removed += removed
+        stats.files_changed.append(rel)
+        conn.execute("INSERT OR REPLACE INTO files(path, kind, size, mtime_ns, hash) VALUES (?, ?, ?, ?, ?)",
+                     (rel, kind, st.st_size, st.st_mtime_ns, digest))
+
+    def _chunk_file(self, rel: str, kind: str, file: Path, raw: bytes) -> list[Chunk]:
+        if kind == "session":
+            key, messages = read_session(file)
+            return chunk_session(rel, key or file.stem, messages)
+        ts = dated_file_time(file.name) if kind == "dated" else None
+        return chunk_markdown(rel, decode(raw, rel), kind=kind, ts=ts, evergreen=kind == "memory")
+
+    def _replace_chunks(self, rel: str, chunks: list[Chunk]) -> tuple[int, int]:
+        """Delete the file's chunks whose hash is gone, insert the new ones; unchanged chunks stay put."""
+        conn = self.conn
+        existing = {h: i for i, h in conn.execute("SELECT id, hash FROM chunks WHERE path = ?", (rel,))}
+        wanted = {c.hash: c for c in chunks}
+        stale = [(i,) for h, i in existing.items() if h not in wanted]
+        conn.executemany("DELETE FROM chunks WHERE id = ?", stale)
+        new = [c for h, c in wanted.items() if h not in existing]
+        self._insert(new)
+        return len(new), len(stale)
+
+    def _insert(self, chunks: list[Chunk]) -> None:
+        self.conn.executemany(
+            "INSERT INTO chunks(path, kind, ord, hash, ehash, text, title, ctx, line_start, line_end, cursor, "
+            "session_key, msg_index, ts, evergreen) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            [(c.path, c.kind, c.ord, c.hash, c.ehash, c.text, c.title, c.ctx, c.line_start, c.line_end, c.cursor,
+              c.session_key, c.msg_index, c.ts, int(c.evergreen)) for c in chunks],
+        )
+
+    def _delete_path(self, rel: str) -> int:
+        return self.conn.execute("DELETE FROM chunks WHERE path = ?", (rel,)).rowcount
+
+    def _sync_history(self, stats: SyncStats) -> None:
+        conn = self.conn
+        meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('history_cursor', 'history_first')"))
+        done, first_known = int(meta.get("history_cursor", 0)), int(meta.get("history_first", 0))
+        last = self.history.last_cursor() if self.history.path.exists() else 0
+        if last < done or (done and not self.history.path.exists()):
+            # The log was replaced by an older or different one: re-read it whole.
+            stats.removed += self._delete_path(HISTORY_PATH)
+            done = first_known = 0
+        first = _first_cursor(self.history.path)
+        if first and first > first_known and done:
+            # Compaction dropped old entries: drop them from the index too.
+            stats.removed += conn.execute(
+                "DELETE FROM chunks WHERE path = ? AND cursor < ?", (HISTORY_PATH, first)).rowcount
+        while True:
+            entries = self.history.read_since(done, limit=_BATCH)
+            if not entries:
+                break
+            self._insert([chunk_history(e, HISTORY_PATH) for e in entries])
+            stats.added += len(entries)
+            stats.history_entries += len(entries)
+            done = entries[-1].cursor
+        conn.executemany("UPDATE meta SET value = ? WHERE key = ?",
+                         [(str(done), "history_cursor"), (str(first or first_known), "history_first")])
+
+    # -- reading --------------------------------------------------------------------------------------------
+    def generation(self) -> int:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return int(row[0]) if row else 0
+
+    def count(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+
+def _first_cursor(path: Path) -> int:
+    """The cursor of the first valid line of history.jsonl (0 when none), reading only its head."""
+    try:
+        with open(path, "rb") as f:
+            for raw in f:
+                if raw.strip():
+                    try:
+                        return HistoryEntry.from_json(raw).cursor
+                    except BadLine:
+                        continue
+    except FileNotFoundError:
+        return 0
+    return 0
+
+
+def _statements(script: str) -> list[str]:
+    out, buf = [], []
+    for line in script.strip().splitlines():
+        buf.append(line)
+        joined = "\n".join(buf)
+        if joined.rstrip().endswith(";") and sqlite3.complete_statement(joined):
+            out.append(joined)
+            buf = []
+    return out
+
+
+class transaction:
+    """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any error (the connection is in autocommit mode)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")

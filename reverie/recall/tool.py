@@ -1,0 +1,89 @@
+"""The agent-facing side of Recall: the ``memory_search`` tool and auto-recall for ``reverie chat``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+from ..errors import RecallError
+from .search import Recall
+from .types import SOURCE_KINDS, Hit, SearchFilters
+
+__all__ = ["MEMORY_SEARCH_TOOL", "run_memory_search_tool", "recall_context", "render_hits"]
+
+#: An OpenAI-style function tool an agent loop can register; execute calls with ``run_memory_search_tool``.
+MEMORY_SEARCH_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "memory_search",
+        "description": (
+            "Search long-term memory (SOUL.md, USER.md, MEMORY.md, dated memory notes, the history archive and past "
+            "conversations) for facts relevant to a query. Returns ranked snippets with their source and time."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "what to look for, in natural language or keywords"},
+                "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10, "description": "how many hits"},
+                "kinds": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": list(SOURCE_KINDS)},
+                    "description": "only these source kinds",
+                },
+                "session": {"type": "string", "description": "only this session key"},
+                "since": {"type": "string", "description": "only items at or after this ISO date (YYYY-MM-DD)"},
+                "until": {"type": "string", "description": "only items before this ISO date (YYYY-MM-DD)"},
+            },
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+    },
+}
+
+
+async def run_memory_search_tool(recall: Recall, arguments: Mapping[str, Any] | None) -> str:
+    """Execute a ``memory_search`` tool call; returns the JSON text to send back as the tool result.
+
+    Bad arguments come back as ``{"error": ...}`` so the model can correct itself; they never raise.
+    """
+    args = dict(arguments or {})
+    query = args.get("query")
+    if not isinstance(query, str) or not query.strip():
+        return _json({"error": "query must be a non-empty string"})
+    k = args.get("k", 10)
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 50:
+        return _json({"error": "k must be an integer from 1 to 50"})
+    try:
+        filters = SearchFilters.from_mapping({n: args[n] for n in ("kinds", "session", "since", "until") if n in args})
+        hits = await recall.asearch(query, k, filters)
+    except RecallError as exc:
+        return _json({"error": str(exc)})
+    return _json({"hits": [h.to_dict() for h in hits]})
+
+
+async def recall_context(recall: Recall, message: str, *, now: datetime | None = None) -> str:
+    """Auto-recall for chat: a system-prompt block with the top hits for ``message``, or ``""`` when the switch
+    ``memory.search.autoRecall`` is off (the default) or nothing matches."""
+    settings = recall.settings
+    if not settings.auto_recall or not message.strip():
+        return ""
+    hits = await recall.asearch(message, settings.auto_recall_k, now=now)
+    if not hits:
+        return ""
+    return "## Recalled memory (may be relevant; verify before relying on it)\n" + render_hits(hits)
+
+
+def render_hits(hits: list[Hit]) -> str:
+    """Plain-text lines ``- [source · date] snippet`` for prompts and chat replies."""
+    lines = []
+    for h in hits:
+        when = f" · {h.timestamp:%Y-%m-%d}" if h.timestamp else ""
+        lines.append(f"- [{h.source}{when}] {h.snippet}")
+    return "\n".join(lines)
+
+
+def _json(data: Any) -> str:
+    return orjson.dumps(data).decode()

@@ -1,0 +1,135 @@
+"""Recall's value types: what a search returns and how it is narrowed. No I/O here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from ..errors import RecallError
+
+__all__ = ["SOURCE_KINDS", "SourceRef", "Hit", "SearchFilters"]
+
+#: Source kinds: the evergreen memory files (SOUL.md, USER.md, memory/MEMORY.md), history.jsonl entries,
+#: dated memory files (memory/YYYY-MM-DD*.md) and session transcripts.
+SOURCE_KINDS: tuple[str, ...] = ("memory", "history", "dated", "session")
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRef:
+    """Where a hit came from, precisely enough to open it again.
+
+    ``memory``/``dated``: ``path`` + ``section`` (heading path) + 1-based inclusive ``line_start``..``line_end``.
+    ``history``: ``cursor`` (and the entry's ``session_key`` when it has one).
+    ``session``: ``session_key`` + ``message_index`` (0-based, counting message lines after the metadata line).
+    """
+
+    kind: str
+    path: str
+    section: str | None = None
+    line_start: int | None = None
+    line_end: int | None = None
+    cursor: int | None = None
+    session_key: str | None = None
+    message_index: int | None = None
+
+    def __str__(self) -> str:
+        if self.kind == "history":
+            return f"{self.path}#cursor={self.cursor}"
+        if self.kind == "session":
+            return f"{self.path}#message={self.message_index}"
+        if self.line_start is not None:
+            return f"{self.path}#L{self.line_start}-L{self.line_end}"
+        return self.path
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__slots__ if getattr(self, k) is not None}  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result: a text snippet, its final score (higher is better), where it came from, and when."""
+
+    snippet: str
+    score: float
+    source: SourceRef
+    timestamp: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "snippet": self.snippet,
+            "score": round(self.score, 6),
+            "source": str(self.source),
+            "ref": self.source.to_dict(),
+            "timestamp": self.timestamp.isoformat() if self.timestamp else None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilters:
+    """Narrow a search: by source kind, by session key, by time (``since`` ≤ timestamp < ``until``).
+
+    Evergreen memory files have no timestamp; a date range excludes them.
+    """
+
+    kinds: frozenset[str] | None = None
+    session: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.kinds is not None:
+            kinds = frozenset(self.kinds)
+            unknown = kinds - set(SOURCE_KINDS)
+            if unknown:
+                raise RecallError(f"unknown source kind(s) {sorted(unknown)}; known: {', '.join(SOURCE_KINDS)}")
+            object.__setattr__(self, "kinds", kinds)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any] | SearchFilters | None) -> SearchFilters | None:
+        """Filters from tool-call or CLI arguments: ``kinds`` (list or comma string), ``session``, ``since``, ``until``
+        (ISO dates or datetimes)."""
+        if data is None or isinstance(data, SearchFilters):
+            return data
+        if not isinstance(data, Mapping):
+            raise RecallError(f"filters must be an object, not {type(data).__name__}")
+        kinds = data.get("kinds") or data.get("kind")
+        if isinstance(kinds, str):
+            kinds = [k.strip() for k in kinds.split(",") if k.strip()]
+        session = data.get("session")
+        if session is not None and not isinstance(session, str):
+            raise RecallError("filters.session must be a string")
+        return cls(
+            kinds=frozenset(kinds) if kinds else None,
+            session=session or None,
+            since=_parse_when(data.get("since"), "since"),
+            until=_parse_when(data.get("until"), "until"),
+        )
+
+
+def _parse_when(value: Any, name: str) -> datetime | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str):
+        raise RecallError(f"filters.{name} must be an ISO date string")
+    try:
+        return datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise RecallError(f"filters.{name}: {value!r} is not an ISO date (YYYY-MM-DD[THH:MM])") from None
+
+
+def to_epoch(when: datetime) -> float:
+    """Seconds since the epoch; naive datetimes are local time (history timestamps are local)."""
+    return when.timestamp() if when.tzinfo else when.astimezone().timestamp()
+
+
+def from_epoch(value: float | None) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(value, tz=timezone.utc).astimezone()
+
+
+def unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))

@@ -1,0 +1,81 @@
+"""Recall's interfaces: the memory_search tool, auto-recall, memory_search(), and the CLI commands."""
+
+from __future__ import annotations
+
+import asyncio
+
+import orjson
+
+from reverie.config import Config
+from reverie.recall import Recall, memory_search
+from reverie.recall.tool import MEMORY_SEARCH_TOOL, recall_context, run_memory_search_tool
+
+from conftest import run_cli
+
+
+def test_tool_schema_is_a_valid_function_tool():
+    fn = MEMORY_SEARCH_TOOL["function"]
+    assert MEMORY_SEARCH_TOOL["type"] == "function" and fn["name"] == "memory_search"
+    params = fn["parameters"]
+    assert params["type"] == "object" and params["required"] == ["query"]
+    assert set(params["properties"]) == {"query", "k", "kinds", "session", "since", "until"}
+    assert params["properties"]["kinds"]["items"]["enum"] == ["memory", "history", "dated", "session"]
+    orjson.dumps(MEMORY_SEARCH_TOOL)  # serialisable as sent to a model
+
+
+def test_tool_runs_and_reports_bad_arguments(store):
+    store.append_history("the spare key is under the flowerpot", session_key="cli:a")
+    recall = Recall.for_store(store)
+    out = orjson.loads(asyncio.run(run_memory_search_tool(recall, {"query": "spare key", "k": 3})))
+    assert out["hits"][0]["ref"]["cursor"] == 1 and "flowerpot" in out["hits"][0]["snippet"]
+    for bad in ({}, {"query": ""}, {"query": "x", "k": 0}, {"query": "x", "k": True},
+                {"query": "x", "kinds": ["nope"]}, {"query": "x", "since": "yesterday"}):
+        assert "error" in orjson.loads(asyncio.run(run_memory_search_tool(recall, bad)))
+    filtered = orjson.loads(asyncio.run(run_memory_search_tool(recall, {"query": "key", "kinds": ["session"]})))
+    assert filtered["hits"] == []
+    recall.close()
+
+
+def test_auto_recall_is_off_by_default(workspace, store):
+    store.append_history("Alice's birthday is on 3 May")
+    assert asyncio.run(recall_context(Recall.for_store(store), "when is the birthday?")) == ""
+    on = Recall(workspace, Config.model_validate({"memory": {"search": {"autoRecall": True}}}))
+    block = asyncio.run(recall_context(on, "when is the birthday?"))
+    assert block.startswith("## Recalled memory") and "3 May" in block and "memory/history.jsonl#cursor=1" in block
+    assert len(block.splitlines()) <= 1 + 3
+
+
+def test_memory_search_function(workspace, store):
+    store.append_history("the heron came back to the pond")
+    hits = memory_search("heron", k=5, workspace=workspace)
+    assert [h.source.cursor for h in hits] == [1]
+    assert hits[0].to_dict()["source"] == "memory/history.jsonl#cursor=1"
+
+
+def test_cli_index_and_search(workspace, store):
+    store.append_history("the heron came back to the pond")
+    ws = str(workspace.root)
+    out = run_cli("-w", ws, "index", "--json")
+    assert out.returncode == 0, out.stderr
+    assert orjson.loads(out.stdout)["history_entries"] == 1
+    assert (workspace.memory_dir / ".index.sqlite").exists()
+    out = run_cli("-w", ws, "search", "heron", "-k", "2", "--json")
+    assert out.returncode == 0, out.stderr
+    assert orjson.loads(out.stdout)[0]["ref"]["cursor"] == 1
+    out = run_cli("-w", ws, "search", "heron")
+    assert "memory/history.jsonl#cursor=1" in out.stdout
+    out = run_cli("-w", ws, "index", "--rebuild")
+    assert out.returncode == 0 and "rebuilt" in out.stdout
+    out = run_cli("-w", ws, "search", "x", "--since", "not-a-date")
+    assert out.returncode == 1 and "ISO date" in out.stderr
+
+
+def test_bm25_search_does_not_import_litellm(workspace, store):
+    store.append_history("nothing heavy")
+    code = ("import sys; from reverie.recall import memory_search; "
+            f"memory_search('heavy', workspace={str(workspace.root)!r}); print('litellm' in sys.modules)")
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "False", out.stderr
