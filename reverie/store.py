@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from .config import Config, load_config
@@ -16,6 +17,7 @@ from .cursors import read_cursor, write_cursor
 from .errors import CursorError
 from .history import HistoryEntry, HistoryLog
 from .migrate import migrate_legacy_history
+from .security.secrets import redact
 from .workspace import MEMORY, SOUL, USER, Workspace
 
 log = logging.getLogger(__name__)
@@ -112,8 +114,9 @@ class MemoryStore:
         return self.history.count_since(self.dream_cursor())
 
 
-def _redactor():  # type: ignore[no-untyped-def]
-    return None
+def _redactor() -> Callable[[str], str]:
+    """Every history entry is redacted before it is written (see ``reverie.security.secrets``)."""
+    return redact
 
 
 def _recover_from_git(workspace: Workspace) -> int | None:

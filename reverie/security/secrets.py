@@ -1,0 +1,343 @@
+"""Credential detection and redaction: pure Python, no network, cheap enough to run on every history append.
+
+``scan(text)`` finds credentials and returns ``SecretMatch(kind, start, end)`` spans (the secret value only,
+never the name it is assigned to); ``redact(text)`` replaces each span by ``[REDACTED:<kind>]``. Redaction is
+idempotent: a redacted text scans clean.
+
+Kinds (see ``KINDS``):
+
+- Fixed-format tokens, found by their prefix and shape: ``aws-access-key-id`` (``AKIA``/``ASIA``… + 16),
+  ``anthropic-key`` (``sk-ant-…``), ``openai-key`` (``sk-…``, ``sk-proj-…``), ``github-token`` (``ghp_``,
+  ``gho_``, ``ghu_``, ``ghs_``, ``ghr_``, ``github_pat_``), ``slack-token`` (``xox[abprs]-…``), ``google-api-key``
+  (``AIza`` + 35), ``stripe-key`` (``sk_live_``, ``rk_live_``, ``pk_live_``, ``sk_test_``, ``rk_test_``),
+  ``jwt`` (three base64url segments, the first two JSON objects), ``private-key`` (a whole PEM private key block).
+- ``url-password``: the password of ``scheme://user:password@host`` (obvious placeholders are left alone).
+- ``aws-secret-key``: 40 base64 characters assigned to a name mentioning AWS and secret.
+- ``bearer-token``: a high-entropy token after ``Bearer``.
+- ``password`` / ``secret``: a value assigned (``=``, ``:``, ``=>``, ``:=``) to a name ending in
+  password/passwd/pwd/pass or key/secret/token/credential(s)/auth, accepted only if it looks random: long
+  enough, several character classes, Shannon entropy over a threshold, and not an identifier, a path, a URL,
+  a placeholder or a variable reference. Names mentioning "public" are ignored.
+
+Things deliberately not reported: git object ids and other bare hex strings, UUIDs, base64 data, file paths and
+URLs without a password, unless they are assigned to a secret-like name. Measured detection and false-positive
+rates are in the README's Security section (corpus: ``tests/security_corpus.py``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["SecretMatch", "KINDS", "scan", "redact", "shannon_entropy"]
+
+KINDS = (
+    "private-key",
+    "aws-access-key-id",
+    "aws-secret-key",
+    "anthropic-key",
+    "openai-key",
+    "github-token",
+    "slack-token",
+    "google-api-key",
+    "stripe-key",
+    "jwt",
+    "url-password",
+    "bearer-token",
+    "password",
+    "secret",
+)
+
+_REDACTED_PREFIX = "[REDACTED:"
+
+
+@dataclass(frozen=True, slots=True)
+class SecretMatch:
+    """A credential found in a text: ``text[start:end]`` is the secret value."""
+
+    kind: str
+    start: int
+    end: int
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits per character of ``value``'s own character distribution."""
+    if not value:
+        return 0.0
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+# -- fixed-format tokens -------------------------------------------------------------------------------------
+# Every pattern starts with a literal so the regex engine can skip ahead with a fast substring search (a
+# leading look-behind or case-insensitive alternation costs ~1 ms per 64 kB each); the left boundary (not inside
+# a longer token) is checked in code instead.
+_TOKEN_NEIGHBOURS = frozenset(string.ascii_letters + string.digits + "_-")
+_R = r"(?![A-Za-z0-9_\-])"  # right boundary
+
+_PEM = re.compile(
+    r"-----BEGIN (?P<label>(?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?)-----"
+    r"(?:.*?-----END (?P=label)-----|.*\Z)",
+    re.S,
+)
+
+
+def _mixed(value: str) -> bool:
+    """True when ``value`` has a digit and a letter: random tokens almost always do, word lists do not."""
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+def _sk_ok(value: str) -> bool:
+    body = value.split("-", 1)[1] if "-" in value else value
+    longest_run = max(len(run) for run in re.split(r"[-_]", body))
+    # Random key bodies have long runs between '-'/'_'; "sk-test-example-key-123" is words.
+    return longest_run >= 10 and _mixed(body) and shannon_entropy(body) >= 3.5
+
+
+def _aws_id_ok(value: str) -> bool:
+    return not value.endswith("EXAMPLE")  # AWS's documented example ids
+
+
+_AWS_PREFIXES = "AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA"
+
+# (kind, pattern, validator or None)
+_RULES: list[tuple[str, re.Pattern[str], Callable[[str], bool] | None]] = [
+    ("private-key", _PEM, None),
+    ("aws-access-key-id", re.compile(rf"(?:{_AWS_PREFIXES})[A-Z2-7]{{16}}(?![A-Za-z0-9])"), _aws_id_ok),
+    ("anthropic-key", re.compile(r"sk-ant-[A-Za-z0-9_\-]{32,}" + _R), _sk_ok),
+    ("openai-key", re.compile(r"sk-(?!ant-)(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_\-]{20,}" + _R), _sk_ok),
+    *(
+        ("github-token", re.compile(prefix + r"_[A-Za-z0-9]{36,255}(?![A-Za-z0-9_])"), None)
+        for prefix in ("ghp", "gho", "ghu", "ghs", "ghr")
+    ),
+    ("github-token", re.compile(r"github_pat_[A-Za-z0-9_]{22,255}(?![A-Za-z0-9_])"), None),
+    ("slack-token", re.compile(r"xox[abprs]-[A-Za-z0-9\-]{10,250}" + _R), _mixed),
+    ("slack-token", re.compile(r"xapp-\d-[A-Za-z0-9\-]{10,250}" + _R), _mixed),
+    ("google-api-key", re.compile(r"AIza[0-9A-Za-z_\-]{35}" + _R), None),
+    *(
+        ("stripe-key", re.compile(prefix + r"_[0-9A-Za-z]{16,247}(?![A-Za-z0-9_])"), _mixed)
+        for prefix in ("sk_live", "rk_live", "pk_live", "sk_test", "rk_test")
+    ),
+    ("jwt", re.compile(r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}" + _R), None),
+]
+
+# -- passwords inside URLs -----------------------------------------------------------------------------------
+_URL_PASSWORD = re.compile(
+    r"://[^\s:/?#@'\"<>\[\],]{1,128}:(?P<pw>[^\s:/@'\"<>,]{1,256})@(?=[A-Za-z0-9\[])"
+)
+_PLACEHOLDERS = frozenset(
+    {
+        "password", "passwd", "pass", "pwd", "secret", "changeme", "example", "placeholder", "token",
+        "your_password", "yourpassword", "mypassword", "user", "username", "none", "null", "redacted",
+        "<password>", "[password]", "{password}", "***", "xxx", "...", "pass123", "password123",
+    }
+)
+
+
+def _is_placeholder(value: str) -> bool:
+    low = value.lower()
+    if low in _PLACEHOLDERS or low.startswith(_REDACTED_PREFIX.lower()) or "example" in low:
+        return True
+    if value[0] in "$%{<[*" or value.startswith("@@"):  # $VAR, ${VAR}, %(name)s, {{x}}, <your-key>, ****
+        return True
+    if set(low) <= set("x*.-_•#") or "..." in value or "…" in value:  # xxxxx, *****, truncated examples
+        return True
+    if low.startswith(("os.environ", "env.", "env:", "process.env", "secrets.", "vault:", "ref:")):
+        return True
+    return "your" in low and ("key" in low or "token" in low or "pass" in low or "secret" in low)
+
+
+# -- values assigned to secret-like names --------------------------------------------------------------------
+# Searched in the lower-cased text (literal prefixes, see above); the value is then read from the original text.
+_ASSIGN_TAIL = r"s?[\"'\]]?[ \t]{0,3}(?P<sep>=>|:=|[:=])(?P<ws>[ \t]{0,3})(?P<q>[\"'`]?)"
+_ASSIGN = [
+    re.compile(f"(?P<kw>{kw}){_ASSIGN_TAIL}")
+    for kw in ("pass(?:w(?:or)?d)?", "pwd", "key", "secret", "token", "credentials?", "auth")
+]
+_VALUE = re.compile(r"[^\s\"'`,;(){}\[\]<>]{6,512}")
+# Keywords that are common inside ordinary words ("monkey", "bypass", "oauth"): they must start a name part.
+_NEEDS_BOUNDARY = frozenset({"key", "pass", "auth", "pwd"})
+_NAME_CHARS = string.ascii_letters + string.digits + "_.-"
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[.\-][A-Za-z_][A-Za-z0-9_]*)*")
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/=_\-.~:]+")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_AWS_SECRET = re.compile(r"[A-Za-z0-9/+]{40}")
+_BEARER = re.compile(r"bearer[ \t]+(?P<val>[A-Za-z0-9._~+/\-]{20,1024}=*)(?![A-Za-z0-9._~+/\-])")
+
+
+def _name_before(text: str, kw_start: int) -> str:
+    """The name characters just before the keyword (``AWS_SECRET_ACCESS_`` before ``KEY``)."""
+    window = text[max(0, kw_start - 64) : kw_start]
+    return window[len(window.rstrip(_NAME_CHARS)) :]
+
+
+def _keyword_at_boundary(text: str, kw_start: int, kw: str) -> bool:
+    if kw_start == 0:
+        return True
+    before = text[kw_start - 1]
+    if not before.isalnum():
+        return True
+    return before.islower() and kw[0].isupper()  # camelCase: apiKey, dbPass
+
+
+def _looks_like_identifier(value: str) -> bool:
+    """``settings.api_key``, ``SECRET_NAME``, ``getToken``, ``v2.max_tokens``: code, not a credential."""
+    return bool(_IDENT.fullmatch(value)) and all(_word_like(part) for part in re.split(r"[.\-]", value))
+
+
+def _word_like(part: str) -> bool:
+    letters = [c for c in part if c.isalpha()]
+    if not letters or sum(c.isdigit() for c in part) > max(2, len(part) // 8):
+        return False
+    upper = sum(c.isupper() for c in letters)
+    # Random letters are about half upper-case; names are one case (snake, CONSTANT) or camelCase (few capitals).
+    return upper in (0, len(letters)) or upper / len(letters) < 0.3
+
+
+def _looks_like_path_or_url(value: str) -> bool:
+    return (
+        value.startswith(("/", "~/", "./", "../", "\\\\"))
+        or "://" in value
+        or (len(value) > 2 and value[1] == ":" and value[2] in "/\\")
+    )
+
+
+def _classes(value: str) -> int:
+    return (
+        any(c.islower() for c in value)
+        + any(c.isupper() for c in value)
+        + any(c.isdigit() for c in value)
+        + any(not c.isalnum() for c in value)
+    )
+
+
+def _assigned_kind(text: str, m: re.Match[str], v: re.Match[str]) -> str | None:
+    """The kind of value ``v`` assigned by ``m`` (matched on the lower-cased text), or None if not a credential."""
+    kw_start, kw_end = m.span("kw")
+    kw = text[kw_start:kw_end]
+    low_kw = kw.lower()
+    value, end = v.group(0), v.end()
+    if end < len(text) and text[end] in "({[":
+        return None  # a call or subscript: get_password(), env["TOKEN"]
+    quote = m.group("q")
+    if quote and (end >= len(text) or text[end] != quote):
+        return None  # the quoted value goes on past what we captured (spaces): prose, not a token
+    if m.group("sep") == ":" and not quote and not m.group("ws"):
+        return None  # "a:b:c" chains (ARNs, URNs, host:port): YAML and prose put a space after the colon
+    opening = text.rfind("[", max(0, kw_start - 32), kw_start)
+    if opening >= 0 and text.startswith(_REDACTED_PREFIX, opening):
+        return None  # the kind inside our own "[REDACTED:bearer-token]" marker is not a name
+    prefix = _name_before(text, kw_start)
+    name = (prefix + kw).lower()
+    if low_kw in _NEEDS_BOUNDARY and not _keyword_at_boundary(text, kw_start, kw) and not name.endswith("apikey"):
+        return None
+    if "public" in name or name.endswith(("pubkey", "pub_key")):
+        return None
+    is_password = low_kw.startswith(("pass", "pwd"))
+    mixed = _mixed(value)
+    if is_password and not mixed:
+        return None  # cheapest test first: a password worth hiding has letters and digits
+    if _is_placeholder(value) or _looks_like_path_or_url(value):
+        return None
+    if _looks_like_identifier(value) and (not is_password or "_" in value or "." in value):
+        return None  # "hunter2" is a (bad) password; "self.password", "new_pass", "PasswordField" are code
+    entropy = shannon_entropy(value)
+    if is_password:
+        # Passwords are short and chosen by people: ask for several character classes instead of randomness.
+        return "password" if len(value) >= 6 and _classes(value) >= 2 and entropy >= 2.3 else None
+    if "aws" in name and "secret" in name and _AWS_SECRET.fullmatch(value):
+        return "aws-secret-key"
+    if _UUID.fullmatch(value) and not any(w in name for w in ("key", "secret")):
+        return None  # request ids and idempotency "tokens"
+    if len(value) < 16 or not _TOKEN_CHARS.fullmatch(value) or entropy < 3.0:
+        return None
+    if not mixed and (len(value) < 24 or entropy < 4.0):
+        return None  # a long random token may lack digits by chance; a short one without them is a word
+    if value.replace("-", "").replace(".", "").isdigit():
+        return None  # phone numbers, dates, version strings
+    return "secret"
+
+
+def _ascii_lower(text: str) -> str:
+    """Lower-case with offsets preserved (``str.lower`` may lengthen a few non-ASCII characters)."""
+    low = text.lower()
+    if len(low) == len(text):
+        return low
+    return "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+
+
+def _left_ok(text: str, start: int) -> bool:
+    return start == 0 or text[start - 1] not in _TOKEN_NEIGHBOURS
+
+
+def scan(text: str) -> list[SecretMatch]:
+    """Every credential in ``text``, as non-overlapping spans in text order."""
+    if not text or len(text) < 8:
+        return []
+    found: list[SecretMatch] = []
+    for kind, pattern, ok in _RULES:
+        for m in pattern.finditer(text):
+            if (kind == "private-key" or _left_ok(text, m.start())) and (ok is None or ok(m.group(0))):
+                found.append(SecretMatch(kind, m.start(), m.end()))
+    for m in _URL_PASSWORD.finditer(text):
+        pw = m.group("pw")
+        scheme_ok = m.start() > 0 and text[m.start() - 1].isalnum()
+        if scheme_ok and not _is_placeholder(pw) and (len(pw) >= 8 or _classes(pw) >= 2):
+            found.append(SecretMatch("url-password", m.start("pw"), m.end("pw")))
+    low = _ascii_lower(text)
+    for m in _BEARER.finditer(low):
+        if m.start() > 0 and low[m.start() - 1].isalnum():
+            continue
+        value = text[m.start("val") : m.end("val")]
+        if _mixed(value) and shannon_entropy(value) >= 3.0 and not _is_placeholder(value):
+            found.append(SecretMatch("bearer-token", m.start("val"), m.end("val")))
+    for pattern in _ASSIGN:
+        for m in pattern.finditer(low):
+            v = _VALUE.match(text, m.end())
+            if v is not None:
+                kind = _assigned_kind(text, m, v)
+                if kind is not None:
+                    found.append(SecretMatch(kind, v.start(), v.end()))
+    return _without_overlaps(found)
+
+
+def _without_overlaps(found: list[SecretMatch]) -> list[SecretMatch]:
+    """Keep the earliest-starting (then longest) span of each overlapping group."""
+    found.sort(key=lambda s: (s.start, -(s.end - s.start)))
+    out: list[SecretMatch] = []
+    for match in found:
+        if out and match.start < out[-1].end:
+            if match.end > out[-1].end and out[-1].kind in ("password", "secret"):
+                out[-1] = SecretMatch(match.kind, out[-1].start, match.end)
+            continue
+        out.append(match)
+    return out
+
+
+def redact(text: str) -> str:
+    """``text`` with every credential value replaced by ``[REDACTED:<kind>]``.
+
+    Repeated until nothing more is found (at most three passes), so the result always scans clean: removing a
+    value can expose a neighbour that was glued to it, and redacting twice must change nothing.
+    """
+    for _ in range(3):
+        matches = scan(text)
+        if not matches:
+            break
+        text = _replace(text, matches)
+    return text
+
+
+def _replace(text: str, matches: list[SecretMatch]) -> str:
+    parts: list[str] = []
+    pos = 0
+    for match in matches:
+        parts.append(text[pos : match.start])
+        parts.append(f"{_REDACTED_PREFIX}{match.kind}]")
+        pos = match.end
+    parts.append(text[pos:])
+    return "".join(parts)
