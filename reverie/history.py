@@ -45,7 +45,15 @@ from .fsutil import atomic_write
 
 log = logging.getLogger(__name__)
 
-__all__ = ["HistoryEntry", "HistoryLog", "format_timestamp", "DEFAULT_MAX_ENTRY_CHARS", "TRUNCATION_MARKER"]
+__all__ = [
+    "HistoryEntry",
+    "HistoryLog",
+    "format_timestamp",
+    "DEFAULT_MAX_ENTRY_CHARS",
+    "TRUNCATION_MARKER",
+    "repair_torn_tail",
+    "write_all",
+]
 
 DEFAULT_MAX_ENTRY_CHARS = 64_000
 TRUNCATION_MARKER = "\n…[truncated {n} characters]"
@@ -205,27 +213,8 @@ class HistoryLog:
         return cursor
 
     def _repair_tail(self, fd: int) -> None:
-        size = os.fstat(fd).st_size
-        if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
-            return
-        start = _last_line_start(fd, size)
-        torn = os.pread(fd, size - start, start)
-        try:
-            HistoryEntry.from_json(torn)
-        except BadLine:
-            with open(self.torn_path, "ab") as out:
-                out.write(torn + b"\n")
-                out.flush()
-                os.fsync(out.fileno())
-            os.ftruncate(fd, start)
-            log.warning(
-                "%s: moved a torn last line (%d bytes) to %s", self.path, len(torn), self.torn_path.name
-            )
-        else:
-            _write_all(fd, b"\n")  # a complete entry that only lost its newline: keep it
-        if self.fsync:
-            os.fsync(fd)
-        self._cache_key = None
+        if repair_torn_tail(fd, self.path, self.torn_path, _is_entry, fsync=self.fsync):
+            self._cache_key = None
 
     def _last_cursor_locked(self, fd: int) -> int:
         st = os.fstat(fd)
@@ -378,14 +367,54 @@ class _Locked:
         self.owner._thread_lock.release()
 
 
-# -- byte-level helpers ---------------------------------------------------------------------------------------
-def _write_all(fd: int, data: bytes) -> None:
+# -- byte-level helpers (shared with other append-only JSONL files, e.g. sessions) ----------------------------
+def _is_entry(raw: bytes) -> bool:
+    try:
+        HistoryEntry.from_json(raw)
+    except BadLine:
+        return False
+    return True
+
+
+def repair_torn_tail(
+    fd: int, path: Path, torn_path: Path, is_complete: Callable[[bytes], bool], *, fsync: bool = True
+) -> bool:
+    """Make an append-only JSONL file end with ``\\n`` before the next append; True if it had to.
+
+    A last line without its newline is a crash mid-append: if ``is_complete`` accepts it, it only lost its
+    newline and is kept; anything else moves to ``torn_path`` (fsynced, with a warning) and is cut off, so the
+    next line is never glued onto garbage. ``fd`` must be open for reading and appending, under the writer lock.
+    """
+    size = os.fstat(fd).st_size
+    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+        return False
+    start = _last_line_start(fd, size)
+    torn = os.pread(fd, size - start, start)
+    if is_complete(torn):
+        _write_all(fd, b"\n")  # a complete line that only lost its newline: keep it
+    else:
+        with open(torn_path, "ab") as out:
+            out.write(torn + b"\n")
+            out.flush()
+            os.fsync(out.fileno())
+        os.ftruncate(fd, start)
+        log.warning("%s: moved a torn last line (%d bytes) to %s", path, len(torn), Path(torn_path).name)
+    if fsync:
+        os.fsync(fd)
+    return True
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until every byte is written (one call in practice, so an O_APPEND line is not interleaved)."""
     view = memoryview(data)
     while view:
         n = os.write(fd, view)
         if n <= 0:
-            raise HistoryError("write to history.jsonl made no progress")
+            raise HistoryError(f"write to fd {fd} made no progress")
         view = view[n:]
+
+
+_write_all = write_all
 
 
 def _last_line_start(fd: int, size: int) -> int:

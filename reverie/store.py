@@ -11,6 +11,7 @@ import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .config import Config, load_config
 from .cursors import read_cursor, write_cursor
@@ -112,6 +113,19 @@ class MemoryStore:
     def pending_count(self) -> int:
         """How many history entries Dream has not consumed yet."""
         return self.history.count_since(self.dream_cursor())
+
+    # -- the seed API (nanobot's older consolidation interface; see reverie.consolidator.seed) --------------
+    async def consolidate(
+        self, session: Any, provider: Any, model: str | None = None, *, archive_all: bool = False,
+        memory_window: int = 50,
+    ) -> bool:
+        """Archive old messages with one forced ``save_memory`` model call; False (nothing touched) on failure.
+
+        ``provider``: a model name or a ``ModelClient``. Imported on call so this module stays light.
+        """
+        from .consolidator.seed import consolidate
+
+        return await consolidate(self, session, provider, model, archive_all=archive_all, memory_window=memory_window)
 
 
 def _redactor() -> Callable[[str], str]:

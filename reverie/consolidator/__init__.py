@@ -1,1 +1,13 @@
-"""Filled by its issue."""
+"""Sessions and the token-pressure Consolidator.
+
+- ``sessions``: the session file format (nanobot's) and ``SessionStore``;
+- ``estimate``: what the agent's next prompt costs in tokens;
+- ``slicing``: where a session may be cut; ``transcript``: messages as labelled transcript lines;
+- ``archive``: one archive model call; ``consolidator``: the rounds, ``/new``; ``seed``: ``MemoryStore.consolidate``.
+"""
+
+from .consolidator import ConsolidationResult, Consolidator
+from .seed import consolidate
+from .sessions import Session, SessionInfo, SessionStore
+
+__all__ = ["Session", "SessionInfo", "SessionStore", "Consolidator", "ConsolidationResult", "consolidate"]

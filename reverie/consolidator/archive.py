@@ -1,0 +1,116 @@
+"""One archive call: a slice of conversation in, fact lines (or ``(nothing)``) out — or a reason it failed.
+
+The request follows the prompt protocol (``reverie.llm.protocol``): the system prompt is ``archive``'s
+(package data, overridable per workspace), the user message holds ``SECTION_CONTEXT`` (the messages just before
+the slice, for understanding only) and ``SECTION_ARCHIVE`` (the slice), as transcript lines with untrusted
+speakers labelled. The reply is accepted only as fact lines ``- [mark] fact`` or ``(nothing)``; anything else —
+an exception, ``finish_reason`` error/length, empty text, tool calls, no fact line at all — is a failure the
+caller answers with a raw archive, so model garbage never reaches history.jsonl.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ModelError
+from ..llm import protocol
+from ..llm.client import ModelClient
+from ..llm.prompts import load_prompt
+from ..llm.types import Usage
+from .transcript import render_transcript
+
+log = logging.getLogger(__name__)
+
+__all__ = ["ArchiveReply", "request_messages", "interpret", "summarise", "CONTEXT_MESSAGES"]
+
+#: How many messages before a slice are shown as context.
+CONTEXT_MESSAGES = 8
+_FAILED_FINISH = {"error", "length", "content_filter"}
+_MAX_REPLY_TOKENS = 4_096
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveReply:
+    """``facts`` is the history entry to append (None for ``(nothing)``) unless ``failure`` says why not."""
+
+    facts: str | None = None
+    failure: str | None = None
+    usage: Usage = field(default_factory=Usage)
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+
+def request_messages(
+    workspace: object,
+    context: Sequence[Mapping[str, Any]],
+    archive: Sequence[Mapping[str, Any]],
+    *,
+    fallback_stamp: str,
+    owner: str | None = None,
+) -> list[dict[str, str]]:
+    """The archive call's messages: system prompt, then the two protocol sections."""
+    body = protocol.render_sections(
+        [
+            (protocol.SECTION_CONTEXT, render_transcript(context, fallback_stamp=fallback_stamp, owner=owner, limit=1_000)
+             or protocol.NOTHING),
+            (protocol.SECTION_ARCHIVE, render_transcript(archive, fallback_stamp=fallback_stamp, owner=owner)),
+        ]
+    )
+    return [{"role": "system", "content": load_prompt(protocol.TASK_ARCHIVE, workspace)}, {"role": "user", "content": body}]
+
+
+def interpret(content: str | None, finish_reason: str, has_tool_calls: bool) -> tuple[str | None, str | None]:
+    """(facts or None, failure or None) for a reply's parts."""
+    if has_tool_calls:
+        return None, "the model called tools instead of answering"
+    if finish_reason in _FAILED_FINISH:
+        return None, f"finish_reason {finish_reason}"
+    text = (content or "").strip()
+    if not text:
+        return None, "empty reply"
+    facts: list[str] = []
+    skipped = 0
+    nothing = False
+    for line in text.splitlines():
+        parsed = protocol.parse_fact_line(line)
+        if parsed is None:
+            nothing = nothing or line.strip().rstrip(".").lower() == protocol.NOTHING
+            continue
+        mark, fact = parsed
+        if mark == "skip":
+            skipped += 1
+            continue
+        facts.append(f"- [{mark}] {' '.join(fact.split())}")
+    if facts:
+        return "\n".join(facts), None
+    if nothing or skipped:
+        return None, None
+    return None, "no fact lines and no (nothing) in the reply"
+
+
+async def summarise(
+    client: ModelClient,
+    workspace: object,
+    context: Sequence[Mapping[str, Any]],
+    archive: Sequence[Mapping[str, Any]],
+    *,
+    fallback_stamp: str,
+    owner: str | None = None,
+    model: str | None = None,
+) -> ArchiveReply:
+    """Ask the model for the slice's fact lines; never raises for a model failure (it is reported instead)."""
+    messages = request_messages(workspace, context, archive, fallback_stamp=fallback_stamp, owner=owner)
+    try:
+        reply = await client.complete(messages, model=model, max_tokens=_MAX_REPLY_TOKENS)
+    except ModelError as exc:  # the client turns every provider failure into ModelError after its retries
+        log.warning("archive call failed: %s", exc)
+        return ArchiveReply(failure=f"model error: {exc}")
+    facts, failure = interpret(reply.content, reply.finish_reason, bool(reply.tool_calls))
+    if failure:
+        log.warning("archive reply rejected: %s", failure)
+    return ArchiveReply(facts=facts, failure=failure, usage=reply.usage)

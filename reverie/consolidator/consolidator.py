@@ -1,0 +1,259 @@
+"""The Consolidator: keeps a session's prompt inside the context window by archiving its oldest turns.
+
+Trigger: the estimated prompt (``estimate_tokens``) reaches ``budget = contextWindowTokens − maxTokens − 1024``.
+Then the oldest safe slices (``slicing``) are archived, one model call each, until the estimate is at most
+``consolidationRatio × budget``, at most ``MAX_ROUNDS`` rounds per call. Each round, in this order:
+
+1. ask the model for fact lines (``archive.summarise``); on any failure, take the raw transcript instead;
+2. append the result to history.jsonl with the session key (``(nothing)`` appends nothing);
+3. only then advance ``last_consolidated`` in the session file.
+
+A crash between 2 and 3 archives that slice again on the next run: a duplicate in history, never a lost slice.
+A raw fallback ends the rounds of that call (the model is failing; the next call tries again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..config import Config
+from ..errors import HistoryError, LockTimeoutError, SessionError
+from ..history import format_timestamp
+from ..llm.client import ModelClient
+from ..llm.tokens import estimate_tokens as _estimate_message_tokens
+from ..llm.types import Usage
+from ..store import MemoryStore
+from .archive import CONTEXT_MESSAGES, summarise
+from .estimate import estimate_prompt_tokens, model_view
+from .sessions import Session, SessionStore
+from .slicing import pick_slice
+from .transcript import raw_archive_entries
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Consolidator", "ConsolidationResult", "MAX_ROUNDS", "RESERVED_TOKENS"]
+
+MAX_ROUNDS = 5
+#: Tokens kept free besides the reply's ``maxTokens`` (framing, the next user message).
+RESERVED_TOKENS = 1024
+_WRITE_ERRORS = (HistoryError, LockTimeoutError, SessionError, OSError)
+
+
+@dataclass
+class ConsolidationResult:
+    """What one Consolidator call did. ``stop`` says why it ended:
+
+    ``below-threshold``, ``target-reached``, ``max-rounds``, ``raw-fallback``, ``no-safe-slice``,
+    ``all-archived`` (archive_all / new_session), ``error`` (a history or session write failed; see ``error``).
+    """
+
+    session_key: str
+    budget: int
+    target: int
+    estimate_before: int
+    estimate_after: int = 0
+    rounds: int = 0
+    archived: list[int] = field(default_factory=list)  # messages archived, per round
+    cursors: list[int] = field(default_factory=list)  # history cursors written
+    offsets: list[int] = field(default_factory=list)  # last_consolidated after each round
+    raw_fallbacks: int = 0
+    nothing_rounds: int = 0
+    failures: list[str] = field(default_factory=list)  # why the model's answer was not used
+    usage: Usage = field(default_factory=Usage)
+    stop: str = "below-threshold"
+    error: str | None = None
+    cleared: bool = False
+
+    @property
+    def archived_messages(self) -> int:
+        return sum(self.archived)
+
+
+class Consolidator:
+    """Token-pressure archiving of sessions into history.jsonl, and ``/new``.
+
+    ``tools`` (the agent's tool schemas) and ``extra_system`` (its own system prompt text) make the estimate
+    match what the agent really sends; ``sessions`` defaults to the store's workspace's session files.
+    """
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        client: ModelClient,
+        config: Config | None = None,
+        *,
+        sessions: SessionStore | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        extra_system: str = "",
+    ) -> None:
+        self.store = store
+        self.client = client
+        self.config = config if config is not None else store.config
+        self.sessions = sessions if sessions is not None else SessionStore(store.workspace)
+        self.tools = tools
+        self.extra_system = extra_system
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    # -- budget -------------------------------------------------------------------------------------------
+    @property
+    def budget(self) -> int:
+        d = self.config.defaults
+        return max(1, d.context_window_tokens - d.max_tokens - RESERVED_TOKENS)
+
+    @property
+    def target(self) -> int:
+        return int(self.config.defaults.consolidation_ratio * self.budget)
+
+    def estimate_tokens(self, session: Session) -> int:
+        """Prompt tokens the agent would send now: system prompt with memory, unarchived messages, tools."""
+        return estimate_prompt_tokens(
+            self.client, self.store, session, tools=self.tools, extra_system=self.extra_system,
+            model=self.config.model,
+        )
+
+    # -- entry points -------------------------------------------------------------------------------------
+    async def maybe_consolidate(self, session: Session) -> ConsolidationResult:
+        """Archive the oldest turns if the prompt is over budget. Write failures are logged and reported in
+        the result (``stop="error"``), never raised: the agent's turn goes on and the next call retries."""
+        async with self._lock(session):
+            estimate = self.estimate_tokens(session)
+            result = ConsolidationResult(session.key, self.budget, self.target, estimate, estimate)
+            if estimate < self.budget:
+                return result
+            try:
+                await self._rounds(session, result, everything=False)
+            except _WRITE_ERRORS as exc:
+                log.error("consolidating session %s stopped: %s", session.key, exc)
+                result.stop, result.error = "error", str(exc)
+            result.estimate_after = self.estimate_tokens(session)
+            return result
+
+    async def archive_all(self, session: Session) -> ConsolidationResult:
+        """Archive every message not yet archived (model first, raw if it fails).
+
+        Raises ``SessionError`` when even the raw archive cannot be written; what was archived stays archived.
+        """
+        async with self._lock(session):
+            return await self._archive_all_locked(session)
+
+    async def new_session(self, session: Session) -> ConsolidationResult:
+        """``/new``: archive everything not yet archived, synchronously, then clear the session.
+
+        Order: archive (history append, then offset) → clear (atomic rewrite). A crash before the clear leaves
+        the session as it was, archived again by the next ``/new`` (a duplicate, never a loss). If the archive
+        cannot be written at all, the session is NOT cleared and ``SessionError`` says so for the user.
+        """
+        async with self._lock(session):
+            result = await self._archive_all_locked(session)
+            try:
+                self.sessions.clear(session, archived=len(session.messages))
+            except (OSError, LockTimeoutError) as exc:
+                raise SessionError(
+                    f"The conversation was archived but could not be cleared ({exc}); it was kept. Try /new again."
+                ) from exc
+            result.cleared = True
+            result.estimate_after = self.estimate_tokens(session)
+            return result
+
+    # -- internals ----------------------------------------------------------------------------------------
+    async def _archive_all_locked(self, session: Session) -> ConsolidationResult:
+        estimate = self.estimate_tokens(session)
+        result = ConsolidationResult(session.key, self.budget, self.target, estimate, estimate)
+        try:
+            await self._rounds(session, result, everything=True)
+        except _WRITE_ERRORS as exc:
+            raise SessionError(
+                f"Could not archive the conversation ({exc}); nothing was cleared. Try again once memory is writable."
+            ) from exc
+        result.estimate_after = self.estimate_tokens(session)
+        return result
+
+    async def _rounds(self, session: Session, result: ConsolidationResult, *, everything: bool) -> None:
+        self._adopt_disk_offset(session)
+        estimate = result.estimate_before
+        while True:
+            start = session.last_consolidated
+            if everything:
+                if start >= len(session.messages):
+                    result.stop = "all-archived"
+                    return
+                end: int | None = self._largest_slice(session, start)
+            else:
+                if estimate <= self.target:
+                    result.stop = "target-reached"
+                    return
+                if result.rounds >= MAX_ROUNDS:
+                    result.stop = "max-rounds"
+                    return
+                end = pick_slice(
+                    session.messages, start, need=estimate - self.target, max_tokens=max(1, self.budget // 2),
+                    tokens_of=_message_tokens,
+                )
+                if end is None:
+                    result.stop = "no-safe-slice"
+                    return
+            if not await self._archive_slice(session, start, end, result, rest_if_raw=everything):
+                if not everything:
+                    result.stop = "raw-fallback"
+                    return
+            if not everything:
+                estimate = self.estimate_tokens(session)
+
+    def _largest_slice(self, session: Session, start: int) -> int:
+        """For archive_all: as many turns as one call may carry (``budget // 2`` tokens), at least one."""
+        end = pick_slice(
+            session.messages, start, need=sys.maxsize, max_tokens=max(1, self.budget // 2),
+            tokens_of=_message_tokens, include_end=True,
+        )
+        return len(session.messages) if end is None else end
+
+    async def _archive_slice(
+        self, session: Session, start: int, end: int, result: ConsolidationResult, *, rest_if_raw: bool
+    ) -> bool:
+        """Archive ``messages[start:end]``; False when it had to be raw-archived."""
+        messages = session.messages
+        owner = session.metadata.get("user_name") if isinstance(session.metadata.get("user_name"), str) else None
+        stamp = format_timestamp()
+        reply = await summarise(
+            self.client, self.store.workspace, messages[max(0, start - CONTEXT_MESSAGES) : start], messages[start:end],
+            fallback_stamp=stamp, owner=owner, model=self.config.model,
+        )
+        result.usage = result.usage + reply.usage
+        result.rounds += 1
+        if reply.ok:
+            if reply.facts is None:
+                result.nothing_rounds += 1
+            else:
+                result.cursors.append(self.store.history.append(reply.facts, session.key))
+        else:
+            result.failures.append(reply.failure or "")
+            result.raw_fallbacks += 1
+            if rest_if_raw:
+                end = len(messages)  # the model is failing: archive the rest raw rather than call it again
+            for entry in raw_archive_entries(messages[start:end], fallback_stamp=stamp, owner=owner):
+                result.cursors.append(self.store.history.append(entry, session.key))
+        # History first, then the offset: a crash in between re-archives this slice, never loses it.
+        self.sessions.save_offset(session, end)
+        result.archived.append(end - start)
+        result.offsets.append(end)
+        return reply.ok
+
+    def _adopt_disk_offset(self, session: Session) -> None:
+        """If another process archived further meanwhile, start from its offset (no double archiving)."""
+        if session.path is None:
+            return
+        on_disk = self.sessions.load(session.path)
+        if on_disk is not None and session.last_consolidated < on_disk.last_consolidated <= len(session.messages):
+            session.last_consolidated = on_disk.last_consolidated
+
+    def _lock(self, session: Session) -> asyncio.Lock:
+        return self._locks.setdefault(session.key, asyncio.Lock())
+
+
+def _message_tokens(message: Mapping[str, Any]) -> int:
+    return _estimate_message_tokens([model_view(message)])

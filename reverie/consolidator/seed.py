@@ -1,0 +1,140 @@
+"""The seed API: nanobot's older ``MemoryStore.consolidate(session, provider, model, …) -> bool``.
+
+One model call with the ``save_memory`` tool forced (``history_entry``: what to append to history;
+``memory_update``: the whole new MEMORY.md). Kept for agents written against that interface; new code uses the
+``Consolidator``. Contract, as documented by nanobot:
+
+- messages to archive: all of them with ``archive_all``, else ``messages[last_consolidated : len − memory_window//2]``
+  (nothing to archive → True, nothing touched);
+- on success: MEMORY.md rewritten only when it changed, the entry appended to history.jsonl with the session
+  key, then ``session.last_consolidated`` set (0 with ``archive_all``, else ``len(messages) − memory_window//2``).
+  The caller saves the session, as with nanobot (``SessionStore.save_offset`` for Reverie sessions);
+- on any failure (model error, no tool call, malformed or missing arguments, a write error): False, with the
+  session and the files as they were.
+
+Order: MEMORY.md (atomic write) → history append → offset. If the append fails, MEMORY.md is put back.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from ..errors import HistoryError, LockTimeoutError, ModelError, WorkspaceError
+from ..history import format_timestamp
+from ..llm import protocol
+from ..llm.client import ModelClient
+from ..llm.prompts import load_prompt
+from ..store import MemoryStore
+from ..workspace import MEMORY
+from .transcript import render_transcript
+
+log = logging.getLogger(__name__)
+
+__all__ = ["consolidate", "SAVE_MEMORY_TOOL"]
+
+SAVE_MEMORY_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "save_memory",
+        "description": "Save what this conversation taught you into long-term memory.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "history_entry": {
+                    "type": "string",
+                    "description": "What happened, for the searchable history log: fact lines '- [mark] fact', "
+                    "or a short paragraph starting with [YYYY-MM-DD HH:MM].",
+                },
+                "memory_update": {
+                    "type": "string",
+                    "description": "The complete new memory/MEMORY.md: every existing fact that still holds plus "
+                    "the new ones. Return it unchanged when nothing new was learned.",
+                },
+            },
+            "required": ["history_entry", "memory_update"],
+        },
+    },
+}
+_FORCE = {"type": "function", "function": {"name": "save_memory"}}
+_INSTRUCTION = (
+    "\n\nAnswer by calling the save_memory tool exactly once: `history_entry` holds your fact lines, "
+    "`memory_update` the complete updated content of the section \"memory/MEMORY.md\"."
+)
+
+
+def _offset(session: Any) -> int:
+    value = getattr(session, "last_consolidated", 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+async def consolidate(
+    store: MemoryStore,
+    session: Any,
+    provider: ModelClient | str,
+    model: str | None = None,
+    *,
+    archive_all: bool = False,
+    memory_window: int = 50,
+) -> bool:
+    """Archive old messages of ``session`` with one forced ``save_memory`` call; False on any failure."""
+    messages = list(getattr(session, "messages", None) or [])
+    key = getattr(session, "key", None)
+    key = key if isinstance(key, str) else None
+    if archive_all:
+        old, new_offset = messages, 0
+    else:
+        keep = max(0, memory_window // 2)
+        if len(messages) <= keep:
+            return True
+        new_offset = len(messages) - keep
+        old = messages[min(_offset(session), new_offset) : new_offset]
+    if not old:
+        return True
+
+    if isinstance(provider, str):
+        client, model_name = ModelClient(store.config), model or provider
+    else:
+        client, model_name = provider, model
+    current = store.read_long_term()
+    body = protocol.render_sections(
+        [
+            (MEMORY, current or "(empty)"),
+            (protocol.SECTION_ARCHIVE, render_transcript(old, fallback_stamp=format_timestamp())),
+        ]
+    )
+    request = [
+        {"role": "system", "content": load_prompt(protocol.TASK_ARCHIVE, store.workspace) + _INSTRUCTION},
+        {"role": "user", "content": body},
+    ]
+    try:
+        reply = await client.complete(request, model=model_name, tools=[SAVE_MEMORY_TOOL], tool_choice=_FORCE)
+    except ModelError as exc:
+        log.warning("consolidate: model call failed: %s", exc)
+        return False
+    call = next((c for c in reply.tool_calls if c.name == "save_memory"), None)
+    if call is None or call.arguments is None:
+        log.warning("consolidate: the model did not call save_memory with JSON arguments")
+        return False
+    entry, update = call.arguments.get("history_entry"), call.arguments.get("memory_update")
+    if not isinstance(entry, str) or not entry.strip():
+        log.warning("consolidate: save_memory without a history_entry string")
+        return False
+    if update is not None and not isinstance(update, str):
+        log.warning("consolidate: save_memory's memory_update is not a string")
+        return False
+    changed = isinstance(update, str) and update.strip() != "" and update != current
+    try:
+        if changed:
+            store.write_long_term(update)  # atomic replace
+        try:
+            store.append_history(entry.strip(), key)
+        except (HistoryError, LockTimeoutError, OSError):
+            if changed:
+                store.write_long_term(current)  # put MEMORY.md back: a failed call leaves the files untouched
+            raise
+    except (HistoryError, LockTimeoutError, WorkspaceError, OSError) as exc:
+        log.warning("consolidate: could not write memory: %s", exc)
+        return False
+    session.last_consolidated = new_offset
+    return True

@@ -1,0 +1,463 @@
+"""Session files (``<workspace>/sessions/<safe_key>.jsonl``): nanobot's format. This docstring is the spec.
+
+One JSON object per line, UTF-8, ``\\n``-terminated. The first line is the metadata line::
+
+    {"_type": "metadata", "key": "cli:alice", "created_at": "2026-11-22T14:05:00.123456",
+     "updated_at": "2026-11-22T15:00:00.000001", "metadata": {}, "last_consolidated": 12}
+
+then one message per line, in the chat format, oldest first::
+
+    {"role": "user", "content": "hi", "timestamp": "2026-11-22T14:05:01.000000"}
+    {"role": "assistant", "content": null, "tool_calls": [...], "timestamp": "..."}
+    {"role": "tool", "content": "...", "tool_call_id": "call_1", "name": "read_file", "timestamp": "..."}
+
+- ``key``: the session key (``channel:chat``). ``created_at``/``updated_at``: ISO 8601 local time.
+- ``last_consolidated``: how many of the messages (counted in file order, valid lines only) are already archived
+  into history.jsonl; an int in ``0..len(messages)``. Anything else (negative, past the end, not an int, a bool)
+  is corrupt and is read as 0 with a warning: re-archiving may duplicate, never lose.
+- Messages: ``role`` (str) and ``content`` (str, null, or a list of content parts) plus ``timestamp`` and the
+  optional ``tool_calls``, ``tool_call_id``, ``name``; other keys are kept and ignored.
+- File name: the key with every character but letters, digits, ``.``, ``-`` and ``_`` replaced by ``_`` (``cli:alice`` →
+  ``cli_alice.jsonl``), capped in length, never ``.``/``..``, so no key can name a path outside ``sessions/``.
+  If that name is already taken by a different key, ``<name>-<hash of key>.jsonl`` is used instead.
+
+Durability (one comment per write says which rule it follows):
+
+- Messages are appended as they come: one ``write`` of the whole line on an ``O_APPEND`` descriptor, under the
+  session's lock (``<file>.lock``, across threads and processes), fsynced. A torn last line left by a crash is
+  repaired before the next append (see ``reverie.history.repair_torn_tail``; garbage goes to ``<file>.torn``).
+- ``last_consolidated`` lives in the metadata line, as nanobot keeps it, so nanobot reads the same offset. The
+  metadata line is the first line, so updating it rewrites the file: under the same lock the file is re-read
+  from disk (keeping appends from other processes, and unreadable lines byte for byte) and replaced atomically
+  (temp, fsync, rename). A crash leaves the old or the new file, each with every message: no message is lost.
+  A sidecar file would avoid the rewrite, but nanobot would then read a stale offset; consolidation is rare next
+  to appends, so the rewrite's cost (measured in bench/consolidator.py) is the better trade.
+- Clearing (``/new``) replaces the file atomically with a fresh metadata line; messages appended by another
+  process after the archive was taken are carried over, and unreadable lines are saved to ``<file>.corrupt``.
+
+Reading takes no lock. Bad lines (not JSON, not an object, no string ``role``) are skipped with one warning per
+kind; lines with invalid UTF-8 are decoded with U+FFFD and kept; an unterminated last line is an append in flight.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+from filelock import FileLock, Timeout
+
+from ..errors import LockTimeoutError, SessionError
+from ..fsutil import atomic_write
+from ..history import repair_torn_tail, write_all
+from ..workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Session", "SessionInfo", "SessionStore", "safe_filename", "MAX_MESSAGE_CHARS"]
+
+#: Longest message content stored; longer content is cut with a marker (a chat line is never a megabyte of data).
+MAX_MESSAGE_CHARS = 200_000
+_TRUNCATED = "\n…[truncated {n} characters]"
+_UNSAFE = re.compile(r"[^\w.-]")  # \w is Unicode-aware: letters and digits of any script, and "_"
+_MAX_NAME = 120
+_MESSAGE_KEYS = ("role", "content", "timestamp", "tool_calls", "tool_call_id", "name")
+
+_thread_locks: dict[str, threading.Lock] = {}
+_thread_locks_guard = threading.Lock()
+
+
+def safe_filename(key: str) -> str:
+    """The file stem for a session key: letters, digits, ``._-`` only, bounded, never a path component like ``..``."""
+    stem = _UNSAFE.sub("_", key)
+    if len(stem) > _MAX_NAME:
+        stem = stem[:_MAX_NAME] + "-" + _key_hash(key)
+    if not stem.strip("."):
+        stem = stem.replace(".", "_") or "_"
+    return stem
+
+
+def _key_hash(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def _now() -> datetime:
+    return datetime.now()
+
+
+def _parse_time(value: Any, fallback: datetime) -> datetime:
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            pass
+    return fallback
+
+
+def clean_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """Text safe to store: lone surrogates escaped, NUL kept as an escape, length capped with a marker."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    if len(text) > limit:
+        text = text[:limit] + _TRUNCATED.format(n=len(text) - limit)
+    return text
+
+
+def _clean_value(value: Any) -> Any:
+    """A JSON-able copy of a message value: bytes decoded, strings cleaned, unknown objects as their str."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return clean_text(bytes(value).decode("utf-8", "backslashreplace"))
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _clean_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean_value(v) for v in value]
+    return clean_text(str(value))
+
+
+def normalize_message(message: dict[str, Any]) -> dict[str, Any]:
+    """The message as stored: a string role, cleaned content, a timestamp; raises ``SessionError`` if unusable."""
+    if not isinstance(message, dict):
+        raise SessionError(f"a message must be a dict, not {type(message).__name__}")
+    role = message.get("role")
+    if not isinstance(role, str) or not role:
+        raise SessionError(f"a message needs a non-empty string role, not {role!r}")
+    out = {str(k): _clean_value(v) for k, v in message.items()}
+    out.setdefault("content", None)
+    if not isinstance(out.get("timestamp"), str):
+        out["timestamp"] = _now().isoformat()
+    return out
+
+
+@dataclass
+class Session:
+    """One conversation: its messages in order and how many of them are archived (``last_consolidated``)."""
+
+    key: str
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    created_at: datetime = field(default_factory=_now)
+    updated_at: datetime = field(default_factory=_now)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    last_consolidated: int = 0
+    path: Path | None = None
+
+    @property
+    def unconsolidated(self) -> list[dict[str, Any]]:
+        """The messages not yet archived, which the agent's prompt still carries."""
+        return self.messages[self.last_consolidated :]
+
+    def metadata_line(self) -> bytes:
+        obj = {
+            "_type": "metadata",
+            "key": self.key,
+            "created_at": self.created_at.isoformat(),
+            "updated_at": self.updated_at.isoformat(),
+            "metadata": _clean_value(self.metadata),
+            "last_consolidated": self.last_consolidated,
+        }
+        return orjson.dumps(obj) + b"\n"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    key: str
+    path: Path
+    updated_at: datetime
+    messages: int
+    last_consolidated: int
+
+
+@dataclass
+class _Parsed:
+    """A session file split into its parts; ``rest`` keeps every non-metadata line's raw bytes, in order."""
+
+    meta: dict[str, Any] | None
+    messages: list[dict[str, Any]]
+    rest: list[bytes]
+    bad: list[bytes]
+
+
+def _parse_lines(data: bytes, origin: str) -> _Parsed:
+    lines = data.split(b"\n")
+    tail = lines.pop()  # b"" after a final newline; otherwise an unterminated line (an append in flight)
+    meta: dict[str, Any] | None = None
+    messages: list[dict[str, Any]] = []
+    rest: list[bytes] = []
+    bad: list[bytes] = []
+    problems: Counter[str] = Counter()
+    for i, raw in enumerate(lines):
+        if not raw.strip():
+            continue
+        obj, problem = _load_line(raw)
+        if obj is not None and obj.get("_type") == "metadata":
+            if meta is None:
+                meta = obj
+                if i != 0:
+                    problems["metadata line is not first"] += 1
+            else:
+                problems["extra metadata line"] += 1
+            continue
+        rest.append(raw)
+        if problem == "invalid UTF-8":
+            problems["invalid UTF-8 (decoded with U+FFFD)"] += 1
+        if obj is None or not isinstance(obj.get("role"), str):
+            problems[problem or "message without a string role"] += 1
+            bad.append(raw)
+            continue
+        messages.append(obj)
+    if tail.strip():
+        obj, _ = _load_line(tail)
+        if obj is not None and obj.get("_type") != "metadata" and isinstance(obj.get("role"), str):
+            messages.append(obj)  # a complete line that only lacks its newline
+            rest.append(tail)
+        else:
+            log.debug("%s: ignoring an unterminated last line (an append in flight, or torn)", origin)
+    for kind, n in problems.items():
+        log.warning("%s: %d line(s): %s; skipped or repaired", origin, n, kind)
+    return _Parsed(meta, messages, rest, bad)
+
+
+def _load_line(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
+    try:
+        obj = orjson.loads(raw)
+        problem = None
+    except orjson.JSONDecodeError:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            try:
+                obj = orjson.loads(raw.decode("utf-8", "replace"))
+            except orjson.JSONDecodeError:
+                return None, "not JSON"
+            problem = "invalid UTF-8"
+        else:
+            return None, "not JSON"
+    if not isinstance(obj, dict):
+        return None, "not an object"
+    return obj, problem
+
+
+def _valid_offset(value: Any, n_messages: int, origin: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= n_messages:
+        log.warning(
+            "%s: last_consolidated %r is not an int in 0..%d; reset to 0 (unarchived messages are re-archived, "
+            "never lost)",
+            origin, value, n_messages,
+        )
+        return 0
+    return value
+
+
+class SessionStore:
+    """The session files of one workspace. Safe across threads and processes; no in-memory cache."""
+
+    def __init__(self, workspace: Workspace, *, fsync: bool = True, lock_timeout: float = 30.0) -> None:
+        self.workspace = workspace
+        self.dir = workspace.sessions_dir
+        self.fsync = fsync
+        self.lock_timeout = lock_timeout
+
+    # -- naming -------------------------------------------------------------------------------------------
+    def path_for(self, key: str) -> Path:
+        """The file of ``key``: its safe name, or a hashed variant when another key already owns that name."""
+        if not isinstance(key, str) or not key:
+            raise SessionError(f"a session key must be a non-empty string, not {key!r}")
+        plain = self.dir / f"{safe_filename(key)}.jsonl"
+        owner = _key_in_file(plain)
+        if owner is None or owner == key:
+            return plain
+        return self.dir / f"{safe_filename(key)[:_MAX_NAME]}-{_key_hash(key)}.jsonl"
+
+    # -- reading ------------------------------------------------------------------------------------------
+    def get_or_create(self, key: str) -> Session:
+        """The session of ``key`` as stored now, or a new empty one (its file is created on the first append)."""
+        path = self.path_for(key)
+        session = self.load(path)
+        if session is None:
+            return Session(key=key, path=path)
+        if session.key != key:
+            log.warning("%s: metadata names key %r, opened as %r", path, session.key, key)
+            session.key = key
+        return session
+
+    def load(self, path: Path) -> Session | None:
+        """The session in ``path``, or None when it does not exist."""
+        try:
+            data = Path(path).read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise SessionError(f"{path} cannot be read: {exc.strerror}") from exc
+        parsed = _parse_lines(data, str(path))
+        meta = parsed.meta or {}
+        if parsed.meta is None and parsed.messages:
+            log.warning("%s: no metadata line; starting from offset 0", path)
+        now = _now()
+        key = meta.get("key") if isinstance(meta.get("key"), str) and meta.get("key") else Path(path).stem
+        created = _parse_time(meta.get("created_at"), now)
+        return Session(
+            key=key,
+            messages=parsed.messages,
+            created_at=created,
+            updated_at=_parse_time(meta.get("updated_at"), created),
+            metadata=meta.get("metadata") if isinstance(meta.get("metadata"), dict) else {},
+            last_consolidated=_valid_offset(meta.get("last_consolidated", 0), len(parsed.messages), str(path)),
+            path=Path(path),
+        )
+
+    def list(self) -> list[SessionInfo]:
+        """Every session, most recently updated first."""
+        out: list[SessionInfo] = []
+        for path in sorted(self.dir.glob("*.jsonl")):
+            session = self.load(path)
+            if session is not None:
+                out.append(
+                    SessionInfo(session.key, path, session.updated_at, len(session.messages), session.last_consolidated)
+                )
+        out.sort(key=lambda s: s.updated_at, reverse=True)
+        return out
+
+    def __iter__(self) -> Iterator[SessionInfo]:
+        return iter(self.list())
+
+    # -- writing ------------------------------------------------------------------------------------------
+    def append(self, session: Session, message: dict[str, Any]) -> dict[str, Any]:
+        """Append one message durably (append-only with torn-tail repair) and to ``session.messages``."""
+        stored = normalize_message(message)
+        path = self._path_of(session)
+        line = orjson.dumps(stored) + b"\n"
+        with self._locked(path):
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                if os.fstat(fd).st_size == 0:
+                    # A new file starts with its metadata line, in the same single write as the first message.
+                    session.updated_at = _now()
+                    line = session.metadata_line() + line
+                else:
+                    repair_torn_tail(fd, path, _torn(path), _is_line, fsync=self.fsync)
+                write_all(fd, line)
+                if self.fsync:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+        session.messages.append(stored)
+        return stored
+
+    def save_offset(self, session: Session, last_consolidated: int) -> None:
+        """Record that the first ``last_consolidated`` messages are archived (atomic rewrite under the lock)."""
+        if isinstance(last_consolidated, bool) or not isinstance(last_consolidated, int) or last_consolidated < 0:
+            raise SessionError(f"last_consolidated must be a non-negative int, not {last_consolidated!r}")
+        path = self._path_of(session)
+        with self._locked(path):
+            parsed = self._read_locked(path)
+            if last_consolidated > len(parsed.messages):
+                raise SessionError(
+                    f"{path}: cannot mark {last_consolidated} messages archived; the file holds {len(parsed.messages)}"
+                )
+            session.last_consolidated = last_consolidated
+            session.updated_at = _now()
+            body = b"".join(raw + b"\n" for raw in parsed.rest)
+            # Atomic replace (temp, fsync, rename): a crash leaves the old or the new file, each with every message.
+            atomic_write(path, session.metadata_line() + body, fsync=self.fsync)
+
+    def clear(self, session: Session, *, archived: int | None = None) -> None:
+        """Start the session afresh (``/new``): drop the first ``archived`` messages (default: all in memory).
+
+        Messages another process appended after those are kept, so clearing never drops an unarchived one.
+        """
+        archived = len(session.messages) if archived is None else archived
+        path = self._path_of(session)
+        with self._locked(path):
+            parsed = self._read_locked(path)
+            if parsed.bad:
+                corrupt = path.with_name(path.name + ".corrupt")
+                with open(corrupt, "ab") as out:
+                    out.write(b"".join(raw + b"\n" for raw in parsed.bad))
+                    out.flush()
+                    os.fsync(out.fileno())
+                log.warning("%s: saved %d unreadable line(s) to %s before clearing", path, len(parsed.bad), corrupt.name)
+            kept = parsed.messages[archived:]
+            now = _now()
+            session.messages = kept
+            session.created_at = session.updated_at = now
+            session.last_consolidated = 0
+            body = b"".join(orjson.dumps(m) + b"\n" for m in kept)
+            # Atomic replace: a crash leaves the old session (archived again next time) or the cleared one.
+            atomic_write(path, session.metadata_line() + body, fsync=self.fsync)
+
+    # -- internals ----------------------------------------------------------------------------------------
+    def _path_of(self, session: Session) -> Path:
+        if session.path is None:
+            session.path = self.path_for(session.key)
+        session.path.parent.mkdir(parents=True, exist_ok=True)
+        return session.path
+
+    def _read_locked(self, path: Path) -> _Parsed:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_APPEND)
+        except FileNotFoundError:
+            return _Parsed(None, [], [], [])
+        try:
+            repair_torn_tail(fd, path, _torn(path), _is_line, fsync=self.fsync)
+        finally:
+            os.close(fd)
+        return _parse_lines(path.read_bytes(), str(path))
+
+    def _locked(self, path: Path) -> _SessionLock:
+        return _SessionLock(path, self.lock_timeout)
+
+
+class _SessionLock:
+    """Threads of this process (a ``threading.Lock`` per file) and other processes (``<file>.lock``)."""
+
+    def __init__(self, path: Path, timeout: float) -> None:
+        with _thread_locks_guard:
+            self._thread_lock = _thread_locks.setdefault(str(path), threading.Lock())
+        self._file_lock = FileLock(str(path) + ".lock", thread_local=False)
+        self._timeout = timeout
+
+    def __enter__(self) -> None:
+        if not self._thread_lock.acquire(timeout=self._timeout):
+            raise LockTimeoutError(f"timed out waiting for the session lock of {self._file_lock.lock_file}")
+        try:
+            self._file_lock.acquire(timeout=self._timeout)
+        except Timeout:
+            self._thread_lock.release()
+            raise LockTimeoutError(f"timed out waiting for {self._file_lock.lock_file}") from None
+
+    def __exit__(self, *exc: object) -> None:
+        self._file_lock.release()
+        self._thread_lock.release()
+
+
+def _torn(path: Path) -> Path:
+    return path.with_name(path.name + ".torn")
+
+
+def _is_line(raw: bytes) -> bool:
+    obj, _ = _load_line(raw)
+    return obj is not None
+
+
+def _key_in_file(path: Path) -> str | None:
+    """The key recorded in a session file's first line, or None (no file, or no readable metadata)."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(1 << 20)
+    except (FileNotFoundError, IsADirectoryError):
+        return None
+    obj, _ = _load_line(first.rstrip(b"\n"))
+    if obj is None or obj.get("_type") != "metadata" or not isinstance(obj.get("key"), str):
+        return None
+    return obj["key"]

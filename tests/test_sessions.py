@@ -1,0 +1,242 @@
+"""Session files: nanobot's format, safe names, appends with torn-tail repair, offsets, corruption, clearing."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import orjson
+import pytest
+
+from reverie.consolidator.sessions import Session, SessionStore, safe_filename
+from reverie.errors import SessionError
+
+
+def rows(path) -> list[dict]:
+    return [orjson.loads(l) for l in path.read_bytes().splitlines() if l.strip()]
+
+
+def user(text: str, **kw) -> dict:
+    return {"role": "user", "content": text, **kw}
+
+
+@pytest.fixture
+def sessions(workspace) -> SessionStore:
+    return SessionStore(workspace)
+
+
+def test_append_writes_metadata_first_then_one_message_per_line(sessions, workspace):
+    s = sessions.get_or_create("cli:alice")
+    assert s.messages == [] and not s.path.exists()
+    sessions.append(s, user("hi"))
+    sessions.append(s, {"role": "assistant", "content": "hello"})
+    assert s.path == workspace.sessions_dir / "cli_alice.jsonl"
+    meta, m1, m2 = rows(s.path)
+    assert meta["_type"] == "metadata" and meta["key"] == "cli:alice" and meta["last_consolidated"] == 0
+    assert set(meta) == {"_type", "key", "created_at", "updated_at", "metadata", "last_consolidated"}
+    assert m1["role"] == "user" and m1["content"] == "hi" and "timestamp" in m1
+    again = sessions.get_or_create("cli:alice")
+    assert [m["content"] for m in again.messages] == ["hi", "hello"]
+
+
+def test_nanobot_written_file_loads(sessions, workspace):
+    workspace.sessions_dir.mkdir(exist_ok=True)
+    path = workspace.sessions_dir / "telegram_42.jsonl"
+    lines = [
+        {"_type": "metadata", "key": "telegram:42", "created_at": "2026-01-02T10:00:00.123456",
+         "updated_at": "2026-01-02T11:00:00", "metadata": {"x": 1}, "last_consolidated": 2},
+        {"role": "user", "content": "a", "timestamp": "2026-01-02T10:00:01"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function",
+         "function": {"name": "read_file", "arguments": "{}"}}], "timestamp": "2026-01-02T10:00:02"},
+        {"role": "tool", "content": "data", "tool_call_id": "c1", "name": "read_file", "timestamp": "2026-01-02T10:00:03"},
+    ]
+    path.write_bytes(b"".join(orjson.dumps(l) + b"\n" for l in lines))
+    s = sessions.get_or_create("telegram:42")
+    assert s.path == path and len(s.messages) == 3 and s.last_consolidated == 2
+    assert s.metadata == {"x": 1} and s.created_at.year == 2026
+    assert [info.key for info in sessions.list()] == ["telegram:42"]
+    # Our rewrite of the offset keeps nanobot's shape and every message byte for byte.
+    before = path.read_bytes().splitlines()[1:]
+    sessions.save_offset(s, 3)
+    assert path.read_bytes().splitlines()[1:] == before
+    assert rows(path)[0]["last_consolidated"] == 3 and rows(path)[0]["metadata"] == {"x": 1}
+
+
+@pytest.mark.parametrize(
+    "key", ["../../etc/passwd", "/abs/path", "a\x00b", "..", ".", "", "x" * 1000, "C:\\win\\path", "a/../../b"]
+)
+def test_hostile_keys_stay_inside_sessions_dir(sessions, workspace, key):
+    if key == "":
+        with pytest.raises(SessionError):
+            sessions.get_or_create(key)
+        return
+    s = sessions.get_or_create(key)
+    sessions.append(s, user("x"))
+    assert s.path.parent == workspace.sessions_dir
+    assert s.path.resolve().parent == workspace.sessions_dir.resolve()
+    assert s.path.name not in (".jsonl", "..jsonl") and len(s.path.name) < 200
+    assert sessions.get_or_create(key).messages[0]["content"] == "x"
+
+
+def test_safe_filename_matches_nanobot_for_ordinary_keys():
+    assert safe_filename("cli:alice") == "cli_alice"
+    assert safe_filename("telegram:12345") == "telegram_12345"
+    assert safe_filename("discord:José") == "discord_José"
+
+
+def test_colliding_keys_get_distinct_files(sessions):
+    a = sessions.get_or_create("cli:alice")
+    sessions.append(a, user("from a"))
+    b = sessions.get_or_create("cli_alice")
+    sessions.append(b, user("from b"))
+    assert a.path != b.path
+    assert sessions.get_or_create("cli:alice").messages[0]["content"] == "from a"
+    assert sessions.get_or_create("cli_alice").messages[0]["content"] == "from b"
+
+
+def test_torn_tail_is_repaired_before_the_next_append(sessions, caplog):
+    s = sessions.get_or_create("k")
+    sessions.append(s, user("one"))
+    with open(s.path, "ab") as f:
+        f.write(b'{"role": "user", "content": "tw')  # a crash mid-append
+    assert len(sessions.get_or_create("k").messages) == 1  # the torn line is an append in flight
+    with caplog.at_level(logging.WARNING):
+        sessions.append(s, user("two"))
+    assert [m["content"] for m in sessions.get_or_create("k").messages] == ["one", "two"]
+    assert s.path.with_name(s.path.name + ".torn").read_bytes().startswith(b'{"role": "user", "content": "tw')
+    assert "torn" in caplog.text
+
+
+def test_complete_line_missing_its_newline_is_kept(sessions):
+    s = sessions.get_or_create("k")
+    sessions.append(s, user("one"))
+    with open(s.path, "ab") as f:
+        f.write(orjson.dumps(user("two")))
+    sessions.append(s, user("three"))
+    assert [m["content"] for m in sessions.get_or_create("k").messages] == ["one", "two", "three"]
+
+
+@pytest.mark.parametrize("bad", [-1, 99, "3", 2.5, True, None, [1]])
+def test_corrupt_offset_resets_to_zero_with_a_warning(sessions, bad, caplog):
+    s = sessions.get_or_create("k")
+    for i in range(3):
+        sessions.append(s, user(str(i)))
+    data = rows(s.path)
+    data[0]["last_consolidated"] = bad
+    s.path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in data))
+    with caplog.at_level(logging.WARNING):
+        loaded = sessions.get_or_create("k")
+    assert loaded.last_consolidated == 0 and len(loaded.messages) == 3
+    assert "last_consolidated" in caplog.text
+
+
+def test_bad_lines_are_skipped_with_a_warning_and_kept_on_rewrite(sessions, caplog):
+    s = sessions.get_or_create("k")
+    sessions.append(s, user("one"))
+    with open(s.path, "ab") as f:
+        f.write(b"not json at all\n[1, 2]\n{\"content\": \"no role\"}\n")
+        f.write(b'{"role": "user", "content": "bad \xff utf8"}\n')
+    sessions.append(s, user("two"))
+    with caplog.at_level(logging.WARNING):
+        loaded = sessions.get_or_create("k")
+    assert [m["content"] for m in loaded.messages] == ["one", "bad \ufffd utf8", "two"]
+    assert "not JSON" in caplog.text and "invalid UTF-8" in caplog.text
+    sessions.save_offset(loaded, 1)
+    assert b"not json at all" in s.path.read_bytes()  # never silently dropped
+
+
+def test_huge_binary_and_surrogate_content_is_capped_and_escaped(sessions):
+    s = sessions.get_or_create("k")
+    sessions.append(s, user("x" * 1_000_000))
+    sessions.append(s, {"role": "user", "content": b"\x00\xff\xfebinary"})
+    sessions.append(s, user("lone \ud800 surrogate"))
+    sessions.append(s, {"role": "tool", "content": object(), "tool_call_id": 7})
+    got = sessions.get_or_create("k").messages
+    assert len(got[0]["content"]) < 210_000 and "truncated" in got[0]["content"]
+    assert got[1]["content"] == "\x00\\xff\\xfebinary"
+    assert got[2]["content"] == "lone \\ud800 surrogate"
+    assert got[3]["content"].startswith("<object")
+
+
+def test_unusable_message_is_refused(sessions):
+    s = sessions.get_or_create("k")
+    with pytest.raises(SessionError):
+        sessions.append(s, {"content": "no role"})
+    with pytest.raises(SessionError):
+        sessions.append(s, "just text")  # type: ignore[arg-type]
+    assert not s.path.exists()
+
+
+def test_save_offset_keeps_appends_from_another_writer(sessions):
+    s = sessions.get_or_create("k")
+    for i in range(3):
+        sessions.append(s, user(str(i)))
+    other = SessionStore(sessions.workspace)
+    t = other.get_or_create("k")
+    other.append(t, user("3"))  # our in-memory session does not know about it
+    sessions.save_offset(s, 2)
+    loaded = sessions.get_or_create("k")
+    assert len(loaded.messages) == 4 and loaded.last_consolidated == 2
+
+
+def test_save_offset_refuses_bad_values(sessions):
+    s = sessions.get_or_create("k")
+    sessions.append(s, user("a"))
+    for bad in (-1, 2, True, "1"):
+        with pytest.raises(SessionError):
+            sessions.save_offset(s, bad)  # type: ignore[arg-type]
+    assert sessions.get_or_create("k").last_consolidated == 0
+
+
+def test_concurrent_appends_and_offset_writes_lose_nothing(sessions):
+    s = sessions.get_or_create("k")
+    sessions.append(s, user("start"))
+
+    def appender(n: int) -> None:
+        store = SessionStore(sessions.workspace, fsync=False)
+        mine = store.get_or_create("k")
+        for i in range(50):
+            store.append(mine, user(f"{n}-{i}"))
+
+    def offsetter() -> None:
+        store = SessionStore(sessions.workspace, fsync=False)
+        for _ in range(30):
+            store.save_offset(store.get_or_create("k"), 1)
+
+    threads = [threading.Thread(target=appender, args=(n,)) for n in range(3)] + [threading.Thread(target=offsetter)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    loaded = sessions.get_or_create("k")
+    assert len(loaded.messages) == 151 and loaded.last_consolidated == 1
+
+
+def test_clear_keeps_unarchived_later_messages_and_saves_bad_lines(sessions):
+    s = sessions.get_or_create("k")
+    for i in range(3):
+        sessions.append(s, user(str(i)))
+    with open(s.path, "ab") as f:
+        f.write(b"garbage\n")
+    SessionStore(sessions.workspace).append(SessionStore(sessions.workspace).get_or_create("k"), user("late"))
+    sessions.clear(s, archived=3)
+    loaded = sessions.get_or_create("k")
+    assert [m["content"] for m in loaded.messages] == ["late"] and loaded.last_consolidated == 0
+    assert rows(s.path)[0]["_type"] == "metadata"
+    assert s.path.with_name(s.path.name + ".corrupt").read_bytes() == b"garbage\n"
+
+
+def test_missing_metadata_line_loads_from_offset_zero(sessions, workspace):
+    workspace.sessions_dir.mkdir(exist_ok=True)
+    path = workspace.sessions_dir / "k.jsonl"
+    path.write_bytes(orjson.dumps(user("a")) + b"\n")
+    s = sessions.get_or_create("k")
+    assert len(s.messages) == 1 and s.last_consolidated == 0
+    sessions.save_offset(s, 1)
+    assert rows(path)[0]["_type"] == "metadata" and rows(path)[0]["last_consolidated"] == 1
+    assert len(sessions.get_or_create("k").messages) == 1
+
+
+def test_session_unconsolidated_view():
+    s = Session(key="k", messages=[user("a"), user("b"), user("c")], last_consolidated=2)
+    assert [m["content"] for m in s.unconsolidated] == ["c"]
