@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import re
 from typing import Any
 
@@ -23,20 +22,14 @@ _registered = False
 
 
 def _litellm() -> Any:
-    """Import litellm offline-safe (see the brief: local cost map, no .env loading, no hub downloads)."""
+    """litellm with Reverie's switches and providers (``_litellm.get_litellm``), plus ``hashembed``."""
     global _registered
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")
-    os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    import litellm
+    from ._litellm import get_litellm
 
-    litellm.suppress_debug_info = True
+    litellm = get_litellm()
     if not _registered:
-        providers = list(getattr(litellm, "custom_provider_map", []) or [])
-        if not any(p.get("provider") == HASH_PROVIDER for p in providers):
-            providers.append({"provider": HASH_PROVIDER, "custom_handler": _hash_handler(litellm)})
-            litellm.custom_provider_map = providers
+        providers = [p for p in litellm.custom_provider_map if p.get("provider") != HASH_PROVIDER]
+        litellm.custom_provider_map = providers + [{"provider": HASH_PROVIDER, "custom_handler": _hash_handler(litellm)}]
         _registered = True
     return litellm
 

@@ -1,0 +1,371 @@
+"""Dated memory files: the session-end summary (``/new``) and the pre-compaction flush. This docstring is their spec.
+
+``memory/YYYY-MM-DD-<slug>.md`` — one per ended session (at least ``memory.sessionFiles.minUserMessages`` user
+messages, default 3). The model names ``<slug>`` (kebab-case, ≤ 40 characters) and writes the summary through a
+forced ``save_summary`` tool call; on model failure a raw excerpt is written instead. Layout::
+
+    # <Title>
+
+    - Session: `<key>`
+    - Time: <first message> – <last message>
+    - Written: <now>[ (raw excerpt: the model was unavailable)]
+
+    ## Summary
+    <summary>
+
+    ## Key messages
+    - [YYYY-MM-DD HH:MM] USER: <excerpt>
+
+Created atomically and never overwritten: the bytes go to a temp file (fsync) that is then hard-linked to the first
+free name (``-2``, ``-3`` … on a clash), so two writers never clobber each other and a crash leaves no partial file.
+
+``memory/YYYY-MM-DD.md`` — the day's flushed facts, one ``- fact`` bullet per line under a ``# YYYY-MM-DD`` header.
+Append-only: each flush is one ``O_APPEND`` write + fsync under a lock, after repairing a missing final newline; facts
+already in that day's file (compared case- and punctuation-insensitively) are not written again. A flush happens at
+most once per session per compaction cycle (``memory/.reverie/flush.json`` maps session key → the session's
+``last_consolidated`` at its last flush; it is written after the append, so a crash in between only repeats a flush
+whose facts the dedup then drops).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+from filelock import FileLock
+
+from ..config import Config
+from ..errors import ModelError
+from ..fsutil import atomic_write, fsync_dir, read_text_lossy
+from ..llm import protocol
+from ..llm.prompts import load_prompt
+from ..workspace import Workspace
+from .rank import STOPWORDS
+from .sources import message_text
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "SAVE_SUMMARY_TOOL",
+    "SILENT",
+    "SessionFileResult",
+    "FlushResult",
+    "write_session_file",
+    "flush_due",
+    "maybe_flush",
+    "slugify",
+]
+
+SILENT = "[silent]"
+MAX_SLUG = 40
+MAX_TRANSCRIPT_CHARS = 60_000
+EXCERPT_CHARS = 280
+MAX_EXCERPTS = 8
+_FACT_BULLET = re.compile(r"^\s*[-*•]\s+(.+?)\s*$")
+
+#: The forced tool call of the session-summary task.
+SAVE_SUMMARY_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "save_summary",
+        "description": "Save the summary of the conversation as a dated memory file.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "slug": {"type": "string", "description": "kebab-case topic name, at most 40 characters"},
+                "summary": {"type": "string", "description": "what was discussed, decided and left open"},
+            },
+            "required": ["slug", "summary"],
+        },
+    },
+}
+_FORCE_SUMMARY = {"type": "function", "function": {"name": "save_summary"}}
+
+
+@dataclass(frozen=True)
+class SessionFileResult:
+    """``status``: ``written`` (model summary), ``raw`` (model failed: raw excerpt), ``skipped`` (too short/off)."""
+
+    status: str
+    path: str | None = None
+    slug: str | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class FlushResult:
+    """``status``: ``flushed``, ``silent`` (the model said so), ``no-facts`` (an unusable answer), ``not-due``,
+    ``already-flushed``, ``disabled`` or ``failed`` (model error; not recorded, so the next turn retries)."""
+
+    status: str
+    path: str | None = None
+    added: list[str] = field(default_factory=list)
+    duplicates: int = 0
+    reason: str = ""
+
+
+def slugify(text: str, limit: int = MAX_SLUG) -> str:
+    """kebab-case ASCII, at most ``limit`` characters, cut at a word boundary; ``""`` when nothing is left."""
+    words = re.findall(r"[a-z0-9]+", (text or "").lower())
+    slug = ""
+    for w in words:
+        candidate = f"{slug}-{w}" if slug else w
+        if len(candidate) > limit:
+            break
+        slug = candidate
+    return slug or ("-".join(words)[:limit].strip("-") if words else "")
+
+
+def _stamp(value: Any) -> str:
+    """A message timestamp as ``YYYY-MM-DD HH:MM`` (the transcript format), or ``""``."""
+    if isinstance(value, str) and value:
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M")
+        except ValueError:
+            return value[:16]
+    return ""
+
+
+def _role(message: Mapping[str, Any]) -> str:
+    role = message.get("role")
+    if role in ("user", "assistant"):
+        return str(role)
+    if role == "tool":
+        return "tool"
+    return f"other({message.get('name') or role})"
+
+
+def transcript(messages: Sequence[Mapping[str, Any]], limit: int = MAX_TRANSCRIPT_CHARS) -> str:
+    """Protocol transcript lines for the messages with text; the newest ``limit`` characters when too long."""
+    lines = [protocol.transcript_line(_stamp(m.get("timestamp")), _role(m), message_text(m.get("content")).strip())
+             for m in messages if isinstance(m, Mapping) and message_text(m.get("content")).strip()]
+    out: list[str] = []
+    size = 0
+    for line in reversed(lines):
+        size += len(line) + 1
+        if size > limit and out:
+            break
+        out.append(line)
+    return "\n".join(reversed(out))
+
+
+def _request(task: str, workspace: Workspace, messages: Sequence[Mapping[str, Any]], today: str) -> list[dict[str, str]]:
+    body = protocol.render_sections([(protocol.SECTION_TODAY, today),
+                                     (protocol.SECTION_ARCHIVE, transcript(messages))])
+    return [{"role": "system", "content": load_prompt(task, workspace)}, {"role": "user", "content": body}]
+
+
+# -- session-end memory files ---------------------------------------------------------------------------------
+async def write_session_file(workspace: Workspace, client: Any, key: str, messages: Sequence[Mapping[str, Any]], *,
+                             config: Config | None = None, now: datetime | None = None,
+                             model: str | None = None) -> SessionFileResult:
+    """Summarise an ending session into ``memory/YYYY-MM-DD-<slug>.md`` (see the module docstring).
+
+    ``client`` is a ``ModelClient``; ``messages`` are the session's messages (nanobot format). Never raises for a
+    model failure: the raw excerpt is written instead.
+    """
+    settings = (config or client.config).memory.session_files
+    now = now or datetime.now()
+    users = [m for m in messages if isinstance(m, Mapping) and m.get("role") == "user"
+             and message_text(m.get("content")).strip()]
+    if not settings.enabled:
+        return SessionFileResult("skipped", reason="session files are off (memory.sessionFiles.enabled)")
+    if len(users) < settings.min_user_messages:
+        return SessionFileResult("skipped", reason=f"{len(users)} user message(s), fewer than {settings.min_user_messages}")
+    slug, summary, raw_reason = None, None, ""
+    try:
+        resp = await client.complete(_request(protocol.TASK_SESSION_SUMMARY, workspace, messages, f"{now:%Y-%m-%d}"),
+                                     model=model, tools=[SAVE_SUMMARY_TOOL], tool_choice=_FORCE_SUMMARY)
+        call = next((c for c in resp.tool_calls if c.name == "save_summary" and c.arguments), None)
+        if call is not None and isinstance(call.arguments.get("summary"), str) and call.arguments["summary"].strip():
+            summary = call.arguments["summary"].strip()
+            slug = slugify(str(call.arguments.get("slug") or "")) or slugify(summary)
+        else:
+            raw_reason = "the model did not call save_summary with a summary"
+    except ModelError as exc:
+        raw_reason = f"model failed: {exc}"
+    if summary is None:
+        log.warning("session %s: %s; writing a raw excerpt instead", key, raw_reason)
+        first = message_text(users[0].get("content"))
+        slug = slugify(" ".join(w for w in first.split() if w.lower() not in STOPWORDS)) or slugify(first) or "session"
+    assert slug is not None
+    text = _render_session_file(key, messages, slug, summary, now)
+    path = _create_exclusive(workspace, f"{now:%Y-%m-%d}-{slug}", text)
+    return SessionFileResult("written" if summary is not None else "raw", path, slug, raw_reason)
+
+
+def _render_session_file(key: str, messages: Sequence[Mapping[str, Any]], slug: str, summary: str | None,
+                         now: datetime) -> str:
+    stamps = [s for s in (_stamp(m.get("timestamp")) for m in messages if isinstance(m, Mapping)) if s]
+    span = f"{stamps[0]} – {stamps[-1]}" if stamps else "unknown"
+    note = "" if summary is not None else " (raw excerpt: the model was unavailable)"
+    lines = [f"# {slug.replace('-', ' ').capitalize()}", "", f"- Session: `{key}`", f"- Time: {span}",
+             f"- Written: {now:%Y-%m-%d %H:%M}{note}", "", "## Summary", ""]
+    if summary is not None:
+        # A summary line starting '#' must not open a heading of its own.
+        lines += [re.sub(r"^(\s*#)", r"\\\1", ln) for ln in summary.splitlines()]
+    else:
+        lines.append("No summary: the key messages below are the record.")
+    lines += ["", "## Key messages", ""]
+    for m in _key_messages(messages):
+        body = " ".join(message_text(m.get("content")).split())
+        body = body if len(body) <= EXCERPT_CHARS else body[: EXCERPT_CHARS - 1] + "…"
+        lines.append("- " + protocol.transcript_line(_stamp(m.get("timestamp")), _role(m), body))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _key_messages(messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The user's messages (they carry the intent), the longest first when there are many, kept in order; plus the
+    last assistant reply (where the conversation ended)."""
+    said = [(i, m) for i, m in enumerate(messages)
+            if isinstance(m, Mapping) and m.get("role") in ("user", "assistant") and message_text(m.get("content")).strip()]
+    users = [(i, m) for i, m in said if m.get("role") == "user"]
+    chosen = sorted(users, key=lambda p: -len(message_text(p[1].get("content"))))[: MAX_EXCERPTS - 1]
+    last_reply = next(((i, m) for i, m in reversed(said) if m.get("role") == "assistant"), None)
+    if last_reply is not None:
+        chosen.append(last_reply)
+    return [m for _, m in sorted(chosen, key=lambda p: p[0])]
+
+
+def _create_exclusive(workspace: Workspace, stem: str, text: str) -> str:
+    """Write ``memory/<stem>.md`` (or ``<stem>-2.md`` …) without ever replacing an existing file."""
+    memory_dir = workspace.memory_dir
+    memory_dir.mkdir(parents=True, exist_ok=True)
+    tmp = memory_dir / f".{stem}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        os.write(fd, text.encode("utf-8", "replace"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        for n in range(1, 1000):
+            rel = f"memory/{stem}.md" if n == 1 else f"memory/{stem}-{n}.md"
+            target = workspace.resolve(rel)
+            try:
+                os.link(tmp, target)  # fails if the name exists: create-if-absent, atomically
+            except FileExistsError:
+                continue
+            fsync_dir(memory_dir)
+            return rel
+        raise FileExistsError(f"no free name for memory/{stem}.md")
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+# -- pre-compaction flush ----------------------------------------------------------------------------------------
+def flush_due(estimated_tokens: int, trigger_tokens: int, config: Config) -> bool:
+    """True when the prompt estimate is within ``memory.flush.thresholdTokens`` of the consolidation trigger."""
+    f = config.memory.flush
+    return f.enabled and estimated_tokens >= trigger_tokens - f.threshold_tokens
+
+
+async def maybe_flush(workspace: Workspace, client: Any, key: str, messages: Sequence[Mapping[str, Any]], *,
+                      estimated_tokens: int, trigger_tokens: int, cycle: int, config: Config | None = None,
+                      now: datetime | None = None, model: str | None = None) -> FlushResult:
+    """Before compaction, save the session's durable facts to ``memory/YYYY-MM-DD.md`` — once per ``cycle``.
+
+    Call it on every turn with the session's prompt estimate and the consolidation trigger; ``cycle`` is the
+    session's ``last_consolidated`` (it moves when a compaction happens, opening a new cycle). A model failure is
+    returned as ``failed`` (not recorded, so the next turn tries again), never raised.
+    """
+    config = config or client.config
+    if not config.memory.flush.enabled:
+        return FlushResult("disabled")
+    if not flush_due(estimated_tokens, trigger_tokens, config):
+        return FlushResult("not-due")
+    state_path = workspace.state_dir / "flush.json"
+    workspace.state_dir.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(workspace.state_dir / "flush.lock"), timeout=30):
+        state = _read_state(state_path)
+        if state.get(key) == cycle:
+            return FlushResult("already-flushed")
+    now = now or datetime.now()
+    day = f"{now:%Y-%m-%d}"
+    try:
+        resp = await client.complete(_request(protocol.TASK_FLUSH, workspace, messages, day), model=model)
+    except ModelError as exc:
+        log.warning("flush of session %s failed: %s", key, exc)
+        return FlushResult("failed", reason=str(exc))
+    answer = (resp.content or "").strip()
+    silent = answer.lower().startswith(SILENT)
+    facts = [] if silent else _facts(answer)
+    if not silent and not facts:
+        log.warning("flush of session %s: the answer had no '- fact' lines and was not %s; nothing saved", key, SILENT)
+    rel = f"memory/{day}.md"
+    added: list[str] = []
+    duplicates = 0
+    with FileLock(str(workspace.state_dir / "flush.lock"), timeout=30):
+        if facts:
+            added, duplicates = _append_facts(workspace, rel, day, facts)
+        state = _read_state(state_path)
+        state[key] = cycle
+        atomic_write(state_path, orjson.dumps(state, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+    if not facts:
+        return FlushResult("silent" if silent else "no-facts")
+    return FlushResult("flushed", rel, added, duplicates)
+
+
+def _facts(answer: str) -> list[str]:
+    facts = []
+    for line in answer.splitlines():
+        m = _FACT_BULLET.match(line)
+        if m and m.group(1).strip().lower() != SILENT:
+            facts.append(" ".join(m.group(1).split()))
+    return facts
+
+
+def _norm(fact: str) -> str:
+    return " ".join(re.findall(r"\w+", fact.lower()))
+
+
+def _append_facts(workspace: Workspace, rel: str, day: str, facts: list[str]) -> tuple[list[str], int]:
+    """Append the facts not already in the day's file (caller holds the flush lock). One write, fsynced."""
+    path: Path = workspace.resolve(rel)
+    existing = read_text_lossy(path)
+    seen = {_norm(m.group(1)) for line in existing.splitlines() if (m := _FACT_BULLET.match(line))}
+    new: list[str] = []
+    for fact in facts:
+        n = _norm(fact)
+        if n and n not in seen:
+            seen.add(n)
+            new.append(fact)
+    if not new:
+        return [], len(facts)
+    prefix = ""
+    if not existing:
+        prefix = f"# {day}\n\n"
+    elif not existing.endswith("\n"):
+        prefix = "\n"  # repair a torn or hand-edited tail so the next bullet starts on its own line
+    payload = (prefix + "".join(f"- {f}\n" for f in new)).encode("utf-8", "replace")
+    created = not path.exists()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if created:
+        fsync_dir(path.parent)
+    return new, len(facts) - len(new)
+
+
+def _read_state(path: Path) -> dict[str, int]:
+    try:
+        data = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        return {}
+    except (OSError, orjson.JSONDecodeError):
+        log.warning("%s is unreadable; starting a fresh flush record", path)
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, int)} if isinstance(data, dict) else {}
