@@ -23,6 +23,8 @@ interpret-trailers --parse`` reads them). Keys are ``Token-Words`` (letters, dig
 ``Reverie-Iterations`` / ``Reverie-Tool-Calls``   Dream's counters
 ``Reverie-Restore-Of`` / ``Reverie-Revert-Of``   full sha of the commit a restore or revert undid
 ``Reverie-Purge``    what a purge removed (a description, never the secret)
+``Reverie-Approved`` on a ``dream`` commit applying a staged SOUL.md change: that a person approved it, and when
+                     it was proposed (see ``reverie.security.pending``)
 ==================  ==========================================================================================
 
 No other module builds or parses trailers; they call ``format_message`` / ``parse_trailers``.
@@ -45,6 +47,7 @@ __all__ = [
     "RESTORE_OF",
     "REVERT_OF",
     "PURGE",
+    "APPROVED",
     "KINDS",
     "format_message",
     "parse_trailers",
@@ -65,6 +68,7 @@ TOOL_CALLS = "Reverie-Tool-Calls"
 RESTORE_OF = "Reverie-Restore-Of"
 REVERT_OF = "Reverie-Revert-Of"
 PURGE = "Reverie-Purge"
+APPROVED = "Reverie-Approved"
 
 #: The kinds Reverie writes. Unknown kinds read from other tools' commits are kept as they are.
 KINDS: tuple[str, ...] = ("init", "dream", "restore", "revert", "manual", "purge")

@@ -1,0 +1,328 @@
+"""A SOUL.md change Dream proposed and a person has not approved yet. This docstring is the format's spec.
+
+With ``dream.protectSoul`` (the default) Dream never writes SOUL.md, the agent's standing instructions: it
+calls ``stage_soul_change`` and the change waits in ``memory/.reverie/pending-soul.json`` until ``approve``
+(``reverie approve``) commits it or ``reject`` (``reverie reject``) drops it. ``status`` and ``/dream-log``
+show it (``load_pending``).
+
+The file is one UTF-8 JSON object, replaced atomically (``reverie.fsutil.atomic_write``)::
+
+    {"version": 1, "path": "SOUL.md",
+     "base": "<SOUL.md the proposal was made against>", "base_sha256": "<hex of base>",
+     "proposed": "<the whole new SOUL.md>",
+     "created_at": "2026-11-22T14:05:00+00:00", "updated_at": "...",
+     "first_cursor": 31, "last_cursor": 42,      # history cursors the proposing run(s) read, or null
+     "head": "<memory repo HEAD when staged, or null>", "model": "<model name or null>",
+     "reasons": ["<why, one line each>"], "proposals": 1}
+
+One pending change at a time. Staging again against the same base folds the new proposal into the pending one
+with a three-way merge (``proposals`` counts them; cursors widen); if they conflict, or the base differs, the
+newer proposal replaces the older one with a warning (the older one's reasons are kept in ``reasons``).
+
+Crash safety: ``approve`` commits first (GitStore's own crash-safe order), then deletes the file. A crash in
+between leaves a pending change whose ``proposed`` already equals SOUL.md; the next ``approve`` sees that and
+only deletes the file, and ``load_pending`` reports it as ``applied``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ..errors import MergeConflictError, WorkspaceError
+from ..fsutil import atomic_write, fsync_dir
+from ..gitstore import trailers
+from ..gitstore.merge import merge3
+from ..workspace import SOUL, Workspace
+
+if TYPE_CHECKING:
+    from ..gitstore import GitStore
+    from ..store import MemoryStore
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "PendingChange",
+    "ApproveResult",
+    "pending_path",
+    "stage_soul_change",
+    "load_pending",
+    "approve",
+    "reject",
+]
+
+FORMAT_VERSION = 1
+FILE_NAME = "pending-soul.json"
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class PendingChange:
+    """A staged SOUL.md change. ``applied`` is True when SOUL.md already holds ``proposed`` (see module doc)."""
+
+    path: str
+    base: str
+    proposed: str
+    created_at: str
+    updated_at: str
+    first_cursor: int | None = None
+    last_cursor: int | None = None
+    head: str | None = None
+    model: str | None = None
+    reasons: tuple[str, ...] = ()
+    proposals: int = 1
+    applied: bool = field(default=False, compare=False)
+
+    @property
+    def base_sha256(self) -> str:
+        return _sha256(self.base)
+
+    def diff(self, against: str | None = None) -> str:
+        """Unified diff from ``against`` (default: the base) to the proposed content."""
+        old = self.base if against is None else against
+        lines = difflib.unified_diff(
+            old.splitlines(keepends=True), self.proposed.splitlines(keepends=True),
+            fromfile=f"a/{self.path}", tofile=f"b/{self.path}",
+        )
+        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+    def counts(self) -> tuple[int, int]:
+        """Lines (added, removed) relative to the base."""
+        added = removed = 0
+        for line in self.diff().splitlines():
+            if line.startswith("+") and not line.startswith("+++"):
+                added += 1
+            elif line.startswith("-") and not line.startswith("---"):
+                removed += 1
+        return added, removed
+
+    def to_json(self) -> bytes:
+        obj: dict[str, Any] = {
+            "version": FORMAT_VERSION, "path": self.path, "base": self.base, "base_sha256": self.base_sha256,
+            "proposed": self.proposed, "created_at": self.created_at, "updated_at": self.updated_at,
+            "first_cursor": self.first_cursor, "last_cursor": self.last_cursor, "head": self.head,
+            "model": self.model, "reasons": list(self.reasons), "proposals": self.proposals,
+        }
+        return orjson.dumps(obj, option=orjson.OPT_INDENT_2) + b"\n"
+
+    @classmethod
+    def from_json(cls, raw: bytes, *, origin: str) -> PendingChange:
+        """Parse the file; raises ``WorkspaceError`` naming what is wrong (never guesses a proposal)."""
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise WorkspaceError(f"{origin} is not valid JSON ({exc}); inspect it, or drop it with `reverie reject`") from None
+        if not isinstance(obj, dict) or obj.get("version") != FORMAT_VERSION:
+            raise WorkspaceError(f"{origin}: not a version-{FORMAT_VERSION} pending change; drop it with `reverie reject`")
+        base, proposed = obj.get("base"), obj.get("proposed")
+        if not isinstance(base, str) or not isinstance(proposed, str):
+            raise WorkspaceError(f"{origin}: 'base' and 'proposed' must be strings; drop it with `reverie reject`")
+        if obj.get("base_sha256") not in (None, _sha256(base)):
+            raise WorkspaceError(f"{origin}: 'base' does not match 'base_sha256' (edited by hand?); drop it with `reverie reject`")
+
+        def _int(key: str) -> int | None:
+            value = obj.get(key)
+            return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+        def _str(key: str) -> str | None:
+            value = obj.get(key)
+            return value if isinstance(value, str) else None
+
+        reasons = obj.get("reasons")
+        return cls(
+            path=_str("path") or SOUL, base=base, proposed=proposed,
+            created_at=_str("created_at") or "", updated_at=_str("updated_at") or _str("created_at") or "",
+            first_cursor=_int("first_cursor"), last_cursor=_int("last_cursor"), head=_str("head"),
+            model=_str("model"),
+            reasons=tuple(r for r in reasons if isinstance(r, str)) if isinstance(reasons, list) else (),
+            proposals=_int("proposals") or 1,
+        )
+
+
+@dataclass(frozen=True)
+class ApproveResult:
+    """What ``approve`` did: the commit (None if SOUL.md already held the change), and whether it merged."""
+
+    commit: str | None
+    change: PendingChange
+    merged: bool
+    added: int
+    removed: int
+
+
+def _workspace(store: MemoryStore | Workspace) -> Workspace:
+    return store if isinstance(store, Workspace) else store.workspace
+
+
+def pending_path(store: MemoryStore | Workspace) -> Path:
+    return _workspace(store).state_dir / FILE_NAME
+
+
+def load_pending(store: MemoryStore | Workspace) -> PendingChange | None:
+    """The pending SOUL.md change, or None. Raises ``WorkspaceError`` if the file is corrupt."""
+    path = pending_path(store)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise WorkspaceError(f"{path}: cannot be read: {exc.strerror}") from exc
+    change = PendingChange.from_json(raw, origin=str(path))
+    current = _workspace(store).read(change.path)
+    if current == change.proposed and current != change.base:
+        change = _replace(change, applied=True)
+    return change
+
+
+def _replace(change: PendingChange, **updates: Any) -> PendingChange:
+    values = {name: getattr(change, name) for name in PendingChange.__dataclass_fields__}
+    values.update(updates)
+    return PendingChange(**values)
+
+
+def stage_soul_change(
+    store: MemoryStore | Workspace,
+    *,
+    base: str,
+    proposed: str,
+    first_cursor: int | None = None,
+    last_cursor: int | None = None,
+    reason: str = "",
+    model: str | None = None,
+    head: str | None = None,
+) -> PendingChange:
+    """Stage Dream's proposed SOUL.md (``proposed``, made against ``base``) for approval instead of writing it.
+
+    Returns the pending change as now stored (possibly merged with an earlier pending proposal).
+    """
+    now = _now()
+    reason_line = " ".join(reason.split())
+    previous = _load_quietly(store)
+    if previous is not None and previous.base == base and not previous.applied:
+        try:
+            merged = merge3(base, previous.proposed, proposed, path=SOUL)
+        except MergeConflictError:
+            log.warning("a new SOUL.md proposal conflicts with the pending one; the newer proposal replaces it")
+        else:
+            change = _replace(
+                previous, proposed=merged, updated_at=now,
+                first_cursor=_min(previous.first_cursor, first_cursor),
+                last_cursor=_max(previous.last_cursor, last_cursor),
+                model=model or previous.model, head=head or previous.head,
+                reasons=previous.reasons + ((reason_line,) if reason_line else ()),
+                proposals=previous.proposals + 1,
+            )
+            atomic_write(pending_path(store), change.to_json())
+            return change
+    elif previous is not None and not previous.applied:
+        log.warning("SOUL.md changed since the pending proposal was made; the newer proposal replaces it")
+    kept = previous.reasons if previous is not None and not previous.applied else ()
+    change = PendingChange(
+        path=SOUL, base=base, proposed=proposed, created_at=now, updated_at=now,
+        first_cursor=first_cursor, last_cursor=last_cursor, head=head, model=model,
+        reasons=kept + ((reason_line,) if reason_line else ()),
+        proposals=(previous.proposals + 1) if kept else 1,
+    )
+    atomic_write(pending_path(store), change.to_json())  # one atomic replace: old or new proposal, never a mix
+    return change
+
+
+def _load_quietly(store: MemoryStore | Workspace) -> PendingChange | None:
+    try:
+        return load_pending(store)
+    except WorkspaceError as exc:
+        log.warning("replacing an unreadable pending SOUL.md change: %s", exc)
+        return None
+
+
+def _min(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else min(a, b)
+
+
+def _max(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else max(a, b)
+
+
+def approve(store: MemoryStore, git: GitStore) -> ApproveResult:
+    """Commit the pending SOUL.md change (kind ``dream``, trailer ``Reverie-Approved``) and clear it.
+
+    If SOUL.md changed since the proposal, the proposal is merged three-way into the current text; when the
+    two conflict, raises ``MergeConflictError`` and leaves everything as it was.
+    """
+    change = load_pending(store)
+    if change is None:
+        raise WorkspaceError("no SOUL.md change is pending approval")
+    path = pending_path(store)
+    current = store.workspace.read(change.path)
+    if change.applied:
+        # A crash fell between the approval commit and removing this file: finish the job.
+        path.unlink(missing_ok=True)
+        added, removed = change.counts()
+        return ApproveResult(None, change, False, added, removed)
+    merged = current != change.base
+    if merged:
+        try:
+            new_text = merge3(change.base, current, change.proposed, path=change.path)
+        except MergeConflictError as exc:
+            raise MergeConflictError(
+                f"{change.path} changed since Dream proposed this change and the two conflict"
+                f"{_lines(exc.lines)}; edit {change.path} by hand and `reverie reject`, or reject and let Dream "
+                f"propose again", path=change.path, lines=exc.lines,
+            ) from None
+    else:
+        new_text = change.proposed
+    git.ensure()
+    message_trailers = {trailers.APPROVED: f"pending change of {change.created_at}" + (" (merged)" if merged else "")}
+    if change.first_cursor is not None and change.last_cursor is not None:
+        message_trailers[trailers.BATCH] = trailers.format_batch(change.first_cursor, change.last_cursor)
+    latest = git.last_trailer(trailers.CURSOR, kind="dream")
+    cursor = latest if latest is not None else (str(change.last_cursor) if change.last_cursor is not None else None)
+    if cursor is not None:
+        # Keeps "the newest dream commit carries the Dream cursor" true, which cursor recovery relies on.
+        message_trailers[trailers.CURSOR] = cursor
+    sha = git.commit(f"dream: approved change to {change.path}", kind="dream", trailers=message_trailers, files={change.path: new_text})
+    path.unlink(missing_ok=True)  # after the commit: a crash before this line is finished by the next approve
+    added, removed = _count(current, new_text)
+    return ApproveResult(sha, change, merged, added, removed)
+
+
+def reject(store: MemoryStore | Workspace) -> PendingChange | None:
+    """Drop the pending SOUL.md change (even an unreadable one). Returns what was dropped, if readable."""
+    path = pending_path(store)
+    try:
+        change = load_pending(store)
+    except WorkspaceError:
+        change = None
+    if not path.exists():
+        return None
+    path.unlink()
+    fsync_dir(path.parent)
+    return change
+
+
+def _lines(lines: tuple[int, int] | None) -> str:
+    return f" at lines {lines[0]}–{lines[1]}" if lines else ""
+
+
+def _count(old: str, new: str) -> tuple[int, int]:
+    added = removed = 0
+    for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm=""):
+        if line.startswith("+") and not line.startswith("+++"):
+            added += 1
+        elif line.startswith("-") and not line.startswith("---"):
+            removed += 1
+    return added, removed
