@@ -41,6 +41,11 @@ def test_stage_writes_the_documented_file_and_leaves_soul_alone(store) -> None: 
     assert "+- Answer in French" in change.diff()
 
 
+def test_stage_accepts_a_meta_dict(store) -> None:  # type: ignore[no-untyped-def]
+    change = stage_soul_change(store.workspace, base="a\n", proposed="b\n", meta={"first": 5, "last": 7, "model": "m"})
+    assert (change.first_cursor, change.last_cursor, change.model) == (5, 7, "m")
+
+
 def test_reject_drops_it(store) -> None:  # type: ignore[no-untyped-def]
     base = store.read_soul()
     stage_soul_change(store, base=base, proposed=base + "x\n")

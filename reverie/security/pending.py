@@ -29,6 +29,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -204,11 +205,20 @@ def stage_soul_change(
     reason: str = "",
     model: str | None = None,
     head: str | None = None,
+    meta: Mapping[str, Any] | None = None,
 ) -> PendingChange:
     """Stage Dream's proposed SOUL.md (``proposed``, made against ``base``) for approval instead of writing it.
 
-    Returns the pending change as now stored (possibly merged with an earlier pending proposal).
+    ``meta`` is an alternative spelling of the keyword fields for callers that carry a dict (keys ``first``,
+    ``last``, ``reason``, ``model``, ``head``); explicit keywords win. Returns the pending change as now stored
+    (possibly merged with an earlier pending proposal).
     """
+    if meta:
+        first_cursor = first_cursor if first_cursor is not None else _meta_int(meta, "first")
+        last_cursor = last_cursor if last_cursor is not None else _meta_int(meta, "last")
+        reason = reason or str(meta.get("reason") or "")
+        model = model or (str(meta["model"]) if meta.get("model") else None)
+        head = head or (str(meta["head"]) if meta.get("head") else None)
     now = _now()
     reason_line = " ".join(reason.split())
     previous = _load_quietly(store)
@@ -239,6 +249,11 @@ def stage_soul_change(
     )
     atomic_write(pending_path(store), change.to_json())  # one atomic replace: old or new proposal, never a mix
     return change
+
+
+def _meta_int(meta: Mapping[str, Any], key: str) -> int | None:
+    value = meta.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _load_quietly(store: MemoryStore | Workspace) -> PendingChange | None:
