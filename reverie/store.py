@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .config import Config, load_config
+from .config import Config, GitConfig, load_config
 from .cursors import read_cursor, write_cursor
 from .errors import CursorError
 from .history import HistoryEntry, HistoryLog
@@ -96,7 +96,7 @@ class MemoryStore:
         try:
             value = read_cursor(path)
         except CursorError as exc:
-            recovered = _recover_from_git(self.workspace)
+            recovered = _recover_from_git(self.workspace, self.config.git)
             if recovered is None:
                 raise CursorError(
                     f"{exc}. Dream would replay all history if it read this as 0. Fix it by writing the last "
@@ -133,5 +133,14 @@ def _redactor() -> Callable[[str], str]:
     return redact
 
 
-def _recover_from_git(workspace: Workspace) -> int | None:
-    return None
+def _recover_from_git(workspace: Workspace, git_config: GitConfig | None = None) -> int | None:
+    """The ``Reverie-Cursor`` of the last Dream commit, when the workspace has a memory repo (dulwich is imported
+    only then, so opening a store stays cheap)."""
+    from .gitstore.location import locate
+
+    if locate(workspace.root) is None:
+        return None
+    from .gitstore import GitStore
+    from .gitstore.trailers import CURSOR, parse_cursor_value
+
+    return parse_cursor_value(GitStore(workspace, git_config).last_trailer(CURSOR, kind="dream"))

@@ -1,14 +1,43 @@
-"""``GitStore``: the memory repository of one workspace (skeleton; bodies land with issue 3)."""
+"""``GitStore``: the memory repository of one workspace — commit, query, restore, revert, blame, pack.
+
+Every public method opens the repository for its own duration (≈0.3 ms) and closes it, so a GitStore holds no
+open files between calls and needs no closing. The first call of an instance runs ``ensure()`` (open or create,
+then crash recovery). Writers hold ``<git dir>/reverie/lock`` (a cross-process file lock); readers do not.
+
+The commit order and its recovery are specified in ``reverie.gitstore.writer``; where the repo lives, in
+``reverie.gitstore.location``; the message format, in ``reverie.gitstore.trailers``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import logging
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+
+from dulwich.repo import Repo
+from filelock import FileLock, Timeout
 
 from ..config import GitConfig
-from ..workspace import Workspace
-from .types import CommitDetail, CommitInfo, OperationResult, Provenance
+from ..cursors import read_cursor, write_cursor
+from ..errors import GitStoreError, LockTimeoutError
+from ..workspace import Workspace, check_relative
+from . import queries
+from .blame import blame_lines, provenance
+from .diffing import file_changes, stat_body
+from .location import RepoLocation, choose, is_memory_repo
+from .merge import merge3
+from .objects import blob_id, identity, read_blob, read_blob_ids
+from .repo import branch_ref, create_repo, heal_head, mark_adopted, read_head, sync_ignore_rules
+from .trailers import BATCH, KIND, RESTORE_OF, REVERT_OF, format_message, parse_batch, split_message
+from .types import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
+from .upkeep import after_commit, pack_all
+from .writer import clean_temp_files, recover_pending, state_dir, transact
+
+log = logging.getLogger(__name__)
 
 __all__ = ["GitStore"]
+
+LOCK_TIMEOUT = 30.0
 
 
 class GitStore:
@@ -17,11 +46,118 @@ class GitStore:
     def __init__(self, workspace: Workspace, config: GitConfig | None = None) -> None:
         self.workspace = workspace
         self.config = config if config is not None else GitConfig()
+        self.tracked: list[str] = list(dict.fromkeys(check_relative(p) for p in self.config.tracked_files))
+        self._who = identity(self.config.author_name, self.config.author_email)
+        self._loc: RepoLocation | None = None
 
+    # -- plumbing -----------------------------------------------------------------------------------------
+    @property
+    def git_dir(self):  # type: ignore[no-untyped-def]
+        """The repository's git directory (``git --git-dir=<this> log -p`` reads it)."""
+        return self._ready().git_dir
+
+    @property
+    def _paths(self) -> list[str]:
+        """Paths Reverie commits: the tracked files, plus the workspace's .gitignore when it is the repo's."""
+        loc = self._ready()
+        return self.tracked if loc.separate else [*self.tracked, ".gitignore"]
+
+    def _ready(self) -> RepoLocation:
+        if self._loc is None:
+            self.ensure()
+        assert self._loc is not None
+        return self._loc
+
+    @contextmanager
+    def _open(self) -> Iterator[Repo]:
+        repo = Repo(str(self._ready().git_dir))
+        try:
+            yield repo
+        finally:
+            repo.close()
+
+    @contextmanager
+    def _writing(self) -> Iterator[tuple[Repo, bytes, bytes | None]]:
+        """The repo, its branch ref and HEAD, under the writer lock, after finishing any interrupted commit."""
+        loc = self._ready()
+        lock = FileLock(str(state_dir(loc.git_dir) / "lock"))
+        try:
+            lock.acquire(timeout=LOCK_TIMEOUT)
+        except Timeout:
+            raise LockTimeoutError(f"the memory repo {loc.git_dir} is busy (lock held for {LOCK_TIMEOUT:.0f}s)") from None
+        try:
+            with self._open() as repo:
+                ref = branch_ref(repo)
+                recover_pending(repo, loc.git_dir, self.workspace, ref)
+                yield repo, ref, heal_head(repo, loc.git_dir, ref)
+        finally:
+            lock.release()
+
+    def _disk(self, paths: list[str]) -> dict[str, bytes | None]:
+        out: dict[str, bytes | None] = {}
+        for path in paths:
+            target = self.workspace.resolve(path)
+            out[path] = target.read_bytes() if target.is_file() else None
+        return out
+
+    def _contents(self, store, tree: bytes | None, paths: list[str]) -> dict[str, bytes | None]:
+        ids = read_blob_ids(store, tree, paths) if tree else dict.fromkeys(paths)
+        return {p: read_blob(store, ids[p]) for p in paths}
+
+    def _commit_locked(
+        self, repo: Repo, ref: bytes, head: bytes | None, changes: Mapping[str, bytes | None], subject: str,
+        kind: str, trailers: Mapping[str, str] | None = None,
+    ) -> tuple[bytes | None, list[FileChange]]:
+        """One transaction: only paths whose content really changes; body from the real diff."""
+        store = repo.object_store
+        current = self._contents(store, store[head].tree if head else None, list(changes))
+        real = {p: d for p, d in changes.items() if d != current[p]}
+        if not real:
+            return None, []
+        stats = file_changes(current, real)
+        message = format_message(subject, stat_body(stats), {KIND: kind, **(trailers or {})})
+        sha = transact(repo, self._ready().git_dir, self.workspace, ref, head, real, message, self._who)
+        if sha is not None:
+            after_commit(repo, self._ready().git_dir, self.config.gc_every)
+        return sha, stats
+
+    def _commit_manual(self, repo: Repo, ref: bytes, head: bytes | None) -> bytes | None:
+        """Commit a person's pending edits of tracked files (disk ≠ HEAD) as their own ``manual`` commit."""
+        paths = self._paths
+        disk = self._disk(paths)
+        ids = read_blob_ids(repo.object_store, repo.object_store[head].tree, paths) if head else dict.fromkeys(paths)
+        dirty = {p: d for p, d in disk.items() if (blob_id(d) if d is not None else None) != ids[p]}
+        if not dirty:
+            return head
+        subject = "manual: edit of " + ", ".join(dirty)
+        sha, _ = self._commit_locked(repo, ref, head, dirty, subject, "manual")
+        return sha or head
+
+    # -- lifecycle ----------------------------------------------------------------------------------------
     def ensure(self) -> None:
-        """Open or create the memory repo (+ .gitignore, initial ``init`` commit) and run crash recovery."""
-        raise NotImplementedError
+        """Open or create the memory repo (+ ignore rules, initial ``init`` commit) and run crash recovery."""
+        root = self.workspace.root
+        root.mkdir(parents=True, exist_ok=True)
+        loc = choose(root)
+        if not loc.exists:
+            create_repo(loc)
+        elif not loc.separate and is_memory_repo(root, loc.git_dir):
+            with Repo(str(loc.git_dir)) as repo:
+                mark_adopted(repo)
+        state_dir(loc.git_dir).mkdir(exist_ok=True)
+        self._loc = loc
+        gitignore_changed = sync_ignore_rules(loc, self.tracked)
+        clean_temp_files(self.workspace, self._paths)
+        with self._writing() as (repo, ref, head):
+            if head is None:
+                files = {p: d for p, d in self._disk(self._paths).items() if d is not None}
+                if files:
+                    self._commit_locked(repo, ref, None, files, "init: Reverie memory store", "init")
+            elif gitignore_changed:
+                data = self._disk([".gitignore"])
+                self._commit_locked(repo, ref, head, data, "init: ignore everything but the memory files", "init")
 
+    # -- writing ------------------------------------------------------------------------------------------
     def commit(
         self,
         message: str,
@@ -30,44 +166,182 @@ class GitStore:
         trailers: Mapping[str, str] | None = None,
         files: Mapping[str, str] | None = None,
     ) -> str | None:
-        """Commit ``files`` (new contents of tracked files; None = commit what is on disk). A pending manual
-        edit is committed first as ``manual``. Returns the full sha, or None when nothing changed."""
-        raise NotImplementedError
+        """Commit ``files`` (new contents of tracked files), or with ``files=None`` what is on disk.
 
+        ``message``'s first line is the subject; the body is always the per-file +/- stats of the real change.
+        With ``files``, a person's pending edit (disk ≠ HEAD) is first committed on its own as ``manual``.
+        Returns the new commit's full sha, or None when nothing changed.
+        """
+        subject = (message or "").strip().split("\n", 1)[0] or f"{kind}: update"
+        with self._writing() as (repo, ref, head):
+            if files is None:
+                disk = self._disk(self._paths)
+                sha, _ = self._commit_locked(repo, ref, head, disk, subject, kind, trailers)
+                return sha.decode() if sha else None
+            changes: dict[str, bytes | None] = {}
+            for path, text in files.items():
+                rel = check_relative(path)
+                if rel not in self._paths:
+                    raise GitStoreError(f"{path!r} is not a tracked file ({', '.join(self.tracked)})")
+                changes[rel] = text.encode("utf-8", errors="surrogateescape")
+            head = self._commit_manual(repo, ref, head)
+            sha, _ = self._commit_locked(repo, ref, head, changes, subject, kind, trailers)
+            return sha.decode() if sha else None
+
+    def restore(self, rev: str, *, replay: bool = False) -> OperationResult:
+        """Put the tracked files back as they were just before ``rev`` (its first parent), as a new ``restore``
+        commit. ``replay=True`` also rewinds ``.dream_cursor`` to just before that Dream run's batch."""
+        with self._writing() as (repo, ref, head):
+            store = repo.object_store
+            target = queries.resolve(store, head, rev)
+            commit = store[target]
+            rewind = self._replay_target(commit) if replay else None
+            if not commit.parents:
+                raise GitStoreError(f"{rev} is the first commit: there is no earlier state to restore")
+            before = store[commit.parents[0]].tree
+            wanted = self._contents(store, before, self._paths)
+            head = self._commit_manual(repo, ref, head)
+            short = target.decode()[: queries.SHORT]
+            sha, stats = self._commit_locked(
+                repo, ref, head, wanted, f"restore: memory as before {short}", "restore", {RESTORE_OF: target.decode()}
+            )
+        return OperationResult(sha.decode() if sha else None, stats, self._rewind(rewind))
+
+    def revert(self, rev: str, *, replay: bool = False) -> OperationResult:
+        """Undo only ``rev``'s change, keeping later ones (three-way merge of the inverse patch onto the current
+        files). On a conflict ``MergeConflictError`` names the file and lines, and nothing is written."""
+        with self._writing() as (repo, ref, head):
+            store = repo.object_store
+            target = queries.resolve(store, head, rev)
+            commit = store[target]
+            rewind = self._replay_target(commit) if replay else None
+            changed = queries.changed_paths(store, commit, self._paths)
+            disk = self._disk(list(changed))
+            merged: dict[str, bytes | None] = {}
+            for path, (old_id, new_id) in changed.items():
+                old, new, ours = read_blob(store, old_id), read_blob(store, new_id), disk[path]
+                text = merge3(_text(new), _text(ours), _text(old), path=path)
+                merged[path] = None if (old is None and text == "") else text.encode("utf-8", "surrogateescape")
+            head = self._commit_manual(repo, ref, head)
+            subject = split_message(commit.message.decode("utf-8", "replace"))[0]
+            short = target.decode()[: queries.SHORT]
+            sha, stats = self._commit_locked(
+                repo, ref, head, merged, f"revert: undo {short} ({subject})"[:200], "revert", {REVERT_OF: target.decode()}
+            )
+        return OperationResult(sha.decode() if sha else None, stats, self._rewind(rewind))
+
+    def _replay_target(self, commit) -> int:  # type: ignore[no-untyped-def]
+        trailers = split_message(commit.message.decode("utf-8", "replace"))[2]
+        batch = parse_batch(trailers.get(BATCH))
+        if batch is None:
+            raise GitStoreError(f"{commit.id.decode()[:8]} has no {BATCH} trailer, so there is no batch to replay")
+        return max(batch[0] - 1, 0)
+
+    def _rewind(self, value: int | None) -> int | None:
+        """Move .dream_cursor back to ``value`` (after the commit: a crash in between only skips the rewind)."""
+        if value is None:
+            return None
+        path = self.workspace.dream_cursor_path
+        current = read_cursor(path) if path.exists() else None
+        if current is not None and current <= value:
+            return None
+        write_cursor(path, value)
+        return value
+
+    # -- queries ------------------------------------------------------------------------------------------
     def head(self) -> str | None:
-        raise NotImplementedError
-
-    def log(self, limit: int = 20, kind: str | None = None, path: str | None = None) -> list[CommitInfo]:
-        raise NotImplementedError
-
-    def show(self, rev: str) -> CommitDetail:
-        raise NotImplementedError
-
-    def diff(self, a: str, b: str) -> str:
-        raise NotImplementedError
-
-    def file_at(self, rev: str, path: str) -> str | None:
-        raise NotImplementedError
+        with self._open() as repo:
+            sha = read_head(repo, branch_ref(repo))
+        return sha.decode() if sha else None
 
     def resolve(self, prefix: str) -> str:
         """Full sha of a unique 4+ hex prefix (or ``HEAD``, ``HEAD~n``) across the whole history."""
-        raise NotImplementedError
+        with self._open() as repo:
+            return queries.resolve(repo.object_store, read_head(repo, branch_ref(repo)), prefix).decode()
 
-    def restore(self, rev: str, *, replay: bool = False) -> OperationResult:
-        raise NotImplementedError
+    def log(self, limit: int = 20, kind: str | None = None, path: str | None = None) -> list[CommitInfo]:
+        """Newest first along first parents; ``kind`` / ``path`` filter (``path`` = commits that changed it)."""
+        rel = check_relative(path) if path else None
+        out: list[CommitInfo] = []
+        with self._open() as repo:
+            store = repo.object_store
+            for commit in queries.walk(store, read_head(repo, branch_ref(repo))):
+                if len(out) >= limit:
+                    break
+                if kind is not None and split_message(commit.message.decode("utf-8", "replace"))[2].get(KIND) != kind:
+                    continue
+                if rel is not None and not queries.changed_paths(store, commit, [rel]):
+                    continue
+                out.append(queries.commit_info(store, commit, self._paths))
+        return out
 
-    def revert(self, rev: str, *, replay: bool = False) -> OperationResult:
-        raise NotImplementedError
+    def show(self, rev: str) -> CommitDetail:
+        with self._open() as repo:
+            store = repo.object_store
+            sha = queries.resolve(store, read_head(repo, branch_ref(repo)), rev)
+            return queries.show(store, sha, self._paths)
 
-    def why(self, text: str) -> list[Provenance]:
-        raise NotImplementedError
+    def diff(self, a: str, b: str) -> str:
+        """Unified diff of the tracked files from revision ``a`` to revision ``b``."""
+        with self._open() as repo:
+            store = repo.object_store
+            head = read_head(repo, branch_ref(repo))
+            ta, tb = (store[queries.resolve(store, head, r)].tree for r in (a, b))
+            return queries.tree_diff(store, ta, tb, self._paths)
 
-    def gc(self) -> None:
-        raise NotImplementedError
+    def file_at(self, rev: str, path: str) -> str | None:
+        rel = check_relative(path)
+        with self._open() as repo:
+            store = repo.object_store
+            commit = store[queries.resolve(store, read_head(repo, branch_ref(repo)), rev)]
+            data = read_blob(store, read_blob_ids(store, commit.tree, [rel])[rel])
+        return None if data is None else data.decode("utf-8", errors="replace")
 
     def dirty(self) -> list[str]:
         """Tracked files whose disk content differs from HEAD."""
-        raise NotImplementedError
+        paths = self._paths
+        with self._open() as repo:
+            store = repo.object_store
+            head = read_head(repo, branch_ref(repo))
+            ids = read_blob_ids(store, store[head].tree, paths) if head else dict.fromkeys(paths)
+        disk = self._disk(paths)
+        return [p for p in paths if (blob_id(disk[p]) if disk[p] is not None else None) != ids[p]]
 
     def last_trailer(self, key: str, kind: str | None = None) -> str | None:
-        raise NotImplementedError
+        """The value of ``key`` on the newest commit (of ``kind``, when given) that carries it."""
+        with self._open() as repo:
+            for commit in queries.walk(repo.object_store, read_head(repo, branch_ref(repo))):
+                trailers = split_message(commit.message.decode("utf-8", "replace"))[2]
+                if key in trailers and (kind is None or trailers.get(KIND) == kind):
+                    return trailers[key]
+        return None
+
+    def why(self, text: str) -> list[Provenance]:
+        """For every line of the tracked files (as committed at HEAD) containing ``text``: where it came from."""
+        if not text:
+            return []
+        out: list[Provenance] = []
+        with self._open() as repo:
+            store = repo.object_store
+            head = read_head(repo, branch_ref(repo))
+            if head is None:
+                return []
+            contents = self._contents(store, store[head].tree, self.tracked)
+            for path, data in contents.items():
+                lines = _text(data).splitlines()
+                wanted = [i for i, line in enumerate(lines) if text in line]
+                if not wanted:
+                    continue
+                origin = blame_lines(store, head, path, wanted)
+                out.extend(provenance(store, origin[i], path, i + 1, lines[i]) for i in wanted)
+        return out
+
+    def gc(self) -> None:
+        """Pack every loose object into one pack."""
+        with self._writing() as (repo, _ref, _head):
+            pack_all(repo, self._ready().git_dir)
+
+
+def _text(data: bytes | None) -> str:
+    return "" if data is None else data.decode("utf-8", errors="surrogateescape")
+

@@ -1,0 +1,84 @@
+"""Line statistics and git-style unified diffs of tracked files, and the commit body derived from them.
+
+The body of every Reverie commit is one line per changed file, ``<path> | +<added> -<removed>`` (no colon, so
+it never reads as a trailer), computed here from the real contents — never from anyone's account of the change.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from difflib import SequenceMatcher
+from io import BytesIO
+
+from dulwich.patch import write_object_diff
+
+from .objects import FILE_MODE
+from .types import FileChange
+
+__all__ = ["numstat", "file_changes", "stat_body", "parse_stat_body", "unified_diff"]
+
+_STAT_RE = re.compile(r"^(.+) \| \+(\d+) -(\d+)$")
+
+
+def _lines(data: bytes | None) -> list[bytes]:
+    return data.splitlines(keepends=True) if data else []
+
+
+def numstat(old: bytes | None, new: bytes | None) -> tuple[int, int]:
+    """(added, removed) lines from ``old`` to ``new``. Common head and tail are trimmed before matching, so a
+    one-line edit of a long file costs a comparison, not a full sequence match."""
+    a, b = _lines(old), _lines(new)
+    start = 0
+    limit = min(len(a), len(b))
+    while start < limit and a[start] == b[start]:
+        start += 1
+    end_a, end_b = len(a), len(b)
+    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
+        end_a -= 1
+        end_b -= 1
+    mid_a, mid_b = a[start:end_a], b[start:end_b]
+    if not mid_a or not mid_b:
+        return len(mid_b), len(mid_a)
+    same = sum(block.size for block in SequenceMatcher(None, mid_a, mid_b, autojunk=False).get_matching_blocks())
+    return len(mid_b) - same, len(mid_a) - same
+
+
+def file_changes(old: Mapping[str, bytes | None], new: Mapping[str, bytes | None]) -> list[FileChange]:
+    """A FileChange for every path whose content differs, in ``new``'s order."""
+    out = []
+    for path, data in new.items():
+        before = old.get(path)
+        if before != data:
+            added, removed = numstat(before, data)
+            out.append(FileChange(path, added, removed))
+    return out
+
+
+def stat_body(changes: Iterable[FileChange]) -> str:
+    return "\n".join(f"{c.path} | +{c.added} -{c.removed}" for c in changes)
+
+
+def parse_stat_body(body: str) -> list[FileChange] | None:
+    """The FileChanges of a Reverie commit body; None when the body is not in that form."""
+    lines = [ln for ln in body.strip().splitlines() if ln.strip()]
+    out = []
+    for line in lines:
+        m = _STAT_RE.match(line.strip())
+        if not m:
+            return None
+        out.append(FileChange(m.group(1), int(m.group(2)), int(m.group(3))))
+    return out
+
+
+def unified_diff(store, path: str, old_sha: bytes | None, new_sha: bytes | None) -> str:
+    """git's ``diff --git`` text for one file between two blobs (None = absent)."""
+    buf = BytesIO()
+    name = path.encode()
+    write_object_diff(
+        buf,
+        store,
+        (name if old_sha else None, FILE_MODE if old_sha else None, old_sha),
+        (name if new_sha else None, FILE_MODE if new_sha else None, new_sha),
+    )
+    return buf.getvalue().decode("utf-8", errors="replace")

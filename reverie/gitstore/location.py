@@ -1,0 +1,162 @@
+"""Where a workspace's memory repository lives, how it is recognised, and its ignore rules.
+
+Decision (``choose``), first match wins:
+
+1. ``<workspace>/.reverie-git`` exists → use it (a separate git dir chosen earlier stays chosen).
+2. ``<workspace>/.git`` is a memory repo made by Reverie or nanobot → adopt it; its history stays visible.
+3. ``<workspace>/.git`` is some other repository (a user's project rooted at the workspace), or the workspace
+   sits inside another repository → a separate git dir ``<workspace>/.reverie-git`` with ``core.worktree = ..``
+   (``git --git-dir=<workspace>/.reverie-git log -p`` works). Versioning is never switched off.
+4. Otherwise → create ``<workspace>/.git`` (nanobot's place, so nanobot sees the same history).
+
+A memory repo is recognised by (cheapest first): ``reverie.memoryrepo = true`` in its config (Reverie writes it on
+adoption or creation); a nanobot-style ``.gitignore`` (``/*`` followed by ``!`` lines); a root commit whose
+message starts with ``init: nanobot memory store`` or carries ``Reverie-Kind: init``.
+
+Ignore rules: where the git dir is ``<workspace>/.git`` they are the workspace's ``.gitignore`` (committed), so a
+person's ``git add -A`` in the workspace never stages history.jsonl, sessions or cursors. With a separate git
+dir the user's project owns the workspace's ``.gitignore``: the rules go to ``<git dir>/info/exclude`` instead,
+and ``<git dir>/.gitignore`` holds ``*`` so the enclosing project never stages the memory repo's own files.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from .trailers import KIND, parse_trailers
+
+log = logging.getLogger(__name__)
+
+__all__ = ["RepoLocation", "locate", "choose", "gitignore_text", "GITIGNORE_MARK", "SEPARATE_DIR"]
+
+SEPARATE_DIR = ".reverie-git"
+GITIGNORE_MARK = "# Managed by Reverie"
+NANOBOT_ROOT_SUBJECT = "init: nanobot memory store"
+CONFIG_SECTION = b"reverie"
+CONFIG_KEY = b"memoryrepo"
+
+
+@dataclass(frozen=True)
+class RepoLocation:
+    git_dir: Path
+    work_tree: Path
+    separate: bool  # True: git dir is <workspace>/.reverie-git, ignore rules in info/exclude
+
+    @property
+    def exists(self) -> bool:
+        return (self.git_dir / "HEAD").is_file()
+
+
+def locate(root: Path) -> RepoLocation | None:
+    """The existing memory repo of the workspace at ``root`` without importing dulwich; None if there is none.
+
+    Cheap on purpose (a few stats): the store calls it to decide whether git-based recovery is possible.
+    """
+    sep = root / SEPARATE_DIR
+    if (sep / "HEAD").is_file():
+        return RepoLocation(sep, root, True)
+    dot = root / ".git"
+    if (dot / "HEAD").is_file() and _config_marked(dot):
+        return RepoLocation(dot, root, False)
+    return None
+
+
+def _config_marked(git_dir: Path) -> bool:
+    try:
+        text = (git_dir / "config").read_text("utf-8", errors="replace")
+    except OSError:
+        return False
+    in_section = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            in_section = line.lower().startswith("[reverie")
+        elif in_section and line.replace(" ", "").lower() == "memoryrepo=true":
+            return True
+    return False
+
+
+def _nanobot_gitignore(root: Path) -> bool:
+    try:
+        lines = [ln.strip() for ln in (root / ".gitignore").read_text("utf-8", errors="replace").splitlines()]
+    except OSError:
+        return False
+    lines = [ln for ln in lines if ln and not ln.startswith("#")]
+    return bool(lines) and lines[0] == "/*" and any(ln.startswith("!") for ln in lines[1:])
+
+
+def _inside_other_repo(root: Path) -> bool:
+    for parent in root.resolve().parents:
+        if (parent / ".git").exists():
+            return True
+    return False
+
+
+def _root_commit_is_memory(git_dir: Path) -> bool:
+    """Walk first parents to the root commit (once per adoption; the result is cached in the repo config)."""
+    from dulwich.errors import NotGitRepository
+    from dulwich.repo import Repo
+
+    try:
+        with Repo(str(git_dir)) as repo:
+            try:
+                sha = repo.refs[b"HEAD"]
+            except KeyError:
+                return False  # no commits: only the .gitignore can tell
+            seen = 0
+            while True:
+                commit = repo.object_store[sha]
+                if not commit.parents or seen > 1_000_000:
+                    break
+                sha = commit.parents[0]
+                seen += 1
+            message = commit.message.decode("utf-8", "replace")
+    except (NotGitRepository, KeyError, OSError, ValueError) as exc:
+        log.warning("%s could not be read (%s); not adopting it", git_dir, exc)
+        return False
+    if message.startswith(NANOBOT_ROOT_SUBJECT):
+        return True
+    return parse_trailers(message).get(KIND) == "init"
+
+
+def is_memory_repo(root: Path, git_dir: Path) -> bool:
+    if _config_marked(git_dir):
+        return True
+    if not (git_dir / "HEAD").is_file():
+        return False
+    return _nanobot_gitignore(root) or _root_commit_is_memory(git_dir)
+
+
+def choose(root: Path) -> RepoLocation:
+    """Where the memory repo of ``root`` is or will be (see the module docstring for the rule)."""
+    sep = root / SEPARATE_DIR
+    if (sep / "HEAD").is_file():
+        return RepoLocation(sep, root, True)
+    dot = root / ".git"
+    if dot.exists():
+        if dot.is_dir() and is_memory_repo(root, dot):
+            return RepoLocation(dot, root, False)
+        log.info("%s belongs to another repository; the memory repo lives in %s", dot, sep)
+        return RepoLocation(sep, root, True)
+    if _inside_other_repo(root):
+        log.info("%s is inside another git repository; the memory repo lives in %s", root, sep)
+        return RepoLocation(sep, root, True)
+    return RepoLocation(dot, root, False)
+
+
+def gitignore_text(tracked: list[str]) -> str:
+    """Ignore everything at every depth, then re-include each tracked file and the directories leading to it."""
+    lines = [GITIGNORE_MARK + ": only the memory files below are versioned; everything else is ignored.", "*"]
+    lines.append("!/.gitignore")
+    dirs: list[str] = []
+    for rel in tracked:
+        parts = rel.split("/")
+        for i in range(1, len(parts)):
+            d = "/".join(parts[:i])
+            if d not in dirs:
+                dirs.append(d)
+                lines.append(f"!/{d}/")
+    lines.extend(f"!/{rel}" for rel in tracked)
+    return "\n".join(lines) + "\n"

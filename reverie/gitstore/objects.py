@@ -1,0 +1,162 @@
+"""Git objects for the tracked files: read blobs by path from a tree, build a new tree that changes only those
+paths (every other entry of the base tree is kept as is), and make commits. No I/O beyond the object store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timedelta, timezone
+
+from dulwich.objects import Blob, Commit, ShaFile, Tree
+
+from ..errors import GitStoreError
+
+__all__ = [
+    "FILE_MODE",
+    "blob_id",
+    "read_blob_ids",
+    "read_blob",
+    "build_tree",
+    "make_commit",
+    "commit_time",
+    "identity",
+    "commit_datetime",
+]
+
+FILE_MODE = 0o100644
+DIR_MODE = 0o040000
+
+
+def blob_id(data: bytes) -> bytes:
+    """The hex sha git gives ``data`` as a blob (no write)."""
+    return Blob.from_string(data).id
+
+
+def identity(name: str, email: str) -> bytes:
+    clean = lambda s: " ".join(s.replace("<", "").replace(">", "").split())  # noqa: E731
+    return f"{clean(name) or 'Reverie'} <{clean(email) or 'reverie@localhost'}>".encode()
+
+
+def _subtree(store, tree_id: bytes | None, cache: dict[str, Tree | None], prefix: str) -> Tree | None:
+    """The tree at directory ``prefix`` ('' = root), memoised in ``cache``; None when absent."""
+    if prefix in cache:
+        return cache[prefix]
+    if not prefix:
+        tree = store[tree_id] if tree_id else None
+    else:
+        parent_prefix, _, name = prefix.rpartition("/")
+        parent = _subtree(store, tree_id, cache, parent_prefix)
+        tree = None
+        if parent is not None:
+            try:
+                mode, sha = parent[name.encode()]
+            except KeyError:
+                mode, sha = 0, None
+            if sha is not None and mode == DIR_MODE:
+                tree = store[sha]
+    if tree is not None and not isinstance(tree, Tree):
+        raise GitStoreError(f"object at {prefix or '/'} is not a tree")
+    cache[prefix] = tree
+    return tree
+
+
+def read_blob_ids(store, tree_id: bytes | None, paths: Iterable[str]) -> dict[str, bytes | None]:
+    """Blob sha of each path in the tree (None where absent or not a regular file)."""
+    cache: dict[str, Tree | None] = {}
+    out: dict[str, bytes | None] = {}
+    for path in paths:
+        folder, _, name = path.rpartition("/")
+        tree = _subtree(store, tree_id, cache, folder)
+        sha = None
+        if tree is not None:
+            try:
+                mode, entry = tree[name.encode()]
+            except KeyError:
+                mode, entry = 0, None
+            if entry is not None and mode != DIR_MODE:
+                sha = entry
+        out[path] = sha
+    return out
+
+
+def read_blob(store, sha: bytes | None) -> bytes | None:
+    if sha is None:
+        return None
+    obj = store[sha]
+    if not isinstance(obj, Blob):
+        raise GitStoreError(f"{sha.decode()} is not a blob")
+    return obj.as_raw_string()
+
+
+def build_tree(
+    store, base_tree_id: bytes | None, changes: Mapping[str, bytes | None]
+) -> tuple[bytes, list[ShaFile]]:
+    """A new root tree equal to the base except for ``changes`` (path → blob sha, or None to delete).
+
+    Returns the root tree id and the new tree objects (not yet written). Directories left empty are dropped.
+    """
+    cache: dict[str, Tree | None] = {}
+    edited: dict[str, Tree] = {}
+
+    def editable(prefix: str) -> Tree:
+        if prefix not in edited:
+            base = _subtree(store, base_tree_id, cache, prefix)
+            tree = Tree()
+            if base is not None:
+                for item in base.iteritems():
+                    tree.add(item.path, item.mode, item.sha)
+            edited[prefix] = tree
+            if prefix:
+                editable(prefix.rpartition("/")[0])  # every ancestor must be rewritten too
+        return edited[prefix]
+
+    for path, sha in changes.items():
+        folder, _, name = path.rpartition("/")
+        tree = editable(folder)
+        key = name.encode()
+        if sha is None:
+            if key in tree:
+                del tree[key]
+        else:
+            tree.add(key, FILE_MODE, sha)
+    new_objects: list[ShaFile] = []
+    # deepest first, so each parent links its child's final id
+    for prefix in sorted(edited, key=lambda p: p.count("/") + (1 if p else 0), reverse=True):
+        tree = edited[prefix]
+        if prefix:
+            parent = edited[prefix.rpartition("/")[0]]
+            key = prefix.rpartition("/")[2].encode()
+            if len(tree) == 0:
+                if key in parent:
+                    del parent[key]
+                continue
+            parent.add(key, DIR_MODE, tree.id)
+        new_objects.append(tree)
+    return edited[""].id, new_objects
+
+
+def commit_time(when: datetime | None = None) -> tuple[int, int]:
+    """(unix seconds, UTC offset seconds) of ``when`` (default now), in the local timezone if naive."""
+    moment = (when or datetime.now(timezone.utc)).astimezone()
+    offset = moment.utcoffset() or timedelta(0)
+    return int(moment.timestamp()), int(offset.total_seconds())
+
+
+def make_commit(
+    tree_id: bytes, parents: list[bytes], message: str, who: bytes, when: datetime | None = None
+) -> Commit:
+    c = Commit()
+    c.tree = tree_id
+    c.parents = parents
+    c.author = c.committer = who
+    seconds, offset = commit_time(when)
+    c.author_time = c.commit_time = seconds
+    c.author_timezone = c.commit_timezone = offset
+    c.message = message.encode("utf-8")
+    return c
+
+
+def commit_datetime(commit: Commit) -> datetime:
+    """The commit time as a timezone-aware datetime in the commit's own offset."""
+    tz = timezone(timedelta(seconds=commit.commit_timezone))
+    return datetime.fromtimestamp(commit.commit_time, tz)

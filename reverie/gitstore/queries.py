@@ -1,0 +1,130 @@
+"""Read-only questions to the memory repo: revision names, the first-parent log, commit details, diffs.
+
+History is read along first parents from HEAD (Reverie's history is linear; a merge made by hand shows as one
+commit). Revision names: ``HEAD``, ``HEAD~n`` / ``HEAD^``, or 4–40 hex digits matched against every commit in
+the object store (loose and packed) via the store's prefix index, not by walking history.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from dulwich.objects import Commit
+
+from ..errors import AmbiguousRevisionError, UnknownRevisionError
+from .diffing import file_changes, parse_stat_body, unified_diff
+from .objects import commit_datetime, read_blob, read_blob_ids
+from .trailers import KIND, split_message
+from .types import CommitDetail, CommitInfo, FileChange
+
+__all__ = ["resolve", "walk", "commit_info", "changed_paths", "tree_diff", "SHORT"]
+
+SHORT = 8
+_HEX = re.compile(r"^[0-9a-fA-F]{4,40}$")
+_HEAD = re.compile(r"^HEAD((?:~\d*|\^)*)$")
+
+
+def _is_commit(store, sha: bytes) -> bool:
+    try:
+        type_num, _ = store.get_raw(sha)
+    except KeyError:
+        return False
+    return type_num == Commit.type_num
+
+
+def resolve(store, head: bytes | None, rev: str) -> bytes:
+    """The full commit id named by ``rev`` (see the module docstring)."""
+    text = (rev or "").strip()
+    m = _HEAD.match(text)
+    if m:
+        if head is None:
+            raise UnknownRevisionError("the memory repo has no commits yet")
+        sha = head
+        for step in re.findall(r"~\d*|\^", m.group(1)):
+            count = 1 if step in ("^", "~") else int(step[1:])
+            for _ in range(count):
+                parents = store[sha].parents
+                if not parents:
+                    raise UnknownRevisionError(f"{rev!r} goes past the first commit")
+                sha = parents[0]
+        return sha
+    if not _HEX.match(text):
+        raise UnknownRevisionError(f"{rev!r} is not a commit id (expected 4 to 40 hex digits, or HEAD~n)")
+    prefix = text.lower().encode()
+    if len(prefix) == 40:
+        if _is_commit(store, prefix):
+            return prefix
+        raise UnknownRevisionError(f"no commit {text} in the memory repo")
+    matches = sorted({sha for sha in store.iter_prefix(prefix) if _is_commit(store, sha)})
+    if not matches:
+        raise UnknownRevisionError(f"no commit starts with {text} in the memory repo")
+    if len(matches) > 1:
+        shown = ", ".join(s.decode()[:12] for s in matches[:10])
+        raise AmbiguousRevisionError(
+            f"{text} is ambiguous: {len(matches)} commits start with it ({shown}); give more digits",
+            candidates=[s.decode() for s in matches],
+        )
+    return matches[0]
+
+
+def walk(store, head: bytes | None) -> Iterator[Commit]:
+    """Commits from HEAD back along first parents."""
+    sha = head
+    while sha is not None:
+        commit = store[sha]
+        yield commit
+        sha = commit.parents[0] if commit.parents else None
+
+
+def _parent_tree(store, commit: Commit) -> bytes | None:
+    return store[commit.parents[0]].tree if commit.parents else None
+
+
+def changed_paths(store, commit: Commit, paths: list[str]) -> dict[str, tuple[bytes | None, bytes | None]]:
+    """Tracked paths whose blob differs between the commit's first parent and the commit: path → (old, new)."""
+    new = read_blob_ids(store, commit.tree, paths)
+    parent_tree = _parent_tree(store, commit)
+    old = read_blob_ids(store, parent_tree, paths) if parent_tree else dict.fromkeys(paths)
+    return {p: (old[p], new[p]) for p in paths if old[p] != new[p]}
+
+
+def _computed_changes(store, commit: Commit, paths: list[str]) -> list[FileChange]:
+    changed = changed_paths(store, commit, paths)
+    before = {p: read_blob(store, ids[0]) for p, ids in changed.items()}
+    after = {p: read_blob(store, ids[1]) for p, ids in changed.items()}
+    return file_changes(before, after)
+
+
+def commit_info(store, commit: Commit, paths: list[str]) -> CommitInfo:
+    """A CommitInfo. Per-file stats come from the body of Reverie commits (which is derived from the real diff
+    when the commit is made); other tools' commits are diffed here."""
+    message = commit.message.decode("utf-8", errors="replace")
+    subject, body, trailers = split_message(message)
+    kind = trailers.get(KIND, "")
+    files = parse_stat_body(body) if kind else None
+    if files is None:
+        files = _computed_changes(store, commit, paths)
+    sha = commit.id.decode()
+    return CommitInfo(
+        sha=sha,
+        short=sha[:SHORT],
+        time=commit_datetime(commit),
+        kind=kind,
+        subject=subject,
+        message=message,
+        trailers=trailers,
+        files=files,
+    )
+
+
+def tree_diff(store, old_tree: bytes | None, new_tree: bytes | None, paths: list[str]) -> str:
+    """git-style unified diff of the tracked paths between two trees (None = empty)."""
+    old = read_blob_ids(store, old_tree, paths) if old_tree else dict.fromkeys(paths)
+    new = read_blob_ids(store, new_tree, paths) if new_tree else dict.fromkeys(paths)
+    return "".join(unified_diff(store, p, old[p], new[p]) for p in paths if old[p] != new[p])
+
+
+def show(store, sha: bytes, paths: list[str]) -> CommitDetail:
+    commit = store[sha]
+    return CommitDetail(commit_info(store, commit, paths), tree_diff(store, _parent_tree(store, commit), commit.tree, paths))

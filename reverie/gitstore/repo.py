@@ -1,0 +1,157 @@
+"""Opening, creating and healing the memory repository: atomic creation, the ignore rules, the branch ref, and
+HEAD recovery from the reflog.
+
+Creation is atomic: the repository is initialised in a temporary directory next to its final place and renamed
+into place, so a kill never leaves a half-made ``.git`` that would later be mistaken for a user's repository.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import shutil
+import zlib
+from pathlib import Path
+
+from dulwich.errors import ObjectFormatException
+from dulwich.objects import Commit, Tree
+from dulwich.reflog import read_reflog
+from dulwich.repo import Repo
+
+from ..errors import GitStoreError
+from ..fsutil import atomic_write, fsync_dir, read_text_lossy
+from .location import CONFIG_KEY, CONFIG_SECTION, GITIGNORE_MARK, RepoLocation, _nanobot_gitignore, gitignore_text
+
+log = logging.getLogger(__name__)
+
+__all__ = ["create_repo", "mark_adopted", "branch_ref", "read_head", "heal_head", "sync_ignore_rules"]
+
+_READ_ERRORS = (KeyError, ValueError, TypeError, zlib.error, ObjectFormatException, OSError, AssertionError)
+
+
+def create_repo(loc: RepoLocation) -> None:
+    """Initialise the memory repo at ``loc.git_dir`` (atomically: temp dir, then rename)."""
+    parent = loc.git_dir.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    tmp = parent / f".reverie-git-init-{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        repo = Repo.init_bare(str(tmp), mkdir=True, default_branch=b"main")
+        try:
+            cfg = repo.get_config()
+            cfg.set((b"core",), b"bare", False)
+            cfg.set((b"core",), b"logallrefupdates", True)
+            if loc.separate:
+                cfg.set((b"core",), b"worktree", b"..")
+            cfg.set((CONFIG_SECTION,), CONFIG_KEY, True)
+            cfg.write_to_path()
+        finally:
+            repo.close()
+        if loc.separate:
+            # the enclosing project must never stage the memory repo's own files
+            atomic_write(tmp / ".gitignore", "*\n")
+        os.rename(tmp, loc.git_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    fsync_dir(parent)
+    log.info("created the memory repository at %s", loc.git_dir)
+
+
+def mark_adopted(repo: Repo) -> None:
+    """Record in the repo's config that it is a memory repo, so the check is a config read next time."""
+    cfg = repo.get_config()
+    cfg.set((CONFIG_SECTION,), CONFIG_KEY, True)
+    cfg.write_to_path()
+
+
+def branch_ref(repo: Repo) -> bytes:
+    """The ref Reverie moves: the branch HEAD points at (``HEAD`` itself when detached)."""
+    names, _ = repo.refs.follow(b"HEAD")
+    return names[-1] if names else b"HEAD"
+
+
+def read_head(repo: Repo, ref: bytes) -> bytes | None:
+    try:
+        value = repo.refs.read_ref(ref)
+    except (KeyError, OSError, ValueError):
+        return None
+    if value is None or value.startswith(b"ref: "):
+        return None
+    return value
+
+
+def _readable(repo: Repo, sha: bytes) -> bool:
+    """A commit whose object and root tree both load."""
+    try:
+        commit = repo.object_store[sha]
+        if not isinstance(commit, Commit):
+            return False
+        tree = repo.object_store[commit.tree]
+        return isinstance(tree, Tree)
+    except _READ_ERRORS:
+        return False
+
+
+def heal_head(repo: Repo, git_dir: Path, ref: bytes) -> bytes | None:
+    """HEAD's commit id after making sure it is readable; a HEAD pointing at a missing or corrupt object is moved
+    back to the newest readable commit in the ref's reflog, with a warning."""
+    head = read_head(repo, ref)
+    ref_file = git_dir / ref.decode()
+    if head is None and not ref_file.exists() and not _in_packed_refs(git_dir, ref):
+        return None  # no commits yet
+    if head is not None and len(head) == 40 and _readable(repo, head):
+        return head
+    log_path = git_dir / "logs" / ref.decode()
+    candidates: list[bytes] = []
+    try:
+        with open(log_path, "rb") as f:
+            candidates = [entry.new_sha for entry in read_reflog(f)]
+    except (OSError, ValueError):
+        candidates = []
+    for sha in reversed(candidates):
+        if sha != b"0" * 40 and sha != head and _readable(repo, sha):
+            bad = head.decode(errors="replace") if head else "(unreadable)"
+            log.warning(
+                "%s pointed at a missing or corrupt commit %s; recovered to %s from the reflog",
+                ref.decode(),
+                bad,
+                sha.decode(),
+            )
+            atomic_write(ref_file, sha + b"\n")
+            return sha
+    raise GitStoreError(
+        f"{ref.decode()} in {git_dir} points at a missing or corrupt commit and its reflog holds no readable "
+        f"commit; inspect it with `git --git-dir={git_dir} fsck`"
+    )
+
+
+def _in_packed_refs(git_dir: Path, ref: bytes) -> bool:
+    try:
+        return ref in (git_dir / "packed-refs").read_bytes()
+    except OSError:
+        return False
+
+
+def sync_ignore_rules(loc: RepoLocation, tracked: list[str]) -> bool:
+    """Bring the ignore rules up to date; True when the workspace's ``.gitignore`` changed (it is committed).
+
+    A ``.gitignore`` written by Reverie (its marker line) or nanobot (``/*`` + ``!`` lines) is replaced by the
+    current rules; one a person wrote is theirs and left alone.
+    """
+    wanted = gitignore_text(tracked)
+    if loc.separate:
+        exclude = loc.git_dir / "info" / "exclude"
+        if read_text_lossy(exclude) != wanted:
+            atomic_write(exclude, wanted)
+        return False
+    path = loc.work_tree / ".gitignore"
+    current = read_text_lossy(path) if path.exists() else None
+    if current == wanted:
+        return False
+    if current is not None and not current.startswith(GITIGNORE_MARK) and not _nanobot_gitignore(loc.work_tree):
+        return False
+    if current is not None and not current.startswith(GITIGNORE_MARK):
+        log.info("tightening nanobot's .gitignore so history and sessions are ignored at every depth")
+    atomic_write(path, wanted)
+    return True

@@ -1,0 +1,174 @@
+"""The commit transaction and its crash recovery — the one place that moves the memory repo's HEAD.
+
+Crash-safe order of one transaction (the caller holds the repo lock)::
+
+    1. build blobs, trees and the commit in memory (ids known, nothing written)
+    2. write the intent marker <git dir>/reverie/pending = "<old head> <new commit> <path>..." (atomic, fsync)
+    3. write the objects (each loose object: temp file + rename, by dulwich)
+    4. move the branch ref old → new (dulwich: lock file + fsync + rename; reflog entry)
+    5. write the changed tracked files (reverie.fsutil.atomic_write each)
+    6. delete the marker
+
+A kill before 4 leaves HEAD at the old commit (new objects are merely dangling); after 4, HEAD is the new commit.
+``recover_pending`` (run on open) finishes a transaction cut short: when HEAD is the marker's new commit, every
+listed file whose disk content is still the old commit's version is rolled forward to the new one (a file that
+is neither is a person's edit: left alone, committed later as ``manual``); stale lock files are removed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from dulwich.file import FileLocked
+from dulwich.index import Index, index_entry_from_stat
+from dulwich.objects import Blob, Commit
+
+from ..errors import GitStoreError, WorkspaceError
+from ..fsutil import atomic_write
+from ..workspace import Workspace
+from .objects import FILE_MODE, blob_id, build_tree, make_commit, read_blob, read_blob_ids
+
+log = logging.getLogger(__name__)
+
+__all__ = ["transact", "recover_pending", "state_dir", "write_workspace_file", "clean_temp_files"]
+
+PENDING = "pending"
+
+
+def state_dir(git_dir: Path) -> Path:
+    return git_dir / "reverie"
+
+
+def write_workspace_file(workspace: Workspace, path: str, data: bytes | None) -> None:
+    """Atomically replace (or delete, for None) a tracked file."""
+    target = workspace.resolve(path)
+    if data is None:
+        target.unlink(missing_ok=True)
+    else:
+        atomic_write(target, data)
+
+
+def transact(
+    repo,
+    git_dir: Path,
+    workspace: Workspace,
+    ref: bytes,
+    old_head: bytes | None,
+    changes: Mapping[str, bytes | None],
+    message: str,
+    who: bytes,
+    *,
+    write_files: bool = True,
+) -> bytes | None:
+    """Commit ``changes`` (path → new content, None = delete) on top of ``old_head`` and bring the files on disk
+    to match. Returns the new commit id, or None when the tree would not change (no empty commits)."""
+    store = repo.object_store
+    base_tree = store[old_head].tree if old_head else None
+    blobs = {path: Blob.from_string(data) for path, data in changes.items() if data is not None}
+    tree_id, trees = build_tree(store, base_tree, {p: (blobs[p].id if p in blobs else None) for p in changes})
+    if tree_id == base_tree:
+        return None
+    commit: Commit = make_commit(tree_id, [old_head] if old_head else [], message, who)
+    marker = state_dir(git_dir) / PENDING
+    old_text = (old_head or b"-").decode()
+    atomic_write(marker, " ".join([old_text, commit.id.decode(), *changes]) + "\n")
+    for obj in [*blobs.values(), *trees, commit]:
+        store.add_object(obj)
+    subject = message.split("\n", 1)[0]
+    reflog = (b"commit: " if old_head else b"commit (initial): ") + subject.encode("utf-8", "replace")[:200]
+    if not repo.refs.set_if_equals(ref, old_head, commit.id, message=reflog, committer=who):
+        marker.unlink(missing_ok=True)
+        raise GitStoreError(f"{ref.decode()} moved while Reverie was committing; nothing was changed")
+    if write_files:
+        for path, data in changes.items():
+            write_workspace_file(workspace, path, data)
+        _update_index(git_dir, workspace, {p: (blobs[p].id if p in blobs else None) for p in changes})
+    marker.unlink(missing_ok=True)
+    return commit.id
+
+
+def _update_index(git_dir: Path, workspace: Workspace, entries: Mapping[str, bytes | None]) -> None:
+    """Keep git's index in step with HEAD for the committed paths, so ``git status`` in the workspace is clean.
+    The index is only git's cache: failing to update it is logged, never fatal."""
+    try:
+        index = Index(str(git_dir / "index"))
+        for path, sha in entries.items():
+            key = path.encode()
+            if sha is None:
+                if key in index:
+                    del index[key]
+            else:
+                index[key] = index_entry_from_stat(os.stat(workspace.resolve(path)), sha, FILE_MODE)
+        index.write()
+    except (OSError, ValueError, FileLocked) as exc:
+        log.warning("git index not updated (%s); `git status` may show stale changes", exc)
+
+
+def _remove_stale_locks(git_dir: Path, ref: bytes | None, scan_objects: bool) -> None:
+    """Lock files a killed writer left behind would block every later write of the same ref or object."""
+    candidates = [git_dir / n for n in ("config.lock", "HEAD.lock", "packed-refs.lock", "index.lock")]
+    if ref:
+        candidates.append(git_dir / (ref.decode() + ".lock"))
+    if scan_objects:
+        objects = git_dir / "objects"
+        for sub in objects.glob("[0-9a-f][0-9a-f]"):
+            candidates.extend(sub.glob("*.lock"))
+    for path in candidates:
+        if path.exists():
+            log.warning("removing stale lock %s left by an interrupted write", path)
+            path.unlink(missing_ok=True)
+
+
+def recover_pending(repo, git_dir: Path, workspace: Workspace, ref: bytes | None) -> None:
+    """Finish or discard a transaction a crash interrupted (see the module docstring). Caller holds the lock."""
+    marker = state_dir(git_dir) / PENDING
+    try:
+        text = marker.read_text("utf-8")
+    except FileNotFoundError:
+        _remove_stale_locks(git_dir, ref, scan_objects=False)
+        return
+    _remove_stale_locks(git_dir, ref, scan_objects=True)
+    parts = text.split()
+    head = repo.refs.read_ref(ref) if ref else None
+    if len(parts) >= 2 and head is not None and parts[1].encode() == head:
+        old = None if parts[0] == "-" else parts[0].encode()
+        store = repo.object_store
+        paths = parts[2:]
+        new_ids = read_blob_ids(store, store[head].tree, paths)
+        old_ids = read_blob_ids(store, store[old].tree, paths) if old else dict.fromkeys(paths)
+        for path in paths:
+            try:
+                disk_path = workspace.resolve(path)
+            except WorkspaceError:
+                continue
+            disk = disk_path.read_bytes() if disk_path.is_file() else None
+            disk_id = blob_id(disk) if disk is not None else None
+            if disk_id == new_ids[path]:
+                continue
+            if disk_id == old_ids[path]:
+                log.warning("finishing an interrupted commit: %s rolled forward to %s", path, head.decode()[:8])
+                write_workspace_file(workspace, path, read_blob(store, new_ids[path]))
+            else:
+                log.warning("%s changed during an interrupted commit; kept as is (it will be committed as manual)", path)
+    marker.unlink(missing_ok=True)
+
+
+def clean_temp_files(workspace: Workspace, paths: list[str]) -> None:
+    """Remove temp files an interrupted ``atomic_write`` of a tracked file left next to it (older than a minute,
+    so a concurrent writer's temp file is never pulled from under it)."""
+    now = time.time()
+    for path in paths:
+        try:
+            target = workspace.resolve(path)
+        except WorkspaceError:
+            continue
+        for tmp in target.parent.glob(f".{target.name}.tmp-*"):
+            try:
+                if now - tmp.stat().st_mtime > 60:
+                    tmp.unlink(missing_ok=True)
+            except OSError:
+                continue
