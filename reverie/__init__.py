@@ -5,12 +5,35 @@ The public API is what ``__all__`` lists (a test checks every name resolves); ev
 
 from __future__ import annotations
 
-from .config import Config, load_config
+from typing import TYPE_CHECKING, Any
+
 from .errors import *  # noqa: F403  (the documented exception tree)
 from .errors import __all__ as _errors_all
-from .history import HistoryEntry, HistoryLog
-from .store import MemoryStore
-from .workspace import MEMORY_FILES, Workspace
+
+if TYPE_CHECKING:
+    from .config import Config, load_config
+    from .history import HistoryEntry, HistoryLog
+    from .store import MemoryStore
+    from .workspace import MEMORY_FILES, Workspace
+
+# Loaded on first access (PEP 562): `python -m reverie --help` imports this package, and pydantic-based config
+# alone costs ~0.1 s of start-up that --help does not need.
+_LAZY = {
+    "MemoryStore": "store", "Workspace": "workspace", "MEMORY_FILES": "workspace", "Config": "config",
+    "load_config": "config", "HistoryLog": "history", "HistoryEntry": "history",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __version__ = "0.1.0"
 

@@ -70,7 +70,7 @@ class Runtime:
     def consolidator(self) -> Consolidator:
         from .consolidator import Consolidator
 
-        return Consolidator(self.store, self.client, self.config)
+        return Consolidator(self.store, self.client, self.config, sessions=self.sessions)
 
     @cached_property
     def dream(self) -> Dream:

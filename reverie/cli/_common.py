@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from rich.console import Console
 
-from ..store import MemoryStore
 from ..workspace import Workspace
+
+if TYPE_CHECKING:
+    from ..store import MemoryStore
 
 __all__ = ["console", "err_console", "open_store", "workspace_of", "emit_json", "add_json_flag"]
 
@@ -23,6 +25,8 @@ def workspace_of(args: argparse.Namespace) -> Workspace:
 
 
 def open_store(args: argparse.Namespace) -> MemoryStore:
+    from ..store import MemoryStore  # lazily (config, pydantic): `reverie --help` must stay fast
+
     return MemoryStore(workspace_of(args))
 
 

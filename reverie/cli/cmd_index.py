@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 
-from ..recall import Recall
 from ._common import add_json_flag, console, emit_json, open_store
 
 
@@ -17,6 +15,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from ..recall import Recall  # lazily: `reverie --help` must stay fast
+
     recall = Recall.for_store(open_store(args))
     try:
         stats = recall.rebuild() if args.rebuild else recall.sync()

@@ -6,7 +6,6 @@ import argparse
 
 from rich.markup import escape
 
-from ..recall import Recall, SearchFilters
 from ._common import add_json_flag, console, emit_json, open_store
 
 
@@ -23,6 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..recall import Recall, SearchFilters  # lazily: `reverie --help` must stay fast
+
     filters = SearchFilters.from_mapping({"kinds": args.kind, "session": args.session, "since": args.since, "until": args.until})
     recall = Recall.for_store(open_store(args))
     try:

@@ -6,7 +6,6 @@ import argparse
 
 from rich.table import Table
 
-from ..status import collect_status, describe_model
 from ._common import add_json_flag, console, emit_json, open_store
 
 
@@ -17,6 +16,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..status import collect_status, describe_model  # lazily: `reverie --help` must stay fast
+
     report = collect_status(open_store(args))
     if args.json:
         emit_json(report.to_dict())

@@ -22,6 +22,8 @@ __all__ = ["Command", "CommandContext", "CommandRouter", "Handler", "Invocation"
 #: Modules whose ``commands()`` make up the default command set (add yours here).
 COMMAND_MODULES = [
     "reverie.commands.memory_cmds",
+    "reverie.commands.dream_cmds",
+    "reverie.commands.session_cmds",
 ]
 
 

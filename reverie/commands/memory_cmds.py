@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AmbiguousRevisionError, CommandError
-from .render import commit_detail, operation_reply, versions_table
+from ..security.pending import load_pending
+from .render import commit_detail, operation_reply, pending_soul, versions_table
 from .router import Command, Invocation
 
 if TYPE_CHECKING:
@@ -58,9 +59,9 @@ async def dream_log(inv: Invocation) -> str:
         if inv.args:
             return commit_detail(git.show(inv.args[0]))
         latest = git.log(limit=1, kind="dream")
-        if not latest:
-            return "Dream has not run yet."
-        return commit_detail(git.show(latest[0].sha))
+        text = commit_detail(git.show(latest[0].sha)) if latest else "Dream has not run yet."
+        pending = load_pending(inv.runtime.store)
+        return text + ("\n\n" + pending_soul(pending) if pending is not None and not pending.applied else "")
     except AmbiguousRevisionError as exc:
         return _ambiguous(exc)
 

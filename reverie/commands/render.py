@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["files_line", "commit_line", "commit_detail", "versions_table", "operation_reply", "fence", "when"]
+__all__ = [
+    "files_line", "commit_line", "commit_detail", "versions_table", "operation_reply", "fence", "when",
+    "dream_result", "consolidation_reply", "pending_soul",
+]
 
 #: Diffs longer than this many characters are cut in chat replies (the CLI shows them whole).
 MAX_DIFF_CHARS = 6_000
@@ -81,4 +84,65 @@ def operation_reply(verb: str, target: str, result: Any) -> str:
     if result.cursor_rewound_to is not None:
         lines.append(f"Dream cursor rewound to {result.cursor_rewound_to}: those entries will be dreamed again.")
     lines.append(f"Undo with `/dream-restore {short}`")
+    return "\n".join(lines)
+
+
+def _batch(result: Any) -> str:
+    if result.first is None:
+        return ""
+    return f"entries {result.first}–{result.last}" if result.last != result.first else f"entry {result.first}"
+
+
+def dream_result(result: Any) -> str:
+    """The report of a finished Dream run (a ``DreamResult``)."""
+    status, batch = result.status, _batch(result)
+    if status == "nothing-to-do":
+        return "Nothing to process: no history entries are waiting for Dream."
+    if status == "already-running":
+        return "Dream is already running (a scheduled run or another process); try again when it ends."
+    if status == "failed":
+        return f"Dream failed on {batch or 'its batch'}: {result.reason}. Nothing was written; the entries stay pending."
+    if status == "rejected":
+        return f"Dream's edits for {batch or 'its batch'} were rejected: {result.reason}. Nothing was written."
+    if status == "dead-lettered":
+        return f"Dream set {batch} aside after repeated failures ({result.reason}); later entries will be processed."
+    tokens = result.usage.total_tokens
+    stats = f"{result.iterations} model turns, {result.tool_calls} tool calls, {tokens:,} tokens"
+    lines: list[str] = []
+    if result.dry_run:
+        lines.append(f"Dream dry run over {batch}: nothing written ({stats}).")
+        lines.append(fence(result.diff, "diff") if result.diff.strip() else "It would change nothing.")
+    elif status == "no-change" or not result.files:
+        lines.append(f"Dream processed {batch}: nothing worth keeping changed memory ({stats}).")
+    else:
+        short = (result.commit or "")[:8]
+        lines.append(f"Dream processed {batch} and changed {files_line(result.files)} as `{short}` ({stats}).")
+        lines.append(f"See it with `/dream-log {short}`; undo it with `/dream-restore {short}`.")
+    if result.pending_soul:
+        lines.append("A change to SOUL.md is waiting for approval (`/dream-log` shows it).")
+    if len(result.batches) > 1:
+        lines.append(f"({len(result.batches)} batches.)")
+    return "\n".join(lines)
+
+
+def consolidation_reply(result: Any) -> str:
+    """What a ``/new`` (or any Consolidator call) archived (a ``ConsolidationResult``)."""
+    n = result.archived_messages
+    if n == 0:
+        return "Nothing to archive."
+    noun = "message" if n == 1 else "messages"
+    entries = len(result.cursors)
+    text = f"Archived {n} {noun} into {entries} history {'entry' if entries == 1 else 'entries'}"
+    if result.raw_fallbacks:
+        text += " (the model's summary failed, so the raw transcript was kept)"
+    return text + "."
+
+
+def pending_soul(change: Any) -> str:
+    """A SOUL.md change Dream staged for approval (``reverie.security.pending.PendingChange``)."""
+    added, removed = change.counts()
+    lines = [f"**Pending** `{change.path}` change (+{added} -{removed}), waiting for approval:", fence(change.diff(), "diff")]
+    if change.reasons:
+        lines.append("Why: " + "; ".join(change.reasons))
+    lines.append("Approve it with `/dream-approve` (or `reverie approve`); drop it with `reverie reject`.")
     return "\n".join(lines)

@@ -1,0 +1,47 @@
+"""``reverie consolidate [KEY]``: archive one session now, or every session whose prompt is over budget."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.markup import escape
+from rich.table import Table
+
+from ..errors import CommandError
+from ._common import add_json_flag, console, emit_json, workspace_of
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("consolidate", help="archive a session into history (no KEY: every session over budget)")
+    p.add_argument("key", nargs="?", help="session key (e.g. cli:alice): archive all of it, keeping the session")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+async def _consolidate(rt, key: str | None) -> list:  # type: ignore[no-untyped-def]
+    if key is not None:
+        session = rt.sessions.load(rt.sessions.path_for(key))
+        if session is None:
+            raise CommandError(f"no session {key!r} in {rt.workspace.sessions_dir}")
+        return [await rt.consolidator.archive_all(session)]
+    sessions = [rt.sessions.load(info.path) for info in rt.sessions.list()]
+    return [await rt.consolidator.maybe_consolidate(s) for s in sessions if s is not None]
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from ..runtime import Runtime
+
+    results = asyncio.run(_consolidate(Runtime(workspace_of(args)), args.key))
+    if args.json:
+        emit_json(results)
+        return 0
+    table = Table(box=None, pad_edge=False)
+    for column in ("session", "archived", "history entries", "tokens before → after", "stopped"):
+        table.add_column(column)
+    for r in results:
+        table.add_row(escape(r.session_key), str(r.archived_messages), ", ".join(map(str, r.cursors)) or "—",
+                      f"{r.estimate_before:,} → {r.estimate_after:,}", r.stop)
+    console.print(table if results else "[dim](no sessions)[/]")
+    return 0

@@ -1,0 +1,35 @@
+"""``reverie dream [--all] [--dry-run]``: run Dream now, with a live status line (Dream.run)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import add_json_flag, emit_json, workspace_of
+from ._render import ProgressLine, print_dream
+
+#: Outcomes that are not a success: the command exits 1 so scripts notice.
+_FAILED = {"failed", "rejected", "already-running", "dead-lettered"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("dream", help="consolidate pending history into memory now")
+    p.add_argument("--all", action="store_true", help="process every pending batch, not just the next one")
+    p.add_argument("--dry-run", action="store_true", help="show the diff it would commit; write nothing")
+    p.add_argument("--wait", action="store_true", help="wait for a run in progress instead of giving up")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from ..runtime import Runtime
+
+    dream = Runtime(workspace_of(args)).dream
+    with ProgressLine(enabled=not args.json) as line:
+        result = asyncio.run(dream.run(drain=args.all, wait=args.wait, dry_run=args.dry_run, on_progress=line.update))
+    if args.json:
+        emit_json(result)
+    else:
+        print_dream(result)
+    return 1 if result.status in _FAILED else 0

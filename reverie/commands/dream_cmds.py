@@ -1,0 +1,60 @@
+"""``/dream``: run Dream in the background and report what it changed when it ends."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from .render import dream_result
+from .router import Command, Invocation
+
+log = logging.getLogger(__name__)
+
+__all__ = ["commands", "QUICK_REPLY_SECONDS"]
+
+#: A run that ends within this long (nothing to do, another run holds the lock, a fast offline run) is reported
+#: in the reply itself; a longer one is reported through ``context.notify`` when it ends.
+QUICK_REPLY_SECONDS = 0.5
+_TASK = "dream"
+
+
+async def dream(inv: Invocation) -> str:
+    router, rt = inv.router, inv.runtime
+    if router.running(_TASK):
+        return "Dream is already running; I will report when it ends."
+    pending = rt.store.pending_count()
+    if pending == 0:
+        return "Nothing to process: no history entries are waiting for Dream."
+    task = router.spawn(rt.dream.run(), name=_TASK)
+    done, _ = await asyncio.wait({task}, timeout=QUICK_REPLY_SECONDS)
+    if done:
+        return _report(inv, task.result())
+    notify = inv.context.notify
+
+    def report(t: asyncio.Task) -> None:  # type: ignore[type-arg]
+        if t.cancelled():
+            text = "Dream was cancelled; nothing was written."
+        elif t.exception() is not None:
+            text = f"Dream could not run: {t.exception()}"
+        else:
+            text = _report(inv, t.result())
+        if notify is None:
+            log.info("%s", text)
+        else:
+            router.spawn(notify(text), name="dream-report")
+
+    task.add_done_callback(report)
+    noun = "entry" if pending == 1 else "entries"
+    return f"Dreaming over {pending} pending {noun} in the background; I will report when it ends."
+
+
+def _report(inv: Invocation, result: object) -> str:
+    text = dream_result(result)
+    left = inv.runtime.store.pending_count()
+    if left and getattr(result, "status", "") in ("ok", "no-change", "dead-lettered"):
+        text += f"\n{left} more {'entry is' if left == 1 else 'entries are'} pending: send `/dream` again."
+    return text
+
+
+def commands() -> list[Command]:
+    return [Command("dream", dream, "consolidate pending history into memory now (runs in the background)")]

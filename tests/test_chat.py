@@ -1,0 +1,94 @@
+"""``reverie chat`` driven through stdin: a scripted model in-process, and the offline engine in a subprocess."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import sys
+
+import orjson
+import pytest
+
+from conftest import run_cli
+from reverie.cli import main
+from reverie.llm import protocol
+from reverie.llm.scripted import Prompt, ScriptedModel
+from reverie.workspace import Workspace
+
+_counter = itertools.count()
+
+
+@pytest.fixture
+def fake():
+    fake = ScriptedModel.register(f"chat{next(_counter)}")
+    yield fake
+    ScriptedModel.unregister(fake.name)
+
+
+def answer(prompt: Prompt) -> str:
+    """Archive calls get a fact line; chat turns get a reply naming what the system prompt knows."""
+    if protocol.task_of(prompt.system) == "archive":
+        return "- [durable] " + prompt.user.splitlines()[-1][-60:]
+    known = [word for word in ("Rex", "Porto", "tea") if word in prompt.system]
+    return f"reply to {prompt.user!r}; I know: {', '.join(known) or 'nothing'}"
+
+
+def chat(workspace: Workspace, lines: list[str], monkeypatch, capsys, *extra: str) -> str:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
+    assert main(["-w", str(workspace.root), "chat", "--no-schedule", *extra]) == 0
+    return capsys.readouterr().out
+
+
+def session_lines(workspace: Workspace, name: str = "cli_chat.jsonl") -> list[dict]:
+    return [orjson.loads(l) for l in (workspace.sessions_dir / name).read_bytes().splitlines()]
+
+
+def test_scripted_chat_with_memory_and_commands(workspace, fake, monkeypatch, capsys):
+    monkeypatch.setenv("REVERIE_MODEL", fake.model)
+    fake.responder = answer
+    workspace.write("USER.md", "# User\n- Lives in Porto\n")
+    from reverie.store import MemoryStore
+
+    MemoryStore(workspace).append_history("The user's dog is called Rex.")  # not yet dreamed
+    out = chat(workspace, ["hello there", "/help", "/dream-lgo", "what do you know?"], monkeypatch, capsys)
+    assert "offline" not in out
+    assert "reply to 'hello there'; I know: Rex, Porto" in out
+    assert "/dream-restore" in out and "Did you mean /dream-log?" in out.replace("`", "")
+    lines = session_lines(workspace)
+    assert lines[0]["_type"] == "metadata" and lines[0]["key"] == "cli:chat"
+    assert [(m["role"], m["content"][:11]) for m in lines[1:]] == [
+        ("user", "hello there"), ("assistant", "reply to 'h"), ("user", "what do you"), ("assistant", "reply to 'w")]
+    # the second turn's prompt carried the first turn (the session is the conversation)
+    chat_prompts = [p for p in fake.prompts if protocol.task_of(p.system) is None]
+    assert [m["content"] for m in chat_prompts[1].messages if m["role"] == "user"] == ["hello there", "what do you know?"]
+
+
+def test_chat_consolidates_under_token_pressure_and_new_archives(workspace, fake, monkeypatch, capsys):
+    monkeypatch.setenv("REVERIE_MODEL", fake.model)
+    monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__CONTEXT_WINDOW_TOKENS", "2048")
+    monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__MAX_TOKENS", "256")
+    fake.responder = answer
+    turns = [f"message {i}: " + "words " * 60 for i in range(12)]
+    chat(workspace, turns, monkeypatch, capsys)
+    from reverie.store import MemoryStore
+
+    store = MemoryStore(workspace)
+    archived = store.history.read_since(0)
+    assert archived, "token pressure should have archived the oldest messages"
+    meta = session_lines(workspace)[0]
+    assert meta["last_consolidated"] > 0
+    out = chat(workspace, ["/new"], monkeypatch, capsys)
+    assert "New session started." in out
+    assert len(session_lines(workspace)) == 1  # only the metadata line is left
+    assert store.history.last_cursor() > archived[-1].cursor
+
+
+def test_offline_chat_says_so_and_runs_commands(tmp_path):
+    ws = tmp_path / "ws"
+    proc = run_cli("-w", str(ws), "chat", "--no-schedule", input="I live in Porto\n/help\n/dream\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "offline rule-based engine" in proc.stdout
+    assert "/dream-restore" in proc.stdout  # /help ran
+    assert "Traceback" not in proc.stderr
+    lines = [orjson.loads(l) for l in (ws / "sessions" / "cli_chat.jsonl").read_bytes().splitlines()]
+    assert [m.get("content") for m in lines[1:]] == ["I live in Porto"]
