@@ -36,6 +36,7 @@ class MemoryStore:
         config: Config | None = None,
     ) -> None:
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+        self.workspace.check_layout()  # memory/, sessions/ or history.jsonl symlinked out: refuse, never write through
         self.config = config if config is not None else load_config(self.workspace.root)
         hist = self.config.memory.history
         self.history = HistoryLog(

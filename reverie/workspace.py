@@ -19,6 +19,7 @@ it, no NUL, no '..', not absolute.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -49,11 +50,17 @@ def default_workspace() -> Path:
 
 
 def check_relative(rel: str) -> str:
-    """Validate the shape of a workspace-relative path and return it normalised to POSIX form."""
+    """Validate the shape of a workspace-relative path and return it normalised to POSIX form.
+
+    Refused: empty, NUL or other control characters, absolute paths (``/x``, ``C:\\x``, ``C:x``, ``\\\\server``),
+    any ``..`` segment (either slash), and ``:`` inside a name (Windows drive and stream syntax).
+    """
     if not isinstance(rel, str) or not rel:
         raise UnsafePathError("path must be a non-empty string")
     if "\x00" in rel:
         raise UnsafePathError(f"path contains a NUL byte: {rel!r}")
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in rel):
+        raise UnsafePathError(f"path contains a control character: {rel!r}")
     norm = rel.replace("\\", "/")
     if norm.startswith("/") or (len(norm) > 1 and norm[1] == ":"):
         raise UnsafePathError(f"absolute paths are not allowed: {rel!r}")
@@ -62,7 +69,16 @@ def check_relative(rel: str) -> str:
         raise UnsafePathError(f"'..' is not allowed in a path: {rel!r}")
     if not parts:
         raise UnsafePathError(f"path names no file: {rel!r}")
+    if any(":" in p for p in parts):
+        raise UnsafePathError(f"':' is not allowed in a file name: {rel!r}")
     return "/".join(parts)
+
+
+#: Directories and fixed files Reverie writes besides the memory files; ``check_layout`` vets them all.
+_LAYOUT = (
+    "memory", "sessions", "prompts", "memory/.reverie", "memory/history.jsonl", "memory/.cursor",
+    "memory/.dream_cursor", "memory/HISTORY.md",
+)
 
 
 @dataclass(frozen=True)
@@ -114,19 +130,37 @@ class Workspace:
         """The absolute path of ``rel`` inside the workspace, refusing anything that would leave it.
 
         Symlinks are not followed out of the workspace: if any existing component resolves outside the root,
-        the path is refused rather than written through.
+        the path is refused rather than written through. The named entry itself may not be a symlink at all
+        (even one pointing inside), nor a FIFO, socket or device (reading one would hang or leak).
         """
         norm = check_relative(rel)
         candidate = self.root.joinpath(*norm.split("/"))
         root_real = self.root.resolve()
         real = candidate.resolve(strict=False)
         if real != root_real and root_real not in real.parents:
-            raise UnsafePathError(f"{rel!r} resolves outside the workspace")
-        if candidate.is_symlink():
-            raise UnsafePathError(f"{rel!r} is a symlink; memory files must be regular files")
-        if not allow_missing and not candidate.exists():
+            raise UnsafePathError(f"{rel!r} resolves outside the workspace (through a symlink); refusing to follow it")
+        try:
+            st = candidate.lstat()
+        except FileNotFoundError:
+            st = None
+        except OSError as exc:
+            raise UnsafePathError(f"{rel!r} cannot be checked: {exc.strerror}") from None
+        if st is not None:
+            if stat.S_ISLNK(st.st_mode):
+                raise UnsafePathError(f"{rel!r} is a symlink; memory files must be regular files")
+            if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+                raise UnsafePathError(f"{rel!r} is not a regular file or directory")
+        elif not allow_missing:
             raise WorkspaceError(f"{rel!r} does not exist in the workspace")
         return candidate
+
+    def check_layout(self) -> None:
+        """Refuse a workspace whose own directories or fixed files lead out of it (e.g. ``memory/`` a symlink).
+
+        Called when a store opens, so history, cursors, sessions and state are never written through a link.
+        """
+        for rel in _LAYOUT:
+            self.resolve(rel)
 
     # -- memory files -------------------------------------------------------------------------------------
     def read(self, rel: str) -> str:
@@ -141,6 +175,7 @@ class Workspace:
         """Create the layout and any missing memory file from its starter template; returns what was created."""
         created: list[str] = []
         self.root.mkdir(parents=True, exist_ok=True)
+        self.check_layout()
         self.memory_dir.mkdir(exist_ok=True)
         self.sessions_dir.mkdir(exist_ok=True)
         for rel, template in _TEMPLATES.items():

@@ -273,11 +273,12 @@ class SessionStore:
         """The file of ``key``: its safe name, or a hashed variant when another key already owns that name."""
         if not isinstance(key, str) or not key:
             raise SessionError(f"a session key must be a non-empty string, not {key!r}")
-        plain = self.dir / f"{safe_filename(key)}.jsonl"
+        # Through Workspace.resolve: a sessions/ directory or file symlinked out of the workspace is refused.
+        plain = self.workspace.resolve(f"sessions/{safe_filename(key)}.jsonl")
         owner = _key_in_file(plain)
         if owner is None or owner == key:
             return plain
-        return self.dir / f"{safe_filename(key)[:_MAX_NAME]}-{_key_hash(key)}.jsonl"
+        return self.workspace.resolve(f"sessions/{safe_filename(key)[:_MAX_NAME]}-{_key_hash(key)}.jsonl")
 
     # -- reading ------------------------------------------------------------------------------------------
     def get_or_create(self, key: str) -> Session:
@@ -400,6 +401,12 @@ class SessionStore:
     def _path_of(self, session: Session) -> Path:
         if session.path is None:
             session.path = self.path_for(session.key)
+        try:
+            rel = session.path.relative_to(self.workspace.root).as_posix()
+        except ValueError:
+            rel = None
+        if rel is not None:
+            self.workspace.resolve(rel)  # re-checked at every write: a file swapped for a symlink is refused
         session.path.parent.mkdir(parents=True, exist_ok=True)
         return session.path
 

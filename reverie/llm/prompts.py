@@ -21,6 +21,8 @@ import re
 from importlib import resources
 from pathlib import Path
 
+from ..errors import UnsafePathError
+from ..workspace import Workspace
 from . import protocol
 
 log = logging.getLogger(__name__)
@@ -45,11 +47,11 @@ def load_prompt(task: str, workspace: object | str | os.PathLike[str] | None = N
     protocol.task_line(task)
     root = _root(workspace)
     if root is not None:
-        own = _read(root / "prompts" / f"{task}.md")
+        own = _read(root, f"prompts/{task}.md")
         if own:
             return _with_task_line(task, own)
         if task in (protocol.TASK_DREAM_ANALYZE, protocol.TASK_DREAM_EDIT):
-            shared = _read(root / "prompts" / "dream.md")
+            shared = _read(root, "prompts/dream.md")
             if shared:
                 return _with_task_line(task, _block_for(task, shared))
     return packaged_prompt(task)
@@ -63,7 +65,13 @@ def _root(workspace: object | None) -> Path | None:
     return Path(getattr(workspace, "root"))
 
 
-def _read(path: Path) -> str | None:
+def _read(root: Path, rel: str) -> str | None:
+    try:
+        # Through Workspace.resolve: an override symlinked out of the workspace is refused, not read.
+        path = Workspace(root).resolve(rel)
+    except UnsafePathError as exc:
+        log.warning("prompt override skipped: %s", exc)
+        return None
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

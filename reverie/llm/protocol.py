@@ -16,6 +16,10 @@ message is a sequence of sections, each ``## <title>`` on its own line followed 
   a line older than ``AGE_THRESHOLD_DAYS`` (by git blame) ends with ``age_suffix(days)`` — `` [age: 37 days]``;
   ``strip_age`` removes it. Expected answer: finding lines
   ``[USER] fact``, ``[SOUL] rule``, ``[MEMORY] fact``, ``[FILE-REMOVE] what and why``, or ``[SKIP]``.
+  A finding that corrects an existing line names it: ``[USER] Lives in Berlin (replaces: Lives in Munich)``
+  (``with_replaces`` / ``split_replaces``); the old text is the line as it stands in the file, without its bullet
+  or age suffix. A removal names file and line: ``[FILE-REMOVE] USER.md: Works at Acme (why: no longer true)``
+  (``removal_text`` / ``parse_removal``; a model may also write free text, then the path is None).
 - ``SECTION_FINDINGS`` (task ``dream-edit``): the finding lines, then one section per memory file titled by its
   workspace path holding its current staged content, so a model can emit exact ``old_text`` on its first turn. The
   model then uses the ``read_file`` / ``edit_file`` tools and ends with a short plain-text reply.
@@ -42,6 +46,10 @@ __all__ = [
     "AGE_THRESHOLD_DAYS",
     "age_suffix",
     "strip_age",
+    "with_replaces",
+    "split_replaces",
+    "removal_text",
+    "parse_removal",
 ]
 
 TASK_ARCHIVE = "archive"
@@ -132,3 +140,30 @@ def strip_age(line: str) -> tuple[str, int | None]:
     """``(line without its age suffix, days)``; days is None when the line carries none."""
     m = _AGE_RE.search(line)
     return (line[: m.start()], int(m.group(1))) if m else (line, None)
+
+
+_REPLACES_RE = re.compile(r"^(.*?)\s*\(replaces: (.+)\)\s*$")
+_REMOVAL_RE = re.compile(r"^(?:(\S+\.md):\s*)?(.*?)(?:\s*\(why: (.*)\))?\s*$")
+
+
+def with_replaces(fact: str, old: str) -> str:
+    """A finding's text for ``fact`` replacing the existing line ``old``."""
+    return f"{fact} (replaces: {old})"
+
+
+def split_replaces(text: str) -> tuple[str, str | None]:
+    """``(fact, old line or None)`` — inverse of ``with_replaces``."""
+    m = _REPLACES_RE.match(text)
+    return (m.group(1), m.group(2)) if m else (text, None)
+
+
+def removal_text(path: str, line: str, why: str) -> str:
+    """A ``[FILE-REMOVE]`` finding's text: which file, which exact line, why."""
+    return f"{path}: {line} (why: {why})"
+
+
+def parse_removal(text: str) -> tuple[str | None, str, str | None]:
+    """``(path or None, line or free text, why or None)`` — inverse of ``removal_text``."""
+    m = _REMOVAL_RE.match(text)
+    assert m is not None  # the pattern matches any string
+    return m.group(1), m.group(2), m.group(3)
