@@ -48,13 +48,18 @@ __all__ = [
 #: The model name of the built-in offline rule-based engine, used when no model is configured.
 OFFLINE_MODEL = "reverie/offline"
 
-# Keys nanobot's config has that Reverie does not use: kept, never warned about.
+# Keys nanobot's config has (0.1.5 – 0.3.5) that Reverie does not use: kept, never warned about.
+# ``("providers", "*")`` applies to every provider entry.
 _NANOBOT_KEYS = {
-    (): {"channels", "gateway", "tools", "api", "heartbeat", "mcpServers", "logging"},
+    (): {"channels", "gateway", "tools", "api", "heartbeat", "mcpServers", "logging", "transcription", "modelPresets"},
     ("agents", "defaults"): {
         "workspace", "provider", "maxToolIterations", "reasoningEffort", "memoryWindow", "timezone",
         "maxToolResultChars", "providerRetryMode", "sendProgress", "sendToolHints", "botName", "idleCompactAfterMinutes",
+        "modelPreset", "fallbackModels", "maxConcurrentSubagents", "toolHintMaxLength", "timezoneMode", "botIcon",
+        "unifiedSession", "disabledSkills", "idleCompactCheckIntervalSeconds", "contextBlockLimit", "maxMessages",
     },
+    ("agents", "defaults", "dream"): {"enabled", "annotateLineAges"},
+    ("providers", "*"): {"apiType", "extraBody", "extraQuery", "proxy", "thinkingStyle", "region", "profile"},
 }
 _ENV_SKIP = {"REVERIE_HOME", "REVERIE_WORKSPACE", "REVERIE_DEBUG"}
 
@@ -273,19 +278,27 @@ def _align_keys(data: Any, model: type[BaseModel] | None) -> Any:
     return out
 
 
-def _warn_unknown(model: BaseModel, path: tuple[str, ...] = ()) -> None:
-    for key in model.model_extra or {}:
-        if key not in _NANOBOT_KEYS.get(path, set()):
-            log.warning("config: unknown key %s (kept, not used)", ".".join((*path, key)))
+def _unknown_keys(model: BaseModel, path: tuple[str, ...] = ()) -> list[str]:
+    """Dotted paths of keys no model field (and no known nanobot key) claims."""
+    nanobot = _NANOBOT_KEYS.get(path) or _NANOBOT_KEYS.get((*path[:-1], "*"), set())
+    found = [".".join((*path, key)) for key in model.model_extra or {} if key not in nanobot]
     for name, info in type(model).model_fields.items():
         value = getattr(model, name)
         alias = info.alias or name
         if isinstance(value, BaseModel):
-            _warn_unknown(value, (*path, alias))
+            found += _unknown_keys(value, (*path, alias))
         elif isinstance(value, dict):
             for k, v in value.items():
                 if isinstance(v, BaseModel):
-                    _warn_unknown(v, (*path, alias, k))
+                    found += _unknown_keys(v, (*path, alias, k))
+    return found
+
+
+def _warn_unknown(model: BaseModel) -> None:
+    unknown = _unknown_keys(model)
+    if unknown:
+        shown = ", ".join(unknown[:10]) + (f" (+{len(unknown) - 10} more)" if len(unknown) > 10 else "")
+        log.warning("config: unknown key%s kept but not used: %s", "s" if len(unknown) > 1 else "", shown)
 
 
 def _explain(exc: ValidationError, data: Mapping[str, Any]) -> str:

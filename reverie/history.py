@@ -193,23 +193,33 @@ class HistoryLog:
         """Append one entry durably and return its cursor."""
         text = self.prepare_content(content)
         stamp = timestamp or format_timestamp()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if session_key is not None and not isinstance(session_key, str):
+            raise TypeError(f"session_key must be str or None, not {type(session_key).__name__}")
         with self.locked():
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
             try:
-                self._repair_tail(fd)
-                cursor = self._last_cursor_locked(fd) + 1
-                line = HistoryEntry(cursor, stamp, text, session_key, dict(extra or {})).to_json()
-                _write_all(fd, line)
-                if self.fsync:
-                    os.fsync(fd)
-                st = os.fstat(fd)
-            finally:
-                os.close(fd)
+                # Crash safety: one write of the whole line on an O_APPEND fd, then fsync; a crash mid-write leaves
+                # a torn tail that the next append's _repair_tail moves aside before writing.
+                fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    self._repair_tail(fd)
+                    cursor = self._last_cursor_locked(fd) + 1
+                    line = HistoryEntry(cursor, stamp, text, session_key, dict(extra or {})).to_json()
+                    _write_all(fd, line)
+                    if self.fsync:
+                        os.fsync(fd)
+                    st = os.fstat(fd)
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                self._cache_key = None
+                raise HistoryError(f"cannot append to {self.path}: {exc.strerror or exc}") from exc
             self._cache_key = (st.st_ino, st.st_size, st.st_mtime_ns)
             self._cached_last = cursor
             # A hint for nanobot and humans; the log's tail stays the truth, so no fsync is needed here.
-            write_cursor(self.cursor_path, cursor, fsync=False)
+            try:
+                write_cursor(self.cursor_path, cursor, fsync=False)
+            except OSError as exc:  # the entry is durable; a missing hint is recovered from the tail
+                log.warning("could not update %s: %s", self.cursor_path, exc.strerror or exc)
         return cursor
 
     def _repair_tail(self, fd: int) -> None:
@@ -253,23 +263,31 @@ class HistoryLog:
             end = start
         return 0
 
-    def compact(self, keep_last: int, dream_cursor: int) -> int:
-        """Drop the oldest entries so at most ``keep_last`` remain, never one past ``dream_cursor``.
+    def compact(self, keep_last: int, dream_cursor: int | None = None) -> int:
+        """Drop the oldest entries so at most ``keep_last`` remain, never one Dream has not consumed.
 
-        Returns how many entries were dropped. Lines that are not valid entries are kept as they are.
+        The limit is the on-disk Dream cursor (read under the lock; a missing file means nothing was dreamed,
+        a corrupt one raises ``CursorError``), lowered to ``dream_cursor`` when given. Returns how many entries
+        were dropped. Lines that are not valid entries are kept as they are.
         """
         if keep_last < 0:
             raise ValueError("keep_last must be ≥ 0")
         with self.locked():
             if not self.path.exists():
                 return 0
+            if self.dream_cursor_path is not None:
+                on_disk = read_cursor(self.dream_cursor_path) or 0
+                dream_cursor = on_disk if dream_cursor is None else min(dream_cursor, on_disk)
+            elif dream_cursor is None:
+                raise ValueError("compact() needs dream_cursor when the log has no Dream cursor file")
             fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
             try:
                 self._repair_tail(fd)
                 last = self._last_cursor_locked(fd)
             finally:
                 os.close(fd)
-            raw_lines = self.path.read_bytes().splitlines(keepends=True)
+            raw_lines = self.path.read_bytes().split(b"\n")
+            raw_lines = [raw + b"\n" for raw in raw_lines[:-1]]  # _repair_tail left the file \n-terminated
             valid_idx: list[tuple[int, int]] = []
             for i, raw in enumerate(raw_lines):
                 try:
@@ -280,7 +298,8 @@ class HistoryLog:
             drop = {i for i, cursor in valid_idx[: max(0, excess)] if cursor <= dream_cursor}
             if not drop:
                 return 0
-            # Make the highest cursor durable before any entry disappears, so it is never reissued.
+            # Crash-safe order: make the highest cursor durable before any entry disappears (so it is never
+            # reissued), then replace the file atomically; a crash leaves the old or the new log.
             write_cursor(self.cursor_path, last, fsync=True)
             kept = b"".join(raw for i, raw in enumerate(raw_lines) if i not in drop)
             atomic_write(self.path, kept, fsync=True)
@@ -315,6 +334,8 @@ class HistoryLog:
             f = open(self.path, "rb", buffering=0)
         except FileNotFoundError:
             return []
+        except OSError as exc:
+            raise HistoryError(f"cannot read {self.path}: {exc.strerror or exc}") from exc
         report = _BadLineReport(self.path)
         try:
             fd = f.fileno()

@@ -7,7 +7,9 @@ timestamp (else the file's mtime). Invalid bytes survive as U+FFFD.
 Crash-safe order: (1) both cursor files are set to the last migrated cursor, (2) history.jsonl is written
 atomically, (3) HISTORY.md is renamed to HISTORY.md.bak (.bak.2, … if taken). A crash before (2) re-runs the
 same migration on the next open (same cursors); a crash after (2) leaves a complete log, and the leftover
-HISTORY.md is renamed on the next open because history.jsonl already holds its entries.
+HISTORY.md is renamed on the next open because history.jsonl already holds its entries (its first entry
+carries ``"migrated": "HISTORY.md"``). A HISTORY.md next to a history.jsonl that this migration did not write
+is left untouched, with a warning.
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ from .workspace import Workspace
 
 log = logging.getLogger(__name__)
 
-__all__ = ["migrate_legacy_history", "split_legacy"]
+__all__ = ["migrate_legacy_history", "split_legacy", "MIGRATED_KEY"]
+
+#: Extra key on each migrated entry, naming its source (also how an interrupted migration is recognised).
+MIGRATED_KEY = "migrated"
 
 _ENTRY_START = re.compile(r"^\[\d{4}-\d{2}-\d{2}")
 _LEADING_STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})(?::\d{2})?\]\s*")
@@ -74,9 +79,16 @@ def _backup_name(path: Path) -> Path:
 
 def _has_entries(path: Path) -> bool:
     try:
-        return any(line.strip() for line in path.read_bytes().splitlines())
+        with open(path, "rb") as f:
+            return any(line.strip() for line in f)
     except FileNotFoundError:
         return False
+
+
+def _first_entry_is_migrated(history: HistoryLog) -> bool:
+    """Whether history.jsonl starts with this migration's output (so a leftover HISTORY.md is already in it)."""
+    first = history.read_since(0, limit=1)
+    return bool(first) and first[0].extra.get(MIGRATED_KEY) == "HISTORY.md"
 
 
 def migrate_legacy_history(workspace: Workspace, history: HistoryLog) -> int | None:
@@ -88,6 +100,11 @@ def migrate_legacy_history(workspace: Workspace, history: HistoryLog) -> int | N
         if not legacy.is_file():
             return None
         if _has_entries(history.path):
+            if not _first_entry_is_migrated(history):
+                # Not ours: history.jsonl was started without this migration. Never guess; leave both alone.
+                log.warning("%s exists next to a non-empty %s and is not migrated; it is left as is",
+                            legacy.name, history.path.name)
+                return None
             backup = _backup_name(legacy)
             os.replace(legacy, backup)  # finishes a migration interrupted after step (2)
             log.warning("legacy %s left over after migration; renamed to %s", legacy.name, backup.name)
@@ -97,7 +114,7 @@ def migrate_legacy_history(workspace: Workspace, history: HistoryLog) -> int | N
         pairs = split_legacy(decode_lossy(raw, origin=str(legacy)), fallback)
         lines = []
         for cursor, (stamp, content) in enumerate(pairs, start=1):
-            entry = HistoryEntry(cursor, stamp, history.prepare_content(content), extra={"migrated": "HISTORY.md"})
+            entry = HistoryEntry(cursor, stamp, history.prepare_content(content), extra={MIGRATED_KEY: "HISTORY.md"})
             lines.append(entry.to_json())
         last = len(lines)
         if last:

@@ -36,6 +36,7 @@ class MemoryStore:
         config: Config | None = None,
     ) -> None:
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+        self.workspace.check()  # a file where the workspace should be: a clear WorkspaceError
         self.workspace.check_layout()  # memory/, sessions/ or history.jsonl symlinked out: refuse, never write through
         self.config = config if config is not None else load_config(self.workspace.root)
         hist = self.config.memory.history
@@ -110,6 +111,15 @@ class MemoryStore:
 
     def set_dream_cursor(self, value: int) -> None:
         write_cursor(self.workspace.dream_cursor_path, value)
+
+    def compact_history(self, keep_last: int | None = None) -> int:
+        """Drop the oldest already-dreamed entries past the retention (``memory.history.retention``, None keeps
+        all); returns how many were dropped. Entries Dream has not consumed are always kept."""
+        keep = self.config.memory.history.retention if keep_last is None else keep_last
+        if keep is None:
+            return 0
+        self.dream_cursor()  # a corrupt Dream cursor is recovered or reported before anything is dropped
+        return self.history.compact(keep)
 
     def pending_count(self) -> int:
         """How many history entries Dream has not consumed yet."""

@@ -125,6 +125,11 @@ class Workspace:
         """Reverie's private, rebuildable-or-small state (locks, status records); ignored by git."""
         return self.memory_dir / ".reverie"
 
+    def check(self) -> None:
+        """Refuse a workspace path that exists but is not a directory (a missing one is fine: it reads as empty)."""
+        if self.root.exists() and not self.root.is_dir():
+            raise WorkspaceError(f"workspace {self.root} exists and is not a directory")
+
     # -- path safety --------------------------------------------------------------------------------------
     def resolve(self, rel: str, *, allow_missing: bool = True) -> Path:
         """The absolute path of ``rel`` inside the workspace, refusing anything that would leave it.
@@ -169,15 +174,23 @@ class Workspace:
 
     def write(self, rel: str, content: str, *, fsync: bool = True) -> None:
         """Atomically replace a workspace file (see ``reverie.fsutil.atomic_write``)."""
-        atomic_write(self.resolve(rel), content, fsync=fsync)
+        path = self.resolve(rel)
+        try:
+            atomic_write(path, content, fsync=fsync)
+        except OSError as exc:
+            raise WorkspaceError(f"cannot write {rel} in {self.root}: {exc.strerror or exc}") from exc
 
     def init(self) -> list[str]:
         """Create the layout and any missing memory file from its starter template; returns what was created."""
         created: list[str] = []
-        self.root.mkdir(parents=True, exist_ok=True)
-        self.check_layout()
-        self.memory_dir.mkdir(exist_ok=True)
-        self.sessions_dir.mkdir(exist_ok=True)
+        self.check()
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            self.check_layout()
+            self.memory_dir.mkdir(exist_ok=True)
+            self.sessions_dir.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise WorkspaceError(f"cannot create the workspace at {self.root}: {exc.strerror or exc}") from exc
         for rel, template in _TEMPLATES.items():
             path = self.resolve(rel)
             if not path.exists():

@@ -225,9 +225,11 @@ def test_compaction_keeps_undreamed_entries_and_never_reuses_cursors(tmp_path):
     log = make_log(tmp_path)
     for i in range(100):
         log.append(f"e{i}")
-    dropped = log.compact(keep_last=10, dream_cursor=50)
+    log.dream_cursor_path.write_text("50")
+    dropped = log.compact(keep_last=10)
     assert dropped == 50  # entries 51..100 are not dreamed yet: kept although over retention
     assert [e.cursor for e in log.read_since(0)] == list(range(51, 101))
+    log.dream_cursor_path.write_text("100")
     assert log.compact(keep_last=0, dream_cursor=100) == 50
     assert log.read_since(0) == []
     assert log.append("after") == 101
@@ -239,10 +241,173 @@ def test_compaction_keeps_garbage_lines(tmp_path):
     with open(log.path, "ab") as f:
         f.write(b"hand-written note\n")
     log.append("b")
-    log.compact(keep_last=0, dream_cursor=2)
+    log.dream_cursor_path.write_text("2")
+    log.compact(keep_last=0)
     assert log.path.read_bytes() == b"hand-written note\n"
 
 
 def test_missing_file_reads_empty(tmp_path):
     log = make_log(tmp_path)
     assert log.read_since(0) == [] and log.last_cursor() == 0
+
+
+GOOD_A = HistoryEntry(1, "2026-01-01 10:00", "before").to_json()
+GOOD_B = HistoryEntry(2, "2026-01-01 10:01", "after").to_json()
+
+
+@pytest.mark.parametrize(
+    ("bad", "kind"),
+    [
+        (b"{not json\n", "not JSON"),
+        (b'{"cursor": 5, "timestamp": "t", "content": "\xc3\x28"}\n', "invalid UTF-8"),
+        (b"\xff\xfe\xfd\n", "invalid UTF-8"),
+        (b'"a string"\n', "not an object"),
+        (b"17\n", "not an object"),
+        (b"null\n", "not an object"),
+        (b'{"timestamp": "t", "content": "c"}\n', "bad cursor"),
+        (b'{"cursor": 0, "timestamp": "t", "content": "c"}\n', "bad cursor"),
+        (b'{"cursor": -4, "timestamp": "t", "content": "c"}\n', "bad cursor"),
+        (b'{"cursor": false, "timestamp": "t", "content": "c"}\n', "bad cursor"),
+        (b'{"cursor": 1.0, "timestamp": "t", "content": "c"}\n', "bad cursor"),
+        (b'{"cursor": "2", "timestamp": "t", "content": "c"}\n', "bad cursor"),
+        (b'{"cursor": 3, "timestamp": "t", "content": 5}\n', "wrong field types"),
+        (b'{"cursor": 3, "timestamp": null, "content": "c"}\n', "wrong field types"),
+        (b'{"cursor": 3, "timestamp": "t", "content": "c", "session_key": 9}\n', "wrong field types"),
+    ],
+)
+def test_each_bad_line_kind_is_skipped_with_one_warning(tmp_path, caplog, bad, kind):
+    log = make_log(tmp_path)
+    log.path.write_bytes(GOOD_A + bad + bad + GOOD_B)
+    with caplog.at_level(logging.WARNING, logger="reverie.history"):
+        assert [e.content for e in log.read_since(0)] == ["before", "after"]
+    (record,) = caplog.records
+    assert kind in record.getMessage() and "2 line(s)" in record.getMessage()
+    assert log.append("next") == 3  # the writer is not confused either
+
+
+def test_bad_lines_do_not_break_bisection(tmp_path):
+    log = make_log(tmp_path)
+    chunks = []
+    for c in range(1, 2001):
+        chunks.append(HistoryEntry(c, "2026-01-01 10:00", "q" * 40).to_json())
+        if c % 7 == 0:
+            chunks.append(b"\xff\xfe garbage \x00\n" + b'{"cursor": true}\n' + b"[]\n")
+    log.path.write_bytes(b"".join(chunks))
+    for since in (0, 6, 7, 8, 999, 1000, 1995, 2000):
+        assert [e.cursor for e in log.read_since(since, limit=4)] == list(range(since + 1, min(since + 5, 2001)))
+
+
+def test_torn_tails_accumulate_in_the_torn_file(tmp_path, caplog):
+    log = make_log(tmp_path)
+    log.append("one")
+    for torn in (b'{"cursor": 2, "ti', b"\xff\xfe half a line"):
+        with open(log.path, "ab") as f:
+            f.write(torn)
+        with caplog.at_level(logging.WARNING):
+            log.append("next")
+    assert [e.content for e in log.read_since(0)] == ["one", "next", "next"]
+    assert log.torn_path.read_bytes() == b'{"cursor": 2, "ti\n\xff\xfe half a line\n'
+    assert len([r for r in caplog.records if "moved a torn last line" in r.getMessage()]) == 2
+
+
+def test_torn_tail_is_repaired_by_a_new_instance_after_a_crash(tmp_path):
+    """A process died mid-write; a fresh process (new instance, no cache) repairs and continues."""
+    log = make_log(tmp_path)
+    for i in range(3):
+        log.append(f"e{i}")
+    line = HistoryEntry(4, "2026-01-01 10:00", "lost in the crash").to_json()
+    with open(log.path, "ab") as f:
+        f.write(line[: len(line) // 2])
+    fresh = make_log(tmp_path)
+    assert fresh.append("survivor") == 4
+    assert [e.content for e in make_log(tmp_path).read_since(0)] == ["e0", "e1", "e2", "survivor"]
+    assert fresh.path.read_bytes().endswith(b"\n")
+
+
+def test_entry_exactly_at_the_cap_is_not_truncated(tmp_path):
+    log = make_log(tmp_path, max_entry_chars=1000)
+    log.append("a" * 1000)
+    log.append("b" * 1001)
+    first, second = log.read_since(0)
+    assert first.content == "a" * 1000
+    assert second.content == "b" * 1000 + "\n…[truncated 1 characters]"
+
+
+def test_content_must_be_text(tmp_path):
+    log = make_log(tmp_path)
+    with pytest.raises(TypeError):
+        log.append(b"bytes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        log.append("x", session_key=5)  # type: ignore[arg-type]
+    assert not log.path.exists() or log.read_since(0) == []
+
+
+def test_unwritable_log_is_a_history_error(tmp_path):
+    from reverie.errors import HistoryError
+
+    log = make_log(tmp_path)
+    log.path.mkdir()  # a directory where the file should be
+    with pytest.raises(HistoryError, match="cannot append"):
+        log.append("x")
+    with pytest.raises(HistoryError, match="cannot read"):
+        log.read_since(0)
+
+
+def test_compaction_never_drops_past_the_on_disk_dream_cursor(tmp_path):
+    log = make_log(tmp_path)
+    for i in range(20):
+        log.append(f"e{i}")
+    log.dream_cursor_path.write_text("5")
+    assert log.compact(keep_last=0, dream_cursor=15) == 5  # the file says 5: the larger argument is ignored
+    assert [e.cursor for e in log.read_since(0)] == list(range(6, 21))
+    log.dream_cursor_path.unlink()  # nothing dreamed: nothing may go
+    assert log.compact(keep_last=0) == 0
+
+
+def test_compaction_with_a_corrupt_dream_cursor_refuses(tmp_path):
+    from reverie.errors import CursorError
+
+    log = make_log(tmp_path)
+    for i in range(5):
+        log.append(f"e{i}")
+    before = log.path.read_bytes()
+    log.dream_cursor_path.write_text("xx")
+    with pytest.raises(CursorError):
+        log.compact(keep_last=0)
+    assert log.path.read_bytes() == before
+
+
+def test_compaction_of_everything_then_cursor_hint_lost_never_reuses(tmp_path):
+    log = make_log(tmp_path)
+    for i in range(10):
+        log.append(f"e{i}")
+    log.dream_cursor_path.write_text("10")
+    assert log.compact(keep_last=0) == 10
+    log.cursor_path.unlink()  # even without the hint, the Dream cursor bounds what was issued
+    assert make_log(tmp_path).append("after") == 11
+
+
+def test_compaction_concurrent_with_appends_loses_nothing_acknowledged(tmp_path):
+    log = make_log(tmp_path, fsync=False)
+    for i in range(50):
+        log.append(f"seed{i}")
+    log.dream_cursor_path.write_text("50")
+    acked: list[int] = []
+    stop = threading.Event()
+
+    def writer() -> None:
+        other = make_log(tmp_path, fsync=False)
+        for i in range(300):
+            acked.append(other.append(f"w{i}"))
+        stop.set()
+
+    t = threading.Thread(target=writer)
+    t.start()
+    compactor = make_log(tmp_path, fsync=False)
+    while not stop.is_set():
+        compactor.compact(keep_last=10)
+    t.join()
+    cursors = [e.cursor for e in make_log(tmp_path).read_since(0)]
+    assert cursors == sorted(set(cursors))
+    assert set(acked) <= set(cursors)  # every acknowledged entry past the Dream cursor survived
+    assert set(cursors) - set(acked) <= set(range(1, 51))  # only seeds (dreamed) may have been dropped

@@ -1,0 +1,109 @@
+"""The foundation commands as a user runs them: init, status, history append/show, and user errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, run_cli
+
+
+def ok(*args: str):
+    proc = run_cli(*args)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_init_then_status_json(tmp_path):
+    ws = tmp_path / "ws"
+    created = json.loads(ok("-w", str(ws), "init", "--json").stdout)
+    assert created == {"workspace": str(ws), "created": ["SOUL.md", "USER.md", "memory/MEMORY.md"]}
+    assert "already initialised" in ok("-w", str(ws), "init").stdout
+    status = json.loads(ok("-w", str(ws), "status", "--json").stdout)
+    assert status["initialised"] is True
+    assert (status["last_cursor"], status["dream_cursor"], status["pending"]) == (0, 0, 0)
+    assert set(status["files"]) == {"SOUL.md", "USER.md", "memory/MEMORY.md"}
+    assert status["model"] == "reverie/offline"
+
+
+def test_workspace_from_environment(tmp_path):
+    ws = tmp_path / "envws"
+    proc = run_cli("init", env={"REVERIE_WORKSPACE": str(ws)})
+    assert proc.returncode == 0 and (ws / "SOUL.md").exists()
+
+
+def test_history_append_and_show(tmp_path):
+    w = ["-w", str(tmp_path / "ws")]
+    ok(*w, "init")
+    assert ok(*w, "history", "append", "first entry").stdout.strip() == "1"
+    assert json.loads(ok(*w, "history", "append", "second [bold]x[/]", "--session", "cli:ann", "--json").stdout) == {
+        "cursor": 2}
+    ok(*w, "history", "append", "third")
+    shown = json.loads(ok(*w, "history", "show", "--since", "1", "--limit", "1", "--json").stdout)
+    assert [(e["cursor"], e["content"], e["session_key"]) for e in shown] == [(2, "second [bold]x[/]", "cli:ann")]
+    text = ok(*w, "history", "show").stdout
+    assert "first entry" in text and "second [bold]x[/]" in text and "cli:ann" in text  # markup shown literally
+    status = json.loads(ok(*w, "status", "--json").stdout)
+    assert (status["last_cursor"], status["pending"]) == (3, 3)
+
+
+def test_status_reports_a_corrupt_dream_cursor_without_failing(tmp_path):
+    ws = tmp_path / "ws"
+    ok("-w", str(ws), "init")
+    (ws / "memory" / ".dream_cursor").write_text("oops")
+    status = json.loads(ok("-w", str(ws), "status", "--json").stdout)
+    assert status["dream_cursor"] is None and "corrupt" in status["problems"][0]
+
+
+@pytest.mark.parametrize(
+    ("setup", "args", "fragment"),
+    [
+        ("file", ["status"], "not a directory"),
+        ("file", ["init"], "not a directory"),
+        ("badconfig", ["status"], "intervalH = 0"),
+        ("badjson", ["history", "show"], "not valid JSON"),
+        ("dream", ["history", "append", "x"], None),  # not an error: appends still work
+    ],
+)
+def test_user_errors_exit_1_with_one_line_and_no_traceback(tmp_path, setup, args, fragment):
+    ws = tmp_path / "ws"
+    if setup == "file":
+        ws.write_text("not a dir")
+    else:
+        ok("-w", str(ws), "init")
+    if setup == "badconfig":
+        (ws / "reverie.json").write_text('{"agents": {"defaults": {"dream": {"intervalH": 0}}}}')
+    if setup == "badjson":
+        (ws / "reverie.json").write_text("{oops")
+    if setup == "dream":
+        (ws / "memory" / ".dream_cursor").write_text("oops")
+    proc = run_cli("-w", str(ws), *args)
+    if fragment is None:
+        assert proc.returncode == 0, proc.stderr
+        return
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("reverie: error:") and fragment in lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+_IMPORTS = """
+import sys
+from reverie.cli import main
+code = main(sys.argv[1:])
+print("LITELLM" if "litellm" in sys.modules else "CLEAN", file=sys.stderr)
+raise SystemExit(code)
+"""
+
+
+@pytest.mark.parametrize("args", [["init"], ["history", "append", "x"], ["history", "show"]])
+def test_foundation_commands_do_not_import_litellm(tmp_path, args):
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", _IMPORTS, "-w", str(tmp_path / "ws"), *args],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().endswith("CLEAN")
