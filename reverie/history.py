@@ -266,20 +266,19 @@ class HistoryLog:
     def compact(self, keep_last: int, dream_cursor: int | None = None) -> int:
         """Drop the oldest entries so at most ``keep_last`` remain, never one Dream has not consumed.
 
-        The limit is the on-disk Dream cursor (read under the lock; a missing file means nothing was dreamed,
-        a corrupt one raises ``CursorError``), lowered to ``dream_cursor`` when given. Returns how many entries
-        were dropped. Lines that are not valid entries are kept as they are.
+        The limit is ``dream_cursor`` when given, else the on-disk Dream cursor read under the lock (a missing
+        file means nothing was dreamed; a corrupt one raises ``CursorError``). Returns how many entries were
+        dropped. Lines that are not valid entries are kept as they are.
         """
         if keep_last < 0:
             raise ValueError("keep_last must be ≥ 0")
         with self.locked():
             if not self.path.exists():
                 return 0
-            if self.dream_cursor_path is not None:
-                on_disk = read_cursor(self.dream_cursor_path) or 0
-                dream_cursor = on_disk if dream_cursor is None else min(dream_cursor, on_disk)
-            elif dream_cursor is None:
-                raise ValueError("compact() needs dream_cursor when the log has no Dream cursor file")
+            if dream_cursor is None:
+                if self.dream_cursor_path is None:
+                    raise ValueError("compact() needs dream_cursor when the log has no Dream cursor file")
+                dream_cursor = read_cursor(self.dream_cursor_path) or 0
             fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
             try:
                 self._repair_tail(fd)
