@@ -249,3 +249,11 @@ def test_garbage_input_never_crashes() -> None:
         r = respond(request(task, [(p.SECTION_BATCH, junk), (p.SECTION_FINDINGS, junk), (p.SECTION_ARCHIVE, junk),
                                    ("USER.md", junk)]), tools=EDIT_TOOLS)
         assert r.finish_reason in ("stop", "tool_calls")
+
+
+def test_lone_surrogates_and_huge_messages_are_handled() -> None:
+    broken = "I live in Paris \udcff. " + "blob " * 200_000
+    facts = archive(line("user", broken))
+    assert facts and facts[0][1].startswith("Lives in Paris")
+    assert all("\udcff" not in text for _, text in facts)
+    ("".join(text for _, text in facts)).encode("utf-8")  # encodable: safe to write to a file

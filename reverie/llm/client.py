@@ -89,6 +89,7 @@ class ModelClient:
         """
         name = model or self.config.model
         provider = provider_of(name)
+        messages = _valid_unicode(messages)
         direct = _direct_fake(name) if provider == "scripted" else None
         kwargs = self._kwargs(name, provider, tools, tool_choice, temperature, max_tokens)
         secrets = _secrets_of(kwargs)
@@ -253,6 +254,34 @@ class ModelClient:
         except Exception as exc:  # noqa: BLE001 — a tokenizer failure must not fail a budget check
             log.debug("token_counter failed for %s (%s): using the estimate", name, type(exc).__name__)
             return estimate_tokens(messages, tools)
+
+
+def _fix_text(text: str) -> str:
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:  # lone surrogates (from undecodable bytes): U+FFFD, so no provider chokes on them
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _valid_unicode(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages with every text encodable as UTF-8 (copied only where something had to change)."""
+    out = messages
+    for i, msg in enumerate(messages):
+        content = msg.get("content") if isinstance(msg, Mapping) else None
+        fixed: Any = content
+        if isinstance(content, str):
+            fixed = _fix_text(content)
+        elif isinstance(content, list):
+            fixed = [{**part, "text": _fix_text(part["text"])} if isinstance(part, Mapping)
+                     and isinstance(part.get("text"), str) else part for part in content]
+            if all(a is b or a == b for a, b in zip(fixed, content)):
+                fixed = content
+        if fixed is not content:
+            if out is messages:
+                out = list(messages)
+            out[i] = {**msg, "content": fixed}
+    return out
 
 
 def provider_of(model: str) -> str:

@@ -21,6 +21,7 @@ Dispatch is on ``protocol.task_of(system prompt)``:
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from typing import Any
@@ -47,6 +48,7 @@ _HEADINGS = {  # where a new fact goes, by file: the first heading whose words m
 }
 _LINE_RE = re.compile(r"^\[(?P<ts>[^\]]*)\] (?P<role>[A-Z]+(?:\([^)]*\))?): ?(?P<text>.*)$")
 _BULLET = re.compile(r"^\s*[-*]\s+")
+_MAX_MESSAGE_CHARS = 8_000  # facts are stated early and briefly: reading further only costs time on pasted blobs
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]{3,}")
 _STOPWORDS = frozenset(
     "that this with have from they them then than there their what when where which while would could should about "
@@ -79,7 +81,7 @@ def respond(messages: list[dict[str, Any]], *, tools: Any = None, tool_choice: A
         content = _flush(user)
     else:
         content = OFFLINE_REPLY
-    calls = tuple(ToolCall(c.id, c.name, c.arguments, orjson.dumps(c.arguments).decode()) for c in calls)
+    calls = tuple(ToolCall(c.id, c.name, c.arguments, _dumps(c.arguments)) for c in calls)
     out = estimate_text_tokens(content or "") + sum(estimate_text_tokens(c.raw_arguments) + 3 for c in calls)
     return ModelResponse(
         content=content,
@@ -88,6 +90,13 @@ def respond(messages: list[dict[str, Any]], *, tools: Any = None, tool_choice: A
         usage=Usage(estimate_tokens(messages, tools), out, 0.0),
         model=MODEL,
     )
+
+
+def _dumps(value: Any) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:  # lone surrogates from a broken input: escaped, not fatal
+        return json.dumps(value)
 
 
 def _text(content: Any) -> str:
@@ -119,7 +128,7 @@ def _user_facts(text: str) -> list[Fact]:
     for _ts, role, content in _transcript(text):
         if role != "USER":
             continue
-        for fact in extract_facts(content):
+        for fact in extract_facts(content[:_MAX_MESSAGE_CHARS]):
             key = normalize(fact.text)
             if key not in seen:
                 seen.add(key)
@@ -376,9 +385,10 @@ def _fill_args(fn: dict[str, Any], task: str | None, user: str) -> dict[str, Any
             args[name] = _slug("\n".join(c for _, r, c in _transcript(conversation) if r == "USER") or conversation)
         elif lname in ("memory_update", "memory"):
             current = next((b for t, b in p.parse_sections(user).items() if "memory" in t.lower()), "")
-            facts = [strip_instead(f.text) for f in _user_facts(conversation)]
-            new = [f"- {f}" for f in facts if normalize(f) not in {normalize(x) for x in _file_lines(current)}]
-            args[name] = "\n".join(x for x in (current.rstrip(), *new) if x) + "\n"
+            current = "" if current.strip() in ("(empty)", p.NOTHING) else current
+            have = {normalize(x) for x in _file_lines(current)}
+            new = [f"- {f}" for f in (strip_instead(x.text) for x in _user_facts(conversation)) if normalize(f) not in have]
+            args[name] = "\n".join(x for x in (current.rstrip(), *new) if x) + "\n" if new else current
         else:
             args[name] = text
     return args
