@@ -1,7 +1,8 @@
 """``GitStore``: the memory repository of one workspace — commit, query, restore, revert, blame, pack.
 
 Every public method opens the repository for its own duration (≈0.3 ms) and closes it, so a GitStore holds no
-open files between calls and needs no closing. The first call of an instance runs ``ensure()`` (open or create,
+open files between calls and needs no closing. Used as a context manager (``with GitStore(ws) as git:``) it keeps
+one repository open until the block ends — what a Dream run or a benchmark loop wants. The first call of an instance runs ``ensure()`` (open or create,
 then crash recovery). Writers hold ``<git dir>/reverie/lock`` (a cross-process file lock); readers do not.
 
 The commit order and its recovery are specified in ``reverie.gitstore.writer``; where the repo lives, in
@@ -24,14 +25,14 @@ from ..workspace import Workspace, check_relative
 from . import queries
 from .blame import blame_lines, provenance
 from .diffing import file_changes, stat_body
-from .location import RepoLocation, choose, is_memory_repo
+from .location import RepoLocation, choose, is_marked
 from .merge import merge3
 from .objects import blob_id, identity, read_blob, read_blob_ids
-from .repo import branch_ref, create_repo, heal_head, mark_adopted, read_head, sync_ignore_rules
+from .repo import MemoryRepo, branch_ref, create_repo, heal_head, mark_adopted, read_head, sync_ignore_rules
 from .trailers import BATCH, KIND, RESTORE_OF, REVERT_OF, format_message, parse_batch, split_message
 from .types import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
 from .upkeep import after_commit, pack_all
-from .writer import clean_temp_files, recover_pending, state_dir, transact
+from .writer import clean_temp_files, recover_pending, remove_stale_locks, state_dir, transact
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,7 @@ class GitStore:
         self.tracked: list[str] = list(dict.fromkeys(check_relative(p) for p in self.config.tracked_files))
         self._who = identity(self.config.author_name, self.config.author_email)
         self._loc: RepoLocation | None = None
+        self._held: MemoryRepo | None = None
 
     # -- plumbing -----------------------------------------------------------------------------------------
     @property
@@ -68,16 +70,33 @@ class GitStore:
         assert self._loc is not None
         return self._loc
 
+    def __enter__(self) -> GitStore:
+        self._held = MemoryRepo(str(self._ready().git_dir))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the repository a ``with`` block holds (a no-op otherwise)."""
+        held, self._held = self._held, None
+        if held is not None:
+            held.close()
+
     @contextmanager
-    def _open(self) -> Iterator[Repo]:
-        repo = Repo(str(self._ready().git_dir))
+    def _open(self) -> Iterator[MemoryRepo]:
+        if self._held is not None:
+            self._held.fresh_cache()
+            yield self._held
+            return
+        repo = MemoryRepo(str(self._ready().git_dir))
         try:
             yield repo
         finally:
             repo.close()
 
     @contextmanager
-    def _writing(self) -> Iterator[tuple[Repo, bytes, bytes | None]]:
+    def _writing(self) -> Iterator[tuple[MemoryRepo, bytes, bytes | None]]:
         """The repo, its branch ref and HEAD, under the writer lock, after finishing any interrupted commit."""
         loc = self._ready()
         lock = FileLock(str(state_dir(loc.git_dir) / "lock"))
@@ -105,11 +124,11 @@ class GitStore:
         return {p: read_blob(store, ids[p]) for p in paths}
 
     def _commit_locked(
-        self, repo: Repo, ref: bytes, head: bytes | None, changes: Mapping[str, bytes | None], subject: str,
+        self, repo: MemoryRepo, ref: bytes, head: bytes | None, changes: Mapping[str, bytes | None], subject: str,
         kind: str, trailers: Mapping[str, str] | None = None,
     ) -> tuple[bytes | None, list[FileChange]]:
         """One transaction: only paths whose content really changes; body from the real diff."""
-        store = repo.object_store
+        store = repo.objects
         current = self._contents(store, store[head].tree if head else None, list(changes))
         real = {p: d for p, d in changes.items() if d != current[p]}
         if not real:
@@ -121,11 +140,11 @@ class GitStore:
             after_commit(repo, self._ready().git_dir, self.config.gc_every)
         return sha, stats
 
-    def _commit_manual(self, repo: Repo, ref: bytes, head: bytes | None) -> bytes | None:
+    def _commit_manual(self, repo: MemoryRepo, ref: bytes, head: bytes | None) -> bytes | None:
         """Commit a person's pending edits of tracked files (disk ≠ HEAD) as their own ``manual`` commit."""
         paths = self._paths
         disk = self._disk(paths)
-        ids = read_blob_ids(repo.object_store, repo.object_store[head].tree, paths) if head else dict.fromkeys(paths)
+        ids = read_blob_ids(repo.objects, repo.objects[head].tree, paths) if head else dict.fromkeys(paths)
         dirty = {p: d for p, d in disk.items() if (blob_id(d) if d is not None else None) != ids[p]}
         if not dirty:
             return head
@@ -141,7 +160,8 @@ class GitStore:
         loc = choose(root)
         if not loc.exists:
             create_repo(loc)
-        elif not loc.separate and is_memory_repo(root, loc.git_dir):
+        elif not loc.separate and not is_marked(loc.git_dir):
+            log.info("adopting the existing memory repository %s (its history stays)", loc.git_dir)
             with Repo(str(loc.git_dir)) as repo:
                 mark_adopted(repo)
         state_dir(loc.git_dir).mkdir(exist_ok=True)
@@ -149,6 +169,7 @@ class GitStore:
         gitignore_changed = sync_ignore_rules(loc, self.tracked)
         clean_temp_files(self.workspace, self._paths)
         with self._writing() as (repo, ref, head):
+            remove_stale_locks(loc.git_dir, None, scan_objects=False)
             if head is None:
                 files = {p: d for p, d in self._disk(self._paths).items() if d is not None}
                 if files:
@@ -192,7 +213,7 @@ class GitStore:
         """Put the tracked files back as they were just before ``rev`` (its first parent), as a new ``restore``
         commit. ``replay=True`` also rewinds ``.dream_cursor`` to just before that Dream run's batch."""
         with self._writing() as (repo, ref, head):
-            store = repo.object_store
+            store = repo.objects
             target = queries.resolve(store, head, rev)
             commit = store[target]
             rewind = self._replay_target(commit) if replay else None
@@ -211,7 +232,7 @@ class GitStore:
         """Undo only ``rev``'s change, keeping later ones (three-way merge of the inverse patch onto the current
         files). On a conflict ``MergeConflictError`` names the file and lines, and nothing is written."""
         with self._writing() as (repo, ref, head):
-            store = repo.object_store
+            store = repo.objects
             target = queries.resolve(store, head, rev)
             commit = store[target]
             rewind = self._replay_target(commit) if replay else None
@@ -257,14 +278,14 @@ class GitStore:
     def resolve(self, prefix: str) -> str:
         """Full sha of a unique 4+ hex prefix (or ``HEAD``, ``HEAD~n``) across the whole history."""
         with self._open() as repo:
-            return queries.resolve(repo.object_store, read_head(repo, branch_ref(repo)), prefix).decode()
+            return queries.resolve(repo.objects, read_head(repo, branch_ref(repo)), prefix).decode()
 
     def log(self, limit: int = 20, kind: str | None = None, path: str | None = None) -> list[CommitInfo]:
         """Newest first along first parents; ``kind`` / ``path`` filter (``path`` = commits that changed it)."""
         rel = check_relative(path) if path else None
         out: list[CommitInfo] = []
         with self._open() as repo:
-            store = repo.object_store
+            store = repo.objects
             for commit in queries.walk(store, read_head(repo, branch_ref(repo))):
                 if len(out) >= limit:
                     break
@@ -277,14 +298,14 @@ class GitStore:
 
     def show(self, rev: str) -> CommitDetail:
         with self._open() as repo:
-            store = repo.object_store
+            store = repo.objects
             sha = queries.resolve(store, read_head(repo, branch_ref(repo)), rev)
             return queries.show(store, sha, self._paths)
 
     def diff(self, a: str, b: str) -> str:
         """Unified diff of the tracked files from revision ``a`` to revision ``b``."""
         with self._open() as repo:
-            store = repo.object_store
+            store = repo.objects
             head = read_head(repo, branch_ref(repo))
             ta, tb = (store[queries.resolve(store, head, r)].tree for r in (a, b))
             return queries.tree_diff(store, ta, tb, self._paths)
@@ -292,7 +313,7 @@ class GitStore:
     def file_at(self, rev: str, path: str) -> str | None:
         rel = check_relative(path)
         with self._open() as repo:
-            store = repo.object_store
+            store = repo.objects
             commit = store[queries.resolve(store, read_head(repo, branch_ref(repo)), rev)]
             data = read_blob(store, read_blob_ids(store, commit.tree, [rel])[rel])
         return None if data is None else data.decode("utf-8", errors="replace")
@@ -301,7 +322,7 @@ class GitStore:
         """Tracked files whose disk content differs from HEAD."""
         paths = self._paths
         with self._open() as repo:
-            store = repo.object_store
+            store = repo.objects
             head = read_head(repo, branch_ref(repo))
             ids = read_blob_ids(store, store[head].tree, paths) if head else dict.fromkeys(paths)
         disk = self._disk(paths)
@@ -310,7 +331,7 @@ class GitStore:
     def last_trailer(self, key: str, kind: str | None = None) -> str | None:
         """The value of ``key`` on the newest commit (of ``kind``, when given) that carries it."""
         with self._open() as repo:
-            for commit in queries.walk(repo.object_store, read_head(repo, branch_ref(repo))):
+            for commit in queries.walk(repo.objects, read_head(repo, branch_ref(repo))):
                 trailers = split_message(commit.message.decode("utf-8", "replace"))[2]
                 if key in trailers and (kind is None or trailers.get(KIND) == kind):
                     return trailers[key]
@@ -322,7 +343,7 @@ class GitStore:
             return []
         out: list[Provenance] = []
         with self._open() as repo:
-            store = repo.object_store
+            store = repo.objects
             head = read_head(repo, branch_ref(repo))
             if head is None:
                 return []

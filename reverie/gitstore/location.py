@@ -29,7 +29,16 @@ from .trailers import KIND, parse_trailers
 
 log = logging.getLogger(__name__)
 
-__all__ = ["RepoLocation", "locate", "choose", "gitignore_text", "GITIGNORE_MARK", "SEPARATE_DIR"]
+__all__ = [
+    "RepoLocation",
+    "locate",
+    "choose",
+    "is_marked",
+    "is_memory_repo",
+    "gitignore_text",
+    "GITIGNORE_MARK",
+    "SEPARATE_DIR",
+]
 
 SEPARATE_DIR = ".reverie-git"
 GITIGNORE_MARK = "# Managed by Reverie"
@@ -58,12 +67,13 @@ def locate(root: Path) -> RepoLocation | None:
     if (sep / "HEAD").is_file():
         return RepoLocation(sep, root, True)
     dot = root / ".git"
-    if (dot / "HEAD").is_file() and _config_marked(dot):
+    if (dot / "HEAD").is_file() and is_marked(dot):
         return RepoLocation(dot, root, False)
     return None
 
 
-def _config_marked(git_dir: Path) -> bool:
+def is_marked(git_dir: Path) -> bool:
+    """Whether the repo's config says it is a memory repo (``reverie.memoryrepo = true``)."""
     try:
         text = (git_dir / "config").read_text("utf-8", errors="replace")
     except OSError:
@@ -122,7 +132,7 @@ def _root_commit_is_memory(git_dir: Path) -> bool:
 
 
 def is_memory_repo(root: Path, git_dir: Path) -> bool:
-    if _config_marked(git_dir):
+    if is_marked(git_dir):
         return True
     if not (git_dir / "HEAD").is_file():
         return False

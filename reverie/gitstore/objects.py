@@ -13,6 +13,7 @@ from ..errors import GitStoreError
 
 __all__ = [
     "FILE_MODE",
+    "CachedStore",
     "blob_id",
     "read_blob_ids",
     "read_blob",
@@ -25,6 +26,25 @@ __all__ = [
 
 FILE_MODE = 0o100644
 DIR_MODE = 0o040000
+
+
+class CachedStore:
+    """A read-through view of an object store that keeps parsed objects for one operation (git objects are
+    immutable, and one commit reads HEAD's trees several times). Everything else is delegated."""
+
+    def __init__(self, store) -> None:  # type: ignore[no-untyped-def]
+        self._store = store
+        self._cache: dict[bytes, ShaFile] = {}
+
+    def __getitem__(self, sha: bytes) -> ShaFile:
+        obj = self._cache.get(sha)
+        if obj is None:
+            obj = self._store[sha]
+            self._cache[sha] = obj
+        return obj
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return getattr(self._store, name)
 
 
 def blob_id(data: bytes) -> bytes:

@@ -20,14 +20,27 @@ from dulwich.reflog import read_reflog
 from dulwich.repo import Repo
 
 from ..errors import GitStoreError
+from .objects import CachedStore
 from ..fsutil import atomic_write, fsync_dir, read_text_lossy
 from .location import CONFIG_KEY, CONFIG_SECTION, GITIGNORE_MARK, RepoLocation, _nanobot_gitignore, gitignore_text
 
 log = logging.getLogger(__name__)
 
-__all__ = ["create_repo", "mark_adopted", "branch_ref", "read_head", "heal_head", "sync_ignore_rules"]
+__all__ = ["MemoryRepo", "create_repo", "mark_adopted", "branch_ref", "read_head", "heal_head", "sync_ignore_rules"]
 
 _READ_ERRORS = (KeyError, ValueError, TypeError, zlib.error, ObjectFormatException, OSError, AssertionError)
+
+
+class MemoryRepo(Repo):
+    """A dulwich Repo plus ``objects``, a read cache over its object store for the duration of one operation."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.objects = CachedStore(self.object_store)
+
+    def fresh_cache(self) -> None:
+        """Start a new operation with an empty cache (a held repo must not grow without bound)."""
+        self.objects = CachedStore(self.object_store)
 
 
 def create_repo(loc: RepoLocation) -> None:

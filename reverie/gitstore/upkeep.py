@@ -1,7 +1,7 @@
 """Packing: loose objects are packed every ``gc_every`` commits and by ``gc()``.
 
-The count of commits since the last pack lives in ``<git dir>/reverie/since-pack`` (a hint written without
-fsync: losing it only delays the next pack). When automatic packing has left more than ``MAX_PACKS`` packs,
+The count of commits since the last pack lives in ``<git dir>/reverie/since-pack`` (a hint overwritten in place
+without fsync: a lost or torn value reads as 0 and only delays the next pack). When automatic packing has left more than ``MAX_PACKS`` packs,
 they are repacked into one so lookups stay fast.
 """
 
@@ -10,8 +10,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from ..fsutil import atomic_write
-from .writer import state_dir
+from .writer import state_dir, write_in_place
 
 log = logging.getLogger(__name__)
 
@@ -34,17 +33,17 @@ def after_commit(repo, git_dir: Path, gc_every: int) -> None:
     path = state_dir(git_dir) / COUNTER
     count = _read_count(path) + 1
     if count < gc_every:
-        atomic_write(path, f"{count}\n", fsync=False)
+        write_in_place(path, f"{count}\n".encode())
         return
     store = repo.object_store
     packed = store.pack_loose_objects()
     if len(store.packs) > MAX_PACKS:
         store.repack()
     log.info("packed %d loose objects", packed)
-    atomic_write(path, "0\n", fsync=False)
+    write_in_place(path, b"0\n")
 
 
 def pack_all(repo, git_dir: Path) -> None:
     """Pack every object into one pack (loose objects included) and reset the counter."""
     repo.object_store.repack()
-    atomic_write(state_dir(git_dir) / COUNTER, "0\n", fsync=False)
+    write_in_place(state_dir(git_dir) / COUNTER, b"0\n")

@@ -3,7 +3,10 @@
 Crash-safe order of one transaction (the caller holds the repo lock)::
 
     1. build blobs, trees and the commit in memory (ids known, nothing written)
-    2. write the intent marker <git dir>/reverie/pending = "<old head> <new commit> <path>..." (atomic, fsync)
+    2. write the intent marker <git dir>/reverie/pending = "<old head> <new commit> <path>..." in place
+       (a torn marker can only come from a kill during this step, when HEAD has not moved: recovery drops it);
+       not fsynced: after a power loss without it, an unfinished file write is committed later as ``manual``
+       instead of rolled forward — attributed differently, never lost
     3. write the objects (each loose object: temp file + rename, by dulwich)
     4. move the branch ref old → new (dulwich: lock file + fsync + rename; reflog entry)
     5. write the changed tracked files (reverie.fsutil.atomic_write each)
@@ -18,13 +21,14 @@ is neither is a person's edit: left alone, committed later as ``manual``); stale
 from __future__ import annotations
 
 import logging
+import hashlib
 import os
 import time
+from io import BytesIO
 from collections.abc import Mapping
 from pathlib import Path
 
-from dulwich.file import FileLocked
-from dulwich.index import Index, index_entry_from_stat
+from dulwich.index import Index, index_entry_from_stat, write_index_dict
 from dulwich.objects import Blob, Commit
 
 from ..errors import GitStoreError, WorkspaceError
@@ -34,13 +38,30 @@ from .objects import FILE_MODE, blob_id, build_tree, make_commit, read_blob, rea
 
 log = logging.getLogger(__name__)
 
-__all__ = ["transact", "recover_pending", "state_dir", "write_workspace_file", "clean_temp_files"]
+__all__ = [
+    "transact",
+    "recover_pending",
+    "state_dir",
+    "write_workspace_file",
+    "clean_temp_files",
+    "write_in_place",
+    "remove_stale_locks",
+]
 
 PENDING = "pending"
 
 
 def state_dir(git_dir: Path) -> Path:
     return git_dir / "reverie"
+
+
+def write_in_place(path: Path, data: bytes) -> None:
+    """Overwrite a small state file without rename or fsync (for hints whose torn form is harmless)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
 
 
 def write_workspace_file(workspace: Workspace, path: str, data: bytes | None) -> None:
@@ -66,7 +87,7 @@ def transact(
 ) -> bytes | None:
     """Commit ``changes`` (path → new content, None = delete) on top of ``old_head`` and bring the files on disk
     to match. Returns the new commit id, or None when the tree would not change (no empty commits)."""
-    store = repo.object_store
+    store = repo.objects
     base_tree = store[old_head].tree if old_head else None
     blobs = {path: Blob.from_string(data) for path, data in changes.items() if data is not None}
     tree_id, trees = build_tree(store, base_tree, {p: (blobs[p].id if p in blobs else None) for p in changes})
@@ -75,7 +96,7 @@ def transact(
     commit: Commit = make_commit(tree_id, [old_head] if old_head else [], message, who)
     marker = state_dir(git_dir) / PENDING
     old_text = (old_head or b"-").decode()
-    atomic_write(marker, " ".join([old_text, commit.id.decode(), *changes]) + "\n")
+    write_in_place(marker, (" ".join([old_text, commit.id.decode(), *changes]) + "\n").encode())
     for obj in [*blobs.values(), *trees, commit]:
         store.add_object(obj)
     subject = message.split("\n", 1)[0]
@@ -85,7 +106,10 @@ def transact(
         raise GitStoreError(f"{ref.decode()} moved while Reverie was committing; nothing was changed")
     if write_files:
         for path, data in changes.items():
-            write_workspace_file(workspace, path, data)
+            target = workspace.resolve(path)
+            current = target.read_bytes() if target.is_file() else None
+            if current != data:  # a file committed from disk is already right: no rewrite, no fsync
+                write_workspace_file(workspace, path, data)
         _update_index(git_dir, workspace, {p: (blobs[p].id if p in blobs else None) for p in changes})
     marker.unlink(missing_ok=True)
     return commit.id
@@ -94,23 +118,28 @@ def transact(
 def _update_index(git_dir: Path, workspace: Workspace, entries: Mapping[str, bytes | None]) -> None:
     """Keep git's index in step with HEAD for the committed paths, so ``git status`` in the workspace is clean.
     The index is only git's cache: failing to update it is logged, never fatal."""
+    path = git_dir / "index"
     try:
-        index = Index(str(git_dir / "index"))
-        for path, sha in entries.items():
-            key = path.encode()
+        index = Index(str(path))
+        table = {name: index[name] for name in index}
+        for rel, sha in entries.items():
+            key = rel.encode()
             if sha is None:
-                if key in index:
-                    del index[key]
+                table.pop(key, None)
             else:
-                index[key] = index_entry_from_stat(os.stat(workspace.resolve(path)), sha, FILE_MODE)
-        index.write()
-    except (OSError, ValueError, FileLocked) as exc:
+                table[key] = index_entry_from_stat(os.stat(workspace.resolve(rel)), sha, FILE_MODE)
+        buf = BytesIO()
+        write_index_dict(buf, dict(sorted(table.items())))
+        payload = buf.getvalue()
+        # the index format ends with the SHA-1 of everything before it; a cache, so no fsync
+        atomic_write(path, payload + hashlib.sha1(payload).digest(), fsync=False)
+    except (OSError, ValueError, KeyError) as exc:
         log.warning("git index not updated (%s); `git status` may show stale changes", exc)
 
 
-def _remove_stale_locks(git_dir: Path, ref: bytes | None, scan_objects: bool) -> None:
+def remove_stale_locks(git_dir: Path, ref: bytes | None, scan_objects: bool) -> None:
     """Lock files a killed writer left behind would block every later write of the same ref or object."""
-    candidates = [git_dir / n for n in ("config.lock", "HEAD.lock", "packed-refs.lock", "index.lock")]
+    candidates = [git_dir / "config.lock"]  # only files Reverie itself writes through dulwich's lock files
     if ref:
         candidates.append(git_dir / (ref.decode() + ".lock"))
     if scan_objects:
@@ -129,12 +158,12 @@ def recover_pending(repo, git_dir: Path, workspace: Workspace, ref: bytes | None
     try:
         text = marker.read_text("utf-8")
     except FileNotFoundError:
-        _remove_stale_locks(git_dir, ref, scan_objects=False)
-        return
-    _remove_stale_locks(git_dir, ref, scan_objects=True)
+        return  # no transaction was cut short (the marker brackets every object and ref write)
+    remove_stale_locks(git_dir, ref, scan_objects=True)
     parts = text.split()
     head = repo.refs.read_ref(ref) if ref else None
-    if len(parts) >= 2 and head is not None and parts[1].encode() == head:
+    complete = text.endswith("\n") and len(parts) >= 2 and all(len(p) == 40 for p in parts[1:2])
+    if complete and head is not None and parts[1].encode() == head:
         old = None if parts[0] == "-" else parts[0].encode()
         store = repo.object_store
         paths = parts[2:]
