@@ -6,7 +6,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .config import OFFLINE_MODEL
-from .errors import CursorError
+from .errors import CursorError, WorkspaceError
+from .security.pending import load_pending
 from .store import MemoryStore
 from .workspace import MEMORY_FILES
 
@@ -29,6 +30,8 @@ class StatusReport:
     model_description: str
     dream_model: str
     problems: list[str] = field(default_factory=list)
+    #: A SOUL.md change Dream staged for approval (``reverie approve`` / ``reject``): when, cursors, +/- lines.
+    pending_soul: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -45,6 +48,7 @@ def collect_status(store: MemoryStore) -> StatusReport:
         dream, pending = None, None
         problems.append(str(exc))
     files = {rel: len(ws.read(rel)) for rel in MEMORY_FILES}
+    pending_soul = _pending_soul(store, problems)
     cfg = store.config
     return StatusReport(
         workspace=str(ws.root),
@@ -57,4 +61,20 @@ def collect_status(store: MemoryStore) -> StatusReport:
         model_description=describe_model(cfg.model),
         dream_model=cfg.dream_model,
         problems=problems,
+        pending_soul=pending_soul,
     )
+
+
+def _pending_soul(store: MemoryStore, problems: list[str]) -> dict[str, Any] | None:
+    try:
+        change = load_pending(store)
+    except WorkspaceError as exc:
+        problems.append(str(exc))
+        return None
+    if change is None:
+        return None
+    added, removed = change.counts()
+    return {
+        "created_at": change.created_at, "first_cursor": change.first_cursor, "last_cursor": change.last_cursor,
+        "added": added, "removed": removed, "proposals": change.proposals, "applied": change.applied,
+    }

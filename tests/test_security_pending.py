@@ -11,22 +11,6 @@ from reverie.errors import MergeConflictError, WorkspaceError
 from reverie.security.pending import approve, load_pending, pending_path, reject, stage_soul_change
 
 
-def _gitstore_ready() -> bool:
-    from reverie.gitstore import GitStore
-    from reverie.workspace import Workspace
-
-    try:
-        GitStore(Workspace("/nonexistent-reverie-probe")).head()
-    except NotImplementedError:
-        return False
-    except Exception:  # noqa: BLE001  (any other error means the real implementation is there)
-        return True
-    return True
-
-
-needs_git = pytest.mark.skipif(not _gitstore_ready(), reason="GitStore not implemented yet")
-
-
 def test_stage_writes_the_documented_file_and_leaves_soul_alone(store) -> None:  # type: ignore[no-untyped-def]
     base = store.read_soul()
     proposed = base + "\n- Answer in French when the user writes in French.\n"
@@ -85,7 +69,6 @@ def _git(ws, *args: str) -> str:  # type: ignore[no-untyped-def]
     return subprocess.run(["git", "-C", str(ws.root), *args], capture_output=True, text=True, check=True).stdout
 
 
-@needs_git
 def test_approve_commits_through_gitstore_with_the_approved_trailer(store) -> None:  # type: ignore[no-untyped-def]
     from reverie.gitstore import GitStore
 
@@ -104,7 +87,6 @@ def test_approve_commits_through_gitstore_with_the_approved_trailer(store) -> No
     assert "Reverie-Approved:" in _git(store.workspace, "log", "-1", "--format=%B")
 
 
-@needs_git
 def test_approve_merges_over_a_later_edit_or_refuses_a_conflict(store) -> None:  # type: ignore[no-untyped-def]
     from reverie.gitstore import GitStore
 
@@ -128,7 +110,6 @@ def test_approve_merges_over_a_later_edit_or_refuses_a_conflict(store) -> None: 
     assert load_pending(store) is not None
 
 
-@needs_git
 def test_an_approval_interrupted_after_its_commit_is_finished_by_the_next_approve(store) -> None:  # type: ignore[no-untyped-def]
     from reverie.gitstore import GitStore
 
@@ -144,3 +125,52 @@ def test_an_approval_interrupted_after_its_commit_is_finished_by_the_next_approv
     result = approve(store, git)
     assert result.commit is None and git.head() == head
     assert load_pending(store) is None
+
+
+def test_cli_status_shows_it_and_approve_reject_apply_or_drop_it(workspace) -> None:  # type: ignore[no-untyped-def]
+    from reverie.store import MemoryStore
+    from tests.conftest import run_cli
+
+    store = MemoryStore(workspace)
+    base = store.read_soul()
+    stage_soul_change(store, base=base, proposed=base + "- Be brief.\n", first_cursor=2, last_cursor=5)
+    ws = str(workspace.root)
+    status = run_cli("-w", ws, "status")
+    assert status.returncode == 0, status.stderr
+    assert "pending SOUL.md" in status.stdout and "reverie approve" in status.stdout
+    as_json = orjson.loads(run_cli("-w", ws, "status", "--json").stdout)
+    assert as_json["pending_soul"]["added"] == 1 and as_json["pending_soul"]["last_cursor"] == 5
+    shown = run_cli("-w", ws, "approve", "--show")
+    assert "+- Be brief." in shown.stdout
+    done = run_cli("-w", ws, "approve")
+    assert done.returncode == 0, done.stderr
+    assert "approved: SOUL.md +1 -0" in done.stdout
+    assert store.read_soul() == base + "- Be brief.\n"
+    assert "Reverie-Approved:" in _git(workspace, "log", "-1", "--format=%B")
+    again = run_cli("-w", ws, "approve")
+    assert again.returncode == 1 and "no SOUL.md change is pending" in again.stderr
+
+    stage_soul_change(store, base=store.read_soul(), proposed="# replaced\n")
+    rejected = run_cli("-w", ws, "reject")
+    assert rejected.returncode == 0 and "dropped" in rejected.stdout
+    assert store.read_soul() == base + "- Be brief.\n"
+    assert "pending SOUL.md" not in run_cli("-w", ws, "status").stdout
+
+
+def test_chat_commands_show_approve_and_reject(workspace) -> None:  # type: ignore[no-untyped-def]
+    import asyncio
+
+    from reverie.commands import CommandRouter
+    from reverie.runtime import Runtime
+
+    router = CommandRouter(Runtime(workspace))
+    store = router.runtime.store
+    base = store.read_soul()
+    stage_soul_change(store, base=base, proposed=base + "- Use metric units.\n")
+    log_reply = asyncio.run(router.handle("/dream-log"))
+    assert log_reply is not None and "waiting for approval" in log_reply and "+- Use metric units." in log_reply
+    assert "Approved" in (asyncio.run(router.handle("/dream-approve")) or "")
+    assert store.read_soul().endswith("- Use metric units.\n")
+    stage_soul_change(store, base=store.read_soul(), proposed="nope\n")
+    assert "Dropped" in (asyncio.run(router.handle("/dream-reject")) or "")
+    assert "waiting for approval" not in (asyncio.run(router.handle("/dream-log")) or "")

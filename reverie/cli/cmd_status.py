@@ -33,6 +33,14 @@ def run(args: argparse.Namespace) -> int:
     table.add_row("model", report.model_description)
     if report.dream_model != report.model:
         table.add_row("dream model", describe_model(report.dream_model))
+    if report.pending_soul:
+        p = report.pending_soul
+        cursors = f", cursors {p['first_cursor']}–{p['last_cursor']}" if p["first_cursor"] is not None else ""
+        table.add_row(
+            "pending SOUL.md",
+            f"[yellow]+{p['added']} -{p['removed']} lines proposed by Dream {p['created_at']}{cursors}[/]"
+            " — `reverie approve` or `reverie reject`",
+        )
     console.print(table)
     for problem in report.problems:
         console.print(f"[red]problem:[/] {problem}")

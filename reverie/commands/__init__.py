@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "reverie.commands.memory_cmds",
     "reverie.commands.dream_cmds",
     "reverie.commands.session_cmds",
+    "reverie.commands.soul_cmds",  # security: /dream-approve, /dream-reject
 ]
 
 

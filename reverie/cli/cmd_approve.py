@@ -1,0 +1,56 @@
+"""``reverie approve`` / ``reverie reject``: apply or drop the SOUL.md change Dream staged (``dream.protectSoul``)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..security.pending import approve, load_pending, reject
+from ._common import add_json_flag, console, emit_json, workspace_of
+from ._render import print_diff
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    a = sub.add_parser("approve", help="apply the SOUL.md change Dream proposed (see `reverie status`)")
+    a.add_argument("--show", action="store_true", help="only show the pending change and its diff")
+    add_json_flag(a)
+    a.set_defaults(func=run_approve)
+    r = sub.add_parser("reject", help="drop the SOUL.md change Dream proposed")
+    add_json_flag(r)
+    r.set_defaults(func=run_reject)
+
+
+def _runtime(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from ..runtime import Runtime
+
+    return Runtime(workspace_of(args))
+
+
+def run_approve(args: argparse.Namespace) -> int:
+    rt = _runtime(args)
+    if args.show:
+        change = load_pending(rt.store)
+        if change is None:
+            console.print("[dim]no SOUL.md change is pending[/]")
+        elif args.json:
+            emit_json(change)
+        else:
+            print_diff(change.diff())
+        return 0
+    result = approve(rt.store, rt.git)
+    if args.json:
+        emit_json(result)
+    elif result.commit is None:
+        console.print("SOUL.md already held the approved change; cleared the pending record")
+    else:
+        how = " (merged with your later edits)" if result.merged else ""
+        console.print(f"approved: SOUL.md +{result.added} -{result.removed}{how}, commit {result.commit[:8]}")
+    return 0
+
+
+def run_reject(args: argparse.Namespace) -> int:
+    dropped = reject(_runtime(args).store)
+    if args.json:
+        emit_json({"dropped": dropped is not None})
+    else:
+        console.print("dropped the pending SOUL.md change" if dropped else "[dim]no SOUL.md change was pending[/]")
+    return 0
