@@ -30,7 +30,7 @@ from ..workspace import MEMORY_FILES, Workspace
 __all__ = ["DemoReport", "run_demo", "load_conversation", "DEMO_CONFIG"]
 
 #: The demo workspace's reverie.json: a small context window, so consolidation triggers within a session.
-DEMO_CONFIG = {"agents": {"defaults": {"contextWindowTokens": 2048, "maxTokens": 256}}}
+DEMO_CONFIG = {"agents": {"defaults": {"contextWindowTokens": 2048, "maxTokens": 768}}}
 
 Say = Callable[[str, str], None]
 
