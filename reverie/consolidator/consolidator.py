@@ -29,7 +29,7 @@ from ..llm.tokens import estimate_tokens as _estimate_message_tokens
 from ..llm.types import Usage
 from ..store import MemoryStore
 from .archive import CONTEXT_MESSAGES, summarise
-from .estimate import estimate_prompt_tokens, model_view
+from .estimate import PromptEstimator, model_view
 from .sessions import Session, SessionStore
 from .slicing import pick_slice
 from .transcript import raw_archive_entries
@@ -98,6 +98,7 @@ class Consolidator:
         self.tools = tools
         self.extra_system = extra_system
         self._locks: dict[str, asyncio.Lock] = {}
+        self._estimator = PromptEstimator(client)
 
     # -- budget -------------------------------------------------------------------------------------------
     @property
@@ -111,9 +112,8 @@ class Consolidator:
 
     def estimate_tokens(self, session: Session) -> int:
         """Prompt tokens the agent would send now: system prompt with memory, unarchived messages, tools."""
-        return estimate_prompt_tokens(
-            self.client, self.store, session, tools=self.tools, extra_system=self.extra_system,
-            model=self.config.model,
+        return self._estimator.estimate(
+            self.store, session, tools=self.tools, extra_system=self.extra_system, model=self.config.model
         )
 
     # -- entry points -------------------------------------------------------------------------------------
@@ -202,7 +202,11 @@ class Consolidator:
                     result.stop = "raw-fallback"
                     return
             if not everything:
-                estimate = self.estimate_tokens(session)
+                # Subtract the slice (cheap, proportional to the slice); count exactly only once it looks done,
+                # so a round costs O(slice), not O(session) with a real tokenizer.
+                estimate -= sum(_message_tokens(m) for m in session.messages[start:end])
+                if estimate <= self.target:
+                    estimate = self.estimate_tokens(session)
 
     def _largest_slice(self, session: Session, start: int) -> int:
         """For archive_all: as many turns as one call may carry (``budget // 2`` tokens), at least one."""

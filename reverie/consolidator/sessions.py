@@ -361,14 +361,22 @@ class SessionStore:
             raise SessionError(f"last_consolidated must be a non-negative int, not {last_consolidated!r}")
         path = self._path_of(session)
         with self._locked(path):
-            parsed = self._read_locked(path)
-            if last_consolidated > len(parsed.messages):
-                raise SessionError(
-                    f"{path}: cannot mark {last_consolidated} messages archived; the file holds {len(parsed.messages)}"
-                )
+            data = self._read_bytes_locked(path)
+            first_end = data.find(b"\n")
+            meta, _ = _load_line(data[:first_end]) if first_end >= 0 else (None, None)
+            if meta is not None and meta.get("_type") == "metadata":
+                # The usual shape: replace the first line, copy the rest byte for byte (no parsing needed; the
+                # line count bounds the message count, and readers re-check the offset against real messages).
+                body = data[first_end + 1 :]
+                held = body.count(b"\n")
+            else:
+                parsed = _parse_lines(data, str(path))
+                body = b"".join(raw + b"\n" for raw in parsed.rest)
+                held = len(parsed.messages)
+            if last_consolidated > held:
+                raise SessionError(f"{path}: cannot mark {last_consolidated} messages archived; the file holds {held}")
             session.last_consolidated = last_consolidated
             session.updated_at = _now()
-            body = b"".join(raw + b"\n" for raw in parsed.rest)
             # Atomic replace (temp, fsync, rename): a crash leaves the old or the new file, each with every message.
             atomic_write(path, session.metadata_line() + body, fsync=self.fsync)
 
@@ -410,16 +418,20 @@ class SessionStore:
         session.path.parent.mkdir(parents=True, exist_ok=True)
         return session.path
 
-    def _read_locked(self, path: Path) -> _Parsed:
+    def _read_bytes_locked(self, path: Path) -> bytes:
+        """The file's bytes after torn-tail repair (the caller holds the lock); b"" when it does not exist."""
         try:
             fd = os.open(path, os.O_RDWR | os.O_APPEND)
         except FileNotFoundError:
-            return _Parsed(None, [], [], [])
+            return b""
         try:
             repair_torn_tail(fd, path, _torn(path), _is_line, fsync=self.fsync)
+            return path.read_bytes()
         finally:
             os.close(fd)
-        return _parse_lines(path.read_bytes(), str(path))
+
+    def _read_locked(self, path: Path) -> _Parsed:
+        return _parse_lines(self._read_bytes_locked(path), str(path))
 
     def _locked(self, path: Path) -> _SessionLock:
         return _SessionLock(path, self.lock_timeout)

@@ -23,7 +23,8 @@ __all__ = ["speaker", "message_text", "render_line", "render_transcript", "raw_a
 
 #: Longest raw-archive history entry, in characters (header included).
 RAW_LIMIT = 16_000
-_NEWLINES = re.compile(r"\s*(?:\r\n|\r|\n)\s*")
+# Every line break ``str.splitlines`` knows, so no reader can see a new line inside a message.
+_NEWLINES = re.compile(r"\s*(?:\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])\s*")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _NAME_UNSAFE = re.compile(r"[^\w .@-]")
 _STAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})")
@@ -85,7 +86,10 @@ def message_text(message: Mapping[str, Any]) -> str:
             args = str(fn.get("arguments") or "")
             args = args if len(args) <= 300 else args[:300] + _TRUNC.format(n=len(args) - 300)
             text += f" [tool call: {_safe_name(str(fn.get('name') or '?'))}({args})]"
-    text = _NEWLINES.sub(" ⏎ ", text.strip())
+    text = text.strip()
+    if text.isprintable():  # the common case: no newline, no control character, no lone surrogate
+        return text
+    text = _NEWLINES.sub(" ⏎ ", text)
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
