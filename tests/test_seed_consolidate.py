@@ -151,3 +151,10 @@ def test_history_write_failure_puts_memory_back(setup, fake):
     fake.enqueue(save())
     assert consolidate(store, session, client) is False
     assert store.read_long_term() == OLD_MEMORY and session.last_consolidated == 0
+
+
+def test_nothing_entry_moves_the_offset_without_a_history_line(setup, fake):
+    store, session, client = setup
+    fake.enqueue(save(entry="(nothing)", update=OLD_MEMORY))
+    assert consolidate(store, session, client, memory_window=10)
+    assert store.history.read_since(0) == [] and session.last_consolidated == 25

@@ -110,6 +110,10 @@ class PromptEstimator:
             return None
         if _fingerprint(messages[memo.start]) != memo.first or _fingerprint(messages[memo.end - 1]) != memo.last:
             return None
+        # A message counted alone costs a tokenizer about twice its share of a whole-list count: past half the
+        # window, one full count is cheaper.
+        if 2 * (abs(start - memo.start) + end - memo.end) > end - start:
+            return None
         share = memo.tokens
         if start > memo.start:
             share -= self._share(messages[memo.start : start], probe, model)

@@ -7,7 +7,7 @@ One model call with the ``save_memory`` tool forced (``history_entry``: what to 
 - messages to archive: all of them with ``archive_all``, else ``messages[last_consolidated : len − memory_window//2]``
   (nothing to archive → True, nothing touched);
 - on success: MEMORY.md rewritten only when it changed, the entry appended to history.jsonl with the session
-  key, then ``session.last_consolidated`` set (0 with ``archive_all``, else ``len(messages) − memory_window//2``).
+  key (unless it is ``(nothing)``), then ``session.last_consolidated`` set (0 with ``archive_all``, else ``len(messages) − memory_window//2``).
   The caller saves the session, as with nanobot (``SessionStore.save_offset`` for Reverie sessions);
 - on any failure (model error, no tool call, malformed or missing arguments, a write error): False, with the
   session and the files as they were.
@@ -99,7 +99,7 @@ async def consolidate(
     current = store.read_long_term()
     body = protocol.render_sections(
         [
-            (MEMORY, current or "(empty)"),
+            (MEMORY, current),
             (protocol.SECTION_ARCHIVE, render_transcript(old, fallback_stamp=format_timestamp())),
         ]
     )
@@ -128,7 +128,8 @@ async def consolidate(
         if changed:
             store.write_long_term(update)  # atomic replace
         try:
-            store.append_history(entry.strip(), key)
+            if entry.strip() != protocol.NOTHING:  # nothing worth keeping: no history line, the offset still moves
+                store.append_history(entry.strip(), key)
         except (HistoryError, LockTimeoutError, OSError):
             if changed:
                 store.write_long_term(current)  # put MEMORY.md back: a failed call leaves the files untouched
