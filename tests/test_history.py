@@ -412,3 +412,54 @@ def test_compaction_concurrent_with_appends_loses_nothing_acknowledged(tmp_path)
     assert cursors == sorted(set(cursors))
     assert set(acked) <= set(cursors)  # every acknowledged entry past the Dream cursor survived
     assert set(cursors) - set(acked) <= set(range(1, 51))  # only seeds (dreamed) may have been dropped
+
+
+def _hold_lock(path: str, ready, release) -> None:  # type: ignore[no-untyped-def]
+    p = Path(path)
+    log = HistoryLog(p / "history.jsonl", p / ".cursor")
+    with log.locked():
+        ready.set()
+        release.wait(30)
+
+
+def test_a_held_lock_times_out_with_a_clear_error(tmp_path):
+    from reverie.errors import LockTimeoutError
+
+    log = make_log(tmp_path, lock_timeout=0.3)
+    ctx = multiprocessing.get_context("spawn")
+    ready, release = ctx.Event(), ctx.Event()
+    holder = ctx.Process(target=_hold_lock, args=(str(log.path.parent), ready, release))
+    holder.start()
+    try:
+        assert ready.wait(60)
+        with pytest.raises(LockTimeoutError, match="history.jsonl.lock"):
+            log.append("blocked")
+    finally:
+        release.set()
+        holder.join(30)
+    assert log.append("after") == 1
+
+
+def _child_append(log: HistoryLog, out) -> None:  # type: ignore[no-untyped-def]
+    log._thread_lock = threading.Lock()  # the parent held it at fork time; only the file lock is under test
+    try:
+        log.append("from child")
+        out.put("appended")
+    except Exception as exc:  # noqa: BLE001
+        out.put(type(exc).__name__)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_forked_child_does_not_inherit_the_parents_lock(tmp_path):
+    """flock belongs to the open file description: a child must reopen it, not share the parent's lock."""
+    log = make_log(tmp_path, lock_timeout=0.3)
+    log.append("parent")
+    ctx = multiprocessing.get_context("fork")
+    out = ctx.Queue()
+    with log.locked():
+        child = ctx.Process(target=_child_append, args=(log, out))
+        child.start()
+        result = out.get(timeout=30)
+        child.join(30)
+    assert result == "LockTimeoutError"
+    assert [e.content for e in log.read_since(0)] == ["parent"]
