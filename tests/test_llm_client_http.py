@@ -4,6 +4,7 @@ dropped connections, errors that must not be retried, malformed replies, the ret
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 
@@ -181,3 +182,28 @@ def test_env_var_key_when_config_has_none(server: OpenAIServer, monkeypatch: pyt
     r = run(ModelClient(cfg).complete(MSGS, model="openai/test-model"))
     assert r.content == "env ok"
     assert server.chat_requests[0].headers.get("authorization") == "Bearer sk-env-KEY99999999999999"
+
+
+def test_local_server_without_any_key(server: OpenAIServer) -> None:
+    server.enqueue(chat("keyless"))
+    cfg = Config()
+    cfg.providers["openai"] = ProviderConfig(api_base=server.base_url)
+    r = run(ModelClient(cfg).complete(MSGS, model="openai/test-model"))
+    assert r.content == "keyless" and server.chat_requests[0].headers.get("authorization") == "Bearer no-key"
+
+
+def test_nanobot_custom_provider_routes_to_openai_compatible_server(server: OpenAIServer) -> None:
+    server.enqueue(chat("custom one"), chat("custom two"))
+    cfg = Config.model_validate({"agents": {"defaults": {"model": "my-local-llama"}},
+                                 "providers": {"custom": {"apiKey": KEY, "apiBase": server.base_url}}})
+    client = ModelClient(cfg)
+    assert run(client.complete(MSGS)).content == "custom one"
+    assert run(client.complete(MSGS, model="custom/other")).content == "custom two"
+    assert [r.json["model"] for r in server.chat_requests] == ["my-local-llama", "other"]
+
+
+def test_reply_with_lone_surrogates_is_made_safe(server: OpenAIServer) -> None:
+    server.enqueue(Step(body=json.dumps(chat("x").body).replace('"x"', '"bad \\ud800 text"').encode()))
+    r = run(client_for(server).complete(MSGS))
+    assert r.content == "bad \ufffd text"
+    r.content.encode("utf-8")

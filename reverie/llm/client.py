@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import logging
+import os
 import random
 import re
 import sys
@@ -92,6 +93,7 @@ class ModelClient:
         messages = _valid_unicode(messages)
         direct = _direct_fake(name) if provider == "scripted" else None
         kwargs = self._kwargs(name, provider, tools, tool_choice, temperature, max_tokens)
+        routed = self._route(name) if provider not in _LOCAL_PROVIDERS else name
         secrets = _secrets_of(kwargs)
         s = self.settings
         per_attempt = timeout if timeout is not None else s.timeout
@@ -105,7 +107,7 @@ class ModelClient:
             try:
                 if direct is not None:
                     return direct(messages, tools, tool_choice, temperature, max_tokens, name)
-                raw = await self._acompletion(name, messages, kwargs, min(per_attempt, remaining))
+                raw = await self._acompletion(routed, messages, kwargs, min(per_attempt, remaining))
                 return self._to_response(raw, name, provider, messages, tools)
             except (asyncio.CancelledError, ModelError):
                 raise
@@ -174,7 +176,20 @@ class ModelClient:
                 kwargs["api_base"] = settings.api_base
             if settings.extra_headers:
                 kwargs["extra_headers"] = dict(settings.extra_headers)
+        if (kwargs.get("api_base") and not kwargs.get("api_key") and provider_of(self._route(name)) == "openai"
+                and not os.environ.get("OPENAI_API_KEY")):
+            kwargs["api_key"] = "no-key"  # a local OpenAI-compatible server (llama.cpp, vLLM) needs none; the SDK does
         return kwargs
+
+    def _route(self, name: str) -> str:
+        """The model name litellm gets: nanobot's ``custom`` provider (any OpenAI-compatible server) is litellm's
+        ``openai/…`` with that provider's ``apiBase``."""
+        prefix = provider_of(name)
+        if prefix == "custom":
+            return f"openai/{name.split('/', 1)[1]}"
+        if not prefix and "custom" in self.config.providers and self.provider_settings(name) is self.config.providers["custom"]:
+            return f"openai/{name}"
+        return name
 
     def provider_settings(self, model: str) -> ProviderConfig | None:
         """The ``providers.<name>`` config entry for ``model``, or None (litellm then reads the environment)."""
@@ -192,6 +207,11 @@ class ModelClient:
             for word, key in _KEYWORDS:
                 if word in lowered and key in providers:
                     return providers[key]
+            chosen = (self.config.agents.defaults.model_extra or {}).get("provider")  # nanobot's explicit choice
+            if isinstance(chosen, str) and chosen in providers:
+                return providers[chosen]
+            if "custom" in providers:
+                return providers["custom"]
         return None
 
     # -- the response -------------------------------------------------------------------------------------
@@ -204,8 +224,8 @@ class ModelClient:
         choice = choices[0]
         message = getattr(choice, "message", None)
         content = getattr(message, "content", None) if message is not None else None
-        if content is not None and not isinstance(content, str):
-            content = str(content)
+        if content is not None:
+            content = _fix_text(content if isinstance(content, str) else str(content))
         calls = tuple(_tool_call(i, c) for i, c in enumerate(getattr(message, "tool_calls", None) or []))
         finish = getattr(choice, "finish_reason", None) or ("tool_calls" if calls else "stop")
         return ModelResponse(
@@ -311,9 +331,9 @@ def _tool_call(index: int, call: Any) -> ToolCall:
     get = (lambda k: fn.get(k)) if isinstance(fn, Mapping) else (lambda k: getattr(fn, k, None))
     raw = get("arguments")
     if isinstance(raw, Mapping):
-        raw_text = orjson.dumps(dict(raw)).decode()
+        raw_text = orjson.dumps(dict(raw), default=str).decode()
     else:
-        raw_text = "" if raw is None else str(raw)
+        raw_text = "" if raw is None else _fix_text(str(raw))
     args: dict[str, Any] | None
     try:
         parsed = orjson.loads(raw_text) if raw_text.strip() else {}
@@ -403,8 +423,6 @@ _KEY_PATTERNS = re.compile(
 
 
 def _secrets_of(kwargs: Mapping[str, Any]) -> list[str]:
-    import os
-
     found = [str(kwargs["api_key"])] if kwargs.get("api_key") else []
     for header in (kwargs.get("extra_headers") or {}).values():
         if header and len(str(header)) >= 8:
