@@ -1,6 +1,6 @@
 """Cost of the model layer's own work: token counting, the offline engine, the client's per-call overhead.
 
-Usage: ``python bench/bench_llm.py``. Prints medians over repeated runs, in one process:
+Usage: ``python -m bench llm`` (or ``python bench/llm.py`` for the plain printout). Medians, in one process:
 
 - ``count_tokens`` of a 200-message session (mixed lengths, ~40 KB) with the cheap estimate
   (``reverie.llm.tokens``) against ``litellm.token_counter`` on the same messages (model ``openai/gpt-4o-mini``),
@@ -18,6 +18,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -105,6 +106,44 @@ def main() -> None:
     via_ms, direct_ms = asyncio.run(calls(via.model)), asyncio.run(calls(direct.model))
     print(f"complete() scripted via litellm {via_ms:7.3f} ms/call; direct {direct_ms:7.3f} ms/call "
           f"(litellm overhead {via_ms - direct_ms:.3f} ms)")
+
+
+def run(ctx: Any) -> list[Any]:
+    """Results for ``python -m bench``: Reverie's side against the in-process peer named in each row."""
+    from bench._core import Result, measure
+
+    repeat = 5 if ctx.quick else 30
+    msgs = session()
+    from reverie.llm._litellm import get_litellm
+
+    litellm = get_litellm()
+    est, real = estimate_tokens(msgs), litellm.token_counter(model="openai/gpt-4o-mini", messages=msgs)
+    out = [Result("llm", "count_tokens estimate, 200-message session", measure(lambda: estimate_tokens(msgs), repeat=repeat)[0],
+                  measure(lambda: litellm.token_counter(model="openai/gpt-4o-mini", messages=msgs), repeat=max(3, repeat // 3))[0],
+                  "litellm.token_counter", target="≤ 20 ms", note=f"estimate {100 * (est - real) / real:+.0f}% of tiktoken")]
+    conv = "\n".join(p.transcript_line(f"2026-11-20 10:{i % 60:02d}", "user" if i % 2 == 0 else "assistant",
+                                       SAYINGS[i % len(SAYINGS)]) for i in range(40))
+    arch = [{"role": "system", "content": load_prompt("archive")},
+            {"role": "user", "content": p.render_sections([(p.SECTION_ARCHIVE, conv)])}]
+    batch = "\n".join(f"{p.batch_header(i, '2026-11-21 09:00')}\n{respond(arch).content}" for i in range(20))
+    files = [("SOUL.md", "# Soul\n\nRules.\n"), ("USER.md", "# User\n\n- Lives in Hamburg\n"),
+             ("memory/MEMORY.md", "# Memory\n\n- Uses MySQL\n")]
+    ana = [{"role": "system", "content": load_prompt("dream-analyze")},
+           {"role": "user", "content": p.render_sections([(p.SECTION_TODAY, "2026-11-22"), (p.SECTION_BATCH, batch), *files])}]
+    out.append(Result("llm", "offline engine: archive of 40 messages", measure(lambda: respond(arch), repeat=repeat)[0]))
+    out.append(Result("llm", "offline engine: dream-analyze of 20 entries", measure(lambda: respond(ana), repeat=repeat)[0]))
+    client = ModelClient(Config())
+    via = ScriptedModel.register("bench-litellm", responder=lambda _p: "ok")
+    direct = ScriptedModel.register("bench-direct", responder=lambda _p: "ok", direct=True)
+    loop = asyncio.new_event_loop()
+    try:
+        one = lambda model: loop.run_until_complete(client.complete(msgs[:5], model=model))  # noqa: E731
+        out.append(Result("llm", "complete(), zero-latency scripted, direct=True", measure(lambda: one(direct.model), repeat=repeat * 3)[0],
+                          measure(lambda: one(via.model), repeat=repeat * 3)[0], "same through litellm",
+                          note="the difference is litellm's per-call overhead"))
+    finally:
+        loop.close()
+    return out
 
 
 if __name__ == "__main__":
