@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .dream import Dream
     from .gitstore import GitStore
     from .llm.client import ModelClient
+    from .recall import Recall
 
 __all__ = ["Runtime"]
 
@@ -77,3 +78,10 @@ class Runtime:
         from .dream import Dream
 
         return Dream(self.store, self.git, self.client, self.config)
+
+    @cached_property
+    def recall(self) -> Recall:
+        """Search over this workspace (the index opens on first query; no model import without embeddings)."""
+        from .recall import Recall
+
+        return Recall.for_store(self.store)

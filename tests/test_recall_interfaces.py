@@ -79,3 +79,17 @@ def test_bm25_search_does_not_import_litellm(workspace, store):
 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_recall_chat_command(workspace, store):
+    from reverie.commands import CommandContext, CommandRouter
+    from reverie.runtime import Runtime
+
+    store.append_history("the wifi password is on the fridge", session_key="telegram:1")
+    router = CommandRouter(Runtime(workspace))
+    reply = asyncio.run(router.handle("/recall wifi password", CommandContext(session_key="telegram:1")))
+    assert reply.startswith("**Recall** for `wifi password`") and "memory/history.jsonl#cursor=1" in reply
+    assert "fridge" in reply
+    assert "Nothing in memory matches" in asyncio.run(router.handle("/recall zeppelin"))
+    assert "needs something to look for" in asyncio.run(router.handle("/recall"))
+    assert "/recall QUERY" in asyncio.run(router.handle("/help recall"))

@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "reverie.commands.dream_cmds",
     "reverie.commands.session_cmds",
     "reverie.commands.soul_cmds",  # security: /dream-approve, /dream-reject
+    "reverie.commands.recall_cmds",
 ]
 
 

@@ -10,28 +10,46 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import ModelError
 
-__all__ = ["embed", "hash_embedding", "HASH_PROVIDER"]
+__all__ = ["embed", "hash_embedding", "register_embedder", "HASH_PROVIDER"]
 
 HASH_PROVIDER = "hashembed"
 _WORD = re.compile(r"\w+")
-_registered = False
+_lock = threading.Lock()
+_embedders: dict[str, Callable[[list[str], str], list[list[float]]]] = {}
+_installed: set[str] = set()
 
 
 def _litellm() -> Any:
-    """litellm with Reverie's switches and providers (``_litellm.get_litellm``), plus ``hashembed``."""
-    global _registered
+    """litellm with Reverie's switches and providers (``_litellm.get_litellm``), plus the registered embedders."""
     from ._litellm import get_litellm
 
     litellm = get_litellm()
-    if not _registered:
-        providers = [p for p in litellm.custom_provider_map if p.get("provider") != HASH_PROVIDER]
-        litellm.custom_provider_map = providers + [{"provider": HASH_PROVIDER, "custom_handler": _hash_handler(litellm)}]
-        _registered = True
+    with _lock:
+        pending = {name: fn for name, fn in _embedders.items() if name not in _installed}
+        if pending:
+            kept = [p for p in litellm.custom_provider_map if p.get("provider") not in pending]
+            litellm.custom_provider_map = kept + [
+                {"provider": name, "custom_handler": _handler(litellm, name, fn)} for name, fn in pending.items()
+            ]
+            _installed.update(pending)
     return litellm
+
+
+def register_embedder(provider: str, fn: Callable[[list[str], str], list[list[float]]]) -> None:
+    """Make ``<provider>/<anything>`` an embedding model answered in-process by ``fn(texts, model)``.
+
+    It is registered with litellm as a custom provider (the path a hosted model takes), so callers see no
+    difference. ``hashembed`` is registered this way; benchmarks register local embedders the same way.
+    """
+    with _lock:
+        _embedders[provider] = fn
+        _installed.discard(provider)
 
 
 def hash_embedding(text: str, dim: int = 256) -> list[float]:
@@ -50,18 +68,22 @@ def hash_embedding(text: str, dim: int = 256) -> list[float]:
     return [v / norm for v in vec]
 
 
-def _hash_handler(litellm: Any) -> Any:
-    class HashEmbed(litellm.CustomLLM):  # type: ignore[misc, name-defined]
-        def _respond(self, model: str, input: list, model_response: Any) -> Any:
-            try:
-                dim = int(model.rsplit("/", 1)[-1])
-            except ValueError:
-                dim = 256
-            texts = [input] if isinstance(input, str) else list(input)
-            model_response.data = [
-                {"object": "embedding", "index": i, "embedding": hash_embedding(str(t), dim)} for i, t in enumerate(texts)
-            ]
-            model_response.model = f"{HASH_PROVIDER}/{dim}"
+def _hash_model(texts: list[str], model: str) -> list[list[float]]:
+    try:
+        dim = int(model.rsplit("/", 1)[-1])
+    except ValueError:
+        dim = 256
+    return [hash_embedding(t, dim) for t in texts]
+
+
+def _handler(litellm: Any, provider: str, fn: Callable[[list[str], str], list[list[float]]]) -> Any:
+    class InProcessEmbedder(litellm.CustomLLM):  # type: ignore[misc, name-defined]
+        def _respond(self, model: str, input: Any, model_response: Any) -> Any:
+            texts = [input] if isinstance(input, str) else [str(t) for t in input]
+            vectors = fn(texts, model)
+            model_response.data = [{"object": "embedding", "index": i, "embedding": list(map(float, v))}
+                                   for i, v in enumerate(vectors)]
+            model_response.model = f"{provider}/{model}"
             return model_response
 
         def embedding(self, model: str, input: list, model_response: Any, *args: Any, **kwargs: Any) -> Any:
@@ -70,7 +92,7 @@ def _hash_handler(litellm: Any) -> Any:
         async def aembedding(self, model: str, input: list, model_response: Any, *args: Any, **kwargs: Any) -> Any:
             return self._respond(model, input, model_response)
 
-    return HashEmbed()
+    return InProcessEmbedder()
 
 
 async def embed(texts: list[str], *, model: str, config: Any = None, timeout: float = 60.0) -> list[list[float]]:
@@ -95,3 +117,6 @@ async def embed(texts: list[str], *, model: str, config: Any = None, timeout: fl
     if len(vectors) != len(texts):
         raise ModelError(f"embedding with {model} returned {len(vectors)} vectors for {len(texts)} texts")
     return vectors
+
+
+register_embedder(HASH_PROVIDER, _hash_model)

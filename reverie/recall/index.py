@@ -3,7 +3,8 @@
 The index is derived data: everything in it is rebuilt from the workspace's files, it is never committed (GitStore's
 allow-list ``.gitignore`` does not list it), and deleting it loses nothing but time. SQLite (stdlib, FTS5)::
 
-    meta(key PRIMARY KEY, value)           schema_version, tokenizer, history_cursor, history_first, generation
+    meta(key PRIMARY KEY, value)           schema_version, tokenizer, history_cursor, history_first,
+                                           history_stat (inode:size:mtime of history.jsonl when last read), generation
     files(path PRIMARY KEY, kind, size, mtime_ns, hash)      one row per indexed file (not history.jsonl)
     chunks(id PRIMARY KEY, path, kind, ord, hash, ehash, text, title, ctx,
            line_start, line_end, cursor, session_key, msg_index, ts, evergreen)
@@ -15,7 +16,9 @@ allow-list ``.gitignore`` does not list it), and deleting it loses nothing but t
 ``history`` (history.jsonl, ``ord`` = ``cursor``), ``session`` (sessions/*.jsonl, ``ord`` = ``msg_index``).
 ``ts`` is epoch seconds (None for evergreen files).
 
-Sync is incremental: a file whose size and mtime are unchanged is skipped; a changed file is re-chunked and only
+Sync is incremental. A read-only check comes first (every source's size and mtime, history.jsonl's identity), so
+a query against an unchanged workspace takes no write lock. A file whose size and mtime are unchanged is skipped
+(an mtime under 2 s old is not trusted: it is re-hashed next time); a changed file is re-chunked and only
 chunks whose hash changed are deleted or inserted; history is read past ``history_cursor`` only (a log whose last
 cursor went backwards is re-read whole; entries compacted away are dropped from the index).
 
@@ -29,6 +32,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -198,6 +202,8 @@ class SearchIndex:
         conn = self.conn
         stats = SyncStats(rebuilt=self._rebuilt_on_open)
         self._rebuilt_on_open = False
+        if self._up_to_date():
+            return stats  # the common case for a query: stats only, no write lock taken
         with transaction(conn):
             indexed = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime_ns, hash FROM files")}
             seen: set[str] = set()
@@ -213,6 +219,30 @@ class SearchIndex:
             if stats.changed:
                 conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
         return stats
+
+    def _up_to_date(self) -> bool:
+        """Read-only check: every source file's (size, mtime) and history.jsonl's identity match the index."""
+        indexed = {row[0]: (row[1], row[2]) for row in self.conn.execute("SELECT path, size, mtime_ns FROM files")}
+        seen = 0
+        for rel, _kind, file in self._file_sources():
+            try:
+                st = file.stat()
+            except FileNotFoundError:
+                continue
+            if indexed.get(rel) != (st.st_size, st.st_mtime_ns):
+                return False
+            seen += 1
+        if seen != len(indexed):
+            return False
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'history_stat'").fetchone()
+        return row is not None and row[0] == self._history_stat()
+
+    def _history_stat(self) -> str:
+        try:
+            st = self.history.path.stat()
+        except FileNotFoundError:
+            return "missing"
+        return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
 
     def _file_sources(self) -> Iterable[tuple[str, str, Path]]:
         ws = self.workspace
@@ -242,7 +272,7 @@ class SearchIndex:
             return
         digest = content_hash(raw)
         if known is not None and known[3] == digest:
-            conn.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (st.st_size, st.st_mtime_ns, rel))
+            conn.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (st.st_size, _trusted_mtime(st), rel))
             return
         chunks = self._chunk_file(rel, kind, file, raw)
         added, removed = self._replace_chunks(rel, chunks)
@@ -250,7 +280,7 @@ class SearchIndex:
         stats.removed += removed
         stats.files_changed.append(rel)
         conn.execute("INSERT OR REPLACE INTO files(path, kind, size, mtime_ns, hash) VALUES (?, ?, ?, ?, ?)",
-                     (rel, kind, st.st_size, st.st_mtime_ns, digest))
+                     (rel, kind, st.st_size, _trusted_mtime(st), digest))
 
     def _chunk_file(self, rel: str, kind: str, file: Path, raw: bytes) -> list[Chunk]:
         if kind == "session":
@@ -283,6 +313,7 @@ class SearchIndex:
 
     def _sync_history(self, stats: SyncStats) -> None:
         conn = self.conn
+        stat_before = self._history_stat()
         meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('history_cursor', 'history_first')"))
         done, first_known = int(meta.get("history_cursor", 0)), int(meta.get("history_first", 0))
         last = self.history.last_cursor() if self.history.path.exists() else 0
@@ -303,8 +334,10 @@ class SearchIndex:
             stats.added += len(entries)
             stats.history_entries += len(entries)
             done = entries[-1].cursor
-        conn.executemany("UPDATE meta SET value = ? WHERE key = ?",
-                         [(str(done), "history_cursor"), (str(first or first_known), "history_first")])
+        # The identity read before reading: an append racing this sync changes it, so the next sync looks again.
+        conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                         [("history_cursor", str(done)), ("history_first", str(first or first_known)),
+                          ("history_stat", stat_before)])
 
     # -- reading --------------------------------------------------------------------------------------------
     def generation(self) -> int:
@@ -313,6 +346,12 @@ class SearchIndex:
 
     def count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+
+def _trusted_mtime(st: os.stat_result) -> int:
+    """The mtime to remember, or -1 when it is too recent to trust: a same-size edit within the filesystem's
+    timestamp granularity would otherwise look unchanged (git's "racy" case). -1 forces a re-hash next sync."""
+    return st.st_mtime_ns if time.time_ns() - st.st_mtime_ns > 2_000_000_000 else -1
 
 
 def _first_cursor(path: Path) -> int:

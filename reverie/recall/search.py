@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 __all__ = ["Recall", "memory_search"]
 
 #: BM25 column weights for (text, title, ctx): the message itself, its heading path, its neighbours.
-BM25_WEIGHTS = (1.0, 0.5, 0.3)
+BM25_WEIGHTS = (1.0, 0.5, 0.5)
 SNIPPET_CHARS = 320
 _EMBED_BATCH = 64
 _EMBED_CHARS = 8_000
@@ -193,8 +193,11 @@ class Recall:
             return {}
         where, params = _filter_sql(filters)
         w = ", ".join(str(x) for x in BM25_WEIGHTS)
-        sql = (f"SELECT c.id, bm25(chunks_fts, {w}) AS r FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
-               f"WHERE chunks_fts MATCH ? {where} ORDER BY r LIMIT ?")
+        if where:
+            sql = (f"SELECT c.id, bm25(chunks_fts, {w}) AS r FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+                   f"WHERE chunks_fts MATCH ? {where} ORDER BY r LIMIT ?")
+        else:  # without filters, no join: FTS5 ranks on its own ~3x faster
+            sql = f"SELECT rowid, bm25(chunks_fts, {w}) AS r FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY r LIMIT ?"
         rows = self.index.conn.execute(sql, (rank.fts_query(terms), *params, limit)).fetchall()
         return {i: -r for i, r in rows}
 

@@ -1,0 +1,290 @@
+"""Recall benchmarks: LoCoMo evidence recall (quality) and index/query speed at 100k history entries.
+
+Usage::
+
+    python bench/recall.py quality [--data ../shared/data/locomo/locomo-dev.json] [--variants bm25,hybrid-hash,...]
+    python bench/recall.py speed [--history 100000] [--messages 10000]
+
+Quality: each LoCoMo conversation becomes a Reverie workspace whose sessions are Reverie session files (speaker A
+as ``user``, speaker B as ``assistant``, the speaker's name kept in the text as ``Name: text``, an image's caption
+appended, session dates as message timestamps). Every question with evidence is a query; hits map back to
+``dia_id`` through (session key, message index). Evidence recall R@k (LoCoMo paper, Table 3): per question, the
+fraction of its evidence turns among the top k, averaged. The data is read where it lies, never copied.
+
+Speed: a synthetic workspace (Zipf-distributed words) with N history entries and M session messages; full index
+time, BM25 query latency (median of 200 queries), hybrid latency with the offline ``hashembed`` model (query
+embedding excluded), and incremental sync after 20 new entries against a full rebuild of the same workspace.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from reverie.config import Config  # noqa: E402
+from reverie.history import HistoryEntry  # noqa: E402
+from reverie.recall import Recall, search  # noqa: E402
+from reverie.workspace import Workspace  # noqa: E402
+
+_REPO = Path(__file__).resolve().parent.parent
+#: ``../shared`` next to the checkout (main), or two levels up (a worktree under wt/).
+DEFAULT_DATA = next((p for p in (_REPO.parent / "shared", _REPO.parent.parent / "shared") if p.is_dir()),
+                    _REPO.parent / "shared") / "data" / "locomo" / "locomo-dev.json"
+CATEGORIES = {4: "single-hop", 1: "multi-hop", 2: "temporal", 3: "open-domain", 5: "adversarial"}
+KS = (5, 10, 25)
+
+#: name → (memory.search config, BM25 column weights (text, title, ctx), decay on)
+VARIANTS: dict[str, tuple[dict, tuple[float, float, float], bool]] = {
+    "bm25-plain": ({}, (1.0, 0.0, 0.0), False),
+    "bm25": ({}, search.BM25_WEIGHTS, False),
+    "bm25+decay": ({}, search.BM25_WEIGHTS, True),
+    "hybrid-hash-rrf": ({"embeddingModel": "hashembed/512", "fusion": "rrf"}, search.BM25_WEIGHTS, False),
+    "hybrid-hash-weighted": ({"embeddingModel": "hashembed/512", "fusion": "weighted"}, search.BM25_WEIGHTS, False),
+    "hybrid-wordllama-rrf": ({"embeddingModel": "wordllama/l2_supercat_256", "fusion": "rrf"}, search.BM25_WEIGHTS, False),
+    "hybrid-wordllama-weighted": ({"embeddingModel": "wordllama/l2_supercat_256", "fusion": "weighted"},
+                                  search.BM25_WEIGHTS, False),
+    "wordllama-only": ({"embeddingModel": "wordllama/l2_supercat_256", "fusion": "weighted", "vectorWeight": 1.0},
+                       search.BM25_WEIGHTS, False),
+}
+
+
+def register_wordllama() -> None:
+    """``wordllama/*``: wordllama's bundled 256-d static model (``pip install wordllama``; weights ship in the
+    wheel, loaded with downloads disabled), registered through the same litellm hook as any embedding model."""
+    import os
+
+    import wordllama
+    from wordllama import WordLlama
+
+    from reverie.llm.embeddings import register_embedder
+
+    model = WordLlama.load(cache_dir=os.path.dirname(wordllama.__file__), disable_download=True)
+    register_embedder("wordllama", lambda texts, _name: model.embed(texts).tolist())
+
+
+def parse_locomo_date(text: str) -> datetime:
+    """``1:56 pm on 8 May, 2023`` → datetime."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y")
+
+
+def build_workspace(sample: dict, root: Path) -> tuple[Workspace, dict[tuple[str, int], str], datetime]:
+    """Write the conversation's sessions as Reverie session files; return the (key, index) → dia_id map."""
+    ws = Workspace(root)
+    ws.sessions_dir.mkdir(parents=True)
+    ws.memory_dir.mkdir()
+    conv = sample["conversation"]
+    speaker_a = conv["speaker_a"]
+    refs: dict[tuple[str, int], str] = {}
+    last = datetime(2000, 1, 1)
+    sessions = sorted((k for k in conv if k.startswith("session_") and not k.endswith("date_time")),
+                      key=lambda k: int(k.split("_")[1]))
+    for name in sessions:
+        turns = conv[name]
+        if not isinstance(turns, list) or not turns:
+            continue
+        start = parse_locomo_date(conv[f"{name}_date_time"])
+        key = f"locomo:{sample['sample_id']}:{name}"
+        meta = {"_type": "metadata", "key": key, "created_at": start.isoformat(), "updated_at": start.isoformat(),
+                "metadata": {}, "last_consolidated": 0}
+        lines = [orjson.dumps(meta)]
+        for i, turn in enumerate(turns):
+            text = f"{turn['speaker']}: {turn['text']}"
+            if turn.get("blip_caption"):
+                text += f" [shares a photo: {turn['blip_caption']}]"
+            when = start + timedelta(seconds=30 * i)
+            role = "user" if turn["speaker"] == speaker_a else "assistant"
+            lines.append(orjson.dumps({"role": role, "content": text, "timestamp": when.isoformat()}))
+            refs[(key, i)] = turn["dia_id"]
+            last = max(last, when)
+        (ws.sessions_dir / f"{key.replace(':', '_')}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    return ws, refs, last
+
+
+def evidence_ids(qa: dict) -> list[str]:
+    out: list[str] = []
+    for ev in qa.get("evidence") or []:
+        out.extend(p for p in str(ev).replace(";", " ").split() if p.startswith("D"))
+    return out
+
+
+async def _query_sample(sample: dict, ws: Workspace, refs: dict, now: datetime, variant: str,
+                        results: dict[str, list[list[float]]], timings: dict[str, float]) -> None:
+    """Index one conversation under one variant and score every question (one event loop for all of it)."""
+    conf, weights, decay = VARIANTS[variant]
+    search.BM25_WEIGHTS = weights
+    recall = Recall(ws, Config.model_validate({"memory": {"search": conf}}))
+    await recall.async_sync()
+    for qa in sample["qa"]:
+        gold = set(evidence_ids(qa))
+        if not gold:
+            continue
+        t0 = time.perf_counter()
+        hits = await recall.asearch(qa["question"], max(KS), now=now, decay=decay, sync=False)
+        timings[variant] += time.perf_counter() - t0
+        got = [refs.get((h.source.session_key, h.source.message_index)) for h in hits]
+        row = [len(gold & set(got[:k])) / len(gold) for k in KS]
+        results[CATEGORIES.get(qa.get("category"), str(qa.get("category")))].append(row)
+        results["all"].append(row)
+    recall.close()
+
+
+def run_quality(data_path: Path, variants: list[str]) -> None:
+    samples = orjson.loads(data_path.read_bytes())
+    if any("wordllama" in v for v in variants):
+        register_wordllama()
+    results: dict[str, dict[str, list[list[float]]]] = {v: defaultdict(list) for v in variants}
+    timings: dict[str, float] = defaultdict(float)
+    with tempfile.TemporaryDirectory() as tmp:
+        for sample in samples:
+            ws, refs, last = build_workspace(sample, Path(tmp) / sample["sample_id"])
+            now = last + timedelta(days=1)
+            for variant in variants:
+                asyncio.run(_query_sample(sample, ws, refs, now, variant, results[variant], timings))
+    print(f"LoCoMo evidence recall, {data_path.name}: {len(samples)} conversations, "
+          f"{len(next(iter(results.values()))['all'])} questions with evidence\n")
+    cats = ["all", *CATEGORIES.values()]
+    print(f"{'variant':22} " + " ".join(f"{c:>22}" for c in cats))
+    print(f"{'':22} " + " ".join(f"{'R@5  R@10  R@25':>22}" for _ in cats))
+    for variant in variants:
+        cells = []
+        for c in cats:
+            rows = results[variant][c]
+            if not rows:
+                cells.append(f"{'-':>22}")
+                continue
+            means = [100 * statistics.fmean(r[i] for r in rows) for i in range(len(KS))]
+            cells.append(f"{means[0]:6.1f}{means[1]:6.1f}{means[2]:6.1f} (n={len(rows):3})")
+        n = len(results[variant]["all"])
+        print(f"{variant:22} " + " ".join(cells) + f"   {1000 * timings[variant] / max(n, 1):.1f} ms/query")
+
+
+# -- speed ------------------------------------------------------------------------------------------------------
+def _vocabulary(rng: random.Random, n: int = 6_000) -> list[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return ["".join(rng.choice(letters) for _ in range(rng.randint(3, 9))) for _ in range(n)]
+
+
+def _sentence(rng: random.Random, vocab: list[str], weights: list[float], lo: int = 8, hi: int = 40) -> str:
+    return " ".join(rng.choices(vocab, weights, k=rng.randint(lo, hi)))
+
+
+def build_synthetic(root: Path, n_history: int, n_messages: int, rng: random.Random) -> tuple[Workspace, list[str], list[float]]:
+    ws = Workspace(root)
+    ws.init()
+    vocab = _vocabulary(rng)
+    weights = [1.0 / (i + 1) for i in range(len(vocab))]
+    base = datetime(2025, 1, 1)
+    with open(ws.history_path, "wb") as f:
+        for c in range(1, n_history + 1):
+            stamp = (base + timedelta(minutes=5 * c)).strftime("%Y-%m-%d %H:%M")
+            f.write(HistoryEntry(c, stamp, "- " + _sentence(rng, vocab, weights), "cli:synthetic").to_json())
+    per_session = 100
+    for s in range(max(1, n_messages // per_session)):
+        key = f"cli:s{s}"
+        meta = {"_type": "metadata", "key": key, "created_at": "2025-01-01T00:00:00",
+                "updated_at": "2025-01-01T00:00:00", "metadata": {}, "last_consolidated": 0}
+        lines = [orjson.dumps(meta)]
+        for i in range(per_session):
+            role = "user" if i % 2 == 0 else "assistant"
+            when = (base + timedelta(days=s, minutes=i)).isoformat()
+            lines.append(orjson.dumps({"role": role, "content": _sentence(rng, vocab, weights), "timestamp": when}))
+        (ws.sessions_dir / f"cli_s{s}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    return ws, vocab, weights
+
+
+def _median_ms(samples: list[float]) -> float:
+    return 1000 * statistics.median(samples)
+
+
+def run_speed(n_history: int, n_messages: int, queries: int, hybrid: bool) -> None:
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory() as tmp:
+        ws, vocab, weights = build_synthetic(Path(tmp) / "ws", n_history, n_messages, rng)
+        recall = Recall(ws, Config())
+        t0 = time.perf_counter()
+        stats = recall.sync()
+        full = time.perf_counter() - t0
+        print(f"workspace: {n_history:,} history entries + {n_messages:,} session messages → {recall.index.count():,} chunks")
+        print(f"full index build: {full:.2f} s ({stats.added:,} chunks)")
+        qs = [" ".join(rng.choices(vocab[50:3000], k=rng.randint(2, 6))) for _ in range(queries)]
+        for q in qs[:5]:
+            recall.search(q, 10, sync=False)
+        lat = []
+        for q in qs:
+            t = time.perf_counter()
+            recall.search(q, 10, sync=False)
+            lat.append(time.perf_counter() - t)
+        print(f"BM25 query (k=10, {queries} queries): median {_median_ms(lat):.1f} ms, "
+              f"p90 {1000 * sorted(lat)[int(0.9 * len(lat))]:.1f} ms")
+        lat = []
+        for q in qs:
+            t = time.perf_counter()
+            recall.search(q, 10)  # including the (no-op) incremental sync every query does by default
+            lat.append(time.perf_counter() - t)
+        print(f"BM25 query incl. its up-to-date check: median {_median_ms(lat):.1f} ms")
+        syncs = []
+        for round_ in range(10):
+            with open(ws.history_path, "ab") as f:
+                last = n_history + 20 * round_
+                for c in range(last + 1, last + 21):
+                    f.write(HistoryEntry(c, "2026-01-01 00:00", "- " + _sentence(rng, vocab, weights)).to_json())
+            t = time.perf_counter()
+            st = recall.sync()
+            syncs.append(time.perf_counter() - t)
+            assert st.history_entries == 20 and st.removed == 0, st
+        inc = statistics.median(syncs)
+        print(f"incremental sync after 20 new entries: median {1000 * inc:.1f} ms over 10 rounds "
+              f"(full rebuild of the same workspace: {full:.2f} s; ratio {full / inc:,.0f}×)")
+        if hybrid:
+            conf = Config.model_validate({"memory": {"search": {"embeddingModel": "hashembed/256"}}})
+            hrec = Recall(ws, conf)
+            t = time.perf_counter()
+            n = asyncio.run(hrec.embed_missing())
+            print(f"hashembed/256 embedding of {n:,} chunks: {time.perf_counter() - t:.1f} s (offline, pure Python)")
+            from reverie.llm.embeddings import hash_embedding
+            from reverie.recall.types import SearchFilters
+
+            hrec._rank(qs[0], 10, None, hash_embedding(qs[0], 256), None, None, None)  # load the matrix once
+            lat = []
+            for q in qs:
+                qvec = hash_embedding(q, 256)
+                t = time.perf_counter()
+                hrec._rank(q, 10, SearchFilters.from_mapping(None), qvec, None, None, None)
+                lat.append(time.perf_counter() - t)
+            print(f"hybrid query (BM25 + vectors + RRF, query embedding excluded): median {_median_ms(lat):.1f} ms")
+            hrec.close()
+        recall.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="what", required=True)
+    q = sub.add_parser("quality")
+    q.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    q.add_argument("--variants", default=",".join(VARIANTS))
+    s = sub.add_parser("speed")
+    s.add_argument("--history", type=int, default=100_000)
+    s.add_argument("--messages", type=int, default=10_000)
+    s.add_argument("--queries", type=int, default=200)
+    s.add_argument("--no-hybrid", action="store_true")
+    args = p.parse_args(argv)
+    if args.what == "quality":
+        run_quality(args.data, [v.strip() for v in args.variants.split(",") if v.strip()])
+    else:
+        run_speed(args.history, args.messages, args.queries, not args.no_hybrid)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+"""``/recall QUERY``: search memory, history and past conversations from the chat."""
+
+from __future__ import annotations
+
+from ..errors import CommandError
+from ..recall.tool import render_hits
+from .router import Command, Invocation
+
+__all__ = ["commands", "RECALL_K"]
+
+RECALL_K = 5
+
+
+async def recall(inv: Invocation) -> str:
+    query = inv.raw_args.strip()
+    if not query:
+        raise CommandError("`/recall` needs something to look for.")
+    hits = await inv.runtime.recall.asearch(query, RECALL_K)
+    if not hits:
+        return f"Nothing in memory matches `{query}`."
+    return f"**Recall** for `{query}`\n" + render_hits(hits)
+
+
+def commands() -> list[Command]:
+    return [Command("recall", recall, "search memory, history and past conversations", "/recall QUERY", takes_args=True)]
