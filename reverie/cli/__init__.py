@@ -18,7 +18,7 @@ from ..errors import ReverieError
 from . import cmd_gc, cmd_history, cmd_init, cmd_log, cmd_restore, cmd_status, cmd_why
 from . import cmd_index, cmd_search  # recall
 from . import cmd_chat, cmd_consolidate, cmd_demo, cmd_dream, cmd_serve  # commands
-from . import cmd_approve  # security
+from . import cmd_approve, cmd_purge  # security
 
 __all__ = ["main", "build_parser"]
 
@@ -26,7 +26,7 @@ __all__ = ["main", "build_parser"]
 COMMANDS = [cmd_init, cmd_status, cmd_history, cmd_log, cmd_restore, cmd_why, cmd_gc]
 COMMANDS += [cmd_search, cmd_index]  # recall
 COMMANDS += [cmd_consolidate, cmd_dream, cmd_serve, cmd_demo, cmd_chat]  # commands
-COMMANDS += [cmd_approve]  # security
+COMMANDS += [cmd_approve, cmd_purge]  # security
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,68 @@
+"""``reverie purge TEXT [--yes]``: remove a leaked string from memory's files, history, sessions and every git
+version (``reverie.security.purge``). Shows the plan and asks first unless ``--yes``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rich.table import Table
+
+from ..errors import CommandError
+from ..security.purge import plan_purge, purge
+from ._common import add_json_flag, console, emit_json, workspace_of
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("purge", help="remove a string (a leaked secret) from memory and all its git history")
+    p.add_argument("text", help="the exact string to remove (tip: `read -rs S; reverie purge \"$S\"` keeps it out of shell history)")
+    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..runtime import Runtime
+
+    rt = Runtime(workspace_of(args))
+    plan = plan_purge(rt.store, rt.git, args.text)
+    if not args.json:
+        _show(plan)
+    if not plan.found:
+        if args.json:
+            emit_json({"found": False})
+        return 0
+    if not args.yes:
+        if not sys.stdin or not sys.stdin.isatty():
+            raise CommandError("purge rewrites memory's history: confirm on a terminal, or pass --yes")
+        if input("Remove it everywhere listed above? [y/N] ").strip().lower() not in ("y", "yes"):
+            console.print("nothing changed")
+            return 1
+    result = purge(rt.store, rt.git, args.text)
+    if args.json:
+        emit_json({"found": True, "head": result.rewrite.head, "commits_rewritten": result.rewrite.rewritten,
+                   "objects_removed": len(result.rewrite.removed_objects), "files": result.files})
+    else:
+        console.print(f"purged {plan.description}: {result.rewrite.rewritten} commits rewritten, "
+                      f"{len(result.rewrite.removed_objects)} old objects deleted, {len(result.files)} files cleaned; "
+                      f"recorded as {result.rewrite.head[:8] if result.rewrite.head else '(no commit)'}")
+    return 0
+
+
+def _show(plan) -> None:  # type: ignore[no-untyped-def]
+    h = plan.history
+    if not plan.found:
+        console.print(f"{plan.description} was not found in memory: nothing to purge")
+    table = Table(show_header=True, box=None, pad_edge=False)
+    table.add_column("where")
+    table.add_column("found", justify="right")
+    table.add_column("action")
+    if h.occurrences:
+        table.add_row(f"git: {h.commits_affected} of {h.commits} commits ({', '.join(h.paths) or 'messages'})",
+                      str(h.occurrences), "rewrite history, delete old objects")
+    for hit in plan.files:
+        action = {"redact": "redact", "delete": "delete (rebuilt on next search)", "keep": "[yellow]not memory: left as is[/]"}[hit.action]
+        table.add_row(hit.path, str(hit.occurrences or ""), action)
+    if table.row_count:
+        console.print(f"purging {plan.description}:")
+        console.print(table)

@@ -1,0 +1,229 @@
+"""``reverie purge TEXT``: scrub a leaked string from memory — every git version, history, sessions, state.
+
+``plan_purge`` says what would change without changing anything; ``purge`` does it. Where the string goes:
+
+- the memory repo: every version of every tracked file and every commit message (``reverie.gitstore.purge``:
+  history rewritten, refs moved, reflogs reset, old objects deleted), recorded by a ``Reverie-Kind: purge``
+  commit whose ``Reverie-Purge`` trailer describes the string (length, credential kind), never the string;
+- ``memory/history.jsonl``: rewritten atomically under the history lock, each entry's fields with the string
+  replaced by ``[REDACTED:purged]`` (lines that are not entries: the raw bytes, JSON-escaped forms included);
+- ``sessions/**``: each file rewritten atomically under its session lock, the same way;
+- every other file under ``memory/`` and ``sessions/`` holding it (torn-line and corrupt-line sidecars, the
+  legacy HISTORY.md, a pending SOUL.md change, dead letters, memory notes): rewritten atomically;
+- the search index ``memory/.index.sqlite`` is derived data: deleted, rebuilt on the next search.
+
+Files elsewhere in the workspace that hold the string (``reverie.json``, your own notes) are listed as not
+changed: they are not memory. Order and recovery: the plain files first, then the repository; every step is
+idempotent, so after a crash the same ``purge`` finishes the job.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from filelock import FileLock, Timeout
+
+from ..errors import LockTimeoutError, WorkspaceError
+from ..fsutil import atomic_write
+from ..history import BadLine, HistoryEntry
+from .secrets import scan
+
+if TYPE_CHECKING:
+    from ..gitstore import GitStore
+    from ..gitstore.purge import HistoryRewrite, HistoryScan
+    from ..store import MemoryStore
+
+log = logging.getLogger(__name__)
+
+__all__ = ["REPLACEMENT", "MIN_LENGTH", "FileHit", "PurgePlan", "PurgeResult", "plan_purge", "purge", "describe"]
+
+REPLACEMENT = "[REDACTED:purged]"
+#: Shorter strings would match all over ordinary text; purging them would damage memory, not clean it.
+MIN_LENGTH = 4
+_SKIP_DIRS = {".git", ".reverie-git", "__pycache__"}
+_INDEX_PREFIX = ".index.sqlite"
+_LOCK_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class FileHit:
+    """A file holding the string. ``action``: ``redact``, ``delete`` (derived data) or ``keep`` (not memory)."""
+
+    path: str  # workspace-relative, POSIX
+    occurrences: int
+    action: str
+
+
+@dataclass(frozen=True)
+class PurgePlan:
+    description: str  # what is removed, safe to show and to record (never the string)
+    history: HistoryScan  # the memory repo
+    files: tuple[FileHit, ...]
+
+    @property
+    def found(self) -> bool:
+        return bool(self.history.occurrences) or any(f.action != "keep" for f in self.files)
+
+
+@dataclass(frozen=True)
+class PurgeResult:
+    plan: PurgePlan
+    rewrite: HistoryRewrite
+    files: tuple[FileHit, ...]  # what was redacted or deleted
+
+
+def describe(text: str) -> str:
+    """A description of ``text`` that does not reveal it: its length and, if it is one, its credential kind."""
+    kinds = sorted({m.kind for m in scan(text)})
+    return f"a {len(text)}-character string" + (f" ({', '.join(kinds)})" if kinds else "")
+
+
+def _check(text: str) -> bytes:
+    if not isinstance(text, str) or len(text) < MIN_LENGTH:
+        raise WorkspaceError(f"the text to purge must be at least {MIN_LENGTH} characters (it would match everywhere)")
+    if text in REPLACEMENT:
+        raise WorkspaceError(f"cannot purge {text!r}: it is part of the replacement marker {REPLACEMENT}")
+    return text.encode("utf-8", errors="surrogatepass")
+
+
+def _variants(text: str) -> list[tuple[bytes, bytes]]:
+    """The byte forms the string takes in files: raw UTF-8 and JSON-escaped (orjson's and ASCII-only)."""
+    repl = REPLACEMENT.encode()
+    forms = {text.encode("utf-8", errors="surrogatepass"), orjson.dumps(text)[1:-1], json.dumps(text)[1:-1].encode()}
+    return [(form, repl) for form in sorted(forms, key=len, reverse=True) if form]
+
+
+def _count(data: bytes, variants: list[tuple[bytes, bytes]]) -> int:
+    return sum(data.count(form) for form, _ in variants)
+
+
+def _replace_raw(data: bytes, variants: list[tuple[bytes, bytes]]) -> bytes:
+    for form, repl in variants:
+        data = data.replace(form, repl)
+    return data
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
+        for name in filenames:
+            path = Path(dirpath) / name
+            if path.is_file() and not path.is_symlink():
+                yield path
+
+
+def _find_files(store: MemoryStore, git: GitStore, text: str) -> list[FileHit]:
+    ws = store.workspace
+    variants = _variants(text)
+    tracked = set(git.tracked) | {".gitignore"}
+    hits: list[FileHit] = []
+    for path in _walk(ws.root):
+        rel = path.relative_to(ws.root).as_posix()
+        if rel in tracked or rel.endswith(".lock"):
+            continue  # tracked files are rewritten with the repository
+        in_memory = rel.startswith(("memory/", "sessions/"))
+        if in_memory and path.name.startswith(_INDEX_PREFIX):
+            hits.append(FileHit(rel, 0, "delete"))
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            log.warning("purge: cannot read %s: %s", rel, exc.strerror)
+            continue
+        n = _count(data, variants)
+        if n:
+            hits.append(FileHit(rel, n, "redact" if in_memory else "keep"))
+    return hits
+
+
+def plan_purge(store: MemoryStore, git: GitStore, text: str) -> PurgePlan:
+    """What ``purge`` would change; nothing is written."""
+    from ..gitstore.purge import scan_history
+
+    needle = _check(text)
+    git.ensure()
+    return PurgePlan(describe(text), scan_history(git, needle), tuple(_find_files(store, git, text)))
+
+
+def purge(store: MemoryStore, git: GitStore, text: str) -> PurgeResult:
+    """Remove ``text`` from memory everywhere (see the module docstring) and record the purge."""
+    from ..gitstore.purge import rewrite_history
+
+    plan = plan_purge(store, git, text)
+    variants = _variants(text)
+    done: list[FileHit] = []
+    for hit in plan.files:
+        if hit.action == "keep":
+            continue
+        path = store.workspace.resolve(hit.path)
+        if hit.action == "delete":
+            path.unlink(missing_ok=True)
+        elif path == store.workspace.history_path:
+            with store.history.locked():
+                _rewrite_lines(path, text, variants, history=True)
+        elif hit.path.startswith("sessions/") and path.suffix == ".jsonl":
+            with _session_lock(path):
+                _rewrite_lines(path, text, variants, history=False)
+        else:
+            atomic_write(path, _replace_raw(path.read_bytes(), variants))  # temp, fsync, rename
+        done.append(hit)
+    rewrite = rewrite_history(git, _check(text), REPLACEMENT.encode(), description=plan.description)
+    return PurgeResult(plan, rewrite, tuple(done))
+
+
+class _session_lock:
+    """The session file's cross-process lock (``<file>.lock``, see ``reverie.consolidator.sessions``)."""
+
+    def __init__(self, path: Path) -> None:
+        self._lock = FileLock(str(path) + ".lock", thread_local=False)
+
+    def __enter__(self) -> None:
+        try:
+            self._lock.acquire(timeout=_LOCK_TIMEOUT)
+        except Timeout:
+            raise LockTimeoutError(f"timed out waiting for {self._lock.lock_file}") from None
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+
+def _scrub(value: Any, text: str) -> Any:
+    if isinstance(value, str):
+        return value.replace(text, REPLACEMENT)
+    if isinstance(value, list):
+        return [_scrub(v, text) for v in value]
+    if isinstance(value, dict):
+        return {_scrub(k, text): _scrub(v, text) for k, v in value.items()}
+    return value
+
+
+def _rewrite_lines(path: Path, text: str, variants: list[tuple[bytes, bytes]], *, history: bool) -> None:
+    """Rewrite a JSON-lines file with ``text`` replaced inside every string; atomic (temp, fsync, rename)."""
+    out: list[bytes] = []
+    for raw in path.read_bytes().splitlines(keepends=True):
+        if not _count(raw, variants):
+            out.append(raw)
+            continue
+        ending = b"\n" if raw.endswith(b"\n") else b""
+        try:
+            if history:
+                entry = HistoryEntry.from_json(raw)
+                fixed = HistoryEntry(
+                    entry.cursor, entry.timestamp, entry.content.replace(text, REPLACEMENT),
+                    entry.session_key.replace(text, REPLACEMENT) if entry.session_key else entry.session_key,
+                    _scrub(dict(entry.extra), text),
+                ).to_json()
+                line = fixed.rstrip(b"\n") + ending
+            else:
+                line = orjson.dumps(_scrub(orjson.loads(raw), text)) + ending
+        except (BadLine, orjson.JSONDecodeError):
+            line = raw
+        out.append(_replace_raw(line, variants))  # whatever a parse could not reach
+    atomic_write(path, b"".join(out))

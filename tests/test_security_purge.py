@@ -1,0 +1,141 @@
+"""``reverie purge``: the string leaves every git version, history and sessions — checked with the git CLI."""
+
+from __future__ import annotations
+
+import subprocess
+
+import orjson
+import pytest
+
+from reverie.errors import WorkspaceError
+from reverie.gitstore import GitStore
+from reverie.security.purge import REPLACEMENT, plan_purge, purge
+from reverie.store import MemoryStore
+from tests.conftest import run_cli
+
+# Not a credential format the scanner knows, so history keeps it until a purge: the case purge exists for.
+LEAK = "corkscrew-velvet-4471-harbour"
+
+
+def _git(git_dir, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
+    return subprocess.run(["git", "--git-dir", str(git_dir), *args], capture_output=True, text=True, check=check)
+
+
+@pytest.fixture
+def leaked(workspace):  # type: ignore[no-untyped-def]
+    """A memory repo where LEAK entered MEMORY.md, was edited, left, and sits in a message and in SOUL.md."""
+    store = MemoryStore(workspace)
+    git = GitStore(workspace, store.config.git)
+    git.ensure()
+    memory = store.read_long_term()
+    git.commit("dream: facts", kind="dream", files={"memory/MEMORY.md": memory + "- likes tea\n"})
+    git.commit("dream: vault", kind="dream", files={"memory/MEMORY.md": memory + f"- likes tea\n- vault phrase {LEAK}\n"})
+    git.commit(f"manual: noted {LEAK}", kind="manual", files={"USER.md": store.read_user() + "- lives in Oslo\n"})
+    git.gc()  # the first versions are packed, the later ones loose: purge must reach both
+    git.commit("dream: soul", kind="dream", files={"SOUL.md": store.read_soul() + f"- never say {LEAK}\n"})
+    git.commit("dream: tidy", kind="dream", files={"memory/MEMORY.md": memory + "- likes tea\n- has a vault\n"})
+    store.append_history(f"[2026-11-22 10:00] USER: the vault phrase is {LEAK}", "cli:alice")
+    store.append_history("[2026-11-22 10:01] USER: unrelated entry", "cli:alice")
+    sessions = workspace.root / "sessions"
+    (sessions / "cli_alice.jsonl").write_text(
+        orjson.dumps({"_type": "metadata", "key": "cli:alice", "last_consolidated": 0}).decode() + "\n"
+        + orjson.dumps({"role": "user", "content": f"remember {LEAK} please"}).decode() + "\n"
+    )
+    (workspace.root / "notes.txt").write_text(f"my own file with {LEAK}\n")
+    return store, git
+
+
+def _objects(git_dir) -> set[str]:  # type: ignore[no-untyped-def]
+    out = _git(git_dir, "rev-list", "--objects", "--all").stdout
+    return {line.split()[0] for line in out.splitlines()}
+
+
+def _blobs_with(git_dir, needle: str) -> list[str]:  # type: ignore[no-untyped-def]
+    found = []
+    for sha in _objects(git_dir):
+        if _git(git_dir, "cat-file", "-t", sha).stdout.strip() == "blob" and needle in _git(git_dir, "cat-file", "-p", sha).stdout:
+            found.append(sha)
+    return found
+
+
+def test_plan_lists_everything_and_changes_nothing(leaked) -> None:  # type: ignore[no-untyped-def]
+    store, git = leaked
+    head = git.head()
+    plan = plan_purge(store, git, LEAK)
+    assert plan.found and LEAK not in plan.description
+    assert plan.history.paths == ("SOUL.md", "memory/MEMORY.md")
+    assert plan.history.messages == 1 and plan.history.commits_affected >= 3
+    actions = {hit.path: hit.action for hit in plan.files}
+    assert actions["memory/history.jsonl"] == "redact"
+    assert actions["sessions/cli_alice.jsonl"] == "redact"
+    assert actions["notes.txt"] == "keep"
+    assert git.head() == head and LEAK in store.workspace.history_path.read_text()
+
+
+def test_purge_removes_every_trace_and_keeps_everything_else(leaked) -> None:  # type: ignore[no-untyped-def]
+    store, git = leaked
+    git_dir = git.git_dir
+    old_blobs = _blobs_with(git_dir, LEAK)
+    assert len(old_blobs) >= 2
+    before = _git(git_dir, "log", "--format=%an|%ae|%at|%cn|%ce|%ct|%s", "--reverse").stdout.splitlines()
+
+    result = purge(store, git, LEAK)
+
+    # git: no trace in any version or message, the old blobs are gone, the repository is sound.
+    log_p = _git(git_dir, "log", "-p", "--all").stdout
+    assert LEAK not in log_p and REPLACEMENT in log_p
+    for sha in old_blobs:
+        assert _git(git_dir, "cat-file", "-p", sha, check=False).returncode != 0
+        assert sha in result.rewrite.removed_objects
+    fsck = _git(git_dir, "fsck", "--full", "--strict", check=False)
+    assert fsck.returncode == 0, fsck.stdout + fsck.stderr
+    assert "dangling" not in fsck.stdout + fsck.stderr
+    assert LEAK not in _git(git_dir, "reflog", "--all").stdout
+    packs = list((git_dir / "objects" / "pack").glob("*.pack"))
+    assert len(packs) == 1 and LEAK.encode() not in packs[0].read_bytes()
+    # Authors, committers, dates and subjects are kept (but for the string); the purge commit is on top.
+    after = _git(git_dir, "log", "--format=%an|%ae|%at|%cn|%ce|%ct|%s", "--reverse").stdout.splitlines()
+    assert after[:-1] == [line.replace(LEAK, REPLACEMENT) for line in before]
+    top = git.log(limit=1)[0]
+    assert top.kind == "purge" and LEAK not in top.message
+    assert "Reverie-Purge" in top.trailers and "29-character string" in top.trailers["Reverie-Purge"]
+    # Files on disk: memory files, history and sessions are clean; everything else in them stays.
+    assert LEAK not in store.read_soul() and REPLACEMENT in store.read_soul()
+    assert store.read_long_term().endswith("- likes tea\n- has a vault\n")
+    assert "- lives in Oslo" in store.read_user()
+    entries = store.read_unprocessed_history(0)
+    assert [e.content for e in entries] == [
+        f"[2026-11-22 10:00] USER: the vault phrase is {REPLACEMENT}", "[2026-11-22 10:01] USER: unrelated entry",
+    ]
+    assert entries[0].session_key == "cli:alice"
+    assert LEAK not in (store.workspace.root / "sessions" / "cli_alice.jsonl").read_text()
+    assert LEAK in (store.workspace.root / "notes.txt").read_text()  # not memory: listed, left alone
+    # The repository keeps working: a new commit, a status with nothing dirty, and git agrees.
+    assert git.dirty() == []
+    assert git.commit("dream: more", kind="dream", files={"USER.md": store.read_user() + "- new\n"})
+    assert _git(git_dir, "fsck", "--full", check=False).returncode == 0
+    # A second purge finds nothing more.
+    assert not plan_purge(store, git, LEAK).found
+
+
+def test_cli_refuses_without_a_terminal_or_yes_then_purges_with_yes(leaked) -> None:  # type: ignore[no-untyped-def]
+    store, git = leaked
+    ws = str(store.workspace.root)
+    refused = run_cli("-w", ws, "purge", LEAK, input="y\n")
+    assert refused.returncode == 1 and "--yes" in refused.stderr
+    assert "memory/history.jsonl" in refused.stdout  # the plan is shown first
+    assert LEAK in store.workspace.history_path.read_text()
+    done = run_cli("-w", ws, "purge", LEAK, "--yes")
+    assert done.returncode == 0, done.stderr
+    assert "purged a 29-character string" in done.stdout and LEAK not in done.stdout
+    assert LEAK not in _git(git.git_dir, "log", "-p", "--all").stdout
+    again = run_cli("-w", ws, "purge", LEAK, "--yes")
+    assert again.returncode == 0 and "not found" in again.stdout
+
+
+def test_too_short_or_marker_text_is_refused(leaked) -> None:  # type: ignore[no-untyped-def]
+    store, git = leaked
+    with pytest.raises(WorkspaceError, match="at least"):
+        plan_purge(store, git, "ab")
+    with pytest.raises(WorkspaceError, match="replacement marker"):
+        plan_purge(store, git, "REDACTED")
