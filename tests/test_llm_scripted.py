@@ -104,3 +104,21 @@ def test_direct_mode_skips_litellm_but_keeps_the_contract() -> None:
     r2 = run(client.complete(MSGS, model=fake.model, tools=TOOLS))
     assert r1.content == "x" and r1.usage.prompt_tokens > 0
     assert r2.tool_calls[0].arguments == {"path": "USER.md"} and r2.finish_reason == "tool_calls"
+
+
+@pytest.mark.parametrize("direct", [False, True])
+def test_slow_reply_times_out_and_is_retried(direct: bool) -> None:
+    fake = ScriptedModel.register(f"slow{direct}", direct=direct)
+    fake.enqueue(Reply("too late", delay=5), Reply("in time", delay=0.05))
+    client = _client(backoff_base=0.01)
+    t0 = time.monotonic()
+    r = run(client.complete(MSGS, model=fake.model, timeout=0.3))
+    assert r.content == "in time" and len(fake.prompts) == 2
+    assert time.monotonic() - t0 < 2.5
+
+
+def test_latency_applies_to_every_reply() -> None:
+    fake = ScriptedModel.register("laggy", latency=0.2, responder=lambda p: "ok")
+    t0 = time.monotonic()
+    run(_client().complete(MSGS, model=fake.model))
+    assert time.monotonic() - t0 >= 0.2

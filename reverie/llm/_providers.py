@@ -7,6 +7,7 @@ object, so callers see exactly what a hosted model would give them.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 import uuid
@@ -54,28 +55,37 @@ def make_handlers(litellm: Any) -> dict[str, Any]:
             super().__init__()
             self._answer = answer
 
-        def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+        def _reply(self, model: str, messages: list, kwargs: dict[str, Any]) -> tuple[Any, float]:
             from .scripted import ScriptError
 
             params = kwargs.get("optional_params") or {}
             try:
-                resp = self._answer(model, messages, params)
+                resp, delay = self._answer(model, messages, params)
             except ScriptError as exc:  # a broken script is the test's fault: final, never retried
                 raise litellm.BadRequestError(str(exc), model=model, llm_provider="scripted") from None
             except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as exc:
                 log.exception("in-process model %s failed", model)
                 raise litellm.BadRequestError(f"{type(exc).__name__}: {exc}", model=model, llm_provider="reverie") from None
-            return to_litellm(resp, model)
+            return to_litellm(resp, model), delay
+
+        def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+            resp, delay = self._reply(model, messages, kwargs)
+            if delay:
+                time.sleep(delay)
+            return resp
 
         async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
-            return self.completion(model, messages, *args, **kwargs)
+            resp, delay = self._reply(model, messages, kwargs)
+            if delay:
+                await asyncio.sleep(delay)  # a slow scripted model: the client's timeout and Dream's wall clock apply
+            return resp
 
-    def offline_answer(model: str, messages: list, params: dict[str, Any]) -> rt.ModelResponse:
+    def offline_answer(model: str, messages: list, params: dict[str, Any]) -> tuple[rt.ModelResponse, float]:
         from .offline import respond
 
-        return respond(messages, tools=params.get("tools"), tool_choice=params.get("tool_choice"))
+        return respond(messages, tools=params.get("tools"), tool_choice=params.get("tool_choice")), 0.0
 
-    def scripted_answer(model: str, messages: list, params: dict[str, Any]) -> rt.ModelResponse:
+    def scripted_answer(model: str, messages: list, params: dict[str, Any]) -> tuple[rt.ModelResponse, float]:
         from .scripted import ScriptedModel
 
         fake = ScriptedModel.get(model)
@@ -87,8 +97,9 @@ def make_handlers(litellm: Any) -> dict[str, Any]:
 
 def direct_reply(
     fake: Any, messages: list, tools: Any, tool_choice: Any, temperature: Any, max_tokens: Any, model: str
-) -> rt.ModelResponse:
-    """The fake's next reply as a Reverie ``ModelResponse`` (usage estimated when the script gives none)."""
+) -> tuple[rt.ModelResponse, float]:
+    """The fake's next reply as a Reverie ``ModelResponse`` (usage estimated when the script gives none), and how
+    long to wait before giving it."""
     from .scripted import Prompt
 
     prompt = Prompt(model=model, messages=[dict(m) for m in messages], tools=tools, tool_choice=tool_choice,
@@ -103,8 +114,9 @@ def direct_reply(
         out = [{"role": "assistant", "content": reply.content or "",
                 "tool_calls": [{"function": {"name": c.name, "arguments": c.raw_arguments}} for c in calls]}]
         usage = rt.Usage(estimate_tokens(messages, tools), max(0, estimate_tokens(out) - 3))
+    delay = reply.delay if reply.delay is not None else fake.latency
     return rt.ModelResponse(content=reply.content, tool_calls=calls, finish_reason=reply.effective_finish_reason,
-                            usage=usage, model=model)
+                            usage=usage, model=model), max(0.0, float(delay or 0.0))
 
 
 def _dumps(value: Any) -> str:

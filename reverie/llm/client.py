@@ -106,7 +106,8 @@ class ModelClient:
                 raise ModelError(f"{name}: no time left in the retry budget ({s.retry_budget:g}s)")
             try:
                 if direct is not None:
-                    return direct(messages, tools, tool_choice, temperature, max_tokens, name)
+                    return await asyncio.wait_for(
+                        direct(messages, tools, tool_choice, temperature, max_tokens, name), min(per_attempt, remaining))
                 raw = await self._acompletion(routed, messages, kwargs, min(per_attempt, remaining))
                 return self._to_response(raw, name, provider, messages, tools)
             except (asyncio.CancelledError, ModelError):
@@ -142,9 +143,11 @@ class ModelClient:
         from ._litellm import get_litellm
 
         litellm = get_litellm()
+        # litellm passes the timeout to HTTP providers; in-process ones (scripted latency) only obey this wait_for.
+        grace = 0.0 if provider_of(name) in _LOCAL_PROVIDERS else 1.0
         try:
             return await asyncio.wait_for(
-                litellm.acompletion(model=name, messages=messages, timeout=timeout, **kwargs), timeout + 1.0
+                litellm.acompletion(model=name, messages=messages, timeout=timeout, **kwargs), timeout + grace
             )
         except asyncio.TimeoutError as exc:  # litellm did not honour its own timeout: treat as one
             raise litellm.Timeout(f"no reply within {timeout:.1f}s", model=name, llm_provider="") from exc
@@ -321,7 +324,13 @@ def _direct_fake(name: str) -> Any:
         return None
     from ._providers import direct_reply
 
-    return lambda *a: direct_reply(fake, *a)
+    async def answer(*args: Any) -> ModelResponse:
+        resp, delay = direct_reply(fake, *args)
+        if delay:
+            await asyncio.sleep(delay)
+        return resp
+
+    return answer
 
 
 def _tool_call(index: int, call: Any) -> ToolCall:
@@ -361,6 +370,8 @@ def _classify(exc: BaseException, provider: str) -> tuple[bool, float | None]:
 
     if isinstance(exc, ScriptError) or provider == "reverie":
         return False, None
+    if isinstance(exc, TimeoutError):  # a direct scripted model that did not answer in time
+        return True, None
     from ._litellm import get_litellm
 
     litellm = get_litellm()
@@ -407,6 +418,8 @@ def _retry_after(exc: BaseException) -> float | None:
 
 
 def _describe(exc: BaseException) -> str:
+    if isinstance(exc, TimeoutError) and not str(exc):
+        return "Timeout: no reply in time"
     status = getattr(exc, "status_code", None)
     kind = type(exc).__name__
     text = str(exc).split(" Traceback (most recent call last)", 1)[0].split("\nTraceback", 1)[0].strip() or kind

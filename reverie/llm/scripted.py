@@ -7,6 +7,7 @@
     fake.enqueue(ToolCall("c1", "edit_file", {...}))     # a tool-call reply (several ToolCalls = one reply)
     fake.enqueue(Reply("cut short", finish_reason="length", usage=Usage(10, 5)))
     fake.enqueue(rate_limit_error(retry_after=1))        # an exception, raised by the "provider"
+    fake.enqueue(Reply("slow", delay=5))                 # answers after 5 s (the client's timeout applies)
     resp = await ModelClient(config).complete(msgs, model=fake.model)
     fake.prompts[-1].messages                            # what the caller sent
 
@@ -50,12 +51,14 @@ class ScriptError(RuntimeError):
 @dataclass(frozen=True)
 class Reply:
     """One scripted reply. ``finish_reason`` None means "stop" for text and "tool_calls" when tool calls are given;
-    ``usage`` None means "counted with the cheap token estimate"."""
+    ``usage`` None means "counted with the cheap token estimate"; ``delay`` makes this reply slow (timeouts, wall-clock
+    caps)."""
 
     content: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
     finish_reason: str | None = None
     usage: Usage | None = None
+    delay: float | None = None  # seconds before answering; None → the model's ``latency``
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tool_calls", tuple(self.tool_calls))
@@ -101,6 +104,7 @@ class ScriptedModel:
     name: str
     responder: Callable[[Prompt], Any] | None = None
     direct: bool = False
+    latency: float = 0.0
     prompts: list[Prompt] = field(default_factory=list)
     _queue: deque[Any] = field(default_factory=deque, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -108,12 +112,13 @@ class ScriptedModel:
     # -- registry -----------------------------------------------------------------------------------------
     @classmethod
     def register(
-        cls, name: str, *, responder: Callable[[Prompt], Any] | None = None, direct: bool = False
+        cls, name: str, *, responder: Callable[[Prompt], Any] | None = None, direct: bool = False,
+        latency: float = 0.0,
     ) -> ScriptedModel:
-        """Create (or replace) the fake answering model ``scripted/<name>``."""
+        """Create (or replace) the fake answering model ``scripted/<name>``; ``latency`` delays every reply."""
         if not name or "/" in name:
             raise ValueError(f"scripted model name must be non-empty and without '/': {name!r}")
-        fake = cls(name=name, responder=responder, direct=direct)
+        fake = cls(name=name, responder=responder, direct=direct, latency=latency)
         with _registry_lock:
             _registry[name] = fake
         return fake
