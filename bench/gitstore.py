@@ -1,7 +1,8 @@
 """GitStore benchmark: a workspace with 2,000 unrelated files and a 10,000-commit memory repo.
 
-Measures, as medians: committing a one-line change (Reverie vs nanobot-ai 0.3.5's ``GitStore.auto_commit`` on a
-copy of the same repo, run in the same benchmark run), ``show`` of a commit 5,000 back, ``log(20)``, ``restore``.
+Measures, as medians: committing a one-line change, ``show`` of a commit 5,000 back, ``log(20)``, ``restore``,
+and a paired run against nanobot-ai 0.3.5's ``GitStore.auto_commit``: one Reverie commit then one nanobot commit,
+alternately, each on its own copy of the same repo, so both see the same machine load (wall and CPU time).
 
     python -m bench.gitstore            # full run (builds the repo with `git fast-import`, ~10 s)
     python -m bench.gitstore --quick    # 1,000 commits, fewer repetitions (a smoke run, not for BENCHMARKS.md)
@@ -87,15 +88,17 @@ def bench_reverie(ws: Workspace, reps: int) -> dict[str, Any]:
     assert head_commits, "benchmark repo has no commits"
     res: dict[str, Any] = {}
     # 1. one-line change, contents passed in (the Dream path: includes the atomic file write)
-    samples = []
+    samples, cpu = [], []
     base = _memory_text(0)
     for i in range(reps):
         text = base.replace("item 7 ", f"item 7 (edit {i}) ", 1)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         sha = g.commit("dream: one line", kind="dream", trailers={T.CURSOR: str(i)}, files={MEM: text})
         samples.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
         assert sha is not None
     res["commit_ms"] = _median_ms(samples)
+    res["commit_cpu_ms"] = _median_ms(cpu)
     # 1b. same change written to disk first, then committed (what nanobot's auto_commit is timed on)
     samples = []
     for i in range(reps):
@@ -132,6 +135,11 @@ def bench_reverie(ws: Workspace, reps: int) -> dict[str, Any]:
         samples.append(time.perf_counter() - t)
         assert r.commit is not None
     res["restore_ms"] = _median_ms(samples)
+    # 4b. why(): blame of a line last changed long ago (no target; bounded first-parent walk)
+    t = time.perf_counter()
+    found = g.why("fact 59:")
+    res["why_ms"] = round((time.perf_counter() - t) * 1000, 1)
+    res["why_lines"] = len(found)
     # 5. the same one-line commit with the repository held open (`with GitStore(ws) as git:`, as a Dream run can)
     samples = []
     with GitStore(ws) as held:
@@ -149,23 +157,23 @@ def len_history(g: GitStore) -> int:
     return int(out.stdout.strip() or 0)
 
 
-NANOBOT_SCRIPT = textwrap.dedent(
+NANOBOT_WORKER = textwrap.dedent(
     """
-    import json, statistics, sys, time
+    import json, sys, time
     from pathlib import Path
     from nanobot.utils.gitstore import GitStore
-    root, reps = Path(sys.argv[1]), int(sys.argv[2])
+    root = Path(sys.argv[1])
     gs = GitStore(root, tracked_files=["SOUL.md", "USER.md", "memory/MEMORY.md"])
     mem = root / "memory" / "MEMORY.md"
     base = mem.read_text()
-    samples = []
-    for i in range(reps):
+    print("ready", flush=True)
+    for line in sys.stdin:
+        i = int(line)
         mem.write_text(base.replace("item 7 ", f"item 7 (nb {i}) ", 1))
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         sha = gs.auto_commit(f"dream: one line {i}")
-        samples.append(time.perf_counter() - t)
-        assert sha, "auto_commit made no commit"
-    print(json.dumps({"auto_commit_ms": round(statistics.median(samples) * 1000, 3)}))
+        wall, cpu = time.perf_counter() - t, time.process_time() - c
+        print(json.dumps({"wall": wall, "cpu": cpu, "ok": bool(sha)}), flush=True)
     """
 )
 
@@ -187,17 +195,51 @@ def nanobot_python() -> Path | None:
     return py
 
 
-def bench_nanobot(root: Path, reps: int) -> dict[str, Any]:
+def bench_interleaved(ws: Workspace, nb_root: Path, reps: int) -> dict[str, Any]:
+    """One Reverie commit, then one nanobot ``auto_commit`` on its copy of the repo, alternately, so both see the
+    same machine load; nanobot runs in its own venv as a worker fed one line per commit."""
     py = nanobot_python()
     if py is None:
         return {"skipped": "nanobot-ai could not be installed"}
     try:
-        proc = subprocess.run([str(py), "-c", NANOBOT_SCRIPT, str(root), str(reps)], capture_output=True, text=True)
+        proc = subprocess.Popen(
+            [str(py), "-c", NANOBOT_WORKER, str(nb_root)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        )
     except OSError as exc:
         return {"skipped": f"nanobot python {py} cannot run: {exc}"}
-    if proc.returncode != 0:
-        return {"skipped": f"nanobot run failed: {proc.stderr.strip()[-400:]}"}
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    assert proc.stdin is not None and proc.stdout is not None
+    if proc.stdout.readline().strip() != "ready":
+        proc.kill()
+        return {"skipped": "nanobot worker did not start"}
+    g = GitStore(ws)
+    base = _memory_text(0)
+    ours, ours_cpu, theirs, theirs_cpu = [], [], [], []
+    try:
+        for i in range(reps):
+            text = base.replace("item 3 ", f"item 3 (pair {i}) ", 1)
+            t, c = time.perf_counter(), time.process_time()
+            assert g.commit("dream: one line", kind="dream", trailers={T.CURSOR: str(i)}, files={MEM: text})
+            ours.append(time.perf_counter() - t)
+            ours_cpu.append(time.process_time() - c)
+            proc.stdin.write(f"{i}\n")
+            proc.stdin.flush()
+            row = json.loads(proc.stdout.readline())
+            assert row["ok"], "nanobot auto_commit made no commit"
+            theirs.append(row["wall"])
+            theirs_cpu.append(row["cpu"])
+    finally:
+        proc.stdin.close()
+        proc.wait()
+    out = {
+        "reverie_commit_ms": _median_ms(ours),
+        "reverie_commit_cpu_ms": _median_ms(ours_cpu),
+        "nanobot_auto_commit_ms": _median_ms(theirs),
+        "nanobot_auto_commit_cpu_ms": _median_ms(theirs_cpu),
+    }
+    out["speedup"] = round(out["nanobot_auto_commit_ms"] / out["reverie_commit_ms"], 1)
+    out["cpu_speedup"] = round(out["nanobot_auto_commit_cpu_ms"] / out["reverie_commit_cpu_ms"], 1)
+    return out
 
 
 def run(quick: bool = False) -> dict[str, Any]:
@@ -206,9 +248,11 @@ def run(quick: bool = False) -> dict[str, Any]:
         t = time.perf_counter()
         ws = build_workspace(Path(tmp) / "ws", commits, unrelated)
         build_s = round(time.perf_counter() - t, 2)
+        # identical copies for the paired run, so both sides start from the same 10,000-commit repo
+        shutil.copytree(ws.root, Path(tmp) / "pair", symlinks=True)
         shutil.copytree(ws.root, Path(tmp) / "nb", symlinks=True)
         reverie = bench_reverie(ws, reps)
-        nanobot = bench_nanobot(Path(tmp) / "nb", reps)
+        pair = bench_interleaved(Workspace(Path(tmp) / "pair"), Path(tmp) / "nb", reps)
     result: dict[str, Any] = {
         "commits": commits,
         "unrelated_files": unrelated,
@@ -218,10 +262,7 @@ def run(quick: bool = False) -> dict[str, Any]:
         "cpus": os.cpu_count(),
     }
     result.update(reverie)
-    result["nanobot"] = nanobot
-    if "auto_commit_ms" in nanobot and reverie["commit_ms"]:
-        result["speedup"] = round(nanobot["auto_commit_ms"] / reverie["commit_ms"], 1)
-        result["speedup_from_disk"] = round(nanobot["auto_commit_ms"] / reverie["commit_from_disk_ms"], 1)
+    result["vs_nanobot_0_3_5"] = pair
     result["targets"] = TARGETS
     return result
 

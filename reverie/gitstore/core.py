@@ -134,7 +134,8 @@ class GitStore:
         if not real:
             return None, []
         stats = file_changes(current, real)
-        message = format_message(subject, stat_body(stats), {KIND: kind, **(trailers or {})})
+        extra = {k: v for k, v in (trailers or {}).items() if k != KIND}  # the kind argument is the one kind
+        message = format_message(subject, stat_body(stats), {KIND: kind, **extra})
         sha = transact(repo, self._ready().git_dir, self.workspace, ref, head, real, message, self._who)
         if sha is not None:
             after_commit(repo, self._ready().git_dir, self.config.gc_every)
