@@ -8,6 +8,7 @@ price list over the network at import.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from types import ModuleType
@@ -41,6 +42,10 @@ def get_litellm() -> ModuleType:
 
             litellm.suppress_debug_info = True
             litellm.telemetry = False
+            # litellm attaches its own stderr handler; its warnings ("falling back to tiktoken …") are noise for a
+            # CLI user. Errors still show, and REVERIE_DEBUG keeps everything.
+            if not os.environ.get("REVERIE_DEBUG"):
+                logging.getLogger("LiteLLM").setLevel(logging.ERROR)
             _register(litellm)
             _module = litellm
     return _module
