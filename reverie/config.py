@@ -85,6 +85,8 @@ class DreamConfig(_Section):
     memory_max_chars: int = Field(16_000, ge=100)
     user_max_chars: int = Field(8_000, ge=100)
     soul_max_chars: int = Field(8_000, ge=100)
+    drain_max_seconds: float = Field(1_800, gt=0, description="overall wall time of a drain (dream --all)")
+    drain_token_budget: int = Field(1_000_000, ge=1_000, description="overall tokens of a drain")
 
     @property
     def effective_model_override(self) -> str | None:

@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .config import OFFLINE_MODEL
+from .dream.deadletter import deadletter_path, read_dead_letters
+from .dream.records import summarize
 from .errors import CursorError, WorkspaceError
 from .security.pending import load_pending
 from .store import MemoryStore
@@ -32,6 +34,11 @@ class StatusReport:
     problems: list[str] = field(default_factory=list)
     #: A SOUL.md change Dream staged for approval (``reverie approve`` / ``reject``): when, cursors, +/- lines.
     pending_soul: dict[str, Any] | None = None
+    # Dream (see reverie.dream.records): the last run and rejection as recorded, batches set aside.
+    dream_last_run: dict[str, Any] | None = None
+    dream_last_rejection: dict[str, Any] | None = None
+    dream_dead_letters: list[dict[str, Any]] = field(default_factory=list)
+    dream_attempts: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -50,6 +57,7 @@ def collect_status(store: MemoryStore) -> StatusReport:
     files = {rel: len(ws.read(rel)) for rel in MEMORY_FILES}
     pending_soul = _pending_soul(store, problems)
     cfg = store.config
+    dream_summary = summarize(ws.state_dir, read_dead_letters(deadletter_path(ws.memory_dir)))
     return StatusReport(
         workspace=str(ws.root),
         initialised=all(ws.resolve(rel).exists() for rel in MEMORY_FILES),
@@ -62,6 +70,10 @@ def collect_status(store: MemoryStore) -> StatusReport:
         dream_model=cfg.dream_model,
         problems=problems,
         pending_soul=pending_soul,
+        dream_last_run=dream_summary.last_run,
+        dream_last_rejection=dream_summary.last_rejection,
+        dream_dead_letters=dream_summary.dead_letters,
+        dream_attempts=dream_summary.attempts,
     )
 
 

@@ -28,6 +28,15 @@ def run(args: argparse.Namespace) -> int:
     dream = "corrupt" if report.dream_cursor is None else str(report.dream_cursor)
     pending = "?" if report.pending is None else str(report.pending)
     table.add_row("dream", f"cursor {dream}, {pending} entries pending")
+    if (run := report.dream_last_run) is not None:
+        why = f": {run['reason']}" if run.get("reason") else ""
+        table.add_row("last dream", f"{run['time']} {run['status']} (history {run['first']}-{run['last']}){why}")
+    if (rej := report.dream_last_rejection) is not None:
+        table.add_row("last rejection", f"{rej['time']} (history {rej['first']}-{rej['last']}): {rej['reason']}")
+    if report.dream_attempts:
+        table.add_row("dream attempts", f"{report.dream_attempts} failed on the pending batch")
+    for d in report.dream_dead_letters[-3:]:
+        table.add_row("set aside", f"history {d['first']}-{d['last']} at {d['time']}: {d['reason']}")
     for rel, size in report.files.items():
         table.add_row(rel, f"{size:,} chars")
     table.add_row("model", report.model_description)

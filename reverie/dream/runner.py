@@ -1,27 +1,78 @@
-"""``Dream``: one library call that runs the two-phase memory edit over the next batch (skeleton)."""
+"""``Dream``: the one library call that runs the two-phase memory edit (``reverie dream``, ``/dream`` and the
+scheduler all call ``Dream.run`` and only render its ``DreamResult``).
+
+Sequence of one batch: run lock → reconcile → read the batch past ``.dream_cursor`` → phase 1 (findings) →
+phase 2 (edits on a staged copy, in budget) → gate → merge over concurrent edits → commit → cursor. Any failure
+before the commit writes nothing and counts an attempt; ``maxAttempts`` failures set the batch aside.
+"""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
 
 from ..config import Config
+from ..errors import GitStoreError, MergeConflictError, ModelError, UnsafePathError
+from ..gitstore.trailers import format_message
+from ..llm import protocol
+from ..llm.prompts import load_prompt
+from ..llm.types import Usage
 from ..store import MemoryStore
+from ..workspace import MEMORY, SOUL
+from . import transaction
+from .agent import run_edit_loop
+from .analyze import analyze
+from .batch import build_analysis_message, line_ages
+from .budget import Budget, BudgetExceeded
+from .deadletter import append_dead_letter, deadletter_path
+from .edit_tools import MemoryTools
+from .gate import check
+from .lock import RunLock
+from .records import Attempts, StatusRecord
 from .result import DreamResult, Progress
+from .seams import stage_soul_change
+from .staging import StagedFiles, unified_diff
 
 __all__ = ["Dream", "ProgressCallback"]
+
+log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[Progress], None]
 
 
-class Dream:
-    """Dream over one workspace: ``run()`` is what ``reverie dream``, ``/dream`` and the scheduler all call."""
+class _Failed(Exception):
+    """A batch attempt failed before anything was written."""
 
-    def __init__(self, store: MemoryStore, git: object, client: object, config: Config | None = None) -> None:
+    def __init__(self, status: str, reason: str, *, count: bool = True) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+        self.count = count  # False when the drain's overall budget, not the batch, was the limit
+
+
+class Dream:
+    """Dream over one workspace. ``git`` is a ``GitStore``, ``client`` a ``ModelClient`` (anything with its
+    ``complete``)."""
+
+    def __init__(self, store: MemoryStore, git: Any, client: Any, config: Config | None = None) -> None:
         self.store = store
         self.git = git
         self.client = client
         self.config = config if config is not None else store.config
+        self.workspace = store.workspace
+        self._repo_ready = False
 
+    @property
+    def model(self) -> str:
+        """``modelOverride``, else the agent's model, else the offline engine."""
+        return self.config.dream_model
+
+    def pending(self) -> int:
+        return self.store.pending_count()
+
+    # -- entry points -------------------------------------------------------------------------------------
     async def run(
         self,
         *,
@@ -30,9 +81,221 @@ class Dream:
         dry_run: bool = False,
         on_progress: ProgressCallback | None = None,
     ) -> DreamResult:
-        """Process the next batch (every pending batch with ``drain``) under the run lock."""
-        raise NotImplementedError
+        """Process the next batch (every pending batch, within an overall budget, with ``drain``).
+
+        Another run holding the lock → status "already-running" (or wait for it with ``wait``). ``dry_run``
+        computes the diff and writes nothing (no commit, cursor, attempt or status record).
+        """
+        lock = RunLock(self.workspace.state_dir)
+        if not await lock.acquire(wait=wait):
+            return DreamResult("already-running", reason="another Dream run holds the lock", model=self.model)
+        try:
+            self._ensure_repo()
+            attempts = Attempts.load(self.workspace.state_dir)
+            transaction.reconcile(self.store, self.git, attempts)
+            emit = on_progress or (lambda p: None)
+            if not drain:
+                return await self._batch(Budget.from_config(self.config.dream), attempts, dry_run, emit)
+            return await self._drain(attempts, dry_run, emit)
+        finally:
+            lock.release()
 
     def reconcile(self) -> int:
         """Advance ``.dream_cursor`` to HEAD's dream ``Reverie-Cursor`` when that is ahead; returns the cursor."""
-        raise NotImplementedError
+        lock = RunLock(self.workspace.state_dir)
+        if not lock.try_acquire():
+            return self.store.dream_cursor()  # the running Dream reconciles itself
+        try:
+            self._ensure_repo()
+            return transaction.reconcile(self.store, self.git, Attempts.load(self.workspace.state_dir))
+        finally:
+            lock.release()
+
+    def _ensure_repo(self) -> None:
+        """Open the memory repo (and run GitStore's crash recovery) once per Dream object."""
+        if not self._repo_ready:
+            self.git.ensure()
+            self._repo_ready = True
+
+    # -- drain --------------------------------------------------------------------------------------------
+    async def _drain(self, attempts: Attempts, dry_run: bool, emit: ProgressCallback) -> DreamResult:
+        cfg = self.config.dream
+        overall = Budget(1_000_000, 1_000_000, cfg.drain_token_budget, cfg.drain_max_seconds)
+        results: list[DreamResult] = []
+        while True:
+            result = await self._batch(Budget.from_config(cfg, overall=overall), attempts, dry_run, emit)
+            if result.status == "nothing-to-do":
+                break
+            results.append(result)
+            if result.status not in ("ok", "no-change", "dead-lettered") or dry_run:
+                break  # the same batch would come next (or, dry, the cursor cannot move)
+            if overall.remaining_seconds() <= 0 or overall.tokens >= overall.max_tokens:
+                log.info("dream: drain budget used; %d entries left for the next run", self.pending())
+                break
+        if not results:
+            return DreamResult("nothing-to-do", model=self.model)
+        if len(results) == 1:
+            return results[0]
+        return _aggregate(results)
+
+    # -- one batch ----------------------------------------------------------------------------------------
+    async def _batch(self, budget: Budget, attempts: Attempts, dry_run: bool, emit: ProgressCallback
+                     ) -> DreamResult:
+        cfg = self.config.dream
+        entries = self.store.history.read_since(self.store.dream_cursor(), limit=cfg.max_batch_size)
+        if not entries:
+            return DreamResult("nothing-to-do", model=self.model)
+        first, last = entries[0].cursor, entries[-1].cursor
+        emit(Progress("start", first=first, last=last))
+        staged = StagedFiles.load(self.workspace)
+        tools = MemoryTools(staged)
+        findings: tuple = ()
+        base = DreamResult("failed", first, last, model=self.model, dry_run=dry_run,
+                           attempts=attempts.for_batch(first))
+
+        def progress(phase: str) -> None:
+            emit(Progress(phase, budget.iterations, budget.tool_calls, budget.tokens, first, last))  # type: ignore[arg-type]
+
+        try:
+            analysis = await analyze(
+                self.client, budget, model=self.model,
+                system=load_prompt(protocol.TASK_DREAM_ANALYZE, self.workspace),
+                user=build_analysis_message(entries, staged.base, self._memory_ages(staged.base[MEMORY])),
+            )
+            findings = analysis.findings
+            progress("analyze")
+            if findings:
+                await run_edit_loop(
+                    self.client, budget, tools, model=self.model,
+                    system=load_prompt(protocol.TASK_DREAM_EDIT, self.workspace), findings=findings,
+                    progress=lambda: progress("edit"),
+                )
+            changed = staged.changed()
+            progress("gate")
+            verdict = check(staged.base, changed, findings, cfg)
+            if not verdict.ok:
+                raise _Failed("rejected", f"gate: {verdict.reason}")
+            done = replace(base, findings=findings, edits=tuple(tools.edits), usage=budget.usage,
+                           iterations=budget.iterations, tool_calls=budget.tool_calls)
+            if not changed:
+                return self._finish(replace(done, status="no-change"), attempts, last, dry_run)
+            if dry_run:
+                files = tuple(transaction.file_changes(staged.base, changed))
+                return replace(done, status="ok", diff=staged.diff(), files=files)
+            progress("commit")
+            return self._commit(done, staged, changed, attempts)
+        except BudgetExceeded as exc:
+            return self._fail(base, findings, tools, budget, attempts, dry_run,
+                              _Failed("failed", str(exc), count=not exc.overall))
+        except ModelError as exc:
+            return self._fail(base, findings, tools, budget, attempts, dry_run, _Failed("failed", f"model: {exc}"))
+        except _Failed as exc:
+            return self._fail(base, findings, tools, budget, attempts, dry_run, exc)
+
+    def _memory_ages(self, text: str) -> list[int | None]:
+        if not text.strip():
+            return []
+        try:
+            return line_ages(self.git, text)
+        except GitStoreError as exc:
+            log.warning("dream: line ages unavailable (%s); MEMORY.md shown without them", exc)
+            return []
+
+    def _commit(self, done: DreamResult, staged: StagedFiles, changed: dict[str, str], attempts: Attempts
+                ) -> DreamResult:
+        cfg = self.config.dream
+        assert done.first is not None and done.last is not None
+        try:
+            files = transaction.merge_over_disk(self.workspace, staged.base, changed)
+        except MergeConflictError as exc:
+            raise _Failed("failed", f"a memory file changed during the run and the edits conflict: {exc}") from None
+        except (UnsafePathError, UnicodeDecodeError) as exc:
+            raise _Failed("failed", f"a memory file changed during the run and cannot be edited: {exc}") from None
+        disk = transaction.current_disk(self.workspace, list(files))
+        if files != changed:  # merged over a concurrent edit: judge what would actually be written
+            verdict = check(disk, files, done.findings, cfg)
+            if not verdict.ok:
+                raise _Failed("rejected", f"gate (after merging a concurrent edit): {verdict.reason}")
+        pending_soul = None
+        if cfg.protect_soul and SOUL in files:
+            pending_soul = files.pop(SOUL)
+            reason = "; ".join(f.text for f in done.findings if f.kind == "SOUL")
+            stage_soul_change(self.workspace, disk[SOUL], pending_soul,
+                              {"first": done.first, "last": done.last, "model": self.model, "reason": reason,
+                               "head": self.git.head()})
+        changes = transaction.file_changes(disk, files)
+        subject, body = transaction.commit_message(changes, done.findings, done.first, done.last)
+        trailers = transaction.dream_trailers(done.first, done.last, model=self.model, iterations=done.iterations,
+                                              tool_calls=done.tool_calls, usage=done.usage)
+        message = format_message(subject, body, trailers)
+        sha = transaction.commit_run(self.git, self.store, files, message, trailers, done.last)
+        diff = "".join(unified_diff(rel, disk[rel], text) for rel, text in files.items())
+        status = "ok" if sha else "no-change"
+        result = replace(done, status=status, commit=sha, files=tuple(changes) if sha else (), diff=diff,
+                         pending_soul=pending_soul)
+        attempts.clear()
+        self._record(result)
+        return result
+
+    def _finish(self, result: DreamResult, attempts: Attempts, last: int, dry_run: bool) -> DreamResult:
+        """A completed run with nothing to write: the cursor moves on without a commit."""
+        if dry_run:
+            return result
+        self.store.set_dream_cursor(last)
+        attempts.clear()
+        self._record(result)
+        return result
+
+    def _fail(self, base: DreamResult, findings: tuple, tools: MemoryTools, budget: Budget, attempts: Attempts,
+              dry_run: bool, failure: _Failed) -> DreamResult:
+        """Nothing was written. Count the attempt; at ``maxAttempts`` set the batch aside and move on."""
+        log.warning("dream: batch %s-%s %s: %s", base.first, base.last, failure.status, failure.reason)
+        result = replace(base, status=failure.status, reason=failure.reason, findings=findings,  # type: ignore[arg-type]
+                         edits=tuple(tools.edits), usage=budget.usage, iterations=budget.iterations,
+                         tool_calls=budget.tool_calls)
+        if dry_run:
+            return result
+        assert base.first is not None and base.last is not None
+        n = attempts.fail(base.first, failure.reason) if failure.count else attempts.for_batch(base.first)
+        result = replace(result, attempts=n)
+        if failure.count and n >= self.config.dream.max_attempts:
+            append_dead_letter(deadletter_path(self.workspace.memory_dir), base.first, base.last, failure.reason, n)
+            transaction.fault("dead-lettered")
+            self.store.set_dream_cursor(base.last)  # after the record: reconcile finishes a crash in between
+            attempts.clear()
+            log.warning("dream: batch %d-%d set aside after %d failed attempts", base.first, base.last, n)
+            result = replace(result, status="dead-lettered")
+        self._record(result)
+        return result
+
+    def _record(self, result: DreamResult) -> None:
+        StatusRecord.load(self.workspace.state_dir).record_run(
+            result.status, result.first, result.last, result.reason, result.commit
+        )
+
+
+def _aggregate(results: list[DreamResult]) -> DreamResult:
+    usage = Usage()
+    for r in results:
+        usage = usage + r.usage
+    ok = [r for r in results if r.status == "ok"]
+    last = results[-1]
+    return DreamResult(
+        status="ok" if ok and last.status in ("ok", "no-change", "dead-lettered") else last.status,
+        first=results[0].first,
+        last=last.last,
+        findings=tuple(f for r in results for f in r.findings),
+        edits=tuple(e for r in results for e in r.edits),
+        files=tuple(c for r in results for c in r.files),
+        commit=ok[-1].commit if ok else None,
+        usage=usage,
+        iterations=sum(r.iterations for r in results),
+        tool_calls=sum(r.tool_calls for r in results),
+        reason=last.reason,
+        diff="".join(r.diff for r in results),
+        dry_run=last.dry_run,
+        model=last.model,
+        attempts=last.attempts,
+        pending_soul=next((r.pending_soul for r in reversed(results) if r.pending_soul), None),
+        batches=tuple(results),
+    )

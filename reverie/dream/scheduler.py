@@ -1,27 +1,155 @@
-"""``DreamScheduler``: Dream every ``intervalH`` hours (or a legacy ``cron``) for ``reverie serve`` (skeleton)."""
+"""``DreamScheduler``: Dream every ``intervalH`` hours (or on a legacy ``cron`` expression) for ``reverie serve``.
+
+APScheduler 3 ``AsyncIOScheduler``, one job, ``max_instances=1``, missed runs coalesced. The first run time counts
+from the last completed run recorded in the workspace — the newest dream commit, or the status record's
+``last_completed`` for runs that changed nothing — so restarting the service never postpones Dream (nanobot
+restarts the clock at every start). Each run is ``Dream.run(drain=True)``: a backlog drains within its budget.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import signal
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
 
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.base import BaseTrigger
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+
+from ..config import DreamConfig
+from ..errors import ConfigError, ReverieError
+from .records import StatusRecord
+from .result import DreamResult
 from .runner import Dream
 
-__all__ = ["DreamScheduler", "serve"]
+__all__ = ["DreamScheduler", "serve", "next_run_time", "make_trigger"]
+
+log = logging.getLogger(__name__)
+
+_JOB_ID = "reverie-dream"
+
+
+def make_trigger(cfg: DreamConfig, start: datetime | None = None) -> BaseTrigger:
+    """``CronTrigger`` for a legacy ``cron`` expression (it wins), else an ``IntervalTrigger`` of ``intervalH``."""
+    if cfg.cron:
+        try:
+            return CronTrigger.from_crontab(cfg.cron, timezone=timezone.utc)
+        except ValueError as exc:
+            raise ConfigError(f"config: dream.cron = {cfg.cron!r}: not a cron expression ({exc})") from None
+    return IntervalTrigger(hours=cfg.interval_h, start_date=start, timezone=timezone.utc)
+
+
+def next_run_time(cfg: DreamConfig, last_completed: datetime | None, now: datetime) -> datetime:
+    """When the next run is due: one interval (or the next cron time) after the last completed run; never in the
+    past (an overdue run happens now, once); ``now`` when Dream has never completed a run."""
+    if last_completed is None:
+        return now
+    if cfg.cron:
+        due = make_trigger(cfg).get_next_fire_time(None, last_completed + timedelta(seconds=1))
+    else:
+        due = last_completed + timedelta(hours=cfg.interval_h)
+    return now if due is None or due <= now else due
 
 
 class DreamScheduler:
-    """APScheduler 3 ``AsyncIOScheduler`` running ``Dream.run(drain=True)``, one at a time, missed runs coalesced."""
+    """Runs ``dream.run(drain=True)`` on schedule; ``on_result`` receives each run's result (for rendering)."""
 
-    def __init__(self, dream: Dream) -> None:
+    def __init__(self, dream: Dream, *, on_result: Callable[[DreamResult], None] | None = None) -> None:
         self.dream = dream
+        self.cfg = dream.config.dream
+        self.on_result = on_result
+        self._scheduler: AsyncIOScheduler | None = None
+        self._inflight: asyncio.Task[DreamResult] | None = None
+
+    def last_completed(self) -> datetime | None:
+        """The newest of: the last dream commit's time, the status record's last completed run."""
+        times = []
+        try:
+            commits = self.dream.git.log(limit=1, kind="dream")
+        except ReverieError as exc:
+            log.warning("dream scheduler: cannot read the last dream commit (%s)", exc)
+            commits = []
+        if commits:
+            times.append(commits[0].time.astimezone(timezone.utc))
+        recorded = StatusRecord.load(self.dream.workspace.state_dir).last_completed
+        if recorded is not None:
+            times.append(recorded)
+        return max(times) if times else None
+
+    def next_run_time(self, now: datetime | None = None) -> datetime:
+        return next_run_time(self.cfg, self.last_completed(), now or datetime.now(timezone.utc))
+
+    @property
+    def scheduled_for(self) -> datetime | None:
+        """The job's next fire time while started."""
+        job = self._scheduler.get_job(_JOB_ID) if self._scheduler else None
+        return job.next_run_time if job else None
 
     async def start(self) -> None:
-        raise NotImplementedError
+        first = self.next_run_time()
+        self._scheduler = AsyncIOScheduler(timezone=timezone.utc)
+        self._scheduler.add_job(
+            self._tick, make_trigger(self.cfg, start=first), id=_JOB_ID, next_run_time=first,
+            max_instances=1, coalesce=True, misfire_grace_time=None,
+        )
+        self._scheduler.start()
+        log.info("dream scheduler: next run at %s", first.isoformat(timespec="seconds"))
 
     async def stop(self) -> None:
-        raise NotImplementedError
+        """Stop scheduling; a run in flight is cancelled at its next await — always before it writes anything
+        (the commit and cursor steps do not await), so it is abandoned unwritten and retried next time."""
+        if self._scheduler is not None:
+            self._scheduler.shutdown(wait=False)
+            self._scheduler = None
+        task = self._inflight
+        if task is not None and not task.done():
+            task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+
+    async def _tick(self) -> None:
+        self._inflight = asyncio.ensure_future(self.dream.run(drain=True))
+        try:
+            result = await self._inflight
+        except ReverieError as exc:
+            log.error("dream scheduler: run failed to start: %s", exc)
+            return
+        finally:
+            self._inflight = None
+        log.info("dream scheduler: %s (history %s-%s)%s", result.status, result.first, result.last,
+                 f": {result.reason}" if result.reason else "")
+        if self.on_result is not None:
+            self.on_result(result)
 
 
-async def serve(dream: Dream, *, stop: asyncio.Event | None = None, handle_signals: bool = True) -> None:
-    """Run the scheduler until ``stop`` is set or SIGTERM/SIGINT arrives; a run in flight is abandoned unwritten."""
-    raise NotImplementedError
+async def serve(
+    dream: Dream,
+    *,
+    stop: asyncio.Event | None = None,
+    handle_signals: bool = True,
+    on_result: Callable[[DreamResult], None] | None = None,
+) -> None:
+    """Run the scheduler until ``stop`` is set or SIGTERM/SIGINT arrives, then stop cleanly."""
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    installed = []
+    if handle_signals:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            try:
+                loop.add_signal_handler(sig, stop.set)
+                installed.append(sig)
+            except (NotImplementedError, RuntimeError):  # not the main thread, or no signal support
+                pass
+    scheduler = DreamScheduler(dream, on_result=on_result)
+    await scheduler.start()
+    try:
+        await stop.wait()
+    finally:
+        await scheduler.stop()
+        for sig in installed:
+            loop.remove_signal_handler(sig)

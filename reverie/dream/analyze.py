@@ -1,0 +1,71 @@
+"""Phase 1: one model call without tools that turns a batch into findings (``[USER] fact`` ...)."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..llm import protocol
+from ..llm.types import Usage
+from .budget import Budget, budgeted_call
+from .result import Finding
+
+__all__ = ["Analysis", "analyze", "parse_findings"]
+
+log = logging.getLogger(__name__)
+
+_LIST_PREFIX = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_MARKS = re.compile(r"^\s*\[(permanent|durable|ephemeral|skip|correction)\]\s*", re.I)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    findings: tuple[Finding, ...]
+    usage: Usage
+    raw: str
+    ignored_lines: int
+
+
+def parse_findings(text: str) -> tuple[list[Finding], int]:
+    """Finding lines of a phase-1 answer, and how many non-blank lines were not findings (ignored).
+
+    List bullets before a finding are tolerated; consolidator marks inside a finding are stripped, except that a
+    ``[correction]`` mark becomes the words "correction:" so phase 2 replaces the old fact in place. ``[SKIP]`` is
+    dropped: it means "nothing here".
+    """
+    findings: list[Finding] = []
+    ignored = 0
+    for line in (text or "").splitlines():
+        if not line.strip():
+            continue
+        parsed = protocol.parse_finding_line(_LIST_PREFIX.sub("", line, count=1))
+        if parsed is None:
+            ignored += 1
+            continue
+        kind, body = parsed
+        if kind == "SKIP":
+            continue
+        m = _MARKS.match(body)
+        if m:
+            body = body[m.end():]
+            if m.group(1).lower() == "skip":
+                continue
+            if m.group(1).lower() == "correction":
+                body = f"correction: {body}"
+        body = protocol.strip_age(body.strip())[0].strip()
+        if body:
+            findings.append(Finding(kind, body))
+    return findings, ignored
+
+
+async def analyze(client: Any, budget: Budget, *, model: str, system: str, user: str) -> Analysis:
+    """Run phase 1; raises ``ModelError`` or ``BudgetExceeded``."""
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    response = await budgeted_call(client, budget, messages, model=model)
+    raw = response.content or ""
+    findings, ignored = parse_findings(raw)
+    if ignored:
+        log.warning("dream analysis: ignored %d line(s) that are not findings", ignored)
+    return Analysis(tuple(findings), response.usage, raw, ignored)

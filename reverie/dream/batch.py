@@ -1,0 +1,92 @@
+"""Phase-1 input: the next batch past the Dream cursor, and the analysis message built from it.
+
+The message follows ``reverie.llm.protocol``: ``SECTION_TODAY``, ``SECTION_BATCH`` (one ``batch_header`` per
+entry, content capped), then one section per memory file; MEMORY.md lines older than
+``protocol.AGE_THRESHOLD_DAYS`` by the repo's history carry ``protocol.age_suffix``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime, timezone
+from typing import Protocol
+
+from ..history import HistoryEntry
+from ..llm import protocol
+from ..workspace import MEMORY, MEMORY_FILES
+
+__all__ = ["ENTRY_CAP", "build_analysis_message", "line_ages", "cap_entry"]
+
+log = logging.getLogger(__name__)
+
+#: Characters of one history entry shown to the model; the rest is cut with a marker.
+ENTRY_CAP = 4_000
+#: How many of MEMORY.md's past versions the age walk reads at most (bounds the cost on a long history).
+AGE_WALK_LIMIT = 40
+
+
+class _History(Protocol):  # the part of GitStore the age walk uses
+    def log(self, limit: int = 20, kind: str | None = None, path: str | None = None) -> list: ...  # noqa: E704
+    def file_at(self, rev: str, path: str) -> str | None: ...  # noqa: E704
+
+
+def cap_entry(content: str, cap: int = ENTRY_CAP) -> str:
+    if len(content) <= cap:
+        return content
+    return content[:cap] + f"\n…[{len(content) - cap} more characters not shown]"
+
+
+def line_ages(git: _History, text: str, now: datetime | None = None) -> list[int | None]:
+    """Per line of ``text`` (MEMORY.md as on disk), its age in whole days: since the oldest commit from which the
+    line has been present in every version up to HEAD. None for lines HEAD does not have (not committed yet).
+
+    This is a bounded blame by line content over GitStore's public ``log``/``file_at``.
+    """
+    lines = text.splitlines()
+    ages: list[int | None] = [None] * len(lines)
+    now = now or datetime.now(timezone.utc)
+    commits = git.log(limit=AGE_WALK_LIMIT, path=MEMORY)
+    alive = {ln for ln in lines if ln.strip()}
+    since: dict[str, datetime] = {}
+    for info in commits:  # newest first
+        version = git.file_at(info.sha, MEMORY)
+        present = set(version.splitlines()) if version else set()
+        alive &= present
+        if not alive:
+            break
+        for ln in alive:
+            since[ln] = info.time
+    for i, ln in enumerate(lines):
+        when = since.get(ln)
+        if when is not None:
+            ages[i] = max(0, (now - when).days)
+    return ages
+
+
+def _annotate(text: str, ages: Sequence[int | None]) -> str:
+    out = []
+    for ln, age in zip(text.splitlines(), list(ages) + [None] * len(text.splitlines())):
+        if age is not None and age > protocol.AGE_THRESHOLD_DAYS and ln.strip():
+            ln += protocol.age_suffix(age)
+        out.append(ln)
+    return "\n".join(out)
+
+
+def build_analysis_message(
+    entries: Sequence[HistoryEntry],
+    files: Mapping[str, str],
+    memory_ages: Sequence[int | None] = (),
+    today: date | None = None,
+) -> str:
+    """The phase-1 user message."""
+    batch = "\n\n".join(
+        f"{protocol.batch_header(e.cursor, e.timestamp)}\n{cap_entry(e.content)}" for e in entries
+    )
+    sections = [(protocol.SECTION_TODAY, (today or date.today()).isoformat()), (protocol.SECTION_BATCH, batch)]
+    for rel in MEMORY_FILES:
+        text = files.get(rel, "")
+        if rel == MEMORY and memory_ages:
+            text = _annotate(text, memory_ages)
+        sections.append((rel, text if text.strip() else "(empty)"))
+    return protocol.render_sections(sections)

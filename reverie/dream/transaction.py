@@ -1,0 +1,150 @@
+"""Writing a Dream run, in a crash-safe order, and putting things right on start-up.
+
+Order (each step durable before the next): (1) re-read the tracked files and three-way merge the run's edits over
+any change made meanwhile; (2) ``GitStore.commit`` — which commits a person's pending edit as ``manual`` first,
+then writes objects, moves the ref, and only then writes the files atomically (its own recovery rolls a crash
+between ref and files forward); (3) ``.dream_cursor`` advanced. Recovery (``reconcile``): a HEAD dream commit
+whose ``Reverie-Cursor`` is ahead of ``.dream_cursor`` advances the cursor, so a committed batch is never
+replayed; without such a commit the cursor stays, so an uncommitted batch is never skipped. A dead-letter record
+whose batch lies just past the cursor means a crash between the record and the cursor write: the cursor moves on.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..gitstore import trailers as tr
+from ..gitstore.merge import merge3
+from ..gitstore.types import FileChange
+from ..llm.types import Usage
+from ..store import MemoryStore
+from ..workspace import Workspace
+from .deadletter import deadletter_path, read_dead_letters
+from .records import Attempts
+from .result import Finding
+
+__all__ = ["fault", "merge_over_disk", "file_changes", "dream_trailers", "commit_message", "commit_run",
+           "reconcile"]
+
+log = logging.getLogger(__name__)
+
+#: Fault-injection hook: called with "before-commit", "committed", "cursor-written" (and "dead-lettered" by the
+#: runner between a dead-letter record and its cursor write). Tests that simulate a crash
+#: replace it (in a subprocess) with one that calls ``os._exit``; it does nothing otherwise.
+fault: Callable[[str], None] = lambda point: None
+
+
+def _read_disk(workspace: Workspace, rel: str) -> str:
+    path = workspace.resolve(rel)
+    return path.read_bytes().decode("utf-8") if path.exists() else ""
+
+
+def merge_over_disk(workspace: Workspace, base: Mapping[str, str], changed: Mapping[str, str]) -> dict[str, str]:
+    """The run's changed files re-applied over what is on disk now: unchanged since the run started → the run's
+    version; changed meanwhile → a three-way merge (base, run, disk). Raises ``MergeConflictError`` on a conflict,
+    ``UnsafePathError`` if a file became a symlink, ``UnicodeDecodeError`` if it became invalid UTF-8."""
+    out: dict[str, str] = {}
+    for rel, ours in changed.items():
+        disk = _read_disk(workspace, rel)
+        original = base.get(rel, "")
+        if disk == original:
+            out[rel] = ours
+        elif disk == ours:
+            out[rel] = ours  # the same change was made by hand
+        else:
+            log.info("dream: %s changed during the run; merging the run's edits over it", rel)
+            out[rel] = merge3(original, ours, disk, path=rel)
+    return out
+
+
+def current_disk(workspace: Workspace, rels: Sequence[str]) -> dict[str, str]:
+    return {rel: _read_disk(workspace, rel) for rel in rels}
+
+
+def file_changes(before: Mapping[str, str], after: Mapping[str, str]) -> list[FileChange]:
+    """Lines added/removed per changed file, from the real diff."""
+    out = []
+    for rel, new in after.items():
+        old = before.get(rel, "")
+        if old == new:
+            continue
+        added = removed = 0
+        for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=0):
+            if line.startswith("+") and not line.startswith("+++"):
+                added += 1
+            elif line.startswith("-") and not line.startswith("---"):
+                removed += 1
+        out.append(FileChange(rel, added, removed))
+    return out
+
+
+def dream_trailers(first: int, last: int, *, model: str, iterations: int, tool_calls: int, usage: Usage
+                   ) -> dict[str, str]:
+    out = {
+        tr.KIND: "dream",
+        tr.BATCH: tr.format_batch(first, last),
+        tr.CURSOR: str(last),
+        tr.MODEL: model,
+        tr.ITERATIONS: str(iterations),
+        tr.TOOL_CALLS: str(tool_calls),
+        tr.TOKENS: str(usage.total_tokens),
+    }
+    if usage.cost is not None:
+        out[tr.COST] = f"{usage.cost:.6f}"
+    return out
+
+
+def commit_message(changes: Sequence[FileChange], findings: Sequence[Finding], first: int, last: int) -> tuple[str, str]:
+    """Subject from the real diff; the body lists the findings the run worked from."""
+    stats = ", ".join(f"{c.path} +{c.added} -{c.removed}" for c in changes)
+    subject = f"dream: {stats} (history {first}-{last})"
+    body = "\n".join(f"[{f.kind}] {f.text}" for f in findings)
+    return subject, body
+
+
+def commit_run(git: Any, store: MemoryStore, files: Mapping[str, str], message: str, trailers: Mapping[str, str],
+               last: int) -> str | None:
+    """Commit (GitStore writes the files after its ref update) and only then advance the Dream cursor."""
+    fault("before-commit")
+    sha = git.commit(message, kind="dream", trailers=dict(trailers), files=dict(files)) if files else None
+    fault("committed")
+    store.set_dream_cursor(last)
+    fault("cursor-written")
+    return sha
+
+
+def _head_dream_cursor(git: Any) -> int | None:
+    """The ``Reverie-Cursor`` of the newest dream commit at the tip, looking past manual commits only (a restore or
+    revert at the tip set the cursor itself, so it wins)."""
+    for info in git.log(limit=10):
+        if info.kind == "dream":
+            return tr.parse_cursor_value(info.trailers.get(tr.CURSOR))
+        if info.kind in ("manual", "init", ""):
+            continue
+        return None
+    return None
+
+
+def reconcile(store: MemoryStore, git: Any, attempts: Attempts) -> int:
+    """Bring ``.dream_cursor`` up to what was durably done; returns the cursor."""
+    cursor = store.dream_cursor()
+    target = cursor
+    head = _head_dream_cursor(git)
+    if head is not None and head > target:
+        log.warning("dream: the last dream commit consumed history up to %d but .dream_cursor is %d; advancing",
+                    head, cursor)
+        target = head
+    letters = read_dead_letters(deadletter_path(store.workspace.memory_dir))
+    if letters and letters[-1].first <= target + 1 < letters[-1].last + 1:
+        log.warning("dream: batch %d-%d was set aside but the cursor was not moved; advancing",
+                    letters[-1].first, letters[-1].last)
+        target = letters[-1].last
+    if target != cursor:
+        store.set_dream_cursor(target)
+    if attempts.first is not None and attempts.first <= target:
+        attempts.clear()
+    return target
+

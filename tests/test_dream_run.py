@@ -1,0 +1,382 @@
+"""Dream.run end to end with the scripted model (through litellm) on a real workspace and memory repo."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import orjson
+import pytest
+
+from dream_helpers import MEM, edit, make_env, read
+from reverie.dream.deadletter import read_dead_letters
+from reverie.dream.lock import RunLock
+from reverie.dream.records import StatusRecord
+from reverie.gitstore import trailers as tr
+from reverie.llm.scripted import Reply, bad_request_error
+from reverie.llm.types import ToolCall, Usage
+from reverie.status import collect_status
+
+USER0 = "# User\n\nWho the user is: name, home, work, preferences. Dream keeps this current.\n"
+
+
+@pytest.fixture
+def env(tmp_path):
+    return make_env(tmp_path / "ws")
+
+
+def run(dream, **kw):
+    return asyncio.run(dream.run(**kw))
+
+
+def snapshot(env):
+    return {rel: env.read(rel) for rel in ("SOUL.md", "USER.md", MEM)}, env.git.head(), env.store.dream_cursor()
+
+
+def test_nothing_pending_calls_no_model(env):
+    result = run(env.dream())
+    assert result.status == "nothing-to-do" and env.fake.prompts == []
+
+
+def test_success_commits_with_trailers_then_advances_the_cursor(env):
+    env.add("- [durable] User lives in Berlin", "- [durable] Project Atlas ships in May", "- [ephemeral] rain")
+    env.fake.enqueue(
+        "[USER] Lives in Berlin\n[MEMORY] Project Atlas ships in May",
+        [edit("USER.md", "", "- Lives in Berlin\n", "a"), edit(MEM, "", "- Project Atlas ships in May\n", "b")],
+        "Added two facts.",
+    )
+    progress = []
+    result = run(env.dream(), on_progress=progress.append)
+    assert result.status == "ok", result.reason
+    assert (result.first, result.last) == (1, 3)
+    assert env.read("USER.md").endswith("- Lives in Berlin\n")
+    assert env.read(MEM).endswith("- Project Atlas ships in May\n")
+    assert env.store.dream_cursor() == 3
+    assert result.commit == env.git.head()
+    assert {c.path for c in result.files} == {"USER.md", MEM}
+    assert [f.kind for f in result.findings] == ["USER", "MEMORY"]
+    assert len(result.edits) == 2 and result.tool_calls == 2 and result.iterations == 2
+    body = env.git_cli("log", "-1", "--format=%B")
+    trailers = tr.parse_trailers(body)
+    assert trailers[tr.KIND] == "dream" and trailers[tr.BATCH] == "1-3" and trailers[tr.CURSOR] == "3"
+    assert trailers[tr.MODEL] == env.fake.model and trailers[tr.TOOL_CALLS] == "2"
+    assert int(trailers[tr.TOKENS]) == result.usage.total_tokens > 0
+    assert env.git_cli("status", "--porcelain").strip() == ""
+    assert {p.phase for p in progress} >= {"start", "analyze", "edit", "commit"}
+    assert max(p.tool_calls for p in progress) == 2
+    # Phase 1 saw today's date, the batch and the files per the protocol; phase 2 saw findings and files.
+    analyze, edit1 = env.fake.prompts[0], env.fake.prompts[1]
+    assert analyze.system.startswith("# Reverie task: dream-analyze") and analyze.tools is None
+    assert "## History batch\n### cursor 1 · " in analyze.user and "## memory/MEMORY.md" in analyze.user
+    assert edit1.system.startswith("# Reverie task: dream-edit")
+    assert "## Findings\n[USER] Lives in Berlin" in edit1.user and "## USER.md\n# User" in edit1.user
+    assert {t["function"]["name"] for t in edit1.tools} == {"read_file", "edit_file"}
+    assert StatusRecord.load(env.ws.state_dir).last_run["status"] == "ok"
+
+
+def test_skip_advances_the_cursor_without_a_commit(env):
+    env.add("- [skip] small talk")
+    head = env.git.head()
+    env.fake.enqueue("[SKIP]")
+    result = run(env.dream())
+    assert result.status == "no-change" and result.commit is None
+    assert env.git.head() == head and env.store.dream_cursor() == 1
+    assert len(env.fake.prompts) == 1  # no phase 2
+
+
+def test_edit_phase_without_changes_is_no_change(env):
+    env.add("- [durable] User lives in Berlin")
+    env.fake.enqueue("[USER] Lives in Berlin", "Already recorded.")
+    head = env.git.head()
+    result = run(env.dream())
+    assert result.status == "no-change" and env.git.head() == head and env.store.dream_cursor() == 1
+
+
+def _assert_untouched(env, before, attempts=1):
+    files, head, cursor = before
+    assert snapshot(env) == (files, head, cursor)
+    from reverie.dream.records import Attempts
+
+    assert Attempts.load(env.ws.state_dir).for_batch(cursor + 1) == attempts
+
+
+def test_iteration_cap_fails_and_writes_nothing(tmp_path):
+    env = make_env(tmp_path / "ws", max_iterations=2)
+    env.add("- [durable] fact")
+    before = snapshot(env)
+    env.fake.enqueue("[MEMORY] fact", [edit(MEM, "", "- fact\n")], [read(MEM)], [read(MEM)])
+    result = run(env.dream())
+    assert result.status == "failed" and "iterations" in result.reason
+    assert result.iterations == 2 and len(env.fake.prompts) == 3
+    _assert_untouched(env, before)
+
+
+def test_tool_call_cap(tmp_path):
+    env = make_env(tmp_path / "ws", max_tool_calls=3)
+    env.add("- [durable] fact")
+    before = snapshot(env)
+    env.fake.enqueue("[MEMORY] fact", [read(MEM, f"r{i}") for i in range(4)], "done")
+    result = run(env.dream())
+    assert result.status == "failed" and "tool-calls" in result.reason
+    _assert_untouched(env, before)
+
+
+def test_token_cap(tmp_path):
+    env = make_env(tmp_path / "ws", token_budget=5_000)
+    env.add("- [durable] fact")
+    before = snapshot(env)
+    env.fake.enqueue("[MEMORY] fact", Reply(tool_calls=[edit(MEM, "", "- fact\n")], usage=Usage(4_000, 2_000)))
+    result = run(env.dream())
+    assert result.status == "failed" and "tokens" in result.reason
+    _assert_untouched(env, before)
+
+
+def test_wall_time_cap(tmp_path):
+    env = make_env(tmp_path / "ws", max_seconds=0.3)
+    env.add("- [durable] fact")
+    before = snapshot(env)
+
+    def slow(prompt):
+        time.sleep(0.4)
+        return [edit(MEM, "", "- fact\n")]
+
+    env.fake.enqueue("[MEMORY] fact", slow, "done")
+    result = run(env.dream())
+    assert result.status == "failed" and "time" in result.reason
+    _assert_untouched(env, before)
+
+
+def test_same_failing_call_three_times_ends_the_run(env):
+    env.add("- [durable] fact")
+    before = snapshot(env)
+    bad = edit(MEM, "no such text", "x")
+    env.fake.enqueue("[MEMORY] fact", [bad], [bad], [bad], "never reached")
+    result = run(env.dream())
+    assert result.status == "failed" and "loop" in result.reason
+    assert env.fake.pending == 1
+    _assert_untouched(env, before)
+
+
+def test_refused_paths_touch_nothing_and_the_model_is_told(env):
+    env.add("- [durable] fact")
+    history = env.ws.history_path.read_bytes()
+    env.fake.enqueue(
+        "[MEMORY] fact",
+        [edit("../outside.md", "", "x", "a"), edit("memory/history.jsonl", "", "x", "b"),
+         edit("memory/.dream_cursor", "", "99", "c"), read("/etc/passwd", "d"),
+         ToolCall("e", "edit_file", None, raw_arguments="{oops"), ToolCall("f", "rm", {"path": MEM})],
+        [edit(MEM, "", "- fact\n")],
+        "done",
+    )
+    result = run(env.dream())
+    assert result.status == "ok"
+    assert env.ws.history_path.read_bytes() == history
+    assert not (env.ws.root.parent / "outside.md").exists()
+    assert env.store.dream_cursor() == 1
+    tool_msgs = [m["content"] for m in env.fake.prompts[2].messages if m["role"] == "tool"]
+    assert len(tool_msgs) == 6 and all(t.startswith("Error:") for t in tool_msgs)
+    assert sum("refused" in t for t in tool_msgs) == 4
+
+
+@pytest.mark.parametrize("case", ["shrink", "size", "credential"])
+def test_gate_rejections_leave_files_and_show_in_status(tmp_path, case):
+    env = make_env(tmp_path / "ws", memory_max_chars=300)
+    big = "# Memory\n" + "".join(f"- fact {i}\n" for i in range(20))
+    env.ws.write(MEM, big)
+    env.git.commit("seed", kind="manual")
+    env.add("- [durable] something")
+    before = snapshot(env)
+    new = {"shrink": "# Memory\n- fact 1\n", "size": big + "- " + "y" * 300 + "\n",
+           "credential": big + "- key sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6\n"}[case]
+    env.fake.enqueue("[MEMORY] something", [edit(MEM, big, new)], "done")
+    result = run(env.dream())
+    assert result.status == "rejected"
+    assert {"shrink": "more than half", "size": "size budget", "credential": "credential"}[case] in result.reason
+    _assert_untouched(env, before)
+    report = collect_status(env.store)
+    assert report.dream_last_rejection["reason"] == result.reason and report.dream_attempts == 1
+
+
+def test_file_remove_finding_allows_a_large_removal(env):
+    big = "# Memory\n" + "".join(f"- fact {i}\n" for i in range(20))
+    env.ws.write(MEM, big)
+    env.add("- [correction] all those facts are obsolete")
+    env.fake.enqueue("[FILE-REMOVE] MEMORY.md: facts 0-19 are obsolete", [edit(MEM, big, "# Memory\n")], "done")
+    assert run(env.dream()).status == "ok"
+    assert env.read(MEM) == "# Memory\n"
+
+
+def test_dead_letter_after_three_failures_then_moves_on(env):
+    env.add("- [durable] a", "- [durable] b")
+    for attempt in (1, 2):
+        env.fake.enqueue(bad_request_error("the model refuses"))
+        result = run(env.dream())
+        assert result.status == "failed" and result.attempts == attempt and env.store.dream_cursor() == 0
+    env.fake.enqueue(bad_request_error("the model refuses"))
+    result = run(env.dream())
+    assert result.status == "dead-lettered" and result.attempts == 3
+    assert env.store.dream_cursor() == 2
+    (letter,) = read_dead_letters(env.ws.memory_dir / "dream-deadletter.jsonl")
+    assert (letter.first, letter.last, letter.attempts) == (1, 2, 3) and "refuses" in letter.reason
+    report = collect_status(env.store)
+    assert report.dream_dead_letters[0]["first"] == 1 and report.dream_attempts == 0
+    assert run(env.dream()).status == "nothing-to-do"
+    env.add("- [durable] c")
+    env.fake.enqueue("[SKIP]")
+    assert (r := run(env.dream())).status == "no-change" and (r.first, r.last) == (3, 3)
+
+
+def test_concurrent_edit_is_merged_and_kept(env):
+    env.ws.write("USER.md", USER0 + "\n- Works at ACME\n")
+    env.git.commit("seed", kind="manual")
+    env.add("- [durable] User lives in Berlin")
+
+    def person_edits_meanwhile(prompt):
+        text = env.read("USER.md")
+        (env.ws.root / "USER.md").write_text(text.replace("# User\n", "# User (edited by hand)\n"))
+        return "done"
+
+    env.fake.enqueue("[USER] Lives in Berlin", [edit("USER.md", "- Works at ACME\n",
+                                                     "- Works at ACME\n- Lives in Berlin\n")], person_edits_meanwhile)
+    result = run(env.dream())
+    assert result.status == "ok", result.reason
+    text = env.read("USER.md")
+    assert "# User (edited by hand)" in text and "- Lives in Berlin" in text
+    kinds = [c.kind for c in env.git.log(limit=3)]
+    assert kinds[:2] == ["dream", "manual"]  # the person's edit is its own commit, before Dream's
+    assert env.git_cli("status", "--porcelain").strip() == ""
+
+
+def test_conflicting_concurrent_edit_abandons_the_run(env):
+    env.ws.write("USER.md", USER0 + "- Lives in Paris\n")
+    env.git.commit("seed", kind="manual")
+    env.add("- [correction] User moved to Berlin")
+
+    def person_edits_same_line(prompt):
+        (env.ws.root / "USER.md").write_text(USER0 + "- Lives in Lyon\n")
+        return "done"
+
+    env.fake.enqueue("[USER] correction: lives in Berlin",
+                     [edit("USER.md", "- Lives in Paris", "- Lives in Berlin")], person_edits_same_line)
+    head = env.git.head()
+    result = run(env.dream())
+    assert result.status == "failed" and "conflict" in result.reason
+    assert env.read("USER.md") == USER0 + "- Lives in Lyon\n"  # never overwritten
+    assert env.store.dream_cursor() == 0 and result.attempts == 1
+    assert env.git.head() == head
+
+
+def test_dry_run_returns_the_diff_and_writes_nothing(env):
+    env.add("- [durable] User lives in Berlin")
+    state = env.ws.state_dir
+    before = snapshot(env)
+    env.fake.enqueue("[USER] Lives in Berlin", [edit("USER.md", "", "- Lives in Berlin\n")], "done")
+    result = run(env.dream(), dry_run=True)
+    assert result.status == "ok" and result.dry_run and result.commit is None
+    assert "+- Lives in Berlin" in result.diff and "b/USER.md" in result.diff
+    assert snapshot(env) == before
+    assert not (state / "dream-status.json").exists() and not (state / "dream-attempts.json").exists()
+
+
+def test_soul_edits_are_held_for_approval_when_protected(env):
+    env.add("- [permanent] User: always answer in French")
+    soul = env.read("SOUL.md")
+    env.fake.enqueue("[SOUL] Always answer in French", [edit("SOUL.md", "", "- Always answer in French\n")], "ok")
+    result = run(env.dream())
+    assert result.status in ("ok", "no-change")
+    assert env.read("SOUL.md") == soul
+    assert result.pending_soul is not None and "Always answer in French" in result.pending_soul
+    assert env.store.dream_cursor() == 1
+    from reverie.security.pending import load_pending
+
+    staged = load_pending(env.ws)
+    assert staged is not None and staged.base == soul and staged.proposed == result.pending_soul
+    assert (staged.first_cursor, staged.last_cursor) == (1, 1)
+
+
+def test_soul_edits_apply_when_protection_is_off(tmp_path):
+    env = make_env(tmp_path / "ws", protect_soul=False)
+    env.add("- [permanent] User: always answer in French")
+    env.fake.enqueue("[SOUL] Always answer in French", [edit("SOUL.md", "", "- Always answer in French\n")], "ok")
+    assert run(env.dream()).status == "ok"
+    assert env.read("SOUL.md").endswith("- Always answer in French\n")
+
+
+def test_already_running_and_wait(env):
+    env.add("- [durable] x")
+    lock = RunLock(env.ws.state_dir)
+    assert lock.try_acquire()
+    assert run(env.dream()).status == "already-running"
+    assert env.fake.prompts == []
+
+    async def later_release():
+        await asyncio.sleep(0.3)
+        lock.release()
+
+    async def both():
+        env.fake.enqueue("[SKIP]")
+        _, result = await asyncio.gather(later_release(), env.dream().run(wait=True))
+        return result
+
+    assert asyncio.run(both()).status == "no-change"
+
+
+def test_drain_processes_every_batch(tmp_path):
+    env = make_env(tmp_path / "ws", max_batch_size=2)
+    env.add(*[f"- [durable] fact {i}" for i in range(5)])
+    env.fake.enqueue(
+        "[MEMORY] fact 0", [edit(MEM, "", "- fact 0\n")], "done",
+        "[SKIP]",
+        "[MEMORY] fact 4", [edit(MEM, "", "- fact 4\n")], "done",
+    )
+    result = run(env.dream(), drain=True)
+    assert result.status == "ok" and [b.status for b in result.batches] == ["ok", "no-change", "ok"]
+    assert [(b.first, b.last) for b in result.batches] == [(1, 2), (3, 4), (5, 5)]
+    assert env.store.dream_cursor() == 5
+    assert len(env.git.log(limit=10, kind="dream")) == 2
+
+
+def test_model_error_fails_the_attempt(env):
+    env.add("- [durable] x")
+    env.fake.enqueue(bad_request_error("nope"))
+    result = run(env.dream())
+    assert result.status == "failed" and result.reason.startswith("model:")
+
+
+def test_garbage_analysis_is_ignored(env):
+    env.add("- [durable] x")
+    env.fake.enqueue("I think the user is nice.\nSure! Here you go:")
+    result = run(env.dream())
+    assert result.status == "no-change" and result.findings == ()
+
+
+def test_reconcile_advances_from_the_last_dream_commit(env):
+    env.add("- a", "- b", "- c")
+    env.ws.write(MEM, "# Memory\n- a\n")
+    env.git.commit("dream: x", kind="dream", trailers={tr.CURSOR: "3", tr.BATCH: "1-3"})
+    assert env.store.dream_cursor() == 0
+    assert env.dream().reconcile() == 3 and env.store.dream_cursor() == 3
+
+
+def test_memory_lines_carry_their_age(env):
+    from reverie.dream.batch import line_ages
+
+    env.ws.write(MEM, "# Memory\n- old fact\n")
+    env.git.commit("seed", kind="manual")
+    env.ws.write(MEM, "# Memory\n- old fact\n- new fact\n")
+    from datetime import datetime, timedelta, timezone
+
+    future = datetime.now(timezone.utc) + timedelta(days=30)
+    assert line_ages(env.git, env.read(MEM), now=future) == [30, 30, None]
+    env.add("- x")
+    env.fake.enqueue("[SKIP]")
+    run(env.dream())
+    assert "- old fact\n" in env.fake.prompts[0].user  # committed today: no age shown
+
+
+def test_status_record_is_json(env):
+    env.add("- x")
+    env.fake.enqueue("[SKIP]")
+    run(env.dream())
+    data = orjson.loads((env.ws.state_dir / "dream-status.json").read_bytes())
+    assert data["last_run"]["status"] == "no-change" and data["last_completed"]

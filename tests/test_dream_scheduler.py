@@ -1,0 +1,136 @@
+"""DreamScheduler: next-run computation from the repo (across restarts), serve and clean stops."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from dream_helpers import edit, make_env
+from reverie.config import DreamConfig
+from reverie.dream import Dream
+from reverie.dream.lock import RunLock
+from reverie.dream.records import StatusRecord
+from reverie.dream.scheduler import DreamScheduler, make_trigger, next_run_time, serve
+from reverie.errors import ConfigError
+
+NOW = datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc)
+
+
+def test_next_run_counts_from_the_last_completed_run():
+    cfg = DreamConfig(interval_h=2)
+    assert next_run_time(cfg, None, NOW) == NOW
+    assert next_run_time(cfg, NOW - timedelta(hours=1), NOW) == NOW + timedelta(hours=1)
+    assert next_run_time(cfg, NOW - timedelta(hours=5), NOW) == NOW  # overdue: now, once
+
+
+def test_next_run_with_a_legacy_cron():
+    cfg = DreamConfig(cron="0 3 * * *")
+    last = datetime(2026, 11, 22, 3, 0, tzinfo=timezone.utc)
+    assert next_run_time(cfg, last, NOW) == datetime(2026, 11, 23, 3, 0, tzinfo=timezone.utc)
+    assert next_run_time(cfg, last - timedelta(days=2), NOW) == NOW
+    with pytest.raises(ConfigError):
+        make_trigger(DreamConfig(cron="every tuesday"))
+
+
+def test_restart_does_not_postpone_dream(tmp_path):
+    env = make_env(tmp_path / "ws", interval_h=4)
+    env.add("- [durable] x")
+    env.fake.enqueue("[MEMORY] x", [edit("memory/MEMORY.md", "", "- x\n")], "done")
+    assert asyncio.run(env.dream().run()).status == "ok"
+    committed = env.git.log(limit=1, kind="dream")[0].time.astimezone(timezone.utc)
+    later = committed + timedelta(hours=1)
+    first = DreamScheduler(env.dream()).next_run_time(later)
+    again = DreamScheduler(make_env(tmp_path / "ws", interval_h=4).dream()).next_run_time(later)  # a restarted service
+    assert first == again == committed + timedelta(hours=4)
+    # A later run that changed nothing is recorded in the state dir and counts too.
+    StatusRecord.load(env.ws.state_dir).record_run("no-change", 2, 2, None, None)
+    assert DreamScheduler(env.dream()).next_run_time(later + timedelta(hours=5)) > committed + timedelta(hours=4)
+
+
+def test_serve_runs_when_due_and_stops_on_request(tmp_path):
+    env = make_env(tmp_path / "ws")
+    env.add("- [skip] chit-chat")
+    env.fake.enqueue("[SKIP]")
+
+    async def main():
+        stop = asyncio.Event()
+        results = []
+
+        def seen(result):
+            results.append(result)
+            stop.set()
+
+        await asyncio.wait_for(serve(env.dream(), stop=stop, handle_signals=False, on_result=seen), 30)
+        return results
+
+    (result,) = asyncio.run(main())
+    assert result.status == "no-change" and env.store.dream_cursor() == 1
+
+
+class HangingClient:
+    """A model that never answers: the run stays in flight until cancelled."""
+
+    def __init__(self) -> None:
+        self.called = asyncio.Event()
+
+    async def complete(self, messages, **kw):
+        self.called.set()
+        await asyncio.Event().wait()
+
+
+def test_stop_abandons_a_run_in_flight_without_writing(tmp_path):
+    env = make_env(tmp_path / "ws")
+    env.add("- [durable] x")
+    before = {p: env.read(p) for p in ("USER.md", "memory/MEMORY.md")}
+
+    async def main():
+        client = HangingClient()
+        stop = asyncio.Event()
+        task = asyncio.create_task(serve(Dream(env.store, env.git, client, env.config), stop=stop,
+                                         handle_signals=False))
+        await asyncio.wait_for(client.called.wait(), 30)
+        stop.set()
+        await asyncio.wait_for(task, 10)
+
+    asyncio.run(main())
+    assert {p: env.read(p) for p in before} == before
+    assert env.store.dream_cursor() == 0
+    assert not (env.ws.state_dir / "dream-attempts.json").exists()
+    lock = RunLock(env.ws.state_dir)
+    assert lock.try_acquire()
+    lock.release()
+
+
+def test_sigterm_stops_serve_cleanly(tmp_path):
+    root = tmp_path / "ws"
+    make_env(root)
+    code = (
+        "import asyncio, sys\n"
+        "from dream_helpers import make_env\n"
+        "from reverie.dream.scheduler import serve\n"
+        f"env = make_env({str(root)!r})\n"
+        "async def main():\n"
+        "    t = asyncio.create_task(serve(env.dream()))\n"
+        "    await asyncio.sleep(0.5)\n"
+        "    print('ready', flush=True)\n"
+        "    await t\n"
+        "    print('stopped', flush=True)\n"
+        "asyncio.run(main())\n"
+    )
+    env = dict(os.environ)
+    here = Path(__file__).parent
+    env["PYTHONPATH"] = os.pathsep.join([str(here), str(here.parent), env.get("PYTHONPATH", "")])
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=env)
+    assert p.stdout.readline().strip() == "ready"
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 0, err[-2000:]
+    assert out.strip() == "stopped"
