@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from typing import Any
 
@@ -92,7 +93,8 @@ class Dream:
         try:
             self._ensure_repo()
             attempts = Attempts.load(self.workspace.state_dir)
-            transaction.reconcile(self.store, self.git, attempts)
+            with self._repo():
+                transaction.reconcile(self.store, self.git, attempts)
             emit = on_progress or (lambda p: None)
             if not drain:
                 return await self._batch(Budget.from_config(self.config.dream), attempts, dry_run, emit)
@@ -116,6 +118,11 @@ class Dream:
         if not self._repo_ready:
             self.git.ensure()
             self._repo_ready = True
+
+    def _repo(self) -> AbstractContextManager[Any]:
+        """Hold the memory repo open over a synchronous stretch of GitStore calls (never across an await, so
+        another task using the same GitStore cannot interleave with it)."""
+        return self.git if isinstance(self.git, AbstractContextManager) else nullcontext()
 
     # -- drain --------------------------------------------------------------------------------------------
     async def _drain(self, attempts: Attempts, dry_run: bool, emit: ProgressCallback) -> DreamResult:
@@ -196,7 +203,8 @@ class Dream:
         if not text.strip():
             return []
         try:
-            return line_ages(self.git, text)
+            with self._repo():
+                return line_ages(self.git, text)
         except GitStoreError as exc:
             log.warning("dream: line ages unavailable (%s); MEMORY.md shown without them", exc)
             return []
@@ -228,7 +236,8 @@ class Dream:
         trailers = transaction.dream_trailers(done.first, done.last, model=self.model, iterations=done.iterations,
                                               tool_calls=done.tool_calls, usage=done.usage)
         message = format_message(subject, body, trailers)
-        sha = transaction.commit_run(self.git, self.store, files, message, trailers, done.last)
+        with self._repo():
+            sha = transaction.commit_run(self.git, self.store, files, message, trailers, done.last)
         diff = "".join(unified_diff(rel, disk[rel], text) for rel, text in files.items())
         status = "ok" if sha else "no-change"
         result = replace(done, status=status, commit=sha, files=tuple(changes) if sha else (), diff=diff,

@@ -1,25 +1,30 @@
-"""Drive nanobot-ai 0.1.5.post3's ``Dream.run`` with a scripted provider (run inside nanobot's own venv).
+"""Peer workload run INSIDE a nanobot-ai 0.1.5.post3 virtual environment (standard library and nanobot only).
 
-usage: python _nanobot_dream.py SCENARIO.json RUNS  → prints JSON: {"ms": [...], "requests": [{messages, tools}]}
-(requests of the last run only). Replies are the scenario's: phase-1 text, one turn with the edits, a final text.
+argv[1] is a JSON object: {"scenario": <path of bench/dream_scenario.json>, "runs": n}. Each run builds a fresh
+workspace with the scenario's memory files and 20 history entries, then times ``Dream.run`` with a scripted
+provider that returns the scenario's replies (phase-1 text, one turn with the edit_file calls, a final text).
+Prints one JSON object: raw seconds per run and the requests (messages and tools) of the last run.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
 import tempfile
 import time
+from importlib.metadata import version
 from pathlib import Path
 
-from loguru import logger
+try:  # nanobot logs through loguru to stderr; keep the run quiet
+    from loguru import logger
 
-from nanobot.agent.memory import Dream, MemoryStore
-from nanobot.providers.base import LLMProvider, LLMResponse, ToolCallRequest
+    logger.remove()
+except ImportError:
+    pass
 
-logger.remove()
+from nanobot.agent.memory import Dream, MemoryStore  # noqa: E402
+from nanobot.providers.base import LLMProvider, LLMResponse, ToolCallRequest  # noqa: E402
 
 
 class Scripted(LLMProvider):
@@ -53,20 +58,21 @@ def one(scenario, root: Path):
     dream = Dream(store, provider, "scripted", max_batch_size=20, max_iterations=10)
     t0 = time.perf_counter()
     asyncio.run(dream.run())
-    ms = (time.perf_counter() - t0) * 1000
-    assert "Berlin" in (root / "USER.md").read_text(), "nanobot did not apply the scripted edits"
-    return ms, provider.requests
+    seconds = time.perf_counter() - t0
+    if "Berlin" not in (root / "USER.md").read_text():
+        raise SystemExit("nanobot did not apply the scripted edits")
+    return seconds, provider.requests
 
 
-def main():
-    scenario = json.loads(Path(sys.argv[1]).read_text())
-    runs = int(sys.argv[2])
-    times, requests = [], []
-    for _ in range(runs):
+def main() -> None:
+    args = json.loads(sys.argv[1])
+    scenario = json.loads(Path(args["scenario"]).read_text())
+    samples, requests = [], []
+    for _ in range(args["runs"]):
         with tempfile.TemporaryDirectory() as d:
-            ms, requests = one(scenario, Path(d))
-            times.append(ms)
-    print(json.dumps({"ms": times, "requests": requests}))
+            seconds, requests = one(scenario, Path(d))
+            samples.append(seconds)
+    print(json.dumps({"version": version("nanobot-ai"), "samples": samples, "requests": requests}))
 
 
 if __name__ == "__main__":
