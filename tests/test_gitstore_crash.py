@@ -75,3 +75,50 @@ def test_sigkill_during_commits_leaves_valid_repo(workspace: Workspace) -> None:
     assert len(heads) >= 6  # the writer really made progress between kills
     # after all of it, a normal commit still works
     assert GitStore(workspace).commit("final", kind="manual", files={"SOUL.md": "final\n"})
+
+
+CONCURRENT = textwrap.dedent(
+    """
+    import sys
+    from reverie.gitstore import GitStore
+    from reverie.workspace import Workspace
+
+    g = GitStore(Workspace(sys.argv[1]))
+    path = sys.argv[2]
+    for i in range(12):
+        assert g.commit(f"dream: {path} {i}", kind="dream", files={path: f"{path} version {i}\\n"})
+    """
+)
+
+
+def test_two_processes_committing_at_once_lose_nothing(workspace: Workspace) -> None:
+    g = GitStore(workspace)
+    g.ensure()
+    start = len(g.log(1000))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    procs = [
+        subprocess.Popen([sys.executable, "-c", CONCURRENT, str(workspace.root), rel], env=env)
+        for rel in ("USER.md", "memory/MEMORY.md")
+    ]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    history = g.log(1000)
+    assert len(history) == start + 24
+    assert {c.kind for c in history[:24]} == {"dream"}  # neither saw the other's write as a person's edit
+    assert workspace.read("USER.md") == "USER.md version 11\n"
+    assert workspace.read("memory/MEMORY.md") == "memory/MEMORY.md version 11\n"
+    fsck = subprocess.run(["git", f"--git-dir={g.git_dir}", "fsck", "--full"], capture_output=True, text=True)
+    assert fsck.returncode == 0, fsck.stderr
+
+
+def test_status_does_not_import_dulwich(workspace: Workspace) -> None:
+    GitStore(workspace).ensure()  # a memory repo exists
+    code = (
+        "import sys\n"
+        "from reverie.store import MemoryStore\n"
+        "from reverie.status import collect_status\n"
+        f"collect_status(MemoryStore({str(workspace.root)!r}))\n"
+        "assert 'dulwich' not in sys.modules, 'status imported dulwich'\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr

@@ -52,7 +52,7 @@ class GitStore:
         self._loc: RepoLocation | None = None
         self._held: MemoryRepo | None = None
 
-    # -- plumbing -----------------------------------------------------------------------------------------
+    # -- plumbing (``_open``, ``_writing``, ``_paths``, ``_who`` are also used by gitstore.purge) ---------------
     @property
     def git_dir(self):  # type: ignore[no-untyped-def]
         """The repository's git directory (``git --git-dir=<this> log -p`` reads it)."""

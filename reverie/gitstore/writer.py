@@ -46,6 +46,7 @@ __all__ = [
     "clean_temp_files",
     "write_in_place",
     "remove_stale_locks",
+    "update_index",
 ]
 
 PENDING = "pending"
@@ -110,12 +111,12 @@ def transact(
             current = target.read_bytes() if target.is_file() else None
             if current != data:  # a file committed from disk is already right: no rewrite, no fsync
                 write_workspace_file(workspace, path, data)
-        _update_index(git_dir, workspace, {p: (blobs[p].id if p in blobs else None) for p in changes})
+        update_index(git_dir, workspace, {p: (blobs[p].id if p in blobs else None) for p in changes})
     marker.unlink(missing_ok=True)
     return commit.id
 
 
-def _update_index(git_dir: Path, workspace: Workspace, entries: Mapping[str, bytes | None]) -> None:
+def update_index(git_dir: Path, workspace: Workspace, entries: Mapping[str, bytes | None]) -> None:
     """Keep git's index in step with HEAD for the committed paths, so ``git status`` in the workspace is clean.
     The index is only git's cache: failing to update it is logged, never fatal."""
     path = git_dir / "index"
@@ -201,3 +202,6 @@ def clean_temp_files(workspace: Workspace, paths: list[str]) -> None:
                     tmp.unlink(missing_ok=True)
             except OSError:
                 continue
+
+
+_update_index = update_index  # the name gitstore.purge imported first
