@@ -12,6 +12,7 @@ Legacy keys are honoured and written back unchanged: ``dream.cron`` (wins over `
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Mapping
@@ -66,7 +67,7 @@ _ENV_SKIP = {"REVERIE_HOME", "REVERIE_WORKSPACE", "REVERIE_DEBUG"}
 
 class _Section(BaseModel):
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="allow", validate_assignment=True
+        alias_generator=to_camel, populate_by_name=True, extra="allow", validate_assignment=True, allow_inf_nan=False
     )
 
 
@@ -307,7 +308,7 @@ def _explain(exc: ValidationError, data: Mapping[str, Any]) -> str:
     err = exc.errors()[0]
     key = ".".join(str(p) for p in err["loc"])
     value = err.get("input")
-    shown = orjson.dumps(value).decode() if isinstance(value, (int, float, str, bool, type(None))) else repr(value)[:60]
+    shown = json.dumps(value) if isinstance(value, (int, float, str, bool, type(None))) else repr(value)[:60]
     more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
     return f"config: {key} = {shown}: {err['msg']}{more}"
 
@@ -334,4 +335,5 @@ def load_config(workspace: Path | None = None, *, env: Mapping[str, str] | None 
 
 def save_config(config: Config, path: Path) -> None:
     """Write the config back atomically, keeping legacy and unknown keys."""
-    atomic_write(Path(path), orjson.dumps(config.dump(), option=orjson.OPT_INDENT_2) + b"\n")
+    # stdlib json: unlike orjson it also writes integers past 64 bits that a caller may have put in unknown keys.
+    atomic_write(Path(path), json.dumps(config.dump(), indent=2, ensure_ascii=False) + "\n")

@@ -146,3 +146,9 @@ def test_save_config_is_atomic_and_leaves_no_temp_files(tmp_path):
 def test_api_key_is_not_in_repr():
     cfg = validate_config({"providers": {"openai": {"apiKey": "sk-secret-123"}}})
     assert "sk-secret-123" not in repr(cfg)
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan")])
+def test_non_finite_numbers_are_refused(value):
+    with pytest.raises(ConfigError, match="intervalH"):
+        validate_config({"agents": {"defaults": {"dream": {"intervalH": value}}}})
