@@ -213,8 +213,11 @@ def _slot_line(lines: list[str], slot: str) -> str | None:
 
 
 def _find_line(lines: list[str], text: str) -> str | None:
+    """The line saying ``text``: the same words, else the line that starts with them ("Uses MySQL" finds
+    "Uses MySQL for the inventory app")."""
     key = normalize(text)
-    return next((line for line in lines if normalize(line) == key), None)
+    exact = next((line for line in lines if normalize(line) == key), None)
+    return exact or next((line for line in lines if normalize(line).startswith(f"{key} ")), None)
 
 
 # -- dream: editing -----------------------------------------------------------------------------------------------
@@ -300,8 +303,11 @@ def _unique(path: str, body: str, lines: list[str], index: int, replacement: str
     for ln in lines:
         offsets.append(offsets[-1] + len(ln) + 1)
     start, end = offsets[index], offsets[index] + len(lines[index])
-    if replacement is None:  # deleting: take the line's newline too
-        end = min(end + 1, len(body))
+    if replacement is None:  # deleting: take the line's newline too (the one before it, for a last line)
+        if end < len(body) and body[end] == "\n":
+            end += 1
+        elif start > 0:
+            start -= 1
         replacement = ""
     lo, hi = start, end
     first, last = index, index
