@@ -207,3 +207,23 @@ def test_reply_with_lone_surrogates_is_made_safe(server: OpenAIServer) -> None:
     r = run(client_for(server).complete(MSGS))
     assert r.content == "bad \ufffd text"
     r.content.encode("utf-8")
+
+
+def test_cost_when_litellm_knows_the_price(server: OpenAIServer) -> None:
+    server.enqueue(chat("priced", prompt_tokens=1000, completion_tokens=1000, model="gpt-4o-mini"), chat("unpriced"))
+    client = client_for(server)
+    priced = run(client.complete(MSGS, model="openai/gpt-4o-mini"))
+    unknown = run(client.complete(MSGS, model="openai/no-such-model-xyz"))
+    assert priced.usage.cost is not None and 0 < priced.usage.cost < 0.01
+    assert unknown.usage.cost is None and unknown.usage.prompt_tokens == 12
+
+
+def test_retry_after_as_http_date_and_409(server: OpenAIServer) -> None:
+    import email.utils
+
+    when = email.utils.formatdate(time.time() + 2, usegmt=True)
+    server.enqueue(Step(429, headers={"Retry-After": when}), Step(409), chat("done"))
+    t0 = time.monotonic()
+    r = run(client_for(server).complete(MSGS))
+    assert r.content == "done" and len(server.chat_requests) == 3
+    assert 0.5 <= time.monotonic() - t0 < 5
