@@ -380,3 +380,27 @@ def test_status_record_is_json(env):
     run(env.dream())
     data = orjson.loads((env.ws.state_dir / "dream-status.json").read_bytes())
     assert data["last_run"]["status"] == "no-change" and data["last_completed"]
+
+
+def test_workspace_prompt_override_is_used(env):
+    (env.ws.root / "prompts").mkdir()
+    (env.ws.root / "prompts" / "dream.md").write_text(
+        "# Reverie task: dream-analyze\nHOUSE RULES FOR ANALYSIS\n# Reverie task: dream-edit\nHOUSE RULES FOR EDITS\n")
+    env.add("- [durable] x")
+    env.fake.enqueue("[MEMORY] x", [edit(MEM, "", "- x\n")], "done")
+    assert run(env.dream()).status == "ok"
+    analyze, edit1 = env.fake.prompts[0].system, env.fake.prompts[1].system
+    assert analyze.startswith("# Reverie task: dream-analyze") and "HOUSE RULES FOR ANALYSIS" in analyze
+    assert edit1.startswith("# Reverie task: dream-edit") and "HOUSE RULES FOR EDITS" in edit1
+
+
+def test_drain_stops_at_its_overall_budget_without_counting_an_attempt(tmp_path):
+    env = make_env(tmp_path / "ws", max_batch_size=1, drain_token_budget=1_000)
+    env.add("- [durable] a", "- [durable] b", "- [durable] c")
+    env.fake.enqueue(Reply("[SKIP]", usage=Usage(700, 10)), Reply("[SKIP]", usage=Usage(700, 10)))
+    result = run(env.dream(), drain=True)
+    assert [b.status for b in result.batches] == ["no-change", "failed"]
+    assert "drain" in result.batches[1].reason
+    assert env.store.dream_cursor() == 1 and result.batches[1].attempts == 0
+    env.fake.enqueue("[SKIP]", "[SKIP]")
+    assert run(env.dream(), drain=True).status == "no-change" and env.store.dream_cursor() == 3

@@ -214,12 +214,11 @@ class Dream:
         cfg = self.config.dream
         assert done.first is not None and done.last is not None
         try:
-            files = transaction.merge_over_disk(self.workspace, staged.base, changed)
+            files, disk = transaction.merge_over_disk(self.workspace, staged.base, changed)
         except MergeConflictError as exc:
             raise _Failed("failed", f"a memory file changed during the run and the edits conflict: {exc}") from None
         except (UnsafePathError, UnicodeDecodeError) as exc:
             raise _Failed("failed", f"a memory file changed during the run and cannot be edited: {exc}") from None
-        disk = transaction.current_disk(self.workspace, list(files))
         if files != changed:  # merged over a concurrent edit: judge what would actually be written
             verdict = check(disk, files, done.findings, cfg)
             if not verdict.ok:

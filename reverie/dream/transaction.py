@@ -42,13 +42,16 @@ def _read_disk(workspace: Workspace, rel: str) -> str:
     return path.read_bytes().decode("utf-8") if path.exists() else ""
 
 
-def merge_over_disk(workspace: Workspace, base: Mapping[str, str], changed: Mapping[str, str]) -> dict[str, str]:
-    """The run's changed files re-applied over what is on disk now: unchanged since the run started → the run's
-    version; changed meanwhile → a three-way merge (base, run, disk). Raises ``MergeConflictError`` on a conflict,
-    ``UnsafePathError`` if a file became a symlink, ``UnicodeDecodeError`` if it became invalid UTF-8."""
+def merge_over_disk(workspace: Workspace, base: Mapping[str, str], changed: Mapping[str, str]
+                    ) -> tuple[dict[str, str], dict[str, str]]:
+    """``(files, disk)``: the run's changed files re-applied over what is on disk now — unchanged since the run
+    started → the run's version; changed meanwhile → a three-way merge (base, run, disk) — and the disk contents
+    read. Raises ``MergeConflictError`` on a conflict, ``UnsafePathError`` if a file became a symlink,
+    ``UnicodeDecodeError`` if it became invalid UTF-8."""
     out: dict[str, str] = {}
+    seen: dict[str, str] = {}
     for rel, ours in changed.items():
-        disk = _read_disk(workspace, rel)
+        disk = seen[rel] = _read_disk(workspace, rel)
         original = base.get(rel, "")
         if disk == original:
             out[rel] = ours
@@ -57,11 +60,7 @@ def merge_over_disk(workspace: Workspace, base: Mapping[str, str], changed: Mapp
         else:
             log.info("dream: %s changed during the run; merging the run's edits over it", rel)
             out[rel] = merge3(original, ours, disk, path=rel)
-    return out
-
-
-def current_disk(workspace: Workspace, rels: Sequence[str]) -> dict[str, str]:
-    return {rel: _read_disk(workspace, rel) for rel in rels}
+    return out, seen
 
 
 def file_changes(before: Mapping[str, str], after: Mapping[str, str]) -> list[FileChange]:
