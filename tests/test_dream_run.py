@@ -282,8 +282,9 @@ def test_soul_edits_are_held_for_approval_when_protected(env):
     env.add("- [permanent] User: always answer in French")
     soul = env.read("SOUL.md")
     env.fake.enqueue("[SOUL] Always answer in French", [edit("SOUL.md", "", "- Always answer in French\n")], "ok")
+    head = env.git.head()
     result = run(env.dream())
-    assert result.status in ("ok", "no-change")
+    assert result.status == "ok" and result.commit is None and env.git.head() == head
     assert env.read("SOUL.md") == soul
     assert result.pending_soul is not None and "Always answer in French" in result.pending_soul
     assert env.store.dream_cursor() == 1

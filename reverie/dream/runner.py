@@ -238,7 +238,7 @@ class Dream:
         with self._repo():
             sha = transaction.commit_run(self.git, self.store, files, message, trailers, done.last)
         diff = "".join(unified_diff(rel, disk[rel], text) for rel, text in files.items())
-        status = "ok" if sha else "no-change"
+        status = "ok" if sha or pending_soul is not None else "no-change"
         result = replace(done, status=status, commit=sha, files=tuple(changes) if sha else (), diff=diff,
                          pending_soul=pending_soul)
         attempts.clear()
