@@ -257,3 +257,12 @@ def test_lone_surrogates_and_huge_messages_are_handled() -> None:
     assert facts and facts[0][1].startswith("Lives in Paris")
     assert all("\udcff" not in text for _, text in facts)
     ("".join(text for _, text in facts)).encode("utf-8")  # encodable: safe to write to a file
+
+
+def test_edit_replaces_by_slot_when_the_finding_does_not_name_the_old_line() -> None:
+    files, calls = apply_edits(FILES, ["[USER] correction: Lives in Hamburg", "[MEMORY] [correction] Uses Postgres instead of MySQL",
+                                       "[SOUL] Reply in German", "[SOUL] Reply in French"])
+    assert "- Lives in Hamburg\n" in files["USER.md"] and "Munich" not in files["USER.md"]
+    assert files["memory/MEMORY.md"].endswith("\n- Uses Postgres\n") and "MySQL" not in files["memory/MEMORY.md"]
+    assert files["SOUL.md"].endswith("\n- Reply in French\n") and "German" not in files["SOUL.md"]
+    assert "correction" not in "".join(files.values())

@@ -252,18 +252,25 @@ def _addition(staged: dict[str, str], kind: str, text: str) -> tuple[str, str, s
         return None
     path = FILES[kind]
     fact, old = p.split_replaces(text)
-    fact = strip_instead(re.sub(r"^\[[a-z]+\]\s*", "", fact.strip(), flags=re.I))
+    # Marks never reach the files; Dream spells a [correction] mark "correction: …".
+    fact = re.sub(r"^(?:\[[a-z]+\]\s*|correction:\s*)+", "", fact.strip(), flags=re.I)
     if not fact or (kind == SOUL and is_suspicious_rule(fact)):
         return None
+    info = canon(fact)
+    fact = strip_instead(fact)
+    old = old or info.replaces
     body = staged[path]
     lines = body.split("\n")
     if any(_bare(ln) == fact for ln in lines):
         return None  # already there
-    if old:
-        for i, ln in enumerate(lines):
-            if ln.strip() and normalize(_bare(ln)) == normalize(old):
-                bullet = _BULLET.match(ln)
-                return _unique(path, body, lines, i, f"{bullet.group(0) if bullet else '- '}{fact}")
+    for i, ln in enumerate(lines):  # the line this fact replaces: named by the finding, else the same slot
+        bare = _bare(ln)
+        if not bare or ln.lstrip().startswith("#"):
+            continue
+        if (old and (normalize(bare) == normalize(old) or normalize(bare).startswith(f"{normalize(old)} "))) or (
+                info.slot and canon(bare).slot == info.slot):
+            bullet = _BULLET.match(ln)
+            return _unique(path, body, lines, i, f"{bullet.group(0) if bullet else '- '}{fact}")
     if not body.strip():
         return path, body, f"- {fact}\n"
     i = _anchor(path, lines)
