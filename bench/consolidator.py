@@ -1,23 +1,28 @@
 """Consolidator costs: estimating a session's prompt, and the Consolidator's own work per archived slice.
 
-Usage: ``python bench/consolidator.py`` (or through ``python -m bench`` when that runner is present).
+Usage: ``python -m bench consolidator`` (``--quick`` for fewer repetitions), or ``python bench/consolidator.py``.
 
-1. ``estimate``: ``Consolidator.estimate_tokens`` on a 200-message session (user / assistant with tool calls /
-   tool results, 300–1,500 characters each) with 3 KB memory files and 8 tool schemas. Twice: with the offline
-   engine configured (the cheap estimate) and with a hosted model name and litellm loaded (``litellm.token_counter``,
-   the real tokenizer). Peer, same process: ``token_counter`` called directly on the same messages.
-   Target: ≤ 20 ms.
-2. ``per slice``: ``maybe_consolidate`` on over-budget sessions with a zero-latency scripted model
-   (``direct=True``: answered without entering litellm); the time spent inside ``ModelClient.complete`` is measured
-   and subtracted, so what remains is Reverie's work: estimating, slicing, rendering, the durable history append
-   (fsync) and the atomic rewrite of the session file (fsync), once on the disk and once on tmpfs without fsync (CPU work alone). Peer, same process: the bare I/O floor — one
-   fsynced ``HistoryLog.append`` plus one ``atomic_write`` of a same-sized session file. Target: ≤ 5 ms.
+1. Estimate (target ≤ 20 ms): ``Consolidator.estimate_tokens`` on a 200-message session (user / assistant with
+   tool calls / tool results, 300–1,500 characters each) with ~3 KB of memory files and 8 tool schemas.
+   - offline engine configured (the cheap estimate), first estimate of the session — peer: nanobot-ai 0.3.5's own
+     prompt estimate (``estimate_prompt_tokens``, tiktoken) on the same messages;
+   - a hosted model name with litellm loaded (``litellm.token_counter``, the model's tokenizer), first estimate and
+     per turn (+2 messages, the agent loop's case: incremental) — peer: ``litellm.token_counter`` alone on the
+     whole prompt, which is what a non-incremental estimate pays every turn.
+2. Per archived slice (target ≤ 5 ms): ``maybe_consolidate`` on over-budget sessions with a zero-latency scripted
+   model (``direct=True``: answered without entering litellm); the time inside ``ModelClient.complete`` is
+   measured and subtracted, so what remains is Reverie's work: estimating (warm, as in the agent loop, which
+   estimates every turn), slicing, rendering the prompt, the
+   durable history append and the atomic rewrite of the session file. Once on the workspace's disk with fsync,
+   once on tmpfs without fsync (the CPU work alone). Peer, same run: the bare I/O floor of one slice — one
+   ``HistoryLog.append`` plus one ``atomic_write`` of a same-sized session file, same durability, same disk.
 """
 
 from __future__ import annotations
 
 import asyncio
-import statistics
+import json
+import shutil
 import sys
 import tempfile
 import time
@@ -26,8 +31,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._core import Context, Result, stats_of  # noqa: E402
 from reverie.config import Config  # noqa: E402
 from reverie.consolidator import Consolidator, SessionStore  # noqa: E402
+from reverie.consolidator.estimate import prompt_messages  # noqa: E402
 from reverie.fsutil import atomic_write  # noqa: E402
 from reverie.llm.client import ModelClient  # noqa: E402
 from reverie.llm.scripted import ScriptedModel  # noqa: E402
@@ -82,118 +89,153 @@ def _session(sessions: SessionStore, key: str, n: int):  # type: ignore[no-untyp
     return s
 
 
-def _median_ms(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
+def _timed(fn, clock=time.perf_counter) -> float:  # type: ignore[no-untyped-def]
+    t0 = clock()
     fn()
-    samples = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(samples)
-
-
-def bench_estimate(root: Path) -> dict[str, float]:
-    ws = _workspace(root / "est")
-    sessions = SessionStore(ws, fsync=False)
-    session = _session(sessions, "bench:estimate", 200)
-    out: dict[str, float] = {}
-    turn = _messages(2)
-    for label, model in (("offline engine", None), ("openai/gpt-4o-mini, litellm", "openai/gpt-4o-mini")):
-        config = Config.model_validate({"agents": {"defaults": {"model": model}}} if model else {})
-        if model:
-            from reverie.llm._litellm import get_litellm
-
-            litellm = get_litellm()
-        store = MemoryStore(ws, config=config)
-
-        def cold() -> None:  # a fresh Consolidator: the whole session is counted
-            Consolidator(store, ModelClient(config), config, sessions=sessions, tools=TOOLS).estimate_tokens(session)
-
-        cons = Consolidator(store, ModelClient(config), config, sessions=sessions, tools=TOOLS)
-        cons.estimate_tokens(session)
-
-        def per_turn() -> None:  # the agent loop: two messages more than last time
-            session.messages.extend(turn)
-            cons.estimate_tokens(session)
-
-        out[f"{label}, first estimate"] = _median_ms(cold, 30)
-        out[f"{label}, per turn (+2 messages)"] = _median_ms(per_turn, 30)
-        del session.messages[200:]
-    from reverie.consolidator.estimate import prompt_messages
-
-    msgs = prompt_messages(store, session)
-    out["peer: litellm.token_counter alone"] = _median_ms(
-        lambda: litellm.token_counter(model="openai/gpt-4o-mini", messages=msgs, tools=TOOLS), 30
-    )
-    return out
+    return clock() - t0
 
 
 class _TimedClient(ModelClient):
     """Measures the time spent inside ``complete`` (the model's share, excluded from Reverie's)."""
 
     model_seconds = 0.0
+    clock = staticmethod(time.perf_counter)
 
     async def complete(self, messages, **kw):  # type: ignore[no-untyped-def,override]
-        t0 = time.perf_counter()
+        t0 = self.clock()
         try:
             return await super().complete(messages, **kw)
         finally:
-            self.model_seconds += time.perf_counter() - t0
+            self.model_seconds += self.clock() - t0
 
 
-def bench_slices(root: Path, *, durable: bool, sessions_n: int = 20) -> dict[str, float]:
+def _estimates(root: Path, reps: int) -> dict[str, list[float]]:
+    ws = _workspace(root / "estimate")
+    sessions = SessionStore(ws, fsync=False)
+    session = _session(sessions, "bench:estimate", 200)
+    offline = Config()
+    hosted = Config.model_validate({"agents": {"defaults": {"model": "openai/gpt-4o-mini"}}})
+    from reverie.llm._litellm import get_litellm
+
+    litellm = get_litellm()  # loaded: count_tokens now uses the model's tokenizer for hosted names
+    stores = {id(c): MemoryStore(ws, config=c) for c in (offline, hosted)}
+
+    def fresh(config: Config) -> Consolidator:
+        return Consolidator(stores[id(config)], ModelClient(config), config, sessions=sessions, tools=TOOLS)
+
+    looping = fresh(hosted)
+    looping.estimate_tokens(session)
+    turn = _messages(2)
+    msgs = prompt_messages(stores[id(hosted)], session)
+    out: dict[str, list[float]] = {k: [] for k in ("offline first", "litellm first", "litellm per turn", "peer litellm")}
+    for _ in range(reps):  # interleaved, so drift on a shared machine hits every side
+        out["offline first"].append(_timed(lambda: fresh(offline).estimate_tokens(session)))
+        out["litellm first"].append(_timed(lambda: fresh(hosted).estimate_tokens(session)))
+        session.messages.extend(turn)
+        out["litellm per turn"].append(_timed(lambda: looping.estimate_tokens(session)))
+        out["peer litellm"].append(_timed(lambda: litellm.token_counter(model="openai/gpt-4o-mini", messages=msgs,
+                                                                           tools=TOOLS)))
+    del session.messages[200:]
+    (root / "messages.json").write_text(json.dumps(prompt_messages(stores[id(offline)], session)))
+    (root / "tools.json").write_text(json.dumps(TOOLS))
+    return out
+
+
+def _slices(root: Path, *, durable: bool, sessions_n: int, clock=time.perf_counter):  # type: ignore[no-untyped-def]
+    """Per-slice own time (one sample per session), the I/O floor's samples, and the mean model time per slice,
+    by ``clock``: wall time, or this process's CPU time (``time.process_time``), which a busy machine's run queue
+    does not inflate."""
     fake = ScriptedModel.register("bench-consolidator", responder=lambda p: "- [durable] Deploy moved to Friday",
                                   direct=True)
-    config = Config.model_validate({
-        "agents": {"defaults": {"model": fake.model, "contextWindowTokens": 16_384, "maxTokens": 2_048}},
-        "memory": {"history": {"fsync": durable}},
-    })
-    ws = _workspace(root / f"slices-{durable}")
-    store = MemoryStore(ws, config=config)
-    sessions = SessionStore(ws, fsync=durable)
-    client = _TimedClient(config)
-    cons = Consolidator(store, client, config, sessions=sessions, tools=TOOLS)
-    targets = [_session(sessions, f"bench:{i}", 200) for i in range(sessions_n)]
-    total = 0.0
-    slices = 0
-    for s in targets:
-        t0 = time.perf_counter()
-        result = asyncio.run(cons.maybe_consolidate(s))
-        total += time.perf_counter() - t0
-        slices += result.rounds
-    ScriptedModel.unregister(fake.name)
-    # The I/O floor: one history append + one atomic rewrite of a 200-message session file, same durability.
-    body = targets[0].path.read_bytes()
+    try:
+        config = Config.model_validate({
+            "agents": {"defaults": {"model": fake.model, "contextWindowTokens": 16_384, "maxTokens": 2_048}},
+            "memory": {"history": {"fsync": durable}},
+        })
+        ws = _workspace(root / "slices")
+        store = MemoryStore(ws, config=config)
+        sessions = SessionStore(ws, fsync=durable)
+        client = _TimedClient(config)
+        client.clock = clock
+        cons = Consolidator(store, client, config, sessions=sessions, tools=TOOLS)
+        targets = [_session(sessions, f"bench:{i}", 200) for i in range(sessions_n)]
+        body = targets[0].path.read_bytes()
+        own: list[float] = []
+        floor: list[float] = []
+        model_total = 0.0
+        slices = 0
+        for s in targets:  # the agent loop estimates every turn: the turn that archives finds the estimate warm
+            cons.estimate_tokens(s)
+        for i, s in enumerate(targets):
+            before = client.model_seconds
+            t0 = clock()
+            result = asyncio.run(cons.maybe_consolidate(s))
+            elapsed = clock() - t0
+            model = client.model_seconds - before
+            own.append((elapsed - model) / max(1, result.rounds))
+            model_total += model
+            slices += result.rounds
 
-    def floor() -> None:
-        store.history.append("- [durable] Deploy moved to Friday", "bench:floor")
-        atomic_write(root / f"floor-{durable}.jsonl", body, fsync=durable)
+            def one_floor() -> None:
+                store.history.append("- [durable] Deploy moved to Friday", "bench:floor")
+                atomic_write(root / "slices" / f"floor-{i}.jsonl", body, fsync=durable)
 
-    return {
-        "slices": float(slices),
-        "model": client.model_seconds * 1000 / slices,
-        "own": (total - client.model_seconds) * 1000 / slices,
-        "floor": _median_ms(floor, 30),
-    }
+            floor.append(_timed(one_floor, clock))
+        return own, floor, model_total / max(1, slices)
+    finally:
+        ScriptedModel.unregister(fake.name)
+
+
+def run(ctx: Context) -> list[Result]:
+    reps = 10 if ctx.quick else 30
+    sessions_n = 6 if ctx.quick else 20
+    root = ctx.tmpdir("consolidator-")
+    est = _estimates(root, reps)
+    results: list[Result] = []
+    try:
+        peer = ctx.peer("0.3.5", "nanobot_estimate", {"messages": str(root / "messages.json"),
+                                                      "tools": str(root / "tools.json"), "reps": reps})
+        peer_stats, peer_name = stats_of(peer["samples"]), "nanobot-ai 0.3.5 estimate_prompt_tokens"
+    except Exception as exc:  # noqa: BLE001 — no registry access: report without the peer
+        print(f"[bench] consolidator: nanobot peer unavailable ({exc})", file=sys.stderr)
+        peer_stats, peer_name = None, ""
+    results.append(Result("consolidator", "estimate 200-msg session, offline engine, first", stats_of(est["offline first"]),
+                          peer_stats, peer_name, target="≤ 20 ms"))
+    token_counter = stats_of(est["peer litellm"])
+    results.append(Result("consolidator", "estimate 200-msg session, litellm tokenizer, first",
+                          stats_of(est["litellm first"]), token_counter, "litellm.token_counter alone", target="≤ 20 ms"))
+    results.append(Result("consolidator", "estimate, litellm tokenizer, per turn (+2 msgs)",
+                          stats_of(est["litellm per turn"]), token_counter, "litellm.token_counter alone",
+                          target="≤ 20 ms", note="incremental"))
+    shm = Path("/dev/shm")
+    runs = [(True, time.perf_counter, "disk, fsync on, wall"), (False, time.perf_counter, "tmpfs, fsync off, wall"),
+            (False, time.process_time, "tmpfs, fsync off, CPU time")]
+    for durable, clock, label in runs:
+        base = root if durable or not shm.is_dir() else Path(tempfile.mkdtemp(prefix="bench-cons-", dir=shm))
+        try:
+            own, floor, model = _slices(base / f"run-{label[:4]}-{clock.__name__}", durable=durable,
+                                        sessions_n=sessions_n, clock=clock)
+        finally:
+            if base != root:
+                shutil.rmtree(base, ignore_errors=True)
+        if base == root:
+            label = label.replace("tmpfs", "disk")
+        results.append(Result("consolidator", f"own work per archived slice ({label})", stats_of(own),
+                              stats_of(floor), "I/O floor: history append + session rewrite", target="≤ 5 ms",
+                              note=f"model time {model * 1e3:.2f} ms/slice excluded"))
+    return results
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as d:
-        root = Path(d)
-        est = bench_estimate(root)
-        for label, ms in est.items():
-            print(f"estimate, 200-message session, {label:48} {ms:7.2f} ms (median of 30)")
-        print(f"  ratio first estimate with litellm / token_counter alone: "
-              f"{est['openai/gpt-4o-mini, litellm, first estimate'] / est['peer: litellm.token_counter alone']:.2f}x")
-        # Durable, on the workspace's kind of disk; then on tmpfs without fsync, where what remains is CPU work.
-        shm = Path("/dev/shm")
-        for durable, base in ((True, root), (False, shm if shm.is_dir() else root)):
-            with tempfile.TemporaryDirectory(dir=base) as where:
-                r = bench_slices(Path(where), durable=durable)
-            kind = "fsync on, disk" if durable else f"fsync off, {base}"
-            print(f"per archived slice ({kind}): Reverie's own work {r['own']:6.2f} ms (model time "
-                  f"{r['model']:.2f} ms excluded, {int(r['slices'])} slices); peer I/O floor {r['floor']:5.2f} ms, "
-                  f"ratio {r['own'] / r['floor']:.2f}x")
+    from bench._core import TABLE_HEADER
+
+    ctx = Context(quick="--quick" in sys.argv)
+    try:
+        print(TABLE_HEADER)
+        for result in run(ctx):
+            print(result.row())
+    finally:
+        ctx.cleanup()
 
 
 if __name__ == "__main__":

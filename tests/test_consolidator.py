@@ -320,3 +320,28 @@ def test_estimate_counts_memory_files_and_tools(workspace, facts_model):
     sessions.save_offset(s, 2)
     cons.tools = None
     assert cons.estimate_tokens(s) < with_memory
+
+
+def test_a_second_archiver_waits_or_skips_never_double_archives(workspace, facts_model):
+    from filelock import FileLock
+
+    store, cons, sessions = build(workspace, facts_model)
+    s = fill(sessions, "k", 25)
+    held = FileLock(str(s.path) + ".consolidate.lock", thread_local=False)  # another process, archiving
+    held.acquire()
+    try:
+        result = run(cons.maybe_consolidate(s))
+        assert result.stop == "busy" and result.rounds == 0 and history(store) == []
+        cons.sessions.lock_timeout = 0.2
+        with pytest.raises(SessionError, match="Another process"):
+            run(cons.new_session(s))
+        assert len(on_disk(sessions, "k").messages) == 50
+    finally:
+        held.release()
+    other = build(workspace, facts_model)[1]
+    first = run(other.maybe_consolidate(sessions.get_or_create("k")))
+    assert first.rounds >= 1
+    # Our in-memory session still says 0; the archiver adopts the offset on disk instead of re-archiving.
+    again = run(cons.archive_all(s))
+    assert sum(again.archived) == 50 - first.offsets[-1]
+    assert len(history(store)) == first.rounds + again.rounds

@@ -15,11 +15,15 @@ A raw fallback ends the rounds of that call (the model is failing; the next call
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
-from collections.abc import Mapping
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from filelock import FileLock, Timeout
 
 from ..config import Config
 from ..errors import HistoryError, LockTimeoutError, SessionError
@@ -97,7 +101,7 @@ class Consolidator:
         self.sessions = sessions if sessions is not None else SessionStore(store.workspace)
         self.tools = tools
         self.extra_system = extra_system
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._locks: dict[tuple[int, str], asyncio.Lock] = {}
         self._estimator = PromptEstimator(client)
 
     # -- budget -------------------------------------------------------------------------------------------
@@ -120,25 +124,31 @@ class Consolidator:
     async def maybe_consolidate(self, session: Session) -> ConsolidationResult:
         """Archive the oldest turns if the prompt is over budget. Write failures are logged and reported in
         the result (``stop="error"``), never raised: the agent's turn goes on and the next call retries."""
-        async with self._lock(session):
-            estimate = self.estimate_tokens(session)
-            result = ConsolidationResult(session.key, self.budget, self.target, estimate, estimate)
-            if estimate < self.budget:
-                return result
-            try:
-                await self._rounds(session, result, everything=False)
-            except _WRITE_ERRORS as exc:
-                log.error("consolidating session %s stopped: %s", session.key, exc)
-                result.stop, result.error = "error", str(exc)
-            result.estimate_after = self.estimate_tokens(session)
+        estimate = self.estimate_tokens(session)
+        result = ConsolidationResult(session.key, self.budget, self.target, estimate, estimate)
+        if estimate < self.budget:
             return result
+        try:
+            async with self._exclusive(session, wait=False):
+                await self._over_budget(session, result)
+        except _Busy:
+            result.stop = "busy"  # another process is archiving this session right now; the next turn retries
+        return result
+
+    async def _over_budget(self, session: Session, result: ConsolidationResult) -> None:
+        try:
+            await self._rounds(session, result, everything=False)
+        except _WRITE_ERRORS as exc:
+            log.error("consolidating session %s stopped: %s", session.key, exc)
+            result.stop, result.error = "error", str(exc)
+        result.estimate_after = self.estimate_tokens(session)
 
     async def archive_all(self, session: Session) -> ConsolidationResult:
         """Archive every message not yet archived (model first, raw if it fails).
 
         Raises ``SessionError`` when even the raw archive cannot be written; what was archived stays archived.
         """
-        async with self._lock(session):
+        async with self._exclusive(session, wait=True):
             return await self._archive_all_locked(session)
 
     async def new_session(self, session: Session) -> ConsolidationResult:
@@ -148,7 +158,7 @@ class Consolidator:
         the session as it was, archived again by the next ``/new`` (a duplicate, never a loss). If the archive
         cannot be written at all, the session is NOT cleared and ``SessionError`` says so for the user.
         """
-        async with self._lock(session):
+        async with self._exclusive(session, wait=True):
             result = await self._archive_all_locked(session)
             try:
                 self.sessions.clear(session, archived=len(session.messages))
@@ -174,15 +184,16 @@ class Consolidator:
         return result
 
     async def _rounds(self, session: Session, result: ConsolidationResult, *, everything: bool) -> None:
-        self._adopt_disk_offset(session)
-        estimate = result.estimate_before
+        # Counted again under the lock: another process may have archived part of the session meanwhile.
+        estimate = self.estimate_tokens(session) if not everything else result.estimate_before
+        tokens_of = _TokenMemo()
         while True:
             start = session.last_consolidated
             if everything:
                 if start >= len(session.messages):
                     result.stop = "all-archived"
                     return
-                end: int | None = self._largest_slice(session, start)
+                end: int | None = self._largest_slice(session, start, tokens_of)
             else:
                 if estimate <= self.target:
                     result.stop = "target-reached"
@@ -192,7 +203,7 @@ class Consolidator:
                     return
                 end = pick_slice(
                     session.messages, start, need=estimate - self.target, max_tokens=max(1, self.budget // 2),
-                    tokens_of=_message_tokens,
+                    tokens_of=tokens_of,
                 )
                 if end is None:
                     result.stop = "no-safe-slice"
@@ -204,15 +215,15 @@ class Consolidator:
             if not everything:
                 # Subtract the slice (cheap, proportional to the slice); count exactly only once it looks done,
                 # so a round costs O(slice), not O(session) with a real tokenizer.
-                estimate -= sum(_message_tokens(m) for m in session.messages[start:end])
+                estimate -= sum(tokens_of(m) for m in session.messages[start:end])
                 if estimate <= self.target:
                     estimate = self.estimate_tokens(session)
 
-    def _largest_slice(self, session: Session, start: int) -> int:
+    def _largest_slice(self, session: Session, start: int, tokens_of: Callable[[Mapping[str, Any]], int]) -> int:
         """For archive_all: as many turns as one call may carry (``budget // 2`` tokens), at least one."""
         end = pick_slice(
             session.messages, start, need=sys.maxsize, max_tokens=max(1, self.budget // 2),
-            tokens_of=_message_tokens, include_end=True,
+            tokens_of=tokens_of, include_end=True,
         )
         return len(session.messages) if end is None else end
 
@@ -255,9 +266,49 @@ class Consolidator:
         if on_disk is not None and session.last_consolidated < on_disk.last_consolidated <= len(session.messages):
             session.last_consolidated = on_disk.last_consolidated
 
-    def _lock(self, session: Session) -> asyncio.Lock:
-        return self._locks.setdefault(session.key, asyncio.Lock())
+    @contextlib.asynccontextmanager
+    async def _exclusive(self, session: Session, *, wait: bool) -> AsyncIterator[None]:
+        """One archiver per session: across tasks (an asyncio lock per event loop) and across processes
+        (``<session file>.consolidate.lock``), so two archivers never archive the same slice twice."""
+        loop_lock = self._locks.setdefault((id(asyncio.get_running_loop()), session.key), asyncio.Lock())
+        async with loop_lock:
+            path = session.path if session.path is not None else self.sessions.path_for(session.key)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            lock = FileLock(str(path) + ".consolidate.lock", thread_local=False)
+            deadline = time.monotonic() + (self.sessions.lock_timeout if wait else 0.0)
+            while True:
+                try:
+                    lock.acquire(timeout=0)
+                    break
+                except Timeout:
+                    if time.monotonic() >= deadline:
+                        if wait:
+                            raise SessionError(
+                                f"Another process is archiving session {session.key!r}; try again in a moment."
+                            ) from None
+                        raise _Busy() from None
+                    await asyncio.sleep(0.05)
+            try:
+                self._adopt_disk_offset(session)
+                yield
+            finally:
+                lock.release()
 
 
-def _message_tokens(message: Mapping[str, Any]) -> int:
-    return _estimate_message_tokens([model_view(message)])
+class _Busy(Exception):
+    """Internal: another archiver holds the session."""
+
+
+class _TokenMemo:
+    """Each message's cheap token estimate, computed once per call (slicing and the round's bookkeeping share it)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[int, tuple[Mapping[str, Any], int]] = {}
+
+    def __call__(self, message: Mapping[str, Any]) -> int:
+        hit = self._seen.get(id(message))
+        if hit is not None and hit[0] is message:
+            return hit[1]
+        tokens = _estimate_message_tokens([model_view(message)])
+        self._seen[id(message)] = (message, tokens)
+        return tokens

@@ -12,14 +12,17 @@ appended or archived since, and the system part again only when its text changes
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import orjson
 
 from ..llm.client import ModelClient
 from ..store import MemoryStore
+from ..workspace import MEMORY_FILES
 from .sessions import Session
 
 __all__ = ["system_prompt", "prompt_messages", "model_view", "PromptEstimator", "MODEL_KEYS"]
@@ -57,6 +60,14 @@ class _Memo:
     tokens: int  # the messages' share, priming excluded
 
 
+def _stat(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.lstat(path)  # not followed: a file swapped for a symlink changes it, and is then re-read safely
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 def _fingerprint(message: Mapping[str, Any]) -> bytes:
     return orjson.dumps(model_view(message), default=str)
 
@@ -69,6 +80,14 @@ class PromptEstimator:
         self._fixed: dict[tuple[str | None, str, bytes], int] = {}
         self._priming: dict[tuple[str | None, int], int] = {}
         self._memo: dict[tuple[str, str | None], _Memo] = {}
+        self._system: tuple[tuple[Any, ...], str] | None = None
+
+    def system_prompt(self, store: MemoryStore, extra: str = "") -> str:
+        """``system_prompt``, re-read only when a memory file changed (by its lstat: inode, size, mtime)."""
+        stamp = (id(store), extra, *(_stat(store.workspace.root / rel) for rel in MEMORY_FILES))
+        if self._system is None or self._system[0] != stamp:
+            self._system = (stamp, system_prompt(store, extra))
+        return self._system[1]
 
     def estimate(
         self,
@@ -79,7 +98,7 @@ class PromptEstimator:
         extra_system: str = "",
         model: str | None = None,
     ) -> int:
-        system = {"role": "system", "content": system_prompt(store, extra_system)}
+        system = {"role": "system", "content": self.system_prompt(store, extra_system)}
         tools_key = orjson.dumps(tools, default=str) if tools else b""
         fixed_key = (model, system["content"], tools_key)
         probe = self.client.count_tokens(_PROBE, model=model)
