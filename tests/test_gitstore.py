@@ -391,10 +391,24 @@ def test_roll_forward_after_crash_between_ref_and_files(gs: GitStore, workspace:
     new = dream(gs, "# Memory\n- new\n", 1)
     old = git(gs.git_dir, "rev-parse", "HEAD~1").strip()
     workspace.write(MEM, old_text)
-    (state_dir(gs.git_dir) / "pending").write_text(f"{old} {new} {MEM}\n")
+    marker = state_dir(gs.git_dir) / "pending"
+    marker.write_text(f"{old} {new} {MEM} END\n")
     GitStore(workspace).ensure()
     assert workspace.read(MEM) == "# Memory\n- new\n"
-    assert not (state_dir(gs.git_dir) / "pending").exists()
+    assert marker.read_text().startswith("#")  # done
+
+
+def test_torn_marker_changes_nothing(gs: GitStore, workspace: Workspace) -> None:
+    """A marker cut short (no END) comes from a kill before HEAD moved: it is dropped, files stay."""
+    from reverie.gitstore.writer import state_dir
+
+    new = dream(gs, "# Memory\n- new\n", 1)
+    workspace.write(MEM, "# Memory\n- person's edit\n")
+    marker = state_dir(gs.git_dir) / "pending"
+    marker.write_text(f"0123456789012345678901234567890123456789 {new} {MEM}")
+    GitStore(workspace).ensure()
+    assert workspace.read(MEM) == "# Memory\n- person's edit\n"
+    assert marker.read_text().startswith("#")
 
 
 def test_dream_cursor_recovered_from_git(workspace: Workspace, caplog: pytest.LogCaptureFixture) -> None:

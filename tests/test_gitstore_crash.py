@@ -71,7 +71,8 @@ def test_sigkill_during_commits_leaves_valid_repo(workspace: Workspace) -> None:
         g.ensure()  # recovery: finish or discard the interrupted commit
         assert g.dirty() == [], f"round {round_no}: files do not match HEAD after recovery"
         assert g.head() == head.stdout.strip()
-        assert not (git_dir / "reverie" / "pending").exists()
+        marker = git_dir / "reverie" / "pending"
+        assert not marker.exists() or marker.read_text().startswith("#")
     assert len(heads) >= 6  # the writer really made progress between kills
     # after all of it, a normal commit still works
     assert GitStore(workspace).commit("final", kind="manual", files={"SOUL.md": "final\n"})

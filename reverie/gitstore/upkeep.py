@@ -22,7 +22,7 @@ COUNTER = "since-pack"
 
 def _read_count(path: Path) -> int:
     try:
-        text = path.read_text("ascii").strip()
+        text = path.read_bytes().decode("ascii").strip()
     except (OSError, UnicodeDecodeError):
         return 0
     return int(text) if text.isdigit() else 0
@@ -33,17 +33,17 @@ def after_commit(repo, git_dir: Path, gc_every: int) -> None:
     path = state_dir(git_dir) / COUNTER
     count = _read_count(path) + 1
     if count < gc_every:
-        write_in_place(path, f"{count}\n".encode())
+        write_in_place(path, f"{count:>12}\n".encode(), pad=0)
         return
     store = repo.object_store
     packed = store.pack_loose_objects()
     if len(store.packs) > MAX_PACKS:
         store.repack()
     log.info("packed %d loose objects", packed)
-    write_in_place(path, b"0\n")
+    write_in_place(path, f"{0:>12}\n".encode(), pad=0)
 
 
 def pack_all(repo, git_dir: Path) -> None:
     """Pack every object into one pack (loose objects included) and reset the counter."""
     repo.object_store.repack()
-    write_in_place(state_dir(git_dir) / COUNTER, b"0\n")
+    write_in_place(state_dir(git_dir) / COUNTER, f"{0:>12}\n".encode(), pad=0)

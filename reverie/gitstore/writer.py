@@ -3,14 +3,15 @@
 Crash-safe order of one transaction (the caller holds the repo lock)::
 
     1. build blobs, trees and the commit in memory (ids known, nothing written)
-    2. write the intent marker <git dir>/reverie/pending = "<old head> <new commit> <path>..." in place
-       (a torn marker can only come from a kill during this step, when HEAD has not moved: recovery drops it);
-       not fsynced: after a power loss without it, an unfinished file write is committed later as ``manual``
+    2. write the intent marker <git dir>/reverie/pending = "<old head> <new commit> <path>... END", overwriting
+       the file in place (no create, rename or fsync: the file is reused by every commit); a marker without
+       its END token can only come from a kill during this step, when HEAD has not moved: recovery drops it.
+       Not fsynced: after a power loss without it, an unfinished file write is committed later as ``manual``
        instead of rolled forward — attributed differently, never lost
     3. write the objects (each loose object: temp file + rename, by dulwich)
     4. move the branch ref old → new (dulwich: lock file + fsync + rename; reflog entry)
     5. write the changed tracked files (reverie.fsutil.atomic_write each)
-    6. delete the marker
+    6. mark the marker done (its first byte becomes ``#``)
 
 A kill before 4 leaves HEAD at the old commit (new objects are merely dangling); after 4, HEAD is the new commit.
 ``recover_pending`` (run on open) finishes a transaction cut short: when HEAD is the marker's new commit, every
@@ -56,13 +57,22 @@ def state_dir(git_dir: Path) -> Path:
     return git_dir / "reverie"
 
 
-def write_in_place(path: Path, data: bytes) -> None:
-    """Overwrite a small state file without rename or fsync (for hints whose torn form is harmless)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+def write_in_place(path: Path, data: bytes, *, offset: int = 0, pad: int = 256) -> None:
+    """Overwrite a small state file in place, without rename or fsync (for state whose torn form is detected or
+    harmless). The content is space-padded to a multiple of ``pad`` so the file's size rarely changes."""
+    if pad and offset == 0:
+        data = data.ljust(-(-len(data) // pad) * pad, b" ")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
     try:
-        os.write(fd, data)
+        os.pwrite(fd, data, offset)
+        if offset == 0 and os.fstat(fd).st_size != len(data):
+            os.ftruncate(fd, len(data))
     finally:
         os.close(fd)
+
+
+def _marker_done(marker: Path) -> None:
+    write_in_place(marker, b"#", pad=0)
 
 
 def write_workspace_file(workspace: Workspace, path: str, data: bytes | None) -> None:
@@ -97,13 +107,13 @@ def transact(
     commit: Commit = make_commit(tree_id, [old_head] if old_head else [], message, who)
     marker = state_dir(git_dir) / PENDING
     old_text = (old_head or b"-").decode()
-    write_in_place(marker, (" ".join([old_text, commit.id.decode(), *changes]) + "\n").encode())
+    write_in_place(marker, (" ".join([old_text, commit.id.decode(), *changes, "END"]) + "\n").encode())
     for obj in [*blobs.values(), *trees, commit]:
         store.add_object(obj)
     subject = message.split("\n", 1)[0]
     reflog = (b"commit: " if old_head else b"commit (initial): ") + subject.encode("utf-8", "replace")[:200]
     if not repo.refs.set_if_equals(ref, old_head, commit.id, message=reflog, committer=who):
-        marker.unlink(missing_ok=True)
+        _marker_done(marker)
         raise GitStoreError(f"{ref.decode()} moved while Reverie was committing; nothing was changed")
     if write_files:
         for path, data in changes.items():
@@ -112,7 +122,7 @@ def transact(
             if current != data:  # a file committed from disk is already right: no rewrite, no fsync
                 write_workspace_file(workspace, path, data)
         update_index(git_dir, workspace, {p: (blobs[p].id if p in blobs else None) for p in changes})
-    marker.unlink(missing_ok=True)
+    _marker_done(marker)
     return commit.id
 
 
@@ -157,17 +167,19 @@ def recover_pending(repo, git_dir: Path, workspace: Workspace, ref: bytes | None
     """Finish or discard a transaction a crash interrupted (see the module docstring). Caller holds the lock."""
     marker = state_dir(git_dir) / PENDING
     try:
-        text = marker.read_text("utf-8")
+        text = marker.read_bytes().decode("utf-8", errors="replace")
     except FileNotFoundError:
+        return
+    if not text.strip() or text.startswith("#"):
         return  # no transaction was cut short (the marker brackets every object and ref write)
     remove_stale_locks(git_dir, ref, scan_objects=True)
     parts = text.split()
     head = repo.refs.read_ref(ref) if ref else None
-    complete = text.endswith("\n") and len(parts) >= 2 and all(len(p) == 40 for p in parts[1:2])
+    complete = len(parts) >= 3 and parts[-1] == "END" and len(parts[1]) == 40
     if complete and head is not None and parts[1].encode() == head:
         old = None if parts[0] == "-" else parts[0].encode()
         store = repo.object_store
-        paths = parts[2:]
+        paths = parts[2:-1]
         new_ids = read_blob_ids(store, store[head].tree, paths)
         old_ids = read_blob_ids(store, store[old].tree, paths) if old else dict.fromkeys(paths)
         for path in paths:
@@ -184,7 +196,7 @@ def recover_pending(repo, git_dir: Path, workspace: Workspace, ref: bytes | None
                 write_workspace_file(workspace, path, read_blob(store, new_ids[path]))
             else:
                 log.warning("%s changed during an interrupted commit; kept as is (it will be committed as manual)", path)
-    marker.unlink(missing_ok=True)
+    _marker_done(marker)
 
 
 def clean_temp_files(workspace: Workspace, paths: list[str]) -> None:
