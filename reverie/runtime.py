@@ -70,8 +70,11 @@ class Runtime:
     @cached_property
     def consolidator(self) -> Consolidator:
         from .consolidator import Consolidator
+        from .recall.memfiles import consolidator_hooks
 
-        return Consolidator(self.store, self.client, self.config, sessions=self.sessions)
+        # Recall's pre-compaction flush and session-end memory file ride on the consolidator's hooks.
+        hooks = consolidator_hooks(self.workspace, self.client, self.config)
+        return Consolidator(self.store, self.client, self.config, sessions=self.sessions, **hooks)
 
     @cached_property
     def dream(self) -> Dream:

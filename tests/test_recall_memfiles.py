@@ -7,6 +7,7 @@ import os
 import threading
 from datetime import datetime
 
+import orjson
 import pytest
 
 from reverie.config import Config
@@ -147,3 +148,70 @@ def test_concurrent_flushes_never_duplicate(workspace):
     lines = (workspace.memory_dir / "2026-11-22.md").read_text().splitlines()
     assert lines.count("- the same fact") == 1 and lines.count("- another fact") == 1
     assert not [p for p in os.listdir(workspace.memory_dir) if ".tmp-" in p]
+
+
+# -- end to end with the offline engine, through the Consolidator's hooks (wired by Runtime) ---------------------
+def _runtime(workspace, **agent):
+    from reverie.runtime import Runtime
+
+    data = {"agents": {"defaults": agent}} if agent else {}
+    return Runtime(workspace, config=Config.model_validate(data))
+
+
+def _fill(rt, key: str, texts: list[tuple[str, str]]):
+    session = rt.sessions.get_or_create(key)
+    for role, text in texts:
+        rt.sessions.append(session, {"role": role, "content": text})
+    return session
+
+
+TALK = [("user", "I live in Berlin and I prefer green tea."), ("assistant", "Noted."),
+        ("user", "My sister is called Ana."), ("assistant", "Nice."),
+        ("user", "I work at Acme as a compiler engineer"), ("assistant", "Got it.")]
+
+
+def test_new_writes_a_session_file_with_the_offline_engine(workspace):
+    from reverie.commands import CommandContext, CommandRouter
+
+    rt = _runtime(workspace)
+    _fill(rt, "cli:alice", TALK)
+    reply = asyncio.run(CommandRouter(rt).handle("/new", CommandContext(session_key="cli:alice")))
+    assert "New session started" in reply
+    files = sorted(p for p in workspace.memory_dir.glob("2*.md"))
+    assert len(files) == 1 and files[0].name.startswith(datetime.now().strftime("%Y-%m-%d-"))
+    text = files[0].read_text()
+    assert "- Session: `cli:alice`" in text and "raw excerpt" not in text  # the engine's summary, not the fallback
+    assert "Conversation from" in text and "USER: My sister is called Ana." in text
+    assert rt.sessions.get_or_create("cli:alice").messages == []
+    # The index finds the session-end file.
+    assert rt.recall.search("sister Ana", filters={"kinds": ["dated"]})[0].source.path == f"memory/{files[0].name}"
+
+
+def test_new_skips_short_sessions(workspace):
+    from reverie.commands import CommandRouter
+
+    rt = _runtime(workspace)
+    _fill(rt, "cli:direct", TALK[:2])
+    asyncio.run(CommandRouter(rt).handle("/new"))
+    assert not list(workspace.memory_dir.glob("2*.md"))
+
+
+def test_flush_before_compaction_with_the_offline_engine(workspace):
+    rt = _runtime(workspace, contextWindowTokens=4096, maxTokens=1024)  # budget 2,048: within 4,000 of it
+    session = _fill(rt, "cli:alice", TALK)
+    asyncio.run(rt.consolidator.maybe_consolidate(session))
+    day = workspace.memory_dir / f"{datetime.now():%Y-%m-%d}.md"
+    text = day.read_text()
+    assert "- Lives in Berlin" in text and "- Has a sister named Ana" in text and "- Works at Acme" in text
+    before = day.read_bytes()
+    asyncio.run(rt.consolidator.maybe_consolidate(session))  # same cycle: no second flush
+    assert day.read_bytes() == before
+    state = orjson.loads((workspace.state_dir / "flush.json").read_bytes())
+    assert state == {"cli:alice": session.last_consolidated}
+
+
+def test_no_flush_far_from_the_trigger(workspace):
+    rt = _runtime(workspace)  # 65,536-token window: a short chat is nowhere near
+    session = _fill(rt, "cli:alice", TALK)
+    asyncio.run(rt.consolidator.maybe_consolidate(session))
+    assert not list(workspace.memory_dir.glob("2*.md"))

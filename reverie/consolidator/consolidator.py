@@ -19,7 +19,7 @@ import contextlib
 import logging
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,6 +83,9 @@ class Consolidator:
 
     ``tools`` (the agent's tool schemas) and ``extra_system`` (its own system prompt text) make the estimate
     match what the agent really sends; ``sessions`` defaults to the store's workspace's session files.
+    ``before_compaction(session, estimate, budget)`` runs on every ``maybe_consolidate`` before any archiving, and
+    ``at_new_session(session)`` at ``/new`` after the archive and before the clear: Recall's pre-compaction
+    flush and session-end memory file (``reverie.recall.memfiles.consolidator_hooks``; wired by ``Runtime``).
     """
 
     def __init__(
@@ -94,6 +97,8 @@ class Consolidator:
         sessions: SessionStore | None = None,
         tools: list[dict[str, Any]] | None = None,
         extra_system: str = "",
+        before_compaction: Callable[[Session, int, int], Awaitable[Any]] | None = None,
+        at_new_session: Callable[[Session], Awaitable[Any]] | None = None,
     ) -> None:
         self.store = store
         self.client = client
@@ -101,6 +106,8 @@ class Consolidator:
         self.sessions = sessions if sessions is not None else SessionStore(store.workspace)
         self.tools = tools
         self.extra_system = extra_system
+        self.before_compaction = before_compaction
+        self.at_new_session = at_new_session
         self._locks: dict[tuple[int, str], asyncio.Lock] = {}
         self._estimator = PromptEstimator(client)
 
@@ -126,6 +133,8 @@ class Consolidator:
         the result (``stop="error"``), never raised: the agent's turn goes on and the next call retries."""
         estimate = self.estimate_tokens(session)
         result = ConsolidationResult(session.key, self.budget, self.target, estimate, estimate)
+        if self.before_compaction is not None:
+            await self.before_compaction(session, estimate, self.budget)
         if estimate < self.budget:
             return result
         try:
@@ -160,6 +169,8 @@ class Consolidator:
         """
         async with self._exclusive(session, wait=True):
             result = await self._archive_all_locked(session)
+            if self.at_new_session is not None:
+                await self.at_new_session(session)  # never raises; the session still holds every message here
             try:
                 self.sessions.clear(session, archived=len(session.messages))
             except (OSError, LockTimeoutError) as exc:

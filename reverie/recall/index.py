@@ -37,7 +37,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import RecallError
+from ..consolidator.sessions import SessionStore
+from ..errors import RecallError, SessionError
 from ..history import BadLine, HistoryEntry, HistoryLog
 from ..workspace import MEMORY_FILES, Workspace
 from .sources import (
@@ -49,7 +50,6 @@ from .sources import (
     content_hash,
     dated_file_time,
     decode,
-    read_session,
 )
 
 log = logging.getLogger(__name__)
@@ -112,6 +112,7 @@ class SearchIndex:
         self.path = path or workspace.memory_dir / INDEX_NAME
         self._conn: sqlite3.Connection | None = None
         self._rebuilt_on_open = False
+        self._sessions = SessionStore(workspace)  # the session format's owner reads the files
 
     # -- opening ------------------------------------------------------------------------------------------
     @property
@@ -284,8 +285,12 @@ class SearchIndex:
 
     def _chunk_file(self, rel: str, kind: str, file: Path, raw: bytes) -> list[Chunk]:
         if kind == "session":
-            key, messages = read_session(file)
-            return chunk_session(rel, key or file.stem, messages)
+            try:
+                session = self._sessions.load(file)
+            except SessionError as exc:
+                log.warning("%s: not indexed: %s", file, exc)
+                return []
+            return chunk_session(rel, session.key, session.messages) if session is not None else []
         ts = dated_file_time(file.name) if kind == "dated" else None
         return chunk_markdown(rel, decode(raw, rel), kind=kind, ts=ts, evergreen=kind == "memory")
 

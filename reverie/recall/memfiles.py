@@ -43,7 +43,7 @@ import orjson
 from filelock import FileLock
 
 from ..config import Config
-from ..errors import ModelError
+from ..errors import ModelError, ReverieError
 from ..fsutil import atomic_write, fsync_dir, read_text_lossy
 from ..llm import protocol
 from ..llm.prompts import load_prompt
@@ -62,6 +62,7 @@ __all__ = [
     "flush_due",
     "maybe_flush",
     "slugify",
+    "consolidator_hooks",
 ]
 
 SILENT = "[silent]"
@@ -369,3 +370,26 @@ def _read_state(path: Path) -> dict[str, int]:
         log.warning("%s is unreadable; starting a fresh flush record", path)
         return {}
     return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, int)} if isinstance(data, dict) else {}
+
+
+def consolidator_hooks(workspace: Workspace, client: Any, config: Config) -> dict[str, Any]:
+    """The ``Consolidator`` hooks that run the flush before compaction and write the session file at ``/new``.
+
+    Neither ever fails the turn or the ``/new``: a disk or index error is logged and the conversation goes on.
+    """
+
+    async def before_compaction(session: Any, estimate: int, budget: int) -> None:
+        try:
+            await maybe_flush(workspace, client, session.key, session.messages[session.last_consolidated:],
+                              estimated_tokens=estimate, trigger_tokens=budget, cycle=session.last_consolidated,
+                              config=config)
+        except (ReverieError, OSError) as exc:
+            log.warning("pre-compaction flush of session %s failed: %s", session.key, exc)
+
+    async def at_new_session(session: Any) -> None:
+        try:
+            await write_session_file(workspace, client, session.key, session.messages, config=config)
+        except (ReverieError, OSError) as exc:
+            log.warning("session-end memory file of %s failed: %s", session.key, exc)
+
+    return {"before_compaction": before_compaction, "at_new_session": at_new_session}

@@ -17,7 +17,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -28,7 +27,7 @@ from .types import to_epoch
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Chunk", "DATED_RE", "chunk_markdown", "chunk_history", "chunk_session", "parse_stamp"]
+__all__ = ["Chunk", "DATED_RE", "chunk_markdown", "chunk_history", "chunk_session", "parse_stamp", "message_text"]
 
 #: Dated memory files: ``memory/YYYY-MM-DD.md`` (flush) and ``memory/YYYY-MM-DD-<slug>.md`` (session end).
 DATED_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:-[A-Za-z0-9._-]*)?\.md$")
@@ -167,35 +166,6 @@ def message_text(content: Any) -> str:
         parts = [p.get("text") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
         return "\n".join(parts)
     return ""
-
-
-def read_session(file: Path) -> tuple[str | None, list[dict[str, Any]]]:
-    """A session file's key and messages (bad lines skipped with one warning). See reverie.consolidator's format."""
-    try:
-        raw = file.read_bytes()
-    except OSError as exc:
-        log.warning("%s: cannot be read for indexing: %s", file, exc.strerror)
-        return None, []
-    key: str | None = None
-    messages: list[dict[str, Any]] = []
-    bad = 0
-    for line in raw.splitlines():
-        if not line.strip():
-            continue
-        try:
-            obj = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            bad += 1
-            continue
-        if not isinstance(obj, dict):
-            bad += 1
-        elif obj.get("_type") == "metadata":
-            key = obj.get("key") if isinstance(obj.get("key"), str) else key
-        else:
-            messages.append(obj)
-    if bad:
-        log.warning("%s: skipped %d unreadable line(s) while indexing", file, bad)
-    return key, messages
 
 
 def chunk_session(path: str, key: str, messages: list[dict[str, Any]]) -> list[Chunk]:
