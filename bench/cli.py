@@ -2,9 +2,8 @@
 
     .venv/bin/python -m bench.cli [--quick] [--commits N] [--runs N]
 
-The fast commands are timed on a workspace whose memory repo holds N Dream commits (default 10,000), built with
-`git fast-import` on top of the repo GitStore creates (the same commits, trailers and files Dream makes, written
-in seconds instead of minutes). Each command runs as a child process, as a user runs it; the figure is the median
+The fast commands are timed on a workspace whose memory repo holds N commits (default 10,000; 90 % Dream commits
+with their trailers, every tenth a manual edit), built by the gitstore benchmark's `git fast-import` builder. Each command runs as a child process, as a user runs it; the figure is the median
 wall time over the runs and the child's peak RSS (``ru_maxrss`` from ``os.wait4``). As a peer in the same run,
 `python -c pass` and `python -c "import litellm"` are timed the same way: the floor every Python CLI pays, and
 what importing litellm would add. The demo runs once per round in a fresh temporary directory.
@@ -47,37 +46,12 @@ def measure(argv: list[str], env: dict[str, str], runs: int) -> tuple[float, flo
 
 
 def build_workspace(root: Path, commits: int, env: dict[str, str]) -> Path:
-    """A workspace whose memory repo has ``commits`` Dream commits on top of GitStore's init commit."""
+    """The gitstore benchmark's repo builder (``bench.gitstore.build_workspace``: 90 % dream commits, every 10th
+    a manual one), run in a child so this process stays small: a forked child's ``ru_maxrss`` starts from the
+    parent's size."""
     ws = root / "ws"
-    subprocess.run([sys.executable, "-m", "reverie", "-w", str(ws), "init"], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
-    # Let GitStore create (and mark) the repo and its init commit.
-    subprocess.run([sys.executable, "-c", f"from reverie.runtime import Runtime; Runtime({str(ws)!r}).git"],
-                   env=env, check=True)
-    head_ref = subprocess.run(["git", "-C", str(ws), "symbolic-ref", "HEAD"], capture_output=True, text=True,
-                              check=True).stdout.strip()
-    user_lines, memory_lines = ["# User", ""], ["# Memory", ""]
-    chunks: list[bytes] = []
-    stamp = 1_700_000_000
-    for i in range(1, commits + 1):
-        if i % 2:
-            user_lines.append(f"- fact {i} about the user")
-            path, text = "USER.md", "\n".join(user_lines[-200:]) + "\n"
-        else:
-            memory_lines.append(f"- project fact {i}")
-            path, text = "memory/MEMORY.md", "\n".join(memory_lines[-300:]) + "\n"
-        data = text.encode()
-        msg = (f"dream: entries {i * 5 - 4}-{i * 5}\n\n{path} | +1 -0\n\n"
-               f"Reverie-Kind: dream\nReverie-Batch: {i * 5 - 4}-{i * 5}\nReverie-Cursor: {i * 5}\n").encode()
-        parent = f"from {head_ref}^0\n".encode() if i == 1 else b""
-        chunks.append(
-            b"commit " + head_ref.encode() + b"\n"
-            + f"committer Reverie <reverie@localhost> {stamp + i * 60} +0000\n".encode()
-            + f"data {len(msg)}\n".encode() + msg + b"\n" + parent
-            + f"M 100644 inline {path}\ndata {len(data)}\n".encode() + data + b"\n"
-        )
-    subprocess.run(["git", "-C", str(ws), "fast-import", "--quiet"], input=b"".join(chunks), check=True)
-    subprocess.run(["git", "-C", str(ws), "checkout", "-f", "-q"], check=True)  # files on disk = HEAD
+    code = f"from pathlib import Path; from bench.gitstore import build_workspace; build_workspace(Path({str(ws)!r}), {commits}, 0)"
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=str(ROOT))
     return ws
 
 
@@ -95,7 +69,7 @@ def main(argv: list[str] | None = None) -> None:
         env = _env(home)
         t0 = time.perf_counter()
         ws = build_workspace(tmp_path, commits, env)
-        print(f"workspace with {commits:,} dream commits built in {time.perf_counter() - t0:.1f} s")
+        print(f"workspace with {commits:,} commits built in {time.perf_counter() - t0:.1f} s")
         py = [sys.executable]
         rows = [
             ("python -c pass (floor)", py + ["-c", "pass"]),

@@ -36,11 +36,52 @@ def probe(*args: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
     return proc, heavy
 
 
-@pytest.mark.parametrize("args", [["--help"], ["status"], ["status", "--json"]])
+@pytest.mark.parametrize("args", [["--help"], ["status"], ["status", "--json"], ["log"], ["log", "--json"]])
 def test_fast_commands_do_not_import_litellm(tmp_path, args):
+    assert run_cli("-w", str(tmp_path / "ws"), "init").returncode == 0
     proc, heavy = probe("-w", str(tmp_path / "ws"), *args)
     assert proc.returncode == 0, proc.stderr
     assert heavy == []
+
+
+def test_help_imports_neither_config_nor_locks(tmp_path):
+    code = ("import sys\nfrom reverie.cli import build_parser\nbuild_parser()\n"
+            "print(sorted(m for m in ('pydantic', 'filelock', 'asyncio', 'dulwich', 'litellm') if m in sys.modules))")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_log_show_restore_why_gc_json(tmp_path):
+    ws = str(tmp_path / "ws")
+    assert run_cli("-w", ws, "init").returncode == 0
+    from reverie.runtime import Runtime
+
+    rt = Runtime(ws)
+    sha = rt.git.commit("dream: entries 1-2", kind="dream", trailers={"Reverie-Batch": "1-2", "Reverie-Cursor": "2"},
+                        files={"USER.md": "# User\n- Lives in Porto\n"})
+    log = json.loads(run_cli("-w", ws, "log", "--json").stdout)
+    assert [c["kind"] for c in log] == ["dream", "init"] and log[0]["sha"] == sha
+    assert json.loads(run_cli("-w", ws, "log", "--kind", "dream", "--json").stdout)[0]["sha"] == sha
+    shown = json.loads(run_cli("-w", ws, "show", sha[:8], "--json").stdout)
+    assert shown["info"]["sha"] == sha and "+- Lives in Porto" in shown["diff"]
+    assert json.loads(run_cli("-w", ws, "log", sha[:8], "--json").stdout)["info"]["sha"] == sha
+    why = json.loads(run_cli("-w", ws, "why", "Porto", "--json").stdout)
+    assert why[0]["sha"] == sha and why[0]["cursor_range"] == [1, 2]
+    restored = json.loads(run_cli("-w", ws, "restore", sha[:8], "--json").stdout)
+    assert restored["commit"] and "Porto" not in (tmp_path / "ws" / "USER.md").read_text()
+    listing = json.loads(run_cli("-w", ws, "restore", "--json").stdout)
+    assert listing[0]["kind"] == "restore"
+    assert json.loads(run_cli("-w", ws, "gc", "--json").stdout) == {"ok": True}
+    text = run_cli("-w", ws, "show", sha[:8])
+    assert text.returncode == 0 and "+- Lives in Porto" in text.stdout
+
+
+def test_unknown_sha_is_a_user_error(tmp_path):
+    ws = str(tmp_path / "ws")
+    proc = run_cli("-w", ws, "show", "deadbeef")
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("reverie: error:") and len(proc.stderr.strip().splitlines()) == 1
 
 
 def test_unknown_command_is_a_usage_error():
