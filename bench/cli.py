@@ -1,95 +1,104 @@
-"""CLI start-up and the demo: wall time and peak memory of `reverie --help`, `status`, `log`, and `reverie demo`.
+"""CLI start-up and the demo: wall time, CPU time and peak memory of `reverie --help`, `status`, `log`; `reverie demo`.
 
-    .venv/bin/python -m bench.cli [--quick] [--commits N] [--runs N]
+    python -m bench cli             # 10,000-commit memory repo, 10 runs per command, 3 demo runs
+    python -m bench --quick cli     # 1,000 commits, 3 runs, 1 demo run
 
-The fast commands are timed on a workspace whose memory repo holds N commits (default 10,000; 90 % Dream commits
-with their trailers, every tenth a manual edit), built by the gitstore benchmark's `git fast-import` builder. Each command runs as a child process, as a user runs it; the figure is the median
-wall time over the runs and the child's peak RSS (``ru_maxrss`` from ``os.wait4``). As a peer in the same run,
-`python -c pass` and `python -c "import litellm"` are timed the same way: the floor every Python CLI pays, and
-what importing litellm would add. The demo runs once per round in a fresh temporary directory.
+The fast commands run as child processes, as a user runs them, on a workspace whose memory repo holds 10,000
+commits (90 % Dream commits with their trailers, every tenth a manual edit; built by the gitstore benchmark's
+`git fast-import` builder). Figures: median wall time, median CPU time (user + sys, less sensitive to the other
+jobs on a shared machine), and the child's peak RSS (``ru_maxrss`` from ``os.wait4``; the repo is built in a
+separate child so this process stays small, since a forked child's ``ru_maxrss`` starts from its parent's).
+Peers in the same run: nanobot-ai 0.3.5's own CLI (`nanobot --help`, `nanobot status`) and `python -c pass`, the
+floor every Python CLI pays. The demo runs in a fresh directory each time, offline engine, litellm import
+included.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
-import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from ._core import ROOT, Context, Result, ensure_nanobot, stats_of
+
+AREA = "cli"
 
 
-def _env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
-    env["REVERIE_HOME"] = str(home)
-    env["PYTHONPATH"] = str(ROOT)
-    return env
+def run_child(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> tuple[float, float, float]:
+    """(wall s, CPU s, peak RSS MiB) of one run of ``argv``; raises if it fails."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    proc.stderr and proc.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{argv} failed: {err[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def measure(argv: list[str], env: dict[str, str], runs: int) -> tuple[float, float]:
-    """(median wall seconds, max peak RSS in MiB) of running ``argv`` ``runs`` times."""
-    walls, rss = [], []
+def sample(argv: list[str], env: dict[str, str], runs: int, cwd: Path | None = None):  # type: ignore[no-untyped-def]
+    walls, cpus, rss = [], [], []
     for _ in range(runs):
-        start = time.perf_counter()
-        proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(proc.pid, 0)
-        walls.append(time.perf_counter() - start)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode != 0:
-            raise SystemExit(f"{argv} failed: {proc.stderr.read().decode() if proc.stderr else ''}")
-        rss.append(usage.ru_maxrss / 1024)  # KiB on Linux
-    return statistics.median(walls), max(rss)
+        w, c, r = run_child(argv, env, cwd)
+        walls.append(w)
+        cpus.append(c)
+        rss.append(r)
+    return stats_of(walls), stats_of(cpus), max(rss)
 
 
 def build_workspace(root: Path, commits: int, env: dict[str, str]) -> Path:
-    """The gitstore benchmark's repo builder (``bench.gitstore.build_workspace``: 90 % dream commits, every 10th
-    a manual one), run in a child so this process stays small: a forked child's ``ru_maxrss`` starts from the
-    parent's size."""
+    """The gitstore benchmark's repo builder, run in a child process (see the module docstring)."""
     ws = root / "ws"
-    code = f"from pathlib import Path; from bench.gitstore import build_workspace; build_workspace(Path({str(ws)!r}), {commits}, 0)"
+    code = ("from pathlib import Path; from bench.gitstore import build_workspace; "
+            f"build_workspace(Path({str(ws)!r}), {commits}, 0)")
     subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=str(ROOT))
     return ws
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="1,000 commits, 3 runs")
-    parser.add_argument("--commits", type=int, default=10_000)
-    parser.add_argument("--runs", type=int, default=10)
-    args = parser.parse_args(argv)
-    commits, runs = (1_000, 3) if args.quick else (args.commits, args.runs)
-    with tempfile.TemporaryDirectory(prefix="reverie-bench-cli-") as tmp:
-        tmp_path = Path(tmp)
-        home = tmp_path / "home"
-        home.mkdir()
-        env = _env(home)
-        t0 = time.perf_counter()
-        ws = build_workspace(tmp_path, commits, env)
-        print(f"workspace with {commits:,} commits built in {time.perf_counter() - t0:.1f} s")
-        py = [sys.executable]
-        rows = [
-            ("python -c pass (floor)", py + ["-c", "pass"]),
-            ("python -c 'import litellm' (peer)", py + ["-c", "import litellm"]),
-            ("reverie --help", py + ["-m", "reverie", "--help"]),
-            ("reverie status", py + ["-m", "reverie", "-w", str(ws), "status"]),
-            ("reverie log", py + ["-m", "reverie", "-w", str(ws), "log"]),
-        ]
-        print(f"{'command':40} {'median wall':>12} {'peak RSS':>10}   ({runs} runs)")
-        for label, cmd in rows:
-            wall, rss = measure(cmd, env, runs)
-            print(f"{label:40} {wall * 1000:9.0f} ms {rss:7.0f} MiB")
-        demo_runs = 1 if args.quick else 3
-        walls = []
-        for n in range(demo_runs):
-            wall, rss = measure(py + ["-m", "reverie", "demo", str(tmp_path / f"demo{n}")], env, 1)
-            walls.append(wall)
-        print(f"{'reverie demo (offline engine)':40} {statistics.median(walls) * 1000:9.0f} ms {rss:7.0f} MiB"
-              f"   (median of {demo_runs})")
-
-
-if __name__ == "__main__":
-    main()
+def run(ctx: Context) -> list[Result]:
+    commits, runs, demo_runs = (1_000, 3, 1) if ctx.quick else (10_000, 10, 3)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
+    env["REVERIE_HOME"] = str(ctx.tmpdir("cli-home-"))
+    env["PYTHONPATH"] = str(ROOT)
+    tmp = ctx.tmpdir("cli-")
+    ws = build_workspace(tmp, commits, env)
+    py = [sys.executable]
+    reverie = py + ["-m", "reverie", "-w", str(ws)]
+    try:
+        nanobot = ensure_nanobot("0.3.5").parent / "nanobot"
+    except (subprocess.CalledProcessError, OSError) as exc:  # the comparison is skipped, never invented
+        print(f"[bench] cli: nanobot-ai 0.3.5 unavailable ({exc}); no nanobot peer", file=sys.stderr)
+        nanobot = None
+    nano_env = {k: v for k, v in env.items() if k != "PYTHONPATH"}
+    nano_env["HOME"] = str(ctx.tmpdir("cli-nanobot-home-"))
+    floor = sample(py + ["-c", "pass"], env, runs)
+    rows = [
+        ("--help", reverie + ["--help"], [str(nanobot), "--help"] if nanobot else None, "nanobot-ai 0.3.5 --help"),
+        ("status", reverie + ["status"], [str(nanobot), "status"] if nanobot else None, "nanobot-ai 0.3.5 status"),
+        (f"log ({commits:,}-commit repo)", reverie + ["log"], None, ""),
+    ]
+    results = []
+    for name, argv, peer_argv, peer_name in rows:
+        wall, cpu, rss = sample(argv, env, runs)
+        peer = sample(peer_argv, nano_env, runs, cwd=tmp) if peer_argv else None
+        peer_note = f"; peer peak RSS {peer[2]:.0f} MiB, CPU {peer[1].median * 1e3:.0f} ms" if peer else ""
+        results.append(Result(
+            AREA, f"reverie {name}", wall, peer[0] if peer else floor[0], peer_name or "python -c pass (floor)",
+            target="≤ 0.3 s",
+            note=f"CPU {cpu.median * 1e3:.0f} ms, peak RSS {rss:.0f} MiB{peer_note}; python -c pass: "
+                 f"{floor[0].median * 1e3:.0f} ms wall, {floor[2]:.0f} MiB",
+        ))
+    walls, cpus, peak = [], [], 0.0
+    for n in range(demo_runs):
+        w, c, r = run_child(py + ["-m", "reverie", "demo", str(tmp / f"demo-{n}")], env)
+        walls.append(w)
+        cpus.append(c)
+        peak = max(peak, r)
+    results.append(Result(AREA, "reverie demo (offline engine, litellm import included)", stats_of(walls),
+                          target="< 10 s",
+                          note=f"CPU {stats_of(cpus).median:.1f} s, peak RSS {peak:.0f} MiB"))
+    return results
