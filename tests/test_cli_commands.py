@@ -101,3 +101,32 @@ def test_status_json_parses(tmp_path):
     proc = run_cli("-w", str(tmp_path / "ws"), "status", "--json")
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["workspace"] == str(tmp_path / "ws")
+
+
+def test_consolidate_over_budget_then_one_session(tmp_path):
+    ws = tmp_path / "ws"
+    from reverie.consolidator import SessionStore
+    from reverie.workspace import Workspace
+
+    workspace = Workspace(ws)
+    workspace.init()
+    sessions = SessionStore(workspace)
+    big, small = sessions.get_or_create("cli:big"), sessions.get_or_create("cli:small")
+    for i in range(30):
+        sessions.append(big, {"role": "user", "content": f"I prefer tea number {i}. " + "filler words " * 20})
+        sessions.append(big, {"role": "assistant", "content": "Noted."})
+    sessions.append(small, {"role": "user", "content": "Remember that my cat is called Miso."})
+    small_env = {"REVERIE_AGENTS__DEFAULTS__CONTEXT_WINDOW_TOKENS": "2048",
+                 "REVERIE_AGENTS__DEFAULTS__MAX_TOKENS": "768"}
+    proc = run_cli("-w", str(ws), "consolidate", "--json", env=small_env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    by_key = {r["session_key"]: r for r in json.loads(proc.stdout)}
+    assert by_key["cli:big"]["rounds"] > 0 and by_key["cli:big"]["cursors"]
+    assert by_key["cli:small"]["rounds"] == 0  # under budget: untouched
+    proc = run_cli("-w", str(ws), "consolidate", "cli:small", "--json", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)[0]["archived"] == [1]
+    history = (ws / "memory" / "history.jsonl").read_text()
+    assert "Miso" in history
+    proc = run_cli("-w", str(ws), "consolidate", "cli:nobody")
+    assert proc.returncode == 1 and "no session 'cli:nobody'" in proc.stderr
