@@ -9,7 +9,6 @@ import sys
 from rich.table import Table
 
 from ..errors import CommandError
-from ..security.purge import plan_purge, purge
 from ._common import add_json_flag, console, emit_json, workspace_of
 
 
@@ -23,6 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     from ..runtime import Runtime
+    from ..security.purge import plan_purge, purge  # lazily: `reverie --help` must stay fast
 
     rt = Runtime(workspace_of(args))
     plan = plan_purge(rt.store, rt.git, args.text)
