@@ -125,3 +125,15 @@ def print_dream(result: Any) -> None:
     console.print(table)
     if result.dry_run:
         print_diff(result.diff)
+
+
+def markdown(text: str) -> Any:
+    """A chat reply for the terminal: rich Markdown that keeps the reply's line breaks (outside code fences)."""
+    from rich.markdown import Markdown
+
+    out, fenced = [], False
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        out.append(line if fenced or not line.strip() or line.lstrip().startswith(("|", "- ", "#")) else line + "  ")
+    return Markdown("\n".join(out))

@@ -9,6 +9,7 @@ import threading
 
 from ..errors import ReverieError
 from ._common import console, err_console, workspace_of
+from ._render import markdown
 
 __all__ = ["repl"]
 
@@ -27,13 +28,11 @@ def _stdin_lines(loop: asyncio.AbstractEventLoop) -> asyncio.Queue[str]:
 
 
 async def repl(args: argparse.Namespace) -> int:
-    from rich.markdown import Markdown
-
     from ..chat import OFFLINE_NOTICE, ChatAgent
     from ..runtime import Runtime
 
     async def show(text: str) -> None:
-        console.print(Markdown(text))
+        console.print(markdown(text))
 
     agent = ChatAgent(Runtime(workspace_of(args)), session_key=args.session, notify=show)
     console.print(f"[dim]reverie chat · {agent.runtime.workspace.root} · /help for commands, /exit or Ctrl-D to leave[/]")

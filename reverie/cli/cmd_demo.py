@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 from ._common import add_json_flag, console, emit_json
+from ._render import markdown
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -19,7 +20,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from rich.markdown import Markdown
     from rich.rule import Rule
 
     from ..demo import run_demo
@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     def say(title: str, text: str) -> None:
         if not args.json:
             console.print(Rule(title, align="left", style="cyan"))
-            console.print(Markdown(text))
+            console.print(markdown(text))
 
     report = asyncio.run(run_demo(root, say))
     if args.json:

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import TYPE_CHECKING
 
 from .render import dream_result
 from .router import Command, Invocation
+
+if TYPE_CHECKING:
+    from ..dream import DreamResult
 
 log = logging.getLogger(__name__)
 
@@ -48,10 +52,10 @@ async def dream(inv: Invocation) -> str:
     return f"Dreaming over {pending} pending {noun} in the background; I will report when it ends."
 
 
-def _report(inv: Invocation, result: object) -> str:
+def _report(inv: Invocation, result: DreamResult) -> str:
     text = dream_result(result)
     left = inv.runtime.store.pending_count()
-    if left and getattr(result, "status", "") in ("ok", "no-change", "dead-lettered"):
+    if left and result.status in ("ok", "no-change", "dead-lettered"):
         text += f"\n{left} more {'entry is' if left == 1 else 'entries are'} pending: send `/dream` again."
     return text
 

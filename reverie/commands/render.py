@@ -144,5 +144,5 @@ def pending_soul(change: Any) -> str:
     lines = [f"**Pending** `{change.path}` change (+{added} -{removed}), waiting for approval:", fence(change.diff(), "diff")]
     if change.reasons:
         lines.append("Why: " + "; ".join(change.reasons))
-    lines.append("Approve it with `/dream-approve` (or `reverie approve`); drop it with `reverie reject`.")
+    lines.append("Approve it with `/dream-approve`, drop it with `/dream-reject` (or `reverie approve` / `reverie reject`).")
     return "\n".join(lines)

@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from ..commands import CommandContext, CommandRouter
-from ..commands.render import dream_result
+from ..commands.render import dream_result, fence
 from ..errors import WorkspaceError
 from ..fsutil import atomic_write
 from ..runtime import Runtime
@@ -115,4 +115,4 @@ async def run_demo(root: Path, say: Say = lambda title, text: None) -> DemoRepor
 
 
 def _quote(text: str) -> str:
-    return "\n".join(f"> {line}" for line in text.strip().splitlines()) or "> (empty)"
+    return fence(text.strip() or "(empty)", "markdown")
