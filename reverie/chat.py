@@ -10,13 +10,17 @@ the agent says so, still records what the user says (so memory keeps learning) a
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .commands import CommandContext, CommandRouter
+from .commands.render import dream_result
 from .commands.router import Notify
 from .config import OFFLINE_MODEL
 from .consolidator.estimate import prompt_messages
 from .runtime import Runtime
+
+if TYPE_CHECKING:
+    from .dream import DreamResult
 
 log = logging.getLogger(__name__)
 
@@ -103,8 +107,13 @@ class ChatAgent:
         """Run Dream on its schedule (``intervalH`` / ``cron``) in the background while the conversation lasts."""
         from .dream import DreamScheduler
 
-        self._scheduler = DreamScheduler(self.runtime.dream)
+        self._scheduler = DreamScheduler(self.runtime.dream, on_result=self._scheduled_result)
         await self._scheduler.start()
+
+    def _scheduled_result(self, result: DreamResult) -> None:
+        # A scheduled run is reported like /dream's, unless it found nothing to do.
+        if self.notify is not None and result.status != "nothing-to-do":
+            self.router.spawn(self.notify("Scheduled " + dream_result(result)), name="dream-report")
 
     async def close(self, timeout: float | None = None) -> None:
         """Let background work started by commands (a ``/dream`` run) finish and report; stop the schedule."""

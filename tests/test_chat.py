@@ -92,3 +92,32 @@ def test_offline_chat_says_so_and_runs_commands(tmp_path):
     assert "Traceback" not in proc.stderr
     lines = [orjson.loads(l) for l in (ws / "sessions" / "cli_chat.jsonl").read_bytes().splitlines()]
     assert [m.get("content") for m in lines[1:]] == ["I live in Porto"]
+
+
+def test_scheduled_dream_runs_in_the_background_and_reports(workspace):
+    import asyncio
+
+    from reverie.chat import ChatAgent
+    from reverie.runtime import Runtime
+
+    rt = Runtime(workspace)
+    rt.store.append_history("- [durable] Lives in Porto", session_key="cli:chat")
+    notes: list[str] = []
+
+    async def main() -> None:
+        async def notify(text: str) -> None:
+            notes.append(text)
+
+        agent = ChatAgent(rt, notify=notify)
+        await agent.start_schedule()  # Dream never ran: the first run is due now
+        try:
+            for _ in range(600):
+                if notes:
+                    break
+                await asyncio.sleep(0.1)
+        finally:
+            await agent.close()
+
+    asyncio.run(main())
+    assert notes and notes[0].startswith("Scheduled Dream processed entry 1")
+    assert rt.git.log(limit=1)[0].kind == "dream" and "Lives in Porto" in rt.store.read_user()

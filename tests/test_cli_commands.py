@@ -130,3 +130,32 @@ def test_consolidate_over_budget_then_one_session(tmp_path):
     assert "Miso" in history
     proc = run_cli("-w", str(ws), "consolidate", "cli:nobody")
     assert proc.returncode == 1 and "no session 'cli:nobody'" in proc.stderr
+
+
+def test_serve_runs_due_dream_and_stops_on_sigterm(tmp_path):
+    import signal
+    import time
+
+    ws = tmp_path / "ws"
+    assert run_cli("-w", str(ws), "history", "append", "- [durable] Prefers dark mode dashboards").returncode == 0
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-m", "reverie", "-w", str(ws), "serve"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT))
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            kinds = subprocess.run(["git", "-C", str(ws), "log", "--format=%(trailers:key=Reverie-Kind,valueonly)"],
+                                   capture_output=True, text=True).stdout.split()
+            if "dream" in kinds:
+                break
+            time.sleep(0.2)
+        assert "dream" in kinds  # the first scheduled run was due at once (Dream had never run)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "scheduled Dream run" in out and "stopped" in out
+    assert "dark mode" in (ws / "USER.md").read_text()

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 from ._common import console, workspace_of
+from ._render import print_dream
+
+if TYPE_CHECKING:
+    from ..dream import DreamResult
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -22,6 +28,11 @@ def run(args: argparse.Namespace) -> int:
     cfg = rt.config.dream
     every = f"cron '{cfg.cron}'" if cfg.cron else f"every {cfg.interval_h:g} h"
     console.print(f"reverie serve: Dream {every} on {rt.workspace.root} (Ctrl-C to stop)")
-    asyncio.run(serve(rt.dream))
+
+    def report(result: DreamResult) -> None:
+        console.print(f"[dim]{datetime.now():%Y-%m-%d %H:%M:%S}[/] scheduled Dream run:")
+        print_dream(result)
+
+    asyncio.run(serve(rt.dream, on_result=report))
     console.print("reverie serve: stopped")
     return 0
