@@ -158,3 +158,12 @@ def test_nothing_entry_moves_the_offset_without_a_history_line(setup, fake):
     fake.enqueue(save(entry="(nothing)", update=OLD_MEMORY))
     assert consolidate(store, session, client, memory_window=10)
     assert store.history.read_since(0) == [] and session.last_consolidated == 25
+
+
+def test_secrets_in_the_update_are_redacted_before_memory_is_written(setup, fake):
+    store, session, client = setup
+    key = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    fake.enqueue(save(entry=f"- [durable] Token is {key}", update=f"# Memory\n- GitHub token {key}\n"))
+    assert consolidate(store, session, client)
+    assert key not in store.read_long_term() and "[REDACTED:" in store.read_long_term()
+    assert key not in store.history.read_since(0)[0].content

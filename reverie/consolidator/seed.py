@@ -6,7 +6,7 @@ One model call with the ``save_memory`` tool forced (``history_entry``: what to 
 
 - messages to archive: all of them with ``archive_all``, else ``messages[last_consolidated : len − memory_window//2]``
   (nothing to archive → True, nothing touched);
-- on success: MEMORY.md rewritten only when it changed, the entry appended to history.jsonl with the session
+- on success: MEMORY.md rewritten only when it changed (secrets redacted, as in every history entry), the entry appended to history.jsonl with the session
   key (unless it is ``(nothing)``), then ``session.last_consolidated`` set (0 with ``archive_all``, else ``len(messages) − memory_window//2``).
   The caller saves the session, as with nanobot (``SessionStore.save_offset`` for Reverie sessions);
 - on any failure (model error, no tool call, malformed or missing arguments, a write error): False, with the
@@ -25,6 +25,7 @@ from ..history import format_timestamp
 from ..llm import protocol
 from ..llm.client import ModelClient
 from ..llm.prompts import load_prompt
+from ..security.secrets import redact
 from ..store import MemoryStore
 from ..workspace import MEMORY
 from .transcript import render_transcript
@@ -123,6 +124,8 @@ async def consolidate(
     if update is not None and not isinstance(update, str):
         log.warning("consolidate: save_memory's memory_update is not a string")
         return False
+    if isinstance(update, str):
+        update = redact(update)  # a credential quoted in the conversation never lands in MEMORY.md (or git)
     changed = isinstance(update, str) and update.strip() != "" and update != current
     try:
         if changed:
