@@ -227,3 +227,11 @@ def test_retry_after_as_http_date_and_409(server: OpenAIServer) -> None:
     r = run(client_for(server).complete(MSGS))
     assert r.content == "done" and len(server.chat_requests) == 3
     assert 0.5 <= time.monotonic() - t0 < 5
+
+
+def test_a_reply_cut_mid_body_is_retried(server: OpenAIServer) -> None:
+    cut = chat("never seen")
+    cut.truncate = 30
+    server.enqueue(cut, chat("whole"))
+    r = run(client_for(server).complete(MSGS))
+    assert r.content == "whole" and len(server.chat_requests) == 2

@@ -57,10 +57,6 @@ _LOCAL_PROVIDERS = {"reverie", "scripted"}
 _RETRY_STATUS = {408, 409, 429}
 
 
-class _NoRetry(Exception):
-    """Internal: the failure is final."""
-
-
 class ModelClient:
     """Async model calls with retries, usage and cost. One instance per config; safe to share between tasks."""
 

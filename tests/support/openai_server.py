@@ -10,7 +10,7 @@
 
 Each POST to ``/v1/chat/completions`` takes the next ``Step``: wait ``delay`` seconds, then either drop the
 connection without answering (``close=True``) or answer ``status`` with ``headers`` and ``body`` (a dict is sent
-as JSON, bytes/str as is). ``body=None`` with status 200 is a default assistant reply; with an error status, an
+as JSON, bytes/str as is), optionally cut after ``truncate`` bytes with the connection closed mid-body. ``body=None`` with status 200 is a default assistant reply; with an error status, an
 OpenAI-style error object. With the queue empty the server answers 500 ``script exhausted``, so a test that
 expects fewer requests fails loudly. Every request is recorded (path, lower-cased headers, parsed JSON).
 """
@@ -36,6 +36,7 @@ class Step:
     body: Any = None
     delay: float = 0.0
     close: bool = False
+    truncate: int | None = None  # send only this many bytes of the body (headers promise all of it), then close
 
 
 @dataclass
@@ -106,9 +107,9 @@ class OpenAIServer:
                 if body is None:
                     body = chat().body if step.status == 200 else {"error": {
                         "message": f"scripted status {step.status}", "type": "error", "code": step.status}}
-                self._send(step.status, step.headers, body)
+                self._send(step.status, step.headers, body, step.truncate)
 
-            def _send(self, status: int, headers: dict[str, str], body: Any) -> None:
+            def _send(self, status: int, headers: dict[str, str], body: Any, truncate: int | None = None) -> None:
                 data = body if isinstance(body, bytes) else (
                     body.encode() if isinstance(body, str) else json.dumps(body).encode())
                 try:
@@ -118,8 +119,14 @@ class OpenAIServer:
                     for k, v in headers.items():
                         self.send_header(k, v)
                     self.end_headers()
+                    if truncate is not None:
+                        self.wfile.write(data[:truncate])
+                        self.wfile.flush()
+                        self.close_connection = True
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                        return
                     self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
+                except (BrokenPipeError, ConnectionResetError, OSError):
                     pass  # the client gave up (timeout test)
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
