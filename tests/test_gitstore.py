@@ -131,13 +131,16 @@ def test_workspace_inside_another_repo_gets_its_own_git_dir(tmp_path: Path) -> N
     g = GitStore(ws)
     dream(g, "# Memory\n- fact\n", 4)
     assert g.git_dir == ws.root / ".reverie-git"
-    assert not (ws.root / ".gitignore").exists()  # the project's ignore rules are the project's
     assert "+- fact" in git(g.git_dir, "log", "-p")
     fsck(g.git_dir)
-    # the enclosing project never sees the memory repo's own files
+    # the enclosing project never sees the memory repo's own files, nor history and sessions
+    (ws.memory_dir / "history.jsonl").write_text('{"cursor": 1}\n')
+    (ws.sessions_dir / "s.jsonl").write_text("{}\n")
     status = subprocess.run(["git", "status", "--porcelain", "-uall"], cwd=project, capture_output=True, text=True)
     assert ".reverie-git" not in status.stdout
-    assert "SOUL.md" in status.stdout  # the project still sees (and owns) the workspace files
+    assert "history.jsonl" not in status.stdout and "sessions" not in status.stdout
+    assert "SOUL.md" in status.stdout  # the project still sees the memory files
+    assert git(g.git_dir, "status", "--porcelain", cwd=ws.root) == ""
     # reopened by a new instance: the same repo
     assert GitStore(ws).head() == g.head()
 
@@ -152,6 +155,14 @@ def test_foreign_dot_git_at_workspace_root_is_left_alone(tmp_path: Path) -> None
     g.ensure()
     assert g.git_dir == ws.root / ".reverie-git"
     assert git(ws.root / ".git", "log", "--format=%s") == "my project\n"
+    # the project's root .gitignore is the project's: not written; the memory repo ignores the rest via exclude
+    assert not (ws.root / ".gitignore").exists()
+    (ws.root / ".gitignore").write_text("*.tmp\n")
+    dream(g, "# Memory\n- x\n", 1)
+    assert (ws.root / ".gitignore").read_text() == "*.tmp\n"
+    assert ".gitignore" not in git(g.git_dir, "ls-tree", "-r", "--name-only", "HEAD")
+    (ws.memory_dir / "history.jsonl").write_text("{}\n")
+    assert "history" not in git(g.git_dir, "status", "--porcelain", "-uall", cwd=ws.root)
 
 
 def _nanobot_repo(root: Path) -> None:
@@ -370,6 +381,14 @@ def test_head_at_missing_object_recovers_from_reflog(gs: GitStore, caplog: pytes
     assert g2.head() == good
     assert "recovered" in caplog.text
     fsck(gs.git_dir)
+
+
+def test_deleted_branch_ref_recovers_from_reflog(gs: GitStore) -> None:
+    good = dream(gs, "# Memory\n- a\n", 1)
+    (gs.git_dir / "refs" / "heads" / "main").unlink()
+    g2 = GitStore(gs.workspace)
+    assert g2.head() == good
+    assert [c.kind for c in g2.log(5)][-1] == "init"  # the same history, not a fresh one
 
 
 def test_head_at_corrupt_object_recovers(gs: GitStore) -> None:

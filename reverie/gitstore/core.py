@@ -60,9 +60,9 @@ class GitStore:
 
     @property
     def _paths(self) -> list[str]:
-        """Paths Reverie commits: the tracked files, plus the workspace's .gitignore when it is the repo's."""
+        """Paths Reverie commits: the tracked files, plus the workspace's .gitignore when Reverie manages it."""
         loc = self._ready()
-        return self.tracked if loc.separate else [*self.tracked, ".gitignore"]
+        return [*self.tracked, ".gitignore"] if loc.owns_gitignore else self.tracked
 
     def _ready(self) -> RepoLocation:
         if self._loc is None:

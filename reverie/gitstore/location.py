@@ -13,10 +13,12 @@ A memory repo is recognised by (cheapest first): ``reverie.memoryrepo = true`` i
 adoption or creation); a nanobot-style ``.gitignore`` (``/*`` followed by ``!`` lines); a root commit whose
 message starts with ``init: nanobot memory store`` or carries ``Reverie-Kind: init``.
 
-Ignore rules: where the git dir is ``<workspace>/.git`` they are the workspace's ``.gitignore`` (committed), so a
-person's ``git add -A`` in the workspace never stages history.jsonl, sessions or cursors. With a separate git
-dir the user's project owns the workspace's ``.gitignore``: the rules go to ``<git dir>/info/exclude`` instead,
-and ``<git dir>/.gitignore`` holds ``*`` so the enclosing project never stages the memory repo's own files.
+Ignore rules: the workspace's ``.gitignore`` (committed) ignores everything at every depth except the tracked
+files, so a person's ``git add -A`` — in the memory repo, or in an enclosing project when the workspace sits inside
+one — never stages history.jsonl, sessions or cursors. A ``.gitignore`` a person wrote (no Reverie marker line,
+not nanobot's) is left alone, and so is the ``.gitignore`` of a workspace that is itself the root of someone
+else's repository. With a separate git dir the rules are always enforced for the memory repo by
+``<git dir>/info/exclude``, and ``<git dir>/.gitignore`` holds ``*`` so no enclosing project stages its files.
 """
 
 from __future__ import annotations
@@ -56,6 +58,11 @@ class RepoLocation:
     @property
     def exists(self) -> bool:
         return (self.git_dir / "HEAD").is_file()
+
+    @property
+    def owns_gitignore(self) -> bool:
+        """False when the workspace is the root of someone else's repository: its .gitignore is theirs."""
+        return not (self.separate and (self.work_tree / ".git").exists())
 
 
 def locate(root: Path) -> RepoLocation | None:

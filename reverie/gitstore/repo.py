@@ -111,11 +111,13 @@ def heal_head(repo: Repo, git_dir: Path, ref: bytes) -> bytes | None:
     back to the newest readable commit in the ref's reflog, with a warning."""
     head = read_head(repo, ref)
     ref_file = git_dir / ref.decode()
+    log_path = git_dir / "logs" / ref.decode()
     if head is None and not ref_file.exists() and not _in_packed_refs(git_dir, ref):
-        return None  # no commits yet
+        if not log_path.is_file() or log_path.stat().st_size == 0:
+            return None  # no commits yet
+        # the ref file is gone but its reflog remains: recover rather than start an unrelated history
     if head is not None and len(head) == 40 and _readable(repo, head):
         return head
-    log_path = git_dir / "logs" / ref.decode()
     candidates: list[bytes] = []
     try:
         with open(log_path, "rb") as f:
@@ -149,14 +151,16 @@ def _in_packed_refs(git_dir: Path, ref: bytes) -> bool:
 def sync_ignore_rules(loc: RepoLocation, tracked: list[str]) -> bool:
     """Bring the ignore rules up to date; True when the workspace's ``.gitignore`` changed (it is committed).
 
-    A ``.gitignore`` written by Reverie (its marker line) or nanobot (``/*`` + ``!`` lines) is replaced by the
-    current rules; one a person wrote is theirs and left alone.
+    A ``.gitignore`` written by Reverie (its marker line) or nanobot (``/*`` + ``!`` lines), or none at all, is
+    replaced by the current rules; one a person wrote is theirs and left alone. With a separate git dir the rules
+    also go to its ``info/exclude``, so the memory repo ignores everything else whatever the ``.gitignore`` says.
     """
     wanted = gitignore_text(tracked)
     if loc.separate:
         exclude = loc.git_dir / "info" / "exclude"
         if read_text_lossy(exclude) != wanted:
             atomic_write(exclude, wanted)
+    if not loc.owns_gitignore:
         return False
     path = loc.work_tree / ".gitignore"
     current = read_text_lossy(path) if path.exists() else None
