@@ -169,6 +169,8 @@ _CODE = [
     "Call 555-0100-2233 or email support@example.com",
     "passes = [p for p in passes if p.ok]",
     "token_limit := 4096",
+    "RegEnumKey = win32api.RegEnumKey",
+    '"placeholder": "-----BEGIN RSA PRIVATE KEY-----\\n...\\n-----END RSA PRIVATE KEY-----"',
 ]
 _PATHS_URLS = [
     "/home/alice/projects/reverie/memory/MEMORY.md",

@@ -98,6 +98,14 @@ def _sk_ok(value: str) -> bool:
     return longest_run >= 10 and _mixed(body) and shannon_entropy(body) >= 3.5
 
 
+def _pem_ok(block: str) -> bool:
+    """A real key block has base64 in it; ``BEGIN … PRIVATE KEY-----\\n...\\n-----END`` placeholders do not."""
+    return _BASE64_RUN.search(block) is not None
+
+
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{20}")
+
+
 def _aws_id_ok(value: str) -> bool:
     return not value.endswith("EXAMPLE")  # AWS's documented example ids
 
@@ -106,7 +114,7 @@ _AWS_PREFIXES = "AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA"
 
 # (kind, pattern, validator or None)
 _RULES: list[tuple[str, re.Pattern[str], Callable[[str], bool] | None]] = [
-    ("private-key", _PEM, None),
+    ("private-key", _PEM, _pem_ok),
     ("aws-access-key-id", re.compile(rf"(?:{_AWS_PREFIXES})[A-Z2-7]{{16}}(?![A-Za-z0-9])"), _aws_id_ok),
     ("anthropic-key", re.compile(r"sk-ant-[A-Za-z0-9_\-]{32,}" + _R), _sk_ok),
     ("openai-key", re.compile(r"sk-(?!ant-)(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_\-]{20,}" + _R), _sk_ok),
@@ -195,7 +203,7 @@ def _word_like(part: str) -> bool:
         return False
     upper = sum(c.isupper() for c in letters)
     # Random letters are about half upper-case; names are one case (snake, CONSTANT) or camelCase (few capitals).
-    return upper in (0, len(letters)) or upper / len(letters) < 0.3
+    return upper in (0, len(letters)) or upper / len(letters) < 0.35
 
 
 def _looks_like_path_or_url(value: str) -> bool:
