@@ -9,7 +9,7 @@ import logging
 import time
 
 import pytest
-from support.openai_server import OpenAIServer, Step, chat, tool_call_reply
+from support.openai_server import OpenAIServer, Step, anthropic_message, chat, tool_call_reply
 
 from reverie.config import Config, ProviderConfig
 from reverie.errors import ModelError
@@ -235,3 +235,21 @@ def test_a_reply_cut_mid_body_is_retried(server: OpenAIServer) -> None:
     server.enqueue(cut, chat("whole"))
     r = run(client_for(server).complete(MSGS))
     assert r.content == "whole" and len(server.chat_requests) == 2
+
+
+def test_anthropic_prefix_takes_the_anthropic_provider_settings(server: OpenAIServer) -> None:
+    anthropic_key = "sk-ant-api03-SECRETSECRETSECRET123456"
+    cfg = Config()
+    cfg.providers["openai"] = ProviderConfig(api_key=KEY, api_base="http://127.0.0.1:9/never")
+    cfg.providers["anthropic"] = ProviderConfig(api_key=anthropic_key, api_base=f"http://127.0.0.1:{server.port}")
+    server.enqueue(anthropic_message("Bonjour", input_tokens=40, output_tokens=2),
+                   Step(401, body={"type": "error", "error": {"type": "authentication_error",
+                                                              "message": f"invalid x-api-key {anthropic_key}"}}))
+    client = ModelClient(cfg)
+    r = run(client.complete(MSGS, model="anthropic/claude-3-5-haiku-20241022"))
+    assert (r.content, r.usage.prompt_tokens, r.usage.completion_tokens) == ("Bonjour", 40, 2)
+    req = server.chat_requests[0]
+    assert req.path.endswith("/v1/messages") and req.headers.get("x-api-key") == anthropic_key
+    with pytest.raises(ModelError) as info:
+        run(client.complete(MSGS, model="anthropic/claude-3-5-haiku-20241022"))
+    assert anthropic_key not in str(info.value) and "SECRETSECRET" not in str(info.value)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["OpenAIServer", "Step", "chat", "tool_call_reply", "Request"]
+__all__ = ["OpenAIServer", "Step", "chat", "tool_call_reply", "anthropic_message", "Request"]
 
 
 @dataclass
@@ -65,6 +65,16 @@ def tool_call_reply(name: str, arguments: str, call_id: str = "call_1", **kw: An
     """A 200 step whose reply is one tool call with ``arguments`` sent verbatim (may be malformed JSON)."""
     return chat(None, finish_reason="tool_calls",
                 tool_calls=[{"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}], **kw)
+
+
+def anthropic_message(text: str, *, input_tokens: int = 10, output_tokens: int = 3,
+                      model: str = "claude-3-5-haiku-20241022") -> Step:
+    """A 200 step with an Anthropic Messages API body (for ``anthropic/<model>`` with ``api_base`` = the server)."""
+    return Step(body={
+        "id": "msg_test", "type": "message", "role": "assistant", "model": model,
+        "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
+        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+    })
 
 
 class OpenAIServer:
@@ -149,7 +159,7 @@ class OpenAIServer:
 
     @property
     def chat_requests(self) -> list[Request]:
-        return [r for r in self.requests if r.path.endswith("/chat/completions")]
+        return [r for r in self.requests if r.path.endswith(("/chat/completions", "/v1/messages"))]
 
     def start(self) -> OpenAIServer:
         self._thread.start()
