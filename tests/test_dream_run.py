@@ -405,3 +405,16 @@ def test_drain_stops_at_its_overall_budget_without_counting_an_attempt(tmp_path)
     assert env.store.dream_cursor() == 1 and result.batches[1].attempts == 0
     env.fake.enqueue("[SKIP]", "[SKIP]")
     assert run(env.dream(), drain=True).status == "no-change" and env.store.dream_cursor() == 3
+
+
+def test_reconcile_looks_past_a_later_manual_commit_but_not_past_a_restore(env):
+    env.add("- a", "- b", "- c")
+    env.ws.write(MEM, "# Memory\n- a\n")
+    sha = env.git.commit("dream: x", kind="dream", trailers={tr.CURSOR: "3", tr.BATCH: "1-3"})
+    env.ws.write("USER.md", USER0 + "- edited by hand\n")
+    env.git.commit("a person's edit", kind="manual")
+    assert env.dream().reconcile() == 3
+    env.git.restore(sha, replay=True)  # rewinds the cursor on purpose: reconcile must not undo that
+    rewound = env.store.dream_cursor()
+    assert rewound < 3
+    assert env.dream().reconcile() == rewound

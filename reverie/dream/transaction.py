@@ -116,14 +116,14 @@ def commit_run(git: Any, store: MemoryStore, files: Mapping[str, str], message: 
 
 
 def _head_dream_cursor(git: Any) -> int | None:
-    """The ``Reverie-Cursor`` of the newest dream commit at the tip, looking past manual commits only (a restore or
-    revert at the tip set the cursor itself, so it wins)."""
+    """The ``Reverie-Cursor`` of the newest dream commit near the tip, looking past other commits (a person's
+    edit, an approved SOUL.md change, a purge) but not past a restore or revert: those set the cursor themselves
+    (``--replay`` rewinds it on purpose), so they win."""
     for info in git.log(limit=10):
         if info.kind == "dream":
             return tr.parse_cursor_value(info.trailers.get(tr.CURSOR))
-        if info.kind in ("manual", "init", ""):
-            continue
-        return None
+        if info.kind in ("restore", "revert"):
+            return None
     return None
 
 
