@@ -139,3 +139,22 @@ def test_too_short_or_marker_text_is_refused(leaked) -> None:  # type: ignore[no
         plan_purge(store, git, "ab")
     with pytest.raises(WorkspaceError, match="replacement marker"):
         plan_purge(store, git, "REDACTED")
+
+
+def test_purge_waits_for_a_running_dream_and_refuses_when_it_does_not_end(leaked, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from reverie.dream.lock import RunLock
+    from reverie.errors import LockTimeoutError
+    from reverie.security import purge as purge_module
+
+    store, git = leaked
+    monkeypatch.setattr(purge_module, "_LOCK_TIMEOUT", 0.5)
+    dream = RunLock(store.workspace.state_dir)
+    assert dream.try_acquire()
+    try:
+        with pytest.raises(LockTimeoutError, match="Dream is running"):
+            purge(store, git, LEAK)
+    finally:
+        dream.release()
+    assert LEAK in store.workspace.history_path.read_text()  # nothing was touched
+    purge(store, git, LEAK)
+    assert LEAK not in store.workspace.history_path.read_text()

@@ -30,7 +30,7 @@ import difflib
 import hashlib
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -185,14 +185,8 @@ def load_pending(store: MemoryStore | Workspace) -> PendingChange | None:
     change = PendingChange.from_json(raw, origin=str(path))
     current = _workspace(store).read(change.path)
     if current == change.proposed and current != change.base:
-        change = _replace(change, applied=True)
+        change = replace(change, applied=True)
     return change
-
-
-def _replace(change: PendingChange, **updates: Any) -> PendingChange:
-    values = {name: getattr(change, name) for name in PendingChange.__dataclass_fields__}
-    values.update(updates)
-    return PendingChange(**values)
 
 
 def stage_soul_change(
@@ -228,7 +222,7 @@ def stage_soul_change(
         except MergeConflictError:
             log.warning("a new SOUL.md proposal conflicts with the pending one; the newer proposal replaces it")
         else:
-            change = _replace(
+            change = replace(
                 previous, proposed=merged, updated_at=now,
                 first_cursor=_min(previous.first_cursor, first_cursor),
                 last_cursor=_max(previous.last_cursor, last_cursor),

@@ -19,6 +19,7 @@ idempotent, so after a crash the same ``purge`` finishes the job.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -32,6 +33,7 @@ from filelock import FileLock, Timeout
 
 from ..errors import LockTimeoutError, WorkspaceError
 from ..fsutil import atomic_write
+from ..dream.lock import RunLock
 from ..history import BadLine, HistoryEntry
 from .secrets import scan
 
@@ -145,7 +147,7 @@ def _find_files(store: MemoryStore, git: GitStore, text: str) -> list[FileHit]:
 
 def plan_purge(store: MemoryStore, git: GitStore, text: str) -> PurgePlan:
     """What ``purge`` would change; nothing is written."""
-    from ..gitstore.purge import scan_history
+    from ..gitstore.purge import scan_history  # here, not at the top: importing it imports dulwich
 
     needle = _check(text)
     git.ensure()
@@ -153,8 +155,29 @@ def plan_purge(store: MemoryStore, git: GitStore, text: str) -> PurgePlan:
 
 
 def purge(store: MemoryStore, git: GitStore, text: str) -> PurgeResult:
-    """Remove ``text`` from memory everywhere (see the module docstring) and record the purge."""
-    from ..gitstore.purge import rewrite_history
+    """Remove ``text`` from memory everywhere (see the module docstring) and record the purge.
+
+    Holds Dream's run lock throughout (waits up to 30 s for a running Dream, then ``LockTimeoutError``).
+    """
+    lock = RunLock(store.workspace.state_dir)
+    # Dream holds what it read in memory for a whole run: purging under it could see the string re-committed.
+    if not asyncio.run(_acquire(lock)):
+        raise LockTimeoutError(f"Dream is running; purge waited {_LOCK_TIMEOUT:.0f}s. Run it again when Dream is done")
+    try:
+        return _purge_locked(store, git, text)
+    finally:
+        lock.release()
+
+
+async def _acquire(lock: RunLock) -> bool:
+    try:
+        return await asyncio.wait_for(lock.acquire(wait=True), _LOCK_TIMEOUT)
+    except asyncio.TimeoutError:
+        return False
+
+
+def _purge_locked(store: MemoryStore, git: GitStore, text: str) -> PurgeResult:
+    from ..gitstore.purge import rewrite_history  # imports dulwich: only when a purge really runs
 
     plan = plan_purge(store, git, text)
     variants = _variants(text)
