@@ -63,7 +63,8 @@ def test_nanobot_written_file_loads(sessions, workspace):
 
 
 @pytest.mark.parametrize(
-    "key", ["../../etc/passwd", "/abs/path", "a\x00b", "..", ".", "", "x" * 1000, "C:\\win\\path", "a/../../b"]
+    "key", ["../../etc/passwd", "/abs/path", "a\x00b", "..", ".", "", "x" * 1000, "C:\\win\\path", "a/../../b",
+            "lone \ud800 surrogate", "new\nline\ttab"]
 )
 def test_hostile_keys_stay_inside_sessions_dir(sessions, workspace, key):
     if key == "":

@@ -160,7 +160,7 @@ class Session:
     def metadata_line(self) -> bytes:
         obj = {
             "_type": "metadata",
-            "key": self.key,
+            "key": clean_text(self.key),
             "created_at": self.created_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
             "metadata": _clean_value(self.metadata),
@@ -276,7 +276,7 @@ class SessionStore:
         # Through Workspace.resolve: a sessions/ directory or file symlinked out of the workspace is refused.
         plain = self.workspace.resolve(f"sessions/{safe_filename(key)}.jsonl")
         owner = _key_in_file(plain)
-        if owner is None or owner == key:
+        if owner is None or owner == key or owner == clean_text(key):  # keys are stored cleaned (no lone surrogates)
             return plain
         return self.workspace.resolve(f"sessions/{safe_filename(key)[:_MAX_NAME]}-{_key_hash(key)}.jsonl")
 
@@ -287,7 +287,7 @@ class SessionStore:
         session = self.load(path)
         if session is None:
             return Session(key=key, path=path)
-        if session.key != key:
+        if session.key not in (key, clean_text(key)):
             log.warning("%s: metadata names key %r, opened as %r", path, session.key, key)
             session.key = key
         return session
