@@ -75,6 +75,8 @@ def test_archive_rule_families(said: str, expected: tuple[str, str]) -> None:
 
 def test_archive_of_chit_chat_is_nothing() -> None:
     assert archive(line("user", "lol ok thanks"), line("assistant", "You're welcome! I love Paris.")) == []
+    assert archive(line("user", "I like that idea! Never mind the typo. We use it daily. I love you, bot."),
+                   line("user", "Always been like that, I guess.")) == []
 
 
 def test_archive_ignores_untrusted_and_assistant_lines() -> None:

@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from . import protocol as p
-from .offline_rules import SOUL, USER, Fact, canon, extract_facts, is_suspicious_rule, normalize, strip_instead
+from .offline_rules import SOUL, Fact, canon, extract_facts, is_suspicious_rule, normalize, strip_instead
 from .tokens import estimate_tokens, estimate_text_tokens
 from .types import ModelResponse, ToolCall, Usage
 

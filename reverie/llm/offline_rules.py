@@ -184,6 +184,10 @@ def is_suspicious_rule(text: str) -> bool:
     return bool(_SUSPICIOUS.search(text))
 
 
+_VAGUE_TEMPLATES = ("Likes", "Dislikes", "Prefers", "Uses", "Chose", "Works at", "Lives in")
+_VAGUE = frozenset("it that this them you those these there here one your his her its so doing being what how "
+                   "to".split())
+_NOT_A_RULE = frozenset("mind heard been seen knew thought happened did was were had the-same".split())
 _PROPER = ("Lives in", "From", "Works at", "Travelling to", "Uses", "Chose")
 
 
@@ -211,6 +215,11 @@ def _fill(template: str, m: re.Match[str]) -> str | None:
         values["v3"] = third_person(raw)
     if template.startswith("Deadline for {v}") and "v" not in values:
         template = template.replace("Deadline for {v}", "Deadline")
+    first = (values.get("v") or values.get("v3") or "").split(" ", 1)[0].lower().strip(",.!")
+    if template.startswith(_VAGUE_TEMPLATES) and first in _VAGUE:
+        return None  # "I like that", "we use it daily": nothing to remember without the context
+    if template.startswith(("{K}", "Never")) and first in _NOT_A_RULE:
+        return None  # "never mind", "always been like that"
     try:
         text = template.format(**values)
     except KeyError:
