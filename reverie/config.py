@@ -25,7 +25,7 @@ from pydantic.alias_generators import to_camel
 
 from .errors import ConfigError
 from .fsutil import atomic_write
-from .workspace import MEMORY_FILES, default_home
+from .workspace import DATED_MEMORY_GLOB, MEMORY_FILES, default_home
 
 log = logging.getLogger(__name__)
 
@@ -158,7 +158,7 @@ class MemoryConfig(_Section):
 class GitConfig(_Section):
     author_name: str = "Reverie"
     author_email: str = "reverie@localhost"
-    tracked_files: list[str] = Field(default_factory=lambda: list(MEMORY_FILES))
+    tracked_files: list[str] = Field(default_factory=lambda: [*MEMORY_FILES, DATED_MEMORY_GLOB])
     gc_every: int = Field(100, ge=1)
 
 

@@ -73,7 +73,8 @@ class Runtime:
         from .recall.memfiles import consolidator_hooks
 
         # Recall's pre-compaction flush and session-end memory file ride on the consolidator's hooks.
-        hooks = consolidator_hooks(self.workspace, self.client, self.config)
+        hooks = consolidator_hooks(self.workspace, self.client, self.config,
+                                   commit=lambda message, files: self.git.commit(message, kind="recall", files=files))
         return Consolidator(self.store, self.client, self.config, sessions=self.sessions, **hooks)
 
     @cached_property

@@ -215,3 +215,26 @@ def test_no_flush_far_from_the_trigger(workspace):
     session = _fill(rt, "cli:alice", TALK)
     asyncio.run(rt.consolidator.maybe_consolidate(session))
     assert not list(workspace.memory_dir.glob("2*.md"))
+
+
+def test_dated_files_are_versioned_and_the_index_is_not(workspace):
+    import subprocess
+
+    from reverie.commands import CommandContext, CommandRouter
+
+    rt = _runtime(workspace)
+    _fill(rt, "cli:alice", TALK)
+    rt.recall.sync()  # the index exists before the commit
+    assert rt.git.head() is not None  # the memory repo exists (init commit) before /new
+    asyncio.run(CommandRouter(rt).handle("/new", CommandContext(session_key="cli:alice")))
+    (name,) = [p.name for p in workspace.memory_dir.glob("2*.md")]
+    git = ["git", "--git-dir", str(rt.git.git_dir), "--work-tree", str(workspace.root)]
+    files = subprocess.run([*git, "ls-files"], capture_output=True, text=True, check=True).stdout.split()
+    assert f"memory/{name}" in files and "memory/.index.sqlite" not in files
+    last = subprocess.run([*git, "log", "-1", "--format=%B"], capture_output=True, text=True, check=True).stdout
+    assert "Reverie-Kind: recall" in last and f"memory/{name}" in last
+    ignored = subprocess.run([*git, "check-ignore", "memory/.index.sqlite", "memory/.index.sqlite-wal"],
+                             capture_output=True, text=True)
+    assert ignored.stdout.split() == ["memory/.index.sqlite", "memory/.index.sqlite-wal"]
+    status = subprocess.run([*git, "status", "--porcelain"], capture_output=True, text=True, check=True).stdout
+    assert status == ""

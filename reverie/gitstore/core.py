@@ -25,7 +25,7 @@ from ..workspace import Workspace, check_relative
 from . import queries
 from .blame import blame_lines, provenance
 from .diffing import file_changes, stat_body
-from .location import RepoLocation, choose, is_marked
+from .location import RepoLocation, choose, expand_tracked, is_marked, is_tracked
 from .merge import merge3
 from .objects import blob_id, identity, read_blob, read_blob_ids
 from .repo import MemoryRepo, branch_ref, create_repo, heal_head, mark_adopted, read_head, sync_ignore_rules
@@ -62,7 +62,8 @@ class GitStore:
     def _paths(self) -> list[str]:
         """Paths Reverie commits: the tracked files, plus the workspace's .gitignore when Reverie manages it."""
         loc = self._ready()
-        return [*self.tracked, ".gitignore"] if loc.owns_gitignore else self.tracked
+        paths = expand_tracked(self.workspace.root, self.tracked)  # globs (dated memory files) → files on disk
+        return [*paths, ".gitignore"] if loc.owns_gitignore else paths
 
     def _ready(self) -> RepoLocation:
         if self._loc is None:
@@ -203,7 +204,7 @@ class GitStore:
             changes: dict[str, bytes | None] = {}
             for path, text in files.items():
                 rel = check_relative(path)
-                if rel not in self._paths:
+                if rel not in self._paths and not is_tracked(rel, self.tracked):
                     raise GitStoreError(f"{path!r} is not a tracked file ({', '.join(self.tracked)})")
                 changes[rel] = text.encode("utf-8", errors="surrogateescape")
             head = self._commit_manual(repo, ref, head)
@@ -348,7 +349,7 @@ class GitStore:
             head = read_head(repo, branch_ref(repo))
             if head is None:
                 return []
-            contents = self._contents(store, store[head].tree, self.tracked)
+            contents = self._contents(store, store[head].tree, expand_tracked(self.workspace.root, self.tracked))
             for path, data in contents.items():
                 lines = _text(data).splitlines()
                 wanted = [i for i, line in enumerate(lines) if text in line]

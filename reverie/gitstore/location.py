@@ -23,7 +23,10 @@ else's repository. With a separate git dir the rules are always enforced for the
 
 from __future__ import annotations
 
+import fnmatch
 import logging
+import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +41,8 @@ __all__ = [
     "is_marked",
     "is_memory_repo",
     "gitignore_text",
+    "expand_tracked",
+    "is_tracked",
     "GITIGNORE_MARK",
     "SEPARATE_DIR",
 ]
@@ -161,6 +166,46 @@ def choose(root: Path) -> RepoLocation:
         log.info("%s is inside another git repository; the memory repo lives in %s", root, sep)
         return RepoLocation(sep, root, True)
     return RepoLocation(dot, root, False)
+
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+def expand_tracked(root: Path, entries: list[str]) -> list[str]:
+    """Tracked entries as file paths: a plain path as is; a glob in its last component (``memory/2*.md``) as the
+    regular files on disk that match it, sorted. The ``.gitignore`` keeps the glob itself."""
+    out: list[str] = []
+    for rel in entries:
+        if not _GLOB_CHARS.search(rel):
+            out.append(rel)
+            continue
+        directory, _, pattern = rel.rpartition("/")
+        if _GLOB_CHARS.search(directory):
+            log.warning("tracked entry %r: a glob is allowed in the file name only; ignored", rel)
+            continue
+        base = root / directory if directory else root
+        try:
+            names = sorted(os.listdir(base))
+        except OSError:
+            continue
+        for name in names:
+            path = base / name
+            if fnmatch.fnmatchcase(name, pattern) and path.is_file() and not path.is_symlink():
+                out.append(f"{directory}/{name}" if directory else name)
+    return list(dict.fromkeys(out))
+
+
+def is_tracked(rel: str, entries: list[str]) -> bool:
+    """Whether ``rel`` is a tracked path: listed as is, or matching a glob entry (its directory literally)."""
+    for entry in entries:
+        if entry == rel:
+            return True
+        if _GLOB_CHARS.search(entry):
+            directory, _, pattern = entry.rpartition("/")
+            rdir, _, name = rel.rpartition("/")
+            if rdir == directory and fnmatch.fnmatchcase(name, pattern):
+                return True
+    return False
 
 
 def gitignore_text(tracked: list[str]) -> str:

@@ -33,7 +33,7 @@ import logging
 import os
 import re
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -165,13 +165,18 @@ def _request(task: str, workspace: Workspace, messages: Sequence[Mapping[str, An
 
 
 # -- session-end memory files ---------------------------------------------------------------------------------
+#: ``commit(message, {path: new content})``: GitStore's commit (kind ``recall``), which writes the file itself
+#: after the ref update (its crash-safe order), so the dated file and its commit never disagree.
+Commit = Callable[[str, dict[str, str]], Any]
+
+
 async def write_session_file(workspace: Workspace, client: Any, key: str, messages: Sequence[Mapping[str, Any]], *,
                              config: Config | None = None, now: datetime | None = None,
-                             model: str | None = None) -> SessionFileResult:
+                             model: str | None = None, commit: Commit | None = None) -> SessionFileResult:
     """Summarise an ending session into ``memory/YYYY-MM-DD-<slug>.md`` (see the module docstring).
 
     ``client`` is a ``ModelClient``; ``messages`` are the session's messages (nanobot format). Never raises for a
-    model failure: the raw excerpt is written instead.
+    model failure: the raw excerpt is written instead. With ``commit``, the file is written through it.
     """
     settings = (config or client.config).memory.session_files
     now = now or datetime.now()
@@ -199,7 +204,12 @@ async def write_session_file(workspace: Workspace, client: Any, key: str, messag
         slug = slugify(" ".join(w for w in first.split() if w.lower() not in STOPWORDS)) or slugify(first) or "session"
     assert slug is not None
     text = _render_session_file(key, messages, slug, summary, now)
-    path = _create_exclusive(workspace, f"{now:%Y-%m-%d}-{slug}", text)
+    stem = f"{now:%Y-%m-%d}-{slug}"
+    if commit is not None:
+        path = _free_name(workspace, stem)
+        commit(f"recall: session file for {key}", {path: text})
+    else:
+        path = _create_exclusive(workspace, stem, text)
     return SessionFileResult("written" if summary is not None else "raw", path, slug, raw_reason)
 
 
@@ -234,6 +244,14 @@ def _key_messages(messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, An
     if last_reply is not None:
         chosen.append(last_reply)
     return [m for _, m in sorted(chosen, key=lambda p: p[0])]
+
+
+def _free_name(workspace: Workspace, stem: str) -> str:
+    for n in range(1, 1000):
+        rel = f"memory/{stem}.md" if n == 1 else f"memory/{stem}-{n}.md"
+        if not workspace.resolve(rel).exists():
+            return rel
+    raise FileExistsError(f"no free name for memory/{stem}.md")
 
 
 def _create_exclusive(workspace: Workspace, stem: str, text: str) -> str:
@@ -271,12 +289,14 @@ def flush_due(estimated_tokens: int, trigger_tokens: int, config: Config) -> boo
 
 async def maybe_flush(workspace: Workspace, client: Any, key: str, messages: Sequence[Mapping[str, Any]], *,
                       estimated_tokens: int, trigger_tokens: int, cycle: int, config: Config | None = None,
-                      now: datetime | None = None, model: str | None = None) -> FlushResult:
+                      now: datetime | None = None, model: str | None = None,
+                      commit: Commit | None = None) -> FlushResult:
     """Before compaction, save the session's durable facts to ``memory/YYYY-MM-DD.md`` — once per ``cycle``.
 
     Call it on every turn with the session's prompt estimate and the consolidation trigger; ``cycle`` is the
     session's ``last_consolidated`` (it moves when a compaction happens, opening a new cycle). A model failure is
-    returned as ``failed`` (not recorded, so the next turn tries again), never raised.
+    returned as ``failed`` (not recorded, so the next turn tries again), never raised. With ``commit``, the day's
+    file is extended through it (a whole-file atomic write after the commit) instead of an ``O_APPEND`` write.
     """
     config = config or client.config
     if not config.memory.flush.enabled:
@@ -306,7 +326,7 @@ async def maybe_flush(workspace: Workspace, client: Any, key: str, messages: Seq
     duplicates = 0
     with FileLock(str(workspace.state_dir / "flush.lock"), timeout=30):
         if facts:
-            added, duplicates = _append_facts(workspace, rel, day, facts)
+            added, duplicates = _append_facts(workspace, rel, day, facts, commit, key)
         state = _read_state(state_path)
         state[key] = cycle
         atomic_write(state_path, orjson.dumps(state, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
@@ -328,7 +348,8 @@ def _norm(fact: str) -> str:
     return " ".join(re.findall(r"\w+", fact.lower()))
 
 
-def _append_facts(workspace: Workspace, rel: str, day: str, facts: list[str]) -> tuple[list[str], int]:
+def _append_facts(workspace: Workspace, rel: str, day: str, facts: list[str], commit: Commit | None = None,
+                  key: str = "") -> tuple[list[str], int]:
     """Append the facts not already in the day's file (caller holds the flush lock). One write, fsynced."""
     path: Path = workspace.resolve(rel)
     existing = read_text_lossy(path)
@@ -346,7 +367,11 @@ def _append_facts(workspace: Workspace, rel: str, day: str, facts: list[str]) ->
         prefix = f"# {day}\n\n"
     elif not existing.endswith("\n"):
         prefix = "\n"  # repair a torn or hand-edited tail so the next bullet starts on its own line
-    payload = (prefix + "".join(f"- {f}\n" for f in new)).encode("utf-8", "replace")
+    addition = prefix + "".join(f"- {f}\n" for f in new)
+    if commit is not None:
+        commit(f"recall: {len(new)} fact(s) flushed from {key} before compaction", {rel: existing + addition})
+        return new, len(facts) - len(new)
+    payload = addition.encode("utf-8", "replace")
     created = not path.exists()
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
@@ -372,23 +397,27 @@ def _read_state(path: Path) -> dict[str, int]:
     return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, int)} if isinstance(data, dict) else {}
 
 
-def consolidator_hooks(workspace: Workspace, client: Any, config: Config) -> dict[str, Any]:
+def consolidator_hooks(workspace: Workspace, client: Any, config: Config,
+                       commit: Commit | None = None) -> dict[str, Any]:
     """The ``Consolidator`` hooks that run the flush before compaction and write the session file at ``/new``.
 
-    Neither ever fails the turn or the ``/new``: a disk or index error is logged and the conversation goes on.
+    ``commit(message, {path: content})`` versions a written dated file (``Runtime`` passes GitStore's commit,
+    kind ``recall``), which then writes the file. Neither hook ever fails the turn or the ``/new``: a disk, git or
+    model error is logged and the conversation goes on.
     """
+
 
     async def before_compaction(session: Any, estimate: int, budget: int) -> None:
         try:
             await maybe_flush(workspace, client, session.key, session.messages[session.last_consolidated:],
                               estimated_tokens=estimate, trigger_tokens=budget, cycle=session.last_consolidated,
-                              config=config)
+                              config=config, commit=commit)
         except (ReverieError, OSError) as exc:
             log.warning("pre-compaction flush of session %s failed: %s", session.key, exc)
 
     async def at_new_session(session: Any) -> None:
         try:
-            await write_session_file(workspace, client, session.key, session.messages, config=config)
+            await write_session_file(workspace, client, session.key, session.messages, config=config, commit=commit)
         except (ReverieError, OSError) as exc:
             log.warning("session-end memory file of %s failed: %s", session.key, exc)
 
