@@ -345,3 +345,13 @@ def test_a_second_archiver_waits_or_skips_never_double_archives(workspace, facts
     again = run(cons.archive_all(s))
     assert sum(again.archived) == 50 - first.offsets[-1]
     assert len(history(store)) == first.rounds + again.rounds
+
+
+def test_archive_call_fits_a_small_context_window(workspace, facts_model):
+    store, cons, sessions = build(workspace, facts_model)  # budget 2048 tokens, maxTokens 1024
+    s = fill(sessions, "k", 25)
+    run(cons.maybe_consolidate(s))
+    prompt = facts_model.prompts[-1]
+    context = protocol.parse_sections(prompt.user)[protocol.SECTION_CONTEXT]
+    assert 0 < len(context) <= cons.budget // 2 and prompt.max_tokens == 1024
+    assert "assistant turn" in context  # the most recent lines before the slice are the ones kept

@@ -52,12 +52,21 @@ def request_messages(
     *,
     fallback_stamp: str,
     owner: str | None = None,
+    context_chars: int = 8_000,
 ) -> list[dict[str, str]]:
-    """The archive call's messages: system prompt, then the two protocol sections."""
+    """The archive call's messages: system prompt, then the two protocol sections (the context keeps its most
+    recent lines within ``context_chars``, so a small context window is not overrun by mere context)."""
+    lines = render_transcript(context, fallback_stamp=fallback_stamp, owner=owner, limit=1_000).splitlines()
+    kept: list[str] = []
+    used = 0
+    for line in reversed(lines):
+        if used + len(line) + 1 > context_chars:
+            break
+        kept.append(line)
+        used += len(line) + 1
     body = protocol.render_sections(
         [
-            (protocol.SECTION_CONTEXT, render_transcript(context, fallback_stamp=fallback_stamp, owner=owner, limit=1_000)
-             or protocol.NOTHING),
+            (protocol.SECTION_CONTEXT, "\n".join(reversed(kept)) or protocol.NOTHING),
             (protocol.SECTION_ARCHIVE, render_transcript(archive, fallback_stamp=fallback_stamp, owner=owner)),
         ]
     )
@@ -102,11 +111,15 @@ async def summarise(
     fallback_stamp: str,
     owner: str | None = None,
     model: str | None = None,
+    context_chars: int = 8_000,
+    max_tokens: int = _MAX_REPLY_TOKENS,
 ) -> ArchiveReply:
     """Ask the model for the slice's fact lines; never raises for a model failure (it is reported instead)."""
-    messages = request_messages(workspace, context, archive, fallback_stamp=fallback_stamp, owner=owner)
+    messages = request_messages(
+        workspace, context, archive, fallback_stamp=fallback_stamp, owner=owner, context_chars=context_chars
+    )
     try:
-        reply = await client.complete(messages, model=model, max_tokens=_MAX_REPLY_TOKENS)
+        reply = await client.complete(messages, model=model, max_tokens=max_tokens)
     except ModelError as exc:  # the client turns every provider failure into ModelError after its retries
         log.warning("archive call failed: %s", exc)
         return ArchiveReply(failure=f"model error: {exc}")

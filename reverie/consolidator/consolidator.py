@@ -248,6 +248,8 @@ class Consolidator:
         reply = await summarise(
             self.client, self.store.workspace, messages[max(0, start - CONTEXT_MESSAGES) : start], messages[start:end],
             fallback_stamp=stamp, owner=owner, model=self.config.model,
+            # Context ≤ ~budget/8 tokens and a reply ≤ maxTokens: with a slice ≤ budget/2 the call fits the window.
+            context_chars=min(8_000, self.budget // 2), max_tokens=min(4_096, self.config.defaults.max_tokens),
         )
         result.usage = result.usage + reply.usage
         result.rounds += 1
