@@ -17,6 +17,7 @@ from .commands.render import dream_result
 from .commands.router import Notify
 from .config import OFFLINE_MODEL
 from .consolidator.estimate import prompt_messages
+from .recall.tool import complete_with_memory_search, recall_context
 from .runtime import Runtime
 
 if TYPE_CHECKING:
@@ -97,8 +98,12 @@ class ChatAgent:
         await rt.consolidator.maybe_consolidate(self.session)
         if self.offline:
             return _OFFLINE_REPLY
-        messages = prompt_messages(rt.store, self.session, extra_system=agent_preamble(rt))
-        response = await rt.client.complete(messages, max_tokens=rt.config.defaults.max_tokens)
+        # Recall: the top hits for this message when memory.search.autoRecall is on, and the memory_search tool.
+        recalled = await recall_context(rt.recall, text)
+        extra = agent_preamble(rt) + (f"\n\n{recalled}" if recalled else "")
+        messages = prompt_messages(rt.store, self.session, extra_system=extra)
+        response = await complete_with_memory_search(rt.client, rt.recall, messages,
+                                                     max_tokens=rt.config.defaults.max_tokens)
         answer = (response.content or "").strip()
         rt.sessions.append(self.session, {"role": "assistant", "content": answer})
         return answer

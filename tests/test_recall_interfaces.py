@@ -93,3 +93,46 @@ def test_recall_chat_command(workspace, store):
     assert "Nothing in memory matches" in asyncio.run(router.handle("/recall zeppelin"))
     assert "needs something to look for" in asyncio.run(router.handle("/recall"))
     assert "/recall QUERY" in asyncio.run(router.handle("/help recall"))
+
+
+def _chat_agent(workspace, model: str, **search):
+    from reverie.chat import ChatAgent
+    from reverie.runtime import Runtime
+
+    data = {"agents": {"defaults": {"model": model}}, "memory": {"search": search}, "llm": {"maxRetries": 0}}
+    return ChatAgent(Runtime(workspace, config=Config.model_validate(data)), session_key="cli:t")
+
+
+def test_chat_agent_uses_the_memory_search_tool(workspace, store):
+    from reverie.llm import ScriptedModel, ToolCall
+
+    store.append_history("the passport is in the blue drawer")
+    fake = ScriptedModel.register("recall-chat")
+    try:
+        fake.enqueue(ToolCall("c1", "memory_search", {"query": "passport", "k": 2}), "In the blue drawer.")
+        agent = _chat_agent(workspace, fake.model)
+        assert asyncio.run(agent.respond("where did I put my passport?")) == "In the blue drawer."
+        first, second = fake.prompts
+        assert [t["function"]["name"] for t in first.tools] == ["memory_search"]
+        tool_msg = second.messages[-1]
+        assert tool_msg["role"] == "tool" and tool_msg["tool_call_id"] == "c1"
+        result = orjson.loads(tool_msg["content"])
+        assert any("blue drawer" in h["snippet"] and h["ref"]["cursor"] == 1 for h in result["hits"])
+        assert "Recalled memory" not in first.system  # auto-recall is off by default
+    finally:
+        ScriptedModel.unregister("recall-chat")
+
+
+def test_chat_agent_auto_recall_adds_hits_to_the_system_prompt(workspace, store):
+    from reverie.llm import ScriptedModel
+
+    store.append_history("the passport is in the blue drawer")
+    fake = ScriptedModel.register("recall-auto")
+    try:
+        fake.enqueue("Blue drawer.")
+        agent = _chat_agent(workspace, fake.model, autoRecall=True)
+        asyncio.run(agent.respond("passport location?"))
+        system = fake.prompts[0].system
+        assert "## Recalled memory" in system and "memory/history.jsonl#cursor=1" in system
+    finally:
+        ScriptedModel.unregister("recall-auto")

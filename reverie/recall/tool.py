@@ -12,7 +12,11 @@ from ..errors import RecallError
 from .search import Recall
 from .types import SOURCE_KINDS, Hit, SearchFilters
 
-__all__ = ["MEMORY_SEARCH_TOOL", "run_memory_search_tool", "recall_context", "render_hits"]
+__all__ = ["MEMORY_SEARCH_TOOL", "run_memory_search_tool", "recall_context", "render_hits", "complete_with_memory_search",
+           "MAX_TOOL_ROUNDS"]
+
+#: Model turns that may call ``memory_search`` before the answer is requested without tools.
+MAX_TOOL_ROUNDS = 3
 
 #: An OpenAI-style function tool an agent loop can register; execute calls with ``run_memory_search_tool``.
 MEMORY_SEARCH_TOOL: dict[str, Any] = {
@@ -87,3 +91,27 @@ def render_hits(hits: list[Hit]) -> str:
 
 def _json(data: Any) -> str:
     return orjson.dumps(data).decode()
+
+
+async def complete_with_memory_search(client: Any, recall: Recall, messages: list[dict[str, Any]], *,
+                                      max_tokens: int | None = None, rounds: int = MAX_TOOL_ROUNDS) -> Any:
+    """A chat completion in which the model may call ``memory_search`` (at most ``rounds`` times) before answering.
+
+    ``client`` is a ``ModelClient``; ``messages`` is extended in place with the tool exchange. Returns the final
+    ``ModelResponse``. A call to any other tool gets an error result, so the model can recover.
+    """
+    for _ in range(rounds):
+        response = await client.complete(messages, tools=[MEMORY_SEARCH_TOOL], max_tokens=max_tokens)
+        if not response.tool_calls:
+            return response
+        messages.append({"role": "assistant", "content": response.content, "tool_calls": [
+            {"id": c.id, "type": "function",
+             "function": {"name": c.name, "arguments": c.raw_arguments or _json(c.arguments or {})}}
+            for c in response.tool_calls]})
+        for call in response.tool_calls:
+            if call.name == "memory_search":
+                result = await run_memory_search_tool(recall, call.arguments)
+            else:
+                result = _json({"error": f"unknown tool {call.name!r}; the only tool is memory_search"})
+            messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": result})
+    return await client.complete(messages, max_tokens=max_tokens)
