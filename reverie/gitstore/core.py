@@ -32,7 +32,7 @@ from .repo import MemoryRepo, branch_ref, create_repo, heal_head, mark_adopted, 
 from .trailers import BATCH, KIND, RESTORE_OF, REVERT_OF, format_message, parse_batch, split_message
 from .types import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
 from .upkeep import after_commit, pack_all
-from .writer import clean_temp_files, recover_pending, remove_stale_locks, state_dir, transact
+from .writer import ResolvedPaths, clean_temp_files, recover_pending, remove_stale_locks, state_dir, transact
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,7 @@ class GitStore:
         self._who = identity(self.config.author_name, self.config.author_email)
         self._loc: RepoLocation | None = None
         self._held: MemoryRepo | None = None
+        self._targets: ResolvedPaths | None = None  # set for the duration of a write
 
     # -- plumbing (``_open``, ``_writing``, ``_paths``, ``_who`` are also used by gitstore.purge) ---------------
     @property
@@ -104,19 +105,23 @@ class GitStore:
         try:
             lock.acquire(timeout=LOCK_TIMEOUT)
         except Timeout:
-            raise LockTimeoutError(f"the memory repo {loc.git_dir} is busy (lock held for {LOCK_TIMEOUT:.0f}s)") from None
+            busy = f"the memory repo {loc.git_dir} is busy (lock held for {LOCK_TIMEOUT:.0f}s)"
+            raise LockTimeoutError(busy) from None
+        self._targets = ResolvedPaths(self.workspace)
         try:
             with self._open() as repo:
                 ref = branch_ref(repo)
-                recover_pending(repo, loc.git_dir, self.workspace, ref)
+                recover_pending(repo, loc.git_dir, self._targets, ref)
                 yield repo, ref, heal_head(repo, loc.git_dir, ref)
         finally:
+            self._targets = None
             lock.release()
 
     def _disk(self, paths: list[str]) -> dict[str, bytes | None]:
         out: dict[str, bytes | None] = {}
+        resolver = self._targets or self.workspace
         for path in paths:
-            target = self.workspace.resolve(path)
+            target = resolver.resolve(path)
             out[path] = target.read_bytes() if target.is_file() else None
         return out
 
@@ -137,7 +142,8 @@ class GitStore:
         stats = file_changes(current, real)
         extra = {k: v for k, v in (trailers or {}).items() if k != KIND}  # the kind argument is the one kind
         message = format_message(subject, stat_body(stats), {KIND: kind, **extra})
-        sha = transact(repo, self._ready().git_dir, self.workspace, ref, head, real, message, self._who)
+        where = self._targets or self.workspace
+        sha = transact(repo, self._ready().git_dir, where, ref, head, real, message, self._who)
         if sha is not None:
             after_commit(repo, self._ready().git_dir, self.config.gc_every)
         return sha, stats
@@ -248,9 +254,8 @@ class GitStore:
             head = self._commit_manual(repo, ref, head)
             subject = split_message(commit.message.decode("utf-8", "replace"))[0]
             short = target.decode()[: queries.SHORT]
-            sha, stats = self._commit_locked(
-                repo, ref, head, merged, f"revert: undo {short} ({subject})"[:200], "revert", {REVERT_OF: target.decode()}
-            )
+            title = f"revert: undo {short} ({subject})"[:200]
+            sha, stats = self._commit_locked(repo, ref, head, merged, title, "revert", {REVERT_OF: target.decode()})
         return OperationResult(sha.decode() if sha else None, stats, self._rewind(rewind))
 
     def _replay_target(self, commit) -> int:  # type: ignore[no-untyped-def]

@@ -127,4 +127,5 @@ def tree_diff(store, old_tree: bytes | None, new_tree: bytes | None, paths: list
 
 def show(store, sha: bytes, paths: list[str]) -> CommitDetail:
     commit = store[sha]
-    return CommitDetail(commit_info(store, commit, paths), tree_diff(store, _parent_tree(store, commit), commit.tree, paths))
+    diff = tree_diff(store, _parent_tree(store, commit), commit.tree, paths)
+    return CommitDetail(commit_info(store, commit, paths), diff)

@@ -48,6 +48,7 @@ __all__ = [
     "write_in_place",
     "remove_stale_locks",
     "update_index",
+    "ResolvedPaths",
 ]
 
 PENDING = "pending"
@@ -75,7 +76,22 @@ def _marker_done(marker: Path) -> None:
     write_in_place(marker, b"#", pad=0)
 
 
-def write_workspace_file(workspace: Workspace, path: str, data: bytes | None) -> None:
+class ResolvedPaths:
+    """``Workspace.resolve`` memoised for one operation: each tracked path's safety checks (a chain of lstat calls)
+    run once per commit instead of at every step. Accepted wherever this module takes a workspace."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        self._memo: dict[str, Path] = {}
+
+    def resolve(self, rel: str) -> Path:
+        path = self._memo.get(rel)
+        if path is None:
+            path = self._memo[rel] = self.workspace.resolve(rel)
+        return path
+
+
+def write_workspace_file(workspace: Workspace | ResolvedPaths, path: str, data: bytes | None) -> None:
     """Atomically replace (or delete, for None) a tracked file."""
     target = workspace.resolve(path)
     if data is None:
@@ -87,7 +103,7 @@ def write_workspace_file(workspace: Workspace, path: str, data: bytes | None) ->
 def transact(
     repo,
     git_dir: Path,
-    workspace: Workspace,
+    workspace: Workspace | ResolvedPaths,
     ref: bytes,
     old_head: bytes | None,
     changes: Mapping[str, bytes | None],
@@ -126,7 +142,7 @@ def transact(
     return commit.id
 
 
-def update_index(git_dir: Path, workspace: Workspace, entries: Mapping[str, bytes | None]) -> None:
+def update_index(git_dir: Path, workspace: Workspace | ResolvedPaths, entries: Mapping[str, bytes | None]) -> None:
     """Keep git's index in step with HEAD for the committed paths, so ``git status`` in the workspace is clean.
     The index is only git's cache: failing to update it is logged, never fatal."""
     path = git_dir / "index"
@@ -163,7 +179,7 @@ def remove_stale_locks(git_dir: Path, ref: bytes | None, scan_objects: bool) -> 
             path.unlink(missing_ok=True)
 
 
-def recover_pending(repo, git_dir: Path, workspace: Workspace, ref: bytes | None) -> None:
+def recover_pending(repo, git_dir: Path, workspace: Workspace | ResolvedPaths, ref: bytes | None) -> None:
     """Finish or discard a transaction a crash interrupted (see the module docstring). Caller holds the lock."""
     marker = state_dir(git_dir) / PENDING
     try:
@@ -195,7 +211,7 @@ def recover_pending(repo, git_dir: Path, workspace: Workspace, ref: bytes | None
                 log.warning("finishing an interrupted commit: %s rolled forward to %s", path, head.decode()[:8])
                 write_workspace_file(workspace, path, read_blob(store, new_ids[path]))
             else:
-                log.warning("%s changed during an interrupted commit; kept as is (it will be committed as manual)", path)
+                log.warning("%s changed during an interrupted commit; kept (it will be committed as manual)", path)
     _marker_done(marker)
 
 
