@@ -1,0 +1,320 @@
+"""Crash-consistency harness: run the whole pipeline, SIGKILL it at random moments, check what a restart finds.
+
+Run as ``python -m tests.support.crash_harness WORKDIR --rounds N --seed S``. The process imports Reverie and
+litellm once, then works as a fork server: each round forks a *worker* that appends history entries, appends and
+archives session messages (the Consolidator's ``/new``), runs Dream on the offline engine, restores Dream commits
+and makes a person's edits — journalling every acknowledged result outside the workspace — and kills it with
+SIGKILL after a random delay. A fresh forked *checker* then opens the workspace as a restart would (GitStore
+recovery, Dream reconciliation) and checks the invariants below; any violation ends the run with exit 1 and a
+JSON report. Forking (instead of a new interpreter per round) keeps 200 rounds within minutes: importing litellm
+alone costs seconds. A SIGKILLed process loses nothing the kernel already has, which is the failure this models
+(not power loss, which the fsyncs are for).
+
+Invariants after every restart:
+1. every history append that returned a cursor is present exactly once, with its content; cursors are unique
+   and strictly increasing in file order;
+2. the memory files are valid UTF-8 and equal HEAD's version, or a person's edit the next commit records;
+3. ``git fsck --full`` (the git CLI) is clean;
+4. ``.dream_cursor`` is never behind the newest Dream commit's ``Reverie-Cursor`` (a committed batch is never
+   replayed) nor past the log's last cursor, and every entry it has passed was consumed by a committed Dream
+   batch, a dead-letter record, a completed run, or a run killed in flight (never skipped unprocessed);
+5. every session file loads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+CITIES = ["Porto", "Lisbon", "Berlin", "Oslo", "Kyoto", "Quito", "Hanoi", "Tunis"]
+LIKES = ["green tea", "dark mode", "short answers", "Rust", "cycling", "jazz", "vim", "long walks"]
+TECH = ["PostgreSQL", "SQLite", "Redis", "Kafka", "DuckDB", "NATS", "Temporal", "ClickHouse"]
+FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md")
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Journal:
+    """Append-only record of acknowledged results, outside the workspace (a torn last line is tolerated)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def open(self) -> None:
+        self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def jot(self, **record: Any) -> None:
+        os.write(self.fd, orjson.dumps(record) + b"\n")
+
+    def read(self) -> list[dict[str, Any]]:
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return []
+        out = []
+        for line in raw.splitlines():
+            try:
+                out.append(orjson.loads(line))
+            except orjson.JSONDecodeError:
+                pass  # the worker was killed mid-write
+        return out
+
+
+def _fact(rng: random.Random) -> tuple[str, bool]:
+    """A history entry, and whether Dream must change memory for it (a decision about a never-seen service)."""
+    if rng.random() < 0.6:
+        return f"- [durable] We decided to use {rng.choice(TECH)} for service s{rng.randrange(10**9)}", True
+    return rng.choice([
+        f"- [permanent] The user lives in {rng.choice(CITIES)}",
+        f"- [correction] The user moved to {rng.choice(CITIES)}",
+        f"- [durable] The user likes {rng.choice(LIKES)}",
+        f"- [durable] We decided to use {rng.choice(TECH)} for project {rng.choice('ABCDEFGH')}",
+        "- [durable] Always answer in English",
+        f"- [ephemeral] The user had {rng.choice(LIKES)} today",
+    ]), False
+
+
+# -- the worker: does everything the pipeline does, until it is killed --------------------------------------------
+async def _work(ws: Path, journal: Journal, rng: random.Random) -> None:
+    from reverie.runtime import Runtime
+
+    rt = Runtime(ws)
+    store, git, sessions, dream = rt.store, rt.git, rt.sessions, rt.dream
+    session = sessions.get_or_create("cli:crash")
+    while True:
+        roll = rng.random()
+        if roll < 0.45:
+            content, must_change = _fact(rng)
+            cursor = store.append_history(content)
+            journal.jot(op="append", cursor=cursor, content=content, must_change=must_change)
+        elif roll < 0.60:
+            for role, text in (("user", f"I live in {rng.choice(CITIES)} and I like {rng.choice(LIKES)}."),
+                               ("assistant", "Noted.")):
+                sessions.append(session, {"role": role, "content": text})
+            if rng.random() < 0.3:
+                journal.jot(op="new-start")
+                await rt.consolidator.new_session(session)
+                journal.jot(op="new-end")
+        elif roll < 0.85:
+            start = store.dream_cursor()
+            journal.jot(op="dream-start", cursor=start, last=store.last_cursor(), batch=rt.config.dream.max_batch_size)
+            result = await dream.run()
+            journal.jot(op="dream-end", status=result.status, first=result.first, last=result.last,
+                        commit=result.commit)
+        elif roll < 0.93:
+            dreams = git.log(limit=1, kind="dream")
+            if dreams:
+                res = git.restore(dreams[0].sha)
+                journal.jot(op="restore", of=dreams[0].sha, commit=res.commit)
+        else:
+            rel = rng.choice(("USER.md", "memory/MEMORY.md"))
+            text = store.workspace.read(rel) + f"- hand-written note {rng.randrange(10**6)}\n"
+            journal.jot(op="manual", path=rel, digest=_digest(text))
+            store.workspace.write(rel, text)
+
+
+def _worker(ws: Path, journal: Journal, seed: int) -> None:
+    journal.open()
+    asyncio.run(_work(ws, journal, random.Random(seed)))
+
+
+# -- the checker: a restart, then the invariants ---------------------------------------------------------------------
+def _check(ws: Path, journal: Journal) -> list[str]:
+    from reverie.dream.deadletter import deadletter_path, read_dead_letters
+    from reverie.gitstore import trailers as tr
+    from reverie.history import BadLine, HistoryEntry
+    from reverie.runtime import Runtime
+
+    problems: list[str] = []
+    records = journal.read()
+    rt = Runtime(ws)
+    git = rt.git  # GitStore.ensure(): crash recovery
+    rt.dream.reconcile()
+
+    # 1. history
+    order: list[int] = []
+    by_cursor: dict[int, list[str]] = {}
+    raw = rt.store.workspace.history_path.read_bytes() if rt.store.workspace.history_path.exists() else b""
+    for line in raw.splitlines():
+        try:
+            entry = HistoryEntry.from_json(line)
+        except BadLine:
+            continue
+        order.append(entry.cursor)
+        by_cursor.setdefault(entry.cursor, []).append(entry.content)
+    if any(b <= a for a, b in zip(order, order[1:])):
+        problems.append("history cursors are not strictly increasing in file order")
+    for rec in records:
+        if rec["op"] == "append":
+            got = by_cursor.get(rec["cursor"], [])
+            if got != [rec["content"]]:
+                problems.append(f"acknowledged cursor {rec['cursor']} appears {len(got)} time(s): {got[:2]}")
+
+    # 2. memory files
+    manual = {r["digest"] for r in records if r["op"] == "manual"}
+    head = git.head()
+    for rel in FILES:
+        data = (ws / rel).read_bytes() if (ws / rel).exists() else b""
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            problems.append(f"{rel} is not valid UTF-8")
+            continue
+        at_head = git.file_at(head, rel) if head else None
+        if text != (at_head or "") and _digest(text) not in manual:
+            problems.append(f"{rel} matches neither HEAD nor a person's edit")
+
+    # 3. git fsck
+    fsck = subprocess.run(["git", f"--git-dir={git.git_dir}", "fsck", "--full", "--no-progress"],
+                          capture_output=True, text=True)
+    if fsck.returncode != 0 or "error" in fsck.stderr.lower():
+        problems.append(f"git fsck failed: {fsck.stdout[-300:]} {fsck.stderr[-300:]}")
+
+    # 4. the Dream cursor
+    cursor = rt.store.dream_cursor()
+    last = max(order, default=0)
+    if cursor > last:
+        problems.append(f".dream_cursor {cursor} is past the log's last cursor {last}")
+    covered: set[int] = set()
+    newest_committed = 0
+    for info in git.log(limit=1_000_000, kind="dream"):
+        span = tr.parse_batch(info.trailers.get(tr.BATCH))
+        if span:
+            covered.update(range(span[0], span[1] + 1))
+            newest_committed = max(newest_committed, span[1])
+    if cursor < newest_committed:
+        problems.append(f".dream_cursor {cursor} is behind committed Dream batch ending at {newest_committed}")
+    for dead in read_dead_letters(deadletter_path(rt.store.workspace.memory_dir)):
+        covered.update(range(dead.first, dead.last + 1))
+    started: list[dict[str, Any]] = []
+    for rec in records:
+        if rec["op"] == "dream-start":
+            started.append(rec)
+        elif rec["op"] == "dream-end":
+            started.pop() if started else None
+            if rec["first"] is not None and rec["status"] in ("ok", "no-change", "dead-lettered"):
+                covered.update(range(rec["first"], rec["last"] + 1))
+    # A run killed in flight may have consumed its batch as "no change" (cursor moved, no commit) — but only a
+    # batch in which no entry demanded a change; any other passed batch without a commit was skipped.
+    must_change = {r["cursor"] for r in records if r["op"] == "append" and r.get("must_change")}
+    for rec in started:
+        batch = range(rec["cursor"] + 1, min(rec["cursor"] + rec["batch"], rec["last"]) + 1)
+        if not must_change.intersection(batch):
+            covered.update(batch)
+    skipped = [c for c in by_cursor if c <= cursor and c not in covered]
+    if skipped:
+        problems.append(f".dream_cursor {cursor} passed entries no run consumed: {sorted(skipped)[:10]}")
+
+    # 5. sessions
+    for info in rt.sessions.list():
+        if rt.sessions.load(info.path) is None:
+            problems.append(f"session {info.path} does not load")
+    return problems
+
+
+def _fork(target: Any, *args: Any) -> int:
+    pid = os.fork()
+    if pid == 0:  # child: never return into the caller's frames
+        code = 0
+        try:
+            target(*args)
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()
+            code = 3
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    return pid
+
+
+def _wait(pid: int, timeout: float) -> int | None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.01)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("workdir", type=Path)
+    ap.add_argument("--rounds", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--max-delay", type=float, default=0.5)
+    args = ap.parse_args(argv)
+
+    # Warm the fork server: every module and litellm, imported once. No thread may exist when we fork.
+    from reverie.dream.deadletter import read_dead_letters  # noqa: F401
+    from reverie.llm._litellm import get_litellm
+    from reverie.runtime import Runtime
+    import reverie.consolidator, reverie.dream, reverie.gitstore, reverie.recall.memfiles  # noqa: E401,F401
+
+    get_litellm()
+    warm = Runtime(args.workdir / "warm")  # a model call's one-time lazy set-up, paid once before forking
+    warm.workspace.init()
+    warm.store.append_history(_fact(random.Random(0))[0])
+    asyncio.run(warm.dream.run())
+    import threading
+
+    assert threading.active_count() == 1, "a thread exists: forking would be unsafe"
+
+    ws = args.workdir / "ws"
+    ws.mkdir(parents=True, exist_ok=True)
+    (ws / "reverie.json").write_text('{"agents": {"defaults": {"contextWindowTokens": 4096, "maxTokens": 512}}}')
+    Runtime(ws).workspace.init()
+    journal = Journal(args.workdir / "journal.jsonl")
+    rng = random.Random(args.seed)
+    killed_busy = 0
+    for round_no in range(args.rounds):
+        pid = _fork(_worker, ws, journal, rng.randrange(2**31))
+        time.sleep(rng.uniform(0.01, args.max_delay))
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            print(orjson.dumps({"round": round_no, "error": "the worker exited before it was killed"}).decode())
+            return 1
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        killed_busy += 1
+        checker = _fork(lambda: sys.exit(_report(round_no, _check(ws, journal))))
+        code = _wait(checker, 120)
+        if code != 0:
+            print(orjson.dumps({"round": round_no, "error": f"checker exit {code}"}).decode())
+            return 1
+    ops = [r["op"] for r in journal.read()]
+    summary = {op: ops.count(op) for op in sorted(set(ops))}
+    summary.update(rounds=args.rounds, kills=killed_busy)
+    print(orjson.dumps({"ok": True, "summary": summary}).decode())
+    return 0
+
+
+def _report(round_no: int, problems: list[str]) -> int:
+    if problems:
+        print(orjson.dumps({"round": round_no, "problems": problems}).decode())
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
