@@ -20,6 +20,7 @@ from ..gitstore.trailers import format_message
 from ..llm import protocol
 from ..llm.prompts import load_prompt
 from ..llm.types import Usage
+from ..security.untrusted import untrusted_soul_lines
 from ..store import MemoryStore
 from ..workspace import MEMORY, SOUL
 from . import transaction
@@ -182,6 +183,11 @@ class Dream:
             verdict = check(staged.base, changed, findings, cfg)
             if not verdict.ok:
                 raise _Failed("rejected", f"gate: {verdict.reason}")
+            batch = [e.content for e in entries]
+            laundered = untrusted_soul_lines(batch, staged.base.get(SOUL, ""), changed.get(SOUL))
+            if laundered:  # security: a SOUL.md rule only ever comes from what the user said
+                raise _Failed("rejected", f"gate: SOUL.md would take a rule from tool output or another participant "
+                                          f"({laundered[0][:80]!r})")
             done = replace(base, findings=findings, edits=tuple(tools.edits), usage=budget.usage,
                            iterations=budget.iterations, tool_calls=budget.tool_calls)
             if not changed:
