@@ -32,9 +32,10 @@ async def repl(args: argparse.Namespace) -> int:
     from ..runtime import Runtime
 
     async def show(text: str) -> None:
-        console.print(markdown(text))
+        console.print(markdown(text), soft_wrap=False)
 
     agent = ChatAgent(Runtime(workspace_of(args)), session_key=args.session, notify=show)
+    agent.runtime.workspace.init()  # a first chat starts from the starter memory files
     console.print(f"[dim]reverie chat · {agent.runtime.workspace.root} · /help for commands, /exit or Ctrl-D to leave[/]")
     if agent.offline:
         console.print(f"[yellow]{OFFLINE_NOTICE}[/]")

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     def say(title: str, text: str) -> None:
         if not args.json:
             console.print(Rule(title, align="left", style="cyan"))
-            console.print(markdown(text))
+            console.print(markdown(text), soft_wrap=False)
 
     report = asyncio.run(run_demo(root, say))
     if args.json:

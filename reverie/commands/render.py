@@ -87,6 +87,10 @@ def operation_reply(verb: str, target: str, result: Any) -> str:
     return "\n".join(lines)
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def _batch(result: Any) -> str:
     if result.first is None:
         return ""
@@ -107,7 +111,8 @@ def dream_result(result: Any) -> str:
     if status == "dead-lettered":
         return f"Dream set {batch} aside after repeated failures ({result.reason}); later entries will be processed."
     tokens = result.usage.total_tokens
-    stats = f"{result.iterations} model turns, {result.tool_calls} tool calls, {tokens:,} tokens"
+    stats = (f"{_n(result.iterations, 'model turn')}, {_n(result.tool_calls, 'tool call')}, "
+             f"{_n(tokens, 'token')}")
     lines: list[str] = []
     if result.dry_run:
         lines.append(f"Dream dry run over {batch}: nothing written ({stats}).")
