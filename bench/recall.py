@@ -142,7 +142,7 @@ async def _query_sample(sample: dict, ws: Workspace, refs: dict, now: datetime, 
 
 def run_quality(data_path: Path, variants: list[str]) -> None:
     samples = orjson.loads(data_path.read_bytes())
-    if any("wordllama" in v for v in variants):
+    if any(str(VARIANTS[v][0].get("embeddingModel", "")).startswith("wordllama/") for v in variants):
         register_wordllama()
     results: dict[str, dict[str, list[list[float]]]] = {v: defaultdict(list) for v in variants}
     timings: dict[str, float] = defaultdict(float)

@@ -8,6 +8,7 @@ embedding model takes — so tests exercise the real code path without a network
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import re
 import threading
@@ -17,6 +18,8 @@ from typing import Any
 from ..errors import ModelError
 
 __all__ = ["embed", "hash_embedding", "register_embedder", "HASH_PROVIDER"]
+
+log = logging.getLogger(__name__)
 
 HASH_PROVIDER = "hashembed"
 _WORD = re.compile(r"\w+")
@@ -111,6 +114,7 @@ async def embed(texts: list[str], *, model: str, config: Any = None, timeout: fl
     try:
         response = await litellm.aembedding(model=model, input=texts, timeout=timeout, **kwargs)
     except Exception as exc:  # the model boundary: every provider failure becomes one ModelError
+        log.debug("embedding with %s failed", model, exc_info=True)
         raise ModelError(f"embedding with {model} failed: {type(exc).__name__}") from None
     data = sorted(response.data, key=lambda d: d["index"] if isinstance(d, dict) else d.index)
     vectors = [list(d["embedding"] if isinstance(d, dict) else d.embedding) for d in data]

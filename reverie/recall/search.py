@@ -239,7 +239,7 @@ class Recall:
                 f"SELECT c.id FROM chunks c WHERE 1 {where}", params)), dtype=np.int64)
             sims = np.where(np.isin(ids, allowed), sims, -np.inf)
         n = min(limit, len(sims))
-        top = np.argpartition(-sims, n - 1)[:n]
+        top = np.argpartition(sims, len(sims) - n)[len(sims) - n:]  # the n largest, unordered
         return {int(ids[j]): float(sims[j]) for j in top if np.isfinite(sims[j])}
 
     def _vectors_for(self, ids: Any) -> dict[int, Any]:
