@@ -117,7 +117,7 @@ def _transcript(text: str) -> list[tuple[str, str, str]]:
             out.append((m.group("ts"), m.group("role"), m.group("text")))
         elif out and line.strip() and not line.startswith(("## ", "### ")):
             ts, role, prev = out[-1]
-            out[-1] = (ts, role, f"{prev}\n{line}")
+            out[-1] = (ts, role, f"{prev}\n{line[2:] if line.startswith('  ') else line}")
     return out
 
 
