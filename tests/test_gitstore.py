@@ -440,3 +440,18 @@ def test_dream_cursor_recovered_from_git(workspace: Workspace, caplog: pytest.Lo
         assert MemoryStore(workspace).dream_cursor() == 17
     assert "recovered 17" in caplog.text
     assert workspace.dream_cursor_path.read_text().strip() == "17"
+
+
+def test_dated_memory_files_deleted_or_restored(gs: GitStore, workspace: Workspace) -> None:
+    """Files tracked through a glob (memory/YYYY-MM-DD*.md) are committed, their deletion is a manual edit,
+    and a restore brings back a version that is no longer on disk."""
+    dated = "memory/2026-11-20.md"
+    assert gs.commit("recall: day notes", kind="recall", files={dated: "- met Ada\n"})
+    (workspace.root / dated).unlink()
+    assert dated in gs.dirty()
+    dream(gs, "# Memory\n- a\n", 1)
+    manual = gs.log(2)[1]
+    assert manual.kind == "manual" and [f.path for f in manual.files] == [dated]
+    gs.restore(manual.sha)
+    assert (workspace.root / dated).read_text() == "- met Ada\n"
+    assert dated in gs.show("HEAD").diff

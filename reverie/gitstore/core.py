@@ -11,7 +11,9 @@ The commit order and its recovery are specified in ``reverie.gitstore.writer``; 
 
 from __future__ import annotations
 
+import fnmatch
 import logging
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
@@ -27,7 +29,7 @@ from .blame import blame_lines, provenance
 from .diffing import file_changes, stat_body
 from .location import RepoLocation, choose, expand_tracked, is_marked, is_tracked
 from .merge import merge3
-from .objects import blob_id, identity, read_blob, read_blob_ids
+from .objects import blob_id, identity, list_files, read_blob, read_blob_ids
 from .repo import MemoryRepo, branch_ref, create_repo, heal_head, mark_adopted, read_head, sync_ignore_rules
 from .trailers import BATCH, KIND, RESTORE_OF, REVERT_OF, format_message, parse_batch, split_message
 from .types import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
@@ -39,6 +41,7 @@ log = logging.getLogger(__name__)
 __all__ = ["GitStore"]
 
 LOCK_TIMEOUT = 30.0
+_GLOB = re.compile(r"[*?\[]")
 
 
 class GitStore:
@@ -65,6 +68,24 @@ class GitStore:
         loc = self._ready()
         paths = expand_tracked(self.workspace.root, self.tracked)  # globs (dated memory files) → files on disk
         return [*paths, ".gitignore"] if loc.owns_gitignore else paths
+
+    def _paths_in(self, store, *trees: bytes | None) -> list[str]:  # type: ignore[no-untyped-def]
+        """``_paths`` plus the files matching a tracked glob in any of ``trees`` (so a dated memory file deleted
+        from disk, or present only in an older version, is still diffed, restored and committed)."""
+        paths = list(self._paths)
+        for entry in self.tracked:
+            if not _GLOB.search(entry):
+                continue
+            directory, _, pattern = entry.rpartition("/")
+            for tree in trees:
+                for name in list_files(store, tree, directory):
+                    if fnmatch.fnmatchcase(name, pattern):
+                        paths.append(f"{directory}/{name}" if directory else name)
+        return list(dict.fromkeys(paths))
+
+    def _paths_for(self, store, commit) -> list[str]:  # type: ignore[no-untyped-def]
+        parent_tree = store[commit.parents[0]].tree if commit.parents else None
+        return self._paths_in(store, commit.tree, parent_tree)
 
     def _ready(self) -> RepoLocation:
         if self._loc is None:
@@ -150,9 +171,10 @@ class GitStore:
 
     def _commit_manual(self, repo: MemoryRepo, ref: bytes, head: bytes | None) -> bytes | None:
         """Commit a person's pending edits of tracked files (disk ≠ HEAD) as their own ``manual`` commit."""
-        paths = self._paths
+        head_tree = repo.objects[head].tree if head else None
+        paths = self._paths_in(repo.objects, head_tree)
         disk = self._disk(paths)
-        ids = read_blob_ids(repo.objects, repo.objects[head].tree, paths) if head else dict.fromkeys(paths)
+        ids = read_blob_ids(repo.objects, head_tree, paths) if head else dict.fromkeys(paths)
         dirty = {p: d for p, d in disk.items() if (blob_id(d) if d is not None else None) != ids[p]}
         if not dirty:
             return head
@@ -204,7 +226,7 @@ class GitStore:
         subject = (message or "").strip().split("\n", 1)[0] or f"{kind}: update"
         with self._writing() as (repo, ref, head):
             if files is None:
-                disk = self._disk(self._paths)
+                disk = self._disk(self._paths_in(repo.objects, repo.objects[head].tree if head else None))
                 sha, _ = self._commit_locked(repo, ref, head, disk, subject, kind, trailers)
                 return sha.decode() if sha else None
             changes: dict[str, bytes | None] = {}
@@ -228,7 +250,7 @@ class GitStore:
             if not commit.parents:
                 raise GitStoreError(f"{rev} is the first commit: there is no earlier state to restore")
             before = store[commit.parents[0]].tree
-            wanted = self._contents(store, before, self._paths)
+            wanted = self._contents(store, before, self._paths_in(store, before, store[head].tree if head else None))
             head = self._commit_manual(repo, ref, head)
             short = target.decode()[: queries.SHORT]
             sha, stats = self._commit_locked(
@@ -244,7 +266,8 @@ class GitStore:
             target = queries.resolve(store, head, rev)
             commit = store[target]
             rewind = self._replay_target(commit) if replay else None
-            changed = queries.changed_paths(store, commit, self._paths)
+            parent_tree = store[commit.parents[0]].tree if commit.parents else None
+            changed = queries.changed_paths(store, commit, self._paths_in(store, commit.tree, parent_tree))
             disk = self._disk(list(changed))
             merged: dict[str, bytes | None] = {}
             for path, (old_id, new_id) in changed.items():
@@ -300,14 +323,14 @@ class GitStore:
                     continue
                 if rel is not None and not queries.changed_paths(store, commit, [rel]):
                     continue
-                out.append(queries.commit_info(store, commit, self._paths))
+                out.append(queries.commit_info(store, commit, self._paths_for(store, commit)))
         return out
 
     def show(self, rev: str) -> CommitDetail:
         with self._open() as repo:
             store = repo.objects
             sha = queries.resolve(store, read_head(repo, branch_ref(repo)), rev)
-            return queries.show(store, sha, self._paths)
+            return queries.show(store, sha, self._paths_for(store, store[sha]))
 
     def diff(self, a: str, b: str) -> str:
         """Unified diff of the tracked files from revision ``a`` to revision ``b``."""
@@ -315,7 +338,7 @@ class GitStore:
             store = repo.objects
             head = read_head(repo, branch_ref(repo))
             ta, tb = (store[queries.resolve(store, head, r)].tree for r in (a, b))
-            return queries.tree_diff(store, ta, tb, self._paths)
+            return queries.tree_diff(store, ta, tb, self._paths_in(store, ta, tb))
 
     def file_at(self, rev: str, path: str) -> str | None:
         rel = check_relative(path)
@@ -327,10 +350,10 @@ class GitStore:
 
     def dirty(self) -> list[str]:
         """Tracked files whose disk content differs from HEAD."""
-        paths = self._paths
         with self._open() as repo:
             store = repo.objects
             head = read_head(repo, branch_ref(repo))
+            paths = self._paths_in(store, store[head].tree if head else None)
             ids = read_blob_ids(store, store[head].tree, paths) if head else dict.fromkeys(paths)
         disk = self._disk(paths)
         return [p for p in paths if (blob_id(disk[p]) if disk[p] is not None else None) != ids[p]]

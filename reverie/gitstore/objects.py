@@ -17,6 +17,7 @@ __all__ = [
     "blob_id",
     "read_blob_ids",
     "read_blob",
+    "list_files",
     "build_tree",
     "make_commit",
     "commit_time",
@@ -97,6 +98,16 @@ def read_blob_ids(store, tree_id: bytes | None, paths: Iterable[str]) -> dict[st
                 sha = entry
         out[path] = sha
     return out
+
+
+def list_files(store, tree_id: bytes | None, directory: str) -> list[str]:
+    """Names of the regular files directly in ``directory`` ('' = root) of the tree; [] when absent."""
+    if not tree_id:
+        return []
+    tree = _subtree(store, tree_id, {}, directory)
+    if tree is None:
+        return []
+    return [item.path.decode("utf-8", "replace") for item in tree.iteritems() if item.mode != DIR_MODE]
 
 
 def read_blob(store, sha: bytes | None) -> bytes | None:
