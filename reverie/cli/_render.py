@@ -44,13 +44,31 @@ def files_text(files: Iterable[Any]) -> str:
     return ", ".join(parts) or "[dim]no file changes[/]"
 
 
-def commit_table(commits: Sequence[Any]) -> Table:
-    table = Table(box=None, pad_edge=False, show_edge=False)
-    for column in ("sha", "time", "kind", "summary", "files"):
-        table.add_column(column, style={"sha": "yellow", "time": "dim"}.get(column, ""))
-    for c in commits:
-        table.add_row(c.short, c.time.strftime("%Y-%m-%d %H:%M"), c.kind, escape(c.subject), files_text(c.files))
-    return table
+def commit_table(commits: Sequence[Any]) -> Text:
+    """One line per commit: sha, time, kind, subject, per-file +/- counts.
+
+    Plain aligned columns rather than a rich ``Table``: measuring a table's cells cost ~0.1 s for 20 rows,
+    a third of `reverie log`'s start-up budget.
+    """
+    out = Text()
+    if not commits:
+        return out
+    kind_w = max(len(c.kind) for c in commits)
+    subj_w = min(max(len(c.subject) for c in commits), 60)
+    for n, c in enumerate(commits):
+        if n:
+            out.append("\n")
+        subject = c.subject if len(c.subject) <= subj_w else c.subject[: subj_w - 1] + "…"
+        out.append(c.short, style="yellow")
+        out.append(f"  {c.time.strftime('%Y-%m-%d %H:%M')}  ", style="dim")
+        out.append(f"{c.kind:<{kind_w}}  ", style="bold")
+        out.append(f"{subject:<{subj_w}}  ")
+        for i, f in enumerate(c.files):
+            out.append((", " if i else "") + f.path + " ")
+            out.append(f"+{f.added}", style="green")
+            out.append(" ")
+            out.append(f"-{f.removed}", style="red")
+    return out
 
 
 def print_commit(detail: Any) -> None:
