@@ -127,7 +127,7 @@ class SearchConfig(_Section):
     half_life_days: float = Field(30, gt=0, description="temporal decay half-life; SOUL/USER/MEMORY never decay")
     decay: bool = True
     fusion: str = Field("weighted", pattern="^(rrf|weighted)$", description="weighted (measured better) or rrf")
-    vector_weight: float = Field(0.5, ge=0, le=1, description="weight of vectors in weighted fusion")
+    vector_weight: float = Field(0.2, ge=0, le=1, description="weight of vectors in weighted fusion (measured)")
     mmr: bool = Field(False, description="diversify results (maximal marginal relevance)")
     mmr_lambda: float = Field(0.7, ge=0, le=1)
     auto_recall: bool = Field(False, description="add the top hits for each chat message to the system prompt")

@@ -107,3 +107,42 @@ def test_query_parsing():
     assert rank.query_terms("what is it") == ["what", "is", "it"]
     assert rank.fts_query(['a"b', "c"]) == '"a""b" OR "c"'
     assert rank.rrf([1, 2], [2, 3])[2] > rank.rrf([1, 2], [2, 3])[1]
+
+
+def test_embeddings_through_a_local_openai_compatible_server(workspace, store, caplog):
+    """The real litellm path to an OpenAI-compatible server on 127.0.0.1; a dead server degrades to BM25."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from support.openai_server import OpenAIServer, Step
+
+    store.append_history("the passport is in the blue drawer")
+    store.append_history("bought apples")
+    with OpenAIServer() as srv:
+        conf = Config.model_validate({"memory": {"search": {"embeddingModel": "openai/test-embed"}},
+                                      "providers": {"openai": {"apiKey": "sk-test", "apiBase": srv.base_url}}})
+        r = Recall(workspace, conf)
+        r.sync()
+        todo = r.index.conn.execute(
+            "SELECT DISTINCT c.ehash, c.title, c.text FROM chunks c LEFT JOIN embeddings e "
+            "ON e.ehash = c.ehash AND e.model = ? WHERE e.ehash IS NULL", ("openai/test-embed",)).fetchall()
+
+        def vector(text: str) -> list[float]:
+            return [1.0, 0.0] if "passport" in text else [0.0, 1.0]
+
+        data = [{"object": "embedding", "index": i, "embedding": vector(t)} for i, (_, _, t) in enumerate(todo)]
+        usage = {"prompt_tokens": 1, "total_tokens": 1}
+        srv.enqueue(Step(body={"object": "list", "data": data, "model": "test-embed", "usage": usage}),
+                    Step(body={"object": "list", "model": "test-embed", "usage": usage,
+                               "data": [{"object": "embedding", "index": 0, "embedding": [0.9, 0.1]}]}))
+        hits = r.search("where are my travel documents", k=1)  # no word in common: found by its vector
+        assert hits and "passport" in hits[0].snippet
+        paths = [q.path for q in srv.requests]
+        assert paths == ["/v1/embeddings", "/v1/embeddings"] or all(p.endswith("/embeddings") for p in paths)
+        assert srv.requests[0].json["model"] == "test-embed"
+        assert srv.requests[0].headers["authorization"] == "Bearer sk-test"
+        srv.enqueue(Step(status=500), Step(status=500), Step(status=500), Step(status=500))
+        assert "passport" in r.search("passport", k=1)[0].snippet  # the service is down: BM25 still answers
+        assert "vector search skipped" in caplog.text
+        r.close()

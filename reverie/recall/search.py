@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from ..config import Config, SearchConfig, load_config
-from ..errors import RecallError
+from ..errors import ModelError, RecallError
 from ..history import HistoryLog
 from ..workspace import Workspace
 from . import rank
@@ -125,10 +125,13 @@ class Recall:
             self.sync()
         qvec = None
         if self.settings.embedding_model and query.strip():
-            await self.embed_missing()
             from ..llm.embeddings import embed
 
-            qvec = (await embed([query], model=self.settings.embedding_model, config=self.config))[0]
+            try:
+                await self.embed_missing()
+                qvec = (await embed([query], model=self.settings.embedding_model, config=self.config))[0]
+            except ModelError as exc:  # the embedding service is down: answer from BM25 rather than not at all
+                log.warning("vector search skipped, BM25 only: %s", exc)
         return self._rank(query, k, SearchFilters.from_mapping(filters), qvec, now, mmr, decay)
 
     def search(self, query: str, k: int = 10, filters: SearchFilters | dict[str, Any] | None = None, *,
