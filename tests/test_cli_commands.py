@@ -159,3 +159,10 @@ def test_serve_runs_due_dream_and_stops_on_sigterm(tmp_path):
     assert proc.returncode == 0, err
     assert "scheduled Dream run" in out and "stopped" in out
     assert "dark mode" in (ws / "USER.md").read_text()
+
+
+def test_read_commands_never_create_a_workspace(tmp_path):
+    for args in (["log"], ["show", "abcd"], ["why", "x"], ["restore"]):
+        proc = run_cli("-w", str(tmp_path / "missing"), *args)
+        assert proc.returncode == 1 and "no workspace at" in proc.stderr, args
+    assert not (tmp_path / "missing").exists()

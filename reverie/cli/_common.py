@@ -14,7 +14,7 @@ from ..workspace import Workspace
 if TYPE_CHECKING:
     from ..store import MemoryStore
 
-__all__ = ["console", "err_console", "open_store", "workspace_of", "emit_json", "add_json_flag"]
+__all__ = ["console", "err_console", "open_store", "workspace_of", "existing_workspace", "emit_json", "add_json_flag"]
 
 console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False)
@@ -22,6 +22,16 @@ err_console = Console(stderr=True, highlight=False)
 
 def workspace_of(args: argparse.Namespace) -> Workspace:
     return Workspace(args.workspace) if getattr(args, "workspace", None) else Workspace()
+
+
+def existing_workspace(args: argparse.Namespace) -> Workspace:
+    """The workspace, which must exist: read-only commands never create one by accident."""
+    from ..errors import CommandError
+
+    ws = workspace_of(args)
+    if not ws.root.is_dir():
+        raise CommandError(f"no workspace at {ws.root} (create one with `reverie init`)")
+    return ws
 
 
 def open_store(args: argparse.Namespace) -> MemoryStore:

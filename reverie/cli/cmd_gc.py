@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_json_flag, console, emit_json, workspace_of
+from ._common import add_json_flag, console, emit_json, existing_workspace
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     from ..runtime import Runtime
 
-    Runtime(workspace_of(args)).git.gc()
+    Runtime(existing_workspace(args)).git.gc()
     if args.json:
         emit_json({"ok": True})
     else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_json_flag, console, emit_json, workspace_of
+from ._common import add_json_flag, console, emit_json, existing_workspace
 from ._render import commit_table, print_commit
 
 
@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def _git(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from ..runtime import Runtime
 
-    return Runtime(workspace_of(args)).git
+    return Runtime(existing_workspace(args)).git
 
 
 def run_log(args: argparse.Namespace) -> int:

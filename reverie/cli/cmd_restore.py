@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import CommandError
-from ._common import add_json_flag, console, emit_json, workspace_of
+from ._common import add_json_flag, console, emit_json, existing_workspace
 from ._render import commit_table, print_operation
 
 
@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.sha is None and (args.only or args.replay):
         raise CommandError("--only and --replay need a sha")
-    git = Runtime(workspace_of(args)).git
+    git = Runtime(existing_workspace(args)).git
     if args.sha is None:
         commits = git.log(limit=VERSIONS_SHOWN)
         if args.json:

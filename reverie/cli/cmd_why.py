@@ -7,7 +7,7 @@ import argparse
 from rich.markup import escape
 from rich.table import Table
 
-from ._common import add_json_flag, console, emit_json, workspace_of
+from ._common import add_json_flag, console, emit_json, existing_workspace
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     from ..runtime import Runtime
 
-    found = Runtime(workspace_of(args)).git.why(args.text)
+    found = Runtime(existing_workspace(args)).git.why(args.text)
     if args.json:
         emit_json(found)
         return 0
