@@ -26,11 +26,9 @@ non-positive cursor) is skipped with one warning per kind per read; the lines ar
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -39,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from .appendlog import CHUNK, FlockLock, datasync, next_line_start, read_line, repair_torn_tail, write_all
 from .cursors import read_cursor, write_cursor, write_cursor_hint
 from .errors import CursorError, HistoryError, LockTimeoutError
 from .fsutil import atomic_write
@@ -58,7 +57,7 @@ __all__ = [
 DEFAULT_MAX_ENTRY_CHARS = 64_000
 TRUNCATION_MARKER = "\n…[truncated {n} characters]"
 _TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M"
-_CHUNK = 64 * 1024
+_CHUNK = CHUNK  # read size for tail scans and forward scans
 _LINEAR_SCAN_BYTES = 8 * 1024  # below this gap, stop bisecting and scan forward
 _KNOWN_KEYS = frozenset({"cursor", "timestamp", "content", "session_key"})
 
@@ -159,7 +158,7 @@ class HistoryLog:
         self.lock_timeout = lock_timeout
         self.redact = redact
         self.torn_path = self.path.with_name(self.path.name + ".torn")
-        self._file_lock = _FlockLock(Path(str(self.path) + ".lock"))
+        self._file_lock = FlockLock(Path(str(self.path) + ".lock"))
         self._thread_lock = threading.Lock()
         # (inode, size, mtime_ns) of the file when ``_cached_last`` was computed under the lock.
         self._cache_key: tuple[int, int, int] | None = None
@@ -204,9 +203,9 @@ class HistoryLog:
                     self._repair_tail(fd)
                     cursor = self._last_cursor_locked(fd) + 1
                     line = HistoryEntry(cursor, stamp, text, session_key, dict(extra or {})).to_json()
-                    _write_all(fd, line)
+                    write_all(fd, line)
                     if self.fsync:
-                        _datasync(fd)
+                        datasync(fd)
                     st = os.fstat(fd)
                 finally:
                     os.close(fd)
@@ -387,61 +386,7 @@ class _Locked:
         self.owner._thread_lock.release()
 
 
-class _FlockLock:
-    """An exclusive ``flock`` on ``history.jsonl.lock``, with its descriptor kept open between appends.
-
-    filelock's ``FileLock`` costs ~0.8 ms per acquire/release here (it reopens the file and tracks forks);
-    one ``flock`` call on an open descriptor costs microseconds, and every append takes the lock. It is the
-    same kind of lock filelock's Unix lock takes, so the two exclude each other. The descriptor is reopened
-    after a fork: a child must not share the parent's open file description, hence its lock.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._fd: int | None = None
-        self._pid = 0
-
-    def _descriptor(self) -> int:
-        if self._fd is None or self._pid != os.getpid():
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-            self._pid = os.getpid()
-        return self._fd
-
-    def acquire(self, timeout: float) -> None:
-        try:
-            fd = self._descriptor()
-        except OSError as exc:
-            raise HistoryError(f"cannot open the lock file {self.path}: {exc.strerror or exc}") from exc
-        deadline = time.monotonic() + timeout
-        delay = 0.0005
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise LockTimeoutError(f"timed out after {timeout:g}s waiting for {self.path}") from None
-                time.sleep(delay)
-                delay = min(delay * 2, 0.02)
-
-    def release(self) -> None:
-        if self._fd is not None and self._pid == os.getpid():
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-
-    def __del__(self) -> None:
-        if self._fd is not None and self._pid == os.getpid():
-            try:
-                os.close(self._fd)
-            except OSError:
-                pass
-
-
-def _datasync(fd: int) -> None:
-    """Make an append durable: ``fdatasync`` flushes the data and the new size, not unrelated metadata."""
-    (getattr(os, "fdatasync", None) or os.fsync)(fd)
-
-
-# -- byte-level helpers (shared with other append-only JSONL files, e.g. sessions) ----------------------------
+# -- entry-aware scanning (the byte-level primitives are in reverie.appendlog) -------------------------------
 def _is_entry(raw: bytes) -> bool:
     try:
         HistoryEntry.from_json(raw)
@@ -450,98 +395,15 @@ def _is_entry(raw: bytes) -> bool:
     return True
 
 
-def repair_torn_tail(
-    fd: int, path: Path, torn_path: Path, is_complete: Callable[[bytes], bool], *, fsync: bool = True
-) -> bool:
-    """Make an append-only JSONL file end with ``\\n`` before the next append; True if it had to.
-
-    A last line without its newline is a crash mid-append: if ``is_complete`` accepts it, it only lost its
-    newline and is kept; anything else moves to ``torn_path`` (fsynced, with a warning) and is cut off, so the
-    next line is never glued onto garbage. ``fd`` must be open for reading and appending, under the writer lock.
-    """
-    size = os.fstat(fd).st_size
-    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
-        return False
-    start = _last_line_start(fd, size)
-    torn = os.pread(fd, size - start, start)
-    if is_complete(torn):
-        _write_all(fd, b"\n")  # a complete line that only lost its newline: keep it
-    else:
-        with open(torn_path, "ab") as out:
-            out.write(torn + b"\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.ftruncate(fd, start)
-        log.warning("%s: moved a torn last line (%d bytes) to %s", path, len(torn), Path(torn_path).name)
-    if fsync:
-        os.fsync(fd)
-    return True
-
-
-def write_all(fd: int, data: bytes) -> None:
-    """``os.write`` until every byte is written (one call in practice, so an O_APPEND line is not interleaved)."""
-    view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        if n <= 0:
-            raise HistoryError(f"write to fd {fd} made no progress")
-        view = view[n:]
-
-
-_write_all = write_all
-
-
-def _last_line_start(fd: int, size: int) -> int:
-    """Offset just after the last ``\\n`` before ``size`` (0 if none)."""
-    end = size
-    while end > 0:
-        start = max(0, end - _CHUNK)
-        block = os.pread(fd, end - start, start)
-        idx = block.rfind(b"\n")
-        if idx >= 0:
-            return start + idx + 1
-        end = start
-    return 0
-
-
-def _next_line_start(fd: int, pos: int, size: int) -> int:
-    """The first line start at or after ``pos``."""
-    if pos <= 0:
-        return 0
-    at = pos - 1
-    while at < size:
-        block = os.pread(fd, min(_CHUNK, size - at), at)
-        idx = block.find(b"\n")
-        if idx >= 0:
-            return at + idx + 1
-        at += len(block)
-    return size
-
-
-def _read_line(fd: int, start: int, size: int) -> tuple[bytes, int]:
-    """The line starting at ``start`` (without newline) and the offset after it."""
-    parts: list[bytes] = []
-    at = start
-    while at < size:
-        block = os.pread(fd, min(4096 if not parts else _CHUNK, size - at), at)
-        idx = block.find(b"\n")
-        if idx >= 0:
-            parts.append(block[:idx])
-            return b"".join(parts), at + idx + 1
-        parts.append(block)
-        at += len(block)
-    return b"".join(parts), size
-
-
 def _bisect_start(fd: int, size: int, cursor: int) -> int:
     """A line start before which every valid entry has a cursor ≤ ``cursor``."""
     lo, hi = 0, size
     while hi - lo > _LINEAR_SCAN_BYTES:
         mid = (lo + hi) // 2
-        pos = _next_line_start(fd, mid, size)
+        pos = next_line_start(fd, mid, size)
         probe = None
         while pos < hi:
-            raw, nxt = _read_line(fd, pos, size)
+            raw, nxt = read_line(fd, pos, size)
             try:
                 probe = HistoryEntry.from_json(raw)
                 break

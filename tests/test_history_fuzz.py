@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 
+from reverie import appendlog
 from reverie import history as history_module
 from reverie.config import save_config, validate_config
 from reverie.errors import ConfigError
@@ -140,6 +141,7 @@ class HistoryMachine(RuleBasedStateMachine):
 def test_history_log_model_based(monkeypatch):
     monkeypatch.setattr(history_module, "_LINEAR_SCAN_BYTES", 48)
     monkeypatch.setattr(history_module, "_CHUNK", 64)
+    monkeypatch.setattr(appendlog, "CHUNK", 64)
     run_state_machine_as_test(
         HistoryMachine,
         settings=settings(max_examples=60, stateful_step_count=40, deadline=None, derandomize=True,
