@@ -77,3 +77,21 @@ def test_ci_script_fails_unless_tests_ran_and_passed(tmp_path, tests, ok):
     proc = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert (proc.returncode == 0) is ok, proc.stdout + proc.stderr
     assert ("OK" in proc.stdout.splitlines()[-1]) is ok
+
+
+def test_guarantees_name_tests_that_exist():
+    """Every test the README's Guarantees section names is a real test function (so the claims cannot drift)."""
+    text = (ROOT / "README.md").read_text("utf-8")
+    section = text.split("## Guarantees", 1)[1].split("\n## ", 1)[0]
+    refs = re.findall(r"`((?:tests/[\w/]+\.py)?)(?:::(\w+))?`", section)
+    current = None
+    checked = 0
+    for path, name in refs:
+        if path:
+            current = ROOT / path
+            assert current.is_file(), path
+        if name:
+            assert current is not None, name
+            assert re.search(rf"^def {name}\(", current.read_text("utf-8"), re.M), f"{current.name}::{name}"
+            checked += 1
+    assert checked >= 5
