@@ -323,7 +323,7 @@ class GitStore:
                     continue
                 if rel is not None and not queries.changed_paths(store, commit, [rel]):
                     continue
-                out.append(queries.commit_info(store, commit, self._paths_for(store, commit)))
+                out.append(queries.commit_info(store, commit, lambda c=commit: self._paths_for(store, c)))
         return out
 
     def show(self, rev: str) -> CommitDetail:

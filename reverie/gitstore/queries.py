@@ -8,7 +8,7 @@ the object store (loose and packed) via the store's prefix index, not by walking
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from dulwich.objects import Commit
 
@@ -96,15 +96,15 @@ def _computed_changes(store, commit: Commit, paths: list[str]) -> list[FileChang
     return file_changes(before, after)
 
 
-def commit_info(store, commit: Commit, paths: list[str]) -> CommitInfo:
+def commit_info(store, commit: Commit, paths: list[str] | Callable[[], list[str]]) -> CommitInfo:
     """A CommitInfo. Per-file stats come from the body of Reverie commits (which is derived from the real diff
     when the commit is made); other tools' commits are diffed here."""
     message = commit.message.decode("utf-8", errors="replace")
     subject, body, trailers = split_message(message)
     kind = trailers.get(KIND, "")
     files = parse_stat_body(body) if kind else None
-    if files is None:
-        files = _computed_changes(store, commit, paths)
+    if files is None:  # only now are the paths needed (computing them reads trees)
+        files = _computed_changes(store, commit, paths() if callable(paths) else paths)
     sha = commit.id.decode()
     return CommitInfo(
         sha=sha,
