@@ -164,3 +164,26 @@ def test_filters(workspace, store, recall):
     assert {h.source.session_key for h in recall.search("kiwi", filters=SearchFilters(session="cli:z"))} == {"cli:z"}
     dated = recall.search("kiwi", filters={"since": "2026-01-15", "until": "2026-03-01"})
     assert [h.snippet for h in dated] == ["kiwi chat"]
+
+
+def test_two_processes_creating_the_index_at_once(workspace, store):
+    import threading
+
+    store.append_history("concurrent creation works")
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            r = Recall(workspace, Config())
+            assert r.search("concurrent")[0].source.cursor == 1
+            r.close()
+        except BaseException as exc:  # noqa: BLE001 — reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert not list(workspace.memory_dir.glob(".index.sqlite.corrupt*"))

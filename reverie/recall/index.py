@@ -63,25 +63,25 @@ HISTORY_PATH = "memory/history.jsonl"
 _BATCH = 2_000
 
 _SCHEMA = f"""
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE files(path TEXT PRIMARY KEY, kind TEXT NOT NULL, size INTEGER, mtime_ns INTEGER, hash TEXT NOT NULL);
-CREATE TABLE chunks(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, kind TEXT NOT NULL, size INTEGER, mtime_ns INTEGER, hash TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS chunks(
   id INTEGER PRIMARY KEY, path TEXT NOT NULL, kind TEXT NOT NULL, ord INTEGER NOT NULL,
   hash TEXT NOT NULL, ehash TEXT NOT NULL, text TEXT NOT NULL, title TEXT NOT NULL DEFAULT '',
   ctx TEXT NOT NULL DEFAULT '', line_start INTEGER, line_end INTEGER, cursor INTEGER, session_key TEXT,
   msg_index INTEGER, ts REAL, evergreen INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX chunks_path ON chunks(path, ord);
-CREATE INDEX chunks_cursor ON chunks(cursor) WHERE cursor IS NOT NULL;
-CREATE INDEX chunks_session ON chunks(session_key);
-CREATE VIRTUAL TABLE chunks_fts USING fts5(text, title, ctx, content='chunks', content_rowid='id',
+CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path, ord);
+CREATE INDEX IF NOT EXISTS chunks_cursor ON chunks(cursor) WHERE cursor IS NOT NULL;
+CREATE INDEX IF NOT EXISTS chunks_session ON chunks(session_key);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, title, ctx, content='chunks', content_rowid='id',
   tokenize='{TOKENIZER}');
-CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
   INSERT INTO chunks_fts(rowid, text, title, ctx) VALUES (new.id, new.text, new.title, new.ctx);
 END;
-CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
   INSERT INTO chunks_fts(chunks_fts, rowid, text, title, ctx) VALUES ('delete', old.id, old.text, old.title, old.ctx);
 END;
-CREATE TABLE embeddings(ehash TEXT NOT NULL, model TEXT NOT NULL, dim INTEGER NOT NULL, vec BLOB NOT NULL,
+CREATE TABLE IF NOT EXISTS embeddings(ehash TEXT NOT NULL, model TEXT NOT NULL, dim INTEGER NOT NULL, vec BLOB NOT NULL,
   PRIMARY KEY(ehash, model));
 """
 
@@ -140,6 +140,8 @@ class SearchIndex:
         conn = None
         try:
             conn = self._connect()
+            if not fresh and not conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]:
+                fresh = True  # an empty database: another process is creating it right now, or a crash did
             if not fresh:
                 meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
                 if meta.get("schema_version") != SCHEMA_VERSION or meta.get("tokenizer") != TOKENIZER:
@@ -160,7 +162,8 @@ class SearchIndex:
         with transaction(conn):
             for statement in _statements(_SCHEMA):
                 conn.execute(statement)
-            conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)",
+            # Idempotent: two processes creating the index at once both succeed (the second changes nothing).
+            conn.executemany("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
                              [("schema_version", SCHEMA_VERSION), ("tokenizer", TOKENIZER),
                               ("history_cursor", "0"), ("history_first", "0"), ("generation", "0")])
         return conn
