@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import ModelError
 from ..llm import protocol
 from ..llm.types import Usage
 from .budget import Budget, budgeted_call
@@ -65,6 +66,10 @@ async def analyze(client: Any, budget: Budget, *, model: str, system: str, user:
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     response = await budgeted_call(client, budget, messages, model=model)
     raw = response.content or ""
+    if not raw.strip():
+        # An empty answer is a model fault, not "nothing worth keeping" (that is [SKIP]): fail the attempt so the
+        # batch is retried instead of the cursor skipping it unread.
+        raise ModelError(f"{model}: empty reply to the analysis (expected finding lines or [SKIP])")
     findings, ignored = parse_findings(raw)
     if ignored:
         log.warning("dream analysis: ignored %d line(s) that are not findings", ignored)

@@ -112,7 +112,9 @@ async def budgeted_call(
     budget.check_time()
     remaining = max(0.001, budget.remaining_seconds())
     try:
-        response = await asyncio.wait_for(client.complete(messages, model=model, timeout=remaining, **kw), remaining)
+        # The client keeps its own per-attempt timeout and retry budget (``config.llm``); the run's remaining wall
+        # time only caps the whole call. (Passing it as the per-attempt timeout let one hang eat the run's budget.)
+        response = await asyncio.wait_for(client.complete(messages, model=model, **kw), remaining)
     except asyncio.TimeoutError:
         overall = budget.overall is not None and budget.overall.remaining_seconds() <= 0
         raise BudgetExceeded("time", f"a model call ran past the {budget.max_seconds:g}s wall-time cap",
