@@ -66,14 +66,14 @@ def test_429_with_retry_after_is_honoured(server: OpenAIServer) -> None:
     assert r.content == "after wait"
     first, second = server.chat_requests
     assert second.at - first.at >= 1.0
-    assert time.monotonic() - t0 < 4
+    assert time.monotonic() - t0 < 10  # loose: CI machines are shared; the waits above are the check
 
 
 def test_retry_after_is_capped(server: OpenAIServer) -> None:
     server.enqueue(Step(429, headers={"Retry-After": "3600"}), chat("soon"))
     t0 = time.monotonic()
     r = run(client_for(server, retry_after_max=0.3).complete(MSGS))
-    assert r.content == "soon" and time.monotonic() - t0 < 3
+    assert r.content == "soon" and time.monotonic() - t0 < 15  # uncapped would wait 3,600 s
 
 
 def test_5xx_is_retried_with_backoff(server: OpenAIServer) -> None:
@@ -102,7 +102,7 @@ def test_a_hang_past_the_timeout_is_retried(server: OpenAIServer) -> None:
     t0 = time.monotonic()
     r = run(client_for(server, timeout=0.5).complete(MSGS))
     assert r.content == "woke up"
-    assert len(server.chat_requests) == 2 and time.monotonic() - t0 < 2.9
+    assert len(server.chat_requests) == 2 and time.monotonic() - t0 < 10  # no timeout: 1 request, "woke up"
 
 
 def test_a_dropped_connection_is_retried(server: OpenAIServer) -> None:
@@ -116,7 +116,7 @@ def test_total_retry_time_is_bounded(server: OpenAIServer) -> None:
     t0 = time.monotonic()
     with pytest.raises(ModelError, match="gave up"):
         run(client_for(server, max_retries=50, retry_budget=1.0, backoff_base=0.1, backoff_max=0.4).complete(MSGS))
-    assert time.monotonic() - t0 < 1.5
+    assert time.monotonic() - t0 < 8  # unbounded: ~50 retries × 0.4 s ≈ 20 s
     assert 2 <= len(server.chat_requests) < 20
 
 
@@ -125,7 +125,7 @@ def test_a_hang_cannot_outlive_the_budget(server: OpenAIServer) -> None:
     t0 = time.monotonic()
     with pytest.raises(ModelError):
         run(client_for(server, timeout=30, retry_budget=1.0).complete(MSGS))
-    assert time.monotonic() - t0 < 2.6
+    assert time.monotonic() - t0 < 8  # unbounded: 5 hangs × 5 s = 25 s
 
 
 def test_retry_after_beyond_the_budget_gives_up_at_once(server: OpenAIServer) -> None:
@@ -133,7 +133,7 @@ def test_retry_after_beyond_the_budget_gives_up_at_once(server: OpenAIServer) ->
     t0 = time.monotonic()
     with pytest.raises(ModelError, match="429"):
         run(client_for(server, retry_budget=2.0, retry_after_max=60).complete(MSGS))
-    assert time.monotonic() - t0 < 1.5 and len(server.chat_requests) == 1
+    assert time.monotonic() - t0 < 8 and len(server.chat_requests) == 1  # obeying it would wait 30 s
 
 
 def test_malformed_tool_arguments(server: OpenAIServer) -> None:
@@ -226,7 +226,7 @@ def test_retry_after_as_http_date_and_409(server: OpenAIServer) -> None:
     t0 = time.monotonic()
     r = run(client_for(server).complete(MSGS))
     assert r.content == "done" and len(server.chat_requests) == 3
-    assert 0.5 <= time.monotonic() - t0 < 5
+    assert 0.5 <= time.monotonic() - t0 < 12
 
 
 def test_a_reply_cut_mid_body_is_retried(server: OpenAIServer) -> None:

@@ -114,7 +114,7 @@ def test_slow_reply_times_out_and_is_retried(direct: bool) -> None:
     t0 = time.monotonic()
     r = run(client.complete(MSGS, model=fake.model, timeout=0.3))
     assert r.content == "in time" and len(fake.prompts) == 2
-    assert time.monotonic() - t0 < 2.5
+    assert time.monotonic() - t0 < 4.5  # without the timeout the first reply alone takes 5 s
 
 
 def test_latency_applies_to_every_reply() -> None:
