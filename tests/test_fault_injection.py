@@ -263,12 +263,16 @@ def test_dream_absolute_path_to_a_memory_file_writes_only_that_file(env: Env) ->
 
 def test_dream_10mb_analysis_reply(env: Env) -> None:
     huge = "".join(f"[MEMORY] fact {i} " + "x" * 90 + "\n" for i in range(BIG // 100))
-    env.srv.enqueue(Step(body=chat(huge).body), *[Step(500) for _ in range(ATTEMPTS)])
+    # Dream takes the ~100k finding lines and sends them on to phase 2, where a real provider refuses the prompt
+    # (context length): a final 400, not retried. (No cap on the findings' size exists yet; see the report.)
+    too_long = Step(400, body={"error": {"message": "maximum context length exceeded", "type": "invalid_request_error",
+                                         "code": "context_length_exceeded"}})
+    env.srv.enqueue(Step(body=chat(huge).body), too_long)
     mem, head, cursor = _memory_and_state(env)
     before = snapshot(env.root.parent, skip=("ws/memory/.reverie", "ws/.git/reverie/lock",))
     result, took = dream_run(env)
     assert result.status in ("failed", "rejected"), result
-    assert result.reason
+    assert result.reason and len(env.srv.chat_requests) <= 2
     assert _memory_and_state(env) == (mem, head, cursor)
     assert changed(before, snapshot(env.root.parent, skip=("ws/memory/.reverie", "ws/.git/reverie/lock",))) == set()
     assert took < 30
