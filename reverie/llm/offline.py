@@ -240,6 +240,8 @@ def _dream_edit(messages: list[dict[str, Any]], user: str, tools: Any) -> tuple[
         if edit is None:
             continue
         path, old, new = edit
+        if old == new:  # edit_file refuses a no-op; never ask for one
+            continue
         staged[path] = staged[path].replace(old, new, 1) if old else new  # mirror the tool, so later calls match
         calls.append(ToolCall(f"call_{len(calls)}", "edit_file", {"path": path, "old_text": old, "new_text": new}))
     if not calls:
@@ -254,6 +256,7 @@ def _addition(staged: dict[str, str], kind: str, text: str) -> tuple[str, str, s
     fact, old = p.split_replaces(text)
     # Marks never reach the files; Dream spells a [correction] mark "correction: …".
     fact = re.sub(r"^(?:\[[a-z]+\]\s*|correction:\s*)+", "", fact.strip(), flags=re.I)
+    fact = p.strip_age(fact)[0].strip()  # an age annotation is prompt context, never file text
     if not fact or (kind == SOUL and is_suspicious_rule(fact)):
         return None
     info = canon(fact)
