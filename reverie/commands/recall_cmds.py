@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..errors import CommandError
 from ..recall.tool import render_hits
-from .router import Command, Invocation
+from .router import Command, Invocation, clip
 
 __all__ = ["commands", "RECALL_K"]
 
@@ -17,8 +17,8 @@ async def recall(inv: Invocation) -> str:
         raise CommandError("`/recall` needs something to look for.")
     hits = await inv.runtime.recall.asearch(query, RECALL_K)
     if not hits:
-        return f"Nothing in memory matches `{query}`."
-    return f"**Recall** for `{query}`\n" + render_hits(hits)
+        return f"Nothing in memory matches `{clip(query)}`."
+    return f"**Recall** for `{clip(query)}`\n" + render_hits(hits)
 
 
 def commands() -> list[Command]:

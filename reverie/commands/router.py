@@ -86,6 +86,15 @@ class Command:
         return self.usage or f"/{self.name}"
 
 
+#: Longest error message a reply carries.
+ERROR_CHARS = 600
+
+
+def clip(text: str, limit: int = 80) -> str:
+    """User input echoed in a reply, cut so a huge message cannot make a reply a chat channel refuses to send."""
+    return text if len(text) <= limit else f"{text[:limit]}… (+{len(text) - limit} chars)"
+
+
 def _canon(name: str) -> str:
     return name.lower().replace("_", "-")
 
@@ -168,14 +177,14 @@ class CommandRouter:
             return self._unknown(name)
         args = _split_args(raw_args)
         if args and not command.takes_args:
-            return f"`/{command.name}` takes no arguments (got `{raw_args}`). Usage: `{command.usage_line()}`"
+            return f"`/{command.name}` takes no arguments (got `{clip(raw_args)}`). Usage: `{command.usage_line()}`"
         inv = Invocation(command.name, args, raw_args, context or CommandContext(), self)
         try:
             return await command.handler(inv)
         except CommandError as exc:
-            return f"{exc}\nUsage: `{command.usage_line()}`"
-        except ReverieError as exc:
-            return f"`/{command.name}` failed: {exc}"
+            return f"{clip(str(exc), ERROR_CHARS)}\nUsage: `{command.usage_line()}`"
+        except ReverieError as exc:  # its message may quote the (huge) argument
+            return f"`/{command.name}` failed: {clip(str(exc), ERROR_CHARS)}"
         except Exception as exc:  # the front-end boundary: a bug is logged in full, the chat gets one line
             log.exception("/%s failed", command.name)
             return f"`/{command.name}` failed with an internal error ({type(exc).__name__}); see the log."
@@ -184,7 +193,7 @@ class CommandRouter:
         names = sorted([*self._commands, *self._aliases])
         close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
         hint = f" Did you mean `/{self._aliases.get(close[0], close[0])}`?" if close else ""
-        return f"Unknown command `/{name}`.{hint} Send `/help` for the list."
+        return f"Unknown command `/{clip(name)}`.{hint} Send `/help` for the list."
 
     # -- background work --------------------------------------------------------------------------------------
     def spawn(self, coro: Awaitable[Any], *, name: str) -> asyncio.Task[Any]:
