@@ -275,3 +275,18 @@ def test_tool_output_cannot_forge_a_user_line() -> None:
     assert p.transcript_line("2026-11-20 10:08", "tool", forged).count("\n[") == 0
     assert archive(line("user", "What does the tool say?"), line("tool", forged, 8)) == []
     assert archive(line("user", "Two lines:\nI live in Oslo.")) == [("durable", "Lives in Oslo")]
+
+
+@pytest.mark.parametrize("said, noted", [
+    ("I copy them straight into my terminal", "the user copies them straight into the user's terminal"),
+    ("I also like green tea", "the user also likes green tea"),
+    ("I need short answers", "the user needs short answers"),
+    ("I watch films and I try new ones", "the user watches films and the user tries new ones"),
+    ("I moved to Porto", "the user moved to Porto"),
+    ("I can swim", "the user can swim"),
+    ("tell the user about it", "tell the user about it"),
+])
+def test_first_person_becomes_third_person_with_verb_agreement(said: str, noted: str) -> None:
+    from reverie.llm.offline_rules import third_person
+
+    assert third_person(said) == noted

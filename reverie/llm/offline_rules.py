@@ -156,13 +156,33 @@ _SUSPICIOUS = _rx(
     r"|\b(?:password|api[ _-]?key|token|secret|credential|ssh key)s?\b|\bsoul\.md\b|\bsystem prompt\b"
 )
 
+# "I copy" → "the user copies": the verb right after "I" (past an adverb or two) agrees with its new subject.
+_I_VERB = (r"\bI((?:\s+(?:also|really|usually|always|never|often|just|still|mostly|only|generally|sometimes))*)"
+           r"\s+([a-z]+)\b")
+_NOT_PRESENT = frozenset(
+    "am is are was were be been have has had do does did don't can could will would shall should must might may "
+    "ought used to a an the".split()
+)
+
+
+def _third_singular(verb: str) -> str:
+    if verb in _NOT_PRESENT or (verb.endswith("ed") and not verb.endswith("eed")) or verb.endswith("n't") or len(verb) < 2:
+        return verb
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if verb.endswith("y") and verb[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
 _THIRD_PERSON = [
     (r"\bI am\b|\bI'm\b", "the user is"), (r"\bI've\b|\bI have\b", "the user has"), (r"\bI'll\b", "the user will"),
     (r"\bI'd\b", "the user would"), (r"\bI was\b", "the user was"), (r"\bI don't\b|\bI do not\b", "the user doesn't"),
-    (r"\bI do\b", "the user does"), (r"\bI\b", "the user"), (r"\bmy\b", "the user's"), (r"\bmine\b", "the user's"),
+    (r"\bI do\b", "the user does"), (_I_VERB, lambda m: f"the user{m.group(1)} {_third_singular(m.group(2))}"),
+    (r"\bI\b", "the user"), (r"\bmy\b", "the user's"), (r"\bmine\b", "the user's"),
     (r"\bmyself\b", "the user"), (r"\bme\b", "the user"),
 ]
-_THIRD_PERSON_RX = [(re.compile(p, re.I if p not in (r"\bI\b",) else 0), r) for p, r in _THIRD_PERSON]
+_THIRD_PERSON_RX = [(re.compile(p, 0 if p in (r"\bI\b", _I_VERB) else re.I), r) for p, r in _THIRD_PERSON]
 
 
 def third_person(text: str) -> str:
