@@ -5,9 +5,10 @@ The public API is what ``__all__`` lists (a test checks every name resolves); ev
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .errors import *  # noqa: F403  (the documented exception tree)
+from ._lazy import lazy_exports
 from .errors import __all__ as _errors_all
 
 if TYPE_CHECKING:
@@ -24,15 +25,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY, globals())
 
 
 __version__ = "0.1.0"

@@ -5,8 +5,9 @@
 ``load_prompt`` (prompts.py) gives each task's system prompt; ``protocol`` defines the prompts' layout.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .._lazy import lazy_exports
 from .types import ModelResponse, ToolCall, Usage
 
 if TYPE_CHECKING:
@@ -21,12 +22,4 @@ _LAZY = {"ModelClient": "client", "load_prompt": "prompts", "Reply": "scripted",
 __all__ = ["ModelClient", "ModelResponse", "Reply", "ScriptedModel", "ToolCall", "Usage", "load_prompt"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY, globals())
