@@ -338,7 +338,7 @@ class SessionStore:
         stored = normalize_message(message)
         path = self._path_of(session)
         line = orjson.dumps(stored) + b"\n"
-        with self._locked(path):
+        with self.locked(path):
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
             try:
                 if os.fstat(fd).st_size == 0:
@@ -360,7 +360,7 @@ class SessionStore:
         if isinstance(last_consolidated, bool) or not isinstance(last_consolidated, int) or last_consolidated < 0:
             raise SessionError(f"last_consolidated must be a non-negative int, not {last_consolidated!r}")
         path = self._path_of(session)
-        with self._locked(path):
+        with self.locked(path):
             data = self._read_bytes_locked(path)
             first_end = data.find(b"\n")
             meta, _ = _load_line(data[:first_end]) if first_end >= 0 else (None, None)
@@ -387,7 +387,7 @@ class SessionStore:
         """
         archived = len(session.messages) if archived is None else archived
         path = self._path_of(session)
-        with self._locked(path):
+        with self.locked(path):
             parsed = self._read_locked(path)
             if parsed.bad:
                 corrupt = path.with_name(path.name + ".corrupt")
@@ -433,7 +433,8 @@ class SessionStore:
     def _read_locked(self, path: Path) -> _Parsed:
         return _parse_lines(self._read_bytes_locked(path), str(path))
 
-    def _locked(self, path: Path) -> _SessionLock:
+    def locked(self, path: Path) -> _SessionLock:
+        """The lock every writer of session file ``path`` holds (this process's threads and other processes)."""
         return _SessionLock(path, self.lock_timeout)
 
 

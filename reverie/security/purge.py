@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
-from filelock import FileLock, Timeout
 
 from ..errors import LockTimeoutError, WorkspaceError
 from ..fsutil import atomic_write
+from ..consolidator.sessions import SessionStore
 from ..dream.lock import RunLock
 from ..history import BadLine, HistoryEntry
 from .secrets import scan
@@ -181,6 +181,7 @@ def _purge_locked(store: MemoryStore, git: GitStore, text: str) -> PurgeResult:
 
     plan = plan_purge(store, git, text)
     variants = _variants(text)
+    sessions = SessionStore(store.workspace, lock_timeout=_LOCK_TIMEOUT)
     done: list[FileHit] = []
     for hit in plan.files:
         if hit.action == "keep":
@@ -192,29 +193,13 @@ def _purge_locked(store: MemoryStore, git: GitStore, text: str) -> PurgeResult:
             with store.history.locked():
                 _rewrite_lines(path, text, variants, history=True)
         elif hit.path.startswith("sessions/") and path.suffix == ".jsonl":
-            with _session_lock(path):
+            with sessions.locked(path):
                 _rewrite_lines(path, text, variants, history=False)
         else:
             atomic_write(path, _replace_raw(path.read_bytes(), variants))  # temp, fsync, rename
         done.append(hit)
     rewrite = rewrite_history(git, _check(text), REPLACEMENT.encode(), description=plan.description)
     return PurgeResult(plan, rewrite, tuple(done))
-
-
-class _session_lock:
-    """The session file's cross-process lock (``<file>.lock``, see ``reverie.consolidator.sessions``)."""
-
-    def __init__(self, path: Path) -> None:
-        self._lock = FileLock(str(path) + ".lock", thread_local=False)
-
-    def __enter__(self) -> None:
-        try:
-            self._lock.acquire(timeout=_LOCK_TIMEOUT)
-        except Timeout:
-            raise LockTimeoutError(f"timed out waiting for {self._lock.lock_file}") from None
-
-    def __exit__(self, *exc: object) -> None:
-        self._lock.release()
 
 
 def _scrub(value: Any, text: str) -> Any:
