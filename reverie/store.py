@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,6 @@ from .cursors import read_cursor, write_cursor
 from .errors import CursorError
 from .history import HistoryEntry, HistoryLog
 from .migrate import migrate_legacy_history
-from .security.secrets import redact
 from .workspace import MEMORY, SOUL, USER, Workspace
 
 log = logging.getLogger(__name__)
@@ -46,7 +44,7 @@ class MemoryStore:
             self.workspace.dream_cursor_path,
             fsync=hist.fsync,
             max_entry_chars=hist.max_entry_chars,
-            redact=_redactor(),
+            redact=_redact,
         )
         if self.workspace.legacy_history_path.is_file():
             migrate_legacy_history(self.workspace, self.history)
@@ -139,9 +137,15 @@ class MemoryStore:
         return await consolidate(self, session, provider, model, archive_all=archive_all, memory_window=memory_window)
 
 
-def _redactor() -> Callable[[str], str]:
-    """Every history entry is redacted before it is written (see ``reverie.security.secrets``)."""
-    return redact
+def _redact(text: str) -> str:
+    """Every history entry is redacted before it is written (see ``reverie.security.secrets``).
+
+    The scanner is imported by the first append, not with the store: compiling its patterns costs 7 ms that
+    read-only commands (``reverie status``) should not pay.
+    """
+    from .security.secrets import redact
+
+    return redact(text)
 
 
 def _recover_from_git(workspace: Workspace, git_config: GitConfig | None = None) -> int | None:

@@ -9,14 +9,15 @@ from ._common import add_json_flag, console, emit_json, workspace_of
 from ._render import print_diff
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    a = sub.add_parser("approve", help="apply the SOUL.md change Dream proposed (see `reverie status`)")
-    a.add_argument("--show", action="store_true", help="only show the pending change and its diff")
-    add_json_flag(a)
-    a.set_defaults(func=run_approve)
-    r = sub.add_parser("reject", help="drop the SOUL.md change Dream proposed")
-    add_json_flag(r)
-    r.set_defaults(func=run_reject)
+def configure_approve(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--show", action="store_true", help="only show the pending change and its diff")
+    add_json_flag(p)
+    p.set_defaults(func=run_approve)
+
+
+def configure_reject(p: argparse.ArgumentParser) -> None:
+    add_json_flag(p)
+    p.set_defaults(func=run_reject)
 
 
 def _runtime(args: argparse.Namespace):  # type: ignore[no-untyped-def]

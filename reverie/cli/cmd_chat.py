@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("chat", help="chat with an agent that remembers (reads stdin; /help for commands)")
+def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--session", default="cli:chat", metavar="KEY", help="session key (default cli:chat)")
     p.add_argument("--no-schedule", action="store_true", help="do not run Dream on its schedule meanwhile")
     p.set_defaults(func=run)

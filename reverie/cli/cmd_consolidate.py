@@ -11,8 +11,7 @@ from ..errors import CommandError
 from ._common import add_json_flag, console, emit_json, workspace_of
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("consolidate", help="archive a session into history (no KEY: every session over budget)")
+def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("key", nargs="?", help="session key (e.g. cli:alice): archive all of it, keeping the session")
     add_json_flag(p)
     p.set_defaults(func=run)

@@ -10,8 +10,7 @@ from ._common import add_json_flag, console, emit_json
 from ._render import markdown
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("demo", help="see Reverie's main job end to end in a new workspace (a temp dir unless DIR)")
+def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", nargs="?", type=Path, help="a new or empty directory for the demo workspace")
     add_json_flag(p)
     p.set_defaults(func=run)

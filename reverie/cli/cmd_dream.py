@@ -11,8 +11,7 @@ from ._render import ProgressLine, print_dream
 _FAILED = {"failed", "rejected", "already-running", "dead-lettered"}
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("dream", help="consolidate pending history into memory now")
+def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--all", action="store_true", help="process every pending batch, not just the next one")
     p.add_argument("--dry-run", action="store_true", help="show the diff it would commit; write nothing")
     p.add_argument("--wait", action="store_true", help="wait for a run in progress instead of giving up")

@@ -9,8 +9,7 @@ from rich.markup import escape
 from ._common import add_json_flag, console, emit_json, open_store
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("history", help="append to or show memory/history.jsonl")
+def configure(p: argparse.ArgumentParser) -> None:
     hs = p.add_subparsers(dest="history_command", metavar="ACTION")
     hs.required = True
     a = hs.add_parser("append", help="append an entry and print its cursor")

@@ -7,8 +7,7 @@ import argparse
 from ._common import add_json_flag, console, emit_json, open_store
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("index", help="update the search index at memory/.index.sqlite (derived, never committed)")
+def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rebuild", action="store_true", help="drop the index and rebuild it from the files")
     add_json_flag(p)
     p.set_defaults(func=run)

@@ -7,8 +7,7 @@ import argparse
 from ._common import add_json_flag, console, emit_json, workspace_of
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("init", help="create a workspace with starter memory files")
+def configure(p: argparse.ArgumentParser) -> None:
     add_json_flag(p)
     p.set_defaults(func=run)
 

@@ -8,18 +8,19 @@ from ._common import add_json_flag, console, emit_json, existing_workspace
 from ._render import commit_table, print_commit
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("log", help="list memory's versions (or show one, like /dream-log)")
+def configure_log(p: argparse.ArgumentParser) -> None:
     p.add_argument("sha", nargs="?", help="show this commit with its diff instead of the list")
     p.add_argument("-n", type=int, default=20, metavar="N", help="how many commits (default 20)")
     p.add_argument("--kind", help="only commits of this kind (dream, restore, revert, manual, init, ...)")
     p.add_argument("--path", help="only commits touching this tracked file")
     add_json_flag(p)
     p.set_defaults(func=run_log)
-    s = sub.add_parser("show", help="show one commit of memory with its coloured diff")
-    s.add_argument("sha")
-    add_json_flag(s)
-    s.set_defaults(func=run_show)
+
+
+def configure_show(p: argparse.ArgumentParser) -> None:
+    p.add_argument("sha")
+    add_json_flag(p)
+    p.set_defaults(func=run_show)
 
 
 def _git(args: argparse.Namespace):  # type: ignore[no-untyped-def]

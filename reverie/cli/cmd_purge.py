@@ -12,8 +12,7 @@ from ..errors import CommandError
 from ._common import add_json_flag, console, emit_json, workspace_of
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("purge", help="remove a string (a leaked secret) from memory and all its git history")
+def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("text", help="the exact string to remove (tip: `read -rs S; reverie purge \"$S\"` keeps it out of shell history)")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     add_json_flag(p)

@@ -9,8 +9,7 @@ from ._common import add_json_flag, console, emit_json, existing_workspace
 from ._render import commit_table, print_operation
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("restore", help="restore memory to before a commit (no sha: list recent versions)")
+def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("sha", nargs="?")
     p.add_argument("--only", action="store_true", help="undo just that commit, keeping later changes (revert)")
     p.add_argument("--replay", action="store_true", help="also rewind the Dream cursor so the batch is re-dreamed")

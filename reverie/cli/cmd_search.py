@@ -9,8 +9,7 @@ from rich.markup import escape
 from ._common import add_json_flag, console, emit_json, open_store
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("search", help="search memory, history and conversations (BM25, plus vectors when configured)")
+def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("query", nargs="+", help="what to look for")
     p.add_argument("-k", type=int, default=10, help="how many hits (default 10)")
     p.add_argument("--kind", action="append", choices=["memory", "history", "dated", "session"], help="only this source kind")

@@ -13,8 +13,7 @@ if TYPE_CHECKING:
     from ..dream import DreamResult
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("serve", help="run Dream on its schedule until SIGTERM or Ctrl-C")
+def configure(p: argparse.ArgumentParser) -> None:
     p.set_defaults(func=run)
 
 

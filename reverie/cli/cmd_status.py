@@ -9,8 +9,7 @@ from rich.table import Table
 from ._common import add_json_flag, console, emit_json, open_store
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("status", help="show cursors, pending entries, memory file sizes and the model")
+def configure(p: argparse.ArgumentParser) -> None:
     add_json_flag(p)
     p.set_defaults(func=run)
 

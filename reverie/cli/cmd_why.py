@@ -10,8 +10,7 @@ from rich.table import Table
 from ._common import add_json_flag, console, emit_json, existing_workspace
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("why", help="trace memory lines containing TEXT to their commit and history entries")
+def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("text")
     add_json_flag(p)
     p.set_defaults(func=run)

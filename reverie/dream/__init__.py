@@ -6,30 +6,26 @@ Modules, one job each: ``batch`` (phase-1 input), ``analyze`` (phase 1), ``tools
 ``records`` (status and attempts), ``lock`` (run lock), ``scheduler``, ``result`` (returned values),
 ``runner`` (``Dream``: the sequence), ``seams`` (the calls into ``reverie.security``).
 
-``Dream``, ``DreamScheduler`` and ``serve`` load lazily, so ``reverie status`` (which reads Dream's records)
-imports neither the runner nor APScheduler.
+Every name loads lazily (PEP 562), so ``reverie status``, which reads Dream's records and dead letters, imports
+neither the runner, APScheduler nor the result types.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .result import DreamResult, DreamStatus, Edit, Finding, Progress
+from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .result import DreamResult, DreamStatus, Edit, Finding, Progress
     from .runner import Dream
     from .scheduler import DreamScheduler, serve
 
 __all__ = ["Dream", "DreamResult", "DreamStatus", "Edit", "Finding", "Progress", "DreamScheduler", "serve"]
 
+_LAZY = {
+    "Dream": "runner", "DreamScheduler": "scheduler", "serve": "scheduler",
+    **{name: "result" for name in ("DreamResult", "DreamStatus", "Edit", "Finding", "Progress")},
+}
 
-def __getattr__(name: str) -> Any:
-    if name == "Dream":
-        from .runner import Dream
-
-        return Dream
-    if name in ("DreamScheduler", "serve"):
-        from . import scheduler
-
-        return getattr(scheduler, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _LAZY, globals())

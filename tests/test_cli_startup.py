@@ -1,0 +1,82 @@
+"""Start-up budget of `reverie --help`, `status` and `log`, guarded by what they import, never by a clock.
+
+Wall time is measured in bench/ (`python -m bench cli`); here a child process runs each command and reports
+``sys.modules``, so a change that pulls a heavy module back onto a fast path fails whatever the machine's load.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, run_cli
+
+_PROBE = """
+import json, sys
+from reverie.cli import main
+try:
+    code = main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+sys.stdout.flush()
+sys.stderr.write("\\nMODULES=" + json.dumps(sorted(sys.modules)) + "\\n")
+raise SystemExit(code)
+"""
+
+#: Never on a fast path: the model client and its stack, the scheduler.
+_HEAVY = {"litellm", "openai", "tiktoken", "apscheduler"}
+
+#: What each fast command must not import (top-level packages, or exact module names).
+_FORBIDDEN = {
+    "--help": _HEAVY | {"pydantic", "rich", "orjson", "dulwich", "reverie.config", "reverie.workspace"},
+    "status": _HEAVY | {"dulwich", "reverie.gitstore.core", "reverie.security.secrets", "reverie.dream.result"},
+    "log": _HEAVY | {"reverie.status", "reverie.security.secrets", "reverie.security.pending", "reverie.dream"},
+}
+
+
+def imported(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, env=env, timeout=60)
+    marker = proc.stderr.rsplit("MODULES=", 1)
+    assert len(marker) == 2, proc.stderr
+    return proc, set(json.loads(marker[1]))
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> str:
+    ws = str(tmp_path_factory.mktemp("startup") / "ws")
+    assert run_cli("-w", ws, "init").returncode == 0
+    return ws
+
+
+@pytest.mark.parametrize("command", sorted(_FORBIDDEN))
+@pytest.mark.parametrize("json_flag", [False, True])
+def test_fast_commands_import_only_what_they_use(workspace: str, command: str, json_flag: bool) -> None:
+    args = [command] + (["--json"] if json_flag and command != "--help" else [])
+    proc, modules = imported("-w", workspace, *args)
+    assert proc.returncode == 0, proc.stderr
+    loaded = {m for m in modules if m in _FORBIDDEN[command] or m.split(".")[0] in _FORBIDDEN[command]}
+    assert loaded == set(), f"`reverie {' '.join(args)}` imported {sorted(loaded)}"
+
+
+@pytest.mark.parametrize("command, module", [("status", "cmd_status"), ("log", "cmd_log"), ("show", "cmd_log"),
+                                             ("init", "cmd_init")])
+def test_a_run_imports_only_its_own_command_module(workspace: str, command: str, module: str) -> None:
+    proc, modules = imported("-w", workspace, command, "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert {m for m in modules if m.startswith("reverie.cli.cmd_")} == {f"reverie.cli.{module}"}
+    assert "usage: reverie " + command in proc.stdout
+
+
+def test_help_lists_every_command_without_importing_one() -> None:
+    from reverie.cli import COMMANDS
+
+    proc, modules = imported("--help")
+    assert proc.returncode == 0, proc.stderr
+    assert not any(m.startswith("reverie.cli.cmd_") for m in modules)
+    for name, _, help_ in COMMANDS:
+        assert f"    {name}" in proc.stdout and help_[:30] in proc.stdout
