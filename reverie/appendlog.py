@@ -10,11 +10,12 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .errors import HistoryError, LockTimeoutError
+from .errors import HistoryError
+from .fsutil import write_all
+from .locking import wait_flock
 
 log = logging.getLogger(__name__)
 
@@ -49,17 +50,7 @@ class FlockLock:
             fd = self._descriptor()
         except OSError as exc:
             raise HistoryError(f"cannot open the lock file {self.path}: {exc.strerror or exc}") from exc
-        deadline = time.monotonic() + timeout
-        delay = 0.0005
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise LockTimeoutError(f"timed out after {timeout:g}s waiting for {self.path}") from None
-                time.sleep(delay)
-                delay = min(delay * 2, 0.02)
+        wait_flock(fd, timeout, f"timed out after {timeout:g}s waiting for {self.path}")
 
     def release(self) -> None:
         if self._fd is not None and self._pid == os.getpid():
@@ -104,16 +95,6 @@ def repair_torn_tail(
     if fsync:
         os.fsync(fd)
     return True
-
-
-def write_all(fd: int, data: bytes) -> None:
-    """``os.write`` until every byte is written (one call in practice, so an O_APPEND line is not interleaved)."""
-    view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        if n <= 0:
-            raise HistoryError(f"write to fd {fd} made no progress")
-        view = view[n:]
 
 
 def last_line_start(fd: int, size: int) -> int:

@@ -10,11 +10,12 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import stat
 from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-__all__ = ["atomic_write", "fsync_dir", "read_text_lossy", "decode_lossy"]
+__all__ = ["atomic_write", "write_all", "fsync_dir", "read_bytes_or_none", "read_text_lossy", "decode_lossy"]
 
 _warned_paths: set[str] = set()
 
@@ -33,6 +34,16 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until every byte is written (one call in practice, so an O_APPEND line is not interleaved)."""
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        if n <= 0:
+            raise OSError(f"write to fd {fd} made no progress")
+        view = view[n:]
+
+
 def atomic_write(path: Path, data: bytes | str, *, fsync: bool = True, mode: int | None = None) -> None:
     """Replace ``path`` with ``data`` atomically.
 
@@ -41,19 +52,19 @@ def atomic_write(path: Path, data: bytes | str, *, fsync: bool = True, mode: int
     """
     path = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
     if mode is None:
         try:
             mode = os.stat(path).st_mode & 0o777
         except FileNotFoundError:
             mode = 0o644
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
-        view = memoryview(payload)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+    except FileNotFoundError:  # the directory does not exist yet
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+    try:
+        write_all(fd, payload)
         if fsync:
             os.fsync(fd)
     except BaseException:
@@ -68,6 +79,29 @@ def atomic_write(path: Path, data: bytes | str, *, fsync: bool = True, mode: int
         raise
     if fsync:
         fsync_dir(path.parent)
+
+
+def read_bytes_or_none(path: Path | str) -> bytes | None:
+    """A regular file's bytes, or None when it is absent or not a file (fewer system calls than ``Path.is_file``
+    followed by ``read_bytes``, and no window between the check and the read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)  # a FIFO must not block
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        chunks = []
+        size = st.st_size
+        while True:
+            chunk = os.read(fd, max(size, 65536))
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def decode_lossy(raw: bytes, *, origin: str) -> str:

@@ -141,20 +141,31 @@ class Workspace:
         (even one pointing inside), nor a FIFO, socket or device (reading one would hang or leak).
         """
         norm = check_relative(rel)
-        candidate = self.root.joinpath(*norm.split("/"))
-        root_real = self.root.resolve()
-        real = candidate.resolve(strict=False)
-        if real != root_real and root_real not in real.parents:
-            raise UnsafePathError(f"{rel!r} resolves outside the workspace (through a symlink); refusing to follow it")
-        try:
-            st = candidate.lstat()
-        except FileNotFoundError:
-            st = None
-        except OSError as exc:
-            raise UnsafePathError(f"{rel!r} cannot be checked: {exc.strerror}") from None
-        if st is not None:
+        parts = norm.split("/")
+        candidate = self.root.joinpath(*parts)
+        # One lstat per component below the root (the common case: no symlinks). A symlinked directory on the
+        # way is allowed only if it resolves inside the workspace, which the full resolve below decides.
+        here = str(self.root)
+        st: os.stat_result | None = None
+        for i, part in enumerate(parts):
+            here = os.path.join(here, part)
+            try:
+                st = os.lstat(here)
+            except FileNotFoundError:
+                st = None
+                break  # nothing below a missing component exists either
+            except OSError as exc:
+                raise UnsafePathError(f"{rel!r} cannot be checked: {exc.strerror}") from None
             if stat.S_ISLNK(st.st_mode):
-                raise UnsafePathError(f"{rel!r} is a symlink; memory files must be regular files")
+                root_real = self.root.resolve()
+                real = candidate.resolve(strict=False)
+                if real != root_real and root_real not in real.parents:
+                    raise UnsafePathError(
+                        f"{rel!r} resolves outside the workspace (through a symlink); refusing to follow it"
+                    )
+                if i == len(parts) - 1:
+                    raise UnsafePathError(f"{rel!r} is a symlink; memory files must be regular files")
+        if st is not None:
             if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
                 raise UnsafePathError(f"{rel!r} is not a regular file or directory")
         elif not allow_missing:

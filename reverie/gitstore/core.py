@@ -1,9 +1,13 @@
 """``GitStore``: the memory repository of one workspace — commit, query, restore, revert, blame, pack.
 
-Every public method opens the repository for its own duration (≈0.3 ms) and closes it, so a GitStore holds no
-open files between calls and needs no closing. Used as a context manager (``with GitStore(ws) as git:``) it keeps
-one repository open until the block ends — what a Dream run or a benchmark loop wants. The first call of an instance runs ``ensure()`` (open or create,
-then crash recovery). Writers hold ``<git dir>/reverie/lock`` (a cross-process file lock); readers do not.
+A GitStore keeps its repository open between calls (opening one costs ≈0.3 ms, a tenth of a commit) together with
+a cache of the objects it last read and wrote; ``close()`` (or the end of a ``with GitStore(ws) as git:`` block, or
+garbage collection) releases it. Both are dropped whenever the repo's pack directory changes (a gc or purge, in
+this process or another), so nothing removed from the repo is ever served from memory.
+
+The first write of an instance runs ``ensure()`` (open or create, ignore rules, crash recovery); a query on an
+existing memory repo with no interrupted commit skips that and opens the repo read-only, which is what keeps
+``reverie log`` fast. Writers hold ``<git dir>/reverie/lock`` (an ``flock``, ``reverie.locking``); readers do not.
 
 The commit order and its recovery are specified in ``reverie.gitstore.writer``; where the repo lives, in
 ``reverie.gitstore.location``; the message format, in ``reverie.gitstore.trailers``.
@@ -13,28 +17,36 @@ from __future__ import annotations
 
 import fnmatch
 import logging
+import os
 import re
+import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 from dulwich.repo import Repo
-from filelock import FileLock, Timeout
 
 from ..config import GitConfig
 from ..cursors import read_cursor, write_cursor
-from ..errors import GitStoreError, LockTimeoutError
+from ..errors import GitStoreError
+from ..fsutil import read_bytes_or_none
+from ..locking import exclusive
 from ..workspace import Workspace, check_relative
 from . import queries
 from .blame import blame_lines, provenance
 from .diffing import file_changes, stat_body
-from .location import RepoLocation, choose, expand_tracked, is_marked, is_tracked
+from .location import RepoLocation, choose, expand_tracked, is_marked, is_tracked, locate
 from .merge import merge3
 from .objects import blob_id, identity, list_files, read_blob, read_blob_ids
-from .repo import MemoryRepo, branch_ref, create_repo, heal_head, mark_adopted, read_head, sync_ignore_rules
+from .plumbing import ensure_fanout
+from .repo import (
+    MemoryRepo, branch_ref, create_repo, heal_head, mark_adopted, read_head, readable, sync_ignore_rules,
+)
 from .trailers import BATCH, KIND, RESTORE_OF, REVERT_OF, format_message, parse_batch, split_message
 from .types import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
 from .upkeep import after_commit, pack_all
-from .writer import ResolvedPaths, clean_temp_files, recover_pending, remove_stale_locks, state_dir, transact
+from .writer import (
+    ResolvedPaths, clean_temp_files, recover_pending, recovery_needed, remove_stale_locks, state_dir, transact,
+)
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +65,12 @@ class GitStore:
         self.tracked: list[str] = list(dict.fromkeys(check_relative(p) for p in self.config.tracked_files))
         self._who = identity(self.config.author_name, self.config.author_email)
         self._loc: RepoLocation | None = None
-        self._held: MemoryRepo | None = None
-        self._targets: ResolvedPaths | None = None  # set for the duration of a write
+        self._ensured = False  # ensure() ran (a write needs it; a query on a healthy repo does not)
+        self._repo: MemoryRepo | None = None  # kept open between calls, used by one thread at a time
+        self._repo_mutex = threading.Lock()
+        self._repo_key: tuple[int, frozenset[str]] | None = None  # (pid, pack listing) the open repo is valid for
+        self._write = threading.local()  # .targets / .seen: this thread's write in progress (see _writing)
+        self._objects: dict = {}  # type: ignore[type-arg]  # CachedStore's cache, kept across operations
 
     # -- plumbing (``_open``, ``_writing``, ``_paths``, ``_who`` are also used by gitstore.purge) ---------------
     @property
@@ -88,62 +104,98 @@ class GitStore:
         return self._paths_in(store, commit.tree, parent_tree)
 
     def _ready(self) -> RepoLocation:
+        """The repo's location, for a query: the full ``ensure()`` only when there is no memory repo yet, it is
+        not yet marked as one, a commit was interrupted, or HEAD does not load (each needs the writer's work)."""
         if self._loc is None:
-            self.ensure()
+            loc = locate(self.workspace.root)
+            if loc is None or recovery_needed(loc.git_dir):
+                self.ensure()
+            else:
+                self._loc = loc
+                with self._open() as repo:
+                    head = read_head(repo, branch_ref(repo))
+                    healthy = head is not None and readable(repo, head)  # no HEAD: ensure() decides
+                if not healthy:
+                    self.ensure()
         assert self._loc is not None
         return self._loc
 
     def __enter__(self) -> GitStore:
-        self._held = MemoryRepo(str(self._ready().git_dir))
+        self._ready()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
-        """Close the repository a ``with`` block holds (a no-op otherwise)."""
-        held, self._held = self._held, None
-        if held is not None:
-            held.close()
+        """Release the open repository and the object cache (the next call reopens them)."""
+        with self._repo_mutex:
+            repo, self._repo, self._repo_key = self._repo, None, None
+            self._objects = {}
+        if repo is not None and self._repo_pid_ok(repo):
+            repo.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown: nothing useful to report
+            pass
+
+    def _repo_pid_ok(self, repo: MemoryRepo) -> bool:
+        return getattr(repo, "opened_in", None) == os.getpid()
 
     @contextmanager
     def _open(self) -> Iterator[MemoryRepo]:
-        if self._held is not None:
-            self._held.fresh_cache()
-            yield self._held
+        git_dir = self._loc.git_dir if self._loc is not None else self._ready().git_dir
+        if not self._repo_mutex.acquire(blocking=False):  # another thread (or a nested call) has it: open our own
+            repo = MemoryRepo(str(git_dir))
+            try:
+                yield repo
+            finally:
+                repo.close()
             return
-        repo = MemoryRepo(str(self._ready().git_dir))
         try:
-            yield repo
+            key = (os.getpid(), _pack_dir_stamp(git_dir))
+            if self._repo is None or key != self._repo_key:
+                old, self._repo = self._repo, None
+                if old is not None and self._repo_pid_ok(old):
+                    old.close()  # in a forked child the parent's descriptors are left alone
+                self._objects = {}
+                self._repo = MemoryRepo(str(git_dir), self._objects)
+                self._repo.opened_in = os.getpid()  # type: ignore[attr-defined]
+                self._repo_key = key
+            yield self._repo
         finally:
-            repo.close()
+            self._repo_mutex.release()
 
     @contextmanager
     def _writing(self) -> Iterator[tuple[MemoryRepo, bytes, bytes | None]]:
         """The repo, its branch ref and HEAD, under the writer lock, after finishing any interrupted commit."""
+        if not self._ensured:
+            self.ensure()
         loc = self._ready()
-        lock = FileLock(str(state_dir(loc.git_dir) / "lock"))
-        try:
-            lock.acquire(timeout=LOCK_TIMEOUT)
-        except Timeout:
-            busy = f"the memory repo {loc.git_dir} is busy (lock held for {LOCK_TIMEOUT:.0f}s)"
-            raise LockTimeoutError(busy) from None
-        self._targets = ResolvedPaths(self.workspace)
-        try:
-            with self._open() as repo:
-                ref = branch_ref(repo)
-                recover_pending(repo, loc.git_dir, self._targets, ref)
-                yield repo, ref, heal_head(repo, loc.git_dir, ref)
-        finally:
-            self._targets = None
-            lock.release()
+        busy = f"the memory repo {loc.git_dir} is busy (lock held for {LOCK_TIMEOUT:.0f}s)"
+        with exclusive(state_dir(loc.git_dir) / "lock", LOCK_TIMEOUT, busy):
+            # for this write: each path resolved once (ResolvedPaths) and each tracked file read once (seen)
+            self._write.targets, self._write.seen = ResolvedPaths(self.workspace), {}
+            try:
+                with self._open() as repo:
+                    ref = branch_ref(repo)
+                    recover_pending(repo, loc.git_dir, self._write.targets, ref)
+                    yield repo, ref, heal_head(repo, loc.git_dir, ref)
+            finally:
+                self._write.targets = self._write.seen = None
 
     def _disk(self, paths: list[str]) -> dict[str, bytes | None]:
+        """The files' contents on disk (None = absent); during a write each is read once and remembered."""
         out: dict[str, bytes | None] = {}
-        resolver = self._targets or self.workspace
+        resolver = getattr(self._write, "targets", None) or self.workspace
+        seen = getattr(self._write, "seen", None)
+        seen = seen if seen is not None else {}
         for path in paths:
-            target = resolver.resolve(path)
-            out[path] = target.read_bytes() if target.is_file() else None
+            if path not in seen:
+                seen[path] = read_bytes_or_none(resolver.resolve(path))
+            out[path] = seen[path]
         return out
 
     def _contents(self, store, tree: bytes | None, paths: list[str]) -> dict[str, bytes | None]:
@@ -163,8 +215,9 @@ class GitStore:
         stats = file_changes(current, real)
         extra = {k: v for k, v in (trailers or {}).items() if k != KIND}  # the kind argument is the one kind
         message = format_message(subject, stat_body(stats), {KIND: kind, **extra})
-        where = self._targets or self.workspace
-        sha = transact(repo, self._ready().git_dir, where, ref, head, real, message, self._who)
+        where = getattr(self._write, "targets", None) or self.workspace
+        seen = getattr(self._write, "seen", None)
+        sha = transact(repo, self._ready().git_dir, where, ref, head, real, message, self._who, on_disk=seen)
         if sha is not None:
             after_commit(repo, self._ready().git_dir, self.config.gc_every)
         return sha, stats
@@ -195,18 +248,23 @@ class GitStore:
             with Repo(str(loc.git_dir)) as repo:
                 mark_adopted(repo)
         state_dir(loc.git_dir).mkdir(exist_ok=True)
-        self._loc = loc
-        gitignore_changed = sync_ignore_rules(loc, self.tracked)
-        clean_temp_files(self.workspace, self._paths)
-        with self._writing() as (repo, ref, head):
-            remove_stale_locks(loc.git_dir, None, scan_objects=False)
-            if head is None:
-                files = {p: d for p, d in self._disk(self._paths).items() if d is not None}
-                if files:
-                    self._commit_locked(repo, ref, None, files, "init: Reverie memory store", "init")
-            elif gitignore_changed:
-                data = self._disk([".gitignore"])
-                self._commit_locked(repo, ref, head, data, "init: ignore everything but the memory files", "init")
+        ensure_fanout(loc.git_dir / "objects")
+        self._loc, self._ensured = loc, True  # set first: the write below must not run ensure() again
+        try:
+            gitignore_changed = sync_ignore_rules(loc, self.tracked)
+            clean_temp_files(self.workspace, self._paths)
+            with self._writing() as (repo, ref, head):
+                remove_stale_locks(loc.git_dir, None, scan_objects=False)
+                if head is None:
+                    files = {p: d for p, d in self._disk(self._paths).items() if d is not None}
+                    if files:
+                        self._commit_locked(repo, ref, None, files, "init: Reverie memory store", "init")
+                elif gitignore_changed:
+                    data = self._disk([".gitignore"])
+                    self._commit_locked(repo, ref, head, data, "init: ignore everything but the memory files", "init")
+        except BaseException:
+            self._ensured = False
+            raise
 
     # -- writing ------------------------------------------------------------------------------------------
     def commit(
@@ -391,6 +449,16 @@ class GitStore:
         """Pack every loose object into one pack."""
         with self._writing() as (repo, _ref, _head):
             pack_all(repo, self._ready().git_dir)
+
+
+def _pack_dir_stamp(git_dir) -> frozenset[str]:  # type: ignore[no-untyped-def]
+    """The pack directory's listing: it changes whenever a pack is added or removed (gc, purge; each pack is named
+    by its content), the signal to reopen the repo and drop cached objects. A listing, not the directory's
+    mtime, whose granularity is a clock tick."""
+    try:
+        return frozenset(os.listdir(os.path.join(git_dir, "objects", "pack")))
+    except OSError:
+        return frozenset()
 
 
 def _text(data: bytes | None) -> str:

@@ -30,19 +30,34 @@ DIR_MODE = 0o040000
 
 
 class CachedStore:
-    """A read-through view of an object store that keeps parsed objects for one operation (git objects are
-    immutable, and one commit reads HEAD's trees several times). Everything else is delegated."""
+    """A read-through view of an object store that keeps parsed objects. Git objects are immutable, so a cache
+    can never be stale: within one operation HEAD's trees are read several times, and across the operations of
+    one GitStore the objects the last commit wrote are exactly what the next commit reads (no loose-object reads,
+    no pack-directory rescans). Bounded: the oldest entries are dropped first, and large blobs are never kept.
+    Everything else is delegated to the store."""
 
-    def __init__(self, store) -> None:  # type: ignore[no-untyped-def]
+    LIMIT = 512
+    BIG_BLOB = 1 << 20
+
+    def __init__(self, store, cache: dict[bytes, ShaFile] | None = None) -> None:  # type: ignore[no-untyped-def]
         self._store = store
-        self._cache: dict[bytes, ShaFile] = {}
+        self._cache: dict[bytes, ShaFile] = cache if cache is not None else {}
 
     def __getitem__(self, sha: bytes) -> ShaFile:
         obj = self._cache.get(sha)
         if obj is None:
             obj = self._store[sha]
-            self._cache[sha] = obj
+            self.remember(obj, sha)
         return obj
+
+    def remember(self, obj: ShaFile, sha: bytes | None = None) -> None:
+        """Keep ``obj`` (one just written, or just read as ``sha``)."""
+        if isinstance(obj, Blob) and obj.raw_length() > self.BIG_BLOB:
+            return
+        cache = self._cache
+        while len(cache) >= self.LIMIT:
+            del cache[next(iter(cache))]
+        cache[sha or obj.id] = obj
 
     def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
         return getattr(self._store, name)

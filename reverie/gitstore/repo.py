@@ -7,6 +7,7 @@ into place, so a kill never leaves a half-made ``.git`` that would later be mist
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import secrets
@@ -26,21 +27,20 @@ from .location import CONFIG_KEY, CONFIG_SECTION, GITIGNORE_MARK, RepoLocation, 
 
 log = logging.getLogger(__name__)
 
-__all__ = ["MemoryRepo", "create_repo", "mark_adopted", "branch_ref", "read_head", "heal_head", "sync_ignore_rules"]
+__all__ = [
+    "MemoryRepo", "create_repo", "mark_adopted", "branch_ref", "read_head", "readable", "heal_head", "sync_ignore_rules",
+]
 
 _READ_ERRORS = (KeyError, ValueError, TypeError, zlib.error, ObjectFormatException, OSError, AssertionError)
 
 
 class MemoryRepo(Repo):
-    """A dulwich Repo plus ``objects``, a read cache over its object store for the duration of one operation."""
+    """A dulwich Repo plus ``objects``: a read cache over its object store (``CachedStore``). The cache dict may be
+    shared with the GitStore that opens the repo, so it outlives one open."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, cache: dict | None = None) -> None:  # type: ignore[type-arg]
         super().__init__(path)
-        self.objects = CachedStore(self.object_store)
-
-    def fresh_cache(self) -> None:
-        """Start a new operation with an empty cache (a held repo must not grow without bound)."""
-        self.objects = CachedStore(self.object_store)
+        self.objects = CachedStore(self.object_store, cache)
 
 
 def create_repo(loc: RepoLocation) -> None:
@@ -63,7 +63,13 @@ def create_repo(loc: RepoLocation) -> None:
         if loc.separate:
             # the enclosing project must never stage the memory repo's own files
             atomic_write(tmp / ".gitignore", "*\n")
-        os.rename(tmp, loc.git_dir)
+        try:
+            os.rename(tmp, loc.git_dir)
+        except OSError as exc:
+            if not (exc.errno in (errno.EEXIST, errno.ENOTEMPTY) and loc.exists):
+                raise
+            shutil.rmtree(tmp, ignore_errors=True)  # another process or thread created it first: use theirs
+            return
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -94,13 +100,15 @@ def read_head(repo: Repo, ref: bytes) -> bytes | None:
     return value
 
 
-def _readable(repo: Repo, sha: bytes) -> bool:
-    """A commit whose object and root tree both load."""
+def readable(repo: Repo, sha: bytes) -> bool:
+    """A commit whose object and root tree both load (through the repo's object cache when it has one: an object
+    this process wrote or read is intact)."""
+    store = getattr(repo, "objects", repo.object_store)
     try:
-        commit = repo.object_store[sha]
+        commit = store[sha]
         if not isinstance(commit, Commit):
             return False
-        tree = repo.object_store[commit.tree]
+        tree = store[commit.tree]
         return isinstance(tree, Tree)
     except _READ_ERRORS:
         return False
@@ -116,7 +124,7 @@ def heal_head(repo: Repo, git_dir: Path, ref: bytes) -> bytes | None:
         if not log_path.is_file() or log_path.stat().st_size == 0:
             return None  # no commits yet
         # the ref file is gone but its reflog remains: recover rather than start an unrelated history
-    if head is not None and len(head) == 40 and _readable(repo, head):
+    if head is not None and len(head) == 40 and readable(repo, head):
         return head
     candidates: list[bytes] = []
     try:
@@ -125,7 +133,7 @@ def heal_head(repo: Repo, git_dir: Path, ref: bytes) -> bytes | None:
     except (OSError, ValueError):
         candidates = []
     for sha in reversed(candidates):
-        if sha != b"0" * 40 and sha != head and _readable(repo, sha):
+        if sha != b"0" * 40 and sha != head and readable(repo, sha):
             bad = head.decode(errors="replace") if head else "(unreadable)"
             log.warning(
                 "%s pointed at a missing or corrupt commit %s; recovered to %s from the reflog",

@@ -8,8 +8,8 @@ Crash-safe order of one transaction (the caller holds the repo lock)::
        its END token can only come from a kill during this step, when HEAD has not moved: recovery drops it.
        Not fsynced: after a power loss without it, an unfinished file write is committed later as ``manual``
        instead of rolled forward — attributed differently, never lost
-    3. write the objects (each loose object: temp file + rename, by dulwich)
-    4. move the branch ref old → new (dulwich: lock file + fsync + rename; reflog entry)
+    3. write the objects (each loose object: lock file + rename; see reverie.gitstore.plumbing)
+    4. move the branch ref old → new (git's lock file + fsync, reflog entry, rename; same module)
     5. write the changed tracked files (reverie.fsutil.atomic_write each)
     6. mark the marker done (its first byte becomes ``#``)
 
@@ -33,9 +33,10 @@ from dulwich.index import Index, index_entry_from_stat, write_index_dict
 from dulwich.objects import Blob, Commit
 
 from ..errors import GitStoreError, WorkspaceError
-from ..fsutil import atomic_write
+from ..fsutil import atomic_write, read_bytes_or_none, write_all
 from ..workspace import Workspace
 from .objects import FILE_MODE, blob_id, build_tree, make_commit, read_blob, read_blob_ids
+from .plumbing import compare_and_swap, write_loose
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,7 @@ __all__ = [
     "clean_temp_files",
     "write_in_place",
     "remove_stale_locks",
+    "recovery_needed",
     "update_index",
     "ResolvedPaths",
 ]
@@ -111,9 +113,11 @@ def transact(
     who: bytes,
     *,
     write_files: bool = True,
+    on_disk: dict[str, bytes | None] | None = None,
 ) -> bytes | None:
     """Commit ``changes`` (path → new content, None = delete) on top of ``old_head`` and bring the files on disk
-    to match. Returns the new commit id, or None when the tree would not change (no empty commits)."""
+    to match. Returns the new commit id, or None when the tree would not change (no empty commits).
+    ``on_disk`` holds files the caller already read in this operation (path → bytes); it is kept up to date."""
     store = repo.objects
     base_tree = store[old_head].tree if old_head else None
     blobs = {path: Blob.from_string(data) for path, data in changes.items() if data is not None}
@@ -124,22 +128,45 @@ def transact(
     marker = state_dir(git_dir) / PENDING
     old_text = (old_head or b"-").decode()
     write_in_place(marker, (" ".join([old_text, commit.id.decode(), *changes, "END"]) + "\n").encode())
+    cache = getattr(repo, "objects", None)  # MemoryRepo's CachedStore: the next commit reads these back
+    objects_dir = Path(repo.object_store.path)
     for obj in [*blobs.values(), *trees, commit]:
-        store.add_object(obj)
+        write_loose(objects_dir, obj)
+        if cache is not None:
+            cache.remember(obj)
     subject = message.split("\n", 1)[0]
     reflog = (b"commit: " if old_head else b"commit (initial): ") + subject.encode("utf-8", "replace")[:200]
-    if not repo.refs.set_if_equals(ref, old_head, commit.id, message=reflog, committer=who):
+    try:
+        moved = compare_and_swap(repo, git_dir, ref, old_head, commit.id, who, reflog)
+    except GitStoreError:
+        _marker_done(marker)  # refused before HEAD moved: nothing to recover, and the lock is not ours
+        raise
+    if not moved:
         _marker_done(marker)
         raise GitStoreError(f"{ref.decode()} moved while Reverie was committing; nothing was changed")
     if write_files:
+        seen = on_disk if on_disk is not None else {}
         for path, data in changes.items():
-            target = workspace.resolve(path)
-            current = target.read_bytes() if target.is_file() else None
+            current = seen[path] if path in seen else read_bytes_or_none(workspace.resolve(path))
             if current != data:  # a file committed from disk is already right: no rewrite, no fsync
                 write_workspace_file(workspace, path, data)
+                seen[path] = data
         update_index(git_dir, workspace, {p: (blobs[p].id if p in blobs else None) for p in changes})
     _marker_done(marker)
     return commit.id
+
+
+#: The last index each process wrote, by path: (inode, size, mtime) of the file → its entries. While the file is
+#: unchanged (nobody else wrote it), the next update starts from these instead of parsing the file again.
+_index_cache: dict[str, tuple[tuple[int, int, int], dict]] = {}  # type: ignore[type-arg]
+
+
+def _stat_key(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
 
 
 def update_index(git_dir: Path, workspace: Workspace | ResolvedPaths, entries: Mapping[str, bytes | None]) -> None:
@@ -147,19 +174,43 @@ def update_index(git_dir: Path, workspace: Workspace | ResolvedPaths, entries: M
     The index is only git's cache: failing to update it is logged, never fatal."""
     path = git_dir / "index"
     try:
-        index = Index(str(path))
-        table = {name: index[name] for name in index}
+        key = _stat_key(path)
+        cached = _index_cache.get(str(path))
+        if cached is not None and key is not None and cached[0] == key:
+            table = dict(cached[1])
+        else:
+            index = Index(str(path))
+            table = {name: index[name] for name in index}
         for rel, sha in entries.items():
-            key = rel.encode()
+            name = rel.encode()
             if sha is None:
-                table.pop(key, None)
+                table.pop(name, None)
             else:
-                table[key] = index_entry_from_stat(os.stat(workspace.resolve(rel)), sha, FILE_MODE)
+                table[name] = index_entry_from_stat(os.stat(workspace.resolve(rel)), sha, FILE_MODE)
+        table = dict(sorted(table.items()))
         buf = BytesIO()
-        write_index_dict(buf, dict(sorted(table.items())))
+        write_index_dict(buf, table)
         payload = buf.getvalue()
-        # the index format ends with the SHA-1 of everything before it; a cache, so no fsync
-        atomic_write(path, payload + hashlib.sha1(payload).digest(), fsync=False)
+        # git's own protocol: exclusive index.lock, then rename over the index (a cache, so no fsync). A git
+        # command holding the lock right now wins; a lock a crash left is removed by recover_pending.
+        lock = str(path) + ".lock"
+        try:
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            log.warning("git index not updated: %s exists (a git command is running)", lock)
+            return
+        try:
+            write_all(fd, payload + hashlib.sha1(payload).digest())  # the index ends with the SHA-1 of the rest
+        except BaseException:
+            os.close(fd)
+            os.unlink(lock)
+            raise
+        os.close(fd)
+        os.replace(lock, path)
+        written = _stat_key(path)
+        if written is not None:
+            _index_cache.clear()  # one repo per process is the common case; never grow
+            _index_cache[str(path)] = (written, table)
     except (OSError, ValueError, KeyError) as exc:
         log.warning("git index not updated (%s); `git status` may show stale changes", exc)
 
@@ -169,7 +220,8 @@ def remove_stale_locks(git_dir: Path, ref: bytes | None, scan_objects: bool) -> 
     candidates = [git_dir / "config.lock"]  # only files Reverie itself writes through dulwich's lock files
     if ref:
         candidates.append(git_dir / (ref.decode() + ".lock"))
-    if scan_objects:
+    if scan_objects:  # after an interrupted transaction: the index and object locks it may have left
+        candidates.append(git_dir / "index.lock")
         objects = git_dir / "objects"
         for sub in objects.glob("[0-9a-f][0-9a-f]"):
             candidates.extend(sub.glob("*.lock"))
@@ -177,6 +229,19 @@ def remove_stale_locks(git_dir: Path, ref: bytes | None, scan_objects: bool) -> 
         if path.exists():
             log.warning("removing stale lock %s left by an interrupted write", path)
             path.unlink(missing_ok=True)
+
+
+def recovery_needed(git_dir: Path) -> bool:
+    """Whether a transaction was cut short (its marker is there and not marked done): then only a writer, under
+    the lock, may open the repo, since ``recover_pending`` has files to roll forward first."""
+    try:
+        with open(state_dir(git_dir) / PENDING, "rb") as f:
+            head = f.read(1)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return head not in (b"", b"#", b" ")
 
 
 def recover_pending(repo, git_dir: Path, workspace: Workspace | ResolvedPaths, ref: bytes | None) -> None:
