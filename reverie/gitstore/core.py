@@ -241,14 +241,16 @@ class GitStore:
         root = self.workspace.root
         root.mkdir(parents=True, exist_ok=True)
         loc = choose(root)
-        if not loc.exists:
+        existed = loc.exists
+        if not existed:
             create_repo(loc)
         elif not loc.separate and not is_marked(loc.git_dir):
             log.info("adopting the existing memory repository %s (its history stays)", loc.git_dir)
             with Repo(str(loc.git_dir)) as repo:
                 mark_adopted(repo)
         state_dir(loc.git_dir).mkdir(exist_ok=True)
-        ensure_fanout(loc.git_dir / "objects")
+        if existed:  # a new repo grows its fan-out directories as it goes (and upkeep fills them in)
+            ensure_fanout(loc.git_dir / "objects")
         self._loc, self._ensured = loc, True  # set first: the write below must not run ensure() again
         try:
             gitignore_changed = sync_ignore_rules(loc, self.tracked)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from .plumbing import ensure_fanout
 from .writer import state_dir, write_in_place
 
 log = logging.getLogger(__name__)
@@ -39,6 +40,7 @@ def after_commit(repo, git_dir: Path, gc_every: int) -> None:
     packed = store.pack_loose_objects()
     if len(store.packs) > MAX_PACKS:
         store.repack()
+    ensure_fanout(git_dir / "objects")  # so the next commits' loose objects need no mkdir
     log.info("packed %d loose objects", packed)
     write_in_place(path, f"{0:>12}\n".encode(), pad=0)
 
