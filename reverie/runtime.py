@@ -2,8 +2,8 @@
 
 Front-ends (the CLI, the chat commands, the chat REPL, the demo) all need the same objects — the store, the memory
 repo, the model client, sessions, the Consolidator, Dream — wired the same way. They get them here, so the wiring
-is written once, and each is built only when touched: ``reverie log`` opens the repo but never imports the
-model client (and with it litellm).
+is written once, and each is built only when touched: ``reverie log`` opens the repo but neither the store nor
+the model client (and with it litellm).
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ import os
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from .config import Config
-from .store import MemoryStore
+from .config import Config, load_config
 from .workspace import Workspace
 
 if TYPE_CHECKING:
@@ -22,6 +21,7 @@ if TYPE_CHECKING:
     from .gitstore import GitStore
     from .llm.client import ModelClient
     from .recall import Recall
+    from .store import MemoryStore
 
 __all__ = ["Runtime"]
 
@@ -39,12 +39,18 @@ class Runtime:
         self._config = config
 
     @cached_property
-    def store(self) -> MemoryStore:
-        return MemoryStore(self.workspace, config=self._config)
-
-    @property
     def config(self) -> Config:
-        return self.store.config
+        """Loaded without opening the store: `reverie log` needs only its git section."""
+        if self._config is not None:
+            return self._config
+        self.workspace.check()  # a file where the workspace should be: the store's clear error, not a config one
+        return load_config(self.workspace.root)
+
+    @cached_property
+    def store(self) -> MemoryStore:
+        from .store import MemoryStore
+
+        return MemoryStore(self.workspace, config=self.config)
 
     @cached_property
     def git(self) -> GitStore:

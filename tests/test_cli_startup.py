@@ -33,8 +33,10 @@ _HEAVY = {"litellm", "openai", "tiktoken", "apscheduler"}
 #: What each fast command must not import (top-level packages, or exact module names).
 _FORBIDDEN = {
     "--help": _HEAVY | {"pydantic", "rich", "orjson", "dulwich", "reverie.config", "reverie.workspace"},
-    "status": _HEAVY | {"dulwich", "reverie.gitstore.core", "reverie.security.secrets", "reverie.dream.result"},
-    "log": _HEAVY | {"reverie.status", "reverie.security.secrets", "reverie.security.pending", "reverie.dream"},
+    "status": _HEAVY | {"dulwich", "reverie.gitstore", "reverie.security.secrets", "reverie.dream.result",
+                        "rich.markdown"},
+    "log": _HEAVY | {"reverie.status", "reverie.store", "reverie.history", "reverie.security", "reverie.dream",
+                     "rich.table"},
 }
 
 

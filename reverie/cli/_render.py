@@ -1,4 +1,8 @@
-"""rich renderings of the library's structured results (the CLI's counterpart of ``reverie.commands.render``)."""
+"""rich renderings of the library's structured results (the CLI's counterpart of ``reverie.commands.render``).
+
+Dream's live status line and run report are in ``_render_dream`` (they need rich's ``Table``, which `reverie log`
+would otherwise import for nothing).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
 from ._common import console
@@ -88,61 +91,6 @@ def print_operation(verb: str, target: str, result: Any) -> None:
     if result.cursor_rewound_to is not None:
         console.print(f"dream cursor rewound to {result.cursor_rewound_to}")
     console.print(f"[dim]undo with: reverie restore {result.commit[:8]}[/]")
-
-
-class ProgressLine:
-    """A live one-line status during a Dream run (phase, iteration, tool calls, tokens), fed by ``on_progress``."""
-
-    def __init__(self, enabled: bool = True) -> None:
-        self.enabled = enabled and console.is_terminal
-        self._status: Any = None
-
-    def __enter__(self) -> ProgressLine:
-        if self.enabled:
-            self._status = console.status("dream: starting")
-            self._status.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._status is not None:
-            self._status.__exit__(*exc)
-
-    def update(self, p: Any) -> None:
-        if self._status is None:
-            return
-        batch = f" entries {p.first}–{p.last}" if p.first is not None else ""
-        text = f"dream: {p.phase}{batch} · turn {p.iteration} · {p.tool_calls} tool calls · {p.tokens:,} tokens"
-        if p.message:
-            text += f" · {escape(p.message)}"
-        self._status.update(text)
-
-
-def print_dream(result: Any) -> None:
-    """A finished Dream run: outcome, batch, changed files, commit, usage (and the diff of a dry run)."""
-    ok = result.status in ("ok", "no-change", "nothing-to-do")
-    colour = "green" if ok else "red"
-    table = Table(show_header=False, box=None, pad_edge=False)
-    table.add_row("status", f"[{colour}]{result.status}[/]" + (" (dry run: nothing written)" if result.dry_run else ""))
-    if result.first is not None:
-        table.add_row("batch", f"entries {result.first}–{result.last}")
-    if result.reason:
-        table.add_row("reason", escape(result.reason))
-    if result.files:
-        table.add_row("files", files_text(result.files))
-    if result.commit:
-        table.add_row("commit", f"[yellow]{result.commit[:8]}[/]  [dim](undo: reverie restore {result.commit[:8]})[/]")
-    if result.status not in ("nothing-to-do", "already-running"):
-        u = result.usage
-        cost = f", ${u.cost:.4f}" if u.cost else ""
-        table.add_row("usage", f"{result.iterations} turns, {result.tool_calls} tool calls, "
-                               f"{u.prompt_tokens:,}+{u.completion_tokens:,} tokens{cost} ({escape(result.model)})")
-    if len(result.batches) > 1:
-        table.add_row("batches", str(len(result.batches)))
-    if result.pending_soul:
-        table.add_row("SOUL.md", "[yellow]a change is waiting for approval (reverie approve / reject)[/]")
-    console.print(table)
-    if result.dry_run:
-        print_diff(result.diff)
 
 
 def markdown(text: str) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ._common import add_json_flag, emit_json, workspace_of
-from ._render import ProgressLine, print_dream
+from ._render_dream import ProgressLine, print_dream
 
 #: Outcomes that are not a success: the command exits 1 so scripts notice.
 _FAILED = {"failed", "rejected", "already-running", "dead-lettered"}

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ._common import console, workspace_of
-from ._render import print_dream
+from ._render_dream import print_dream
 
 if TYPE_CHECKING:
     from ..dream import DreamResult

@@ -39,8 +39,6 @@ import orjson
 
 from ..errors import MergeConflictError, WorkspaceError
 from ..fsutil import atomic_write, fsync_dir
-from ..gitstore import trailers
-from ..gitstore.merge import merge3
 from ..workspace import SOUL, Workspace
 
 if TYPE_CHECKING:
@@ -217,6 +215,8 @@ def stage_soul_change(
     reason_line = " ".join(reason.split())
     previous = _load_quietly(store)
     if previous is not None and previous.base == base and not previous.applied:
+        from ..gitstore.merge import merge3  # here, not at the top: `reverie status` reads this file, never merges
+
         try:
             merged = merge3(base, previous.proposed, proposed, path=SOUL)
         except MergeConflictError:
@@ -282,6 +282,9 @@ def approve(store: MemoryStore, git: GitStore) -> ApproveResult:
         path.unlink(missing_ok=True)
         added, removed = change.counts()
         return ApproveResult(None, change, False, added, removed)
+    from ..gitstore import trailers
+    from ..gitstore.merge import merge3  # here, not at the top: `reverie status` reads this file, never merges
+
     merged = current != change.base
     if merged:
         try:

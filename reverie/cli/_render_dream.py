@@ -1,0 +1,68 @@
+"""rich renderings of a Dream run: the live status line while it runs and the report when it ends."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+
+from ._common import console
+from ._render import files_text, print_diff
+
+__all__ = ["ProgressLine", "print_dream"]
+
+
+class ProgressLine:
+    """A live one-line status during a Dream run (phase, iteration, tool calls, tokens), fed by ``on_progress``."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled and console.is_terminal
+        self._status: Any = None
+
+    def __enter__(self) -> ProgressLine:
+        if self.enabled:
+            self._status = console.status("dream: starting")
+            self._status.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._status is not None:
+            self._status.__exit__(*exc)
+
+    def update(self, p: Any) -> None:
+        if self._status is None:
+            return
+        batch = f" entries {p.first}–{p.last}" if p.first is not None else ""
+        text = f"dream: {p.phase}{batch} · turn {p.iteration} · {p.tool_calls} tool calls · {p.tokens:,} tokens"
+        if p.message:
+            text += f" · {escape(p.message)}"
+        self._status.update(text)
+
+
+def print_dream(result: Any) -> None:
+    """A finished Dream run: outcome, batch, changed files, commit, usage (and the diff of a dry run)."""
+    ok = result.status in ("ok", "no-change", "nothing-to-do")
+    colour = "green" if ok else "red"
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_row("status", f"[{colour}]{result.status}[/]" + (" (dry run: nothing written)" if result.dry_run else ""))
+    if result.first is not None:
+        table.add_row("batch", f"entries {result.first}–{result.last}")
+    if result.reason:
+        table.add_row("reason", escape(result.reason))
+    if result.files:
+        table.add_row("files", files_text(result.files))
+    if result.commit:
+        table.add_row("commit", f"[yellow]{result.commit[:8]}[/]  [dim](undo: reverie restore {result.commit[:8]})[/]")
+    if result.status not in ("nothing-to-do", "already-running"):
+        u = result.usage
+        cost = f", ${u.cost:.4f}" if u.cost else ""
+        table.add_row("usage", f"{result.iterations} turns, {result.tool_calls} tool calls, "
+                               f"{u.prompt_tokens:,}+{u.completion_tokens:,} tokens{cost} ({escape(result.model)})")
+    if len(result.batches) > 1:
+        table.add_row("batches", str(len(result.batches)))
+    if result.pending_soul:
+        table.add_row("SOUL.md", "[yellow]a change is waiting for approval (reverie approve / reject)[/]")
+    console.print(table)
+    if result.dry_run:
+        print_diff(result.diff)
