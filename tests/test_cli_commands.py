@@ -1,4 +1,4 @@
-"""The CLI as a user runs it (subprocess): exit codes, --json output, and which modules the fast commands import."""
+"""The CLI as a user runs it (subprocess): exit codes and --json output (what the fast commands import: test_cli_startup)."""
 
 from __future__ import annotations
 
@@ -7,41 +7,7 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 from conftest import ROOT, run_cli
-
-_PROBE = """
-import sys
-from reverie.cli import main
-try:
-    code = main(sys.argv[1:])
-except SystemExit as exc:
-    code = exc.code
-sys.stdout.flush()
-heavy = sorted(m for m in ("litellm", "openai", "tiktoken", "apscheduler") if m in sys.modules)
-sys.stderr.write("\\nHEAVY=" + ",".join(heavy) + "\\n")
-raise SystemExit(code)
-"""
-
-
-def probe(*args: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
-    """Run the CLI in a child and report which heavy modules it imported."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, env=env, timeout=60)
-    marker = proc.stderr.rsplit("HEAVY=", 1)
-    assert len(marker) == 2, proc.stderr
-    heavy = [m for m in marker[1].strip().split(",") if m]
-    return proc, heavy
-
-
-@pytest.mark.parametrize("args", [["--help"], ["status"], ["status", "--json"], ["log"], ["log", "--json"]])
-def test_fast_commands_do_not_import_litellm(tmp_path, args):
-    assert run_cli("-w", str(tmp_path / "ws"), "init").returncode == 0
-    proc, heavy = probe("-w", str(tmp_path / "ws"), *args)
-    assert proc.returncode == 0, proc.stderr
-    assert heavy == []
 
 
 def test_help_imports_neither_config_nor_locks(tmp_path):
