@@ -359,6 +359,46 @@ def test_reconcile_advances_from_the_last_dream_commit(env):
     assert env.dream().reconcile() == 3 and env.store.dream_cursor() == 3
 
 
+def test_reconcile_never_skips_a_history_the_last_dream_commit_did_not_see(env, caplog):
+    """history.jsonl replaced under an existing memory repo: HEAD's cursor (3) describes another log, so the
+    two new entries must still be processed, not skipped."""
+    env.add("- a", "- b", "- c")
+    env.ws.write(MEM, "# Memory\n- a\n")
+    env.git.commit("dream: x", kind="dream", trailers={tr.CURSOR: "3", tr.BATCH: "1-3"})
+    for path in (env.ws.history_path, env.ws.cursor_path, env.ws.dream_cursor_path):
+        path.unlink(missing_ok=True)
+    env.add("- d", "- e")
+    with caplog.at_level("WARNING"):
+        assert env.dream().reconcile() == 0
+    assert "not advancing" in caplog.text
+    assert [e.cursor for e in env.store.read_unprocessed_history()] == [1, 2]
+
+
+def test_history_retention_is_applied_after_a_run_and_never_drops_pending_entries(tmp_path):
+    env = make_env(tmp_path / "ws", max_batch_size=200)
+    env.config.memory.history.retention = 100
+    env.add(*(f"- fact {i}" for i in range(1, 251)))
+    env.fake.enqueue("[SKIP]")
+    assert run(env.dream()).status == "no-change"  # consumed 1-200
+    cursors = [e.cursor for e in env.store.history.read_since(0)]
+    assert cursors == list(range(151, 251))  # the newest 100 kept
+    env.add(*(f"- more {i}" for i in range(50)))  # 150 entries: within the margin (100 + max(10, 100))
+    env.fake.enqueue("[SKIP]")
+    run(env.dream())
+    assert [e.cursor for e in env.store.history.read_since(0)][0] == 151  # 150 ≤ 100 + 100: not rewritten yet
+
+
+def test_history_retention_keeps_entries_dream_has_not_consumed(tmp_path):
+    env = make_env(tmp_path / "ws", max_batch_size=20)
+    env.config.memory.history.retention = 100
+    env.add(*(f"- fact {i}" for i in range(1, 301)))
+    env.fake.enqueue("[SKIP]")
+    run(env.dream())  # consumed 1-20 only
+    cursors = [e.cursor for e in env.store.history.read_since(0)]
+    assert cursors == list(range(21, 301))  # the consumed 20 dropped, all 280 pending kept
+    assert env.store.pending_count() == 280
+
+
 def test_memory_lines_carry_their_age(env):
     from reverie.dream.batch import line_ages
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from typing import Any
 
 from ..config import Config
-from ..errors import GitStoreError, MergeConflictError, ModelError, UnsafePathError
+from ..errors import GitStoreError, MergeConflictError, ModelError, ReverieError, UnsafePathError
 from ..gitstore.trailers import format_message
 from ..llm import protocol
 from ..llm.prompts import load_prompt
@@ -94,14 +93,35 @@ class Dream:
         try:
             self._ensure_repo()
             attempts = Attempts.load(self.workspace.state_dir)
-            with self._repo():
-                transaction.reconcile(self.store, self.git, attempts)
+            transaction.reconcile(self.store, self.git, attempts)
             emit = on_progress or (lambda p: None)
             if not drain:
-                return await self._batch(Budget.from_config(self.config.dream), attempts, dry_run, emit)
-            return await self._drain(attempts, dry_run, emit)
+                result = await self._batch(Budget.from_config(self.config.dream), attempts, dry_run, emit)
+            else:
+                result = await self._drain(attempts, dry_run, emit)
+            if not dry_run and result.status in ("ok", "no-change", "dead-lettered"):
+                self._retain()
+            return result
         finally:
             lock.release()
+
+    def _retain(self) -> None:
+        """Apply ``memory.history.retention`` now that the Dream cursor moved (only consumed entries can go).
+        The log is rewritten only once it is 10 % (at least 100 entries) past the limit, judged from its first
+        and last cursors, so a run does not pay a full read of the log for a handful of entries."""
+        keep = self.config.memory.history.retention
+        if keep is None:
+            return
+        first = self.store.history.read_since(0, limit=1)
+        if not first or self.store.last_cursor() - first[0].cursor + 1 <= keep + max(keep // 10, 100):
+            return
+        try:
+            dropped = self.store.compact_history(keep)
+        except (ReverieError, OSError) as exc:
+            log.warning("dream: history retention not applied (%s); the log is kept whole", exc)
+            return
+        if dropped:
+            log.info("dream: history retention dropped the %d oldest consumed entries", dropped)
 
     def reconcile(self) -> int:
         """Advance ``.dream_cursor`` to HEAD's dream ``Reverie-Cursor`` when that is ahead; returns the cursor."""
@@ -119,11 +139,6 @@ class Dream:
         if not self._repo_ready:
             self.git.ensure()
             self._repo_ready = True
-
-    def _repo(self) -> AbstractContextManager[Any]:
-        """Hold the memory repo open over a synchronous stretch of GitStore calls (never across an await, so
-        another task using the same GitStore cannot interleave with it)."""
-        return self.git if isinstance(self.git, AbstractContextManager) else nullcontext()
 
     # -- drain --------------------------------------------------------------------------------------------
     async def _drain(self, attempts: Attempts, dry_run: bool, emit: ProgressCallback) -> DreamResult:
@@ -209,8 +224,7 @@ class Dream:
         if not text.strip():
             return []
         try:
-            with self._repo():
-                return line_ages(self.git, text)
+            return line_ages(self.git, text)
         except GitStoreError as exc:
             log.warning("dream: line ages unavailable (%s); MEMORY.md shown without them", exc)
             return []
@@ -241,8 +255,7 @@ class Dream:
         trailers = transaction.dream_trailers(done.first, done.last, model=self.model, iterations=done.iterations,
                                               tool_calls=done.tool_calls, usage=done.usage)
         message = format_message(subject, body, trailers)
-        with self._repo():
-            sha = transaction.commit_run(self.git, self.store, files, message, trailers, done.last)
+        sha = transaction.commit_run(self.git, self.store, files, message, trailers, done.last)
         diff = "".join(unified_diff(rel, disk[rel], text) for rel, text in files.items())
         status = "ok" if sha or pending_soul is not None else "no-change"
         result = replace(done, status=status, commit=sha, files=tuple(changes) if sha else (), diff=diff,

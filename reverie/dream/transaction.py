@@ -133,9 +133,14 @@ def reconcile(store: MemoryStore, git: Any, attempts: Attempts) -> int:
     target = cursor
     head = _head_dream_cursor(git)
     if head is not None and head > target:
-        log.warning("dream: the last dream commit consumed history up to %d but .dream_cursor is %d; advancing",
-                    head, cursor)
-        target = head
+        last = store.last_cursor()
+        if head > last:  # that commit consumed a history this log is not (history.jsonl replaced or lost)
+            log.warning("dream: the last dream commit consumed history up to %d, but the history log ends at %d; "
+                        "not advancing .dream_cursor (%d) past entries that were never processed", head, last, cursor)
+        else:
+            log.warning("dream: the last dream commit consumed history up to %d but .dream_cursor is %d; "
+                        "advancing", head, cursor)
+            target = head
     letters = read_dead_letters(deadletter_path(store.workspace.memory_dir))
     if letters and letters[-1].first <= target + 1 < letters[-1].last + 1:
         log.warning("dream: batch %d-%d was set aside but the cursor was not moved; advancing",
