@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..consolidator.sessions import SessionStore
-from ..errors import RecallError, SessionError
+from ..errors import LockTimeoutError, RecallError, SessionError
 from ..history import BadLine, HistoryEntry, HistoryLog
 from ..workspace import MEMORY_FILES, Workspace
 from .sources import (
@@ -134,7 +134,23 @@ class SearchIndex:
         return conn
 
     def _open(self) -> sqlite3.Connection:
-        """Open the index; a corrupt or foreign-version file is moved aside and recreated (then filled by sync)."""
+        """Open the index, waiting out another process that holds it locked (creating it, say): a busy index is
+        not a corrupt one and must never be moved aside."""
+        deadline = time.monotonic() + OPEN_TIMEOUT
+        delay = 0.01
+        while True:
+            try:
+                return self._open_once()
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc):
+                    raise RecallError(f"{self.path}: {exc}") from exc
+                if time.monotonic() >= deadline:
+                    raise LockTimeoutError(f"{self.path} stayed locked for {OPEN_TIMEOUT:.0f}s ({exc})") from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.5)
+
+    def _open_once(self) -> sqlite3.Connection:
+        """A corrupt or foreign-version file is moved aside and recreated (then filled by sync)."""
         fresh = not self.path.exists()
         reason = None
         conn = None
@@ -149,6 +165,10 @@ class SearchIndex:
                 else:
                     conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'x'").fetchone()
         except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and _busy(exc):
+                if conn is not None:
+                    conn.close()
+                raise  # _open waits and retries
             reason = f"unreadable ({exc})"
         if reason is None and not fresh and conn is not None:
             return conn
@@ -403,3 +423,13 @@ class transaction:
             self.conn.execute("COMMIT")
         else:
             self.conn.execute("ROLLBACK")
+
+
+#: How long opening the index waits for another process holding it locked.
+OPEN_TIMEOUT = 30.0
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    """SQLITE_BUSY / SQLITE_LOCKED: another connection holds the database; it is not damaged."""
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
