@@ -81,9 +81,15 @@ class GitStore:
     @property
     def _paths(self) -> list[str]:
         """Paths Reverie commits: the tracked files, plus the workspace's .gitignore when Reverie manages it."""
+        cached = getattr(self._write, "paths", None)  # one listing per write operation
+        if cached is not None:
+            return list(cached)
         loc = self._ready()
         paths = expand_tracked(self.workspace.root, self.tracked)  # globs (dated memory files) → files on disk
-        return [*paths, ".gitignore"] if loc.owns_gitignore else paths
+        paths = [*paths, ".gitignore"] if loc.owns_gitignore else paths
+        if getattr(self._write, "seen", None) is not None:
+            self._write.paths = paths
+        return list(paths)
 
     def _paths_in(self, store, *trees: bytes | None) -> list[str]:  # type: ignore[no-untyped-def]
         """``_paths`` plus the files matching a tracked glob in any of ``trees`` (so a dated memory file deleted
@@ -177,14 +183,14 @@ class GitStore:
         busy = f"the memory repo {loc.git_dir} is busy (lock held for {LOCK_TIMEOUT:.0f}s)"
         with exclusive(state_dir(loc.git_dir) / "lock", LOCK_TIMEOUT, busy):
             # for this write: each path resolved once (ResolvedPaths) and each tracked file read once (seen)
-            self._write.targets, self._write.seen = ResolvedPaths(self.workspace), {}
+            self._write.targets, self._write.seen, self._write.paths = ResolvedPaths(self.workspace), {}, None
             try:
                 with self._open() as repo:
                     ref = branch_ref(repo)
                     recover_pending(repo, loc.git_dir, self._write.targets, ref)
                     yield repo, ref, heal_head(repo, loc.git_dir, ref)
             finally:
-                self._write.targets = self._write.seen = None
+                self._write.targets = self._write.seen = self._write.paths = None
 
     def _disk(self, paths: list[str]) -> dict[str, bytes | None]:
         """The files' contents on disk (None = absent); during a write each is read once and remembered."""

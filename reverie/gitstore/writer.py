@@ -60,22 +60,23 @@ def state_dir(git_dir: Path) -> Path:
     return git_dir / "reverie"
 
 
-def write_in_place(path: Path, data: bytes, *, offset: int = 0, pad: int = 256) -> None:
-    """Overwrite a small state file in place, without rename or fsync (for state whose torn form is detected or
-    harmless). The content is space-padded to a multiple of ``pad`` so the file's size rarely changes."""
-    if pad and offset == 0:
+def write_in_place(path: Path, data: bytes, *, pad: int = 256, truncate: bool = True) -> None:
+    """Overwrite a small state file in place from its start, without rename or fsync (for state whose torn form
+    is detected or harmless). The content is space-padded to a multiple of ``pad`` so the file's size rarely
+    changes; ``truncate=False`` overwrites only the first bytes and keeps the rest."""
+    if pad:
         data = data.ljust(-(-len(data) // pad) * pad, b" ")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
-        os.pwrite(fd, data, offset)
-        if offset == 0 and os.fstat(fd).st_size != len(data):
+        os.pwrite(fd, data, 0)
+        if truncate and os.fstat(fd).st_size != len(data):
             os.ftruncate(fd, len(data))
     finally:
         os.close(fd)
 
 
 def _marker_done(marker: Path) -> None:
-    write_in_place(marker, b"#", pad=0)
+    write_in_place(marker, b"#", pad=0, truncate=False)  # the first byte alone says "done"
 
 
 class ResolvedPaths:
