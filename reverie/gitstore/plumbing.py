@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from dulwich.objects import ShaFile
@@ -26,7 +27,7 @@ from dulwich.refs import check_ref_format
 from ..errors import GitStoreError
 from ..fsutil import write_all
 
-__all__ = ["write_loose", "compare_and_swap", "ensure_fanout"]
+__all__ = ["write_loose", "compare_and_swap", "ensure_fanout", "open_lock", "replace_from_lock"]
 
 _OBJECT_MODE = 0o444
 
@@ -52,8 +53,7 @@ def write_loose(objects_dir: Path, obj: ShaFile) -> None:
     does, so a concurrent prune does not take it). Objects that exist only in a pack are written loose again:
     harmless, and cheaper than searching the packs."""
     sha = obj.id.decode("ascii")
-    folder = os.path.join(objects_dir, sha[:2])
-    path = os.path.join(folder, sha[2:])
+    path = os.path.join(objects_dir, sha[:2], sha[2:])
     try:
         os.utime(path)
         return
@@ -61,23 +61,11 @@ def write_loose(objects_dir: Path, obj: ShaFile) -> None:
         pass
     except PermissionError:
         return  # there, owned by another user of a shared repository: it cannot be refreshed, nor needs writing
-    data = obj.as_legacy_object()
     lock = path + ".lock"
-    try:
-        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, _OBJECT_MODE)
-    except FileNotFoundError:
-        os.makedirs(folder, exist_ok=True)
-        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, _OBJECT_MODE)
-    except FileExistsError:
-        raise GitStoreError(f"{lock} exists: another writer is storing the same object, or a crash left it") from None
-    try:
-        write_all(fd, data)
-    except BaseException:
-        os.close(fd)
-        os.unlink(lock)
-        raise
-    os.close(fd)
-    os.replace(lock, path)
+    fd = open_lock(lock, _OBJECT_MODE)
+    if fd is None:
+        raise GitStoreError(f"{lock} exists: another writer is storing the same object, or a crash left it")
+    replace_from_lock(fd, lock, path, obj.as_legacy_object())
 
 
 def compare_and_swap(repo, git_dir: Path, ref: bytes, old: bytes | None, new: bytes, who: bytes, message: bytes) -> bool:  # type: ignore[no-untyped-def]
@@ -87,28 +75,62 @@ def compare_and_swap(repo, git_dir: Path, ref: bytes, old: bytes | None, new: by
         raise GitStoreError(f"refusing to write the malformed ref name {ref!r}")
     path = os.path.join(git_dir, ref.decode("utf-8"))
     lock = path + ".lock"
-    try:
-        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
-    except FileExistsError:
+    fd = open_lock(lock, 0o644)
+    if fd is None:
         raise GitStoreError(f"{lock} exists: a git command is updating the memory repo (or a crash left the lock)")
-    except FileNotFoundError:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
     try:
-        if _current(repo, path, ref) != old:  # read again while holding git's lock
-            os.close(fd)
-            os.unlink(lock)
-            return False
-        write_all(fd, new + b"\n")
-        os.fsync(fd)
+        current = _current(repo, path, ref)  # read again while holding git's lock
     except BaseException:
-        os.close(fd)
-        os.unlink(lock)
+        _abandon(fd, lock)
+        raise
+    if current != old:
+        _abandon(fd, lock)
+        return False
+    replace_from_lock(fd, lock, path, new + b"\n", fsync=True,
+                      before_rename=lambda: _append_reflog(git_dir, ref, old, new, who, message))
+    return True
+
+
+def open_lock(lock: str, mode: int) -> int | None:
+    """Create git's lock file ``lock`` exclusively (and its directory, if missing); None when it already exists
+    (someone else holds it)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+    for attempt in (0, 1):
+        try:
+            return os.open(lock, flags, mode)
+        except FileExistsError:
+            return None
+        except FileNotFoundError:
+            if attempt:
+                raise
+            os.makedirs(os.path.dirname(lock), exist_ok=True)
+    return None
+
+
+def replace_from_lock(fd: int, lock: str, path: str, data: bytes, *, fsync: bool = False,
+                      before_rename: Callable[[], None] | None = None) -> None:
+    """Write ``data`` into the lock file open on ``fd`` and rename it over ``path`` (git's commit of a lock file);
+    on any failure before the rename the lock is removed and ``path`` is untouched."""
+    try:
+        write_all(fd, data)
+        if fsync:
+            os.fsync(fd)
+    except BaseException:
+        _abandon(fd, lock)
         raise
     os.close(fd)
-    _append_reflog(git_dir, ref, old, new, who, message)
+    try:
+        if before_rename is not None:
+            before_rename()
+    except BaseException:
+        os.unlink(lock)
+        raise
     os.replace(lock, path)
-    return True
+
+
+def _abandon(fd: int, lock: str) -> None:
+    os.close(fd)
+    os.unlink(lock)
 
 
 def _current(repo, path: str, ref: bytes) -> bytes | None:  # type: ignore[no-untyped-def]

@@ -33,10 +33,10 @@ from dulwich.index import Index, index_entry_from_stat, write_index_dict
 from dulwich.objects import Blob, Commit
 
 from ..errors import GitStoreError, WorkspaceError
-from ..fsutil import atomic_write, read_bytes_or_none, write_all
+from ..fsutil import atomic_write, read_bytes_or_none
 from ..workspace import Workspace
 from .objects import FILE_MODE, blob_id, build_tree, make_commit, read_blob, read_blob_ids
-from .plumbing import compare_and_swap, write_loose
+from .plumbing import compare_and_swap, open_lock, replace_from_lock, write_loose
 
 log = logging.getLogger(__name__)
 
@@ -195,19 +195,11 @@ def update_index(git_dir: Path, workspace: Workspace | ResolvedPaths, entries: M
         # git's own protocol: exclusive index.lock, then rename over the index (a cache, so no fsync). A git
         # command holding the lock right now wins; a lock a crash left is removed by recover_pending.
         lock = str(path) + ".lock"
-        try:
-            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
-        except FileExistsError:
+        fd = open_lock(lock, 0o644)
+        if fd is None:
             log.warning("git index not updated: %s exists (a git command is running)", lock)
             return
-        try:
-            write_all(fd, payload + hashlib.sha1(payload).digest())  # the index ends with the SHA-1 of the rest
-        except BaseException:
-            os.close(fd)
-            os.unlink(lock)
-            raise
-        os.close(fd)
-        os.replace(lock, path)
+        replace_from_lock(fd, lock, str(path), payload + hashlib.sha1(payload).digest())  # ends with its SHA-1
         written = _stat_key(path)
         if written is not None:
             _index_cache.clear()  # one repo per process is the common case; never grow
