@@ -10,6 +10,8 @@ the security scanner, the model client) would cost a third of that.
 from __future__ import annotations
 
 import argparse
+import atexit
+import gc
 import importlib
 import logging
 import os
@@ -103,6 +105,10 @@ def _configure_logging(debug: bool) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # At exit the interpreter would run the cycle collector over every object the imports made (pydantic's
+    # schemas, rich's styles): 25-30 ms of a 0.25 s `reverie status`. Frozen objects are skipped; nothing here
+    # relies on a finalizer running at exit (Python does not promise that either).
+    atexit.register(gc.freeze)
     parser = build_parser()
     args = parser.parse_args(argv)
     debug = args.debug or bool(os.environ.get("REVERIE_DEBUG"))
