@@ -351,6 +351,21 @@ def test_garbage_analysis_is_ignored(env):
     assert result.status == "no-change" and result.findings == ()
 
 
+def test_a_runaway_analysis_is_cut_before_it_reaches_phase_2(env, caplog):
+    from reverie.dream.analyze import MAX_FINDING_CHARS, MAX_FINDINGS
+
+    env.add("- [durable] x")
+    runaway = "[USER] " + "y" * 100_000 + "\n" + "\n".join(f"[MEMORY] fact {i}" for i in range(5_000))
+    env.fake.enqueue(runaway, "done")
+    with caplog.at_level("WARNING"):
+        result = run(env.dream())
+    assert len(result.findings) == MAX_FINDINGS
+    assert len(result.findings[0].text) == MAX_FINDING_CHARS
+    assert all(len(f.text) <= MAX_FINDING_CHARS for f in result.findings)
+    assert "kept the first" in caplog.text and "were cut" in caplog.text
+    assert len(env.fake.prompts[1].user) < 100_000  # phase 2 saw the bounded list
+
+
 def test_reconcile_advances_from_the_last_dream_commit(env):
     env.add("- a", "- b", "- c")
     env.ws.write(MEM, "# Memory\n- a\n")

@@ -17,6 +17,11 @@ __all__ = ["Analysis", "analyze", "parse_findings"]
 
 log = logging.getLogger(__name__)
 
+#: Bounds on what phase 1 hands to phase 2: a runaway reply (thousands of "findings", or one line of megabytes)
+#: is cut here, with a warning, instead of becoming a phase-2 prompt that can only fail.
+MAX_FINDINGS = 200
+MAX_FINDING_CHARS = 2_000
+
 _LIST_PREFIX = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _MARKS = re.compile(r"^\s*\[(permanent|durable|ephemeral|skip|correction)\]\s*", re.I)
 
@@ -73,4 +78,11 @@ async def analyze(client: Any, budget: Budget, *, model: str, system: str, user:
     findings, ignored = parse_findings(raw)
     if ignored:
         log.warning("dream analysis: ignored %d line(s) that are not findings", ignored)
+    long = sum(len(f.text) > MAX_FINDING_CHARS for f in findings)
+    if long:
+        log.warning("dream analysis: %d finding(s) longer than %d characters were cut", long, MAX_FINDING_CHARS)
+        findings = [Finding(f.kind, f.text[:MAX_FINDING_CHARS]) for f in findings]
+    if len(findings) > MAX_FINDINGS:
+        log.warning("dream analysis: kept the first %d of %d findings", MAX_FINDINGS, len(findings))
+        findings = findings[:MAX_FINDINGS]
     return Analysis(tuple(findings), response.usage, raw, ignored)
