@@ -35,7 +35,7 @@ def existing_workspace(args: argparse.Namespace) -> Workspace:
 
 
 def open_store(args: argparse.Namespace) -> MemoryStore:
-    from ..store import MemoryStore  # lazily (config, pydantic): `reverie --help` must stay fast
+    from ..store import MemoryStore  # lazily: `log`, `show` and `gc` never open the store
 
     return MemoryStore(workspace_of(args))
 

@@ -16,7 +16,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from ..recall import Recall  # lazily: `reverie --help` must stay fast
+    from ..recall import Recall  # lazily: `reverie index --help` need not load sqlite3 and asyncio
 
     recall = Recall.for_store(open_store(args))
     try:

@@ -21,7 +21,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..runtime import Runtime
-    from ..security.purge import plan_purge, purge  # lazily: `reverie --help` must stay fast
+    from ..security.purge import plan_purge, purge  # lazily: `reverie purge --help` need not load the history rewriter
 
     rt = Runtime(workspace_of(args))
     plan = plan_purge(rt.store, rt.git, args.text)

@@ -21,7 +21,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..recall import Recall, SearchFilters  # lazily: `reverie --help` must stay fast
+    from ..recall import Recall, SearchFilters  # lazily: `reverie search --help` need not load sqlite3 and asyncio
 
     filters = SearchFilters.from_mapping({"kinds": args.kind, "session": args.session, "since": args.since, "until": args.until})
     recall = Recall.for_store(open_store(args))

@@ -15,7 +15,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..status import collect_status, describe_model  # lazily: `reverie --help` must stay fast
+    from ..status import collect_status, describe_model  # lazily: `reverie status --help` need not load the config
 
     report = collect_status(open_store(args))
     if args.json:
