@@ -255,8 +255,8 @@ class GitStore:
             with Repo(str(loc.git_dir)) as repo:
                 mark_adopted(repo)
         state_dir(loc.git_dir).mkdir(exist_ok=True)
-        if existed:  # a new repo grows its fan-out directories as it goes (and upkeep fills them in)
-            ensure_fanout(loc.git_dir / "objects")
+        if existed and _packed(loc.git_dir):  # a young repo grows its fan-out directories as it goes
+            ensure_fanout(loc.git_dir / "objects")  # (and upkeep fills them in after packing)
         self._loc, self._ensured = loc, True  # set first: the write below must not run ensure() again
         try:
             gitignore_changed = sync_ignore_rules(loc, self.tracked)
@@ -457,6 +457,15 @@ class GitStore:
         """Pack every loose object into one pack."""
         with self._writing() as (repo, _ref, _head):
             pack_all(repo, self._ready().git_dir)
+
+
+def _packed(git_dir) -> bool:  # type: ignore[no-untyped-def]
+    """Whether the repo has a pack: packing (by Reverie, git gc or git fast-import) is what leaves the object
+    fan-out directories missing."""
+    try:
+        return any(name.endswith(".pack") for name in os.listdir(os.path.join(git_dir, "objects", "pack")))
+    except OSError:
+        return False
 
 
 def _pack_dir_stamp(git_dir) -> frozenset[str]:  # type: ignore[no-untyped-def]
