@@ -136,10 +136,7 @@ class GitStore:
     def close(self) -> None:
         """Release the open repository and the object cache (the next call reopens them)."""
         with self._repo_mutex:
-            repo, self._repo, self._repo_key = self._repo, None, None
-            self._objects = {}
-        if repo is not None and self._repo_pid_ok(repo):
-            repo.close()
+            self._drop_repo()
 
     def __del__(self) -> None:
         try:
@@ -147,8 +144,13 @@ class GitStore:
         except Exception:  # noqa: BLE001 - interpreter shutdown: nothing useful to report
             pass
 
-    def _repo_pid_ok(self, repo: MemoryRepo) -> bool:
-        return getattr(repo, "opened_in", None) == os.getpid()
+    def _drop_repo(self) -> None:
+        """Forget the held repo and cached objects (caller holds ``_repo_mutex``). The repo is closed only in the
+        process that opened it: a forked child leaves the parent's descriptors alone."""
+        repo, key = self._repo, self._repo_key
+        self._repo, self._repo_key, self._objects = None, None, {}
+        if repo is not None and key is not None and key[0] == os.getpid():
+            repo.close()
 
     @contextmanager
     def _open(self) -> Iterator[MemoryRepo]:
@@ -163,13 +165,8 @@ class GitStore:
         try:
             key = (os.getpid(), _pack_dir_stamp(git_dir))
             if self._repo is None or key != self._repo_key:
-                old, self._repo = self._repo, None
-                if old is not None and self._repo_pid_ok(old):
-                    old.close()  # in a forked child the parent's descriptors are left alone
-                self._objects = {}
-                self._repo = MemoryRepo(str(git_dir), self._objects)
-                self._repo.opened_in = os.getpid()  # type: ignore[attr-defined]
-                self._repo_key = key
+                self._drop_repo()
+                self._repo, self._repo_key = MemoryRepo(str(git_dir), self._objects), key
             yield self._repo
         finally:
             self._repo_mutex.release()
