@@ -15,6 +15,8 @@ one-line message, and anything else is a bug shown with a traceback only on requ
     │   ├── AmbiguousRevisionError  a prefix matches several commits (``candidates`` lists them)
     │   └── MergeConflictError      a revert or merge conflicts (``path`` and ``lines`` say where)
     ├── ModelError             a model call failed after its retries (never carries an API key)
+    │   └── ModelUnavailableError   the provider, not the request, is at fault: unreachable, refused the key,
+    │                               unknown model, or overloaded past the retry budget (never costs a batch)
     ├── SessionError           a session could not be archived or cleared
     ├── DreamError             a Dream run could not start
     │   └── AlreadyRunningError     another run holds the run lock
@@ -37,6 +39,7 @@ __all__ = [
     "AmbiguousRevisionError",
     "MergeConflictError",
     "ModelError",
+    "ModelUnavailableError",
     "SessionError",
     "DreamError",
     "AlreadyRunningError",
@@ -96,6 +99,23 @@ class MergeConflictError(GitStoreError):
 
 class ModelError(ReverieError):
     pass
+
+
+class ModelUnavailableError(ModelError):
+    """The provider could not serve the call at all; what the caller sent is not at fault.
+
+    ``kind`` is one of "auth" (401/403, missing key), "not-found" (no such model), "unreachable" (connection
+    refused, DNS) or "overloaded" (rate limits, timeouts, 5xx past the retry budget). Dream leaves the batch
+    pending without counting an attempt when it sees this.
+    """
+
+    def __init__(self, message: str, *, kind: str = "unreachable", provider: str = "", model: str = "",
+                 endpoint: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.provider = provider
+        self.model = model
+        self.endpoint = endpoint
 
 
 class SessionError(ReverieError):
