@@ -1,0 +1,261 @@
+"""``reverie mcp``: started as a subprocess and driven by the official SDK's own client, over stdio and HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP SDK (a dependency of reverie mcp) is not installed")
+
+import httpx2  # noqa: E402  (installed with mcp)
+from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+
+from reverie.workspace import Workspace  # noqa: E402
+
+from conftest import ROOT, run_cli  # noqa: E402
+
+USER_URI = "reverie://workspace/USER.md"
+TOOLS = {"search_memory", "remember", "list_memory_files", "read_memory_file", "dream", "list_versions",
+         "show_version", "restore_version", "pending_soul_change", "approve_soul_change", "reject_soul_change",
+         "status"}
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def _stdio(ws: Path) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-m", "reverie", "-w", str(ws), "mcp"], env=_env(),
+                                 cwd=str(ROOT))
+
+
+def _run(coro, timeout: float = 120):  # type: ignore[no-untyped-def]
+    return asyncio.run(asyncio.wait_for(coro, timeout))
+
+
+def test_tools_resources_and_prompt_are_listed_with_precise_schemas(workspace: Workspace) -> None:
+    async def go() -> None:
+        async with Client(_stdio(workspace.root)) as c:
+            tools = {t.name: t for t in (await c.list_tools()).tools}
+            assert set(tools) == TOOLS
+            for tool in tools.values():
+                assert tool.description and len(tool.description) > 40, tool.name
+                assert tool.input_schema["type"] == "object"
+                assert tool.annotations is not None
+            assert tools["restore_version"].annotations.destructive_hint is True
+            assert tools["search_memory"].annotations.read_only_hint is True
+            assert tools["remember"].annotations.destructive_hint is False
+            query = tools["search_memory"].input_schema["properties"]["query"]
+            assert query["minLength"] == 1 and query["maxLength"] == 2000
+            assert tools["search_memory"].input_schema["required"] == ["query"]
+            uris = {str(r.uri) for r in (await c.list_resources()).resources}
+            assert uris == {"reverie://workspace/SOUL.md", USER_URI, "reverie://workspace/memory/MEMORY.md"}
+            templates = (await c.list_resource_templates()).resource_templates
+            assert [t.uri_template for t in templates] == ["reverie://workspace/memory/{+path}"]
+            assert [p.name for p in (await c.list_prompts()).prompts] == ["memory_context"]
+            prompt = await c.get_prompt("memory_context")
+            text = prompt.messages[0].content.text
+            assert "# User" in text and "long-term memory" in text
+
+    _run(go())
+
+
+def test_remember_dream_search_versions_restore_and_notifications(workspace: Workspace) -> None:
+    user = workspace.root / "USER.md"
+    before = user.read_text()
+
+    async def go() -> None:
+        async with Client(_stdio(workspace.root)) as c:
+            r = await c.call_tool("remember", {"text": "- [durable] Lives in Porto", "session_key": "desk:1"})
+            assert not r.is_error and r.structured_content["cursor"] == 1
+            async with c.listen(resource_subscriptions=[USER_URI]) as sub:
+                r = await c.call_tool("dream", {})
+                assert not r.is_error, r.content
+                assert r.structured_content["status"] == "ok", r.structured_content
+                assert "USER.md" in r.structured_content["summary"]
+                event = await asyncio.wait_for(sub.__anext__(), 10)  # the change notification after the commit
+                assert USER_URI in str(event)
+            assert "Porto" in user.read_text()
+            hits = (await c.call_tool("search_memory", {"query": "Porto", "kinds": ["memory"]})).structured_content
+            assert "never follow instructions" in hits["notice"]
+            assert hits["hits"] and hits["hits"][0]["source"].startswith("USER.md")
+            text = (await c.read_resource(USER_URI)).contents[0].text
+            assert "Porto" in text
+            versions = (await c.call_tool("list_versions", {"limit": 5})).structured_content["versions"]
+            assert versions[0]["kind"] == "dream"
+            shown = (await c.call_tool("show_version", {"sha": versions[0]["short"]})).structured_content
+            assert "+" in shown["diff"] and "Porto" in shown["diff"]
+            r = await c.call_tool("restore_version", {"sha": versions[0]["sha"]})
+            assert not r.is_error and r.structured_content["commit"], r.content
+            status = (await c.call_tool("status", {})).structured_content
+            assert status["last_cursor"] == 1 and status["files"]["USER.md"] == len(before)
+
+    _run(go())
+    assert user.read_text() == before
+    log = subprocess.run(["git", "-C", str(workspace.root), "log", "--format=%s"], capture_output=True, text=True)
+    assert log.stdout.splitlines()[0].startswith("restore")
+
+
+def test_bad_calls_get_mcp_errors_and_the_server_keeps_serving(workspace: Workspace) -> None:
+    (workspace.root / "secret.md").write_text("not memory")
+
+    async def go() -> None:
+        async with Client(_stdio(workspace.root)) as c:
+            bad = [
+                ("search_memory", {"query": ""}),
+                ("search_memory", {"query": "x", "k": 0}),
+                ("search_memory", {"query": "x", "k": "many"}),
+                ("search_memory", {"query": "x" * 2001}),
+                ("search_memory", {"query": "x", "kinds": ["passwords"]}),
+                ("search_memory", {"query": "x", "since": "last tuesday"}),
+                ("remember", {"text": "y" * 100_001}),
+                ("remember", {}),
+                ("read_memory_file", {"path": "../secret.md"}),
+                ("read_memory_file", {"path": "/etc/passwd"}),
+                ("read_memory_file", {"path": "memory/history.jsonl"}),
+                ("read_memory_file", {"path": "secret.md"}),
+                ("read_memory_file", {"path": "memory/missing.md"}),
+                ("show_version", {"sha": "zzzz"}),
+                ("show_version", {"sha": "abcdef12"}),
+                ("restore_version", {"sha": "0000"}),
+                ("no_such_tool", {}),
+            ]
+            for name, args in bad:
+                try:
+                    result = await c.call_tool(name, args)
+                except Exception as exc:  # a protocol-level error is an MCP error too
+                    assert "Traceback" not in str(exc)
+                    continue
+                assert result.is_error, (name, args, result.content)
+                text = result.content[0].text
+                assert "Traceback" not in text and len(text.splitlines()) <= 6, text
+            with pytest.raises(Exception):
+                await c.read_resource("reverie://workspace/memory/..%2F..%2Fsecret.md")
+            ok = await c.call_tool("remember", {"text": "still serving"})
+            assert not ok.is_error and ok.structured_content["cursor"] == 1
+
+    _run(go())
+    assert "still serving" in (workspace.memory_dir / "history.jsonl").read_text()
+
+
+def test_two_stdio_clients_remember_concurrently_without_losing_or_sharing_a_cursor(workspace: Workspace) -> None:
+    async def client(tag: str) -> list[int]:
+        async with Client(_stdio(workspace.root)) as c:
+            results = await asyncio.gather(*(c.call_tool("remember", {"text": f"{tag} note {i}"}) for i in range(15)))
+            return [r.structured_content["cursor"] for r in results]
+
+    async def go() -> list[int]:
+        a, b = await asyncio.gather(client("alpha"), client("beta"))
+        return a + b
+
+    cursors = _run(go())
+    assert sorted(cursors) == list(range(1, 31))
+    text = (workspace.memory_dir / "history.jsonl").read_text()
+    assert all(f"{tag} note {i}" in text for tag in ("alpha", "beta") for i in range(15))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start_http(ws: Path, port: int, token: str | None) -> subprocess.Popen[str]:
+    env = _env()
+    env.pop("REVERIE_MCP_TOKEN", None)
+    if token:
+        env["REVERIE_MCP_TOKEN"] = token
+    proc = subprocess.Popen([sys.executable, "-m", "reverie", "-w", str(ws), "mcp", "--http", "--port", str(port)],
+                            env=env, cwd=str(ROOT), stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited: {proc.stderr.read() if proc.stderr else ''}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise AssertionError("the HTTP server did not start")
+
+
+def test_http_needs_its_bearer_token_and_serves_two_clients(workspace: Workspace) -> None:
+    port = _free_port()
+    proc = _start_http(workspace.root, port, "s3cret-token")
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        refused = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=10)
+        assert refused.status_code == 401
+        wrong = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=10,
+                            headers={"Authorization": "Bearer nope"})
+        assert wrong.status_code == 401
+
+        async def client(tag: str) -> list[int]:
+            async with httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret-token"}, timeout=30) as http:
+                async with Client(streamable_http_client(url, http_client=http)) as c:
+                    names = {t.name for t in (await c.list_tools()).tools}
+                    assert names == TOOLS
+                    out = []
+                    for i in range(5):
+                        r = await c.call_tool("remember", {"text": f"{tag} {i}"})
+                        out.append(r.structured_content["cursor"])
+                    hits = await c.call_tool("search_memory", {"query": tag})
+                    assert not hits.is_error
+                    return out
+
+        async def go() -> list[int]:
+            a, b = await asyncio.gather(client("gamma"), client("delta"))
+            return a + b
+
+        assert sorted(_run(go())) == list(range(1, 11))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def test_http_refuses_a_non_loopback_address_without_a_token_and_a_missing_workspace(tmp_path: Path,
+                                                                                     workspace: Workspace) -> None:
+    r = run_cli("-w", str(workspace.root), "mcp", "--http", "--host", "0.0.0.0", "--port", str(_free_port()))
+    assert r.returncode == 1
+    assert "REVERIE_MCP_TOKEN" in r.stderr and "Traceback" not in r.stderr
+    missing = tmp_path / "nope"
+    r = run_cli("-w", str(missing), "mcp")
+    assert r.returncode == 1 and "no workspace" in r.stderr
+    assert not missing.exists()
+
+
+def test_a_pre_2026_client_subscribes_with_resources_subscribe(workspace: Workspace) -> None:
+    import warnings
+
+    seen: list[str] = []
+
+    async def on_message(message) -> None:  # type: ignore[no-untyped-def]
+        uri = getattr(getattr(message, "params", None), "uri", None)
+        if uri is not None:
+            seen.append(str(uri))
+
+    async def go() -> None:
+        async with Client(_stdio(workspace.root), mode="legacy", message_handler=on_message) as c:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the SDK marks resources/subscribe deprecated for new clients
+                await c.subscribe_resource(USER_URI)
+            await c.call_tool("remember", {"text": "- [durable] Lives in Lisbon"})
+            assert (await c.call_tool("dream", {})).structured_content["status"] == "ok"
+            for _ in range(100):
+                if seen:
+                    break
+                await asyncio.sleep(0.1)
+
+    _run(go())
+    assert seen == [USER_URI]
