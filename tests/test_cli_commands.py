@@ -50,10 +50,56 @@ def test_unknown_sha_is_a_user_error(tmp_path):
     assert proc.stderr.startswith("reverie: error:") and len(proc.stderr.strip().splitlines()) == 1
 
 
-def test_unknown_command_is_a_usage_error():
+def test_unknown_command_is_a_usage_error_with_a_suggestion():
     proc = run_cli("dreem")
     assert proc.returncode == 2  # argparse's own usage error
-    assert "invalid choice" in proc.stderr
+    assert "unknown command 'dreem'; did you mean 'dream'?" in proc.stderr
+    proc = run_cli("xyzzy")
+    assert proc.returncode == 2 and "`reverie --help` lists the commands" in proc.stderr
+
+
+def test_global_options_go_before_or_after_the_command(tmp_path):
+    ws = str(tmp_path / "ws")
+    assert run_cli("-w", ws, "init").returncode == 0
+    assert run_cli("history", "append", "-w", ws, "note one").returncode == 0
+    for argv in (["--json", "-w", ws, "status"], ["status", "-w", ws, "--json"], ["-w", ws, "status", "--json"]):
+        proc = run_cli(*argv)
+        assert proc.returncode == 0, (argv, proc.stderr)
+        assert '"last_cursor": 1' in proc.stdout, argv
+    proc = run_cli("history", "show", "--limit", "1", "-w", ws, "--json")
+    assert proc.returncode == 0 and '"note one"' in proc.stdout
+    proc = run_cli("--json", "chat", "-w", ws)
+    assert proc.returncode == 2 and "--json is not available for `chat`" in proc.stderr
+
+
+def test_nonsensical_numbers_are_refused_with_what_is_allowed(tmp_path):
+    ws = str(tmp_path / "ws")
+    assert run_cli("-w", ws, "init").returncode == 0
+    for argv, said in ((["search", "-k", "-1", "x"], "must be from 1 to 1,000, not -1"),
+                       (["log", "-n", "0"], "must be at least 1, not 0"),
+                       (["history", "show", "--since", "-3"], "must be at least 0, not -3"),
+                       (["history", "show", "--limit", "many"], "expected a whole number, not 'many'")):
+        proc = run_cli("-w", ws, *argv)
+        assert proc.returncode == 2 and said in proc.stderr, (argv, proc.stderr)
+
+
+def test_approve_and_reject_agree_when_nothing_is_pending(tmp_path):
+    ws = str(tmp_path / "ws")
+    assert run_cli("-w", ws, "init").returncode == 0
+    for command in ("approve", "reject"):
+        proc = run_cli("-w", ws, command)
+        assert proc.returncode == 0 and "no SOUL.md change is pending" in proc.stdout, (command, proc.stderr)
+        proc = run_cli("-w", ws, command, "--json")
+        assert proc.returncode == 0 and '"pending": false' in proc.stdout
+
+
+def test_init_creates_the_memory_repo(tmp_path):
+    ws = tmp_path / "ws"
+    assert run_cli("-w", str(ws), "init").returncode == 0
+    import subprocess
+
+    log = subprocess.run(["git", "-C", str(ws), "log", "--format=%s"], capture_output=True, text=True)
+    assert log.returncode == 0 and log.stdout.strip().startswith("init")
 
 
 def test_restore_flags_without_sha_is_a_user_error(tmp_path):

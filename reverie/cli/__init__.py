@@ -50,6 +50,32 @@ COMMANDS = [
 ]
 
 
+def _global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
+    """``-w``, ``--debug`` and ``--json``, accepted before the command and after it.
+
+    On a command's parser they default to ``SUPPRESS``, so a value given before the command is not reset to the
+    default by the command's parser; given after, it wins."""
+    default = None if top else argparse.SUPPRESS
+    parser.add_argument("-w", "--workspace", default=default,
+                        help="workspace directory (default: $REVERIE_WORKSPACE or ~/.reverie/workspace)")
+    parser.add_argument("--debug", action="store_true", default=False if top else argparse.SUPPRESS,
+                        help="show tracebacks and debug logs")
+    if top:
+        parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                            help="print machine-readable JSON (for every command but chat, serve and mcp)")
+
+
+def _adopt_globals(parser: argparse.ArgumentParser) -> None:
+    """Give a command's parser (and its own sub-commands') the global options."""
+    for action in parser._actions:  # noqa: SLF001
+        if "--json" in action.option_strings:
+            action.default = argparse.SUPPRESS  # so `reverie --json CMD` is not undone by CMD's default
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            for nested in action.choices.values():
+                _adopt_globals(nested)
+    _global_options(parser, top=False)
+
+
 class _CommandParser(argparse.ArgumentParser):
     """A command's parser, completed by its module's ``configure`` the first time it parses (or shows help)."""
 
@@ -60,6 +86,7 @@ class _CommandParser(argparse.ArgumentParser):
             module, function = self.target.split(":")
             self.target = None
             getattr(importlib.import_module(f".{module}", __name__), function)(self)
+            _adopt_globals(self)
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         self._complete()
@@ -70,19 +97,51 @@ class _CommandParser(argparse.ArgumentParser):
         return super().format_help()
 
 
+class _MainParser(argparse.ArgumentParser):
+    """The top-level parser: a mistyped command gets a "did you mean"."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        if "invalid choice:" in message:
+            import difflib
+
+            given = message.split("invalid choice:", 1)[1].split("'")[1] if "'" in message else ""
+            close = difflib.get_close_matches(given, [name for name, _, _ in COMMANDS], n=1, cutoff=0.6)
+            if close:
+                message = f"unknown command {given!r}; did you mean {close[0]!r}?"
+            else:
+                message = f"unknown command {given!r} (`reverie --help` lists the commands)"
+        return super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _MainParser(
         prog="reverie",
         description="Long-term memory for AI agents, kept in plain files and versioned in git.",
     )
-    parser.add_argument("-w", "--workspace", help="workspace directory (default: $REVERIE_WORKSPACE or ~/.reverie/workspace)")
-    parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
+    _global_options(parser, top=True)
     parser.add_argument("--version", action="version", version=f"reverie {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
     sub.required = True
     for name, target, help_ in COMMANDS:
         sub.add_parser(name, help=help_).target = target
     return parser
+
+
+def _takes_json(parser: argparse.ArgumentParser, command: str) -> bool:
+    """Whether ``command``'s parser (or one of its sub-commands) defines ``--json``."""
+
+    def has_json(p: argparse.ArgumentParser) -> bool:
+        for action in p._actions:  # noqa: SLF001
+            if "--json" in action.option_strings:
+                return True
+            if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+                return any(has_json(nested) for nested in action.choices.values())
+        return False
+
+    for action in parser._actions:  # noqa: SLF001
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:  # noqa: SLF001
+            return has_json(action.choices[command])
+    return False
 
 
 def _version() -> str:
@@ -112,6 +171,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     atexit.register(gc.freeze)
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "json", False) and not _takes_json(parser, args.command):
+        parser.error(f"--json is not available for `{args.command}`")
+    args.json = getattr(args, "json", False)
     debug = args.debug or bool(os.environ.get("REVERIE_DEBUG"))
     _configure_logging(debug)
     try:

@@ -14,7 +14,8 @@ from ..workspace import Workspace
 if TYPE_CHECKING:
     from ..store import MemoryStore
 
-__all__ = ["console", "err_console", "open_store", "workspace_of", "existing_workspace", "emit_json", "add_json_flag"]
+__all__ = ["console", "err_console", "open_store", "workspace_of", "existing_workspace", "emit_json", "add_json_flag",
+           "count"]
 
 console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False)
@@ -47,3 +48,21 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
 def emit_json(data: Any) -> None:
     sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + b"\n")
     sys.stdout.flush()
+
+
+def count(minimum: int = 1, maximum: int | None = None):  # type: ignore[no-untyped-def]
+    """An argparse ``type`` for a whole number in ``[minimum, maximum]``: ``-k -1`` or ``-n 0`` is refused with a
+    usage error that says what is allowed, instead of meaning something surprising."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+        if value < minimum or (maximum is not None and value > maximum):
+            allowed = f"from {minimum} to {maximum:,}" if maximum is not None else f"at least {minimum}"
+            raise argparse.ArgumentTypeError(f"must be {allowed}, not {value}")
+        return value
+
+    parse.__name__ = "count"
+    return parse

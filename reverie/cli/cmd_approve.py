@@ -37,6 +37,12 @@ def run_approve(args: argparse.Namespace) -> int:
         else:
             print_diff(change.diff())
         return 0
+    if load_pending(rt.store) is None:  # the same answer as `reject` with nothing pending
+        if args.json:
+            emit_json({"pending": False, "commit": None})
+        else:
+            console.print("[dim]no SOUL.md change is pending[/]")
+        return 0
     result = approve(rt.store, rt.git)
     if args.json:
         emit_json(result)
@@ -51,7 +57,7 @@ def run_approve(args: argparse.Namespace) -> int:
 def run_reject(args: argparse.Namespace) -> int:
     dropped = reject(_runtime(args).store)
     if args.json:
-        emit_json({"dropped": dropped is not None})
+        emit_json({"pending": dropped is not None, "dropped": dropped is not None})
     else:
-        console.print("dropped the pending SOUL.md change" if dropped else "[dim]no SOUL.md change was pending[/]")
+        console.print("dropped the pending SOUL.md change" if dropped else "[dim]no SOUL.md change is pending[/]")
     return 0

@@ -6,7 +6,7 @@ import argparse
 
 from rich.markup import escape
 
-from ._common import add_json_flag, console, emit_json, open_store
+from ._common import add_json_flag, console, emit_json, open_store, count
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -18,8 +18,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     add_json_flag(a)
     a.set_defaults(func=run_append)
     s = hs.add_parser("show", help="show entries")
-    s.add_argument("--since", type=int, default=0, metavar="N", help="only entries with a cursor greater than N")
-    s.add_argument("--limit", type=int, default=None, metavar="N", help="at most N entries")
+    s.add_argument("--since", type=count(0), default=0, metavar="N", help="only entries with a cursor greater than N")
+    s.add_argument("--limit", type=count(1), default=None, metavar="N", help="at most N entries")
     add_json_flag(s)
     s.set_defaults(func=run_show)
 

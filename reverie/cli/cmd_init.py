@@ -13,8 +13,14 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..config import load_config
+    from ..gitstore import GitStore
+
     ws = workspace_of(args)
     created = ws.init()
+    git = GitStore(ws, load_config(ws.root).git)
+    git.ensure()  # the memory repo and its first commit: every later change is versioned from the start
+    git.close()
     if args.json:
         emit_json({"workspace": str(ws.root), "created": created})
     else:

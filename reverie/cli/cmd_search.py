@@ -6,12 +6,12 @@ import argparse
 
 from rich.markup import escape
 
-from ._common import add_json_flag, console, emit_json, open_store
+from ._common import add_json_flag, console, emit_json, open_store, count
 
 
 def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("query", nargs="+", help="what to look for")
-    p.add_argument("-k", type=int, default=10, help="how many hits (default 10)")
+    p.add_argument("-k", type=count(1, 1000), default=10, help="how many hits (default 10)")
     p.add_argument("--kind", action="append", choices=["memory", "history", "dated", "session"], help="only this source kind")
     p.add_argument("--session", help="only this session key")
     p.add_argument("--since", help="only items at or after this ISO date")

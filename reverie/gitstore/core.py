@@ -59,8 +59,8 @@ _GLOB = re.compile(r"[*?\[]")
 class GitStore:
     """Every change to the tracked memory files is a git commit; query, restore, revert and blame them."""
 
-    def __init__(self, workspace: Workspace, config: GitConfig | None = None) -> None:
-        self.workspace = workspace
+    def __init__(self, workspace: Workspace | str | os.PathLike[str], config: GitConfig | None = None) -> None:
+        self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self.config = config if config is not None else GitConfig()
         self.tracked: list[str] = list(dict.fromkeys(check_relative(p) for p in self.config.tracked_files))
         self._who = identity(self.config.author_name, self.config.author_email)

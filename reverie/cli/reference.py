@@ -1,0 +1,120 @@
+"""The CLI and config references in ``docs/``, generated from the parser and the pydantic models so they cannot
+drift (``tests/test_docs_reference.py`` fails when the files differ from what this module renders).
+
+    python -m reverie.cli.reference        # rewrite docs/cli.md and docs/config.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import typing
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import PydanticUndefined
+
+__all__ = ["cli_reference", "config_reference", "config_keys", "write", "DOCS"]
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+_WIDTH = "100"
+
+
+def _help(parser: argparse.ArgumentParser) -> str:
+    old = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = _WIDTH  # argparse wraps to the terminal: a fixed width keeps the file stable
+    try:
+        return parser.format_help().rstrip()
+    finally:
+        if old is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = old
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:  # noqa: SLF001 (argparse has no public accessor for sub-parsers)
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            return dict(action.choices)
+    return {}
+
+
+def cli_reference() -> str:
+    """``docs/cli.md``: ``reverie --help`` and every command's ``--help``, in ``--help``'s order."""
+    from . import COMMANDS, build_parser
+
+    parser = build_parser()
+    parser.prog = "reverie"
+    out = ["# CLI reference", "",
+           "Generated from the parser by `python -m reverie.cli.reference`; do not edit by hand.",
+           "Global options (`-w`, `--debug`, `--json`) are accepted before or after the command.", "",
+           "```", _help(parser), "```", ""]
+    commands = _subcommands(parser)
+    for name, _, _ in COMMANDS:
+        sub = commands[name]
+        out += [f"## reverie {name}", "", "```", _help(sub), "```", ""]
+        for nested_name, nested in _subcommands(sub).items():
+            out += [f"### reverie {name} {nested_name}", "", "```", _help(nested), "```", ""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _type_name(annotation: Any) -> str:
+    text = str(annotation) if typing.get_origin(annotation) else getattr(annotation, "__name__", str(annotation))
+    return text.replace("typing.", "").replace("NoneType", "null")
+
+
+def config_keys(model: type[BaseModel] = None, prefix: str = "") -> list[tuple[str, str, str, str]]:  # type: ignore[assignment]
+    """Every leaf key of the config: ``(camelCase path, type, default as JSON, meaning)``."""
+    from ..config import Config, ProviderConfig
+
+    model = model or Config
+    rows: list[tuple[str, str, str, str]] = []
+    for name, field in model.model_fields.items():
+        key = f"{prefix}{field.alias or name}"
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            rows += config_keys(annotation, key + ".")
+            continue
+        if typing.get_origin(annotation) is dict and typing.get_args(annotation)[1] is ProviderConfig:
+            rows += config_keys(ProviderConfig, key + ".<name>.")
+            continue
+        if field.default_factory is not None:
+            default: Any = field.default_factory()  # type: ignore[call-arg]
+        else:
+            default = None if field.default is PydanticUndefined else field.default
+        rows.append((key, _type_name(annotation), json.dumps(default, ensure_ascii=False),
+                     (field.description or "").strip()))
+    return rows
+
+
+def config_reference() -> str:
+    """``docs/config.md``: every key with its type, default and meaning."""
+    out = ["# Config reference", "",
+           "Generated from the pydantic models in `reverie/config.py` by `python -m reverie.cli.reference`; do not",
+           "edit by hand. Keys are camelCase (snake_case is accepted too). Sources, later winning: "
+           "`~/.reverie/config.json`,",
+           "the workspace's `reverie.json`, then `REVERIE_` + the key path joined by `__` "
+           "(`REVERIE_AGENTS__DEFAULTS__DREAM__INTERVAL_H=4`).", "",
+           "| key | type | default | meaning |", "|---|---|---|---|"]
+    for key, type_, default, meaning in config_keys():
+        cell = meaning.replace("|", "\\|") or "—"
+        out.append(f"| `{key}` | `{type_}` | `{default}` | {cell} |")
+    return "\n".join(out) + "\n"
+
+
+def write(docs: Path = DOCS) -> list[Path]:
+    docs.mkdir(exist_ok=True)
+    written = []
+    for name, text in (("cli.md", cli_reference()), ("config.md", config_reference())):
+        path = docs / name
+        path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    for path in write():
+        print(f"wrote {path}", file=sys.stderr)
