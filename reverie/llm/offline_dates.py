@@ -45,7 +45,7 @@ DATE_PHRASE = (
     rf"|{_MON} \d{{1,2}}{_ORD}(?:,? \d{{4}})?|(?:the )?\d{{1,2}}{_ORD} (?:of )?{_MON}(?:,? \d{{4}})?"
     rf"|(?:the )?day after tomorrow|tomorrow|today|tonight"
     rf"|in {_COUNT} (?:days?|weeks?|months?)"
-    rf"|next week|next month|end of (?:the )?(?:day|week|month|quarter|year)"
+    rf"|next week|next month|(?:at )?(?:the )?end of (?:the )?(?:day|week|month|quarter|year)"
 )
 
 
@@ -86,7 +86,8 @@ def resolve(expr: str, said_on: date | None) -> date | None:
     """The one day ``expr`` names, counted from ``said_on``; None when it names no single day (or no day is
     known for a relative phrase)."""
     text = " ".join(expr.lower().replace(",", " ").split()).strip(". ")
-    text = re.sub(r"^(?:on|by|before|until) ", "", text)
+    text = re.sub(r"^(?:on|by|before|until|at)\s+(?=\S)", "", text)
+    text = re.sub(r"^the (?=end of)", "", text)
     m = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})", text)
     if m:
         return _safe(int(m.group(1)), int(m.group(2)), int(m.group(3)))

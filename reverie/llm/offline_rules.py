@@ -191,9 +191,10 @@ def is_tool(value: str) -> bool:
 def is_thing(value: str) -> bool:
     """Something a person can like or dislike: a short noun phrase, not a pronoun, not a vague or unpleasant one."""
     words = [w.strip(".,!'\"").lower() for w in _tokens(value)]
-    if not words or len(words) > 6 or words[0] in VAGUE or words[0] in TIME_WORDS:
+    if not words or len(words) > 6 or words[0] in VAGUE or words[0].removesuffix("s") in TIME_WORDS:
         return False
-    if set(words) & UNPLEASANT or set(words) & {"my", "your", "it", "that", "this", "you", "when", "if"}:
+    if set(words) & UNPLEASANT or set(words) & {"my", "your", "it", "that", "this", "you", "when", "if", "answers",
+                                                "replies", "responses", "answer", "reply"}:
         return False
     return all(re.fullmatch(r"[\w'&+-]+", w) for w in words)
 
@@ -230,7 +231,7 @@ _NAME = r"(?P<v>(?-i:[A-Z])[\w'’-]+(?:\s(?-i:[A-Z])[\w'’-]+)?)"
 _DATE = rf"(?P<d>{DATE_PHRASE})"
 I = r"\bi(?:\s+(?:now|currently|just|actually|recently|also|still))?"  # noqa: E741 — "I", the user
 _ROLE_NOUN = "|".join(sorted(ROLES, key=len, reverse=True))
-_ROLE = (r"(?P<v>(?:[a-z-]+ ){0,3}[a-z-]+)(?=\s+(?:at|for|in|with|and|but|since|because|so|now|who|which|"
+_ROLE = (r"(?P<v>(?:[a-z-]+ ){0,3}?[a-z-]+)(?=\s+(?:at|for|in|with|and|but|since|because|so|now|who|which|"
          r"from|by|on)\b|[,.;:!?()]|$)")
 
 
@@ -253,7 +254,7 @@ def _rule(pattern: str, template: str, kinds: str = "", mark: str = "durable", *
 _RULES: list[Rule] = [
     # identity
     _rule(rf"\bmy name is {_NAME}", "Name: {v}", "v=name", "permanent"),
-    _rule(rf"^(?:hi|hello|hey)?[,!\s]*(?:i'm|i am) {_NAME}\s*(?:[,.!]|$)", "Name: {v}", "v=name", "permanent"),
+    _rule(rf"^(?:hi|hello|hey)[,!\s]+(?:i'm|i am) {_NAME}\s*(?:[,.!]|$)", "Name: {v}", "v=name", "permanent"),
     _rule(rf"\bi(?:'m| am) (?:originally )?from {_PLACE}", "From {v}", "v=place", "permanent"),
     _rule(rf"\bi was born in {_PLACE}", "Born in {v}", "v=place", "permanent"),
     _rule(rf"\bi grew up in {_PLACE}", "Grew up in {v}", "v=place", "permanent"),
@@ -265,25 +266,27 @@ _RULES: list[Rule] = [
           "Has a {k} named {v}", "v=name", "permanent"),
     _rule(rf"\bi have an? (?P<k>{KIN}) (?:called|named) {_NAME}", "Has a {k} named {v}", "v=name", "permanent"),
     # home and work
-    _rule(rf"{I} (?:live|am living|'m living|am based|'m based|reside) in {_PLACE}", "Lives in {v}", "v=place"),
-    _rule(rf"\bmy home is (?:now )?in {_PLACE}", "Lives in {v}", "v=place"),
+    _rule(rf"{I}(?: live| am living|'m living| am based|'m based| reside) in {_PLACE}", "Lives in {v}", "v=place"),
+    _rule(rf"(?:\bmy home is (?:now )?in|^home (?:for me )?is(?: now)?) {_PLACE}", "Lives in {v}", "v=place"),
+    _rule(rf"\bi(?:'ve| have) (?:lived|been living) in {_PLACE}(?=\s+(?:for|since)\b)", "Lives in {v}", "v=place"),
     _rule(rf"{I}(?:'ve| have)? (?:just )?(?:moved|relocated) from {_OLD} to {_PLACE}", "Lives in {v} instead of {o}",
           "v=place o=place", change=True),
     _rule(rf"{I}(?:'ve| have)? (?:just )?(?:moved|relocated) (?:back )?to {_PLACE}", "Lives in {v}", "v=place",
           change=True),
-    _rule(rf"{I} (?:work|am working|'m working) (?:at|for) {_PLACE}", "Works at {v}", "v=org"),
+    _rule(rf"{I}(?: work| am working|'m working) (?:at|for) {_PLACE}", "Works at {v}", "v=org"),
     _rule(rf"\bi(?:'m| am) (?:now )?(?:employed|working) (?:at|by|for) {_PLACE}", "Works at {v}", "v=org"),
     _rule(rf"{I}(?:'ve| have)? (?:started (?:a new job|working) at|got a (?:new )?job at|been hired by|"
           rf"switched jobs to|moved to a new job at) {_PLACE}", "Works at {v}", "v=org", change=True),
     _rule(rf"{I}(?:'ve| have)? (?:joined|started at) {_PLACE}(?= as an? )", "Works at {v}", "v=org", change=True),
     _rule(rf"{I}(?:'ve| have)? left {_PLACE}(?=\s+(?:and|to|for|last|this|in)\b|[,.;!]|$)", "No longer works at {v}",
           "v=org", "correction", change=True),
-    _rule(rf"{I} (?:work|am working|'m working)(?: (?:at|for) [^,.;]*?)? as (?:an? )?{_ROLE}", "Works as {v}",
+    _rule(rf"{I}(?: work| am working|'m working)(?: (?:at|for) [^,.;]*?)? as (?:an? )?{_ROLE}", "Works as {v}",
           "v=role"),
     _rule(rf"\bi(?:'m| am) (?:now |currently )?an? {_ROLE}", "Works as {v}", "v=role"),
     _rule(rf"\bi(?:'m| am| work| am working|'m working) (?:now |currently )?(?:as )?an? (?:[a-z-]+ ){{0,3}}(?:{_ROLE_NOUN}) "
           rf"(?:at|for) {_PLACE}", "Works at {v}", "v=org"),
     _rule(rf"\bmy job is (?:an? )?{_VAL}", "Works as {v}", "v=role"),
+    _rule(rf"\bmy (?:current )?employer is {_PLACE}", "Works at {v}", "v=org"),
     # negations and retractions
     _rule(rf"\bi (?:don't|do not) (?P<k>live in|work at|work for|like|use) {_VAL}\s+any ?more\b", "No longer {k} {v}",
           "v=specific", "correction", change=True, negative=True),
@@ -299,7 +302,7 @@ _RULES: list[Rule] = [
           "v=thing", negative=True),
     _rule(rf"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) {_VAL}", "Likes {v}", "v=thing"),
     _rule(rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into) {_VAL}", "Likes {v}", "v=thing"),
-    _rule(rf"\bi (?:really |also |generally |usually )?(?:prefer|would rather|'d rather) {_VAL}", "Prefers {v}",
+    _rule(rf"\bi(?: really| also| generally| usually)?(?: prefer| would rather|'d rather) {_VAL}", "Prefers {v}",
           "v=thing"),
     _rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {_VAL}", "Favourite {k}: {v}", "v=thing"),
     _rule(rf"\bi(?:'m| am) allergic to {_VAL}", "Allergic to {v}", "v=thing", "permanent"),
@@ -334,8 +337,10 @@ _RULES: list[Rule] = [
           "Decided: {v3}", "v=free"),
     _rule(rf"\b(?:i|we)(?:'ve| have)? (?:chose|chosen|picked|went with|settled on|opted for) {_VAL}", "Chose {v}",
           "v=tool"),
-    _rule(rf"\bwe(?:'re| are)? (?:now |currently )?(?:use|using|run on|running on|build on|building on|rely on) {_VAL}",
-          "Uses {v}", "v=tool"),
+    _rule(rf"\bwe(?:'re| are|'ve been| have been)? (?:now |currently )?(?:use|using|run on|running on|build on|"
+          rf"building on|rely on) {_VAL}", "Uses {v}", "v=tool"),
+    _rule(rf"\bour (?:stack|infrastructure|infra|backend|frontend|platform|services?|pipeline|deployment) "
+          rf"(?:now )?(?:runs|is running|is built|is deployed) on {_VAL}", "Uses {v}", "v=tool"),
     _rule(rf"\bwe (?:no longer use|stopped using|don't use \S+ any ?more) {_VAL}", "No longer uses {v}", "v=tool",
           "correction", change=True, negative=True),
     _rule(rf"\b(?:the|our|my) (?P<k>project|app|product|service|system|repo|startup|company|team|tool|library) is "
@@ -352,24 +357,38 @@ _RULES: list[Rule] = [
           "ephemeral"),
     _rule(rf"\b(?:the |our |my )?(?P<v>[\w-]+(?: [\w-]+){{0,3}}) (?:is|are) due (?:on |by )?{_DATE}\b",
           "Deadline for {v}: {d}", "v=thing", "ephemeral"),
-    _rule(rf"\bwe (?:need|have|must|want) to (?:ship|release|launch|deliver|finish|submit) (?:the |our )?"
-          rf"(?P<v>[\w-]+(?: [\w-]+){{0,3}}) by {_DATE}\b", "Deadline for {v}: {d}", "v=thing", "ephemeral"),
+    _rule(rf"\bwe (?:need to|have to|must|want to|'ve got to|have got to) (?P<a>ship|release|launch|deliver|finish|submit)(?: (?:the |our )?"
+          rf"(?P<v>[\w-]+(?: [\w-]+){{0,3}}))? by {_DATE}\b", "Deadline for {v}: {d}", "v=thing", "ephemeral"),
     _rule(rf"\bi(?:'ve| have)(?: got)? an? (?P<k>{APPOINTMENTS}) appointment (?:on |at |for )?{_DATE}\b",
           "{K} appointment on {d}", "", "ephemeral"),
     _rule(rf"\bi(?:'m| am) (?:going|flying|travelling|traveling|driving|heading) to {_NAME} (?:on |this |next )?{_DATE}\b",
           "Travelling to {v} on {d}", "v=place", "ephemeral"),
 ]
 
+#: Set phrases that say nothing literal: removed before a sentence is read ("Call me crazy, but I like Perl").
+IDIOMS = (
+    "call me crazy", "call me old-fashioned", "call me maybe", "look on the bright side", "never say never",
+    "never give up", "live and learn", "live in the moment", "live in fear", "live in hope", "live under a rock",
+    "over the moon", "on cloud nine", "under the weather", "all ears", "at my wits' end", "on the fence",
+    "fish out of water", "work like a dog", "keep your hair on", "agree to disagree", "call it a day",
+    "go with the flow", "allergic to mornings", "allergic to meetings", "always a pleasure", "always remember to breathe",
+)
+_IDIOM = re.compile(r"\b(?:" + "|".join(re.escape(x) for x in IDIOMS) + r")\b[,;]?\s*(?:but\s+)?", re.I)
+_HEDGE = re.compile(r"\b(?:mostly|sort of|kind of|kinda|partly|partially|half|sometimes|occasionally|at times|"
+                    r"on weekdays|on weekends|more or less|ish|i think|i guess|i suppose|not sure|apparently|"
+                    r"supposedly|allegedly)\b", re.I)
+
 _REMEMBER = re.compile(r"^(?:please )?remember (?:that )?(?P<v>(?:i|my|we|our)\b.{3,200}?)\s*[.!]?$", re.I)
 
 # -- what makes a sentence no statement of fact ------------------------------------------------------------------
 _QUESTION_START = re.compile(
-    r"^(?:do|does|did|can|could|would|should|shall|will|is|are|am|was|were|have|has|had|what|where|when|why|how|"
-    r"who|whom|which|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|shouldn't|couldn't|any idea|guess)\b", re.I)
+    r"^(?:what|where|when|why|how|who|whom|which|any idea|guess)\b|^(?:do|does|did|can|could|would|should|shall|"
+    r"will|is|are|am|was|were|have|has|had|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|shouldn't|couldn't)"
+    r"\s+(?:you|we|i|they|he|she|it|that|this|there|my|our|the)\b", re.I)
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|unless|whether|would|could|might|may be|maybe|perhaps|possibly|probably|wish|imagine|suppose|"
     r"supposing|pretend|hypothetically|in theory|someday|some day|one day|dream of|dreaming|thinking about|"
-    r"thinking of|considering|planning to|plan to|hoping to|hope to|want to|wanted to|wants to|going to (?!\w+ on\b)"
+    r"thinking of|considering|planning to|plan to|hoping to|hope to|want to|wanted to|wants to|going to (?!(?-i:[A-Z]))"
     r"|gonna|should i|what if|let's say|used to|was going to|almost|nearly|pretending|joking|kidding|just kidding)\b",
     re.I)
 _REPORTED = re.compile(
@@ -437,6 +456,8 @@ def _statement(sentence: str) -> bool:
     if sentence.rstrip().endswith("?") or _QUESTION_START.match(sentence):
         return False
     if _OTHER_SPEAKER.match(sentence) or _SARCASM.search(sentence) or _CODE.search(sentence):
+        return False
+    if _HEDGE.search(sentence):
         return False
     probe = re.sub(r"\b(?:would|'d) rather\b", "prefer", sentence, flags=re.I)
     if _HYPOTHETICAL.search(probe) or _REPORTED.search(sentence):
@@ -540,15 +561,19 @@ _NOT_A_RULE = _words("mind heard been seen knew thought happened did was were ha
 _PROPER = ("Lives in", "From", "Works at", "Travelling to", "Born in", "Grew up in")
 
 
-def _clean(value: str, proper: bool) -> str:
+def _clean(value: str, proper: bool, *, strip: bool = True) -> str:
     value = re.sub(r"[\ud800-\udfff\x00-\x1f\x7f\ufffd]", "", value)  # broken or control characters: never file text
     value = re.sub(r"\s+", " ", value).strip(" '\"`-:")
+    if not strip:
+        return value
     value = re.sub(r"^(?:the city of|our|my|in|at)\s+", "", value, flags=re.I)
     if not proper or not re.match(r"^the\s+[A-Z]", value):  # "the Netherlands" keeps its article
         value = re.sub(r"^the\s+", "", value, flags=re.I)
     return value
 
 
+_ONE_OFF = re.compile(r"\b(?:this|that|these|those|for now|today|tonight|tomorrow|right now|here|yet|below|above|"
+                      r"summary|next one)\b", re.I)
 _GERUND = {"using": "use", "adding": "add", "putting": "put", "writing": "write", "including": "include"}
 
 
@@ -566,14 +591,16 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
     groups = {k: v for k, v in m.groupdict().items() if v}
     template = rule.template
     values: dict[str, str] = {}
+    if "a" in groups and "v" not in groups:  # "we need to launch by …": the action is the thing that is due
+        groups["v"] = groups["a"]
+    for group, kind in rule.kinds:  # on the words as said: "my coffee black" is no thing, "coffee black" would be
+        if group == "v" and kind == "free":
+            continue
+        if not _KINDS[kind](_clean(groups.get(group, ""), True, strip=False)):
+            return None
     for key in ("v", "o", "p"):
         if key in groups:
             values[key] = _clean(groups[key], template.startswith(_PROPER) or key == "p")
-    for group, kind in rule.kinds:
-        if group == "v" and kind == "free":
-            continue
-        if not _KINDS[kind](values.get(group, "")):
-            return None
     if "b" in groups:
         values["b"] = groups["b"].strip()
     if "d" in groups:
@@ -589,8 +616,8 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
         values["v"] = groups["v"].lower()
     if "{v3}" in template:  # free text addressed to the agent: keep the user's words, in the third person
         raw = groups.get("v", "").strip().rstrip(".!")
-        if template.startswith(("{K}", "Never", "Always")) and not _imperative(raw):
-            return None
+        if template.startswith(("{K}", "Never", "Always")) and (not _imperative(raw) or _ONE_OFF.search(raw)):
+            return None  # "always been like that"; "always check the logs first when debugging this one"
         if template.startswith("Decided") and not any(
                 is_tool(w.strip(",.")) and w[:1].isupper() and w.lower() not in NOT_NAMES for w in raw.split()[1:]):
             return None  # "we decided to call it a day": a decision names what was decided on
@@ -629,10 +656,12 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
     ``said_on`` is the day it was said: relative dates ("next Friday") are counted from it."""
     out: list[Fact] = []
     seen: set[str] = set()
+    if _SARCASM.search(sentence_block):
+        return out  # a joke anywhere in the message ("Sure, I work at NASA. lol"): nothing in it is sure
     for sentence in _sentences(sentence_block):
         if _CODE.search(sentence):
             continue  # code, a command line, markup: never a statement about the user
-        sentence = _QUOTED.sub(" ", sentence).strip()
+        sentence = _IDIOM.sub("", _QUOTED.sub(" ", sentence)).strip()
         old = None
         m = _REPLACES.search(sentence)
         if m:
@@ -664,8 +693,8 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
                 text = _fill(rule, m, said_on)
                 if not text or len(text) > 160:
                     continue
-                if canon(text).target == SOUL and is_suspicious_rule(text):
-                    continue
+                if canon(text).target == SOUL and (is_suspicious_rule(text) or _ONE_OFF.search(sentence)):
+                    continue  # "be concise in the summary below": about one reply, not a standing rule
                 if old and "instead of" not in text and canon(text).removes is None:
                     text = f"{text} (replaces: {old})"
                 changed = correction or rule.change
