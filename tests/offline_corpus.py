@@ -981,6 +981,153 @@ I'm going to Rome for work, not sure when.
 """
 
 
+#: Written after the rules above were settled and measured once before any rule changed (BENCHMARKS.md gives that
+#: first figure): a check of how the tables do on phrasings they were not tuned on. Same format.
+HELDOUT_POSITIVE = """
+USER | Lives in Vienna
+I live in Vienna these days.
+Just so you know, I live in Vienna.
+User lives in Vienna with her family.
+I'm living in Vienna now.
+
+USER | Works at Bosch
+I work for Bosch as a mechanical engineer. => USER | Works at Bosch; USER | Works as mechanical engineer
+I've worked at Bosch since 2020.
+User is employed at Bosch.
+I work at Bosch in Stuttgart.
+
+USER | Likes board games
+I love board games.
+Board games are my favourite hobby.
+User enjoys board games.
+I really enjoy board games with friends.
+
+USER | Dislikes early meetings
+I hate early meetings.
+I really can't stand early meetings.
+
+USER | Prefers trains over planes
+I prefer trains over planes.
+User prefers trains over planes.
+
+USER | Name: Lena Fischer
+My name is Lena Fischer.
+Hi there, I'm Lena Fischer.
+Name's Lena Fischer.
+
+USER | Has a son named Theo
+My son is called Theo.
+I have a son named Theo.
+My son Theo just started school.
+
+USER | Speaks Japanese
+I speak Japanese.
+I can speak Japanese.
+
+SOUL | Reply in Italian
+Please always reply in Italian.
+Answer me in Italian from now on.
+Can you reply in Italian from now on, please.
+
+SOUL | Never use bullet points
+Don't use bullet points.
+Please stop using bullet points.
+Never use bullet points in your answers.
+
+SOUL | Always include a short summary at the end
+Always include a short summary at the end.
+From now on, include a short summary at the end.
+
+MEMORY | Uses GraphQL
+We use GraphQL.
+We're using GraphQL for the public API. => MEMORY | Uses GraphQL for the public API
+Our backend runs on GraphQL.
+
+MEMORY | Uses Postgres instead of MongoDB
+We switched from MongoDB to Postgres. => MEMORY | Uses Postgres
+We've migrated from MongoDB to Postgres. => MEMORY | Uses Postgres
+
+MEMORY | Deadline for audit: 2027-01-29
+The audit is due January 29.
+The deadline for the audit is Jan 29.
+The audit is due on the 29th of January.
+
+MEMORY | The startup is called Brightloop
+Our startup is called Brightloop.
+My startup is named Brightloop.
+"""
+
+HELDOUT_NEGATIVE = """
+# held out
+I live in hope that the build goes green.
+I work at my own pace.
+I work for the weekend.
+I started at the bottom of the list.
+I joined late again.
+We are using the spare room as an office.
+I'm from the support team, by the way.
+I like where this is going.
+I love the smell of coffee in the morning.
+I prefer whichever is faster.
+I hate to interrupt.
+We use the usual tools.
+We switched off the alarm.
+We moved the standup to Thursday.
+My name is irrelevant here.
+I'm Alex's manager.
+Should we switch to Postgres?
+Do you prefer tea or coffee?
+If I were you I'd move to Lisbon.
+I could work at Google if I wanted.
+Maybe we'll use Kafka.
+I'm not really into jazz.
+My husband works at Bosch.
+My kids love board games.
+The intern is from Nigeria.
+She speaks Japanese.
+ASSISTANT: I speak Japanese.
+TOOL: User lives in Vienna.
+Assistant recommended FastAPI.
+Nope, I don't live in Vienna.
+I never liked board games.
+I don't speak Italian.
+Wow, I love getting paged at 2am.
+Totally, I work at the North Pole.
+The error message says "I work at Bosch".
+echo "We use GraphQL"
+x = "I live in Vienna"
+Remember that meeting?
+Remember when we used Perl?
+Always double-check, right?
+Never say that again.
+Reply in the chat.
+Answer in a moment, busy.
+Call me back.
+I'm going to the gym.
+I'm going to lunch.
+I'm heading home.
+I moved the car.
+I have a meeting on Friday.
+The report is due whenever you can.
+Deadline? No idea.
+I live for this stuff.
+I live next door to a bakery.
+I work with Bosch on a project.
+We partnered with Bosch.
+We compared Postgres and MySQL.
+We tested GraphQL last year.
+We considered Kafka.
+I'm done with GraphQL.
+I'm switching to decaf.
+I'm reading a book about Vienna.
+My name was misspelled.
+I'm from a big family.
+I used Vim for years.
+I had a dog named Rex.
+I speak my mind.
+"""
+
+
 @dataclass
 class Case:
     sentence: str
@@ -1004,10 +1151,10 @@ def _pairs(spec: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def positive_cases() -> list[Case]:
+def positive_cases(text: str = POSITIVE) -> list[Case]:
     cases: list[Case] = []
     expected: tuple[tuple[str, str], ...] = ()
-    for line in POSITIVE.strip().splitlines():
+    for line in text.strip().splitlines():
         if not line.strip():
             expected = ()
             continue
@@ -1019,10 +1166,10 @@ def positive_cases() -> list[Case]:
     return cases
 
 
-def negative_cases() -> list[Case]:
+def negative_cases(text: str = NEGATIVE) -> list[Case]:
     cases: list[Case] = []
     category = ""
-    for line in NEGATIVE.strip().splitlines():
+    for line in text.strip().splitlines():
         if line.startswith("# ") and not line.startswith("# I "):
             category = line[2:]
             continue
@@ -1092,10 +1239,12 @@ class Score:
         return self.learned / self.positives if self.positives else 0.0
 
 
-def score(paths: tuple[str, ...] = ("history", "archive")) -> Score:
+def score(paths: tuple[str, ...] = ("history", "archive"), *, heldout: bool = False) -> Score:
     s = Score()
+    positives = positive_cases(HELDOUT_POSITIVE) if heldout else positive_cases()
+    negatives = negative_cases(HELDOUT_NEGATIVE) if heldout else negative_cases()
     for path in paths:
-        for case in positive_cases():
+        for case in positives:
             got = learn(case.sentence, path).facts()
             s.positives += 1
             s.written += len(got)
@@ -1107,7 +1256,7 @@ def score(paths: tuple[str, ...] = ("history", "archive")) -> Score:
             if extra:
                 s.wrong += len(extra)
                 s.wrongs.append((path, case.sentence, extra))
-        for case in negative_cases():
+        for case in negatives:
             got = learn(case.sentence, path).facts()
             s.written += len(got)
             extra = [g for g in got if g not in case.expected]

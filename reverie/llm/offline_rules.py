@@ -88,7 +88,7 @@ VAGUE = _words(
     "what how when where why who whom whatever whenever which something anything nothing everything "
     "someone anyone nobody everyone all some any none one ones to a an the being doing going getting having "
     "feeling thinking working living trying when if here there so too such more most less least same other "
-    "each every either neither both lots much many few little bit way idea")
+    "each every either neither both lots much many few little bit way idea whichever")
 #: A "like" of something unpleasant is usually sarcasm ("I just love waiting in traffic"): unsure, so no fact.
 UNPLEASANT = _words(
     "waiting wait queue queues traffic stuck delay delays delayed broken bug bugs crash crashes crashing outage "
@@ -188,15 +188,20 @@ def is_tool(value: str) -> bool:
     return all(h.lower().strip(".,") in TECH or (h[:1].isupper() and h.lower() not in NOT_NAMES) for h in head)
 
 
-def is_thing(value: str) -> bool:
+def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
     """Something a person can like or dislike: a short noun phrase, not a pronoun, not a vague or unpleasant one."""
     words = [w.strip(".,!'\"").lower() for w in _tokens(value)]
     if not words or len(words) > 6 or words[0] in VAGUE or words[0].removesuffix("s") in TIME_WORDS:
         return False
-    if set(words) & UNPLEASANT or set(words) & {"my", "your", "it", "that", "this", "you", "when", "if", "answers",
+    if (set(words) & UNPLEASANT and not unpleasant_ok) or set(words) & {"my", "your", "it", "that", "this", "you", "when", "if", "answers",
                                                 "replies", "responses", "answer", "reply"}:
         return False
     return all(re.fullmatch(r"[\w'&+-]+", w) for w in words)
+
+
+def is_disliked(value: str) -> bool:
+    """A thing a person dislikes: as ``is_thing``, but an unpleasant one is sincere ("I hate early meetings")."""
+    return is_thing(value, unpleasant_ok=True)
 
 
 def is_free(value: str) -> bool:
@@ -215,7 +220,7 @@ def is_specific(value: str) -> bool:
 
 _KINDS: dict[str, Callable[[str], bool]] = {
     "place": is_place, "org": is_org, "role": is_role, "lang": is_language, "tool": is_tool, "thing": is_thing,
-    "name": is_name, "project": is_project, "free": is_free, "specific": is_specific,
+    "name": is_name, "project": is_project, "free": is_free, "specific": is_specific, "disliked": is_disliked,
 }
 
 
@@ -254,7 +259,8 @@ def _rule(pattern: str, template: str, kinds: str = "", mark: str = "durable", *
 _RULES: list[Rule] = [
     # identity
     _rule(rf"\bmy name is {_NAME}", "Name: {v}", "v=name", "permanent"),
-    _rule(rf"^(?:hi|hello|hey)[,!\s]+(?:i'm|i am) {_NAME}\s*(?:[,.!]|$)", "Name: {v}", "v=name", "permanent"),
+    _rule(rf"^(?:hi|hello|hey)(?: there)?[,!\s]+(?:i'm|i am) {_NAME}\s*(?:[,.!]|$)", "Name: {v}", "v=name", "permanent"),
+    _rule(rf"^name's {_NAME}\s*[.!]?$", "Name: {v}", "v=name", "permanent"),
     _rule(rf"\bi(?:'m| am) (?:originally )?from {_PLACE}", "From {v}", "v=place", "permanent"),
     _rule(rf"\bi was born in {_PLACE}", "Born in {v}", "v=place", "permanent"),
     _rule(rf"\bi grew up in {_PLACE}", "Grew up in {v}", "v=place", "permanent"),
@@ -287,6 +293,7 @@ _RULES: list[Rule] = [
           rf"(?:at|for) {_PLACE}", "Works at {v}", "v=org"),
     _rule(rf"\bmy job is (?:an? )?{_VAL}", "Works as {v}", "v=role"),
     _rule(rf"\bmy (?:current )?employer is {_PLACE}", "Works at {v}", "v=org"),
+    _rule(rf"\bi(?:'ve| have) (?:worked|been working) (?:at|for) {_PLACE}(?=\s+(?:for|since)\b)", "Works at {v}", "v=org"),
     # negations and retractions
     _rule(rf"\bi (?:don't|do not) (?P<k>live in|work at|work for|like|use) {_VAL}\s+any ?more\b", "No longer {k} {v}",
           "v=specific", "correction", change=True, negative=True),
@@ -295,11 +302,11 @@ _RULES: list[Rule] = [
     _rule(rf"\bi(?:'m| am) no longer (?:working|employed) (?:at|for|by) {_PLACE}", "No longer works at {v}", "v=org",
           "correction", change=True, negative=True),
     # likes, dislikes, preferences
-    _rule(rf"\bi (?:really |also |just )?(?:don't|do not) (?:like|enjoy) {_VAL}", "Dislikes {v}", "v=thing",
+    _rule(rf"\bi (?:really |also |just )?(?:don't|do not) (?:like|enjoy) {_VAL}", "Dislikes {v}", "v=disliked",
           negative=True),
-    _rule(rf"\bi(?:'m| am) not (?:a (?:big |huge )?fan of|into) {_VAL}", "Dislikes {v}", "v=thing", negative=True),
+    _rule(rf"\bi(?:'m| am) not (?:a (?:big |huge )?fan of|into) {_VAL}", "Dislikes {v}", "v=disliked", negative=True),
     _rule(rf"\bi (?:really |also |just )?(?:hate|dislike|detest|can't stand|cannot stand) {_VAL}", "Dislikes {v}",
-          "v=thing", negative=True),
+          "v=disliked", negative=True),
     _rule(rf"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) {_VAL}", "Likes {v}", "v=thing"),
     _rule(rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into) {_VAL}", "Likes {v}", "v=thing"),
     _rule(rf"\bi(?: really| also| generally| usually)?(?: prefer| would rather|'d rather) {_VAL}", "Prefers {v}",
@@ -307,13 +314,13 @@ _RULES: list[Rule] = [
     _rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {_VAL}", "Favourite {k}: {v}", "v=thing"),
     _rule(rf"\bi(?:'m| am) allergic to {_VAL}", "Allergic to {v}", "v=thing", "permanent"),
     _rule(r"\bi(?:'m| am) (?:an? )?(?P<v>vegetarian|vegan|pescatarian)\b", "Is {v}", ""),
-    _rule(rf"\bi speak (?:fluent )?(?P<v>[A-Z][a-z]+)\b", "Speaks {v}", "v=lang"),
+    _rule(rf"\bi (?:can )?speak (?:fluent )?(?P<v>[A-Z][a-z]+)\b", "Speaks {v}", "v=lang"),
     _rule(rf"\bmy (?:native|first|mother) (?:language|tongue) is (?P<v>[A-Z][a-z]+)\b", "Native language: {v}",
           "v=lang", "permanent"),
     _rule(r"\bmy time ?zone is (?P<v>[A-Z][\w/+:-]{1,30})", "Timezone: {v}", ""),
     # rules for the agent
     _rule(rf"\b(?:call|address) me (?:as )?{_NAME}", "Call the user {v}", "v=name"),
-    _rule(r"\b(?:reply|respond|answer|talk|speak|write)(?: to me| back)?(?: only| always)? in (?P<v>[A-Z][a-z]+)\b",
+    _rule(r"\b(?:reply|respond|answer|talk|speak|write)(?: to me| me| back)?(?: only| always)? in (?P<v>[A-Z][a-z]+)\b",
           "Reply in {v}", "v=lang"),
     _rule(r"\b(?:keep|make) (?:your |the )?(?:answers|replies|responses) (?:short|brief|concise)"
           r"|^(?:please )?be (?:brief|concise)\b|\bi (?:prefer|like|want) (?:short|brief|concise) (?:answers|replies)",
@@ -398,6 +405,7 @@ _REPORTED = re.compile(
 _SARCASM = re.compile(
     r"\b(?:yeah right|oh great|oh joy|oh wonderful|oh sure|sure thing|lol|lmao|rofl|haha\w*|/s|said no one ever|"
     r"as if|not!|yeah,? sure|totally not)\b|/s\b|🙄|😂|🤣|\bnot\.$", re.I)
+_IRONIC = re.compile(r"^(?:sure|totally|of course|obviously|yeah sure|riiight)[,!]\s", re.I)
 _OTHER_SPEAKER = re.compile(
     r"^(?:the )?(?:assistant|bot|agent|ai|system|tool|model|claude|gpt|chatgpt)\b", re.I)
 _CODE = re.compile(r"`|[{}]|==|=>|->|\(\)|;\s*$|^\s*(?:#|//|>>>|\$ |def |class |import |from \S+ import)|\w\(|\w=\w|"
@@ -455,7 +463,7 @@ def _statement(sentence: str) -> bool:
     """False for what states no fact about the user: questions, hypotheticals, reported speech, jokes, code."""
     if sentence.rstrip().endswith("?") or _QUESTION_START.match(sentence):
         return False
-    if _OTHER_SPEAKER.match(sentence) or _SARCASM.search(sentence) or _CODE.search(sentence):
+    if _OTHER_SPEAKER.match(sentence) or _SARCASM.search(sentence) or _CODE.search(sentence) or _IRONIC.match(sentence):
         return False
     if _HEDGE.search(sentence):
         return False
@@ -573,7 +581,7 @@ def _clean(value: str, proper: bool, *, strip: bool = True) -> str:
 
 
 _ONE_OFF = re.compile(r"\b(?:this|that|these|those|for now|today|tonight|tomorrow|right now|here|yet|below|above|"
-                      r"summary|next one)\b", re.I)
+                      r"next one)\b", re.I)
 _GERUND = {"using": "use", "adding": "add", "putting": "put", "writing": "write", "including": "include"}
 
 
