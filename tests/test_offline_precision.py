@@ -142,3 +142,32 @@ def test_date_phrases(phrase: str, said: str, day: str | None) -> None:
 
 def test_an_unparsable_date_stays_a_plain_fact() -> None:
     assert [f.text for f in extract_facts("The thesis is due 3/4.", date(2026, 11, 20))] == ["Deadline for thesis: 3/4"]
+
+
+def test_edit_turn_finds_a_paraphrased_replaces_from_any_model() -> None:
+    """A model's finding may name the old line in its own words; the edit turn still replaces the right line."""
+    from reverie.llm import load_prompt
+    from reverie.llm import protocol as p
+    from reverie.llm.offline import respond
+
+    files = {"SOUL.md": "# Soul\n", "USER.md": "# User\n\n- Lives in Lisbon\n- Works at Siemens AG\n- Likes hiking\n",
+             "memory/MEMORY.md": "# Memory\n\n- Decided: use PostgreSQL with TimescaleDB for Heron\n- Uses Slack\n"}
+    findings = ["[USER] Lives in Porto (replaces: the user used to live in Lisbon)",
+                "[MEMORY] Heron stores its data in ClickHouse (replaces: Heron's database is PostgreSQL)",
+                "[USER] Works at Stripe (replaces: user worked at Siemens)"]
+    reply = respond([{"role": "system", "content": load_prompt("dream-edit")},
+                     {"role": "user", "content": p.render_sections([(p.SECTION_FINDINGS, "\n".join(findings)),
+                                                                    *files.items()])}],
+                    tools=[{"type": "function", "function": {"name": "edit_file", "parameters": {}}}])
+    for call in reply.tool_calls:
+        a = call.arguments
+        assert files[a["path"]].count(a["old_text"]) == 1
+        files[a["path"]] = files[a["path"]].replace(a["old_text"], a["new_text"], 1)
+    assert files["USER.md"] == "# User\n\n- Lives in Porto\n- Works at Stripe\n- Likes hiking\n"
+    assert files["memory/MEMORY.md"] == "# Memory\n\n- Heron stores its data in ClickHouse\n- Uses Slack\n"
+
+
+def test_a_fact_line_naming_what_it_replaces_is_a_cue_of_change(run: Run) -> None:
+    run.say("- [durable] Lives in Lisbon")
+    run.say("- [durable] Lives in Porto (replaces: Lives in Madrid)")  # names an old home, even a wrong one
+    assert run.lines("USER.md") == ["Lives in Porto"]

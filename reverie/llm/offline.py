@@ -264,7 +264,7 @@ def _dream_analyze(user: str) -> str:
         line = _match_line(files[info.target], old, info.slot) if old else None
         if line is None and info.slot:
             line = next((ln for ln in files[info.target] if attribute(ln) == info.slot), None)
-            if (line is not None or key in findings) and not _may_replace(fact, info.slot):
+            if (line is not None or key in findings) and not old and not _may_replace(fact, info.slot):
                 continue  # the file (or this batch) holds another value and nothing says it changed: unsure
         findings[key] = f"[{info.target}] {p.with_replaces(text, line) if line else text}"
     return "\n".join(findings.values()) if findings else "[SKIP]"

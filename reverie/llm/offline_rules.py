@@ -650,12 +650,16 @@ def dated(text: str, said_on: date | None) -> str:
     return f"{m.group('head')}{day.isoformat()}" if day else text
 
 
+_MAX_SENTENCE = 400  # facts are said briefly; a run-on "sentence" (a pasted list, a log line) is cut here
+_MAX_MATCHES = 4  # per rule and sentence: "I love cats, I love cats, …" a thousand times costs no more
+
+
 def _sentences(block: str) -> list[str]:
     out = []
     for raw in _SENTENCE_SPLIT.split(block):
         sentence = raw.strip()
         if sentence:
-            out.append(sentence)
+            out.append(sentence[:_MAX_SENTENCE])
     return out
 
 
@@ -695,7 +699,9 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
         for rule in _RULES:
             if found and rule.template.startswith(("{K}", "Never {v3}", "Always {v3}")):
                 continue  # "always answer in French" already gave "Reply in French": no generic rule too
-            for m in rule.pattern.finditer(sentence):
+            for n, m in enumerate(rule.pattern.finditer(sentence)):
+                if n >= _MAX_MATCHES:
+                    break
                 if not rule.negative and _NEGATION.search(sentence[: m.start()] + " " + m.group(0)):
                     continue  # "I don't live in Berlin", "it's not that I like tea"
                 text = _fill(rule, m, said_on)
