@@ -171,3 +171,18 @@ def test_a_fact_line_naming_what_it_replaces_is_a_cue_of_change(run: Run) -> Non
     run.say("- [durable] Lives in Lisbon")
     run.say("- [durable] Lives in Porto (replaces: Lives in Madrid)")  # names an old home, even a wrong one
     assert run.lines("USER.md") == ["Lives in Porto"]
+
+
+def test_a_removal_never_takes_a_line_of_another_attribute(run: Run) -> None:
+    run.say("- [durable] Lives in Berlin\n- [durable] Works at Siemens")
+    run.say("- [correction] No longer works at Berlin", "USER: I left Berlin for the weekend.")
+    assert run.lines("USER.md") == ["Lives in Berlin", "Works at Siemens"]
+    run.say("USER: I left Siemens last month. I joined Stripe as a backend engineer.")
+    assert sorted(run.lines("USER.md")) == ["Lives in Berlin", "Works as backend engineer", "Works at Stripe"]
+
+
+def test_a_free_fact_line_gets_absolute_dates_too(run: Run) -> None:
+    run.say("- [ephemeral] Team offsite in two weeks\n- [durable] Likes Sunday brunch\n- [durable] Uses Python 3.11",
+            when="2027-01-04 09:00")
+    assert run.lines(MEM) == ["Team offsite on 2027-01-18", "Uses Python 3.11"]
+    assert run.lines("USER.md") == ["Likes Sunday brunch"]

@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from . import protocol as p
-from .offline_dates import parse_day
+from .offline_dates import absolute, parse_day
 from .offline_rules import (
     SOUL,
     Fact,
@@ -224,7 +224,7 @@ def _fact_line(text: str, mark: str, said_on: Any) -> list[Fact]:
             keep = "correction" if mark == "correction" or old else None
             return [Fact(f"{f.text} (replaces: {old})" if old and len(understood) == 1 else f.text,
                          keep or f.mark) for f in understood]
-    fact = dated(fact, said_on)
+    fact = dated(fact, said_on) if is_canonical(fact) else absolute(fact, said_on)
     return [Fact(p.with_replaces(fact, old) if old else fact, mark)]
 
 
@@ -298,7 +298,9 @@ def _match_line(lines: list[str], text: str | None, slot: str | None) -> str | N
     same = [ln for ln in holding if attribute(ln) in slots]
     if len(same) == 1:
         return same[0]
-    return holding[0] if len(holding) == 1 and not same else None
+    # A line of another attribute is never the one meant ("No longer works at Berlin" is not "Lives in Berlin").
+    loose = [ln for ln in holding if attribute(ln) is None]
+    return loose[0] if len(loose) == 1 and not same else None
 
 
 def _find_line(lines: list[str], text: str) -> str | None:

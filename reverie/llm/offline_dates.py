@@ -24,7 +24,7 @@ import calendar
 import re
 from datetime import date, datetime, timedelta
 
-__all__ = ["resolve", "parse_day", "DATE_PHRASE"]
+__all__ = ["resolve", "parse_day", "absolute", "DATE_PHRASE"]
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS = {name: i for i, names in enumerate(
@@ -150,3 +150,25 @@ def resolve(expr: str, said_on: date | None) -> date | None:
         month = said_on.month if m.group(1) == "month" else ((said_on.month - 1) // 3 + 1) * 3
         return date(said_on.year, month, calendar.monthrange(said_on.year, month)[1])
     return None
+
+
+# In free text only phrases made of words count: "Python 3.11" or "3/4 done" are no dates.
+_WORDY = re.compile(
+    rf"\b(?P<pre>(?:on|by|before|until) )?(?P<d>(?:next |this )?{_WD}|{_MON} \d{{1,2}}{_ORD}(?:,? \d{{4}})?"
+    rf"|(?:the )?\d{{1,2}}{_ORD} (?:of )?{_MON}(?:,? \d{{4}})?|(?:the )?day after tomorrow|tomorrow|tonight"
+    rf"|in {_COUNT} (?:days?|weeks?|months?)|(?:at )?(?:the )?end of (?:the )?(?:month|quarter|year))\b",
+    re.I)
+
+
+def absolute(text: str, said_on: date | None) -> str:
+    """``text`` with each date phrase that names one day replaced by that day ("Dentist next Friday" →
+    "Dentist on 2027-01-15"); phrases naming no single day, and numbers, are left as written."""
+    def sub(m: re.Match[str]) -> str:
+        if not m.group("pre") and re.fullmatch(_WD, m.group("d"), re.I):
+            return m.group(0)  # "Likes Sunday brunch": a bare weekday is a habit, not a date
+        day = resolve(m.group("d"), said_on)
+        if day is None:
+            return m.group(0)
+        return f"{m.group('pre') or 'on '}{day.isoformat()}"
+
+    return _WORDY.sub(sub, text)

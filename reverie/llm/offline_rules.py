@@ -284,7 +284,10 @@ _RULES: list[Rule] = [
     _rule(rf"{I}(?:'ve| have)? (?:started (?:a new job|working) at|got a (?:new )?job at|been hired by|"
           rf"switched jobs to|moved to a new job at) {_PLACE}", "Works at {v}", "v=org", change=True),
     _rule(rf"{I}(?:'ve| have)? (?:joined|started at) {_PLACE}(?= as an? )", "Works at {v}", "v=org", change=True),
-    _rule(rf"{I}(?:'ve| have)? left {_PLACE}(?=\s+(?:and|to|for|last|this|in)\b|[,.;!]|$)", "No longer works at {v}",
+    _rule(rf"{I}(?:'ve| have)? (?:joined|started at) [^,.;]{{1,60}}? as an? {_ROLE}", "Works as {v}", "v=role",
+          change=True),
+    _rule(rf"{I}(?:'ve| have)? left {_PLACE}(?=\s+(?:to join|to start|and joined|last (?:week|month|year))\b)",
+          "No longer works at {v}",
           "v=org", "correction", change=True),
     _rule(rf"{I}(?: work| am working|'m working)(?: (?:at|for) [^,.;]*?)? as (?:an? )?{_ROLE}", "Works as {v}",
           "v=role"),
