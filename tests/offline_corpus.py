@@ -880,6 +880,37 @@ Be nice.
 Be careful with that.
 Always check the logs first when debugging this one.
 Never push on a Friday, haha.
+# notes in history about the conversation
+User asked how to configure Docker.
+User and assistant discussed moving to Porto.
+User's sister moved to Porto.
+User's boss works at Siemens.
+User mentioned that Ana lives in Lisbon.
+The user was frustrated with the build.
+User wants to learn Rust.
+User is considering a move to Berlin.
+User may switch to Postgres.
+User asked whether we use Kafka.
+User's team chose Kafka.
+Discussed the deadline for the launch.
+User said the deadline might slip.
+User is tired today.
+User was in Berlin for a conference.
+User travelled to Rome last year.
+User wrote a poem about Lisbon.
+User lived in Lisbon until 2020.
+User worked at Siemens before.
+User no longer mentions Siemens.
+User left the chat.
+User moved the meeting to Friday.
+User switched topics.
+User is going to ask later.
+User got frustrated and left.
+User asked the assistant to reply in German for this one message.
+User joked that he lives at the office.
+Summary: user and assistant debugged the login flow.
+Conversation about Kubernetes networking.
+The assistant explained how Kafka partitions work.
 # more everyday talk
 I work at a startup.
 I live in a van.
