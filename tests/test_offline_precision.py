@@ -186,3 +186,10 @@ def test_a_free_fact_line_gets_absolute_dates_too(run: Run) -> None:
             when="2027-01-04 09:00")
     assert run.lines(MEM) == ["Team offsite on 2027-01-18", "Uses Python 3.11"]
     assert run.lines("USER.md") == ["Likes Sunday brunch"]
+
+
+def test_nanobot_style_stamped_prose_is_read_with_its_own_date(run: Run) -> None:
+    run.say("[2027-01-04 09:00] User prefers tea over coffee. The migration is due tomorrow.\n"
+            "[2027-01-04 09:05] ASSISTANT: I live in the cloud.", when="2027-02-01 10:00")
+    assert run.lines("USER.md") == ["Prefers tea over coffee"]
+    assert run.lines(MEM) == ["Deadline for migration: 2027-01-05"]

@@ -64,6 +64,7 @@ _LINE_RE = re.compile(r"^\[(?P<ts>[^\]]*)\] (?P<role>[A-Z]+(?:\([^)]*\))?): ?(?P
 _ROLE_LINE = re.compile(r"^(?P<role>user|me|human|assistant|ai|bot|agent|system|tool|other(?:\([^)]*\))?)\s*:\s?"
                         r"(?P<text>.*)$", re.I)
 _USER_ROLES = frozenset({"USER", "ME", "HUMAN"})
+_STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2}[^\]]*)\]\s*")
 _BULLET = re.compile(r"^\s*[-*]\s+")
 _MAX_MESSAGE_CHARS = 8_000  # facts are stated early and briefly: reading further only costs time on pasted blobs
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]{3,}")
@@ -202,7 +203,10 @@ def _entry_facts(entry: str, said_on: Any) -> list[Fact]:
             facts.extend(_fact_line(parsed[1], parsed[0], said_on))
             continue
         day, text = said_on, stripped
-        m = _LINE_RE.match(stripped) or _ROLE_LINE.match(stripped)
+        stamp = _STAMP.match(stripped)  # nanobot-style "[2026-11-20 10:00] User prefers tea."
+        if stamp and not _LINE_RE.match(stripped):
+            day, text, role = parse_day(stamp.group(1)) or said_on, stripped[stamp.end():], "USER"  # a note
+        m = _LINE_RE.match(stripped) or _ROLE_LINE.match(text)
         if m:
             role = m.group("role").upper()
             text = m.group("text")
