@@ -378,6 +378,12 @@ Heron keeps its data in ClickHouse.
 We store Heron's data in ClickHouse.
 Heron's database is ClickHouse.
 
+MEMORY | Inventory app stores its data in Postgres
+The inventory app stores its data in Postgres.
+Our inventory app keeps its data in Postgres.
+We store the inventory app's data in Postgres.
+The inventory app's database is Postgres.
+
 MEMORY | Deadline for report: 2027-01-08
 The report is due Friday.
 The report is due on Friday.

@@ -193,3 +193,9 @@ def test_nanobot_style_stamped_prose_is_read_with_its_own_date(run: Run) -> None
             "[2027-01-04 09:05] ASSISTANT: I live in the cloud.", when="2027-02-01 10:00")
     assert run.lines("USER.md") == ["Prefers tea over coffee"]
     assert run.lines(MEM) == ["Deadline for migration: 2027-01-05"]
+
+
+def test_a_described_projects_database_is_replaced_by_attribute(run: Run) -> None:
+    run.say("- [durable] Uses MySQL for the inventory app\n- [durable] Uses Redis for caching")
+    run.say("The inventory app now stores its data in Postgres.")
+    assert run.lines(MEM) == ["Inventory app stores its data in Postgres", "Uses Redis for caching"]

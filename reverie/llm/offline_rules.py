@@ -209,7 +209,8 @@ def is_free(value: str) -> bool:
 
 
 def is_project(value: str) -> bool:
-    return is_name(value)
+    """A named project ("Heron") or a described one ("inventory app")."""
+    return is_name(value) or bool(re.fullmatch(rf"[a-z][\w-]* {_PROJECT_NOUN}", value))
 
 
 def is_specific(value: str) -> bool:
@@ -235,6 +236,9 @@ _OLD = r"(?P<o>[^,.;:!?()]{1,60}?)(?=\s+to\b)"
 _NAME = r"(?P<v>(?-i:[A-Z])[\w'’-]+(?:\s(?-i:[A-Z])[\w'’-]+)?)"
 _DATE = rf"(?P<d>{DATE_PHRASE})"
 I = r"\bi(?:\s+(?:now|currently|just|actually|recently|also|still))?"  # noqa: E741 — "I", the user
+_PROJECT_NOUN = r"(?:app|service|backend|frontend|project|system|api|website|site|pipeline|platform)"
+# A project: a capitalised name, or a described one ("the inventory app"), as the subject of a storage fact.
+_PROJECT = rf"(?:\b|^)(?:the |our )?(?P<p>(?-i:[A-Z])[\w-]+|(?-i:[a-z])[\w-]* {_PROJECT_NOUN})"
 _ROLE_NOUN = "|".join(sorted(ROLES, key=len, reverse=True))
 _ROLE = (r"(?P<v>(?:[a-z-]+ ){0,3}?[a-z-]+)(?=\s+(?:at|for|in|with|and|but|since|because|so|now|who|which|"
          r"from|by|on)\b|[,.;:!?()]|$)")
@@ -357,11 +361,11 @@ _RULES: list[Rule] = [
           rf"(?:called|named) {_NAME}", "The {k} is called {v}", "v=project"),
     _rule(rf"\bi(?:'m| am) (?:leading|working on|building|running) (?:a|an|the) (?P<k>project|app|product|service|"
           rf"startup|tool|library) (?:called|named) {_NAME}", "The {k} is called {v}", "v=project"),
-    _rule(rf"\b(?P<p>(?-i:[A-Z])[\w-]+)(?:'s)? (?:now )?(?:stores|keeps|saves|persists) (?:its|their|all its)? ?data in {_VAL}",
+    _rule(rf"{_PROJECT}(?:'s)? (?:now )?(?:stores|keeps|saves|persists) (?:its|their|all its)? ?data in {_VAL}",
           "{p} stores its data in {v}", "p=project v=tool"),
-    _rule(rf"\bwe (?:now )?(?:store|keep|save|persist) (?P<p>(?-i:[A-Z])[\w-]+)'s data in {_VAL}",
+    _rule(rf"\bwe (?:now )?(?:store|keep|save|persist) {_PROJECT}'s data in {_VAL}",
           "{p} stores its data in {v}", "p=project v=tool"),
-    _rule(rf"\b(?P<p>(?-i:[A-Z])[\w-]+)'s (?:database|data store|datastore|storage) is (?:now )?{_VAL}",
+    _rule(rf"{_PROJECT}'s (?:database|data store|datastore|storage) is (?:now )?{_VAL}",
           "{p} stores its data in {v}", "p=project v=tool"),
     _rule(rf"\bthe deadline (?:for (?P<v>[\w\s-]{{2,40}}?) )?is (?:on |by )?{_DATE}\b", "Deadline for {v}: {d}", "",
           "ephemeral"),
@@ -500,7 +504,7 @@ _CANON: list[tuple[re.Pattern[str], str, str | None]] = [
         (r"^Deadline for (.+?): (.+)$", MEMORY, "deadline:{1}"),
         (r"^Deadline: (.+)$", MEMORY, None),
         (r"^The (\w+) is called (.+)$", MEMORY, "name:{1}"),
-        (r"^(\S+) stores its data in (.+)$", MEMORY, "database:{1}"),
+        (r"^(.+?) stores its data in (.+)$", MEMORY, "database:{1}"),
         (r"^(?:Uses|Chose|Decided:|Travelling to|No longer uses) (.+)$", MEMORY, None),
         (r"^(\S+) appointment on (.+)$", MEMORY, None),
     ]
@@ -792,11 +796,13 @@ def attribute(line: str) -> str | None:
         return info.slot
     if _NOT_STORAGE.search(line):
         return None
-    words = re.findall(r"[A-Za-z][\w-]*", strip_instead(line))
+    text = strip_instead(line)
+    words = re.findall(r"[A-Za-z][\w-]*", text)
     if not any(w.lower() in DATABASES for w in words):
         return None
     projects = {w.lower() for w in words[1:]
                 if w[0].isupper() and w.lower() not in TECH and w.lower() not in DATABASES and w.lower() not in NOT_NAMES}
+    projects |= {m.lower() for m in re.findall(rf"(?<!\S)(?-i:[a-z])[\w-]* {_PROJECT_NOUN}\b", text)}
     return f"database:{projects.pop()}" if len(projects) == 1 else None
 
 
