@@ -28,6 +28,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache, wraps
+from typing import TypeVar
 
 from .offline_dates import DATE_PHRASE, resolve
 
@@ -49,6 +51,21 @@ class Canon:
     slot: str | None  # single-valued attribute, or None for facts that may coexist (likes, rules, tools in use)
     replaces: str | None = None  # the old line's text ("… instead of X")
     removes: str | None = None  # the line a "No longer …" fact retracts
+
+
+_T = TypeVar("_T")
+
+
+def _memo(fn: Callable[[str], _T]) -> Callable[[str], _T]:
+    """Cache a pure function of one short string (a fact or a file line: asked again for every line of every file);
+    a long one is computed each time, so the cache stays small."""
+    cached = lru_cache(maxsize=4096)(fn)
+
+    @wraps(fn)
+    def call(text: str) -> _T:
+        return cached(text) if len(text) <= 300 else fn(text)
+
+    return call
 
 
 def _words(text: str) -> frozenset[str]:
@@ -753,6 +770,7 @@ def _drop_shadowed(facts: list[Fact]) -> list[Fact]:
     return kept
 
 
+@_memo
 def canon(fact: str) -> Canon:
     """Where a (canonical) fact belongs and which slot it fills. Unknown phrasing: USER when it is about the user,
     else MEMORY, with no slot."""
@@ -778,6 +796,7 @@ def canon(fact: str) -> Canon:
     return Canon(MEMORY, None, old)
 
 
+@_memo
 def is_canonical(fact: str) -> bool:
     """Whether ``fact`` is in one of the engine's templates (else it is someone's free phrasing)."""
     text = strip_instead(fact)
@@ -787,6 +806,7 @@ def is_canonical(fact: str) -> bool:
 _NOT_STORAGE = re.compile(r"\b(?:cache|caching|queue|queues|sessions|search|logs|logging|analytics)\b", re.I)
 
 
+@_memo
 def attribute(line: str) -> str | None:
     """The single-valued attribute a line states: its template's slot, else (attribute/value matching) a named
     project's database when the line names exactly one project and a database ("Decided: use PostgreSQL for
