@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 from reverie.config import Config
 from reverie.dream import Dream
@@ -37,7 +38,7 @@ def test_multi_session_conversation_updates_all_three_files(tmp_path):
     assert first.status == "ok", first.reason
     user = (ws.root / "USER.md").read_text()
     assert "- Name: Alice" in user and "- Lives in Paris" in user and "- Works at ACME" in user
-    assert "Deadline for Atlas: 14 March" in (ws.root / MEM).read_text()
+    assert re.search(r"^- Deadline for Atlas: 20\d\d-03-14$", (ws.root / MEM).read_text(), re.M)  # the next 14 March
     paris_at = user.splitlines().index("- Lives in Paris")
 
     # A second session a day later: a correction, a repeat, a standing instruction, and small talk.

@@ -62,7 +62,7 @@ def archive(*lines: str, context: str = "") -> list[tuple[str, str]]:
     ("Call me Ali.", ("durable", "Call the user Ali")),
     ("We decided to use Postgres for the backend.", ("durable", "Decided: use Postgres for the backend")),
     ("We're using FastAPI.", ("durable", "Uses FastAPI")),
-    ("The report is due Friday.", ("ephemeral", "Deadline for report: Friday")),
+    ("The report is due Friday.", ("ephemeral", "Deadline for report: 2026-11-27")),  # said on Friday 2026-11-20
     ("Our project is called Reverie.", ("durable", "The project is called Reverie")),
     ("Actually, I moved to Berlin.", ("correction", "Lives in Berlin")),
     ("I work not at Google but at DeepMind.", ("correction", "Works at DeepMind")),
@@ -126,7 +126,7 @@ def test_analyze_routes_dedupes_corrects_and_skips() -> None:
     assert findings == [
         "[SOUL] Reply in German",
         "[USER] Lives in Berlin (replaces: Lives in Munich)",
-        "[MEMORY] Deadline for launch: Friday",
+        "[MEMORY] Deadline for launch: 2026-11-27",  # "Friday", written on Saturday 2026-11-21
         "[MEMORY] Uses Postgres (replaces: Uses MySQL)",
         "[FILE-REMOVE] USER.md: Works at Siemens (why: no longer true)",
     ]
@@ -140,7 +140,7 @@ def test_analyze_with_nothing_new_skips() -> None:
 def test_analyze_strips_age_suffix_when_matching() -> None:
     memory = f"# Memory\n\n- Uses MySQL{p.age_suffix(40)}\n- Deadline for launch: Monday{p.age_suffix(20)}\n"
     assert analyze([(1, "- [ephemeral] Deadline for launch: Friday\n- [durable] Uses MySQL")], memory=memory) == [
-        "[MEMORY] Deadline for launch: Friday (replaces: Deadline for launch: Monday)"]
+        "[MEMORY] Deadline for launch: 2026-11-27 (replaces: Deadline for launch: Monday)"]
 
 
 def test_analyze_reads_raw_archives_user_lines_only() -> None:
@@ -218,7 +218,7 @@ def test_session_summary_forced_tool_gives_a_kebab_slug() -> None:
     slug = c.arguments["slug"]
     assert c.name == "save_summary" and 0 < len(slug) <= 40
     assert slug.startswith("kubernetes-migration") and slug == slug.lower() and " " not in slug
-    assert "Deadline for migration: Friday" in c.arguments["summary"]
+    assert "Deadline for migration: 2026-11-27" in c.arguments["summary"]
 
 
 def test_flush_bullets_or_silent() -> None:

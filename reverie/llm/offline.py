@@ -29,7 +29,20 @@ from typing import Any
 import orjson
 
 from . import protocol as p
-from .offline_rules import SOUL, Fact, canon, extract_facts, is_suspicious_rule, normalize, strip_instead
+from .offline_dates import absolute, parse_day
+from .offline_rules import (
+    SOUL,
+    Fact,
+    attribute,
+    canon,
+    dated,
+    extract_facts,
+    is_canonical,
+    is_suspicious_rule,
+    normalize,
+    strip_instead,
+    value_words,
+)
 from .tokens import estimate_tokens, estimate_text_tokens
 from .types import ModelResponse, ToolCall, Usage
 
@@ -47,6 +60,11 @@ _HEADINGS = {  # where a new fact goes, by file: the first heading whose words m
     "memory/MEMORY.md": ("Project", "Facts", "Decisions", "Memory"),
 }
 _LINE_RE = re.compile(r"^\[(?P<ts>[^\]]*)\] (?P<role>[A-Z]+(?:\([^)]*\))?): ?(?P<text>.*)$")
+# A speaker's line in a history entry written without timestamps ("USER: …", "Assistant: …", "tool: …").
+_ROLE_LINE = re.compile(r"^(?P<role>user|me|human|assistant|ai|bot|agent|system|tool|other(?:\([^)]*\))?)\s*:\s?"
+                        r"(?P<text>.*)$", re.I)
+_USER_ROLES = frozenset({"USER", "ME", "HUMAN"})
+_STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2}[^\]]*)\]\s*")
 _BULLET = re.compile(r"^\s*[-*]\s+")
 _MAX_MESSAGE_CHARS = 8_000  # facts are stated early and briefly: reading further only costs time on pasted blobs
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]{3,}")
@@ -125,10 +143,10 @@ def _user_facts(text: str) -> list[Fact]:
     """Facts from the USER lines only: tool output, web pages and other people are data, never a source."""
     facts: list[Fact] = []
     seen: set[str] = set()
-    for _ts, role, content in _transcript(text):
+    for ts, role, content in _transcript(text):
         if role != "USER":
             continue
-        for fact in extract_facts(content[:_MAX_MESSAGE_CHARS]):
+        for fact in extract_facts(content[:_MAX_MESSAGE_CHARS], parse_day(ts)):
             key = normalize(fact.text)
             if key not in seen:
                 seen.add(key)
@@ -158,16 +176,60 @@ def _flush(user: str) -> str:
 
 # -- dream: analysis ----------------------------------------------------------------------------------------------
 def _batch_facts(batch: str) -> list[Fact]:
-    """Fact lines of the batch in order; raw archives (``[RAW] …`` + transcript lines) are read like a transcript."""
+    """The batch's facts in order, each entry read by what it holds: fact lines ``- [mark] fact`` as the archiver
+    wrote them (a free phrasing the engine understands is put in its template), transcript lines (raw archives,
+    ``USER:`` lines: the user's only), and plain prose (a note about the user, read like the user's words).
+    Relative dates count from the entry's timestamp."""
     facts: list[Fact] = []
-    for entry in re.split(r"^### cursor .*$", batch, flags=re.M):
-        if "[RAW]" in entry or _LINE_RE.search(entry.strip().splitlines()[0] if entry.strip() else ""):
-            facts.extend(_user_facts(entry))
-        for line in entry.splitlines():
-            parsed = p.parse_fact_line(line)
-            if parsed:
-                facts.append(Fact(parsed[1], parsed[0]))
+    said_on = None
+    for chunk in re.split(r"^(### cursor .*)$", batch, flags=re.M):
+        if chunk.startswith("### cursor "):
+            said_on = parse_day(chunk.split("·", 1)[-1])
+            continue
+        facts.extend(_entry_facts(chunk, said_on))
     return facts
+
+
+def _entry_facts(entry: str, said_on: Any) -> list[Fact]:
+    facts: list[Fact] = []
+    speakers = any(_LINE_RE.match(ln.strip()) or _ROLE_LINE.match(ln.strip()) for ln in entry.splitlines())
+    role = None if speakers else "USER"  # an entry without speakers is a note about the user
+    for line in entry.splitlines()[:400]:
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("[RAW]", "#")):
+            continue
+        parsed = p.parse_fact_line(stripped)
+        if parsed:
+            facts.extend(_fact_line(parsed[1], parsed[0], said_on))
+            continue
+        day, text = said_on, stripped
+        stamp = _STAMP.match(stripped)  # nanobot-style "[2026-11-20 10:00] User prefers tea."
+        if stamp and not _LINE_RE.match(stripped):
+            day, text, role = parse_day(stamp.group(1)) or said_on, stripped[stamp.end():], "USER"  # a note
+        m = _LINE_RE.match(stripped) or _ROLE_LINE.match(text)
+        if m:
+            role = m.group("role").upper()
+            text = m.group("text")
+            if m.groupdict().get("ts"):
+                day = parse_day(m.group("ts")) or said_on
+        if role in _USER_ROLES:
+            text = _BULLET.sub("", text)[:_MAX_MESSAGE_CHARS]
+            facts.extend(extract_facts(text, day))
+    return facts
+
+
+def _fact_line(text: str, mark: str, said_on: Any) -> list[Fact]:
+    """A fact line from the archiver: its date made absolute; a free phrasing ("User moved from Lisbon to Porto")
+    put in the engine's template when it is understood, else kept as written."""
+    fact, old = p.split_replaces(text)
+    if not is_canonical(fact):
+        understood = extract_facts(fact, said_on)
+        if understood:
+            keep = "correction" if mark == "correction" or old else None
+            return [Fact(f"{f.text} (replaces: {old})" if old and len(understood) == 1 else f.text,
+                         keep or f.mark) for f in understood]
+    fact = dated(fact, said_on) if is_canonical(fact) else absolute(fact, said_on)
+    return [Fact(p.with_replaces(fact, old) if old else fact, mark)]
 
 
 def _file_lines(body: str) -> list[str]:
@@ -187,29 +249,62 @@ def _dream_analyze(user: str) -> str:
     for fact in _batch_facts(sections.get(p.SECTION_BATCH, "")):
         if fact.mark == "skip":
             continue
-        info = canon(fact.text)
+        said, named = p.split_replaces(fact.text)
+        info = canon(said)
         if info.removes is not None:
-            line = _find_line(files[info.target], info.removes)
+            line = _match_line(files[info.target], info.removes, canon(info.removes).slot)
             if line is not None:
                 findings[("REMOVE", normalize(line))] = (
                     f"[FILE-REMOVE] {p.removal_text(FILES[info.target], line, 'no longer true')}")
             continue
-        text = strip_instead(fact.text)
+        text = strip_instead(said)
         if info.target == SOUL and is_suspicious_rule(text):
             continue
+        key = (info.target, info.slot or normalize(text))
         if any(normalize(line) == normalize(text) for line in files[info.target]):
-            findings.pop((info.target, info.slot or normalize(text)), None)  # already there (a later repeat)
+            findings.pop(key, None)  # already there (a later repeat)
             continue
-        old = _slot_line(files[info.target], info.slot) if info.slot else None
-        if old is None and info.replaces:
-            old = _find_line(files[info.target], info.replaces)
-        finding = p.with_replaces(text, old) if old and normalize(old) != normalize(text) else text
-        findings[(info.target, info.slot or normalize(text))] = f"[{info.target}] {finding}"
+        old = named or info.replaces
+        line = _match_line(files[info.target], old, info.slot) if old else None
+        if line is None and info.slot:
+            line = next((ln for ln in files[info.target] if attribute(ln) == info.slot), None)
+            if (line is not None or key in findings) and not old and not _may_replace(fact, info.slot):
+                continue  # the file (or this batch) holds another value and nothing says it changed: unsure
+        findings[key] = f"[{info.target}] {p.with_replaces(text, line) if line else text}"
     return "\n".join(findings.values()) if findings else "[SKIP]"
 
 
-def _slot_line(lines: list[str], slot: str) -> str | None:
-    return next((line for line in lines if canon(line).slot == slot), None)
+def _may_replace(fact: Fact, slot: str) -> bool:
+    """A fact replaces another value of its attribute only when it was said as a change ("moved", "now",
+    "actually", "no longer", "(replaces: …)"): the ``correction`` mark. A restated deadline is the newer one."""
+    return fact.mark == "correction" or slot.startswith("deadline:")
+
+
+def _match_line(lines: list[str], text: str | None, slot: str | None) -> str | None:
+    """The line ``text`` names, by words, then by meaning: the same words; a line starting with them ("Uses MySQL"
+    finds "Uses MySQL for the inventory app"); its canonical reading ("User lived in Lisbon" → "Lives in
+    Lisbon"); else the one line with the same attribute, or failing that the only line, holding its value words."""
+    if not text:
+        return None
+    found = _find_line(lines, text)
+    if found is not None:
+        return found
+    readings = [f.text for f in extract_facts(text)]
+    for reading in readings:
+        found = _find_line(lines, strip_instead(reading))
+        if found is not None:
+            return found
+    wanted = value_words(text)
+    if not wanted:
+        return None
+    slots = {slot, *(canon(strip_instead(r)).slot for r in readings)} - {None}
+    holding = [ln for ln in lines if wanted <= set(normalize(ln).replace(":", " ").split())]
+    same = [ln for ln in holding if attribute(ln) in slots]
+    if len(same) == 1:
+        return same[0]
+    # A line of another attribute is never the one meant ("No longer works at Berlin" is not "Lives in Berlin").
+    loose = [ln for ln in holding if attribute(ln) is None]
+    return loose[0] if len(loose) == 1 and not same else None
 
 
 def _find_line(lines: list[str], text: str) -> str | None:
@@ -266,14 +361,14 @@ def _addition(staged: dict[str, str], kind: str, text: str) -> tuple[str, str, s
     lines = body.split("\n")
     if any(_bare(ln) == fact for ln in lines):
         return None  # already there
-    for i, ln in enumerate(lines):  # the line this fact replaces: named by the finding, else the same slot
-        bare = _bare(ln)
-        if not bare or ln.lstrip().startswith("#"):
-            continue
-        if (old and (normalize(bare) == normalize(old) or normalize(bare).startswith(f"{normalize(old)} "))) or (
-                info.slot and canon(bare).slot == info.slot):
-            bullet = _BULLET.match(ln)
-            return _unique(path, body, lines, i, f"{bullet.group(0) if bullet else '- '}{fact}")
+    bares = [("" if ln.lstrip().startswith("#") else _bare(ln)) for ln in lines]
+    target = _match_line([b for b in bares if b], old, info.slot) if old else None
+    if target is None and info.slot:
+        target = next((b for b in bares if b and attribute(b) == info.slot), None)
+    if target is not None:  # the line this fact replaces: named by the finding (even in other words), else the slot
+        i = bares.index(target)
+        bullet = _BULLET.match(lines[i])
+        return _unique(path, body, lines, i, f"{bullet.group(0) if bullet else '- '}{fact}")
     if not body.strip():
         return path, body, f"- {fact}\n"
     i = _anchor(path, lines)

@@ -1,26 +1,40 @@
-"""The offline engine's pattern tables: what a user sentence says about them, in canonical fact templates.
+"""The offline engine's tables: what a user's sentence says about them, in canonical fact templates.
 
-Two tables, one per direction:
+Precision first. A sentence gives a fact only when all of this holds, else nothing (the words stay in history,
+where Recall finds them):
 
-- ``_SENTENCE_RULES`` read what the *user* said (never a tool, a web page or another participant) and produce
-  ``Fact``s in canonical templates: ``Name: X``, ``Lives in X``, ``Works at X``, ``Works as X``, ``Likes X``,
-  ``Reply in X``, ``Always …``, ``Uses X``, ``Deadline for X: D`` …
-- ``_CANON`` reads a canonical fact back: which file it belongs to (USER, SOUL, MEMORY) and which single-valued
-  *slot* it fills (``home``, ``employer``, ``language`` …), so a correction can find the line it replaces. Facts
-  written ``… instead of OLD`` and ``No longer …`` name what they replace or remove.
+1. It is the user's own statement: not a question, not a hypothetical ("if", "might", "thinking of"), not reported
+   speech ("she said …"), not a joke or sarcasm marker, not code; quoted text is removed first. Third-person notes
+   about the user ("User prefers tea", "The user's sister …") read as the user's own words.
+2. A rule of ``_RULES`` matches, and no negation precedes it (unless the rule is about a negation: "I don't like",
+   "no longer").
+3. Each captured value is the right *kind* of thing (``_KINDS``): a home is a place (a proper name, not a time, not
+   "fear"), an employer an organisation, a role a job title from ``ROLES``, a reply language one of ``LANGUAGES``,
+   a tool a technology, a liked thing a noun phrase (not "it", "that", "the idea", not something unpleasant).
 
-Marks: identity (name, origin, birthday, family) is ``permanent``; dated things (deadlines, trips) ``ephemeral``;
-anything said as a correction ("actually …", "not X but Y", "I moved to …", "I now …", "no longer …")
-``correction``; the rest ``durable``. This is a table of regular expressions, not language understanding: it
+``canon`` reads a canonical fact back: which file it belongs to (USER, SOUL, MEMORY) and which single-valued *slot*
+(attribute) it fills (``home``, ``employer``, ``database:heron`` …). A fact replaces another only when it says so:
+its mark is ``correction`` (a cue of change: "actually", "now", "moved", "switched", "no longer", "not X but Y",
+"(replaces: …)") and it fills the same slot, or it names the old line (``… instead of OLD``).
+
+Marks: identity (name, origin, birthplace, family) ``permanent``; dated things ``ephemeral``; anything said with a
+cue of change ``correction``; the rest ``durable``. This is a table of patterns, not language understanding: it
 catches the common phrasings and misses the rest, which a real model handles.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
+from functools import lru_cache, wraps
+from typing import TypeVar
 
-__all__ = ["Fact", "Canon", "extract_facts", "canon", "third_person", "normalize", "is_suspicious_rule"]
+from .offline_dates import DATE_PHRASE, resolve
+
+__all__ = ["Fact", "Canon", "extract_facts", "canon", "third_person", "first_person", "normalize",
+           "is_suspicious_rule", "strip_instead", "dated", "is_canonical", "attribute", "value_words"]
 
 USER, SOUL, MEMORY = "USER", "SOUL", "MEMORY"
 
@@ -34,127 +48,496 @@ class Fact:
 @dataclass(frozen=True)
 class Canon:
     target: str  # USER | SOUL | MEMORY
-    slot: str | None  # single-valued slot, or None for facts that may coexist (likes, rules, tools in use)
+    slot: str | None  # single-valued attribute, or None for facts that may coexist (likes, rules, tools in use)
     replaces: str | None = None  # the old line's text ("… instead of X")
     removes: str | None = None  # the line a "No longer …" fact retracts
 
 
-# -- value capture ----------------------------------------------------------------------------------------------
-_STOP = r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who)\b|[,.;!?()]|$)"
-_VAL = rf"(?P<v>[^,.;!?()]{{1,60}}?){_STOP}"
-# Places and employers end earlier: "in Berlin since May", "at Siemens as an engineer", "to Berlin last month".
-_PSTOP = r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|with|where|which|who|as|in|on|at|last|next|this|for|from|until|today|yesterday|a few|two|three)\b|[,.;!?()]|$)"
-_PLACE = rf"(?P<v>[^,.;!?()]{{1,60}}?){_PSTOP}"
-_NAME = r"(?P<v>(?-i:[A-Z])[\w'-]+(?:\s(?-i:[A-Z])[\w'-]+)?)"
-_LANGS = ("English|German|French|Spanish|Italian|Portuguese|Dutch|Japanese|Chinese|Mandarin|Korean|Russian|Polish|"
-          "Swedish|Norwegian|Danish|Finnish|Greek|Turkish|Arabic|Hebrew|Hindi|Ukrainian|Czech|Hungarian|Romanian")
-_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-_DATE = (rf"(?P<d>\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}[/.]\d{{1,2}}(?:[/.]\d{{2,4}})?|(?:next |this )?{_WEEKDAY}"
-         rf"|{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}(?: \d{{4}})?"
-         r"|tomorrow|tonight|next week|next month|end of (?:the )?(?:day|week|month|quarter|year))")
-_ROLES = (r"engineer|developer|programmer|designer|teacher|professor|doctor|nurse|manager|scientist|researcher|"
-          r"student|writer|lawyer|consultant|analyst|architect|artist|accountant|founder|cto|ceo|data scientist")
-
-I = r"\bi(?:\s+(?:now|currently|just|actually|recently))?"  # noqa: E741 — "I", the user
+_T = TypeVar("_T")
 
 
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.I)
+def _memo(fn: Callable[[str], _T]) -> Callable[[str], _T]:
+    """Cache a pure function of one short string (a fact or a file line: asked again for every line of every file);
+    a long one is computed each time, so the cache stays small."""
+    cached = lru_cache(maxsize=4096)(fn)
+
+    @wraps(fn)
+    def call(text: str) -> _T:
+        return cached(text) if len(text) <= 300 else fn(text)
+
+    return call
 
 
-# (regex, template, mark, correction?) — the template's {v}/{k}/{d}/{o} come from the match's named groups.
-_SENTENCE_RULES: list[tuple[re.Pattern[str], str, str, bool]] = [
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.lower().split())
+
+
+# -- word tables --------------------------------------------------------------------------------------------------
+LANGUAGES = _words(
+    "english german french spanish italian portuguese dutch japanese chinese mandarin cantonese korean russian polish "
+    "swedish norwegian danish finnish greek turkish arabic hebrew hindi ukrainian czech hungarian romanian catalan "
+    "basque welsh irish vietnamese thai indonesian swahili")
+NATIONALITIES = _words(
+    "american british canadian australian irish scottish welsh german french spanish italian portuguese dutch "
+    "belgian swiss austrian polish swedish norwegian danish finnish greek turkish russian ukrainian indian chinese "
+    "japanese korean brazilian mexican argentinian nigerian kenyan egyptian moroccan israeli iranian european "
+    "asian african latin catholic jewish muslim christian buddhist hindu atheist")
+#: Job titles: "I work as a …" / "I'm a …" only gives a role when the phrase ends in one of these.
+ROLES = _words(
+    "engineer developer programmer designer teacher professor lecturer doctor physician nurse surgeon dentist "
+    "pharmacist manager director scientist researcher student writer author journalist editor lawyer attorney "
+    "consultant analyst architect artist musician photographer accountant founder co-founder cto ceo cfo coo vp "
+    "intern freelancer contractor carpenter electrician plumber chef cook baker farmer pilot translator "
+    "therapist psychologist librarian economist mechanic technician administrator sysadmin tester recruiter "
+    "salesperson marketer entrepreneur veterinarian paramedic firefighter officer lead")
+#: Words a proper name (place, organisation, person, project) never is: times, greetings, nationalities, feelings.
+TIME_WORDS = _words(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august "
+    "september october november december jan feb mar apr jun jul aug sep sept oct nov dec christmas easter "
+    "today tomorrow tonight yesterday noon midnight morning evening night weekend weekends am pm now then")
+NOT_NAMES = TIME_WORDS | NATIONALITIES | LANGUAGES | _words(
+    "i me you he she it we they the a an this that so not no yes ok okay fine good great sorry sure here there "
+    "back done ready tired happy sad busy home work just very really also still well hi hello hey thanks "
+    "it's i'm im user assistant someone somebody nobody everyone god lol haha")
+#: The first word of a liked or used "thing" that makes it no thing at all ("I like that", "we use it daily").
+VAGUE = _words(
+    "it it's its that this these those them they you your yours him her his hers our ours their theirs my mine me "
+    "what how when where why who whom whatever whenever which something anything nothing everything "
+    "someone anyone nobody everyone all some any none one ones to a an the being doing going getting having "
+    "feeling thinking working living trying when if here there so too such more most less least same other "
+    "each every either neither both lots much many few little bit way idea whichever")
+#: A "like" of something unpleasant is usually sarcasm ("I just love waiting in traffic"): unsure, so no fact.
+UNPLEASANT = _words(
+    "waiting wait queue queues traffic stuck delay delays delayed broken bug bugs crash crashes crashing outage "
+    "outages taxes tax paperwork overtime deadline deadlines mondays meetings spam ads hold debugging rain "
+    "commute commuting lag failing fails failure errors cold flu headache headaches hangover hangovers")
+#: Technologies: a tool in use is one of these or a capitalised name ("we use Slack", not "we use a hack").
+TECH = _words(
+    "python rust go golang java kotlin swift scala ruby php perl haskell elixir erlang clojure typescript "
+    "javascript node nodejs deno bun c c++ c# sql bash zsh fish docker podman kubernetes k8s helm terraform "
+    "ansible postgres postgresql mysql mariadb sqlite mongodb redis cassandra clickhouse duckdb timescaledb "
+    "elasticsearch opensearch kafka rabbitmq nats grpc graphql rest react vue svelte angular django flask fastapi "
+    "rails spring laravel express nextjs nginx apache caddy linux ubuntu debian fedora arch macos windows git "
+    "github gitlab bitbucket jenkins circleci aws gcp azure vim neovim emacs vscode jira slack notion figma "
+    "airflow dbt spark pandas numpy pytorch tensorflow alembic pytest celery s3 bigquery snowflake dynamodb")
+DATABASES = _words(
+    "postgres postgresql mysql mariadb sqlite mongodb redis cassandra clickhouse duckdb timescaledb "
+    "elasticsearch opensearch dynamodb bigquery snowflake oracle couchdb neo4j influxdb firestore supabase "
+    "cockroachdb s3")
+KIN = ("wife|husband|partner|girlfriend|boyfriend|fiancée?|son|daughter|brother|sister|mother|father|mom|mum|dad|"
+       "grandmother|grandfather|grandma|grandpa|uncle|aunt|cousin|niece|nephew|boss|manager|dog|cat|puppy|kitten|"
+       "parrot|hamster|rabbit|horse")
+APPOINTMENTS = ("dentist|doctor|doctor's|dental|eye|hair|haircut|vet|physio|therapy|job|interview|medical|"
+                "hospital|optician|check-up|checkup")
+_CONNECTORS = _words("of de da do del della di la le van von der den am upon on sur and & y en the")
+_TOOL_TAIL = _words("for with in on at as to and via over instead from than rather")
+
+
+# -- kinds of values ----------------------------------------------------------------------------------------------
+def _tokens(value: str) -> list[str]:
+    return value.split()
+
+
+def _is_proper(value: str, *, max_words: int = 5, digits: bool = False) -> bool:
+    """A proper name: every significant word capitalised (``Rio de Janeiro``, ``Bank of America``), no time word,
+    no greeting, no nationality."""
+    words = _tokens(value)
+    if not words or len(words) > max_words or words[0].lower() in _CONNECTORS - {"the"}:
+        return False
+    if words[0].lower() == "the":
+        words = words[1:]
+        if not words:
+            return False
+    if words[-1].lower() in _CONNECTORS:
+        return False
+    for w in words:
+        bare = w.strip("'’.,")
+        if not bare:
+            return False
+        if bare.lower() in _CONNECTORS:
+            continue
+        if bare.lower() in NOT_NAMES or bare.lower().rstrip("s") in TIME_WORDS:
+            return False
+        if not (bare[0].isupper() or (digits and bare[0].isdigit())):
+            return False
+        if not digits and any(ch.isdigit() for ch in bare):
+            return False
+    return True
+
+
+def is_place(value: str) -> bool:
+    return _is_proper(value, max_words=4)
+
+
+def is_org(value: str) -> bool:
+    return _is_proper(value, max_words=5, digits=True)
+
+
+def is_name(value: str) -> bool:
+    return _is_proper(value, max_words=3) and not value.lower().startswith("the ")
+
+
+def is_role(value: str) -> bool:
+    words = [w.strip(".,").lower() for w in _tokens(value)]
+    return (0 < len(words) <= 4 and words[-1] in ROLES and all(re.fullmatch(r"[a-z-]+", w) for w in words)
+            and not (set(words) & (VAGUE | TIME_WORDS)))
+
+
+def is_language(value: str) -> bool:
+    return value.strip().lower() in LANGUAGES
+
+
+def is_tool(value: str) -> bool:
+    """A technology, optionally with a short purpose ("Rust for the parser", "Slack for chat")."""
+    words = _tokens(value)
+    if not words or len(words) > 7:
+        return False
+    head: list[str] = []
+    for w in words:
+        if w.lower() in _TOOL_TAIL:
+            break
+        head.append(w)
+    if not head or len(head) > 3:
+        return False
+    first = head[0].strip(".,")
+    if first.lower() in VAGUE or first.lower() in TIME_WORDS:
+        return False
+    return all(h.lower().strip(".,") in TECH or (h[:1].isupper() and h.lower() not in NOT_NAMES) for h in head)
+
+
+def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
+    """Something a person can like or dislike: a short noun phrase, not a pronoun, not a vague or unpleasant one."""
+    words = [w.strip(".,!'\"").lower() for w in _tokens(value)]
+    if not words or len(words) > 6 or words[0] in VAGUE or words[0].removesuffix("s") in TIME_WORDS:
+        return False
+    if (set(words) & UNPLEASANT and not unpleasant_ok) or set(words) & {"my", "your", "it", "that", "this", "you", "when", "if", "answers",
+                                                "replies", "responses", "answer", "reply"}:
+        return False
+    return all(re.fullmatch(r"[\w'&+-]+", w) for w in words)
+
+
+def is_disliked(value: str) -> bool:
+    """A thing a person dislikes: as ``is_thing``, but an unpleasant one is sincere ("I hate early meetings")."""
+    return is_thing(value, unpleasant_ok=True)
+
+
+def is_free(value: str) -> bool:
+    return bool(value.strip())
+
+
+def is_project(value: str) -> bool:
+    """A named project ("Heron") or a described one ("inventory app")."""
+    return is_name(value) or bool(re.fullmatch(rf"[a-z][\w-]* {_PROJECT_NOUN}", value))
+
+
+def is_specific(value: str) -> bool:
+    """Anything but a pronoun or a vague word ("I no longer use it")."""
+    first = value.split(" ", 1)[0].lower() if value.strip() else ""
+    return bool(first) and first not in VAGUE
+
+
+_KINDS: dict[str, Callable[[str], bool]] = {
+    "place": is_place, "org": is_org, "role": is_role, "lang": is_language, "tool": is_tool, "thing": is_thing,
+    "name": is_name, "project": is_project, "free": is_free, "specific": is_specific, "disliked": is_disliked,
+}
+
+
+# -- sentence rules -----------------------------------------------------------------------------------------------
+_STOP = r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|though|although|instead)\b|[,.;:!?()]|$)"
+_VAL = rf"(?P<v>[^,.;:!?()]{{1,60}}?){_STOP}"
+_PSTOP = (r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|as|in|"
+          r"on|at|last|next|this|for|from|until|today|yesterday|tomorrow|a few|two|three|near|after|before|though|"
+          r"although|instead|full-time|part-time)\b|[,.;:!?()]|$)")
+_PLACE = rf"(?P<v>[^,.;:!?()]{{1,60}}?){_PSTOP}"
+_OLD = r"(?P<o>[^,.;:!?()]{1,60}?)(?=\s+to\b)"
+_NAME = r"(?P<v>(?-i:[A-Z])[\w'’-]+(?:\s(?-i:[A-Z])[\w'’-]+)?)"
+_DATE = rf"(?P<d>{DATE_PHRASE})"
+I = r"\bi(?:\s+(?:now|currently|just|actually|recently|also|still))?"  # noqa: E741 — "I", the user
+_PROJECT_NOUN = r"(?:app|service|backend|frontend|project|system|api|website|site|pipeline|platform)"
+# A project: a capitalised name, or a described one ("the inventory app"), as the subject of a storage fact.
+_PROJECT = rf"(?:\b|^)(?:the |our )?(?P<p>(?-i:[A-Z])[\w-]+|(?-i:[a-z])[\w-]* {_PROJECT_NOUN})"
+_ROLE_NOUN = "|".join(sorted(ROLES, key=len, reverse=True))
+_ROLE = (r"(?P<v>(?:[a-z-]+ ){0,3}?[a-z-]+)(?=\s+(?:at|for|in|with|and|but|since|because|so|now|who|which|"
+         r"from|by|on)\b|[,.;:!?()]|$)")
+
+
+@dataclass(frozen=True)
+class Rule:
+    pattern: re.Pattern[str]
+    template: str  # {v} value, {o} old value, {k} kind word, {d} date, {p} project, {v3} free text in 3rd person
+    kinds: tuple[tuple[str, str], ...]  # (group, kind) pairs every match must satisfy
+    mark: str
+    change: bool = False  # the phrasing itself is a cue of change ("moved to", "switched from … to")
+    negative: bool = False  # the rule is about a negation: a "not" before the match does not cancel it
+
+
+def _rule(pattern: str, template: str, kinds: str = "", mark: str = "durable", *, change: bool = False,
+          negative: bool = False) -> Rule:
+    pairs = tuple(tuple(x.split("=")) for x in kinds.split()) if kinds else ()
+    return Rule(re.compile(pattern, re.I), template, pairs, mark, change, negative)  # type: ignore[arg-type]
+
+
+_RULES: list[Rule] = [
     # identity
-    (_rx(rf"\bmy name is {_NAME}"), "Name: {v}", "permanent", False),
-    (_rx(rf"^(?:hi|hello|hey)?[,!\s]*(?:i'm|i am) {_NAME}\s*(?:[,.!]|$)"), "Name: {v}", "permanent", False),
-    (_rx(rf"\bi(?:'m| am) (?:originally )?from {_PLACE}"), "From {v}", "permanent", False),
-    (_rx(rf"\bmy birthday is (?:on )?{_DATE}"), "Birthday: {d}", "permanent", False),
-    (_rx(rf"\bmy (?P<k>wife|husband|partner|son|daughter|brother|sister|dog|cat|mother|father|mom|dad|boss)"
-         rf"(?:'s name)? is (?:called |named )?{_NAME}"), "Has a {k} named {v}", "permanent", False),
+    _rule(rf"\bmy name is {_NAME}", "Name: {v}", "v=name", "permanent"),
+    _rule(rf"^(?:hi|hello|hey)(?: there)?[,!\s]+(?:i'm|i am) {_NAME}\s*(?:[,.!]|$)", "Name: {v}", "v=name", "permanent"),
+    _rule(rf"^name's {_NAME}\s*[.!]?$", "Name: {v}", "v=name", "permanent"),
+    _rule(rf"\bi(?:'m| am) (?:originally )?from {_PLACE}", "From {v}", "v=place", "permanent"),
+    _rule(rf"\bi was born in {_PLACE}", "Born in {v}", "v=place", "permanent"),
+    _rule(rf"\bi grew up in {_PLACE}", "Grew up in {v}", "v=place", "permanent"),
+    _rule(r"\bmy birthday is (?:on )?(?P<b>(?:\d{1,2}(?:st|nd|rd|th)? (?:of )?[a-z]+|[a-z]+ \d{1,2}(?:st|nd|rd|th)?))\b",
+          "Birthday: {b}", "", "permanent"),
+    _rule(rf"\bmy (?P<k>{KIN})(?:'s name)? is (?:called |named ){_NAME}", "Has a {k} named {v}", "v=name", "permanent"),
+    _rule(rf"\bmy (?P<k>{KIN})(?:'s name is| is) {_NAME}\s*(?:[,.!]|$)", "Has a {k} named {v}", "v=name", "permanent"),
+    _rule(rf"\bmy (?P<k>{KIN}),? {_NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes)\b",
+          "Has a {k} named {v}", "v=name", "permanent"),
+    _rule(rf"\bi have an? (?P<k>{KIN}) (?:called|named) {_NAME}", "Has a {k} named {v}", "v=name", "permanent"),
     # home and work
-    (_rx(rf"{I} (?:live|am living|'m living|am based|'m based|reside) in {_PLACE}"), "Lives in {v}", "durable", False),
-    (_rx(rf"{I}(?:'ve| have)? (?:just )?(?:moved|relocated) to {_PLACE}"), "Lives in {v}", "correction", True),
-    (_rx(rf"{I} (?:work|am working|'m working) (?:at|for) {_PLACE}"), "Works at {v}", "durable", False),
-    (_rx(rf"{I} (?:started|joined|(?:started|got) (?:a new job|working) at) {_PLACE}"), "Works at {v}", "correction", True),
-    (_rx(rf"{I} (?:work|am working|'m working) (?:at|for )?[^,.;]*?\bas (?:an? )?{_VAL}"), "Works as {v}", "durable", False),
-    (_rx(rf"\bi(?:'m| am) an? (?P<v>(?:[a-z-]+ )?(?:{_ROLES})){_STOP}"), "Works as {v}", "durable", False),
+    _rule(rf"{I}(?: live| am living|'m living| am based|'m based| reside) in {_PLACE}", "Lives in {v}", "v=place"),
+    _rule(rf"(?:\bmy home is (?:now )?in|^home (?:for me )?is(?: now)?) {_PLACE}", "Lives in {v}", "v=place"),
+    _rule(rf"\bi(?:'ve| have) (?:lived|been living) in {_PLACE}(?=\s+(?:for|since)\b)", "Lives in {v}", "v=place"),
+    _rule(rf"{I}(?:'ve| have)? (?:just )?(?:moved|relocated) from {_OLD} to {_PLACE}", "Lives in {v} instead of {o}",
+          "v=place o=place", change=True),
+    _rule(rf"{I}(?:'ve| have)? (?:just )?(?:moved|relocated) (?:back )?to {_PLACE}", "Lives in {v}", "v=place",
+          change=True),
+    _rule(rf"{I}(?: work| am working|'m working) (?:at|for) {_PLACE}", "Works at {v}", "v=org"),
+    _rule(rf"\bi(?:'m| am) (?:now )?(?:employed|working) (?:at|by|for) {_PLACE}", "Works at {v}", "v=org"),
+    _rule(rf"{I}(?:'ve| have)? (?:started (?:a new job|working) at|got a (?:new )?job at|been hired by|"
+          rf"switched jobs to|moved to a new job at) {_PLACE}", "Works at {v}", "v=org", change=True),
+    _rule(rf"{I}(?:'ve| have)? (?:joined|started at) {_PLACE}(?= as an? )", "Works at {v}", "v=org", change=True),
+    _rule(rf"{I}(?:'ve| have)? (?:joined|started at) [^,.;]{{1,60}}? as an? {_ROLE}", "Works as {v}", "v=role",
+          change=True),
+    _rule(rf"{I}(?:'ve| have)? left {_PLACE}(?=\s+(?:to join|to start|and joined|last (?:week|month|year))\b)",
+          "No longer works at {v}",
+          "v=org", "correction", change=True),
+    _rule(rf"{I}(?: work| am working|'m working)(?: (?:at|for) [^,.;]*?)? as (?:an? )?{_ROLE}", "Works as {v}",
+          "v=role"),
+    _rule(rf"\bi(?:'m| am) (?:now |currently )?an? {_ROLE}", "Works as {v}", "v=role"),
+    _rule(rf"\bi(?:'m| am| work| am working|'m working) (?:now |currently )?(?:as )?an? (?:[a-z-]+ ){{0,3}}(?:{_ROLE_NOUN}) "
+          rf"(?:at|for) {_PLACE}", "Works at {v}", "v=org"),
+    _rule(rf"\bmy job is (?:an? )?{_VAL}", "Works as {v}", "v=role"),
+    _rule(rf"\bmy (?:current )?employer is {_PLACE}", "Works at {v}", "v=org"),
+    _rule(rf"\bi(?:'ve| have) (?:worked|been working) (?:at|for) {_PLACE}(?=\s+(?:for|since)\b)", "Works at {v}", "v=org"),
+    # negations and retractions
+    _rule(rf"\bi (?:don't|do not) (?P<k>live in|work at|work for|like|use) {_VAL}\s+any ?more\b", "No longer {k} {v}",
+          "v=specific", "correction", change=True, negative=True),
+    _rule(rf"\bi no longer (?P<k>live in|work at|work for|like|use) {_VAL}", "No longer {k} {v}", "v=specific",
+          "correction", change=True, negative=True),
+    _rule(rf"\bi(?:'m| am) no longer (?:working|employed) (?:at|for|by) {_PLACE}", "No longer works at {v}", "v=org",
+          "correction", change=True, negative=True),
     # likes, dislikes, preferences
-    (_rx(rf"\bi (?:no longer|don't|do not) (?P<k>live in|work at|work for|like|use) {_VAL}\s*(?:any ?more)?"),
-     "No longer {k} {v}", "correction", True),
-    (_rx(rf"\bi (?:really |also )?(?:don't|do not) (?:like|enjoy) {_VAL}"), "Dislikes {v}", "durable", False),
-    (_rx(rf"\bi (?:really |also )?(?:hate|dislike|can't stand|cannot stand) {_VAL}"), "Dislikes {v}", "durable", False),
-    (_rx(rf"\bi (?:really |also )?(?:like|love|enjoy|adore) {_VAL}"), "Likes {v}", "durable", False),
-    (_rx(rf"\bi (?:really |also )?(?:prefer|would rather|'d rather) {_VAL}"), "Prefers {v}", "durable", False),
-    (_rx(rf"\bmy favou?rite (?P<k>[a-z]+) is {_VAL}"), "Favourite {k}: {v}", "durable", False),
+    _rule(rf"\bi (?:really |also |just )?(?:don't|do not) (?:like|enjoy) {_VAL}", "Dislikes {v}", "v=disliked",
+          negative=True),
+    _rule(rf"\bi(?:'m| am) not (?:a (?:big |huge )?fan of|into) {_VAL}", "Dislikes {v}", "v=disliked", negative=True),
+    _rule(rf"\bi (?:really |also |just )?(?:hate|dislike|detest|can't stand|cannot stand) {_VAL}", "Dislikes {v}",
+          "v=disliked", negative=True),
+    _rule(rf"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) {_VAL}", "Likes {v}", "v=thing"),
+    _rule(rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into) {_VAL}", "Likes {v}", "v=thing"),
+    _rule(rf"\bi(?: really| also| generally| usually)?(?: prefer| would rather|'d rather) {_VAL}", "Prefers {v}",
+          "v=thing"),
+    _rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {_VAL}", "Favourite {k}: {v}", "v=thing"),
+    _rule(rf"\bi(?:'m| am) allergic to {_VAL}", "Allergic to {v}", "v=thing", "permanent"),
+    _rule(r"\bi(?:'m| am) (?:an? )?(?P<v>vegetarian|vegan|pescatarian)\b", "Is {v}", ""),
+    _rule(rf"\bi (?:can )?speak (?:fluent )?(?P<v>[A-Z][a-z]+)\b", "Speaks {v}", "v=lang"),
+    _rule(rf"\bmy (?:native|first|mother) (?:language|tongue) is (?P<v>[A-Z][a-z]+)\b", "Native language: {v}",
+          "v=lang", "permanent"),
+    _rule(r"\bmy time ?zone is (?P<v>[A-Z][\w/+:-]{1,30})", "Timezone: {v}", ""),
     # rules for the agent
-    (_rx(rf"\bcall me {_NAME}"), "Call the user {v}", "durable", False),
-    (_rx(rf"\b(?:reply|respond|answer|talk|speak|write)(?: to me)?(?: only)? in (?P<v>{_LANGS})\b"),
-     "Reply in {v}", "durable", False),
-    (_rx(r"\b(?:keep|make) (?:your |the )?(?:answers|replies|responses) (?:short|brief|concise)"
-         r"|\bbe (?:brief|concise)\b|\bshorter (?:answers|replies)"), "Keep answers short", "durable", False),
-    (_rx(r"\b(?:give|write) (?:me )?(?:more )?detailed (?:answers|replies)|\blonger (?:answers|replies)"),
-     "Give detailed answers", "durable", False),
-    (_rx(r"^(?:(?:please|from now on|and|also|so)[,\s]+)*(?:you should |you must |make sure to )?"
-         r"(?P<k>always|never) (?P<v>.{3,120}?)\s*[.!]?$"), "{K} {v3}", "durable", False),
-    (_rx(r"^(?:(?:please|from now on|and|also)[,\s]+)*(?:don't|do not) ever (?P<v>.{3,120}?)\s*[.!]?$"),
-     "Never {v3}", "durable", False),
+    _rule(rf"\b(?:call|address) me (?:as )?{_NAME}", "Call the user {v}", "v=name"),
+    _rule(r"\b(?:reply|respond|answer|talk|speak|write)(?: to me| me| back)?(?: only| always)? in (?P<v>[A-Z][a-z]+)\b",
+          "Reply in {v}", "v=lang"),
+    _rule(r"\b(?:keep|make) (?:your |the )?(?:answers|replies|responses) (?:short|brief|concise)"
+          r"|^(?:please )?be (?:brief|concise)\b|\bi (?:prefer|like|want) (?:short|brief|concise) (?:answers|replies)",
+          "Keep answers short", ""),
+    _rule(r"\b(?:give|write) (?:me )?(?:more )?detailed (?:answers|replies)"
+          r"|\bi (?:prefer|like|want) (?:long|longer|detailed) (?:answers|replies)", "Give detailed answers", ""),
+    _rule(r"^(?:(?:please|from now on|going forward|in (?:the )?future|and|also|so)[,\s]+)*"
+          r"(?:you should |you must |make sure to |remember to )?(?P<k>always|never) (?P<v>.{3,120}?)\s*[.!]?$",
+          "{K} {v3}", "v=free", negative=True),
+    _rule(r"^(?:(?:please|from now on|going forward|and|also)[,\s]+)*(?:don't|do not) ever (?P<v>.{3,120}?)\s*[.!]?$",
+          "Never {v3}", "v=free", negative=True),
+    _rule(r"^(?:please[,\s]+)?(?:stop (?P<g>using|adding|putting|writing|including)|(?:don't|do not) "
+          r"(?P<b>use|add|put|write|include)) (?P<v>emojis?|emoticons|exclamation marks|bullet points|jargon|"
+          r"markdown tables|headings|filler|small talk)\b[^.!?]*[.!]?$", "Never {verb} {v}", "", negative=True),
+    _rule(r"^(?:from now on|going forward|in (?:the )?future)[,\s]+(?:please )?(?P<v>(?!i\b|we\b|my\b|the\b|it\b)"
+          r"[a-z]+ .{3,120}?)\s*[.!]?$", "Always {v3}", "v=free"),
     # project facts and decisions
-    (_rx(rf"\bwe(?:'ve| have)? (?:switched|moved|migrated) from (?P<o>[^,.;!?()]{{1,60}}?) to {_VAL}"),
-     "Uses {v} instead of {o}", "correction", True),
-    (_rx(r"\bwe(?:'ve| have)? (?:decided|agreed) (?:to |that |on )(?P<v>.{3,120}?)\s*[.!]?$"), "Decided: {v3}", "durable", False),
-    (_rx(rf"\bwe(?:'ve| have)? (?:chose|chosen|picked|went with|settled on) {_VAL}"), "Chose {v}", "durable", False),
-    (_rx(rf"\bwe(?:'re| are)? (?:now )?(?:use|using|run on|running on|build on|building on) {_VAL}"),
-     "Uses {v}", "durable", False),
-    (_rx(rf"\bwe no longer use {_VAL}|\bwe stopped using {_VAL.replace('P<v>', 'P<v2>')}"), "No longer uses {v}",
-     "correction", True),
-    (_rx(rf"\b(?:the|our|my) (?P<k>project|app|product|service|system|repo|startup|company|team) is (?:called|named) {_NAME}"),
-     "The {k} is called {v}", "durable", False),
-    (_rx(rf"\bthe deadline (?:for (?P<v>[\w\s-]{{2,40}}?) )?is (?:on |by )?{_DATE}"), "Deadline for {v}: {d}", "ephemeral", False),
-    (_rx(rf"\b(?:the |our |my )?(?P<v>[\w-]+(?: [\w-]+){{0,3}}) (?:is|are) due (?:on |by )?{_DATE}"),
-     "Deadline for {v}: {d}", "ephemeral", False),
-    (_rx(rf"\bi(?:'m| am) (?:going|flying|travelling|traveling|driving|heading) to {_NAME} (?:on |this |next )?{_DATE}"),
-     "Travelling to {v} ({d})", "ephemeral", False),
+    _rule(rf"\bwe(?:'ve| have)? (?:now )?(?:switched|moved|migrated) (?:\w+ )?from (?P<o>[^,.;!?()]{{1,40}}?) to {_VAL}",
+          "Uses {v} instead of {o}", "v=tool o=tool", "correction", change=True),
+    _rule(r"\b(?:i|we)(?:'ve| have)? (?:decided|agreed) (?:to |that |on )(?P<v>.{3,120}?)\s*[.!]?$",
+          "Decided: {v3}", "v=free"),
+    _rule(rf"\b(?:i|we)(?:'ve| have)? (?:chose|chosen|picked|went with|settled on|opted for) {_VAL}", "Chose {v}",
+          "v=tool"),
+    _rule(rf"\bwe(?:'re| are|'ve been| have been)? (?:now |currently )?(?:use|using|run on|running on|build on|"
+          rf"building on|rely on) {_VAL}", "Uses {v}", "v=tool"),
+    _rule(rf"\bour (?:stack|infrastructure|infra|backend|frontend|platform|services?|pipeline|deployment) "
+          rf"(?:now )?(?:runs|is running|is built|is deployed) on {_VAL}", "Uses {v}", "v=tool"),
+    _rule(rf"\bwe (?:no longer use|stopped using|don't use \S+ any ?more) {_VAL}", "No longer uses {v}", "v=tool",
+          "correction", change=True, negative=True),
+    _rule(rf"\b(?:the|our|my) (?P<k>project|app|product|service|system|repo|startup|company|team|tool|library) is "
+          rf"(?:called|named) {_NAME}", "The {k} is called {v}", "v=project"),
+    _rule(rf"\bi(?:'m| am) (?:leading|working on|building|running) (?:a|an|the) (?P<k>project|app|product|service|"
+          rf"startup|tool|library) (?:called|named) {_NAME}", "The {k} is called {v}", "v=project"),
+    _rule(rf"{_PROJECT}(?:'s)? (?:now )?(?:stores|keeps|saves|persists) (?:its|their|all its)? ?data in {_VAL}",
+          "{p} stores its data in {v}", "p=project v=tool"),
+    _rule(rf"\bwe (?:now )?(?:store|keep|save|persist) {_PROJECT}'s data in {_VAL}",
+          "{p} stores its data in {v}", "p=project v=tool"),
+    _rule(rf"{_PROJECT}'s (?:database|data store|datastore|storage) is (?:now )?{_VAL}",
+          "{p} stores its data in {v}", "p=project v=tool"),
+    _rule(rf"\bthe deadline (?:for (?P<v>[\w\s-]{{2,40}}?) )?is (?:on |by )?{_DATE}\b", "Deadline for {v}: {d}", "",
+          "ephemeral"),
+    _rule(rf"\b(?:the |our |my )?(?P<v>[\w-]+(?: [\w-]+){{0,3}}) (?:is|are) due (?:on |by )?{_DATE}\b",
+          "Deadline for {v}: {d}", "v=thing", "ephemeral"),
+    _rule(rf"\bwe (?:need to|have to|must|want to|'ve got to|have got to) (?P<a>ship|release|launch|deliver|finish|submit)(?: (?:the |our )?"
+          rf"(?P<v>[\w-]+(?: [\w-]+){{0,3}}))? by {_DATE}\b", "Deadline for {v}: {d}", "v=thing", "ephemeral"),
+    _rule(rf"\bi(?:'ve| have)(?: got)? an? (?P<k>{APPOINTMENTS}) appointment (?:on |at |for )?{_DATE}\b",
+          "{K} appointment on {d}", "", "ephemeral"),
+    _rule(rf"\bi(?:'m| am) (?:going|flying|travelling|traveling|driving|heading) to {_NAME} (?:on |this |next )?{_DATE}\b",
+          "Travelling to {v} on {d}", "v=place", "ephemeral"),
 ]
 
-_REMEMBER = _rx(r"\b(?:please )?remember (?:that )?(?P<v>.{3,200}?)\s*[.!]?$")
-_CORRECTION_CUE = _rx(r"^(?:actually|correction|sorry|no|wait|oops)\b[,:!\s]*")
-_CORRECTION_ANYWHERE = _rx(r"\bi meant\b|\bactually\b|\bi was wrong\b")
-_NOT_BUT = _rx(r"\bnot (?P<p>(?:in|at|as|for) )?(?P<o>[^,.;]{1,40}?),? but (?:(?P=p))?")
-_FILLER = _rx(r"^(?:oh|well|btw|by the way|so|also|anyway|ok|okay|hmm|and)\b[,\s]+")
+#: Set phrases that say nothing literal: removed before a sentence is read ("Call me crazy, but I like Perl").
+IDIOMS = (
+    "call me crazy", "call me old-fashioned", "call me maybe", "look on the bright side", "never say never",
+    "never give up", "live and learn", "live in the moment", "live in fear", "live in hope", "live under a rock",
+    "over the moon", "on cloud nine", "under the weather", "all ears", "at my wits' end", "on the fence",
+    "fish out of water", "work like a dog", "keep your hair on", "agree to disagree", "call it a day",
+    "go with the flow", "allergic to mornings", "allergic to meetings", "always a pleasure", "always remember to breathe",
+)
+_IDIOM = re.compile(r"\b(?:" + "|".join(re.escape(x) for x in IDIOMS) + r")\b[,;]?\s*(?:but\s+)?", re.I)
+_HEDGE = re.compile(r"\b(?:mostly|sort of|kind of|kinda|partly|partially|half|sometimes|occasionally|at times|"
+                    r"on weekdays|on weekends|more or less|ish|i think|i guess|i suppose|not sure|apparently|"
+                    r"supposedly|allegedly)\b", re.I)
+
+_REMEMBER = re.compile(r"^(?:please )?remember (?:that )?(?P<v>(?:i|my|we|our)\b.{3,200}?)\s*[.!]?$", re.I)
+
+# -- what makes a sentence no statement of fact ------------------------------------------------------------------
+_QUESTION_START = re.compile(
+    r"^(?:what|where|when|why|how|who|whom|which|any idea|guess)\b|^(?:do|does|did|can|could|would|should|shall|"
+    r"will|is|are|am|was|were|have|has|had|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|shouldn't|couldn't)"
+    r"\s+(?:you|we|i|they|he|she|it|that|this|there|my|our|the)\b", re.I)
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if|unless|whether|would|could|might|may be|maybe|perhaps|possibly|probably|wish|imagine|suppose|"
+    r"supposing|pretend|hypothetically|in theory|someday|some day|one day|dream of|dreaming|thinking about|"
+    r"thinking of|considering|planning to|plan to|hoping to|hope to|want to|wanted to|wants to|going to (?!(?-i:[A-Z]))"
+    r"|gonna|should i|what if|let's say|used to|was going to|almost|nearly|pretending|joking|kidding|just kidding)\b",
+    re.I)
+_REPORTED = re.compile(
+    r"\b(?:he|she|they|you|someone|somebody|people|everyone|everybody|nobody|my \w+|his \w+|her \w+|the \w+|"
+    r"(?-i:[A-Z])\w+)\s+(?:said|says|say|told me|tells me|thinks|think|thought|claims?|claimed|believes?|"
+    r"believed|wrote|writes|asked|asks|assumes?|assumed|insists?|insisted|mentioned|mentions)\b", re.I)
+_SARCASM = re.compile(
+    r"\b(?:yeah right|oh great|oh joy|oh wonderful|oh sure|sure thing|lol|lmao|rofl|haha\w*|/s|said no one ever|"
+    r"as if|not!|yeah,? sure|totally not)\b|/s\b|🙄|😂|🤣|\bnot\.$", re.I)
+_IRONIC = re.compile(r"^(?:sure|totally|of course|obviously|yeah sure|riiight)[,!]\s", re.I)
+_OTHER_SPEAKER = re.compile(
+    r"^(?:the )?(?:assistant|bot|agent|ai|system|tool|model|claude|gpt|chatgpt)\b", re.I)
+_CODE = re.compile(r"`|[{}]|==|=>|->|\(\)|;\s*$|^\s*(?:#|//|>>>|\$ |def |class |import |from \S+ import)|\w\(|\w=\w|"
+                   r"\w\.\w+\(|</?\w+>")
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<![\w])'[^']{2,}'(?![\w])")
+_NEGATION = re.compile(r"\b(?:not|never|no|none|nor|neither|without|n't)\b|n't\b", re.I)
+
+_CORRECTION_CUE = re.compile(r"^(?:actually|correction|sorry|no|wait|oops|update|news|quick update|small update)\b"
+                             r"[,:!\s-]*", re.I)
+_CHANGE_CUE = re.compile(r"\b(?:actually|i meant|i was wrong|now|currently|these days|nowadays|no longer|any ?more|"
+                         r"since (?:last|this)|moved|relocated|switched|changed|new job|instead|replaces?)\b", re.I)
+_NOT_BUT = re.compile(r"\bnot (?P<p>(?:in|at|as|for) )?(?P<o>[^,.;]{1,40}?),? but (?:(?P=p))?", re.I)
+_FILLER = re.compile(r"^(?:oh|well|btw|by the way|so|also|anyway|ok|okay|hmm|and|fyi|fun fact|for the record|"
+                     r"just so you know|heads up|note|yes|yeah|yep|right)\b[,:!\s-]+", re.I)
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+")
+_REPLACES = re.compile(r"\s*\(replaces?:\s*(?P<o>[^)]*)\)\s*[.!]?$", re.I)
 
-# Canonical fact → (file, slot). The slot template's {1}, {2} are the match's groups.
+# Third-person notes about the user, read as the user's own words: "User prefers tea" → "I prefer tea".
+_USER_SUBJECT = re.compile(
+    r"^(?:the )?user(?P<adv>(?:\s+(?:now|currently|also|really|still|just|actually|recently|no longer|"
+    r"usually|generally|always|never|often))*)\s+(?P<verb>[a-z']+)\b", re.I)
+_USER_POSSESSIVE = re.compile(r"\b(?:the )?user's\b", re.I)
+_USER_OBJECT = re.compile(r"\b(?:the )?user\b", re.I)
+_BE_HAVE = {"is": "am", "was": "was", "has": "have", "does": "do", "doesn't": "don't", "isn't": "am not",
+            "hasn't": "haven't", "wasn't": "wasn't"}
+
+
+def _base_verb(verb: str) -> str:
+    low = verb.lower()
+    if low in _BE_HAVE:
+        return _BE_HAVE[low]
+    if low.endswith("ies") and len(low) > 4:
+        return low[:-3] + "y"
+    if low.endswith(("ches", "shes", "sses", "xes", "zes", "oes")):
+        return low[:-2]
+    if low.endswith("s") and not low.endswith(("ss", "us", "is")):
+        return low[:-1]
+    return low
+
+
+def first_person(sentence: str) -> str:
+    """A third-person note about the user as the user's own words ("User lives in Porto" → "I live in Porto")."""
+    m = _USER_SUBJECT.match(sentence)
+    if m:
+        sentence = f"I{m.group('adv')} {_base_verb(m.group('verb'))}{sentence[m.end():]}"
+    else:
+        m = re.match(r"^(?:the )?user's\b", sentence, re.I)
+        if not m:
+            return sentence
+    sentence = _USER_POSSESSIVE.sub("my", sentence)
+    return _USER_OBJECT.sub("me", sentence)
+
+
+def _statement(sentence: str) -> bool:
+    """False for what states no fact about the user: questions, hypotheticals, reported speech, jokes, code."""
+    if sentence.rstrip().endswith("?") or _QUESTION_START.match(sentence):
+        return False
+    if _OTHER_SPEAKER.match(sentence) or _SARCASM.search(sentence) or _CODE.search(sentence) or _IRONIC.match(sentence):
+        return False
+    if _HEDGE.search(sentence):
+        return False
+    probe = re.sub(r"\b(?:would|'d) rather\b", "prefer", sentence, flags=re.I)
+    if _HYPOTHETICAL.search(probe) or _REPORTED.search(sentence):
+        return False
+    return True
+
+
+# -- canonical facts read back ------------------------------------------------------------------------------------
 _CANON: list[tuple[re.Pattern[str], str, str | None]] = [
-    (_rx(r"^Name: (.+)$"), USER, "name"),
-    (_rx(r"^From (.+)$"), USER, "origin"),
-    (_rx(r"^Birthday: (.+)$"), USER, "birthday"),
-    (_rx(r"^Has an? (\w+) named (.+)$"), USER, "family:{1}"),
-    (_rx(r"^Lives in (.+)$"), USER, "home"),
-    (_rx(r"^Works at (.+)$"), USER, "employer"),
-    (_rx(r"^Works as (.+)$"), USER, "role"),
-    (_rx(r"^Favou?rite (\w+): (.+)$"), USER, "favourite:{1}"),
-    (_rx(r"^(?:Likes|Dislikes|Prefers) (.+)$"), USER, None),
-    (_rx(r"^Call the user (.+)$"), SOUL, "call"),
-    (_rx(r"^Reply in (.+)$"), SOUL, "language"),
-    (_rx(r"^(Keep answers short|Give detailed answers)$"), SOUL, "length"),
-    (_rx(r"^(?:Always|Never) (.+)$"), SOUL, None),
-    (_rx(r"^Deadline for (.+?): (.+)$"), MEMORY, "deadline:{1}"),
-    (_rx(r"^The (\w+) is called (.+)$"), MEMORY, "name:{1}"),
-    (_rx(r"^(?:Uses|Chose|Decided:|Travelling to) (.+)$"), MEMORY, None),
+    (re.compile(p, re.I), target, slot) for p, target, slot in [
+        (r"^Name: (.+)$", USER, "name"),
+        (r"^From (.+)$", USER, "origin"),
+        (r"^Born in (.+)$", USER, "birthplace"),
+        (r"^Grew up in (.+)$", USER, None),
+        (r"^Birthday: (.+)$", USER, "birthday"),
+        (r"^Has an? (\w+) named (.+)$", USER, None),
+        (r"^Lives in (.+)$", USER, "home"),
+        (r"^Works at (.+)$", USER, "employer"),
+        (r"^Works as (.+)$", USER, "role"),
+        (r"^Favou?rite (\w+): (.+)$", USER, "favourite:{1}"),
+        (r"^(?:Likes|Dislikes|Prefers|Allergic to|Speaks) (.+)$", USER, None),
+        (r"^Is (vegetarian|vegan|pescatarian)$", USER, "diet"),
+        (r"^Native language: (.+)$", USER, "native-language"),
+        (r"^Timezone: (.+)$", USER, "timezone"),
+        (r"^Call the user (.+)$", SOUL, "call"),
+        (r"^Reply in (.+)$", SOUL, "language"),
+        (r"^(Keep answers short|Give detailed answers)$", SOUL, "length"),
+        (r"^(?:Always|Never) (.+)$", SOUL, None),
+        (r"^Deadline for (.+?): (.+)$", MEMORY, "deadline:{1}"),
+        (r"^Deadline: (.+)$", MEMORY, None),
+        (r"^The (\w+) is called (.+)$", MEMORY, "name:{1}"),
+        (r"^(.+?) stores its data in (.+)$", MEMORY, "database:{1}"),
+        (r"^(?:Uses|Chose|Decided:|Travelling to|No longer uses) (.+)$", MEMORY, None),
+        (r"^(\S+) appointment on (.+)$", MEMORY, None),
+    ]
 ]
-_INSTEAD = _rx(r"^(?P<new>.+?) instead of (?P<old>.+)$")
-_NO_LONGER = _rx(r"^No longer (?P<k>lives in|live in|works at|work at|works for|work for|likes|like|uses|use) (?P<v>.+)$")
+_INSTEAD = re.compile(r"^(?P<new>.+?) instead of (?P<old>.+)$", re.I)
+_NO_LONGER = re.compile(r"^No longer (?P<k>lives in|live in|works at|work at|works for|work for|likes|like|uses|use) "
+                        r"(?P<v>.+)$", re.I)
 _NO_LONGER_LINE = {"live in": "Lives in", "lives in": "Lives in", "work at": "Works at", "works at": "Works at",
                    "work for": "Works at", "works for": "Works at", "like": "Likes", "likes": "Likes",
                    "use": "Uses", "uses": "Uses"}
 _NO_LONGER_TEXT = {"live in": "lives in", "work at": "works at", "work for": "works at", "like": "likes", "use": "uses"}
 
-_SUSPICIOUS = _rx(
+_SUSPICIOUS = re.compile(
     r"https?://|www\.|[\w.+-]+@[\w-]+\.\w+|ignore (?:all |any |the )?(?:previous|prior|above|earlier) instructions"
     r"|\b(?:send|upload|forward|post|e-?mail|exfiltrate|share|leak)\b.*\b(?:to|with)\b"
-    r"|\b(?:password|api[ _-]?key|token|secret|credential|ssh key)s?\b|\bsoul\.md\b|\bsystem prompt\b"
-)
+    r"|\b(?:password|api[ _-]?key|token|secret|credential|ssh key)s?\b|\bsoul\.md\b|\bsystem prompt\b", re.I)
 
 # "I copy" → "the user copies": the verb right after "I" (past an adverb or two) agrees with its new subject.
 _I_VERB = (r"\bI((?:\s+(?:also|really|usually|always|never|often|just|still|mostly|only|generally|sometimes))*)"
@@ -204,42 +587,75 @@ def is_suspicious_rule(text: str) -> bool:
     return bool(_SUSPICIOUS.search(text))
 
 
-_VAGUE_TEMPLATES = ("Likes", "Dislikes", "Prefers", "Uses", "Chose", "Works at", "Lives in")
-_VAGUE = frozenset("it that this them you those these there here one your his her its so doing being what how "
-                   "to".split())
-_NOT_A_RULE = frozenset("mind heard been seen knew thought happened did was were had the-same".split())
-_PROPER = ("Lives in", "From", "Works at", "Travelling to", "Uses", "Chose")
+_NOT_A_RULE = _words("mind heard been seen knew thought happened did was were had again ever forget forgot felt "
+                     "got said saw liked loved wanted needed understood managed worked lived the a my i it this "
+                     "that so true fun easy works")
+_PROPER = ("Lives in", "From", "Works at", "Travelling to", "Born in", "Grew up in")
 
 
-def _clean(value: str, proper: bool) -> str:
+def _clean(value: str, proper: bool, *, strip: bool = True) -> str:
+    value = re.sub(r"[\ud800-\udfff\x00-\x1f\x7f\ufffd]", "", value)  # broken or control characters: never file text
     value = re.sub(r"\s+", " ", value).strip(" '\"`-:")
-    value = re.sub(r"^(?:the city of|the|our|my|in|at)\s+", "", value, flags=re.I)
-    if proper and value.islower() and len(value.split()) <= 3 and not re.search(r"\d", value) and len(value) > 3:
-        value = value.title()  # "new york" → "New York"; only for places, employers and named things
+    if not strip:
+        return value
+    value = re.sub(r"^(?:the city of|our|my|in|at)\s+", "", value, flags=re.I)
+    if not proper or not re.match(r"^the\s+[A-Z]", value):  # "the Netherlands" keeps its article
+        value = re.sub(r"^the\s+", "", value, flags=re.I)
     return value
 
 
-def _fill(template: str, m: re.Match[str]) -> str | None:
+_ONE_OFF = re.compile(r"\b(?:this|that|these|those|for now|today|tonight|tomorrow|right now|here|yet|below|above|"
+                      r"next one)\b", re.I)
+_GERUND = {"using": "use", "adding": "add", "putting": "put", "writing": "write", "including": "include"}
+
+
+def _imperative(text: str) -> bool:
+    """Free text addressed to the agent starts with a verb it can follow ("cite", "use"), not "been", "thought"."""
+    first = text.split(" ", 1)[0].lower().strip(",.!")
+    if not re.fullmatch(r"[a-z]+", first) or first in _NOT_A_RULE:
+        return False
+    if first.endswith("ed") and not first.endswith("eed"):
+        return False
+    return not (first.endswith("s") and not first.endswith(("ss", "us")))
+
+
+def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
     groups = {k: v for k, v in m.groupdict().items() if v}
+    template = rule.template
     values: dict[str, str] = {}
-    for key in ("v", "o", "d", "k"):
+    if "a" in groups and "v" not in groups:  # "we need to launch by …": the action is the thing that is due
+        groups["v"] = groups["a"]
+    for group, kind in rule.kinds:  # on the words as said: "my coffee black" is no thing, "coffee black" would be
+        if group == "v" and kind == "free":
+            continue
+        if not _KINDS[kind](_clean(groups.get(group, ""), True, strip=False)):
+            return None
+    for key in ("v", "o", "p"):
         if key in groups:
-            values[key] = _clean(groups[key], template.startswith(_PROPER)) if key in ("v", "o") else groups[key].strip()
-    if "v2" in groups and "v" not in values:
-        values["v"] = _clean(groups["v2"], True)
-    if "k" in values:
-        values["K"] = values["k"].capitalize()
-        values["k"] = _NO_LONGER_TEXT.get(values["k"].lower(), values["k"].lower())
+            values[key] = _clean(groups[key], template.startswith(_PROPER) or key == "p")
+    if "b" in groups:
+        values["b"] = groups["b"].strip()
+    if "d" in groups:
+        raw = re.sub(r"^on ", "", groups["d"].strip(), flags=re.I)
+        day = resolve(raw, said_on)
+        values["d"] = day.isoformat() if day else raw
+    if "k" in groups:
+        values["K"] = groups["k"].capitalize()
+        values["k"] = _NO_LONGER_TEXT.get(groups["k"].lower(), groups["k"].lower())
+    if "{verb}" in template:  # "stop using emojis" → "Never use emojis"
+        verb = (groups.get("g") or groups.get("b") or "use").lower()
+        values["verb"] = _GERUND.get(verb, verb)
+        values["v"] = groups["v"].lower()
     if "{v3}" in template:  # free text addressed to the agent: keep the user's words, in the third person
         raw = groups.get("v", "").strip().rstrip(".!")
+        if template.startswith(("{K}", "Never", "Always")) and (not _imperative(raw) or _ONE_OFF.search(raw)):
+            return None  # "always been like that"; "always check the logs first when debugging this one"
+        if template.startswith("Decided") and not any(
+                is_tool(w.strip(",.")) and w[:1].isupper() and w.lower() not in NOT_NAMES for w in raw.split()[1:]):
+            return None  # "we decided to call it a day": a decision names what was decided on
         values["v3"] = third_person(raw)
     if template.startswith("Deadline for {v}") and "v" not in values:
         template = template.replace("Deadline for {v}", "Deadline")
-    first = (values.get("v") or values.get("v3") or "").split(" ", 1)[0].lower().strip(",.!")
-    if template.startswith(_VAGUE_TEMPLATES) and first in _VAGUE:
-        return None  # "I like that", "we use it daily": nothing to remember without the context
-    if template.startswith(("{K}", "Never")) and first in _NOT_A_RULE:
-        return None  # "never mind", "always been like that"
     try:
         text = template.format(**values)
     except KeyError:
@@ -248,39 +664,79 @@ def _fill(template: str, m: re.Match[str]) -> str | None:
     return text[:1].upper() + text[1:] if text else None
 
 
-def extract_facts(sentence_block: str) -> list[Fact]:
-    """Facts stated in one message of the user's, in order, without duplicates."""
+def dated(text: str, said_on: date | None) -> str:
+    """A canonical dated fact with its date made absolute ("Deadline for X: next Friday" → "…: 2027-01-15")."""
+    m = re.match(r"^(?P<head>Deadline for .+?: |Deadline: |\S+ appointment on |Travelling to .+? on )(?P<d>.+)$",
+                 text, re.I)
+    if not m:
+        return text
+    day = resolve(m.group("d"), said_on)
+    return f"{m.group('head')}{day.isoformat()}" if day else text
+
+
+_MAX_SENTENCE = 400  # facts are said briefly; a run-on "sentence" (a pasted list, a log line) is cut here
+_MAX_MATCHES = 4  # per rule and sentence: "I love cats, I love cats, …" a thousand times costs no more
+
+
+def _sentences(block: str) -> list[str]:
+    out = []
+    for raw in _SENTENCE_SPLIT.split(block):
+        sentence = raw.strip()
+        if sentence:
+            out.append(sentence[:_MAX_SENTENCE])
+    return out
+
+
+def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact]:
+    """Facts stated in one message of the user's (or a note about the user), in order, without duplicates.
+    ``said_on`` is the day it was said: relative dates ("next Friday") are counted from it."""
     out: list[Fact] = []
     seen: set[str] = set()
-    for raw in _SENTENCE_SPLIT.split(sentence_block):
-        sentence = raw.strip()
-        if not sentence:
-            continue
+    if _SARCASM.search(sentence_block):
+        return out  # a joke anywhere in the message ("Sure, I work at NASA. lol"): nothing in it is sure
+    for sentence in _sentences(sentence_block):
+        if _CODE.search(sentence):
+            continue  # code, a command line, markup: never a statement about the user
+        sentence = _IDIOM.sub("", _QUOTED.sub(" ", sentence)).strip()
+        old = None
+        m = _REPLACES.search(sentence)
+        if m:
+            old, sentence = m.group("o").strip(), sentence[: m.start()]
         while True:  # drop leading fillers ("oh,", "btw,") however many there are
             stripped = _FILLER.sub("", sentence)
             if stripped == sentence:
                 break
             sentence = stripped
-        correction = False
+        correction = old is not None
         cue = _CORRECTION_CUE.match(sentence)
         if cue:
             correction, sentence = True, sentence[cue.end():]
-        if _CORRECTION_ANYWHERE.search(sentence):
+        sentence = first_person(sentence)
+        if not sentence or not _statement(sentence):
+            continue
+        if _CHANGE_CUE.search(sentence):
             correction = True
         if _NOT_BUT.search(sentence):
             correction = True
             sentence = _NOT_BUT.sub(lambda m: m.group("p") or "", sentence)
         found = False
-        for rx, template, mark, is_correction in _SENTENCE_RULES:
-            if found and template.startswith(("{K}", "Never {v3}")):
+        for rule in _RULES:
+            if found and rule.template.startswith(("{K}", "Never {v3}", "Always {v3}")):
                 continue  # "always answer in French" already gave "Reply in French": no generic rule too
-            for m in rx.finditer(sentence):
-                text = _fill(template, m)
+            for n, m in enumerate(rule.pattern.finditer(sentence)):
+                if n >= _MAX_MATCHES:
+                    break
+                if not rule.negative and _NEGATION.search(sentence[: m.start()] + " " + m.group(0)):
+                    continue  # "I don't live in Berlin", "it's not that I like tea"
+                text = _fill(rule, m, said_on)
                 if not text or len(text) > 160:
                     continue
-                if canon(text).target == SOUL and is_suspicious_rule(text):
-                    continue
-                kind = "correction" if (correction or is_correction) and mark != "ephemeral" else mark
+                if canon(text).target == SOUL and (is_suspicious_rule(text) or _ONE_OFF.search(sentence)):
+                    continue  # "be concise in the summary below": about one reply, not a standing rule
+                if old and "instead of" not in text and canon(text).removes is None:
+                    text = f"{text} (replaces: {old})"
+                changed = correction or rule.change
+                kind = "correction" if changed and rule.mark != "ephemeral" else rule.mark
                 key = normalize(text)
                 if key not in seen:
                     seen.add(key)
@@ -314,6 +770,7 @@ def _drop_shadowed(facts: list[Fact]) -> list[Fact]:
     return kept
 
 
+@_memo
 def canon(fact: str) -> Canon:
     """Where a (canonical) fact belongs and which slot it fills. Unknown phrasing: USER when it is about the user,
     else MEMORY, with no slot."""
@@ -333,11 +790,50 @@ def canon(fact: str) -> Canon:
                 slot = slot.replace("{1}", normalize(cm.group(1)))
             replaces = f"{text[: cm.start(cm.lastindex or 0)]}{old}" if old and cm.lastindex else None
             return Canon(target, slot, replaces)
-    replaces = None
     lowered = text.lower()
     if re.match(r"^(?:the )?user\b|\bthe user's\b", lowered):
-        return Canon(USER, None, replaces)
-    return Canon(MEMORY, None, replaces)
+        return Canon(USER, None, old)
+    return Canon(MEMORY, None, old)
+
+
+@_memo
+def is_canonical(fact: str) -> bool:
+    """Whether ``fact`` is in one of the engine's templates (else it is someone's free phrasing)."""
+    text = strip_instead(fact)
+    return bool(_NO_LONGER.match(text)) or any(rx.match(text) for rx, _t, _s in _CANON)
+
+
+_NOT_STORAGE = re.compile(r"\b(?:cache|caching|queue|queues|sessions|search|logs|logging|analytics)\b", re.I)
+
+
+@_memo
+def attribute(line: str) -> str | None:
+    """The single-valued attribute a line states: its template's slot, else (attribute/value matching) a named
+    project's database when the line names exactly one project and a database ("Decided: use PostgreSQL for
+    Heron" → ``database:heron``)."""
+    info = canon(line)
+    if info.slot or info.removes:
+        return info.slot
+    if _NOT_STORAGE.search(line):
+        return None
+    text = strip_instead(line)
+    words = re.findall(r"[A-Za-z][\w-]*", text)
+    if not any(w.lower() in DATABASES for w in words):
+        return None
+    projects = {w.lower() for w in words[1:]
+                if w[0].isupper() and w.lower() not in TECH and w.lower() not in DATABASES and w.lower() not in NOT_NAMES}
+    projects |= {m.lower() for m in re.findall(rf"(?<!\S)(?-i:[a-z])[\w-]* {_PROJECT_NOUN}\b", text)}
+    return f"database:{projects.pop()}" if len(projects) == 1 else None
+
+
+_TEMPLATE_WORDS = _words("lives in works at as from born grew up likes dislikes prefers uses chose decided "
+                         "stores its data name no longer the user user's a an of to for")
+
+
+def value_words(text: str) -> frozenset[str]:
+    """The words that carry a fact's value ("Lives in Lisbon" → {"lisbon"}), for matching a paraphrase."""
+    return frozenset(w for w in normalize(strip_instead(text)).replace(":", " ").split()
+                     if w not in _TEMPLATE_WORDS and len(w) > 1) - {"lived", "worked", "used", "liked", "was", "is"}
 
 
 def strip_instead(fact: str) -> str:

@@ -1,0 +1,57 @@
+"""Precision and recall of the offline engine on the hand-written corpus (tests/offline_corpus.py).
+
+    .venv/bin/python -m bench offline_corpus
+
+Each sentence goes through the engine's real path (packaged prompts, Dream's analysis and edit turn on the
+template files), once as it sits in history and once after the archive step. Precision: the share of fact lines
+written (both corpora) that the corpus expects or allows; recall: the share of positive phrasings whose fact
+landed in its file. The misses and any wrong fact are listed below the table."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _corpus():
+    spec = importlib.util.spec_from_file_location("offline_corpus", ROOT / "tests" / "offline_corpus.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["offline_corpus"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def main() -> None:
+    corpus = _corpus()
+    positives, negatives = corpus.positive_cases(), corpus.negative_cases()
+    facts = len({c.expected for c in positives})
+    print(f"corpus: {len(positives)} phrasings of {facts} facts, {len(negatives)} sentences that state none\n")
+    held = (corpus.positive_cases(corpus.HELDOUT_POSITIVE), corpus.negative_cases(corpus.HELDOUT_NEGATIVE))
+    print(f"held-out set (written after the rules, see tests/offline_corpus.py): {len(held[0])} phrasings, "
+          f"{len(held[1])} sentences that state none\n")
+    print("| corpus | path | facts written | wrong facts | precision | recall (positive) | negatives with a wrong fact "
+          "| time |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    details = []
+    for heldout, (pos, neg) in ((False, (positives, negatives)), (True, held)):
+        name = "held-out" if heldout else "main"
+        for path in ("history", "archive"):
+            t0 = time.perf_counter()
+            s = corpus.score((path,), heldout=heldout)
+            took = time.perf_counter() - t0
+            neg_wrong = sum(1 for w in s.wrongs if w[1] in {c.sentence for c in neg})
+            print(f"| {name} | {path} | {s.written} | {s.wrong} | {s.precision:.1%} | {s.recall:.1%} "
+                  f"({s.learned}/{s.positives}) | {neg_wrong}/{len(neg)} | {took:.2f} s |")
+            details += [f"- {name}, {path}: missed: {m[1]}" for m in s.misses]
+            details += [f"- {name}, {path}: WRONG: {w[1]} → {w[2]}" for w in s.wrongs]
+    if details:
+        print("\n" + "\n".join(details))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,174 @@
+"""Dates for the offline engine: what day a user's "next Friday" or "March 14" meant, from when they said it.
+
+A dated fact is stored with an absolute ISO date (``Deadline for launch: 2027-03-14``) so that a later step can
+tell when it has passed. ``resolve(expr, said_on)`` turns the phrase into that date, counted from the day the
+history entry (or transcript line) was written; a phrase it cannot pin to one day returns None and the fact keeps
+the user's words.
+
+Conventions (one reading each, documented rather than guessed per case):
+
+- ``today`` / ``tonight`` → that day; ``tomorrow`` → the next; ``the day after tomorrow`` → two days on.
+- ``Friday`` / ``on Friday`` / ``this Friday`` → the next Friday after that day (a week on if said on a Friday).
+- ``next Friday`` → the Friday of the following calendar week (weeks start on Monday).
+- ``in 3 days`` / ``in two weeks`` / ``in a month`` → counted from that day (months keep the day of the month,
+  clamped to the month's end).
+- ``March 14``, ``14 March``, ``the 14th of March`` without a year → the next such day on or after that day.
+- ``end of the month`` / ``quarter`` / ``year`` → its last day.
+- ``2027-03-14`` and ``14.03.2027`` (day first) as written; ``3/14/2027`` only when one number is over 12.
+- ``next week``, ``soon``, ``end of the week`` … are not one day: None.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import date, datetime, timedelta
+
+__all__ = ["resolve", "parse_day", "absolute", "DATE_PHRASE"]
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = {name: i for i, names in enumerate(
+    [("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",), ("jun", "june"),
+     ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
+     ("dec", "december")], 1) for name in names}
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a few": 3}
+
+_WD = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_MON = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_ORD = r"(?:st|nd|rd|th)?"
+_COUNT = r"(?:\d{1,3}|a couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+#: A date phrase as it appears in a sentence (used by the sentence rules as their ``{d}`` group).
+DATE_PHRASE = (
+    rf"\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}[/.]\d{{1,2}}(?:[/.]\d{{2,4}})?"
+    rf"|(?:next |this |on )?{_WD}"
+    rf"|{_MON} \d{{1,2}}{_ORD}(?:,? \d{{4}})?|(?:the )?\d{{1,2}}{_ORD} (?:of )?{_MON}(?:,? \d{{4}})?"
+    rf"|(?:the )?day after tomorrow|tomorrow|today|tonight"
+    rf"|in {_COUNT} (?:days?|weeks?|months?)"
+    rf"|next week|next month|(?:at )?(?:the )?end of (?:the )?(?:day|week|month|quarter|year)"
+)
+
+
+def parse_day(stamp: str) -> date | None:
+    """The day of a history or transcript timestamp (``YYYY-MM-DD HH:MM``, ISO forms too), else None."""
+    m = re.match(r"\s*(\d{4}-\d{2}-\d{2})", stamp or "")
+    if not m:
+        return None
+    try:
+        return datetime.strptime(m.group(1), "%Y-%m-%d").date()
+    except ValueError:
+        return None
+
+
+def _add_months(day: date, months: int) -> date:
+    y, m = divmod(day.month - 1 + months, 12)
+    year, month = day.year + y, m + 1
+    return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
+
+
+def _safe(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _month_day(month: int, day: int, year: int | None, said_on: date) -> date | None:
+    if year is not None:
+        return _safe(year, month, day)
+    found = _safe(said_on.year, month, day)
+    if found is None or found < said_on:
+        found = _safe(said_on.year + 1, month, day)
+    return found
+
+
+def resolve(expr: str, said_on: date | None) -> date | None:
+    """The one day ``expr`` names, counted from ``said_on``; None when it names no single day (or no day is
+    known for a relative phrase)."""
+    text = " ".join(expr.lower().replace(",", " ").split()).strip(". ")
+    text = re.sub(r"^(?:on|by|before|until|at)\s+(?=\S)", "", text)
+    text = re.sub(r"^the (?=end of)", "", text)
+    m = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})", text)
+    if m:
+        return _safe(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    m = re.fullmatch(r"(\d{1,2})([/.])(\d{1,2})(?:[/.](\d{2,4}))?\.?", text)
+    if m:
+        a, sep, b = int(m.group(1)), m.group(2), int(m.group(3))
+        year = int(m.group(4)) if m.group(4) else None
+        if year is not None and year < 100:
+            year += 2000
+        if sep == ".":
+            day, month = a, b  # dotted dates are written day first
+        elif a > 12 >= b:
+            day, month = a, b
+        elif b > 12 >= a:
+            day, month = b, a
+        else:
+            return None  # 3/4: March 4th or April 3rd — not guessed
+        if said_on is None and year is None:
+            return None
+        return _month_day(month, day, year, said_on or date.today())
+    m = re.fullmatch(rf"(?:the )?(\d{{1,2}}){_ORD} (?:of )?({_MON})(?: (\d{{4}}))?", text) or None
+    if m:
+        day, month, year = int(m.group(1)), _MONTHS[m.group(2).rstrip(".")], m.group(3)
+    else:
+        m = re.fullmatch(rf"({_MON}) (\d{{1,2}}){_ORD}(?: (\d{{4}}))?", text)
+        if m:
+            day, month, year = int(m.group(2)), _MONTHS[m.group(1).rstrip(".")], m.group(3)
+    if m:
+        if year is None and said_on is None:
+            return None
+        return _month_day(month, day, int(year) if year else None, said_on or date.today())
+    if said_on is None:
+        return None
+    if text in ("today", "tonight"):
+        return said_on
+    if text == "tomorrow":
+        return said_on + timedelta(days=1)
+    if text in ("day after tomorrow", "the day after tomorrow"):
+        return said_on + timedelta(days=2)
+    m = re.fullmatch(rf"(next |this )?({_WD})", text)
+    if m:
+        target = _WEEKDAYS.index(m.group(2))
+        if m.group(1) == "next ":
+            monday = said_on - timedelta(days=said_on.weekday()) + timedelta(days=7)
+            return monday + timedelta(days=target)
+        ahead = (target - said_on.weekday()) % 7 or 7
+        return said_on + timedelta(days=ahead)
+    m = re.fullmatch(rf"in ({_COUNT}) (day|week|month)s?", text)
+    if m:
+        n = int(m.group(1)) if m.group(1).isdigit() else _NUMBERS[m.group(1)]
+        if m.group(2) == "day":
+            return said_on + timedelta(days=n)
+        if m.group(2) == "week":
+            return said_on + timedelta(weeks=n)
+        return _add_months(said_on, n)
+    m = re.fullmatch(r"end of (?:the )?(month|quarter|year)", text)
+    if m:
+        if m.group(1) == "year":
+            return date(said_on.year, 12, 31)
+        month = said_on.month if m.group(1) == "month" else ((said_on.month - 1) // 3 + 1) * 3
+        return date(said_on.year, month, calendar.monthrange(said_on.year, month)[1])
+    return None
+
+
+# In free text only phrases made of words count: "Python 3.11" or "3/4 done" are no dates.
+_WORDY = re.compile(
+    rf"\b(?P<pre>(?:on|by|before|until) )?(?P<d>(?:next |this )?{_WD}|{_MON} \d{{1,2}}{_ORD}(?:,? \d{{4}})?"
+    rf"|(?:the )?\d{{1,2}}{_ORD} (?:of )?{_MON}(?:,? \d{{4}})?|(?:the )?day after tomorrow|tomorrow|tonight"
+    rf"|in {_COUNT} (?:days?|weeks?|months?)|(?:at )?(?:the )?end of (?:the )?(?:month|quarter|year))\b",
+    re.I)
+
+
+def absolute(text: str, said_on: date | None) -> str:
+    """``text`` with each date phrase that names one day replaced by that day ("Dentist next Friday" →
+    "Dentist on 2027-01-15"); phrases naming no single day, and numbers, are left as written."""
+    def sub(m: re.Match[str]) -> str:
+        if not m.group("pre") and re.fullmatch(_WD, m.group("d"), re.I):
+            return m.group(0)  # "Likes Sunday brunch": a bare weekday is a habit, not a date
+        day = resolve(m.group("d"), said_on)
+        if day is None:
+            return m.group(0)
+        return f"{m.group('pre') or 'on '}{day.isoformat()}"
+
+    return _WORDY.sub(sub, text)
