@@ -57,7 +57,7 @@ log = logging.getLogger(__name__)
 __all__ = ["SearchIndex", "SyncStats", "SCHEMA_VERSION", "INDEX_NAME"]
 
 INDEX_NAME = ".index.sqlite"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: a session chunk's title holds its speaker's name
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 HISTORY_PATH = "memory/history.jsonl"
 _BATCH = 2_000
@@ -127,7 +127,9 @@ class SearchIndex:
             self._conn = None
 
     def _connect(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.parent.is_dir():
+            # A workspace without memory/ (sessions only, say): index in memory, create nothing on disk.
+            return sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
