@@ -274,14 +274,13 @@ class SearchIndex:
         ws = self.workspace
         for rel in MEMORY_FILES:
             yield rel, "memory", ws.root / rel
-        if ws.memory_dir.is_dir():
-            for file in sorted(ws.memory_dir.iterdir()):
-                if DATED_RE.match(file.name) and file.is_file() and not file.is_symlink():
-                    yield f"memory/{file.name}", "dated", file
-        if self.include_sessions and ws.sessions_dir.is_dir():
-            for file in sorted(ws.sessions_dir.glob("*.jsonl")):
-                if file.is_file() and not file.is_symlink():
-                    yield f"sessions/{file.name}", "session", file
+        for name, file in _regular_files(ws.memory_dir):
+            if DATED_RE.match(name):
+                yield f"memory/{name}", "dated", file
+        if self.include_sessions:
+            for name, file in _regular_files(ws.sessions_dir):
+                if name.endswith(".jsonl"):
+                    yield f"sessions/{name}", "session", file
 
     def _sync_file(self, rel: str, kind: str, file: Path, known: tuple | None, stats: SyncStats) -> None:
         conn = self.conn
@@ -376,6 +375,17 @@ class SearchIndex:
 
     def count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+
+def _regular_files(directory: Path) -> list[tuple[str, Path]]:
+    """(name, path) of the regular files in ``directory`` (symlinks excluded), by name; none if it is missing.
+    One directory read and no stat per entry: every query's up-to-date check lists these."""
+    try:
+        with os.scandir(directory) as it:
+            found = [(e.name, e.path) for e in it if e.is_file(follow_symlinks=False)]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [(name, Path(path)) for name, path in sorted(found)]
 
 
 def _trusted_mtime(st: os.stat_result) -> int:

@@ -1,10 +1,12 @@
-"""Ranking arithmetic: query parsing, score fusion, temporal decay, MMR. Pure functions, no I/O.
+"""Ranking arithmetic: query parsing and its signals (speaker, dates, "when"), score fusion, the recency nudge,
+MMR. Pure functions, no I/O.
 
 Fusion. Two methods; the default is ``weighted``, chosen by measurement (BENCHMARKS.md, "recall"): on LoCoMo with
 the offline embedders available here (hashembed, wordllama's static 256-d model), weighted fusion kept R@10 at
 65.5 / 68.8 where RRF fell to 57.2 / 60.5 (BM25 alone: 74.3). RRF gives a weak vector list the same say as BM25
-whatever its scores; min-max weighting lets a confident lexical match keep its lead.
-- ``weighted``: each list min-max normalised to [0, 1], then ``w·vector + (1 − w)·bm25`` (``vectorWeight``).
+whatever its scores; weighting lets a confident lexical match keep its lead.
+- ``weighted``: each list divided by its best score (so the best is 1 and nothing depends on how many candidates
+  were read), then ``w·vector + (1 − w)·bm25`` (``vectorWeight``).
 - ``rrf``: reciprocal-rank fusion, ``Σ 1 / (60 + rank)``: no score calibration needed, the usual choice when the
   embedder is strong; selectable with ``memory.search.fusion = "rrf"``.
 """
@@ -61,18 +63,16 @@ def rrf(*rankings: Sequence[int], k: int = RRF_K) -> dict[int, float]:
     return out
 
 
-def _minmax(scores: Mapping[int, float]) -> dict[int, float]:
-    if not scores:
-        return {}
-    lo, hi = min(scores.values()), max(scores.values())
-    span = hi - lo
-    return {i: (s - lo) / span if span > 0 else 1.0 for i, s in scores.items()}
-
-
 def weighted(lexical: Mapping[int, float], vector: Mapping[int, float], vector_weight: float) -> dict[int, float]:
-    """Min-max-normalised weighted sum; an id missing from a list scores 0 there."""
-    a, b = _minmax(lexical), _minmax(vector)
+    """Each list scaled by its best score (negative similarities count as 0), then weighted; an id missing from a
+    list scores 0 there."""
+    a, b = _by_best(lexical), _by_best(vector)
     return {i: (1 - vector_weight) * a.get(i, 0.0) + vector_weight * b.get(i, 0.0) for i in a.keys() | b.keys()}
+
+
+def _by_best(scores: Mapping[int, float]) -> dict[int, float]:
+    top = max(scores.values(), default=0.0)
+    return {i: max(s, 0.0) / top if top > 0 else 0.0 for i, s in scores.items()}
 
 
 def decay_factor(ts: float | None, now: float, half_life_days: float, evergreen: bool) -> float:

@@ -1,8 +1,11 @@
 """``Recall``: search over a workspace's memory and conversations — BM25 always, vectors when configured.
 
-Pipeline per query: incremental sync → BM25 candidates (FTS5, filters in SQL) → vector candidates (when
-``memory.search.embeddingModel`` is set; cosine over a cached float32 matrix) → fusion (``rank``) → temporal decay
-(evergreen files never decay) → optional MMR → ``Hit`` values.
+Pipeline per query: incremental sync → a fixed pool of candidates (the ``POOL`` best BM25 matches, filters in
+SQL; plus the ``POOL`` nearest vectors when ``memory.search.embeddingModel`` is set, cosine over a cached float32
+matrix) → relevance relative to the query's best match (fusion in ``rank``) → conversation context (neighbours,
+session) → bounded boosts (speaker named, date named, "when") → the recency nudge (``recencyWeight`` of a score at
+most; evergreen files never decay) → optional MMR → ``Hit`` values. The design and its measurements:
+docs/recall.md and BENCHMARKS.md ("recall").
 """
 
 from __future__ import annotations
@@ -242,16 +245,14 @@ class Recall:
         if vector and s.fusion == "rrf":
             fused = rank.rrf([i for i, _ in lexical], [i for i, _ in vector])
         elif vector:
-            vec_top = vector[0][1] if vector[0][1] > 0 else 1.0
+            # Both scores for every candidate of either list, so a candidate's score never depends on the pool.
             lex = dict(lexical)
             missing = [i for i, _ in vector if i not in lex]
             if missing:
                 lex.update(self._bm25_of(terms, missing))
-            w = s.vector_weight
-            ids = lex.keys() | {i for i, _ in vector}
-            sim_of = _lookup(sims, ids)
-            fused = {i: (1 - w) * lex.get(i, 0.0) / lex_top + w * max(sim_of.get(i, 0.0), 0.0) / vec_top
-                     for i in ids}
+            lex = {i: r / lex_top for i, r in lex.items()}  # over the query's best BM25 (whole index)
+            sim_of = _lookup(sims, lex.keys() | {i for i, _ in vector})
+            fused = rank.weighted(lex, sim_of, s.vector_weight)
         else:
             fused = {i: r / lex_top for i, r in lexical}
         rows = self._rows(fused.keys())
@@ -374,11 +375,12 @@ class Recall:
 
     def _rows(self, ids: Any) -> dict[int, _Row]:
         ids = list(ids)
+        cols = _COLS
         out: dict[int, _Row] = {}
         for start in range(0, len(ids), 500):
             part = ids[start : start + 500]
             marks = ",".join("?" * len(part))
-            for r in self.index.conn.execute(f"SELECT {_COLS} FROM chunks WHERE id IN ({marks})", part):
+            for r in self.index.conn.execute(f"SELECT {cols} FROM chunks WHERE id IN ({marks})", part):
                 out[r[0]] = _Row(*r)
         return out
 
