@@ -245,12 +245,9 @@ class Recall:
         if vector and s.fusion == "rrf":
             fused = rank.rrf([i for i, _ in lexical], [i for i, _ in vector])
         elif vector:
-            # Both scores for every candidate of either list, so a candidate's score never depends on the pool.
-            lex = dict(lexical)
-            missing = [i for i, _ in vector if i not in lex]
-            if missing:
-                lex.update(self._bm25_of(terms, missing))
-            lex = {i: r / lex_top for i, r in lex.items()}  # over the query's best BM25 (whole index)
+            # A candidate of one list gets its exact score in the other from the similarity array; a vector
+            # candidate outside the BM25 pool counts 0 there (the pool is fixed, so this never depends on k).
+            lex = {i: r / lex_top for i, r in lexical}
             sim_of = _lookup(sims, lex.keys() | {i for i, _ in vector})
             fused = rank.weighted(lex, sim_of, s.vector_weight)
         else:
@@ -309,19 +306,6 @@ class Recall:
                    f"ORDER BY r, rowid LIMIT ?")
         rows = self.index.conn.execute(sql, (rank.fts_query(terms), *params, limit)).fetchall()
         return [(i, -r) for i, r in rows]
-
-    def _bm25_of(self, terms: Sequence[str], ids: Sequence[int]) -> dict[int, float]:
-        """BM25 scores of the given chunks (those that match the query at all)."""
-        if not terms:
-            return {}
-        w = ", ".join(str(x) for x in BM25_WEIGHTS)
-        out: dict[int, float] = {}
-        for start in range(0, len(ids), 500):
-            part = list(ids[start : start + 500])
-            sql = (f"SELECT rowid, bm25(chunks_fts, {w}) FROM chunks_fts WHERE chunks_fts MATCH ? "
-                   f"AND rowid IN ({','.join('?' * len(part))})")
-            out.update((i, -r) for i, r in self.index.conn.execute(sql, (rank.fts_query(terms), *part)))
-        return out
 
     def _similarities(self, qvec: Sequence[float], filters: SearchFilters | None) -> tuple[Any, Any] | None:
         """Cosine similarity of the query to every (allowed) chunk with a vector: (ids ascending, similarities)."""
