@@ -14,7 +14,8 @@ allow-list ``.gitignore`` does not list it), and deleting it loses nothing but t
 
 ``kind`` is one of ``memory`` (SOUL.md, USER.md, memory/MEMORY.md: evergreen), ``dated`` (memory/YYYY-MM-DD*.md),
 ``history`` (history.jsonl, ``ord`` = ``cursor``), ``session`` (sessions/*.jsonl, ``ord`` = ``msg_index``).
-``ts`` is epoch seconds (None for evergreen files).
+``ts`` is epoch seconds (None for evergreen files). ``title`` is a memory file's heading path, a session message's
+speaker name (its ``name`` field), empty otherwise; ``chunks_speaker`` lists the speakers cheaply.
 
 Sync is incremental. A read-only check comes first (every source's size and mtime, history.jsonl's identity), so
 a query against an unchanged workspace takes no write lock. A file whose size and mtime are unchanged is skipped
@@ -73,6 +74,7 @@ CREATE TABLE IF NOT EXISTS chunks(
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path, ord);
 CREATE INDEX IF NOT EXISTS chunks_cursor ON chunks(cursor) WHERE cursor IS NOT NULL;
 CREATE INDEX IF NOT EXISTS chunks_session ON chunks(session_key);
+CREATE INDEX IF NOT EXISTS chunks_speaker ON chunks(kind, title);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, title, ctx, content='chunks', content_rowid='id',
   tokenize='{TOKENIZER}');
 CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN

@@ -35,7 +35,7 @@ __all__ = ["Recall", "memory_search"]
 #: speaker's name), its neighbours.
 BM25_WEIGHTS = (1.0, 0.5, 0.5)
 #: How much a passage that says when (``yesterday``, ``last May``) gains for a "when" question (``rank.asks_when``).
-WHEN_BOOST = 0.1
+WHEN_BOOST = 0.25
 #: How much a session message gains when the query names its speaker ("what did Alice say about …"). A boost, not
 #: a BM25 term: a name on half the messages has no inverse document frequency left to score with.
 SPEAKER_BOOST = 0.4
