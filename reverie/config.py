@@ -126,6 +126,7 @@ class SearchConfig(_Section):
     include_sessions: bool = Field(True, description="index session transcripts")
     half_life_days: float = Field(30, gt=0, description="temporal decay half-life; SOUL/USER/MEMORY never decay")
     decay: bool = True
+    recency_weight: float = Field(0.1, ge=0, le=1, description="share of a score that recency can take away (measured)")
     fusion: str = Field("weighted", pattern="^(rrf|weighted)$", description="weighted (measured better) or rrf")
     vector_weight: float = Field(0.2, ge=0, le=1, description="weight of vectors in weighted fusion (measured)")
     mmr: bool = Field(False, description="diversify results (maximal marginal relevance)")

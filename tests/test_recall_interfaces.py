@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import orjson
+import pytest
 
 from reverie.config import Config
 from reverie.recall import Recall, memory_search
@@ -136,3 +137,63 @@ def test_chat_agent_auto_recall_adds_hits_to_the_system_prompt(workspace, store)
         assert "## Recalled memory" in system and "memory/history.jsonl#cursor=1" in system
     finally:
         ScriptedModel.unregister("recall-auto")
+
+
+def test_searching_a_missing_workspace_is_an_error_and_creates_nothing(tmp_path):
+    from reverie.errors import WorkspaceError
+
+    missing = tmp_path / "no-such-workspace"
+    with pytest.raises(WorkspaceError, match="does not exist"):
+        memory_search("heron", workspace=missing)
+    with pytest.raises(WorkspaceError, match="does not exist"):
+        Recall(missing)
+    out = run_cli("-w", str(missing), "search", "heron")
+    assert out.returncode != 0 and "does not exist" in out.stderr and "Traceback" not in out.stderr
+    assert not missing.exists()
+
+
+def test_a_workspace_without_memory_dir_is_searched_in_memory(tmp_path):
+    """Sessions only, no memory/: the search answers and writes nothing."""
+    from reverie.workspace import Workspace
+
+    ws = Workspace(tmp_path / "ws")
+    ws.sessions_dir.mkdir(parents=True)
+    line = orjson.dumps({"role": "user", "content": "the heron is back", "timestamp": "2026-01-01T10:00:00"})
+    (ws.sessions_dir / "cli_a.jsonl").write_bytes(line + b"\n")
+    before = sorted(p.relative_to(ws.root) for p in ws.root.rglob("*"))
+    hits = memory_search("heron", workspace=ws)
+    assert hits and "heron" in hits[0].snippet
+    assert sorted(p.relative_to(ws.root) for p in ws.root.rglob("*")) == before
+
+
+def test_sync_search_with_an_embedder_runs_no_event_loop_and_checks_embeddings_once(workspace, store, monkeypatch):
+    store.append_history("Alice practises the saxophone every evening")
+    r = Recall(workspace, Config.model_validate({"memory": {"search": {"embeddingModel": "hashembed/64"}}}))
+    r.search("saxofone")  # embeds everything once
+    statements: list[str] = []
+    r.index.conn.set_trace_callback(statements.append)
+
+    def no_loop(*_a, **_k):
+        raise AssertionError("a synchronous search started an event loop")
+
+    monkeypatch.setattr(asyncio, "run", no_loop)
+    monkeypatch.setattr(asyncio, "new_event_loop", no_loop)
+    hits = r.search("saxofone", k=1)
+    assert hits and "saxophone" in hits[0].snippet
+    assert not any("LEFT JOIN embeddings" in s for s in statements)  # nothing changed: no re-check
+    store.append_history("Bob repaired the bicycle")
+    assert "bicycle" in r.search("bicycle", k=1)[0].snippet  # new chunk: checked and embedded, still no loop
+    assert sum("LEFT JOIN embeddings" in s for s in statements) == 1
+    r.close()
+
+
+def test_sync_search_with_hashembed_does_not_import_litellm(workspace, store):
+    store.append_history("nothing heavy")
+    code = ("import sys; from reverie.recall import memory_search; from reverie.config import Config; "
+            "c = Config.model_validate({'memory': {'search': {'embeddingModel': 'hashembed/32'}}}); "
+            f"memory_search('heavy', workspace={str(workspace.root)!r}, config=c); print('litellm' in sys.modules)")
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "False", out.stderr

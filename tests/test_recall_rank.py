@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 
+import orjson
 import pytest
 
 from reverie.config import Config
@@ -53,96 +54,85 @@ def test_hybrid_keeps_lexical_matches(workspace, store, fusion):
     r.close()
 
 
-def test_decay_prefers_recent_and_never_touches_evergreen(workspace, store):
+def test_recency_nudges_but_never_buries_and_never_touches_evergreen(workspace, store):
     store.history.append("lantern repair notes", timestamp="2026-01-01 10:00")
     store.history.append("lantern repair notes", timestamp="2026-06-01 10:00")
     store.write_long_term("# Memory\n\nlantern repair notes\n")
     now = datetime(2026, 6, 2)
     r = make_recall(workspace)
-    decayed = {(h.source.kind, h.source.cursor): h.score for h in r.search("lantern repair", now=now)}
+    share = r.settings.recency_weight
+    nudged = {(h.source.kind, h.source.cursor): h.score for h in r.search("lantern repair", now=now)}
     flat = {(h.source.kind, h.source.cursor): h.score for h in r.search("lantern repair", now=now, decay=False)}
-    # MEMORY.md never decays; the June entry (14 hours old) beats January's (5 months), which equal without decay.
-    assert decayed[("memory", None)] == flat[("memory", None)]
+    # MEMORY.md never decays; of two equal matches the June entry (14 hours old) wins, and January's (5 months)
+    # keeps at least 1 - share of its score.
+    assert nudged[("memory", None)] == flat[("memory", None)]
     assert flat[("history", 1)] == pytest.approx(flat[("history", 2)])
-    assert decayed[("history", 1)] < decayed[("history", 2)] / 8
-    assert decayed[("history", 2)] == pytest.approx(flat[("history", 2)] * 0.5 ** ((14 / 24) / 30))  # 14 h old
-    # A half-life of 30 days: one half-life halves the score.
+    assert flat[("history", 1)] * (1 - share) <= nudged[("history", 1)] < nudged[("history", 2)]
+    factor = 1 - share + share * 0.5 ** ((14 / 24) / 30)  # 14 h old, 30-day half-life
+    assert nudged[("history", 2)] == pytest.approx(flat[("history", 2)] * factor)
     assert rank.decay_factor(0.0, 30 * 86_400.0, 30, False) == pytest.approx(0.5)
-    assert rank.decay_factor(0.0, 30 * 86_400.0, 30, True) == 1.0
+    assert rank.recency_factor(0.0, 30 * 86_400.0, 30, 0.1, False) == pytest.approx(0.95)
+    assert rank.recency_factor(0.0, 30 * 86_400.0, 30, 0.1, True) == 1.0
+    r.close()
+
+
+def test_an_old_exact_match_beats_a_recent_loose_one(workspace, store):
+    """Issue 17's case: a year-old answer must not sink under this week's chatter that shares a word with it."""
+    store.history.append("Andrew: eagles have always mesmerized me, I could watch them soar for hours",
+                         timestamp="2025-05-01 10:00")
+    for day in range(1, 21):
+        store.history.append(f"Andrew had sushi for lunch again, day {day}", timestamp=f"2026-06-{day:02d} 12:00")
+    r = make_recall(workspace)
+    hits = r.search("Which type of bird mesmerizes Andrew?", k=5, now=datetime(2026, 6, 21))
+    assert "eagles" in hits[0].snippet
     r.close()
 
 
 def test_half_life_is_configurable(workspace, store):
     store.history.append("otter sighting", timestamp="2026-05-02 10:00")
+    store.history.append("otter sighting", timestamp="2026-06-01 09:00")
     now = datetime(2026, 6, 1, 10, 0)
-    short = make_recall(workspace, halfLifeDays=1).search("otter", now=now)[0].score
-    long = make_recall(workspace, halfLifeDays=3650).search("otter", now=now)[0].score
-    assert short < long / 1000
+    short = make_recall(workspace, halfLifeDays=1).search("otter", now=now)
+    long = make_recall(workspace, halfLifeDays=3650).search("otter", now=now)
+    assert short[0].source.cursor == long[0].source.cursor == 2
+    assert short[1].score < long[1].score  # the month-old one loses more with a short half-life ...
+    assert short[1].score >= 0.9 * long[1].score  # ... but only its bounded share (recencyWeight 0.1)
+    full = make_recall(workspace, halfLifeDays=1, recencyWeight=1.0).search("otter", now=now)
+    assert full[1].score < long[1].score / 1000  # recencyWeight 1: plain exponential decay
 
 
-def test_mmr_diversifies(workspace, store):
-    for _ in range(3):
-        store.append_history("grocery list: apples, pears, apples, pears")
-    store.append_history("apples grow in the orchard behind the school")
-    r = make_recall(workspace, mmrLambda=0.5)
-    plain = [h.snippet for h in r.search("apples", k=2, decay=False)]
-    assert plain[0] == plain[1]
-    diverse = [h.snippet for h in r.search("apples", k=2, decay=False, mmr=True)]
-    assert diverse[0] != diverse[1] and any("orchard" in s for s in diverse)
-    r.close()
+def test_top_k_is_the_prefix_of_any_larger_k(workspace, store, monkeypatch):
+    """The top k never depends on k: the candidate pool is fixed, and every score is computed on that pool."""
+    from reverie.recall import search as search_mod
 
-
-def test_mmr_uses_vectors_when_present(workspace, store):
-    for _ in range(3):
-        store.append_history("grocery list: apples, pears, apples, pears")
-    store.append_history("apples grow in the orchard behind the school")
-    r = make_recall(workspace, embeddingModel="hashembed/256", mmr=True, mmrLambda=0.5)
-    snippets = [h.snippet for h in r.search("apples", k=2, decay=False)]
-    assert any("orchard" in s for s in snippets)
-    r.close()
-
-
-def test_query_parsing():
-    assert rank.query_terms("What did Caroline do?") == ["caroline"]
-    assert rank.query_terms("what is it") == ["what", "is", "it"]
-    assert rank.fts_query(['a"b', "c"]) == '"a""b" OR "c"'
-    assert rank.rrf([1, 2], [2, 3])[2] > rank.rrf([1, 2], [2, 3])[1]
-
-
-def test_embeddings_through_a_local_openai_compatible_server(workspace, store, caplog):
-    """The real litellm path to an OpenAI-compatible server on 127.0.0.1; a dead server degrades to BM25."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from support.openai_server import OpenAIServer, Step
-
-    store.append_history("the passport is in the blue drawer")
-    store.append_history("bought apples")
-    with OpenAIServer() as srv:
-        conf = Config.model_validate({"memory": {"search": {"embeddingModel": "openai/test-embed"}},
-                                      "providers": {"openai": {"apiKey": "sk-test", "apiBase": srv.base_url}}})
-        r = Recall(workspace, conf)
-        r.sync()
-        todo = r.index.conn.execute(
-            "SELECT DISTINCT c.ehash, c.title, c.text FROM chunks c LEFT JOIN embeddings e "
-            "ON e.ehash = c.ehash AND e.model = ? WHERE e.ehash IS NULL", ("openai/test-embed",)).fetchall()
-
-        def vector(text: str) -> list[float]:
-            return [1.0, 0.0] if "passport" in text else [0.0, 1.0]
-
-        data = [{"object": "embedding", "index": i, "embedding": vector(t)} for i, (_, _, t) in enumerate(todo)]
-        usage = {"prompt_tokens": 1, "total_tokens": 1}
-        srv.enqueue(Step(body={"object": "list", "data": data, "model": "test-embed", "usage": usage}),
-                    Step(body={"object": "list", "model": "test-embed", "usage": usage,
-                               "data": [{"object": "embedding", "index": 0, "embedding": [0.9, 0.1]}]}))
-        hits = r.search("where are my travel documents", k=1)  # no word in common: found by its vector
-        assert hits and "passport" in hits[0].snippet
-        paths = [q.path for q in srv.requests]
-        assert paths == ["/v1/embeddings", "/v1/embeddings"] or all(p.endswith("/embeddings") for p in paths)
-        assert srv.requests[0].json["model"] == "test-embed"
-        assert srv.requests[0].headers["authorization"] == "Bearer sk-test"
-        srv.enqueue(Step(status=500), Step(status=500), Step(status=500), Step(status=500))
-        assert "passport" in r.search("passport", k=1)[0].snippet  # the service is down: BM25 still answers
-        assert "vector search skipped" in caplog.text
+    words = ["heron", "pond", "reeds", "willow", "mist"]
+    for i in range(240):
+        picked = " ".join(words[j] for j in range(5) if (i >> j) & 1 or j == i % 5)
+        store.history.append(f"note {i}: {picked} {'pond ' * (i % 3)}", timestamp=f"2026-{1 + i % 12:02d}-{1 + i % 28:02d} 10:00")
+    now = datetime(2027, 1, 1)
+    queries = ["heron pond", "willow mist reeds", "when did the heron come to the pond", "reeds"]
+    for pool in (search_mod.POOL, 30):
+        monkeypatch.setattr(search_mod, "POOL", pool)
+        r = make_recall(workspace)
+        for q in queries:
+            full = [(h.source.cursor, h.score) for h in r.search(q, pool, now=now)]
+            assert len(full) >= 30
+            for k in (1, 5, 10, 25):
+                assert [(h.source.cursor, h.score) for h in r.search(q, k, now=now)] == full[:k], (q, k, pool)
         r.close()
+
+
+def test_scores_keep_their_precision(workspace, store):
+    store.history.append("kingfisher on the fence post", timestamp="2024-01-01 10:00")
+    store.history.append("kingfisher on the fence post", timestamp="2024-01-02 10:00")
+    now = datetime(2026, 6, 1)
+    r = make_recall(workspace)
+    assert all(h.to_dict()["score"] > 0.85 for h in r.search("kingfisher", now=now))  # old, yet no "score": 0.0
+    r.close()
+    # Full decay (recencyWeight 1) leaves ~1e-9 of a 2-year-old score: still exact, still ordered, in JSON too.
+    r = make_recall(workspace, recencyWeight=1.0)
+    hits = r.search("kingfisher", now=now)
+    dicts = [orjson.loads(orjson.dumps(h.to_dict())) for h in hits]
+    assert 0 < dicts[1]["score"] < dicts[0]["score"] < 1e-6
+    assert [d["score"] for d in dicts] == [h.score for h in hits]
+    r.close()

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import ModelError
 
-__all__ = ["embed", "hash_embedding", "register_embedder", "HASH_PROVIDER"]
+__all__ = ["embed", "embed_sync", "hash_embedding", "register_embedder", "HASH_PROVIDER"]
 
 log = logging.getLogger(__name__)
 
@@ -103,14 +103,7 @@ async def embed(texts: list[str], *, model: str, config: Any = None, timeout: fl
     if not texts:
         return []
     litellm = _litellm()
-    kwargs: dict[str, Any] = {}
-    provider = model.split("/", 1)[0]
-    pconf = getattr(config, "providers", {}).get(provider) if config is not None else None
-    if pconf is not None:
-        if pconf.api_key:
-            kwargs["api_key"] = pconf.api_key
-        if pconf.api_base:
-            kwargs["api_base"] = pconf.api_base
+    kwargs = _provider_kwargs(model.split("/", 1)[0], config)
     try:
         response = await litellm.aembedding(model=model, input=texts, timeout=timeout, **kwargs)
     except Exception as exc:  # the model boundary: every provider failure becomes one ModelError
@@ -121,6 +114,46 @@ async def embed(texts: list[str], *, model: str, config: Any = None, timeout: fl
     if len(vectors) != len(texts):
         raise ModelError(f"embedding with {model} returned {len(vectors)} vectors for {len(texts)} texts")
     return vectors
+
+
+def embed_sync(texts: list[str], *, model: str, config: Any = None, timeout: float = 60.0) -> list[list[float]]:
+    """``embed`` for synchronous callers, with no event loop: an in-process embedder (``hashembed``, one added by
+    ``register_embedder``) is called directly, any other model through ``litellm.embedding``."""
+    if not texts:
+        return []
+    provider, _, name = model.partition("/")
+    with _lock:
+        local = _embedders.get(provider)
+    if local is not None:
+        try:
+            vectors = [list(map(float, v)) for v in local(list(texts), name or model)]
+        except Exception as exc:  # an embedder's failure is a model failure, never a traceback for the caller
+            log.debug("embedding with %s failed", model, exc_info=True)
+            raise ModelError(f"embedding with {model} failed: {type(exc).__name__}") from None
+    else:
+        litellm = _litellm()
+        kwargs = _provider_kwargs(provider, config)
+        try:
+            response = litellm.embedding(model=model, input=texts, timeout=timeout, **kwargs)
+        except Exception as exc:  # the model boundary: every provider failure becomes one ModelError
+            log.debug("embedding with %s failed", model, exc_info=True)
+            raise ModelError(f"embedding with {model} failed: {type(exc).__name__}") from None
+        data = sorted(response.data, key=lambda d: d["index"] if isinstance(d, dict) else d.index)
+        vectors = [list(d["embedding"] if isinstance(d, dict) else d.embedding) for d in data]
+    if len(vectors) != len(texts):
+        raise ModelError(f"embedding with {model} returned {len(vectors)} vectors for {len(texts)} texts")
+    return vectors
+
+
+def _provider_kwargs(provider: str, config: Any) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    pconf = getattr(config, "providers", {}).get(provider) if config is not None else None
+    if pconf is not None:
+        if pconf.api_key:
+            kwargs["api_key"] = pconf.api_key
+        if pconf.api_base:
+            kwargs["api_base"] = pconf.api_base
+    return kwargs
 
 
 register_embedder(HASH_PROVIDER, _hash_model)

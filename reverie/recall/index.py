@@ -14,7 +14,8 @@ allow-list ``.gitignore`` does not list it), and deleting it loses nothing but t
 
 ``kind`` is one of ``memory`` (SOUL.md, USER.md, memory/MEMORY.md: evergreen), ``dated`` (memory/YYYY-MM-DD*.md),
 ``history`` (history.jsonl, ``ord`` = ``cursor``), ``session`` (sessions/*.jsonl, ``ord`` = ``msg_index``).
-``ts`` is epoch seconds (None for evergreen files).
+``ts`` is epoch seconds (None for evergreen files). ``title`` is a memory file's heading path, a session message's
+speaker name (its ``name`` field), empty otherwise; ``chunks_speaker`` lists the speakers cheaply.
 
 Sync is incremental. A read-only check comes first (every source's size and mtime, history.jsonl's identity), so
 a query against an unchanged workspace takes no write lock. A file whose size and mtime are unchanged is skipped
@@ -57,7 +58,7 @@ log = logging.getLogger(__name__)
 __all__ = ["SearchIndex", "SyncStats", "SCHEMA_VERSION", "INDEX_NAME"]
 
 INDEX_NAME = ".index.sqlite"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: a session chunk's title holds its speaker's name
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 HISTORY_PATH = "memory/history.jsonl"
 _BATCH = 2_000
@@ -73,6 +74,7 @@ CREATE TABLE IF NOT EXISTS chunks(
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path, ord);
 CREATE INDEX IF NOT EXISTS chunks_cursor ON chunks(cursor) WHERE cursor IS NOT NULL;
 CREATE INDEX IF NOT EXISTS chunks_session ON chunks(session_key);
+CREATE INDEX IF NOT EXISTS chunks_speaker ON chunks(kind, title);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, title, ctx, content='chunks', content_rowid='id',
   tokenize='{TOKENIZER}');
 CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
@@ -127,7 +129,9 @@ class SearchIndex:
             self._conn = None
 
     def _connect(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.parent.is_dir():
+            # A workspace without memory/ (sessions only, say): index in memory, create nothing on disk.
+            return sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
@@ -272,14 +276,13 @@ class SearchIndex:
         ws = self.workspace
         for rel in MEMORY_FILES:
             yield rel, "memory", ws.root / rel
-        if ws.memory_dir.is_dir():
-            for file in sorted(ws.memory_dir.iterdir()):
-                if DATED_RE.match(file.name) and file.is_file() and not file.is_symlink():
-                    yield f"memory/{file.name}", "dated", file
-        if self.include_sessions and ws.sessions_dir.is_dir():
-            for file in sorted(ws.sessions_dir.glob("*.jsonl")):
-                if file.is_file() and not file.is_symlink():
-                    yield f"sessions/{file.name}", "session", file
+        for name, file in _regular_files(ws.memory_dir):
+            if DATED_RE.match(name):
+                yield f"memory/{name}", "dated", file
+        if self.include_sessions:
+            for name, file in _regular_files(ws.sessions_dir):
+                if name.endswith(".jsonl"):
+                    yield f"sessions/{name}", "session", file
 
     def _sync_file(self, rel: str, kind: str, file: Path, known: tuple | None, stats: SyncStats) -> None:
         conn = self.conn
@@ -374,6 +377,17 @@ class SearchIndex:
 
     def count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+
+def _regular_files(directory: Path) -> list[tuple[str, Path]]:
+    """(name, path) of the regular files in ``directory`` (symlinks excluded), by name; none if it is missing.
+    One directory read and no stat per entry: every query's up-to-date check lists these."""
+    try:
+        with os.scandir(directory) as it:
+            found = [(e.name, e.path) for e in it if e.is_file(follow_symlinks=False)]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [(name, Path(path)) for name, path in sorted(found)]
 
 
 def _trusted_mtime(st: os.stat_result) -> int:

@@ -1,10 +1,12 @@
-"""Ranking arithmetic: query parsing, score fusion, temporal decay, MMR. Pure functions, no I/O.
+"""Ranking arithmetic: query parsing and its signals (speaker, dates, "when"), score fusion, the recency nudge,
+MMR. Pure functions, no I/O.
 
 Fusion. Two methods; the default is ``weighted``, chosen by measurement (BENCHMARKS.md, "recall"): on LoCoMo with
 the offline embedders available here (hashembed, wordllama's static 256-d model), weighted fusion kept R@10 at
 65.5 / 68.8 where RRF fell to 57.2 / 60.5 (BM25 alone: 74.3). RRF gives a weak vector list the same say as BM25
-whatever its scores; min-max weighting lets a confident lexical match keep its lead.
-- ``weighted``: each list min-max normalised to [0, 1], then ``w·vector + (1 − w)·bm25`` (``vectorWeight``).
+whatever its scores; weighting lets a confident lexical match keep its lead.
+- ``weighted``: each list divided by its best score (so the best is 1 and nothing depends on how many candidates
+  were read), then ``w·vector + (1 − w)·bm25`` (``vectorWeight``).
 - ``rrf``: reciprocal-rank fusion, ``Σ 1 / (60 + rank)``: no score calibration needed, the usual choice when the
   embedder is strong; selectable with ``memory.search.fusion = "rrf"``.
 """
@@ -13,12 +15,15 @@ from __future__ import annotations
 
 import math
 import re
+from datetime import datetime, timedelta
 from collections.abc import Callable, Mapping, Sequence
 
-__all__ = ["query_terms", "fts_query", "rrf", "weighted", "decay_factor", "mmr", "jaccard", "RRF_K"]
+__all__ = ["query_terms", "fts_query", "rrf", "weighted", "decay_factor", "recency_factor", "mmr", "jaccard", "RRF_K",
+           "asks_when", "mentions_time", "dates_named"]
 
 RRF_K = 60
-_WORD = re.compile(r"\w+", re.UNICODE)
+WORD = re.compile(r"\w+", re.UNICODE)
+_WORD = WORD
 # Function words that carry no topic: dropped from queries (not from the index) so an OR-query is not flooded.
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are aren't as at be because been before being below
@@ -31,10 +36,16 @@ STOPWORDS = frozenset(
 )
 
 
+#: Words that frame a question rather than name its topic ("What kind of …", "Would she likely …"): dropped from
+#: queries only, like the stopwords.
+QUESTION_WORDS = frozenset("likely kind type sort ever might may also".split())
+QUERY_STOPWORDS = STOPWORDS | QUESTION_WORDS
+
+
 def query_terms(query: str) -> list[str]:
     """The query's words, lower-cased, without stopwords (all words if every one is a stopword), de-duplicated."""
     words = [w.lower() for w in _WORD.findall(query or "")]
-    kept = [w for w in words if w not in STOPWORDS] or words
+    kept = [w for w in words if w not in QUERY_STOPWORDS] or words
     return list(dict.fromkeys(kept))
 
 
@@ -52,18 +63,16 @@ def rrf(*rankings: Sequence[int], k: int = RRF_K) -> dict[int, float]:
     return out
 
 
-def _minmax(scores: Mapping[int, float]) -> dict[int, float]:
-    if not scores:
-        return {}
-    lo, hi = min(scores.values()), max(scores.values())
-    span = hi - lo
-    return {i: (s - lo) / span if span > 0 else 1.0 for i, s in scores.items()}
-
-
 def weighted(lexical: Mapping[int, float], vector: Mapping[int, float], vector_weight: float) -> dict[int, float]:
-    """Min-max-normalised weighted sum; an id missing from a list scores 0 there."""
-    a, b = _minmax(lexical), _minmax(vector)
+    """Each list scaled by its best score (negative similarities count as 0), then weighted; an id missing from a
+    list scores 0 there."""
+    a, b = _by_best(lexical), _by_best(vector)
     return {i: (1 - vector_weight) * a.get(i, 0.0) + vector_weight * b.get(i, 0.0) for i in a.keys() | b.keys()}
+
+
+def _by_best(scores: Mapping[int, float]) -> dict[int, float]:
+    top = max(scores.values(), default=0.0)
+    return {i: max(s, 0.0) / top if top > 0 else 0.0 for i, s in scores.items()}
 
 
 def decay_factor(ts: float | None, now: float, half_life_days: float, evergreen: bool) -> float:
@@ -71,6 +80,75 @@ def decay_factor(ts: float | None, now: float, half_life_days: float, evergreen:
     if evergreen or ts is None or ts >= now:
         return 1.0
     return math.pow(0.5, (now - ts) / 86_400.0 / half_life_days)
+
+
+def recency_factor(ts: float | None, now: float, half_life_days: float, share: float, evergreen: bool) -> float:
+    """The recency nudge: ``1 − share + share · decay``, in ``[1 − share, 1]``.
+
+    Only ``share`` of a score is exposed to age, so an old exact match keeps at least ``1 − share`` of its score and
+    is never buried under a recent loose one; between near-equal matches, the newer one wins.
+    """
+    if share <= 0:
+        return 1.0
+    return 1.0 - share + share * decay_factor(ts, now, half_life_days, evergreen)
+
+
+# "When did …", "what year …", "how long ago …": the answer is a date, so the passage that holds it usually says
+# when (``yesterday``, ``last week``, ``in 2022``); the session date then dates it.
+_WHEN_Q = re.compile(r"\b(when|what (year|month|day|date|time|week)|which (year|month|day)|how long ago|since when)\b",
+                     re.IGNORECASE)
+_MONTHS = "january february march april may june july august september october november december"
+_DAYS = "monday tuesday wednesday thursday friday saturday sunday"
+_TIME_EXPR = re.compile(
+    r"\b(yesterday|today|tonight|tomorrow|ago|last|next|recently|earlier|later|soon|since|weekend|"
+    r"(this|that|the other|past) (week|month|year|morning|evening|night|summer|winter|spring|fall|autumn)|"
+    + "|".join(_MONTHS.split() + _DAYS.split()) + r"|(19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_when(query: str) -> bool:
+    """Whether the query asks for a time (``when``, ``what year``, ``how long ago`` …)."""
+    return bool(_WHEN_Q.search(query or ""))
+
+
+def mentions_time(text: str) -> bool:
+    """Whether the text says when something happened (a relative or absolute time expression)."""
+    return bool(_TIME_EXPR.search(text or ""))
+
+
+_MONTH_NUM = {m: i for i, m in enumerate(_MONTHS.split(), 1)} | {m[:3]: i for i, m in enumerate(_MONTHS.split(), 1)}
+_M = r"(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?"
+_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_M},?\s+((?:19|20)\d\d)\b", re.IGNORECASE)
+_MONTH_DAY_YEAR = re.compile(rf"\b{_M}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)\b", re.IGNORECASE)
+_MONTH_YEAR = re.compile(rf"\b{_M},?\s+((?:19|20)\d\d)\b", re.IGNORECASE)
+_ISO_DAY = re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b")
+
+
+def dates_named(query: str) -> list[tuple[datetime, datetime]]:
+    """The periods a query names, as local [start, end) ranges: a day ("October 13, 2023", "13 October 2023",
+    "2023-10-13") or a month ("May 2023"). A bare month or year is too vague to narrow anything and is ignored."""
+    text = query or ""
+    out: list[tuple[datetime, datetime]] = []
+
+    def add_day(y: int, m: int, d: int) -> None:
+        try:
+            start = datetime(y, m, d)
+        except ValueError:
+            return
+        out.append((start, start + timedelta(days=1)))
+
+    for m in _DAY_MONTH_YEAR.finditer(text):
+        add_day(int(m.group(3)), _MONTH_NUM[m.group(2).lower()[:3]], int(m.group(1)))
+    for m in _MONTH_DAY_YEAR.finditer(text):
+        add_day(int(m.group(3)), _MONTH_NUM[m.group(1).lower()[:3]], int(m.group(2)))
+    for m in _ISO_DAY.finditer(text):
+        add_day(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    if not out:
+        for m in _MONTH_YEAR.finditer(text):
+            y, mo = int(m.group(2)), _MONTH_NUM[m.group(1).lower()[:3]]
+            out.append((datetime(y, mo, 1), datetime(y + mo // 12, mo % 12 + 1, 1)))
+    return out
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:

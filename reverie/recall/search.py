@@ -1,23 +1,26 @@
 """``Recall``: search over a workspace's memory and conversations — BM25 always, vectors when configured.
 
-Pipeline per query: incremental sync → BM25 candidates (FTS5, filters in SQL) → vector candidates (when
-``memory.search.embeddingModel`` is set; cosine over a cached float32 matrix) → fusion (``rank``) → temporal decay
-(evergreen files never decay) → optional MMR → ``Hit`` values.
+Pipeline per query: incremental sync → a fixed pool of candidates (the ``POOL`` best BM25 matches, filters in
+SQL; plus the ``POOL`` nearest vectors when ``memory.search.embeddingModel`` is set, cosine over a cached float32
+matrix) → relevance relative to the query's best match (fusion in ``rank``) → conversation context (neighbours,
+session) → bounded boosts (speaker named, date named, "when") → the recency nudge (``recencyWeight`` of a score at
+most; evergreen files never decay) → optional MMR → ``Hit`` values. The design and its measurements:
+docs/recall.md and BENCHMARKS.md ("recall").
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
+import math
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from ..config import Config, SearchConfig, load_config
-from ..errors import ModelError, RecallError
+from ..errors import ModelError, RecallError, WorkspaceError
 from ..history import HistoryLog
 from ..workspace import Workspace
 from . import rank
@@ -28,8 +31,25 @@ log = logging.getLogger(__name__)
 
 __all__ = ["Recall", "memory_search"]
 
-#: BM25 column weights for (text, title, ctx): the message itself, its heading path, its neighbours.
+#: BM25 column weights for (text, title, ctx): the message itself, its heading path (a session message: its
+#: speaker's name), its neighbours.
 BM25_WEIGHTS = (1.0, 0.5, 0.5)
+#: How much a passage that says when (``yesterday``, ``last May``) gains for a "when" question (``rank.asks_when``).
+WHEN_BOOST = 0.25
+#: How much a session message gains when the query names its speaker ("what did Alice say about …"). A boost, not
+#: a BM25 term: a name on half the messages has no inverse document frequency left to score with.
+SPEAKER_BOOST = 0.4
+#: Share of its best neighbour's score a session message gains (``_with_neighbours``).
+NEIGHBOUR_SHARE = 0.4
+#: How much an item dated within a day or month the query names ("on 13 October 2023") gains.
+DATE_BOOST = 0.5
+#: Share of the best other candidate of its session a session message gains: a conversation about the topic.
+SESSION_SHARE = 0.25
+MAX_K = 1_000
+#: Candidates taken from each list (BM25, vectors) whatever ``k`` is: a fixed pool keeps the top k independent of k.
+POOL = 200
+#: MMR re-ranks the top ``MMR_POOL`` (fixed for the same reason).
+MMR_POOL = 100
 SNIPPET_CHARS = 320
 _EMBED_BATCH = 64
 _EMBED_CHARS = 8_000
@@ -59,11 +79,16 @@ class Recall:
     def __init__(self, workspace: Workspace | str | None = None, config: Config | None = None, *,
                  history: HistoryLog | None = None) -> None:
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+        if not self.workspace.root.is_dir():  # searching never creates a workspace (nor its index)
+            self.workspace.check()
+            raise WorkspaceError(f"workspace {self.workspace.root} does not exist")
         self.config = config if config is not None else load_config(self.workspace.root)
         ws = self.workspace
         self.history = history or HistoryLog(ws.history_path, ws.cursor_path, ws.dream_cursor_path)
         self.index = SearchIndex(ws, self.history, include_sessions=self.settings.include_sessions)
         self._vectors: tuple[int, str, Any, Any] | None = None  # (generation, model, ids, matrix)
+        self._speakers: tuple[int, dict[str, frozenset[str]]] | None = None  # (generation, name → its words)
+        self._embedded: tuple[int, str] | None = None  # (generation, model) last found with every chunk embedded
 
     @classmethod
     def for_store(cls, store: Any) -> Recall:
@@ -83,31 +108,66 @@ class Recall:
         return self.index.sync()
 
     def rebuild(self) -> SyncStats:
-        self._vectors = None
+        self._vectors = self._embedded = self._speakers = None
         return self.index.rebuild()
+
+    def _missing_embeddings(self) -> list[tuple[str, str, str]]:
+        """(ehash, title, text) of the chunks with no vector for the configured model. The check is skipped while
+        the index generation is the one last found complete, so a query pays for it only after a sync changed
+        something."""
+        model = self.settings.embedding_model
+        if not model:
+            return []
+        gen = self.index.generation()
+        if self._embedded == (gen, model):
+            return []
+        todo = self.index.conn.execute(
+            "SELECT DISTINCT c.ehash, c.title, c.text FROM chunks c LEFT JOIN embeddings e "
+            "ON e.ehash = c.ehash AND e.model = ? WHERE e.ehash IS NULL", (model,)).fetchall()
+        if not todo:
+            self._embedded = (gen, model)
+        return todo
+
+    def _store_vectors(self, batch: list[tuple[str, str, str]], vectors: list[list[float]]) -> int:
+        model = self.settings.embedding_model
+        rows = [(h, model, len(v), _pack(v)) for (h, _, _), v in zip(batch, vectors)]
+        with transaction(self.index.conn) as conn:
+            conn.executemany("INSERT OR REPLACE INTO embeddings(ehash, model, dim, vec) VALUES (?,?,?,?)", rows)
+        self._vectors = None
+        return len(rows)
+
+    @staticmethod
+    def _batches(todo: list[tuple[str, str, str]]) -> Iterator[tuple[list[tuple[str, str, str]], list[str]]]:
+        for start in range(0, len(todo), _EMBED_BATCH):
+            batch = todo[start : start + _EMBED_BATCH]
+            yield batch, [(f"{t}\n{x}" if t else x)[:_EMBED_CHARS] for _, t, x in batch]
 
     async def embed_missing(self) -> int:
         """Embed every chunk whose content hash has no vector for the configured model yet; returns how many."""
-        model = self.settings.embedding_model
-        if not model:
+        todo = self._missing_embeddings()
+        if not todo:
             return 0
         from ..llm.embeddings import embed
 
-        conn = self.index.conn
-        todo = conn.execute(
-            "SELECT DISTINCT c.ehash, c.title, c.text FROM chunks c LEFT JOIN embeddings e "
-            "ON e.ehash = c.ehash AND e.model = ? WHERE e.ehash IS NULL", (model,)).fetchall()
         done = 0
-        for start in range(0, len(todo), _EMBED_BATCH):
-            batch = todo[start : start + _EMBED_BATCH]
-            texts = [(f"{t}\n{x}" if t else x)[:_EMBED_CHARS] for _, t, x in batch]
-            vectors = await embed(texts, model=model, config=self.config)
-            rows = [(h, model, len(v), _pack(v)) for (h, _, _), v in zip(batch, vectors)]
-            with transaction(conn):
-                conn.executemany("INSERT OR REPLACE INTO embeddings(ehash, model, dim, vec) VALUES (?,?,?,?)", rows)
-            done += len(rows)
-        if done:
-            self._vectors = None
+        for batch, texts in self._batches(todo):
+            done += self._store_vectors(batch, await embed(texts, model=self.settings.embedding_model or "",
+                                                           config=self.config))
+        self._embedded = (self.index.generation(), self.settings.embedding_model)
+        return done
+
+    def embed_missing_sync(self) -> int:
+        """``embed_missing`` without an event loop (``embed_sync``: in-process embedders are called directly)."""
+        todo = self._missing_embeddings()
+        if not todo:
+            return 0
+        from ..llm.embeddings import embed_sync
+
+        done = 0
+        for batch, texts in self._batches(todo):
+            done += self._store_vectors(batch, embed_sync(texts, model=self.settings.embedding_model or "",
+                                                          config=self.config))
+        self._embedded = (self.index.generation(), self.settings.embedding_model)
         return done
 
     async def async_sync(self) -> SyncStats:
@@ -120,7 +180,7 @@ class Recall:
     async def asearch(self, query: str, k: int = 10, filters: SearchFilters | dict[str, Any] | None = None, *,
                       now: datetime | None = None, mmr: bool | None = None, decay: bool | None = None,
                       sync: bool = True) -> list[Hit]:
-        """The top ``k`` hits for ``query``. ``now`` is the decay reference time (default: the current time)."""
+        """The top ``k`` hits for ``query``. ``now`` is the recency reference time (default: the current time)."""
         if sync:
             self.sync()
         qvec = None
@@ -137,72 +197,137 @@ class Recall:
     def search(self, query: str, k: int = 10, filters: SearchFilters | dict[str, Any] | None = None, *,
                now: datetime | None = None, mmr: bool | None = None, decay: bool | None = None,
                sync: bool = True) -> list[Hit]:
-        """``asearch`` for synchronous callers. BM25-only search makes no model call; with embeddings configured
-        this runs an event loop, so async code must call ``asearch``."""
-        if not self.settings.embedding_model:
-            if sync:
-                self.sync()
-            return self._rank(query, k, SearchFilters.from_mapping(filters), None, now, mmr, decay)
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(self.asearch(query, k, filters, now=now, mmr=mmr, decay=decay, sync=sync))
-        raise RecallError("Recall.search was called inside an event loop with embeddings on; use asearch")
+        """``asearch`` for synchronous callers, with no event loop: BM25-only search makes no model call; with an
+        embedding model, an in-process embedder (``hashembed``, ``register_embedder``) is called directly and a
+        hosted one through litellm's synchronous API. Safe to call from inside a running event loop too (it
+        blocks it while a hosted model answers; async code should prefer ``asearch``)."""
+        if sync:
+            self.sync()
+        qvec = None
+        if self.settings.embedding_model and query.strip():
+            from ..llm.embeddings import embed_sync
+
+            try:
+                self.embed_missing_sync()
+                qvec = embed_sync([query], model=self.settings.embedding_model, config=self.config)[0]
+            except ModelError as exc:
+                log.warning("vector search skipped, BM25 only: %s", exc)
+        return self._rank(query, k, SearchFilters.from_mapping(filters), qvec, now, mmr, decay)
 
     def _rank(self, query: str, k: int, filters: SearchFilters | None, qvec: Sequence[float] | None,
               now: datetime | None, mmr: bool | None, decay: bool | None) -> list[Hit]:
+        """The top ``k`` of a fixed candidate pool, so the top ``k`` never depends on ``k`` (for ``k ≤ POOL``).
+
+        Candidates: the ``POOL`` best BM25 matches (plus the ``POOL`` nearest vectors with an embedding model).
+        Relevance: BM25 over the best BM25 score of the whole index (so the top lexical match is 1), or the weighted
+        sum of that and the cosine over the best cosine; RRF when configured. Then, on candidates: a session message
+        gains a share of its neighbours' and of its session's best relevance; bounded boosts for the speaker the
+        query names, a date it names, a passage that says when for a "when" question; and the recency nudge.
+        """
         if k <= 0:
             return []
-        k = min(k, 1_000)
+        k = min(k, MAX_K)
         s = self.settings
-        pool = max(50, k * 5)
-        lexical = self._bm25(query, filters, pool)
-        vector = self._vector(qvec, filters, pool) if qvec is not None else {}
-        if vector:
-            lex_order = sorted(lexical, key=lexical.__getitem__, reverse=True)
-            vec_order = sorted(vector, key=vector.__getitem__, reverse=True)
-            fused = rank.rrf(lex_order, vec_order) if s.fusion == "rrf" else rank.weighted(lexical, vector, s.vector_weight)
-        else:
-            fused = dict(lexical)
-        if not fused:
-            return []
-        rows = self._rows(fused.keys())
-        use_decay = s.decay if decay is None else decay
+        terms = rank.query_terms(query)
+        use_mmr = s.mmr if mmr is None else mmr
+        n = max(POOL, k)
+        when = rank.asks_when(query)
+        named = self._speakers_named(query)
+        periods = [(to_epoch(a), to_epoch(b)) for a, b in rank.dates_named(query)]
+        share = (s.recency_weight if s.decay else 0.0) if decay is None else (s.recency_weight if decay else 0.0)
         ref = to_epoch(now) if now is not None else time.time()
+        sims = self._similarities(qvec, filters) if qvec is not None else None
+        lexical = self._bm25(terms, filters, n)
+        vector = _top(sims, n) if sims is not None else []
+        if not lexical and not vector:
+            return []
+        lex_top = lexical[0][1] if lexical else 1.0
+        if vector and s.fusion == "rrf":
+            fused = rank.rrf([i for i, _ in lexical], [i for i, _ in vector])
+        elif vector:
+            # A candidate of one list gets its exact score in the other from the similarity array; a vector
+            # candidate outside the BM25 pool counts 0 there (the pool is fixed, so this never depends on k).
+            lex = {i: r / lex_top for i, r in lexical}
+            sim_of = _lookup(sims, lex.keys() | {i for i, _ in vector})
+            fused = rank.weighted(lex, sim_of, s.vector_weight)
+        else:
+            fused = {i: r / lex_top for i, r in lexical}
+        rows = self._rows(fused.keys())
+        if NEIGHBOUR_SHARE > 0 or SESSION_SHARE > 0:
+            fused = _with_neighbours(fused, rows, NEIGHBOUR_SHARE)
         scored = []
         for i, score in fused.items():
             row = rows.get(i)
             if row is None:
                 continue
-            factor = rank.decay_factor(row.ts, ref, s.half_life_days, bool(row.evergreen)) if use_decay else 1.0
+            factor = rank.recency_factor(row.ts, ref, s.half_life_days, share, bool(row.evergreen))
+            if when and row.kind == "session" and rank.mentions_time(row.text):
+                factor *= 1.0 + WHEN_BOOST
+            if named and row.title.lower() in named:
+                factor *= 1.0 + SPEAKER_BOOST
+            if periods and row.ts is not None and any(a <= row.ts < b for a, b in periods):
+                factor *= 1.0 + DATE_BOOST
             scored.append((i, score * factor))
         scored.sort(key=lambda p: (-p[1], p[0]))
-        if s.mmr if mmr is None else mmr:
-            toks = {i: rank.tokens(rows[i].text) for i, _ in scored[: k * 4]}
-            vecs = self._vectors_for(toks) if vector else {}
+        if use_mmr:
+            pool = scored[: max(k, MMR_POOL)]
+            toks = {i: rank.tokens(rows[i].text) for i, _ in pool}
+            vecs = self._vectors_for(toks) if sims is not None else {}
 
             def sim(a: int, b: int) -> float:
                 if a in vecs and b in vecs:
                     return max(0.0, float(vecs[a] @ vecs[b]))
                 return rank.jaccard(toks[a], toks[b])
 
-            scored = rank.mmr(scored[: k * 4], k, sim, s.mmr_lambda)
-        terms = rank.query_terms(query)
+            scored = rank.mmr(pool, k, sim, s.mmr_lambda)
         return [_hit(rows[i], score, terms) for i, score in scored[:k]]
 
-    def _bm25(self, query: str, filters: SearchFilters | None, limit: int) -> dict[int, float]:
-        terms = rank.query_terms(query)
+    def _speakers_named(self, query: str) -> frozenset[str]:
+        """The known speakers (session messages' ``name``s, lower-cased) whose name the query mentions."""
+        gen = self.index.generation()
+        if self._speakers is None or self._speakers[0] != gen:
+            names = {r[0].lower() for r in self.index.conn.execute(
+                "SELECT DISTINCT title FROM chunks WHERE kind = 'session' AND title != ''")}
+            self._speakers = (gen, {n: frozenset(rank.WORD.findall(n)) for n in names})
+        words = frozenset(w.lower() for w in rank.WORD.findall(query or ""))
+        return frozenset(n for n, parts in self._speakers[1].items() if parts and parts <= words)
+
+    def _bm25(self, terms: Sequence[str], filters: SearchFilters | None, limit: int) -> list[tuple[int, float]]:
+        """The ``limit`` best BM25 matches, best first, as (id, score > 0)."""
         if not terms:
-            return {}
+            return []
         where, params = _filter_sql(filters)
         w = ", ".join(str(x) for x in BM25_WEIGHTS)
         if where:
             sql = (f"SELECT c.id, bm25(chunks_fts, {w}) AS r FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
-                   f"WHERE chunks_fts MATCH ? {where} ORDER BY r LIMIT ?")
+                   f"WHERE chunks_fts MATCH ? {where} ORDER BY r, c.id LIMIT ?")
         else:  # without filters, no join: FTS5 ranks on its own ~3x faster
-            sql = f"SELECT rowid, bm25(chunks_fts, {w}) AS r FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY r LIMIT ?"
+            sql = (f"SELECT rowid, bm25(chunks_fts, {w}) AS r FROM chunks_fts WHERE chunks_fts MATCH ? "
+                   f"ORDER BY r, rowid LIMIT ?")
         rows = self.index.conn.execute(sql, (rank.fts_query(terms), *params, limit)).fetchall()
-        return {i: -r for i, r in rows}
+        return [(i, -r) for i, r in rows]
+
+    def _similarities(self, qvec: Sequence[float], filters: SearchFilters | None) -> tuple[Any, Any] | None:
+        """Cosine similarity of the query to every (allowed) chunk with a vector: (ids ascending, similarities)."""
+        import numpy as np
+
+        loaded = self._matrix()
+        if loaded is None:
+            return None
+        ids, matrix = loaded
+        q = np.asarray(qvec, dtype=np.float32)
+        if q.shape[0] != matrix.shape[1]:
+            raise RecallError("the query embedding's dimension differs from the index's; run `reverie index --rebuild`")
+        q = q / (float(np.linalg.norm(q)) or 1.0)
+        sims = matrix @ q
+        if filters is not None:
+            where, params = _filter_sql(filters)
+            if where:
+                allowed = np.fromiter((r[0] for r in self.index.conn.execute(
+                    f"SELECT c.id FROM chunks c WHERE 1 {where}", params)), dtype=np.int64)
+                keep = np.isin(ids, allowed)
+                ids, sims = ids[keep], sims[keep]
+        return ids, sims
 
     def _matrix(self) -> tuple[Any, Any] | None:
         model = self.settings.embedding_model or ""
@@ -212,7 +337,8 @@ class Recall:
         import numpy as np
 
         rows = self.index.conn.execute(
-            "SELECT c.id, e.vec FROM chunks c JOIN embeddings e ON e.ehash = c.ehash AND e.model = ?", (model,)
+            "SELECT c.id, e.vec FROM chunks c JOIN embeddings e ON e.ehash = c.ehash AND e.model = ? ORDER BY c.id",
+            (model,)
         ).fetchall()
         if not rows:
             return None
@@ -224,27 +350,6 @@ class Recall:
         self._vectors = (gen, model, ids, matrix)
         return ids, matrix
 
-    def _vector(self, qvec: Sequence[float], filters: SearchFilters | None, limit: int) -> dict[int, float]:
-        import numpy as np
-
-        loaded = self._matrix()
-        if loaded is None:
-            return {}
-        ids, matrix = loaded
-        q = np.asarray(qvec, dtype=np.float32)
-        if q.shape[0] != matrix.shape[1]:
-            raise RecallError("the query embedding's dimension differs from the index's; run `reverie index --rebuild`")
-        q /= float(np.linalg.norm(q)) or 1.0
-        sims = matrix @ q
-        if filters is not None:
-            where, params = _filter_sql(filters)
-            allowed = np.fromiter((r[0] for r in self.index.conn.execute(
-                f"SELECT c.id FROM chunks c WHERE 1 {where}", params)), dtype=np.int64)
-            sims = np.where(np.isin(ids, allowed), sims, -np.inf)
-        n = min(limit, len(sims))
-        top = np.argpartition(sims, len(sims) - n)[len(sims) - n:]  # the n largest, unordered
-        return {int(ids[j]): float(sims[j]) for j in top if np.isfinite(sims[j])}
-
     def _vectors_for(self, ids: Any) -> dict[int, Any]:
         loaded = self._matrix()
         if loaded is None:
@@ -254,11 +359,12 @@ class Recall:
 
     def _rows(self, ids: Any) -> dict[int, _Row]:
         ids = list(ids)
+        cols = _COLS
         out: dict[int, _Row] = {}
         for start in range(0, len(ids), 500):
             part = ids[start : start + 500]
             marks = ",".join("?" * len(part))
-            for r in self.index.conn.execute(f"SELECT {_COLS} FROM chunks WHERE id IN ({marks})", part):
+            for r in self.index.conn.execute(f"SELECT {cols} FROM chunks WHERE id IN ({marks})", part):
                 out[r[0]] = _Row(*r)
         return out
 
@@ -272,6 +378,52 @@ def memory_search(query: str, k: int = 10, filters: SearchFilters | dict[str, An
         return recall.search(query, k, filters, now=now)
     finally:
         recall.close()
+
+
+def _with_neighbours(fused: dict[int, float], rows: dict[int, _Row], share: float) -> dict[int, float]:
+    """Each session message gains ``share`` of its best-scoring neighbour's score (the adjacent messages of the same
+    session among the candidates): an answer is found through the question it answers, and the reverse; and
+    ``SESSION_SHARE`` of the best other candidate in its session."""
+    at = {(r.session_key, r.msg_index): i for i, r in rows.items() if r.kind == "session" and i in fused}
+    out = dict(fused)
+    for (key, n), i in at.items():
+        best = max((fused[j] for m in (n - 1, n + 1) if (j := at.get((key, m))) is not None), default=0.0)
+        out[i] = fused[i] + share * best
+    if SESSION_SHARE > 0:
+        by_session: dict[str, list[float]] = {}
+        for (key, _n), i in at.items():
+            by_session.setdefault(key, []).append(fused[i])
+        for (key, _n), i in at.items():
+            others = sorted(by_session[key], reverse=True)
+            others.remove(fused[i])
+            out[i] += SESSION_SHARE * (others[0] if others else 0.0)
+    return out
+
+
+def _top(sims: tuple[Any, Any] | None, n: int) -> list[tuple[int, float]]:
+    """The ``n`` most similar chunks, best first (ties by id)."""
+    import numpy as np
+
+    if sims is None or not len(sims[0]):
+        return []
+    ids, values = sims
+    n = min(n, len(values))
+    part = np.argpartition(-values, n - 1)[:n] if n < len(values) else np.arange(len(values))
+    order = part[np.lexsort((ids[part], -values[part]))]
+    return [(int(ids[j]), float(values[j])) for j in order if np.isfinite(values[j])]
+
+
+def _lookup(sims: tuple[Any, Any] | None, wanted: Any) -> dict[int, float]:
+    """id → similarity for the wanted ids that have a vector (``sims`` ids are ascending)."""
+    import numpy as np
+
+    if sims is None or not len(sims[0]):
+        return {}
+    ids, values = sims
+    want = np.fromiter(wanted, dtype=np.int64)
+    at = np.searchsorted(ids, want).clip(0, len(ids) - 1)
+    hit = ids[at] == want
+    return {int(i): float(v) for i, v in zip(want[hit], values[at[hit]])}
 
 
 def _filter_sql(filters: SearchFilters | None) -> tuple[str, list[Any]]:
@@ -295,7 +447,8 @@ def _filter_sql(filters: SearchFilters | None) -> tuple[str, list[Any]]:
 
 
 def _hit(row: _Row, score: float, terms: Sequence[str]) -> Hit:
-    ref = SourceRef(kind=row.kind, path=row.path, section=row.title or None, line_start=row.line_start,
+    section = row.title or None if row.kind in ("memory", "dated") else None  # a session title is its speaker
+    ref = SourceRef(kind=row.kind, path=row.path, section=section, line_start=row.line_start,
                     line_end=row.line_end, cursor=row.cursor, session_key=row.session_key, message_index=row.msg_index)
     return Hit(snippet=snippet(row.text, terms), score=score, source=ref, timestamp=from_epoch(row.ts))
 

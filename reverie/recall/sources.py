@@ -6,7 +6,8 @@
 - A history entry is one chunk, referenced by its cursor.
 - A session message (user or assistant, with text) is one chunk, referenced by session key and message index; its
   neighbours' text goes into a low-weight context field, so a reply like "yes, last Tuesday" is found by the
-  question it answers.
+  question it answers; the speaker's name (the message's ``name`` field, when it has one) goes into the title
+  field, so "what did Alice say about …" favours Alice's own messages.
 """
 
 from __future__ import annotations
@@ -178,9 +179,17 @@ def chunk_session(path: str, key: str, messages: list[dict[str, Any]]) -> list[C
         prev = next((texts[j] for j in range(i - 1, -1, -1) if texts[j]), "")
         nxt = next((texts[j] for j in range(i + 1, len(texts)) if texts[j]), "")
         ctx = "\n".join(t[:CONTEXT_CHARS] for t in (prev, nxt) if t)
-        chunks.append(Chunk(path, "session", i, _clip(text), ctx=_clip(ctx), session_key=key, msg_index=i,
-                            ts=parse_stamp(message.get("timestamp"))))
+        chunks.append(Chunk(path, "session", i, _clip(text), title=speaker_name(message), ctx=_clip(ctx),
+                            session_key=key, msg_index=i, ts=parse_stamp(message.get("timestamp"))))
     return chunks
+
+
+def speaker_name(message: dict[str, Any]) -> str:
+    """The speaker's name a message carries (the OpenAI-style ``name`` field), or ``""``; single line, short."""
+    name = message.get("name")
+    if not isinstance(name, str):
+        return ""
+    return " ".join(name.split())[:80]
 
 
 def decode(raw: bytes, origin: str) -> str:

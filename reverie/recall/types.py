@@ -49,7 +49,8 @@ class SourceRef:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One search result: a text snippet, its final score (higher is better), where it came from, and when."""
+    """One search result: a text snippet, its final score (higher is better; the best lexical match scores about 1,
+    see ``reverie.recall.search``), where it came from, and when."""
 
     snippet: str
     score: float
@@ -59,7 +60,7 @@ class Hit:
     def to_dict(self) -> dict[str, Any]:
         return {
             "snippet": self.snippet,
-            "score": round(self.score, 6),
+            "score": self.score,  # full precision: rounding would merge near-equal scores
             "source": str(self.source),
             "ref": self.source.to_dict(),
             "timestamp": self.timestamp.isoformat() if self.timestamp else None,
