@@ -12,7 +12,8 @@ allow-list ``.gitignore`` does not list it), and deleting it loses nothing but t
                 kept in step by triggers
     embeddings(ehash, model, dim, vec)     float32 little-endian vectors, L2-normalised, cached by content hash
 
-``kind`` is one of ``memory`` (SOUL.md, USER.md, memory/MEMORY.md: evergreen), ``dated`` (memory/YYYY-MM-DD*.md),
+``kind`` is one of ``memory`` (SOUL.md, USER.md, memory/MEMORY.md and Dream's archive memory/archive/*.md:
+evergreen), ``dated`` (memory/YYYY-MM-DD*.md),
 ``history`` (history.jsonl, ``ord`` = ``cursor``), ``session`` (sessions/*.jsonl, ``ord`` = ``msg_index``).
 ``ts`` is epoch seconds (None for evergreen files).
 
@@ -40,7 +41,7 @@ from pathlib import Path
 from ..consolidator.sessions import SessionStore
 from ..errors import LockTimeoutError, RecallError, SessionError
 from ..history import BadLine, HistoryEntry, HistoryLog
-from ..workspace import MEMORY_FILES, Workspace
+from ..workspace import ARCHIVE_DIR, MEMORY_FILES, Workspace
 from .sources import (
     DATED_RE,
     Chunk,
@@ -272,6 +273,11 @@ class SearchIndex:
         ws = self.workspace
         for rel in MEMORY_FILES:
             yield rel, "memory", ws.root / rel
+        archive = ws.root / ARCHIVE_DIR
+        if archive.is_dir() and not archive.is_symlink():  # Dream's curated archive: memory, never decays
+            for file in sorted(archive.glob("*.md")):
+                if file.is_file() and not file.is_symlink():
+                    yield f"{ARCHIVE_DIR}/{file.name}", "memory", file
         if ws.memory_dir.is_dir():
             for file in sorted(ws.memory_dir.iterdir()):
                 if DATED_RE.match(file.name) and file.is_file() and not file.is_symlink():

@@ -19,7 +19,8 @@ from typing import Any
 from ..config import Config, SearchConfig, load_config
 from ..errors import ModelError, RecallError
 from ..history import HistoryLog
-from ..workspace import Workspace
+from ..hitlog import line_key, record_hits
+from ..workspace import MEMORY_FILES, Workspace
 from . import rank
 from .index import SearchIndex, SyncStats, transaction
 from .types import Hit, SearchFilters, SourceRef, from_epoch, to_epoch
@@ -188,7 +189,9 @@ class Recall:
 
             scored = rank.mmr(scored[: k * 4], k, sim, s.mmr_lambda)
         terms = rank.query_terms(query)
-        return [_hit(rows[i], score, terms) for i, score in scored[:k]]
+        top = scored[:k]
+        _record_prompt_hits(self.workspace, [rows[i] for i, _ in top], terms)
+        return [_hit(rows[i], score, terms) for i, score in top]
 
     def _bm25(self, query: str, filters: SearchFilters | None, limit: int) -> dict[int, float]:
         terms = rank.query_terms(query)
@@ -292,6 +295,22 @@ def _filter_sql(filters: SearchFilters | None) -> tuple[str, list[Any]]:
         parts.append("c.ts < ?")
         params.append(to_epoch(filters.until))
     return "".join(f" AND {p}" for p in parts), params
+
+
+def _record_prompt_hits(workspace: Workspace, rows: Sequence[_Row], terms: Sequence[str]) -> None:
+    """Tell Dream's salience which prompt-file lines this query returned: an append to a side log, no lock
+    (``reverie.hitlog``)."""
+    if not terms:
+        return
+    probes = [re.compile(r"\b" + re.escape(t[:5]), re.I) for t in terms]
+    hits = []
+    for row in rows:
+        if row.path not in MEMORY_FILES:
+            continue
+        keys = [line_key(ln) for ln in row.text.splitlines() if any(p.search(ln) for p in probes)]
+        hits.append((row.path, keys))
+    if hits:
+        record_hits(workspace.state_dir, time.time(), hits)
 
 
 def _hit(row: _Row, score: float, terms: Sequence[str]) -> Hit:
