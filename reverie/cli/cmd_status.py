@@ -37,7 +37,14 @@ def run(args: argparse.Namespace) -> int:
     for d in report.dream_dead_letters[-3:]:
         table.add_row("set aside", f"history {d['first']}-{d['last']} at {d['time']}: {d['reason']}")
     for rel, size in report.files.items():
-        table.add_row(rel, f"{size:,} chars")
+        b = report.budgets.get(rel)
+        use = f" of {b['limit']:,} ({b['percent']} % of its budget)" if b else ""
+        colour = "yellow" if b and b["percent"] >= 100 else ""
+        table.add_row(rel, f"[{colour}]{size:,} chars{use}[/]" if colour else f"{size:,} chars{use}")
+    if report.archive.get("files"):
+        a = report.archive
+        table.add_row("archive", f"{a['lines']:,} lines, {a['chars']:,} chars in {a['files']} file(s) "
+                                 "under memory/archive/")
     table.add_row("model", report.model_description)
     if report.dream_model != report.model:
         table.add_row("dream model", describe_model(report.dream_model))

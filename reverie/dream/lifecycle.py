@@ -6,8 +6,8 @@ model, the offline engine included), and never removes a line without saying whe
 1. **The model's removals** are accounted for: a line an edit replaced is *superseded* by the edit's new line; a
    line moved with the ``archive_line`` tool is *archived* with the model's reason; any other removed line is
    *removed* (with the ``[FILE-REMOVE]`` finding's reason). All are appended to the archive.
-2. **Duplicates** (the same ``line_key``) are *merged* into the first occurrence; a line whose words are all in a
-   longer line of the same file is *merged* into it — unless the longer line adds a negation ("no longer",
+2. **Duplicates** (the same ``line_key``) are *merged* into the first occurrence; a line said word for word inside
+   a longer line of the same file is *merged* into it — unless the longer line adds a negation ("no longer",
    "not", "instead" …), which makes the older of the two *superseded*.
 3. **Superseded values**: two lines filling the same single-valued attribute — ``Key: value`` with the same key
    (not a generic label such as "Note"), or "Lives in / Works at / Works as …" — keep the newer; the older is
@@ -116,6 +116,10 @@ class LifecycleOutcome:
     @property
     def expired(self) -> int:
         return self.count("expired")
+
+    @property
+    def merged(self) -> int:
+        return self.count("merged")
 
     def commit_lines(self, limit: int = 400) -> list[str]:
         """The commit body's account of every line that left (archived lines past ``limit`` summarised)."""
@@ -369,15 +373,15 @@ def _merge_duplicates(rel: str, lines: list[_Line], drop: dict[int, Retired], wh
             continue
         first[ln.key] = ln
     live = [ln for ln in lines if ln.index not in drop and len(ln.tokens) >= 2]
-    live.sort(key=lambda ln: len(ln.tokens))
+    live.sort(key=lambda ln: len(ln.key))
     for i, short in enumerate(live):
         if short.index in drop:
             continue
+        needle = f" {short.key} "
         for longer in live[i + 1:]:
-            if longer.index in drop or len(longer.tokens) <= len(short.tokens) or not short.tokens < longer.tokens:
-                continue
-            extra = longer.tokens - short.tokens
-            if extra & _NEGATION:
+            if longer.index in drop or len(longer.key) <= len(short.key) or needle not in f" {longer.key} ":
+                continue  # only a line said word for word inside a longer one is covered by it
+            if (longer.tokens - short.tokens) & _NEGATION:
                 older, newer = (short, longer) if when(short) <= when(longer) else (longer, short)
                 if older.pinned or protected(older):
                     continue
@@ -387,8 +391,8 @@ def _merge_duplicates(rel: str, lines: list[_Line], drop: dict[int, Retired], wh
                 continue
             if short.pinned:
                 continue
-            drop[short.index] = Retired(rel, short.text, "merged", f"merged {stamp}: its words are all in a longer line",
-                                        longer.text, False)
+            drop[short.index] = Retired(rel, short.text, "merged", f"merged {stamp}: said word for word in a longer "
+                                        "line", longer.text, False)
             break
 
 

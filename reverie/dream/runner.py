@@ -350,8 +350,8 @@ class Dream:
                               {"first": done.first, "last": done.last, "model": self.model, "reason": reason,
                                "head": self.git.head()})
         changes = transaction.file_changes(disk, files)
-        subject, body = transaction.commit_message(changes, done.findings, done.first, done.last)
-        body = "\n\n".join(p for p in (body, "\n".join(life.commit_lines())) if p)
+        subject, _findings = transaction.commit_message(changes, done.findings, done.first, done.last)
+        body = "\n".join(life.commit_lines())  # lines already in the files; never the findings' history text
         trailers = transaction.dream_trailers(done.first, done.last, model=self.model, iterations=done.iterations,
                                               tool_calls=done.tool_calls, usage=done.usage)
         message = format_message(subject, body, trailers)
