@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .config import OFFLINE_MODEL
-from .dream.deadletter import deadletter_path, read_dead_letters
+from .dream.deadletter import deadletter_path, set_aside
 from .dream.records import summarize
 from .errors import CursorError, WorkspaceError
 from .security.pending import load_pending
@@ -61,7 +61,7 @@ def collect_status(store: MemoryStore) -> StatusReport:
     files = {rel: len(ws.read(rel)) for rel in MEMORY_FILES}
     pending_soul = _pending_soul(store, problems)
     cfg = store.config
-    dream_summary = summarize(ws.state_dir, read_dead_letters(deadletter_path(ws.memory_dir)))
+    dream_summary = summarize(ws.state_dir, set_aside(deadletter_path(ws.memory_dir)))
     limits = {SOUL: cfg.dream.soul_max_chars, USER: cfg.dream.user_max_chars, MEMORY: cfg.dream.memory_max_chars}
     budgets = {rel: {"chars": files[rel], "limit": limits[rel], "percent": 100 * files[rel] // limits[rel]}
                for rel in MEMORY_FILES}

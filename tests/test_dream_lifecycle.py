@@ -277,3 +277,37 @@ def test_the_model_can_archive_a_line_itself(env):
 
 def test_config_tracks_the_archive():
     assert "memory/archive/*.md" in Config().git.tracked_files
+
+
+# -- set-aside batches come back -------------------------------------------------------------------------------
+def test_a_set_aside_batch_can_be_listed_and_requeued(tmp_path):
+    import subprocess
+    import sys
+
+    from reverie.commands import CommandRouter
+    from reverie.runtime import Runtime
+
+    env = make_env(tmp_path / "ws", max_attempts=2)
+    env.add("- [durable] Uses Redis")
+    leak = "- key sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6\n"
+    for _ in range(2):  # a batch's own fault, twice: set aside
+        env.fake.enqueue("[MEMORY] Uses Redis", [edit(MEM, "", leak)], "done")
+        result = run(env.dream().run())
+    assert result.status == "dead-lettered" and env.store.dream_cursor() == 1
+    env.add("- [durable] Uses Kafka")
+    dream = env.dream()
+    assert [(d.first, d.last) for d in dream.set_aside()] == [(1, 1)]
+    cli = subprocess.run([sys.executable, "-m", "reverie", "-w", str(env.ws.root), "requeue"], capture_output=True,
+                         text=True)
+    assert cli.returncode == 0 and "history 1–1" in cli.stdout and "credential" in cli.stdout
+    router = CommandRouter(Runtime(env.ws, config=env.config))
+    assert "history 1–1" in run(router.handle("/requeue"))
+    assert "Requeued history 1–1" in run(router.handle("/requeue 1"))
+    assert dream.set_aside() == [] and [d.first for d in dream.queued()] == [1]
+    env.fake.enqueue("[MEMORY] Uses Redis", [edit(MEM, "", "- Uses Redis\n")], "done")
+    result = run(dream.run())  # the requeued batch first; the cursor does not move back
+    assert result.status == "ok" and (result.first, result.last) == (1, 1) and "Uses Redis" in env.read(MEM)
+    assert env.store.dream_cursor() == 1 and dream.queued() == []
+    env.fake.enqueue("[MEMORY] Uses Kafka", [edit(MEM, "", "- Uses Kafka\n")], "done")
+    result = run(dream.run())
+    assert (result.first, result.last) == (2, 2) and env.store.dream_cursor() == 2

@@ -15,7 +15,7 @@ from datetime import date
 from typing import Any
 
 from ..config import Config
-from ..errors import GitStoreError, MergeConflictError, ModelError, ReverieError, UnsafePathError
+from ..errors import AlreadyRunningError, GitStoreError, MergeConflictError, ModelError, ReverieError, UnsafePathError
 from ..gitstore import trailers as tr
 from ..gitstore.trailers import format_message
 from ..llm import protocol
@@ -31,7 +31,7 @@ from .analyze import analyze
 from .archive import archive_path
 from .batch import build_analysis_message, budget_lines, line_ages
 from .budget import Budget, BudgetExceeded
-from .deadletter import append_dead_letter, deadletter_path
+from .deadletter import DeadLetter, append_dead_letter, append_event, deadletter_path, queued, set_aside
 from .edit_tools import MemoryTools
 from .gate import check
 from .lifecycle import MANAGED, LifecycleOutcome
@@ -74,6 +74,7 @@ class Dream:
         #: Today's date for the lifecycle step (expiry, salience) and the analysis prompt; replaceable in tests.
         self.today: Callable[[], date] = date.today
         self._archive_disk: dict[str, str] = {}
+        self._requeued: int | None = None  # first cursor of the requeued batch this run works on
 
     @property
     def model(self) -> str:
@@ -175,7 +176,11 @@ class Dream:
     async def _batch(self, budget: Budget, attempts: Attempts, dry_run: bool, emit: ProgressCallback
                      ) -> DreamResult:
         cfg = self.config.dream
-        entries = self.store.history.read_since(self.store.dream_cursor(), limit=cfg.max_batch_size)
+        entries, self._requeued = self._requeued_batch(dry_run), None
+        if entries:
+            self._requeued = entries[0].cursor
+        else:
+            entries = self.store.history.read_since(self.store.dream_cursor(), limit=cfg.max_batch_size)
         if not entries:
             return self._maintain(dry_run)
         first, last = entries[0].cursor, entries[-1].cursor
@@ -236,6 +241,44 @@ class Dream:
             return self._fail(base, findings, tools, budget, attempts, dry_run, _Failed("failed", f"model: {exc}"))
         except _Failed as exc:
             return self._fail(base, findings, tools, budget, attempts, dry_run, exc)
+
+    # -- set-aside batches --------------------------------------------------------------------------------
+    def set_aside(self) -> list[DeadLetter]:
+        """Batches set aside after repeated failures and not requeued since (a query)."""
+        return set_aside(deadletter_path(self.workspace.memory_dir))
+
+    def queued(self) -> list[DeadLetter]:
+        """Requeued batches waiting for the next run."""
+        return queued(deadletter_path(self.workspace.memory_dir))
+
+    def requeue(self, firsts: list[int] | None = None) -> list[DeadLetter]:
+        """Put set-aside batches (those starting at ``firsts``; all when None) back in front of the queue: the next
+        run processes them before the batches past the cursor, which never moves back. Takes Dream's run lock
+        (raises ``AlreadyRunningError`` while a run holds it); returns the batches requeued."""
+        lock = RunLock(self.workspace.state_dir)
+        if not lock.try_acquire():
+            raise AlreadyRunningError("Dream is running; requeue when it ends")
+        try:
+            path = deadletter_path(self.workspace.memory_dir)
+            chosen = [d for d in set_aside(path) if firsts is None or d.first in firsts]
+            for d in chosen:
+                append_event(path, "requeued", d.first)
+            return chosen
+        finally:
+            lock.release()
+
+    def _requeued_batch(self, dry_run: bool) -> list:  # type: ignore[type-arg]
+        """The entries of the first requeued batch still in history (a vanished one is settled with a warning)."""
+        path = deadletter_path(self.workspace.memory_dir)
+        for d in queued(path):
+            entries = [e for e in self.store.history.read_since(d.first - 1, limit=d.last - d.first + 1)
+                       if e.cursor <= d.last]
+            if entries:
+                return entries
+            log.warning("dream: requeued batch %d-%d is no longer in history (compacted); dropped", d.first, d.last)
+            if not dry_run:
+                append_event(path, "done", d.first)
+        return []
 
     # -- lifecycle ----------------------------------------------------------------------------------------
     def _archive_enabled(self) -> bool:
@@ -354,8 +397,14 @@ class Dream:
         body = "\n".join(life.commit_lines())  # lines already in the files; never the findings' history text
         trailers = transaction.dream_trailers(done.first, done.last, model=self.model, iterations=done.iterations,
                                               tool_calls=done.tool_calls, usage=done.usage)
+        cursor = done.last
+        if self._requeued is not None:  # a requeued batch: the cursor is past it already and stays
+            cursor = self.store.dream_cursor()
+            trailers[tr.CURSOR] = str(cursor)
         message = format_message(subject, body, trailers)
-        sha = transaction.commit_run(self.git, self.store, files, message, trailers, done.last)
+        sha = transaction.commit_run(self.git, self.store, files, message, trailers, cursor)
+        if self._requeued is not None:
+            append_event(deadletter_path(self.workspace.memory_dir), "done", self._requeued, sha)
         diff = "".join(unified_diff(rel, disk[rel], text) for rel, text in files.items())
         status = "ok" if sha or pending_soul is not None else "no-change"
         result = replace(done, status=status, commit=sha, files=tuple(changes) if sha else (), diff=diff,
@@ -370,7 +419,10 @@ class Dream:
         """A completed run with nothing to write: the cursor moves on without a commit."""
         if dry_run:
             return result
-        self.store.set_dream_cursor(last)
+        if self._requeued is not None:
+            append_event(deadletter_path(self.workspace.memory_dir), "done", self._requeued)
+        else:
+            self.store.set_dream_cursor(last)
         if life is not None:
             life.record.save()
         attempts.clear()
@@ -392,7 +444,8 @@ class Dream:
         if failure.count and n >= self.config.dream.max_attempts:
             append_dead_letter(deadletter_path(self.workspace.memory_dir), base.first, base.last, failure.reason, n)
             transaction.fault("dead-lettered")
-            self.store.set_dream_cursor(base.last)  # after the record: reconcile finishes a crash in between
+            if self._requeued is None:  # a requeued batch is behind the cursor already
+                self.store.set_dream_cursor(base.last)  # after the record: reconcile finishes a crash in between
             attempts.clear()
             log.warning("dream: batch %d-%d set aside after %d failed attempts", base.first, base.last, n)
             result = replace(result, status="dead-lettered")
