@@ -184,7 +184,8 @@ class DayLog:
 
 
 async def simulate(root: Path, days: int, *, set_clock: Callable[[datetime], None] | None = None,
-                   budgets: dict[str, int] | None = None, seed: int = 14, searches: bool = True,
+                   budgets: dict[str, int] | None = None, lifecycle: dict[str, Any] | None = None,
+                   seed: int = 14, searches: bool = True,
                    progress: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
     """Run the simulation in a new workspace at ``root``; returns the report (see the module docstring)."""
     from reverie.config import Config
@@ -202,6 +203,8 @@ async def simulate(root: Path, days: int, *, set_clock: Callable[[datetime], Non
     config.memory.search.include_sessions = False  # "curated memory": prompt files and the archive, plus history
     for key, value in (budgets or {}).items():
         setattr(config.dream, key, value)
+    for key, value in (lifecycle or {}).items():
+        setattr(config.dream.lifecycle, key, value)
     limits = {SOUL: config.dream.soul_max_chars, USER: config.dream.user_max_chars, MEMORY: config.dream.memory_max_chars}
     rt = Runtime(ws, config=config)
     rt.git  # noqa: B018 - the memory repo exists before the first day
@@ -315,6 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clock", choices=("faketime", "inject"), default=None)
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("--seed", type=int, default=14)
+    parser.add_argument("--stale-days", type=int, default=None, help="dream.lifecycle.staleDays (default: config's)")
     args = parser.parse_args(argv)
     days = 60 if args.quick else args.days
     clock = args.clock or ("faketime" if os.path.exists(FAKETIME_LIB) else "inject")
@@ -324,15 +328,18 @@ def main(argv: list[str] | None = None) -> int:
         env = {**os.environ, "LD_PRELOAD": FAKETIME_LIB, "FAKETIME_TIMESTAMP_FILE": str(stamp),
                "FAKETIME_NO_CACHE": "1"}
         cmd = [sys.executable, "-m", "bench.lifecycle", "--days", str(days), "--clock", "faketime",
-               "--seed", str(args.seed)] + (["--json", args.json] if args.json else [])
+               "--seed", str(args.seed)] + (["--json", args.json] if args.json else []) + \
+            (["--stale-days", str(args.stale_days)] if args.stale_days is not None else [])
         return subprocess.call(cmd, env=env, cwd=str(Path(__file__).resolve().parent.parent))
     setter = _faketime_setter(Path(os.environ["FAKETIME_TIMESTAMP_FILE"])) if clock == "faketime" else None
     root = Path(tempfile.mkdtemp(prefix="reverie-year-")) / "ws"
     os.environ.setdefault("REVERIE_HOME", str(root.parent / "home"))
     t0 = time.monotonic()
-    report = asyncio.run(simulate(root, days, set_clock=setter, seed=args.seed,
+    life = {"stale_days": args.stale_days} if args.stale_days is not None else None
+    report = asyncio.run(simulate(root, days, set_clock=setter, seed=args.seed, lifecycle=life,
                                   progress=lambda s: print(s, file=sys.stderr, flush=True)))
     report["clock"] = clock
+    report["stale_days"] = args.stale_days
     report["wall_seconds"] = round(time.monotonic() - t0, 1)
     text = json.dumps(report, indent=2, default=str)
     print(text)

@@ -242,7 +242,7 @@ def test_an_archive_file_deleted_or_edited_by_hand_is_reindexed_and_recreated(en
     assert recall.search("audit", k=3) == []
     env.ws.write(MEM, env.read(MEM) + "- Deadline for the rent: 2027-02-01\n")
     assert run(dream.run()).expired == 1
-    assert "rent" in path.read_text() and re.search(r"^## 2027-03$", path.read_text(), re.M)
+    assert "rent" in path.read_text() and re.search(r"^## 2027-03-01$", path.read_text(), re.M)
 
 
 def test_status_and_prompts_show_budgets(env):

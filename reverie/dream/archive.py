@@ -1,14 +1,14 @@
 """Dream's curated archive: ``memory/archive/<file>.md``. This docstring is the format's spec.
 
 Every line that leaves a prompt file (SOUL.md, USER.md, memory/MEMORY.md) is appended to the archive file of its
-source — ``memory/archive/soul.md``, ``user.md``, ``memory.md`` — under a heading for the month it left, with why
-and when::
+source — ``memory/archive/soul.md``, ``user.md``, ``memory.md`` — under a heading for the day it left, with why
+and when (a heading per day keeps each of Recall's sections small, so an archived line is found by its words)::
 
     # Archive: USER.md
 
-    Lines Dream moved out of USER.md, under the month they left. Each ends with why and when.
+    Lines Dream moved out of USER.md, under the day they left. Each ends with why and when.
 
-    ## 2027-03
+    ## 2027-03-02
 
     - Lives in Lisbon · superseded 2027-03-02 by "Lives in Porto"
     - Likes jazz · archived 2027-03-02 (least salient; learned 2027-01-04)
@@ -32,7 +32,7 @@ __all__ = ["archive_path", "source_of", "entry_line", "parse_entry", "append_ent
 
 SEPARATOR = " · "
 _NAMES = {SOUL: "soul.md", USER: "user.md", MEMORY: "memory.md"}
-_MONTH = re.compile(r"^## (\d{4}-\d{2})\s*$")
+_DAY = re.compile(r"^## (\d{4}-\d{2}-\d{2})\s*$")
 
 
 def archive_path(source: str) -> str:
@@ -60,21 +60,21 @@ def parse_entry(line: str) -> tuple[str, str] | None:
 
 
 def append_entries(current: str, source: str, entries: Sequence[str], today: date) -> str:
-    """``current`` (the archive file's text, "" when missing) with ``entries`` appended under this month."""
+    """``current`` (the archive file's text, "" when missing) with ``entries`` appended under today's heading."""
     if not entries:
         return current
-    month = today.strftime("%Y-%m")
+    day = today.isoformat()
     text = current
     if not text.strip():
-        text = (f"# Archive: {source}\n\nLines Dream moved out of {source}, under the month they left. "
+        text = (f"# Archive: {source}\n\nLines Dream moved out of {source}, under the day they left. "
                 "Each ends with why and when.\n")
-    last_month = None
+    last_day = None
     for line in text.splitlines():
-        m = _MONTH.match(line)
+        m = _DAY.match(line)
         if m:
-            last_month = m.group(1)
+            last_day = m.group(1)
     if not text.endswith("\n"):
         text += "\n"
-    if last_month != month:
-        text += f"\n## {month}\n\n"
+    if last_day != day:
+        text += f"\n## {day}\n\n"
     return text + "".join(f"{e}\n" for e in entries)
