@@ -261,7 +261,7 @@ async def simulate(root: Path, days: int, *, set_clock: Callable[[datetime], Non
     missing: list[str] = []
     rt.recall.sync()
     for f in current:
-        query = f.query or f.line
+        query = f.line  # the fact's own words: is it found where curated memory keeps it?
         hits = rt.recall.search(query, k=5, sync=False)
         ok = False
         for h in hits:

@@ -311,3 +311,29 @@ def test_a_set_aside_batch_can_be_listed_and_requeued(tmp_path):
     env.fake.enqueue("[MEMORY] Uses Kafka", [edit(MEM, "", "- Uses Kafka\n")], "done")
     result = run(dream.run())
     assert (result.first, result.last) == (2, 2) and env.store.dream_cursor() == 2
+
+
+def test_a_person_pins_a_line_by_command_and_dream_keeps_it(env):
+    from reverie.commands import CommandRouter
+    from reverie.errors import DreamError
+    from reverie.runtime import Runtime
+
+    env.ws.write("USER.md", USER_T + "- Likes old maps\n- Likes old films\n")
+    env.git.commit("seed", kind="manual")
+    router = CommandRouter(Runtime(env.ws, config=env.config))
+    assert "2 lines contain" in run(router.handle("/pin likes old"))
+    assert "Pinned in USER.md" in run(router.handle("/pin old maps"))
+    assert "- Likes old maps [pinned]" in env.read("USER.md")
+    assert env.git.log(limit=1)[0].kind == "manual"
+    from reverie.dream.pins import pin
+
+    with pytest.raises(DreamError):
+        pin(env.ws, env.git, "nothing like this")
+    cfg = env.config.dream
+    cfg.user_max_chars, cfg.lifecycle.stale_days = 100, 7
+    dream = env.dream()
+    run(dream.run())  # the first run records when each line was learned
+    dream.today = lambda: date.today() + timedelta(days=30)
+    result = run(dream.run())  # stale after 7 days: the unpinned line leaves, the pinned one stays
+    assert result.status == "ok" and "Likes old maps [pinned]" in env.read("USER.md")
+    assert "Likes old films" not in env.read("USER.md") and "Likes old films" in env.read(archive_path("USER.md"))

@@ -29,7 +29,8 @@ def run(args: argparse.Namespace) -> int:
     table.add_row("dream", f"cursor {dream}, {pending} entries pending")
     if (run := report.dream_last_run) is not None:
         why = f": {run['reason']}" if run.get("reason") else ""
-        table.add_row("last dream", f"{run['time']} {run['status']} (history {run['first']}-{run['last']}){why}")
+        span = f"history {run['first']}-{run['last']}" if run.get("first") is not None else "lifecycle only"
+        table.add_row("last dream", f"{run['time']} {run['status']} ({span}){why}")
     if (rej := report.dream_last_rejection) is not None:
         table.add_row("last rejection", f"{rej['time']} (history {rej['first']}-{rej['last']}): {rej['reason']}")
     if report.dream_attempts:

@@ -86,7 +86,23 @@ async def requeue(inv: Invocation) -> str:
     return f"Requeued history {shown}: the next `/dream` runs {'it' if len(done) == 1 else 'them'} again."
 
 
+async def pin_cmd(inv: Invocation) -> str:
+    """``/pin TEXT`` (``/unpin TEXT``): keep the memory line containing TEXT in the prompt files."""
+    from ..dream.pins import pin
+
+    if not inv.raw_args.strip():
+        raise CommandError("give some words of the line to pin")
+    unpin = inv.name == "unpin"
+    result = pin(inv.runtime.workspace, inv.runtime.git, inv.raw_args, pinned=not unpin)
+    state = "Unpinned" if unpin else "Pinned"
+    tail = f" (`{result.commit[:8]}`)" if result.commit else " (no change)"
+    return f"{state} in {result.path}{tail}: {result.line}"
+
+
 def commands() -> list[Command]:
     return [Command("dream", dream, "consolidate pending history into memory now (runs in the background)"),
+            Command("pin", pin_cmd, "keep a memory line in the prompt files (never archived)", "/pin TEXT",
+                    takes_args=True),
+            Command("unpin", pin_cmd, "take a pin off a memory line", "/unpin TEXT", takes_args=True),
             Command("requeue", requeue, "list batches Dream set aside, or requeue them", "/requeue [all|FIRST …]",
                     takes_args=True)]

@@ -332,6 +332,8 @@ class Dream:
         life = self._lifecycle(staged, self.today())
         changed = staged.changed()
         if not changed and not life.archive:
+            if not dry_run:
+                life.record.save()  # lines seen for the first time get their learned date (advisory state)
             return DreamResult("nothing-to-do", model=self.model)
         files = {**changed, **life.archive}
         verdict = check(staged.base, files, (), cfg, own_removals=life.own_removals,
