@@ -159,7 +159,7 @@ def _pools(rng: random.Random) -> dict[str, list[Any]]:
         "food": [(a, f) for a in _ADJ for f in _FOOD],
         "pref": list(_PREF),
         "decision": [(v, p, w) for v in _VERB for p in _PART for w in _WHEN],
-        "server": [(r, s) for r in _ROLE for s in _SERVER],
+        "server": list(zip(_ROLE, _SERVER)),  # one name per server: a second would be a rename
         "deadline": [(p, doc) for p in _PROJ for doc in _DOC],
     }
     for pool in pools.values():

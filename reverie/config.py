@@ -79,9 +79,9 @@ class LifecycleConfig(_Section):
     target_ratio: float = Field(0.85, ge=0.3, le=1.0,
                                 description="a file over budget is archived down to this fraction of it")
     half_life_days: float = Field(60, gt=0, description="salience: recency half-life of learning or confirmation")
-    stale_days: int | None = Field(None, ge=7, description="archive unpinned lines not learned, confirmed or "
-                                                          "recalled for this many days (null: only under budget "
-                                                          "pressure)")
+    stale_days: int | None = Field(30, ge=7, description="archive unprotected lines not learned, confirmed or "
+                                                        "recalled for this many days (null: only under budget "
+                                                        "pressure)")
 
 
 class DreamConfig(_Section):

@@ -65,7 +65,7 @@ def test_expiry_after_grace_archives_and_keeps_other_dates(tmp_path):
     assert _archived(out, MEM) == ["deadline for the tax return: 2027 05 20"]
     assert out.expired == 1 and out.archived == 0
     assert "Dentist" in out.files[MEM] and "2027-02-30" in out.files[MEM] and "Founded" in out.files[MEM]
-    assert "grace 7 days" in out.archive[archive_path(MEM)]
+    assert "expired 2027-06-01 (grace 7 days)" in out.archive[archive_path(MEM)]
     cfg = DreamConfig()
     cfg.lifecycle.grace_days = 2
     assert _apply(tmp_path, {MEM: mem}, cfg=cfg).expired == 2
@@ -101,6 +101,7 @@ def test_a_negation_supersedes_the_older_line(tmp_path):
 
 def test_over_budget_archives_least_salient_keeping_identity_pins_and_soul(tmp_path):
     cfg = DreamConfig(user_max_chars=400)
+    cfg.lifecycle.stale_days = None  # the budget rule alone (staleDays is tested below)
     record = SalienceRecord(tmp_path / "s.json")
     lines = [f"- Likes hobby number {i}" for i in range(20)]
     user = USER_T + "- Name: Ana\n- Likes old films [pinned]\n" + "\n".join(lines) + "\n"
@@ -119,7 +120,19 @@ def test_over_budget_archives_least_salient_keeping_identity_pins_and_soul(tmp_p
     assert out.files["SOUL.md"] == soul
     gone = set(_facts(user)) - set(_facts(kept))
     assert gone == set(_archived(out, "USER.md")) and out.archived == len(gone)
-    assert all("least salient" in ln for ln in out.archive[archive_path("USER.md")].splitlines() if ln.startswith("- "))
+    assert all("over budget" in ln for ln in out.archive[archive_path("USER.md")].splitlines() if ln.startswith("- "))
+
+
+def test_stale_lines_leave_unless_confirmed_recalled_or_protected(tmp_path):
+    record = SalienceRecord(tmp_path / "s.json")
+    old = TODAY - timedelta(days=40)
+    record.files["USER.md"] = {k: LineInfo(old) for k in ("likes chess", "likes go", "likes tea", "name: ana")}
+    record.files["USER.md"]["likes go"].last_hit = TODAY - timedelta(days=3)
+    record.files["USER.md"]["name: ana"].mark = "permanent"
+    user = USER_T + "- Likes chess\n- Likes go\n- Likes tea\n- Name: Ana\n"
+    out = _apply(tmp_path, {"USER.md": user}, record=record, facts=[("durable", "Likes tea")])
+    assert _archived(out, "USER.md") == ["likes chess"]  # go was recalled, tea confirmed today, the name is identity
+    assert "unused 30 days" in out.archive[archive_path("USER.md")]
 
 
 def test_a_pin_the_model_adds_is_taken_off(tmp_path):
@@ -207,7 +220,7 @@ def test_expiry_follows_dreams_clock_and_is_reported(env):
     result = run(dream.run())
     assert result.status == "ok" and result.expired == 1 and result.lifecycle_summary == "expired 1 date"
     assert "Deadline" not in env.read(MEM) and "Uses Postgres" in env.read(MEM)
-    assert "expired 2027-03-13 (dated 2027-03-05" in env.read(archive_path(MEM))
+    assert "expired 2027-03-13 (grace 7 days)" in env.read(archive_path(MEM))
     why = env.git.why("Deadline for the report")
     assert [p.path for p in why] == ["memory/archive/memory.md"] and why[0].kind == "dream"
 

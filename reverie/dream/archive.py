@@ -11,8 +11,8 @@ and when (a heading per day keeps each of Recall's sections small, so an archive
     ## 2027-03-02
 
     - Lives in Lisbon · superseded 2027-03-02 by "Lives in Porto"
-    - Likes jazz · archived 2027-03-02 (least salient; learned 2027-01-04)
-    - Deadline for the tax return: 2027-02-20 · expired 2027-03-02 (dated 2027-02-20, grace 7 days)
+    - Likes jazz · archived 2027-03-02 (over budget, recalled 2×)
+    - Deadline for the tax return: 2027-02-20 · expired 2027-03-02 (grace 7 days)
 
 The files are ordinary Markdown: tracked by the memory repo (``git.trackedFiles`` has ``memory/archive/*.md``),
 indexed by Recall as evergreen memory (``reverie search``, ``memory_search`` and ``/recall`` find them), and a

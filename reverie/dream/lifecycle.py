@@ -276,8 +276,7 @@ def apply(
                 info = infos[ln.index]
                 due = _expiry(ln.text, info.mark if info else None)
                 if due is not None and (today - due).days > lc.grace_days:
-                    drop[ln.index] = Retired(rel, ln.text, "expired",
-                                             f"expired {stamp} (dated {due.isoformat()}, grace {lc.grace_days} days)")
+                    drop[ln.index] = Retired(rel, ln.text, "expired", f"expired {stamp} (grace {lc.grace_days} days)")
             _archive_least_salient(rel, text, lines, drop, infos, protected, cfg, today, over)
         if drop:
             kept = [raw for i, raw in enumerate(text.split("\n")) if i not in drop]
@@ -419,17 +418,16 @@ def _archive_least_salient(rel: str, text: str, lines: list[_Line], drop: dict[i
     lc = cfg.lifecycle
     stamp = today.isoformat()
 
-    def note(info: LineInfo | None, what: str) -> str:
-        learned = f"; learned {info.learned.isoformat()}" if info else ""
+    def note(info: LineInfo | None, what: str) -> str:  # short: archive entries are searched by their words
         hits = f", recalled {info.hits}×" if info and info.hits else ""
-        return f"archived {stamp} ({what}{learned}{hits})"
+        return f"archived {stamp} ({what}{hits})"
 
     candidates = [ln for ln in lines if ln.index not in drop and not protected(ln)]
     if lc.stale_days is not None:
         for ln in candidates:
             info = infos[ln.index]
             if info is not None and not ln.new and (today - info.last_seen).days > lc.stale_days:
-                drop[ln.index] = Retired(rel, ln.text, "archived", note(info, f"not used for {lc.stale_days}+ days"))
+                drop[ln.index] = Retired(rel, ln.text, "archived", note(info, f"unused {lc.stale_days} days"))
     limit = budgets(cfg)[rel]
     size = len(text) - sum(len(ln.raw) + 1 for ln in lines if ln.index in drop)
     if size <= limit:
@@ -445,7 +443,7 @@ def _archive_least_salient(rel: str, text: str, lines: list[_Line], drop: dict[i
             [c for c in candidates if c.index not in drop and c.new]:
         if size <= target:
             break
-        drop[ln.index] = Retired(rel, ln.text, "archived", note(infos[ln.index], "least salient, over budget"))
+        drop[ln.index] = Retired(rel, ln.text, "archived", note(infos[ln.index], "over budget"))
         size -= len(ln.raw) + 1
     if size > limit:
         over.append(rel)
