@@ -221,8 +221,9 @@ def test_expiry_follows_dreams_clock_and_is_reported(env):
     assert result.status == "ok" and result.expired == 1 and result.lifecycle_summary == "expired 1 date"
     assert "Deadline" not in env.read(MEM) and "Uses Postgres" in env.read(MEM)
     assert "expired 2027-03-13 (grace 7 days)" in env.read(archive_path(MEM))
-    why = env.git.why("Deadline for the report")
+    why = [p for p in env.git.why("Deadline for the report") if p.line.startswith("- ")]
     assert [p.path for p in why] == ["memory/archive/memory.md"] and why[0].kind == "dream"
+    assert "expired" in parse_entry(why[0].line)[1]
 
 
 def test_recall_hits_are_logged_without_the_writer_lock_and_keep_a_line(env, tmp_path):

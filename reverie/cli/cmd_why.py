@@ -19,7 +19,10 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..runtime import Runtime
 
-    found = Runtime(existing_workspace(args)).git.why(args.text)
+    from ..dream.archive import parse_entry, source_of
+
+    found = [p for p in Runtime(existing_workspace(args)).git.why(args.text)
+             if not (source_of(p.path) and p.line.startswith("#"))]  # an archive entry's heading repeats its line
     if args.json:
         emit_json(found)
         return 0
@@ -29,8 +32,6 @@ def run(args: argparse.Namespace) -> int:
     table = Table(box=None, pad_edge=False)
     for column in ("file:line", "line", "commit", "kind", "time", "history"):
         table.add_column(column)
-    from ..dream.archive import parse_entry, source_of
-
     archived = []
     for p in found:
         cursors = f"entries {p.cursor_range[0]}–{p.cursor_range[1]}" if p.cursor_range else "—"

@@ -1,8 +1,9 @@
 """Dream's curated archive: ``memory/archive/<file>.md``. This docstring is the format's spec.
 
 Every line that leaves a prompt file (SOUL.md, USER.md, memory/MEMORY.md) is appended to the archive file of its
-source — ``memory/archive/soul.md``, ``user.md``, ``memory.md`` — under a heading for the day it left, with why
-and when (a heading per day keeps each of Recall's sections small, so an archived line is found by its words)::
+source — ``memory/archive/soul.md``, ``user.md``, ``memory.md`` — under a heading for the day it left, each entry
+under its own heading (so each is one of Recall's sections, found by its own words rather than diluted by its
+neighbours), the entry line ending with why and when::
 
     # Archive: USER.md
 
@@ -10,9 +11,11 @@ and when (a heading per day keeps each of Recall's sections small, so an archive
 
     ## 2027-03-02
 
+    ### Lives in Lisbon
     - Lives in Lisbon · superseded 2027-03-02 by "Lives in Porto"
+
+    ### Likes jazz
     - Likes jazz · archived 2027-03-02 (over budget, recalled 2×)
-    - Deadline for the tax return: 2027-02-20 · expired 2027-03-02 (grace 7 days)
 
 The files are ordinary Markdown: tracked by the memory repo (``git.trackedFiles`` has ``memory/archive/*.md``),
 indexed by Recall as evergreen memory (``reverie search``, ``memory_search`` and ``/recall`` find them), and a
@@ -76,5 +79,11 @@ def append_entries(current: str, source: str, entries: Sequence[str], today: dat
     if not text.endswith("\n"):
         text += "\n"
     if last_day != day:
-        text += f"\n## {day}\n\n"
-    return text + "".join(f"{e}\n" for e in entries)
+        text += f"\n## {day}\n"
+    return text + "".join(f"\n### {_title(e)}\n{e}\n" for e in entries)
+
+
+def _title(entry: str) -> str:
+    parsed = parse_entry(entry)
+    title = (parsed[0] if parsed else entry).lstrip("#").strip()
+    return title if len(title) <= 100 else title[:99] + "…"
