@@ -25,7 +25,7 @@ from pydantic.alias_generators import to_camel
 
 from .errors import ConfigError
 from .fsutil import atomic_write
-from .workspace import DATED_MEMORY_GLOB, MEMORY_FILES, default_home
+from .workspace import ARCHIVE_GLOB, DATED_MEMORY_GLOB, MEMORY_FILES, default_home
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +33,7 @@ __all__ = [
     "Config",
     "AgentDefaults",
     "DreamConfig",
+    "LifecycleConfig",
     "ProviderConfig",
     "HistoryConfig",
     "GitConfig",
@@ -71,6 +72,18 @@ class _Section(BaseModel):
     )
 
 
+class LifecycleConfig(_Section):
+    """Dream's lifecycle step (``reverie.dream.lifecycle``): how the prompt files stay within budget for years."""
+
+    grace_days: int = Field(7, ge=0, le=3_650, description="days past its date a dated item stays in a prompt file")
+    target_ratio: float = Field(0.85, ge=0.3, le=1.0,
+                                description="a file over budget is archived down to this fraction of it")
+    half_life_days: float = Field(60, gt=0, description="salience: recency half-life of learning or confirmation")
+    stale_days: int | None = Field(30, ge=7, description="archive unprotected lines not learned, confirmed or "
+                                                        "recalled for this many days (null: only under budget "
+                                                        "pressure)")
+
+
 class DreamConfig(_Section):
     interval_h: float = Field(2, ge=1, description="hours between scheduled runs")
     cron: str | None = Field(None, description="legacy cron expression; wins over intervalH")
@@ -88,6 +101,7 @@ class DreamConfig(_Section):
     soul_max_chars: int = Field(8_000, ge=100)
     drain_max_seconds: float = Field(1_800, gt=0, description="overall wall time of a drain (dream --all)")
     drain_token_budget: int = Field(1_000_000, ge=1_000, description="overall tokens of a drain")
+    lifecycle: LifecycleConfig = Field(default_factory=LifecycleConfig)
 
     @property
     def effective_model_override(self) -> str | None:
@@ -159,7 +173,7 @@ class MemoryConfig(_Section):
 class GitConfig(_Section):
     author_name: str = "Reverie"
     author_email: str = "reverie@localhost"
-    tracked_files: list[str] = Field(default_factory=lambda: [*MEMORY_FILES, DATED_MEMORY_GLOB])
+    tracked_files: list[str] = Field(default_factory=lambda: [*MEMORY_FILES, DATED_MEMORY_GLOB, ARCHIVE_GLOB])
     gc_every: int = Field(100, ge=1)
 
 

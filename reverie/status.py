@@ -6,12 +6,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .config import OFFLINE_MODEL
-from .dream.deadletter import deadletter_path, read_dead_letters
+from .dream.deadletter import deadletter_path, set_aside
 from .dream.records import summarize
 from .errors import CursorError, WorkspaceError
 from .security.pending import load_pending
 from .store import MemoryStore
-from .workspace import MEMORY_FILES
+from .workspace import ARCHIVE_DIR, MEMORY, MEMORY_FILES, SOUL, USER
 
 __all__ = ["StatusReport", "collect_status", "describe_model"]
 
@@ -39,6 +39,10 @@ class StatusReport:
     dream_last_rejection: dict[str, Any] | None = None
     dream_dead_letters: list[dict[str, Any]] = field(default_factory=list)
     dream_attempts: int = 0
+    #: Each prompt file's use of its Dream budget: ``{path: {"chars", "limit", "percent"}}``.
+    budgets: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: Dream's archive (``memory/archive/*.md``): ``{"files", "lines", "chars"}``.
+    archive: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -57,7 +61,10 @@ def collect_status(store: MemoryStore) -> StatusReport:
     files = {rel: len(ws.read(rel)) for rel in MEMORY_FILES}
     pending_soul = _pending_soul(store, problems)
     cfg = store.config
-    dream_summary = summarize(ws.state_dir, read_dead_letters(deadletter_path(ws.memory_dir)))
+    dream_summary = summarize(ws.state_dir, set_aside(deadletter_path(ws.memory_dir)))
+    limits = {SOUL: cfg.dream.soul_max_chars, USER: cfg.dream.user_max_chars, MEMORY: cfg.dream.memory_max_chars}
+    budgets = {rel: {"chars": files[rel], "limit": limits[rel], "percent": 100 * files[rel] // limits[rel]}
+               for rel in MEMORY_FILES}
     return StatusReport(
         workspace=str(ws.root),
         initialised=all(ws.resolve(rel).exists() for rel in MEMORY_FILES),
@@ -74,7 +81,25 @@ def collect_status(store: MemoryStore) -> StatusReport:
         dream_last_rejection=dream_summary.last_rejection,
         dream_dead_letters=dream_summary.dead_letters,
         dream_attempts=dream_summary.attempts,
+        budgets=budgets,
+        archive=_archive_size(store),
     )
+
+
+def _archive_size(store: MemoryStore) -> dict[str, int]:
+    """Files, entry lines and characters of Dream's archive (a query: reads only)."""
+    folder = store.workspace.root / ARCHIVE_DIR
+    out = {"files": 0, "lines": 0, "chars": 0}
+    if not folder.is_dir() or folder.is_symlink():
+        return out
+    for path in sorted(folder.glob("*.md")):
+        if path.is_symlink() or not path.is_file():
+            continue
+        text = store.workspace.read(f"{ARCHIVE_DIR}/{path.name}")
+        out["files"] += 1
+        out["lines"] += sum(1 for ln in text.splitlines() if ln.startswith("- "))
+        out["chars"] += len(text)
+    return out
 
 
 def _pending_soul(store: MemoryStore, problems: list[str]) -> dict[str, Any] | None:

@@ -9,6 +9,7 @@
       memory/.cursor              last history cursor issued (a hint; the log's tail is the truth)
       memory/.dream_cursor        last history cursor Dream consumed
       memory/HISTORY.md           legacy archive, migrated once to history.jsonl
+      memory/archive/*.md         lines Dream moved out of the prompt files (tracked by git, indexed by Recall)
       sessions/*.jsonl            conversations (see reverie.consolidator.sessions)
       reverie.json                optional per-workspace config
 
@@ -36,6 +37,9 @@ MEMORY = "memory/MEMORY.md"
 MEMORY_FILES: tuple[str, ...] = (SOUL, USER, MEMORY)
 #: Dated memory files (session-end summaries, flushed facts; see reverie.recall.memfiles), as a glob GitStore tracks.
 DATED_MEMORY_GLOB = "memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*.md"
+#: Dream's curated archive (reverie.dream.archive): lines moved out of the prompt files, one file per source file.
+ARCHIVE_DIR = "memory/archive"
+ARCHIVE_GLOB = f"{ARCHIVE_DIR}/*.md"
 _TEMPLATES = {SOUL: "SOUL.md", USER: "USER.md", MEMORY: "MEMORY.md"}
 
 

@@ -70,7 +70,7 @@ def test_success_commits_with_trailers_then_advances_the_cursor(env):
     assert "## History batch\n### cursor 1 · " in analyze.user and "## memory/MEMORY.md" in analyze.user
     assert edit1.system.startswith("# Reverie task: dream-edit")
     assert "## Findings\n[USER] Lives in Berlin" in edit1.user and "## USER.md\n# User" in edit1.user
-    assert {t["function"]["name"] for t in edit1.tools} == {"read_file", "edit_file"}
+    assert {t["function"]["name"] for t in edit1.tools} == {"read_file", "edit_file", "archive_line"}
     assert StatusRecord.load(env.ws.state_dir).last_run["status"] == "ok"
 
 
@@ -178,8 +178,8 @@ def test_refused_paths_touch_nothing_and_the_model_is_told(env):
     assert sum("refused" in t for t in tool_msgs) == 4
 
 
-@pytest.mark.parametrize("case", ["shrink", "size", "credential"])
-def test_gate_rejections_leave_files_and_show_in_status(tmp_path, case):
+@pytest.mark.parametrize("case", ["shrink", "credential"])  # a file over budget is archived, not rejected:
+def test_gate_rejections_leave_files_and_show_in_status(tmp_path, case):  # see tests/test_dream_lifecycle.py
     env = make_env(tmp_path / "ws", memory_max_chars=300)
     big = "# Memory\n" + "".join(f"- fact {i}\n" for i in range(20))
     env.ws.write(MEM, big)
@@ -458,7 +458,7 @@ def test_drain_stops_at_its_overall_budget_without_counting_an_attempt(tmp_path)
     assert [b.status for b in result.batches] == ["no-change", "failed"]
     assert "drain" in result.batches[1].reason
     assert env.store.dream_cursor() == 1 and result.batches[1].attempts == 0
-    env.fake.enqueue("[SKIP]", "[SKIP]")
+    env.fake.enqueue(Reply("[SKIP]", usage=Usage(300, 10)), Reply("[SKIP]", usage=Usage(300, 10)))
     assert run(env.dream(), drain=True).status == "no-change" and env.store.dream_cursor() == 3
 
 

@@ -39,6 +39,8 @@ COMMANDS = [
     # commands
     ("consolidate", "cmd_consolidate:configure", "archive a session into history (no KEY: every session over budget)"),
     ("dream", "cmd_dream:configure", "consolidate pending history into memory now"),
+    ("pin", "cmd_pin:configure", "pin the memory line containing TEXT so Dream never archives it (--unpin)"),
+    ("requeue", "cmd_requeue:configure", "list batches Dream set aside, or requeue them (FIRST … or --all)"),
     ("serve", "cmd_serve:configure", "run Dream on its schedule until SIGTERM or Ctrl-C"),
     ("demo", "cmd_demo:configure", "see Reverie's main job end to end in a new workspace (a temp dir unless DIR)"),
     ("chat", "cmd_chat:configure", "chat with an agent that remembers (reads stdin; /help for commands)"),

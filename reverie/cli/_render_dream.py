@@ -52,6 +52,8 @@ def print_dream(result: Any) -> None:
         table.add_row("reason", escape(result.reason))
     if result.files:
         table.add_row("files", files_text(result.files))
+    if result.lifecycle_summary:
+        table.add_row("lifecycle", escape(result.lifecycle_summary) + " [dim](see memory/archive/)[/]")
     if result.commit:
         table.add_row("commit", f"[yellow]{result.commit[:8]}[/]  [dim](undo: reverie restore {result.commit[:8]})[/]")
     if result.status not in ("nothing-to-do", "already-running"):

@@ -29,7 +29,8 @@ def run(args: argparse.Namespace) -> int:
     table.add_row("dream", f"cursor {dream}, {pending} entries pending")
     if (run := report.dream_last_run) is not None:
         why = f": {run['reason']}" if run.get("reason") else ""
-        table.add_row("last dream", f"{run['time']} {run['status']} (history {run['first']}-{run['last']}){why}")
+        span = f"history {run['first']}-{run['last']}" if run.get("first") is not None else "lifecycle only"
+        table.add_row("last dream", f"{run['time']} {run['status']} ({span}){why}")
     if (rej := report.dream_last_rejection) is not None:
         table.add_row("last rejection", f"{rej['time']} (history {rej['first']}-{rej['last']}): {rej['reason']}")
     if report.dream_attempts:
@@ -37,7 +38,14 @@ def run(args: argparse.Namespace) -> int:
     for d in report.dream_dead_letters[-3:]:
         table.add_row("set aside", f"history {d['first']}-{d['last']} at {d['time']}: {d['reason']}")
     for rel, size in report.files.items():
-        table.add_row(rel, f"{size:,} chars")
+        b = report.budgets.get(rel)
+        use = f" of {b['limit']:,} ({b['percent']} % of its budget)" if b else ""
+        colour = "yellow" if b and b["percent"] >= 100 else ""
+        table.add_row(rel, f"[{colour}]{size:,} chars{use}[/]" if colour else f"{size:,} chars{use}")
+    if report.archive.get("files"):
+        a = report.archive
+        table.add_row("archive", f"{a['lines']:,} lines, {a['chars']:,} chars in {a['files']} file(s) "
+                                 "under memory/archive/")
     table.add_row("model", report.model_description)
     if report.dream_model != report.model:
         table.add_row("dream model", describe_model(report.dream_model))

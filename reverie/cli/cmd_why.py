@@ -19,7 +19,10 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..runtime import Runtime
 
-    found = Runtime(existing_workspace(args)).git.why(args.text)
+    from ..dream.archive import parse_entry, source_of
+
+    found = [p for p in Runtime(existing_workspace(args)).git.why(args.text)
+             if not (source_of(p.path) and p.line.startswith("#"))]  # an archive entry's heading repeats its line
     if args.json:
         emit_json(found)
         return 0
@@ -29,10 +32,17 @@ def run(args: argparse.Namespace) -> int:
     table = Table(box=None, pad_edge=False)
     for column in ("file:line", "line", "commit", "kind", "time", "history"):
         table.add_column(column)
+    archived = []
     for p in found:
         cursors = f"entries {p.cursor_range[0]}–{p.cursor_range[1]}" if p.cursor_range else "—"
         table.add_row(f"{p.path}:{p.line_no}", escape(p.line.strip()), f"[yellow]{p.short}[/]", p.kind,
                       p.time.strftime("%Y-%m-%d %H:%M"), cursors)
+        entry = parse_entry(p.line) if source_of(p.path) else None
+        if entry is not None:
+            archived.append(f"{escape(entry[0])!s} left {source_of(p.path)}: {escape(entry[1])} "
+                            f"(commit {p.short}; `reverie show {p.short}` has the diff)")
     console.print(table)
+    for line in archived:
+        console.print(f"[dim]archive:[/] {line}")
     console.print("[dim]see an entry with: reverie history show --since <first-1> --limit <n>[/]")
     return 0

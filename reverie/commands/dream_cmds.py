@@ -7,6 +7,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from .render import dream_result
+from ..errors import CommandError
 from .router import Command, Invocation
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ async def dream(inv: Invocation) -> str:
     if router.running(_TASK):
         return "Dream is already running; I will report when it ends."
     pending = rt.store.pending_count()
-    if pending == 0:
+    if pending == 0 and not rt.dream.queued():
         return "Nothing to process: no history entries are waiting for Dream."
     task = router.spawn(rt.dream.run(), name=_TASK)
     done, _ = await asyncio.wait({task}, timeout=QUICK_REPLY_SECONDS)
@@ -60,5 +61,48 @@ def _report(inv: Invocation, result: DreamResult) -> str:
     return text
 
 
+async def requeue(inv: Invocation) -> str:
+    """``/requeue``: list set-aside batches; ``/requeue all`` or ``/requeue FIRST …`` puts them back in the queue."""
+    rt = inv.runtime
+    if not inv.args:
+        aside, waiting = rt.dream.set_aside(), rt.dream.queued()
+        if not aside and not waiting:
+            return "No batch is set aside."
+        lines = [f"- history {d.first}–{d.last}, set aside {d.time}: {d.reason}" for d in aside]
+        lines += [f"- history {d.first}–{d.last}: requeued, runs with the next `/dream`" for d in waiting]
+        hint = "\nRequeue with `/requeue all` or `/requeue FIRST`." if aside else ""
+        return "**Set-aside batches**\n" + "\n".join(lines) + hint
+    if inv.args == ["all"]:
+        firsts = None
+    else:
+        try:
+            firsts = [int(a) for a in inv.args]
+        except ValueError:
+            raise CommandError("give `all` or the first history cursor of each batch") from None
+    done = rt.dream.requeue(firsts)
+    if not done:
+        return "No set-aside batch matched; `/requeue` lists them."
+    shown = ", ".join(f"{d.first}–{d.last}" for d in done)
+    return f"Requeued history {shown}: the next `/dream` runs {'it' if len(done) == 1 else 'them'} again."
+
+
+async def pin_cmd(inv: Invocation) -> str:
+    """``/pin TEXT`` (``/unpin TEXT``): keep the memory line containing TEXT in the prompt files."""
+    from ..dream.pins import pin
+
+    if not inv.raw_args.strip():
+        raise CommandError("give some words of the line to pin")
+    unpin = inv.name == "unpin"
+    result = pin(inv.runtime.workspace, inv.runtime.git, inv.raw_args, pinned=not unpin)
+    state = "Unpinned" if unpin else "Pinned"
+    tail = f" (`{result.commit[:8]}`)" if result.commit else " (no change)"
+    return f"{state} in {result.path}{tail}: {result.line}"
+
+
 def commands() -> list[Command]:
-    return [Command("dream", dream, "consolidate pending history into memory now (runs in the background)")]
+    return [Command("dream", dream, "consolidate pending history into memory now (runs in the background)"),
+            Command("pin", pin_cmd, "keep a memory line in the prompt files (never archived)", "/pin TEXT",
+                    takes_args=True),
+            Command("unpin", pin_cmd, "take a pin off a memory line", "/unpin TEXT", takes_args=True),
+            Command("requeue", requeue, "list batches Dream set aside, or requeue them", "/requeue [all|FIRST …]",
+                    takes_args=True)]

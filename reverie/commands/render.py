@@ -102,6 +102,10 @@ def dream_result(result: Any) -> str:
     status, batch = result.status, _batch(result)
     if status == "nothing-to-do":
         return "Nothing to process: no history entries are waiting for Dream."
+    if result.first is None and status == "ok":  # nothing was pending: the lifecycle step ran alone
+        short = (result.commit or "")[:8]
+        return (f"No history entries were pending; to keep memory current Dream {result.lifecycle_summary}"
+                + (f" as `{short}`." if short else " (dry run: nothing written)."))
     if status == "already-running":
         return "Dream is already running (a scheduled run or another process); try again when it ends."
     if status == "failed":
@@ -123,6 +127,9 @@ def dream_result(result: Any) -> str:
         short = (result.commit or "")[:8]
         lines.append(f"Dream processed {batch} and changed {files_line(result.files)} as `{short}` ({stats}).")
         lines.append(f"See it with `/dream-log {short}`; undo it with `/dream-restore {short}`.")
+    if result.lifecycle_summary:
+        lines.append(f"To stay within budget Dream {result.lifecycle_summary} (kept in memory/archive/, "
+                     "found by `/recall`).")
     if result.pending_soul:
         lines.append("A change to SOUL.md is waiting for approval (`/dream-log` shows it).")
     if len(result.batches) > 1:

@@ -11,6 +11,7 @@ from typing import Any
 from ..llm import protocol
 from ..llm.types import ToolCall, Usage
 from ..workspace import MEMORY_FILES
+from .batch import SECTION_BUDGETS
 from .budget import Budget, budgeted_call
 from .edit_tools import MemoryTools
 from .result import Finding
@@ -26,11 +27,14 @@ class EditOutcome:
     final_text: str
 
 
-def edit_message(findings: Sequence[Finding], files: dict[str, str]) -> str:
-    """The phase-2 user message: the findings, then each staged file under its path (so old_text can be exact)."""
+def edit_message(findings: Sequence[Finding], files: dict[str, str], budgets: str | None = None) -> str:
+    """The phase-2 user message: the findings, then each staged file under its path (so old_text can be exact),
+    then the ``Budgets`` section when given."""
     lines = "\n".join(f"[{f.kind}] {f.text}" for f in findings)
     sections = [(protocol.SECTION_FINDINGS, lines)]
     sections += [(rel, files.get(rel, "")) for rel in MEMORY_FILES]
+    if budgets:
+        sections.append((SECTION_BUDGETS, budgets))
     return protocol.render_sections(sections)
 
 
@@ -63,12 +67,13 @@ async def run_edit_loop(
     system: str,
     findings: Sequence[Finding],
     progress: Callable[[], None] = lambda: None,
+    budgets: str | None = None,
 ) -> EditOutcome:
     """Loop until the model answers without tool calls. Raises ``BudgetExceeded`` (any cap, or the same failing
     call ``REPEAT_LIMIT`` times) or ``ModelError``; the staged copy then holds partial edits the caller discards."""
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": system},
-        {"role": "user", "content": edit_message(findings, tools.staged.current)},
+        {"role": "user", "content": edit_message(findings, tools.staged.current, budgets)},
     ]
     usage = Usage()
     while True:

@@ -12,11 +12,15 @@ from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timezone
 from typing import Protocol
 
+from ..config import DreamConfig
 from ..history import HistoryEntry
 from ..llm import protocol
-from ..workspace import MEMORY, MEMORY_FILES
+from ..workspace import MEMORY, MEMORY_FILES, SOUL, USER
 
-__all__ = ["ENTRY_CAP", "build_analysis_message", "line_ages", "cap_entry"]
+__all__ = ["ENTRY_CAP", "SECTION_BUDGETS", "build_analysis_message", "budget_lines", "line_ages", "cap_entry"]
+
+#: The prompt section (both phases) stating each file's size and budget and what Dream does to keep them.
+SECTION_BUDGETS = "Budgets"
 
 log = logging.getLogger(__name__)
 
@@ -73,13 +77,32 @@ def _annotate(text: str, ages: Sequence[int | None]) -> str:
     return "\n".join(out)
 
 
+def budget_lines(files: Mapping[str, str], cfg: DreamConfig) -> str:
+    """The ``Budgets`` section: each prompt file's size against its budget, and the lifecycle rules (the same
+    text for any model; the gate still checks the result)."""
+    limits = {SOUL: cfg.soul_max_chars, USER: cfg.user_max_chars, MEMORY: cfg.memory_max_chars}
+    rows = [f"- {rel}: {len(files.get(rel, '')):,} of {limits[rel]:,} characters "
+            f"({100 * len(files.get(rel, '')) // limits[rel]} %)" for rel in MEMORY_FILES]
+    grace = cfg.lifecycle.grace_days
+    rows.append(
+        "After your edits Dream keeps every file within its budget: it merges duplicate lines, removes a line a "
+        f"newer one supersedes, retires dated items more than {grace} days past their date, and moves the least "
+        "used lines of USER.md and memory/MEMORY.md to the searchable archive (memory/archive/). Write dates as "
+        "absolute dates (YYYY-MM-DD). A correction replaces the line it contradicts (\"(replaces: old line)\"). "
+        "To move a line out yourself, call archive_line(path, line, reason). SOUL.md rules, identity facts and "
+        "lines ending in [pinned] are never archived.")
+    return "\n".join(rows)
+
+
 def build_analysis_message(
     entries: Sequence[HistoryEntry],
     files: Mapping[str, str],
     memory_ages: Sequence[int | None] = (),
     today: date | None = None,
+    *,
+    budgets: str | None = None,
 ) -> str:
-    """The phase-1 user message."""
+    """The phase-1 user message (with a ``Budgets`` section when ``budgets`` is given)."""
     batch = "\n\n".join(
         f"{protocol.batch_header(e.cursor, e.timestamp)}\n{cap_entry(e.content)}" for e in entries
     )
@@ -89,4 +112,6 @@ def build_analysis_message(
         if rel == MEMORY and memory_ages:
             text = _annotate(text, memory_ages)
         sections.append((rel, text if text.strip() else "(empty)"))
+    if budgets:
+        sections.append((SECTION_BUDGETS, budgets))
     return protocol.render_sections(sections)

@@ -1,9 +1,13 @@
-"""Dream's two phase-2 tools, ``read_file`` and ``edit_file``, over a ``StagedFiles`` copy (never the disk)."""
+"""Dream's phase-2 tools, ``read_file``, ``edit_file`` and ``archive_line``, over a ``StagedFiles`` copy (never
+the disk). ``archive_line`` only takes the line out of the staged file and records it: the lifecycle step
+(``reverie.dream.lifecycle``) appends it to the archive in the same commit."""
 
 from __future__ import annotations
 
 import difflib
 
+from ..hitlog import bare_line, line_key
+from .lifecycle import MovedLine
 from .result import Edit
 from .staging import PathRefused, StagedFiles
 from .tools import ToolBox, ToolError, tool_from_function
@@ -19,7 +23,9 @@ class MemoryTools:
     def __init__(self, staged: StagedFiles) -> None:
         self.staged = staged
         self.edits: list[Edit] = []
-        self.box = ToolBox([tool_from_function(self.read_file), tool_from_function(self.edit_file)])
+        self.moved: list[MovedLine] = []
+        self.box = ToolBox([tool_from_function(self.read_file), tool_from_function(self.edit_file),
+                            tool_from_function(self.archive_line)])
 
     def _path(self, path: str) -> str:
         try:
@@ -69,6 +75,32 @@ class MemoryTools:
         self.staged.current[rel] = updated
         self.edits.append(Edit(rel, old_text, new_text, replace_all, count if replace_all else 1))
         return f"Edited {rel}: replaced {count if replace_all else 1} occurrence(s)."
+
+
+    def archive_line(self, path: str, line: str, reason: str) -> str:
+        """Move one line out of a memory file into the searchable archive (memory/archive/), e.g. an old detail
+        that no longer needs to be in every prompt. The line stays findable by search.
+
+        Args:
+            path: USER.md or memory/MEMORY.md (SOUL.md rules are never archived).
+            line: the line's text as it stands in the file (its bullet may be left out).
+            reason: why it can leave the prompt file, in a few words.
+        """
+        rel = self._path(path)
+        if rel == "SOUL.md":
+            raise ToolError("SOUL.md holds standing rules; they are never archived. Nothing was changed.")
+        key = line_key(line)
+        text = self.staged.current[rel]
+        rows = text.split("\n")
+        hits = [i for i, raw in enumerate(rows) if raw.strip() and not raw.lstrip().startswith("#")
+                and line_key(raw) == key]
+        if not key or not hits:
+            raise ToolError(f"no line of {rel} reads {line!r}. {_closest(text, line)}")
+        raw = rows.pop(hits[0])
+        self.staged.current[rel] = "\n".join(rows)
+        self.moved.append(MovedLine(rel, raw, " ".join(reason.split())[:160] or "moved by Dream"))
+        self.edits.append(Edit(rel, raw + "\n", ""))
+        return f"Archived from {rel}: {bare_line(raw)}"
 
 
 def _closest(text: str, wanted: str) -> str:

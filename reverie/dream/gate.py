@@ -1,5 +1,8 @@
 """The gate every Dream run passes before anything is written: shrinkage, size budgets, credentials.
 
+It judges the result of the model's edits *and* the lifecycle step together; lines the step archived or retired
+are accounted for (they are in the archive or named in the commit), so they never count as lost content.
+
 A rejection leaves the files as they were; the reason is logged and recorded for ``reverie status``.
 """
 
@@ -45,25 +48,53 @@ def _nonblank(text: str) -> int:
     return sum(1 for ln in text.splitlines() if ln.strip())
 
 
+def _without(text: str, lines: Iterable[str]) -> str:
+    """``text`` less one occurrence of each of ``lines`` (the lifecycle step's own, accounted-for removals)."""
+    rows = text.split("\n")
+    for line in lines:
+        try:
+            rows.remove(line)
+        except ValueError:
+            pass
+    return "\n".join(rows)
+
+
 def check(
-    base: Mapping[str, str], changed: Mapping[str, str], findings: Iterable[Finding], cfg: DreamConfig
+    base: Mapping[str, str], changed: Mapping[str, str], findings: Iterable[Finding], cfg: DreamConfig, *,
+    own_removals: Mapping[str, Iterable[str]] | None = None, over_budget_ok: Iterable[str] = (),
 ) -> GateVerdict:
-    """Judge a run's changed files (path -> new content) against their base content."""
+    """Judge a run's changed files (path -> new content) against their base content.
+
+    ``own_removals``: lines the lifecycle step moved to the archive or retired (named in the commit), which the
+    shrinkage checks do not count as lost; the model's own removals still are. ``over_budget_ok``: files the step
+    could not bring within budget because only protected lines (identity, pins, rules) are left; they may grow.
+    Archive files (``memory/archive/``) are checked for credentials only, against everything the run started from.
+    """
     findings = list(findings)
     budgets = _budgets(cfg)
+    own = own_removals or {}
+    allowed_over = set(over_budget_ok)
+    everything = "\n".join(base.values())
     for rel, new in changed.items():
         old = base.get(rel, "")
-        old_lines, new_lines = _nonblank(old), _nonblank(new)
+        if rel not in budgets:  # an archive file: lines moved from the prompt files, appended
+            before = {value for _, value in find_credentials(everything)}
+            introduced = sorted({kind for kind, value in find_credentials(new) if value not in before})
+            if introduced:
+                return GateVerdict(False, f"an edit to {rel} would introduce a credential ({', '.join(introduced)})")
+            continue
+        judged = _without(old, own.get(rel, ()))
+        old_lines, new_lines = _nonblank(judged), _nonblank(new)
         if old_lines >= _MIN_LINES_FOR_SHRINK_CHECK and not _removal_allowed(rel, findings):
-            if len(new) * 2 < len(old):
+            if len(new) * 2 < len(judged):
                 return GateVerdict(False, f"{rel} would lose more than half its content "
-                                          f"({len(old)} → {len(new)} characters) without a [FILE-REMOVE] finding")
+                                          f"({len(judged)} → {len(new)} characters) without a [FILE-REMOVE] finding")
             if new_lines * 2 < old_lines:
                 return GateVerdict(False, f"{rel} would lose more than half its lines "
                                           f"({old_lines} → {new_lines}) without a [FILE-REMOVE] finding")
         limit = budgets.get(rel)
         # A file already over budget may still shrink; it may not grow.
-        if limit is not None and len(new) > limit and len(new) > len(old):
+        if limit is not None and len(new) > limit and len(new) > len(old) and rel not in allowed_over:
             return GateVerdict(False, f"{rel} would exceed its size budget ({len(new)} > {limit} characters)")
         before = {value for _, value in find_credentials(old)}
         introduced = sorted({kind for kind, value in find_credentials(new) if value not in before})

@@ -62,6 +62,26 @@ class DreamResult:
     attempts: int = 0
     pending_soul: str | None = None
     batches: tuple[DreamResult, ...] = ()
+    #: The lifecycle step (``reverie.dream.lifecycle``): lines moved to ``memory/archive/`` (expired ones not
+    #: included), dated items retired, lines superseded by newer ones, duplicates merged.
+    archived: int = 0
+    expired: int = 0
+    superseded: int = 0
+    merged: int = 0
+
+    @property
+    def lifecycle_summary(self) -> str:
+        """"archived 12 lines, expired 3 dates" (and superseded/merged counts), or "" when nothing left a file."""
+        parts = []
+        if self.archived:
+            parts.append(f"archived {self.archived} line{'s' if self.archived != 1 else ''}")
+        if self.expired:
+            parts.append(f"expired {self.expired} date{'s' if self.expired != 1 else ''}")
+        if self.superseded:
+            parts.append(f"superseded {self.superseded}")
+        if self.merged:
+            parts.append(f"merged {self.merged} duplicate{'s' if self.merged != 1 else ''}")
+        return ", ".join(parts)
 
     @property
     def changed(self) -> bool:

@@ -11,28 +11,35 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import date
 from typing import Any
 
 from ..config import Config
-from ..errors import GitStoreError, MergeConflictError, ModelError, ReverieError, UnsafePathError
+from ..errors import AlreadyRunningError, GitStoreError, MergeConflictError, ModelError, ReverieError, UnsafePathError
+from ..gitstore import trailers as tr
 from ..gitstore.trailers import format_message
 from ..llm import protocol
 from ..llm.prompts import load_prompt
 from ..llm.types import Usage
 from ..security.untrusted import untrusted_soul_lines
 from ..store import MemoryStore
-from ..workspace import MEMORY, SOUL
+from ..gitstore.location import is_tracked
+from ..workspace import MEMORY, MEMORY_FILES, SOUL
 from . import transaction
 from .agent import run_edit_loop
 from .analyze import analyze
-from .batch import build_analysis_message, line_ages
+from .archive import archive_path
+from .batch import build_analysis_message, budget_lines, line_ages
 from .budget import Budget, BudgetExceeded
-from .deadletter import append_dead_letter, deadletter_path
+from .deadletter import DeadLetter, append_dead_letter, append_event, deadletter_path, queued, set_aside
 from .edit_tools import MemoryTools
 from .gate import check
+from .lifecycle import MANAGED, LifecycleOutcome
+from .lifecycle import apply as run_lifecycle
 from .lock import RunLock
 from .records import Attempts, StatusRecord
 from .result import DreamResult, Progress
+from .salience import SalienceRecord
 from .seams import stage_soul_change
 from .staging import StagedFiles, unified_diff
 
@@ -64,6 +71,10 @@ class Dream:
         self.config = config if config is not None else store.config
         self.workspace = store.workspace
         self._repo_ready = False
+        #: Today's date for the lifecycle step (expiry, salience) and the analysis prompt; replaceable in tests.
+        self.today: Callable[[], date] = date.today
+        self._archive_disk: dict[str, str] = {}
+        self._requeued: int | None = None  # first cursor of the requeued batch this run works on
 
     @property
     def model(self) -> str:
@@ -165,9 +176,13 @@ class Dream:
     async def _batch(self, budget: Budget, attempts: Attempts, dry_run: bool, emit: ProgressCallback
                      ) -> DreamResult:
         cfg = self.config.dream
-        entries = self.store.history.read_since(self.store.dream_cursor(), limit=cfg.max_batch_size)
+        entries, self._requeued = self._requeued_batch(dry_run), None
+        if entries:
+            self._requeued = entries[0].cursor
+        else:
+            entries = self.store.history.read_since(self.store.dream_cursor(), limit=cfg.max_batch_size)
         if not entries:
-            return DreamResult("nothing-to-do", model=self.model)
+            return self._maintain(dry_run)
         first, last = entries[0].cursor, entries[-1].cursor
         emit(Progress("start", first=first, last=last))
         staged = StagedFiles.load(self.workspace)
@@ -180,10 +195,13 @@ class Dream:
             emit(Progress(phase, budget.iterations, budget.tool_calls, budget.tokens, first, last))  # type: ignore[arg-type]
 
         try:
+            today = self.today()
+            sizes = budget_lines(staged.base, cfg)
             analysis = await analyze(
                 self.client, budget, model=self.model,
                 system=load_prompt(protocol.TASK_DREAM_ANALYZE, self.workspace),
-                user=build_analysis_message(entries, staged.base, self._memory_ages(staged.base[MEMORY])),
+                user=build_analysis_message(entries, staged.base, self._memory_ages(staged.base[MEMORY]), today,
+                                            budgets=sizes),
             )
             findings = analysis.findings
             progress("analyze")
@@ -191,11 +209,14 @@ class Dream:
                 await run_edit_loop(
                     self.client, budget, tools, model=self.model,
                     system=load_prompt(protocol.TASK_DREAM_EDIT, self.workspace), findings=findings,
-                    progress=lambda: progress("edit"),
+                    progress=lambda: progress("edit"), budgets=sizes,
                 )
+            facts = [f for e in entries for ln in e.content.splitlines() if (f := protocol.parse_fact_line(ln))]
+            life = self._lifecycle(staged, today, tools=tools, findings=findings, facts=facts)
             changed = staged.changed()
             progress("gate")
-            verdict = check(staged.base, changed, findings, cfg)
+            verdict = check(staged.base, {**changed, **life.archive}, findings, cfg,
+                            own_removals=life.own_removals, over_budget_ok=life.protected_over_budget)
             if not verdict.ok:
                 raise _Failed("rejected", f"gate: {verdict.reason}")
             batch = [e.content for e in entries]
@@ -203,15 +224,16 @@ class Dream:
             if laundered:  # security: a SOUL.md rule only ever comes from what the user said
                 raise _Failed("rejected", f"gate: SOUL.md would take a rule from tool output or another participant "
                                           f"({laundered[0][:80]!r})")
-            done = replace(base, findings=findings, edits=tuple(tools.edits), usage=budget.usage,
-                           iterations=budget.iterations, tool_calls=budget.tool_calls)
-            if not changed:
-                return self._finish(replace(done, status="no-change"), attempts, last, dry_run)
+            done = _with_lifecycle(replace(base, findings=findings, edits=tuple(tools.edits), usage=budget.usage,
+                                           iterations=budget.iterations, tool_calls=budget.tool_calls), life)
+            if not changed and not life.archive:
+                return self._finish(replace(done, status="no-change"), attempts, last, dry_run, life)
             if dry_run:
-                files = tuple(transaction.file_changes(staged.base, changed))
-                return replace(done, status="ok", diff=staged.diff(), files=files)
+                files = tuple(transaction.file_changes(self._archive_base(staged), {**changed, **life.archive}))
+                return replace(done, status="ok", diff=staged.diff() + _archive_diff(self._archive_base(staged),
+                                                                                     life.archive), files=files)
             progress("commit")
-            return self._commit(done, staged, changed, attempts)
+            return self._commit(done, staged, {**changed, **life.archive}, attempts, life)
         except BudgetExceeded as exc:
             return self._fail(base, findings, tools, budget, attempts, dry_run,
                               _Failed("failed", str(exc), count=not exc.overall))
@@ -219,6 +241,127 @@ class Dream:
             return self._fail(base, findings, tools, budget, attempts, dry_run, _Failed("failed", f"model: {exc}"))
         except _Failed as exc:
             return self._fail(base, findings, tools, budget, attempts, dry_run, exc)
+
+    # -- set-aside batches --------------------------------------------------------------------------------
+    def set_aside(self) -> list[DeadLetter]:
+        """Batches set aside after repeated failures and not requeued since (a query)."""
+        return set_aside(deadletter_path(self.workspace.memory_dir))
+
+    def queued(self) -> list[DeadLetter]:
+        """Requeued batches waiting for the next run."""
+        return queued(deadletter_path(self.workspace.memory_dir))
+
+    def requeue(self, firsts: list[int] | None = None) -> list[DeadLetter]:
+        """Put set-aside batches (those starting at ``firsts``; all when None) back in front of the queue: the next
+        run processes them before the batches past the cursor, which never moves back. Takes Dream's run lock
+        (raises ``AlreadyRunningError`` while a run holds it); returns the batches requeued."""
+        lock = RunLock(self.workspace.state_dir)
+        if not lock.try_acquire():
+            raise AlreadyRunningError("Dream is running; requeue when it ends")
+        try:
+            path = deadletter_path(self.workspace.memory_dir)
+            chosen = [d for d in set_aside(path) if firsts is None or d.first in firsts]
+            for d in chosen:
+                append_event(path, "requeued", d.first)
+            return chosen
+        finally:
+            lock.release()
+
+    def _requeued_batch(self, dry_run: bool) -> list:  # type: ignore[type-arg]
+        """The entries of the first requeued batch still in history (a vanished one is settled with a warning)."""
+        path = deadletter_path(self.workspace.memory_dir)
+        for d in queued(path):
+            entries = [e for e in self.store.history.read_since(d.first - 1, limit=d.last - d.first + 1)
+                       if e.cursor <= d.last]
+            if entries:
+                return entries
+            log.warning("dream: requeued batch %d-%d is no longer in history (compacted); dropped", d.first, d.last)
+            if not dry_run:
+                append_event(path, "done", d.first)
+        return []
+
+    # -- lifecycle ----------------------------------------------------------------------------------------
+    def _archive_enabled(self) -> bool:
+        """The archive is written only where the memory repo tracks it (``git.trackedFiles``)."""
+        tracked = getattr(self.git, "tracked", None)
+        ok = tracked is None or all(is_tracked(archive_path(rel), tracked) for rel in MEMORY_FILES)
+        if not ok:
+            log.warning("dream: memory/archive/*.md is not in git.trackedFiles; nothing is archived, so files over "
+                        "budget stay over it")
+        return ok
+
+    def _archive_base(self, staged: StagedFiles) -> dict[str, str]:
+        """The staged files' base plus the archive files as on disk (what a run's changes are diffed against)."""
+        out = dict(staged.base)
+        for rel in MEMORY_FILES:
+            path = archive_path(rel)
+            out[path] = self._archive_disk.get(path, "")
+        return out
+
+    def _lifecycle(self, staged: StagedFiles, today: date, *, tools: MemoryTools | None = None,
+                   findings: tuple = (), facts: list[tuple[str, str]] | None = None) -> LifecycleOutcome:
+        """Run the lifecycle step over the staged copy (it updates ``staged.current``)."""
+        enabled = self._archive_enabled()
+        disk: dict[str, str] = {}
+        for rel in MEMORY_FILES:
+            path = archive_path(rel)
+            try:
+                disk[path] = self.workspace.read(path)
+            except (UnsafePathError, ReverieError, OSError) as exc:
+                log.warning("dream: %s cannot be read (%s); nothing is archived this run", path, exc)
+                enabled = False
+        self._archive_disk = disk
+        record = SalienceRecord.load(self.workspace.state_dir)
+        record.fold_hits()
+        life = run_lifecycle(
+            staged.base, staged.current, cfg=self.config.dream, today=today, record=record, archive_texts=disk,
+            edits=tools.edits if tools else (), moved=tools.moved if tools else (), findings=findings,
+            facts=facts or (), archive_enabled=enabled,
+        )
+        for rel in MANAGED:
+            staged.current[rel] = life.files[rel]
+        if life.retired:
+            log.info("dream lifecycle: %s", "; ".join(life.commit_lines(limit=0)[:1]))
+        return life
+
+    def _maintain(self, dry_run: bool) -> DreamResult:
+        """Nothing pending: run the lifecycle step alone (expiry, budgets, duplicates) and commit what it changes.
+        No model call; the cursor stays where it is."""
+        staged = StagedFiles.load(self.workspace)
+        cfg = self.config.dream
+        life = self._lifecycle(staged, self.today())
+        changed = staged.changed()
+        if not changed and not life.archive:
+            if not dry_run:
+                life.record.save()  # lines seen for the first time get their learned date (advisory state)
+            return DreamResult("nothing-to-do", model=self.model)
+        files = {**changed, **life.archive}
+        verdict = check(staged.base, files, (), cfg, own_removals=life.own_removals,
+                        over_budget_ok=life.protected_over_budget)
+        result = _with_lifecycle(DreamResult("ok", model=self.model, dry_run=dry_run), life)
+        if not verdict.ok:  # cannot happen for the step's own removals; refuse rather than write a surprise
+            log.warning("dream lifecycle: not written: %s", verdict.reason)
+            return DreamResult("nothing-to-do", model=self.model, reason=verdict.reason)
+        base = self._archive_base(staged)
+        if dry_run:
+            return replace(result, diff=staged.diff() + _archive_diff(base, life.archive),
+                           files=tuple(transaction.file_changes(base, files)))
+        try:
+            merged, disk = transaction.merge_over_disk(self.workspace, base, files)
+        except (MergeConflictError, UnsafePathError, UnicodeDecodeError) as exc:
+            log.warning("dream lifecycle: a memory file changed meanwhile (%s); trying again next run", exc)
+            return DreamResult("nothing-to-do", model=self.model, reason=str(exc))
+        changes = transaction.file_changes(disk, merged)
+        stats = ", ".join(f"{c.path} +{c.added} -{c.removed}" for c in changes)
+        cursor = self.store.dream_cursor()
+        trailers = {tr.KIND: "dream", tr.CURSOR: str(cursor), tr.MODEL: "lifecycle"}
+        message = format_message(f"dream: lifecycle, {stats}", "\n".join(life.commit_lines()), trailers)
+        sha = transaction.commit_run(self.git, self.store, merged, message, trailers, cursor)
+        life.record.save()
+        result = replace(result, commit=sha, files=tuple(changes) if sha else (),
+                         diff="".join(unified_diff(rel, disk[rel], text) for rel, text in merged.items()))
+        self._record(result)
+        return result
 
     def _memory_ages(self, text: str) -> list[int | None]:
         if not text.strip():
@@ -229,18 +372,19 @@ class Dream:
             log.warning("dream: line ages unavailable (%s); MEMORY.md shown without them", exc)
             return []
 
-    def _commit(self, done: DreamResult, staged: StagedFiles, changed: dict[str, str], attempts: Attempts
-                ) -> DreamResult:
+    def _commit(self, done: DreamResult, staged: StagedFiles, changed: dict[str, str], attempts: Attempts,
+                life: LifecycleOutcome) -> DreamResult:
         cfg = self.config.dream
         assert done.first is not None and done.last is not None
         try:
-            files, disk = transaction.merge_over_disk(self.workspace, staged.base, changed)
+            files, disk = transaction.merge_over_disk(self.workspace, self._archive_base(staged), changed)
         except MergeConflictError as exc:
             raise _Failed("failed", f"a memory file changed during the run and the edits conflict: {exc}") from None
         except (UnsafePathError, UnicodeDecodeError) as exc:
             raise _Failed("failed", f"a memory file changed during the run and cannot be edited: {exc}") from None
         if files != changed:  # merged over a concurrent edit: judge what would actually be written
-            verdict = check(disk, files, done.findings, cfg)
+            verdict = check(disk, files, done.findings, cfg, own_removals=life.own_removals,
+                            over_budget_ok=life.protected_over_budget)
             if not verdict.ok:
                 raise _Failed("rejected", f"gate (after merging a concurrent edit): {verdict.reason}")
         pending_soul = None
@@ -251,24 +395,38 @@ class Dream:
                               {"first": done.first, "last": done.last, "model": self.model, "reason": reason,
                                "head": self.git.head()})
         changes = transaction.file_changes(disk, files)
-        subject, body = transaction.commit_message(changes, done.findings, done.first, done.last)
+        subject, _findings = transaction.commit_message(changes, done.findings, done.first, done.last)
+        body = "\n".join(life.commit_lines())  # lines already in the files; never the findings' history text
         trailers = transaction.dream_trailers(done.first, done.last, model=self.model, iterations=done.iterations,
                                               tool_calls=done.tool_calls, usage=done.usage)
+        cursor = done.last
+        if self._requeued is not None:  # a requeued batch: the cursor is past it already and stays
+            cursor = self.store.dream_cursor()
+            trailers[tr.CURSOR] = str(cursor)
         message = format_message(subject, body, trailers)
-        sha = transaction.commit_run(self.git, self.store, files, message, trailers, done.last)
+        sha = transaction.commit_run(self.git, self.store, files, message, trailers, cursor)
+        if self._requeued is not None:
+            append_event(deadletter_path(self.workspace.memory_dir), "done", self._requeued, sha)
         diff = "".join(unified_diff(rel, disk[rel], text) for rel, text in files.items())
         status = "ok" if sha or pending_soul is not None else "no-change"
         result = replace(done, status=status, commit=sha, files=tuple(changes) if sha else (), diff=diff,
                          pending_soul=pending_soul)
         attempts.clear()
+        life.record.save()
         self._record(result)
         return result
 
-    def _finish(self, result: DreamResult, attempts: Attempts, last: int, dry_run: bool) -> DreamResult:
+    def _finish(self, result: DreamResult, attempts: Attempts, last: int, dry_run: bool,
+                life: LifecycleOutcome | None = None) -> DreamResult:
         """A completed run with nothing to write: the cursor moves on without a commit."""
         if dry_run:
             return result
-        self.store.set_dream_cursor(last)
+        if self._requeued is not None:
+            append_event(deadletter_path(self.workspace.memory_dir), "done", self._requeued)
+        else:
+            self.store.set_dream_cursor(last)
+        if life is not None:
+            life.record.save()
         attempts.clear()
         self._record(result)
         return result
@@ -288,7 +446,8 @@ class Dream:
         if failure.count and n >= self.config.dream.max_attempts:
             append_dead_letter(deadletter_path(self.workspace.memory_dir), base.first, base.last, failure.reason, n)
             transaction.fault("dead-lettered")
-            self.store.set_dream_cursor(base.last)  # after the record: reconcile finishes a crash in between
+            if self._requeued is None:  # a requeued batch is behind the cursor already
+                self.store.set_dream_cursor(base.last)  # after the record: reconcile finishes a crash in between
             attempts.clear()
             log.warning("dream: batch %d-%d set aside after %d failed attempts", base.first, base.last, n)
             result = replace(result, status="dead-lettered")
@@ -299,6 +458,15 @@ class Dream:
         StatusRecord.load(self.workspace.state_dir).record_run(
             result.status, result.first, result.last, result.reason, result.commit
         )
+
+
+def _with_lifecycle(result: DreamResult, life: LifecycleOutcome) -> DreamResult:
+    return replace(result, archived=life.archived, expired=life.expired, superseded=life.count("superseded"),
+                   merged=life.count("merged"))
+
+
+def _archive_diff(base: dict[str, str], archive: dict[str, str]) -> str:
+    return "".join(unified_diff(rel, base.get(rel, ""), text) for rel, text in archive.items())
 
 
 def _aggregate(results: list[DreamResult]) -> DreamResult:
@@ -325,4 +493,8 @@ def _aggregate(results: list[DreamResult]) -> DreamResult:
         attempts=last.attempts,
         pending_soul=next((r.pending_soul for r in reversed(results) if r.pending_soul), None),
         batches=tuple(results),
+        archived=sum(r.archived for r in results),
+        expired=sum(r.expired for r in results),
+        superseded=sum(r.superseded for r in results),
+        merged=sum(r.merged for r in results),
     )

@@ -207,9 +207,9 @@ class GitStore:
 
     def _commit_locked(
         self, repo: MemoryRepo, ref: bytes, head: bytes | None, changes: Mapping[str, bytes | None], subject: str,
-        kind: str, trailers: Mapping[str, str] | None = None,
+        kind: str, trailers: Mapping[str, str] | None = None, notes: str = "",
     ) -> tuple[bytes | None, list[FileChange]]:
-        """One transaction: only paths whose content really changes; body from the real diff."""
+        """One transaction: only paths whose content really changes; body from the real diff (then ``notes``)."""
         store = repo.objects
         current = self._contents(store, store[head].tree if head else None, list(changes))
         real = {p: d for p, d in changes.items() if d != current[p]}
@@ -217,7 +217,8 @@ class GitStore:
             return None, []
         stats = file_changes(current, real)
         extra = {k: v for k, v in (trailers or {}).items() if k != KIND}  # the kind argument is the one kind
-        message = format_message(subject, stat_body(stats), {KIND: kind, **extra})
+        body = stat_body(stats) + (f"\n\n{notes.strip()}" if notes.strip() else "")
+        message = format_message(subject, body, {KIND: kind, **extra})
         where = getattr(self._write, "targets", None) or self.workspace
         seen = getattr(self._write, "seen", None)
         sha = transact(repo, self._ready().git_dir, where, ref, head, real, message, self._who, on_disk=seen)
@@ -282,15 +283,17 @@ class GitStore:
     ) -> str | None:
         """Commit ``files`` (new contents of tracked files), or with ``files=None`` what is on disk.
 
-        ``message``'s first line is the subject; the body is always the per-file +/- stats of the real change.
+        ``message``'s first line is the subject; the body is always the per-file +/- stats of the real change,
+        followed by the body of ``message`` (its trailers are ignored: pass ``trailers``).
         With ``files``, a person's pending edit (disk ≠ HEAD) is first committed on its own as ``manual``.
         Returns the new commit's full sha, or None when nothing changed.
         """
         subject = (message or "").strip().split("\n", 1)[0] or f"{kind}: update"
+        notes = split_message(message or "")[1]
         with self._writing() as (repo, ref, head):
             if files is None:
                 disk = self._disk(self._paths_in(repo.objects, repo.objects[head].tree if head else None))
-                sha, _ = self._commit_locked(repo, ref, head, disk, subject, kind, trailers)
+                sha, _ = self._commit_locked(repo, ref, head, disk, subject, kind, trailers, notes)
                 return sha.decode() if sha else None
             changes: dict[str, bytes | None] = {}
             for path, text in files.items():
@@ -299,7 +302,7 @@ class GitStore:
                     raise GitStoreError(f"{path!r} is not a tracked file ({', '.join(self.tracked)})")
                 changes[rel] = text.encode("utf-8", errors="surrogateescape")
             head = self._commit_manual(repo, ref, head)
-            sha, _ = self._commit_locked(repo, ref, head, changes, subject, kind, trailers)
+            sha, _ = self._commit_locked(repo, ref, head, changes, subject, kind, trailers, notes)
             return sha.decode() if sha else None
 
     def restore(self, rev: str, *, replay: bool = False) -> OperationResult:

@@ -60,8 +60,9 @@ def stat_body(changes: Iterable[FileChange]) -> str:
 
 
 def parse_stat_body(body: str) -> list[FileChange] | None:
-    """The FileChanges of a Reverie commit body; None when the body is not in that form."""
-    lines = [ln for ln in body.strip().splitlines() if ln.strip()]
+    """The FileChanges of a Reverie commit body (its first paragraph; a caller's notes may follow it); None when
+    the body is not in that form."""
+    lines = [ln for ln in re.split(r"\n[ \t]*\n", body.strip())[0].splitlines() if ln.strip()]
     out = []
     for line in lines:
         m = _STAT_RE.match(line.strip())

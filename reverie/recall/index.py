@@ -12,7 +12,8 @@ allow-list ``.gitignore`` does not list it), and deleting it loses nothing but t
                 kept in step by triggers
     embeddings(ehash, model, dim, vec)     float32 little-endian vectors, L2-normalised, cached by content hash
 
-``kind`` is one of ``memory`` (SOUL.md, USER.md, memory/MEMORY.md: evergreen), ``dated`` (memory/YYYY-MM-DD*.md),
+``kind`` is one of ``memory`` (SOUL.md, USER.md, memory/MEMORY.md and Dream's archive memory/archive/*.md:
+evergreen), ``dated`` (memory/YYYY-MM-DD*.md),
 ``history`` (history.jsonl, ``ord`` = ``cursor``), ``session`` (sessions/*.jsonl, ``ord`` = ``msg_index``).
 ``ts`` is epoch seconds (None for evergreen files). ``title`` is a memory file's heading path, a session message's
 speaker name (its ``name`` field), empty otherwise; ``chunks_speaker`` lists the speakers cheaply.
@@ -41,7 +42,7 @@ from pathlib import Path
 from ..consolidator.sessions import SessionStore
 from ..errors import LockTimeoutError, RecallError, SessionError
 from ..history import BadLine, HistoryEntry, HistoryLog
-from ..workspace import MEMORY_FILES, Workspace
+from ..workspace import ARCHIVE_DIR, MEMORY_FILES, Workspace
 from .sources import (
     DATED_RE,
     Chunk,
@@ -276,6 +277,9 @@ class SearchIndex:
         ws = self.workspace
         for rel in MEMORY_FILES:
             yield rel, "memory", ws.root / rel
+        for name, file in _regular_files(ws.root / ARCHIVE_DIR):  # Dream's curated archive: memory, never decays
+            if name.endswith(".md"):
+                yield f"{ARCHIVE_DIR}/{name}", "memory", file
         for name, file in _regular_files(ws.memory_dir):
             if DATED_RE.match(name):
                 yield f"memory/{name}", "dated", file

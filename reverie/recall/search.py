@@ -22,7 +22,8 @@ from typing import Any
 from ..config import Config, SearchConfig, load_config
 from ..errors import ModelError, RecallError, WorkspaceError
 from ..history import HistoryLog
-from ..workspace import Workspace
+from ..hitlog import line_key, record_hits
+from ..workspace import MEMORY_FILES, Workspace
 from . import rank
 from .index import SearchIndex, SyncStats, transaction
 from .types import Hit, SearchFilters, SourceRef, from_epoch, to_epoch
@@ -280,7 +281,9 @@ class Recall:
                 return rank.jaccard(toks[a], toks[b])
 
             scored = rank.mmr(pool, k, sim, s.mmr_lambda)
-        return [_hit(rows[i], score, terms) for i, score in scored[:k]]
+        top = scored[:k]
+        _record_prompt_hits(self.workspace, [rows[i] for i, _ in top], terms)
+        return [_hit(rows[i], score, terms) for i, score in top]
 
     def _speakers_named(self, query: str) -> frozenset[str]:
         """The known speakers (session messages' ``name``s, lower-cased) whose name the query mentions."""
@@ -444,6 +447,22 @@ def _filter_sql(filters: SearchFilters | None) -> tuple[str, list[Any]]:
         parts.append("c.ts < ?")
         params.append(to_epoch(filters.until))
     return "".join(f" AND {p}" for p in parts), params
+
+
+def _record_prompt_hits(workspace: Workspace, rows: Sequence[_Row], terms: Sequence[str]) -> None:
+    """Tell Dream's salience which prompt-file lines this query returned: an append to a side log, no lock
+    (``reverie.hitlog``)."""
+    if not terms:
+        return
+    probes = [re.compile(r"\b" + re.escape(t[:5]), re.I) for t in terms]
+    hits = []
+    for row in rows:
+        if row.path not in MEMORY_FILES:
+            continue
+        keys = [line_key(ln) for ln in row.text.splitlines() if any(p.search(ln) for p in probes)]
+        hits.append((row.path, keys))
+    if hits:
+        record_hits(workspace.state_dir, time.time(), hits)
 
 
 def _hit(row: _Row, score: float, terms: Sequence[str]) -> Hit:

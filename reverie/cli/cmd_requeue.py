@@ -1,0 +1,46 @@
+"""``reverie requeue [FIRST ...|--all]``: list the batches Dream set aside, or put them back in front of the queue."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.markup import escape
+
+from ._common import add_json_flag, console, emit_json, workspace_of
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("first", nargs="*", type=int, help="first history cursor of a set-aside batch (see the list)")
+    p.add_argument("--all", action="store_true", help="requeue every set-aside batch")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..runtime import Runtime
+
+    dream = Runtime(workspace_of(args)).dream
+    if not args.first and not args.all:
+        aside, waiting = dream.set_aside(), dream.queued()
+        if args.json:
+            emit_json({"set_aside": aside, "queued": waiting})
+            return 0
+        for d in aside:
+            console.print(f"set aside  history {d.first}–{d.last}  {d.time}  {escape(d.reason)}")
+        for d in waiting:
+            console.print(f"[green]requeued[/]   history {d.first}–{d.last}  (runs with the next `reverie dream`)")
+        if not aside and not waiting:
+            console.print("no batch is set aside")
+        elif aside:
+            console.print("[dim]requeue with: reverie requeue FIRST … or --all[/]")
+        return 0
+    done = dream.requeue(None if args.all else list(args.first))
+    if args.json:
+        emit_json({"requeued": done})
+        return 0
+    missing = sorted(set(args.first) - {d.first for d in done})
+    for d in done:
+        console.print(f"requeued history {d.first}–{d.last}: the next `reverie dream` runs it again")
+    for first in missing:
+        console.print(f"[yellow]no set-aside batch starts at {first}[/]")
+    return 1 if missing or not done else 0

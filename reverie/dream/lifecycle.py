@@ -1,0 +1,500 @@
+"""Dream's lifecycle step: keeps the prompt files true and within budget for years, whatever the model did.
+
+It runs on the staged files after the model's edits and before the gate, deterministically (the same for any
+model, the offline engine included), and never removes a line without saying where it went:
+
+1. **The model's removals** are accounted for: a line an edit replaced is *superseded* by the edit's new line; a
+   line moved with the ``archive_line`` tool is *archived* with the model's reason; any other removed line is
+   *removed* (with the ``[FILE-REMOVE]`` finding's reason). All are appended to the archive.
+2. **Duplicates** (the same ``line_key``) are *merged* into the first occurrence; a line said word for word inside
+   a longer line of the same file is *merged* into it — unless the longer line adds a negation ("no longer",
+   "not", "instead" …), which makes the older of the two *superseded*.
+3. **Superseded values**: two lines filling the same single-valued attribute — ``Key: value`` with the same key
+   (not a generic label such as "Note"), or "Lives in / Works at / Works as …" — keep the newer; the older is
+   *superseded* by it.
+4. **Expiry**: a dated item — a line with an absolute date (``2027-03-05``, ``March 5, 2027``, ``5 March 2027``)
+   that the archiver marked ``ephemeral`` or that names an event (deadline, due, trip, meeting …) — is *expired*
+   once its latest date plus ``graceDays`` has passed. A date that does not parse leaves the line a plain fact.
+5. **Salience** (``reverie.dream.salience``): over budget, the least salient unprotected lines are *archived*
+   until the file is at ``targetRatio`` of its budget; with ``staleDays``, stale lines too.
+
+SOUL.md (standing rules), lines marked ``permanent`` by the archiver and pinned lines are never removed by steps
+2–5 (a newer value of a pinned attribute stays beside it). A ``[pinned]`` marker the model added is taken off:
+pins are a person's. Merged lines stay represented by the line they were merged into; every other line that
+leaves goes to ``memory/archive/`` (``reverie.dream.archive``), and all are named in the commit message.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from ..config import DreamConfig
+from ..hitlog import bare_line, is_pinned, line_key
+from ..workspace import MEMORY, SOUL, USER
+from . import archive as arc
+from .result import Edit, Finding
+from .salience import LineInfo, SalienceRecord, score
+
+__all__ = ["Retired", "LifecycleOutcome", "apply", "line_dates", "budgets", "MovedLine"]
+
+log = logging.getLogger(__name__)
+
+#: Files the automatic steps 2-5 act on; SOUL.md's standing rules are never retired automatically.
+MANAGED = (USER, MEMORY)
+
+_MONTHS = {m: i + 1 for i, m in enumerate(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}
+_MONTH_RX = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
+             r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
+_ISO = re.compile(r"(?<![\d-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])")
+_MDY = re.compile(rf"\b({_MONTH_RX})\.? (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b", re.I)
+_DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_MONTH_RX})\.?,? (\d{{4}})\b", re.I)
+_EVENT = re.compile(
+    r"\b(?:deadline|due|until|till|trip|travel\w*|flight|flying|appointment|meeting|exam|interview|launch\w*"
+    r"|release|event|conference|visit\w*|vacation|holiday|reservation|booked|expir\w*|renew\w*|submit\w*"
+    r"|ends?|starts?|(?:is|are) on)\b", re.I)
+_NEVER_EXPIRES = re.compile(r"\b(?:born|birth\w*|anniversary|married|since|founded|joined)\b", re.I)
+_NEGATION = frozenset("no not never longer without stopped former formerly ex anymore instead previously "
+                      "dislikes".split())
+_STOP = frozenset("the a an".split())
+_KV = re.compile(r"^([a-z][a-z0-9 ]{0,40}?)\s*:\s*\S")
+_GENERIC_KEYS = frozenset(
+    "note notes decided decision decisions todo idea ideas reminder fact facts info update rule rules tip tips uses "
+    "chose likes dislikes prefers project projects task tasks goal goals question answer summary example context "
+    "important warning fyi status plan plans deadline deadlines meeting meetings event events".split())
+_SLOTS = (
+    (re.compile(r"^(?:the user )?(?:lives|is living|is based|resides) in\b"), "home"),
+    (re.compile(r"^(?:the user )?works (?:at|for)\b"), "employer"),
+    (re.compile(r"^(?:the user )?works as\b"), "role"),
+)
+_REPLACES = re.compile(r"\(replaces: (.+)\)\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Retired:
+    """One line that left a prompt file: ``why`` is archived, expired, superseded, merged or removed."""
+
+    path: str
+    text: str
+    why: str
+    note: str
+    by: str | None = None
+    archived: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class MovedLine:
+    """A line the model moved to the archive with the ``archive_line`` tool."""
+
+    path: str
+    line: str
+    reason: str
+
+
+@dataclass
+class LifecycleOutcome:
+    files: dict[str, str]  # every prompt file after the step
+    archive: dict[str, str]  # archive file -> new content (only files that change)
+    retired: list[Retired]
+    own_removals: dict[str, list[str]]  # raw lines steps 2-5 removed, per file (not the model's doing)
+    record: SalienceRecord
+    protected_over_budget: list[str] = field(default_factory=list)  # files over budget on protected lines alone
+
+    def count(self, *why: str) -> int:
+        return sum(1 for r in self.retired if r.why in why)
+
+    @property
+    def archived(self) -> int:
+        """Lines moved to the archive (expired ones counted separately)."""
+        return sum(1 for r in self.retired if r.archived and r.why != "expired")
+
+    @property
+    def expired(self) -> int:
+        return self.count("expired")
+
+    @property
+    def merged(self) -> int:
+        return self.count("merged")
+
+    def commit_lines(self, limit: int = 400) -> list[str]:
+        """The commit body's account of every line that left (archived lines past ``limit`` summarised)."""
+        if not self.retired:
+            return []
+        counts = Counter(r.why for r in self.retired)
+        head = "Lifecycle: " + ", ".join(f"{why} {n}" for why, n in sorted(counts.items()))
+        lines = [head]
+        shown = 0
+        hidden = Counter()  # type: Counter[str]
+        for r in sorted(self.retired, key=lambda r: r.archived):  # the ones only named here first
+            if r.archived and shown >= limit:
+                hidden[arc.archive_path(r.path)] += 1
+                continue
+            shown += 1
+            by = f' by "{r.by}"' if r.by and r.why == "superseded" else f' into "{r.by}"' if r.by else ""
+            where = f" → {arc.archive_path(r.path)}" if r.archived else ""
+            lines.append(f'- {r.why} {r.path}: "{r.text}"{by} ({r.note}){where}')
+        lines += [f"- … and {n} more archived lines in {path}" for path, n in hidden.items()]
+        return lines
+
+
+def budgets(cfg: DreamConfig) -> dict[str, int]:
+    return {MEMORY: cfg.memory_max_chars, USER: cfg.user_max_chars, SOUL: cfg.soul_max_chars}
+
+
+# -- dates ----------------------------------------------------------------------------------------------------
+def line_dates(text: str) -> list[date]:
+    """The absolute dates written in a line (ISO, "March 5, 2027", "5 March 2027"); impossible ones ignored."""
+    found: list[date] = []
+    for y, m, d in _ISO.findall(text):
+        found += _date(int(y), int(m), int(d))
+    for mon, d, y in _MDY.findall(text):
+        found += _date(int(y), _MONTHS[mon[:3].lower()], int(d))
+    for d, mon, y in _DMY.findall(text):
+        found += _date(int(y), _MONTHS[mon[:3].lower()], int(d))
+    return found
+
+
+def _date(y: int, m: int, d: int) -> list[date]:
+    try:
+        return [date(y, m, d)] if 1900 <= y <= 2999 else []
+    except ValueError:
+        return []
+
+
+def _expiry(text: str, mark: str | None) -> date | None:
+    """The date a dated item is about (its latest date), or None when the line is not a dated item."""
+    if _NEVER_EXPIRES.search(text):
+        return None
+    dates = line_dates(text)
+    if not dates or not (mark == "ephemeral" or _EVENT.search(text)):
+        return None
+    return max(dates)
+
+
+# -- lines ----------------------------------------------------------------------------------------------------
+@dataclass
+class _Line:
+    index: int
+    raw: str
+    key: str
+    text: str
+    tokens: frozenset[str]
+    pinned: bool
+    new: bool  # added by this run
+
+
+def _is_fact(raw: str) -> bool:
+    s = raw.strip()
+    return bool(s) and not s.startswith(("#", "<!--", "```", "|", ">")) and bool(line_key(s))
+
+
+def _lines(text: str, base_keys: Counter[str]) -> list[_Line]:
+    out = []
+    seen: Counter[str] = Counter()
+    for i, raw in enumerate(text.split("\n")):
+        if not _is_fact(raw):
+            continue
+        key = line_key(raw)
+        seen[key] += 1
+        tokens = frozenset(t for t in key.replace(":", " ").split() if t not in _STOP)
+        out.append(_Line(i, raw, key, bare_line(raw), tokens, is_pinned(raw), seen[key] > base_keys[key]))
+    return out
+
+
+def _keys(text: str) -> Counter[str]:
+    return Counter(line_key(raw) for raw in text.split("\n") if _is_fact(raw))
+
+
+def _slot(key: str) -> str | None:
+    for rx, name in _SLOTS:
+        if rx.match(key):
+            return name
+    m = _KV.match(key)
+    if m:
+        label = m.group(1).strip()
+        if label not in _GENERIC_KEYS and len(label.split()) <= 5:
+            return f"kv:{label}"
+    return None
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+# -- the step -------------------------------------------------------------------------------------------------
+def apply(
+    base: Mapping[str, str],
+    current: Mapping[str, str],
+    *,
+    cfg: DreamConfig,
+    today: date,
+    record: SalienceRecord,
+    archive_texts: Mapping[str, str],
+    edits: Sequence[Edit] = (),
+    moved: Sequence[MovedLine] = (),
+    findings: Sequence[Finding] = (),
+    facts: Sequence[tuple[str, str]] = (),
+    archive_enabled: bool = True,
+) -> LifecycleOutcome:
+    """Run the lifecycle over the staged files. ``base``/``current``: the files before and after the model's edits;
+    ``facts``: ``(mark, text)`` fact lines of the batch; ``archive_texts``: the archive files as on disk."""
+    files = dict(current)
+    retired: list[Retired] = []
+    own: dict[str, list[str]] = {}
+    stamp = today.isoformat()
+    lc = cfg.lifecycle
+    _unpin_model_pins(base, files)
+    retired += _model_removals(base, files, edits, moved, findings, stamp)
+    _learn(record, base, files, facts, today)
+    over: list[str] = []
+    for rel in MANAGED:
+        text = files.get(rel, "")
+        lines = _lines(text, _keys(base.get(rel, "")))
+        drop: dict[int, Retired] = {}
+        infos = {ln.index: record.info(rel, ln.key) for ln in lines}
+
+        def when(ln: _Line) -> tuple[int, int]:
+            info = infos[ln.index]
+            day = today.toordinal() if ln.new else (info.learned.toordinal() if info else 0)
+            return day, ln.index
+
+        def protected(ln: _Line) -> bool:
+            info = infos[ln.index]
+            return ln.pinned or (info is not None and info.mark == "permanent")
+
+        _merge_duplicates(rel, lines, drop, when, protected, stamp)
+        _supersede_slots(rel, lines, drop, when, stamp)
+        if archive_enabled:
+            for ln in lines:
+                if ln.index in drop or protected(ln):
+                    continue
+                info = infos[ln.index]
+                due = _expiry(ln.text, info.mark if info else None)
+                if due is not None and (today - due).days > lc.grace_days:
+                    drop[ln.index] = Retired(rel, ln.text, "expired", f"expired {stamp} (grace {lc.grace_days} days)")
+            _archive_least_salient(rel, text, lines, drop, infos, protected, cfg, today, over)
+        if drop:
+            kept = [raw for i, raw in enumerate(text.split("\n")) if i not in drop]
+            files[rel] = "\n".join(kept)
+            own[rel] = [ln.raw for ln in lines if ln.index in drop]
+            retired += [drop[i] for i in sorted(drop)]
+    archive = _archive_texts(retired, archive_texts, today) if archive_enabled else {}
+    if not archive_enabled:
+        retired = [Retired(r.path, r.text, r.why, r.note, r.by, False) for r in retired]
+    _forget_removed(record, files)
+    return LifecycleOutcome(files, archive, retired, own, record, over)
+
+
+def _unpin_model_pins(base: Mapping[str, str], files: dict[str, str]) -> None:
+    for rel, text in list(files.items()):
+        pinned_before = {line_key(raw) for raw in base.get(rel, "").split("\n") if is_pinned(raw)}
+        out = []
+        changed = False
+        for raw in text.split("\n"):
+            if is_pinned(raw) and line_key(raw) not in pinned_before:
+                raw = re.sub(r"\s*(?:\[pinned\]|📌)", "", raw, flags=re.I)
+                changed = True
+            out.append(raw)
+        if changed:
+            log.info("dream lifecycle: a pin Dream added to %s was taken off (pins are a person's)", rel)
+            files[rel] = "\n".join(out)
+
+
+def _model_removals(base: Mapping[str, str], files: Mapping[str, str], edits: Sequence[Edit],
+                    moved: Sequence[MovedLine], findings: Sequence[Finding], stamp: str) -> list[Retired]:
+    out: list[Retired] = []
+    moved_by_key = {(m.path, line_key(m.line)): m for m in moved}
+    for rel, before in base.items():
+        after = files.get(rel, "")
+        if after == before:
+            continue
+        left = _keys(after)
+        remaining = Counter(left)
+        for raw in before.split("\n"):
+            if not _is_fact(raw):
+                continue
+            key = line_key(raw)
+            if remaining[key] > 0:
+                remaining[key] -= 1
+                continue
+            text = bare_line(raw)
+            if left[key] > 0:
+                out.append(Retired(rel, text, "merged", f"merged {stamp}: a duplicate", text, archived=False))
+                continue
+            move = moved_by_key.get((rel, key))
+            if move is not None:
+                out.append(Retired(rel, text, "archived", f"archived {stamp} by Dream ({move.reason})"))
+                continue
+            by = _replacement(rel, raw, edits, left)
+            if by is not None:
+                out.append(Retired(rel, text, "superseded", f"superseded {stamp}", by))
+            else:
+                why = _removal_reason(text, findings)
+                out.append(Retired(rel, text, "removed", f"removed {stamp} by Dream ({why})"))
+    return out
+
+
+def _replacement(rel: str, raw: str, edits: Sequence[Edit], left: Counter[str]) -> str | None:
+    """The new line an edit put where ``raw`` was, if one did."""
+    for e in edits:
+        if e.path != rel or raw.strip() not in e.old_text:
+            continue
+        old_keys = {line_key(x) for x in e.old_text.split("\n") if _is_fact(x)}
+        for new in e.new_text.split("\n"):
+            if _is_fact(new) and line_key(new) not in old_keys and left[line_key(new)] > 0:
+                return bare_line(new)
+    return None
+
+
+def _removal_reason(text: str, findings: Sequence[Finding]) -> str:
+    key = line_key(text)
+    for f in findings:
+        if f.kind == "FILE-REMOVE" and key and key in line_key(f.text):
+            return f"finding: {' '.join(f.text.split())[:160]}"
+        m = _REPLACES.search(f.text)
+        if m and line_key(m.group(1)) == key:
+            return f"replaced per finding: {' '.join(f.text.split())[:160]}"
+    return "an edit removed it"
+
+
+def _merge_duplicates(rel: str, lines: list[_Line], drop: dict[int, Retired], when, protected, stamp: str) -> None:  # type: ignore[no-untyped-def]
+    first: dict[str, _Line] = {}
+    for ln in lines:
+        if ln.key in first:
+            if not ln.pinned:
+                keep = first[ln.key]
+                drop[ln.index] = Retired(rel, ln.text, "merged", f"merged {stamp}: a duplicate", keep.text, False)
+            continue
+        first[ln.key] = ln
+    live = [ln for ln in lines if ln.index not in drop and len(ln.tokens) >= 2]
+    live.sort(key=lambda ln: len(ln.key))
+    for i, short in enumerate(live):
+        if short.index in drop:
+            continue
+        needle = f" {short.key} "
+        for longer in live[i + 1:]:
+            if longer.index in drop or len(longer.key) <= len(short.key) or needle not in f" {longer.key} ":
+                continue  # only a line said word for word inside a longer one is covered by it
+            if (longer.tokens - short.tokens) & _NEGATION:
+                older, newer = (short, longer) if when(short) <= when(longer) else (longer, short)
+                if older.pinned or protected(older):
+                    continue
+                drop[older.index] = Retired(rel, older.text, "superseded", f"superseded {stamp}", newer.text)
+                if older is short:
+                    break
+                continue
+            if short.pinned:
+                continue
+            drop[short.index] = Retired(rel, short.text, "merged", f"merged {stamp}: said word for word in a longer "
+                                        "line", longer.text, False)
+            break
+
+
+def _supersede_slots(rel: str, lines: list[_Line], drop: dict[int, Retired], when, stamp: str) -> None:  # type: ignore[no-untyped-def]
+    by_slot: dict[str, list[_Line]] = {}
+    for ln in lines:
+        if ln.index in drop:
+            continue
+        slot = _slot(ln.key)
+        if slot is not None:
+            by_slot.setdefault(slot, []).append(ln)
+    for group in by_slot.values():
+        if len(group) < 2:
+            continue
+        newest = max(group, key=when)
+        for ln in group:
+            if ln is not newest and not ln.pinned:
+                drop[ln.index] = Retired(rel, ln.text, "superseded", f"superseded {stamp}", newest.text)
+
+
+def _archive_least_salient(rel: str, text: str, lines: list[_Line], drop: dict[int, Retired],
+                           infos: Mapping[int, LineInfo | None], protected, cfg: DreamConfig,  # type: ignore[no-untyped-def]
+                           today: date, over: list[str]) -> None:
+    lc = cfg.lifecycle
+    stamp = today.isoformat()
+
+    def note(info: LineInfo | None, what: str) -> str:  # short: archive entries are searched by their words
+        hits = f", recalled {info.hits}×" if info and info.hits else ""
+        return f"archived {stamp} ({what}{hits})"
+
+    candidates = [ln for ln in lines if ln.index not in drop and not protected(ln)]
+    if lc.stale_days is not None:
+        for ln in candidates:
+            info = infos[ln.index]
+            if info is not None and not ln.new and (today - info.last_seen).days > lc.stale_days:
+                drop[ln.index] = Retired(rel, ln.text, "archived", note(info, f"unused {lc.stale_days} days"))
+    limit = budgets(cfg)[rel]
+    size = len(text) - sum(len(ln.raw) + 1 for ln in lines if ln.index in drop)
+    if size <= limit:
+        return
+    target = int(limit * lc.target_ratio)
+
+    def rank(ln: _Line) -> tuple[float, int, int]:
+        info = infos[ln.index]
+        s = score(info, today, lc.half_life_days) if info else 1.0
+        return (s, info.learned.toordinal() if info else today.toordinal(), ln.index)
+
+    for ln in sorted((c for c in candidates if c.index not in drop and not c.new), key=rank) + \
+            [c for c in candidates if c.index not in drop and c.new]:
+        if size <= target:
+            break
+        drop[ln.index] = Retired(rel, ln.text, "archived", note(infos[ln.index], "over budget"))
+        size -= len(ln.raw) + 1
+    if size > limit:
+        over.append(rel)
+        log.warning("dream lifecycle: %s is over its budget on protected lines alone (%d > %d)", rel, size, limit)
+
+
+def _archive_texts(retired: Iterable[Retired], disk: Mapping[str, str], today: date) -> dict[str, str]:
+    grouped: dict[str, list[str]] = {}
+    for r in retired:
+        if not r.archived:
+            continue
+        note = r.note + (f' by "{r.by}"' if r.by and r.why == "superseded" else "")
+        grouped.setdefault(r.path, []).append(arc.entry_line(r.text, note))
+    out = {}
+    for source, entries in grouped.items():
+        path = arc.archive_path(source)
+        out[path] = arc.append_entries(disk.get(path, ""), source, entries, today)
+    return out
+
+
+def _learn(record: SalienceRecord, base: Mapping[str, str], files: Mapping[str, str],
+           facts: Sequence[tuple[str, str]], today: date) -> None:
+    """New lines are learned today (with the mark of the batch fact they came from); restated ones confirmed."""
+    parsed = [(mark, line_key(text), frozenset(line_key(text).replace(":", " ").split()) - _STOP)
+              for mark, text in facts if line_key(text)]
+    for rel, text in files.items():
+        lines = record.files.setdefault(rel, {})
+        base_keys = _keys(base.get(rel, ""))
+        for raw in text.split("\n"):
+            if not _is_fact(raw):
+                continue
+            key = line_key(raw)
+            tokens = frozenset(key.replace(":", " ").split()) - _STOP
+            info = lines.get(key)
+            best = max(parsed, key=lambda p: (p[1] == key, _jaccard(p[2], tokens)), default=None)
+            sim = 1.0 if best and best[1] == key else (_jaccard(best[2], tokens) if best else 0.0)
+            if info is None:
+                info = lines[key] = LineInfo(today)
+                if best and key not in base_keys and sim >= 0.5:
+                    info.mark = "durable" if best[0] == "correction" else best[0]
+            elif best and sim >= 0.8:
+                info.confirmed = today
+                if best[0] == "permanent":
+                    info.mark = "permanent"
+
+
+def _forget_removed(record: SalienceRecord, files: Mapping[str, str]) -> None:
+    for rel, text in files.items():
+        keys = set(_keys(text))
+        lines = record.files.get(rel)
+        if lines:
+            for key in [k for k in lines if k not in keys]:
+                del lines[key]
+

@@ -1,0 +1,53 @@
+"""A person's pin: a prompt-file line ending in ``[pinned]`` is never archived automatically (see
+``reverie.dream.salience``). ``pin`` adds or removes the marker on the one line containing some text and commits
+the change as the person's own (``manual``), so it is versioned and undoable like any edit."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import DreamError
+from ..hitlog import PIN_MARK, is_pinned
+from ..workspace import MEMORY_FILES, Workspace
+
+__all__ = ["PinResult", "pin"]
+
+_PIN_RE = re.compile(r"\s*(?:\[pinned\]|📌)", re.I)
+
+
+@dataclass(frozen=True)
+class PinResult:
+    path: str
+    line: str  # the line as it now reads
+    changed: bool
+    commit: str | None
+
+
+def pin(workspace: Workspace, git: Any, text: str, *, pinned: bool = True) -> PinResult:
+    """Pin (or unpin) the single memory-file line containing ``text`` (case-insensitive). Raises ``DreamError``
+    when no line or several lines match."""
+    needle = " ".join(text.split()).lower()
+    if not needle:
+        raise DreamError("say which line: give some of its words")
+    matches = []
+    for rel in MEMORY_FILES:
+        rows = workspace.read(rel).split("\n")
+        for i, raw in enumerate(rows):
+            body = raw.strip()
+            if body and not body.startswith("#") and needle in " ".join(raw.split()).lower():
+                matches.append((rel, rows, i))
+    if not matches:
+        raise DreamError(f"no memory line contains {text!r}")
+    if len(matches) > 1:
+        shown = "; ".join(f"{rel}: {rows[i].strip()[:60]}" for rel, rows, i in matches[:5])
+        raise DreamError(f"{len(matches)} lines contain {text!r} ({shown}); give more of the line")
+    rel, rows, i = matches[0]
+    raw = rows[i]
+    if is_pinned(raw) == pinned:
+        return PinResult(rel, raw.strip(), False, None)
+    rows[i] = f"{raw.rstrip()} {PIN_MARK}" if pinned else _PIN_RE.sub("", raw)
+    verb = "pin" if pinned else "unpin"
+    sha = git.commit(f"manual: {verb} a line of {rel}", kind="manual", files={rel: "\n".join(rows)})
+    return PinResult(rel, rows[i].strip(), True, sha)
