@@ -39,6 +39,8 @@ class StatusReport:
     dream_last_rejection: dict[str, Any] | None = None
     dream_dead_letters: list[dict[str, Any]] = field(default_factory=list)
     dream_attempts: int = 0
+    #: ``{"since", "reason"}`` while Dream runs fail because the model cannot be reached (batches stay pending).
+    dream_model_unavailable: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -74,6 +76,7 @@ def collect_status(store: MemoryStore) -> StatusReport:
         dream_last_rejection=dream_summary.last_rejection,
         dream_dead_letters=dream_summary.dead_letters,
         dream_attempts=dream_summary.attempts,
+        dream_model_unavailable=dream_summary.model_unavailable,
     )
 
 

@@ -38,7 +38,10 @@ def run(args: argparse.Namespace) -> int:
         table.add_row("set aside", f"history {d['first']}-{d['last']} at {d['time']}: {d['reason']}")
     for rel, size in report.files.items():
         table.add_row(rel, f"{size:,} chars")
-    table.add_row("model", report.model_description)
+    down = report.dream_model_unavailable
+    outage = f"  [red]model unreachable since {down.get('since')}[/] (Dream leaves batches pending; " \
+             f"see last dream)" if down else ""
+    table.add_row("model", report.model_description + outage)
     if report.dream_model != report.model:
         table.add_row("dream model", describe_model(report.dream_model))
     if report.pending_soul:

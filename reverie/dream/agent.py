@@ -37,7 +37,9 @@ def edit_message(findings: Sequence[Finding], files: dict[str, str]) -> str:
 def _assistant_message(content: str | None, calls: Sequence[ToolCall]) -> dict[str, Any]:
     return {
         "role": "assistant",
-        "content": content,
+        # "" rather than None: llama.cpp's chat templates (and other OpenAI-compatible servers) fail with HTTP 500
+        # on an assistant message whose content is null or absent.
+        "content": content or "",
         "tool_calls": [
             {
                 "id": c.id,
@@ -63,6 +65,7 @@ async def run_edit_loop(
     system: str,
     findings: Sequence[Finding],
     progress: Callable[[], None] = lambda: None,
+    max_tokens: int | None = None,
 ) -> EditOutcome:
     """Loop until the model answers without tool calls. Raises ``BudgetExceeded`` (any cap, or the same failing
     call ``REPEAT_LIMIT`` times) or ``ModelError``; the staged copy then holds partial edits the caller discards."""
@@ -74,7 +77,7 @@ async def run_edit_loop(
     while True:
         budget.start_turn()
         response = await budgeted_call(
-            client, budget, messages, model=model, tools=tools.box.schemas, tool_choice="auto"
+            client, budget, messages, model=model, tools=tools.box.schemas, tool_choice="auto", max_tokens=max_tokens
         )
         usage = usage + response.usage
         progress()
