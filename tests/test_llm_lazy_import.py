@@ -60,3 +60,24 @@ def test_a_remote_call_imports_litellm_without_overwriting_the_hosts_environment
         " os.environ['HF_HUB_OFFLINE'], kind)"
     )
     assert _modules_after(code).split() == ["True", "DEV", "True", "1", "unreachable"]
+
+
+def test_the_offline_demo_and_a_dream_run_import_no_litellm(tmp_path) -> None:
+    """Issue 15: the offline engine is called in-process; `reverie demo` (which consolidates and dreams) and a Dream
+    run on it never load litellm."""
+    code = (
+        "import sys\n"
+        "from reverie.cli import main\n"
+        f"rc = main(['demo', '--json', {str(tmp_path / 'demo')!r}])\n"
+        "from reverie.runtime import Runtime\n"
+        "import asyncio\n"
+        f"rt = Runtime({str(tmp_path / 'demo')!r})\n"
+        "rt.store.append_history('- [durable] Lives in Porto', 'cli:t')\n"
+        "r = asyncio.run(rt.dream.run())\n"
+        "print(rc, r.status, sorted(m for m in sys.modules if m.split('.')[0] in ('litellm', 'openai', 'tiktoken')),"
+        " file=sys.stderr)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(ROOT), timeout=300)
+    assert out.returncode == 0, out.stderr
+    rc, status, modules = out.stderr.strip().splitlines()[-1].split(" ", 2)
+    assert rc == "0" and status in ("ok", "no-change") and modules == "[]", out.stderr

@@ -197,7 +197,7 @@ class ModelClient:
             where = f"providers.{provider}.apiKey" if provider else "providers.<name>.apiKey"
             missing = bool(_NO_KEY.search(detail))
             what = f"no API key for {provider or name}" if missing else f"{provider or 'the provider'} refused the API key"
-            message = f"{name}: {what} at {endpoint}; set {var} or {where} ({detail})"
+            message = f"{name}: {what} at {endpoint}; set {var} or {where}" + ("" if missing else f" ({detail})")
         elif kind == "not-found":
             message = (f"{name}: no such model at {endpoint}; check agents.defaults.model (a provider prefix such as "
                        f"openai/ or ollama/ and a model the provider serves) ({detail})")
