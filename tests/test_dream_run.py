@@ -1,4 +1,4 @@
-"""Dream.run end to end with the scripted model (through litellm) on a real workspace and memory repo."""
+"""Dream.run end to end with the scripted model (called by name, in-process) on a real workspace and memory repo."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Session-end memory files and the pre-compaction flush, with the scripted model through litellm."""
+"""Session-end memory files and the pre-compaction flush, with the scripted model."""
 
 from __future__ import annotations
 

@@ -207,7 +207,7 @@ class ModelClient:
             where = f"providers.{provider}.apiBase" if provider else "providers.<name>.apiBase"
             message = f"{name}: cannot reach {endpoint} ({why}); start the server or set {where}"
         else:
-            message = f"{name}: {provider or 'the provider'} at {endpoint} did not answer usably: {detail}"
+            message = f"{name}: {provider or 'the provider'} at {endpoint} kept failing: {detail}"
         return ModelUnavailableError(message, kind=kind, provider=provider, model=name, endpoint=endpoint)
 
     def provider_key(self, name: str) -> str:
@@ -422,7 +422,7 @@ def _finished(resp: ModelResponse, name: str, provider: str) -> ModelResponse:
 
 def _short(text: str, limit: int = 300) -> str:
     """A provider's error text without litellm's repeated class-name prefixes, on one line, bounded."""
-    text = re.sub(r"\b(?:litellm\.)?[A-Za-z]*(?:Error|Exception)(?: \(\d+\))?: ", "", text)
+    text = re.sub(r"\b(?:litellm\.)?[A-Za-z]*(?:Error|Exception)(?: \(\d+\))?(?:: | - )", "", text)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
