@@ -205,3 +205,26 @@ def test_the_cli_prints_a_provider_error_once(tmp_path: Path) -> None:
     assert time.monotonic() - t0 < 60
     status = run_cli("-w", str(ws), "status")
     assert "model unreachable since" in status.stdout and status.stdout.count("cannot reach") == 1
+
+
+def test_new_during_an_outage_warns_about_it_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """/new meets the same outage in the archive call and the session summary: the user reads it once."""
+    from reverie.chat import ChatAgent
+    from reverie.runtime import Runtime
+    from reverie.workspace import Workspace
+
+    ws = Workspace(tmp_path / "ws")
+    ws.init()
+    base = f"http://127.0.0.1:{_closed_port()}/v1"
+    cfg = _config(base)
+    rt = Runtime(ws, config=cfg)
+    agent = ChatAgent(rt, session_key="cli:t")
+    for text in ("I live in Lisbon", "I work at Santa Maria", "I prefer green tea"):
+        rt.sessions.append(agent.session, {"role": "user", "content": text})
+    with caplog.at_level("INFO"):
+        reply = asyncio.run(agent.respond("/new"))
+    assert "raw transcript was kept" in reply
+    warned = [r for r in caplog.records if r.levelname == "WARNING" and "cannot reach" in r.getMessage()]
+    assert len(warned) == 1, [r.getMessage() for r in caplog.records]
+    text = next((ws.root / "memory").glob("20*-*.md")).read_text()
+    assert "(raw excerpt: the model was unavailable)" in text

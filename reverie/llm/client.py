@@ -53,7 +53,7 @@ from .types import ModelResponse, ToolCall, Usage
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ModelClient", "provider_of"]
+__all__ = ["ModelClient", "provider_of", "log_model_failure"]
 
 # Model prefix → the config ``providers`` key holding its settings (nanobot's provider names).
 _PROVIDER_ALIASES = {
@@ -405,6 +405,25 @@ def _valid_unicode(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 out = list(messages)
             out[i] = {**msg, "content": fixed}
     return out
+
+
+_reported: dict[str, float] = {}
+#: Seconds within which the same failure text is not warned about again.
+REPEAT_QUIET_SECONDS = 120.0
+
+
+def log_model_failure(logger: logging.Logger, what: str, exc: BaseException) -> None:
+    """Log a failed model call as a warning the first time its text is seen, at info when it repeats within
+    ``REPEAT_QUIET_SECONDS``: one ``/new`` during an outage meets it in the archive, the summary and the flush, and
+    the user should read it once."""
+    text = str(exc)
+    now = time.monotonic()
+    seen = _reported.get(text)
+    if len(_reported) > 256:
+        _reported.clear()
+    _reported[text] = now
+    repeat = seen is not None and now - seen < REPEAT_QUIET_SECONDS
+    logger.log(logging.INFO if repeat else logging.WARNING, "%s: %s", what, text)
 
 
 async def _call_local(model: registry.LocalModel, request: registry.Request) -> ModelResponse:

@@ -49,6 +49,7 @@ from ..config import Config
 from ..errors import ModelError, ReverieError
 from ..fsutil import atomic_write, fsync_dir, read_text_lossy
 from ..llm import protocol
+from ..llm.client import log_model_failure
 from ..llm.output import echo_of, fact_problem, prose_problem
 from ..llm.prompts import load_prompt
 from ..workspace import Workspace
@@ -215,8 +216,10 @@ async def write_session_file(workspace: Workspace, client: Any, key: str, messag
             raw_reason = "the model did not call save_summary with a summary"
     except ModelError as exc:
         raw_reason, label = f"model failed: {exc}", UNAVAILABLE
+        log_model_failure(log, f"session {key}: no summary, writing a raw excerpt instead", exc)
     if summary is None:
-        log.warning("session %s: %s; writing a raw excerpt instead", key, raw_reason)
+        if label == UNUSABLE:  # an outage was already reported (once) above
+            log.warning("session %s: %s; writing a raw excerpt instead", key, raw_reason)
         first = message_text(users[0].get("content"))
         slug = slugify(" ".join(w for w in first.split() if w.lower() not in STOPWORDS)) or slugify(first) or "session"
     assert slug is not None
@@ -355,7 +358,7 @@ async def maybe_flush(workspace: Workspace, client: Any, key: str, messages: Seq
         resp = await client.complete(_request(protocol.TASK_FLUSH, workspace, messages, day), model=model,
                                      max_tokens=_limit(protocol.TASK_FLUSH, config))
     except ModelError as exc:
-        log.warning("flush of session %s failed: %s", key, exc)
+        log_model_failure(log, f"flush of session {key} failed", exc)
         return FlushResult("failed", reason=str(exc))
     answer = (resp.content or "").strip()
     silent = answer.lower().startswith(SILENT)
