@@ -7,8 +7,8 @@ Usage: ``python -m bench llm`` (or ``python bench/llm.py`` for the plain printou
   and the estimate's error relative to litellm's count;
 - the offline engine's ``respond`` per task (archive of a 40-message slice, dream-analyze of 20 entries,
   dream-edit of the findings), called directly;
-- ``ModelClient.complete`` on a zero-latency scripted model through litellm against ``direct=True`` (the
-  difference is litellm's per-call overhead, which a benchmark of Reverie's own time should exclude).
+- ``ModelClient.complete`` on a zero-latency scripted model (in-process, as every ``scripted/…`` and the offline
+  engine are since the model registry: the client's own per-call overhead, no litellm).
 """
 
 from __future__ import annotations
@@ -92,8 +92,7 @@ def main() -> None:
         print(f"{label:27s}{median_ms(fn):8.3f} ms")
 
     client = ModelClient(Config())
-    via = ScriptedModel.register("bench-litellm", responder=lambda _p: "ok")
-    direct = ScriptedModel.register("bench-direct", responder=lambda _p: "ok", direct=True)
+    direct = ScriptedModel.register("bench-direct", responder=lambda _p: "ok")
     small = msgs[:5]
 
     async def calls(model: str, n: int = 50) -> float:
@@ -103,9 +102,8 @@ def main() -> None:
             await client.complete(small, model=model)
         return (time.perf_counter() - t0) * 1000 / n
 
-    via_ms, direct_ms = asyncio.run(calls(via.model)), asyncio.run(calls(direct.model))
-    print(f"complete() scripted via litellm {via_ms:7.3f} ms/call; direct {direct_ms:7.3f} ms/call "
-          f"(litellm overhead {via_ms - direct_ms:.3f} ms)")
+    direct_ms = asyncio.run(calls(direct.model))
+    print(f"complete() scripted, in-process {direct_ms:7.3f} ms/call")
 
 
 def run(ctx: Any) -> list[Any]:
@@ -133,14 +131,13 @@ def run(ctx: Any) -> list[Any]:
     out.append(Result("llm", "offline engine: archive of 40 messages", measure(lambda: respond(arch), repeat=repeat)[0]))
     out.append(Result("llm", "offline engine: dream-analyze of 20 entries", measure(lambda: respond(ana), repeat=repeat)[0]))
     client = ModelClient(Config())
-    via = ScriptedModel.register("bench-litellm", responder=lambda _p: "ok")
-    direct = ScriptedModel.register("bench-direct", responder=lambda _p: "ok", direct=True)
+    direct = ScriptedModel.register("bench-direct", responder=lambda _p: "ok")
     loop = asyncio.new_event_loop()
     try:
         one = lambda model: loop.run_until_complete(client.complete(msgs[:5], model=model))  # noqa: E731
-        out.append(Result("llm", "complete(), zero-latency scripted, direct=True", measure(lambda: one(direct.model), repeat=repeat * 3)[0],
-                          measure(lambda: one(via.model), repeat=repeat * 3)[0], "same through litellm",
-                          note="the difference is litellm's per-call overhead"))
+        out.append(Result("llm", "complete(), zero-latency scripted, in-process",
+                          measure(lambda: one(direct.model), repeat=repeat * 3)[0],
+                          note="in-process models never enter litellm (the model registry)"))
     finally:
         loop.close()
     return out

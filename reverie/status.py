@@ -43,6 +43,8 @@ class StatusReport:
     budgets: dict[str, dict[str, int]] = field(default_factory=dict)
     #: Dream's archive (``memory/archive/*.md``): ``{"files", "lines", "chars"}``.
     archive: dict[str, int] = field(default_factory=dict)
+    #: ``{"since", "reason"}`` while Dream runs fail because the model cannot be reached (batches stay pending).
+    dream_model_unavailable: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -83,6 +85,7 @@ def collect_status(store: MemoryStore) -> StatusReport:
         dream_attempts=dream_summary.attempts,
         budgets=budgets,
         archive=_archive_size(store),
+        dream_model_unavailable=dream_summary.model_unavailable,
     )
 
 

@@ -1,4 +1,4 @@
-"""Shared setup for Dream tests: a real workspace, a real memory repo, the scripted model through litellm."""
+"""Shared setup for Dream tests: a real workspace, a real memory repo, the scripted model (in-process, by name)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""End to end through litellm with the built-in offline engine (``reverie/offline``): no model configured."""
+"""End to end through the model client with the built-in offline engine (``reverie/offline``): no model configured."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Dream.run end to end with the scripted model (through litellm) on a real workspace and memory repo."""
+"""Dream.run end to end with the scripted model (called by name, in-process) on a real workspace and memory repo."""
 
 from __future__ import annotations
 
@@ -344,11 +344,24 @@ def test_model_error_fails_the_attempt(env):
     assert result.status == "failed" and result.reason.startswith("model:")
 
 
-def test_garbage_analysis_is_ignored(env):
+@pytest.mark.parametrize("reply", ["I think the user is nice.\nSure! Here you go:",
+                                   "```python\nprint('hello')\n```", "", "   \n"])
+def test_an_analysis_without_findings_or_skip_fails_and_keeps_the_batch(env, reply):
+    """A real model's useless answer (prose, a code block, nothing) is not "nothing worth keeping": the run fails,
+    the cursor stays, and no attempt is counted, so the batch is never set aside for it (issue 21)."""
     env.add("- [durable] x")
-    env.fake.enqueue("I think the user is nice.\nSure! Here you go:")
-    result = run(env.dream())
-    assert result.status == "no-change" and result.findings == ()
+    for _ in range(4):
+        env.fake.enqueue(reply)
+        result = run(env.dream())
+        assert result.status == "failed" and "no finding lines" in result.reason or "empty reply" in result.reason
+        assert result.attempts == 0
+    assert env.store.dream_cursor() == 0 and env.store.pending_count() == 1
+
+
+def test_skip_alone_is_a_completed_run(env):
+    env.add("- [durable] x")
+    env.fake.enqueue("[SKIP]")
+    assert run(env.dream()).status == "no-change" and env.store.dream_cursor() == 1
 
 
 def test_a_runaway_analysis_is_cut_before_it_reaches_phase_2(env, caplog):

@@ -28,14 +28,56 @@ def test_importing_reverie_does_not_import_litellm() -> None:
     assert _modules_after(code).strip() == "[]"
 
 
-def test_calling_a_model_imports_litellm_with_offline_switches() -> None:
+def test_in_process_models_are_called_without_litellm() -> None:
+    code = (
+        "import asyncio, sys\n"
+        "from reverie.config import Config\n"
+        "from reverie.llm import ModelClient, ScriptedModel\n"
+        "c = ModelClient(Config())\n"
+        "r = asyncio.run(c.complete([{'role': 'user', 'content': 'hi'}]))\n"
+        "ScriptedModel.register('x').enqueue('scripted reply')\n"
+        "s = asyncio.run(c.complete([{'role': 'user', 'content': 'hi'}], model='scripted/x'))\n"
+        "print('litellm' in sys.modules, r.model, r.usage.cost, s.content.replace(' ', '_'))"
+    )
+    assert _modules_after(code).split() == ["False", "reverie/offline", "0.0", "scripted_reply"]
+
+
+def test_a_remote_call_imports_litellm_without_overwriting_the_hosts_environment() -> None:
+    """litellm's switches are set only where the host left them unset (issue 15): LITELLM_MODE=DEV stays."""
     code = (
         "import asyncio, os, sys\n"
         "os.environ['LITELLM_MODE'] = 'DEV'\n"
+        "os.environ.pop('HF_HUB_OFFLINE', None)\n"
         "from reverie.config import Config\n"
+        "from reverie.errors import ModelUnavailableError\n"
         "from reverie.llm import ModelClient\n"
-        "r = asyncio.run(ModelClient(Config()).complete([{'role': 'user', 'content': 'hi'}]))\n"
+        "cfg = Config.model_validate({'providers': {'openai': {'apiBase': 'http://127.0.0.1:9/v1', 'apiKey': 'k'}}})\n"
+        "try:\n"
+        "    asyncio.run(ModelClient(cfg).complete([{'role': 'user', 'content': 'hi'}], model='openai/x'))\n"
+        "except ModelUnavailableError as e:\n"
+        "    kind = e.kind\n"
         "print('litellm' in sys.modules, os.environ['LITELLM_MODE'], os.environ['LITELLM_LOCAL_MODEL_COST_MAP'],"
-        " os.environ['HF_HUB_OFFLINE'], r.model)"
+        " os.environ['HF_HUB_OFFLINE'], kind)"
     )
-    assert _modules_after(code).split() == ["True", "PRODUCTION", "True", "1", "reverie/offline"]
+    assert _modules_after(code).split() == ["True", "DEV", "True", "1", "unreachable"]
+
+
+def test_the_offline_demo_and_a_dream_run_import_no_litellm(tmp_path) -> None:
+    """Issue 15: the offline engine is called in-process; `reverie demo` (which consolidates and dreams) and a Dream
+    run on it never load litellm."""
+    code = (
+        "import sys\n"
+        "from reverie.cli import main\n"
+        f"rc = main(['demo', '--json', {str(tmp_path / 'demo')!r}])\n"
+        "from reverie.runtime import Runtime\n"
+        "import asyncio\n"
+        f"rt = Runtime({str(tmp_path / 'demo')!r})\n"
+        "rt.store.append_history('- [durable] Lives in Porto', 'cli:t')\n"
+        "r = asyncio.run(rt.dream.run())\n"
+        "print(rc, r.status, sorted(m for m in sys.modules if m.split('.')[0] in ('litellm', 'openai', 'tiktoken')),"
+        " file=sys.stderr)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(ROOT), timeout=300)
+    assert out.returncode == 0, out.stderr
+    rc, status, modules = out.stderr.strip().splitlines()[-1].split(" ", 2)
+    assert rc == "0" and status in ("ok", "no-change") and modules == "[]", out.stderr

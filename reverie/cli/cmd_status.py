@@ -46,7 +46,10 @@ def run(args: argparse.Namespace) -> int:
         a = report.archive
         table.add_row("archive", f"{a['lines']:,} lines, {a['chars']:,} chars in {a['files']} file(s) "
                                  "under memory/archive/")
-    table.add_row("model", report.model_description)
+    down = report.dream_model_unavailable
+    outage = f"  [red]model unreachable since {down.get('since')}[/] (Dream leaves batches pending; " \
+             f"see last dream)" if down else ""
+    table.add_row("model", report.model_description + outage)
     if report.dream_model != report.model:
         table.add_row("dream model", describe_model(report.dream_model))
     if report.pending_soul:

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import ModelError
 from ..llm import protocol
-from ..llm.client import ModelClient
+from ..llm.client import ModelClient, log_model_failure
 from ..llm.prompts import load_prompt
 from ..llm.types import Usage
 from .transcript import render_transcript
@@ -121,7 +121,7 @@ async def summarise(
     try:
         reply = await client.complete(messages, model=model, max_tokens=max_tokens)
     except ModelError as exc:  # the client turns every provider failure into ModelError after its retries
-        log.warning("archive call failed: %s", exc)
+        log_model_failure(log, "archive call failed", exc)
         return ArchiveReply(failure=f"model error: {exc}")
     facts, failure = interpret(reply.content, reply.finish_reason, bool(reply.tool_calls))
     if failure:

@@ -29,6 +29,7 @@ from ..config import Config
 from ..errors import HistoryError, LockTimeoutError, SessionError
 from ..history import format_timestamp
 from ..llm.client import ModelClient
+from ..llm.protocol import TASK_ARCHIVE, max_output_tokens
 from ..llm.tokens import estimate_tokens as _estimate_message_tokens
 from ..llm.types import Usage
 from ..store import MemoryStore
@@ -249,7 +250,7 @@ class Consolidator:
             self.client, self.store.workspace, messages[max(0, start - CONTEXT_MESSAGES) : start], messages[start:end],
             fallback_stamp=stamp, owner=owner, model=self.config.model,
             # Context ≤ ~budget/8 tokens and a reply ≤ maxTokens: with a slice ≤ budget/2 the call fits the window.
-            context_chars=min(8_000, self.budget // 2), max_tokens=min(4_096, self.config.defaults.max_tokens),
+            context_chars=min(8_000, self.budget // 2), max_tokens=max_output_tokens(TASK_ARCHIVE, self.config.defaults.max_tokens),
         )
         result.usage = result.usage + reply.usage
         result.rounds += 1

@@ -41,7 +41,9 @@ def edit_message(findings: Sequence[Finding], files: dict[str, str], budgets: st
 def _assistant_message(content: str | None, calls: Sequence[ToolCall]) -> dict[str, Any]:
     return {
         "role": "assistant",
-        "content": content,
+        # "" rather than None: llama.cpp's chat templates (and other OpenAI-compatible servers) fail with HTTP 500
+        # on an assistant message whose content is null or absent.
+        "content": content or "",
         "tool_calls": [
             {
                 "id": c.id,
@@ -68,6 +70,7 @@ async def run_edit_loop(
     findings: Sequence[Finding],
     progress: Callable[[], None] = lambda: None,
     budgets: str | None = None,
+    max_tokens: int | None = None,
 ) -> EditOutcome:
     """Loop until the model answers without tool calls. Raises ``BudgetExceeded`` (any cap, or the same failing
     call ``REPEAT_LIMIT`` times) or ``ModelError``; the staged copy then holds partial edits the caller discards."""
@@ -79,7 +82,7 @@ async def run_edit_loop(
     while True:
         budget.start_turn()
         response = await budgeted_call(
-            client, budget, messages, model=model, tools=tools.box.schemas, tool_choice="auto"
+            client, budget, messages, model=model, tools=tools.box.schemas, tool_choice="auto", max_tokens=max_tokens
         )
         usage = usage + response.usage
         progress()

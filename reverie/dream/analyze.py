@@ -13,7 +13,7 @@ from ..llm.types import Usage
 from .budget import Budget, budgeted_call
 from .result import Finding
 
-__all__ = ["Analysis", "analyze", "parse_findings"]
+__all__ = ["Analysis", "UnusableAnalysis", "analyze", "parse_findings"]
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +24,11 @@ MAX_FINDING_CHARS = 2_000
 
 _LIST_PREFIX = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _MARKS = re.compile(r"^\s*\[(permanent|durable|ephemeral|skip|correction)\]\s*", re.I)
+
+
+class UnusableAnalysis(ModelError):
+    """The model answered, but not with an analysis: empty, or no finding line and no ``[SKIP]`` (a code block, a
+    chat reply). The run fails and the batch stays pending, without an attempt counted against it."""
 
 
 @dataclass(frozen=True)
@@ -66,16 +71,34 @@ def parse_findings(text: str) -> tuple[list[Finding], int]:
     return findings, ignored
 
 
-async def analyze(client: Any, budget: Budget, *, model: str, system: str, user: str) -> Analysis:
-    """Run phase 1; raises ``ModelError`` or ``BudgetExceeded``."""
+def _skipped(text: str) -> bool:
+    """True when the answer says, in the protocol, that the batch holds nothing worth keeping."""
+    for line in text.splitlines():
+        parsed = protocol.parse_finding_line(_LIST_PREFIX.sub("", line, count=1))
+        if parsed is None:
+            continue
+        mark = _MARKS.match(parsed[1])
+        if parsed[0] == "SKIP" or (mark is not None and mark.group(1).lower() == "skip"):
+            return True
+    return False
+
+
+async def analyze(client: Any, budget: Budget, *, model: str, system: str, user: str,
+                  max_tokens: int | None = None) -> Analysis:
+    """Run phase 1; raises ``UnusableAnalysis``, ``ModelError`` or ``BudgetExceeded``."""
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-    response = await budgeted_call(client, budget, messages, model=model)
+    response = await budgeted_call(client, budget, messages, model=model, max_tokens=max_tokens)
     raw = response.content or ""
     if not raw.strip():
         # An empty answer is a model fault, not "nothing worth keeping" (that is [SKIP]): fail the attempt so the
         # batch is retried instead of the cursor skipping it unread.
-        raise ModelError(f"{model}: empty reply to the analysis (expected finding lines or [SKIP])")
+        raise UnusableAnalysis(f"{model}: empty reply to the analysis (expected finding lines or [SKIP])")
     findings, ignored = parse_findings(raw)
+    if not findings and not _skipped(raw):
+        # Not "nothing worth keeping" (that is [SKIP]): the model did not do the task, so the batch must not be
+        # consumed as if it had been read.
+        raise UnusableAnalysis(f"{model}: the analysis has no finding lines and no [SKIP] "
+                               f"({ignored} other line(s), starting {raw.strip()[:60]!r})")
     if ignored:
         log.warning("dream analysis: ignored %d line(s) that are not findings", ignored)
     long = sum(len(f.text) > MAX_FINDING_CHARS for f in findings)

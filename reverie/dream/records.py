@@ -4,7 +4,8 @@
 
     {"last_run": {"time": ISO, "status": "ok", "first": 31, "last": 50, "reason": null, "commit": "<sha>"},
      "last_completed": ISO,          # the last run that finished a batch (ok, no-change, dead-lettered)
-     "last_rejection": {"time": ISO, "first": 31, "last": 50, "reason": "..."}}
+     "last_rejection": {"time": ISO, "first": 31, "last": 50, "reason": "..."},
+     "model_unavailable": {"since": ISO, "reason": "..."}}   # while runs fail because the model is unreachable
 
 ``dream-attempts.json`` — failed attempts on the batch starting after the Dream cursor::
 
@@ -72,8 +73,13 @@ class StatusRecord:
         return cls(path, _read(path))
 
     def record_run(self, status: str, first: int | None, last: int | None, reason: str | None,
-                   commit: str | None) -> None:
+                   commit: str | None, *, unavailable: bool = False) -> None:
         when = now_iso()
+        if unavailable:  # "since" is the first failure of the outage; a run that reached the model ends it
+            since = (self.model_unavailable or {}).get("since", when)
+            self.data["model_unavailable"] = {"since": since, "reason": reason}
+        else:
+            self.data.pop("model_unavailable", None)
         self.data["last_run"] = {"time": when, "status": status, "first": first, "last": last, "reason": reason,
                                  "commit": commit}
         if status in ("ok", "no-change", "dead-lettered"):
@@ -87,6 +93,11 @@ class StatusRecord:
     @property
     def last_run(self) -> dict[str, Any] | None:
         value = self.data.get("last_run")
+        return value if isinstance(value, dict) else None
+
+    @property
+    def model_unavailable(self) -> dict[str, Any] | None:
+        value = self.data.get("model_unavailable")
         return value if isinstance(value, dict) else None
 
     @property
@@ -143,10 +154,12 @@ class DreamStatusSummary:
     last_rejection: dict[str, Any] | None
     dead_letters: list[dict[str, Any]]
     attempts: int
+    model_unavailable: dict[str, Any] | None = None
 
 
 def summarize(state_dir: Path, deadletters: list[Any]) -> DreamStatusSummary:
     record = StatusRecord.load(state_dir)
     attempts = Attempts.load(state_dir)
     letters = [{"first": d.first, "last": d.last, "reason": d.reason, "time": d.time} for d in deadletters]
-    return DreamStatusSummary(record.last_run, record.last_rejection, letters, attempts.count)
+    return DreamStatusSummary(record.last_run, record.last_rejection, letters, attempts.count,
+                              record.model_unavailable)

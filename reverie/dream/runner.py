@@ -3,7 +3,10 @@ scheduler all call ``Dream.run`` and only render its ``DreamResult``).
 
 Sequence of one batch: run lock → reconcile → read the batch past ``.dream_cursor`` → phase 1 (findings) →
 phase 2 (edits on a staged copy, in budget) → gate → merge over concurrent edits → commit → cursor. Any failure
-before the commit writes nothing and counts an attempt; ``maxAttempts`` failures set the batch aside.
+before the commit writes nothing and leaves the batch pending. Faults of the batch itself (the gate, a malformed
+edit loop, its own budget) count an attempt, and ``maxAttempts`` of them set the batch aside; faults of the model
+(unreachable, key refused, overloaded past the retry budget, an analysis without findings or ``[SKIP]``) count
+none, so an outage never costs a batch.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from datetime import date
 from typing import Any
 
 from ..config import Config
-from ..errors import AlreadyRunningError, GitStoreError, MergeConflictError, ModelError, ReverieError, UnsafePathError
+from ..errors import (AlreadyRunningError, GitStoreError, MergeConflictError, ModelError, ModelUnavailableError,
+                      ReverieError, UnsafePathError)
 from ..gitstore import trailers as tr
 from ..gitstore.trailers import format_message
 from ..llm import protocol
@@ -27,7 +31,7 @@ from ..gitstore.location import is_tracked
 from ..workspace import MEMORY, MEMORY_FILES, SOUL
 from . import transaction
 from .agent import run_edit_loop
-from .analyze import analyze
+from .analyze import UnusableAnalysis, analyze
 from .archive import archive_path
 from .batch import build_analysis_message, budget_lines, line_ages
 from .budget import Budget, BudgetExceeded
@@ -53,11 +57,12 @@ ProgressCallback = Callable[[Progress], None]
 class _Failed(Exception):
     """A batch attempt failed before anything was written."""
 
-    def __init__(self, status: str, reason: str, *, count: bool = True) -> None:
+    def __init__(self, status: str, reason: str, *, count: bool = True, unavailable: bool = False) -> None:
         super().__init__(reason)
         self.status = status
         self.reason = reason
-        self.count = count  # False when the drain's overall budget, not the batch, was the limit
+        self.count = count  # False when the batch is not at fault: the drain's overall budget, the model
+        self.unavailable = unavailable  # the model could not be reached: `reverie status` says since when
 
 
 class Dream:
@@ -202,6 +207,7 @@ class Dream:
                 system=load_prompt(protocol.TASK_DREAM_ANALYZE, self.workspace),
                 user=build_analysis_message(entries, staged.base, self._memory_ages(staged.base[MEMORY]), today,
                                             budgets=sizes),
+                max_tokens=self._max_tokens(protocol.TASK_DREAM_ANALYZE),
             )
             findings = analysis.findings
             progress("analyze")
@@ -210,6 +216,7 @@ class Dream:
                     self.client, budget, tools, model=self.model,
                     system=load_prompt(protocol.TASK_DREAM_EDIT, self.workspace), findings=findings,
                     progress=lambda: progress("edit"), budgets=sizes,
+                    max_tokens=self._max_tokens(protocol.TASK_DREAM_EDIT),
                 )
             facts = [f for e in entries for ln in e.content.splitlines() if (f := protocol.parse_fact_line(ln))]
             life = self._lifecycle(staged, today, tools=tools, findings=findings, facts=facts)
@@ -237,6 +244,12 @@ class Dream:
         except BudgetExceeded as exc:
             return self._fail(base, findings, tools, budget, attempts, dry_run,
                               _Failed("failed", str(exc), count=not exc.overall))
+        except ModelUnavailableError as exc:
+            return self._fail(base, findings, tools, budget, attempts, dry_run,
+                              _Failed("failed", f"model unavailable: {exc}", count=False, unavailable=True))
+        except UnusableAnalysis as exc:
+            return self._fail(base, findings, tools, budget, attempts, dry_run,
+                              _Failed("failed", f"model: {exc}", count=False))
         except ModelError as exc:
             return self._fail(base, findings, tools, budget, attempts, dry_run, _Failed("failed", f"model: {exc}"))
         except _Failed as exc:
@@ -363,6 +376,9 @@ class Dream:
         self._record(result)
         return result
 
+    def _max_tokens(self, task: str) -> int:
+        return protocol.max_output_tokens(task, self.config.defaults.max_tokens)
+
     def _memory_ages(self, text: str) -> list[int | None]:
         if not text.strip():
             return []
@@ -433,8 +449,9 @@ class Dream:
 
     def _fail(self, base: DreamResult, findings: tuple, tools: MemoryTools, budget: Budget, attempts: Attempts,
               dry_run: bool, failure: _Failed) -> DreamResult:
-        """Nothing was written. Count the attempt; at ``maxAttempts`` set the batch aside and move on."""
-        log.warning("dream: batch %s-%s %s: %s", base.first, base.last, failure.status, failure.reason)
+        """Nothing was written. Count the attempt if the batch is at fault; at ``maxAttempts`` set it aside."""
+        # Info, not warning: the reason travels in the result, which every front-end prints (once).
+        log.info("dream: batch %s-%s %s: %s", base.first, base.last, failure.status, failure.reason)
         result = replace(base, status=failure.status, reason=failure.reason, findings=findings,  # type: ignore[arg-type]
                          edits=tuple(tools.edits), usage=budget.usage, iterations=budget.iterations,
                          tool_calls=budget.tool_calls)
@@ -451,12 +468,12 @@ class Dream:
             attempts.clear()
             log.warning("dream: batch %d-%d set aside after %d failed attempts", base.first, base.last, n)
             result = replace(result, status="dead-lettered")
-        self._record(result)
+        self._record(result, unavailable=failure.unavailable)
         return result
 
-    def _record(self, result: DreamResult) -> None:
+    def _record(self, result: DreamResult, *, unavailable: bool = False) -> None:
         StatusRecord.load(self.workspace.state_dir).record_run(
-            result.status, result.first, result.last, result.reason, result.commit
+            result.status, result.first, result.last, result.reason, result.commit, unavailable=unavailable
         )
 
 

@@ -1,45 +1,59 @@
-"""The model client: one async call, ``complete``, over ``litellm.acompletion``, with Reverie's retry policy.
+"""The model client: one async call, ``complete``, with Reverie's retry policy and error classes.
 
-Every model — a hosted one (``openai/gpt-4o-mini``, ``anthropic/claude-…``), a local OpenAI-compatible server
-(``ollama/…``, ``openai/<name>`` with ``apiBase``), the offline engine (``reverie/offline``) or a test's
-``scripted/<name>`` — is reached the same way, by name. litellm is imported on the first call, not before.
+Which code answers a model name is ``registry``'s decision: in-process models (the offline engine ``reverie/…``,
+the test fake ``scripted/…``) are called directly; every other name is a remote provider reached through
+``litellm.acompletion`` (a hosted model, ``ollama/…``, ``openai/<name>`` with ``apiBase``), and litellm is imported
+on the first such call, not before.
 
-Retry policy (``config.llm``): retried are rate limits (429, honouring ``Retry-After`` / ``retry-after-ms`` up to
-``retryAfterMax``), 408/409, 5xx, timeouts and dropped connections; never other 4xx (a bad request stays bad).
-Waits grow exponentially from ``backoffBase`` (capped at ``backoffMax``) with jitter. At most ``maxRetries``
-retries, and the whole call — attempts and waits — stays within ``retryBudget`` seconds: each attempt's timeout is
-cut to what remains, and a wait that would cross the budget ends the call instead. The offline engine and
-scripted models' own failures (an empty script) are not retried; a scripted exception is, like a real one.
+Failures, classified on the first attempt (``ModelUnavailableError``, one line naming the provider, the model, the
+endpoint and what to set; never retried):
+
+- ``auth``: no API key, or the provider refused it (401/403);
+- ``not-found``: the provider has no such model (404), or litellm cannot tell which provider serves the name;
+- ``unreachable``: the endpoint refused the connection or its host name does not resolve.
+
+Retried, within the budget: rate limits (429, honouring ``Retry-After`` / ``retry-after-ms`` up to
+``retryAfterMax``), 408/409, 5xx, timeouts and dropped connections. A 500 whose body says the request itself is
+malformed (a server template choking on a message) is retried once, then final. Other 4xx are final (a bad request
+stays bad). Waits grow exponentially from ``backoffBase`` (capped at ``backoffMax``) with jitter; at most
+``maxRetries`` retries, and the whole call stays within ``retryBudget`` seconds. A retryable fault that outlasts the
+budget is a ``ModelUnavailableError`` of kind ``overloaded``; a final fault of the request is a plain ``ModelError``.
 
 Provider settings: ``providers.<name>.apiKey`` / ``apiBase`` / ``extraHeaders`` from config, the provider named by
 the model's prefix (``openai/…`` → ``providers.openai``; aliases in ``_PROVIDER_ALIASES``); otherwise litellm reads
 the provider's usual environment variables (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``OLLAMA_API_BASE`` …).
-Keys are never logged and are scrubbed from every ``ModelError`` message.
+Keys are never logged: every error text goes through ``security.secrets.scrub`` with the keys the call carried.
 """
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
+import inspect
 import logging
 import os
 import random
 import re
+import socket
 import sys
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from ..config import Config, LLMConfig, ProviderConfig
-from ..errors import ModelError
+from ..errors import ModelError, ModelUnavailableError
+from ..security.secrets import scrub
+from . import registry
+from .registry import prefix_of as provider_of
 from .tokens import estimate_tokens
 from .types import ModelResponse, ToolCall, Usage
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ModelClient"]
+__all__ = ["ModelClient", "provider_of", "log_model_failure"]
 
 # Model prefix → the config ``providers`` key holding its settings (nanobot's provider names).
 _PROVIDER_ALIASES = {
@@ -53,8 +67,35 @@ _PROVIDER_ALIASES = {
 # Model name keywords → provider, for names without a prefix (``gpt-4o``, ``claude-3-5-sonnet``).
 _KEYWORDS = (("gpt", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"), ("claude", "anthropic"),
              ("gemini", "gemini"), ("deepseek", "deepseek"), ("qwen", "dashscope"), ("glm", "zhipu"))
-_LOCAL_PROVIDERS = {"reverie", "scripted"}
 _RETRY_STATUS = {408, 409, 429}
+#: Where a provider answers when no ``apiBase`` is configured (named in error messages only).
+_DEFAULT_ENDPOINTS = {
+    "openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com", "deepseek": "https://api.deepseek.com",
+    "gemini": "https://generativelanguage.googleapis.com", "groq": "https://api.groq.com/openai/v1",
+    "mistral": "https://api.mistral.ai/v1", "openrouter": "https://openrouter.ai/api/v1",
+    "ollama": "http://localhost:11434", "together": "https://api.together.xyz/v1",
+}
+#: The environment variable holding each provider's key, where it is not ``<PROVIDER>_API_KEY``.
+_KEY_VARS = {"vertex": "GOOGLE_APPLICATION_CREDENTIALS", "together": "TOGETHERAI_API_KEY", "zhipu": "ZAI_API_KEY",
+             "vllm": "HOSTED_VLLM_API_KEY"}
+# What a provider or server says when the request, not the server, is at fault (a deterministic 500).
+_MALFORMED = re.compile(
+    r"has no attribute|is undefined|is not defined|malformed|invalid (?:request|json|message|argument|parameter)"
+    r"|validation error|jinja|template|could not parse|unexpected (?:token|keyword|field)|missing (?:required|field)"
+    r"|TypeError|KeyError|AttributeError|ValueError",
+    re.I,
+)
+_NO_KEY = re.compile(r"missing credentials|api_key client option must be set|no api key|api key (?:is )?(?:missing|"
+                     r"not (?:set|found|provided))|without an api key", re.I)
+
+
+@dataclass(frozen=True)
+class _Fault:
+    """How one failed attempt is handled: ``kind`` auth / not-found / unreachable (final, the provider's fault),
+    malformed (a 500 blaming the request: one retry), retry (transient), or final (the request's fault)."""
+
+    kind: str
+    retry_after: float | None = None
 
 
 class ModelClient:
@@ -80,53 +121,122 @@ class ModelClient:
         max_tokens: int | None = None,
         timeout: float | None = None,
     ) -> ModelResponse:
-        """One chat completion. ``model`` None → ``config.model`` (the offline engine when unconfigured).
+        """One chat completion. ``model`` None → ``config.model`` (the offline engine when unconfigured);
+        ``temperature`` / ``max_tokens`` None → ``agents.defaults.temperature`` / ``maxTokens``.
 
-        Raises ``ModelError`` (never carrying an API key) once retries are exhausted or the failure is final.
+        Raises ``ModelUnavailableError`` when the provider is at fault (see the module docstring), ``ModelError``
+        when the request is; neither ever carries an API key.
         """
         name = model or self.config.model
         provider = provider_of(name)
         messages = _valid_unicode(messages)
-        direct = _direct_fake(name) if provider == "scripted" else None
-        kwargs = self._kwargs(name, provider, tools, tool_choice, temperature, max_tokens)
-        routed = self._route(name) if provider not in _LOCAL_PROVIDERS else name
+        # Every call carries an output limit and the configured temperature: a small model without one generates
+        # to the end of its context, past the timeout.
+        if temperature is None:
+            temperature = self.config.defaults.temperature
+        if max_tokens is None:
+            max_tokens = self.config.defaults.max_tokens
+        local = registry.resolve(name)
+        request = registry.Request(name, messages, tools, tool_choice, temperature, max_tokens)
+        kwargs = self._kwargs(name, provider, tools, tool_choice, temperature, max_tokens, remote=local is None)
+        routed = self._route(name) if local is None else name
         secrets = _secrets_of(kwargs)
         s = self.settings
         per_attempt = timeout if timeout is not None else s.timeout
         started = time.monotonic()
         deadline = started + s.retry_budget
         attempt = 0
+        malformed = 0
+        text = ""
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise ModelError(f"{name}: no time left in the retry budget ({s.retry_budget:g}s)")
+                raise self._unavailable(name, "overloaded", kwargs,
+                                        f"{text or 'no reply'} (no time left in the retry budget, {s.retry_budget:g}s)")
             try:
-                if direct is not None:
-                    return await asyncio.wait_for(
-                        direct(messages, tools, tool_choice, temperature, max_tokens, name), min(per_attempt, remaining))
+                if local is not None:
+                    return _finished(await asyncio.wait_for(_call_local(local, request), min(per_attempt, remaining)),
+                                     name, provider)
                 raw = await self._acompletion(routed, messages, kwargs, min(per_attempt, remaining))
                 return self._to_response(raw, name, provider, messages, tools)
             except (asyncio.CancelledError, ModelError):
                 raise
             except Exception as exc:  # noqa: BLE001 — classified here; anything unexpected is final
-                retry, hint = _classify(exc, provider)
-                text = _scrub(_describe(exc), secrets)
+                fault = _classify(exc, provider, local is not None)
+                text = scrub(_describe(exc), secrets)
             # Decided outside the except block, so the ModelError carries no link to the provider's exception
             # (whose text and request may hold the key).
-            if not retry:
+            if fault.kind in ("auth", "not-found", "unreachable"):
+                raise self._unavailable(name, fault.kind, kwargs, text)
+            if fault.kind == "final":
                 raise ModelError(f"{name}: {text}")
+            if fault.kind == "malformed":
+                malformed += 1
+                if malformed > 1:
+                    raise ModelError(f"{name}: {text} (the server blamed the request twice; not retried again)")
             if attempt >= s.max_retries:
-                raise ModelError(f"{name}: {text} (gave up after {attempt + 1} attempts)")
-            delay = self._delay(attempt, hint)
+                raise self._unavailable(name, "overloaded", kwargs, f"{text} (gave up after {attempt + 1} attempts)")
+            delay = self._delay(attempt, fault.retry_after)
             if time.monotonic() + delay >= deadline:
                 spent = time.monotonic() - started
-                raise ModelError(
-                    f"{name}: {text} (gave up after {attempt + 1} attempts, {spent:.1f}s; "
-                    f"retry budget {s.retry_budget:g}s)"
-                )
+                raise self._unavailable(name, "overloaded", kwargs, f"{text} (gave up after {attempt + 1} attempts, "
+                                        f"{spent:.1f}s; retry budget {s.retry_budget:g}s)")
             log.info("model %s: %s; retry %d in %.2fs", name, text, attempt + 1, delay)
             attempt += 1
             await self._sleep(delay)
+
+    def _unavailable(self, name: str, kind: str, kwargs: Mapping[str, Any], detail: str) -> ModelUnavailableError:
+        """The one-line error for a fault of the provider: what failed, where, and what to set."""
+        provider = self.provider_key(name)
+        endpoint = self.endpoint(name, kwargs)
+        detail = _short(detail)
+        if registry.resolve(name) is not None:
+            message = f"{name}: {detail}"
+        elif kind == "auth":
+            var = _KEY_VARS.get(provider, f"{provider.upper()}_API_KEY") if provider else "the provider's API key"
+            where = f"providers.{provider}.apiKey" if provider else "providers.<name>.apiKey"
+            missing = bool(_NO_KEY.search(detail))
+            what = f"no API key for {provider or name}" if missing else f"{provider or 'the provider'} refused the API key"
+            message = f"{name}: {what} at {endpoint}; set {var} or {where}" + ("" if missing else f" ({detail})")
+        elif kind == "not-found":
+            message = (f"{name}: no such model at {endpoint}; check agents.defaults.model (a provider prefix such as "
+                       f"openai/ or ollama/ and a model the provider serves) ({detail})")
+        elif kind == "unreachable":
+            why = "host name not found" if re.search(r"name (?:or service )?not known|nodename|getaddrinfo|resolution",
+                                                      detail, re.I) else "connection refused"
+            where = f"providers.{provider}.apiBase" if provider else "providers.<name>.apiBase"
+            message = f"{name}: cannot reach {endpoint} ({why}); start the server or set {where}"
+        else:
+            message = f"{name}: {provider or 'the provider'} at {endpoint} kept failing: {detail}"
+        return ModelUnavailableError(message, kind=kind, provider=provider, model=name, endpoint=endpoint)
+
+    def provider_key(self, name: str) -> str:
+        """The ``providers`` config key serving ``name`` (``openai`` for ``openai/…``, ``gpt-4o`` and ``custom/…``
+        routed to an OpenAI-compatible server, ``""`` when unknown)."""
+        prefix = provider_of(name)
+        if prefix == "custom":
+            return "custom"
+        if prefix:
+            return _PROVIDER_ALIASES.get(prefix, prefix)
+        lowered = name.lower()
+        for word, key in _KEYWORDS:
+            if word in lowered:
+                return key
+        return "custom" if "custom" in self.config.providers else ""
+
+    def endpoint(self, name: str, kwargs: Mapping[str, Any] | None = None) -> str:
+        """Where a call to ``name`` goes: the configured ``apiBase``, the provider's base-URL variable, or its
+        public default."""
+        if registry.resolve(name) is not None:
+            return "in-process"
+        base = (kwargs or {}).get("api_base")
+        if not base:
+            settings = self.provider_settings(name)
+            base = settings.api_base if settings is not None else None
+        provider = self.provider_key(name)
+        if not base and provider:
+            base = os.environ.get(f"{provider.upper()}_API_BASE") or os.environ.get(f"{provider.upper()}_BASE_URL")
+        return str(base or _DEFAULT_ENDPOINTS.get(provider, f"{provider or name}'s default endpoint"))
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         s = self.settings
@@ -139,17 +249,16 @@ class ModelClient:
         from ._litellm import get_litellm
 
         litellm = get_litellm()
-        # litellm passes the timeout to HTTP providers; in-process ones (scripted latency) only obey this wait_for.
-        grace = 0.0 if provider_of(name) in _LOCAL_PROVIDERS else 1.0
-        try:
+        try:  # litellm passes the timeout to the HTTP client; the wait_for (1 s later) catches one that ignores it
             return await asyncio.wait_for(
-                litellm.acompletion(model=name, messages=messages, timeout=timeout, **kwargs), timeout + grace
+                litellm.acompletion(model=name, messages=messages, timeout=timeout, **kwargs), timeout + 1.0
             )
         except asyncio.TimeoutError as exc:  # litellm did not honour its own timeout: treat as one
             raise litellm.Timeout(f"no reply within {timeout:.1f}s", model=name, llm_provider="") from exc
 
     def _kwargs(
-        self, name: str, provider: str, tools: Any, tool_choice: Any, temperature: Any, max_tokens: Any
+        self, name: str, provider: str, tools: Any, tool_choice: Any, temperature: Any, max_tokens: Any, *,
+        remote: bool = True,
     ) -> dict[str, Any]:
         kwargs: dict[str, Any] = {}
         if tools:
@@ -163,7 +272,7 @@ class ModelClient:
             kwargs["temperature"] = temperature
         if max_tokens is not None:
             kwargs["max_tokens"] = max_tokens
-        if provider in _LOCAL_PROVIDERS:
+        if not remote:
             return kwargs
         kwargs["max_retries"] = 0  # ours is the only retry loop (the OpenAI SDK would retry twice on its own)
         kwargs["num_retries"] = 0
@@ -244,12 +353,7 @@ class ModelClient:
             out = [{"role": "assistant", "content": content or "", "tool_calls": [
                 {"function": {"name": c.name, "arguments": c.raw_arguments}} for c in calls]}]
             completion = estimate_tokens(out) - 3
-        cost: float | None = None
-        if provider == "reverie":
-            cost = 0.0
-        elif provider != "scripted":
-            cost = _cost(raw)
-        return Usage(prompt, completion, cost)
+        return Usage(prompt, completion, _cost(raw))
 
     # -- tokens -------------------------------------------------------------------------------------------
     def count_tokens(
@@ -264,7 +368,7 @@ class ModelClient:
         """
         name = model or self.config.model
         provider = provider_of(name)
-        if provider in _LOCAL_PROVIDERS or "litellm" not in sys.modules:
+        if registry.resolve(name) is not None or "litellm" not in sys.modules:
             return estimate_tokens(messages, tools)
         from ._litellm import get_litellm
 
@@ -303,30 +407,43 @@ def _valid_unicode(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def provider_of(model: str) -> str:
-    """The provider prefix of a model name (``openai/gpt-4o`` → ``openai``), or ``""`` when it has none."""
-    head, sep, _ = model.partition("/")
-    return head.lower() if sep else ""
+_reported: dict[str, float] = {}
+#: Seconds within which the same failure text is not warned about again.
+REPEAT_QUIET_SECONDS = 120.0
 
 
-def _direct_fake(name: str) -> Any:
-    from .scripted import ScriptedModel, ScriptError
+def log_model_failure(logger: logging.Logger, what: str, exc: BaseException) -> None:
+    """Log a failed model call as a warning the first time its text is seen, at info when it repeats within
+    ``REPEAT_QUIET_SECONDS``: one ``/new`` during an outage meets it in the archive, the summary and the flush, and
+    the user should read it once."""
+    text = str(exc)
+    now = time.monotonic()
+    seen = _reported.get(text)
+    if len(_reported) > 256:
+        _reported.clear()
+    _reported[text] = now
+    repeat = seen is not None and now - seen < REPEAT_QUIET_SECONDS
+    logger.log(logging.INFO if repeat else logging.WARNING, "%s: %s", what, text)
 
-    try:
-        fake = ScriptedModel.get(name)
-    except ScriptError:
-        return None
-    if not fake.direct:
-        return None
-    from ._providers import direct_reply
 
-    async def answer(*args: Any) -> ModelResponse:
-        resp, delay = direct_reply(fake, *args)
-        if delay:
-            await asyncio.sleep(delay)
-        return resp
+async def _call_local(model: registry.LocalModel, request: registry.Request) -> ModelResponse:
+    out = model(request)
+    return await out if inspect.isawaitable(out) else out  # type: ignore[no-any-return]
 
-    return answer
+
+def _finished(resp: ModelResponse, name: str, provider: str) -> ModelResponse:
+    """An in-process reply as the caller sees it: its text made UTF-8 safe, the model named, the offline engine's
+    cost zero."""
+    content = _fix_text(resp.content) if isinstance(resp.content, str) else resp.content
+    usage = resp.usage if provider != "reverie" else Usage(resp.usage.prompt_tokens, resp.usage.completion_tokens, 0.0)
+    return ModelResponse(content, resp.tool_calls, resp.finish_reason or "stop", usage, name)
+
+
+def _short(text: str, limit: int = 300) -> str:
+    """A provider's error text without litellm's repeated class-name prefixes, on one line, bounded."""
+    text = re.sub(r"\b(?:litellm\.)?[A-Za-z]*(?:Error|Exception)(?: \(\d+\))?(?:: | - )", "", text)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _tool_call(index: int, call: Any) -> ToolCall:
@@ -360,29 +477,60 @@ def _cost(raw: Any) -> float | None:
 
 
 # -- failure classification -----------------------------------------------------------------------------------
-def _classify(exc: BaseException, provider: str) -> tuple[bool, float | None]:
-    """(retry?, Retry-After seconds or None)."""
-    from .scripted import ScriptError
-
-    if isinstance(exc, ScriptError) or provider == "reverie":
-        return False, None
-    if isinstance(exc, TimeoutError):  # a direct scripted model that did not answer in time
-        return True, None
+def _classify(exc: BaseException, provider: str, local: bool) -> _Fault:
+    """What one failed attempt means (see the module docstring)."""
+    if isinstance(exc, TimeoutError) or type(exc).__name__ == "TimeoutError":
+        return _Fault("retry")  # a direct in-process model that did not answer in time
+    if "litellm" not in sys.modules:
+        return _Fault("final")  # an in-process model's own failure (a broken script, an engine bug)
     from ._litellm import get_litellm
 
     litellm = get_litellm()
-    if isinstance(exc, (litellm.Timeout, litellm.APIConnectionError)):
-        return True, None
     status = getattr(exc, "status_code", None)
+    text = str(exc)
+    if not local:
+        if _unreachable(exc):
+            return _Fault("unreachable")
+        if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)) or status in (401, 403) \
+                or _NO_KEY.search(text):
+            return _Fault("auth")
+        if isinstance(exc, litellm.NotFoundError) or status == 404 or "LLM Provider NOT provided" in text:
+            return _Fault("not-found")
+    if isinstance(exc, (litellm.Timeout, litellm.APIConnectionError)):
+        return _Fault("retry")
     if isinstance(status, int):
         if status in _RETRY_STATUS or status >= 500:
-            return True, _retry_after(exc) if status in (429, 503) else None
-        return False, None
-    if isinstance(exc, (litellm.RateLimitError,)):
-        return True, _retry_after(exc)
+            if status == 500 and _MALFORMED.search(text):
+                return _Fault("malformed")
+            return _Fault("retry", _retry_after(exc) if status in (429, 503) else None)
+        return _Fault("final")
+    if isinstance(exc, litellm.RateLimitError):
+        return _Fault("retry", _retry_after(exc))
     if isinstance(exc, (litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.BadGatewayError)):
-        return True, None
-    return False, None
+        return _Fault("retry")
+    return _Fault("final")
+
+
+def _unreachable(exc: BaseException) -> bool:
+    """True when the connection was never made: refused, or the host name does not resolve (a dropped connection,
+    a reset mid-reply, is not this: it is retried)."""
+    seen: set[int] = set()
+    pending: list[BaseException | None] = [exc]
+    while pending:
+        e = pending.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, (ConnectionRefusedError, socket.gaierror)):
+            return True
+        if type(e).__name__ == "ConnectError" and type(e).__module__.startswith(("httpx", "httpcore")):
+            return True
+        if type(e).__name__ == "ClientConnectorError":  # aiohttp's failed connect
+            return True
+        pending += [e.__cause__, e.__context__, getattr(e, "original_exception", None)]
+    return bool(re.search(r"connection refused|errno 111|name or service not known|nodename nor servname|"
+                          r"temporary failure in name resolution|failed to resolve|cannot connect to host",
+                          str(exc), re.I))
 
 
 def _retry_after(exc: BaseException) -> float | None:
@@ -424,13 +572,6 @@ def _describe(exc: BaseException) -> str:
 
 
 # -- secrets --------------------------------------------------------------------------------------------------
-_KEY_PATTERNS = re.compile(
-    r"(sk-[A-Za-z0-9_\-]{8,}|sk_[A-Za-z0-9_\-]{8,}|(?<=Bearer )[A-Za-z0-9._\-]{8,}"
-    r"|(?<=api_key=)[^\s&'\"]+|(?<=api-key: )\S+|(?<=x-api-key: )\S+)",
-    re.I,
-)
-
-
 def _secrets_of(kwargs: Mapping[str, Any]) -> list[str]:
     found = [str(kwargs["api_key"])] if kwargs.get("api_key") else []
     for header in (kwargs.get("extra_headers") or {}).values():
@@ -439,12 +580,4 @@ def _secrets_of(kwargs: Mapping[str, Any]) -> list[str]:
     for var, value in os.environ.items():
         if value and len(value) >= 8 and var.upper().endswith(("_API_KEY", "_TOKEN", "_SECRET", "_KEY")):
             found.append(value)
-    return sorted(set(found), key=len, reverse=True)
-
-
-def _scrub(text: str, secrets: list[str]) -> str:
-    """The text with every known key, and anything shaped like one, replaced by ``***``."""
-    for secret in secrets:
-        text = text.replace(secret, "***")
-    return _KEY_PATTERNS.sub("***", text)
-
+    return found

@@ -1,6 +1,7 @@
 """The offline engine (``reverie/offline``): a deterministic rule-based stand-in for a model, used when none is
-configured. It answers every task of ``protocol`` the way a model would, through litellm as provider ``reverie``
-(see ``_providers``), so the Consolidator and both Dream phases run the same code offline as with a hosted model.
+configured. It answers every task of ``protocol`` the way a model would, reached by name (``reverie/offline``)
+through ``registry`` like any model but called in-process, without litellm, so the Consolidator and both Dream
+phases run the same code offline as with a hosted model.
 
 Dispatch is on ``protocol.task_of(system prompt)``:
 

@@ -33,6 +33,8 @@ import re
 
 __all__ = [
     "TASKS",
+    "MAX_OUTPUT_TOKENS",
+    "max_output_tokens",
     "FACT_MARKS",
     "FINDING_KINDS",
     "task_line",
@@ -58,6 +60,23 @@ TASK_DREAM_EDIT = "dream-edit"
 TASK_SESSION_SUMMARY = "session-summary"
 TASK_FLUSH = "flush"
 TASKS = (TASK_ARCHIVE, TASK_DREAM_ANALYZE, TASK_DREAM_EDIT, TASK_SESSION_SUMMARY, TASK_FLUSH)
+
+#: Output limit per task, in tokens: room for a full answer, small enough that a model rambling to the end of its
+#: context window is cut off instead of generating past ``llm.timeout`` (a local server keeps generating after the
+#: client gives up, so retries would queue behind it). ``agents.defaults.maxTokens`` caps each of them.
+MAX_OUTPUT_TOKENS = {
+    TASK_ARCHIVE: 2_048,
+    TASK_DREAM_ANALYZE: 1_536,
+    TASK_DREAM_EDIT: 2_048,
+    TASK_SESSION_SUMMARY: 768,
+    TASK_FLUSH: 768,
+}
+
+
+def max_output_tokens(task: str, configured: int) -> int:
+    """The ``max_tokens`` a call of ``task`` sends: the task's own limit, never above ``configured``."""
+    return max(1, min(MAX_OUTPUT_TOKENS.get(task, configured), configured))
+
 
 SECTION_CONTEXT = "Earlier context (do not summarise)"
 SECTION_ARCHIVE = "Conversation to archive"

@@ -1,4 +1,4 @@
-"""The scripted model: the first-class test fake, reached through litellm exactly like a hosted model.
+"""The scripted model: the first-class test fake, reached by name through ``ModelClient`` like any model.
 
 ::
 
@@ -15,8 +15,10 @@ Each request pops the next reply; a callable reply (or ``responder``) is called 
 any of the above, for scripts that depend on the request. An empty queue with no responder, or an unregistered
 name, fails the call with a clear error (``ModelError`` from the client, never retried).
 
-``direct=True`` (benchmarks): the client answers from the script without entering litellm, so a benchmark
-measures Reverie's own time, not litellm's per-call overhead. Tests should keep the default (through litellm).
+``scripted/…`` is an in-process model of ``reverie.llm.registry``: the client calls it directly, with the same
+timeout, retry and error classification as a remote provider (the exception helpers below raise litellm's own
+types, so the policy sees the real thing; only they import litellm). ``direct`` is kept for old callers; every
+scripted model is direct now.
 
 Registration is process-global (like litellm's provider map); ``unregister``/``reset`` undo it.
 """
@@ -29,6 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from . import types as rt
+from .tokens import estimate_tokens
 from .types import ToolCall, Usage
 
 __all__ = [
@@ -41,6 +45,7 @@ __all__ = [
     "timeout_error",
     "connection_error",
     "bad_request_error",
+    "answer",
 ]
 
 
@@ -192,6 +197,43 @@ def _to_reply(item: Any, prompt: Prompt) -> Reply:
     if item is None:
         return Reply(content=None)
     raise ScriptError(f"cannot turn {type(item).__name__} into a scripted reply")
+
+
+async def answer(request: Any) -> rt.ModelResponse:
+    """The registry's entry point: the fake's next reply to ``request`` (a ``registry.Request``), after its delay."""
+    import asyncio
+
+    fake = ScriptedModel.get(request.model)
+    resp, delay = direct_reply(fake, request.messages, request.tools, request.tool_choice, request.temperature,
+                               request.max_tokens, request.model)
+    if delay:
+        await asyncio.sleep(delay)  # a slow scripted model: the client's timeout and Dream's wall clock apply
+    return resp
+
+
+def direct_reply(
+    fake: ScriptedModel, messages: list, tools: Any, tool_choice: Any, temperature: Any, max_tokens: Any, model: str
+) -> tuple[rt.ModelResponse, float]:
+    """The fake's next reply as a Reverie ``ModelResponse`` (usage estimated when the script gives none), and how
+    long to wait before giving it."""
+    import orjson
+
+    prompt = Prompt(model=model, messages=[dict(m) for m in messages], tools=tools, tool_choice=tool_choice,
+                    temperature=temperature, max_tokens=max_tokens)
+    reply = fake.respond(prompt)
+    calls = tuple(
+        c if c.raw_arguments or c.arguments is None
+        else rt.ToolCall(c.id, c.name, c.arguments, orjson.dumps(c.arguments, default=str).decode())
+        for c in reply.tool_calls
+    )
+    usage = reply.usage
+    if usage is None:
+        out = [{"role": "assistant", "content": reply.content or "",
+                "tool_calls": [{"function": {"name": c.name, "arguments": c.raw_arguments}} for c in calls]}]
+        usage = rt.Usage(estimate_tokens(messages, tools), max(0, estimate_tokens(out) - 3))
+    delay = reply.delay if reply.delay is not None else fake.latency
+    return rt.ModelResponse(content=reply.content, tool_calls=calls, finish_reason=reply.effective_finish_reason,
+                            usage=usage, model=model), max(0.0, float(delay or 0.0))
 
 
 # -- exceptions as a provider raises them (litellm's types, so the client's retry policy sees the real thing) ---

@@ -2,13 +2,15 @@
 
 ``memory/YYYY-MM-DD-<slug>.md`` — one per ended session (at least ``memory.sessionFiles.minUserMessages`` user
 messages, default 3). The model names ``<slug>`` (kebab-case, ≤ 40 characters) and writes the summary through a
-forced ``save_summary`` tool call; on model failure a raw excerpt is written instead. Layout::
+forced ``save_summary`` tool call. The summary must be prose that is not the task's instructions read back (see
+``reverie.llm.output``); otherwise, or when the model cannot be reached, a raw excerpt is written instead and
+labelled with the truth. Layout::
 
     # <Title>
 
     - Session: `<key>`
     - Time: <first message> – <last message>
-    - Written: <now>[ (raw excerpt: the model was unavailable)]
+    - Written: <now>[ (raw excerpt: the model was unavailable | the model answered without a usable summary)]
 
     ## Summary
     <summary>
@@ -21,7 +23,8 @@ free name (``-2``, ``-3`` … on a clash), so two writers never clobber each oth
 
 ``memory/YYYY-MM-DD.md`` — the day's flushed facts, one ``- fact`` bullet per line under a ``# YYYY-MM-DD`` header.
 Append-only: each flush is one ``O_APPEND`` write + fsync under a lock, after repairing a missing final newline; facts
-already in that day's file (compared case- and punctuation-insensitively) are not written again. A flush happens at
+already in that day's file (compared case- and punctuation-insensitively) are not written again; a line that is not
+a short sentence of words (code, braces, the prompt read back) is dropped with a warning. A flush happens at
 most once per session per compaction cycle (``memory/.reverie/flush.json`` maps session key → the session's
 ``last_consolidated`` at its last flush; it is written after the append, so a crash in between only repeats a flush
 whose facts the dedup then drops).
@@ -46,6 +49,8 @@ from ..config import Config
 from ..errors import ModelError, ReverieError
 from ..fsutil import atomic_write, fsync_dir, read_text_lossy
 from ..llm import protocol
+from ..llm.client import log_model_failure
+from ..llm.output import echo_of, fact_problem, prose_problem
 from ..llm.prompts import load_prompt
 from ..workspace import Workspace
 from .rank import STOPWORDS
@@ -91,9 +96,15 @@ SAVE_SUMMARY_TOOL: dict[str, Any] = {
 _FORCE_SUMMARY = {"type": "function", "function": {"name": "save_summary"}}
 
 
+#: The label of a raw excerpt, by why there is no summary.
+UNAVAILABLE = "the model was unavailable"
+UNUSABLE = "the model answered without a usable summary"
+
+
 @dataclass(frozen=True)
 class SessionFileResult:
-    """``status``: ``written`` (model summary), ``raw`` (model failed: raw excerpt), ``skipped`` (too short/off)."""
+    """``status``: ``written`` (model summary), ``raw`` (no usable summary: raw excerpt; ``reason`` says why),
+    ``skipped`` (too short/off)."""
 
     status: str
     path: str | None = None
@@ -186,24 +197,33 @@ async def write_session_file(workspace: Workspace, client: Any, key: str, messag
         return SessionFileResult("skipped", reason="session files are off (memory.sessionFiles.enabled)")
     if len(users) < settings.min_user_messages:
         return SessionFileResult("skipped", reason=f"{len(users)} user message(s), fewer than {settings.min_user_messages}")
-    slug, summary, raw_reason = None, None, ""
+    slug, summary, raw_reason, label = None, None, "", UNUSABLE
+    system = load_prompt(protocol.TASK_SESSION_SUMMARY, workspace)
     try:
         resp = await client.complete(_request(protocol.TASK_SESSION_SUMMARY, workspace, messages, f"{now:%Y-%m-%d}"),
-                                     model=model, tools=[SAVE_SUMMARY_TOOL], tool_choice=_FORCE_SUMMARY)
+                                     model=model, tools=[SAVE_SUMMARY_TOOL], tool_choice=_FORCE_SUMMARY,
+                                     max_tokens=_limit(protocol.TASK_SESSION_SUMMARY, config or client.config))
         call = next((c for c in resp.tool_calls if c.name == "save_summary" and c.arguments), None)
         if call is not None and isinstance(call.arguments.get("summary"), str) and call.arguments["summary"].strip():
-            summary = call.arguments["summary"].strip()
-            slug = slugify(str(call.arguments.get("slug") or "")) or slugify(summary)
+            candidate = call.arguments["summary"].strip()
+            problem = _summary_problem(candidate, system)
+            if problem is None:
+                summary = candidate
+                slug = _usable_slug(str(call.arguments.get("slug") or ""), system) or slugify(summary)
+            else:
+                raw_reason = f"the summary was rejected: {problem}"
         else:
             raw_reason = "the model did not call save_summary with a summary"
     except ModelError as exc:
-        raw_reason = f"model failed: {exc}"
+        raw_reason, label = f"model failed: {exc}", UNAVAILABLE
+        log_model_failure(log, f"session {key}: no summary, writing a raw excerpt instead", exc)
     if summary is None:
-        log.warning("session %s: %s; writing a raw excerpt instead", key, raw_reason)
+        if label == UNUSABLE:  # an outage was already reported (once) above
+            log.warning("session %s: %s; writing a raw excerpt instead", key, raw_reason)
         first = message_text(users[0].get("content"))
         slug = slugify(" ".join(w for w in first.split() if w.lower() not in STOPWORDS)) or slugify(first) or "session"
     assert slug is not None
-    text = _render_session_file(key, messages, slug, summary, now)
+    text = _render_session_file(key, messages, slug, summary, now, label)
     stem = f"{now:%Y-%m-%d}-{slug}"
     if commit is not None:
         path = _free_name(workspace, stem)
@@ -213,11 +233,34 @@ async def write_session_file(workspace: Workspace, client: Any, key: str, messag
     return SessionFileResult("written" if summary is not None else "raw", path, slug, raw_reason)
 
 
+def _summary_problem(summary: str, system: str) -> str | None:
+    """Why a ``save_summary`` argument cannot be the file's summary, or None."""
+    problem = prose_problem(summary)
+    if problem:
+        return problem
+    echo = echo_of(summary, [system, _schema_text()])
+    return f"it repeats the instructions ({echo!r})" if echo else None
+
+
+def _usable_slug(raw: str, system: str) -> str:
+    """The model's slug, unless it is the schema's own wording (``kebab-case-topic-name…``) or empty."""
+    slug = slugify(raw)
+    words = slug.replace("-", " ")
+    if not slug or echo_of(words, [system, _schema_text()], n=3) or "kebab" in words:
+        return ""
+    return slug
+
+
+def _schema_text() -> str:
+    props = SAVE_SUMMARY_TOOL["function"]["parameters"]["properties"]
+    return " ".join([SAVE_SUMMARY_TOOL["function"]["description"], *(p["description"] for p in props.values())])
+
+
 def _render_session_file(key: str, messages: Sequence[Mapping[str, Any]], slug: str, summary: str | None,
-                         now: datetime) -> str:
+                         now: datetime, label: str = UNAVAILABLE) -> str:
     stamps = [s for s in (_stamp(m.get("timestamp")) for m in messages if isinstance(m, Mapping)) if s]
     span = f"{stamps[0]} – {stamps[-1]}" if stamps else "unknown"
-    note = "" if summary is not None else " (raw excerpt: the model was unavailable)"
+    note = "" if summary is not None else f" (raw excerpt: {label})"
     lines = [f"# {slug.replace('-', ' ').capitalize()}", "", f"- Session: `{key}`", f"- Time: {span}",
              f"- Written: {now:%Y-%m-%d %H:%M}{note}", "", "## Summary", ""]
     if summary is not None:
@@ -312,13 +355,15 @@ async def maybe_flush(workspace: Workspace, client: Any, key: str, messages: Seq
     now = now or datetime.now()
     day = f"{now:%Y-%m-%d}"
     try:
-        resp = await client.complete(_request(protocol.TASK_FLUSH, workspace, messages, day), model=model)
+        resp = await client.complete(_request(protocol.TASK_FLUSH, workspace, messages, day), model=model,
+                                     max_tokens=_limit(protocol.TASK_FLUSH, config))
     except ModelError as exc:
-        log.warning("flush of session %s failed: %s", key, exc)
+        log_model_failure(log, f"flush of session {key} failed", exc)
         return FlushResult("failed", reason=str(exc))
     answer = (resp.content or "").strip()
     silent = answer.lower().startswith(SILENT)
-    facts = [] if silent else _facts(answer)
+    facts = [] if silent else _facts(answer, load_prompt(protocol.TASK_FLUSH, workspace), key,
+                                     cut=resp.finish_reason == "length")
     if not silent and not facts:
         log.warning("flush of session %s: the answer had no '- fact' lines and was not %s; nothing saved", key, SILENT)
     rel = f"memory/{day}.md"
@@ -335,13 +380,27 @@ async def maybe_flush(workspace: Workspace, client: Any, key: str, messages: Seq
     return FlushResult("flushed", rel, added, duplicates)
 
 
-def _facts(answer: str) -> list[str]:
+def _facts(answer: str, system: str = "", key: str = "", *, cut: bool = False) -> list[str]:
+    """The usable ``- fact`` lines of a flush answer; with ``cut`` (the reply hit its token limit) the last line,
+    likely cut mid-sentence, is dropped."""
+    lines = answer.splitlines()
+    if cut and lines:
+        lines = lines[:-1]
     facts = []
-    for line in answer.splitlines():
+    for line in lines:
         m = _FACT_BULLET.match(line)
         if m and m.group(1).strip().lower() != SILENT:
-            facts.append(" ".join(m.group(1).split()))
+            fact = " ".join(m.group(1).split())
+            problem = fact_problem(fact, [system] if system else [])
+            if problem:
+                log.warning("flush of session %s: dropped a line (%s): %.80r", key, problem, fact)
+                continue
+            facts.append(fact)
     return facts
+
+
+def _limit(task: str, config: Config) -> int:
+    return protocol.max_output_tokens(task, config.defaults.max_tokens)
 
 
 def _norm(fact: str) -> str:

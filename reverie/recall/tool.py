@@ -104,7 +104,7 @@ async def complete_with_memory_search(client: Any, recall: Recall, messages: lis
         response = await client.complete(messages, tools=[MEMORY_SEARCH_TOOL], max_tokens=max_tokens)
         if not response.tool_calls:
             return response
-        messages.append({"role": "assistant", "content": response.content, "tool_calls": [
+        messages.append({"role": "assistant", "content": response.content or "", "tool_calls": [  # "" not null: some servers 500 on null
             {"id": c.id, "type": "function",
              "function": {"name": c.name, "arguments": c.raw_arguments or _json(c.arguments or {})}}
             for c in response.tool_calls]})

@@ -30,10 +30,10 @@ import math
 import re
 import string
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-__all__ = ["SecretMatch", "KINDS", "scan", "redact", "shannon_entropy"]
+__all__ = ["SecretMatch", "KINDS", "scan", "redact", "scrub", "shannon_entropy"]
 
 KINDS = (
     "private-key",
@@ -349,3 +349,22 @@ def _replace(text: str, matches: list[SecretMatch]) -> str:
         pos = match.end
     parts.append(text[pos:])
     return "".join(parts)
+
+
+# A value after a credential header or parameter name in an error text: redacted whatever its shape, because an
+# error message quoting a request has no business carrying it (``redact`` alone keeps low-entropy values).
+_CREDENTIAL_FIELD = re.compile(
+    r"(?i)(?<=api_key=)[^\s&'\"]+|(?<=api-key: )\S+|(?<=x-api-key )\S+|(?<=authorization: )[^\n]+"
+)
+
+
+def scrub(text: str, known: Iterable[str] = ()) -> str:
+    """``text`` fit to show or log: every ``known`` secret value (the keys a request carried) replaced by
+    ``[REDACTED]``, then anything after a credential header, then whatever ``redact`` finds.
+
+    The one scrubber for error texts (the model client's errors among them); ``redact`` stays the detector for
+    memory content, where a false positive costs a fact.
+    """
+    for value in sorted({v for v in known if v and len(v) >= 4}, key=len, reverse=True):
+        text = text.replace(value, "[REDACTED]")
+    return redact(_CREDENTIAL_FIELD.sub("[REDACTED]", text))
