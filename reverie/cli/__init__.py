@@ -40,7 +40,7 @@ COMMANDS = [
     ("consolidate", "cmd_consolidate:configure", "archive a session into history (no KEY: every session over budget)"),
     ("dream", "cmd_dream:configure", "consolidate pending history into memory now"),
     ("serve", "cmd_serve:configure", "run Dream on its schedule until SIGTERM or Ctrl-C"),
-    ("demo", "cmd_demo:configure", "see Reverie's main job end to end in a new workspace (a temp dir unless DIR)"),
+    ("demo", "cmd_demo:configure", "see Reverie's main job end to end in a new workspace (DIR, else -w if empty, else a temp dir)"),
     ("chat", "cmd_chat:configure", "chat with an agent that remembers (reads stdin; /help for commands)"),
     # security
     ("approve", "cmd_approve:configure_approve", "apply the SOUL.md change Dream proposed (see `reverie status`)"),
