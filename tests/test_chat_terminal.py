@@ -107,6 +107,7 @@ def test_a_scheduled_dream_report_is_printed_while_the_prompt_waits(tmp_path):
     MemoryStore(ws).append_history("The user lives in Porto.", session_key="cli:chat")
     child = spawn("-w", str(ws.root), "chat", SCRIPTED_SLOW="1", SCRIPTED_SLOW_TASKS="dream-analyze")
     child.expect_exact(READY)
+    child.expect(r"waiting for scripted/pty \(dream-analyze\)")  # background work, shown beside the prompt
     child.expect("Scheduled Dream processed entry 1")  # arrives while the prompt is up
     child.expect_exact(READY)  # and the prompt is drawn again below it
     child.sendline("still here")

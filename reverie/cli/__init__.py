@@ -95,8 +95,21 @@ class _Formatter(logging.Formatter):
         return f"{record.levelname.lower()}: {record.getMessage()}"
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to ``sys.stderr`` as it is when the record is emitted, not as it was at start-up: the live status line
+    and the chat prompt swap it for a proxy that prints above them, so a warning never lands inside either."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
 def _configure_logging(debug: bool) -> None:
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _StderrHandler()
     handler.setFormatter(_Formatter())
     root = logging.getLogger("reverie")
     root.handlers[:] = [handler]
