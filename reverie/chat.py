@@ -135,8 +135,8 @@ class ChatAgent:
         self.router.adopt(run, name=DREAM_TASK)  # /dream now waits for this run and reports it
 
     def _scheduled_result(self, result: DreamResult) -> None:
-        # Reported like /dream's, unless a /dream already replied with it, or it found nothing to do (or found
-        # the lock held: a run this chat started, which reports itself).
+        # Reported like /dream's, unless a /dream already replied with it, or it found nothing to do, or found the
+        # lock held (by a /dream of this chat, which reports itself, or by another process).
         if self.router.claimed(self._scheduled_run) or result.status in ("nothing-to-do", "already-running"):
             return
         if self.notify is not None:
