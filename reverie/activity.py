@@ -89,10 +89,10 @@ class ObservedClient:
     def wrapped(self) -> ModelClient:
         return self._client
 
-    async def complete(self, messages: list[dict[str, Any]], **kwargs: Any) -> ModelResponse:
+    async def complete(self, messages: list[dict[str, Any]], *args: Any, **kwargs: Any) -> ModelResponse:
         model = kwargs.get("model") or self._client.config.model
         with self.activity.call(model, _task(messages)):
-            return await self._client.complete(messages, **kwargs)
+            return await self._client.complete(messages, *args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)

@@ -144,7 +144,9 @@ class ChatAgent:
 
     async def close(self, timeout: float | None = None) -> None:
         """Let background work started by commands (a ``/dream`` run) finish and report; stop the schedule."""
-        await self.router.wait_idle(timeout)
-        if self._scheduler is not None:
-            await self._scheduler.stop()
-            self._scheduler = None
+        try:
+            await self.router.wait_idle(timeout)
+        finally:  # also when that wait is cancelled (Ctrl-C on the way out)
+            if self._scheduler is not None:
+                scheduler, self._scheduler = self._scheduler, None
+                await scheduler.stop()

@@ -69,7 +69,7 @@ async def repl(args: argparse.Namespace) -> int:
     if not args.no_schedule:
         await agent.start_schedule()
     terminal = sys.stdin.isatty() and sys.stdout.isatty()
-    with StatusLine(activity, hint="Ctrl-C cancels") as status:
+    with StatusLine(activity, hint="Ctrl-C cancels" if terminal else "") as status:
         try:
             if terminal:
                 await _terminal_loop(agent, activity, status)
