@@ -31,7 +31,9 @@ def run(args: argparse.Namespace) -> int:
     from ..demo import is_free, run_demo
     from ._status import StatusLine
 
-    source = workspace_of(args).root
+    ws = workspace_of(args)
+    ws.check()  # -w naming a file: the same one-line error as every command
+    source = ws.root
     if args.dir is not None:
         root = args.dir
     elif args.workspace and is_free(source):
