@@ -99,6 +99,18 @@ def test_ctrl_c_cancels_the_turn_and_keeps_the_message(tmp_path):
                            ("assistant", "echo: and a quick one")]
 
 
+def test_keys_typed_during_a_turn_wait_for_the_next_prompt(tmp_path):
+    child = spawn("-w", str(tmp_path / "ws"), "chat", "--no-schedule", SCRIPTED_SLOW="1.5")
+    child.expect_exact(READY)
+    child.sendline("a slow one")
+    child.expect("waiting for scripted/pty")
+    child.sendline("typed ahead")  # not echoed over the status line...
+    child.expect("echo: a slow one")
+    assert "typed ahead" not in child.before
+    child.expect("echo: typed ahead")  # ...but sent once the prompt is back
+    finish(child)
+
+
 def test_a_scheduled_dream_report_is_printed_while_the_prompt_waits(tmp_path):
     ws = Workspace(tmp_path / "ws")
     ws.init()

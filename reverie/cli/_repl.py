@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import signal
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 from rich.markup import escape
@@ -138,7 +139,11 @@ async def _turn(agent: ChatAgent, text: str, status: StatusLine, *, cancellable:
         cancelled = True
 
     try:
-        reply = await (_foreground(agent.respond(text), on_cancel=on_cancel) if cancellable else agent.respond(text))
+        if cancellable:
+            with _typeahead_unechoed():
+                reply = await _foreground(agent.respond(text), on_cancel=on_cancel)
+        else:
+            reply = await agent.respond(text)
     except ReverieError as exc:  # a failed model call ends the turn, not the conversation
         with status.paused():
             err_console.print(f"[red]error:[/] {escape(str(exc))}")
@@ -149,6 +154,27 @@ async def _turn(agent: ChatAgent, text: str, status: StatusLine, *, cancellable:
             console.print(f"[yellow]cancelled[/]{kept}")
         elif reply is not None:
             await show(reply)
+
+
+@contextlib.contextmanager
+def _typeahead_unechoed() -> Iterator[None]:
+    """During a turn, keys typed ahead are not echoed over the status line; they wait for the next prompt, which
+    shows them. Ctrl-C still signals (only ECHO is turned off)."""
+    import termios
+
+    try:
+        fd = sys.stdin.fileno()
+        saved = termios.tcgetattr(fd)
+    except (termios.error, OSError, ValueError):
+        yield
+        return
+    quiet = list(saved)
+    quiet[3] &= ~termios.ECHO  # the local modes
+    termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, saved)
 
 
 async def _foreground(work: Awaitable[T], *, on_cancel: Callable[[], None]) -> T | None:
