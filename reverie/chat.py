@@ -5,6 +5,10 @@ the Consolidator archives old messages when the prompt nears the context window,
 system prompt made of SOUL.md, USER.md, MEMORY.md and the history entries Dream has not consolidated yet (so
 what was said an hour ago is known before Dream has run). With the offline engine there is no conversation model:
 the agent says so, still records what the user says (so memory keeps learning) and still runs every command.
+
+A turn may be cancelled at any await (the REPL's Ctrl-C): the user's message is already in the session, and every
+write after it (an archive round, the reply) happens between awaits, so a cancelled turn leaves nothing half-done.
+A scheduled Dream run is registered with the router, so ``/dream`` waits for it instead of racing it.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from .commands import CommandContext, CommandRouter
+from .commands.dream_cmds import TASK_NAME as DREAM_TASK
 from .commands.render import dream_result
 from .commands.router import Notify
 from .config import OFFLINE_MODEL
@@ -21,6 +26,8 @@ from .recall.tool import complete_with_memory_search, recall_context
 from .runtime import Runtime
 
 if TYPE_CHECKING:
+    import asyncio
+
     from .dream import DreamResult
 
 log = logging.getLogger(__name__)
@@ -73,10 +80,17 @@ class ChatAgent:
         self.notify = notify
         self._session: Any = None
         self._scheduler: Any = None
+        self._scheduled_run: asyncio.Task[DreamResult] | None = None
 
     @property
     def offline(self) -> bool:
         return self.runtime.config.model == OFFLINE_MODEL
+
+    def model_line(self) -> str:
+        """The models in use, for a banner: ``openai/gpt-4o-mini`` (plus Dream's when it differs)."""
+        cfg = self.runtime.config
+        dream = f" (Dream: {cfg.dream_model})" if cfg.dream_model != cfg.model else ""
+        return f"{cfg.model}{dream}"
 
     @property
     def session(self) -> Any:
@@ -112,17 +126,27 @@ class ChatAgent:
         """Run Dream on its schedule (``intervalH`` / ``cron``) in the background while the conversation lasts."""
         from .dream import DreamScheduler
 
-        self._scheduler = DreamScheduler(self.runtime.dream, on_result=self._scheduled_result)
+        self._scheduler = DreamScheduler(self.runtime.dream, on_result=self._scheduled_result,
+                                         on_start=self._scheduled_start)
         await self._scheduler.start()
 
+    def _scheduled_start(self, run: asyncio.Task[DreamResult]) -> None:
+        self._scheduled_run = run
+        self.router.adopt(run, name=DREAM_TASK)  # /dream now waits for this run and reports it
+
     def _scheduled_result(self, result: DreamResult) -> None:
-        # A scheduled run is reported like /dream's, unless it found nothing to do.
-        if self.notify is not None and result.status != "nothing-to-do":
+        # Reported like /dream's, unless a /dream already replied with it, or it found nothing to do, or found the
+        # lock held (by a /dream of this chat, which reports itself, or by another process).
+        if self.router.claimed(self._scheduled_run) or result.status in ("nothing-to-do", "already-running"):
+            return
+        if self.notify is not None:
             self.router.spawn(self.notify("Scheduled " + dream_result(result)), name="dream-report")
 
     async def close(self, timeout: float | None = None) -> None:
         """Let background work started by commands (a ``/dream`` run) finish and report; stop the schedule."""
-        await self.router.wait_idle(timeout)
-        if self._scheduler is not None:
-            await self._scheduler.stop()
-            self._scheduler = None
+        try:
+            await self.router.wait_idle(timeout)
+        finally:  # also when that wait is cancelled (Ctrl-C on the way out)
+            if self._scheduler is not None:
+                scheduler, self._scheduler = self._scheduler, None
+                await scheduler.stop()

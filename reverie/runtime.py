@@ -3,7 +3,8 @@
 Front-ends (the CLI, the chat commands, the chat REPL, the demo) all need the same objects — the store, the memory
 repo, the model client, sessions, the Consolidator, Dream — wired the same way. They get them here, so the wiring
 is written once, and each is built only when touched: ``reverie log`` opens the repo but neither the store nor
-the model client (and with it litellm).
+the model client (and with it litellm). A front-end that shows what it waits for passes a ``ModelActivity``: the
+one client every service shares then records its calls there.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from .config import Config, load_config
 from .workspace import Workspace
 
 if TYPE_CHECKING:
+    from .activity import ModelActivity
     from .consolidator import Consolidator, SessionStore
     from .dream import Dream
     from .gitstore import GitStore
@@ -34,9 +36,11 @@ class Runtime:
         workspace: Workspace | str | os.PathLike[str] | None = None,
         *,
         config: Config | None = None,
+        activity: ModelActivity | None = None,
     ) -> None:
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self._config = config
+        self.activity = activity
 
     @cached_property
     def config(self) -> Config:
@@ -63,9 +67,15 @@ class Runtime:
 
     @cached_property
     def client(self) -> ModelClient:
+        """The one model client every service of this runtime shares (observed when ``activity`` is given)."""
         from .llm.client import ModelClient
 
-        return ModelClient(self.config)
+        client = ModelClient(self.config)
+        if self.activity is None:
+            return client
+        from .activity import ObservedClient
+
+        return ObservedClient(client, self.activity)  # type: ignore[return-value]  # same call surface
 
     @cached_property
     def sessions(self) -> SessionStore:

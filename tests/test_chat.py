@@ -121,3 +121,48 @@ def test_scheduled_dream_runs_in_the_background_and_reports(workspace):
     asyncio.run(main())
     assert notes and notes[0].startswith("Scheduled Dream processed entry 1")
     assert rt.git.log(limit=1)[0].kind == "dream" and "Lives in Porto" in rt.store.read_user()
+
+
+def test_dream_during_a_scheduled_run_waits_for_it_and_dream_log_agrees(workspace):
+    import asyncio
+
+    from dream_helpers import edit
+    from reverie.chat import ChatAgent
+    from reverie.config import Config
+    from reverie.llm.scripted import Reply
+    from reverie.runtime import Runtime
+
+    fake = ScriptedModel.register(f"sched{next(_counter)}", direct=True)
+    fake.enqueue(Reply("[USER] Lives in Berlin", delay=1.0), [edit("USER.md", "", "- Lives in Berlin\n")], "done")
+    cfg = Config()
+    cfg.dream.model_override = fake.model
+    rt = Runtime(workspace, config=cfg)
+    rt.store.append_history("I moved to Berlin last week.", session_key="cli:chat")
+    notes: list[str] = []
+
+    async def main() -> tuple[str, str]:
+        async def notify(text: str) -> None:
+            notes.append(text)
+
+        agent = ChatAgent(rt, notify=notify)
+        await agent.start_schedule()  # Dream never ran: the first run starts now, and takes a second
+        try:
+            for _ in range(200):
+                if agent.router.running("dream"):
+                    break
+                await asyncio.sleep(0.01)
+            assert agent.router.running("dream"), "the scheduled run did not start"
+            reply = await agent.respond("/dream")
+            log = await agent.respond("/dream-log")
+            await asyncio.sleep(0.2)  # room for a (wrong) second report to arrive
+            return reply, log
+        finally:
+            await agent.close()
+            ScriptedModel.unregister(fake.name)
+
+    reply, log = asyncio.run(main())
+    head = rt.git.log(limit=1)[0]
+    assert head.kind == "dream" and "Lives in Berlin" in rt.store.read_user()
+    assert reply.startswith("A Dream run was already in progress; it has ended.\nDream processed entry 1")
+    assert head.short in reply and head.short in log and "not run yet" not in log
+    assert notes == []  # the scheduled run's own notice is not sent as well: one report

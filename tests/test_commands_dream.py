@@ -76,20 +76,28 @@ def test_a_quick_run_is_reported_in_the_reply(rt, monkeypatch):
     assert f"`/dream-restore {rt.git.log(limit=1)[0].short}`" in reply
 
 
-def test_already_running_in_this_process(rt, monkeypatch):
+def test_dream_while_a_run_is_in_flight_waits_for_it_and_reports_once(rt, monkeypatch):
     monkeypatch.setattr(dream_cmds, "QUICK_REPLY_SECONDS", 0)
     with_history(rt)
+    notes: list[str] = []
 
-    async def twice() -> tuple[str, str]:
+    async def twice() -> tuple[str, str, str]:
+        async def notify(text: str) -> None:
+            notes.append(text)
+
         router = CommandRouter(rt)
-        first = await router.handle("/dream")
-        second = await router.handle("/dream")
+        first = await router.handle("/dream", CommandContext(notify=notify))
+        second = await router.handle("/dream", CommandContext(notify=notify))
+        log = await router.handle("/dream-log")  # right after: it agrees with the reply
         await router.wait_idle(timeout=60)
-        return first, second
+        return first, second, log
 
-    first, second = asyncio.run(twice())
+    first, second, log = asyncio.run(twice())
     assert first.startswith("Dreaming over 2 pending entries")
-    assert second == "Dream is already running; I will report when it ends."
+    head = rt.git.log(limit=1)[0]
+    assert second.startswith("A Dream run was already in progress; it has ended.\nDream processed entries 1–2")
+    assert f"`{head.short}`" in second and head.short in log
+    assert notes == []  # the first /dream's background notice is not sent too: one report
     assert kinds(rt).count("dream") == 1
 
 

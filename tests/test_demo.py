@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -61,3 +62,46 @@ def test_demo_cli_json(tmp_path):
     report = json.loads(proc.stdout)
     assert report["workspace"] == str(tmp_path / "d")
     assert report["dream"]["status"] == "ok" and report["model"] == "reverie/offline"
+
+
+def test_demo_honours_w_and_its_configured_model(tmp_path, monkeypatch, capsys):
+    import os
+    import tempfile
+
+    from reverie.cli import main
+    from reverie.llm import protocol
+    from reverie.llm.scripted import ScriptedModel
+    from reverie.workspace import Workspace
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    fake = ScriptedModel.register("demo-w", direct=True,
+                                  responder=lambda p: "(nothing)" if protocol.task_of(p.system) == "archive" else "[SKIP]")
+    try:
+        mine = Workspace(tmp_path / "mine")
+        mine.init()
+        mine.config_path.write_text(json.dumps({
+            "agents": {"defaults": {"model": fake.model}},
+            "providers": {"openai": {"apiKey": "sk-test-not-copied", "apiBase": "http://127.0.0.1:9/v1"}},
+        }))
+        before = {p: p.read_bytes() for p in mine.root.rglob("*") if p.is_file()}
+        assert main(["-w", str(mine.root), "demo", "--json"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert report["model"] == fake.model and report["config_from"] == str(mine.root)
+        demo = Path(report["workspace"])
+        assert demo.is_relative_to(tmp_path / "tmp")  # a workspace with content is never the demo's
+        written = json.loads((demo / "reverie.json").read_text())
+        assert written["agents"]["defaults"]["model"] == fake.model
+        assert written["agents"]["defaults"]["contextWindowTokens"] == 2048
+        assert written["providers"]["openai"] == {"apiBase": "http://127.0.0.1:9/v1"}  # no key copied
+        assert os.stat(demo / "reverie.json").st_mode & 0o077 == 0
+        assert {p: p.read_bytes() for p in mine.root.rglob("*") if p.is_file()} == before  # untouched
+
+        # -w naming a new directory: the demo runs there (the model from the environment, as for any command)
+        monkeypatch.setenv("REVERIE_MODEL", fake.model)
+        fresh = tmp_path / "fresh"
+        assert main(["-w", str(fresh), "demo", "--json"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert report["workspace"] == str(fresh) and report["model"] == fake.model and report["config_from"] is None
+    finally:
+        ScriptedModel.unregister(fake.name)

@@ -42,7 +42,7 @@ COMMANDS = [
     ("pin", "cmd_pin:configure", "pin the memory line containing TEXT so Dream never archives it (--unpin)"),
     ("requeue", "cmd_requeue:configure", "list batches Dream set aside, or requeue them (FIRST … or --all)"),
     ("serve", "cmd_serve:configure", "run Dream on its schedule until SIGTERM or Ctrl-C"),
-    ("demo", "cmd_demo:configure", "see Reverie's main job end to end in a new workspace (a temp dir unless DIR)"),
+    ("demo", "cmd_demo:configure", "see Reverie's main job end to end in a new workspace (DIR, else -w if empty, else a temp dir)"),
     ("chat", "cmd_chat:configure", "chat with an agent that remembers (reads stdin; /help for commands)"),
     ("mcp", "cmd_mcp:configure", "serve this workspace's memory to MCP clients (stdio; --http for HTTP)"),
     # security
@@ -157,8 +157,21 @@ class _Formatter(logging.Formatter):
         return f"{record.levelname.lower()}: {record.getMessage()}"
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to ``sys.stderr`` as it is when the record is emitted, not as it was at start-up: the live status line
+    and the chat prompt swap it for a proxy that prints above them, so a warning never lands inside either."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
 def _configure_logging(debug: bool) -> None:
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _StderrHandler()
     handler.setFormatter(_Formatter())
     root = logging.getLogger("reverie")
     root.handlers[:] = [handler]

@@ -1,4 +1,4 @@
-"""rich renderings of a Dream run: the live status line while it runs and the report when it ends."""
+"""rich renderings of a Dream run: its phase for the live status line while it runs and the report when it ends."""
 
 from __future__ import annotations
 
@@ -10,34 +10,14 @@ from rich.table import Table
 from ._common import console
 from ._render import files_text, print_diff
 
-__all__ = ["ProgressLine", "print_dream"]
+__all__ = ["progress_text", "print_dream"]
 
 
-class ProgressLine:
-    """A live one-line status during a Dream run (phase, iteration, tool calls, tokens), fed by ``on_progress``."""
-
-    def __init__(self, enabled: bool = True) -> None:
-        self.enabled = enabled and console.is_terminal
-        self._status: Any = None
-
-    def __enter__(self) -> ProgressLine:
-        if self.enabled:
-            self._status = console.status("dream: starting")
-            self._status.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._status is not None:
-            self._status.__exit__(*exc)
-
-    def update(self, p: Any) -> None:
-        if self._status is None:
-            return
-        batch = f" entries {p.first}–{p.last}" if p.first is not None else ""
-        text = f"dream: {p.phase}{batch} · turn {p.iteration} · {p.tool_calls} tool calls · {p.tokens:,} tokens"
-        if p.message:
-            text += f" · {escape(p.message)}"
-        self._status.update(text)
+def progress_text(p: Any) -> str:
+    """Dream's phase for the status line (phase, batch, iteration, tool calls, tokens), from ``on_progress``."""
+    batch = f" entries {p.first}–{p.last}" if p.first is not None else ""
+    text = f"dream: {p.phase}{batch} · turn {p.iteration} · {p.tool_calls} tool calls · {p.tokens:,} tokens"
+    return f"{text} · {p.message}" if p.message else text
 
 
 def print_dream(result: Any) -> None:

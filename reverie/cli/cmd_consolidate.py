@@ -30,9 +30,13 @@ async def _consolidate(rt, key: str | None) -> list:  # type: ignore[no-untyped-
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
+    from ..activity import ModelActivity
     from ..runtime import Runtime
+    from ._status import StatusLine
 
-    results = asyncio.run(_consolidate(Runtime(workspace_of(args)), args.key))
+    activity = ModelActivity()
+    with StatusLine(activity, enabled=not args.json):
+        results = asyncio.run(_consolidate(Runtime(workspace_of(args), activity=activity), args.key))
     if args.json:
         emit_json(results)
         return 0

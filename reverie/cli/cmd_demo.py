@@ -1,4 +1,8 @@
-"""``reverie demo [DIR]``: replay a built-in conversation, consolidate, dream, inspect and restore (run_demo)."""
+"""``reverie [-w WS] demo [DIR]``: replay a built-in conversation, consolidate, dream, inspect and restore (run_demo).
+
+Where: DIR; else WS when it is new or empty; else a new temporary directory — never into a workspace with content.
+The model: the one configured for WS (``-w``, else ``$REVERIE_WORKSPACE`` or the default workspace), else offline.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,13 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from ._common import add_json_flag, console, emit_json
+from ._common import add_json_flag, console, emit_json, workspace_of
 from ._render import markdown
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir", nargs="?", type=Path, help="a new or empty directory for the demo workspace")
+    p.add_argument("dir", nargs="?", type=Path,
+                   help="a new or empty directory for the demo workspace (default: -w's when new or empty, else a temp dir)")
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -21,16 +26,33 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.rule import Rule
 
-    from ..demo import run_demo
+    from ..activity import ModelActivity
+    from ..config import load_config
+    from ..demo import is_free, run_demo
+    from ._status import StatusLine
 
-    root = args.dir or Path(tempfile.mkdtemp(prefix="reverie-demo-")) / "workspace"
+    ws = workspace_of(args)
+    ws.check()  # -w naming a file: the same one-line error as every command
+    source = ws.root
+    if args.dir is not None:
+        root = args.dir
+    elif args.workspace and is_free(source):
+        root = source
+    else:
+        root = Path(tempfile.mkdtemp(prefix="reverie-demo-")) / "workspace"
+    # The source workspace's configuration, unless the demo runs in it (then it is the demo's own, loaded there).
+    borrowed = source.is_dir() and not is_free(source) and source.resolve() != root.resolve()
+    config = load_config(source) if borrowed else None
 
     def say(title: str, text: str) -> None:
         if not args.json:
             console.print(Rule(title, align="left", style="cyan"))
             console.print(markdown(text), soft_wrap=False)
 
-    report = asyncio.run(run_demo(root, say))
+    activity = ModelActivity()
+    with StatusLine(activity, enabled=not args.json):
+        report = asyncio.run(run_demo(root, say, config=config, config_from=str(source) if borrowed else None,
+                                      activity=activity))
     if args.json:
         emit_json(report)
     else:

@@ -1,11 +1,12 @@
-"""``reverie dream [--all] [--dry-run]``: run Dream now, with a live status line (Dream.run)."""
+"""``reverie dream [--all] [--dry-run]``: run Dream now, with a live status line (Dream.run; the model and its wait)."""
 
 from __future__ import annotations
 
 import argparse
 
 from ._common import add_json_flag, emit_json, workspace_of
-from ._render_dream import ProgressLine, print_dream
+from ._render_dream import print_dream, progress_text
+from ._status import StatusLine
 
 #: Outcomes that are not a success: the command exits 1 so scripts notice.
 _FAILED = {"failed", "rejected", "already-running", "dead-lettered"}
@@ -22,11 +23,15 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
+    from ..activity import ModelActivity
     from ..runtime import Runtime
 
-    dream = Runtime(workspace_of(args)).dream
-    with ProgressLine(enabled=not args.json) as line:
-        result = asyncio.run(dream.run(drain=args.all, wait=args.wait, dry_run=args.dry_run, on_progress=line.update))
+    activity = ModelActivity()
+    dream = Runtime(workspace_of(args), activity=activity).dream
+    with StatusLine(activity, enabled=not args.json) as line:
+        line.update("dream: starting")
+        result = asyncio.run(dream.run(drain=args.all, wait=args.wait, dry_run=args.dry_run,
+                                       on_progress=lambda p: line.update(progress_text(p))))
     if args.json:
         emit_json(result)
     else:

@@ -21,6 +21,7 @@ import difflib
 import logging
 import re
 import shlex
+import weakref
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -139,6 +140,8 @@ class CommandRouter:
         self._commands: dict[str, Command] = {}
         self._aliases: dict[str, str] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._adopted: dict[str, asyncio.Task[Any]] = {}
+        self._claimed: weakref.WeakSet[asyncio.Task[Any]] = weakref.WeakSet()
         self.register(Command("help", _help, "list the commands, or show how to use one", "/help [command]", True))
         if commands is None:
             from . import default_commands
@@ -204,8 +207,32 @@ class CommandRouter:
         task.add_done_callback(self._tasks.discard)
         return task
 
+    def adopt(self, task: asyncio.Task[Any], *, name: str) -> None:
+        """Make work started elsewhere in this process (a scheduled Dream run) visible to commands as ``name``,
+        so ``/dream`` can wait for it. Unlike ``spawn``, ``wait_idle`` does not wait for it: its owner stops it."""
+        self._adopted[name] = task
+        task.add_done_callback(lambda t: self._adopted.pop(name, None) if self._adopted.get(name) is t else None)
+
+    def task(self, name: str) -> asyncio.Task[Any] | None:
+        """The unfinished background task called ``name`` (spawned or adopted), if any."""
+        adopted = self._adopted.get(name)
+        if adopted is not None and not adopted.done():
+            return adopted
+        return next((t for t in self._tasks if t.get_name() == name and not t.done()), None)
+
     def running(self, name: str) -> bool:
-        return any(t.get_name() == name and not t.done() for t in self._tasks)
+        return self.task(name) is not None
+
+    def claim(self, task: asyncio.Task[Any], claimed: bool = True) -> None:
+        """Mark ``task``'s result as reported by a command's reply, so the background notice about it is skipped
+        (``claimed=False`` undoes that: the reply did not wait to the end)."""
+        if claimed:
+            self._claimed.add(task)
+        else:
+            self._claimed.discard(task)
+
+    def claimed(self, task: asyncio.Task[Any] | None) -> bool:
+        return task is not None and task in self._claimed
 
     async def wait_idle(self, timeout: float | None = None) -> None:
         """Wait for background work started by commands (tests, and a REPL before it exits)."""

@@ -5,7 +5,12 @@ decision, a correction of an earlier fact and a standing rule for the agent) is 
 real session files. A small context window makes the Consolidator archive under real token pressure; each
 session ends with ``/new``. Dream then turns the archive into memory, ``/dream-log`` shows the change, and
 ``/dream-restore`` undoes it and then undoes the undo — every step through the same library calls and chat
-commands an agent uses. The model is the configured one, else the offline engine.
+commands an agent uses.
+
+The model is the one configured for the workspace the demo is started from (``config``: its reverie.json, the home
+config, ``REVERIE_MODEL``), else the offline engine. The demo never writes into that workspace: it runs in its
+own new or empty directory, whose reverie.json gets the same configuration without credentials (``apiKey``,
+``extraHeaders``: the run itself uses them from memory) and the demo's small context window.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -26,6 +31,10 @@ from ..errors import WorkspaceError
 from ..fsutil import atomic_write
 from ..runtime import Runtime
 from ..workspace import MEMORY_FILES, Workspace
+
+if TYPE_CHECKING:
+    from ..activity import ModelActivity
+    from ..config import Config
 
 __all__ = ["DemoReport", "run_demo", "load_conversation", "DEMO_CONFIG"]
 
@@ -41,6 +50,7 @@ class DemoReport:
 
     workspace: str
     model: str
+    config_from: str | None = None  # the workspace whose configuration (model, providers) the demo used
     sessions: int = 0
     messages: int = 0
     pressure_rounds: int = 0  # Consolidator rounds triggered by token pressure (not by /new)
@@ -58,23 +68,66 @@ def load_conversation() -> dict[str, Any]:
     return orjson.loads(data)
 
 
-def _prepare(root: Path) -> Workspace:
-    if root.exists() and any(root.iterdir()):
+def is_free(root: Path) -> bool:
+    """True when ``root`` is missing or an empty directory: somewhere the demo may run."""
+    return not root.exists() or (root.is_dir() and not any(root.iterdir()))
+
+
+def _without_credentials(data: dict[str, Any]) -> dict[str, Any]:
+    providers = data.get("providers")
+    if isinstance(providers, dict):
+        data = {**data, "providers": {
+            name: {k: v for k, v in p.items() if k not in ("apiKey", "extraHeaders")} if isinstance(p, dict) else p
+            for name, p in providers.items()
+        }}
+    return data
+
+
+def _demo_config(config: Config) -> Config:
+    """``config`` with the demo's small context window (the same values DEMO_CONFIG writes)."""
+    demo = config.model_copy(deep=True)
+    defaults = DEMO_CONFIG["agents"]["defaults"]
+    demo.defaults.context_window_tokens = defaults["contextWindowTokens"]
+    demo.defaults.max_tokens = defaults["maxTokens"]
+    return demo
+
+
+def _prepare(root: Path, config: Config | None) -> Workspace:
+    if not is_free(root):
         raise WorkspaceError(f"{root} is not empty; the demo needs a new or empty directory")
     ws = Workspace(root)
     ws.init()
-    # Durable write (atomic_write): the demo workspace keeps its small window for later `reverie -w` commands.
-    atomic_write(ws.config_path, orjson.dumps(DEMO_CONFIG, option=orjson.OPT_INDENT_2) + b"\n")
+    data: dict[str, Any] = DEMO_CONFIG
+    if config is not None:
+        data = _without_credentials(config.dump())
+        agents = data["agents"] = dict(data.get("agents") or {})
+        agents["defaults"] = {**(agents.get("defaults") or {}), **DEMO_CONFIG["agents"]["defaults"]}
+    # Durable write (atomic_write): the demo workspace keeps its model and small window for later `reverie -w`
+    # commands; owner-only, like any file that names a provider's endpoint.
+    atomic_write(ws.config_path, orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n", mode=0o600)
     return ws
 
 
-async def run_demo(root: Path, say: Say = lambda title, text: None) -> DemoReport:
-    """Run the demo in ``root`` (new or empty), reporting each step as ``say(title, markdown)``."""
+async def run_demo(
+    root: Path,
+    say: Say = lambda title, text: None,
+    *,
+    config: Config | None = None,
+    config_from: str | None = None,
+    activity: ModelActivity | None = None,
+) -> DemoReport:
+    """Run the demo in ``root`` (new or empty), reporting each step as ``say(title, markdown)``.
+
+    ``config`` (loaded from the workspace named by ``config_from``) gives the model and its provider settings;
+    without it the demo workspace's own configuration applies (home config, environment, else offline).
+    ``activity`` records the model calls for a front-end's status line.
+    """
     started = time.perf_counter()
-    ws = _prepare(Path(root))
-    rt = Runtime(ws)
-    report = DemoReport(workspace=str(ws.root), model=rt.config.model)
-    say("Workspace", f"`{ws.root}` · model: `{rt.config.model}`")
+    ws = _prepare(Path(root), config)
+    rt = Runtime(ws, config=_demo_config(config) if config is not None else None, activity=activity)
+    report = DemoReport(workspace=str(ws.root), model=rt.config.model, config_from=config_from)
+    source = f" (configured in `{config_from}`)" if config_from else ""
+    say("Workspace", f"`{ws.root}` · model: `{rt.config.model}`{source}")
     router = CommandRouter(rt)
     rt.git  # open the memory repo now: its init commit predates everything the demo learns
 

@@ -55,12 +55,20 @@ def next_run_time(cfg: DreamConfig, last_completed: datetime | None, now: dateti
 
 
 class DreamScheduler:
-    """Runs ``dream.run(drain=True)`` on schedule; ``on_result`` receives each run's result (for rendering)."""
+    """Runs ``dream.run(drain=True)`` on schedule; ``on_start`` receives each run's task as it starts (a chat can
+    then wait for it), ``on_result`` its result (for rendering)."""
 
-    def __init__(self, dream: Dream, *, on_result: Callable[[DreamResult], None] | None = None) -> None:
+    def __init__(
+        self,
+        dream: Dream,
+        *,
+        on_result: Callable[[DreamResult], None] | None = None,
+        on_start: Callable[[asyncio.Task[DreamResult]], None] | None = None,
+    ) -> None:
         self.dream = dream
         self.cfg = dream.config.dream
         self.on_result = on_result
+        self.on_start = on_start
         self._scheduler: AsyncIOScheduler | None = None
         self._inflight: asyncio.Task[DreamResult] | None = None
 
@@ -114,6 +122,8 @@ class DreamScheduler:
 
     async def _tick(self) -> None:
         self._inflight = asyncio.ensure_future(self.dream.run(drain=True))
+        if self.on_start is not None:
+            self.on_start(self._inflight)
         try:
             result = await self._inflight
         except ReverieError as exc:
