@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .errors import HistoryError
-from .fsutil import write_all
+from .fsutil import open_for_write, write_all
 from .locking import wait_flock
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,7 @@ class FlockLock:
 
     def _descriptor(self) -> int:
         if self._fd is None or self._pid != os.getpid():
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            self._fd = open_for_write(self.path, os.O_RDWR | os.O_CREAT)
             self._pid = os.getpid()
         return self._fd
 
@@ -86,10 +86,12 @@ def repair_torn_tail(
     if is_complete(torn):
         write_all(fd, b"\n")  # a complete line that only lost its newline: keep it
     else:
-        with open(torn_path, "ab") as out:
-            out.write(torn + b"\n")
-            out.flush()
-            os.fsync(out.fileno())
+        out = open_for_write(torn_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        try:
+            write_all(out, torn + b"\n")
+            os.fsync(out)
+        finally:
+            os.close(out)
         os.ftruncate(fd, start)
         log.warning("%s: moved a torn last line (%d bytes) to %s", path, len(torn), Path(torn_path).name)
     if fsync:

@@ -4,8 +4,10 @@ One JSON object per line, UTF-8, ``\\n``-terminated::
 
     {"cursor": 42, "timestamp": "2026-11-22 14:05", "content": "- [durable] ...", "session_key": "cli:alice"}
 
-- ``cursor``: int ≥ 1 (not a bool), strictly increasing in file order, never reused.
-- ``timestamp``: local time ``YYYY-MM-DD HH:MM``. ``content``: str. ``session_key``: optional str.
+- ``cursor``: int from 1 to ``MAX_CURSOR`` (2^63 - 1; not a bool), strictly increasing in file order, never
+  reused. A line with a larger cursor is not an entry; an append that would need one is refused.
+- ``timestamp``: local time ``YYYY-MM-DD HH:MM``. ``content``: str. ``session_key``: optional str. Both text
+  fields go through the same secret redaction before they are written (a key such as ``--session ghp_…``).
 - Any other keys are allowed; readers ignore keys they do not know (nanobot's readers too).
 
 Durability and recovery:
@@ -38,9 +40,9 @@ from typing import Any
 
 import orjson
 from .appendlog import CHUNK, FlockLock, datasync, next_line_start, read_line, repair_torn_tail, write_all
-from .cursors import read_cursor, write_cursor, write_cursor_hint
+from .cursors import MAX_CURSOR, read_cursor, write_cursor, write_cursor_hint
 from .errors import CursorError, HistoryError, LockTimeoutError
-from .fsutil import atomic_write
+from .fsutil import atomic_write, open_for_write
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +103,7 @@ class HistoryEntry:
         if not isinstance(obj, dict):
             raise BadLine("not an object")
         cursor = obj.get("cursor")
-        if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 1:
+        if isinstance(cursor, bool) or not isinstance(cursor, int) or not 1 <= cursor <= MAX_CURSOR:
             raise BadLine("bad cursor")
         timestamp, content, session_key = obj.get("timestamp"), obj.get("content"), obj.get("session_key")
         if not isinstance(timestamp, str) or not isinstance(content, str):
@@ -192,16 +194,24 @@ class HistoryLog:
         """Append one entry durably and return its cursor."""
         text = self.prepare_content(content)
         stamp = timestamp or format_timestamp()
-        if session_key is not None and not isinstance(session_key, str):
-            raise TypeError(f"session_key must be str or None, not {type(session_key).__name__}")
+        if session_key is not None:
+            if not isinstance(session_key, str):
+                raise TypeError(f"session_key must be str or None, not {type(session_key).__name__}")
+            if self.redact is not None:
+                session_key = self.redact(session_key)  # a key is stored like content: never a credential
+            session_key = session_key.encode("utf-8", errors="backslashreplace").decode("utf-8")
         with self.locked():
             try:
                 # Crash safety: one write of the whole line on an O_APPEND fd, then fsync; a crash mid-write leaves
                 # a torn tail that the next append's _repair_tail moves aside before writing.
-                fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+                fd = open_for_write(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
                 try:
                     self._repair_tail(fd)
                     cursor = self._last_cursor_locked(fd) + 1
+                    if cursor > MAX_CURSOR:
+                        raise HistoryError(
+                            f"cannot append to {self.path}: its cursors reached the largest one ({MAX_CURSOR})"
+                        )
                     line = HistoryEntry(cursor, stamp, text, session_key, dict(extra or {})).to_json()
                     write_all(fd, line)
                     if self.fsync:
@@ -278,7 +288,10 @@ class HistoryLog:
                 if self.dream_cursor_path is None:
                     raise ValueError("compact() needs dream_cursor when the log has no Dream cursor file")
                 dream_cursor = read_cursor(self.dream_cursor_path) or 0
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
+            try:
+                fd = open_for_write(self.path, os.O_RDWR | os.O_APPEND)
+            except OSError as exc:
+                raise HistoryError(f"cannot compact {self.path}: {exc.strerror or exc}") from exc
             try:
                 self._repair_tail(fd)
                 last = self._last_cursor_locked(fd)

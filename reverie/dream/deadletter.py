@@ -21,6 +21,8 @@ from pathlib import Path
 
 import orjson
 
+from ..fsutil import open_for_write
+
 __all__ = ["DeadLetter", "append_dead_letter", "read_dead_letters", "deadletter_path"]
 
 log = logging.getLogger(__name__)
@@ -48,7 +50,7 @@ class DeadLetter:
 def append_dead_letter(path: Path, first: int, last: int, reason: str, attempts: int) -> DeadLetter:
     record = DeadLetter(first, last, reason, attempts, datetime.now(timezone.utc).isoformat(timespec="seconds"))
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = open_for_write(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
     try:
         size = os.fstat(fd).st_size
         prefix = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""  # close a torn tail

@@ -35,6 +35,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from ..cursors import parse_cursor
+from ..errors import CursorError
+
 __all__ = [
     "KIND",
     "CURSOR",
@@ -158,7 +161,7 @@ def parse_cursor_value(value: str | None) -> int | None:
     """A ``Reverie-Cursor`` value as an int; ``None`` when absent or not a non-negative integer."""
     if value is None:
         return None
-    text = value.strip()
-    if not text.isdigit() or len(text) > 18:
+    try:
+        return parse_cursor(value.encode("utf-8", "replace"))
+    except CursorError:
         return None
-    return int(text)

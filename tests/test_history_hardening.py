@@ -1,0 +1,131 @@
+"""Faults from the adversarial pass (issue 19) in the history, cursor and append-only layers.
+
+Each test reproduced its fault on the code before the fix: symlinks swapped in after a store opened, cursors past
+int64, a credential as session key, and readers quadratic in the length of one line.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from reverie.cursors import MAX_CURSOR, parse_cursor, read_cursor, write_cursor, write_cursor_hint
+from reverie.errors import CursorError, HistoryError
+from reverie.history import HistoryEntry, HistoryLog
+
+
+def make_log(tmp_path: Path, **kw) -> HistoryLog:  # type: ignore[no-untyped-def]
+    mem = tmp_path / "memory"
+    mem.mkdir(exist_ok=True)
+    return HistoryLog(mem / "history.jsonl", mem / ".cursor", mem / ".dream_cursor", **kw)
+
+
+# -- item 14: symlinks swapped in after the store opened ---------------------------------------------------------
+def test_a_cursor_hint_replaced_by_a_symlink_is_not_followed(tmp_path: Path) -> None:
+    log = make_log(tmp_path)
+    log.append("first")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious data that must not be truncated\n")
+    log.cursor_path.unlink()
+    log.cursor_path.symlink_to(victim)
+    assert log.append("second") == 2  # the entry is durable; only the hint is refused (with a warning)
+    assert victim.read_text() == "precious data that must not be truncated\n"
+    assert log.cursor_path.is_symlink()
+
+
+def test_a_history_file_replaced_by_a_symlink_is_refused(tmp_path: Path) -> None:
+    log = make_log(tmp_path)
+    log.append("first")
+    outside = tmp_path / "outside.jsonl"
+    outside.write_bytes(log.path.read_bytes())
+    log.path.unlink()
+    log.path.symlink_to(outside)
+    before = outside.read_bytes()
+    with pytest.raises(HistoryError, match="symbolic link"):
+        log.append("second")
+    assert outside.read_bytes() == before
+
+
+def test_a_lock_file_or_torn_sidecar_replaced_by_a_symlink_is_refused(tmp_path: Path) -> None:
+    log = make_log(tmp_path)
+    log.path.write_bytes(b'{"cursor": 1, "timestamp": "2026-01-01 10:00", "content": "a"}\n{"cursor": 2, "tim')
+    target = tmp_path / "elsewhere"
+    log.torn_path.symlink_to(target)
+    with pytest.raises(HistoryError, match="torn is a symbolic link"):
+        log.append("b")
+    assert not target.exists()
+    log.torn_path.unlink()
+    assert log.append("b") == 2
+    lock = Path(str(log.path) + ".lock")
+    fresh = make_log(tmp_path)
+    lock.unlink()
+    lock.symlink_to(tmp_path / "lock-target")
+    with pytest.raises(HistoryError, match="symbolic link"):
+        fresh.append("c")
+    assert not (tmp_path / "lock-target").exists()
+
+
+def test_write_cursor_hint_refuses_a_fifo(tmp_path: Path) -> None:
+    fifo = tmp_path / ".cursor"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError, match="not a regular file"):
+        write_cursor_hint(fifo, 3)
+
+
+# -- cursors >= 10^18: whatever is written reads back ------------------------------------------------------------
+@pytest.mark.parametrize("value", [10**18, 10**18 + 7, MAX_CURSOR])
+def test_large_cursors_written_are_read_back(tmp_path: Path, value: int) -> None:
+    path = tmp_path / ".dream_cursor"
+    write_cursor(path, value)
+    assert read_cursor(path) == value
+    write_cursor_hint(tmp_path / ".cursor", value)
+    assert read_cursor(tmp_path / ".cursor") == value
+
+
+def test_cursors_past_int64_are_refused_on_write_and_corrupt_on_read(tmp_path: Path) -> None:
+    with pytest.raises(ValueError):
+        write_cursor(tmp_path / ".dream_cursor", MAX_CURSOR + 1)
+    with pytest.raises(CursorError):
+        parse_cursor(str(MAX_CURSOR + 1).encode())
+    with pytest.raises(CursorError):
+        parse_cursor(b"0" * 30 + b"1")  # 31 digits, even if the value is small
+
+
+def test_history_beyond_10_18_keeps_working_and_stops_cleanly_at_the_end(tmp_path: Path) -> None:
+    log = make_log(tmp_path)
+    log.path.write_bytes(orjson.dumps({"cursor": 10**18, "timestamp": "2026-01-01 10:00", "content": "x"}) + b"\n")
+    assert log.append("next") == 10**18 + 1
+    assert read_cursor(log.cursor_path) == 10**18 + 1
+    assert [e.cursor for e in log.read_since(10**18)] == [10**18 + 1]
+    log.path.write_bytes(orjson.dumps({"cursor": MAX_CURSOR, "timestamp": "2026-01-01 10:00", "content": "x"}) + b"\n")
+    log.cursor_path.unlink()
+    fresh = make_log(tmp_path)
+    with pytest.raises(HistoryError, match="largest"):
+        fresh.append("one too many")
+    with pytest.raises(Exception):
+        HistoryEntry.from_json(b'{"cursor": 9223372036854775808, "timestamp": "t", "content": "c"}')
+
+
+# -- item 13: the session key is redacted like content -------------------------------------------------------------
+def test_a_credential_used_as_session_key_is_redacted(store) -> None:  # type: ignore[no-untyped-def]
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    store.history.append("hello", session_key=token)
+    raw = store.workspace.history_path.read_bytes()
+    assert token.encode() not in raw
+    (entry,) = store.history.read_since(0)
+    assert entry.session_key == "[REDACTED:github-token]"
+
+
+def test_the_cli_session_flag_does_not_store_a_token(tmp_path: Path) -> None:
+    from tests.conftest import run_cli
+
+    token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+    ws = tmp_path / "ws"
+    assert run_cli("-w", str(ws), "init").returncode == 0
+    r = run_cli("-w", str(ws), "history", "append", "note", "--session", token)
+    assert r.returncode == 0, r.stderr
+    assert token not in (ws / "memory" / "history.jsonl").read_text()
