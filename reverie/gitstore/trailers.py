@@ -58,6 +58,7 @@ __all__ = [
     "format_batch",
     "parse_batch",
     "parse_cursor_value",
+    "replace_in_message",
 ]
 
 KIND = "Reverie-Kind"
@@ -140,6 +141,36 @@ def parse_trailers(message: str) -> dict[str, str]:
     if not message:
         return {}
     return split_message(message)[2]
+
+
+#: Trailers whose values are structure (kinds, cursors, ids, counters): a purge never rewrites them.
+_STRUCTURED = frozenset({KIND, CURSOR, BATCH, TOKENS, COST, ITERATIONS, TOOL_CALLS, RESTORE_OF, REVERT_OF})
+
+
+def replace_in_message(message: str, old: str, new: str) -> tuple[str, int]:
+    """``message`` with ``old`` replaced in its text (subject, body, free-text trailer values such as the model
+    name), and how many were replaced. Trailer keys and structured values (``Reverie-Cursor: 1234``) are kept byte
+    for byte, so purging "1234" or "Cursor" never breaks the record Dream's recovery reads."""
+    if old not in message:
+        return message, 0
+    separators = list(re.finditer(r"\n[ \t]*\n", message.rstrip("\n")))
+    head, paragraph = message, ""
+    if separators:
+        cut = separators[-1].end()
+        if _parse_paragraph(message[cut:]) is not None:
+            head, paragraph = message[:cut], message[cut:]
+    total = head.count(old)
+    head = head.replace(old, new)
+    lines = []
+    for line in paragraph.split("\n") if paragraph else []:
+        m = _LINE_RE.match(line.strip())
+        if m and m.group(1) not in _STRUCTURED:
+            colon = line.index(":")
+            value = line[colon + 1 :]
+            total += value.count(old)
+            line = line[: colon + 1] + value.replace(old, new)
+        lines.append(line)
+    return head + "\n".join(lines), total
 
 
 def format_batch(first: int, last: int) -> str:

@@ -1,0 +1,80 @@
+"""Faults from the adversarial pass (issue 19) in purge, display and the memory gate.
+
+Each test reproduced its fault on the code before the fix.
+"""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from reverie.gitstore import GitStore
+from reverie.gitstore.trailers import parse_trailers
+from reverie.history import HistoryEntry
+from reverie.security.purge import REPLACEMENT, plan_purge, purge
+from reverie.store import MemoryStore
+
+
+def _line(cursor: int, content: str, session: str | None = "cli:alice") -> bytes:
+    obj = {"cursor": cursor, "timestamp": "2026-11-22 10:00", "content": content}
+    if session:
+        obj["session_key"] = session
+    return orjson.dumps(obj) + b"\n"
+
+
+@pytest.fixture
+def pinned(workspace):  # type: ignore[no-untyped-def]
+    """History where "1234" is a cursor, a Dream commit's cursor trailer, and a PIN in one entry."""
+    store = MemoryStore(workspace)
+    git = GitStore(workspace, store.config.git)
+    git.ensure()
+    git.commit("dream: facts", kind="dream", trailers={"Reverie-Cursor": "1234"}, files={"USER.md": store.read_user() + "- PIN 1234\n"})
+    workspace.history_path.write_bytes(
+        _line(1233, "note before") + _line(1234, "note A") + _line(1235, "my bank PIN is 1234") + _line(1236, "tail")
+    )
+    return store, git
+
+
+def test_purging_a_number_only_touches_text_never_cursors(pinned) -> None:  # type: ignore[no-untyped-def]
+    store, git = pinned
+    hit = {h.path: h for h in plan_purge(store, git, "1234").files}["memory/history.jsonl"]
+    assert hit.occurrences == 1  # the PIN, not the cursor
+    purge(store, git, "1234")
+    entries = store.history.read_since(0)
+    assert [e.cursor for e in entries] == [1233, 1234, 1235, 1236]
+    assert entries[1].content == "note A"
+    assert entries[2].content == f"my bank PIN is {REPLACEMENT}"
+    # The Dream commit's cursor trailer is structure: it survives the purge; the fact in USER.md does not.
+    dream = [c for c in git.log(limit=10) if c.kind == "dream"][0]
+    assert parse_trailers(dream.message)["Reverie-Cursor"] == "1234"
+    assert "1234" not in store.read_user()
+
+
+@pytest.mark.parametrize("word", ["cursor", "timestamp", "session_key", "content", "stamp", "sess"])
+def test_purging_a_field_name_breaks_no_line(pinned, word: str) -> None:  # type: ignore[no-untyped-def]
+    store, git = pinned
+    store.workspace.history_path.write_bytes(
+        store.workspace.history_path.read_bytes() + _line(1237, f"the {word} word in text")
+    )
+    purge(store, git, word)
+    raw = store.workspace.history_path.read_bytes().splitlines()
+    entries = [HistoryEntry.from_json(line) for line in raw]  # every line is still an entry
+    assert [e.cursor for e in entries] == [1233, 1234, 1235, 1236, 1237]
+    assert {e.session_key for e in entries} == {"cli:alice"} and not any(e.extra for e in entries)
+    assert entries[-1].content == f"the {REPLACEMENT} word in text"
+
+
+def test_purge_rewrites_json_sidecars_in_their_values_only(pinned) -> None:  # type: ignore[no-untyped-def]
+    store, git = pinned
+    ws = store.workspace
+    sessions = ws.root / "sessions" / "cli_alice.jsonl"
+    sessions.write_bytes(
+        orjson.dumps({"_type": "metadata", "key": "cli:alice", "last_consolidated": 1234}) + b"\n"
+        + orjson.dumps({"role": "user", "content": "PIN 1234"}) + b"\n"
+    )
+    dead = ws.memory_dir / "notes.json"
+    dead.write_bytes(orjson.dumps({"first": 1234, "reason": "saw 1234"}))
+    purge(store, git, "1234")
+    meta, msg = (orjson.loads(line) for line in sessions.read_bytes().splitlines())
+    assert meta["last_consolidated"] == 1234 and msg["content"] == f"PIN {REPLACEMENT}"
+    assert orjson.loads(dead.read_bytes()) == {"first": 1234, "reason": f"saw {REPLACEMENT}"}
