@@ -78,3 +78,24 @@ def test_purge_rewrites_json_sidecars_in_their_values_only(pinned) -> None:  # t
     meta, msg = (orjson.loads(line) for line in sessions.read_bytes().splitlines())
     assert meta["last_consolidated"] == 1234 and msg["content"] == f"PIN {REPLACEMENT}"
     assert orjson.loads(dead.read_bytes()) == {"first": 1234, "reason": f"saw {REPLACEMENT}"}
+
+
+# -- item 3: an unreadable memory file fails the Dream run, never consumes the batch ----------------------------
+def test_invalid_utf8_in_user_md_fails_the_run_and_keeps_the_batch(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import asyncio
+
+    from dream_helpers import make_env
+    from reverie.dream.records import StatusRecord
+    from reverie.status import collect_status
+
+    env = make_env(tmp_path / "ws")
+    env.add("- [durable] User lives in Berlin")
+    (env.ws.root / "USER.md").write_bytes(b"# User\n\n- likes \xff\xfe tea\n")
+    env.fake.enqueue("[MEMORY] Lives in Berlin", "nothing to do")
+    head = env.git.head()
+    result = asyncio.run(env.dream().run())
+    assert result.status == "failed" and "USER.md is not valid UTF-8" in (result.reason or "")
+    assert env.store.dream_cursor() == 0 and env.git.head() == head  # the batch stays pending
+    assert env.fake.prompts == []  # refused before any model call
+    assert StatusRecord.load(env.ws.state_dir).last_run["status"] == "failed"
+    assert collect_status(env.store).pending == 1

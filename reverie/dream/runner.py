@@ -180,6 +180,8 @@ class Dream:
             emit(Progress(phase, budget.iterations, budget.tool_calls, budget.tokens, first, last))  # type: ignore[arg-type]
 
         try:
+            if staged.unreadable:  # never consume a batch whose facts could not be written anywhere
+                raise _Failed("failed", staged.unreadable, count=False)
             analysis = await analyze(
                 self.client, budget, model=self.model,
                 system=load_prompt(protocol.TASK_DREAM_ANALYZE, self.workspace),
