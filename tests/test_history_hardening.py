@@ -129,3 +129,45 @@ def test_the_cli_session_flag_does_not_store_a_token(tmp_path: Path) -> None:
     r = run_cli("-w", str(ws), "history", "append", "note", "--session", token)
     assert r.returncode == 0, r.stderr
     assert token not in (ws / "memory" / "history.jsonl").read_text()
+
+
+# -- item 5: one long line makes no reader quadratic, and none keeps more than MAX_LINE_BYTES of it --------------
+def _entry(cursor: int, content: str = "x") -> bytes:
+    return orjson.dumps({"cursor": cursor, "timestamp": "2026-01-01 10:00", "content": content}) + b"\n"
+
+
+def _huge_line(cursor: int) -> bytes:
+    from reverie.appendlog import MAX_LINE_BYTES
+
+    head = b'{"cursor": %d, "timestamp": "2026-01-01 10:00", "content": "' % cursor
+    return head + b"y" * (MAX_LINE_BYTES + 10) + b'"}\n'
+
+
+def test_a_line_past_the_bound_is_skipped_with_a_warning_and_its_cursor_never_reused(tmp_path: Path, caplog) -> None:  # type: ignore[no-untyped-def]
+    log = make_log(tmp_path)
+    log.path.write_bytes(_entry(1) + _huge_line(2) + _entry(3) + _huge_line(4))
+    with caplog.at_level("WARNING"):
+        assert [e.cursor for e in log.read_since(0)] == [1, 3]
+    assert "longer than 16,777,216 bytes" in caplog.text
+    assert [e.cursor for e in log.read_since(2)] == [3]  # the bisection crosses it too
+    assert log.append("next") == 5  # the too-long last line's cursor still counts
+
+
+def test_line_readers_agree_with_split_at_every_chunk_boundary(monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from reverie import appendlog
+
+    monkeypatch.setattr(appendlog, "CHUNK", 7)
+    data = b"a\n\nbcdefghijklmnopqrstu\nvw\n" + b"z" * 40 + b"\nlast-unterminated"
+    path = tmp_path / "f"
+    path.write_bytes(data)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        expected = data.split(b"\n")
+        got = list(appendlog.iter_lines(fd, 0, len(data), limit=30))
+        assert [raw for raw, _ in got] == [None if len(x) > 30 else x for x in expected]
+        assert [t for _, t in got] == [True] * (len(expected) - 1) + [False]
+        backward = list(appendlog.iter_lines_backward(fd, len(data), limit=30))
+        assert [raw for _, raw in backward] == [None if len(x) > 30 else x for x in reversed(expected) if x]
+        assert appendlog.read_line(fd, data.index(b"z"), len(data), limit=30) == (None, data.index(b"last"))
+    finally:
+        os.close(fd)
