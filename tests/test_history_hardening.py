@@ -171,3 +171,20 @@ def test_line_readers_agree_with_split_at_every_chunk_boundary(monkeypatch, tmp_
         assert appendlog.read_line(fd, data.index(b"z"), len(data), limit=30) == (None, data.index(b"last"))
     finally:
         os.close(fd)
+
+
+# -- a full disk or a denied permission is a clear one-line error (exit 1), not an "internal error" (exit 2) -------
+@pytest.mark.parametrize("code,words", [(28, "No space left on device"), (13, "Permission denied"),
+                                        (30, "Read-only file system")])
+def test_disk_full_and_permission_denied_are_user_errors(tmp_path: Path, monkeypatch, capsys, code: int, words: str) -> None:  # type: ignore[no-untyped-def]
+    import reverie.fsutil as fsutil
+    from reverie.cli import main
+
+    def refuse(fd: int, data: bytes) -> None:
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(fsutil, "write_all", refuse)
+    assert main(["-w", str(tmp_path / "ws"), "init"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("reverie: error: ") and words in err and "internal error" not in err
+    assert len(err.strip().splitlines()) == 1
