@@ -149,3 +149,45 @@ def test_the_gate_refuses_a_memory_edit_that_adds_control_characters() -> None:
     verdict = check(base, {"USER.md": "# User\n- likes \x1b[31mred\x1b[0m\n"}, [], DreamConfig())
     assert not verdict.ok and "U+001B" in (verdict.reason or "")
     assert check(base, {"USER.md": "# User\n- likes red\tand blue\n"}, [], DreamConfig()).ok
+
+
+# -- item 12: the formats the scanner missed, and credentials in prose ---------------------------------------------
+@pytest.mark.parametrize("text,value", [
+    ("USER: the wifi password is Blue-Otter-42 at the cabin", "Blue-Otter-42"),
+    ("my password is hunter22", "hunter22"),
+    ("connect with secret s3cr3tV4lue", "s3cr3tV4lue"),
+    ("my bank PIN is 1234", "1234"),
+    ("PIN 7391", "7391"),
+    ("SENDGRID_API_KEY=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", None),
+    ("docker login -u deploy -p Tr0ub4dor3 registry.example.io", "Tr0ub4dor3"),
+    ("mysql -u root -pS3cret shop", "S3cret"),
+    ("machine api.example.org login alice password gh0stPass", "gh0stPass"),
+    ("db.internal:5432:shop:app:pgP4ssw0rd", "pgP4ssw0rd"),
+    ("passphrase = correct-horse-9", "correct-horse-9"),
+    ("export DB_PASSWORD='a b c d'", "a b c d"),
+    ("Authorization: Basic dXNlcjpwYXNzd29yZDEyMw==", "dXNlcjpwYXNzd29yZDEyMw=="),
+    ("https://hooks.slack.com/services/T0ABCDEF1/B0ABCDEFGH/aBcDeFgHiJkLmNoPqRsTuVwX", "aBcDeFgHiJkLmNoPqRsTuVwX"),
+    ("whsec_aB3dE6gH9jK2mN5pQ8sT1vW4", "whsec_aB3dE6gH9jK2mN5pQ8sT1vW4"),
+    ("?sv=2022-11-02&sig=aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hI6kL%3D", "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hI6kL%3D"),
+    ("HF_TOKEN=hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH", "hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH"),
+    ("glpat-aB3dE6gH9jK2mN5pQ8sT", "glpat-aB3dE6gH9jK2mN5pQ8sT"),
+    ("bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1", "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1"),
+])
+def test_formats_and_prose_the_scanner_missed_are_redacted(text: str, value: str | None) -> None:
+    from reverie.security.secrets import redact
+
+    out = redact(text)
+    assert "[REDACTED:" in out, text
+    if value:
+        assert value not in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "I forgot my password again", "the password is wrong", "The password is too short.",
+    "the wifi password is on the fridge", "The secret is to let the dough rest.", "pin the version to 1.82.6",
+    "She logged in using the password manager.", "mysql -u root -p shop < dump.sql",
+])
+def test_look_alike_prose_and_commands_are_left_alone(text: str) -> None:
+    from reverie.security.secrets import scan
+
+    assert scan(text) == []
