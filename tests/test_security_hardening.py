@@ -191,3 +191,17 @@ def test_look_alike_prose_and_commands_are_left_alone(text: str) -> None:
     from reverie.security.secrets import scan
 
     assert scan(text) == []
+
+
+def test_status_shows_a_recorded_reason_without_escapes_or_markup(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from reverie.dream.records import StatusRecord
+    from reverie.workspace import Workspace
+    from tests.conftest import run_cli
+
+    ws_dir = tmp_path / "ws"
+    assert run_cli("-w", str(ws_dir), "init").returncode == 0
+    StatusRecord.load(Workspace(ws_dir).state_dir).record_run(
+        "rejected", 1, 2, "gate: quoted \x1b]0;pwned\x07 [red]markup[/red]", None)
+    r = run_cli("-w", str(ws_dir), "status")
+    assert r.returncode == 0, r.stderr
+    assert _raw_controls(r.stdout) == [] and "[red]markup[/red]" in r.stdout
