@@ -37,9 +37,13 @@ def pinned(workspace):  # type: ignore[no-untyped-def]
 
 def test_purging_a_number_only_touches_text_never_cursors(pinned) -> None:  # type: ignore[no-untyped-def]
     store, git = pinned
-    hit = {h.path: h for h in plan_purge(store, git, "1234").files}["memory/history.jsonl"]
-    assert hit.occurrences == 1  # the PIN, not the cursor
+    store.set_dream_cursor(1234)
+    store.workspace.cursor_path.write_text("1234\n")
+    hits = {h.path: h for h in plan_purge(store, git, "1234").files}
+    assert hits["memory/history.jsonl"].occurrences == 1  # the PIN, not the cursor
+    assert "memory/.dream_cursor" not in hits and "memory/.cursor" not in hits
     purge(store, git, "1234")
+    assert store.dream_cursor() == 1234 and store.workspace.cursor_path.read_text() == "1234\n"
     entries = store.history.read_since(0)
     assert [e.cursor for e in entries] == [1233, 1234, 1235, 1236]
     assert entries[1].content == "note A"

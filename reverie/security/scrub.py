@@ -8,6 +8,7 @@ for ever. So, by format:
   change (object keys, numbers, booleans never do); a line that is not JSON is already unreadable, so its raw
   bytes are replaced (the UTF-8 and JSON-escaped forms);
 - a ``*.json`` file: its string values, or line by line as above when it is not one JSON document;
+- cursor files (``.cursor``, ``.dream_cursor``): nothing; they hold one number and no text;
 - any other file (Markdown memory, notes): the raw bytes.
 
 Commit messages are handled by ``reverie.gitstore.trailers.replace_in_message`` (the format's owner).
@@ -24,6 +25,7 @@ import orjson
 __all__ = ["replace_in_file", "replace_in_jsonl", "replace_in_value", "replace_raw"]
 
 _JSONL_SUFFIXES = (".jsonl", ".jsonl.torn", ".jsonl.corrupt", ".jsonl.tmp")
+_NO_TEXT = frozenset({".cursor", ".dream_cursor"})
 
 
 def replace_in_value(value: Any, old: str, new: str) -> tuple[Any, int]:
@@ -96,7 +98,7 @@ def replace_in_jsonl(data: bytes, old: str, new: str) -> tuple[bytes, int]:
 
 def replace_in_file(name: str, data: bytes, old: str, new: str) -> tuple[bytes, int]:
     """``data`` (the file ``name``) with ``old`` replaced as its format allows (see the module docstring)."""
-    if not any(form in data for form in _forms(old)):
+    if name.rsplit("/", 1)[-1] in _NO_TEXT or not any(form in data for form in _forms(old)):
         return data, 0
     if name.endswith(_JSONL_SUFFIXES) or name.endswith((".torn", ".corrupt")):
         return replace_in_jsonl(data, old, new)
