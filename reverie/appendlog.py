@@ -3,6 +3,10 @@
 Shared by ``memory/history.jsonl`` (``reverie.history``, which owns that format) and the session files
 (``reverie.consolidator.sessions``). Nothing here parses a line: callers pass what "a complete line" means.
 POSIX only (``flock``, ``pread``).
+
+Every reader is linear in the bytes it crosses, however long one line is (a partial line is kept as a list of
+chunks and joined once, never re-copied per chunk), and keeps at most ``MAX_LINE_BYTES`` of one line in memory:
+a longer line is reported as ``None`` (too long) and skipped, never read whole.
 """
 
 from __future__ import annotations
@@ -10,19 +14,21 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .errors import HistoryError
-from .fsutil import write_all
+from .fsutil import open_for_write, write_all
 from .locking import wait_flock
 
 log = logging.getLogger(__name__)
 
 __all__ = ["FlockLock", "datasync", "repair_torn_tail", "write_all", "last_line_start", "next_line_start",
-           "read_line", "CHUNK"]
+           "read_line", "iter_lines", "iter_lines_backward", "CHUNK", "MAX_LINE_BYTES"]
 
 CHUNK = 64 * 1024
+#: The longest line a reader keeps (an entry is capped far below this: 64,000 characters by default).
+MAX_LINE_BYTES = 16 * 1024 * 1024
 
 
 class FlockLock:
@@ -41,7 +47,7 @@ class FlockLock:
 
     def _descriptor(self) -> int:
         if self._fd is None or self._pid != os.getpid():
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            self._fd = open_for_write(self.path, os.O_RDWR | os.O_CREAT)
             self._pid = os.getpid()
         return self._fd
 
@@ -82,16 +88,19 @@ def repair_torn_tail(
     if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
         return False
     start = last_line_start(fd, size)
-    torn = os.pread(fd, size - start, start)
-    if is_complete(torn):
+    if size - start <= MAX_LINE_BYTES and is_complete(os.pread(fd, size - start, start)):
         write_all(fd, b"\n")  # a complete line that only lost its newline: keep it
     else:
-        with open(torn_path, "ab") as out:
-            out.write(torn + b"\n")
-            out.flush()
-            os.fsync(out.fileno())
+        out = open_for_write(torn_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        try:
+            for at in range(start, size, CHUNK):  # chunk by chunk: a torn line may be huge
+                write_all(out, os.pread(fd, min(CHUNK, size - at), at))
+            write_all(out, b"\n")
+            os.fsync(out)
+        finally:
+            os.close(out)
         os.ftruncate(fd, start)
-        log.warning("%s: moved a torn last line (%d bytes) to %s", path, len(torn), Path(torn_path).name)
+        log.warning("%s: moved a torn last line (%d bytes) to %s", path, size - start, Path(torn_path).name)
     if fsync:
         os.fsync(fd)
     return True
@@ -124,16 +133,74 @@ def next_line_start(fd: int, pos: int, size: int) -> int:
     return size
 
 
-def read_line(fd: int, start: int, size: int) -> tuple[bytes, int]:
-    """The line starting at ``start`` (without newline) and the offset after it."""
+def read_line(fd: int, start: int, size: int, limit: int = MAX_LINE_BYTES) -> tuple[bytes | None, int]:
+    """The line starting at ``start`` (without newline), or ``None`` when longer than ``limit``, and the offset
+    after it."""
     parts: list[bytes] = []
+    kept = 0
     at = start
     while at < size:
         block = os.pread(fd, min(4096 if not parts else CHUNK, size - at), at)
+        if not block:
+            break
         idx = block.find(b"\n")
         if idx >= 0:
+            if kept + idx > limit:
+                return None, at + idx + 1
             parts.append(block[:idx])
             return b"".join(parts), at + idx + 1
-        parts.append(block)
         at += len(block)
-    return b"".join(parts), size
+        kept += len(block)
+        if kept > limit:
+            return None, next_line_start(fd, at, size)
+        parts.append(block)
+    return (b"".join(parts) if kept <= limit else None), size
+
+
+def iter_lines(
+    fd: int, start: int, size: int, limit: int = MAX_LINE_BYTES
+) -> Iterator[tuple[bytes | None, bool]]:
+    """``(line, terminated)`` for each line from ``start`` to ``size``, in file order; ``line`` is ``None`` for a
+    line longer than ``limit`` (skipped without being kept). Only the last line can be unterminated."""
+    parts: list[bytes] = []  # the pending partial line, joined once when it ends
+    kept = 0
+    too_long = False
+    at = start
+    while at < size:
+        block = os.pread(fd, min(CHUNK, size - at), at)
+        if not block:
+            break
+        at += len(block)
+        pieces = block.split(b"\n")
+        if len(pieces) > 1:
+            head = pieces[0]
+            if too_long or kept + len(head) > limit:
+                yield None, True
+            else:
+                yield (b"".join(parts) + head if parts else head), True
+            parts, kept, too_long = [], 0, False
+            for raw in pieces[1:-1]:
+                yield (raw if len(raw) <= limit else None), True
+        tail = pieces[-1]
+        if tail and not too_long:
+            kept += len(tail)
+            if kept > limit:
+                parts, too_long = [], True
+            else:
+                parts.append(tail)
+    if too_long:
+        yield None, False
+    elif parts:
+        yield b"".join(parts), False
+
+
+def iter_lines_backward(fd: int, size: int, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes | None]]:
+    """``(offset, line)`` for each line before ``size``, last first (an unterminated last line included; empty
+    lines skipped); ``line`` is ``None`` when longer than ``limit``: crossed by searching for its start, never
+    read whole."""
+    end = size
+    while end > 0:
+        start = last_line_start(fd, end)
+        if end > start:
+            yield start, (os.pread(fd, end - start, start) if end - start <= limit else None)
+        end = start - 1  # before the newline that ends the previous line

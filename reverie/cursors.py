@@ -1,8 +1,10 @@
 """Cursor files (``memory/.cursor``, ``memory/.dream_cursor``): the format's one definition.
 
-Format: a bare non-negative decimal integer, optionally surrounded by white space (nanobot writes it without a
-newline; Reverie writes ``"<n>\\n"``). A missing file reads as ``None``. Anything else is corrupt and raises
-``CursorError`` — never silently 0, because a Dream cursor of 0 replays all history.
+Format: a bare non-negative decimal integer no larger than ``MAX_CURSOR`` (2^63 - 1, what SQLite and every
+int64 reader hold), optionally surrounded by white space (nanobot writes it without a newline; Reverie writes
+``"<n>\\n"``). A missing file reads as ``None``. Anything else is corrupt and raises ``CursorError`` — never
+silently 0, because a Dream cursor of 0 replays all history. Writers refuse a value past ``MAX_CURSOR``, so
+whatever is written reads back.
 """
 
 from __future__ import annotations
@@ -11,16 +13,29 @@ import os
 from pathlib import Path
 
 from .errors import CursorError
-from .fsutil import atomic_write
+from .fsutil import atomic_write, open_for_write
 
-__all__ = ["read_cursor", "write_cursor", "write_cursor_hint", "parse_cursor"]
+__all__ = ["MAX_CURSOR", "read_cursor", "write_cursor", "write_cursor_hint", "parse_cursor", "check_cursor"]
+
+#: The largest cursor Reverie writes or reads back (int64; a history line past it is not a valid entry).
+MAX_CURSOR = 2**63 - 1
+_MAX_DIGITS = len(str(MAX_CURSOR))
+
+
+def check_cursor(value: int) -> int:
+    """``value`` if it is a cursor that can be written and read back; ``ValueError`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_CURSOR:
+        raise ValueError(f"a cursor is an int from 0 to {MAX_CURSOR}, not {value!r}")
+    return value
 
 
 def parse_cursor(raw: bytes, *, origin: str = "cursor") -> int:
     text = raw.strip()
-    if not text or not text.isdigit() or len(text) > 18:
+    if not text or not text.isdigit() or len(text) > _MAX_DIGITS or int(text) > MAX_CURSOR:
         preview = raw[:40]
-        raise CursorError(f"{origin} is corrupt (holds {preview!r}); expected a bare non-negative integer")
+        raise CursorError(
+            f"{origin} is corrupt (holds {preview!r}); expected a bare integer from 0 to {MAX_CURSOR}"
+        )
     return int(text)
 
 
@@ -37,8 +52,7 @@ def read_cursor(path: Path) -> int | None:
 
 def write_cursor(path: Path, value: int, *, fsync: bool = True) -> None:
     """Atomically replace the cursor file (temp file, fsync, rename)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"a cursor is a non-negative int, not {value!r}")
+    check_cursor(value)
     atomic_write(Path(path), f"{value}\n", fsync=fsync)
 
 
@@ -50,10 +64,9 @@ def write_cursor_hint(path: Path, value: int) -> None:
     (corrupt) is truncated after. A crash can at worst leave a stale or unreadable hint, which readers ignore
     in favour of the log's tail. Never use this for ``.dream_cursor``.
     """
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"a cursor is a non-negative int, not {value!r}")
+    check_cursor(value)
     data = f"{value}\n".encode()
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = open_for_write(path, os.O_RDWR | os.O_CREAT)
     try:
         old_size = os.fstat(fd).st_size
         os.pwrite(fd, data, 0)

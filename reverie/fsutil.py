@@ -3,10 +3,16 @@
 ``atomic_write`` is the crash-safe replace used for every whole-file write (memory files, cursors, session
 metadata, compaction): a temp file in the same directory, fsync, rename over the target, fsync of the
 directory. A crash at any instant leaves the old or the new content, never a mix or an empty file.
+
+``open_for_write`` is the one way to open an existing file for writing in place (appends, lock files, hints):
+``O_NOFOLLOW`` on every open, not only when a store opens, so a symlink swapped in later is refused rather than
+followed out of the workspace; and the opened descriptor must be a regular file (a FIFO or device is refused).
+``atomic_write`` never follows a link either: its temp file is ``O_EXCL`` and the rename replaces the link itself.
 """
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import secrets
@@ -15,7 +21,10 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-__all__ = ["atomic_write", "write_all", "fsync_dir", "read_bytes_or_none", "read_text_lossy", "decode_lossy"]
+__all__ = [
+    "atomic_write", "open_for_write", "write_all", "fsync_dir", "read_bytes_or_none", "read_text_lossy",
+    "decode_lossy",
+]
 
 _warned_paths: set[str] = set()
 
@@ -32,6 +41,30 @@ def fsync_dir(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def open_for_write(path: Path | str, flags: int, mode: int = 0o644) -> int:
+    """``os.open`` for writing in place, never through a symlink and only onto a regular file.
+
+    Raises ``OSError`` (``ELOOP`` naming the link, or ``EINVAL`` for a non-regular file) with a message fit for a
+    person; the caller maps it to its own error.
+    """
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, f"{path} is a symbolic link; refusing to write through it", str(path)) from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, f"{path} is not a regular file; refusing to write to it", str(path))
+        if flags & os.O_NONBLOCK == 0:
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -55,7 +88,8 @@ def atomic_write(path: Path, data: bytes | str, *, fsync: bool = True, mode: int
     tmp = path.parent / f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
     if mode is None:
         try:
-            mode = os.stat(path).st_mode & 0o777
+            st = os.lstat(path)  # a symlink's own mode (0o777) is not the file's
+            mode = st.st_mode & 0o777 if stat.S_ISREG(st.st_mode) else 0o644
         except FileNotFoundError:
             mode = 0o644
     try:

@@ -4,8 +4,10 @@ One JSON object per line, UTF-8, ``\\n``-terminated::
 
     {"cursor": 42, "timestamp": "2026-11-22 14:05", "content": "- [durable] ...", "session_key": "cli:alice"}
 
-- ``cursor``: int ≥ 1 (not a bool), strictly increasing in file order, never reused.
-- ``timestamp``: local time ``YYYY-MM-DD HH:MM``. ``content``: str. ``session_key``: optional str.
+- ``cursor``: int from 1 to ``MAX_CURSOR`` (2^63 - 1; not a bool), strictly increasing in file order, never
+  reused. A line with a larger cursor is not an entry; an append that would need one is refused.
+- ``timestamp``: local time ``YYYY-MM-DD HH:MM``. ``content``: str. ``session_key``: optional str. Both text
+  fields go through the same secret redaction before they are written (a key such as ``--session ghp_…``).
 - Any other keys are allowed; readers ignore keys they do not know (nanobot's readers too).
 
 Durability and recovery:
@@ -21,13 +23,16 @@ Durability and recovery:
   the ``.cursor`` hint durable so cursors stay unique even if every entry is dropped.
 
 Readers take no lock. A bad line (not JSON, invalid UTF-8, not an object, wrong field types, a bool or
-non-positive cursor) is skipped with one warning per kind per read; the lines around it are unaffected.
+non-positive cursor, longer than 16 MiB) is skipped with one warning per kind per read; the lines around it are
+unaffected. Readers are linear in the bytes they cross and never hold more than 16 MiB of one line
+(``reverie.appendlog``); the next cursor still counts a too-long last line's leading ``"cursor"``.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
@@ -37,10 +42,13 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from .appendlog import CHUNK, FlockLock, datasync, next_line_start, read_line, repair_torn_tail, write_all
-from .cursors import read_cursor, write_cursor, write_cursor_hint
+from .appendlog import (
+    MAX_LINE_BYTES, FlockLock, datasync, iter_lines, iter_lines_backward, next_line_start, read_line,
+    repair_torn_tail, write_all,
+)
+from .cursors import MAX_CURSOR, read_cursor, write_cursor, write_cursor_hint
 from .errors import CursorError, HistoryError, LockTimeoutError
-from .fsutil import atomic_write
+from .fsutil import atomic_write, open_for_write
 
 log = logging.getLogger(__name__)
 
@@ -57,9 +65,9 @@ __all__ = [
 DEFAULT_MAX_ENTRY_CHARS = 64_000
 TRUNCATION_MARKER = "\n…[truncated {n} characters]"
 _TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M"
-_CHUNK = CHUNK  # read size for tail scans and forward scans
 _LINEAR_SCAN_BYTES = 8 * 1024  # below this gap, stop bisecting and scan forward
 _KNOWN_KEYS = frozenset({"cursor", "timestamp", "content", "session_key"})
+_LEADING_CURSOR = re.compile(rb'\s*\{\s*"cursor"\s*:\s*(\d{1,19})\s*[,}]')
 
 
 def format_timestamp(when: datetime | None = None) -> str:
@@ -101,7 +109,7 @@ class HistoryEntry:
         if not isinstance(obj, dict):
             raise BadLine("not an object")
         cursor = obj.get("cursor")
-        if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 1:
+        if isinstance(cursor, bool) or not isinstance(cursor, int) or not 1 <= cursor <= MAX_CURSOR:
             raise BadLine("bad cursor")
         timestamp, content, session_key = obj.get("timestamp"), obj.get("content"), obj.get("session_key")
         if not isinstance(timestamp, str) or not isinstance(content, str):
@@ -192,16 +200,24 @@ class HistoryLog:
         """Append one entry durably and return its cursor."""
         text = self.prepare_content(content)
         stamp = timestamp or format_timestamp()
-        if session_key is not None and not isinstance(session_key, str):
-            raise TypeError(f"session_key must be str or None, not {type(session_key).__name__}")
+        if session_key is not None:
+            if not isinstance(session_key, str):
+                raise TypeError(f"session_key must be str or None, not {type(session_key).__name__}")
+            if self.redact is not None:
+                session_key = self.redact(session_key)  # a key is stored like content: never a credential
+            session_key = session_key.encode("utf-8", errors="backslashreplace").decode("utf-8")
         with self.locked():
             try:
                 # Crash safety: one write of the whole line on an O_APPEND fd, then fsync; a crash mid-write leaves
                 # a torn tail that the next append's _repair_tail moves aside before writing.
-                fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+                fd = open_for_write(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
                 try:
                     self._repair_tail(fd)
                     cursor = self._last_cursor_locked(fd) + 1
+                    if cursor > MAX_CURSOR:
+                        raise HistoryError(
+                            f"cannot append to {self.path}: its cursors reached the largest one ({MAX_CURSOR})"
+                        )
                     line = HistoryEntry(cursor, stamp, text, session_key, dict(extra or {})).to_json()
                     write_all(fd, line)
                     if self.fsync:
@@ -244,22 +260,18 @@ class HistoryLog:
         return last
 
     def _tail_cursor(self, fd: int, size: int) -> int:
-        """The cursor of the last valid line, scanning backwards chunk by chunk."""
-        end = size
-        carry = b""
-        while end > 0:
-            start = max(0, end - _CHUNK)
-            block = os.pread(fd, end - start, start) + carry
-            lines = block.split(b"\n")
-            carry = lines[0] if start > 0 else b""
-            candidates = lines[1:] if start > 0 else lines
-            for raw in reversed(candidates):
-                if raw.strip():
-                    try:
-                        return HistoryEntry.from_json(raw).cursor
-                    except BadLine:
-                        continue
-            end = start
+        """The cursor of the last valid line, reading backwards (linear however long a line is)."""
+        for start, raw in iter_lines_backward(fd, size):
+            if raw is None:  # too long to parse: its leading cursor still counts, so it is never reissued
+                m = _LEADING_CURSOR.match(os.pread(fd, 256, start))
+                if m and 1 <= int(m.group(1)) <= MAX_CURSOR:
+                    return int(m.group(1))
+                continue
+            if raw.strip():
+                try:
+                    return HistoryEntry.from_json(raw).cursor
+                except BadLine:
+                    continue
         return 0
 
     def compact(self, keep_last: int, dream_cursor: int | None = None) -> int:
@@ -278,7 +290,10 @@ class HistoryLog:
                 if self.dream_cursor_path is None:
                     raise ValueError("compact() needs dream_cursor when the log has no Dream cursor file")
                 dream_cursor = read_cursor(self.dream_cursor_path) or 0
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
+            try:
+                fd = open_for_write(self.path, os.O_RDWR | os.O_APPEND)
+            except OSError as exc:
+                raise HistoryError(f"cannot compact {self.path}: {exc.strerror or exc}") from exc
             try:
                 self._repair_tail(fd)
                 last = self._last_cursor_locked(fd)
@@ -405,6 +420,8 @@ def _bisect_start(fd: int, size: int, cursor: int) -> int:
         while pos < hi:
             raw, nxt = read_line(fd, pos, size)
             try:
+                if raw is None:
+                    raise BadLine("line too long")
                 probe = HistoryEntry.from_json(raw)
                 break
             except BadLine:
@@ -420,24 +437,16 @@ def _bisect_start(fd: int, size: int, cursor: int) -> int:
 
 def _scan(fd: int, start: int, size: int, report: _BadLineReport) -> Iterator[HistoryEntry]:
     """Valid entries from ``start`` to ``size``, reporting bad lines; a torn last line is an append in flight."""
-    at = start
-    carry = b""
-    while at < size:
-        block = os.pread(fd, min(_CHUNK, size - at), at)
-        if not block:
-            break
-        at += len(block)
-        lines = (carry + block).split(b"\n")
-        carry = lines.pop()
-        for raw in lines:
-            if not raw.strip():
-                continue
-            try:
-                yield HistoryEntry.from_json(raw)
-            except BadLine as bad:
-                report.add(bad.kind)
-    if carry.strip():
+    for raw, terminated in iter_lines(fd, start, size):
+        if raw is None:
+            report.add(f"longer than {MAX_LINE_BYTES:,} bytes")
+            continue
+        if not raw.strip():
+            continue
         try:
-            yield HistoryEntry.from_json(carry)
-        except BadLine:
-            log.debug("ignoring an unterminated last line (an append in flight, or torn)")
+            yield HistoryEntry.from_json(raw)
+        except BadLine as bad:
+            if terminated:
+                report.add(bad.kind)
+            else:
+                log.debug("ignoring an unterminated last line (an append in flight, or torn)")

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import LockTimeoutError, ReverieError
+from .fsutil import open_for_write
 
 __all__ = ["wait_flock", "exclusive"]
 
@@ -39,7 +40,7 @@ def exclusive(path: Path, timeout: float, busy: str) -> Iterator[None]:
     """Hold ``path``'s lock for the block. The descriptor is opened here and closed at the end (closing releases
     the lock), so nothing stays open between uses and a forked child never shares the lock."""
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = open_for_write(path, os.O_RDWR | os.O_CREAT)
     except OSError as exc:
         raise ReverieError(f"cannot open the lock file {path}: {exc.strerror or exc}") from exc
     try:

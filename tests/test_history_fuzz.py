@@ -140,7 +140,6 @@ class HistoryMachine(RuleBasedStateMachine):
 @pytest.mark.slow
 def test_history_log_model_based(monkeypatch):
     monkeypatch.setattr(history_module, "_LINEAR_SCAN_BYTES", 48)
-    monkeypatch.setattr(history_module, "_CHUNK", 64)
     monkeypatch.setattr(appendlog, "CHUNK", 64)
     run_state_machine_as_test(
         HistoryMachine,

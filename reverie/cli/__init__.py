@@ -2,7 +2,8 @@
 
 Each command lives in a module ``cmd_*`` whose ``configure(parser)`` adds the command's arguments and sets its
 ``func``, which takes the parsed arguments and returns an exit code. Exit codes: 0 ok, 1 user error (one line, no
-traceback), 2 internal error (traceback only with ``--debug``). A run imports only the module of the command it
+traceback; a full disk, a denied permission or a read-only file system is a user error too), 2 internal error
+(traceback only with ``--debug``). A run imports only the module of the command it
 runs (``--help`` none): ``status`` and ``log`` must start in 0.3 s, and importing every command's module (rich,
 orjson, the workspace, the SOUL.md approval code) cost ≈ 80 ms of that.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import errno
 import gc
 import importlib
 import logging
@@ -203,11 +205,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # the CLI boundary: anything else is a bug, reported as such
+    except OSError as exc:
+        if exc.errno not in _USER_FACING:
+            return _internal_error(exc, debug)
         if debug:
-            import traceback
+            raise
+        print(f"reverie: error: {_os_error_text(exc)}", file=sys.stderr)  # the machine's fault, not a bug
+        return 1
+    except Exception as exc:  # the CLI boundary: anything else is a bug, reported as such
+        return _internal_error(exc, debug)
 
-            traceback.print_exc()
-        else:
-            print(f"reverie: internal error: {type(exc).__name__}: {exc} (run with --debug for a traceback)", file=sys.stderr)
-        return 2
+
+#: Errors of the machine, not of Reverie: a full disk, a denied permission, a read-only mount.
+_USER_FACING = {errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS, errno.EFBIG, errno.ELOOP}
+_ADVICE = {
+    errno.ENOSPC: "free some space and run it again",
+    errno.EDQUOT: "free some space and run it again",
+    errno.EACCES: "check the workspace's owner and permissions",
+    errno.EPERM: "check the workspace's owner and permissions",
+    errno.EROFS: "the workspace is on a read-only file system",
+}
+
+
+def _os_error_text(exc: OSError) -> str:
+    what = exc.strerror or str(exc)
+    where = f"{exc.filename}: " if exc.filename and str(exc.filename) not in what else ""
+    advice = _ADVICE.get(exc.errno or 0)
+    return f"{where}{what}" + (f" ({advice})" if advice else "")
+
+
+def _internal_error(exc: BaseException, debug: bool) -> int:
+    """Anything else is a bug, reported as such."""
+    if debug:
+        import traceback
+
+        traceback.print_exception(exc)
+    else:
+        print(f"reverie: internal error: {type(exc).__name__}: {exc} (run with --debug for a traceback)", file=sys.stderr)
+    return 2

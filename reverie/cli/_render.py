@@ -1,5 +1,7 @@
 """rich renderings of the library's structured results (the CLI's counterpart of ``reverie.commands.render``).
 
+Text from memory, history or git goes through ``reverie.textsafety.printable`` before it reaches the terminal.
+
 Dream's live status line and run report are in ``_render_dream`` (they need rich's ``Table``, which `reverie log`
 would otherwise import for nothing).
 """
@@ -12,6 +14,7 @@ from typing import Any
 from rich.markup import escape
 from rich.text import Text
 
+from ..textsafety import printable
 from ._common import console
 
 __all__ = ["print_diff", "commit_table", "print_commit", "files_text", "print_operation"]
@@ -20,7 +23,7 @@ __all__ = ["print_diff", "commit_table", "print_commit", "files_text", "print_op
 def diff_text(diff: str) -> Text:
     """A unified diff coloured the way git colours it."""
     out = Text()
-    for line in diff.splitlines():
+    for line in printable(diff).splitlines():
         if line.startswith(("diff --git", "index ", "--- ", "+++ ", "new file", "deleted file")):
             style = "bold"
         elif line.startswith("@@"):
@@ -43,7 +46,7 @@ def print_diff(diff: str) -> None:
 def files_text(files: Iterable[Any]) -> str:
     parts = []
     for f in files:
-        parts.append(f"{escape(f.path)} [green]+{f.added}[/] [red]-{f.removed}[/]")
+        parts.append(f"{escape(printable(f.path))} [green]+{f.added}[/] [red]-{f.removed}[/]")
     return ", ".join(parts) or "[dim]no file changes[/]"
 
 
@@ -61,13 +64,13 @@ def commit_table(commits: Sequence[Any]) -> Text:
     for n, c in enumerate(commits):
         if n:
             out.append("\n")
-        subject = c.subject if len(c.subject) <= subj_w else c.subject[: subj_w - 1] + "…"
+        subject = printable(c.subject if len(c.subject) <= subj_w else c.subject[: subj_w - 1] + "…")
         out.append(c.short, style="yellow")
         out.append(f"  {c.time.strftime('%Y-%m-%d %H:%M')}  ", style="dim")
-        out.append(f"{c.kind:<{kind_w}}  ", style="bold")
+        out.append(f"{printable(c.kind):<{kind_w}}  ", style="bold")
         out.append(f"{subject:<{subj_w}}  ")
         for i, f in enumerate(c.files):
-            out.append((", " if i else "") + f.path + " ")
+            out.append((", " if i else "") + printable(f.path) + " ")
             out.append(f"+{f.added}", style="green")
             out.append(" ")
             out.append(f"-{f.removed}", style="red")
@@ -76,8 +79,8 @@ def commit_table(commits: Sequence[Any]) -> Text:
 
 def print_commit(detail: Any) -> None:
     info = detail.info
-    console.print(f"[yellow]commit {info.sha}[/]  [bold]{info.kind}[/]  [dim]{info.time.isoformat()}[/]")
-    console.print(escape(info.message.rstrip()))
+    console.print(f"[yellow]commit {info.sha}[/]  [bold]{escape(printable(info.kind))}[/]  [dim]{info.time.isoformat()}[/]")
+    console.print(escape(printable(info.message.rstrip())), highlight=False)
     console.print(f"files: {files_text(info.files)}")
     console.print()
     print_diff(detail.diff)
@@ -85,9 +88,9 @@ def print_commit(detail: Any) -> None:
 
 def print_operation(verb: str, target: str, result: Any) -> None:
     if result.commit is None:
-        console.print(f"nothing to do: memory already matches what {verb} {escape(target)} would give")
+        console.print(f"nothing to do: memory already matches what {verb} {escape(printable(target))} would give")
         return
-    console.print(f"{verb} [yellow]{escape(target)}[/] as [yellow]{result.commit[:8]}[/]: {files_text(result.files)}")
+    console.print(f"{verb} [yellow]{escape(printable(target))}[/] as [yellow]{result.commit[:8]}[/]: {files_text(result.files)}")
     if result.cursor_rewound_to is not None:
         console.print(f"dream cursor rewound to {result.cursor_rewound_to}")
     console.print(f"[dim]undo with: reverie restore {result.commit[:8]}[/]")
@@ -98,7 +101,7 @@ def markdown(text: str) -> Any:
     from rich.markdown import Markdown
 
     out, fenced = [], False
-    for line in text.split("\n"):
+    for line in printable(text).split("\n"):
         if line.lstrip().startswith("```"):
             fenced = not fenced
         out.append(line if fenced or not line.strip() or line.lstrip().startswith(("|", "- ", "#")) else line + "  ")

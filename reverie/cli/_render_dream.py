@@ -8,6 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ._common import console
+from ..textsafety import printable
 from ._render import files_text, print_diff
 
 __all__ = ["progress_text", "print_dream"]
@@ -29,7 +30,7 @@ def print_dream(result: Any) -> None:
     if result.first is not None:
         table.add_row("batch", f"entries {result.first}–{result.last}")
     if result.reason:
-        table.add_row("reason", escape(result.reason))
+        table.add_row("reason", escape(printable(result.reason)))
     if result.files:
         table.add_row("files", files_text(result.files))
     if result.lifecycle_summary:

@@ -6,7 +6,8 @@ import argparse
 
 from rich.markup import escape
 
-from ._common import add_json_flag, console, emit_json, open_store, count
+from ..textsafety import printable
+from ._common import add_json_flag, console, count, emit_json, open_store
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -42,9 +43,9 @@ def run_show(args: argparse.Namespace) -> int:
         ])
         return 0
     for e in entries:
-        session = f" [dim]{escape(e.session_key)}[/]" if e.session_key else ""
-        console.print(f"[bold cyan]{e.cursor}[/] [dim]{e.timestamp}[/]{session}")
-        console.print(escape(e.content), highlight=False)
+        session = f" [dim]{escape(printable(e.session_key))}[/]" if e.session_key else ""
+        console.print(f"[bold cyan]{e.cursor}[/] [dim]{escape(printable(e.timestamp))}[/]{session}")
+        console.print(escape(printable(e.content)), highlight=False)
     if not entries:
         console.print("[dim](no entries)[/]")
     return 0

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from rich.markup import escape
 from rich.table import Table
+
+from ..textsafety import printable
 
 from ._common import add_json_flag, console, emit_json, open_store
 
@@ -28,15 +31,15 @@ def run(args: argparse.Namespace) -> int:
     pending = "?" if report.pending is None else str(report.pending)
     table.add_row("dream", f"cursor {dream}, {pending} entries pending")
     if (run := report.dream_last_run) is not None:
-        why = f": {run['reason']}" if run.get("reason") else ""
+        why = f": {_shown(run['reason'])}" if run.get("reason") else ""
         span = f"history {run['first']}-{run['last']}" if run.get("first") is not None else "lifecycle only"
         table.add_row("last dream", f"{run['time']} {run['status']} ({span}){why}")
     if (rej := report.dream_last_rejection) is not None:
-        table.add_row("last rejection", f"{rej['time']} (history {rej['first']}-{rej['last']}): {rej['reason']}")
+        table.add_row("last rejection", f"{rej['time']} (history {rej['first']}-{rej['last']}): {_shown(rej['reason'])}")
     if report.dream_attempts:
         table.add_row("dream attempts", f"{report.dream_attempts} failed on the pending batch")
     for d in report.dream_dead_letters[-3:]:
-        table.add_row("set aside", f"history {d['first']}-{d['last']} at {d['time']}: {d['reason']}")
+        table.add_row("set aside", f"history {d['first']}-{d['last']} at {d['time']}: {_shown(d['reason'])}")
     for rel, size in report.files.items():
         b = report.budgets.get(rel)
         use = f" of {b['limit']:,} ({b['percent']} % of its budget)" if b else ""
@@ -62,5 +65,10 @@ def run(args: argparse.Namespace) -> int:
         )
     console.print(table)
     for problem in report.problems:
-        console.print(f"[red]problem:[/] {problem}")
+        console.print(f"[red]problem:[/] {_shown(problem)}")
     return 0
+
+
+def _shown(text: object) -> str:
+    """A recorded reason (it may quote model output or memory text): no markup, no control characters."""
+    return escape(printable(str(text)))

@@ -7,6 +7,7 @@ import argparse
 from rich.markup import escape
 from rich.table import Table
 
+from ..textsafety import printable
 from ._common import add_json_flag, console, emit_json, existing_workspace
 
 
@@ -27,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
         emit_json(found)
         return 0
     if not found:
-        console.print(f"no memory line contains {escape(repr(args.text))}")
+        console.print(f"no memory line contains {escape(printable(repr(args.text)))}")
         return 0
     table = Table(box=None, pad_edge=False)
     for column in ("file:line", "line", "commit", "kind", "time", "history"):
@@ -35,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
     archived = []
     for p in found:
         cursors = f"entries {p.cursor_range[0]}–{p.cursor_range[1]}" if p.cursor_range else "—"
-        table.add_row(f"{p.path}:{p.line_no}", escape(p.line.strip()), f"[yellow]{p.short}[/]", p.kind,
+        table.add_row(escape(printable(f"{p.path}:{p.line_no}")), escape(printable(p.line.strip())),
+                      f"[yellow]{p.short}[/]", escape(printable(p.kind)),
                       p.time.strftime("%Y-%m-%d %H:%M"), cursors)
         entry = parse_entry(p.line) if source_of(p.path) else None
         if entry is not None:

@@ -57,7 +57,7 @@ import orjson
 from filelock import FileLock, Timeout
 
 from ..errors import LockTimeoutError, SessionError
-from ..fsutil import atomic_write
+from ..fsutil import atomic_write, open_for_write
 from ..history import repair_torn_tail, write_all
 from ..workspace import Workspace
 
@@ -339,7 +339,7 @@ class SessionStore:
         path = self._path_of(session)
         line = orjson.dumps(stored) + b"\n"
         with self.locked(path):
-            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = open_for_write(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
             try:
                 if os.fstat(fd).st_size == 0:
                     # A new file starts with its metadata line, in the same single write as the first message.
@@ -391,10 +391,12 @@ class SessionStore:
             parsed = self._read_locked(path)
             if parsed.bad:
                 corrupt = path.with_name(path.name + ".corrupt")
-                with open(corrupt, "ab") as out:
-                    out.write(b"".join(raw + b"\n" for raw in parsed.bad))
-                    out.flush()
-                    os.fsync(out.fileno())
+                out = open_for_write(corrupt, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+                try:
+                    write_all(out, b"".join(raw + b"\n" for raw in parsed.bad))
+                    os.fsync(out)
+                finally:
+                    os.close(out)
                 log.warning("%s: saved %d unreadable line(s) to %s before clearing", path, len(parsed.bad), corrupt.name)
             kept = parsed.messages[archived:]
             now = _now()
@@ -421,7 +423,7 @@ class SessionStore:
     def _read_bytes_locked(self, path: Path) -> bytes:
         """The file's bytes after torn-tail repair (the caller holds the lock); b"" when it does not exist."""
         try:
-            fd = os.open(path, os.O_RDWR | os.O_APPEND)
+            fd = open_for_write(path, os.O_RDWR | os.O_APPEND)
         except FileNotFoundError:
             return b""
         try:

@@ -29,6 +29,8 @@ from pathlib import Path
 
 import orjson
 
+from ..fsutil import open_for_write
+
 __all__ = ["DeadLetter", "append_dead_letter", "read_dead_letters", "deadletter_path", "set_aside", "queued",
            "append_event"]
 
@@ -56,7 +58,7 @@ class DeadLetter:
 
 def _append(path: Path, line: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = open_for_write(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
     try:
         size = os.fstat(fd).st_size
         prefix = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""  # close a torn tail

@@ -1,4 +1,5 @@
-"""The gate every Dream run passes before anything is written: shrinkage, size budgets, credentials.
+"""The gate every Dream run passes before anything is written: shrinkage, size budgets, credentials, and
+control characters (an ``ESC[…`` in USER.md would reach every prompt and every terminal showing it).
 
 It judges the result of the model's edits *and* the lifecycle step together; lines the step archived or retired
 are accounted for (they are in the archive or named in the commit), so they never count as lost content.
@@ -12,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..config import DreamConfig
+from ..textsafety import control_chars
 from ..workspace import MEMORY, SOUL, USER
 from .result import Finding
 from .seams import find_credentials
@@ -96,6 +98,10 @@ def check(
         # A file already over budget may still shrink; it may not grow.
         if limit is not None and len(new) > limit and len(new) > len(old) and rel not in allowed_over:
             return GateVerdict(False, f"{rel} would exceed its size budget ({len(new)} > {limit} characters)")
+        introduced_controls = control_chars(new) - control_chars(old)
+        if introduced_controls:
+            shown = ", ".join(f"U+{ord(c):04X}" for c in sorted(introduced_controls))
+            return GateVerdict(False, f"an edit to {rel} would introduce control characters ({shown})")
         before = {value for _, value in find_credentials(old)}
         introduced = sorted({kind for kind, value in find_credentials(new) if value not in before})
         if introduced:

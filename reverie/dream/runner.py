@@ -200,6 +200,8 @@ class Dream:
             emit(Progress(phase, budget.iterations, budget.tool_calls, budget.tokens, first, last))  # type: ignore[arg-type]
 
         try:
+            if staged.unreadable:  # never consume a batch whose facts could not be written anywhere
+                raise _Failed("failed", staged.unreadable, count=False)
             today = self.today()
             sizes = budget_lines(staged.base, cfg)
             analysis = await analyze(

@@ -3,6 +3,9 @@
 The path rule lives here, once: a path is admitted only if its normalised form is one of ``MEMORY_FILES`` and the
 file on disk is a regular file inside the workspace (no symlink, valid UTF-8). Everything else — ``../``,
 absolute paths, NUL bytes, history.jsonl, cursors — is refused with a message for the model.
+
+A memory file that cannot be read (invalid UTF-8, a symlink, a read error) is in ``unreadable``: the run must
+not go on without it, or the batch's facts about that file would be consumed with nowhere to go.
 """
 
 from __future__ import annotations
@@ -50,6 +53,11 @@ class StagedFiles:
     def from_texts(cls, texts: Mapping[str, str]) -> StagedFiles:
         base = {rel: texts.get(rel, "") for rel in MEMORY_FILES}
         return cls(base, dict(base))
+
+    @property
+    def unreadable(self) -> str | None:
+        """Why a memory file could not be read for this run (``None`` when all were): a reason to fail the run."""
+        return "; ".join(self.refused.values()) or None
 
     def check_path(self, path: str) -> str:
         """The normalised staged path for ``path``, or ``PathRefused`` saying why not."""

@@ -4,7 +4,9 @@
 from any ref. ``rewrite_history`` replaces it everywhere and makes the old objects unrecoverable:
 
 1. under the writer lock, every commit reachable from any ref is rebuilt parents-first: blobs holding the string
-   get new content, trees and commits above them get new ids; author, committer, both dates and time zones and
+   get new content (replaced as the file's format allows, ``reverie.security.scrub``: only string values of a
+   JSON file), commit and tag messages lose it from their text but never from a structured trailer
+   (``trailers.replace_in_message``: ``Reverie-Cursor: 1234`` survives a purge of "1234"), trees and commits above them get new ids; author, committer, both dates and time zones and
    the message (but for the string) are kept; an unchanged commit keeps its id. A rewritten commit loses its
    signature (it would no longer verify);
 2. the new objects are written (additions only: a crash here leaves dangling objects and nothing else);
@@ -34,8 +36,9 @@ from dulwich.reflog import format_reflog_line
 
 from ..errors import GitStoreError
 from ..fsutil import atomic_write
+from ..security.scrub import replace_in_file
 from .objects import make_commit, read_blob_ids
-from .trailers import KIND, PURGE, format_message
+from .trailers import KIND, PURGE, format_message, replace_in_message
 from .writer import _update_index, write_workspace_file
 
 log = logging.getLogger(__name__)
@@ -110,6 +113,8 @@ class _Rewriter:
         self.store = store
         self.needle = needle
         self.replacement = replacement
+        self.old = needle.decode("utf-8", errors="surrogateescape")
+        self.new = replacement.decode("utf-8", errors="surrogateescape")
         self.blobs: dict[bytes, bytes] = {}
         self.trees: dict[bytes, bytes] = {}
         self.commits: dict[bytes, bytes] = {}
@@ -125,11 +130,12 @@ class _Rewriter:
                 self.paths.add(path)
             return self.blobs[sha]
         data = self.store[sha].as_raw_string()
-        if self.needle in data:
-            self.occurrences += data.count(self.needle)
+        fixed, n = replace_in_file(path, data, self.old, self.new) if self.needle in data else (data, 0)
+        if n:
+            self.occurrences += n
             self.affected_blobs.add(sha)
             self.paths.add(path)
-            new = Blob.from_string(data.replace(self.needle, self.replacement))
+            new = Blob.from_string(fixed)
             self.new_objects.append(new)
             self.blobs[sha] = new.id
         else:
@@ -172,11 +178,14 @@ class _Rewriter:
                 self.paths.add(path)
 
     def text(self, raw: bytes) -> bytes:
-        if self.needle in raw:
-            self.messages += 1
-            self.occurrences += raw.count(self.needle)
-            return raw.replace(self.needle, self.replacement)
-        return raw
+        if self.needle not in raw:
+            return raw
+        fixed, n = replace_in_message(raw.decode("utf-8", errors="surrogateescape"), self.old, self.new)
+        if not n:
+            return raw
+        self.messages += 1
+        self.occurrences += n
+        return fixed.encode("utf-8", errors="surrogateescape")
 
     def commit(self, old: Commit) -> bytes:
         tree = self.tree(old.tree)
@@ -272,7 +281,9 @@ def rewrite_history(git, needle: bytes, replacement: bytes, *, description: str)
             path = workspace.resolve(rel)
             data = path.read_bytes() if path.is_file() else None
             if data is not None and needle in data:
-                disk_files[rel] = data.replace(needle, replacement)
+                fixed, n = replace_in_file(rel, data, rw.old, rw.new)
+                if n:
+                    disk_files[rel] = fixed
         if not scan.occurrences and not disk_files:
             return HistoryRewrite(scan, 0, None)
         store = repo.object_store

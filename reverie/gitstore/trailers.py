@@ -35,6 +35,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from ..cursors import parse_cursor
+from ..errors import CursorError
+
 __all__ = [
     "KIND",
     "CURSOR",
@@ -55,6 +58,7 @@ __all__ = [
     "format_batch",
     "parse_batch",
     "parse_cursor_value",
+    "replace_in_message",
 ]
 
 KIND = "Reverie-Kind"
@@ -139,6 +143,36 @@ def parse_trailers(message: str) -> dict[str, str]:
     return split_message(message)[2]
 
 
+#: Trailers whose values are structure (kinds, cursors, ids, counters): a purge never rewrites them.
+_STRUCTURED = frozenset({KIND, CURSOR, BATCH, TOKENS, COST, ITERATIONS, TOOL_CALLS, RESTORE_OF, REVERT_OF})
+
+
+def replace_in_message(message: str, old: str, new: str) -> tuple[str, int]:
+    """``message`` with ``old`` replaced in its text (subject, body, free-text trailer values such as the model
+    name), and how many were replaced. Trailer keys and structured values (``Reverie-Cursor: 1234``) are kept byte
+    for byte, so purging "1234" or "Cursor" never breaks the record Dream's recovery reads."""
+    if old not in message:
+        return message, 0
+    separators = list(re.finditer(r"\n[ \t]*\n", message.rstrip("\n")))
+    head, paragraph = message, ""
+    if separators:
+        cut = separators[-1].end()
+        if _parse_paragraph(message[cut:]) is not None:
+            head, paragraph = message[:cut], message[cut:]
+    total = head.count(old)
+    head = head.replace(old, new)
+    lines = []
+    for line in paragraph.split("\n") if paragraph else []:
+        m = _LINE_RE.match(line.strip())
+        if m and m.group(1) not in _STRUCTURED:
+            colon = line.index(":")
+            value = line[colon + 1 :]
+            total += value.count(old)
+            line = line[: colon + 1] + value.replace(old, new)
+        lines.append(line)
+    return head + "\n".join(lines), total
+
+
 def format_batch(first: int, last: int) -> str:
     return f"{int(first)}-{int(last)}"
 
@@ -158,7 +192,7 @@ def parse_cursor_value(value: str | None) -> int | None:
     """A ``Reverie-Cursor`` value as an int; ``None`` when absent or not a non-negative integer."""
     if value is None:
         return None
-    text = value.strip()
-    if not text.isdigit() or len(text) > 18:
+    try:
+        return parse_cursor(value.encode("utf-8", "replace"))
+    except CursorError:
         return None
-    return int(text)

@@ -33,7 +33,7 @@ from dulwich.index import Index, index_entry_from_stat, write_index_dict
 from dulwich.objects import Blob, Commit
 
 from ..errors import GitStoreError, WorkspaceError
-from ..fsutil import atomic_write, read_bytes_or_none
+from ..fsutil import atomic_write, open_for_write, read_bytes_or_none
 from ..workspace import Workspace
 from .objects import FILE_MODE, blob_id, build_tree, make_commit, read_blob, read_blob_ids
 from .plumbing import compare_and_swap, open_lock, replace_from_lock, write_loose
@@ -66,7 +66,7 @@ def write_in_place(path: Path, data: bytes, *, pad: int = 256, truncate: bool = 
     changes; ``truncate=False`` overwrites only the first bytes and keeps the rest."""
     if pad:
         data = data.ljust(-(-len(data) // pad) * pad, b" ")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    fd = open_for_write(path, os.O_WRONLY | os.O_CREAT)
     try:
         os.pwrite(fd, data, 0)
         if truncate and os.fstat(fd).st_size != len(data):

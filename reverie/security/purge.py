@@ -5,11 +5,13 @@
 - the memory repo: every version of every tracked file and every commit message (``reverie.gitstore.purge``:
   history rewritten, refs moved, reflogs reset, old objects deleted), recorded by a ``Reverie-Kind: purge``
   commit whose ``Reverie-Purge`` trailer describes the string (length, credential kind), never the string;
-- ``memory/history.jsonl``: rewritten atomically under the history lock, each entry's fields with the string
-  replaced by ``[REDACTED:purged]`` (lines that are not entries: the raw bytes, JSON-escaped forms included);
+- ``memory/history.jsonl``: rewritten atomically under the history lock, the string replaced by
+  ``[REDACTED:purged]`` only inside string values (content, session key, other text fields), never in a key
+  or a number, so no entry stops being one (lines that are not JSON: the raw bytes, JSON-escaped forms too);
 - ``sessions/**``: each file rewritten atomically under its session lock, the same way;
 - every other file under ``memory/`` and ``sessions/`` holding it (torn-line and corrupt-line sidecars, the
-  legacy HISTORY.md, a pending SOUL.md change, dead letters, memory notes): rewritten atomically;
+  legacy HISTORY.md, a pending SOUL.md change, dead letters, memory notes): rewritten atomically, JSON files
+  in their string values only (``reverie.security.scrub`` says what is replaced in which format);
 - the search index ``memory/.index.sqlite`` is derived data: deleted, rebuilt on the next search.
 
 Files elsewhere in the workspace that hold the string (``reverie.json``, your own notes) are listed as not
@@ -20,21 +22,18 @@ idempotent, so after a crash the same ``purge`` finishes the job.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import orjson
+from typing import TYPE_CHECKING
 
 from ..errors import LockTimeoutError, WorkspaceError
 from ..fsutil import atomic_write
 from ..consolidator.sessions import SessionStore
 from ..dream.lock import RunLock
-from ..history import BadLine, HistoryEntry
+from .scrub import replace_in_file
 from .secrets import scan
 
 if TYPE_CHECKING:
@@ -95,23 +94,6 @@ def _check(text: str) -> bytes:
     return text.encode("utf-8", errors="surrogatepass")
 
 
-def _variants(text: str) -> list[tuple[bytes, bytes]]:
-    """The byte forms the string takes in files: raw UTF-8 and JSON-escaped (orjson's and ASCII-only)."""
-    repl = REPLACEMENT.encode()
-    forms = {text.encode("utf-8", errors="surrogatepass"), orjson.dumps(text)[1:-1], json.dumps(text)[1:-1].encode()}
-    return [(form, repl) for form in sorted(forms, key=len, reverse=True) if form]
-
-
-def _count(data: bytes, variants: list[tuple[bytes, bytes]]) -> int:
-    return sum(data.count(form) for form, _ in variants)
-
-
-def _replace_raw(data: bytes, variants: list[tuple[bytes, bytes]]) -> bytes:
-    for form, repl in variants:
-        data = data.replace(form, repl)
-    return data
-
-
 def _walk(root: Path) -> Iterator[Path]:
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
@@ -123,7 +105,6 @@ def _walk(root: Path) -> Iterator[Path]:
 
 def _find_files(store: MemoryStore, git: GitStore, text: str) -> list[FileHit]:
     ws = store.workspace
-    variants = _variants(text)
     tracked = set(git.tracked) | {".gitignore"}
     hits: list[FileHit] = []
     for path in _walk(ws.root):
@@ -139,7 +120,7 @@ def _find_files(store: MemoryStore, git: GitStore, text: str) -> list[FileHit]:
         except OSError as exc:
             log.warning("purge: cannot read %s: %s", rel, exc.strerror)
             continue
-        n = _count(data, variants)
+        n = replace_in_file(rel, data, text, REPLACEMENT)[1]
         if n:
             hits.append(FileHit(rel, n, "redact" if in_memory else "keep"))
     return hits
@@ -180,7 +161,6 @@ def _purge_locked(store: MemoryStore, git: GitStore, text: str) -> PurgeResult:
     from ..gitstore.purge import rewrite_history  # imports dulwich: only when a purge really runs
 
     plan = plan_purge(store, git, text)
-    variants = _variants(text)
     sessions = SessionStore(store.workspace, lock_timeout=_LOCK_TIMEOUT)
     done: list[FileHit] = []
     for hit in plan.files:
@@ -190,48 +170,20 @@ def _purge_locked(store: MemoryStore, git: GitStore, text: str) -> PurgeResult:
         if hit.action == "delete":
             path.unlink(missing_ok=True)
         elif path == store.workspace.history_path:
-            with store.history.locked():
-                _rewrite_lines(path, text, variants, history=True)
+            with store.history.locked():  # appends wait: none is lost between the read and the rename
+                _rewrite(path, hit.path, text)
         elif hit.path.startswith("sessions/") and path.suffix == ".jsonl":
             with sessions.locked(path):
-                _rewrite_lines(path, text, variants, history=False)
+                _rewrite(path, hit.path, text)
         else:
-            atomic_write(path, _replace_raw(path.read_bytes(), variants))  # temp, fsync, rename
+            _rewrite(path, hit.path, text)
         done.append(hit)
     rewrite = rewrite_history(git, _check(text), REPLACEMENT.encode(), description=plan.description)
     return PurgeResult(plan, rewrite, tuple(done))
 
 
-def _scrub(value: Any, text: str) -> Any:
-    if isinstance(value, str):
-        return value.replace(text, REPLACEMENT)
-    if isinstance(value, list):
-        return [_scrub(v, text) for v in value]
-    if isinstance(value, dict):
-        return {_scrub(k, text): _scrub(v, text) for k, v in value.items()}
-    return value
-
-
-def _rewrite_lines(path: Path, text: str, variants: list[tuple[bytes, bytes]], *, history: bool) -> None:
-    """Rewrite a JSON-lines file with ``text`` replaced inside every string; atomic (temp, fsync, rename)."""
-    out: list[bytes] = []
-    for raw in path.read_bytes().splitlines(keepends=True):
-        if not _count(raw, variants):
-            out.append(raw)
-            continue
-        ending = b"\n" if raw.endswith(b"\n") else b""
-        try:
-            if history:
-                entry = HistoryEntry.from_json(raw)
-                fixed = HistoryEntry(
-                    entry.cursor, entry.timestamp, entry.content.replace(text, REPLACEMENT),
-                    entry.session_key.replace(text, REPLACEMENT) if entry.session_key else entry.session_key,
-                    _scrub(dict(entry.extra), text),
-                ).to_json()
-                line = fixed.rstrip(b"\n") + ending
-            else:
-                line = orjson.dumps(_scrub(orjson.loads(raw), text)) + ending
-        except (BadLine, orjson.JSONDecodeError):
-            line = raw
-        out.append(_replace_raw(line, variants))  # whatever a parse could not reach
-    atomic_write(path, b"".join(out))
+def _rewrite(path: Path, rel: str, text: str) -> None:
+    """Replace ``text`` as the file's format allows (string values of JSON, raw bytes of prose); atomic."""
+    data, n = replace_in_file(rel, path.read_bytes(), text, REPLACEMENT)
+    if n:
+        atomic_write(path, data)  # temp, fsync, rename

@@ -10,14 +10,26 @@ Kinds (see ``KINDS``):
   ``anthropic-key`` (``sk-ant-…``), ``openai-key`` (``sk-…``, ``sk-proj-…``), ``github-token`` (``ghp_``,
   ``gho_``, ``ghu_``, ``ghs_``, ``ghr_``, ``github_pat_``), ``slack-token`` (``xox[abprs]-…``), ``google-api-key``
   (``AIza`` + 35), ``stripe-key`` (``sk_live_``, ``rk_live_``, ``pk_live_``, ``sk_test_``, ``rk_test_``),
-  ``jwt`` (three base64url segments, the first two JSON objects), ``private-key`` (a whole PEM private key block).
+  ``jwt`` (three base64url segments, the first two JSON objects), ``private-key`` (a whole PEM private key block),
+  ``twilio-key`` (``SK`` + 32 hex), ``sendgrid-key`` (``SG.``…``.``…), ``huggingface-token`` (``hf_``),
+  ``gitlab-token`` (``glpat-``), ``npm-token`` (``npm_``), ``pypi-token`` (``pypi-AgEIcHlwaS5vcmc``…),
+  ``discord-token`` (a bot token's three dotted parts), ``telegram-token`` (``<bot id>:<35 characters>``),
+  ``slack-webhook`` (the secret path of ``hooks.slack.com/services/…``), ``stripe-key`` also ``whsec_``,
+  ``azure-sas`` (the ``sig=`` of a shared access signature).
 - ``url-password``: the password of ``scheme://user:password@host`` (obvious placeholders are left alone).
 - ``aws-secret-key``: 40 base64 characters assigned to a name mentioning AWS and secret.
-- ``bearer-token``: a high-entropy token after ``Bearer``.
+- ``bearer-token``: a high-entropy token after ``Bearer``; ``basic-auth``: the base64 after ``Authorization: Basic``.
+- ``password`` in command lines and credential files: ``mysql -pX``, ``docker login -p X`` / ``--password X``,
+  ``.netrc`` (``machine … login … password X``), ``.pgpass`` (``host:port:db:user:X``).
+- Credentials in prose, what a chat memory sees most: ``password`` after "my/the (wifi) password is",
+  "password: ", "with/using (the) password/secret/passphrase X" (also secret, passphrase, passcode, token, key),
+  and ``pin``: 4 to 8 digits after "PIN". A prose value must look like one (a digit, a symbol or mixed case, or a
+  word of 6+ letters that is not ordinary English: "the password is wrong" and "I forgot my password" are not).
 - ``password`` / ``secret``: a value assigned (``=``, ``:``, ``=>``, ``:=``) to a name ending in
-  password/passwd/pwd/pass or key/secret/token/credential(s)/auth, accepted only if it looks random: long
+  password/passwd/pwd/pass/passphrase or key/secret/token/credential(s)/auth, accepted only if it looks random: long
   enough, several character classes, Shannon entropy over a threshold, and not an identifier, a path, a URL,
-  a placeholder or a variable reference. Names mentioning "public" are ignored.
+  a placeholder or a variable reference. Names mentioning "public" are ignored. A quoted value assigned to a
+  password name may hold spaces (``export DB_PASSWORD='a b'``).
 
 Things deliberately not reported: git object ids and other bare hex strings, UUIDs, base64 data, file paths and
 URLs without a password, unless they are assigned to a secret-like name. Measured detection and false-positive
@@ -46,9 +58,21 @@ KINDS = (
     "google-api-key",
     "stripe-key",
     "jwt",
+    "twilio-key",
+    "sendgrid-key",
+    "huggingface-token",
+    "gitlab-token",
+    "npm-token",
+    "pypi-token",
+    "discord-token",
+    "telegram-token",
+    "slack-webhook",
+    "azure-sas",
     "url-password",
     "bearer-token",
+    "basic-auth",
     "password",
+    "pin",
     "secret",
 )
 
@@ -106,6 +130,12 @@ def _pem_ok(block: str) -> bool:
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{20}")
 
 
+def _random_case(value: str) -> bool:
+    """Upper and lower case mixed the way random tokens mix them (``hf_`` tokens are often letters only)."""
+    body = value.split("_", 1)[-1]
+    return any(c.isupper() for c in body) and any(c.islower() for c in body) and shannon_entropy(body) >= 3.5
+
+
 def _aws_id_ok(value: str) -> bool:
     return not value.endswith("EXAMPLE")  # AWS's documented example ids
 
@@ -131,7 +161,22 @@ _RULES: list[tuple[str, re.Pattern[str], Callable[[str], bool] | None]] = [
         for prefix in ("sk_live", "rk_live", "pk_live", "sk_test", "rk_test")
     ),
     ("jwt", re.compile(r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}" + _R), None),
+    ("stripe-key", re.compile(r"whsec_[0-9A-Za-z]{24,247}(?![A-Za-z0-9_])"), _mixed),
+    ("twilio-key", re.compile(r"SK[0-9a-f]{32}(?![A-Za-z0-9_])"), _mixed),
+    ("sendgrid-key", re.compile(r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{30,64}" + _R), None),
+    ("huggingface-token", re.compile(r"hf_[A-Za-z0-9]{30,40}(?![A-Za-z0-9_])"), _random_case),
+    ("gitlab-token", re.compile(r"glpat-[A-Za-z0-9_\-]{20,40}" + _R), _mixed),
+    ("npm-token", re.compile(r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])"), _mixed),
+    ("pypi-token", re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{40,}" + _R), None),
 ]
+
+#: Tokens with no literal prefix, found by their shape (checked after the cheap rules).
+# Each starts at a literal or its rarest part, the rest of the shape is checked in code (see above).
+_SLACK_WEBHOOK = re.compile(r"hooks\.slack\.com/services/(?P<val>T[A-Z0-9]{6,12}/B[A-Z0-9]{6,12}/[A-Za-z0-9]{20,32})" + _R)
+_DISCORD_TAIL = re.compile(r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}" + _R)  # then 24-28 chars before, from M/N/O
+_TELEGRAM = re.compile(r":AA[A-Za-z0-9_\-]{33}" + _R)  # after an 8-10 digit bot id
+_AZURE_SIG = re.compile(r"sig=(?P<val>[A-Za-z0-9%+/]{30,}(?:%3D|=){0,2})")
+_BASIC = re.compile(r"authorization[\"']?[ \t]*[:=][ \t]*[\"']?basic[ \t]+(?P<val>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
 
 # -- passwords inside URLs -----------------------------------------------------------------------------------
 _URL_PASSWORD = re.compile(
@@ -164,8 +209,44 @@ def _is_placeholder(value: str) -> bool:
 _ASSIGN_TAIL = r"s?[\"'\]]?[ \t]{0,3}(?P<sep>=>|:=|[:=])(?P<ws>[ \t]{0,3})(?P<q>[\"'`]?)"
 _ASSIGN = [
     re.compile(f"(?P<kw>{kw}){_ASSIGN_TAIL}")
-    for kw in ("pass(?:w(?:or)?d)?", "pwd", "key", "secret", "token", "credentials?", "auth")
+    for kw in ("passphrase", "pass(?:w(?:or)?d)?", "pwd", "key", "secret", "token", "credentials?", "auth")
 ]
+_QUOTED_VALUE = re.compile(r"[^\n\"'`]{1,128}")
+
+# -- passwords in command lines and credential files (searched in the lower-cased text) ------------------------
+_CLI_PASSWORD = [  # (a literal the text must hold, the pattern)
+    ("mysql", re.compile(r"mysql(?:dump|admin)?\b[^\n|;&]{0,200}?[ \t]-p(?P<val>[^\s\"'`]{3,128})")),
+    ("docker", re.compile(r"docker[ \t]+login\b[^\n|;&]{0,200}?[ \t](?:-p|--password)(?:[ \t]+|=)(?P<q>[\"']?)(?P<val>[^\s\"'`]{3,128})")),
+    ("machine", re.compile(r"machine[ \t]+[^\s]+[ \t][^\n]{0,200}?password[ \t]+(?P<val>\S{3,128})")),  # .netrc
+]
+_PGPASS = re.compile(r"[a-z0-9.\-*\[\]:]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(?P<val>[^\s:]{4,128})\Z")
+
+# -- credentials in prose ------------------------------------------------------------------------------------
+_PROSE_KWS = ("password", "passwd", "passphrase", "passcode", "pass word", "secret", "api key", "token", "pw")
+_PROSE_VALUE = r"[ \t]+(?P<q>[\"'“‘`]?)(?P<val>[^\s\"'“”‘’`]{4,128})"
+# "my password is X", "the wifi password is now X" ("password: X" and "= X" are the assignment rule's)
+_PROSE_IS = {
+    kw: re.compile(re.escape(kw) + r"[ \t]+(?:is|was|will[ \t]+be)(?:[ \t]+(?:now|still|set[ \t]+to))?[ \t]*:?"
+                   + _PROSE_VALUE)
+    for kw in _PROSE_KWS
+}
+# "with secret X", "using the password X": the keyword followed by a value, preceded by ``_WITH`` (checked in code)
+_PROSE_WITH = {kw: re.compile(re.escape(kw) + _PROSE_VALUE) for kw in _PROSE_KWS}
+_WITH = re.compile(r"(?:^|[^a-z0-9])(?:with|using|use)[ \t]+(?:(?:the|my|our)[ \t]+)?\Z")
+_PIN = re.compile(r"pin(?:[ \t]+(?:code|number))?(?:[ \t]+(?:is|was))?[ \t]*[:=#]?[ \t]*(?P<val>\d{4,8})(?![\d.,:/\-])")
+#: Words that follow "password is" without being one ("the password is wrong", "… is in the vault").
+_NOT_A_VALUE = frozenset("""
+a an the my your his her our their its this that these those some any no not none nothing too very so also just
+still now set same different wrong right correct incorrect invalid valid expired required optional missing empty
+blank weak strong secure insecure long short good bad ok okay fine safe unsafe hidden visible new old default
+changed reset stored saved written encrypted hashed case sensitive here there in on at for of to from with by
+and or but if when because what which who where how again please thanks thank yes sure above below same
+something anything everything unknown unchanged easy hard simple complex random generated temporary forgotten
+lost stolen leaked compromised protected printed listed shown available needed necessary mandatory enabled
+disabled managed rotated shared separate unique personal private public reused whatever whichever usually
+probably actually somewhere nowhere elsewhere inside outside behind between written
+""".split())
+_SYMBOLS = frozenset(string.punctuation)
 _VALUE = re.compile(r"[^\s\"'`,;(){}\[\]<>]{6,512}")
 # Keywords that are common inside ordinary words ("monkey", "bypass", "oauth"): they must start a name part.
 _NEEDS_BOUNDARY = frozenset({"key", "pass", "auth", "pwd"})
@@ -270,6 +351,31 @@ def _assigned_kind(text: str, m: re.Match[str], v: re.Match[str]) -> str | None:
     return "secret"
 
 
+def _prose_value_ok(value: str, *, plain_words: bool = True) -> bool:
+    """A word after "password is" that looks like a password, not like the rest of a sentence. ``plain_words``:
+    whether one ordinary lower-case word may be one ("my password is sunshine"; not after "with secret")."""
+    value = value.rstrip(".,;:?)]}")
+    if len(value) < 4 or _is_placeholder(value) or _looks_like_path_or_url(value):
+        return False
+    low = value.lower()
+    if low in _NOT_A_VALUE or low.startswith(_REDACTED_PREFIX.lower()):
+        return False
+    if any(c.isdigit() for c in value) or any(c in _SYMBOLS for c in value):
+        return not value.replace("-", "").replace(".", "").replace(",", "").isdigit() or len(value) >= 6
+    if value.isalpha() and value != low and value != value.upper() and not value.istitle():
+        return True  # mixed case: tOrtoise
+    # One ordinary lower-case word: accepted when long and not an English adjective or participle.
+    return plain_words and value.isalpha() and len(value) >= 6 and not low.endswith(("ed", "ing", "ly", "able", "ible", "ful", "less"))
+
+
+def _quoted_password(text: str, m: re.Match[str]) -> re.Match[str] | None:
+    """A quoted value with spaces assigned to a password name: the whole quoted text, if it closes on its line."""
+    v = _QUOTED_VALUE.match(text, m.end())
+    if v is None or v.end() >= len(text) or text[v.end()] != m.group("q"):
+        return None
+    return v if len(v.group(0).strip()) >= 4 and not _is_placeholder(v.group(0).strip()) else None
+
+
 def _ascii_lower(text: str) -> str:
     """Lower-case with offsets preserved (``str.lower`` may lengthen a few non-ASCII characters)."""
     low = text.lower()
@@ -303,6 +409,11 @@ def scan(text: str) -> list[SecretMatch]:
         value = text[m.start("val") : m.end("val")]
         if _mixed(value) and shannon_entropy(value) >= 3.0 and not _is_placeholder(value):
             found.append(SecretMatch("bearer-token", m.start("val"), m.end("val")))
+    for m in _BASIC.finditer(low):
+        value = text[m.start("val") : m.end("val")]
+        if len(value) >= 12 and not _is_placeholder(value):
+            found.append(SecretMatch("basic-auth", m.start("val"), m.end("val")))
+    found.extend(_shaped_tokens(text))
     for pattern in _ASSIGN:
         for m in pattern.finditer(low):
             v = _VALUE.match(text, m.end())
@@ -310,7 +421,88 @@ def scan(text: str) -> list[SecretMatch]:
                 kind = _assigned_kind(text, m, v)
                 if kind is not None:
                     found.append(SecretMatch(kind, v.start(), v.end()))
+                    continue
+            if m.group("q") and m.group("kw").startswith(("pass", "pwd")):
+                quoted = _quoted_password(text, m)
+                if quoted is not None:
+                    found.append(SecretMatch("password", quoted.start(), quoted.end()))
+    found.extend(_commands_and_prose(text, low))
     return _without_overlaps(found)
+
+
+def _run_before(text: str, end: int, chars: frozenset[str], longest: int) -> int:
+    """Where the run of ``chars`` ending at ``end`` starts (looking back at most ``longest + 1`` characters)."""
+    start = end
+    while start > 0 and end - start <= longest and text[start - 1] in chars:
+        start -= 1
+    return start
+
+
+_DIGITS = frozenset(string.digits)
+
+
+def _shaped_tokens(text: str) -> list[SecretMatch]:
+    """Tokens found from a distinctive middle part: Discord and Telegram bot tokens, Slack webhooks, Azure SAS."""
+    found: list[SecretMatch] = []
+    if "hooks.slack.com" in text:
+        for m in _SLACK_WEBHOOK.finditer(text):
+            found.append(SecretMatch("slack-webhook", m.start("val"), m.end("val")))
+    for m in _DISCORD_TAIL.finditer(text):
+        start = _run_before(text, m.start(), _TOKEN_NEIGHBOURS, 28)
+        length = m.start() - start
+        if 24 <= length <= 28 and text[start] in "MNO" and (start == 0 or text[start - 1] != ".") \
+                and _mixed(text[start : m.end()]):
+            found.append(SecretMatch("discord-token", start, m.end()))
+    if ":AA" in text:
+        for m in _TELEGRAM.finditer(text):
+            start = _run_before(text, m.start(), _DIGITS, 10)
+            if 8 <= m.start() - start <= 10 and _mixed(m.group(0)):
+                found.append(SecretMatch("telegram-token", start, m.end()))
+    if "sig=" in text:
+        for m in _AZURE_SIG.finditer(text):
+            if m.start() > 0 and text[m.start() - 1] in "?&;":
+                found.append(SecretMatch("azure-sas", m.start("val"), m.end("val")))
+    return found
+
+
+def _commands_and_prose(text: str, low: str) -> list[SecretMatch]:
+    """Passwords in command lines, credential files and sentences (see the module docstring)."""
+    found: list[SecretMatch] = []
+    for literal, pattern in _CLI_PASSWORD:
+        if literal not in low:
+            continue
+        for m in pattern.finditer(low):
+            value = text[m.start("val") : m.end("val")]
+            if not _is_placeholder(value):
+                found.append(SecretMatch("password", m.start("val"), m.end("val")))
+    if text.count(":") >= 4:
+        offset = 0
+        for line in low.split("\n"):
+            if line.count(":") >= 4:
+                m = _PGPASS.match(line)
+                if m:
+                    value = text[offset + m.start("val") : offset + m.end("val")]
+                    if not _is_placeholder(value) and not value.isdigit():
+                        found.append(SecretMatch("password", offset + m.start("val"), offset + m.end("val")))
+            offset += len(line) + 1
+    present = [kw for kw in _PROSE_KWS if kw in low]
+    for patterns, plain_words in ((_PROSE_IS, True), (_PROSE_WITH, False)):
+        for kw in present:
+            for m in patterns[kw].finditer(low):
+                if m.start() > 0 and low[m.start() - 1].isalnum():
+                    continue  # inside a word: "bypassword", "tokens"
+                if not plain_words and not _WITH.search(low, max(0, m.start() - 24), m.start()):
+                    continue
+                start, end = m.span("val")
+                value = text[start:end].rstrip(".,;:?)]}")
+                if m.group("q") or _prose_value_ok(value, plain_words=plain_words):
+                    if not _is_placeholder(value) and value.lower() not in _NOT_A_VALUE and len(value) >= 4:
+                        found.append(SecretMatch("password", start, start + len(value)))
+    if "pin" in low:
+        for m in _PIN.finditer(low):
+            if m.start() == 0 or not (low[m.start() - 1].isalnum() or low[m.start() - 1] == "_"):
+                found.append(SecretMatch("pin", m.start("val"), m.end("val")))
+    return found
 
 
 def _without_overlaps(found: list[SecretMatch]) -> list[SecretMatch]:
