@@ -141,8 +141,7 @@ class GitStore:
         return head
 
     def __enter__(self) -> GitStore:
-        self._ready()
-        return self
+        return self  # the repo is found by the first query, or created by the first write
 
     def __exit__(self, *exc: object) -> None:
         self.close()

@@ -52,7 +52,6 @@ __all__ = [
     "clean_temp_files",
     "write_in_place",
     "remove_stale_locks",
-    "recovery_needed",
     "update_index",
     "ResolvedPaths",
 ]
@@ -278,19 +277,6 @@ def _open_elsewhere(paths: list[Path]) -> set[Path]:
             if target in wanted:
                 found.add(wanted[target])
     return found
-
-
-def recovery_needed(git_dir: Path) -> bool:
-    """Whether a transaction was cut short (its marker is there and not marked done): then only a writer, under
-    the lock, may open the repo, since ``recover_pending`` has files to roll forward first."""
-    try:
-        with open(state_dir(git_dir) / PENDING, "rb") as f:
-            head = f.read(1)
-    except FileNotFoundError:
-        return False
-    except OSError:
-        return True
-    return head not in (b"", b"#", b" ")
 
 
 def recover_pending(repo, git_dir: Path, workspace: Workspace | ResolvedPaths, ref: bytes | None) -> None:
