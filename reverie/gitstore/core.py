@@ -125,7 +125,9 @@ class GitStore:
     @property
     def exists(self) -> bool:
         """Whether the workspace has a memory repo (a query on a workspace without one finds nothing)."""
-        return self._loc is not None or locate(self.workspace.root) is not None
+        if self._loc is None:
+            self._loc = locate(self.workspace.root)  # found once; None is asked again next time
+        return self._loc is not None
 
     def _query_head(self, repo: MemoryRepo) -> bytes | None:
         """HEAD's commit for a query, read only: a lost HEAD file is read as the branch a write would point it at,
