@@ -9,13 +9,15 @@ whatever is written reads back.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 from .errors import CursorError
 from .fsutil import atomic_write, open_for_write
 
-__all__ = ["MAX_CURSOR", "read_cursor", "write_cursor", "write_cursor_hint", "parse_cursor", "check_cursor"]
+__all__ = ["MAX_CURSOR", "read_cursor", "write_cursor", "write_cursor_hint", "parse_cursor", "check_cursor",
+           "read_cursor_record", "write_cursor_record"]
 
 #: The largest cursor Reverie writes or reads back (int64; a history line past it is not a valid entry).
 MAX_CURSOR = 2**63 - 1
@@ -74,3 +76,27 @@ def write_cursor_hint(path: Path, value: int) -> None:
             os.ftruncate(fd, len(data))
     finally:
         os.close(fd)
+
+
+#: Where every Dream-cursor move Reverie makes is recorded (in ``Workspace.state_dir``), so a ``.dream_cursor``
+#: corrupted later is restored to the value Reverie last wrote, not guessed from git (runs that changed nothing
+#: move the cursor without a commit). Format: ``{"cursor": <n>}``.
+DREAM_CURSOR_RECORD = "dream-cursor.json"
+
+
+def write_cursor_record(state_dir: Path, value: int) -> None:
+    """Record a Dream-cursor move (after the cursor file itself is written; atomic, fsynced)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"a cursor is a non-negative int, not {value!r}")
+    Path(state_dir).mkdir(parents=True, exist_ok=True)
+    atomic_write(Path(state_dir) / DREAM_CURSOR_RECORD, f'{{"cursor": {value}}}\n')
+
+
+def read_cursor_record(state_dir: Path) -> int | None:
+    """The recorded Dream cursor; None when there is no record or it cannot be trusted (unreadable, corrupt)."""
+    try:
+        data = json.loads((Path(state_dir) / DREAM_CURSOR_RECORD).read_bytes())
+    except (OSError, ValueError):
+        return None
+    value = data.get("cursor") if isinstance(data, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None

@@ -58,12 +58,11 @@ class Runtime:
 
     @cached_property
     def git(self) -> GitStore:
-        """The memory repo, opened (created and recovered if needed) on first use."""
+        """The memory repo. Nothing is written here: queries read the repo as it is (or find none); the first write
+        creates, adopts or recovers it (``GitStore.ensure``)."""
         from .gitstore import GitStore
 
-        git = GitStore(self.workspace, self.config.git)
-        git.ensure()
-        return git
+        return GitStore(self.workspace, self.config.git)
 
     @cached_property
     def client(self) -> ModelClient:

@@ -2,7 +2,7 @@
 
 This is the façade front-ends and embedding agents use; it owns no format itself (see ``workspace``,
 ``history``, ``cursors``) and adds only the policies that tie them together: legacy migration on open and
-Dream-cursor recovery.
+the Dream cursor's record.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .config import Config, GitConfig, load_config
-from .cursors import read_cursor, write_cursor
+from .config import Config, load_config
+from .cursors import read_cursor, read_cursor_record, write_cursor, write_cursor_record
 from .errors import CursorError
 from .history import HistoryEntry, HistoryLog
 from .migrate import migrate_legacy_history
@@ -91,24 +91,41 @@ class MemoryStore:
 
     # -- the Dream cursor ---------------------------------------------------------------------------------
     def dream_cursor(self) -> int:
-        """The last cursor Dream consumed; 0 when none. A corrupt file is recovered, never read as 0."""
+        """The last cursor Dream consumed; 0 when none. Reads only. A corrupt file is never read as 0: the value
+        Reverie last wrote (its record, ``cursors.DREAM_CURSOR_RECORD``) is returned with a warning — the next
+        Dream run writes it back (``settle_dream_cursor``) — or, with no record, ``CursorError`` says how to fix it."""
         path = self.workspace.dream_cursor_path
         try:
             value = read_cursor(path)
         except CursorError as exc:
-            recovered = _recover_from_git(self.workspace, self.config.git)
-            if recovered is None:
+            recorded = read_cursor_record(self.workspace.state_dir)
+            if recorded is None:
                 raise CursorError(
                     f"{exc}. Dream would replay all history if it read this as 0. Fix it by writing the last "
                     f"processed cursor into it, e.g. `echo {self.last_cursor()} > {path}` to skip the backlog."
                 ) from None
-            log.warning("%s; recovered %d from the last Dream commit", exc, recovered)
-            write_cursor(path, recovered)
-            return recovered
+            log.warning("%s; using %d, the value Reverie last wrote there", exc, recorded)
+            return recorded
         return value or 0
 
     def set_dream_cursor(self, value: int) -> None:
+        """Move the Dream cursor: the file, then its record (see ``dream_cursor``)."""
         write_cursor(self.workspace.dream_cursor_path, value)
+        write_cursor_record(self.workspace.state_dir, value)
+
+    def settle_dream_cursor(self) -> int:
+        """Make the cursor file and its record agree; returns the cursor. Only under Dream's run lock: a corrupt
+        file gets the recorded value back, and a value another tool wrote (nanobot, a person) becomes the record."""
+        value = self.dream_cursor()
+        try:
+            on_disk = read_cursor(self.workspace.dream_cursor_path)
+        except CursorError:
+            on_disk = None
+        if on_disk is None and not self.workspace.dream_cursor_path.exists() and value == 0:
+            return 0  # nothing dreamed yet: nothing to record
+        if on_disk != value or read_cursor_record(self.workspace.state_dir) != value:
+            self.set_dream_cursor(value)
+        return value
 
     def compact_history(self, keep_last: int | None = None) -> int:
         """Drop the oldest already-dreamed entries past the retention (``memory.history.retention``, None keeps
@@ -146,16 +163,3 @@ def _redact(text: str) -> str:
     from .security.secrets import redact
 
     return redact(text)
-
-
-def _recover_from_git(workspace: Workspace, git_config: GitConfig | None = None) -> int | None:
-    """The ``Reverie-Cursor`` of the last Dream commit, when the workspace has a memory repo (dulwich is imported
-    only then, so opening a store stays cheap)."""
-    from .gitstore.location import locate
-
-    if locate(workspace.root) is None:
-        return None
-    from .gitstore import GitStore
-    from .gitstore.trailers import CURSOR, parse_cursor_value
-
-    return parse_cursor_value(GitStore(workspace, git_config).last_trailer(CURSOR, kind="dream"))

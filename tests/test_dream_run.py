@@ -482,7 +482,9 @@ def test_reconcile_looks_past_a_later_manual_commit_but_not_past_a_restore(env):
     env.ws.write("USER.md", USER0 + "- edited by hand\n")
     env.git.commit("a person's edit", kind="manual")
     assert env.dream().reconcile() == 3
-    env.git.restore(sha, replay=True)  # rewinds the cursor on purpose: reconcile must not undo that
+    from reverie.dream.restore import restore_memory
+
+    restore_memory(env.store, env.git, sha, replay=True)  # rewinds the cursor on purpose: reconcile must not undo that
     rewound = env.store.dream_cursor()
     assert rewound < 3
     assert env.dream().reconcile() == rewound

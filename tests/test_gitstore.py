@@ -326,10 +326,24 @@ def test_restore_replay_rewinds_cursor(gs: GitStore, workspace: Workspace) -> No
     dream(gs, "# Memory\n- a\n", 10, 1)
     b = dream(gs, "# Memory\n- a\n- b\n", 25, 11)
     workspace.dream_cursor_path.write_text("25\n")
-    result = gs.restore(b, replay=True)
-    assert result.cursor_rewound_to == 10 and workspace.dream_cursor_path.read_text() == "10\n"
+    result = gs.restore(b, replay=True)  # GitStore names the cursor to go back to; moving it is Dream's job
+    assert result.replay_from == 10 and result.cursor_rewound_to is None
+    assert workspace.dream_cursor_path.read_text() == "25\n"
     with pytest.raises(GitStoreError):
         gs.revert(result.commit, replay=True)  # a restore commit has no batch to replay
+
+
+def test_restore_memory_with_replay_rewinds_the_dream_cursor(gs: GitStore, workspace: Workspace) -> None:
+    from reverie.dream.restore import restore_memory
+    from reverie.store import MemoryStore
+
+    dream(gs, "# Memory\n- a\n", 10, 1)
+    b = dream(gs, "# Memory\n- a\n- b\n", 25, 11)
+    store = MemoryStore(workspace)
+    store.set_dream_cursor(25)
+    result = restore_memory(store, gs, b, replay=True)
+    assert result.cursor_rewound_to == 10 and workspace.dream_cursor_path.read_text() == "10\n"
+    assert workspace.read(MEM) == "# Memory\n- a\n"
 
 
 def test_revert_keeps_later_changes(gs: GitStore, workspace: Workspace) -> None:
@@ -447,18 +461,6 @@ def test_torn_marker_changes_nothing(gs: GitStore, workspace: Workspace) -> None
     GitStore(workspace).ensure()
     assert workspace.read(MEM) == "# Memory\n- person's edit\n"
     assert marker.read_text().startswith("#")
-
-
-def test_dream_cursor_recovered_from_git(workspace: Workspace, caplog: pytest.LogCaptureFixture) -> None:
-    from reverie.store import MemoryStore
-
-    g = GitStore(workspace)
-    dream(g, "# Memory\n- a\n", 17, 3)
-    workspace.dream_cursor_path.write_text("garbage!")
-    with caplog.at_level(logging.WARNING):
-        assert MemoryStore(workspace).dream_cursor() == 17
-    assert "recovered 17" in caplog.text
-    assert workspace.dream_cursor_path.read_text().strip() == "17"
 
 
 def test_dated_memory_files_deleted_or_restored(gs: GitStore, workspace: Workspace) -> None:

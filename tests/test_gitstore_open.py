@@ -78,17 +78,20 @@ def test_queries_on_a_healthy_repo_do_not_wait_for_the_writer_lock(workspace: Wo
         os.close(fd)
 
 
-def test_a_query_after_an_interrupted_commit_recovers_first(workspace: Workspace) -> None:
-    """Queries skip the writer's work only when nothing is pending: after a crash between the ref update and the
-    file write, the first query (even a log) finishes the commit before it answers."""
+def test_a_query_after_an_interrupted_commit_writes_nothing_and_the_next_write_recovers(workspace: Workspace) -> None:
+    """After a crash between the ref update and the file write, a query answers from HEAD (the new commit) and
+    writes nothing; the first write finishes the commit before its own."""
     g = GitStore(workspace)
     old_text = workspace.read(MEM)
     new = dream(g, "# Memory\n- new\n", 1)
     old = git(g.git_dir, "rev-parse", "HEAD~1").strip()
     workspace.write(MEM, old_text)
-    (state_dir(g.git_dir) / "pending").write_text(f"{old} {new} {MEM} END\n")
+    marker = state_dir(g.git_dir) / "pending"
+    marker.write_text(f"{old} {new} {MEM} END\n")
     assert GitStore(workspace).log(1)[0].sha == new
-    assert workspace.read(MEM) == "# Memory\n- new\n"
+    assert workspace.read(MEM) == old_text and not marker.read_text().startswith("#")
+    GitStore(workspace).commit("recall: notes", kind="recall", files={"memory/2026-01-01.md": "- x\n"})
+    assert workspace.read(MEM) == "# Memory\n- new\n" and marker.read_text().startswith("#")
 
 
 def test_threads_sharing_one_store_lose_nothing(workspace: Workspace) -> None:
@@ -156,7 +159,9 @@ def test_recovery_removes_an_index_lock_an_interrupted_commit_left(workspace: Wo
     new = dream(g, "# Memory\n- new\n", 1)
     old = git(g.git_dir, "rev-parse", "HEAD~1").strip()
     (g.git_dir / "index.lock").write_bytes(b"torn")
-    (state_dir(g.git_dir) / "pending").write_text(f"{old} {new} {MEM} END\n")
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # the interrupted writer: its pid is recorded in the marker, and it is gone
+    (state_dir(g.git_dir) / "pending").write_text(f"{old} {new} {MEM} END\npid {dead.pid} END\n")
     GitStore(workspace).ensure()
     assert not (g.git_dir / "index.lock").exists()
 

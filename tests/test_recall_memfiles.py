@@ -225,7 +225,8 @@ def test_dated_files_are_versioned_and_the_index_is_not(workspace):
     rt = _runtime(workspace)
     _fill(rt, "cli:alice", TALK)
     rt.recall.sync()  # the index exists before the commit
-    assert rt.git.head() is not None  # the memory repo exists (init commit) before /new
+    rt.git.ensure()  # the memory repo exists (init commit) before /new (a query would not create it)
+    assert rt.git.head() is not None
     asyncio.run(CommandRouter(rt).handle("/new", CommandContext(session_key="cli:alice")))
     (name,) = [p.name for p in workspace.memory_dir.glob("2*.md")]
     git = ["git", "--git-dir", str(rt.git.git_dir), "--work-tree", str(workspace.root)]

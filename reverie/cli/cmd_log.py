@@ -32,7 +32,11 @@ def _git(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 def run_log(args: argparse.Namespace) -> int:
     if args.sha:
         return run_show(args)
-    commits = _git(args).log(limit=max(args.n, 1), kind=args.kind, path=args.path)
+    git = _git(args)
+    commits = git.log(limit=max(args.n, 1), kind=args.kind, path=args.path)
+    if not commits and not args.json and not git.exists:
+        console.print("[dim](no memory repo yet: the first write creates it)[/]")
+        return 0
     if args.json:
         emit_json(commits)
     elif commits:

@@ -23,7 +23,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.sha is None and (args.only or args.replay):
         raise CommandError("--only and --replay need a sha")
-    git = Runtime(existing_workspace(args)).git
+    runtime = Runtime(existing_workspace(args))
+    git = runtime.git
     if args.sha is None:
         commits = git.log(limit=VERSIONS_SHOWN)
         if args.json:
@@ -31,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             console.print(commit_table(commits))
         return 0
-    result = restore_or_revert(git, args.sha, only=args.only, replay=args.replay)
+    result = restore_or_revert(runtime, args.sha, only=args.only, replay=args.replay)
     if args.json:
         emit_json(result)
     else:

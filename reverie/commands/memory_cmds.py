@@ -6,6 +6,7 @@ calls (``restore_or_revert`` is shared so the flag handling cannot drift).
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AmbiguousRevisionError, CommandError
@@ -14,7 +15,7 @@ from .render import commit_detail, operation_reply, pending_soul, versions_table
 from .router import Command, Invocation
 
 if TYPE_CHECKING:
-    from ..gitstore import GitStore
+    from ..runtime import Runtime
 
 __all__ = ["commands", "restore_or_revert", "parse_restore_args"]
 
@@ -41,9 +42,12 @@ def parse_restore_args(args: list[str]) -> tuple[str | None, bool, bool]:
     return sha, only, replay
 
 
-def restore_or_revert(git: GitStore, sha: str, *, only: bool = False, replay: bool = False) -> Any:
-    """Restore memory to before ``sha`` — or, with ``only``, undo just that change (GitStore.revert)."""
-    return git.revert(sha, replay=replay) if only else git.restore(sha, replay=replay)
+def restore_or_revert(runtime: Runtime, sha: str, *, only: bool = False, replay: bool = False) -> Any:
+    """Restore memory to before ``sha`` — or, with ``only``, undo just that change — under Dream's run lock, the
+    cursor rewound with ``replay`` (``reverie.dream.restore``)."""
+    from ..dream.restore import restore_memory
+
+    return restore_memory(runtime.store, runtime.git, sha, only=only, replay=replay)
 
 
 def _ambiguous(exc: AmbiguousRevisionError) -> str:
@@ -71,8 +75,8 @@ async def dream_restore(inv: Invocation) -> str:
     git = inv.runtime.git
     if sha is None:
         return versions_table(git.log(limit=VERSIONS_SHOWN))
-    try:
-        result = restore_or_revert(git, sha, only=only, replay=replay)
+    try:  # in a worker thread: a scheduled Dream on this event loop may hold the run lock the restore waits for
+        result = await asyncio.to_thread(restore_or_revert, inv.runtime, sha, only=only, replay=replay)
     except AmbiguousRevisionError as exc:
         return _ambiguous(exc)
     return operation_reply("reverted" if only else "restored to before", sha, result)

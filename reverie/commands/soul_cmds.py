@@ -6,6 +6,8 @@ Markdown. ``/dream-log`` shows the pending change (``render.pending_soul``).
 
 from __future__ import annotations
 
+import asyncio
+
 from ..security.pending import approve, reject
 from .router import Command, Invocation
 
@@ -14,7 +16,7 @@ __all__ = ["commands"]
 
 async def dream_approve(inv: Invocation) -> str:
     rt = inv.runtime
-    result = approve(rt.store, rt.git)
+    result = await asyncio.to_thread(approve, rt.store, rt.git)  # waits for a scheduled Dream on this loop
     if result.commit is None:
         return "SOUL.md already held the approved change; the pending record is cleared."
     how = " (merged with later edits)" if result.merged else ""

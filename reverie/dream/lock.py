@@ -1,13 +1,22 @@
-"""Dream's cross-process run lock (``memory/.reverie/dream.lock``), shared by manual and scheduled runs."""
+"""Dream's cross-process run lock (``memory/.reverie/dream.lock``), shared by manual and scheduled runs, and
+held by every operation that must not interleave with a run: restore and revert (a ``--replay`` rewind would be
+overwritten by the run's own cursor write), approve and purge (``dream_run_lock``)."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-__all__ = ["RunLock"]
+from ..errors import LockTimeoutError
+
+__all__ = ["RunLock", "dream_run_lock", "WAIT_SECONDS"]
+
+#: How long an operation waits for a running Dream before giving up with a clear error.
+WAIT_SECONDS = 30.0
 
 
 class RunLock:
@@ -39,3 +48,18 @@ class RunLock:
     def release(self) -> None:
         if self._lock.is_locked:
             self._lock.release()
+
+
+@contextmanager
+def dream_run_lock(state_dir: Path, what: str, timeout: float = WAIT_SECONDS) -> Iterator[None]:
+    """Hold Dream's run lock for the block, waiting up to ``timeout`` seconds for a running Dream, then
+    ``LockTimeoutError``. Blocking: from an event loop that also runs Dream, call it in a worker thread."""
+    lock = RunLock(state_dir)
+    try:
+        lock._lock.acquire(timeout=timeout, poll_interval=0.05)
+    except Timeout:
+        raise LockTimeoutError(f"Dream is running; {what} waited {timeout:.0f}s. Run it again when Dream is done") from None
+    try:
+        yield
+    finally:
+        lock.release()

@@ -5,7 +5,8 @@ any change made meanwhile; (2) ``GitStore.commit`` — which commits a person's 
 then writes objects, moves the ref, and only then writes the files atomically (its own recovery rolls a crash
 between ref and files forward); (3) ``.dream_cursor`` advanced. Recovery (``reconcile``): a HEAD dream commit
 whose ``Reverie-Cursor`` is ahead of ``.dream_cursor`` advances the cursor, so a committed batch is never
-replayed; without such a commit the cursor stays, so an uncommitted batch is never skipped. A dead-letter record
+replayed; without such a commit the cursor stays, so an uncommitted batch is never skipped. Every cursor move is
+also recorded (``MemoryStore.set_dream_cursor``), so a corrupt file is restored exactly. A dead-letter record
 whose batch lies just past the cursor means a crash between the record and the cursor write: the cursor moves on.
 """
 
@@ -128,8 +129,9 @@ def _head_dream_cursor(git: Any) -> int | None:
 
 
 def reconcile(store: MemoryStore, git: Any, attempts: Attempts) -> int:
-    """Bring ``.dream_cursor`` up to what was durably done; returns the cursor."""
-    cursor = store.dream_cursor()
+    """Bring ``.dream_cursor`` up to what was durably done; returns the cursor. A corrupt file gets back the value
+    Reverie last wrote (``MemoryStore.settle_dream_cursor``), never one guessed from git."""
+    cursor = store.settle_dream_cursor()
     target = cursor
     head = _head_dream_cursor(git)
     if head is not None and head > target:

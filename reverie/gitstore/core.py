@@ -5,9 +5,11 @@ a cache of the objects it last read and wrote; ``close()`` (or the end of a ``wi
 garbage collection) releases it. Both are dropped whenever the repo's pack directory changes (a gc or purge, in
 this process or another), so nothing removed from the repo is ever served from memory.
 
-The first write of an instance runs ``ensure()`` (open or create, ignore rules, crash recovery); a query on an
-existing memory repo with no interrupted commit skips that and opens the repo read-only, which is what keeps
-``reverie log`` fast. Writers hold ``<git dir>/reverie/lock`` (an ``flock``, ``reverie.locking``); readers do not.
+The first write of an instance runs ``ensure()`` (open or create, adopt, ignore rules, crash recovery). A query
+never does: it reads the repo as it is, takes no lock and writes nothing (a read-only mount, a writer holding the
+lock, a nanobot repo not yet adopted, a workspace without a repo — which reads as empty — all work), reading a
+lost or broken HEAD the way the next write will repair it. Writers hold ``<git dir>/reverie/lock`` (an
+``flock``, ``reverie.locking``); readers do not.
 
 The commit order and its recovery are specified in ``reverie.gitstore.writer``; where the repo lives, in
 ``reverie.gitstore.location``; the message format, in ``reverie.gitstore.trailers``.
@@ -26,7 +28,6 @@ from contextlib import contextmanager
 from dulwich.repo import Repo
 
 from ..config import GitConfig
-from ..cursors import read_cursor, write_cursor
 from ..errors import GitStoreError
 from ..fsutil import read_bytes_or_none
 from ..locking import exclusive
@@ -39,13 +40,14 @@ from .merge import merge3
 from .objects import blob_id, identity, list_files, read_blob, read_blob_ids
 from .plumbing import ensure_fanout
 from .repo import (
-    MemoryRepo, branch_ref, create_repo, heal_head, mark_adopted, read_head, readable, sync_ignore_rules,
+    MemoryRepo, branch_ref, create_repo, heal_head, lost_head_branch, mark_adopted, read_head, repair_head,
+    sync_ignore_rules,
 )
 from .trailers import BATCH, KIND, RESTORE_OF, REVERT_OF, format_message, parse_batch, split_message
 from .types import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
 from .upkeep import after_commit, pack_all
 from .writer import (
-    ResolvedPaths, clean_temp_files, recover_pending, recovery_needed, remove_stale_locks, state_dir, transact,
+    ResolvedPaths, clean_temp_files, recover_pending, state_dir, transact,
 )
 
 log = logging.getLogger(__name__)
@@ -65,7 +67,8 @@ class GitStore:
         self.tracked: list[str] = list(dict.fromkeys(check_relative(p) for p in self.config.tracked_files))
         self._who = identity(self.config.author_name, self.config.author_email)
         self._loc: RepoLocation | None = None
-        self._ensured = False  # ensure() ran (a write needs it; a query on a healthy repo does not)
+        self._ensured = False  # ensure() ran (a write needs it; a query never runs it)
+        self._good_head: bytes | None = None  # the last HEAD a query found readable
         self._repo: MemoryRepo | None = None  # kept open between calls, used by one thread at a time
         self._repo_mutex = threading.Lock()
         self._repo_key: tuple[int, frozenset[str]] | None = None  # (pid, pack listing) the open repo is valid for
@@ -106,29 +109,41 @@ class GitStore:
         return list(dict.fromkeys(paths))
 
     def _paths_for(self, store, commit) -> list[str]:  # type: ignore[no-untyped-def]
-        parent_tree = store[commit.parents[0]].tree if commit.parents else None
-        return self._paths_in(store, commit.tree, parent_tree)
+        return self._paths_in(store, commit.tree, queries.parent_tree(store, commit))
 
     def _ready(self) -> RepoLocation:
-        """The repo's location, for a query: the full ``ensure()`` only when there is no memory repo yet, it is
-        not yet marked as one, a commit was interrupted, or HEAD does not load (each needs the writer's work)."""
+        """The repo's location, found without writing anything (``ensure()`` is the writers' business): a query
+        never creates, adopts, recovers or repairs a repo, and takes no lock. ``GitStoreError`` when there is no
+        memory repo yet."""
         if self._loc is None:
             loc = locate(self.workspace.root)
-            if loc is None or recovery_needed(loc.git_dir):
-                self.ensure()
-            else:
-                self._loc = loc
-                with self._open() as repo:
-                    head = read_head(repo, branch_ref(repo))
-                    healthy = head is not None and readable(repo, head)  # no HEAD: ensure() decides
-                if not healthy:
-                    self.ensure()
-        assert self._loc is not None
+            if loc is None:
+                raise GitStoreError(f"no memory repo in {self.workspace.root} yet (the first write creates it)")
+            self._loc = loc
         return self._loc
 
+    @property
+    def exists(self) -> bool:
+        """Whether the workspace has a memory repo (a query on a workspace without one finds nothing)."""
+        if self._loc is None:
+            self._loc = locate(self.workspace.root)  # found once; None is asked again next time
+        return self._loc is not None
+
+    def _query_head(self, repo: MemoryRepo) -> bytes | None:
+        """HEAD's commit for a query, read only: a lost HEAD file is read as the branch a write would point it at,
+        and a HEAD at a missing or corrupt commit as the reflog's newest good one (each with a warning; the next
+        write repairs them on disk)."""
+        git_dir = self._ready().git_dir
+        ref = lost_head_branch(git_dir) or branch_ref(repo)
+        head = read_head(repo, ref)
+        if head is not None and head == self._good_head:
+            return head
+        head = heal_head(repo, git_dir, ref, repair=False)
+        self._good_head = head
+        return head
+
     def __enter__(self) -> GitStore:
-        self._ready()
-        return self
+        return self  # the repo is found by the first query, or created by the first write
 
     def __exit__(self, *exc: object) -> None:
         self.close()
@@ -246,6 +261,8 @@ class GitStore:
         root.mkdir(parents=True, exist_ok=True)
         loc = choose(root)
         existed = loc.exists
+        if existed:
+            repair_head(loc.git_dir)  # a lost HEAD file: pointed back at the branch that exists
         if not existed:
             create_repo(loc)
         elif not loc.separate and not is_marked(loc.git_dir):
@@ -260,7 +277,6 @@ class GitStore:
             gitignore_changed = sync_ignore_rules(loc, self.tracked)
             clean_temp_files(self.workspace, self._paths)
             with self._writing() as (repo, ref, head):
-                remove_stale_locks(loc.git_dir, None, scan_objects=False)
                 if head is None:
                     files = {p: d for p, d in self._disk(self._paths).items() if d is not None}
                     if files:
@@ -307,7 +323,8 @@ class GitStore:
 
     def restore(self, rev: str, *, replay: bool = False) -> OperationResult:
         """Put the tracked files back as they were just before ``rev`` (its first parent), as a new ``restore``
-        commit. ``replay=True`` also rewinds ``.dream_cursor`` to just before that Dream run's batch."""
+        commit. ``replay=True`` also names, in ``replay_from``, the cursor just before that Dream run's batch (a
+        rev without a batch raises); moving ``.dream_cursor`` there is Dream's job (``reverie.dream.restore``)."""
         with self._writing() as (repo, ref, head):
             store = repo.objects
             target = queries.resolve(store, head, rev)
@@ -322,7 +339,7 @@ class GitStore:
             sha, stats = self._commit_locked(
                 repo, ref, head, wanted, f"restore: memory as before {short}", "restore", {RESTORE_OF: target.decode()}
             )
-        return OperationResult(sha.decode() if sha else None, stats, self._rewind(rewind))
+        return OperationResult(sha.decode() if sha else None, stats, replay_from=rewind)
 
     def revert(self, rev: str, *, replay: bool = False) -> OperationResult:
         """Undo only ``rev``'s change, keeping later ones (three-way merge of the inverse patch onto the current
@@ -345,7 +362,7 @@ class GitStore:
             short = target.decode()[: queries.SHORT]
             title = f"revert: undo {short} ({subject})"[:200]
             sha, stats = self._commit_locked(repo, ref, head, merged, title, "revert", {REVERT_OF: target.decode()})
-        return OperationResult(sha.decode() if sha else None, stats, self._rewind(rewind))
+        return OperationResult(sha.decode() if sha else None, stats, replay_from=rewind)
 
     def _replay_target(self, commit) -> int:  # type: ignore[no-untyped-def]
         trailers = split_message(commit.message.decode("utf-8", "replace"))[2]
@@ -354,35 +371,28 @@ class GitStore:
             raise GitStoreError(f"{commit.id.decode()[:8]} has no {BATCH} trailer, so there is no batch to replay")
         return max(batch[0] - 1, 0)
 
-    def _rewind(self, value: int | None) -> int | None:
-        """Move .dream_cursor back to ``value`` (after the commit: a crash in between only skips the rewind)."""
-        if value is None:
-            return None
-        path = self.workspace.dream_cursor_path
-        current = read_cursor(path) if path.exists() else None
-        if current is not None and current <= value:
-            return None
-        write_cursor(path, value)
-        return value
-
     # -- queries ------------------------------------------------------------------------------------------
     def head(self) -> str | None:
+        if not self.exists:
+            return None
         with self._open() as repo:
-            sha = read_head(repo, branch_ref(repo))
+            sha = self._query_head(repo)
         return sha.decode() if sha else None
 
     def resolve(self, prefix: str) -> str:
         """Full sha of a unique 4+ hex prefix (or ``HEAD``, ``HEAD~n``) across the whole history."""
         with self._open() as repo:
-            return queries.resolve(repo.objects, read_head(repo, branch_ref(repo)), prefix).decode()
+            return queries.resolve(repo.objects, self._query_head(repo), prefix).decode()
 
     def log(self, limit: int = 20, kind: str | None = None, path: str | None = None) -> list[CommitInfo]:
         """Newest first along first parents; ``kind`` / ``path`` filter (``path`` = commits that changed it)."""
         rel = check_relative(path) if path else None
         out: list[CommitInfo] = []
+        if not self.exists:
+            return out
         with self._open() as repo:
             store = repo.objects
-            for commit in queries.walk(store, read_head(repo, branch_ref(repo))):
+            for commit in queries.walk(store, self._query_head(repo)):
                 if len(out) >= limit:
                     break
                 if kind is not None and split_message(commit.message.decode("utf-8", "replace"))[2].get(KIND) != kind:
@@ -395,14 +405,14 @@ class GitStore:
     def show(self, rev: str) -> CommitDetail:
         with self._open() as repo:
             store = repo.objects
-            sha = queries.resolve(store, read_head(repo, branch_ref(repo)), rev)
+            sha = queries.resolve(store, self._query_head(repo), rev)
             return queries.show(store, sha, self._paths_for(store, store[sha]))
 
     def diff(self, a: str, b: str) -> str:
         """Unified diff of the tracked files from revision ``a`` to revision ``b``."""
         with self._open() as repo:
             store = repo.objects
-            head = read_head(repo, branch_ref(repo))
+            head = self._query_head(repo)
             ta, tb = (store[queries.resolve(store, head, r)].tree for r in (a, b))
             return queries.tree_diff(store, ta, tb, self._paths_in(store, ta, tb))
 
@@ -410,15 +420,17 @@ class GitStore:
         rel = check_relative(path)
         with self._open() as repo:
             store = repo.objects
-            commit = store[queries.resolve(store, read_head(repo, branch_ref(repo)), rev)]
+            commit = store[queries.resolve(store, self._query_head(repo), rev)]
             data = read_blob(store, read_blob_ids(store, commit.tree, [rel])[rel])
         return None if data is None else data.decode("utf-8", errors="replace")
 
     def dirty(self) -> list[str]:
         """Tracked files whose disk content differs from HEAD."""
+        if not self.exists:
+            return []
         with self._open() as repo:
             store = repo.objects
-            head = read_head(repo, branch_ref(repo))
+            head = self._query_head(repo)
             paths = self._paths_in(store, store[head].tree if head else None)
             ids = read_blob_ids(store, store[head].tree, paths) if head else dict.fromkeys(paths)
         disk = self._disk(paths)
@@ -426,8 +438,10 @@ class GitStore:
 
     def last_trailer(self, key: str, kind: str | None = None) -> str | None:
         """The value of ``key`` on the newest commit (of ``kind``, when given) that carries it."""
+        if not self.exists:
+            return None
         with self._open() as repo:
-            for commit in queries.walk(repo.objects, read_head(repo, branch_ref(repo))):
+            for commit in queries.walk(repo.objects, self._query_head(repo)):
                 trailers = split_message(commit.message.decode("utf-8", "replace"))[2]
                 if key in trailers and (kind is None or trailers.get(KIND) == kind):
                     return trailers[key]
@@ -435,12 +449,12 @@ class GitStore:
 
     def why(self, text: str) -> list[Provenance]:
         """For every line of the tracked files (as committed at HEAD) containing ``text``: where it came from."""
-        if not text:
+        if not text or not self.exists:
             return []
         out: list[Provenance] = []
         with self._open() as repo:
             store = repo.objects
-            head = read_head(repo, branch_ref(repo))
+            head = self._query_head(repo)
             if head is None:
                 return []
             contents = self._contents(store, store[head].tree, expand_tracked(self.workspace.root, self.tracked))

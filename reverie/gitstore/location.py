@@ -40,6 +40,7 @@ __all__ = [
     "choose",
     "is_marked",
     "is_memory_repo",
+    "is_git_dir",
     "gitignore_text",
     "expand_tracked",
     "is_tracked",
@@ -62,7 +63,8 @@ class RepoLocation:
 
     @property
     def exists(self) -> bool:
-        return (self.git_dir / "HEAD").is_file()
+        """A git directory is there (its HEAD file may be missing: ``repair_head`` recreates it)."""
+        return is_git_dir(self.git_dir)
 
     @property
     def owns_gitignore(self) -> bool:
@@ -70,16 +72,20 @@ class RepoLocation:
         return not (self.separate and (self.work_tree / ".git").exists())
 
 
-def locate(root: Path) -> RepoLocation | None:
-    """The existing memory repo of the workspace at ``root`` without importing dulwich; None if there is none.
+def is_git_dir(path: Path) -> bool:
+    """A git directory: its HEAD file, or (HEAD lost) its ``objects`` and ``refs`` directories."""
+    return (path / "HEAD").is_file() or ((path / "objects").is_dir() and (path / "refs").is_dir())
 
-    Cheap on purpose (a few stats): the store calls it to decide whether git-based recovery is possible.
-    """
+
+def locate(root: Path) -> RepoLocation | None:
+    """The existing memory repo of the workspace at ``root``, found without writing anything; None if there is
+    none. A repo Reverie marked costs a few stats; an unmarked one (nanobot's, not yet adopted) is recognised
+    the way ``choose`` does, so a query reads it as it is and adoption waits for the first write."""
     sep = root / SEPARATE_DIR
-    if (sep / "HEAD").is_file():
+    if is_git_dir(sep):
         return RepoLocation(sep, root, True)
     dot = root / ".git"
-    if (dot / "HEAD").is_file() and is_marked(dot):
+    if dot.is_dir() and is_git_dir(dot) and is_memory_repo(root, dot):
         return RepoLocation(dot, root, False)
     return None
 
@@ -117,10 +123,16 @@ def _inside_other_repo(root: Path) -> bool:
 
 
 def _root_commit_is_memory(git_dir: Path) -> bool:
-    """Walk first parents to the root commit (once per adoption; the result is cached in the repo config)."""
+    """Walk first parents to the root commit (once per adoption; the result is cached in the repo config). In a
+    shallow clone the root is not there: a commit Reverie made (its ``Reverie-Kind`` trailer) on the way is
+    evidence enough."""
     from dulwich.errors import NotGitRepository
     from dulwich.repo import Repo
 
+    try:
+        shallow = set((git_dir / "shallow").read_bytes().split())
+    except OSError:
+        shallow = set()
     try:
         with Repo(str(git_dir)) as repo:
             try:
@@ -130,13 +142,19 @@ def _root_commit_is_memory(git_dir: Path) -> bool:
             seen = 0
             while True:
                 commit = repo.object_store[sha]
+                message = commit.message.decode("utf-8", "replace")
+                if sha in shallow:  # history cut here: the root is not in this clone
+                    return parse_trailers(message).get(KIND) is not None
                 if not commit.parents or seen > 1_000_000:
                     break
+                if shallow and parse_trailers(message).get(KIND) is not None:
+                    return True
                 sha = commit.parents[0]
                 seen += 1
-            message = commit.message.decode("utf-8", "replace")
     except (NotGitRepository, KeyError, OSError, ValueError) as exc:
-        log.warning("%s could not be read (%s); not adopting it", git_dir, exc)
+        detail = exc.args[0].decode("ascii", "replace") if exc.args and isinstance(exc.args[0], bytes) else exc
+        log.warning("%s could not be read (%s); not adopting it", git_dir, f"missing object {detail}"
+                    if isinstance(exc, KeyError) else detail)
         return False
     if message.startswith(NANOBOT_ROOT_SUBJECT):
         return True
@@ -148,17 +166,27 @@ def is_memory_repo(root: Path, git_dir: Path) -> bool:
         return True
     if not (git_dir / "HEAD").is_file():
         return False
-    return _nanobot_gitignore(root) or _root_commit_is_memory(git_dir)
+    return _nanobot_gitignore(root) or _reverie_gitignore(root) or _root_commit_is_memory(git_dir)
+
+
+def _reverie_gitignore(root: Path) -> bool:
+    """The workspace's ``.gitignore`` is one Reverie wrote (a clone of a memory repo carries it; the config mark
+    does not travel with a clone)."""
+    try:
+        with open(root / ".gitignore", "rb") as f:
+            return f.read(len(GITIGNORE_MARK)) == GITIGNORE_MARK.encode()
+    except OSError:
+        return False
 
 
 def choose(root: Path) -> RepoLocation:
     """Where the memory repo of ``root`` is or will be (see the module docstring for the rule)."""
     sep = root / SEPARATE_DIR
-    if (sep / "HEAD").is_file():
+    if is_git_dir(sep):
         return RepoLocation(sep, root, True)
     dot = root / ".git"
     if dot.exists():
-        if dot.is_dir() and is_memory_repo(root, dot):
+        if dot.is_dir() and (is_memory_repo(root, dot) or (is_marked(dot) and is_git_dir(dot))):
             return RepoLocation(dot, root, False)
         log.info("%s belongs to another repository; the memory repo lives in %s", dot, sep)
         return RepoLocation(sep, root, True)

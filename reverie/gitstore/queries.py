@@ -126,23 +126,34 @@ def resolve(store, head: bytes | None, rev: str) -> bytes:
 
 
 def walk(store, head: bytes | None) -> Iterator[Commit]:
-    """Commits from HEAD back along first parents."""
+    """Commits from HEAD back along first parents; the walk ends where a parent is not in the repo (a shallow
+    clone's boundary)."""
     sha = head
     while sha is not None:
-        commit = store[sha]
+        try:
+            commit = store[sha]
+        except KeyError:
+            if sha == head:
+                raise
+            return
         yield commit
         sha = commit.parents[0] if commit.parents else None
 
 
-def _parent_tree(store, commit: Commit) -> bytes | None:
-    return store[commit.parents[0]].tree if commit.parents else None
+def parent_tree(store, commit: Commit) -> bytes | None:
+    if not commit.parents:
+        return None
+    try:
+        return store[commit.parents[0]].tree
+    except KeyError:  # a shallow clone's boundary: compared with nothing
+        return None
 
 
 def changed_paths(store, commit: Commit, paths: list[str]) -> dict[str, tuple[bytes | None, bytes | None]]:
     """Tracked paths whose blob differs between the commit's first parent and the commit: path → (old, new)."""
     new = read_blob_ids(store, commit.tree, paths)
-    parent_tree = _parent_tree(store, commit)
-    old = read_blob_ids(store, parent_tree, paths) if parent_tree else dict.fromkeys(paths)
+    before = parent_tree(store, commit)
+    old = read_blob_ids(store, before, paths) if before else dict.fromkeys(paths)
     return {p: (old[p], new[p]) for p in paths if old[p] != new[p]}
 
 
@@ -184,5 +195,5 @@ def tree_diff(store, old_tree: bytes | None, new_tree: bytes | None, paths: list
 
 def show(store, sha: bytes, paths: list[str]) -> CommitDetail:
     commit = store[sha]
-    diff = tree_diff(store, _parent_tree(store, commit), commit.tree, paths)
+    diff = tree_diff(store, parent_tree(store, commit), commit.tree, paths)
     return CommitDetail(commit_info(store, commit, paths), diff)

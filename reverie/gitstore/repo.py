@@ -16,6 +16,7 @@ import zlib
 from pathlib import Path
 
 from dulwich.errors import ObjectFormatException
+from dulwich.file import FileLocked
 from dulwich.objects import Commit, Tree
 from dulwich.reflog import read_reflog
 from dulwich.repo import Repo
@@ -28,7 +29,7 @@ from .location import CONFIG_KEY, CONFIG_SECTION, GITIGNORE_MARK, RepoLocation, 
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "MemoryRepo", "create_repo", "mark_adopted", "branch_ref", "read_head", "readable", "heal_head", "sync_ignore_rules",
+    "MemoryRepo", "create_repo", "lost_head_branch", "repair_head", "mark_adopted", "branch_ref", "read_head", "readable", "heal_head", "sync_ignore_rules",
 ]
 
 _READ_ERRORS = (KeyError, ValueError, TypeError, zlib.error, ObjectFormatException, OSError, AssertionError)
@@ -78,10 +79,53 @@ def create_repo(loc: RepoLocation) -> None:
 
 
 def mark_adopted(repo: Repo) -> None:
-    """Record in the repo's config that it is a memory repo, so the check is a config read next time."""
+    """Record in the repo's config that it is a memory repo, so the check is a config read next time. Only a cache:
+    when ``config.lock`` is held (a ``git config`` at work, or left behind), it is skipped with a warning."""
     cfg = repo.get_config()
     cfg.set((CONFIG_SECTION,), CONFIG_KEY, True)
-    cfg.write_to_path()
+    try:
+        cfg.write_to_path()
+    except FileLocked:
+        log.warning("%s/config.lock exists; the repo is not marked as a memory repo this time", repo.controldir())
+
+
+def lost_head_branch(git_dir: Path) -> bytes | None:
+    """The branch a lost HEAD file should point at (``refs/heads/main``, else ``master``, else the only branch);
+    None when HEAD is there or no branch exists. Reads only."""
+    if (git_dir / "HEAD").is_file():
+        return None
+    names: set[bytes] = set()
+    heads = git_dir / "refs" / "heads"
+    for dirpath, _dirs, files in os.walk(heads):
+        for name in files:
+            if not name.endswith(".lock"):
+                names.add(os.path.relpath(os.path.join(dirpath, name), git_dir).replace(os.sep, "/").encode())
+    try:
+        for line in (git_dir / "packed-refs").read_bytes().splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[1].startswith(b"refs/heads/"):
+                names.add(parts[1])
+    except OSError:
+        pass
+    for wanted in (b"refs/heads/main", b"refs/heads/master"):
+        if wanted in names:
+            return wanted
+    return next(iter(names)) if len(names) == 1 else None
+
+
+def repair_head(git_dir: Path) -> None:
+    """Recreate a lost HEAD file pointing at the branch that exists (a git dir without HEAD is unusable to git
+    and dulwich alike), with a warning; ``GitStoreError`` when no single branch can be chosen."""
+    if (git_dir / "HEAD").is_file():
+        return
+    branch = lost_head_branch(git_dir)
+    if branch is None:
+        raise GitStoreError(
+            f"{git_dir}/HEAD is missing and no branch (main, master or a single one) can take its place; "
+            f"recreate it with `echo 'ref: refs/heads/<branch>' > {git_dir}/HEAD`"
+        )
+    log.warning("%s/HEAD was missing; recreated it pointing at %s", git_dir, branch.decode())
+    atomic_write(git_dir / "HEAD", b"ref: " + branch + b"\n")
 
 
 def branch_ref(repo: Repo) -> bytes:
@@ -114,9 +158,10 @@ def readable(repo: Repo, sha: bytes) -> bool:
         return False
 
 
-def heal_head(repo: Repo, git_dir: Path, ref: bytes) -> bytes | None:
+def heal_head(repo: Repo, git_dir: Path, ref: bytes, *, repair: bool = True) -> bytes | None:
     """HEAD's commit id after making sure it is readable; a HEAD pointing at a missing or corrupt object is moved
-    back to the newest readable commit in the ref's reflog, with a warning."""
+    back to the newest readable commit in the ref's reflog, with a warning (``repair=False``, for a query: that
+    commit is returned and nothing is written)."""
     head = read_head(repo, ref)
     ref_file = git_dir / ref.decode()
     log_path = git_dir / "logs" / ref.decode()
@@ -135,6 +180,10 @@ def heal_head(repo: Repo, git_dir: Path, ref: bytes) -> bytes | None:
     for sha in reversed(candidates):
         if sha != b"0" * 40 and sha != head and readable(repo, sha):
             bad = head.decode(errors="replace") if head else "(unreadable)"
+            if not repair:
+                log.warning("%s points at a missing or corrupt commit %s; reading %s from the reflog (the next "
+                            "write repairs it)", ref.decode(), bad, sha.decode())
+                return sha
             log.warning(
                 "%s pointed at a missing or corrupt commit %s; recovered to %s from the reflog",
                 ref.decode(),
@@ -156,6 +205,31 @@ def _in_packed_refs(git_dir: Path, ref: bytes) -> bool:
         return False
 
 
+#: Directories holding Reverie's own state (history, cursors, sessions, locks), ignored from inside when the
+#: workspace's root ``.gitignore`` belongs to someone else's project.
+_STATE_DIRS = ("memory", "sessions")
+
+
+def _sync_nested_ignores(root: Path, tracked: list[str]) -> None:
+    """The workspace is the root of someone else's repository (or worktree): its ``.gitignore`` is theirs, so
+    ``memory/.gitignore`` and ``sessions/.gitignore`` (Reverie's own directories) keep that project's
+    ``git add -A`` away from history, cursors and sessions; the tracked memory files stay visible to it. A file
+    there that Reverie did not write is left alone."""
+    for directory in _STATE_DIRS:
+        base = root / directory
+        if not base.is_dir() or base.is_symlink():
+            continue
+        inside = [rel[len(directory) + 1:] for rel in tracked if rel.startswith(directory + "/")]
+        lines = [GITIGNORE_MARK + ": Reverie's state stays out of this project; only memory files are visible.",
+                 "*", *(f"!/{rel}" for rel in inside if "/" not in rel)]
+        wanted = "\n".join(lines) + "\n"
+        path = base / ".gitignore"
+        current = read_text_lossy(path) if path.exists() else None
+        if current == wanted or (current is not None and not current.startswith(GITIGNORE_MARK)):
+            continue
+        atomic_write(path, wanted)
+
+
 def sync_ignore_rules(loc: RepoLocation, tracked: list[str]) -> bool:
     """Bring the ignore rules up to date; True when the workspace's ``.gitignore`` changed (it is committed).
 
@@ -169,6 +243,7 @@ def sync_ignore_rules(loc: RepoLocation, tracked: list[str]) -> bool:
         if read_text_lossy(exclude) != wanted:
             atomic_write(exclude, wanted)
     if not loc.owns_gitignore:
+        _sync_nested_ignores(loc.work_tree, tracked)
         return False
     path = loc.work_tree / ".gitignore"
     current = read_text_lossy(path) if path.exists() else None

@@ -41,12 +41,14 @@ class CommitDetail:
 
 @dataclass(frozen=True)
 class OperationResult:
-    """Outcome of restore/revert: the new commit (None when nothing changed), what changed, and the Dream cursor
-    value written when ``replay=True`` rewound it (None when the cursor was not touched)."""
+    """Outcome of restore/revert: the new commit (None when nothing changed) and what changed. With
+    ``replay=True``, ``replay_from`` is the cursor just before the undone Dream batch; ``cursor_rewound_to`` is
+    set when ``reverie.dream.restore.restore_memory`` moved ``.dream_cursor`` there (GitStore never does)."""
 
     commit: str | None
     files: list[FileChange]
     cursor_rewound_to: int | None = None
+    replay_from: int | None = None
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,11 @@
 Crash-safe order of one transaction (the caller holds the repo lock)::
 
     1. build blobs, trees and the commit in memory (ids known, nothing written)
-    2. write the intent marker <git dir>/reverie/pending = "<old head> <new commit> <path>... END", overwriting
-       the file in place (no create, rename or fsync: the file is reused by every commit); a marker without
-       its END token can only come from a kill during this step, when HEAD has not moved: recovery drops it.
+    2. write the intent marker <git dir>/reverie/pending = "<old head> <new commit> <path>... END" and a second
+       line "pid <writer's pid> <object id>... END" (the lock files this transaction may take are named by it:
+       the ref's, ``index.lock``, and those of the listed objects), overwriting the file in place (no create,
+       rename or fsync: the file is reused by every commit); a marker without its END tokens can only come from a
+       kill during this step, when HEAD has not moved and no lock was taken: recovery drops it.
        Not fsynced: after a power loss without it, an unfinished file write is committed later as ``manual``
        instead of rolled forward — attributed differently, never lost
     3. write the objects (each loose object: lock file + rename; see reverie.gitstore.plumbing)
@@ -16,7 +18,9 @@ Crash-safe order of one transaction (the caller holds the repo lock)::
 A kill before 4 leaves HEAD at the old commit (new objects are merely dangling); after 4, HEAD is the new commit.
 ``recover_pending`` (run on open) finishes a transaction cut short: when HEAD is the marker's new commit, every
 listed file whose disk content is still the old commit's version is rolled forward to the new one (a file that
-is neither is a person's edit: left alone, committed later as ``manual``); stale lock files are removed.
+is neither is a person's edit: left alone, committed later as ``manual``). A lock file is removed only when the
+marker names it as this transaction's, its writer (the recorded pid) is dead, and no live process has it open:
+a ``git`` command's locks are never touched.
 """
 
 from __future__ import annotations
@@ -48,7 +52,6 @@ __all__ = [
     "clean_temp_files",
     "write_in_place",
     "remove_stale_locks",
-    "recovery_needed",
     "update_index",
     "ResolvedPaths",
 ]
@@ -128,10 +131,12 @@ def transact(
     commit: Commit = make_commit(tree_id, [old_head] if old_head else [], message, who)
     marker = state_dir(git_dir) / PENDING
     old_text = (old_head or b"-").decode()
-    write_in_place(marker, (" ".join([old_text, commit.id.decode(), *changes, "END"]) + "\n").encode())
+    objects = [*blobs.values(), *trees, commit]
+    owner = " ".join(["pid", str(os.getpid()), *(o.id.decode() for o in objects), "END"])
+    write_in_place(marker, (" ".join([old_text, commit.id.decode(), *changes, "END"]) + "\n" + owner + "\n").encode())
     cache = getattr(repo, "objects", None)  # MemoryRepo's CachedStore: the next commit reads these back
     objects_dir = Path(repo.object_store.path)
-    for obj in [*blobs.values(), *trees, commit]:
+    for obj in objects:
         write_loose(objects_dir, obj)
         if cache is not None:
             cache.remember(obj)
@@ -208,33 +213,70 @@ def update_index(git_dir: Path, workspace: Workspace | ResolvedPaths, entries: M
         log.warning("git index not updated (%s); `git status` may show stale changes", exc)
 
 
-def remove_stale_locks(git_dir: Path, ref: bytes | None, scan_objects: bool) -> None:
-    """Lock files a killed writer left behind would block every later write of the same ref or object."""
-    candidates = [git_dir / "config.lock"]  # only files Reverie itself writes through dulwich's lock files
+def remove_stale_locks(git_dir: Path, ref: bytes | None, owner: list[str]) -> None:
+    """Remove the lock files an interrupted transaction left, and only those: ``owner`` is the marker's second line
+    (``pid <pid> <object id>... END``). Nothing is removed when that line is missing or torn, when the recorded
+    writer is still alive (another process), or — lock by lock — when a live process has the lock open (a git
+    command at work); what stays is named in a warning, since it blocks the writes it guards."""
+    candidates = [git_dir / "index.lock"]
     if ref:
         candidates.append(git_dir / (ref.decode() + ".lock"))
-    if scan_objects:  # after an interrupted transaction: the index and object locks it may have left
-        candidates.append(git_dir / "index.lock")
-        objects = git_dir / "objects"
-        for sub in objects.glob("[0-9a-f][0-9a-f]"):
-            candidates.extend(sub.glob("*.lock"))
-    for path in candidates:
-        if path.exists():
-            log.warning("removing stale lock %s left by an interrupted write", path)
-            path.unlink(missing_ok=True)
+    valid = len(owner) >= 3 and owner[0] == "pid" and owner[1].isdigit() and owner[-1] == "END"
+    ids = [i for i in owner[2:-1] if len(i) == 40] if valid else []
+    candidates.extend(git_dir / "objects" / i[:2] / (i[2:] + ".lock") for i in ids)
+    present = [p for p in candidates if p.exists()]
+    if not present:
+        return
+    pid = int(owner[1]) if valid else 0
+    if not valid or (pid != os.getpid() and _alive(pid)):
+        why = "not recorded as this transaction's" if not valid else f"its writer (pid {pid}) is still running"
+        for path in present:
+            log.warning("lock %s left alone: %s; remove it once no git command is running", path, why)
+        return
+    held = _open_elsewhere(present)
+    for path in present:
+        if path in held:
+            log.warning("lock %s left alone: a running process holds it open", path)
+            continue
+        log.warning("removing stale lock %s left by an interrupted write", path)
+        path.unlink(missing_ok=True)
 
 
-def recovery_needed(git_dir: Path) -> bool:
-    """Whether a transaction was cut short (its marker is there and not marked done): then only a writer, under
-    the lock, may open the repo, since ``recover_pending`` has files to roll forward first."""
+def _alive(pid: int) -> bool:
     try:
-        with open(state_dir(git_dir) / PENDING, "rb") as f:
-            head = f.read(1)
-    except FileNotFoundError:
+        os.kill(pid, 0)
+    except ProcessLookupError:
         return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
+
+
+def _open_elsewhere(paths: list[Path]) -> set[Path]:
+    """Which of ``paths`` some other process has open (Linux ``/proc``; elsewhere nothing can be seen, and the
+    recorded writer being dead is the whole check). Costly (every process's descriptors), so only recovery
+    calls it."""
+    wanted = {os.path.realpath(p): p for p in paths}
+    found: set[Path] = set()
+    me = str(os.getpid())
+    try:
+        pids = [d for d in os.listdir("/proc") if d.isdigit() and d != me]
     except OSError:
-        return True
-    return head not in (b"", b"#", b" ")
+        return found
+    for pid in pids:
+        fd_dir = f"/proc/{pid}/fd"
+        try:
+            fds = os.listdir(fd_dir)
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                target = os.readlink(f"{fd_dir}/{fd}")
+            except OSError:
+                continue
+            if target in wanted:
+                found.add(wanted[target])
+    return found
 
 
 def recover_pending(repo, git_dir: Path, workspace: Workspace | ResolvedPaths, ref: bytes | None) -> None:
@@ -246,8 +288,9 @@ def recover_pending(repo, git_dir: Path, workspace: Workspace | ResolvedPaths, r
         return
     if not text.strip() or text.startswith("#"):
         return  # no transaction was cut short (the marker brackets every object and ref write)
-    remove_stale_locks(git_dir, ref, scan_objects=True)
-    parts = text.split()
+    lines = text.split("\n")
+    parts = lines[0].split()
+    remove_stale_locks(git_dir, ref, lines[1].split() if len(lines) > 1 and parts[-1:] == ["END"] else [])
     head = repo.refs.read_ref(ref) if ref else None
     complete = len(parts) >= 3 and parts[-1] == "END" and len(parts[1]) == 40
     if complete and head is not None and parts[1].encode() == head:

@@ -270,8 +270,16 @@ def approve(store: MemoryStore, git: GitStore) -> ApproveResult:
     """Commit the pending SOUL.md change (kind ``dream``, trailer ``Reverie-Approved``) and clear it.
 
     If SOUL.md changed since the proposal, the proposal is merged three-way into the current text; when the
-    two conflict, raises ``MergeConflictError`` and leaves everything as it was.
+    two conflict, raises ``MergeConflictError`` and leaves everything as it was. Holds Dream's run lock (waits up
+    to 30 s for a running Dream, then ``LockTimeoutError``), so a run in flight cannot stage or commit over it.
     """
+    from ..dream.lock import dream_run_lock
+
+    with dream_run_lock(store.workspace.state_dir, "approve"):
+        return _approve_locked(store, git)
+
+
+def _approve_locked(store: MemoryStore, git: GitStore) -> ApproveResult:
     change = load_pending(store)
     if change is None:
         raise WorkspaceError("no SOUL.md change is pending approval")

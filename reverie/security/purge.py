@@ -21,7 +21,6 @@ idempotent, so after a crash the same ``purge`` finishes the job.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 from collections.abc import Iterator
@@ -29,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import LockTimeoutError, WorkspaceError
+from ..errors import WorkspaceError
 from ..fsutil import atomic_write
 from ..consolidator.sessions import SessionStore
-from ..dream.lock import RunLock
+from ..dream.lock import dream_run_lock
 from .scrub import replace_in_file
 from .secrets import scan
 
@@ -140,21 +139,9 @@ def purge(store: MemoryStore, git: GitStore, text: str) -> PurgeResult:
 
     Holds Dream's run lock throughout (waits up to 30 s for a running Dream, then ``LockTimeoutError``).
     """
-    lock = RunLock(store.workspace.state_dir)
     # Dream holds what it read in memory for a whole run: purging under it could see the string re-committed.
-    if not asyncio.run(_acquire(lock)):
-        raise LockTimeoutError(f"Dream is running; purge waited {_LOCK_TIMEOUT:.0f}s. Run it again when Dream is done")
-    try:
+    with dream_run_lock(store.workspace.state_dir, "purge", _LOCK_TIMEOUT):
         return _purge_locked(store, git, text)
-    finally:
-        lock.release()
-
-
-async def _acquire(lock: RunLock) -> bool:
-    try:
-        return await asyncio.wait_for(lock.acquire(wait=True), _LOCK_TIMEOUT)
-    except asyncio.TimeoutError:
-        return False
 
 
 def _purge_locked(store: MemoryStore, git: GitStore, text: str) -> PurgeResult:

@@ -1,0 +1,38 @@
+"""Restore and revert as Dream sees them: under Dream's run lock, and with ``replay`` the Dream cursor rewound.
+
+GitStore only versions the files (its ``restore``/``revert`` name the cursor a replay should go back to); moving
+``.dream_cursor`` is Dream's policy, so it happens here. Order: the restore commit, then the cursor (a crash in
+between only skips the rewind). The run lock makes the pair atomic towards Dream: a run in flight would otherwise
+commit and write its own cursor over the rewind, and the restored batch would never be re-learned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..errors import CursorError
+from ..gitstore import GitStore
+from ..gitstore.types import OperationResult
+from ..store import MemoryStore
+from .lock import WAIT_SECONDS, dream_run_lock
+
+__all__ = ["restore_memory"]
+
+
+def restore_memory(store: MemoryStore, git: GitStore, rev: str, *, only: bool = False, replay: bool = False,
+                   timeout: float = WAIT_SECONDS) -> OperationResult:
+    """Restore memory to before ``rev`` (``only``: undo just ``rev``, GitStore.revert); with ``replay``, also
+    rewind the Dream cursor to just before that run's batch so Dream re-learns it. Waits for a running Dream."""
+    with dream_run_lock(store.workspace.state_dir, "restore", timeout):
+        result = git.revert(rev, replay=replay) if only else git.restore(rev, replay=replay)
+        target = result.replay_from
+        if target is None:
+            return result
+        try:
+            current: int | None = store.dream_cursor()
+        except CursorError:
+            current = None  # unreadable: the rewind sets it
+        if current is not None and current <= target:
+            return result  # already at or before the batch: nothing to rewind
+        store.set_dream_cursor(target)
+        return replace(result, cursor_rewound_to=target)
