@@ -11,9 +11,13 @@ One JSON object per line, UTF-8, ``\\n``-terminated::
 Durability and recovery:
 
 - An append writes the whole line in one ``write`` on an ``O_APPEND`` descriptor under a cross-process lock
-  (an ``flock`` on ``history.jsonl.lock``) and fdatasyncs by default. The cursor comes from the log's own tail
-  (the truth), the ``.cursor`` hint and the Dream cursor, whichever is largest, so a stale, missing or corrupt
-  ``.cursor`` never causes a reused cursor. ``.cursor`` is updated in place without fsync: it is a hint.
+  (an ``flock`` on ``history.jsonl.lock``) and fdatasyncs by default. The next cursor is one more than the largest
+  of: every cursor in the log (not only the last line's: a writer that takes no lock, like nanobot, can leave
+  ``100`` then ``5``), the ``.cursor`` hint and the Dream cursor. So a stale, missing or corrupt ``.cursor`` or an
+  out-of-order log never causes a reused cursor. The log is scanned once per process and then only the bytes
+  appended since; the scan reads every ``"cursor": <n>`` key in the file (at most 18 digits), so a line readers
+  skip can only make the next cursor larger, never smaller. ``.cursor`` is updated in place without fsync: it is
+  a hint.
 - A crash mid-append can leave a torn tail (a last line without ``\\n``). The next append repairs it first: a
   complete JSON object just gets its newline; anything else moves to ``history.jsonl.torn`` (with a warning),
   so the next entry is never glued onto garbage.
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
@@ -60,6 +65,9 @@ _TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M"
 _CHUNK = CHUNK  # read size for tail scans and forward scans
 _LINEAR_SCAN_BYTES = 8 * 1024  # below this gap, stop bisecting and scan forward
 _KNOWN_KEYS = frozenset({"cursor", "timestamp", "content", "session_key"})
+# A "cursor" key and its integer value. Inside a JSON string every quote is escaped, so the look-behind keeps
+# quoted text ("the \"cursor\": 9 field") out; a nested or invalid line can only raise the maximum.
+_CURSOR_KEY = re.compile(rb'(?<!\\)"cursor"\s*:\s*(\d{1,18})(?![\d.eE])')
 
 
 def format_timestamp(when: datetime | None = None) -> str:
@@ -160,9 +168,9 @@ class HistoryLog:
         self.torn_path = self.path.with_name(self.path.name + ".torn")
         self._file_lock = FlockLock(Path(str(self.path) + ".lock"))
         self._thread_lock = threading.Lock()
-        # (inode, size, mtime_ns) of the file when ``_cached_last`` was computed under the lock.
-        self._cache_key: tuple[int, int, int] | None = None
-        self._cached_last = 0
+        # (inode, bytes scanned, largest cursor in them): the log's maximum, kept up to date incrementally under
+        # the lock. A new inode (compaction, a replaced file) or a shorter file means a full rescan.
+        self._scanned: tuple[int, int, int] | None = None
 
     # -- writing ------------------------------------------------------------------------------------------
     def locked(self) -> _Locked:
@@ -210,10 +218,12 @@ class HistoryLog:
                 finally:
                     os.close(fd)
             except OSError as exc:
-                self._cache_key = None
+                self._scanned = None
                 raise HistoryError(f"cannot append to {self.path}: {exc.strerror or exc}") from exc
-            self._cache_key = (st.st_ino, st.st_size, st.st_mtime_ns)
-            self._cached_last = cursor
+            if self._scanned is not None and self._scanned[0] == st.st_ino:
+                # The new line is left to the next incremental scan (another writer may have appended before it);
+                # the maximum already covers it.
+                self._scanned = (st.st_ino, self._scanned[1], max(self._scanned[2], cursor))
             # A hint for nanobot and humans; the log's tail stays the truth, so an in-place update is enough.
             try:
                 write_cursor_hint(self.cursor_path, cursor)
@@ -223,15 +233,11 @@ class HistoryLog:
 
     def _repair_tail(self, fd: int) -> None:
         if repair_torn_tail(fd, self.path, self.torn_path, _is_entry, fsync=self.fsync):
-            self._cache_key = None
+            self._scanned = None
 
     def _last_cursor_locked(self, fd: int) -> int:
-        st = os.fstat(fd)
-        key = (st.st_ino, st.st_size, st.st_mtime_ns)
-        if key == self._cache_key:
-            return self._cached_last
-        tail = self._tail_cursor(fd, st.st_size)
-        hints = [tail]
+        """The highest cursor issued (log maximum, ``.cursor`` and Dream cursor); the caller holds the lock."""
+        hints = [self._log_max(fd)]
         for hint_path in (self.cursor_path, self.dream_cursor_path):
             if hint_path is None:
                 continue
@@ -239,28 +245,18 @@ class HistoryLog:
                 hints.append(read_cursor(hint_path) or 0)
             except CursorError as exc:
                 log.warning("ignoring %s while choosing the next cursor", exc)
-        last = max(hints)
-        self._cache_key, self._cached_last = key, last
-        return last
+        return max(hints)
 
-    def _tail_cursor(self, fd: int, size: int) -> int:
-        """The cursor of the last valid line, scanning backwards chunk by chunk."""
-        end = size
-        carry = b""
-        while end > 0:
-            start = max(0, end - _CHUNK)
-            block = os.pread(fd, end - start, start) + carry
-            lines = block.split(b"\n")
-            carry = lines[0] if start > 0 else b""
-            candidates = lines[1:] if start > 0 else lines
-            for raw in reversed(candidates):
-                if raw.strip():
-                    try:
-                        return HistoryEntry.from_json(raw).cursor
-                    except BadLine:
-                        continue
-            end = start
-        return 0
+    def _log_max(self, fd: int) -> int:
+        """The largest cursor in the log, scanning only what was appended since the last call when possible."""
+        st = os.fstat(fd)
+        state = self._scanned
+        if state is None or state[0] != st.st_ino or state[1] > st.st_size:
+            state = (st.st_ino, 0, 0)
+        _, start, best = state
+        end, best = _scan_cursor_keys(fd, start, st.st_size, best)
+        self._scanned = (st.st_ino, end, best)
+        return best
 
     def compact(self, keep_last: int, dream_cursor: int | None = None) -> int:
         """Drop the oldest entries so at most ``keep_last`` remain, never one Dream has not consumed.
@@ -301,7 +297,7 @@ class HistoryLog:
             write_cursor(self.cursor_path, last, fsync=True)
             kept = b"".join(raw for i, raw in enumerate(raw_lines) if i not in drop)
             atomic_write(self.path, kept, fsync=True)
-            self._cache_key = None
+            self._scanned = None
             log.info("%s: compacted, dropped %d entries", self.path, len(drop))
             return len(drop)
 
@@ -311,7 +307,7 @@ class HistoryLog:
         hints = [0]
         if self.path.exists():
             with open(self.path, "rb") as f:
-                hints.append(self._tail_cursor(f.fileno(), os.fstat(f.fileno()).st_size))
+                hints.append(_scan_cursor_keys(f.fileno(), 0, os.fstat(f.fileno()).st_size, 0)[1])
         for hint_path in (self.cursor_path, self.dream_cursor_path):
             if hint_path is not None:
                 try:
@@ -387,6 +383,32 @@ class _Locked:
 
 
 # -- entry-aware scanning (the byte-level primitives are in reverie.appendlog) -------------------------------
+def _scan_cursor_keys(fd: int, start: int, size: int, best: int) -> tuple[int, int]:
+    """``(offset just after the last newline in [start, size), largest cursor key seen)``; ``start`` is a line start.
+
+    A regular-expression pass over raw bytes (no JSON parsing, linear however long a line is), because each process
+    scans the whole log once before its first append. A key in an unterminated last line (an append in flight) may
+    be counted with only part of its digits: that can only under-count it, and the returned offset makes the next
+    scan read that line again.
+    """
+    at, line_end, tail = start, start, b""
+    while at < size:
+        block = os.pread(fd, min(_CHUNK, size - at), at)
+        if not block:
+            break
+        data = tail + block  # the previous block's last bytes: a key cut by the chunk boundary is found whole
+        for m in _CURSOR_KEY.finditer(data):
+            value = int(m.group(1))
+            if value > best:
+                best = value
+        nl = block.rfind(b"\n")
+        if nl >= 0:
+            line_end = at + nl + 1
+        at += len(block)
+        tail = data[-64:]
+    return line_end, best
+
+
 def _is_entry(raw: bytes) -> bool:
     try:
         HistoryEntry.from_json(raw)

@@ -17,9 +17,15 @@ then one message per line, in the chat format, oldest first::
   is corrupt and is read as 0 with a warning: re-archiving may duplicate, never lose.
 - Messages: ``role`` (str) and ``content`` (str, null, or a list of content parts) plus ``timestamp`` and the
   optional ``tool_calls``, ``tool_call_id``, ``name``; other keys are kept and ignored.
-- File name: the key with every character but letters, digits, ``.``, ``-`` and ``_`` replaced by ``_`` (``cli:alice`` →
-  ``cli_alice.jsonl``), capped in length, never ``.``/``..``, so no key can name a path outside ``sessions/``.
-  If that name is already taken by a different key, ``<name>-<hash of key>.jsonl`` is used instead.
+- File name: nanobot's, so both open the same file: the key with ``:`` and each of ``<>"/\\|?*`` replaced by ``_``,
+  then stripped of surrounding white space (``email:alice@example.com`` → ``email_alice@example.com.jsonl``). No key
+  can name a path outside ``sessions/`` (``/`` and ``\\`` are replaced; ``..`` becomes ``...jsonl``). Where that name
+  cannot be a file name (empty, a control character, not encodable, or longer than ``MAX_STEM_BYTES`` encoded bytes, which keeps
+  the name ≤ 255 bytes with every suffix Reverie adds: ``.lock``, ``.torn``, ``.corrupt``, the atomic-write temp
+  name), the stem is cut at a character boundary to fit and ``-<hash of key>`` is appended; nanobot cannot open such
+  a key at all. If the name is already taken by a different key, ``<stem>-<hash of key>.jsonl`` is used instead.
+  A file written under Reverie's earlier naming (every character but letters, digits, ``._-`` replaced) is still
+  opened for its key when the nanobot-named file does not exist.
 
 Durability (one comment per write says which rule it follows):
 
@@ -68,8 +74,14 @@ __all__ = ["Session", "SessionInfo", "SessionStore", "safe_filename", "MAX_MESSA
 #: Longest message content stored; longer content is cut with a marker (a chat line is never a megabyte of data).
 MAX_MESSAGE_CHARS = 200_000
 _TRUNCATED = "\n…[truncated {n} characters]"
-_UNSAFE = re.compile(r"[^\w.-]")  # \w is Unicode-aware: letters and digits of any script, and "_"
-_MAX_NAME = 120
+_UNSAFE = re.compile(r'[<>:"/\\|?*]')  # nanobot's set (its helpers.safe_filename), after its ':' → '_'
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # never in a Reverie file name (Workspace.resolve refuses them)
+_LEGACY_UNSAFE = re.compile(r"[^\w.-]")  # Reverie's earlier naming, still opened (see path_for)
+_LEGACY_MAX_NAME = 120
+#: NAME_MAX (255) less the longest name Reverie derives from a session file: the atomic-write temp file
+#: ``.<stem>.jsonl.tmp-<pid>-<8 hex>`` adds 28 bytes (a pid of up to 7 digits).
+MAX_STEM_BYTES = 255 - 28
+_HASH_SUFFIX_BYTES = 13  # "-" + 12 hex digits
 _MESSAGE_KEYS = ("role", "content", "timestamp", "tool_calls", "tool_call_id", "name")
 
 _thread_locks: dict[str, threading.Lock] = {}
@@ -77,10 +89,42 @@ _thread_locks_guard = threading.Lock()
 
 
 def safe_filename(key: str) -> str:
-    """The file stem for a session key: letters, digits, ``._-`` only, bounded, never a path component like ``..``."""
-    stem = _UNSAFE.sub("_", key)
-    if len(stem) > _MAX_NAME:
-        stem = stem[:_MAX_NAME] + "-" + _key_hash(key)
+    """The file stem for a session key: nanobot's name (``key.replace(':', '_')`` through its ``safe_filename``)
+    when that is a usable file name, else a byte-capped prefix of it plus a hash of the key (see the module doc)."""
+    stem = _UNSAFE.sub("_", key).strip()
+    if stem and not _CONTROL.search(stem):
+        try:
+            if len(os.fsencode(stem)) <= MAX_STEM_BYTES:
+                return stem
+        except UnicodeEncodeError:  # a lone surrogate that the file system encoding cannot carry
+            pass
+    return _capped(stem, MAX_STEM_BYTES - _HASH_SUFFIX_BYTES) + "-" + _key_hash(key)
+
+
+def _capped(stem: str, limit: int) -> str:
+    """``stem`` made encodable (NUL and unencodable characters → ``_``) and cut to ``limit`` encoded bytes at a
+    character boundary, for every script (a CJK character is 3 bytes, an emoji 4)."""
+    out: list[str] = []
+    used = 0
+    for ch in stem:
+        try:
+            size = 0 if _CONTROL.match(ch) else len(os.fsencode(ch))
+        except UnicodeEncodeError:
+            size = 0
+        if size == 0:
+            ch, size = "_", 1
+        if used + size > limit:
+            break
+        out.append(ch)
+        used += size
+    return "".join(out) or "_"
+
+
+def _legacy_filename(key: str) -> str:
+    """Reverie's naming before it adopted nanobot's (files written then are still opened)."""
+    stem = _LEGACY_UNSAFE.sub("_", key)
+    if len(stem) > _LEGACY_MAX_NAME:
+        stem = stem[:_LEGACY_MAX_NAME] + "-" + _key_hash(key)
     if not stem.strip("."):
         stem = stem.replace(".", "_") or "_"
     return stem
@@ -270,15 +314,25 @@ class SessionStore:
 
     # -- naming -------------------------------------------------------------------------------------------
     def path_for(self, key: str) -> Path:
-        """The file of ``key``: its safe name, or a hashed variant when another key already owns that name."""
+        """The file of ``key``: nanobot's name for it; a hashed variant when another key already owns that name;
+        the file written under Reverie's earlier naming when only that one exists."""
         if not isinstance(key, str) or not key:
             raise SessionError(f"a session key must be a non-empty string, not {key!r}")
+        stem = safe_filename(key)
         # Through Workspace.resolve: a sessions/ directory or file symlinked out of the workspace is refused.
-        plain = self.workspace.resolve(f"sessions/{safe_filename(key)}.jsonl")
+        plain = self.workspace.resolve(f"sessions/{stem}.jsonl")
         owner = _key_in_file(plain)
-        if owner is None or owner == key or owner == clean_text(key):  # keys are stored cleaned (no lone surrogates)
-            return plain
-        return self.workspace.resolve(f"sessions/{safe_filename(key)[:_MAX_NAME]}-{_key_hash(key)}.jsonl")
+        if owner is not None and not _same_key(owner, key):
+            return self.workspace.resolve(f"sessions/{_capped(stem, MAX_STEM_BYTES - _HASH_SUFFIX_BYTES)}-{_key_hash(key)}.jsonl")
+        if owner is None and not plain.exists():
+            for old in (_legacy_filename(key), f"{_legacy_filename(key)[:_LEGACY_MAX_NAME]}-{_key_hash(key)}"):
+                if old == stem or _CONTROL.search(old) or len(old.encode("utf-8", "surrogatepass")) > 249:
+                    continue  # the same file, or a name the OS could never have held
+                candidate = self.workspace.resolve(f"sessions/{old}.jsonl")
+                found = _key_in_file(candidate)
+                if found is not None and _same_key(found, key):
+                    return candidate
+        return plain
 
     # -- reading ------------------------------------------------------------------------------------------
     def get_or_create(self, key: str) -> Session:
@@ -459,6 +513,10 @@ class _SessionLock:
     def __exit__(self, *exc: object) -> None:
         self._file_lock.release()
         self._thread_lock.release()
+
+
+def _same_key(stored: str, key: str) -> bool:
+    return stored == key or stored == clean_text(key)  # keys are stored cleaned (no lone surrogates)
 
 
 def _torn(path: Path) -> Path:
