@@ -53,6 +53,7 @@ __all__ = [
     "HistoryEntry",
     "HistoryLog",
     "format_timestamp",
+    "strip_think",
     "DEFAULT_MAX_ENTRY_CHARS",
     "TRUNCATION_MARKER",
     "repair_torn_tail",
@@ -70,6 +71,29 @@ _KNOWN_KEYS = frozenset({"cursor", "timestamp", "content", "session_key"})
 _CURSOR_KEY = re.compile(rb'(?<!\\)"cursor"\s*:\s*(\d{1,18})(?![\d.eE])')
 
 
+# Model reasoning is never archived (nanobot 0.1.5 strips it the same way before persisting): whole blocks; a block
+# opened at the very start and never closed; a tag missing its ">" ("<think广场"); orphan closing tags and
+# harmony channel markers only at the edges, so prose that mentions the tags mid-text keeps them.
+_THINK_RULES = [
+    re.compile(r"<(think|thought)>.*?</\1>", re.S),
+    re.compile(r"\A\s*<(?:think|thought)>.*\Z", re.S),
+    re.compile(r"<(?:think|thought)(?![A-Za-z0-9_:>/-])"),
+    re.compile(r"\A\s*</(?:think|thought)>\s*|\s*</(?:think|thought)>\s*\Z"),
+    re.compile(r"\A\s*<\|?channel\|?>\s*"),
+]
+_THINK_HINT = re.compile(r"<\|?(?:/?think|/?thought|channel)")
+
+
+def strip_think(text: str) -> str:
+    """``text`` without a model's reasoning blocks and template leaks (stripped of outer white space when any
+    was removed); text without them is returned unchanged."""
+    if not _THINK_HINT.search(text):
+        return text
+    for rule in _THINK_RULES:
+        text = rule.sub("", text)
+    return text.strip()
+
+
 def format_timestamp(when: datetime | None = None) -> str:
     """The history timestamp format, in local time."""
     return (when or datetime.now()).strftime(_TIMESTAMP_FORMAT)
@@ -85,15 +109,32 @@ class HistoryEntry:
     session_key: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
-    def to_json(self) -> bytes:
-        """The entry as one ``\\n``-terminated line."""
+    # -- read like the dicts nanobot's MemoryStore returns (entry["cursor"], entry.get("session_key")) ----------
+    def to_dict(self) -> dict[str, Any]:
+        """The entry as its JSON object (``session_key`` only when set, unknown keys kept)."""
         obj: dict[str, Any] = {"cursor": self.cursor, "timestamp": self.timestamp, "content": self.content}
         if self.session_key is not None:
             obj["session_key"] = self.session_key
         for key, value in self.extra.items():
             if key not in _KNOWN_KEYS:
                 obj[key] = value
-        return orjson.dumps(obj) + b"\n"
+        return obj
+
+    def __getitem__(self, key: str) -> Any:
+        return self.to_dict()[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.to_dict().get(key, default)
+
+    def keys(self) -> list[str]:
+        return list(self.to_dict())
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.to_dict()
+
+    def to_json(self) -> bytes:
+        """The entry as one ``\\n``-terminated line."""
+        return orjson.dumps(self.to_dict()) + b"\n"
 
     @classmethod
     def from_json(cls, raw: bytes) -> HistoryEntry:
@@ -178,9 +219,11 @@ class HistoryLog:
         return _Locked(self)
 
     def prepare_content(self, content: str) -> str:
-        """What an entry's content becomes on disk: secrets redacted, lone surrogates escaped, length capped."""
+        """What an entry's content becomes on disk: model reasoning dropped (``strip_think``), secrets redacted,
+        lone surrogates escaped, length capped."""
         if not isinstance(content, str):
             raise TypeError(f"history content must be str, not {type(content).__name__}")
+        content = strip_think(content)
         if self.redact is not None:
             content = self.redact(content)
         content = content.encode("utf-8", errors="backslashreplace").decode("utf-8")
