@@ -53,6 +53,8 @@ log = logging.getLogger(__name__)
 __all__ = ["GitStore"]
 
 LOCK_TIMEOUT = 30.0
+#: Files a nanobot memory repo may version that Reverie keeps out of git (the Dream cursor is in commit trailers).
+BOOKKEEPING = ("memory/.dream_cursor", "memory/.cursor")
 _GLOB = re.compile(r"[*?\[]")
 
 
@@ -207,20 +209,23 @@ class GitStore:
 
     def _commit_locked(
         self, repo: MemoryRepo, ref: bytes, head: bytes | None, changes: Mapping[str, bytes | None], subject: str,
-        kind: str, trailers: Mapping[str, str] | None = None,
+        kind: str, trailers: Mapping[str, str] | None = None, untrack: tuple[str, ...] = (),
     ) -> tuple[bytes | None, list[FileChange]]:
-        """One transaction: only paths whose content really changes; body from the real diff."""
+        """One transaction: only paths whose content really changes; body from the real diff. ``untrack``: paths
+        that leave the repo but stay on disk (named in the body as deleted)."""
         store = repo.objects
-        current = self._contents(store, store[head].tree if head else None, list(changes))
+        current = self._contents(store, store[head].tree if head else None, [*changes, *untrack])
         real = {p: d for p, d in changes.items() if d != current[p]}
-        if not real:
+        gone = tuple(p for p in untrack if current[p] is not None and p not in changes)
+        if not real and not gone:
             return None, []
-        stats = file_changes(current, real)
+        stats = file_changes(current, {**real, **dict.fromkeys(gone)})
         extra = {k: v for k, v in (trailers or {}).items() if k != KIND}  # the kind argument is the one kind
         message = format_message(subject, stat_body(stats), {KIND: kind, **extra})
         where = getattr(self._write, "targets", None) or self.workspace
         seen = getattr(self._write, "seen", None)
-        sha = transact(repo, self._ready().git_dir, where, ref, head, real, message, self._who, on_disk=seen)
+        sha = transact(repo, self._ready().git_dir, where, ref, head, real, message, self._who, on_disk=seen,
+                       untrack=gone)
         if sha is not None:
             after_commit(repo, self._ready().git_dir, self.config.gc_every)
         return sha, stats
@@ -264,9 +269,17 @@ class GitStore:
                     files = {p: d for p, d in self._disk(self._paths).items() if d is not None}
                     if files:
                         self._commit_locked(repo, ref, None, files, "init: Reverie memory store", "init")
-                elif gitignore_changed:
-                    data = self._disk([".gitignore"])
-                    self._commit_locked(repo, ref, head, data, "init: ignore everything but the memory files", "init")
+                else:
+                    # nanobot 0.3.5 versions its cursor files; Reverie's ignore rules exclude them, so left in the
+                    # tree they would show as modified forever. They leave the repo here (the files stay on disk).
+                    tree = repo.objects[head].tree
+                    foreign = tuple(p for p, sha in read_blob_ids(repo.objects, tree, BOOKKEEPING).items()
+                                    if sha is not None and not is_tracked(p, self.tracked))
+                    if gitignore_changed or foreign:
+                        data = self._disk([".gitignore"]) if gitignore_changed else {}
+                        subject = ("init: ignore everything but the memory files" if gitignore_changed
+                                   else "init: stop versioning " + ", ".join(foreign))
+                        self._commit_locked(repo, ref, head, data, subject, "init", untrack=foreign)
         except BaseException:
             self._ensured = False
             raise
@@ -314,6 +327,7 @@ class GitStore:
                 raise GitStoreError(f"{rev} is the first commit: there is no earlier state to restore")
             before = store[commit.parents[0]].tree
             wanted = self._contents(store, before, self._paths_in(store, before, store[head].tree if head else None))
+            wanted.pop(".gitignore", None)  # the ignore rules are not memory: an older (nanobot's) set never returns
             head = self._commit_manual(repo, ref, head)
             short = target.decode()[: queries.SHORT]
             sha, stats = self._commit_locked(
@@ -331,6 +345,7 @@ class GitStore:
             rewind = self._replay_target(commit) if replay else None
             parent_tree = store[commit.parents[0]].tree if commit.parents else None
             changed = queries.changed_paths(store, commit, self._paths_in(store, commit.tree, parent_tree))
+            changed.pop(".gitignore", None)  # as in restore: the ignore rules are not memory
             disk = self._disk(list(changed))
             merged: dict[str, bytes | None] = {}
             for path, (old_id, new_id) in changed.items():
