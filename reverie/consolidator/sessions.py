@@ -386,6 +386,28 @@ class SessionStore:
     def __iter__(self) -> Iterator[SessionInfo]:
         return iter(self.list())
 
+    # -- nanobot's SessionManager reading names ---------------------------------------------------------------
+    def read_session_file(self, key: str) -> dict[str, Any] | None:
+        """The session of ``key`` as a plain dict (``key``, ``created_at``, ``updated_at``, ``metadata``,
+        ``messages``, ``last_consolidated``; bad lines skipped), or None when it has no file."""
+        session = self.load(self.path_for(key))
+        if session is None:
+            return None
+        return {
+            "key": session.key, "created_at": session.created_at.isoformat(),
+            "updated_at": session.updated_at.isoformat(), "metadata": session.metadata,
+            "messages": session.messages, "last_consolidated": session.last_consolidated,
+        }
+
+    def list_sessions(self) -> list[dict[str, Any]]:
+        """Every session as nanobot lists them (``key``, ``updated_at``, ``path``, plus the message counts), newest
+        first."""
+        return [
+            {"key": info.key, "updated_at": info.updated_at.isoformat(), "path": str(info.path),
+             "messages": info.messages, "last_consolidated": info.last_consolidated}
+            for info in self.list()
+        ]
+
     # -- writing ------------------------------------------------------------------------------------------
     def append(self, session: Session, message: dict[str, Any]) -> dict[str, Any]:
         """Append one message durably (append-only with torn-tail repair) and to ``session.messages``."""
