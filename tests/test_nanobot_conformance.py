@@ -355,10 +355,12 @@ class TestGitQueries:
         assert detail.info.sha == sha and "+content" in detail.diff
 
     def test_the_first_commit_of_empty_files_changes_no_line(self, git_ready):
-        # nanobot shows "" for the root commit; Reverie shows git's diff against nothing: the files it added
+        # nanobot shows "" for the root commit; Reverie shows git's diff against nothing: the files it added (the
+        # tracked files, empty here, and its .gitignore)
         diff = git_ready.show(git_ready.log()[-1].sha).diff
-        assert "new file mode" in diff
-        assert [ln for ln in diff.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")] == []
+        assert diff.count("new file mode") == 4
+        changed = {ln[6:] for ln in diff.splitlines() if ln.startswith("+++ b/")}
+        assert changed == {".gitignore"}  # the empty memory files add no line
 
 
 class TestGitUndo:
