@@ -1,4 +1,5 @@
-"""A real nanobot 0.1.5.post3 process and Reverie append to one history.jsonl at the same time (issue 20, item 2).
+"""Reverie beside a real nanobot 0.1.5.post3 (issue 20): both append to one history.jsonl at the same time (item 2),
+both migrate the same HISTORY.md to the same entries (item 3), both name a session's file the same (item 1).
 
 nanobot takes no lock and numbers its entries from ``.cursor`` + 1, so it can write a cursor Reverie already used and
 leave the log out of order (``100`` then ``5``). Reverie must still never issue a cursor that is already in the log.
@@ -110,3 +111,71 @@ def test_reverie_never_issues_a_cursor_already_in_the_log(tmp_path, nanobot, run
     out_of_order = sum(1 for a, b in zip(log, log[1:]) if b.get("cursor", 0) <= a.get("cursor", 0))
     print(f"run {run}: Reverie {len(issued)}, nanobot {len(nanobot_cursors)} appends, "
           f"{out_of_order} out-of-order lines written", file=sys.stderr)
+
+
+LEGACY = (
+    "# History\n"
+    "[2026-04-01 10:00] User prefers dark mode.\n\n"
+    "[2026-04-01 10:05] [RAW] 3 messages\n"
+    "[2026-04-01 10:04] USER: hello\n"
+    "[2026-04-01 10:04] ASSISTANT [tools: search]: hi\n"
+    "[2026-04-01 10:04] USER: [2026-01-02] is my birthday\n\n"
+    "Legacy chunk without timestamp.\n"
+    "continued\n"
+    "[2026-04-02] date only\n"
+    "[2026-04-02 09:00]\n"
+    "[2026-04-03 11:00] after an empty one\r\n\r\n\r\n"
+    "[2026-03-25\u20132026-04-02] Multi-day summary.\n"
+    "[2026-04-05 08:00] [RAW] 1 messages\n"
+    "[2026-04-05 08:00] USER: x\n"
+    "[2026-04-05 08:01] Normal event after raw block.\n"
+)
+
+NANOBOT_MIGRATE = r"""
+import json, sys
+from pathlib import Path
+from loguru import logger
+logger.remove()
+from nanobot.agent.memory import MemoryStore
+store = MemoryStore(Path(sys.argv[1]))
+print(json.dumps(store.read_unprocessed_history(0)))
+"""
+
+
+def test_legacy_history_migrates_to_the_same_entries_as_nanobots(tmp_path, nanobot):
+    theirs, ours = tmp_path / "nanobot", tmp_path / "reverie"
+    for ws in (theirs, ours):
+        (ws / "memory").mkdir(parents=True)
+        (ws / "memory" / "HISTORY.md").write_bytes(LEGACY.encode())
+        os.utime(ws / "memory" / "HISTORY.md", (1_700_000_000, 1_700_000_000))
+    out = subprocess.run([str(nanobot), "-c", NANOBOT_MIGRATE, str(theirs)], capture_output=True, text=True,
+                         check=True, env={**os.environ, "HOME": str(tmp_path)}).stdout
+    expected = [(e["cursor"], e["timestamp"], e["content"]) for e in orjson.loads(out.splitlines()[-1])]
+    got = [(e["cursor"], e["timestamp"], e["content"]) for e in MemoryStore(ours).read_unprocessed_history(0)]
+    assert len(expected) == 10 and got == expected
+    for name in (".cursor", ".dream_cursor"):
+        assert (ours / "memory" / name).read_text().strip() == (theirs / "memory" / name).read_text().strip()
+
+
+KEYS = ["cli:alice", "email:alice@example.com", "telegram:-100123", "slack:T1/C2", 'web:"quoted" <tag>', "a|b?c*d",
+        " spaced:key ", "discord:José", "wechat:用户", "x:" + "界" * 60, "matrix:@bob:example.org", "k:a.b-c_d+e#f"]
+
+NANOBOT_NAMES = r"""
+import json, sys
+from pathlib import Path
+from loguru import logger
+logger.remove()
+from nanobot.session.manager import SessionManager
+manager = SessionManager(Path(sys.argv[1]))
+print(json.dumps([manager._get_session_path(k).name for k in json.loads(sys.argv[2])]))
+"""
+
+
+def test_session_files_have_nanobots_names(tmp_path, nanobot):
+    out = subprocess.run([str(nanobot), "-c", NANOBOT_NAMES, str(tmp_path), orjson.dumps(KEYS).decode()],
+                         capture_output=True, text=True, check=True, env={**os.environ, "HOME": str(tmp_path)}).stdout
+    from reverie.consolidator.sessions import SessionStore
+    from reverie.workspace import Workspace
+
+    sessions = SessionStore(Workspace(tmp_path / "ws"))
+    assert [sessions.path_for(k).name for k in KEYS] == orjson.loads(out.splitlines()[-1])
