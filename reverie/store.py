@@ -66,9 +66,20 @@ class MemoryStore:
         return self.workspace.root
 
     # -- where things are (nanobot 0.1.5's attribute names) ----------------------------------------------
+    # nanobot's constructor creates memory/; Reverie's writes nothing (a query opens a store too). Callers of these
+    # nanobot names use them to write, so asking for the directory or the history file creates memory/ then.
     @property
     def memory_dir(self) -> Path:
-        return self.workspace.memory_dir
+        return self._ensure_memory_dir()
+
+    def _ensure_memory_dir(self) -> Path:
+        path = self.workspace.memory_dir
+        if not path.is_dir():
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:  # read-only or refused: the caller's own write will say so
+                log.debug("cannot create %s: %s", path, exc)
+        return path
 
     @property
     def memory_file(self) -> Path:
@@ -84,7 +95,18 @@ class MemoryStore:
 
     @property
     def history_file(self) -> Path:
+        self._ensure_memory_dir()
         return self.workspace.history_path
+
+    @property
+    def cursor_file(self) -> Path:
+        self._ensure_memory_dir()
+        return self.workspace.cursor_path
+
+    @property
+    def dream_cursor_file(self) -> Path:
+        self._ensure_memory_dir()
+        return self.workspace.dream_cursor_path
 
     @property
     def legacy_history_file(self) -> Path:

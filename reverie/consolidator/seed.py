@@ -70,16 +70,18 @@ _INSTRUCTION = (
 
 
 def _arguments(call: ToolCall) -> dict[str, Any] | None:
-    """The call's arguments object; some providers wrap it in a list (its first element is taken if a dict)."""
-    if call.arguments is not None:
-        return call.arguments
-    try:
-        parsed = orjson.loads(call.raw_arguments) if call.raw_arguments.strip() else None
-    except orjson.JSONDecodeError:
-        return None
-    if isinstance(parsed, list) and parsed and isinstance(parsed[0], dict):
-        return parsed[0]
-    return None
+    """The call's arguments object. Providers send it parsed or as JSON text, and some wrap it in a list (its first
+    element is taken when it is an object); anything else is None."""
+    value: Any = call.arguments
+    if value is None or isinstance(value, str):
+        text = value if isinstance(value, str) else call.raw_arguments
+        try:
+            value = orjson.loads(text) if text and text.strip() else None
+        except orjson.JSONDecodeError:
+            return None
+    if isinstance(value, list):
+        value = value[0] if value else None
+    return value if isinstance(value, dict) else None
 
 
 def _as_text(value: Any) -> Any:

@@ -38,6 +38,9 @@ Durability (one comment per write says which rule it follows):
   (temp, fsync, rename). A crash leaves the old or the new file, each with every message: no message is lost.
   A sidecar file would avoid the rewrite, but nanobot would then read a stale offset; consolidation is rare next
   to appends, so the rewrite's cost (measured in bench/consolidator.py) is the better trade.
+- ``save`` (nanobot's whole-session write, for agents that add messages in memory and save) rewrites the file the
+  same way, adding the messages it lacks; it refuses (``SessionError``) when the file holds messages the session
+  does not, so it never drops another writer's message.
 - Clearing (``/new``) replaces the file atomically with a fresh metadata line; messages appended by another
   process after the archive was taken are carried over, and unreadable lines are saved to ``<file>.corrupt``.
 
@@ -196,6 +199,14 @@ class Session:
     last_consolidated: int = 0
     path: Path | None = None
 
+    def add_message(self, role: str, content: Any, **extra: Any) -> dict[str, Any]:
+        """Add a message in memory only (nanobot's ``Session.add_message``); ``SessionStore.save`` writes it.
+        ``SessionStore.append`` adds and writes in one step."""
+        message = {"role": role, "content": content, "timestamp": _now().isoformat(), **extra}
+        self.messages.append(message)
+        self.updated_at = _now()
+        return message
+
     @property
     def unconsolidated(self) -> list[dict[str, Any]]:
         """The messages not yet archived, which the agent's prompt still carries."""
@@ -306,9 +317,11 @@ def _valid_offset(value: Any, n_messages: int, origin: str) -> int:
 class SessionStore:
     """The session files of one workspace. Safe across threads and processes; no in-memory cache."""
 
-    def __init__(self, workspace: Workspace, *, fsync: bool = True, lock_timeout: float = 30.0) -> None:
-        self.workspace = workspace
-        self.dir = workspace.sessions_dir
+    def __init__(
+        self, workspace: Workspace | str | os.PathLike[str], *, fsync: bool = True, lock_timeout: float = 30.0
+    ) -> None:
+        self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+        self.dir = self.workspace.sessions_dir
         self.fsync = fsync
         self.lock_timeout = lock_timeout
 
@@ -386,7 +399,46 @@ class SessionStore:
     def __iter__(self) -> Iterator[SessionInfo]:
         return iter(self.list())
 
-    # -- nanobot's SessionManager reading names ---------------------------------------------------------------
+    # -- nanobot's SessionManager names ---------------------------------------------------------------------
+    @property
+    def sessions_dir(self) -> Path:
+        return self.dir
+
+    def invalidate(self, key: str) -> None:
+        """nanobot drops its cached copy here; Reverie keeps no cache (every read is from disk), so nothing to do."""
+
+    def save(self, session: Session) -> None:
+        """Write what ``session`` holds (nanobot's ``SessionManager.save``): its messages not yet on disk, and its
+        metadata, in one atomic rewrite under the session's lock.
+
+        The file's messages must be the first of ``session.messages`` (same roles and contents, in order); if the
+        file holds messages this session lacks (another writer appended since it was loaded, or it was cleared),
+        ``SessionError`` is raised and nothing is written: a save never drops a message.
+        """
+        path = self._path_of(session)
+        with self.locked(path):
+            parsed = self._read_locked(path)
+            disk = parsed.messages
+            mine = session.messages
+            same = len(disk) <= len(mine) and all(
+                d.get("role") == m.get("role") and d.get("content") == _clean_value(m.get("content"))
+                for d, m in zip(disk, mine)
+            )
+            if not same:
+                raise SessionError(
+                    f"{path} holds messages this session does not ({len(disk)} on disk, {len(mine)} here): reload "
+                    "it with get_or_create() before saving"
+                )
+            new = [normalize_message(m) for m in mine[len(disk) :]]
+            total = len(disk) + len(new)
+            if not 0 <= session.last_consolidated <= total:
+                raise SessionError(f"last_consolidated {session.last_consolidated} is not in 0..{total}")
+            session.updated_at = _now()
+            body = b"".join(raw + b"\n" for raw in parsed.rest) + b"".join(orjson.dumps(m) + b"\n" for m in new)
+            # Atomic replace (temp, fsync, rename): a crash leaves the old or the new file, each with every message.
+            atomic_write(path, session.metadata_line() + body, fsync=self.fsync)
+            session.messages = [*disk, *new]
+
     def read_session_file(self, key: str) -> dict[str, Any] | None:
         """The session of ``key`` as a plain dict (``key``, ``created_at``, ``updated_at``, ``metadata``,
         ``messages``, ``last_consolidated``; bad lines skipped), or None when it has no file."""

@@ -36,6 +36,7 @@ from .blame import blame_lines, provenance
 from .diffing import file_changes, stat_body
 from .location import RepoLocation, choose, expand_tracked, is_marked, is_tracked, locate
 from .merge import merge3
+from .nanobot_api import NanobotGitAPI
 from .objects import blob_id, identity, list_files, read_blob, read_blob_ids
 from .plumbing import ensure_fanout
 from .repo import (
@@ -58,12 +59,21 @@ BOOKKEEPING = ("memory/.dream_cursor", "memory/.cursor")
 _GLOB = re.compile(r"[*?\[]")
 
 
-class GitStore:
+class GitStore(NanobotGitAPI):
     """Every change to the tracked memory files is a git commit; query, restore, revert and blame them."""
 
-    def __init__(self, workspace: Workspace, config: GitConfig | None = None) -> None:
-        self.workspace = workspace
+    def __init__(
+        self,
+        workspace: Workspace | str | os.PathLike[str],
+        config: GitConfig | None = None,
+        *,
+        tracked_files: list[str] | None = None,
+    ) -> None:
+        """``tracked_files`` (nanobot's argument) overrides ``config.tracked_files``."""
+        self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self.config = config if config is not None else GitConfig()
+        if tracked_files is not None:
+            self.config = self.config.model_copy(update={"tracked_files": list(tracked_files)})
         self.tracked: list[str] = list(dict.fromkeys(check_relative(p) for p in self.config.tracked_files))
         self._who = identity(self.config.author_name, self.config.author_email)
         self._loc: RepoLocation | None = None
@@ -388,8 +398,12 @@ class GitStore:
         with self._open() as repo:
             return queries.resolve(repo.objects, read_head(repo, branch_ref(repo)), prefix).decode()
 
-    def log(self, limit: int = 20, kind: str | None = None, path: str | None = None) -> list[CommitInfo]:
-        """Newest first along first parents; ``kind`` / ``path`` filter (``path`` = commits that changed it)."""
+    def log(
+        self, limit: int = 20, kind: str | None = None, path: str | None = None, *, max_entries: int | None = None
+    ) -> list[CommitInfo]:
+        """Newest first along first parents; ``kind`` / ``path`` filter (``path`` = commits that changed it).
+        ``max_entries`` is nanobot's name for ``limit``."""
+        limit = limit if max_entries is None else max_entries
         rel = check_relative(path) if path else None
         out: list[CommitInfo] = []
         with self._open() as repo:
