@@ -134,3 +134,34 @@ def test_next_cursor_is_past_the_largest_whatever_the_order(tmp_path, order):
     (store.memory_dir / ".cursor").write_text("2")
     assert store.append_history("after") == first + 1
     assert MemoryStore(tmp_path / "ws").append_history("fresh process") == first + 2
+
+
+def test_a_new_process_scans_only_past_the_checkpoint_and_distrusts_a_rewritten_log(tmp_path, monkeypatch):
+    from reverie import history
+
+    store = MemoryStore(tmp_path / "ws")
+    for i in range(50):
+        store.append_history(f"entry {i}")
+    starts: list[int] = []
+    real = history._scan_cursor_keys
+
+    def spy(fd, start, size, best):
+        starts.append(start)
+        return real(fd, start, size, best)
+
+    monkeypatch.setattr(history, "_scan_cursor_keys", spy)
+    assert MemoryStore(tmp_path / "ws").append_history("fresh process") == 51
+    assert starts and starts[0] > 0  # the checkpoint another instance left: not the whole log again
+    # the same file rewritten in place (same inode) with a larger cursor before the checkpoint's offset (the first
+    # line: the checkpoint was written after the first full scan)
+    path = store.history_file
+    checkpoint = int(path.with_name(path.name + ".maxcursor").read_text().split()[1])
+    assert 0 < checkpoint < len(path.read_bytes())
+    data = path.read_bytes().replace(b'"cursor":1,', b'"cursor":900,')
+    with open(path, "r+b") as f:
+        f.write(data)
+    starts.clear()
+    assert MemoryStore(tmp_path / "ws").append_history("after the rewrite") == 901
+    assert starts[0] == 0
+    path.with_name(path.name + ".maxcursor").write_text("garbage")
+    assert MemoryStore(tmp_path / "ws").append_history("a torn checkpoint only costs a full scan") == 902
