@@ -72,7 +72,7 @@ from ..workspace import Workspace
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Session", "SessionInfo", "SessionStore", "safe_filename", "MAX_MESSAGE_CHARS"]
+__all__ = ["Session", "SessionInfo", "SessionStore", "safe_filename", "MAX_MESSAGE_CHARS", "MAX_STEM_BYTES"]
 
 #: Longest message content stored; longer content is cut with a marker (a chat line is never a megabyte of data).
 MAX_MESSAGE_CHARS = 200_000
