@@ -17,8 +17,8 @@ Durability and recovery:
   out-of-order log never causes a reused cursor. The scan reads every ``"cursor": <n>`` key in the file (at most
   18 digits), so a line readers skip can only make the next cursor larger, never smaller. Only the bytes appended
   since the last scan are read: this instance's, or the checkpoint in ``history.jsonl.maxcursor`` (``inode offset
-  max hex-of-the-32-bytes-before-offset``, a hint rewritten after each MiB scanned), trusted only while the file's
-  inode and those bytes are unchanged. ``.cursor`` is updated in place without fsync: it is a hint.
+  max digest-of-the-32-bytes-before-offset``, a hint rewritten after each MiB scanned), trusted only while the
+  file's inode and those bytes are unchanged. ``.cursor`` is updated in place without fsync: it is a hint.
 - A crash mid-append can leave a torn tail (a last line without ``\\n``). The next append repairs it first: a
   complete JSON object just gets its newline; anything else moves to ``history.jsonl.torn`` (with a warning),
   so the next entry is never glued onto garbage.
@@ -31,6 +31,7 @@ non-positive cursor) is skipped with one warning per kind per read; the lines ar
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
@@ -211,9 +212,9 @@ class HistoryLog:
         self.torn_path = self.path.with_name(self.path.name + ".torn")
         self._file_lock = FlockLock(Path(str(self.path) + ".lock"))
         self._thread_lock = threading.Lock()
-        # (inode, bytes scanned, largest cursor in them): the log's maximum, kept up to date incrementally under
-        # the lock. A new inode (compaction, a replaced file) or a shorter file means a full rescan.
-        self._scanned: tuple[int, int, int, bytes] | None = None  # (inode, offset, max, bytes before offset)
+        # (inode, bytes scanned, largest cursor in them, digest of the 32 bytes before that offset): the log's
+        # maximum, kept up to date incrementally under the lock; see _log_max for when it is trusted.
+        self._scanned: tuple[int, int, int, bytes] | None = None
         self.checkpoint_path = self.path.with_name(self.path.name + ".maxcursor")
         self._checkpointed = 0  # the offset the checkpoint file was last written (or read) at
 
@@ -309,8 +310,7 @@ class HistoryLog:
         ino, start, best, guard = state
         end, best = _scan_cursor_keys(fd, start, st.st_size, best)
         if end != start:
-            width = min(_GUARD_BYTES, end)
-            guard = os.pread(fd, width, end - width)
+            guard = _guard(fd, end)
         self._scanned = (ino, end, best, guard)
         if end - self._checkpointed >= _CHECKPOINT_EVERY or (start == 0 and end > 0):
             self._write_checkpoint(self._scanned)
@@ -323,7 +323,7 @@ class HistoryLog:
             guard = bytes.fromhex(fields[3].decode()) if len(fields) > 3 else b""
         except (OSError, ValueError, IndexError, UnicodeDecodeError):
             return None  # missing or unreadable: a full scan
-        if len(fields) != 4 or min(ino, offset, best) < 0 or best >= 10**18 or len(guard) > _GUARD_BYTES:
+        if len(fields) != 4 or min(ino, offset, best) < 0 or best >= 10**18:
             return None
         self._checkpointed = offset
         return ino, offset, best, guard
@@ -494,14 +494,19 @@ _GUARD_BYTES = 32  # bytes before a scan's offset recorded to recognise the same
 _CHECKPOINT_EVERY = 1 << 20  # rewrite the checkpoint after this many newly scanned bytes (and after a full scan)
 
 
+def _guard(fd: int, offset: int) -> bytes:
+    """A digest of the (up to) 32 bytes before ``offset``: recognises the same file later without keeping any of
+    its text (a purged string must not survive in the checkpoint)."""
+    width = min(_GUARD_BYTES, offset)
+    return hashlib.blake2b(os.pread(fd, width, offset - width), digest_size=8).digest()
+
+
 def _unchanged(fd: int, st: os.stat_result, state: tuple[int, int, int, bytes]) -> bool:
     """Whether a scan state still describes this file: same inode, not shorter, same bytes before its offset."""
     ino, offset, _, guard = state
-    if ino != st.st_ino or offset > st.st_size or len(guard) > offset:
+    if ino != st.st_ino or offset > st.st_size:
         return False
-    if offset > 0 and not guard:
-        return False
-    return os.pread(fd, len(guard), offset - len(guard)) == guard
+    return offset == 0 or guard == _guard(fd, offset)
 
 
 def _scan_cursor_keys(fd: int, start: int, size: int, best: int) -> tuple[int, int]:

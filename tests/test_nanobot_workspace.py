@@ -155,7 +155,9 @@ def test_a_new_process_scans_only_past_the_checkpoint_and_distrusts_a_rewritten_
     # the same file rewritten in place (same inode) with a larger cursor before the checkpoint's offset (the first
     # line: the checkpoint was written after the first full scan)
     path = store.history_file
-    checkpoint = int(path.with_name(path.name + ".maxcursor").read_text().split()[1])
+    fields = path.with_name(path.name + ".maxcursor").read_text().split()
+    checkpoint = int(fields[1])
+    assert len(fields) == 4 and len(fields[3]) == 16  # a digest of the bytes before the offset: no history text
     assert 0 < checkpoint < len(path.read_bytes())
     data = path.read_bytes().replace(b'"cursor":1,', b'"cursor":900,')
     with open(path, "r+b") as f:
