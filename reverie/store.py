@@ -163,11 +163,10 @@ class MemoryStore:
         The content is cleaned first (model reasoning dropped, secrets redacted: ``HistoryLog.prepare_content``);
         ``max_chars`` caps it tighter than ``memory.history.max_entry_chars``, with a truncation marker.
         """
-        if max_chars is not None and isinstance(entry, str):
+        if max_chars is not None and max_chars > 0 and isinstance(entry, str):  # ≤ 0: no cap, as in nanobot
             entry = strip_think(entry)
-            if len(entry) > max(max_chars, 0):
-                cut = max(max_chars, 0)
-                entry = entry[:cut] + TRUNCATION_MARKER.format(n=len(entry) - cut)
+            if len(entry) > max_chars:
+                entry = entry[:max_chars] + TRUNCATION_MARKER.format(n=len(entry) - max_chars)
         return self.history.append(entry, session_key)
 
     def raw_archive(

@@ -127,6 +127,22 @@ class TestHistoryHardCap:
         content = store.read_unprocessed_history(0)[0]["content"]
         assert content.startswith("a" * 100) and len(content) <= 150
 
+    def test_raw_archive_keeps_every_message_in_entries_within_the_cap(self, store):
+        messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i} " + "x" * 300,
+                     "timestamp": "2026-04-01T10:00:00"} for i in range(20)]
+        (cursor,) = store.raw_archive(messages[:3], "cli:a")
+        (got,) = store.read_unprocessed_history(0)
+        assert got["cursor"] == cursor and got["session_key"] == "cli:a"
+        assert got["content"].startswith("[RAW] 3 messages\n") and "message 2" in got["content"]
+        cursors = store.raw_archive(messages, max_chars=2_000)  # nanobot truncates; Reverie splits, losing nothing
+        parts = [e["content"] for e in store.read_unprocessed_history(cursor)]
+        assert len(cursors) == len(parts) > 1 and all(len(p) <= 2_000 for p in parts)
+        assert all(f"message {i} " in "".join(parts) for i in range(20))
+
+    def test_max_chars_of_zero_means_no_cap(self, store):
+        store.append_history("a" * 500, max_chars=0)
+        assert store.read_unprocessed_history(0)[0]["content"] == "a" * 500
+
     def test_entries_within_the_cap_are_unchanged(self, store):
         store.append_history("normal short entry")
         assert store.read_unprocessed_history(0)[0]["content"] == "normal short entry"
