@@ -129,14 +129,18 @@ def test_a_session_written_under_the_old_naming_is_still_opened(sessions, worksp
     assert sessions.path_for("email:alice+example.com") == workspace.sessions_dir / "email_alice+example.com.jsonl"
 
 
-def test_nanobot_named_file_wins_over_an_old_one(sessions, workspace):
+def test_nanobot_named_file_wins_over_an_old_one(sessions, workspace, caplog):
     key = "email:bob@example.com"
     sessions.dir.mkdir(parents=True, exist_ok=True)
     meta = {"_type": "metadata", "key": key, "created_at": "2026-01-01T00:00:00", "updated_at": "2026-01-01T00:00:00",
             "metadata": {}, "last_consolidated": 0}
     for name in ("email_bob_example.com.jsonl", "email_bob@example.com.jsonl"):
         (sessions.dir / name).write_bytes(orjson.dumps(meta) + b"\n" + orjson.dumps(user(name)) + b"\n")
-    assert sessions.get_or_create(key).messages[0]["content"] == "email_bob@example.com.jsonl"
+    with caplog.at_level(logging.WARNING):
+        assert sessions.get_or_create(key).messages[0]["content"] == "email_bob@example.com.jsonl"
+        sessions.get_or_create(key)
+    assert caplog.text.count("email_bob_example.com.jsonl holds session") == 1  # named once, left on disk
+    assert (sessions.dir / "email_bob_example.com.jsonl").exists()
 
 
 def test_colliding_keys_get_distinct_files(sessions):

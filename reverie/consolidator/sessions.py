@@ -88,6 +88,7 @@ _HASH_SUFFIX_BYTES = 13  # "-" + 12 hex digits
 _MESSAGE_KEYS = ("role", "content", "timestamp", "tool_calls", "tool_call_id", "name")
 
 _thread_locks: dict[str, threading.Lock] = {}
+_warned_legacy: set[Path] = set()  # earlier-named session files already reported (one warning per process)
 _thread_locks_guard = threading.Lock()
 
 
@@ -337,15 +338,26 @@ class SessionStore:
         owner = _key_in_file(plain)
         if owner is not None and not _same_key(owner, key):
             return self.workspace.resolve(f"sessions/{_capped(stem, MAX_STEM_BYTES - _HASH_SUFFIX_BYTES)}-{_key_hash(key)}.jsonl")
-        if owner is None and not plain.exists():
-            for old in (_legacy_filename(key), f"{_legacy_filename(key)[:_LEGACY_MAX_NAME]}-{_key_hash(key)}"):
-                if old == stem or _CONTROL.search(old) or len(old.encode("utf-8", "surrogatepass")) > 249:
-                    continue  # the same file, or a name the OS could never have held
-                candidate = self.workspace.resolve(f"sessions/{old}.jsonl")
-                found = _key_in_file(candidate)
-                if found is not None and _same_key(found, key):
-                    return candidate
+        earlier = self._legacy_file(key, stem)
+        if earlier is not None:
+            if owner is None and not plain.exists():
+                return earlier
+            if earlier not in _warned_legacy:
+                _warned_legacy.add(earlier)
+                log.warning("%s holds session %r under Reverie's earlier file naming; %s (nanobot's name) is used "
+                            "from now on, and the earlier file is left as it is", earlier, key, plain.name)
         return plain
+
+    def _legacy_file(self, key: str, stem: str) -> Path | None:
+        """The file Reverie's earlier naming gave ``key``, if it exists and its metadata names ``key``."""
+        for old in (_legacy_filename(key), f"{_legacy_filename(key)[:_LEGACY_MAX_NAME]}-{_key_hash(key)}"):
+            if old == stem or _CONTROL.search(old) or len(old.encode("utf-8", "surrogatepass")) > 249:
+                continue  # the same file, or a name the OS could never have held
+            candidate = self.workspace.resolve(f"sessions/{old}.jsonl")
+            found = _key_in_file(candidate)
+            if found is not None and _same_key(found, key):
+                return candidate
+        return None
 
     # -- reading ------------------------------------------------------------------------------------------
     def get_or_create(self, key: str) -> Session:
