@@ -1,8 +1,12 @@
 """One-time migration of nanobot's legacy ``memory/HISTORY.md`` into ``memory/history.jsonl``.
 
-Runs when HISTORY.md exists and history.jsonl is missing or empty. HISTORY.md is split into entries at lines
-starting ``[YYYY-MM-DD`` when it has any, else at blank lines; a leading ``[YYYY-MM-DD HH:MM]`` becomes the
-timestamp (else the file's mtime). Invalid bytes survive as U+FFFD.
+Runs when HISTORY.md exists and history.jsonl is missing or empty. Entry boundaries are nanobot's own (0.1.5),
+so both migrations of one file give the same entries and cursors: after line endings are normalised and the
+text stripped, a new entry starts at a non-blank line that follows a blank line, or at a line opening with a
+bracketed date (``[YYYY-MM-DD…]``), except that inside a ``[RAW] N messages`` block a dated ``ROLE:`` line
+(``[2026-04-01 10:04] USER: hello``) stays part of the block. A leading ``[YYYY-MM-DD HH:MM]`` becomes the
+timestamp and is removed from the content (Reverie also reads ``HH:MM:SS`` and a ``T``); any other entry keeps
+its text whole and takes the file's mtime. Invalid bytes survive as U+FFFD.
 
 Crash-safe order: (1) both cursor files are set to the last migrated cursor, (2) history.jsonl is written
 atomically, (3) HISTORY.md is renamed to HISTORY.md.bak (.bak.2, … if taken). A crash before (2) re-runs the
@@ -32,29 +36,27 @@ __all__ = ["migrate_legacy_history", "split_legacy", "MIGRATED_KEY"]
 #: Extra key on each migrated entry, naming its source (also how an interrupted migration is recognised).
 MIGRATED_KEY = "migrated"
 
-_ENTRY_START = re.compile(r"^\[\d{4}-\d{2}-\d{2}")
+_DATED = re.compile(r"\[\d{4}-\d{2}-\d{2}[^\]]*\]")  # a bracketed date, with anything after it up to "]"
+_RAW_ROLE_LINE = re.compile(r"\[\d{4}-\d{2}-\d{2}[^\]]*\]\s+[A-Z][A-Z0-9_]*(?:\s+\[tools:\s*[^\]]+\])?:")
 _LEADING_STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})(?::\d{2})?\]\s*")
+_NANOBOT_STAMP = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\]\s*")  # what nanobot writes (boundaries use only it)
+_RAW_MARK = "[RAW]"
 
 
 def split_legacy(text: str, fallback_timestamp: str) -> list[tuple[str, str]]:
-    """``(timestamp, content)`` pairs from HISTORY.md text."""
-    lines = text.splitlines()
+    """``(timestamp, content)`` pairs from HISTORY.md text, one per entry (boundaries as in the module doc)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
     chunks: list[list[str]] = []
-    if any(_ENTRY_START.match(line) for line in lines):
-        for line in lines:
-            if _ENTRY_START.match(line) or not chunks:
-                chunks.append([])
+    after_blank = False
+    for line in text.split("\n") if text else []:
+        blank = not line.strip()
+        if chunks and not blank and (after_blank or _starts_entry(line, chunks[-1])):
+            chunks.append([line])
+        elif chunks:
             chunks[-1].append(line)
-    else:
-        current: list[str] = []
-        for line in lines:
-            if line.strip():
-                current.append(line)
-            elif current:
-                chunks.append(current)
-                current = []
-        if current:
-            chunks.append(current)
+        else:
+            chunks.append([line])
+        after_blank = blank
     out: list[tuple[str, str]] = []
     for chunk in chunks:
         body = "\n".join(chunk).strip()
@@ -66,6 +68,19 @@ def split_legacy(text: str, fallback_timestamp: str) -> list[tuple[str, str]]:
         else:
             out.append((fallback_timestamp, body))
     return out
+
+
+def _starts_entry(line: str, current: list[str]) -> bool:
+    if not _DATED.match(line):
+        return False
+    return not (_is_raw_block(current) and _RAW_ROLE_LINE.match(line))
+
+
+def _is_raw_block(lines: list[str]) -> bool:
+    """Whether the entry being built is a raw archive (``[date] [RAW] N messages`` then one line per message)."""
+    first = next((ln for ln in lines if ln.strip()), "")
+    m = _NANOBOT_STAMP.match(first)
+    return bool(m) and first[m.end():].lstrip().startswith(_RAW_MARK)
 
 
 def _backup_name(path: Path) -> Path:

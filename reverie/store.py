@@ -1,4 +1,5 @@
-"""``MemoryStore``: one workspace's memory, behind nanobot's documented MemoryStore interface.
+"""``MemoryStore``: one workspace's memory, behind nanobot's documented MemoryStore interface (the names of both
+nanobot 0.1.4 and 0.1.5: ``read_long_term``/``read_memory``, ``dream_cursor``/``get_last_dream_cursor``, …).
 
 This is the façade front-ends and embedding agents use; it owns no format itself (see ``workspace``,
 ``history``, ``cursors``) and adds only the policies that tie them together: legacy migration on open and
@@ -10,18 +11,24 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .config import Config, load_config
 from .cursors import read_cursor, read_cursor_record, write_cursor, write_cursor_record
 from .errors import CursorError
-from .history import HistoryEntry, HistoryLog
+from .history import TRUNCATION_MARKER, HistoryEntry, HistoryLog, format_timestamp, strip_think
 from .migrate import migrate_legacy_history
 from .workspace import MEMORY, SOUL, USER, Workspace
 
+if TYPE_CHECKING:
+    from .gitstore import GitStore
+
 log = logging.getLogger(__name__)
 
-__all__ = ["MemoryStore"]
+__all__ = ["MemoryStore", "RAW_ARCHIVE_MAX_CHARS"]
+
+#: Longest raw-archive entry (nanobot's default); a longer transcript is split into several entries.
+RAW_ARCHIVE_MAX_CHARS = 16_000
 
 
 class MemoryStore:
@@ -30,9 +37,12 @@ class MemoryStore:
     def __init__(
         self,
         workspace: Workspace | str | os.PathLike[str] | None = None,
+        max_history_entries: int | None = None,
         *,
         config: Config | None = None,
     ) -> None:
+        """``max_history_entries`` (nanobot's argument) overrides ``memory.history.retention`` for
+        ``compact_history``."""
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self.workspace.check()  # a file where the workspace should be: a clear WorkspaceError
         self.workspace.check_layout()  # memory/, sessions/ or history.jsonl symlinked out: refuse, never write through
@@ -46,6 +56,8 @@ class MemoryStore:
             max_entry_chars=hist.max_entry_chars,
             redact=_redact,
         )
+        self._git: GitStore | None = None
+        self._retention = max_history_entries
         if self.workspace.legacy_history_path.is_file():
             migrate_legacy_history(self.workspace, self.history)
 
@@ -53,12 +65,79 @@ class MemoryStore:
     def root(self) -> Path:
         return self.workspace.root
 
+    # -- where things are (nanobot 0.1.5's attribute names) ----------------------------------------------
+    # nanobot's constructor creates memory/; Reverie's writes nothing (a query opens a store too). Callers of these
+    # nanobot names use them to write, so asking for the directory or the history file creates memory/ then.
+    @property
+    def memory_dir(self) -> Path:
+        return self._ensure_memory_dir()
+
+    def _ensure_memory_dir(self) -> Path:
+        path = self.workspace.memory_dir
+        if not path.is_dir():
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:  # read-only or refused: the caller's own write will say so
+                log.debug("cannot create %s: %s", path, exc)
+        return path
+
+    @property
+    def memory_file(self) -> Path:
+        return self.workspace.root / MEMORY
+
+    @property
+    def soul_file(self) -> Path:
+        return self.workspace.root / SOUL
+
+    @property
+    def user_file(self) -> Path:
+        return self.workspace.root / USER
+
+    @property
+    def history_file(self) -> Path:
+        self._ensure_memory_dir()
+        return self.workspace.history_path
+
+    @property
+    def cursor_file(self) -> Path:
+        self._ensure_memory_dir()
+        return self.workspace.cursor_path
+
+    @property
+    def dream_cursor_file(self) -> Path:
+        self._ensure_memory_dir()
+        return self.workspace.dream_cursor_path
+
+    @property
+    def legacy_history_file(self) -> Path:
+        return self.workspace.legacy_history_path
+
+    @staticmethod
+    def read_file(path: str | os.PathLike[str]) -> str:
+        """A file's text, ``""`` when it does not exist (invalid UTF-8 read with U+FFFD)."""
+        try:
+            return Path(path).read_bytes().decode("utf-8", errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    @property
+    def git(self) -> GitStore:
+        """The workspace's memory repo (created or adopted on its first write, not here). One per store."""
+        if self._git is None:
+            from .gitstore import GitStore  # dulwich is imported only by callers that use git
+
+            self._git = GitStore(self.workspace, self.config.git)
+        return self._git
+
     # -- durable files (nanobot names first) -------------------------------------------------------------
     def read_long_term(self) -> str:
         return self.workspace.read(MEMORY)
 
     def write_long_term(self, content: str) -> None:
         self.workspace.write(MEMORY, content)
+
+    read_memory = read_long_term  # nanobot 0.1.5's names
+    write_memory = write_long_term
 
     def read_soul(self) -> str:
         return self.workspace.read(SOUL)
@@ -78,9 +157,32 @@ class MemoryStore:
         return f"## Long-term Memory\n{content}" if content.strip() else ""
 
     # -- history ------------------------------------------------------------------------------------------
-    def append_history(self, entry: str, session_key: str | None = None) -> int:
-        """Append an entry to history.jsonl and return its cursor."""
+    def append_history(self, entry: str, session_key: str | None = None, *, max_chars: int | None = None) -> int:
+        """Append an entry to history.jsonl and return its cursor.
+
+        The content is cleaned first (model reasoning dropped, secrets redacted: ``HistoryLog.prepare_content``);
+        ``max_chars`` caps it tighter than ``memory.history.max_entry_chars``, with a truncation marker.
+        """
+        if max_chars is not None and max_chars > 0 and isinstance(entry, str):  # ≤ 0: no cap, as in nanobot
+            entry = strip_think(entry)
+            if len(entry) > max_chars:
+                entry = entry[:max_chars] + TRUNCATION_MARKER.format(n=len(entry) - max_chars)
         return self.history.append(entry, session_key)
+
+    def raw_archive(
+        self, messages: list[dict[str, Any]], session_key: str | None = None, *, max_chars: int | None = None
+    ) -> list[int]:
+        """Archive messages without a model (the fallback when summarising fails): ``[RAW] N messages`` and one
+        transcript line per message, split into entries of at most ``max_chars`` (default 16,000) so nothing is
+        cut. Returns the cursors written."""
+        from .consolidator.transcript import raw_archive_entries  # the transcript format lives with the consolidator
+
+        limit = max_chars if max_chars is not None else RAW_ARCHIVE_MAX_CHARS
+        entries = raw_archive_entries(messages, fallback_stamp=format_timestamp(), limit=limit)
+        cursors = [self.history.append(text, session_key) for text in entries]
+        if cursors:
+            log.warning("raw-archived %d messages (no summary)", len(messages))
+        return cursors
 
     def read_unprocessed_history(self, since_cursor: int | None = None) -> list[HistoryEntry]:
         """Entries Dream has not consumed (past ``since_cursor``, default the Dream cursor)."""
@@ -127,10 +229,16 @@ class MemoryStore:
             self.set_dream_cursor(value)
         return value
 
+    get_last_dream_cursor = dream_cursor  # nanobot 0.1.5's names
+    set_last_dream_cursor = set_dream_cursor
+
     def compact_history(self, keep_last: int | None = None) -> int:
         """Drop the oldest already-dreamed entries past the retention (``memory.history.retention``, None keeps
         all); returns how many were dropped. Entries Dream has not consumed are always kept."""
-        keep = self.config.memory.history.retention if keep_last is None else keep_last
+        if keep_last is None:
+            keep = self._retention if self._retention is not None else self.config.memory.history.retention
+        else:
+            keep = keep_last
         if keep is None:
             return 0
         self.dream_cursor()  # a corrupt Dream cursor is recovered or reported before anything is dropped

@@ -132,8 +132,10 @@ def test_nothing_to_archive_returns_true_without_a_call(setup, fake):
         pytest.param(save(raw="{not json"), id="malformed-arguments"),
         pytest.param(save(entry=...), id="missing-history-entry"),
         pytest.param(save(entry="  "), id="empty-history-entry"),
-        pytest.param(save(entry=["a", "b"]), id="history-entry-not-a-string"),
-        pytest.param(save(update={"a": 1}), id="memory-update-not-a-string"),
+        pytest.param(save(entry=7), id="history-entry-a-number"),
+        pytest.param(save(update=7), id="memory-update-a-number"),
+        pytest.param(save(raw="[]"), id="empty-argument-list"),
+        pytest.param(save(raw='["string", "content"]'), id="argument-list-without-an-object"),
     ],
 )
 def test_every_failure_returns_false_and_touches_nothing(setup, fake, reply):

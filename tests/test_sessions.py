@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 
 import orjson
 import pytest
 
-from reverie.consolidator.sessions import Session, SessionStore, safe_filename
+from reverie.consolidator.sessions import MAX_STEM_BYTES, Session, SessionStore, safe_filename
 from reverie.errors import SessionError
 
 
@@ -75,7 +76,7 @@ def test_hostile_keys_stay_inside_sessions_dir(sessions, workspace, key):
     sessions.append(s, user("x"))
     assert s.path.parent == workspace.sessions_dir
     assert s.path.resolve().parent == workspace.sessions_dir.resolve()
-    assert s.path.name not in (".jsonl", "..jsonl") and len(s.path.name) < 200
+    assert s.path.name.endswith(".jsonl") and len(os.fsencode(s.path.name)) <= 255 - 22  # room for the temp name
     assert sessions.get_or_create(key).messages[0]["content"] == "x"
 
 
@@ -83,6 +84,63 @@ def test_safe_filename_matches_nanobot_for_ordinary_keys():
     assert safe_filename("cli:alice") == "cli_alice"
     assert safe_filename("telegram:12345") == "telegram_12345"
     assert safe_filename("discord:José") == "discord_José"
+    # nanobot replaces only <>:"/\\|?* and strips white space; every other character stays (issue 20, item 1)
+    assert safe_filename("email:alice@example.com") == "email_alice@example.com"
+    assert safe_filename(" slack:a b+c#d ") == "slack_a b+c#d"
+    assert safe_filename('x<y>z"w/v\\u|t?s*r') == "x_y_z_w_v_u_t_s_r"
+    assert safe_filename("..") == ".." and safe_filename("a/../../b") == "a_.._.._b"
+
+
+@pytest.mark.parametrize("char", ["界", "é", "😀", "a"])
+def test_long_keys_are_capped_by_encoded_bytes_in_every_script(sessions, char):
+    """Issue 19, item 6: 90 CJK characters made a 285-byte name the OS refused; the cap counts bytes."""
+    key = "chat:" + char * 300
+    stem = safe_filename(key)
+    assert len(os.fsencode(stem)) <= MAX_STEM_BYTES and stem.startswith("chat_" + char)
+    assert safe_filename("chat:" + char * 301) != stem  # the hash tells long keys with a common prefix apart
+    s = sessions.get_or_create(key)
+    sessions.append(s, user("kept"))
+    assert sessions.get_or_create(key).messages[0]["content"] == "kept"
+    sessions.save_offset(s, 1)  # the atomic rewrite's temp name fits too
+    sessions.clear(s)
+    assert len(os.fsencode(s.path.name + ".corrupt")) <= 255
+
+
+def test_key_that_fits_exactly_keeps_nanobots_name():
+    key = "界" * (MAX_STEM_BYTES // 3)
+    assert safe_filename(key) == key
+    assert safe_filename(key + "界") != key + "界"
+
+
+def test_a_session_written_under_the_old_naming_is_still_opened(sessions, workspace):
+    key = "email:alice@example.com"
+    old = workspace.sessions_dir / "email_alice_example.com.jsonl"  # Reverie's naming before it took nanobot's
+    old.parent.mkdir(parents=True, exist_ok=True)
+    old.write_bytes(
+        orjson.dumps({"_type": "metadata", "key": key, "created_at": "2026-01-01T00:00:00", "updated_at":
+                      "2026-01-01T00:00:00", "metadata": {}, "last_consolidated": 0}) + b"\n"
+        + orjson.dumps({"role": "user", "content": "before the rename", "timestamp": "2026-01-01T00:00:01"}) + b"\n"
+    )
+    s = sessions.get_or_create(key)
+    assert s.path == old and [m["content"] for m in s.messages] == ["before the rename"]
+    sessions.append(s, user("after"))
+    assert [m["content"] for m in sessions.get_or_create(key).messages] == ["before the rename", "after"]
+    # a file of another key under the old name is not taken for this one
+    assert sessions.path_for("email:alice+example.com") == workspace.sessions_dir / "email_alice+example.com.jsonl"
+
+
+def test_nanobot_named_file_wins_over_an_old_one(sessions, workspace, caplog):
+    key = "email:bob@example.com"
+    sessions.dir.mkdir(parents=True, exist_ok=True)
+    meta = {"_type": "metadata", "key": key, "created_at": "2026-01-01T00:00:00", "updated_at": "2026-01-01T00:00:00",
+            "metadata": {}, "last_consolidated": 0}
+    for name in ("email_bob_example.com.jsonl", "email_bob@example.com.jsonl"):
+        (sessions.dir / name).write_bytes(orjson.dumps(meta) + b"\n" + orjson.dumps(user(name)) + b"\n")
+    with caplog.at_level(logging.WARNING):
+        assert sessions.get_or_create(key).messages[0]["content"] == "email_bob@example.com.jsonl"
+        sessions.get_or_create(key)
+    assert caplog.text.count("email_bob_example.com.jsonl holds session") == 1  # named once, left on disk
+    assert (sessions.dir / "email_bob_example.com.jsonl").exists()
 
 
 def test_colliding_keys_get_distinct_files(sessions):

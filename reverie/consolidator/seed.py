@@ -9,6 +9,8 @@ One model call with the ``save_memory`` tool forced (``history_entry``: what to 
 - on success: MEMORY.md rewritten only when it changed (secrets redacted, as in every history entry), the entry appended to history.jsonl with the session
   key (unless it is ``(nothing)``), then ``session.last_consolidated`` set (0 with ``archive_all``, else ``len(messages) − memory_window//2``).
   The caller saves the session, as with nanobot (``SessionStore.save_offset`` for Reverie sessions);
+- arguments as nanobot takes them: a JSON object, or a list whose first element is one; a dict- or list-valued
+  ``history_entry`` or ``memory_update`` is JSON-encoded (kept, not refused);
 - on any failure (model error, no tool call, malformed or missing arguments, a write error): False, with the
   session and the files as they were.
 
@@ -20,10 +22,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import orjson
+
 from ..errors import HistoryError, LockTimeoutError, ModelError, WorkspaceError
 from ..history import format_timestamp
 from ..llm import protocol
 from ..llm.client import ModelClient
+from ..llm.types import ToolCall
 from ..llm.prompts import load_prompt
 from ..security.secrets import redact
 from ..store import MemoryStore
@@ -62,6 +67,28 @@ _INSTRUCTION = (
     "\n\nAnswer by calling the save_memory tool exactly once: `history_entry` holds your fact lines, "
     "`memory_update` the complete updated content of the section \"memory/MEMORY.md\"."
 )
+
+
+def _arguments(call: ToolCall) -> dict[str, Any] | None:
+    """The call's arguments object. Providers send it parsed or as JSON text, and some wrap it in a list (its first
+    element is taken when it is an object); anything else is None."""
+    value: Any = call.arguments
+    if value is None or isinstance(value, str):
+        text = value if isinstance(value, str) else call.raw_arguments
+        try:
+            value = orjson.loads(text) if text and text.strip() else None
+        except orjson.JSONDecodeError:
+            return None
+    if isinstance(value, list):
+        value = value[0] if value else None
+    return value if isinstance(value, dict) else None
+
+
+def _as_text(value: Any) -> Any:
+    """A structured value the model sent where text was asked for, as JSON text (nanobot keeps it that way)."""
+    if isinstance(value, (dict, list)):
+        return orjson.dumps(value).decode()
+    return value
 
 
 def _offset(session: Any) -> int:
@@ -114,10 +141,11 @@ async def consolidate(
         log.warning("consolidate: model call failed: %s", exc)
         return False
     call = next((c for c in reply.tool_calls if c.name == "save_memory"), None)
-    if call is None or call.arguments is None:
+    args = _arguments(call) if call is not None else None
+    if args is None:
         log.warning("consolidate: the model did not call save_memory with JSON arguments")
         return False
-    entry, update = call.arguments.get("history_entry"), call.arguments.get("memory_update")
+    entry, update = _as_text(args.get("history_entry")), _as_text(args.get("memory_update"))
     if not isinstance(entry, str) or not entry.strip():
         log.warning("consolidate: save_memory without a history_entry string")
         return False

@@ -17,9 +17,15 @@ then one message per line, in the chat format, oldest first::
   is corrupt and is read as 0 with a warning: re-archiving may duplicate, never lose.
 - Messages: ``role`` (str) and ``content`` (str, null, or a list of content parts) plus ``timestamp`` and the
   optional ``tool_calls``, ``tool_call_id``, ``name``; other keys are kept and ignored.
-- File name: the key with every character but letters, digits, ``.``, ``-`` and ``_`` replaced by ``_`` (``cli:alice`` →
-  ``cli_alice.jsonl``), capped in length, never ``.``/``..``, so no key can name a path outside ``sessions/``.
-  If that name is already taken by a different key, ``<name>-<hash of key>.jsonl`` is used instead.
+- File name: nanobot's, so both open the same file: the key with ``:`` and each of ``<>"/\\|?*`` replaced by ``_``,
+  then stripped of surrounding white space (``email:alice@example.com`` → ``email_alice@example.com.jsonl``). No key
+  can name a path outside ``sessions/`` (``/`` and ``\\`` are replaced; ``..`` becomes ``...jsonl``). Where that name
+  cannot be a file name (empty, a control character, not encodable, or longer than ``MAX_STEM_BYTES`` encoded bytes, which keeps
+  the name ≤ 255 bytes with every suffix Reverie adds: ``.lock``, ``.torn``, ``.corrupt``, the atomic-write temp
+  name), the stem is cut at a character boundary to fit and ``-<hash of key>`` is appended; nanobot cannot open such
+  a key at all. If the name is already taken by a different key, ``<stem>-<hash of key>.jsonl`` is used instead.
+  A file written under Reverie's earlier naming (every character but letters, digits, ``._-`` replaced) is still
+  opened for its key when the nanobot-named file does not exist.
 
 Durability (one comment per write says which rule it follows):
 
@@ -32,6 +38,9 @@ Durability (one comment per write says which rule it follows):
   (temp, fsync, rename). A crash leaves the old or the new file, each with every message: no message is lost.
   A sidecar file would avoid the rewrite, but nanobot would then read a stale offset; consolidation is rare next
   to appends, so the rewrite's cost (measured in bench/consolidator.py) is the better trade.
+- ``save`` (nanobot's whole-session write, for agents that add messages in memory and save) rewrites the file the
+  same way, adding the messages it lacks; it refuses (``SessionError``) when the file holds messages the session
+  does not, so it never drops another writer's message.
 - Clearing (``/new``) replaces the file atomically with a fresh metadata line; messages appended by another
   process after the archive was taken are carried over, and unreadable lines are saved to ``<file>.corrupt``.
 
@@ -63,24 +72,63 @@ from ..workspace import Workspace
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Session", "SessionInfo", "SessionStore", "safe_filename", "MAX_MESSAGE_CHARS"]
+__all__ = ["Session", "SessionInfo", "SessionStore", "safe_filename", "MAX_MESSAGE_CHARS", "MAX_STEM_BYTES"]
 
 #: Longest message content stored; longer content is cut with a marker (a chat line is never a megabyte of data).
 MAX_MESSAGE_CHARS = 200_000
 _TRUNCATED = "\n…[truncated {n} characters]"
-_UNSAFE = re.compile(r"[^\w.-]")  # \w is Unicode-aware: letters and digits of any script, and "_"
-_MAX_NAME = 120
+_UNSAFE = re.compile(r'[<>:"/\\|?*]')  # nanobot's set (its helpers.safe_filename), after its ':' → '_'
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # never in a Reverie file name (Workspace.resolve refuses them)
+_LEGACY_UNSAFE = re.compile(r"[^\w.-]")  # Reverie's earlier naming, still opened (see path_for)
+_LEGACY_MAX_NAME = 120
+#: NAME_MAX (255) less the longest name Reverie derives from a session file: the atomic-write temp file
+#: ``.<stem>.jsonl.tmp-<pid>-<8 hex>`` adds 28 bytes (a pid of up to 7 digits).
+MAX_STEM_BYTES = 255 - 28
+_HASH_SUFFIX_BYTES = 13  # "-" + 12 hex digits
 _MESSAGE_KEYS = ("role", "content", "timestamp", "tool_calls", "tool_call_id", "name")
 
 _thread_locks: dict[str, threading.Lock] = {}
+_warned_legacy: set[Path] = set()  # earlier-named session files already reported (one warning per process)
 _thread_locks_guard = threading.Lock()
 
 
 def safe_filename(key: str) -> str:
-    """The file stem for a session key: letters, digits, ``._-`` only, bounded, never a path component like ``..``."""
-    stem = _UNSAFE.sub("_", key)
-    if len(stem) > _MAX_NAME:
-        stem = stem[:_MAX_NAME] + "-" + _key_hash(key)
+    """The file stem for a session key: nanobot's name (``key.replace(':', '_')`` through its ``safe_filename``)
+    when that is a usable file name, else a byte-capped prefix of it plus a hash of the key (see the module doc)."""
+    stem = _UNSAFE.sub("_", key).strip()
+    if stem and not _CONTROL.search(stem):
+        try:
+            if len(os.fsencode(stem)) <= MAX_STEM_BYTES:
+                return stem
+        except UnicodeEncodeError:  # a lone surrogate that the file system encoding cannot carry
+            pass
+    return _capped(stem, MAX_STEM_BYTES - _HASH_SUFFIX_BYTES) + "-" + _key_hash(key)
+
+
+def _capped(stem: str, limit: int) -> str:
+    """``stem`` made encodable (NUL and unencodable characters → ``_``) and cut to ``limit`` encoded bytes at a
+    character boundary, for every script (a CJK character is 3 bytes, an emoji 4)."""
+    out: list[str] = []
+    used = 0
+    for ch in stem:
+        try:
+            size = 0 if _CONTROL.match(ch) else len(os.fsencode(ch))
+        except UnicodeEncodeError:
+            size = 0
+        if size == 0:
+            ch, size = "_", 1
+        if used + size > limit:
+            break
+        out.append(ch)
+        used += size
+    return "".join(out) or "_"
+
+
+def _legacy_filename(key: str) -> str:
+    """Reverie's naming before it adopted nanobot's (files written then are still opened)."""
+    stem = _LEGACY_UNSAFE.sub("_", key)
+    if len(stem) > _LEGACY_MAX_NAME:
+        stem = stem[:_LEGACY_MAX_NAME] + "-" + _key_hash(key)
     if not stem.strip("."):
         stem = stem.replace(".", "_") or "_"
     return stem
@@ -151,6 +199,14 @@ class Session:
     metadata: dict[str, Any] = field(default_factory=dict)
     last_consolidated: int = 0
     path: Path | None = None
+
+    def add_message(self, role: str, content: Any, **extra: Any) -> dict[str, Any]:
+        """Add a message in memory only (nanobot's ``Session.add_message``); ``SessionStore.save`` writes it.
+        ``SessionStore.append`` adds and writes in one step."""
+        message = {"role": role, "content": content, "timestamp": _now().isoformat(), **extra}
+        self.messages.append(message)
+        self.updated_at = _now()
+        return message
 
     @property
     def unconsolidated(self) -> list[dict[str, Any]]:
@@ -262,23 +318,46 @@ def _valid_offset(value: Any, n_messages: int, origin: str) -> int:
 class SessionStore:
     """The session files of one workspace. Safe across threads and processes; no in-memory cache."""
 
-    def __init__(self, workspace: Workspace, *, fsync: bool = True, lock_timeout: float = 30.0) -> None:
-        self.workspace = workspace
-        self.dir = workspace.sessions_dir
+    def __init__(
+        self, workspace: Workspace | str | os.PathLike[str], *, fsync: bool = True, lock_timeout: float = 30.0
+    ) -> None:
+        self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+        self.dir = self.workspace.sessions_dir
         self.fsync = fsync
         self.lock_timeout = lock_timeout
 
     # -- naming -------------------------------------------------------------------------------------------
     def path_for(self, key: str) -> Path:
-        """The file of ``key``: its safe name, or a hashed variant when another key already owns that name."""
+        """The file of ``key``: nanobot's name for it; a hashed variant when another key already owns that name;
+        the file written under Reverie's earlier naming when only that one exists."""
         if not isinstance(key, str) or not key:
             raise SessionError(f"a session key must be a non-empty string, not {key!r}")
+        stem = safe_filename(key)
         # Through Workspace.resolve: a sessions/ directory or file symlinked out of the workspace is refused.
-        plain = self.workspace.resolve(f"sessions/{safe_filename(key)}.jsonl")
+        plain = self.workspace.resolve(f"sessions/{stem}.jsonl")
         owner = _key_in_file(plain)
-        if owner is None or owner == key or owner == clean_text(key):  # keys are stored cleaned (no lone surrogates)
-            return plain
-        return self.workspace.resolve(f"sessions/{safe_filename(key)[:_MAX_NAME]}-{_key_hash(key)}.jsonl")
+        if owner is not None and not _same_key(owner, key):
+            return self.workspace.resolve(f"sessions/{_capped(stem, MAX_STEM_BYTES - _HASH_SUFFIX_BYTES)}-{_key_hash(key)}.jsonl")
+        earlier = self._legacy_file(key, stem)
+        if earlier is not None:
+            if owner is None and not plain.exists():
+                return earlier
+            if earlier not in _warned_legacy:
+                _warned_legacy.add(earlier)
+                log.warning("%s holds session %r under Reverie's earlier file naming; %s (nanobot's name) is used "
+                            "from now on, and the earlier file is left as it is", earlier, key, plain.name)
+        return plain
+
+    def _legacy_file(self, key: str, stem: str) -> Path | None:
+        """The file Reverie's earlier naming gave ``key``, if it exists and its metadata names ``key``."""
+        for old in (_legacy_filename(key), f"{_legacy_filename(key)[:_LEGACY_MAX_NAME]}-{_key_hash(key)}"):
+            if old == stem or _CONTROL.search(old) or len(old.encode("utf-8", "surrogatepass")) > 249:
+                continue  # the same file, or a name the OS could never have held
+            candidate = self.workspace.resolve(f"sessions/{old}.jsonl")
+            found = _key_in_file(candidate)
+            if found is not None and _same_key(found, key):
+                return candidate
+        return None
 
     # -- reading ------------------------------------------------------------------------------------------
     def get_or_create(self, key: str) -> Session:
@@ -331,6 +410,67 @@ class SessionStore:
 
     def __iter__(self) -> Iterator[SessionInfo]:
         return iter(self.list())
+
+    # -- nanobot's SessionManager names ---------------------------------------------------------------------
+    @property
+    def sessions_dir(self) -> Path:
+        return self.dir
+
+    def invalidate(self, key: str) -> None:
+        """nanobot drops its cached copy here; Reverie keeps no cache (every read is from disk), so nothing to do."""
+
+    def save(self, session: Session) -> None:
+        """Write what ``session`` holds (nanobot's ``SessionManager.save``): its messages not yet on disk, and its
+        metadata, in one atomic rewrite under the session's lock.
+
+        The file's messages must be the first of ``session.messages`` (same roles and contents, in order); if the
+        file holds messages this session lacks (another writer appended since it was loaded, or it was cleared),
+        ``SessionError`` is raised and nothing is written: a save never drops a message.
+        """
+        path = self._path_of(session)
+        with self.locked(path):
+            parsed = self._read_locked(path)
+            disk = parsed.messages
+            mine = session.messages
+            same = len(disk) <= len(mine) and all(
+                d.get("role") == m.get("role") and d.get("content") == _clean_value(m.get("content"))
+                for d, m in zip(disk, mine)
+            )
+            if not same:
+                raise SessionError(
+                    f"{path} holds messages this session does not ({len(disk)} on disk, {len(mine)} here): reload "
+                    "it with get_or_create() before saving"
+                )
+            new = [normalize_message(m) for m in mine[len(disk) :]]
+            total = len(disk) + len(new)
+            if not 0 <= session.last_consolidated <= total:
+                raise SessionError(f"last_consolidated {session.last_consolidated} is not in 0..{total}")
+            session.updated_at = _now()
+            body = b"".join(raw + b"\n" for raw in parsed.rest) + b"".join(orjson.dumps(m) + b"\n" for m in new)
+            # Atomic replace (temp, fsync, rename): a crash leaves the old or the new file, each with every message.
+            atomic_write(path, session.metadata_line() + body, fsync=self.fsync)
+            session.messages = [*disk, *new]
+
+    def read_session_file(self, key: str) -> dict[str, Any] | None:
+        """The session of ``key`` as a plain dict (``key``, ``created_at``, ``updated_at``, ``metadata``,
+        ``messages``, ``last_consolidated``; bad lines skipped), or None when it has no file."""
+        session = self.load(self.path_for(key))
+        if session is None:
+            return None
+        return {
+            "key": session.key, "created_at": session.created_at.isoformat(),
+            "updated_at": session.updated_at.isoformat(), "metadata": session.metadata,
+            "messages": session.messages, "last_consolidated": session.last_consolidated,
+        }
+
+    def list_sessions(self) -> list[dict[str, Any]]:
+        """Every session as nanobot lists them (``key``, ``updated_at``, ``path``, plus the message counts), newest
+        first."""
+        return [
+            {"key": info.key, "updated_at": info.updated_at.isoformat(), "path": str(info.path),
+             "messages": info.messages, "last_consolidated": info.last_consolidated}
+            for info in self.list()
+        ]
 
     # -- writing ------------------------------------------------------------------------------------------
     def append(self, session: Session, message: dict[str, Any]) -> dict[str, Any]:
@@ -461,6 +601,10 @@ class _SessionLock:
     def __exit__(self, *exc: object) -> None:
         self._file_lock.release()
         self._thread_lock.release()
+
+
+def _same_key(stored: str, key: str) -> bool:
+    return stored == key or stored == clean_text(key)  # keys are stored cleaned (no lone surrogates)
 
 
 def _torn(path: Path) -> Path:

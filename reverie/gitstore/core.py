@@ -37,6 +37,7 @@ from .blame import blame_lines, provenance
 from .diffing import file_changes, stat_body
 from .location import RepoLocation, choose, expand_tracked, is_marked, is_tracked, locate
 from .merge import merge3
+from .nanobot_api import NanobotGitAPI
 from .objects import blob_id, identity, list_files, read_blob, read_blob_ids
 from .plumbing import ensure_fanout
 from .repo import (
@@ -55,15 +56,26 @@ log = logging.getLogger(__name__)
 __all__ = ["GitStore"]
 
 LOCK_TIMEOUT = 30.0
+#: Files a nanobot memory repo may version that Reverie keeps out of git (the Dream cursor is in commit trailers).
+BOOKKEEPING = ("memory/.dream_cursor", "memory/.cursor")
 _GLOB = re.compile(r"[*?\[]")
 
 
-class GitStore:
+class GitStore(NanobotGitAPI):
     """Every change to the tracked memory files is a git commit; query, restore, revert and blame them."""
 
-    def __init__(self, workspace: Workspace | str | os.PathLike[str], config: GitConfig | None = None) -> None:
+    def __init__(
+        self,
+        workspace: Workspace | str | os.PathLike[str],
+        config: GitConfig | None = None,
+        *,
+        tracked_files: list[str] | None = None,
+    ) -> None:
+        """``tracked_files`` (nanobot's argument) overrides ``config.tracked_files``."""
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self.config = config if config is not None else GitConfig()
+        if tracked_files is not None:
+            self.config = self.config.model_copy(update={"tracked_files": list(tracked_files)})
         self.tracked: list[str] = list(dict.fromkeys(check_relative(p) for p in self.config.tracked_files))
         self._who = identity(self.config.author_name, self.config.author_email)
         self._loc: RepoLocation | None = None
@@ -222,21 +234,24 @@ class GitStore:
 
     def _commit_locked(
         self, repo: MemoryRepo, ref: bytes, head: bytes | None, changes: Mapping[str, bytes | None], subject: str,
-        kind: str, trailers: Mapping[str, str] | None = None, notes: str = "",
+        kind: str, trailers: Mapping[str, str] | None = None, notes: str = "", untrack: tuple[str, ...] = (),
     ) -> tuple[bytes | None, list[FileChange]]:
-        """One transaction: only paths whose content really changes; body from the real diff (then ``notes``)."""
+        """One transaction: only paths whose content really changes; body from the real diff (then ``notes``).
+        ``untrack``: paths that leave the repo but stay on disk (named in the body as deleted)."""
         store = repo.objects
-        current = self._contents(store, store[head].tree if head else None, list(changes))
+        current = self._contents(store, store[head].tree if head else None, [*changes, *untrack])
         real = {p: d for p, d in changes.items() if d != current[p]}
-        if not real:
+        gone = tuple(p for p in untrack if current[p] is not None and p not in changes)
+        if not real and not gone:
             return None, []
-        stats = file_changes(current, real)
+        stats = file_changes(current, {**real, **dict.fromkeys(gone)})
         extra = {k: v for k, v in (trailers or {}).items() if k != KIND}  # the kind argument is the one kind
         body = stat_body(stats) + (f"\n\n{notes.strip()}" if notes.strip() else "")
         message = format_message(subject, body, {KIND: kind, **extra})
         where = getattr(self._write, "targets", None) or self.workspace
         seen = getattr(self._write, "seen", None)
-        sha = transact(repo, self._ready().git_dir, where, ref, head, real, message, self._who, on_disk=seen)
+        sha = transact(repo, self._ready().git_dir, where, ref, head, real, message, self._who, on_disk=seen,
+                       untrack=gone)
         if sha is not None:
             after_commit(repo, self._ready().git_dir, self.config.gc_every)
         return sha, stats
@@ -281,9 +296,17 @@ class GitStore:
                     files = {p: d for p, d in self._disk(self._paths).items() if d is not None}
                     if files:
                         self._commit_locked(repo, ref, None, files, "init: Reverie memory store", "init")
-                elif gitignore_changed:
-                    data = self._disk([".gitignore"])
-                    self._commit_locked(repo, ref, head, data, "init: ignore everything but the memory files", "init")
+                else:
+                    # nanobot 0.3.5 versions its cursor files; Reverie's ignore rules exclude them, so left in the
+                    # tree they would show as modified forever. They leave the repo here (the files stay on disk).
+                    tree = repo.objects[head].tree
+                    foreign = tuple(p for p, sha in read_blob_ids(repo.objects, tree, BOOKKEEPING).items()
+                                    if sha is not None and not is_tracked(p, self.tracked))
+                    if gitignore_changed or foreign:
+                        data = self._disk([".gitignore"]) if gitignore_changed else {}
+                        subject = ("init: ignore everything but the memory files" if gitignore_changed
+                                   else "init: stop versioning " + ", ".join(foreign))
+                        self._commit_locked(repo, ref, head, data, subject, "init", untrack=foreign)
         except BaseException:
             self._ensured = False
             raise
@@ -334,6 +357,7 @@ class GitStore:
                 raise GitStoreError(f"{rev} is the first commit: there is no earlier state to restore")
             before = store[commit.parents[0]].tree
             wanted = self._contents(store, before, self._paths_in(store, before, store[head].tree if head else None))
+            wanted.pop(".gitignore", None)  # the ignore rules are not memory: an older (nanobot's) set never returns
             head = self._commit_manual(repo, ref, head)
             short = target.decode()[: queries.SHORT]
             sha, stats = self._commit_locked(
@@ -351,6 +375,7 @@ class GitStore:
             rewind = self._replay_target(commit) if replay else None
             parent_tree = store[commit.parents[0]].tree if commit.parents else None
             changed = queries.changed_paths(store, commit, self._paths_in(store, commit.tree, parent_tree))
+            changed.pop(".gitignore", None)  # as in restore: the ignore rules are not memory
             disk = self._disk(list(changed))
             merged: dict[str, bytes | None] = {}
             for path, (old_id, new_id) in changed.items():
@@ -384,8 +409,12 @@ class GitStore:
         with self._open() as repo:
             return queries.resolve(repo.objects, self._query_head(repo), prefix).decode()
 
-    def log(self, limit: int = 20, kind: str | None = None, path: str | None = None) -> list[CommitInfo]:
-        """Newest first along first parents; ``kind`` / ``path`` filter (``path`` = commits that changed it)."""
+    def log(
+        self, limit: int = 20, kind: str | None = None, path: str | None = None, *, max_entries: int | None = None
+    ) -> list[CommitInfo]:
+        """Newest first along first parents; ``kind`` / ``path`` filter (``path`` = commits that changed it).
+        ``max_entries`` is nanobot's name for ``limit``."""
+        limit = limit if max_entries is None else max_entries
         rel = check_relative(path) if path else None
         out: list[CommitInfo] = []
         if not self.exists:

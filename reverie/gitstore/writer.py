@@ -30,7 +30,7 @@ import hashlib
 import os
 import time
 from io import BytesIO
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from dulwich.index import Index, index_entry_from_stat, write_index_dict
@@ -118,14 +118,19 @@ def transact(
     *,
     write_files: bool = True,
     on_disk: dict[str, bytes | None] | None = None,
+    untrack: Iterable[str] = (),
 ) -> bytes | None:
     """Commit ``changes`` (path → new content, None = delete) on top of ``old_head`` and bring the files on disk
     to match. Returns the new commit id, or None when the tree would not change (no empty commits).
-    ``on_disk`` holds files the caller already read in this operation (path → bytes); it is kept up to date."""
+    ``on_disk`` holds files the caller already read in this operation (path → bytes); it is kept up to date.
+    ``untrack``: paths dropped from the tree and the index but never touched on disk (not in the marker either,
+    so recovery cannot roll a deletion forward)."""
     store = repo.objects
     base_tree = store[old_head].tree if old_head else None
     blobs = {path: Blob.from_string(data) for path, data in changes.items() if data is not None}
-    tree_id, trees = build_tree(store, base_tree, {p: (blobs[p].id if p in blobs else None) for p in changes})
+    entries: dict[str, bytes | None] = {p: (blobs[p].id if p in blobs else None) for p in changes}
+    entries.update({p: None for p in untrack if p not in changes})
+    tree_id, trees = build_tree(store, base_tree, entries)
     if tree_id == base_tree:
         return None
     commit: Commit = make_commit(tree_id, [old_head] if old_head else [], message, who)
@@ -157,7 +162,7 @@ def transact(
             if current != data:  # a file committed from disk is already right: no rewrite, no fsync
                 write_workspace_file(workspace, path, data)
                 seen[path] = data
-        update_index(git_dir, workspace, {p: (blobs[p].id if p in blobs else None) for p in changes})
+        update_index(git_dir, workspace, entries)
     _marker_done(marker)
     return commit.id
 
