@@ -88,17 +88,19 @@ class DreamConfig(_Section):
     interval_h: float = Field(2, ge=1, description="hours between scheduled runs")
     cron: str | None = Field(None, description="legacy cron expression; wins over intervalH")
     model: str | None = Field(None, description="legacy name of modelOverride")
-    model_override: str | None = None
-    max_batch_size: int = Field(20, ge=1, le=10_000)
-    max_iterations: int = Field(10, ge=1, le=1_000)
-    max_tool_calls: int = Field(50, ge=1, le=10_000)
-    token_budget: int = Field(200_000, ge=1_000)
-    max_seconds: float = Field(300, gt=0)
-    max_attempts: int = Field(3, ge=1, le=100)
-    protect_soul: bool = True
-    memory_max_chars: int = Field(16_000, ge=100)
-    user_max_chars: int = Field(8_000, ge=100)
-    soul_max_chars: int = Field(8_000, ge=100)
+    model_override: str | None = Field(None, description="Dream's model (else the agent's)")
+    max_batch_size: int = Field(20, ge=1, le=10_000, description="history entries per Dream batch")
+    max_iterations: int = Field(10, ge=1, le=1_000, description="model turns per Dream run")
+    max_tool_calls: int = Field(50, ge=1, le=10_000, description="edit tool calls per Dream run")
+    token_budget: int = Field(200_000, ge=1_000, description="tokens per Dream run (prompt and reply)")
+    max_seconds: float = Field(300, gt=0, description="wall time of one Dream run, in seconds")
+    max_attempts: int = Field(
+        3, ge=1, le=100, description="failed runs (faults of the batch itself) before a batch is set aside"
+    )
+    protect_soul: bool = Field(True, description="Dream's SOUL.md changes wait for `reverie approve`")
+    memory_max_chars: int = Field(16_000, ge=100, description="budget of memory/MEMORY.md, in characters")
+    user_max_chars: int = Field(8_000, ge=100, description="budget of USER.md, in characters")
+    soul_max_chars: int = Field(8_000, ge=100, description="budget of SOUL.md, in characters")
     drain_max_seconds: float = Field(1_800, gt=0, description="overall wall time of a drain (dream --all)")
     drain_token_budget: int = Field(1_000_000, ge=1_000, description="overall tokens of a drain")
     lifecycle: LifecycleConfig = Field(default_factory=LifecycleConfig)
@@ -109,11 +111,17 @@ class DreamConfig(_Section):
 
 
 class AgentDefaults(_Section):
-    model: str | None = None
-    context_window_tokens: int = Field(65_536, ge=2_048)
-    max_tokens: int = Field(8_192, ge=1)
-    temperature: float = Field(0.1, ge=0, le=2)
-    consolidation_ratio: float = Field(0.5, ge=0.1, le=0.95)
+    model: str | None = Field(
+        None, description="the agent's model (a litellm model name); unset: the offline engine reverie/offline"
+    )
+    context_window_tokens: int = Field(
+        65_536, ge=2_048, description="context window used to decide when to consolidate"
+    )
+    max_tokens: int = Field(8_192, ge=1, description="max tokens per model reply (memory tasks send less)")
+    temperature: float = Field(0.1, ge=0, le=2, description="sent with every model call")
+    consolidation_ratio: float = Field(
+        0.5, ge=0.1, le=0.95, description="share of the prompt budget a session is archived down to"
+    )
     dream: DreamConfig = Field(default_factory=DreamConfig)
 
 
@@ -122,14 +130,18 @@ class Agents(_Section):
 
 
 class ProviderConfig(_Section):
-    api_key: str | None = Field(None, repr=False)
-    api_base: str | None = None
-    extra_headers: dict[str, str] | None = Field(None, repr=False)
+    api_key: str | None = Field(
+        None, repr=False, description="the provider's API key (else its usual environment variable)"
+    )
+    api_base: str | None = Field(None, description="the provider's endpoint URL")
+    extra_headers: dict[str, str] | None = Field(
+        None, repr=False, description="HTTP headers sent with every call to the provider"
+    )
 
 
 class HistoryConfig(_Section):
-    fsync: bool = True
-    max_entry_chars: int = Field(64_000, ge=1_000)
+    fsync: bool = Field(True, description="fsync every history append")
+    max_entry_chars: int = Field(64_000, ge=1_000, description="longer entries are truncated with a visible marker")
     retention: int | None = Field(None, ge=100, description="entries kept by compaction; null keeps all")
 
 
@@ -139,28 +151,28 @@ class SearchConfig(_Section):
     embedding_model: str | None = Field(None, description="litellm embedding model; unset means BM25 only")
     include_sessions: bool = Field(True, description="index session transcripts")
     half_life_days: float = Field(30, gt=0, description="temporal decay half-life; SOUL/USER/MEMORY never decay")
-    decay: bool = True
+    decay: bool = Field(True, description="let recency nudge the ranking (see halfLifeDays)")
     recency_weight: float = Field(0.1, ge=0, le=1, description="share of a score that recency can take away (measured)")
     fusion: str = Field("weighted", pattern="^(rrf|weighted)$", description="weighted (measured better) or rrf")
     vector_weight: float = Field(0.2, ge=0, le=1, description="weight of vectors in weighted fusion (measured)")
     mmr: bool = Field(False, description="diversify results (maximal marginal relevance)")
-    mmr_lambda: float = Field(0.7, ge=0, le=1)
+    mmr_lambda: float = Field(0.7, ge=0, le=1, description="relevance share of MMR diversification (1: relevance only)")
     auto_recall: bool = Field(False, description="add the top hits for each chat message to the system prompt")
-    auto_recall_k: int = Field(3, ge=1, le=20)
+    auto_recall_k: int = Field(3, ge=1, le=20, description="hits added per chat message by autoRecall")
 
 
 class FlushConfig(_Section):
     """Pre-compaction flush of durable facts into ``memory/YYYY-MM-DD.md``."""
 
-    enabled: bool = True
-    threshold_tokens: int = Field(4_000, ge=0)
+    enabled: bool = Field(True, description="save a session's durable facts to memory/YYYY-MM-DD.md before compaction")
+    threshold_tokens: int = Field(4_000, ge=0, description="flush once a session holds this many unarchived tokens")
 
 
 class SessionFilesConfig(_Section):
     """Session-end memory files ``memory/YYYY-MM-DD-<slug>.md`` written at ``/new``."""
 
-    enabled: bool = True
-    min_user_messages: int = Field(3, ge=1)
+    enabled: bool = Field(True, description="write memory/YYYY-MM-DD-<slug>.md when a session ends (/new)")
+    min_user_messages: int = Field(3, ge=1, description="user messages a session needs for a session-end memory file")
 
 
 class MemoryConfig(_Section):
@@ -171,20 +183,22 @@ class MemoryConfig(_Section):
 
 
 class GitConfig(_Section):
-    author_name: str = "Reverie"
-    author_email: str = "reverie@localhost"
-    tracked_files: list[str] = Field(default_factory=lambda: [*MEMORY_FILES, DATED_MEMORY_GLOB, ARCHIVE_GLOB])
-    gc_every: int = Field(100, ge=1)
+    author_name: str = Field("Reverie", description="author of memory commits")
+    author_email: str = Field("reverie@localhost", description="author e-mail of memory commits")
+    tracked_files: list[str] = Field(
+        default_factory=lambda: [*MEMORY_FILES, DATED_MEMORY_GLOB, ARCHIVE_GLOB], description="paths and globs the memory repo versions"
+    )
+    gc_every: int = Field(100, ge=1, description="pack the memory repo's loose objects every N commits")
 
 
 class LLMConfig(_Section):
     """Model calls (owned by reverie.llm): per-attempt timeout and the retry policy's bounds."""
 
     timeout: float = Field(120, gt=0, description="seconds per attempt")
-    max_retries: int = Field(5, ge=0, le=50)
+    max_retries: int = Field(5, ge=0, le=50, description="retries per model call (rate limits, timeouts, 5xx only)")
     retry_budget: float = Field(300, gt=0, description="seconds across all attempts and waits of one call")
-    backoff_base: float = Field(1.0, ge=0)
-    backoff_max: float = Field(30, ge=0)
+    backoff_base: float = Field(1.0, ge=0, description="first retry wait, in seconds (doubles each time)")
+    backoff_max: float = Field(30, ge=0, description="longest retry wait, in seconds")
     retry_after_max: float = Field(60, ge=0, description="cap on a server's Retry-After")
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reverie.cli.reference import DOCS, cli_reference, config_reference
+from reverie.cli.reference import DOCS, cli_reference, config_keys, config_reference
 
 
 def test_cli_reference_matches_the_parser() -> None:
@@ -14,3 +14,8 @@ def test_config_reference_matches_the_models() -> None:
     assert (DOCS / "config.md").read_text(encoding="utf-8") == config_reference(), \
         "docs/config.md is stale: run `python -m reverie.cli.reference`"
 
+
+
+def test_every_config_key_says_what_it_means() -> None:
+    missing = [key for key, _, _, meaning in config_keys() if not meaning]
+    assert not missing, f"config keys without a description (add Field(description=...)): {missing}"
