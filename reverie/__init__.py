@@ -14,13 +14,13 @@ from .errors import __all__ as _errors_all
 if TYPE_CHECKING:
     from .config import Config, load_config
     from .history import HistoryEntry, HistoryLog
-    from .store import MemoryStore
+    from .facade import MemoryStore
     from .workspace import MEMORY_FILES, Workspace
 
 # Loaded on first access (PEP 562): `python -m reverie --help` imports this package, and pydantic-based config
 # alone costs ~0.1 s of start-up that --help does not need.
 _LAZY = {
-    "MemoryStore": "store", "Workspace": "workspace", "MEMORY_FILES": "workspace", "Config": "config",
+    "MemoryStore": "facade", "Workspace": "workspace", "MEMORY_FILES": "workspace", "Config": "config",
     "load_config": "config", "HistoryLog": "history", "HistoryEntry": "history",
 }
 

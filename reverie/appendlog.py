@@ -1,7 +1,7 @@
 """Append-only JSONL files at the byte level: the writer lock, durable appends, torn-tail repair, line seeking.
 
 Shared by ``memory/history.jsonl`` (``reverie.history``, which owns that format) and the session files
-(``reverie.consolidator.sessions``). Nothing here parses a line: callers pass what "a complete line" means.
+(``reverie.sessions``). Nothing here parses a line: callers pass what "a complete line" means.
 POSIX only (``flock``, ``pread``).
 
 Every reader is linear in the bytes it crosses, however long one line is (a partial line is kept as a list of

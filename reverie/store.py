@@ -1,7 +1,9 @@
 """``MemoryStore``: one workspace's memory, behind nanobot's documented MemoryStore interface (the names of both
 nanobot 0.1.4 and 0.1.5: ``read_long_term``/``read_memory``, ``dream_cursor``/``get_last_dream_cursor``, …).
 
-This is the façade front-ends and embedding agents use; it owns no format itself (see ``workspace``,
+The store is the lowest layer's view of a workspace: nanobot's names that reach into the pipeline (``git``,
+``raw_archive``, ``consolidate``) are added by ``reverie.facade.MemoryStore``, which ``reverie.MemoryStore``
+names. It owns no format itself (see ``workspace``,
 ``history``, ``cursors``) and adds only the policies that tie them together: legacy migration on open and
 the Dream cursor's record.
 """
@@ -11,24 +13,18 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .config import Config, load_config
 from .cursors import read_cursor, read_cursor_record, write_cursor, write_cursor_record
 from .errors import CursorError
-from .history import TRUNCATION_MARKER, HistoryEntry, HistoryLog, format_timestamp, strip_think
+from .history import TRUNCATION_MARKER, HistoryEntry, HistoryLog, strip_think
 from .migrate import migrate_legacy_history
 from .workspace import MEMORY, SOUL, USER, Workspace
 
-if TYPE_CHECKING:
-    from .gitstore import GitStore
-
 log = logging.getLogger(__name__)
 
-__all__ = ["MemoryStore", "RAW_ARCHIVE_MAX_CHARS"]
-
-#: Longest raw-archive entry (nanobot's default); a longer transcript is split into several entries.
-RAW_ARCHIVE_MAX_CHARS = 16_000
+__all__ = ["MemoryStore"]
 
 
 class MemoryStore:
@@ -56,7 +52,6 @@ class MemoryStore:
             max_entry_chars=hist.max_entry_chars,
             redact=_redact,
         )
-        self._git: GitStore | None = None
         self._retention = max_history_entries
         if self.workspace.legacy_history_path.is_file():
             migrate_legacy_history(self.workspace, self.history)
@@ -120,15 +115,6 @@ class MemoryStore:
         except FileNotFoundError:
             return ""
 
-    @property
-    def git(self) -> GitStore:
-        """The workspace's memory repo (created or adopted on its first write, not here). One per store."""
-        if self._git is None:
-            from .gitstore import GitStore  # dulwich is imported only by callers that use git
-
-            self._git = GitStore(self.workspace, self.config.git)
-        return self._git
-
     # -- durable files (nanobot names first) -------------------------------------------------------------
     def read_long_term(self) -> str:
         return self.workspace.read(MEMORY)
@@ -168,21 +154,6 @@ class MemoryStore:
             if len(entry) > max_chars:
                 entry = entry[:max_chars] + TRUNCATION_MARKER.format(n=len(entry) - max_chars)
         return self.history.append(entry, session_key)
-
-    def raw_archive(
-        self, messages: list[dict[str, Any]], session_key: str | None = None, *, max_chars: int | None = None
-    ) -> list[int]:
-        """Archive messages without a model (the fallback when summarising fails): ``[RAW] N messages`` and one
-        transcript line per message, split into entries of at most ``max_chars`` (default 16,000) so nothing is
-        cut. Returns the cursors written."""
-        from .consolidator.transcript import raw_archive_entries  # the transcript format lives with the consolidator
-
-        limit = max_chars if max_chars is not None else RAW_ARCHIVE_MAX_CHARS
-        entries = raw_archive_entries(messages, fallback_stamp=format_timestamp(), limit=limit)
-        cursors = [self.history.append(text, session_key) for text in entries]
-        if cursors:
-            log.warning("raw-archived %d messages (no summary)", len(messages))
-        return cursors
 
     def read_unprocessed_history(self, since_cursor: int | None = None) -> list[HistoryEntry]:
         """Entries Dream has not consumed (past ``since_cursor``, default the Dream cursor)."""
@@ -247,19 +218,6 @@ class MemoryStore:
     def pending_count(self) -> int:
         """How many history entries Dream has not consumed yet."""
         return self.history.count_since(self.dream_cursor())
-
-    # -- the seed API (nanobot's older consolidation interface; see reverie.consolidator.seed) --------------
-    async def consolidate(
-        self, session: Any, provider: Any, model: str | None = None, *, archive_all: bool = False,
-        memory_window: int = 50,
-    ) -> bool:
-        """Archive old messages with one forced ``save_memory`` model call; False (nothing touched) on failure.
-
-        ``provider``: a model name or a ``ModelClient``. Imported on call so this module stays light.
-        """
-        from .consolidator.seed import consolidate
-
-        return await consolidate(self, session, provider, model, archive_all=archive_all, memory_window=memory_window)
 
 
 def _redact(text: str) -> str:

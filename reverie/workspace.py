@@ -10,7 +10,7 @@
       memory/.dream_cursor        last history cursor Dream consumed
       memory/HISTORY.md           legacy archive, migrated once to history.jsonl
       memory/archive/*.md         lines Dream moved out of the prompt files (tracked by git, indexed by Recall)
-      sessions/*.jsonl            conversations (see reverie.consolidator.sessions)
+      sessions/*.jsonl            conversations (see reverie.sessions)
       reverie.json                optional per-workspace config
 
 Every path a tool or a write names goes through ``Workspace.resolve``: inside the workspace, no symlink out of

@@ -123,7 +123,7 @@ def test_dream_restore_option_errors(router):
 
 
 def test_dream_log_shows_a_pending_soul_change(rt, router):
-    from reverie.security.pending import stage_soul_change
+    from reverie.dream.pending import stage_soul_change
 
     dream_commit(rt, "# User\n- Lives in Lisbon\n", 1, 4)
     base = rt.store.read_soul()

@@ -7,7 +7,7 @@ import asyncio
 from reverie.config import Config
 from reverie.consolidator import Consolidator, SessionStore
 from reverie.llm.client import ModelClient
-from reverie.store import MemoryStore
+from reverie import MemoryStore
 
 
 def conversation(sessions: SessionStore, key: str):

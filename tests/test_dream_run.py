@@ -288,7 +288,7 @@ def test_soul_edits_are_held_for_approval_when_protected(env):
     assert env.read("SOUL.md") == soul
     assert result.pending_soul is not None and "Always answer in French" in result.pending_soul
     assert env.store.dream_cursor() == 1
-    from reverie.security.pending import load_pending
+    from reverie.dream.pending import load_pending
 
     staged = load_pending(env.ws)
     assert staged is not None and staged.base == soul and staged.proposed == result.pending_soul
@@ -482,7 +482,7 @@ def test_reconcile_looks_past_a_later_manual_commit_but_not_past_a_restore(env):
     env.ws.write("USER.md", USER0 + "- edited by hand\n")
     env.git.commit("a person's edit", kind="manual")
     assert env.dream().reconcile() == 3
-    from reverie.dream.restore import restore_memory
+    from reverie.operations.restore import restore_memory
 
     restore_memory(env.store, env.git, sha, replay=True)  # rewinds the cursor on purpose: reconcile must not undo that
     rewound = env.store.dream_cursor()

@@ -103,7 +103,7 @@ def gs_ws(workspace: Workspace) -> tuple[Workspace, GitStore]:
 def test_restore_replay_during_a_dream_run_is_not_lost(tmp_path, monkeypatch):
     """``restore --replay`` issued while a Dream run is between its analysis and its commit: the restore waits for
     the run, so its rewind is the last cursor write and the restored batch is dreamed again."""
-    from reverie.dream.restore import restore_memory
+    from reverie.operations.restore import restore_memory
 
     env = make_env(tmp_path / "ws")
     env.add("- [durable] User lives in Berlin", "- x", "- y")
@@ -136,8 +136,8 @@ def test_restore_replay_during_a_dream_run_is_not_lost(tmp_path, monkeypatch):
 
 def test_restore_and_approve_wait_for_dream_then_give_up_cleanly(gs_ws, monkeypatch):
     from reverie.dream import lock as lock_mod
-    from reverie.dream.restore import restore_memory
-    from reverie.security.pending import approve
+    from reverie.operations.restore import restore_memory
+    from reverie.operations.approve import approve
 
     ws, g = gs_ws
     sha = g.commit("dream: x", kind="dream", trailers={T.CURSOR: "3", T.BATCH: "1-3"}, files={MEM: "# Memory\n- a\n"})

@@ -20,7 +20,7 @@ from reverie.gitstore import GitStore
 from reverie.gitstore import core as gitstore_core
 from reverie.gitstore import trailers as T
 from reverie.gitstore.writer import state_dir
-from reverie.security.purge import purge
+from reverie.operations.purge import purge
 from reverie.store import MemoryStore
 from reverie.workspace import Workspace
 

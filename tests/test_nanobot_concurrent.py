@@ -174,7 +174,7 @@ print(json.dumps([manager._get_session_path(k).name for k in json.loads(sys.argv
 def test_session_files_have_nanobots_names(tmp_path, nanobot):
     out = subprocess.run([str(nanobot), "-c", NANOBOT_NAMES, str(tmp_path), orjson.dumps(KEYS).decode()],
                          capture_output=True, text=True, check=True, env={**os.environ, "HOME": str(tmp_path)}).stdout
-    from reverie.consolidator.sessions import SessionStore
+    from reverie.sessions import SessionStore
     from reverie.workspace import Workspace
 
     sessions = SessionStore(Workspace(tmp_path / "ws"))

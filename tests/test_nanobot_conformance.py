@@ -20,14 +20,14 @@ import orjson
 import pytest
 
 from reverie.config import Config, GitConfig
-from reverie.consolidator.sessions import Session, SessionStore
+from reverie.sessions import Session, SessionStore
 from reverie.errors import GitStoreError, SessionError, UnknownRevisionError
 from reverie.gitstore import GitStore
 from reverie.history import DEFAULT_MAX_ENTRY_CHARS
 from reverie.llm.client import ModelClient
 from reverie.llm.scripted import ScriptedModel
 from reverie.llm.types import ToolCall
-from reverie.store import MemoryStore
+from reverie import MemoryStore
 from reverie.workspace import Workspace
 
 

@@ -11,7 +11,7 @@ import pytest
 from reverie.gitstore import GitStore
 from reverie.gitstore.trailers import parse_trailers
 from reverie.history import HistoryEntry
-from reverie.security.purge import REPLACEMENT, plan_purge, purge
+from reverie.operations.purge import REPLACEMENT, plan_purge, purge
 from reverie.store import MemoryStore
 
 
@@ -125,7 +125,7 @@ def test_printable_keeps_text_and_layout_but_shows_every_control() -> None:
 
 
 def test_cli_renderers_never_print_a_raw_escape(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from reverie.security.pending import stage_soul_change
+    from reverie.dream.pending import stage_soul_change
     from reverie.workspace import Workspace
     from tests.conftest import run_cli
 

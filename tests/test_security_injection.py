@@ -13,7 +13,8 @@ from reverie.gitstore import GitStore
 from reverie.llm.client import ModelClient
 from reverie.llm.scripted import ScriptedModel
 from reverie.llm.types import ToolCall
-from reverie.security.pending import load_pending, reject
+from reverie.dream.pending import load_pending
+from reverie.operations.approve import reject
 from reverie.store import MemoryStore
 
 ATTACKER = "attacker@example.com"

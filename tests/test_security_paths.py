@@ -101,7 +101,7 @@ def test_a_fifo_is_not_a_memory_file(workspace: Workspace) -> None:
 
 
 def test_sessions_dir_symlinked_out_is_refused(workspace: Workspace, outside: Path) -> None:
-    from reverie.consolidator.sessions import SessionStore
+    from reverie.sessions import SessionStore
 
     (workspace.root / "sessions").rmdir()
     (workspace.root / "sessions").symlink_to(outside, target_is_directory=True)
@@ -113,7 +113,7 @@ def test_sessions_dir_symlinked_out_is_refused(workspace: Workspace, outside: Pa
 
 
 def test_a_session_file_swapped_for_a_symlink_is_not_written_through(workspace: Workspace, outside: Path) -> None:
-    from reverie.consolidator.sessions import SessionStore
+    from reverie.sessions import SessionStore
 
     sessions = SessionStore(workspace)
     session = sessions.get_or_create("cli:bob")

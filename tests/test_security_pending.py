@@ -8,7 +8,8 @@ import orjson
 import pytest
 
 from reverie.errors import MergeConflictError, WorkspaceError
-from reverie.security.pending import approve, load_pending, pending_path, reject, stage_soul_change
+from reverie.dream.pending import load_pending, pending_path, stage_soul_change
+from reverie.operations.approve import approve, reject
 
 
 def test_stage_writes_the_documented_file_and_leaves_soul_alone(store) -> None:  # type: ignore[no-untyped-def]
@@ -148,7 +149,7 @@ def test_cli_status_shows_it_and_approve_reject_apply_or_drop_it(workspace) -> N
     assert store.read_soul() == base + "- Be brief.\n"
     assert "Reverie-Approved:" in _git(workspace, "log", "-1", "--format=%B")
     again = run_cli("-w", ws, "approve")
-    assert again.returncode == 1 and "no SOUL.md change is pending" in again.stderr
+    assert again.returncode == 0 and "no SOUL.md change is pending" in again.stdout  # as `reject` says it
 
     stage_soul_change(store, base=store.read_soul(), proposed="# replaced\n")
     rejected = run_cli("-w", ws, "reject")

@@ -9,7 +9,7 @@ import pytest
 
 from reverie.errors import WorkspaceError
 from reverie.gitstore import GitStore
-from reverie.security.purge import REPLACEMENT, plan_purge, purge
+from reverie.operations.purge import REPLACEMENT, plan_purge, purge
 from reverie.store import MemoryStore
 from tests.conftest import run_cli
 
@@ -144,7 +144,7 @@ def test_too_short_or_marker_text_is_refused(leaked) -> None:  # type: ignore[no
 def test_purge_waits_for_a_running_dream_and_refuses_when_it_does_not_end(leaked, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from reverie.dream.lock import RunLock
     from reverie.errors import LockTimeoutError
-    from reverie.security import purge as purge_module
+    from reverie.operations import purge as purge_module
 
     store, git = leaked
     monkeypatch.setattr(purge_module, "_LOCK_TIMEOUT", 0.5)

@@ -9,7 +9,7 @@ import threading
 import orjson
 import pytest
 
-from reverie.consolidator.sessions import MAX_STEM_BYTES, Session, SessionStore, safe_filename
+from reverie.sessions import MAX_STEM_BYTES, Session, SessionStore, safe_filename
 from reverie.errors import SessionError
 
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from reverie.consolidator.sessions import SessionStore
+from reverie.sessions import SessionStore
 from reverie.workspace import Workspace
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)

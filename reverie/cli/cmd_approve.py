@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..security.pending import approve, load_pending, reject
+from ..dream.pending import load_pending
+from ..operations.approve import approve, reject
 from ._common import add_json_flag, console, emit_json, workspace_of
 from ._render import print_diff
 

@@ -1,5 +1,5 @@
 """``reverie purge TEXT [--yes]``: remove a leaked string from memory's files, history, sessions and every git
-version (``reverie.security.purge``). Shows the plan and asks first unless ``--yes``."""
+version (``reverie.operations.purge``). Shows the plan and asks first unless ``--yes``."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..runtime import Runtime
-    from ..security.purge import plan_purge, purge  # lazily: `reverie purge --help` need not load the history rewriter
+    from ..operations.purge import plan_purge, purge  # lazily: `reverie purge --help` need not load the history rewriter
 
     rt = Runtime(workspace_of(args))
     plan = plan_purge(rt.store, rt.git, args.text)

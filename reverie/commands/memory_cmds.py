@@ -10,7 +10,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AmbiguousRevisionError, CommandError
-from ..security.pending import load_pending
+from ..dream.pending import load_pending
 from .render import commit_detail, operation_reply, pending_soul, versions_table
 from .router import Command, Invocation
 
@@ -44,8 +44,8 @@ def parse_restore_args(args: list[str]) -> tuple[str | None, bool, bool]:
 
 def restore_or_revert(runtime: Runtime, sha: str, *, only: bool = False, replay: bool = False) -> Any:
     """Restore memory to before ``sha`` — or, with ``only``, undo just that change — under Dream's run lock, the
-    cursor rewound with ``replay`` (``reverie.dream.restore``)."""
-    from ..dream.restore import restore_memory
+    cursor rewound with ``replay`` (``reverie.operations.restore``)."""
+    from ..operations.restore import restore_memory
 
     return restore_memory(runtime.store, runtime.git, sha, only=only, replay=replay)
 

@@ -151,7 +151,7 @@ def consolidation_reply(result: Any) -> str:
 
 
 def pending_soul(change: Any) -> str:
-    """A SOUL.md change Dream staged for approval (``reverie.security.pending.PendingChange``)."""
+    """A SOUL.md change Dream staged for approval (``reverie.dream.pending.PendingChange``)."""
     added, removed = change.counts()
     lines = [f"**Pending** `{change.path}` change (+{added} -{removed}), waiting for approval:", fence(change.diff(), "diff")]
     if change.reasons:

@@ -1,6 +1,6 @@
 """``/dream-approve`` and ``/dream-reject``: apply or drop the SOUL.md change Dream staged (``dream.protectSoul``).
 
-The same library calls as ``reverie approve`` / ``reverie reject`` (``reverie.security.pending``), rendered as
+The same library calls as ``reverie approve`` / ``reverie reject`` (``reverie.operations.approve``), rendered as
 Markdown. ``/dream-log`` shows the pending change (``render.pending_soul``).
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
-from ..security.pending import approve, reject
+from ..operations.approve import approve, reject
 from .router import Command, Invocation
 
 __all__ = ["commands"]

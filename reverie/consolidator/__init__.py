@@ -8,6 +8,6 @@
 
 from .consolidator import ConsolidationResult, Consolidator
 from .seed import consolidate
-from .sessions import Session, SessionInfo, SessionStore
+from ..sessions import Session, SessionInfo, SessionStore
 
 __all__ = ["Session", "SessionInfo", "SessionStore", "Consolidator", "ConsolidationResult", "consolidate"]

@@ -35,7 +35,7 @@ from ..llm.types import Usage
 from ..store import MemoryStore
 from .archive import CONTEXT_MESSAGES, summarise
 from .estimate import PromptEstimator, model_view
-from .sessions import Session, SessionStore
+from ..sessions import Session, SessionStore
 from .slicing import pick_slice
 from .transcript import raw_archive_entries
 

@@ -23,7 +23,7 @@ import orjson
 from ..llm.client import ModelClient
 from ..store import MemoryStore
 from ..workspace import MEMORY_FILES
-from .sessions import Session
+from ..sessions import Session
 
 __all__ = ["system_prompt", "prompt_messages", "model_view", "PromptEstimator", "MODEL_KEYS"]
 

@@ -16,9 +16,14 @@ from ..config import DreamConfig
 from ..textsafety import control_chars
 from ..workspace import MEMORY, SOUL, USER
 from .result import Finding
-from .seams import find_credentials
+from ..security.secrets import scan
 
 __all__ = ["GateVerdict", "check"]
+
+
+def find_credentials(text: str) -> list[tuple[str, str]]:
+    """``(kind, matched text)`` for each credential in ``text``."""
+    return [(m.kind, text[m.start : m.end]) for m in scan(text)]
 
 _MIN_LINES_FOR_SHRINK_CHECK = 2  # a one-line file is not "content" whose loss the gate guards
 _FILE_NAMES = {SOUL: "soul.md", USER: "user.md", MEMORY: "memory.md"}

@@ -44,7 +44,7 @@ from .lock import RunLock
 from .records import Attempts, StatusRecord
 from .result import DreamResult, Progress
 from .salience import SalienceRecord
-from .seams import stage_soul_change
+from .pending import stage_soul_change
 from .staging import StagedFiles, unified_diff
 
 __all__ = ["Dream", "ProgressCallback"]
@@ -409,9 +409,9 @@ class Dream:
         if cfg.protect_soul and SOUL in files:
             pending_soul = files.pop(SOUL)
             reason = "; ".join(f.text for f in done.findings if f.kind == "SOUL")
-            stage_soul_change(self.workspace, disk[SOUL], pending_soul,
-                              {"first": done.first, "last": done.last, "model": self.model, "reason": reason,
-                               "head": self.git.head()})
+            stage_soul_change(self.workspace, base=disk[SOUL], proposed=pending_soul,
+                              meta={"first": done.first, "last": done.last, "model": self.model, "reason": reason,
+                                    "head": self.git.head()})
         changes = transaction.file_changes(disk, files)
         subject, _findings = transaction.commit_message(changes, done.findings, done.first, done.last)
         body = "\n".join(life.commit_lines())  # lines already in the files; never the findings' history text

@@ -12,7 +12,6 @@ whose batch lies just past the cursor means a crash between the record and the c
 
 from __future__ import annotations
 
-import difflib
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -22,6 +21,7 @@ from ..gitstore.merge import merge3
 from ..gitstore.types import FileChange
 from ..llm.types import Usage
 from ..store import MemoryStore
+from ..textdiff import numstat_text
 from ..workspace import Workspace
 from .deadletter import deadletter_path, read_dead_letters
 from .records import Attempts
@@ -65,20 +65,9 @@ def merge_over_disk(workspace: Workspace, base: Mapping[str, str], changed: Mapp
 
 
 def file_changes(before: Mapping[str, str], after: Mapping[str, str]) -> list[FileChange]:
-    """Lines added/removed per changed file, from the real diff."""
-    out = []
-    for rel, new in after.items():
-        old = before.get(rel, "")
-        if old == new:
-            continue
-        added = removed = 0
-        for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=0):
-            if line.startswith("+") and not line.startswith("+++"):
-                added += 1
-            elif line.startswith("-") and not line.startswith("---"):
-                removed += 1
-        out.append(FileChange(rel, added, removed))
-    return out
+    """Lines added/removed per changed file, from the real contents (the same counter as the commit body)."""
+    return [FileChange(rel, *numstat_text(before.get(rel, ""), new)) for rel, new in after.items()
+            if before.get(rel, "") != new]
 
 
 def dream_trailers(first: int, last: int, *, model: str, iterations: int, tool_calls: int, usage: Usage

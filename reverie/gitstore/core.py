@@ -347,7 +347,7 @@ class GitStore(NanobotGitAPI):
     def restore(self, rev: str, *, replay: bool = False) -> OperationResult:
         """Put the tracked files back as they were just before ``rev`` (its first parent), as a new ``restore``
         commit. ``replay=True`` also names, in ``replay_from``, the cursor just before that Dream run's batch (a
-        rev without a batch raises); moving ``.dream_cursor`` there is Dream's job (``reverie.dream.restore``)."""
+        rev without a batch raises); moving ``.dream_cursor`` there is Dream's job (``reverie.operations.restore``)."""
         with self._writing() as (repo, ref, head):
             store = repo.objects
             target = queries.resolve(store, head, rev)

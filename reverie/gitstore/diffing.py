@@ -8,40 +8,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from difflib import SequenceMatcher
 from io import BytesIO
 
 from dulwich.patch import write_object_diff
 
+from ..textdiff import numstat
 from .objects import FILE_MODE
 from .types import FileChange
 
-__all__ = ["numstat", "file_changes", "stat_body", "parse_stat_body", "unified_diff"]
+__all__ = ["file_changes", "stat_body", "parse_stat_body", "unified_diff"]
 
 _STAT_RE = re.compile(r"^(.+) \| \+(\d+) -(\d+)$")
-
-
-def _lines(data: bytes | None) -> list[bytes]:
-    return data.splitlines(keepends=True) if data else []
-
-
-def numstat(old: bytes | None, new: bytes | None) -> tuple[int, int]:
-    """(added, removed) lines from ``old`` to ``new``. Common head and tail are trimmed before matching, so a
-    one-line edit of a long file costs a comparison, not a full sequence match."""
-    a, b = _lines(old), _lines(new)
-    start = 0
-    limit = min(len(a), len(b))
-    while start < limit and a[start] == b[start]:
-        start += 1
-    end_a, end_b = len(a), len(b)
-    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
-        end_a -= 1
-        end_b -= 1
-    mid_a, mid_b = a[start:end_a], b[start:end_b]
-    if not mid_a or not mid_b:
-        return len(mid_b), len(mid_a)
-    same = sum(block.size for block in SequenceMatcher(None, mid_a, mid_b, autojunk=False).get_matching_blocks())
-    return len(mid_b) - same, len(mid_a) - same
 
 
 def file_changes(old: Mapping[str, bytes | None], new: Mapping[str, bytes | None]) -> list[FileChange]:

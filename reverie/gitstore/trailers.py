@@ -24,7 +24,7 @@ interpret-trailers --parse`` reads them). Keys are ``Token-Words`` (letters, dig
 ``Reverie-Restore-Of`` / ``Reverie-Revert-Of``   full sha of the commit a restore or revert undid
 ``Reverie-Purge``    what a purge removed (a description, never the secret)
 ``Reverie-Approved`` on a ``dream`` commit applying a staged SOUL.md change: that a person approved it, and when
-                     it was proposed (see ``reverie.security.pending``)
+                     it was proposed (see ``reverie.dream.pending``)
 ==================  ==========================================================================================
 
 No other module builds or parses trailers; they call ``format_message`` / ``parse_trailers``.

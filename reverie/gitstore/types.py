@@ -43,7 +43,7 @@ class CommitDetail:
 class OperationResult:
     """Outcome of restore/revert: the new commit (None when nothing changed) and what changed. With
     ``replay=True``, ``replay_from`` is the cursor just before the undone Dream batch; ``cursor_rewound_to`` is
-    set when ``reverie.dream.restore.restore_memory`` moved ``.dream_cursor`` there (GitStore never does)."""
+    set when ``reverie.operations.restore.restore_memory`` moved ``.dream_cursor`` there (GitStore never does)."""
 
     commit: str | None
     files: list[FileChange]

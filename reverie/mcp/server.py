@@ -400,7 +400,7 @@ def _register_tools(server: MCPServer[Any], memory: _Memory) -> None:  # noqa: C
         """Show the SOUL.md change Dream proposed and is waiting for a person's approval, with its diff (null
         when none is pending)."""
         memory._existing()
-        from ..security.pending import load_pending
+        from ..dream.pending import load_pending
 
         def run(rt: Runtime) -> dict[str, Any]:
             change = load_pending(rt.store)
@@ -418,7 +418,7 @@ def _register_tools(server: MCPServer[Any], memory: _Memory) -> None:  # noqa: C
         """Apply the SOUL.md change Dream proposed (see pending_soul_change). Only do this when the user has
         reviewed and approved it: SOUL.md shapes how the agent behaves in every conversation."""
         memory._existing()
-        from ..security.pending import approve
+        from ..operations.approve import approve
 
         return await memory.call(lambda rt: _plain(approve(rt.store, rt.git)), writes=True)
 
@@ -426,7 +426,7 @@ def _register_tools(server: MCPServer[Any], memory: _Memory) -> None:  # noqa: C
     async def reject_soul_change() -> dict[str, Any]:
         """Drop the SOUL.md change Dream proposed, leaving SOUL.md as it is."""
         memory._existing()
-        from ..security.pending import reject
+        from ..operations.approve import reject
 
         return await memory.call(lambda rt: {"dropped": reject(rt.store) is not None}, writes=True)
 

@@ -39,7 +39,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..consolidator.sessions import SessionStore
+from ..sessions import SessionStore
 from ..errors import LockTimeoutError, RecallError, SessionError
 from ..history import BadLine, HistoryEntry, HistoryLog
 from ..workspace import ARCHIVE_DIR, MEMORY_FILES, Workspace

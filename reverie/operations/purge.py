@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING
 
 from ..errors import WorkspaceError
 from ..fsutil import atomic_write
-from ..consolidator.sessions import SessionStore
+from ..sessions import SessionStore
 from ..dream.lock import dream_run_lock
-from .scrub import replace_in_file
-from .secrets import scan
+from ..security.scrub import replace_in_file
+from ..security.secrets import scan
 
 if TYPE_CHECKING:
     from ..gitstore import GitStore

@@ -38,7 +38,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..errors import MergeConflictError, WorkspaceError
-from ..fsutil import atomic_write, fsync_dir
+from ..fsutil import atomic_write
+from ..textdiff import numstat_text
 from ..workspace import SOUL, Workspace
 
 if TYPE_CHECKING:
@@ -47,15 +48,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = [
-    "PendingChange",
-    "ApproveResult",
-    "pending_path",
-    "stage_soul_change",
-    "load_pending",
-    "approve",
-    "reject",
-]
+__all__ = ["PendingChange", "pending_path", "stage_soul_change", "load_pending", "FILE_NAME"]
 
 FORMAT_VERSION = 1
 FILE_NAME = "pending-soul.json"
@@ -100,14 +93,8 @@ class PendingChange:
         return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
     def counts(self) -> tuple[int, int]:
-        """Lines (added, removed) relative to the base."""
-        added = removed = 0
-        for line in self.diff().splitlines():
-            if line.startswith("+") and not line.startswith("+++"):
-                added += 1
-            elif line.startswith("-") and not line.startswith("---"):
-                removed += 1
-        return added, removed
+        """Lines (added, removed) relative to the base (git's numstat)."""
+        return numstat_text(self.base, self.proposed)
 
     def to_json(self) -> bytes:
         obj: dict[str, Any] = {
@@ -150,17 +137,6 @@ class PendingChange:
             reasons=tuple(r for r in reasons if isinstance(r, str)) if isinstance(reasons, list) else (),
             proposals=_int("proposals") or 1,
         )
-
-
-@dataclass(frozen=True)
-class ApproveResult:
-    """What ``approve`` did: the commit (None if SOUL.md already held the change), and whether it merged."""
-
-    commit: str | None
-    change: PendingChange
-    merged: bool
-    added: int
-    removed: int
 
 
 def _workspace(store: MemoryStore | Workspace) -> Workspace:
@@ -264,85 +240,3 @@ def _min(a: int | None, b: int | None) -> int | None:
 
 def _max(a: int | None, b: int | None) -> int | None:
     return b if a is None else a if b is None else max(a, b)
-
-
-def approve(store: MemoryStore, git: GitStore) -> ApproveResult:
-    """Commit the pending SOUL.md change (kind ``dream``, trailer ``Reverie-Approved``) and clear it.
-
-    If SOUL.md changed since the proposal, the proposal is merged three-way into the current text; when the
-    two conflict, raises ``MergeConflictError`` and leaves everything as it was. Holds Dream's run lock (waits up
-    to 30 s for a running Dream, then ``LockTimeoutError``), so a run in flight cannot stage or commit over it.
-    """
-    from ..dream.lock import dream_run_lock
-
-    with dream_run_lock(store.workspace.state_dir, "approve"):
-        return _approve_locked(store, git)
-
-
-def _approve_locked(store: MemoryStore, git: GitStore) -> ApproveResult:
-    change = load_pending(store)
-    if change is None:
-        raise WorkspaceError("no SOUL.md change is pending approval")
-    path = pending_path(store)
-    current = store.workspace.read(change.path)
-    if change.applied:
-        # A crash fell between the approval commit and removing this file: finish the job.
-        path.unlink(missing_ok=True)
-        added, removed = change.counts()
-        return ApproveResult(None, change, False, added, removed)
-    from ..gitstore import trailers
-    from ..gitstore.merge import merge3  # here, not at the top: `reverie status` reads this file, never merges
-
-    merged = current != change.base
-    if merged:
-        try:
-            new_text = merge3(change.base, current, change.proposed, path=change.path)
-        except MergeConflictError as exc:
-            raise MergeConflictError(
-                f"{change.path} changed since Dream proposed this change and the two conflict"
-                f"{_lines(exc.lines)}; edit {change.path} by hand and `reverie reject`, or reject and let Dream "
-                f"propose again", path=change.path, lines=exc.lines,
-            ) from None
-    else:
-        new_text = change.proposed
-    git.ensure()
-    message_trailers = {trailers.APPROVED: f"pending change of {change.created_at}" + (" (merged)" if merged else "")}
-    if change.first_cursor is not None and change.last_cursor is not None:
-        message_trailers[trailers.BATCH] = trailers.format_batch(change.first_cursor, change.last_cursor)
-    latest = git.last_trailer(trailers.CURSOR, kind="dream")
-    cursor = latest if latest is not None else (str(change.last_cursor) if change.last_cursor is not None else None)
-    if cursor is not None:
-        # Keeps "the newest dream commit carries the Dream cursor" true, which cursor recovery relies on.
-        message_trailers[trailers.CURSOR] = cursor
-    sha = git.commit(f"dream: approved change to {change.path}", kind="dream", trailers=message_trailers, files={change.path: new_text})
-    path.unlink(missing_ok=True)  # after the commit: a crash before this line is finished by the next approve
-    added, removed = _count(current, new_text)
-    return ApproveResult(sha, change, merged, added, removed)
-
-
-def reject(store: MemoryStore | Workspace) -> PendingChange | None:
-    """Drop the pending SOUL.md change (even an unreadable one). Returns what was dropped, if readable."""
-    path = pending_path(store)
-    try:
-        change = load_pending(store)
-    except WorkspaceError:
-        change = None
-    if not path.exists():
-        return None
-    path.unlink()
-    fsync_dir(path.parent)
-    return change
-
-
-def _lines(lines: tuple[int, int] | None) -> str:
-    return f" at lines {lines[0]}–{lines[1]}" if lines else ""
-
-
-def _count(old: str, new: str) -> tuple[int, int]:
-    added = removed = 0
-    for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm=""):
-        if line.startswith("+") and not line.startswith("+++"):
-            added += 1
-        elif line.startswith("-") and not line.startswith("---"):
-            removed += 1
-    return added, removed

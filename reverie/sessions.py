@@ -65,10 +65,10 @@ from typing import Any
 import orjson
 from filelock import FileLock, Timeout
 
-from ..errors import LockTimeoutError, SessionError
-from ..fsutil import atomic_write, open_for_write
-from ..history import repair_torn_tail, write_all
-from ..workspace import Workspace
+from .errors import LockTimeoutError, SessionError
+from .fsutil import atomic_write, open_for_write
+from .history import repair_torn_tail, write_all
+from .workspace import Workspace
 
 log = logging.getLogger(__name__)
 

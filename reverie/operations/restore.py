@@ -14,7 +14,7 @@ from ..errors import CursorError
 from ..gitstore import GitStore
 from ..gitstore.types import OperationResult
 from ..store import MemoryStore
-from .lock import WAIT_SECONDS, dream_run_lock
+from ..dream.lock import WAIT_SECONDS, dream_run_lock
 
 __all__ = ["restore_memory"]
 

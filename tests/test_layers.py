@@ -1,0 +1,102 @@
+"""The layer order is a contract: every import in ``reverie/`` (module level or inside a function) points down or
+sideways within its layer, the three pipeline packages do not import each other, and no two top-level units import
+each other in a circle. Read from the source with ``ast``, so a lazy import counts as much as a top-level one."""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "reverie"
+
+#: Lowest first. A unit is a top-level module or package of ``reverie`` (``security.*`` splits: its text scanners
+#: are formats-level; nothing else is left in it).
+LAYERS: list[tuple[str, set[str]]] = [
+    ("files and formats", {"errors", "_lazy", "fsutil", "appendlog", "locking", "cursors", "textsafety", "workspace",
+                           "config", "history", "sessions", "migrate", "store", "hitlog", "security", "textdiff"}),
+    ("versioning", {"gitstore"}),
+    ("models", {"llm", "activity"}),
+    ("memory pipeline", {"consolidator", "dream", "recall"}),
+    ("operations", {"operations", "status", "runtime", "facade"}),
+    ("chat commands and agents", {"commands", "chat", "demo"}),
+    ("front-ends", {"cli", "mcp", "__main__"}),
+]
+INDEPENDENT = {"consolidator", "dream", "recall"}
+
+
+def _layer(unit: str) -> int:
+    for n, (_, units) in enumerate(LAYERS):
+        if unit in units:
+            return n
+    raise AssertionError(f"reverie.{unit} is in no layer: add it to LAYERS in {Path(__file__).name}")
+
+
+def _imports() -> list[tuple[str, str, str, int]]:
+    """(importing unit, imported unit, file, line) for every import of reverie code by reverie code."""
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        parts = list(rel.parts)
+        package = parts[:-1] if parts[-1] != "__init__" else parts[:-1]
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        unit = parts[1] if len(parts) > 1 else ""
+        if not unit:
+            continue  # reverie/__init__.py: the public API's lazy map names every layer by design
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package[: len(package) - (node.level - 1)]
+                    module = base + (node.module.split(".") if node.module else [])
+                    names = [module + [a.name] for a in node.names] if len(module) == 1 else [module]
+                    targets = [".".join(m) for m in names]
+                elif node.module and node.module.startswith("reverie"):
+                    targets = [node.module]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names if a.name.startswith("reverie")]
+            for target in targets:
+                pieces = target.split(".")
+                is_unit = len(pieces) > 1 and ((PACKAGE / pieces[1]).is_dir() or (PACKAGE / f"{pieces[1]}.py").exists())
+                if pieces[0] == "reverie" and is_unit:  # (``from .. import __version__`` names no unit)
+                    out.append((unit, pieces[1], str(path.relative_to(PACKAGE.parent)), node.lineno))
+    return out
+
+
+def test_every_import_points_down_the_layers() -> None:
+    upward = [f"{file}:{line}: reverie.{a} ({LAYERS[_layer(a)][0]}) imports reverie.{b} ({LAYERS[_layer(b)][0]})"
+              for a, b, file, line in _imports() if _layer(b) > _layer(a)]
+    assert not upward, "imports running up the layers:\n" + "\n".join(upward)
+
+
+def test_the_pipeline_packages_do_not_import_each_other() -> None:
+    crossing = [f"{file}:{line}: reverie.{a} imports reverie.{b}" for a, b, file, line in _imports()
+                if a in INDEPENDENT and b in INDEPENDENT and a != b]
+    assert not crossing, "\n".join(crossing)
+
+
+def test_no_import_circle_between_units() -> None:
+    graph: dict[str, set[str]] = defaultdict(set)
+    for a, b, _, _ in _imports():
+        if a != b:
+            graph[a].add(b)
+    circles = []
+    for start in list(graph):
+        stack, seen = [(start, [start])], set()
+        while stack:
+            node, path = stack.pop()
+            for nxt in graph.get(node, ()):
+                if nxt == start:
+                    circles.append(" -> ".join(path + [start]))
+                elif nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, path + [nxt]))
+    assert not circles, "import circles:\n" + "\n".join(sorted(set(circles)))
+
+
+def test_the_checker_sees_an_upward_import(tmp_path: Path) -> None:
+    """The oracle can fail: a store importing the Dream package is reported."""
+    assert _layer("store") < _layer("dream")
+    assert ("store", "dream") not in {(a, b) for a, b, _, _ in _imports()}
+    assert any(a == "dream" and b == "store" for a, b, _, _ in _imports())  # the usual direction is seen
