@@ -11,7 +11,6 @@ docs/recall.md and BENCHMARKS.md ("recall").
 from __future__ import annotations
 
 import logging
-import math
 import re
 import time
 from collections.abc import Iterator, Sequence
