@@ -4,6 +4,7 @@ Usage::
 
     python bench/recall.py quality [--split dev|heldout|all] [--variants "default;no-recency;default:spk=0.2"]
     python bench/recall.py speed [--history 100000] [--messages 10000]
+    python bench/recall.py sync-embed [--history 2000]
 
 Quality: each LoCoMo conversation becomes a Reverie workspace whose sessions are Reverie session files (speaker A
 as ``user``, speaker B as ``assistant``, the speaker's name in the message's ``name`` field — or, for the issue-9
@@ -385,6 +386,26 @@ def run_speed(n_history: int, n_messages: int, queries: int, hybrid: bool) -> No
         recall.close()
 
 
+def run_sync_embedder(n_history: int, queries: int) -> None:
+    """Synchronous ``Recall.search`` with an in-process embedder (``hashembed/256``) against BM25 only, on the same
+    small workspace: what a CLI or library query pays for vectors (query embedding included; no event loop)."""
+    rng = random.Random(9)
+    with tempfile.TemporaryDirectory() as tmp:
+        ws, vocab, _w = build_synthetic(Path(tmp) / "ws", n_history, 0, rng)
+        qs = synthetic_queries(rng, vocab, queries)
+        for label, conf in (("BM25 only", {}), ("hashembed/256", {"embeddingModel": "hashembed/256"})):
+            recall = Recall(ws, Config.model_validate({"memory": {"search": conf}}))
+            recall.search("warm up")  # index and embed once, untimed
+            lat = []
+            for q in qs:
+                t = time.perf_counter()
+                recall.search(q, 10)
+                lat.append(time.perf_counter() - t)
+            print(f"sync search, {label}, {n_history:,} entries: median {_median_ms(lat):.2f} ms, "
+                  f"p95 {_pct_ms(lat, 0.95):.2f} ms")
+            recall.close()
+
+
 def _speed_results(ctx, n_history: int, n_messages: int, queries: int) -> list:  # type: ignore[no-untyped-def]
     """Speed figures for ``python -m bench recall``: BM25 and hybrid query latency, incremental vs full sync."""
     import numpy as np
@@ -477,9 +498,14 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument("--messages", type=int, default=10_000)
     s.add_argument("--queries", type=int, default=200)
     s.add_argument("--no-hybrid", action="store_true")
+    e = sub.add_parser("sync-embed", help="synchronous search with hashembed vs BM25 only, small workspace")
+    e.add_argument("--history", type=int, default=2_000)
+    e.add_argument("--queries", type=int, default=200)
     args = p.parse_args(argv)
     if args.what == "quality":
         run_quality(args.data, [v.strip() for v in args.variants.split(";") if v.strip()], args.split)
+    elif args.what == "sync-embed":
+        run_sync_embedder(args.history, args.queries)
     else:
         run_speed(args.history, args.messages, args.queries, not args.no_hybrid)
 
