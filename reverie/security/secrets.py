@@ -21,8 +21,8 @@ Kinds (see ``KINDS``):
 - ``bearer-token``: a high-entropy token after ``Bearer``; ``basic-auth``: the base64 after ``Authorization: Basic``.
 - ``password`` in command lines and credential files: ``mysql -pX``, ``docker login -p X`` / ``--password X``,
   ``.netrc`` (``machine … login … password X``), ``.pgpass`` (``host:port:db:user:X``).
-- Credentials in prose, what a chat memory sees most: ``password`` after "my/the (wifi) password is",
-  "password: ", "with/using (the) password/secret/passphrase X" (also secret, passphrase, passcode, token, key),
+- Credentials in prose, what a chat memory sees most: ``password`` after "my/the (wifi) password is X", "the
+  passphrase was X", "with/using (the) password/secret/passphrase X" (also passcode, token, api key),
   and ``pin``: 4 to 8 digits after "PIN". A prose value must look like one (a digit, a symbol or mixed case, or a
   word of 6+ letters that is not ordinary English: "the password is wrong" and "I forgot my password" are not).
 - ``password`` / ``secret``: a value assigned (``=``, ``:``, ``=>``, ``:=``) to a name ending in
@@ -170,8 +170,8 @@ _RULES: list[tuple[str, re.Pattern[str], Callable[[str], bool] | None]] = [
     ("pypi-token", re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{40,}" + _R), None),
 ]
 
-#: Tokens with no literal prefix, found by their shape (checked after the cheap rules).
-# Each starts at a literal or its rarest part, the rest of the shape is checked in code (see above).
+# Tokens without a literal prefix: each pattern starts at the token's rarest literal part (see above), and
+# ``_shaped_tokens`` checks the rest of the shape in code.
 _SLACK_WEBHOOK = re.compile(r"hooks\.slack\.com/services/(?P<val>T[A-Z0-9]{6,12}/B[A-Z0-9]{6,12}/[A-Za-z0-9]{20,32})" + _R)
 _DISCORD_TAIL = re.compile(r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}" + _R)  # then 24-28 chars before, from M/N/O
 _TELEGRAM = re.compile(r":AA[A-Za-z0-9_\-]{33}" + _R)  # after an 8-10 digit bot id
