@@ -51,9 +51,11 @@ class RunLock:
 
 
 @contextmanager
-def dream_run_lock(state_dir: Path, what: str, timeout: float = WAIT_SECONDS) -> Iterator[None]:
-    """Hold Dream's run lock for the block, waiting up to ``timeout`` seconds for a running Dream, then
-    ``LockTimeoutError``. Blocking: from an event loop that also runs Dream, call it in a worker thread."""
+def dream_run_lock(state_dir: Path, what: str, timeout: float | None = None) -> Iterator[None]:
+    """Hold Dream's run lock for the block, waiting up to ``timeout`` seconds (default ``WAIT_SECONDS``) for a
+    running Dream, then ``LockTimeoutError``. Blocking: from an event loop that also runs Dream, call it in a
+    worker thread."""
+    timeout = WAIT_SECONDS if timeout is None else timeout
     lock = RunLock(state_dir)
     try:
         lock._lock.acquire(timeout=timeout, poll_interval=0.05)

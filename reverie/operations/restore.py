@@ -14,15 +14,16 @@ from ..errors import CursorError
 from ..gitstore import GitStore
 from ..gitstore.types import OperationResult
 from ..store import MemoryStore
-from ..dream.lock import WAIT_SECONDS, dream_run_lock
+from ..dream.lock import dream_run_lock
 
 __all__ = ["restore_memory"]
 
 
 def restore_memory(store: MemoryStore, git: GitStore, rev: str, *, only: bool = False, replay: bool = False,
-                   timeout: float = WAIT_SECONDS) -> OperationResult:
+                   timeout: float | None = None) -> OperationResult:
     """Restore memory to before ``rev`` (``only``: undo just ``rev``, GitStore.revert); with ``replay``, also
-    rewind the Dream cursor to just before that run's batch so Dream re-learns it. Waits for a running Dream."""
+    rewind the Dream cursor to just before that run's batch so Dream re-learns it. Waits for a running Dream
+    (``timeout`` seconds, default ``lock.WAIT_SECONDS``)."""
     with dream_run_lock(store.workspace.state_dir, "restore", timeout):
         result = git.revert(rev, replay=replay) if only else git.restore(rev, replay=replay)
         target = result.replay_from
