@@ -621,6 +621,10 @@ We use Postgres, right?
 Is it true that I'm allergic to peanuts?
 Would you rather reply in French?
 Any idea where I work these days?
+Can you always find a way to break things?
+Can you always cite sources?
+Could you stop doing that from now on?
+Would you be quiet from now on, lol?
 # other people
 My brother lives in London.
 My wife works at Google.

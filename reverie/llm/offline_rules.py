@@ -439,6 +439,9 @@ _CODE = re.compile(r"`|[{}]|==|=>|->|\(\)|;\s*$|^\s*(?:#|//|>>>|\$ |def |class |
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<![\w])'[^']{2,}'(?![\w])")
 _NEGATION = re.compile(r"\b(?:not|never|no|none|nor|neither|without|n't)\b|n't\b", re.I)
 
+# Only with words that make it standing: "can you always …?" may ask about an ability, or be rhetorical.
+_STANDING_REQUEST = re.compile(r"^(?:can|could|would|will) you (?:please )?(?P<v>(?:always )?[a-z].*?\b(?:from now on|"
+                               r"going forward|in (?:the )?future))(?:,? please)?\s*[?.!]*$", re.I)
 _CORRECTION_CUE = re.compile(r"^(?:actually|correction|sorry|no|wait|oops|update|news|quick update|small update)\b"
                              r"[,:!\s-]*", re.I)
 _CHANGE_CUE = re.compile(r"\b(?:actually|i meant|i was wrong|now|currently|these days|nowadays|no longer|any ?more|"
@@ -714,6 +717,9 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
         if cue:
             correction, sentence = True, sentence[cue.end():]
         sentence = first_person(sentence)
+        standing = _STANDING_REQUEST.match(sentence)
+        if standing:  # "Could you answer in Spanish from now on?" asks for a standing rule: read it as one
+            sentence = standing.group("v")
         if not sentence or not _statement(sentence):
             continue
         if _CHANGE_CUE.search(sentence):
