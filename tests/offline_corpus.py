@@ -621,6 +621,10 @@ We use Postgres, right?
 Is it true that I'm allergic to peanuts?
 Would you rather reply in French?
 Any idea where I work these days?
+Can you always find a way to break things?
+Can you always cite sources?
+Could you stop doing that from now on?
+Would you be quiet from now on, lol?
 # other people
 My brother lives in London.
 My wife works at Google.
@@ -1052,6 +1056,36 @@ My name is Lena Fischer.
 Hi there, I'm Lena Fischer.
 Name's Lena Fischer.
 
+USER | Lives in Madrid
+User relocated to Madrid.
+Moved to Madrid last spring, I live in Madrid now.
+USER: I'm based in Madrid.
+
+USER | Works as product manager
+I work as a product manager.
+User is a product manager.
+I'm currently a product manager.
+
+USER | Dislikes cold weather
+I really don't like cold weather.
+User can't stand cold weather.
+
+SOUL | Call the user Sam
+Please call me Sam.
+Just call me Sam.
+
+MEMORY | Uses Terraform for infrastructure
+We use Terraform for infrastructure.
+We're using Terraform for infrastructure.
+
+MEMORY | Deadline for tax return: 2027-01-29
+My tax return is due on January 29.
+The tax return is due Jan 29.
+
+MEMORY | Travelling to Oslo on 2027-01-06
+I'm flying to Oslo on Wednesday.
+I'm heading to Oslo this Wednesday.
+
 USER | Has a son named Theo
 My son is called Theo.
 I have a son named Theo.
@@ -1162,6 +1196,28 @@ I'm from a big family.
 I used Vim for years.
 I had a dog named Rex.
 I speak my mind.
+# held out, second round
+User asked for a recipe with cold weather vegetables.
+User's manager is called Sam. => USER | Has a manager named Sam
+USER: can you call me a taxi?
+USER: my sister lives in Madrid now.
+ASSISTANT: Sure, I'll call you Sam from now on.
+User might relocate to Madrid.
+I'm flying to Oslo eventually.
+The tax office is in Madrid.
+We're using Terraform? I thought we dropped it.
+I work as hard as I can.
+I'm a product of the nineties.
+I'm a manager's worst nightmare.
+I'm currently a bit lost.
+I'm heading out.
+Call me if anything breaks.
+Just call me when it's done.
+My tax return is a nightmare.
+I moved on.
+We moved on to the next topic.
+I can't stand still.
+User's cat hates cold weather.
 """
 
 

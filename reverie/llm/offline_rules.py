@@ -105,7 +105,8 @@ VAGUE = _words(
     "what how when where why who whom whatever whenever which something anything nothing everything "
     "someone anyone nobody everyone all some any none one ones to a an the being doing going getting having "
     "feeling thinking working living trying when if here there so too such more most less least same other "
-    "each every either neither both lots much many few little bit way idea whichever")
+    "each every either neither both lots much many few little bit way idea whichever still up down out "
+    "around alone back anymore again already")
 #: A "like" of something unpleasant is usually sarcasm ("I just love waiting in traffic"): unsure, so no fact.
 UNPLEASANT = _words(
     "waiting wait queue queues traffic stuck delay delays delayed broken bug bugs crash crashes crashing outage "
@@ -216,8 +217,9 @@ def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
     return all(re.fullmatch(r"[\w'&+-]+", w) for w in words)
 
 
-def is_disliked(value: str) -> bool:
-    """A thing a person dislikes: as ``is_thing``, but an unpleasant one is sincere ("I hate early meetings")."""
+def is_any_thing(value: str) -> bool:
+    """As ``is_thing``, unpleasant things included: a dislike of one is sincere ("I hate early meetings"), and a tax
+    return can be due."""
     return is_thing(value, unpleasant_ok=True)
 
 
@@ -238,7 +240,7 @@ def is_specific(value: str) -> bool:
 
 _KINDS: dict[str, Callable[[str], bool]] = {
     "place": is_place, "org": is_org, "role": is_role, "lang": is_language, "tool": is_tool, "thing": is_thing,
-    "name": is_name, "project": is_project, "free": is_free, "specific": is_specific, "disliked": is_disliked,
+    "name": is_name, "project": is_project, "free": is_free, "specific": is_specific, "any-thing": is_any_thing,
 }
 
 
@@ -326,11 +328,11 @@ _RULES: list[Rule] = [
     _rule(rf"\bi(?:'m| am) no longer (?:working|employed) (?:at|for|by) {_PLACE}", "No longer works at {v}", "v=org",
           "correction", change=True, negative=True),
     # likes, dislikes, preferences
-    _rule(rf"\bi (?:really |also |just )?(?:don't|do not) (?:like|enjoy) {_VAL}", "Dislikes {v}", "v=disliked",
+    _rule(rf"\bi (?:really |also |just )?(?:don't|do not) (?:like|enjoy) {_VAL}", "Dislikes {v}", "v=any-thing",
           negative=True),
-    _rule(rf"\bi(?:'m| am) not (?:a (?:big |huge )?fan of|into) {_VAL}", "Dislikes {v}", "v=disliked", negative=True),
+    _rule(rf"\bi(?:'m| am) not (?:a (?:big |huge )?fan of|into) {_VAL}", "Dislikes {v}", "v=any-thing", negative=True),
     _rule(rf"\bi (?:really |also |just )?(?:hate|dislike|detest|can't stand|cannot stand) {_VAL}", "Dislikes {v}",
-          "v=disliked", negative=True),
+          "v=any-thing", negative=True),
     _rule(rf"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) {_VAL}", "Likes {v}", "v=thing"),
     _rule(rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into) {_VAL}", "Likes {v}", "v=thing"),
     _rule(rf"\bi(?: really| also| generally| usually)?(?: prefer| would rather|'d rather) {_VAL}", "Prefers {v}",
@@ -387,9 +389,9 @@ _RULES: list[Rule] = [
     _rule(rf"\bthe deadline (?:for (?P<v>[\w\s-]{{2,40}}?) )?is (?:on |by )?{_DATE}\b", "Deadline for {v}: {d}", "",
           "ephemeral"),
     _rule(rf"\b(?:the |our |my )?(?P<v>[\w-]+(?: [\w-]+){{0,3}}) (?:is|are) due (?:on |by )?{_DATE}\b",
-          "Deadline for {v}: {d}", "v=thing", "ephemeral"),
+          "Deadline for {v}: {d}", "v=any-thing", "ephemeral"),
     _rule(rf"\bwe (?:need to|have to|must|want to|'ve got to|have got to) (?P<a>ship|release|launch|deliver|finish|submit)(?: (?:the |our )?"
-          rf"(?P<v>[\w-]+(?: [\w-]+){{0,3}}))? by {_DATE}\b", "Deadline for {v}: {d}", "v=thing", "ephemeral"),
+          rf"(?P<v>[\w-]+(?: [\w-]+){{0,3}}))? by {_DATE}\b", "Deadline for {v}: {d}", "v=any-thing", "ephemeral"),
     _rule(rf"\bi(?:'ve| have)(?: got)? an? (?P<k>{APPOINTMENTS}) appointment (?:on |at |for )?{_DATE}\b",
           "{K} appointment on {d}", "", "ephemeral"),
     _rule(rf"\bi(?:'m| am) (?:going|flying|travelling|traveling|driving|heading) to {_NAME} (?:on |this |next )?{_DATE}\b",
@@ -437,6 +439,9 @@ _CODE = re.compile(r"`|[{}]|==|=>|->|\(\)|;\s*$|^\s*(?:#|//|>>>|\$ |def |class |
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<![\w])'[^']{2,}'(?![\w])")
 _NEGATION = re.compile(r"\b(?:not|never|no|none|nor|neither|without|n't)\b|n't\b", re.I)
 
+# Only with words that make it standing: "can you always …?" may ask about an ability, or be rhetorical.
+_STANDING_REQUEST = re.compile(r"^(?:can|could|would|will) you (?:please )?(?P<v>(?:always )?[a-z].*?\b(?:from now on|"
+                               r"going forward|in (?:the )?future))(?:,? please)?\s*[?.!]*$", re.I)
 _CORRECTION_CUE = re.compile(r"^(?:actually|correction|sorry|no|wait|oops|update|news|quick update|small update)\b"
                              r"[,:!\s-]*", re.I)
 _CHANGE_CUE = re.compile(r"\b(?:actually|i meant|i was wrong|now|currently|these days|nowadays|no longer|any ?more|"
@@ -712,6 +717,9 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
         if cue:
             correction, sentence = True, sentence[cue.end():]
         sentence = first_person(sentence)
+        standing = _STANDING_REQUEST.match(sentence)
+        if standing:  # "Could you answer in Spanish from now on?" asks for a standing rule: read it as one
+            sentence = standing.group("v")
         if not sentence or not _statement(sentence):
             continue
         if _CHANGE_CUE.search(sentence):
