@@ -290,6 +290,7 @@ async def simulate(root: Path, days: int, *, set_clock: Callable[[datetime], Non
         "identity_in_prompt": f"{sum(_key(f.line) in prompt[USER] for f in identity)}/{len(identity)}",
         "last30_in_prompt": f"{sum(_key(f.line) in in_prompt for f in recent)}/{len(recent)}",
         "last30_missing": [f.line for f in recent if _key(f.line) not in in_prompt][:10],
+        "current_in_curated": f"{sum(_key(f.line) in in_prompt or any(_key(f.line) in v for v in archive_keys.values()) for f in current)}/{len(current)}",
         "current_findable_top5": f"{findable}/{len(current)}",
         "findable_missing": missing[:10],
         "stale_left_in_prompt": stale_left,
@@ -340,7 +341,8 @@ def main(argv: list[str] | None = None) -> int:
                                   progress=lambda s: print(s, file=sys.stderr, flush=True)))
     report["clock"] = clock
     report["stale_days"] = args.stale_days
-    report["wall_seconds"] = round(time.monotonic() - t0, 1)
+    # libfaketime moves the monotonic clock too: only the real-clock run's wall time means anything
+    report["wall_seconds"] = round(time.monotonic() - t0, 1) if clock == "inject" else None
     text = json.dumps(report, indent=2, default=str)
     print(text)
     if args.json:

@@ -30,7 +30,7 @@ import orjson
 from .fsutil import write_all
 
 __all__ = ["HITS_NAME", "ROTATE_BYTES", "PIN_MARK", "line_key", "bare_line", "is_pinned", "record_hits", "read_hits",
-           "Hit"]
+           "rotate_hits", "Hit"]
 
 log = logging.getLogger(__name__)
 

@@ -135,6 +135,16 @@ def test_stale_lines_leave_unless_confirmed_recalled_or_protected(tmp_path):
     assert "unused 30 days" in out.archive[archive_path("USER.md")]
 
 
+def test_identity_lines_without_a_mark_are_protected_too(tmp_path):
+    record = SalienceRecord(tmp_path / "s.json")
+    old = TODAY - timedelta(days=400)
+    lines = ["Name: Ana", "From Coimbra", "User's wife is called Marta", "Has a dog named Bolota", "Likes chess",
+             "Lives in Braga", "Favourite tea: sencha"]  # the last two are attributes: they do not go stale
+    record.files["USER.md"] = {line_key(x): LineInfo(old) for x in lines}
+    out = _apply(tmp_path, {"USER.md": USER_T + "".join(f"- {x}\n" for x in lines)}, record=record)
+    assert _archived(out, "USER.md") == ["likes chess"]
+
+
 def test_a_pin_the_model_adds_is_taken_off(tmp_path):
     base = USER_T + "- Likes jazz\n"
     out = _apply(tmp_path, {"USER.md": USER_T + "- Likes jazz [pinned]\n"}, base={"USER.md": base})

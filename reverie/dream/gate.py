@@ -14,9 +14,11 @@ from dataclasses import dataclass
 
 from ..config import DreamConfig
 from ..textsafety import control_chars
-from ..workspace import MEMORY, SOUL, USER
-from .result import Finding
+from ..hitlog import bare_line
 from ..security.secrets import scan
+from ..workspace import MEMORY, SOUL, USER
+from .archive import parse_entry
+from .result import Finding
 
 __all__ = ["GateVerdict", "check"]
 
@@ -25,7 +27,11 @@ def find_credentials(text: str) -> list[tuple[str, str]]:
     """``(kind, matched text)`` for each credential in ``text``."""
     return [(m.kind, text[m.start : m.end]) for m in scan(text)]
 
+
 _MIN_LINES_FOR_SHRINK_CHECK = 2  # a one-line file is not "content" whose loss the gate guards
+#: A line a run adds may be at most this long: longer is not a memory fact but garbage (a model's runaway output),
+#: and the lifecycle would otherwise carry it into the archive. Lines that were already in a file may move.
+MAX_NEW_LINE_CHARS = 2_000
 _FILE_NAMES = {SOUL: "soul.md", USER: "user.md", MEMORY: "memory.md"}
 
 
@@ -66,6 +72,22 @@ def _without(text: str, lines: Iterable[str]) -> str:
     return "\n".join(rows)
 
 
+def _new_long_line(base: Mapping[str, str], changed: Mapping[str, str]) -> str | None:
+    known: set[str] | None = None
+    for rel, new in changed.items():
+        old = set(base.get(rel, "").splitlines())
+        for line in new.splitlines():
+            if len(line) <= MAX_NEW_LINE_CHARS or line in old:
+                continue
+            if known is None:
+                known = {bare_line(x) for text in base.values() for x in text.splitlines()}
+            entry = parse_entry(line)
+            if bare_line(entry[0] if entry else line) not in known:
+                return (f"{rel} would gain a line of {len(line):,} characters (more than {MAX_NEW_LINE_CHARS:,}: "
+                        "not a memory fact)")
+    return None
+
+
 def check(
     base: Mapping[str, str], changed: Mapping[str, str], findings: Iterable[Finding], cfg: DreamConfig, *,
     own_removals: Mapping[str, Iterable[str]] | None = None, over_budget_ok: Iterable[str] = (),
@@ -79,6 +101,9 @@ def check(
     """
     findings = list(findings)
     budgets = _budgets(cfg)
+    long_line = _new_long_line(base, changed)
+    if long_line is not None:
+        return GateVerdict(False, long_line)
     own = own_removals or {}
     allowed_over = set(over_budget_ok)
     everything = "\n".join(base.values())

@@ -16,10 +16,12 @@ model, the offline engine included), and never removes a line without saying whe
    that the archiver marked ``ephemeral`` or that names an event (deadline, due, trip, meeting …) — is *expired*
    once its latest date plus ``graceDays`` has passed. A date that does not parse leaves the line a plain fact.
 5. **Salience** (``reverie.dream.salience``): over budget, the least salient unprotected lines are *archived*
-   until the file is at ``targetRatio`` of its budget; with ``staleDays``, stale lines too.
+   until the file is at ``targetRatio`` of its budget; with ``staleDays``, stale lines too — except the user's
+   attributes in USER.md (home, work, role, ``Key: value``), which leave only when superseded or under budget
+   pressure.
 
-SOUL.md (standing rules), lines marked ``permanent`` by the archiver and pinned lines are never removed by steps
-2–5 (a newer value of a pinned attribute stays beside it). A ``[pinned]`` marker the model added is taken off:
+SOUL.md (standing rules), lines marked ``permanent`` by the archiver, USER.md lines that read as identity (name,
+birth, origin, family or pets by name: ``_IDENTITY``) and pinned lines are never removed by steps 2–5 (a newer value of a pinned attribute stays beside it). A ``[pinned]`` marker the model added is taken off:
 pins are a person's. Merged lines stay represented by the line they were merged into; every other line that
 leaves goes to ``memory/archive/`` (``reverie.dream.archive``), and all are named in the commit message.
 """
@@ -73,6 +75,12 @@ _SLOTS = (
     (re.compile(r"^(?:the user )?works as\b"), "role"),
 )
 _REPLACES = re.compile(r"\(replaces: (.+)\)\s*$")
+#: Identity lines of USER.md protected even without the archiver's mark (written before Dream kept salience, or
+#: phrased by a model so that no batch fact matched): name, birth, origin, family and pets by name. On line keys.
+_IDENTITY = re.compile(
+    r"^(?:the user(?: s)? )?(?:name|full name|birthday|date of birth|born|birthplace|from|is from|was born)\b"
+    r"|\b(?:wife|husband|partner|spouse|son|daughter|mother|father|mom|dad|brother|sister|child|dog|cat)"
+    r"(?: s name)? (?:is |named |called )")
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,7 +273,8 @@ def apply(
 
         def protected(ln: _Line) -> bool:
             info = infos[ln.index]
-            return ln.pinned or (info is not None and info.mark == "permanent")
+            identity = rel == USER and bool(_IDENTITY.search(ln.key))
+            return ln.pinned or identity or (info is not None and info.mark == "permanent")
 
         _merge_duplicates(rel, lines, drop, when, protected, stamp)
         _supersede_slots(rel, lines, drop, when, stamp)
@@ -426,6 +435,8 @@ def _archive_least_salient(rel: str, text: str, lines: list[_Line], drop: dict[i
     if lc.stale_days is not None:
         for ln in candidates:
             info = infos[ln.index]
+            if rel == USER and _slot(ln.key) is not None:
+                continue  # the user's attributes (home, work, role, "Key: value") do not go stale, only out of date
             if info is not None and not ln.new and (today - info.last_seen).days > lc.stale_days:
                 drop[ln.index] = Retired(rel, ln.text, "archived", note(info, f"unused {lc.stale_days} days"))
     limit = budgets(cfg)[rel]

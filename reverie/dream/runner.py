@@ -496,8 +496,8 @@ def _aggregate(results: list[DreamResult]) -> DreamResult:
     last = results[-1]
     return DreamResult(
         status="ok" if ok and last.status in ("ok", "no-change", "dead-lettered") else last.status,
-        first=results[0].first,
-        last=last.last,
+        first=next((r.first for r in results if r.first is not None), None),
+        last=next((r.last for r in reversed(results) if r.last is not None), None),  # a lifecycle-only run has none
         findings=tuple(f for r in results for f in r.findings),
         edits=tuple(e for r in results for e in r.edits),
         files=tuple(c for r in results for c in r.files),

@@ -8,12 +8,13 @@ the day it is first seen again)::
                                               "hits": 3, "last_hit": "2027-05-20", "mark": "durable"}}}}
 
 Keys are ``reverie.hitlog.line_key``. ``mark`` is the archiver's mark of the fact the line was written from
-(``permanent``, ``durable``, ``ephemeral``), when Dream could match it. Dream writes the record after its commit,
+(``permanent``, ``durable``, ``ephemeral``), when Dream could match it (a batch fact with the same words, Jaccard
+≥ 0.5 for a new line; a restatement, ≥ 0.8, confirms an existing one). Dream writes the record after its commit,
 under its run lock (atomic replace); a crash in between only loses one run's dates.
 
 **The rule.** A line that is *protected* is never archived automatically: every SOUL.md line (standing rules), a
-line carrying the archiver's ``permanent`` mark (identity: name, family, birthplace), and a line a person pinned
-(``[pinned]`` at its end, ``reverie pin``). Every other line scores::
+line carrying the archiver's ``permanent`` mark (identity: name, family, birthplace) or reading as identity in
+USER.md, and a line a person pinned (``[pinned]`` at its end, ``reverie pin``). Every other line scores::
 
     score = 0.5 ** (days since it was last learned, confirmed or recalled / halfLifeDays)
             + 0.25 * log2(1 + times Recall returned it)
