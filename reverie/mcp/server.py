@@ -390,9 +390,9 @@ def _register_tools(server: MCPServer[Any], memory: _Memory) -> None:  # noqa: C
         """Restore memory to how it was before a version (or, with only, undo just that version). This rewrites
         the memory files; the undo is itself a new commit, so it can be undone in turn."""
         memory._existing()
-        from ..commands.memory_cmds import restore_or_revert
+        from ..operations.restore import restore_memory
 
-        return await memory.call(lambda rt: _plain(restore_or_revert(rt.git, sha, only=only, replay=replay)),
+        return await memory.call(lambda rt: _plain(restore_memory(rt.store, rt.git, sha, only=only, replay=replay)),
                                  writes=True)
 
     @server.tool(annotations=_READ_ONLY)
