@@ -505,15 +505,17 @@ class _Locked:
 
 
 # -- entry-aware scanning (the byte-level primitives are in reverie.appendlog) -------------------------------
-_GUARD_BYTES = 32  # bytes before a scan's offset recorded to recognise the same file later
+_GUARD_BYTES = 256  # the guard hashes the log's first and last bytes before a scan offset
 _CHECKPOINT_EVERY = 1 << 20  # rewrite the checkpoint after this many newly scanned bytes (and after a full scan)
 
 
 def _guard(fd: int, offset: int) -> bytes:
-    """A digest of the (up to) 32 bytes before ``offset``: recognises the same file later without keeping any of
-    its text (a purged string must not survive in the checkpoint)."""
+    """A digest of the log's first and last (up to) 256 bytes before ``offset`` — the first line and the last
+    one, cursors included, for lines of ordinary length: recognises the same file later, and a log rewritten in
+    place, without keeping any of its text (a purged string must not survive in the checkpoint)."""
     width = min(_GUARD_BYTES, offset)
-    return hashlib.blake2b(os.pread(fd, width, offset - width), digest_size=8).digest()
+    head = os.pread(fd, width, 0)
+    return hashlib.blake2b(head + os.pread(fd, width, offset - width), digest_size=8).digest()
 
 
 def _unchanged(fd: int, st: os.stat_result, state: tuple[int, int, int, bytes]) -> bool:
