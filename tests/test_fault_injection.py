@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import orjson
 import pytest
 from support.openai_server import OpenAIServer, Step, chat, tool_call_reply
 
@@ -248,32 +249,32 @@ def test_dream_path_traversal_attempts_are_refused(env: Env) -> None:
 
 
 def test_dream_absolute_path_to_a_memory_file_writes_only_that_file(env: Env) -> None:
-    """An absolute path naming a memory file is either refused or resolved to that file; nothing else changes."""
+    """An absolute path, even one naming a memory file, is refused: the model is told so in the tool result, the
+    file is untouched, and the run completes without a change (the cursor moves on)."""
     env.srv.enqueue(analysis(), edit_call(str(env.root / MEM), "", "- likes tea\n"), chat("Done."))
     skip = ("ws/memory/.reverie", "ws/.git")
     before = snapshot(env.root.parent, skip=skip)
     result, _ = dream_run(env)
-    assert result.status in ("ok", "no-change", "failed"), result
-    allowed = {"ws/" + MEM} if result.status == "ok" else set()
-    if result.status != "failed":
-        allowed.add("ws/memory/.dream_cursor")  # a completed run (an edit, or every call refused) moves on
-    assert changed(before, snapshot(env.root.parent, skip=skip)) <= allowed
-    assert all(e.path in MEMORY_FILES for e in result.edits)
+    assert result.status == "no-change" and result.edits == (), result
+    assert changed(before, snapshot(env.root.parent, skip=skip)) == {"ws/memory/.dream_cursor"}
+    tool_results = [m for m in env.srv.chat_requests[-1].json["messages"] if m.get("role") == "tool"]
+    assert tool_results and all("error" in str(m.get("content", "")).lower() for m in tool_results), tool_results
     git_fsck(env.root)
 
 
 def test_dream_10mb_analysis_reply(env: Env) -> None:
     huge = "".join(f"[MEMORY] fact {i} " + "x" * 90 + "\n" for i in range(BIG // 100))
-    # Dream takes the ~100k finding lines and sends them on to phase 2, where a real provider refuses the prompt
-    # (context length): a final 400, not retried. (No cap on the findings' size exists yet; see the report.)
+    # Phase 1 cuts the ~100k finding lines to Dream's cap (200 findings of at most 2,000 characters) before phase 2;
+    # this provider still refuses phase 2's prompt (context length): a final 400, not retried, nothing written.
     too_long = Step(400, body={"error": {"message": "maximum context length exceeded", "type": "invalid_request_error",
                                          "code": "context_length_exceeded"}})
     env.srv.enqueue(Step(body=chat(huge).body), too_long)
     mem, head, cursor = _memory_and_state(env)
     before = snapshot(env.root.parent, skip=("ws/memory/.reverie", "ws/.git/reverie/lock",))
     result, took = dream_run(env)
-    assert result.status in ("failed", "rejected"), result
-    assert result.reason and len(env.srv.chat_requests) <= 2
+    assert result.status == "failed" and "maximum context length" in (result.reason or ""), result
+    assert len(env.srv.chat_requests) == 2 and len(result.findings) == 200
+    assert len(orjson.dumps(env.srv.chat_requests[1].json)) < 1_000_000  # the cap reached phase 2's prompt
     assert _memory_and_state(env) == (mem, head, cursor)
     assert changed(before, snapshot(env.root.parent, skip=("ws/memory/.reverie", "ws/.git/reverie/lock",))) == set()
     assert took < 30

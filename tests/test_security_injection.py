@@ -89,15 +89,12 @@ def test_a_model_that_obeys_the_injection_cannot_write_soul(workspace) -> None: 
         result = asyncio.run(Dream(store, git, ModelClient(config), config).run())
     finally:
         ScriptedModel.unregister("security-obedient")
-    # SOUL.md on disk and in every git version is untouched; the attempt waits for a person, who rejects it.
+    # The gate refuses the run (the rule's words come from TOOL output, never from the user), so nothing is even
+    # staged for a person to approve: SOUL.md on disk and in every git version is untouched.
+    assert result.status == "rejected" and "tool output" in (result.reason or ""), result
     assert store.read_soul() == soul_before
     assert ATTACKER not in _git_log(workspace)
-    pending = load_pending(store)
-    assert result.status in ("ok", "no-change", "rejected"), result.reason
-    if pending is not None:
-        assert RULE in pending.proposed
-        reject(store)
-    assert load_pending(store) is None and store.read_soul() == soul_before
+    assert load_pending(store) is None
 
 
 def _obedient_run(workspace, *, protect: bool, said_by: str, rule_text: str):  # type: ignore[no-untyped-def]
