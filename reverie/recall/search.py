@@ -311,7 +311,7 @@ class Recall:
 
     def _similarities(self, qvec: Sequence[float], filters: SearchFilters | None) -> tuple[Any, Any] | None:
         """Cosine similarity of the query to every (allowed) chunk with a vector: (ids ascending, similarities)."""
-        import numpy as np
+        np = _numpy()
 
         loaded = self._matrix()
         if loaded is None:
@@ -338,7 +338,7 @@ class Recall:
         gen = self.index.generation()
         if self._vectors is not None and self._vectors[0] == gen and self._vectors[1] == model:
             return self._vectors[2], self._vectors[3]
-        import numpy as np
+        np = _numpy()
 
         rows = self.index.conn.execute(
             "SELECT c.id, e.vec FROM chunks c JOIN embeddings e ON e.ehash = c.ehash AND e.model = ? ORDER BY c.id",
@@ -406,7 +406,7 @@ def _with_neighbours(fused: dict[int, float], rows: dict[int, _Row], share: floa
 
 def _top(sims: tuple[Any, Any] | None, n: int) -> list[tuple[int, float]]:
     """The ``n`` most similar chunks, best first (ties by id)."""
-    import numpy as np
+    np = _numpy()
 
     if sims is None or not len(sims[0]):
         return []
@@ -419,7 +419,7 @@ def _top(sims: tuple[Any, Any] | None, n: int) -> list[tuple[int, float]]:
 
 def _lookup(sims: tuple[Any, Any] | None, wanted: Any) -> dict[int, float]:
     """id → similarity for the wanted ids that have a vector (``sims`` ids are ascending)."""
-    import numpy as np
+    np = _numpy()
 
     if sims is None or not len(sims[0]):
         return {}
@@ -495,3 +495,13 @@ def _pack(vector: Sequence[float]) -> bytes:
     if sys.byteorder != "little":
         arr.byteswap()
     return arr.tobytes()
+
+
+def _numpy() -> Any:
+    """numpy, which only vector search needs: the ``vectors`` extra (``pip install 'reverie[vectors]'``)."""
+    try:
+        import numpy
+    except ImportError:
+        raise RecallError("vector search (memory.search.embeddingModel) needs numpy: install reverie's `vectors` "
+                          "extra (pip install 'reverie[vectors]'), or unset the embedding model for BM25 only") from None
+    return numpy
