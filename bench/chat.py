@@ -50,7 +50,7 @@ def _piped(ctx: Context) -> float:
     ws = ctx.tmpdir("bench-chat-") / "ws"
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "reverie", "-w", str(ws), "chat", "--no-schedule"], env=_env(),
-                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
+                   stdin=subprocess.DEVNULL, capture_output=True, check=True)
     return time.perf_counter() - start
 
 

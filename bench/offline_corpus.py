@@ -38,7 +38,7 @@ def main() -> None:
           "| time |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     details = []
-    for heldout, (pos, neg) in ((False, (positives, negatives)), (True, held)):
+    for heldout, (_pos, neg) in ((False, (positives, negatives)), (True, held)):
         name = "held-out" if heldout else "main"
         for path in ("history", "archive"):
             t0 = time.perf_counter()

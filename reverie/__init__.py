@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .errors import *  # noqa: F403  (the documented exception tree)
 from ._lazy import lazy_exports
+from .errors import *  # noqa: F403  (the documented exception tree)
 from .errors import __all__ as _errors_all
 
 if TYPE_CHECKING:
     from .config import Config, load_config
-    from .history import HistoryEntry, HistoryLog
     from .facade import MemoryStore
+    from .history import HistoryEntry, HistoryLog
     from .workspace import MEMORY_FILES, Workspace
 
 # Loaded on first access (PEP 562): `python -m reverie --help` imports this package, and pydantic-based config

@@ -48,9 +48,17 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
 from .appendlog import (
-    MAX_LINE_BYTES, FlockLock, datasync, iter_lines, iter_lines_backward, next_line_start, read_line,
-    repair_torn_tail, write_all,
+    MAX_LINE_BYTES,
+    FlockLock,
+    datasync,
+    iter_lines,
+    iter_lines_backward,
+    next_line_start,
+    read_line,
+    repair_torn_tail,
+    write_all,
 )
 from .cursors import MAX_CURSOR, read_cursor, write_cursor, write_cursor_hint
 from .errors import CursorError, HistoryError, LockTimeoutError

@@ -50,6 +50,7 @@ kind; lines with invalid UTF-8 are decoded with U+FFFD and kept; an unterminated
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import logging
 import os
@@ -384,14 +385,15 @@ class SessionStore:
         if parsed.meta is None and parsed.messages:
             log.warning("%s: no metadata line; starting from offset 0", path)
         now = _now()
-        key = meta.get("key") if isinstance(meta.get("key"), str) and meta.get("key") else Path(path).stem
+        raw_key = meta.get("key")
+        key = raw_key if isinstance(raw_key, str) and raw_key else Path(path).stem
         created = _parse_time(meta.get("created_at"), now)
         return Session(
             key=key,
             messages=parsed.messages,
             created_at=created,
             updated_at=_parse_time(meta.get("updated_at"), created),
-            metadata=meta.get("metadata") if isinstance(meta.get("metadata"), dict) else {},
+            metadata=metadata if isinstance(metadata := meta.get("metadata"), dict) else {},
             last_consolidated=_valid_offset(meta.get("last_consolidated", 0), len(parsed.messages), str(path)),
             path=Path(path),
         )
@@ -463,7 +465,7 @@ class SessionStore:
             "messages": session.messages, "last_consolidated": session.last_consolidated,
         }
 
-    def list_sessions(self) -> list[dict[str, Any]]:
+    def list_sessions(self) -> builtins.list[dict[str, Any]]:
         """Every session as nanobot lists them (``key``, ``updated_at``, ``path``, plus the message counts), newest
         first."""
         return [
@@ -624,6 +626,5 @@ def _key_in_file(path: Path) -> str | None:
     except (FileNotFoundError, IsADirectoryError):
         return None
     obj, _ = _load_line(first.rstrip(b"\n"))
-    if obj is None or obj.get("_type") != "metadata" or not isinstance(obj.get("key"), str):
-        return None
-    return obj["key"]
+    key = obj.get("key") if obj is not None and obj.get("_type") == "metadata" else None
+    return key if isinstance(key, str) else None

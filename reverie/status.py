@@ -7,9 +7,9 @@ from typing import Any
 
 from .config import OFFLINE_MODEL
 from .dream.deadletter import deadletter_path, set_aside
+from .dream.pending import load_pending
 from .dream.records import summarize
 from .errors import CursorError, WorkspaceError
-from .dream.pending import load_pending
 from .store import MemoryStore
 from .workspace import ARCHIVE_DIR, MEMORY, MEMORY_FILES, SOUL, USER
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any
 
 from .config import Config, load_config
 from .cursors import read_cursor, read_cursor_record, write_cursor, write_cursor_record

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from dream_helpers import MEM, edit, make_env
+
 from reverie.dream import transaction
 from reverie.llm.scripted import bad_request_error
 

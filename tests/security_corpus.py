@@ -271,17 +271,17 @@ def _benign() -> list[tuple[str, str]]:
     for i in range(60):
         sha = hashlib.sha1(f"commit {i}".encode()).hexdigest()
         out.append(("git-sha", _rng.choice([f"commit {sha}", f"Reverted {sha[:12]} and {sha}", f"git show {sha}", f"sha: {sha}"])))
-    for i in range(60):
+    for _ in range(60):
         u = str(uuid.UUID(int=_rng.getrandbits(128), version=4))
         out.append(("uuid", _rng.choice([f"request_id={u}", f"session {u} started", f'"id": "{u}"', f"trace-id: {u}"])))
     for i in range(40):
         digest = hashlib.sha256(f"file {i}".encode()).hexdigest()
         out.append(("sha256", _rng.choice([f"sha256sum: {digest}  data.tar.gz", f"checksum {digest}", f"etag: \"{digest}\""])))
     words = _PROSE + _CODE
-    for i in range(40):
+    for _ in range(40):
         data = base64.b64encode(" ".join(_rng.sample(words, 3)).encode()).decode()
         out.append(("base64", _rng.choice([f"data = '{data}'", f"payload: {data}", f"data:text/plain;base64,{data}"])))
-    for i in range(20):
+    for _ in range(20):
         out.append(("base64-image", "data:image/png;base64," + base64.b64encode(_rng.randbytes(120)).decode()))
     return out
 

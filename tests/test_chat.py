@@ -8,8 +8,8 @@ import sys
 
 import orjson
 import pytest
-
 from conftest import run_cli
+
 from reverie.cli import main
 from reverie.llm import protocol
 from reverie.llm.scripted import Prompt, ScriptedModel
@@ -127,6 +127,7 @@ def test_dream_during_a_scheduled_run_waits_for_it_and_dream_log_agrees(workspac
     import asyncio
 
     from dream_helpers import edit
+
     from reverie.chat import ChatAgent
     from reverie.config import Config
     from reverie.llm.scripted import Reply

@@ -15,8 +15,8 @@ from pathlib import Path
 import orjson
 import pexpect
 import pytest
-
 from conftest import ROOT
+
 from reverie.workspace import Workspace
 
 READY = "\x1b[?2004h"

@@ -8,8 +8,8 @@ import json
 import subprocess
 
 import pytest
-
 from conftest import run_cli
+
 from reverie.commands import CommandContext, CommandRouter, dream_cmds
 from reverie.config import Config
 from reverie.dream.lock import RunLock

@@ -8,8 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli
+
 from reverie.demo import load_conversation, run_demo
 from reverie.errors import WorkspaceError
 

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from dream_helpers import edit, make_env
+
 from reverie.dream.deadletter import read_dead_letters
 from reverie.dream.records import Attempts
 

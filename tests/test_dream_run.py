@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+from datetime import UTC
 
 import orjson
 import pytest
-
 from dream_helpers import MEM, edit, make_env, read
+
 from reverie.dream.deadletter import read_dead_letters
 from reverie.dream.lock import RunLock
 from reverie.dream.records import StatusRecord
@@ -433,9 +434,9 @@ def test_memory_lines_carry_their_age(env):
     env.ws.write(MEM, "# Memory\n- old fact\n")
     env.git.commit("seed", kind="manual")
     env.ws.write(MEM, "# Memory\n- old fact\n- new fact\n")
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
-    future = datetime.now(timezone.utc) + timedelta(days=30)
+    future = datetime.now(UTC) + timedelta(days=30)
     assert line_ages(env.git, env.read(MEM), now=future) == [30, 30, None]
     env.add("- x")
     env.fake.enqueue("[SKIP]")

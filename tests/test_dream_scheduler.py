@@ -7,12 +7,12 @@ import os
 import signal
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-
 from dream_helpers import edit, make_env
+
 from reverie.config import DreamConfig
 from reverie.dream import Dream
 from reverie.dream.lock import RunLock
@@ -20,7 +20,7 @@ from reverie.dream.records import StatusRecord
 from reverie.dream.scheduler import DreamScheduler, make_trigger, next_run_time, serve
 from reverie.errors import ConfigError
 
-NOW = datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
 
 def test_next_run_counts_from_the_last_completed_run():
@@ -32,8 +32,8 @@ def test_next_run_counts_from_the_last_completed_run():
 
 def test_next_run_with_a_legacy_cron():
     cfg = DreamConfig(cron="0 3 * * *")
-    last = datetime(2026, 11, 22, 3, 0, tzinfo=timezone.utc)
-    assert next_run_time(cfg, last, NOW) == datetime(2026, 11, 23, 3, 0, tzinfo=timezone.utc)
+    last = datetime(2026, 11, 22, 3, 0, tzinfo=UTC)
+    assert next_run_time(cfg, last, NOW) == datetime(2026, 11, 23, 3, 0, tzinfo=UTC)
     assert next_run_time(cfg, last - timedelta(days=2), NOW) == NOW
     with pytest.raises(ConfigError):
         make_trigger(DreamConfig(cron="every tuesday"))
@@ -44,7 +44,7 @@ def test_restart_does_not_postpone_dream(tmp_path):
     env.add("- [durable] x")
     env.fake.enqueue("[MEMORY] x", [edit("memory/MEMORY.md", "", "- x\n")], "done")
     assert asyncio.run(env.dream().run()).status == "ok"
-    committed = env.git.log(limit=1, kind="dream")[0].time.astimezone(timezone.utc)
+    committed = env.git.log(limit=1, kind="dream")[0].time.astimezone(UTC)
     later = committed + timedelta(hours=1)
     first = DreamScheduler(env.dream()).next_run_time(later)
     again = DreamScheduler(make_env(tmp_path / "ws", interval_h=4).dream()).next_run_time(later)  # a restarted service

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from dream_helpers import edit, make_env
+
 from reverie.dream import transaction
 from reverie.dream.lock import RunLock
 from reverie.errors import CursorError, LockTimeoutError
@@ -136,8 +136,8 @@ def test_restore_replay_during_a_dream_run_is_not_lost(tmp_path, monkeypatch):
 
 def test_restore_and_approve_wait_for_dream_then_give_up_cleanly(gs_ws, monkeypatch):
     from reverie.dream import lock as lock_mod
-    from reverie.operations.restore import restore_memory
     from reverie.operations.approve import approve
+    from reverie.operations.restore import restore_memory
 
     ws, g = gs_ws
     sha = g.commit("dream: x", kind="dream", trailers={T.CURSOR: "3", T.BATCH: "1-3"}, files={MEM: "# Memory\n- a\n"})

@@ -7,7 +7,6 @@ int64, a credential as session key, and readers quadratic in the length of one l
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import orjson

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli
+from dream_helpers import make_env
 from support.openai_server import OpenAIServer, Step, chat, tool_call_reply
 
-from dream_helpers import make_env
 from reverie.config import Config, ProviderConfig
 from reverie.dream import Dream
 from reverie.dream.records import Attempts, StatusRecord

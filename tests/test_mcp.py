@@ -15,12 +15,11 @@ import pytest
 pytest.importorskip("mcp", reason="the MCP SDK (a dependency of reverie mcp) is not installed")
 
 import httpx2  # noqa: E402  (installed with mcp)
+from conftest import ROOT, run_cli  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from reverie.workspace import Workspace  # noqa: E402
-
-from conftest import ROOT, run_cli  # noqa: E402
 
 USER_URI = "reverie://workspace/USER.md"
 TOOLS = {"search_memory", "remember", "list_memory_files", "read_memory_file", "dream", "list_versions",

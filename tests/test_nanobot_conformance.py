@@ -19,15 +19,15 @@ from pathlib import Path
 import orjson
 import pytest
 
+from reverie import MemoryStore
 from reverie.config import Config, GitConfig
-from reverie.sessions import Session, SessionStore
 from reverie.errors import GitStoreError, SessionError, UnknownRevisionError
 from reverie.gitstore import GitStore
 from reverie.history import DEFAULT_MAX_ENTRY_CHARS
 from reverie.llm.client import ModelClient
 from reverie.llm.scripted import ScriptedModel
 from reverie.llm.types import ToolCall
-from reverie import MemoryStore
+from reverie.sessions import Session, SessionStore
 from reverie.workspace import Workspace
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from reverie.sessions import SessionStore
+from reverie import MemoryStore
 from reverie.gitstore import GitStore
 from reverie.gitstore import trailers as T
-from reverie import MemoryStore
+from reverie.sessions import SessionStore
 from reverie.workspace import Workspace
 
 ENV = ["-c", "user.name=nanobot", "-c", "user.email=nanobot@dream"]

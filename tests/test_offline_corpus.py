@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import asyncio
 
+import offline_corpus as corpus
 import pytest
 
-import offline_corpus as corpus
 from reverie.config import Config
 from reverie.dream import Dream
 from reverie.gitstore import GitStore

@@ -6,12 +6,11 @@ import asyncio
 
 import orjson
 import pytest
+from conftest import run_cli
 
 from reverie.config import Config
 from reverie.recall import Recall, memory_search
 from reverie.recall.tool import MEMORY_SEARCH_TOOL, recall_context, run_memory_search_tool
-
-from conftest import run_cli
 
 
 def test_tool_schema_is_a_valid_function_tool():

@@ -9,8 +9,7 @@ import orjson
 import pytest
 
 from reverie.config import Config
-from reverie.recall import Recall
-from reverie.recall import rank
+from reverie.recall import Recall, rank
 
 
 def make_recall(workspace, **search):

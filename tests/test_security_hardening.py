@@ -89,6 +89,7 @@ def test_invalid_utf8_in_user_md_fails_the_run_and_keeps_the_batch(tmp_path) -> 
     import asyncio
 
     from dream_helpers import make_env
+
     from reverie.dream.records import StatusRecord
     from reverie.status import collect_status
 

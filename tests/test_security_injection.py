@@ -9,11 +9,11 @@ import subprocess
 from reverie.config import Config
 from reverie.consolidator import Consolidator, SessionStore
 from reverie.dream import Dream
+from reverie.dream.pending import load_pending
 from reverie.gitstore import GitStore
 from reverie.llm.client import ModelClient
 from reverie.llm.scripted import ScriptedModel
 from reverie.llm.types import ToolCall
-from reverie.dream.pending import load_pending
 from reverie.operations.approve import reject
 from reverie.store import MemoryStore
 

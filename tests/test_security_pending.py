@@ -7,8 +7,8 @@ import subprocess
 import orjson
 import pytest
 
-from reverie.errors import MergeConflictError, WorkspaceError
 from reverie.dream.pending import load_pending, pending_path, stage_soul_change
+from reverie.errors import MergeConflictError, WorkspaceError
 from reverie.operations.approve import approve, reject
 
 

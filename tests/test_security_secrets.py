@@ -82,7 +82,7 @@ def test_concatenations_redact_cleanly(parts: list[str]) -> None:
     text = " ".join(parts)
     once = redact(text)
     assert redact(once) == once
-    for kind, sample, value in SECRETS:
+    for _kind, sample, value in SECRETS:
         if sample in parts and len(value) >= 16:
             assert value not in once
 

@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from reverie import MemoryStore
 from reverie.config import Config
 from reverie.consolidator import SessionStore
 from reverie.consolidator.seed import SAVE_MEMORY_TOOL
@@ -15,7 +16,6 @@ from reverie.llm import protocol
 from reverie.llm.client import ModelClient
 from reverie.llm.scripted import ScriptedModel, bad_request_error
 from reverie.llm.types import ToolCall
-from reverie import MemoryStore
 
 _counter = itertools.count()
 OLD_MEMORY = "# Memory\n- Lives in Berlin\n"

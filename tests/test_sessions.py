@@ -9,8 +9,8 @@ import threading
 import orjson
 import pytest
 
-from reverie.sessions import MAX_STEM_BYTES, Session, SessionStore, safe_filename
 from reverie.errors import SessionError
+from reverie.sessions import MAX_STEM_BYTES, Session, SessionStore, safe_filename
 
 
 def rows(path) -> list[dict]:

@@ -7,8 +7,8 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from ._common import console
 from ..textsafety import printable
+from ._common import console
 from ._render import files_text, print_diff
 
 __all__ = ["progress_text", "print_dream"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_json_flag, console, emit_json, existing_workspace, count
+from ._common import add_json_flag, console, count, emit_json, existing_workspace
 from ._render import commit_table, print_commit
 
 

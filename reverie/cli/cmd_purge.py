@@ -20,8 +20,11 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..operations.purge import (  # lazily: `reverie purge --help` need not load the history rewriter
+        plan_purge,
+        purge,
+    )
     from ..runtime import Runtime
-    from ..operations.purge import plan_purge, purge  # lazily: `reverie purge --help` need not load the history rewriter
 
     rt = Runtime(workspace_of(args))
     plan = plan_purge(rt.store, rt.git, args.text)

@@ -6,7 +6,7 @@ import argparse
 
 from rich.markup import escape
 
-from ._common import add_json_flag, console, emit_json, open_store, count
+from ._common import add_json_flag, console, count, emit_json, open_store
 
 
 def configure(p: argparse.ArgumentParser) -> None:

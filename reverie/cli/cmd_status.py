@@ -8,7 +8,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..textsafety import printable
-
 from ._common import add_json_flag, console, emit_json, open_store
 
 

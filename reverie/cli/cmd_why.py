@@ -18,9 +18,8 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..runtime import Runtime
-
     from ..dream.archive import parse_entry, source_of
+    from ..runtime import Runtime
 
     found = [p for p in Runtime(existing_workspace(args)).git.why(args.text)
              if not (source_of(p.path) and p.line.startswith("#"))]  # an archive entry's heading repeats its line

@@ -11,9 +11,8 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from ..errors import ReverieError
+from ..errors import CommandError, ReverieError
 from .render import dream_result
-from ..errors import CommandError
 from .router import Command, Invocation
 
 if TYPE_CHECKING:

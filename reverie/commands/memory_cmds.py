@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from ..errors import AmbiguousRevisionError, CommandError
 from ..dream.pending import load_pending
+from ..errors import AmbiguousRevisionError, CommandError
 from .render import commit_detail, operation_reply, pending_soul, versions_table
 from .router import Command, Invocation
 

@@ -23,7 +23,7 @@ import re
 import shlex
 import weakref
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CommandError, ReverieError

@@ -6,8 +6,8 @@
 - ``archive``: one archive model call; ``consolidator``: the rounds, ``/new``; ``seed``: ``MemoryStore.consolidate``.
 """
 
+from ..sessions import Session, SessionInfo, SessionStore
 from .consolidator import ConsolidationResult, Consolidator
 from .seed import consolidate
-from ..sessions import Session, SessionInfo, SessionStore
 
 __all__ = ["Session", "SessionInfo", "SessionStore", "Consolidator", "ConsolidationResult", "consolidate"]

@@ -32,10 +32,10 @@ from ..llm.client import ModelClient
 from ..llm.protocol import TASK_ARCHIVE, max_output_tokens
 from ..llm.tokens import estimate_tokens as _estimate_message_tokens
 from ..llm.types import Usage
+from ..sessions import Session, SessionStore
 from ..store import MemoryStore
 from .archive import CONTEXT_MESSAGES, summarise
 from .estimate import PromptEstimator, model_view
-from ..sessions import Session, SessionStore
 from .slicing import pick_slice
 from .transcript import raw_archive_entries
 

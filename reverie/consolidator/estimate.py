@@ -21,9 +21,9 @@ from typing import Any
 import orjson
 
 from ..llm.client import ModelClient
+from ..sessions import Session
 from ..store import MemoryStore
 from ..workspace import MEMORY_FILES
-from ..sessions import Session
 
 __all__ = ["system_prompt", "prompt_messages", "model_view", "PromptEstimator", "MODEL_KEYS"]
 

@@ -28,8 +28,8 @@ from ..errors import HistoryError, LockTimeoutError, ModelError, WorkspaceError
 from ..history import format_timestamp
 from ..llm import protocol
 from ..llm.client import ModelClient
-from ..llm.types import ToolCall
 from ..llm.prompts import load_prompt
+from ..llm.types import ToolCall
 from ..security.secrets import redact
 from ..store import MemoryStore
 from ..workspace import MEMORY

@@ -129,7 +129,7 @@ async def run_demo(
     source = f" (configured in `{config_from}`)" if config_from else ""
     say("Workspace", f"`{ws.root}` · model: `{rt.config.model}`{source}")
     router = CommandRouter(rt)
-    rt.git  # open the memory repo now: its init commit predates everything the demo learns
+    rt.git.ensure()  # create the memory repo now: its init commit predates everything the demo learns
 
     for number, spec in enumerate(load_conversation()["sessions"], 1):
         session = rt.sessions.get_or_create(spec["key"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Protocol
 
 from ..config import DreamConfig
@@ -49,7 +49,7 @@ def line_ages(git: _History, text: str, now: datetime | None = None) -> list[int
     """
     lines = text.splitlines()
     ages: list[int | None] = [None] * len(lines)
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     commits = git.log(limit=AGE_WALK_LIMIT, path=MEMORY)
     alive = {ln for ln in lines if ln.strip()}
     since: dict[str, datetime] = {}

@@ -115,7 +115,7 @@ async def budgeted_call(
         # The client keeps its own per-attempt timeout and retry budget (``config.llm``); the run's remaining wall
         # time only caps the whole call. (Passing it as the per-attempt timeout let one hang eat the run's budget.)
         response = await asyncio.wait_for(client.complete(messages, model=model, **kw), remaining)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         overall = budget.overall is not None and budget.overall.remaining_seconds() <= 0
         raise BudgetExceeded("time", f"a model call ran past the {budget.max_seconds:g}s wall-time cap",
                              overall=overall) from None

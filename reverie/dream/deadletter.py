@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
@@ -69,7 +69,7 @@ def _append(path: Path, line: bytes) -> None:
 
 
 def append_dead_letter(path: Path, first: int, last: int, reason: str, attempts: int) -> DeadLetter:
-    record = DeadLetter(first, last, reason, attempts, datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    record = DeadLetter(first, last, reason, attempts, datetime.now(UTC).isoformat(timespec="seconds"))
     _append(Path(path), record.to_json())
     return record
 
@@ -77,7 +77,7 @@ def append_dead_letter(path: Path, first: int, last: int, reason: str, attempts:
 def append_event(path: Path, event: str, first: int, commit: str | None = None) -> None:
     """Record ``requeued`` or ``done`` for the batch starting at ``first`` (the caller holds Dream's run lock)."""
     data: dict[str, object] = {"event": event, "first": first,
-                               "time": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+                               "time": datetime.now(UTC).isoformat(timespec="seconds")}
     if event == "done":
         data["commit"] = commit
     _append(Path(path), orjson.dumps(data) + b"\n")

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..config import DreamConfig
-from ..textsafety import control_chars
 from ..hitlog import bare_line
 from ..security.secrets import scan
+from ..textsafety import control_chars
 from ..workspace import MEMORY, SOUL, USER
 from .archive import parse_entry
 from .result import Finding

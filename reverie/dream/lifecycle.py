@@ -266,12 +266,12 @@ def apply(
         drop: dict[int, Retired] = {}
         infos = {ln.index: record.info(rel, ln.key) for ln in lines}
 
-        def when(ln: _Line) -> tuple[int, int]:
+        def when(ln: _Line, infos: dict = infos) -> tuple[int, int]:  # type: ignore[type-arg]
             info = infos[ln.index]
             day = today.toordinal() if ln.new else (info.learned.toordinal() if info else 0)
             return day, ln.index
 
-        def protected(ln: _Line) -> bool:
+        def protected(ln: _Line, infos: dict = infos, rel: str = rel) -> bool:  # type: ignore[type-arg]
             info = infos[ln.index]
             identity = rel == USER and bool(_IDENTITY.search(ln.key))
             return ln.pinned or identity or (info is not None and info.mark == "permanent")

@@ -31,7 +31,7 @@ import hashlib
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +43,6 @@ from ..textdiff import numstat_text
 from ..workspace import SOUL, Workspace
 
 if TYPE_CHECKING:
-    from ..gitstore import GitStore
     from ..store import MemoryStore
 
 log = logging.getLogger(__name__)
@@ -59,7 +58,7 @@ def _sha256(text: str) -> str:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 @dataclass(frozen=True)

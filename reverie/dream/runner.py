@@ -18,22 +18,29 @@ from datetime import date
 from typing import Any
 
 from ..config import Config
-from ..errors import (AlreadyRunningError, GitStoreError, MergeConflictError, ModelError, ModelUnavailableError,
-                      ReverieError, UnsafePathError)
+from ..errors import (
+    AlreadyRunningError,
+    GitStoreError,
+    MergeConflictError,
+    ModelError,
+    ModelUnavailableError,
+    ReverieError,
+    UnsafePathError,
+)
 from ..gitstore import trailers as tr
+from ..gitstore.location import is_tracked
 from ..gitstore.trailers import format_message
 from ..llm import protocol
 from ..llm.prompts import load_prompt
 from ..llm.types import Usage
 from ..security.untrusted import untrusted_soul_lines
 from ..store import MemoryStore
-from ..gitstore.location import is_tracked
 from ..workspace import MEMORY, MEMORY_FILES, SOUL
 from . import transaction
 from .agent import run_edit_loop
 from .analyze import UnusableAnalysis, analyze
 from .archive import archive_path
-from .batch import build_analysis_message, budget_lines, line_ages
+from .batch import budget_lines, build_analysis_message, line_ages
 from .budget import Budget, BudgetExceeded
 from .deadletter import DeadLetter, append_dead_letter, append_event, deadletter_path, queued, set_aside
 from .edit_tools import MemoryTools
@@ -41,10 +48,10 @@ from .gate import check
 from .lifecycle import MANAGED, LifecycleOutcome
 from .lifecycle import apply as run_lifecycle
 from .lock import RunLock
+from .pending import stage_soul_change
 from .records import Attempts, StatusRecord
 from .result import DreamResult, Progress
 from .salience import SalienceRecord
-from .pending import stage_soul_change
 from .staging import StagedFiles, unified_diff
 
 __all__ = ["Dream", "ProgressCallback"]

@@ -12,7 +12,7 @@ import asyncio
 import logging
 import signal
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.base import BaseTrigger
@@ -36,10 +36,10 @@ def make_trigger(cfg: DreamConfig, start: datetime | None = None) -> BaseTrigger
     """``CronTrigger`` for a legacy ``cron`` expression (it wins), else an ``IntervalTrigger`` of ``intervalH``."""
     if cfg.cron:
         try:
-            return CronTrigger.from_crontab(cfg.cron, timezone=timezone.utc)
+            return CronTrigger.from_crontab(cfg.cron, timezone=UTC)
         except ValueError as exc:
             raise ConfigError(f"config: dream.cron = {cfg.cron!r}: not a cron expression ({exc})") from None
-    return IntervalTrigger(hours=cfg.interval_h, start_date=start, timezone=timezone.utc)
+    return IntervalTrigger(hours=cfg.interval_h, start_date=start, timezone=UTC)
 
 
 def next_run_time(cfg: DreamConfig, last_completed: datetime | None, now: datetime) -> datetime:
@@ -81,14 +81,14 @@ class DreamScheduler:
             log.warning("dream scheduler: cannot read the last dream commit (%s)", exc)
             commits = []
         if commits:
-            times.append(commits[0].time.astimezone(timezone.utc))
+            times.append(commits[0].time.astimezone(UTC))
         recorded = StatusRecord.load(self.dream.workspace.state_dir).last_completed
         if recorded is not None:
             times.append(recorded)
         return max(times) if times else None
 
     def next_run_time(self, now: datetime | None = None) -> datetime:
-        return next_run_time(self.cfg, self.last_completed(), now or datetime.now(timezone.utc))
+        return next_run_time(self.cfg, self.last_completed(), now or datetime.now(UTC))
 
     @property
     def scheduled_for(self) -> datetime | None:
@@ -98,7 +98,7 @@ class DreamScheduler:
 
     async def start(self) -> None:
         first = self.next_run_time()
-        self._scheduler = AsyncIOScheduler(timezone=timezone.utc)
+        self._scheduler = AsyncIOScheduler(timezone=UTC)
         self._scheduler.add_job(
             self._tick, make_trigger(self.cfg, start=first), id=_JOB_ID, next_run_time=first,
             max_instances=1, coalesce=True, misfire_grace_time=None,

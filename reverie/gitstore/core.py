@@ -41,14 +41,25 @@ from .nanobot_api import NanobotGitAPI
 from .objects import blob_id, identity, list_files, read_blob, read_blob_ids
 from .plumbing import ensure_fanout
 from .repo import (
-    MemoryRepo, branch_ref, create_repo, heal_head, lost_head_branch, mark_adopted, read_head, repair_head,
+    MemoryRepo,
+    branch_ref,
+    create_repo,
+    heal_head,
+    lost_head_branch,
+    mark_adopted,
+    read_head,
+    repair_head,
     sync_ignore_rules,
 )
 from .trailers import BATCH, KIND, RESTORE_OF, REVERT_OF, format_message, parse_batch, split_message
 from .types import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
 from .upkeep import after_commit, pack_all
 from .writer import (
-    ResolvedPaths, clean_temp_files, recover_pending, state_dir, transact,
+    ResolvedPaths,
+    clean_temp_files,
+    recover_pending,
+    state_dir,
+    transact,
 )
 
 log = logging.getLogger(__name__)

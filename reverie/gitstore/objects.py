@@ -5,7 +5,7 @@ paths (every other entry of the base tree is kept as is), and make commits. No I
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 from dulwich.objects import Blob, Commit, ShaFile, Tree
 
@@ -183,7 +183,7 @@ def build_tree(
 
 def commit_time(when: datetime | None = None) -> tuple[int, int]:
     """(unix seconds, UTC offset seconds) of ``when`` (default now), in the local timezone if naive."""
-    moment = (when or datetime.now(timezone.utc)).astimezone()
+    moment = (when or datetime.now(UTC)).astimezone()
     offset = moment.utcoffset() or timedelta(0)
     return int(moment.timestamp()), int(offset.total_seconds())
 

@@ -22,9 +22,9 @@ from dulwich.reflog import read_reflog
 from dulwich.repo import Repo
 
 from ..errors import GitStoreError
-from .objects import CachedStore
 from ..fsutil import atomic_write, fsync_dir, read_text_lossy
 from .location import CONFIG_KEY, CONFIG_SECTION, GITIGNORE_MARK, RepoLocation, _nanobot_gitignore, gitignore_text
+from .objects import CachedStore
 
 log = logging.getLogger(__name__)
 

@@ -25,12 +25,12 @@ a ``git`` command's locks are never touched.
 
 from __future__ import annotations
 
-import logging
 import hashlib
+import logging
 import os
 import time
-from io import BytesIO
 from collections.abc import Iterable, Mapping
+from io import BytesIO
 from pathlib import Path
 
 from dulwich.index import Index, index_entry_from_stat, write_index_dict

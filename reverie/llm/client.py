@@ -253,7 +253,7 @@ class ModelClient:
             return await asyncio.wait_for(
                 litellm.acompletion(model=name, messages=messages, timeout=timeout, **kwargs), timeout + 1.0
             )
-        except asyncio.TimeoutError as exc:  # litellm did not honour its own timeout: treat as one
+        except TimeoutError as exc:  # litellm did not honour its own timeout: treat as one
             raise litellm.Timeout(f"no reply within {timeout:.1f}s", model=name, llm_provider="") from exc
 
     def _kwargs(
@@ -367,7 +367,6 @@ class ModelClient:
         process never pay litellm's 2–3 s import.
         """
         name = model or self.config.model
-        provider = provider_of(name)
         if registry.resolve(name) is not None or "litellm" not in sys.modules:
             return estimate_tokens(messages, tools)
         from ._litellm import get_litellm

@@ -44,7 +44,7 @@ from .offline_rules import (
     strip_instead,
     value_words,
 )
-from .tokens import estimate_tokens, estimate_text_tokens
+from .tokens import estimate_text_tokens, estimate_tokens
 from .types import ModelResponse, ToolCall, Usage
 
 __all__ = ["respond", "OFFLINE_REPLY"]

@@ -340,8 +340,8 @@ _RULES: list[Rule] = [
     _rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {_VAL}", "Favourite {k}: {v}", "v=thing"),
     _rule(rf"\bi(?:'m| am) allergic to {_VAL}", "Allergic to {v}", "v=thing", "permanent"),
     _rule(r"\bi(?:'m| am) (?:an? )?(?P<v>vegetarian|vegan|pescatarian)\b", "Is {v}", ""),
-    _rule(rf"\bi (?:can )?speak (?:fluent )?(?P<v>[A-Z][a-z]+)\b", "Speaks {v}", "v=lang"),
-    _rule(rf"\bmy (?:native|first|mother) (?:language|tongue) is (?P<v>[A-Z][a-z]+)\b", "Native language: {v}",
+    _rule(r"\bi (?:can )?speak (?:fluent )?(?P<v>[A-Z][a-z]+)\b", "Speaks {v}", "v=lang"),
+    _rule(r"\bmy (?:native|first|mother) (?:language|tongue) is (?P<v>[A-Z][a-z]+)\b", "Native language: {v}",
           "v=lang", "permanent"),
     _rule(r"\bmy time ?zone is (?P<v>[A-Z][\w/+:-]{1,30})", "Timezone: {v}", ""),
     # rules for the agent

@@ -62,7 +62,7 @@ def _root(workspace: object | None) -> Path | None:
         return None
     if isinstance(workspace, (str, os.PathLike)):  # before .root: a Path's .root is its anchor ("/")
         return Path(workspace)
-    return Path(getattr(workspace, "root"))
+    return Path(workspace.root)
 
 
 def _read(root: Path, rel: str) -> str | None:

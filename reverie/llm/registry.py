@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from .types import ModelResponse
 
@@ -38,7 +38,7 @@ class Request:
     max_tokens: int | None = None
 
 
-LocalModel = Callable[[Request], Union[ModelResponse, Awaitable[ModelResponse]]]
+LocalModel = Callable[[Request], ModelResponse | Awaitable[ModelResponse]]
 
 _models: dict[str, LocalModel] = {}
 _lock = threading.Lock()

@@ -29,7 +29,7 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from . import types as rt
 from .tokens import estimate_tokens
@@ -96,7 +96,7 @@ class Prompt:
         return next((str(m.get("content") or "") for m in reversed(self.messages) if m.get("role") == "user"), "")
 
 
-Script = Union[str, ToolCall, Reply, BaseException, list, tuple, Callable[[Prompt], Any]]
+Script = str | ToolCall | Reply | BaseException | list | tuple | Callable[[Prompt], Any]
 
 _registry: dict[str, ScriptedModel] = {}
 _registry_lock = threading.Lock()

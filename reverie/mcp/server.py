@@ -160,7 +160,7 @@ class ResourceWatcher:
         while True:
             try:
                 await asyncio.wait_for(self._wake.wait(), timeout=self.interval)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             self._wake.clear()
             try:

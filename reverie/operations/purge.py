@@ -28,12 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..dream.lock import dream_run_lock
 from ..errors import WorkspaceError
 from ..fsutil import atomic_write
-from ..sessions import SessionStore
-from ..dream.lock import dream_run_lock
 from ..security.scrub import replace_in_file
 from ..security.secrets import scan
+from ..sessions import SessionStore
 
 if TYPE_CHECKING:
     from ..gitstore import GitStore

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..dream.lock import dream_run_lock
 from ..errors import CursorError
 from ..gitstore import GitStore
 from ..gitstore.types import OperationResult
 from ..store import MemoryStore
-from ..dream.lock import dream_run_lock
 
 __all__ = ["restore_memory"]
 

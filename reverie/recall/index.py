@@ -39,9 +39,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..sessions import SessionStore
 from ..errors import LockTimeoutError, RecallError, SessionError
 from ..history import BadLine, HistoryEntry, HistoryLog
+from ..sessions import SessionStore
 from ..workspace import ARCHIVE_DIR, MEMORY_FILES, Workspace
 from .sources import (
     DATED_RE,
@@ -239,7 +239,7 @@ class SearchIndex:
             for rel, kind, file in self._file_sources():
                 seen.add(rel)
                 self._sync_file(rel, kind, file, indexed.get(rel), stats)
-            for rel, (kind, *_rest) in indexed.items():
+            for rel, (_kind, *_rest) in indexed.items():
                 if rel not in seen:
                     stats.removed += self._delete_path(rel)
                     conn.execute("DELETE FROM files WHERE path = ?", (rel,))

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import datetime, timedelta
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
 
 __all__ = ["query_terms", "fts_query", "rrf", "weighted", "decay_factor", "recency_factor", "mmr", "jaccard", "RRF_K",
            "asks_when", "mentions_time", "dates_named"]

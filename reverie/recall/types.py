@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import RecallError
@@ -129,7 +129,7 @@ def to_epoch(when: datetime) -> float:
 
 
 def from_epoch(value: float | None) -> datetime | None:
-    return None if value is None else datetime.fromtimestamp(value, tz=timezone.utc).astimezone()
+    return None if value is None else datetime.fromtimestamp(value, tz=UTC).astimezone()
 
 
 def unique(items: Iterable[str]) -> list[str]:

@@ -266,10 +266,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     # Warm the fork server: every module and litellm, imported once. No thread may exist when we fork.
+    import reverie.consolidator  # noqa: E401,F401
     from reverie.dream.deadletter import read_dead_letters  # noqa: F401
     from reverie.llm._litellm import get_litellm
     from reverie.runtime import Runtime
-    import reverie.consolidator, reverie.dream, reverie.gitstore, reverie.recall.memfiles  # noqa: E401,F401
 
     get_litellm()
     warm = Runtime(args.workdir / "warm")  # a model call's one-time lazy set-up, paid once before forking
@@ -297,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         killed_busy += 1
-        checker = _fork(lambda: sys.exit(_report(round_no, _check(ws, journal))))
+        checker = _fork(lambda round_no=round_no: sys.exit(_report(round_no, _check(ws, journal))))
         code = _wait(checker, 120)
         if code != 0:
             print(orjson.dumps({"round": round_no, "error": f"checker exit {code}"}).decode())
