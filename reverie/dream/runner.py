@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..config import Config
 from ..errors import (
@@ -54,6 +54,10 @@ from .result import DreamResult, Progress
 from .salience import SalienceRecord
 from .staging import StagedFiles, unified_diff
 
+if TYPE_CHECKING:
+    from ..gitstore import GitStore
+    from ..llm.client import ModelClient
+
 __all__ = ["Dream", "ProgressCallback"]
 
 log = logging.getLogger(__name__)
@@ -76,7 +80,7 @@ class Dream:
     """Dream over one workspace. ``git`` is a ``GitStore``, ``client`` a ``ModelClient`` (anything with its
     ``complete``)."""
 
-    def __init__(self, store: MemoryStore, git: Any, client: Any, config: Config | None = None) -> None:
+    def __init__(self, store: MemoryStore, git: GitStore, client: ModelClient, config: Config | None = None) -> None:
         self.store = store
         self.git = git
         self.client = client
