@@ -1,8 +1,9 @@
 """Reverie against a real language model: SmolLM2-135M-Instruct on a local llama.cpp server, reached through litellm
 exactly as a hosted OpenAI-compatible model is (``openai/smollm2`` with ``apiBase``).
 
-Start the server with ``scripts/local-model.sh`` (the first run builds it, ~15 min); without a server answering on
-127.0.0.1:8765 every test here is skipped, saying so. A 135M model will not write good memory; what is checked is
+Start the server with ``scripts/local-model.sh`` (the first run builds it, ~15 min) and run ``pytest -m realmodel``;
+without a server answering on 127.0.0.1:8765, or without ``-m realmodel`` (the run takes minutes), every test here
+is skipped, saying why. A 135M model will not write good memory; what is checked is
 that Reverie survives a real model's real output: chat replies, consolidation under token pressure, the
 pre-compaction flush, ``/new`` (archive and session summary) and Dream all end without a traceback in bounded
 time, nothing malformed reaches a memory file, and no batch is consumed without a usable analysis.
@@ -52,10 +53,13 @@ def _server_up() -> str | None:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _needs_server() -> None:
+def _needs_server(request: pytest.FixtureRequest) -> None:
     reason = _server_up()
     if reason:
         pytest.skip(reason)
+    if "realmodel" not in (request.config.getoption("-m") or ""):
+        # Minutes of CPU-bound generation: the default run stays within its time budget even when a server is up.
+        pytest.skip("a real-model run takes minutes; select it with `pytest -m realmodel`")
 
 
 class TimedClient(ModelClient):
