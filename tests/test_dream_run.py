@@ -354,7 +354,7 @@ def test_an_analysis_without_findings_or_skip_fails_and_keeps_the_batch(env, rep
     for _ in range(4):
         env.fake.enqueue(reply)
         result = run(env.dream())
-        assert result.status == "failed" and "no finding lines" in result.reason or "empty reply" in result.reason
+        assert result.status == "failed" and ("no finding lines" in result.reason or "empty reply" in result.reason)
         assert result.attempts == 0
     assert env.store.dream_cursor() == 0 and env.store.pending_count() == 1
 

@@ -228,3 +228,16 @@ def test_new_during_an_outage_warns_about_it_once(tmp_path: Path, caplog: pytest
     assert len(warned) == 1, [r.getMessage() for r in caplog.records]
     text = next((ws.root / "memory").glob("20*-*.md")).read_text()
     assert "(raw excerpt: the model was unavailable)" in text
+
+
+def test_a_scripted_fake_raising_a_providers_auth_error_is_classified_the_same() -> None:
+    from reverie.llm import ScriptedModel
+    from reverie.llm._litellm import get_litellm
+
+    litellm = get_litellm()
+    fake = ScriptedModel.register("auth-fail")
+    fake.enqueue(litellm.AuthenticationError("invalid key", llm_provider="openai", model="x"), "never")
+    with pytest.raises(ModelUnavailableError) as info:
+        asyncio.run(ModelClient(Config()).complete(MSGS, model=fake.model))
+    assert info.value.kind == "auth" and fake.pending == 1  # not retried
+    ScriptedModel.unregister("auth-fail")

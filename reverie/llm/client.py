@@ -487,14 +487,14 @@ def _classify(exc: BaseException, provider: str, local: bool) -> _Fault:
     litellm = get_litellm()
     status = getattr(exc, "status_code", None)
     text = str(exc)
-    if not local:
-        if _unreachable(exc):
-            return _Fault("unreachable")
-        if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)) or status in (401, 403) \
-                or _NO_KEY.search(text):
-            return _Fault("auth")
-        if isinstance(exc, litellm.NotFoundError) or status == 404 or "LLM Provider NOT provided" in text:
-            return _Fault("not-found")
+    # The same rules for a scripted fake raising litellm's exception types (tests simulate providers that way).
+    if _unreachable(exc):
+        return _Fault("unreachable")
+    if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)) or status in (401, 403) \
+            or (not local and _NO_KEY.search(text)):
+        return _Fault("auth")
+    if isinstance(exc, litellm.NotFoundError) or status == 404 or "LLM Provider NOT provided" in text:
+        return _Fault("not-found")
     if isinstance(exc, (litellm.Timeout, litellm.APIConnectionError)):
         return _Fault("retry")
     if isinstance(status, int):
