@@ -244,8 +244,10 @@ def _read_json(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from exc
     try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
+        # stdlib json, like the writer: orjson reads an integer past 64 bits as a float, so an unknown key holding
+        # one would not round-trip (config files are small; speed does not matter here)
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be a JSON object, not {type(data).__name__}")
