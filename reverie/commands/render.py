@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 __all__ = [
-    "files_line", "commit_line", "commit_detail", "versions_table", "operation_reply", "fence", "when",
+    "files_line", "commit_detail", "versions_table", "operation_reply", "fence", "when",
     "dream_result", "consolidation_reply", "pending_soul",
 ]
 
@@ -39,10 +39,6 @@ def fence(text: str, lang: str = "") -> str:
     while ticks in text:
         ticks += "`"
     return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
-
-
-def commit_line(info: Any) -> str:
-    return f"`{info.short}` {when(info)} **{info.kind}** {info.subject}"
 
 
 def commit_detail(detail: Any, *, undo_hint: bool = True) -> str:

@@ -90,12 +90,6 @@ class DreamScheduler:
     def next_run_time(self, now: datetime | None = None) -> datetime:
         return next_run_time(self.cfg, self.last_completed(), now or datetime.now(UTC))
 
-    @property
-    def scheduled_for(self) -> datetime | None:
-        """The job's next fire time while started."""
-        job = self._scheduler.get_job(_JOB_ID) if self._scheduler else None
-        return job.next_run_time if job else None
-
     async def start(self) -> None:
         first = self.next_run_time()
         self._scheduler = AsyncIOScheduler(timezone=UTC)
