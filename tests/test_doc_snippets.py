@@ -80,3 +80,14 @@ def test_command_list_names_every_command(doc):
     listed = set(re.findall(r"^\s{2}(\w[\w-]*)", block, re.M)) | set(re.findall(r"/ (\w[\w-]*)", block))
     missing = [name for name, _, _ in COMMANDS if name not in listed]
     assert not missing, f"{doc}'s command list lacks {missing}"
+
+
+def test_relative_links_point_at_files_that_exist():
+    """A page moved or renamed cannot leave a dangling link in README.md or docs/."""
+    dangling = []
+    for path in DOCS:
+        for m in re.finditer(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", path.read_text("utf-8")):
+            target = m.group(1)
+            if "://" not in target and not (path.parent / target).exists():
+                dangling.append(f"{path.relative_to(ROOT)} → {target}")
+    assert not dangling
