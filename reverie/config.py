@@ -165,7 +165,9 @@ class FlushConfig(_Section):
     """Pre-compaction flush of durable facts into ``memory/YYYY-MM-DD.md``."""
 
     enabled: bool = Field(True, description="save a session's durable facts to memory/YYYY-MM-DD.md before compaction")
-    threshold_tokens: int = Field(4_000, ge=0, description="flush once a session holds this many unarchived tokens")
+    threshold_tokens: int = Field(
+        4_000, ge=0, description="flush when a session's prompt estimate comes within this many tokens of the consolidation trigger"
+    )
 
 
 class SessionFilesConfig(_Section):

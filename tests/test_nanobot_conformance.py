@@ -4,7 +4,7 @@ The specification is nanobot-ai's tests at tag v0.1.5.post3 (``tests/agent/test_
 ``test_cursor_recovery.py``, ``test_git_store.py``, ``test_session_atomic.py``) and at v0.1.4.post4
 (``tests/test_memory_consolidation_types.py``). Each class below names the file it follows; each test states the
 behaviour nanobot checks. Where Reverie deliberately differs, the test asserts Reverie's behaviour and says why
-(the list is in README.md, "Differences from nanobot", and docs/nanobot.md). Tests of nanobot's private helpers
+(the list is in docs/nanobot.md, "Differences, and why"). Tests of nanobot's private helpers
 and of its loguru output have no counterpart.
 """
 

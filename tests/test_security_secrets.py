@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from reverie.security.secrets import KINDS, SecretMatch, redact, scan
 from tests.security_corpus import BENIGN, SECRETS, measure
 
-# The thresholds the README's Security section promises (measured: 100% / 0% at the time of writing).
+# The thresholds docs/security.md promises (measured: 100% / 0% at the time of writing).
 MIN_DETECTION = 0.97
 MIN_DETECTION_PER_KIND = 0.90
 MAX_FALSE_POSITIVES = 0.01
