@@ -116,7 +116,7 @@ def plan_day(d: int, rng: random.Random, truth: Truth, pools: dict[str, list[Any
     changes = {
         120: ("I moved to Porto.", "Lives in Porto", "home", "Lives in Lisbon"),
         250: ("I moved to Braga.", "Lives in Braga", "home", "Lives in Porto"),
-        200: ("I started at Globex.", "Works at Globex", "job", "Works at Acme Robotics"),
+        200: ("I work at Globex now.", "Works at Globex", "job", "Works at Acme Robotics"),
         150: ("We switched from MySQL to Postgres.", "Uses Postgres", "decision", "Uses MySQL for the shop"),
         180: ("We switched from Jenkins to Buildkite.", "Uses Buildkite", "decision", "Uses Jenkins for the builds"),
         300: ("We switched from Trello to Linear.", "Uses Linear", "decision", "Uses Trello for planning"),
@@ -145,12 +145,13 @@ def plan_day(d: int, rng: random.Random, truth: Truth, pools: dict[str, list[Any
         else:
             if rng.random() < 0.8 and pools["decision"]:
                 verb, part, when = pools["decision"].pop()
-                msgs.append(f"We decided to {verb} the {part} {when}.")
-                truth.add(f"Decided: {verb} the {part} {when}", d, "durable", query=f"{verb} {part}")
+                proj = _PROJ[len(pools["decision"]) % len(_PROJ)]  # not drawn: the seeded stream stays as it was
+                msgs.append(f"We decided to {verb} the {proj.title()} {part} {when}.")
+                truth.add(f"Decided: {verb} the {proj.title()} {part} {when}", d, "durable", query=f"{verb} {part}")
             elif pools["server"]:
                 role, name = pools["server"].pop()
-                msgs.append(f"Remember that the {role} server is called {name}.")
-                truth.add(f"The {role} server is called {name}", d, "durable", query=f"{role} server {name}")
+                msgs.append(f"Remember that our {role} server is called {name}.")
+                truth.add(f"Our {role} server is called {name}", d, "durable", query=f"{role} server {name}")
     return msgs
 
 
