@@ -258,24 +258,36 @@ async def simulate(root: Path, days: int, *, set_clock: Callable[[datetime], Non
         rel = f"memory/archive/{file.name}"
         archive_keys[rel] = {_key(e[0]) for ln in file.read_text().splitlines() if (e := parse_entry(ln))}
     curated_paths = set(MEMORY_FILES) | set(archive_keys)
-    findable = 0
-    missing: list[str] = []
-    rt.recall.sync()
-    for f in current:
-        query = f.line  # the fact's own words: is it found where curated memory keeps it?
-        hits = rt.recall.search(query, k=5, sync=False)
-        ok = False
-        for h in hits:
-            if h.source.path not in curated_paths or h.source.line_start is None:
-                continue
-            lines = ws.read(h.source.path).splitlines()[h.source.line_start - 1: h.source.line_end]
-            keys = {_key(ln) for ln in lines} | {_key(e[0]) for ln in lines if (e := parse_entry(ln))}
-            if _key(f.line) in keys:
-                ok = True
-                break
-        findable += ok
-        if not ok:
-            missing.append(f.line)
+
+    def findable_in(recall: Any) -> list[str]:
+        """The current facts not found in curated memory in the top 5 of a search for the fact's own words."""
+        recall.sync()
+        missing: list[str] = []
+        for f in current:
+            ok = False
+            for h in recall.search(f.line, k=5, sync=False):
+                if h.source.path not in curated_paths or h.source.line_start is None:
+                    continue
+                lines = ws.read(h.source.path).splitlines()[h.source.line_start - 1: h.source.line_end]
+                keys = {_key(ln) for ln in lines} | {_key(e[0]) for ln in lines if (e := parse_entry(ln))}
+                if _key(f.line) in keys:
+                    ok = True
+                    break
+            if not ok:
+                missing.append(f.line)
+        return missing
+
+    missing = findable_in(rt.recall)
+    findable = len(current) - len(missing)
+    # The same with the session transcripts indexed (Recall's default): the messages that said the facts, and the
+    # replies around them, compete with curated memory.
+    from reverie.recall import Recall
+
+    with_sessions = config.model_copy(deep=True)
+    with_sessions.memory.search.include_sessions = True
+    recall = Recall(ws, with_sessions)
+    missing_s = findable_in(recall)
+    recall.close()
     dead = rt.dream.set_aside()
     statuses = [s for log in logs for s in log.statuses]
     first30 = [log.prompt_tokens for log in logs[:30] if log.prompt_tokens]
@@ -294,6 +306,8 @@ async def simulate(root: Path, days: int, *, set_clock: Callable[[datetime], Non
         "current_in_curated": f"{sum(_key(f.line) in in_prompt or any(_key(f.line) in v for v in archive_keys.values()) for f in current)}/{len(current)}",
         "current_findable_top5": f"{findable}/{len(current)}",
         "findable_missing": missing[:10],
+        "current_findable_top5_with_sessions": f"{len(current) - len(missing_s)}/{len(current)}",
+        "findable_missing_with_sessions": missing_s[:10],
         "stale_left_in_prompt": stale_left,
         "archived_total": sum(log.archived for log in logs),
         "expired_total": sum(log.expired for log in logs),
