@@ -184,3 +184,25 @@ def test_each_bullet_of_a_memory_file_is_its_own_hit(workspace):
     prose = r.search("prose", k=1)[0]
     assert (prose.source.line_start, prose.source.line_end) == (12, 13)
     r.close()
+
+
+
+def test_conversation_shares_come_from_nearby_messages_that_match_themselves():
+    """One session key may hold a year of chat (bench/lifecycle.py: 1,400 messages). The session share reaches
+    ``SESSION_WINDOW`` messages, not the whole key; and a "Noted." reply, a candidate only through the message it
+    answers, passes no share back to it (an echo) nor to anyone else."""
+    from reverie.recall import search as s
+
+    def row(i: int, n: int, text: str) -> s._Row:
+        return s._Row(i, "sessions/a.jsonl", "session", text, "", None, None, None, "cli:a", n, None, 0, "")
+
+    rows = {1: row(1, 0, "We decided to audit the Glacier login flow"), 2: row(2, 1, "Noted."),
+            3: row(3, 500, "We decided to audit the Comet login flow"), 4: row(4, 501, "Noted."),
+            5: row(5, 4, "the login flow again")}
+    fused = {1: 1.0, 2: 0.6, 3: 0.6, 4: 0.4, 5: 0.3}
+    only = s._context_only(rows, ["glacier", "login", "flow", "audit"])
+    assert only == {2, 4}
+    out = s._with_neighbours(fused, rows, s.NEIGHBOUR_SHARE, only)
+    assert out[3] == pytest.approx(0.6)  # 500 messages away from the best match, its reply an echo: no share
+    assert out[1] == pytest.approx(1.0 + s.SESSION_SHARE * 0.3)  # from message 4 (in the window), not its reply
+    assert out[2] <= s.CONTEXT_CAP * 1.0 and out[4] <= s.CONTEXT_CAP * 0.6
