@@ -3,7 +3,8 @@
 ``python -m bench.lifecycle [--days 365] [--clock faketime|inject] [--json PATH]`` (``python -m bench lifecycle``
 runs it too; ``--quick`` is 60 days).
 
-Workload (this module's own generator and phrasings, seeded): a user who tells the agent about two durable facts
+Workload (this module's own generator and phrasings, seeded; phrased as a user would, cues of change included,
+so that the offline engine can learn them): a user who tells the agent about two durable facts
 a day (likes and preferences for USER.md, project decisions and server names for memory/MEMORY.md), identity
 facts in the first days (name, birthplace, wife, son, dog), two moves (Lisbon → Porto → Braga), a job change
 (Acme Robotics → Globex), three replaced project decisions ("we switched from MySQL to Postgres"), and a deadline
@@ -19,7 +20,7 @@ Clock: ``faketime`` (default when Debian's libfaketime is installed) re-runs thi
 Ground truth is known for every fact. The report holds the issue's metrics: batches set aside, failed runs,
 budgets held after every run, identity facts in the prompt files, facts learned in the last 30 days in the prompt
 files, current facts findable in curated memory (a prompt file or the archive, in the top 5 of a search for the
-fact's words), superseded and expired lines left in the prompt files, and Dream's prompt tokens per run in the
+fact's words; with the session transcripts indexed too), superseded and expired lines left in the prompt files, and Dream's prompt tokens per run in the
 last 30 days against the first 30.
 """
 
