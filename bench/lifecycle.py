@@ -3,7 +3,8 @@
 ``python -m bench.lifecycle [--days 365] [--clock faketime|inject] [--json PATH]`` (``python -m bench lifecycle``
 runs it too; ``--quick`` is 60 days).
 
-Workload (this module's own generator and phrasings, seeded): a user who tells the agent about two durable facts
+Workload (this module's own generator and phrasings, seeded; phrased as a user would, cues of change included,
+so that the offline engine can learn them): a user who tells the agent about two durable facts
 a day (likes and preferences for USER.md, project decisions and server names for memory/MEMORY.md), identity
 facts in the first days (name, birthplace, wife, son, dog), two moves (Lisbon → Porto → Braga), a job change
 (Acme Robotics → Globex), three replaced project decisions ("we switched from MySQL to Postgres"), and a deadline
@@ -19,7 +20,7 @@ Clock: ``faketime`` (default when Debian's libfaketime is installed) re-runs thi
 Ground truth is known for every fact. The report holds the issue's metrics: batches set aside, failed runs,
 budgets held after every run, identity facts in the prompt files, facts learned in the last 30 days in the prompt
 files, current facts findable in curated memory (a prompt file or the archive, in the top 5 of a search for the
-fact's words), superseded and expired lines left in the prompt files, and Dream's prompt tokens per run in the
+fact's words; with the session transcripts indexed too), superseded and expired lines left in the prompt files, and Dream's prompt tokens per run in the
 last 30 days against the first 30.
 """
 
@@ -116,7 +117,7 @@ def plan_day(d: int, rng: random.Random, truth: Truth, pools: dict[str, list[Any
     changes = {
         120: ("I moved to Porto.", "Lives in Porto", "home", "Lives in Lisbon"),
         250: ("I moved to Braga.", "Lives in Braga", "home", "Lives in Porto"),
-        200: ("I started at Globex.", "Works at Globex", "job", "Works at Acme Robotics"),
+        200: ("I work at Globex now.", "Works at Globex", "job", "Works at Acme Robotics"),
         150: ("We switched from MySQL to Postgres.", "Uses Postgres", "decision", "Uses MySQL for the shop"),
         180: ("We switched from Jenkins to Buildkite.", "Uses Buildkite", "decision", "Uses Jenkins for the builds"),
         300: ("We switched from Trello to Linear.", "Uses Linear", "decision", "Uses Trello for planning"),
@@ -145,12 +146,13 @@ def plan_day(d: int, rng: random.Random, truth: Truth, pools: dict[str, list[Any
         else:
             if rng.random() < 0.8 and pools["decision"]:
                 verb, part, when = pools["decision"].pop()
-                msgs.append(f"We decided to {verb} the {part} {when}.")
-                truth.add(f"Decided: {verb} the {part} {when}", d, "durable", query=f"{verb} {part}")
+                proj = _PROJ[len(pools["decision"]) % len(_PROJ)]  # not drawn: the seeded stream stays as it was
+                msgs.append(f"We decided to {verb} the {proj.title()} {part} {when}.")
+                truth.add(f"Decided: {verb} the {proj.title()} {part} {when}", d, "durable", query=f"{verb} {part}")
             elif pools["server"]:
                 role, name = pools["server"].pop()
-                msgs.append(f"Remember that the {role} server is called {name}.")
-                truth.add(f"The {role} server is called {name}", d, "durable", query=f"{role} server {name}")
+                msgs.append(f"Remember that our {role} server is called {name}.")
+                truth.add(f"Our {role} server is called {name}", d, "durable", query=f"{role} server {name}")
     return msgs
 
 
@@ -257,24 +259,36 @@ async def simulate(root: Path, days: int, *, set_clock: Callable[[datetime], Non
         rel = f"memory/archive/{file.name}"
         archive_keys[rel] = {_key(e[0]) for ln in file.read_text().splitlines() if (e := parse_entry(ln))}
     curated_paths = set(MEMORY_FILES) | set(archive_keys)
-    findable = 0
-    missing: list[str] = []
-    rt.recall.sync()
-    for f in current:
-        query = f.line  # the fact's own words: is it found where curated memory keeps it?
-        hits = rt.recall.search(query, k=5, sync=False)
-        ok = False
-        for h in hits:
-            if h.source.path not in curated_paths or h.source.line_start is None:
-                continue
-            lines = ws.read(h.source.path).splitlines()[h.source.line_start - 1: h.source.line_end]
-            keys = {_key(ln) for ln in lines} | {_key(e[0]) for ln in lines if (e := parse_entry(ln))}
-            if _key(f.line) in keys:
-                ok = True
-                break
-        findable += ok
-        if not ok:
-            missing.append(f.line)
+
+    def findable_in(recall: Any) -> list[str]:
+        """The current facts not found in curated memory in the top 5 of a search for the fact's own words."""
+        recall.sync()
+        missing: list[str] = []
+        for f in current:
+            ok = False
+            for h in recall.search(f.line, k=5, sync=False):
+                if h.source.path not in curated_paths or h.source.line_start is None:
+                    continue
+                lines = ws.read(h.source.path).splitlines()[h.source.line_start - 1: h.source.line_end]
+                keys = {_key(ln) for ln in lines} | {_key(e[0]) for ln in lines if (e := parse_entry(ln))}
+                if _key(f.line) in keys:
+                    ok = True
+                    break
+            if not ok:
+                missing.append(f.line)
+        return missing
+
+    missing = findable_in(rt.recall)
+    findable = len(current) - len(missing)
+    # The same with the session transcripts indexed (Recall's default): the messages that said the facts, and the
+    # replies around them, compete with curated memory.
+    from reverie.recall import Recall
+
+    with_sessions = config.model_copy(deep=True)
+    with_sessions.memory.search.include_sessions = True
+    recall = Recall(ws, with_sessions)
+    missing_s = findable_in(recall)
+    recall.close()
     dead = rt.dream.set_aside()
     statuses = [s for log in logs for s in log.statuses]
     first30 = [log.prompt_tokens for log in logs[:30] if log.prompt_tokens]
@@ -293,6 +307,8 @@ async def simulate(root: Path, days: int, *, set_clock: Callable[[datetime], Non
         "current_in_curated": f"{sum(_key(f.line) in in_prompt or any(_key(f.line) in v for v in archive_keys.values()) for f in current)}/{len(current)}",
         "current_findable_top5": f"{findable}/{len(current)}",
         "findable_missing": missing[:10],
+        "current_findable_top5_with_sessions": f"{len(current) - len(missing_s)}/{len(current)}",
+        "findable_missing_with_sessions": missing_s[:10],
         "stale_left_in_prompt": stale_left,
         "archived_total": sum(log.archived for log in logs),
         "expired_total": sum(log.expired for log in logs),

@@ -69,6 +69,9 @@ class Variant:
     date_boost: float = search.DATE_BOOST
     decay: bool | None = None  # None: what the config says (the default config: the bounded recency nudge)
     speaker: str = "name"  # how a turn carries its speaker: "name" (message field, indexed) or "prefix" ("Name: text")
+    context_cap: float = search.CONTEXT_CAP
+    session_window: int = search.SESSION_WINDOW
+    echo_free: bool = search.ECHO_FREE
 
 
 #: The default configuration is ``default``; the rest are the measured alternatives (BENCHMARKS.md, "recall").
@@ -83,6 +86,8 @@ VARIANTS: dict[str, Variant] = {
     "no-recency": Variant(decay=False),
     "recency-0.2": Variant(config={"recencyWeight": 0.2}),
     "no-neighbours": Variant(neighbour_share=0.0, session_share=0.0),
+    "no-context-cap": Variant(context_cap=float("inf")),
+    "issue17-context": Variant(context_cap=float("inf"), session_window=10**9, echo_free=False),
     "no-dates": Variant(date_boost=0.0),
     "no-when": Variant(when_boost=0.0),
     "no-speaker": Variant(speaker_boost=0.0),
@@ -98,7 +103,8 @@ def parse_variant(spec: str) -> tuple[str, Variant]:
     name, _, rest = spec.partition(":")
     v = VARIANTS[name]
     conf, weights, when, decay, spk = dict(v.config), list(v.weights), v.when_boost, v.decay, v.speaker_boost
-    nb, ss, date = v.neighbour_share, v.session_share, v.date_boost
+    nb, ss, date, cap, win = v.neighbour_share, v.session_share, v.date_boost, v.context_cap, v.session_window
+    echo = v.echo_free
     for item in filter(None, rest.split(",")):
         key, _, value = item.partition("=")
         if key in ("text", "title", "ctx"):
@@ -113,11 +119,17 @@ def parse_variant(spec: str) -> tuple[str, Variant]:
             ss = float(value)
         elif key == "date":
             date = float(value)
+        elif key == "cap":
+            cap = float(value)
+        elif key == "win":
+            win = int(value)
+        elif key == "echo":
+            echo = value == "1"
         elif key == "decay":
             decay = value == "1"
         else:
             conf[key] = float(value) if value.replace(".", "").isdigit() else value
-    return spec, Variant(conf, (weights[0], weights[1], weights[2]), when, spk, nb, ss, date, decay, v.speaker)
+    return spec, Variant(conf, (weights[0], weights[1], weights[2]), when, spk, nb, ss, date, decay, v.speaker, cap, win, echo)
 
 
 def register_wordllama() -> None:
@@ -194,6 +206,9 @@ def _query_sample(sample: dict, ws: Workspace, refs: dict, now: datetime, varian
     search.NEIGHBOUR_SHARE = variant.neighbour_share
     search.SESSION_SHARE = variant.session_share
     search.DATE_BOOST = variant.date_boost
+    search.CONTEXT_CAP = variant.context_cap
+    search.SESSION_WINDOW = variant.session_window
+    search.ECHO_FREE = variant.echo_free
     recall = Recall(ws, Config.model_validate({"memory": {"search": variant.config}}))
     if variant.config.get("embeddingModel"):
         asyncio.run(recall.async_sync())
@@ -225,7 +240,7 @@ def run_quality(data_path: Path, specs: list[str], split: str = "dev") -> dict[s
     results: dict[str, dict[str, list[list[float]]]] = {v: defaultdict(list) for v in variants}
     timings: dict[str, list[float]] = defaultdict(list)
     unstable: dict[str, list[int]] = defaultdict(list)
-    knobs = ("BM25_WEIGHTS", "WHEN_BOOST", "SPEAKER_BOOST", "NEIGHBOUR_SHARE", "SESSION_SHARE", "DATE_BOOST")
+    knobs = ("BM25_WEIGHTS", "WHEN_BOOST", "SPEAKER_BOOST", "NEIGHBOUR_SHARE", "SESSION_SHARE", "DATE_BOOST", "CONTEXT_CAP", "SESSION_WINDOW", "ECHO_FREE")
     saved = {name: getattr(search, name) for name in knobs}
     try:
         with tempfile.TemporaryDirectory() as tmp:

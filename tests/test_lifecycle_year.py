@@ -1,7 +1,7 @@
 """A short run of bench/lifecycle.py's simulated year (30 days, small budgets so the lifecycle must work every
 day) through the public API on the offline engine. What it checks is Dream's side, whatever the offline engine's
 phrasing rules: no batch set aside, no failed run, every file within budget after every run, identity kept,
-nothing superseded or expired left, the archive used and findable. The full year is in BENCHMARKS.md."""
+nothing superseded or expired left, the archive used and findable (with the session transcripts indexed too). The full year is in BENCHMARKS.md."""
 
 from __future__ import annotations
 
@@ -25,3 +25,5 @@ def test_a_compressed_year_keeps_learning_within_budget(tmp_path):
     assert report["archived_total"] > 10 and report["expired_total"] >= 1
     found, total = map(int, report["current_findable_top5"].split("/"))
     assert found >= 0.9 * total, report["findable_missing"]
+    found, total = map(int, report["current_findable_top5_with_sessions"].split("/"))
+    assert found >= 0.9 * total, report["findable_missing_with_sessions"]  # the transcripts must not crowd it out

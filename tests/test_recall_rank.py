@@ -135,3 +135,73 @@ def test_scores_keep_their_precision(workspace, store):
     assert 0 < dicts[1]["score"] < dicts[0]["score"] < 1e-6
     assert [d["score"] for d in dicts] == [h.score for h in hits]
     r.close()
+
+
+def _session(ws, key: str, messages: list[tuple[str, str]]) -> None:
+    meta = {"_type": "metadata", "key": key, "created_at": "2026-01-01T00:00:00", "updated_at": "2026-01-01T00:00:00",
+            "metadata": {}, "last_consolidated": 0}
+    lines = [orjson.dumps(meta)] + [orjson.dumps({"role": r, "content": c, "timestamp": "2026-06-01T09:00:00"})
+                                    for r, c in messages]
+    (ws.sessions_dir / (key.replace(":", "_") + ".jsonl")).write_bytes(b"\n".join(lines) + b"\n")
+
+
+def test_a_reply_without_the_querys_words_stays_below_an_exact_match_elsewhere(workspace, store):
+    """bench/lifecycle.py's case: the "Noted." replies around the message that said a fact used to outrank the fact
+    in curated memory (their neighbour's and session's shares); curated memory must make the top 3."""
+    (workspace.root / "memory" / "MEMORY.md").write_text(
+        "# Memory\n\n- Uses Postgres\n- Our proxy server is called merlin (nginx, in the rack by the door)\n- Deadline for the atlas report: 2027-01-10\n")
+    for i in range(40):  # a workspace with some history, so that BM25's document frequencies mean something
+        store.append_history(f"- [durable] Likes {('green', 'black', 'mint', 'iced')[i % 4]} tea number {i}")
+    msgs = []
+    said = ["Remember that our proxy server is called merlin.", "We use Postgres."]
+    others = [f"Remember that our {role} server is called {name}." for role, name in
+              (("mail", "curlew"), ("build", "osprey"), ("cache", "dunlin"), ("vpn", "shrike"))]
+    for text in said + others + [f"I really like dish number {i}." for i in range(20)]:
+        msgs += [("user", text), ("assistant", "Noted.")]
+    _session(workspace, "cli:a", msgs)
+    r = make_recall(workspace)
+    hits = r.search("Our proxy server is called merlin", k=5)
+    kinds = [h.source.kind for h in hits]
+    assert "memory" in kinds[:2], [(h.source.kind, h.snippet, h.score) for h in hits]
+    noted = [h for h in hits if h.snippet == "Noted."]
+    memory = next(h for h in hits if h.source.kind == "memory")
+    assert all(h.score < memory.score for h in noted)
+    r.close()
+
+
+def test_each_bullet_of_a_memory_file_is_its_own_hit(workspace):
+    """A long section must not rank below a short one holding the same words: each bullet is a chunk, with its
+    own line range, so a hit names the fact."""
+    lines = [f"- Likes {adj} tea" for adj in ("green", "black", "white", "mint", "iced", "jasmine", "smoked")]
+    (workspace.root / "USER.md").write_text("# User\n\n" + "\n".join(lines + ["- Prefers quiet cafes"]) + "\n\n"
+                                            "Notes in prose\nover two lines.\n")
+    (workspace.root / "memory" / "MEMORY.md").write_text("# Memory\n\n## Café\n- Quiet\n")
+    r = make_recall(workspace)
+    hits = r.search("Prefers quiet cafes", k=3)
+    assert hits[0].source.path == "USER.md" and hits[0].snippet == "- Prefers quiet cafes"
+    assert (hits[0].source.line_start, hits[0].source.line_end) == (10, 10)
+    prose = r.search("prose", k=1)[0]
+    assert (prose.source.line_start, prose.source.line_end) == (12, 13)
+    r.close()
+
+
+
+def test_conversation_shares_come_from_nearby_messages_that_match_themselves():
+    """One session key may hold a year of chat (bench/lifecycle.py: 1,400 messages). The session share reaches
+    ``SESSION_WINDOW`` messages, not the whole key; and a "Noted." reply, a candidate only through the message it
+    answers, passes no share back to it (an echo) nor to anyone else."""
+    from reverie.recall import search as s
+
+    def row(i: int, n: int, text: str) -> s._Row:
+        return s._Row(i, "sessions/a.jsonl", "session", text, "", None, None, None, "cli:a", n, None, 0, "")
+
+    rows = {1: row(1, 0, "We decided to audit the Glacier login flow"), 2: row(2, 1, "Noted."),
+            3: row(3, 500, "We decided to audit the Comet login flow"), 4: row(4, 501, "Noted."),
+            5: row(5, 4, "the login flow again")}
+    fused = {1: 1.0, 2: 0.6, 3: 0.6, 4: 0.4, 5: 0.3}
+    only = s._context_only(rows, ["glacier", "login", "flow", "audit"])
+    assert only == {2, 4}
+    out = s._with_neighbours(fused, rows, s.NEIGHBOUR_SHARE, only)
+    assert out[3] == pytest.approx(0.6)  # 500 messages away from the best match, its reply an echo: no share
+    assert out[1] == pytest.approx(1.0 + s.SESSION_SHARE * 0.3)  # from message 4 (in the window), not its reply
+    assert out[2] <= s.CONTEXT_CAP * 1.0 and out[4] <= s.CONTEXT_CAP * 0.6

@@ -59,7 +59,7 @@ log = logging.getLogger(__name__)
 __all__ = ["SearchIndex", "SyncStats", "SCHEMA_VERSION", "INDEX_NAME"]
 
 INDEX_NAME = ".index.sqlite"
-SCHEMA_VERSION = "2"  # 2: a session chunk's title holds its speaker's name
+SCHEMA_VERSION = "3"  # 2: a session chunk's title holds its speaker's name; 3: a memory file's bullets are chunks
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 HISTORY_PATH = "memory/history.jsonl"
 _BATCH = 2_000

@@ -45,6 +45,16 @@ NEIGHBOUR_SHARE = 0.4
 DATE_BOOST = 0.5
 #: Share of the best other candidate of its session a session message gains: a conversation about the topic.
 SESSION_SHARE = 0.25
+#: How far (in messages) the session share reaches: a conversation about the topic, not the whole of a session key
+#: that may run for a year (bench/lifecycle.py: one session, every message shared in the best match).
+SESSION_WINDOW = 10
+#: Shares come only from messages that hold a query word themselves: a "Noted." reply is a candidate through its
+#: ``ctx`` column, i.e. through the very message it would then pass a share back to (an echo).
+ECHO_FREE = True
+#: A session message holding none of the query's words scores at most this share of its best neighbour's relevance
+#: (``_with_neighbours``): before, a "Noted." reply scored 1.2 through the message it answers and pushed exact matches
+#: in curated memory out of the top 5 (bench/lifecycle.py).
+CONTEXT_CAP = 0.7
 MAX_K = 1_000
 #: Candidates taken from each list (BM25, vectors) whatever ``k`` is: a fixed pool keeps the top k independent of k.
 POOL = 200
@@ -254,7 +264,7 @@ class Recall:
             fused = {i: r / lex_top for i, r in lexical}
         rows = self._rows(fused.keys())
         if NEIGHBOUR_SHARE > 0 or SESSION_SHARE > 0:
-            fused = _with_neighbours(fused, rows, NEIGHBOUR_SHARE)
+            fused = _with_neighbours(fused, rows, NEIGHBOUR_SHARE, _context_only(rows, terms))
         scored = []
         for i, score in fused.items():
             row = rows.get(i)
@@ -384,23 +394,46 @@ def memory_search(query: str, k: int = 10, filters: SearchFilters | dict[str, An
         recall.close()
 
 
-def _with_neighbours(fused: dict[int, float], rows: dict[int, _Row], share: float) -> dict[int, float]:
+def _context_only(rows: dict[int, _Row], terms: Sequence[str]) -> frozenset[int]:
+    """The session messages among ``rows`` that hold none of the query's words (a word-prefix match, so stems
+    count): candidates only through their neighbours' text (the ``ctx`` column), such as a "Noted." reply."""
+    if not terms:
+        return frozenset()
+    probe = re.compile(r"\b(?:" + "|".join(re.escape(t[:5]) for t in terms) + ")", re.I)
+    return frozenset(i for i, r in rows.items() if r.kind == "session" and not probe.search(r.text)
+                     and not probe.search(r.title))
+
+
+def _with_neighbours(fused: dict[int, float], rows: dict[int, _Row], share: float,
+                     context_only: frozenset[int] = frozenset()) -> dict[int, float]:
     """Each session message gains ``share`` of its best-scoring neighbour's score (the adjacent messages of the same
     session among the candidates): an answer is found through the question it answers, and the reverse; and
-    ``SESSION_SHARE`` of the best other candidate in its session."""
+    ``SESSION_SHARE`` of the best other candidate in its session. A message in ``context_only`` (none of the
+    query's words) ends at most ``CONTEXT_CAP`` of its best neighbour's relevance: it is found through that
+    neighbour, never above it, and never above an exact match elsewhere."""
     at = {(r.session_key, r.msg_index): i for i, r in rows.items() if r.kind == "session" and i in fused}
     out = dict(fused)
+    cap: dict[int, float] = {}
     for (key, n), i in at.items():
-        best = max((fused[j] for m in (n - 1, n + 1) if (j := at.get((key, m))) is not None), default=0.0)
-        out[i] = fused[i] + share * best
+        near = [j for m in (n - 1, n + 1) if (j := at.get((key, m))) is not None]
+        best = max((fused[j] for j in near), default=0.0)
+        if ECHO_FREE:
+            out[i] = fused[i] + share * max((fused[j] for j in near if j not in context_only), default=0.0)
+        else:
+            out[i] = fused[i] + share * best
+        if i in context_only:
+            cap[i] = CONTEXT_CAP * best
     if SESSION_SHARE > 0:
-        by_session: dict[str, list[float]] = {}
-        for (key, _n), i in at.items():
-            by_session.setdefault(key, []).append(fused[i])
-        for (key, _n), i in at.items():
-            others = sorted(by_session[key], reverse=True)
-            others.remove(fused[i])
-            out[i] += SESSION_SHARE * (others[0] if others else 0.0)
+        by_session: dict[str, list[tuple[int, float]]] = {}
+        for (key, n), i in at.items():
+            if not (ECHO_FREE and i in context_only):
+                by_session.setdefault(key, []).append((n, fused[i]))
+        for (key, n), i in at.items():
+            best = max((v for m, v in by_session.get(key, ()) if m != n and abs(m - n) <= SESSION_WINDOW),
+                       default=0.0)
+            out[i] += SESSION_SHARE * best
+    for i, limit in cap.items():
+        out[i] = min(out[i], limit)
     return out
 
 

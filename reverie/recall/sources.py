@@ -37,6 +37,7 @@ MAX_SECTION_CHARS = 2_000
 MAX_CHUNK_CHARS = 16_000  # what the index keeps of one huge entry or message
 CONTEXT_CHARS = 400  # of each neighbouring session message
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_BULLET_RE = re.compile(r"^[-*+] |^\d{1,3}[.)] ")  # a top-level list item
 _SESSION_ROLES = ("user", "assistant")
 
 
@@ -104,7 +105,7 @@ def chunk_markdown(path: str, text: str, *, kind: str, ts: float | None, evergre
 
     def emit() -> None:
         title = " > ".join(h for _, h in headings)
-        for piece in _split_section(body):
+        for piece in _pieces(body):
             content = "\n".join(line for _, line in piece).strip()
             if content:
                 chunks.append(Chunk(path, kind, len(chunks), _clip(content), title=title,
@@ -121,6 +122,32 @@ def chunk_markdown(path: str, text: str, *, kind: str, ts: float | None, evergre
         body.append((number, line))
     emit()
     return chunks
+
+
+def _pieces(body: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]]]:
+    """A section's chunks: each top-level bullet (with its indented continuation lines) on its own, the prose
+    between bullets cut by ``_split_section``. A memory file is a list of one-line facts: as one chunk, a long
+    section ranks below a short one holding the same words (BM25 length normalisation), and a hit names a
+    whole section instead of the fact (measured in bench/lifecycle.py: BENCHMARKS.md, "lifecycle")."""
+    prose: list[tuple[int, str]] = []
+    item: list[tuple[int, str]] = []
+    for entry in body:
+        line = entry[1]
+        if _BULLET_RE.match(line):
+            if item:
+                yield item
+            yield from _split_section(prose)
+            prose, item = [], [entry]
+        elif item and line.strip() and line[:1] in " \t":
+            item.append(entry)  # a continuation of the bullet above
+        else:
+            if item:
+                yield item
+                item = []
+            prose.append(entry)
+    if item:
+        yield item
+    yield from _split_section(prose)
 
 
 def _split_section(body: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]]]:
