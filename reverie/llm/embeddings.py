@@ -11,6 +11,7 @@ import hashlib
 import logging
 import math
 import re
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -106,14 +107,9 @@ async def embed(texts: list[str], *, model: str, config: Any = None, timeout: fl
     kwargs = _provider_kwargs(model.split("/", 1)[0], config)
     try:
         response = await litellm.aembedding(model=model, input=texts, timeout=timeout, **kwargs)
-    except Exception as exc:  # the model boundary: every provider failure becomes one ModelError
-        log.debug("embedding with %s failed", model, exc_info=True)
-        raise ModelError(f"embedding with {model} failed: {type(exc).__name__}") from None
-    data = sorted(response.data, key=lambda d: d["index"] if isinstance(d, dict) else d.index)
-    vectors = [list(d["embedding"] if isinstance(d, dict) else d.embedding) for d in data]
-    if len(vectors) != len(texts):
-        raise ModelError(f"embedding with {model} returned {len(vectors)} vectors for {len(texts)} texts")
-    return vectors
+    except Exception:  # the model boundary: every provider failure becomes one ModelError
+        raise _failed(model) from None
+    return _checked(_vectors_of(response), model, len(texts))
 
 
 def embed_sync(texts: list[str], *, model: str, config: Any = None, timeout: float = 60.0) -> list[list[float]]:
@@ -127,21 +123,34 @@ def embed_sync(texts: list[str], *, model: str, config: Any = None, timeout: flo
     if local is not None:
         try:
             vectors = [list(map(float, v)) for v in local(list(texts), name or model)]
-        except Exception as exc:  # an embedder's failure is a model failure, never a traceback for the caller
-            log.debug("embedding with %s failed", model, exc_info=True)
-            raise ModelError(f"embedding with {model} failed: {type(exc).__name__}") from None
+        except Exception:  # an embedder's failure is a model failure, never a traceback for the caller
+            raise _failed(model) from None
     else:
         litellm = _litellm()
         kwargs = _provider_kwargs(provider, config)
         try:
             response = litellm.embedding(model=model, input=texts, timeout=timeout, **kwargs)
-        except Exception as exc:  # the model boundary: every provider failure becomes one ModelError
-            log.debug("embedding with %s failed", model, exc_info=True)
-            raise ModelError(f"embedding with {model} failed: {type(exc).__name__}") from None
-        data = sorted(response.data, key=lambda d: d["index"] if isinstance(d, dict) else d.index)
-        vectors = [list(d["embedding"] if isinstance(d, dict) else d.embedding) for d in data]
-    if len(vectors) != len(texts):
-        raise ModelError(f"embedding with {model} returned {len(vectors)} vectors for {len(texts)} texts")
+        except Exception:  # the model boundary: every provider failure becomes one ModelError
+            raise _failed(model) from None
+        vectors = _vectors_of(response)
+    return _checked(vectors, model, len(texts))
+
+
+def _failed(model: str) -> ModelError:
+    """The one error for any embedding failure, logged with its cause at debug level (never with a key)."""
+    exc = sys.exc_info()[1]
+    log.debug("embedding with %s failed", model, exc_info=True)
+    return ModelError(f"embedding with {model} failed: {type(exc).__name__}")
+
+
+def _vectors_of(response: Any) -> list[list[float]]:
+    data = sorted(response.data, key=lambda d: d["index"] if isinstance(d, dict) else d.index)
+    return [list(d["embedding"] if isinstance(d, dict) else d.embedding) for d in data]
+
+
+def _checked(vectors: list[list[float]], model: str, n: int) -> list[list[float]]:
+    if len(vectors) != n:
+        raise ModelError(f"embedding with {model} returned {len(vectors)} vectors for {n} texts")
     return vectors
 
 
