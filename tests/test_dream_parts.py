@@ -16,7 +16,7 @@ from reverie.dream.lock import RunLock
 from reverie.dream.records import Attempts, StatusRecord
 from reverie.dream.result import Finding
 from reverie.dream.staging import StagedFiles
-from reverie.dream.tools import tool_from_function
+from reverie.llm.tools import tool_from_function
 from reverie.llm.types import ToolCall
 
 MEM = "memory/MEMORY.md"

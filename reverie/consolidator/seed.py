@@ -29,6 +29,7 @@ from ..history import format_timestamp
 from ..llm import protocol
 from ..llm.client import ModelClient
 from ..llm.prompts import load_prompt
+from ..llm.tools import function_schema
 from ..llm.types import ToolCall
 from ..security.secrets import redact
 from ..store import MemoryStore
@@ -39,29 +40,18 @@ log = logging.getLogger(__name__)
 
 __all__ = ["consolidate", "SAVE_MEMORY_TOOL"]
 
-SAVE_MEMORY_TOOL: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "save_memory",
-        "description": "Save what this conversation taught you into long-term memory.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "history_entry": {
-                    "type": "string",
-                    "description": "What happened, for the searchable history log: fact lines '- [mark] fact', "
-                    "or a short paragraph starting with [YYYY-MM-DD HH:MM].",
-                },
-                "memory_update": {
-                    "type": "string",
-                    "description": "The complete new memory/MEMORY.md: every existing fact that still holds plus "
-                    "the new ones. Return it unchanged when nothing new was learned.",
-                },
-            },
-            "required": ["history_entry", "memory_update"],
-        },
-    },
-}
+def save_memory(history_entry: str, memory_update: str) -> None:
+    """Save what this conversation taught you into long-term memory.
+
+    Args:
+        history_entry: What happened, for the searchable history log: fact lines '- [mark] fact', or a short
+            paragraph starting with [YYYY-MM-DD HH:MM].
+        memory_update: The complete new memory/MEMORY.md: every existing fact that still holds plus the new ones.
+            Return it unchanged when nothing new was learned.
+    """
+
+
+SAVE_MEMORY_TOOL: dict[str, Any] = function_schema(save_memory)
 _FORCE = {"type": "function", "function": {"name": "save_memory"}}
 _INSTRUCTION = (
     "\n\nAnswer by calling the save_memory tool exactly once: `history_entry` holds your fact lines, "

@@ -7,10 +7,10 @@ from __future__ import annotations
 import difflib
 
 from ..hitlog import bare_line, line_key
+from ..llm.tools import ToolBox, ToolError, tool_from_function
 from .lifecycle import MovedLine
 from .result import Edit
 from .staging import PathRefused, StagedFiles
-from .tools import ToolBox, ToolError, tool_from_function
 
 __all__ = ["MemoryTools"]
 

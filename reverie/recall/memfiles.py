@@ -52,6 +52,7 @@ from ..llm import protocol
 from ..llm.client import log_model_failure
 from ..llm.output import echo_of, fact_problem, prose_problem
 from ..llm.prompts import load_prompt
+from ..llm.tools import function_schema
 from ..workspace import Workspace
 from .rank import STOPWORDS
 from .sources import message_text
@@ -77,22 +78,17 @@ EXCERPT_CHARS = 280
 MAX_EXCERPTS = 8
 _FACT_BULLET = re.compile(r"^\s*[-*•]\s+(.+?)\s*$")
 
+def save_summary(slug: str, summary: str) -> None:
+    """Save the summary of the conversation as a dated memory file.
+
+    Args:
+        slug: kebab-case topic name, at most 40 characters
+        summary: what was discussed, decided and left open
+    """
+
+
 #: The forced tool call of the session-summary task.
-SAVE_SUMMARY_TOOL: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "save_summary",
-        "description": "Save the summary of the conversation as a dated memory file.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "slug": {"type": "string", "description": "kebab-case topic name, at most 40 characters"},
-                "summary": {"type": "string", "description": "what was discussed, decided and left open"},
-            },
-            "required": ["slug", "summary"],
-        },
-    },
-}
+SAVE_SUMMARY_TOOL: dict[str, Any] = function_schema(save_summary)
 _FORCE_SUMMARY = {"type": "function", "function": {"name": "save_summary"}}
 
 

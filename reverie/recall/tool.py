@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import orjson
+from pydantic import Field
 
 from ..errors import RecallError
+from ..llm.tools import function_schema
 from .search import Recall
 from .types import SOURCE_KINDS, Hit, SearchFilters
+
+SourceKind = Literal[SOURCE_KINDS]  # type: ignore[valid-type]
 
 __all__ = ["MEMORY_SEARCH_TOOL", "run_memory_search_tool", "recall_context", "render_hits", "complete_with_memory_search",
            "MAX_TOOL_ROUNDS"]
@@ -18,34 +22,29 @@ __all__ = ["MEMORY_SEARCH_TOOL", "run_memory_search_tool", "recall_context", "re
 #: Model turns that may call ``memory_search`` before the answer is requested without tools.
 MAX_TOOL_ROUNDS = 3
 
+def memory_search(
+    query: str,
+    k: Annotated[int, Field(ge=1, le=50)] = 10,
+    kinds: list[SourceKind] | None = None,  # type: ignore[valid-type]
+    session: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+) -> None:
+    """Search long-term memory (SOUL.md, USER.md, MEMORY.md, dated memory notes, the history archive and past
+    conversations) for facts relevant to a query. Returns ranked snippets with their source and time.
+
+    Args:
+        query: what to look for, in natural language or keywords
+        k: how many hits
+        kinds: only these source kinds
+        session: only this session key
+        since: only items at or after this ISO date (YYYY-MM-DD)
+        until: only items before this ISO date (YYYY-MM-DD)
+    """
+
+
 #: An OpenAI-style function tool an agent loop can register; execute calls with ``run_memory_search_tool``.
-MEMORY_SEARCH_TOOL: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "memory_search",
-        "description": (
-            "Search long-term memory (SOUL.md, USER.md, MEMORY.md, dated memory notes, the history archive and past "
-            "conversations) for facts relevant to a query. Returns ranked snippets with their source and time."
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "description": "what to look for, in natural language or keywords"},
-                "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10, "description": "how many hits"},
-                "kinds": {
-                    "type": "array",
-                    "items": {"type": "string", "enum": list(SOURCE_KINDS)},
-                    "description": "only these source kinds",
-                },
-                "session": {"type": "string", "description": "only this session key"},
-                "since": {"type": "string", "description": "only items at or after this ISO date (YYYY-MM-DD)"},
-                "until": {"type": "string", "description": "only items before this ISO date (YYYY-MM-DD)"},
-            },
-            "required": ["query"],
-            "additionalProperties": False,
-        },
-    },
-}
+MEMORY_SEARCH_TOOL: dict[str, Any] = function_schema(memory_search)
 
 
 async def run_memory_search_tool(recall: Recall, arguments: Mapping[str, Any] | None) -> str:

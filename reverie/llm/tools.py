@@ -1,9 +1,11 @@
-"""Typed tool functions for model agents: the JSON schema comes from the signature and docstring.
+"""Typed tool functions for model agents: every tool schema Reverie sends is built here, from a signature.
 
-A tool is a plain function (or bound method) with annotated parameters (``str``, ``int``, ``float``, ``bool``)
-and a docstring whose first paragraph describes it and whose ``Args:`` block describes each parameter. The model
-sees ``Tool.schema`` (OpenAI function format); ``ToolBox.call`` validates a model's ``ToolCall`` against the
-signature and returns text for the model — a bad call is an error message to the model, never an exception here.
+A tool is a plain function (or bound method) with annotated parameters and a docstring whose first paragraph
+describes it and whose ``Args:`` block describes each parameter. ``str``, ``int``, ``float`` and ``bool`` map to
+JSON types directly; any other annotation (``Annotated[int, Field(ge=1, le=50)]``, ``list[Literal[...]]``, an
+optional ``X | None = None``) takes its JSON schema from pydantic. The model sees ``Tool.schema`` (OpenAI function
+format); ``ToolBox.call`` validates a model's ``ToolCall`` against the signature and returns text for the model —
+a bad call is an error message to the model, never an exception here.
 """
 
 from __future__ import annotations
@@ -11,14 +13,15 @@ from __future__ import annotations
 import inspect
 import json
 import re
+import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..llm.types import ToolCall
+from .types import ToolCall
 
-__all__ = ["Tool", "ToolBox", "ToolError", "ToolOutcome", "tool_from_function"]
+__all__ = ["Tool", "ToolBox", "ToolError", "ToolOutcome", "tool_from_function", "function_schema"]
 
 _JSON_TYPES: dict[type, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 _ARG_RE = re.compile(r"^\s{2,}(\w+)\s*(?:\([^)]*\))?:\s*(.+)$")
@@ -39,7 +42,7 @@ class Tool:
     name: str
     fn: Callable[..., str]
     schema: dict[str, Any]
-    params: dict[str, tuple[type, bool]]  # name -> (type, required)
+    params: dict[str, tuple[Any, bool]]  # name -> (annotation, required)
 
 
 def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
@@ -60,24 +63,41 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
     return description, args
 
 
-def tool_from_function(fn: Callable[..., str], name: str | None = None) -> Tool:
-    """Build a ``Tool`` from an annotated function; raises TypeError for a parameter type JSON cannot carry."""
+def _property(typ: Any) -> dict[str, Any]:
+    """The JSON schema of one parameter: a JSON type for the four simple ones, pydantic's schema otherwise (an
+    optional ``X | None`` is described as ``X``: leaving the parameter out is how a model says None)."""
+    if typ in _JSON_TYPES:
+        return {"type": _JSON_TYPES[typ]}
+    args = typing.get_args(typ)
+    if type(None) in args and typing.get_origin(typ) in (typing.Union, types.UnionType):
+        rest = [a for a in args if a is not type(None)]
+        typ = rest[0] if len(rest) == 1 else typing.Union[tuple(rest)]  # noqa: UP007 (built at run time)
+    from pydantic import TypeAdapter
+
+    schema = TypeAdapter(typ).json_schema()
+    schema.pop("title", None)
+    return schema
+
+
+def tool_from_function(fn: Callable[..., Any], name: str | None = None) -> Tool:
+    """Build a ``Tool`` from an annotated function; raises TypeError for a parameter without an annotation."""
     sig = inspect.signature(fn)
-    hints = typing.get_type_hints(fn)
+    hints = typing.get_type_hints(fn, include_extras=True)
     description, arg_docs = _parse_docstring(fn.__doc__ or "")
     properties: dict[str, Any] = {}
     required: list[str] = []
-    params: dict[str, tuple[type, bool]] = {}
+    params: dict[str, tuple[Any, bool]] = {}
     for pname, p in sig.parameters.items():
-        typ = hints.get(pname)
-        if typ not in _JSON_TYPES:
-            raise TypeError(f"tool {fn.__name__}: parameter {pname} needs a str/int/float/bool annotation")
-        prop: dict[str, Any] = {"type": _JSON_TYPES[typ]}
+        if pname not in hints:
+            raise TypeError(f"tool {fn.__name__}: parameter {pname} needs an annotation")
+        typ = hints[pname]
+        prop = _property(typ)
         if pname in arg_docs:
             prop["description"] = arg_docs[pname]
         is_required = p.default is inspect.Parameter.empty
         if not is_required:
-            prop["default"] = p.default
+            if p.default is not None:
+                prop["default"] = p.default
         else:
             required.append(pname)
         properties[pname] = prop
@@ -95,14 +115,27 @@ def tool_from_function(fn: Callable[..., str], name: str | None = None) -> Tool:
     return Tool(tool_name, fn, schema, params)
 
 
-def _check_value(value: Any, typ: type) -> bool:
+def function_schema(fn: Callable[..., Any], name: str | None = None) -> dict[str, Any]:
+    """The OpenAI function-tool schema of ``fn`` (for tools executed elsewhere, e.g. ``memory_search``)."""
+    return tool_from_function(fn, name).schema
+
+
+def _check_value(value: Any, typ: Any) -> bool:
     if typ is bool:
         return isinstance(value, bool)
     if typ is int:
         return isinstance(value, int) and not isinstance(value, bool)
     if typ is float:
         return isinstance(value, (int, float)) and not isinstance(value, bool)
-    return isinstance(value, typ)
+    if typ is str:
+        return isinstance(value, str)
+    from pydantic import TypeAdapter, ValidationError
+
+    try:
+        TypeAdapter(typ).validate_python(value, strict=True)
+    except ValidationError:
+        return False
+    return True
 
 
 class ToolBox:
@@ -134,7 +167,8 @@ class ToolBox:
                 continue
             if not _check_value(args[pname], typ):
                 got = json.dumps(args[pname])[:80]
-                return ToolOutcome(False, f"Error: {call.name}: {pname} must be a {_JSON_TYPES[typ]}, got {got}.")
+                wanted = _JSON_TYPES.get(typ) or json.dumps(_property(typ))[:120]
+                return ToolOutcome(False, f"Error: {call.name}: {pname} must be a {wanted}, got {got}.")
         try:
             return ToolOutcome(True, tool.fn(**args))
         except ToolError as exc:
