@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import types as rt
+from .registry import Request
 from .tokens import estimate_tokens
 from .types import ToolCall, Usage
 
@@ -76,15 +77,8 @@ class Reply:
 
 
 @dataclass(frozen=True)
-class Prompt:
-    """What one request sent: the fake's record, for assertions."""
-
-    model: str
-    messages: list[dict[str, Any]]
-    tools: list[dict[str, Any]] | None = None
-    tool_choice: Any = None
-    temperature: float | None = None
-    max_tokens: int | None = None
+class Prompt(Request):
+    """What one request sent (the registry's ``Request``): the fake's record, for assertions."""
 
     @property
     def system(self) -> str:
