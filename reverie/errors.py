@@ -6,7 +6,8 @@ one-line message, and anything else is a bug shown with a traceback only on requ
     ReverieError
     ├── ConfigError            a config file or value is invalid (names the key, the value, what is allowed)
     ├── WorkspaceError         the workspace cannot be used as asked
-    │   └── UnsafePathError    a path escapes the workspace, is absolute, has '..' or NUL, or is a symlink out
+    │   ├── UnsafePathError    a path escapes the workspace, is absolute, has '..' or NUL, or is a symlink out
+    │   └── NothingPendingError     approve found no staged SOUL.md change (front-ends answer as reject does)
     ├── CursorError            a cursor file is corrupt and cannot be recovered automatically
     ├── HistoryError           history.jsonl cannot be read or written
     ├── LockTimeoutError       a cross-process lock was not acquired in time
@@ -31,6 +32,7 @@ __all__ = [
     "ConfigError",
     "WorkspaceError",
     "UnsafePathError",
+    "NothingPendingError",
     "CursorError",
     "HistoryError",
     "LockTimeoutError",
@@ -61,6 +63,10 @@ class WorkspaceError(ReverieError):
 
 
 class UnsafePathError(WorkspaceError):
+    pass
+
+
+class NothingPendingError(WorkspaceError):
     pass
 
 

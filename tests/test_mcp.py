@@ -140,6 +140,9 @@ def test_bad_calls_get_mcp_errors_and_the_server_keeps_serving(workspace: Worksp
                 assert "Traceback" not in text and len(text.splitlines()) <= 6, text
             with pytest.raises(Exception):
                 await c.read_resource("reverie://workspace/memory/..%2F..%2Fsecret.md")
+            for tool in ("approve_soul_change", "reject_soul_change"):  # nothing pending: the same answer
+                answer = await c.call_tool(tool, {})
+                assert not answer.is_error and answer.structured_content["pending"] is False, answer.content
             ok = await c.call_tool("remember", {"text": "still serving"})
             assert not ok.is_error and ok.structured_content["cursor"] == 1
 

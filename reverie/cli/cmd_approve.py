@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..dream.pending import load_pending
+from ..errors import NothingPendingError
 from ..operations.approve import approve, reject
 from ._common import add_json_flag, console, emit_json, workspace_of
 from ._render import print_diff
@@ -38,13 +39,14 @@ def run_approve(args: argparse.Namespace) -> int:
         else:
             print_diff(change.diff())
         return 0
-    if load_pending(rt.store) is None:  # the same answer as `reject` with nothing pending
+    try:
+        result = approve(rt.store, rt.git)
+    except NothingPendingError:  # the same answer as `reject` with nothing pending
         if args.json:
             emit_json({"pending": False, "commit": None})
         else:
             console.print("[dim]no SOUL.md change is pending[/]")
         return 0
-    result = approve(rt.store, rt.git)
     if args.json:
         emit_json(result)
     elif result.commit is None:

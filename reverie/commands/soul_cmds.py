@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
+from ..errors import NothingPendingError
 from ..operations.approve import approve, reject
 from .router import Command, Invocation
 
@@ -16,7 +17,10 @@ __all__ = ["commands"]
 
 async def dream_approve(inv: Invocation) -> str:
     rt = inv.runtime
-    result = await asyncio.to_thread(approve, rt.store, rt.git)  # waits for a scheduled Dream on this loop
+    try:
+        result = await asyncio.to_thread(approve, rt.store, rt.git)  # waits for a scheduled Dream on this loop
+    except NothingPendingError:
+        return "No SOUL.md change was pending."  # as /dream-reject says it
     if result.commit is None:
         return "SOUL.md already held the approved change; the pending record is cleared."
     how = " (merged with later edits)" if result.merged else ""

@@ -418,9 +418,16 @@ def _register_tools(server: MCPServer[Any], memory: _Memory) -> None:  # noqa: C
         """Apply the SOUL.md change Dream proposed (see pending_soul_change). Only do this when the user has
         reviewed and approved it: SOUL.md shapes how the agent behaves in every conversation."""
         memory._existing()
+        from ..errors import NothingPendingError
         from ..operations.approve import approve
 
-        return await memory.call(lambda rt: _plain(approve(rt.store, rt.git)), writes=True)
+        def run(rt: Runtime) -> dict[str, Any]:
+            try:
+                return {"pending": True, **_plain(approve(rt.store, rt.git))}
+            except NothingPendingError:  # the same answer as reject_soul_change
+                return {"pending": False, "commit": None}
+
+        return await memory.call(run, writes=True)
 
     @server.tool(annotations=_DESTRUCTIVE)
     async def reject_soul_change() -> dict[str, Any]:
@@ -428,7 +435,11 @@ def _register_tools(server: MCPServer[Any], memory: _Memory) -> None:  # noqa: C
         memory._existing()
         from ..operations.approve import reject
 
-        return await memory.call(lambda rt: {"dropped": reject(rt.store) is not None}, writes=True)
+        def run(rt: Runtime) -> dict[str, Any]:
+            dropped = reject(rt.store) is not None
+            return {"pending": dropped, "dropped": dropped}
+
+        return await memory.call(run, writes=True)
 
     @server.tool(annotations=_READ_ONLY)
     async def status() -> dict[str, Any]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..dream.lock import dream_run_lock
 from ..dream.pending import PendingChange, load_pending, pending_path
-from ..errors import MergeConflictError, WorkspaceError
+from ..errors import MergeConflictError, NothingPendingError, WorkspaceError
 from ..fsutil import fsync_dir
 from ..gitstore import GitStore, trailers
 from ..store import MemoryStore
@@ -46,7 +46,7 @@ def approve(store: MemoryStore, git: GitStore) -> ApproveResult:
 def _approve_locked(store: MemoryStore, git: GitStore) -> ApproveResult:
     change = load_pending(store)
     if change is None:
-        raise WorkspaceError("no SOUL.md change is pending approval")
+        raise NothingPendingError("no SOUL.md change is pending approval")
     path = pending_path(store)
     current = store.workspace.read(change.path)
     if change.applied:
