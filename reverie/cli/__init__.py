@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import ReverieError
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "subcommands"]
 
 #: Every command in the order ``--help`` lists them: name, "module:function" adding its arguments, one-line help.
 COMMANDS = [
@@ -69,14 +69,25 @@ def _global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
                             help="print machine-readable JSON (for every command but chat, serve and mcp)")
 
 
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """A parser's sub-command parsers by name (argparse has no public accessor for them)."""
+    for action in parser._actions:  # noqa: SLF001
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            return dict(action.choices)
+    return {}
+
+
+def _has_option(parser: argparse.ArgumentParser, option: str) -> bool:
+    return any(option in a.option_strings for a in parser._actions)  # noqa: SLF001
+
+
 def _adopt_globals(parser: argparse.ArgumentParser) -> None:
     """Give a command's parser (and its own sub-commands') the global options."""
     for action in parser._actions:  # noqa: SLF001
         if "--json" in action.option_strings:
             action.default = argparse.SUPPRESS  # so `reverie --json CMD` is not undone by CMD's default
-        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
-            for nested in action.choices.values():
-                _adopt_globals(nested)
+    for nested in subcommands(parser).values():
+        _adopt_globals(nested)
     _global_options(parser, top=False)
 
 
@@ -135,17 +146,10 @@ def _takes_json(parser: argparse.ArgumentParser, command: str) -> bool:
     """Whether ``command``'s parser (or one of its sub-commands) defines ``--json``."""
 
     def has_json(p: argparse.ArgumentParser) -> bool:
-        for action in p._actions:  # noqa: SLF001
-            if "--json" in action.option_strings:
-                return True
-            if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
-                return any(has_json(nested) for nested in action.choices.values())
-        return False
+        return _has_option(p, "--json") or any(has_json(n) for n in subcommands(p).values())
 
-    for action in parser._actions:  # noqa: SLF001
-        if isinstance(action, argparse._SubParsersAction) and command in action.choices:  # noqa: SLF001
-            return has_json(action.choices[command])
-    return False
+    found = subcommands(parser).get(command)
+    return found is not None and has_json(found)
 
 
 def _version() -> str:

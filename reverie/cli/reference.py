@@ -35,16 +35,9 @@ def _help(parser: argparse.ArgumentParser) -> str:
             os.environ["COLUMNS"] = old
 
 
-def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    for action in parser._actions:  # noqa: SLF001 (argparse has no public accessor for sub-parsers)
-        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
-            return dict(action.choices)
-    return {}
-
-
 def cli_reference() -> str:
     """``docs/cli.md``: ``reverie --help`` and every command's ``--help``, in ``--help``'s order."""
-    from . import COMMANDS, build_parser
+    from . import COMMANDS, build_parser, subcommands
 
     parser = build_parser()
     parser.prog = "reverie"
@@ -52,11 +45,11 @@ def cli_reference() -> str:
            "Generated from the parser by `python -m reverie.cli.reference`; do not edit by hand.",
            "Global options (`-w`, `--debug`, `--json`) are accepted before or after the command.", "",
            "```", _help(parser), "```", ""]
-    commands = _subcommands(parser)
+    commands = subcommands(parser)
     for name, _, _ in COMMANDS:
         sub = commands[name]
         out += [f"## reverie {name}", "", "```", _help(sub), "```", ""]
-        for nested_name, nested in _subcommands(sub).items():
+        for nested_name, nested in subcommands(sub).items():
             out += [f"### reverie {name} {nested_name}", "", "```", _help(nested), "```", ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
