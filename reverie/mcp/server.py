@@ -94,18 +94,19 @@ def served_files(ws: Workspace) -> list[str]:
 
 
 def _check_readable(ws: Workspace, rel: str) -> Path:
-    """``rel`` must be one of the served files; anything else (history, cursors, state, a path out) is refused."""
+    """``rel`` must be one of ``served_files`` (one rule for listing and reading); anything else — history, cursors,
+    state, a path out — is refused."""
     rel = rel.strip()
     rel = rel[2:] if rel.startswith("./") else rel
-    if not rel.endswith(".md"):
-        raise ToolError(f"{rel!r} is not a memory file: only SOUL.md, USER.md and Markdown files under memory/ "
-                        "can be read (search history with search_memory)")
     try:
         path = ws.resolve(rel)
     except UnsafePathError as exc:
         raise ToolError(str(exc)) from None
-    if rel not in MEMORY_FILES and (not rel.startswith("memory/") or any(p.startswith(".") for p in Path(rel).parts)):
-        raise ToolError(f"{rel!r} is not a memory file: only SOUL.md, USER.md and Markdown files under memory/")
+    if rel not in served_files(ws):
+        if path.exists() or path.is_symlink() or not rel.endswith(".md"):
+            raise ToolError(f"{rel!r} is not a memory file: only SOUL.md, USER.md and Markdown files under memory/ "
+                            "can be read (search history with search_memory)")
+        raise ToolError(f"{rel} does not exist (list_memory_files shows what does)")
     return path
 
 
