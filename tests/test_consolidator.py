@@ -153,6 +153,25 @@ def test_skip_lines_and_chatter_are_dropped(workspace, fake):
     assert history(store)[0].content == "- [permanent] Name is Alice\n- [correction] Lives in Bonn"
 
 
+@pytest.mark.parametrize("reply", ["- [durable] Name is Alice\n(unsure)", "(nothing)\n(unsure)", "(unsure)"])
+def test_unsure_reply_keeps_the_transcript_beside_the_facts(workspace, fake, reply):
+    fake.enqueue(reply)
+    fake.responder = lambda prompt: "(nothing)"
+    store, cons, sessions = build(workspace, fake)
+    result = run(cons.maybe_consolidate(fill(sessions, "k", 40)))
+    assert result.raw_fallbacks == 0 and result.failures == [] and result.kept_raw == 1
+    assert result.rounds > 1  # not a failure: the rounds go on
+    first = result.archived[0]
+    entries = history(store)
+    facts = [e.content for e in entries if not e.content.startswith("[RAW]")]
+    raw = [e.content for e in entries if e.content.startswith("[RAW]")]
+    assert facts == (["- [durable] Name is Alice"] if "Alice" in reply else [])
+    assert entries[-1].content.startswith("[RAW]")  # after the facts: history first, then the offset
+    body = [ln for e in raw for ln in e.splitlines()[1:]]
+    assert len(body) == first and body[0].endswith("USER: user turn 0 " + "u" * 200)
+    assert result.nothing_rounds == result.rounds - 1  # only the later "(nothing)" rounds count as nothing
+
+
 @pytest.mark.parametrize(
     "reply, why",
     [

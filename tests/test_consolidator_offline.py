@@ -54,3 +54,31 @@ def test_seed_consolidate_with_the_offline_engine(workspace):
     assert memory.startswith("# Memory\n") and "Bonn" in memory and "evil.example" not in memory
     (entry,) = store.history.read_since(0)
     assert "Alice" in entry.content and entry.session_key == "cli:alice"
+
+
+def test_what_the_offline_engine_is_unsure_of_stays_in_history_and_recall_finds_it(workspace):
+    # The engine is sure of "Lives in Porto" but of no fact in the rest: before, a slice without a sure fact left
+    # the session with no trace once /new cleared it. Now its transcript is kept in history beside the facts.
+    from reverie.recall import Recall
+
+    config = Config()
+    store = MemoryStore(workspace, config=config)
+    sessions = SessionStore(workspace)
+    cons = Consolidator(store, ModelClient(config), config, sessions=sessions)
+    s = sessions.get_or_create("cli:maya")
+    for m in [
+        {"role": "user", "content": "Some news: I moved to Porto last month."},
+        {"role": "assistant", "content": "Congratulations on the move!"},
+        {"role": "user", "content": "The catch reports should be ready by 7am every day."},
+        {"role": "assistant", "content": "A job at 6am leaves an hour of margin."},
+    ]:
+        sessions.append(s, m)
+    result = asyncio.run(cons.new_session(s))
+    assert result.cleared and result.kept_raw >= 1 and result.raw_fallbacks == 0
+    entries = store.history.read_since(0)
+    facts = [e.content for e in entries if e.content.startswith("- [")]
+    assert any("Lives in Porto" in f for f in facts) and not any("7am" in f for f in facts)  # no guessed fact
+    assert any(e.content.startswith("[RAW]") and "ready by 7am" in e.content for e in entries)
+    assert sessions.get_or_create("cli:maya").messages == []
+    hits = Recall(workspace).search("when should the catch reports be ready", k=3)
+    assert any("7am" in h.snippet and h.source.kind == "history" for h in hits), hits

@@ -38,9 +38,10 @@ def call(messages: list[dict], **kw):
 def archive(*lines: str, context: str = "") -> list[tuple[str, str]]:
     reply = call(request("archive", [(p.SECTION_CONTEXT, context), (p.SECTION_ARCHIVE, "\n".join(lines))]))
     assert reply.finish_reason == "stop" and reply.model == "reverie/offline"
-    if reply.content == p.NOTHING:
+    lines = [x for x in reply.content.splitlines() if x != p.UNSURE]
+    if lines == [p.NOTHING]:
         return []
-    facts = [p.parse_fact_line(x) for x in reply.content.splitlines()]
+    facts = [p.parse_fact_line(x) for x in lines]
     assert all(facts), reply.content
     return facts  # type: ignore[return-value]
 
@@ -77,6 +78,22 @@ def test_archive_of_chit_chat_is_nothing() -> None:
     assert archive(line("user", "lol ok thanks"), line("assistant", "You're welcome! I love Paris.")) == []
     assert archive(line("user", "I like that idea! Never mind the typo. We use it daily. I love you, bot."),
                    line("user", "Always been like that, I guess.")) == []
+
+
+def unsure(*lines: str) -> bool:
+    reply = call(request("archive", [(p.SECTION_CONTEXT, ""), (p.SECTION_ARCHIVE, "\n".join(lines))]))
+    return reply.content.splitlines()[-1] == p.UNSURE
+
+
+def test_archive_says_unsure_when_the_user_said_more_than_its_facts() -> None:
+    # Statements the rules turn into no fact: the engine is not sure of them, so it asks to keep the transcript.
+    assert unsure(line("user", "The catch reports should be ready by 7am every day."))
+    assert unsure(line("user", "I live in Porto. My sister might visit in the spring, we will see."))
+    assert unsure(line("user", "Sure, I work at NASA. lol"))  # a joke: no fact, but the words stay in history
+    # Everything said became a fact, or nothing was stated (questions, short replies, code): nothing to keep.
+    assert not unsure(line("user", "I live in Porto."), line("assistant", "Nice city, with lots of bridges to see."))
+    assert not unsure(line("user", "How do I create the hypertable?"), line("user", "Great, thanks."))
+    assert not unsure(line("user", "x = compute_totals(rows, window=5)"))
 
 
 def test_archive_ignores_untrusted_and_assistant_lines() -> None:

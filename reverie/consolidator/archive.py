@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import ModelError
@@ -34,10 +34,12 @@ _MAX_REPLY_TOKENS = 4_096
 
 @dataclass(frozen=True, slots=True)
 class ArchiveReply:
-    """``facts`` is the history entry to append (None for ``(nothing)``) unless ``failure`` says why not."""
+    """``facts`` is the history entry to append (None for ``(nothing)``) unless ``failure`` says why not;
+    ``unsure``: the model said ``(unsure)``, so the slice's transcript is kept in history as well."""
 
     facts: str | None = None
     failure: str | None = None
+    unsure: bool = False
     usage: Usage = field(default_factory=Usage)
 
     @property
@@ -73,33 +75,33 @@ def request_messages(
     return [{"role": "system", "content": load_prompt(protocol.TASK_ARCHIVE, workspace)}, {"role": "user", "content": body}]
 
 
-def interpret(content: str | None, finish_reason: str, has_tool_calls: bool) -> tuple[str | None, str | None]:
-    """(facts or None, failure or None) for a reply's parts."""
+def interpret(content: str | None, finish_reason: str, has_tool_calls: bool) -> ArchiveReply:
+    """The reply's fact lines, ``(nothing)`` and ``(unsure)``, or why the reply is unusable."""
     if has_tool_calls:
-        return None, "the model called tools instead of answering"
+        return ArchiveReply(failure="the model called tools instead of answering")
     if finish_reason in _FAILED_FINISH:
-        return None, f"finish_reason {finish_reason}"
+        return ArchiveReply(failure=f"finish_reason {finish_reason}")
     text = (content or "").strip()
     if not text:
-        return None, "empty reply"
+        return ArchiveReply(failure="empty reply")
     facts: list[str] = []
     skipped = 0
-    nothing = False
+    nothing = unsure = False
     for line in text.splitlines():
         parsed = protocol.parse_fact_line(line)
         if parsed is None:
-            nothing = nothing or line.strip().rstrip(".").lower() == protocol.NOTHING
+            word = line.strip().rstrip(".").lower()
+            nothing = nothing or word == protocol.NOTHING
+            unsure = unsure or word == protocol.UNSURE
             continue
         mark, fact = parsed
         if mark == "skip":
             skipped += 1
             continue
         facts.append(f"- [{mark}] {' '.join(fact.split())}")
-    if facts:
-        return "\n".join(facts), None
-    if nothing or skipped:
-        return None, None
-    return None, "no fact lines and no (nothing) in the reply"
+    if facts or nothing or skipped or unsure:
+        return ArchiveReply(facts="\n".join(facts) or None, unsure=unsure)
+    return ArchiveReply(failure="no fact lines and no (nothing) in the reply")
 
 
 async def summarise(
@@ -123,7 +125,7 @@ async def summarise(
     except ModelError as exc:  # the client turns every provider failure into ModelError after its retries
         log_model_failure(log, "archive call failed", exc)
         return ArchiveReply(failure=f"model error: {exc}")
-    facts, failure = interpret(reply.content, reply.finish_reason, bool(reply.tool_calls))
-    if failure:
-        log.warning("archive reply rejected: %s", failure)
-    return ArchiveReply(facts=facts, failure=failure, usage=reply.usage)
+    answer = interpret(reply.content, reply.finish_reason, bool(reply.tool_calls))
+    if answer.failure:
+        log.warning("archive reply rejected: %s", answer.failure)
+    return replace(answer, usage=reply.usage)

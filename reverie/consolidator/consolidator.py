@@ -5,7 +5,8 @@ Then the oldest safe slices (``slicing``) are archived, one model call each, unt
 ``consolidationRatio × budget``, at most ``MAX_ROUNDS`` rounds per call. Each round, in this order:
 
 1. ask the model for fact lines (``archive.summarise``); on any failure, take the raw transcript instead;
-2. append the result to history.jsonl with the session key (``(nothing)`` appends nothing);
+2. append the result to history.jsonl with the session key (``(nothing)`` appends nothing; ``(unsure)`` appends
+   the slice's transcript as well, so what the model could not state as a sure fact is still in history);
 3. only then advance ``last_consolidated`` in the session file.
 
 A crash between 2 and 3 archives that slice again on the next run: a duplicate in history, never a lost slice.
@@ -68,6 +69,7 @@ class ConsolidationResult:
     offsets: list[int] = field(default_factory=list)  # last_consolidated after each round
     raw_fallbacks: int = 0
     nothing_rounds: int = 0
+    kept_raw: int = 0  # rounds whose transcript was kept beside the facts: the model said (unsure)
     failures: list[str] = field(default_factory=list)  # why the model's answer was not used
     usage: Usage = field(default_factory=Usage)
     stop: str = "below-threshold"
@@ -255,10 +257,14 @@ class Consolidator:
         result.usage = result.usage + reply.usage
         result.rounds += 1
         if reply.ok:
-            if reply.facts is None:
+            if reply.facts is None and not reply.unsure:
                 result.nothing_rounds += 1
-            else:
+            if reply.facts is not None:
                 result.cursors.append(self.store.history.append(reply.facts, session.key))
+            if reply.unsure:  # the model was not sure of all of it: the words themselves stay in history
+                for entry in raw_archive_entries(messages[start:end], fallback_stamp=stamp, owner=owner):
+                    result.cursors.append(self.store.history.append(entry, session.key))
+                result.kept_raw += 1
         else:
             result.failures.append(reply.failure or "")
             result.raw_fallbacks += 1

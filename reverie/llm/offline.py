@@ -40,6 +40,7 @@ from .offline_rules import (
     extract_facts,
     is_canonical,
     is_suspicious_rule,
+    leaves_unsure,
     normalize,
     strip_instead,
     value_words,
@@ -164,10 +165,16 @@ def _conversation(user: str) -> str:
 
 
 def _archive(user: str) -> str:
+    """The slice's facts the engine is sure of, and ``(unsure)`` when the user said more than they hold, so the
+    Consolidator keeps the transcript as well: the engine's silence means "not sure", never "nothing was said"."""
     sections = p.parse_sections(user)
+    conversation = _conversation(user)
     known = {normalize(f.text) for f in _user_facts(sections.get(p.SECTION_CONTEXT, ""))}
-    facts = [f for f in _user_facts(_conversation(user)) if normalize(f.text) not in known]
-    return "\n".join(f"- [{f.mark}] {f.text}" for f in facts) if facts else p.NOTHING
+    facts = [f for f in _user_facts(conversation) if normalize(f.text) not in known]
+    lines = [f"- [{f.mark}] {f.text}" for f in facts] or [p.NOTHING]
+    unsure = any(role == "USER" and leaves_unsure(content[:_MAX_MESSAGE_CHARS])
+                 for _, role, content in _transcript(conversation))
+    return "\n".join([*lines, p.UNSURE] if unsure else lines)
 
 
 def _flush(user: str) -> str:

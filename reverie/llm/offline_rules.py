@@ -33,7 +33,7 @@ from typing import TypeVar
 
 from .offline_dates import DATE_PHRASE, resolve
 
-__all__ = ["Fact", "Canon", "extract_facts", "canon", "third_person", "first_person", "normalize",
+__all__ = ["Fact", "Canon", "extract_facts", "leaves_unsure", "canon", "third_person", "first_person", "normalize",
            "is_suspicious_rule", "strip_instead", "dated", "is_canonical", "attribute", "value_words"]
 
 USER, SOUL, MEMORY = "USER", "SOUL", "MEMORY"
@@ -759,6 +759,18 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
                     seen.add(normalize(note))
                     out.append(Fact(note, "correction" if correction else "durable"))
     return _drop_shadowed(out)
+
+
+def leaves_unsure(message: str) -> bool:
+    """True when a sentence of the user's message says something that gave no fact: four words or more, not a
+    question, not code. The rules were not sure what it means (a hedge, a plan, a preference in words they do not
+    know), so the caller keeps the words themselves rather than nothing: history keeps them, Recall finds them."""
+    for sentence in _sentences(message):
+        if len(sentence.split()) < 4 or sentence.endswith("?") or _CODE.search(sentence):
+            continue
+        if not extract_facts(sentence):
+            return True
+    return False
 
 
 def _drop_shadowed(facts: list[Fact]) -> list[Fact]:

@@ -9,7 +9,9 @@ message is a sequence of sections, each ``## <title>`` on its own line followed 
 
 - ``SECTION_CONTEXT`` / ``SECTION_ARCHIVE`` (task ``archive``): transcript lines from ``transcript_line``:
   ``[YYYY-MM-DD HH:MM] ROLE: content`` (ROLE upper-case; untrusted roles are ``TOOL`` or ``OTHER(name)``).
-  Expected answer: fact lines ``- [mark] fact`` with marks from ``FACT_MARKS``, or ``(nothing)``.
+  Expected answer: fact lines ``- [mark] fact`` with marks from ``FACT_MARKS``, or ``(nothing)``; either may be
+  followed by ``(unsure)`` when part of the slice said something the model could not state as a sure fact (the
+  Consolidator then keeps the slice's transcript in history too).
 - ``SECTION_TODAY`` (``YYYY-MM-DD``), ``SECTION_BATCH`` and one section per memory file, titled by its
   workspace path (``SOUL.md``, ``USER.md``, ``memory/MEMORY.md``) (task ``dream-analyze``). Batch entries are
   ``### cursor <n> · <timestamp>`` headers followed by the entry's content. In the ``memory/MEMORY.md`` section,
@@ -87,6 +89,9 @@ SECTION_FINDINGS = "Findings"
 FACT_MARKS = ("permanent", "durable", "ephemeral", "correction", "skip")
 FINDING_KINDS = ("USER", "SOUL", "MEMORY", "FILE-REMOVE", "SKIP")
 NOTHING = "(nothing)"
+#: An archive reply's last line when the model could not turn some of the slice into facts it is sure of: the
+#: Consolidator keeps the slice's transcript too (a ``[RAW]`` entry), so what was said stays in history.
+UNSURE = "(unsure)"
 #: Dream's analysis marks MEMORY.md lines older than this many days with their age.
 AGE_THRESHOLD_DAYS = 14
 
