@@ -208,6 +208,18 @@ I prefer dark mode.
 User prefers dark mode.
 I usually prefer dark mode.
 
+USER | Prefers morning meetings
+I prefer morning meetings.
+User prefers morning meetings.
+
+USER | Prefers night trains
+I prefer night trains.
+I generally prefer night trains.
+
+USER | Prefers cold showers
+I prefer cold showers.
+User prefers cold showers.
+
 USER | Favourite color: green
 My favourite color is green.
 My favorite color is green.
@@ -474,6 +486,10 @@ I'm travelling to Rome on Saturday.
 
 NEGATIVE = """
 # times and schedules
+I like tomorrow's plan.
+I love tonight's menu, thanks.
+I love Fridays, see you then.
+I have a cold, so short answers today.
 I started at 9am today, long day.
 I started at 9 this morning.
 I work at night mostly.

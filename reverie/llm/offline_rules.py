@@ -111,7 +111,7 @@ VAGUE = _words(
 UNPLEASANT = _words(
     "waiting wait queue queues traffic stuck delay delays delayed broken bug bugs crash crashes crashing outage "
     "outages taxes tax paperwork overtime deadline deadlines mondays meetings spam ads hold debugging rain "
-    "commute commuting lag failing fails failure errors cold flu headache headaches hangover hangovers")
+    "commute commuting lag failing fails failure errors flu headache headaches hangover hangovers")
 #: Technologies: a tool in use is one of these or a capitalised name ("we use Slack", not "we use a hack").
 TECH = _words(
     "python rust go golang java kotlin swift scala ruby php perl haskell elixir erlang clojure typescript "
@@ -130,6 +130,8 @@ KIN = ("wife|husband|partner|girlfriend|boyfriend|fiancée?|son|daughter|brother
        "parrot|hamster|rabbit|horse")
 APPOINTMENTS = ("dentist|doctor|doctor's|dental|eye|hair|haircut|vet|physio|therapy|job|interview|medical|"
                 "hospital|optician|check-up|checkup")
+#: Time words that point at one moment: never the start of a lasting preference ("tonight's game").
+_DEICTIC = _words("today today's tomorrow tomorrow's tonight tonight's yesterday yesterday's now then")
 _CONNECTORS = _words("of de da do del della di la le van von der den am upon on sur and & y en the")
 _TOOL_TAIL = _words("for with in on at as to and via over instead from than rather")
 
@@ -208,9 +210,11 @@ def is_tool(value: str) -> bool:
 
 def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
     """Something a person can like or dislike: a short noun phrase, not a pronoun, not a vague or unpleasant one."""
-    words = [w.strip(".,!'\"").lower() for w in _tokens(value)]
-    if not words or len(words) > 6 or words[0] in VAGUE or words[0].removesuffix("s") in TIME_WORDS:
-        return False
+    words = [w.strip(".,!'\"").replace("’", "'").lower() for w in _tokens(value)]
+    if not words or len(words) > 6 or words[0] in VAGUE or words[0] in _DEICTIC:
+        return False  # "I like tomorrow's plan": about one day
+    if words[0].removesuffix("s") in TIME_WORDS and len(words) == 1:
+        return False  # "I love Fridays": a day, maybe a plan; "morning meetings", "night trains" are things
     if (set(words) & UNPLEASANT and not unpleasant_ok) or set(words) & {"my", "your", "it", "that", "this", "you", "when", "if", "answers",
                                                 "replies", "responses", "answer", "reply"}:
         return False
@@ -335,8 +339,9 @@ _RULES: list[Rule] = [
           "v=any-thing", negative=True),
     _rule(rf"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) {_VAL}", "Likes {v}", "v=thing"),
     _rule(rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into) {_VAL}", "Likes {v}", "v=thing"),
-    _rule(rf"\bi(?: really| also| generally| usually)?(?: prefer| would rather|'d rather) {_VAL}", "Prefers {v}",
-          "v=thing"),
+    # A preference compares, so an unpleasant thing is sincere here ("I prefer early meetings"), not sarcasm.
+    _rule(rf"\bi(?: really| also| generally| usually)? prefer {_VAL}", "Prefers {v}", "v=any-thing"),
+    _rule(rf"\bi(?: really| also| generally| usually)?(?: would rather|'d rather) {_VAL}", "Prefers {v}", "v=thing"),
     _rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {_VAL}", "Favourite {k}: {v}", "v=thing"),
     _rule(rf"\bi(?:'m| am) allergic to {_VAL}", "Allergic to {v}", "v=thing", "permanent"),
     _rule(r"\bi(?:'m| am) (?:an? )?(?P<v>vegetarian|vegan|pescatarian)\b", "Is {v}", ""),
