@@ -94,6 +94,35 @@ def test_offline_chat_says_so_and_runs_commands(tmp_path):
     assert [m.get("content") for m in lines[1:]] == ["I live in Porto"]
 
 
+def test_an_outage_is_told_once_per_turn(tmp_path):
+    # The flush before compaction meets the outage first (a warning); the turn's own failure then points at it
+    # instead of printing the same sentence again. A later turn, with no warning of its own, names the cause.
+    import socket
+
+    with socket.socket() as sock:  # a loopback port nobody listens on: connection refused, no network
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "reverie.json").write_bytes(orjson.dumps({
+        "agents": {"defaults": {"model": "openai/gpt-4o-mini", "contextWindowTokens": 2400, "maxTokens": 256}},
+        "providers": {"openai": {"apiKey": "sk-test", "apiBase": f"http://127.0.0.1:{port}/v1"}},
+        "llm": {"maxRetries": 0, "timeout": 5},
+    }))
+    said = "".join(f"I am telling you story number {i} about boats and the sea and what happens in Porto every day\n"
+                   for i in range(3))
+    proc = run_cli("-w", str(ws), "chat", "--no-schedule", input=said, env={"COLUMNS": "300"})
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    err = proc.stderr.splitlines()
+    cause = f"cannot reach http://127.0.0.1:{port}/v1"
+    assert [ln for ln in err if ln.startswith("warning:")] == [
+        f"warning: flush of session cli:chat failed: openai/gpt-4o-mini: {cause} (connection refused); "
+        "start the server or set providers.openai.apiBase"]
+    errors = [ln for ln in err if ln.startswith("error:")]
+    assert errors[0] == "error: no reply: the model failed for the reason above"
+    assert len(errors) == 3 and all(cause in ln for ln in errors[1:])
+
+
 def test_scheduled_dream_runs_in_the_background_and_reports(workspace):
     import asyncio
 

@@ -19,12 +19,14 @@ import contextlib
 import signal
 import sys
 import threading
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 from rich.markup import escape
 
 from ..errors import ReverieError
+from ..llm.client import warned_since
 from ._common import console, err_console, workspace_of
 from ._render import markdown
 from ._status import StatusLine, wait_text
@@ -133,6 +135,7 @@ async def _turn(agent: ChatAgent, text: str, status: StatusLine, *, cancellable:
     command = agent.router.is_command(text)
 
     cancelled = False
+    started = time.monotonic()
 
     def on_cancel() -> None:
         nonlocal cancelled
@@ -145,8 +148,9 @@ async def _turn(agent: ChatAgent, text: str, status: StatusLine, *, cancellable:
         else:
             reply = await agent.respond(text)
     except ReverieError as exc:  # a failed model call ends the turn, not the conversation
-        with status.paused():
-            err_console.print(f"[red]error:[/] {escape(str(exc))}")
+        with status.paused():  # the same outage met earlier in the turn (the flush, the archive) was shown already
+            said = "no reply: the model failed for the reason above" if warned_since(exc, started) else str(exc)
+            err_console.print(f"[red]error:[/] {escape(said)}")
         return
     with status.paused():  # the reply replaces the status line rather than printing above a stale one
         if cancelled:

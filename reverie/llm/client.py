@@ -53,7 +53,7 @@ from .types import ModelResponse, ToolCall, Usage
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ModelClient", "provider_of", "log_model_failure"]
+__all__ = ["ModelClient", "provider_of", "log_model_failure", "warned_since"]
 
 # Model prefix → the config ``providers`` key holding its settings (nanobot's provider names).
 _PROVIDER_ALIASES = {
@@ -407,6 +407,7 @@ def _valid_unicode(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 _reported: dict[str, float] = {}
+_warned: dict[str, float] = {}  # text → when it was last logged at warning level
 #: Seconds within which the same failure text is not warned about again.
 REPEAT_QUIET_SECONDS = 120.0
 
@@ -420,9 +421,19 @@ def log_model_failure(logger: logging.Logger, what: str, exc: BaseException) -> 
     seen = _reported.get(text)
     if len(_reported) > 256:
         _reported.clear()
+        _warned.clear()
     _reported[text] = now
     repeat = seen is not None and now - seen < REPEAT_QUIET_SECONDS
+    if not repeat:
+        _warned[text] = now
     logger.log(logging.INFO if repeat else logging.WARNING, "%s: %s", what, text)
+
+
+def warned_since(exc: BaseException, since: float) -> bool:
+    """Whether ``exc``'s text was shown as a warning at or after ``since`` (``time.monotonic()``): the chat then
+    says a failed turn failed for the reason just shown instead of printing it a second time."""
+    at = _warned.get(str(exc))
+    return at is not None and at >= since
 
 
 async def _call_local(model: registry.LocalModel, request: registry.Request) -> ModelResponse:
