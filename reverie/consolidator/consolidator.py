@@ -6,7 +6,8 @@ Then the oldest safe slices (``slicing``) are archived, one model call each, unt
 
 1. ask the model for fact lines (``archive.summarise``); on any failure, take the raw transcript instead;
 2. append the result to history.jsonl with the session key (``(nothing)`` appends nothing; ``(unsure)`` appends
-   the slice's transcript as well, so what the model could not state as a sure fact is still in history);
+   the user's and the assistant's messages of the slice as well, so what the model could not state as a sure fact
+   is still in history);
 3. only then advance ``last_consolidated`` in the session file.
 
 A crash between 2 and 3 archives that slice again on the next run: a duplicate in history, never a lost slice.
@@ -20,7 +21,7 @@ import contextlib
 import logging
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +39,7 @@ from ..store import MemoryStore
 from .archive import CONTEXT_MESSAGES, summarise
 from .estimate import PromptEstimator, model_view
 from .slicing import pick_slice
-from .transcript import raw_archive_entries
+from .transcript import message_text, raw_archive_entries, speaker
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +80,14 @@ class ConsolidationResult:
     @property
     def archived_messages(self) -> int:
         return sum(self.archived)
+
+
+def _conversation_only(messages: Sequence[Mapping[str, Any]], owner: str | None) -> list[Mapping[str, Any]]:
+    """The user's and the assistant's messages that hold text: what an ``(unsure)`` slice keeps. Tool output and
+    other speakers are untrusted data, not what the user said, and are left out (a model failure's raw archive
+    keeps them, labelled)."""
+    return [m for m in messages
+            if speaker(m, owner) in ("USER", "ASSISTANT") and message_text({"content": m.get("content")}).strip()]
 
 
 class Consolidator:
@@ -262,7 +271,8 @@ class Consolidator:
             if reply.facts is not None:
                 result.cursors.append(self.store.history.append(reply.facts, session.key))
             if reply.unsure:  # the model was not sure of all of it: the words themselves stay in history
-                for entry in raw_archive_entries(messages[start:end], fallback_stamp=stamp, owner=owner):
+                for entry in raw_archive_entries(_conversation_only(messages[start:end], owner),
+                                                 fallback_stamp=stamp, owner=owner):
                     result.cursors.append(self.store.history.append(entry, session.key))
                 result.kept_raw += 1
         else:
