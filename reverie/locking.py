@@ -176,13 +176,15 @@ class Lock:
         self.release()
 
     def __del__(self) -> None:
-        fd = self._fd
-        if fd is not None and self._generation == _generation:
-            self._fd = None
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        """A `Lock` dropped while held releases (as closing its descriptor would): else its thread lock would
+        stay taken, with nobody left to release it."""
+        if self._generation != _generation:
+            return
+        try:
+            self.release()
+            self._close_descriptor()
+        except OSError:
+            pass
 
     # -- internals ----------------------------------------------------------------------------------------------
     def _acquire(self, wait: float | None) -> bool:
