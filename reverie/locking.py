@@ -178,12 +178,11 @@ class Lock:
     def __del__(self) -> None:
         """A `Lock` dropped while held releases (as closing its descriptor would): else its thread lock would
         stay taken, with nobody left to release it."""
-        if self._generation != _generation:
-            return
         try:
-            self.release()
-            self._close_descriptor()
-        except OSError:
+            if self._generation == _generation:
+                self.release()
+                self._close_descriptor()
+        except Exception:  # noqa: BLE001 - a finalizer must not raise (the interpreter may be shutting down)
             pass
 
     # -- internals ----------------------------------------------------------------------------------------------

@@ -280,3 +280,28 @@ def test_the_writers_lock_files_keep_their_names(tmp_path: Path) -> None:
                 assert not RunLock(ws.state_dir).try_acquire()
         finally:
             os.close(fd)
+
+
+def test_chat_input_and_flush_locks_keep_their_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    """The chat input history waits for ``chat-input.jsonl.lock`` and, past its short wait, skips the line with a
+    warning (the chat goes on); the flush state's lock is ``memory/.reverie/flush.lock``."""
+    from reverie.cli import _chat_history
+    from reverie.recall.memfiles import _flush_lock
+    from reverie.workspace import Workspace
+
+    path = tmp_path / "chat-input.jsonl"
+    hist = _chat_history.ChatInputHistory(path)
+    hist.store_string("first")
+    monkeypatch.setattr(_chat_history, "_LOCK_SECONDS", 0.05)
+    fd = os.open(str(path) + ".lock", os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        hist.store_string("while another chat writes")
+    finally:
+        os.close(fd)
+    assert "chat-input.jsonl.lock" in caplog.text
+    hist.store_string("after")
+    assert list(_chat_history.ChatInputHistory(path).load_history_strings()) == ["after", "first"]
+    ws = Workspace(tmp_path / "ws")
+    assert _flush_lock(ws).path == ws.root / "memory" / ".reverie" / "flush.lock"
