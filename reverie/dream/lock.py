@@ -17,12 +17,16 @@ __all__ = ["RunLock", "dream_run_lock", "WAIT_SECONDS"]
 WAIT_SECONDS = 30.0
 
 
+def _path(state_dir: Path) -> Path:
+    Path(state_dir).mkdir(parents=True, exist_ok=True)
+    return lock_path(Path(state_dir) / "dream")
+
+
 class RunLock:
     """One holder of Dream's run lock: a second `RunLock`, in this process or another, is refused while it holds."""
 
     def __init__(self, state_dir: Path) -> None:
-        Path(state_dir).mkdir(parents=True, exist_ok=True)
-        self._lock = Lock(lock_path(Path(state_dir) / "dream"), timeout=None)
+        self._lock = Lock(_path(state_dir), timeout=None)
         self.path = self._lock.path
 
     def try_acquire(self) -> bool:
@@ -46,7 +50,6 @@ def dream_run_lock(state_dir: Path, what: str, timeout: float | None = None) -> 
     running Dream, then ``LockTimeoutError``. Blocking: from an event loop that also runs Dream, call it in a
     worker thread."""
     timeout = WAIT_SECONDS if timeout is None else timeout
-    Path(state_dir).mkdir(parents=True, exist_ok=True)
     busy = f"Dream is running; {what} waited {timeout:.0f}s. Run it again when Dream is done"
-    with Lock(lock_path(Path(state_dir) / "dream"), timeout=timeout, busy=busy):
+    with Lock(_path(state_dir), timeout=timeout, busy=busy):
         yield
