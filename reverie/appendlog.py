@@ -1,8 +1,8 @@
-"""Append-only JSONL files at the byte level: the writer lock, durable appends, torn-tail repair, line seeking.
+"""Append-only JSONL files at the byte level: durable appends, torn-tail repair, line seeking.
 
 Shared by ``memory/history.jsonl`` (``reverie.history``, which owns that format) and the session files
 (``reverie.sessions``). Nothing here parses a line: callers pass what "a complete line" means.
-POSIX only (``flock``, ``pread``).
+Writers hold the file's lock (``reverie.locking``). POSIX only (``pread``).
 
 Every reader is linear in the bytes it crosses, however long one line is (a partial line is kept as a list of
 chunks and joined once, never re-copied per chunk), and keeps at most ``MAX_LINE_BYTES`` of one line in memory:
@@ -11,63 +11,21 @@ a longer line is reported as ``None`` (too long) and skipped, never read whole.
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from .errors import HistoryError
 from .fsutil import open_for_write, write_all
-from .locking import wait_flock
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FlockLock", "datasync", "repair_torn_tail", "write_all", "last_line_start", "next_line_start",
+__all__ = ["datasync", "repair_torn_tail", "write_all", "last_line_start", "next_line_start",
            "read_line", "iter_lines", "iter_lines_backward", "CHUNK", "MAX_LINE_BYTES"]
 
 CHUNK = 64 * 1024
 #: The longest line a reader keeps (an entry is capped far below this: 64,000 characters by default).
 MAX_LINE_BYTES = 16 * 1024 * 1024
-
-
-class FlockLock:
-    """An exclusive ``flock`` on ``history.jsonl.lock``, with its descriptor kept open between appends.
-
-    filelock's ``FileLock`` costs ~0.8 ms per acquire/release here (it reopens the file and tracks forks);
-    one ``flock`` call on an open descriptor costs microseconds, and every append takes the lock. It is the
-    same kind of lock filelock's Unix lock takes, so the two exclude each other. The descriptor is reopened
-    after a fork: a child must not share the parent's open file description, hence its lock.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._fd: int | None = None
-        self._pid = 0
-
-    def _descriptor(self) -> int:
-        if self._fd is None or self._pid != os.getpid():
-            self._fd = open_for_write(self.path, os.O_RDWR | os.O_CREAT)
-            self._pid = os.getpid()
-        return self._fd
-
-    def acquire(self, timeout: float) -> None:
-        try:
-            fd = self._descriptor()
-        except OSError as exc:
-            raise HistoryError(f"cannot open the lock file {self.path}: {exc.strerror or exc}") from exc
-        wait_flock(fd, timeout, f"timed out after {timeout:g}s waiting for {self.path}")
-
-    def release(self) -> None:
-        if self._fd is not None and self._pid == os.getpid():
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-
-    def __del__(self) -> None:
-        if self._fd is not None and self._pid == os.getpid():
-            try:
-                os.close(self._fd)
-            except OSError:
-                pass
 
 
 def datasync(fd: int) -> None:

@@ -39,7 +39,6 @@ import hashlib
 import logging
 import os
 import re
-import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -51,7 +50,6 @@ import orjson
 
 from .appendlog import (
     MAX_LINE_BYTES,
-    FlockLock,
     datasync,
     iter_lines,
     iter_lines_backward,
@@ -61,8 +59,9 @@ from .appendlog import (
     write_all,
 )
 from .cursors import MAX_CURSOR, read_cursor, write_cursor, write_cursor_hint
-from .errors import CursorError, HistoryError, LockTimeoutError
+from .errors import CursorError, HistoryError
 from .fsutil import atomic_write, open_for_write
+from .locking import Lock, lock_path
 
 log = logging.getLogger(__name__)
 
@@ -226,8 +225,8 @@ class HistoryLog:
         self.lock_timeout = lock_timeout
         self.redact = redact
         self.torn_path = self.path.with_name(self.path.name + ".torn")
-        self._file_lock = FlockLock(Path(str(self.path) + ".lock"))
-        self._thread_lock = threading.Lock()
+        # kept open between appends: every append takes it (reverie.locking)
+        self._lock = Lock(lock_path(self.path), keep_open=True, error=HistoryError)
         # (inode, bytes scanned, largest cursor in them, digest of the 32 bytes before that offset): the log's
         # maximum, kept up to date incrementally under the lock; see _log_max for when it is trusted.
         self._scanned: tuple[int, int, int, bytes] | None = None
@@ -499,17 +498,10 @@ class _Locked:
 
     def __enter__(self) -> None:
         self.owner.path.parent.mkdir(parents=True, exist_ok=True)
-        if not self.owner._thread_lock.acquire(timeout=self.owner.lock_timeout):
-            raise LockTimeoutError(f"timed out waiting for the history lock of {self.owner.path}")
-        try:
-            self.owner._file_lock.acquire(self.owner.lock_timeout)
-        except BaseException:
-            self.owner._thread_lock.release()
-            raise
+        self.owner._lock.acquire(self.owner.lock_timeout)
 
     def __exit__(self, *exc: object) -> None:
-        self.owner._file_lock.release()
-        self.owner._thread_lock.release()
+        self.owner._lock.release()
 
 
 # -- entry-aware scanning (the byte-level primitives are in reverie.appendlog) -------------------------------

@@ -55,7 +55,6 @@ import hashlib
 import logging
 import os
 import re
-import threading
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -64,11 +63,11 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from filelock import FileLock, Timeout
 
-from .errors import LockTimeoutError, SessionError
+from .errors import SessionError
 from .fsutil import atomic_write, open_for_write
 from .history import repair_torn_tail, write_all
+from .locking import Lock, lock_path
 from .workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -88,9 +87,7 @@ MAX_STEM_BYTES = 255 - 28
 _HASH_SUFFIX_BYTES = 13  # "-" + 12 hex digits
 _MESSAGE_KEYS = ("role", "content", "timestamp", "tool_calls", "tool_call_id", "name")
 
-_thread_locks: dict[str, threading.Lock] = {}
 _warned_legacy: set[Path] = set()  # earlier-named session files already reported (one warning per process)
-_thread_locks_guard = threading.Lock()
 
 
 def safe_filename(key: str) -> str:
@@ -577,32 +574,10 @@ class SessionStore:
     def _read_locked(self, path: Path) -> _Parsed:
         return _parse_lines(self._read_bytes_locked(path), str(path))
 
-    def locked(self, path: Path) -> _SessionLock:
-        """The lock every writer of session file ``path`` holds (this process's threads and other processes)."""
-        return _SessionLock(path, self.lock_timeout)
-
-
-class _SessionLock:
-    """Threads of this process (a ``threading.Lock`` per file) and other processes (``<file>.lock``)."""
-
-    def __init__(self, path: Path, timeout: float) -> None:
-        with _thread_locks_guard:
-            self._thread_lock = _thread_locks.setdefault(str(path), threading.Lock())
-        self._file_lock = FileLock(str(path) + ".lock", thread_local=False)
-        self._timeout = timeout
-
-    def __enter__(self) -> None:
-        if not self._thread_lock.acquire(timeout=self._timeout):
-            raise LockTimeoutError(f"timed out waiting for the session lock of {self._file_lock.lock_file}")
-        try:
-            self._file_lock.acquire(timeout=self._timeout)
-        except Timeout:
-            self._thread_lock.release()
-            raise LockTimeoutError(f"timed out waiting for {self._file_lock.lock_file}") from None
-
-    def __exit__(self, *exc: object) -> None:
-        self._file_lock.release()
-        self._thread_lock.release()
+    def locked(self, path: Path) -> Lock:
+        """The lock every writer of session file ``path`` holds (``<file>.lock``: this process's threads and other
+        processes)."""
+        return Lock(lock_path(path), timeout=self.lock_timeout, error=SessionError)
 
 
 def _same_key(stored: str, key: str) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 
 import orjson
 import pytest
@@ -342,12 +343,13 @@ def test_estimate_counts_memory_files_and_tools(workspace, facts_model):
 
 
 def test_a_second_archiver_waits_or_skips_never_double_archives(workspace, facts_model):
-    from filelock import FileLock
+    import fcntl
 
     store, cons, sessions = build(workspace, facts_model)
     s = fill(sessions, "k", 25)
-    held = FileLock(str(s.path) + ".consolidate.lock", thread_local=False)  # another process, archiving
-    held.acquire()
+    # another process, archiving: an flock on its own open file description (no thread lock of this process)
+    held = os.open(str(s.path) + ".consolidate.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(held, fcntl.LOCK_EX)
     try:
         result = run(cons.maybe_consolidate(s))
         assert result.stop == "busy" and result.rounds == 0 and history(store) == []
@@ -356,7 +358,7 @@ def test_a_second_archiver_waits_or_skips_never_double_archives(workspace, facts
             run(cons.new_session(s))
         assert len(on_disk(sessions, "k").messages) == 50
     finally:
-        held.release()
+        os.close(held)
     other = build(workspace, facts_model)[1]
     first = run(other.maybe_consolidate(sessions.get_or_create("k")))
     assert first.rounds >= 1

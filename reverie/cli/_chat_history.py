@@ -4,7 +4,7 @@ Format (this module is its only reader and writer): one JSON string per line, ol
 the state directory (git-ignored, never a memory file): it is a convenience for the Up arrow, not memory. Each
 line is stored with credentials redacted (``security.secrets.redact``, as history.jsonl does); within the
 running chat the Up arrow still recalls the line as typed. Appends are single ``O_APPEND`` writes of one line,
-under an ``flock`` shared with the rewrite; a torn last line (a crash mid-append) is ended with a newline
+under ``chat-input.jsonl.lock`` (``reverie.locking``) shared with the rewrite; a torn last line (a crash mid-append) is ended with a newline
 before the next append and skipped when read, as is any line that is not a JSON string. When the file passes
 ``MAX_BYTES`` it is cut back (atomic rewrite) to its newest lines: at most ``KEEP``, at most half ``MAX_BYTES``.
 Failures to read or write it are warnings: the chat goes on without persisted history.
@@ -12,7 +12,6 @@ Failures to read or write it are warnings: the chat goes on without persisted hi
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 from collections.abc import Iterable
@@ -21,7 +20,9 @@ from pathlib import Path
 import orjson
 from prompt_toolkit.history import History
 
+from ..errors import ReverieError
 from ..fsutil import atomic_write, write_all
+from ..locking import Lock, lock_path
 from ..security.secrets import redact
 
 log = logging.getLogger(__name__)
@@ -33,6 +34,7 @@ KEEP = 1_000
 #: Size past which the file is rewritten with its newest lines only.
 MAX_BYTES = 1 << 20
 _MAX_LINE_CHARS = 16_000  # a pasted document is not worth recalling with the Up arrow
+_LOCK_SECONDS = 2.0  # another chat holds the lock for one append; past this, skip the line (the chat goes on)
 
 
 def history_path(state_dir: Path) -> Path:
@@ -87,25 +89,25 @@ class ChatInputHistory(History):
         try:
             line = orjson.dumps(redact(string)) + b"\n"
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = self._open(os.O_RDWR | os.O_APPEND | os.O_CREAT)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-                size = os.fstat(fd).st_size
-                if size and os.pread(fd, 1, size - 1) != b"\n":
-                    line = b"\n" + line  # end a torn last line; it is skipped when read
-                write_all(fd, line)
+            with Lock(lock_path(self.path), timeout=_LOCK_SECONDS):
+                fd = self._open(os.O_RDWR | os.O_APPEND | os.O_CREAT)
+                try:
+                    size = os.fstat(fd).st_size
+                    if size and os.pread(fd, 1, size - 1) != b"\n":
+                        line = b"\n" + line  # end a torn last line; it is skipped when read
+                    write_all(fd, line)
+                finally:
+                    os.close(fd)
                 if size + len(line) > self.max_bytes:
                     self._compact()
-            finally:
-                os.close(fd)  # releases the flock
         except orjson.JSONEncodeError:  # lone surrogates from a terminal: not worth recalling
             return
-        except OSError as exc:
+        except (OSError, ReverieError) as exc:
             log.warning("chat input history %s cannot be written (%s)", self.path, exc)
 
     def _compact(self) -> None:
-        """Rewrite with the newest lines (the caller holds the flock; another chat that opened the old file just
-        before the rename appends its line there: at most that line is lost to the Up arrow)."""
+        """Rewrite with the newest lines (the caller holds the lock; every writer opens the file under it, so no
+        append lands in the file being replaced)."""
         kept: list[bytes] = []
         size = 0
         for entry in reversed(self._lines()[-self.keep:]):

@@ -20,12 +20,9 @@ import asyncio
 import contextlib
 import logging
 import sys
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-from filelock import FileLock, Timeout
 
 from ..config import Config
 from ..errors import HistoryError, LockTimeoutError, SessionError
@@ -34,6 +31,7 @@ from ..llm.client import ModelClient
 from ..llm.protocol import TASK_ARCHIVE, max_output_tokens
 from ..llm.tokens import estimate_tokens as _estimate_message_tokens
 from ..llm.types import Usage
+from ..locking import Lock, lock_path
 from ..sessions import Session, SessionStore
 from ..store import MemoryStore
 from .archive import CONTEXT_MESSAGES, summarise
@@ -304,20 +302,15 @@ class Consolidator:
         async with loop_lock:
             path = session.path if session.path is not None else self.sessions.path_for(session.key)
             path.parent.mkdir(parents=True, exist_ok=True)
-            lock = FileLock(str(path) + ".consolidate.lock", thread_local=False)
-            deadline = time.monotonic() + (self.sessions.lock_timeout if wait else 0.0)
-            while True:
-                try:
-                    lock.acquire(timeout=0)
-                    break
-                except Timeout:
-                    if time.monotonic() >= deadline:
-                        if wait:
-                            raise SessionError(
-                                f"Another process is archiving session {session.key!r}; try again in a moment."
-                            ) from None
-                        raise _Busy() from None
-                    await asyncio.sleep(0.05)
+            lock = Lock(lock_path(path, "consolidate"), error=SessionError)
+            try:
+                await lock.acquire_async(self.sessions.lock_timeout if wait else 0.0)
+            except LockTimeoutError:
+                if wait:
+                    raise SessionError(
+                        f"Another process is archiving session {session.key!r}; try again in a moment."
+                    ) from None
+                raise _Busy() from None
             try:
                 self._adopt_disk_offset(session)
                 yield

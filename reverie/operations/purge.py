@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from ..dream.lock import dream_run_lock
 from ..errors import WorkspaceError
 from ..fsutil import atomic_write
+from ..locking import is_lock_file
 from ..security.scrub import replace_in_file
 from ..security.secrets import scan
 from ..sessions import SessionStore
@@ -108,7 +109,7 @@ def _find_files(store: MemoryStore, git: GitStore, text: str) -> list[FileHit]:
     hits: list[FileHit] = []
     for path in _walk(ws.root):
         rel = path.relative_to(ws.root).as_posix()
-        if rel in tracked or rel.endswith(".lock"):
+        if rel in tracked or is_lock_file(rel):
             continue  # tracked files are rewritten with the repository
         in_memory = rel.startswith(("memory/", "sessions/"))
         if in_memory and path.name.startswith(_INDEX_PREFIX):

@@ -43,7 +43,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from filelock import FileLock
 
 from ..config import Config
 from ..errors import ModelError, ReverieError
@@ -53,6 +52,7 @@ from ..llm.client import log_model_failure
 from ..llm.output import echo_of, fact_problem, prose_problem
 from ..llm.prompts import load_prompt
 from ..llm.tools import function_schema
+from ..locking import Lock, lock_path
 from ..workspace import Workspace
 from .rank import STOPWORDS
 from .sources import message_text
@@ -320,6 +320,11 @@ def _create_exclusive(workspace: Workspace, stem: str, text: str) -> str:
 
 
 # -- pre-compaction flush ----------------------------------------------------------------------------------------
+def _flush_lock(workspace: Workspace) -> Lock:
+    """``memory/.reverie/flush.lock``: held while ``flush.json`` is read, or the day's file and it are written."""
+    return Lock(lock_path(workspace.state_dir / "flush"), timeout=30)
+
+
 def flush_due(estimated_tokens: int, trigger_tokens: int, config: Config) -> bool:
     """True when the prompt estimate is within ``memory.flush.thresholdTokens`` of the consolidation trigger."""
     f = config.memory.flush
@@ -344,7 +349,7 @@ async def maybe_flush(workspace: Workspace, client: Any, key: str, messages: Seq
         return FlushResult("not-due")
     state_path = workspace.state_dir / "flush.json"
     workspace.state_dir.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(workspace.state_dir / "flush.lock"), timeout=30):
+    with _flush_lock(workspace):
         state = _read_state(state_path)
         if state.get(key) == cycle:
             return FlushResult("already-flushed")
@@ -365,7 +370,7 @@ async def maybe_flush(workspace: Workspace, client: Any, key: str, messages: Seq
     rel = f"memory/{day}.md"
     added: list[str] = []
     duplicates = 0
-    with FileLock(str(workspace.state_dir / "flush.lock"), timeout=30):
+    with _flush_lock(workspace):
         if facts:
             added, duplicates = _append_facts(workspace, rel, day, facts, commit, key)
         state = _read_state(state_path)
