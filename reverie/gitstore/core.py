@@ -24,6 +24,8 @@ import re
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 
 from dulwich.repo import Repo
 
@@ -64,12 +66,24 @@ from .writer import (
 
 log = logging.getLogger(__name__)
 
-__all__ = ["GitStore"]
+__all__ = ["GitStore", "WriteScope"]
 
 LOCK_TIMEOUT = 30.0
 #: Files a nanobot memory repo may version that Reverie keeps out of git (the Dream cursor is in commit trailers).
 BOOKKEEPING = ("memory/.dream_cursor", "memory/.cursor")
 _GLOB = re.compile(r"[*?\[]")
+
+
+@dataclass(frozen=True)
+class WriteScope:
+    """What ``GitStore.writing()`` hands a writer, valid while its block holds the writer lock."""
+
+    repo: MemoryRepo
+    branch: bytes  # the branch ref HEAD points at (``refs/heads/main``)
+    head: bytes | None  # its commit; None in a repo without commits
+    git_dir: Path
+    paths: tuple[str, ...]  # the paths Reverie commits: the tracked files (globs expanded) and a managed .gitignore
+    author: bytes  # ``Name <email>``, for commits and reflog lines
 
 
 class GitStore(NanobotGitAPI):
@@ -98,7 +112,7 @@ class GitStore(NanobotGitAPI):
         self._write = threading.local()  # .targets / .seen: this thread's write in progress (see _writing)
         self._objects: dict = {}  # type: ignore[type-arg]  # CachedStore's cache, kept across operations
 
-    # -- plumbing (``_open``, ``_writing``, ``_paths``, ``_who`` are also used by gitstore.purge) ---------------
+    # -- plumbing -------------------------------------------------------------------------------------------
     @property
     def git_dir(self):  # type: ignore[no-untyped-def]
         """The repository's git directory (``git --git-dir=<this> log -p`` reads it)."""
@@ -226,6 +240,21 @@ class GitStore(NanobotGitAPI):
                     yield repo, ref, heal_head(repo, loc.git_dir, ref)
             finally:
                 self._write.targets = self._write.seen = self._write.paths = None
+
+    # -- for this package's writers other than a commit (gitstore.purge); not the library API ----------------
+    @contextmanager
+    def reading(self) -> Iterator[MemoryRepo]:
+        """The open repository for a read: no lock taken, nothing written (as every query). ``GitStoreError``
+        when the workspace has no memory repo."""
+        with self._open() as repo:
+            yield repo
+
+    @contextmanager
+    def writing(self) -> Iterator[WriteScope]:
+        """The repository under the writer lock, after crash recovery, as a ``WriteScope``: for a rewrite that is
+        not one commit (``gitstore.purge``), which then owns the order and recovery of its own steps."""
+        with self._writing() as (repo, ref, head):
+            yield WriteScope(repo, ref, head, self._ready().git_dir, tuple(self._paths), self._who)
 
     def _disk(self, paths: list[str]) -> dict[str, bytes | None]:
         """The files' contents on disk (None = absent); during a write each is read once and remembered."""

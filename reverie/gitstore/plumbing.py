@@ -17,17 +17,17 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from dulwich.objects import ShaFile
+from dulwich.objects import ShaFile, hex_to_filename, valid_hexsha
 from dulwich.reflog import format_reflog_line
 from dulwich.refs import check_ref_format
 
 from ..errors import GitStoreError
 from ..fsutil import write_all
 
-__all__ = ["write_loose", "compare_and_swap", "ensure_fanout", "open_lock", "replace_from_lock"]
+__all__ = ["write_loose", "loose_objects", "compare_and_swap", "ensure_fanout", "open_lock", "replace_from_lock"]
 
 _OBJECT_MODE = 0o444
 
@@ -46,6 +46,26 @@ def ensure_fanout(objects_dir: Path) -> None:
                 os.mkdir(objects_dir / name)
             except FileExistsError:
                 pass
+
+
+def loose_objects(objects_dir: Path) -> Iterator[tuple[bytes, str]]:
+    """``(hex id, path)`` of every loose object (``objects/xx/<38 hex>``; lock and temp files are skipped).
+
+    The reading half of ``write_loose``'s layout. dulwich 1.2 lists loose objects only through a private method
+    (``DiskObjectStore._iter_loose_objects``); this uses its public ``valid_hexsha`` and ``hex_to_filename``."""
+    try:
+        folders = sorted(name for name in os.listdir(objects_dir) if len(name) == 2)
+    except OSError:
+        return
+    for folder in folders:
+        try:
+            names = sorted(os.listdir(os.path.join(objects_dir, folder)))
+        except OSError:  # not a directory, or removed meanwhile
+            continue
+        for name in names:
+            sha = (folder + name).encode("ascii", "replace")
+            if valid_hexsha(sha):
+                yield sha, hex_to_filename(os.fspath(objects_dir), sha)
 
 
 def write_loose(objects_dir: Path, obj: ShaFile) -> None:

@@ -39,7 +39,7 @@ from ..fsutil import atomic_write
 from ..security.scrub import replace_in_file
 from .objects import make_commit, read_blob_ids
 from .trailers import KIND, PURGE, format_message, replace_in_message
-from .writer import _update_index, write_workspace_file
+from .writer import update_index, write_workspace_file
 
 log = logging.getLogger(__name__)
 
@@ -239,7 +239,7 @@ def _scan(rw: _Rewriter, commits: list[Commit]) -> HistoryScan:
 
 def scan_history(git, needle: bytes) -> HistoryScan:  # type: ignore[no-untyped-def]
     """Where ``needle`` occurs in the memory repo of ``git`` (a ``GitStore``); nothing is written."""
-    with git._open() as repo:
+    with git.reading() as repo:
         rw, _, commits = _run(repo, needle, b"")
         return _scan(rw, commits)
 
@@ -271,13 +271,13 @@ def rewrite_history(git, needle: bytes, replacement: bytes, *, description: str)
     if needle in replacement:
         raise ValueError("the replacement must not contain the purged string")
     workspace = git.workspace
-    with git._writing() as (repo, branch, head):
-        git_dir = Path(repo.controldir())
+    with git.writing() as scope:
+        repo, branch, head, git_dir = scope.repo, scope.branch, scope.head, scope.git_dir
         rw, refs, commits = _run(repo, needle, replacement)
         scan = _scan(rw, commits)
         # Tracked files on disk (committed or a person's pending edit) that hold the string.
         disk_files: dict[str, bytes] = {}
-        for rel in git._paths:
+        for rel in scope.paths:
             path = workspace.resolve(rel)
             data = path.read_bytes() if path.is_file() else None
             if data is not None and needle in data:
@@ -303,15 +303,15 @@ def rewrite_history(git, needle: bytes, replacement: bytes, *, description: str)
             f"{scan.messages} messages held the purged string ({scan.occurrences} occurrences)."
         )
         message = format_message("purge: removed a string from memory's history", body, trailers)
-        record = make_commit(store[new_head].tree, [new_head], message, git._who)
+        record = make_commit(store[new_head].tree, [new_head], message, scope.author)
         store.add_object(record)
         new_refs[branch] = record.id
         for name, new in new_refs.items():  # step 4: compare-and-swap each ref
             if new != refs.get(name) and not repo.refs.set_if_equals(name, refs.get(name), new):
                 raise GitStoreError(f"{name.decode()} moved during the purge; run it again")
-        _reset_reflogs(git_dir, {**new_refs, b"HEAD": record.id}, git._who, record.commit_time, record.commit_timezone)
-        ids = read_blob_ids(store, record.tree, git._paths)
-        _update_index(git_dir, workspace, {p: i for p, i in ids.items() if i is not None})  # step 6
+        _reset_reflogs(git_dir, {**new_refs, b"HEAD": record.id}, scope.author, record.commit_time, record.commit_timezone)
+        ids = read_blob_ids(store, record.tree, scope.paths)
+        update_index(git_dir, workspace, {p: i for p, i in ids.items() if i is not None})  # step 6
         reachable = find_reachable_objects(store, repo.refs, include_reflogs=True)
         unreachable = {sha for sha in store if sha not in reachable}
         store.repack(exclude=unreachable)

@@ -23,7 +23,7 @@ from pathlib import Path
 from dulwich.errors import ObjectFormatException
 from dulwich.objects import ShaFile
 
-from .plumbing import ensure_fanout
+from .plumbing import ensure_fanout, loose_objects
 from .writer import state_dir, write_in_place
 
 log = logging.getLogger(__name__)
@@ -90,8 +90,7 @@ def quarantine_corrupt(store, git_dir: Path) -> list[str]:  # type: ignore[no-un
     """Move every loose object that does not parse, or does not hash to its name, to ``reverie/lost-found/``
     (with a warning each); returns their ids."""
     moved: list[str] = []
-    for sha in list(store._iter_loose_objects()):
-        path = store._get_shafile_path(sha)
+    for sha, path in list(loose_objects(Path(store.path))):
         try:
             obj = ShaFile.from_path(path)
             ok = ShaFile.from_raw_string(obj.type_num, obj.as_raw_string()).id == sha

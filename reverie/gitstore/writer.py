@@ -337,5 +337,3 @@ def clean_temp_files(workspace: Workspace, paths: list[str]) -> None:
             except OSError:
                 continue
 
-
-_update_index = update_index  # the name gitstore.purge imported first
