@@ -10,6 +10,8 @@ import re
 from collections.abc import Iterable, Mapping
 from io import BytesIO
 
+from dulwich.object_store import BaseObjectStore
+from dulwich.objects import ObjectID
 from dulwich.patch import write_object_diff
 
 from ..textdiff import numstat
@@ -49,7 +51,7 @@ def parse_stat_body(body: str) -> list[FileChange] | None:
     return out
 
 
-def unified_diff(store, path: str, old_sha: bytes | None, new_sha: bytes | None) -> str:
+def unified_diff(store: BaseObjectStore, path: str, old_sha: ObjectID | None, new_sha: ObjectID | None) -> str:
     """git's ``diff --git`` text for one file between two blobs (None = absent)."""
     buf = BytesIO()
     name = path.encode()
