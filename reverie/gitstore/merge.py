@@ -46,7 +46,7 @@ class _Matcher(SequenceMatcher[bytes]):
 
 @dataclass(frozen=True)
 class _Hunk:
-    """One side's change inside a conflict region: base lines [start, end) become that side's [lo, hi)."""
+    """One side's change against base: base lines [start, end) become that side's lines [lo, hi)."""
 
     side: int  # 0 = ours, 1 = theirs
     start: int

@@ -186,14 +186,14 @@ def commit_info(store: ObjectReader, commit: Commit, paths: list[str] | Callable
     )
 
 
-def tree_diff(store: CachedStore, old_tree: ObjectID | None, new_tree: ObjectID | None, paths: list[str]) -> str:
+def tree_diff(store: ObjectReader, old_tree: ObjectID | None, new_tree: ObjectID | None, paths: list[str]) -> str:
     """git-style unified diff of the tracked paths between two trees (None = empty)."""
     old = read_blob_ids(store, old_tree, paths) if old_tree else dict.fromkeys(paths)
     new = read_blob_ids(store, new_tree, paths) if new_tree else dict.fromkeys(paths)
-    return "".join(unified_diff(store.disk, p, old[p], new[p]) for p in paths if old[p] != new[p])
+    return "".join(unified_diff(store, p, old[p], new[p]) for p in paths if old[p] != new[p])
 
 
-def show(store: CachedStore, sha: ObjectID, paths: list[str]) -> CommitDetail:
+def show(store: ObjectReader, sha: ObjectID, paths: list[str]) -> CommitDetail:
     commit = read_commit(store, sha)
     diff = tree_diff(store, parent_tree(store, commit), commit.tree, paths)
     return CommitDetail(commit_info(store, commit, paths), diff)
