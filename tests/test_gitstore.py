@@ -476,3 +476,18 @@ def test_dated_memory_files_deleted_or_restored(gs: GitStore, workspace: Workspa
     gs.restore(manual.sha)
     assert (workspace.root / dated).read_text() == "- met Ada\n"
     assert dated in gs.show("HEAD").diff
+
+
+def test_loose_objects_lists_what_git_sees_and_skips_lock_and_temp_files(gs: GitStore, workspace: Workspace) -> None:
+    from reverie.gitstore.plumbing import loose_objects
+
+    gs.commit("dream: two", kind="dream", files={"memory/MEMORY.md": "- a\n- b\n"})
+    objects = Path(gs.git_dir) / "objects"
+    listed = git(gs.git_dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)").split()
+    assert not list((objects / "pack").glob("*.pack"))  # nothing packed yet: git's list is the loose objects
+    some = listed[0]
+    (objects / some[:2] / (some[2:] + ".lock")).write_bytes(b"")  # a writer's lock file, and other strays
+    (objects / some[:2] / "tmp_obj_123").write_bytes(b"")
+    found = dict(loose_objects(objects))
+    assert sorted(s.decode() for s in found) == sorted(listed)
+    assert all(Path(path) == objects / sha[:2].decode() / sha[2:].decode() for sha, path in found.items())

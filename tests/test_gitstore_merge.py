@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from reverie.errors import MergeConflictError
@@ -79,3 +79,116 @@ def test_edits_in_separate_halves_commute(words: list[str], data: st.DataObject)
     both[i], both[j] = "OURS\n", "THEIRS\n"
     assert merge3(base, "".join(ours), "".join(theirs)) == "".join(both)
     assert merge3(base, "".join(theirs), "".join(ours)) == "".join(both)
+
+
+# Properties with inputs the merge's rules were not written for: base lines are unique (``L<i>``) and each side's
+# new lines are tagged with its name, so the expected result is known without running any merge.
+
+def _base(n: int) -> list[str]:
+    return [f"L{i}\n" for i in range(n)]
+
+
+def _new_lines(tag: str, count: int) -> list[str]:
+    return [f"{tag}{k}\n" for k in range(count)]
+
+
+@st.composite
+def _separated_edits(draw: st.DrawFn) -> tuple[list[str], tuple[int, int, int], tuple[int, int, int]]:
+    """A base and two edits (start, end, new line count): ours inside [0, k), theirs inside [k + gap, n)."""
+    n = draw(st.integers(4, 30))
+    k = draw(st.integers(1, n - 2))
+    gap = draw(st.integers(0, 1))  # 0: the edits may touch (adjacent lines), 1: one line both leave alone
+    i = draw(st.integers(0, k - 1))
+    j = draw(st.integers(i + 1, k))  # ours replaces a non-empty range: a pure insertion at k would touch theirs
+    lo = k + gap
+    if lo >= n:
+        lo = n - 1
+    s = draw(st.integers(lo, n - 1))
+    e = draw(st.integers(s + 1, n))
+    return _base(n), (i, j, draw(st.integers(0, 3))), (s, e, draw(st.integers(0, 3)))
+
+
+def _apply(lines: list[str], edit: tuple[int, int, int], tag: str) -> list[str]:
+    start, end, count = edit
+    return lines[:start] + _new_lines(tag, count) + lines[end:]
+
+
+@given(_separated_edits())
+def test_a_merge_of_non_overlapping_edits_applies_both(case: tuple[list[str], tuple[int, int, int],
+                                                                   tuple[int, int, int]]) -> None:
+    base, mine, other = case
+    ours, theirs = _apply(base, mine, "O"), _apply(base, other, "T")
+    both = _apply(_apply(base, other, "T"), mine, "O")  # theirs first: it lies after ours, so ours' indexes hold
+    assert merge3("".join(base), "".join(ours), "".join(theirs)) == "".join(both)
+    assert merge3("".join(base), "".join(theirs), "".join(ours)) == "".join(both)
+
+
+@given(st.integers(3, 30), st.data())
+def test_an_overlapping_edit_reports_a_conflict_naming_the_path(n: int, data: st.DataObject) -> None:
+    base = _base(n)
+    i = data.draw(st.integers(0, n - 1))
+    j = data.draw(st.integers(i + 1, n))
+    s = data.draw(st.integers(0, j - 1))  # theirs overlaps ours: s < j and e > i
+    e = data.draw(st.integers(max(s, i) + 1, n))
+    ours = _apply(base, (i, j, data.draw(st.integers(1, 3))), "O")
+    theirs = _apply(base, (s, e, data.draw(st.integers(1, 3))), "T")
+    with pytest.raises(MergeConflictError) as err:
+        merge3("".join(base), "".join(ours), "".join(theirs), path="memory/USER.md")
+    assert err.value.path == "memory/USER.md"
+    assert "memory/USER.md" in str(err.value)
+    assert err.value.lines is not None
+    first, last = err.value.lines
+    assert 1 <= first <= last <= len(ours)
+    assert any(ours[k - 1].startswith("O") for k in range(first, last + 1))  # the range shows ours' changed lines
+
+
+@given(_separated_edits(), st.booleans())
+def test_identical_edits_on_both_sides_are_not_a_conflict(
+        case: tuple[list[str], tuple[int, int, int], tuple[int, int, int]], extra: bool) -> None:
+    base, shared, other = case
+    ours = _apply(base, shared, "S")
+    theirs = _apply(base, shared, "S")
+    expected = ours
+    if extra:  # theirs also changes something else, past a line both leave alone, which must come through too
+        assume(other[0] > shared[1])
+        theirs = _apply(_apply(base, other, "T"), shared, "S")
+        expected = theirs
+    assert merge3("".join(base), "".join(ours), "".join(theirs)) == "".join(expected)
+
+
+texts = st.lists(st.text(st.characters(codec="utf-8"), max_size=12).map(lambda s: s + "\n"),
+                 max_size=8).map("".join)
+
+
+@given(texts, texts, texts)
+def test_any_text_merges_or_conflicts_and_one_sided_changes_are_exact(base: str, ours: str, theirs: str) -> None:
+    assert merge3(base, ours, base) == ours and merge3(base, base, theirs) == theirs
+    try:
+        merged = merge3(base, ours, theirs, path="p")
+    except MergeConflictError as exc:
+        assert exc.path == "p" and exc.lines is not None
+    else:
+        assert isinstance(merged, str)
+
+
+def test_undecodable_bytes_read_with_surrogateescape_pass_through() -> None:
+    raw = "caf\udce9\n"  # b"caf\xe9\n" read with surrogateescape, as revert reads a file that is not UTF-8
+    base = BASE + raw
+    assert merge3(base, "top\n" + base, base + "end\n") == "top\n" + base + "end\n"
+
+
+def test_a_line_repeated_often_in_a_long_file_does_not_misalign_the_merge() -> None:
+    # 300 lines, one in three blank: difflib's autojunk would ignore the blank lines for alignment.
+    base = "".join(f"- fact {i}\n" if i % 3 else "\n" for i in range(300))
+    ours = base.replace("- fact 10\n", "- fact ten\n")
+    theirs = base.replace("- fact 290\n", "- fact two hundred ninety\n")
+    assert merge3(base, ours, theirs) == ours.replace("- fact 290\n", "- fact two hundred ninety\n")
+
+
+def test_both_sides_removing_the_same_duplicate_remove_it_once() -> None:
+    # Each side drops one of two "- g" lines (and ours also rewrites "- f"): both keep one "- g", so the merge does.
+    # (The hand-written merge this replaced applied each side's deletion to a different copy and lost both.)
+    base = "top\n- g\n- g\n- h\n- f\n- e\nend\n"
+    ours = "top\n- g\n- h\n- e\n- e\nend\n"
+    theirs = "top\n- g\n- h\n- f\n- e\nend\n"
+    assert merge3(base, ours, theirs) == ours

@@ -12,7 +12,9 @@ from __future__ import annotations
 import logging
 from difflib import SequenceMatcher
 
-from .objects import commit_datetime, read_blob, read_blob_ids
+from dulwich.objects import ObjectID
+
+from .objects import ObjectReader, commit_datetime, read_blob, read_blob_ids, read_commit
 from .queries import SHORT
 from .trailers import BATCH, CURSOR, KIND, parse_batch, parse_cursor_value, split_message
 from .types import Provenance
@@ -34,12 +36,13 @@ def _lines(data: bytes | None) -> list[str]:
     return data.decode("utf-8", errors="replace").splitlines() if data else []
 
 
-def blame_lines(store, head: bytes, path: str, wanted: list[int], *, max_commits: int = 20_000) -> dict[int, bytes]:
+def blame_lines(store: ObjectReader, head: ObjectID, path: str, wanted: list[int], *, max_commits: int = 20_000
+                ) -> dict[int, ObjectID]:
     """Map each wanted 0-based line index of ``path`` at HEAD to the id of the commit that introduced it."""
-    result: dict[int, bytes] = {}
+    result: dict[int, ObjectID] = {}
     positions = {i: i for i in wanted}  # position in the version at `sha` -> index at HEAD
     sha = head
-    commit = store[sha]
+    commit = read_commit(store, sha)
     blob = read_blob_ids(store, commit.tree, [path])[path]
     lines = _lines(read_blob(store, blob))
     steps = 0
@@ -52,7 +55,7 @@ def blame_lines(store, head: bytes, path: str, wanted: list[int], *, max_commits
             break
         steps += 1
         parent_sha = commit.parents[0]
-        parent = store[parent_sha]
+        parent = read_commit(store, parent_sha)
         parent_blob = read_blob_ids(store, parent.tree, [path])[path]
         if parent_blob == blob:
             sha, commit = parent_sha, parent
@@ -73,8 +76,8 @@ def blame_lines(store, head: bytes, path: str, wanted: list[int], *, max_commits
     return result
 
 
-def provenance(store, commit_id: bytes, path: str, line_no: int, line: str) -> Provenance:
-    commit = store[commit_id]
+def provenance(store: ObjectReader, commit_id: ObjectID, path: str, line_no: int, line: str) -> Provenance:
+    commit = read_commit(store, commit_id)
     subject, _, trailers = split_message(commit.message.decode("utf-8", errors="replace"))
     sha = commit_id.decode()
     return Provenance(

@@ -24,7 +24,12 @@ import re
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
 
+from dulwich.objects import Commit, ObjectID, ShaFile
+from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from ..config import GitConfig
@@ -38,7 +43,7 @@ from .diffing import file_changes, stat_body
 from .location import RepoLocation, choose, expand_tracked, is_marked, is_tracked, locate
 from .merge import merge3
 from .nanobot_api import NanobotGitAPI
-from .objects import blob_id, identity, list_files, read_blob, read_blob_ids
+from .objects import ObjectReader, blob_id, identity, list_files, read_blob, read_blob_ids, read_commit
 from .plumbing import ensure_fanout
 from .repo import (
     MemoryRepo,
@@ -64,12 +69,24 @@ from .writer import (
 
 log = logging.getLogger(__name__)
 
-__all__ = ["GitStore"]
+__all__ = ["GitStore", "WriteScope"]
 
 LOCK_TIMEOUT = 30.0
 #: Files a nanobot memory repo may version that Reverie keeps out of git (the Dream cursor is in commit trailers).
 BOOKKEEPING = ("memory/.dream_cursor", "memory/.cursor")
 _GLOB = re.compile(r"[*?\[]")
+
+
+@dataclass(frozen=True)
+class WriteScope:
+    """What ``GitStore.writing()`` hands a writer, valid while its block holds the writer lock."""
+
+    repo: MemoryRepo
+    branch: Ref  # the branch ref HEAD points at (``refs/heads/main``)
+    head: ObjectID | None  # its commit; None in a repo without commits
+    git_dir: Path
+    paths: tuple[str, ...]  # the paths Reverie commits: the tracked files (globs expanded) and a managed .gitignore
+    author: bytes  # ``Name <email>``, for commits and reflog lines
 
 
 class GitStore(NanobotGitAPI):
@@ -84,23 +101,23 @@ class GitStore(NanobotGitAPI):
     ) -> None:
         """``tracked_files`` (nanobot's argument) overrides ``config.tracked_files``."""
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
-        self.config = config if config is not None else GitConfig()
+        self.config = config if config is not None else GitConfig.model_validate({})
         if tracked_files is not None:
             self.config = self.config.model_copy(update={"tracked_files": list(tracked_files)})
         self.tracked: list[str] = list(dict.fromkeys(check_relative(p) for p in self.config.tracked_files))
         self._who = identity(self.config.author_name, self.config.author_email)
         self._loc: RepoLocation | None = None
         self._ensured = False  # ensure() ran (a write needs it; a query never runs it)
-        self._good_head: bytes | None = None  # the last HEAD a query found readable
+        self._good_head: ObjectID | None = None  # the last HEAD a query found readable
         self._repo: MemoryRepo | None = None  # kept open between calls, used by one thread at a time
         self._repo_mutex = threading.Lock()
         self._repo_key: tuple[int, frozenset[str]] | None = None  # (pid, pack listing) the open repo is valid for
         self._write = threading.local()  # .targets / .seen: this thread's write in progress (see _writing)
-        self._objects: dict = {}  # type: ignore[type-arg]  # CachedStore's cache, kept across operations
+        self._objects: dict[ObjectID, ShaFile] = {}  # CachedStore's cache, kept across operations
 
-    # -- plumbing (``_open``, ``_writing``, ``_paths``, ``_who`` are also used by gitstore.purge) ---------------
+    # -- plumbing -------------------------------------------------------------------------------------------
     @property
-    def git_dir(self):  # type: ignore[no-untyped-def]
+    def git_dir(self) -> Path:
         """The repository's git directory (``git --git-dir=<this> log -p`` reads it)."""
         return self._ready().git_dir
 
@@ -117,7 +134,7 @@ class GitStore(NanobotGitAPI):
             self._write.paths = paths
         return list(paths)
 
-    def _paths_in(self, store, *trees: bytes | None) -> list[str]:  # type: ignore[no-untyped-def]
+    def _paths_in(self, store: ObjectReader, *trees: ObjectID | None) -> list[str]:
         """``_paths`` plus the files matching a tracked glob in any of ``trees`` (so a dated memory file deleted
         from disk, or present only in an older version, is still diffed, restored and committed)."""
         paths = list(self._paths)
@@ -131,7 +148,7 @@ class GitStore(NanobotGitAPI):
                         paths.append(f"{directory}/{name}" if directory else name)
         return list(dict.fromkeys(paths))
 
-    def _paths_for(self, store, commit) -> list[str]:  # type: ignore[no-untyped-def]
+    def _paths_for(self, store: ObjectReader, commit: Commit) -> list[str]:
         return self._paths_in(store, commit.tree, queries.parent_tree(store, commit))
 
     def _ready(self) -> RepoLocation:
@@ -152,7 +169,7 @@ class GitStore(NanobotGitAPI):
             self._loc = locate(self.workspace.root)  # found once; None is asked again next time
         return self._loc is not None
 
-    def _query_head(self, repo: MemoryRepo) -> bytes | None:
+    def _query_head(self, repo: MemoryRepo) -> ObjectID | None:
         """HEAD's commit for a query, read only: a lost HEAD file is read as the branch a write would point it at,
         and a HEAD at a missing or corrupt commit as the reflog's newest good one (each with a warning; the next
         write repairs them on disk)."""
@@ -210,7 +227,7 @@ class GitStore(NanobotGitAPI):
             self._repo_mutex.release()
 
     @contextmanager
-    def _writing(self) -> Iterator[tuple[MemoryRepo, bytes, bytes | None]]:
+    def _writing(self) -> Iterator[tuple[MemoryRepo, Ref, ObjectID | None]]:
         """The repo, its branch ref and HEAD, under the writer lock, after finishing any interrupted commit."""
         if not self._ensured:
             self.ensure()
@@ -227,6 +244,21 @@ class GitStore(NanobotGitAPI):
             finally:
                 self._write.targets = self._write.seen = self._write.paths = None
 
+    # -- for this package's writers other than a commit (gitstore.purge); not the library API ----------------
+    @contextmanager
+    def reading(self) -> Iterator[MemoryRepo]:
+        """The open repository for a read: no lock taken, nothing written (as every query). ``GitStoreError``
+        when the workspace has no memory repo."""
+        with self._open() as repo:
+            yield repo
+
+    @contextmanager
+    def writing(self) -> Iterator[WriteScope]:
+        """The repository under the writer lock, after crash recovery, as a ``WriteScope``: for a rewrite that is
+        not one commit (``gitstore.purge``), which then owns the order and recovery of its own steps."""
+        with self._writing() as (repo, ref, head):
+            yield WriteScope(repo, ref, head, self._ready().git_dir, tuple(self._paths), self._who)
+
     def _disk(self, paths: list[str]) -> dict[str, bytes | None]:
         """The files' contents on disk (None = absent); during a write each is read once and remembered."""
         out: dict[str, bytes | None] = {}
@@ -239,18 +271,18 @@ class GitStore(NanobotGitAPI):
             out[path] = seen[path]
         return out
 
-    def _contents(self, store, tree: bytes | None, paths: list[str]) -> dict[str, bytes | None]:
+    def _contents(self, store: ObjectReader, tree: ObjectID | None, paths: list[str]) -> dict[str, bytes | None]:
         ids = read_blob_ids(store, tree, paths) if tree else dict.fromkeys(paths)
         return {p: read_blob(store, ids[p]) for p in paths}
 
     def _commit_locked(
-        self, repo: MemoryRepo, ref: bytes, head: bytes | None, changes: Mapping[str, bytes | None], subject: str,
+        self, repo: MemoryRepo, ref: Ref, head: ObjectID | None, changes: Mapping[str, bytes | None], subject: str,
         kind: str, trailers: Mapping[str, str] | None = None, notes: str = "", untrack: tuple[str, ...] = (),
-    ) -> tuple[bytes | None, list[FileChange]]:
+    ) -> tuple[ObjectID | None, list[FileChange]]:
         """One transaction: only paths whose content really changes; body from the real diff (then ``notes``).
         ``untrack``: paths that leave the repo but stay on disk (named in the body as deleted)."""
         store = repo.objects
-        current = self._contents(store, store[head].tree if head else None, [*changes, *untrack])
+        current = self._contents(store, read_commit(store, head).tree if head else None, [*changes, *untrack])
         real = {p: d for p, d in changes.items() if d != current[p]}
         gone = tuple(p for p in untrack if current[p] is not None and p not in changes)
         if not real and not gone:
@@ -267,9 +299,9 @@ class GitStore(NanobotGitAPI):
             after_commit(repo, self._ready().git_dir, self.config.gc_every)
         return sha, stats
 
-    def _commit_manual(self, repo: MemoryRepo, ref: bytes, head: bytes | None) -> bytes | None:
+    def _commit_manual(self, repo: MemoryRepo, ref: Ref, head: ObjectID | None) -> ObjectID | None:
         """Commit a person's pending edits of tracked files (disk ≠ HEAD) as their own ``manual`` commit."""
-        head_tree = repo.objects[head].tree if head else None
+        head_tree = read_commit(repo.objects, head).tree if head else None
         paths = self._paths_in(repo.objects, head_tree)
         disk = self._disk(paths)
         ids = read_blob_ids(repo.objects, head_tree, paths) if head else dict.fromkeys(paths)
@@ -310,7 +342,7 @@ class GitStore(NanobotGitAPI):
                 else:
                     # nanobot 0.3.5 versions its cursor files; Reverie's ignore rules exclude them, so left in the
                     # tree they would show as modified forever. They leave the repo here (the files stay on disk).
-                    tree = repo.objects[head].tree
+                    tree = read_commit(repo.objects, head).tree
                     foreign = tuple(p for p, sha in read_blob_ids(repo.objects, tree, BOOKKEEPING).items()
                                     if sha is not None and not is_tracked(p, self.tracked))
                     if gitignore_changed or foreign:
@@ -342,7 +374,7 @@ class GitStore(NanobotGitAPI):
         notes = split_message(message or "")[1]
         with self._writing() as (repo, ref, head):
             if files is None:
-                disk = self._disk(self._paths_in(repo.objects, repo.objects[head].tree if head else None))
+                disk = self._disk(self._paths_in(repo.objects, read_commit(repo.objects, head).tree if head else None))
                 sha, _ = self._commit_locked(repo, ref, head, disk, subject, kind, trailers, notes)
                 return sha.decode() if sha else None
             changes: dict[str, bytes | None] = {}
@@ -362,12 +394,12 @@ class GitStore(NanobotGitAPI):
         with self._writing() as (repo, ref, head):
             store = repo.objects
             target = queries.resolve(store, head, rev)
-            commit = store[target]
+            commit = read_commit(store, target)
             rewind = self._replay_target(commit) if replay else None
             if not commit.parents:
                 raise GitStoreError(f"{rev} is the first commit: there is no earlier state to restore")
-            before = store[commit.parents[0]].tree
-            wanted = self._contents(store, before, self._paths_in(store, before, store[head].tree if head else None))
+            before = read_commit(store, commit.parents[0]).tree
+            wanted = self._contents(store, before, self._paths_in(store, before, read_commit(store, head).tree if head else None))
             wanted.pop(".gitignore", None)  # the ignore rules are not memory: an older (nanobot's) set never returns
             head = self._commit_manual(repo, ref, head)
             short = target.decode()[: queries.SHORT]
@@ -382,9 +414,9 @@ class GitStore(NanobotGitAPI):
         with self._writing() as (repo, ref, head):
             store = repo.objects
             target = queries.resolve(store, head, rev)
-            commit = store[target]
+            commit = read_commit(store, target)
             rewind = self._replay_target(commit) if replay else None
-            parent_tree = store[commit.parents[0]].tree if commit.parents else None
+            parent_tree = read_commit(store, commit.parents[0]).tree if commit.parents else None
             changed = queries.changed_paths(store, commit, self._paths_in(store, commit.tree, parent_tree))
             changed.pop(".gitignore", None)  # as in restore: the ignore rules are not memory
             disk = self._disk(list(changed))
@@ -400,7 +432,7 @@ class GitStore(NanobotGitAPI):
             sha, stats = self._commit_locked(repo, ref, head, merged, title, "revert", {REVERT_OF: target.decode()})
         return OperationResult(sha.decode() if sha else None, stats, replay_from=rewind)
 
-    def _replay_target(self, commit) -> int:  # type: ignore[no-untyped-def]
+    def _replay_target(self, commit: Commit) -> int:
         trailers = split_message(commit.message.decode("utf-8", "replace"))[2]
         batch = parse_batch(trailers.get(BATCH))
         if batch is None:
@@ -439,28 +471,28 @@ class GitStore(NanobotGitAPI):
                     continue
                 if rel is not None and not queries.changed_paths(store, commit, [rel]):
                     continue
-                out.append(queries.commit_info(store, commit, lambda c=commit: self._paths_for(store, c)))
+                out.append(queries.commit_info(store, commit, partial(self._paths_for, store, commit)))
         return out
 
     def show(self, rev: str) -> CommitDetail:
         with self._open() as repo:
             store = repo.objects
             sha = queries.resolve(store, self._query_head(repo), rev)
-            return queries.show(store, sha, self._paths_for(store, store[sha]))
+            return queries.show(store, sha, self._paths_for(store, read_commit(store, sha)))
 
     def diff(self, a: str, b: str) -> str:
         """Unified diff of the tracked files from revision ``a`` to revision ``b``."""
         with self._open() as repo:
             store = repo.objects
             head = self._query_head(repo)
-            ta, tb = (store[queries.resolve(store, head, r)].tree for r in (a, b))
+            ta, tb = (read_commit(store, queries.resolve(store, head, r)).tree for r in (a, b))
             return queries.tree_diff(store, ta, tb, self._paths_in(store, ta, tb))
 
     def file_at(self, rev: str, path: str) -> str | None:
         rel = check_relative(path)
         with self._open() as repo:
             store = repo.objects
-            commit = store[queries.resolve(store, self._query_head(repo), rev)]
+            commit = read_commit(store, queries.resolve(store, self._query_head(repo), rev))
             data = read_blob(store, read_blob_ids(store, commit.tree, [rel])[rel])
         return None if data is None else data.decode("utf-8", errors="replace")
 
@@ -471,10 +503,10 @@ class GitStore(NanobotGitAPI):
         with self._open() as repo:
             store = repo.objects
             head = self._query_head(repo)
-            paths = self._paths_in(store, store[head].tree if head else None)
-            ids = read_blob_ids(store, store[head].tree, paths) if head else dict.fromkeys(paths)
-        disk = self._disk(paths)
-        return [p for p in paths if (blob_id(disk[p]) if disk[p] is not None else None) != ids[p]]
+            paths = self._paths_in(store, read_commit(store, head).tree if head else None)
+            ids = read_blob_ids(store, read_commit(store, head).tree, paths) if head else dict.fromkeys(paths)
+        on_disk = {p: (blob_id(data) if data is not None else None) for p, data in self._disk(paths).items()}
+        return [p for p in paths if on_disk[p] != ids[p]]
 
     def last_trailer(self, key: str, kind: str | None = None) -> str | None:
         """The value of ``key`` on the newest commit (of ``kind``, when given) that carries it."""
@@ -497,7 +529,7 @@ class GitStore(NanobotGitAPI):
             head = self._query_head(repo)
             if head is None:
                 return []
-            contents = self._contents(store, store[head].tree, expand_tracked(self.workspace.root, self.tracked))
+            contents = self._contents(store, read_commit(store, head).tree, expand_tracked(self.workspace.root, self.tracked))
             for path, data in contents.items():
                 lines = _text(data).splitlines()
                 wanted = [i for i, line in enumerate(lines) if text in line]
@@ -513,7 +545,7 @@ class GitStore(NanobotGitAPI):
             pack_all(repo, self._ready().git_dir)
 
 
-def _packed(git_dir) -> bool:  # type: ignore[no-untyped-def]
+def _packed(git_dir: Path) -> bool:
     """Whether the repo has a pack: packing (by Reverie, git gc or git fast-import) is what leaves the object
     fan-out directories missing."""
     try:
@@ -522,7 +554,7 @@ def _packed(git_dir) -> bool:  # type: ignore[no-untyped-def]
         return False
 
 
-def _pack_dir_stamp(git_dir) -> frozenset[str]:  # type: ignore[no-untyped-def]
+def _pack_dir_stamp(git_dir: Path) -> frozenset[str]:
     """The pack directory's listing: it changes whenever a pack is added or removed (gc, purge; each pack is named
     by its content), the signal to reopen the repo and drop cached objects. A listing, not the directory's
     mtime, whose granularity is a clock tick."""

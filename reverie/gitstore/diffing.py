@@ -10,10 +10,11 @@ import re
 from collections.abc import Iterable, Mapping
 from io import BytesIO
 
+from dulwich.objects import ObjectID
 from dulwich.patch import write_object_diff
 
 from ..textdiff import numstat
-from .objects import FILE_MODE
+from .objects import FILE_MODE, ObjectReader
 from .types import FileChange
 
 __all__ = ["file_changes", "stat_body", "parse_stat_body", "unified_diff"]
@@ -49,13 +50,15 @@ def parse_stat_body(body: str) -> list[FileChange] | None:
     return out
 
 
-def unified_diff(store, path: str, old_sha: bytes | None, new_sha: bytes | None) -> str:
-    """git's ``diff --git`` text for one file between two blobs (None = absent)."""
+def unified_diff(store: ObjectReader, path: str, old_sha: ObjectID | None, new_sha: ObjectID | None) -> str:
+    """git's ``diff --git`` text for one file between two blobs (None = absent), read through ``store`` (the
+    GitStore's object cache: a ``show`` repeated in a long-lived process reads no blob from disk again)."""
     buf = BytesIO()
     name = path.encode()
     write_object_diff(
         buf,
-        store,
+        # dulwich 1.2 annotates this as a whole BaseObjectStore, but write_object_diff only reads store[sha]
+        store,  # type: ignore[arg-type]
         (name if old_sha else None, FILE_MODE if old_sha else None, old_sha),
         (name if new_sha else None, FILE_MODE if new_sha else None, new_sha),
     )

@@ -42,6 +42,7 @@ __all__ = [
     "is_memory_repo",
     "is_git_dir",
     "gitignore_text",
+    "nanobot_gitignore",
     "expand_tracked",
     "is_tracked",
     "GITIGNORE_MARK",
@@ -106,7 +107,8 @@ def is_marked(git_dir: Path) -> bool:
     return False
 
 
-def _nanobot_gitignore(root: Path) -> bool:
+def nanobot_gitignore(root: Path) -> bool:
+    """Whether ``root/.gitignore`` is nanobot's allow-list (``/*`` then ``!``-lines): its memory repo."""
     try:
         lines = [ln.strip() for ln in (root / ".gitignore").read_text("utf-8", errors="replace").splitlines()]
     except OSError:
@@ -127,6 +129,8 @@ def _root_commit_is_memory(git_dir: Path) -> bool:
     shallow clone the root is not there: a commit Reverie made (its ``Reverie-Kind`` trailer) on the way is
     evidence enough."""
     from dulwich.errors import NotGitRepository
+    from dulwich.objects import Commit
+    from dulwich.refs import Ref
     from dulwich.repo import Repo
 
     try:
@@ -136,12 +140,14 @@ def _root_commit_is_memory(git_dir: Path) -> bool:
     try:
         with Repo(str(git_dir)) as repo:
             try:
-                sha = repo.refs[b"HEAD"]
+                sha = repo.refs[Ref(b"HEAD")]
             except KeyError:
                 return False  # no commits: only the .gitignore can tell
             seen = 0
             while True:
                 commit = repo.object_store[sha]
+                if not isinstance(commit, Commit):
+                    raise ValueError(f"{sha.decode()} is not a commit")
                 message = commit.message.decode("utf-8", "replace")
                 if sha in shallow:  # history cut here: the root is not in this clone
                     return parse_trailers(message).get(KIND) is not None
@@ -166,7 +172,7 @@ def is_memory_repo(root: Path, git_dir: Path) -> bool:
         return True
     if not (git_dir / "HEAD").is_file():
         return False
-    return _nanobot_gitignore(root) or _reverie_gitignore(root) or _root_commit_is_memory(git_dir)
+    return nanobot_gitignore(root) or _reverie_gitignore(root) or _root_commit_is_memory(git_dir)
 
 
 def _reverie_gitignore(root: Path) -> bool:

@@ -1,97 +1,142 @@
-"""A line-based three-way merge (diff3), used by ``revert`` and by Dream to re-apply a run's edits over a
-concurrent edit. Pure text in, text out: no git, no I/O.
+"""The line-based three-way merge used by ``revert``, by Dream to re-apply a run's edits over a concurrent edit and
+by ``approve`` over a later SOUL.md edit. Pure text in, text out: no git, no I/O.
 
-``merge3(base, ours, theirs)`` applies the change base→theirs to ours. Each side's change is a list of hunks
-(base range replaced by side lines). Hunks of the two sides that overlap — or an insertion that touches the
-other side's hunk — form one region; a region changed by one side takes that side's lines, a region changed
-identically by both takes them once, and anything else is a conflict. Changes to adjacent but disjoint lines
-merge cleanly.
+dulwich's merge (``dulwich.merge.make_merge3``, the ``merge3`` package) aligns the three texts and classifies every
+region: unchanged, changed by one side, changed identically by both, or in conflict. This module is a thin adapter
+around it, for two things dulwich's merge does not do:
+
+- **Conflicts are an error, not markers.** ``merge3`` writes ``<<<<<<<`` markers into the text; Reverie's callers
+  never write a half-merged memory file, so a conflict raises ``MergeConflictError`` naming the path and the lines
+  in ``ours`` instead.
+- **Edits to adjacent lines merge.** ``merge3``, like git, makes one conflict of two edits with no line between them
+  that both sides left alone (ours changes line 4, theirs line 5). Memory files are lists of one-line facts, where
+  a person editing one bullet while Dream edits the next is common, and failing the run (or the approval) for it
+  would lose work; the old merge applied both, and its callers and tests rely on that. So a conflict region is
+  split into each side's hunks (base range → side lines): hunks that neither overlap nor touch through an insertion
+  are applied both; an insertion at the edge of the other side's change stays a conflict, as does any overlap with
+  different results.
+
+Lines are split as dulwich splits a blob (``bytes.splitlines(keepends=True)``) on the UTF-8 text; lone surrogates
+(a file read with ``surrogateescape``) pass through unchanged.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+
+from dulwich.merge import make_merge3
 
 from ..errors import MergeConflictError
 
 __all__ = ["merge3"]
 
+_ENCODING = ("utf-8", "surrogatepass")
+
+
+class _Matcher(SequenceMatcher[bytes]):
+    """difflib's matcher without its "popular line" heuristic: in a file past 200 lines a line repeated in more
+    than 1% of it (a blank line, ``---``) would otherwise be ignored for alignment and make spurious conflicts."""
+
+    def __init__(self, isjunk: Callable[[bytes], bool] | None = None, a: Sequence[bytes] = (),
+                 b: Sequence[bytes] = (), autojunk: bool = True) -> None:
+        super().__init__(isjunk, a, b, autojunk=False)
+
 
 @dataclass(frozen=True)
 class _Hunk:
+    """One side's change against base: base lines [start, end) become that side's lines [lo, hi)."""
+
     side: int  # 0 = ours, 1 = theirs
-    start: int  # base range [start, end)
+    start: int
     end: int
-    delta: int  # side length - base length over this hunk
-
-
-def _hunks(base: list[str], other: list[str], side: int) -> list[_Hunk]:
-    ops = SequenceMatcher(None, base, other, autojunk=False).get_opcodes()
-    return [_Hunk(side, i1, i2, (j2 - j1) - (i2 - i1)) for tag, i1, i2, j1, j2 in ops if tag != "equal"]
-
-
-def _touches(hunk: _Hunk, lo: int, hi: int, has_empty_at_hi: bool) -> bool:
-    if hunk.start < hi:
-        return True
-    if hunk.start == hi:
-        return hunk.start == hunk.end or has_empty_at_hi
-    return False
+    lo: int
+    hi: int
 
 
 def merge3(base: str, ours: str, theirs: str, *, path: str = "") -> str:
     """Merge the change base→theirs into ours (line-based).
 
     Raises ``MergeConflictError`` (``.path`` = ``path``, ``.lines`` = 1-based inclusive range in ``ours``) when
-    both sides changed the same region differently.
+    both sides changed the same lines differently (or one inserted lines at the edge of the other's change).
     """
-    b = base.splitlines(keepends=True)
-    sides = (ours.splitlines(keepends=True), theirs.splitlines(keepends=True))
-    if sides[0] == b:
+    if ours == base or ours == theirs:
         return theirs
-    if sides[1] == b or sides[0] == sides[1]:
+    if theirs == base:
         return ours
-    hunks = sorted(_hunks(b, sides[0], 0) + _hunks(b, sides[1], 1), key=lambda h: (h.start, h.end, h.side))
-    offset = [0, 0]  # side position - base position, before the current region
-    out: list[str] = []
-    pos = 0
+    b, o, t = (text.encode(*_ENCODING).splitlines(keepends=True) for text in (base, ours, theirs))
+    out: list[bytes] = []
+    hunks: list[_Hunk] = []
+    # merge3's matcher protocol wants get_matching_blocks() -> list[tuple[int, int, int]]; difflib's returns
+    # list[Match], a NamedTuple of those three ints, which mypy rejects only because list is invariant.
+    matcher = make_merge3(b, o, t, sequence_matcher=_Matcher)  # type: ignore[arg-type]
+    for region in matcher.merge_regions():
+        kind = region[0]
+        if kind == "unchanged":
+            out.extend(b[region[1] : region[2]])
+        elif kind in ("a", "same"):
+            out.extend(o[region[1] : region[2]])
+        elif kind == "b":
+            out.extend(t[region[1] : region[2]])
+        else:  # "conflict", z_start, z_end, a_start, a_end, b_start, b_end
+            hunks = hunks or _hunks(b, (o, t))
+            out.extend(_split_conflict(region[1:], hunks, b, (o, t), path))
+    return b"".join(out).decode(*_ENCODING)
+
+
+def _hunks(base: list[bytes], sides: tuple[list[bytes], list[bytes]]) -> list[_Hunk]:
+    """Both sides' changes against base, from the same alignment ``merge3`` used, in base order."""
+    found = [_Hunk(side, i1, i2, j1, j2)
+             for side in (0, 1)
+             for tag, i1, i2, j1, j2 in _Matcher(None, base, sides[side]).get_opcodes() if tag != "equal"]
+    return sorted(found, key=lambda h: (h.start, h.end, h.side))
+
+
+def _split_conflict(region: tuple[int, ...], hunks: list[_Hunk], base: list[bytes],
+                    sides: tuple[list[bytes], list[bytes]], path: str) -> list[bytes]:
+    """A conflict region of ``merge3`` (base, ours, theirs ranges) merged hunk by hunk, or ``MergeConflictError``
+    for the first group of hunks in it that really clash (overlap, or touch through an insertion, with different
+    results)."""
+    z0, z1, a0, a1, b0, b1 = region
+    bounds = ((a0, a1), (b0, b1))
+    inside = [h for h in hunks
+              if z0 <= h.start and h.end <= z1 and bounds[h.side][0] <= h.lo and h.hi <= bounds[h.side][1]]
+    out: list[bytes] = []
+    pos = z0
+    shift = [a0 - z0, b0 - z0]  # side position - base position after the hunks applied so far
     i = 0
-    while i < len(hunks):
-        group = [hunks[i]]
-        lo, hi = hunks[i].start, hunks[i].end
-        empty_at_hi = hunks[i].start == hunks[i].end
+    while i < len(inside):
+        group = [inside[i]]
+        hi, insertion_at_hi = inside[i].end, inside[i].start == inside[i].end
         i += 1
-        while i < len(hunks) and _touches(hunks[i], lo, hi, empty_at_hi):
-            h = hunks[i]
-            if h.end > hi:
-                hi, empty_at_hi = h.end, h.start == h.end
-            elif h.end == hi and h.start == h.end:
-                empty_at_hi = True
+        # A hunk joins the group when it overlaps it, or touches its end through an insertion (either side's).
+        while i < len(inside) and (inside[i].start < hi or (inside[i].start == hi and (
+                insertion_at_hi or inside[i].start == inside[i].end))):
+            h = inside[i]
+            if h.end > hi or (h.end == hi and h.start == h.end):
+                insertion_at_hi = h.start == h.end
+            hi = max(hi, h.end)
             group.append(h)
             i += 1
-        out.extend(b[pos:lo])
+        lo = group[0].start
+        out.extend(base[pos:lo])
         spans = []
         for side in (0, 1):
-            delta = sum(h.delta for h in group if h.side == side)
-            s_lo = lo + offset[side]
-            spans.append((s_lo, hi + offset[side] + delta, any(h.side == side for h in group)))
-        changed = [s for s in (0, 1) if spans[s][2]]
-        if len(changed) == 1:
-            side = changed[0]
-            out.extend(sides[side][spans[side][0] : spans[side][1]])
-        else:
-            mine = sides[0][spans[0][0] : spans[0][1]]
-            other = sides[1][spans[1][0] : spans[1][1]]
-            if mine != other:
-                first = spans[0][0] + 1
-                last = max(spans[0][1], first)
-                where = f"{path} " if path else ""
-                raise MergeConflictError(
-                    f"conflict in {where}lines {first}-{last}: both sides changed them", path=path, lines=(first, last)
-                )
-            out.extend(mine)
-        for side in (0, 1):
-            offset[side] += sum(h.delta for h in group if h.side == side)
+            own = [h for h in group if h.side == side]
+            delta = sum((h.hi - h.lo) - (h.end - h.start) for h in own)
+            spans.append((lo + shift[side], hi + shift[side] + delta, bool(own)))
+            shift[side] += delta
+        (o_lo, o_hi, o_changed), (t_lo, t_hi, t_changed) = spans
+        mine, other = sides[0][o_lo:o_hi], sides[1][t_lo:t_hi]
+        if o_changed and t_changed and mine != other:
+            first = o_lo + 1
+            last = max(o_hi, first)
+            where = f"{path} " if path else ""
+            raise MergeConflictError(
+                f"conflict in {where}lines {first}-{last}: both sides changed them", path=path, lines=(first, last)
+            )
+        out.extend(mine if o_changed else other)
         pos = hi
-    out.extend(b[pos:])
-    return "".join(out)
+    out.extend(base[pos:z1])
+    return out

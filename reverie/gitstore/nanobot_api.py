@@ -8,25 +8,39 @@ Reverie's ``revert`` undoes only that commit's change (docs/nanobot.md lists eve
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Protocol
 
 from ..errors import GitStoreError
+from ..workspace import Workspace
 from .location import choose, expand_tracked
 from .types import CommitDetail, CommitInfo
 
-if TYPE_CHECKING:
-    from .core import GitStore
-
 __all__ = ["NanobotGitAPI"]
+
+
+class _Host(Protocol):
+    """The public part of ``GitStore`` the methods below use (the mixin's self type)."""
+
+    workspace: Workspace
+    tracked: list[str]
+
+    def is_initialized(self) -> bool: ...
+    def ensure(self) -> None: ...
+    def commit(self, message: str, *, kind: str, trailers: Mapping[str, str] | None = None,
+               files: Mapping[str, str] | None = None) -> str | None: ...
+    def show(self, rev: str) -> CommitDetail: ...
+    def diff(self, a: str, b: str) -> str: ...
+
 
 class NanobotGitAPI:
     """Mixed into ``GitStore``; uses only its public methods."""
 
-    def is_initialized(self: GitStore) -> bool:
+    def is_initialized(self: _Host) -> bool:
         """Whether the workspace has its memory repo (a nanobot repo not yet adopted counts)."""
         return choose(self.workspace.root).exists
 
-    def init(self: GitStore) -> bool:
+    def init(self: _Host) -> bool:
         """Create the memory repo with its first commit; False when it already exists (nanobot's ``init``).
         As nanobot does, missing tracked files are created empty first, so the first commit holds them all."""
         if self.is_initialized():
@@ -39,21 +53,21 @@ class NanobotGitAPI:
         self.ensure()
         return True
 
-    def auto_commit(self: GitStore, message: str) -> str | None:
+    def auto_commit(self: _Host, message: str) -> str | None:
         """Commit the tracked files as they are on disk; the commit's sha, or None when the repo does not exist
         yet or nothing changed."""
         if not self.is_initialized():
             return None
         return self.commit(message, kind="manual")
 
-    def find_commit(self: GitStore, prefix: str) -> CommitInfo | None:
+    def find_commit(self: _Host, prefix: str) -> CommitInfo | None:
         """The commit a sha prefix names, or None."""
         try:
             return self.show(prefix).info
         except GitStoreError:
             return None
 
-    def diff_commits(self: GitStore, a: str, b: str) -> str:
+    def diff_commits(self: _Host, a: str, b: str) -> str:
         """The tracked files' diff from ``a`` to ``b``; ``""`` when either is unknown or there is no repo."""
         if not self.is_initialized():
             return ""
@@ -62,7 +76,7 @@ class NanobotGitAPI:
         except GitStoreError:
             return ""
 
-    def show_commit_diff(self: GitStore, sha: str) -> tuple[CommitInfo, str] | None:
+    def show_commit_diff(self: _Host, sha: str) -> tuple[CommitInfo, str] | None:
         """``(commit, diff)`` of one commit, or None when it is unknown."""
         if not self.is_initialized():
             return None

@@ -6,14 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta, timezone
+from typing import Protocol
 
-from dulwich.objects import Blob, Commit, ShaFile, Tree
+from dulwich.object_store import DiskObjectStore
+from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tree
 
 from ..errors import GitStoreError
 
 __all__ = [
     "FILE_MODE",
+    "ObjectReader",
     "CachedStore",
+    "read_commit",
+    "read_tree",
     "blob_id",
     "read_blob_ids",
     "read_blob",
@@ -29,28 +34,39 @@ FILE_MODE = 0o100644
 DIR_MODE = 0o040000
 
 
+class ObjectReader(Protocol):
+    """What the readers here need of an object store: dulwich's ``DiskObjectStore`` and ``CachedStore`` both are."""
+
+    def __getitem__(self, sha: ObjectID, /) -> ShaFile: ...
+
+    def get_raw(self, name: ObjectID, /) -> tuple[int, bytes]: ...
+
+
 class CachedStore:
     """A read-through view of an object store that keeps parsed objects. Git objects are immutable, so a cache
     can never be stale: within one operation HEAD's trees are read several times, and across the operations of
     one GitStore the objects the last commit wrote are exactly what the next commit reads (no loose-object reads,
     no pack-directory rescans). Bounded: the oldest entries are dropped first, and large blobs are never kept.
-    Everything else is delegated to the store."""
+    ``disk`` is the store itself, for anything but reading objects."""
 
     LIMIT = 512
     BIG_BLOB = 1 << 20
 
-    def __init__(self, store, cache: dict[bytes, ShaFile] | None = None) -> None:  # type: ignore[no-untyped-def]
-        self._store = store
-        self._cache: dict[bytes, ShaFile] = cache if cache is not None else {}
+    def __init__(self, store: DiskObjectStore, cache: dict[ObjectID, ShaFile] | None = None) -> None:
+        self.disk = store
+        self._cache: dict[ObjectID, ShaFile] = cache if cache is not None else {}
 
-    def __getitem__(self, sha: bytes) -> ShaFile:
+    def __getitem__(self, sha: ObjectID) -> ShaFile:
         obj = self._cache.get(sha)
         if obj is None:
-            obj = self._store[sha]
+            obj = self.disk[sha]
             self.remember(obj, sha)
         return obj
 
-    def remember(self, obj: ShaFile, sha: bytes | None = None) -> None:
+    def get_raw(self, name: ObjectID) -> tuple[int, bytes]:
+        return self.disk.get_raw(name)
+
+    def remember(self, obj: ShaFile, sha: ObjectID | None = None) -> None:
         """Keep ``obj`` (one just written, or just read as ``sha``)."""
         if isinstance(obj, Blob) and obj.raw_length() > self.BIG_BLOB:
             return
@@ -59,24 +75,41 @@ class CachedStore:
             del cache[next(iter(cache))]
         cache[sha or obj.id] = obj
 
-    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
-        return getattr(self._store, name)
+
+def read_commit(store: ObjectReader, sha: ObjectID) -> Commit:
+    """The commit ``sha`` (``GitStoreError`` when the object is something else; ``KeyError`` when missing)."""
+    obj = store[sha]
+    if not isinstance(obj, Commit):
+        raise GitStoreError(f"{sha.decode()} is not a commit")
+    return obj
 
 
-def blob_id(data: bytes) -> bytes:
+def read_tree(store: ObjectReader, sha: ObjectID) -> Tree:
+    """The tree ``sha`` (``GitStoreError`` when the object is something else; ``KeyError`` when missing)."""
+    obj = store[sha]
+    if not isinstance(obj, Tree):
+        raise GitStoreError(f"{sha.decode()} is not a tree")
+    return obj
+
+
+def blob_id(data: bytes) -> ObjectID:
     """The hex sha git gives ``data`` as a blob (no write)."""
     return Blob.from_string(data).id
 
 
 def identity(name: str, email: str) -> bytes:
-    clean = lambda s: " ".join(s.replace("<", "").replace(">", "").split())  # noqa: E731
+    def clean(text: str) -> str:
+        return " ".join(text.replace("<", "").replace(">", "").split())
+
     return f"{clean(name) or 'Reverie'} <{clean(email) or 'reverie@localhost'}>".encode()
 
 
-def _subtree(store, tree_id: bytes | None, cache: dict[str, Tree | None], prefix: str) -> Tree | None:
+def _subtree(store: ObjectReader, tree_id: ObjectID | None, cache: dict[str, Tree | None], prefix: str
+             ) -> Tree | None:
     """The tree at directory ``prefix`` ('' = root), memoised in ``cache``; None when absent."""
     if prefix in cache:
         return cache[prefix]
+    tree: ShaFile | None
     if not prefix:
         tree = store[tree_id] if tree_id else None
     else:
@@ -96,10 +129,10 @@ def _subtree(store, tree_id: bytes | None, cache: dict[str, Tree | None], prefix
     return tree
 
 
-def read_blob_ids(store, tree_id: bytes | None, paths: Iterable[str]) -> dict[str, bytes | None]:
+def read_blob_ids(store: ObjectReader, tree_id: ObjectID | None, paths: Iterable[str]) -> dict[str, ObjectID | None]:
     """Blob sha of each path in the tree (None where absent or not a regular file)."""
     cache: dict[str, Tree | None] = {}
-    out: dict[str, bytes | None] = {}
+    out: dict[str, ObjectID | None] = {}
     for path in paths:
         folder, _, name = path.rpartition("/")
         tree = _subtree(store, tree_id, cache, folder)
@@ -115,7 +148,7 @@ def read_blob_ids(store, tree_id: bytes | None, paths: Iterable[str]) -> dict[st
     return out
 
 
-def list_files(store, tree_id: bytes | None, directory: str) -> list[str]:
+def list_files(store: ObjectReader, tree_id: ObjectID | None, directory: str) -> list[str]:
     """Names of the regular files directly in ``directory`` ('' = root) of the tree; [] when absent."""
     if not tree_id:
         return []
@@ -125,7 +158,7 @@ def list_files(store, tree_id: bytes | None, directory: str) -> list[str]:
     return [item.path.decode("utf-8", "replace") for item in tree.iteritems() if item.mode != DIR_MODE]
 
 
-def read_blob(store, sha: bytes | None) -> bytes | None:
+def read_blob(store: ObjectReader, sha: ObjectID | None) -> bytes | None:
     if sha is None:
         return None
     obj = store[sha]
@@ -135,8 +168,8 @@ def read_blob(store, sha: bytes | None) -> bytes | None:
 
 
 def build_tree(
-    store, base_tree_id: bytes | None, changes: Mapping[str, bytes | None]
-) -> tuple[bytes, list[ShaFile]]:
+    store: ObjectReader, base_tree_id: ObjectID | None, changes: Mapping[str, ObjectID | None]
+) -> tuple[ObjectID, list[ShaFile]]:
     """A new root tree equal to the base except for ``changes`` (path → blob sha, or None to delete).
 
     Returns the root tree id and the new tree objects (not yet written). Directories left empty are dropped.
@@ -189,7 +222,7 @@ def commit_time(when: datetime | None = None) -> tuple[int, int]:
 
 
 def make_commit(
-    tree_id: bytes, parents: list[bytes], message: str, who: bytes, when: datetime | None = None
+    tree_id: ObjectID, parents: list[ObjectID], message: str, who: bytes, when: datetime | None = None
 ) -> Commit:
     c = Commit()
     c.tree = tree_id

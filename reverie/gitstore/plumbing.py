@@ -17,17 +17,21 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from dulwich.objects import ShaFile
+from dulwich.objects import ObjectID, ShaFile, hex_to_filename, valid_hexsha
 from dulwich.reflog import format_reflog_line
-from dulwich.refs import check_ref_format
+from dulwich.refs import Ref, check_ref_format
 
 from ..errors import GitStoreError
 from ..fsutil import write_all
 
-__all__ = ["write_loose", "compare_and_swap", "ensure_fanout", "open_lock", "replace_from_lock"]
+if TYPE_CHECKING:
+    from dulwich.repo import Repo
+
+__all__ = ["write_loose", "loose_objects", "compare_and_swap", "ensure_fanout", "open_lock", "replace_from_lock"]
 
 _OBJECT_MODE = 0o444
 
@@ -46,6 +50,26 @@ def ensure_fanout(objects_dir: Path) -> None:
                 os.mkdir(objects_dir / name)
             except FileExistsError:
                 pass
+
+
+def loose_objects(objects_dir: Path) -> Iterator[tuple[ObjectID, str]]:
+    """``(hex id, path)`` of every loose object (``objects/xx/<38 hex>``; lock and temp files are skipped).
+
+    The reading half of ``write_loose``'s layout. dulwich 1.2 lists loose objects only through a private method
+    (``DiskObjectStore._iter_loose_objects``); this uses its public ``valid_hexsha`` and ``hex_to_filename``."""
+    try:
+        folders = sorted(name for name in os.listdir(objects_dir) if len(name) == 2)
+    except OSError:
+        return
+    for folder in folders:
+        try:
+            names = sorted(os.listdir(os.path.join(objects_dir, folder)))
+        except OSError:  # not a directory, or removed meanwhile
+            continue
+        for name in names:
+            sha = ObjectID((folder + name).encode("ascii", "replace"))
+            if valid_hexsha(sha):
+                yield sha, hex_to_filename(os.fspath(objects_dir), sha)
 
 
 def write_loose(objects_dir: Path, obj: ShaFile) -> None:
@@ -68,7 +92,8 @@ def write_loose(objects_dir: Path, obj: ShaFile) -> None:
     replace_from_lock(fd, lock, path, obj.as_legacy_object())
 
 
-def compare_and_swap(repo, git_dir: Path, ref: bytes, old: bytes | None, new: bytes, who: bytes, message: bytes) -> bool:  # type: ignore[no-untyped-def]
+def compare_and_swap(repo: Repo, git_dir: Path, ref: Ref, old: ObjectID | None, new: ObjectID, who: bytes,
+                     message: bytes) -> bool:
     """Move ``ref`` (a branch, or ``HEAD`` when detached) from ``old`` (None: it must not exist yet) to ``new``
     and log it in the ref's reflog. False, with nothing changed, when the ref holds something else."""
     if ref != b"HEAD" and not check_ref_format(ref):
@@ -133,16 +158,16 @@ def _abandon(fd: int, lock: str) -> None:
     os.unlink(lock)
 
 
-def _current(repo, path: str, ref: bytes) -> bytes | None:  # type: ignore[no-untyped-def]
+def _current(repo: Repo, path: str, ref: Ref) -> ObjectID | None:
     try:
         with open(path, "rb") as f:
             value = f.read().strip()
     except FileNotFoundError:
         return repo.refs.get_packed_refs().get(ref)
-    return value or None
+    return ObjectID(value) if value else None
 
 
-def _append_reflog(git_dir: Path, ref: bytes, old: bytes | None, new: bytes, who: bytes, message: bytes) -> None:
+def _append_reflog(git_dir: Path, ref: Ref, old: ObjectID | None, new: ObjectID, who: bytes, message: bytes) -> None:
     path = os.path.join(git_dir, "logs", ref.decode("utf-8"))
     offset = time.localtime().tm_gmtoff
     line = format_reflog_line(old, new, who, int(time.time()), offset, message) + b"\n"

@@ -29,17 +29,24 @@ import logging
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dulwich.gc import find_reachable_objects
-from dulwich.objects import Blob, Commit, ShaFile, Tag, Tree
+from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tag, Tree
 from dulwich.reflog import format_reflog_line
+from dulwich.refs import Ref
+from dulwich.repo import Repo
 
 from ..errors import GitStoreError
 from ..fsutil import atomic_write
 from ..security.scrub import replace_in_file
-from .objects import make_commit, read_blob_ids
+from .objects import ObjectReader, make_commit, read_blob_ids, read_commit, read_tree
+from .repo import HEAD
 from .trailers import KIND, PURGE, format_message, replace_in_message
-from .writer import _update_index, write_workspace_file
+from .writer import update_index, write_workspace_file
+
+if TYPE_CHECKING:
+    from .core import GitStore
 
 log = logging.getLogger(__name__)
 
@@ -67,20 +74,20 @@ class HistoryRewrite:
     files: tuple[str, ...] = ()  # tracked files rewritten on disk
 
 
-def _all_commits(store, roots: list[bytes]) -> list[Commit]:
+def _all_commits(store: ObjectReader, roots: list[ObjectID]) -> list[Commit]:
     """Every commit reachable from ``roots``, parents before children."""
     order: list[Commit] = []
-    seen: set[bytes] = set()
-    stack: list[tuple[bytes, bool]] = [(r, False) for r in reversed(roots)]
+    seen: set[ObjectID] = set()
+    stack: list[tuple[ObjectID, bool]] = [(r, False) for r in reversed(roots)]
     while stack:
         sha, expanded = stack.pop()
         if expanded:
-            order.append(store[sha])
+            order.append(read_commit(store, sha))
             continue
         if sha in seen:
             continue
         seen.add(sha)
-        commit = store[sha]
+        commit = read_commit(store, sha)
         stack.append((sha, True))
         for parent in reversed(commit.parents):
             if parent not in seen:
@@ -88,12 +95,12 @@ def _all_commits(store, roots: list[bytes]) -> list[Commit]:
     return order
 
 
-def _peel_roots(repo) -> tuple[dict[bytes, bytes], list[bytes]]:  # type: ignore[no-untyped-def]
+def _peel_roots(repo: Repo) -> tuple[dict[Ref, ObjectID], list[ObjectID]]:
     """``{ref: object id}`` of the concrete refs, and the commits they lead to (tags peeled)."""
-    refs: dict[bytes, bytes] = {}
-    commits: list[bytes] = []
+    refs: dict[Ref, ObjectID] = {}
+    commits: list[ObjectID] = []
     for name in sorted(repo.refs.allkeys()):
-        if name == b"HEAD" and repo.refs.read_ref(b"HEAD").startswith(b"ref: "):
+        if name == b"HEAD" and (repo.refs.read_ref(name) or b"").startswith(b"ref: "):
             continue
         try:
             sha = repo.refs[name]
@@ -109,22 +116,24 @@ def _peel_roots(repo) -> tuple[dict[bytes, bytes], list[bytes]]:  # type: ignore
 
 
 class _Rewriter:
-    def __init__(self, store, needle: bytes, replacement: bytes) -> None:  # type: ignore[no-untyped-def]
+    """The rewrite of every object reachable from the refs, memoised: old id → new id (the same when unchanged)."""
+
+    def __init__(self, store: ObjectReader, needle: bytes, replacement: bytes) -> None:
         self.store = store
         self.needle = needle
         self.replacement = replacement
         self.old = needle.decode("utf-8", errors="surrogateescape")
         self.new = replacement.decode("utf-8", errors="surrogateescape")
-        self.blobs: dict[bytes, bytes] = {}
-        self.trees: dict[bytes, bytes] = {}
-        self.commits: dict[bytes, bytes] = {}
+        self.blobs: dict[ObjectID, ObjectID] = {}
+        self.trees: dict[ObjectID, ObjectID] = {}
+        self.commits: dict[ObjectID, ObjectID] = {}
         self.new_objects: list[ShaFile] = []
         self.occurrences = 0
         self.messages = 0
-        self.affected_blobs: set[bytes] = set()
+        self.affected_blobs: set[ObjectID] = set()
         self.paths: set[str] = set()
 
-    def blob(self, sha: bytes, path: str) -> bytes:
+    def blob(self, sha: ObjectID, path: str) -> ObjectID:
         if sha in self.blobs:
             if self.blobs[sha] != sha:
                 self.paths.add(path)
@@ -142,12 +151,12 @@ class _Rewriter:
             self.blobs[sha] = sha
         return self.blobs[sha]
 
-    def tree(self, sha: bytes, prefix: str = "") -> bytes:
+    def tree(self, sha: ObjectID, prefix: str = "") -> ObjectID:
         if sha in self.trees:
             if self.trees[sha] != sha:  # record the paths for this tree again (for the plan)
                 self._paths_of(sha, prefix)
             return self.trees[sha]
-        old: Tree = self.store[sha]
+        old = read_tree(self.store, sha)
         new = Tree()
         changed = False
         for entry in old.items():
@@ -168,8 +177,8 @@ class _Rewriter:
             self.trees[sha] = sha
         return self.trees[sha]
 
-    def _paths_of(self, sha: bytes, prefix: str) -> None:
-        for entry in self.store[sha].items():
+    def _paths_of(self, sha: ObjectID, prefix: str) -> None:
+        for entry in read_tree(self.store, sha).items():
             path = f"{prefix}{entry.path.decode('utf-8', 'replace')}"
             if stat.S_ISDIR(entry.mode):
                 if self.trees.get(entry.sha, entry.sha) != entry.sha:
@@ -187,7 +196,7 @@ class _Rewriter:
         self.occurrences += n
         return fixed.encode("utf-8", errors="surrogateescape")
 
-    def commit(self, old: Commit) -> bytes:
+    def commit(self, old: Commit) -> ObjectID:
         tree = self.tree(old.tree)
         parents = [self.commits.get(p, p) for p in old.parents]
         message = self.text(old.message)
@@ -195,6 +204,7 @@ class _Rewriter:
             self.commits[old.id] = old.id
             return old.id
         new = old.copy()
+        assert isinstance(new, Commit)  # ShaFile.copy() is typed as returning a ShaFile
         new.tree = tree
         new.parents = parents
         new.message = message
@@ -203,13 +213,14 @@ class _Rewriter:
         self.commits[old.id] = new.id
         return new.id
 
-    def tag(self, old: Tag) -> bytes:
+    def tag(self, old: Tag) -> ObjectID:
         kind, target = old.object
         mapped = self.commits.get(target, target)
         message = self.text(old.message or b"")
         if mapped == target and message == (old.message or b""):
             return old.id
         new = old.copy()
+        assert isinstance(new, Tag)  # as above
         new.object = (kind, mapped)
         new.message = message
         new.signature = None
@@ -217,7 +228,7 @@ class _Rewriter:
         return new.id
 
 
-def _run(repo, needle: bytes, replacement: bytes) -> tuple[_Rewriter, dict[bytes, bytes], list[Commit]]:  # type: ignore[no-untyped-def]
+def _run(repo: Repo, needle: bytes, replacement: bytes) -> tuple[_Rewriter, dict[Ref, ObjectID], list[Commit]]:
     if not needle:
         raise ValueError("the string to purge is empty")
     store = repo.object_store
@@ -237,9 +248,9 @@ def _scan(rw: _Rewriter, commits: list[Commit]) -> HistoryScan:
     )
 
 
-def scan_history(git, needle: bytes) -> HistoryScan:  # type: ignore[no-untyped-def]
+def scan_history(git: GitStore, needle: bytes) -> HistoryScan:
     """Where ``needle`` occurs in the memory repo of ``git`` (a ``GitStore``); nothing is written."""
-    with git._open() as repo:
+    with git.reading() as repo:
         rw, _, commits = _run(repo, needle, b"")
         return _scan(rw, commits)
 
@@ -248,22 +259,21 @@ def _reflog_path(git_dir: Path, ref: bytes) -> Path:
     return git_dir / "logs" / ref.decode()
 
 
-def _reset_reflogs(git_dir: Path, moved: dict[bytes, bytes], who: bytes, when: int, tz: int) -> None:
+def _reset_reflogs(git_dir: Path, moved: dict[Ref, ObjectID], who: bytes, when: int, tz: int) -> None:
     """Replace every reflog by one entry for its ref's new value; drop reflogs of refs that no longer exist."""
     logs = git_dir / "logs"
     if not logs.is_dir():
         return
     for path in sorted(p for p in logs.rglob("*") if p.is_file()):
-        ref = path.relative_to(logs).as_posix().encode()
-        new = moved.get(ref)
+        new = moved.get(Ref(path.relative_to(logs).as_posix().encode()))
         if new is None:
             path.unlink()
             continue
-        line = format_reflog_line(b"0" * 40, new, who, when, tz, b"purge: history rewritten")
+        line = format_reflog_line(None, new, who, when, tz, b"purge: history rewritten")
         atomic_write(path, line + b"\n")
 
 
-def rewrite_history(git, needle: bytes, replacement: bytes, *, description: str) -> HistoryRewrite:  # type: ignore[no-untyped-def]
+def rewrite_history(git: GitStore, needle: bytes, replacement: bytes, *, description: str) -> HistoryRewrite:
     """Remove ``needle`` from every version (see the module docstring). ``description`` goes into the purge
     commit's ``Reverie-Purge`` trailer and must not contain the string."""
     if needle in description.encode("utf-8"):
@@ -271,13 +281,13 @@ def rewrite_history(git, needle: bytes, replacement: bytes, *, description: str)
     if needle in replacement:
         raise ValueError("the replacement must not contain the purged string")
     workspace = git.workspace
-    with git._writing() as (repo, branch, head):
-        git_dir = Path(repo.controldir())
+    with git.writing() as scope:
+        repo, branch, head, git_dir = scope.repo, scope.branch, scope.head, scope.git_dir
         rw, refs, commits = _run(repo, needle, replacement)
         scan = _scan(rw, commits)
         # Tracked files on disk (committed or a person's pending edit) that hold the string.
         disk_files: dict[str, bytes] = {}
-        for rel in git._paths:
+        for rel in scope.paths:
             path = workspace.resolve(rel)
             data = path.read_bytes() if path.is_file() else None
             if data is not None and needle in data:
@@ -287,7 +297,7 @@ def rewrite_history(git, needle: bytes, replacement: bytes, *, description: str)
         if not scan.occurrences and not disk_files:
             return HistoryRewrite(scan, 0, None)
         store = repo.object_store
-        new_refs: dict[bytes, bytes] = {}
+        new_refs: dict[Ref, ObjectID] = {}
         for name, sha in refs.items():
             obj = store[sha]
             new_refs[name] = rw.tag(obj) if isinstance(obj, Tag) else rw.commits.get(sha, sha)
@@ -303,15 +313,15 @@ def rewrite_history(git, needle: bytes, replacement: bytes, *, description: str)
             f"{scan.messages} messages held the purged string ({scan.occurrences} occurrences)."
         )
         message = format_message("purge: removed a string from memory's history", body, trailers)
-        record = make_commit(store[new_head].tree, [new_head], message, git._who)
+        record = make_commit(read_commit(store, new_head).tree, [new_head], message, scope.author)
         store.add_object(record)
         new_refs[branch] = record.id
         for name, new in new_refs.items():  # step 4: compare-and-swap each ref
             if new != refs.get(name) and not repo.refs.set_if_equals(name, refs.get(name), new):
                 raise GitStoreError(f"{name.decode()} moved during the purge; run it again")
-        _reset_reflogs(git_dir, {**new_refs, b"HEAD": record.id}, git._who, record.commit_time, record.commit_timezone)
-        ids = read_blob_ids(store, record.tree, git._paths)
-        _update_index(git_dir, workspace, {p: i for p, i in ids.items() if i is not None})  # step 6
+        _reset_reflogs(git_dir, {**new_refs, HEAD: record.id}, scope.author, record.commit_time, record.commit_timezone)
+        ids = read_blob_ids(store, record.tree, scope.paths)
+        update_index(git_dir, workspace, {p: i for p, i in ids.items() if i is not None})  # step 6
         reachable = find_reachable_objects(store, repo.refs, include_reflogs=True)
         unreachable = {sha for sha in store if sha not in reachable}
         store.repack(exclude=unreachable)

@@ -13,11 +13,13 @@ import os
 import re
 from collections.abc import Callable, Iterator
 
-from dulwich.objects import Commit, sha_to_hex
+from dulwich.object_store import DiskObjectStore
+from dulwich.objects import Commit, ObjectID, RawObjectID, sha_to_hex
+from dulwich.pack import FilePackIndex
 
 from ..errors import AmbiguousRevisionError, UnknownRevisionError
 from .diffing import file_changes, parse_stat_body, unified_diff
-from .objects import commit_datetime, read_blob, read_blob_ids
+from .objects import CachedStore, ObjectReader, commit_datetime, read_blob, read_blob_ids, read_commit
 from .trailers import KIND, split_message
 from .types import CommitDetail, CommitInfo, FileChange
 
@@ -28,7 +30,7 @@ _HEX = re.compile(r"^[0-9a-fA-F]{4,40}$")
 _HEAD = re.compile(r"^HEAD((?:~\d*|\^)*)$")
 
 
-def _is_commit(store, sha: bytes) -> bool:
+def _is_commit(store: ObjectReader, sha: ObjectID) -> bool:
     try:
         type_num, _ = store.get_raw(sha)
     except KeyError:
@@ -37,29 +39,29 @@ def _is_commit(store, sha: bytes) -> bool:
 
 
 class _Names:
-    """The sorted object names of one pack index, from position ``lo``, as a sequence ``bisect`` can search."""
+    """The sorted object names of one pack index as a sequence ``bisect`` can search."""
 
-    def __init__(self, index, lo: int, hi: int) -> None:  # type: ignore[no-untyped-def]
-        self.index, self.lo, self.hi = index, lo, hi
+    def __init__(self, index: FilePackIndex) -> None:
+        self.index = index
 
     def __len__(self) -> int:
-        return self.hi - self.lo
+        return len(self.index)
 
     def __getitem__(self, i: int) -> bytes:
-        return self.index._unpack_name(self.lo + i)
+        return self.index.object_sha_at_position(i)
 
 
-def _iter_prefix(store, prefix: bytes) -> Iterator[bytes]:  # type: ignore[no-untyped-def]
+def _iter_prefix(store: DiskObjectStore, prefix: bytes) -> Iterator[ObjectID]:
     """Hex object ids starting with ``prefix`` (hex, 4+ digits), loose and packed.
 
     dulwich's ``iter_prefix`` scans every name in the prefix's first-byte bucket of each pack index, which grows
-    with the repo (3,000 names per lookup at 100,000 commits); this bisects to the first candidate, so resolving a
-    prefix costs the same at any size. It relies on two internals of dulwich's file pack index and falls back to
-    dulwich's own scan for anything else (another index type, alternates)."""
-    if getattr(store, "alternates", None):
+    with the repo (3,000 names per lookup at 100,000 commits); this bisects to the first candidate (through the
+    file pack index's public ``object_sha_at_position``), so resolving a prefix costs the same at any size. Any
+    other index type, and alternates, get dulwich's own scan."""
+    if store.alternates:
         yield from store.iter_prefix(prefix)
         return
-    seen: set[bytes] = set()
+    seen: set[ObjectID] = set()
     folder, rest = prefix[:2].decode(), prefix[2:].decode()
     try:
         names = os.listdir(os.path.join(store.path, folder))
@@ -67,21 +69,17 @@ def _iter_prefix(store, prefix: bytes) -> Iterator[bytes]:  # type: ignore[no-un
         names = []
     for name in names:
         if name.startswith(rest) and len(name) == 38:
-            seen.add((folder + name).encode())
+            seen.add(ObjectID((folder + name).encode()))
     binary = binascii.unhexlify(prefix[: len(prefix) // 2 * 2])
     for pack in store.packs:
         index = pack.index
-        fan_out = getattr(index, "_fan_out_table", None)
-        if fan_out is None or not hasattr(index, "_unpack_name"):
+        if not isinstance(index, FilePackIndex):
             seen.update(sha for sha in (sha_to_hex(b) for b in index.iter_prefix(binary)) if sha.startswith(prefix))
             continue
-        first = binary[0]
-        lo = fan_out[first - 1] if first else 0
-        hi = fan_out[first]
-        names_ = _Names(index, lo, hi)
+        names_ = _Names(index)
         at = bisect.bisect_left(names_, binary)
         while at < len(names_):
-            sha = sha_to_hex(names_[at])
+            sha = sha_to_hex(RawObjectID(names_[at]))
             if not sha.startswith(prefix[: len(binary) * 2]):
                 break
             if sha.startswith(prefix):
@@ -90,7 +88,7 @@ def _iter_prefix(store, prefix: bytes) -> Iterator[bytes]:  # type: ignore[no-un
     yield from seen
 
 
-def resolve(store, head: bytes | None, rev: str) -> bytes:
+def resolve(store: CachedStore, head: ObjectID | None, rev: str) -> ObjectID:
     """The full commit id named by ``rev`` (see the module docstring)."""
     text = (rev or "").strip()
     m = _HEAD.match(text)
@@ -101,7 +99,7 @@ def resolve(store, head: bytes | None, rev: str) -> bytes:
         for step in re.findall(r"~\d*|\^", m.group(1)):
             count = 1 if step in ("^", "~") else int(step[1:])
             for _ in range(count):
-                parents = store[sha].parents
+                parents = read_commit(store, sha).parents
                 if not parents:
                     raise UnknownRevisionError(f"{rev!r} goes past the first commit")
                 sha = parents[0]
@@ -110,10 +108,10 @@ def resolve(store, head: bytes | None, rev: str) -> bytes:
         raise UnknownRevisionError(f"{rev!r} is not a commit id (expected 4 to 40 hex digits, or HEAD~n)")
     prefix = text.lower().encode()
     if len(prefix) == 40:
-        if _is_commit(store, prefix):
-            return prefix
+        if _is_commit(store, ObjectID(prefix)):
+            return ObjectID(prefix)
         raise UnknownRevisionError(f"no commit {text} in the memory repo")
-    matches = sorted({sha for sha in _iter_prefix(store, prefix) if _is_commit(store, sha)})
+    matches = sorted({sha for sha in _iter_prefix(store.disk, prefix) if _is_commit(store, sha)})
     if not matches:
         raise UnknownRevisionError(f"no commit starts with {text} in the memory repo")
     if len(matches) > 1:
@@ -125,13 +123,13 @@ def resolve(store, head: bytes | None, rev: str) -> bytes:
     return matches[0]
 
 
-def walk(store, head: bytes | None) -> Iterator[Commit]:
+def walk(store: ObjectReader, head: ObjectID | None) -> Iterator[Commit]:
     """Commits from HEAD back along first parents; the walk ends where a parent is not in the repo (a shallow
     clone's boundary)."""
     sha = head
     while sha is not None:
         try:
-            commit = store[sha]
+            commit = read_commit(store, sha)
         except KeyError:
             if sha == head:
                 raise
@@ -140,16 +138,18 @@ def walk(store, head: bytes | None) -> Iterator[Commit]:
         sha = commit.parents[0] if commit.parents else None
 
 
-def parent_tree(store, commit: Commit) -> bytes | None:
+def parent_tree(store: ObjectReader, commit: Commit) -> ObjectID | None:
     if not commit.parents:
         return None
     try:
-        return store[commit.parents[0]].tree
+        tree: ObjectID = read_commit(store, commit.parents[0]).tree  # dulwich types Commit.tree as Any
     except KeyError:  # a shallow clone's boundary: compared with nothing
         return None
+    return tree
 
 
-def changed_paths(store, commit: Commit, paths: list[str]) -> dict[str, tuple[bytes | None, bytes | None]]:
+def changed_paths(store: ObjectReader, commit: Commit, paths: list[str]
+                  ) -> dict[str, tuple[ObjectID | None, ObjectID | None]]:
     """Tracked paths whose blob differs between the commit's first parent and the commit: path → (old, new)."""
     new = read_blob_ids(store, commit.tree, paths)
     before = parent_tree(store, commit)
@@ -157,14 +157,14 @@ def changed_paths(store, commit: Commit, paths: list[str]) -> dict[str, tuple[by
     return {p: (old[p], new[p]) for p in paths if old[p] != new[p]}
 
 
-def _computed_changes(store, commit: Commit, paths: list[str]) -> list[FileChange]:
+def _computed_changes(store: ObjectReader, commit: Commit, paths: list[str]) -> list[FileChange]:
     changed = changed_paths(store, commit, paths)
     before = {p: read_blob(store, ids[0]) for p, ids in changed.items()}
     after = {p: read_blob(store, ids[1]) for p, ids in changed.items()}
     return file_changes(before, after)
 
 
-def commit_info(store, commit: Commit, paths: list[str] | Callable[[], list[str]]) -> CommitInfo:
+def commit_info(store: ObjectReader, commit: Commit, paths: list[str] | Callable[[], list[str]]) -> CommitInfo:
     """A CommitInfo. Per-file stats come from the body of Reverie commits (which is derived from the real diff
     when the commit is made); other tools' commits are diffed here."""
     message = commit.message.decode("utf-8", errors="replace")
@@ -186,14 +186,14 @@ def commit_info(store, commit: Commit, paths: list[str] | Callable[[], list[str]
     )
 
 
-def tree_diff(store, old_tree: bytes | None, new_tree: bytes | None, paths: list[str]) -> str:
+def tree_diff(store: ObjectReader, old_tree: ObjectID | None, new_tree: ObjectID | None, paths: list[str]) -> str:
     """git-style unified diff of the tracked paths between two trees (None = empty)."""
     old = read_blob_ids(store, old_tree, paths) if old_tree else dict.fromkeys(paths)
     new = read_blob_ids(store, new_tree, paths) if new_tree else dict.fromkeys(paths)
     return "".join(unified_diff(store, p, old[p], new[p]) for p in paths if old[p] != new[p])
 
 
-def show(store, sha: bytes, paths: list[str]) -> CommitDetail:
-    commit = store[sha]
+def show(store: ObjectReader, sha: ObjectID, paths: list[str]) -> CommitDetail:
+    commit = read_commit(store, sha)
     diff = tree_diff(store, parent_tree(store, commit), commit.tree, paths)
     return CommitDetail(commit_info(store, commit, paths), diff)

@@ -17,14 +17,15 @@ from pathlib import Path
 
 from dulwich.errors import ObjectFormatException
 from dulwich.file import FileLocked
-from dulwich.objects import Commit, Tree
+from dulwich.objects import Commit, ObjectID, ShaFile, Tree
 from dulwich.reflog import read_reflog
+from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from ..errors import GitStoreError
 from ..fsutil import atomic_write, fsync_dir, read_text_lossy
-from .location import CONFIG_KEY, CONFIG_SECTION, GITIGNORE_MARK, RepoLocation, _nanobot_gitignore, gitignore_text
-from .objects import CachedStore
+from .location import CONFIG_KEY, CONFIG_SECTION, GITIGNORE_MARK, RepoLocation, gitignore_text, nanobot_gitignore
+from .objects import CachedStore, ObjectReader
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,7 @@ class MemoryRepo(Repo):
     """A dulwich Repo plus ``objects``: a read cache over its object store (``CachedStore``). The cache dict may be
     shared with the GitStore that opens the repo, so it outlives one open."""
 
-    def __init__(self, path: str, cache: dict | None = None) -> None:  # type: ignore[type-arg]
+    def __init__(self, path: str, cache: dict[ObjectID, ShaFile] | None = None) -> None:
         super().__init__(path)
         self.objects = CachedStore(self.object_store, cache)
 
@@ -89,7 +90,7 @@ def mark_adopted(repo: Repo) -> None:
         log.warning("%s/config.lock exists; the repo is not marked as a memory repo this time", repo.controldir())
 
 
-def lost_head_branch(git_dir: Path) -> bytes | None:
+def lost_head_branch(git_dir: Path) -> Ref | None:
     """The branch a lost HEAD file should point at (``refs/heads/main``, else ``master``, else the only branch);
     None when HEAD is there or no branch exists. Reads only."""
     if (git_dir / "HEAD").is_file():
@@ -109,8 +110,8 @@ def lost_head_branch(git_dir: Path) -> bytes | None:
         pass
     for wanted in (b"refs/heads/main", b"refs/heads/master"):
         if wanted in names:
-            return wanted
-    return next(iter(names)) if len(names) == 1 else None
+            return Ref(wanted)
+    return Ref(next(iter(names))) if len(names) == 1 else None
 
 
 def repair_head(git_dir: Path) -> None:
@@ -128,26 +129,29 @@ def repair_head(git_dir: Path) -> None:
     atomic_write(git_dir / "HEAD", b"ref: " + branch + b"\n")
 
 
-def branch_ref(repo: Repo) -> bytes:
+HEAD = Ref(b"HEAD")
+
+
+def branch_ref(repo: Repo) -> Ref:
     """The ref Reverie moves: the branch HEAD points at (``HEAD`` itself when detached)."""
-    names, _ = repo.refs.follow(b"HEAD")
-    return names[-1] if names else b"HEAD"
+    names, _ = repo.refs.follow(HEAD)
+    return names[-1] if names else HEAD
 
 
-def read_head(repo: Repo, ref: bytes) -> bytes | None:
+def read_head(repo: Repo, ref: Ref) -> ObjectID | None:
     try:
         value = repo.refs.read_ref(ref)
     except (KeyError, OSError, ValueError):
         return None
     if value is None or value.startswith(b"ref: "):
         return None
-    return value
+    return ObjectID(value)
 
 
-def readable(repo: Repo, sha: bytes) -> bool:
+def readable(repo: Repo, sha: ObjectID) -> bool:
     """A commit whose object and root tree both load (through the repo's object cache when it has one: an object
     this process wrote or read is intact)."""
-    store = getattr(repo, "objects", repo.object_store)
+    store: ObjectReader = repo.objects if isinstance(repo, MemoryRepo) else repo.object_store
     try:
         commit = store[sha]
         if not isinstance(commit, Commit):
@@ -158,7 +162,7 @@ def readable(repo: Repo, sha: bytes) -> bool:
         return False
 
 
-def heal_head(repo: Repo, git_dir: Path, ref: bytes, *, repair: bool = True) -> bytes | None:
+def heal_head(repo: Repo, git_dir: Path, ref: Ref, *, repair: bool = True) -> ObjectID | None:
     """HEAD's commit id after making sure it is readable; a HEAD pointing at a missing or corrupt object is moved
     back to the newest readable commit in the ref's reflog, with a warning (``repair=False``, for a query: that
     commit is returned and nothing is written)."""
@@ -171,7 +175,7 @@ def heal_head(repo: Repo, git_dir: Path, ref: bytes, *, repair: bool = True) -> 
         # the ref file is gone but its reflog remains: recover rather than start an unrelated history
     if head is not None and len(head) == 40 and readable(repo, head):
         return head
-    candidates: list[bytes] = []
+    candidates: list[ObjectID] = []
     try:
         with open(log_path, "rb") as f:
             candidates = [entry.new_sha for entry in read_reflog(f)]
@@ -249,7 +253,7 @@ def sync_ignore_rules(loc: RepoLocation, tracked: list[str]) -> bool:
     current = read_text_lossy(path) if path.exists() else None
     if current == wanted:
         return False
-    if current is not None and not current.startswith(GITIGNORE_MARK) and not _nanobot_gitignore(loc.work_tree):
+    if current is not None and not current.startswith(GITIGNORE_MARK) and not nanobot_gitignore(loc.work_tree):
         return False
     if current is not None and not current.startswith(GITIGNORE_MARK):
         log.info("tightening nanobot's .gitignore so history and sessions are ignored at every depth")

@@ -21,9 +21,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dulwich.errors import ObjectFormatException
+from dulwich.object_store import DiskObjectStore
 from dulwich.objects import ShaFile
+from dulwich.repo import Repo
 
-from .plumbing import ensure_fanout
+from .plumbing import ensure_fanout, loose_objects
 from .writer import state_dir, write_in_place
 
 log = logging.getLogger(__name__)
@@ -46,7 +48,7 @@ def _read_count(path: Path) -> int:
     return int(text) if text.isdigit() else 0
 
 
-def after_commit(repo, git_dir: Path, gc_every: int) -> None:
+def after_commit(repo: Repo, git_dir: Path, gc_every: int) -> None:
     """Count a commit; pack the loose objects when ``gc_every`` commits have accumulated. Never raises: the commit
     is made, and a pack that fails is reported and tried again at the next commit."""
     path = state_dir(git_dir) / COUNTER
@@ -67,14 +69,14 @@ def after_commit(repo, git_dir: Path, gc_every: int) -> None:
     write_in_place(path, f"{0:>12}\n".encode(), pad=0)
 
 
-def pack_all(repo, git_dir: Path) -> None:
+def pack_all(repo: Repo, git_dir: Path) -> None:
     """Pack every object into one pack (loose objects included) and reset the counter."""
     store = repo.object_store
     _guarded(store, git_dir, store.repack)
     write_in_place(state_dir(git_dir) / COUNTER, f"{0:>12}\n".encode(), pad=0)
 
 
-def _guarded(store, git_dir: Path, pack: Callable[[], int]) -> int:  # type: ignore[no-untyped-def]
+def _guarded(store: DiskObjectStore, git_dir: Path, pack: Callable[[], int]) -> int:
     """Run ``pack`` after clearing a killed pack's temp files; if a loose object stops it, move the corrupt ones
     aside and run it once more."""
     _remove_stale_temp_packs(Path(store.path) / "pack")
@@ -86,12 +88,11 @@ def _guarded(store, git_dir: Path, pack: Callable[[], int]) -> int:  # type: ign
     return pack()
 
 
-def quarantine_corrupt(store, git_dir: Path) -> list[str]:  # type: ignore[no-untyped-def]
+def quarantine_corrupt(store: DiskObjectStore, git_dir: Path) -> list[str]:
     """Move every loose object that does not parse, or does not hash to its name, to ``reverie/lost-found/``
     (with a warning each); returns their ids."""
     moved: list[str] = []
-    for sha in list(store._iter_loose_objects()):
-        path = store._get_shafile_path(sha)
+    for sha, path in list(loose_objects(Path(store.path))):
         try:
             obj = ShaFile.from_path(path)
             ok = ShaFile.from_raw_string(obj.type_num, obj.as_raw_string()).id == sha

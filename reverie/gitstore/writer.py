@@ -32,15 +32,22 @@ import time
 from collections.abc import Iterable, Mapping
 from io import BytesIO
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from dulwich.index import Index, index_entry_from_stat, write_index_dict
-from dulwich.objects import Blob, Commit
+from dulwich.index import ConflictedIndexEntry, Index, IndexEntry, index_entry_from_stat, write_index_dict
+from dulwich.objects import Blob, Commit, ObjectID
+from dulwich.refs import Ref
 
 from ..errors import GitStoreError, WorkspaceError
 from ..fsutil import atomic_write, open_for_write, read_bytes_or_none
 from ..workspace import Workspace
-from .objects import FILE_MODE, blob_id, build_tree, make_commit, read_blob, read_blob_ids
+from .objects import FILE_MODE, blob_id, build_tree, make_commit, read_blob, read_blob_ids, read_commit
 from .plumbing import compare_and_swap, open_lock, replace_from_lock, write_loose
+
+if TYPE_CHECKING:
+    from dulwich.repo import Repo
+
+    from .repo import MemoryRepo
 
 log = logging.getLogger(__name__)
 
@@ -107,11 +114,11 @@ def write_workspace_file(workspace: Workspace | ResolvedPaths, path: str, data: 
 
 
 def transact(
-    repo,
+    repo: MemoryRepo,
     git_dir: Path,
     workspace: Workspace | ResolvedPaths,
-    ref: bytes,
-    old_head: bytes | None,
+    ref: Ref,
+    old_head: ObjectID | None,
     changes: Mapping[str, bytes | None],
     message: str,
     who: bytes,
@@ -119,16 +126,16 @@ def transact(
     write_files: bool = True,
     on_disk: dict[str, bytes | None] | None = None,
     untrack: Iterable[str] = (),
-) -> bytes | None:
+) -> ObjectID | None:
     """Commit ``changes`` (path → new content, None = delete) on top of ``old_head`` and bring the files on disk
     to match. Returns the new commit id, or None when the tree would not change (no empty commits).
     ``on_disk`` holds files the caller already read in this operation (path → bytes); it is kept up to date.
     ``untrack``: paths dropped from the tree and the index but never touched on disk (not in the marker either,
     so recovery cannot roll a deletion forward)."""
     store = repo.objects
-    base_tree = store[old_head].tree if old_head else None
+    base_tree: ObjectID | None = read_commit(store, old_head).tree if old_head else None
     blobs = {path: Blob.from_string(data) for path, data in changes.items() if data is not None}
-    entries: dict[str, bytes | None] = {p: (blobs[p].id if p in blobs else None) for p in changes}
+    entries: dict[str, ObjectID | None] = {p: (blobs[p].id if p in blobs else None) for p in changes}
     entries.update({p: None for p in untrack if p not in changes})
     tree_id, trees = build_tree(store, base_tree, entries)
     if tree_id == base_tree:
@@ -139,12 +146,10 @@ def transact(
     objects = [*blobs.values(), *trees, commit]
     owner = " ".join(["pid", str(os.getpid()), *(o.id.decode() for o in objects), "END"])
     write_in_place(marker, (" ".join([old_text, commit.id.decode(), *changes, "END"]) + "\n" + owner + "\n").encode())
-    cache = getattr(repo, "objects", None)  # MemoryRepo's CachedStore: the next commit reads these back
     objects_dir = Path(repo.object_store.path)
     for obj in objects:
         write_loose(objects_dir, obj)
-        if cache is not None:
-            cache.remember(obj)
+        store.remember(obj)  # the next commit reads these back
     subject = message.split("\n", 1)[0]
     reflog = (b"commit: " if old_head else b"commit (initial): ") + subject.encode("utf-8", "replace")[:200]
     try:
@@ -169,7 +174,8 @@ def transact(
 
 #: The last index each process wrote, by path: (inode, size, mtime) of the file → its entries. While the file is
 #: unchanged (nobody else wrote it), the next update starts from these instead of parsing the file again.
-_index_cache: dict[str, tuple[tuple[int, int, int], dict]] = {}  # type: ignore[type-arg]
+_IndexTable = dict[bytes, IndexEntry | ConflictedIndexEntry]
+_index_cache: dict[str, tuple[tuple[int, int, int], _IndexTable]] = {}
 
 
 def _stat_key(path: Path) -> tuple[int, int, int] | None:
@@ -180,7 +186,8 @@ def _stat_key(path: Path) -> tuple[int, int, int] | None:
     return st.st_ino, st.st_size, st.st_mtime_ns
 
 
-def update_index(git_dir: Path, workspace: Workspace | ResolvedPaths, entries: Mapping[str, bytes | None]) -> None:
+def update_index(git_dir: Path, workspace: Workspace | ResolvedPaths, entries: Mapping[str, ObjectID | None]
+                 ) -> None:
     """Keep git's index in step with HEAD for the committed paths, so ``git status`` in the workspace is clean.
     The index is only git's cache: failing to update it is logged, never fatal."""
     path = git_dir / "index"
@@ -218,7 +225,7 @@ def update_index(git_dir: Path, workspace: Workspace | ResolvedPaths, entries: M
         log.warning("git index not updated (%s); `git status` may show stale changes", exc)
 
 
-def remove_stale_locks(git_dir: Path, ref: bytes | None, owner: list[str]) -> None:
+def remove_stale_locks(git_dir: Path, ref: Ref | None, owner: list[str]) -> None:
     """Remove the lock files an interrupted transaction left, and only those: ``owner`` is the marker's second line
     (``pid <pid> <object id>... END``). Nothing is removed when that line is missing or torn, when the recorded
     writer is still alive (another process), or — lock by lock — when a live process has the lock open (a git
@@ -284,7 +291,7 @@ def _open_elsewhere(paths: list[Path]) -> set[Path]:
     return found
 
 
-def recover_pending(repo, git_dir: Path, workspace: Workspace | ResolvedPaths, ref: bytes | None) -> None:
+def recover_pending(repo: Repo, git_dir: Path, workspace: Workspace | ResolvedPaths, ref: Ref | None) -> None:
     """Finish or discard a transaction a crash interrupted (see the module docstring). Caller holds the lock."""
     marker = state_dir(git_dir) / PENDING
     try:
@@ -299,11 +306,11 @@ def recover_pending(repo, git_dir: Path, workspace: Workspace | ResolvedPaths, r
     head = repo.refs.read_ref(ref) if ref else None
     complete = len(parts) >= 3 and parts[-1] == "END" and len(parts[1]) == 40
     if complete and head is not None and parts[1].encode() == head:
-        old = None if parts[0] == "-" else parts[0].encode()
+        old = None if parts[0] == "-" else ObjectID(parts[0].encode())
         store = repo.object_store
         paths = parts[2:-1]
-        new_ids = read_blob_ids(store, store[head].tree, paths)
-        old_ids = read_blob_ids(store, store[old].tree, paths) if old else dict.fromkeys(paths)
+        new_ids = read_blob_ids(store, read_commit(store, ObjectID(head)).tree, paths)
+        old_ids = read_blob_ids(store, read_commit(store, old).tree, paths) if old else dict.fromkeys(paths)
         for path in paths:
             try:
                 disk_path = workspace.resolve(path)
@@ -337,5 +344,3 @@ def clean_temp_files(workspace: Workspace, paths: list[str]) -> None:
             except OSError:
                 continue
 
-
-_update_index = update_index  # the name gitstore.purge imported first
