@@ -20,6 +20,9 @@ from typing import Any
 import pytest
 
 from reverie.cli import main
+from reverie.sessions import SessionStore
+from reverie.store import MemoryStore
+from reverie.workspace import Workspace
 
 VERSION = "0.3.5"
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,6 +65,10 @@ for op, *args in json.loads(sys.argv[2]):
     elif op == "show":
         found = git.show_commit_diff(args[0], max_entries=50)
         out.append(None if found is None else [found[0].sha, found[0].message, found[1]])
+    elif op == "session":  # its SessionManager on this workspace, then one conversation by key
+        from nanobot.session.manager import SessionManager
+        manager = SessionManager(store.workspace)
+        out.append({"dir": str(manager.sessions_dir), "messages": manager.get_or_create(args[0]).messages})
     else:
         raise SystemExit(f"unknown op {op!r}")
 print(json.dumps(out))
@@ -268,3 +275,36 @@ def test_a_fresh_nanobot_035_workspace_its_empty_dream_cursor_is_no_corruption(t
     assert (dreamed["status"], dreamed["first"], dreamed["last"]) == ("ok", 1, 2)
     back = nanobot(ws, ["dream_cursor"], ["unprocessed", 2], ["log"])
     assert back[:2] == [2, []] and back[2][0][0] == dreamed["commit"][:8]
+
+
+def test_legacy_history_migrates_to_the_same_entries_as_nanobot_035s(tmp_path, nanobot):
+    from test_nanobot_concurrent import LEGACY
+
+    theirs, ours = tmp_path / "nanobot", tmp_path / "reverie"
+    for ws in (theirs, ours):
+        (ws / "memory").mkdir(parents=True)
+        (ws / "memory" / "HISTORY.md").write_bytes(LEGACY.encode())
+        os.utime(ws / "memory" / "HISTORY.md", (1_700_000_000, 1_700_000_000))
+    expected = [(e["cursor"], e["timestamp"], e["content"]) for e in nanobot(theirs, ["unprocessed", 0])[0]]
+    got = [(e["cursor"], e["timestamp"], e["content"]) for e in MemoryStore(ours).read_unprocessed_history(0)]
+    assert len(expected) == 10 and got == expected
+    for name in (".cursor", ".dream_cursor"):
+        assert (ours / "memory" / name).read_text().strip() == (theirs / "memory" / name).read_text().strip()
+
+
+def test_nanobot_035_takes_the_workspace_conversations_into_its_own_store(tmp_path, nanobot):
+    """A known difference, not shared (docs/nanobot.md, "Sessions"): nanobot 0.3.5 keeps conversations outside the
+    workspace (``~/.nanobot/sessions/<workspace id>/<base64url key>.jsonl``) and, when its SessionManager starts,
+    moves ``<workspace>/sessions/*.jsonl`` there under their old names, which it never looks up by key. The
+    conversation is kept byte for byte, but neither tool finds it by its key afterwards. Fails when nanobot changes
+    that, so the documentation gets updated."""
+    ws = Workspace(tmp_path / "ws")
+    ws.init()
+    sessions = SessionStore(ws)
+    session = sessions.get_or_create("cli:direct")
+    sessions.append(session, {"role": "user", "content": "hello from Reverie"})
+    data = session.path.read_bytes()
+    seen = nanobot(ws.root, ["session", "cli:direct"])[0]
+    assert seen["messages"] == [] and not session.path.exists()
+    assert (Path(seen["dir"]) / session.path.name).read_bytes() == data  # moved, not lost
+    assert SessionStore(ws).get_or_create("cli:direct").messages == []
