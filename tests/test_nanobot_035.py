@@ -65,6 +65,10 @@ for op, *args in json.loads(sys.argv[2]):
     elif op == "show":
         found = git.show_commit_diff(args[0], max_entries=50)
         out.append(None if found is None else [found[0].sha, found[0].message, found[1]])
+    elif op == "compact":  # its retention, as MemoryStore(max_history_entries=) sets it
+        store.max_history_entries = args[0]
+        store.compact_history()
+        out.append(None)
     elif op == "session":  # its SessionManager on this workspace, then one conversation by key
         from nanobot.session.manager import SessionManager
         manager = SessionManager(store.workspace)
@@ -308,3 +312,19 @@ def test_nanobot_035_takes_the_workspace_conversations_into_its_own_store(tmp_pa
     assert seen["messages"] == [] and not session.path.exists()
     assert (Path(seen["dir"]) / session.path.name).read_bytes() == data  # moved, not lost
     assert SessionStore(ws).get_or_create("cli:direct").messages == []
+
+
+def test_nanobot_035_compacting_the_log_under_reverie(tmp_path, nanobot):
+    """nanobot's compact_history replaces history.jsonl (a new file, fewer lines, past Reverie's cursor checkpoint
+    history.jsonl.maxcursor): it keeps every entry past Reverie's Dream cursor, and Reverie's next cursor is still
+    past the largest ever issued."""
+    ws = tmp_path / "ws"
+    store = MemoryStore(ws)
+    assert [store.append_history(f"entry {i}") for i in range(6)] == [1, 2, 3, 4, 5, 6]
+    store.set_dream_cursor(4)
+    assert (ws / "memory" / "history.jsonl.maxcursor").exists()
+    kept = nanobot(ws, ["compact", 1], ["unprocessed", 0])[1]
+    assert [(e["cursor"], e["content"]) for e in kept] == [(5, "entry 4"), (6, "entry 5")]
+    assert [e["cursor"] for e in store.read_unprocessed_history(0)] == [5, 6]
+    assert store.append_history("after nanobot's compaction") == 7
+    assert MemoryStore(ws).append_history("a fresh process") == 8
