@@ -62,6 +62,8 @@ for op, *args in json.loads(sys.argv[2]):
         out.append(git.auto_commit(args[0]))
     elif op == "log":
         out.append([[c.sha, c.message] for c in git.log(max_entries=50)])
+    elif op == "revert":
+        out.append(git.revert(args[0]))
     elif op == "show":
         found = git.show_commit_diff(args[0], max_entries=50)
         out.append(None if found is None else [found[0].sha, found[0].message, found[1]])
@@ -79,6 +81,9 @@ print(json.dumps(out))
 """
 
 
+PROBE = "import importlib.metadata as m, nanobot.agent.memory; print(m.version('nanobot-ai'))"
+
+
 def nanobot_python() -> Path | None:
     env = os.environ.get("REVERIE_NANOBOT035_PYTHON")
     candidates = [Path(env)] if env else []
@@ -86,7 +91,7 @@ def nanobot_python() -> Path | None:
     for python in candidates:
         if python.is_file():
             probe = subprocess.run(
-                [str(python), "-c", "import importlib.metadata as m, nanobot.agent.memory; print(m.version('nanobot-ai'))"],
+                [str(python), "-c", PROBE],
                 capture_output=True, text=True,
             )
             if probe.returncode == 0 and probe.stdout.strip() == VERSION:
@@ -198,24 +203,27 @@ def test_a_nanobot_035_workspace_opens_in_reverie_as_is(tmp_path, nanobot, rever
     assert (ws / "memory" / "history.jsonl").read_bytes() == before["memory/history.jsonl"]
 
     # nanobot opens it again: Reverie's cursor and commits, and it carries on writing
-    back = nanobot(
+    inited, cursor, past_1, past_3, memory_md, log2, shown, reverted, after_revert, appended, _, soul, top = nanobot(
         ws, ["init"], ["dream_cursor"], ["unprocessed", 1], ["unprocessed", 3], ["read", "memory"], ["log"],
-        ["show", dreamed["commit"][:8]], ["append", "- small talk", "cli:direct"],
-        ["write", "soul", "I am nanobot.\n"], ["commit", "soul: nanobot edit"], ["log"],
+        ["show", dreamed["commit"][:8]], ["revert", dreamed["commit"][:8]], ["read", "memory"],
+        ["append", "- small talk", "cli:direct"], ["write", "soul", "I am nanobot.\n"],
+        ["commit", "soul: nanobot edit"], ["log"],
     )
-    assert back[0] is False and back[1] == 3
-    assert [(e["cursor"], e.get("session_key")) for e in back[2]] == [(2, "cli:direct"), (3, "telegram:42")]
-    assert back[3] == [] and "PostgreSQL" in back[4]
-    assert [s for s, _ in back[5]][:1] == [dreamed["commit"][:8]] and [s for s, _ in back[5]][-2:] == [
-        s for s, _ in nano_log]
-    assert back[6][0] == dreamed["commit"][:8] and "+- Decided: use PostgreSQL for Heron" in back[6][2]
-    assert back[7] == 4
-    assert back[9] and back[10][0] == [back[9], "soul: nanobot edit"]
-    assert git(ws, "rev-parse", "HEAD~1") == dreamed["commit"]
+    assert inited is False and cursor == 3  # its repo found as is; Reverie's Dream cursor
+    assert [(e["cursor"], e.get("session_key")) for e in past_1] == [(2, "cli:direct"), (3, "telegram:42")]
+    assert past_3 == [] and "PostgreSQL" in memory_md
+    assert log2[0][0] == dreamed["commit"][:8] and log2[-2:] == nano_log
+    assert shown[0] == dreamed["commit"][:8] and "+- Decided: use PostgreSQL for Heron" in shown[2]
+    # nanobot's own undo of Reverie's Dream commit: its parent's memory back, the Dream cursor untouched
+    assert reverted and after_revert == "# Memory\n- Lives in Porto\n"
+    assert appended == 4 and soul and [s for s, _ in top[:2]] == [soul, reverted]
+    assert git(ws, "rev-parse", "HEAD~2") == dreamed["commit"]
     assert git(ws, "ls-files").split() == [".gitignore", "SOUL.md", "USER.md", "memory/MEMORY.md"]
+    assert git(ws, "status", "--porcelain", "--untracked-files=all") == ""
     status = reverie(ws, "status")
     assert (status["last_cursor"], status["dream_cursor"], status["pending"]) == (4, 3, 1)
-    assert reverie(ws, "log")[0]["subject"] == "soul: nanobot edit"
+    subjects = [c["subject"] for c in reverie(ws, "log")[:2]]
+    assert subjects == ["soul: nanobot edit", f"revert: undo {dreamed['commit'][:8]}"]
 
 
 def test_what_reverie_writes_nanobot_035_reads_back(tmp_path, nanobot, reverie):
