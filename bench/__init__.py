@@ -6,6 +6,7 @@ Run (from the repository root, in the project's virtual environment)::
     .venv/bin/python -m bench --quick         # every area, small sizes and fewer repetitions
     .venv/bin/python -m bench history cli     # only these areas
     .venv/bin/python -m bench --list          # the areas found
+    .venv/bin/python -m bench --peers         # only create the nanobot-ai venvs (the nanobot tests use them)
 
 Benchmarks are never timed tests: pytest does not run them. Results go to stdout as a Markdown table (paste it
 into BENCHMARKS.md with the machine header the run prints) and, with ``--json PATH``, as JSON.

@@ -1,4 +1,5 @@
-"""``python -m bench [--quick] [--json PATH] [--list] [AREA ...]``: run benchmark areas (see bench/__init__.py)."""
+"""``python -m bench [--quick] [--json PATH] [--list] [--peers] [AREA ...]``: run benchmark areas (see
+bench/__init__.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import tempfile
 import time
 from types import ModuleType
 
-from ._core import BENCH_DIR, ROOT, TABLE_HEADER, Context, Result, machine_info
+from ._core import BENCH_DIR, NANOBOT_VERSIONS, ROOT, TABLE_HEADER, Context, Result, ensure_nanobot, machine_info
 
 
 def discover() -> dict[str, ModuleType | str]:
@@ -43,10 +44,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes and fewer repetitions")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--list", action="store_true", help="list the areas and exit")
+    parser.add_argument("--peers", action="store_true",
+                        help="create the nanobot-ai venvs (bench/.venvs, once; the tests that run nanobot use them) "
+                             "and exit")
     args = parser.parse_args(argv)
     areas = discover()
     if args.list:
         print("\n".join(sorted(areas)))
+        return 0
+    if args.peers:
+        for version in NANOBOT_VERSIONS:
+            print(f"nanobot-ai {version}: {ensure_nanobot(version)}")
         return 0
     unknown = [a for a in args.areas if a not in areas]
     if unknown:

@@ -2,9 +2,10 @@
 
 Format: a bare non-negative decimal integer no larger than ``MAX_CURSOR`` (2^63 - 1, what SQLite and every
 int64 reader hold), optionally surrounded by white space (nanobot writes it without a newline; Reverie writes
-``"<n>\\n"``). A missing file reads as ``None``. Anything else is corrupt and raises ``CursorError`` — never
-silently 0, because a Dream cursor of 0 replays all history. Writers refuse a value past ``MAX_CURSOR``, so
-whatever is written reads back.
+``"<n>\\n"``). A missing file reads as ``None``, and so does an empty one: nanobot 0.3.5's ``GitStore.init``
+creates its tracked files empty, ``memory/.dream_cursor`` among them, before any Dream ran (nanobot reads it as
+0). Anything else is corrupt and raises ``CursorError`` — never silently 0, because a Dream cursor of 0 replays
+all history. Writers refuse a value past ``MAX_CURSOR``, so whatever is written reads back.
 """
 
 from __future__ import annotations
@@ -42,13 +43,16 @@ def parse_cursor(raw: bytes, *, origin: str = "cursor") -> int:
 
 
 def read_cursor(path: Path) -> int | None:
-    """The integer in ``path``; ``None`` when the file does not exist; ``CursorError`` when it is corrupt."""
+    """The integer in ``path``; ``None`` when the file does not exist or is empty (not written yet, see above);
+    ``CursorError`` when it is corrupt."""
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise CursorError(f"{path} cannot be read: {exc.strerror}") from exc
+    if not raw:
+        return None
     return parse_cursor(raw, origin=str(path))
 
 

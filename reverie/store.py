@@ -165,7 +165,8 @@ class MemoryStore:
     def dream_cursor(self) -> int:
         """The last cursor Dream consumed; 0 when none. Reads only. A corrupt file is never read as 0: the value
         Reverie last wrote (its record, ``cursors.DREAM_CURSOR_RECORD``) is returned with a warning — the next
-        Dream run writes it back (``settle_dream_cursor``) — or, with no record, ``CursorError`` says how to fix it."""
+        Dream run writes it back (``settle_dream_cursor``) — or, with no record, ``CursorError`` says how to fix it.
+        An empty file is nanobot 0.3.5's fresh workspace (0) unless Reverie recorded a move: then its write was torn."""
         path = self.workspace.dream_cursor_path
         try:
             value = read_cursor(path)
@@ -178,6 +179,11 @@ class MemoryStore:
                 ) from None
             log.warning("%s; using %d, the value Reverie last wrote there", exc, recorded)
             return recorded
+        if value is None and path.exists():  # empty: nanobot's not-yet-written file, or its own write torn
+            recorded = read_cursor_record(self.workspace.state_dir)
+            if recorded is not None:  # Reverie moved it before: a torn write, not a fresh workspace
+                log.warning("%s is empty; using %d, the value Reverie last wrote there", path, recorded)
+                return recorded
         return value or 0
 
     def set_dream_cursor(self, value: int) -> None:

@@ -19,7 +19,15 @@ def test_missing_reads_none(tmp_path):
     assert read_cursor(tmp_path / ".dream_cursor") is None
 
 
-@pytest.mark.parametrize("raw", [b"", b"  \n", b"abc", b"-3", b"4.0", b"true", b"1e3", b"\xff\xfe", b"9" * 19, b"1 2"])
+def test_empty_reads_none_as_nanobot_035_creates_it(tmp_path):
+    """nanobot 0.3.5's GitStore.init touches its tracked files, .dream_cursor among them: not yet written, not
+    corrupt."""
+    p = tmp_path / ".dream_cursor"
+    p.write_bytes(b"")
+    assert read_cursor(p) is None
+
+
+@pytest.mark.parametrize("raw", [b"  \n", b"abc", b"-3", b"4.0", b"true", b"1e3", b"\xff\xfe", b"9" * 19, b"1 2"])
 def test_corrupt_is_an_error_naming_the_file(tmp_path, raw):
     p = tmp_path / ".dream_cursor"
     p.write_bytes(raw)

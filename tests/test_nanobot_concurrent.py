@@ -5,7 +5,7 @@ nanobot takes no lock and numbers its entries from ``.cursor`` + 1, so it can wr
 leave the log out of order (``100`` then ``5``). Reverie must still never issue a cursor that is already in the log.
 
 nanobot runs from its own virtual environment: ``$REVERIE_NANOBOT_PYTHON``, else ``bench/.venvs/nanobot-0.1.5.post3``
-(``python -m bench history`` creates it from the registry). Without it the test is skipped, saying so.
+(``python -m bench --peers`` creates it from the registry). Without it the test is skipped, saying so.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def nanobot() -> Path:
     python = nanobot_python()
     if python is None:
         pytest.skip(
-            f"nanobot-ai {VERSION} is not installed: set REVERIE_NANOBOT_PYTHON or run `python -m bench history` "
+            f"nanobot-ai {VERSION} is not installed: set REVERIE_NANOBOT_PYTHON or run `python -m bench --peers` "
             f"once to create bench/.venvs/nanobot-{VERSION}"
         )
     return python

@@ -41,7 +41,7 @@ def test_cursors_and_pending(store):
     assert store.workspace.dream_cursor_path.read_text().strip() == "3"
 
 
-@pytest.mark.parametrize("raw", [b"garbage", b"", b"-1", b"\xff"])
+@pytest.mark.parametrize("raw", [b"garbage", b" \n", b"-1", b"\xff"])
 def test_corrupt_dream_cursor_is_a_clear_error_never_zero(store, raw):
     for i in range(4):
         store.append_history(f"e{i}")
@@ -56,6 +56,21 @@ def test_corrupt_dream_cursor_is_a_clear_error_never_zero(store, raw):
     with pytest.raises(CursorError):
         store.compact_history(keep_last=0)
     assert len(store.history.read_since(0)) == 4  # nothing was dropped
+
+
+def test_empty_dream_cursor_is_nanobot_035s_fresh_workspace_unless_reverie_moved_it(store, caplog):
+    """nanobot 0.3.5's GitStore.init creates memory/.dream_cursor empty before any Dream: 0, as nanobot reads it (it
+    was a 'corrupt' error that stopped Dream in every fresh nanobot 0.3.5 workspace). Once Reverie has moved the
+    cursor (its record), an empty file is a torn write: the recorded value, never 0."""
+    for i in range(4):
+        store.append_history(f"e{i}")
+    store.workspace.dream_cursor_path.write_bytes(b"")
+    assert store.dream_cursor() == 0 and len(store.read_unprocessed_history()) == 4
+    store.set_dream_cursor(3)
+    store.workspace.dream_cursor_path.write_bytes(b"")
+    assert store.dream_cursor() == 3 and [e["cursor"] for e in store.read_unprocessed_history()] == [4]
+    assert "is empty; using 3" in caplog.text
+    assert store.settle_dream_cursor() == 3 and store.workspace.dream_cursor_path.read_bytes() == b"3\n"
 
 
 def test_corrupt_dream_cursor_does_not_block_appends(store):
