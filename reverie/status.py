@@ -55,8 +55,9 @@ def collect_status(store: MemoryStore) -> StatusReport:
     problems: list[str] = []
     last = store.last_cursor()
     try:
-        dream: int | None = store.dream_cursor()
-        pending: int | None = store.history.count_since(dream)
+        consumed = store.dream_cursor()
+        dream: int | None = consumed
+        pending: int | None = store.history.count_since(consumed)
     except CursorError as exc:
         dream, pending = None, None
         problems.append(str(exc))

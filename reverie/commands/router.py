@@ -24,7 +24,7 @@ import shlex
 import weakref
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import CommandError, ReverieError
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ..runtime import Runtime
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 __all__ = ["Command", "CommandContext", "CommandRouter", "Handler", "Invocation", "parse_command"]
 
@@ -199,7 +200,7 @@ class CommandRouter:
         return f"Unknown command `/{clip(name)}`.{hint} Send `/help` for the list."
 
     # -- background work --------------------------------------------------------------------------------------
-    def spawn(self, coro: Awaitable[Any], *, name: str) -> asyncio.Task[Any]:
+    def spawn(self, coro: Awaitable[_T], *, name: str) -> asyncio.Task[_T]:
         """Run ``coro`` in the background, keeping a reference so it is neither collected nor forgotten."""
         task = asyncio.ensure_future(coro)
         task.set_name(name)

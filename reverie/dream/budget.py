@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -39,7 +40,7 @@ class Budget:
     max_tokens: int
     max_seconds: float
     overall: Budget | None = None  # a drain's shared budget, charged alongside this one
-    clock: object = time.monotonic
+    clock: Callable[[], float] = time.monotonic
     iterations: int = 0
     tool_calls: int = 0
     tokens: int = 0
@@ -48,7 +49,7 @@ class Budget:
     _failures: Counter[str] = field(default_factory=Counter)
 
     def __post_init__(self) -> None:
-        self.started = self.clock()  # type: ignore[operator]
+        self.started = self.clock()
 
     @classmethod
     def from_config(cls, cfg: DreamConfig, *, overall: Budget | None = None) -> Budget:
@@ -56,7 +57,7 @@ class Budget:
 
     # -- queries ------------------------------------------------------------------------------------------
     def elapsed(self) -> float:
-        return self.clock() - self.started  # type: ignore[operator]
+        return self.clock() - self.started
 
     def remaining_seconds(self) -> float:
         own = self.max_seconds - self.elapsed()

@@ -242,7 +242,7 @@ class ModelClient:
         s = self.settings
         if retry_after is not None:
             return min(retry_after, s.retry_after_max) + random.uniform(0, 0.1 * s.backoff_base)
-        base = min(s.backoff_max, s.backoff_base * (2**attempt))
+        base = min(s.backoff_max, s.backoff_base * (2.0**attempt))
         return base * random.uniform(0.5, 1.0)  # jitter spreads clients that failed together
 
     async def _acompletion(self, name: str, messages: list[dict[str, Any]], kwargs: dict[str, Any], timeout: float) -> Any:
@@ -427,7 +427,7 @@ def log_model_failure(logger: logging.Logger, what: str, exc: BaseException) -> 
 
 async def _call_local(model: registry.LocalModel, request: registry.Request) -> ModelResponse:
     out = model(request)
-    return await out if inspect.isawaitable(out) else out  # type: ignore[no-any-return]
+    return await out if inspect.isawaitable(out) else out
 
 
 def _finished(resp: ModelResponse, name: str, provider: str) -> ModelResponse:
@@ -449,7 +449,10 @@ def _tool_call(index: int, call: Any) -> ToolCall:
     fn = getattr(call, "function", None)
     if fn is None and isinstance(call, Mapping):
         fn = call.get("function")
-    get = (lambda k: fn.get(k)) if isinstance(fn, Mapping) else (lambda k: getattr(fn, k, None))
+
+    def get(key: str) -> object:  # a provider's call is a litellm object or, from some servers, a plain dict
+        return fn.get(key) if isinstance(fn, Mapping) else getattr(fn, key, None)
+
     raw = get("arguments")
     if isinstance(raw, Mapping):
         raw_text = orjson.dumps(dict(raw), default=str).decode()

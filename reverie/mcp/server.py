@@ -21,7 +21,7 @@ import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import anyio
 import orjson
@@ -32,7 +32,7 @@ from mcp_types import EmptyResult, SubscribeRequestParams, ToolAnnotations, Unsu
 from pydantic import Field
 
 from ..errors import ReverieError, UnsafePathError
-from ..recall.types import SOURCE_KINDS
+from ..recall.types import SourceKind
 from ..runtime import Runtime
 from ..workspace import MEMORY_FILES, Workspace
 
@@ -61,7 +61,6 @@ _ADDITIVE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempo
 _DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
                                open_world_hint=False)
 
-SourceKind = Literal[SOURCE_KINDS]  # type: ignore[valid-type]
 Sha = Annotated[str, Field(min_length=4, max_length=40, pattern=r"^[0-9a-fA-F]+$",
                            description="a commit sha or an unambiguous prefix of at least 4 hex digits")]
 
@@ -234,7 +233,13 @@ class _Memory:
             self._recall = None
 
 
-def build_server(workspace: Workspace | str | os.PathLike[str], *, interval: float = 1.0) -> MCPServer[Any]:
+class ReverieServer(MCPServer[Any]):
+    """An ``MCPServer`` that holds the memory it serves, closed by the serve functions when the server stops."""
+
+    reverie_memory: _Memory
+
+
+def build_server(workspace: Workspace | str | os.PathLike[str], *, interval: float = 1.0) -> ReverieServer:
     """An ``MCPServer`` serving ``workspace``'s memory (not started: see ``serve_stdio`` / ``serve_http``)."""
     ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
     bus = InMemorySubscriptionBus()
@@ -246,7 +251,7 @@ def build_server(workspace: Workspace | str | os.PathLike[str], *, interval: flo
         async with watcher.running():
             yield
 
-    server: MCPServer[Any] = MCPServer(
+    server = ReverieServer(
         "reverie",
         version=_version(),
         instructions=(
@@ -263,7 +268,7 @@ def build_server(workspace: Workspace | str | os.PathLike[str], *, interval: flo
     _register_resources(server, ws)
     _register_prompt(server, ws)
     _register_legacy_subscribe(server, watcher)
-    server.reverie_memory = memory  # type: ignore[attr-defined]  # closed by the serve functions
+    server.reverie_memory = memory  # closed by the serve functions
     return server
 
 
@@ -273,7 +278,7 @@ def _register_tools(server: MCPServer[Any], memory: _Memory) -> None:  # noqa: C
         query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS,
                                     description="what to look for, in natural language or keywords")],
         k: Annotated[int, Field(ge=1, le=50, description="how many hits to return")] = 10,
-        kinds: Annotated[list[SourceKind] | None, Field(  # type: ignore[valid-type]
+        kinds: Annotated[list[SourceKind] | None, Field(
             description="only these sources: memory (SOUL.md, USER.md, MEMORY.md), dated (memory notes and the "
                         "archive), history (the archived conversation log), session (live conversations)")] = None,
         session: Annotated[str | None, Field(max_length=MAX_SESSION_KEY_CHARS,
@@ -535,7 +540,7 @@ def serve_stdio(workspace: Workspace | str | os.PathLike[str]) -> None:
     try:
         anyio.run(server.run_stdio_async)
     finally:
-        server.reverie_memory.close()  # type: ignore[attr-defined]
+        server.reverie_memory.close()
 
 
 def is_loopback(host: str) -> bool:
@@ -588,4 +593,4 @@ def serve_http(workspace: Workspace | str | os.PathLike[str], *, host: str = "12
     try:
         uv.run()
     finally:
-        server.reverie_memory.close()  # type: ignore[attr-defined]
+        server.reverie_memory.close()

@@ -154,30 +154,28 @@ class Recall:
 
     async def embed_missing(self) -> int:
         """Embed every chunk whose content hash has no vector for the configured model yet; returns how many."""
-        todo = self._missing_embeddings()
-        if not todo:
+        model, todo = self.settings.embedding_model, self._missing_embeddings()
+        if not todo or not model:
             return 0
         from ..llm.embeddings import embed
 
         done = 0
         for batch, texts in self._batches(todo):
-            done += self._store_vectors(batch, await embed(texts, model=self.settings.embedding_model or "",
-                                                           config=self.config))
-        self._embedded = (self.index.generation(), self.settings.embedding_model)
+            done += self._store_vectors(batch, await embed(texts, model=model, config=self.config))
+        self._embedded = (self.index.generation(), model)
         return done
 
     def embed_missing_sync(self) -> int:
         """``embed_missing`` without an event loop (``embed_sync``: in-process embedders are called directly)."""
-        todo = self._missing_embeddings()
-        if not todo:
+        model, todo = self.settings.embedding_model, self._missing_embeddings()
+        if not todo or not model:
             return 0
         from ..llm.embeddings import embed_sync
 
         done = 0
         for batch, texts in self._batches(todo):
-            done += self._store_vectors(batch, embed_sync(texts, model=self.settings.embedding_model or "",
-                                                          config=self.config))
-        self._embedded = (self.index.generation(), self.settings.embedding_model)
+            done += self._store_vectors(batch, embed_sync(texts, model=model, config=self.config))
+        self._embedded = (self.index.generation(), model)
         return done
 
     async def async_sync(self) -> SyncStats:
@@ -411,7 +409,8 @@ def _with_neighbours(fused: dict[int, float], rows: dict[int, _Row], share: floa
     ``SESSION_SHARE`` of the best other candidate in its session. A message in ``context_only`` (none of the
     query's words) ends at most ``CONTEXT_CAP`` of its best neighbour's relevance: it is found through that
     neighbour, never above it, and never above an exact match elsewhere."""
-    at = {(r.session_key, r.msg_index): i for i, r in rows.items() if r.kind == "session" and i in fused}
+    at = {(r.session_key, r.msg_index): i for i, r in rows.items()
+          if r.kind == "session" and i in fused and r.session_key is not None and r.msg_index is not None}
     out = dict(fused)
     cap: dict[int, float] = {}
     for (key, n), i in at.items():

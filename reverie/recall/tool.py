@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import orjson
 from pydantic import Field
@@ -12,9 +12,7 @@ from pydantic import Field
 from ..errors import RecallError
 from ..llm.tools import function_schema
 from .search import Recall
-from .types import SOURCE_KINDS, Hit, SearchFilters
-
-SourceKind = Literal[SOURCE_KINDS]  # type: ignore[valid-type]
+from .types import Hit, SearchFilters, SourceKind
 
 __all__ = ["MEMORY_SEARCH_TOOL", "run_memory_search_tool", "recall_context", "render_hits", "complete_with_memory_search",
            "MAX_TOOL_ROUNDS"]
@@ -25,7 +23,7 @@ MAX_TOOL_ROUNDS = 3
 def memory_search(
     query: str,
     k: Annotated[int, Field(ge=1, le=50)] = 10,
-    kinds: list[SourceKind] | None = None,  # type: ignore[valid-type]
+    kinds: list[SourceKind] | None = None,
     session: str | None = None,
     since: str | None = None,
     until: str | None = None,
