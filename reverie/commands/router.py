@@ -30,6 +30,7 @@ from ..errors import CommandError, ReverieError
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
+    from ..sessions import Session
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -51,7 +52,7 @@ class CommandContext:
     """
 
     session_key: str = "cli:direct"
-    session: Any = None
+    session: Session | None = None
     notify: Notify | None = None
 
 

@@ -10,10 +10,13 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..config import DreamConfig
 from ..llm.types import ModelResponse, Usage
+
+if TYPE_CHECKING:
+    from ..llm.client import ModelClient
 
 __all__ = ["Budget", "BudgetExceeded", "REPEAT_LIMIT", "budgeted_call"]
 
@@ -101,12 +104,8 @@ class Budget:
             raise BudgetExceeded("loop", f"the same failing call {REPEAT_LIMIT} times: {signature[:160]}")
 
 
-class _Client(Protocol):
-    async def complete(self, messages: list[dict[str, Any]], **kw: Any) -> ModelResponse: ...  # noqa: E704
-
-
 async def budgeted_call(
-    client: _Client, budget: Budget, messages: list[dict[str, Any]], *, model: str, **kw: Any
+    client: ModelClient, budget: Budget, messages: list[dict[str, Any]], *, model: str, **kw: Any
 ) -> ModelResponse:
     """One model call inside the budget: refused past the time cap, cut off at the remaining wall time, and its
     tokens charged (which raises ``BudgetExceeded`` when the token cap is crossed). ``ModelError`` passes through."""

@@ -21,11 +21,14 @@ import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ..fsutil import atomic_write
+
+if TYPE_CHECKING:
+    from .deadletter import DeadLetter
 
 __all__ = ["Attempts", "StatusRecord", "DreamStatusSummary", "summarize", "now_iso", "parse_time"]
 
@@ -157,7 +160,7 @@ class DreamStatusSummary:
     model_unavailable: dict[str, Any] | None = None
 
 
-def summarize(state_dir: Path, deadletters: list[Any]) -> DreamStatusSummary:
+def summarize(state_dir: Path, deadletters: list[DeadLetter]) -> DreamStatusSummary:
     record = StatusRecord.load(state_dir)
     attempts = Attempts.load(state_dir)
     letters = [{"first": d.first, "last": d.last, "reason": d.reason, "time": d.time} for d in deadletters]

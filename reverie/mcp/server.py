@@ -21,7 +21,7 @@ import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import anyio
 import orjson
@@ -35,6 +35,9 @@ from ..errors import ReverieError, UnsafePathError
 from ..recall.types import SourceKind
 from ..runtime import Runtime
 from ..workspace import MEMORY_FILES, Workspace
+
+if TYPE_CHECKING:
+    from ..recall import Recall
 
 __all__ = ["build_server", "serve_stdio", "serve_http", "ResourceWatcher", "URI_PREFIX", "DATA_NOTICE"]
 
@@ -190,7 +193,7 @@ class _Memory:
     def __init__(self, workspace: Workspace, watcher: ResourceWatcher) -> None:
         self.workspace = workspace
         self.watcher = watcher
-        self._recall: Any = None
+        self._recall: Recall | None = None
 
     async def call(self, fn: Callable[[Runtime], T], *, writes: bool = False) -> T:
         """Run ``fn`` on a fresh ``Runtime`` in a worker thread; a ``ReverieError`` becomes the tool's error."""

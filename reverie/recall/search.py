@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Config, SearchConfig, load_config
 from ..errors import ModelError, RecallError, WorkspaceError
@@ -28,6 +28,9 @@ from .index import SearchIndex, SyncStats, transaction
 from .types import Hit, SearchFilters, SourceRef, from_epoch, to_epoch
 
 log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    from ..store import MemoryStore
 
 __all__ = ["Recall", "memory_search"]
 
@@ -101,7 +104,7 @@ class Recall:
         self._embedded: tuple[int, str] | None = None  # (generation, model) last found with every chunk embedded
 
     @classmethod
-    def for_store(cls, store: Any) -> Recall:
+    def for_store(cls, store: MemoryStore) -> Recall:
         """The Recall of a ``MemoryStore`` (shares its workspace, config and history log)."""
         return cls(store.workspace, store.config, history=store.history)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 from pydantic import Field
@@ -13,6 +13,10 @@ from ..errors import RecallError
 from ..llm.tools import function_schema
 from .search import Recall
 from .types import Hit, SearchFilters, SourceKind
+
+if TYPE_CHECKING:
+    from ..llm.client import ModelClient
+    from ..llm.types import ModelResponse
 
 __all__ = ["MEMORY_SEARCH_TOOL", "run_memory_search_tool", "recall_context", "render_hits", "complete_with_memory_search",
            "MAX_TOOL_ROUNDS"]
@@ -90,8 +94,8 @@ def _json(data: Any) -> str:
     return orjson.dumps(data).decode()
 
 
-async def complete_with_memory_search(client: Any, recall: Recall, messages: list[dict[str, Any]], *,
-                                      max_tokens: int | None = None, rounds: int = MAX_TOOL_ROUNDS) -> Any:
+async def complete_with_memory_search(client: ModelClient, recall: Recall, messages: list[dict[str, Any]], *,
+                                      max_tokens: int | None = None, rounds: int = MAX_TOOL_ROUNDS) -> ModelResponse:
     """A chat completion in which the model may call ``memory_search`` (at most ``rounds`` times) before answering.
 
     ``client`` is a ``ModelClient``; ``messages`` is extended in place with the tool exchange. Returns the final
