@@ -32,7 +32,7 @@ AGE_WALK_LIMIT = 40
 
 
 class _History(Protocol):  # the part of GitStore the age walk uses
-    def log(self, limit: int = 20, kind: str | None = None, path: str | None = None) -> list[CommitInfo]: ...  # noqa: E704
+    def log(self, limit: int = 20, kind: str | None = None, path: str | None = None) -> list[CommitInfo]: ...
     def file_at(self, rev: str, path: str) -> str | None: ...  # noqa: E704
 
 

@@ -69,7 +69,8 @@ ProgressCallback = Callable[[Progress], None]
 class _Failed(Exception):
     """A batch attempt failed before anything was written."""
 
-    def __init__(self, status: Literal["failed", "rejected"], reason: str, *, count: bool = True, unavailable: bool = False) -> None:
+    def __init__(self, status: Literal["failed", "rejected"], reason: str, *, count: bool = True,
+                 unavailable: bool = False) -> None:
         super().__init__(reason)
         self.status = status
         self.reason = reason
@@ -461,8 +462,8 @@ class Dream:
         self._record(result)
         return result
 
-    def _fail(self, base: DreamResult, findings: tuple[Finding, ...], tools: MemoryTools, budget: Budget, attempts: Attempts,
-              dry_run: bool, failure: _Failed) -> DreamResult:
+    def _fail(self, base: DreamResult, findings: tuple[Finding, ...], tools: MemoryTools, budget: Budget,
+              attempts: Attempts, dry_run: bool, failure: _Failed) -> DreamResult:
         """Nothing was written. Count the attempt if the batch is at fault; at ``maxAttempts`` set it aside."""
         # Info, not warning: the reason travels in the result, which every front-end prints (once).
         log.info("dream: batch %s-%s %s: %s", base.first, base.last, failure.status, failure.reason)

@@ -257,8 +257,8 @@ class ModelClient:
             raise litellm.Timeout(f"no reply within {timeout:.1f}s", model=name, llm_provider="") from exc
 
     def _kwargs(
-        self, name: str, provider: str, tools: Any, tool_choice: Any, temperature: Any, max_tokens: Any, *,
-        remote: bool = True,
+        self, name: str, provider: str, tools: list[dict[str, Any]] | None, tool_choice: str | dict[str, Any] | None,
+        temperature: float | None, max_tokens: int | None, *, remote: bool = True,
     ) -> dict[str, Any]:
         kwargs: dict[str, Any] = {}
         if tools:
@@ -324,7 +324,7 @@ class ModelClient:
 
     # -- the response -------------------------------------------------------------------------------------
     def _to_response(
-        self, raw: Any, name: str, provider: str, messages: list[dict[str, Any]], tools: Any
+        self, raw: Any, name: str, provider: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
     ) -> ModelResponse:
         choices = getattr(raw, "choices", None) or []
         if not choices:
@@ -344,7 +344,8 @@ class ModelClient:
             model=name,
         )
 
-    def _usage(self, raw: Any, name: str, provider: str, messages: Any, tools: Any, content: Any, calls: Any) -> Usage:
+    def _usage(self, raw: Any, name: str, provider: str, messages: list[dict[str, Any]],
+               tools: list[dict[str, Any]] | None, content: str | None, calls: tuple[ToolCall, ...]) -> Usage:
         usage = getattr(raw, "usage", None)
         prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion = int(getattr(usage, "completion_tokens", 0) or 0)

@@ -103,7 +103,8 @@ def _handler(litellm: Any, provider: str, fn: Callable[[list[str], str], list[li
     return InProcessEmbedder()
 
 
-async def embed(texts: list[str], *, model: str, config: Config | None = None, timeout: float = 60.0) -> list[list[float]]:
+async def embed(texts: list[str], *, model: str, config: Config | None = None,
+                timeout: float = 60.0) -> list[list[float]]:
     """Embed ``texts`` with ``model`` (a litellm model name). Raises ``ModelError`` (never with an API key in it)."""
     if not texts:
         return []
@@ -116,7 +117,8 @@ async def embed(texts: list[str], *, model: str, config: Config | None = None, t
     return _checked(_vectors_of(response), model, len(texts))
 
 
-def embed_sync(texts: list[str], *, model: str, config: Config | None = None, timeout: float = 60.0) -> list[list[float]]:
+def embed_sync(texts: list[str], *, model: str, config: Config | None = None,
+               timeout: float = 60.0) -> list[list[float]]:
     """``embed`` for synchronous callers, with no event loop: an in-process embedder (``hashembed``, one added by
     ``register_embedder``) is called directly, any other model through ``litellm.embedding``."""
     if not texts:

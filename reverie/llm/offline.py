@@ -78,7 +78,8 @@ _STOPWORDS = frozenset(
 
 
 # -- entry point --------------------------------------------------------------------------------------------------
-def respond(messages: list[dict[str, Any]], *, tools: Any = None, tool_choice: Any = None) -> ModelResponse:
+def respond(messages: list[dict[str, Any]], *, tools: list[dict[str, Any]] | None = None,
+            tool_choice: str | dict[str, Any] | None = None) -> ModelResponse:
     """The engine's reply to a chat request: same input, same output, every time."""
     system = next((_text(m.get("content")) for m in messages if m.get("role") == "system"), "")
     task = p.task_of(system)
@@ -317,7 +318,8 @@ def _find_line(lines: list[str], text: str) -> str | None:
 
 
 # -- dream: editing -----------------------------------------------------------------------------------------------
-def _dream_edit(messages: list[dict[str, Any]], user: str, tools: Any) -> tuple[str | None, tuple[ToolCall, ...]]:
+def _dream_edit(messages: list[dict[str, Any]], user: str,
+                tools: list[dict[str, Any]] | None) -> tuple[str | None, tuple[ToolCall, ...]]:
     results = [_text(m.get("content")) for m in messages if m.get("role") == "tool"]
     if results:  # second turn: never loop, whatever the results say
         failed = sum(1 for r in results if re.match(r"^\s*(error|refused|not found)", r, re.I))
@@ -430,7 +432,8 @@ def _unique(path: str, body: str, lines: list[str], index: int, replacement: str
 
 
 # -- forced tool calls, session summaries -------------------------------------------------------------------------
-def _forced_tool(tools: Any, tool_choice: Any) -> dict[str, Any] | None:
+def _forced_tool(tools: list[dict[str, Any]] | None,
+                 tool_choice: str | dict[str, Any] | None) -> dict[str, Any] | None:
     """The function schema a request forces (``tool_choice`` naming it, or "required" with a single tool)."""
     if not tools:
         return None
@@ -443,7 +446,7 @@ def _forced_tool(tools: Any, tool_choice: Any) -> dict[str, Any] | None:
     return next((f for f in fns if f.get("name") == name), None) if name else None
 
 
-def _has_tool(tools: Any, name: str) -> bool:
+def _has_tool(tools: list[dict[str, Any]] | None, name: str) -> bool:
     return any(isinstance(t, dict) and t.get("function", t).get("name") == name for t in tools or ())
 
 

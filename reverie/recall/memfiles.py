@@ -178,7 +178,8 @@ def _request(task: str, workspace: Workspace, messages: Sequence[Mapping[str, An
 Commit = Callable[[str, dict[str, str]], object]
 
 
-async def write_session_file(workspace: Workspace, client: ModelClient, key: str, messages: Sequence[Mapping[str, Any]], *,
+async def write_session_file(workspace: Workspace, client: ModelClient, key: str,
+                             messages: Sequence[Mapping[str, Any]], *,
                              config: Config | None = None, now: datetime | None = None,
                              model: str | None = None, commit: Commit | None = None) -> SessionFileResult:
     """Summarise an ending session into ``memory/YYYY-MM-DD-<slug>.md`` (see the module docstring).
