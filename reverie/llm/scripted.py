@@ -213,8 +213,8 @@ async def answer(request: Request) -> rt.ModelResponse:
 
 
 def direct_reply(
-    fake: ScriptedModel, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, tool_choice: Any,
-    temperature: float | None, max_tokens: int | None, model: str,
+    fake: ScriptedModel, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+    tool_choice: str | dict[str, Any] | None, temperature: float | None, max_tokens: int | None, model: str,
 ) -> tuple[rt.ModelResponse, float]:
     """The fake's next reply as a Reverie ``ModelResponse`` (usage estimated when the script gives none), and how
     long to wait before giving it."""
