@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from datetime import date
 from typing import Any
 
 import orjson
@@ -192,7 +193,7 @@ def _batch_facts(batch: str) -> list[Fact]:
     return facts
 
 
-def _entry_facts(entry: str, said_on: Any) -> list[Fact]:
+def _entry_facts(entry: str, said_on: date | None) -> list[Fact]:
     facts: list[Fact] = []
     speakers = any(_LINE_RE.match(ln.strip()) or _ROLE_LINE.match(ln.strip()) for ln in entry.splitlines())
     role = None if speakers else "USER"  # an entry without speakers is a note about the user
@@ -220,7 +221,7 @@ def _entry_facts(entry: str, said_on: Any) -> list[Fact]:
     return facts
 
 
-def _fact_line(text: str, mark: str, said_on: Any) -> list[Fact]:
+def _fact_line(text: str, mark: str, said_on: date | None) -> list[Fact]:
     """A fact line from the archiver: its date made absolute; a free phrasing ("User moved from Lisbon to Porto")
     put in the engine's template when it is understood, else kept as written."""
     fact, old = p.split_replaces(text)

@@ -37,6 +37,8 @@ from ..runtime import Runtime
 from ..workspace import MEMORY_FILES, Workspace
 
 if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
     from ..recall import Recall
 
 __all__ = ["build_server", "serve_stdio", "serve_http", "ResourceWatcher", "URI_PREFIX", "DATA_NOTICE"]
@@ -559,11 +561,11 @@ class BearerAuth:
     """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>`` (compared in constant
     time); anything else gets 401 and never reaches the MCP app."""
 
-    def __init__(self, app: Any, token: str) -> None:
+    def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
         self.expected = b"Bearer " + token.encode()
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
             if not hmac.compare_digest(given, self.expected):
