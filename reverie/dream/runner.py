@@ -79,8 +79,7 @@ class _Failed(Exception):
 
 
 class Dream:
-    """Dream over one workspace. ``git`` is a ``GitStore``, ``client`` a ``ModelClient`` (anything with its
-    ``complete``)."""
+    """Dream over one workspace: its memory files (``store``), their repo (``git``) and the model (``client``)."""
 
     def __init__(self, store: MemoryStore, git: GitStore, client: ModelClient, config: Config | None = None) -> None:
         self.store = store
@@ -311,8 +310,7 @@ class Dream:
     # -- lifecycle ----------------------------------------------------------------------------------------
     def _archive_enabled(self) -> bool:
         """The archive is written only where the memory repo tracks it (``git.trackedFiles``)."""
-        tracked = getattr(self.git, "tracked", None)
-        ok = tracked is None or all(is_tracked(archive_path(rel), tracked) for rel in MEMORY_FILES)
+        ok = all(is_tracked(archive_path(rel), self.git.tracked) for rel in MEMORY_FILES)
         if not ok:
             log.warning("dream: memory/archive/*.md is not in git.trackedFiles; nothing is archived, so files over "
                         "budget stay over it")
