@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -30,7 +30,13 @@ from .types import Hit, SearchFilters, SourceRef, from_epoch, to_epoch
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
+    import numpy
+    from numpy.typing import NDArray
+
     from ..store import MemoryStore
+
+    _Ids = NDArray[numpy.int64]  # chunk ids, ascending
+    _Vecs = NDArray[numpy.float32]  # one row (or one value) per id
 
 __all__ = ["Recall", "memory_search"]
 
@@ -99,7 +105,7 @@ class Recall:
         ws = self.workspace
         self.history = history or HistoryLog(ws.history_path, ws.cursor_path, ws.dream_cursor_path)
         self.index = SearchIndex(ws, self.history, include_sessions=self.settings.include_sessions)
-        self._vectors: tuple[int, str, Any, Any] | None = None  # (generation, model, ids, matrix)
+        self._vectors: tuple[int, str, _Ids, _Vecs] | None = None  # (generation, model, ids, matrix)
         self._speakers: tuple[int, dict[str, frozenset[str]]] | None = None  # (generation, name → its words)
         self._embedded: tuple[int, str] | None = None  # (generation, model) last found with every chunk embedded
 
@@ -320,7 +326,7 @@ class Recall:
         rows = self.index.conn.execute(sql, (rank.fts_query(terms), *params, limit)).fetchall()
         return [(i, -r) for i, r in rows]
 
-    def _similarities(self, qvec: Sequence[float], filters: SearchFilters | None) -> tuple[Any, Any] | None:
+    def _similarities(self, qvec: Sequence[float], filters: SearchFilters | None) -> tuple[_Ids, _Vecs] | None:
         """Cosine similarity of the query to every (allowed) chunk with a vector: (ids ascending, similarities)."""
         np = _numpy()
 
@@ -344,7 +350,7 @@ class Recall:
                 ids, sims = ids[keep], sims[keep]
         return ids, sims
 
-    def _matrix(self) -> tuple[Any, Any] | None:
+    def _matrix(self) -> tuple[_Ids, _Vecs] | None:
         model = self.settings.embedding_model or ""
         gen = self.index.generation()
         if self._vectors is not None and self._vectors[0] == gen and self._vectors[1] == model:
@@ -365,15 +371,15 @@ class Recall:
         self._vectors = (gen, model, ids, matrix)
         return ids, matrix
 
-    def _vectors_for(self, ids: Any) -> dict[int, Any]:
+    def _vectors_for(self, ids: Iterable[int]) -> dict[int, _Vecs]:
         loaded = self._matrix()
         if loaded is None:
             return {}
         index = {int(i): j for j, i in enumerate(loaded[0])}
         return {i: loaded[1][index[i]] for i in ids if i in index}
 
-    def _rows(self, ids: Any) -> dict[int, _Row]:
-        ids = list(ids)
+    def _rows(self, wanted: Iterable[int]) -> dict[int, _Row]:
+        ids = list(wanted)
         cols = _COLS
         out: dict[int, _Row] = {}
         for start in range(0, len(ids), 500):
@@ -439,7 +445,7 @@ def _with_neighbours(fused: dict[int, float], rows: dict[int, _Row], share: floa
     return out
 
 
-def _top(sims: tuple[Any, Any] | None, n: int) -> list[tuple[int, float]]:
+def _top(sims: tuple[_Ids, _Vecs] | None, n: int) -> list[tuple[int, float]]:
     """The ``n`` most similar chunks, best first (ties by id)."""
     np = _numpy()
 
@@ -452,7 +458,7 @@ def _top(sims: tuple[Any, Any] | None, n: int) -> list[tuple[int, float]]:
     return [(int(ids[j]), float(values[j])) for j in order if np.isfinite(values[j])]
 
 
-def _lookup(sims: tuple[Any, Any] | None, wanted: Any) -> dict[int, float]:
+def _lookup(sims: tuple[_Ids, _Vecs] | None, wanted: Iterable[int]) -> dict[int, float]:
     """id → similarity for the wanted ids that have a vector (``sims`` ids are ascending)."""
     np = _numpy()
 
