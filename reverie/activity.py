@@ -18,10 +18,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .llm.client import ModelClient
 from .llm.protocol import task_of
 
 if TYPE_CHECKING:
-    from .llm.client import ModelClient
     from .llm.types import ModelResponse
 
 __all__ = ["ModelActivity", "ModelCall", "ObservedClient"]
@@ -77,11 +77,13 @@ def _task(messages: list[dict[str, Any]]) -> str | None:
     return None
 
 
-class ObservedClient:
-    """A model client whose ``complete`` calls are recorded in a ``ModelActivity``; everything else is the
-    wrapped client's (attribute reads are delegated)."""
+class ObservedClient(ModelClient):
+    """A ``ModelClient`` whose ``complete`` calls are recorded in a ``ModelActivity``: each call is the wrapped
+    client's own, unchanged; everything else reads the same config. A subclass, so it goes wherever a
+    ``ModelClient`` is expected."""
 
     def __init__(self, client: ModelClient, activity: ModelActivity) -> None:
+        super().__init__(client.config)
         self._client = client
         self.activity = activity
 
@@ -93,6 +95,3 @@ class ObservedClient:
         model = kwargs.get("model") or self._client.config.model
         with self.activity.call(model, _task(messages)):
             return await self._client.complete(messages, *args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._client, name)

@@ -14,7 +14,7 @@ A scheduled Dream run is registered with the router, so ``/dream`` waits for it 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .commands import CommandContext, CommandRouter
 from .commands.dream_cmds import TASK_NAME as DREAM_TASK
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     import asyncio
 
     from .dream import DreamResult
+    from .dream.scheduler import DreamScheduler
+    from .sessions import Session
 
 log = logging.getLogger(__name__)
 
@@ -78,8 +80,8 @@ class ChatAgent:
         self.session_key = session_key
         self.router = CommandRouter(runtime)
         self.notify = notify
-        self._session: Any = None
-        self._scheduler: Any = None
+        self._session: Session | None = None
+        self._scheduler: DreamScheduler | None = None
         self._scheduled_run: asyncio.Task[DreamResult] | None = None
 
     @property
@@ -93,7 +95,7 @@ class ChatAgent:
         return f"{cfg.model}{dream}"
 
     @property
-    def session(self) -> Any:
+    def session(self) -> Session:
         if self._session is None:
             self._session = self.runtime.sessions.get_or_create(self.session_key)
         return self._session

@@ -17,6 +17,7 @@ from .store import MemoryStore as _Store
 
 if TYPE_CHECKING:
     from .gitstore import GitStore
+    from .llm.client import ModelClient
 
 __all__ = ["MemoryStore", "RAW_ARCHIVE_MAX_CHARS"]
 
@@ -57,12 +58,13 @@ class MemoryStore(_Store):
 
     # -- the seed API (nanobot's older consolidation interface; see reverie.consolidator.seed) --------------
     async def consolidate(
-        self, session: Any, provider: Any, model: str | None = None, *, archive_all: bool = False,
+        self, session: Any, provider: ModelClient | str, model: str | None = None, *, archive_all: bool = False,
         memory_window: int = 50,
     ) -> bool:
         """Archive old messages with one forced ``save_memory`` model call; False (nothing touched) on failure.
 
-        ``provider``: a model name or a ``ModelClient``.
+        ``session``: nanobot's or Reverie's (its ``messages``, ``key`` and ``last_consolidated`` are read, the last
+        one moved on success); ``provider``: a model name or a ``ModelClient``.
         """
         from .consolidator.seed import consolidate
 

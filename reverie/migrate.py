@@ -80,7 +80,7 @@ def _is_raw_block(lines: list[str]) -> bool:
     """Whether the entry being built is a raw archive (``[date] [RAW] N messages`` then one line per message)."""
     first = next((ln for ln in lines if ln.strip()), "")
     m = _NANOBOT_STAMP.match(first)
-    return bool(m) and first[m.end():].lstrip().startswith(_RAW_MARK)
+    return m is not None and first[m.end():].lstrip().startswith(_RAW_MARK)
 
 
 def _backup_name(path: Path) -> Path:

@@ -74,7 +74,7 @@ class Runtime:
             return client
         from .activity import ObservedClient
 
-        return ObservedClient(client, self.activity)  # type: ignore[return-value]  # same call surface
+        return ObservedClient(client, self.activity)
 
     @cached_property
     def sessions(self) -> SessionStore:

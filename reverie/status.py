@@ -3,17 +3,29 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from .config import OFFLINE_MODEL
 from .dream.deadletter import deadletter_path, set_aside
 from .dream.pending import load_pending
-from .dream.records import summarize
+from .dream.records import DeadLetterRecord, OutageRecord, RejectionRecord, RunRecord, summarize
 from .errors import CursorError, WorkspaceError
 from .store import MemoryStore
 from .workspace import ARCHIVE_DIR, MEMORY, MEMORY_FILES, SOUL, USER
 
-__all__ = ["StatusReport", "collect_status", "describe_model"]
+__all__ = ["StatusReport", "PendingSoulSummary", "collect_status", "describe_model"]
+
+
+class PendingSoulSummary(TypedDict):
+    """A SOUL.md change Dream staged for approval, as ``reverie status`` shows it."""
+
+    created_at: str
+    first_cursor: int | None
+    last_cursor: int | None
+    added: int
+    removed: int
+    proposals: int
+    applied: bool
 
 
 def describe_model(model: str) -> str:
@@ -33,18 +45,18 @@ class StatusReport:
     dream_model: str
     problems: list[str] = field(default_factory=list)
     #: A SOUL.md change Dream staged for approval (``reverie approve`` / ``reject``): when, cursors, +/- lines.
-    pending_soul: dict[str, Any] | None = None
+    pending_soul: PendingSoulSummary | None = None
     # Dream (see reverie.dream.records): the last run and rejection as recorded, batches set aside.
-    dream_last_run: dict[str, Any] | None = None
-    dream_last_rejection: dict[str, Any] | None = None
-    dream_dead_letters: list[dict[str, Any]] = field(default_factory=list)
+    dream_last_run: RunRecord | None = None
+    dream_last_rejection: RejectionRecord | None = None
+    dream_dead_letters: list[DeadLetterRecord] = field(default_factory=list)
     dream_attempts: int = 0
     #: Each prompt file's use of its Dream budget: ``{path: {"chars", "limit", "percent"}}``.
     budgets: dict[str, dict[str, int]] = field(default_factory=dict)
     #: Dream's archive (``memory/archive/*.md``): ``{"files", "lines", "chars"}``.
     archive: dict[str, int] = field(default_factory=dict)
     #: ``{"since", "reason"}`` while Dream runs fail because the model cannot be reached (batches stay pending).
-    dream_model_unavailable: dict[str, Any] | None = None
+    dream_model_unavailable: OutageRecord | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -55,8 +67,9 @@ def collect_status(store: MemoryStore) -> StatusReport:
     problems: list[str] = []
     last = store.last_cursor()
     try:
-        dream: int | None = store.dream_cursor()
-        pending: int | None = store.history.count_since(dream)
+        consumed = store.dream_cursor()
+        dream: int | None = consumed
+        pending: int | None = store.history.count_since(consumed)
     except CursorError as exc:
         dream, pending = None, None
         problems.append(str(exc))
@@ -105,7 +118,7 @@ def _archive_size(store: MemoryStore) -> dict[str, int]:
     return out
 
 
-def _pending_soul(store: MemoryStore, problems: list[str]) -> dict[str, Any] | None:
+def _pending_soul(store: MemoryStore, problems: list[str]) -> PendingSoulSummary | None:
     try:
         change = load_pending(store)
     except WorkspaceError as exc:
@@ -114,7 +127,7 @@ def _pending_soul(store: MemoryStore, problems: list[str]) -> dict[str, Any] | N
     if change is None:
         return None
     added, removed = change.counts()
-    return {
-        "created_at": change.created_at, "first_cursor": change.first_cursor, "last_cursor": change.last_cursor,
-        "added": added, "removed": removed, "proposals": change.proposals, "applied": change.applied,
-    }
+    return PendingSoulSummary(
+        created_at=change.created_at, first_cursor=change.first_cursor, last_cursor=change.last_cursor,
+        added=added, removed=removed, proposals=change.proposals, applied=change.applied,
+    )

@@ -58,6 +58,28 @@ def test_status_reports_a_corrupt_dream_cursor_without_failing(tmp_path):
     assert status["dream_cursor"] is None and "corrupt" in status["problems"][0]
 
 
+def test_status_skips_a_malformed_dream_record_with_a_warning(tmp_path):
+    """dream-status.json is advisory: a record missing a key or holding a wrong type reads as absent, with a
+    warning, instead of an internal error (a KeyError in the status table, before its records were typed)."""
+    ws = tmp_path / "ws"
+    ok("-w", str(ws), "init")
+    state = ws / "memory" / ".reverie"
+    state.mkdir(parents=True, exist_ok=True)
+    (state / "dream-status.json").write_text(json.dumps({
+        "last_run": {"status": "ok"},  # no time, no batch
+        "last_rejection": {"time": "2026-11-01T00:00:00+00:00", "first": "1", "last": 2, "reason": None},
+        "model_unavailable": {"since": 5, "reason": None},
+    }))
+    shown = ok("-w", str(ws), "status")
+    assert "last dream" not in shown.stdout and "last rejection" not in shown.stdout
+    assert "unreachable" not in shown.stdout
+    for key in ("last_run", "last_rejection", "model_unavailable"):
+        assert f"'{key}' is malformed" in shown.stderr
+    status = json.loads(ok("-w", str(ws), "status", "--json").stdout)
+    assert (status["dream_last_run"], status["dream_last_rejection"], status["dream_model_unavailable"]) == (
+        None, None, None)
+
+
 @pytest.mark.parametrize(
     ("setup", "args", "fragment"),
     [

@@ -19,7 +19,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn, TextIO
 
 from ..errors import ReverieError
 
@@ -115,7 +115,7 @@ class _CommandParser(argparse.ArgumentParser):
 class _MainParser(argparse.ArgumentParser):
     """The top-level parser: a mistyped command gets a "did you mean"."""
 
-    def error(self, message: str) -> Any:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         if "invalid choice:" in message:
             import difflib
 
@@ -125,7 +125,7 @@ class _MainParser(argparse.ArgumentParser):
                 message = f"unknown command {given!r}; did you mean {close[0]!r}?"
             else:
                 message = f"unknown command {given!r} (`reverie --help` lists the commands)"
-        return super().error(message)
+        super().error(message)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -163,16 +163,16 @@ class _Formatter(logging.Formatter):
         return f"{record.levelname.lower()}: {record.getMessage()}"
 
 
-class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+class _StderrHandler(logging.StreamHandler[TextIO]):
     """Writes to ``sys.stderr`` as it is when the record is emitted, not as it was at start-up: the live status line
     and the chat prompt swap it for a proxy that prints above them, so a warning never lands inside either."""
 
-    @property  # type: ignore[override]
-    def stream(self) -> Any:
+    @property
+    def stream(self) -> TextIO:
         return sys.stderr
 
     @stream.setter
-    def stream(self, value: Any) -> None:
+    def stream(self, value: TextIO) -> None:
         pass
 
 

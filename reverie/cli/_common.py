@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -50,7 +51,7 @@ def emit_json(data: Any) -> None:
     sys.stdout.flush()
 
 
-def count(minimum: int = 1, maximum: int | None = None):  # type: ignore[no-untyped-def]
+def count(minimum: int = 1, maximum: int | None = None) -> Callable[[str], int]:
     """An argparse ``type`` for a whole number in ``[minimum, maximum]``: ``-k -1`` or ``-n 0`` is refused with a
     usage error that says what is allowed, instead of meaning something surprising."""
 

@@ -9,13 +9,18 @@ would otherwise import for nothing).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from rich.text import Text
 
 from ..textsafety import printable
 from ._common import console
+
+if TYPE_CHECKING:
+    from rich.markdown import Markdown
+
+    from ..gitstore.types import CommitDetail, CommitInfo, FileChange, OperationResult
 
 __all__ = ["print_diff", "commit_table", "print_commit", "files_text", "print_operation"]
 
@@ -43,14 +48,14 @@ def print_diff(diff: str) -> None:
         console.print(diff_text(diff), end="")
 
 
-def files_text(files: Iterable[Any]) -> str:
+def files_text(files: Iterable[FileChange]) -> str:
     parts = []
     for f in files:
         parts.append(f"{escape(printable(f.path))} [green]+{f.added}[/] [red]-{f.removed}[/]")
     return ", ".join(parts) or "[dim]no file changes[/]"
 
 
-def commit_table(commits: Sequence[Any]) -> Text:
+def commit_table(commits: Sequence[CommitInfo]) -> Text:
     """One line per commit: sha, time, kind, subject, per-file +/- counts.
 
     Plain aligned columns rather than a rich ``Table``: measuring a table's cells cost ~0.1 s for 20 rows,
@@ -77,7 +82,7 @@ def commit_table(commits: Sequence[Any]) -> Text:
     return out
 
 
-def print_commit(detail: Any) -> None:
+def print_commit(detail: CommitDetail) -> None:
     info = detail.info
     console.print(f"[yellow]commit {info.sha}[/]  [bold]{escape(printable(info.kind))}[/]  [dim]{info.time.isoformat()}[/]")
     console.print(escape(printable(info.message.rstrip())), highlight=False)
@@ -86,7 +91,7 @@ def print_commit(detail: Any) -> None:
     print_diff(detail.diff)
 
 
-def print_operation(verb: str, target: str, result: Any) -> None:
+def print_operation(verb: str, target: str, result: OperationResult) -> None:
     if result.commit is None:
         console.print(f"nothing to do: memory already matches what {verb} {escape(printable(target))} would give")
         return
@@ -96,7 +101,7 @@ def print_operation(verb: str, target: str, result: Any) -> None:
     console.print(f"[dim]undo with: reverie restore {result.commit[:8]}[/]")
 
 
-def markdown(text: str) -> Any:
+def markdown(text: str) -> Markdown:
     """A chat reply for the terminal: rich Markdown that keeps the reply's line breaks (outside code fences)."""
     from rich.markdown import Markdown
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from rich.table import Table
@@ -11,17 +11,20 @@ from ..textsafety import printable
 from ._common import console
 from ._render import files_text, print_diff
 
+if TYPE_CHECKING:
+    from ..dream.result import DreamResult, Progress
+
 __all__ = ["progress_text", "print_dream"]
 
 
-def progress_text(p: Any) -> str:
+def progress_text(p: Progress) -> str:
     """Dream's phase for the status line (phase, batch, iteration, tool calls, tokens), from ``on_progress``."""
     batch = f" entries {p.first}–{p.last}" if p.first is not None else ""
     text = f"dream: {p.phase}{batch} · turn {p.iteration} · {p.tool_calls} tool calls · {p.tokens:,} tokens"
     return f"{text} · {p.message}" if p.message else text
 
 
-def print_dream(result: Any) -> None:
+def print_dream(result: DreamResult) -> None:
     """A finished Dream run: outcome, batch, changed files, commit, usage (and the diff of a dry run)."""
     ok = result.status in ("ok", "no-change", "nothing-to-do")
     colour = "green" if ok else "red"

@@ -13,13 +13,15 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from ._common import console
 
 if TYPE_CHECKING:
+    from rich.status import Status
+
     from ..activity import ModelActivity
 
 __all__ = ["StatusLine", "elapsed_text", "wait_text"]
@@ -68,7 +70,7 @@ class StatusLine:
         self.phase: str | None = None
         self._paused = 0
         self._lock = threading.RLock()
-        self._status: Any = None
+        self._status: Status | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from ..dream.pending import load_pending
 from ..errors import NothingPendingError
 from ..operations.approve import approve, reject
 from ._common import add_json_flag, console, emit_json, workspace_of
 from ._render import print_diff
+
+if TYPE_CHECKING:
+    from ..runtime import Runtime
 
 
 def configure_approve(p: argparse.ArgumentParser) -> None:
@@ -22,7 +26,7 @@ def configure_reject(p: argparse.ArgumentParser) -> None:
     p.set_defaults(func=run_reject)
 
 
-def _runtime(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _runtime(args: argparse.Namespace) -> Runtime:
     from ..runtime import Runtime
 
     return Runtime(workspace_of(args))

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from rich.table import Table
 
 from ..errors import CommandError
 from ._common import add_json_flag, console, emit_json, workspace_of
+
+if TYPE_CHECKING:
+    from ..consolidator import ConsolidationResult
+    from ..runtime import Runtime
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -17,7 +22,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.set_defaults(func=run)
 
 
-async def _consolidate(rt, key: str | None) -> list:  # type: ignore[no-untyped-def]
+async def _consolidate(rt: Runtime, key: str | None) -> list[ConsolidationResult]:
     if key is not None:
         session = rt.sessions.load(rt.sessions.path_for(key))
         if session is None:

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from ._common import add_json_flag, console, count, emit_json, existing_workspace
 from ._render import commit_table, print_commit
+
+if TYPE_CHECKING:
+    from ..gitstore import GitStore
 
 
 def configure_log(p: argparse.ArgumentParser) -> None:
@@ -23,7 +27,7 @@ def configure_show(p: argparse.ArgumentParser) -> None:
     p.set_defaults(func=run_show)
 
 
-def _git(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _git(args: argparse.Namespace) -> GitStore:
     from ..runtime import Runtime
 
     return Runtime(existing_workspace(args)).git

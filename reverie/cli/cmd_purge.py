@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 
 from ..errors import CommandError
 from ._common import add_json_flag, console, emit_json, workspace_of
+
+if TYPE_CHECKING:
+    from ..operations.purge import PurgePlan
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -51,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _show(plan) -> None:  # type: ignore[no-untyped-def]
+def _show(plan: PurgePlan) -> None:
     h = plan.history
     if not plan.found:
         console.print(f"{plan.description} was not found in memory: nothing to purge")

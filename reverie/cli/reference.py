@@ -59,7 +59,7 @@ def _type_name(annotation: Any) -> str:
     return text.replace("typing.", "").replace("NoneType", "null")
 
 
-def config_keys(model: type[BaseModel] = None, prefix: str = "") -> list[tuple[str, str, str, str]]:  # type: ignore[assignment]
+def config_keys(model: type[BaseModel] | None = None, prefix: str = "") -> list[tuple[str, str, str, str]]:
     """Every leaf key of the config: ``(camelCase path, type, default as JSON, meaning)``."""
     from ..config import Config, ProviderConfig
 
@@ -74,10 +74,9 @@ def config_keys(model: type[BaseModel] = None, prefix: str = "") -> list[tuple[s
         if typing.get_origin(annotation) is dict and typing.get_args(annotation)[1] is ProviderConfig:
             rows += config_keys(ProviderConfig, key + ".<name>.")
             continue
-        if field.default_factory is not None:
-            default: Any = field.default_factory()  # type: ignore[call-arg]
-        else:
-            default = None if field.default is PydanticUndefined else field.default
+        default = field.get_default(call_default_factory=True)
+        if default is PydanticUndefined:
+            default = None
         rows.append((key, _type_name(annotation), json.dumps(default, ensure_ascii=False),
                      (field.description or "").strip()))
     return rows

@@ -43,7 +43,7 @@ async def dream(inv: Invocation) -> str:
         return _report(inv, task.result())
     notify = inv.context.notify
 
-    def report(t: asyncio.Task) -> None:  # type: ignore[type-arg]
+    def report(t: asyncio.Task[DreamResult]) -> None:
         if router.claimed(t):  # a later /dream waited for this run and replied with its result
             return
         if t.cancelled():
@@ -62,7 +62,7 @@ async def dream(inv: Invocation) -> str:
     return f"Dreaming over {pending} pending {noun} in the background; I will report when it ends."
 
 
-async def _wait_for(inv: Invocation, run: asyncio.Task) -> str:  # type: ignore[type-arg]
+async def _wait_for(inv: Invocation, run: asyncio.Task[DreamResult]) -> str:
     """The result of the run in flight, once it ends. Cancelling this wait (Ctrl-C) leaves the run going; it
     then reports through its own notice as usual."""
     inv.router.claim(run)

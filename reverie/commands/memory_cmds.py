@@ -7,7 +7,7 @@ calls (``restore_or_revert`` is shared so the flag handling cannot drift).
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..dream.pending import load_pending
 from ..errors import AmbiguousRevisionError, CommandError
@@ -15,6 +15,7 @@ from .render import commit_detail, operation_reply, pending_soul, versions_table
 from .router import Command, Invocation
 
 if TYPE_CHECKING:
+    from ..gitstore.types import OperationResult
     from ..runtime import Runtime
 
 __all__ = ["commands", "restore_or_revert", "parse_restore_args"]
@@ -42,7 +43,7 @@ def parse_restore_args(args: list[str]) -> tuple[str | None, bool, bool]:
     return sha, only, replay
 
 
-def restore_or_revert(runtime: Runtime, sha: str, *, only: bool = False, replay: bool = False) -> Any:
+def restore_or_revert(runtime: Runtime, sha: str, *, only: bool = False, replay: bool = False) -> OperationResult:
     """Restore memory to before ``sha`` — or, with ``only``, undo just that change — under Dream's run lock, the
     cursor rewound with ``replay`` (``reverie.operations.restore``)."""
     from ..operations.restore import restore_memory

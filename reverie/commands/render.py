@@ -8,7 +8,13 @@ with rich; these functions are for transports that show Markdown.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..consolidator.consolidator import ConsolidationResult
+    from ..dream.pending import PendingChange
+    from ..dream.result import DreamResult
+    from ..gitstore.types import CommitDetail, CommitInfo, FileChange, OperationResult
 
 __all__ = [
     "files_line", "commit_detail", "versions_table", "operation_reply", "fence", "when",
@@ -19,12 +25,12 @@ __all__ = [
 MAX_DIFF_CHARS = 6_000
 
 
-def when(info: Any) -> str:
+def when(info: CommitInfo) -> str:
     """A commit's time, local to its own timezone, to the minute."""
     return info.time.strftime("%Y-%m-%d %H:%M")
 
 
-def files_line(files: Iterable[Any]) -> str:
+def files_line(files: Iterable[FileChange]) -> str:
     """``USER.md +2 -1, memory/MEMORY.md +1`` (FileChange values)."""
     parts = []
     for f in files:
@@ -41,7 +47,7 @@ def fence(text: str, lang: str = "") -> str:
     return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
 
 
-def commit_detail(detail: Any, *, undo_hint: bool = True) -> str:
+def commit_detail(detail: CommitDetail, *, undo_hint: bool = True) -> str:
     """A commit with its files, diff and the command that would undo it."""
     info = detail.info
     lines = [
@@ -59,7 +65,7 @@ def commit_detail(detail: Any, *, undo_hint: bool = True) -> str:
     return "\n".join(lines)
 
 
-def versions_table(commits: Sequence[Any]) -> str:
+def versions_table(commits: Sequence[CommitInfo]) -> str:
     if not commits:
         return "No versions yet: memory has no commits."
     rows = ["| sha | time | kind | summary |", "|---|---|---|---|"]
@@ -71,7 +77,7 @@ def versions_table(commits: Sequence[Any]) -> str:
     return "\n".join(rows)
 
 
-def operation_reply(verb: str, target: str, result: Any) -> str:
+def operation_reply(verb: str, target: str, result: OperationResult) -> str:
     """The reply to a restore or revert (an ``OperationResult``)."""
     if result.commit is None:
         return f"Nothing to do: memory already matches the state {verb} `{target}` would give."
@@ -87,13 +93,13 @@ def _n(count: int, noun: str) -> str:
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
-def _batch(result: Any) -> str:
+def _batch(result: DreamResult) -> str:
     if result.first is None:
         return ""
     return f"entries {result.first}–{result.last}" if result.last != result.first else f"entry {result.first}"
 
 
-def dream_result(result: Any) -> str:
+def dream_result(result: DreamResult) -> str:
     """The report of a finished Dream run (a ``DreamResult``)."""
     status, batch = result.status, _batch(result)
     if status == "nothing-to-do":
@@ -133,7 +139,7 @@ def dream_result(result: Any) -> str:
     return "\n".join(lines)
 
 
-def consolidation_reply(result: Any) -> str:
+def consolidation_reply(result: ConsolidationResult) -> str:
     """What a ``/new`` (or any Consolidator call) archived (a ``ConsolidationResult``)."""
     n = result.archived_messages
     if n == 0:
@@ -146,7 +152,7 @@ def consolidation_reply(result: Any) -> str:
     return text + "."
 
 
-def pending_soul(change: Any) -> str:
+def pending_soul(change: PendingChange) -> str:
     """A SOUL.md change Dream staged for approval (``reverie.dream.pending.PendingChange``)."""
     added, removed = change.counts()
     lines = [f"**Pending** `{change.path}` change (+{added} -{removed}), waiting for approval:", fence(change.diff(), "diff")]

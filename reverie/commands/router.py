@@ -24,14 +24,16 @@ import shlex
 import weakref
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import CommandError, ReverieError
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
+    from ..sessions import Session
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 __all__ = ["Command", "CommandContext", "CommandRouter", "Handler", "Invocation", "parse_command"]
 
@@ -50,7 +52,7 @@ class CommandContext:
     """
 
     session_key: str = "cli:direct"
-    session: Any = None
+    session: Session | None = None
     notify: Notify | None = None
 
 
@@ -199,7 +201,7 @@ class CommandRouter:
         return f"Unknown command `/{clip(name)}`.{hint} Send `/help` for the list."
 
     # -- background work --------------------------------------------------------------------------------------
-    def spawn(self, coro: Awaitable[Any], *, name: str) -> asyncio.Task[Any]:
+    def spawn(self, coro: Awaitable[_T], *, name: str) -> asyncio.Task[_T]:
         """Run ``coro`` in the background, keeping a reference so it is neither collected nor forgotten."""
         task = asyncio.ensure_future(coro)
         task.set_name(name)

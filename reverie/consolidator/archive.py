@@ -20,6 +20,7 @@ from ..llm import protocol
 from ..llm.client import ModelClient, log_model_failure
 from ..llm.prompts import load_prompt
 from ..llm.types import Usage
+from ..workspace import Workspace
 from .transcript import render_transcript
 
 log = logging.getLogger(__name__)
@@ -48,7 +49,7 @@ class ArchiveReply:
 
 
 def request_messages(
-    workspace: object,
+    workspace: Workspace,
     context: Sequence[Mapping[str, Any]],
     archive: Sequence[Mapping[str, Any]],
     *,
@@ -106,7 +107,7 @@ def interpret(content: str | None, finish_reason: str, has_tool_calls: bool) -> 
 
 async def summarise(
     client: ModelClient,
-    workspace: object,
+    workspace: Workspace,
     context: Sequence[Mapping[str, Any]],
     archive: Sequence[Mapping[str, Any]],
     *,

@@ -214,7 +214,7 @@ class Consolidator:
                 if start >= len(session.messages):
                     result.stop = "all-archived"
                     return
-                end: int | None = self._largest_slice(session, start, tokens_of)
+                end = self._largest_slice(session, start, tokens_of)
             else:
                 if estimate <= self.target:
                     result.stop = "target-reached"
@@ -222,13 +222,14 @@ class Consolidator:
                 if result.rounds >= MAX_ROUNDS:
                     result.stop = "max-rounds"
                     return
-                end = pick_slice(
+                picked = pick_slice(
                     session.messages, start, need=estimate - self.target, max_tokens=max(1, self.budget // 2),
                     tokens_of=tokens_of,
                 )
-                if end is None:
+                if picked is None:
                     result.stop = "no-safe-slice"
                     return
+                end = picked
             if not await self._archive_slice(session, start, end, result, rest_if_raw=everything):
                 if not everything:
                     result.stop = "raw-fallback"

@@ -110,6 +110,7 @@ async def consolidate(
     if not old:
         return True
 
+    model_name: str | None
     if isinstance(provider, str):
         client, model_name = ModelClient(store.config), model or provider
     else:

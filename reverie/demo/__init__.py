@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import orjson
 
@@ -35,13 +35,32 @@ from ..workspace import MEMORY_FILES, Workspace
 if TYPE_CHECKING:
     from ..activity import ModelActivity
     from ..config import Config
+    from ..dream.result import DreamResult
 
-__all__ = ["DemoReport", "run_demo", "load_conversation", "DEMO_CONFIG"]
+__all__ = ["DemoReport", "run_demo", "load_conversation", "Conversation", "DEMO_CONFIG"]
 
 #: The demo workspace's reverie.json: a small context window, so consolidation triggers within a session.
 DEMO_CONFIG = {"agents": {"defaults": {"contextWindowTokens": 2048, "maxTokens": 768}}}
 
 Say = Callable[[str, str], None]
+
+
+class DemoMessage(TypedDict):
+    role: str
+    content: str
+
+
+class DemoSession(TypedDict):
+    key: str  # the session key the messages are replayed into
+    started: str  # ISO time of the first message; each next message is two minutes later
+    messages: list[DemoMessage]
+
+
+class Conversation(TypedDict):
+    """The shape of ``conversation.json``."""
+
+    about: str
+    sessions: list[DemoSession]
 
 
 @dataclass
@@ -55,7 +74,7 @@ class DemoReport:
     messages: int = 0
     pressure_rounds: int = 0  # Consolidator rounds triggered by token pressure (not by /new)
     history_entries: int = 0
-    dream: Any = None  # DreamResult
+    dream: DreamResult | None = None
     dream_commits: list[str] = field(default_factory=list)
     restore_commit: str | None = None
     undo_commit: str | None = None
@@ -63,9 +82,10 @@ class DemoReport:
     seconds: float = 0.0
 
 
-def load_conversation() -> dict[str, Any]:
+def load_conversation() -> Conversation:
     data = resources.files("reverie.demo").joinpath("conversation.json").read_bytes()
-    return orjson.loads(data)
+    conversation: Conversation = orjson.loads(data)  # package data, checked by the demo's tests
+    return conversation
 
 
 def is_free(root: Path) -> bool:

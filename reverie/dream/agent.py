@@ -6,7 +6,7 @@ import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..llm import protocol
 from ..llm.types import ToolCall, Usage
@@ -15,6 +15,9 @@ from .batch import SECTION_BUDGETS
 from .budget import Budget, budgeted_call
 from .edit_tools import MemoryTools
 from .result import Finding
+
+if TYPE_CHECKING:
+    from ..llm.client import ModelClient
 
 __all__ = ["EditOutcome", "edit_message", "run_edit_loop"]
 
@@ -61,7 +64,7 @@ def _signature(call: ToolCall) -> str:
 
 
 async def run_edit_loop(
-    client: Any,
+    client: ModelClient,
     budget: Budget,
     tools: MemoryTools,
     *,

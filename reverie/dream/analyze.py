@@ -5,13 +5,16 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import ModelError
 from ..llm import protocol
 from ..llm.types import Usage
 from .budget import Budget, budgeted_call
 from .result import Finding
+
+if TYPE_CHECKING:
+    from ..llm.client import ModelClient
 
 __all__ = ["Analysis", "UnusableAnalysis", "analyze", "parse_findings"]
 
@@ -83,7 +86,7 @@ def _skipped(text: str) -> bool:
     return False
 
 
-async def analyze(client: Any, budget: Budget, *, model: str, system: str, user: str,
+async def analyze(client: ModelClient, budget: Budget, *, model: str, system: str, user: str,
                   max_tokens: int | None = None) -> Analysis:
     """Run phase 1; raises ``UnusableAnalysis``, ``ModelError`` or ``BudgetExceeded``."""
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]

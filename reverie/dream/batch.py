@@ -13,6 +13,7 @@ from datetime import UTC, date, datetime
 from typing import Protocol
 
 from ..config import DreamConfig
+from ..gitstore.types import CommitInfo
 from ..history import HistoryEntry
 from ..llm import protocol
 from ..workspace import MEMORY, MEMORY_FILES, SOUL, USER
@@ -31,7 +32,7 @@ AGE_WALK_LIMIT = 40
 
 
 class _History(Protocol):  # the part of GitStore the age walk uses
-    def log(self, limit: int = 20, kind: str | None = None, path: str | None = None) -> list: ...  # noqa: E704
+    def log(self, limit: int = 20, kind: str | None = None, path: str | None = None) -> list[CommitInfo]: ...
     def file_at(self, rev: str, path: str) -> str | None: ...  # noqa: E704
 
 

@@ -8,11 +8,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..config import DreamConfig
 from ..llm.types import ModelResponse, Usage
+
+if TYPE_CHECKING:
+    from ..llm.client import ModelClient
 
 __all__ = ["Budget", "BudgetExceeded", "REPEAT_LIMIT", "budgeted_call"]
 
@@ -39,7 +43,7 @@ class Budget:
     max_tokens: int
     max_seconds: float
     overall: Budget | None = None  # a drain's shared budget, charged alongside this one
-    clock: object = time.monotonic
+    clock: Callable[[], float] = time.monotonic
     iterations: int = 0
     tool_calls: int = 0
     tokens: int = 0
@@ -48,7 +52,7 @@ class Budget:
     _failures: Counter[str] = field(default_factory=Counter)
 
     def __post_init__(self) -> None:
-        self.started = self.clock()  # type: ignore[operator]
+        self.started = self.clock()
 
     @classmethod
     def from_config(cls, cfg: DreamConfig, *, overall: Budget | None = None) -> Budget:
@@ -56,7 +60,7 @@ class Budget:
 
     # -- queries ------------------------------------------------------------------------------------------
     def elapsed(self) -> float:
-        return self.clock() - self.started  # type: ignore[operator]
+        return self.clock() - self.started
 
     def remaining_seconds(self) -> float:
         own = self.max_seconds - self.elapsed()
@@ -100,12 +104,8 @@ class Budget:
             raise BudgetExceeded("loop", f"the same failing call {REPEAT_LIMIT} times: {signature[:160]}")
 
 
-class _Client(Protocol):
-    async def complete(self, messages: list[dict[str, Any]], **kw: Any) -> ModelResponse: ...  # noqa: E704
-
-
 async def budgeted_call(
-    client: _Client, budget: Budget, messages: list[dict[str, Any]], *, model: str, **kw: Any
+    client: ModelClient, budget: Budget, messages: list[dict[str, Any]], *, model: str, **kw: Any
 ) -> ModelResponse:
     """One model call inside the budget: refused past the time cap, cut off at the remaining wall time, and its
     tokens charged (which raises ``BudgetExceeded`` when the token cap is crossed). ``ModelError`` passes through."""

@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -196,6 +196,10 @@ class _Line:
     new: bool  # added by this run
 
 
+_When = Callable[[_Line], tuple[int, int]]  # a line's age order: (day it was learned, line index)
+_Protected = Callable[[_Line], bool]  # never retired (pinned, identity, or marked permanent)
+
+
 def _is_fact(raw: str) -> bool:
     s = raw.strip()
     return bool(s) and not s.startswith(("#", "<!--", "```", "|", ">")) and bool(line_key(s))
@@ -266,12 +270,12 @@ def apply(
         drop: dict[int, Retired] = {}
         infos = {ln.index: record.info(rel, ln.key) for ln in lines}
 
-        def when(ln: _Line, infos: dict = infos) -> tuple[int, int]:  # type: ignore[type-arg]
+        def when(ln: _Line, infos: dict[int, LineInfo | None] = infos) -> tuple[int, int]:
             info = infos[ln.index]
             day = today.toordinal() if ln.new else (info.learned.toordinal() if info else 0)
             return day, ln.index
 
-        def protected(ln: _Line, infos: dict = infos, rel: str = rel) -> bool:  # type: ignore[type-arg]
+        def protected(ln: _Line, infos: dict[int, LineInfo | None] = infos, rel: str = rel) -> bool:
             info = infos[ln.index]
             identity = rel == USER and bool(_IDENTITY.search(ln.key))
             return ln.pinned or identity or (info is not None and info.mark == "permanent")
@@ -371,7 +375,8 @@ def _removal_reason(text: str, findings: Sequence[Finding]) -> str:
     return "an edit removed it"
 
 
-def _merge_duplicates(rel: str, lines: list[_Line], drop: dict[int, Retired], when, protected, stamp: str) -> None:  # type: ignore[no-untyped-def]
+def _merge_duplicates(rel: str, lines: list[_Line], drop: dict[int, Retired], when: _When, protected: _Protected,
+                      stamp: str) -> None:
     first: dict[str, _Line] = {}
     for ln in lines:
         if ln.key in first:
@@ -404,7 +409,7 @@ def _merge_duplicates(rel: str, lines: list[_Line], drop: dict[int, Retired], wh
             break
 
 
-def _supersede_slots(rel: str, lines: list[_Line], drop: dict[int, Retired], when, stamp: str) -> None:  # type: ignore[no-untyped-def]
+def _supersede_slots(rel: str, lines: list[_Line], drop: dict[int, Retired], when: _When, stamp: str) -> None:
     by_slot: dict[str, list[_Line]] = {}
     for ln in lines:
         if ln.index in drop:
@@ -422,7 +427,7 @@ def _supersede_slots(rel: str, lines: list[_Line], drop: dict[int, Retired], whe
 
 
 def _archive_least_salient(rel: str, text: str, lines: list[_Line], drop: dict[int, Retired],
-                           infos: Mapping[int, LineInfo | None], protected, cfg: DreamConfig,  # type: ignore[no-untyped-def]
+                           infos: Mapping[int, LineInfo | None], protected: _Protected, cfg: DreamConfig,
                            today: date, over: list[str]) -> None:
     lc = cfg.lifecycle
     stamp = today.isoformat()

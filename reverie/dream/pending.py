@@ -214,7 +214,7 @@ def stage_soul_change(
         path=SOUL, base=base, proposed=proposed, created_at=now, updated_at=now,
         first_cursor=first_cursor, last_cursor=last_cursor, head=head, model=model,
         reasons=kept + ((reason_line,) if reason_line else ()),
-        proposals=(previous.proposals + 1) if kept else 1,
+        proposals=(previous.proposals + 1) if previous is not None and kept else 1,
     )
     atomic_write(pending_path(store), change.to_json())  # one atomic replace: old or new proposal, never a mix
     return change

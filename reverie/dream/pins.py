@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import DreamError
 from ..hitlog import PIN_MARK, is_pinned
 from ..workspace import MEMORY_FILES, Workspace
+
+if TYPE_CHECKING:
+    from ..gitstore import GitStore
 
 __all__ = ["PinResult", "pin"]
 
@@ -25,7 +28,7 @@ class PinResult:
     commit: str | None
 
 
-def pin(workspace: Workspace, git: Any, text: str, *, pinned: bool = True) -> PinResult:
+def pin(workspace: Workspace, git: GitStore, text: str, *, pinned: bool = True) -> PinResult:
     """Pin (or unpin) the single memory-file line containing ``text`` (case-insensitive). Raises ``DreamError``
     when no line or several lines match."""
     needle = " ".join(text.split()).lower()

@@ -12,24 +12,75 @@
     {"first": 31, "count": 2, "reasons": ["...", "..."]}
 
 Both are replaced atomically (``atomic_write``); a missing or corrupt record reads as empty, with a warning for
-corrupt ones, because both are advisory: the cursor and the repo remain the truth.
+corrupt ones, because both are advisory: the cursor and the repo remain the truth. A record inside
+``dream-status.json`` without one of its keys, or with a value of the wrong type, is corrupt too: it reads as
+absent, with a warning, so no reader ever meets a half record.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import orjson
 
 from ..fsutil import atomic_write
 
-__all__ = ["Attempts", "StatusRecord", "DreamStatusSummary", "summarize", "now_iso", "parse_time"]
+if TYPE_CHECKING:
+    from .deadletter import DeadLetter
+
+__all__ = ["Attempts", "StatusRecord", "DreamStatusSummary", "summarize", "now_iso", "parse_time", "RunRecord",
+           "RejectionRecord", "OutageRecord", "DeadLetterRecord"]
 
 log = logging.getLogger(__name__)
+
+
+class RunRecord(TypedDict):
+    """``last_run``: the outcome of the last Dream run (``first``/``last`` None when no batch was read)."""
+
+    time: str
+    status: str
+    first: int | None
+    last: int | None
+    reason: str | None
+    commit: str | None
+
+
+class RejectionRecord(TypedDict):
+    """``last_rejection``: the last run the gate rejected."""
+
+    time: str
+    first: int | None
+    last: int | None
+    reason: str | None
+
+
+class OutageRecord(TypedDict):
+    """``model_unavailable``: since when runs fail because the model cannot be reached."""
+
+    since: str
+    reason: str | None
+
+
+class DeadLetterRecord(TypedDict):
+    """A batch set aside, as ``reverie status`` lists it."""
+
+    first: int
+    last: int
+    reason: str
+    time: str
+
+
+_Types = Mapping[str, tuple[type, ...]]
+_OPT_INT, _OPT_STR = (int, type(None)), (str, type(None))
+_RUN: _Types = {"time": (str,), "status": (str,), "first": _OPT_INT, "last": _OPT_INT, "reason": _OPT_STR,
+                "commit": _OPT_STR}
+_REJECTION: _Types = {"time": (str,), "first": _OPT_INT, "last": _OPT_INT, "reason": _OPT_STR}
+_OUTAGE: _Types = {"since": (str,), "reason": _OPT_STR}
 
 
 def now_iso() -> str:
@@ -76,7 +127,8 @@ class StatusRecord:
                    commit: str | None, *, unavailable: bool = False) -> None:
         when = now_iso()
         if unavailable:  # "since" is the first failure of the outage; a run that reached the model ends it
-            since = (self.model_unavailable or {}).get("since", when)
+            outage = self.model_unavailable
+            since = outage["since"] if outage is not None else when
             self.data["model_unavailable"] = {"since": since, "reason": reason}
         else:
             self.data.pop("model_unavailable", None)
@@ -90,20 +142,38 @@ class StatusRecord:
         # next scheduled run come early.
         atomic_write(self.path, orjson.dumps(self.data, option=orjson.OPT_INDENT_2) + b"\n", fsync=False)
 
-    @property
-    def last_run(self) -> dict[str, Any] | None:
-        value = self.data.get("last_run")
-        return value if isinstance(value, dict) else None
+    def _valid(self, key: str, types: _Types) -> dict[str, Any] | None:
+        """The record ``key`` with every key of ``types``, each of its type; None (with a warning) otherwise."""
+        value = self.data.get(key)
+        if value is None:
+            return None
+        if isinstance(value, dict) and all(
+            k in value and isinstance(value[k], allowed) and not isinstance(value[k], bool)
+            for k, allowed in types.items()
+        ):
+            return value
+        log.warning("%s: %r is malformed (expected %s); ignored", self.path, key, ", ".join(types))
+        return None
 
     @property
-    def model_unavailable(self) -> dict[str, Any] | None:
-        value = self.data.get("model_unavailable")
-        return value if isinstance(value, dict) else None
+    def last_run(self) -> RunRecord | None:
+        v = self._valid("last_run", _RUN)
+        if v is None:
+            return None
+        return RunRecord(time=v["time"], status=v["status"], first=v["first"], last=v["last"], reason=v["reason"],
+                         commit=v["commit"])
 
     @property
-    def last_rejection(self) -> dict[str, Any] | None:
-        value = self.data.get("last_rejection")
-        return value if isinstance(value, dict) else None
+    def model_unavailable(self) -> OutageRecord | None:
+        v = self._valid("model_unavailable", _OUTAGE)
+        return None if v is None else OutageRecord(since=v["since"], reason=v["reason"])
+
+    @property
+    def last_rejection(self) -> RejectionRecord | None:
+        v = self._valid("last_rejection", _REJECTION)
+        if v is None:
+            return None
+        return RejectionRecord(time=v["time"], first=v["first"], last=v["last"], reason=v["reason"])
 
     @property
     def last_completed(self) -> datetime | None:
@@ -150,16 +220,16 @@ class DreamStatusSummary:
     """Dream's part of ``reverie status``: the last run, the last gate rejection, batches set aside, and failed
     attempts on the batch now pending."""
 
-    last_run: dict[str, Any] | None
-    last_rejection: dict[str, Any] | None
-    dead_letters: list[dict[str, Any]]
+    last_run: RunRecord | None
+    last_rejection: RejectionRecord | None
+    dead_letters: list[DeadLetterRecord]
     attempts: int
-    model_unavailable: dict[str, Any] | None = None
+    model_unavailable: OutageRecord | None = None
 
 
-def summarize(state_dir: Path, deadletters: list[Any]) -> DreamStatusSummary:
+def summarize(state_dir: Path, deadletters: list[DeadLetter]) -> DreamStatusSummary:
     record = StatusRecord.load(state_dir)
     attempts = Attempts.load(state_dir)
-    letters = [{"first": d.first, "last": d.last, "reason": d.reason, "time": d.time} for d in deadletters]
+    letters = [DeadLetterRecord(first=d.first, last=d.last, reason=d.reason, time=d.time) for d in deadletters]
     return DreamStatusSummary(record.last_run, record.last_rejection, letters, attempts.count,
                               record.model_unavailable)

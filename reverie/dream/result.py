@@ -8,7 +8,7 @@ from typing import Literal
 from ..gitstore.types import FileChange
 from ..llm.types import Usage
 
-__all__ = ["DreamStatus", "Finding", "Edit", "DreamResult", "Progress"]
+__all__ = ["DreamStatus", "Finding", "Edit", "DreamResult", "Progress", "ProgressPhase"]
 
 DreamStatus = Literal[
     "ok", "no-change", "nothing-to-do", "already-running", "failed", "rejected", "dead-lettered"
@@ -88,11 +88,14 @@ class DreamResult:
         return bool(self.files)
 
 
+ProgressPhase = Literal["start", "analyze", "edit", "gate", "commit", "done"]
+
+
 @dataclass(frozen=True, slots=True)
 class Progress:
     """A progress event for a live status line: which phase, and the run's counters so far."""
 
-    phase: Literal["start", "analyze", "edit", "gate", "commit", "done"]
+    phase: ProgressPhase
     iteration: int = 0
     tool_calls: int = 0
     tokens: int = 0

@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from ..config import Config
 from ..errors import (
@@ -30,6 +30,7 @@ from ..errors import (
 from ..gitstore import trailers as tr
 from ..gitstore.location import is_tracked
 from ..gitstore.trailers import format_message
+from ..history import HistoryEntry
 from ..llm import protocol
 from ..llm.prompts import load_prompt
 from ..llm.types import Usage
@@ -50,7 +51,7 @@ from .lifecycle import apply as run_lifecycle
 from .lock import RunLock
 from .pending import stage_soul_change
 from .records import Attempts, StatusRecord
-from .result import DreamResult, Progress
+from .result import DreamResult, DreamStatus, Finding, Progress, ProgressPhase
 from .salience import SalienceRecord
 from .staging import StagedFiles, unified_diff
 
@@ -68,7 +69,8 @@ ProgressCallback = Callable[[Progress], None]
 class _Failed(Exception):
     """A batch attempt failed before anything was written."""
 
-    def __init__(self, status: str, reason: str, *, count: bool = True, unavailable: bool = False) -> None:
+    def __init__(self, status: Literal["failed", "rejected"], reason: str, *, count: bool = True,
+                 unavailable: bool = False) -> None:
         super().__init__(reason)
         self.status = status
         self.reason = reason
@@ -77,8 +79,7 @@ class _Failed(Exception):
 
 
 class Dream:
-    """Dream over one workspace. ``git`` is a ``GitStore``, ``client`` a ``ModelClient`` (anything with its
-    ``complete``)."""
+    """Dream over one workspace: its memory files (``store``), their repo (``git``) and the model (``client``)."""
 
     def __init__(self, store: MemoryStore, git: GitStore, client: ModelClient, config: Config | None = None) -> None:
         self.store = store
@@ -203,12 +204,12 @@ class Dream:
         emit(Progress("start", first=first, last=last))
         staged = StagedFiles.load(self.workspace)
         tools = MemoryTools(staged)
-        findings: tuple = ()
+        findings: tuple[Finding, ...] = ()
         base = DreamResult("failed", first, last, model=self.model, dry_run=dry_run,
                            attempts=attempts.for_batch(first))
 
-        def progress(phase: str) -> None:
-            emit(Progress(phase, budget.iterations, budget.tool_calls, budget.tokens, first, last))  # type: ignore[arg-type]
+        def progress(phase: ProgressPhase) -> None:
+            emit(Progress(phase, budget.iterations, budget.tool_calls, budget.tokens, first, last))
 
         try:
             if staged.unreadable:  # never consume a batch whose facts could not be written anywhere
@@ -293,7 +294,7 @@ class Dream:
         finally:
             lock.release()
 
-    def _requeued_batch(self, dry_run: bool) -> list:  # type: ignore[type-arg]
+    def _requeued_batch(self, dry_run: bool) -> list[HistoryEntry]:
         """The entries of the first requeued batch still in history (a vanished one is settled with a warning)."""
         path = deadletter_path(self.workspace.memory_dir)
         for d in queued(path):
@@ -309,8 +310,7 @@ class Dream:
     # -- lifecycle ----------------------------------------------------------------------------------------
     def _archive_enabled(self) -> bool:
         """The archive is written only where the memory repo tracks it (``git.trackedFiles``)."""
-        tracked = getattr(self.git, "tracked", None)
-        ok = tracked is None or all(is_tracked(archive_path(rel), tracked) for rel in MEMORY_FILES)
+        ok = all(is_tracked(archive_path(rel), self.git.tracked) for rel in MEMORY_FILES)
         if not ok:
             log.warning("dream: memory/archive/*.md is not in git.trackedFiles; nothing is archived, so files over "
                         "budget stay over it")
@@ -325,7 +325,7 @@ class Dream:
         return out
 
     def _lifecycle(self, staged: StagedFiles, today: date, *, tools: MemoryTools | None = None,
-                   findings: tuple = (), facts: list[tuple[str, str]] | None = None) -> LifecycleOutcome:
+                   findings: tuple[Finding, ...] = (), facts: list[tuple[str, str]] | None = None) -> LifecycleOutcome:
         """Run the lifecycle step over the staged copy (it updates ``staged.current``)."""
         enabled = self._archive_enabled()
         disk: dict[str, str] = {}
@@ -437,7 +437,7 @@ class Dream:
         if self._requeued is not None:
             append_event(deadletter_path(self.workspace.memory_dir), "done", self._requeued, sha)
         diff = "".join(unified_diff(rel, disk[rel], text) for rel, text in files.items())
-        status = "ok" if sha or pending_soul is not None else "no-change"
+        status: DreamStatus = "ok" if sha or pending_soul is not None else "no-change"
         result = replace(done, status=status, commit=sha, files=tuple(changes) if sha else (), diff=diff,
                          pending_soul=pending_soul)
         attempts.clear()
@@ -460,12 +460,12 @@ class Dream:
         self._record(result)
         return result
 
-    def _fail(self, base: DreamResult, findings: tuple, tools: MemoryTools, budget: Budget, attempts: Attempts,
-              dry_run: bool, failure: _Failed) -> DreamResult:
+    def _fail(self, base: DreamResult, findings: tuple[Finding, ...], tools: MemoryTools, budget: Budget,
+              attempts: Attempts, dry_run: bool, failure: _Failed) -> DreamResult:
         """Nothing was written. Count the attempt if the batch is at fault; at ``maxAttempts`` set it aside."""
         # Info, not warning: the reason travels in the result, which every front-end prints (once).
         log.info("dream: batch %s-%s %s: %s", base.first, base.last, failure.status, failure.reason)
-        result = replace(base, status=failure.status, reason=failure.reason, findings=findings,  # type: ignore[arg-type]
+        result = replace(base, status=failure.status, reason=failure.reason, findings=findings,
                          edits=tuple(tools.edits), usage=budget.usage, iterations=budget.iterations,
                          tool_calls=budget.tool_calls)
         if dry_run:

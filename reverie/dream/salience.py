@@ -92,7 +92,7 @@ class LineInfo:
 def score(info: LineInfo, today: date, half_life_days: float) -> float:
     """The salience of an unprotected line (see the module docstring)."""
     age = max(0, (today - info.last_seen).days)
-    return 0.5 ** (age / half_life_days) + HIT_WEIGHT * math.log2(1 + info.hits)
+    return math.pow(0.5, age / half_life_days) + HIT_WEIGHT * math.log2(1 + info.hits)
 
 
 @dataclass

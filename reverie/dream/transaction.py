@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..gitstore import trailers as tr
 from ..gitstore.merge import merge3
@@ -26,6 +26,9 @@ from ..workspace import Workspace
 from .deadletter import deadletter_path, read_dead_letters
 from .records import Attempts
 from .result import Finding
+
+if TYPE_CHECKING:
+    from ..gitstore import GitStore
 
 __all__ = ["fault", "merge_over_disk", "file_changes", "dream_trailers", "commit_message", "commit_run",
            "reconcile"]
@@ -94,7 +97,7 @@ def commit_message(changes: Sequence[FileChange], findings: Sequence[Finding], f
     return subject, body
 
 
-def commit_run(git: Any, store: MemoryStore, files: Mapping[str, str], message: str, trailers: Mapping[str, str],
+def commit_run(git: GitStore, store: MemoryStore, files: Mapping[str, str], message: str, trailers: Mapping[str, str],
                last: int) -> str | None:
     """Commit (GitStore writes the files after its ref update) and only then advance the Dream cursor."""
     fault("before-commit")
@@ -105,7 +108,7 @@ def commit_run(git: Any, store: MemoryStore, files: Mapping[str, str], message: 
     return sha
 
 
-def _head_dream_cursor(git: Any) -> int | None:
+def _head_dream_cursor(git: GitStore) -> int | None:
     """The ``Reverie-Cursor`` of the newest dream commit near the tip, looking past other commits (a person's
     edit, an approved SOUL.md change, a purge) but not past a restore or revert: those set the cursor themselves
     (``--replay`` rewinds it on purpose), so they win."""
@@ -117,7 +120,7 @@ def _head_dream_cursor(git: Any) -> int | None:
     return None
 
 
-def reconcile(store: MemoryStore, git: Any, attempts: Attempts) -> int:
+def reconcile(store: MemoryStore, git: GitStore, attempts: Attempts) -> int:
     """Bring ``.dream_cursor`` up to what was durably done; returns the cursor. A corrupt file gets back the value
     Reverie last wrote (``MemoryStore.settle_dream_cursor``), never one guessed from git."""
     cursor = store.settle_dream_cursor()

@@ -101,7 +101,7 @@ class GitStore(NanobotGitAPI):
     ) -> None:
         """``tracked_files`` (nanobot's argument) overrides ``config.tracked_files``."""
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
-        self.config = config if config is not None else GitConfig.model_validate({})
+        self.config = config if config is not None else GitConfig()
         if tracked_files is not None:
             self.config = self.config.model_copy(update={"tracked_files": list(tracked_files)})
         self.tracked: list[str] = list(dict.fromkeys(check_relative(p) for p in self.config.tracked_files))

@@ -242,7 +242,7 @@ class ModelClient:
         s = self.settings
         if retry_after is not None:
             return min(retry_after, s.retry_after_max) + random.uniform(0, 0.1 * s.backoff_base)
-        base = min(s.backoff_max, s.backoff_base * (2**attempt))
+        base = min(s.backoff_max, s.backoff_base * (2.0**attempt))
         return base * random.uniform(0.5, 1.0)  # jitter spreads clients that failed together
 
     async def _acompletion(self, name: str, messages: list[dict[str, Any]], kwargs: dict[str, Any], timeout: float) -> Any:
@@ -257,8 +257,8 @@ class ModelClient:
             raise litellm.Timeout(f"no reply within {timeout:.1f}s", model=name, llm_provider="") from exc
 
     def _kwargs(
-        self, name: str, provider: str, tools: Any, tool_choice: Any, temperature: Any, max_tokens: Any, *,
-        remote: bool = True,
+        self, name: str, provider: str, tools: list[dict[str, Any]] | None, tool_choice: str | dict[str, Any] | None,
+        temperature: float | None, max_tokens: int | None, *, remote: bool = True,
     ) -> dict[str, Any]:
         kwargs: dict[str, Any] = {}
         if tools:
@@ -324,7 +324,7 @@ class ModelClient:
 
     # -- the response -------------------------------------------------------------------------------------
     def _to_response(
-        self, raw: Any, name: str, provider: str, messages: list[dict[str, Any]], tools: Any
+        self, raw: Any, name: str, provider: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
     ) -> ModelResponse:
         choices = getattr(raw, "choices", None) or []
         if not choices:
@@ -344,7 +344,8 @@ class ModelClient:
             model=name,
         )
 
-    def _usage(self, raw: Any, name: str, provider: str, messages: Any, tools: Any, content: Any, calls: Any) -> Usage:
+    def _usage(self, raw: Any, name: str, provider: str, messages: list[dict[str, Any]],
+               tools: list[dict[str, Any]] | None, content: str | None, calls: tuple[ToolCall, ...]) -> Usage:
         usage = getattr(raw, "usage", None)
         prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion = int(getattr(usage, "completion_tokens", 0) or 0)
@@ -438,7 +439,7 @@ def warned_since(exc: BaseException, since: float) -> bool:
 
 async def _call_local(model: registry.LocalModel, request: registry.Request) -> ModelResponse:
     out = model(request)
-    return await out if inspect.isawaitable(out) else out  # type: ignore[no-any-return]
+    return await out if inspect.isawaitable(out) else out
 
 
 def _finished(resp: ModelResponse, name: str, provider: str) -> ModelResponse:
@@ -460,7 +461,10 @@ def _tool_call(index: int, call: Any) -> ToolCall:
     fn = getattr(call, "function", None)
     if fn is None and isinstance(call, Mapping):
         fn = call.get("function")
-    get = (lambda k: fn.get(k)) if isinstance(fn, Mapping) else (lambda k: getattr(fn, k, None))
+
+    def get(key: str) -> object:  # a provider's call is a litellm object or, from some servers, a plain dict
+        return fn.get(key) if isinstance(fn, Mapping) else getattr(fn, key, None)
+
     raw = get("arguments")
     if isinstance(raw, Mapping):
         raw_text = orjson.dumps(dict(raw), default=str).decode()

@@ -14,9 +14,12 @@ import re
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 __all__ = ["embed", "embed_sync", "hash_embedding", "register_embedder", "HASH_PROVIDER"]
 
@@ -33,7 +36,7 @@ def _litellm() -> Any:
     """litellm with Reverie's switches and providers (``_litellm.get_litellm``), plus the registered embedders."""
     from ._litellm import get_litellm
 
-    litellm = get_litellm()
+    litellm: Any = get_litellm()  # a module mypy does not follow (lazy and large): its provider map is set by name
     with _lock:
         pending = {name: fn for name, fn in _embedders.items() if name not in _installed}
         if pending:
@@ -81,8 +84,9 @@ def _hash_model(texts: list[str], model: str) -> list[list[float]]:
 
 
 def _handler(litellm: Any, provider: str, fn: Callable[[list[str], str], list[list[float]]]) -> Any:
-    class InProcessEmbedder(litellm.CustomLLM):  # type: ignore[misc, name-defined]
-        def _respond(self, model: str, input: Any, model_response: Any) -> Any:
+    # litellm is imported lazily, so to mypy its CustomLLM is Any; the handler is typed on its own methods.
+    class InProcessEmbedder(litellm.CustomLLM):  # type: ignore[misc]
+        def _respond(self, model: str, input: str | list[str], model_response: Any) -> Any:
             texts = [input] if isinstance(input, str) else [str(t) for t in input]
             vectors = fn(texts, model)
             model_response.data = [{"object": "embedding", "index": i, "embedding": list(map(float, v))}
@@ -90,16 +94,17 @@ def _handler(litellm: Any, provider: str, fn: Callable[[list[str], str], list[li
             model_response.model = f"{provider}/{model}"
             return model_response
 
-        def embedding(self, model: str, input: list, model_response: Any, *args: Any, **kwargs: Any) -> Any:
+        def embedding(self, model: str, input: list[str], model_response: Any, *args: Any, **kwargs: Any) -> Any:
             return self._respond(model, input, model_response)
 
-        async def aembedding(self, model: str, input: list, model_response: Any, *args: Any, **kwargs: Any) -> Any:
+        async def aembedding(self, model: str, input: list[str], model_response: Any, *args: Any, **kwargs: Any) -> Any:
             return self._respond(model, input, model_response)
 
     return InProcessEmbedder()
 
 
-async def embed(texts: list[str], *, model: str, config: Any = None, timeout: float = 60.0) -> list[list[float]]:
+async def embed(texts: list[str], *, model: str, config: Config | None = None,
+                timeout: float = 60.0) -> list[list[float]]:
     """Embed ``texts`` with ``model`` (a litellm model name). Raises ``ModelError`` (never with an API key in it)."""
     if not texts:
         return []
@@ -112,7 +117,8 @@ async def embed(texts: list[str], *, model: str, config: Any = None, timeout: fl
     return _checked(_vectors_of(response), model, len(texts))
 
 
-def embed_sync(texts: list[str], *, model: str, config: Any = None, timeout: float = 60.0) -> list[list[float]]:
+def embed_sync(texts: list[str], *, model: str, config: Config | None = None,
+               timeout: float = 60.0) -> list[list[float]]:
     """``embed`` for synchronous callers, with no event loop: an in-process embedder (``hashembed``, one added by
     ``register_embedder``) is called directly, any other model through ``litellm.embedding``."""
     if not texts:
@@ -154,9 +160,9 @@ def _checked(vectors: list[list[float]], model: str, n: int) -> list[list[float]
     return vectors
 
 
-def _provider_kwargs(provider: str, config: Any) -> dict[str, Any]:
+def _provider_kwargs(provider: str, config: Config | None) -> dict[str, Any]:
     kwargs: dict[str, Any] = {}
-    pconf = getattr(config, "providers", {}).get(provider) if config is not None else None
+    pconf = config.providers.get(provider) if config is not None else None
     if pconf is not None:
         if pconf.api_key:
             kwargs["api_key"] = pconf.api_key

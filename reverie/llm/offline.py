@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from datetime import date
 from typing import Any
 
 import orjson
@@ -79,7 +80,8 @@ _STOPWORDS = frozenset(
 
 
 # -- entry point --------------------------------------------------------------------------------------------------
-def respond(messages: list[dict[str, Any]], *, tools: Any = None, tool_choice: Any = None) -> ModelResponse:
+def respond(messages: list[dict[str, Any]], *, tools: list[dict[str, Any]] | None = None,
+            tool_choice: str | dict[str, Any] | None = None) -> ModelResponse:
     """The engine's reply to a chat request: same input, same output, every time."""
     system = next((_text(m.get("content")) for m in messages if m.get("role") == "system"), "")
     task = p.task_of(system)
@@ -198,7 +200,7 @@ def _batch_facts(batch: str) -> list[Fact]:
     return facts
 
 
-def _entry_facts(entry: str, said_on: Any) -> list[Fact]:
+def _entry_facts(entry: str, said_on: date | None) -> list[Fact]:
     facts: list[Fact] = []
     speakers = any(_LINE_RE.match(ln.strip()) or _ROLE_LINE.match(ln.strip()) for ln in entry.splitlines())
     role = None if speakers else "USER"  # an entry without speakers is a note about the user
@@ -226,7 +228,7 @@ def _entry_facts(entry: str, said_on: Any) -> list[Fact]:
     return facts
 
 
-def _fact_line(text: str, mark: str, said_on: Any) -> list[Fact]:
+def _fact_line(text: str, mark: str, said_on: date | None) -> list[Fact]:
     """A fact line from the archiver: its date made absolute; a free phrasing ("User moved from Lisbon to Porto")
     put in the engine's template when it is understood, else kept as written."""
     fact, old = p.split_replaces(text)
@@ -324,7 +326,8 @@ def _find_line(lines: list[str], text: str) -> str | None:
 
 
 # -- dream: editing -----------------------------------------------------------------------------------------------
-def _dream_edit(messages: list[dict[str, Any]], user: str, tools: Any) -> tuple[str | None, tuple[ToolCall, ...]]:
+def _dream_edit(messages: list[dict[str, Any]], user: str,
+                tools: list[dict[str, Any]] | None) -> tuple[str | None, tuple[ToolCall, ...]]:
     results = [_text(m.get("content")) for m in messages if m.get("role") == "tool"]
     if results:  # second turn: never loop, whatever the results say
         failed = sum(1 for r in results if re.match(r"^\s*(error|refused|not found)", r, re.I))
@@ -437,7 +440,8 @@ def _unique(path: str, body: str, lines: list[str], index: int, replacement: str
 
 
 # -- forced tool calls, session summaries -------------------------------------------------------------------------
-def _forced_tool(tools: Any, tool_choice: Any) -> dict[str, Any] | None:
+def _forced_tool(tools: list[dict[str, Any]] | None,
+                 tool_choice: str | dict[str, Any] | None) -> dict[str, Any] | None:
     """The function schema a request forces (``tool_choice`` naming it, or "required" with a single tool)."""
     if not tools:
         return None
@@ -450,7 +454,7 @@ def _forced_tool(tools: Any, tool_choice: Any) -> dict[str, Any] | None:
     return next((f for f in fns if f.get("name") == name), None) if name else None
 
 
-def _has_tool(tools: Any, name: str) -> bool:
+def _has_tool(tools: list[dict[str, Any]] | None, name: str) -> bool:
     return any(isinstance(t, dict) and t.get("function", t).get("name") == name for t in tools or ())
 
 

@@ -110,15 +110,15 @@ def resolve(expr: str, said_on: date | None) -> date | None:
         return _month_day(month, day, year, said_on or date.today())
     m = re.fullmatch(rf"(?:the )?(\d{{1,2}}){_ORD} (?:of )?({_MON})(?: (\d{{4}}))?", text) or None
     if m:
-        day, month, year = int(m.group(1)), _MONTHS[m.group(2).rstrip(".")], m.group(3)
+        day, month, year_text = int(m.group(1)), _MONTHS[m.group(2).rstrip(".")], m.group(3)
     else:
         m = re.fullmatch(rf"({_MON}) (\d{{1,2}}){_ORD}(?: (\d{{4}}))?", text)
         if m:
-            day, month, year = int(m.group(2)), _MONTHS[m.group(1).rstrip(".")], m.group(3)
+            day, month, year_text = int(m.group(2)), _MONTHS[m.group(1).rstrip(".")], m.group(3)
     if m:
-        if year is None and said_on is None:
+        if year_text is None and said_on is None:
             return None
-        return _month_day(month, day, int(year) if year else None, said_on or date.today())
+        return _month_day(month, day, int(year_text) if year_text else None, said_on or date.today())
     if said_on is None:
         return None
     if text in ("today", "tonight"):

@@ -279,8 +279,8 @@ class Rule:
 
 def _rule(pattern: str, template: str, kinds: str = "", mark: str = "durable", *, change: bool = False,
           negative: bool = False) -> Rule:
-    pairs = tuple(tuple(x.split("=")) for x in kinds.split()) if kinds else ()
-    return Rule(re.compile(pattern, re.I), template, pairs, mark, change, negative)  # type: ignore[arg-type]
+    pairs = tuple((group, kind) for group, _, kind in (x.partition("=") for x in kinds.split()))
+    return Rule(re.compile(pattern, re.I), template, pairs, mark, change, negative)
 
 
 _RULES: list[Rule] = [
@@ -568,7 +568,7 @@ def _third_singular(verb: str) -> str:
     return verb + "s"
 
 
-_THIRD_PERSON = [
+_THIRD_PERSON: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"\bI am\b|\bI'm\b", "the user is"), (r"\bI've\b|\bI have\b", "the user has"), (r"\bI'll\b", "the user will"),
     (r"\bI'd\b", "the user would"), (r"\bI was\b", "the user was"), (r"\bI don't\b|\bI do not\b", "the user doesn't"),
     (r"\bI do\b", "the user does"), (_I_VERB, lambda m: f"the user{m.group(1)} {_third_singular(m.group(2))}"),

@@ -39,10 +39,10 @@ def packaged_prompt(task: str) -> str:
     return _with_task_line(task, text)
 
 
-def load_prompt(task: str, workspace: object | str | os.PathLike[str] | None = None) -> str:
+def load_prompt(task: str, workspace: Workspace | str | os.PathLike[str] | None = None) -> str:
     """The system prompt for ``task``: the workspace's override when there is one, else the packaged one.
 
-    ``workspace`` is a ``reverie.workspace.Workspace``, a path, or None (packaged prompt only).
+    ``workspace`` is a ``Workspace``, a path, or None (packaged prompt only).
     """
     protocol.task_line(task)
     root = _root(workspace)
@@ -57,7 +57,7 @@ def load_prompt(task: str, workspace: object | str | os.PathLike[str] | None = N
     return packaged_prompt(task)
 
 
-def _root(workspace: object | None) -> Path | None:
+def _root(workspace: Workspace | str | os.PathLike[str] | None) -> Path | None:
     if workspace is None:
         return None
     if isinstance(workspace, (str, os.PathLike)):  # before .root: a Path's .root is its anchor ("/")

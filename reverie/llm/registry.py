@@ -33,7 +33,7 @@ class Request:
     model: str
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] | None = None
-    tool_choice: Any = None
+    tool_choice: str | dict[str, Any] | None = None
     temperature: float | None = None
     max_tokens: int | None = None
 

@@ -29,12 +29,15 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import types as rt
 from .registry import Request
 from .tokens import estimate_tokens
 from .types import ToolCall, Usage
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = [
     "ScriptedModel",
@@ -90,7 +93,11 @@ class Prompt(Request):
         return next((str(m.get("content") or "") for m in reversed(self.messages) if m.get("role") == "user"), "")
 
 
-Script = str | ToolCall | Reply | BaseException | list | tuple | Callable[[Prompt], Any]
+#: What a script gives for one request: text, a tool call or several (one reply), a full ``Reply``, an exception to
+#: raise, or None (a reply with no content).
+Answer = str | ToolCall | Reply | BaseException | list[ToolCall] | tuple[ToolCall, ...] | None
+#: A queued reply: an ``Answer``, or a callable computing one from the request.
+Script = Answer | Callable[["Prompt"], Answer]
 
 _registry: dict[str, ScriptedModel] = {}
 _registry_lock = threading.Lock()
@@ -101,17 +108,17 @@ class ScriptedModel:
     """A fake model answering from a queue of replies. Create with ``ScriptedModel.register(name)``."""
 
     name: str
-    responder: Callable[[Prompt], Any] | None = None
+    responder: Callable[[Prompt], Answer] | None = None
     direct: bool = False
     latency: float = 0.0
     prompts: list[Prompt] = field(default_factory=list)
-    _queue: deque[Any] = field(default_factory=deque, repr=False)
+    _queue: deque[Script] = field(default_factory=deque, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     # -- registry -----------------------------------------------------------------------------------------
     @classmethod
     def register(
-        cls, name: str, *, responder: Callable[[Prompt], Any] | None = None, direct: bool = False,
+        cls, name: str, *, responder: Callable[[Prompt], Answer] | None = None, direct: bool = False,
         latency: float = 0.0,
     ) -> ScriptedModel:
         """Create (or replace) the fake answering model ``scripted/<name>``; ``latency`` delays every reply."""
@@ -175,7 +182,7 @@ class ScriptedModel:
         return _to_reply(item, prompt)
 
 
-def _to_reply(item: Any, prompt: Prompt) -> Reply:
+def _to_reply(item: Script, prompt: Prompt) -> Reply:
     if callable(item) and not isinstance(item, (ToolCall, Reply, BaseException, type)):
         item = item(prompt)
     if isinstance(item, BaseException):
@@ -193,7 +200,7 @@ def _to_reply(item: Any, prompt: Prompt) -> Reply:
     raise ScriptError(f"cannot turn {type(item).__name__} into a scripted reply")
 
 
-async def answer(request: Any) -> rt.ModelResponse:
+async def answer(request: Request) -> rt.ModelResponse:
     """The registry's entry point: the fake's next reply to ``request`` (a ``registry.Request``), after its delay."""
     import asyncio
 
@@ -206,7 +213,8 @@ async def answer(request: Any) -> rt.ModelResponse:
 
 
 def direct_reply(
-    fake: ScriptedModel, messages: list, tools: Any, tool_choice: Any, temperature: Any, max_tokens: Any, model: str
+    fake: ScriptedModel, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+    tool_choice: str | dict[str, Any] | None, temperature: float | None, max_tokens: int | None, model: str,
 ) -> tuple[rt.ModelResponse, float]:
     """The fake's next reply as a Reverie ``ModelResponse`` (usage estimated when the script gives none), and how
     long to wait before giving it."""
@@ -231,46 +239,42 @@ def direct_reply(
 
 
 # -- exceptions as a provider raises them (litellm's types, so the client's retry policy sees the real thing) ---
-def _http_response(status: int, headers: dict[str, str] | None = None) -> Any:
+def _http_response(status: int, headers: dict[str, str] | None = None) -> httpx.Response:
     import httpx
 
     return httpx.Response(status, headers=headers or {}, request=httpx.Request("POST", "http://scripted.invalid/"))
 
 
-def rate_limit_error(retry_after: float | None = None, message: str = "rate limited") -> BaseException:
-    """A litellm ``RateLimitError`` (429), with a ``Retry-After`` header when given."""
+def _litellm_error(kind: str, *args: object, **kwargs: object) -> BaseException:
+    """litellm's exception ``kind`` raised by "provider" ``scripted`` (litellm imported here, on first use)."""
     from ._litellm import get_litellm
 
-    litellm = get_litellm()
+    make: Callable[..., BaseException] = getattr(get_litellm(), kind)
+    return make(*args, llm_provider="scripted", model="scripted", **kwargs)
+
+
+def rate_limit_error(retry_after: float | None = None, message: str = "rate limited") -> BaseException:
+    """A litellm ``RateLimitError`` (429), with a ``Retry-After`` header when given."""
     headers = {"retry-after": f"{retry_after:g}"} if retry_after is not None else {}
-    return litellm.RateLimitError(message, llm_provider="scripted", model="scripted", response=_http_response(429, headers))
+    return _litellm_error("RateLimitError", message, response=_http_response(429, headers))
 
 
 def server_error(status: int = 500, message: str = "server error") -> BaseException:
     """A litellm 5xx error (InternalServerError for 500, ServiceUnavailableError for 503, else APIError)."""
-    from ._litellm import get_litellm
-
-    litellm = get_litellm()
     if status == 503:
-        return litellm.ServiceUnavailableError(message, llm_provider="scripted", model="scripted", response=_http_response(503))
+        return _litellm_error("ServiceUnavailableError", message, response=_http_response(503))
     if status == 500:
-        return litellm.InternalServerError(message, llm_provider="scripted", model="scripted", response=_http_response(500))
-    return litellm.APIError(status, message, llm_provider="scripted", model="scripted")
+        return _litellm_error("InternalServerError", message, response=_http_response(500))
+    return _litellm_error("APIError", status, message)
 
 
 def timeout_error(message: str = "request timed out") -> BaseException:
-    from ._litellm import get_litellm
-
-    return get_litellm().Timeout(message, model="scripted", llm_provider="scripted")
+    return _litellm_error("Timeout", message)
 
 
 def connection_error(message: str = "connection dropped") -> BaseException:
-    from ._litellm import get_litellm
-
-    return get_litellm().APIConnectionError(message, llm_provider="scripted", model="scripted")
+    return _litellm_error("APIConnectionError", message)
 
 
 def bad_request_error(message: str = "bad request") -> BaseException:
-    from ._litellm import get_litellm
-
-    return get_litellm().BadRequestError(message, model="scripted", llm_provider="scripted")
+    return _litellm_error("BadRequestError", message)

@@ -21,7 +21,7 @@ import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import anyio
 import orjson
@@ -32,9 +32,14 @@ from mcp_types import EmptyResult, SubscribeRequestParams, ToolAnnotations, Unsu
 from pydantic import Field
 
 from ..errors import ReverieError, UnsafePathError
-from ..recall.types import SOURCE_KINDS
+from ..recall.types import SourceKind
 from ..runtime import Runtime
 from ..workspace import MEMORY_FILES, Workspace
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    from ..recall import Recall
 
 __all__ = ["build_server", "serve_stdio", "serve_http", "ResourceWatcher", "URI_PREFIX", "DATA_NOTICE"]
 
@@ -61,7 +66,6 @@ _ADDITIVE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempo
 _DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
                                open_world_hint=False)
 
-SourceKind = Literal[SOURCE_KINDS]  # type: ignore[valid-type]
 Sha = Annotated[str, Field(min_length=4, max_length=40, pattern=r"^[0-9a-fA-F]+$",
                            description="a commit sha or an unambiguous prefix of at least 4 hex digits")]
 
@@ -191,7 +195,7 @@ class _Memory:
     def __init__(self, workspace: Workspace, watcher: ResourceWatcher) -> None:
         self.workspace = workspace
         self.watcher = watcher
-        self._recall: Any = None
+        self._recall: Recall | None = None
 
     async def call(self, fn: Callable[[Runtime], T], *, writes: bool = False) -> T:
         """Run ``fn`` on a fresh ``Runtime`` in a worker thread; a ``ReverieError`` becomes the tool's error."""
@@ -234,7 +238,13 @@ class _Memory:
             self._recall = None
 
 
-def build_server(workspace: Workspace | str | os.PathLike[str], *, interval: float = 1.0) -> MCPServer[Any]:
+class ReverieServer(MCPServer[Any]):
+    """An ``MCPServer`` that holds the memory it serves, closed by the serve functions when the server stops."""
+
+    reverie_memory: _Memory
+
+
+def build_server(workspace: Workspace | str | os.PathLike[str], *, interval: float = 1.0) -> ReverieServer:
     """An ``MCPServer`` serving ``workspace``'s memory (not started: see ``serve_stdio`` / ``serve_http``)."""
     ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
     bus = InMemorySubscriptionBus()
@@ -246,7 +256,7 @@ def build_server(workspace: Workspace | str | os.PathLike[str], *, interval: flo
         async with watcher.running():
             yield
 
-    server: MCPServer[Any] = MCPServer(
+    server = ReverieServer(
         "reverie",
         version=_version(),
         instructions=(
@@ -263,7 +273,7 @@ def build_server(workspace: Workspace | str | os.PathLike[str], *, interval: flo
     _register_resources(server, ws)
     _register_prompt(server, ws)
     _register_legacy_subscribe(server, watcher)
-    server.reverie_memory = memory  # type: ignore[attr-defined]  # closed by the serve functions
+    server.reverie_memory = memory  # closed by the serve functions
     return server
 
 
@@ -273,7 +283,7 @@ def _register_tools(server: MCPServer[Any], memory: _Memory) -> None:  # noqa: C
         query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS,
                                     description="what to look for, in natural language or keywords")],
         k: Annotated[int, Field(ge=1, le=50, description="how many hits to return")] = 10,
-        kinds: Annotated[list[SourceKind] | None, Field(  # type: ignore[valid-type]
+        kinds: Annotated[list[SourceKind] | None, Field(
             description="only these sources: memory (SOUL.md, USER.md, MEMORY.md), dated (memory notes and the "
                         "archive), history (the archived conversation log), session (live conversations)")] = None,
         session: Annotated[str | None, Field(max_length=MAX_SESSION_KEY_CHARS,
@@ -535,7 +545,7 @@ def serve_stdio(workspace: Workspace | str | os.PathLike[str]) -> None:
     try:
         anyio.run(server.run_stdio_async)
     finally:
-        server.reverie_memory.close()  # type: ignore[attr-defined]
+        server.reverie_memory.close()
 
 
 def is_loopback(host: str) -> bool:
@@ -551,11 +561,11 @@ class BearerAuth:
     """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>`` (compared in constant
     time); anything else gets 401 and never reaches the MCP app."""
 
-    def __init__(self, app: Any, token: str) -> None:
+    def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
         self.expected = b"Bearer " + token.encode()
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
             if not hmac.compare_digest(given, self.expected):
@@ -588,4 +598,4 @@ def serve_http(workspace: Workspace | str | os.PathLike[str], *, host: str = "12
     try:
         uv.run()
     finally:
-        server.reverie_memory.close()  # type: ignore[attr-defined]
+        server.reverie_memory.close()

@@ -288,7 +288,9 @@ class SearchIndex:
                 if name.endswith(".jsonl"):
                     yield f"sessions/{name}", "session", file
 
-    def _sync_file(self, rel: str, kind: str, file: Path, known: tuple | None, stats: SyncStats) -> None:
+    def _sync_file(self, rel: str, kind: str, file: Path, known: tuple[str, int, int, str] | None,
+                   stats: SyncStats) -> None:
+        """Re-chunk ``file`` unless ``known`` (its ``files`` row: kind, size, mtime_ns, hash) shows it unchanged."""
         conn = self.conn
         try:
             st = file.stat()

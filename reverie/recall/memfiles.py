@@ -36,11 +36,11 @@ import logging
 import os
 import re
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import orjson
 
@@ -48,11 +48,12 @@ from ..config import Config
 from ..errors import ModelError, ReverieError
 from ..fsutil import atomic_write, fsync_dir, read_text_lossy
 from ..llm import protocol
-from ..llm.client import log_model_failure
+from ..llm.client import ModelClient, log_model_failure
 from ..llm.output import echo_of, fact_problem, prose_problem
 from ..llm.prompts import load_prompt
 from ..llm.tools import function_schema
 from ..locking import Lock, lock_path
+from ..sessions import Session
 from ..workspace import Workspace
 from .rank import STOPWORDS
 from .sources import message_text
@@ -174,10 +175,11 @@ def _request(task: str, workspace: Workspace, messages: Sequence[Mapping[str, An
 # -- session-end memory files ---------------------------------------------------------------------------------
 #: ``commit(message, {path: new content})``: GitStore's commit (kind ``recall``), which writes the file itself
 #: after the ref update (its crash-safe order), so the dated file and its commit never disagree.
-Commit = Callable[[str, dict[str, str]], Any]
+Commit = Callable[[str, dict[str, str]], object]
 
 
-async def write_session_file(workspace: Workspace, client: Any, key: str, messages: Sequence[Mapping[str, Any]], *,
+async def write_session_file(workspace: Workspace, client: ModelClient, key: str,
+                             messages: Sequence[Mapping[str, Any]], *,
                              config: Config | None = None, now: datetime | None = None,
                              model: str | None = None, commit: Commit | None = None) -> SessionFileResult:
     """Summarise an ending session into ``memory/YYYY-MM-DD-<slug>.md`` (see the module docstring).
@@ -199,13 +201,14 @@ async def write_session_file(workspace: Workspace, client: Any, key: str, messag
         resp = await client.complete(_request(protocol.TASK_SESSION_SUMMARY, workspace, messages, f"{now:%Y-%m-%d}"),
                                      model=model, tools=[SAVE_SUMMARY_TOOL], tool_choice=_FORCE_SUMMARY,
                                      max_tokens=_limit(protocol.TASK_SESSION_SUMMARY, config or client.config))
-        call = next((c for c in resp.tool_calls if c.name == "save_summary" and c.arguments), None)
-        if call is not None and isinstance(call.arguments.get("summary"), str) and call.arguments["summary"].strip():
-            candidate = call.arguments["summary"].strip()
+        args = next((c.arguments for c in resp.tool_calls if c.name == "save_summary" and c.arguments), None)
+        given = args.get("summary") if args is not None else None
+        if args is not None and isinstance(given, str) and given.strip():
+            candidate = given.strip()
             problem = _summary_problem(candidate, system)
             if problem is None:
                 summary = candidate
-                slug = _usable_slug(str(call.arguments.get("slug") or ""), system) or slugify(summary)
+                slug = _usable_slug(str(args.get("slug") or ""), system) or slugify(summary)
             else:
                 raw_reason = f"the summary was rejected: {problem}"
         else:
@@ -331,7 +334,7 @@ def flush_due(estimated_tokens: int, trigger_tokens: int, config: Config) -> boo
     return f.enabled and estimated_tokens >= trigger_tokens - f.threshold_tokens
 
 
-async def maybe_flush(workspace: Workspace, client: Any, key: str, messages: Sequence[Mapping[str, Any]], *,
+async def maybe_flush(workspace: Workspace, client: ModelClient, key: str, messages: Sequence[Mapping[str, Any]], *,
                       estimated_tokens: int, trigger_tokens: int, cycle: int, config: Config | None = None,
                       now: datetime | None = None, model: str | None = None,
                       commit: Commit | None = None) -> FlushResult:
@@ -457,8 +460,15 @@ def _read_state(path: Path) -> dict[str, int]:
     return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, int)} if isinstance(data, dict) else {}
 
 
-def consolidator_hooks(workspace: Workspace, client: Any, config: Config,
-                       commit: Commit | None = None) -> dict[str, Any]:
+class ConsolidatorHooks(TypedDict):
+    """The keyword arguments ``consolidator_hooks`` gives ``Consolidator``."""
+
+    before_compaction: Callable[[Session, int, int], Awaitable[None]]
+    at_new_session: Callable[[Session], Awaitable[None]]
+
+
+def consolidator_hooks(workspace: Workspace, client: ModelClient, config: Config,
+                       commit: Commit | None = None) -> ConsolidatorHooks:
     """The ``Consolidator`` hooks that run the flush before compaction and write the session file at ``/new``.
 
     ``commit(message, {path: content})`` versions a written dated file (``Runtime`` passes GitStore's commit,
@@ -467,7 +477,7 @@ def consolidator_hooks(workspace: Workspace, client: Any, config: Config,
     """
 
 
-    async def before_compaction(session: Any, estimate: int, budget: int) -> None:
+    async def before_compaction(session: Session, estimate: int, budget: int) -> None:
         try:
             await maybe_flush(workspace, client, session.key, session.messages[session.last_consolidated:],
                               estimated_tokens=estimate, trigger_tokens=budget, cycle=session.last_consolidated,
@@ -475,7 +485,7 @@ def consolidator_hooks(workspace: Workspace, client: Any, config: Config,
         except (ReverieError, OSError) as exc:
             log.warning("pre-compaction flush of session %s failed: %s", session.key, exc)
 
-    async def at_new_session(session: Any) -> None:
+    async def at_new_session(session: Session) -> None:
         try:
             await write_session_file(workspace, client, session.key, session.messages, config=config, commit=commit)
         except (ReverieError, OSError) as exc:

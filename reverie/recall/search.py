@@ -13,10 +13,10 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Config, SearchConfig, load_config
 from ..errors import ModelError, RecallError, WorkspaceError
@@ -28,6 +28,15 @@ from .index import SearchIndex, SyncStats, transaction
 from .types import Hit, SearchFilters, SourceRef, from_epoch, to_epoch
 
 log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    import numpy
+    from numpy.typing import NDArray
+
+    from ..store import MemoryStore
+
+    _Ids = NDArray[numpy.int64]  # chunk ids, ascending
+    _Vecs = NDArray[numpy.float32]  # one row (or one value) per id
 
 __all__ = ["Recall", "memory_search"]
 
@@ -96,12 +105,12 @@ class Recall:
         ws = self.workspace
         self.history = history or HistoryLog(ws.history_path, ws.cursor_path, ws.dream_cursor_path)
         self.index = SearchIndex(ws, self.history, include_sessions=self.settings.include_sessions)
-        self._vectors: tuple[int, str, Any, Any] | None = None  # (generation, model, ids, matrix)
+        self._vectors: tuple[int, str, _Ids, _Vecs] | None = None  # (generation, model, ids, matrix)
         self._speakers: tuple[int, dict[str, frozenset[str]]] | None = None  # (generation, name → its words)
         self._embedded: tuple[int, str] | None = None  # (generation, model) last found with every chunk embedded
 
     @classmethod
-    def for_store(cls, store: Any) -> Recall:
+    def for_store(cls, store: MemoryStore) -> Recall:
         """The Recall of a ``MemoryStore`` (shares its workspace, config and history log)."""
         return cls(store.workspace, store.config, history=store.history)
 
@@ -154,30 +163,28 @@ class Recall:
 
     async def embed_missing(self) -> int:
         """Embed every chunk whose content hash has no vector for the configured model yet; returns how many."""
-        todo = self._missing_embeddings()
-        if not todo:
+        model, todo = self.settings.embedding_model, self._missing_embeddings()
+        if not todo or not model:
             return 0
         from ..llm.embeddings import embed
 
         done = 0
         for batch, texts in self._batches(todo):
-            done += self._store_vectors(batch, await embed(texts, model=self.settings.embedding_model or "",
-                                                           config=self.config))
-        self._embedded = (self.index.generation(), self.settings.embedding_model)
+            done += self._store_vectors(batch, await embed(texts, model=model, config=self.config))
+        self._embedded = (self.index.generation(), model)
         return done
 
     def embed_missing_sync(self) -> int:
         """``embed_missing`` without an event loop (``embed_sync``: in-process embedders are called directly)."""
-        todo = self._missing_embeddings()
-        if not todo:
+        model, todo = self.settings.embedding_model, self._missing_embeddings()
+        if not todo or not model:
             return 0
         from ..llm.embeddings import embed_sync
 
         done = 0
         for batch, texts in self._batches(todo):
-            done += self._store_vectors(batch, embed_sync(texts, model=self.settings.embedding_model or "",
-                                                          config=self.config))
-        self._embedded = (self.index.generation(), self.settings.embedding_model)
+            done += self._store_vectors(batch, embed_sync(texts, model=model, config=self.config))
+        self._embedded = (self.index.generation(), model)
         return done
 
     async def async_sync(self) -> SyncStats:
@@ -319,7 +326,7 @@ class Recall:
         rows = self.index.conn.execute(sql, (rank.fts_query(terms), *params, limit)).fetchall()
         return [(i, -r) for i, r in rows]
 
-    def _similarities(self, qvec: Sequence[float], filters: SearchFilters | None) -> tuple[Any, Any] | None:
+    def _similarities(self, qvec: Sequence[float], filters: SearchFilters | None) -> tuple[_Ids, _Vecs] | None:
         """Cosine similarity of the query to every (allowed) chunk with a vector: (ids ascending, similarities)."""
         np = _numpy()
 
@@ -343,7 +350,7 @@ class Recall:
                 ids, sims = ids[keep], sims[keep]
         return ids, sims
 
-    def _matrix(self) -> tuple[Any, Any] | None:
+    def _matrix(self) -> tuple[_Ids, _Vecs] | None:
         model = self.settings.embedding_model or ""
         gen = self.index.generation()
         if self._vectors is not None and self._vectors[0] == gen and self._vectors[1] == model:
@@ -364,15 +371,15 @@ class Recall:
         self._vectors = (gen, model, ids, matrix)
         return ids, matrix
 
-    def _vectors_for(self, ids: Any) -> dict[int, Any]:
+    def _vectors_for(self, ids: Iterable[int]) -> dict[int, _Vecs]:
         loaded = self._matrix()
         if loaded is None:
             return {}
         index = {int(i): j for j, i in enumerate(loaded[0])}
         return {i: loaded[1][index[i]] for i in ids if i in index}
 
-    def _rows(self, ids: Any) -> dict[int, _Row]:
-        ids = list(ids)
+    def _rows(self, wanted: Iterable[int]) -> dict[int, _Row]:
+        ids = list(wanted)
         cols = _COLS
         out: dict[int, _Row] = {}
         for start in range(0, len(ids), 500):
@@ -411,7 +418,8 @@ def _with_neighbours(fused: dict[int, float], rows: dict[int, _Row], share: floa
     ``SESSION_SHARE`` of the best other candidate in its session. A message in ``context_only`` (none of the
     query's words) ends at most ``CONTEXT_CAP`` of its best neighbour's relevance: it is found through that
     neighbour, never above it, and never above an exact match elsewhere."""
-    at = {(r.session_key, r.msg_index): i for i, r in rows.items() if r.kind == "session" and i in fused}
+    at = {(r.session_key, r.msg_index): i for i, r in rows.items()
+          if r.kind == "session" and i in fused and r.session_key is not None and r.msg_index is not None}
     out = dict(fused)
     cap: dict[int, float] = {}
     for (key, n), i in at.items():
@@ -437,7 +445,7 @@ def _with_neighbours(fused: dict[int, float], rows: dict[int, _Row], share: floa
     return out
 
 
-def _top(sims: tuple[Any, Any] | None, n: int) -> list[tuple[int, float]]:
+def _top(sims: tuple[_Ids, _Vecs] | None, n: int) -> list[tuple[int, float]]:
     """The ``n`` most similar chunks, best first (ties by id)."""
     np = _numpy()
 
@@ -450,7 +458,7 @@ def _top(sims: tuple[Any, Any] | None, n: int) -> list[tuple[int, float]]:
     return [(int(ids[j]), float(values[j])) for j in order if np.isfinite(values[j])]
 
 
-def _lookup(sims: tuple[Any, Any] | None, wanted: Any) -> dict[int, float]:
+def _lookup(sims: tuple[_Ids, _Vecs] | None, wanted: Iterable[int]) -> dict[int, float]:
     """id → similarity for the wanted ids that have a vector (``sims`` ids are ascending)."""
     np = _numpy()
 

@@ -191,7 +191,7 @@ def message_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [p.get("text") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        parts = [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
         return "\n".join(parts)
     return ""
 

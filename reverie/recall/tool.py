@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 from pydantic import Field
@@ -12,9 +12,11 @@ from pydantic import Field
 from ..errors import RecallError
 from ..llm.tools import function_schema
 from .search import Recall
-from .types import SOURCE_KINDS, Hit, SearchFilters
+from .types import Hit, SearchFilters, SourceKind
 
-SourceKind = Literal[SOURCE_KINDS]  # type: ignore[valid-type]
+if TYPE_CHECKING:
+    from ..llm.client import ModelClient
+    from ..llm.types import ModelResponse
 
 __all__ = ["MEMORY_SEARCH_TOOL", "run_memory_search_tool", "recall_context", "render_hits", "complete_with_memory_search",
            "MAX_TOOL_ROUNDS"]
@@ -25,7 +27,7 @@ MAX_TOOL_ROUNDS = 3
 def memory_search(
     query: str,
     k: Annotated[int, Field(ge=1, le=50)] = 10,
-    kinds: list[SourceKind] | None = None,  # type: ignore[valid-type]
+    kinds: list[SourceKind] | None = None,
     session: str | None = None,
     since: str | None = None,
     until: str | None = None,
@@ -92,8 +94,8 @@ def _json(data: Any) -> str:
     return orjson.dumps(data).decode()
 
 
-async def complete_with_memory_search(client: Any, recall: Recall, messages: list[dict[str, Any]], *,
-                                      max_tokens: int | None = None, rounds: int = MAX_TOOL_ROUNDS) -> Any:
+async def complete_with_memory_search(client: ModelClient, recall: Recall, messages: list[dict[str, Any]], *,
+                                      max_tokens: int | None = None, rounds: int = MAX_TOOL_ROUNDS) -> ModelResponse:
     """A chat completion in which the model may call ``memory_search`` (at most ``rounds`` times) before answering.
 
     ``client`` is a ``ModelClient``; ``messages`` is extended in place with the tool exchange. Returns the final

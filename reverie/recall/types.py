@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal, get_args
 
 from ..errors import RecallError
 
-__all__ = ["SOURCE_KINDS", "SourceRef", "Hit", "SearchFilters"]
+__all__ = ["SOURCE_KINDS", "SourceKind", "SourceRef", "Hit", "SearchFilters"]
 
 #: Source kinds: the evergreen memory files (SOUL.md, USER.md, memory/MEMORY.md), history.jsonl entries,
 #: dated memory files (memory/YYYY-MM-DD*.md) and session transcripts.
-SOURCE_KINDS: tuple[str, ...] = ("memory", "history", "dated", "session")
+SourceKind = Literal["memory", "history", "dated", "session"]
+SOURCE_KINDS: tuple[SourceKind, ...] = get_args(SourceKind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +45,7 @@ class SourceRef:
         return self.path
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__slots__ if getattr(self, k) is not None}  # type: ignore[attr-defined]
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
 
 
 @dataclass(frozen=True, slots=True)

@@ -418,9 +418,9 @@ def scan(text: str) -> list[SecretMatch]:
         for m in pattern.finditer(low):
             v = _VALUE.match(text, m.end())
             if v is not None:
-                kind = _assigned_kind(text, m, v)
-                if kind is not None:
-                    found.append(SecretMatch(kind, v.start(), v.end()))
+                assigned = _assigned_kind(text, m, v)
+                if assigned is not None:
+                    found.append(SecretMatch(assigned, v.start(), v.end()))
                     continue
             if m.group("q") and m.group("kw").startswith(("pass", "pwd")):
                 quoted = _quoted_password(text, m)
@@ -479,11 +479,11 @@ def _commands_and_prose(text: str, low: str) -> list[SecretMatch]:
         offset = 0
         for line in low.split("\n"):
             if line.count(":") >= 4:
-                m = _PGPASS.match(line)
-                if m:
-                    value = text[offset + m.start("val") : offset + m.end("val")]
+                pg = _PGPASS.match(line)
+                if pg:
+                    value = text[offset + pg.start("val") : offset + pg.end("val")]
                     if not _is_placeholder(value) and not value.isdigit():
-                        found.append(SecretMatch("password", offset + m.start("val"), offset + m.end("val")))
+                        found.append(SecretMatch("password", offset + pg.start("val"), offset + pg.end("val")))
             offset += len(line) + 1
     present = [kw for kw in _PROSE_KWS if kw in low]
     for patterns, plain_words in ((_PROSE_IS, True), (_PROSE_WITH, False)):
