@@ -213,8 +213,9 @@ def run(ctx: Context) -> list[Result]:
     peer_name = f"nanobot-ai {PEER} auto_commit" if with_peer else ""
     peer_w = stats_of(peer_wall) if with_peer else None
     peer_c = stats_of(peer_cpu) if with_peer else None
-    head = (f"{COMMITS:,}-commit repo, {rounds} rounds × {per_round} commits per variant"
-            f"{', nanobot run in the same rounds ({rounds * per_round * len(VARIANTS)} commits)' if with_peer else ' (no nanobot venv: no ratio)'}; {check}")
+    peer_text = (f"nanobot in the same rounds ({rounds * per_round * len(VARIANTS)} commits)" if with_peer
+                 else "no nanobot venv: no ratio")
+    head = f"{COMMITS:,}-commit repo, {rounds} rounds × {per_round} commits per variant, {peer_text}; {check}"
     results: list[Result] = []
     for name in VARIANTS:
         per_obj = seam.object_calls[name]
