@@ -2,7 +2,8 @@
 ``auto_commit`` in the same run.
 
     .venv/bin/python -m bench gitstore_plumbing            # 30 rounds of 20 commits per variant
-    .venv/bin/python -m bench --quick gitstore_plumbing    # 5 rounds of 10
+    .venv/bin/python -m bench --quick gitstore_plumbing    # 6 rounds of 10: a smoke run, too short to tell
+                                                           # the variants apart
 
 Every commit of ``GitStore`` writes its new objects as loose objects (``reverie.gitstore.plumbing.write_loose``)
 and moves the branch ref with a reflog entry (``plumbing.compare_and_swap``). This area times the same commit four
@@ -158,7 +159,7 @@ def _paired(samples: dict[str, list[float]], name: str, per_round: int) -> str:
 
 
 def run(ctx: Context) -> list[Result]:
-    rounds, per_round = (5, 10) if ctx.quick else (30, 20)
+    rounds, per_round = (6, 10) if ctx.quick else (30, 20)
     src = cached_workspace(ctx, COMMITS)
     ws = Workspace(_copy(ctx, src, "plumbing-ab"))
     git = GitStore(ws)
