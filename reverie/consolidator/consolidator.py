@@ -37,7 +37,7 @@ from ..store import MemoryStore
 from .archive import CONTEXT_MESSAGES, summarise
 from .estimate import PromptEstimator, model_view
 from .slicing import pick_slice
-from .transcript import message_text, raw_archive_entries, speaker
+from .transcript import content_text, raw_archive_entries, speaker
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ def _conversation_only(messages: Sequence[Mapping[str, Any]], owner: str | None)
     other speakers are untrusted data, not what the user said, and are left out (a model failure's raw archive
     keeps them, labelled)."""
     return [m for m in messages
-            if speaker(m, owner) in ("USER", "ASSISTANT") and message_text({"content": m.get("content")}).strip()]
+            if speaker(m, owner) in ("USER", "ASSISTANT") and content_text(m.get("content")).strip()]
 
 
 class Consolidator:

@@ -19,7 +19,8 @@ from typing import Any
 
 from ..llm.protocol import transcript_line
 
-__all__ = ["speaker", "message_text", "render_line", "render_transcript", "raw_archive_entries", "RAW_LIMIT"]
+__all__ = ["speaker", "content_text", "message_text", "render_line", "render_transcript", "raw_archive_entries",
+           "RAW_LIMIT"]
 
 #: Longest raw-archive history entry, in characters (header included).
 RAW_LIMIT = 16_000
@@ -51,7 +52,8 @@ def _safe_name(name: str) -> str:
     return _NAME_UNSAFE.sub("_", name)[:40] or "unknown"
 
 
-def _content_text(content: Any) -> str:
+def content_text(content: Any) -> str:
+    """A message content's text alone: a string, or a list's text parts with a placeholder (``[image]``) for others."""
     if content is None:
         return ""
     if isinstance(content, str):
@@ -75,7 +77,7 @@ def _content_text(content: Any) -> str:
 
 def message_text(message: Mapping[str, Any]) -> str:
     """A message's text on one line: content, then any tool calls; a tool result names its tool."""
-    text = _content_text(message.get("content"))
+    text = content_text(message.get("content"))
     if message.get("role") == "tool" and isinstance(message.get("name"), str):
         text = f"({_safe_name(message['name'])}) {text}"
     calls = message.get("tool_calls")
