@@ -19,6 +19,7 @@ one-line message, and anything else is a bug shown with a traceback only on requ
     │   └── ModelUnavailableError   the provider, not the request, is at fault: unreachable, refused the key,
     │                               unknown model, or overloaded past the retry budget (never costs a batch)
     ├── SessionError           a session could not be archived or cleared
+    ├── GateError              Dream's gate refused a person's or an agent's edit (the message says why)
     ├── DreamError             a Dream run could not start
     │   └── AlreadyRunningError     another run holds the run lock
     ├── CommandError           a chat command or CLI invocation is malformed
@@ -43,6 +44,7 @@ __all__ = [
     "ModelError",
     "ModelUnavailableError",
     "SessionError",
+    "GateError",
     "DreamError",
     "AlreadyRunningError",
     "CommandError",
@@ -125,6 +127,10 @@ class ModelUnavailableError(ModelError):
 
 
 class SessionError(ReverieError):
+    pass
+
+
+class GateError(ReverieError):
     pass
 
 

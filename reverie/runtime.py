@@ -42,6 +42,10 @@ class Runtime:
         self._config = config
         self.activity = activity
 
+    def fresh(self) -> Runtime:
+        """A new runtime over the same workspace, config and observer, with services of its own (for a thread)."""
+        return Runtime(self.workspace, config=self._config, activity=self.activity)
+
     @cached_property
     def config(self) -> Config:
         """Loaded without opening the store: `reverie log` needs only its git section."""
