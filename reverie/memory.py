@@ -16,7 +16,6 @@ that records or adds verbs) and every front end then uses it.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
@@ -189,6 +188,7 @@ def agent_preamble(runtime: Runtime, *, recent_chars: int = RECENT_HISTORY_CHARS
 
 def _sync(coro: Coroutine[Any, Any, T], twin: str) -> T:
     """Run a pipeline verb's coroutine to completion; inside a running event loop, refuse (the twin is there)."""
+    import asyncio  # here: `reverie status` and `log` open a Memory and must not pay for asyncio
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -245,7 +245,16 @@ class Memory:
             with self.sibling() as memory:
                 return verb(memory)
 
+        import asyncio
+
         return await asyncio.to_thread(run)
+
+    def init(self) -> list[str]:
+        """Create the workspace layout, the starter memory files and the memory repo's first commit (so every
+        later change is versioned from the start). Returns the files created; existing ones are left alone."""
+        created = self.workspace.init()
+        self.runtime.git.ensure()
+        return created
 
     # -- history and search ---------------------------------------------------------------------------------
     def remember(self, text: str, *, session_key: str | None = None) -> Remembered:
