@@ -15,7 +15,7 @@ from ..workspace import Workspace
 if TYPE_CHECKING:
     from ..activity import ModelActivity
     from ..memory import Memory
-    from ..store import MemoryStore
+    from ..store import WorkspaceStore
 
 __all__ = ["console", "err_console", "open_store", "open_memory", "workspace_of", "existing_workspace", "emit_json",
            "add_json_flag", "count"]
@@ -49,10 +49,10 @@ def open_memory(args: argparse.Namespace, *, existing: bool = False, activity: M
     return wrap(Runtime(ws, activity=activity))
 
 
-def open_store(args: argparse.Namespace) -> MemoryStore:
-    from ..store import MemoryStore  # lazily: `log`, `show` and `gc` never open the store
+def open_store(args: argparse.Namespace) -> WorkspaceStore:
+    from ..store import WorkspaceStore  # lazily: `log`, `show` and `gc` never open the store
 
-    return MemoryStore(workspace_of(args))
+    return WorkspaceStore(workspace_of(args))
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:

@@ -33,7 +33,7 @@ from ..llm.tokens import estimate_tokens as _estimate_message_tokens
 from ..llm.types import Usage
 from ..locking import Lock, lock_path
 from ..sessions import Session, SessionStore
-from ..store import MemoryStore
+from ..store import WorkspaceStore
 from .archive import CONTEXT_MESSAGES, summarise
 from .estimate import PromptEstimator, model_view
 from .slicing import pick_slice
@@ -100,7 +100,7 @@ class Consolidator:
 
     def __init__(
         self,
-        store: MemoryStore,
+        store: WorkspaceStore,
         client: ModelClient,
         config: Config | None = None,
         *,
