@@ -1,4 +1,4 @@
-"""``reverie history append|show``: write to and read the history archive."""
+"""``reverie history append|show``: write to and read the history log (memory/history.jsonl)."""
 
 from __future__ import annotations
 

@@ -34,9 +34,9 @@ from ..llm.types import Usage
 from ..locking import Lock, lock_path
 from ..sessions import Session, SessionStore
 from ..store import WorkspaceStore
-from .archive import CONTEXT_MESSAGES, summarise
 from .estimate import PromptEstimator, model_view
 from .slicing import pick_slice
+from .summary import CONTEXT_MESSAGES, summarise
 from .transcript import content_text, raw_archive_entries, speaker
 
 log = logging.getLogger(__name__)

@@ -233,7 +233,7 @@ def _register_tools(server: MCPServer[Any], tools: _Tools) -> None:  # noqa: C90
         k: Annotated[int, Field(ge=1, le=50, description="how many hits to return")] = 10,
         kinds: Annotated[list[SourceKind] | None, Field(
             description="only these sources: memory (SOUL.md, USER.md, MEMORY.md), dated (memory notes and the "
-                        "archive), history (the archived conversation log), session (live conversations)")] = None,
+                        "archive), history (the history log of past conversations), session (live conversations)")] = None,
         session: Annotated[str | None, Field(max_length=MAX_SESSION_KEY_CHARS,
                                              description="only this session key")] = None,
         since: Annotated[str | None, Field(description="only items at or after this ISO date (YYYY-MM-DD)")] = None,

@@ -35,7 +35,7 @@ def _memory_search_signature(
     since: str | None = None,
     until: str | None = None,
 ) -> None:
-    """Search long-term memory (SOUL.md, USER.md, MEMORY.md, dated memory notes, the history archive and past
+    """Search long-term memory (SOUL.md, USER.md, MEMORY.md, dated memory notes, the history log and past
     conversations) for facts relevant to a query. Returns ranked snippets with their source and time.
 
     Args:
