@@ -137,7 +137,7 @@ def open(  # noqa: A001 (``reverie.open``, as ``io.open``: the verb a reader exp
     """Open the memory of the workspace at ``path`` (default: ``$REVERIE_WORKSPACE`` or ``~/.reverie/workspace``).
 
     Opening writes nothing (a workspace that does not exist yet is created by the first write); ``config``
-    overrides the workspace's ``config.json``. Close the result, or use it as a context manager.
+    replaces the configuration loaded for the workspace. Close the result, or use it as a context manager.
     """
     return wrap(Runtime(_expand(path), config=config))
 
