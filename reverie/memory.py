@@ -20,7 +20,7 @@ import asyncio
 import os
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from .dream.pins import PinResult
     from .dream.result import Progress
     from .gitstore.types import CommitDetail, CommitInfo, OperationResult, Provenance
+    from .history import HistoryEntry
     from .operations.approve import ApproveResult
     from .recall import Hit
     from .sessions import Session
@@ -336,12 +337,15 @@ class Memory:
         return self.runtime.store.pending_count()
 
     # -- versions -------------------------------------------------------------------------------------------
-    def log(self, *, limit: int = 20, kind: str | None = None, path: str | None = None) -> list[CommitInfo]:
-        """Memory's versions, newest first (``kind``: only that commit kind; ``path``: only commits touching it)."""
-        return self.runtime.git.log(limit=limit, kind=kind, path=path)
+    def log(self, *, limit: int = 20, kind: str | None = None, path: str | None = None,
+            start: str | None = None) -> list[CommitInfo]:
+        """Memory's versions, newest first (``kind``: only that commit kind; ``path``: only commits touching it;
+        ``start``: from that commit back instead of from the newest, for reading a long log page by page)."""
+        return self.runtime.git.log(limit=limit, kind=kind, path=path, start=start)
 
-    async def alog(self, *, limit: int = 20, kind: str | None = None, path: str | None = None) -> list[CommitInfo]:
-        return await self._in_thread(lambda m: m.log(limit=limit, kind=kind, path=path))
+    async def alog(self, *, limit: int = 20, kind: str | None = None, path: str | None = None,
+                   start: str | None = None) -> list[CommitInfo]:
+        return await self._in_thread(lambda m: m.log(limit=limit, kind=kind, path=path, start=start))
 
     def show(self, sha: str) -> CommitDetail:
         """One version: its commit (what changed and why) and its diff."""
@@ -377,6 +381,34 @@ class Memory:
 
     async def arestore(self, sha: str | None = None, *, only: bool = False, replay: bool = False) -> OperationResult:
         return await self._in_thread(lambda m: m.restore(sha, only=only, replay=replay))
+
+    def preview_restore(self, sha: str, *, only: bool = False) -> str:
+        """The diff ``restore(sha, only=only)`` would make to the memory files now, writing nothing: what a
+        confirmation shows (the same plan; a revert that would conflict raises here as it would there)."""
+        return self.runtime.git.preview(sha, only=only)
+
+    async def apreview_restore(self, sha: str, *, only: bool = False) -> str:
+        return await self._in_thread(lambda m: m.preview_restore(sha, only=only))
+
+    def entries(self, first: int, last: int) -> list[HistoryEntry]:
+        """The history entries with cursors ``first`` to ``last`` (a Dream batch, a search hit's entry)."""
+        if last < first:
+            return []
+        found = self.runtime.store.history.read_since(max(first - 1, 0), limit=last - first + 1)
+        return [e for e in found if first <= e.cursor <= last]
+
+    async def aentries(self, first: int, last: int) -> list[HistoryEntry]:
+        return await self._in_thread(lambda m: m.entries(first, last))
+
+    def next_dream(self) -> datetime:
+        """When Dream's schedule (``reverie serve``, ``reverie chat``) runs it next: one interval after the last
+        completed run, now when it is overdue or has never run."""
+        from .dream.scheduler import DreamScheduler
+
+        return DreamScheduler(self.runtime.dream).next_run_time()
+
+    async def anext_dream(self) -> datetime:
+        return await self._in_thread(lambda m: m.next_dream())
 
     # -- SOUL.md approval -----------------------------------------------------------------------------------
     def pending_soul(self) -> PendingChange | None:
