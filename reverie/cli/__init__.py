@@ -47,6 +47,7 @@ COMMANDS = [
     ("demo", "cmd_demo:configure", "see Reverie's main job end to end in a new workspace (DIR, else -w if empty, else a temp dir)"),
     ("chat", "cmd_chat:configure", "chat with an agent that remembers (reads stdin; /help for commands)"),
     ("mcp", "cmd_mcp:configure", "serve this workspace's memory to MCP clients (stdio; --http for HTTP)"),
+    ("ui", "cmd_ui:configure", "see, review and undo what the agent remembers, in a local web app"),
     # security
     ("approve", "cmd_approve:configure_approve", "apply the SOUL.md change Dream proposed (see `reverie status`)"),
     ("reject", "cmd_approve:configure_reject", "drop the SOUL.md change Dream proposed"),

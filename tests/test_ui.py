@@ -1,0 +1,279 @@
+"""``reverie ui`` in process (Starlette's TestClient over the real app and a real workspace): who gets in, what an
+action needs, what each action does to the files and the repo, and how the command binds."""
+
+from __future__ import annotations
+
+import re
+import socket
+from html import unescape
+
+import pytest
+from starlette.testclient import TestClient
+
+from reverie.cli import main
+from reverie.dream.deadletter import append_dead_letter, deadletter_path
+from reverie.ui import build_app
+from reverie.ui.app import PAGE_SIZE
+from reverie.ui.security import COOKIE, HEADERS
+from tests.support.ui_workspace import SCRIPT_LINE, seeded
+
+TOKEN = "t0k3n-" + "x" * 30
+BASE = "http://127.0.0.1:8766"
+
+
+@pytest.fixture
+def memory(tmp_path):
+    m = seeded(tmp_path / "ws")
+    yield m
+    m.close()
+
+
+def _client(memory, **kw) -> TestClient:
+    app = build_app(memory, token=TOKEN, allowed_hosts=frozenset({"127.0.0.1:8766"}), **kw)
+    return TestClient(app, base_url=BASE, follow_redirects=False)
+
+
+@pytest.fixture
+def client(memory):
+    with _client(memory) as c:  # one event loop for the whole test: a Dream started by a request keeps running
+        assert c.get(f"/?token={TOKEN}").status_code == 303
+        yield c
+
+
+def _csrf(client: TestClient, page: str = "/memory") -> str:
+    match = re.search(r'name="csrf" value="([^"]+)"', client.get(page).text)
+    assert match
+    return match.group(1)
+
+
+def _flash(client: TestClient, page: str) -> str:
+    return " ".join(unescape(m) for m in re.findall(r'<p class="flash \w+"[^>]*>(.*?)</p>', client.get(page).text))
+
+
+def _head(memory) -> str:
+    return memory.log(limit=1)[0].sha
+
+
+# -- getting in -------------------------------------------------------------------------------------------------
+
+def test_the_token_opens_a_session_and_leaves_the_address(memory) -> None:
+    c = _client(memory)
+    assert c.get("/memory").status_code == 403
+    assert c.get("/memory?token=wrong").status_code == 403
+    r = c.get(f"/timeline?kind=dream&token={TOKEN}")
+    assert r.status_code == 303 and r.headers["location"] == "/timeline?kind=dream"
+    cookie = r.headers["set-cookie"]
+    assert cookie.startswith(f"{COOKIE}=") and "HttpOnly" in cookie and "samesite=strict" in cookie.lower()
+    assert TOKEN not in cookie
+    assert c.get("/timeline?kind=dream").status_code == 200
+    other = _client(memory)  # another browser: the cookie is not the token
+    other.cookies.set(COOKIE, "made-up")
+    assert other.get("/memory").status_code == 403
+
+
+def test_only_its_own_host_and_every_response_has_the_headers(client) -> None:
+    assert client.get("/memory", headers={"host": "evil.example:8766"}).status_code == 400
+    for path in ("/memory", "/static/ui.js", "/nowhere"):
+        r = client.get(path)
+        for key, value in HEADERS.items():
+            assert r.headers[key] == value, (path, key)
+    assert "unsafe-inline" not in HEADERS["content-security-policy"]
+
+
+def _posts(memory) -> list[tuple[str, dict[str, str]]]:
+    sha = _head(memory)
+    line = {"path": "USER.md", "line": "4", "original": "- Name: Alice"}
+    return [("/memory/edit", {**line, "text": "- Name: Mallory"}), ("/memory/pin", line),
+            ("/memory/remove", {**line, "reason": "x"}),
+            ("/memory/file", {"path": "USER.md", "text": "# User\n- owned\n"}),
+            (f"/commit/{sha}/restore", {"action": "restore"}), ("/review/approve", {}), ("/review/reject", {}),
+            ("/review/requeue", {"all": "1"}), ("/dream", {})]
+
+
+def test_no_action_without_the_sessions_csrf_token_or_from_another_site(client, memory) -> None:
+    files = {rel: memory.read(rel) for rel in ("SOUL.md", "USER.md", "memory/MEMORY.md")}
+    head, pending = _head(memory), memory.pending_soul()
+    token = _csrf(client)
+    for path, form in _posts(memory):
+        assert client.post(path, data=form).status_code == 403, path
+        assert client.post(path, data={**form, "csrf": "forged"}).status_code == 403, path
+        cross = client.post(path, data={**form, "csrf": token}, headers={"origin": "http://evil.example"})
+        assert cross.status_code == 403, path
+    assert {rel: memory.read(rel) for rel in files} == files
+    assert _head(memory) == head and memory.pending_soul() == pending
+    assert client.get("/dream.json").json()["status"] is None  # no Dream was started
+
+
+def test_no_action_on_get(client, memory) -> None:
+    head = _head(memory)
+    for path, form in _posts(memory):
+        if path in ("/memory/edit", "/memory/remove", "/memory/file", "/dream"):
+            continue  # these GET the form (or the progress page), which changes nothing
+        assert client.get(path, params=form).status_code == 405, path
+    client.get("/memory/edit", params={"path": "USER.md", "line": "4", "text": "- Name: Alice"})
+    assert _head(memory) == head
+
+
+def test_memory_text_is_escaped_everywhere_it_is_shown(client, memory) -> None:
+    sha = _head(memory)
+    pages = ["/memory", f"/commit/{sha}", "/search?q=favourite", "/file?path=memory/MEMORY.md",
+             "/history?first=1&last=9", "/memory/why?path=memory/MEMORY.md&line=5&text=" + SCRIPT_LINE]
+    for page in pages:
+        html = client.get(page).text
+        assert "<script>document" not in html, page
+        assert "&lt;script&gt;document.title=" in html or "&lt;script&gt;document.title=&#39;" in html, page
+
+
+# -- actions --------------------------------------------------------------------------------------------------
+
+def test_edit_a_line_commits_it_as_a_manual_change(client, memory) -> None:
+    r = client.post("/memory/edit", data={"csrf": _csrf(client), "path": "USER.md", "line": "4",
+                                          "original": "- Name: Alice", "text": "- Name: Alice Smith"})
+    assert r.status_code == 303
+    commit = memory.log(limit=1)[0]
+    assert commit.kind == "manual" and commit.subject == "manual: edit a line of USER.md"
+    assert "- Name: Alice Smith\n" in (memory.workspace.root / "USER.md").read_text()
+    assert commit.short in _flash(client, "/memory")
+
+
+def test_an_action_on_a_line_that_changed_meanwhile_does_nothing(client, memory) -> None:
+    head = _head(memory)
+    r = client.post("/memory/edit", data={"csrf": _csrf(client), "path": "USER.md", "line": "5",
+                                          "original": "- Name: Alice", "text": "- Name: Eve"})
+    assert r.status_code == 303 and _head(memory) == head
+    assert "changed since the page was loaded" in _flash(client, "/memory")
+    bad = client.post("/memory/edit", data={"csrf": _csrf(client), "path": "../etc/passwd", "line": "0",
+                                            "original": "", "text": "x"})
+    assert bad.status_code == 404 and _head(memory) == head
+
+
+def test_pin_then_remove_with_a_reason(client, memory) -> None:
+    token = _csrf(client)
+    line = {"csrf": token, "path": "USER.md", "line": "6", "original": "- Works at ACME"}
+    client.post("/memory/pin", data=line)
+    assert "- Works at ACME [pinned]" in memory.read("USER.md")
+    head = _head(memory)
+    client.post("/memory/remove", data={**line, "original": "- Name: Alice", "line": "4", "reason": ""})
+    assert _head(memory) == head and "say why" in _flash(client, "/memory")  # no reason: refused
+    client.post("/memory/remove", data={**line, "original": "- Name: Alice", "line": "4",
+                                        "reason": "a test name"})
+    assert "Alice" not in memory.read("USER.md")
+    found = memory.why("Name: Alice")
+    assert found and found[0].path.startswith("memory/archive/") and "a test name" in found[0].line
+
+
+def test_approve_applies_the_soul_change(client, memory) -> None:
+    assert "Reply in British English" in client.get("/review").text
+    client.post("/review/approve", data={"csrf": _csrf(client, "/review")})
+    assert "Reply in British English" in (memory.workspace.root / "SOUL.md").read_text()
+    assert "Reverie-Approved" in memory.log(limit=1)[0].trailers
+    assert memory.pending_soul() is None and "Nothing is waiting" in client.get("/review").text
+
+
+def test_reject_drops_it(client, memory) -> None:
+    soul = memory.read("SOUL.md")
+    client.post("/review/reject", data={"csrf": _csrf(client, "/review")})
+    assert memory.pending_soul() is None and memory.read("SOUL.md") == soul
+
+
+def test_confirm_shows_exactly_what_the_undo_then_writes(client, memory) -> None:
+    dream = memory.log(limit=1, kind="dream")[0]
+    page = client.get(f"/commit/{dream.sha}/confirm?action=revert").text
+    preview = memory.preview_restore(dream.sha, only=True)
+    shown = [unescape(t) for t in re.findall(r'<span class="d-(?:add|del)">(.*?)</span>', page)]
+    assert shown == [ln for ln in preview.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+    assert "Deadline for Atlas" in "".join(shown)
+    r = client.post(f"/commit/{dream.sha}/restore", data={"csrf": _csrf(client), "action": "revert"})
+    assert r.status_code == 303
+    assert "Atlas" not in (memory.workspace.root / "memory/MEMORY.md").read_text()
+    assert memory.log(limit=1)[0].kind == "revert"
+
+
+def test_restore_with_replay_rewinds_dreams_cursor(client, memory) -> None:
+    first_dream = memory.log(limit=2, kind="dream")[1]  # the batch 1-3 run
+    page = client.get(f"/commit/{first_dream.sha}/confirm?action=restore&replay=1").text
+    assert "reads entries 1–3 again" in unescape(page)
+    client.post(f"/commit/{first_dream.sha}/restore", data={"csrf": _csrf(client), "action": "restore", "replay": "1"})
+    assert "Alice" not in memory.read("USER.md") and "Atlas" not in memory.read("memory/MEMORY.md")
+    assert memory.runtime.store.dream_cursor() == 0
+    assert "Dream will read history again from entry 1" in _flash(client, "/timeline")
+
+
+def test_a_conflicting_undo_is_explained_not_attempted(client, memory) -> None:
+    dream = memory.log(limit=1, kind="dream")[0]
+    text = memory.read("memory/MEMORY.md").replace("2027-03-14", "2027-04-01")
+    memory.write("memory/MEMORY.md", text)
+    head = _head(memory)
+    page = client.get(f"/commit/{dream.sha}/confirm?action=revert").text
+    assert "cannot be done as asked" in page and 'id="confirm"' not in page and _head(memory) == head
+
+
+def test_requeue_a_set_aside_batch(client, memory) -> None:
+    append_dead_letter(deadletter_path(memory.workspace.memory_dir), 4, 6, "the model kept failing", 3)
+    assert "the model kept failing" in client.get("/review").text
+    client.post("/review/requeue", data={"csrf": _csrf(client, "/review"), "first": "4"})
+    assert memory.set_aside() == [] and [d.first for d in memory.queued()] == [4]
+    assert "Requeued history 4–6" in _flash(client, "/review")
+
+
+def test_dream_now_runs_dream_and_reports_it(client, memory) -> None:
+    memory.remember("- [durable] Has a cat called Miso", session_key="cli:alice")
+    r = client.post("/dream", data={"csrf": _csrf(client, "/status")})
+    assert r.status_code == 303 and r.headers["location"] == "/dream"
+    job = client.app.app.state.ui.job
+    client.portal.call(job.wait)  # the run started by the request, on the app's event loop
+    state = client.get("/dream.json").json()
+    assert state["status"] == "ok" and state["commit"] == _head(memory), state
+    assert "Miso" in memory.show(state["commit"]).diff
+    assert state["commit"][:8] in client.get("/dream").text
+
+
+def test_timeline_pages_cover_every_commit_once(client, memory) -> None:
+    base = memory.read("memory/MEMORY.md")
+    for n in range(PAGE_SIZE + 5):
+        memory.write("memory/MEMORY.md", base + f"- note {n}\n")
+    everything = [c.sha for c in memory.log(limit=1000)]
+    seen, url = [], "/timeline"
+    while url:
+        html = client.get(url).text
+        seen += re.findall(r'<td><a href="/commit/([0-9a-f]{40})"><code>', html)
+        more = re.search(r'rel="next" href="([^"]+)"', html)
+        url = unescape(more.group(1)) if more else ""
+    assert seen == everything and len(everything) > PAGE_SIZE
+    dreams = re.findall(r'<td><a href="/commit/([0-9a-f]{40})"><code>', client.get("/timeline?kind=dream").text)
+    assert dreams == [c.sha for c in memory.log(limit=10, kind="dream")]
+
+
+def test_search_links_each_hit_to_its_origin(client) -> None:
+    html = client.get("/search?q=Berlin").text
+    assert 'href="/memory#USER.md-L6"' in html and 'id="USER.md-L6"' in client.get("/memory").text  # the line in the memory file
+    assert re.search(r'href="/history\?first=2&amp;last=2#c2"', html)  # the history entry behind it
+
+
+def test_why_names_the_commit_and_the_entries(client, memory) -> None:
+    html = client.get("/memory/why", params={"path": "USER.md", "line": "4", "text": "- Name: Alice",
+                                             "fragment": "1"}).text
+    first = memory.log(limit=2, kind="dream")[1]
+    assert first.short in html and "1–3" in unescape(html) and "[permanent] Name: Alice" in html
+
+
+# -- the command ----------------------------------------------------------------------------------------------
+
+def test_a_busy_port_is_one_line_and_exit_1(memory, capsys) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        code = main(["-w", str(memory.workspace.root), "ui", "--no-browser", "--port", str(port)])
+    err = capsys.readouterr().err
+    assert code == 1 and err.strip() == f"reverie: error: port {port} on 127.0.0.1 is in use (choose another with --port)"
+
+
+def test_a_non_loopback_address_needs_a_token_file(memory, tmp_path, capsys) -> None:
+    ws = str(memory.workspace.root)
+    assert main(["-w", ws, "ui", "--no-browser", "--host", "0.0.0.0", "--port", "0"]) == 1
+    assert "without --token-file" in capsys.readouterr().err
+    short = tmp_path / "token"
+    short.write_text("abc\n")
+    assert main(["-w", ws, "ui", "--no-browser", "--host", "0.0.0.0", "--port", "0", "--token-file", str(short)]) == 1
+    assert "at least 24 characters" in capsys.readouterr().err
