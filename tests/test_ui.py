@@ -224,6 +224,7 @@ def test_dream_now_runs_dream_and_reports_it(client, memory) -> None:
     client.portal.call(job.wait)  # the run started by the request, on the app's event loop
     state = client.get("/dream.json").json()
     assert state["status"] == "ok" and state["commit"] == _head(memory), state
+    assert state["detail"].startswith("entries 7–7 · turn ")  # Dream's progress events reached the job
     assert "Miso" in memory.show(state["commit"]).diff
     assert state["commit"][:8] in client.get("/dream").text
 

@@ -10,7 +10,7 @@
 - **Host**: served on a loopback address, a request naming any other host is refused (DNS rebinding).
 - **Headers on every response**: a Content-Security-Policy allowing only this server's own script and styles (no
   inline script: a memory line reading ``<script>`` is escaped by the templates, and would not run even if it were
-  not), no framing, no referrer, no caching, no MIME sniffing.
+  not), no framing, no referrer to other sites, no caching, no MIME sniffing.
 
 Sessions live in this process only: restarting ``reverie ui`` logs everyone out (the new token is printed).
 """
@@ -42,7 +42,7 @@ HEADERS = {
                                 "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
     "x-frame-options": "DENY",
     "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
+    "referrer-policy": "same-origin",  # "no-referrer" would make browsers send `Origin: null` with a form post
     "cache-control": "no-store",
     "cross-origin-opener-policy": "same-origin",
 }
