@@ -67,7 +67,7 @@ def _global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
                         help="show tracebacks and debug logs")
     if top:
         parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
-                            help="print machine-readable JSON (for every command but chat, serve and mcp)")
+                            help="print machine-readable JSON (for every command but chat, serve, mcp and ui)")
 
 
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

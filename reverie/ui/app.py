@@ -92,7 +92,7 @@ class UI:
         files = []
         for rel in MEMORY_FILES:
             text = await self.memory.aread(rel)
-            files.append((rel, views.file_lines(text), len(text)))
+            files.append((rel, views.file_lines(text, rel), len(text)))
         status = await self.memory.astatus()
         return self.render(request, "memory.html", files=files, budgets=status.budgets, active="memory")
 

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING
+from urllib.parse import urlencode
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from ..gitstore.trailers import BATCH, KIND, parse_batch
 from ..hitlog import is_pinned
@@ -32,6 +33,7 @@ class FileLine:
     level: int  # a heading's level (1-6), else 0
     body: str  # the text without its Markdown marker
     pinned: bool
+    query: str = ""  # ``path=…&line=…&text=…``: what the line's links carry (built once, not per link)
 
     @property
     def number(self) -> int:
@@ -42,24 +44,25 @@ class FileLine:
         return self.kind in ("item", "text")
 
 
-def file_lines(text: str) -> list[FileLine]:
+def file_lines(text: str, path: str = "") -> list[FileLine]:
     out = []
-    for i, raw in enumerate(text.split("\n")):
+    rows = text.split("\n")
+    for i, raw in enumerate(rows):
         stripped = raw.strip()
         if not stripped:
-            if i == len(text.split("\n")) - 1:
-                continue  # the file's final newline
-            out.append(FileLine(i, raw, "blank", 0, "", False))
+            if i < len(rows) - 1:  # (not the file's final newline)
+                out.append(FileLine(i, raw, "blank", 0, "", False))
             continue
+        query = urlencode({"path": path, "line": i, "text": raw}) if path else ""
         if stripped.startswith("#"):
             marks = len(stripped) - len(stripped.lstrip("#"))
             if marks <= 6 and stripped[marks:marks + 1] in (" ", ""):
-                out.append(FileLine(i, raw, "heading", marks, stripped[marks:].strip(), False))
+                out.append(FileLine(i, raw, "heading", marks, stripped[marks:].strip(), False, query))
                 continue
         if stripped[:2] in ("- ", "* "):
-            out.append(FileLine(i, raw, "item", 0, stripped[2:], is_pinned(raw)))
+            out.append(FileLine(i, raw, "item", 0, stripped[2:], is_pinned(raw), query))
             continue
-        out.append(FileLine(i, raw, "text", 0, stripped, is_pinned(raw)))
+        out.append(FileLine(i, raw, "text", 0, stripped, is_pinned(raw), query))
     return out
 
 
@@ -96,8 +99,13 @@ def _markdown() -> MarkdownIt:
     return MarkdownIt("zero").enable(["emphasis", "backticks"])
 
 
+@lru_cache(maxsize=8192)
 def inline(text: str) -> Markup:
-    """A memory line's inline Markdown (emphasis, code) as HTML; everything else in it escaped."""
+    """A memory line's inline Markdown (emphasis, code) as HTML; everything else in it escaped. A line without
+    ``*``, ``_`` or a backtick has no such marks: it is only escaped. Cached: a page shows mostly the same lines
+    on every load."""
+    if not any(mark in text for mark in ("*", "_", "`")):
+        return escape(text)
     return Markup(_markdown().renderInline(text))  # noqa: S704 (markdown-it escapes with html off)
 
 
