@@ -7,7 +7,8 @@ one-line message, and anything else is a bug shown with a traceback only on requ
     ├── ConfigError            a config file or value is invalid (names the key, the value, what is allowed)
     ├── WorkspaceError         the workspace cannot be used as asked
     │   ├── UnsafePathError    a path escapes the workspace, is absolute, has '..' or NUL, or is a symlink out
-    │   └── NothingPendingError     approve found no staged SOUL.md change (front-ends answer as reject does)
+    │   └── NothingPendingError     nothing to act on: approve found no staged SOUL.md change (front-ends
+    │                               answer as reject does), or restore() with no sha found no Dream commit
     ├── CursorError            a cursor file is corrupt and cannot be recovered automatically
     ├── HistoryError           history.jsonl cannot be read or written
     ├── LockTimeoutError       a cross-process lock was not acquired in time
