@@ -79,7 +79,7 @@ def run(ctx: Context) -> list[Result]:
         last, last_floor = _alternate(lambda: client.get(f"/timeline?start={deep}"),
                                       lambda: memory.log(limit=PAGE_SIZE + 1, start=deep), repeat)
         show, show_floor = _alternate(lambda: client.get(f"/commit/{newest}"),
-                                      lambda: (memory.show(newest), memory.entries(1, 3)), repeat)
+                                      lambda: (memory.show(newest), memory.history(since=0, limit=3)), repeat)
 
         cfg = memory.config.dream
         for rel, limit, label in (("SOUL.md", cfg.soul_max_chars, "Soul"), ("USER.md", cfg.user_max_chars, "User"),

@@ -417,16 +417,6 @@ class Memory:
     async def apreview_restore(self, sha: str, *, only: bool = False) -> str:
         return await self._in_thread(lambda m: m.preview_restore(sha, only=only))
 
-    def entries(self, first: int, last: int) -> list[HistoryEntry]:
-        """The history entries with cursors ``first`` to ``last`` (a Dream batch, a search hit's entry)."""
-        if last < first:
-            return []
-        found = self.runtime.store.history.read_since(max(first - 1, 0), limit=last - first + 1)
-        return [e for e in found if first <= e.cursor <= last]
-
-    async def aentries(self, first: int, last: int) -> list[HistoryEntry]:
-        return await self._in_thread(lambda m: m.entries(first, last))
-
     def next_dream(self) -> datetime:
         """When Dream's schedule (``reverie serve``, ``reverie chat``) runs it next: one interval after the last
         completed run, now when it is overdue or has never run."""

@@ -278,3 +278,80 @@ def test_a_non_loopback_address_needs_a_token_file(memory, tmp_path, capsys) -> 
     short.write_text("abc\n")
     assert main(["-w", ws, "ui", "--no-browser", "--host", "0.0.0.0", "--port", "0", "--token-file", str(short)]) == 1
     assert "at least 24 characters" in capsys.readouterr().err
+
+
+# -- one implementation per verb --------------------------------------------------------------------------------
+
+def test_the_ui_reaches_memory_only_through_memory_verbs() -> None:
+    """Besides ``Memory``, the UI imports only errors, constants, value types and format helpers: no store, repo,
+    Dream or operation of its own."""
+    import ast
+    from pathlib import Path
+
+    allowed = {"errors", "workspace", "memory", "history", "hitlog", "gitstore.trailers", "gitstore.types",
+               "dream.records", "dream.result"}
+    folder = Path(__file__).resolve().parent.parent / "reverie" / "ui"
+    used = set()
+    for path in folder.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 2:  # ``from ..x import``: outside reverie.ui
+                used.add(node.module or "")
+    assert used - allowed == set() and "memory" in used
+
+
+def test_each_action_is_its_memory_verb(tmp_path) -> None:
+    import functools
+
+    from reverie.memory import Memory, use_memory_class
+
+    calls: list[str] = []
+
+    class Recording(Memory):
+        pass
+
+    def recording(name: str):  # type: ignore[no-untyped-def]
+        verb = getattr(Memory, name)
+
+        @functools.wraps(verb)
+        def record(self, *a, **kw):  # type: ignore[no-untyped-def]
+            calls.append(name[1:])
+            return verb(self, *a, **kw)
+
+        return record
+
+    for name in ("awrite", "apin", "aremove", "arestore", "apreview_restore", "aapprove", "areject", "arequeue",
+                 "awhy", "alog", "ashow", "arecall", "astatus", "anext_dream", "aread", "ahistory"):
+        setattr(Recording, name, recording(name))
+    previous = use_memory_class(Recording)
+    try:
+        memory = seeded(tmp_path / "ws")
+    finally:
+        use_memory_class(previous)
+    assert isinstance(memory, Recording)
+    with _client(memory) as c:
+        c.get(f"/?token={TOKEN}")
+        token = _csrf(c)
+        line = {"csrf": token, "path": "USER.md", "line": "6", "original": "- Works at ACME"}
+        dream = memory.log(limit=1, kind="dream")[0].sha
+        steps = [
+            (lambda: c.post("/memory/edit", data={**line, "text": "- Works at ACME Ltd"}), "write"),
+            (lambda: c.post("/memory/pin", data={**line, "original": "- Works at ACME Ltd"}), "pin"),
+            (lambda: c.post("/memory/remove", data={**line, "line": "4", "original": "- Name: Alice",
+                                                    "reason": "test"}), "remove"),
+            (lambda: c.get(f"/commit/{dream}/confirm?action=revert"), "preview_restore"),
+            (lambda: c.post(f"/commit/{dream}/restore", data={"csrf": token, "action": "revert"}), "restore"),
+            (lambda: c.post("/review/approve", data={"csrf": token}), "approve"),
+            (lambda: c.post("/review/reject", data={"csrf": token}), "reject"),
+            (lambda: c.post("/review/requeue", data={"csrf": token, "all": "1"}), "requeue"),
+            (lambda: c.get("/memory/why", params={"path": "USER.md", "line": "5", "text": "- Lives in Berlin"}), "why"),
+            (lambda: c.get("/timeline"), "log"),
+            (lambda: c.get(f"/commit/{dream}"), "show"),
+            (lambda: c.get("/search?q=Berlin"), "recall"),
+            (lambda: c.get("/status"), "next_dream"),
+            (lambda: c.get("/history?first=1&last=2"), "history"),
+        ]
+        for step, verb in steps:
+            calls.clear()
+            assert step().status_code in (200, 303)
+            assert verb in calls, (verb, calls)
+    memory.close()

@@ -1,5 +1,5 @@
 """The library verbs the UI added: a log read page by page (``start``), a restore/revert preview that is exactly
-what the operation then writes, a batch's history entries, and Dream's next scheduled run."""
+what the operation then writes, and Dream's next scheduled run."""
 
 from __future__ import annotations
 
@@ -79,12 +79,6 @@ def test_preview_raises_what_the_operation_would(memory) -> None:
     oldest = memory.log(limit=100)[-1].sha
     with pytest.raises(GitStoreError, match="first commit"):
         memory.preview_restore(oldest)
-
-
-def test_entries_are_one_batch(memory) -> None:
-    cursors = [memory.remember(f"entry {n}").cursor for n in range(6)]
-    assert [e.content for e in memory.entries(cursors[1], cursors[3])] == ["entry 1", "entry 2", "entry 3"]
-    assert memory.entries(cursors[3], cursors[1]) == []
 
 
 def test_next_dream_counts_from_the_last_completed_run(memory) -> None:

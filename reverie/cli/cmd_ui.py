@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..errors import CommandError
-from ._common import existing_workspace
+from ._common import open_memory
 
 DEFAULT_PORT = 8766
 
@@ -26,19 +26,17 @@ def run(args: argparse.Namespace) -> int:
         from ..ui import serve
     except ImportError as exc:  # the optional dependencies are missing
         raise CommandError(f"`reverie ui` needs the `ui` extra ({exc}); install reverie with its lock file") from None
-    import reverie
 
     if not 0 <= args.port < 65536:
         raise CommandError(f"--port must be 0-65535, not {args.port}")
 
     def ready(url: str) -> None:
-        print(f"reverie ui: serving {ws.root}\n  open {url}\n  (Ctrl-C stops it)", file=sys.stderr, flush=True)
+        print(f"reverie ui: serving {memory.workspace.root}\n  open {url}\n  (Ctrl-C stops it)", file=sys.stderr, flush=True)
         if not args.no_browser:
             import webbrowser
 
             webbrowser.open(url)
 
-    ws = existing_workspace(args)
-    with reverie.open(ws) as memory:
+    with open_memory(args, existing=True) as memory:
         serve(memory, host=args.host, port=args.port, token_file=args.token_file, ready=ready)
     return 0

@@ -35,6 +35,7 @@ from .jobs import DreamJob
 from .security import CSRF_FIELD, Guard, Sessions, UISession, check_csrf
 
 if TYPE_CHECKING:
+    from ..history import HistoryEntry
     from ..memory import Memory
 
 __all__ = ["build_app", "PAGE_SIZE"]
@@ -102,7 +103,7 @@ class UI:
         exact = [p for p in found if p.line_no == int(request.query_params.get("line", 0)) + 1]
         entries = []
         for p in exact or found:
-            shown = await self.memory.aentries(*p.cursor_range) if p.cursor_range else []
+            shown = await self._entries(*p.cursor_range) if p.cursor_range else []
             entries.append((p, shown[:BATCH_SHOWN]))
         name = "why_fragment.html" if request.query_params.get("fragment") else "why.html"
         return self.render(request, name, path=rel, line=line, found=entries, active="memory")
@@ -189,7 +190,7 @@ class UI:
     async def commit_page(self, request: Request) -> Response:
         detail = await self._show(request.path_params["sha"])
         batch = views.batch_of(detail.info)
-        entries = await self.memory.aentries(batch[0], min(batch[1], batch[0] + BATCH_SHOWN - 1)) if batch else []
+        entries = await self._entries(batch[0], min(batch[1], batch[0] + BATCH_SHOWN - 1)) if batch else []
         return self.render(request, "commit.html", info=detail.info, diff=views.diff_lines(detail.diff), batch=batch,
                            entries=entries, trailers=views.other_trailers(detail.info), active="timeline")
 
@@ -229,8 +230,15 @@ class UI:
         first = _int(request.query_params.get("first"), 1)
         last = _int(request.query_params.get("last"), first)
         last = min(last, first + 499)
-        entries = await self.memory.aentries(first, last)
+        entries = await self._entries(first, last)
         return self.render(request, "history.html", entries=entries, first=first, last=last, active="search")
+
+    async def _entries(self, first: int, last: int) -> list[HistoryEntry]:
+        """History entries ``first`` to ``last`` (a Dream batch, a search hit's entry)."""
+        if last < first:
+            return []
+        found = await self.memory.ahistory(since=max(first - 1, 0), limit=last - first + 1)
+        return [e for e in found if e.cursor <= last]
 
     # -- Review ---------------------------------------------------------------------------------------------
     async def review(self, request: Request) -> Response:
