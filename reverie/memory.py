@@ -607,6 +607,15 @@ class Memory:
     async def ahistory(self, *, since: int = 0, limit: int | None = None) -> list[HistoryEntry]:
         return await self._in_thread(lambda m: m.history(since=since, limit=limit))
 
+    def session(self, session_key: str) -> Session | None:
+        """A conversation as stored (its messages, oldest first), or None when there is none by that key: where a
+        search hit from a session leads."""
+        sessions = self.runtime.sessions
+        return sessions.load(sessions.path_for(session_key))
+
+    async def asession(self, session_key: str) -> Session | None:
+        return await self._in_thread(lambda m: m.session(session_key))
+
     # -- state ----------------------------------------------------------------------------------------------
     def status(self) -> StatusReport:
         """Cursors, pending entries, file sizes, the model, the last Dream run, set-aside batches, a pending

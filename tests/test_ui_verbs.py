@@ -89,3 +89,14 @@ def test_next_dream_counts_from_the_last_completed_run(memory) -> None:
     due = memory.next_dream()
     hours = memory.config.dream.interval_h
     assert timedelta(hours=hours) - timedelta(minutes=1) < due - now < timedelta(hours=hours) + timedelta(minutes=1)
+
+
+def test_session_is_the_conversation_a_search_hit_names(memory) -> None:
+    sessions = memory.runtime.sessions
+    talk = sessions.get_or_create("telegram:alice")
+    sessions.append(talk, {"role": "user", "content": "I adopted a cat called Miso"})
+    sessions.append(talk, {"role": "assistant", "content": "Lovely name!"})
+    hit = memory.recall("Miso", kinds=["session"])[0]
+    found = memory.session(hit.source.session_key)
+    assert found is not None and found.messages[hit.source.message_index]["content"] == "I adopted a cat called Miso"
+    assert memory.session("nobody:here") is None
