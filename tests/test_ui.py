@@ -355,3 +355,16 @@ def test_each_action_is_its_memory_verb(tmp_path) -> None:
             assert step().status_code in (200, 303)
             assert verb in calls, (verb, calls)
     memory.close()
+
+
+def test_a_conversation_hit_leads_to_its_message(client, memory) -> None:
+    sessions = memory.runtime.sessions
+    talk = sessions.get_or_create("telegram:alice")
+    sessions.append(talk, {"role": "user", "content": "I adopted a cat called Miso <img src=x onerror=alert(1)>"})
+    html = client.get("/search?q=Miso").text
+    link = re.search(r'href="(/session\?[^"]+)"', html)
+    assert link, html
+    page = client.get(unescape(link.group(1)).split("#")[0]).text
+    assert 'id="m0" class="message role-user target"' in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page and "<img" not in page
+    assert client.get("/session?key=nobody").status_code == 404

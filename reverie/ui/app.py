@@ -240,6 +240,17 @@ class UI:
         found = await self.memory.ahistory(since=max(first - 1, 0), limit=last - first + 1)
         return [e for e in found if e.cursor <= last]
 
+    async def session(self, request: Request) -> Response:
+        key = request.query_params.get("key", "")
+        found = await self.memory.asession(key) if key else None
+        if found is None:
+            raise HTTPException(404, f"no conversation {key!r} in this workspace")
+        target = _int(request.query_params.get("message"), -1)
+        messages = [(i, m.get("role", "?"), _message_text(m.get("content")), m.get("timestamp"))
+                    for i, m in enumerate(found.messages)]
+        return self.render(request, "session.html", key=found.key, messages=messages, target=target,
+                           archived=found.last_consolidated, active="search")
+
     # -- Review ---------------------------------------------------------------------------------------------
     async def review(self, request: Request) -> Response:
         change = self.memory.pending_soul()
@@ -332,6 +343,16 @@ def _int(value: str | None, default: int) -> int:
         return default
 
 
+def _message_text(content: object) -> str:
+    """A message's text as stored: a string, or the text parts of a list of content parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, dict)]
+        return "\n".join(p for p in parts if isinstance(p, str)) or "(no text)"
+    return "(no text)"
+
+
 def _memory_file(rel: str) -> str:
     if rel not in MEMORY_FILES:
         raise HTTPException(404, f"{rel!r} is not one of the memory files ({', '.join(MEMORY_FILES)})")
@@ -374,6 +395,7 @@ def build_app(memory: Memory, *, token: str, allowed_hosts: frozenset[str] | Non
         Route("/commit/{sha:str}/confirm", ui.confirm),
         Route("/commit/{sha:str}/restore", ui.restore, methods=["POST"]),
         Route("/history", ui.history),
+        Route("/session", ui.session),
         Route("/review", ui.review),
         Route("/review/approve", ui.approve, methods=["POST"]),
         Route("/review/reject", ui.reject, methods=["POST"]),
