@@ -368,3 +368,57 @@ def test_a_conversation_hit_leads_to_its_message(client, memory) -> None:
     assert 'id="m0" class="message role-user target"' in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page and "<img" not in page
     assert client.get("/session?key=nobody").status_code == 404
+
+
+def test_edit_a_whole_file(client, memory) -> None:
+    text = memory.read("memory/MEMORY.md") + "- The office moves to Leipzig in June\n"
+    page = client.get("/memory/file?path=memory/MEMORY.md").text
+    assert "Deadline for Atlas" in page
+    client.post("/memory/file", data={"csrf": _csrf(client), "path": "memory/MEMORY.md", "text": text.replace("\n", "\r\n")})
+    assert memory.read("memory/MEMORY.md") == text  # the browser's CRLF is the file's LF
+    commit = memory.log(limit=1)[0]
+    assert commit.kind == "manual" and commit.subject == "manual: edit memory/MEMORY.md"
+    head = commit.sha
+    client.post("/memory/file", data={"csrf": _csrf(client), "path": "memory/MEMORY.md", "text": "# Memory\n"})
+    assert _head(memory) == head and "refused" in _flash(client, "/memory")  # the gate: most of the file gone
+
+
+def test_the_command_serves_on_loopback_until_stopped(memory, tmp_path) -> None:
+    """The real process: it prints a loopback address with a token, serves it through uvicorn, and SIGTERM stops it."""
+    import os
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    from tests.conftest import ROOT
+
+    token_file = tmp_path / "token"
+    token_file.write_text("a-token-from-a-file-" + "z" * 20 + "\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
+    env.update(REVERIE_HOME=str(tmp_path / "home"), PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "reverie", "-w", str(memory.workspace.root), "ui", "--no-browser",
+                             "--port", "0", "--token-file", str(token_file)], stderr=subprocess.PIPE, text=True,
+                            env=env)
+    try:
+        assert proc.stderr is not None
+        url = next(m.group(1) for line in proc.stderr if (m := re.search(r"open (\S+)", line)))
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=a-token-from-a-file-z{20}", url)
+
+        class NoRedirect(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+                return None
+
+        opener = urllib.request.build_opener(NoRedirect)
+        with pytest.raises(urllib.error.HTTPError) as signed_in:
+            opener.open(url, timeout=10)
+        assert signed_in.value.code == 303
+        cookie = signed_in.value.headers["set-cookie"].split(";")[0]
+        page = opener.open(urllib.request.Request(url.split("?")[0] + "memory", headers={"cookie": cookie}), timeout=10)
+        assert page.status == 200 and b"Lives in Berlin" in page.read()
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            opener.open(url.split("?")[0] + "memory", timeout=10)
+        assert refused.value.code == 403
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=30) in (0, -15)

@@ -253,12 +253,12 @@ class UI:
 
     # -- Review ---------------------------------------------------------------------------------------------
     async def review(self, request: Request) -> Response:
-        change = self.memory.pending_soul()
+        change = await self.memory.apending_soul()
         status = await self.memory.astatus()
         last_dream = await self.memory.alog(limit=1, kind="dream")
         return self.render(request, "review.html", change=change if change and not change.applied else None,
                            diff=views.diff_lines(change.diff()) if change and not change.applied else [],
-                           aside=self.memory.set_aside(), queued=self.memory.queued(), status=status,
+                           aside=await self.memory.aset_aside(), queued=await self.memory.aqueued(), status=status,
                            last_commit=last_dream[0] if last_dream else None, active="review")
 
     async def approve(self, request: Request) -> Response:
