@@ -422,3 +422,15 @@ def test_the_command_serves_on_loopback_until_stopped(memory, tmp_path) -> None:
     finally:
         proc.terminate()
         assert proc.wait(timeout=30) in (0, -15)
+
+
+@pytest.mark.parametrize("path", [
+    "/commit/zzzz", "/commit/0000000", "/commit/..%2F..%2Fetc/confirm?action=revert", "/memory/why?path=../../etc/passwd&line=0&text=x",
+    "/memory/edit?path=USER.md&line=abc&text=x", "/memory/remove?path=USER.md", "/file?path=../reverie.json",
+    "/file?path=memory/history.jsonl", "/timeline?start=nothex", "/session?key=../../etc", "/history?first=x&last=y",
+    "/search?q=" + "x" * 5000, "/memory/file?path=SOUL.md%00",
+])
+def test_hostile_or_broken_requests_get_a_clear_page(client, path) -> None:
+    r = client.get(path)
+    assert r.status_code in (200, 400, 404), (path, r.status_code)
+    assert "Traceback" not in r.text and "internal error" not in r.text

@@ -98,9 +98,9 @@ class UI:
         return self.render(request, "memory.html", files=files, budgets=status.budgets, active="memory")
 
     async def why(self, request: Request) -> Response:
-        rel, line = _file_line(request)
+        rel, index, line = _file_line(request)
         found = [p for p in await self.memory.awhy(line.strip()) if p.path == rel] if line.strip() else []
-        exact = [p for p in found if p.line_no == int(request.query_params.get("line", 0)) + 1]
+        exact = [p for p in found if p.line_no == index + 1]
         entries = []
         for p in exact or found:
             shown = await self._entries(*p.cursor_range) if p.cursor_range else []
@@ -109,9 +109,8 @@ class UI:
         return self.render(request, name, path=rel, line=line, found=entries, active="memory")
 
     async def edit_form(self, request: Request) -> Response:
-        rel, line = _file_line(request)
-        return self.render(request, "edit.html", path=rel, line=line, index=int(request.query_params["line"]),
-                           active="memory")
+        rel, index, line = _file_line(request)
+        return self.render(request, "edit.html", path=rel, line=line, index=index, active="memory")
 
     async def edit(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
@@ -146,9 +145,8 @@ class UI:
         return await self.act(request, "/memory", run)
 
     async def remove_form(self, request: Request) -> Response:
-        rel, line = _file_line(request)
-        return self.render(request, "remove.html", path=rel, line=line, index=int(request.query_params["line"]),
-                           active="memory")
+        rel, index, line = _file_line(request)
+        return self.render(request, "remove.html", path=rel, line=line, index=index, active="memory")
 
     async def remove(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
@@ -359,13 +357,14 @@ def _memory_file(rel: str) -> str:
     return rel
 
 
-def _file_line(request: Request) -> tuple[str, str]:
+def _file_line(request: Request) -> tuple[str, int, str]:
     """The ``path`` and ``line`` (0-based) a GET names, and that line's text as the page showed it."""
     rel = _memory_file(request.query_params.get("path", ""))
+    index = _int(request.query_params.get("line"), -1)
     text = request.query_params.get("text")
-    if text is None:
-        raise HTTPException(400, "which line? (the link carries its text)")
-    return rel, text
+    if text is None or index < 0:
+        raise HTTPException(400, "which line? (the link carries its number and its text)")
+    return rel, index, text
 
 
 def _time(value: object) -> Any:
