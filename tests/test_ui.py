@@ -434,3 +434,15 @@ def test_hostile_or_broken_requests_get_a_clear_page(client, path) -> None:
     r = client.get(path)
     assert r.status_code in (200, 400, 404), (path, r.status_code)
     assert "Traceback" not in r.text and "internal error" not in r.text
+
+
+def test_status_says_since_when_the_model_is_unreachable(client, memory) -> None:
+    import orjson
+
+    path = memory.workspace.state_dir / "dream-status.json"
+    record = orjson.loads(path.read_bytes())
+    assert "no outage recorded" in client.get("/status").text
+    record["model_unavailable"] = {"since": "2026-11-24T08:00:00+00:00", "reason": "connection refused"}
+    path.write_bytes(orjson.dumps(record))
+    html = client.get("/status").text
+    assert "unreachable since 2026-11-24 08:00" in html and "connection refused" in html
