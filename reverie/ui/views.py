@@ -126,7 +126,7 @@ def ago(when: datetime | None, now: datetime | None = None) -> str:
     seconds = abs(seconds)
     for size, unit in ((86400, "day"), (3600, "hour"), (60, "minute")):
         if seconds >= size:
-            n = int(seconds // size)
+            n = round(seconds / size)
             text = f"{n} {unit}{'s' if n != 1 else ''}"
             return f"in {text}" if future else f"{text} ago"
     return "now" if future else "just now"
