@@ -4,29 +4,20 @@ in one line, the address with its token handed back before the first request is 
 from __future__ import annotations
 
 import errno
-import ipaddress
 import socket
 from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import CommandError
 from ..memory import Memory
+from ..security.network import is_loopback
 from .app import build_app
 from .security import new_token
 
-__all__ = ["serve", "is_loopback", "read_token_file", "bind", "MIN_TOKEN_CHARS"]
+__all__ = ["serve", "read_token_file", "bind", "MIN_TOKEN_CHARS"]
 
 #: A token file's token must be at least this long (a guessable token on a network is no gate).
 MIN_TOKEN_CHARS = 24
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def read_token_file(path: str | Path) -> str:
