@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -386,12 +386,15 @@ class Memory:
         return await self._in_thread(lambda m: m.pending())
 
     # -- versions -------------------------------------------------------------------------------------------
-    def log(self, *, limit: int = 20, kind: str | None = None, path: str | None = None) -> list[CommitInfo]:
-        """Memory's versions, newest first (``kind``: only that commit kind; ``path``: only commits touching it)."""
-        return self.runtime.git.log(limit=limit, kind=kind, path=path)
+    def log(self, *, limit: int = 20, kind: str | None = None, path: str | None = None,
+            start: str | None = None) -> list[CommitInfo]:
+        """Memory's versions, newest first (``kind``: only that commit kind; ``path``: only commits touching it;
+        ``start``: from that commit back instead of from the newest, for reading a long log page by page)."""
+        return self.runtime.git.log(limit=limit, kind=kind, path=path, start=start)
 
-    async def alog(self, *, limit: int = 20, kind: str | None = None, path: str | None = None) -> list[CommitInfo]:
-        return await self._in_thread(lambda m: m.log(limit=limit, kind=kind, path=path))
+    async def alog(self, *, limit: int = 20, kind: str | None = None, path: str | None = None,
+                   start: str | None = None) -> list[CommitInfo]:
+        return await self._in_thread(lambda m: m.log(limit=limit, kind=kind, path=path, start=start))
 
     def show(self, sha: str) -> CommitDetail:
         """One version: its commit (what changed and why) and its diff."""
@@ -427,6 +430,24 @@ class Memory:
 
     async def arestore(self, sha: str | None = None, *, only: bool = False, replay: bool = False) -> OperationResult:
         return await self._in_thread(lambda m: m.restore(sha, only=only, replay=replay))
+
+    def preview_restore(self, sha: str, *, only: bool = False) -> str:
+        """The diff ``restore(sha, only=only)`` would make to the memory files now, writing nothing: what a
+        confirmation shows (the same plan; a revert that would conflict raises here as it would there)."""
+        return self.runtime.git.preview(sha, only=only)
+
+    async def apreview_restore(self, sha: str, *, only: bool = False) -> str:
+        return await self._in_thread(lambda m: m.preview_restore(sha, only=only))
+
+    def next_dream(self) -> datetime:
+        """When Dream's schedule (``reverie serve``, ``reverie chat``) runs it next: one interval after the last
+        completed run, now when it is overdue or has never run."""
+        from .dream.scheduler import DreamScheduler
+
+        return DreamScheduler(self.runtime.dream).next_run_time()
+
+    async def anext_dream(self) -> datetime:
+        return await self._in_thread(lambda m: m.next_dream())
 
     # -- SOUL.md approval -----------------------------------------------------------------------------------
     def pending_soul(self) -> PendingChange | None:
@@ -607,6 +628,15 @@ class Memory:
 
     async def ahistory(self, *, since: int = 0, limit: int | None = None) -> list[HistoryEntry]:
         return await self._in_thread(lambda m: m.history(since=since, limit=limit))
+
+    def session(self, session_key: str) -> Session | None:
+        """A conversation as stored (its messages, oldest first), or None when there is none by that key: where a
+        search hit from a session leads."""
+        sessions = self.runtime.sessions
+        return sessions.load(sessions.path_for(session_key))
+
+    async def asession(self, session_key: str) -> Session | None:
+        return await self._in_thread(lambda m: m.session(session_key))
 
     # -- state ----------------------------------------------------------------------------------------------
     def status(self) -> StatusReport:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import ipaddress
 import logging
 import os
 from collections.abc import AsyncIterator, Callable
@@ -35,6 +34,7 @@ from ..errors import ReverieError, WorkspaceError
 from ..memory import Memory, memory_files
 from ..memory import open as open_memory
 from ..recall.types import SourceKind
+from ..security.network import is_loopback
 from ..workspace import Workspace
 
 if TYPE_CHECKING:
@@ -460,15 +460,6 @@ def serve_stdio(workspace: Workspace | str | os.PathLike[str]) -> None:
         anyio.run(server.run_stdio_async)
     finally:
         server.reverie_memory.close()
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 class BearerAuth:
