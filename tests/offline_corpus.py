@@ -19,9 +19,11 @@ workspace's template files. It returns the lines added to each file.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 
 from reverie.llm import load_prompt
 from reverie.llm import protocol as p
@@ -1372,4 +1374,100 @@ def score(paths: tuple[str, ...] = ("history", "archive"), *, heldout: bool = Fa
             if extra:
                 s.wrong += len(extra)
                 s.wrongs.append((path, case.sentence, extra))
+    return s
+
+
+# -- speech nobody here wrote: hand-labelled LoCoMo turns -----------------------------------------------------------
+LOCOMO_LABELS = Path(__file__).resolve().parent / "data" / "locomo_labels.tsv"
+
+
+def locomo_data() -> Path | None:
+    """The LoCoMo development split in ``shared/`` beside the checkout (main) or two levels up (a worktree), or None."""
+    here = Path(__file__).resolve().parent.parent
+    for base in (here.parent / "shared", here.parent.parent / "shared"):
+        path = base / "data" / "locomo" / "locomo-dev.json"
+        if path.is_file():
+            return path
+    return None
+
+
+@dataclass
+class Turn:
+    turn: str  # conversation|dia_id
+    split: str  # tune | heldout
+    text: str
+    expected: tuple[tuple[str, str], ...]  # lines a fact turn must add (all of them)
+    allowed: tuple[tuple[str, str], ...]  # further lines that would be true
+
+
+def locomo_turns(split: str | None = None, data: Path | None = None) -> list[Turn]:
+    """The labelled turns (tests/data/locomo_labels.tsv) with their text read from the data set."""
+    data = data or locomo_data()
+    if data is None:
+        raise FileNotFoundError("shared/data/locomo/locomo-dev.json not found")
+    texts = {}
+    for sample in json.loads(data.read_text()):
+        conv = sample["conversation"]
+        for key, turns in conv.items():
+            if re.fullmatch(r"session_\d+", key):
+                for t in turns:
+                    texts[f"{sample['sample_id']}|{t['dia_id']}"] = t["text"]
+    out = []
+    for line in LOCOMO_LABELS.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        conv, dia, part, label, expected, allowed = (line.split("\t") + [""] * 6)[:6]
+        if split and part != split:
+            continue
+        key = f"{conv}|{dia}"
+        exp = _pairs(expected) if label == "fact" else ()
+        out.append(Turn(key, part, texts[key], exp, _pairs(allowed) if allowed.strip() else ()))
+    return out
+
+
+@dataclass
+class TurnScore:
+    turns: int = 0
+    fact_turns: int = 0
+    learned: int = 0
+    written: int = 0
+    wrong: int = 0
+    misses: list[tuple[str, str, list[tuple[str, str]]]] = field(default_factory=list)
+    wrongs: list[tuple[str, str, list[tuple[str, str]]]] = field(default_factory=list)
+
+    @property
+    def precision(self) -> float:
+        return 1.0 if not self.written else (self.written - self.wrong) / self.written
+
+    @property
+    def recall(self) -> float:
+        return self.learned / self.fact_turns if self.fact_turns else 0.0
+
+
+def _same(a: tuple[str, str], b: tuple[str, str]) -> bool:
+    return a[0] == b[0] and p_norm(a[1]) == p_norm(b[1])
+
+
+def p_norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s:-]", " ", text.lower()).split())
+
+
+def score_turns(turns: list[Turn], path: str = "archive") -> TurnScore:
+    """Precision (written lines that are expected or allowed) and recall (fact turns whose expected lines all
+    landed) of the engine on labelled turns, each turn read as the user's message."""
+    s = TurnScore()
+    for t in turns:
+        got = learn(t.text, path).facts()
+        s.turns += 1
+        s.written += len(got)
+        wrong = [g for g in got if not any(_same(g, e) for e in t.expected + t.allowed)]
+        if wrong:
+            s.wrong += len(wrong)
+            s.wrongs.append((t.turn, t.text, wrong))
+        if t.expected:
+            s.fact_turns += 1
+            if all(any(_same(g, e) for g in got) for e in t.expected):
+                s.learned += 1
+            else:
+                s.misses.append((t.turn, t.text, got))
     return s
