@@ -284,7 +284,7 @@ Give me detailed answers.
 I prefer detailed answers.
 Please write detailed answers.
 
-SOUL | Call the user Ali
+SOUL | Call the user Ali; USER | Goes by Ali
 Call me Ali.
 Please call me Ali.
 Address me as Ali.
@@ -1088,7 +1088,7 @@ USER | Dislikes cold weather
 I really don't like cold weather.
 User can't stand cold weather.
 
-SOUL | Call the user Sam
+SOUL | Call the user Sam; USER | Goes by Sam
 Please call me Sam.
 Just call me Sam.
 

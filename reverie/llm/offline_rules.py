@@ -32,6 +32,8 @@ from functools import lru_cache, wraps
 from typing import TypeVar
 
 from .offline_dates import DATE_PHRASE, resolve
+from .offline_framing import framed, reversed_feeling, temporary
+from .offline_kinds import given_name, known_language, known_place
 
 __all__ = ["Fact", "Canon", "extract_facts", "leaves_unsure", "canon", "third_person", "first_person", "normalize",
            "is_suspicious_rule", "strip_instead", "dated", "is_canonical", "attribute", "value_words"]
@@ -128,6 +130,13 @@ DATABASES = _words(
 KIN = ("wife|husband|partner|girlfriend|boyfriend|fiancée?|son|daughter|brother|sister|mother|father|mom|mum|dad|"
        "grandmother|grandfather|grandma|grandpa|uncle|aunt|cousin|niece|nephew|boss|manager|dog|cat|puppy|kitten|"
        "parrot|hamster|rabbit|horse")
+#: Relatives and colleagues (people, whose names are given names), as opposed to pets.
+_PEOPLE = frozenset(
+    "wife husband partner girlfriend boyfriend fiancé fiancée fiance son daughter brother sister mother father mom "
+    "mum dad grandmother grandfather grandma grandpa uncle aunt cousin niece nephew boss manager".split())
+#: After an unknown proper name, words that say it is a place.
+_PLACE_CUE = re.compile(r",?\s+(?:an?|the)\s+(?:small\s+|little\s+|tiny\s+|big\s+)?(?:town|village|city|suburb|"
+                        r"hamlet|neighbou?rhood|district|borough|island|county|region|province|state)\b", re.I)
 APPOINTMENTS = ("dentist|doctor|doctor's|dental|eye|hair|haircut|vet|physio|therapy|job|interview|medical|"
                 "hospital|optician|check-up|checkup")
 #: Time words that point at one moment: never the start of a lasting preference ("tonight's game").
@@ -168,26 +177,56 @@ def _is_proper(value: str, *, max_words: int = 5, digits: bool = False) -> bool:
     return True
 
 
+#: Not an organisation, whatever the capitals: departments, time zones, places of work that are no employer.
+_NOT_ORG = _words(
+    "hr it marketing finance sales legal engineering accounting support operations ops pr r&d admin management "
+    "product design research security compliance procurement logistics customer payroll facilities qa "
+    "utc gmt cet cest est edt pst pdt cst cdt mst mdt bst ist jst aest central pacific eastern mountain atlantic "
+    "time home remote remotely night nights weekends school university college")
+#: Short forms a gazetteer spells out.
+_PLACE_ALIASES = _words("uk u.k. us u.s. usa u.s.a. uae nyc la sf england scotland wales bavaria")
+
+
 def is_place(value: str) -> bool:
-    return _is_proper(value, max_words=4)
+    """A place the gazetteer knows (``offline_kinds``), written as a proper name: "Lisbon", "the Netherlands".
+    Software, time zones and moods never are ("Linux", "Central Time"); an unknown name needs a cue (``_fill``)."""
+    return _is_proper(value, max_words=4) and (known_place(value) or value.strip().lower() in _PLACE_ALIASES)
+
+
+def is_unknown_place(value: str) -> bool:
+    """A proper name the gazetteer does not know, for a sentence that says it is a place ("a village near …")."""
+    words = value.lower().split()
+    return (_is_proper(value, max_words=4) and not set(words) & (_NOT_ORG | TECH)
+            and not any(known_language(w) for w in words))
 
 
 def is_org(value: str) -> bool:
-    return _is_proper(value, max_words=5, digits=True)
+    words = [w.strip(".,").lower() for w in value.split()]
+    return _is_proper(value, max_words=5, digits=True) and not (set(words) & _NOT_ORG) and not any(
+        known_language(w) for w in words)
 
 
 def is_name(value: str) -> bool:
     return _is_proper(value, max_words=3) and not value.lower().startswith("the ")
 
 
+#: Words that judge rather than name a job: "a terrible cook" is no cook by trade.
+EVALUATIVE = _words(
+    "terrible awful bad good great decent lousy horrible amazing excellent better worse best worst average "
+    "mediocre poor fine lazy proud happy big huge aspiring wannabe would-be former ex failed frustrated "
+    "hopeless natural born real total complete wonderful fantastic brilliant okay ok so-so")
+
+
 def is_role(value: str) -> bool:
     words = [w.strip(".,").lower() for w in _tokens(value)]
     return (0 < len(words) <= 4 and words[-1] in ROLES and all(re.fullmatch(r"[a-z-]+", w) for w in words)
-            and not (set(words) & (VAGUE | TIME_WORDS)))
+            and not (set(words) & (VAGUE | TIME_WORDS | EVALUATIVE)))
 
 
 def is_language(value: str) -> bool:
-    return value.strip().lower() in LANGUAGES
+    """A language ISO 639-1 names (``offline_kinds``), as written with its capital: "Portuguese", never "Poetry"."""
+    value = value.strip()
+    return value[:1].isupper() and (value.lower() in LANGUAGES or known_language(value))
 
 
 def is_tool(value: str) -> bool:
@@ -218,7 +257,7 @@ def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
     if (set(words) & UNPLEASANT and not unpleasant_ok) or set(words) & {"my", "your", "it", "that", "this", "you", "when", "if", "answers",
                                                 "replies", "responses", "answer", "reply"}:
         return False
-    return all(re.fullmatch(r"[\w'&+-]+", w) for w in words)
+    return all(re.fullmatch(r"[\w'&+-]+(?:\.\w+)*", w) for w in words)
 
 
 def is_any_thing(value: str) -> bool:
@@ -243,7 +282,7 @@ def is_specific(value: str) -> bool:
 
 
 _KINDS: dict[str, Callable[[str], bool]] = {
-    "place": is_place, "org": is_org, "role": is_role, "lang": is_language, "tool": is_tool, "thing": is_thing,
+    "place": is_place, "org": is_org, "unknown-place": is_unknown_place, "role": is_role, "lang": is_language, "tool": is_tool, "thing": is_thing,
     "name": is_name, "project": is_project, "free": is_free, "specific": is_specific, "any-thing": is_any_thing,
 }
 
@@ -259,6 +298,13 @@ _OLD = r"(?P<o>[^,.;:!?()]{1,60}?)(?=\s+to\b)"
 _NAME = r"(?P<v>(?-i:[A-Z])[\w'’-]+(?:\s(?-i:[A-Z])[\w'’-]+)?)"
 _DATE = rf"(?P<d>{DATE_PHRASE})"
 I = r"\bi(?:\s+(?:now|currently|just|actually|recently|also|still))?"  # noqa: E741 — "I", the user
+#: How a sentence addressed to the agent opens: an imperative (after "please", "from now on", "always" …) or a
+#: request ("I'd like you to …", "you can …"). "At home we speak Portuguese" is no rule for the agent.
+_TO_AGENT = (r"(?:^(?:(?:please|pls|kindly|just|and|also|so|always|only|from now on|going forward|"
+             r"in (?:the )?future|feel free to)[,\s]+)*"
+             r"|\byou (?:should |must |can |could |may |will |'ll )?(?:please )?(?:just )?(?:always |only )?"
+             r"|\b(?:i(?:'d| would)? (?:like|want|need|prefer) you to|make sure (?:to|you)|remember to) "
+             r"(?:always |only )?)")
 _PROJECT_NOUN = r"(?:app|service|backend|frontend|project|system|api|website|site|pipeline|platform)"
 # A project: a capitalised name, or a described one ("the inventory app"), as the subject of a storage fact.
 _PROJECT = rf"(?:\b|^)(?:the |our )?(?P<p>(?-i:[A-Z])[\w-]+|(?-i:[a-z])[\w-]* {_PROJECT_NOUN})"
@@ -350,9 +396,15 @@ _RULES: list[Rule] = [
           "v=lang", "permanent"),
     _rule(r"\bmy time ?zone is (?P<v>[A-Z][\w/+:-]{1,30})", "Timezone: {v}", ""),
     # rules for the agent
-    _rule(rf"\b(?:call|address) me (?:as )?{_NAME}", "Call the user {v}", "v=name"),
-    _rule(r"\b(?:reply|respond|answer|talk|speak|write)(?: to me| me| back)?(?: only| always)? in (?P<v>[A-Z][a-z]+)\b",
-          "Reply in {v}", "v=lang"),
+    _rule(rf"{_TO_AGENT}(?:call|address) me (?:as )?{_NAME}", "Call the user {v}", "v=name"),
+    _rule(rf"{_TO_AGENT}(?:call|address) me (?:as )?{_NAME}", "Goes by {v}", "v=name"),
+    _rule(rf"\b(?:(?:my|our) (?:friends|family|colleagues|coworkers|co-workers|parents|kids|team|mates|students)|"
+          rf"everyone|everybody|people|most people|folks) (?:all |usually |just )?calls? me {_NAME}", "Goes by {v}",
+          "v=name"),
+    _rule(rf"\bi (?:usually |mostly )?go by {_NAME}", "Goes by {v}", "v=name"),
+    _rule(rf"\bmy nickname is {_NAME}", "Goes by {v}", "v=name"),
+    _rule(rf"{_TO_AGENT}(?:reply|respond|answer|talk|speak|write)(?: to me| me| back)?(?: only| always)? in "
+          r"(?P<v>[A-Z][a-z]+)\b", "Reply in {v}", "v=lang"),
     _rule(r"\b(?:keep|make) (?:your |the )?(?:answers|replies|responses) (?:short|brief|concise)"
           r"|^(?:please )?be (?:brief|concise)\b|\bi (?:prefer|like|want) (?:short|brief|concise) (?:answers|replies)",
           "Keep answers short", ""),
@@ -393,7 +445,7 @@ _RULES: list[Rule] = [
           "{p} stores its data in {v}", "p=project v=tool"),
     _rule(rf"\bthe deadline (?:for (?P<v>[\w\s-]{{2,40}}?) )?is (?:on |by )?{_DATE}\b", "Deadline for {v}: {d}", "",
           "ephemeral"),
-    _rule(rf"\b(?:the |our |my )?(?P<v>[\w-]+(?: [\w-]+){{0,3}}) (?:is|are) due (?:on |by )?{_DATE}\b",
+    _rule(rf"\b(?:the |our |my )?(?P<v>[\w-]+(?: [\w-]+(?:\.\w+)*){{0,3}}) (?:is|are) due (?:on |by )?{_DATE}\b",
           "Deadline for {v}: {d}", "v=any-thing", "ephemeral"),
     _rule(rf"\bwe (?:need to|have to|must|want to|'ve got to|have got to) (?P<a>ship|release|launch|deliver|finish|submit)(?: (?:the |our )?"
           rf"(?P<v>[\w-]+(?: [\w-]+){{0,3}}))? by {_DATE}\b", "Deadline for {v}: {d}", "v=any-thing", "ephemeral"),
@@ -525,6 +577,7 @@ _CANON: list[tuple[re.Pattern[str], str, str | None]] = [
         (r"^Native language: (.+)$", USER, "native-language"),
         (r"^Timezone: (.+)$", USER, "timezone"),
         (r"^Call the user (.+)$", SOUL, "call"),
+        (r"^Goes by (.+)$", USER, None),
         (r"^Reply in (.+)$", SOUL, "language"),
         (r"^(Keep answers short|Give detailed answers)$", SOUL, "length"),
         (r"^(?:Always|Never) (.+)$", SOUL, None),
@@ -624,6 +677,8 @@ def _imperative(text: str) -> bool:
     first = text.split(" ", 1)[0].lower().strip(",.!")
     if not re.fullmatch(r"[a-z]+", first) or first in _NOT_A_RULE:
         return False
+    if re.match(r"^\w+ (?:i|we|he|she|they|it|you)\b", text, re.I):
+        return False  # an inversion ("never have I ever been …", "never did we …"): a remark, no rule
     if first.endswith("ed") and not first.endswith("eed"):
         return False
     return not (first.endswith("s") and not first.endswith(("ss", "us")))
@@ -638,8 +693,14 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
     for group, kind in rule.kinds:  # on the words as said: "my coffee black" is no thing, "coffee black" would be
         if group == "v" and kind == "free":
             continue
-        if not _KINDS[kind](_clean(groups.get(group, ""), True, strip=False)):
+        raw = _clean(groups.get(group, ""), True, strip=False)
+        if not _KINDS[kind](raw):
+            if kind == "place" and _PLACE_CUE.match(m.string[m.end():]) and is_unknown_place(raw):
+                continue  # "I live in Little Hinton, a village near Oxford": the sentence says it is a place
             return None
+    if "k" in groups and template.startswith("Has a") and groups["k"].lower() in _PEOPLE and not given_name(
+            groups.get("v", "")):
+        return None  # a wife, a son, a boss has a given name: "Has a wife named Colombian" is no fact
     for key in ("v", "o", "p"):
         if key in groups:
             values[key] = _clean(groups[key], template.startswith(_PROPER) or key == "p")
@@ -704,9 +765,11 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
     seen: set[str] = set()
     if _SARCASM.search(sentence_block):
         return out  # a joke anywhere in the message ("Sure, I work at NASA. lol"): nothing in it is sure
-    for sentence in _sentences(sentence_block):
-        if _CODE.search(sentence):
-            continue  # code, a command line, markup: never a statement about the user
+    sentences = _sentences(sentence_block)
+    for sentence, in_frame in zip(sentences, framed(sentences)):
+        if in_frame or _CODE.search(sentence):
+            continue  # a story, a task on a text, a rumour, a retracted line; code, markup: not the user's life
+        passing = temporary(sentence)
         sentence = _IDIOM.sub("", _QUOTED.sub(" ", sentence)).strip()
         old = None
         m = _REPLACES.search(sentence)
@@ -741,6 +804,8 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
                     break
                 if not rule.negative and _NEGATION.search(sentence[: m.start()] + " " + m.group(0)):
                     continue  # "I don't live in Berlin", "it's not that I like tea"
+                if passing and rule.mark != "ephemeral":
+                    continue  # "I'm working from Café Lisboa today": a passing state, no lasting fact
                 text = _fill(rule, m, said_on)
                 if not text or len(text) > 160:
                     continue
@@ -755,6 +820,11 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
                     seen.add(key)
                     out.append(Fact(text, kind))
                     found = True
+        for lang in _spoken(sentence)[1:]:  # the first one came from the rule; the rest of the list
+            key = normalize(f"Speaks {lang}")
+            if key not in seen and not passing:
+                seen.add(key)
+                out.append(Fact(f"Speaks {lang}", "correction" if correction else "durable"))
         if not found:
             m = _REMEMBER.search(sentence)
             if m:
@@ -763,7 +833,33 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
                 if normalize(note) not in seen and not is_suspicious_rule(note):
                     seen.add(normalize(note))
                     out.append(Fact(note, "correction" if correction else "durable"))
+    likes_it, hates_it = reversed_feeling(sentence_block)
+    if likes_it or hates_it:  # "I hate Rust, honestly I love it": neither feeling is sure
+        out = [f for f in out if not (hates_it and f.text.startswith(("Likes ", "Prefers ", "Favourite ")))
+               and not (likes_it and f.text.startswith("Dislikes "))]
     return _drop_shadowed(out)
+
+
+_SPEAK_LIST = re.compile(r"\bi (?:can )?speak (?P<v>[^.;:!?()]{1,120})", re.I)
+_LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|as well as\s+)?|\s+(?:and|as well as)\s+")
+
+
+def _spoken(sentence: str) -> list[str]:
+    """Every language of "I speak English, French and Portuguese", in order, up to the first item that is not a
+    bare language ("… and a bit of French" stops the list there)."""
+    m = _SPEAK_LIST.search(sentence)
+    if not m or _NEGATION.search(sentence[: m.start()]):
+        return []
+    out = []
+    for item in _LIST_SPLIT.split(m.group("v").strip()):
+        item = re.sub(r"^fluent\s+", "", item.strip(), flags=re.I)
+        word = item.split(" ", 1)[0]
+        if not is_language(word):
+            break
+        out.append(word)
+        if " " in item:  # "Portuguese at home": the list ends here
+            break
+    return out
 
 
 def leaves_unsure(message: str) -> bool:
