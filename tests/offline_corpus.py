@@ -1471,3 +1471,160 @@ def score_turns(turns: list[Turn], path: str = "archive") -> TurnScore:
             else:
                 s.misses.append((t.turn, t.text, got))
     return s
+
+
+#: Framed and wrong-kind sentences, written fresh for issue 26 (after the first LoCoMo run, before its rules): each
+#: category of the issue and more. None may give a fact (a line ``sentence => FILE | fact`` names the one it may).
+FRAMED = """
+# fiction
+In my story I live in Oslo and work at the lighthouse.
+In my novel the narrator lives in Vienna. She works at Siemens.
+My character is a vegan who lives in Kyoto.
+The protagonist of my screenplay moved to Berlin.
+For my D&D campaign, I'm a dwarf who lives in Ironforge.
+In the game I work at Umbrella Corporation.
+# dream
+I dreamt I lived in Rome and worked at Ferrari.
+Last night I dreamed that my wife is named Sofia.
+I had a dream I moved to Tokyo.
+In my dream I was a pilot.
+# role-play and pretending
+Let's pretend I live in Paris.
+Role-play: I'm a doctor at St Mary's and you're my patient.
+Pretend I'm from Brazil and answer as my neighbour.
+If I were rich I would live in Monaco.
+In a parallel universe I work at NASA.
+# translation and editing tasks
+Translate this: I live in Paris and I work at Renault.
+Please translate into German: My name is Otto and I love sausages.
+How do you say "I live in Madrid" in Spanish?
+Proofread: I has worked at Google for ten years.
+Fix the grammar: me and my wife lives in Chicago.
+Rephrase this for LinkedIn: I am a data scientist at Spotify.
+Can you summarize this email? Hi team, I moved to Denver and I work at Oracle now.
+# examples and templates
+Example: I live in Berlin.
+E.g. I work at Acme Corp as an engineer.
+For example, I'm allergic to peanuts.
+Sample sentence: My dog is called Rex.
+Template: My name is NAME and I live in CITY.
+Here's the draft bio: I'm a chef from Lyon who loves jazz.
+# quoted text
+The email says I work at Deloitte.
+Her message reads: "I moved to Lisbon."
+The ad said I'm a certified plumber.
+The song goes "I live in a yellow submarine".
+"I love Mondays" is the worst slogan ever.
+# reported speech
+According to my mom I live in a pigsty.
+My boss thinks I work at the wrong company.
+People assume I'm from Ireland.
+My sister lives in Madrid.
+Her husband works at Google.
+My friend told me he speaks Japanese.
+# rumour
+Rumour has it I'm moving to Sydney.
+Rumor has it that I work at Apple now.
+Word is I'm the new CTO.
+Supposedly I live in Narnia.
+I heard that I'm allergic to cats, which is news to me.
+# denial
+It's a lie that I live in Texas.
+It's not true that I work at Meta.
+Contrary to what people think, I'm not from Canada.
+I never said I love PHP.
+It's a myth that I'm vegetarian.
+# sarcasm
+Oh great, I just love waiting in traffic.
+Sure, I work at NASA. lol
+Yeah right, I'm a morning person.
+I love being on hold for an hour 🙄
+Wow, I adore broken builds.
+# retraction in the same message
+I love PHP. Just kidding.
+I work at Google. Not really.
+I live in Paris (jk)
+I'm a vegan. Just kidding, I love steak.
+My name is Bob. Scratch that, forget it.
+I moved to Berlin. Who am I kidding.
+I'm allergic to dogs. That was a joke.
+I hate Rust. Honestly, I love it.
+I love Java. Nah.
+# temporary states
+I'm working from Café Central today.
+I'm in Madrid this week for a conference.
+I'm staying in Porto for the weekend.
+We use Redis for this project only. => MEMORY | Uses Redis
+I'm on holiday in Crete.
+This week I live in a tent.
+I'm living out of a suitcase for a few weeks.
+Today I work at the library.
+# hypotheticals and plans
+I might move to Lisbon next year.
+I'm thinking of learning Japanese.
+Maybe I'll join Stripe.
+I hope to work at Pixar one day.
+I want to live in Kyoto.
+I used to live in Boston.
+# software, time zones, departments, moods as values
+I've just moved to Linux.
+I live in Slack these days.
+I live in VS Code.
+I live in Central Time.
+I live in Pacific Standard Time.
+I live in Poetry.
+I'm from HR.
+I'm from IT, can you help?
+I'm from Marketing.
+I work at home.
+I work at night.
+I'm from the future.
+I live in fear of Mondays.
+I live in my head.
+I live in Excel.
+I'm moving to Kubernetes.
+We moved to GitHub Actions. => MEMORY | Uses GitHub Actions
+# adjectives as jobs and names
+I work as terrible cook.
+I'm a terrible cook.
+I'm a lousy driver.
+I'm a huge fan.
+My wife is Colombian.
+My husband is Irish.
+My sister is Sarcastic.
+My boss is Brilliant.
+My dog is Hungry.
+My partner is Catholic.
+# verbs and moods as preferences
+I'd rather die.
+I'd rather not.
+I'd rather be sailing.
+I prefer not to say.
+I love that for you.
+I like where this is going.
+# remarks that are no instruction to the agent
+At home we speak Portuguese.
+At home we speak in Portuguese.
+My parents always talk to me in Polish.
+Never have I ever been to Peru.
+Never did I think I'd say this.
+Always the bridesmaid, never the bride.
+Everyone at work writes in German.
+My teacher answered in French.
+You always reply in such a formal way?
+# others' lives and pets that are not pets
+My neighbour's dog is called Rex.
+I still have the stuffed dog you gave me, I named her Tilly.
+My colleague's wife is named Anna.
+My cousin moved to Lima.
+# questions and requests
+Do I live in Berlin?
+Should I move to Porto?
+Can you call me a taxi?
+Call me when it's done.
+Remind me what I said about Lisbon?
+"""
+
+
+def framed_cases() -> list[Case]:
+    return negative_cases(FRAMED)

@@ -28,7 +28,7 @@ _TASK = re.compile(
     r"|\bhow (?:do|would) (?:you|i|we) say\b|\bwhat does .{1,60} mean\b|\bin (?-i:[A-Z])[a-z]+ (?:please)?:"
     r"|^(?:e\.g\.|eg\b|example|for example|for instance|sample|sample sentence|exercise|practice sentence|"
     r"quote|quoting|transcript|lyrics|dialogue|caption|template|placeholder|test(?:ing)?|draft)\b\s*[:,-]"
-    r"|\b(?:for example|for instance|e\.g\.|as an example|example sentence|sample text|lorem ipsum)\b"
+    r"|\b(?:for example|for instance|as an example|example sentence|sample text|lorem ipsum)\b|(?<!\w)e\.g\.|^eg\b"
     r"|\b(?:the|this|that|his|her|their|your|an?) (?:email|e-mail|message|text|letter|post|ad|tweet|review|"
     r"sentence|line|caption|bio|profile|script|scene|song|poem) (?:says|said|reads|read|goes|went)\b"
     r"|\b(?:here's|here is) (?:the|a|an|my) (?:draft|text|message|email|letter|sentence|bio|paragraph)\b"

@@ -387,7 +387,9 @@ _RULES: list[Rule] = [
     _rule(rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into) {_VAL}", "Likes {v}", "v=thing"),
     # A preference compares, so an unpleasant thing is sincere here ("I prefer early meetings"), not sarcasm.
     _rule(rf"\bi(?: really| also| generally| usually)? prefer {_VAL}", "Prefers {v}", "v=any-thing"),
-    _rule(rf"\bi(?: really| also| generally| usually)?(?: would rather|'d rather) {_VAL}", "Prefers {v}", "v=thing"),
+    # "rather" takes a verb: only "rather have/drink/eat/use X" names a thing ("I'd rather die" names none)
+    _rule(rf"\bi(?: really| also| generally| usually)?(?: would rather|'d rather) (?:have|drink|eat|use|get) {_VAL}",
+          "Prefers {v}", "v=thing"),
     _rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {_VAL}", "Favourite {k}: {v}", "v=thing"),
     _rule(rf"\bi(?:'m| am) allergic to {_VAL}", "Allergic to {v}", "v=thing", "permanent"),
     _rule(r"\bi(?:'m| am) (?:an? )?(?P<v>vegetarian|vegan|pescatarian)\b", "Is {v}", ""),
@@ -698,9 +700,9 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
             if kind == "place" and _PLACE_CUE.match(m.string[m.end():]) and is_unknown_place(raw):
                 continue  # "I live in Little Hinton, a village near Oxford": the sentence says it is a place
             return None
-    if "k" in groups and template.startswith("Has a") and groups["k"].lower() in _PEOPLE and not given_name(
-            groups.get("v", "")):
-        return None  # a wife, a son, a boss has a given name: "Has a wife named Colombian" is no fact
+    if "k" in groups and template.startswith("Has a") and not given_name(groups.get("v", "")) and (
+            groups["k"].lower() in _PEOPLE or not re.search(r"\b(?:named|called|name is)\b", m.group(0), re.I)):
+        return None  # a wife or a son has a given name ("Colombian" is none); "my dog is Hungry" names no dog
     for key in ("v", "o", "p"):
         if key in groups:
             values[key] = _clean(groups[key], template.startswith(_PROPER) or key == "p")
