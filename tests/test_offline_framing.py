@@ -91,7 +91,7 @@ def test_nicknames_go_to_user_and_a_naming_rule_only_when_asked() -> None:
 
 def test_a_dated_item_keeps_its_full_subject() -> None:
     facts = [f.text for f in extract_facts("Release 2.4 is due on 14 December.", date(2026, 11, 25))]
-    assert facts == ["Deadline for Release 2.4: 2026-12-14"]
+    assert facts == ["Deadline for release 2.4: 2026-12-14"]
 
 
 def test_every_language_of_a_list() -> None:

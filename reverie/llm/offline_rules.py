@@ -130,6 +130,19 @@ DATABASES = _words(
 KIN = ("wife|husband|partner|girlfriend|boyfriend|fiancée?|son|daughter|brother|sister|mother|father|mom|mum|dad|"
        "grandmother|grandfather|grandma|grandpa|uncle|aunt|cousin|niece|nephew|boss|manager|dog|cat|puppy|kitten|"
        "parrot|hamster|rabbit|horse")
+PETS = "dog|cat|puppy|kitten|parrot|hamster|rabbit|horse|turtle|tortoise|snake|lizard|guinea pig|ferret|bird|fish"
+INSTRUMENTS = ("guitar|bass|piano|keyboard|violin|viola|cello|double bass|clarinet|flute|oboe|bassoon|saxophone|sax|"
+               "trumpet|trombone|tuba|french horn|drums|ukulele|harp|banjo|mandolin|harmonica|accordion|organ")
+SPORTS = ("tennis|basketball|football|soccer|volleyball|baseball|hockey|golf|rugby|cricket|badminton|squash|"
+          "table tennis|ping pong|chess|padel|pickleball|handball|water polo|softball")
+PRACTICES = ("yoga|pilates|kickboxing|boxing|karate|judo|taekwondo|jiu-jitsu|jiu jitsu|aikido|kung fu|crossfit|"
+             "tai chi|capoeira|fencing|archery|aerial yoga|parkour|muay thai|triathlons?|marathons?")
+GROUPS = ("brigade|club|team|choir|band|league|society|association|union|crew|orchestra|ensemble|troupe|squad|"
+          "committee|council|board|guild|chapter")
+VENTURES = ("store|shop|business|studio|bakery|restaurant|café|cafe|company|startup|podcast|blog|channel|clinic|"
+            "practice|agency|gym|salon|bar|brewery|farm|food truck|boutique|nonprofit|charity")
+_CADENCE = (r"every|each|once a|twice a|weekly|daily|monthly|biweekly|bi-weekly|fortnightly|on (?:mondays|tuesdays|"
+            r"wednesdays|thursdays|fridays|saturdays|sundays)")
 #: Relatives and colleagues (people, whose names are given names), as opposed to pets.
 _PEOPLE = frozenset(
     "wife husband partner girlfriend boyfriend fiancé fiancée fiance son daughter brother sister mother father mom "
@@ -250,7 +263,7 @@ def is_tool(value: str) -> bool:
 def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
     """Something a person can like or dislike: a short noun phrase, not a pronoun, not a vague or unpleasant one."""
     words = [w.strip(".,!'\"").replace("’", "'").lower() for w in _tokens(value)]
-    if not words or len(words) > 6 or words[0] in VAGUE or words[0] in _DEICTIC:
+    if not words or len(words) > 6 or words[0] in VAGUE or words[0] in _DEICTIC or words[0] in _NOT_PRESENT:
         return False  # "I like tomorrow's plan": about one day
     if words[0].removesuffix("s") in TIME_WORDS and len(words) == 1:
         return False  # "I love Fridays": a day, maybe a plan; "morning meetings", "night trains" are things
@@ -264,6 +277,12 @@ def is_any_thing(value: str) -> bool:
     """As ``is_thing``, unpleasant things included: a dislike of one is sincere ("I hate early meetings"), and a tax
     return can be due."""
     return is_thing(value, unpleasant_ok=True)
+
+
+def is_np(value: str) -> bool:
+    """A noun phrase with its article ("a homeless shelter", "the fire-fighting brigade")."""
+    bare = re.sub(r"^(?:a|an|the|my local|our local|my own|our own)\s+", "", value.strip(), flags=re.I)
+    return bare != value.strip() and is_any_thing(bare)
 
 
 def is_free(value: str) -> bool:
@@ -282,7 +301,7 @@ def is_specific(value: str) -> bool:
 
 
 _KINDS: dict[str, Callable[[str], bool]] = {
-    "place": is_place, "org": is_org, "unknown-place": is_unknown_place, "role": is_role, "lang": is_language, "tool": is_tool, "thing": is_thing,
+    "place": is_place, "org": is_org, "unknown-place": is_unknown_place, "np": is_np, "role": is_role, "lang": is_language, "tool": is_tool, "thing": is_thing,
     "name": is_name, "project": is_project, "free": is_free, "specific": is_specific, "any-thing": is_any_thing,
 }
 
@@ -295,6 +314,7 @@ _PSTOP = (r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|no
           r"although|instead|full-time|part-time)\b|[,.;:!?()]|$)")
 _PLACE = rf"(?P<v>[^,.;:!?()]{{1,60}}?){_PSTOP}"
 _OLD = r"(?P<o>[^,.;:!?()]{1,60}?)(?=\s+to\b)"
+_OLDTO = r"(?P<o>[^,.;:!?()]{1,60}?)(?=\s+(?:to|for|and)\b)"
 _NAME = r"(?P<v>(?-i:[A-Z])[\w'’-]+(?:\s(?-i:[A-Z])[\w'’-]+)?)"
 _DATE = rf"(?P<d>{DATE_PHRASE})"
 I = r"\bi(?:\s+(?:now|currently|just|actually|recently|also|still))?"  # noqa: E741 — "I", the user
@@ -321,12 +341,13 @@ class Rule:
     mark: str
     change: bool = False  # the phrasing itself is a cue of change ("moved to", "switched from … to")
     negative: bool = False  # the rule is about a negation: a "not" before the match does not cancel it
+    each: bool = False  # the value may be a list of activities ("playing games and watching films"): one fact each
 
 
 def _rule(pattern: str, template: str, kinds: str = "", mark: str = "durable", *, change: bool = False,
-          negative: bool = False) -> Rule:
+          negative: bool = False, each: bool = False) -> Rule:
     pairs = tuple((group, kind) for group, _, kind in (x.partition("=") for x in kinds.split()))
-    return Rule(re.compile(pattern, re.I), template, pairs, mark, change, negative)
+    return Rule(re.compile(pattern, re.I), template, pairs, mark, change, negative, each)
 
 
 _RULES: list[Rule] = [
@@ -370,6 +391,42 @@ _RULES: list[Rule] = [
     _rule(rf"\bmy job is (?:an? )?{_VAL}", "Works as {v}", "v=role"),
     _rule(rf"\bmy (?:current )?employer is {_PLACE}", "Works at {v}", "v=org"),
     _rule(rf"\bi(?:'ve| have) (?:worked|been working) (?:at|for) {_PLACE}(?=\s+(?:for|since)\b)", "Works at {v}", "v=org"),
+    _rule(rf"\bmy (?:home country|homeland|native country|country of origin|home town|hometown)(?:,| is| was|:) "
+          rf"{_PLACE}", "From {v}", "v=place", "permanent"),
+    _rule(rf"\b(?:we|i)(?:'ve| have)? (?:just |recently |also )?(?:got|adopted|rescued|brought home|have) (?:a|an|another|"
+          rf"a new|our|my) (?:new )?(?P<k>{PETS}) (?:named|called) {_NAME}", "Has a {k} named {v}", "v=name", "permanent"),
+    _rule(rf"\bour (?P<k>{KIN})(?:'s name)? is (?:called |named ){_NAME}", "Has a {k} named {v}", "v=name", "permanent"),
+    _rule(rf"\bour (?P<k>{KIN}),? {_NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes)\b",
+          "Has a {k} named {v}", "v=name", "permanent"),
+    # job and home changes said as leaving one for another
+    _rule(rf"{I}(?:'ve| have)? (?:left|quit) {_OLDTO} (?:to join|to work at|to work for|for|and joined) {_PLACE}",
+          "Works at {v} instead of {o}", "v=org o=org", "correction", change=True),
+    _rule(rf"{I}(?:'ve| have)? (?:left|swapped) {_OLDTO} for {_PLACE}", "Lives in {v} instead of {o}",
+          "v=place o=place", "correction", change=True),
+    _rule(rf"{I}(?:'ve| have)? (?:quit|left|lost) my (?:job|position|role) (?:at|with) {_PLACE}", "No longer works at {v}",
+          "v=org", "correction", change=True, negative=True),
+    # activities, memberships, businesses
+    _rule(rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) (?:the )?(?P<v>{INSTRUMENTS})\b",
+          "Plays the {v}", ""),
+    _rule(rf"\bplaying my (?P<v>{INSTRUMENTS})\b", "Plays the {v}", ""),
+    _rule(rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) (?P<v>{SPORTS})\b",
+          "Plays {v}", ""),
+    _rule(rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:do|doing|practi[sc]e|practi[sc]ing) "
+          rf"(?P<v>{PRACTICES})\b", "Does {v}", ""),
+    _rule(rf"\bi(?:'m| am)(?: (?!my\b|his\b|her\b|their\b|the\b|an?\b|our\b|your\b)[a-z]+){{0,3}}?,? (?:just |also |"
+          rf"currently |now )?learning (?:to play )?(?:the )?(?P<v>{INSTRUMENTS})\b", "Is learning the {v}", ""),
+    _rule(r"\bi(?:'m| am) (?:just |also |currently |now )?learning (?P<v>[A-Z][a-z]+)\b", "Is learning {v}", "v=lang"),
+    _rule(r"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently |now )?(?:volunteer|volunteering) (?:at|with|for) "
+          r"(?P<v>(?:a|an|the|my local|our local) [a-z][a-z -]{2,40}?)(?=\s+(?:and|but|since|because|so|on|every|"
+          r"twice|once|for)\b|[,.;:!?()]|$)", "Volunteers at {v}", "v=np"),
+    _rule(r"\bi (?:started|began) volunteering\b", "Volunteers", ""),
+    _rule(rf"\bi(?:'ve| have)? (?:just |recently |also )?joined (?P<v>(?:a|an|the|our local|my local) [a-z][a-z -]{{0,40}}?"
+          rf"(?:{GROUPS}))\b", "Is a member of {v}", "v=np", change=True),
+    _rule(rf"\bi(?:'m| am) (?:now |also |still )?(?:a )?(?:part|member) of (?P<v>(?:a|an|the|our local|my local) "
+          rf"[a-z][a-z -]{{0,40}}?(?:{GROUPS}))\b", "Is a member of {v}", "v=np"),
+    _rule(rf"\bi (?:run|own|opened|started|launched|founded)(?: up)? (?P<v>(?:a|an|my own) (?:[\w-]+ ){{0,3}}?"
+          rf"(?:{VENTURES}))\b", "Runs {v}", ""),
+    _rule(rf"\bi (?:love |enjoy |like )?running (?P<v>my own (?:[\w-]+ ){{0,3}}?(?:{VENTURES}))\b", "Runs {v}", ""),
     # negations and retractions
     _rule(rf"\bi (?:don't|do not) (?P<k>live in|work at|work for|like|use) {_VAL}\s+any ?more\b", "No longer {k} {v}",
           "v=specific", "correction", change=True, negative=True),
@@ -385,6 +442,11 @@ _RULES: list[Rule] = [
           "v=any-thing", negative=True),
     _rule(rf"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) {_VAL}", "Likes {v}", "v=thing"),
     _rule(rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into) {_VAL}", "Likes {v}", "v=thing"),
+    _rule(rf"\bi(?:'ve| have) (?:always )?been (?:really )?into {_VAL}", "Likes {v}", "v=thing"),
+    _rule(r"^(?P<v>[a-z][\w' -]{1,50}?) (?:is|are) (?:really |definitely |totally |also |always )?(?:my (?:passion|"
+          r"jam|thing|favou?rite (?:hobby|hobbies|pastime|thing to do|activity)|main hobb(?:y|ies)|hobby|hobbies)|"
+          r"one of my (?:faves|favou?rites|favou?rite (?:things|hobbies|pastimes|activities)|passions|hobbies))\b",
+          "Likes {v}", "v=thing", each=True),
     # A preference compares, so an unpleasant thing is sincere here ("I prefer early meetings"), not sarcasm.
     _rule(rf"\bi(?: really| also| generally| usually)? prefer {_VAL}", "Prefers {v}", "v=any-thing"),
     # "rather" takes a verb: only "rather have/drink/eat/use X" names a thing ("I'd rather die" names none)
@@ -393,6 +455,12 @@ _RULES: list[Rule] = [
     _rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {_VAL}", "Favourite {k}: {v}", "v=thing"),
     _rule(rf"\bi(?:'m| am) allergic to {_VAL}", "Allergic to {v}", "v=thing", "permanent"),
     _rule(r"\bi(?:'m| am) (?:an? )?(?P<v>vegetarian|vegan|pescatarian)\b", "Is {v}", ""),
+    _rule(r"\bi(?:'m| am) (?:(?:on )?an? |strictly |completely )?(?P<v>gluten-free|dairy-free|lactose-free|keto|paleo|"
+          r"kosher|halal|plant-based|low-carb|sugar-free)(?: diet)?\b", "Diet: {v}", ""),
+    _rule(r"\bi (?:eat|follow|keep) (?:an? |strictly )?(?P<v>gluten-free|dairy-free|keto|paleo|kosher|halal|plant-based|"
+          r"low-carb|sugar-free)(?: diet| food)?\b", "Diet: {v}", ""),
+    _rule(r"\bi (?:don't|do not|never|no longer) eat (?P<v>meat|red meat|pork|beef|fish|seafood|dairy|eggs|gluten|"
+          r"sugar|nuts|shellfish)\b", "Doesn't eat {v}", "", negative=True),
     _rule(r"\bi (?:can )?speak (?:fluent )?(?P<v>[A-Z][a-z]+)\b", "Speaks {v}", "v=lang"),
     _rule(r"\bmy (?:native|first|mother) (?:language|tongue) is (?P<v>[A-Z][a-z]+)\b", "Native language: {v}",
           "v=lang", "permanent"),
@@ -410,6 +478,15 @@ _RULES: list[Rule] = [
     _rule(r"\b(?:keep|make) (?:your |the )?(?:answers|replies|responses) (?:short|brief|concise)"
           r"|^(?:please )?be (?:brief|concise)\b|\bi (?:prefer|like|want) (?:short|brief|concise) (?:answers|replies)",
           "Keep answers short", ""),
+    _rule(rf"{_TO_AGENT}keep (?:it|them|answers|your answers|replies|your replies|responses) (?:under|below|to|within) "
+          r"(?P<v>\d+ (?:sentences|words|lines|paragraphs|bullet points))\b", "Keep answers under {v}", ""),
+    _rule(r"^(?:please )?(?:answer|reply|respond) (?:in|with) no more than (?P<v>\d+ (?:sentences|words|lines))\b",
+          "Keep answers under {v}", ""),
+    _rule(rf"{_TO_AGENT}(?:answer|reply|respond|write)(?: to me)? (?:in|with|using) (?P<v>bullet points|bullets|"
+          r"numbered lists|short paragraphs|plain text|plain prose|tables)\b", "Answer in {v}", ""),
+    _rule(rf"{_TO_AGENT}(?:show|give|put) (?:me )?(?:the )?code first\b", "Give the code first, then the explanation", ""),
+    _rule(r"^(?:please[,\s]+)?use (?P<v>metric units|imperial units|british spelling|american spelling|uk english|us english|"
+          r"celsius|fahrenheit|24-hour time|iso dates)\b", "Use {v}", ""),
     _rule(r"\b(?:give|write) (?:me )?(?:more )?detailed (?:answers|replies)"
           r"|\bi (?:prefer|like|want) (?:long|longer|detailed) (?:answers|replies)", "Give detailed answers", ""),
     _rule(r"^(?:(?:please|from now on|going forward|in (?:the )?future|and|also|so)[,\s]+)*"
@@ -433,6 +510,27 @@ _RULES: list[Rule] = [
           rf"building on|rely on) {_VAL}", "Uses {v}", "v=tool"),
     _rule(rf"\bour (?:stack|infrastructure|infra|backend|frontend|platform|services?|pipeline|deployment) "
           rf"(?:now )?(?:runs|is running|is built|is deployed) on {_VAL}", "Uses {v}", "v=tool"),
+    _rule(rf"{_PROJECT} is (?:written|built|implemented|coded) in {_VAL}", "{p} is written in {v}", "p=project v=tool"),
+    _rule(rf"{_PROJECT} is (?:written|built|implemented) in [^,.;]{{1,40}}? and (?:is )?(?:deployed|hosted|running|runs) "
+          rf"on {_VAL}", "{p} runs on {v}", "p=project v=tool"),
+    _rule(rf"{_PROJECT} (?:is (?:now )?(?:deployed|hosted|running)|(?:now )?runs) on {_VAL}", "{p} runs on {v}",
+          "p=project v=tool"),
+    _rule(r"\bwe(?:'ve| have)? (?:just |now |finally )?(?:upgraded|updated|moved|bumped|migrated) (?P<t>(?-i:[A-Z])[\w.+-]*)"
+          r" from (?:version |v)?(?P<o>\d[\w.]*) to (?:version |v)?(?P<v>\d[\w.]*)", "Uses {t} {v} instead of {t} {o}",
+          "t=tool", "correction", change=True),
+    _rule(r"\bwe(?:'ve| have)? (?:just |now |finally )?(?:upgraded|updated|bumped) (?P<t>(?-i:[A-Z])[\w.+-]*) to "
+          r"(?:version |v)?(?P<v>\d[\w.]*)", "Uses {t} {v}", "t=tool", "correction", change=True),
+    _rule(r"\bwe(?:'re| are) (?:now |currently |still )?on (?P<t>(?-i:[A-Z])[\w.+-]*) (?:version |v)?(?P<v>\d[\w.]*)",
+          "Uses {t} {v}", "t=tool"),
+    _rule(rf"^(?:we|our team|the team)(?:'ve| have)? (?:all )?(?:agreed|decided) (?:to |that we(?:'ll| will) |on )"
+          rf"(?P<v>[^.;!?]{{3,80}}?\b{_CADENCE}\b[^.;!?]{{0,40}}?)\s*[.!]?$", "Team agreement: {v}", "v=free"),
+    _rule(rf"^(?:we|our team|the team) (?P<v>(?:deploy|release|ship|meet|demo|plan|sync|review code|pair|"
+          rf"do (?:a |our )?[a-z-]+(?: [a-z-]+)?|have (?:a |our )?[a-z-]+(?: [a-z-]+)?) (?:{_CADENCE})[^.;!?]{{0,40}}?)"
+          r"\s*[.!]?$", "Team cadence: {v}", "v=free"),
+    _rule(rf"^our (?P<e>daily standup|standup|stand-up|retro|retrospective|sprint planning|planning|demo|sync|"
+          rf"releases?|deploys?|deployments?|sprints?) (?:is|are|happens?|takes place) (?P<v>(?:at|on|every|each|once|"
+          rf"twice|weekly|daily|biweekly|fortnightly|\w+ weeks long)[^.;!?]{{0,40}}?)\s*[.!]?$", "Team cadence: {e} {v}",
+          "v=free"),
     _rule(rf"\bwe (?:no longer use|stopped using|don't use \S+ any ?more) {_VAL}", "No longer uses {v}", "v=tool",
           "correction", change=True, negative=True),
     _rule(rf"\b(?:the|our|my) (?P<k>project|app|product|service|system|repo|startup|company|team|tool|library) is "
@@ -580,6 +678,18 @@ _CANON: list[tuple[re.Pattern[str], str, str | None]] = [
         (r"^Timezone: (.+)$", USER, "timezone"),
         (r"^Call the user (.+)$", SOUL, "call"),
         (r"^Goes by (.+)$", USER, None),
+        (r"^(?:Plays|Does|Is learning|Volunteers at|Is a member of|Runs|Doesn't eat) (.+)$", USER, None),
+        (r"^(Volunteers)$", USER, None),
+        (r"^Diet: (.+)$", USER, None),
+        (r"^Keep answers under (.+)$", SOUL, "length"),
+        (r"^Answer in (bullet points|bullets|numbered lists|short paragraphs|plain text|plain prose|tables)$", SOUL,
+         "format"),
+        (r"^(Give the code first, then the explanation)$", SOUL, None),
+        (r"^Use (metric units|imperial units|british spelling|american spelling|uk english|us english|celsius|"
+         r"fahrenheit|24-hour time|iso dates)$", SOUL, None),
+        (r"^(.+?) is written in (.+)$", MEMORY, "language:{1}"),
+        (r"^(.+?) runs on (.+)$", MEMORY, None),
+        (r"^Team (?:agreement|cadence): (.+)$", MEMORY, None),
         (r"^Reply in (.+)$", SOUL, "language"),
         (r"^(Keep answers short|Give detailed answers)$", SOUL, "length"),
         (r"^(?:Always|Never) (.+)$", SOUL, None),
@@ -708,6 +818,18 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
             values[key] = _clean(groups[key], template.startswith(_PROPER) or key == "p")
     if "b" in groups:
         values["b"] = groups["b"].strip()
+    if template.startswith(("Volunteers at", "Is a member of")) and "v" in values:
+        # out of its conversation "the shelter" names no one shelter: "a homeless shelter"
+        bare = re.sub(r"^(?:a|an|the|my|our|my local|our local)\s+", "", _clean(groups["v"], False, strip=False),
+                      flags=re.I)
+        values["v"] = f"{'an' if bare[:1].lower() in 'aeiou' else 'a'} {bare}"
+    if template.startswith("Runs ") and "v" in values:
+        values["v"] = re.sub(r"^(?:(?:my|our) )?own ", "a ", values["v"])  # "my own studio" → "a studio"
+    for key in ("t", "e"):
+        if key in groups:
+            values[key] = groups[key].strip()
+    if "v" in values and m.start("v") == 0 and _sentence_capital(values["v"]):
+        values["v"] = values["v"][:1].lower() + values["v"][1:]  # "Dance is my passion" → "Likes dance"
     if "d" in groups:
         raw = re.sub(r"^on ", "", groups["d"].strip(), flags=re.I)
         day = resolve(raw, said_on)
@@ -735,6 +857,43 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
         return None
     text = text.strip()
     return text[:1].upper() + text[1:] if text else None
+
+
+def _keep(text: str, rule: Rule, sentence: str, old: str | None, correction: bool,
+          seen: set[str], out: list[Fact]) -> bool:
+    """Add one filled fact to ``out`` unless it is a one-off rule for the agent or said already: True if added."""
+    if canon(text).target == SOUL and (is_suspicious_rule(text) or _ONE_OFF.search(sentence)):
+        return False  # "be concise in the summary below": about one reply, not a standing rule
+    if old and "instead of" not in text and canon(text).removes is None:
+        text = f"{text} (replaces: {old})"
+    changed = correction or rule.change
+    kind = "correction" if changed and rule.mark != "ephemeral" else rule.mark
+    key = normalize(text)
+    if key in seen:
+        return False
+    seen.add(key)
+    out.append(Fact(text, kind))
+    return True
+
+
+def _sentence_capital(value: str) -> bool:
+    """The value's capital comes only from opening the sentence ("Drawing flowers"), not from a name ("Rust")."""
+    first = value.split(" ", 1)[0]
+    return (first[:1].isupper() and first[1:].islower() and first.lower() not in TECH
+            and not known_place(first) and not given_name(first))
+
+
+_GERUND_LIST = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
+
+
+def _each(text: str) -> list[str]:
+    """"Likes playing video games and watching movies" → one fact per activity, when every item is one (an
+    "-ing" phrase); "Likes rock and roll" stays whole."""
+    head, _, value = text.partition(" ")
+    items = [i for i in _GERUND_LIST.split(value) if i]
+    if len(items) > 1 and all(i.split(" ", 1)[0].lower().endswith("ing") for i in items):
+        return [f"{head} {i}" for i in items]
+    return [text]
 
 
 def dated(text: str, said_on: date | None) -> str:
@@ -768,7 +927,8 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
     if _SARCASM.search(sentence_block):
         return out  # a joke anywhere in the message ("Sure, I work at NASA. lol"): nothing in it is sure
     sentences = _sentences(sentence_block)
-    for sentence, in_frame in zip(sentences, framed(sentences)):
+    clauses = [(c, f) for s, f in zip(sentences, framed(sentences)) for c in _clauses(s)]
+    for sentence, in_frame in clauses:
         if in_frame or _CODE.search(sentence):
             continue  # a story, a task on a text, a rumour, a retracted line; code, markup: not the user's life
         passing = temporary(sentence)
@@ -808,20 +968,13 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
                     continue  # "I don't live in Berlin", "it's not that I like tea"
                 if passing and rule.mark != "ephemeral":
                     continue  # "I'm working from Café Lisboa today": a passing state, no lasting fact
-                text = _fill(rule, m, said_on)
-                if not text or len(text) > 160:
+                filled = _fill(rule, m, said_on)
+                if not filled or len(filled) > 160:
                     continue
-                if canon(text).target == SOUL and (is_suspicious_rule(text) or _ONE_OFF.search(sentence)):
-                    continue  # "be concise in the summary below": about one reply, not a standing rule
-                if old and "instead of" not in text and canon(text).removes is None:
-                    text = f"{text} (replaces: {old})"
-                changed = correction or rule.change
-                kind = "correction" if changed and rule.mark != "ephemeral" else rule.mark
-                key = normalize(text)
-                if key not in seen:
-                    seen.add(key)
-                    out.append(Fact(text, kind))
-                    found = True
+                texts = _each(filled) if rule.each else [filled]
+                for text in texts:
+                    if _keep(text, rule, sentence, old, correction, seen, out):
+                        found = True
         for lang in _spoken(sentence)[1:]:  # the first one came from the rule; the rest of the list
             key = normalize(f"Speaks {lang}")
             if key not in seen and not passing:
@@ -862,6 +1015,19 @@ def _spoken(sentence: str) -> list[str]:
         if " " in item:  # "Portuguese at home": the list ends here
             break
     return out
+
+
+_CLAUSE_SPLIT = re.compile(r",\s+(?=(?:and|but|so|because|'cause|cause|though|although)\s+i\b)|\s+[-–—]\s+", re.I)
+_CONDITIONAL = re.compile(r"^(?:if|when|whenever|unless|once|whether|suppose|supposing|as soon as|in case)\b", re.I)
+
+
+def _clauses(sentence: str) -> list[str]:
+    """A sentence's main clauses, each read on its own ("Dance is my passion, and I'm gonna …": the plan does not
+    hide the fact). A conditional sentence stays whole: its "if" covers every clause."""
+    if _CONDITIONAL.match(sentence):
+        return [sentence]
+    parts = [p.strip() for p in _CLAUSE_SPLIT.split(sentence)]
+    return [re.sub(r"^(?:and|but|so|because|'cause|cause|though|although)\s+", "", p, flags=re.I) for p in parts if p]
 
 
 def leaves_unsure(message: str) -> bool:
