@@ -484,6 +484,72 @@ MEMORY | Travelling to Rome on 2027-01-09
 I'm flying to Rome on Saturday.
 I'm going to Rome this Saturday.
 I'm travelling to Rome on Saturday.
+
+USER | Has a cat named Bailey
+We got another cat named Bailey.
+We adopted a cat called Bailey last spring.
+
+USER | Has a daughter named Mia
+Our daughter Mia just started school.
+My daughter is called Mia.
+
+USER | Diet: gluten-free
+I'm gluten-free.
+I eat gluten-free.
+
+USER | Doesn't eat meat
+I don't eat meat.
+
+USER | Speaks English; USER | Speaks French; USER | Speaks Portuguese
+I speak English, French and Portuguese.
+I speak English, French, and Portuguese.
+
+MEMORY | Team agreement: release every two weeks
+We agreed to release every two weeks.
+The team agreed to release every two weeks.
+
+MEMORY | Team cadence: standup at 9:30 every day
+Our standup is at 9:30 every day.
+
+MEMORY | Billing service is written in Go; MEMORY | Billing service runs on Kubernetes
+The billing service is written in Go and deployed on Kubernetes.
+
+MEMORY | Uses Postgres 16
+We upgraded Postgres from 14 to 16.
+We upgraded Postgres to 16.
+
+SOUL | Keep answers under 3 sentences
+Keep it under 3 sentences.
+Please keep your answers under 3 sentences.
+
+SOUL | Answer in bullet points
+Answer in bullet points.
+Please reply in bullet points.
+
+USER | Goes by Jojo
+My friends call me Jojo.
+I go by Jojo.
+My nickname is Jojo.
+
+USER | Works at Stripe
+I left Google to join Stripe.
+I left Google for Stripe.
+
+USER | Lives in Lisbon
+I left Berlin for Lisbon.
+
+USER | Plays the clarinet
+I play the clarinet.
+I've been playing the clarinet since school.
+
+USER | Volunteers at a homeless shelter
+I volunteer at a homeless shelter.
+I've been volunteering at the homeless shelter on weekends.
+
+USER | Likes dancing
+Dancing is my passion.
+Dancing is one of my favourite hobbies.
+I've always been into dancing.
 """
 
 NEGATIVE = """

@@ -285,6 +285,11 @@ def is_np(value: str) -> bool:
     return bare != value.strip() and is_any_thing(bare)
 
 
+def is_firm(value: str) -> bool:
+    """An organisation that is no place the gazetteer knows ("I left Google for Stripe", not "… Berlin for Lisbon")."""
+    return is_org(value) and not known_place(value)
+
+
 def is_free(value: str) -> bool:
     return bool(value.strip())
 
@@ -301,7 +306,7 @@ def is_specific(value: str) -> bool:
 
 
 _KINDS: dict[str, Callable[[str], bool]] = {
-    "place": is_place, "org": is_org, "unknown-place": is_unknown_place, "np": is_np, "role": is_role, "lang": is_language, "tool": is_tool, "thing": is_thing,
+    "place": is_place, "org": is_org, "unknown-place": is_unknown_place, "np": is_np, "firm": is_firm, "role": is_role, "lang": is_language, "tool": is_tool, "thing": is_thing,
     "name": is_name, "project": is_project, "free": is_free, "specific": is_specific, "any-thing": is_any_thing,
 }
 
@@ -399,8 +404,10 @@ _RULES: list[Rule] = [
     _rule(rf"\bour (?P<k>{KIN}),? {_NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes)\b",
           "Has a {k} named {v}", "v=name", "permanent"),
     # job and home changes said as leaving one for another
-    _rule(rf"{I}(?:'ve| have)? (?:left|quit) {_OLDTO} (?:to join|to work at|to work for|for|and joined) {_PLACE}",
+    _rule(rf"{I}(?:'ve| have)? (?:left|quit) {_OLDTO} (?:to join|to work at|to work for|and joined) {_PLACE}",
           "Works at {v} instead of {o}", "v=org o=org", "correction", change=True),
+    _rule(rf"{I}(?:'ve| have)? (?:left|quit) {_OLDTO} for {_PLACE}", "Works at {v} instead of {o}",
+          "v=firm o=firm", "correction", change=True),
     _rule(rf"{I}(?:'ve| have)? (?:left|swapped) {_OLDTO} for {_PLACE}", "Lives in {v} instead of {o}",
           "v=place o=place", "correction", change=True),
     _rule(rf"{I}(?:'ve| have)? (?:quit|left|lost) my (?:job|position|role) (?:at|with) {_PLACE}", "No longer works at {v}",
@@ -480,8 +487,8 @@ _RULES: list[Rule] = [
           "Keep answers short", ""),
     _rule(rf"{_TO_AGENT}keep (?:it|them|answers|your answers|replies|your replies|responses) (?:under|below|to|within) "
           r"(?P<v>\d+ (?:sentences|words|lines|paragraphs|bullet points))\b", "Keep answers under {v}", ""),
-    _rule(r"^(?:please )?(?:answer|reply|respond) (?:in|with) no more than (?P<v>\d+ (?:sentences|words|lines))\b",
-          "Keep answers under {v}", ""),
+    _rule(r"^(?:please[,\s]+)?(?:answer|reply|respond) (?:in|with|using) no more than (?P<v>\d+ (?:sentences|words|lines))\b",
+          "Keep answers under {v}", "", negative=True),
     _rule(rf"{_TO_AGENT}(?:answer|reply|respond|write)(?: to me)? (?:in|with|using) (?P<v>bullet points|bullets|"
           r"numbered lists|short paragraphs|plain text|plain prose|tables)\b", "Answer in {v}", ""),
     _rule(rf"{_TO_AGENT}(?:show|give|put) (?:me )?(?:the )?code first\b", "Give the code first, then the explanation", ""),
@@ -516,14 +523,14 @@ _RULES: list[Rule] = [
     _rule(rf"{_PROJECT} (?:is (?:now )?(?:deployed|hosted|running)|(?:now )?runs) on {_VAL}", "{p} runs on {v}",
           "p=project v=tool"),
     _rule(r"\bwe(?:'ve| have)? (?:just |now |finally )?(?:upgraded|updated|moved|bumped|migrated) (?P<t>(?-i:[A-Z])[\w.+-]*)"
-          r" from (?:version |v)?(?P<o>\d[\w.]*) to (?:version |v)?(?P<v>\d[\w.]*)", "Uses {t} {v} instead of {t} {o}",
+          r" from (?:version |v)?(?P<o>\d+(?:\.\d+)*[a-z]?) to (?:version |v)?(?P<v>\d+(?:\.\d+)*[a-z]?)", "Uses {t} {v} instead of {t} {o}",
           "t=tool", "correction", change=True),
     _rule(r"\bwe(?:'ve| have)? (?:just |now |finally )?(?:upgraded|updated|bumped) (?P<t>(?-i:[A-Z])[\w.+-]*) to "
-          r"(?:version |v)?(?P<v>\d[\w.]*)", "Uses {t} {v}", "t=tool", "correction", change=True),
-    _rule(r"\bwe(?:'re| are) (?:now |currently |still )?on (?P<t>(?-i:[A-Z])[\w.+-]*) (?:version |v)?(?P<v>\d[\w.]*)",
+          r"(?:version |v)?(?P<v>\d+(?:\.\d+)*[a-z]?)", "Uses {t} {v}", "t=tool", "correction", change=True),
+    _rule(r"\bwe(?:'re| are) (?:now |currently |still )?on (?P<t>(?-i:[A-Z])[\w.+-]*) (?:version |v)?(?P<v>\d+(?:\.\d+)*[a-z]?)",
           "Uses {t} {v}", "t=tool"),
     _rule(rf"^(?:we|our team|the team)(?:'ve| have)? (?:all )?(?:agreed|decided) (?:to |that we(?:'ll| will) |on )"
-          rf"(?P<v>[^.;!?]{{3,80}}?\b{_CADENCE}\b[^.;!?]{{0,40}}?)\s*[.!]?$", "Team agreement: {v}", "v=free"),
+          rf"(?P<v>[^.;!?]{{3,80}}?\b(?:{_CADENCE})\b[^.;!?]{{0,40}}?)\s*[.!]?$", "Team agreement: {v}", "v=free"),
     _rule(rf"^(?:we|our team|the team) (?P<v>(?:deploy|release|ship|meet|demo|plan|sync|review code|pair|"
           rf"do (?:a |our )?[a-z-]+(?: [a-z-]+)?|have (?:a |our )?[a-z-]+(?: [a-z-]+)?) (?:{_CADENCE})[^.;!?]{{0,40}}?)"
           r"\s*[.!]?$", "Team cadence: {v}", "v=free"),
@@ -825,6 +832,8 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
         values["v"] = f"{'an' if bare[:1].lower() in 'aeiou' else 'a'} {bare}"
     if template.startswith("Runs ") and "v" in values:
         values["v"] = re.sub(r"^(?:(?:my|our) )?own ", "a ", values["v"])  # "my own studio" → "a studio"
+    if template.startswith("Team ") and "v" in values:
+        values["v"] = _clean(groups["v"], False, strip=False)  # "at 9:30 every day" keeps its "at"
     for key in ("t", "e"):
         if key in groups:
             values[key] = groups[key].strip()
