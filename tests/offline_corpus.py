@@ -544,7 +544,7 @@ I've been playing the clarinet since school.
 
 USER | Volunteers at a homeless shelter
 I volunteer at a homeless shelter.
-I've been volunteering at the homeless shelter on weekends.
+I've been volunteering at the homeless shelter for a year.
 
 USER | Likes dancing
 Dancing is my passion.

@@ -534,9 +534,9 @@ _RULES: list[Rule] = [
     _rule(rf"^(?:we|our team|the team) (?P<v>(?:deploy|release|ship|meet|demo|plan|sync|review code|pair|"
           rf"do (?:a |our )?[a-z-]+(?: [a-z-]+)?|have (?:a |our )?[a-z-]+(?: [a-z-]+)?) (?:{_CADENCE})[^.;!?]{{0,40}}?)"
           r"\s*[.!]?$", "Team cadence: {v}", "v=free"),
-    _rule(rf"^our (?P<e>daily standup|standup|stand-up|retro|retrospective|sprint planning|planning|demo|sync|"
-          rf"releases?|deploys?|deployments?|sprints?) (?:is|are|happens?|takes place) (?P<v>(?:at|on|every|each|once|"
-          rf"twice|weekly|daily|biweekly|fortnightly|\w+ weeks long)[^.;!?]{{0,40}}?)\s*[.!]?$", "Team cadence: {e} {v}",
+    _rule(r"^our (?P<e>daily standup|standup|stand-up|retro|retrospective|sprint planning|planning|demo|sync|"
+          r"releases?|deploys?|deployments?|sprints?) (?:is|are|happens?|takes place) (?P<v>(?:at|on|every|each|once|"
+          r"twice|weekly|daily|biweekly|fortnightly|\w+ weeks long)[^.;!?]{0,40}?)\s*[.!]?$", "Team cadence: {e} {v}",
           "v=free"),
     _rule(rf"\bwe (?:no longer use|stopped using|don't use \S+ any ?more) {_VAL}", "No longer uses {v}", "v=tool",
           "correction", change=True, negative=True),

