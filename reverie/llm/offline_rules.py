@@ -260,6 +260,9 @@ def is_tool(value: str) -> bool:
     return all(h.lower().strip(".,") in TECH or (h[:1].isupper() and h.lower() not in NOT_NAMES) for h in head)
 
 
+_EMPTY_TAIL = _words("time out stuff things everything it that this there here together")
+
+
 def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
     """Something a person can like or dislike: a short noun phrase, not a pronoun, not a vague or unpleasant one."""
     words = [w.strip(".,!'\"").replace("’", "'").lower() for w in _tokens(value)]
@@ -267,6 +270,8 @@ def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
         return False  # "I like tomorrow's plan": about one day
     if words[0].removesuffix("s") in TIME_WORDS and len(words) == 1:
         return False  # "I love Fridays": a day, maybe a plan; "morning meetings", "night trains" are things
+    if words[-1] in _EMPTY_TAIL:
+        return False  # "spending time", "hanging out": no thing named
     if (set(words) & UNPLEASANT and not unpleasant_ok) or set(words) & {"my", "your", "it", "that", "this", "you", "when", "if", "answers",
                                                 "replies", "responses", "answer", "reply"}:
         return False
@@ -832,6 +837,8 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
         values["v"] = f"{'an' if bare[:1].lower() in 'aeiou' else 'a'} {bare}"
     if template.startswith("Runs ") and "v" in values:
         values["v"] = re.sub(r"^(?:(?:my|our) )?own ", "a ", values["v"])  # "my own studio" → "a studio"
+        values["v"] = re.sub(r"^an? (?=\w)", lambda a: "an " if values["v"][a.end():][:1] in "aeiou" else "a ",
+                             values["v"])
     if template.startswith("Team ") and "v" in values:
         values["v"] = _clean(groups["v"], False, strip=False)  # "at 9:30 every day" keeps its "at"
     for key in ("t", "e"):
@@ -936,8 +943,8 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
     if _SARCASM.search(sentence_block):
         return out  # a joke anywhere in the message ("Sure, I work at NASA. lol"): nothing in it is sure
     sentences = _sentences(sentence_block)
-    clauses = [(c, f) for s, f in zip(sentences, framed(sentences)) for c in _clauses(s)]
-    for sentence, in_frame in clauses:
+    clauses = [(c, f, i == 0) for s, f in zip(sentences, framed(sentences)) for i, c in enumerate(_clauses(s))]
+    for sentence, in_frame, opens in clauses:
         if in_frame or _CODE.search(sentence):
             continue  # a story, a task on a text, a rumour, a retracted line; code, markup: not the user's life
         passing = temporary(sentence)
@@ -980,6 +987,8 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
                 filled = _fill(rule, m, said_on)
                 if not filled or len(filled) > 160:
                     continue
+                if not opens and canon(filled).target == SOUL:
+                    continue  # an instruction to the agent opens its sentence; "… - always full of memories" is none
                 texts = _each(filled) if rule.each else [filled]
                 for text in texts:
                     if _keep(text, rule, sentence, old, correction, seen, out):
