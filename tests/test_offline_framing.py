@@ -98,3 +98,33 @@ def test_every_language_of_a_list() -> None:
     facts = [f.text for f in extract_facts("I speak English, French and Portuguese.")]
     assert facts == ["Speaks English", "Speaks French", "Speaks Portuguese"]
     assert [f.text for f in extract_facts("I speak English and a bit of French.")] == ["Speaks English"]
+
+
+def test_framed_corpus_through_a_real_dream_changes_nothing(tmp_path) -> None:
+    import asyncio
+
+    from reverie.config import Config
+    from reverie.dream import Dream
+    from reverie.gitstore import GitStore
+    from reverie.llm.client import ModelClient
+    from reverie.store import MemoryStore
+    from reverie.workspace import Workspace
+
+    ws = Workspace(tmp_path / "ws")
+    ws.init()
+    config = Config()  # no model: the offline engine
+    config.memory.history.fsync = False
+    config.dream.protect_soul = False
+    config.dream.max_batch_size = 1_000
+    store = MemoryStore(ws, config=config)
+    git = GitStore(ws, config.git)
+    git.ensure()
+    before = {rel: ws.read(rel) for rel in corpus.FILES}
+    allowed = {fact for case in corpus.framed_cases() for fact in case.expected}
+    for case in corpus.framed_cases():
+        store.history.append(case.sentence, session_key="cli:framed", timestamp=corpus.SAID)
+    result = asyncio.run(Dream(store, git, ModelClient(config), config).run(drain=True))
+    assert result.status in ("ok", "no-change"), result.reason
+    for rel in corpus.FILES:
+        added = [ln[2:] for ln in ws.read(rel).splitlines() if ln not in before[rel].splitlines() and ln.strip()]
+        assert all((rel, line) in allowed for line in added), (rel, added)
