@@ -1683,6 +1683,20 @@ My neighbour's dog is called Rex.
 I still have the stuffed dog you gave me, I named her Tilly.
 My colleague's wife is named Anna.
 My cousin moved to Lima.
+# chit-chat that names no lasting fact
+I started a business plan.
+I opened a bottle of wine.
+We meet every now and then.
+We have fun every time.
+I love spending time with the friends I have.
+Trips like that are great - always full of amazing memories.
+I'm part of something bigger.
+I play it safe.
+I run a tight ship.
+I'm learning the ropes.
+I speak from experience.
+I love your painting.
+I'm a big fan of your work.
 # questions and requests
 Do I live in Berlin?
 Should I move to Porto?

@@ -141,8 +141,16 @@ GROUPS = ("brigade|club|team|choir|band|league|society|association|union|crew|or
           "committee|council|board|guild|chapter")
 VENTURES = ("store|shop|business|studio|bakery|restaurant|café|cafe|company|startup|podcast|blog|channel|clinic|"
             "practice|agency|gym|salon|bar|brewery|farm|food truck|boutique|nonprofit|charity")
-_CADENCE = (r"every|each|once a|twice a|weekly|daily|monthly|biweekly|bi-weekly|fortnightly|on (?:mondays|tuesdays|"
-            r"wednesdays|thursdays|fridays|saturdays|sundays)")
+_CADENCE = (r"(?:every|each) (?:other |second |single )?(?:day|weekday|week|month|quarter|year|morning|afternoon|evening|"
+            r"sprint|release|\w+day|two|three|four|six|\d+)|(?:once|twice|three times) a (?:day|week|month|quarter|year|"
+            r"sprint)|weekly|daily|monthly|biweekly|bi-weekly|fortnightly|quarterly|on (?:mondays|tuesdays|wednesdays|"
+            r"thursdays|fridays|saturdays|sundays)")
+#: A business ends its phrase: "I started a business plan" runs none.
+_VENTURE_END = (r"(?=\s+(?:and|but|in|with|called|named|last|this|that|on|for|from|which|where|since|a few|two|three|"
+                r"years?|months?|weeks?|not|so|because|near|downtown)\b|\s*[,.;:!?()\-–—]|\s*$)")
+#: What a team holds on a cadence ("we have a retro every Friday"), not "we have fun every time".
+_TEAM_EVENT = (r"(?:a |an |our |the )?(?:daily |weekly |sprint |team )?(?:standup|stand-up|retro|retrospective|demo|sync|"
+               r"planning|review|code review|meeting|one-on-one|1:1|all-hands|release|deploy|deployment|check-in)s?")
 #: Relatives and colleagues (people, whose names are given names), as opposed to pets.
 _PEOPLE = frozenset(
     "wife husband partner girlfriend boyfriend fiancé fiancée fiance son daughter brother sister mother father mom "
@@ -435,8 +443,9 @@ _RULES: list[Rule] = [
     _rule(rf"\bi(?:'m| am) (?:now |also |still )?(?:a )?(?:part|member) of (?P<v>(?:a|an|the|our local|my local) "
           rf"[a-z][a-z -]{{0,40}}?(?:{GROUPS}))\b", "Is a member of {v}", "v=np"),
     _rule(rf"\bi (?:run|own|opened|started|launched|founded)(?: up)? (?P<v>(?:a|an|my own) (?:[\w-]+ ){{0,3}}?"
-          rf"(?:{VENTURES}))\b", "Runs {v}", ""),
-    _rule(rf"\bi (?:love |enjoy |like )?running (?P<v>my own (?:[\w-]+ ){{0,3}}?(?:{VENTURES}))\b", "Runs {v}", ""),
+          rf"(?:{VENTURES})){_VENTURE_END}", "Runs {v}", ""),
+    _rule(rf"\bi (?:love |enjoy |like )?running (?P<v>my own (?:[\w-]+ ){{0,3}}?(?:{VENTURES})){_VENTURE_END}", "Runs {v}",
+          ""),
     # negations and retractions
     _rule(rf"\bi (?:don't|do not) (?P<k>live in|work at|work for|like|use) {_VAL}\s+any ?more\b", "No longer {k} {v}",
           "v=specific", "correction", change=True, negative=True),
@@ -535,7 +544,7 @@ _RULES: list[Rule] = [
     _rule(rf"^(?:we|our team|the team)(?:'ve| have)? (?:all )?(?:agreed|decided) (?:to |that we(?:'ll| will) |on )"
           rf"(?P<v>[^.;!?]{{3,80}}?\b(?:{_CADENCE})\b[^.;!?]{{0,40}}?)\s*[.!]?$", "Team agreement: {v}", "v=free"),
     _rule(rf"^(?:we|our team|the team) (?P<v>(?:deploy|release|ship|meet|demo|plan|sync|review code|pair|"
-          rf"do (?:a |our )?[a-z-]+(?: [a-z-]+)?|have (?:a |our )?[a-z-]+(?: [a-z-]+)?) (?:{_CADENCE})[^.;!?]{{0,40}}?)"
+          rf"(?:do|have|hold|run) {_TEAM_EVENT}) (?:{_CADENCE})[^.;!?]{{0,40}}?)"
           r"\s*[.!]?$", "Team cadence: {v}", "v=free"),
     _rule(r"^our (?P<e>daily standup|standup|stand-up|retro|retrospective|sprint planning|planning|demo|sync|"
           r"releases?|deploys?|deployments?|sprints?) (?:is|are|happens?|takes place) (?P<v>(?:at|on|every|each|once|"
