@@ -3,14 +3,18 @@
 Precision first. A sentence gives a fact only when all of this holds, else nothing (the words stay in history,
 where Recall finds them):
 
-1. It is the user's own statement: not a question, not a hypothetical ("if", "might", "thinking of"), not reported
-   speech ("she said …"), not a joke or sarcasm marker, not code; quoted text is removed first. Third-person notes
+1. It is the user's own present statement: no frame covers its clause (a story, a dream, a task on a text, a
+   rumour, a denial, a retraction: ``offline_framing``), it is not a question, not a hypothetical ("if", "might",
+   "thinking of"), not reported speech ("she said …"), not a joke or sarcasm marker, not code; quoted text is
+   removed first. A clause about a passing state ("today", "this week") gives only dated facts. Third-person notes
    about the user ("User prefers tea", "The user's sister …") read as the user's own words.
 2. A rule of ``_RULES`` matches, and no negation precedes it (unless the rule is about a negation: "I don't like",
    "no longer").
-3. Each captured value is the right *kind* of thing (``_KINDS``): a home is a place (a proper name, not a time, not
-   "fear"), an employer an organisation, a role a job title from ``ROLES``, a reply language one of ``LANGUAGES``,
-   a tool a technology, a liked thing a noun phrase (not "it", "that", "the idea", not something unpleasant).
+3. Each captured value is the right *kind* of thing (``_KINDS``), checked against real data where there is some
+   (``offline_kinds``): a home is a place a gazetteer knows, an employer an organisation (no department, no time
+   zone), a role a job title from ``ROLES`` with no judging word, a language an ISO 639-1 one, a relative's name a
+   given name, a tool a technology, a liked thing a noun phrase (not "it", "that", "the idea", not something
+   unpleasant). A rule for the agent (SOUL) must be addressed to it (``_TO_AGENT``).
 
 ``canon`` reads a canonical fact back: which file it belongs to (USER, SOUL, MEMORY) and which single-valued *slot*
 (attribute) it fills (``home``, ``employer``, ``database:heron`` …). A fact replaces another only when it says so:
