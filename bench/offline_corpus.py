@@ -72,8 +72,8 @@ def locomo(corpus, *, show_heldout: bool = False) -> None:
             t0 = time.perf_counter()
             s = corpus.score_turns(turns, path)
             took = time.perf_counter() - t0
-            print(f"| {split} | {path} | {s.turns} | {s.fact_turns} | {s.written} | {s.wrong} | {s.precision:.1%} "
-                  f"| {s.recall:.1%} ({s.learned}/{s.fact_turns}) | {took:.2f} s |")
+            print(f"| {split} | {path} | {s.turns} | {s.positives} | {s.written} | {s.wrong} | {s.precision:.1%} "
+                  f"| {s.recall:.1%} ({s.learned}/{s.positives}) | {took:.2f} s |")
             if split == "tune" or show_heldout:
                 details += [f"- {split}, {path}: missed {m[0]}: {m[1][:100]} → {m[2]}" for m in s.misses]
                 details += [f"- {split}, {path}: WRONG {w[0]}: {w[1][:100]} → {w[2]}" for w in s.wrongs]

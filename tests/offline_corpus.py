@@ -1492,22 +1492,10 @@ def locomo_turns(split: str | None = None, data: Path | None = None) -> list[Tur
 
 
 @dataclass
-class TurnScore:
+class TurnScore(Score):
+    """``Score`` over labelled turns: ``positives`` counts the fact turns."""
+
     turns: int = 0
-    fact_turns: int = 0
-    learned: int = 0
-    written: int = 0
-    wrong: int = 0
-    misses: list[tuple[str, str, list[tuple[str, str]]]] = field(default_factory=list)
-    wrongs: list[tuple[str, str, list[tuple[str, str]]]] = field(default_factory=list)
-
-    @property
-    def precision(self) -> float:
-        return 1.0 if not self.written else (self.written - self.wrong) / self.written
-
-    @property
-    def recall(self) -> float:
-        return self.learned / self.fact_turns if self.fact_turns else 0.0
 
 
 def _same(a: tuple[str, str], b: tuple[str, str]) -> bool:
@@ -1531,7 +1519,7 @@ def score_turns(turns: list[Turn], path: str = "archive") -> TurnScore:
             s.wrong += len(wrong)
             s.wrongs.append((t.turn, t.text, wrong))
         if t.expected:
-            s.fact_turns += 1
+            s.positives += 1
             if all(any(_same(g, e) for g in got) for e in t.expected):
                 s.learned += 1
             else:
@@ -1708,3 +1696,34 @@ Remind me what I said about Lisbon?
 
 def framed_cases() -> list[Case]:
     return negative_cases(FRAMED)
+
+
+def dream_adds(root: Path, sentences: list[str]) -> dict[str, list[str]]:
+    """The lines a real Dream (offline engine, temp workspace at ``root``) adds to each file after ``sentences`` are
+    appended to history: the path a user's words take between sessions."""
+    import asyncio
+
+    from reverie.config import Config
+    from reverie.dream import Dream
+    from reverie.gitstore import GitStore
+    from reverie.llm.client import ModelClient
+    from reverie.store import MemoryStore
+    from reverie.workspace import Workspace
+
+    ws = Workspace(root / "ws")
+    ws.init()
+    config = Config()  # no model: the offline engine
+    config.memory.history.fsync = False
+    config.dream.protect_soul = False
+    config.dream.max_batch_size = 1_000
+    store = MemoryStore(ws, config=config)
+    git = GitStore(ws, config.git)
+    git.ensure()
+    before = {rel: ws.read(rel) for rel in FILES}
+    for sentence in sentences:
+        store.history.append(sentence, session_key="cli:corpus", timestamp=SAID)
+    result = asyncio.run(Dream(store, git, ModelClient(config), config).run(drain=True))
+    assert result.status in ("ok", "no-change"), result.reason
+    assert store.dream_cursor() == store.last_cursor()
+    return {rel: [ln[2:] for ln in ws.read(rel).splitlines() if ln not in before[rel].splitlines() and ln.strip()]
+            for rel in FILES}
