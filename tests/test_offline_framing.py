@@ -9,8 +9,8 @@ from datetime import date
 import offline_corpus as corpus
 import pytest
 
-from reverie.llm.offline_framing import framed, temporary
-from reverie.llm.offline_rules import extract_facts
+from reverie.llm.offline.framing import framed, temporary
+from reverie.llm.offline.rules import extract_facts
 
 
 def test_the_framed_corpus_covers_every_category_of_the_issue() -> None:

