@@ -17,8 +17,8 @@ from reverie.config import Config
 from reverie.dream import Dream
 from reverie.gitstore import GitStore
 from reverie.llm.client import ModelClient
-from reverie.llm.offline_dates import resolve
-from reverie.llm.offline_rules import extract_facts
+from reverie.llm.offline.dates import resolve
+from reverie.llm.offline.rules import extract_facts
 from reverie.workspace import Workspace
 
 MEM = "memory/MEMORY.md"
