@@ -13,25 +13,24 @@ Each capability contributes its commands through a module exposing ``commands() 
 
 from __future__ import annotations
 
-import importlib
+from .router import (
+    COMMAND_MODULES,
+    Command,
+    CommandContext,
+    CommandRouter,
+    Handler,
+    Invocation,
+    default_commands,
+    parse_command,
+)
 
-from .router import Command, CommandContext, CommandRouter, Handler, Invocation, parse_command
-
-__all__ = ["Command", "CommandContext", "CommandRouter", "Handler", "Invocation", "parse_command", "default_commands"]
-
-#: Modules whose ``commands()`` make up the default command set (add yours here).
-COMMAND_MODULES = [
-    "reverie.commands.memory_cmds",
-    "reverie.commands.dream_cmds",
-    "reverie.commands.session_cmds",
-    "reverie.commands.soul_cmds",  # security: /dream-approve, /dream-reject
-    "reverie.commands.recall_cmds",
+__all__ = [
+    "COMMAND_MODULES",
+    "Command",
+    "CommandContext",
+    "CommandRouter",
+    "Handler",
+    "Invocation",
+    "parse_command",
+    "default_commands",
 ]
-
-
-def default_commands() -> list[Command]:
-    """The commands every router gets unless it is given its own list."""
-    out: list[Command] = []
-    for name in COMMAND_MODULES:
-        out.extend(importlib.import_module(name).commands())
-    return out

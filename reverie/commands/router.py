@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import importlib
 import logging
 import re
 import shlex
@@ -153,8 +154,6 @@ class CommandRouter:
         self._claimed: weakref.WeakSet[asyncio.Task[Any]] = weakref.WeakSet()
         self.register(Command("help", _help, "list the commands, or show how to use one", "/help [command]", True))
         if commands is None:
-            from . import default_commands
-
             commands = default_commands()
         for command in commands:
             self.register(command)
@@ -264,3 +263,21 @@ async def _help(inv: Invocation) -> str:
     for command in sorted(router.commands(), key=lambda c: c.name):
         lines.append(f"- `{command.usage_line()}` — {command.summary}")
     return "\n".join(lines)
+
+
+#: Modules whose ``commands()`` make up the default command set (add yours here).
+COMMAND_MODULES = [
+    "reverie.commands.memory_cmds",
+    "reverie.commands.dream_cmds",
+    "reverie.commands.session_cmds",
+    "reverie.commands.soul_cmds",  # security: /dream-approve, /dream-reject
+    "reverie.commands.recall_cmds",
+]
+
+
+def default_commands() -> list[Command]:
+    """The commands every router gets unless it is given its own list."""
+    out: list[Command] = []
+    for name in COMMAND_MODULES:
+        out.extend(importlib.import_module(name).commands())
+    return out

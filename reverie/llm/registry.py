@@ -18,24 +18,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any
 
-from .types import ModelResponse
+from .types import ModelResponse, Request
 
 __all__ = ["Request", "LocalModel", "register", "unregister", "resolve", "prefix_of"]
-
-
-@dataclass(frozen=True)
-class Request:
-    """One chat request as an in-process model receives it."""
-
-    model: str
-    messages: list[dict[str, Any]]
-    tools: list[dict[str, Any]] | None = None
-    tool_choice: str | dict[str, Any] | None = None
-    temperature: float | None = None
-    max_tokens: int | None = None
 
 
 LocalModel = Callable[[Request], ModelResponse | Awaitable[ModelResponse]]

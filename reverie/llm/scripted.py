@@ -32,9 +32,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import types as rt
-from .registry import Request
 from .tokens import estimate_tokens
-from .types import ToolCall, Usage
+from .types import Request, ToolCall, Usage
 
 if TYPE_CHECKING:
     import httpx

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ToolCall", "Usage", "ModelResponse"]
+__all__ = ["ToolCall", "Usage", "ModelResponse", "Request"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,3 +40,15 @@ class ModelResponse:
     finish_reason: str = "stop"
     usage: Usage = field(default_factory=Usage)
     model: str = ""
+
+
+@dataclass(frozen=True)
+class Request:
+    """One chat request as an in-process model receives it."""
+
+    model: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] | None = None
+    tool_choice: str | dict[str, Any] | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
