@@ -34,7 +34,7 @@ from ..errors import ReverieError, WorkspaceError
 from ..memory import Memory, memory_files
 from ..memory import open as open_memory
 from ..recall.types import SourceKind
-from ..security.network import is_loopback
+from ..security.network import bind, is_loopback
 from ..workspace import Workspace
 
 if TYPE_CHECKING:
@@ -492,7 +492,12 @@ def serve_http(workspace: Workspace | str | os.PathLike[str], *, host: str = "12
     if not is_loopback(host) and not token:
         raise ReverieError(f"refusing to serve on {host} (not a loopback address) without a bearer token: "
                            "set REVERIE_MCP_TOKEN (clients then send `Authorization: Bearer <token>`)")
-    server = build_server(workspace)
+    sock = bind(host, port)  # before announcing: a busy port is one line naming it, and nothing is served
+    try:
+        server = build_server(workspace)
+    except BaseException:
+        sock.close()
+        raise
     app: Any = server.streamable_http_app(host=host)
     if token:
         app = BearerAuth(app, token)
@@ -501,6 +506,7 @@ def serve_http(workspace: Workspace | str | os.PathLike[str], *, host: str = "12
     if ready is not None:
         ready(f"http://{host}:{port}/mcp")
     try:
-        uv.run()
+        uv.run(sockets=[sock])
     finally:
+        sock.close()
         server.reverie_memory.close()

@@ -3,18 +3,16 @@ in one line, the address with its token handed back before the first request is 
 
 from __future__ import annotations
 
-import errno
-import socket
 from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import CommandError
 from ..memory import Memory
-from ..security.network import is_loopback
+from ..security.network import bind, is_loopback
 from .app import build_app
 from .security import new_token
 
-__all__ = ["serve", "read_token_file", "bind", "MIN_TOKEN_CHARS"]
+__all__ = ["serve", "read_token_file", "MIN_TOKEN_CHARS"]
 
 #: A token file's token must be at least this long (a guessable token on a network is no gate).
 MIN_TOKEN_CHARS = 24
@@ -28,23 +26,6 @@ def read_token_file(path: str | Path) -> str:
     if len(token) < MIN_TOKEN_CHARS or any(c.isspace() for c in token):
         raise CommandError(f"the token in {path} must be one word of at least {MIN_TOKEN_CHARS} characters")
     return token
-
-
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket on ``host:port`` (0: any free port); a busy port is a one-line ``CommandError``."""
-    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host.strip("[]"), port))
-    except OSError as exc:
-        sock.close()
-        if exc.errno == errno.EADDRINUSE:
-            raise CommandError(f"port {port} on {host} is in use (choose another with --port)") from None
-        raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    sock.listen(128)
-    sock.set_inheritable(True)
-    return sock
 
 
 def _url_host(host: str) -> str:
