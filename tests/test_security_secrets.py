@@ -94,3 +94,20 @@ def test_every_history_entry_is_redacted_before_it_is_written(store) -> None:  #
     assert token.encode() not in raw
     entry = store.read_unprocessed_history(cursor - 1)[0]
     assert entry.content == "[2026-11-22 10:00] USER: my token is [REDACTED:github-token]"
+
+
+# -- the left boundary: a key prefix inside a longer token is not a key ------------------------------------------
+_BODY = "A1b2C3d4E5f6G7h8J9k0L1m2N3p4Q5r6S7t8"  # random-looking: every validator accepts it on its own
+
+
+@pytest.mark.parametrize("prefix", ["sk-", "ghp_", "xoxb-", "glpat-", "npm_"])
+def test_a_key_prefix_glued_to_a_longer_token_is_not_a_key(prefix: str) -> None:
+    alone = f"the key {prefix}{_BODY} here"
+    glued = f"the id task{prefix}{_BODY} here"
+    assert [m.kind for m in scan(alone)], alone  # the control: the same token, standing alone, is found
+    assert scan(glued) == [], glued
+
+
+def test_a_key_after_a_separator_is_still_a_key() -> None:
+    assert [m.kind for m in scan(f"key=(sk-{_BODY})")] == ["openai-key"]
+    assert [m.kind for m in scan(f"ghp_{_BODY}")] == ["github-token"]  # at the very start of the text
