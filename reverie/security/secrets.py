@@ -305,46 +305,70 @@ def _classes(value: str) -> int:
 
 
 def _assigned_kind(text: str, m: re.Match[str], v: re.Match[str]) -> str | None:
-    """The kind of value ``v`` assigned by ``m`` (matched on the lower-cased text), or None if not a credential."""
+    """The kind of value ``v`` assigned by ``m`` (matched on the lower-cased text), or None if not a credential.
+
+    Three questions in turn: is this an assignment of a plain value, does the name say credential, and does the
+    value look like one (a password by people's rules, anything else by randomness)."""
+    if not _assigns_a_plain_value(text, m, v):
+        return None
     kw_start, kw_end = m.span("kw")
     kw = text[kw_start:kw_end]
-    low_kw = kw.lower()
-    value, end = v.group(0), v.end()
+    name = (_name_before(text, kw_start) + kw).lower()
+    if not _names_a_credential(text, kw_start, kw, name):
+        return None
+    if kw.lower().startswith(("pass", "pwd")):
+        return _password_kind(v.group(0))
+    return _token_kind(v.group(0), name)
+
+
+def _assigns_a_plain_value(text: str, m: re.Match[str], v: re.Match[str]) -> bool:
+    """Not a call or subscript, not a quoted phrase cut short, not an ``a:b:c`` chain, not our own marker."""
+    end = v.end()
     if end < len(text) and text[end] in "({[":
-        return None  # a call or subscript: get_password(), env["TOKEN"]
+        return False  # a call or subscript: get_password(), env["TOKEN"]
     quote = m.group("q")
     if quote and (end >= len(text) or text[end] != quote):
-        return None  # the quoted value goes on past what we captured (spaces): prose, not a token
+        return False  # the quoted value goes on past what we captured (spaces): prose, not a token
     if m.group("sep") == ":" and not quote and not m.group("ws"):
-        return None  # "a:b:c" chains (ARNs, URNs, host:port): YAML and prose put a space after the colon
+        return False  # "a:b:c" chains (ARNs, URNs, host:port): YAML and prose put a space after the colon
+    kw_start = m.start("kw")
     opening = text.rfind("[", max(0, kw_start - 32), kw_start)
-    if opening >= 0 and text.startswith(_REDACTED_PREFIX, opening):
-        return None  # the kind inside our own "[REDACTED:bearer-token]" marker is not a name
-    prefix = _name_before(text, kw_start)
-    name = (prefix + kw).lower()
-    if low_kw in _NEEDS_BOUNDARY and not _keyword_at_boundary(text, kw_start, kw) and not name.endswith("apikey"):
-        return None
-    if "public" in name or name.endswith(("pubkey", "pub_key")):
-        return None
-    is_password = low_kw.startswith(("pass", "pwd"))
-    mixed = _mixed(value)
-    if is_password and not mixed:
+    # the kind inside our own "[REDACTED:bearer-token]" marker is not a name
+    return not (opening >= 0 and text.startswith(_REDACTED_PREFIX, opening))
+
+
+def _names_a_credential(text: str, kw_start: int, kw: str, name: str) -> bool:
+    """The keyword starts a name part (not "monkey", "bypass") and the name is not a public key's."""
+    if kw.lower() in _NEEDS_BOUNDARY and not _keyword_at_boundary(text, kw_start, kw) and not name.endswith("apikey"):
+        return False
+    return "public" not in name and not name.endswith(("pubkey", "pub_key"))
+
+
+def _password_kind(value: str) -> str | None:
+    """Passwords are short and chosen by people: several character classes, not randomness."""
+    if not _mixed(value):
         return None  # cheapest test first: a password worth hiding has letters and digits
     if _is_placeholder(value) or _looks_like_path_or_url(value):
         return None
-    if _looks_like_identifier(value) and (not is_password or "_" in value or "." in value):
+    if _looks_like_identifier(value) and ("_" in value or "." in value):
         return None  # "hunter2" is a (bad) password; "self.password", "new_pass", "PasswordField" are code
-    entropy = shannon_entropy(value)
-    if is_password:
-        # Passwords are short and chosen by people: ask for several character classes instead of randomness.
-        return "password" if len(value) >= 6 and _classes(value) >= 2 and entropy >= 2.3 else None
+    if len(value) >= 6 and _classes(value) >= 2 and shannon_entropy(value) >= 2.3:
+        return "password"
+    return None
+
+
+def _token_kind(value: str, name: str) -> str | None:
+    """A key, token or secret: long, token-shaped and random enough (an AWS secret key by its own shape)."""
+    if _is_placeholder(value) or _looks_like_path_or_url(value) or _looks_like_identifier(value):
+        return None
     if "aws" in name and "secret" in name and _AWS_SECRET.fullmatch(value):
         return "aws-secret-key"
     if _UUID.fullmatch(value) and not any(w in name for w in ("key", "secret")):
         return None  # request ids and idempotency "tokens"
+    entropy = shannon_entropy(value)
     if len(value) < 16 or not _TOKEN_CHARS.fullmatch(value) or entropy < 3.0:
         return None
-    if not mixed and (len(value) < 24 or entropy < 4.0):
+    if not _mixed(value) and (len(value) < 24 or entropy < 4.0):
         return None  # a long random token may lack digits by chance; a short one without them is a word
     if value.replace("-", "").replace(".", "").isdigit():
         return None  # phone numbers, dates, version strings
@@ -392,42 +416,74 @@ def scan(text: str) -> list[SecretMatch]:
     """Every credential in ``text``, as non-overlapping spans in text order."""
     if not text or len(text) < 8:
         return []
+    low = _ascii_lower(text)  # keyword rules search the lower-cased text; values are read from the original
+    found = [
+        *_fixed_format_tokens(text),
+        *_url_passwords(text),
+        *_bearer_tokens(text, low),
+        *_basic_auth(text, low),
+        *_shaped_tokens(text),
+        *_assigned_values(text, low),
+        *_commands_and_prose(text, low),
+    ]
+    return _without_overlaps(found)
+
+
+def _fixed_format_tokens(text: str) -> list[SecretMatch]:
+    """Tokens with a literal prefix (``_RULES``), not inside a longer token, that their validator accepts."""
     found: list[SecretMatch] = []
     for kind, pattern, ok in _RULES:
         for m in pattern.finditer(text):
             if (kind == "private-key" or _left_ok(text, m.start())) and (ok is None or ok(m.group(0))):
                 found.append(SecretMatch(kind, m.start(), m.end()))
+    return found
+
+
+def _url_passwords(text: str) -> list[SecretMatch]:
+    """The password of ``scheme://user:password@host`` (placeholders and short one-class words left alone)."""
+    found: list[SecretMatch] = []
     for m in _URL_PASSWORD.finditer(text):
         pw = m.group("pw")
         scheme_ok = m.start() > 0 and text[m.start() - 1].isalnum()
         if scheme_ok and not _is_placeholder(pw) and (len(pw) >= 8 or _classes(pw) >= 2):
             found.append(SecretMatch("url-password", m.start("pw"), m.end("pw")))
-    low = _ascii_lower(text)
+    return found
+
+
+def _bearer_tokens(text: str, low: str) -> list[SecretMatch]:
+    found: list[SecretMatch] = []
     for m in _BEARER.finditer(low):
         if m.start() > 0 and low[m.start() - 1].isalnum():
             continue
         value = text[m.start("val") : m.end("val")]
         if _mixed(value) and shannon_entropy(value) >= 3.0 and not _is_placeholder(value):
             found.append(SecretMatch("bearer-token", m.start("val"), m.end("val")))
+    return found
+
+
+def _basic_auth(text: str, low: str) -> list[SecretMatch]:
+    found: list[SecretMatch] = []
     for m in _BASIC.finditer(low):
         value = text[m.start("val") : m.end("val")]
         if len(value) >= 12 and not _is_placeholder(value):
             found.append(SecretMatch("basic-auth", m.start("val"), m.end("val")))
-    found.extend(_shaped_tokens(text))
+    return found
+
+
+def _assigned_values(text: str, low: str) -> list[SecretMatch]:
+    """Values assigned to secret-like names (``API_KEY=…``, ``"password": "…"``), a quoted phrase for a password."""
+    found: list[SecretMatch] = []
     for pattern in _ASSIGN:
         for m in pattern.finditer(low):
             v = _VALUE.match(text, m.end())
-            if v is not None:
-                assigned = _assigned_kind(text, m, v)
-                if assigned is not None:
-                    found.append(SecretMatch(assigned, v.start(), v.end()))
-                    continue
-            if m.group("q") and m.group("kw").startswith(("pass", "pwd")):
+            assigned = _assigned_kind(text, m, v) if v is not None else None
+            if v is not None and assigned is not None:
+                found.append(SecretMatch(assigned, v.start(), v.end()))
+            elif m.group("q") and m.group("kw").startswith(("pass", "pwd")):
                 quoted = _quoted_password(text, m)
                 if quoted is not None:
                     found.append(SecretMatch("password", quoted.start(), quoted.end()))
-    found.extend(_commands_and_prose(text, low))
-    return _without_overlaps(found)
+    return found
 
 
 def _run_before(text: str, end: int, chars: frozenset[str], longest: int) -> int:
