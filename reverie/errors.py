@@ -20,7 +20,8 @@ one-line message, and anything else is a bug shown with a traceback only on requ
     │                               unknown model, or overloaded past the retry budget (never costs a batch)
     ├── SessionError           a session could not be archived or cleared
     ├── DreamError             a Dream run could not start
-    │   └── AlreadyRunningError     another run holds the run lock
+    │   ├── AlreadyRunningError     another run holds the run lock
+    │   └── FencedError             a stale run's write was refused (fencing epoch or batch moved); nothing written
     ├── CommandError           a chat command or CLI invocation is malformed
     └── RecallError            the search index cannot be built or queried (a corrupt index is rebuilt, not raised)
 """
@@ -45,6 +46,7 @@ __all__ = [
     "SessionError",
     "DreamError",
     "AlreadyRunningError",
+    "FencedError",
     "CommandError",
     "RecallError",
 ]
@@ -134,6 +136,10 @@ class DreamError(ReverieError):
 
 class AlreadyRunningError(DreamError):
     pass
+
+
+class FencedError(DreamError):
+    """A Dream run's write was refused by ``reverie.dream.fence``: its epoch is stale or its batch was taken."""
 
 
 class CommandError(ReverieError):
