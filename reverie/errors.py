@@ -7,6 +7,7 @@ one-line message, and anything else is a bug shown with a traceback only on requ
     ├── ConfigError            a config file or value is invalid (names the key, the value, what is allowed)
     ├── WorkspaceError         the workspace cannot be used as asked
     │   ├── UnsafePathError    a path escapes the workspace, is absolute, has '..' or NUL, or is a symlink out
+    │   ├── InvalidScopeError  a user or agent id is not a valid scope id (reverie.scopes)
     │   └── NothingPendingError     approve found no staged SOUL.md change (front-ends answer as reject does)
     ├── CursorError            a cursor file is corrupt and cannot be recovered automatically
     ├── HistoryError           history.jsonl cannot be read or written
@@ -33,6 +34,7 @@ __all__ = [
     "ConfigError",
     "WorkspaceError",
     "UnsafePathError",
+    "InvalidScopeError",
     "NothingPendingError",
     "CursorError",
     "HistoryError",
@@ -65,6 +67,10 @@ class WorkspaceError(ReverieError):
 
 
 class UnsafePathError(WorkspaceError):
+    pass
+
+
+class InvalidScopeError(WorkspaceError):
     pass
 
 

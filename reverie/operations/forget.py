@@ -1,0 +1,21 @@
+"""Forgetting a user: every scope of the user under a scope root.
+
+`reverie.scopes.ScopeRoot.forget_user` removes the user's directory (workspaces, their git history, sessions,
+the search index inside them) and the due markers. Front-ends call this function, which also removes the state
+kept for the user outside that directory.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..scopes import ForgetResult, ScopeRoot
+
+__all__ = ["forget_user"]
+
+
+def forget_user(root: ScopeRoot | str | os.PathLike[str], user: str) -> ForgetResult:
+    """Delete all memory of ``user`` under ``root`` and say what was removed (`ForgetResult`). Crash-safe: run it
+    again after a crash and it finishes."""
+    scopes = root if isinstance(root, ScopeRoot) else ScopeRoot(root)
+    return scopes.forget_user(user)
