@@ -46,6 +46,7 @@ COMMANDS = [
     ("serve", "cmd_serve:configure", "run Dream on its schedule until SIGTERM or Ctrl-C"),
     ("demo", "cmd_demo:configure", "see Reverie's main job end to end in a new workspace (DIR, else -w if empty, else a temp dir)"),
     ("chat", "cmd_chat:configure", "chat with an agent that remembers (reads stdin; /help for commands)"),
+    ("fleet", "cmd_fleet:configure", "Dream for many workspaces on Celery workers with Redis (worker, dispatch, status)"),
     ("mcp", "cmd_mcp:configure", "serve this workspace's memory to MCP clients (stdio; --http for HTTP)"),
     # security
     ("approve", "cmd_approve:configure_approve", "apply the SOUL.md change Dream proposed (see `reverie status`)"),

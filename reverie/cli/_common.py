@@ -33,7 +33,7 @@ _CREATING = {("init", None), ("history", "append"), ("chat", None)}
 #: as empty there, and nothing is created).
 _QUERIES = {"status", "log", "show", "why", "history", "restore", "requeue"}
 #: The commands that serve every scope of a root themselves (``--root`` without ``--user``).
-_ROOT_WIDE = {"serve", "mcp", "forget-user"}
+_ROOT_WIDE = {"serve", "mcp", "forget-user", "fleet"}
 
 
 def _no_matches(args: argparse.Namespace) -> int:

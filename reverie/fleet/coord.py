@@ -115,7 +115,7 @@ class Coordinator:
         """Bulk `mark` (rebuild-due): returns how many were added."""
         parked = set(self.r.zrange(_P + "parked", 0, -1))
         due = {k: v for k, v in due.items() if k not in parked}
-        return int(self.r.zadd(_P + "due", due, nx=True)) if due else 0
+        return int(cast(int, self.r.zadd(_P + "due", due, nx=True))) if due else 0
 
     def set_due(self, ws: str, due_at: float) -> None:
         """Re-mark ``ws`` due at ``due_at`` whatever its score (the end of a job that left work)."""
@@ -133,7 +133,7 @@ class Coordinator:
         return cast(list[str], self._claim(keys=keys, args=[now, limit, now + claim_seconds]))
 
     def due(self) -> dict[str, float]:
-        return dict(self.r.zrange(_P + "due", 0, -1, withscores=True))
+        return dict(cast(list[tuple[str, float]], self.r.zrange(_P + "due", 0, -1, withscores=True)))
 
     # -- leases -------------------------------------------------------------------------------------------
     def acquire(self, ws: str, token: str, lease_seconds: float) -> bool:
@@ -146,7 +146,7 @@ class Coordinator:
         """Extend the lease (only its holder can) and the workspace's claim; False when the lease is not ours."""
         now = time.time()
         keys = [_P + "lease:" + ws, _P + "due", _P + "inflight"]
-        args = [token, int(lease_seconds * 1000), now + max(claim_seconds, lease_seconds), ws]
+        args: list[str | int | float] = [token, int(lease_seconds * 1000), now + max(claim_seconds, lease_seconds), ws]
         return bool(self._renew(keys=keys, args=args))
 
     def release(self, ws: str, token: str) -> None:

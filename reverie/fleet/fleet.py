@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,8 +20,9 @@ from pathlib import Path
 
 from ..config import Config, FleetConfig
 from ..errors import ConfigError, ReverieError
+from ..scopes import ScopeRoot, read_scope
 from .coord import Coordinator, FleetState
-from .job import JobOutcome, pending, run_dream_job, workspace_ids, workspace_path
+from .job import JobOutcome, is_scope_root, pending, run_dream_job, workspace_ids, workspace_path
 
 __all__ = ["Fleet", "RebuildReport"]
 
@@ -48,6 +50,16 @@ class Fleet:
                               "env REVERIE_FLEET__ROOT)")
         self.root = Path(self.cfg.root)
         self.coord = coord if coord is not None else Coordinator.connect(self.cfg.broker_url)
+        self._scopes: ScopeRoot | None = None
+        self._seen: dict[str, int] = {}  # due-marker buckets already ingested, by directory mtime
+
+    @property
+    def scopes(self) -> ScopeRoot | None:
+        """The root's scopes, when it is laid out by ``reverie.scopes`` (checked until it is: a new fleet's root
+        gets its first scope later)."""
+        if self._scopes is None and is_scope_root(self.root):
+            self._scopes = ScopeRoot(self.root)
+        return self._scopes
 
     # -- marking ------------------------------------------------------------------------------------------
     def jitter(self, ws: str) -> float:
@@ -72,8 +84,26 @@ class Fleet:
             n = min(n, max(0, math.floor(tokens / self.coord.tokens_per_run(self.cfg.tokens_per_run))))
         return max(n, 0)
 
+    def ingest_markers(self, *, full: bool = False, now: float | None = None) -> int:
+        """Under a scope root, copy the due markers that appends left on the shared file system
+        (``reverie.scopes``) into the due index; only buckets changed since the last call are listed unless
+        ``full``. Returns how many workspaces became due."""
+        scopes = self.scopes
+        if scopes is None:
+            return 0
+        if full:
+            self._seen.clear()
+        now = time.time() if now is None else now
+        added = 0
+        for _bucket, names in scopes.due_buckets(self._seen):
+            if names:
+                added += self.coord.mark_many({n: now + self.cfg.debounce_seconds + self.jitter(n) for n in names})
+        return added
+
     def dispatch_once(self, send: Callable[[str], None]) -> list[str]:
-        """Claim the admitted due workspaces and ``send`` a job for each; returns their ids."""
+        """Ingest new due markers, claim the admitted due workspaces and ``send`` a job for each; returns their
+        ids."""
+        self.ingest_markers()
         ids = self.coord.claim(self.admission(), self.cfg.claim_seconds)
         for ws in ids:
             send(ws)
@@ -85,26 +115,52 @@ class Fleet:
 
     def rebuild_due(self, now: float | None = None) -> RebuildReport:
         """Scan every workspace under the root and mark those with pending history (slow: a repair after Redis
-        lost its data; idempotent, a workspace already due or claimed keeps its entry)."""
+        lost its data; idempotent, a workspace already due or claimed keeps its entry). Under a scope root the
+        scan re-creates the due markers (``ScopeRoot.rescan``), which are then ingested."""
         now = time.time() if now is None else now
         scanned = unreadable = 0
         due: dict[str, float] = {}
         for ws in workspace_ids(self.root):
             scanned += 1
             try:
-                if pending(self.root / ws) > 0:
+                if pending(workspace_path(self.root, ws)) > 0:
                     due[ws] = now + self.jitter(ws)
             except (ReverieError, OSError) as exc:
                 unreadable += 1
                 log.warning("fleet: %s skipped: %s", ws, exc)
+        scopes = self.scopes
+        if scopes is not None:
+            for ws in due:
+                scope = read_scope(workspace_path(self.root, ws))
+                if scope is not None:
+                    scopes.mark_due(scope)
         added = 0
         items = list(due.items())
         for i in range(0, len(items), 1000):
             added += self.coord.mark_many(dict(items[i:i + 1000]))
+        added += self.ingest_markers(full=True, now=now)
         return RebuildReport(scanned, len(due), added, unreadable)
 
     def status(self) -> FleetState:
         return self.coord.state(self.cfg.tokens_per_minute)
+
+    def serve_dispatch(self, send: Callable[[str], None], stop: threading.Event,
+                       on_tick: Callable[[list[str]], None] | None = None) -> None:
+        """Tick `dispatch_once` every ``dispatchEverySeconds`` until ``stop`` is set. Redis down: a warning per
+        tick, and dispatch resumes when it is back (nothing is lost: the due index and markers wait, and a
+        workspace claimed but not sent is sent again when its claim lapses)."""
+        import kombu.exceptions
+        import redis
+
+        while not stop.is_set():
+            try:
+                sent = self.dispatch_once(send)
+            except (redis.RedisError, kombu.exceptions.OperationalError, OSError) as exc:
+                log.warning("fleet dispatch: %s; retrying in %gs", exc, self.cfg.dispatch_every_seconds)
+                sent = []
+            if on_tick is not None:
+                on_tick(sent)
+            stop.wait(self.cfg.dispatch_every_seconds)
 
     def unpark(self, ws: str) -> bool:
         """Let a parked workspace be dispatched again (due now)."""

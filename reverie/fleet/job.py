@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import socket
 import threading
 import time
 import uuid
@@ -24,9 +26,10 @@ from ..dream import DreamResult
 from ..dream.fence import bump_epoch
 from ..errors import AlreadyRunningError, FencedError, ReverieError, WorkspaceError
 from ..runtime import Runtime
+from ..scopes import ScopeRoot, read_scope
 from .coord import Coordinator
 
-__all__ = ["JobOutcome", "run_dream_job", "workspace_path", "workspace_ids", "pending"]
+__all__ = ["JobOutcome", "run_dream_job", "workspace_path", "workspace_ids", "pending", "is_scope_root"]
 
 log = logging.getLogger(__name__)
 
@@ -50,10 +53,21 @@ class JobOutcome:
         return dict(self.__dict__)
 
 
+def is_scope_root(root: Path) -> bool:
+    """A fleet root laid out by ``reverie.scopes`` (ids are due-marker names) rather than plain directories."""
+    return (Path(root) / "users").is_dir()
+
+
 def workspace_path(root: Path, ws_id: str) -> Path:
-    """The directory of workspace ``ws_id`` (a relative POSIX path under ``root``); raises ``WorkspaceError`` for
-    an id that is absolute, has ``..``, ``.``, empty parts, a backslash or NUL, or leads out of the root by a
-    symlink."""
+    """The directory of workspace ``ws_id``: under a scope root, a scope's due-marker name (``<user digest>`` or
+    ``<user digest>.<agent digest>``); otherwise a relative POSIX path under ``root``. Raises ``WorkspaceError``
+    for anything else: an absolute path, ``..``, ``.``, empty parts, a backslash or NUL, a symlink out of the
+    root."""
+    if is_scope_root(root):
+        found = ScopeRoot(root).workspace_of_due(ws_id)
+        if found is None:
+            raise WorkspaceError(f"fleet: {ws_id[:80]!r} is not a scope's name under {root}")
+        return found.root
     parts = PurePosixPath(ws_id).parts
     bad = (not ws_id or ws_id.startswith("/") or "\\" in ws_id or "\0" in ws_id or ws_id != str(PurePosixPath(ws_id))
            or any(p in (".", "..") for p in parts))
@@ -67,9 +81,12 @@ def workspace_path(root: Path, ws_id: str) -> Path:
 
 
 def workspace_ids(root: Path) -> Iterator[str]:
-    """Every workspace under ``root``: a directory holding ``memory/history.jsonl`` (hidden directories and a
-    workspace's own subdirectories are not searched)."""
+    """Every workspace under ``root``: a plain root's directories holding ``memory/history.jsonl`` (hidden
+    directories and a workspace's own subdirectories are not searched); a scope root's scopes."""
     root = Path(root)
+    if is_scope_root(root):
+        yield from (scope.name for scope, _ws in ScopeRoot(root).scopes())
+        return
     stack = [root]
     while stack:
         here = stack.pop()
@@ -133,12 +150,13 @@ class _Heartbeat(threading.Thread):
         self._stop.set()
 
 
-def _due_after(coord: Coordinator, cfg: FleetConfig, ws: str, result: DreamResult) -> float | None:
-    """When the workspace is next due after a finished run (None: nothing pending)."""
+def _due_after(coord: Coordinator, cfg: FleetConfig, ws: str, result: DreamResult, progressed: bool) -> float | None:
+    """When the workspace is next due after a finished run (None: whenever pending history says). A failure
+    backs off, doubling — unless the run moved the cursor first (a drain stopped by its budget is progress)."""
     now = time.time()
-    if result.status in ("failed", "rejected"):
+    if result.status in ("failed", "rejected") and not progressed:
         n = coord.failed(ws)
-        return now + min(cfg.retry_backoff_seconds * 2 ** (n - 1), cfg.retry_backoff_max_seconds)
+        return now + min(cfg.retry_backoff_seconds * 2.0 ** (n - 1), cfg.retry_backoff_max_seconds)
     coord.succeeded(ws)
     return None
 
@@ -155,7 +173,7 @@ def run_dream_job(coord: Coordinator, cfg: FleetConfig, root: Path, ws: str,
     if not (path / "memory" / "history.jsonl").is_file():
         coord.unmark(ws)
         return JobOutcome(ws, "gone", f"no workspace at {path}")
-    token = uuid.uuid4().hex
+    token = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex}"  # who holds it, for people and tools
     if not coord.acquire(ws, token, cfg.lease_seconds):
         return JobOutcome(ws, "leased", f"held by job {coord.holder(ws)}")
     try:
@@ -165,18 +183,20 @@ def run_dream_job(coord: Coordinator, cfg: FleetConfig, root: Path, ws: str,
             coord.park(ws, reason)
             log.error("fleet: workspace %s parked: %s", ws, reason)
             return JobOutcome(ws, "parked", reason)
-        outcome = _run(coord, cfg, path, ws, token, runtime, start)
+        outcome = _run(coord, cfg, root, path, ws, token, runtime, start)
         coord.finished(ws)
         return outcome
     finally:
         coord.release(ws, token)
 
 
-def _run(coord: Coordinator, cfg: FleetConfig, path: Path, ws: str, token: str,
+def _run(coord: Coordinator, cfg: FleetConfig, root: Path, path: Path, ws: str, token: str,
          runtime: Callable[[Path], Runtime], start: float) -> JobOutcome:
     rt = runtime(path)
     dream = rt.dream
     dream.epoch = bump_epoch(rt.workspace.state_dir)
+    if not coord.renew(ws, token, cfg.lease_seconds, cfg.claim_seconds):  # paused past the lease before the bump
+        return _interrupted(coord, ws, "lease-lost", "the lease expired before the run started", start)
     task: asyncio.Task[DreamResult] | None = None
     loop: asyncio.AbstractEventLoop | None = None
 
@@ -196,6 +216,7 @@ def _run(coord: Coordinator, cfg: FleetConfig, path: Path, ws: str, token: str,
         task = asyncio.ensure_future(dream.run(drain=True))
         return await task
 
+    cursor = rt.store.dream_cursor()
     beat.start()
     try:
         result = asyncio.run(main())
@@ -215,12 +236,18 @@ def _run(coord: Coordinator, cfg: FleetConfig, path: Path, ws: str, token: str,
     tokens = result.usage.total_tokens
     coord.record_usage(tokens, cfg.tokens_per_minute)
     coord.set_aside(ws, len(dream.set_aside()))
-    due = _due_after(coord, cfg, ws, result)
+    due = _due_after(coord, cfg, ws, result, rt.store.dream_cursor() > cursor)
+    scope = read_scope(path)
     coord.unmark(ws)  # un-mark, then check: an append after the check marks the workspace itself
-    if due is None and rt.store.pending_count() > 0:
+    if scope is not None:
+        ScopeRoot(root).unmark_due(ws)
+    left = rt.store.pending_count()
+    if due is None and left > 0:
         due = time.time() + cfg.debounce_seconds
     if due is not None:
         coord.set_due(ws, due)
+    if left > 0 and scope is not None:
+        ScopeRoot(root).mark_due(scope)
     return JobOutcome(ws, result.status, result.reason, result.first, result.last, result.commit, tokens,
                       time.monotonic() - start, due)
 
