@@ -208,26 +208,26 @@ class LLMConfig(_Section):
 class FleetConfig(_Section):
     """``reverie fleet``: Dream for many workspaces on Celery workers across machines (docs/scale.md)."""
 
-    root: str | None = Field(None, description="fleet: the shared directory holding the workspaces")
-    broker_url: str = Field("redis://127.0.0.1:6379/0", description="fleet: Redis URL of the Celery broker and of "
+    root: str | None = Field(None, description="the shared directory holding the workspaces")
+    broker_url: str = Field("redis://127.0.0.1:6379/0", description="Redis URL of the Celery broker and of "
                             "the due index, leases and budget (redis://, rediss:// or redis+socket:///path)")
-    queue: str = Field("reverie-dream", min_length=1, description="fleet: the Celery queue of Dream jobs")
-    lease_seconds: float = Field(120, gt=0, description="fleet: a workspace lease's lifetime, renewed by heartbeats")
-    heartbeat_seconds: float = Field(20, gt=0, description="fleet: seconds between lease renewals")
-    fence_margin_seconds: float = Field(30, ge=0, description="fleet: lease time a run must have left to commit")
-    claim_seconds: float = Field(180, gt=0, description="fleet: a dispatched workspace is dispatched again when no "
+    queue: str = Field("reverie-dream", min_length=1, description="the Celery queue of Dream jobs")
+    lease_seconds: float = Field(120, gt=0, description="a workspace lease's lifetime, renewed by heartbeats")
+    heartbeat_seconds: float = Field(20, gt=0, description="seconds between lease renewals")
+    fence_margin_seconds: float = Field(30, ge=0, description="lease time a run must have left to commit")
+    claim_seconds: float = Field(180, gt=0, description="a dispatched workspace is dispatched again when no "
                                  "heartbeat renewed its claim for this long (a dead worker's job)")
-    dispatch_every_seconds: float = Field(5, gt=0, description="fleet: seconds between dispatcher ticks")
-    debounce_seconds: float = Field(300, ge=0, description="fleet: delay from a workspace's first pending append "
+    dispatch_every_seconds: float = Field(5, gt=0, description="seconds between dispatcher ticks")
+    debounce_seconds: float = Field(300, ge=0, description="delay from a workspace's first pending append "
                                     "(or a run that left entries pending) to its Dream")
-    jitter_seconds: float = Field(60, ge=0, description="fleet: each workspace's fixed extra delay is below this")
-    max_inflight: int = Field(64, ge=1, description="fleet: Dream jobs queued or running at once, fleet-wide")
-    tokens_per_minute: int | None = Field(None, ge=1, description="fleet: model tokens admitted per minute, "
+    jitter_seconds: float = Field(60, ge=0, description="each workspace's fixed extra delay is below this")
+    max_inflight: int = Field(64, ge=1, description="Dream jobs queued or running at once, fleet-wide")
+    tokens_per_minute: int | None = Field(None, ge=1, description="model tokens admitted per minute, "
                                           "fleet-wide (null: no limit)")
-    tokens_per_run: int = Field(20_000, ge=1, description="fleet: tokens a run is assumed to use before any ran")
-    retry_backoff_seconds: float = Field(60, gt=0, description="fleet: first delay after a failed run (doubles)")
-    retry_backoff_max_seconds: float = Field(3_600, gt=0, description="fleet: longest delay after failed runs")
-    crash_park_after: int = Field(3, ge=1, description="fleet: jobs that died mid-run before a workspace is parked")
+    tokens_per_run: int = Field(20_000, ge=1, description="tokens a run is assumed to use before any ran")
+    retry_backoff_seconds: float = Field(60, gt=0, description="first delay after a failed run (doubles)")
+    retry_backoff_max_seconds: float = Field(3_600, gt=0, description="longest delay after failed runs")
+    crash_park_after: int = Field(3, ge=1, description="jobs that died mid-run before a workspace is parked")
 
 
 class Config(_Section):

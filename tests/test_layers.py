@@ -20,7 +20,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("memory pipeline", {"consolidator", "dream", "recall"}),
     ("operations", {"operations", "status", "runtime", "facade"}),
     ("chat commands and agents", {"commands", "chat", "demo"}),
-    ("front-ends", {"cli", "mcp", "__main__"}),
+    ("front-ends", {"cli", "mcp", "fleet", "__main__"}),
 ]
 INDEPENDENT = {"consolidator", "dream", "recall"}
 
