@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
 from .errors import ConfigError
@@ -228,6 +228,16 @@ class FleetConfig(_Section):
     retry_backoff_seconds: float = Field(60, gt=0, description="first delay after a failed run (doubles)")
     retry_backoff_max_seconds: float = Field(3_600, gt=0, description="longest delay after failed runs")
     crash_park_after: int = Field(3, ge=1, description="jobs that died mid-run before a workspace is parked")
+
+    @model_validator(mode="after")
+    def _lease_outlives_heartbeats(self) -> FleetConfig:
+        if self.heartbeat_seconds >= self.lease_seconds / 2:
+            raise ValueError(f"fleet.heartbeatSeconds ({self.heartbeat_seconds:g}) must be under half of "
+                             f"fleet.leaseSeconds ({self.lease_seconds:g}), or one late renewal loses the lease")
+        if self.fence_margin_seconds >= self.lease_seconds:
+            raise ValueError(f"fleet.fenceMarginSeconds ({self.fence_margin_seconds:g}) must be under "
+                             f"fleet.leaseSeconds ({self.lease_seconds:g}), or no run may ever commit")
+        return self
 
 
 class Config(_Section):

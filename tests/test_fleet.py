@@ -334,3 +334,12 @@ def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, m
     _check_workspaces(app)
     logs = "".join(p.read_text(errors="replace") for p in tmp_path.glob("*.log"))
     assert "lease-lost" in logs or "fenced" in logs, "the paused job was not stopped by its lease or fence"
+
+
+def test_config_refuses_a_lease_its_heartbeat_cannot_keep():
+    from reverie.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="heartbeatSeconds .* under half of fleet.leaseSeconds"):
+        load_config(env={"REVERIE_FLEET__LEASE_SECONDS": "10", "REVERIE_FLEET__HEARTBEAT_SECONDS": "6"})
+    with pytest.raises(ConfigError, match="fenceMarginSeconds"):
+        load_config(env={"REVERIE_FLEET__LEASE_SECONDS": "10", "REVERIE_FLEET__FENCE_MARGIN_SECONDS": "10"})
