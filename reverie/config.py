@@ -41,6 +41,7 @@ __all__ = [
     "SearchConfig",
     "FlushConfig",
     "SessionFilesConfig",
+    "ServeConfig",
     "load_config",
     "save_config",
     "home_config_path",
@@ -204,12 +205,29 @@ class LLMConfig(_Section):
     retry_after_max: float = Field(60, ge=0, description="cap on a server's Retry-After")
 
 
+class ServeConfig(_Section):
+    """``reverie serve --root``: Dream for every scope under a root, in one process (reverie.operations.serve_root)."""
+
+    concurrency: int = Field(16, ge=1, le=10_000, description="Dream runs in flight at once (--concurrency wins)")
+    tokens_per_minute: int | None = Field(None, ge=1_000, description="model tokens all runs may use per minute, "
+                                                                     "against the provider's rate limit (null: no limit)")
+    jitter_seconds: float = Field(600, ge=0, description="a scope's runs are delayed by a fixed share of this, "
+                                                         "from its id, so a mass event does not fire at once")
+    poll_seconds: float = Field(1.0, gt=0, le=60, description="how often the due markers are looked at")
+    backoff_seconds: float = Field(30, gt=0, description="first pause of every run while the provider is down "
+                                                         "(doubles while it stays down)")
+    backoff_max_seconds: float = Field(900, gt=0, description="longest such pause")
+    busy_retry_seconds: float = Field(60, gt=0, description="when a scope is retried whose Dream lock another "
+                                                            "process holds, or whose batch failed")
+
+
 class Config(_Section):
     agents: Agents = Field(default_factory=Agents)
     llm: LLMConfig = Field(default_factory=LLMConfig)
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
     memory: MemoryConfig = Field(default_factory=MemoryConfig)
     git: GitConfig = Field(default_factory=GitConfig)
+    serve: ServeConfig = Field(default_factory=ServeConfig)
 
     @property
     def defaults(self) -> AgentDefaults:

@@ -203,8 +203,9 @@ class ScopeRoot:
         return [s for s in found if s is not None and s.user == unicodedata.normalize("NFC", user)]
 
     # -- due markers (mark on write) ------------------------------------------------------------------------
-    def mark_due(self, scope: Scope) -> None:
-        _touch(self.due_path(scope.name))
+    def mark_due(self, scope: Scope | str) -> None:
+        """Mark a scope (or the scope a due name names) due; a no-op when it is."""
+        _touch(self.due_path(scope if isinstance(scope, str) else scope.name))
 
     def unmark_due(self, name: str) -> None:
         self.due_path(name).unlink(missing_ok=True)
