@@ -160,6 +160,11 @@ class SearchConfig(_Section):
     mmr_lambda: float = Field(0.7, ge=0, le=1, description="relevance share of MMR diversification (1: relevance only)")
     auto_recall: bool = Field(False, description="add the top hits for each chat message to the system prompt")
     auto_recall_k: int = Field(3, ge=1, le=20, description="hits added per chat message by autoRecall")
+    index_dir: str | None = Field(None, description="a local-disk directory for the index (one file per workspace); "
+                                                    "null: memory/.index.sqlite in the workspace")
+    journal_mode: str = Field("auto", pattern="^(auto|wal|delete)$",
+                              description="the index's SQLite journal: wal, delete (rollback journal, for a network "
+                                          "file system), or auto (delete on NFS, CIFS, Ceph and the like, else wal)")
 
 
 class FlushConfig(_Section):
