@@ -38,7 +38,7 @@ from reverie.consolidator.estimate import prompt_messages  # noqa: E402
 from reverie.fsutil import atomic_write  # noqa: E402
 from reverie.llm.client import ModelClient  # noqa: E402
 from reverie.llm.scripted import ScriptedModel  # noqa: E402
-from reverie.store import MemoryStore  # noqa: E402
+from reverie import MemoryStore  # noqa: E402
 from reverie.workspace import Workspace  # noqa: E402
 
 TOOLS = [

@@ -59,7 +59,7 @@ def _reverie_once(root: Path, scenario: dict[str, Any], name: str
     from reverie.llm.client import ModelClient
     from reverie.llm.scripted import ScriptedModel
     from reverie.llm.types import ToolCall
-    from reverie.store import MemoryStore
+    from reverie import MemoryStore
     from reverie.workspace import Workspace
 
     fake = ScriptedModel.register(name, direct=True)

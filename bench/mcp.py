@@ -32,7 +32,7 @@ def run(ctx: Context) -> list[Result]:
     from mcp import Client, StdioServerParameters
 
     from reverie.recall import Recall
-    from reverie.store import MemoryStore
+    from reverie import MemoryStore
     from reverie.workspace import Workspace
 
     entries, calls = (2_000, 60) if ctx.quick else (20_000, 300)

@@ -65,7 +65,7 @@ class _Side:
         from reverie.config import Config
         from reverie.gitstore import GitStore
         from reverie.llm.scripted import ScriptedModel
-        from reverie.store import MemoryStore
+        from reverie import MemoryStore
         from reverie.workspace import Workspace
 
         self.ws = Workspace(root)

@@ -49,13 +49,13 @@ def _rss() -> int:
 def _build(root: Path, scopes: int) -> None:
     from reverie.gitstore import GitStore
     from reverie.scopes import Scope, ScopeRoot
-    from reverie.store import MemoryStore
+    from reverie.store import WorkspaceStore
 
     sr = ScopeRoot(root)
     t0 = time.perf_counter()
     for i in range(scopes):
         ws = sr.ensure(Scope(f"user{i:06d}"))
-        MemoryStore(ws).append_history(f"- [durable] user {i} likes tea number {i}", "chat:bench")
+        WorkspaceStore(ws).append_history(f"- [durable] user {i} likes tea number {i}", "chat:bench")
         git = GitStore(ws)
         git.ensure()
         git.close()

@@ -13,7 +13,7 @@ from reverie.gitstore import GitStore
 from reverie.llm.client import ModelClient
 from reverie.llm.scripted import ScriptedModel
 from reverie.llm.types import ToolCall
-from reverie.store import MemoryStore
+from reverie import MemoryStore
 from reverie.workspace import Workspace
 
 MEM = "memory/MEMORY.md"

@@ -17,7 +17,7 @@ from reverie.llm import protocol
 from reverie.llm.client import ModelClient
 from reverie.llm.scripted import Reply, ScriptedModel, bad_request_error
 from reverie.llm.types import ToolCall
-from reverie.store import MemoryStore
+from reverie import MemoryStore
 
 _counter = itertools.count()
 

@@ -8,7 +8,7 @@ from reverie.config import Config
 from reverie.consolidator import SessionStore
 from reverie.consolidator.estimate import PromptEstimator, prompt_messages
 from reverie.llm.client import ModelClient
-from reverie.store import MemoryStore
+from reverie import MemoryStore
 
 TOOLS = [{"type": "function", "function": {"name": "read_file", "description": "Read a file.", "parameters": {
     "type": "object", "properties": {"path": {"type": "string"}}}}}]

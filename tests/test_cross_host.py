@@ -108,14 +108,14 @@ def test_the_index_can_live_on_local_disk_and_use_the_rollback_journal(tmp_path,
 
     from reverie.recall import Recall
     from reverie.recall.index import index_location
-    from reverie.store import MemoryStore
+    from reverie.store import WorkspaceStore
 
     local = tmp_path / "local-index"
     monkeypatch.setenv("REVERIE_MEMORY__SEARCH__INDEX_DIR", str(local))
     monkeypatch.setenv("REVERIE_MEMORY__SEARCH__JOURNAL_MODE", "delete")
     ws = Workspace(tmp_path / "ws")
     ws.init()
-    store = MemoryStore(ws)
+    store = WorkspaceStore(ws)
     store.append_history("User chose Postgres over SQLite.")
     recall = Recall.for_store(store)
     assert [h.snippet for h in recall.search("Postgres")]
@@ -133,13 +133,13 @@ def test_forget_user_and_purge_remove_an_index_kept_outside(tmp_path, monkeypatc
     from reverie.recall import Recall
     from reverie.recall.index import index_location
     from reverie.scopes import Scope, ScopeRoot
-    from reverie.store import MemoryStore
+    from reverie.store import WorkspaceStore
 
     local = tmp_path / "local-index"
     monkeypatch.setenv("REVERIE_MEMORY__SEARCH__INDEX_DIR", str(local))
     root = ScopeRoot(tmp_path / "root")
     ws = root.ensure(Scope("alice"))
-    store = MemoryStore(ws)
+    store = WorkspaceStore(ws)
     store.append_history("token sk-live-abcdefghijklmnop and a plan")
     Recall.for_store(store).sync()
     index = index_location(ws, str(local))

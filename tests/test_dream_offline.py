@@ -9,7 +9,7 @@ from reverie.config import Config
 from reverie.dream import Dream
 from reverie.gitstore import GitStore
 from reverie.llm.client import ModelClient
-from reverie.store import MemoryStore
+from reverie import MemoryStore
 from reverie.workspace import Workspace
 
 MEM = "memory/MEMORY.md"

@@ -25,7 +25,7 @@ from reverie.consolidator import Consolidator, SessionStore
 from reverie.dream import Dream
 from reverie.gitstore import GitStore
 from reverie.llm import ModelClient
-from reverie.store import MemoryStore
+from reverie import MemoryStore
 from reverie.workspace import MEMORY_FILES, Workspace
 
 KEY = "sk-test-FAULTKEY0123456789abcdef"

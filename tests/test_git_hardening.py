@@ -24,7 +24,7 @@ from reverie.gitstore import GitStore
 from reverie.gitstore import core as gitstore_core
 from reverie.gitstore import trailers as T
 from reverie.gitstore.writer import state_dir
-from reverie.store import MemoryStore
+from reverie import MemoryStore
 from reverie.workspace import Workspace
 
 MEM = "memory/MEMORY.md"

@@ -249,7 +249,7 @@ def test_the_writers_lock_files_keep_their_names(tmp_path: Path) -> None:
     holds it): a renamed lock file would let both write."""
     from reverie.dream.lock import RunLock
     from reverie.sessions import SessionStore
-    from reverie.store import MemoryStore
+    from reverie import MemoryStore
     from reverie.workspace import Workspace
 
     ws = Workspace(tmp_path / "ws")

@@ -21,7 +21,7 @@ import pytest
 
 from reverie.cli import main
 from reverie.sessions import SessionStore
-from reverie.store import MemoryStore
+from reverie import MemoryStore
 from reverie.workspace import Workspace
 
 VERSION = "0.3.5"

@@ -18,7 +18,7 @@ from reverie.gitstore import GitStore
 from reverie.llm.client import ModelClient
 from reverie.llm.offline_dates import resolve
 from reverie.llm.offline_rules import extract_facts
-from reverie.store import MemoryStore
+from reverie import MemoryStore
 from reverie.workspace import Workspace
 
 MEM = "memory/MEMORY.md"

@@ -12,7 +12,7 @@ from reverie.gitstore import GitStore
 from reverie.gitstore.trailers import parse_trailers
 from reverie.history import HistoryEntry
 from reverie.operations.purge import REPLACEMENT, plan_purge, purge
-from reverie.store import MemoryStore
+from reverie import MemoryStore
 
 
 def _line(cursor: int, content: str, session: str | None = "cli:alice") -> bytes:

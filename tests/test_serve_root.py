@@ -20,7 +20,7 @@ from reverie.llm.scripted import Reply, ScriptedModel, connection_error
 from reverie.llm.types import Usage
 from reverie.operations.serve_root import RootScheduler, TokenBucket
 from reverie.scopes import Scope, ScopeRoot
-from reverie.store import MemoryStore
+from reverie.store import WorkspaceStore
 
 ROOT_DIR = Path(__file__).resolve().parent.parent
 
@@ -39,7 +39,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> ScriptedModel:
 
 def _fill(root: ScopeRoot, users: list[str], entries: int = 1) -> None:
     for user in users:
-        store = MemoryStore(root.ensure(Scope(user)))
+        store = WorkspaceStore(root.ensure(Scope(user)))
         for i in range(entries):
             store.append_history(f"- [durable] {user} fact {i}", "cli:test")
 
@@ -57,7 +57,7 @@ async def _serve_until(scheduler: RootScheduler, done: callable, timeout: float 
 
 
 def _drained(root: ScopeRoot, users: list[str]) -> bool:
-    return all(MemoryStore(root.workspace(Scope(u))).pending_count() == 0 for u in users) and not root.due_names()
+    return all(WorkspaceStore(root.workspace(Scope(u))).pending_count() == 0 for u in users) and not root.due_names()
 
 
 def test_every_due_scope_is_dreamed_within_the_concurrency_bound(tmp_path: Path, fake: ScriptedModel) -> None:
@@ -73,7 +73,7 @@ def test_every_due_scope_is_dreamed_within_the_concurrency_bound(tmp_path: Path,
     for u in users:
         ws = root.workspace(Scope(u))
         assert f"{u} fact" in (ws.root / "USER.md").read_text()
-        assert MemoryStore(ws).dream_cursor() == 2
+        assert WorkspaceStore(ws).dream_cursor() == 2
     assert not (root.workspace(Scope("idle")).state_dir / "dream-status.json").exists()
 
 
@@ -83,7 +83,7 @@ def test_a_backlog_drains_batch_by_batch_and_an_append_meanwhile_is_not_lost(tmp
     monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__DREAM__MAX_BATCH_SIZE", "2")
     root = ScopeRoot(tmp_path / "root")
     _fill(root, ["a"], entries=5)
-    store = MemoryStore(root.workspace(Scope("a")))
+    store = WorkspaceStore(root.workspace(Scope("a")))
     appended = []
 
     def respond(prompt):  # an append lands while the first run is in flight
@@ -191,7 +191,7 @@ def test_stopping_abandons_runs_in_flight_before_they_write(tmp_path: Path, fake
     asyncio.run(_serve_until(sched, lambda: sched.running == 2))
     for u in ("a", "b"):
         ws = root.workspace(Scope(u))
-        assert MemoryStore(ws).dream_cursor() == 0
+        assert WorkspaceStore(ws).dream_cursor() == 0
         assert "fact" not in (ws.root / "USER.md").read_text() if (ws.root / "USER.md").exists() else True
     assert sorted(root.due_names()) == sorted([Scope("a").name, Scope("b").name])  # still due after a restart
 

@@ -1,4 +1,4 @@
-"""``reverie history append|show``: write to and read the history archive."""
+"""``reverie history append|show``: write to and read the history log (memory/history.jsonl)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 from rich.markup import escape
 
 from ..textsafety import printable
-from ._common import add_json_flag, console, count, emit_json, open_store
+from ._common import add_json_flag, console, count, emit_json, open_memory, open_store
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -26,7 +26,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run_append(args: argparse.Namespace) -> int:
-    cursor = open_store(args).append_history(args.text, session_key=args.session)
+    cursor = open_memory(args).remember(args.text, session_key=args.session).cursor
     if args.json:
         emit_json({"cursor": cursor})
     else:

@@ -57,9 +57,9 @@ def _serve_root(args: argparse.Namespace, root: ScopeRoot) -> int:
     from ..operations.serve_root import serve_root
 
     if args.rescan:
-        from ..store import MemoryStore
+        from ..store import WorkspaceStore
 
-        marked = root.rescan(lambda ws: MemoryStore(ws).pending_count())
+        marked = root.rescan(lambda ws: WorkspaceStore(ws).pending_count())
         console.print(f"reverie serve: {marked} scope(s) with pending history marked due under {root.root}")
         return 0
 
