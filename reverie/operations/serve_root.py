@@ -24,6 +24,10 @@ For each marked scope:
 - **done**: the marker is removed, then the history is checked again and the marker re-created if entries
   arrived meanwhile (an appender marks after its append; this unmarks before its check: no wake-up is lost).
 
+Each run goes on an event loop of its own in a worker thread (one thread per run in flight): a run's commit and
+cursor steps write and fsync synchronously (by design: they never await, see below), and on the scheduler's
+loop those waits would add up across runs; in threads they overlap.
+
 Stopping cancels the runs in flight at their next await, always before they write (Dream's commit and cursor
 steps do not await), so they are abandoned unwritten and their markers stay.
 """
@@ -34,8 +38,10 @@ import asyncio
 import heapq
 import logging
 import signal
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ..config import Config, load_config
@@ -123,6 +129,8 @@ class RootScheduler:
         self._due: dict[str, float] = {}  # name → due time (wall clock); the heap may hold stale entries
         self._seq = 0
         self._running: dict[str, asyncio.Task[None]] = {}
+        self._handles: dict[str, _Handle] = {}
+        self._executor: ThreadPoolExecutor | None = None
         self._seen: dict[str, int] = {}  # due bucket → its mtime when last listed
         self._listed: dict[str, set[str]] = {}  # due bucket → the names it held
         self._paused_until = 0.0
@@ -228,24 +236,23 @@ class RootScheduler:
         self.stats.started += 1
         self.tokens.take(self._estimate)
         reserved = self._estimate
-        self._running[name] = asyncio.ensure_future(self._run(name, reserved))
+        handle = _Handle()
+        task = asyncio.ensure_future(self._run(name, reserved, handle))
+        self._running[name] = task
+        self._handles[name] = handle
         self.stats.peak = max(self.stats.peak, len(self._running))
 
-    async def _run(self, name: str, reserved: float) -> None:
+    async def _run(self, name: str, reserved: float, handle: _Handle) -> None:
         try:
             ws = self.root.workspace_of_due(name)
             if ws is None or not ws.root.is_dir():  # forgotten meanwhile
                 self.root.unmark_due(name)
                 return
-            rt = Runtime(ws)
-            try:
-                result = await rt.dream.run()
-                self._finish(name, ws, rt, result, reserved)
-            finally:
-                if "git" in rt.__dict__:
-                    rt.git.close()
+            loop = asyncio.get_running_loop()
+            result, again = await loop.run_in_executor(self._pool(), _run_in_thread, self.root, name, ws, handle)
+            self._finish(name, ws, result, again, reserved)
         except asyncio.CancelledError:
-            raise
+            pass  # stopped: abandoned before it wrote; the marker stays
         except ReverieError as exc:
             self.stats.errors += 1
             log.error("serve: %s: %s", name, exc)
@@ -256,9 +263,15 @@ class RootScheduler:
             self._schedule(name, self.clock() + self.settings.busy_retry_seconds)
         finally:
             self._running.pop(name, None)
+            self._handles.pop(name, None)
             self._wake.set()
 
-    def _finish(self, name: str, ws: Workspace, rt: Runtime, result: DreamResult, reserved: float) -> None:
+    def _pool(self) -> ThreadPoolExecutor:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(self.concurrency, thread_name_prefix="reverie-serve")
+        return self._executor
+
+    def _finish(self, name: str, ws: Workspace, result: DreamResult, again: bool, reserved: float) -> None:
         used = result.usage.total_tokens
         self.stats.tokens += used
         self.tokens.take(used - reserved)
@@ -266,7 +279,7 @@ class RootScheduler:
             self._estimate = used if self._estimate == 0 else 0.8 * self._estimate + 0.2 * used
         self.stats.finished[result.status] = self.stats.finished.get(result.status, 0) + 1
         now = self.clock()
-        if result.status == "failed" and (result.reason or "").startswith(_UNAVAILABLE):
+        if _unavailable(result):
             if now >= self._paused_until:  # a new outage, or one still going after the last pause
                 self.stats.pauses += 1
                 self._paused_until = now + self._backoff
@@ -276,9 +289,7 @@ class RootScheduler:
             self._schedule(name, self._paused_until)
         elif result.status in _COMPLETED:
             self._backoff = self.settings.backoff_seconds
-            self.root.unmark_due(name)  # unmark, then check: an append meanwhile re-marks, or is seen here
-            if rt.store.pending_count() > 0:
-                self.root.mark_due(name)
+            if again:  # history still pending (a backlog, or appended meanwhile): due again, behind the others
                 self._schedule(name, now)
         else:  # already running elsewhere, failed (an attempt counted), rejected: the marker stays
             self._schedule(name, now + self.settings.busy_retry_seconds)
@@ -287,14 +298,63 @@ class RootScheduler:
 
     async def cancel(self) -> None:
         """Cancel the runs in flight (each at its next await, before it writes) and wait for them."""
+        for handle in list(self._handles.values()):
+            handle.cancel()
         tasks = list(self._running.values())
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            try:
-                await task
-            except asyncio.CancelledError:
-                pass
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None
+
+
+class _Handle:
+    """A run in a worker thread, as seen from the scheduler's loop: lets ``cancel`` reach the run's own loop."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[DreamResult] | None = None
+        self.cancelled = False
+
+    def attach(self, loop: asyncio.AbstractEventLoop, task: asyncio.Task[DreamResult]) -> None:
+        with self._lock:
+            self._loop, self._task = loop, task
+            if self.cancelled:
+                task.cancel()
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled = True
+            if self._loop is not None and self._task is not None:
+                self._loop.call_soon_threadsafe(self._task.cancel)
+
+
+def _run_in_thread(root: ScopeRoot, name: str, ws: Workspace, handle: _Handle) -> tuple[DreamResult, bool]:
+    """One Dream batch on an event loop of this worker thread (its file writes and fsyncs then block only this
+    thread), then the marker's update: unmark, then check, re-mark if history is still pending. Returns the result
+    and whether the scope is due again."""
+    rt = Runtime(ws)
+    loop = asyncio.new_event_loop()
+    try:
+        task = loop.create_task(rt.dream.run())
+        handle.attach(loop, task)
+        result = loop.run_until_complete(task)
+    finally:
+        loop.close()
+        if "git" in rt.__dict__:
+            rt.git.close()
+    again = False
+    if result.status in _COMPLETED and not _unavailable(result):
+        root.unmark_due(name)  # unmark, then check: an append meanwhile re-marks, or is seen here
+        if rt.store.pending_count() > 0:
+            root.mark_due(name)
+            again = True
+    return result, again
+
+
+def _unavailable(result: DreamResult) -> bool:
+    return result.status == "failed" and (result.reason or "").startswith(_UNAVAILABLE)
 
 
 async def serve_root(
