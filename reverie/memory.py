@@ -7,7 +7,7 @@ implementation; ``Memory`` itself only wires the existing library calls (``Dream
 Each verb is synchronous and has an ``a``-prefixed async twin. The twins of the pipeline verbs (``adream``,
 ``aconsolidate``, ``arecall``) run on the caller's event loop; the others run the synchronous verb in a worker
 thread on a sibling ``Memory`` of their own (``sibling``), so no repo handle is shared between threads. The
-synchronous pipeline verbs refuse to run inside an event loop (use the twin there).
+synchronous ``dream``, ``consolidate`` and ``new_session`` refuse to run inside an event loop (await the twin).
 
 Front ends get their ``Memory`` from ``reverie.open`` or ``wrap`` (one built over an existing ``Runtime``), both of
 which build the class registered with ``use_memory_class``: a program or a test can substitute a subclass (one
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from .config import Config
 from .errors import CommandError, GateError, NothingPendingError, UnsafePathError, WorkspaceError
 from .runtime import Runtime
-from .workspace import MEMORY_FILES, SOUL, Workspace, check_relative
+from .workspace import ARCHIVE_DIR, MEMORY_FILES, SOUL, Workspace, check_relative
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -38,7 +38,9 @@ if TYPE_CHECKING:
     from .dream.pins import PinResult
     from .dream.result import Progress
     from .gitstore.types import CommitDetail, CommitInfo, OperationResult, Provenance
+    from .history import HistoryEntry
     from .operations.approve import ApproveResult
+    from .operations.purge import PurgePlan, PurgeResult
     from .recall import Hit
     from .sessions import Session
     from .status import StatusReport
@@ -53,6 +55,7 @@ T = TypeVar("T")
 #: Who made a file edit: a person (``manual``) or an agent through a tool (``agent``: SOUL.md changes wait for
 #: approval). Both are commit kinds (``reverie log --kind agent``).
 EditKind = Literal["manual", "agent"]
+_WHO = {"manual": "hand", "agent": "an agent"}
 
 #: Most characters of not-yet-dreamed history put in the memory context (newest entries kept).
 RECENT_HISTORY_CHARS = 8_000
@@ -80,6 +83,7 @@ class WriteResult:
     path: str
     commit: str | None
     staged: bool = False
+    archived: tuple[str, ...] = ()  # lines the edit took out of a prompt file, now in the archive
 
     @property
     def changed(self) -> bool:
@@ -284,6 +288,9 @@ class Memory:
         self.runtime.git.ensure()
         return created
 
+    async def ainit(self) -> list[str]:
+        return await self._in_thread(lambda m: m.init())
+
     # -- history and search ---------------------------------------------------------------------------------
     def remember(self, text: str, *, session_key: str | None = None) -> Remembered:
         """Append ``text`` to history (secrets redacted first): Dream distils it later, ``recall`` finds it now."""
@@ -359,17 +366,26 @@ class Memory:
         return _sync(self.aconsolidate(session_key), "aconsolidate")
 
     async def anew_session(self, session: Session) -> ConsolidationResult:
-        """Archive ``session`` into history and clear it (``/new``)."""
+        """Consolidate all of ``session`` into history and clear it (``/new``)."""
         self._create()
         return await self.runtime.consolidator.new_session(session)
+
+    def new_session(self, session: Session) -> ConsolidationResult:
+        return _sync(self.anew_session(session), "anew_session")
 
     def set_aside(self) -> list[DeadLetter]:
         """The batches Dream set aside after repeated failures."""
         return self.runtime.dream.set_aside()
 
+    async def aset_aside(self) -> list[DeadLetter]:
+        return await self._in_thread(lambda m: m.set_aside())
+
     def queued(self) -> list[DeadLetter]:
         """Set-aside batches already requeued (they run with the next Dream)."""
         return self.runtime.dream.queued()
+
+    async def aqueued(self) -> list[DeadLetter]:
+        return await self._in_thread(lambda m: m.queued())
 
     def requeue(self, firsts: Sequence[int] | None = None) -> list[DeadLetter]:
         """Put set-aside batches (by first history cursor; None: all) back in front of Dream's queue."""
@@ -381,6 +397,9 @@ class Memory:
     def pending(self) -> int:
         """How many history entries Dream has not consumed yet."""
         return self.runtime.store.pending_count()
+
+    async def apending(self) -> int:
+        return await self._in_thread(lambda m: m.pending())
 
     # -- versions -------------------------------------------------------------------------------------------
     def log(self, *, limit: int = 20, kind: str | None = None, path: str | None = None) -> list[CommitInfo]:
@@ -432,6 +451,9 @@ class Memory:
 
         return load_pending(self.runtime.store)
 
+    async def apending_soul(self) -> PendingChange | None:
+        return await self._in_thread(lambda m: m.pending_soul())
+
     def approve(self) -> ApproveResult:
         """Apply the staged SOUL.md change (``NothingPendingError`` when none is)."""
         from .operations.approve import approve
@@ -464,6 +486,9 @@ class Memory:
         """The memory files ``read`` serves (see ``memory_files``)."""
         return memory_files(self.workspace)
 
+    async def afiles(self) -> list[str]:
+        return await self._in_thread(lambda m: m.files())
+
     def read(self, path: str) -> str:
         """A memory file's text: SOUL.md, USER.md, memory/MEMORY.md, or a dated note or archive file under
         memory/. Anything else (history, cursors, state, a path out) is refused with ``UnsafePathError``."""
@@ -477,8 +502,9 @@ class Memory:
 
     def write(self, path: str, text: str, *, kind: EditKind = "manual", message: str | None = None) -> WriteResult:
         """Replace a memory file's text as a person's (``manual``) or an agent's (``agent``) edit: secrets are
-        redacted, Dream's gate judges it (``GateError`` says why not), and it is committed with that kind. An
-        agent's SOUL.md change is staged for approval (``approve``), never applied."""
+        redacted, Dream's gate judges it (``GateError`` says why not), lines it takes out of a prompt file go to
+        the archive (``why`` finds them), and it is committed with that kind. An agent's SOUL.md change is staged
+        for approval (``approve``), never applied; an agent does not rewrite the archive."""
         from .dream.gate import check
         from .dream.lock import dream_run_lock
         from .dream.pending import stage_soul_change
@@ -486,6 +512,8 @@ class Memory:
 
         rel = _memory_path(path)
         _check_kind(kind)
+        if kind == "agent" and rel.startswith(ARCHIVE_DIR + "/"):
+            raise UnsafePathError(f"{rel} is the archive: lines reach it through remove, an agent does not rewrite it")
         self._create()
         ws, git = self.workspace, self.runtime.git
         new = redact(text)
@@ -499,9 +527,16 @@ class Memory:
             if rel == SOUL and kind == "agent":
                 stage_soul_change(ws, base=base, proposed=new, reason=message or "an agent's edit", head=git.head())
                 return WriteResult(rel, None, staged=True)
+            files = {rel: new}
+            gone = _removed_lines(base, new) if rel in MEMORY_FILES else []
+            if gone:
+                how = f"by {_WHO[kind]} in an edit" + (f" ({' '.join(message.split())})" if message else "")
+                archive, after = self._archived(rel, gone, how)
+                files[archive] = after
             git.ensure()
             subject = message or f"{kind}: edit {rel}"
-            return WriteResult(rel, git.commit(subject, kind=kind, files={rel: new}))
+            sha = git.commit(subject, kind=kind, files=files)
+            return WriteResult(rel, sha, archived=tuple(raw.strip() for raw in gone))
 
     async def awrite(self, path: str, text: str, *, kind: EditKind = "manual",
                      message: str | None = None) -> WriteResult:
@@ -510,10 +545,9 @@ class Memory:
     def remove(self, path: str, line: str, *, reason: str, kind: EditKind = "manual") -> RemoveResult:
         """Take one line out of a prompt file (USER.md, memory/MEMORY.md; SOUL.md only by hand) and archive it
         under memory/archive/ with ``reason``, in one commit: ``why`` finds it there."""
-        from .dream.archive import append_entries, archive_path, entry_line
         from .dream.gate import check
         from .dream.lock import dream_run_lock
-        from .hitlog import bare_line, line_key
+        from .hitlog import line_key
 
         rel = _memory_path(path)
         _check_kind(kind)
@@ -529,18 +563,14 @@ class Memory:
         with dream_run_lock(ws.state_dir, f"{kind} removal"):
             text = ws.read(rel)
             rows = text.split("\n")
-            hits = [i for i, raw in enumerate(rows)
-                    if raw.strip() and not raw.lstrip().startswith("#") and line_key(raw) == key]
+            hits = [i for i, raw in enumerate(rows) if _is_fact(raw) and line_key(raw) == key]
             if not key or not hits:
                 raise WorkspaceError(f"no line of {rel} reads {line!r}")
             raw = rows.pop(hits[0])
-            archive = archive_path(rel)
-            before = ws.read(archive)
-            today = date.today()
-            note = f"removed {today.isoformat()} by {'hand' if kind == 'manual' else 'an agent'} ({why})"
-            after = append_entries(before, rel, [entry_line(bare_line(raw), note)], today)
+            archive, after = self._archived(rel, [raw], f"by {_WHO[kind]} ({why})")
             files = {rel: "\n".join(rows), archive: after}
-            verdict = check({rel: text, archive: before}, files, (), self.config.dream, own_removals={rel: [raw]})
+            base = {rel: text, archive: ws.read(archive)}
+            verdict = check(base, files, (), self.config.dream, own_removals={rel: [raw]})
             if not verdict.ok:
                 raise GateError(f"{kind} removal refused: {verdict.reason}")
             git.ensure()
@@ -549,6 +579,51 @@ class Memory:
 
     async def aremove(self, path: str, line: str, *, reason: str, kind: EditKind = "manual") -> RemoveResult:
         return await self._in_thread(lambda m: m.remove(path, line, reason=reason, kind=kind))
+
+    def _archived(self, rel: str, lines: Sequence[str], how: str) -> tuple[str, str]:
+        """``rel``'s archive file and its text with ``lines`` appended under today, each noted as removed ``how``
+        (the archive's one format: ``reverie.dream.archive``)."""
+        from .dream.archive import append_entries, archive_path, entry_line
+        from .hitlog import bare_line
+
+        today = date.today()
+        archive = archive_path(rel)
+        note = f"removed {today.isoformat()} {how}"
+        entries = [entry_line(bare_line(raw), note) for raw in lines]
+        return archive, append_entries(self.workspace.read(archive), rel, entries, today)
+
+    # -- upkeep -------------------------------------------------------------------------------------------
+    def plan_purge(self, text: str) -> PurgePlan:
+        """Where ``text`` is in memory (files, history, sessions, every git version); nothing is written."""
+        from .operations.purge import plan_purge
+
+        return plan_purge(self.runtime.store, self.runtime.git, text)
+
+    async def aplan_purge(self, text: str) -> PurgePlan:
+        return await self._in_thread(lambda m: m.plan_purge(text))
+
+    def purge(self, text: str) -> PurgeResult:
+        """Remove ``text`` from memory everywhere ``plan_purge`` finds it, rewriting the memory repo's history."""
+        from .operations.purge import purge
+
+        return purge(self.runtime.store, self.runtime.git, text)
+
+    async def apurge(self, text: str) -> PurgeResult:
+        return await self._in_thread(lambda m: m.purge(text))
+
+    def gc(self) -> None:
+        """Pack the memory repo's loose objects."""
+        self.runtime.git.gc()
+
+    async def agc(self) -> None:
+        await self._in_thread(lambda m: m.gc())
+
+    def history(self, *, since: int = 0, limit: int | None = None) -> list[HistoryEntry]:
+        """History entries with a cursor greater than ``since`` (at most ``limit``), oldest first."""
+        return self.runtime.store.history.read_since(since, limit)
+
+    async def ahistory(self, *, since: int = 0, limit: int | None = None) -> list[HistoryEntry]:
+        return await self._in_thread(lambda m: m.history(since=since, limit=limit))
 
     # -- state ----------------------------------------------------------------------------------------------
     def status(self) -> StatusReport:
@@ -567,6 +642,31 @@ def _filters(kinds: Sequence[str] | None, session: str | None, since: str | None
 
     given = {"kinds": list(kinds) if kinds else None, "session": session, "since": since, "until": until}
     return SearchFilters.from_mapping({k: v for k, v in given.items() if v is not None})
+
+
+def _is_fact(raw: str) -> bool:
+    """A line that holds a fact (not blank, not a heading): what remove and the archive deal in."""
+    return bool(raw.strip()) and not raw.lstrip().startswith("#")
+
+
+def _removed_lines(before: str, after: str) -> list[str]:
+    """The fact lines of ``before`` whose text (``hitlog.line_key``) ``after`` no longer has, in order; a line
+    that only moved or changed its bullet is not removed."""
+    from collections import Counter
+
+    from .hitlog import line_key
+
+    left = Counter(line_key(raw) for raw in after.split("\n") if _is_fact(raw))
+    gone = []
+    for raw in before.split("\n"):
+        if not _is_fact(raw):
+            continue
+        key = line_key(raw)
+        if left[key] > 0:
+            left[key] -= 1
+        elif key:
+            gone.append(raw)
+    return gone
 
 
 def _check_kind(kind: str) -> None:

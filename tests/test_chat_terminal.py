@@ -133,8 +133,8 @@ def test_status_line_names_the_model_on_a_terminal_only(tmp_path, command):
 
     ws = Workspace(tmp_path / "ws")
     ws.init()
-    from reverie.consolidator import SessionStore
     from reverie import MemoryStore
+    from reverie.consolidator import SessionStore
 
     MemoryStore(ws).append_history("The user lives in Porto.", session_key="cli:t")
     sessions = SessionStore(ws)

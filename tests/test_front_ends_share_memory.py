@@ -101,6 +101,9 @@ CASES: dict[str, tuple[tuple[str, ...] | None, tuple[str, dict[str, Any]] | None
     "set_aside": (("requeue",), None, "/requeue"),
     "status": (("status",), ("status", {}), None),
     "why": (("why", "Porto"), None, None),
+    "history": (("history", "show"), None, None),
+    "gc": (("gc",), None, None),
+    "plan_purge": (("purge", "Porto", "--json"), None, None),
 }
 
 

@@ -126,3 +126,39 @@ def test_a_registered_subclass_is_what_open_builds(tmp_path):
     assert type(reverie.open(tmp_path / "ws")) is Memory
     with pytest.raises(TypeError):
         use_memory_class(dict)  # type: ignore[arg-type]
+
+
+def test_lines_an_edit_takes_out_go_to_the_archive(mem):
+    mem.write("USER.md", "# User\n- Lives in Lisbon\n- Likes jazz\n- Has a cat\n")
+    done = mem.write("USER.md", "# User\n- Lives in Porto\n- Likes jazz\n- Has a cat\n", kind="agent",
+                     message="moved")
+    assert done.archived == ("- Lives in Lisbon",)
+    archive = mem.read("memory/archive/user.md")
+    assert "- Lives in Lisbon · removed" in archive and "by an agent in an edit (moved)" in archive
+    assert [p.path for p in mem.why("Lives in Lisbon")] == ["memory/archive/user.md"]
+    reordered = mem.write("USER.md", "# User\n* Has a cat\n- Lives in Porto\n- Likes jazz\n")
+    assert reordered.commit and reordered.archived == ()  # moved and re-bulleted lines are not removed
+    with pytest.raises(UnsafePathError, match="archive"):
+        mem.write("memory/archive/user.md", "# gone\n", kind="agent")
+
+
+def test_history_purge_and_gc(mem):
+    mem.remember("User: the door code is 4812.")
+    mem.remember("User: I like tea.")
+    assert [e.content for e in mem.history(since=1)] == ["User: I like tea."]
+    assert mem.plan_purge("4812").found
+    mem.purge("4812")
+    assert not mem.plan_purge("4812").found and "4812" not in mem.history()[0].content
+    mem.gc()
+
+
+def test_every_verb_has_an_async_twin_with_the_same_parameters():
+    import inspect
+
+    methods = {n: v for n, v in vars(Memory).items() if not n.startswith("_") and inspect.isfunction(v)}
+    verbs = [n for n in methods if not (n.startswith("a") and n[1:] in methods) and n not in ("sibling", "close")]
+    assert {"remember", "recall", "dream", "log", "restore", "approve", "write", "remove"} <= set(verbs)
+    for verb in verbs:
+        twin = methods.get("a" + verb)
+        assert twin is not None and inspect.iscoroutinefunction(twin), f"Memory.{verb} has no async twin"
+        assert inspect.signature(twin).parameters.keys() == inspect.signature(methods[verb]).parameters.keys(), verb

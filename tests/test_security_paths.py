@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from reverie.errors import UnsafePathError
 from reverie import MemoryStore
+from reverie.errors import UnsafePathError
 from reverie.workspace import MEMORY_FILES, Workspace, check_relative
 
 BAD_NAMES = [

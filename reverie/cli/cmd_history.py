@@ -7,7 +7,7 @@ import argparse
 from rich.markup import escape
 
 from ..textsafety import printable
-from ._common import add_json_flag, console, count, emit_json, open_memory, open_store
+from ._common import add_json_flag, console, count, emit_json, open_memory
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -35,7 +35,7 @@ def run_append(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    entries = open_store(args).history.read_since(args.since, args.limit)
+    entries = open_memory(args).history(since=args.since, limit=args.limit)
     if args.json:
         emit_json([
             {"cursor": e.cursor, "timestamp": e.timestamp, "content": e.content, "session_key": e.session_key}
