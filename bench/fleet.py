@@ -47,13 +47,13 @@ def _support():  # type: ignore[no-untyped-def]
 def _build(root: Path, n: int) -> list[str]:
     from reverie.config import Config
     from reverie.scopes import Scope, ScopeRoot
-    from reverie.store import MemoryStore
+    from reverie.store import WorkspaceStore
 
     scopes, config = ScopeRoot(root), Config()
     names = []
     for i in range(n):
         scope = Scope(f"user{i}")
-        store = MemoryStore(scopes.ensure(scope), config=config)
+        store = WorkspaceStore(scopes.ensure(scope), config=config)
         for k in range(FACTS):
             store.append_history(f"- [durable] Project p{i}x{k} uses database db{i}x{k}", "cli:bench")
         names.append(scope.name)
@@ -83,7 +83,7 @@ def _round(ctx: Context, redis, template: Path, names: list[str], workers: int) 
     from reverie.config import load_config
     from reverie.fleet import Fleet
     from reverie.fleet.app import TASK, make_app
-    from reverie.store import MemoryStore
+    from reverie.store import WorkspaceStore
     from reverie.workspace import Workspace
 
     fs = _support()
@@ -129,7 +129,7 @@ def _round(ctx: Context, redis, template: Path, names: list[str], workers: int) 
         ws_dirs = [fleet.scopes.workspace_of_due(n) for n in names]  # type: ignore[union-attr]
 
         def drained() -> bool:
-            return all(MemoryStore(Workspace(w.root)).pending_count() == 0 for w in ws_dirs if w is not None)
+            return all(WorkspaceStore(Workspace(w.root)).pending_count() == 0 for w in ws_dirs if w is not None)
 
         fs.wait_for(drained, 600, "every workspace drained", poll=0.25)
         wall = time.time() - start
@@ -138,7 +138,7 @@ def _round(ctx: Context, redis, template: Path, names: list[str], workers: int) 
         dispatch_cpu = cpu[0]
         done = _done_times([p.log for p in procs])
         latencies = [done[n] - start for n in names if n in done]
-        lost = sum(1 for w in ws_dirs if w is not None and MemoryStore(Workspace(w.root)).pending_count() > 0
+        lost = sum(1 for w in ws_dirs if w is not None and WorkspaceStore(Workspace(w.root)).pending_count() > 0
                    and w.root.name not in fleet.coord.due())
         dups = 0
         for w in ws_dirs:
@@ -168,7 +168,7 @@ def _recovery(ctx: Context, redis, template: Path, names: list[str]) -> tuple[fl
     from reverie.fleet import Fleet
     from reverie.fleet.app import TASK, make_app
     from reverie.scopes import ScopeRoot
-    from reverie.store import MemoryStore
+    from reverie.store import WorkspaceStore
 
     fs = _support()
     work = ctx.tmpdir("fleet-recover-")
@@ -204,7 +204,7 @@ def _recovery(ctx: Context, redis, template: Path, names: list[str]) -> tuple[fl
         took = time.time() - t0
         ws_dir = fleet.scopes.workspace_of_due(ws)  # type: ignore[union-attr]
         assert ws_dir is not None
-        fs.wait_for(lambda: MemoryStore(ws_dir).pending_count() == 0, 60, "the workspace drained", poll=0.05)
+        fs.wait_for(lambda: WorkspaceStore(ws_dir).pending_count() == 0, 60, "the workspace drained", poll=0.05)
         drained = time.time() - t0
         stop.set()
         thread.join()

@@ -42,6 +42,7 @@ __all__ = [
     "FlushConfig",
     "SessionFilesConfig",
     "FleetConfig",
+    "ServeConfig",
     "load_config",
     "save_config",
     "home_config_path",
@@ -160,6 +161,11 @@ class SearchConfig(_Section):
     mmr_lambda: float = Field(0.7, ge=0, le=1, description="relevance share of MMR diversification (1: relevance only)")
     auto_recall: bool = Field(False, description="add the top hits for each chat message to the system prompt")
     auto_recall_k: int = Field(3, ge=1, le=20, description="hits added per chat message by autoRecall")
+    index_dir: str | None = Field(None, description="a local-disk directory for the index (one file per workspace); "
+                                                    "null: memory/.index.sqlite in the workspace")
+    journal_mode: str = Field("auto", pattern="^(auto|wal|delete)$",
+                              description="the index's SQLite journal: wal, delete (rollback journal, for a network "
+                                          "file system), or auto (delete on NFS, CIFS, Ceph and the like, else wal)")
 
 
 class FlushConfig(_Section):
@@ -238,6 +244,20 @@ class FleetConfig(_Section):
             raise ValueError(f"fleet.fenceMarginSeconds ({self.fence_margin_seconds:g}) must be under "
                              f"fleet.leaseSeconds ({self.lease_seconds:g}), or no run may ever commit")
         return self
+class ServeConfig(_Section):
+    """``reverie serve --root``: Dream for every scope under a root, in one process (reverie.operations.serve_root)."""
+
+    concurrency: int = Field(16, ge=1, le=10_000, description="Dream runs in flight at once (--concurrency wins)")
+    tokens_per_minute: int | None = Field(None, ge=1_000, description="model tokens all runs may use per minute, "
+                                                                     "against the provider's rate limit (null: no limit)")
+    jitter_seconds: float = Field(600, ge=0, description="a scope's runs are delayed by a fixed share of this, "
+                                                         "from its id, so a mass event does not fire at once")
+    poll_seconds: float = Field(1.0, gt=0, le=60, description="how often the due markers are looked at")
+    backoff_seconds: float = Field(30, gt=0, description="first pause of every run while the provider is down "
+                                                         "(doubles while it stays down)")
+    backoff_max_seconds: float = Field(900, gt=0, description="longest such pause")
+    busy_retry_seconds: float = Field(60, gt=0, description="when a scope is retried whose Dream lock another "
+                                                            "process holds, or whose batch failed")
 
 
 class Config(_Section):
@@ -247,6 +267,7 @@ class Config(_Section):
     memory: MemoryConfig = Field(default_factory=MemoryConfig)
     git: GitConfig = Field(default_factory=GitConfig)
     fleet: FleetConfig = Field(default_factory=FleetConfig)
+    serve: ServeConfig = Field(default_factory=ServeConfig)
 
     @property
     def defaults(self) -> AgentDefaults:

@@ -13,7 +13,8 @@ docstring is the layout's spec.
       trash/<u>.<ns>                    a user's directory being deleted by `forget_user`
 
 Every scope workspace holds ``memory/.reverie/scope.json`` (``{"user": …, "agent": …}``), written when the
-workspace is created. It is what makes a workspace a scope's: a history append there marks the scope due.
+workspace is created (what a rescan and ``forget_user`` read). A history append in a workspace at a scope's place
+in this layout marks the scope due (`due_hook`).
 
 **Ids.** An id is normalised to Unicode NFC (the composed and decomposed forms of "é" name one user) and must be
 1–128 characters of letters, marks, digits and ``_ - . @ + : = ~ #``; it may not start with ``.`` or ``-``, nor
@@ -203,8 +204,9 @@ class ScopeRoot:
         return [s for s in found if s is not None and s.user == unicodedata.normalize("NFC", user)]
 
     # -- due markers (mark on write) ------------------------------------------------------------------------
-    def mark_due(self, scope: Scope) -> None:
-        _touch(self.due_path(scope.name))
+    def mark_due(self, scope: Scope | str) -> None:
+        """Mark a scope (or the scope a due name names) due; a no-op when it is."""
+        _touch(self.due_path(scope if isinstance(scope, str) else scope.name))
 
     def unmark_due(self, name: str) -> None:
         self.due_path(name).unlink(missing_ok=True)
@@ -303,22 +305,30 @@ def read_scope(ws_dir: Path) -> Scope | None:
 
 
 def due_hook(workspace: Workspace) -> Callable[[], None] | None:
-    """For a scope's workspace, the function that marks it due (called after each durable history append);
-    None for any other workspace. Costs one ``stat`` when a store opens."""
-    if not (workspace.root / SCOPE_FILE).is_file():
+    """For a scope's workspace (recognised by its place in the layout: no file is read), the function that marks
+    it due, called after each durable history append; None for any other workspace."""
+    name_and_root = _due_name_of(workspace.root)
+    if name_and_root is None:
         return None
-    ws = workspace.root
+    name, root = name_and_root
+    marker = root / "due" / name[:2] / name
+    return lambda: _touch(marker)
+
+
+def _due_name_of(ws: Path) -> tuple[str, Path] | None:
+    """``(due name, root)`` for a path at a scope workspace's place in the layout, else None."""
     if ws.name == "workspace":
         user_dir, name = ws.parent, ws.parent.name
-    elif ws.parent.name == "agents":
+    elif ws.parent.name == "agents" and _DIGEST.fullmatch(ws.name):
         user_dir, name = ws.parent.parent, f"{ws.parent.parent.name}.{ws.name}"
     else:
         return None
-    if not _DUE_NAME.fullmatch(name):
+    users = user_dir.parent.parent.parent
+    digest = user_dir.name
+    if (users.name != "users" or not _DIGEST.fullmatch(digest) or user_dir.parent.name != digest[2:4]
+            or user_dir.parent.parent.name != digest[:2]):
         return None
-    root = user_dir.parent.parent.parent.parent
-    marker = root / "due" / name[:2] / name
-    return lambda: _touch(marker)
+    return name, users.parent
 
 
 def _touch(marker: Path) -> None:

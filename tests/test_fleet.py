@@ -24,7 +24,7 @@ from fleet_support import (
 from reverie.config import Config, load_config
 from reverie.dream.fence import read_epoch
 from reverie.scopes import Scope, ScopeRoot
-from reverie.store import MemoryStore
+from reverie.store import WorkspaceStore
 
 pytestmark = pytest.mark.skipif(REDIS_SERVER is None,
                                 reason="redis-server is not installed (scripts/system-deps installs it)")
@@ -58,7 +58,7 @@ class Appender:
         self.scopes = ScopeRoot(root)
         self.config = Config()
         self.config.memory.history.fsync = False
-        self.stores = {u: MemoryStore(self.scopes.ensure(Scope(u)), config=self.config) for u in users}
+        self.stores = {u: WorkspaceStore(self.scopes.ensure(Scope(u)), config=self.config) for u in users}
         self.acked: dict[str, list[str]] = {u: [] for u in users}
         self.n = 0
 
@@ -80,7 +80,7 @@ def _check_workspaces(app: Appender) -> None:
     """The oracles: nothing lost, nothing committed twice, git intact, nothing pending."""
     for user, texts in app.acked.items():
         ws = app.path(user)
-        store = MemoryStore(app.scopes.workspace(Scope(user)), config=app.config)
+        store = WorkspaceStore(app.scopes.workspace(Scope(user)), config=app.config)
         contents = [e.content for e in store.history.read_since(0, limit=100_000)]
         assert contents == texts, f"{user}: history differs from the acknowledged appends"
         batches = batches_committed(ws)
@@ -94,7 +94,7 @@ def _check_workspaces(app: Appender) -> None:
 
 
 def _drained(app: Appender) -> bool:
-    return all(MemoryStore(app.scopes.workspace(Scope(u)), config=app.config).pending_count() == 0
+    return all(WorkspaceStore(app.scopes.workspace(Scope(u)), config=app.config).pending_count() == 0
                for u in app.acked)
 
 
@@ -108,7 +108,7 @@ def test_duplicate_job_finds_the_lease_and_does_nothing(tmp_path, redis_server, 
     assert fleet.coord.acquire(ws, "someone-else", 30)
     outcome = fleet.run_job(ws)
     assert outcome.status == "leased"
-    assert MemoryStore(app.scopes.workspace(Scope("ann")), config=app.config).pending_count() == 1
+    assert WorkspaceStore(app.scopes.workspace(Scope("ann")), config=app.config).pending_count() == 1
 
 
 def test_markers_ingested_claimed_and_cleared(tmp_path, redis_server, monkeypatch):
@@ -187,12 +187,12 @@ def test_plain_root_rebuild_and_job(tmp_path, redis_server, monkeypatch):
     ws = Workspace(root / "team" / "alpha")
     ws.init()
     config = Config()
-    MemoryStore(ws, config=config).append_history("- [durable] User works at Acme", "cli:test")
+    WorkspaceStore(ws, config=config).append_history("- [durable] User works at Acme", "cli:test")
     fleet = _fleet(root, redis_server, monkeypatch)
     monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE", "reverie/offline")
     assert fleet.rebuild_due().pending == 1 and list(fleet.coord.due()) == ["team/alpha"]
     assert fleet.run_job("team/alpha").status == "ok"
-    assert fleet.coord.due() == {} and MemoryStore(ws, config=config).pending_count() == 0
+    assert fleet.coord.due() == {} and WorkspaceStore(ws, config=config).pending_count() == 0
 
 
 def test_cli_status_and_broker_down(tmp_path, redis_server, monkeypatch, capsys):

@@ -13,7 +13,8 @@ import pytest
 from reverie.cli import main
 from reverie.errors import InvalidScopeError
 from reverie.scopes import MAX_ID_CHARS, Scope, ScopeRoot, due_hook, validate_id
-from reverie.store import MemoryStore
+from reverie.store import WorkspaceStore
+from reverie.workspace import Workspace
 
 HOSTILE = [
     "", ".", "..", "../etc", "../../x", "a/b", "a\\b", "/abs", "C:\\x", "a..b", ".hidden", "-rf", "a b", "a\tb",
@@ -117,11 +118,14 @@ def test_cli_scope_options_are_checked(tmp_path: Path, capsys: pytest.CaptureFix
 
 def test_only_a_scope_workspace_marks_itself_due(tmp_path: Path) -> None:
     root = ScopeRoot(tmp_path / "root")
-    assert due_hook(root.workspace(Scope("alice"))) is None  # not created yet
-    plain = MemoryStore(tmp_path / "plain")
+    assert due_hook(root.workspace(Scope("alice"))) is not None  # known by its place, before it exists
+    for lookalike in ("users/ab/cd/abcd/workspace", "users/ab/ab/" + "0" * 32 + "/workspace",
+                      "other/ab/cd/abcd" + "0" * 28 + "/workspace", "workspace"):
+        assert due_hook(Workspace(tmp_path / lookalike)) is None, lookalike
+    plain = WorkspaceStore(tmp_path / "plain")
     plain.append_history("x")
     assert plain.history.on_append is None
-    MemoryStore(root.ensure(Scope("alice"))).append_history("y")
+    WorkspaceStore(root.ensure(Scope("alice"))).append_history("y")
     assert root.due_names() == [Scope("alice").name]
     root.unmark_due(Scope("alice").name)
     assert root.due_names() == []
@@ -132,10 +136,10 @@ def test_rescan_marks_every_scope_with_pending_history(tmp_path: Path) -> None:
     for user in ("a", "b", "c"):
         ws = root.ensure(Scope(user))
         if user != "b":
-            MemoryStore(ws).append_history(f"{user} fact")
+            WorkspaceStore(ws).append_history(f"{user} fact")
     for name in root.due_names():
         root.unmark_due(name)  # markers lost (a restore from backup)
-    assert root.rescan(lambda ws: MemoryStore(ws).pending_count()) == 2
+    assert root.rescan(lambda ws: WorkspaceStore(ws).pending_count()) == 2
     assert sorted(root.due_names()) == sorted([Scope("a").name, Scope("c").name])
 
 
@@ -153,7 +157,7 @@ def test_forget_user_removes_every_scope_and_says_what(tmp_path: Path, capsys: p
     assert not root.user_dir("alice").exists()
     assert not any(b"secret plan" in p.read_bytes() for p in root.root.rglob("*") if p.is_file())
     assert root.due_names() == [Scope("bob").name]  # bob untouched
-    assert MemoryStore(root.workspace(Scope("bob"))).history.read_since(0)[0].content == "bob's fact"
+    assert WorkspaceStore(root.workspace(Scope("bob"))).history.read_since(0)[0].content == "bob's fact"
     assert main([*base, "forget-user", "alice", "--yes"]) == 0
     assert "nothing removed" in capsys.readouterr().out
     assert main([*base, "forget-user", "alice"]) == 1  # no terminal, no --yes: refused
@@ -162,7 +166,7 @@ def test_forget_user_removes_every_scope_and_says_what(tmp_path: Path, capsys: p
 
 def test_forget_user_finishes_a_deletion_a_crash_interrupted(tmp_path: Path) -> None:
     root = ScopeRoot(tmp_path / "root")
-    MemoryStore(root.ensure(Scope("alice"))).append_history("x")
+    WorkspaceStore(root.ensure(Scope("alice"))).append_history("x")
     # a crash after the rename aside, before the delete finished
     trash = root.root / "trash"
     trash.mkdir()
@@ -173,7 +177,7 @@ def test_forget_user_finishes_a_deletion_a_crash_interrupted(tmp_path: Path) -> 
 
 
 def _append_many(root: str, user: str, n: int) -> None:
-    store = MemoryStore(ScopeRoot(root).ensure(Scope(user)))
+    store = WorkspaceStore(ScopeRoot(root).ensure(Scope(user)))
     for i in range(n):
         store.append_history(f"{user} entry {i}")
 
@@ -189,7 +193,42 @@ def test_concurrent_writers_in_different_scopes_stay_apart(tmp_path: Path) -> No
         p.join(60)
         assert p.exitcode == 0
     for user in users:
-        entries = MemoryStore(root.workspace(Scope(user))).history.read_since(0)
+        entries = WorkspaceStore(root.workspace(Scope(user))).history.read_since(0)
         assert [e.content for e in entries] == [f"{user} entry {i}" for i in range(50)]
         assert [e.cursor for e in entries] == list(range(1, 51))
     assert sorted(root.due_names()) == sorted(Scope(u).name for u in users)
+
+
+# -- the front door: reverie.open(root=..., user=..., agent=...) ---------------------------------------------------
+def test_open_a_scope_reads_empty_until_its_first_write(tmp_path: Path) -> None:
+    import reverie
+
+    root = tmp_path / "root"
+    with reverie.open(root=root, user="alice", agent="bot") as memory:
+        assert memory.recall("tea") == [] and memory.pending() == 0 and memory.log() == []
+        assert memory.dream().status == "nothing-to-do"
+        assert not root.exists()  # queries and an idle dream created nothing
+        memory.remember("Alice likes green tea.")
+        assert [h.snippet for h in memory.recall("tea")]
+    scopes = ScopeRoot(root)
+    assert scopes.exists(Scope("alice", "bot")) and scopes.due_names() == [Scope("alice", "bot").name]
+    with reverie.open(root=root, user="alice") as other:  # the same user without the agent: another scope
+        assert other.recall("tea") == []
+    with reverie.open(root=root, user="bob", agent="bot") as bob:
+        assert bob.recall("tea") == []
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({"user": "alice"}, "pass root"),
+    ({"root": "R"}, "needs a user"),
+    ({"root": "R", "user": "../alice"}, "contains '/'"),
+    ({"root": "R", "user": "alice", "agent": "a\u202eb"}, "U+202E"),
+])
+def test_open_refuses_a_malformed_scope(tmp_path: Path, kwargs: dict[str, str], error: str) -> None:
+    import reverie
+
+    kwargs = {k: (str(tmp_path / v) if v == "R" else v) for k, v in kwargs.items()}
+    with pytest.raises(reverie.ReverieError, match=error.replace("+", r"\+")):
+        reverie.open(**kwargs)
+    with pytest.raises(reverie.ReverieError, match="not both"):
+        reverie.open(tmp_path / "ws", root=tmp_path, user="alice")

@@ -32,7 +32,7 @@ from ..locking import Lock, lock_path
 
 if TYPE_CHECKING:
     from ..gitstore import GitStore
-    from ..store import MemoryStore
+    from ..store import WorkspaceStore
 
 __all__ = ["FencedError", "Fence", "bump_epoch", "read_epoch", "EPOCH_FILE"]
 
@@ -77,7 +77,7 @@ class Fence:
     """The write guard of one Dream run. ``epoch`` None: no epoch check (a single-host run); ``valid``: an extra
     condition, e.g. "my lease still has a margin left", checked inside the section."""
 
-    def __init__(self, store: MemoryStore, git: GitStore, epoch: int | None = None,
+    def __init__(self, store: WorkspaceStore, git: GitStore, epoch: int | None = None,
                  valid: Callable[[], str | None] | None = None) -> None:
         self.store = store
         self.git = git

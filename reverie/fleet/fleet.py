@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..config import Config, FleetConfig
 from ..errors import ConfigError, ReverieError
-from ..scopes import ScopeRoot, read_scope
+from ..scopes import ScopeRoot
 from .coord import Coordinator, FleetState
 from .job import JobOutcome, is_scope_root, pending, run_dream_job, workspace_ids, workspace_path
 
@@ -131,9 +131,7 @@ class Fleet:
         scopes = self.scopes
         if scopes is not None:
             for ws in due:
-                scope = read_scope(workspace_path(self.root, ws))
-                if scope is not None:
-                    scopes.mark_due(scope)
+                scopes.mark_due(ws)
         added = 0
         items = list(due.items())
         for i in range(0, len(items), 1000):

@@ -26,7 +26,7 @@ from ..dream import DreamResult
 from ..dream.fence import bump_epoch
 from ..errors import AlreadyRunningError, FencedError, ReverieError, WorkspaceError
 from ..runtime import Runtime
-from ..scopes import ScopeRoot, read_scope
+from ..scopes import ScopeRoot
 from .coord import Coordinator
 
 __all__ = ["JobOutcome", "run_dream_job", "workspace_path", "workspace_ids", "pending", "is_scope_root"]
@@ -237,17 +237,17 @@ def _run(coord: Coordinator, cfg: FleetConfig, root: Path, path: Path, ws: str, 
     coord.record_usage(tokens, cfg.tokens_per_minute)
     coord.set_aside(ws, len(dream.set_aside()))
     due = _due_after(coord, cfg, ws, result, rt.store.dream_cursor() > cursor)
-    scope = read_scope(path)
+    scopes = ScopeRoot(root) if is_scope_root(root) else None
     coord.unmark(ws)  # un-mark, then check: an append after the check marks the workspace itself
-    if scope is not None:
-        ScopeRoot(root).unmark_due(ws)
+    if scopes is not None:
+        scopes.unmark_due(ws)
     left = rt.store.pending_count()
     if due is None and left > 0:
         due = time.time() + cfg.debounce_seconds
     if due is not None:
         coord.set_due(ws, due)
-    if left > 0 and scope is not None:
-        ScopeRoot(root).mark_due(scope)
+    if left > 0 and scopes is not None:
+        scopes.mark_due(ws)
     return JobOutcome(ws, result.status, result.reason, result.first, result.last, result.commit, tokens,
                       time.monotonic() - start, due)
 

@@ -12,7 +12,8 @@
 - every other file under ``memory/`` and ``sessions/`` holding it (torn-line and corrupt-line sidecars, the
   legacy HISTORY.md, a pending SOUL.md change, dead letters, memory notes): rewritten atomically, JSON files
   in their string values only (``reverie.security.scrub`` says what is replaced in which format);
-- the search index ``memory/.index.sqlite`` is derived data: deleted, rebuilt on the next search.
+- the search index ``memory/.index.sqlite`` (or its copy under ``memory.search.indexDir``) is derived data:
+  deleted, rebuilt on the next search.
 
 Files elsewhere in the workspace that hold the string (``reverie.json``, your own notes) are listed as not
 changed: they are not memory. Order and recovery: the plain files first, then the repository; every step is
@@ -32,6 +33,7 @@ from ..dream.lock import dream_run_lock
 from ..errors import WorkspaceError
 from ..fsutil import atomic_write
 from ..locking import is_lock_file
+from ..recall.index import remove_external_index
 from ..security.scrub import replace_in_file
 from ..security.secrets import scan
 from ..sessions import SessionStore
@@ -39,7 +41,7 @@ from ..sessions import SessionStore
 if TYPE_CHECKING:
     from ..gitstore import GitStore
     from ..gitstore.purge import HistoryRewrite, HistoryScan
-    from ..store import MemoryStore
+    from ..store import WorkspaceStore
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +105,7 @@ def _walk(root: Path) -> Iterator[Path]:
                 yield path
 
 
-def _find_files(store: MemoryStore, git: GitStore, text: str) -> list[FileHit]:
+def _find_files(store: WorkspaceStore, git: GitStore, text: str) -> list[FileHit]:
     ws = store.workspace
     tracked = set(git.tracked) | {".gitignore"}
     hits: list[FileHit] = []
@@ -126,7 +128,7 @@ def _find_files(store: MemoryStore, git: GitStore, text: str) -> list[FileHit]:
     return hits
 
 
-def plan_purge(store: MemoryStore, git: GitStore, text: str) -> PurgePlan:
+def plan_purge(store: WorkspaceStore, git: GitStore, text: str) -> PurgePlan:
     """What ``purge`` would change; nothing is written."""
     from ..gitstore.purge import scan_history  # here, not at the top: importing it imports dulwich
 
@@ -135,7 +137,7 @@ def plan_purge(store: MemoryStore, git: GitStore, text: str) -> PurgePlan:
     return PurgePlan(describe(text), scan_history(git, needle), tuple(_find_files(store, git, text)))
 
 
-def purge(store: MemoryStore, git: GitStore, text: str) -> PurgeResult:
+def purge(store: WorkspaceStore, git: GitStore, text: str) -> PurgeResult:
     """Remove ``text`` from memory everywhere (see the module docstring) and record the purge.
 
     Holds Dream's run lock throughout (waits up to 30 s for a running Dream, then ``LockTimeoutError``).
@@ -145,7 +147,7 @@ def purge(store: MemoryStore, git: GitStore, text: str) -> PurgeResult:
         return _purge_locked(store, git, text)
 
 
-def _purge_locked(store: MemoryStore, git: GitStore, text: str) -> PurgeResult:
+def _purge_locked(store: WorkspaceStore, git: GitStore, text: str) -> PurgeResult:
     from ..gitstore.purge import rewrite_history  # imports dulwich: only when a purge really runs
 
     plan = plan_purge(store, git, text)
@@ -166,6 +168,8 @@ def _purge_locked(store: MemoryStore, git: GitStore, text: str) -> PurgeResult:
         else:
             _rewrite(path, hit.path, text)
         done.append(hit)
+    # An index kept outside the workspace (memory.search.indexDir) holds the string too: derived, so deleted.
+    remove_external_index(store.workspace, store.config.memory.search.index_dir)
     rewrite = rewrite_history(git, _check(text), REPLACEMENT.encode(), description=plan.description)
     return PurgeResult(plan, rewrite, tuple(done))
 
