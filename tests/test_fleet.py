@@ -343,3 +343,11 @@ def test_config_refuses_a_lease_its_heartbeat_cannot_keep():
         load_config(env={"REVERIE_FLEET__LEASE_SECONDS": "10", "REVERIE_FLEET__HEARTBEAT_SECONDS": "6"})
     with pytest.raises(ConfigError, match="fenceMarginSeconds"):
         load_config(env={"REVERIE_FLEET__LEASE_SECONDS": "10", "REVERIE_FLEET__FENCE_MARGIN_SECONDS": "10"})
+
+
+def test_fleet_without_its_extra_says_which_to_install(monkeypatch, capsys):
+    from reverie.cli import main
+
+    monkeypatch.setitem(__import__("sys").modules, "celery", None)  # as if the `fleet` extra were not installed
+    assert main(["fleet", "status"]) == 1
+    assert "needs the `fleet` extra" in capsys.readouterr().err

@@ -51,6 +51,7 @@ def _broker_errors(run: Callable[[argparse.Namespace], int]) -> Callable[[argpar
 
     @functools.wraps(run)
     def wrapped(args: argparse.Namespace) -> int:
+        _need_extra()
         import redis
 
         from ..errors import ReverieError
@@ -64,9 +65,21 @@ def _broker_errors(run: Callable[[argparse.Namespace], int]) -> Callable[[argpar
     return wrapped
 
 
+def _need_extra() -> None:
+    from ..errors import CommandError
+
+    try:
+        import celery  # noqa: F401
+        import redis  # noqa: F401
+    except ImportError as exc:
+        raise CommandError(f"reverie fleet needs the `fleet` extra ({exc.name} is missing): "
+                           "pip install 'reverie[fleet]'") from None
+
+
 def _config(args: argparse.Namespace) -> Config:
     from ..config import load_config
 
+    _need_extra()
     config = load_config()
     if getattr(args, "root", None):
         config.fleet.root = str(args.root)
