@@ -351,3 +351,38 @@ def test_fleet_without_its_extra_says_which_to_install(monkeypatch, capsys):
     monkeypatch.setitem(__import__("sys").modules, "celery", None)  # as if the `fleet` extra were not installed
     assert main(["fleet", "status"]) == 1
     assert "needs the `fleet` extra" in capsys.readouterr().err
+
+
+def test_cli_worker_dispatch_mark_on_a_plain_root(tmp_path, redis_server):
+    """The commands an operator runs: `reverie fleet mark`, `dispatch --once`, `worker`, `status --json`."""
+    import json
+    import subprocess
+    import sys
+
+    from fleet_support import Proc
+
+    from reverie.workspace import Workspace
+
+    root = tmp_path / "plain"
+    ws = Workspace(root / "team" / "alpha")
+    ws.init()
+    config = Config()
+    WorkspaceStore(ws, config=config).append_history("- [durable] Project p1 uses database db1", "cli:test")
+    env = fleet_env(root, redis_server, REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE="reverie/offline")
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "reverie", "fleet", *args], env=env, capture_output=True,
+                              text=True, timeout=60)
+
+    assert "team/alpha: due" in cli("mark", "team/alpha").stdout
+    assert cli("mark", "../etc").returncode == 1
+    assert json.loads(cli("dispatch", "--once", "--json").stdout) == {"sent": ["team/alpha"]}
+    worker = Proc([sys.executable, "-m", "reverie", "fleet", "worker", "-c", "1", "--name", "cli"], env,
+                  tmp_path / "cli-worker.log")
+    try:
+        wait_for(lambda: WorkspaceStore(ws, config=config).pending_count() == 0, 60, "the job to run")
+    finally:
+        worker.stop(signal.SIGTERM)
+    status = json.loads(cli("status", "--json").stdout)
+    assert status["due_now"] == 0 and status["running"] == {} and status["parked"] == {}
+    assert batches_committed(ws.root) == [(1, 1)]
