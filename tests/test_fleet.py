@@ -295,6 +295,10 @@ def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, m
         victim.stop(signal.SIGKILL)
         workers.append(start_worker("w4", env, tmp_path))
 
+        # 2b. SIGKILL of a pool process only: its worker survives and requeues the message (reject on worker lost).
+        ws, pid = wait_for(running, 20, "a running job")[0]
+        os.kill(pid, signal.SIGKILL)
+
         # 3. SIGSTOP the job holding a lease until another job took its workspace (the epoch moved), then SIGCONT.
         workers.append(start_worker("w5", env, tmp_path))  # free to take over while the other one is busy
         ws, pid = wait_for(running, 20, "a running job")[0]
