@@ -271,7 +271,9 @@ def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, m
                    for k in r.scan_iter("reverie:lease:*")]
         except redis_py.RedisError:
             return []
-        return [(ws, pid) for ws, pid in out if pid is not None and worker_of(pid) is not None]
+        return [(ws, pid) for ws, pid in out if pid is not None and pid not in killed and worker_of(pid) is not None]
+
+    killed: set[int] = set()  # pool processes killed alone: their leases linger until they expire
 
     def worker_of(pid: int):
         """The live worker whose pool ``pid`` is in (a dead worker's lease lingers until it expires)."""
@@ -298,6 +300,7 @@ def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, m
         # 2b. SIGKILL of a pool process only: its worker survives and requeues the message (reject on worker lost).
         ws, pid = wait_for(running, 20, "a running job")[0]
         os.kill(pid, signal.SIGKILL)
+        killed.add(pid)
 
         # 3. SIGSTOP the job holding a lease until another job took its workspace (the epoch moved), then SIGCONT.
         workers.append(start_worker("w5", env, tmp_path))  # free to take over while the other one is busy
