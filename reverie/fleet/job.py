@@ -11,6 +11,7 @@ that lost its lease while paused writes nothing even if it wakes up mid-run.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import socket
@@ -24,7 +25,7 @@ from pathlib import Path, PurePosixPath
 from ..config import FleetConfig
 from ..dream import DreamResult
 from ..dream.fence import bump_epoch
-from ..errors import AlreadyRunningError, FencedError, ReverieError, WorkspaceError
+from ..errors import FencedError, ReverieError, WorkspaceError
 from ..runtime import Runtime
 from ..scopes import ScopeRoot
 from .coord import Coordinator
@@ -50,7 +51,7 @@ class JobOutcome:
     next_due: float | None = None
 
     def to_json(self) -> dict[str, object]:
-        return dict(self.__dict__)
+        return dataclasses.asdict(self)
 
 
 def is_scope_root(root: Path) -> bool:
@@ -224,7 +225,7 @@ def _run(coord: Coordinator, cfg: FleetConfig, root: Path, path: Path, ws: str, 
         return _interrupted(coord, ws, "lease-lost", beat.lost or "cancelled", start)
     except FencedError as exc:
         return _interrupted(coord, ws, "fenced", str(exc), start)
-    except (AlreadyRunningError, ReverieError, OSError) as exc:
+    except (ReverieError, OSError) as exc:
         log.warning("fleet: Dream for %s failed: %s", ws, exc)
         coord.set_due(ws, time.time() + cfg.retry_backoff_seconds)
         return JobOutcome(ws, "error", str(exc), seconds=time.monotonic() - start)
@@ -233,12 +234,20 @@ def _run(coord: Coordinator, cfg: FleetConfig, root: Path, path: Path, ws: str, 
         rt.git.close()
     if result.status == "already-running":  # a local run (CLI, or a stopped job on this host) holds the run lock
         return JobOutcome(ws, result.status, result.reason, seconds=time.monotonic() - start)
-    tokens = result.usage.total_tokens
-    coord.record_usage(tokens, cfg.tokens_per_minute)
-    coord.set_aside(ws, len(dream.set_aside()))
-    due = _due_after(coord, cfg, ws, result, rt.store.dream_cursor() > cursor)
+    due = _settle(coord, cfg, root, ws, rt, result, progressed=rt.store.dream_cursor() > cursor)
+    return JobOutcome(ws, result.status, result.reason, result.first, result.last, result.commit,
+                      result.usage.total_tokens, time.monotonic() - start, due)
+
+
+def _settle(coord: Coordinator, cfg: FleetConfig, root: Path, ws: str, rt: Runtime, result: DreamResult, *,
+            progressed: bool) -> float | None:
+    """After a finished run: debit its tokens, record its set-aside batches, then un-mark the workspace and re-check
+    (un-mark, then check: an append after the check marks the workspace itself). Returns when it is due next."""
+    coord.record_usage(result.usage.total_tokens, cfg.tokens_per_minute)
+    coord.set_aside(ws, len(rt.dream.set_aside()))
+    due = _due_after(coord, cfg, ws, result, progressed)
     scopes = ScopeRoot(root) if is_scope_root(root) else None
-    coord.unmark(ws)  # un-mark, then check: an append after the check marks the workspace itself
+    coord.unmark(ws)
     if scopes is not None:
         scopes.unmark_due(ws)
     left = rt.store.pending_count()
@@ -248,8 +257,7 @@ def _run(coord: Coordinator, cfg: FleetConfig, root: Path, path: Path, ws: str, 
         coord.set_due(ws, due)
     if left > 0 and scopes is not None:
         scopes.mark_due(ws)
-    return JobOutcome(ws, result.status, result.reason, result.first, result.last, result.commit, tokens,
-                      time.monotonic() - start, due)
+    return due
 
 
 def _interrupted(coord: Coordinator, ws: str, status: str, reason: str, start: float) -> JobOutcome:
