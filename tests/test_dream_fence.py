@@ -94,3 +94,31 @@ def test_corrupt_epoch_reads_zero_and_is_bumped_past(tmp_path):
     (env.ws.state_dir / "epoch").write_bytes(b"\xff garbage")
     assert read_epoch(env.ws.state_dir) == 0
     assert bump_epoch(env.ws.state_dir) == 1
+
+
+def test_operations_holding_the_run_lock_exclude_a_write_section(tmp_path):
+    """restore, revert, approve, purge and Memory writes hold ``fence.lock`` with the run lock, so a run whose run
+    lock was lost (a network file system; simulated by entering its section directly) waits for them."""
+    import threading
+
+    from reverie.dream.fence import Fence
+    from reverie.dream.lock import dream_run_lock
+
+    env = make_env(tmp_path / "ws")
+    fence = Fence(env.store, env.git)
+    order: list[str] = []
+    entered = threading.Event()
+
+    def stale_writer() -> None:
+        entered.set()
+        with fence.section():
+            order.append("stale write")
+
+    with dream_run_lock(env.ws.state_dir, "restore"):
+        thread = threading.Thread(target=stale_writer)
+        thread.start()
+        entered.wait()
+        thread.join(0.3)  # it must still be waiting for fence.lock
+        order.append("restore done")
+    thread.join()
+    assert order == ["restore done", "stale write"]

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ..gitstore import GitStore
     from ..store import WorkspaceStore
 
-__all__ = ["FencedError", "Fence", "bump_epoch", "read_epoch", "EPOCH_FILE"]
+__all__ = ["FencedError", "Fence", "bump_epoch", "read_epoch", "section_lock", "EPOCH_FILE"]
 
 EPOCH_FILE = "epoch"
 #: How far back the anchor is looked for: past this many commits of other kinds it counts as "none" (a refusal
@@ -43,7 +43,8 @@ _ANCHOR_DEPTH = 50
 _ANCHOR_KINDS = ("dream", "restore", "revert")
 
 
-def _section_lock(state_dir: Path) -> Lock:
+def section_lock(state_dir: Path) -> Lock:
+    """``fence.lock``: held by a run's write section, by `bump_epoch` and by ``dream_run_lock``'s holders."""
     Path(state_dir).mkdir(parents=True, exist_ok=True)
     return Lock(lock_path(Path(state_dir) / "fence"), timeout=30.0)
 
@@ -60,7 +61,7 @@ def read_epoch(state_dir: Path) -> int:
 
 def bump_epoch(state_dir: Path) -> int:
     """Increment the workspace's epoch atomically (under ``fence.lock``) and return the new value."""
-    with _section_lock(state_dir):
+    with section_lock(state_dir):
         value = read_epoch(state_dir) + 1
         atomic_write(Path(state_dir) / EPOCH_FILE, f"{value}\n")
         return value
@@ -107,7 +108,7 @@ class Fence:
     def section(self) -> Iterator[None]:
         """Hold ``fence.lock``, refuse a stale run (`FencedError`), let the block write, then record the new
         cursor and anchor as this run's starting point for its next batch."""
-        with _section_lock(self._state_dir):
+        with section_lock(self._state_dir):
             why = self._refusal()
             if why is not None:
                 raise FencedError(f"dream: write refused, nothing written: {why}")
