@@ -101,13 +101,15 @@ def fleet_env(root: Path, redis: RedisServer, **extra: str) -> dict[str, str]:
 
 
 class Proc:
-    """A fleet process in its own process group (a kill takes its pool children too), logging to a file."""
+    """A fleet process in its own process group (a kill takes its pool children too), logging to a file. Every
+    one started is in `STARTED` until `stop_all` (a test's teardown) ends it, whatever the test did."""
 
     def __init__(self, argv: list[str], env: dict[str, str], log: Path) -> None:
         self.log = log
         self._out = open(log, "ab")  # noqa: SIM115 - closed in stop()
         self.p = subprocess.Popen(argv, env=env, cwd=HERE, stdout=self._out, stderr=subprocess.STDOUT,
                                   start_new_session=True)
+        STARTED.append(self)
 
     def send(self, sig: int) -> None:
         try:
@@ -119,6 +121,8 @@ class Proc:
         return self.p.poll() is None
 
     def stop(self, sig: int = signal.SIGKILL) -> None:
+        if self in STARTED:
+            STARTED.remove(self)
         self.send(sig)
         try:
             self.p.wait(timeout=20)
@@ -129,6 +133,17 @@ class Proc:
 
     def text(self) -> str:
         return self.log.read_text(errors="replace")
+
+
+STARTED: list[Proc] = []
+
+
+def stop_all() -> None:
+    """Kill every process group a test started and has not stopped (a failed test leaves none running)."""
+    while STARTED:
+        proc = STARTED.pop()
+        proc.send(signal.SIGCONT)  # a group left stopped would not die of SIGTERM
+        proc.stop(signal.SIGKILL)
 
 
 def start_worker(name: str, env: dict[str, str], logs: Path, concurrency: int = 1) -> Proc:

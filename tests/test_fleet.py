@@ -18,6 +18,7 @@ from fleet_support import (
     git,
     start_dispatcher,
     start_worker,
+    stop_all,
     wait_for,
 )
 
@@ -29,6 +30,12 @@ from reverie.store import WorkspaceStore
 pytestmark = pytest.mark.skipif(REDIS_SERVER is None,
                                 reason="redis-server is not installed (scripts/system-deps installs it)")
 celery = pytest.importorskip("celery", reason="the `fleet` extra (celery, redis) is not installed")
+
+
+@pytest.fixture(autouse=True)
+def _no_process_left():
+    yield
+    stop_all()
 
 
 @pytest.fixture
