@@ -119,7 +119,7 @@ class Scope:
 @dataclass(frozen=True)
 class ForgetResult:
     """What `ScopeRoot.forget_user` removed: the user's scopes and how many files (workspace, git history,
-    sessions, search index) went with them, and the due markers dropped."""
+    sessions, search index) went with them, the due markers dropped, and the MCP tokens revoked."""
 
     user: str
     scopes: tuple[Scope, ...]
@@ -127,6 +127,7 @@ class ForgetResult:
     bytes: int
     due_markers: int
     found: bool
+    tokens: int = 0  # MCP bearer tokens revoked (reverie.operations.forget)
 
 
 class ScopeRoot:

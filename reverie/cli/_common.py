@@ -76,6 +76,8 @@ def apply_scope(args: argparse.Namespace) -> None:
     args.workspace = str(root.path(scope))
     if root.exists(scope):
         return
+    if args.command == "mcp":
+        return  # a token for a scope not yet written, or a server whose first write creates it
     if args.command == "search":
         args.func = _no_matches
     elif args.command not in _QUERIES or _acts(args):
