@@ -1,4 +1,4 @@
-"""Consolidation as jobs (reverie.operations.session_jobs): ``/new`` and idle archiving run outside the chat
+"""Consolidation as jobs (reverie.session_jobs): ``/new`` and idle archiving run outside the chat
 process, under the session's archiver lock, through the Memory verbs; in a scope, their history appends mark it due."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from reverie.consolidator import SessionStore
 from reverie.errors import SessionError
 from reverie.llm.scripted import ScriptedModel
 from reverie.locking import Lock, lock_path
-from reverie.operations.session_jobs import archive_idle_sessions, end_session
 from reverie.scopes import Scope, ScopeRoot
+from reverie.session_jobs import archive_idle_sessions, end_session
 from reverie.store import WorkspaceStore
 
 
