@@ -271,8 +271,9 @@ class ScopeRoot:
             if extra is not None:
                 extra(scope)
         markers = 0
-        for scope in scopes:
-            path = self.due_path(scope.name)
+        digest = user_dir.name  # every scope directory counts, with or without its scope.json
+        for name in [digest, *(f"{digest}.{d.name}" for d in _subdirs(user_dir / "agents"))]:
+            path = self.due_path(name)
             if path.exists():
                 path.unlink(missing_ok=True)
                 markers += 1
