@@ -37,7 +37,6 @@ from __future__ import annotations
 import asyncio
 import heapq
 import logging
-import signal
 import threading
 import time
 from collections.abc import Callable
@@ -47,6 +46,7 @@ from dataclasses import dataclass, field
 from ..config import Config, load_config
 from ..dream.records import StatusRecord
 from ..dream.result import DreamResult
+from ..dream.scheduler import stop_on_signals
 from ..errors import ReverieError
 from ..runtime import Runtime
 from ..scopes import ScopeRoot
@@ -370,21 +370,9 @@ async def serve_root(
     """Run a `RootScheduler` until ``stop`` is set or SIGTERM/SIGINT arrives; returns it (for its stats).
     ``ready`` is called once the signal handlers are in place."""
     stop = stop or asyncio.Event()
-    loop = asyncio.get_running_loop()
-    installed = []
-    if handle_signals:
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            try:
-                loop.add_signal_handler(sig, stop.set)
-                installed.append(sig)
-            except (NotImplementedError, RuntimeError):
-                pass
-    scheduler = RootScheduler(root, config=config, concurrency=concurrency, on_result=on_result)
-    if ready is not None:
-        ready()
-    try:
+    with stop_on_signals(stop, enabled=handle_signals):
+        scheduler = RootScheduler(root, config=config, concurrency=concurrency, on_result=on_result)
+        if ready is not None:
+            ready()
         await scheduler.run(stop)
-    finally:
-        for sig in installed:
-            loop.remove_signal_handler(sig)
     return scheduler
