@@ -42,11 +42,12 @@ if TYPE_CHECKING:
     from .operations.approve import ApproveResult
     from .operations.purge import PurgePlan, PurgeResult
     from .recall import Hit
+    from .recall.index import SyncStats
     from .sessions import Session
     from .status import StatusReport
 
 __all__ = [
-    "Memory", "open", "wrap", "use_memory_class", "Remembered", "WriteResult", "RemoveResult", "EditKind",
+    "Memory", "open", "wrap", "use_memory_class", "Remembered", "WriteResult", "RemoveResult", "IndexResult", "EditKind",
     "memory_files", "agent_preamble",
 ]
 
@@ -91,6 +92,15 @@ class WriteResult:
 
 
 @dataclass(frozen=True)
+class IndexResult:
+    """What ``reindex`` did: the sync's changes, how many chunks were newly embedded, how many the index holds."""
+
+    stats: SyncStats
+    embedded: int
+    chunks: int
+
+
+@dataclass(frozen=True)
 class RemoveResult:
     """What ``remove`` did: the line as it stood, the archive file it went to, and the commit."""
 
@@ -130,8 +140,8 @@ def open(  # noqa: A001 (``reverie.open``, as ``io.open``: the verb a reader exp
     (``reverie.scopes``: ids are validated, ``InvalidScopeError`` otherwise).
 
     Opening writes nothing (a workspace that does not exist yet is created by the first write; a scope never
-    written reads as empty); ``config`` overrides the workspace's ``config.json``. Close the result, or use it as a
-    context manager.
+    written reads as empty); ``config`` replaces the configuration loaded for the workspace. Close the result, or
+    use it as a context manager.
     """
     if root is None:
         if user is not None or agent is not None:
@@ -323,6 +333,18 @@ class Memory:
     async def asearch(self, query: str, *, limit: int = 10, kinds: Sequence[str] | None = None,
                       session: str | None = None, since: str | None = None, until: str | None = None) -> list[Hit]:
         return await self.arecall(query, limit=limit, kinds=kinds, session=session, since=since, until=until)
+
+    def reindex(self, *, rebuild: bool = False) -> IndexResult:
+        """Bring the search index up to date with the files (``rebuild``: drop it and rebuild it from them), then
+        embed new chunks when an embedding model is configured. ``recall`` syncs on its own; this is for upkeep."""
+        recall = self.runtime.recall
+        stats = recall.rebuild() if rebuild else recall.sync()
+        return IndexResult(stats, recall.embed_missing_sync(), recall.index.count())
+
+    async def areindex(self, *, rebuild: bool = False) -> IndexResult:
+        recall = self.runtime.recall
+        stats = recall.rebuild() if rebuild else recall.sync()
+        return IndexResult(stats, await recall.embed_missing(), recall.index.count())
 
     def context(self) -> str:
         """The memory block for a system prompt: the preamble, SOUL.md, USER.md, memory/MEMORY.md and the recent

@@ -162,3 +162,13 @@ def test_every_verb_has_an_async_twin_with_the_same_parameters():
         twin = methods.get("a" + verb)
         assert twin is not None and inspect.iscoroutinefunction(twin), f"Memory.{verb} has no async twin"
         assert inspect.signature(twin).parameters.keys() == inspect.signature(methods[verb]).parameters.keys(), verb
+
+
+def test_write_creates_a_dated_note_and_refuses_an_untracked_file(mem):
+    from reverie.errors import GitStoreError
+
+    done = mem.write("memory/2026-11-25.md", "# 2026-11-25\n- Chose Postgres.\n", kind="agent")
+    assert done.commit and "memory/2026-11-25.md" in mem.files()
+    with pytest.raises(GitStoreError, match="not a tracked file"):
+        mem.write("memory/notes.md", "- x\n")
+    assert not (mem.workspace.root / "memory" / "notes.md").exists()

@@ -15,9 +15,8 @@ from ..workspace import Workspace
 if TYPE_CHECKING:
     from ..activity import ModelActivity
     from ..memory import Memory
-    from ..store import WorkspaceStore
 
-__all__ = ["console", "err_console", "open_store", "open_memory", "workspace_of", "existing_workspace", "emit_json",
+__all__ = ["console", "err_console", "open_memory", "workspace_of", "existing_workspace", "emit_json",
            "add_json_flag", "count", "apply_scope"]
 
 console = Console(highlight=False, soft_wrap=True)
@@ -33,19 +32,9 @@ def workspace_of(args: argparse.Namespace) -> Workspace:
 _CREATING = {("init", None), ("history", "append"), ("chat", None)}
 #: Queries that read a never-written scope as empty through the ordinary code path (a missing workspace reads
 #: as empty there, and nothing is created).
-_QUERIES = {"status", "log", "show", "why", "history", "restore", "requeue"}
+_QUERIES = {"status", "log", "show", "why", "history", "restore", "requeue", "search"}
 #: The commands that serve every scope of a root themselves (``--root`` without ``--user``).
 _ROOT_WIDE = {"serve", "mcp", "forget-user"}
-
-
-def _no_matches(args: argparse.Namespace) -> int:
-    """``search`` on a scope never written: no matches (Recall refuses a missing workspace, and must not make
-    one)."""
-    if args.json:
-        emit_json([])
-    else:
-        console.print("[dim]no matches[/]")
-    return 0
 
 
 def apply_scope(args: argparse.Namespace) -> None:
@@ -78,9 +67,7 @@ def apply_scope(args: argparse.Namespace) -> None:
         return
     if args.command == "mcp":
         return  # a token for a scope not yet written, or a server whose first write creates it
-    if args.command == "search":
-        args.func = _no_matches
-    elif args.command not in _QUERIES or _acts(args):
+    if args.command not in _QUERIES or _acts(args):
         raise CommandError(f"{scope} has no memory yet: nothing to {args.command}")
 
 
@@ -111,13 +98,8 @@ def open_memory(args: argparse.Namespace, *, existing: bool = False, activity: M
     from ..runtime import Runtime
 
     ws = existing_workspace(args) if existing else workspace_of(args)
-    return wrap(Runtime(ws, activity=activity))
-
-
-def open_store(args: argparse.Namespace) -> WorkspaceStore:
-    from ..store import WorkspaceStore  # lazily: `log`, `show` and `gc` never open the store
-
-    return WorkspaceStore(workspace_of(args))
+    scope = getattr(args, "scope", None)
+    return wrap(Runtime(ws, activity=activity, scope=scope if scope is not None and scope[1] is not None else None))
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
