@@ -168,3 +168,24 @@ def test_a_short_single_workspace_token_is_refused(tmp_path: Path) -> None:
     assert r.returncode == 1 and f"at least {MIN_TOKEN_CHARS} characters" in r.stderr
     r = run_cli("--root", str(tmp_path / "root"), "mcp")
     assert r.returncode == 1 and "--http" in r.stderr
+
+
+def test_a_scope_over_stdio_is_created_by_its_first_remember(tmp_path: Path) -> None:
+    from mcp import StdioServerParameters
+
+    root = ScopeRoot(tmp_path / "root")
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    params = StdioServerParameters(command=sys.executable, cwd=str(ROOT), env=env,
+                                   args=["-m", "reverie", "--root", str(root.root), "--user", "dana", "mcp"])
+
+    async def go() -> None:
+        async with Client(params) as c:
+            empty = await c.call_tool("search_memory", {"query": "violin"})
+            assert not empty.is_error and empty.structured_content["hits"] == []
+            assert not root.path(Scope("dana")).exists()
+            assert not (await c.call_tool("remember", {"text": "Dana plays the violin"})).is_error
+            found = await c.call_tool("search_memory", {"query": "violin"})
+            assert found.structured_content["hits"]
+
+    asyncio.run(asyncio.wait_for(go(), 120))
+    assert root.exists(Scope("dana")) and root.due_names() == [Scope("dana").name]
