@@ -57,7 +57,9 @@ __all__ = ["RootScheduler", "TokenBucket", "serve_root", "ServeStats"]
 log = logging.getLogger(__name__)
 
 _UNAVAILABLE = "model unavailable"
-_COMPLETED = ("ok", "no-change", "dead-lettered", "nothing-to-do")
+#: Runs after which the marker is re-checked ("paused": a drain's overall budget ran out, nothing failed; the
+#: ``trust`` branch adds it, and a single batch, as run here, does not reach it).
+_COMPLETED = ("ok", "no-change", "dead-lettered", "nothing-to-do", "paused")
 
 
 class TokenBucket:
