@@ -56,6 +56,7 @@ MAX_ID_CHARS = 128
 SCOPE_FILE = "memory/.reverie/scope.json"
 _PUNCTUATION = frozenset("_-.@+:=~#")
 _DIGEST = re.compile(r"[0-9a-f]{32}")
+_TRUSTED_AGE_NS = 2_000_000_000
 _DUE_NAME = re.compile(r"([0-9a-f]{32})(?:\.([0-9a-f]{32}))?")
 
 
@@ -220,6 +221,7 @@ class ScopeRoot:
         """``(bucket, marker names)`` for each due bucket whose directory changed since ``seen`` (bucket →
         mtime in ns, updated in place): a poll lists only the buckets something was marked or unmarked in."""
         out = []
+        now = time.time_ns()
         for bucket in _subdirs(self.root / "due"):
             try:
                 mtime = bucket.stat().st_mtime_ns
@@ -227,7 +229,10 @@ class ScopeRoot:
                 continue
             if seen.get(bucket.name) == mtime:
                 continue
-            seen[bucket.name] = mtime
+            # A directory's mtime has the kernel's coarse clock tick (or the file server's): a marker made in the
+            # same tick just after this listing would leave it unchanged. A recent mtime is not remembered, so
+            # the bucket is listed again until its mtime is old enough to be trusted (git's "racy" rule).
+            seen[bucket.name] = mtime if now - mtime > _TRUSTED_AGE_NS else -1
             try:
                 names = [n for n in os.listdir(bucket) if _DUE_NAME.fullmatch(n)]
             except OSError:
