@@ -157,7 +157,8 @@ class ScopeRoot:
         return Workspace(self.path(scope))
 
     def exists(self, scope: Scope) -> bool:
-        return (self.path(scope) / SCOPE_FILE).is_file()
+        """Whether the scope was ever written (its workspace directory exists)."""
+        return self.path(scope).is_dir()
 
     def due_path(self, name: str) -> Path:
         return self.root / "due" / name[:2] / name
@@ -170,7 +171,7 @@ class ScopeRoot:
         ws = self.workspace(scope)
         marker = ws.root / SCOPE_FILE
         if marker.is_file():
-            return ws
+            return ws  # (a workspace first written another way, a session say, gets its files here)
         user_dir = self._user_dir(scope.user_digest)
         try:
             (ws.root / "memory" / ".reverie").mkdir(parents=True, exist_ok=True)

@@ -251,3 +251,12 @@ def test_a_bucket_listed_in_the_same_clock_tick_as_a_new_marker_is_listed_again(
     os.utime(bucket, ns=(old, old))
     root.due_buckets(seen)
     assert root.due_buckets(seen) == []  # an old mtime is trusted: an unchanged bucket is not listed again
+
+
+def test_the_demo_runs_in_a_new_scope_and_leaves_it_a_proper_scope(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    root = ScopeRoot(tmp_path / "root")
+    assert main(["--root", str(root.root), "--user", "alice", "demo", "--json"]) == 0
+    capsys.readouterr()
+    assert root.exists(Scope("alice")) and [s for s, _ in root.scopes()] == [Scope("alice")]
+    assert (root.path(Scope("alice")) / "USER.md").read_text().strip()

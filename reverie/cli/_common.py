@@ -15,6 +15,7 @@ from ..workspace import Workspace
 if TYPE_CHECKING:
     from ..activity import ModelActivity
     from ..memory import Memory
+    from ..scopes import Scope, ScopeRoot
 
 __all__ = ["console", "err_console", "open_memory", "workspace_of", "existing_workspace", "emit_json",
            "add_json_flag", "count", "apply_scope"]
@@ -65,10 +66,24 @@ def apply_scope(args: argparse.Namespace) -> None:
     args.workspace = str(root.path(scope))
     if root.exists(scope):
         return
+    if args.command == "demo":  # the demo makes the workspace itself; the scope's own files follow it
+        args.func = _then_ensure(args.func, root, scope)
+        return
     if args.command == "mcp":
         return  # a token for a scope not yet written, or a server whose first write creates it
     if args.command not in _QUERIES or _acts(args):
         raise CommandError(f"{scope} has no memory yet: nothing to {args.command}")
+
+
+def _then_ensure(func: Callable[[argparse.Namespace], int], root: ScopeRoot, scope: Scope
+                 ) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        code = func(args)
+        if root.exists(scope):
+            root.ensure(scope)
+        return code
+
+    return run
 
 
 def _acts(args: argparse.Namespace) -> bool:
