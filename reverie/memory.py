@@ -287,8 +287,8 @@ class Memory:
     def _create(self) -> None:
         """Before a verb that writes: create a scope's workspace on its first write (``ScopeRoot.ensure``)."""
         scope = self.runtime.scope
-        if scope is not None and not scope[0].exists(scope[1]):
-            scope[0].ensure(scope[1])
+        if scope is not None:
+            scope[0].ensure(scope[1])  # one stat once it is made
 
     def init(self) -> list[str]:
         """Create the workspace layout, the starter memory files and the memory repo's first commit (so every

@@ -56,6 +56,7 @@ MAX_ID_CHARS = 128
 SCOPE_FILE = "memory/.reverie/scope.json"
 _PUNCTUATION = frozenset("_-.@+:=~#")
 _DIGEST = re.compile(r"[0-9a-f]{32}")
+_TRUSTED_AGE_NS = 2_000_000_000
 _DUE_NAME = re.compile(r"([0-9a-f]{32})(?:\.([0-9a-f]{32}))?")
 
 
@@ -119,7 +120,7 @@ class Scope:
 @dataclass(frozen=True)
 class ForgetResult:
     """What `ScopeRoot.forget_user` removed: the user's scopes and how many files (workspace, git history,
-    sessions, search index) went with them, and the due markers dropped."""
+    sessions, search index) went with them, the due markers dropped, and the MCP tokens revoked."""
 
     user: str
     scopes: tuple[Scope, ...]
@@ -127,6 +128,7 @@ class ForgetResult:
     bytes: int
     due_markers: int
     found: bool
+    tokens: int = 0  # MCP bearer tokens revoked (reverie.operations.forget)
 
 
 class ScopeRoot:
@@ -155,7 +157,8 @@ class ScopeRoot:
         return Workspace(self.path(scope))
 
     def exists(self, scope: Scope) -> bool:
-        return (self.path(scope) / SCOPE_FILE).is_file()
+        """Whether the scope was ever written (its workspace directory exists)."""
+        return self.path(scope).is_dir()
 
     def due_path(self, name: str) -> Path:
         return self.root / "due" / name[:2] / name
@@ -168,7 +171,7 @@ class ScopeRoot:
         ws = self.workspace(scope)
         marker = ws.root / SCOPE_FILE
         if marker.is_file():
-            return ws
+            return ws  # (a workspace first written another way, a session say, gets its files here)
         user_dir = self._user_dir(scope.user_digest)
         try:
             (ws.root / "memory" / ".reverie").mkdir(parents=True, exist_ok=True)
@@ -219,6 +222,7 @@ class ScopeRoot:
         """``(bucket, marker names)`` for each due bucket whose directory changed since ``seen`` (bucket →
         mtime in ns, updated in place): a poll lists only the buckets something was marked or unmarked in."""
         out = []
+        now = time.time_ns()
         for bucket in _subdirs(self.root / "due"):
             try:
                 mtime = bucket.stat().st_mtime_ns
@@ -226,7 +230,10 @@ class ScopeRoot:
                 continue
             if seen.get(bucket.name) == mtime:
                 continue
-            seen[bucket.name] = mtime
+            # A directory's mtime has the kernel's coarse clock tick (or the file server's): a marker made in the
+            # same tick just after this listing would leave it unchanged. A recent mtime is not remembered, so
+            # the bucket is listed again until its mtime is old enough to be trusted (git's "racy" rule).
+            seen[bucket.name] = mtime if now - mtime > _TRUSTED_AGE_NS else -1
             try:
                 names = [n for n in os.listdir(bucket) if _DUE_NAME.fullmatch(n)]
             except OSError:
@@ -270,8 +277,9 @@ class ScopeRoot:
             if extra is not None:
                 extra(scope)
         markers = 0
-        for scope in scopes:
-            path = self.due_path(scope.name)
+        digest = user_dir.name  # every scope directory counts, with or without its scope.json
+        for name in [digest, *(f"{digest}.{d.name}" for d in _subdirs(user_dir / "agents"))]:
+            path = self.due_path(name)
             if path.exists():
                 path.unlink(missing_ok=True)
                 markers += 1

@@ -150,3 +150,43 @@ def test_forget_user_and_purge_remove_an_index_kept_outside(tmp_path, monkeypatc
     assert index.exists()
     forget_user(root, "alice")
     assert not index.exists() and not ws.root.exists()
+
+
+# -- lock descriptors where flock is emulated with POSIX locks (NFS) ----------------------------------------------
+def test_a_dropped_lock_never_closes_a_descriptor_while_another_lock_of_the_process_holds_the_file(tmp_path) -> None:
+    """On NFS, closing any descriptor of a file drops every POSIX lock the process has on it. So a `Lock` garbage
+    collected while another `Lock` on the same file holds it must not close its idle descriptor then: the holder
+    closes it when it releases."""
+    import gc
+
+    from reverie.locking import Lock
+
+    path = tmp_path / "history.jsonl.lock"
+    idle = Lock(path, keep_open=True)
+    idle.acquire()
+    idle.release()  # keep_open: its descriptor stays open, idle
+    idle_fd = idle._fd  # noqa: SLF001 - the descriptor itself is what is under test
+    assert idle_fd is not None
+    holder = Lock(path)
+    holder.acquire()
+    del idle
+    gc.collect()
+    os.fstat(idle_fd)  # still open: closing it now would drop holder's lock on NFS
+    holder.release()
+    try:
+        os.fstat(idle_fd)
+    except OSError:
+        pass  # closed by the release, once nothing of this process held the file
+    else:
+        raise AssertionError("the idle descriptor was never closed")
+    free = Lock(path, keep_open=True)  # with nobody holding, a dropped Lock closes at once
+    free.acquire()
+    free.release()
+    free_fd = free._fd  # noqa: SLF001
+    del free
+    gc.collect()
+    try:
+        os.fstat(free_fd)
+    except OSError:
+        return
+    raise AssertionError("an idle descriptor with no holder was not closed")

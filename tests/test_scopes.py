@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -232,3 +233,30 @@ def test_open_refuses_a_malformed_scope(tmp_path: Path, kwargs: dict[str, str], 
         reverie.open(**kwargs)
     with pytest.raises(reverie.ReverieError, match="not both"):
         reverie.open(tmp_path / "ws", root=tmp_path, user="alice")
+
+
+def test_a_bucket_listed_in_the_same_clock_tick_as_a_new_marker_is_listed_again(tmp_path: Path) -> None:
+    root = ScopeRoot(tmp_path / "root")
+    names = [Scope(f"u{i}").name for i in range(400)]
+    first = next(n for n in names if n[:2] == names[0][:2] and n != names[0])
+    root.mark_due(names[0])
+    seen: dict[str, int] = {}
+    assert [n for _, ns in root.due_buckets(seen) for n in ns] == [names[0]]
+    bucket = root.due_path(names[0]).parent
+    stamp = bucket.stat().st_mtime_ns
+    root.mark_due(first)
+    os.utime(bucket, ns=(stamp, stamp))  # the second marker landed in the same tick: the mtime did not move
+    assert sorted(n for _, ns in root.due_buckets(seen) for n in ns) == sorted([names[0], first])
+    old = time.time_ns() - 10_000_000_000
+    os.utime(bucket, ns=(old, old))
+    root.due_buckets(seen)
+    assert root.due_buckets(seen) == []  # an old mtime is trusted: an unchanged bucket is not listed again
+
+
+def test_the_demo_runs_in_a_new_scope_and_leaves_it_a_proper_scope(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    root = ScopeRoot(tmp_path / "root")
+    assert main(["--root", str(root.root), "--user", "alice", "demo", "--json"]) == 0
+    capsys.readouterr()
+    assert root.exists(Scope("alice")) and [s for s, _ in root.scopes()] == [Scope("alice")]
+    assert (root.path(Scope("alice")) / "USER.md").read_text().strip()

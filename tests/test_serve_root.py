@@ -238,6 +238,45 @@ def test_serve_root_cli_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     assert "stopped" in out
 
 
+def test_sigterm_abandons_runs_in_flight_in_the_real_process(tmp_path: Path) -> None:
+    """``reverie --root DIR serve`` in its own process with a model that takes 60 s: SIGTERM while both runs hold
+    their Dream locks (so both are mid-run, in worker threads) → exit 0 at once, nothing written, markers kept."""
+    from reverie.dream.lock import RunLock
+
+    root = ScopeRoot(tmp_path / "root")
+    _fill(root, ["a", "b"])
+    env = {**os.environ, "PYTHONPATH": str(ROOT_DIR), "REVERIE_MODEL": "scripted/pty", "SCRIPTED_SLOW": "60",
+           "SCRIPTED_SLOW_TASKS": "dream-analyze", "REVERIE_SERVE__JITTER_SECONDS": "0"}
+    proc = subprocess.Popen([sys.executable, str(ROOT_DIR / "tests/support/scripted_cli.py"), "--root", str(root.root),
+                             "serve", "--concurrency", "4"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, cwd=str(ROOT_DIR))
+    try:
+        locks = [RunLock(root.workspace(Scope(u)).state_dir) for u in ("a", "b")]
+        deadline = time.monotonic() + 60
+        while True:  # a run in flight holds its scope's Dream lock
+            held = [not lock.try_acquire() for lock in locks]
+            for lock, busy in zip(locks, held, strict=True):
+                if not busy:
+                    lock.release()
+            if all(held):
+                break
+            assert time.monotonic() < deadline and proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            time.sleep(0.05)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert time.monotonic() - started < 20 and "stopped (0 runs" in out
+    for u in ("a", "b"):
+        ws = root.workspace(Scope(u))
+        assert WorkspaceStore(ws).dream_cursor() == 0
+        assert not (ws.state_dir / "dream-status.json").exists()
+    assert sorted(root.due_names()) == sorted([Scope("a").name, Scope("b").name])
+
+
 def test_rescan_rebuilds_lost_markers(tmp_path: Path, fake: ScriptedModel) -> None:
     from reverie.cli import main
 

@@ -15,6 +15,7 @@ from ..workspace import Workspace
 if TYPE_CHECKING:
     from ..activity import ModelActivity
     from ..memory import Memory
+    from ..scopes import Scope, ScopeRoot
 
 __all__ = ["console", "err_console", "open_memory", "workspace_of", "existing_workspace", "emit_json",
            "add_json_flag", "count", "apply_scope"]
@@ -32,19 +33,9 @@ def workspace_of(args: argparse.Namespace) -> Workspace:
 _CREATING = {("init", None), ("history", "append"), ("chat", None)}
 #: Queries that read a never-written scope as empty through the ordinary code path (a missing workspace reads
 #: as empty there, and nothing is created).
-_QUERIES = {"status", "log", "show", "why", "history", "restore", "requeue"}
+_QUERIES = {"status", "log", "show", "why", "history", "restore", "requeue", "search"}
 #: The commands that serve every scope of a root themselves (``--root`` without ``--user``).
 _ROOT_WIDE = {"serve", "mcp", "forget-user", "fleet"}
-
-
-def _no_matches(args: argparse.Namespace) -> int:
-    """``search`` on a scope never written: no matches (Recall refuses a missing workspace, and must not make
-    one)."""
-    if args.json:
-        emit_json([])
-    else:
-        console.print("[dim]no matches[/]")
-    return 0
 
 
 def apply_scope(args: argparse.Namespace) -> None:
@@ -75,10 +66,24 @@ def apply_scope(args: argparse.Namespace) -> None:
     args.workspace = str(root.path(scope))
     if root.exists(scope):
         return
-    if args.command == "search":
-        args.func = _no_matches
-    elif args.command not in _QUERIES or _acts(args):
+    if args.command == "demo":  # the demo makes the workspace itself; the scope's own files follow it
+        args.func = _then_ensure(args.func, root, scope)
+        return
+    if args.command == "mcp":
+        return  # a token for a scope not yet written, or a server whose first write creates it
+    if args.command not in _QUERIES or _acts(args):
         raise CommandError(f"{scope} has no memory yet: nothing to {args.command}")
+
+
+def _then_ensure(func: Callable[[argparse.Namespace], int], root: ScopeRoot, scope: Scope
+                 ) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        code = func(args)
+        if root.exists(scope):
+            root.ensure(scope)
+        return code
+
+    return run
 
 
 def _acts(args: argparse.Namespace) -> bool:
@@ -108,7 +113,8 @@ def open_memory(args: argparse.Namespace, *, existing: bool = False, activity: M
     from ..runtime import Runtime
 
     ws = existing_workspace(args) if existing else workspace_of(args)
-    return wrap(Runtime(ws, activity=activity))
+    scope = getattr(args, "scope", None)
+    return wrap(Runtime(ws, activity=activity, scope=scope if scope is not None and scope[1] is not None else None))
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:

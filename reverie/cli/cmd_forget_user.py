@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     result = forget_user(scope[0], user)
     if args.json:
         emit_json({"user": result.user, "found": result.found, "files": result.files, "bytes": result.bytes,
-                   "due_markers": result.due_markers,
+                   "due_markers": result.due_markers, "tokens_revoked": result.tokens,
                    "scopes": [{"user": s.user, "agent": s.agent} for s in result.scopes]})
     elif not result.found:
         console.print(f"user {user!r} has no memory under {scope[0].root}: nothing removed")
@@ -42,5 +42,6 @@ def run(args: argparse.Namespace) -> int:
         agents = [s.agent for s in result.scopes if s.agent is not None]
         which = f"{len(result.scopes)} scope(s)" + (f" (agents: {', '.join(agents)})" if agents else "")
         console.print(f"removed user {user!r}: {which}, {result.files} files ({result.bytes:,} bytes: workspaces, "
-                      f"git history, sessions, search index), {result.due_markers} due marker(s)")
+                      f"git history, sessions, search index), {result.due_markers} due marker(s), "
+                      f"{result.tokens} MCP token(s)")
     return 0

@@ -57,9 +57,13 @@ def _serve_root(args: argparse.Namespace, root: ScopeRoot) -> int:
     from ..operations.serve_root import serve_root
 
     if args.rescan:
-        from ..store import WorkspaceStore
+        from ..memory import open as open_memory
 
-        marked = root.rescan(lambda ws: WorkspaceStore(ws).pending_count())
+        def pending(ws: Workspace) -> int:
+            with open_memory(ws) as memory:
+                return memory.pending()
+
+        marked = root.rescan(pending)
         console.print(f"reverie serve: {marked} scope(s) with pending history marked due under {root.root}")
         return 0
 

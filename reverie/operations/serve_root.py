@@ -24,9 +24,9 @@ For each marked scope:
 - **done**: the marker is removed, then the history is checked again and the marker re-created if entries
   arrived meanwhile (an appender marks after its append; this unmarks before its check: no wake-up is lost).
 
-Each run goes on an event loop of its own in a worker thread (one thread per run in flight): a run's commit and
-cursor steps write and fsync synchronously (by design: they never await, see below), and on the scheduler's
-loop those waits would add up across runs; in threads they overlap.
+Each run goes on the event loop of a worker thread (one thread per run in flight, each with one loop for its
+life): a run's commit and cursor steps write and fsync synchronously (by design: they never await, see below),
+and on the scheduler's loop those waits would add up across runs; in threads they overlap.
 
 Stopping cancels the runs in flight at their next await, always before they write (Dream's commit and cursor
 steps do not await), so they are abandoned unwritten and their markers stay.
@@ -37,7 +37,6 @@ from __future__ import annotations
 import asyncio
 import heapq
 import logging
-import signal
 import threading
 import time
 from collections.abc import Callable
@@ -47,6 +46,7 @@ from dataclasses import dataclass, field
 from ..config import Config, load_config
 from ..dream.records import StatusRecord
 from ..dream.result import DreamResult
+from ..dream.scheduler import stop_on_signals
 from ..errors import ReverieError
 from ..runtime import Runtime
 from ..scopes import ScopeRoot
@@ -57,7 +57,9 @@ __all__ = ["RootScheduler", "TokenBucket", "serve_root", "ServeStats"]
 log = logging.getLogger(__name__)
 
 _UNAVAILABLE = "model unavailable"
-_COMPLETED = ("ok", "no-change", "dead-lettered", "nothing-to-do")
+#: Runs after which the marker is re-checked ("paused": a drain's overall budget ran out, nothing failed; the
+#: ``trust`` branch adds it, and a single batch, as run here, does not reach it).
+_COMPLETED = ("ok", "no-change", "dead-lettered", "nothing-to-do", "paused")
 
 
 class TokenBucket:
@@ -131,6 +133,7 @@ class RootScheduler:
         self._running: dict[str, asyncio.Task[None]] = {}
         self._handles: dict[str, _Handle] = {}
         self._executor: ThreadPoolExecutor | None = None
+        self._loops = _ThreadLoops()
         self._seen: dict[str, int] = {}  # due bucket → its mtime when last listed
         self._listed: dict[str, set[str]] = {}  # due bucket → the names it held
         self._paused_until = 0.0
@@ -249,7 +252,8 @@ class RootScheduler:
                 self.root.unmark_due(name)
                 return
             loop = asyncio.get_running_loop()
-            result, again = await loop.run_in_executor(self._pool(), _run_in_thread, self.root, name, ws, handle)
+            result, again = await loop.run_in_executor(self._pool(), _run_in_thread, self.root, name, ws, handle,
+                                                       self._loops)
             self._finish(name, ws, result, again, reserved)
         except asyncio.CancelledError:
             pass  # stopped: abandoned before it wrote; the marker stays
@@ -306,6 +310,7 @@ class RootScheduler:
         if self._executor is not None:
             self._executor.shutdown(wait=True)
             self._executor = None
+        self._loops.close()
 
 
 class _Handle:
@@ -330,18 +335,44 @@ class _Handle:
                 self._loop.call_soon_threadsafe(self._task.cancel)
 
 
-def _run_in_thread(root: ScopeRoot, name: str, ws: Workspace, handle: _Handle) -> tuple[DreamResult, bool]:
-    """One Dream batch on an event loop of this worker thread (its file writes and fsyncs then block only this
+class _ThreadLoops:
+    """One event loop per worker thread, kept for the thread's life and closed when the scheduler stops. Not one
+    per run: model clients cache their HTTP connections per event loop (litellm keys its client cache by the
+    loop's id), and a closed loop's id can come back on a new loop with the dead loop's client still cached."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self._all: list[asyncio.AbstractEventLoop] = []
+        self._lock = threading.Lock()
+
+    def get(self) -> asyncio.AbstractEventLoop:
+        loop: asyncio.AbstractEventLoop | None = getattr(self._local, "loop", None)
+        if loop is None:
+            loop = self._local.loop = asyncio.new_event_loop()
+            with self._lock:
+                self._all.append(loop)
+        return loop
+
+    def close(self) -> None:
+        """After the worker threads have ended."""
+        with self._lock:
+            loops, self._all = self._all, []
+        for loop in loops:
+            loop.close()
+
+
+def _run_in_thread(root: ScopeRoot, name: str, ws: Workspace, handle: _Handle,
+                   loops: _ThreadLoops) -> tuple[DreamResult, bool]:
+    """One Dream batch on this worker thread's event loop (its file writes and fsyncs then block only this
     thread), then the marker's update: unmark, then check, re-mark if history is still pending. Returns the result
     and whether the scope is due again."""
     rt = Runtime(ws)
-    loop = asyncio.new_event_loop()
+    loop = loops.get()
     try:
         task = loop.create_task(rt.dream.run())
         handle.attach(loop, task)
         result = loop.run_until_complete(task)
     finally:
-        loop.close()
         if "git" in rt.__dict__:
             rt.git.close()
     again = False
@@ -370,21 +401,9 @@ async def serve_root(
     """Run a `RootScheduler` until ``stop`` is set or SIGTERM/SIGINT arrives; returns it (for its stats).
     ``ready`` is called once the signal handlers are in place."""
     stop = stop or asyncio.Event()
-    loop = asyncio.get_running_loop()
-    installed = []
-    if handle_signals:
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            try:
-                loop.add_signal_handler(sig, stop.set)
-                installed.append(sig)
-            except (NotImplementedError, RuntimeError):
-                pass
-    scheduler = RootScheduler(root, config=config, concurrency=concurrency, on_result=on_result)
-    if ready is not None:
-        ready()
-    try:
+    with stop_on_signals(stop, enabled=handle_signals):
+        scheduler = RootScheduler(root, config=config, concurrency=concurrency, on_result=on_result)
+        if ready is not None:
+            ready()
         await scheduler.run(stop)
-    finally:
-        for sig in installed:
-            loop.remove_signal_handler(sig)
     return scheduler
