@@ -67,12 +67,28 @@ def is_lock_file(name: str | Path) -> bool:
 _thread_locks: weakref.WeakValueDictionary[str, threading.Lock] = weakref.WeakValueDictionary()
 _thread_locks_guard = threading.Lock()
 _generation = 0  # incremented in a forked child: per-process state cached under an older generation is stale
+# Idle descriptors of dropped `Lock`s whose lock file another `Lock` of this process held at that moment, by lock
+# file: closed once no `Lock` of the process holds it (see `Lock._close_idle`). Guarded by _thread_locks_guard.
+_deferred: dict[str, list[int]] = {}
 
 
 def _after_fork_in_child() -> None:
-    global _thread_locks, _thread_locks_guard, _generation
+    global _thread_locks, _thread_locks_guard, _generation, _deferred
     _thread_locks, _thread_locks_guard = weakref.WeakValueDictionary(), threading.Lock()
+    _deferred = {}  # the parent's descriptors: its to close, not ours
     _generation += 1
+
+
+def _close_deferred(key: str) -> None:
+    """Close the idle descriptors `_close_idle` set aside for ``key`` (the caller holds its thread lock and no
+    ``flock`` on it)."""
+    with _thread_locks_guard:
+        fds = _deferred.pop(key, None)
+    for fd in fds or ():
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
@@ -164,6 +180,7 @@ class Lock:
                 else:
                     self._fd = None
                     os.close(fd)  # closing the only descriptor releases the flock
+            _close_deferred(self._key)
         finally:
             self._tlock.release()
 
@@ -181,9 +198,26 @@ class Lock:
         try:
             if self._generation == _generation:
                 self.release()
-                self._close_descriptor()
+                self._close_idle()
         except Exception:  # noqa: BLE001 - a finalizer must not raise (the interpreter may be shutting down)
             pass
+
+    def _close_idle(self) -> None:
+        """Close this (not holding) `Lock`'s descriptor, but never while another `Lock` of this process holds the
+        same file: where ``flock`` is emulated with POSIX record locks (NFS), closing *any* descriptor of a file
+        drops every lock the process has on it. Then the descriptor is set aside, and closed by the holder's
+        release or the next acquire, under the file's thread lock."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        if self._tlock.acquire(False):
+            try:
+                os.close(fd)
+            finally:
+                self._tlock.release()
+            return
+        with _thread_locks_guard:
+            _deferred.setdefault(self._key, []).append(fd)
 
     # -- internals ----------------------------------------------------------------------------------------------
     def _acquire(self, wait: float | None) -> bool:
@@ -195,6 +229,7 @@ class Lock:
         if not self._tlock.acquire(True, -1 if wait is None else max(wait, 0)):
             return False
         try:
+            _close_deferred(self._key)  # no Lock of this process holds the file now: safe to close them
             if not self._flock(deadline):
                 if not self.keep_open:
                     self._close_descriptor()

@@ -194,7 +194,7 @@ def _start_http(ws: Path, port: int, token: str | None) -> subprocess.Popen[str]
 
 def test_http_needs_its_bearer_token_and_serves_two_clients(workspace: Workspace) -> None:
     port = _free_port()
-    proc = _start_http(workspace.root, port, "s3cret-token")
+    proc = _start_http(workspace.root, port, "s3cret-token-of-at-least-32-characters")
     url = f"http://127.0.0.1:{port}/mcp"
     try:
         refused = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=10)
@@ -204,7 +204,7 @@ def test_http_needs_its_bearer_token_and_serves_two_clients(workspace: Workspace
         assert wrong.status_code == 401
 
         async def client(tag: str) -> list[int]:
-            async with httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret-token"}, timeout=30) as http:
+            async with httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret-token-of-at-least-32-characters"}, timeout=30) as http:
                 async with Client(streamable_http_client(url, http_client=http)) as c:
                     names = {t.name for t in (await c.list_tools()).tools}
                     assert names == TOOLS

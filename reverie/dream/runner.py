@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING, Literal
@@ -45,6 +46,7 @@ from .batch import budget_lines, build_analysis_message, line_ages
 from .budget import Budget, BudgetExceeded
 from .deadletter import DeadLetter, append_dead_letter, append_event, deadletter_path, queued, set_aside
 from .edit_tools import MemoryTools
+from .fence import Fence
 from .gate import check
 from .lifecycle import MANAGED, LifecycleOutcome
 from .lifecycle import apply as run_lifecycle
@@ -92,6 +94,12 @@ class Dream:
         self.today: Callable[[], date] = date.today
         self._archive_disk: dict[str, str] = {}
         self._requeued: int | None = None  # first cursor of the requeued batch this run works on
+        #: The fencing epoch a distributed worker took with this workspace's lease (``fence.bump_epoch``), and a
+        #: check that its lease is still good (a reason when not); every write of a run is refused once either
+        #: fails. Unset for a single-host run, which still gets the expected-batch check.
+        self.epoch: int | None = None
+        self.lease_check: Callable[[], str | None] | None = None
+        self._fence: Fence | None = None
 
     @property
     def model(self) -> str:
@@ -122,6 +130,8 @@ class Dream:
             self._ensure_repo()
             attempts = Attempts.load(self.workspace.state_dir)
             transaction.reconcile(self.store, self.git, attempts)
+            self._fence = Fence(self.store, self.git, self.epoch, self.lease_check)
+            self._fence.begin()
             emit = on_progress or (lambda p: None)
             if not drain:
                 result = await self._batch(Budget.from_config(self.config.dream), attempts, dry_run, emit)
@@ -131,7 +141,12 @@ class Dream:
                 self._retain()
             return result
         finally:
+            self._fence = None
             lock.release()
+
+    def _section(self) -> AbstractContextManager[None]:
+        """The run's write fence (``FencedError`` when this run may no longer write)."""
+        return self._fence.section() if self._fence is not None else nullcontext()
 
     def _retain(self) -> None:
         """Apply ``memory.history.retention`` now that the Dream cursor moved (only consumed entries can go).
@@ -382,7 +397,7 @@ class Dream:
         cursor = self.store.dream_cursor()
         trailers = {tr.KIND: "dream", tr.CURSOR: str(cursor), tr.MODEL: "lifecycle"}
         message = format_message(f"dream: lifecycle, {stats}", "\n".join(life.commit_lines()), trailers)
-        sha = transaction.commit_run(self.git, self.store, merged, message, trailers, cursor)
+        sha = transaction.commit_run(self.git, self.store, merged, message, trailers, cursor, self._section())
         life.record.save()
         result = replace(result, commit=sha, files=tuple(changes) if sha else (),
                          diff="".join(unified_diff(rel, disk[rel], text) for rel, text in merged.items()))
@@ -433,7 +448,7 @@ class Dream:
             cursor = self.store.dream_cursor()
             trailers[tr.CURSOR] = str(cursor)
         message = format_message(subject, body, trailers)
-        sha = transaction.commit_run(self.git, self.store, files, message, trailers, cursor)
+        sha = transaction.commit_run(self.git, self.store, files, message, trailers, cursor, self._section())
         if self._requeued is not None:
             append_event(deadletter_path(self.workspace.memory_dir), "done", self._requeued, sha)
         diff = "".join(unified_diff(rel, disk[rel], text) for rel, text in files.items())
@@ -450,10 +465,11 @@ class Dream:
         """A completed run with nothing to write: the cursor moves on without a commit."""
         if dry_run:
             return result
-        if self._requeued is not None:
-            append_event(deadletter_path(self.workspace.memory_dir), "done", self._requeued)
-        else:
-            self.store.set_dream_cursor(last)
+        with self._section():
+            if self._requeued is not None:
+                append_event(deadletter_path(self.workspace.memory_dir), "done", self._requeued)
+            else:
+                self.store.set_dream_cursor(last)
         if life is not None:
             life.record.save()
         attempts.clear()
@@ -474,10 +490,12 @@ class Dream:
         n = attempts.fail(base.first, failure.reason) if failure.count else attempts.for_batch(base.first)
         result = replace(result, attempts=n)
         if failure.count and n >= self.config.dream.max_attempts:
-            append_dead_letter(deadletter_path(self.workspace.memory_dir), base.first, base.last, failure.reason, n)
-            transaction.fault("dead-lettered")
-            if self._requeued is None:  # a requeued batch is behind the cursor already
-                self.store.set_dream_cursor(base.last)  # after the record: reconcile finishes a crash in between
+            with self._section():
+                append_dead_letter(deadletter_path(self.workspace.memory_dir), base.first, base.last, failure.reason,
+                                   n)
+                transaction.fault("dead-lettered")
+                if self._requeued is None:  # a requeued batch is behind the cursor already
+                    self.store.set_dream_cursor(base.last)  # after the record: reconcile finishes a crash in between
             attempts.clear()
             log.warning("dream: batch %d-%d set aside after %d failed attempts", base.first, base.last, n)
             result = replace(result, status="dead-lettered")

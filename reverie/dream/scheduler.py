@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -25,7 +26,7 @@ from .records import StatusRecord
 from .result import DreamResult
 from .runner import Dream
 
-__all__ = ["DreamScheduler", "serve", "next_run_time", "make_trigger"]
+__all__ = ["DreamScheduler", "serve", "next_run_time", "make_trigger", "stop_on_signals"]
 
 log = logging.getLogger(__name__)
 
@@ -140,20 +141,30 @@ async def serve(
 ) -> None:
     """Run the scheduler until ``stop`` is set or SIGTERM/SIGINT arrives, then stop cleanly."""
     stop = stop or asyncio.Event()
+    with stop_on_signals(stop, enabled=handle_signals):
+        scheduler = DreamScheduler(dream, on_result=on_result)
+        await scheduler.start()
+        try:
+            await stop.wait()
+        finally:
+            await scheduler.stop()
+
+
+@contextmanager
+def stop_on_signals(stop: asyncio.Event, *, enabled: bool = True) -> Iterator[None]:
+    """Within the block, SIGTERM and SIGINT set ``stop`` (on the running loop; where signals cannot be handled —
+    not the main thread — nothing is installed)."""
     loop = asyncio.get_running_loop()
     installed = []
-    if handle_signals:
+    if enabled:
         for sig in (signal.SIGTERM, signal.SIGINT):
             try:
                 loop.add_signal_handler(sig, stop.set)
                 installed.append(sig)
             except (NotImplementedError, RuntimeError):  # not the main thread, or no signal support
                 pass
-    scheduler = DreamScheduler(dream, on_result=on_result)
-    await scheduler.start()
     try:
-        await stop.wait()
+        yield
     finally:
-        await scheduler.stop()
         for sig in installed:
             loop.remove_signal_handler(sig)

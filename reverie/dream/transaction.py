@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING
 
 from ..gitstore import trailers as tr
@@ -98,12 +99,14 @@ def commit_message(changes: Sequence[FileChange], findings: Sequence[Finding], f
 
 
 def commit_run(git: GitStore, store: WorkspaceStore, files: Mapping[str, str], message: str, trailers: Mapping[str, str],
-               last: int) -> str | None:
-    """Commit (GitStore writes the files after its ref update) and only then advance the Dream cursor."""
+               last: int, section: AbstractContextManager[None] | None = None) -> str | None:
+    """Commit (GitStore writes the files after its ref update) and only then advance the Dream cursor, both inside
+    ``section`` (the run's write fence, ``Fence.section()``, which refuses a stale run before anything is written)."""
     fault("before-commit")
-    sha = git.commit(message, kind="dream", trailers=dict(trailers), files=dict(files)) if files else None
-    fault("committed")
-    store.set_dream_cursor(last)
+    with section if section is not None else nullcontext():
+        sha = git.commit(message, kind="dream", trailers=dict(trailers), files=dict(files)) if files else None
+        fault("committed")
+        store.set_dream_cursor(last)
     fault("cursor-written")
     return sha
 

@@ -157,7 +157,7 @@ class _Tools:
         self.watcher = watcher
 
     def existing(self) -> None:
-        if not self.memory.workspace.root.is_dir():
+        if self.memory.runtime.scope is None and not self.memory.workspace.root.is_dir():  # a scope reads empty
             raise ToolError(f"no workspace at {self.memory.workspace.root} (create one with `reverie init`)")
 
     async def call(self, verb: Callable[[Memory], T], *, writes: bool = False) -> T:
@@ -191,9 +191,10 @@ class ReverieServer(MCPServer[Any]):
     reverie_memory: Memory
 
 
-def build_server(workspace: Workspace | str | os.PathLike[str], *, interval: float = 1.0) -> ReverieServer:
-    """An ``MCPServer`` serving ``workspace``'s memory (not started: see ``serve_stdio`` / ``serve_http``)."""
-    memory = open_memory(workspace)
+def build_server(workspace: Workspace | str | os.PathLike[str] | Memory, *, interval: float = 1.0) -> ReverieServer:
+    """An ``MCPServer`` serving ``workspace``'s memory, or a ``Memory`` already open (a scope's, say); not started:
+    see ``serve_stdio`` / ``serve_http``."""
+    memory = workspace if isinstance(workspace, Memory) else open_memory(workspace)
     ws = memory.workspace
     bus = InMemorySubscriptionBus()
     watcher = ResourceWatcher(ws, bus, interval=interval)
@@ -453,7 +454,7 @@ def _version() -> str:
 
 # -- transports ---------------------------------------------------------------------------------------------
 
-def serve_stdio(workspace: Workspace | str | os.PathLike[str]) -> None:
+def serve_stdio(workspace: Workspace | str | os.PathLike[str] | Memory) -> None:
     """Serve over stdin/stdout until the client closes them (what desktop clients launch)."""
     server = build_server(workspace)
     try:
@@ -483,7 +484,7 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
-def serve_http(workspace: Workspace | str | os.PathLike[str], *, host: str = "127.0.0.1", port: int = 8765,
+def serve_http(workspace: Workspace | str | os.PathLike[str] | Memory, *, host: str = "127.0.0.1", port: int = 8765,
                token: str | None = None, ready: Callable[[str], None] | None = None) -> None:
     """Serve streamable HTTP at ``http://host:port/mcp``. A non-loopback ``host`` needs a bearer ``token``;
     with a token, every request must present it."""

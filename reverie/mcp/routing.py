@@ -1,0 +1,153 @@
+"""``reverie mcp --http --root DIR``: one HTTP endpoint serving every scope of a root, each request routed by its
+bearer token to the one scope the token is bound to (``reverie.access``).
+
+Each scope gets the ordinary single-workspace MCP server (``build_server`` over the scope's ``Memory``), built on
+its first request and kept while it is among the ``max_scopes`` most recently used. A request reaches only the
+server of its token's scope: a token for one scope never names a path, a session or a tool call of another (an MCP
+session id belongs to the scope's own session manager, so another scope's id is unknown there). A missing,
+unknown or revoked token gets 401 before any scope is opened.
+
+Each scope server's Starlette app needs its lifespan running (its session manager's task group) for as long as it
+serves; anyio requires a task group to be entered and left by one task, so each runs in a task of its own, started
+in the router's task group and stopped through an event.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from anyio.abc import TaskGroup
+
+from ..access import TokenFile
+from ..memory import open as open_memory
+from ..scopes import Scope, ScopeRoot
+
+if TYPE_CHECKING:
+    from starlette.types import Receive, Send
+    from starlette.types import Scope as AsgiScope
+
+__all__ = ["ScopeRouter", "serve_http_root"]
+
+log = logging.getLogger(__name__)
+
+
+class _Served:
+    """One scope's running MCP app."""
+
+    def __init__(self, app: Any, memory: Any) -> None:
+        self.app = app
+        self.memory = memory
+        self.ready = anyio.Event()
+        self.stop = anyio.Event()
+        self.done = anyio.Event()
+
+
+class ScopeRouter:
+    """The ASGI app: authenticate, find the token's scope, hand the request to that scope's MCP app."""
+
+    def __init__(self, root: ScopeRoot, *, host: str = "127.0.0.1", max_scopes: int = 256) -> None:
+        self.root = root
+        self.tokens = TokenFile(root)
+        self.host = host
+        self.max_scopes = max_scopes
+        self._served: OrderedDict[Scope, _Served] = OrderedDict()
+        self._tg: TaskGroup | None = None
+        self._guard = anyio.Lock()
+
+    async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        token = _bearer(scope)
+        bound = self.tokens.lookup(token) if token else None
+        if bound is None:
+            await _unauthorized(send)
+            return
+        served = await self._app_for(bound)
+        await served.app(scope, receive, send)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        async with anyio.create_task_group() as tg:
+            self._tg = tg
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    for served in list(self._served.values()):
+                        served.stop.set()
+                    self._served.clear()
+                    break
+        await send({"type": "lifespan.shutdown.complete"})
+
+    async def _app_for(self, scope: Scope) -> _Served:
+        async with self._guard:
+            served = self._served.get(scope)
+            if served is not None:
+                self._served.move_to_end(scope)
+            else:
+                served = self._start(scope)
+                self._served[scope] = served
+                while len(self._served) > self.max_scopes:
+                    _, oldest = self._served.popitem(last=False)
+                    oldest.stop.set()  # its clients reconnect and get a new session on a new server
+        await served.ready.wait()
+        return served
+
+    def _start(self, scope: Scope) -> _Served:
+        from .server import build_server
+
+        if self._tg is None:
+            raise RuntimeError("the router serves only while its ASGI lifespan runs")
+        memory = open_memory(root=self.root.root, user=scope.user, agent=scope.agent)
+        server = build_server(memory)
+        served = _Served(server.streamable_http_app(host=self.host), memory)
+        self._tg.start_soon(self._run, served)
+        return served
+
+    @staticmethod
+    async def _run(served: _Served) -> None:
+        try:
+            async with served.app.router.lifespan_context(served.app):
+                served.ready.set()
+                await served.stop.wait()
+        finally:
+            served.ready.set()
+            served.memory.close()
+            served.done.set()
+
+
+def _bearer(scope: AsgiScope) -> str | None:
+    for name, value in scope.get("headers") or []:
+        if name == b"authorization":
+            text = value.decode("latin-1")
+            kind, _, token = text.partition(" ")
+            return token.strip() if kind.lower() == "bearer" else None
+    return None
+
+
+async def _unauthorized(send: Send) -> None:
+    body = b'{"error": "missing, unknown or revoked bearer token"}'
+    await send({"type": "http.response.start", "status": 401, "headers": [
+        (b"content-type", b"application/json"), (b"www-authenticate", b"Bearer"),
+        (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def serve_http_root(root: ScopeRoot, *, host: str = "127.0.0.1", port: int = 8765,
+                    ready: Callable[[str], None] | None = None) -> None:
+    """Serve every scope of ``root`` over streamable HTTP at ``http://host:port/mcp``; every request needs a bearer
+    token issued for one scope (``reverie mcp token issue``), on any address, loopback included."""
+    import uvicorn
+
+    router = ScopeRouter(root, host=host)
+    config = uvicorn.Config(router, host=host, port=port, log_level="warning", lifespan="on")
+    if ready is not None:
+        ready(f"http://{host}:{port}/mcp")
+    uvicorn.Server(config).run()
