@@ -237,15 +237,19 @@ def test_http_refuses_a_non_loopback_address_without_a_token_and_a_missing_works
     assert not missing.exists()
 
 
-def test_http_on_a_busy_port_is_one_line_naming_it_and_exit_1(workspace: Workspace, capsys) -> None:
-    """Checked before announcing: no "serving" line, no uvicorn traceback, exit 1 (not uvicorn's 3)."""
+@pytest.mark.parametrize("served", ["workspace", "root"])
+def test_http_on_a_busy_port_is_one_line_naming_it_and_exit_1(workspace: Workspace, tmp_path: Path, capsys,
+                                                              served: str) -> None:
+    """Checked before announcing (one workspace, or every scope of a root): no "serving" line, no uvicorn
+    traceback, exit 1 (not uvicorn's 3)."""
     from reverie.cli import main
 
+    where = ["-w", str(workspace.root)] if served == "workspace" else ["--root", str(tmp_path / "root")]
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen(1)
         port = busy.getsockname()[1]
-        code = main(["-w", str(workspace.root), "mcp", "--http", "--port", str(port)])
+        code = main([*where, "mcp", "--http", "--port", str(port)])
     err = capsys.readouterr().err
     assert code == 1
     assert err.strip() == f"reverie: error: port {port} on 127.0.0.1 is in use (choose another with --port)"

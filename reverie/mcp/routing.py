@@ -25,6 +25,7 @@ from anyio.abc import TaskGroup
 from ..access import TokenFile
 from ..memory import open as open_memory
 from ..scopes import Scope, ScopeRoot
+from ..security.network import bind
 
 if TYPE_CHECKING:
     from starlette.types import Receive, Send
@@ -146,8 +147,12 @@ def serve_http_root(root: ScopeRoot, *, host: str = "127.0.0.1", port: int = 876
     token issued for one scope (``reverie mcp token issue``), on any address, loopback included."""
     import uvicorn
 
-    router = ScopeRouter(root, host=host)
-    config = uvicorn.Config(router, host=host, port=port, log_level="warning", lifespan="on")
-    if ready is not None:
-        ready(f"http://{host}:{port}/mcp")
-    uvicorn.Server(config).run()
+    sock = bind(host, port)  # before announcing: a busy port is one line naming it, and nothing is served
+    try:
+        router = ScopeRouter(root, host=host)
+        config = uvicorn.Config(router, host=host, port=port, log_level="warning", lifespan="on")
+        if ready is not None:
+            ready(f"http://{host}:{port}/mcp")
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()
