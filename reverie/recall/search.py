@@ -236,41 +236,58 @@ class Recall:
               now: datetime | None, mmr: bool | None, decay: bool | None) -> list[Hit]:
         """The top ``k`` of a fixed candidate pool, so the top ``k`` never depends on ``k`` (for ``k ≤ POOL``).
 
-        Candidates: the ``POOL`` best BM25 matches (plus the ``POOL`` nearest vectors with an embedding model).
-        Relevance: BM25 over the best BM25 score of the whole index (so the top lexical match is 1), or the weighted
-        sum of that and the cosine over the best cosine; RRF when configured. Then, on candidates: a session message
-        gains a share of its neighbours' and of its session's best relevance; bounded boosts for the speaker the
-        query names, a date it names, a passage that says when for a "when" question; and the recency nudge.
+        Four steps: candidates (``_candidates``), fusion into one relevance (``_fuse``), the query's signals on
+        that relevance (``_adjust``), then the order with its tie-break and optional diversity (``_order``).
         """
         if k <= 0:
             return []
         k = min(k, MAX_K)
-        s = self.settings
         terms = rank.query_terms(query)
-        use_mmr = s.mmr if mmr is None else mmr
-        n = max(POOL, k)
+        sims = self._similarities(qvec, filters) if qvec is not None else None
+        lexical, vector = self._candidates(terms, filters, sims, max(POOL, k))
+        if not lexical and not vector:
+            return []
+        fused = self._fuse(lexical, vector, sims)
+        rows = self._rows(fused.keys())
+        scored = self._adjust(query, terms, fused, rows, now, decay)
+        top = self._order(scored, rows, k, sims is not None, self.settings.mmr if mmr is None else mmr)
+        _record_prompt_hits(self.workspace, [rows[i] for i, _ in top], terms)
+        return [_hit(rows[i], score, terms) for i, score in top]
+
+    def _candidates(self, terms: Sequence[str], filters: SearchFilters | None, sims: tuple[_Ids, _Vecs] | None,
+                    n: int) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+        """The ``n`` best BM25 matches and (with an embedding model) the ``n`` nearest vectors, best first."""
+        lexical = self._bm25(terms, filters, n)
+        vector = _top(sims, n) if sims is not None else []
+        return lexical, vector
+
+    def _fuse(self, lexical: list[tuple[int, float]], vector: list[tuple[int, float]],
+              sims: tuple[_Ids, _Vecs] | None) -> dict[int, float]:
+        """One relevance per candidate: BM25 over the best BM25 score (so the top lexical match is 1), or the
+        weighted sum of that and the cosine over the best cosine, or RRF when configured."""
+        s = self.settings
+        lex_top = lexical[0][1] if lexical else 1.0
+        if vector and s.fusion == "rrf":
+            return rank.rrf([i for i, _ in lexical], [i for i, _ in vector])
+        lex = {i: r / lex_top for i, r in lexical}
+        if not vector:
+            return lex
+        # A candidate of one list gets its exact score in the other from the similarity array; a vector
+        # candidate outside the BM25 pool counts 0 there (the pool is fixed, so this never depends on k).
+        sim_of = _lookup(sims, lex.keys() | {i for i, _ in vector})
+        return rank.weighted(lex, sim_of, s.vector_weight)
+
+    def _adjust(self, query: str, terms: Sequence[str], fused: dict[int, float], rows: dict[int, _Row],
+                now: datetime | None, decay: bool | None) -> list[tuple[int, float]]:
+        """The query's signals on each candidate: a session message gains a share of its neighbours' and of its
+        session's best relevance; bounded boosts for the speaker the query names, a date it names, a passage that
+        says when for a "when" question; and the recency nudge."""
+        s = self.settings
         when = rank.asks_when(query)
         named = self._speakers_named(query)
         periods = [(to_epoch(a), to_epoch(b)) for a, b in rank.dates_named(query)]
         share = (s.recency_weight if s.decay else 0.0) if decay is None else (s.recency_weight if decay else 0.0)
         ref = to_epoch(now) if now is not None else time.time()
-        sims = self._similarities(qvec, filters) if qvec is not None else None
-        lexical = self._bm25(terms, filters, n)
-        vector = _top(sims, n) if sims is not None else []
-        if not lexical and not vector:
-            return []
-        lex_top = lexical[0][1] if lexical else 1.0
-        if vector and s.fusion == "rrf":
-            fused = rank.rrf([i for i, _ in lexical], [i for i, _ in vector])
-        elif vector:
-            # A candidate of one list gets its exact score in the other from the similarity array; a vector
-            # candidate outside the BM25 pool counts 0 there (the pool is fixed, so this never depends on k).
-            lex = {i: r / lex_top for i, r in lexical}
-            sim_of = _lookup(sims, lex.keys() | {i for i, _ in vector})
-            fused = rank.weighted(lex, sim_of, s.vector_weight)
-        else:
-            fused = {i: r / lex_top for i, r in lexical}
-        rows = self._rows(fused.keys())
         if NEIGHBOUR_SHARE > 0 or SESSION_SHARE > 0:
             fused = _with_neighbours(fused, rows, NEIGHBOUR_SHARE, _context_only(rows, terms))
         scored = []
@@ -286,21 +303,25 @@ class Recall:
             if periods and row.ts is not None and any(a <= row.ts < b for a, b in periods):
                 factor *= 1.0 + DATE_BOOST
             scored.append((i, score * factor))
-        scored.sort(key=lambda p: (-p[1], p[0]))
+        return scored
+
+    def _order(self, scored: list[tuple[int, float]], rows: dict[int, _Row], k: int, hybrid: bool,
+               use_mmr: bool) -> list[tuple[int, float]]:
+        """The top ``k``: best score first, ties to the lower chunk id (stable across runs and ``k``); with MMR,
+        picked from the best ``MMR_POOL`` for diversity (vector similarity when hybrid, else word overlap)."""
+        scored = sorted(scored, key=lambda p: (-p[1], p[0]))
         if use_mmr:
             pool = scored[: max(k, MMR_POOL)]
             toks = {i: rank.tokens(rows[i].text) for i, _ in pool}
-            vecs = self._vectors_for(toks) if sims is not None else {}
+            vecs = self._vectors_for(toks) if hybrid else {}
 
             def sim(a: int, b: int) -> float:
                 if a in vecs and b in vecs:
                     return max(0.0, float(vecs[a] @ vecs[b]))
                 return rank.jaccard(toks[a], toks[b])
 
-            scored = rank.mmr(pool, k, sim, s.mmr_lambda)
-        top = scored[:k]
-        _record_prompt_hits(self.workspace, [rows[i] for i, _ in top], terms)
-        return [_hit(rows[i], score, terms) for i, score in top]
+            scored = rank.mmr(pool, k, sim, self.settings.mmr_lambda)
+        return scored[:k]
 
     def _speakers_named(self, query: str) -> frozenset[str]:
         """The known speakers (session messages' ``name``s, lower-cased) whose name the query mentions."""
