@@ -165,24 +165,38 @@ def test_filters(workspace, store, recall):
     assert [h.snippet for h in dated] == ["kiwi chat"]
 
 
+_CREATE_INDEX = """
+import sys
+from reverie.config import Config
+from reverie.recall import Recall
+print("ready", flush=True)
+sys.stdin.readline()  # every process is loaded: all of them create the index at once
+r = Recall(sys.argv[1], Config())
+print(r.search("concurrent")[0].source.cursor, flush=True)
+r.close()
+"""
+
+
 def test_two_processes_creating_the_index_at_once(workspace, store):
-    import threading
+    """Four real processes (separate SQLite connections, separate file locks) released together on a pipe."""
+    import subprocess
+    import sys
 
     store.append_history("concurrent creation works")
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            r = Recall(workspace, Config())
-            assert r.search("concurrent")[0].source.cursor == 1
-            r.close()
-        except BaseException as exc:  # noqa: BLE001 — reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    procs = [subprocess.Popen([sys.executable, "-c", _CREATE_INDEX, str(workspace.root)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    try:
+        for p in procs:
+            assert p.stdout is not None and p.stdout.readline() == "ready\n", p.stderr and p.stderr.read()
+        assert not (workspace.memory_dir / ".index.sqlite").exists()
+        for p in procs:
+            assert p.stdin is not None
+            p.stdin.write("go\n")
+            p.stdin.flush()
+        results = [p.communicate(timeout=120) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    assert [(p.returncode, out.strip()) for p, (out, _) in zip(procs, results, strict=True)] == [(0, "1")] * 4, results
     assert not list(workspace.memory_dir.glob(".index.sqlite.corrupt*"))
