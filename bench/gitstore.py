@@ -8,13 +8,20 @@ changed per commit) and cached in ``bench/.cache/``; each run works on fresh cop
 against nanobot-ai 0.3.5's ``GitStore.auto_commit`` on its own copy of the same repo, in alternating rounds (a
 round of Reverie commits, then a round of nanobot commits) so drift on a shared machine hits both sides. Wall and
 CPU time (``time.process_time``) are both reported: on a loaded machine both sides are I/O-bound.
+
+The fsync floor is measured in the same rounds: as many fsyncs as one Reverie commit makes (counted on a commit of
+each kind by wrapping ``os.fsync``/``os.fdatasync``), each after a small write to a new file in the repo's own object
+folder, which is the least any durable commit with that many flushes can cost on this disk.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from bench import Context, Result, measure, stats_of
@@ -82,6 +89,44 @@ def _copy(ctx: Context, src: Path, name: str) -> Path:
     return dest
 
 
+@contextmanager
+def counting_fsyncs() -> Iterator[list[int]]:
+    """Count ``os.fsync`` and ``os.fdatasync`` calls made inside the block (one list item: the count)."""
+    count = [0]
+    real = os.fsync, os.fdatasync
+
+    def wrap(fn: Callable[[int], None]) -> Callable[[int], None]:
+        def counted(fd: int) -> None:
+            count[0] += 1
+            fn(fd)
+        return counted
+
+    os.fsync, os.fdatasync = wrap(real[0]), wrap(real[1])  # type: ignore[assignment]
+    try:
+        yield count
+    finally:
+        os.fsync, os.fdatasync = real  # type: ignore[assignment]
+
+
+def fsync_floor(folder: Path, fsyncs: int, tag: str) -> float:
+    """Seconds for ``fsyncs`` small writes to new files in ``folder``, each fsynced, then the folder fsynced once
+    (the last counted fsync): the floor of a commit that flushes that often."""
+    t0 = time.perf_counter()
+    for n in range(max(0, fsyncs - 1)):
+        fd = os.open(folder / f"floor-{tag}-{n}", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+        try:
+            os.write(fd, b"x" * 200)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    dfd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+    return time.perf_counter() - t0
+
+
 def run(ctx: Context) -> list[Result]:
     commits = 1_000 if ctx.quick else 10_000
     rounds, per_round = (3, 10) if ctx.quick else (5, 40)
@@ -96,6 +141,15 @@ def run(ctx: Context) -> list[Result]:
     disk: list[float] = []
     peer_wall: list[float] = []
     peer_cpu: list[float] = []
+    floor: list[float] = []
+    floor_disk: list[float] = []
+    with counting_fsyncs() as passed_count:
+        git.commit("dream: count", kind="dream", files={MEM: base.replace("item 3 ", "item 3 (count) ", 1)})
+    ws.write(MEM, base.replace("item 4 ", "item 4 (count) ", 1), fsync=False)
+    with counting_fsyncs() as disk_count:
+        git.commit("manual: count", kind="manual")
+    floor_dir = ws.root / ".git" / "objects" / "floor"
+    floor_dir.mkdir()
     for r in range(rounds):
         for i in range(per_round):
             text = base.replace("item 7 ", f"item 7 (reverie {r}.{i}) ", 1)
@@ -109,6 +163,9 @@ def run(ctx: Context) -> list[Result]:
             t0 = time.perf_counter()
             assert git.commit("manual: one line", kind="manual") is not None
             disk.append(time.perf_counter() - t0)
+        for i in range(per_round):
+            floor.append(fsync_floor(floor_dir, passed_count[0], f"p{r}.{i}"))
+            floor_disk.append(fsync_floor(floor_dir, disk_count[0], f"d{r}.{i}"))
         out = ctx.peer(PEER, "nanobot_gitstore", {"workspace": str(peer_ws), "reps": per_round, "round": r})
         peer_wall += out["samples"]
         peer_cpu += out["cpu"]
@@ -120,9 +177,15 @@ def run(ctx: Context) -> list[Result]:
     restore, _ = measure(lambda: git.restore("HEAD"), repeat=10 if ctx.quick else 40)
     why, _ = measure(lambda: git.why("fact 59:"), repeat=1, warmup=0)
 
+    shutil.rmtree(floor_dir)
     peer_name = f"nanobot-ai {PEER} auto_commit"
     note = f"{commits:,} commits, {UNRELATED:,} unrelated files; n={len(wall)}/{len(peer_wall)}"
     return [
+        Result("gitstore", "fsync floor of a commit with the contents passed "
+               f"({passed_count[0]} fsyncs, as Reverie's commit makes)", stats_of(floor), stats_of(peer_wall),
+               peer_name, note="the least any commit with these flushes costs here; compare the commit rows"),
+        Result("gitstore", f"fsync floor of a commit already on disk ({disk_count[0]} fsyncs)", stats_of(floor_disk),
+               stats_of(peer_wall), peer_name, note="same rounds"),
         Result("gitstore", "commit a one-line change (contents passed; includes the atomic file write)",
                stats_of(wall), stats_of(peer_wall), peer_name, target="≤ 5 ms and ≥ 5× nanobot", note=note),
         Result("gitstore", "commit a one-line change already written to disk", stats_of(disk),
