@@ -61,3 +61,21 @@ def test_a_read_leaving_memory_is_refused(served: Workspace, rel: str) -> None:
     message = str(caught.value)
     assert SECRET not in message
     assert "Unknown resource" not in message, "refused by the SDK's template, so Reverie's own check went untested"
+
+
+def test_the_file_list_names_memory_files_and_no_link_or_hidden_file(served: Workspace) -> None:
+    """``list_memory_files`` (what a client reads next) shows the dated note, never a symlink or a hidden file."""
+
+    async def listed() -> str:
+        server = build_server(served.root)
+        try:
+            async with Client(server) as client:
+                result = await client.call_tool("list_memory_files", {})
+                return "".join(getattr(c, "text", "") for c in result.content)
+        finally:
+            server.reverie_memory.close()
+
+    text = asyncio.run(listed())
+    assert "memory/2026-01-02.md" in text
+    for name in ("link.md", "inner.md", "out/", "up/", "hidden.md"):
+        assert name not in text, (name, text)

@@ -111,3 +111,23 @@ def test_a_key_prefix_glued_to_a_longer_token_is_not_a_key(prefix: str) -> None:
 def test_a_key_after_a_separator_is_still_a_key() -> None:
     assert [m.kind for m in scan(f"key=(sk-{_BODY})")] == ["openai-key"]
     assert [m.kind for m in scan(f"ghp_{_BODY}")] == ["github-token"]  # at the very start of the text
+
+
+# -- each validator has a case only it decides (found by scripts/mutate.py: these survived before) ---------------
+def test_an_sk_dash_name_made_of_words_is_not_a_key() -> None:
+    assert scan("see sk-my-project-settings-file for details") == []  # short runs between dashes: words
+    assert [m.kind for m in scan(f"see sk-{_BODY[:24]} for details")] == ["openai-key"]
+
+
+def test_a_private_key_placeholder_block_is_not_a_key() -> None:
+    assert scan("-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----") == []
+    real = ("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx8vQ3k2ZpLw7bN9cR4tY6uH1oJ5fG8eD2sA0qW3zXyV\n"
+            "-----END RSA PRIVATE KEY-----")
+    assert [m.kind for m in scan(real)] == ["private-key"]
+
+
+@pytest.mark.parametrize("word", ["Optional", "Required", "Sunshine"])
+def test_a_password_field_holding_one_word_is_not_a_password(word: str) -> None:
+    """"password: Optional" in a form's description is not a secret; one with letters and digits is."""
+    assert scan(f"password: {word}") == []
+    assert [m.kind for m in scan(f"password: {word}7x")] == ["password"]
