@@ -1,0 +1,95 @@
+"""Memory never loses a correct fact (issue 25): one regression test per fault found by an adversarial user.
+
+A line leaves a prompt file only for a reason with evidence, lands in the archive with that reason (merges
+included) where ``reverie why`` finds it; writers never overwrite each other; replay and requeue agree; damaged
+archive files never cost a batch; a file far over budget is trimmed before the model is asked; a drain pauses at
+its budget."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date
+
+from dream_helpers import MEM, edit, make_env
+
+from reverie.config import DreamConfig
+from reverie.dream.archive import archive_path, parse_entry
+from reverie.dream.lifecycle import apply, single_valued
+from reverie.dream.salience import SalienceRecord
+from reverie.hitlog import line_key
+
+TODAY = date(2027, 6, 1)
+USER_T = "# User\n\nWho the user is.\n\n"
+MEM_T = "# Memory\n\nProject facts.\n\n"
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def _apply(tmp_path, files, *, base=None, **kw):
+    current = {"SOUL.md": "# Soul\n", "USER.md": USER_T, MEM: MEM_T, **files}
+    base = current if base is None else {**current, **base}
+    record = SalienceRecord(tmp_path / "salience.json")
+    return apply(base, current, cfg=DreamConfig(), today=TODAY, record=record, archive_texts={}, **kw)
+
+
+def _facts(text: str) -> list[str]:
+    return [line_key(ln) for ln in text.splitlines() if ln.startswith("- ")]
+
+
+def _archived(text: str) -> dict[str, str]:
+    return {line_key(e[0]): e[1] for ln in text.splitlines() if (e := parse_entry(ln))}
+
+
+# -- 1. a look-alike fact about another subject is not a duplicate ---------------------------------------------
+def test_a_fact_about_another_subject_is_not_merged_away(tmp_path):
+    user = USER_T + "- Is vegetarian\n- Wife is vegetarian\n- Speaks German\n- Manager speaks German\n"
+    out = _apply(tmp_path, {"USER.md": user})
+    assert _facts(out.files["USER.md"]) == _facts(user) and not out.retired
+    mem = MEM_T + "- Uses Postgres\n- The team's old service uses Postgres\n"
+    assert _apply(tmp_path, {MEM: mem}).retired == []
+
+
+def test_the_same_fact_said_twice_merges_and_the_merged_line_is_archived_where_why_finds_it(tmp_path):
+    env = make_env(tmp_path / "ws")
+    env.ws.write("USER.md", USER_T + "- Likes green tea\n- The user likes green tea with honey\n- Likes jazz\n"
+                 "- likes jazz.\n")
+    env.git.commit("seed", kind="manual")
+    result = run(env.dream().run())  # nothing pending: the lifecycle alone
+    assert result.status == "ok" and result.merged == 2
+    assert _facts(env.read("USER.md")) == ["the user likes green tea with honey", "likes jazz"]
+    archive = _archived(env.read(archive_path("USER.md")))
+    assert archive["likes green tea"].endswith('into "The user likes green tea with honey"')
+    assert archive["likes jazz"].startswith("merged") and 'into "Likes jazz"' in archive["likes jazz"]
+    found = env.git.why("likes jazz.")
+    assert [p.path for p in found if not p.line.startswith("#")] == [archive_path("USER.md")]
+
+
+# -- 2. repeated labels are multi-valued unless the attribute is single-valued ---------------------------------
+def test_a_repeated_label_keeps_every_value_unless_the_attribute_is_single_valued(tmp_path):
+    base = USER_T + "".join(f"- {line}\n" for line in (
+        "Sister: Ana", "Child: Tom", "Bug: login times out", "Lesson: pin the lock file", "Repository: reverie",
+        "Language: Portuguese", "Time zone: Europe/Lisbon", "Employer: Acme", "Job title: engineer"))
+    new = "".join(f"- {line}\n" for line in (
+        "Sister: Maria", "Child: Lea", "Bug: search misses archives", "Lesson: test the CLI in process",
+        "Repository: nanobot", "Language: German", "Time zone: America/New_York", "Works at Globex",
+        "Role: staff engineer"))
+    out = _apply(tmp_path, {"USER.md": base + new}, base={"USER.md": base})
+    kept = _facts(out.files["USER.md"])
+    for line in ("sister: ana", "sister: maria", "child: tom", "child: lea", "bug: login times out",
+                 "lesson: pin the lock file", "repository: reverie", "language: portuguese", "language: german"):
+        assert line in kept, line
+    gone = _archived(out.archive[archive_path("USER.md")])
+    assert gone == {
+        "time zone: europe lisbon": 'superseded 2027-06-01 by "Time zone: America/New_York"',
+        "employer: acme": 'superseded 2027-06-01 by "Works at Globex"',
+        "job title: engineer": 'superseded 2027-06-01 by "Role: staff engineer"',
+    }
+
+
+def test_the_single_valued_list_is_explicit():
+    assert all(single_valued(label) for label in ("home", "employer", "job title", "name", "time zone",
+                                                  "favourite colour", "current project"))
+    assert not any(single_valued(label) for label in ("sister", "child", "pet", "language", "likes", "bug",
+                                                      "lesson", "repository", "rule", "note"))
