@@ -93,3 +93,47 @@ def test_the_single_valued_list_is_explicit():
                                                   "favourite colour", "current project"))
     assert not any(single_valued(label) for label in ("sister", "child", "pet", "language", "likes", "bug",
                                                       "lesson", "repository", "rule", "note"))
+
+
+# -- 3. one writer protocol: no writer overwrites another --------------------------------------------------------
+def test_a_dream_commit_landing_while_a_pin_is_in_flight_is_kept(tmp_path):
+    from reverie.dream.pins import pin
+
+    env = make_env(tmp_path / "ws")
+    env.ws.write(MEM, MEM_T + "- Likes old maps\n")
+    env.git.commit("seed", kind="manual")
+    env.add("- [durable] Uses Kafka for events")
+    env.fake.enqueue("[MEMORY] Uses Kafka for events", [edit(MEM, "", "- Uses Kafka for events\n")], "done")
+    real = env.git.commit
+
+    def slow(*args, **kw):  # the pin has read MEMORY.md; Dream commits before the pin does
+        env.git.commit = real
+        assert run(env.dream().run()).status == "ok"
+        return real(*args, **kw)
+
+    env.git.commit = slow
+    result = pin(env.ws, env.git, "old maps")
+    assert result.changed and env.git.commit is real
+    text = env.read(MEM)
+    assert "- Likes old maps [pinned]" in text and "- Uses Kafka for events" in text
+    assert env.git_cli("status", "--porcelain").strip() == ""
+    assert "Uses Kafka for events" in env.git_cli("show", "HEAD:memory/MEMORY.md")
+
+
+def test_a_pin_conflicting_with_a_concurrent_change_of_its_line_is_tried_again(tmp_path):
+    from reverie.dream.pins import pin
+
+    env = make_env(tmp_path / "ws")
+    env.ws.write(MEM, MEM_T + "- Likes old maps\n")
+    env.git.commit("seed", kind="manual")
+    real = env.git.commit
+
+    def racing(*args, **kw):  # someone rewrites the very line between the pin's read and its commit
+        env.git.commit = real
+        real("edit", kind="manual", files={MEM: MEM_T + "- Likes old maps of Lisbon\n"})
+        return real(*args, **kw)
+
+    env.git.commit = racing
+    result = pin(env.ws, env.git, "old maps")
+    assert result.changed and result.line == "- Likes old maps of Lisbon [pinned]"
+    assert env.read(MEM) == MEM_T + "- Likes old maps of Lisbon [pinned]\n"

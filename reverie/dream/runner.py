@@ -382,7 +382,11 @@ class Dream:
         cursor = self.store.dream_cursor()
         trailers = {tr.KIND: "dream", tr.CURSOR: str(cursor), tr.MODEL: "lifecycle"}
         message = format_message(f"dream: lifecycle, {stats}", "\n".join(life.commit_lines()), trailers)
-        sha = transaction.commit_run(self.git, self.store, merged, message, trailers, cursor)
+        try:
+            sha = transaction.commit_run(self.git, self.store, merged, message, trailers, cursor, base=disk)
+        except MergeConflictError as exc:
+            log.warning("dream lifecycle: a memory file changed meanwhile (%s); trying again next run", exc)
+            return DreamResult("nothing-to-do", model=self.model, reason=str(exc))
         life.record.save()
         result = replace(result, commit=sha, files=tuple(changes) if sha else (),
                          diff="".join(unified_diff(rel, disk[rel], text) for rel, text in merged.items()))
@@ -433,7 +437,11 @@ class Dream:
             cursor = self.store.dream_cursor()
             trailers[tr.CURSOR] = str(cursor)
         message = format_message(subject, body, trailers)
-        sha = transaction.commit_run(self.git, self.store, files, message, trailers, cursor)
+        try:
+            sha = transaction.commit_run(self.git, self.store, files, message, trailers, cursor, base=disk)
+        except MergeConflictError as exc:  # another writer committed the same lines meanwhile: not the batch's fault
+            raise _Failed("failed", f"a memory file changed during the commit and the edits conflict: {exc}",
+                          count=False) from None
         if self._requeued is not None:
             append_event(deadletter_path(self.workspace.memory_dir), "done", self._requeued, sha)
         diff = "".join(unified_diff(rel, disk[rel], text) for rel, text in files.items())

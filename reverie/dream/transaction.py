@@ -98,10 +98,12 @@ def commit_message(changes: Sequence[FileChange], findings: Sequence[Finding], f
 
 
 def commit_run(git: GitStore, store: MemoryStore, files: Mapping[str, str], message: str, trailers: Mapping[str, str],
-               last: int) -> str | None:
-    """Commit (GitStore writes the files after its ref update) and only then advance the Dream cursor."""
+               last: int, base: Mapping[str, str] | None = None) -> str | None:
+    """Commit (GitStore writes the files after its ref update) and only then advance the Dream cursor. ``base``:
+    the contents ``files`` were merged over; GitStore merges again, under its writer lock, over anything another
+    writer committed since (the one writer protocol: ``GitStore.commit``'s ``base``)."""
     fault("before-commit")
-    sha = git.commit(message, kind="dream", trailers=dict(trailers), files=dict(files)) if files else None
+    sha = git.commit(message, kind="dream", trailers=dict(trailers), files=dict(files), base=base) if files else None
     fault("committed")
     store.set_dream_cursor(last)
     fault("cursor-written")
