@@ -137,3 +137,55 @@ def test_a_pin_conflicting_with_a_concurrent_change_of_its_line_is_tried_again(t
     result = pin(env.ws, env.git, "old maps")
     assert result.changed and result.line == "- Likes old maps of Lisbon [pinned]"
     assert env.read(MEM) == MEM_T + "- Likes old maps of Lisbon [pinned]\n"
+
+
+# -- 4. restore --replay and requeue agree ---------------------------------------------------------------------
+def _set_aside_then_requeue_and_learn(env) -> str:
+    """Batch 1 fails twice (set aside); batch 2 is learned; batch 1 is requeued and learned. Returns its commit."""
+    leak = "- key sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6\n"
+    env.add("- [durable] Uses Redis for the cache")
+    for _ in range(2):
+        env.fake.enqueue("[MEMORY] Uses Redis", [edit(MEM, "", leak)], "done")
+        run(env.dream().run())
+    env.add("- [durable] Uses Kafka for events")
+    env.fake.enqueue("[MEMORY] Uses Kafka", [edit(MEM, "", "- Uses Kafka for events\n")], "done")
+    assert run(env.dream().run()).status == "ok"
+    env.dream().requeue()
+    env.fake.enqueue("[MEMORY] Uses Redis", [edit(MEM, "", "- Uses Redis for the cache\n")], "done")
+    result = run(env.dream().run())
+    assert result.status == "ok" and (result.first, result.last) == (1, 1) and env.dream().queued() == []
+    return result.commit
+
+
+def test_restore_replay_replays_a_batch_that_was_set_aside_and_requeued(tmp_path):
+    from reverie.operations.restore import restore_memory
+
+    env = make_env(tmp_path / "ws", max_attempts=2, max_batch_size=1)
+    sha = _set_aside_then_requeue_and_learn(env)
+    result = restore_memory(env.store, env.git, sha, replay=True)
+    assert result.cursor_rewound_to == 0 and "Uses Redis" not in env.read(MEM)
+    for fact in ("Uses Redis for the cache", "Uses Kafka for events"):  # every batch after the restored commit
+        env.fake.enqueue(f"[MEMORY] {fact}", [edit(MEM, "", f"- {fact}\n")], "done")
+    results = [run(env.dream().run()) for _ in range(2)]
+    assert [r.first for r in results] == [1, 2] and {r.status for r in results} <= {"ok", "no-change"}
+    assert "- Uses Redis for the cache" in env.read(MEM) and env.store.dream_cursor() == 2
+    assert env.dream().set_aside() == [] and env.dream().queued() == []
+
+
+def test_restore_replay_over_a_set_aside_batch_runs_it_in_order(tmp_path):
+    from reverie.operations.restore import restore_memory
+
+    env = make_env(tmp_path / "ws", max_attempts=1, max_batch_size=1)
+    env.ws.write(MEM, MEM_T + "- Seeded fact\n")
+    env.add("- [durable] Uses Rust")
+    env.fake.enqueue("[MEMORY] Uses Rust", [edit(MEM, "", "- Uses Rust\n")], "done")
+    first = run(env.dream().run())
+    env.add("- [durable] Uses Redis for the cache")
+    env.fake.enqueue("[MEMORY] Uses Redis", [edit(MEM, "", "- key sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6\n")], "done")
+    assert run(env.dream().run()).status == "dead-lettered" and env.store.dream_cursor() == 2
+    restore_memory(env.store, env.git, first.commit, replay=True)
+    assert env.store.dream_cursor() == 0 and env.dream().set_aside() == []  # it comes back with the replay
+    env.fake.enqueue("[MEMORY] Uses Rust", [edit(MEM, "", "- Uses Rust\n")], "done")
+    env.fake.enqueue("[MEMORY] Uses Redis", [edit(MEM, "", "- Uses Redis for the cache\n")], "done")
+    assert [run(env.dream().run()).first for _ in range(2)] == [1, 2]
+    assert "- Uses Redis for the cache" in env.read(MEM)
