@@ -189,3 +189,93 @@ def test_restore_replay_over_a_set_aside_batch_runs_it_in_order(tmp_path):
     env.fake.enqueue("[MEMORY] Uses Redis", [edit(MEM, "", "- Uses Redis for the cache\n")], "done")
     assert [run(env.dream().run()).first for _ in range(2)] == [1, 2]
     assert "- Uses Redis for the cache" in env.read(MEM)
+
+
+# -- 5. a damaged archive file is repaired or set apart; the run goes on ----------------------------------------
+def _over_budget(env) -> None:
+    env.ws.write("USER.md", USER_T + "".join(f"- Likes board game number {i:03d} a lot\n" for i in range(40)))
+    env.git.commit("hand-grown", kind="manual")
+
+
+def test_invalid_utf8_in_an_archive_file_is_set_apart_and_the_run_goes_on(tmp_path, capsys):
+    from reverie.cli._render_dream import print_dream
+
+    env = make_env(tmp_path / "ws", user_max_chars=600)
+    path = env.ws.root / archive_path("USER.md")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    damaged = b"# Archive: USER.md\n\n## 2027-01-01\n\n### Likes caf\xe9\n- Likes caf\xe9 \xb7 archived 2027-01-01\n"
+    path.write_bytes(damaged)
+    _over_budget(env)
+    result = run(env.dream().run())  # nothing pending: the lifecycle alone must archive into the damaged file
+    assert result.status == "ok" and result.archived > 0, result.reason
+    print_dream(result)
+    out = capsys.readouterr().out
+    assert "memory/archive/user.md had invalid UTF-8" in " ".join(out.split())
+    aside = [p for p in path.parent.iterdir() if p.name.startswith("user.md.damaged-")]
+    assert len(aside) == 1 and aside[0].read_bytes() == damaged  # nothing in it is lost
+    text = path.read_text("utf-8")  # valid now, with the run's archived lines appended
+    assert "Likes caf\ufffd" in text and "Likes board game number 000 a lot" in text
+    assert len(env.read("USER.md")) <= 600 and env.git_cli("status", "--porcelain").strip() == ""
+    assert not (env.ws.memory_dir / "dream-deadletter.jsonl").exists()
+
+
+def test_a_directory_in_place_of_an_archive_file_is_moved_aside_and_its_text_comes_back(tmp_path):
+    env = make_env(tmp_path / "ws")
+    env.ws.write("USER.md", USER_T + "- Lives in Lisbon\n")
+    env.git.commit("seed", kind="manual")
+    env.add("- [durable] Lives in Porto")
+    env.fake.enqueue("[USER] Lives in Porto", [edit("USER.md", "", "- Lives in Porto\n")], "done")
+    assert run(env.dream().run()).superseded == 1
+    path = env.ws.root / archive_path("USER.md")
+    committed = path.read_text()
+    path.unlink()
+    (path / "notes").mkdir(parents=True)
+    (path / "notes" / "mine.txt").write_text("a person's file")
+    env.add("- [durable] Lives in Braga")
+    env.fake.enqueue("[USER] Lives in Braga", [edit("USER.md", "", "- Lives in Braga\n")], "done")
+    result = run(env.dream().run())
+    assert result.status == "ok" and result.superseded == 1, result.reason
+    assert any("memory/archive/user.md was not a file: moved aside" in w for w in result.warnings)
+    aside = next(p for p in path.parent.iterdir() if p.name.startswith("user.md.damaged-"))
+    assert (aside / "notes" / "mine.txt").read_text() == "a person's file"
+    text = path.read_text()
+    assert text.startswith(committed) and '- Lives in Porto · superseded' in text and "Lives in Lisbon" in text
+
+
+def test_an_archive_file_without_its_header_gets_it_back(tmp_path):
+    env = make_env(tmp_path / "ws")
+    path = env.ws.root / archive_path(MEM)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("- Old note · archived 2027-01-01 (over budget)\n")
+    env.ws.write(MEM, MEM_T + "- Uses MySQL for the shop\n- No longer uses MySQL for the shop\n")
+    env.git.commit("seed", kind="manual")
+    result = run(env.dream().run())
+    assert result.status == "ok" and any("had lost its header" in w for w in result.warnings)
+    text = path.read_text()
+    assert text.startswith("# Archive: memory/MEMORY.md") and "- Old note · archived" in text
+    assert "- Uses MySQL for the shop · superseded" in text
+
+
+# -- 7. an untracked archive: nothing removed where nobody could find it ----------------------------------------
+def test_with_the_archive_untracked_no_line_leaves_and_no_report_points_at_it(tmp_path, capsys):
+    from reverie.cli._render_dream import print_dream
+
+    env = make_env(tmp_path / "ws", user_max_chars=300)
+    env.git.config.tracked_files = ["SOUL.md", "USER.md", "memory/MEMORY.md"]
+    env.git.tracked = list(env.git.config.tracked_files)
+    env.config.git.tracked_files = list(env.git.tracked)
+    env.ws.write("USER.md", USER_T + "- Lives in Lisbon\n- Likes jazz\n- likes jazz.\n" +
+                 "".join(f"- Likes board game number {i:03d}\n" for i in range(20)))
+    env.git.commit("seed", kind="manual")
+    before = env.read("USER.md")
+    env.add("- [durable] Lives in Porto")
+    env.fake.enqueue("[USER] Lives in Porto", [edit("USER.md", "- Lives in Lisbon\n", "- Lives in Porto\n")], "done")
+    result = run(env.dream().run())
+    assert result.status == "ok" and not result.archive_tracked
+    assert any("not in git.trackedFiles" in w for w in result.warnings)
+    after = env.read("USER.md")
+    assert after == before.replace("Lives in Lisbon", "Lives in Porto")  # only the model's own edit
+    assert not (env.ws.root / "memory" / "archive").exists()
+    print_dream(result)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "see memory/archive/" not in out and "nothing is archived" in out

@@ -129,9 +129,12 @@ def dream_result(result: DreamResult) -> str:
         short = (result.commit or "")[:8]
         lines.append(f"Dream processed {batch} and changed {files_line(result.files)} as `{short}` ({stats}).")
         lines.append(f"See it with `/dream-log {short}`; undo it with `/dream-restore {short}`.")
-    if result.lifecycle_summary:
+    if result.lifecycle_summary and result.archive_tracked:
         lines.append(f"To stay within budget Dream {result.lifecycle_summary} (kept in memory/archive/, "
                      "found by `/recall`).")
+    elif result.lifecycle_summary:
+        lines.append(f"Dream {result.lifecycle_summary} (named in the commit; memory/archive/ is not tracked).")
+    lines += [f"Warning: {w}" for w in result.warnings]
     if result.pending_soul:
         lines.append("A change to SOUL.md is waiting for approval (`/dream-log` shows it).")
     if len(result.batches) > 1:

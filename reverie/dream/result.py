@@ -68,6 +68,10 @@ class DreamResult:
     expired: int = 0
     superseded: int = 0
     merged: int = 0
+    #: Said to the person with the outcome: a damaged archive file repaired (naming it), the archive untracked…
+    warnings: tuple[str, ...] = ()
+    #: False when ``git.trackedFiles`` leaves ``memory/archive/*.md`` out: nothing was archived.
+    archive_tracked: bool = True
 
     @property
     def lifecycle_summary(self) -> str:

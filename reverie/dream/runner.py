@@ -41,6 +41,7 @@ from . import transaction
 from .agent import run_edit_loop
 from .analyze import UnusableAnalysis, analyze
 from .archive import archive_path
+from .archive_files import read_archives
 from .batch import budget_lines, build_analysis_message, line_ages
 from .budget import Budget, BudgetExceeded
 from .deadletter import DeadLetter, append_dead_letter, append_event, deadletter_path, queued, set_aside
@@ -92,6 +93,7 @@ class Dream:
         self.today: Callable[[], date] = date.today
         self._archive_disk: dict[str, str] = {}
         self._requeued: int | None = None  # first cursor of the requeued batch this run works on
+        self._warnings: list[str] = []  # what this run tells the person besides its outcome (DreamResult.warnings)
 
     @property
     def model(self) -> str:
@@ -118,6 +120,7 @@ class Dream:
         lock = RunLock(self.workspace.state_dir)
         if not await lock.acquire(wait=wait):
             return DreamResult("already-running", reason="another Dream run holds the lock", model=self.model)
+        self._warnings = []
         try:
             self._ensure_repo()
             attempts = Attempts.load(self.workspace.state_dir)
@@ -129,7 +132,8 @@ class Dream:
                 result = await self._drain(attempts, dry_run, emit)
             if not dry_run and result.status in ("ok", "no-change", "dead-lettered"):
                 self._retain()
-            return result
+            tracked = self._archive_enabled()
+            return replace(result, warnings=tuple(self._warnings), archive_tracked=tracked)
         finally:
             lock.release()
 
@@ -233,7 +237,7 @@ class Dream:
                     max_tokens=self._max_tokens(protocol.TASK_DREAM_EDIT),
                 )
             facts = [f for e in entries for ln in e.content.splitlines() if (f := protocol.parse_fact_line(ln))]
-            life = self._lifecycle(staged, today, tools=tools, findings=findings, facts=facts)
+            life = self._lifecycle(staged, today, dry_run=dry_run, tools=tools, findings=findings, facts=facts)
             changed = staged.changed()
             progress("gate")
             verdict = check(staged.base, {**changed, **life.archive}, findings, cfg,
@@ -312,9 +316,22 @@ class Dream:
         """The archive is written only where the memory repo tracks it (``git.trackedFiles``)."""
         ok = all(is_tracked(archive_path(rel), self.git.tracked) for rel in MEMORY_FILES)
         if not ok:
-            log.warning("dream: memory/archive/*.md is not in git.trackedFiles; nothing is archived, so files over "
-                        "budget stay over it")
+            self._warn("memory/archive/*.md is not in git.trackedFiles, so nothing can be archived: the lifecycle "
+                       "removes no line (no merge, supersession, expiry or trimming) and files over budget stay "
+                       "over it")
         return ok
+
+    def _warn(self, message: str) -> None:
+        """A warning the run's result carries to the person (once per run)."""
+        if message not in self._warnings:
+            self._warnings.append(message)
+            log.warning("dream: %s", message)
+
+    def _committed(self, rel: str) -> str | None:
+        try:
+            return self.git.file_at("HEAD", rel) if self.git.head() else None
+        except GitStoreError:
+            return None
 
     def _archive_base(self, staged: StagedFiles) -> dict[str, str]:
         """The staged files' base plus the archive files as on disk (what a run's changes are diffed against)."""
@@ -324,19 +341,15 @@ class Dream:
             out[path] = self._archive_disk.get(path, "")
         return out
 
-    def _lifecycle(self, staged: StagedFiles, today: date, *, tools: MemoryTools | None = None,
+    def _lifecycle(self, staged: StagedFiles, today: date, *, dry_run: bool, tools: MemoryTools | None = None,
                    findings: tuple[Finding, ...] = (), facts: list[tuple[str, str]] | None = None) -> LifecycleOutcome:
         """Run the lifecycle step over the staged copy (it updates ``staged.current``)."""
         enabled = self._archive_enabled()
-        disk: dict[str, str] = {}
-        for rel in MEMORY_FILES:
-            path = archive_path(rel)
-            try:
-                disk[path] = self.workspace.read(path)
-            except (UnsafePathError, ReverieError, OSError) as exc:
-                log.warning("dream: %s cannot be read (%s); nothing is archived this run", path, exc)
-                enabled = False
-        self._archive_disk = disk
+        archives = read_archives(self.workspace, self._committed, repair=not dry_run)
+        for note in archives.notes:
+            self._warn(note)
+        enabled = enabled and not archives.unreadable
+        disk = self._archive_disk = archives.texts
         record = SalienceRecord.load(self.workspace.state_dir)
         record.fold_hits()
         life = run_lifecycle(
@@ -355,7 +368,7 @@ class Dream:
         No model call; the cursor stays where it is."""
         staged = StagedFiles.load(self.workspace)
         cfg = self.config.dream
-        life = self._lifecycle(staged, self.today())
+        life = self._lifecycle(staged, self.today(), dry_run=dry_run)
         changed = staged.changed()
         if not changed and not life.archive:
             if not dry_run:
@@ -367,7 +380,7 @@ class Dream:
         result = _with_lifecycle(DreamResult("ok", model=self.model, dry_run=dry_run), life)
         if not verdict.ok:  # cannot happen for the step's own removals; refuse rather than write a surprise
             log.warning("dream lifecycle: not written: %s", verdict.reason)
-            return DreamResult("nothing-to-do", model=self.model, reason=verdict.reason)
+            return DreamResult("failed", model=self.model, reason=f"lifecycle not written: {verdict.reason}")
         base = self._archive_base(staged)
         if dry_run:
             return replace(result, diff=staged.diff() + _archive_diff(base, life.archive),
@@ -376,7 +389,8 @@ class Dream:
             merged, disk = transaction.merge_over_disk(self.workspace, base, files)
         except (MergeConflictError, UnsafePathError, UnicodeDecodeError) as exc:
             log.warning("dream lifecycle: a memory file changed meanwhile (%s); trying again next run", exc)
-            return DreamResult("nothing-to-do", model=self.model, reason=str(exc))
+            return DreamResult("failed", model=self.model, reason=f"lifecycle not written, a memory file changed "
+                                                                  f"meanwhile: {exc}; trying again next run")
         changes = transaction.file_changes(disk, merged)
         stats = ", ".join(f"{c.path} +{c.added} -{c.removed}" for c in changes)
         cursor = self.store.dream_cursor()
@@ -386,7 +400,8 @@ class Dream:
             sha = transaction.commit_run(self.git, self.store, merged, message, trailers, cursor, base=disk)
         except MergeConflictError as exc:
             log.warning("dream lifecycle: a memory file changed meanwhile (%s); trying again next run", exc)
-            return DreamResult("nothing-to-do", model=self.model, reason=str(exc))
+            return DreamResult("failed", model=self.model, reason=f"lifecycle not written, a memory file changed "
+                                                                  f"meanwhile: {exc}; trying again next run")
         life.record.save()
         result = replace(result, commit=sha, files=tuple(changes) if sha else (),
                          diff="".join(unified_diff(rel, disk[rel], text) for rel, text in merged.items()))
