@@ -53,8 +53,9 @@ def test_a_fact_about_another_subject_is_not_merged_away(tmp_path):
 
 def test_the_same_fact_said_twice_merges_and_the_merged_line_is_archived_where_why_finds_it(tmp_path):
     env = make_env(tmp_path / "ws")
-    env.ws.write("USER.md", USER_T + "- Likes green tea\n- The user likes green tea with honey\n- Likes jazz\n"
-                 "- likes jazz.\n")
+    env.ws.write(
+        "USER.md", USER_T + "- Likes green tea\n- The user likes green tea with honey\n- Likes jazz\n- likes jazz.\n"
+    )
     env.git.commit("seed", kind="manual")
     result = run(env.dream().run())  # nothing pending: the lifecycle alone
     assert result.status == "ok" and result.merged == 2
@@ -68,17 +69,47 @@ def test_the_same_fact_said_twice_merges_and_the_merged_line_is_archived_where_w
 
 # -- 2. repeated labels are multi-valued unless the attribute is single-valued ---------------------------------
 def test_a_repeated_label_keeps_every_value_unless_the_attribute_is_single_valued(tmp_path):
-    base = USER_T + "".join(f"- {line}\n" for line in (
-        "Sister: Ana", "Child: Tom", "Bug: login times out", "Lesson: pin the lock file", "Repository: reverie",
-        "Language: Portuguese", "Time zone: Europe/Lisbon", "Employer: Acme", "Job title: engineer"))
-    new = "".join(f"- {line}\n" for line in (
-        "Sister: Maria", "Child: Lea", "Bug: search misses archives", "Lesson: test the CLI in process",
-        "Repository: nanobot", "Language: German", "Time zone: America/New_York", "Works at Globex",
-        "Role: staff engineer"))
+    base = USER_T + "".join(
+        f"- {line}\n"
+        for line in (
+            "Sister: Ana",
+            "Child: Tom",
+            "Bug: login times out",
+            "Lesson: pin the lock file",
+            "Repository: reverie",
+            "Language: Portuguese",
+            "Time zone: Europe/Lisbon",
+            "Employer: Acme",
+            "Job title: engineer",
+        )
+    )
+    new = "".join(
+        f"- {line}\n"
+        for line in (
+            "Sister: Maria",
+            "Child: Lea",
+            "Bug: search misses archives",
+            "Lesson: test the CLI in process",
+            "Repository: nanobot",
+            "Language: German",
+            "Time zone: America/New_York",
+            "Works at Globex",
+            "Role: staff engineer",
+        )
+    )
     out = _apply(tmp_path, {"USER.md": base + new}, base={"USER.md": base})
     kept = _facts(out.files["USER.md"])
-    for line in ("sister: ana", "sister: maria", "child: tom", "child: lea", "bug: login times out",
-                 "lesson: pin the lock file", "repository: reverie", "language: portuguese", "language: german"):
+    for line in (
+        "sister: ana",
+        "sister: maria",
+        "child: tom",
+        "child: lea",
+        "bug: login times out",
+        "lesson: pin the lock file",
+        "repository: reverie",
+        "language: portuguese",
+        "language: german",
+    ):
         assert line in kept, line
     gone = _archived(out.archive[archive_path("USER.md")])
     assert gone == {
@@ -89,10 +120,14 @@ def test_a_repeated_label_keeps_every_value_unless_the_attribute_is_single_value
 
 
 def test_the_single_valued_list_is_explicit():
-    assert all(single_valued(label) for label in ("home", "employer", "job title", "name", "time zone",
-                                                  "favourite colour", "current project"))
-    assert not any(single_valued(label) for label in ("sister", "child", "pet", "language", "likes", "bug",
-                                                      "lesson", "repository", "rule", "note"))
+    assert all(
+        single_valued(label)
+        for label in ("home", "employer", "job title", "name", "time zone", "favourite colour", "current project")
+    )
+    assert not any(
+        single_valued(label)
+        for label in ("sister", "child", "pet", "language", "likes", "bug", "lesson", "repository", "rule", "note")
+    )
 
 
 # -- 3. one writer protocol: no writer overwrites another --------------------------------------------------------
@@ -239,7 +274,7 @@ def test_a_directory_in_place_of_an_archive_file_is_moved_aside_and_its_text_com
     aside = next(p for p in path.parent.iterdir() if p.name.startswith("user.md.damaged-"))
     assert (aside / "notes" / "mine.txt").read_text() == "a person's file"
     text = path.read_text()
-    assert text.startswith(committed) and '- Lives in Porto · superseded' in text and "Lives in Lisbon" in text
+    assert text.startswith(committed) and "- Lives in Porto · superseded" in text and "Lives in Lisbon" in text
 
 
 def test_an_archive_file_without_its_header_gets_it_back(tmp_path):
@@ -264,8 +299,12 @@ def test_with_the_archive_untracked_no_line_leaves_and_no_report_points_at_it(tm
     env.git.config.tracked_files = ["SOUL.md", "USER.md", "memory/MEMORY.md"]
     env.git.tracked = list(env.git.config.tracked_files)
     env.config.git.tracked_files = list(env.git.tracked)
-    env.ws.write("USER.md", USER_T + "- Lives in Lisbon\n- Likes jazz\n- likes jazz.\n" +
-                 "".join(f"- Likes board game number {i:03d}\n" for i in range(20)))
+    env.ws.write(
+        "USER.md",
+        USER_T
+        + "- Lives in Lisbon\n- Likes jazz\n- likes jazz.\n"
+        + "".join(f"- Likes board game number {i:03d}\n" for i in range(20)),
+    )
     env.git.commit("seed", kind="manual")
     before = env.read("USER.md")
     env.add("- [durable] Lives in Porto")

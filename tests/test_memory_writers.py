@@ -52,8 +52,12 @@ def _approve_writer(env, n: int, out: list[str]) -> None:
     for i in range(n):
         base = env.ws.read(SOUL)
         line = f"- Standing rule number {i:02d}: answer in plain words"
-        stage_soul_change(env.ws, base=base, proposed=base.rstrip("\n") + f"\n{line}\n",
-                          meta={"first": None, "last": None, "model": "test", "reason": "test", "head": None})
+        stage_soul_change(
+            env.ws,
+            base=base,
+            proposed=base.rstrip("\n") + f"\n{line}\n",
+            meta={"first": None, "last": None, "model": "test", "reason": "test", "head": None},
+        )
         try:
             approve(env.store, env.git)
         except Exception:  # a conflict with a concurrent writer: nothing written, nothing reported
@@ -89,14 +93,24 @@ def test_concurrent_writers_never_lose_a_committed_line(tmp_path_factory, seed, 
     env = make_env(tmp_path_factory.mktemp("ws") / "ws")
     _seed(env)
     committed: dict[str, list[str]] = {k: [] for k in ("dream", "approve", *THREADS)}
-    procs = [subprocess.Popen([sys.executable, str(PROC), str(env.ws.root), name, str(n), str(seed + i)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=PROC.parent)
-             for i, name in enumerate(PROCESSES)]
-    threads = [threading.Thread(target=_dream_writer, args=(env, n, committed["dream"])),
-               threading.Thread(target=_approve_writer, args=(env, n, committed["approve"]))]
-    threads += [threading.Thread(target=_thread_writer, args=(env.ws.root, env.config, name, n, seed + i,
-                                                              committed[name]))
-                for i, name in enumerate(THREADS)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(PROC), str(env.ws.root), name, str(n), str(seed + i)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=PROC.parent,
+        )
+        for i, name in enumerate(PROCESSES)
+    ]
+    threads = [
+        threading.Thread(target=_dream_writer, args=(env, n, committed["dream"])),
+        threading.Thread(target=_approve_writer, args=(env, n, committed["approve"])),
+    ]
+    threads += [
+        threading.Thread(target=_thread_writer, args=(env.ws.root, env.config, name, n, seed + i, committed[name]))
+        for i, name in enumerate(THREADS)
+    ]
     for t in threads:
         t.start()
     for t in threads:

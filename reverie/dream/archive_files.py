@@ -62,8 +62,7 @@ def read_archives(workspace: Workspace, committed: Committed, *, repair: bool = 
     return out
 
 
-def _read_one(workspace: Workspace, rel: str, source: str, committed: Committed, notes: list[str],
-              repair: bool) -> str:
+def _read_one(workspace: Workspace, rel: str, source: str, committed: Committed, notes: list[str], repair: bool) -> str:
     path = workspace.resolve(rel)
     try:
         st = os.lstat(path)
@@ -74,8 +73,11 @@ def _read_one(workspace: Workspace, rel: str, source: str, committed: Committed,
         if repair:
             aside = _set_apart(path)
             atomic_write(path, text)
-            _note(notes, f"{rel} was not a file: moved aside to {_rel(workspace, aside)}, and the file is back with "
-                         "its committed text")
+            _note(
+                notes,
+                f"{rel} was not a file: moved aside to {_rel(workspace, aside)}, and the file is back with "
+                "its committed text",
+            )
         return text
     raw = path.read_bytes()
     try:
@@ -85,8 +87,11 @@ def _read_one(workspace: Workspace, rel: str, source: str, committed: Committed,
         if repair:
             aside = _set_apart(path, raw)
             atomic_write(path, _with_header(text, source))
-            _note(notes, f"{rel} had invalid UTF-8: the original bytes are set apart in {_rel(workspace, aside)}; "
-                         "the file keeps its text with U+FFFD for each bad byte")
+            _note(
+                notes,
+                f"{rel} had invalid UTF-8: the original bytes are set apart in {_rel(workspace, aside)}; "
+                "the file keeps its text with U+FFFD for each bad byte",
+            )
         return _with_header(text, source)
     if text.strip() and not text.lstrip().startswith("# Archive:"):
         text = _with_header(text, source)
