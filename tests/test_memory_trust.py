@@ -318,3 +318,50 @@ def test_with_the_archive_untracked_no_line_leaves_and_no_report_points_at_it(tm
     print_dream(result)
     out = " ".join(capsys.readouterr().out.split())
     assert "see memory/archive/" not in out and "nothing is archived" in out
+
+
+# -- 6. a file far over budget is trimmed before the model is asked ---------------------------------------------
+def test_a_hand_grown_user_md_far_over_budget_is_trimmed_before_the_prompt_is_built(tmp_path):
+    env = make_env(tmp_path / "ws", token_budget=30_000, max_attempts=1)
+    big = USER_T + "".join(f"- Hand-written note {i:05d} on topic {i % 97} with detail\n" for i in range(6200))
+    assert len(big) > 300_000  # ≈ 80k tokens in the prompt: over the batch's cap 2.5 times
+    env.ws.write("USER.md", big)
+    env.git.commit("hand-grown", kind="manual")
+    env.add("- [durable] Uses Kafka for events")
+    env.fake.enqueue("[MEMORY] Uses Kafka for events", [edit(MEM, "", "- Uses Kafka for events\n")], "done")
+    result = run(env.dream().run())
+    assert result.status == "ok", result.reason
+    assert any("over budget before the model call" in w for w in result.warnings)
+    assert all(len(str(p)) < 60_000 for p in env.fake.prompts)  # the model saw the trimmed file
+    assert len(env.read("USER.md")) <= env.config.dream.user_max_chars and "Uses Kafka" in env.read(MEM)
+    kept = set(_facts(env.read("USER.md"))) | set(_archived(env.read(archive_path("USER.md"))))
+    assert set(_facts(big)) <= kept  # every line is in the file or the archive
+    assert not (env.ws.memory_dir / "dream-deadletter.jsonl").exists()
+
+
+# -- 8. a drain stopping at its budget is a pause --------------------------------------------------------------
+def test_a_drain_stopping_at_its_token_budget_pauses_says_what_is_left_and_exits_0(tmp_path, monkeypatch, capsys):
+    from reverie.cli import cmd_dream
+
+    env = make_env(tmp_path / "ws", max_batch_size=1, drain_token_budget=1000)
+    for i in range(3):
+        env.add(f"- [durable] Uses tool number {i}")
+        env.fake.enqueue(f"[MEMORY] Uses tool number {i}", [edit(MEM, "", f"- Uses tool number {i}\n")], "done")
+    result = run(env.dream().run(drain=True))
+    assert result.status == "paused" and env.store.dream_cursor() == 0, result.reason
+    assert result.reason == "paused: 3 entries left, run again or raise dream.drainTokenBudget"
+    assert not (env.ws.memory_dir / "dream-deadletter.jsonl").exists()
+    assert cmd_dream.run.__module__  # the CLI maps a pause to exit 0 (only failures exit 1)
+    assert "paused" not in cmd_dream._FAILED
+
+
+def test_the_offline_engine_is_not_counted_against_a_token_budget(tmp_path):
+    from reverie.config import OFFLINE_MODEL
+
+    env = make_env(tmp_path / "ws", max_batch_size=2, drain_token_budget=1000, token_budget=1000)
+    env.config.dream.model_override = OFFLINE_MODEL
+    for i in range(5):
+        env.add(f"- [durable] Uses tool number {i} for the build")
+    result = run(env.dream().run(drain=True))
+    assert result.status in ("ok", "no-change") and env.store.dream_cursor() == 5, result.reason
+    assert result.usage.total_tokens > 1  # counted and reported, never charged

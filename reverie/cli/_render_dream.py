@@ -27,7 +27,7 @@ def progress_text(p: Progress) -> str:
 def print_dream(result: DreamResult) -> None:
     """A finished Dream run: outcome, batch, changed files, commit, usage (and the diff of a dry run)."""
     ok = result.status in ("ok", "no-change", "nothing-to-do")
-    colour = "green" if ok else "red"
+    colour = "green" if ok else "yellow" if result.status == "paused" else "red"
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_row("status", f"[{colour}]{result.status}[/]" + (" (dry run: nothing written)" if result.dry_run else ""))
     if result.first is not None:

@@ -114,6 +114,8 @@ def dream_result(result: DreamResult) -> str:
         return f"Dream failed on {batch or 'its batch'}: {result.reason}. Nothing was written; the entries stay pending."
     if status == "rejected":
         return f"Dream's edits for {batch or 'its batch'} were rejected: {result.reason}. Nothing was written."
+    if status == "paused" and result.commit is None:
+        return f"Dream {result.reason}."
     if status == "dead-lettered":
         return f"Dream set {batch} aside after repeated failures ({result.reason}); later entries will be processed."
     tokens = result.usage.total_tokens
@@ -139,6 +141,8 @@ def dream_result(result: DreamResult) -> str:
         lines.append("A change to SOUL.md is waiting for approval (`/dream-log` shows it).")
     if len(result.batches) > 1:
         lines.append(f"({len(result.batches)} batches.)")
+    if status == "paused":
+        lines.append(f"Then Dream {result.reason}.")
     return "\n".join(lines)
 
 

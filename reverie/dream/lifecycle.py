@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import logging
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -436,10 +437,12 @@ def _merge_duplicates(rel: str, lines: list[_Line], drop: dict[int, Retired], wh
         first[ln.key] = ln
     live = [ln for ln in lines if ln.index not in drop and len(ln.tokens) >= 2]
     live.sort(key=lambda ln: len(ln.key))
-    for i, short in enumerate(live):
+    order = {ln.index: n for n, ln in enumerate(live)}
+    forms = _Forms(live)
+    for short in live:
         if short.index in drop:
             continue
-        for longer in live[i + 1:]:
+        for longer in sorted(forms.starting(_subjectless(short.key)), key=lambda ln: order[ln.index]):
             if longer.index in drop or len(longer.key) <= len(short.key):
                 continue
             relation = _covers(short.key, longer.key)
@@ -466,6 +469,32 @@ def _merge_duplicates(rel: str, lines: list[_Line], drop: dict[int, Retired], wh
             by = into[by]
         if by != r.by:
             drop[i] = Retired(r.path, r.text, r.why, r.note, by)
+
+
+class _Forms:
+    """Lines by the forms a shorter line must begin (after "The user", and after leading negation words), sorted,
+    so the lines that may cover a given one are found by bisection, not by comparing every pair."""
+
+    def __init__(self, lines: list[_Line]) -> None:
+        pairs = sorted({(form, ln.index): ln for ln in lines for form in _forms(ln.key)}.items())
+        self._keys = [form for (form, _), _ln in pairs]
+        self._lines = [ln for _key, ln in pairs]
+
+    def starting(self, prefix: str) -> list[_Line]:
+        found: dict[int, _Line] = {}
+        for j in range(bisect_left(self._keys, prefix), len(self._keys)):
+            if not self._keys[j].startswith(prefix):
+                break
+            found[self._lines[j].index] = self._lines[j]
+        return list(found.values())
+
+
+def _forms(key: str) -> set[str]:
+    words = _subjectless(key).split()
+    core = list(words)
+    while core and core[0] in _NEGATION:
+        core.pop(0)
+    return {" ".join(words), " ".join(core)}
 
 
 def _covers(short: str, longer: str) -> str | None:

@@ -11,7 +11,7 @@ from ..llm.types import Usage
 __all__ = ["DreamStatus", "Finding", "Edit", "DreamResult", "Progress", "ProgressPhase"]
 
 DreamStatus = Literal[
-    "ok", "no-change", "nothing-to-do", "already-running", "failed", "rejected", "dead-lettered"
+    "ok", "no-change", "nothing-to-do", "already-running", "failed", "rejected", "dead-lettered", "paused"
 ]
 
 

@@ -12,12 +12,13 @@ none, so an outage never costs a batch.
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING, Literal
 
-from ..config import Config
+from ..config import OFFLINE_MODEL, Config
 from ..errors import (
     AlreadyRunningError,
     GitStoreError,
@@ -33,6 +34,7 @@ from ..gitstore.trailers import format_message
 from ..history import HistoryEntry
 from ..llm import protocol
 from ..llm.prompts import load_prompt
+from ..llm.registry import prefix_of
 from ..llm.types import Usage
 from ..security.untrusted import untrusted_soul_lines
 from ..store import MemoryStore
@@ -47,7 +49,7 @@ from .budget import Budget, BudgetExceeded
 from .deadletter import DeadLetter, append_dead_letter, append_event, deadletter_path, queued, set_aside
 from .edit_tools import MemoryTools
 from .gate import check
-from .lifecycle import MANAGED, LifecycleOutcome
+from .lifecycle import MANAGED, LifecycleOutcome, budgets
 from .lifecycle import apply as run_lifecycle
 from .lock import RunLock
 from .pending import stage_soul_change
@@ -127,7 +129,8 @@ class Dream:
             transaction.reconcile(self.store, self.git, attempts)
             emit = on_progress or (lambda p: None)
             if not drain:
-                result = await self._batch(Budget.from_config(self.config.dream), attempts, dry_run, emit)
+                result = await self._batch(self._budget(Budget.from_config(self.config.dream)), attempts, dry_run,
+                                           emit)
             else:
                 result = await self._drain(attempts, dry_run, emit)
             if not dry_run and result.status in ("ok", "no-change", "dead-lettered"):
@@ -175,23 +178,40 @@ class Dream:
     # -- drain --------------------------------------------------------------------------------------------
     async def _drain(self, attempts: Attempts, dry_run: bool, emit: ProgressCallback) -> DreamResult:
         cfg = self.config.dream
-        overall = Budget(1_000_000, 1_000_000, cfg.drain_token_budget, cfg.drain_max_seconds)
+        overall = self._budget(Budget(1_000_000, 1_000_000, cfg.drain_token_budget, cfg.drain_max_seconds))
         results: list[DreamResult] = []
         while True:
-            result = await self._batch(Budget.from_config(cfg, overall=overall), attempts, dry_run, emit)
+            result = await self._batch(self._budget(Budget.from_config(cfg, overall=overall)), attempts, dry_run, emit)
             if result.status == "nothing-to-do":
                 break
             results.append(result)
             if result.status not in ("ok", "no-change", "dead-lettered") or dry_run:
                 break  # the same batch would come next (or, dry, the cursor cannot move)
             if overall.remaining_seconds() <= 0 or overall.tokens >= overall.max_tokens:
-                log.info("dream: drain budget used; %d entries left for the next run", self.pending())
+                if self.pending() or self.queued():
+                    results.append(DreamResult("paused", model=self.model))
                 break
         if not results:
             return DreamResult("nothing-to-do", model=self.model)
+        if results[-1].status == "paused":
+            results[-1] = replace(results[-1], reason=self._paused(overall))
         if len(results) == 1:
             return results[0]
         return _aggregate(results)
+
+    def _budget(self, budget: Budget) -> Budget:
+        """The offline engine costs nothing: its calls are not counted against a token budget (every other cap
+        holds)."""
+        if prefix_of(self.model) == prefix_of(OFFLINE_MODEL):
+            budget.max_tokens = sys.maxsize
+        return budget
+
+    def _paused(self, overall: Budget) -> str:
+        """Why a drain stopped at its own budget, what is left, and how to go on."""
+        left = self.pending() + sum(d.last - d.first + 1 for d in self.queued())
+        knob = "dream.drainMaxSeconds" if overall.remaining_seconds() <= 0 else "dream.drainTokenBudget"
+        log.info("dream: drain paused at its budget; %d entries left", left)
+        return f"paused: {left} entries left, run again or raise {knob}"
 
     # -- one batch ----------------------------------------------------------------------------------------
     async def _batch(self, budget: Budget, attempts: Attempts, dry_run: bool, emit: ProgressCallback
@@ -207,6 +227,8 @@ class Dream:
         first, last = entries[0].cursor, entries[-1].cursor
         emit(Progress("start", first=first, last=last))
         staged = StagedFiles.load(self.workspace)
+        if not dry_run and not staged.unreadable and self._over_budget(staged):
+            staged = self._trim_first(staged)
         tools = MemoryTools(staged)
         findings: tuple[Finding, ...] = ()
         base = DreamResult("failed", first, last, model=self.model, dry_run=dry_run,
@@ -260,8 +282,11 @@ class Dream:
             progress("commit")
             return self._commit(done, staged, {**changed, **life.archive}, attempts, life)
         except BudgetExceeded as exc:
-            return self._fail(base, findings, tools, budget, attempts, dry_run,
-                              _Failed("failed", str(exc), count=not exc.overall))
+            if exc.overall:  # the drain's budget, not the batch: a pause, nothing written, no attempt counted
+                log.info("dream: batch %s-%s paused: %s", first, last, exc)
+                return replace(base, status="paused", reason=str(exc), usage=budget.usage,
+                               iterations=budget.iterations, tool_calls=budget.tool_calls)
+            return self._fail(base, findings, tools, budget, attempts, dry_run, _Failed("failed", str(exc)))
         except ModelUnavailableError as exc:
             return self._fail(base, findings, tools, budget, attempts, dry_run,
                               _Failed("failed", f"model unavailable: {exc}", count=False, unavailable=True))
@@ -407,6 +432,21 @@ class Dream:
                          diff="".join(unified_diff(rel, disk[rel], text) for rel, text in merged.items()))
         self._record(result)
         return result
+
+    def _over_budget(self, staged: StagedFiles) -> bool:
+        limits = budgets(self.config.dream)
+        return any(len(staged.base.get(rel, "")) > limits[rel] for rel in MANAGED)
+
+    def _trim_first(self, staged: StagedFiles) -> StagedFiles:
+        """A prompt file over its budget (grown by hand) is brought within it by the lifecycle step alone, and
+        committed, before the model is asked: its prompt then never carries the excess (which could cost the
+        batch its token budget)."""
+        trimmed = self._maintain(False)
+        if trimmed.commit is None:
+            return staged  # nothing the step could retire (protected lines alone), or it could not write
+        self._warn(f"over budget before the model call: the lifecycle {trimmed.lifecycle_summary} first "
+                   f"(commit {trimmed.commit[:8]})")
+        return StagedFiles.load(self.workspace)
 
     def _max_tokens(self, task: str) -> int:
         return protocol.max_output_tokens(task, self.config.defaults.max_tokens)
