@@ -8,7 +8,8 @@ and its commit versions the repair:
   file is rewritten with each invalid byte as U+FFFD;
 - **a missing header** (text that does not start with ``# Archive:``): the header is put back on top;
 - **a directory (or another non-file) in the file's place**: it is moved aside to ``<file>.damaged-<stamp>``
-  with everything in it, and the file comes back with its text as last committed.
+  with everything in it, and the file comes back with its text as last committed (at HEAD, or as the last commit
+  that had it, should a commit made meanwhile have recorded it deleted).
 
 Each repair is one warning naming the file and what was done (``ArchiveFiles.notes``, shown with the run's
 result). A set-apart copy is left out of git (it does not end in ``.md``) and out of Recall; the person decides.

@@ -353,8 +353,17 @@ class Dream:
             log.warning("dream: %s", message)
 
     def _committed(self, rel: str) -> str | None:
+        """``rel``'s last committed text: at HEAD, or — deleted since (a commit made while a directory stood in
+        its place records a deletion) — as the last commit that had it."""
         try:
-            return self.git.file_at("HEAD", rel) if self.git.head() else None
+            if not self.git.head():
+                return None
+            text = self.git.file_at("HEAD", rel)
+            for info in [] if text is not None else self.git.log(limit=2, path=rel):
+                text = self.git.file_at(info.sha, rel)
+                if text is not None:
+                    break
+            return text
         except GitStoreError:
             return None
 
