@@ -1,6 +1,6 @@
 """A simulated year of daily use: does memory keep learning, stay within budget and drop what is no longer true?
 
-``python -m bench.lifecycle [--days 365] [--clock faketime|inject] [--json PATH]`` (``python -m bench lifecycle``
+``python -m bench.lifecycle [--days 365] [--clock faketime|inject] [--seed N] [--budgets MEMORY,USER] [--json PATH]`` (``python -m bench lifecycle``
 runs it too; ``--quick`` is 60 days).
 
 Workload (this module's own generator and phrasings, seeded; phrased as a user would, cues of change included,
@@ -350,6 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("--seed", type=int, default=14)
     parser.add_argument("--stale-days", type=int, default=None, help="dream.lifecycle.staleDays (default: config's)")
+    parser.add_argument("--budgets", metavar="MEMORY,USER", default=None,
+                        help="memoryMaxChars,userMaxChars (default: config's), e.g. 1800,900 for budget pressure")
     args = parser.parse_args(argv)
     days = 60 if args.quick else args.days
     clock = args.clock or ("faketime" if os.path.exists(FAKETIME_LIB) else "inject")
@@ -360,15 +362,21 @@ def main(argv: list[str] | None = None) -> int:
                "FAKETIME_NO_CACHE": "1"}
         cmd = [sys.executable, "-m", "bench.lifecycle", "--days", str(days), "--clock", "faketime",
                "--seed", str(args.seed)] + (["--json", args.json] if args.json else []) + \
-            (["--stale-days", str(args.stale_days)] if args.stale_days is not None else [])
+            (["--stale-days", str(args.stale_days)] if args.stale_days is not None else []) + \
+            (["--budgets", args.budgets] if args.budgets else [])
         return subprocess.call(cmd, env=env, cwd=str(Path(__file__).resolve().parent.parent))
     setter = _faketime_setter(Path(os.environ["FAKETIME_TIMESTAMP_FILE"])) if clock == "faketime" else None
     root = Path(tempfile.mkdtemp(prefix="reverie-year-")) / "ws"
     os.environ.setdefault("REVERIE_HOME", str(root.parent / "home"))
     t0 = time.monotonic()
     life = {"stale_days": args.stale_days} if args.stale_days is not None else None
-    report = asyncio.run(simulate(root, days, set_clock=setter, seed=args.seed, lifecycle=life,
+    sizes = None
+    if args.budgets:
+        mem, user = (int(x) for x in args.budgets.split(","))
+        sizes = {"memory_max_chars": mem, "user_max_chars": user}
+    report = asyncio.run(simulate(root, days, set_clock=setter, seed=args.seed, lifecycle=life, budgets=sizes,
                                   progress=lambda s: print(s, file=sys.stderr, flush=True)))
+    report["budgets"] = args.budgets
     report["clock"] = clock
     report["stale_days"] = args.stale_days
     # libfaketime moves the monotonic clock too: only the real-clock run's wall time means anything

@@ -365,3 +365,27 @@ def test_the_offline_engine_is_not_counted_against_a_token_budget(tmp_path):
     result = run(env.dream().run(drain=True))
     assert result.status in ("ok", "no-change") and env.store.dream_cursor() == 5, result.reason
     assert result.usage.total_tokens > 1  # counted and reported, never charged
+
+
+# -- 9. recent facts stay -------------------------------------------------------------------------------------
+def test_budget_pressure_archives_old_recalled_lines_before_anything_learned_this_month(tmp_path):
+    from datetime import timedelta
+
+    from reverie.dream.salience import LineInfo
+
+    cfg = DreamConfig()
+    cfg.user_max_chars = 200
+    old = [f"Likes old hobby number {i:02d}" for i in range(6)]
+    new = [f"Likes new hobby number {i:02d}" for i in range(4)]
+    record = SalienceRecord(tmp_path / "salience.json")
+    lines = record.files.setdefault("USER.md", {})
+    for text in old:  # learned a year ago, but recalled often and lately
+        lines[line_key(text)] = LineInfo(TODAY - timedelta(days=365), hits=15, last_hit=TODAY - timedelta(days=1))
+    for i, text in enumerate(new):  # learned in the last month, never recalled
+        lines[line_key(text)] = LineInfo(TODAY - timedelta(days=5 + 6 * i))
+    user = USER_T + "".join(f"- {t}\n" for t in old + new)
+    files = {"SOUL.md": "# Soul\n", "USER.md": user, MEM: MEM_T}
+    out = apply(files, files, cfg=cfg, today=TODAY, record=record, archive_texts={})
+    kept = _facts(out.files["USER.md"])
+    assert all(line_key(t) in kept for t in new), kept  # this month's facts all stay
+    assert len(out.files["USER.md"]) <= 200 and out.archived >= 3

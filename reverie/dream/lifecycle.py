@@ -48,7 +48,7 @@ from ..hitlog import bare_line, is_pinned, line_key
 from ..workspace import MEMORY, SOUL, USER
 from . import archive as arc
 from .result import Edit, Finding
-from .salience import LineInfo, SalienceRecord, score
+from .salience import LineInfo, SalienceRecord, recent, score
 
 __all__ = ["Retired", "LifecycleOutcome", "apply", "line_dates", "budgets", "MovedLine", "SINGLE_VALUED",
            "single_valued"]
@@ -555,10 +555,11 @@ def _archive_least_salient(rel: str, text: str, lines: list[_Line], drop: dict[i
         return
     target = int(limit * lc.target_ratio)
 
-    def rank(ln: _Line) -> tuple[float, int, int]:
+    def rank(ln: _Line) -> tuple[bool, float, int, int]:
         info = infos[ln.index]
-        s = score(info, today, lc.half_life_days) if info else 1.0
-        return (s, info.learned.toordinal() if info else today.toordinal(), ln.index)
+        if info is None:
+            return (True, 1.0, today.toordinal(), ln.index)
+        return (recent(info, today), score(info, today, lc.half_life_days), info.learned.toordinal(), ln.index)
 
     for ln in sorted((c for c in candidates if c.index not in drop and not c.new), key=rank) + \
             [c for c in candidates if c.index not in drop and c.new]:

@@ -284,8 +284,11 @@ class Dream:
         except BudgetExceeded as exc:
             if exc.overall:  # the drain's budget, not the batch: a pause, nothing written, no attempt counted
                 log.info("dream: batch %s-%s paused: %s", first, last, exc)
-                return replace(base, status="paused", reason=str(exc), usage=budget.usage,
-                               iterations=budget.iterations, tool_calls=budget.tool_calls)
+                paused = replace(base, status="paused", reason=str(exc), usage=budget.usage,
+                                 iterations=budget.iterations, tool_calls=budget.tool_calls)
+                if not dry_run:
+                    self._record(paused)
+                return paused
             return self._fail(base, findings, tools, budget, attempts, dry_run, _Failed("failed", str(exc)))
         except ModelUnavailableError as exc:
             return self._fail(base, findings, tools, budget, attempts, dry_run,
