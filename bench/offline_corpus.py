@@ -2,6 +2,11 @@
 
     .venv/bin/python -m bench offline_corpus
 
+Then the same engine on speech nobody here wrote: 350 hand-labelled first-person turns of the LoCoMo development
+conversations (labels in tests/data/locomo_labels.tsv, the text read from shared/data/locomo/), on the tuning set
+(conv-26, conv-30, conv-41) and the held-out set (conv-42, conv-43), split before any tuning. Only the tuning set's
+misses and wrong lines are listed; the held-out set prints counts (``--show-heldout`` lists it too).
+
 Each sentence goes through the engine's real path (packaged prompts, Dream's analysis and edit turn on the
 template files), once as it sits in history and once after the archive step. Precision: the share of fact lines
 written (both corpora) that the corpus expects or allows; recall: the share of positive phrasings whose fact
@@ -49,6 +54,29 @@ def main() -> None:
                   f"({s.learned}/{s.positives}) | {neg_wrong}/{len(neg)} | {took:.2f} s |")
             details += [f"- {name}, {path}: missed: {m[1]}" for m in s.misses]
             details += [f"- {name}, {path}: WRONG: {w[1]} → {w[2]}" for w in s.wrongs]
+    if details:
+        print("\n" + "\n".join(details))
+    locomo(corpus, show_heldout="--show-heldout" in sys.argv)
+
+
+def locomo(corpus, *, show_heldout: bool = False) -> None:
+    if corpus.locomo_data() is None:
+        print("\nLoCoMo: shared/data/locomo/locomo-dev.json not found; skipped")
+        return
+    print("\n| LoCoMo turns | path | turns | fact turns | lines written | wrong lines | precision | recall | time |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    details = []
+    for split in ("tune", "heldout"):
+        turns = corpus.locomo_turns(split)
+        for path in ("history", "archive"):
+            t0 = time.perf_counter()
+            s = corpus.score_turns(turns, path)
+            took = time.perf_counter() - t0
+            print(f"| {split} | {path} | {s.turns} | {s.positives} | {s.written} | {s.wrong} | {s.precision:.1%} "
+                  f"| {s.recall:.1%} ({s.learned}/{s.positives}) | {took:.2f} s |")
+            if split == "tune" or show_heldout:
+                details += [f"- {split}, {path}: missed {m[0]}: {m[1][:100]} → {m[2]}" for m in s.misses]
+                details += [f"- {split}, {path}: WRONG {w[0]}: {w[1][:100]} → {w[2]}" for w in s.wrongs]
     if details:
         print("\n" + "\n".join(details))
 

@@ -19,9 +19,11 @@ workspace's template files. It returns the lines added to each file.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 
 from reverie.llm import load_prompt
 from reverie.llm import protocol as p
@@ -282,7 +284,7 @@ Give me detailed answers.
 I prefer detailed answers.
 Please write detailed answers.
 
-SOUL | Call the user Ali
+SOUL | Call the user Ali; USER | Goes by Ali
 Call me Ali.
 Please call me Ali.
 Address me as Ali.
@@ -482,6 +484,72 @@ MEMORY | Travelling to Rome on 2027-01-09
 I'm flying to Rome on Saturday.
 I'm going to Rome this Saturday.
 I'm travelling to Rome on Saturday.
+
+USER | Has a cat named Bailey
+We got another cat named Bailey.
+We adopted a cat called Bailey last spring.
+
+USER | Has a daughter named Mia
+Our daughter Mia just started school.
+My daughter is called Mia.
+
+USER | Diet: gluten-free
+I'm gluten-free.
+I eat gluten-free.
+
+USER | Doesn't eat meat
+I don't eat meat.
+
+USER | Speaks English; USER | Speaks French; USER | Speaks Portuguese
+I speak English, French and Portuguese.
+I speak English, French, and Portuguese.
+
+MEMORY | Team agreement: release every two weeks
+We agreed to release every two weeks.
+The team agreed to release every two weeks.
+
+MEMORY | Team cadence: standup at 9:30 every day
+Our standup is at 9:30 every day.
+
+MEMORY | Billing service is written in Go; MEMORY | Billing service runs on Kubernetes
+The billing service is written in Go and deployed on Kubernetes.
+
+MEMORY | Uses Postgres 16
+We upgraded Postgres from 14 to 16.
+We upgraded Postgres to 16.
+
+SOUL | Keep answers under 3 sentences
+Keep it under 3 sentences.
+Please keep your answers under 3 sentences.
+
+SOUL | Answer in bullet points
+Answer in bullet points.
+Please reply in bullet points.
+
+USER | Goes by Jojo
+My friends call me Jojo.
+I go by Jojo.
+My nickname is Jojo.
+
+USER | Works at Stripe
+I left Google to join Stripe.
+I left Google for Stripe.
+
+USER | Lives in Lisbon
+I left Berlin for Lisbon.
+
+USER | Plays the clarinet
+I play the clarinet.
+I've been playing the clarinet since school.
+
+USER | Volunteers at a homeless shelter
+I volunteer at a homeless shelter.
+I've been volunteering at the homeless shelter for a year.
+
+USER | Likes dancing
+Dancing is my passion.
+Dancing is one of my favourite hobbies.
+I've always been into dancing.
 """
 
 NEGATIVE = """
@@ -1086,7 +1154,7 @@ USER | Dislikes cold weather
 I really don't like cold weather.
 User can't stand cold weather.
 
-SOUL | Call the user Sam
+SOUL | Call the user Sam; USER | Goes by Sam
 Please call me Sam.
 Just call me Sam.
 
@@ -1373,3 +1441,289 @@ def score(paths: tuple[str, ...] = ("history", "archive"), *, heldout: bool = Fa
                 s.wrong += len(extra)
                 s.wrongs.append((path, case.sentence, extra))
     return s
+
+
+# -- speech nobody here wrote: hand-labelled LoCoMo turns -----------------------------------------------------------
+LOCOMO_LABELS = Path(__file__).resolve().parent / "data" / "locomo_labels.tsv"
+
+
+def locomo_data() -> Path | None:
+    """The LoCoMo development split in ``shared/`` beside the checkout (main) or two levels up (a worktree), or None."""
+    here = Path(__file__).resolve().parent.parent
+    for base in (here.parent / "shared", here.parent.parent / "shared"):
+        path = base / "data" / "locomo" / "locomo-dev.json"
+        if path.is_file():
+            return path
+    return None
+
+
+@dataclass
+class Turn:
+    turn: str  # conversation|dia_id
+    split: str  # tune | heldout
+    text: str
+    expected: tuple[tuple[str, str], ...]  # lines a fact turn must add (all of them)
+    allowed: tuple[tuple[str, str], ...]  # further lines that would be true
+
+
+def locomo_turns(split: str | None = None, data: Path | None = None) -> list[Turn]:
+    """The labelled turns (tests/data/locomo_labels.tsv) with their text read from the data set."""
+    data = data or locomo_data()
+    if data is None:
+        raise FileNotFoundError("shared/data/locomo/locomo-dev.json not found")
+    texts = {}
+    for sample in json.loads(data.read_text()):
+        conv = sample["conversation"]
+        for key, turns in conv.items():
+            if re.fullmatch(r"session_\d+", key):
+                for t in turns:
+                    texts[f"{sample['sample_id']}|{t['dia_id']}"] = t["text"]
+    out = []
+    for line in LOCOMO_LABELS.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        conv, dia, part, label, expected, allowed = (line.split("\t") + [""] * 6)[:6]
+        if split and part != split:
+            continue
+        key = f"{conv}|{dia}"
+        exp = _pairs(expected) if label == "fact" else ()
+        out.append(Turn(key, part, texts[key], exp, _pairs(allowed) if allowed.strip() else ()))
+    return out
+
+
+@dataclass
+class TurnScore(Score):
+    """``Score`` over labelled turns: ``positives`` counts the fact turns."""
+
+    turns: int = 0
+
+
+def _same(a: tuple[str, str], b: tuple[str, str]) -> bool:
+    return a[0] == b[0] and p_norm(a[1]) == p_norm(b[1])
+
+
+def p_norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s:-]", " ", text.lower()).split())
+
+
+def score_turns(turns: list[Turn], path: str = "archive") -> TurnScore:
+    """Precision (written lines that are expected or allowed) and recall (fact turns whose expected lines all
+    landed) of the engine on labelled turns, each turn read as the user's message."""
+    s = TurnScore()
+    for t in turns:
+        got = learn(t.text, path).facts()
+        s.turns += 1
+        s.written += len(got)
+        wrong = [g for g in got if not any(_same(g, e) for e in t.expected + t.allowed)]
+        if wrong:
+            s.wrong += len(wrong)
+            s.wrongs.append((t.turn, t.text, wrong))
+        if t.expected:
+            s.positives += 1
+            if all(any(_same(g, e) for g in got) for e in t.expected):
+                s.learned += 1
+            else:
+                s.misses.append((t.turn, t.text, got))
+    return s
+
+
+#: Framed and wrong-kind sentences, written fresh for issue 26 (after the first LoCoMo run, before its rules): each
+#: category of the issue and more. None may give a fact (a line ``sentence => FILE | fact`` names the one it may).
+FRAMED = """
+# fiction
+In my story I live in Oslo and work at the lighthouse.
+In my novel the narrator lives in Vienna. She works at Siemens.
+My character is a vegan who lives in Kyoto.
+The protagonist of my screenplay moved to Berlin.
+For my D&D campaign, I'm a dwarf who lives in Ironforge.
+In the game I work at Umbrella Corporation.
+# dream
+I dreamt I lived in Rome and worked at Ferrari.
+Last night I dreamed that my wife is named Sofia.
+I had a dream I moved to Tokyo.
+In my dream I was a pilot.
+# role-play and pretending
+Let's pretend I live in Paris.
+Role-play: I'm a doctor at St Mary's and you're my patient.
+Pretend I'm from Brazil and answer as my neighbour.
+If I were rich I would live in Monaco.
+In a parallel universe I work at NASA.
+# translation and editing tasks
+Translate this: I live in Paris and I work at Renault.
+Please translate into German: My name is Otto and I love sausages.
+How do you say "I live in Madrid" in Spanish?
+Proofread: I has worked at Google for ten years.
+Fix the grammar: me and my wife lives in Chicago.
+Rephrase this for LinkedIn: I am a data scientist at Spotify.
+Can you summarize this email? Hi team, I moved to Denver and I work at Oracle now.
+# examples and templates
+Example: I live in Berlin.
+E.g. I work at Acme Corp as an engineer.
+For example, I'm allergic to peanuts.
+Sample sentence: My dog is called Rex.
+Template: My name is NAME and I live in CITY.
+Here's the draft bio: I'm a chef from Lyon who loves jazz.
+# quoted text
+The email says I work at Deloitte.
+Her message reads: "I moved to Lisbon."
+The ad said I'm a certified plumber.
+The song goes "I live in a yellow submarine".
+"I love Mondays" is the worst slogan ever.
+# reported speech
+According to my mom I live in a pigsty.
+My boss thinks I work at the wrong company.
+People assume I'm from Ireland.
+My sister lives in Madrid.
+Her husband works at Google.
+My friend told me he speaks Japanese.
+# rumour
+Rumour has it I'm moving to Sydney.
+Rumor has it that I work at Apple now.
+Word is I'm the new CTO.
+Supposedly I live in Narnia.
+I heard that I'm allergic to cats, which is news to me.
+# denial
+It's a lie that I live in Texas.
+It's not true that I work at Meta.
+Contrary to what people think, I'm not from Canada.
+I never said I love PHP.
+It's a myth that I'm vegetarian.
+# sarcasm
+Oh great, I just love waiting in traffic.
+Sure, I work at NASA. lol
+Yeah right, I'm a morning person.
+I love being on hold for an hour 🙄
+Wow, I adore broken builds.
+# retraction in the same message
+I love PHP. Just kidding.
+I work at Google. Not really.
+I live in Paris (jk)
+I'm a vegan. Just kidding, I love steak.
+My name is Bob. Scratch that, forget it.
+I moved to Berlin. Who am I kidding.
+I'm allergic to dogs. That was a joke.
+I hate Rust. Honestly, I love it.
+I love Java. Nah.
+# temporary states
+I'm working from Café Central today.
+I'm in Madrid this week for a conference.
+I'm staying in Porto for the weekend.
+We use Redis for this project only. => MEMORY | Uses Redis
+I'm on holiday in Crete.
+This week I live in a tent.
+I'm living out of a suitcase for a few weeks.
+Today I work at the library.
+# hypotheticals and plans
+I might move to Lisbon next year.
+I'm thinking of learning Japanese.
+Maybe I'll join Stripe.
+I hope to work at Pixar one day.
+I want to live in Kyoto.
+I used to live in Boston.
+# software, time zones, departments, moods as values
+I've just moved to Linux.
+I live in Slack these days.
+I live in VS Code.
+I live in Central Time.
+I live in Pacific Standard Time.
+I live in Poetry.
+I'm from HR.
+I'm from IT, can you help?
+I'm from Marketing.
+I work at home.
+I work at night.
+I'm from the future.
+I live in fear of Mondays.
+I live in my head.
+I live in Excel.
+I'm moving to Kubernetes.
+We moved to GitHub Actions. => MEMORY | Uses GitHub Actions
+# adjectives as jobs and names
+I work as terrible cook.
+I'm a terrible cook.
+I'm a lousy driver.
+I'm a huge fan.
+My wife is Colombian.
+My husband is Irish.
+My sister is Sarcastic.
+My boss is Brilliant.
+My dog is Hungry.
+My partner is Catholic.
+# verbs and moods as preferences
+I'd rather die.
+I'd rather not.
+I'd rather be sailing.
+I prefer not to say.
+I love that for you.
+I like where this is going.
+# remarks that are no instruction to the agent
+At home we speak Portuguese.
+At home we speak in Portuguese.
+My parents always talk to me in Polish.
+Never have I ever been to Peru.
+Never did I think I'd say this.
+Always the bridesmaid, never the bride.
+Everyone at work writes in German.
+My teacher answered in French.
+You always reply in such a formal way?
+# others' lives and pets that are not pets
+My neighbour's dog is called Rex.
+I still have the stuffed dog you gave me, I named her Tilly.
+My colleague's wife is named Anna.
+My cousin moved to Lima.
+# chit-chat that names no lasting fact
+I started a business plan.
+I opened a bottle of wine.
+We meet every now and then.
+We have fun every time.
+I love spending time with the friends I have.
+Trips like that are great - always full of amazing memories.
+I'm part of something bigger.
+I play it safe.
+I run a tight ship.
+I'm learning the ropes.
+I speak from experience.
+I love your painting.
+I'm a big fan of your work.
+# questions and requests
+Do I live in Berlin?
+Should I move to Porto?
+Can you call me a taxi?
+Call me when it's done.
+Remind me what I said about Lisbon?
+"""
+
+
+def framed_cases() -> list[Case]:
+    return negative_cases(FRAMED)
+
+
+def dream_adds(root: Path, sentences: list[str]) -> dict[str, list[str]]:
+    """The lines a real Dream (offline engine, temp workspace at ``root``) adds to each file after ``sentences`` are
+    appended to history: the path a user's words take between sessions."""
+    import asyncio
+
+    from reverie.config import Config
+    from reverie.dream import Dream
+    from reverie.gitstore import GitStore
+    from reverie.llm.client import ModelClient
+    from reverie import MemoryStore
+    from reverie.workspace import Workspace
+
+    ws = Workspace(root / "ws")
+    ws.init()
+    config = Config()  # no model: the offline engine
+    config.memory.history.fsync = False
+    config.dream.protect_soul = False
+    config.dream.max_batch_size = 1_000
+    store = MemoryStore(ws, config=config)
+    git = GitStore(ws, config.git)
+    git.ensure()
+    before = {rel: ws.read(rel) for rel in FILES}
+    for sentence in sentences:
+        store.history.append(sentence, session_key="cli:corpus", timestamp=SAID)
+    result = asyncio.run(Dream(store, git, ModelClient(config), config).run(drain=True))
+    assert result.status in ("ok", "no-change"), result.reason
+    assert store.dream_cursor() == store.last_cursor()
+    return {rel: [ln[2:] for ln in ws.read(rel).splitlines() if ln not in before[rel].splitlines() and ln.strip()]
+            for rel in FILES}

@@ -304,6 +304,6 @@ def test_tool_output_cannot_forge_a_user_line() -> None:
     ("tell the user about it", "tell the user about it"),
 ])
 def test_first_person_becomes_third_person_with_verb_agreement(said: str, noted: str) -> None:
-    from reverie.llm.offline_rules import third_person
+    from reverie.llm.offline.rules import third_person
 
     assert third_person(said) == noted

@@ -39,7 +39,7 @@ COMMANDS = [
     ("search", "cmd_search:configure", "search memory, history and conversations (BM25, plus vectors when configured)"),
     ("index", "cmd_index:configure", "update the search index at memory/.index.sqlite (derived, never committed)"),
     # commands
-    ("consolidate", "cmd_consolidate:configure", "archive a session into history (no KEY: every session over budget)"),
+    ("consolidate", "cmd_consolidate:configure", "consolidate a session into history (no KEY: every session over budget)"),
     ("dream", "cmd_dream:configure", "consolidate pending history into memory now"),
     ("pin", "cmd_pin:configure", "pin the memory line containing TEXT so Dream never archives it (--unpin)"),
     ("requeue", "cmd_requeue:configure", "list batches Dream set aside, or requeue them (FIRST … or --all)"),
@@ -47,6 +47,7 @@ COMMANDS = [
     ("demo", "cmd_demo:configure", "see Reverie's main job end to end in a new workspace (DIR, else -w if empty, else a temp dir)"),
     ("chat", "cmd_chat:configure", "chat with an agent that remembers (reads stdin; /help for commands)"),
     ("mcp", "cmd_mcp:configure", "serve this workspace's memory to MCP clients (stdio; --http for HTTP)"),
+    ("ui", "cmd_ui:configure", "see, review and undo what the agent remembers, in a local web app"),
     # security
     ("approve", "cmd_approve:configure_approve", "apply the SOUL.md change Dream proposed (see `reverie status`)"),
     ("reject", "cmd_approve:configure_reject", "drop the SOUL.md change Dream proposed"),
@@ -66,7 +67,7 @@ def _global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
                         help="show tracebacks and debug logs")
     if top:
         parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
-                            help="print machine-readable JSON (for every command but chat, serve and mcp)")
+                            help="print machine-readable JSON (for every command but chat, serve, mcp and ui)")
 
 
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_json_flag, console, emit_json, workspace_of
+from ._common import add_json_flag, console, emit_json, open_memory
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -13,14 +13,9 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..config import load_config
-    from ..gitstore import GitStore
-
-    ws = workspace_of(args)
-    created = ws.init()
-    git = GitStore(ws, load_config(ws.root).git)
-    git.ensure()  # the memory repo and its first commit: every later change is versioned from the start
-    git.close()
+    with open_memory(args) as memory:
+        ws = memory.workspace
+        created = memory.init()
     if args.json:
         emit_json({"workspace": str(ws.root), "created": created})
     else:

@@ -39,7 +39,7 @@ from ..locking import exclusive
 from ..workspace import Workspace, check_relative
 from . import queries
 from .blame import blame_lines, provenance
-from .diffing import file_changes, stat_body
+from .diffing import file_changes, stat_body, text_diff
 from .location import RepoLocation, choose, expand_tracked, is_marked, is_tracked, locate
 from .merge import merge3
 from .nanobot_api import NanobotGitAPI
@@ -418,11 +418,7 @@ class GitStore(NanobotGitAPI):
             target = queries.resolve(store, head, rev)
             commit = read_commit(store, target)
             rewind = self._replay_target(commit) if replay else None
-            if not commit.parents:
-                raise GitStoreError(f"{rev} is the first commit: there is no earlier state to restore")
-            before = read_commit(store, commit.parents[0]).tree
-            wanted = self._contents(store, before, self._paths_in(store, before, read_commit(store, head).tree if head else None))
-            wanted.pop(".gitignore", None)  # the ignore rules are not memory: an older (nanobot's) set never returns
+            wanted = self._restore_plan(store, head, rev, commit)
             head = self._commit_manual(repo, ref, head)
             short = target.decode()[: queries.SHORT]
             sha, stats = self._commit_locked(
@@ -438,21 +434,48 @@ class GitStore(NanobotGitAPI):
             target = queries.resolve(store, head, rev)
             commit = read_commit(store, target)
             rewind = self._replay_target(commit) if replay else None
-            parent_tree = read_commit(store, commit.parents[0]).tree if commit.parents else None
-            changed = queries.changed_paths(store, commit, self._paths_in(store, commit.tree, parent_tree))
-            changed.pop(".gitignore", None)  # as in restore: the ignore rules are not memory
-            disk = self._disk(list(changed))
-            merged: dict[str, bytes | None] = {}
-            for path, (old_id, new_id) in changed.items():
-                old, new, ours = read_blob(store, old_id), read_blob(store, new_id), disk[path]
-                text = merge3(_text(new), _text(ours), _text(old), path=path)
-                merged[path] = None if (old is None and text == "") else text.encode("utf-8", "surrogateescape")
+            merged = self._revert_plan(store, commit)
             head = self._commit_manual(repo, ref, head)
             subject = split_message(commit.message.decode("utf-8", "replace"))[0]
             short = target.decode()[: queries.SHORT]
             title = f"revert: undo {short} ({subject})"[:200]
             sha, stats = self._commit_locked(repo, ref, head, merged, title, "revert", {REVERT_OF: target.decode()})
         return OperationResult(sha.decode() if sha else None, stats, replay_from=rewind)
+
+    def preview(self, rev: str, *, only: bool = False) -> str:
+        """The unified diff ``restore(rev)`` (``only``: ``revert(rev)``) would make to the tracked files as they
+        are on disk now, computed by the same plan and written nowhere: what a confirmation shows. Raises what
+        the operation would (a first commit to restore, a revert that conflicts)."""
+        with self._open() as repo:
+            store = repo.objects
+            head = self._query_head(repo)
+            commit = read_commit(store, queries.resolve(store, head, rev))
+            plan = self._revert_plan(store, commit) if only else self._restore_plan(store, head, rev, commit)
+        now = self._disk(list(plan))
+        return "".join(text_diff(path, now[path], data) for path, data in plan.items() if now[path] != data)
+
+    def _restore_plan(self, store: ObjectReader, head: ObjectID | None, rev: str, commit: Commit
+                      ) -> dict[str, bytes | None]:
+        """The tracked files as they were in ``commit``'s first parent (restore's target state)."""
+        if not commit.parents:
+            raise GitStoreError(f"{rev} is the first commit: there is no earlier state to restore")
+        before = read_commit(store, commit.parents[0]).tree
+        wanted = self._contents(store, before, self._paths_in(store, before, read_commit(store, head).tree if head else None))
+        wanted.pop(".gitignore", None)  # the ignore rules are not memory: an older (nanobot's) set never returns
+        return wanted
+
+    def _revert_plan(self, store: ObjectReader, commit: Commit) -> dict[str, bytes | None]:
+        """The files ``commit`` changed, with its change merged out of their current (disk) contents."""
+        parent_tree = read_commit(store, commit.parents[0]).tree if commit.parents else None
+        changed = queries.changed_paths(store, commit, self._paths_in(store, commit.tree, parent_tree))
+        changed.pop(".gitignore", None)  # as in restore: the ignore rules are not memory
+        disk = self._disk(list(changed))
+        merged: dict[str, bytes | None] = {}
+        for path, (old_id, new_id) in changed.items():
+            old, new, ours = read_blob(store, old_id), read_blob(store, new_id), disk[path]
+            text = merge3(_text(new), _text(ours), _text(old), path=path)
+            merged[path] = None if (old is None and text == "") else text.encode("utf-8", "surrogateescape")
+        return merged
 
     def _replay_target(self, commit: Commit) -> int:
         trailers = split_message(commit.message.decode("utf-8", "replace"))[2]
@@ -475,10 +498,12 @@ class GitStore(NanobotGitAPI):
             return queries.resolve(repo.objects, self._query_head(repo), prefix).decode()
 
     def log(
-        self, limit: int = 20, kind: str | None = None, path: str | None = None, *, max_entries: int | None = None
+        self, limit: int = 20, kind: str | None = None, path: str | None = None, *, max_entries: int | None = None,
+        start: str | None = None,
     ) -> list[CommitInfo]:
         """Newest first along first parents; ``kind`` / ``path`` filter (``path`` = commits that changed it).
-        ``max_entries`` is nanobot's name for ``limit``."""
+        ``start``: walk from that revision (included) instead of HEAD, so a long log is read page by page at the
+        cost of one page. ``max_entries`` is nanobot's name for ``limit``."""
         limit = limit if max_entries is None else max_entries
         rel = check_relative(path) if path else None
         out: list[CommitInfo] = []
@@ -486,7 +511,9 @@ class GitStore(NanobotGitAPI):
             return out
         with self._open() as repo:
             store = repo.objects
-            for commit in queries.walk(store, self._query_head(repo)):
+            head = self._query_head(repo)
+            first = queries.resolve(store, head, start) if start is not None else head
+            for commit in queries.walk(store, first):
                 if len(out) >= limit:
                     break
                 if kind is not None and split_message(commit.message.decode("utf-8", "replace"))[2].get(KIND) != kind:

@@ -6,6 +6,7 @@ it never reads as a trailer), computed here from the real contents — never fro
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Mapping
 from io import BytesIO
@@ -17,7 +18,7 @@ from ..textdiff import numstat
 from .objects import FILE_MODE, ObjectReader
 from .types import FileChange
 
-__all__ = ["file_changes", "stat_body", "parse_stat_body", "unified_diff"]
+__all__ = ["file_changes", "stat_body", "parse_stat_body", "unified_diff", "text_diff"]
 
 _STAT_RE = re.compile(r"^(.+) \| \+(\d+) -(\d+)$")
 
@@ -63,3 +64,13 @@ def unified_diff(store: ObjectReader, path: str, old_sha: ObjectID | None, new_s
         (name if new_sha else None, FILE_MODE if new_sha else None, new_sha),
     )
     return buf.getvalue().decode("utf-8", errors="replace")
+
+
+def text_diff(path: str, old: bytes | None, new: bytes | None) -> str:
+    """The same ``diff --git`` text for two contents not (yet) in the repo: a preview of an operation."""
+    a = old.decode("utf-8", errors="replace").splitlines(keepends=True) if old is not None else []
+    b = new.decode("utf-8", errors="replace").splitlines(keepends=True) if new is not None else []
+    lines = difflib.unified_diff(a, b, f"a/{path}" if old is not None else "/dev/null",
+                                 f"b/{path}" if new is not None else "/dev/null")
+    body = "".join(ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n" for ln in lines)
+    return f"diff --git a/{path} b/{path}\n{body}" if body else ""

@@ -1,7 +1,7 @@
 """Model access: the only package that imports litellm (lazily, only when a remote provider is called).
 
 ``ModelClient`` (client.py) is the one way to call a model; ``registry`` decides who answers a name:
-``reverie/offline`` (offline.py) and ``scripted/<name>`` (scripted.py, the test fake) are in-process models called
+``reverie/offline`` (the offline/ package) and ``scripted/<name>`` (scripted.py, the test fake) are in-process models called
 directly, every other name a remote provider reached through litellm (``_litellm``);
 ``load_prompt`` (prompts.py) gives each task's system prompt; ``protocol`` defines the prompts' layout.
 """

@@ -3,14 +3,18 @@
 Precision first. A sentence gives a fact only when all of this holds, else nothing (the words stay in history,
 where Recall finds them):
 
-1. It is the user's own statement: not a question, not a hypothetical ("if", "might", "thinking of"), not reported
-   speech ("she said …"), not a joke or sarcasm marker, not code; quoted text is removed first. Third-person notes
+1. It is the user's own present statement: no frame covers its clause (a story, a dream, a task on a text, a
+   rumour, a denial, a retraction: ``framing``), it is not a question, not a hypothetical ("if", "might",
+   "thinking of"), not reported speech ("she said …"), not a joke or sarcasm marker, not code; quoted text is
+   removed first. A clause about a passing state ("today", "this week") gives only dated facts. Third-person notes
    about the user ("User prefers tea", "The user's sister …") read as the user's own words.
 2. A rule of ``_RULES`` matches, and no negation precedes it (unless the rule is about a negation: "I don't like",
    "no longer").
-3. Each captured value is the right *kind* of thing (``_KINDS``): a home is a place (a proper name, not a time, not
-   "fear"), an employer an organisation, a role a job title from ``ROLES``, a reply language one of ``LANGUAGES``,
-   a tool a technology, a liked thing a noun phrase (not "it", "that", "the idea", not something unpleasant).
+3. Each captured value is the right *kind* of thing (``_KINDS``), checked against real data where there is some
+   (``kinds``): a home is a place a gazetteer knows, an employer an organisation (no department, no time
+   zone), a role a job title from ``ROLES`` with no judging word, a language an ISO 639-1 one, a relative's name a
+   given name, a tool a technology, a liked thing a noun phrase (not "it", "that", "the idea", not something
+   unpleasant). A rule for the agent (SOUL) must be addressed to it (``_TO_AGENT``).
 
 ``canon`` reads a canonical fact back: which file it belongs to (USER, SOUL, MEMORY) and which single-valued *slot*
 (attribute) it fills (``home``, ``employer``, ``database:heron`` …). A fact replaces another only when it says so:
@@ -31,7 +35,9 @@ from datetime import date
 from functools import lru_cache, wraps
 from typing import TypeVar
 
-from .offline_dates import DATE_PHRASE, resolve
+from .dates import DATE_PHRASE, resolve
+from .framing import framed, reversed_feeling, temporary
+from .kinds import given_name, known_language, known_place
 
 __all__ = ["Fact", "Canon", "extract_facts", "leaves_unsure", "canon", "third_person", "first_person", "normalize",
            "is_suspicious_rule", "strip_instead", "dated", "is_canonical", "attribute", "value_words"]
@@ -128,6 +134,34 @@ DATABASES = _words(
 KIN = ("wife|husband|partner|girlfriend|boyfriend|fiancée?|son|daughter|brother|sister|mother|father|mom|mum|dad|"
        "grandmother|grandfather|grandma|grandpa|uncle|aunt|cousin|niece|nephew|boss|manager|dog|cat|puppy|kitten|"
        "parrot|hamster|rabbit|horse")
+PETS = "dog|cat|puppy|kitten|parrot|hamster|rabbit|horse|turtle|tortoise|snake|lizard|guinea pig|ferret|bird|fish"
+INSTRUMENTS = ("guitar|bass|piano|keyboard|violin|viola|cello|double bass|clarinet|flute|oboe|bassoon|saxophone|sax|"
+               "trumpet|trombone|tuba|french horn|drums|ukulele|harp|banjo|mandolin|harmonica|accordion|organ")
+SPORTS = ("tennis|basketball|football|soccer|volleyball|baseball|hockey|golf|rugby|cricket|badminton|squash|"
+          "table tennis|ping pong|chess|padel|pickleball|handball|water polo|softball")
+PRACTICES = ("yoga|pilates|kickboxing|boxing|karate|judo|taekwondo|jiu-jitsu|jiu jitsu|aikido|kung fu|crossfit|"
+             "tai chi|capoeira|fencing|archery|aerial yoga|parkour|muay thai|triathlons?|marathons?")
+GROUPS = ("brigade|club|team|choir|band|league|society|association|union|crew|orchestra|ensemble|troupe|squad|"
+          "committee|council|board|guild|chapter")
+VENTURES = ("store|shop|business|studio|bakery|restaurant|café|cafe|company|startup|podcast|blog|channel|clinic|"
+            "practice|agency|gym|salon|bar|brewery|farm|food truck|boutique|nonprofit|charity")
+_CADENCE = (r"(?:every|each) (?:other |second |single )?(?:day|weekday|week|month|quarter|year|morning|afternoon|evening|"
+            r"sprint|release|\w+day|two|three|four|six|\d+)|(?:once|twice|three times) a (?:day|week|month|quarter|year|"
+            r"sprint)|weekly|daily|monthly|biweekly|bi-weekly|fortnightly|quarterly|on (?:mondays|tuesdays|wednesdays|"
+            r"thursdays|fridays|saturdays|sundays)")
+#: A business ends its phrase: "I started a business plan" runs none.
+_VENTURE_END = (r"(?=\s+(?:and|but|in|with|called|named|last|this|that|on|for|from|which|where|since|a few|two|three|"
+                r"years?|months?|weeks?|not|so|because|near|downtown)\b|\s*[,.;:!?()\-–—]|\s*$)")
+#: What a team holds on a cadence ("we have a retro every Friday"), not "we have fun every time".
+_TEAM_EVENT = (r"(?:a |an |our |the )?(?:daily |weekly |sprint |team )?(?:standup|stand-up|retro|retrospective|demo|sync|"
+               r"planning|review|code review|meeting|one-on-one|1:1|all-hands|release|deploy|deployment|check-in)s?")
+#: Relatives and colleagues (people, whose names are given names), as opposed to pets.
+_PEOPLE = frozenset(
+    "wife husband partner girlfriend boyfriend fiancé fiancée fiance son daughter brother sister mother father mom "
+    "mum dad grandmother grandfather grandma grandpa uncle aunt cousin niece nephew boss manager".split())
+#: After an unknown proper name, words that say it is a place.
+_PLACE_CUE = re.compile(r",?\s+(?:an?|the)\s+(?:small\s+|little\s+|tiny\s+|big\s+)?(?:town|village|city|suburb|"
+                        r"hamlet|neighbou?rhood|district|borough|island|county|region|province|state)\b", re.I)
 APPOINTMENTS = ("dentist|doctor|doctor's|dental|eye|hair|haircut|vet|physio|therapy|job|interview|medical|"
                 "hospital|optician|check-up|checkup")
 #: Time words that point at one moment: never the start of a lasting preference ("tonight's game").
@@ -168,26 +202,54 @@ def _is_proper(value: str, *, max_words: int = 5, digits: bool = False) -> bool:
     return True
 
 
+#: Not an organisation, whatever the capitals: departments, time zones, places of work that are no employer.
+_NOT_ORG = _words(
+    "hr it marketing finance sales legal engineering accounting support operations ops pr r&d admin management "
+    "product design research security compliance procurement logistics customer payroll facilities qa "
+    "utc gmt cet cest est edt pst pdt cst cdt mst mdt bst ist jst aest central pacific eastern mountain atlantic "
+    "time home remote remotely night nights weekends school university college")
+#: Short forms a gazetteer spells out.
+_PLACE_ALIASES = _words("uk u.k. us u.s. usa u.s.a. uae nyc la sf england scotland wales bavaria")
+
+
 def is_place(value: str) -> bool:
-    return _is_proper(value, max_words=4)
+    """A place the gazetteer knows (``kinds``), written as a proper name: "Lisbon", "the Netherlands".
+    Software, time zones and moods never are ("Linux", "Central Time"); an unknown name needs a cue (``_fill``)."""
+    return _is_proper(value, max_words=4) and (known_place(value) or value.strip().lower() in _PLACE_ALIASES)
+
+
+def is_unknown_place(value: str) -> bool:
+    """A proper name the gazetteer does not know, for a sentence that says it is a place ("a village near …")."""
+    words = value.lower().split()
+    return _is_proper(value, max_words=4) and not set(words) & (_NOT_ORG | TECH | LANGUAGES)
 
 
 def is_org(value: str) -> bool:
-    return _is_proper(value, max_words=5, digits=True)
+    words = [w.strip(".,").lower() for w in value.split()]
+    return _is_proper(value, max_words=5, digits=True) and not (set(words) & (_NOT_ORG | LANGUAGES))
 
 
 def is_name(value: str) -> bool:
     return _is_proper(value, max_words=3) and not value.lower().startswith("the ")
 
 
+#: Words that judge rather than name a job: "a terrible cook" is no cook by trade.
+EVALUATIVE = _words(
+    "terrible awful bad good great decent lousy horrible amazing excellent better worse best worst average "
+    "mediocre poor fine lazy proud happy big huge aspiring wannabe would-be former ex failed frustrated "
+    "hopeless natural born real total complete wonderful fantastic brilliant okay ok so-so")
+
+
 def is_role(value: str) -> bool:
     words = [w.strip(".,").lower() for w in _tokens(value)]
     return (0 < len(words) <= 4 and words[-1] in ROLES and all(re.fullmatch(r"[a-z-]+", w) for w in words)
-            and not (set(words) & (VAGUE | TIME_WORDS)))
+            and not (set(words) & (VAGUE | TIME_WORDS | EVALUATIVE)))
 
 
 def is_language(value: str) -> bool:
-    return value.strip().lower() in LANGUAGES
+    """A language ISO 639-1 names (``kinds``), as written with its capital: "Portuguese", never "Poetry"."""
+    value = value.strip()
+    return value[:1].isupper() and (value.lower() in LANGUAGES or known_language(value))
 
 
 def is_tool(value: str) -> bool:
@@ -208,23 +270,39 @@ def is_tool(value: str) -> bool:
     return all(h.lower().strip(".,") in TECH or (h[:1].isupper() and h.lower() not in NOT_NAMES) for h in head)
 
 
+_EMPTY_TAIL = _words("time out stuff things everything it that this there here together")
+
+
 def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
     """Something a person can like or dislike: a short noun phrase, not a pronoun, not a vague or unpleasant one."""
     words = [w.strip(".,!'\"").replace("’", "'").lower() for w in _tokens(value)]
-    if not words or len(words) > 6 or words[0] in VAGUE or words[0] in _DEICTIC:
+    if not words or len(words) > 6 or words[0] in VAGUE or words[0] in _DEICTIC or words[0] in _NOT_PRESENT:
         return False  # "I like tomorrow's plan": about one day
     if words[0].removesuffix("s") in TIME_WORDS and len(words) == 1:
         return False  # "I love Fridays": a day, maybe a plan; "morning meetings", "night trains" are things
+    if words[-1] in _EMPTY_TAIL:
+        return False  # "spending time", "hanging out": no thing named
     if (set(words) & UNPLEASANT and not unpleasant_ok) or set(words) & {"my", "your", "it", "that", "this", "you", "when", "if", "answers",
                                                 "replies", "responses", "answer", "reply"}:
         return False
-    return all(re.fullmatch(r"[\w'&+-]+", w) for w in words)
+    return all(re.fullmatch(r"[\w'&+-]+(?:\.\w+)*", w) for w in words)
 
 
 def is_any_thing(value: str) -> bool:
     """As ``is_thing``, unpleasant things included: a dislike of one is sincere ("I hate early meetings"), and a tax
     return can be due."""
     return is_thing(value, unpleasant_ok=True)
+
+
+def is_np(value: str) -> bool:
+    """A noun phrase with its article ("a homeless shelter", "the fire-fighting brigade")."""
+    bare = re.sub(r"^(?:a|an|the|my local|our local|my own|our own)\s+", "", value.strip(), flags=re.I)
+    return bare != value.strip() and is_any_thing(bare)
+
+
+def is_firm(value: str) -> bool:
+    """An organisation that is no place the gazetteer knows ("I left Google for Stripe", not "… Berlin for Lisbon")."""
+    return is_org(value) and not known_place(value)
 
 
 def is_free(value: str) -> bool:
@@ -243,7 +321,7 @@ def is_specific(value: str) -> bool:
 
 
 _KINDS: dict[str, Callable[[str], bool]] = {
-    "place": is_place, "org": is_org, "role": is_role, "lang": is_language, "tool": is_tool, "thing": is_thing,
+    "place": is_place, "org": is_org, "unknown-place": is_unknown_place, "np": is_np, "firm": is_firm, "role": is_role, "lang": is_language, "tool": is_tool, "thing": is_thing,
     "name": is_name, "project": is_project, "free": is_free, "specific": is_specific, "any-thing": is_any_thing,
 }
 
@@ -256,9 +334,17 @@ _PSTOP = (r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|no
           r"although|instead|full-time|part-time)\b|[,.;:!?()]|$)")
 _PLACE = rf"(?P<v>[^,.;:!?()]{{1,60}}?){_PSTOP}"
 _OLD = r"(?P<o>[^,.;:!?()]{1,60}?)(?=\s+to\b)"
+_OLDTO = r"(?P<o>[^,.;:!?()]{1,60}?)(?=\s+(?:to|for|and)\b)"
 _NAME = r"(?P<v>(?-i:[A-Z])[\w'’-]+(?:\s(?-i:[A-Z])[\w'’-]+)?)"
 _DATE = rf"(?P<d>{DATE_PHRASE})"
 I = r"\bi(?:\s+(?:now|currently|just|actually|recently|also|still))?"  # noqa: E741 — "I", the user
+#: How a sentence addressed to the agent opens: an imperative (after "please", "from now on", "always" …) or a
+#: request ("I'd like you to …", "you can …"). "At home we speak Portuguese" is no rule for the agent.
+_TO_AGENT = (r"(?:^(?:(?:please|pls|kindly|just|and|also|so|always|only|from now on|going forward|"
+             r"in (?:the )?future|feel free to)[,\s]+)*"
+             r"|\byou (?:should |must |can |could |may |will |'ll )?(?:please )?(?:just )?(?:always |only )?"
+             r"|\b(?:i(?:'d| would)? (?:like|want|need|prefer) you to|make sure (?:to|you)|remember to) "
+             r"(?:always |only )?)")
 _PROJECT_NOUN = r"(?:app|service|backend|frontend|project|system|api|website|site|pipeline|platform)"
 # A project: a capitalised name, or a described one ("the inventory app"), as the subject of a storage fact.
 _PROJECT = rf"(?:\b|^)(?:the |our )?(?P<p>(?-i:[A-Z])[\w-]+|(?-i:[a-z])[\w-]* {_PROJECT_NOUN})"
@@ -275,12 +361,13 @@ class Rule:
     mark: str
     change: bool = False  # the phrasing itself is a cue of change ("moved to", "switched from … to")
     negative: bool = False  # the rule is about a negation: a "not" before the match does not cancel it
+    each: bool = False  # the value may be a list of activities ("playing games and watching films"): one fact each
 
 
 def _rule(pattern: str, template: str, kinds: str = "", mark: str = "durable", *, change: bool = False,
-          negative: bool = False) -> Rule:
+          negative: bool = False, each: bool = False) -> Rule:
     pairs = tuple((group, kind) for group, _, kind in (x.partition("=") for x in kinds.split()))
-    return Rule(re.compile(pattern, re.I), template, pairs, mark, change, negative)
+    return Rule(re.compile(pattern, re.I), template, pairs, mark, change, negative, each)
 
 
 _RULES: list[Rule] = [
@@ -324,6 +411,45 @@ _RULES: list[Rule] = [
     _rule(rf"\bmy job is (?:an? )?{_VAL}", "Works as {v}", "v=role"),
     _rule(rf"\bmy (?:current )?employer is {_PLACE}", "Works at {v}", "v=org"),
     _rule(rf"\bi(?:'ve| have) (?:worked|been working) (?:at|for) {_PLACE}(?=\s+(?:for|since)\b)", "Works at {v}", "v=org"),
+    _rule(rf"\bmy (?:home country|homeland|native country|country of origin|home town|hometown)(?:,| is| was|:) "
+          rf"{_PLACE}", "From {v}", "v=place", "permanent"),
+    _rule(rf"\b(?:we|i)(?:'ve| have)? (?:just |recently |also )?(?:got|adopted|rescued|brought home|have) (?:a|an|another|"
+          rf"a new|our|my) (?:new )?(?P<k>{PETS}) (?:named|called) {_NAME}", "Has a {k} named {v}", "v=name", "permanent"),
+    _rule(rf"\bour (?P<k>{KIN})(?:'s name)? is (?:called |named ){_NAME}", "Has a {k} named {v}", "v=name", "permanent"),
+    _rule(rf"\bour (?P<k>{KIN}),? {_NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes)\b",
+          "Has a {k} named {v}", "v=name", "permanent"),
+    # job and home changes said as leaving one for another
+    _rule(rf"{I}(?:'ve| have)? (?:left|quit) {_OLDTO} (?:to join|to work at|to work for|and joined) {_PLACE}",
+          "Works at {v} instead of {o}", "v=org o=org", "correction", change=True),
+    _rule(rf"{I}(?:'ve| have)? (?:left|quit) {_OLDTO} for {_PLACE}", "Works at {v} instead of {o}",
+          "v=firm o=firm", "correction", change=True),
+    _rule(rf"{I}(?:'ve| have)? (?:left|swapped) {_OLDTO} for {_PLACE}", "Lives in {v} instead of {o}",
+          "v=place o=place", "correction", change=True),
+    _rule(rf"{I}(?:'ve| have)? (?:quit|left|lost) my (?:job|position|role) (?:at|with) {_PLACE}", "No longer works at {v}",
+          "v=org", "correction", change=True, negative=True),
+    # activities, memberships, businesses
+    _rule(rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) (?:the )?(?P<v>{INSTRUMENTS})\b",
+          "Plays the {v}", ""),
+    _rule(rf"\bplaying my (?P<v>{INSTRUMENTS})\b", "Plays the {v}", ""),
+    _rule(rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) (?P<v>{SPORTS})\b",
+          "Plays {v}", ""),
+    _rule(rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:do|doing|practi[sc]e|practi[sc]ing) "
+          rf"(?P<v>{PRACTICES})\b", "Does {v}", ""),
+    _rule(rf"\bi(?:'m| am)(?: (?!my\b|his\b|her\b|their\b|the\b|an?\b|our\b|your\b)[a-z]+){{0,3}}?,? (?:just |also |"
+          rf"currently |now )?learning (?:to play )?(?:the )?(?P<v>{INSTRUMENTS})\b", "Is learning the {v}", ""),
+    _rule(r"\bi(?:'m| am) (?:just |also |currently |now )?learning (?P<v>[A-Z][a-z]+)\b", "Is learning {v}", "v=lang"),
+    _rule(r"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently |now )?(?:volunteer|volunteering) (?:at|with|for) "
+          r"(?P<v>(?:a|an|the|my local|our local) [a-z][a-z -]{2,40}?)(?=\s+(?:and|but|since|because|so|on|every|"
+          r"twice|once|for)\b|[,.;:!?()]|$)", "Volunteers at {v}", "v=np"),
+    _rule(r"\bi (?:started|began) volunteering\b", "Volunteers", ""),
+    _rule(rf"\bi(?:'ve| have)? (?:just |recently |also )?joined (?P<v>(?:a|an|the|our local|my local) [a-z][a-z -]{{0,40}}?"
+          rf"(?:{GROUPS}))\b", "Is a member of {v}", "v=np", change=True),
+    _rule(rf"\bi(?:'m| am) (?:now |also |still )?(?:a )?(?:part|member) of (?P<v>(?:a|an|the|our local|my local) "
+          rf"[a-z][a-z -]{{0,40}}?(?:{GROUPS}))\b", "Is a member of {v}", "v=np"),
+    _rule(rf"\bi (?:run|own|opened|started|launched|founded)(?: up)? (?P<v>(?:a|an|my own) (?:[\w-]+ ){{0,3}}?"
+          rf"(?:{VENTURES})){_VENTURE_END}", "Runs {v}", ""),
+    _rule(rf"\bi (?:love |enjoy |like )?running (?P<v>my own (?:[\w-]+ ){{0,3}}?(?:{VENTURES})){_VENTURE_END}", "Runs {v}",
+          ""),
     # negations and retractions
     _rule(rf"\bi (?:don't|do not) (?P<k>live in|work at|work for|like|use) {_VAL}\s+any ?more\b", "No longer {k} {v}",
           "v=specific", "correction", change=True, negative=True),
@@ -339,23 +465,51 @@ _RULES: list[Rule] = [
           "v=any-thing", negative=True),
     _rule(rf"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) {_VAL}", "Likes {v}", "v=thing"),
     _rule(rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into) {_VAL}", "Likes {v}", "v=thing"),
+    _rule(rf"\bi(?:'ve| have) (?:always )?been (?:really )?into {_VAL}", "Likes {v}", "v=thing"),
+    _rule(r"^(?P<v>[a-z][\w' -]{1,50}?) (?:is|are) (?:really |definitely |totally |also |always )?(?:my (?:passion|"
+          r"jam|thing|favou?rite (?:hobby|hobbies|pastime|thing to do|activity)|main hobb(?:y|ies)|hobby|hobbies)|"
+          r"one of my (?:faves|favou?rites|favou?rite (?:things|hobbies|pastimes|activities)|passions|hobbies))\b",
+          "Likes {v}", "v=thing", each=True),
     # A preference compares, so an unpleasant thing is sincere here ("I prefer early meetings"), not sarcasm.
     _rule(rf"\bi(?: really| also| generally| usually)? prefer {_VAL}", "Prefers {v}", "v=any-thing"),
-    _rule(rf"\bi(?: really| also| generally| usually)?(?: would rather|'d rather) {_VAL}", "Prefers {v}", "v=thing"),
+    # "rather" takes a verb: only "rather have/drink/eat/use X" names a thing ("I'd rather die" names none)
+    _rule(rf"\bi(?: really| also| generally| usually)?(?: would rather|'d rather) (?:have|drink|eat|use|get) {_VAL}",
+          "Prefers {v}", "v=thing"),
     _rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {_VAL}", "Favourite {k}: {v}", "v=thing"),
     _rule(rf"\bi(?:'m| am) allergic to {_VAL}", "Allergic to {v}", "v=thing", "permanent"),
     _rule(r"\bi(?:'m| am) (?:an? )?(?P<v>vegetarian|vegan|pescatarian)\b", "Is {v}", ""),
+    _rule(r"\bi(?:'m| am) (?:(?:on )?an? |strictly |completely )?(?P<v>gluten-free|dairy-free|lactose-free|keto|paleo|"
+          r"kosher|halal|plant-based|low-carb|sugar-free)(?: diet)?\b", "Diet: {v}", ""),
+    _rule(r"\bi (?:eat|follow|keep) (?:an? |strictly )?(?P<v>gluten-free|dairy-free|keto|paleo|kosher|halal|plant-based|"
+          r"low-carb|sugar-free)(?: diet| food)?\b", "Diet: {v}", ""),
+    _rule(r"\bi (?:don't|do not|never|no longer) eat (?P<v>meat|red meat|pork|beef|fish|seafood|dairy|eggs|gluten|"
+          r"sugar|nuts|shellfish)\b", "Doesn't eat {v}", "", negative=True),
     _rule(r"\bi (?:can )?speak (?:fluent )?(?P<v>[A-Z][a-z]+)\b", "Speaks {v}", "v=lang"),
     _rule(r"\bmy (?:native|first|mother) (?:language|tongue) is (?P<v>[A-Z][a-z]+)\b", "Native language: {v}",
           "v=lang", "permanent"),
     _rule(r"\bmy time ?zone is (?P<v>[A-Z][\w/+:-]{1,30})", "Timezone: {v}", ""),
     # rules for the agent
-    _rule(rf"\b(?:call|address) me (?:as )?{_NAME}", "Call the user {v}", "v=name"),
-    _rule(r"\b(?:reply|respond|answer|talk|speak|write)(?: to me| me| back)?(?: only| always)? in (?P<v>[A-Z][a-z]+)\b",
-          "Reply in {v}", "v=lang"),
+    _rule(rf"{_TO_AGENT}(?:call|address) me (?:as )?{_NAME}", "Call the user {v}", "v=name"),
+    _rule(rf"{_TO_AGENT}(?:call|address) me (?:as )?{_NAME}", "Goes by {v}", "v=name"),
+    _rule(rf"\b(?:(?:my|our) (?:friends|family|colleagues|coworkers|co-workers|parents|kids|team|mates|students)|"
+          rf"everyone|everybody|people|most people|folks) (?:all |usually |just )?calls? me {_NAME}", "Goes by {v}",
+          "v=name"),
+    _rule(rf"\bi (?:usually |mostly )?go by {_NAME}", "Goes by {v}", "v=name"),
+    _rule(rf"\bmy nickname is {_NAME}", "Goes by {v}", "v=name"),
+    _rule(rf"{_TO_AGENT}(?:reply|respond|answer|talk|speak|write)(?: to me| me| back)?(?: only| always)? in "
+          r"(?P<v>[A-Z][a-z]+)\b", "Reply in {v}", "v=lang"),
     _rule(r"\b(?:keep|make) (?:your |the )?(?:answers|replies|responses) (?:short|brief|concise)"
           r"|^(?:please )?be (?:brief|concise)\b|\bi (?:prefer|like|want) (?:short|brief|concise) (?:answers|replies)",
           "Keep answers short", ""),
+    _rule(rf"{_TO_AGENT}keep (?:it|them|answers|your answers|replies|your replies|responses) (?:under|below|to|within) "
+          r"(?P<v>\d+ (?:sentences|words|lines|paragraphs|bullet points))\b", "Keep answers under {v}", ""),
+    _rule(r"^(?:please[,\s]+)?(?:answer|reply|respond) (?:in|with|using) no more than (?P<v>\d+ (?:sentences|words|lines))\b",
+          "Keep answers under {v}", "", negative=True),
+    _rule(rf"{_TO_AGENT}(?:answer|reply|respond|write)(?: to me)? (?:in|with|using) (?P<v>bullet points|bullets|"
+          r"numbered lists|short paragraphs|plain text|plain prose|tables)\b", "Answer in {v}", ""),
+    _rule(rf"{_TO_AGENT}(?:show|give|put) (?:me )?(?:the )?code first\b", "Give the code first, then the explanation", ""),
+    _rule(r"^(?:please[,\s]+)?use (?P<v>metric units|imperial units|british spelling|american spelling|uk english|us english|"
+          r"celsius|fahrenheit|24-hour time|iso dates)\b", "Use {v}", ""),
     _rule(r"\b(?:give|write) (?:me )?(?:more )?detailed (?:answers|replies)"
           r"|\bi (?:prefer|like|want) (?:long|longer|detailed) (?:answers|replies)", "Give detailed answers", ""),
     _rule(r"^(?:(?:please|from now on|going forward|in (?:the )?future|and|also|so)[,\s]+)*"
@@ -379,6 +533,27 @@ _RULES: list[Rule] = [
           rf"building on|rely on) {_VAL}", "Uses {v}", "v=tool"),
     _rule(rf"\bour (?:stack|infrastructure|infra|backend|frontend|platform|services?|pipeline|deployment) "
           rf"(?:now )?(?:runs|is running|is built|is deployed) on {_VAL}", "Uses {v}", "v=tool"),
+    _rule(rf"{_PROJECT} is (?:written|built|implemented|coded) in {_VAL}", "{p} is written in {v}", "p=project v=tool"),
+    _rule(rf"{_PROJECT} is (?:written|built|implemented) in [^,.;]{{1,40}}? and (?:is )?(?:deployed|hosted|running|runs) "
+          rf"on {_VAL}", "{p} runs on {v}", "p=project v=tool"),
+    _rule(rf"{_PROJECT} (?:is (?:now )?(?:deployed|hosted|running)|(?:now )?runs) on {_VAL}", "{p} runs on {v}",
+          "p=project v=tool"),
+    _rule(r"\bwe(?:'ve| have)? (?:just |now |finally )?(?:upgraded|updated|moved|bumped|migrated) (?P<t>(?-i:[A-Z])[\w.+-]*)"
+          r" from (?:version |v)?(?P<o>\d+(?:\.\d+)*[a-z]?) to (?:version |v)?(?P<v>\d+(?:\.\d+)*[a-z]?)", "Uses {t} {v} instead of {t} {o}",
+          "t=tool", "correction", change=True),
+    _rule(r"\bwe(?:'ve| have)? (?:just |now |finally )?(?:upgraded|updated|bumped) (?P<t>(?-i:[A-Z])[\w.+-]*) to "
+          r"(?:version |v)?(?P<v>\d+(?:\.\d+)*[a-z]?)", "Uses {t} {v}", "t=tool", "correction", change=True),
+    _rule(r"\bwe(?:'re| are) (?:now |currently |still )?on (?P<t>(?-i:[A-Z])[\w.+-]*) (?:version |v)?(?P<v>\d+(?:\.\d+)*[a-z]?)",
+          "Uses {t} {v}", "t=tool"),
+    _rule(rf"^(?:we|our team|the team)(?:'ve| have)? (?:all )?(?:agreed|decided) (?:to |that we(?:'ll| will) |on )"
+          rf"(?P<v>[^.;!?]{{3,80}}?\b(?:{_CADENCE})\b[^.;!?]{{0,40}}?)\s*[.!]?$", "Team agreement: {v}", "v=free"),
+    _rule(rf"^(?:we|our team|the team) (?P<v>(?:deploy|release|ship|meet|demo|plan|sync|review code|pair|"
+          rf"(?:do|have|hold|run) {_TEAM_EVENT}) (?:{_CADENCE})[^.;!?]{{0,40}}?)"
+          r"\s*[.!]?$", "Team cadence: {v}", "v=free"),
+    _rule(r"^our (?P<e>daily standup|standup|stand-up|retro|retrospective|sprint planning|planning|demo|sync|"
+          r"releases?|deploys?|deployments?|sprints?) (?:is|are|happens?|takes place) (?P<v>(?:at|on|every|each|once|"
+          r"twice|weekly|daily|biweekly|fortnightly|\w+ weeks long)[^.;!?]{0,40}?)\s*[.!]?$", "Team cadence: {e} {v}",
+          "v=free"),
     _rule(rf"\bwe (?:no longer use|stopped using|don't use \S+ any ?more) {_VAL}", "No longer uses {v}", "v=tool",
           "correction", change=True, negative=True),
     _rule(rf"\b(?:the|our|my) (?P<k>project|app|product|service|system|repo|startup|company|team|tool|library) is "
@@ -393,7 +568,7 @@ _RULES: list[Rule] = [
           "{p} stores its data in {v}", "p=project v=tool"),
     _rule(rf"\bthe deadline (?:for (?P<v>[\w\s-]{{2,40}}?) )?is (?:on |by )?{_DATE}\b", "Deadline for {v}: {d}", "",
           "ephemeral"),
-    _rule(rf"\b(?:the |our |my )?(?P<v>[\w-]+(?: [\w-]+){{0,3}}) (?:is|are) due (?:on |by )?{_DATE}\b",
+    _rule(rf"\b(?:the |our |my )?(?P<v>[\w-]+(?: [\w-]+(?:\.\w+)*){{0,3}}) (?:is|are) due (?:on |by )?{_DATE}\b",
           "Deadline for {v}: {d}", "v=any-thing", "ephemeral"),
     _rule(rf"\bwe (?:need to|have to|must|want to|'ve got to|have got to) (?P<a>ship|release|launch|deliver|finish|submit)(?: (?:the |our )?"
           rf"(?P<v>[\w-]+(?: [\w-]+){{0,3}}))? by {_DATE}\b", "Deadline for {v}: {d}", "v=any-thing", "ephemeral"),
@@ -525,6 +700,19 @@ _CANON: list[tuple[re.Pattern[str], str, str | None]] = [
         (r"^Native language: (.+)$", USER, "native-language"),
         (r"^Timezone: (.+)$", USER, "timezone"),
         (r"^Call the user (.+)$", SOUL, "call"),
+        (r"^Goes by (.+)$", USER, None),
+        (r"^(?:Plays|Does|Is learning|Volunteers at|Is a member of|Runs|Doesn't eat) (.+)$", USER, None),
+        (r"^(Volunteers)$", USER, None),
+        (r"^Diet: (.+)$", USER, None),
+        (r"^Keep answers under (.+)$", SOUL, "length"),
+        (r"^Answer in (bullet points|bullets|numbered lists|short paragraphs|plain text|plain prose|tables)$", SOUL,
+         "format"),
+        (r"^(Give the code first, then the explanation)$", SOUL, None),
+        (r"^Use (metric units|imperial units|british spelling|american spelling|uk english|us english|celsius|"
+         r"fahrenheit|24-hour time|iso dates)$", SOUL, None),
+        (r"^(.+?) is written in (.+)$", MEMORY, "language:{1}"),
+        (r"^(.+?) runs on (.+)$", MEMORY, None),
+        (r"^Team (?:agreement|cadence): (.+)$", MEMORY, None),
         (r"^Reply in (.+)$", SOUL, "language"),
         (r"^(Keep answers short|Give detailed answers)$", SOUL, "length"),
         (r"^(?:Always|Never) (.+)$", SOUL, None),
@@ -624,6 +812,8 @@ def _imperative(text: str) -> bool:
     first = text.split(" ", 1)[0].lower().strip(",.!")
     if not re.fullmatch(r"[a-z]+", first) or first in _NOT_A_RULE:
         return False
+    if re.match(r"^\w+ (?:i|we|he|she|they|it|you)\b", text, re.I):
+        return False  # an inversion ("never have I ever been …", "never did we …"): a remark, no rule
     if first.endswith("ed") and not first.endswith("eed"):
         return False
     return not (first.endswith("s") and not first.endswith(("ss", "us")))
@@ -638,13 +828,35 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
     for group, kind in rule.kinds:  # on the words as said: "my coffee black" is no thing, "coffee black" would be
         if group == "v" and kind == "free":
             continue
-        if not _KINDS[kind](_clean(groups.get(group, ""), True, strip=False)):
+        raw = _clean(groups.get(group, ""), True, strip=False)
+        if not _KINDS[kind](raw):
+            if kind == "place" and _PLACE_CUE.match(m.string[m.end():]) and is_unknown_place(raw):
+                continue  # "I live in Little Hinton, a village near Oxford": the sentence says it is a place
             return None
+    if "k" in groups and template.startswith("Has a") and not given_name(groups.get("v", "")) and (
+            groups["k"].lower() in _PEOPLE or not re.search(r"\b(?:named|called|name is)\b", m.group(0), re.I)):
+        return None  # a wife or a son has a given name ("Colombian" is none); "my dog is Hungry" names no dog
     for key in ("v", "o", "p"):
         if key in groups:
             values[key] = _clean(groups[key], template.startswith(_PROPER) or key == "p")
     if "b" in groups:
         values["b"] = groups["b"].strip()
+    if template.startswith(("Volunteers at", "Is a member of")) and "v" in values:
+        # out of its conversation "the shelter" names no one shelter: "a homeless shelter"
+        bare = re.sub(r"^(?:a|an|the|my|our|my local|our local)\s+", "", _clean(groups["v"], False, strip=False),
+                      flags=re.I)
+        values["v"] = f"{'an' if bare[:1].lower() in 'aeiou' else 'a'} {bare}"
+    if template.startswith("Runs ") and "v" in values:
+        values["v"] = re.sub(r"^(?:(?:my|our) )?own ", "a ", values["v"])  # "my own studio" → "a studio"
+        values["v"] = re.sub(r"^an? (?=\w)", lambda a: "an " if values["v"][a.end():][:1] in "aeiou" else "a ",
+                             values["v"])
+    if template.startswith("Team ") and "v" in values:
+        values["v"] = _clean(groups["v"], False, strip=False)  # "at 9:30 every day" keeps its "at"
+    for key in ("t", "e"):
+        if key in groups:
+            values[key] = groups[key].strip()
+    if "v" in values and m.start("v") == 0 and _sentence_capital(values["v"]):
+        values["v"] = values["v"][:1].lower() + values["v"][1:]  # "Dance is my passion" → "Likes dance"
     if "d" in groups:
         raw = re.sub(r"^on ", "", groups["d"].strip(), flags=re.I)
         day = resolve(raw, said_on)
@@ -672,6 +884,43 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
         return None
     text = text.strip()
     return text[:1].upper() + text[1:] if text else None
+
+
+def _keep(text: str, rule: Rule, sentence: str, old: str | None, correction: bool,
+          seen: set[str], out: list[Fact]) -> bool:
+    """Add one filled fact to ``out`` unless it is a one-off rule for the agent or said already: True if added."""
+    if canon(text).target == SOUL and (is_suspicious_rule(text) or _ONE_OFF.search(sentence)):
+        return False  # "be concise in the summary below": about one reply, not a standing rule
+    if old and "instead of" not in text and canon(text).removes is None:
+        text = f"{text} (replaces: {old})"
+    changed = correction or rule.change
+    kind = "correction" if changed and rule.mark != "ephemeral" else rule.mark
+    key = normalize(text)
+    if key in seen:
+        return False
+    seen.add(key)
+    out.append(Fact(text, kind))
+    return True
+
+
+def _sentence_capital(value: str) -> bool:
+    """The value's capital comes only from opening the sentence ("Drawing flowers"), not from a name ("Rust")."""
+    first = value.split(" ", 1)[0]
+    return (first[:1].isupper() and first[1:].islower() and first.lower() not in TECH
+            and not known_place(first) and not given_name(first))
+
+
+_GERUND_LIST = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
+
+
+def _each(text: str) -> list[str]:
+    """"Likes playing video games and watching movies" → one fact per activity, when every item is one (an
+    "-ing" phrase); "Likes rock and roll" stays whole."""
+    head, _, value = text.partition(" ")
+    items = [i for i in _GERUND_LIST.split(value) if i]
+    if len(items) > 1 and all(i.split(" ", 1)[0].lower().endswith("ing") for i in items):
+        return [f"{head} {i}" for i in items]
+    return [text]
 
 
 def dated(text: str, said_on: date | None) -> str:
@@ -704,9 +953,12 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
     seen: set[str] = set()
     if _SARCASM.search(sentence_block):
         return out  # a joke anywhere in the message ("Sure, I work at NASA. lol"): nothing in it is sure
-    for sentence in _sentences(sentence_block):
-        if _CODE.search(sentence):
-            continue  # code, a command line, markup: never a statement about the user
+    sentences = _sentences(sentence_block)
+    clauses = [(c, f, i == 0) for s, f in zip(sentences, framed(sentences)) for i, c in enumerate(_clauses(s))]
+    for sentence, in_frame, opens in clauses:
+        if in_frame or _CODE.search(sentence):
+            continue  # a story, a task on a text, a rumour, a retracted line; code, markup: not the user's life
+        passing = temporary(sentence)
         sentence = _IDIOM.sub("", _QUOTED.sub(" ", sentence)).strip()
         old = None
         m = _REPLACES.search(sentence)
@@ -741,20 +993,22 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
                     break
                 if not rule.negative and _NEGATION.search(sentence[: m.start()] + " " + m.group(0)):
                     continue  # "I don't live in Berlin", "it's not that I like tea"
-                text = _fill(rule, m, said_on)
-                if not text or len(text) > 160:
+                if passing and rule.mark != "ephemeral":
+                    continue  # "I'm working from Café Lisboa today": a passing state, no lasting fact
+                filled = _fill(rule, m, said_on)
+                if not filled or len(filled) > 160:
                     continue
-                if canon(text).target == SOUL and (is_suspicious_rule(text) or _ONE_OFF.search(sentence)):
-                    continue  # "be concise in the summary below": about one reply, not a standing rule
-                if old and "instead of" not in text and canon(text).removes is None:
-                    text = f"{text} (replaces: {old})"
-                changed = correction or rule.change
-                kind = "correction" if changed and rule.mark != "ephemeral" else rule.mark
-                key = normalize(text)
-                if key not in seen:
-                    seen.add(key)
-                    out.append(Fact(text, kind))
-                    found = True
+                if not opens and canon(filled).target == SOUL:
+                    continue  # an instruction to the agent opens its sentence; "… - always full of memories" is none
+                texts = _each(filled) if rule.each else [filled]
+                for text in texts:
+                    if _keep(text, rule, sentence, old, correction, seen, out):
+                        found = True
+        for lang in _spoken(sentence)[1:]:  # the first one came from the rule; the rest of the list
+            key = normalize(f"Speaks {lang}")
+            if key not in seen and not passing:
+                seen.add(key)
+                out.append(Fact(f"Speaks {lang}", "correction" if correction else "durable"))
         if not found:
             m = _REMEMBER.search(sentence)
             if m:
@@ -763,7 +1017,46 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
                 if normalize(note) not in seen and not is_suspicious_rule(note):
                     seen.add(normalize(note))
                     out.append(Fact(note, "correction" if correction else "durable"))
+    likes_it, hates_it = reversed_feeling(sentence_block)
+    if likes_it or hates_it:  # "I hate Rust, honestly I love it": neither feeling is sure
+        out = [f for f in out if not (hates_it and f.text.startswith(("Likes ", "Prefers ", "Favourite ")))
+               and not (likes_it and f.text.startswith("Dislikes "))]
     return _drop_shadowed(out)
+
+
+_SPEAK_LIST = re.compile(r"\bi (?:can )?speak (?P<v>[^.;:!?()]{1,120})", re.I)
+_LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|as well as\s+)?|\s+(?:and|as well as)\s+")
+
+
+def _spoken(sentence: str) -> list[str]:
+    """Every language of "I speak English, French and Portuguese", in order, up to the first item that is not a
+    bare language ("… and a bit of French" stops the list there)."""
+    m = _SPEAK_LIST.search(sentence)
+    if not m or _NEGATION.search(sentence[: m.start()]):
+        return []
+    out = []
+    for item in _LIST_SPLIT.split(m.group("v").strip()):
+        item = re.sub(r"^fluent\s+", "", item.strip(), flags=re.I)
+        word = item.split(" ", 1)[0]
+        if not is_language(word):
+            break
+        out.append(word)
+        if " " in item:  # "Portuguese at home": the list ends here
+            break
+    return out
+
+
+_CLAUSE_SPLIT = re.compile(r",\s+(?=(?:and|but|so|because|'cause|cause|though|although)\s+i\b)|\s+[-–—]\s+", re.I)
+_CONDITIONAL = re.compile(r"^(?:if|when|whenever|unless|once|whether|suppose|supposing|as soon as|in case)\b", re.I)
+
+
+def _clauses(sentence: str) -> list[str]:
+    """A sentence's main clauses, each read on its own ("Dance is my passion, and I'm gonna …": the plan does not
+    hide the fact). A conditional sentence stays whole: its "if" covers every clause."""
+    if _CONDITIONAL.match(sentence):
+        return [sentence]
+    parts = [p.strip() for p in _CLAUSE_SPLIT.split(sentence)]
+    return [re.sub(r"^(?:and|but|so|because|'cause|cause|though|although)\s+", "", p, flags=re.I) for p in parts if p]
 
 
 def leaves_unsure(message: str) -> bool:

@@ -5,7 +5,7 @@ phases run the same code offline as with a hosted model.
 
 Dispatch is on ``protocol.task_of(system prompt)``:
 
-- ``archive``: fact lines ``- [mark] fact`` from the USER lines of the conversation (``offline_rules``), minus facts
+- ``archive``: fact lines ``- [mark] fact`` from the USER lines of the conversation (``rules``), minus facts
   already stated in the earlier-context section, or ``(nothing)``. TOOL, OTHER(…) and ASSISTANT lines are never a
   source: instructions inside them are data.
 - ``dream-analyze``: findings from the batch's fact lines (and raw archives' USER lines), routed by canonical
@@ -30,9 +30,11 @@ from typing import Any
 
 import orjson
 
-from . import protocol as p
-from .offline_dates import absolute, parse_day
-from .offline_rules import (
+from .. import protocol as p
+from ..tokens import estimate_text_tokens, estimate_tokens
+from ..types import ModelResponse, ToolCall, Usage
+from .dates import absolute, parse_day
+from .rules import (
     SOUL,
     Fact,
     attribute,
@@ -46,8 +48,6 @@ from .offline_rules import (
     strip_instead,
     value_words,
 )
-from .tokens import estimate_text_tokens, estimate_tokens
-from .types import ModelResponse, ToolCall, Usage
 
 __all__ = ["respond", "OFFLINE_REPLY"]
 

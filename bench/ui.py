@@ -1,0 +1,108 @@
+"""``reverie ui``: server time of the Timeline on a 10,000-commit memory repo and of the Memory screen at full
+budgets (goal ≤ 200 ms each).
+
+    .venv/bin/python -m bench ui            # 10,000 commits
+    .venv/bin/python -m bench ui --quick    # 1,000 commits, fewer repetitions
+
+Each page is requested in process through the real ASGI app (Starlette's TestClient: the Guard, the handler, the
+``Memory`` calls in worker threads, Jinja2), signed in as a browser would be. The floor is the library calls the
+page makes, timed in the same rounds (request, then floor, alternating): what the UI adds is the difference.
+The repo is ``bench.gitstore``'s cached one (git fast-import, Reverie's trailers). The Memory screen caches each
+line's rendered Markdown across requests; its first load is measured apart, with that cache emptied.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+from bench import Context, Result, stats_of
+from bench.gitstore import cached_workspace
+
+TOKEN = "bench-" + "t" * 30
+
+
+def _client(memory):  # type: ignore[no-untyped-def]
+    from starlette.testclient import TestClient
+
+    from reverie.ui import build_app
+
+    client = TestClient(build_app(memory, token=TOKEN), base_url="http://127.0.0.1:8766", follow_redirects=False)
+    client.__enter__()
+    assert client.get(f"/?token={TOKEN}").status_code == 303
+    return client
+
+
+def _alternate(page, floor, repeat: int) -> tuple[list[float], list[float]]:  # type: ignore[no-untyped-def]
+    import time
+
+    pages, floors = [], []
+    for fn in (page, floor):
+        fn()  # warm-up
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        response = page()
+        pages.append(time.perf_counter() - t0)
+        assert response.status_code == 200, response.text[:300]
+        t0 = time.perf_counter()
+        floor()
+        floors.append(time.perf_counter() - t0)
+    return pages, floors
+
+
+def _full(limit: int, label: str) -> str:
+    """A memory file at its budget: a heading and ``- `` lines up to ``limit`` characters."""
+    lines = [f"# {label}", ""]
+    n = 0
+    while sum(len(x) + 1 for x in lines) + 80 < limit:
+        lines.append(f"- {label} fact {n}: the user mentioned item {n} in a conversation about the project")
+        n += 1
+    return "\n".join(lines) + "\n"
+
+
+def run(ctx: Context) -> list[Result]:
+    import reverie
+    from reverie.ui.app import PAGE_SIZE
+    from reverie.ui.views import inline
+
+    commits = 1_000 if ctx.quick else 10_000
+    repeat = 15 if ctx.quick else 60
+    src = cached_workspace(ctx, commits)
+    root = ctx.tmpdir("ui-") / "ws"
+    shutil.copytree(src, root, symlinks=True)
+    memory = reverie.open(root)
+    client = _client(memory)
+    try:
+        newest = memory.log(limit=1)[0].sha
+        deep = memory.log(limit=1, start=f"HEAD~{commits - PAGE_SIZE - 1}")[0].sha  # the last full page
+        first, first_floor = _alternate(lambda: client.get("/timeline"),
+                                        lambda: memory.log(limit=PAGE_SIZE + 1), repeat)
+        last, last_floor = _alternate(lambda: client.get(f"/timeline?start={deep}"),
+                                      lambda: memory.log(limit=PAGE_SIZE + 1, start=deep), repeat)
+        show, show_floor = _alternate(lambda: client.get(f"/commit/{newest}"),
+                                      lambda: (memory.show(newest), memory.history(since=0, limit=3)), repeat)
+
+        cfg = memory.config.dream
+        for rel, limit, label in (("SOUL.md", cfg.soul_max_chars, "Soul"), ("USER.md", cfg.user_max_chars, "User"),
+                                  ("memory/MEMORY.md", cfg.memory_max_chars, "Memory")):
+            (root / rel).write_text(_full(limit, label))
+        memory.runtime.git.commit("bench: memory files at their budgets", kind="manual")
+        lines = sum(len(memory.read(rel).splitlines()) for rel in reverie.MEMORY_FILES)
+        reads = lambda: ([memory.read(r) for r in reverie.MEMORY_FILES], memory.status())  # noqa: E731
+        full, full_floor = _alternate(lambda: client.get("/memory"), reads, repeat)
+        cold, cold_floor = _alternate(lambda: (inline.cache_clear(), client.get("/memory"))[1], reads, repeat)
+    finally:
+        client.__exit__(None, None, None)
+        memory.close()
+    floor = "the page's Memory calls, same rounds"
+    return [
+        Result("ui", f"Timeline, newest page ({PAGE_SIZE} of {commits:,} commits)", stats_of(first),
+               stats_of(first_floor), floor, target="≤ 200 ms"),
+        Result("ui", f"Timeline, oldest full page ({commits - PAGE_SIZE:,} commits back)", stats_of(last),
+               stats_of(last_floor), floor, target="≤ 200 ms"),
+        Result("ui", "a commit's page (diff, trailers, its batch's entries)", stats_of(show), stats_of(show_floor),
+               floor, target="≤ 200 ms"),
+        Result("ui", f"Memory screen, the three files at their budgets ({lines} lines)", stats_of(full),
+               stats_of(full_floor), floor, target="≤ 200 ms"),
+        Result("ui", "the same, first load (no line's rendering cached)", stats_of(cold), stats_of(cold_floor), floor,
+               target="≤ 200 ms"),
+    ]

@@ -1,0 +1,97 @@
+"""Framing for the offline engine: which sentences of a user's message are the user's own present statements.
+
+Only those yield facts. The others are *framed*, and a frame reaches as far as it plausibly does:
+
+- a **task** on a text (translate, proofread, rephrase, "Example:", "e.g.", a quoted email) frames the whole message:
+  the words are material, not the user's life ("Translate this: I live in Paris.");
+- a **story, dream, role-play, rumour, report or denial** ("in my novel …", "I dreamt …", "rumour has it …",
+  "according to …", "it's a lie that …") frames its sentence and every later one of the message ("In my story I
+  live in Oslo. I work at the castle.");
+- a **retraction** ("Just kidding.", "Not really.", "(jk)", "scratch that", "that was a joke") frames its sentence and
+  every earlier one ("I love PHP. Just kidding.").
+
+A sentence about a **temporary state** ("today", "this week", "for this project", "on holiday") gives no lasting
+fact (``temporary``); a dated fact (a deadline, an appointment) is still read from it.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["framed", "temporary", "reversed_feeling"]
+
+_TASK = re.compile(
+    r"^(?:(?:please|pls|can you|could you|would you|help me|i need you to|i want you to)[,\s]+)*"
+    r"(?:translate|proofread|rephrase|paraphrase|reword|rewrite|correct|fix|check|edit|polish|summari[sz]e|"
+    r"spell-?check|improve|shorten|format|convert)\b"
+    r"|\b(?:translate|translation of|proofread|rephrase|paraphrase|reword)\b.{0,40}[:\"“]"
+    r"|\bhow (?:do|would) (?:you|i|we) say\b|\bwhat does .{1,60} mean\b|\bin (?-i:[A-Z])[a-z]+ (?:please)?:"
+    r"|^(?:e\.g\.|eg\b|example|for example|for instance|sample|sample sentence|exercise|practice sentence|"
+    r"quote|quoting|transcript|lyrics|dialogue|caption|template|placeholder|test(?:ing)?|draft)\b\s*[:,-]"
+    r"|\b(?:for example|for instance|as an example|example sentence|sample text|lorem ipsum)\b|(?<!\w)e\.g\.|^eg\b"
+    r"|\b(?:the|this|that|his|her|their|your|an?) (?:email|e-mail|message|text|letter|post|ad|tweet|review|"
+    r"sentence|line|caption|bio|profile|script|scene|song|poem) (?:says|said|reads|read|goes|went)\b"
+    r"|\b(?:here's|here is) (?:the|a|an|my) (?:draft|text|message|email|letter|sentence|bio|paragraph)\b"
+    r"|^\s*(?:>|«|\")",
+    re.I)
+_FORWARD = re.compile(
+    r"\b(?:in|for) (?:my|the|a|our|this) (?:story|novel|book|script|screenplay|game|campaign|fanfic|fan fiction|"
+    r"fiction|poem|song|play|sketch|comic|dream|dreams|fantasy|daydream|nightmare|imagination|role-?play|"
+    r"d&d|rpg|world-?building|writing class|creative writing|hypothetical|scenario|simulation)\b"
+    r"|\bmy (?:character|protagonist|hero|heroine|narrator|avatar|persona|oc)\b"
+    r"|\bthe (?:protagonist|main character|hero|heroine|narrator|villain)\b"
+    r"|\brole-?play(?:ing)?\b|\blet's (?:pretend|say|imagine|play)\b|\bpretend(?:ing)?\b|\bin character\b"
+    r"|\bi (?:dreamt|dreamed|had a dream|was dreaming|daydream(?:ed)?)\b|\bwhat a dream\b"
+    r"|\brumou?rs?\b|\bword (?:is|on the street|has it)\b|\bgossip\b|\breportedly\b|\baccording to\b"
+    r"|\bsupposedly\b|\ballegedly\b|\bi(?:'ve)? heard (?:that|a|about)\b|\bthey say\b|\bpeople say\b"
+    r"|\bit(?:'s| is) (?:a lie|not true|untrue|a myth|false|fake news|a rumou?r) that\b|\bcontrary to\b"
+    r"|\bdespite what\b|\b(?:people|everyone|some|they|folks|my \w+) (?:think|thinks|assume|assumes|believe|"
+    r"believes|claim|claims) (?:that )?i\b|\bi never said\b|\bwho says\b"
+    r"|\bif i were\b|\bin (?:another|a parallel|an alternate) (?:life|world|universe)\b|\bin theory\b",
+    re.I)
+_BACKWARD = re.compile(
+    r"\b(?:just )?(?:kidding|joking)\b|\bj/?k\b|\(jk\)|\bnot really[.!]*$|^no[,.!]* not really\b|\bscratch that\b"
+    r"|\bnever ?mind\b|\bor not\b|\bwho am i kidding\b|\bthat(?:'s| is| was) (?:not true|a joke|a lie|false)\b"
+    r"|\bi take (?:that|it) back\b|\bnot!|\blol,? no\b|\bnah[,.!]?\s*$|^nah\b|\bfor real\?|^(?:as )?if[.!]*$"
+    r"|\bdisregard (?:that|the above)\b|\bignore (?:that|what i (?:just )?said)\b|^(?:wait,?\s*)?no[.!]*$",
+    re.I)
+_TEMPORARY = re.compile(
+    r"\b(?:today|tonight|this (?:morning|afternoon|evening|week|weekend|month|sprint|trip|semester|term|summer|"
+    r"winter)|for (?:this|the|a) (?:project|week|weekend|trip|month|sprint|demo|day|night|holidays?|"
+    r"conference|meeting|hackathon|course|class)|for (?:the time being|a few (?:days|weeks))|"
+    r"temporarily|for the moment|right now|on (?:holiday|vacation|leave|a trip|a business trip|sabbatical)|"
+    r"visiting|staying (?:at|in|with)|until (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"tomorrow|next)|these few days)\b",
+    re.I)
+
+
+def framed(sentences: list[str]) -> list[bool]:
+    """For each sentence of one message, whether a frame covers it (see the module doc)."""
+    if any(_TASK.search(s) for s in sentences):
+        return [True] * len(sentences)
+    out = [False] * len(sentences)
+    for i, sentence in enumerate(sentences):
+        if _FORWARD.search(sentence):
+            for j in range(i, len(sentences)):
+                out[j] = True
+        if _BACKWARD.search(sentence.strip()):
+            for j in range(0, i + 1):
+                out[j] = True
+    return out
+
+
+def temporary(sentence: str) -> bool:
+    """The sentence is about a passing state ("I'm working from a café today"): no lasting fact in it."""
+    return _TEMPORARY.search(sentence) is not None
+
+
+_LIKE_IT = re.compile(r"\bi (?:actually |really |secretly |still |totally )?(?:love|like|adore|enjoy) (?:it|them|that|this)\b",
+                      re.I)
+_HATE_IT = re.compile(r"\bi (?:actually |really |secretly |still |totally )?(?:hate|dislike|detest|can't stand|"
+                      r"cannot stand) (?:it|them|that|this)\b", re.I)
+
+
+def reversed_feeling(message: str) -> tuple[bool, bool]:
+    """(a like of "it" is said, a dislike of "it" is said): a message that says "I hate Rust" and "I love it" (or
+    the reverse) states neither feeling for sure."""
+    return _LIKE_IT.search(message) is not None, _HATE_IT.search(message) is not None

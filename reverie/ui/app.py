@@ -1,0 +1,415 @@
+"""The UI's ASGI app: five screens over one workspace's ``Memory``, every action one ``Memory`` verb.
+
+Screens: Memory (the prompt files line by line: why, edit, pin, remove), Timeline (every commit, a page at a time;
+a commit's diff, trailers and batch; restore, revert and replay behind a confirmation showing the exact diff),
+Review (a pending SOUL.md change, set-aside batches, the last Dream run), Search (Recall, each hit linked to where
+it came from) and Status (budgets, archive, Dream's schedule, the model's health, "Dream now").
+
+Pages are rendered on the server (Jinja2, autoescaped: memory text is untrusted); forms post and redirect (a
+reload never repeats an action); ``static/ui.js`` only enhances (inline "why", confirmations, Dream's progress).
+Reads and writes run through ``Memory``'s async twins (each in a worker thread on its own handle), so a slow call
+never stalls another page. A ``ReverieError`` from a verb becomes a message on the page the user came from.
+
+Designed for one workspace; a root of several (a user picker) would mount this app once per workspace.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..errors import MergeConflictError, ReverieError
+from ..workspace import MEMORY_FILES
+from . import views
+from .jobs import DreamJob
+from .security import CSRF_FIELD, Guard, Sessions, UISession, check_csrf
+
+if TYPE_CHECKING:
+    from ..history import HistoryEntry
+    from ..memory import Memory
+
+__all__ = ["build_app", "PAGE_SIZE"]
+
+log = logging.getLogger(__name__)
+
+HERE = Path(__file__).resolve().parent
+#: Commits per Timeline page.
+PAGE_SIZE = 50
+#: Search hits shown.
+HITS = 20
+#: A batch's entries shown on a commit page (a longer batch links to the history page).
+BATCH_SHOWN = 50
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+class UI:
+    """The handlers, over one ``Memory`` (its async verbs each use a handle of their own)."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+        self.job = DreamJob()
+        self.env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]),
+                               trim_blocks=True, lstrip_blocks=True)
+        self.env.globals.update(inline=views.inline, ago=views.ago, MEMORY_FILES=MEMORY_FILES)
+
+    # -- plumbing ---------------------------------------------------------------------------------------------
+    def render(self, request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+        session = _session(request)
+        context.update(request=request, csrf=session.csrf, csrf_field=CSRF_FIELD, flashes=session.take_flashes(),
+                       workspace=str(self.memory.workspace.root))
+        return HTMLResponse(self.env.get_template(name).render(**context), status_code=status_code)
+
+    async def form(self, request: Request) -> dict[str, str]:
+        """The posted form, after the CSRF check (403 without the session's token)."""
+        data = await request.form()
+        if not check_csrf(_session(request), data.get(CSRF_FIELD)):
+            raise HTTPException(403, "missing or wrong CSRF token: reload the page and try again")
+        return {k: v for k, v in data.items() if isinstance(v, str)}
+
+    async def act(self, request: Request, back: str, action: Callable[[dict[str, str]], Awaitable[str]]) -> Response:
+        """Run an action from a posted form; its message (or its error) is shown on ``back``'s page."""
+        form = await self.form(request)
+        session = _session(request)
+        try:
+            session.flash("ok", await action(form))
+        except ReverieError as exc:
+            session.flash("error", str(exc))
+            back = form.get("back_on_error") or back
+        except OSError as exc:  # the machine's fault (a full disk, a read-only mount): said, not a 500
+            where = f"{exc.filename}: " if exc.filename else ""
+            session.flash("error", f"nothing was changed: {where}{exc.strerror or exc}")
+            back = form.get("back_on_error") or back
+        return RedirectResponse(back, status_code=303)
+
+    # -- Memory ---------------------------------------------------------------------------------------------
+    async def memory_page(self, request: Request) -> Response:
+        files = []
+        for rel in MEMORY_FILES:
+            text = await self.memory.aread(rel)
+            files.append((rel, views.file_lines(text, rel), len(text)))
+        status = await self.memory.astatus()
+        return self.render(request, "memory.html", files=files, budgets=status.budgets, active="memory")
+
+    async def why(self, request: Request) -> Response:
+        rel, index, line = _file_line(request)
+        found = [p for p in await self.memory.awhy(line.strip()) if p.path == rel] if line.strip() else []
+        exact = [p for p in found if p.line_no == index + 1]
+        entries = []
+        for p in exact or found:
+            shown = await self._entries(*p.cursor_range) if p.cursor_range else []
+            entries.append((p, shown[:BATCH_SHOWN]))
+        name = "why_fragment.html" if request.query_params.get("fragment") else "why.html"
+        return self.render(request, name, path=rel, line=line, found=entries, active="memory")
+
+    async def edit_form(self, request: Request) -> Response:
+        rel, index, line = _file_line(request)
+        return self.render(request, "edit.html", path=rel, line=line, index=index, active="memory")
+
+    async def edit(self, request: Request) -> Response:
+        async def run(form: dict[str, str]) -> str:
+            rel, rows, i = await self._line_of(form)
+            rows[i] = form.get("text", "").replace("\r", " ").replace("\n", " ")
+            result = await self.memory.awrite(rel, "\n".join(rows), message=f"manual: edit a line of {rel}")
+            return f"Edited {rel}" + (f" as commit {result.commit[:8]}." if result.commit else " (no change).")
+
+        return await self.act(request, "/memory", run)
+
+    async def file_form(self, request: Request) -> Response:
+        rel = _memory_file(request.query_params.get("path", ""))
+        return self.render(request, "edit_file.html", path=rel, text=await self.memory.aread(rel), active="memory")
+
+    async def edit_file(self, request: Request) -> Response:
+        async def run(form: dict[str, str]) -> str:
+            rel = _memory_file(form.get("path", ""))
+            text = form.get("text", "").replace("\r\n", "\n")
+            result = await self.memory.awrite(rel, text, message=f"manual: edit {rel}")
+            return f"Edited {rel}" + (f" as commit {result.commit[:8]}." if result.commit else " (no change).")
+
+        return await self.act(request, "/memory", run)
+
+    async def pin(self, request: Request) -> Response:
+        async def run(form: dict[str, str]) -> str:
+            rel, rows, i = await self._line_of(form)
+            unpin = form.get("unpin") == "1"
+            result = await self.memory.apin(rows[i].strip(), unpin=unpin)
+            verb = "Unpinned" if unpin else "Pinned"
+            return f"{verb} in {result.path}" + (f" as commit {result.commit[:8]}." if result.commit else " (it already was).")
+
+        return await self.act(request, "/memory", run)
+
+    async def remove_form(self, request: Request) -> Response:
+        rel, index, line = _file_line(request)
+        return self.render(request, "remove.html", path=rel, line=line, index=index, active="memory")
+
+    async def remove(self, request: Request) -> Response:
+        async def run(form: dict[str, str]) -> str:
+            rel, rows, i = await self._line_of(form)
+            result = await self.memory.aremove(rel, rows[i], reason=form.get("reason", ""))
+            return f"Moved the line to {result.archive}" + (f" (commit {result.commit[:8]})." if result.commit else ".")
+
+        return await self.act(request, "/memory", run)
+
+    async def _line_of(self, form: dict[str, str]) -> tuple[str, list[str], int]:
+        """The file, its lines and the index the form names, if that line still reads as the form says."""
+        rel = _memory_file(form.get("path", ""))
+        rows = (await self.memory.aread(rel)).split("\n")
+        i = _int(form.get("line"), -1)
+        if not 0 <= i < len(rows) or rows[i] != form.get("original"):
+            raise ReverieError(f"{rel} changed since the page was loaded: nothing was done (look again and retry)")
+        return rel, rows, i
+
+    async def file_page(self, request: Request) -> Response:
+        rel = request.query_params.get("path", "")
+        try:
+            text = await self.memory.aread(rel)
+        except ReverieError as exc:
+            raise HTTPException(404, str(exc)) from None
+        return self.render(request, "file.html", path=rel, lines=views.file_lines(text), active="memory")
+
+    # -- Timeline -------------------------------------------------------------------------------------------
+    async def timeline(self, request: Request) -> Response:
+        kind = request.query_params.get("kind") or None
+        start = request.query_params.get("start") or None
+        try:
+            commits = await self.memory.alog(limit=PAGE_SIZE + 1, kind=kind, start=start)
+        except ReverieError as exc:
+            raise HTTPException(404, str(exc)) from None
+        older = commits[PAGE_SIZE].sha if len(commits) > PAGE_SIZE else None
+        return self.render(request, "timeline.html", commits=commits[:PAGE_SIZE], older=older, kind=kind or "",
+                           start=start, batch_of=views.batch_of, active="timeline")
+
+    async def commit_page(self, request: Request) -> Response:
+        detail = await self._show(request.path_params["sha"])
+        batch = views.batch_of(detail.info)
+        entries = await self._entries(batch[0], min(batch[1], batch[0] + BATCH_SHOWN - 1)) if batch else []
+        return self.render(request, "commit.html", info=detail.info, diff=views.diff_lines(detail.diff), batch=batch,
+                           entries=entries, trailers=views.other_trailers(detail.info), active="timeline")
+
+    async def confirm(self, request: Request) -> Response:
+        detail = await self._show(request.path_params["sha"])
+        only = request.query_params.get("action") == "revert"
+        replay = request.query_params.get("replay") == "1"
+        problem, diff = None, ""
+        try:
+            diff = await self.memory.apreview_restore(detail.info.sha, only=only)
+        except MergeConflictError as exc:
+            problem = str(exc)
+        return self.render(request, "confirm.html", info=detail.info, only=only, replay=replay, problem=problem,
+                           diff=views.diff_lines(diff), batch=views.batch_of(detail.info), active="timeline")
+
+    async def restore(self, request: Request) -> Response:
+        sha = request.path_params["sha"]
+
+        async def run(form: dict[str, str]) -> str:
+            only, replay = form.get("action") == "revert", form.get("replay") == "1"
+            result = await self.memory.arestore(sha, only=only, replay=replay)
+            what = f"Undid {sha[:8]}" if only else f"Restored memory to before {sha[:8]}"
+            done = f" as commit {result.commit[:8]}" if result.commit else " (nothing changed)"
+            rewound = (f"; Dream will read history again from entry {result.cursor_rewound_to + 1}"
+                       if result.cursor_rewound_to is not None else "")
+            return f"{what}{done}{rewound}."
+
+        return await self.act(request, "/timeline", run)
+
+    async def _show(self, sha: str) -> Any:
+        try:
+            return await self.memory.ashow(sha)
+        except ReverieError as exc:
+            raise HTTPException(404, str(exc)) from None
+
+    async def history(self, request: Request) -> Response:
+        first = _int(request.query_params.get("first"), 1)
+        last = _int(request.query_params.get("last"), first)
+        last = min(last, first + 499)
+        entries = await self._entries(first, last)
+        return self.render(request, "history.html", entries=entries, first=first, last=last, active="search")
+
+    async def _entries(self, first: int, last: int) -> list[HistoryEntry]:
+        """History entries ``first`` to ``last`` (a Dream batch, a search hit's entry)."""
+        if last < first:
+            return []
+        found = await self.memory.ahistory(since=max(first - 1, 0), limit=last - first + 1)
+        return [e for e in found if e.cursor <= last]
+
+    async def session(self, request: Request) -> Response:
+        key = request.query_params.get("key", "")
+        found = await self.memory.asession(key) if key else None
+        if found is None:
+            raise HTTPException(404, f"no conversation {key!r} in this workspace")
+        target = _int(request.query_params.get("message"), -1)
+        messages = [(i, m.get("role", "?"), _message_text(m.get("content")), m.get("timestamp"))
+                    for i, m in enumerate(found.messages)]
+        return self.render(request, "session.html", key=found.key, messages=messages, target=target,
+                           archived=found.last_consolidated, active="search")
+
+    # -- Review ---------------------------------------------------------------------------------------------
+    async def review(self, request: Request) -> Response:
+        change = await self.memory.apending_soul()
+        status = await self.memory.astatus()
+        last_dream = await self.memory.alog(limit=1, kind="dream")
+        return self.render(request, "review.html", change=change if change and not change.applied else None,
+                           diff=views.diff_lines(change.diff()) if change and not change.applied else [],
+                           aside=await self.memory.aset_aside(), queued=await self.memory.aqueued(), status=status,
+                           last_commit=last_dream[0] if last_dream else None, active="review")
+
+    async def approve(self, request: Request) -> Response:
+        async def run(form: dict[str, str]) -> str:
+            result = await self.memory.aapprove()
+            merged = " (merged with your later edits)" if result.merged else ""
+            done = f" as commit {result.commit[:8]}" if result.commit else ""
+            return f"Applied the SOUL.md change{done}{merged}: +{result.added} -{result.removed} lines."
+
+        return await self.act(request, "/review", run)
+
+    async def reject(self, request: Request) -> Response:
+        async def run(form: dict[str, str]) -> str:
+            dropped = await self.memory.areject()
+            return "Dropped the proposed SOUL.md change." if dropped else "No SOUL.md change was pending."
+
+        return await self.act(request, "/review", run)
+
+    async def requeue(self, request: Request) -> Response:
+        async def run(form: dict[str, str]) -> str:
+            firsts = None if form.get("all") == "1" else [_int(form.get("first"), -1)]
+            done = await self.memory.arequeue(firsts)
+            if not done:
+                return "No set-aside batch matched: nothing requeued."
+            shown = ", ".join(f"{d.first}–{d.last}" for d in done)
+            return f"Requeued history {shown}: the next Dream run reads it again."
+
+        return await self.act(request, "/review", run)
+
+    # -- Search ---------------------------------------------------------------------------------------------
+    async def search(self, request: Request) -> Response:
+        query = request.query_params.get("q", "").strip()
+        hits, problem = [], None
+        if query:
+            try:
+                hits = await self.memory.arecall(query[:2000], limit=HITS)
+            except ReverieError as exc:
+                problem = str(exc)
+        return self.render(request, "search.html", query=query, hits=hits, problem=problem, active="search")
+
+    # -- Status ---------------------------------------------------------------------------------------------
+    async def status(self, request: Request) -> Response:
+        status = await self.memory.astatus()
+        next_run = await self.memory.anext_dream()
+        last_run, outage = status.dream_last_run, status.dream_model_unavailable
+        return self.render(request, "status.html", status=status, next_run=next_run, job=self.job.state,
+                           last_run_time=_time(last_run["time"] if last_run else None),
+                           outage_since=_time(outage["since"] if outage else None), active="status")
+
+    async def dream_now(self, request: Request) -> Response:
+        await self.form(request)
+        if not self.job.start(self.memory):
+            _session(request).flash("error", "Dream is already running from this page: its progress is below.")
+        return RedirectResponse("/dream", status_code=303)
+
+    async def dream_page(self, request: Request) -> Response:
+        return self.render(request, "dream.html", job=self.job.state, active="status")
+
+    async def dream_state(self, request: Request) -> Response:
+        return JSONResponse(self.job.state.to_dict())
+
+    async def home(self, request: Request) -> Response:
+        return RedirectResponse("/memory", status_code=303)
+
+    async def error(self, request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
+        if "ui_session" not in request.scope.get("state", {}):
+            return HTMLResponse(f"<!doctype html><title>Reverie</title><p>{status}</p>", status_code=status)
+        return self.render(request, "error.html", status_code=status, status=status, detail=detail, active="")
+
+
+def _session(request: Request) -> UISession:
+    session: UISession = request.scope["state"]["ui_session"]
+    return session
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default
+
+
+def _message_text(content: object) -> str:
+    """A message's text as stored: a string, or the text parts of a list of content parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, dict)]
+        return "\n".join(p for p in parts if isinstance(p, str)) or "(no text)"
+    return "(no text)"
+
+
+def _memory_file(rel: str) -> str:
+    if rel not in MEMORY_FILES:
+        raise HTTPException(404, f"{rel!r} is not one of the memory files ({', '.join(MEMORY_FILES)})")
+    return rel
+
+
+def _file_line(request: Request) -> tuple[str, int, str]:
+    """The ``path`` and ``line`` (0-based) a GET names, and that line's text as the page showed it."""
+    rel = _memory_file(request.query_params.get("path", ""))
+    index = _int(request.query_params.get("line"), -1)
+    text = request.query_params.get("text")
+    if text is None or index < 0:
+        raise HTTPException(400, "which line? (the link carries its number and its text)")
+    return rel, index, text
+
+
+def _time(value: object) -> Any:
+    from ..dream.records import parse_time
+
+    return parse_time(value)
+
+
+def build_app(memory: Memory, *, token: str, allowed_hosts: frozenset[str] | None = None) -> Guard:
+    """The app for ``memory``'s workspace, behind the ``Guard`` (token, session, CSRF, headers; see
+    ``reverie.ui.security``). ``allowed_hosts``: the ``Host`` values accepted (None: any)."""
+    ui = UI(memory)
+    routes = [
+        Route("/", ui.home),
+        Route("/memory", ui.memory_page),
+        Route("/memory/why", ui.why),
+        Route("/memory/edit", ui.edit_form),
+        Route("/memory/edit", ui.edit, methods=["POST"]),
+        Route("/memory/file", ui.file_form),
+        Route("/memory/file", ui.edit_file, methods=["POST"]),
+        Route("/memory/pin", ui.pin, methods=["POST"]),
+        Route("/memory/remove", ui.remove_form),
+        Route("/memory/remove", ui.remove, methods=["POST"]),
+        Route("/file", ui.file_page),
+        Route("/timeline", ui.timeline),
+        Route("/commit/{sha:str}", ui.commit_page),
+        Route("/commit/{sha:str}/confirm", ui.confirm),
+        Route("/commit/{sha:str}/restore", ui.restore, methods=["POST"]),
+        Route("/history", ui.history),
+        Route("/session", ui.session),
+        Route("/review", ui.review),
+        Route("/review/approve", ui.approve, methods=["POST"]),
+        Route("/review/reject", ui.reject, methods=["POST"]),
+        Route("/review/requeue", ui.requeue, methods=["POST"]),
+        Route("/search", ui.search),
+        Route("/status", ui.status),
+        Route("/dream", ui.dream_page),
+        Route("/dream", ui.dream_now, methods=["POST"]),
+        Route("/dream.json", ui.dream_state),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={HTTPException: ui.error, Exception: ui.error})
+    app.state.ui = ui
+    return Guard(app, token=token, sessions=Sessions(), allowed_hosts=allowed_hosts)

