@@ -30,6 +30,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from reverie.dream.archive import archive_path, parse_entry
 from reverie.dream.pending import stage_soul_change
 from reverie.dream.pins import pin
+from reverie.errors import DreamError
 from reverie.hitlog import line_key
 from reverie.operations.approve import approve
 from reverie.operations.restore import restore_memory
@@ -158,7 +159,7 @@ class MemoryMachine(RuleBasedStateMachine):
         text = data.draw(st.sampled_from(candidates))
         try:
             pin(self.env.ws, self.env.git, text)
-        except Exception as exc:  # several lines contain it: a clear refusal, nothing written
+        except DreamError as exc:  # several lines contain it: a clear refusal, nothing written
             assert "lines contain" in str(exc)
         self._observe()
 

@@ -389,3 +389,23 @@ def test_budget_pressure_archives_old_recalled_lines_before_anything_learned_thi
     kept = _facts(out.files["USER.md"])
     assert all(line_key(t) in kept for t in new), kept  # this month's facts all stay
     assert len(out.files["USER.md"]) <= 200 and out.archived >= 3
+
+
+def test_a_lifecycle_step_that_cannot_be_written_fails_loudly_not_with_exit_0(tmp_path, monkeypatch, capsys):
+    from reverie.cli import main
+    from reverie.dream import transaction
+    from reverie.errors import MergeConflictError
+
+    env = make_env(tmp_path / "ws")
+    env.ws.write("USER.md", USER_T + "- Likes jazz\n- likes jazz.\n")
+    env.git.commit("seed", kind="manual")
+
+    def conflict(point: str) -> None:  # another writer's change to the same lines lands at the last moment
+        if point == "before-commit":
+            raise MergeConflictError("USER.md changed meanwhile", path="USER.md")
+
+    monkeypatch.setattr(transaction, "fault", conflict)
+    assert main(["-w", str(env.ws.root), "dream"]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "failed" in out and "lifecycle not written" in out
+    assert env.read("USER.md").count("jazz") == 2  # nothing written

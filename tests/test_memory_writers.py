@@ -21,6 +21,7 @@ from writer_proc import append, section, toggle_pin
 
 from reverie.dream.archive import archive_path, parse_entry
 from reverie.dream.pending import stage_soul_change
+from reverie.errors import LockTimeoutError, MergeConflictError
 from reverie.gitstore import GitStore
 from reverie.hitlog import line_key
 from reverie.operations.approve import approve
@@ -60,7 +61,7 @@ def _approve_writer(env, n: int, out: list[str]) -> None:
         )
         try:
             approve(env.store, env.git)
-        except Exception:  # a conflict with a concurrent writer: nothing written, nothing reported
+        except (MergeConflictError, LockTimeoutError):  # a conflict or a long wait: nothing written, not reported
             continue
         out.append(line)
 

@@ -40,7 +40,8 @@ def pin(workspace: Workspace, git: GitStore, text: str, *, pinned: bool = True) 
     needle = " ".join(text.split()).lower()
     if not needle:
         raise DreamError("say which line: give some of its words")
-    for attempt in range(_TRIES):
+    conflicts = 0
+    while True:
         rel, rows, i = _find(workspace, text, needle)
         raw = rows[i]
         if is_pinned(raw) == pinned:
@@ -52,11 +53,11 @@ def pin(workspace: Workspace, git: GitStore, text: str, *, pinned: bool = True) 
             sha = git.commit(f"manual: {verb} a line of {rel}", kind="manual", files={rel: "\n".join(rows)},
                              base={rel: original})
         except MergeConflictError:
-            if attempt + 1 == _TRIES:
+            conflicts += 1
+            if conflicts == _TRIES:
                 raise
             continue
         return PinResult(rel, rows[i].strip(), True, sha)
-    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _find(workspace: Workspace, text: str, needle: str) -> tuple[str, list[str], int]:
