@@ -409,3 +409,17 @@ def test_a_lifecycle_step_that_cannot_be_written_fails_loudly_not_with_exit_0(tm
     out = " ".join(capsys.readouterr().out.split())
     assert "failed" in out and "lifecycle not written" in out
     assert env.read("USER.md").count("jazz") == 2  # nothing written
+
+
+def test_family_and_pets_by_label_are_identity_and_stay_under_budget_pressure(tmp_path):
+    cfg = DreamConfig()
+    cfg.user_max_chars = 120
+    user = (
+        USER_T
+        + "- Sister: Ana\n- Sister: Maria\n- Dog: Bolota\n"
+        + "".join(f"- Likes tea number {i}\n" for i in range(8))
+    )
+    files = {"SOUL.md": "# Soul\n", "USER.md": user, MEM: MEM_T}
+    out = apply(files, files, cfg=cfg, today=TODAY, record=SalienceRecord(tmp_path / "s.json"), archive_texts={})
+    kept = _facts(out.files["USER.md"])
+    assert {"sister: ana", "sister: maria", "dog: bolota"} <= set(kept) and out.archived >= 6

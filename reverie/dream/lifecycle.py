@@ -108,7 +108,9 @@ _REPLACES = re.compile(r"\(replaces: (.+)\)\s*$")
 _IDENTITY = re.compile(
     r"^(?:the user(?: s)? )?(?:name|full name|birthday|date of birth|born|birthplace|from|is from|was born)\b"
     r"|\b(?:wife|husband|partner|spouse|son|daughter|mother|father|mom|dad|brother|sister|child|dog|cat)"
-    r"(?: s name)? (?:is |named |called )")
+    r"(?: s name)? (?:is |named |called )"
+    r"|^(?:the user(?: s)? )?(?:wife|husband|partner|spouse|sons?|daughters?|mother|father|mom|dad|brothers?"
+    r"|sisters?|child|children|kids?|dogs?|cats?|pets?)(?: s name)?:")  # "Sister: Ana" names a family member too
 
 
 @dataclass(frozen=True, slots=True)
