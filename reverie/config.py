@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
 from .errors import ConfigError
@@ -41,6 +41,8 @@ __all__ = [
     "SearchConfig",
     "FlushConfig",
     "SessionFilesConfig",
+    "FleetConfig",
+    "ServeConfig",
     "load_config",
     "save_config",
     "home_config_path",
@@ -159,6 +161,11 @@ class SearchConfig(_Section):
     mmr_lambda: float = Field(0.7, ge=0, le=1, description="relevance share of MMR diversification (1: relevance only)")
     auto_recall: bool = Field(False, description="add the top hits for each chat message to the system prompt")
     auto_recall_k: int = Field(3, ge=1, le=20, description="hits added per chat message by autoRecall")
+    index_dir: str | None = Field(None, description="a local-disk directory for the index (one file per workspace); "
+                                                    "null: memory/.index.sqlite in the workspace")
+    journal_mode: str = Field("auto", pattern="^(auto|wal|delete)$",
+                              description="the index's SQLite journal: wal, delete (rollback journal, for a network "
+                                          "file system), or auto (delete on NFS, CIFS, Ceph and the like, else wal)")
 
 
 class FlushConfig(_Section):
@@ -204,12 +211,63 @@ class LLMConfig(_Section):
     retry_after_max: float = Field(60, ge=0, description="cap on a server's Retry-After")
 
 
+class FleetConfig(_Section):
+    """``reverie fleet``: Dream for many workspaces on Celery workers across machines (docs/scale.md)."""
+
+    root: str | None = Field(None, description="the shared directory holding the workspaces")
+    broker_url: str = Field("redis://127.0.0.1:6379/0", description="Redis URL of the Celery broker and of "
+                            "the due index, leases and budget (redis://, rediss:// or redis+socket:///path)")
+    queue: str = Field("reverie-dream", min_length=1, description="the Celery queue of Dream jobs")
+    lease_seconds: float = Field(120, gt=0, description="a workspace lease's lifetime, renewed by heartbeats")
+    heartbeat_seconds: float = Field(20, gt=0, description="seconds between lease renewals")
+    fence_margin_seconds: float = Field(30, ge=0, description="lease time a run must have left to commit")
+    claim_seconds: float = Field(180, gt=0, description="a dispatched workspace is dispatched again when no "
+                                 "heartbeat renewed its claim for this long (a dead worker's job)")
+    dispatch_every_seconds: float = Field(5, gt=0, description="seconds between dispatcher ticks")
+    debounce_seconds: float = Field(300, ge=0, description="delay from a workspace's first pending append "
+                                    "(or a run that left entries pending) to its Dream")
+    jitter_seconds: float = Field(60, ge=0, description="each workspace's fixed extra delay is below this")
+    max_inflight: int = Field(64, ge=1, description="Dream jobs queued or running at once, fleet-wide")
+    tokens_per_minute: int | None = Field(None, ge=1, description="model tokens admitted per minute, "
+                                          "fleet-wide (null: no limit)")
+    tokens_per_run: int = Field(20_000, ge=1, description="tokens a run is assumed to use before any ran")
+    retry_backoff_seconds: float = Field(60, gt=0, description="first delay after a failed run (doubles)")
+    retry_backoff_max_seconds: float = Field(3_600, gt=0, description="longest delay after failed runs")
+    crash_park_after: int = Field(3, ge=1, description="jobs that died mid-run before a workspace is parked")
+
+    @model_validator(mode="after")
+    def _lease_outlives_heartbeats(self) -> FleetConfig:
+        if self.heartbeat_seconds >= self.lease_seconds / 2:
+            raise ValueError(f"fleet.heartbeatSeconds ({self.heartbeat_seconds:g}) must be under half of "
+                             f"fleet.leaseSeconds ({self.lease_seconds:g}), or one late renewal loses the lease")
+        if self.fence_margin_seconds >= self.lease_seconds:
+            raise ValueError(f"fleet.fenceMarginSeconds ({self.fence_margin_seconds:g}) must be under "
+                             f"fleet.leaseSeconds ({self.lease_seconds:g}), or no run may ever commit")
+        return self
+class ServeConfig(_Section):
+    """``reverie serve --root``: Dream for every scope under a root, in one process (reverie.operations.serve_root)."""
+
+    concurrency: int = Field(16, ge=1, le=10_000, description="Dream runs in flight at once (--concurrency wins)")
+    tokens_per_minute: int | None = Field(None, ge=1_000, description="model tokens all runs may use per minute, "
+                                                                     "against the provider's rate limit (null: no limit)")
+    jitter_seconds: float = Field(600, ge=0, description="a scope's runs are delayed by a fixed share of this, "
+                                                         "from its id, so a mass event does not fire at once")
+    poll_seconds: float = Field(1.0, gt=0, le=60, description="how often the due markers are looked at")
+    backoff_seconds: float = Field(30, gt=0, description="first pause of every run while the provider is down "
+                                                         "(doubles while it stays down)")
+    backoff_max_seconds: float = Field(900, gt=0, description="longest such pause")
+    busy_retry_seconds: float = Field(60, gt=0, description="when a scope is retried whose Dream lock another "
+                                                            "process holds, or whose batch failed")
+
+
 class Config(_Section):
     agents: Agents = Field(default_factory=Agents)
     llm: LLMConfig = Field(default_factory=LLMConfig)
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
     memory: MemoryConfig = Field(default_factory=MemoryConfig)
     git: GitConfig = Field(default_factory=GitConfig)
+    fleet: FleetConfig = Field(default_factory=FleetConfig)
+    serve: ServeConfig = Field(default_factory=ServeConfig)
 
     @property
     def defaults(self) -> AgentDefaults:

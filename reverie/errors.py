@@ -7,6 +7,7 @@ one-line message, and anything else is a bug shown with a traceback only on requ
     ├── ConfigError            a config file or value is invalid (names the key, the value, what is allowed)
     ├── WorkspaceError         the workspace cannot be used as asked
     │   ├── UnsafePathError    a path escapes the workspace, is absolute, has '..' or NUL, or is a symlink out
+    │   ├── InvalidScopeError  a user or agent id is not a valid scope id (reverie.scopes)
     │   └── NothingPendingError     nothing to act on: approve found no staged SOUL.md change (front-ends
     │                               answer as reject does), or restore() with no sha found no Dream commit
     ├── CursorError            a cursor file is corrupt and cannot be recovered automatically
@@ -22,7 +23,8 @@ one-line message, and anything else is a bug shown with a traceback only on requ
     ├── SessionError           a session could not be archived or cleared
     ├── GateError              Dream's gate refused a person's or an agent's edit (the message says why)
     ├── DreamError             a Dream run could not start
-    │   └── AlreadyRunningError     another run holds the run lock
+    │   ├── AlreadyRunningError     another run holds the run lock
+    │   └── FencedError             a stale run's write was refused (fencing epoch or batch moved); nothing written
     ├── CommandError           a chat command or CLI invocation is malformed
     └── RecallError            the search index cannot be built or queried (a corrupt index is rebuilt, not raised)
 """
@@ -34,6 +36,7 @@ __all__ = [
     "ConfigError",
     "WorkspaceError",
     "UnsafePathError",
+    "InvalidScopeError",
     "NothingPendingError",
     "CursorError",
     "HistoryError",
@@ -48,6 +51,7 @@ __all__ = [
     "GateError",
     "DreamError",
     "AlreadyRunningError",
+    "FencedError",
     "CommandError",
     "RecallError",
 ]
@@ -66,6 +70,10 @@ class WorkspaceError(ReverieError):
 
 
 class UnsafePathError(WorkspaceError):
+    pass
+
+
+class InvalidScopeError(WorkspaceError):
     pass
 
 
@@ -141,6 +149,10 @@ class DreamError(ReverieError):
 
 class AlreadyRunningError(DreamError):
     pass
+
+
+class FencedError(DreamError):
+    """A Dream run's write was refused by ``reverie.dream.fence``: its epoch is stale or its batch was taken."""
 
 
 class CommandError(ReverieError):

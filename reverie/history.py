@@ -216,7 +216,11 @@ class HistoryLog:
         max_entry_chars: int = DEFAULT_MAX_ENTRY_CHARS,
         lock_timeout: float = 30.0,
         redact: Callable[[str], str] | None = None,
+        on_append: Callable[[], None] | None = None,
     ) -> None:
+        """``on_append`` is called after each append is durable and its lock released (a scope's workspace
+        marks itself due there; see ``reverie.scopes.due_hook``); an ``OSError`` from it is logged, never raised:
+        the entry is safe, and a lost mark is found again by a rescan."""
         self.path = Path(path)
         self.cursor_path = Path(cursor_path)
         self.dream_cursor_path = Path(dream_cursor_path) if dream_cursor_path else None
@@ -224,6 +228,7 @@ class HistoryLog:
         self.max_entry_chars = max_entry_chars
         self.lock_timeout = lock_timeout
         self.redact = redact
+        self.on_append = on_append
         self.torn_path = self.path.with_name(self.path.name + ".torn")
         # kept open between appends: every append takes it (reverie.locking)
         self._lock = Lock(lock_path(self.path), keep_open=True, error=HistoryError)
@@ -301,6 +306,12 @@ class HistoryLog:
                 write_cursor_hint(self.cursor_path, cursor)
             except OSError as exc:  # the entry is durable; a missing hint is recovered from the tail
                 log.warning("could not update %s: %s", self.cursor_path, exc.strerror or exc)
+        if self.on_append is not None:
+            try:
+                self.on_append()
+            except OSError as exc:
+                log.warning("%s: appended, but not marked due (%s); `reverie serve --rescan` finds it",
+                            self.path, exc.strerror or exc)
         return cursor
 
     def _repair_tail(self, fd: int) -> None:

@@ -133,13 +133,28 @@ def wrap(runtime: Runtime) -> Memory:
 
 def open(  # noqa: A001 (``reverie.open``, as ``io.open``: the verb a reader expects)
     path: str | os.PathLike[str] | Workspace | None = None, *, config: Config | None = None,
+    root: str | os.PathLike[str] | None = None, user: str | None = None, agent: str | None = None,
 ) -> Memory:
-    """Open the memory of the workspace at ``path`` (default: ``$REVERIE_WORKSPACE`` or ``~/.reverie/workspace``).
+    """Open the memory of the workspace at ``path`` (default: ``$REVERIE_WORKSPACE`` or ``~/.reverie/workspace``),
+    or, with ``root`` and ``user`` (and optionally ``agent``), of that scope under a root of scoped workspaces
+    (``reverie.scopes``: ids are validated, ``InvalidScopeError`` otherwise).
 
-    Opening writes nothing (a workspace that does not exist yet is created by the first write); ``config``
-    replaces the configuration loaded for the workspace. Close the result, or use it as a context manager.
+    Opening writes nothing (a workspace that does not exist yet is created by the first write; a scope never
+    written reads as empty); ``config`` replaces the configuration loaded for the workspace. Close the result, or
+    use it as a context manager.
     """
-    return wrap(Runtime(_expand(path), config=config))
+    if root is None:
+        if user is not None or agent is not None:
+            raise CommandError("user and agent name a scope under a root: pass root= too")
+        return wrap(Runtime(_expand(path), config=config))
+    from .scopes import Scope, ScopeRoot
+
+    if path is not None:
+        raise CommandError("open() takes a path or a root with a user, not both")
+    if user is None:
+        raise CommandError("a scope needs a user id: open(root=..., user=...)")
+    scopes, scope = ScopeRoot(root), Scope(user, agent)
+    return wrap(Runtime(scopes.workspace(scope), config=config, scope=(scopes, scope)))
 
 
 def _expand(path: str | os.PathLike[str] | Workspace | None) -> Workspace | Path | None:
@@ -263,9 +278,22 @@ class Memory:
 
         return await asyncio.to_thread(run)
 
+    @property
+    def written(self) -> bool:
+        """False for a scope never written (nothing of it exists yet); True for every other workspace."""
+        scope = self.runtime.scope
+        return scope is None or scope[0].exists(scope[1])
+
+    def _create(self) -> None:
+        """Before a verb that writes: create a scope's workspace on its first write (``ScopeRoot.ensure``)."""
+        scope = self.runtime.scope
+        if scope is not None and not scope[0].exists(scope[1]):
+            scope[0].ensure(scope[1])
+
     def init(self) -> list[str]:
         """Create the workspace layout, the starter memory files and the memory repo's first commit (so every
         later change is versioned from the start). Returns the files created; existing ones are left alone."""
+        self._create()
         created = self.workspace.init()
         self.runtime.git.ensure()
         return created
@@ -276,6 +304,7 @@ class Memory:
     # -- history and search ---------------------------------------------------------------------------------
     def remember(self, text: str, *, session_key: str | None = None) -> Remembered:
         """Append ``text`` to history (secrets redacted first): Dream distils it later, ``recall`` finds it now."""
+        self._create()
         cursor = self.runtime.store.append_history(text, session_key=session_key)
         return Remembered(cursor, session_key)
 
@@ -286,10 +315,14 @@ class Memory:
                since: str | None = None, until: str | None = None) -> list[Hit]:
         """Search the memory files, dated notes and archive, history and sessions; ranked hits, best first.
         ``kinds`` (memory, dated, history, session), ``session``, ``since``/``until`` (ISO dates) narrow it."""
+        if not self.written:
+            return []
         return self.runtime.recall.search(query, limit, _filters(kinds, session, since, until))
 
     async def arecall(self, query: str, *, limit: int = 10, kinds: Sequence[str] | None = None,
                       session: str | None = None, since: str | None = None, until: str | None = None) -> list[Hit]:
+        if not self.written:
+            return []
         return await self.runtime.recall.asearch(query, limit, _filters(kinds, session, since, until))
 
     def search(self, query: str, *, limit: int = 10, kinds: Sequence[str] | None = None, session: str | None = None,
@@ -329,6 +362,10 @@ class Memory:
         """Run Dream: distil pending history into the memory files and commit (``all``: every pending batch
         within the run budget; ``dry_run``: compute the diff, write nothing; ``wait``: wait for a run in
         progress instead of returning ``already-running``)."""
+        if not self.written:  # a scope never written: nothing to dream, and no repo to create
+            from .dream import DreamResult
+
+            return DreamResult("nothing-to-do", model=self.config.dream_model)
         return await self.runtime.dream.run(drain=all, wait=wait, dry_run=dry_run, on_progress=on_progress)
 
     def dream(self, *, all: bool = False, dry_run: bool = False, wait: bool = False,  # noqa: A002
@@ -352,6 +389,7 @@ class Memory:
 
     async def anew_session(self, session: Session) -> ConsolidationResult:
         """Consolidate all of ``session`` into history and clear it (``/new``)."""
+        self._create()
         return await self.runtime.consolidator.new_session(session)
 
     def new_session(self, session: Session) -> ConsolidationResult:
@@ -519,6 +557,7 @@ class Memory:
         _check_kind(kind)
         if kind == "agent" and rel.startswith(ARCHIVE_DIR + "/"):
             raise UnsafePathError(f"{rel} is the archive: lines reach it through remove, an agent does not rewrite it")
+        self._create()
         ws, git = self.workspace, self.runtime.git
         new = redact(text)
         with dream_run_lock(ws.state_dir, f"{kind} edit"):  # no Dream run commits over it meanwhile

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .gitstore import GitStore
     from .llm.client import ModelClient
     from .recall import Recall
+    from .scopes import Scope, ScopeRoot
     from .store import WorkspaceStore
 
 __all__ = ["Runtime"]
@@ -37,14 +38,18 @@ class Runtime:
         *,
         config: Config | None = None,
         activity: ModelActivity | None = None,
+        scope: tuple[ScopeRoot, Scope] | None = None,
     ) -> None:
+        """``scope``: the root and scope this workspace belongs to (``reverie.open(root=…, user=…)``), so the
+        front door creates it on its first write and reads it as empty before."""
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self._config = config
         self.activity = activity
+        self.scope = scope
 
     def fresh(self) -> Runtime:
         """A new runtime over the same workspace, config and observer, with services of its own (for a thread)."""
-        return Runtime(self.workspace, config=self._config, activity=self.activity)
+        return Runtime(self.workspace, config=self._config, activity=self.activity, scope=self.scope)
 
     @cached_property
     def config(self) -> Config:

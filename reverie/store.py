@@ -17,6 +17,7 @@ from .cursors import read_cursor, read_cursor_record, write_cursor, write_cursor
 from .errors import CursorError
 from .history import TRUNCATION_MARKER, HistoryEntry, HistoryLog, strip_think
 from .migrate import migrate_legacy_history
+from .scopes import due_hook
 from .workspace import MEMORY, SOUL, USER, Workspace
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,7 @@ class WorkspaceStore:
             fsync=hist.fsync,
             max_entry_chars=hist.max_entry_chars,
             redact=_redact,
+            on_append=due_hook(self.workspace),
         )
         self._retention = max_history_entries
         if self.workspace.legacy_history_path.is_file():

@@ -13,14 +13,14 @@ PACKAGE = Path(__file__).resolve().parent.parent / "reverie"
 #: Lowest first. A unit is a top-level module or package of ``reverie`` (``security.*`` splits: its text scanners
 #: are formats-level; nothing else is left in it).
 LAYERS: list[tuple[str, set[str]]] = [
-    ("files and formats", {"errors", "_lazy", "fsutil", "appendlog", "locking", "cursors", "textsafety", "workspace",
+    ("files and formats", {"errors", "_lazy", "fsutil", "appendlog", "locking", "cursors", "textsafety", "workspace", "scopes",
                            "config", "history", "sessions", "migrate", "store", "hitlog", "security", "textdiff"}),
     ("versioning", {"gitstore"}),
     ("models", {"llm", "activity"}),
     ("memory pipeline", {"consolidator", "dream", "recall"}),
     ("operations", {"operations", "status", "runtime", "facade", "nanobot_api", "memory"}),
     ("chat commands and agents", {"commands", "chat", "demo"}),
-    ("front-ends", {"cli", "mcp", "ui", "__main__"}),
+    ("front-ends", {"cli", "mcp", "ui", "fleet", "__main__"}),
 ]
 INDEPENDENT = {"consolidator", "dream", "recall"}
 

@@ -46,23 +46,31 @@ COMMANDS = [
     ("serve", "cmd_serve:configure", "run Dream on its schedule until SIGTERM or Ctrl-C"),
     ("demo", "cmd_demo:configure", "see Reverie's main job end to end in a new workspace (DIR, else -w if empty, else a temp dir)"),
     ("chat", "cmd_chat:configure", "chat with an agent that remembers (reads stdin; /help for commands)"),
+    ("fleet", "cmd_fleet:configure", "Dream for many workspaces on Celery workers with Redis (worker, dispatch, status)"),
     ("mcp", "cmd_mcp:configure", "serve this workspace's memory to MCP clients (stdio; --http for HTTP)"),
     ("ui", "cmd_ui:configure", "see, review and undo what the agent remembers, in a local web app"),
     # security
     ("approve", "cmd_approve:configure_approve", "apply the SOUL.md change Dream proposed (see `reverie status`)"),
     ("reject", "cmd_approve:configure_reject", "drop the SOUL.md change Dream proposed"),
     ("purge", "cmd_purge:configure", "remove a string (a leaked secret) from memory and all its git history"),
+    # scopes
+    ("forget-user", "cmd_forget_user:configure", "delete every scope of a user under --root (workspaces, git history, index)"),
 ]
 
 
 def _global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
-    """``-w``, ``--debug`` and ``--json``, accepted before the command and after it.
+    """``-w`` (or ``--root``/``--user``/``--agent``), ``--debug`` and ``--json``, accepted before the command and
+    after it.
 
     On a command's parser they default to ``SUPPRESS``, so a value given before the command is not reset to the
     default by the command's parser; given after, it wins."""
     default = None if top else argparse.SUPPRESS
     parser.add_argument("-w", "--workspace", default=default,
                         help="workspace directory (default: $REVERIE_WORKSPACE or ~/.reverie/workspace)")
+    parser.add_argument("--root", default=default, metavar="DIR",
+                        help="a root of scoped workspaces (with --user, instead of -w; see docs/scopes.md)")
+    parser.add_argument("--user", default=default, metavar="ID", help="the scope's user id (with --root)")
+    parser.add_argument("--agent", default=default, metavar="ID", help="the scope's agent id (with --root --user)")
     parser.add_argument("--debug", action="store_true", default=False if top else argparse.SUPPRESS,
                         help="show tracebacks and debug logs")
     if top:
@@ -199,6 +207,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = args.debug or bool(os.environ.get("REVERIE_DEBUG"))
     _configure_logging(debug)
     try:
+        if args.root is not None or args.user is not None or args.agent is not None:
+            from ._common import apply_scope
+
+            apply_scope(args)
         return int(args.func(args) or 0)
     except ReverieError as exc:
         if debug:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ..memory import Memory
 
 __all__ = ["console", "err_console", "open_memory", "workspace_of", "existing_workspace", "emit_json",
-           "add_json_flag", "count"]
+           "add_json_flag", "count", "apply_scope"]
 
 console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False)
@@ -27,11 +27,74 @@ def workspace_of(args: argparse.Namespace) -> Workspace:
     return Workspace(args.workspace) if getattr(args, "workspace", None) else Workspace()
 
 
+#: The commands that create a scope's workspace on their first write; every other command reads a scope that
+#: was never written as empty (or refuses, having nothing to act on) and creates nothing.
+_CREATING = {("init", None), ("history", "append"), ("chat", None)}
+#: Queries that read a never-written scope as empty through the ordinary code path (a missing workspace reads
+#: as empty there, and nothing is created).
+_QUERIES = {"status", "log", "show", "why", "history", "restore", "requeue"}
+#: The commands that serve every scope of a root themselves (``--root`` without ``--user``).
+_ROOT_WIDE = {"serve", "mcp", "forget-user", "fleet"}
+
+
+def _no_matches(args: argparse.Namespace) -> int:
+    """``search`` on a scope never written: no matches (Recall refuses a missing workspace, and must not make
+    one)."""
+    if args.json:
+        emit_json([])
+    else:
+        console.print("[dim]no matches[/]")
+    return 0
+
+
+def apply_scope(args: argparse.Namespace) -> None:
+    """Resolve ``--root``/``--user``/``--agent`` to the scope's workspace (``args.workspace``), creating it only
+    for a command that writes to it first. ``args.scope`` keeps the `ScopeRoot` and `Scope`."""
+    from ..errors import CommandError
+    from ..scopes import Scope, ScopeRoot
+
+    if args.root is None:
+        raise CommandError("--user and --agent need --root DIR (the root of the scoped workspaces)")
+    if args.workspace is not None:
+        raise CommandError("-w and --root are exclusive: -w names one workspace, --root a root of scoped ones")
+    if args.user is None and args.agent is not None:
+        raise CommandError("--agent needs --user")
+    root = ScopeRoot(args.root)
+    if args.command == "forget-user" and args.user is not None:
+        raise CommandError("forget-user takes the user id as its argument, not --user")
+    if args.user is None:
+        if args.command not in _ROOT_WIDE:
+            raise CommandError(f"`{args.command}` acts on one scope: give --user ID with --root")
+        args.scope = (root, None)
+        return
+    scope = Scope(args.user, args.agent)
+    args.scope = (root, scope)
+    if (args.command, getattr(args, "history_command", None)) in _CREATING:
+        args.workspace = str(root.ensure(scope).root)
+        return
+    args.workspace = str(root.path(scope))
+    if root.exists(scope):
+        return
+    if args.command == "search":
+        args.func = _no_matches
+    elif args.command not in _QUERIES or _acts(args):
+        raise CommandError(f"{scope} has no memory yet: nothing to {args.command}")
+
+
+def _acts(args: argparse.Namespace) -> bool:
+    """Whether a listing command was asked to change something (``restore SHA``, ``requeue --all``)."""
+    return bool(getattr(args, "sha", None) if args.command == "restore" else
+                args.command == "requeue" and (args.first or args.all))
+
+
 def existing_workspace(args: argparse.Namespace) -> Workspace:
-    """The workspace, which must exist: read-only commands never create one by accident."""
+    """The workspace, which must exist: read-only commands never create one by accident. A scope never written
+    is returned as it is (missing): queries read it as empty."""
     from ..errors import CommandError
 
     ws = workspace_of(args)
+    if getattr(args, "scope", None) is not None:
+        return ws
     if not ws.root.is_dir():
         raise CommandError(f"no workspace at {ws.root} (create one with `reverie init`)")
     return ws

@@ -1,4 +1,5 @@
-"""``reverie serve``: run Dream on its schedule (every ``intervalH`` hours, or a legacy ``cron``) until stopped."""
+"""``reverie serve``: run Dream on its schedule (every ``intervalH`` hours, or a legacy ``cron``) until stopped;
+with ``--root``, for every scope under the root that has history pending (``reverie.operations.serve_root``)."""
 
 from __future__ import annotations
 
@@ -6,20 +7,33 @@ import argparse
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ._common import console, workspace_of
+from ..errors import CommandError
+from ._common import console, count, workspace_of
 from ._render_dream import print_dream
 
 if TYPE_CHECKING:
     from ..dream import DreamResult
+    from ..scopes import ScopeRoot
+    from ..workspace import Workspace
 
 
 def configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--concurrency", type=count(1, 10_000), metavar="N",
+                   help="with --root: Dream runs in flight at once (default: serve.concurrency)")
+    p.add_argument("--rescan", action="store_true",
+                   help="with --root: mark every scope with pending history due, then exit (recovery after lost "
+                        "markers)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
+    scope = getattr(args, "scope", None)
+    if scope is not None and scope[1] is None:
+        return _serve_root(args, scope[0])
+    if args.concurrency is not None or args.rescan:
+        raise CommandError("--concurrency and --rescan go with --root DIR (without --user)")
     from ..dream import serve
     from ..runtime import Runtime
 
@@ -34,4 +48,29 @@ def run(args: argparse.Namespace) -> int:
 
     asyncio.run(serve(rt.dream, on_result=report))
     console.print("reverie serve: stopped")
+    return 0
+
+
+def _serve_root(args: argparse.Namespace, root: ScopeRoot) -> int:
+    import asyncio
+
+    from ..operations.serve_root import serve_root
+
+    if args.rescan:
+        from ..store import WorkspaceStore
+
+        marked = root.rescan(lambda ws: WorkspaceStore(ws).pending_count())
+        console.print(f"reverie serve: {marked} scope(s) with pending history marked due under {root.root}")
+        return 0
+
+    def report(ws: Workspace, result: DreamResult) -> None:
+        if result.status not in ("ok", "no-change", "nothing-to-do"):
+            console.print(f"[dim]{datetime.now():%Y-%m-%d %H:%M:%S}[/] {ws.root}: {result.status}"
+                          + (f" ({result.reason})" if result.reason else ""))
+
+    def ready() -> None:
+        console.print(f"reverie serve: Dream for every due scope under {root.root} (Ctrl-C to stop)")
+
+    sched = asyncio.run(serve_root(root, concurrency=args.concurrency, on_result=report, ready=ready))
+    console.print(f"reverie serve: stopped ({sched.stats.done} runs, {sched.stats.tokens:,} tokens)")
     return 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING, Literal
@@ -48,6 +49,7 @@ from .batch import budget_lines, build_analysis_message, line_ages
 from .budget import Budget, BudgetExceeded
 from .deadletter import DeadLetter, append_dead_letter, append_event, deadletter_path, queued, set_aside
 from .edit_tools import MemoryTools
+from .fence import Fence
 from .gate import check
 from .lifecycle import MANAGED, LifecycleOutcome, budgets
 from .lifecycle import apply as run_lifecycle
@@ -96,6 +98,12 @@ class Dream:
         self._archive_disk: dict[str, str] = {}
         self._requeued: int | None = None  # first cursor of the requeued batch this run works on
         self._warnings: list[str] = []  # what this run tells the person besides its outcome (DreamResult.warnings)
+        #: The fencing epoch a distributed worker took with this workspace's lease (``fence.bump_epoch``), and a
+        #: check that its lease is still good (a reason when not); every write of a run is refused once either
+        #: fails. Unset for a single-host run, which still gets the expected-batch check.
+        self.epoch: int | None = None
+        self.lease_check: Callable[[], str | None] | None = None
+        self._fence: Fence | None = None
 
     @property
     def model(self) -> str:
@@ -127,6 +135,8 @@ class Dream:
             self._ensure_repo()
             attempts = Attempts.load(self.workspace.state_dir)
             transaction.reconcile(self.store, self.git, attempts)
+            self._fence = Fence(self.store, self.git, self.epoch, self.lease_check)
+            self._fence.begin()
             emit = on_progress or (lambda p: None)
             if not drain:
                 result = await self._batch(self._budget(Budget.from_config(self.config.dream)), attempts, dry_run,
@@ -138,7 +148,12 @@ class Dream:
             tracked = self._archive_enabled()
             return replace(result, warnings=tuple(self._warnings), archive_tracked=tracked)
         finally:
+            self._fence = None
             lock.release()
+
+    def _section(self) -> AbstractContextManager[None]:
+        """The run's write fence (``FencedError`` when this run may no longer write)."""
+        return self._fence.section() if self._fence is not None else nullcontext()
 
     def _retain(self) -> None:
         """Apply ``memory.history.retention`` now that the Dream cursor moved (only consumed entries can go).
@@ -434,7 +449,8 @@ class Dream:
         trailers = {tr.KIND: "dream", tr.CURSOR: str(cursor), tr.MODEL: "lifecycle"}
         message = format_message(f"dream: lifecycle, {stats}", "\n".join(life.commit_lines()), trailers)
         try:
-            sha = transaction.commit_run(self.git, self.store, merged, message, trailers, cursor, base=disk)
+            sha = transaction.commit_run(self.git, self.store, merged, message, trailers, cursor, base=disk,
+                                         section=self._section())
         except MergeConflictError as exc:
             log.warning("dream lifecycle: a memory file changed meanwhile (%s); trying again next run", exc)
             return DreamResult("failed", model=self.model, reason=f"lifecycle not written, a memory file changed "
@@ -505,7 +521,8 @@ class Dream:
             trailers[tr.CURSOR] = str(cursor)
         message = format_message(subject, body, trailers)
         try:
-            sha = transaction.commit_run(self.git, self.store, files, message, trailers, cursor, base=disk)
+            sha = transaction.commit_run(self.git, self.store, files, message, trailers, cursor, base=disk,
+                                         section=self._section())
         except MergeConflictError as exc:  # another writer committed the same lines meanwhile: not the batch's fault
             raise _Failed("failed", f"a memory file changed during the commit and the edits conflict: {exc}",
                           count=False) from None
@@ -525,10 +542,11 @@ class Dream:
         """A completed run with nothing to write: the cursor moves on without a commit."""
         if dry_run:
             return result
-        if self._requeued is not None:
-            append_event(deadletter_path(self.workspace.memory_dir), "done", self._requeued)
-        else:
-            self.store.set_dream_cursor(last)
+        with self._section():
+            if self._requeued is not None:
+                append_event(deadletter_path(self.workspace.memory_dir), "done", self._requeued)
+            else:
+                self.store.set_dream_cursor(last)
         if life is not None:
             life.record.save()
         attempts.clear()
@@ -549,10 +567,12 @@ class Dream:
         n = attempts.fail(base.first, failure.reason) if failure.count else attempts.for_batch(base.first)
         result = replace(result, attempts=n)
         if failure.count and n >= self.config.dream.max_attempts:
-            append_dead_letter(deadletter_path(self.workspace.memory_dir), base.first, base.last, failure.reason, n)
-            transaction.fault("dead-lettered")
-            if self._requeued is None:  # a requeued batch is behind the cursor already
-                self.store.set_dream_cursor(base.last)  # after the record: reconcile finishes a crash in between
+            with self._section():
+                append_dead_letter(deadletter_path(self.workspace.memory_dir), base.first, base.last, failure.reason,
+                                   n)
+                transaction.fault("dead-lettered")
+                if self._requeued is None:  # a requeued batch is behind the cursor already
+                    self.store.set_dream_cursor(base.last)  # after the record: reconcile finishes a crash in between
             attempts.clear()
             log.warning("dream: batch %d-%d set aside after %d failed attempts", base.first, base.last, n)
             result = replace(result, status="dead-lettered")

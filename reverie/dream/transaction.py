@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING
 
 from ..gitstore import trailers as tr
@@ -99,14 +100,17 @@ def commit_message(changes: Sequence[FileChange], findings: Sequence[Finding], f
 
 
 def commit_run(git: GitStore, store: WorkspaceStore, files: Mapping[str, str], message: str, trailers: Mapping[str, str],
-               last: int, base: Mapping[str, str] | None = None) -> str | None:
-    """Commit (GitStore writes the files after its ref update) and only then advance the Dream cursor. ``base``:
-    the contents ``files`` were merged over; GitStore merges again, under its writer lock, over anything another
-    writer committed since (the one writer protocol: ``GitStore.commit``'s ``base``)."""
+               last: int, base: Mapping[str, str] | None = None,
+               section: AbstractContextManager[None] | None = None) -> str | None:
+    """Commit (GitStore writes the files after its ref update) and only then advance the Dream cursor, both inside
+    ``section`` (the run's write fence, ``Fence.section()``, which refuses a stale run before anything is written).
+    ``base``: the contents ``files`` were merged over; GitStore merges again, under its writer lock, over anything
+    another writer committed since (the one writer protocol: ``GitStore.commit``'s ``base``)."""
     fault("before-commit")
-    sha = git.commit(message, kind="dream", trailers=dict(trailers), files=dict(files), base=base) if files else None
-    fault("committed")
-    store.set_dream_cursor(last)
+    with section if section is not None else nullcontext():
+        sha = git.commit(message, kind="dream", trailers=dict(trailers), files=dict(files), base=base) if files else None
+        fault("committed")
+        store.set_dream_cursor(last)
     fault("cursor-written")
     return sha
 

@@ -4,8 +4,9 @@ Crash-safe order of one transaction (the caller holds the repo lock)::
 
     1. build blobs, trees and the commit in memory (ids known, nothing written)
     2. write the intent marker <git dir>/reverie/pending = "<old head> <new commit> <path>... END" and a second
-       line "pid <writer's pid> <object id>... END" (the lock files this transaction may take are named by it:
-       the ref's, ``index.lock``, and those of the listed objects), overwriting the file in place (no create,
+       line "pid <pid> host <hostname> boot <boot id> at <unix time> <object id>... END" naming the writer and
+       the lock files this transaction may take (the ref's, ``index.lock``, and those of the listed objects;
+       older writers wrote "pid <pid> <object id>... END"), overwriting the file in place (no create,
        rename or fsync: the file is reused by every commit); a marker without its END tokens can only come from a
        kill during this step, when HEAD has not moved and no lock was taken: recovery drops it.
        Not fsynced: after a power loss without it, an unfinished file write is committed later as ``manual``
@@ -19,8 +20,15 @@ A kill before 4 leaves HEAD at the old commit (new objects are merely dangling);
 ``recover_pending`` (run on open) finishes a transaction cut short: when HEAD is the marker's new commit, every
 listed file whose disk content is still the old commit's version is rolled forward to the new one (a file that
 is neither is a person's edit: left alone, committed later as ``manual``). A lock file is removed only when the
-marker names it as this transaction's, its writer (the recorded pid) is dead, and no live process has it open:
-a ``git`` command's locks are never touched.
+marker names it as this transaction's and its writer is known to be gone:
+
+- written on this host since its last boot: the recorded pid is dead and no live process has the lock open (a
+  ``git`` command's locks are never touched);
+- written on this host before a reboot (another boot id): every process of that boot is gone;
+- written on another host (a workspace on a shared file system): a pid or ``/proc`` says nothing there, so the
+  lock file must be older than ``STALE_LOCK_SECONDS`` (its mtime, set by the file server). Recovery runs under the
+  repo's writer lock, so the recorded writer no longer holds the repo; what the age rules out is a ``git`` command
+  on that host working in the repo right now (they hold such locks for milliseconds to seconds).
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import socket
 import time
 from collections.abc import Iterable, Mapping
 from io import BytesIO
@@ -144,7 +153,7 @@ def transact(
     marker = state_dir(git_dir) / PENDING
     old_text = (old_head or b"-").decode()
     objects = [*blobs.values(), *trees, commit]
-    owner = " ".join(["pid", str(os.getpid()), *(o.id.decode() for o in objects), "END"])
+    owner = " ".join([*_owner_fields(), *(o.id.decode() for o in objects), "END"])
     write_in_place(marker, (" ".join([old_text, commit.id.decode(), *changes, "END"]) + "\n" + owner + "\n").encode())
     objects_dir = Path(repo.object_store.path)
     for obj in objects:
@@ -225,33 +234,95 @@ def update_index(git_dir: Path, workspace: Workspace | ResolvedPaths, entries: M
         log.warning("git index not updated (%s); `git status` may show stale changes", exc)
 
 
-def remove_stale_locks(git_dir: Path, ref: Ref | None, owner: list[str]) -> None:
+#: How old (by its mtime) a lock file recorded by a writer on another host must be before recovery removes it.
+STALE_LOCK_SECONDS = 600.0
+
+
+def _boot_id() -> str:
+    """This boot's id (Linux), or "-" where the system does not say: a pid is only meaningful within one boot."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as f:
+            return f.read().strip() or "-"
+    except OSError:
+        return "-"
+
+
+def _owner_fields() -> list[str]:
+    host = socket.gethostname().replace(" ", "_") or "-"
+    return ["pid", str(os.getpid()), "host", host, "boot", _BOOT_ID, "at", str(int(time.time()))]
+
+
+_BOOT_ID = _boot_id()
+
+
+class _Owner:
+    """The marker's second line, parsed: the writer (pid, and host, boot id and start time when recorded) and the
+    object ids whose lock files it may have taken. ``valid`` is False for a missing or torn line."""
+
+    def __init__(self, fields: list[str]) -> None:
+        self.valid = len(fields) >= 3 and fields[0] == "pid" and fields[1].isdigit() and fields[-1] == "END"
+        self.pid = int(fields[1]) if self.valid else 0
+        tags: dict[str, str] = {}
+        rest = fields[2:-1] if self.valid else []
+        while len(rest) >= 2 and rest[0] in ("host", "boot", "at"):
+            tags[rest[0]] = rest[1]
+            rest = rest[2:]
+        self.host = tags.get("host")  # None: an older writer (always this host, then)
+        self.boot = tags.get("boot")
+        self.ids = [i for i in rest if len(i) == 40]
+
+    def where(self) -> str:
+        """"here", "rebooted" (this host, an earlier boot) or "elsewhere" (another host)."""
+        if self.host is not None and self.host != (socket.gethostname().replace(" ", "_") or "-"):
+            return "elsewhere"
+        if self.boot not in (None, "-") and _BOOT_ID != "-" and self.boot != _BOOT_ID:
+            return "rebooted"
+        return "here"
+
+
+def remove_stale_locks(git_dir: Path, ref: Ref | None, owner: list[str], *,
+                       stale_seconds: float = STALE_LOCK_SECONDS) -> None:
     """Remove the lock files an interrupted transaction left, and only those: ``owner`` is the marker's second line
-    (``pid <pid> <object id>... END``). Nothing is removed when that line is missing or torn, when the recorded
-    writer is still alive (another process), or — lock by lock — when a live process has the lock open (a git
-    command at work); what stays is named in a warning, since it blocks the writes it guards."""
+    (see the module docstring for when its writer counts as gone). Nothing is removed when that line is missing or
+    torn, when the recorded writer is still alive (this host), or — lock by lock — when a live process here has
+    the lock open (a git command at work) or, for another host's writer, the lock is younger than
+    ``stale_seconds``; what stays is named in a warning, since it blocks the writes it guards."""
+    record = _Owner(owner)
     candidates = [git_dir / "index.lock"]
     if ref:
         candidates.append(git_dir / (ref.decode() + ".lock"))
-    valid = len(owner) >= 3 and owner[0] == "pid" and owner[1].isdigit() and owner[-1] == "END"
-    ids = [i for i in owner[2:-1] if len(i) == 40] if valid else []
-    candidates.extend(git_dir / "objects" / i[:2] / (i[2:] + ".lock") for i in ids)
+    candidates.extend(git_dir / "objects" / i[:2] / (i[2:] + ".lock") for i in record.ids)
     present = [p for p in candidates if p.exists()]
     if not present:
         return
-    pid = int(owner[1]) if valid else 0
-    if not valid or (pid != os.getpid() and _alive(pid)):
-        why = "not recorded as this transaction's" if not valid else f"its writer (pid {pid}) is still running"
+    where = record.where() if record.valid else "here"
+    if not record.valid or (where == "here" and record.pid != os.getpid() and _alive(record.pid)):
+        why = "not recorded as this transaction's" if not record.valid else f"its writer (pid {record.pid}) is still running"
         for path in present:
             log.warning("lock %s left alone: %s; remove it once no git command is running", path, why)
         return
-    held = _open_elsewhere(present)
+    held = _open_elsewhere(present)  # this host's processes only
+    now = time.time()
     for path in present:
         if path in held:
             log.warning("lock %s left alone: a running process holds it open", path)
             continue
-        log.warning("removing stale lock %s left by an interrupted write", path)
+        if where == "elsewhere":
+            age = _age(path, now)
+            if age is not None and age < stale_seconds:
+                log.warning("lock %s left alone: written by host %s %.0fs ago (removed once older than %.0fs)",
+                            path, record.host, age, stale_seconds)
+                continue
+        log.warning("removing stale lock %s left by an interrupted write%s", path,
+                    f" on host {record.host}" if where == "elsewhere" else "")
         path.unlink(missing_ok=True)
+
+
+def _age(path: Path, now: float) -> float | None:
+    try:
+        return now - path.stat().st_mtime
+    except OSError:
+        return None
 
 
 def _alive(pid: int) -> bool:

@@ -12,7 +12,8 @@
 - every other file under ``memory/`` and ``sessions/`` holding it (torn-line and corrupt-line sidecars, the
   legacy HISTORY.md, a pending SOUL.md change, dead letters, memory notes): rewritten atomically, JSON files
   in their string values only (``reverie.security.scrub`` says what is replaced in which format);
-- the search index ``memory/.index.sqlite`` is derived data: deleted, rebuilt on the next search.
+- the search index ``memory/.index.sqlite`` (or its copy under ``memory.search.indexDir``) is derived data:
+  deleted, rebuilt on the next search.
 
 Files elsewhere in the workspace that hold the string (``reverie.json``, your own notes) are listed as not
 changed: they are not memory. Order and recovery: the plain files first, then the repository; every step is
@@ -32,6 +33,7 @@ from ..dream.lock import dream_run_lock
 from ..errors import WorkspaceError
 from ..fsutil import atomic_write
 from ..locking import is_lock_file
+from ..recall.index import remove_external_index
 from ..security.scrub import replace_in_file
 from ..security.secrets import scan
 from ..sessions import SessionStore
@@ -166,6 +168,8 @@ def _purge_locked(store: WorkspaceStore, git: GitStore, text: str) -> PurgeResul
         else:
             _rewrite(path, hit.path, text)
         done.append(hit)
+    # An index kept outside the workspace (memory.search.indexDir) holds the string too: derived, so deleted.
+    remove_external_index(store.workspace, store.config.memory.search.index_dir)
     rewrite = rewrite_history(git, _check(text), REPLACEMENT.encode(), description=plan.description)
     return PurgeResult(plan, rewrite, tuple(done))
 

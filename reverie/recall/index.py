@@ -24,13 +24,22 @@ a query against an unchanged workspace takes no write lock. A file whose size an
 chunks whose hash changed are deleted or inserted; history is read past ``history_cursor`` only (a log whose last
 cursor went backwards is re-read whole; entries compacted away are dropped from the index).
 
-Crash safety: every sync and rebuild runs in one SQLite transaction (rollback journal in WAL mode), so a crash
+Where it lives (``memory.search.indexDir``, `index_location`): in the workspace by default; or, for a workspace on
+a shared file system, in a local-disk directory, one ``<dir>/<k:2>/<k>.sqlite`` per workspace (``k``: a digest of
+the workspace's real path on this host), so each host keeps its own derived copy.
+
+Journal (``memory.search.journalMode``, `journal_mode_for`): WAL, except on a network file system (NFS, CIFS,
+CephFS, …, read from the mount table), where WAL does not work (its shared memory file needs one host) and the
+rollback journal (``DELETE``) is used; ``wal`` or ``delete`` forces one.
+
+Crash safety: every sync and rebuild runs in one SQLite transaction (WAL or rollback journal), so a crash
 leaves the index as it was before that sync. A file that is not a database, fails to open, or carries another
 ``schema_version`` or tokenizer is moved aside (``.index.sqlite.corrupt``) and rebuilt with a warning.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import sqlite3
@@ -56,7 +65,8 @@ from .sources import (
 
 log = logging.getLogger(__name__)
 
-__all__ = ["SearchIndex", "SyncStats", "SCHEMA_VERSION", "INDEX_NAME"]
+__all__ = ["SearchIndex", "SyncStats", "SCHEMA_VERSION", "INDEX_NAME", "index_location", "journal_mode_for",
+           "network_fs", "remove_external_index"]
 
 INDEX_NAME = ".index.sqlite"
 SCHEMA_VERSION = "3"  # 2: a session chunk's title holds its speaker's name; 3: a memory file's bullets are chunks
@@ -108,11 +118,12 @@ class SearchIndex:
     """The SQLite index of one workspace: opening (with automatic rebuild), sync, and raw access for ranking."""
 
     def __init__(self, workspace: Workspace, history: HistoryLog, *, include_sessions: bool = True,
-                 path: Path | None = None) -> None:
+                 path: Path | None = None, journal: str = "auto") -> None:
         self.workspace = workspace
         self.history = history
         self.include_sessions = include_sessions
         self.path = path or workspace.memory_dir / INDEX_NAME
+        self.journal = journal
         self._conn: sqlite3.Connection | None = None
         self._rebuilt_on_open = False
         self._sessions = SessionStore(workspace)  # the session format's owner reads the files
@@ -130,11 +141,16 @@ class SearchIndex:
             self._conn = None
 
     def _connect(self) -> sqlite3.Connection:
-        if not self.path.parent.is_dir():
+        if not self.workspace.memory_dir.is_dir():
             # A workspace without memory/ (sessions only, say): index in memory, create nothing on disk.
             return sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        if not self.path.parent.is_dir():  # an index directory outside the workspace (indexDir)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise RecallError(f"cannot create the index directory {self.path.parent}: {exc.strerror}") from exc
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA journal_mode={journal_mode_for(self.journal, self.path.parent)}")
         conn.execute("PRAGMA synchronous=NORMAL")
         return conn
 
@@ -453,3 +469,66 @@ def _busy(exc: sqlite3.OperationalError) -> bool:
     """SQLITE_BUSY / SQLITE_LOCKED: another connection holds the database; it is not damaged."""
     text = str(exc).lower()
     return "locked" in text or "busy" in text
+
+
+# -- where the index lives, and its journal ---------------------------------------------------------------------
+#: File systems on which SQLite's WAL mode does not work (its -shm file is shared memory of one host).
+NETWORK_FS = frozenset({
+    "nfs", "nfs4", "cifs", "smb3", "smbfs", "ceph", "fuse.ceph", "fuse.cephfs", "glusterfs", "fuse.glusterfs",
+    "fuse.sshfs", "9p", "afs", "lustre", "gpfs", "beegfs", "ocfs2", "gfs2", "fuse.s3fs", "fuse.juicefs", "virtiofs",
+})
+
+
+def index_location(workspace: Workspace, index_dir: str | None) -> Path:
+    """Where a workspace's index lives: ``memory/.index.sqlite``, or under ``index_dir`` (see the module
+    docstring)."""
+    if not index_dir:
+        return workspace.memory_dir / INDEX_NAME
+    key = hashlib.sha256(os.fsencode(os.path.realpath(workspace.root))).hexdigest()[:32]
+    return Path(index_dir).expanduser() / key[:2] / f"{key}.sqlite"
+
+
+def remove_external_index(workspace: Workspace, index_dir: str | None) -> list[Path]:
+    """Delete a workspace's index kept under ``index_dir`` (with its journal files); returns what was removed.
+    An index inside the workspace goes with the workspace, so nothing is done for it."""
+    if not index_dir:
+        return []
+    path = index_location(workspace, index_dir)
+    removed = []
+    for suffix in ("", "-wal", "-shm", "-journal", ".corrupt", ".corrupt-wal", ".corrupt-shm", ".corrupt-journal"):
+        p = Path(str(path) + suffix)
+        if p.exists():
+            p.unlink(missing_ok=True)
+            removed.append(p)
+    return removed
+
+
+def journal_mode_for(setting: str, directory: Path, mounts: str | None = None) -> str:
+    """The SQLite journal mode for an index in ``directory``: ``WAL``, or ``DELETE`` on a network file system
+    (``setting`` "auto"); "wal" and "delete" force one."""
+    if setting in ("wal", "delete"):
+        return setting.upper()
+    return "DELETE" if network_fs(directory, mounts) else "WAL"
+
+
+def network_fs(directory: Path, mounts: str | None = None) -> str | None:
+    """The type of the network file system ``directory`` is on (from ``/proc/self/mountinfo``, or ``mounts``: its
+    text), or None for a local one or where the mount table cannot be read."""
+    if mounts is None:
+        try:
+            with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
+                mounts = f.read()
+        except OSError:
+            return None
+    real = os.path.realpath(directory)
+    best, fstype = -1, ""
+    for line in mounts.splitlines():
+        left, sep, right = line.partition(" - ")
+        fields = left.split()
+        if not sep or len(fields) < 5 or not right.split():
+            continue
+        point = fields[4].replace("\\040", " ").replace("\\011", "\t").replace("\\134", "\\")
+        inside = real == point or real.startswith(point.rstrip("/") + "/")
+        if inside and len(point) > best:
+            best, fstype = len(point), right.split()[0]
+    return fstype if fstype in NETWORK_FS else None

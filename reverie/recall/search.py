@@ -24,7 +24,7 @@ from ..history import HistoryLog
 from ..hitlog import line_key, record_hits
 from ..workspace import MEMORY_FILES, Workspace
 from . import rank
-from .index import SearchIndex, SyncStats, transaction
+from .index import SearchIndex, SyncStats, index_location, transaction
 from .types import Hit, SearchFilters, SourceRef, from_epoch, to_epoch
 
 log = logging.getLogger(__name__)
@@ -104,7 +104,8 @@ class Recall:
         self.config = config if config is not None else load_config(self.workspace.root)
         ws = self.workspace
         self.history = history or HistoryLog(ws.history_path, ws.cursor_path, ws.dream_cursor_path)
-        self.index = SearchIndex(ws, self.history, include_sessions=self.settings.include_sessions)
+        self.index = SearchIndex(ws, self.history, include_sessions=self.settings.include_sessions,
+                                 path=index_location(ws, self.settings.index_dir), journal=self.settings.journal_mode)
         self._vectors: tuple[int, str, _Ids, _Vecs] | None = None  # (generation, model, ids, matrix)
         self._speakers: tuple[int, dict[str, frozenset[str]]] | None = None  # (generation, name → its words)
         self._embedded: tuple[int, str] | None = None  # (generation, model) last found with every chunk embedded

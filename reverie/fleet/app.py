@@ -1,0 +1,70 @@
+"""The fleet's Celery application: one task, ``reverie.fleet.dream(ws)``, that calls `Fleet.run_job`.
+
+Settings that make a killed worker lose nothing: ``task_acks_late`` (ack after the job), ``task_reject_on_worker_
+lost`` (a killed pool child's message is requeued, not acked), ``worker_prefetch_multiplier=1`` (no hoarding).
+Time limits come from Dream's own: soft = ``drainMaxSeconds`` + ``maxSeconds`` (a drain may finish its last
+batch), hard = soft + 60 s. The broker's visibility timeout is twice the hard limit, so a long job is not
+redelivered while it runs; a dead worker's job comes back sooner through the due index's claim (``claimSeconds``).
+A duplicate delivery finds the lease held and does nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import TYPE_CHECKING, Any
+
+from ..config import Config, load_config
+
+if TYPE_CHECKING:
+    from celery import Celery
+
+    from .fleet import Fleet
+
+__all__ = ["make_app", "TASK"]
+
+TASK = "reverie.fleet.dream"
+log = logging.getLogger(__name__)
+
+_fleet: tuple[int, Fleet] | None = None  # one Fleet (one Redis pool) per worker process
+
+
+def _process_fleet(config: Config) -> Fleet:
+    global _fleet
+    if _fleet is None or _fleet[0] != os.getpid():
+        from .fleet import Fleet
+
+        _fleet = (os.getpid(), Fleet(config))
+    return _fleet[1]
+
+
+def make_app(config: Config | None = None) -> Celery:
+    """The Celery app of the fleet configured by ``config`` (default: the home config and environment)."""
+    from celery import Celery
+
+    config = config if config is not None else load_config()
+    fc, dc = config.fleet, config.dream
+    soft = dc.drain_max_seconds + dc.max_seconds
+    app = Celery("reverie.fleet", broker=fc.broker_url, set_as_current=False)
+    app.conf.update(
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_soft_time_limit=soft,
+        task_time_limit=soft + 60,
+        task_ignore_result=True,
+        task_default_queue=fc.queue,
+        broker_transport_options={"visibility_timeout": int(2 * (soft + 60))},
+        broker_connection_retry_on_startup=True,
+        worker_cancel_long_running_tasks_on_connection_loss=False,
+        worker_max_tasks_per_child=200,
+        worker_hijack_root_logger=False,
+    )
+
+    @app.task(name=TASK)  # type: ignore[untyped-decorator]
+    def dream(ws: str) -> dict[str, Any]:
+        outcome = _process_fleet(config).run_job(ws)
+        log.info("fleet: %s %s%s", ws, outcome.status, f": {outcome.reason}" if outcome.reason else "")
+        return outcome.to_json()
+
+    return app

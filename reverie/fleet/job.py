@@ -1,0 +1,268 @@
+"""One fleet job: Dream for one workspace under its lease, fenced, then its due entry put right.
+
+Steps: take the lease (``SET NX``; a duplicate delivery finds it held and does nothing) → count the start (a
+workspace whose jobs keep dying is parked) → bump the workspace's epoch (``reverie.dream.fence``) → run
+``Dream.run(drain=True)`` with the epoch and a lease check, while a heartbeat thread renews the lease and the
+claim and cancels the run when the lease is lost → un-mark, then re-check pending and re-mark (no lost wake-up:
+an appender appends, then marks) → release the lease. Every write of the run is checked by the fence, so a job
+that lost its lease while paused writes nothing even if it wakes up mid-run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from ..config import FleetConfig
+from ..dream import DreamResult
+from ..dream.fence import bump_epoch
+from ..errors import FencedError, ReverieError, WorkspaceError
+from ..runtime import Runtime
+from ..scopes import ScopeRoot
+from .coord import Coordinator
+
+__all__ = ["JobOutcome", "run_dream_job", "workspace_path", "workspace_ids", "pending", "is_scope_root"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """What a job did. ``status``: a Dream status, or ``leased`` (another job holds the workspace), ``fenced``,
+    ``lease-lost``, ``parked``, ``gone`` (no such workspace) or ``error``."""
+
+    ws: str
+    status: str
+    reason: str | None = None
+    first: int | None = None
+    last: int | None = None
+    commit: str | None = None
+    tokens: int = 0
+    seconds: float = 0.0
+    next_due: float | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return dataclasses.asdict(self)
+
+
+def is_scope_root(root: Path) -> bool:
+    """A fleet root laid out by ``reverie.scopes`` (ids are due-marker names) rather than plain directories."""
+    return (Path(root) / "users").is_dir()
+
+
+def workspace_path(root: Path, ws_id: str) -> Path:
+    """The directory of workspace ``ws_id``: under a scope root, a scope's due-marker name (``<user digest>`` or
+    ``<user digest>.<agent digest>``); otherwise a relative POSIX path under ``root``. Raises ``WorkspaceError``
+    for anything else: an absolute path, ``..``, ``.``, empty parts, a backslash or NUL, a symlink out of the
+    root."""
+    if is_scope_root(root):
+        found = ScopeRoot(root).workspace_of_due(ws_id)
+        if found is None:
+            raise WorkspaceError(f"fleet: {ws_id[:80]!r} is not a scope's name under {root}")
+        return found.root
+    parts = PurePosixPath(ws_id).parts
+    bad = (not ws_id or ws_id.startswith("/") or "\\" in ws_id or "\0" in ws_id or ws_id != str(PurePosixPath(ws_id))
+           or any(p in (".", "..") for p in parts))
+    if bad:
+        raise WorkspaceError(f"fleet: {ws_id!r} is not a workspace id (a relative path under the fleet root)")
+    root = Path(root).resolve()
+    path = root.joinpath(*parts)
+    if not path.resolve().is_relative_to(root):
+        raise WorkspaceError(f"fleet: workspace {ws_id!r} leads out of the fleet root {root}")
+    return path
+
+
+def workspace_ids(root: Path) -> Iterator[str]:
+    """Every workspace under ``root``: a plain root's directories holding ``memory/history.jsonl`` (hidden
+    directories and a workspace's own subdirectories are not searched); a scope root's scopes."""
+    root = Path(root)
+    if is_scope_root(root):
+        yield from (scope.name for scope, _ws in ScopeRoot(root).scopes())
+        return
+    stack = [root]
+    while stack:
+        here = stack.pop()
+        if (here / "memory" / "history.jsonl").is_file():
+            yield here.relative_to(root).as_posix()
+            continue
+        try:
+            children = sorted((e for e in here.iterdir() if e.is_dir() and not e.is_symlink()), reverse=True)
+        except OSError as exc:
+            log.warning("fleet: cannot list %s (%s); skipped", here, exc)
+            continue
+        stack.extend(c for c in children if not c.name.startswith("."))
+
+
+def pending(path: Path) -> int:
+    """History entries of the workspace at ``path`` that Dream has not consumed (0 for no workspace)."""
+    if not (path / "memory" / "history.jsonl").is_file():
+        return 0
+    return Runtime(path).store.pending_count()
+
+
+class _Heartbeat(threading.Thread):
+    """Renews the lease and the claim every ``heartbeatSeconds``; ``check()`` says why the run may no longer
+    write (the lease was taken, or it has less than ``fenceMarginSeconds`` left by this process's clock), and
+    ``on_lost`` is called once when that first happens."""
+
+    def __init__(self, coord: Coordinator, ws: str, token: str, cfg: FleetConfig, on_lost: Callable[[], None]):
+        super().__init__(name=f"reverie-lease-{ws}", daemon=True)
+        self.coord, self.ws, self.token, self.cfg, self.on_lost = coord, ws, token, cfg, on_lost
+        self.valid_until = time.monotonic() + cfg.lease_seconds
+        self.lost: str | None = None
+        self._stop = threading.Event()
+
+    def check(self) -> str | None:
+        if self.lost is not None:
+            return self.lost
+        left = self.valid_until - time.monotonic()
+        if left < self.cfg.fence_margin_seconds:
+            return f"the lease has {max(left, 0):.1f} s left, under the {self.cfg.fence_margin_seconds:g} s margin"
+        return None
+
+    def run(self) -> None:
+        import redis
+
+        while not self._stop.wait(self.cfg.heartbeat_seconds):
+            sent = time.monotonic()
+            try:
+                if self.coord.renew(self.ws, self.token, self.cfg.lease_seconds, self.cfg.claim_seconds):
+                    self.valid_until = sent + self.cfg.lease_seconds
+                else:
+                    self.lost = "the lease was taken over (expired while this job was paused or cut off)"
+            except redis.RedisError as exc:
+                log.warning("fleet: lease renewal for %s failed: %s", self.ws, exc)
+            if self.lost is None and self.check() is not None:
+                self.lost = f"the lease could not be renewed in time ({self.check()})"
+            if self.lost is not None:
+                self.on_lost()
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+def _due_after(coord: Coordinator, cfg: FleetConfig, ws: str, result: DreamResult, progressed: bool) -> float | None:
+    """When the workspace is next due after a finished run (None: whenever pending history says). A failure
+    backs off, doubling — unless the run moved the cursor first (a drain stopped by its budget is progress)."""
+    now = time.time()
+    if result.status in ("failed", "rejected") and not progressed:
+        n = coord.failed(ws)
+        return now + min(cfg.retry_backoff_seconds * 2.0 ** (n - 1), cfg.retry_backoff_max_seconds)
+    coord.succeeded(ws)
+    return None
+
+
+def run_dream_job(coord: Coordinator, cfg: FleetConfig, root: Path, ws: str,
+                  runtime: Callable[[Path], Runtime] = Runtime) -> JobOutcome:
+    """Run Dream for workspace ``ws`` under ``root`` as one fleet job (see the module docstring)."""
+    start = time.monotonic()
+    try:
+        path = workspace_path(root, ws)
+    except WorkspaceError as exc:
+        coord.unmark(ws)
+        return JobOutcome(ws, "gone", str(exc))
+    if not (path / "memory" / "history.jsonl").is_file():
+        coord.unmark(ws)
+        return JobOutcome(ws, "gone", f"no workspace at {path}")
+    token = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex}"  # who holds it, for people and tools
+    if not coord.acquire(ws, token, cfg.lease_seconds):
+        return JobOutcome(ws, "leased", f"held by job {coord.holder(ws)}")
+    try:
+        died = coord.started(ws)
+        if died >= cfg.crash_park_after:
+            reason = f"{died} jobs died mid-run (killed, or past the hard time limit)"
+            coord.park(ws, reason)
+            log.error("fleet: workspace %s parked: %s", ws, reason)
+            return JobOutcome(ws, "parked", reason)
+        outcome = _run(coord, cfg, root, path, ws, token, runtime, start)
+        coord.finished(ws)
+        return outcome
+    finally:
+        coord.release(ws, token)
+
+
+def _run(coord: Coordinator, cfg: FleetConfig, root: Path, path: Path, ws: str, token: str,
+         runtime: Callable[[Path], Runtime], start: float) -> JobOutcome:
+    rt = runtime(path)
+    dream = rt.dream
+    dream.epoch = bump_epoch(rt.workspace.state_dir)
+    if not coord.renew(ws, token, cfg.lease_seconds, cfg.claim_seconds):  # paused past the lease before the bump
+        return _interrupted(coord, ws, "lease-lost", "the lease expired before the run started", start)
+    task: asyncio.Task[DreamResult] | None = None
+    loop: asyncio.AbstractEventLoop | None = None
+
+    def cancel() -> None:
+        if loop is not None and task is not None:
+            try:
+                loop.call_soon_threadsafe(task.cancel)
+            except RuntimeError:  # the run ended and its loop closed meanwhile
+                pass
+
+    beat = _Heartbeat(coord, ws, token, cfg, cancel)
+    dream.lease_check = beat.check
+
+    async def main() -> DreamResult:
+        nonlocal task, loop
+        loop = asyncio.get_running_loop()
+        task = asyncio.ensure_future(dream.run(drain=True))
+        return await task
+
+    cursor = rt.store.dream_cursor()
+    beat.start()
+    try:
+        result = asyncio.run(main())
+    except asyncio.CancelledError:
+        return _interrupted(coord, ws, "lease-lost", beat.lost or "cancelled", start)
+    except FencedError as exc:
+        return _interrupted(coord, ws, "fenced", str(exc), start)
+    except (ReverieError, OSError) as exc:
+        log.warning("fleet: Dream for %s failed: %s", ws, exc)
+        coord.set_due(ws, time.time() + cfg.retry_backoff_seconds)
+        return JobOutcome(ws, "error", str(exc), seconds=time.monotonic() - start)
+    finally:
+        beat.stop()
+        rt.git.close()
+    if result.status == "already-running":  # a local run (CLI, or a stopped job on this host) holds the run lock
+        return JobOutcome(ws, result.status, result.reason, seconds=time.monotonic() - start)
+    due = _settle(coord, cfg, root, ws, rt, result, progressed=rt.store.dream_cursor() > cursor)
+    return JobOutcome(ws, result.status, result.reason, result.first, result.last, result.commit,
+                      result.usage.total_tokens, time.monotonic() - start, due)
+
+
+def _settle(coord: Coordinator, cfg: FleetConfig, root: Path, ws: str, rt: Runtime, result: DreamResult, *,
+            progressed: bool) -> float | None:
+    """After a finished run: debit its tokens, record its set-aside batches, then un-mark the workspace and re-check
+    (un-mark, then check: an append after the check marks the workspace itself). Returns when it is due next."""
+    coord.record_usage(result.usage.total_tokens, cfg.tokens_per_minute)
+    coord.set_aside(ws, len(rt.dream.set_aside()))
+    due = _due_after(coord, cfg, ws, result, progressed)
+    scopes = ScopeRoot(root) if is_scope_root(root) else None
+    coord.unmark(ws)
+    if scopes is not None:
+        scopes.unmark_due(ws)
+    left = rt.store.pending_count()
+    if due is None and left > 0:
+        due = time.time() + cfg.debounce_seconds
+    if due is not None:
+        coord.set_due(ws, due)
+    if left > 0 and scopes is not None:
+        scopes.mark_due(ws)
+    return due
+
+
+def _interrupted(coord: Coordinator, ws: str, status: str, reason: str, start: float) -> JobOutcome:
+    """A run stopped by its fence or its lease: nothing written. The workspace stays due (or is due now, if its
+    new holder finished and un-marked it meanwhile), so it is never left pending without an entry."""
+    log.warning("fleet: %s: %s: %s", ws, status, reason)
+    coord.mark(ws, time.time())
+    return JobOutcome(ws, status, reason, seconds=time.monotonic() - start)

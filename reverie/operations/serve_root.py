@@ -1,0 +1,390 @@
+"""``RootScheduler``: Dream for every scope under a root, in one process (``reverie serve --root``).
+
+The single-workspace scheduler (``reverie.dream.scheduler``) keeps one timer per workspace; a root may hold a
+million workspaces, nearly all idle, so this one keeps none for them. A scope becomes a candidate when its
+history is appended: the append creates its due marker (``reverie.scopes``, mark on write), and this scheduler
+polls only the marker buckets whose directory changed. A restart rebuilds the due set from the markers;
+``rescan`` rebuilds the markers from the workspaces.
+
+For each marked scope:
+
+- **when**: one interval after its last completed run (``dream.intervalH``, the scope's own config when it has a
+  ``reverie.json``), never in the past, plus a fixed share of ``serve.jitterSeconds`` taken from its id, so a mass
+  event (a deploy, an outage ending) spreads out instead of firing at once;
+- **how**: one batch (``Dream.run()``); while history stays pending after a completed batch, the scope is due
+  again at once, behind the scopes already waiting: a backlog drains batch by batch, fairly, and each batch is
+  admitted against the token budget;
+- **at most** ``concurrency`` runs at once; a run starts only while the token bucket (``serve.tokensPerMinute``,
+  refilled continuously, debited by each run's real usage) holds at least the average run's tokens (until a
+  first run has finished, only that one runs: its usage is the first estimate);
+- **one at a time per scope**: a scope is never started twice by this process, and Dream's own run lock keeps
+  out any other process (a held lock: retried after ``busyRetrySeconds``);
+- **provider down** (a run ends "model unavailable", which costs the batch no attempt): no run starts for
+  ``backoffSeconds``, doubling up to ``backoffMaxSeconds`` while the outage lasts;
+- **done**: the marker is removed, then the history is checked again and the marker re-created if entries
+  arrived meanwhile (an appender marks after its append; this unmarks before its check: no wake-up is lost).
+
+Each run goes on an event loop of its own in a worker thread (one thread per run in flight): a run's commit and
+cursor steps write and fsync synchronously (by design: they never await, see below), and on the scheduler's
+loop those waits would add up across runs; in threads they overlap.
+
+Stopping cancels the runs in flight at their next await, always before they write (Dream's commit and cursor
+steps do not await), so they are abandoned unwritten and their markers stay.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import logging
+import signal
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from ..config import Config, load_config
+from ..dream.records import StatusRecord
+from ..dream.result import DreamResult
+from ..errors import ReverieError
+from ..runtime import Runtime
+from ..scopes import ScopeRoot
+from ..workspace import Workspace
+
+__all__ = ["RootScheduler", "TokenBucket", "serve_root", "ServeStats"]
+
+log = logging.getLogger(__name__)
+
+_UNAVAILABLE = "model unavailable"
+_COMPLETED = ("ok", "no-change", "dead-lettered", "nothing-to-do")
+
+
+class TokenBucket:
+    """Tokens per minute, refilled continuously up to one minute's worth; may go negative when a run used more
+    than it reserved (later runs then wait longer). ``None`` means no limit."""
+
+    def __init__(self, per_minute: int | None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_minute = per_minute
+        self.clock = clock
+        self.level = float(per_minute or 0)
+        self._at = clock()
+
+    def _refill(self) -> None:
+        now = self.clock()
+        if self.per_minute is not None:
+            self.level = min(float(self.per_minute), self.level + (now - self._at) * self.per_minute / 60)
+        self._at = now
+
+    def wait_for(self, tokens: float) -> float:
+        """Seconds until ``tokens`` are available (0: now)."""
+        if self.per_minute is None:
+            return 0.0
+        self._refill()
+        want = min(tokens, float(self.per_minute))
+        return 0.0 if self.level >= want else (want - self.level) * 60 / self.per_minute
+
+    def take(self, tokens: float) -> None:
+        self._refill()
+        self.level -= tokens
+
+
+@dataclass
+class ServeStats:
+    """What a `RootScheduler` did: runs started and finished by status, model tokens used, outage pauses."""
+
+    started: int = 0
+    peak: int = 0  # most runs in flight at once
+    finished: dict[str, int] = field(default_factory=dict)
+    tokens: int = 0
+    pauses: int = 0
+    errors: int = 0
+
+    @property
+    def done(self) -> int:
+        return sum(self.finished.values())
+
+
+class RootScheduler:
+    """Runs Dream for the due scopes of ``root`` until stopped (see the module docstring)."""
+
+    def __init__(
+        self,
+        root: ScopeRoot,
+        *,
+        config: Config | None = None,
+        concurrency: int | None = None,
+        on_result: Callable[[Workspace, DreamResult], None] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.root = root
+        self.config = config if config is not None else load_config()
+        self.settings = self.config.serve
+        self.concurrency = concurrency or self.settings.concurrency
+        self.on_result = on_result
+        self.clock = clock
+        self.stats = ServeStats()
+        self.tokens = TokenBucket(self.settings.tokens_per_minute)
+        self._heap: list[tuple[float, int, str]] = []
+        self._due: dict[str, float] = {}  # name → due time (wall clock); the heap may hold stale entries
+        self._seq = 0
+        self._running: dict[str, asyncio.Task[None]] = {}
+        self._handles: dict[str, _Handle] = {}
+        self._executor: ThreadPoolExecutor | None = None
+        self._seen: dict[str, int] = {}  # due bucket → its mtime when last listed
+        self._listed: dict[str, set[str]] = {}  # due bucket → the names it held
+        self._paused_until = 0.0
+        self._backoff = self.settings.backoff_seconds
+        self._estimate = 0.0  # average tokens of a run, reserved when one starts
+        self._wake = asyncio.Event()
+
+    # -- the due set ------------------------------------------------------------------------------------------
+    @property
+    def due_count(self) -> int:
+        return len(self._due)
+
+    @property
+    def running(self) -> int:
+        return len(self._running)
+
+    def poll(self) -> None:
+        """Take in the markers of every bucket that changed since the last poll; forget names whose marker went."""
+        for bucket, names in self.root.due_buckets(self._seen):
+            now_listed = set(names)
+            for gone in self._listed.get(bucket, set()) - now_listed:
+                if gone not in self._running:
+                    self._due.pop(gone, None)
+            self._listed[bucket] = now_listed
+            for name in now_listed:
+                if name not in self._due and name not in self._running:
+                    self._schedule(name, self._first_due(name))
+
+    def _schedule(self, name: str, when: float) -> None:
+        self._due[name] = when
+        self._seq += 1
+        heapq.heappush(self._heap, (when, self._seq, name))
+        self._wake.set()
+
+    def jitter(self, name: str) -> float:
+        """A fixed share of ``jitterSeconds`` for this scope, from its id."""
+        return int(name[:8], 16) / 0x1_0000_0000 * self.settings.jitter_seconds
+
+    def _first_due(self, name: str) -> float:
+        ws = self.root.workspace_of_due(name)
+        now = self.clock()
+        if ws is None:
+            return now
+        interval = self._interval(ws)
+        last = StatusRecord.load(ws.state_dir).last_completed
+        due = now if last is None else max(now, last.timestamp() + interval)
+        return due + self.jitter(name)
+
+    def _interval(self, ws: Workspace) -> float:
+        if ws.config_path.is_file():  # the scope's own config; the root's otherwise (no read per scope)
+            try:
+                return load_config(ws.root).dream.interval_h * 3600
+            except ReverieError as exc:
+                log.warning("serve: %s: %s; using the root's interval", ws.root, exc)
+        return self.config.dream.interval_h * 3600
+
+    # -- the loop ---------------------------------------------------------------------------------------------
+    async def run(self, stop: asyncio.Event) -> None:
+        """Serve until ``stop`` is set; then cancel the runs in flight (before they write) and return."""
+        poll_every = self.settings.poll_seconds
+        next_poll = 0.0
+        try:
+            while not stop.is_set():
+                now = self.clock()
+                if now >= next_poll:
+                    self.poll()
+                    next_poll = now + poll_every
+                wait = min(next_poll - now, self._admit(now))
+                self._wake.clear()
+                waiter = asyncio.ensure_future(self._wake.wait())
+                stopper = asyncio.ensure_future(stop.wait())
+                await asyncio.wait({waiter, stopper}, timeout=max(wait, 0.0),
+                                   return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+                stopper.cancel()
+        finally:
+            await self.cancel()
+
+    def _admit(self, now: float) -> float:
+        """Start every run that may start now; return how long until the next one might."""
+        while self._heap:
+            when, _, name = self._heap[0]
+            if self._due.get(name) != when or name in self._running:
+                heapq.heappop(self._heap)  # superseded or already running
+                continue
+            if when > now:
+                return when - now
+            if len(self._running) >= self.concurrency:
+                return 3600.0  # a finishing run wakes the loop
+            if now < self._paused_until:
+                return self._paused_until - now
+            if self.tokens.per_minute is not None and self._estimate == 0 and self._running:
+                return 3600.0  # no run has finished yet: one probe run says what a run costs before more start
+            wait = self.tokens.wait_for(self._estimate)
+            if wait > 0:
+                return wait
+            heapq.heappop(self._heap)
+            del self._due[name]
+            self._start(name)
+        return 3600.0
+
+    def _start(self, name: str) -> None:
+        self.stats.started += 1
+        self.tokens.take(self._estimate)
+        reserved = self._estimate
+        handle = _Handle()
+        task = asyncio.ensure_future(self._run(name, reserved, handle))
+        self._running[name] = task
+        self._handles[name] = handle
+        self.stats.peak = max(self.stats.peak, len(self._running))
+
+    async def _run(self, name: str, reserved: float, handle: _Handle) -> None:
+        try:
+            ws = self.root.workspace_of_due(name)
+            if ws is None or not ws.root.is_dir():  # forgotten meanwhile
+                self.root.unmark_due(name)
+                return
+            loop = asyncio.get_running_loop()
+            result, again = await loop.run_in_executor(self._pool(), _run_in_thread, self.root, name, ws, handle)
+            self._finish(name, ws, result, again, reserved)
+        except asyncio.CancelledError:
+            pass  # stopped: abandoned before it wrote; the marker stays
+        except ReverieError as exc:
+            self.stats.errors += 1
+            log.error("serve: %s: %s", name, exc)
+            self._schedule(name, self.clock() + self.settings.busy_retry_seconds)
+        except Exception:  # noqa: BLE001 - one scope's bug must not stop the others
+            self.stats.errors += 1
+            log.exception("serve: %s: unexpected error", name)
+            self._schedule(name, self.clock() + self.settings.busy_retry_seconds)
+        finally:
+            self._running.pop(name, None)
+            self._handles.pop(name, None)
+            self._wake.set()
+
+    def _pool(self) -> ThreadPoolExecutor:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(self.concurrency, thread_name_prefix="reverie-serve")
+        return self._executor
+
+    def _finish(self, name: str, ws: Workspace, result: DreamResult, again: bool, reserved: float) -> None:
+        used = result.usage.total_tokens
+        self.stats.tokens += used
+        self.tokens.take(used - reserved)
+        if used:
+            self._estimate = used if self._estimate == 0 else 0.8 * self._estimate + 0.2 * used
+        self.stats.finished[result.status] = self.stats.finished.get(result.status, 0) + 1
+        now = self.clock()
+        if _unavailable(result):
+            if now >= self._paused_until:  # a new outage, or one still going after the last pause
+                self.stats.pauses += 1
+                self._paused_until = now + self._backoff
+                log.warning("serve: the model is unavailable; no run starts for %.0fs (%s)", self._backoff,
+                            result.reason)
+                self._backoff = min(self._backoff * 2, self.settings.backoff_max_seconds)
+            self._schedule(name, self._paused_until)
+        elif result.status in _COMPLETED:
+            self._backoff = self.settings.backoff_seconds
+            if again:  # history still pending (a backlog, or appended meanwhile): due again, behind the others
+                self._schedule(name, now)
+        else:  # already running elsewhere, failed (an attempt counted), rejected: the marker stays
+            self._schedule(name, now + self.settings.busy_retry_seconds)
+        if self.on_result is not None:
+            self.on_result(ws, result)
+
+    async def cancel(self) -> None:
+        """Cancel the runs in flight (each at its next await, before it writes) and wait for them."""
+        for handle in list(self._handles.values()):
+            handle.cancel()
+        tasks = list(self._running.values())
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None
+
+
+class _Handle:
+    """A run in a worker thread, as seen from the scheduler's loop: lets ``cancel`` reach the run's own loop."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[DreamResult] | None = None
+        self.cancelled = False
+
+    def attach(self, loop: asyncio.AbstractEventLoop, task: asyncio.Task[DreamResult]) -> None:
+        with self._lock:
+            self._loop, self._task = loop, task
+            if self.cancelled:
+                task.cancel()
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled = True
+            if self._loop is not None and self._task is not None:
+                self._loop.call_soon_threadsafe(self._task.cancel)
+
+
+def _run_in_thread(root: ScopeRoot, name: str, ws: Workspace, handle: _Handle) -> tuple[DreamResult, bool]:
+    """One Dream batch on an event loop of this worker thread (its file writes and fsyncs then block only this
+    thread), then the marker's update: unmark, then check, re-mark if history is still pending. Returns the result
+    and whether the scope is due again."""
+    rt = Runtime(ws)
+    loop = asyncio.new_event_loop()
+    try:
+        task = loop.create_task(rt.dream.run())
+        handle.attach(loop, task)
+        result = loop.run_until_complete(task)
+    finally:
+        loop.close()
+        if "git" in rt.__dict__:
+            rt.git.close()
+    again = False
+    if result.status in _COMPLETED and not _unavailable(result):
+        root.unmark_due(name)  # unmark, then check: an append meanwhile re-marks, or is seen here
+        if rt.store.pending_count() > 0:
+            root.mark_due(name)
+            again = True
+    return result, again
+
+
+def _unavailable(result: DreamResult) -> bool:
+    return result.status == "failed" and (result.reason or "").startswith(_UNAVAILABLE)
+
+
+async def serve_root(
+    root: ScopeRoot,
+    *,
+    config: Config | None = None,
+    concurrency: int | None = None,
+    stop: asyncio.Event | None = None,
+    handle_signals: bool = True,
+    on_result: Callable[[Workspace, DreamResult], None] | None = None,
+    ready: Callable[[], None] | None = None,
+) -> RootScheduler:
+    """Run a `RootScheduler` until ``stop`` is set or SIGTERM/SIGINT arrives; returns it (for its stats).
+    ``ready`` is called once the signal handlers are in place."""
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    installed = []
+    if handle_signals:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            try:
+                loop.add_signal_handler(sig, stop.set)
+                installed.append(sig)
+            except (NotImplementedError, RuntimeError):
+                pass
+    scheduler = RootScheduler(root, config=config, concurrency=concurrency, on_result=on_result)
+    if ready is not None:
+        ready()
+    try:
+        await scheduler.run(stop)
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+    return scheduler

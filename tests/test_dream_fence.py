@@ -1,0 +1,124 @@
+"""Dream's write fence (reverie.dream.fence): a stale run writes nothing; a current one commits as before."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from dream_helpers import MEM, edit, make_env
+
+from reverie.dream.fence import bump_epoch, read_epoch
+from reverie.errors import FencedError
+
+
+def _dream_shas(env) -> list[str]:
+    return [c.sha for c in env.git.log(limit=50, kind="dream")]
+
+
+def test_current_epoch_commits(tmp_path):
+    env = make_env(tmp_path / "ws")
+    env.add("- [durable] fact")
+    env.fake.enqueue("[MEMORY] fact", [edit(MEM, "", "- fact\n")], "done")
+    dream = env.dream()
+    dream.epoch = bump_epoch(env.ws.state_dir)
+    assert dream.epoch == 1 == read_epoch(env.ws.state_dir)
+    result = asyncio.run(dream.run())
+    assert result.status == "ok" and env.store.dream_cursor() == 1 and len(_dream_shas(env)) == 1
+
+
+def test_epoch_bumped_during_the_run_refuses_the_commit(tmp_path):
+    env = make_env(tmp_path / "ws")
+    env.add("- [durable] fact")
+    dream = env.dream()
+    dream.epoch = bump_epoch(env.ws.state_dir)
+
+    def taken_over(prompt):  # another worker takes the lease while this one waits for the model
+        bump_epoch(env.ws.state_dir)
+        return "[MEMORY] fact"
+
+    env.fake.enqueue(taken_over, [edit(MEM, "", "- fact\n")], "done")
+    with pytest.raises(FencedError, match="epoch is 2, this run's 1"):
+        asyncio.run(dream.run())
+    assert env.store.dream_cursor() == 0 and _dream_shas(env) == []
+    assert "- fact" not in env.read(MEM)
+    assert env.git_cli("status", "--porcelain").strip() == ""
+
+
+def test_batch_committed_by_another_run_is_not_committed_again(tmp_path):
+    """No epoch at all (two single-host runs whose run lock failed them, as on a network file system): the
+    expected-batch check alone keeps the batch to one commit."""
+    env = make_env(tmp_path / "ws")
+    env.add("- [durable] fact")
+    stale = env.dream()
+
+    def meanwhile(prompt):  # the other run commits the same batch while this one waits for the model
+        env.store.set_dream_cursor(1)
+        return "[MEMORY] fact"
+
+    env.fake.enqueue(meanwhile, [edit(MEM, "", "- fact\n")], "done")
+    with pytest.raises(FencedError, match="cursor moved from 0 to 1"):
+        asyncio.run(stale.run())
+    assert _dream_shas(env) == [] and "- fact" not in env.read(MEM)
+
+
+def test_no_change_cursor_move_is_fenced_too(tmp_path):
+    """A stale run that found nothing to change must not move the cursor back over a newer run's work."""
+    env = make_env(tmp_path / "ws")
+    env.add("- a", "- b")
+    stale = env.dream()
+
+    def meanwhile(prompt):
+        env.store.set_dream_cursor(2)
+        return "[SKIP]"
+
+    env.fake.enqueue(meanwhile)
+    with pytest.raises(FencedError):
+        asyncio.run(stale.run())
+    assert env.store.dream_cursor() == 2
+
+
+def test_lease_check_refuses(tmp_path):
+    env = make_env(tmp_path / "ws")
+    env.add("- [durable] fact")
+    env.fake.enqueue("[MEMORY] fact", [edit(MEM, "", "- fact\n")], "done")
+    dream = env.dream()
+    dream.lease_check = lambda: "the lease has 0.0 s left, under the 1 s margin"
+    with pytest.raises(FencedError, match="lease has"):
+        asyncio.run(dream.run())
+    assert env.store.dream_cursor() == 0 and _dream_shas(env) == []
+
+
+def test_corrupt_epoch_reads_zero_and_is_bumped_past(tmp_path):
+    env = make_env(tmp_path / "ws")
+    env.ws.state_dir.mkdir(parents=True, exist_ok=True)
+    (env.ws.state_dir / "epoch").write_bytes(b"\xff garbage")
+    assert read_epoch(env.ws.state_dir) == 0
+    assert bump_epoch(env.ws.state_dir) == 1
+
+
+def test_operations_holding_the_run_lock_exclude_a_write_section(tmp_path):
+    """restore, revert, approve, purge and Memory writes hold ``fence.lock`` with the run lock, so a run whose run
+    lock was lost (a network file system; simulated by entering its section directly) waits for them."""
+    import threading
+
+    from reverie.dream.fence import Fence
+    from reverie.dream.lock import dream_run_lock
+
+    env = make_env(tmp_path / "ws")
+    fence = Fence(env.store, env.git)
+    order: list[str] = []
+    entered = threading.Event()
+
+    def stale_writer() -> None:
+        entered.set()
+        with fence.section():
+            order.append("stale write")
+
+    with dream_run_lock(env.ws.state_dir, "restore"):
+        thread = threading.Thread(target=stale_writer)
+        thread.start()
+        entered.wait()
+        thread.join(0.3)  # it must still be waiting for fence.lock
+        order.append("restore done")
+    thread.join()
+    assert order == ["restore done", "stale write"]

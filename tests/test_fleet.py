@@ -1,0 +1,402 @@
+"""The fleet on real components: redis-server on a unix socket, Celery workers and the dispatcher as processes,
+scope workspaces on disk. Faults are real signals (SIGKILL, SIGSTOP/SIGCONT) and a real Redis restart; the
+oracles are the workspaces themselves (history, git via the git CLI)."""
+
+from __future__ import annotations
+
+import random
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+from fleet_support import (
+    REDIS_SERVER,
+    RedisServer,
+    batches_committed,
+    fleet_env,
+    git,
+    start_dispatcher,
+    start_worker,
+    stop_all,
+    wait_for,
+)
+
+from reverie.config import Config, load_config
+from reverie.dream.fence import read_epoch
+from reverie.scopes import Scope, ScopeRoot
+from reverie.store import WorkspaceStore
+
+pytestmark = pytest.mark.skipif(REDIS_SERVER is None,
+                                reason="redis-server is not installed (scripts/system-deps installs it)")
+celery = pytest.importorskip("celery", reason="the `fleet` extra (celery, redis) is not installed")
+
+
+@pytest.fixture(autouse=True)
+def _no_process_left():
+    yield
+    stop_all()
+
+
+@pytest.fixture
+def redis_server():
+    server = RedisServer()
+    server.start()
+    yield server
+    server.close()
+
+
+def _fleet(root: Path, server: RedisServer, monkeypatch, **fleet):
+    from reverie.fleet import Fleet
+
+    for key, value in fleet_env(root, server).items():
+        if key.startswith("REVERIE_"):
+            monkeypatch.setenv(key, value)
+    for key, value in fleet.items():
+        monkeypatch.setenv(f"REVERIE_FLEET__{key.upper()}", str(value))
+    return Fleet(load_config())
+
+
+class Appender:
+    """Appends uniquely numbered facts to scope workspaces (each append marks its scope due on disk) and
+    remembers every acknowledged one."""
+
+    def __init__(self, root: Path, users: list[str]) -> None:
+        self.scopes = ScopeRoot(root)
+        self.config = Config()
+        self.config.memory.history.fsync = False
+        self.stores = {u: WorkspaceStore(self.scopes.ensure(Scope(u)), config=self.config) for u in users}
+        self.acked: dict[str, list[str]] = {u: [] for u in users}
+        self.n = 0
+
+    def append(self, user: str) -> None:
+        self.n += 1
+        text = (f"- [durable] Project p{self.n} uses database db{self.n}" if self.n % 3
+                else f"[USER] prefers tea number {self.n}")  # one in three the offline engine finds no fact in
+        self.stores[user].append_history(text, "cli:test")
+        self.acked[user].append(text)
+
+    def path(self, user: str) -> Path:
+        return self.scopes.path(Scope(user))
+
+    def name(self, user: str) -> str:
+        return Scope(user).name
+
+
+def _check_workspaces(app: Appender) -> None:
+    """The oracles: nothing lost, nothing committed twice, git intact, nothing pending."""
+    for user, texts in app.acked.items():
+        ws = app.path(user)
+        store = WorkspaceStore(app.scopes.workspace(Scope(user)), config=app.config)
+        contents = [e.content for e in store.history.read_since(0, limit=100_000)]
+        assert contents == texts, f"{user}: history differs from the acknowledged appends"
+        batches = batches_committed(ws)
+        assert len(batches) == len(set(batches)), f"{user}: a batch was committed twice: {batches}"
+        covered = [c for first, last in batches for c in range(first, last + 1)]
+        assert len(covered) == len(set(covered)), f"{user}: overlapping batches {batches}"
+        fsck = git(ws, "fsck", "--full", "--strict")
+        assert fsck.returncode == 0, f"{user}: git fsck: {fsck.stdout}{fsck.stderr}"
+        assert git(ws, "status", "--porcelain").stdout.strip() == "", f"{user}: memory files differ from HEAD"
+        assert store.pending_count() == 0, f"{user}: {store.pending_count()} entries left pending"
+
+
+def _drained(app: Appender) -> bool:
+    return all(WorkspaceStore(app.scopes.workspace(Scope(u)), config=app.config).pending_count() == 0
+               for u in app.acked)
+
+
+# -- the library against a real Redis, without Celery ---------------------------------------------------------
+
+def test_duplicate_job_finds_the_lease_and_does_nothing(tmp_path, redis_server, monkeypatch):
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
+    app = Appender(tmp_path / "root", ["ann"])
+    app.append("ann")
+    ws = app.name("ann")
+    assert fleet.coord.acquire(ws, "someone-else", 30)
+    outcome = fleet.run_job(ws)
+    assert outcome.status == "leased"
+    assert WorkspaceStore(app.scopes.workspace(Scope("ann")), config=app.config).pending_count() == 1
+
+
+def test_markers_ingested_claimed_and_cleared(tmp_path, redis_server, monkeypatch):
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
+    app = Appender(tmp_path / "root", ["ann", "bob"])
+    app.append("ann")
+    app.append("bob")
+    sent: list[str] = []
+    assert sorted(fleet.dispatch_once(sent.append)) == sorted([app.name("ann"), app.name("bob")])
+    assert fleet.dispatch_once(sent.append) == []  # claimed: not sent twice
+    assert fleet.coord.inflight() == 2
+    for ws in sent:
+        monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE", "reverie/offline")
+        assert fleet.run_job(ws).status in ("ok", "no-change")
+    assert fleet.coord.due() == {} and fleet.scopes.due_names() == []
+    assert fleet.coord.inflight() == 0
+
+
+def test_admission_respects_max_inflight_and_token_budget(tmp_path, redis_server, monkeypatch):
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch, max_inflight=3, tokens_per_minute=10_000,
+                   tokens_per_run=4_000)
+    for i in range(6):
+        fleet.coord.mark(f"w{i}", 0)
+    assert fleet.admission() == 2  # the bucket holds 10k tokens: two runs of 4k
+    fleet.cfg.tokens_per_minute = None
+    assert len(fleet.coord.claim(fleet.admission(), 10)) == 3
+    assert fleet.admission() == 0  # three claims in flight = maxInflight
+
+
+def test_workspace_ids_are_validated(tmp_path, redis_server, monkeypatch):
+    from reverie.errors import WorkspaceError
+
+    fleet = _fleet(tmp_path / "plain", redis_server, monkeypatch)
+    (tmp_path / "plain").mkdir()
+    for bad in ["../x", "/etc", "a/../../b", "a\\b", "", "a//b", "./a", "a\0b"]:
+        with pytest.raises(WorkspaceError):
+            fleet.mark_dirty(bad)
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "plain" / "link").symlink_to(tmp_path / "outside")
+    with pytest.raises(WorkspaceError, match="out of the fleet root"):
+        fleet.mark_dirty("link/ws")
+
+
+def test_job_that_keeps_dying_is_parked(tmp_path, redis_server, monkeypatch):
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch, crash_park_after=2)
+    app = Appender(tmp_path / "root", ["ann"])
+    app.append("ann")
+    ws = app.name("ann")
+    for _ in range(2):  # two starts that never finished (what a SIGKILLed job leaves)
+        fleet.coord.started(ws)
+    assert fleet.run_job(ws).status == "parked"
+    state = fleet.status()
+    assert ws in state.parked and "2 jobs died" in state.parked[ws]
+    assert fleet.mark_dirty(ws) is False  # stays parked
+    assert fleet.unpark(ws) and ws in fleet.coord.due()
+
+
+def test_rebuild_due_after_redis_lost_everything(tmp_path, redis_server, monkeypatch):
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
+    app = Appender(tmp_path / "root", ["ann", "bob", "cy"])
+    app.append("ann")
+    app.append("cy")
+    for name in app.scopes.due_names():  # markers lost too (a restore from backup)
+        app.scopes.unmark_due(name)
+    fleet.coord.r.flushall()
+    report = fleet.rebuild_due()
+    assert (report.scanned, report.pending) == (3, 2)
+    assert set(fleet.coord.due()) == {app.name("ann"), app.name("cy")}
+    assert sorted(app.scopes.due_names()) == sorted([app.name("ann"), app.name("cy")])
+
+
+def test_plain_root_rebuild_and_job(tmp_path, redis_server, monkeypatch):
+    from reverie.workspace import Workspace
+
+    root = tmp_path / "plain"
+    ws = Workspace(root / "team" / "alpha")
+    ws.init()
+    config = Config()
+    WorkspaceStore(ws, config=config).append_history("- [durable] User works at Acme", "cli:test")
+    fleet = _fleet(root, redis_server, monkeypatch)
+    monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE", "reverie/offline")
+    assert fleet.rebuild_due().pending == 1 and list(fleet.coord.due()) == ["team/alpha"]
+    assert fleet.run_job("team/alpha").status == "ok"
+    assert fleet.coord.due() == {} and WorkspaceStore(ws, config=config).pending_count() == 0
+
+
+def test_cli_status_and_broker_down(tmp_path, redis_server, monkeypatch, capsys):
+    from reverie.cli import main
+
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
+    fleet.coord.park("w1", "3 jobs died mid-run")
+    assert main(["fleet", "status"]) == 0
+    assert "parked  w1  3 jobs died mid-run" in capsys.readouterr().out
+    monkeypatch.setenv("REVERIE_FLEET__BROKER_URL", "redis+socket:///nonexistent/r.sock")
+    assert main(["fleet", "status"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("reverie: error: fleet: Redis at redis+socket:///nonexistent/r.sock failed") and \
+        "Traceback" not in err
+
+
+# -- real Celery workers --------------------------------------------------------------------------------------
+
+def test_workers_drain_every_workspace(tmp_path, redis_server):
+    root = tmp_path / "root"
+    app = Appender(root, [f"u{i}" for i in range(6)])
+    for _ in range(4):
+        for user in app.acked:
+            app.append(user)
+    env = fleet_env(root, redis_server)
+    procs = [start_worker("w1", env, tmp_path), start_worker("w2", env, tmp_path), start_dispatcher(env, tmp_path)]
+    try:
+        wait_for(lambda: _drained(app), 60, "every workspace drained")
+    finally:
+        for p in procs:
+            p.stop(signal.SIGTERM)
+    _check_workspaces(app)
+    assert sum(bool(batches_committed(app.path(u))) for u in app.acked) >= 3  # users fed only [SKIP]-able lines have none
+
+
+def _holder(r, ws: str) -> int | None:
+    """The pid of the worker process holding ``ws``'s lease (tokens are host:pid:uuid)."""
+    token = r.get(f"reverie:lease:{ws}")
+    return int(token.split(":")[1]) if token else None
+
+
+def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, monkeypatch):
+    """SIGKILL of a worker mid-commit and mid-Dream, SIGSTOP of a job past its lease then SIGCONT, duplicate
+    deliveries, a Redis restart (AOF) and a Redis loss (no data, then rebuild-due), all while appends go on."""
+    import os
+
+    import redis as redis_py
+
+    from reverie.cli import main
+    from reverie.fleet.app import TASK, make_app
+
+    root = tmp_path / "root"
+    users = [f"u{i}" for i in range(8)]
+    app = Appender(root, users)
+    kill_file = tmp_path / "kill-at-commit"
+    kill_file.touch()
+    env = fleet_env(root, redis_server)
+    crash_env = {**env, "REVERIE_TEST_KILL_AT": "committed", "REVERIE_TEST_KILL_FILE": str(kill_file)}
+    rng = random.Random(28)
+    stop = threading.Event()
+
+    def appender() -> None:
+        while not stop.is_set():
+            app.append(rng.choice(users))
+            stop.wait(0.1)
+
+    for user in users:
+        app.append(user)
+    workers = [start_worker("w1", crash_env, tmp_path), start_worker("w2", env, tmp_path)]
+    dispatcher = start_dispatcher(env, tmp_path)
+    r = redis_py.Redis(unix_socket_path=str(redis_server.sock), decode_responses=True)
+
+    def running() -> list[tuple[str, int]]:
+        try:
+            out = [(k.removeprefix("reverie:lease:"), _holder(r, k.removeprefix("reverie:lease:")))
+                   for k in r.scan_iter("reverie:lease:*")]
+        except redis_py.RedisError:
+            return []
+        return [(ws, pid) for ws, pid in out if pid is not None and pid not in killed and worker_of(pid) is not None]
+
+    killed: set[int] = set()  # pool processes killed alone: their leases linger until they expire
+
+    def worker_of(pid: int):
+        """The live worker whose pool ``pid`` is in (a dead worker's lease lingers until it expires)."""
+        try:
+            group = os.getpgid(pid)
+        except ProcessLookupError:
+            return None
+        return next((w for w in workers if w.alive() and group == w.p.pid), None)
+
+    thread = threading.Thread(target=appender, daemon=True)
+    thread.start()
+    try:
+        # 1. SIGKILL mid-commit: w1 kills its own process group between the ref update and the cursor write.
+        wait_for(lambda: Path(str(kill_file) + ".taken").exists() and not workers[0].alive(), 30,
+                 "a worker killed at its commit")
+        workers.append(start_worker("w3", env, tmp_path))
+
+        # 2. SIGKILL mid-Dream: the worker holding a lease, with its pool, while the job waits for the model.
+        ws, pid = wait_for(running, 20, "a running job")[0]
+        victim = worker_of(pid)
+        victim.stop(signal.SIGKILL)
+        workers.append(start_worker("w4", env, tmp_path))
+
+        # 2b. SIGKILL of a pool process only: its worker survives and requeues the message (reject on worker lost).
+        ws, pid = wait_for(running, 20, "a running job")[0]
+        os.kill(pid, signal.SIGKILL)
+        killed.add(pid)
+
+        # 3. SIGSTOP the job holding a lease until another job took its workspace (the epoch moved), then SIGCONT.
+        workers.append(start_worker("w5", env, tmp_path))  # free to take over while the other one is busy
+        ws, pid = wait_for(running, 20, "a running job")[0]
+        state_dir = app.scopes.workspace_of_due(ws).root / "memory" / ".reverie"
+        os.kill(pid, signal.SIGSTOP)
+        epoch0 = read_epoch(state_dir)
+        try:
+            wait_for(lambda: read_epoch(state_dir) > epoch0, 30, "another job to take the paused workspace")
+        finally:
+            os.kill(pid, signal.SIGCONT)
+
+        # 4. Duplicate deliveries: every workspace sent three more times straight to the queue.
+        cfg = load_config(env={k: v for k, v in env.items() if k.startswith("REVERIE_")})
+        celery_app = make_app(cfg)
+        for _ in range(3):
+            for user in users:
+                celery_app.send_task(TASK, args=[app.name(user)], queue=cfg.fleet.queue)
+
+        # 5. Redis restarts with its AOF; then it loses everything and the due index is rebuilt from the disk.
+        redis_server.kill()
+        redis_server.start()
+        wait_for(running, 20, "jobs running again after the restart")
+        redis_server.kill(lose_data=True)
+        redis_server.start(aof=False)
+        for key, value in env.items():
+            if key.startswith("REVERIE_FLEET"):
+                monkeypatch.setenv(key, value)
+        assert main(["fleet", "rebuild-due"]) == 0
+    finally:
+        stop.set()
+        thread.join()
+    try:
+        wait_for(lambda: _drained(app), 90, "every workspace drained after the faults", poll=0.2)
+    finally:
+        for p in [*workers, dispatcher]:
+            p.stop(signal.SIGTERM)
+    _check_workspaces(app)
+    logs = "".join(p.read_text(errors="replace") for p in tmp_path.glob("*.log"))
+    assert "lease-lost" in logs or "fenced" in logs, "the paused job was not stopped by its lease or fence"
+
+
+def test_config_refuses_a_lease_its_heartbeat_cannot_keep():
+    from reverie.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="heartbeatSeconds .* under half of fleet.leaseSeconds"):
+        load_config(env={"REVERIE_FLEET__LEASE_SECONDS": "10", "REVERIE_FLEET__HEARTBEAT_SECONDS": "6"})
+    with pytest.raises(ConfigError, match="fenceMarginSeconds"):
+        load_config(env={"REVERIE_FLEET__LEASE_SECONDS": "10", "REVERIE_FLEET__FENCE_MARGIN_SECONDS": "10"})
+
+
+def test_fleet_without_its_extra_says_which_to_install(monkeypatch, capsys):
+    from reverie.cli import main
+
+    monkeypatch.setitem(__import__("sys").modules, "celery", None)  # as if the `fleet` extra were not installed
+    assert main(["fleet", "status"]) == 1
+    assert "needs the `fleet` extra" in capsys.readouterr().err
+
+
+def test_cli_worker_dispatch_mark_on_a_plain_root(tmp_path, redis_server):
+    """The commands an operator runs: `reverie fleet mark`, `dispatch --once`, `worker`, `status --json`."""
+    import json
+    import subprocess
+    import sys
+
+    from fleet_support import Proc
+
+    from reverie.workspace import Workspace
+
+    root = tmp_path / "plain"
+    ws = Workspace(root / "team" / "alpha")
+    ws.init()
+    config = Config()
+    WorkspaceStore(ws, config=config).append_history("- [durable] Project p1 uses database db1", "cli:test")
+    env = fleet_env(root, redis_server, REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE="reverie/offline")
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "reverie", "fleet", *args], env=env, capture_output=True,
+                              text=True, timeout=60)
+
+    assert "team/alpha: due" in cli("mark", "team/alpha").stdout
+    assert cli("mark", "../etc").returncode == 1
+    assert json.loads(cli("dispatch", "--once", "--json").stdout) == {"sent": ["team/alpha"]}
+    worker = Proc([sys.executable, "-m", "reverie", "fleet", "worker", "-c", "1", "--name", "cli"], env,
+                  tmp_path / "cli-worker.log")
+    try:
+        wait_for(lambda: WorkspaceStore(ws, config=config).pending_count() == 0, 60, "the job to run")
+    finally:
+        worker.stop(signal.SIGTERM)
+    status = json.loads(cli("status", "--json").stdout)
+    assert status["due_now"] == 0 and status["running"] == {} and status["parked"] == {}
+    assert batches_committed(ws.root) == [(1, 1)]

@@ -1,0 +1,234 @@
+"""Scopes (reverie.scopes): validated ids, the fan-out layout, creation on first write, mark on write, forgetting a
+user, and isolation between scopes (hostile ids, concurrent writers)."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+from pathlib import Path
+
+import pytest
+
+from reverie.cli import main
+from reverie.errors import InvalidScopeError
+from reverie.scopes import MAX_ID_CHARS, Scope, ScopeRoot, due_hook, validate_id
+from reverie.store import WorkspaceStore
+from reverie.workspace import Workspace
+
+HOSTILE = [
+    "", ".", "..", "../etc", "../../x", "a/b", "a\\b", "/abs", "C:\\x", "a..b", ".hidden", "-rf", "a b", "a\tb",
+    "a\nb", "a\x00b", "a\u200bb", "a\u202eb", "\ufeffa", "a\x7fb", "x" * (MAX_ID_CHARS + 1), "a*b?", "a/../b",
+    "%2e%2e", "a$(x)", "a;b|c",
+]
+
+
+@pytest.mark.parametrize("bad", HOSTILE)
+def test_a_hostile_id_is_refused_with_one_line(bad: str) -> None:
+    with pytest.raises(InvalidScopeError) as info:
+        Scope(bad)
+    assert "\n" not in str(info.value)
+    with pytest.raises(InvalidScopeError):
+        Scope("alice", bad)
+
+
+@pytest.mark.parametrize("good", ["alice", "U024BE7LH", "alice@example.com", "telegram:123456", "李雷", "josé",
+                                  "a_b-c.d+e=f~g#h", "x" * MAX_ID_CHARS])
+def test_ordinary_ids_are_accepted(good: str) -> None:
+    assert Scope(good, good).user == good
+
+
+def test_ids_are_nfc_normalised_and_case_sensitive() -> None:
+    assert Scope("jose\u0301") == Scope("jos\u00e9")  # decomposed and composed: one user
+    assert validate_id("jose\u0301") == "jos\u00e9"
+    assert Scope("Alice") != Scope("alice")
+    assert Scope("Alice").user_digest != Scope("alice").user_digest  # distinct even on a case-insensitive FS
+    assert Scope("alice") != Scope("alice", "bot")
+
+
+def test_the_layout_fans_out_and_stays_under_the_root(tmp_path: Path) -> None:
+    root = ScopeRoot(tmp_path / "root")
+    scope = Scope("alice", "bot")
+    path = root.path(scope)
+    rel = path.relative_to(root.root).parts
+    assert rel[0] == "users" and len(rel[1]) == 2 and len(rel[2]) == 2 and rel[3].startswith(rel[1] + rel[2])
+    assert rel[4:] == ("agents", scope.agent_digest)
+    assert root.path(Scope("alice")).relative_to(root.root).parts[4:] == ("workspace",)
+    # a thousand users spread over many first-level buckets: no directory collects them all
+    buckets = {root.path(Scope(f"user{i}")).relative_to(root.root).parts[1] for i in range(1000)}
+    assert len(buckets) > 200
+
+
+def test_a_scope_is_created_on_its_first_write_only(tmp_path: Path) -> None:
+    root = ScopeRoot(tmp_path / "root")
+    scope = Scope("alice")
+    ws = root.workspace(scope)
+    assert not root.exists(scope) and not (tmp_path / "root").exists()
+    assert root.ensure(scope) == ws and root.ensure(scope) == ws  # idempotent
+    assert root.exists(scope)
+    assert json.loads((ws.root / "memory/.reverie/scope.json").read_text()) == {"user": "alice", "agent": None}
+    assert [s for s, _ in root.scopes()] == [scope]
+
+
+def test_cli_queries_on_a_never_written_scope_are_empty_and_create_nothing(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["--root", str(tmp_path / "root"), "--user", "alice"]
+    for command in (["status", "--json"], ["search", "--json", "anything"], ["log"], ["history", "show"],
+                    ["why", "x"], ["restore"]):
+        assert main([*base, *command]) == 0, command
+    out = capsys.readouterr().out
+    assert "[]" in out
+    assert not (tmp_path / "root").exists()
+    for command in (["gc"], ["dream"], ["pin", "x"], ["index"]):
+        assert main([*base, *command]) == 1
+        assert "has no memory yet" in capsys.readouterr().err
+    assert not (tmp_path / "root").exists()
+
+
+def test_cli_writes_create_the_scope_and_mark_it_due(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = ScopeRoot(tmp_path / "root")
+    assert main(["--root", str(root.root), "--user", "alice", "--agent", "bot", "history", "append", "likes tea"]) == 0
+    scope = Scope("alice", "bot")
+    assert root.exists(scope)
+    assert root.due_names() == [scope.name]
+    assert root.workspace_of_due(scope.name) == root.workspace(scope)
+    capsys.readouterr()
+    assert main(["--root", str(root.root), "--user", "alice", "--agent", "bot", "history", "show", "--json"]) == 0
+    assert "likes tea" in capsys.readouterr().out
+    assert main(["--root", str(root.root), "--user", "alice", "history", "show", "--json"]) == 0  # another scope
+    assert "likes tea" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--root", "R", "-w", "W", "--user", "a", "status"], "exclusive"),
+    (["--user", "a", "status"], "need --root"),
+    (["--root", "R", "--agent", "b", "status"], "--agent needs --user"),
+    (["--root", "R", "status"], "give --user"),
+    (["--root", "R", "--user", "../../etc", "status"], "contains '/'"),
+    (["--root", "R", "--user", "a", "forget-user", "a", "--yes"], "as its argument"),
+])
+def test_cli_scope_options_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str],
+                                       message: str) -> None:
+    argv = [str(tmp_path / a) if a in ("R", "W") else a for a in argv]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not (tmp_path / "R").exists()
+
+
+def test_only_a_scope_workspace_marks_itself_due(tmp_path: Path) -> None:
+    root = ScopeRoot(tmp_path / "root")
+    assert due_hook(root.workspace(Scope("alice"))) is not None  # known by its place, before it exists
+    for lookalike in ("users/ab/cd/abcd/workspace", "users/ab/ab/" + "0" * 32 + "/workspace",
+                      "other/ab/cd/abcd" + "0" * 28 + "/workspace", "workspace"):
+        assert due_hook(Workspace(tmp_path / lookalike)) is None, lookalike
+    plain = WorkspaceStore(tmp_path / "plain")
+    plain.append_history("x")
+    assert plain.history.on_append is None
+    WorkspaceStore(root.ensure(Scope("alice"))).append_history("y")
+    assert root.due_names() == [Scope("alice").name]
+    root.unmark_due(Scope("alice").name)
+    assert root.due_names() == []
+
+
+def test_rescan_marks_every_scope_with_pending_history(tmp_path: Path) -> None:
+    root = ScopeRoot(tmp_path / "root")
+    for user in ("a", "b", "c"):
+        ws = root.ensure(Scope(user))
+        if user != "b":
+            WorkspaceStore(ws).append_history(f"{user} fact")
+    for name in root.due_names():
+        root.unmark_due(name)  # markers lost (a restore from backup)
+    assert root.rescan(lambda ws: WorkspaceStore(ws).pending_count()) == 2
+    assert sorted(root.due_names()) == sorted([Scope("a").name, Scope("c").name])
+
+
+def test_forget_user_removes_every_scope_and_says_what(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = ScopeRoot(tmp_path / "root")
+    base = ["--root", str(root.root)]
+    assert main([*base, "--user", "alice", "init"]) == 0
+    assert main([*base, "--user", "alice", "--agent", "bot", "history", "append", "secret plan"]) == 0
+    assert main([*base, "--user", "bob", "history", "append", "bob's fact"]) == 0
+    capsys.readouterr()
+    assert main([*base, "forget-user", "alice", "--yes", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["found"] and report["files"] > 5 and report["due_markers"] == 1
+    assert sorted((s["agent"] or "") for s in report["scopes"]) == ["", "bot"]
+    assert not root.user_dir("alice").exists()
+    assert not any(b"secret plan" in p.read_bytes() for p in root.root.rglob("*") if p.is_file())
+    assert root.due_names() == [Scope("bob").name]  # bob untouched
+    assert WorkspaceStore(root.workspace(Scope("bob"))).history.read_since(0)[0].content == "bob's fact"
+    assert main([*base, "forget-user", "alice", "--yes"]) == 0
+    assert "nothing removed" in capsys.readouterr().out
+    assert main([*base, "forget-user", "alice"]) == 1  # no terminal, no --yes: refused
+    assert "--yes" in capsys.readouterr().err
+
+
+def test_forget_user_finishes_a_deletion_a_crash_interrupted(tmp_path: Path) -> None:
+    root = ScopeRoot(tmp_path / "root")
+    WorkspaceStore(root.ensure(Scope("alice"))).append_history("x")
+    # a crash after the rename aside, before the delete finished
+    trash = root.root / "trash"
+    trash.mkdir()
+    os.rename(root.user_dir("alice"), trash / "leftover.1")
+    assert not root.scopes_of("alice")  # from the rename on, alice has no memory
+    root.forget_user("bob")
+    assert list(trash.iterdir()) == []
+
+
+def _append_many(root: str, user: str, n: int) -> None:
+    store = WorkspaceStore(ScopeRoot(root).ensure(Scope(user)))
+    for i in range(n):
+        store.append_history(f"{user} entry {i}")
+
+
+def test_concurrent_writers_in_different_scopes_stay_apart(tmp_path: Path) -> None:
+    root = ScopeRoot(tmp_path / "root")
+    users = [f"user{i}" for i in range(4)]
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_append_many, args=(str(root.root), u, 50)) for u in users]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    for user in users:
+        entries = WorkspaceStore(root.workspace(Scope(user))).history.read_since(0)
+        assert [e.content for e in entries] == [f"{user} entry {i}" for i in range(50)]
+        assert [e.cursor for e in entries] == list(range(1, 51))
+    assert sorted(root.due_names()) == sorted(Scope(u).name for u in users)
+
+
+# -- the front door: reverie.open(root=..., user=..., agent=...) ---------------------------------------------------
+def test_open_a_scope_reads_empty_until_its_first_write(tmp_path: Path) -> None:
+    import reverie
+
+    root = tmp_path / "root"
+    with reverie.open(root=root, user="alice", agent="bot") as memory:
+        assert memory.recall("tea") == [] and memory.pending() == 0 and memory.log() == []
+        assert memory.dream().status == "nothing-to-do"
+        assert not root.exists()  # queries and an idle dream created nothing
+        memory.remember("Alice likes green tea.")
+        assert [h.snippet for h in memory.recall("tea")]
+    scopes = ScopeRoot(root)
+    assert scopes.exists(Scope("alice", "bot")) and scopes.due_names() == [Scope("alice", "bot").name]
+    with reverie.open(root=root, user="alice") as other:  # the same user without the agent: another scope
+        assert other.recall("tea") == []
+    with reverie.open(root=root, user="bob", agent="bot") as bob:
+        assert bob.recall("tea") == []
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({"user": "alice"}, "pass root"),
+    ({"root": "R"}, "needs a user"),
+    ({"root": "R", "user": "../alice"}, "contains '/'"),
+    ({"root": "R", "user": "alice", "agent": "a\u202eb"}, "U+202E"),
+])
+def test_open_refuses_a_malformed_scope(tmp_path: Path, kwargs: dict[str, str], error: str) -> None:
+    import reverie
+
+    kwargs = {k: (str(tmp_path / v) if v == "R" else v) for k, v in kwargs.items()}
+    with pytest.raises(reverie.ReverieError, match=error.replace("+", r"\+")):
+        reverie.open(**kwargs)
+    with pytest.raises(reverie.ReverieError, match="not both"):
+        reverie.open(tmp_path / "ws", root=tmp_path, user="alice")

@@ -1,0 +1,250 @@
+"""``reverie serve --root`` (reverie.operations.serve_root): Dream for every due scope under a root, in one process,
+with the scripted model reached by name (real workspaces, real Dream runs, real commits)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.serve_root import dream_responder
+from reverie.config import load_config
+from reverie.dream.records import StatusRecord
+from reverie.llm.scripted import Reply, ScriptedModel
+from reverie.llm.types import Usage
+from reverie.operations.serve_root import RootScheduler, TokenBucket
+from reverie.scopes import Scope, ScopeRoot
+from reverie.store import WorkspaceStore
+
+ROOT_DIR = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> ScriptedModel:
+    model = ScriptedModel.register("serve-root", responder=dream_responder)
+    monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE", model.model)
+    monkeypatch.setenv("REVERIE_MEMORY__HISTORY__FSYNC", "false")
+    monkeypatch.setenv("REVERIE_LLM__MAX_RETRIES", "0")
+    monkeypatch.setenv("REVERIE_SERVE__JITTER_SECONDS", "0")
+    monkeypatch.setenv("REVERIE_SERVE__POLL_SECONDS", "0.05")
+    yield model
+    ScriptedModel.unregister("serve-root")
+
+
+def _fill(root: ScopeRoot, users: list[str], entries: int = 1) -> None:
+    for user in users:
+        store = WorkspaceStore(root.ensure(Scope(user)))
+        for i in range(entries):
+            store.append_history(f"- [durable] {user} fact {i}", "cli:test")
+
+
+async def _serve_until(scheduler: RootScheduler, done: callable, timeout: float = 30) -> None:
+    stop = asyncio.Event()
+    task = asyncio.ensure_future(scheduler.run(stop))
+    deadline = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < deadline, f"not done: {scheduler.stats}"
+        assert not task.done(), task.exception()
+        await asyncio.sleep(0.02)
+    stop.set()
+    await task
+
+
+def _drained(root: ScopeRoot, users: list[str]) -> bool:
+    return all(WorkspaceStore(root.workspace(Scope(u))).pending_count() == 0 for u in users) and not root.due_names()
+
+
+def test_every_due_scope_is_dreamed_within_the_concurrency_bound(tmp_path: Path, fake: ScriptedModel) -> None:
+    fake.latency = 0.05
+    root = ScopeRoot(tmp_path / "root")
+    users = [f"u{i}" for i in range(8)]
+    _fill(root, users, entries=2)
+    root.ensure(Scope("idle"))  # written once, never appended: not due, never touched
+    sched = RootScheduler(root, concurrency=3)
+    asyncio.run(_serve_until(sched, lambda: _drained(root, users)))
+    assert sched.stats.finished == {"ok": 8} and sched.stats.started == 8
+    assert sched.stats.peak == 3
+    for u in users:
+        ws = root.workspace(Scope(u))
+        assert f"{u} fact" in (ws.root / "USER.md").read_text()
+        assert WorkspaceStore(ws).dream_cursor() == 2
+    assert not (root.workspace(Scope("idle")).state_dir / "dream-status.json").exists()
+
+
+def test_a_backlog_drains_batch_by_batch_and_an_append_meanwhile_is_not_lost(tmp_path: Path,
+                                                                                fake: ScriptedModel,
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__DREAM__MAX_BATCH_SIZE", "2")
+    root = ScopeRoot(tmp_path / "root")
+    _fill(root, ["a"], entries=5)
+    store = WorkspaceStore(root.workspace(Scope("a")))
+    appended = []
+
+    def respond(prompt):  # an append lands while the first run is in flight
+        if not appended:
+            appended.append(store.append_history("- [durable] late fact", "cli:test"))
+        return dream_responder(prompt)
+
+    fake.responder = respond
+    sched = RootScheduler(root, concurrency=4)
+    asyncio.run(_serve_until(sched, lambda: _drained(root, ["a"])))
+    assert store.dream_cursor() == 6 and sched.stats.finished["ok"] == 3  # batches 1-2, 3-4, 5-6
+    assert appended == [6]  # the late entry was consumed by the drain, not left behind without a marker
+
+
+def test_a_scope_dreamed_recently_waits_for_its_interval_plus_its_jitter(tmp_path: Path, fake: ScriptedModel,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REVERIE_SERVE__JITTER_SECONDS", "600")
+    root = ScopeRoot(tmp_path / "root")
+    _fill(root, ["fresh", "recent"])
+    ws = root.workspace(Scope("recent"))
+    StatusRecord.load(ws.state_dir).record_run("ok", 1, 1, None, None)  # completed just now
+    now = time.time()
+    sched = RootScheduler(root, clock=lambda: now)
+    sched.poll()
+    due = sched._due  # noqa: SLF001 - the schedule itself is what is under test
+    fresh, recent = Scope("fresh").name, Scope("recent").name
+    assert due[fresh] == pytest.approx(now + sched.jitter(fresh))
+    assert due[recent] == pytest.approx(now + 2 * 3600 + sched.jitter(recent), abs=5)
+    assert 0 <= sched.jitter(fresh) < 600 and sched.jitter(fresh) == RootScheduler(root).jitter(fresh)
+    jitters = {sched.jitter(Scope(f"user{i}").name) for i in range(200)}
+    assert max(jitters) - min(jitters) > 500  # spread over the window, not bunched
+
+
+def test_a_provider_outage_pauses_every_run_and_costs_no_attempt(tmp_path: Path, fake: ScriptedModel,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REVERIE_SERVE__BACKOFF_SECONDS", "0.3")
+    root = ScopeRoot(tmp_path / "root")
+    users = ["a", "b", "c", "d"]
+    _fill(root, users)
+    failed: list[float] = []
+    answered: list[float] = []
+
+    def respond(prompt):  # the provider is down for its first two calls (a timeout past the retry budget)
+        if len(failed) < 2:
+            failed.append(time.monotonic())
+            return TimeoutError("the provider did not answer")
+        answered.append(time.monotonic())
+        return dream_responder(prompt)
+
+    fake.responder = respond
+    sched = RootScheduler(root, concurrency=2)
+    asyncio.run(_serve_until(sched, lambda: _drained(root, users)))
+    assert sched.stats.finished.get("ok") == 4
+    assert sched.stats.finished.get("failed") == 2 and 1 <= sched.stats.pauses <= 2
+    assert sched.stats.started == 6  # the two failed scopes came back after the pause; nothing else was lost
+    assert min(answered) - max(failed) >= 0.25  # no call reached the provider during the pause
+    for u in users:
+        attempts = root.workspace(Scope(u)).state_dir / "dream-attempts.json"
+        assert not attempts.exists() or '"count": 0' in attempts.read_text()  # an outage costs no attempt
+
+
+def test_the_token_budget_bounds_admission(tmp_path: Path, fake: ScriptedModel,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REVERIE_SERVE__TOKENS_PER_MINUTE", "6000")  # 100 tokens a second
+    root = ScopeRoot(tmp_path / "root")
+    users = [f"u{i}" for i in range(10)]
+    _fill(root, users)
+
+    def respond(prompt):
+        reply = dream_responder(prompt)
+        return Reply(reply, usage=Usage(1000, 0)) if isinstance(reply, str) else reply  # heavy analysis calls
+
+    fake.responder = respond
+    sched = RootScheduler(root, concurrency=10)
+    stop = asyncio.Event()
+
+    async def main() -> None:
+        task = asyncio.ensure_future(sched.run(stop))
+        await asyncio.sleep(2)
+        stop.set()
+        await task
+
+    asyncio.run(main())
+    # a run costs ~3,200 tokens: the first is a probe, then runs start only as the 6,000 + 100/s bucket allows
+    per_run = sched.stats.tokens / max(1, sched.stats.done)
+    assert per_run > 3000 and 1 <= sched.stats.started <= 3, sched.stats
+    assert sched.stats.tokens <= 6000 + 2 * 100 + per_run
+
+
+def test_token_bucket_refills_and_may_go_negative() -> None:
+    now = [0.0]
+    bucket = TokenBucket(600, clock=lambda: now[0])
+    assert bucket.wait_for(600) == 0
+    bucket.take(900)  # a run used more than reserved
+    assert bucket.wait_for(100) == pytest.approx(40)  # -300 → +100 at 10 a second
+    now[0] = 40
+    assert bucket.wait_for(100) == pytest.approx(0)
+    assert TokenBucket(None).wait_for(10**9) == 0
+
+
+def test_stopping_abandons_runs_in_flight_before_they_write(tmp_path: Path, fake: ScriptedModel) -> None:
+    fake.latency = 5
+    root = ScopeRoot(tmp_path / "root")
+    _fill(root, ["a", "b"])
+    sched = RootScheduler(root, concurrency=2)
+    asyncio.run(_serve_until(sched, lambda: sched.running == 2))
+    for u in ("a", "b"):
+        ws = root.workspace(Scope(u))
+        assert WorkspaceStore(ws).dream_cursor() == 0
+        assert "fact" not in (ws.root / "USER.md").read_text() if (ws.root / "USER.md").exists() else True
+    assert sorted(root.due_names()) == sorted([Scope("a").name, Scope("b").name])  # still due after a restart
+
+
+def test_a_scope_whose_dream_lock_is_held_elsewhere_is_retried(tmp_path: Path, fake: ScriptedModel,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from reverie.dream.lock import RunLock
+
+    monkeypatch.setenv("REVERIE_SERVE__BUSY_RETRY_SECONDS", "0.2")
+    root = ScopeRoot(tmp_path / "root")
+    _fill(root, ["a"])
+    lock = RunLock(root.workspace(Scope("a")).state_dir)
+    assert lock.try_acquire()
+    sched = RootScheduler(root)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        task = asyncio.ensure_future(sched.run(stop))
+        while sched.stats.finished.get("already-running", 0) < 1:
+            await asyncio.sleep(0.02)
+        lock.release()
+        while not _drained(root, ["a"]):
+            await asyncio.sleep(0.02)
+        stop.set()
+        await task
+
+    asyncio.run(asyncio.wait_for(main(), 20))
+    assert sched.stats.finished["ok"] == 1
+
+
+def test_serve_root_cli_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    """A real process: started on a root, SIGTERM while idle → exit 0 with the stop line."""
+    root = ScopeRoot(tmp_path / "root")
+    env = {**os.environ, "PYTHONPATH": str(ROOT_DIR)}
+    proc = subprocess.Popen([sys.executable, "-m", "reverie", "--root", str(root.root), "serve", "--concurrency", "4"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT_DIR))
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    assert "serve" in first and str(root.root) in first
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    assert "stopped" in out
+
+
+def test_rescan_rebuilds_lost_markers(tmp_path: Path, fake: ScriptedModel) -> None:
+    from reverie.cli import main
+
+    root = ScopeRoot(tmp_path / "root")
+    _fill(root, ["a", "b"])
+    for name in root.due_names():
+        root.unmark_due(name)
+    assert load_config().serve.jitter_seconds == 0
+    assert main(["--root", str(root.root), "serve", "--rescan"]) == 0
+    assert sorted(root.due_names()) == sorted([Scope("a").name, Scope("b").name])
