@@ -51,6 +51,9 @@ COMMANDS = [
     ("approve", "cmd_approve:configure_approve", "apply the SOUL.md change Dream proposed (see `reverie status`)"),
     ("reject", "cmd_approve:configure_reject", "drop the SOUL.md change Dream proposed"),
     ("purge", "cmd_purge:configure", "remove a string (a leaked secret) from memory and all its git history"),
+    # portability
+    ("export", "cmd_export:configure", "write the whole workspace (memory, history, sessions, git) as one bundle"),
+    ("import", "cmd_import:configure", "restore a bundle into an empty workspace, or bring in nanobot, Claude Code or mem0 memory"),
 ]
 
 
