@@ -53,13 +53,13 @@ class _FsyncClock:
 
 def _reverie_once(root: Path, scenario: dict[str, Any], name: str
                   ) -> tuple[float, float, float, list[dict[str, Any]]]:
+    from reverie import MemoryStore
     from reverie.config import Config
     from reverie.dream import Dream
     from reverie.gitstore import GitStore
     from reverie.llm.client import ModelClient
     from reverie.llm.scripted import ScriptedModel
     from reverie.llm.types import ToolCall
-    from reverie.store import MemoryStore
     from reverie.workspace import Workspace
 
     fake = ScriptedModel.register(name, direct=True)

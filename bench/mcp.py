@@ -31,8 +31,8 @@ def _p95(samples: list[float]) -> float:
 def run(ctx: Context) -> list[Result]:
     from mcp import Client, StdioServerParameters
 
+    from reverie import MemoryStore
     from reverie.recall import Recall
-    from reverie.store import MemoryStore
     from reverie.workspace import Workspace
 
     entries, calls = (2_000, 60) if ctx.quick else (20_000, 300)

@@ -62,10 +62,10 @@ class _Side:
     """One workspace and the four operations on it."""
 
     def __init__(self, root: Path, name: str) -> None:
+        from reverie import MemoryStore
         from reverie.config import Config
         from reverie.gitstore import GitStore
         from reverie.llm.scripted import ScriptedModel
-        from reverie.store import MemoryStore
         from reverie.workspace import Workspace
 
         self.ws = Workspace(root)

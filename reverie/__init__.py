@@ -1,6 +1,8 @@
 """Reverie: long-term memory for AI agents, kept in plain files and versioned in git.
 
-The public API is what ``__all__`` lists (a test checks every name resolves); everything else is private.
+Start with ``reverie.open(path)``: the ``Memory`` it returns has every verb (remember, recall, dream, log, restore,
+…). The public API is what ``__all__`` lists (docs/api.md documents exactly these names, and a test checks both);
+everything else is private.
 """
 
 from __future__ import annotations
@@ -13,13 +15,28 @@ from .errors import __all__ as _errors_all
 
 if TYPE_CHECKING:
     from .config import Config, load_config
+    from .consolidator import ConsolidationResult
+    from .dream import DreamResult
+    from .dream.deadletter import DeadLetter
+    from .dream.pending import PendingChange
+    from .dream.pins import PinResult
     from .facade import MemoryStore
+    from .gitstore import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
     from .history import HistoryEntry, HistoryLog
+    from .memory import Memory, Remembered, RemoveResult, WriteResult, open, use_memory_class
+    from .operations.approve import ApproveResult
+    from .recall import Hit
+    from .status import StatusReport
     from .workspace import MEMORY_FILES, Workspace
 
 # Loaded on first access (PEP 562): `python -m reverie --help` imports this package, and pydantic-based config
 # alone costs ~0.1 s of start-up that --help does not need.
 _LAZY = {
+    "open": "memory", "Memory": "memory", "use_memory_class": "memory", "Remembered": "memory", "WriteResult": "memory", "RemoveResult": "memory",
+    "DreamResult": "dream", "ConsolidationResult": "consolidator", "Hit": "recall", "PinResult": "dream.pins",
+    "DeadLetter": "dream.deadletter", "PendingChange": "dream.pending", "ApproveResult": "operations.approve",
+    "StatusReport": "status", "CommitInfo": "gitstore", "CommitDetail": "gitstore", "FileChange": "gitstore",
+    "OperationResult": "gitstore", "Provenance": "gitstore",
     "MemoryStore": "facade", "Workspace": "workspace", "MEMORY_FILES": "workspace", "Config": "config",
     "load_config": "config", "HistoryLog": "history", "HistoryEntry": "history",
 }
@@ -31,6 +48,28 @@ __getattr__ = lazy_exports(__name__, _LAZY, globals())
 __version__ = "0.1.0"
 
 __all__ = [
+    # the front door
+    "open",
+    "Memory",
+    "use_memory_class",
+    # what its verbs return
+    "Remembered",
+    "WriteResult",
+    "RemoveResult",
+    "DreamResult",
+    "ConsolidationResult",
+    "Hit",
+    "CommitInfo",
+    "CommitDetail",
+    "FileChange",
+    "OperationResult",
+    "Provenance",
+    "PinResult",
+    "DeadLetter",
+    "PendingChange",
+    "ApproveResult",
+    "StatusReport",
+    # the files underneath (nanobot's MemoryStore API)
     "MemoryStore",
     "Workspace",
     "MEMORY_FILES",

@@ -7,7 +7,8 @@ one-line message, and anything else is a bug shown with a traceback only on requ
     ├── ConfigError            a config file or value is invalid (names the key, the value, what is allowed)
     ├── WorkspaceError         the workspace cannot be used as asked
     │   ├── UnsafePathError    a path escapes the workspace, is absolute, has '..' or NUL, or is a symlink out
-    │   └── NothingPendingError     approve found no staged SOUL.md change (front-ends answer as reject does)
+    │   └── NothingPendingError     nothing to act on: approve found no staged SOUL.md change (front-ends
+    │                               answer as reject does), or restore() with no sha found no Dream commit
     ├── CursorError            a cursor file is corrupt and cannot be recovered automatically
     ├── HistoryError           history.jsonl cannot be read or written
     ├── LockTimeoutError       a cross-process lock was not acquired in time
@@ -19,6 +20,7 @@ one-line message, and anything else is a bug shown with a traceback only on requ
     │   └── ModelUnavailableError   the provider, not the request, is at fault: unreachable, refused the key,
     │                               unknown model, or overloaded past the retry budget (never costs a batch)
     ├── SessionError           a session could not be archived or cleared
+    ├── GateError              Dream's gate refused a person's or an agent's edit (the message says why)
     ├── DreamError             a Dream run could not start
     │   └── AlreadyRunningError     another run holds the run lock
     ├── CommandError           a chat command or CLI invocation is malformed
@@ -43,6 +45,7 @@ __all__ = [
     "ModelError",
     "ModelUnavailableError",
     "SessionError",
+    "GateError",
     "DreamError",
     "AlreadyRunningError",
     "CommandError",
@@ -125,6 +128,10 @@ class ModelUnavailableError(ModelError):
 
 
 class SessionError(ReverieError):
+    pass
+
+
+class GateError(ReverieError):
     pass
 
 

@@ -204,7 +204,7 @@ class _BadLineReport:
 
 
 class HistoryLog:
-    """The history archive of one workspace. Safe across threads and processes."""
+    """The history log of one workspace. Safe across threads and processes."""
 
     def __init__(
         self,

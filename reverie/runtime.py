@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .gitstore import GitStore
     from .llm.client import ModelClient
     from .recall import Recall
-    from .store import MemoryStore
+    from .store import WorkspaceStore
 
 __all__ = ["Runtime"]
 
@@ -42,6 +42,10 @@ class Runtime:
         self._config = config
         self.activity = activity
 
+    def fresh(self) -> Runtime:
+        """A new runtime over the same workspace, config and observer, with services of its own (for a thread)."""
+        return Runtime(self.workspace, config=self._config, activity=self.activity)
+
     @cached_property
     def config(self) -> Config:
         """Loaded without opening the store: `reverie log` needs only its git section."""
@@ -51,10 +55,10 @@ class Runtime:
         return load_config(self.workspace.root)
 
     @cached_property
-    def store(self) -> MemoryStore:
-        from .store import MemoryStore
+    def store(self) -> WorkspaceStore:
+        from .store import WorkspaceStore
 
-        return MemoryStore(self.workspace, config=self.config)
+        return WorkspaceStore(self.workspace, config=self.config)
 
     @cached_property
     def git(self) -> GitStore:

@@ -10,7 +10,7 @@ from .dream.deadletter import deadletter_path, set_aside
 from .dream.pending import load_pending
 from .dream.records import DeadLetterRecord, OutageRecord, RejectionRecord, RunRecord, summarize
 from .errors import CursorError, WorkspaceError
-from .store import MemoryStore
+from .store import WorkspaceStore
 from .workspace import ARCHIVE_DIR, MEMORY, MEMORY_FILES, SOUL, USER
 
 __all__ = ["StatusReport", "PendingSoulSummary", "collect_status", "describe_model"]
@@ -62,7 +62,7 @@ class StatusReport:
         return asdict(self)
 
 
-def collect_status(store: MemoryStore) -> StatusReport:
+def collect_status(store: WorkspaceStore) -> StatusReport:
     ws = store.workspace
     problems: list[str] = []
     last = store.last_cursor()
@@ -102,7 +102,7 @@ def collect_status(store: MemoryStore) -> StatusReport:
     )
 
 
-def _archive_size(store: MemoryStore) -> dict[str, int]:
+def _archive_size(store: WorkspaceStore) -> dict[str, int]:
     """Files, entry lines and characters of Dream's archive (a query: reads only)."""
     folder = store.workspace.root / ARCHIVE_DIR
     out = {"files": 0, "lines": 0, "chars": 0}
@@ -118,7 +118,7 @@ def _archive_size(store: MemoryStore) -> dict[str, int]:
     return out
 
 
-def _pending_soul(store: MemoryStore, problems: list[str]) -> PendingSoulSummary | None:
+def _pending_soul(store: WorkspaceStore, problems: list[str]) -> PendingSoulSummary | None:
     try:
         change = load_pending(store)
     except WorkspaceError as exc:

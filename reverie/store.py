@@ -1,11 +1,9 @@
-"""``MemoryStore``: one workspace's memory, behind nanobot's documented MemoryStore interface (the names of both
-nanobot 0.1.4 and 0.1.5: ``read_long_term``/``read_memory``, ``dream_cursor``/``get_last_dream_cursor``, …).
+"""``WorkspaceStore``: the lowest layer's view of one workspace's memory — the memory files, the history log
+and both cursors — under Reverie's own names (the pipeline and the operations take one).
 
-The store is the lowest layer's view of a workspace: nanobot's names that reach into the pipeline (``git``,
-``raw_archive``, ``consolidate``) are added by ``reverie.facade.MemoryStore``, which ``reverie.MemoryStore``
-names. It owns no format itself (see ``workspace``,
-``history``, ``cursors``) and adds only the policies that tie them together: legacy migration on open and
-the Dream cursor's record.
+It owns no format itself (see ``workspace``, ``history``, ``cursors``) and adds only the policies that tie them
+together: legacy migration on open and the Dream cursor's record. ``reverie.MemoryStore`` is this class with
+nanobot's MemoryStore names added (``reverie.nanobot_api``), the one a nanobot agent uses.
 """
 
 from __future__ import annotations
@@ -23,10 +21,10 @@ from .workspace import MEMORY, SOUL, USER, Workspace
 
 log = logging.getLogger(__name__)
 
-__all__ = ["MemoryStore"]
+__all__ = ["WorkspaceStore"]
 
 
-class MemoryStore:
+class WorkspaceStore:
     """The memory of one workspace: durable files, the history log and both cursors."""
 
     def __init__(
@@ -59,70 +57,12 @@ class MemoryStore:
     def root(self) -> Path:
         return self.workspace.root
 
-    # -- where things are (nanobot 0.1.5's attribute names) ----------------------------------------------
-    # nanobot's constructor creates memory/; Reverie's writes nothing (a query opens a store too). Callers of these
-    # nanobot names use them to write, so asking for the directory or the history file creates memory/ then.
-    @property
-    def memory_dir(self) -> Path:
-        return self._ensure_memory_dir()
-
-    def _ensure_memory_dir(self) -> Path:
-        path = self.workspace.memory_dir
-        if not path.is_dir():
-            try:
-                path.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:  # read-only or refused: the caller's own write will say so
-                log.debug("cannot create %s: %s", path, exc)
-        return path
-
-    @property
-    def memory_file(self) -> Path:
-        return self.workspace.root / MEMORY
-
-    @property
-    def soul_file(self) -> Path:
-        return self.workspace.root / SOUL
-
-    @property
-    def user_file(self) -> Path:
-        return self.workspace.root / USER
-
-    @property
-    def history_file(self) -> Path:
-        self._ensure_memory_dir()
-        return self.workspace.history_path
-
-    @property
-    def cursor_file(self) -> Path:
-        self._ensure_memory_dir()
-        return self.workspace.cursor_path
-
-    @property
-    def dream_cursor_file(self) -> Path:
-        self._ensure_memory_dir()
-        return self.workspace.dream_cursor_path
-
-    @property
-    def legacy_history_file(self) -> Path:
-        return self.workspace.legacy_history_path
-
-    @staticmethod
-    def read_file(path: str | os.PathLike[str]) -> str:
-        """A file's text, ``""`` when it does not exist (invalid UTF-8 read with U+FFFD)."""
-        try:
-            return Path(path).read_bytes().decode("utf-8", errors="replace")
-        except FileNotFoundError:
-            return ""
-
-    # -- durable files (nanobot names first) -------------------------------------------------------------
+    # -- durable files -------------------------------------------------------------
     def read_long_term(self) -> str:
         return self.workspace.read(MEMORY)
 
     def write_long_term(self, content: str) -> None:
         self.workspace.write(MEMORY, content)
-
-    read_memory = read_long_term  # nanobot 0.1.5's names
-    write_memory = write_long_term
 
     def read_soul(self) -> str:
         return self.workspace.read(SOUL)
@@ -204,9 +144,6 @@ class MemoryStore:
         if on_disk != value or read_cursor_record(self.workspace.state_dir) != value:
             self.set_dream_cursor(value)
         return value
-
-    get_last_dream_cursor = dream_cursor  # nanobot 0.1.5's names
-    set_last_dream_cursor = set_dream_cursor
 
     def compact_history(self, keep_last: int | None = None) -> int:
         """Drop the oldest already-dreamed entries past the retention (``memory.history.retention``, None keeps

@@ -34,7 +34,7 @@ def workspace(tmp_path: Path):
 
 @pytest.fixture
 def store(workspace):
-    from reverie.store import MemoryStore
+    from reverie import MemoryStore
 
     return MemoryStore(workspace)
 

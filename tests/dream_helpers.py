@@ -7,13 +7,13 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from reverie import MemoryStore
 from reverie.config import Config
 from reverie.dream import Dream
 from reverie.gitstore import GitStore
 from reverie.llm.client import ModelClient
 from reverie.llm.scripted import ScriptedModel
 from reverie.llm.types import ToolCall
-from reverie.store import MemoryStore
 from reverie.workspace import Workspace
 
 MEM = "memory/MEMORY.md"

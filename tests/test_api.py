@@ -13,9 +13,18 @@ def test_all_names_resolve_and_are_unique():
 
 
 def test_core_names_are_public():
-    assert {"MemoryStore", "Workspace", "Config", "load_config", "ReverieError", "ConfigError", "CursorError"} <= set(
-        reverie.__all__
-    )
+    assert {"open", "Memory", "MemoryStore", "Workspace", "Config", "load_config", "ReverieError", "ConfigError",
+            "CursorError"} <= set(reverie.__all__)
+
+
+def test_there_is_one_memory_store():
+    """One class is called MemoryStore (the store proper is WorkspaceStore; nanobot's names are a mixin)."""
+    import reverie.store
+    from reverie.nanobot_api import NanobotStoreAPI
+
+    assert not hasattr(reverie.store, "MemoryStore")
+    assert issubclass(reverie.MemoryStore, reverie.store.WorkspaceStore)
+    assert issubclass(reverie.MemoryStore, NanobotStoreAPI)
 
 
 def test_every_public_exception_is_a_reverie_error():
@@ -29,18 +38,71 @@ def test_version_is_a_string():
     assert isinstance(reverie.__version__, str) and reverie.__version__
 
 
-def test_readme_library_api_example_runs(tmp_path):
-    """The README's Library API snippet is real code: run it on a scratch workspace."""
-    import re
-
+def _readme() -> str:
     from conftest import ROOT
 
-    readme = (ROOT / "README.md").read_text("utf-8")
-    section = readme.split("## Library API", 1)[1]
-    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    return (ROOT / "README.md").read_text("utf-8")
+
+
+def test_readme_first_python_snippet_dreams_a_memory_in_five_lines(tmp_path):
+    """The README's first Python snippet goes from install to a dreamed memory via reverie.open: with the install
+    line before it, five lines. Run it on a scratch workspace and check the dream landed as a commit."""
+    import re
+
+    code = re.search(r"```python\n(.*?)```", _readme(), re.S).group(1)
+    assert "reverie.open(" in code and len([ln for ln in code.splitlines() if ln.strip()]) <= 4
+    ws = tmp_path / "ws"
+    exec(code.replace('"~/my-agent/workspace"', repr(str(ws))), {})  # noqa: S102
+    with reverie.open(ws) as memory:
+        assert "Lisbon" in memory.read("USER.md")
+        assert [c.kind for c in memory.log()][:1] == ["dream"]
+
+
+def test_readme_memory_store_example_runs(tmp_path):
+    """The README's MemoryStore snippet (nanobot's names) is real code: run it on a scratch workspace."""
+    import re
+
+    section = _readme().split("## Library API", 1)[1]
+    code = next(c for c in re.findall(r"```python\n(.*?)```", section, re.S) if "MemoryStore" in c)
     assert '"~/my-agent/workspace"' in code
     namespace: dict = {}
     exec(code.replace('"~/my-agent/workspace"', repr(str(tmp_path / "ws"))), namespace)  # noqa: S102
     store = namespace["store"]
     assert store.read_long_term() == "# Memory\n- The project ships on Friday.\n"
     assert [e.content for e in store.history.read_since(0)] == ["User chose Postgres over SQLite."]
+
+
+def _documented_names() -> list[str]:
+    """The names docs/api.md's *Public names* section lists (the backticked names before each bullet's dash)."""
+    import re
+
+    from conftest import ROOT
+
+    page = (ROOT / "docs" / "api.md").read_text("utf-8")
+    section = page.split("## Public names", 1)[1].split("\n## ", 1)[0]
+    names: list[str] = []
+    for line in section.splitlines():
+        if line.startswith("- "):
+            names += re.findall(r"`(\w+)`", line[2:].split(" — ", 1)[0])
+    return names
+
+
+def test_docs_api_lists_exactly_all():
+    documented = _documented_names()
+    assert len(documented) == len(set(documented)), "a name is listed twice"
+    assert set(documented) == set(reverie.__all__), (
+        f"missing from docs/api.md: {sorted(set(reverie.__all__) - set(documented))}; "
+        f"not in __all__: {sorted(set(documented) - set(reverie.__all__))}")
+
+
+def test_docs_api_names_no_private_deep_paths():
+    """The API page points at public names, never at a module path inside a package (``reverie.a.b.c``)."""
+    import re
+
+    from conftest import ROOT
+
+    page = (ROOT / "docs" / "api.md").read_text("utf-8")
+    deep = re.findall(r"reverie(?:\.\w+){3,}", page)
+    assert not deep, deep
+    for module, name in re.findall(r"reverie\.(\w+)\.(\w+)", page):
+        assert not module.startswith("_") and not name.startswith("_"), (module, name)

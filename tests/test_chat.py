@@ -47,7 +47,7 @@ def test_scripted_chat_with_memory_and_commands(workspace, fake, monkeypatch, ca
     monkeypatch.setenv("REVERIE_MODEL", fake.model)
     fake.responder = answer
     workspace.write("USER.md", "# User\n- Lives in Porto\n")
-    from reverie.store import MemoryStore
+    from reverie import MemoryStore
 
     MemoryStore(workspace).append_history("The user's dog is called Rex.")  # not yet dreamed
     out = chat(workspace, ["hello there", "/help", "/dream-lgo", "what do you know?"], monkeypatch, capsys)
@@ -70,7 +70,7 @@ def test_chat_consolidates_under_token_pressure_and_new_archives(workspace, fake
     fake.responder = answer
     turns = [f"message {i}: " + "words " * 60 for i in range(12)]
     chat(workspace, turns, monkeypatch, capsys)
-    from reverie.store import MemoryStore
+    from reverie import MemoryStore
 
     store = MemoryStore(workspace)
     archived = store.history.read_since(0)

@@ -114,7 +114,7 @@ def test_keys_typed_during_a_turn_wait_for_the_next_prompt(tmp_path):
 def test_a_scheduled_dream_report_is_printed_while_the_prompt_waits(tmp_path):
     ws = Workspace(tmp_path / "ws")
     ws.init()
-    from reverie.store import MemoryStore
+    from reverie import MemoryStore
 
     MemoryStore(ws).append_history("The user lives in Porto.", session_key="cli:chat")
     child = spawn("-w", str(ws.root), "chat", SCRIPTED_SLOW="1", SCRIPTED_SLOW_TASKS="dream-analyze")
@@ -133,8 +133,8 @@ def test_status_line_names_the_model_on_a_terminal_only(tmp_path, command):
 
     ws = Workspace(tmp_path / "ws")
     ws.init()
+    from reverie import MemoryStore
     from reverie.consolidator import SessionStore
-    from reverie.store import MemoryStore
 
     MemoryStore(ws).append_history("The user lives in Porto.", session_key="cli:t")
     sessions = SessionStore(ws)

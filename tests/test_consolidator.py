@@ -9,6 +9,7 @@ import os
 import orjson
 import pytest
 
+from reverie import MemoryStore
 from reverie.config import Config
 from reverie.consolidator import Consolidator, SessionStore
 from reverie.consolidator.consolidator import MAX_ROUNDS
@@ -17,7 +18,6 @@ from reverie.llm import protocol
 from reverie.llm.client import ModelClient
 from reverie.llm.scripted import Reply, ScriptedModel, bad_request_error
 from reverie.llm.types import ToolCall
-from reverie.store import MemoryStore
 
 _counter = itertools.count()
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from reverie import MemoryStore
 from reverie.config import Config
 from reverie.consolidator import SessionStore
 from reverie.consolidator.estimate import PromptEstimator, prompt_messages
 from reverie.llm.client import ModelClient
-from reverie.store import MemoryStore
 
 TOOLS = [{"type": "function", "function": {"name": "read_file", "description": "Read a file.", "parameters": {
     "type": "object", "properties": {"path": {"type": "string"}}}}}]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import re
 
+from reverie import MemoryStore
 from reverie.config import Config
 from reverie.dream import Dream
 from reverie.gitstore import GitStore
 from reverie.llm.client import ModelClient
-from reverie.store import MemoryStore
 from reverie.workspace import Workspace
 
 MEM = "memory/MEMORY.md"

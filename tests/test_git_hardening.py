@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from dream_helpers import edit, make_env
 
+from reverie import MemoryStore
 from reverie.dream import transaction
 from reverie.dream.lock import RunLock
 from reverie.errors import CursorError, LockTimeoutError
@@ -24,7 +25,6 @@ from reverie.gitstore import GitStore
 from reverie.gitstore import core as gitstore_core
 from reverie.gitstore import trailers as T
 from reverie.gitstore.writer import state_dir
-from reverie.store import MemoryStore
 from reverie.workspace import Workspace
 
 MEM = "memory/MEMORY.md"

@@ -334,8 +334,8 @@ def test_restore_replay_rewinds_cursor(gs: GitStore, workspace: Workspace) -> No
 
 
 def test_restore_memory_with_replay_rewinds_the_dream_cursor(gs: GitStore, workspace: Workspace) -> None:
+    from reverie import MemoryStore
     from reverie.operations.restore import restore_memory
-    from reverie.store import MemoryStore
 
     dream(gs, "# Memory\n- a\n", 10, 1)
     b = dream(gs, "# Memory\n- a\n- b\n", 25, 11)

@@ -115,7 +115,7 @@ def test_status_does_not_import_dulwich(workspace: Workspace) -> None:
     GitStore(workspace).ensure()  # a memory repo exists
     code = (
         "import sys\n"
-        "from reverie.store import MemoryStore\n"
+        "from reverie import MemoryStore\n"
         "from reverie.status import collect_status\n"
         f"collect_status(MemoryStore({str(workspace.root)!r}))\n"
         "assert 'dulwich' not in sys.modules, 'status imported dulwich'\n"

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from reverie import MemoryStore
 from reverie.errors import GitStoreError, LockTimeoutError, UnknownRevisionError
 from reverie.gitstore import GitStore
 from reverie.gitstore import core as gitstore_core
 from reverie.gitstore import trailers as T
 from reverie.gitstore.writer import state_dir
 from reverie.operations.purge import purge
-from reverie.store import MemoryStore
 from reverie.workspace import Workspace
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git CLI not installed")

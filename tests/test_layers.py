@@ -18,7 +18,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("versioning", {"gitstore"}),
     ("models", {"llm", "activity"}),
     ("memory pipeline", {"consolidator", "dream", "recall"}),
-    ("operations", {"operations", "status", "runtime", "facade"}),
+    ("operations", {"operations", "status", "runtime", "facade", "nanobot_api", "memory"}),
     ("chat commands and agents", {"commands", "chat", "demo"}),
     ("front-ends", {"cli", "mcp", "__main__"}),
 ]

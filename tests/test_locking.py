@@ -247,9 +247,9 @@ def test_acquire_async_waits_without_blocking_the_loop(tmp_path: Path) -> None:
 def test_the_writers_lock_files_keep_their_names(tmp_path: Path) -> None:
     """A writer must wait for a holder of the lock file named in docs/formats.md (as an older Reverie process
     holds it): a renamed lock file would let both write."""
+    from reverie import MemoryStore
     from reverie.dream.lock import RunLock
     from reverie.sessions import SessionStore
-    from reverie.store import MemoryStore
     from reverie.workspace import Workspace
 
     ws = Workspace(tmp_path / "ws")

@@ -9,8 +9,8 @@ from datetime import datetime
 import orjson
 import pytest
 
+from reverie import MemoryStore
 from reverie.migrate import MIGRATED_KEY, migrate_legacy_history, split_legacy
-from reverie.store import MemoryStore
 from reverie.workspace import Workspace
 
 MTIME = datetime(2024, 5, 6, 7, 8).timestamp()

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
+from reverie import MemoryStore
 from reverie.cli import main
 from reverie.sessions import SessionStore
-from reverie.store import MemoryStore
 from reverie.workspace import Workspace
 
 VERSION = "0.3.5"

@@ -18,7 +18,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from reverie.store import MemoryStore
+from reverie import MemoryStore
 
 VERSION = "0.1.5.post3"
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,11 +11,11 @@ import asyncio
 import offline_corpus as corpus
 import pytest
 
+from reverie import MemoryStore
 from reverie.config import Config
 from reverie.dream import Dream
 from reverie.gitstore import GitStore
 from reverie.llm.client import ModelClient
-from reverie.store import MemoryStore
 from reverie.workspace import Workspace
 
 

@@ -12,13 +12,13 @@ from datetime import date
 
 import pytest
 
+from reverie import MemoryStore
 from reverie.config import Config
 from reverie.dream import Dream
 from reverie.gitstore import GitStore
 from reverie.llm.client import ModelClient
 from reverie.llm.offline_dates import resolve
 from reverie.llm.offline_rules import extract_facts
-from reverie.store import MemoryStore
 from reverie.workspace import Workspace
 
 MEM = "memory/MEMORY.md"

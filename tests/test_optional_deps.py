@@ -18,8 +18,8 @@ def test_vector_search_without_numpy_says_which_extra_to_install(monkeypatch: py
 
 
 def test_bm25_search_needs_no_numpy(workspace, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from reverie import MemoryStore
     from reverie.recall import Recall
-    from reverie.store import MemoryStore
 
     monkeypatch.setitem(sys.modules, "numpy", None)
     store = MemoryStore(workspace)

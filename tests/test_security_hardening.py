@@ -8,11 +8,11 @@ from __future__ import annotations
 import orjson
 import pytest
 
+from reverie import MemoryStore
 from reverie.gitstore import GitStore
 from reverie.gitstore.trailers import parse_trailers
 from reverie.history import HistoryEntry
 from reverie.operations.purge import REPLACEMENT, plan_purge, purge
-from reverie.store import MemoryStore
 
 
 def _line(cursor: int, content: str, session: str | None = "cli:alice") -> bytes:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from reverie import MemoryStore
 from reverie.errors import UnsafePathError
-from reverie.store import MemoryStore
 from reverie.workspace import MEMORY_FILES, Workspace, check_relative
 
 BAD_NAMES = [

@@ -129,7 +129,7 @@ def test_an_approval_interrupted_after_its_commit_is_finished_by_the_next_approv
 
 
 def test_cli_status_shows_it_and_approve_reject_apply_or_drop_it(workspace) -> None:  # type: ignore[no-untyped-def]
-    from reverie.store import MemoryStore
+    from reverie import MemoryStore
     from tests.conftest import run_cli
 
     store = MemoryStore(workspace)

@@ -7,10 +7,10 @@ import subprocess
 import orjson
 import pytest
 
+from reverie import MemoryStore
 from reverie.errors import WorkspaceError
 from reverie.gitstore import GitStore
 from reverie.operations.purge import REPLACEMENT, plan_purge, purge
-from reverie.store import MemoryStore
 from tests.conftest import run_cli
 
 # Not a credential format the scanner knows, so history keeps it until a purge: the case purge exists for.

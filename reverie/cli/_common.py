@@ -13,10 +13,12 @@ from rich.console import Console
 from ..workspace import Workspace
 
 if TYPE_CHECKING:
-    from ..store import MemoryStore
+    from ..activity import ModelActivity
+    from ..memory import Memory
+    from ..store import WorkspaceStore
 
-__all__ = ["console", "err_console", "open_store", "workspace_of", "existing_workspace", "emit_json", "add_json_flag",
-           "count"]
+__all__ = ["console", "err_console", "open_store", "open_memory", "workspace_of", "existing_workspace", "emit_json",
+           "add_json_flag", "count"]
 
 console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False)
@@ -36,10 +38,21 @@ def existing_workspace(args: argparse.Namespace) -> Workspace:
     return ws
 
 
-def open_store(args: argparse.Namespace) -> MemoryStore:
-    from ..store import MemoryStore  # lazily: `log`, `show` and `gc` never open the store
+def open_memory(args: argparse.Namespace, *, existing: bool = False, activity: ModelActivity | None = None) -> Memory:
+    """The workspace's ``Memory`` (built through ``reverie.memory.wrap``, so a registered class is used), every
+    command's one way to its verbs. ``existing``: the workspace must exist (read-only commands); ``activity``
+    observes the model calls for a status line."""
+    from ..memory import wrap
+    from ..runtime import Runtime
 
-    return MemoryStore(workspace_of(args))
+    ws = existing_workspace(args) if existing else workspace_of(args)
+    return wrap(Runtime(ws, activity=activity))
+
+
+def open_store(args: argparse.Namespace) -> WorkspaceStore:
+    from ..store import WorkspaceStore  # lazily: `log`, `show` and `gc` never open the store
+
+    return WorkspaceStore(workspace_of(args))
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:

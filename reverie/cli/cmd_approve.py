@@ -3,16 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
-from ..dream.pending import load_pending
 from ..errors import NothingPendingError
-from ..operations.approve import approve, reject
-from ._common import add_json_flag, console, emit_json, workspace_of
+from ._common import add_json_flag, console, emit_json, open_memory
 from ._render import print_diff
-
-if TYPE_CHECKING:
-    from ..runtime import Runtime
 
 
 def configure_approve(p: argparse.ArgumentParser) -> None:
@@ -26,16 +20,10 @@ def configure_reject(p: argparse.ArgumentParser) -> None:
     p.set_defaults(func=run_reject)
 
 
-def _runtime(args: argparse.Namespace) -> Runtime:
-    from ..runtime import Runtime
-
-    return Runtime(workspace_of(args))
-
-
 def run_approve(args: argparse.Namespace) -> int:
-    rt = _runtime(args)
+    memory = open_memory(args)
     if args.show:
-        change = load_pending(rt.store)
+        change = memory.pending_soul()
         if change is None:
             console.print("[dim]no SOUL.md change is pending[/]")
         elif args.json:
@@ -44,7 +32,7 @@ def run_approve(args: argparse.Namespace) -> int:
             print_diff(change.diff())
         return 0
     try:
-        result = approve(rt.store, rt.git)
+        result = memory.approve()
     except NothingPendingError:  # the same answer as `reject` with nothing pending
         if args.json:
             emit_json({"pending": False, "commit": None})
@@ -62,7 +50,7 @@ def run_approve(args: argparse.Namespace) -> int:
 
 
 def run_reject(args: argparse.Namespace) -> int:
-    dropped = reject(_runtime(args).store)
+    dropped = open_memory(args).reject()
     if args.json:
         emit_json({"pending": dropped is not None, "dropped": dropped is not None})
     else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_json_flag, emit_json, workspace_of
+from ._common import add_json_flag, emit_json, open_memory
 from ._render_dream import print_dream, progress_text
 from ._status import StatusLine
 
@@ -21,17 +21,14 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import asyncio
-
     from ..activity import ModelActivity
-    from ..runtime import Runtime
 
     activity = ModelActivity()
-    dream = Runtime(workspace_of(args), activity=activity).dream
+    memory = open_memory(args, activity=activity)
     with StatusLine(activity, enabled=not args.json) as line:
         line.update("dream: starting")
-        result = asyncio.run(dream.run(drain=args.all, wait=args.wait, dry_run=args.dry_run,
-                                       on_progress=lambda p: line.update(progress_text(p))))
+        result = memory.dream(all=args.all, wait=args.wait, dry_run=args.dry_run,
+                              on_progress=lambda p: line.update(progress_text(p)))
     if args.json:
         emit_json(result)
     else:

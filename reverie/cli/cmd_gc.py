@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_json_flag, console, emit_json, existing_workspace
+from ._common import add_json_flag, console, emit_json, open_memory
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -13,9 +13,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..runtime import Runtime
-
-    Runtime(existing_workspace(args)).git.gc()
+    open_memory(args, existing=True).gc()
     if args.json:
         emit_json({"ok": True})
     else:

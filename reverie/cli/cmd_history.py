@@ -1,4 +1,4 @@
-"""``reverie history append|show``: write to and read the history archive."""
+"""``reverie history append|show``: write to and read the history log (memory/history.jsonl)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 from rich.markup import escape
 
 from ..textsafety import printable
-from ._common import add_json_flag, console, count, emit_json, open_store
+from ._common import add_json_flag, console, count, emit_json, open_memory
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -26,7 +26,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run_append(args: argparse.Namespace) -> int:
-    cursor = open_store(args).append_history(args.text, session_key=args.session)
+    cursor = open_memory(args).remember(args.text, session_key=args.session).cursor
     if args.json:
         emit_json({"cursor": cursor})
     else:
@@ -35,7 +35,7 @@ def run_append(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    entries = open_store(args).history.read_since(args.since, args.limit)
+    entries = open_memory(args).history(since=args.since, limit=args.limit)
     if args.json:
         emit_json([
             {"cursor": e.cursor, "timestamp": e.timestamp, "content": e.content, "session_key": e.session_key}

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._common import add_json_flag, console, emit_json, err_console, workspace_of
+from ._common import add_json_flag, console, emit_json, err_console, open_memory
 
 #: Where each client reads its MCP servers from (said on stderr; stdout is the configuration alone).
 CLIENTS = {
@@ -30,14 +30,9 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..config import load_config
-    from ..gitstore import GitStore
-
-    ws = workspace_of(args)
-    created = ws.init()
-    git = GitStore(ws, load_config(ws.root).git)
-    git.ensure()  # the memory repo and its first commit: every later change is versioned from the start
-    git.close()
+    with open_memory(args) as memory:
+        ws = memory.workspace
+        created = memory.init()
     snippet = mcp_config(ws.root) if args.client else None
     if args.json:
         out: dict[str, Any] = {"workspace": str(ws.root), "created": created}

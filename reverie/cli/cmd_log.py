@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
-from ._common import add_json_flag, console, count, emit_json, existing_workspace
+from ._common import add_json_flag, console, count, emit_json, open_memory
 from ._render import commit_table, print_commit
-
-if TYPE_CHECKING:
-    from ..gitstore import GitStore
 
 
 def configure_log(p: argparse.ArgumentParser) -> None:
@@ -27,18 +23,12 @@ def configure_show(p: argparse.ArgumentParser) -> None:
     p.set_defaults(func=run_show)
 
 
-def _git(args: argparse.Namespace) -> GitStore:
-    from ..runtime import Runtime
-
-    return Runtime(existing_workspace(args)).git
-
-
 def run_log(args: argparse.Namespace) -> int:
     if args.sha:
         return run_show(args)
-    git = _git(args)
-    commits = git.log(limit=max(args.n, 1), kind=args.kind, path=args.path)
-    if not commits and not args.json and not git.exists:
+    memory = open_memory(args, existing=True)
+    commits = memory.log(limit=max(args.n, 1), kind=args.kind, path=args.path)
+    if not commits and not args.json and not memory.runtime.git.exists:
         console.print("[dim](no memory repo yet: the first write creates it)[/]")
         return 0
     if args.json:
@@ -51,7 +41,7 @@ def run_log(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    detail = _git(args).show(args.sha)
+    detail = open_memory(args, existing=True).show(args.sha)
     if args.json:
         emit_json(detail)
     else:

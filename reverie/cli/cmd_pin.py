@@ -6,7 +6,7 @@ import argparse
 
 from rich.markup import escape
 
-from ._common import add_json_flag, console, emit_json, existing_workspace
+from ._common import add_json_flag, console, emit_json, open_memory
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -17,11 +17,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..dream.pins import pin
-    from ..runtime import Runtime
-
-    rt = Runtime(existing_workspace(args))
-    result = pin(rt.workspace, rt.git, args.text, pinned=not args.unpin)
+    result = open_memory(args, existing=True).pin(args.text, unpin=args.unpin)
     if args.json:
         emit_json(result)
         return 0

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 
 from ..errors import CommandError
-from ._common import add_json_flag, console, emit_json, workspace_of
+from ._common import add_json_flag, console, emit_json, open_memory
 
 if TYPE_CHECKING:
     from ..operations.purge import PurgePlan
@@ -24,14 +24,8 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..operations.purge import (  # lazily: `reverie purge --help` need not load the history rewriter
-        plan_purge,
-        purge,
-    )
-    from ..runtime import Runtime
-
-    rt = Runtime(workspace_of(args))
-    plan = plan_purge(rt.store, rt.git, args.text)
+    memory = open_memory(args)
+    plan = memory.plan_purge(args.text)
     if not args.json:
         _show(plan)
     if not plan.found:
@@ -44,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         if input("Remove it everywhere listed above? [y/N] ").strip().lower() not in ("y", "yes"):
             console.print("nothing changed")
             return 1
-    result = purge(rt.store, rt.git, args.text)
+    result = memory.purge(args.text)
     if args.json:
         emit_json({"found": True, "head": result.rewrite.head, "commits_rewritten": result.rewrite.rewritten,
                    "objects_removed": len(result.rewrite.removed_objects), "files": result.files})

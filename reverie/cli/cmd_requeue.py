@@ -6,7 +6,7 @@ import argparse
 
 from rich.markup import escape
 
-from ._common import add_json_flag, console, emit_json, workspace_of
+from ._common import add_json_flag, console, emit_json, open_memory
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -17,11 +17,9 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..runtime import Runtime
-
-    dream = Runtime(workspace_of(args)).dream
+    memory = open_memory(args)
     if not args.first and not args.all:
-        aside, waiting = dream.set_aside(), dream.queued()
+        aside, waiting = memory.set_aside(), memory.queued()
         if args.json:
             emit_json({"set_aside": aside, "queued": waiting})
             return 0
@@ -34,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
         elif aside:
             console.print("[dim]requeue with: reverie requeue FIRST … or --all[/]")
         return 0
-    done = dream.requeue(None if args.all else list(args.first))
+    done = memory.requeue(None if args.all else args.first)
     if args.json:
         emit_json({"requeued": done})
         return 0

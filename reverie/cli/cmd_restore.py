@@ -1,11 +1,11 @@
-"""``reverie restore [sha] [--only] [--replay]``: the CLI face of ``/dream-restore`` (same library calls)."""
+"""``reverie restore [sha] [--only] [--replay]``: the CLI face of ``/dream-restore`` (the same Memory verbs)."""
 
 from __future__ import annotations
 
 import argparse
 
 from ..errors import CommandError
-from ._common import add_json_flag, console, emit_json, existing_workspace
+from ._common import add_json_flag, console, emit_json, open_memory
 from ._render import commit_table, print_operation
 
 
@@ -18,21 +18,19 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..commands.memory_cmds import VERSIONS_SHOWN, restore_or_revert
-    from ..runtime import Runtime
+    from ..commands.memory_cmds import VERSIONS_SHOWN
 
     if args.sha is None and (args.only or args.replay):
         raise CommandError("--only and --replay need a sha")
-    runtime = Runtime(existing_workspace(args))
-    git = runtime.git
+    memory = open_memory(args, existing=True)
     if args.sha is None:
-        commits = git.log(limit=VERSIONS_SHOWN)
+        commits = memory.log(limit=VERSIONS_SHOWN)
         if args.json:
             emit_json(commits)
         else:
             console.print(commit_table(commits))
         return 0
-    result = restore_or_revert(runtime, args.sha, only=args.only, replay=args.replay)
+    result = memory.restore(args.sha, only=args.only, replay=args.replay)
     if args.json:
         emit_json(result)
     else:

@@ -6,7 +6,7 @@ import argparse
 
 from rich.markup import escape
 
-from ._common import add_json_flag, console, count, emit_json, open_store
+from ._common import add_json_flag, console, count, emit_json, open_memory
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -21,14 +21,9 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..recall import Recall, SearchFilters  # lazily: `reverie search --help` need not load sqlite3 and asyncio
-
-    filters = SearchFilters.from_mapping({"kinds": args.kind, "session": args.session, "since": args.since, "until": args.until})
-    recall = Recall.for_store(open_store(args))
-    try:
-        hits = recall.search(" ".join(args.query), args.k, filters)
-    finally:
-        recall.close()
+    with open_memory(args) as memory:
+        hits = memory.recall(" ".join(args.query), limit=args.k, kinds=args.kind, session=args.session,
+                             since=args.since, until=args.until)
     if args.json:
         emit_json([h.to_dict() for h in hits])
         return 0

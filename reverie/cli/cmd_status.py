@@ -8,7 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..textsafety import printable
-from ._common import add_json_flag, console, emit_json, open_store
+from ._common import add_json_flag, console, emit_json, open_memory
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -17,9 +17,9 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..status import collect_status, describe_model  # lazily: `reverie status --help` need not load the config
+    from ..status import describe_model  # lazily: `reverie status --help` need not load the config
 
-    report = collect_status(open_store(args))
+    report = open_memory(args).status()
     if args.json:
         emit_json(report.to_dict())
         return 0

@@ -8,7 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..textsafety import printable
-from ._common import add_json_flag, console, emit_json, existing_workspace
+from ._common import add_json_flag, console, emit_json, open_memory
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -19,10 +19,8 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..dream.archive import parse_entry, source_of
-    from ..runtime import Runtime
 
-    found = [p for p in Runtime(existing_workspace(args)).git.why(args.text)
-             if not (source_of(p.path) and p.line.startswith("#"))]  # an archive entry's heading repeats its line
+    found = open_memory(args, existing=True).why(args.text)
     if args.json:
         emit_json(found)
         return 0

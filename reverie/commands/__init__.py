@@ -2,7 +2,7 @@
 
 Embed them in any agent::
 
-    router = CommandRouter(Runtime(workspace))
+    router = CommandRouter(reverie.open(workspace))
     reply = await router.handle(text, CommandContext(session_key="telegram:42", notify=send))
     if reply is not None:   # it was a command; reply is Markdown
         await send(reply)

@@ -30,14 +30,14 @@ TASK_NAME = "dream"
 
 
 async def dream(inv: Invocation) -> str:
-    router, rt = inv.router, inv.runtime
+    router, memory = inv.router, inv.memory
     inflight = router.task(TASK_NAME)
     if inflight is not None:
         return await _wait_for(inv, inflight)
-    pending = rt.store.pending_count()
-    if pending == 0 and not rt.dream.queued():
+    pending = memory.pending()
+    if pending == 0 and not memory.queued():
         return "Nothing to process: no history entries are waiting for Dream."
-    task = router.spawn(rt.dream.run(), name=TASK_NAME)
+    task = router.spawn(memory.adream(), name=TASK_NAME)
     done, _ = await asyncio.wait({task}, timeout=QUICK_REPLY_SECONDS)
     if done:
         return _report(inv, task.result())
@@ -80,7 +80,7 @@ async def _wait_for(inv: Invocation, run: asyncio.Task[DreamResult]) -> str:
 
 def _report(inv: Invocation, result: DreamResult) -> str:
     text = dream_result(result)
-    left = inv.runtime.store.pending_count()
+    left = inv.memory.pending()
     if left and result.status in ("ok", "no-change", "dead-lettered"):
         text += f"\n{left} more {'entry is' if left == 1 else 'entries are'} pending: send `/dream` again."
     return text
@@ -88,9 +88,9 @@ def _report(inv: Invocation, result: DreamResult) -> str:
 
 async def requeue(inv: Invocation) -> str:
     """``/requeue``: list set-aside batches; ``/requeue all`` or ``/requeue FIRST …`` puts them back in the queue."""
-    rt = inv.runtime
+    memory = inv.memory
     if not inv.args:
-        aside, waiting = rt.dream.set_aside(), rt.dream.queued()
+        aside, waiting = memory.set_aside(), memory.queued()
         if not aside and not waiting:
             return "No batch is set aside."
         lines = [f"- history {d.first}–{d.last}, set aside {d.time}: {d.reason}" for d in aside]
@@ -104,7 +104,7 @@ async def requeue(inv: Invocation) -> str:
             firsts = [int(a) for a in inv.args]
         except ValueError:
             raise CommandError("give `all` or the first history cursor of each batch") from None
-    done = rt.dream.requeue(firsts)
+    done = memory.requeue(firsts)
     if not done:
         return "No set-aside batch matched; `/requeue` lists them."
     shown = ", ".join(f"{d.first}–{d.last}" for d in done)
@@ -113,12 +113,10 @@ async def requeue(inv: Invocation) -> str:
 
 async def pin_cmd(inv: Invocation) -> str:
     """``/pin TEXT`` (``/unpin TEXT``): keep the memory line containing TEXT in the prompt files."""
-    from ..dream.pins import pin
-
     if not inv.raw_args.strip():
         raise CommandError("give some words of the line to pin")
     unpin = inv.name == "unpin"
-    result = pin(inv.runtime.workspace, inv.runtime.git, inv.raw_args, pinned=not unpin)
+    result = inv.memory.pin(inv.raw_args, unpin=unpin)
     state = "Unpinned" if unpin else "Pinned"
     tail = f" (`{result.commit[:8]}`)" if result.commit else " (no change)"
     return f"{state} in {result.path}{tail}: {result.line}"

@@ -15,7 +15,7 @@ async def recall(inv: Invocation) -> str:
     query = inv.raw_args.strip()
     if not query:
         raise CommandError("`/recall` needs something to look for.")
-    hits = await inv.runtime.recall.asearch(query, RECALL_K)
+    hits = await inv.memory.arecall(query, limit=RECALL_K)
     if not hits:
         return f"Nothing in memory matches `{clip(query)}`."
     return f"**Recall** for `{clip(query)}`\n" + render_hits(hits)

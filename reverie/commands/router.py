@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import CommandError, ReverieError
+from ..memory import Memory, wrap
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
@@ -67,8 +68,13 @@ class Invocation:
     router: CommandRouter
 
     @property
+    def memory(self) -> Memory:
+        """The verbs every command calls (the same ``Memory`` the CLI and the MCP server call)."""
+        return self.router.memory
+
+    @property
     def runtime(self) -> Runtime:
-        return self.router.runtime
+        return self.router.memory.runtime
 
 
 Handler = Callable[[Invocation], Awaitable[str]]
@@ -131,13 +137,14 @@ class CommandRouter:
 
     def __init__(
         self,
-        runtime: Runtime,
+        memory: Memory | Runtime,
         *,
         bot_name: str | None = None,
         commands: Iterable[Command] | None = None,
     ) -> None:
-        """``commands`` defaults to the built-in set plus every registered command module."""
-        self.runtime = runtime
+        """``memory``: ``reverie.open(path)`` (a ``Runtime`` is wrapped in one). ``commands`` defaults to the built-in
+        set plus every registered command module."""
+        self.memory = memory if isinstance(memory, Memory) else wrap(memory)
         self.bot_name = bot_name
         self._commands: dict[str, Command] = {}
         self._aliases: dict[str, str] = {}
@@ -151,6 +158,10 @@ class CommandRouter:
             commands = default_commands()
         for command in commands:
             self.register(command)
+
+    @property
+    def runtime(self) -> Runtime:
+        return self.memory.runtime
 
     # -- registration ---------------------------------------------------------------------------------------
     def register(self, command: Command) -> None:

@@ -10,10 +10,10 @@ __all__ = ["commands"]
 
 
 async def new(inv: Invocation) -> str:
-    rt, ctx = inv.runtime, inv.context
-    session = ctx.session if ctx.session is not None else rt.sessions.get_or_create(ctx.session_key)
+    ctx = inv.context
+    session = ctx.session if ctx.session is not None else inv.runtime.sessions.get_or_create(ctx.session_key)
     try:
-        result = await rt.consolidator.new_session(session)
+        result = await inv.memory.anew_session(session)
     except SessionError as exc:
         return f"The session was kept: {exc}"
     return consolidation_reply(result) + " New session started."

@@ -1,24 +1,19 @@
 """``/dream-approve`` and ``/dream-reject``: apply or drop the SOUL.md change Dream staged (``dream.protectSoul``).
 
-The same library calls as ``reverie approve`` / ``reverie reject`` (``reverie.operations.approve``), rendered as
-Markdown. ``/dream-log`` shows the pending change (``render.pending_soul``).
+The same ``Memory`` verbs as ``reverie approve`` / ``reverie reject`` and the MCP tools, rendered as Markdown. ``/dream-log`` shows the pending change (``render.pending_soul``).
 """
 
 from __future__ import annotations
 
-import asyncio
-
 from ..errors import NothingPendingError
-from ..operations.approve import approve, reject
 from .router import Command, Invocation
 
 __all__ = ["commands"]
 
 
 async def dream_approve(inv: Invocation) -> str:
-    rt = inv.runtime
     try:
-        result = await asyncio.to_thread(approve, rt.store, rt.git)  # waits for a scheduled Dream on this loop
+        result = await inv.memory.aapprove()  # in a thread: it waits for a scheduled Dream on this loop
     except NothingPendingError:
         return "No SOUL.md change was pending."  # as /dream-reject says it
     if result.commit is None:
@@ -28,7 +23,7 @@ async def dream_approve(inv: Invocation) -> str:
 
 
 async def dream_reject(inv: Invocation) -> str:
-    dropped = reject(inv.runtime.store)
+    dropped = inv.memory.reject()
     return "Dropped the pending SOUL.md change." if dropped else "No SOUL.md change was pending."
 
 

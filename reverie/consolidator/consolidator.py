@@ -33,10 +33,10 @@ from ..llm.tokens import estimate_tokens as _estimate_message_tokens
 from ..llm.types import Usage
 from ..locking import Lock, lock_path
 from ..sessions import Session, SessionStore
-from ..store import MemoryStore
-from .archive import CONTEXT_MESSAGES, summarise
+from ..store import WorkspaceStore
 from .estimate import PromptEstimator, model_view
 from .slicing import pick_slice
+from .summary import CONTEXT_MESSAGES, summarise
 from .transcript import content_text, raw_archive_entries, speaker
 
 log = logging.getLogger(__name__)
@@ -100,7 +100,7 @@ class Consolidator:
 
     def __init__(
         self,
-        store: MemoryStore,
+        store: WorkspaceStore,
         client: ModelClient,
         config: Config | None = None,
         *,

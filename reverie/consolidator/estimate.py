@@ -1,7 +1,7 @@
 """What the agent's next prompt costs: system prompt with memory, unarchived messages, tool schemas.
 
 The system prompt is approximated by the memory Reverie contributes to it (SOUL.md, USER.md and
-``MemoryStore.get_memory_context()``) plus any extra text the embedding agent names; the messages are those
+``WorkspaceStore.get_memory_context()``) plus any extra text the embedding agent names; the messages are those
 past ``last_consolidated``, reduced to the keys a model sees. Tokens come from ``ModelClient.count_tokens``.
 
 ``PromptEstimator`` makes the per-turn estimate incremental: chat-format token counts are additive (a prompt costs
@@ -22,7 +22,7 @@ import orjson
 
 from ..llm.client import ModelClient
 from ..sessions import Session
-from ..store import MemoryStore
+from ..store import WorkspaceStore
 from ..workspace import MEMORY_FILES
 
 __all__ = ["system_prompt", "prompt_messages", "model_view", "PromptEstimator", "MODEL_KEYS"]
@@ -35,7 +35,7 @@ _EMPTY = {"role": "user", "content": ""}
 _PROBE = [{"role": "user", "content": "Reverie probe: the quick brown fox, 12345 ünïcode."}]
 
 
-def system_prompt(store: MemoryStore, extra: str = "") -> str:
+def system_prompt(store: WorkspaceStore, extra: str = "") -> str:
     parts = [extra, store.read_soul(), store.read_user(), store.get_memory_context()]
     return "\n\n".join(p.strip() for p in parts if p and p.strip())
 
@@ -44,7 +44,7 @@ def model_view(message: Mapping[str, Any]) -> dict[str, Any]:
     return {k: message[k] for k in MODEL_KEYS if k in message}
 
 
-def prompt_messages(store: MemoryStore, session: Session, *, extra_system: str = "") -> list[dict[str, Any]]:
+def prompt_messages(store: WorkspaceStore, session: Session, *, extra_system: str = "") -> list[dict[str, Any]]:
     out = [{"role": "system", "content": system_prompt(store, extra_system)}]
     out.extend(model_view(m) for m in session.unconsolidated)
     return out
@@ -82,7 +82,7 @@ class PromptEstimator:
         self._memo: dict[tuple[str, str | None], _Memo] = {}
         self._system: tuple[tuple[Any, ...], str] | None = None
 
-    def system_prompt(self, store: MemoryStore, extra: str = "") -> str:
+    def system_prompt(self, store: WorkspaceStore, extra: str = "") -> str:
         """``system_prompt``, re-read only when a memory file changed (by its lstat: inode, size, mtime)."""
         stamp = (id(store), extra, *(_stat(store.workspace.root / rel) for rel in MEMORY_FILES))
         if self._system is None or self._system[0] != stamp:
@@ -91,7 +91,7 @@ class PromptEstimator:
 
     def estimate(
         self,
-        store: MemoryStore,
+        store: WorkspaceStore,
         session: Session,
         *,
         tools: list[dict[str, Any]] | None = None,

@@ -32,7 +32,7 @@ from ..llm.prompts import load_prompt
 from ..llm.tools import function_schema
 from ..llm.types import ToolCall
 from ..security.secrets import redact
-from ..store import MemoryStore
+from ..store import WorkspaceStore
 from ..workspace import MEMORY
 from .transcript import render_transcript
 
@@ -87,7 +87,7 @@ def _offset(session: Any) -> int:
 
 
 async def consolidate(
-    store: MemoryStore,
+    store: WorkspaceStore,
     session: Any,
     provider: ModelClient | str,
     model: str | None = None,

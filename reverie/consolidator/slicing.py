@@ -33,7 +33,7 @@ def pick_slice(
     """The ``end`` of the oldest safe slice from ``start`` that frees at least ``need`` tokens.
 
     The slice grows turn by turn until it frees ``need`` tokens, but stops before it would exceed ``max_tokens``
-    (what one archive call may carry); it always holds at least one turn. None when no safe slice exists.
+    (what one summary call may carry); it always holds at least one turn. None when no safe slice exists.
     """
     ends = safe_ends(messages, start, include_end=include_end)
     if not ends:

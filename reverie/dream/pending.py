@@ -43,7 +43,7 @@ from ..textdiff import numstat_text
 from ..workspace import SOUL, Workspace
 
 if TYPE_CHECKING:
-    from ..store import MemoryStore
+    from ..store import WorkspaceStore
 
 log = logging.getLogger(__name__)
 
@@ -138,15 +138,15 @@ class PendingChange:
         )
 
 
-def _workspace(store: MemoryStore | Workspace) -> Workspace:
+def _workspace(store: WorkspaceStore | Workspace) -> Workspace:
     return store if isinstance(store, Workspace) else store.workspace
 
 
-def pending_path(store: MemoryStore | Workspace) -> Path:
+def pending_path(store: WorkspaceStore | Workspace) -> Path:
     return _workspace(store).state_dir / FILE_NAME
 
 
-def load_pending(store: MemoryStore | Workspace) -> PendingChange | None:
+def load_pending(store: WorkspaceStore | Workspace) -> PendingChange | None:
     """The pending SOUL.md change, or None. Raises ``WorkspaceError`` if the file is corrupt."""
     path = pending_path(store)
     try:
@@ -163,7 +163,7 @@ def load_pending(store: MemoryStore | Workspace) -> PendingChange | None:
 
 
 def stage_soul_change(
-    store: MemoryStore | Workspace,
+    store: WorkspaceStore | Workspace,
     *,
     base: str,
     proposed: str,
@@ -225,7 +225,7 @@ def _meta_int(meta: Mapping[str, Any], key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _load_quietly(store: MemoryStore | Workspace) -> PendingChange | None:
+def _load_quietly(store: WorkspaceStore | Workspace) -> PendingChange | None:
     try:
         return load_pending(store)
     except WorkspaceError as exc:

@@ -35,7 +35,7 @@ from ..llm import protocol
 from ..llm.prompts import load_prompt
 from ..llm.types import Usage
 from ..security.untrusted import untrusted_soul_lines
-from ..store import MemoryStore
+from ..store import WorkspaceStore
 from ..workspace import MEMORY, MEMORY_FILES, SOUL
 from . import transaction
 from .agent import run_edit_loop
@@ -81,7 +81,7 @@ class _Failed(Exception):
 class Dream:
     """Dream over one workspace: its memory files (``store``), their repo (``git``) and the model (``client``)."""
 
-    def __init__(self, store: MemoryStore, git: GitStore, client: ModelClient, config: Config | None = None) -> None:
+    def __init__(self, store: WorkspaceStore, git: GitStore, client: ModelClient, config: Config | None = None) -> None:
         self.store = store
         self.git = git
         self.client = client

@@ -20,7 +20,7 @@ from ..gitstore import trailers as tr
 from ..gitstore.merge import merge3
 from ..gitstore.types import FileChange
 from ..llm.types import Usage
-from ..store import MemoryStore
+from ..store import WorkspaceStore
 from ..textdiff import numstat_text
 from ..workspace import Workspace
 from .deadletter import deadletter_path, read_dead_letters
@@ -97,7 +97,7 @@ def commit_message(changes: Sequence[FileChange], findings: Sequence[Finding], f
     return subject, body
 
 
-def commit_run(git: GitStore, store: MemoryStore, files: Mapping[str, str], message: str, trailers: Mapping[str, str],
+def commit_run(git: GitStore, store: WorkspaceStore, files: Mapping[str, str], message: str, trailers: Mapping[str, str],
                last: int) -> str | None:
     """Commit (GitStore writes the files after its ref update) and only then advance the Dream cursor."""
     fault("before-commit")
@@ -120,7 +120,7 @@ def _head_dream_cursor(git: GitStore) -> int | None:
     return None
 
 
-def reconcile(store: MemoryStore, git: GitStore, attempts: Attempts) -> int:
+def reconcile(store: WorkspaceStore, git: GitStore, attempts: Attempts) -> int:
     """Bring ``.dream_cursor`` up to what was durably done; returns the cursor. A corrupt file gets back the value
     Reverie last wrote (``MemoryStore.settle_dream_cursor``), never one guessed from git."""
     cursor = store.settle_dream_cursor()

@@ -75,7 +75,7 @@ PURGE = "Reverie-Purge"
 APPROVED = "Reverie-Approved"
 
 #: The kinds Reverie writes. Unknown kinds read from other tools' commits are kept as they are.
-KINDS: tuple[str, ...] = ("init", "dream", "restore", "revert", "manual", "purge", "recall")
+KINDS: tuple[str, ...] = ("init", "dream", "restore", "revert", "manual", "agent", "purge", "recall")
 
 _KEY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
 _LINE_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*):[ \t]*(.*?)\s*$")

@@ -14,7 +14,7 @@ from ..dream.pending import PendingChange, load_pending, pending_path
 from ..errors import MergeConflictError, NothingPendingError, WorkspaceError
 from ..fsutil import fsync_dir
 from ..gitstore import GitStore, trailers
-from ..store import MemoryStore
+from ..store import WorkspaceStore
 from ..textdiff import numstat_text
 from ..workspace import Workspace
 
@@ -32,7 +32,7 @@ class ApproveResult:
     removed: int
 
 
-def approve(store: MemoryStore, git: GitStore) -> ApproveResult:
+def approve(store: WorkspaceStore, git: GitStore) -> ApproveResult:
     """Commit the pending SOUL.md change (kind ``dream``, trailer ``Reverie-Approved``) and clear it.
 
     If SOUL.md changed since the proposal, the proposal is merged three-way into the current text; when the
@@ -43,7 +43,7 @@ def approve(store: MemoryStore, git: GitStore) -> ApproveResult:
         return _approve_locked(store, git)
 
 
-def _approve_locked(store: MemoryStore, git: GitStore) -> ApproveResult:
+def _approve_locked(store: WorkspaceStore, git: GitStore) -> ApproveResult:
     change = load_pending(store)
     if change is None:
         raise NothingPendingError("no SOUL.md change is pending approval")
@@ -83,7 +83,7 @@ def _approve_locked(store: MemoryStore, git: GitStore) -> ApproveResult:
     return ApproveResult(sha, change, merged, added, removed)
 
 
-def reject(store: MemoryStore | Workspace) -> PendingChange | None:
+def reject(store: WorkspaceStore | Workspace) -> PendingChange | None:
     """Drop the pending SOUL.md change (even an unreadable one). Returns what was dropped, if readable."""
     path = pending_path(store)
     try:

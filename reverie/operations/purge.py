@@ -39,7 +39,7 @@ from ..sessions import SessionStore
 if TYPE_CHECKING:
     from ..gitstore import GitStore
     from ..gitstore.purge import HistoryRewrite, HistoryScan
-    from ..store import MemoryStore
+    from ..store import WorkspaceStore
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +103,7 @@ def _walk(root: Path) -> Iterator[Path]:
                 yield path
 
 
-def _find_files(store: MemoryStore, git: GitStore, text: str) -> list[FileHit]:
+def _find_files(store: WorkspaceStore, git: GitStore, text: str) -> list[FileHit]:
     ws = store.workspace
     tracked = set(git.tracked) | {".gitignore"}
     hits: list[FileHit] = []
@@ -126,7 +126,7 @@ def _find_files(store: MemoryStore, git: GitStore, text: str) -> list[FileHit]:
     return hits
 
 
-def plan_purge(store: MemoryStore, git: GitStore, text: str) -> PurgePlan:
+def plan_purge(store: WorkspaceStore, git: GitStore, text: str) -> PurgePlan:
     """What ``purge`` would change; nothing is written."""
     from ..gitstore.purge import scan_history  # here, not at the top: importing it imports dulwich
 
@@ -135,7 +135,7 @@ def plan_purge(store: MemoryStore, git: GitStore, text: str) -> PurgePlan:
     return PurgePlan(describe(text), scan_history(git, needle), tuple(_find_files(store, git, text)))
 
 
-def purge(store: MemoryStore, git: GitStore, text: str) -> PurgeResult:
+def purge(store: WorkspaceStore, git: GitStore, text: str) -> PurgeResult:
     """Remove ``text`` from memory everywhere (see the module docstring) and record the purge.
 
     Holds Dream's run lock throughout (waits up to 30 s for a running Dream, then ``LockTimeoutError``).
@@ -145,7 +145,7 @@ def purge(store: MemoryStore, git: GitStore, text: str) -> PurgeResult:
         return _purge_locked(store, git, text)
 
 
-def _purge_locked(store: MemoryStore, git: GitStore, text: str) -> PurgeResult:
+def _purge_locked(store: WorkspaceStore, git: GitStore, text: str) -> PurgeResult:
     from ..gitstore.purge import rewrite_history  # imports dulwich: only when a purge really runs
 
     plan = plan_purge(store, git, text)

@@ -14,12 +14,12 @@ from ..dream.lock import dream_run_lock
 from ..errors import CursorError
 from ..gitstore import GitStore
 from ..gitstore.types import OperationResult
-from ..store import MemoryStore
+from ..store import WorkspaceStore
 
 __all__ = ["restore_memory"]
 
 
-def restore_memory(store: MemoryStore, git: GitStore, rev: str, *, only: bool = False, replay: bool = False,
+def restore_memory(store: WorkspaceStore, git: GitStore, rev: str, *, only: bool = False, replay: bool = False,
                    timeout: float | None = None) -> OperationResult:
     """Restore memory to before ``rev`` (``only``: undo just ``rev``, GitStore.revert); with ``replay``, also
     rewind the Dream cursor to just before that run's batch so Dream re-learns it. Waits for a running Dream

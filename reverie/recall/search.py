@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     import numpy
     from numpy.typing import NDArray
 
-    from ..store import MemoryStore
+    from ..store import WorkspaceStore
 
     _Ids = NDArray[numpy.int64]  # chunk ids, ascending
     _Vecs = NDArray[numpy.float32]  # one row (or one value) per id
@@ -110,8 +110,8 @@ class Recall:
         self._embedded: tuple[int, str] | None = None  # (generation, model) last found with every chunk embedded
 
     @classmethod
-    def for_store(cls, store: MemoryStore) -> Recall:
-        """The Recall of a ``MemoryStore`` (shares its workspace, config and history log)."""
+    def for_store(cls, store: WorkspaceStore) -> Recall:
+        """The Recall of a ``WorkspaceStore`` (shares its workspace, config and history log)."""
         return cls(store.workspace, store.config, history=store.history)
 
     @property

@@ -24,7 +24,10 @@ __all__ = ["MEMORY_SEARCH_TOOL", "run_memory_search_tool", "recall_context", "re
 #: Model turns that may call ``memory_search`` before the answer is requested without tools.
 MAX_TOOL_ROUNDS = 3
 
-def memory_search(
+
+# The ``memory_search`` tool's schema (what the model sees) comes from this signature and docstring; a call is
+# executed by ``run_memory_search_tool``. The Python function of that name is ``reverie.recall.memory_search``.
+def _memory_search_signature(
     query: str,
     k: Annotated[int, Field(ge=1, le=50)] = 10,
     kinds: list[SourceKind] | None = None,
@@ -32,7 +35,7 @@ def memory_search(
     since: str | None = None,
     until: str | None = None,
 ) -> None:
-    """Search long-term memory (SOUL.md, USER.md, MEMORY.md, dated memory notes, the history archive and past
+    """Search long-term memory (SOUL.md, USER.md, MEMORY.md, dated memory notes, the history log and past
     conversations) for facts relevant to a query. Returns ranked snippets with their source and time.
 
     Args:
@@ -46,7 +49,7 @@ def memory_search(
 
 
 #: An OpenAI-style function tool an agent loop can register; execute calls with ``run_memory_search_tool``.
-MEMORY_SEARCH_TOOL: dict[str, Any] = function_schema(memory_search)
+MEMORY_SEARCH_TOOL: dict[str, Any] = function_schema(_memory_search_signature, name="memory_search")
 
 
 async def run_memory_search_tool(recall: Recall, arguments: Mapping[str, Any] | None) -> str:

@@ -1,7 +1,7 @@
-"""One archive call: a slice of conversation in, fact lines (or ``(nothing)``) out — or a reason it failed.
+"""One summary call: a slice of conversation in, fact lines (or ``(nothing)``) out — or a reason it failed.
 
-The request follows the prompt protocol (``reverie.llm.protocol``): the system prompt is ``archive``'s
-(package data, overridable per workspace), the user message holds ``SECTION_CONTEXT`` (the messages just before
+The request follows the prompt protocol (``reverie.llm.protocol``): the system prompt is the ``archive`` task's
+(``prompts/archive.md``, package data, overridable per workspace: the task keeps the name nanobot gave it), the user message holds ``SECTION_CONTEXT`` (the messages just before
 the slice, for understanding only) and ``SECTION_ARCHIVE`` (the slice), as transcript lines with untrusted
 speakers labelled. The reply is accepted only as fact lines ``- [mark] fact`` or ``(nothing)``; anything else —
 an exception, ``finish_reason`` error/length, empty text, tool calls, no fact line at all — is a failure the
@@ -25,7 +25,7 @@ from .transcript import render_transcript
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ArchiveReply", "request_messages", "interpret", "summarise", "CONTEXT_MESSAGES"]
+__all__ = ["SummaryReply", "request_messages", "interpret", "summarise", "CONTEXT_MESSAGES"]
 
 #: How many messages before a slice are shown as context.
 CONTEXT_MESSAGES = 8
@@ -34,7 +34,7 @@ _MAX_REPLY_TOKENS = 4_096
 
 
 @dataclass(frozen=True, slots=True)
-class ArchiveReply:
+class SummaryReply:
     """``facts`` is the history entry to append (None for ``(nothing)``) unless ``failure`` says why not;
     ``unsure``: the model said ``(unsure)``, so the slice's transcript is kept in history as well."""
 
@@ -57,7 +57,7 @@ def request_messages(
     owner: str | None = None,
     context_chars: int = 8_000,
 ) -> list[dict[str, str]]:
-    """The archive call's messages: system prompt, then the two protocol sections (the context keeps its most
+    """The summary call's messages: system prompt, then the two protocol sections (the context keeps its most
     recent lines within ``context_chars``, so a small context window is not overrun by mere context)."""
     lines = render_transcript(context, fallback_stamp=fallback_stamp, owner=owner, limit=1_000).splitlines()
     kept: list[str] = []
@@ -76,15 +76,15 @@ def request_messages(
     return [{"role": "system", "content": load_prompt(protocol.TASK_ARCHIVE, workspace)}, {"role": "user", "content": body}]
 
 
-def interpret(content: str | None, finish_reason: str, has_tool_calls: bool) -> ArchiveReply:
+def interpret(content: str | None, finish_reason: str, has_tool_calls: bool) -> SummaryReply:
     """The reply's fact lines, ``(nothing)`` and ``(unsure)``, or why the reply is unusable."""
     if has_tool_calls:
-        return ArchiveReply(failure="the model called tools instead of answering")
+        return SummaryReply(failure="the model called tools instead of answering")
     if finish_reason in _FAILED_FINISH:
-        return ArchiveReply(failure=f"finish_reason {finish_reason}")
+        return SummaryReply(failure=f"finish_reason {finish_reason}")
     text = (content or "").strip()
     if not text:
-        return ArchiveReply(failure="empty reply")
+        return SummaryReply(failure="empty reply")
     facts: list[str] = []
     skipped = 0
     nothing = unsure = False
@@ -101,8 +101,8 @@ def interpret(content: str | None, finish_reason: str, has_tool_calls: bool) -> 
             continue
         facts.append(f"- [{mark}] {' '.join(fact.split())}")
     if facts or nothing or skipped or unsure:
-        return ArchiveReply(facts="\n".join(facts) or None, unsure=unsure)
-    return ArchiveReply(failure="no fact lines and no (nothing) in the reply")
+        return SummaryReply(facts="\n".join(facts) or None, unsure=unsure)
+    return SummaryReply(failure="no fact lines and no (nothing) in the reply")
 
 
 async def summarise(
@@ -116,7 +116,7 @@ async def summarise(
     model: str | None = None,
     context_chars: int = 8_000,
     max_tokens: int = _MAX_REPLY_TOKENS,
-) -> ArchiveReply:
+) -> SummaryReply:
     """Ask the model for the slice's fact lines; never raises for a model failure (it is reported instead)."""
     messages = request_messages(
         workspace, context, archive, fallback_stamp=fallback_stamp, owner=owner, context_chars=context_chars
@@ -124,8 +124,8 @@ async def summarise(
     try:
         reply = await client.complete(messages, model=model, max_tokens=max_tokens)
     except ModelError as exc:  # the client turns every provider failure into ModelError after its retries
-        log_model_failure(log, "archive call failed", exc)
-        return ArchiveReply(failure=f"model error: {exc}")
+        log_model_failure(log, "summary call failed", exc)
+        return SummaryReply(failure=f"model error: {exc}")
     answer = interpret(reply.content, reply.finish_reason, bool(reply.tool_calls))
     if answer.failure:
         log.warning("archive reply rejected: %s", answer.failure)
