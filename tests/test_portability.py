@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from reverie import MemoryStore
 from reverie.cli import main
 from reverie.gitstore import GitStore
 from reverie.operations.portability import MANIFEST, BundleError, export_bundle, import_bundle
-from reverie.store import MemoryStore
 from reverie.workspace import Workspace
 
 
