@@ -14,12 +14,14 @@ import pytest
 
 pytest.importorskip("agents", reason="the OpenAI Agents SDK (reverie[openai-agents]) is not installed")
 
-from agents import Agent, Model, ModelResponse, Runner, Usage  # noqa: E402
+from agents import Agent, Model, ModelResponse, Runner, Usage, set_tracing_disabled  # noqa: E402
 from openai.types.responses import ResponseOutputMessage, ResponseOutputText  # noqa: E402
 
 import reverie  # noqa: E402
 from reverie.cli import main  # noqa: E402
 from reverie.integrations.openai_agents import ReverieSession, memory_instructions  # noqa: E402
+
+set_tracing_disabled(True)  # the SDK would otherwise try to export traces to OpenAI at exit
 
 
 class EchoModel(Model):
