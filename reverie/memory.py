@@ -326,14 +326,17 @@ class Memory:
         return _sync(self.aconsolidate(session_key), "aconsolidate")
 
     # -- conversations (sessions/<key>.jsonl) ------------------------------------------------------------------
-    def messages(self, session_key: str) -> list[dict[str, Any]]:
+    def messages(self, session_key: str, *, archived: bool = False) -> list[dict[str, Any]]:
         """The conversation's messages the agent's prompt still carries (not yet archived into history), oldest
-        first, as stored in ``sessions/<key>.jsonl`` (role, content, timestamp and any keys the writer added)."""
+        first, as stored in ``sessions/<key>.jsonl`` (role, content, timestamp and any keys the writer added);
+        ``archived``: every message the file holds, archived ones included."""
         session = self.runtime.sessions.load(self.runtime.sessions.path_for(session_key))
-        return [] if session is None else list(session.unconsolidated)
+        if session is None:
+            return []
+        return list(session.messages if archived else session.unconsolidated)
 
-    async def amessages(self, session_key: str) -> list[dict[str, Any]]:
-        return await self._in_thread(lambda m: m.messages(session_key))
+    async def amessages(self, session_key: str, *, archived: bool = False) -> list[dict[str, Any]]:
+        return await self._in_thread(lambda m: m.messages(session_key, archived=archived))
 
     async def arecord(self, session_key: str, messages: Sequence[dict[str, Any]]) -> ConsolidationResult:
         """Append ``messages`` to the conversation, each durably as it comes, then let the Consolidator archive

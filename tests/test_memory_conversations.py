@@ -24,6 +24,7 @@ def test_record_messages_pop_and_clear(tmp_path: Path) -> None:
         assert [m["content"] for m in memory.messages("app:alice")] == ["I moved to Lisbon."]
         assert memory.pop_message("nobody") is None
 
+        assert len(memory.messages("app:alice", archived=True)) == 1
         cleared = memory.clear("app:alice")
         assert cleared is not None and cleared.archived_messages == 1
         assert memory.messages("app:alice") == []
@@ -37,6 +38,7 @@ def test_an_archived_message_is_not_popped(tmp_path: Path) -> None:
         memory.record("k", [{"role": "user", "content": "first"}])
         memory.consolidate("k")  # archives everything, keeps the session
         assert memory.pop_message("k") is None
+        assert memory.messages("k") == [] and [m["content"] for m in memory.messages("k", archived=True)] == ["first"]
         memory.record("k", [{"role": "user", "content": "second"}])
         assert memory.pop_message("k")["content"] == "second"
         assert memory.pop_message("k") is None
