@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import reverie
 from reverie import MemoryStore
 from reverie.cli import main
 from reverie.gitstore import GitStore
@@ -184,3 +185,63 @@ def test_a_nanobot_workspace_comes_in_as_one_commit_naming_it(tmp_path: Path, ca
     assert MemoryStore(Workspace(target)).history.read_since(0)[0].content == "Ada chose Postgres."
     assert (target / "sessions" / "cli_ada.jsonl").is_file()
     assert main(["-w", str(target), "import", "--from", "nanobot", str(nano)]) == 1  # not empty any more
+
+
+def test_claude_code_auto_memory_comes_in_as_a_commit_and_history(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    project = tmp_path / "claude" / "projects" / "-home-ada-app"
+    (project / "memory").mkdir(parents=True)
+    (project / "memory" / "MEMORY.md").write_text("# Memory index\n\n- My favourite editor is Helix.\n"
+                                                  "- See debugging.md for the flaky test.\n")
+    (project / "memory" / "debugging.md").write_text("# Debugging\n\n```sh\nmake test\n```\n"
+                                                     "- The payments test is flaky on CI.\n")
+    (project / "memory" / "link.md").symlink_to("/etc/hostname")
+    ws = tmp_path / "ws"
+    assert main(["-w", str(ws), "import", "--from", "claude-code", str(project), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["files"] == 2 and len(report["commits"]) == 1
+    log = _git_log(ws)
+    assert log[0].split(" ", 1)[1].startswith(f"import: claude-code memory from {project / 'memory'}")
+    notes = list((ws / "memory").glob("*-claude-code.md"))
+    assert len(notes) == 1 and "## debugging.md" in notes[0].read_text() and "hostname" not in notes[0].read_text()
+    history = [e.content for e in MemoryStore(Workspace(ws)).history.read_since(0)]
+    assert history == ["My favourite editor is Helix.", "See debugging.md for the flaky test.",
+                       "The payments test is flaky on CI."]
+    # again: nothing new (no commit, nothing remembered twice)
+    assert main(["-w", str(ws), "import", "--from", "claude-code", str(project / "memory")]) == 0
+    assert len(_git_log(ws)) == len(log) and len(MemoryStore(Workspace(ws)).history.read_since(0)) == 3
+    # Dream takes what it is sure of into the prompt files; restore of the import commit takes the note out
+    with reverie.open(ws) as memory:
+        memory.dream(all=True)
+        assert "Favourite editor: Helix" in memory.read("USER.md")
+    assert main(["-w", str(ws), "restore", "--only", log[0].split()[0]]) == 0
+    assert not notes[0].exists()  # the note the import added is gone again
+
+
+def test_a_mem0_export_comes_in_redacted_with_its_provenance(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    export = tmp_path / "mem0.json"
+    export.write_text(json.dumps({"results": [
+        {"id": "1", "memory": "Prefers tea over coffee", "user_id": "ada", "created_at": "2026-03-01T10:00:00"},
+        {"id": "2", "memory": "Uses the key sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD for tests",
+         "user_id": "ada"},
+        {"id": "3", "memory": "   "}, "not a memory"], "relations": []}))
+    ws = tmp_path / "ws"
+    assert main(["-w", str(ws), "import", "--from", "mem0", str(export)]) == 0
+    assert "committed" in capsys.readouterr().out
+    assert _git_log(ws)[0].split(" ", 1)[1] == f"import: mem0 memory from {export} (2 item(s))"
+    note = next((ws / "memory").glob("*-mem0.md")).read_text()
+    assert "- Prefers tea over coffee (user_id ada, 2026-03-01)" in note and "sk-proj" not in note
+    history = "\n".join(e.content for e in MemoryStore(Workspace(ws)).history.read_since(0))
+    assert "Prefers tea over coffee" in history and "sk-proj" not in history
+
+
+@pytest.mark.parametrize("content, message", [("{not json", "is not JSON"), ('{"results": 3}', "not a mem0 export"),
+                                              ('{"results": []}', "holds no mem0 memories")])
+def test_a_bad_mem0_export_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str,
+                                       message: str) -> None:
+    export = tmp_path / "mem0.json"
+    export.write_text(content)
+    assert main(["-w", str(tmp_path / "ws"), "import", "--from", "mem0", str(export)]) == 1
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_json_flag, console, emit_json, workspace_of
+from ._common import add_json_flag, console, emit_json, open_memory, workspace_of
 
-SOURCES = ("bundle", "nanobot")
+SOURCES = ("bundle", "nanobot", "claude-code", "mem0")
 
 
 def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("source", help="a bundle from `reverie export`, or with --from the directory or file to bring in")
     p.add_argument("--from", dest="kind", choices=SOURCES, default="bundle",
                    help="what SOURCE is: a Reverie bundle (default) or a nanobot workspace, each into an empty "
-                        "workspace")
+                        "workspace; a Claude Code auto-memory directory or a mem0 JSON export (get_all()), each "
+                        "added to this workspace as one commit naming it")
     p.add_argument("--replace", action="store_true",
                    help="import a bundle or nanobot workspace over a non-empty workspace (moved aside first)")
     add_json_flag(p)
@@ -22,10 +23,17 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     ws = workspace_of(args)
-    from ..operations.portability import import_bundle, import_nanobot
+    if args.kind in ("bundle", "nanobot"):
+        from ..operations.portability import import_bundle, import_nanobot
 
-    load = import_bundle if args.kind == "bundle" else import_nanobot
-    result = load(args.source, ws, replace=args.replace)
+        load = import_bundle if args.kind == "bundle" else import_nanobot
+        result = load(args.source, ws, replace=args.replace)
+    else:
+        from ..importers import import_claude_code, import_mem0
+
+        bring = import_claude_code if args.kind == "claude-code" else import_mem0
+        with open_memory(args) as memory:
+            result = bring(memory, args.source)
     if args.json:
         moved = result.moved_aside
         emit_json({"workspace": str(result.workspace), "files": result.files, "bytes": result.bytes,
