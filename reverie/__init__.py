@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .facade import MemoryStore
     from .gitstore import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
     from .history import HistoryEntry, HistoryLog
-    from .memory import Memory, Remembered, RemoveResult, WriteResult, open, use_memory_class
+    from .memory import IndexResult, Memory, Remembered, RemoveResult, WriteResult, open, use_memory_class
     from .operations.approve import ApproveResult
     from .recall import Hit
     from .status import StatusReport
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 # Loaded on first access (PEP 562): `python -m reverie --help` imports this package, and pydantic-based config
 # alone costs ~0.1 s of start-up that --help does not need.
 _LAZY = {
-    "open": "memory", "Memory": "memory", "use_memory_class": "memory", "Remembered": "memory", "WriteResult": "memory", "RemoveResult": "memory",
+    "open": "memory", "Memory": "memory", "use_memory_class": "memory", "Remembered": "memory", "WriteResult": "memory", "RemoveResult": "memory", "IndexResult": "memory",
     "DreamResult": "dream", "ConsolidationResult": "consolidator", "Hit": "recall", "PinResult": "dream.pins",
     "DeadLetter": "dream.deadletter", "PendingChange": "dream.pending", "ApproveResult": "operations.approve",
     "StatusReport": "status", "CommitInfo": "gitstore", "CommitDetail": "gitstore", "FileChange": "gitstore",
@@ -56,6 +56,7 @@ __all__ = [
     "Remembered",
     "WriteResult",
     "RemoveResult",
+    "IndexResult",
     "DreamResult",
     "ConsolidationResult",
     "Hit",

@@ -7,7 +7,7 @@ implementation; ``Memory`` itself only wires the existing library calls (``Dream
 Each verb is synchronous and has an ``a``-prefixed async twin. The twins of the pipeline verbs (``adream``,
 ``aconsolidate``, ``arecall``) run on the caller's event loop; the others run the synchronous verb in a worker
 thread on a sibling ``Memory`` of their own (``sibling``), so no repo handle is shared between threads. The
-synchronous pipeline verbs refuse to run inside an event loop (use the twin there).
+synchronous ``dream``, ``consolidate`` and ``new_session`` refuse to run inside an event loop (await the twin).
 
 Front ends get their ``Memory`` from ``reverie.open`` or ``wrap`` (one built over an existing ``Runtime``), both of
 which build the class registered with ``use_memory_class``: a program or a test can substitute a subclass (one
@@ -42,11 +42,12 @@ if TYPE_CHECKING:
     from .operations.approve import ApproveResult
     from .operations.purge import PurgePlan, PurgeResult
     from .recall import Hit
+    from .recall.index import SyncStats
     from .sessions import Session
     from .status import StatusReport
 
 __all__ = [
-    "Memory", "open", "wrap", "use_memory_class", "Remembered", "WriteResult", "RemoveResult", "EditKind",
+    "Memory", "open", "wrap", "use_memory_class", "Remembered", "WriteResult", "RemoveResult", "IndexResult", "EditKind",
     "memory_files", "agent_preamble",
 ]
 
@@ -91,6 +92,15 @@ class WriteResult:
 
 
 @dataclass(frozen=True)
+class IndexResult:
+    """What ``reindex`` did: the sync's changes, how many chunks were newly embedded, how many the index holds."""
+
+    stats: SyncStats
+    embedded: int
+    chunks: int
+
+
+@dataclass(frozen=True)
 class RemoveResult:
     """What ``remove`` did: the line as it stood, the archive file it went to, and the commit."""
 
@@ -127,7 +137,7 @@ def open(  # noqa: A001 (``reverie.open``, as ``io.open``: the verb a reader exp
     """Open the memory of the workspace at ``path`` (default: ``$REVERIE_WORKSPACE`` or ``~/.reverie/workspace``).
 
     Opening writes nothing (a workspace that does not exist yet is created by the first write); ``config``
-    overrides the workspace's ``config.json``. Close the result, or use it as a context manager.
+    replaces the configuration loaded for the workspace. Close the result, or use it as a context manager.
     """
     return wrap(Runtime(_expand(path), config=config))
 
@@ -260,6 +270,9 @@ class Memory:
         self.runtime.git.ensure()
         return created
 
+    async def ainit(self) -> list[str]:
+        return await self._in_thread(lambda m: m.init())
+
     # -- history and search ---------------------------------------------------------------------------------
     def remember(self, text: str, *, session_key: str | None = None) -> Remembered:
         """Append ``text`` to history (secrets redacted first): Dream distils it later, ``recall`` finds it now."""
@@ -287,6 +300,18 @@ class Memory:
     async def asearch(self, query: str, *, limit: int = 10, kinds: Sequence[str] | None = None,
                       session: str | None = None, since: str | None = None, until: str | None = None) -> list[Hit]:
         return await self.arecall(query, limit=limit, kinds=kinds, session=session, since=since, until=until)
+
+    def reindex(self, *, rebuild: bool = False) -> IndexResult:
+        """Bring the search index up to date with the files (``rebuild``: drop it and rebuild it from them), then
+        embed new chunks when an embedding model is configured. ``recall`` syncs on its own; this is for upkeep."""
+        recall = self.runtime.recall
+        stats = recall.rebuild() if rebuild else recall.sync()
+        return IndexResult(stats, recall.embed_missing_sync(), recall.index.count())
+
+    async def areindex(self, *, rebuild: bool = False) -> IndexResult:
+        recall = self.runtime.recall
+        stats = recall.rebuild() if rebuild else recall.sync()
+        return IndexResult(stats, await recall.embed_missing(), recall.index.count())
 
     def context(self) -> str:
         """The memory block for a system prompt: the preamble, SOUL.md, USER.md, memory/MEMORY.md and the recent
@@ -374,16 +399,25 @@ class Memory:
         return _sync(self.aclear(session_key), "aclear")
 
     async def anew_session(self, session: Session) -> ConsolidationResult:
-        """Archive ``session`` into history and clear it (``/new``)."""
+        """Consolidate all of ``session`` into history and clear it (``/new``)."""
         return await self.runtime.consolidator.new_session(session)
+
+    def new_session(self, session: Session) -> ConsolidationResult:
+        return _sync(self.anew_session(session), "anew_session")
 
     def set_aside(self) -> list[DeadLetter]:
         """The batches Dream set aside after repeated failures."""
         return self.runtime.dream.set_aside()
 
+    async def aset_aside(self) -> list[DeadLetter]:
+        return await self._in_thread(lambda m: m.set_aside())
+
     def queued(self) -> list[DeadLetter]:
         """Set-aside batches already requeued (they run with the next Dream)."""
         return self.runtime.dream.queued()
+
+    async def aqueued(self) -> list[DeadLetter]:
+        return await self._in_thread(lambda m: m.queued())
 
     def requeue(self, firsts: Sequence[int] | None = None) -> list[DeadLetter]:
         """Put set-aside batches (by first history cursor; None: all) back in front of Dream's queue."""
@@ -395,6 +429,9 @@ class Memory:
     def pending(self) -> int:
         """How many history entries Dream has not consumed yet."""
         return self.runtime.store.pending_count()
+
+    async def apending(self) -> int:
+        return await self._in_thread(lambda m: m.pending())
 
     # -- versions -------------------------------------------------------------------------------------------
     def log(self, *, limit: int = 20, kind: str | None = None, path: str | None = None) -> list[CommitInfo]:
@@ -446,6 +483,9 @@ class Memory:
 
         return load_pending(self.runtime.store)
 
+    async def apending_soul(self) -> PendingChange | None:
+        return await self._in_thread(lambda m: m.pending_soul())
+
     def approve(self) -> ApproveResult:
         """Apply the staged SOUL.md change (``NothingPendingError`` when none is)."""
         from .operations.approve import approve
@@ -477,6 +517,9 @@ class Memory:
     def files(self) -> list[str]:
         """The memory files ``read`` serves (see ``memory_files``)."""
         return memory_files(self.workspace)
+
+    async def afiles(self) -> list[str]:
+        return await self._in_thread(lambda m: m.files())
 
     def read(self, path: str) -> str:
         """A memory file's text: SOUL.md, USER.md, memory/MEMORY.md, or a dated note or archive file under
@@ -587,19 +630,31 @@ class Memory:
 
         return plan_purge(self.runtime.store, self.runtime.git, text)
 
+    async def aplan_purge(self, text: str) -> PurgePlan:
+        return await self._in_thread(lambda m: m.plan_purge(text))
+
     def purge(self, text: str) -> PurgeResult:
         """Remove ``text`` from memory everywhere ``plan_purge`` finds it, rewriting the memory repo's history."""
         from .operations.purge import purge
 
         return purge(self.runtime.store, self.runtime.git, text)
 
+    async def apurge(self, text: str) -> PurgeResult:
+        return await self._in_thread(lambda m: m.purge(text))
+
     def gc(self) -> None:
         """Pack the memory repo's loose objects."""
         self.runtime.git.gc()
 
+    async def agc(self) -> None:
+        await self._in_thread(lambda m: m.gc())
+
     def history(self, *, since: int = 0, limit: int | None = None) -> list[HistoryEntry]:
         """History entries with a cursor greater than ``since`` (at most ``limit``), oldest first."""
         return self.runtime.store.history.read_since(since, limit)
+
+    async def ahistory(self, *, since: int = 0, limit: int | None = None) -> list[HistoryEntry]:
+        return await self._in_thread(lambda m: m.history(since=since, limit=limit))
 
     # -- state ----------------------------------------------------------------------------------------------
     def status(self) -> StatusReport:

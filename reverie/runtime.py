@@ -1,8 +1,8 @@
 """``Runtime``: one workspace's services, wired once and built on first use.
 
-Front-ends (the CLI, the chat commands, the chat REPL, the demo) all need the same objects — the store, the memory
-repo, the model client, sessions, the Consolidator, Dream — wired the same way. They get them here, so the wiring
-is written once, and each is built only when touched: ``reverie log`` opens the repo but neither the store nor
+``reverie.Memory`` (the verbs every front end calls), the chat agent and the demo all need the same objects — the
+store, the memory repo, the model client, sessions, the Consolidator, Dream — wired the same way. They get them
+here, so the wiring is written once, and each is built only when touched: ``reverie log`` opens the repo but neither the store nor
 the model client (and with it litellm). A front-end that shows what it waits for passes a ``ModelActivity``: the
 one client every service shares then records its calls there.
 """

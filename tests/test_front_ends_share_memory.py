@@ -103,6 +103,7 @@ CASES: dict[str, tuple[tuple[str, ...] | None, tuple[str, dict[str, Any]] | None
     "why": (("why", "Porto"), None, None),
     "history": (("history", "show"), None, None),
     "gc": (("gc",), None, None),
+    "reindex": (("index",), None, None),
     "plan_purge": (("purge", "Porto", "--json"), None, None),
 }
 

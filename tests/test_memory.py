@@ -150,3 +150,25 @@ def test_history_purge_and_gc(mem):
     mem.purge("4812")
     assert not mem.plan_purge("4812").found and "4812" not in mem.history()[0].content
     mem.gc()
+
+
+def test_every_verb_has_an_async_twin_with_the_same_parameters():
+    import inspect
+
+    methods = {n: v for n, v in vars(Memory).items() if not n.startswith("_") and inspect.isfunction(v)}
+    verbs = [n for n in methods if not (n.startswith("a") and n[1:] in methods) and n not in ("sibling", "close")]
+    assert {"remember", "recall", "dream", "log", "restore", "approve", "write", "remove"} <= set(verbs)
+    for verb in verbs:
+        twin = methods.get("a" + verb)
+        assert twin is not None and inspect.iscoroutinefunction(twin), f"Memory.{verb} has no async twin"
+        assert inspect.signature(twin).parameters.keys() == inspect.signature(methods[verb]).parameters.keys(), verb
+
+
+def test_write_creates_a_dated_note_and_refuses_an_untracked_file(mem):
+    from reverie.errors import GitStoreError
+
+    done = mem.write("memory/2026-11-25.md", "# 2026-11-25\n- Chose Postgres.\n", kind="agent")
+    assert done.commit and "memory/2026-11-25.md" in mem.files()
+    with pytest.raises(GitStoreError, match="not a tracked file"):
+        mem.write("memory/notes.md", "- x\n")
+    assert not (mem.workspace.root / "memory" / "notes.md").exists()

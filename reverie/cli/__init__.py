@@ -39,7 +39,7 @@ COMMANDS = [
     ("search", "cmd_search:configure", "search memory, history and conversations (BM25, plus vectors when configured)"),
     ("index", "cmd_index:configure", "update the search index at memory/.index.sqlite (derived, never committed)"),
     # commands
-    ("consolidate", "cmd_consolidate:configure", "archive a session into history (no KEY: every session over budget)"),
+    ("consolidate", "cmd_consolidate:configure", "consolidate a session into history (no KEY: every session over budget)"),
     ("dream", "cmd_dream:configure", "consolidate pending history into memory now"),
     ("pin", "cmd_pin:configure", "pin the memory line containing TEXT so Dream never archives it (--unpin)"),
     ("requeue", "cmd_requeue:configure", "list batches Dream set aside, or requeue them (FIRST … or --all)"),

@@ -15,9 +15,8 @@ from ..workspace import Workspace
 if TYPE_CHECKING:
     from ..activity import ModelActivity
     from ..memory import Memory
-    from ..store import WorkspaceStore
 
-__all__ = ["console", "err_console", "open_store", "open_memory", "workspace_of", "existing_workspace", "emit_json",
+__all__ = ["console", "err_console", "open_memory", "workspace_of", "existing_workspace", "emit_json",
            "add_json_flag", "count"]
 
 console = Console(highlight=False, soft_wrap=True)
@@ -47,12 +46,6 @@ def open_memory(args: argparse.Namespace, *, existing: bool = False, activity: M
 
     ws = existing_workspace(args) if existing else workspace_of(args)
     return wrap(Runtime(ws, activity=activity))
-
-
-def open_store(args: argparse.Namespace) -> WorkspaceStore:
-    from ..store import WorkspaceStore  # lazily: `log`, `show` and `gc` never open the store
-
-    return WorkspaceStore(workspace_of(args))
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:

@@ -1,4 +1,4 @@
-"""``reverie consolidate [KEY]``: archive one session now, or every session whose prompt is over budget."""
+"""``reverie consolidate [KEY]``: consolidate one session into history now, or every session over its budget."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ._common import add_json_flag, console, emit_json, open_memory
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("key", nargs="?", help="session key (e.g. cli:alice): archive all of it, keeping the session")
+    p.add_argument("key", nargs="?", help="session key (e.g. cli:alice): consolidate all of it, keeping the session")
     add_json_flag(p)
     p.set_defaults(func=run)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_json_flag, console, emit_json, open_store
+from ._common import add_json_flag, console, emit_json, open_memory
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -14,17 +14,9 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import asyncio
-
-    from ..recall import Recall  # lazily: `reverie index --help` need not load sqlite3 and asyncio
-
-    recall = Recall.for_store(open_store(args))
-    try:
-        stats = recall.rebuild() if args.rebuild else recall.sync()
-        embedded = asyncio.run(recall.embed_missing())
-        total = recall.index.count()
-    finally:
-        recall.close()
+    with open_memory(args) as memory:
+        done = memory.reindex(rebuild=args.rebuild)
+    stats, embedded, total = done.stats, done.embedded, done.chunks
     data = {"added": stats.added, "removed": stats.removed, "history_entries": stats.history_entries,
             "files_changed": stats.files_changed, "rebuilt": stats.rebuilt, "embedded": embedded, "chunks": total}
     if args.json:

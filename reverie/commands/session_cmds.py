@@ -1,4 +1,4 @@
-"""``/new``: archive the conversation and start a fresh one (the Consolidator's ``new_session``)."""
+"""``/new``: consolidate the conversation into history and start a fresh one (the Consolidator's ``new_session``)."""
 
 from __future__ import annotations
 
@@ -20,4 +20,4 @@ async def new(inv: Invocation) -> str:
 
 
 def commands() -> list[Command]:
-    return [Command("new", new, "archive this conversation into history and start a fresh session")]
+    return [Command("new", new, "consolidate this conversation into history and start a fresh session")]

@@ -406,13 +406,11 @@ def _resource_reader(memory: Memory, rel: str) -> Callable[[], str]:
 
 
 def _read(memory: Memory, rel: str) -> str:
-    """A served file's text; a file that does not exist yet says where to look."""
+    """A served file's text; a path that is not one says where to look."""
     try:
         return memory.read(rel)
-    except WorkspaceError as exc:
-        if "does not exist" in str(exc):
-            raise ToolError(f"{exc} (list_memory_files shows what does)") from None
-        raise
+    except WorkspaceError as exc:  # not a memory file, or not there
+        raise ToolError(f"{exc} (list_memory_files shows what can be read)") from None
 
 
 def _read_resource(memory: Memory, rel: str) -> str:
