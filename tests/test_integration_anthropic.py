@@ -171,3 +171,36 @@ def test_a_dated_note_is_created_and_committed(tmp_path: Path) -> None:
         text = memory.read("memory/2026-11-25-trip.md")
         assert "Flight on the 3rd." in text and "sk-proj" not in text  # redacted before it is written
         assert memory.log(kind="agent")[0].files
+
+
+def test_the_async_tool_through_async_anthropic(tmp_path: Path) -> None:
+    """AsyncAnthropic's tool runner with AsyncReverieMemoryTool: the same edit, the same commit."""
+    import asyncio
+
+    from reverie.integrations.anthropic import AsyncReverieMemoryTool
+
+    replies = [_reply(_use(1, command="create", path="/memories/2026-11-25-standup.md",
+                           file_text="# Standup\n- The demo moved to Thursday.\n")),
+               _reply({"type": "text", "text": "Saved."})]
+    results: list[dict[str, Any]] = []
+
+    async def handle(request: httpx2.Request) -> httpx2.Response:
+        results.extend(_results(json.loads(request.content)["messages"]))
+        return httpx2.Response(200, json={**replies.pop(0), "id": f"msg_{len(replies)}"})
+
+    async def go() -> None:
+        with reverie.open(tmp_path / "ws") as memory:
+            memory.init()
+            client = anthropic.AsyncAnthropic(api_key="test",
+                                              http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handle)))
+            runner = client.beta.messages.tool_runner(model="claude-test", max_tokens=256,
+                                                      tools=[AsyncReverieMemoryTool(memory)],
+                                                      messages=[{"role": "user", "content": "Note the demo move."}])
+            await runner.until_done()
+            with pytest.raises(ToolError, match="must start with /memories"):
+                await AsyncReverieMemoryTool(memory).call({"command": "view", "path": "/tmp"})
+            assert "moved to Thursday" in memory.read("memory/2026-11-25-standup.md")
+            assert memory.log(kind="agent")[0].subject == "agent: memory tool create /memories/2026-11-25-standup.md"
+
+    asyncio.run(go())
+    assert "created successfully" in _text(results[-1])
