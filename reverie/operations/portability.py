@@ -146,7 +146,8 @@ class _Hashing(io.RawIOBase):
     def read(self, n: int = -1) -> bytes:
         n = self.left if n < 0 else min(n, self.left)
         data = self.handle.read(n)
-        if len(data) < n:  # the file shrank under us: pad, and the manifest records what was sent
+        if len(data) < n:  # shrank under us (every writer replaces or appends, so this is an outside edit)
+            log.warning("export: a file shrank while it was copied; the bundle holds it zero-padded")
             data += b"\0" * (n - len(data))
         self.left -= len(data)
         self.digest.update(data)
