@@ -1,6 +1,7 @@
 """Google ADK's memory service interface over Reverie (sessions from ADK's own InMemorySessionService; no
 network): a session goes into history once however often it is added, search_memory finds it through Recall,
-scoped by app and user, and what Dream makes of it is in ``reverie log`` and undone by ``reverie restore``."""
+scoped by app and user, and what Dream makes of it is in ``reverie log`` and undone by ``reverie restore``; and
+ADK's own Runner and LlmAgent find an earlier session through its load_memory tool."""
 
 from __future__ import annotations
 
@@ -75,3 +76,56 @@ def test_hostile_ids_are_refused(tmp_path: Path, app: str, user: str) -> None:
     with pytest.raises(ValueError, match="not a usable id"):
         asyncio.run(service.search_memory(app_name=app, user_id=user, query="x"))
     assert not (tmp_path / "memory").exists()
+
+
+def test_an_adk_agent_recalls_an_earlier_session_through_load_memory(tmp_path: Path) -> None:
+    """ADK's own Runner and LlmAgent with its load_memory tool (the model is a local BaseLlm that calls the tool
+    with the user's words, then repeats what it returned): one session added to memory, found in the next."""
+    from collections.abc import AsyncGenerator
+
+    from google.adk.agents import LlmAgent
+    from google.adk.models.base_llm import BaseLlm
+    from google.adk.models.llm_request import LlmRequest
+    from google.adk.models.llm_response import LlmResponse
+    from google.adk.runners import Runner
+    from google.adk.tools import load_memory
+
+    class LookItUp(BaseLlm):
+        async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False
+                                         ) -> AsyncGenerator[LlmResponse, None]:
+            returned = [p.function_response for c in llm_request.contents for p in c.parts or []
+                        if p.function_response]
+            if returned:
+                memories = returned[-1].response["result"].memories  # type: ignore[index]
+                text = " | ".join(m.content.parts[0].text for m in memories) or "nothing"
+                yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=f"I recall: {text}")]))
+                return
+            asked = [p.text for c in llm_request.contents if c.role == "user" for p in c.parts or [] if p.text][-1]
+            call = types.FunctionCall(name="load_memory", args={"query": asked})
+            yield LlmResponse(content=types.Content(role="model", parts=[types.Part(function_call=call)]))
+
+    async def go() -> tuple[str, str]:
+        service = ReverieMemoryService(tmp_path / "memory")
+        sessions = InMemorySessionService()
+        agent = LlmAgent(name="helper", model=LookItUp(model="look-it-up"), tools=[load_memory])
+        runner = Runner(app_name="support", agent=agent, session_service=sessions, memory_service=service)
+
+        async def ask(user: str, text: str) -> tuple[str, str]:
+            session = await sessions.create_session(app_name="support", user_id=user)
+            said = ""
+            async for event in runner.run_async(user_id=user, session_id=session.id, new_message=types.Content(
+                    role="user", parts=[types.Part(text=text)])):
+                said = "".join(p.text or "" for p in (event.content.parts if event.content else None) or []) or said
+            return session.id, said
+
+        first, _ = await ask("ada", "My name is Ada and I live in Lisbon.")
+        done = await sessions.get_session(app_name="support", user_id="ada", session_id=first)
+        assert done is not None
+        await service.add_session_to_memory(done)
+        _, ada = await ask("ada", "Lisbon")
+        _, bob = await ask("bob", "Lisbon")
+        return ada, bob
+
+    ada, bob = asyncio.run(go())
+    assert ada.startswith("I recall: ") and "Lives in Lisbon" in ada
+    assert bob == "I recall: nothing"  # another user's memory is not searched
