@@ -22,6 +22,8 @@ EXAMPLES = {
     "pydantic_ai_agent.py": ("pydantic_ai", ["(remember) remembered (history entry 1)",
                                              "The user's favourite editor is Helix.",
                                              "'- Favourite editor: Helix'", "Helix in USER.md: False"]),
+    "agent_framework_agent.py": ("agent_framework", ["remembered (history entry 1)", "I prefer Helix over Vim.",
+                                                     "'- Prefers Helix over Vim'", "Helix in USER.md: False"]),
     "google_adk_agent.py": ("google.adk", ["ada's memory: 'My name is Ada and I live in Lisbon.'",
                                            "bob's memory finds 0 result(s)", "'- Lives in Lisbon'", "dream "]),
 }

@@ -13,7 +13,7 @@ from conftest import ROOT
 ALLOWED = {"reverie.memory", "reverie.errors", "reverie"}
 #: adapter module -> the extra that installs its framework
 EXTRAS = {"anthropic": "anthropic", "openai_agents": "openai-agents", "pydantic_ai": "pydantic-ai",
-          "google_adk": "google-adk"}
+          "google_adk": "google-adk", "agent_framework": "agent-framework"}
 
 
 def _reverie_imports(path: Path) -> set[str]:

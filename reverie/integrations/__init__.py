@@ -9,7 +9,8 @@
   instructions, each run's turns recorded, ``search_memory`` and ``remember`` tools (``reverie[pydantic-ai]``).
 - ``reverie.integrations.google_adk``: ``ReverieMemoryService``, a Google ADK ``BaseMemoryService``
   (``reverie[google-adk]``).
-- ``reverie.integrations.importers``: memory brought in from Claude Code's auto-memory and a mem0 export.
+- ``reverie.integrations.agent_framework``: ``ReverieContextProvider``, a Microsoft Agent Framework context
+  provider: memory in the instructions, the two tools, each run recorded (``reverie[agent-framework]``).
 
 Nothing here is imported by ``import reverie`` or the CLI's fast paths: each module imports its framework, so it
 is loaded only by a program that asks for it. docs/integrations.md says how each maps.
