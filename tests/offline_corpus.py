@@ -550,6 +550,14 @@ USER | Likes dancing
 Dancing is my passion.
 Dancing is one of my favourite hobbies.
 I've always been into dancing.
+I'm passionate about dancing.
+I'm still following my passion for dancing.
+Dancing is my stress relief.
+Dancing makes me so happy.
+
+USER | Likes hiking in the mountains
+We enjoy hiking in the mountains.
+We love hiking in the mountains and we go every summer.
 """
 
 NEGATIVE = """
@@ -1691,6 +1699,76 @@ Should I move to Porto?
 Can you call me a taxi?
 Call me when it's done.
 Remind me what I said about Lisbon?
+# --- issue 26, second round: written fresh before the second round's rules were run on them (3 of these 50 gave
+# --- wrong lines on the first run: "Mom texted me: I'm a vegan now", "My boss told the team, I work at Google now",
+# --- "My roommate's bio reads: I love hiking and I live in Denver")
+# limits of the second round's rules (written with them)
+My love for dance grew fast.
+We love painting together lately.
+We love having you here.
+I'm passionate about making a real difference in the world.
+Seeing you makes me so happy.
+We enjoy it when the kids visit.
+I'm passionate about creating a safe, inviting place for people.
+We love the new apartment.
+# the user asking about their own life
+Wait, do I still live in Lisbon or did I tell you I moved to Porto?
+Where did I say I work again, Google or Meta?
+Am I allergic to peanuts? I can't remember what I told you.
+Did I mention that I have a dog named Rex, or was that my brother?
+What's my favourite colour, according to your notes?
+Is it true that I speak Japanese? My profile says so.
+# conditional plans
+If I get the offer from Stripe, I'll move to Dublin.
+Once the visa comes through I'm moving to Toronto.
+When I retire I'll live in Portugal and play golf every day.
+Assuming the funding lands, I'm joining the startup in March.
+Should the promotion happen, I'll be a team lead.
+In case we get a puppy, we'll name her Luna.
+Unless the lease falls through, I live in Madrid from June.
+# other people's words in first person
+My sister always says "I live for dancing".
+Mom texted me: I'm a vegan now, don't bring meat.
+My boss told the team, I work at Google now, so update your contacts.
+Jake goes around saying I'm the best cook in town.
+My roommate's bio reads: I love hiking and I live in Denver.
+The caller said, "I'm from the bank, I work in fraud prevention."
+My son wrote in his essay: I have a cat named Whiskers.
+# sarcasm without markers
+I just love spending four hours on hold with the airline.
+My favourite part of the week is doing taxes.
+I'm passionate about waiting in line at the DMV.
+Nothing makes me happier than a Monday morning meeting that could have been an email.
+I live for traffic jams.
+I really enjoy it when my flight gets cancelled.
+# lists of hypothetical options
+Options for the weekend: hiking, a museum, or just sleeping in.
+Possible names for the cat: Luna, Milo or Pepper.
+We could move to Berlin, Lisbon or Prague; no idea yet.
+Candidate stacks: Go on Kubernetes, or Python on Lambda.
+Either I learn Spanish or I take up the guitar this year.
+Shortlist of jobs: barista at Blue Bottle, designer at Figma.
+# compliments and remarks on what the other person shared
+I love the colours in this pic!
+I love your new haircut, it suits you.
+I love how you painted the sky.
+I love that you're volunteering now.
+I'm a big fan of your blog.
+Love the blue vase in your photo!
+Your dog is adorable, I love him already.
+# past, one-time and finished things
+I loved that movie we saw last week.
+I was passionate about chess as a kid, not anymore.
+I used to dance every day before the injury.
+Last year I lived in Tokyo for three months.
+I enjoyed the concert last night.
+I worked at a bakery one summer in high school.
+# feelings and states that are not facts
+I'm passionate about this week's project, for once.
+I'm into it, let's do it.
+We love it when you visit!
+We enjoy having you around.
+Dancing at your wedding made me so happy.
 """
 
 

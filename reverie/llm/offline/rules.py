@@ -288,6 +288,23 @@ def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
     return all(re.fullmatch(r"[\w'&+-]+(?:\.\w+)*", w) for w in words)
 
 
+_ONE_OCCASION = frozenset(("together", "lately", "recently", "again", "sometimes", "tonight", "today", "yesterday",
+                           "tomorrow", "last", "next", "once", "here", "there", "us", "with"))
+
+
+def is_activity(value: str) -> bool:
+    """A pastime said as a gerund ("hiking in the mountains"), not one occasion ("painting together lately")."""
+    words = value.lower().split()
+    return (bool(words) and len(words) <= 5 and words[0].endswith("ing") and len(words[0]) > 4
+            and not set(words) & _ONE_OCCASION and is_thing(value))
+
+
+def is_pastime(value: str) -> bool:
+    """A named pursuit of three words at most ("dance", "charity work"); a longer one is more often an aim
+    ("making a positive impact in my town") than something a person does."""
+    return len(value.split()) <= 3 and is_thing(value)
+
+
 def is_any_thing(value: str) -> bool:
     """As ``is_thing``, unpleasant things included: a dislike of one is sincere ("I hate early meetings"), and a tax
     return can be due."""
@@ -322,6 +339,7 @@ def is_specific(value: str) -> bool:
 
 _KINDS: dict[str, Callable[[str], bool]] = {
     "place": is_place, "org": is_org, "unknown-place": is_unknown_place, "np": is_np, "firm": is_firm, "role": is_role, "lang": is_language, "tool": is_tool, "thing": is_thing,
+    "activity": is_activity, "pastime": is_pastime,
     "name": is_name, "project": is_project, "free": is_free, "specific": is_specific, "any-thing": is_any_thing,
 }
 
@@ -329,6 +347,9 @@ _KINDS: dict[str, Callable[[str], bool]] = {
 # -- sentence rules -----------------------------------------------------------------------------------------------
 _STOP = r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|though|although|instead)\b|[,.;:!?()]|$)"
 _VAL = rf"(?P<v>[^,.;:!?()]{{1,60}}?){_STOP}"
+_WHOLE = r"(?!\s+and\s+(?!(?:i|we|it|that|how|what|why|when)\b)[a-z]+(?<!ing)\b)"  # not "education" of "education and infrastructure"
+#: The value ends its clause: not "creating a safe" of "creating a safe, inviting place".
+_CLAUSE_END = r"(?=\s*(?:[.!;]|$)|\s+and\s|\s+but\s|,\s*(?:and|but|so|which|it|that|this|they|i)\b)"
 _PSTOP = (r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|as|in|"
           r"on|at|last|next|this|for|from|until|today|yesterday|tomorrow|a few|two|three|near|after|before|though|"
           r"although|instead|full-time|part-time)\b|[,.;:!?()]|$)")
@@ -438,7 +459,8 @@ _RULES: list[Rule] = [
     _rule(rf"\bi(?:'m| am)(?: (?!my\b|his\b|her\b|their\b|the\b|an?\b|our\b|your\b)[a-z]+){{0,3}}?,? (?:just |also |"
           rf"currently |now )?learning (?:to play )?(?:the )?(?P<v>{INSTRUMENTS})\b", "Is learning the {v}", ""),
     _rule(r"\bi(?:'m| am) (?:just |also |currently |now )?learning (?P<v>[A-Z][a-z]+)\b", "Is learning {v}", "v=lang"),
-    _rule(r"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently |now )?(?:volunteer|volunteering) (?:at|with|for) "
+    _rule(r"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently |now |definitely )?(?:carrying on |continuing |"
+          r"keeping up )?(?:volunteer|volunteering) (?:at|with|for) "
           r"(?P<v>(?:a|an|the|my local|our local) [a-z][a-z -]{2,40}?)(?=\s+(?:and|but|since|because|so|on|every|"
           r"twice|once|for)\b|[,.;:!?()]|$)", "Volunteers at {v}", "v=np"),
     _rule(r"\bi (?:started|began) volunteering\b", "Volunteers", ""),
@@ -466,8 +488,20 @@ _RULES: list[Rule] = [
     _rule(rf"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) {_VAL}", "Likes {v}", "v=thing"),
     _rule(rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into) {_VAL}", "Likes {v}", "v=thing"),
     _rule(rf"\bi(?:'ve| have) (?:always )?been (?:really )?into {_VAL}", "Likes {v}", "v=thing"),
-    _rule(r"^(?P<v>[a-z][\w' -]{1,50}?) (?:is|are) (?:really |definitely |totally |also |always )?(?:my (?:passion|"
-          r"jam|thing|favou?rite (?:hobby|hobbies|pastime|thing to do|activity)|main hobb(?:y|ies)|hobby|hobbies)|"
+    # A passion is a standing like; a value cut at "and" before a bare noun ("improving education and
+    # infrastructure") is half of one object, so it gives nothing.
+    _rule(rf"\bi(?:'m| am) (?:really |so |very |truly |also |genuinely )?passionate about {_VAL}{_WHOLE}{_CLAUSE_END}",
+          "Likes {v}", "v=pastime"),
+    # only as an object ("following my passion for dance"): "My love for dance grew" puts a verb in the value
+    _rule(rf"\b(?:follow(?:ing)?|pursu(?:e|ing)|about|of|sharing|share) my (?:passion|love) for {_VAL}{_WHOLE}"
+          rf"{_CLAUSE_END}", "Likes {v}", "v=pastime"),
+    # "we" is the user with family or friends: only an activity, said of no one occasion
+    _rule(rf"^we (?:really |all |both |just |also )?(?:love|enjoy|adore) {_VAL}{_WHOLE}{_CLAUSE_END}", "Likes {v}",
+          "v=activity"),
+    _rule(r"^(?P<v>[a-z]+ing) makes me (?:so |really |very |super )?happy\b", "Likes {v}", "v=activity"),
+    _rule(r"^(?P<v>[a-z][\w' -]{1,50}?) (?:is|are) (?:really |definitely |totally |also |always |pretty much )?(?:my (?:passion|"
+          r"jam|thing|favou?rite (?:hobby|hobbies|pastime|thing to do|activity)|main hobb(?:y|ies)|hobby|hobbies|"
+          r"go-to for (?:stress relief|relaxing|relaxation|unwinding)|stress relief|stress-buster|escape|outlet)|"
           r"one of my (?:faves|favou?rites|favou?rite (?:things|hobbies|pastimes|activities)|passions|hobbies))\b",
           "Likes {v}", "v=thing", each=True),
     # A preference compares, so an unpleasant thing is sincere here ("I prefer early meetings"), not sarcasm.
