@@ -1711,6 +1711,68 @@ Seeing you makes me so happy.
 We enjoy it when the kids visit.
 I'm passionate about creating a safe, inviting place for people.
 We love the new apartment.
+# chit-chat on other topics, with the facts it may give (second round, written before running)
+Hey! Just finished a marathon session of Elden Ring, my thumbs hurt.
+That movie was wild, I loved the ending so much.
+I've seen Inception like five times, it never gets old.
+I'm a huge Lakers fan, have been since I was a kid. => USER | Likes Lakers
+Did you catch the game last night? We crushed it in the fourth quarter.
+My team won the tournament, I scored the last basket!
+I'm working on a new screenplay, it's a thriller set in Boston.
+I write short stories in my free time. => USER | Writes short stories
+Writing has always been my way to cope. => USER | Likes writing
+I made a dairy-free lasagna for my friends and they loved it.
+Cooking for others makes me feel useful.
+My dog Max chewed through another charger.
+Max is a golden retriever, he's three. => USER | Has a dog named Max
+I adopted two turtles last year, they're so chill. => USER | Has turtles
+Tennis season is starting, I'm nervous about my first match.
+I've been playing basketball since high school. => USER | Plays basketball
+I got accepted to grad school in Chicago!
+I start my internship at NASA next week.
+I'm studying for my finals, wish me luck.
+My brother is a chef in Miami.
+My mom loves gardening, she grows tomatoes.
+My best friend lives in Seattle.
+We went to Japan last spring and fell in love with ramen.
+I'm thinking of getting a cat.
+I can't wait to see the new Marvel movie.
+I love how you described that scene.
+I love watching old westerns with my dad on Sundays. => USER | Likes watching old westerns
+I'm not much of a hiker, to be honest. => USER | Dislikes hiking
+Horror games are not my thing.
+I hate when people spoil movies.
+I'm so tired of studying.
+I'm the captain of the team this year.
+I've got a big presentation at work tomorrow.
+I'm a gamer through and through. => USER | Is a gamer
+I was born and raised in Texas. => USER | Born in Texas; USER | Grew up in Texas
+I moved to the city for college.
+Reading fantasy novels is my favorite way to relax. => USER | Likes reading fantasy novels
+I'm lactose intolerant, so no ice cream for me. => USER | Is lactose intolerant
+My girlfriend and I are going to a concert on Friday.
+My girlfriend, Ana, just got a job in Denver. => USER | Has a girlfriend named Ana
+I'm into fantasy football this year.
+I've been trying out yoga, not sure I like it yet.
+I love this song!
+I love you guys.
+Love that for you!
+I like it a lot, thanks for the recommendation.
+I enjoy the little things, like morning coffee. => USER | Likes morning coffee
+I enjoyed every minute of the trip.
+I enjoy your stories so much.
+We love the beach, we go every summer. => USER | Likes the beach
+We had such a good time at the beach.
+Seeing my kids happy makes me so happy.
+Playing makes me so happy. => USER | Likes playing
+I'm passionate about it.
+I'm passionate about what I do.
+I'm passionate about my work.
+My passion for writing started early. => USER | Likes writing
+I'm following my passion for film. => USER | Likes film
+Baking is my escape from the stress at work. => USER | Likes baking
+Work is my escape these days.
+Board games are my go-to for relaxing. => USER | Likes board games
 # the user asking about their own life
 Wait, do I still live in Lisbon or did I tell you I moved to Porto?
 Where did I say I work again, Google or Meta?

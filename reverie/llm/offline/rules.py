@@ -398,6 +398,8 @@ _RULES: list[Rule] = [
     _rule(rf"^name's {_NAME}\s*[.!]?$", "Name: {v}", "v=name", "permanent"),
     _rule(rf"\bi(?:'m| am) (?:originally )?from {_PLACE}", "From {v}", "v=place", "permanent"),
     _rule(rf"\bi was born in {_PLACE}", "Born in {v}", "v=place", "permanent"),
+    _rule(rf"\bi was born and (?:raised|brought up) in {_PLACE}", "Born in {v}", "v=place", "permanent"),
+    _rule(rf"\bi was born and (?:raised|brought up) in {_PLACE}", "Grew up in {v}", "v=place", "permanent"),
     _rule(rf"\bi grew up in {_PLACE}", "Grew up in {v}", "v=place", "permanent"),
     _rule(r"\bmy birthday is (?:on )?(?P<b>(?:\d{1,2}(?:st|nd|rd|th)? (?:of )?[a-z]+|[a-z]+ \d{1,2}(?:st|nd|rd|th)?))\b",
           "Birthday: {b}", "", "permanent"),
@@ -488,6 +490,9 @@ _RULES: list[Rule] = [
     _rule(rf"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) {_VAL}", "Likes {v}", "v=thing"),
     _rule(rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into) {_VAL}", "Likes {v}", "v=thing"),
     _rule(rf"\bi(?:'ve| have) (?:always )?been (?:really )?into {_VAL}", "Likes {v}", "v=thing"),
+    # "I'm a huge Lakers fan": the team, sport or band before "fan" (one or two words)
+    _rule(r"\bi(?:'m| am) (?:a )?(?:really )?(?:big|huge|massive|die-?hard|lifelong) (?P<v>[\w'-]+(?: [\w'-]+)?) fan\b",
+          "Likes {v}", "v=pastime"),
     # A passion is a standing like; a value cut at "and" before a bare noun ("improving education and
     # infrastructure") is half of one object, so it gives nothing.
     _rule(rf"\bi(?:'m| am) (?:really |so |very |truly |also |genuinely )?passionate about {_VAL}{_WHOLE}{_CLAUSE_END}",
@@ -501,7 +506,7 @@ _RULES: list[Rule] = [
     _rule(r"^(?P<v>[a-z]+ing) makes me (?:so |really |very |super )?happy\b", "Likes {v}", "v=activity"),
     _rule(r"^(?P<v>[a-z][\w' -]{1,50}?) (?:is|are) (?:really |definitely |totally |also |always |pretty much )?(?:my (?:passion|"
           r"jam|thing|favou?rite (?:hobby|hobbies|pastime|thing to do|activity)|main hobb(?:y|ies)|hobby|hobbies|"
-          r"go-to for (?:stress relief|relaxing|relaxation|unwinding)|stress relief|stress-buster|escape|outlet)|"
+          r"go-to for (?:stress relief|relaxing|relaxation|unwinding)|stress relief|stress-buster|favou?rite way to (?:relax|unwind|de-?stress))|"
           r"one of my (?:faves|favou?rites|favou?rite (?:things|hobbies|pastimes|activities)|passions|hobbies))\b",
           "Likes {v}", "v=thing", each=True),
     # A preference compares, so an unpleasant thing is sincere here ("I prefer early meetings"), not sarcasm.
@@ -940,6 +945,8 @@ def _keep(text: str, rule: Rule, sentence: str, old: str | None, correction: boo
 def _sentence_capital(value: str) -> bool:
     """The value's capital comes only from opening the sentence ("Drawing flowers"), not from a name ("Rust")."""
     first = value.split(" ", 1)[0]
+    if first[:1].isupper() and first[1:].islower() and first.endswith("ing") and " " in value:
+        return True  # "Reading fantasy novels": an activity, though Reading is also a town
     return (first[:1].isupper() and first[1:].islower() and first.lower() not in TECH
             and not known_place(first) and not given_name(first))
 
