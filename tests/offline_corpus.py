@@ -558,6 +558,10 @@ Dancing makes me so happy.
 USER | Likes hiking in the mountains
 We enjoy hiking in the mountains.
 We love hiking in the mountains and we go every summer.
+
+USER | Likes Arsenal
+I'm a huge Arsenal fan.
+I'm a lifelong Arsenal fan, sadly.
 """
 
 NEGATIVE = """
@@ -1711,6 +1715,12 @@ Seeing you makes me so happy.
 We enjoy it when the kids visit.
 I'm passionate about creating a safe, inviting place for people.
 We love the new apartment.
+I love creating a safe, inviting place for people.
+I love cooking, baking, and gardening. => USER | Likes cooking; USER | Likes baking; USER | Likes gardening
+I enjoy camping, fishing and gardening. => USER | Likes camping; USER | Likes fishing; USER | Likes gardening
+I love camping, hiking in the alps, and fishing.
+I'm a big fan.
+I'm a huge fan of yours.
 # chit-chat on other topics, with the facts it may give (second round, written before running)
 Hey! Just finished a marathon session of Elden Ring, my thumbs hurt.
 That movie was wild, I loved the ending so much.

@@ -293,10 +293,12 @@ _ONE_OCCASION = frozenset(("together", "lately", "recently", "again", "sometimes
 
 
 def is_activity(value: str) -> bool:
-    """A pastime said as a gerund ("hiking in the mountains"), not one occasion ("painting together lately")."""
-    words = value.lower().split()
-    return (bool(words) and len(words) <= 5 and words[0].endswith("ing") and len(words[0]) > 4
-            and not set(words) & _ONE_OCCASION and is_thing(value))
+    """A pastime said as a gerund ("hiking in the mountains"), or a list of them, and not one occasion ("painting
+    together lately")."""
+    items = [i for i in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", value.lower()) if i]
+    return bool(items) and len(items) <= 5 and all(
+        len(words) <= 5 and words[0].endswith("ing") and len(words[0]) > 4 and not set(words) & _ONE_OCCASION
+        and is_thing(item) for item in items for words in [item.split()])
 
 
 def is_pastime(value: str) -> bool:
@@ -350,6 +352,12 @@ _VAL = rf"(?P<v>[^,.;:!?()]{{1,60}}?){_STOP}"
 _WHOLE = r"(?!\s+and\s+(?!(?:i|we|it|that|how|what|why|when)\b)[a-z]+(?<!ing)\b)"  # not "education" of "education and infrastructure"
 #: The value ends its clause: not "creating a safe" of "creating a safe, inviting place".
 _CLAUSE_END = r"(?=\s*(?:[.!;]|$)|\s+and\s|\s+but\s|,\s*(?:and|but|so|which|it|that|this|they|i)\b)"
+#: A like's value ends its clause, or a comma opens the next item of a list of activities ("camping, hiking") or a
+#: new clause; never mid-phrase ("creating a safe, inviting place": a comma between two adjectives).
+_LIKE_END = (r"(?=\s*(?:[.!;?)(]|$)|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|"
+             r"where|which|who|though|although|instead)\b|\s*[:]|,\s*(?:[a-z]+ing(?=\s*(?:,|and\b|or\b|[.!;]|$))|"
+             r"(?:and|but|so|which|it|it's|that|this|they|i|i'm|you|we|he|she|especially|like|plus|too|though|as|"
+             r"because|cause|'cause|since|even|when|if|or|not)\b))")
 _PSTOP = (r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|as|in|"
           r"on|at|last|next|this|for|from|until|today|yesterday|tomorrow|a few|two|three|near|after|before|though|"
           r"although|instead|full-time|part-time)\b|[,.;:!?()]|$)")
@@ -487,9 +495,12 @@ _RULES: list[Rule] = [
     _rule(rf"\bi(?:'m| am) not (?:a (?:big |huge )?fan of|into) {_VAL}", "Dislikes {v}", "v=any-thing", negative=True),
     _rule(rf"\bi (?:really |also |just )?(?:hate|dislike|detest|can't stand|cannot stand) {_VAL}", "Dislikes {v}",
           "v=any-thing", negative=True),
-    _rule(rf"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) {_VAL}", "Likes {v}", "v=thing"),
-    _rule(rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into) {_VAL}", "Likes {v}", "v=thing"),
-    _rule(rf"\bi(?:'ve| have) (?:always )?been (?:really )?into {_VAL}", "Likes {v}", "v=thing"),
+    _rule(rf"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) {_VAL}{_LIKE_END}", "Likes {v}", "v=thing"),
+    _rule(rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into) {_VAL}{_LIKE_END}", "Likes {v}", "v=thing"),
+    _rule(rf"\bi(?:'ve| have) (?:always )?been (?:really )?into {_VAL}{_LIKE_END}", "Likes {v}", "v=thing"),
+    # a list of pastimes, every item a gerund of at most two words: "I love cooking, baking, and gardening"
+    _rule(r"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) (?P<v>[a-z]+ing(?: [a-z]+)?(?:,\s*[a-z]+ing"
+          r"(?: [a-z]+)?)*,?\s+and\s+[a-z]+ing(?: [a-z]+)?)(?=\s*(?:[.!;]|$))", "Likes {v}", "v=activity", each=True),
     # "I'm a huge Lakers fan": the team, sport or band before "fan" (one or two words)
     _rule(r"\bi(?:'m| am) (?:a )?(?:really )?(?:big|huge|massive|die-?hard|lifelong) (?P<v>[\w'-]+(?: [\w'-]+)?) fan\b",
           "Likes {v}", "v=pastime"),
