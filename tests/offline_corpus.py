@@ -1783,6 +1783,72 @@ I'm following my passion for film. => USER | Likes film
 Baking is my escape from the stress at work. => USER | Likes baking
 Work is my escape these days.
 Board games are my go-to for relaxing. => USER | Likes board games
+# everyday speech around the existing rules (second round, written before running)
+I'm a mess today, sorry for the late reply.
+I'm a mom of three, so free time is rare. => USER | Has three children; USER | Is a mom
+I'm a bit of a perfectionist when it comes to baking.
+I'm a night owl, always have been.
+I'm a teacher, so summers are my time to travel. => USER | Works as teacher
+I'm a big believer in second chances.
+I'm an only child.
+I play a lot of video games when I can't sleep. => USER | Likes video games; USER | Plays video games
+I play with my kids in the yard every evening.
+I played the piano at my cousin's wedding.
+I play it by ear most days.
+I'm learning a lot from this job.
+I'm learning to be patient.
+I'm learning Italian for our trip to Rome. => USER | Is learning Italian
+We have a dog named Buddy and a cat named Socks. => USER | Has a dog named Buddy; USER | Has a cat named Socks
+We named the car Betty.
+I have a friend named Sam who paints.
+My neighbour has a parrot named Kiwi.
+I run every morning before work. => USER | Runs
+I run a small bakery downtown. => USER | Runs a small bakery
+I ran a marathon last year!
+I'm from the future, apparently.
+I'm from a big family.
+I'm from around here.
+I'm from Brazil originally, but I grew up in Canada. => USER | From Brazil; USER | Grew up in Canada
+I live for the weekends.
+I live close to the beach now. => USER | Lives close to the beach
+I live on coffee during exam season.
+I live with my parents for now.
+I work at the hospital on weekends. => USER | Works at the hospital
+I work at it every day.
+I work at my own pace.
+I work for myself these days.
+I work in sales. => USER | Works in sales
+I volunteer at the animal shelter on Saturdays. => USER | Volunteers at the animal shelter; USER | Volunteers at an animal shelter
+I volunteered at a soup kitchen once.
+I'm part of a book club that meets monthly. => USER | Is a member of a book club
+I'm part of the problem, honestly.
+I joined a gym but never go.
+I joined the conversation late, sorry.
+I started a podcast with my brother. => USER | Runs a podcast
+I started a new painting yesterday.
+My favourite food is sushi. => USER | Favourite food: sushi
+My favourite part was the ending.
+My favorite thing about him is his laugh.
+My son is called Leo. => USER | Has a son named Leo
+My son is so tall now.
+My wife is amazing, she keeps me sane.
+My husband, who is a chef, cooked dinner.
+Our daughter Emma starts school in September. => USER | Has a daughter named Emma
+Our neighbor Tom fixed the fence.
+I'm allergic to cats, sadly. => USER | Allergic to cats
+I'm allergic to Mondays.
+I'm vegan now, for about a year. => USER | Is vegan
+I'm a vegan chef. => USER | Works as vegan chef; USER | Is vegan
+I speak English and some French. => USER | Speaks English; USER | Speaks French
+I speak from the heart.
+I speak to my mom every day.
+Call me old-fashioned, but I like handwritten letters. => USER | Likes handwritten letters
+Call me when you land.
+Always look on the bright side!
+Never give up on your dreams, Jon!
+Don't forget to take care of yourself.
+Please keep it short.
+Reply in Spanish if you can, my English is bad.
 # the user asking about their own life
 Wait, do I still live in Lisbon or did I tell you I moved to Porto?
 Where did I say I work again, Google or Meta?

@@ -360,7 +360,7 @@ _LIKE_END = (r"(?=\s*(?:[.!;?)(]|$)|\s+(?:and|but|since|because|so|now|anymore|a
              r"because|cause|'cause|since|even|when|if|or|not)\b))")
 _PSTOP = (r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|as|in|"
           r"on|at|last|next|this|for|from|until|today|yesterday|tomorrow|a few|two|three|near|after|before|though|"
-          r"although|instead|full-time|part-time)\b|[,.;:!?()]|$)")
+          r"although|instead|full-time|part-time|originally)\b|[,.;:!?()]|$)")
 _PLACE = rf"(?P<v>[^,.;:!?()]{{1,60}}?){_PSTOP}"
 _OLD = r"(?P<o>[^,.;:!?()]{1,60}?)(?=\s+to\b)"
 _OLDTO = r"(?P<o>[^,.;:!?()]{1,60}?)(?=\s+(?:to|for|and)\b)"
@@ -446,8 +446,13 @@ _RULES: list[Rule] = [
           rf"{_PLACE}", "From {v}", "v=place", "permanent"),
     _rule(rf"\b(?:we|i)(?:'ve| have)? (?:just |recently |also )?(?:got|adopted|rescued|brought home|have) (?:a|an|another|"
           rf"a new|our|my) (?:new )?(?P<k>{PETS}) (?:named|called) {_NAME}", "Has a {k} named {v}", "v=name", "permanent"),
+    # the second pet of the same statement: "we have a dog named Buddy and a cat named Socks"
+    _rule(rf"\b(?:we|i)(?:'ve| have)? (?:just |recently |also )?(?:got|adopted|rescued|brought home|have) (?:a|an|another|"
+          rf"a new|our|my) (?:new )?(?:{PETS}) (?:named|called) (?-i:[A-Z])[\w'’-]+,? and (?:a|an|another) (?:new )?"
+          rf"(?P<k>{PETS}) (?:named|called) {_NAME}", "Has a {k} named {v}", "v=name", "permanent"),
     _rule(rf"\bour (?P<k>{KIN})(?:'s name)? is (?:called |named ){_NAME}", "Has a {k} named {v}", "v=name", "permanent"),
-    _rule(rf"\bour (?P<k>{KIN}),? {_NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes)\b",
+    _rule(rf"\bour (?P<k>{KIN}),? {_NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes|"
+          rf"starts|started|goes|plays|turned|turns|graduated|got)\b",
           "Has a {k} named {v}", "v=name", "permanent"),
     # job and home changes said as leaving one for another
     _rule(rf"{I}(?:'ve| have)? (?:left|quit) {_OLDTO} (?:to join|to work at|to work for|and joined) {_PLACE}",
