@@ -1919,11 +1919,11 @@ def dream_adds(root: Path, sentences: list[str]) -> dict[str, list[str]]:
     appended to history: the path a user's words take between sessions."""
     import asyncio
 
+    from reverie import MemoryStore
     from reverie.config import Config
     from reverie.dream import Dream
     from reverie.gitstore import GitStore
     from reverie.llm.client import ModelClient
-    from reverie import MemoryStore
     from reverie.workspace import Workspace
 
     ws = Workspace(root / "ws")
