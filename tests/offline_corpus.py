@@ -1849,6 +1849,23 @@ Never give up on your dreams, Jon!
 Don't forget to take care of yourself.
 Please keep it short.
 Reply in Spanish if you can, my English is bad.
+# obsessions and ways to relax (second round, written before running; 1 wrong on the first run: "Drinking is my way to cope")
+I'm obsessed with Taylor Swift. => USER | Likes Taylor Swift
+I'm totally obsessed with sourdough baking. => USER | Likes sourdough baking
+I'm obsessed with this song.
+I'm obsessed with your dog, he's adorable.
+I'm crazy about you.
+I'm crazy about the idea, let's do it.
+I'm hooked on the new season.
+I'm obsessed with getting everything right.
+I'm so obsessed with it.
+Writing has always been my way to cope.
+Gardening is how I unwind. => USER | Likes gardening
+Sleeping in is how I recharge on Sundays. => USER | Likes sleeping in
+That's how I relax.
+Drinking is my way to cope, sadly.
+Talking to you is my way to relax.
+Crying is how I cope sometimes.
 # the user asking about their own life
 Wait, do I still live in Lisbon or did I tell you I moved to Porto?
 Where did I say I work again, Google or Meta?

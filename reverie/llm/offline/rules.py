@@ -506,6 +506,10 @@ _RULES: list[Rule] = [
     # a list of pastimes, every item a gerund of at most two words: "I love cooking, baking, and gardening"
     _rule(r"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) (?P<v>[a-z]+ing(?: [a-z]+)?(?:,\s*[a-z]+ing"
           r"(?: [a-z]+)?)*,?\s+and\s+[a-z]+ing(?: [a-z]+)?)(?=\s*(?:[.!;]|$))", "Likes {v}", "v=activity", each=True),
+    _rule(rf"\bi(?:'m| am) (?:totally |so |really |a bit |kind of )?(?:obsessed with|crazy about|hooked on) {_VAL}{_WHOLE}"
+          rf"{_CLAUSE_END}", "Likes {v}", "v=pastime"),
+    _rule(r"^(?P<v>[a-z]+ing(?: [a-z]+){0,2}) (?:is|has always been|has been) (?:my way|how i(?:'ve always)?) "
+          r"(?:to )?(?:relax|unwind|de-?stress|recharge)\b", "Likes {v}", "v=activity"),
     # "I'm a huge Lakers fan": the team, sport or band before "fan" (one or two words)
     _rule(r"\bi(?:'m| am) (?:a )?(?:really )?(?:big|huge|massive|die-?hard|lifelong) (?P<v>[\w'-]+(?: [\w'-]+)?) fan\b",
           "Likes {v}", "v=pastime"),
