@@ -5,8 +5,8 @@ Only those yield facts. The others are *framed*, and a frame reaches as far as i
 - a **task** on a text (translate, proofread, rephrase, "Example:", "e.g.", a quoted email) frames the whole message:
   the words are material, not the user's life ("Translate this: I live in Paris.");
 - a **story, dream, role-play, rumour, report or denial** ("in my novel …", "I dreamt …", "rumour has it …",
-  "according to …", "it's a lie that …", someone else's words without quote marks: "Mom texted me: I'm …") frames its sentence and every later one of the message ("In my story I
-  live in Oslo. I work at the castle.");
+  "according to …", "it's a lie that …", someone else's words without quote marks: "Mom texted me: I'm …") frames
+  its sentence and every later one of the message ("In my story I live in Oslo. I work at the castle.");
 - a **retraction** ("Just kidding.", "Not really.", "(jk)", "scratch that", "that was a joke") frames its sentence and
   every earlier one ("I love PHP. Just kidding.").
 

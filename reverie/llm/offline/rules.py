@@ -349,7 +349,8 @@ _KINDS: dict[str, Callable[[str], bool]] = {
 # -- sentence rules -----------------------------------------------------------------------------------------------
 _STOP = r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|though|although|instead)\b|[,.;:!?()]|$)"
 _VAL = rf"(?P<v>[^,.;:!?()]{{1,60}}?){_STOP}"
-_WHOLE = r"(?!\s+and\s+(?!(?:i|we|it|that|how|what|why|when)\b)[a-z]+(?<!ing)\b)"  # not "education" of "education and infrastructure"
+#: The value is no half of "X and Y" ("education" of "improving education and infrastructure").
+_WHOLE = r"(?!\s+and\s+(?!(?:i|we|it|that|how|what|why|when)\b)[a-z]+(?<!ing)\b)"
 #: The value ends its clause: not "creating a safe" of "creating a safe, inviting place".
 _CLAUSE_END = r"(?=\s*(?:[.!;]|$)|\s+and\s|\s+but\s|,\s*(?:and|but|so|which|it|that|this|they|i)\b)"
 #: A like's value ends its clause, or a comma opens the next item of a list of activities ("camping, hiking") or a
@@ -506,8 +507,8 @@ _RULES: list[Rule] = [
     # a list of pastimes, every item a gerund of at most two words: "I love cooking, baking, and gardening"
     _rule(r"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) (?P<v>[a-z]+ing(?: [a-z]+)?(?:,\s*[a-z]+ing"
           r"(?: [a-z]+)?)*,?\s+and\s+[a-z]+ing(?: [a-z]+)?)(?=\s*(?:[.!;]|$))", "Likes {v}", "v=activity", each=True),
-    _rule(rf"\bi(?:'m| am) (?:totally |so |really |a bit |kind of )?(?:obsessed with|crazy about|hooked on) {_VAL}{_WHOLE}"
-          rf"{_CLAUSE_END}", "Likes {v}", "v=pastime"),
+    _rule(rf"\bi(?:'m| am) (?:totally |so |really |a bit |kind of )?(?:obsessed with|crazy about|hooked on) "
+          rf"{_VAL}{_WHOLE}{_CLAUSE_END}", "Likes {v}", "v=pastime"),
     _rule(r"^(?P<v>[a-z]+ing(?: [a-z]+){0,2}) (?:is|has always been|has been) (?:my way|how i(?:'ve always)?) "
           r"(?:to )?(?:relax|unwind|de-?stress|recharge)\b", "Likes {v}", "v=activity"),
     # "I'm a huge Lakers fan": the team, sport or band before "fan" (one or two words)
@@ -524,9 +525,11 @@ _RULES: list[Rule] = [
     _rule(rf"^we (?:really |all |both |just |also )?(?:love|enjoy|adore) {_VAL}{_WHOLE}{_CLAUSE_END}", "Likes {v}",
           "v=activity"),
     _rule(r"^(?P<v>[a-z]+ing) makes me (?:so |really |very |super )?happy\b", "Likes {v}", "v=activity"),
-    _rule(r"^(?P<v>[a-z][\w' -]{1,50}?) (?:is|are) (?:really |definitely |totally |also |always |pretty much )?(?:my (?:passion|"
+    _rule(r"^(?P<v>[a-z][\w' -]{1,50}?) (?:is|are) (?:really |definitely |totally |also |always |pretty much )?"
+          r"(?:my (?:passion|"
           r"jam|thing|favou?rite (?:hobby|hobbies|pastime|thing to do|activity)|main hobb(?:y|ies)|hobby|hobbies|"
-          r"go-to for (?:stress relief|relaxing|relaxation|unwinding)|stress relief|stress-buster|favou?rite way to (?:relax|unwind|de-?stress))|"
+          r"go-to for (?:stress relief|relaxing|relaxation|unwinding)|stress relief|stress-buster|"
+          r"favou?rite way to (?:relax|unwind|de-?stress))|"
           r"one of my (?:faves|favou?rites|favou?rite (?:things|hobbies|pastimes|activities)|passions|hobbies))\b",
           "Likes {v}", "v=thing", each=True),
     # A preference compares, so an unpleasant thing is sincere here ("I prefer early meetings"), not sarcasm.
