@@ -221,9 +221,11 @@ def _sync(coro: Coroutine[Any, Any, T], twin: str) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coro)
-    coro.close()
-    raise CommandError(f"called from a running event loop: await Memory.{twin}(...) instead")
+        pass  # no loop: run it below, outside this handler, so the run's own errors keep their causes
+    else:
+        coro.close()
+        raise CommandError(f"called from a running event loop: await Memory.{twin}(...) instead")
+    return asyncio.run(coro)
 
 
 class Memory:
