@@ -620,15 +620,16 @@ class Memory:
             if rel == SOUL and kind == "agent":
                 stage_soul_change(ws, base=base, proposed=new, reason=message or "an agent's edit", head=git.head())
                 return WriteResult(rel, None, staged=True)
-            files = {rel: new}
+            files, read = {rel: new}, {rel: base}
             gone = _removed_lines(base, new) if rel in MEMORY_FILES else []
             if gone:
                 how = f"by {_WHO[kind]} in an edit" + (f" ({' '.join(message.split())})" if message else "")
                 archive, after = self._archived(rel, gone, how)
-                files[archive] = after
+                files[archive], read[archive] = after, ws.read(archive)
             git.ensure()
             subject = message or f"{kind}: edit {rel}"
-            sha = git.commit(subject, kind=kind, files=files)
+            # base: a pin committed since the read (pins take no run lock) is merged, not overwritten
+            sha = git.commit(subject, kind=kind, files=files, base=read)
             return WriteResult(rel, sha, archived=tuple(raw.strip() for raw in gone))
 
     async def awrite(self, path: str, text: str, *, kind: EditKind = "manual",
@@ -667,7 +668,7 @@ class Memory:
             if not verdict.ok:
                 raise GateError(f"{kind} removal refused: {verdict.reason}")
             git.ensure()
-            sha = git.commit(f"{kind}: archive a line of {rel}", kind=kind, files=files)
+            sha = git.commit(f"{kind}: archive a line of {rel}", kind=kind, files=files, base=base)
         return RemoveResult(rel, raw.strip(), archive, sha)
 
     async def aremove(self, path: str, line: str, *, reason: str, kind: EditKind = "manual") -> RemoveResult:
