@@ -1,6 +1,6 @@
 """A simulated year of daily use: does memory keep learning, stay within budget and drop what is no longer true?
 
-``python -m bench.lifecycle [--days 365] [--clock faketime|inject] [--json PATH]`` (``python -m bench lifecycle``
+``python -m bench.lifecycle [--days 365] [--clock faketime|inject] [--seed N] [--budgets MEMORY,USER] [--json PATH]`` (``python -m bench lifecycle``
 runs it too; ``--quick`` is 60 days).
 
 Workload (this module's own generator and phrasings, seeded; phrased as a user would, cues of change included,
@@ -19,7 +19,7 @@ Clock: ``faketime`` (default when Debian's libfaketime is installed) re-runs thi
 
 Ground truth is known for every fact. The report holds the issue's metrics: batches set aside, failed runs,
 budgets held after every run, identity facts in the prompt files, facts learned in the last 30 days in the prompt
-files, current facts findable in curated memory (a prompt file or the archive, in the top 5 of a search for the
+files (at the end, and summed over every day from day 30: ``recent_in_prompt_daily``, with its worst day), current facts findable in curated memory (a prompt file or the archive, in the top 5 of a search for the
 fact's words; with the session transcripts indexed too), superseded and expired lines left in the prompt files, and Dream's prompt tokens per run in the
 last 30 days against the first 30.
 """
@@ -213,6 +213,7 @@ async def simulate(root: Path, days: int, *, set_clock: Callable[[datetime], Non
     session = rt.sessions.get_or_create("sim:main")
     logs: list[DayLog] = []
     over_budget: list[tuple[int, str, int]] = []
+    recent_daily: list[tuple[int, int]] = []  # per day from day 30: (recent facts in the prompt files, recent facts)
     for d in range(days):
         day = START + timedelta(days=d)
         morning = datetime(day.year, day.month, day.day, 9, 0)
@@ -237,6 +238,11 @@ async def simulate(root: Path, days: int, *, set_clock: Callable[[datetime], Non
                 over_budget.append((d, rel, size))
         logs.append(DayLog(d, [r.status for r in parts], result.usage.prompt_tokens, sizes, result.archived,
                            result.expired))
+        if d >= 30:  # the facts learned in the last 30 days that are still true, and how many are in the prompt
+            keys = {_key(ln) for rel in MEMORY_FILES for ln in ws.read(rel).splitlines() if ln.strip()}
+            fresh = [f for f in truth.facts if d - 30 < f.day <= d and f.superseded_on is None
+                     and not (f.due and (day - f.due).days > config.dream.lifecycle.grace_days)]
+            recent_daily.append((sum(_key(f.line) in keys for f in fresh), len(fresh)))
         if searches and set_clock and d % 3 == 0:
             older = [f for f in truth.facts if f.kind == "durable" and f.day < d - 20]
             if older:
@@ -304,6 +310,8 @@ async def simulate(root: Path, days: int, *, set_clock: Callable[[datetime], Non
         "identity_in_prompt": f"{sum(_key(f.line) in prompt[USER] for f in identity)}/{len(identity)}",
         "last30_in_prompt": f"{sum(_key(f.line) in in_prompt for f in recent)}/{len(recent)}",
         "last30_missing": [f.line for f in recent if _key(f.line) not in in_prompt][:10],
+        "recent_in_prompt_daily": _ratio(recent_daily),
+        "recent_in_prompt_worst_day": min((round(k / n, 3) for k, n in recent_daily if n), default=None),
         "current_in_curated": f"{sum(_key(f.line) in in_prompt or any(_key(f.line) in v for v in archive_keys.values()) for f in current)}/{len(current)}",
         "current_findable_top5": f"{findable}/{len(current)}",
         "findable_missing": missing[:10],
@@ -318,6 +326,12 @@ async def simulate(root: Path, days: int, *, set_clock: Callable[[datetime], Non
         "final_sizes": {rel: f"{len(ws.read(rel))}/{limits[rel]}" for rel in MEMORY_FILES},
         "archive_lines": sum(len(v) for v in archive_keys.values()),
     }
+
+
+def _ratio(pairs: list[tuple[int, int]]) -> str:
+    """``found/total (pct)`` summed over the days."""
+    found, total = sum(k for k, _ in pairs), sum(n for _, n in pairs)
+    return f"{found}/{total} ({100 * found / total:.1f} %)" if total else "n/a"
 
 
 def _faketime_setter(path: Path) -> Callable[[datetime], None]:
@@ -336,6 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("--seed", type=int, default=14)
     parser.add_argument("--stale-days", type=int, default=None, help="dream.lifecycle.staleDays (default: config's)")
+    parser.add_argument("--budgets", metavar="MEMORY,USER", default=None,
+                        help="memoryMaxChars,userMaxChars (default: config's), e.g. 1800,900 for budget pressure")
     args = parser.parse_args(argv)
     days = 60 if args.quick else args.days
     clock = args.clock or ("faketime" if os.path.exists(FAKETIME_LIB) else "inject")
@@ -346,15 +362,21 @@ def main(argv: list[str] | None = None) -> int:
                "FAKETIME_NO_CACHE": "1"}
         cmd = [sys.executable, "-m", "bench.lifecycle", "--days", str(days), "--clock", "faketime",
                "--seed", str(args.seed)] + (["--json", args.json] if args.json else []) + \
-            (["--stale-days", str(args.stale_days)] if args.stale_days is not None else [])
+            (["--stale-days", str(args.stale_days)] if args.stale_days is not None else []) + \
+            (["--budgets", args.budgets] if args.budgets else [])
         return subprocess.call(cmd, env=env, cwd=str(Path(__file__).resolve().parent.parent))
     setter = _faketime_setter(Path(os.environ["FAKETIME_TIMESTAMP_FILE"])) if clock == "faketime" else None
     root = Path(tempfile.mkdtemp(prefix="reverie-year-")) / "ws"
     os.environ.setdefault("REVERIE_HOME", str(root.parent / "home"))
     t0 = time.monotonic()
     life = {"stale_days": args.stale_days} if args.stale_days is not None else None
-    report = asyncio.run(simulate(root, days, set_clock=setter, seed=args.seed, lifecycle=life,
+    sizes = None
+    if args.budgets:
+        mem, user = (int(x) for x in args.budgets.split(","))
+        sizes = {"memory_max_chars": mem, "user_max_chars": user}
+    report = asyncio.run(simulate(root, days, set_clock=setter, seed=args.seed, lifecycle=life, budgets=sizes,
                                   progress=lambda s: print(s, file=sys.stderr, flush=True)))
+    report["budgets"] = args.budgets
     report["clock"] = clock
     report["stale_days"] = args.stale_days
     # libfaketime moves the monotonic clock too: only the real-clock run's wall time means anything

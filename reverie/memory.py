@@ -221,9 +221,11 @@ def _sync(coro: Coroutine[Any, Any, T], twin: str) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coro)
-    coro.close()
-    raise CommandError(f"called from a running event loop: await Memory.{twin}(...) instead")
+        pass  # no loop: run it below, outside this handler, so the run's own errors keep their causes
+    else:
+        coro.close()
+        raise CommandError(f"called from a running event loop: await Memory.{twin}(...) instead")
+    return asyncio.run(coro)
 
 
 class Memory:
@@ -386,6 +388,54 @@ class Memory:
 
     def consolidate(self, session_key: str | None = None) -> list[ConsolidationResult]:
         return _sync(self.aconsolidate(session_key), "aconsolidate")
+
+    # -- conversations (sessions/<key>.jsonl) ------------------------------------------------------------------
+    def messages(self, session_key: str, *, archived: bool = False) -> list[dict[str, Any]]:
+        """The conversation's messages the agent's prompt still carries (not yet archived into history), oldest
+        first, as stored in ``sessions/<key>.jsonl`` (role, content, timestamp and any keys the writer added);
+        ``archived``: every message the file holds, archived ones included."""
+        session = self.runtime.sessions.load(self.runtime.sessions.path_for(session_key))
+        if session is None:
+            return []
+        return list(session.messages if archived else session.unconsolidated)
+
+    async def amessages(self, session_key: str, *, archived: bool = False) -> list[dict[str, Any]]:
+        return await self._in_thread(lambda m: m.messages(session_key, archived=archived))
+
+    async def arecord(self, session_key: str, messages: Sequence[dict[str, Any]]) -> ConsolidationResult:
+        """Append ``messages`` to the conversation, each durably as it comes, then let the Consolidator archive
+        its oldest turns into history if the prompt is over its token budget (what ``reverie chat`` does after
+        every turn). Each message needs a string ``role``; other keys are kept."""
+        rt = self.runtime
+        session = rt.sessions.get_or_create(session_key)
+        for message in messages:
+            rt.sessions.append(session, message)
+        return await rt.consolidator.maybe_consolidate(session)
+
+    def record(self, session_key: str, messages: Sequence[dict[str, Any]]) -> ConsolidationResult:
+        return _sync(self.arecord(session_key, messages), "arecord")
+
+    def pop_message(self, session_key: str) -> dict[str, Any] | None:
+        """Take the conversation's newest message out and return it (None when empty, or when that message is
+        already archived into history: history is append-only, so it stays)."""
+        sessions = self.runtime.sessions
+        session = sessions.load(sessions.path_for(session_key))
+        return None if session is None else sessions.pop(session)
+
+    async def apop_message(self, session_key: str) -> dict[str, Any] | None:
+        return await self._in_thread(lambda m: m.pop_message(session_key))
+
+    async def aclear(self, session_key: str) -> ConsolidationResult | None:
+        """Archive what the conversation holds that history does not, then clear it (``/new``); None when there
+        is no such conversation. Nothing is cleared before it is archived."""
+        rt = self.runtime
+        session = rt.sessions.load(rt.sessions.path_for(session_key))
+        if session is None:
+            return None
+        return await rt.consolidator.new_session(session)
+
+    def clear(self, session_key: str) -> ConsolidationResult | None:
+        return _sync(self.aclear(session_key), "aclear")
 
     async def anew_session(self, session: Session) -> ConsolidationResult:
         """Consolidate all of ``session`` into history and clear it (``/new``)."""
@@ -570,15 +620,16 @@ class Memory:
             if rel == SOUL and kind == "agent":
                 stage_soul_change(ws, base=base, proposed=new, reason=message or "an agent's edit", head=git.head())
                 return WriteResult(rel, None, staged=True)
-            files = {rel: new}
+            files, read = {rel: new}, {rel: base}
             gone = _removed_lines(base, new) if rel in MEMORY_FILES else []
             if gone:
                 how = f"by {_WHO[kind]} in an edit" + (f" ({' '.join(message.split())})" if message else "")
                 archive, after = self._archived(rel, gone, how)
-                files[archive] = after
+                files[archive], read[archive] = after, ws.read(archive)
             git.ensure()
             subject = message or f"{kind}: edit {rel}"
-            sha = git.commit(subject, kind=kind, files=files)
+            # base: a pin committed since the read (pins take no run lock) is merged, not overwritten
+            sha = git.commit(subject, kind=kind, files=files, base=read)
             return WriteResult(rel, sha, archived=tuple(raw.strip() for raw in gone))
 
     async def awrite(self, path: str, text: str, *, kind: EditKind = "manual",
@@ -617,7 +668,7 @@ class Memory:
             if not verdict.ok:
                 raise GateError(f"{kind} removal refused: {verdict.reason}")
             git.ensure()
-            sha = git.commit(f"{kind}: archive a line of {rel}", kind=kind, files=files)
+            sha = git.commit(f"{kind}: archive a line of {rel}", kind=kind, files=files, base=base)
         return RemoveResult(rel, raw.strip(), archive, sha)
 
     async def aremove(self, path: str, line: str, *, reason: str, kind: EditKind = "manual") -> RemoveResult:

@@ -97,8 +97,10 @@ class Runtime:
         from .recall.memfiles import consolidator_hooks
 
         # Recall's pre-compaction flush and session-end memory file ride on the consolidator's hooks.
-        hooks = consolidator_hooks(self.workspace, self.client, self.config,
-                                   commit=lambda message, files: self.git.commit(message, kind="recall", files=files))
+        def commit(message: str, files: dict[str, str], base: dict[str, str]) -> str | None:
+            return self.git.commit(message, kind="recall", files=files, base=base)
+
+        hooks = consolidator_hooks(self.workspace, self.client, self.config, commit=commit)
         return Consolidator(self.store, self.client, self.config, sessions=self.sessions, **hooks)
 
     @cached_property

@@ -546,6 +546,33 @@ class SessionStore:
             # Atomic replace: a crash leaves the old session (archived again next time) or the cleared one.
             atomic_write(path, session.metadata_line() + body, fsync=self.fsync)
 
+    def pop(self, session: Session) -> dict[str, Any] | None:
+        """Take the newest message out (an agent framework's undo of its last item) and return it; None when the
+        session is empty or its newest message is already archived (an archived message stays: history holds it).
+
+        Under the lock the file is re-read (so the newest message is the one on disk, whoever wrote it) and
+        replaced atomically without that message's line; unreadable lines are kept byte for byte.
+        """
+        path = self._path_of(session)
+        with self.locked(path):
+            parsed = self._read_locked(path)
+            meta = parsed.meta or {}
+            offset = _valid_offset(meta.get("last_consolidated", 0), len(parsed.messages), str(path))
+            if not parsed.messages or len(parsed.messages) <= offset:
+                return None
+            last = parsed.messages[-1]
+            rest = list(parsed.rest)
+            for i in range(len(rest) - 1, -1, -1):  # the newest valid message's line (bad lines are not messages)
+                if rest[i] not in parsed.bad:
+                    del rest[i]
+                    break
+            session.messages = parsed.messages[:-1]
+            session.last_consolidated = offset
+            session.updated_at = _now()
+            # Atomic replace (temp, fsync, rename): a crash leaves the file with or without that one message.
+            atomic_write(path, session.metadata_line() + b"".join(raw + b"\n" for raw in rest), fsync=self.fsync)
+        return last
+
     # -- internals ----------------------------------------------------------------------------------------
     def _path_of(self, session: Session) -> Path:
         if session.path is None:

@@ -550,6 +550,18 @@ USER | Likes dancing
 Dancing is my passion.
 Dancing is one of my favourite hobbies.
 I've always been into dancing.
+I'm passionate about dancing.
+I'm still following my passion for dancing.
+Dancing is my stress relief.
+Dancing makes me so happy.
+
+USER | Likes hiking in the mountains
+We enjoy hiking in the mountains.
+We love hiking in the mountains and we go every summer.
+
+USER | Likes Arsenal
+I'm a huge Arsenal fan.
+I'm a lifelong Arsenal fan, sadly.
 """
 
 NEGATIVE = """
@@ -1691,6 +1703,227 @@ Should I move to Porto?
 Can you call me a taxi?
 Call me when it's done.
 Remind me what I said about Lisbon?
+# --- issue 26, second round: written fresh before the second round's rules were run on them (3 of these 50 gave
+# --- wrong lines on the first run: "Mom texted me: I'm a vegan now", "My boss told the team, I work at Google now",
+# --- "My roommate's bio reads: I love hiking and I live in Denver")
+# limits of the second round's rules (written with them)
+My love for dance grew fast.
+We love painting together lately.
+We love having you here.
+I'm passionate about making a real difference in the world.
+Seeing you makes me so happy.
+We enjoy it when the kids visit.
+I'm passionate about creating a safe, inviting place for people.
+We love the new apartment.
+I love creating a safe, inviting place for people.
+I love cooking, baking, and gardening. => USER | Likes cooking; USER | Likes baking; USER | Likes gardening
+I enjoy camping, fishing and gardening. => USER | Likes camping; USER | Likes fishing; USER | Likes gardening
+I love camping, hiking in the alps, and fishing.
+I'm a big fan.
+I'm a huge fan of yours.
+# chit-chat on other topics, with the facts it may give (second round, written before running)
+Hey! Just finished a marathon session of Elden Ring, my thumbs hurt.
+That movie was wild, I loved the ending so much.
+I've seen Inception like five times, it never gets old.
+I'm a huge Lakers fan, have been since I was a kid. => USER | Likes Lakers
+Did you catch the game last night? We crushed it in the fourth quarter.
+My team won the tournament, I scored the last basket!
+I'm working on a new screenplay, it's a thriller set in Boston.
+I write short stories in my free time. => USER | Writes short stories
+Writing has always been my way to cope. => USER | Likes writing
+I made a dairy-free lasagna for my friends and they loved it.
+Cooking for others makes me feel useful.
+My dog Max chewed through another charger.
+Max is a golden retriever, he's three. => USER | Has a dog named Max
+I adopted two turtles last year, they're so chill. => USER | Has turtles
+Tennis season is starting, I'm nervous about my first match.
+I've been playing basketball since high school. => USER | Plays basketball
+I got accepted to grad school in Chicago!
+I start my internship at NASA next week.
+I'm studying for my finals, wish me luck.
+My brother is a chef in Miami.
+My mom loves gardening, she grows tomatoes.
+My best friend lives in Seattle.
+We went to Japan last spring and fell in love with ramen.
+I'm thinking of getting a cat.
+I can't wait to see the new Marvel movie.
+I love how you described that scene.
+I love watching old westerns with my dad on Sundays. => USER | Likes watching old westerns
+I'm not much of a hiker, to be honest. => USER | Dislikes hiking
+Horror games are not my thing.
+I hate when people spoil movies.
+I'm so tired of studying.
+I'm the captain of the team this year.
+I've got a big presentation at work tomorrow.
+I'm a gamer through and through. => USER | Is a gamer
+I was born and raised in Texas. => USER | Born in Texas; USER | Grew up in Texas
+I moved to the city for college.
+Reading fantasy novels is my favorite way to relax. => USER | Likes reading fantasy novels
+I'm lactose intolerant, so no ice cream for me. => USER | Is lactose intolerant
+My girlfriend and I are going to a concert on Friday.
+My girlfriend, Ana, just got a job in Denver. => USER | Has a girlfriend named Ana
+I'm into fantasy football this year.
+I've been trying out yoga, not sure I like it yet.
+I love this song!
+I love you guys.
+Love that for you!
+I like it a lot, thanks for the recommendation.
+I enjoy the little things, like morning coffee. => USER | Likes morning coffee
+I enjoyed every minute of the trip.
+I enjoy your stories so much.
+We love the beach, we go every summer. => USER | Likes the beach
+We had such a good time at the beach.
+Seeing my kids happy makes me so happy.
+Playing makes me so happy. => USER | Likes playing
+I'm passionate about it.
+I'm passionate about what I do.
+I'm passionate about my work.
+My passion for writing started early. => USER | Likes writing
+I'm following my passion for film. => USER | Likes film
+Baking is my escape from the stress at work. => USER | Likes baking
+Work is my escape these days.
+Board games are my go-to for relaxing. => USER | Likes board games
+# everyday speech around the existing rules (second round, written before running)
+I'm a mess today, sorry for the late reply.
+I'm a mom of three, so free time is rare. => USER | Has three children; USER | Is a mom
+I'm a bit of a perfectionist when it comes to baking.
+I'm a night owl, always have been.
+I'm a teacher, so summers are my time to travel. => USER | Works as teacher
+I'm a big believer in second chances.
+I'm an only child.
+I play a lot of video games when I can't sleep. => USER | Likes video games; USER | Plays video games
+I play with my kids in the yard every evening.
+I played the piano at my cousin's wedding.
+I play it by ear most days.
+I'm learning a lot from this job.
+I'm learning to be patient.
+I'm learning Italian for our trip to Rome. => USER | Is learning Italian
+We have a dog named Buddy and a cat named Socks. => USER | Has a dog named Buddy; USER | Has a cat named Socks
+We named the car Betty.
+I have a friend named Sam who paints.
+My neighbour has a parrot named Kiwi.
+I run every morning before work. => USER | Runs
+I run a small bakery downtown. => USER | Runs a small bakery
+I ran a marathon last year!
+I'm from the future, apparently.
+I'm from a big family.
+I'm from around here.
+I'm from Brazil originally, but I grew up in Canada. => USER | From Brazil; USER | Grew up in Canada
+I live for the weekends.
+I live close to the beach now. => USER | Lives close to the beach
+I live on coffee during exam season.
+I live with my parents for now.
+I work at the hospital on weekends. => USER | Works at the hospital
+I work at it every day.
+I work at my own pace.
+I work for myself these days.
+I work in sales. => USER | Works in sales
+I volunteer at the animal shelter on Saturdays. => USER | Volunteers at the animal shelter; USER | Volunteers at an animal shelter
+I volunteered at a soup kitchen once.
+I'm part of a book club that meets monthly. => USER | Is a member of a book club
+I'm part of the problem, honestly.
+I joined a gym but never go.
+I joined the conversation late, sorry.
+I started a podcast with my brother. => USER | Runs a podcast
+I started a new painting yesterday.
+My favourite food is sushi. => USER | Favourite food: sushi
+My favourite part was the ending.
+My favorite thing about him is his laugh.
+My son is called Leo. => USER | Has a son named Leo
+My son is so tall now.
+My wife is amazing, she keeps me sane.
+My husband, who is a chef, cooked dinner.
+Our daughter Emma starts school in September. => USER | Has a daughter named Emma
+Our neighbor Tom fixed the fence.
+I'm allergic to cats, sadly. => USER | Allergic to cats
+I'm allergic to Mondays.
+I'm vegan now, for about a year. => USER | Is vegan
+I'm a vegan chef. => USER | Works as vegan chef; USER | Is vegan
+I speak English and some French. => USER | Speaks English; USER | Speaks French
+I speak from the heart.
+I speak to my mom every day.
+Call me old-fashioned, but I like handwritten letters. => USER | Likes handwritten letters
+Call me when you land.
+Always look on the bright side!
+Never give up on your dreams, Jon!
+Don't forget to take care of yourself.
+Please keep it short.
+Reply in Spanish if you can, my English is bad.
+# obsessions and ways to relax (second round, written before running; 1 wrong on the first run: "Drinking is my way to cope")
+I'm obsessed with Taylor Swift. => USER | Likes Taylor Swift
+I'm totally obsessed with sourdough baking. => USER | Likes sourdough baking
+I'm obsessed with this song.
+I'm obsessed with your dog, he's adorable.
+I'm crazy about you.
+I'm crazy about the idea, let's do it.
+I'm hooked on the new season.
+I'm obsessed with getting everything right.
+I'm so obsessed with it.
+Writing has always been my way to cope.
+Gardening is how I unwind. => USER | Likes gardening
+Sleeping in is how I recharge on Sundays. => USER | Likes sleeping in
+That's how I relax.
+Drinking is my way to cope, sadly.
+Talking to you is my way to relax.
+Crying is how I cope sometimes.
+# the user asking about their own life
+Wait, do I still live in Lisbon or did I tell you I moved to Porto?
+Where did I say I work again, Google or Meta?
+Am I allergic to peanuts? I can't remember what I told you.
+Did I mention that I have a dog named Rex, or was that my brother?
+What's my favourite colour, according to your notes?
+Is it true that I speak Japanese? My profile says so.
+# conditional plans
+If I get the offer from Stripe, I'll move to Dublin.
+Once the visa comes through I'm moving to Toronto.
+When I retire I'll live in Portugal and play golf every day.
+Assuming the funding lands, I'm joining the startup in March.
+Should the promotion happen, I'll be a team lead.
+In case we get a puppy, we'll name her Luna.
+Unless the lease falls through, I live in Madrid from June.
+# other people's words in first person
+My sister always says "I live for dancing".
+Mom texted me: I'm a vegan now, don't bring meat.
+My boss told the team, I work at Google now, so update your contacts.
+Jake goes around saying I'm the best cook in town.
+My roommate's bio reads: I love hiking and I live in Denver.
+The caller said, "I'm from the bank, I work in fraud prevention."
+My son wrote in his essay: I have a cat named Whiskers.
+# sarcasm without markers
+I just love spending four hours on hold with the airline.
+My favourite part of the week is doing taxes.
+I'm passionate about waiting in line at the DMV.
+Nothing makes me happier than a Monday morning meeting that could have been an email.
+I live for traffic jams.
+I really enjoy it when my flight gets cancelled.
+# lists of hypothetical options
+Options for the weekend: hiking, a museum, or just sleeping in.
+Possible names for the cat: Luna, Milo or Pepper.
+We could move to Berlin, Lisbon or Prague; no idea yet.
+Candidate stacks: Go on Kubernetes, or Python on Lambda.
+Either I learn Spanish or I take up the guitar this year.
+Shortlist of jobs: barista at Blue Bottle, designer at Figma.
+# compliments and remarks on what the other person shared
+I love the colours in this pic!
+I love your new haircut, it suits you.
+I love how you painted the sky.
+I love that you're volunteering now.
+I'm a big fan of your blog.
+Love the blue vase in your photo!
+Your dog is adorable, I love him already.
+# past, one-time and finished things
+I loved that movie we saw last week.
+I was passionate about chess as a kid, not anymore.
+I used to dance every day before the injury.
+Last year I lived in Tokyo for three months.
+I enjoyed the concert last night.
+I worked at a bakery one summer in high school.
+# feelings and states that are not facts
+I'm passionate about this week's project, for once.
+I'm into it, let's do it.
+We love it when you visit!
+We enjoy having you around.
+Dancing at your wedding made me so happy.
 """
 
 

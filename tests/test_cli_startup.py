@@ -26,8 +26,9 @@ sys.stderr.write("\\nMODULES=" + json.dumps(sorted(sys.modules)) + "\\n")
 raise SystemExit(code)
 """
 
-#: Never on a fast path: the model client and its stack, the scheduler.
-_HEAVY = {"litellm", "openai", "tiktoken", "apscheduler"}
+#: Never on a fast path: the model client and its stack, the scheduler, the framework adapters and frameworks.
+_HEAVY = {"litellm", "openai", "tiktoken", "apscheduler", "reverie.integrations", "reverie.importers", "anthropic",
+          "agents", "pydantic_ai", "google"}
 
 #: What each fast command must not import (top-level packages, or exact module names).
 _FORBIDDEN = {

@@ -84,7 +84,11 @@ def test_duplicates_and_subsets_merge_into_the_longer_line(tmp_path):
     user = USER_T + "- Likes green tea\n- likes green tea.\n- Likes green tea with honey\n- Likes coffee\n"
     out = _apply(tmp_path, {"USER.md": user})
     assert _facts(out.files["USER.md"]) == ["likes green tea with honey", "likes coffee"]
-    assert out.merged == 2 and not out.archive  # merged lines are represented, named in the commit only
+    assert out.merged == 2 and out.archived == 0
+    entries = out.archive[archive_path("USER.md")]  # merged lines are archived too, naming the line they went into
+    assert '- likes green tea. · merged 2027-06-01: a duplicate into "Likes green tea with honey"' in entries
+    assert '- Likes green tea · merged 2027-06-01: said word for word in a longer line into "Likes green tea with' \
+           ' honey"' in entries
     body = "\n".join(out.commit_lines())
     assert 'merged USER.md: "likes green tea."' in body and 'into "Likes green tea with honey"' in body
 

@@ -18,9 +18,9 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("versioning", {"gitstore"}),
     ("models", {"llm", "activity"}),
     ("memory pipeline", {"consolidator", "dream", "recall"}),
-    ("operations", {"operations", "status", "runtime", "facade", "nanobot_api", "memory", "session_jobs"}),
+    ("operations", {"operations", "status", "runtime", "facade", "nanobot_api", "memory", "session_jobs", "importers"}),
     ("chat commands and agents", {"commands", "chat", "demo"}),
-    ("front-ends", {"cli", "mcp", "ui", "fleet", "__main__"}),
+    ("front-ends", {"cli", "mcp", "ui", "fleet", "__main__", "integrations"}),
 ]
 INDEPENDENT = {"consolidator", "dream", "recall"}
 

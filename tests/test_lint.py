@@ -1,4 +1,4 @@
-"""Lint and types run with the tests (so CI runs them): ruff over the code, tests and benchmarks, and mypy --strict
+"""Lint and types run with the tests (so CI runs them): ruff over the code, tests, benchmarks and examples, and mypy --strict
 over the package (the paths listed in pyproject's [tool.mypy] ``files``)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_ruff_finds_nothing() -> None:
     pytest.importorskip("ruff", reason="ruff is in the test extra (requirements-dev.lock)")
-    proc = _run("ruff", "check", "--no-cache", "reverie", "tests", "bench")
+    proc = _run("ruff", "check", "--no-cache", "reverie", "tests", "bench", "examples")
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

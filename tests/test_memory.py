@@ -172,3 +172,33 @@ def test_write_creates_a_dated_note_and_refuses_an_untracked_file(mem):
     with pytest.raises(GitStoreError, match="not a tracked file"):
         mem.write("memory/notes.md", "- x\n")
     assert not (mem.workspace.root / "memory" / "notes.md").exists()
+
+
+@pytest.mark.parametrize("verb", ["write", "remove"])
+def test_a_pin_landing_while_a_write_or_remove_is_in_flight_is_kept(mem, verb):
+    """Pins take no run lock: one committed between a write's (or remove's) read and its commit is merged, not
+    overwritten (the writers' protocol: ``GitStore.commit(base=...)``)."""
+    from reverie.dream.pins import pin
+
+    head = mem.read("USER.md").rstrip("\n")
+    mem.write("USER.md", head + "\n- Likes old maps\n- Has a cat named Miso\n- Plays chess\n")
+    git = mem.runtime.git
+    real = git.commit
+
+    def pin_first(*args, **kwargs):
+        git.commit = real
+        assert pin(mem.workspace, git, "old maps").changed
+        return real(*args, **kwargs)
+
+    git.commit = pin_first
+    if verb == "write":
+        mem.write("USER.md", mem.read("USER.md").replace("- Plays chess\n", "- Plays chess on Sundays\n"))
+    else:
+        mem.remove("USER.md", "- Plays chess", reason="stopped playing")
+    assert git.commit is real  # the pin really landed in between
+    text = mem.read("USER.md")
+    assert "- Likes old maps [pinned]" in text and "- Has a cat named Miso" in text
+    assert ("- Plays chess on Sundays" in text) if verb == "write" else ("Plays chess" not in text)
+    status = subprocess.run(["git", "-C", str(mem.workspace.root), "status", "--porcelain"],
+                            capture_output=True, text=True, check=True).stdout
+    assert status.strip() == ""

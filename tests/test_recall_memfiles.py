@@ -239,3 +239,29 @@ def test_dated_files_are_versioned_and_the_index_is_not(workspace):
     assert ignored.stdout.split() == ["memory/.index.sqlite", "memory/.index.sqlite-wal"]
     status = subprocess.run([*git, "status", "--porcelain"], capture_output=True, text=True, check=True).stdout
     assert status == ""
+
+
+def test_a_flush_merges_over_a_commit_landing_between_its_read_and_its_commit(tmp_path):
+    """The recall flush follows the writers' protocol: a hand edit committed to the day's file after the flush
+    read it is merged with the flushed facts, not overwritten."""
+    from reverie.config import load_config
+    from reverie.gitstore import GitStore
+    from reverie.recall.memfiles import _append_facts
+    from reverie.workspace import Workspace
+
+    ws = Workspace(tmp_path / "ws")
+    ws.init()
+    git = GitStore(ws, load_config(ws.root).git)
+    git.ensure()
+    rel = "memory/2026-11-25.md"
+    git.commit("seed", kind="manual", files={rel: "# 2026-11-25\n\n- Met Ana at the office\n- Booked the venue\n"})
+
+    def commit(message, files, base):
+        git.commit("hand edit", kind="manual", files={rel: "# 2026-11-25\n\n- Met Ana at the office in Porto\n- Booked the venue\n"})
+        return git.commit(message, kind="recall", files=files, base=base)
+
+    new, _ = _append_facts(ws, rel, "2026-11-25", ["Chose Postgres for the ledger"], commit=commit, key="k")
+    assert new == ["Chose Postgres for the ledger"]
+    text = ws.read(rel)
+    assert "- Met Ana at the office in Porto" in text and "- Chose Postgres for the ledger" in text
+    git.close()

@@ -55,6 +55,9 @@ COMMANDS = [
     ("purge", "cmd_purge:configure", "remove a string (a leaked secret) from memory and all its git history"),
     # scopes
     ("forget-user", "cmd_forget_user:configure", "delete every scope of a user under --root (workspaces, git history, index)"),
+    # portability
+    ("export", "cmd_export:configure", "write the whole workspace (memory, history, sessions, git) as one bundle"),
+    ("import", "cmd_import:configure", "restore a bundle into an empty workspace, or bring in nanobot, Claude Code or mem0 memory"),
 ]
 
 

@@ -27,7 +27,7 @@ def progress_text(p: Progress) -> str:
 def print_dream(result: DreamResult) -> None:
     """A finished Dream run: outcome, batch, changed files, commit, usage (and the diff of a dry run)."""
     ok = result.status in ("ok", "no-change", "nothing-to-do")
-    colour = "green" if ok else "red"
+    colour = "green" if ok else "yellow" if result.status == "paused" else "red"
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_row("status", f"[{colour}]{result.status}[/]" + (" (dry run: nothing written)" if result.dry_run else ""))
     if result.first is not None:
@@ -37,7 +37,8 @@ def print_dream(result: DreamResult) -> None:
     if result.files:
         table.add_row("files", files_text(result.files))
     if result.lifecycle_summary:
-        table.add_row("lifecycle", escape(result.lifecycle_summary) + " [dim](see memory/archive/)[/]")
+        where = "see memory/archive/" if result.archive_tracked else "named in the commit; nothing is archived"
+        table.add_row("lifecycle", escape(result.lifecycle_summary) + f" [dim]({where})[/]")
     if result.commit:
         table.add_row("commit", f"[yellow]{result.commit[:8]}[/]  [dim](undo: reverie restore {result.commit[:8]})[/]")
     if result.status not in ("nothing-to-do", "already-running"):
@@ -49,6 +50,8 @@ def print_dream(result: DreamResult) -> None:
         table.add_row("batches", str(len(result.batches)))
     if result.pending_soul:
         table.add_row("SOUL.md", "[yellow]a change is waiting for approval (reverie approve / reject)[/]")
+    for warning in result.warnings:
+        table.add_row("[yellow]warning[/]", escape(printable(warning)))
     console.print(table)
     if result.dry_run:
         print_diff(result.diff)

@@ -114,6 +114,8 @@ def dream_result(result: DreamResult) -> str:
         return f"Dream failed on {batch or 'its batch'}: {result.reason}. Nothing was written; the entries stay pending."
     if status == "rejected":
         return f"Dream's edits for {batch or 'its batch'} were rejected: {result.reason}. Nothing was written."
+    if status == "paused" and result.commit is None:
+        return f"Dream {result.reason}."
     if status == "dead-lettered":
         return f"Dream set {batch} aside after repeated failures ({result.reason}); later entries will be processed."
     tokens = result.usage.total_tokens
@@ -129,13 +131,18 @@ def dream_result(result: DreamResult) -> str:
         short = (result.commit or "")[:8]
         lines.append(f"Dream processed {batch} and changed {files_line(result.files)} as `{short}` ({stats}).")
         lines.append(f"See it with `/dream-log {short}`; undo it with `/dream-restore {short}`.")
-    if result.lifecycle_summary:
+    if result.lifecycle_summary and result.archive_tracked:
         lines.append(f"To stay within budget Dream {result.lifecycle_summary} (kept in memory/archive/, "
                      "found by `/recall`).")
+    elif result.lifecycle_summary:
+        lines.append(f"Dream {result.lifecycle_summary} (named in the commit; memory/archive/ is not tracked).")
+    lines += [f"Warning: {w}" for w in result.warnings]
     if result.pending_soul:
         lines.append("A change to SOUL.md is waiting for approval (`/dream-log` shows it).")
     if len(result.batches) > 1:
         lines.append(f"({len(result.batches)} batches.)")
+    if status == "paused":
+        lines.append(f"Then Dream {result.reason}.")
     return "\n".join(lines)
 
 

@@ -19,7 +19,9 @@ neighbours), the entry line ending with why and when::
 
 The files are ordinary Markdown: tracked by the memory repo (``git.trackedFiles`` has ``memory/archive/*.md``),
 indexed by Recall as evergreen memory (``reverie search``, ``memory_search`` and ``/recall`` find them), and a
-person may edit or delete them; Dream only ever appends, and recreates a deleted file on its next archival.
+person may edit or delete them; Dream only ever appends, and recreates a deleted file on its next archival. A file
+a hand edit damaged (invalid UTF-8, its header gone, a directory in its place) is repaired before the run reads
+it, whatever it held kept (``reverie.dream.archive_files``).
 ``entry_line`` / ``parse_entry`` are the one definition of an entry line.
 """
 
@@ -31,7 +33,7 @@ from datetime import date
 
 from ..workspace import ARCHIVE_DIR, MEMORY, SOUL, USER
 
-__all__ = ["archive_path", "source_of", "entry_line", "parse_entry", "append_entries", "SEPARATOR"]
+__all__ = ["archive_path", "source_of", "entry_line", "parse_entry", "append_entries", "header", "SEPARATOR"]
 
 SEPARATOR = " · "
 _NAMES = {SOUL: "soul.md", USER: "user.md", MEMORY: "memory.md"}
@@ -69,8 +71,7 @@ def append_entries(current: str, source: str, entries: Sequence[str], today: dat
     day = today.isoformat()
     text = current
     if not text.strip():
-        text = (f"# Archive: {source}\n\nLines Dream moved out of {source}, under the day they left. "
-                "Each ends with why and when.\n")
+        text = header(source)
     last_day = None
     for line in text.splitlines():
         m = _DAY.match(line)
@@ -81,6 +82,12 @@ def append_entries(current: str, source: str, entries: Sequence[str], today: dat
     if last_day != day:
         text += f"\n## {day}\n"
     return text + "".join(f"\n### {_title(e)}\n{e}\n" for e in entries)
+
+
+def header(source: str) -> str:
+    """The archive file's opening: its title and one line on what it holds."""
+    return (f"# Archive: {source}\n\nLines Dream moved out of {source}, under the day they left. "
+            "Each ends with why and when.\n")
 
 
 def _title(entry: str) -> str:

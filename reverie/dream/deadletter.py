@@ -15,8 +15,12 @@ A set-aside batch comes back with ``reverie requeue`` / ``/requeue``, recorded a
     {"event": "requeued", "first": 31, "time": ...}   # Dream runs it again before the batches past its cursor
     {"event": "done", "first": 31, "time": ..., "commit": "<sha>"|null}   # it ran (the cursor never moves back)
 
+    {"event": "replayed", "first": 31, "time": ...}   # restore --replay moved the cursor back before it
+
 Folded in order, a batch is *set aside* (its latest record is a dead letter), *queued* (requeued, not done) or
-settled; a queued batch that fails ``maxAttempts`` times again is set aside again by a new dead-letter record.
+settled (done, or replayed: the Dream cursor is before it again, so the next runs process it in order like any
+pending batch); a batch that fails ``maxAttempts`` times again is set aside again by a new dead-letter record.
+Only a batch set aside now can be the one a crash left just past the cursor (``transaction.reconcile``).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import orjson
 from ..fsutil import open_for_write
 
 __all__ = ["DeadLetter", "append_dead_letter", "read_dead_letters", "deadletter_path", "set_aside", "queued",
-           "append_event"]
+           "append_event", "settle_replayed"]
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +79,8 @@ def append_dead_letter(path: Path, first: int, last: int, reason: str, attempts:
 
 
 def append_event(path: Path, event: str, first: int, commit: str | None = None) -> None:
-    """Record ``requeued`` or ``done`` for the batch starting at ``first`` (the caller holds Dream's run lock)."""
+    """Record ``requeued``, ``done`` or ``replayed`` for the batch starting at ``first`` (the caller holds Dream's
+    run lock)."""
     data: dict[str, object] = {"event": event, "first": first,
                                "time": datetime.now(UTC).isoformat(timespec="seconds")}
     if event == "done":
@@ -93,7 +98,7 @@ def _fold(path: Path) -> dict[int, tuple[str, DeadLetter]]:
             event, first = item
             if event == "requeued" and state[first][0] == "aside":
                 state[first] = ("queued", state[first][1])
-            elif event == "done":
+            elif event in ("done", "replayed"):
                 del state[first]
     return state
 
@@ -106,6 +111,15 @@ def set_aside(path: Path) -> list[DeadLetter]:
 def queued(path: Path) -> list[DeadLetter]:
     """Requeued batches Dream has not run yet, in the order they were set aside."""
     return sorted((d for status, d in _fold(path).values() if status == "queued"), key=lambda d: d.first)
+
+
+def settle_replayed(path: Path, cursor: int) -> list[DeadLetter]:
+    """The Dream cursor was rewound to ``cursor`` (``restore --replay``): every set-aside or queued batch past it is
+    settled as ``replayed``, since the cursor reaches it again. Returns those batches."""
+    pending = [d for _status, d in _fold(path).values() if d.first > cursor]
+    for d in pending:
+        append_event(path, "replayed", d.first)
+    return pending
 
 
 def read_dead_letters(path: Path) -> list[DeadLetter]:
@@ -125,7 +139,7 @@ def _read(path: Path) -> list[DeadLetter | tuple[str, int]]:
             continue
         try:
             obj = orjson.loads(line)
-            if obj.get("event") in ("requeued", "done"):
+            if obj.get("event") in ("requeued", "done", "replayed"):
                 out.append((str(obj["event"]), int(obj["first"])))
                 continue
             out.append(DeadLetter(int(obj["first"]), int(obj["last"]), str(obj["reason"]),

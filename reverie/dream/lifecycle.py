@@ -1,17 +1,23 @@
 """Dream's lifecycle step: keeps the prompt files true and within budget for years, whatever the model did.
 
 It runs on the staged files after the model's edits and before the gate, deterministically (the same for any
-model, the offline engine included), and never removes a line without saying where it went:
+model, the offline engine included). A line leaves a prompt file only for a reason that names its evidence, and
+every line that leaves — merged ones included — is appended to the archive with that reason and what replaced it:
 
 1. **The model's removals** are accounted for: a line an edit replaced is *superseded* by the edit's new line; a
-   line moved with the ``archive_line`` tool is *archived* with the model's reason; any other removed line is
-   *removed* (with the ``[FILE-REMOVE]`` finding's reason). All are appended to the archive.
-2. **Duplicates** (the same ``line_key``) are *merged* into the first occurrence; a line said word for word inside
-   a longer line of the same file is *merged* into it — unless the longer line adds a negation ("no longer",
-   "not", "instead" …), which makes the older of the two *superseded*.
-3. **Superseded values**: two lines filling the same single-valued attribute — ``Key: value`` with the same key
-   (not a generic label such as "Note"), or "Lives in / Works at / Works as …" — keep the newer; the older is
-   *superseded* by it.
+   line moved with the ``archive_line`` tool is *archived* with the model's reason; a line removed while an
+   identical line stays is *merged*; any other removed line is *removed* (with the ``[FILE-REMOVE]`` finding's
+   reason).
+2. **Duplicates of the same fact** are *merged*: the same ``line_key`` into the first occurrence; a line said word
+   for word at the start of a longer line of the same file (after an optional "The user") into that longer line
+   ("Likes green tea" into "Likes green tea with honey"). A line said *inside* a longer one names another subject
+   ("Is vegetarian" in "Wife is vegetarian", "Speaks German" in "Manager speaks German"): both stay. When the
+   longer line only adds a negation before it ("No longer uses MySQL"), the older of the two is *superseded*.
+3. **Superseded values**: two lines filling the same *single-valued* attribute of the user keep the newer; the
+   older is *superseded* by it. Single-valued are only the attributes in ``SINGLE_VALUED`` (home, employer, job
+   title, name, time zone …, as ``Key: value`` labels or as "Lives in / Works at / Works as …") and labels
+   starting with "favourite" or "current". Every other label — family members, pets, languages, likes, bugs,
+   lessons, repositories, rules — is multi-valued: a second value never supersedes the first by its label alone.
 4. **Expiry**: a dated item — a line with an absolute date (``2027-03-05``, ``March 5, 2027``, ``5 March 2027``)
    that the archiver marked ``ephemeral`` or that names an event (deadline, due, trip, meeting …) — is *expired*
    once its latest date plus ``graceDays`` has passed. A date that does not parse leaves the line a plain fact.
@@ -21,15 +27,17 @@ model, the offline engine included), and never removes a line without saying whe
    pressure.
 
 SOUL.md (standing rules), lines marked ``permanent`` by the archiver, USER.md lines that read as identity (name,
-birth, origin, family or pets by name: ``_IDENTITY``) and pinned lines are never removed by steps 2–5 (a newer value of a pinned attribute stays beside it). A ``[pinned]`` marker the model added is taken off:
-pins are a person's. Merged lines stay represented by the line they were merged into; every other line that
-leaves goes to ``memory/archive/`` (``reverie.dream.archive``), and all are named in the commit message.
+birth, origin, family or pets by name: ``_IDENTITY``) and pinned lines are never removed by steps 2–5 (a newer
+value of a pinned attribute stays beside it). A ``[pinned]`` marker the model added is taken off: pins are a
+person's. Where the archive is not tracked (``git.trackedFiles`` leaves ``memory/archive/*.md`` out), steps 2–5
+remove nothing: a line never leaves for a place nobody can find it.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,9 +48,10 @@ from ..hitlog import bare_line, is_pinned, line_key
 from ..workspace import MEMORY, SOUL, USER
 from . import archive as arc
 from .result import Edit, Finding
-from .salience import LineInfo, SalienceRecord, score
+from .salience import LineInfo, SalienceRecord, recent, score
 
-__all__ = ["Retired", "LifecycleOutcome", "apply", "line_dates", "budgets", "MovedLine"]
+__all__ = ["Retired", "LifecycleOutcome", "apply", "line_dates", "budgets", "MovedLine", "SINGLE_VALUED",
+           "single_valued"]
 
 log = logging.getLogger(__name__)
 
@@ -65,22 +74,43 @@ _NEGATION = frozenset("no not never longer without stopped former formerly ex an
                       "dislikes".split())
 _STOP = frozenset("the a an".split())
 _KV = re.compile(r"^([a-z][a-z0-9 ]{0,40}?)\s*:\s*\S")
-_GENERIC_KEYS = frozenset(
-    "note notes decided decision decisions todo idea ideas reminder fact facts info update rule rules tip tips uses "
-    "chose likes dislikes prefers project projects task tasks goal goals question answer summary example context "
-    "important warning fyi status plan plans deadline deadlines meeting meetings event events".split())
+#: The user's single-valued attributes, as ``Key: value`` labels (on line keys: lower case, punctuation gone). A
+#: second value of one of these supersedes the first; every other label is multi-valued (documented in
+#: docs/lifecycle.md). Labels starting with "favourite"/"favorite"/"current" are single-valued too.
+SINGLE_VALUED = frozenset((
+    "home", "home city", "home town", "hometown", "address", "home address", "city", "country", "location",
+    "lives in", "based in", "residence",
+    "employer", "company", "works at", "works for", "workplace",
+    "job", "job title", "title", "role", "position", "occupation", "profession", "works as",
+    "name", "full name", "preferred name", "nickname", "pronouns",
+    "time zone", "timezone", "tz",
+    "age", "email", "email address", "phone", "phone number", "mobile",
+    "relationship status", "marital status",
+))
+_SINGLE_PREFIX = ("favourite ", "favorite ", "current ")
+#: "Lives in / Works at / Works as …" phrasings of the same attributes (about the user: at the line's start).
 _SLOTS = (
     (re.compile(r"^(?:the user )?(?:lives|is living|is based|resides) in\b"), "home"),
     (re.compile(r"^(?:the user )?works (?:at|for)\b"), "employer"),
-    (re.compile(r"^(?:the user )?works as\b"), "role"),
+    (re.compile(r"^(?:the user )?works as\b"), "job title"),
 )
+_ALIASES = {"home city": "home", "home town": "home", "hometown": "home", "home address": "address",
+            "lives in": "home", "based in": "home", "residence": "home", "location": "home", "city": "home",
+            "company": "employer", "works at": "employer", "works for": "employer", "workplace": "employer",
+            "job": "job title", "title": "job title", "role": "job title", "position": "job title",
+            "occupation": "job title", "profession": "job title", "works as": "job title",
+            "timezone": "time zone", "tz": "time zone", "phone number": "phone", "mobile": "phone",
+            "email address": "email", "marital status": "relationship status"}
+_SUBJECT = re.compile(r"^(?:the user(?: s)?|user(?: s)?|i)\s+")
 _REPLACES = re.compile(r"\(replaces: (.+)\)\s*$")
 #: Identity lines of USER.md protected even without the archiver's mark (written before Dream kept salience, or
 #: phrased by a model so that no batch fact matched): name, birth, origin, family and pets by name. On line keys.
 _IDENTITY = re.compile(
     r"^(?:the user(?: s)? )?(?:name|full name|birthday|date of birth|born|birthplace|from|is from|was born)\b"
     r"|\b(?:wife|husband|partner|spouse|son|daughter|mother|father|mom|dad|brother|sister|child|dog|cat)"
-    r"(?: s name)? (?:is |named |called )")
+    r"(?: s name)? (?:is |named |called )"
+    r"|^(?:the user(?: s)? )?(?:wife|husband|partner|spouse|sons?|daughters?|mother|father|mom|dad|brothers?"
+    r"|sisters?|child|children|kids?|dogs?|cats?|pets?)(?: s name)?:")  # "Sister: Ana" names a family member too
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,8 +148,8 @@ class LifecycleOutcome:
 
     @property
     def archived(self) -> int:
-        """Lines moved to the archive (expired ones counted separately)."""
-        return sum(1 for r in self.retired if r.archived and r.why != "expired")
+        """Lines moved to the archive (expired and merged ones counted separately)."""
+        return sum(1 for r in self.retired if r.archived and r.why not in ("expired", "merged"))
 
     @property
     def expired(self) -> int:
@@ -222,16 +252,31 @@ def _keys(text: str) -> Counter[str]:
     return Counter(line_key(raw) for raw in text.split("\n") if _is_fact(raw))
 
 
+def single_valued(label: str) -> bool:
+    """Whether a ``Key: value`` label (a line key's label) names one of the user's single-valued attributes."""
+    label = " ".join(label.split())
+    return label in SINGLE_VALUED or label.startswith(_SINGLE_PREFIX)
+
+
+def _label(key: str) -> str | None:
+    m = _KV.match(key)
+    return m.group(1).strip() if m else None
+
+
 def _slot(key: str) -> str | None:
+    """The single-valued attribute a line fills, or None (a multi-valued label, or not an attribute at all)."""
     for rx, name in _SLOTS:
         if rx.match(key):
             return name
-    m = _KV.match(key)
-    if m:
-        label = m.group(1).strip()
-        if label not in _GENERIC_KEYS and len(label.split()) <= 5:
-            return f"kv:{label}"
+    label = _label(key)
+    if label is not None and single_valued(label):
+        return _ALIASES.get(label, label)
     return None
+
+
+def _subjectless(key: str) -> str:
+    """A line key without a leading "the user" (the implied subject of a prompt-file line)."""
+    return _SUBJECT.sub("", key, count=1)
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -259,38 +304,14 @@ def apply(
     retired: list[Retired] = []
     own: dict[str, list[str]] = {}
     stamp = today.isoformat()
-    lc = cfg.lifecycle
     _unpin_model_pins(base, files)
     retired += _model_removals(base, files, edits, moved, findings, stamp)
     _learn(record, base, files, facts, today)
     over: list[str] = []
-    for rel in MANAGED:
+    for rel in MANAGED if archive_enabled else ():  # no archive to put them in: steps 2-5 remove nothing
         text = files.get(rel, "")
         lines = _lines(text, _keys(base.get(rel, "")))
-        drop: dict[int, Retired] = {}
-        infos = {ln.index: record.info(rel, ln.key) for ln in lines}
-
-        def when(ln: _Line, infos: dict[int, LineInfo | None] = infos) -> tuple[int, int]:
-            info = infos[ln.index]
-            day = today.toordinal() if ln.new else (info.learned.toordinal() if info else 0)
-            return day, ln.index
-
-        def protected(ln: _Line, infos: dict[int, LineInfo | None] = infos, rel: str = rel) -> bool:
-            info = infos[ln.index]
-            identity = rel == USER and bool(_IDENTITY.search(ln.key))
-            return ln.pinned or identity or (info is not None and info.mark == "permanent")
-
-        _merge_duplicates(rel, lines, drop, when, protected, stamp)
-        _supersede_slots(rel, lines, drop, when, stamp)
-        if archive_enabled:
-            for ln in lines:
-                if ln.index in drop or protected(ln):
-                    continue
-                info = infos[ln.index]
-                due = _expiry(ln.text, info.mark if info else None)
-                if due is not None and (today - due).days > lc.grace_days:
-                    drop[ln.index] = Retired(rel, ln.text, "expired", f"expired {stamp} (grace {lc.grace_days} days)")
-            _archive_least_salient(rel, text, lines, drop, infos, protected, cfg, today, over)
+        drop = _retire(rel, text, lines, base, record, cfg, today, over)
         if drop:
             kept = [raw for i, raw in enumerate(text.split("\n")) if i not in drop]
             files[rel] = "\n".join(kept)
@@ -301,6 +322,37 @@ def apply(
         retired = [Retired(r.path, r.text, r.why, r.note, r.by, False) for r in retired]
     _forget_removed(record, files)
     return LifecycleOutcome(files, archive, retired, own, record, over)
+
+
+def _retire(rel: str, text: str, lines: list[_Line], base: Mapping[str, str], record: SalienceRecord,
+            cfg: DreamConfig, today: date, over: list[str]) -> dict[int, Retired]:
+    """Steps 2-5 over one file: the lines to drop (by line index), each with its reason."""
+    stamp = today.isoformat()
+    lc = cfg.lifecycle
+    drop: dict[int, Retired] = {}
+    infos = {ln.index: record.info(rel, ln.key) for ln in lines}
+
+    def when(ln: _Line) -> tuple[int, int]:
+        info = infos[ln.index]
+        day = today.toordinal() if ln.new else (info.learned.toordinal() if info else 0)
+        return day, ln.index
+
+    def protected(ln: _Line) -> bool:
+        info = infos[ln.index]
+        identity = rel == USER and bool(_IDENTITY.search(ln.key))
+        return ln.pinned or identity or (info is not None and info.mark == "permanent")
+
+    _merge_duplicates(rel, lines, drop, when, protected, stamp)
+    _supersede_slots(rel, lines, drop, when, stamp)
+    for ln in lines:
+        if ln.index in drop or protected(ln):
+            continue
+        info = infos[ln.index]
+        due = _expiry(ln.text, info.mark if info else None)
+        if due is not None and (today - due).days > lc.grace_days:
+            drop[ln.index] = Retired(rel, ln.text, "expired", f"expired {stamp} (grace {lc.grace_days} days)")
+    _archive_least_salient(rel, text, lines, drop, infos, protected, cfg, today, over)
+    return drop
 
 
 def _unpin_model_pins(base: Mapping[str, str], files: dict[str, str]) -> None:
@@ -337,7 +389,7 @@ def _model_removals(base: Mapping[str, str], files: Mapping[str, str], edits: Se
                 continue
             text = bare_line(raw)
             if left[key] > 0:
-                out.append(Retired(rel, text, "merged", f"merged {stamp}: a duplicate", text, archived=False))
+                out.append(Retired(rel, text, "merged", f"merged {stamp}: a duplicate", text))
                 continue
             move = moved_by_key.get((rel, key))
             if move is not None:
@@ -382,19 +434,23 @@ def _merge_duplicates(rel: str, lines: list[_Line], drop: dict[int, Retired], wh
         if ln.key in first:
             if not ln.pinned:
                 keep = first[ln.key]
-                drop[ln.index] = Retired(rel, ln.text, "merged", f"merged {stamp}: a duplicate", keep.text, False)
+                drop[ln.index] = Retired(rel, ln.text, "merged", f"merged {stamp}: a duplicate", keep.text)
             continue
         first[ln.key] = ln
     live = [ln for ln in lines if ln.index not in drop and len(ln.tokens) >= 2]
     live.sort(key=lambda ln: len(ln.key))
-    for i, short in enumerate(live):
+    order = {ln.index: n for n, ln in enumerate(live)}
+    forms = _Forms(live)
+    for short in live:
         if short.index in drop:
             continue
-        needle = f" {short.key} "
-        for longer in live[i + 1:]:
-            if longer.index in drop or len(longer.key) <= len(short.key) or needle not in f" {longer.key} ":
-                continue  # only a line said word for word inside a longer one is covered by it
-            if (longer.tokens - short.tokens) & _NEGATION:
+        for longer in sorted(forms.starting(_subjectless(short.key)), key=lambda ln: order[ln.index]):
+            if longer.index in drop or len(longer.key) <= len(short.key):
+                continue
+            relation = _covers(short.key, longer.key)
+            if relation is None:
+                continue  # not the same fact said twice (another subject, or not said word for word): keep both
+            if relation == "negates":
                 older, newer = (short, longer) if when(short) <= when(longer) else (longer, short)
                 if older.pinned or protected(older):
                     continue
@@ -405,8 +461,59 @@ def _merge_duplicates(rel: str, lines: list[_Line], drop: dict[int, Retired], wh
             if short.pinned:
                 continue
             drop[short.index] = Retired(rel, short.text, "merged", f"merged {stamp}: said word for word in a longer "
-                                        "line", longer.text, False)
+                                        "line", longer.text)
             break
+    into = {r.text: r.by for r in drop.values() if r.why == "merged"}
+    for i, r in list(drop.items()):  # a line merged into one merged in turn names the line that stays
+        by, seen = r.by, {r.text}
+        while r.why == "merged" and by in into and by not in seen:
+            seen.add(by)
+            by = into[by]
+        if by != r.by:
+            drop[i] = Retired(r.path, r.text, r.why, r.note, by)
+
+
+class _Forms:
+    """Lines by the forms a shorter line must begin (after "The user", and after leading negation words), sorted,
+    so the lines that may cover a given one are found by bisection, not by comparing every pair."""
+
+    def __init__(self, lines: list[_Line]) -> None:
+        pairs = sorted({(form, ln.index): ln for ln in lines for form in _forms(ln.key)}.items())
+        self._keys = [form for (form, _), _ln in pairs]
+        self._lines = [ln for _key, ln in pairs]
+
+    def starting(self, prefix: str) -> list[_Line]:
+        found: dict[int, _Line] = {}
+        for j in range(bisect_left(self._keys, prefix), len(self._keys)):
+            if not self._keys[j].startswith(prefix):
+                break
+            found[self._lines[j].index] = self._lines[j]
+        return list(found.values())
+
+
+def _forms(key: str) -> set[str]:
+    words = _subjectless(key).split()
+    core = list(words)
+    while core and core[0] in _NEGATION:
+        core.pop(0)
+    return {" ".join(words), " ".join(core)}
+
+
+def _covers(short: str, longer: str) -> str | None:
+    """How the line key ``longer`` relates to ``short`` said word for word in it: "extends" when it starts with it
+    (the same subject, more detail), "negates" when only negation words come before it ("No longer uses MySQL"),
+    else None — words before it name another subject ("Wife is vegetarian") or change the fact."""
+    short, longer = _subjectless(short), _subjectless(longer)
+    if longer == short:
+        return "extends"
+    if longer.startswith(short + " "):
+        rest = longer[len(short):].split()
+        return "negates" if set(rest) & _NEGATION else "extends"
+    at = f" {longer} ".find(f" {short} ")
+    if at <= 0:
+        return None
+    before = longer[:at].split()
+    return "negates" if before and all(w in _NEGATION for w in before) else None
 
 
 def _supersede_slots(rel: str, lines: list[_Line], drop: dict[int, Retired], when: _When, stamp: str) -> None:
@@ -440,7 +547,7 @@ def _archive_least_salient(rel: str, text: str, lines: list[_Line], drop: dict[i
     if lc.stale_days is not None:
         for ln in candidates:
             info = infos[ln.index]
-            if rel == USER and _slot(ln.key) is not None:
+            if rel == USER and (_slot(ln.key) is not None or _label(ln.key) is not None):
                 continue  # the user's attributes (home, work, role, "Key: value") do not go stale, only out of date
             if info is not None and not ln.new and (today - info.last_seen).days > lc.stale_days:
                 drop[ln.index] = Retired(rel, ln.text, "archived", note(info, f"unused {lc.stale_days} days"))
@@ -450,10 +557,11 @@ def _archive_least_salient(rel: str, text: str, lines: list[_Line], drop: dict[i
         return
     target = int(limit * lc.target_ratio)
 
-    def rank(ln: _Line) -> tuple[float, int, int]:
+    def rank(ln: _Line) -> tuple[bool, float, int, int]:
         info = infos[ln.index]
-        s = score(info, today, lc.half_life_days) if info else 1.0
-        return (s, info.learned.toordinal() if info else today.toordinal(), ln.index)
+        if info is None:
+            return (True, 1.0, today.toordinal(), ln.index)
+        return (recent(info, today), score(info, today, lc.half_life_days), info.learned.toordinal(), ln.index)
 
     for ln in sorted((c for c in candidates if c.index not in drop and not c.new), key=rank) + \
             [c for c in candidates if c.index not in drop and c.new]:
@@ -471,13 +579,21 @@ def _archive_texts(retired: Iterable[Retired], disk: Mapping[str, str], today: d
     for r in retired:
         if not r.archived:
             continue
-        note = r.note + (f' by "{r.by}"' if r.by and r.why == "superseded" else "")
-        grouped.setdefault(r.path, []).append(arc.entry_line(r.text, note))
+        grouped.setdefault(r.path, []).append(arc.entry_line(r.text, _archive_note(r)))
     out = {}
     for source, entries in grouped.items():
         path = arc.archive_path(source)
         out[path] = arc.append_entries(disk.get(path, ""), source, entries, today)
     return out
+
+
+def _archive_note(r: Retired) -> str:
+    """The archive entry's why and when, with what replaced the line (merges name the line they went into)."""
+    if r.by and r.why == "superseded":
+        return f'{r.note} by "{r.by}"'
+    if r.by and r.why == "merged":
+        return f'{r.note} into "{r.by}"'
+    return r.note
 
 
 def _learn(record: SalienceRecord, base: Mapping[str, str], files: Mapping[str, str],

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..errors import DreamError
+from ..errors import DreamError, MergeConflictError
 from ..hitlog import PIN_MARK, is_pinned
 from ..workspace import MEMORY_FILES, Workspace
 
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["PinResult", "pin"]
 
 _PIN_RE = re.compile(r"\s*(?:\[pinned\]|📌)", re.I)
+_TRIES = 3  # a pin that conflicts with a concurrent Dream commit is re-read and tried again
 
 
 @dataclass(frozen=True)
@@ -30,10 +31,36 @@ class PinResult:
 
 def pin(workspace: Workspace, git: GitStore, text: str, *, pinned: bool = True) -> PinResult:
     """Pin (or unpin) the single memory-file line containing ``text`` (case-insensitive). Raises ``DreamError``
-    when no line or several lines match."""
+    when no line or several lines match.
+
+    Follows the memory-file writers' protocol: the new content is committed with the text it was computed from
+    (``GitStore.commit``'s ``base``), so a Dream commit that lands between the read and the commit is merged, not
+    overwritten; should that merge conflict (Dream changed the very line), the pin is tried again on the new text.
+    """
     needle = " ".join(text.split()).lower()
     if not needle:
         raise DreamError("say which line: give some of its words")
+    conflicts = 0
+    while True:
+        rel, rows, i = _find(workspace, text, needle)
+        raw = rows[i]
+        if is_pinned(raw) == pinned:
+            return PinResult(rel, raw.strip(), False, None)
+        original = "\n".join(rows)
+        rows[i] = f"{raw.rstrip()} {PIN_MARK}" if pinned else _PIN_RE.sub("", raw)
+        verb = "pin" if pinned else "unpin"
+        try:
+            sha = git.commit(f"manual: {verb} a line of {rel}", kind="manual", files={rel: "\n".join(rows)},
+                             base={rel: original})
+        except MergeConflictError:
+            conflicts += 1
+            if conflicts == _TRIES:
+                raise
+            continue
+        return PinResult(rel, rows[i].strip(), True, sha)
+
+
+def _find(workspace: Workspace, text: str, needle: str) -> tuple[str, list[str], int]:
     matches = []
     for rel in MEMORY_FILES:
         rows = workspace.read(rel).split("\n")
@@ -46,11 +73,4 @@ def pin(workspace: Workspace, git: GitStore, text: str, *, pinned: bool = True) 
     if len(matches) > 1:
         shown = "; ".join(f"{rel}: {rows[i].strip()[:60]}" for rel, rows, i in matches[:5])
         raise DreamError(f"{len(matches)} lines contain {text!r} ({shown}); give more of the line")
-    rel, rows, i = matches[0]
-    raw = rows[i]
-    if is_pinned(raw) == pinned:
-        return PinResult(rel, raw.strip(), False, None)
-    rows[i] = f"{raw.rstrip()} {PIN_MARK}" if pinned else _PIN_RE.sub("", raw)
-    verb = "pin" if pinned else "unpin"
-    sha = git.commit(f"manual: {verb} a line of {rel}", kind="manual", files={rel: "\n".join(rows)})
-    return PinResult(rel, rows[i].strip(), True, sha)
+    return matches[0]

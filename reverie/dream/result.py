@@ -11,7 +11,7 @@ from ..llm.types import Usage
 __all__ = ["DreamStatus", "Finding", "Edit", "DreamResult", "Progress", "ProgressPhase"]
 
 DreamStatus = Literal[
-    "ok", "no-change", "nothing-to-do", "already-running", "failed", "rejected", "dead-lettered"
+    "ok", "no-change", "nothing-to-do", "already-running", "failed", "rejected", "dead-lettered", "paused"
 ]
 
 
@@ -68,6 +68,10 @@ class DreamResult:
     expired: int = 0
     superseded: int = 0
     merged: int = 0
+    #: Said to the person with the outcome: a damaged archive file repaired (naming it), the archive untracked…
+    warnings: tuple[str, ...] = ()
+    #: False when ``git.trackedFiles`` leaves ``memory/archive/*.md`` out: nothing was archived.
+    archive_tracked: bool = True
 
     @property
     def lifecycle_summary(self) -> str:

@@ -12,13 +12,14 @@ none, so an outage never costs a batch.
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING, Literal
 
-from ..config import Config
+from ..config import OFFLINE_MODEL, Config
 from ..errors import (
     AlreadyRunningError,
     GitStoreError,
@@ -34,6 +35,7 @@ from ..gitstore.trailers import format_message
 from ..history import HistoryEntry
 from ..llm import protocol
 from ..llm.prompts import load_prompt
+from ..llm.registry import prefix_of
 from ..llm.types import Usage
 from ..security.untrusted import untrusted_soul_lines
 from ..store import WorkspaceStore
@@ -42,13 +44,14 @@ from . import transaction
 from .agent import run_edit_loop
 from .analyze import UnusableAnalysis, analyze
 from .archive import archive_path
+from .archive_files import read_archives
 from .batch import budget_lines, build_analysis_message, line_ages
 from .budget import Budget, BudgetExceeded
 from .deadletter import DeadLetter, append_dead_letter, append_event, deadletter_path, queued, set_aside
 from .edit_tools import MemoryTools
 from .fence import Fence
 from .gate import check
-from .lifecycle import MANAGED, LifecycleOutcome
+from .lifecycle import MANAGED, LifecycleOutcome, budgets
 from .lifecycle import apply as run_lifecycle
 from .lock import RunLock
 from .pending import stage_soul_change
@@ -94,6 +97,7 @@ class Dream:
         self.today: Callable[[], date] = date.today
         self._archive_disk: dict[str, str] = {}
         self._requeued: int | None = None  # first cursor of the requeued batch this run works on
+        self._warnings: list[str] = []  # what this run tells the person besides its outcome (DreamResult.warnings)
         #: The fencing epoch a distributed worker took with this workspace's lease (``fence.bump_epoch``), and a
         #: check that its lease is still good (a reason when not); every write of a run is refused once either
         #: fails. Unset for a single-host run, which still gets the expected-batch check.
@@ -126,6 +130,7 @@ class Dream:
         lock = RunLock(self.workspace.state_dir)
         if not await lock.acquire(wait=wait):
             return DreamResult("already-running", reason="another Dream run holds the lock", model=self.model)
+        self._warnings = []
         try:
             self._ensure_repo()
             attempts = Attempts.load(self.workspace.state_dir)
@@ -134,12 +139,14 @@ class Dream:
             self._fence.begin()
             emit = on_progress or (lambda p: None)
             if not drain:
-                result = await self._batch(Budget.from_config(self.config.dream), attempts, dry_run, emit)
+                result = await self._batch(self._budget(Budget.from_config(self.config.dream)), attempts, dry_run,
+                                           emit)
             else:
                 result = await self._drain(attempts, dry_run, emit)
             if not dry_run and result.status in ("ok", "no-change", "dead-lettered"):
                 self._retain()
-            return result
+            tracked = self._archive_enabled()
+            return replace(result, warnings=tuple(self._warnings), archive_tracked=tracked)
         finally:
             self._fence = None
             lock.release()
@@ -186,23 +193,40 @@ class Dream:
     # -- drain --------------------------------------------------------------------------------------------
     async def _drain(self, attempts: Attempts, dry_run: bool, emit: ProgressCallback) -> DreamResult:
         cfg = self.config.dream
-        overall = Budget(1_000_000, 1_000_000, cfg.drain_token_budget, cfg.drain_max_seconds)
+        overall = self._budget(Budget(1_000_000, 1_000_000, cfg.drain_token_budget, cfg.drain_max_seconds))
         results: list[DreamResult] = []
         while True:
-            result = await self._batch(Budget.from_config(cfg, overall=overall), attempts, dry_run, emit)
+            result = await self._batch(self._budget(Budget.from_config(cfg, overall=overall)), attempts, dry_run, emit)
             if result.status == "nothing-to-do":
                 break
             results.append(result)
             if result.status not in ("ok", "no-change", "dead-lettered") or dry_run:
                 break  # the same batch would come next (or, dry, the cursor cannot move)
             if overall.remaining_seconds() <= 0 or overall.tokens >= overall.max_tokens:
-                log.info("dream: drain budget used; %d entries left for the next run", self.pending())
+                if self.pending() or self.queued():
+                    results.append(DreamResult("paused", model=self.model))
                 break
         if not results:
             return DreamResult("nothing-to-do", model=self.model)
+        if results[-1].status == "paused":
+            results[-1] = replace(results[-1], reason=self._paused(overall))
         if len(results) == 1:
             return results[0]
         return _aggregate(results)
+
+    def _budget(self, budget: Budget) -> Budget:
+        """The offline engine costs nothing: its calls are not counted against a token budget (every other cap
+        holds)."""
+        if prefix_of(self.model) == prefix_of(OFFLINE_MODEL):
+            budget.max_tokens = sys.maxsize
+        return budget
+
+    def _paused(self, overall: Budget) -> str:
+        """Why a drain stopped at its own budget, what is left, and how to go on."""
+        left = self.pending() + sum(d.last - d.first + 1 for d in self.queued())
+        knob = "dream.drainMaxSeconds" if overall.remaining_seconds() <= 0 else "dream.drainTokenBudget"
+        log.info("dream: drain paused at its budget; %d entries left", left)
+        return f"paused: {left} entries left, run again or raise {knob}"
 
     # -- one batch ----------------------------------------------------------------------------------------
     async def _batch(self, budget: Budget, attempts: Attempts, dry_run: bool, emit: ProgressCallback
@@ -218,6 +242,8 @@ class Dream:
         first, last = entries[0].cursor, entries[-1].cursor
         emit(Progress("start", first=first, last=last))
         staged = StagedFiles.load(self.workspace)
+        if not dry_run and not staged.unreadable and self._over_budget(staged):
+            staged = self._trim_first(staged)
         tools = MemoryTools(staged)
         findings: tuple[Finding, ...] = ()
         base = DreamResult("failed", first, last, model=self.model, dry_run=dry_run,
@@ -248,7 +274,7 @@ class Dream:
                     max_tokens=self._max_tokens(protocol.TASK_DREAM_EDIT),
                 )
             facts = [f for e in entries for ln in e.content.splitlines() if (f := protocol.parse_fact_line(ln))]
-            life = self._lifecycle(staged, today, tools=tools, findings=findings, facts=facts)
+            life = self._lifecycle(staged, today, dry_run=dry_run, tools=tools, findings=findings, facts=facts)
             changed = staged.changed()
             progress("gate")
             verdict = check(staged.base, {**changed, **life.archive}, findings, cfg,
@@ -271,8 +297,14 @@ class Dream:
             progress("commit")
             return self._commit(done, staged, {**changed, **life.archive}, attempts, life)
         except BudgetExceeded as exc:
-            return self._fail(base, findings, tools, budget, attempts, dry_run,
-                              _Failed("failed", str(exc), count=not exc.overall))
+            if exc.overall:  # the drain's budget, not the batch: a pause, nothing written, no attempt counted
+                log.info("dream: batch %s-%s paused: %s", first, last, exc)
+                paused = replace(base, status="paused", reason=str(exc), usage=budget.usage,
+                                 iterations=budget.iterations, tool_calls=budget.tool_calls)
+                if not dry_run:
+                    self._record(paused)
+                return paused
+            return self._fail(base, findings, tools, budget, attempts, dry_run, _Failed("failed", str(exc)))
         except ModelUnavailableError as exc:
             return self._fail(base, findings, tools, budget, attempts, dry_run,
                               _Failed("failed", f"model unavailable: {exc}", count=False, unavailable=True))
@@ -327,9 +359,31 @@ class Dream:
         """The archive is written only where the memory repo tracks it (``git.trackedFiles``)."""
         ok = all(is_tracked(archive_path(rel), self.git.tracked) for rel in MEMORY_FILES)
         if not ok:
-            log.warning("dream: memory/archive/*.md is not in git.trackedFiles; nothing is archived, so files over "
-                        "budget stay over it")
+            self._warn("memory/archive/*.md is not in git.trackedFiles, so nothing can be archived: the lifecycle "
+                       "removes no line (no merge, supersession, expiry or trimming) and files over budget stay "
+                       "over it")
         return ok
+
+    def _warn(self, message: str) -> None:
+        """A warning the run's result carries to the person (once per run)."""
+        if message not in self._warnings:
+            self._warnings.append(message)
+            log.warning("dream: %s", message)
+
+    def _committed(self, rel: str) -> str | None:
+        """``rel``'s last committed text: at HEAD, or — deleted since (a commit made while a directory stood in
+        its place records a deletion) — as the last commit that had it."""
+        try:
+            if not self.git.head():
+                return None
+            text = self.git.file_at("HEAD", rel)
+            for info in [] if text is not None else self.git.log(limit=2, path=rel):
+                text = self.git.file_at(info.sha, rel)
+                if text is not None:
+                    break
+            return text
+        except GitStoreError:
+            return None
 
     def _archive_base(self, staged: StagedFiles) -> dict[str, str]:
         """The staged files' base plus the archive files as on disk (what a run's changes are diffed against)."""
@@ -339,19 +393,15 @@ class Dream:
             out[path] = self._archive_disk.get(path, "")
         return out
 
-    def _lifecycle(self, staged: StagedFiles, today: date, *, tools: MemoryTools | None = None,
+    def _lifecycle(self, staged: StagedFiles, today: date, *, dry_run: bool, tools: MemoryTools | None = None,
                    findings: tuple[Finding, ...] = (), facts: list[tuple[str, str]] | None = None) -> LifecycleOutcome:
         """Run the lifecycle step over the staged copy (it updates ``staged.current``)."""
         enabled = self._archive_enabled()
-        disk: dict[str, str] = {}
-        for rel in MEMORY_FILES:
-            path = archive_path(rel)
-            try:
-                disk[path] = self.workspace.read(path)
-            except (UnsafePathError, ReverieError, OSError) as exc:
-                log.warning("dream: %s cannot be read (%s); nothing is archived this run", path, exc)
-                enabled = False
-        self._archive_disk = disk
+        archives = read_archives(self.workspace, self._committed, repair=not dry_run)
+        for note in archives.notes:
+            self._warn(note)
+        enabled = enabled and not archives.unreadable
+        disk = self._archive_disk = archives.texts
         record = SalienceRecord.load(self.workspace.state_dir)
         record.fold_hits()
         life = run_lifecycle(
@@ -370,7 +420,7 @@ class Dream:
         No model call; the cursor stays where it is."""
         staged = StagedFiles.load(self.workspace)
         cfg = self.config.dream
-        life = self._lifecycle(staged, self.today())
+        life = self._lifecycle(staged, self.today(), dry_run=dry_run)
         changed = staged.changed()
         if not changed and not life.archive:
             if not dry_run:
@@ -382,7 +432,7 @@ class Dream:
         result = _with_lifecycle(DreamResult("ok", model=self.model, dry_run=dry_run), life)
         if not verdict.ok:  # cannot happen for the step's own removals; refuse rather than write a surprise
             log.warning("dream lifecycle: not written: %s", verdict.reason)
-            return DreamResult("nothing-to-do", model=self.model, reason=verdict.reason)
+            return DreamResult("failed", model=self.model, reason=f"lifecycle not written: {verdict.reason}")
         base = self._archive_base(staged)
         if dry_run:
             return replace(result, diff=staged.diff() + _archive_diff(base, life.archive),
@@ -391,18 +441,40 @@ class Dream:
             merged, disk = transaction.merge_over_disk(self.workspace, base, files)
         except (MergeConflictError, UnsafePathError, UnicodeDecodeError) as exc:
             log.warning("dream lifecycle: a memory file changed meanwhile (%s); trying again next run", exc)
-            return DreamResult("nothing-to-do", model=self.model, reason=str(exc))
+            return DreamResult("failed", model=self.model, reason=f"lifecycle not written, a memory file changed "
+                                                                  f"meanwhile: {exc}; trying again next run")
         changes = transaction.file_changes(disk, merged)
         stats = ", ".join(f"{c.path} +{c.added} -{c.removed}" for c in changes)
         cursor = self.store.dream_cursor()
         trailers = {tr.KIND: "dream", tr.CURSOR: str(cursor), tr.MODEL: "lifecycle"}
         message = format_message(f"dream: lifecycle, {stats}", "\n".join(life.commit_lines()), trailers)
-        sha = transaction.commit_run(self.git, self.store, merged, message, trailers, cursor, self._section())
+        try:
+            sha = transaction.commit_run(self.git, self.store, merged, message, trailers, cursor, base=disk,
+                                         section=self._section())
+        except MergeConflictError as exc:
+            log.warning("dream lifecycle: a memory file changed meanwhile (%s); trying again next run", exc)
+            return DreamResult("failed", model=self.model, reason=f"lifecycle not written, a memory file changed "
+                                                                  f"meanwhile: {exc}; trying again next run")
         life.record.save()
         result = replace(result, commit=sha, files=tuple(changes) if sha else (),
                          diff="".join(unified_diff(rel, disk[rel], text) for rel, text in merged.items()))
         self._record(result)
         return result
+
+    def _over_budget(self, staged: StagedFiles) -> bool:
+        limits = budgets(self.config.dream)
+        return any(len(staged.base.get(rel, "")) > limits[rel] for rel in MANAGED)
+
+    def _trim_first(self, staged: StagedFiles) -> StagedFiles:
+        """A prompt file over its budget (grown by hand) is brought within it by the lifecycle step alone, and
+        committed, before the model is asked: its prompt then never carries the excess (which could cost the
+        batch its token budget)."""
+        trimmed = self._maintain(False)
+        if trimmed.commit is None:
+            return staged  # nothing the step could retire (protected lines alone), or it could not write
+        self._warn(f"over budget before the model call: the lifecycle {trimmed.lifecycle_summary} first "
+                   f"(commit {trimmed.commit[:8]})")
+        return StagedFiles.load(self.workspace)
 
     def _max_tokens(self, task: str) -> int:
         return protocol.max_output_tokens(task, self.config.defaults.max_tokens)
@@ -448,7 +520,12 @@ class Dream:
             cursor = self.store.dream_cursor()
             trailers[tr.CURSOR] = str(cursor)
         message = format_message(subject, body, trailers)
-        sha = transaction.commit_run(self.git, self.store, files, message, trailers, cursor, self._section())
+        try:
+            sha = transaction.commit_run(self.git, self.store, files, message, trailers, cursor, base=disk,
+                                         section=self._section())
+        except MergeConflictError as exc:  # another writer committed the same lines meanwhile: not the batch's fault
+            raise _Failed("failed", f"a memory file changed during the commit and the edits conflict: {exc}",
+                          count=False) from None
         if self._requeued is not None:
             append_event(deadletter_path(self.workspace.memory_dir), "done", self._requeued, sha)
         diff = "".join(unified_diff(rel, disk[rel], text) for rel, text in files.items())

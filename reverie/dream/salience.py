@@ -19,8 +19,10 @@ USER.md, and a line a person pinned (``[pinned]`` at its end, ``reverie pin``). 
     score = 0.5 ** (days since it was last learned, confirmed or recalled / halfLifeDays)
             + 0.25 * log2(1 + times Recall returned it)
 
-When a file is over its budget, the lowest scores leave first (ties: the older line, then the one nearer the top)
-until the file is at ``targetRatio`` of its budget. With ``staleDays`` set, an unprotected line whose last
+When a file is over its budget, lines learned or confirmed in the last ``RECENT_DAYS`` (30) days leave only after
+every other unprotected line — recall hits keep an old line ahead of other old lines, never ahead of what the user
+said this month — then the lowest scores leave first (ties: the older line, then the one nearer the top) until the
+file is at ``targetRatio`` of its budget. With ``staleDays`` set, an unprotected line whose last
 learning, confirmation or recall is older than that leaves even under budget.
 """
 
@@ -38,12 +40,14 @@ import orjson
 from ..fsutil import atomic_write
 from ..hitlog import ROTATE_BYTES, read_hits, rotate_hits
 
-__all__ = ["LineInfo", "SalienceRecord", "score", "SALIENCE_NAME"]
+__all__ = ["LineInfo", "SalienceRecord", "score", "recent", "SALIENCE_NAME", "RECENT_DAYS"]
 
 log = logging.getLogger(__name__)
 
 SALIENCE_NAME = "salience.json"
 HIT_WEIGHT = 0.25
+#: A line learned or confirmed this many days ago or less is *recent*: budget pressure archives it last.
+RECENT_DAYS = 30
 
 
 def _day(value: Any) -> date | None:
@@ -93,6 +97,12 @@ def score(info: LineInfo, today: date, half_life_days: float) -> float:
     """The salience of an unprotected line (see the module docstring)."""
     age = max(0, (today - info.last_seen).days)
     return math.pow(0.5, age / half_life_days) + HIT_WEIGHT * math.log2(1 + info.hits)
+
+
+def recent(info: LineInfo, today: date) -> bool:
+    """Learned or confirmed (restated by the user) in the last ``RECENT_DAYS`` days; a recall hit does not count."""
+    said = max(d for d in (info.learned, info.confirmed) if d is not None)
+    return (today - said).days <= RECENT_DAYS
 
 
 @dataclass

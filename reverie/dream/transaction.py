@@ -6,8 +6,9 @@ then writes objects, moves the ref, and only then writes the files atomically (i
 between ref and files forward); (3) ``.dream_cursor`` advanced. Recovery (``reconcile``): a HEAD dream commit
 whose ``Reverie-Cursor`` is ahead of ``.dream_cursor`` advances the cursor, so a committed batch is never
 replayed; without such a commit the cursor stays, so an uncommitted batch is never skipped. Every cursor move is
-also recorded (``MemoryStore.set_dream_cursor``), so a corrupt file is restored exactly. A dead-letter record
-whose batch lies just past the cursor means a crash between the record and the cursor write: the cursor moves on.
+also recorded (``MemoryStore.set_dream_cursor``), so a corrupt file is restored exactly. A batch still set aside
+(not requeued, done or replayed since) whose batch lies just past the cursor means a crash between the dead-letter
+record and the cursor write: the cursor moves on.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ..llm.types import Usage
 from ..store import WorkspaceStore
 from ..textdiff import numstat_text
 from ..workspace import Workspace
-from .deadletter import deadletter_path, read_dead_letters
+from .deadletter import deadletter_path, set_aside
 from .records import Attempts
 from .result import Finding
 
@@ -99,12 +100,15 @@ def commit_message(changes: Sequence[FileChange], findings: Sequence[Finding], f
 
 
 def commit_run(git: GitStore, store: WorkspaceStore, files: Mapping[str, str], message: str, trailers: Mapping[str, str],
-               last: int, section: AbstractContextManager[None] | None = None) -> str | None:
+               last: int, base: Mapping[str, str] | None = None,
+               section: AbstractContextManager[None] | None = None) -> str | None:
     """Commit (GitStore writes the files after its ref update) and only then advance the Dream cursor, both inside
-    ``section`` (the run's write fence, ``Fence.section()``, which refuses a stale run before anything is written)."""
+    ``section`` (the run's write fence, ``Fence.section()``, which refuses a stale run before anything is written).
+    ``base``: the contents ``files`` were merged over; GitStore merges again, under its writer lock, over anything
+    another writer committed since (the one writer protocol: ``GitStore.commit``'s ``base``)."""
     fault("before-commit")
     with section if section is not None else nullcontext():
-        sha = git.commit(message, kind="dream", trailers=dict(trailers), files=dict(files)) if files else None
+        sha = git.commit(message, kind="dream", trailers=dict(trailers), files=dict(files), base=base) if files else None
         fault("committed")
         store.set_dream_cursor(last)
     fault("cursor-written")
@@ -138,7 +142,7 @@ def reconcile(store: WorkspaceStore, git: GitStore, attempts: Attempts) -> int:
             log.warning("dream: the last dream commit consumed history up to %d but .dream_cursor is %d; "
                         "advancing", head, cursor)
             target = head
-    letters = read_dead_letters(deadletter_path(store.workspace.memory_dir))
+    letters = set_aside(deadletter_path(store.workspace.memory_dir))  # requeued, done or replayed ones are settled
     if letters and letters[-1].first <= target + 1 < letters[-1].last + 1:
         log.warning("dream: batch %d-%d was set aside but the cursor was not moved; advancing",
                     letters[-1].first, letters[-1].last)

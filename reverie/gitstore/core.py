@@ -362,12 +362,17 @@ class GitStore(NanobotGitAPI):
         kind: str,
         trailers: Mapping[str, str] | None = None,
         files: Mapping[str, str] | None = None,
+        base: Mapping[str, str] | None = None,
     ) -> str | None:
         """Commit ``files`` (new contents of tracked files), or with ``files=None`` what is on disk.
 
         ``message``'s first line is the subject; the body is always the per-file +/- stats of the real change,
         followed by the body of ``message`` (its trailers are ignored: pass ``trailers``).
         With ``files``, a person's pending edit (disk ≠ HEAD) is first committed on its own as ``manual``.
+        ``base`` is the memory-file writers' protocol: the contents ``files`` were computed from (what the writer
+        read). A file that changed since — another writer's commit or a person's edit landed in between — gets
+        the writer's change three-way merged over it here, under the writer lock, so no writer overwrites
+        another; a conflict raises ``MergeConflictError`` and writes nothing.
         Returns the new commit's full sha, or None when nothing changed.
         """
         subject = (message or "").strip().split("\n", 1)[0] or f"{kind}: update"
@@ -384,8 +389,25 @@ class GitStore(NanobotGitAPI):
                     raise GitStoreError(f"{path!r} is not a tracked file ({', '.join(self.tracked)})")
                 changes[rel] = text.encode("utf-8", errors="surrogateescape")
             head = self._commit_manual(repo, ref, head)
+            if base:
+                changes = self._merge_over(changes, base)
             sha, _ = self._commit_locked(repo, ref, head, changes, subject, kind, trailers, notes)
             return sha.decode() if sha else None
+
+    def _merge_over(self, changes: dict[str, bytes | None], base: Mapping[str, str]) -> dict[str, bytes | None]:
+        """``changes`` re-applied over the files as they are now (disk = HEAD once a pending edit is committed):
+        a file unchanged since ``base`` takes the writer's content; a changed one, a three-way merge."""
+        out = dict(changes)
+        for rel, ours in changes.items():
+            if rel not in base or ours is None:
+                continue
+            now = _text(self._disk([rel])[rel])
+            original, mine = base[rel], ours.decode("utf-8", "surrogateescape")
+            if now in (original, mine):
+                continue
+            log.info("%s changed since it was read; merging this change over it", rel)
+            out[rel] = merge3(original, mine, now, path=rel).encode("utf-8", "surrogateescape")
+        return out
 
     def restore(self, rev: str, *, replay: bool = False) -> OperationResult:
         """Put the tracked files back as they were just before ``rev`` (its first parent), as a new ``restore``

@@ -77,7 +77,8 @@ def _approve_locked(store: WorkspaceStore, git: GitStore) -> ApproveResult:
     if cursor is not None:
         # Keeps "the newest dream commit carries the Dream cursor" true, which cursor recovery relies on.
         message_trailers[trailers.CURSOR] = cursor
-    sha = git.commit(f"dream: approved change to {change.path}", kind="dream", trailers=message_trailers, files={change.path: new_text})
+    sha = git.commit(f"dream: approved change to {change.path}", kind="dream", trailers=message_trailers, files={change.path: new_text},
+                     base={change.path: current})  # a pin or hand edit landing meanwhile is merged, not overwritten
     path.unlink(missing_ok=True)  # after the commit: a crash before this line is finished by the next approve
     added, removed = numstat_text(current, new_text)
     return ApproveResult(sha, change, merged, added, removed)

@@ -2,7 +2,10 @@
 
 GitStore only versions the files (its ``restore``/``revert`` name the cursor a replay should go back to); moving
 ``.dream_cursor`` is Dream's policy, so it happens here. Order: the restore commit, then the cursor (a crash in
-between only skips the rewind). The run lock makes the pair atomic towards Dream: a run in flight would otherwise
+between only skips the rewind), then every set-aside or requeued batch past the new cursor is settled as replayed
+(``deadletter.settle_replayed``): the cursor reaches it again, so the replay runs every batch after the restored
+commit, requeued ones included, and no old set-aside record reads as a crash (a crash before this last step
+leaves a set-aside batch listed by ``reverie requeue``; nothing is lost). The run lock makes the pair atomic towards Dream: a run in flight would otherwise
 commit and write its own cursor over the rewind, and the restored batch would never be re-learned.
 """
 
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..dream.deadletter import deadletter_path, settle_replayed
 from ..dream.lock import dream_run_lock
 from ..errors import CursorError
 from ..gitstore import GitStore
@@ -36,4 +40,5 @@ def restore_memory(store: WorkspaceStore, git: GitStore, rev: str, *, only: bool
         if current is not None and current <= target:
             return result  # already at or before the batch: nothing to rewind
         store.set_dream_cursor(target)
+        settle_replayed(deadletter_path(store.workspace.memory_dir), target)
         return replace(result, cursor_rewound_to=target)

@@ -173,9 +173,10 @@ def _request(task: str, workspace: Workspace, messages: Sequence[Mapping[str, An
 
 
 # -- session-end memory files ---------------------------------------------------------------------------------
-#: ``commit(message, {path: new content})``: GitStore's commit (kind ``recall``), which writes the file itself
-#: after the ref update (its crash-safe order), so the dated file and its commit never disagree.
-Commit = Callable[[str, dict[str, str]], object]
+#: ``commit(message, {path: new content}, {path: content it was computed from})``: GitStore's commit (kind
+#: ``recall``), which writes the file itself after the ref update (its crash-safe order), so the dated file and its
+#: commit never disagree; the base is the writers' protocol (another writer's change meanwhile is merged, not lost).
+Commit = Callable[[str, dict[str, str], dict[str, str]], object]
 
 
 async def write_session_file(workspace: Workspace, client: ModelClient, key: str,
@@ -226,7 +227,7 @@ async def write_session_file(workspace: Workspace, client: ModelClient, key: str
     stem = f"{now:%Y-%m-%d}-{slug}"
     if commit is not None:
         path = _free_name(workspace, stem)
-        commit(f"recall: session file for {key}", {path: text})
+        commit(f"recall: session file for {key}", {path: text}, {path: ""})
     else:
         path = _create_exclusive(workspace, stem, text)
     return SessionFileResult("written" if summary is not None else "raw", path, slug, raw_reason)
@@ -432,7 +433,8 @@ def _append_facts(workspace: Workspace, rel: str, day: str, facts: list[str], co
         prefix = "\n"  # repair a torn or hand-edited tail so the next bullet starts on its own line
     addition = prefix + "".join(f"- {f}\n" for f in new)
     if commit is not None:
-        commit(f"recall: {len(new)} fact(s) flushed from {key} before compaction", {rel: existing + addition})
+        commit(f"recall: {len(new)} fact(s) flushed from {key} before compaction", {rel: existing + addition},
+               {rel: existing})
         return new, len(facts) - len(new)
     payload = addition.encode("utf-8", "replace")
     created = not path.exists()
@@ -471,8 +473,9 @@ def consolidator_hooks(workspace: Workspace, client: ModelClient, config: Config
                        commit: Commit | None = None) -> ConsolidatorHooks:
     """The ``Consolidator`` hooks that run the flush before compaction and write the session file at ``/new``.
 
-    ``commit(message, {path: content})`` versions a written dated file (``Runtime`` passes GitStore's commit,
-    kind ``recall``), which then writes the file. Neither hook ever fails the turn or the ``/new``: a disk, git or
+    ``commit(message, {path: content}, {path: base})`` versions a written dated file (``Runtime`` passes
+    GitStore's commit, kind ``recall``), which then writes the file; a conflict with an edit made meanwhile
+    writes nothing (the facts stay in history). Neither hook ever fails the turn or the ``/new``: a disk, git or
     model error is logged and the conversation goes on.
     """
 

@@ -5,8 +5,8 @@ Only those yield facts. The others are *framed*, and a frame reaches as far as i
 - a **task** on a text (translate, proofread, rephrase, "Example:", "e.g.", a quoted email) frames the whole message:
   the words are material, not the user's life ("Translate this: I live in Paris.");
 - a **story, dream, role-play, rumour, report or denial** ("in my novel …", "I dreamt …", "rumour has it …",
-  "according to …", "it's a lie that …") frames its sentence and every later one of the message ("In my story I
-  live in Oslo. I work at the castle.");
+  "according to …", "it's a lie that …", someone else's words without quote marks: "Mom texted me: I'm …") frames
+  its sentence and every later one of the message ("In my story I live in Oslo. I work at the castle.");
 - a **retraction** ("Just kidding.", "Not really.", "(jk)", "scratch that", "that was a joke") frames its sentence and
   every earlier one ("I love PHP. Just kidding.").
 
@@ -47,7 +47,12 @@ _FORWARD = re.compile(
     r"|\bit(?:'s| is) (?:a lie|not true|untrue|a myth|false|fake news|a rumou?r) that\b|\bcontrary to\b"
     r"|\bdespite what\b|\b(?:people|everyone|some|they|folks|my \w+) (?:think|thinks|assume|assumes|believe|"
     r"believes|claim|claims) (?:that )?i\b|\bi never said\b|\bwho says\b"
-    r"|\bif i were\b|\bin (?:another|a parallel|an alternate) (?:life|world|universe)\b|\bin theory\b",
+    r"|\bif i were\b|\bin (?:another|a parallel|an alternate) (?:life|world|universe)\b|\bin theory\b"
+    # someone else's words given without quote marks: "Mom texted me: I'm a vegan now", "My boss told the team, I …"
+    r"|(?:^|\b(?:my|his|her|their|our|the|a)\s)(?!i\b)(?:[\w'’-]+\s){0,2}?(?!i\b)[\w'’-]+(?:'s (?:bio|profile|post|status|"
+    r"message|note|text))? (?:says|said|told|tells|texted|texts|wrote|writes|messaged|emailed|posted|tweeted|replied|"
+    r"announced|shouted|yelled|goes|went|reads|read|keeps saying|always says)(?: (?:me|us|him|her|them|everyone|"
+    r"(?:the|my|our) [\w-]+))?\s*[:,]",
     re.I)
 _BACKWARD = re.compile(
     r"\b(?:just )?(?:kidding|joking)\b|\bj/?k\b|\(jk\)|\bnot really[.!]*$|^no[,.!]* not really\b|\bscratch that\b"

@@ -288,6 +288,25 @@ def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
     return all(re.fullmatch(r"[\w'&+-]+(?:\.\w+)*", w) for w in words)
 
 
+_ONE_OCCASION = frozenset(("together", "lately", "recently", "again", "sometimes", "tonight", "today", "yesterday",
+                           "tomorrow", "last", "next", "once", "here", "there", "us", "with"))
+
+
+def is_activity(value: str) -> bool:
+    """A pastime said as a gerund ("hiking in the mountains"), or a list of them, and not one occasion ("painting
+    together lately")."""
+    items = [i for i in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", value.lower()) if i]
+    return bool(items) and len(items) <= 5 and all(
+        len(words) <= 5 and words[0].endswith("ing") and len(words[0]) > 4 and not set(words) & _ONE_OCCASION
+        and is_thing(item) for item in items for words in [item.split()])
+
+
+def is_pastime(value: str) -> bool:
+    """A named pursuit of three words at most ("dance", "charity work"); a longer one is more often an aim
+    ("making a positive impact in my town") than something a person does."""
+    return len(value.split()) <= 3 and is_thing(value)
+
+
 def is_any_thing(value: str) -> bool:
     """As ``is_thing``, unpleasant things included: a dislike of one is sincere ("I hate early meetings"), and a tax
     return can be due."""
@@ -322,6 +341,7 @@ def is_specific(value: str) -> bool:
 
 _KINDS: dict[str, Callable[[str], bool]] = {
     "place": is_place, "org": is_org, "unknown-place": is_unknown_place, "np": is_np, "firm": is_firm, "role": is_role, "lang": is_language, "tool": is_tool, "thing": is_thing,
+    "activity": is_activity, "pastime": is_pastime,
     "name": is_name, "project": is_project, "free": is_free, "specific": is_specific, "any-thing": is_any_thing,
 }
 
@@ -329,9 +349,19 @@ _KINDS: dict[str, Callable[[str], bool]] = {
 # -- sentence rules -----------------------------------------------------------------------------------------------
 _STOP = r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|though|although|instead)\b|[,.;:!?()]|$)"
 _VAL = rf"(?P<v>[^,.;:!?()]{{1,60}}?){_STOP}"
+#: The value is no half of "X and Y" ("education" of "improving education and infrastructure").
+_WHOLE = r"(?!\s+and\s+(?!(?:i|we|it|that|how|what|why|when)\b)[a-z]+(?<!ing)\b)"
+#: The value ends its clause: not "creating a safe" of "creating a safe, inviting place".
+_CLAUSE_END = r"(?=\s*(?:[.!;]|$)|\s+and\s|\s+but\s|,\s*(?:and|but|so|which|it|that|this|they|i)\b)"
+#: A like's value ends its clause, or a comma opens the next item of a list of activities ("camping, hiking") or a
+#: new clause; never mid-phrase ("creating a safe, inviting place": a comma between two adjectives).
+_LIKE_END = (r"(?=\s*(?:[.!;?)(]|$)|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|"
+             r"where|which|who|though|although|instead)\b|\s*[:]|,\s*(?:[a-z]+ing(?=\s*(?:,|and\b|or\b|[.!;]|$))|"
+             r"(?:and|but|so|which|it|it's|that|this|they|i|i'm|you|we|he|she|especially|like|plus|too|though|as|"
+             r"because|cause|'cause|since|even|when|if|or|not)\b))")
 _PSTOP = (r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|as|in|"
           r"on|at|last|next|this|for|from|until|today|yesterday|tomorrow|a few|two|three|near|after|before|though|"
-          r"although|instead|full-time|part-time)\b|[,.;:!?()]|$)")
+          r"although|instead|full-time|part-time|originally)\b|[,.;:!?()]|$)")
 _PLACE = rf"(?P<v>[^,.;:!?()]{{1,60}}?){_PSTOP}"
 _OLD = r"(?P<o>[^,.;:!?()]{1,60}?)(?=\s+to\b)"
 _OLDTO = r"(?P<o>[^,.;:!?()]{1,60}?)(?=\s+(?:to|for|and)\b)"
@@ -377,6 +407,8 @@ _RULES: list[Rule] = [
     _rule(rf"^name's {_NAME}\s*[.!]?$", "Name: {v}", "v=name", "permanent"),
     _rule(rf"\bi(?:'m| am) (?:originally )?from {_PLACE}", "From {v}", "v=place", "permanent"),
     _rule(rf"\bi was born in {_PLACE}", "Born in {v}", "v=place", "permanent"),
+    _rule(rf"\bi was born and (?:raised|brought up) in {_PLACE}", "Born in {v}", "v=place", "permanent"),
+    _rule(rf"\bi was born and (?:raised|brought up) in {_PLACE}", "Grew up in {v}", "v=place", "permanent"),
     _rule(rf"\bi grew up in {_PLACE}", "Grew up in {v}", "v=place", "permanent"),
     _rule(r"\bmy birthday is (?:on )?(?P<b>(?:\d{1,2}(?:st|nd|rd|th)? (?:of )?[a-z]+|[a-z]+ \d{1,2}(?:st|nd|rd|th)?))\b",
           "Birthday: {b}", "", "permanent"),
@@ -415,8 +447,13 @@ _RULES: list[Rule] = [
           rf"{_PLACE}", "From {v}", "v=place", "permanent"),
     _rule(rf"\b(?:we|i)(?:'ve| have)? (?:just |recently |also )?(?:got|adopted|rescued|brought home|have) (?:a|an|another|"
           rf"a new|our|my) (?:new )?(?P<k>{PETS}) (?:named|called) {_NAME}", "Has a {k} named {v}", "v=name", "permanent"),
+    # the second pet of the same statement: "we have a dog named Buddy and a cat named Socks"
+    _rule(rf"\b(?:we|i)(?:'ve| have)? (?:just |recently |also )?(?:got|adopted|rescued|brought home|have) (?:a|an|another|"
+          rf"a new|our|my) (?:new )?(?:{PETS}) (?:named|called) (?-i:[A-Z])[\w'’-]+,? and (?:a|an|another) (?:new )?"
+          rf"(?P<k>{PETS}) (?:named|called) {_NAME}", "Has a {k} named {v}", "v=name", "permanent"),
     _rule(rf"\bour (?P<k>{KIN})(?:'s name)? is (?:called |named ){_NAME}", "Has a {k} named {v}", "v=name", "permanent"),
-    _rule(rf"\bour (?P<k>{KIN}),? {_NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes)\b",
+    _rule(rf"\bour (?P<k>{KIN}),? {_NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes|"
+          rf"starts|started|goes|plays|turned|turns|graduated|got)\b",
           "Has a {k} named {v}", "v=name", "permanent"),
     # job and home changes said as leaving one for another
     _rule(rf"{I}(?:'ve| have)? (?:left|quit) {_OLDTO} (?:to join|to work at|to work for|and joined) {_PLACE}",
@@ -438,7 +475,8 @@ _RULES: list[Rule] = [
     _rule(rf"\bi(?:'m| am)(?: (?!my\b|his\b|her\b|their\b|the\b|an?\b|our\b|your\b)[a-z]+){{0,3}}?,? (?:just |also |"
           rf"currently |now )?learning (?:to play )?(?:the )?(?P<v>{INSTRUMENTS})\b", "Is learning the {v}", ""),
     _rule(r"\bi(?:'m| am) (?:just |also |currently |now )?learning (?P<v>[A-Z][a-z]+)\b", "Is learning {v}", "v=lang"),
-    _rule(r"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently |now )?(?:volunteer|volunteering) (?:at|with|for) "
+    _rule(r"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently |now |definitely )?(?:carrying on |continuing |"
+          r"keeping up )?(?:volunteer|volunteering) (?:at|with|for) "
           r"(?P<v>(?:a|an|the|my local|our local) [a-z][a-z -]{2,40}?)(?=\s+(?:and|but|since|because|so|on|every|"
           r"twice|once|for)\b|[,.;:!?()]|$)", "Volunteers at {v}", "v=np"),
     _rule(r"\bi (?:started|began) volunteering\b", "Volunteers", ""),
@@ -463,11 +501,35 @@ _RULES: list[Rule] = [
     _rule(rf"\bi(?:'m| am) not (?:a (?:big |huge )?fan of|into) {_VAL}", "Dislikes {v}", "v=any-thing", negative=True),
     _rule(rf"\bi (?:really |also |just )?(?:hate|dislike|detest|can't stand|cannot stand) {_VAL}", "Dislikes {v}",
           "v=any-thing", negative=True),
-    _rule(rf"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) {_VAL}", "Likes {v}", "v=thing"),
-    _rule(rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into) {_VAL}", "Likes {v}", "v=thing"),
-    _rule(rf"\bi(?:'ve| have) (?:always )?been (?:really )?into {_VAL}", "Likes {v}", "v=thing"),
-    _rule(r"^(?P<v>[a-z][\w' -]{1,50}?) (?:is|are) (?:really |definitely |totally |also |always )?(?:my (?:passion|"
-          r"jam|thing|favou?rite (?:hobby|hobbies|pastime|thing to do|activity)|main hobb(?:y|ies)|hobby|hobbies)|"
+    _rule(rf"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) {_VAL}{_LIKE_END}", "Likes {v}", "v=thing"),
+    _rule(rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into) {_VAL}{_LIKE_END}", "Likes {v}", "v=thing"),
+    _rule(rf"\bi(?:'ve| have) (?:always )?been (?:really )?into {_VAL}{_LIKE_END}", "Likes {v}", "v=thing"),
+    # a list of pastimes, every item a gerund of at most two words: "I love cooking, baking, and gardening"
+    _rule(r"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) (?P<v>[a-z]+ing(?: [a-z]+)?(?:,\s*[a-z]+ing"
+          r"(?: [a-z]+)?)*,?\s+and\s+[a-z]+ing(?: [a-z]+)?)(?=\s*(?:[.!;]|$))", "Likes {v}", "v=activity", each=True),
+    _rule(rf"\bi(?:'m| am) (?:totally |so |really |a bit |kind of )?(?:obsessed with|crazy about|hooked on) "
+          rf"{_VAL}{_WHOLE}{_CLAUSE_END}", "Likes {v}", "v=pastime"),
+    _rule(r"^(?P<v>[a-z]+ing(?: [a-z]+){0,2}) (?:is|has always been|has been) (?:my way|how i(?:'ve always)?) "
+          r"(?:to )?(?:relax|unwind|de-?stress|recharge)\b", "Likes {v}", "v=activity"),
+    # "I'm a huge Lakers fan": the team, sport or band before "fan" (one or two words)
+    _rule(r"\bi(?:'m| am) (?:a )?(?:really )?(?:big|huge|massive|die-?hard|lifelong) (?P<v>[\w'-]+(?: [\w'-]+)?) fan\b",
+          "Likes {v}", "v=pastime"),
+    # A passion is a standing like; a value cut at "and" before a bare noun ("improving education and
+    # infrastructure") is half of one object, so it gives nothing.
+    _rule(rf"\bi(?:'m| am) (?:really |so |very |truly |also |genuinely )?passionate about {_VAL}{_WHOLE}{_CLAUSE_END}",
+          "Likes {v}", "v=pastime"),
+    # only as an object ("following my passion for dance"): "My love for dance grew" puts a verb in the value
+    _rule(rf"\b(?:follow(?:ing)?|pursu(?:e|ing)|about|of|sharing|share) my (?:passion|love) for {_VAL}{_WHOLE}"
+          rf"{_CLAUSE_END}", "Likes {v}", "v=pastime"),
+    # "we" is the user with family or friends: only an activity, said of no one occasion
+    _rule(rf"^we (?:really |all |both |just |also )?(?:love|enjoy|adore) {_VAL}{_WHOLE}{_CLAUSE_END}", "Likes {v}",
+          "v=activity"),
+    _rule(r"^(?P<v>[a-z]+ing) makes me (?:so |really |very |super )?happy\b", "Likes {v}", "v=activity"),
+    _rule(r"^(?P<v>[a-z][\w' -]{1,50}?) (?:is|are) (?:really |definitely |totally |also |always |pretty much )?"
+          r"(?:my (?:passion|"
+          r"jam|thing|favou?rite (?:hobby|hobbies|pastime|thing to do|activity)|main hobb(?:y|ies)|hobby|hobbies|"
+          r"go-to for (?:stress relief|relaxing|relaxation|unwinding)|stress relief|stress-buster|"
+          r"favou?rite way to (?:relax|unwind|de-?stress))|"
           r"one of my (?:faves|favou?rites|favou?rite (?:things|hobbies|pastimes|activities)|passions|hobbies))\b",
           "Likes {v}", "v=thing", each=True),
     # A preference compares, so an unpleasant thing is sincere here ("I prefer early meetings"), not sarcasm.
@@ -906,6 +968,8 @@ def _keep(text: str, rule: Rule, sentence: str, old: str | None, correction: boo
 def _sentence_capital(value: str) -> bool:
     """The value's capital comes only from opening the sentence ("Drawing flowers"), not from a name ("Rust")."""
     first = value.split(" ", 1)[0]
+    if first[:1].isupper() and first[1:].islower() and first.endswith("ing") and " " in value:
+        return True  # "Reading fantasy novels": an activity, though Reading is also a town
     return (first[:1].isupper() and first[1:].islower() and first.lower() not in TECH
             and not known_place(first) and not given_name(first))
 

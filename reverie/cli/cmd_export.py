@@ -1,0 +1,27 @@
+"""``reverie export [FILE]``: the whole workspace as one bundle (see ``reverie.operations.portability``)."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import date
+
+from ._common import add_json_flag, console, emit_json, existing_workspace
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", nargs="?", help="where to write the bundle (default: ./reverie-<workspace>-<date>.tar.gz)")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..operations.portability import export_bundle
+
+    ws = existing_workspace(args)
+    dest = args.file or f"reverie-{ws.root.name}-{date.today().isoformat()}.tar.gz"
+    result = export_bundle(ws, dest)
+    if args.json:
+        emit_json({"path": str(result.path), "files": result.files, "bytes": result.bytes})
+    else:
+        console.print(f"exported {result.files} files ({result.bytes:,} bytes) to [bold]{result.path}[/]")
+    return 0

@@ -1,0 +1,95 @@
+"""Reverie as a Microsoft Agent Framework context provider: ``ReverieContextProvider``.
+
+Given to ``Agent(context_providers=[...])``, before every run it adds the memory block (``Memory.context``: SOUL.md,
+USER.md, MEMORY.md and history Dream has not consolidated yet) to the agent's instructions and offers two tools,
+``search_memory`` and ``remember``; after every run it appends the run's messages (the input, the replies, tool
+calls and results) to ``sessions/<key>.jsonl`` and consolidates under token pressure (``Memory.record``). The key
+is ``session_key`` when given, else ``maf:<the AgentSession's id>``.
+
+    with reverie.open("~/agent/workspace") as memory:
+        agent = Agent(client=..., instructions="Be brief.", context_providers=[ReverieContextProvider(memory)])
+        await agent.run("I moved to Lisbon.")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+from agent_framework import ContextProvider, Message
+
+from ..memory import Memory
+from . import _tools
+
+__all__ = ["ReverieContextProvider", "to_messages"]
+
+
+def to_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Agent Framework messages as chat messages in Reverie's session format (system messages left out)."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        role = str(message.role)
+        if role == "system":
+            continue
+        calls = [{"id": c.call_id, "type": "function",
+                  "function": {"name": c.name, "arguments": orjson.dumps(c.arguments or {}).decode()
+                               if not isinstance(c.arguments, str) else c.arguments}}
+                 for c in message.contents if c.type == "function_call"]
+        results = [c for c in message.contents if c.type == "function_result"]
+        if results:
+            for r in results:
+                value = r.result if isinstance(r.result, str) else orjson.dumps(r.result, default=str).decode()
+                out.append({"role": "tool", "content": value, "tool_call_id": r.call_id})
+            continue
+        entry: dict[str, Any] = {"role": role if role in ("user", "assistant") else "assistant",
+                                 "content": message.text or None}
+        if calls:
+            entry["tool_calls"] = calls
+        if entry["content"] is not None or calls:
+            out.append(entry)
+    return out
+
+
+class ReverieContextProvider(ContextProvider):
+    """Memory for an Agent Framework agent (see the module doc). ``tools=False`` offers no tools;
+    ``record=False`` keeps the conversation out of the workspace."""
+
+    def __init__(self, memory: Memory, *, session_key: str | None = None, tools: bool = True, record: bool = True,
+                 source_id: str = "reverie") -> None:
+        super().__init__(source_id)
+        self.memory = memory
+        self.session_key = session_key
+        self.tools = tools
+        self.record = record
+
+    def key(self, session: Any) -> str:
+        session_id = getattr(session, "session_id", None)
+        return self.session_key or f"maf:{session_id or 'default'}"
+
+    async def before_run(self, *, agent: Any, session: Any, context: Any, state: dict[str, Any]) -> None:
+        context.extend_instructions(self.source_id, await self.memory.acontext())
+        if self.tools:
+            context.extend_tools(self.source_id, self._tools(self.key(session)))
+
+    async def after_run(self, *, agent: Any, session: Any, context: Any, state: dict[str, Any]) -> None:
+        if not self.record or context.response is None:
+            return
+        turns = to_messages([*context.input_messages, *context.response.messages])
+        if turns:
+            await self.memory.arecord(self.key(session), turns)
+
+    def _tools(self, key: str) -> list[Any]:
+        memory = self.memory
+
+        async def search_memory(query: str, limit: int = 8) -> str:
+            """Search the user's long-term memory (memory files, archive, history, past conversations) before
+            answering anything about the user or earlier work. Returns ranked snippets with their source."""
+            return orjson.dumps(await _tools.search(memory, query, limit)).decode()
+
+        async def remember(text: str) -> str:
+            """Record something worth remembering about the user or the work, as a short factual statement; it is
+            kept in history at once (search finds it) and distilled into memory later."""
+            return await _tools.remember(memory, text, key)
+
+        return [search_memory, remember]

@@ -1,0 +1,119 @@
+"""An OpenAI Agents SDK ``Session`` kept in a Reverie workspace: ``ReverieSession``.
+
+The SDK hands a session the run's items (Responses-format dicts) and reads them back as the next run's history.
+Here they live in ``sessions/<key>.jsonl`` in Reverie's (and nanobot's) session format, one chat message per item
+with the item itself kept beside it (``"item"``), so the Consolidator, Recall and ``reverie consolidate`` read
+them like any conversation:
+
+- ``add_items`` appends each item durably, then the Consolidator archives the oldest turns into history when the
+  prompt is over its token budget (``Memory.record``); ``get_items`` returns what is not archived yet, so the
+  model's input stays inside its context window while history (and, after Dream, the memory files) keeps the rest.
+- ``pop_item`` takes the newest item out (never one already archived: history is append-only).
+- ``clear_session`` archives everything first, then clears (``/new``): nothing is cleared before it is archived.
+
+``memory_instructions(memory)`` gives an ``Agent`` the memory block for its instructions (SOUL.md, USER.md,
+MEMORY.md and recent history), read afresh at every run.
+
+    with reverie.open("~/agent/workspace") as memory:
+        agent = Agent(name="assistant", instructions=memory_instructions(memory))
+        await Runner.run(agent, "I moved to Lisbon.", session=ReverieSession("chat:alice", memory))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from agents import Agent, RunContextWrapper
+from agents.items import TResponseInputItem
+from agents.memory import SessionSettings
+
+from ..memory import Memory
+
+__all__ = ["ReverieSession", "memory_instructions", "to_message", "ITEM_KEY"]
+
+#: The key under which a stored message keeps the SDK's item as it was given.
+ITEM_KEY = "item"
+_ROLES = {"user": "user", "assistant": "assistant", "system": "system", "developer": "system"}
+
+
+def _text(content: Any) -> str | None:
+    """The text of an item's content: a string, or the text of its parts (input_text, output_text, refusal)."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [str(p.get("text") or p.get("refusal") or "") for p in content if isinstance(p, dict)]
+        return "\n".join(t for t in texts if t) or None
+    return str(content)
+
+
+def to_message(item: TResponseInputItem) -> dict[str, Any]:
+    """The chat message a Responses item is stored as (role, content, tool calls), the item kept under ``item``."""
+    data: dict[str, Any] = dict(item)
+    kind = data.get("type", "message")
+    if kind == "function_call":
+        call = {"id": data.get("call_id"), "type": "function",
+                "function": {"name": data.get("name"), "arguments": data.get("arguments", "")}}
+        return {"role": "assistant", "content": None, "tool_calls": [call], ITEM_KEY: data}
+    if kind == "function_call_output":
+        output = data.get("output")
+        return {"role": "tool", "content": output if isinstance(output, str) else _text(output),
+                "tool_call_id": data.get("call_id"), ITEM_KEY: data}
+    role = _ROLES.get(str(data.get("role")), "assistant")
+    # Reasoning and other output items carry no conversation text of their own: kept, not summarised.
+    content = _text(data.get("content")) if kind == "message" or "role" in data else None
+    return {"role": role, "content": content, ITEM_KEY: data}
+
+
+def _to_item(message: dict[str, Any]) -> TResponseInputItem:
+    item = message.get(ITEM_KEY)
+    if isinstance(item, dict):
+        return item  # type: ignore[return-value]  # stored as the SDK gave it
+    # A message another writer added (reverie chat, nanobot): given to the model as plain chat text.
+    role = message.get("role")
+    content = message.get("content")
+    text = content if isinstance(content, str) else "" if content is None else str(content)
+    return {"role": role if role in ("user", "assistant", "system") else "user", "content": text}
+
+
+class ReverieSession:
+    """The SDK's ``Session`` protocol over ``Memory``'s conversation verbs (see the module doc)."""
+
+    session_settings: SessionSettings | None = None
+
+    def __init__(self, session_id: str, memory: Memory, *, settings: SessionSettings | None = None) -> None:
+        self.session_id = session_id
+        self.memory = memory
+        self.session_settings = settings
+
+    async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
+        messages = await self.memory.amessages(self.session_id)
+        if limit is None and self.session_settings is not None:
+            limit = self.session_settings.limit
+        if limit is not None:
+            messages = messages[-limit:] if limit > 0 else []
+        return [_to_item(m) for m in messages]
+
+    async def add_items(self, items: list[TResponseInputItem]) -> None:
+        if items:
+            await self.memory.arecord(self.session_id, [to_message(item) for item in items])
+
+    async def pop_item(self) -> TResponseInputItem | None:
+        message = await self.memory.apop_message(self.session_id)
+        return None if message is None else _to_item(message)
+
+    async def clear_session(self) -> None:
+        await self.memory.aclear(self.session_id)
+
+
+def memory_instructions(
+    memory: Memory, preamble: str = "",
+) -> Callable[[RunContextWrapper[Any], Agent[Any]], Awaitable[str]]:
+    """An ``Agent(instructions=...)`` callable: ``preamble`` then the memory block (``Memory.context``), read at
+    the start of every run so Dream's latest edits are in it."""
+
+    async def instructions(_: RunContextWrapper[Any], __: Agent[Any]) -> str:
+        context = await memory.acontext()
+        return f"{preamble}\n\n{context}" if preamble else context
+
+    return instructions

@@ -1,0 +1,469 @@
+"""Moving a workspace between machines: one self-contained bundle out (``export_bundle``), the same workspace back
+in (``import_bundle``), and a nanobot workspace brought in as is (``import_nanobot``). This docstring is the
+bundle's spec.
+
+A bundle is a gzip-compressed tar of the workspace's own files, each under its workspace-relative path:
+
+- the memory files (``SOUL.md``, ``USER.md``, everything under ``memory/``: ``MEMORY.md``, dated notes, the
+  archive, ``history.jsonl``, the cursors, Reverie's state), the conversations (``sessions/``), the workspace's
+  config (``reverie.json``) and ``.gitignore``;
+- the memory repository's git directory (``.git/`` or ``.reverie-git/``) whole, so every version, ``reverie
+  log``, ``why`` and ``restore`` work in the copy as in the original. Refs are written before objects are read, so
+  a commit landing mid-export can only be missing from the copy, never half in it;
+- last, ``reverie-bundle.json``: ``{"format": "reverie-bundle", "version": 1, "created": ISO time, "reverie":
+  version, "files": {path: {"size": bytes, "sha256": hex}}}``.
+
+Left out: lock files (``*.lock``), the derived search index (``memory/.index.sqlite*``, rebuilt on the first
+search) and symlinks (a workspace holds none; one found is skipped with a warning).
+
+Import is all or nothing: members are checked (regular files and directories only, a relative path without
+``..``, each at most ``max_member_bytes`` and all together at most ``max_total_bytes``, at most ``MAX_MEMBERS``),
+written to a new directory beside the target, checked against the manifest (every file present, size and sha256
+equal, nothing extra), and only then moved into place. A bundle that fails any check is refused with one line
+and leaves nothing behind. A non-empty target is refused unless ``replace=True``, which moves it aside to
+``<target>.before-import-<time>`` first: nothing is deleted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+import os
+import shutil
+import tarfile
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from ..dream.lock import dream_run_lock
+from ..errors import UnsafePathError, WorkspaceError
+from ..gitstore.location import locate
+from ..security.secrets import redact
+from ..workspace import MEMORY_FILES, Workspace, check_relative
+
+__all__ = [
+    "BundleError", "ExportResult", "ImportResult", "export_bundle", "import_bundle", "import_nanobot",
+    "MANIFEST", "FORMAT", "VERSION", "MAX_MEMBER_BYTES", "MAX_TOTAL_BYTES", "MAX_MEMBERS",
+]
+
+log = logging.getLogger(__name__)
+
+MANIFEST = "reverie-bundle.json"
+FORMAT = "reverie-bundle"
+VERSION = 1
+#: Largest single file a bundle may carry, and all of them together (a history of years is well under this).
+MAX_MEMBER_BYTES = 1 << 30
+MAX_TOTAL_BYTES = 8 << 30
+#: Most members a bundle may hold (a git directory of loose objects is the large one).
+MAX_MEMBERS = 200_000
+_MAX_MANIFEST_BYTES = 64 << 20
+_CHUNK = 1 << 20
+#: The workspace's own top-level entries a bundle carries (the git directory is added by name).
+_TOP = ("SOUL.md", "USER.md", "reverie.json", ".gitignore", "memory", "sessions")
+#: What a nanobot workspace holds that Reverie's layout shares (copied by ``import_nanobot``; its .git is not).
+_NANOBOT = (*MEMORY_FILES, "memory/history.jsonl", "memory/HISTORY.md", "memory/.cursor", "memory/.dream_cursor")
+
+
+class BundleError(WorkspaceError):
+    """A bundle that cannot be imported: not a bundle, damaged, or hostile (a link, a path out, too large)."""
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    path: Path
+    files: int
+    bytes: int
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    workspace: Path
+    files: int
+    bytes: int
+    #: Where a replaced workspace was moved (None when the target was empty or missing).
+    moved_aside: Path | None = None
+    #: The memory repository's head after the import (None when the bundle has no repository).
+    head: str | None = None
+    commits: list[str] = field(default_factory=list)
+
+
+# -- export -----------------------------------------------------------------------------------------------------
+
+def _skipped(rel: str) -> bool:
+    name = rel.rsplit("/", 1)[-1]
+    return name.endswith(".lock") or name.startswith(".index.sqlite")
+
+
+def _walk(root: Path, rel: str) -> Iterator[str]:
+    """Regular files under ``root/rel`` (workspace-relative, sorted); symlinks skipped with a warning."""
+    path = root / rel
+    if path.is_symlink():
+        log.warning("export: %s is a symlink; skipped", rel)
+        return
+    if path.is_file():
+        if not _skipped(rel):
+            yield rel
+        return
+    if not path.is_dir():
+        return
+    for child in sorted(os.listdir(path)):
+        yield from _walk(root, f"{rel}/{child}")
+
+
+def _git_order(rel: str) -> tuple[int, str]:
+    """Refs before objects (see the module doc): HEAD, packed-refs and refs/ first, objects/ last."""
+    parts = rel.split("/")
+    if len(parts) > 1 and parts[1] == "objects":
+        return (2, rel)
+    return (0 if len(parts) > 1 and parts[1] in ("HEAD", "packed-refs", "refs") else 1, rel)
+
+
+def _members(ws: Workspace) -> list[str]:
+    root = ws.root
+    files = [rel for top in _TOP for rel in _walk(root, top)]
+    repo = locate(root)
+    if repo is not None:
+        git_rel = repo.git_dir.relative_to(root).as_posix()
+        files.extend(sorted(_walk(root, git_rel), key=_git_order))
+    return files
+
+
+class _Hashing(io.RawIOBase):
+    """Reads exactly ``size`` bytes of a file (what its tar header promised) and hashes them."""
+
+    def __init__(self, handle: IO[bytes], size: int) -> None:
+        self.handle, self.left, self.digest = handle, size, hashlib.sha256()
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        n = self.left if n < 0 else min(n, self.left)
+        data = self.handle.read(n)
+        if len(data) < n:  # shrank under us (every writer replaces or appends, so this is an outside edit)
+            log.warning("export: a file shrank while it was copied; the bundle holds it zero-padded")
+            data += b"\0" * (n - len(data))
+        self.left -= len(data)
+        self.digest.update(data)
+        return data
+
+
+def export_bundle(workspace: Workspace | str | os.PathLike[str], dest: str | os.PathLike[str]) -> ExportResult:
+    """Write ``workspace`` as one bundle at ``dest`` (atomically: a temp file renamed into place).
+
+    Holds Dream's run lock meanwhile, so no Dream, restore or edit commit lands half-copied."""
+    ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+    if not ws.root.is_dir():
+        raise WorkspaceError(f"no workspace at {ws.root} (nothing to export)")
+    target = Path(dest).expanduser().absolute()
+    if target == ws.root or ws.root in target.parents:
+        raise WorkspaceError(f"write the bundle outside the workspace, not to {target}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    manifest: dict[str, dict[str, Any]] = {}
+    total = 0
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as raw, dream_run_lock(ws.state_dir, "export"):
+            with tarfile.open(fileobj=raw, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
+                for rel in _members(ws):
+                    sent = _add_file(tar, ws.root / rel, rel)
+                    if sent is not None:
+                        manifest[rel] = sent
+                        total += sent["size"]
+                body = orjson.dumps({"format": FORMAT, "version": VERSION, "created": datetime.now().isoformat(),
+                                     "reverie": _version(), "files": manifest}, option=orjson.OPT_INDENT_2)
+                info = tarfile.TarInfo(MANIFEST)
+                info.size, info.mtime, info.mode = len(body), int(datetime.now().timestamp()), 0o644
+                tar.addfile(info, io.BytesIO(body))
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return ExportResult(target, len(manifest), total)
+
+
+def _add_file(tar: tarfile.TarFile, path: Path, rel: str) -> dict[str, Any] | None:
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 (closed below; the size is the open file's)
+    except FileNotFoundError:  # removed since the walk (a lock file, a temp file): nothing to carry
+        return None
+    with handle:
+        st = os.fstat(handle.fileno())
+        info = tarfile.TarInfo(rel)
+        info.size, info.mtime, info.mode = st.st_size, int(st.st_mtime), st.st_mode & 0o777
+        reader = _Hashing(handle, st.st_size)
+        tar.addfile(info, reader)
+    return {"size": st.st_size, "sha256": reader.digest.hexdigest()}
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+# -- import -----------------------------------------------------------------------------------------------------
+
+def _is_empty(root: Path) -> bool:
+    return not root.exists() or (root.is_dir() and not any(root.iterdir()))
+
+
+def _target(ws: Workspace, replace: bool) -> None:
+    if ws.root.is_symlink():
+        raise WorkspaceError(f"{ws.root} is a symlink; import into a real directory")
+    if ws.root.exists() and not ws.root.is_dir():
+        raise WorkspaceError(f"{ws.root} exists and is not a directory")
+    if not replace and not _is_empty(ws.root):
+        raise WorkspaceError(f"{ws.root} is not empty: import into an empty directory, or replace it (the current "
+                             "contents are moved aside, not deleted)")
+
+
+def _member_path(member: tarfile.TarInfo) -> str:
+    name = member.name
+    kind = ("a symlink" if member.issym() else "a hard link" if member.islnk() else
+            "a device or FIFO" if not (member.isreg() or member.isdir()) else None)
+    if kind:
+        raise BundleError(f"bundle member {name!r} is {kind}: refused")
+    try:
+        rel = check_relative(name.rstrip("/")) if name.rstrip("/") else ""
+    except UnsafePathError as exc:
+        raise BundleError(f"bundle member {name!r} has an unsafe path ({exc}): refused") from None
+    if not rel:
+        raise BundleError(f"bundle member {name!r} has an empty path: refused")
+    return rel
+
+
+def import_bundle(
+    bundle: str | os.PathLike[str], workspace: Workspace | str | os.PathLike[str], *, replace: bool = False,
+    max_member_bytes: int = MAX_MEMBER_BYTES, max_total_bytes: int = MAX_TOTAL_BYTES,
+) -> ImportResult:
+    """Restore the workspace in ``bundle`` at ``workspace`` (see the module doc for the checks and ``replace``)."""
+    ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+    source = Path(bundle).expanduser()
+    if not source.is_file():
+        raise WorkspaceError(f"no bundle at {source}")
+    _target(ws, replace)
+    ws.root.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{ws.root.name}.import-", dir=ws.root.parent))
+    try:
+        files, total = _extract(source, staging, max_member_bytes, max_total_bytes)
+        moved = _move_into_place(staging, ws.root, replace)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return ImportResult(ws.root, files, total, moved, _head(ws))
+
+
+def _extract(source: Path, staging: Path, max_member: int, max_total: int) -> tuple[int, int]:
+    seen: dict[str, tuple[int, str]] = {}
+    manifest: dict[str, Any] | None = None
+    total = 0
+    try:
+        tar = tarfile.open(source, mode="r:gz")
+    except (tarfile.TarError, OSError) as exc:
+        raise BundleError(f"{source} is not a Reverie bundle (not a gzip-compressed tar archive: {_one_line(exc)})") from None
+    with tar:
+        try:
+            for n, member in enumerate(tar):
+                if n >= MAX_MEMBERS:
+                    raise BundleError(f"{source} has more than {MAX_MEMBERS:,} members: refused")
+                if manifest is not None:
+                    raise BundleError(f"{source}: member {member.name!r} after the manifest: refused")
+                rel = _member_path(member)
+                if member.isdir():
+                    continue
+                if member.size > max_member:
+                    raise BundleError(f"bundle member {rel!r} is {member.size:,} bytes (at most {max_member:,}): "
+                                      "refused")
+                total += member.size
+                if total > max_total:
+                    raise BundleError(f"{source} holds more than {max_total:,} bytes: refused")
+                if rel == MANIFEST:
+                    manifest = _read_manifest(tar, member, source)
+                    continue
+                if rel in seen:
+                    raise BundleError(f"bundle member {rel!r} appears twice: refused")
+                seen[rel] = _write_member(tar, member, staging, rel)
+        except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
+            if isinstance(exc, OSError) and not isinstance(exc, (tarfile.TarError, EOFError)) and exc.errno:
+                raise
+            raise BundleError(f"{source} is damaged ({type(exc).__name__}: {_one_line(exc)})") from None
+    if manifest is None:
+        raise BundleError(f"{source} is not a Reverie bundle (no {MANIFEST})")
+    _check_manifest(manifest, seen, source)
+    return len(seen), sum(size for size, _ in seen.values())
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def _read_manifest(tar: tarfile.TarFile, member: tarfile.TarInfo, source: Path) -> dict[str, Any]:
+    if member.size > _MAX_MANIFEST_BYTES:
+        raise BundleError(f"{source}: the manifest is {member.size:,} bytes: refused")
+    handle = tar.extractfile(member)
+    assert handle is not None  # a regular file (checked by _member_path)
+    try:
+        data = orjson.loads(handle.read())
+    except orjson.JSONDecodeError:
+        raise BundleError(f"{source}: the manifest is not JSON") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("files"), dict):
+        raise BundleError(f"{source} is not a Reverie bundle (its manifest is not a {FORMAT} manifest)")
+    if data.get("version") != VERSION:
+        raise BundleError(f"{source} is a version {data.get('version')!r} bundle; this Reverie reads version "
+                          f"{VERSION}")
+    return data
+
+
+def _write_member(tar: tarfile.TarFile, member: tarfile.TarInfo, staging: Path, rel: str) -> tuple[int, str]:
+    handle = tar.extractfile(member)
+    assert handle is not None
+    path = staging.joinpath(*rel.split("/"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    size = 0
+    with handle, open(path, "xb") as out:
+        while chunk := handle.read(_CHUNK):
+            size += len(chunk)
+            if size > member.size:  # cannot happen with a sane tar reader; the header is the bound
+                raise BundleError(f"bundle member {rel!r} is longer than its header says: refused")
+            digest.update(chunk)
+            out.write(chunk)
+        out.flush()
+        os.fsync(out.fileno())
+    os.chmod(path, (member.mode & 0o755) | 0o600)
+    return size, digest.hexdigest()
+
+
+def _check_manifest(manifest: dict[str, Any], seen: dict[str, tuple[int, str]], source: Path) -> None:
+    listed = manifest["files"]
+    missing = sorted(set(listed) - set(seen))
+    extra = sorted(set(seen) - set(listed))
+    if missing or extra:
+        what = f"missing {missing[0]!r}" if missing else f"{extra[0]!r} is not in the manifest"
+        raise BundleError(f"{source} is damaged: {what}")
+    for rel, (size, sha) in seen.items():
+        entry = listed[rel]
+        if not isinstance(entry, dict) or entry.get("size") != size or entry.get("sha256") != sha:
+            raise BundleError(f"{source} is damaged: {rel!r} does not match its manifest entry")
+
+
+def _move_into_place(staging: Path, root: Path, replace: bool) -> Path | None:
+    """Rename the checked copy to ``root``; a non-empty ``root`` (with ``replace``) is renamed aside first."""
+    moved: Path | None = None
+    if root.is_dir() and not any(root.iterdir()):
+        root.rmdir()
+    elif root.exists():
+        if not replace:  # filled since the check: never merge into it
+            raise WorkspaceError(f"{root} is not empty")
+        moved = root.with_name(f"{root.name}.before-import-{datetime.now():%Y%m%d-%H%M%S}")
+        os.rename(root, moved)
+    os.rename(staging, root)
+    _fsync_dir(root.parent)
+    return moved
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _head(ws: Workspace) -> str | None:
+    from ..gitstore import GitStore
+
+    if locate(ws.root) is None:
+        return None
+    git = GitStore(ws)
+    try:
+        return git.head()
+    finally:
+        git.close()
+
+
+# -- nanobot ----------------------------------------------------------------------------------------------------
+
+def import_nanobot(
+    source: str | os.PathLike[str], workspace: Workspace | str | os.PathLike[str], *, replace: bool = False,
+) -> ImportResult:
+    """Bring a nanobot workspace's memory into a new Reverie workspace: history (and its legacy ``HISTORY.md``,
+    migrated on first open), the cursors and the conversations are copied; then the memory files are written
+    (secrets redacted) as one version whose message names the source. Its own git history stays with it (Reverie
+    can also open the nanobot workspace in place, history and all)."""
+    src = Path(source).expanduser().absolute()
+    if not src.is_dir():
+        raise WorkspaceError(f"no nanobot workspace at {src}")
+    ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+    if not any((src / rel).is_file() for rel in (*MEMORY_FILES, "memory/history.jsonl", "memory/HISTORY.md")):
+        raise WorkspaceError(f"{src} holds no nanobot memory (no SOUL.md, USER.md, memory/MEMORY.md or history)")
+    _target(ws, replace)
+    source_ws = Workspace(src)
+    memory = {rel: _read_source(source_ws, rel) for rel in MEMORY_FILES}
+    ws.root.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{ws.root.name}.import-", dir=ws.root.parent))
+    try:
+        copied = _copy_nanobot(source_ws, staging)
+        moved = _move_into_place(staging, ws.root, replace)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    texts = {rel: redact(text) for rel, text in memory.items() if text is not None}
+    commit = _commit_import(ws, f"import: nanobot workspace from {src}", texts)
+    files = [*copied, *texts]
+    size = sum((ws.root / rel).stat().st_size for rel in files)
+    return ImportResult(ws.root, len(files), size, moved, _head(ws), [commit] if commit else [])
+
+
+def _read_source(source: Workspace, rel: str) -> str | None:
+    try:
+        path = source.resolve(rel)
+    except UnsafePathError as exc:
+        log.warning("import: %s skipped (%s)", rel, exc)
+        return None
+    return source.read(rel) if path.is_file() else None
+
+
+def _copy_nanobot(source: Workspace, staging: Path) -> list[str]:
+    """History, cursors and sessions, byte for byte (the memory files are committed afterwards)."""
+    copied: list[str] = []
+    rels = [rel for rel in _NANOBOT if rel not in MEMORY_FILES]
+    sessions = source.sessions_dir
+    if sessions.is_dir() and not sessions.is_symlink():
+        rels.extend(f"sessions/{name}" for name in sorted(os.listdir(sessions)) if name.endswith(".jsonl"))
+    for rel in rels:
+        try:
+            path = source.resolve(rel)
+        except UnsafePathError as exc:
+            log.warning("import: %s skipped (%s)", rel, exc)
+            continue
+        if not path.is_file():
+            continue
+        out = staging.joinpath(*rel.split("/"))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, out)
+        copied.append(rel)
+    return copied
+
+
+def _commit_import(ws: Workspace, message: str, files: dict[str, str]) -> str | None:
+    """Create the memory repo, then write and commit the imported memory files as one version whose message
+    names the source (kind ``manual``: a person brought them in)."""
+    from ..config import load_config
+    from ..gitstore import GitStore
+
+    git = GitStore(ws, load_config(ws.root).git)
+    try:
+        git.ensure()
+        return git.commit(message, kind="manual", files=files) if files else None
+    finally:
+        git.close()

@@ -1,0 +1,51 @@
+"""The framework adapters are thin over ``Memory``: they import only the front door (``reverie.memory``) and the
+exception tree, never Reverie's internals; and every framework they plug into is an install extra that the dev
+lock pins, so CI tests each adapter against the framework's own package."""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+from conftest import ROOT
+
+ALLOWED = {"reverie.memory", "reverie.errors", "reverie", "reverie.integrations._tools"}  # _tools: their own
+#: adapter module -> the extra that installs its framework
+EXTRAS = {"anthropic": "anthropic", "openai_agents": "openai-agents", "pydantic_ai": "pydantic-ai",
+          "google_adk": "google-adk", "agent_framework": "agent-framework"}
+
+
+def _reverie_imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = "reverie" if node.level == 2 else "reverie.integrations"
+            if node.module:
+                found.add(f"{base}.{node.module}")
+            else:  # ``from .. import memory``: each name is a module
+                found |= {f"{base}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("reverie"):
+            found.add(str(node.module))
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("reverie")}
+    return found
+
+
+def test_adapters_import_only_the_front_door() -> None:
+    modules = sorted((ROOT / "reverie" / "integrations").glob("*.py"))
+    assert {p.stem for p in modules} >= set(EXTRAS)
+    reaching = {p.name: sorted(_reverie_imports(p) - ALLOWED) for p in modules}
+    assert not any(reaching.values()), f"adapters reaching past Memory: {reaching}"
+
+
+def test_every_adapter_has_an_extra_pinned_in_the_dev_lock() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    extras = project["optional-dependencies"]
+    lock = (ROOT / "requirements-dev.lock").read_text("utf-8")
+    pinned = {line.split("==")[0].strip().lower() for line in lock.splitlines() if "==" in line and not line.startswith(" ")}
+    for module, extra in EXTRAS.items():
+        assert extra in extras, f"reverie.integrations.{module} has no install extra {extra!r}"
+        for requirement in extras[extra]:
+            name = requirement.split(">")[0].split("<")[0].split("=")[0].split("!")[0].split("[")[0].strip().lower()
+            assert name in pinned, f"{name} (extra {extra}) is not pinned in requirements-dev.lock"

@@ -1,0 +1,43 @@
+"""The offline engine on the hand-labelled LoCoMo tuning turns (``tests/data/locomo_labels.tsv``, splits ``tune``
+and ``tune2``): no wrong line, and the fact turns it learns stay learned. The held-out split is never read here:
+it is measured only by ``python -m bench offline_corpus``, so no test can be fitted to it.
+
+The turns' text lives in ``shared/data/locomo/`` beside the checkout, not in the repository; without it the
+tests skip."""
+
+from __future__ import annotations
+
+import offline_corpus as corpus
+import pytest
+
+pytestmark = pytest.mark.skipif(corpus.locomo_data() is None,
+                                reason="shared/data/locomo/locomo-dev.json (the LoCoMo development split) not found")
+
+
+def _tuning() -> list[corpus.Turn]:
+    return corpus.locomo_turns("tune") + corpus.locomo_turns("tune2")
+
+
+def test_the_labels_keep_the_held_out_split_apart() -> None:
+    turns = corpus.locomo_turns()
+    by_split: dict[str, set[str]] = {}
+    for t in turns:
+        by_split.setdefault(t.split, set()).add(t.turn.split("|")[0])
+    assert set(by_split) == {"tune", "tune2", "heldout"}
+    assert by_split["tune"] | by_split["tune2"] == {"conv-26", "conv-30", "conv-41"}
+    assert by_split["heldout"] == {"conv-42", "conv-43"}
+    assert len({t.turn for t in turns}) == len(turns)  # no turn labelled twice
+    assert len(corpus.locomo_turns("tune2")) >= 300
+
+
+@pytest.mark.parametrize("path", ["history", "archive"])
+def test_no_wrong_line_on_the_tuning_turns(path: str) -> None:
+    s = corpus.score_turns(_tuning(), path)
+    assert s.wrongs == []
+    assert s.written >= 25  # it does write: a silent engine would pass the line above
+
+
+def test_the_tuning_fact_turns_it_learns() -> None:
+    s = corpus.score_turns(_tuning(), "history")
+    assert s.positives >= 47
+    assert s.learned >= 26, [m[:2] for m in s.misses]
