@@ -74,9 +74,9 @@ MUTATIONS: list[Mutation] = [
     M("lifecycle: identity not protected", "reverie/dream/lifecycle.py",
       "identity = rel == USER and bool(_IDENTITY.search(ln.key))", "identity = False", LIFECYCLE),
     M("lifecycle: no supersession", "reverie/dream/lifecycle.py",
-      "        _supersede_slots(rel, lines, drop, when, stamp)\n", "", LIFECYCLE),
+      "    _supersede_slots(rel, lines, drop, when, stamp)\n", "", LIFECYCLE),
     M("lifecycle: no duplicate merge", "reverie/dream/lifecycle.py",
-      "        _merge_duplicates(rel, lines, drop, when, protected, stamp)\n", "", LIFECYCLE),
+      "    _merge_duplicates(rel, lines, drop, when, protected, stamp)\n", "", LIFECYCLE),
     # -- history append and recovery ------------------------------------------------------------------------------
     M("history: no torn-tail repair", "reverie/history.py",
       "                    self._repair_tail(fd)\n                    cursor", "                    cursor", HISTORY),
