@@ -1,17 +1,12 @@
 """The two repository writes on every commit's path — a loose object and a ref's compare-and-swap — done with the
 fewest system calls, in git's own on-disk protocol.
 
-Why not dulwich's public ``repo.object_store.add_object`` / ``repo.refs.set_if_equals``: measured slower, with no
-time to give (issue 16's rule: dulwich where it keeps the commit ≥ 5× nanobot's ``auto_commit`` and within noise of
-this code). ``python -m bench gitstore_plumbing`` swaps them in on the commit path, in round-robin rounds with
-nanobot-ai 0.3.5 (1,000-commit repo, 2,000 unrelated files; four runs of 30 rounds, 2026-11-24 10:04–10:09 UTC,
-load average 1.0–2.5 on 2 shared cores; BENCHMARKS.md). Median per-round cost added to a commit: ``add_object``
-+0.12–0.34 ms, ``set_if_equals`` +0.07–0.36 ms, both +0.25–0.62 ms; slower in 85, 84 and 93 of the 120 paired
-rounds (sign test p < 0.0001), on a commit of 3.9–4.6 ms, 3.7–4.0× faster than nanobot's over a copy's 2,400
-commits. Per call: an object write 0.38–0.48 ms here, 0.39–0.54 ms by ``add_object`` (one more ``mkdir``); a ref
-move with its reflog line 0.84–1.0 ms here, 1.09–1.38 ms by ``set_if_equals`` (it also follows the ref, reads it
-twice under the lock, checks packed-refs and re-reads the repo config for the reflog). dulwich still serialises,
-compresses and names every object, formats the reflog line and reads packed refs; only the file handling is here.
+Why not dulwich's public ``repo.object_store.add_object`` / ``repo.refs.set_if_equals``: measured slower on the
+commit path, with no time to give (issue 16's rule: dulwich where it keeps the commit ≥ 5× nanobot's
+``auto_commit``); ``python -m bench gitstore_plumbing`` swaps them in, and BENCHMARKS.md ("gitstore_plumbing") has
+the figures. ``add_object`` makes one more ``mkdir``; ``set_if_equals`` also follows the ref, reads it twice under
+the lock, checks packed-refs and re-reads the repo config for the reflog. dulwich still serialises, compresses and
+names every object, formats the reflog line and reads packed refs; only the file handling is here.
 
 Crash safety, as git's: an object is written to ``<object path>.lock`` (exclusive create) and renamed into place,
 so a kill leaves either no object or a whole one, plus at worst a stale ``.lock`` that
