@@ -155,6 +155,53 @@ def test_gate_size_budgets():
     assert check({"USER.md": "# User\n"}, {"USER.md": "# User\n- x\n"}, [], cfg).ok
 
 
+def _lines(count: int, size: int) -> str:
+    """``count`` nonblank lines, ``size`` characters in all (newlines included)."""
+    body = size - count
+    widths = [body // count + (1 if i < body % count else 0) for i in range(count)]
+    text = "".join("w" * w + "\n" for w in widths)
+    assert len(text) == size and len(text.splitlines()) == count
+    return text
+
+
+def test_gate_content_threshold_is_exactly_half():
+    # Refused when len(new) * 2 < len(old): half the characters may go, one more may not. Same line count, so
+    # only the content check can decide.
+    cfg = DreamConfig()
+    old = _lines(4, 200)
+    assert check({MEM: old}, {MEM: _lines(4, 100)}, [], cfg).ok
+    v = check({MEM: old}, {MEM: _lines(4, 99)}, [], cfg)
+    assert not v.ok and "more than half its content (200 → 99" in v.reason
+    odd = _lines(4, 201)  # half of 201 rounds up: 101 stays, 100 is more than half lost
+    assert check({MEM: odd}, {MEM: _lines(4, 101)}, [], cfg).ok
+    assert not check({MEM: odd}, {MEM: _lines(4, 100)}, [], cfg).ok
+
+
+def test_gate_line_threshold_is_exactly_half():
+    # Refused when new_lines * 2 < old_lines: 6 → 3 lines stays, 6 → 2 does not. Same size, so only the line
+    # check can decide.
+    cfg = DreamConfig()
+    old = _lines(6, 120)
+    assert check({MEM: old}, {MEM: _lines(3, 120)}, [], cfg).ok
+    v = check({MEM: old}, {MEM: _lines(2, 120)}, [], cfg)
+    assert not v.ok and "more than half its lines (6 → 2)" in v.reason
+    odd = _lines(7, 120)
+    assert check({MEM: odd}, {MEM: _lines(4, 120)}, [], cfg).ok
+    assert not check({MEM: odd}, {MEM: _lines(3, 120)}, [], cfg).ok
+
+
+def test_gate_size_budget_is_exact():
+    # Refused when len(new) > limit (and the file grows): the budget itself fits, one character more does not.
+    cfg = DreamConfig(user_max_chars=100)
+    assert check({"USER.md": "# User\n"}, {"USER.md": "# User\n" + _lines(1, 93)}, [], cfg).ok
+    v = check({"USER.md": "# User\n"}, {"USER.md": "# User\n" + _lines(1, 94)}, [], cfg)
+    assert not v.ok and "size budget (101 > 100 characters)" in v.reason
+    # A file already over budget may keep its size but not grow by one character.
+    over = "# User\n" + _lines(1, 94)
+    assert check({"USER.md": over}, {"USER.md": "# User\n" + _lines(2, 94)}, [], cfg).ok
+    assert not check({"USER.md": over}, {"USER.md": "# User\n" + _lines(2, 95)}, [], cfg).ok
+
+
 def test_gate_refuses_an_introduced_credential_but_not_an_existing_one():
     cfg = DreamConfig()
     key = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
