@@ -84,6 +84,11 @@ MUTATIONS: list[Mutation] = [
       "identity = rel == USER and bool(_IDENTITY.search(ln.key))", "identity = False", LIFECYCLE),
     M("lifecycle: no supersession", "reverie/dream/lifecycle.py",
       "    _supersede_slots(rel, lines, drop, when, stamp)\n", "", LIFECYCLE),
+    # The same step reached only through Dream.run with a model that adds the new line beside the old one (the
+    # year test cannot catch it: the offline engine replaces such lines itself).
+    M("lifecycle: no supersession, through Dream.run", "reverie/dream/lifecycle.py",
+      "    _supersede_slots(rel, lines, drop, when, stamp)\n", "",
+      ("tests/test_dream_lifecycle.py::test_dream_run_supersedes_an_older_value_the_model_only_added_beside",)),
     M("lifecycle: no duplicate merge", "reverie/dream/lifecycle.py",
       "    _merge_duplicates(rel, lines, drop, when, protected, stamp)\n", "", LIFECYCLE),
     # -- history append and recovery ------------------------------------------------------------------------------

@@ -252,6 +252,29 @@ def test_expiry_follows_dreams_clock_and_is_reported(env):
     assert "expired" in parse_entry(why[0].line)[1]
 
 
+def test_dream_run_supersedes_an_older_value_the_model_only_added_beside(env):
+    # The model adds the new home and leaves the old one: only the lifecycle's supersede step can retire it. (The
+    # year test cannot tell: the offline engine replaces such lines itself.)
+    env.ws.write("USER.md", USER_T + "- Lives in Lisbon\n- Likes green tea\n")
+    env.git.commit("seed", kind="manual")
+    env.add("- [durable] Lives in Porto")
+    env.fake.enqueue("[USER] Lives in Porto", [edit("USER.md", "", "- Lives in Porto\n")], "done")
+    dream = env.dream()
+    dream.today = lambda: TODAY
+    result = run(dream.run())
+    assert result.status == "ok", result.reason
+    assert [(e.path, e.old_text, e.new_text) for e in result.edits] == [("USER.md", "", "- Lives in Porto\n")]
+    assert result.superseded == 1 and result.expired == 0 and result.merged == 0
+    assert result.archived == 1  # the superseded line itself, nothing else
+    assert _facts(env.read("USER.md")) == ["likes green tea", "lives in porto"]
+    entry = '- Lives in Lisbon · superseded 2027-06-01 by "Lives in Porto"'
+    assert entry in env.read(archive_path("USER.md")).splitlines()
+    body = env.git_cli("log", "-1", "--format=%B")
+    assert 'superseded USER.md: "Lives in Lisbon" by "Lives in Porto"' in body
+    why = [p for p in env.git.why("Lives in Lisbon") if p.line.startswith("- ")]
+    assert [p.path for p in why] == [archive_path("USER.md")] and why[0].kind == "dream"
+
+
 def test_recall_hits_are_logged_without_the_writer_lock_and_keep_a_line(env, tmp_path):
     env.ws.write("USER.md", USER_T + "- Likes climbing in the Alps\n- Likes baking sourdough bread\n")
     env.git.commit("seed", kind="manual")
