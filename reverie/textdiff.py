@@ -1,5 +1,6 @@
 """Line statistics of a text change: the one counter behind every "+N -M" Reverie shows (commit bodies, Dream's
-report, a staged SOUL.md change, approve), so a subject and a body can never disagree.
+report, a staged SOUL.md change, approve), so a subject and a body can never disagree. And the kinds of a unified
+diff's lines, which the CLI colours and the web UI styles (one reading of the diff, two presentations).
 
 It counts lines the way ``git diff --numstat`` does: a removed line that reads ``--`` or a Markdown ``---`` is a
 removed line like any other (counting from a unified diff's text, where ``---`` is also a file header, got that
@@ -9,8 +10,12 @@ wrong). No dulwich here: ``reverie status`` counts a pending change without load
 from __future__ import annotations
 
 from difflib import SequenceMatcher
+from typing import Literal
 
-__all__ = ["numstat", "numstat_text"]
+__all__ = ["DiffLineKind", "diff_line_kind", "numstat", "numstat_text"]
+
+DiffLineKind = Literal["file", "meta", "hunk", "add", "del", "no-newline", "context"]
+_META = ("index ", "--- ", "+++ ", "new file", "deleted file")
 
 
 def _lines(data: bytes | None) -> list[bytes]:
@@ -39,3 +44,22 @@ def numstat(old: bytes | None, new: bytes | None) -> tuple[int, int]:
 def numstat_text(old: str, new: str) -> tuple[int, int]:
     """``numstat`` of two texts."""
     return numstat(old.encode(), new.encode())
+
+
+def diff_line_kind(line: str) -> DiffLineKind:
+    """What one line of a unified diff (as git prints it) is: a file's ``diff --git`` line, another header line
+    (``meta``), a hunk header, an added or removed line, git's ``\\ No newline at end of file`` marker, or context.
+    A removed ``-- …`` or added ``++ …`` line reads like a header and is taken for one (text alone cannot tell)."""
+    if line.startswith("diff --git"):
+        return "file"
+    if line.startswith(_META):
+        return "meta"
+    if line.startswith("\\ "):
+        return "no-newline"
+    if line.startswith("@@"):
+        return "hunk"
+    if line.startswith("+"):
+        return "add"
+    if line.startswith("-"):
+        return "del"
+    return "context"

@@ -289,7 +289,7 @@ def test_the_ui_reaches_memory_only_through_memory_verbs() -> None:
     from pathlib import Path
 
     allowed = {"errors", "workspace", "memory", "history", "hitlog", "gitstore.trailers", "gitstore.types",
-               "dream.records", "dream.result", "security.network"}
+               "dream.records", "dream.result", "security.network", "textdiff"}
     folder = Path(__file__).resolve().parent.parent / "reverie" / "ui"
     used = set()
     for path in folder.glob("*.py"):

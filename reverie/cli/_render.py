@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 from rich.text import Text
 
+from ..textdiff import DiffLineKind, diff_line_kind
 from ..textsafety import printable
 from ._common import console
 
@@ -25,21 +26,17 @@ if TYPE_CHECKING:
 __all__ = ["print_diff", "commit_table", "print_commit", "files_text", "print_operation"]
 
 
+#: git's colours for each kind of diff line (its no-newline marker is shown as context).
+_DIFF_STYLES: dict[DiffLineKind, str] = {
+    "file": "bold", "meta": "bold", "hunk": "cyan", "add": "green", "del": "red", "no-newline": "", "context": "",
+}
+
+
 def diff_text(diff: str) -> Text:
     """A unified diff coloured the way git colours it."""
     out = Text()
     for line in printable(diff).splitlines():
-        if line.startswith(("diff --git", "index ", "--- ", "+++ ", "new file", "deleted file")):
-            style = "bold"
-        elif line.startswith("@@"):
-            style = "cyan"
-        elif line.startswith("+"):
-            style = "green"
-        elif line.startswith("-"):
-            style = "red"
-        else:
-            style = ""
-        out.append(line + "\n", style=style)
+        out.append(line + "\n", style=_DIFF_STYLES[diff_line_kind(line)])
     return out
 
 

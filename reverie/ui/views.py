@@ -13,6 +13,7 @@ from markupsafe import Markup, escape
 
 from ..gitstore.trailers import BATCH, KIND, parse_batch
 from ..hitlog import is_pinned
+from ..textdiff import diff_line_kind
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -73,21 +74,11 @@ class DiffLine:
 
 
 def diff_lines(diff: str) -> list[DiffLine]:
+    """The diff's lines with their kinds (``reverie.textdiff``); git's no-newline marker is muted like a header."""
     out = []
     for line in diff.splitlines():
-        if line.startswith("diff --git"):
-            kind = "file"
-        elif line.startswith(("index ", "--- ", "+++ ", "new file", "deleted file", "\\ ")):
-            kind = "meta"
-        elif line.startswith("@@"):
-            kind = "hunk"
-        elif line.startswith("+"):
-            kind = "add"
-        elif line.startswith("-"):
-            kind = "del"
-        else:
-            kind = "context"
-        out.append(DiffLine(kind, line))
+        kind = diff_line_kind(line)
+        out.append(DiffLine("meta" if kind == "no-newline" else kind, line))
     return out
 
 
