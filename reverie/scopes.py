@@ -49,7 +49,9 @@ from .errors import InvalidScopeError, WorkspaceError
 from .fsutil import atomic_write, fsync_dir
 from .workspace import Workspace
 
-__all__ = ["Scope", "ScopeRoot", "ForgetResult", "validate_id", "due_hook", "MAX_ID_CHARS", "SCOPE_FILE"]
+__all__ = [
+    "Scope", "ScopeRoot", "ForgetResult", "validate_id", "due_hook", "due_jitter", "MAX_ID_CHARS", "SCOPE_FILE",
+]
 
 MAX_ID_CHARS = 128
 #: The file naming a workspace's scope, relative to the workspace.
@@ -310,6 +312,14 @@ def read_scope(ws_dir: Path) -> Scope | None:
         return Scope(data["user"], data.get("agent"))
     except (OSError, ValueError, KeyError, TypeError, InvalidScopeError):
         return None
+
+
+def due_jitter(key: str, window: float) -> float:
+    """A fixed delay in ``[0, window)`` for ``key`` (a scope's name or a workspace id), from its digest: when a
+    mass event makes every scope due at once, their runs spread over the window, and each keeps its place across
+    restarts and processes. The one rule of ``reverie serve --root`` and the fleet alike."""
+    h = int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
+    return h / 2**64 * window
 
 
 def due_hook(workspace: Workspace) -> Callable[[], None] | None:

@@ -13,7 +13,7 @@ import pytest
 
 from reverie.cli import main
 from reverie.errors import InvalidScopeError
-from reverie.scopes import MAX_ID_CHARS, Scope, ScopeRoot, due_hook, validate_id
+from reverie.scopes import MAX_ID_CHARS, Scope, ScopeRoot, due_hook, due_jitter, validate_id
 from reverie.store import WorkspaceStore
 from reverie.workspace import Workspace
 
@@ -260,3 +260,13 @@ def test_the_demo_runs_in_a_new_scope_and_leaves_it_a_proper_scope(tmp_path: Pat
     capsys.readouterr()
     assert root.exists(Scope("alice")) and [s for s, _ in root.scopes()] == [Scope("alice")]
     assert (root.path(Scope("alice")) / "USER.md").read_text().strip()
+
+
+def test_due_jitter_is_a_fixed_spread_share_of_the_window():
+    names = [Scope(f"user{i}").name for i in range(200)] + [f"/srv/ws/{i}" for i in range(200)]
+    shares = [due_jitter(n, 600) for n in names]
+    assert all(0 <= s < 600 for s in shares)
+    assert shares == [due_jitter(n, 600) for n in names]  # the same key keeps its place
+    assert max(shares[:200]) - min(shares[:200]) > 500 and max(shares[200:]) - min(shares[200:]) > 500
+    assert len(set(shares)) == len(names)
+    assert due_jitter(names[0], 0) == 0.0

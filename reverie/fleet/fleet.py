@@ -9,7 +9,6 @@ so losing Redis delays Dream but skips nothing.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
 import threading
@@ -20,7 +19,7 @@ from pathlib import Path
 
 from ..config import Config, FleetConfig
 from ..errors import ConfigError, ReverieError
-from ..scopes import ScopeRoot
+from ..scopes import ScopeRoot, due_jitter
 from .coord import Coordinator, FleetState
 from .job import JobOutcome, is_scope_root, pending, run_dream_job, workspace_ids, workspace_path
 
@@ -64,8 +63,7 @@ class Fleet:
     # -- marking ------------------------------------------------------------------------------------------
     def jitter(self, ws: str) -> float:
         """A fixed per-workspace delay in ``[0, jitterSeconds)``: a mass event spreads over the window."""
-        h = int.from_bytes(hashlib.blake2b(ws.encode(), digest_size=8).digest(), "big")
-        return h / 2**64 * self.cfg.jitter_seconds
+        return due_jitter(ws, self.cfg.jitter_seconds)
 
     def mark_dirty(self, ws: str, now: float | None = None) -> bool:
         """Call after a durable history append to ``ws``: it becomes due after the debounce and its jitter

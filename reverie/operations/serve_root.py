@@ -49,7 +49,7 @@ from ..dream.result import DreamResult
 from ..dream.scheduler import stop_on_signals
 from ..errors import ReverieError
 from ..runtime import Runtime
-from ..scopes import ScopeRoot
+from ..scopes import ScopeRoot, due_jitter
 from ..workspace import Workspace
 
 __all__ = ["RootScheduler", "TokenBucket", "serve_root", "ServeStats"]
@@ -170,7 +170,7 @@ class RootScheduler:
 
     def jitter(self, name: str) -> float:
         """A fixed share of ``jitterSeconds`` for this scope, from its id."""
-        return int(name[:8], 16) / 0x1_0000_0000 * self.settings.jitter_seconds
+        return due_jitter(name, self.settings.jitter_seconds)
 
     def _first_due(self, name: str) -> float:
         ws = self.root.workspace_of_due(name)
