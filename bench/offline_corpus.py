@@ -2,11 +2,12 @@
 
     .venv/bin/python -m bench offline_corpus
 
-Then the same engine on speech nobody here wrote: 665 hand-labelled first-person turns of the LoCoMo development
+Then the same engine on speech nobody here wrote: 915 hand-labelled first-person turns of the LoCoMo development
 conversations (labels in tests/data/locomo_labels.tsv, the text read from shared/data/locomo/), on the tuning set
 (conv-26, conv-30, conv-41: the first round's 210 turns ``tune`` and the second round's 315 ``tune2``) and the
-held-out set (conv-42, conv-43), split before any tuning. Only the tuning set's misses and wrong lines are listed;
-the held-out set prints counts (``--show-heldout`` lists it too; ``--no-heldout`` skips it).
+held-out set (conv-42, conv-43: the first round's 140 turns ``heldout`` and the third round's 250 ``heldout2``),
+split before any tuning. Only the tuning set's misses and wrong lines are listed; the held-out splits print counts
+(``--show-heldout`` lists them too; ``--no-heldout`` skips them).
 
 Each sentence goes through the engine's real path (packaged prompts, Dream's analysis and edit turn on the
 template files), once as it sits in history and once after the archive step. Precision: the share of fact lines
@@ -67,7 +68,8 @@ def locomo(corpus, *, show_heldout: bool = False) -> None:
     print("\n| LoCoMo turns | path | turns | fact turns | lines written | wrong lines | precision | recall | time |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     details = []
-    splits = ("tune", "tune2") if "--no-heldout" in sys.argv else ("tune", "tune2", "heldout")
+    held_out = ("heldout", "heldout2")
+    splits = ("tune", "tune2") if "--no-heldout" in sys.argv else ("tune", "tune2", *held_out)
     for split in splits:
         turns = corpus.locomo_turns(split)
         for path in ("history", "archive"):
@@ -76,7 +78,7 @@ def locomo(corpus, *, show_heldout: bool = False) -> None:
             took = time.perf_counter() - t0
             print(f"| {split} | {path} | {s.turns} | {s.positives} | {s.written} | {s.wrong} | {s.precision:.1%} "
                   f"| {s.recall:.1%} ({s.learned}/{s.positives}) | {took:.2f} s |")
-            if split != "heldout" or show_heldout:
+            if split not in held_out or show_heldout:
                 details += [f"- {split}, {path}: missed {m[0]}: {m[1][:100]} → {m[2]}" for m in s.misses]
                 details += [f"- {split}, {path}: WRONG {w[0]}: {w[1][:100]} → {w[2]}" for w in s.wrongs]
     if details:

@@ -1,6 +1,7 @@
 """The offline engine on the hand-labelled LoCoMo tuning turns (``tests/data/locomo_labels.tsv``, splits ``tune``
-and ``tune2``): no wrong line, and the fact turns it learns stay learned. The held-out split is never read here:
-it is measured only by ``python -m bench offline_corpus``, so no test can be fitted to it.
+and ``tune2``): no wrong line, and the fact turns it learns stay learned. The held-out splits (``heldout``,
+``heldout2``) are never scored here: they are measured only by ``python -m bench offline_corpus``, so no test can be
+fitted to them.
 
 The turns' text lives in ``shared/data/locomo/`` beside the checkout, not in the repository; without it the
 tests skip."""
@@ -23,11 +24,12 @@ def test_the_labels_keep_the_held_out_split_apart() -> None:
     by_split: dict[str, set[str]] = {}
     for t in turns:
         by_split.setdefault(t.split, set()).add(t.turn.split("|")[0])
-    assert set(by_split) == {"tune", "tune2", "heldout"}
+    assert set(by_split) == {"tune", "tune2", "heldout", "heldout2"}
     assert by_split["tune"] | by_split["tune2"] == {"conv-26", "conv-30", "conv-41"}
-    assert by_split["heldout"] == {"conv-42", "conv-43"}
+    assert by_split["heldout"] == by_split["heldout2"] == {"conv-42", "conv-43"}
     assert len({t.turn for t in turns}) == len(turns)  # no turn labelled twice
     assert len(corpus.locomo_turns("tune2")) >= 300
+    assert len(corpus.locomo_turns("heldout2")) >= 250
 
 
 @pytest.mark.parametrize("path", ["history", "archive"])
