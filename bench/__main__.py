@@ -14,7 +14,16 @@ import tempfile
 import time
 from types import ModuleType
 
-from ._core import BENCH_DIR, NANOBOT_VERSIONS, ROOT, TABLE_HEADER, Context, Result, ensure_nanobot, machine_info
+from ._core import (
+    BENCH_DIR,
+    NANOBOT_VERSIONS,
+    ROOT,
+    TABLE_HEADER,
+    Context,
+    Result,
+    ensure_nanobot,
+    machine_info,
+)
 
 
 def discover() -> dict[str, ModuleType | str]:
@@ -44,9 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes and fewer repetitions")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--list", action="store_true", help="list the areas and exit")
-    parser.add_argument("--peers", action="store_true",
-                        help="create the nanobot-ai venvs (bench/.venvs, once; the tests that run nanobot use them) "
-                             "and exit")
+    parser.add_argument(
+        "--peers",
+        action="store_true",
+        help="create the nanobot-ai venvs (bench/.venvs, once; the tests that run nanobot use them) "
+        "and exit",
+    )
     args = parser.parse_args(argv)
     areas = discover()
     if args.list:
@@ -67,10 +79,17 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
 
     info = machine_info()
-    command = "python -m bench" + (" --quick" if args.quick else "") + "".join(f" {a}" for a in args.areas)
+    command = (
+        "python -m bench"
+        + (" --quick" if args.quick else "")
+        + "".join(f" {a}" for a in args.areas)
+    )
     print(f"# {command}")
-    print(f"machine: {info['cpus']} CPUs ({info['cpu']}), {info['memory']} RAM, Python {info['python']}, "
-          f"{info['os']}, {info['date']}, load average at start {info['load']}\n", flush=True)
+    print(
+        f"machine: {info['cpus']} CPUs ({info['cpu']}), {info['memory']} RAM, Python {info['python']}, "
+        f"{info['os']}, {info['date']}, load average at start {info['load']}\n",
+        flush=True,
+    )
     ctx = Context(quick=args.quick)
     results: list[Result] = []
     failed: list[str] = []
@@ -82,8 +101,16 @@ def main(argv: list[str] | None = None) -> int:
                 results += run_area(name, areas[name], ctx)
             except Exception as exc:  # one broken area must not hide the others' figures
                 failed.append(name)
-                print(f"[bench] {name} FAILED: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
-            print(f"[bench] {name} done in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+                print(
+                    f"[bench] {name} FAILED: {type(exc).__name__}: {exc}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            print(
+                f"[bench] {name} done in {time.perf_counter() - t0:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
     finally:
         ctx.cleanup()
     if results:
@@ -93,8 +120,16 @@ def main(argv: list[str] | None = None) -> int:
             print(r.row())
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"command": command, "machine": info, "results": [r.to_dict() for r in results],
-                       "failed": failed}, f, indent=2)
+            json.dump(
+                {
+                    "command": command,
+                    "machine": info,
+                    "results": [r.to_dict() for r in results],
+                    "failed": failed,
+                },
+                f,
+                indent=2,
+            )
     return 1 if failed else 0
 
 

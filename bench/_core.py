@@ -95,13 +95,24 @@ class Result:
         return self.reverie.median / self.peer.median
 
     def row(self) -> str:
-        peer = f"{fmt(self.peer.median, self.unit)} ({self.peer.spread if self.unit == 's' else _tp_spread(self.peer)})" \
-            if self.peer else "—"
+        peer = (
+            f"{fmt(self.peer.median, self.unit)} ({self.peer.spread if self.unit == 's' else _tp_spread(self.peer)})"
+            if self.peer
+            else "—"
+        )
         rev_spread = self.reverie.spread if self.unit == "s" else _tp_spread(self.reverie)
         ratio = f"{self.ratio:,.1f}×" if self.ratio is not None else "—"
         unit = "" if self.unit == "s" else f" {self.unit}"
-        cells = [self.area, self.name, f"{fmt(self.reverie.median, self.unit)}{unit} ({rev_spread})",
-                 self.peer_name or "—", peer, ratio, self.target or "—", self.note]
+        cells = [
+            self.area,
+            self.name,
+            f"{fmt(self.reverie.median, self.unit)}{unit} ({rev_spread})",
+            self.peer_name or "—",
+            peer,
+            ratio,
+            self.target or "—",
+            self.note,
+        ]
         return "| " + " | ".join(cells) + " |"
 
     def to_dict(self) -> dict[str, Any]:
@@ -171,7 +182,9 @@ class Context:
             shutil.rmtree(path, ignore_errors=True)
         self._tmp.clear()
 
-    def peer(self, version: str, script: str, args: dict[str, Any], *, timeout: float = 1800) -> dict[str, Any]:
+    def peer(
+        self, version: str, script: str, args: dict[str, Any], *, timeout: float = 1800
+    ) -> dict[str, Any]:
         """Run ``bench/peers/<script>.py`` with ``args`` (JSON) inside the nanobot-ai ``version`` venv."""
         python = ensure_nanobot(version)
         path = PEERS / f"{script}.py"
@@ -179,13 +192,22 @@ class Context:
         env["HOME"] = str(self.tmpdir("peer-home-"))
         proc = subprocess.run(
             [str(python), str(path), json.dumps(args)],
-            capture_output=True, text=True, timeout=timeout, env=env, cwd=str(self.cache), stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+            cwd=str(self.cache),
+            stdin=subprocess.DEVNULL,
         )
         if proc.returncode != 0:
-            raise RuntimeError(f"peer {script} (nanobot-ai {version}) failed:\n{proc.stderr[-3000:]}")
+            raise RuntimeError(
+                f"peer {script} (nanobot-ai {version}) failed:\n{proc.stderr[-3000:]}"
+            )
         lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
         if not lines:
-            raise RuntimeError(f"peer {script} printed no JSON:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+            raise RuntimeError(
+                f"peer {script} printed no JSON:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+            )
         return json.loads(lines[-1])
 
 
@@ -196,11 +218,17 @@ def ensure_nanobot(version: str) -> Path:
     marker = venv / ".installed"
     if python.exists() and marker.exists() and marker.read_text().strip() == version:
         return python
-    print(f"[bench] creating {venv.relative_to(ROOT)} with nanobot-ai=={version} (once; cached)", file=sys.stderr)
+    print(
+        f"[bench] creating {venv.relative_to(ROOT)} with nanobot-ai=={version} (once; cached)",
+        file=sys.stderr,
+    )
     VENVS.mkdir(parents=True, exist_ok=True)
     base = getattr(sys, "_base_executable", None) or sys.executable
     subprocess.run([base, "-m", "venv", "--clear", str(venv)], check=True)
-    subprocess.run([str(python), "-m", "pip", "install", "-q", f"nanobot-ai=={version}"], check=True,
-                   stdin=subprocess.DEVNULL)
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", f"nanobot-ai=={version}"],
+        check=True,
+        stdin=subprocess.DEVNULL,
+    )
     marker.write_text(version + "\n")
     return python

@@ -34,8 +34,14 @@ def _to_prompt(ctx: Context) -> float:
 
     ws = ctx.tmpdir("bench-chat-") / "ws"
     start = time.perf_counter()
-    child = pexpect.spawn(sys.executable, ["-m", "reverie", "-w", str(ws), "chat", "--no-schedule"], env=_env(),
-                          encoding="utf-8", dimensions=(24, 120), timeout=60)
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "reverie", "-w", str(ws), "chat", "--no-schedule"],
+        env=_env(),
+        encoding="utf-8",
+        dimensions=(24, 120),
+        timeout=60,
+    )
     child.expect_exact(_READY)
     took = time.perf_counter() - start
     child.sendcontrol("d")
@@ -49,8 +55,13 @@ def _to_prompt(ctx: Context) -> float:
 def _piped(ctx: Context) -> float:
     ws = ctx.tmpdir("bench-chat-") / "ws"
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "reverie", "-w", str(ws), "chat", "--no-schedule"], env=_env(),
-                   stdin=subprocess.DEVNULL, capture_output=True, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "reverie", "-w", str(ws), "chat", "--no-schedule"],
+        env=_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        check=True,
+    )
     return time.perf_counter() - start
 
 
@@ -66,7 +77,10 @@ def _per_call(calls: int) -> tuple[list[float], list[float]]:
         config.agents.defaults.model = fake.model
         bare = ModelClient(config)
         observed = ObservedClient(ModelClient(config), ModelActivity())
-        messages = [{"role": "system", "content": "# Reverie task: archive\n"}, {"role": "user", "content": "hi"}]
+        messages = [
+            {"role": "system", "content": "# Reverie task: archive\n"},
+            {"role": "user", "content": "hi"},
+        ]
 
         async def timed(client) -> list[float]:  # type: ignore[no-untyped-def]
             out = []
@@ -93,8 +107,20 @@ def run(ctx: Context) -> list[Result]:
     piped = stats_of([_piped(ctx) for _ in range(runs)])
     observed, bare = _per_call(200 if ctx.quick else 2_000)
     return [
-        Result(AREA, "reverie chat: start to the first prompt at a terminal (offline engine)", prompt, piped,
-               "piped chat, start to exit (no prompt-toolkit)", note=f"{runs} runs, fresh workspace each"),
-        Result(AREA, "one model call observed for the status line (scripted model, in-process)", stats_of(observed),
-               stats_of(bare), "the same call, unobserved", note="ObservedClient + ModelActivity around complete()"),
+        Result(
+            AREA,
+            "reverie chat: start to the first prompt at a terminal (offline engine)",
+            prompt,
+            piped,
+            "piped chat, start to exit (no prompt-toolkit)",
+            note=f"{runs} runs, fresh workspace each",
+        ),
+        Result(
+            AREA,
+            "one model call observed for the status line (scripted model, in-process)",
+            stats_of(observed),
+            stats_of(bare),
+            "the same call, unobserved",
+            note="ObservedClient + ModelActivity around complete()",
+        ),
     ]

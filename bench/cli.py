@@ -33,11 +33,19 @@ from ._core import ROOT, Context, Result, ensure_nanobot, stats_of
 AREA = "cli"
 
 
-def run_child(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> tuple[float, float, float]:
+def run_child(
+    argv: list[str], env: dict[str, str], cwd: Path | None = None
+) -> tuple[float, float, float]:
     """(wall s, CPU s, peak RSS MiB) of one run of ``argv``; raises if it fails."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        argv,
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
@@ -68,8 +76,10 @@ def byte_compile(on: bool) -> None:
 def build_workspace(root: Path, commits: int, env: dict[str, str]) -> Path:
     """The gitstore benchmark's repo builder, run in a child process (see the module docstring)."""
     ws = root / "ws"
-    code = ("from pathlib import Path; from bench.gitstore import build_workspace; "
-            f"build_workspace(Path({str(ws)!r}), {commits}, 0)")
+    code = (
+        "from pathlib import Path; from bench.gitstore import build_workspace; "
+        f"build_workspace(Path({str(ws)!r}), {commits}, 0)"
+    )
     subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=str(ROOT))
     return ws
 
@@ -85,15 +95,30 @@ def run(ctx: Context) -> list[Result]:
     reverie = py + ["-m", "reverie", "-w", str(ws)]
     try:
         nanobot = ensure_nanobot("0.3.5").parent / "nanobot"
-    except (subprocess.CalledProcessError, OSError) as exc:  # the comparison is skipped, never invented
-        print(f"[bench] cli: nanobot-ai 0.3.5 unavailable ({exc}); no nanobot peer", file=sys.stderr)
+    except (
+        subprocess.CalledProcessError,
+        OSError,
+    ) as exc:  # the comparison is skipped, never invented
+        print(
+            f"[bench] cli: nanobot-ai 0.3.5 unavailable ({exc}); no nanobot peer", file=sys.stderr
+        )
         nanobot = None
     nano_env = {k: v for k, v in env.items() if k != "PYTHONPATH"}
     nano_env["HOME"] = str(ctx.tmpdir("cli-nanobot-home-"))
     floor = sample(py + ["-c", "pass"], env, runs)
     rows = [
-        ("--help", reverie + ["--help"], [str(nanobot), "--help"] if nanobot else None, "nanobot-ai 0.3.5 --help"),
-        ("status", reverie + ["status"], [str(nanobot), "status"] if nanobot else None, "nanobot-ai 0.3.5 status"),
+        (
+            "--help",
+            reverie + ["--help"],
+            [str(nanobot), "--help"] if nanobot else None,
+            "nanobot-ai 0.3.5 --help",
+        ),
+        (
+            "status",
+            reverie + ["status"],
+            [str(nanobot), "status"] if nanobot else None,
+            "nanobot-ai 0.3.5 status",
+        ),
         (f"log ({commits:,}-commit repo)", reverie + ["log"], None, ""),
     ]
     byte_compile(False)
@@ -103,22 +128,36 @@ def run(ctx: Context) -> list[Result]:
     for name, argv, peer_argv, peer_name in rows:
         wall, cpu, rss = sample(argv, env, runs)
         peer = sample(peer_argv, nano_env, runs, cwd=tmp) if peer_argv else None
-        peer_note = f"; peer peak RSS {peer[2]:.0f} MiB, CPU {peer[1].median * 1e3:.0f} ms" if peer else ""
-        results.append(Result(
-            AREA, f"reverie {name}", wall, peer[0] if peer else floor[0], peer_name or "python -c pass (floor)",
-            target="≤ 0.3 s",
-            note=f"CPU {cpu.median * 1e3:.0f} ms, peak RSS {rss:.0f} MiB{peer_note}; python -c pass: "
-                 f"{floor[0].median * 1e3:.0f} ms wall, {floor[2]:.0f} MiB; from source (no .pyc): "
-                 f"{from_source[name].median * 1e3:.0f} ms ({from_source[name].spread})",
-        ))
+        peer_note = (
+            f"; peer peak RSS {peer[2]:.0f} MiB, CPU {peer[1].median * 1e3:.0f} ms" if peer else ""
+        )
+        results.append(
+            Result(
+                AREA,
+                f"reverie {name}",
+                wall,
+                peer[0] if peer else floor[0],
+                peer_name or "python -c pass (floor)",
+                target="≤ 0.3 s",
+                note=f"CPU {cpu.median * 1e3:.0f} ms, peak RSS {rss:.0f} MiB{peer_note}; python -c pass: "
+                f"{floor[0].median * 1e3:.0f} ms wall, {floor[2]:.0f} MiB; from source (no .pyc): "
+                f"{from_source[name].median * 1e3:.0f} ms ({from_source[name].spread})",
+            )
+        )
     walls, cpus, peak = [], [], 0.0
     for n in range(demo_runs):
         w, c, r = run_child(py + ["-m", "reverie", "demo", str(tmp / f"demo-{n}")], env)
         walls.append(w)
         cpus.append(c)
         peak = max(peak, r)
-    results.append(Result(AREA, "reverie demo (offline engine, in-process: no litellm import)", stats_of(walls),
-                          target="≤ 1.5 s",
-                          note=f"CPU {stats_of(cpus).median:.1f} s, peak RSS {peak:.0f} MiB"))
+    results.append(
+        Result(
+            AREA,
+            "reverie demo (offline engine, in-process: no litellm import)",
+            stats_of(walls),
+            target="≤ 1.5 s",
+            note=f"CPU {stats_of(cpus).median:.1f} s, peak RSS {peak:.0f} MiB",
+        )
+    )
     byte_compile(False)  # leave the checkout as it was
     return results

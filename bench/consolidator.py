@@ -42,10 +42,21 @@ from reverie.llm.scripted import ScriptedModel  # noqa: E402
 from reverie.workspace import Workspace  # noqa: E402
 
 TOOLS = [
-    {"type": "function", "function": {"name": f"tool_{i}", "description": "Does a useful thing. " * 6, "parameters": {
-        "type": "object", "properties": {"path": {"type": "string", "description": "a path"},
-                                         "text": {"type": "string", "description": "some text"}},
-        "required": ["path"]}}}
+    {
+        "type": "function",
+        "function": {
+            "name": f"tool_{i}",
+            "description": "Does a useful thing. " * 6,
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "a path"},
+                    "text": {"type": "string", "description": "some text"},
+                },
+                "required": ["path"],
+            },
+        },
+    }
     for i in range(8)
 ]
 WORDS = "the deploy moved to friday because alice prefers tea and the staging cluster runs on berlin hardware".split()
@@ -66,9 +77,30 @@ def _messages(n: int) -> list[dict[str, Any]]:
     while len(msgs) < n:
         msgs.append({"role": "user", "content": _text(300 + 40 * (turn % 10), turn)})
         if turn % 3 == 0:
-            msgs.append({"role": "assistant", "content": None, "tool_calls": [{"id": f"c{turn}", "type": "function",
-                         "function": {"name": "tool_1", "arguments": '{"path": "notes/today.md"}'}}]})
-            msgs.append({"role": "tool", "tool_call_id": f"c{turn}", "name": "tool_1", "content": _text(1500, turn + 1)})
+            msgs.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": f"c{turn}",
+                            "type": "function",
+                            "function": {
+                                "name": "tool_1",
+                                "arguments": '{"path": "notes/today.md"}',
+                            },
+                        }
+                    ],
+                }
+            )
+            msgs.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": f"c{turn}",
+                    "name": "tool_1",
+                    "content": _text(1500, turn + 1),
+                }
+            )
         msgs.append({"role": "assistant", "content": _text(600 + 50 * (turn % 7), turn + 2)})
         turn += 1
     return msgs[:n]
@@ -121,7 +153,9 @@ def _estimates(root: Path, reps: int) -> dict[str, list[float]]:
     stores = {id(c): MemoryStore(ws, config=c) for c in (offline, hosted)}
 
     def fresh(config: Config) -> Consolidator:
-        return Consolidator(stores[id(config)], ModelClient(config), config, sessions=sessions, tools=TOOLS)
+        return Consolidator(
+            stores[id(config)], ModelClient(config), config, sessions=sessions, tools=TOOLS
+        )
 
     looping = fresh(hosted)
     looping.estimate_tokens(session)
@@ -140,7 +174,10 @@ def _estimates(root: Path, reps: int) -> dict[str, list[float]]:
         timed("litellm first", lambda: fresh(hosted).estimate_tokens(session))
         session.messages.extend(turn)
         timed("litellm per turn", lambda: looping.estimate_tokens(session))
-        timed("peer litellm", lambda: litellm.token_counter(model="openai/gpt-4o-mini", messages=msgs, tools=TOOLS))
+        timed(
+            "peer litellm",
+            lambda: litellm.token_counter(model="openai/gpt-4o-mini", messages=msgs, tools=TOOLS),
+        )
     del session.messages[200:]
     (root / "messages.json").write_text(json.dumps(prompt_messages(stores[id(offline)], session)))
     (root / "tools.json").write_text(json.dumps(TOOLS))
@@ -151,13 +188,22 @@ def _slices(root: Path, *, durable: bool, sessions_n: int, clock=time.perf_count
     """Per-slice own time (one sample per session), the I/O floor's samples, and the mean model time per slice,
     by ``clock``: wall time, or this process's CPU time (``time.process_time``), which a busy machine's run queue
     does not inflate."""
-    fake = ScriptedModel.register("bench-consolidator", responder=lambda p: "- [durable] Deploy moved to Friday",
-                                  direct=True)
+    fake = ScriptedModel.register(
+        "bench-consolidator", responder=lambda p: "- [durable] Deploy moved to Friday", direct=True
+    )
     try:
-        config = Config.model_validate({
-            "agents": {"defaults": {"model": fake.model, "contextWindowTokens": 16_384, "maxTokens": 2_048}},
-            "memory": {"history": {"fsync": durable}},
-        })
+        config = Config.model_validate(
+            {
+                "agents": {
+                    "defaults": {
+                        "model": fake.model,
+                        "contextWindowTokens": 16_384,
+                        "maxTokens": 2_048,
+                    }
+                },
+                "memory": {"history": {"fsync": durable}},
+            }
+        )
         ws = _workspace(root / "slices")
         store = MemoryStore(ws, config=config)
         sessions = SessionStore(ws, fsync=durable)
@@ -170,7 +216,9 @@ def _slices(root: Path, *, durable: bool, sessions_n: int, clock=time.perf_count
         floor: list[float] = []
         model_total = 0.0
         slices = 0
-        for s in targets:  # the agent loop estimates every turn: the turn that archives finds the estimate warm
+        for s in (
+            targets
+        ):  # the agent loop estimates every turn: the turn that archives finds the estimate warm
             cons.estimate_tokens(s)
         for i, s in enumerate(targets):
             before = client.model_seconds
@@ -199,41 +247,101 @@ def run(ctx: Context) -> list[Result]:
     est = _estimates(root, reps)
     results: list[Result] = []
     try:
-        peer = ctx.peer("0.3.5", "nanobot_estimate", {"messages": str(root / "messages.json"),
-                                                      "tools": str(root / "tools.json"), "reps": reps})
+        peer = ctx.peer(
+            "0.3.5",
+            "nanobot_estimate",
+            {
+                "messages": str(root / "messages.json"),
+                "tools": str(root / "tools.json"),
+                "reps": reps,
+            },
+        )
         peer_stats, peer_name = stats_of(peer["samples"]), "nanobot-ai 0.3.5 estimate_prompt_tokens"
     except Exception as exc:  # noqa: BLE001 — no registry access: report without the peer
         print(f"[bench] consolidator: nanobot peer unavailable ({exc})", file=sys.stderr)
         peer_stats, peer_name = None, ""
-    results.append(Result("consolidator", "estimate 200-msg session, offline engine, first", stats_of(est["offline first"]),
-                          peer_stats, peer_name, target="≤ 20 ms"))
+    results.append(
+        Result(
+            "consolidator",
+            "estimate 200-msg session, offline engine, first",
+            stats_of(est["offline first"]),
+            peer_stats,
+            peer_name,
+            target="≤ 20 ms",
+        )
+    )
     token_counter = stats_of(est["peer litellm"])
-    results.append(Result("consolidator", "estimate 200-msg session, litellm tokenizer, first",
-                          stats_of(est["litellm first"]), token_counter, "litellm.token_counter alone", target="≤ 20 ms"))
-    results.append(Result("consolidator", "estimate, litellm tokenizer, per turn (+2 msgs)",
-                          stats_of(est["litellm per turn"]), token_counter, "litellm.token_counter alone",
-                          target="≤ 20 ms", note="incremental"))
+    results.append(
+        Result(
+            "consolidator",
+            "estimate 200-msg session, litellm tokenizer, first",
+            stats_of(est["litellm first"]),
+            token_counter,
+            "litellm.token_counter alone",
+            target="≤ 20 ms",
+        )
+    )
+    results.append(
+        Result(
+            "consolidator",
+            "estimate, litellm tokenizer, per turn (+2 msgs)",
+            stats_of(est["litellm per turn"]),
+            token_counter,
+            "litellm.token_counter alone",
+            target="≤ 20 ms",
+            note="incremental",
+        )
+    )
     cpu_peer = stats_of(est["peer litellm cpu"])
-    for key, name in (("offline first", "offline engine, first"), ("litellm first", "litellm tokenizer, first")):
-        results.append(Result("consolidator", f"estimate 200-msg session, {name} (CPU time)",
-                              stats_of(est[key + " cpu"]), cpu_peer, "litellm.token_counter alone (CPU time)",
-                              target="≤ 20 ms"))
+    for key, name in (
+        ("offline first", "offline engine, first"),
+        ("litellm first", "litellm tokenizer, first"),
+    ):
+        results.append(
+            Result(
+                "consolidator",
+                f"estimate 200-msg session, {name} (CPU time)",
+                stats_of(est[key + " cpu"]),
+                cpu_peer,
+                "litellm.token_counter alone (CPU time)",
+                target="≤ 20 ms",
+            )
+        )
     shm = Path("/dev/shm")
-    runs = [(True, time.perf_counter, "disk, fsync on, wall"), (False, time.perf_counter, "tmpfs, fsync off, wall"),
-            (False, time.process_time, "tmpfs, fsync off, CPU time")]
+    runs = [
+        (True, time.perf_counter, "disk, fsync on, wall"),
+        (False, time.perf_counter, "tmpfs, fsync off, wall"),
+        (False, time.process_time, "tmpfs, fsync off, CPU time"),
+    ]
     for durable, clock, label in runs:
-        base = root if durable or not shm.is_dir() else Path(tempfile.mkdtemp(prefix="bench-cons-", dir=shm))
+        base = (
+            root
+            if durable or not shm.is_dir()
+            else Path(tempfile.mkdtemp(prefix="bench-cons-", dir=shm))
+        )
         try:
-            own, floor, model = _slices(base / f"run-{label[:4]}-{clock.__name__}", durable=durable,
-                                        sessions_n=sessions_n, clock=clock)
+            own, floor, model = _slices(
+                base / f"run-{label[:4]}-{clock.__name__}",
+                durable=durable,
+                sessions_n=sessions_n,
+                clock=clock,
+            )
         finally:
             if base != root:
                 shutil.rmtree(base, ignore_errors=True)
         if base == root:
             label = label.replace("tmpfs", "disk")
-        results.append(Result("consolidator", f"own work per archived slice ({label})", stats_of(own),
-                              stats_of(floor), "I/O floor: history append + session rewrite", target="≤ 5 ms",
-                              note=f"model time {model * 1e3:.2f} ms/slice excluded"))
+        results.append(
+            Result(
+                "consolidator",
+                f"own work per archived slice ({label})",
+                stats_of(own),
+                stats_of(floor),
+                "I/O floor: history append + session rewrite",
+                target="≤ 5 ms",
+                note=f"model time {model * 1e3:.2f} ms/slice excluded",
+            )
+        )
     return results
 
 

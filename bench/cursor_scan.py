@@ -40,7 +40,9 @@ def _first_append(ws: Path, checkpoint: bool) -> float:
     from reverie import MemoryStore
 
     if checkpoint:
-        MemoryStore(ws).append_history(ENTRY_TEXT)  # another process before this one: leaves the checkpoint
+        MemoryStore(ws).append_history(
+            ENTRY_TEXT
+        )  # another process before this one: leaves the checkpoint
     else:
         (ws / "memory" / "history.jsonl.maxcursor").unlink(missing_ok=True)
     t0 = time.perf_counter()
@@ -86,11 +88,25 @@ def run(ctx: Context) -> list[Result]:
         size_mb = (src / "memory" / "history.jsonl").stat().st_size / 1e6
         label = f"{n // 1000}k entries, {size_mb:.0f} MB"
         results += [
-            Result("cursor_scan", f"first append, no checkpoint ({label})", stats_of(cold), stats_of(parse),
-                   "parse every line (orjson)", note="full regex scan of the log + durable append"),
-            Result("cursor_scan", f"first append, with the checkpoint ({label})", stats_of(warm),
-                   note="scans only what was appended since the checkpoint"),
-            Result("cursor_scan", f"later appends of one store ({label})", stats_of(later),
-                   note="fsync on; includes redaction and the lock"),
+            Result(
+                "cursor_scan",
+                f"first append, no checkpoint ({label})",
+                stats_of(cold),
+                stats_of(parse),
+                "parse every line (orjson)",
+                note="full regex scan of the log + durable append",
+            ),
+            Result(
+                "cursor_scan",
+                f"first append, with the checkpoint ({label})",
+                stats_of(warm),
+                note="scans only what was appended since the checkpoint",
+            ),
+            Result(
+                "cursor_scan",
+                f"later appends of one store ({label})",
+                stats_of(later),
+                note="fsync on; includes redaction and the lock",
+            ),
         ]
     return results

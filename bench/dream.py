@@ -51,8 +51,9 @@ class _FsyncClock:
         os.fsync = self._real
 
 
-def _reverie_once(root: Path, scenario: dict[str, Any], name: str
-                  ) -> tuple[float, float, float, list[dict[str, Any]]]:
+def _reverie_once(
+    root: Path, scenario: dict[str, Any], name: str
+) -> tuple[float, float, float, list[dict[str, Any]]]:
     from reverie import MemoryStore
     from reverie.config import Config
     from reverie.dream import Dream
@@ -75,8 +76,11 @@ def _reverie_once(root: Path, scenario: dict[str, Any], name: str
     git.ensure()
     for content in scenario["entries"]:
         store.append_history(content, "cli:bench")
-    fake.enqueue(scenario["phase1"], [ToolCall(f"c{i}", "edit_file", e) for i, e in enumerate(scenario["edits"])],
-                 scenario["final"])
+    fake.enqueue(
+        scenario["phase1"],
+        [ToolCall(f"c{i}", "edit_file", e) for i, e in enumerate(scenario["edits"])],
+        scenario["final"],
+    )
     dream = Dream(store, git, ModelClient(config), config)
     with _FsyncClock() as disk:
         t0, c0 = time.perf_counter(), time.process_time()
@@ -94,7 +98,10 @@ def _prompt_tokens(requests: list[dict[str, Any]]) -> int:
     from reverie.llm.client import ModelClient
 
     client = ModelClient(Config())
-    return sum(client.count_tokens(r["messages"], tools=r["tools"] or None, model="gpt-4o") for r in requests)
+    return sum(
+        client.count_tokens(r["messages"], tools=r["tools"] or None, model="gpt-4o")
+        for r in requests
+    )
 
 
 def run(ctx: Context) -> list[Result]:
@@ -107,26 +114,49 @@ def run(ctx: Context) -> list[Result]:
     peer: list[float] = []
     ours_req: list[dict[str, Any]] = []
     theirs_req: list[dict[str, Any]] = []
-    _reverie_once(ctx.tmpdir("dream-warm-") / "ws", scenario, "bench-warm")  # imports and caches, untimed
+    _reverie_once(
+        ctx.tmpdir("dream-warm-") / "ws", scenario, "bench-warm"
+    )  # imports and caches, untimed
     for r in range(rounds):
         for i in range(per_round):
-            wall, own, cpu, ours_req = _reverie_once(ctx.tmpdir("dream-") / "ws", scenario, f"bench{r}-{i}")
+            wall, own, cpu, ours_req = _reverie_once(
+                ctx.tmpdir("dream-") / "ws", scenario, f"bench{r}-{i}"
+            )
             walls.append(wall)
             owns.append(own)
             cpus.append(cpu)
-        out = ctx.peer(PEER_VERSION, "nanobot_dream", {"scenario": str(SCENARIO), "runs": per_round + 1})
+        out = ctx.peer(
+            PEER_VERSION, "nanobot_dream", {"scenario": str(SCENARIO), "runs": per_round + 1}
+        )
         peer.extend(out["samples"][1:])  # its first run warms its imports
         theirs_req = out["requests"]
     ours_tok, theirs_tok = _prompt_tokens(ours_req), _prompt_tokens(theirs_req)
     peer_name = f"nanobot-ai {PEER_VERSION} Dream.run"
     return [
-        Result("dream", "run over 20 entries, 3 edits, zero-latency model (wall, with git commit)",
-               stats_of(walls), stats_of(peer), peer_name, note=f"{len(ours_req)} vs {len(theirs_req)} model calls"),
-        Result("dream", "same run, Reverie's own time (wall minus fsync waits)", stats_of(owns),
-               target=f"≤ {TARGET_MS} ms"),
-        Result("dream", "same run, CPU time of the process", stats_of(cpus), target=f"≤ {TARGET_MS} ms"),
-        Result("dream", "history entries per 1,000 prompt tokens (same batch, files, replies)",
-               stats_of([1000 * entries / ours_tok]), stats_of([1000 * entries / theirs_tok]), peer_name,
-               unit="entries/1k tok",
-               note=f"prompt tokens per entry: Reverie {ours_tok / entries:.1f}, nanobot {theirs_tok / entries:.1f}"),
+        Result(
+            "dream",
+            "run over 20 entries, 3 edits, zero-latency model (wall, with git commit)",
+            stats_of(walls),
+            stats_of(peer),
+            peer_name,
+            note=f"{len(ours_req)} vs {len(theirs_req)} model calls",
+        ),
+        Result(
+            "dream",
+            "same run, Reverie's own time (wall minus fsync waits)",
+            stats_of(owns),
+            target=f"≤ {TARGET_MS} ms",
+        ),
+        Result(
+            "dream", "same run, CPU time of the process", stats_of(cpus), target=f"≤ {TARGET_MS} ms"
+        ),
+        Result(
+            "dream",
+            "history entries per 1,000 prompt tokens (same batch, files, replies)",
+            stats_of([1000 * entries / ours_tok]),
+            stats_of([1000 * entries / theirs_tok]),
+            peer_name,
+            unit="entries/1k tok",
+            note=f"prompt tokens per entry: Reverie {ours_tok / entries:.1f}, nanobot {theirs_tok / entries:.1f}",
+        ),
     ]

@@ -55,13 +55,17 @@ def _build(root: Path, n: int) -> list[str]:
         scope = Scope(f"user{i}")
         store = WorkspaceStore(scopes.ensure(scope), config=config)
         for k in range(FACTS):
-            store.append_history(f"- [durable] Project p{i}x{k} uses database db{i}x{k}", "cli:bench")
+            store.append_history(
+                f"- [durable] Project p{i}x{k} uses database db{i}x{k}", "cli:bench"
+            )
         names.append(scope.name)
     return names
 
 
-_DONE = re.compile(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}): INFO/ForkPoolWorker-\d+\] Task reverie\.fleet\.dream"
-                   r"\[[^\]]+\] succeeded in [0-9.e-]+s: \{'ws': '([0-9a-f.]+)', 'status': '([a-z-]+)'")
+_DONE = re.compile(
+    r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}): INFO/ForkPoolWorker-\d+\] Task reverie\.fleet\.dream"
+    r"\[[^\]]+\] succeeded in [0-9.e-]+s: \{'ws': '([0-9a-f.]+)', 'status': '([a-z-]+)'"
+)
 
 
 def _done_times(logs: list[Path]) -> dict[str, float]:
@@ -92,7 +96,9 @@ def _cpu_of_groups(groups: set[int]) -> float:
 
 def _wait_ready(procs: list, timeout: float = 60) -> None:  # type: ignore[type-arg]
     fs = _support()
-    fs.wait_for(lambda: all(" ready." in p.text() for p in procs), timeout, "workers ready", poll=0.1)
+    fs.wait_for(
+        lambda: all(" ready." in p.text() for p in procs), timeout, "workers ready", poll=0.1
+    )
 
 
 def _round(ctx: Context, redis, template: Path, names: list[str], workers: int) -> dict[str, float]:  # type: ignore[no-untyped-def]
@@ -106,7 +112,9 @@ def _round(ctx: Context, redis, template: Path, names: list[str], workers: int) 
     work = ctx.tmpdir(f"fleet-p{workers}-")
     root = work / "root"
     shutil.copytree(template, root, symlinks=True)
-    env = fs.fleet_env(root, redis, REVERIE_TEST_LATENCY=LATENCY, REVERIE_FLEET__MAX_INFLIGHT=str(2 * workers))
+    env = fs.fleet_env(
+        root, redis, REVERIE_TEST_LATENCY=LATENCY, REVERIE_FLEET__MAX_INFLIGHT=str(2 * workers)
+    )
     import redis as redis_py
 
     redis_py.Redis(unix_socket_path=str(redis.sock)).flushall()
@@ -144,7 +152,11 @@ def _round(ctx: Context, redis, template: Path, names: list[str], workers: int) 
         ws_dirs = [fleet.scopes.workspace_of_due(n) for n in names]  # type: ignore[union-attr]
 
         def drained() -> bool:
-            return all(WorkspaceStore(Workspace(w.root)).pending_count() == 0 for w in ws_dirs if w is not None)
+            return all(
+                WorkspaceStore(Workspace(w.root)).pending_count() == 0
+                for w in ws_dirs
+                if w is not None
+            )
 
         fs.wait_for(drained, 600, "every workspace drained", poll=0.25)
         wall = time.time() - start
@@ -154,17 +166,35 @@ def _round(ctx: Context, redis, template: Path, names: list[str], workers: int) 
         dispatch_cpu = cpu[0]
         done = _done_times([p.log for p in procs])
         latencies = [done[n] - start for n in names if n in done]
-        lost = sum(1 for w in ws_dirs if w is not None and WorkspaceStore(Workspace(w.root)).pending_count() > 0
-                   and w.root.name not in fleet.coord.due())
+        lost = sum(
+            1
+            for w in ws_dirs
+            if w is not None
+            and WorkspaceStore(Workspace(w.root)).pending_count() > 0
+            and w.root.name not in fleet.coord.due()
+        )
         dups = 0
         for w in ws_dirs:
             assert w is not None
             batches = fs.batches_committed(w.root)
             dups += len(batches) - len(set(batches))
-        q = statistics.quantiles(latencies, n=20, method="inclusive") if len(latencies) > 1 else latencies * 19
-        return {"worker_cpu_per_job": worker_cpu / len(names), "cores_busy": worker_cpu / wall, "wall": wall,
-                "jobs": float(len(names)), "sent": float(sent), "lost": float(lost), "dups": float(dups), "p50": statistics.median(latencies), "p95": q[18],
-                "dispatch_cpu_per_job": dispatch_cpu / max(sent, 1)}
+        q = (
+            statistics.quantiles(latencies, n=20, method="inclusive")
+            if len(latencies) > 1
+            else latencies * 19
+        )
+        return {
+            "worker_cpu_per_job": worker_cpu / len(names),
+            "cores_busy": worker_cpu / wall,
+            "wall": wall,
+            "jobs": float(len(names)),
+            "sent": float(sent),
+            "lost": float(lost),
+            "dups": float(dups),
+            "p50": statistics.median(latencies),
+            "p95": q[18],
+            "dispatch_cpu_per_job": dispatch_cpu / max(sent, 1),
+        }
     finally:
         for p in procs:
             p.stop(signal.SIGTERM)
@@ -197,11 +227,16 @@ def _recovery(ctx: Context, redis, template: Path, names: list[str]) -> tuple[fl
         fleet = Fleet(config)
         app = make_app(config)
         stop = threading.Event()
-        thread = threading.Thread(target=fleet.serve_dispatch, daemon=True, args=(
-            lambda ws: app.send_task(TASK, args=[ws], queue=config.fleet.queue), stop))
+        thread = threading.Thread(
+            target=fleet.serve_dispatch,
+            daemon=True,
+            args=(lambda ws: app.send_task(TASK, args=[ws], queue=config.fleet.queue), stop),
+        )
         thread.start()
         ws = names[0]
-        token = fs.wait_for(lambda: r.get(f"reverie:lease:{ws}"), 60, "a job on the first workspace", poll=0.01)
+        token = fs.wait_for(
+            lambda: r.get(f"reverie:lease:{ws}"), 60, "a job on the first workspace", poll=0.01
+        )
         pid = int(str(token).split(":")[1])
         victim = next(p for p in procs if os.getpgid(pid) == p.p.pid)
         t0 = time.time()
@@ -215,7 +250,12 @@ def _recovery(ctx: Context, redis, template: Path, names: list[str]) -> tuple[fl
         took = time.time() - t0
         ws_dir = fleet.scopes.workspace_of_due(ws)  # type: ignore[union-attr]
         assert ws_dir is not None
-        fs.wait_for(lambda: WorkspaceStore(ws_dir).pending_count() == 0, 60, "the workspace drained", poll=0.05)
+        fs.wait_for(
+            lambda: WorkspaceStore(ws_dir).pending_count() == 0,
+            60,
+            "the workspace drained",
+            poll=0.05,
+        )
         drained = time.time() - t0
         stop.set()
         thread.join()
@@ -228,7 +268,9 @@ def _recovery(ctx: Context, redis, template: Path, names: list[str]) -> tuple[fl
 def run(ctx: Context) -> list[Result]:
     fs = _support()
     if fs.REDIS_SERVER is None:
-        print("[bench] fleet: skipped, redis-server is not installed (scripts/system-deps installs it)")
+        print(
+            "[bench] fleet: skipped, redis-server is not installed (scripts/system-deps installs it)"
+        )
         return []
     n = 12 if ctx.quick else 24
     template = ctx.tmpdir("fleet-template-") / "root"
@@ -236,7 +278,10 @@ def run(ctx: Context) -> list[Result]:
     redis = fs.RedisServer()
     redis.start(aof=True)
     try:
-        rounds = {p: _round(ctx, redis, template, names, p) for p in ((1, 2, 4) if ctx.quick else (1, 2, 4, 8))}
+        rounds = {
+            p: _round(ctx, redis, template, names, p)
+            for p in ((1, 2, 4) if ctx.quick else (1, 2, 4, 8))
+        }
         recover = [_recovery(ctx, redis, template, names) for _ in range(1 if ctx.quick else 3)]
     finally:
         redis.close()
@@ -244,16 +289,33 @@ def run(ctx: Context) -> list[Result]:
     results = []
     for p, r in rounds.items():
         per_job = r["wall"] / r["jobs"]
-        note = (f"{r['jobs']:.0f} jobs in {r['wall']:.1f} s ({r['jobs'] / r['wall']:.2f} jobs/s); lost {r['lost']:.0f}, "
-                f"duplicate commits {r['dups']:.0f}; due-to-done p50 {r['p50']:.1f} s, p95 {r['p95']:.1f} s; "
-                f"dispatcher CPU {r['dispatch_cpu_per_job'] * 1e3:.2f} ms/job; workers' CPU "
-                f"{r['worker_cpu_per_job'] * 1e3:.0f} ms/job, {r['cores_busy']:.2f} cores busy")
-        results.append(Result("fleet", f"{p} worker process(es), model latency {LATENCY} s",
-                              stats_of([per_job]), stats_of([per_job_1 / p]), peer_name=f"floor: 1 worker ÷ {p}",
-                              target="≥ 0.8× until the cores bind", note=note))
-    results.append(Result("fleet", "SIGKILL of the worker holding a lease → another worker's job holds it",
-                          stats_of([t for t, _ in recover]), None, target="≈ claimSeconds (4 s here) + a dispatch tick",
-                          note=f"lease 3 s, claim 4 s, heartbeat 0.5 s, model latency 1 s; runs: "
-                               f"{', '.join(f'{t:.1f}' for t, _ in recover)} s; to drained: "
-                               f"{', '.join(f'{d:.1f}' for _, d in recover)} s"))
+        note = (
+            f"{r['jobs']:.0f} jobs in {r['wall']:.1f} s ({r['jobs'] / r['wall']:.2f} jobs/s); lost {r['lost']:.0f}, "
+            f"duplicate commits {r['dups']:.0f}; due-to-done p50 {r['p50']:.1f} s, p95 {r['p95']:.1f} s; "
+            f"dispatcher CPU {r['dispatch_cpu_per_job'] * 1e3:.2f} ms/job; workers' CPU "
+            f"{r['worker_cpu_per_job'] * 1e3:.0f} ms/job, {r['cores_busy']:.2f} cores busy"
+        )
+        results.append(
+            Result(
+                "fleet",
+                f"{p} worker process(es), model latency {LATENCY} s",
+                stats_of([per_job]),
+                stats_of([per_job_1 / p]),
+                peer_name=f"floor: 1 worker ÷ {p}",
+                target="≥ 0.8× until the cores bind",
+                note=note,
+            )
+        )
+    results.append(
+        Result(
+            "fleet",
+            "SIGKILL of the worker holding a lease → another worker's job holds it",
+            stats_of([t for t, _ in recover]),
+            None,
+            target="≈ claimSeconds (4 s here) + a dispatch tick",
+            note=f"lease 3 s, claim 4 s, heartbeat 0.5 s, model latency 1 s; runs: "
+            f"{', '.join(f'{t:.1f}' for t, _ in recover)} s; to drained: "
+            f"{', '.join(f'{d:.1f}' for _, d in recover)} s",
+        )
+    )
     return results

@@ -37,7 +37,10 @@ UNRELATED = 2000
 
 
 def _memory_text(i: int, lines: int = 60) -> str:
-    body = [f"- fact {k}: the user mentioned item {k} (rev {i if k == i % lines else 0})" for k in range(lines)]
+    body = [
+        f"- fact {k}: the user mentioned item {k} (rev {i if k == i % lines else 0})"
+        for k in range(lines)
+    ]
     return "# Memory\n\n" + "\n".join(body) + "\n"
 
 
@@ -46,7 +49,9 @@ def build_workspace(root: Path, commits: int, unrelated: int = UNRELATED) -> Wor
     ws = Workspace(root)
     ws.init()
     for k in range(unrelated):
-        (ws.sessions_dir / f"telegram_{k:05d}.jsonl").write_text('{"_type": "metadata", "key": "k"}\n' * 3)
+        (ws.sessions_dir / f"telegram_{k:05d}.jsonl").write_text(
+            '{"_type": "metadata", "key": "k"}\n' * 3
+        )
     subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
     soul, user = ws.read("SOUL.md").encode(), ws.read("USER.md").encode()
 
@@ -68,7 +73,9 @@ def build_workspace(root: Path, commits: int, unrelated: int = UNRELATED) -> Wor
             out.append(b"M 100644 inline USER.md\n" + data(user))
             out.append(b"M 100644 inline .gitignore\n" + data(gitignore_text(TRACKED).encode()))
         out.append(b"M 100644 inline memory/MEMORY.md\n" + data(_memory_text(i).encode()))
-    subprocess.run(["git", "-C", str(root), "fast-import", "--quiet"], input=b"".join(out), check=True)
+    subprocess.run(
+        ["git", "-C", str(root), "fast-import", "--quiet"], input=b"".join(out), check=True
+    )
     subprocess.run(["git", "-C", str(root), "reset", "-q", "--hard", "main"], check=True)
     subprocess.run(["git", "-C", str(root), "config", "reverie.memoryrepo", "true"], check=True)
     return ws
@@ -99,6 +106,7 @@ def counting_fsyncs() -> Iterator[list[int]]:
         def counted(fd: int) -> None:
             count[0] += 1
             fn(fd)
+
         return counted
 
     os.fsync, os.fdatasync = wrap(real[0]), wrap(real[1])  # type: ignore[assignment]
@@ -144,7 +152,9 @@ def run(ctx: Context) -> list[Result]:
     floor: list[float] = []
     floor_disk: list[float] = []
     with counting_fsyncs() as passed_count:
-        git.commit("dream: count", kind="dream", files={MEM: base.replace("item 3 ", "item 3 (count) ", 1)})
+        git.commit(
+            "dream: count", kind="dream", files={MEM: base.replace("item 3 ", "item 3 (count) ", 1)}
+        )
     ws.write(MEM, base.replace("item 4 ", "item 4 (count) ", 1), fsync=False)
     with counting_fsyncs() as disk_count:
         git.commit("manual: count", kind="manual")
@@ -154,7 +164,9 @@ def run(ctx: Context) -> list[Result]:
         for i in range(per_round):
             text = base.replace("item 7 ", f"item 7 (reverie {r}.{i}) ", 1)
             t0, c0 = time.perf_counter(), time.process_time()
-            sha = git.commit("dream: one line", kind="dream", trailers={T.CURSOR: str(i)}, files={MEM: text})
+            sha = git.commit(
+                "dream: one line", kind="dream", trailers={T.CURSOR: str(i)}, files={MEM: text}
+            )
             wall.append(time.perf_counter() - t0)
             cpu.append(time.process_time() - c0)
             assert sha is not None
@@ -166,7 +178,9 @@ def run(ctx: Context) -> list[Result]:
         for i in range(per_round):
             floor.append(fsync_floor(floor_dir, passed_count[0], f"p{r}.{i}"))
             floor_disk.append(fsync_floor(floor_dir, disk_count[0], f"d{r}.{i}"))
-        out = ctx.peer(PEER, "nanobot_gitstore", {"workspace": str(peer_ws), "reps": per_round, "round": r})
+        out = ctx.peer(
+            PEER, "nanobot_gitstore", {"workspace": str(peer_ws), "reps": per_round, "round": r}
+        )
         peer_wall += out["samples"]
         peer_cpu += out["cpu"]
 
@@ -181,20 +195,58 @@ def run(ctx: Context) -> list[Result]:
     peer_name = f"nanobot-ai {PEER} auto_commit"
     note = f"{commits:,} commits, {UNRELATED:,} unrelated files; n={len(wall)}/{len(peer_wall)}"
     return [
-        Result("gitstore", "fsync floor of a commit with the contents passed "
-               f"({passed_count[0]} fsyncs, as Reverie's commit makes)", stats_of(floor), stats_of(peer_wall),
-               peer_name, note="the least any commit with these flushes costs here; compare the commit rows"),
-        Result("gitstore", f"fsync floor of a commit already on disk ({disk_count[0]} fsyncs)", stats_of(floor_disk),
-               stats_of(peer_wall), peer_name, note="same rounds"),
-        Result("gitstore", "commit a one-line change (contents passed; includes the atomic file write)",
-               stats_of(wall), stats_of(peer_wall), peer_name, target="≤ 5 ms and ≥ 5× nanobot", note=note),
-        Result("gitstore", "commit a one-line change already written to disk", stats_of(disk),
-               stats_of(peer_wall), peer_name, target="≤ 5 ms and ≥ 5× nanobot", note=note),
-        Result("gitstore", "commit a one-line change, CPU time", stats_of(cpu), stats_of(peer_cpu), peer_name,
-               note="time.process_time: user + system"),
-        Result("gitstore", f"show of a commit {depth:,} back (8-hex prefix)", show, target="≤ 50 ms"),
+        Result(
+            "gitstore",
+            "fsync floor of a commit with the contents passed "
+            f"({passed_count[0]} fsyncs, as Reverie's commit makes)",
+            stats_of(floor),
+            stats_of(peer_wall),
+            peer_name,
+            note="the least any commit with these flushes costs here; compare the commit rows",
+        ),
+        Result(
+            "gitstore",
+            f"fsync floor of a commit already on disk ({disk_count[0]} fsyncs)",
+            stats_of(floor_disk),
+            stats_of(peer_wall),
+            peer_name,
+            note="same rounds",
+        ),
+        Result(
+            "gitstore",
+            "commit a one-line change (contents passed; includes the atomic file write)",
+            stats_of(wall),
+            stats_of(peer_wall),
+            peer_name,
+            target="≤ 5 ms and ≥ 5× nanobot",
+            note=note,
+        ),
+        Result(
+            "gitstore",
+            "commit a one-line change already written to disk",
+            stats_of(disk),
+            stats_of(peer_wall),
+            peer_name,
+            target="≤ 5 ms and ≥ 5× nanobot",
+            note=note,
+        ),
+        Result(
+            "gitstore",
+            "commit a one-line change, CPU time",
+            stats_of(cpu),
+            stats_of(peer_cpu),
+            peer_name,
+            note="time.process_time: user + system",
+        ),
+        Result(
+            "gitstore", f"show of a commit {depth:,} back (8-hex prefix)", show, target="≤ 50 ms"
+        ),
         Result("gitstore", "log(20)", log20, target="≤ 10 ms"),
         Result("gitstore", "restore (new commit + file write)", restore, target="≤ 30 ms"),
-        Result("gitstore", f"why: a line last changed at the root ({commits:,} first parents)", why,
-               note="one run"),
+        Result(
+            "gitstore",
+            f"why: a line last changed at the root ({commits:,} first parents)",
+            why,
+            note="one run",
+        ),
     ]

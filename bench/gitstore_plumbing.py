@@ -56,7 +56,10 @@ PEER = "0.3.5"
 COMMITS = 1_000
 VARIANTS = ("plumbing", "add_object", "set_if_equals", "dulwich both")
 _SEAMS: tuple[tuple[ModuleType, str], ...] = (
-    (gs_writer, "write_loose"), (gs_writer, "compare_and_swap"), (gs_core, "transact"))
+    (gs_writer, "write_loose"),
+    (gs_writer, "compare_and_swap"),
+    (gs_core, "transact"),
+)
 
 
 class _Seam:
@@ -70,7 +73,8 @@ class _Seam:
         # the module globals the commit path looks up at call time (writer.transact calls the first two by name,
         # GitStore calls core's transact); set only inside variant() and always put back
         self._orig: tuple[Callable[..., Any], ...] = tuple(
-            getattr(module, attr) for module, attr in _SEAMS)
+            getattr(module, attr) for module, attr in _SEAMS
+        )
 
     def _transact(self, repo: Any, *args: Any, **kwargs: Any) -> Any:
         self.repo = repo  # the GitStore's open MemoryRepo (a dulwich Repo), for the adapters below
@@ -80,11 +84,22 @@ class _Seam:
         self.repo.object_store.add_object(obj)
 
     @staticmethod
-    def _dulwich_ref(repo: Any, git_dir: Path, ref: bytes, old: bytes | None, new: bytes, who: bytes,
-                     message: bytes) -> bool:
+    def _dulwich_ref(
+        repo: Any,
+        git_dir: Path,
+        ref: bytes,
+        old: bytes | None,
+        new: bytes,
+        who: bytes,
+        message: bytes,
+    ) -> bool:
         when = time.time()
-        kw = {"committer": who, "timestamp": int(when), "timezone": time.localtime(when).tm_gmtoff,
-              "message": message}
+        kw = {
+            "committer": who,
+            "timestamp": int(when),
+            "timezone": time.localtime(when).tm_gmtoff,
+            "message": message,
+        }
         if old is None:  # set_if_equals(None) would overwrite; "must not exist yet" is add_if_new
             return bool(repo.refs.add_if_new(ref, new, **kw))
         return bool(repo.refs.set_if_equals(ref, old, new, **kw))
@@ -97,6 +112,7 @@ class _Seam:
                 return fn(*args)
             finally:
                 sink.append(time.perf_counter() - t0)
+
         return wrapper
 
     @contextmanager
@@ -106,8 +122,11 @@ class _Seam:
             write_loose = self._dulwich_object
         if name in ("set_if_equals", "dulwich both"):
             cas = self._dulwich_ref
-        swapped = (self._timed(write_loose, self.object_calls[name]), self._timed(cas, self.ref_calls[name]),
-                   self._transact)
+        swapped = (
+            self._timed(write_loose, self.object_calls[name]),
+            self._timed(cas, self.ref_calls[name]),
+            self._transact,
+        )
         for (module, attr), fn in zip(_SEAMS, swapped):
             setattr(module, attr, fn)
         try:
@@ -118,14 +137,23 @@ class _Seam:
 
 
 def _reflog_entries(root: Path) -> int:
-    return len(subprocess.run(["git", "-C", str(root), "reflog", "show", "--format=%H", "refs/heads/main"],
-                              capture_output=True, text=True, check=True).stdout.split())
+    return len(
+        subprocess.run(
+            ["git", "-C", str(root), "reflog", "show", "--format=%H", "refs/heads/main"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+    )
 
 
 def _verify(root: Path, made: int, reflog_before: int) -> str:
     """The repo after the run: ``git fsck`` clean and one new reflog entry per commit made (as git sees them)."""
-    fsck = subprocess.run(["git", "-C", str(root), "fsck", "--no-dangling", "--no-progress"],
-                          capture_output=True, text=True)
+    fsck = subprocess.run(
+        ["git", "-C", str(root), "fsck", "--no-dangling", "--no-progress"],
+        capture_output=True,
+        text=True,
+    )
     if fsck.returncode != 0:
         raise RuntimeError(f"git fsck failed after the A/B run:\n{fsck.stdout}{fsck.stderr}")
     added = _reflog_entries(root) - reflog_before
@@ -141,21 +169,27 @@ def _sign_test(diffs: list[float]) -> tuple[int, int, float]:
     if n == 0:
         return 0, 0, 1.0
     k = min(slower, n - slower)
-    p = min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n)
+    p = min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n)
     return slower, n, p
 
 
 def _paired(samples: dict[str, list[float]], name: str, per_round: int) -> str:
     """The variant against the shipped plumbing, round by round (same round, same machine state): the median of
     the per-round differences of medians and a sign test. "Within noise" = p ≥ 0.05."""
+
     def by_round(values: list[float]) -> list[float]:
-        return [statistics.median(values[i:i + per_round]) for i in range(0, len(values), per_round)]
+        return [
+            statistics.median(values[i : i + per_round]) for i in range(0, len(values), per_round)
+        ]
+
     mine, ref = by_round(samples[name]), by_round(samples["plumbing"])
     diffs = [a - b for a, b in zip(mine, ref)]
     slower, n, p = _sign_test(diffs)
     verdict = "within noise" if p >= 0.05 else ("slower" if slower > n / 2 else "faster")
-    return (f"vs plumbing: {statistics.median(diffs) * 1e3:+.3f} ms median per-round difference, "
-            f"slower in {slower}/{n} rounds, sign test p={p:.3g} ({verdict})")
+    return (
+        f"vs plumbing: {statistics.median(diffs) * 1e3:+.3f} ms median per-round difference, "
+        f"slower in {slower}/{n} rounds, sign test p={p:.3g} ({verdict})"
+    )
 
 
 def run(ctx: Context) -> list[Result]:
@@ -184,38 +218,57 @@ def run(ctx: Context) -> list[Result]:
     for values in (*seam.object_calls.values(), *seam.ref_calls.values()):
         values.clear()
     for r in range(rounds):
-        order = slots[r % len(slots):] + slots[:r % len(slots)]
+        order = slots[r % len(slots) :] + slots[: r % len(slots)]
         for name in order:
             if name == "nanobot":
                 assert peer_ws is not None
                 # as many commits as the four variants make together, so both repos grow alike during the run
-                out = ctx.peer(PEER, "nanobot_gitstore",
-                               {"workspace": str(peer_ws), "reps": per_round * len(VARIANTS), "round": r})
+                out = ctx.peer(
+                    PEER,
+                    "nanobot_gitstore",
+                    {"workspace": str(peer_ws), "reps": per_round * len(VARIANTS), "round": r},
+                )
                 peer_wall += out["samples"]
                 peer_cpu += out["cpu"]
                 continue
             with seam.variant(name):
                 for i in range(per_round):
-                    ws.write(MEM, base.replace("item 9 ", f"item 9 ({name} {r}.{i}) ", 1), fsync=False)
+                    ws.write(
+                        MEM, base.replace("item 9 ", f"item 9 ({name} {r}.{i}) ", 1), fsync=False
+                    )
                     t0, c0 = time.perf_counter(), time.process_time()
                     sha = git.commit("manual: one line", kind="manual")
                     wall[name].append(time.perf_counter() - t0)
                     cpu[name].append(time.process_time() - c0)
                     assert sha is not None
                     made += 1
-        print(f"[bench] gitstore_plumbing round {r + 1}/{rounds} median wall: " + ", ".join(
-            f"{v} {statistics.median(wall[v][-per_round:]) * 1e3:.2f} ms" for v in VARIANTS)
-            + (f", nanobot {statistics.median(peer_wall[-per_round * len(VARIANTS):]) * 1e3:.2f} ms"
-               if with_peer else "")
-            + "; CPU: " + ", ".join(f"{v} {statistics.median(cpu[v][-per_round:]) * 1e3:.2f} ms" for v in VARIANTS),
-            file=sys.stderr, flush=True)
+        print(
+            f"[bench] gitstore_plumbing round {r + 1}/{rounds} median wall: "
+            + ", ".join(
+                f"{v} {statistics.median(wall[v][-per_round:]) * 1e3:.2f} ms" for v in VARIANTS
+            )
+            + (
+                f", nanobot {statistics.median(peer_wall[-per_round * len(VARIANTS) :]) * 1e3:.2f} ms"
+                if with_peer
+                else ""
+            )
+            + "; CPU: "
+            + ", ".join(
+                f"{v} {statistics.median(cpu[v][-per_round:]) * 1e3:.2f} ms" for v in VARIANTS
+            ),
+            file=sys.stderr,
+            flush=True,
+        )
     check = _verify(ws.root, made, reflog_before)
 
     peer_name = f"nanobot-ai {PEER} auto_commit" if with_peer else ""
     peer_w = stats_of(peer_wall) if with_peer else None
     peer_c = stats_of(peer_cpu) if with_peer else None
-    peer_text = (f"nanobot in the same rounds ({rounds * per_round * len(VARIANTS)} commits)" if with_peer
-                 else "no nanobot venv: no ratio")
+    peer_text = (
+        f"nanobot in the same rounds ({rounds * per_round * len(VARIANTS)} commits)"
+        if with_peer
+        else "no nanobot venv: no ratio"
+    )
     head = f"{COMMITS:,}-commit repo, {rounds} rounds × {per_round} commits per variant, {peer_text}; {check}"
     results: list[Result] = []
     for name in VARIANTS:
@@ -223,15 +276,45 @@ def run(ctx: Context) -> list[Result]:
         per_ref = seam.ref_calls[name]
         wall_note = head if name == "plumbing" else _paired(wall, name, per_round)
         cpu_note = "time.process_time: user + system" + (
-            "" if name == "plumbing" else "; " + _paired(cpu, name, per_round))
-        results.append(Result("gitstore_plumbing", f"commit, {name}: wall", stats_of(wall[name]), peer_w,
-                              peer_name, target="≥ 5× nanobot, within noise of plumbing", note=wall_note))
-        results.append(Result("gitstore_plumbing", f"commit, {name}: CPU", stats_of(cpu[name]), peer_c,
-                              peer_name, note=cpu_note))
-        results.append(Result("gitstore_plumbing", f"{name}: one object write", stats_of(per_obj),
-                              note=f"n={len(per_obj)} ({len(per_obj) / max(1, len(wall[name])):.0f} per commit)"))
-        results.append(Result("gitstore_plumbing", f"{name}: one ref move + reflog", stats_of(per_ref),
-                              note=f"n={len(per_ref)}"))
+            "" if name == "plumbing" else "; " + _paired(cpu, name, per_round)
+        )
+        results.append(
+            Result(
+                "gitstore_plumbing",
+                f"commit, {name}: wall",
+                stats_of(wall[name]),
+                peer_w,
+                peer_name,
+                target="≥ 5× nanobot, within noise of plumbing",
+                note=wall_note,
+            )
+        )
+        results.append(
+            Result(
+                "gitstore_plumbing",
+                f"commit, {name}: CPU",
+                stats_of(cpu[name]),
+                peer_c,
+                peer_name,
+                note=cpu_note,
+            )
+        )
+        results.append(
+            Result(
+                "gitstore_plumbing",
+                f"{name}: one object write",
+                stats_of(per_obj),
+                note=f"n={len(per_obj)} ({len(per_obj) / max(1, len(wall[name])):.0f} per commit)",
+            )
+        )
+        results.append(
+            Result(
+                "gitstore_plumbing",
+                f"{name}: one ref move + reflog",
+                stats_of(per_ref),
+                note=f"n={len(per_ref)}",
+            )
+        )
     shutil.rmtree(ws.root, ignore_errors=True)
     if peer_ws is not None:
         shutil.rmtree(peer_ws, ignore_errors=True)

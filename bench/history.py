@@ -44,8 +44,16 @@ def history_workspace(ctx: Context, n: int) -> Path:
     with open(path, "wb") as f:
         batch = []
         for cursor in range(1, n + 1):
-            batch.append(orjson.dumps({"cursor": cursor, "timestamp": "2026-11-01 09:30",
-                                       "content": contents[cursor % 997], "session_key": "cli:bench"}))
+            batch.append(
+                orjson.dumps(
+                    {
+                        "cursor": cursor,
+                        "timestamp": "2026-11-01 09:30",
+                        "content": contents[cursor % 997],
+                        "session_key": "cli:bench",
+                    }
+                )
+            )
             if len(batch) == 10_000:
                 f.write(b"\n".join(batch) + b"\n")
                 batch = []
@@ -56,7 +64,9 @@ def history_workspace(ctx: Context, n: int) -> Path:
     return ws
 
 
-def _reverie_read(ws: Path, since: int, budget: float, max_reps: int) -> tuple[list[float], list[int]]:
+def _reverie_read(
+    ws: Path, since: int, budget: float, max_reps: int
+) -> tuple[list[float], list[int]]:
     import time
 
     from reverie import MemoryStore
@@ -90,7 +100,9 @@ def _bare_datasync_appends(path: Path, block: int) -> float:
     import os
     import time
 
-    line = orjson.dumps({"cursor": 1, "timestamp": "2026-11-01 09:30", "content": ENTRY_TEXT}) + b"\n"
+    line = (
+        orjson.dumps({"cursor": 1, "timestamp": "2026-11-01 09:30", "content": ENTRY_TEXT}) + b"\n"
+    )
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         t0 = time.perf_counter()
@@ -108,7 +120,9 @@ def run(ctx: Context) -> list[Result]:
     block = 200 if ctx.quick else 500
     workspaces = {n: history_workspace(ctx, n) for n in sizes}
     reads_rev: dict[int, list[float]] = {n: [] for n in sizes}
-    reads_peer: dict[tuple[str, int], list[float]] = {(v, n): [] for v in NANOBOT_VERSIONS for n in sizes}
+    reads_peer: dict[tuple[str, int], list[float]] = {
+        (v, n): [] for v in NANOBOT_VERSIONS for n in sizes
+    }
     app_rev: dict[bool, list[float]] = {True: [], False: []}
     floor: list[float] = []
     app_peer: dict[str, list[float]] = {v: [] for v in NANOBOT_VERSIONS}
@@ -125,21 +139,36 @@ def run(ctx: Context) -> list[Result]:
     for r in range(rounds):
         for n in sizes:
             samples, cursors = _reverie_read(workspaces[n], n - 20, budget=0.3, max_reps=3000)
-            assert cursors == list(range(n - 19, n + 1)), f"Reverie returned the wrong entries at {n}"
+            assert cursors == list(range(n - 19, n + 1)), (
+                f"Reverie returned the wrong entries at {n}"
+            )
             reads_rev[n] += samples
         app_rev[True].append(_reverie_appends(copies["reverie"], block, fsync=True))
         app_rev[False].append(_reverie_appends(copies["reverie"], block, fsync=False))
         floor.append(_bare_datasync_appends(scratch / "floor.jsonl", block))
         for version in NANOBOT_VERSIONS:
             big = 1 if max(sizes) >= 1_000_000 else 2
-            out = ctx.peer(version, "nanobot_history", {
-                "reads": [[str(workspaces[n]), n - 20] for n in sizes],
-                "budget": 1.0, "min_reps": big if r else 2, "max_reps": 200,
-                "append": {"workspace": str(copies[version]), "blocks": 1, "block_size": block, "text": ENTRY_TEXT},
-            })
+            out = ctx.peer(
+                version,
+                "nanobot_history",
+                {
+                    "reads": [[str(workspaces[n]), n - 20] for n in sizes],
+                    "budget": 1.0,
+                    "min_reps": big if r else 2,
+                    "max_reps": 200,
+                    "append": {
+                        "workspace": str(copies[version]),
+                        "blocks": 1,
+                        "block_size": block,
+                        "text": ENTRY_TEXT,
+                    },
+                },
+            )
             for read in out["reads"]:
                 n = int(Path(read["workspace"]).name.split("-")[1])
-                assert read["cursors"] == list(range(n - 19, n + 1)), f"nanobot {version} disagrees at {n}"
+                assert read["cursors"] == list(range(n - 19, n + 1)), (
+                    f"nanobot {version} disagrees at {n}"
+                )
                 reads_peer[(version, n)] += read["samples"]
             app_peer[version] += out["append"]["rates"]
 
@@ -147,26 +176,51 @@ def run(ctx: Context) -> list[Result]:
     for n in sizes:
         for version in NANOBOT_VERSIONS:
             target = "< 1 ms, ≥ 200×" if n == 100_000 and version == "0.3.5" else ""
-            results.append(Result(
-                "history", f"read 20 past cursor, {n:,} entries", stats_of(reads_rev[n]),
-                stats_of(reads_peer[(version, n)]), f"nanobot-ai {version}", target=target,
-                note=f"n={len(reads_rev[n])}/{len(reads_peer[(version, n)])}",
-            ))
-    results.append(Result(
-        "history", "appends/s, fsync on (100k-entry file)", stats_of(app_rev[True]), stats_of(floor),
-        "bare write+fdatasync loop (disk floor)", unit="ops/s", target="≥ 2,000/s",
-        note="ratio < 1: Reverie's cost over the bare sync",
-    ))
+            results.append(
+                Result(
+                    "history",
+                    f"read 20 past cursor, {n:,} entries",
+                    stats_of(reads_rev[n]),
+                    stats_of(reads_peer[(version, n)]),
+                    f"nanobot-ai {version}",
+                    target=target,
+                    note=f"n={len(reads_rev[n])}/{len(reads_peer[(version, n)])}",
+                )
+            )
+    results.append(
+        Result(
+            "history",
+            "appends/s, fsync on (100k-entry file)",
+            stats_of(app_rev[True]),
+            stats_of(floor),
+            "bare write+fdatasync loop (disk floor)",
+            unit="ops/s",
+            target="≥ 2,000/s",
+            note="ratio < 1: Reverie's cost over the bare sync",
+        )
+    )
     for version in NANOBOT_VERSIONS:
-        results.append(Result(
-            "history", "appends/s, fsync on (100k-entry file)", stats_of(app_rev[True]),
-            stats_of(app_peer[version]), f"nanobot-ai {version} (no fsync)", unit="ops/s",
-            note=f"{rounds} blocks of {block}",
-        ))
+        results.append(
+            Result(
+                "history",
+                "appends/s, fsync on (100k-entry file)",
+                stats_of(app_rev[True]),
+                stats_of(app_peer[version]),
+                f"nanobot-ai {version} (no fsync)",
+                unit="ops/s",
+                note=f"{rounds} blocks of {block}",
+            )
+        )
     for version in NANOBOT_VERSIONS:
-        results.append(Result(
-            "history", "appends/s, fsync off (100k-entry file)", stats_of(app_rev[False]),
-            stats_of(app_peer[version]), f"nanobot-ai {version} (no fsync)", unit="ops/s",
-            note=f"{rounds} blocks of {block}",
-        ))
+        results.append(
+            Result(
+                "history",
+                "appends/s, fsync off (100k-entry file)",
+                stats_of(app_rev[False]),
+                stats_of(app_peer[version]),
+                f"nanobot-ai {version} (no fsync)",
+                unit="ops/s",
+                note=f"{rounds} blocks of {block}",
+            )
+        )
     return results

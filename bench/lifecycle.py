@@ -44,29 +44,189 @@ from typing import Any
 FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
 START = date(2027, 1, 4)
 
-_ADJ = ("spicy", "smoked", "grilled", "sweet", "sour", "roasted", "fresh", "salted", "crispy", "steamed", "baked",
-        "pickled", "creamy", "fried", "iced", "stuffed", "braised", "toasted", "cured", "glazed")
-_FOOD = ("ramen", "tofu", "halloumi", "paella", "dumplings", "okra", "risotto", "gnocchi", "kimchi", "falafel",
-         "burrata", "ceviche", "polenta", "tempeh", "couscous", "lentils", "chorizo", "sardines", "pierogi",
-         "churros", "moussaka", "bibimbap", "tamales", "arepas", "pho", "goulash", "borscht", "tagine", "samosas",
-         "gyoza", "empanadas", "bruschetta", "hummus", "satay", "laksa", "pastrami", "brioche", "baklava",
-         "cannoli", "mochi")
-_PREF = ("window seats on trains", "paper notebooks", "morning meetings", "dark roast coffee", "audiobooks",
-         "cold showers", "standing desks", "mechanical keyboards", "long walks after lunch", "quiet cafes",
-         "night trains", "film cameras", "handwritten letters", "board games on Fridays", "early flights",
-         "green tea in the afternoon", "printed maps", "wool sweaters", "vinyl records", "small hotels")
-_VERB = ("rewrite", "split", "freeze", "retire", "document", "benchmark", "migrate", "refactor", "audit", "cache")
-_PART = ("invoice exporter", "search indexer", "login flow", "billing worker", "report builder", "mobile sync",
-         "email digests", "admin console", "image resizer", "pricing engine", "audit log", "tax calculator",
-         "webhook relay", "session store", "feature flags", "payment retries", "csv importer", "pdf renderer",
-         "notification hub", "rate limiter", "backup job", "geo lookup", "label printer", "stock forecaster",
-         "onboarding wizard", "chat widget", "metrics exporter", "order router", "coupon engine", "sitemap builder")
-_WHEN = ("in March", "before the summer", "next quarter", "in the autumn", "by year end", "after the launch")
-_SERVER = ("kestrel", "osprey", "heron", "plover", "curlew", "dunlin", "gannet", "merlin", "shrike", "wryneck",
-           "avocet", "bittern", "godwit", "linnet", "ouzel", "pipit", "redpoll", "siskin", "twite", "whimbrel")
+_ADJ = (
+    "spicy",
+    "smoked",
+    "grilled",
+    "sweet",
+    "sour",
+    "roasted",
+    "fresh",
+    "salted",
+    "crispy",
+    "steamed",
+    "baked",
+    "pickled",
+    "creamy",
+    "fried",
+    "iced",
+    "stuffed",
+    "braised",
+    "toasted",
+    "cured",
+    "glazed",
+)
+_FOOD = (
+    "ramen",
+    "tofu",
+    "halloumi",
+    "paella",
+    "dumplings",
+    "okra",
+    "risotto",
+    "gnocchi",
+    "kimchi",
+    "falafel",
+    "burrata",
+    "ceviche",
+    "polenta",
+    "tempeh",
+    "couscous",
+    "lentils",
+    "chorizo",
+    "sardines",
+    "pierogi",
+    "churros",
+    "moussaka",
+    "bibimbap",
+    "tamales",
+    "arepas",
+    "pho",
+    "goulash",
+    "borscht",
+    "tagine",
+    "samosas",
+    "gyoza",
+    "empanadas",
+    "bruschetta",
+    "hummus",
+    "satay",
+    "laksa",
+    "pastrami",
+    "brioche",
+    "baklava",
+    "cannoli",
+    "mochi",
+)
+_PREF = (
+    "window seats on trains",
+    "paper notebooks",
+    "morning meetings",
+    "dark roast coffee",
+    "audiobooks",
+    "cold showers",
+    "standing desks",
+    "mechanical keyboards",
+    "long walks after lunch",
+    "quiet cafes",
+    "night trains",
+    "film cameras",
+    "handwritten letters",
+    "board games on Fridays",
+    "early flights",
+    "green tea in the afternoon",
+    "printed maps",
+    "wool sweaters",
+    "vinyl records",
+    "small hotels",
+)
+_VERB = (
+    "rewrite",
+    "split",
+    "freeze",
+    "retire",
+    "document",
+    "benchmark",
+    "migrate",
+    "refactor",
+    "audit",
+    "cache",
+)
+_PART = (
+    "invoice exporter",
+    "search indexer",
+    "login flow",
+    "billing worker",
+    "report builder",
+    "mobile sync",
+    "email digests",
+    "admin console",
+    "image resizer",
+    "pricing engine",
+    "audit log",
+    "tax calculator",
+    "webhook relay",
+    "session store",
+    "feature flags",
+    "payment retries",
+    "csv importer",
+    "pdf renderer",
+    "notification hub",
+    "rate limiter",
+    "backup job",
+    "geo lookup",
+    "label printer",
+    "stock forecaster",
+    "onboarding wizard",
+    "chat widget",
+    "metrics exporter",
+    "order router",
+    "coupon engine",
+    "sitemap builder",
+)
+_WHEN = (
+    "in March",
+    "before the summer",
+    "next quarter",
+    "in the autumn",
+    "by year end",
+    "after the launch",
+)
+_SERVER = (
+    "kestrel",
+    "osprey",
+    "heron",
+    "plover",
+    "curlew",
+    "dunlin",
+    "gannet",
+    "merlin",
+    "shrike",
+    "wryneck",
+    "avocet",
+    "bittern",
+    "godwit",
+    "linnet",
+    "ouzel",
+    "pipit",
+    "redpoll",
+    "siskin",
+    "twite",
+    "whimbrel",
+)
 _ROLE = ("staging", "build", "metrics", "backup", "mail", "cache", "queue", "proxy", "vpn", "ci")
-_PROJ = ("atlas", "beacon", "comet", "delta", "ember", "fjord", "glacier", "harbor", "iris", "juniper")
-_DOC = ("report", "review", "budget plan", "release notes", "grant proposal", "design doc", "invoice", "audit")
+_PROJ = (
+    "atlas",
+    "beacon",
+    "comet",
+    "delta",
+    "ember",
+    "fjord",
+    "glacier",
+    "harbor",
+    "iris",
+    "juniper",
+)
+_DOC = (
+    "report",
+    "review",
+    "budget plan",
+    "release notes",
+    "grant proposal",
+    "design doc",
+    "invoice",
+    "audit",
+)
 
 
 @dataclass
@@ -94,21 +254,31 @@ class Truth:
                 f.superseded_on = day
 
 
-def plan_day(d: int, rng: random.Random, truth: Truth, pools: dict[str, list[Any]], scale: float = 1.0) -> list[str]:
+def plan_day(
+    d: int, rng: random.Random, truth: Truth, pools: dict[str, list[Any]], scale: float = 1.0
+) -> list[str]:
     """The user's messages on day ``d``, with the facts they state recorded in ``truth``. ``scale`` compresses the
     year's moves, job change and switched decisions into a shorter run (days/365)."""
     today = START + timedelta(days=d)
     msgs: list[str] = []
     scripted = {
-        0: [("My name is Ana Ferreira.", "Name: Ana Ferreira", "identity"),
+        0: [
+            ("My name is Ana Ferreira.", "Name: Ana Ferreira", "identity"),
             ("I'm originally from Coimbra.", "From Coimbra", "identity"),
-            ("I live in Lisbon.", "Lives in Lisbon", "home")],
-        1: [("My wife is called Marta.", "Has a wife named Marta", "identity"),
-            ("I work at Acme Robotics.", "Works at Acme Robotics", "job")],
-        2: [("My son is named Tiago.", "Has a son named Tiago", "identity"),
-            ("We use MySQL for the shop.", "Uses MySQL for the shop", "decision")],
-        3: [("My dog is called Bolota.", "Has a dog named Bolota", "identity"),
-            ("We use Jenkins for the builds.", "Uses Jenkins for the builds", "decision")],
+            ("I live in Lisbon.", "Lives in Lisbon", "home"),
+        ],
+        1: [
+            ("My wife is called Marta.", "Has a wife named Marta", "identity"),
+            ("I work at Acme Robotics.", "Works at Acme Robotics", "job"),
+        ],
+        2: [
+            ("My son is named Tiago.", "Has a son named Tiago", "identity"),
+            ("We use MySQL for the shop.", "Uses MySQL for the shop", "decision"),
+        ],
+        3: [
+            ("My dog is called Bolota.", "Has a dog named Bolota", "identity"),
+            ("We use Jenkins for the builds.", "Uses Jenkins for the builds", "decision"),
+        ],
         4: [("We use Trello for planning.", "Uses Trello for planning", "decision")],
     }
     for text, line, kind in scripted.get(d, []):
@@ -118,9 +288,24 @@ def plan_day(d: int, rng: random.Random, truth: Truth, pools: dict[str, list[Any
         120: ("I moved to Porto.", "Lives in Porto", "home", "Lives in Lisbon"),
         250: ("I moved to Braga.", "Lives in Braga", "home", "Lives in Porto"),
         200: ("I work at Globex now.", "Works at Globex", "job", "Works at Acme Robotics"),
-        150: ("We switched from MySQL to Postgres.", "Uses Postgres", "decision", "Uses MySQL for the shop"),
-        180: ("We switched from Jenkins to Buildkite.", "Uses Buildkite", "decision", "Uses Jenkins for the builds"),
-        300: ("We switched from Trello to Linear.", "Uses Linear", "decision", "Uses Trello for planning"),
+        150: (
+            "We switched from MySQL to Postgres.",
+            "Uses Postgres",
+            "decision",
+            "Uses MySQL for the shop",
+        ),
+        180: (
+            "We switched from Jenkins to Buildkite.",
+            "Uses Buildkite",
+            "decision",
+            "Uses Jenkins for the builds",
+        ),
+        300: (
+            "We switched from Trello to Linear.",
+            "Uses Linear",
+            "decision",
+            "Uses Trello for planning",
+        ),
     }
     changes = {max(5, round(k * scale)) + i: v for i, (k, v) in enumerate(sorted(changes.items()))}
     if d in changes:
@@ -132,7 +317,13 @@ def plan_day(d: int, rng: random.Random, truth: Truth, pools: dict[str, list[Any
         due = today + timedelta(days=rng.randint(3, 20))
         proj, doc = pools["deadline"].pop()
         msgs.append(f"The deadline for the {proj} {doc} is on {due.isoformat()}.")
-        truth.add(f"Deadline for {proj} {doc}: {due.isoformat()}", d, "deadline", due=due, query=f"{proj} {doc} deadline")
+        truth.add(
+            f"Deadline for {proj} {doc}: {due.isoformat()}",
+            d,
+            "deadline",
+            due=due,
+            query=f"{proj} {doc} deadline",
+        )
     for i in range(2):  # two durable facts a day, one about the user, one about the work
         if (d + i) % 2 == 0:
             if rng.random() < 0.75 and pools["food"]:
@@ -146,13 +337,25 @@ def plan_day(d: int, rng: random.Random, truth: Truth, pools: dict[str, list[Any
         else:
             if rng.random() < 0.8 and pools["decision"]:
                 verb, part, when = pools["decision"].pop()
-                proj = _PROJ[len(pools["decision"]) % len(_PROJ)]  # not drawn: the seeded stream stays as it was
+                proj = _PROJ[
+                    len(pools["decision"]) % len(_PROJ)
+                ]  # not drawn: the seeded stream stays as it was
                 msgs.append(f"We decided to {verb} the {proj.title()} {part} {when}.")
-                truth.add(f"Decided: {verb} the {proj.title()} {part} {when}", d, "durable", query=f"{verb} {part}")
+                truth.add(
+                    f"Decided: {verb} the {proj.title()} {part} {when}",
+                    d,
+                    "durable",
+                    query=f"{verb} {part}",
+                )
             elif pools["server"]:
                 role, name = pools["server"].pop()
                 msgs.append(f"Remember that our {role} server is called {name}.")
-                truth.add(f"Our {role} server is called {name}", d, "durable", query=f"{role} server {name}")
+                truth.add(
+                    f"Our {role} server is called {name}",
+                    d,
+                    "durable",
+                    query=f"{role} server {name}",
+                )
     return msgs
 
 
@@ -185,10 +388,17 @@ class DayLog:
     expired: int
 
 
-async def simulate(root: Path, days: int, *, set_clock: Callable[[datetime], None] | None = None,
-                   budgets: dict[str, int] | None = None, lifecycle: dict[str, Any] | None = None,
-                   seed: int = 14, searches: bool = True,
-                   progress: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
+async def simulate(
+    root: Path,
+    days: int,
+    *,
+    set_clock: Callable[[datetime], None] | None = None,
+    budgets: dict[str, int] | None = None,
+    lifecycle: dict[str, Any] | None = None,
+    seed: int = 14,
+    searches: bool = True,
+    progress: Callable[[str], None] = lambda s: None,
+) -> dict[str, Any]:
     """Run the simulation in a new workspace at ``root``; returns the report (see the module docstring)."""
     from reverie.config import Config
     from reverie.dream.archive import parse_entry
@@ -202,18 +412,26 @@ async def simulate(root: Path, days: int, *, set_clock: Callable[[datetime], Non
     ws.init()
     config = Config()
     config.memory.history.fsync = False
-    config.memory.search.include_sessions = False  # "curated memory": prompt files and the archive, plus history
+    config.memory.search.include_sessions = (
+        False  # "curated memory": prompt files and the archive, plus history
+    )
     for key, value in (budgets or {}).items():
         setattr(config.dream, key, value)
     for key, value in (lifecycle or {}).items():
         setattr(config.dream.lifecycle, key, value)
-    limits = {SOUL: config.dream.soul_max_chars, USER: config.dream.user_max_chars, MEMORY: config.dream.memory_max_chars}
+    limits = {
+        SOUL: config.dream.soul_max_chars,
+        USER: config.dream.user_max_chars,
+        MEMORY: config.dream.memory_max_chars,
+    }
     rt = Runtime(ws, config=config)
     rt.git  # noqa: B018 - the memory repo exists before the first day
     session = rt.sessions.get_or_create("sim:main")
     logs: list[DayLog] = []
     over_budget: list[tuple[int, str, int]] = []
-    recent_daily: list[tuple[int, int]] = []  # per day from day 30: (recent facts in the prompt files, recent facts)
+    recent_daily: list[
+        tuple[int, int]
+    ] = []  # per day from day 30: (recent facts in the prompt files, recent facts)
     for d in range(days):
         day = START + timedelta(days=d)
         morning = datetime(day.year, day.month, day.day, 9, 0)
@@ -223,9 +441,17 @@ async def simulate(root: Path, days: int, *, set_clock: Callable[[datetime], Non
             rt.dream.today = lambda day=day: day  # type: ignore[misc]
         stamp = morning
         for text in plan_day(d, rng, truth, pools, min(1.0, days / 365)):
-            rt.sessions.append(session, {"role": "user", "content": text, "timestamp": stamp.isoformat()})
-            rt.sessions.append(session, {"role": "assistant", "content": "Noted.",
-                                         "timestamp": (stamp + timedelta(seconds=20)).isoformat()})
+            rt.sessions.append(
+                session, {"role": "user", "content": text, "timestamp": stamp.isoformat()}
+            )
+            rt.sessions.append(
+                session,
+                {
+                    "role": "assistant",
+                    "content": "Noted.",
+                    "timestamp": (stamp + timedelta(seconds=20)).isoformat(),
+                },
+            )
             stamp += timedelta(minutes=3)
         await rt.consolidator.archive_all(session)
         if set_clock:
@@ -236,12 +462,29 @@ async def simulate(root: Path, days: int, *, set_clock: Callable[[datetime], Non
         for rel, size in sizes.items():
             if size > limits[rel]:
                 over_budget.append((d, rel, size))
-        logs.append(DayLog(d, [r.status for r in parts], result.usage.prompt_tokens, sizes, result.archived,
-                           result.expired))
-        if d >= 30:  # the facts learned in the last 30 days that are still true, and how many are in the prompt
-            keys = {_key(ln) for rel in MEMORY_FILES for ln in ws.read(rel).splitlines() if ln.strip()}
-            fresh = [f for f in truth.facts if d - 30 < f.day <= d and f.superseded_on is None
-                     and not (f.due and (day - f.due).days > config.dream.lifecycle.grace_days)]
+        logs.append(
+            DayLog(
+                d,
+                [r.status for r in parts],
+                result.usage.prompt_tokens,
+                sizes,
+                result.archived,
+                result.expired,
+            )
+        )
+        if (
+            d >= 30
+        ):  # the facts learned in the last 30 days that are still true, and how many are in the prompt
+            keys = {
+                _key(ln) for rel in MEMORY_FILES for ln in ws.read(rel).splitlines() if ln.strip()
+            }
+            fresh = [
+                f
+                for f in truth.facts
+                if d - 30 < f.day <= d
+                and f.superseded_on is None
+                and not (f.due and (day - f.due).days > config.dream.lifecycle.grace_days)
+            ]
             recent_daily.append((sum(_key(f.line) in keys for f in fresh), len(fresh)))
         if searches and set_clock and d % 3 == 0:
             older = [f for f in truth.facts if f.kind == "durable" and f.day < d - 20]
@@ -252,18 +495,30 @@ async def simulate(root: Path, days: int, *, set_clock: Callable[[datetime], Non
     # -- the report --------------------------------------------------------------------------------------------
     last = days - 1
     end = START + timedelta(days=last)
-    prompt = {rel: {_key(ln) for ln in ws.read(rel).splitlines() if ln.strip()} for rel in MEMORY_FILES}
+    prompt = {
+        rel: {_key(ln) for ln in ws.read(rel).splitlines() if ln.strip()} for rel in MEMORY_FILES
+    }
     in_prompt = set().union(*prompt.values())
     grace = config.dream.lifecycle.grace_days
-    current = [f for f in truth.facts if f.superseded_on is None and not (f.due and (end - f.due).days > grace)]
+    current = [
+        f
+        for f in truth.facts
+        if f.superseded_on is None and not (f.due and (end - f.due).days > grace)
+    ]
     identity = [f for f in truth.facts if f.kind == "identity"]
     recent = [f for f in current if f.day > last - 30]
-    stale = [f for f in truth.facts if f.superseded_on is not None or (f.due and (end - f.due).days > grace)]
+    stale = [
+        f
+        for f in truth.facts
+        if f.superseded_on is not None or (f.due and (end - f.due).days > grace)
+    ]
     stale_left = [f.line for f in stale if _key(f.line) in in_prompt]
     archive_keys: dict[str, set[str]] = {}
     for file in sorted((ws.root / "memory/archive").glob("*.md")):
         rel = f"memory/archive/{file.name}"
-        archive_keys[rel] = {_key(e[0]) for ln in file.read_text().splitlines() if (e := parse_entry(ln))}
+        archive_keys[rel] = {
+            _key(e[0]) for ln in file.read_text().splitlines() if (e := parse_entry(ln))
+        }
     curated_paths = set(MEMORY_FILES) | set(archive_keys)
 
     def findable_in(recall: Any) -> list[str]:
@@ -275,8 +530,12 @@ async def simulate(root: Path, days: int, *, set_clock: Callable[[datetime], Non
             for h in recall.search(f.line, k=5, sync=False):
                 if h.source.path not in curated_paths or h.source.line_start is None:
                     continue
-                lines = ws.read(h.source.path).splitlines()[h.source.line_start - 1: h.source.line_end]
-                keys = {_key(ln) for ln in lines} | {_key(e[0]) for ln in lines if (e := parse_entry(ln))}
+                lines = ws.read(h.source.path).splitlines()[
+                    h.source.line_start - 1 : h.source.line_end
+                ]
+                keys = {_key(ln) for ln in lines} | {
+                    _key(e[0]) for ln in lines if (e := parse_entry(ln))
+                }
                 if _key(f.line) in keys:
                     ok = True
                     break
@@ -311,7 +570,9 @@ async def simulate(root: Path, days: int, *, set_clock: Callable[[datetime], Non
         "last30_in_prompt": f"{sum(_key(f.line) in in_prompt for f in recent)}/{len(recent)}",
         "last30_missing": [f.line for f in recent if _key(f.line) not in in_prompt][:10],
         "recent_in_prompt_daily": _ratio(recent_daily),
-        "recent_in_prompt_worst_day": min((round(k / n, 3) for k, n in recent_daily if n), default=None),
+        "recent_in_prompt_worst_day": min(
+            (round(k / n, 3) for k, n in recent_daily if n), default=None
+        ),
         "current_in_curated": f"{sum(_key(f.line) in in_prompt or any(_key(f.line) in v for v in archive_keys.values()) for f in current)}/{len(current)}",
         "current_findable_top5": f"{findable}/{len(current)}",
         "findable_missing": missing[:10],
@@ -343,29 +604,57 @@ def _faketime_setter(path: Path) -> Callable[[datetime], None]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.lifecycle", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.lifecycle", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--days", type=int, default=365)
     parser.add_argument("--quick", action="store_true", help="60 days")
     parser.add_argument("--clock", choices=("faketime", "inject"), default=None)
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("--seed", type=int, default=14)
-    parser.add_argument("--stale-days", type=int, default=None, help="dream.lifecycle.staleDays (default: config's)")
-    parser.add_argument("--budgets", metavar="MEMORY,USER", default=None,
-                        help="memoryMaxChars,userMaxChars (default: config's), e.g. 1800,900 for budget pressure")
+    parser.add_argument(
+        "--stale-days", type=int, default=None, help="dream.lifecycle.staleDays (default: config's)"
+    )
+    parser.add_argument(
+        "--budgets",
+        metavar="MEMORY,USER",
+        default=None,
+        help="memoryMaxChars,userMaxChars (default: config's), e.g. 1800,900 for budget pressure",
+    )
     args = parser.parse_args(argv)
     days = 60 if args.quick else args.days
     clock = args.clock or ("faketime" if os.path.exists(FAKETIME_LIB) else "inject")
     if clock == "faketime" and "FAKETIME_TIMESTAMP_FILE" not in os.environ:
         stamp = Path(tempfile.mkdtemp(prefix="reverie-faketime-")) / "now"
         stamp.write_text(START.strftime("@%Y-%m-%d 08:00:00"))
-        env = {**os.environ, "LD_PRELOAD": FAKETIME_LIB, "FAKETIME_TIMESTAMP_FILE": str(stamp),
-               "FAKETIME_NO_CACHE": "1"}
-        cmd = [sys.executable, "-m", "bench.lifecycle", "--days", str(days), "--clock", "faketime",
-               "--seed", str(args.seed)] + (["--json", args.json] if args.json else []) + \
-            (["--stale-days", str(args.stale_days)] if args.stale_days is not None else []) + \
-            (["--budgets", args.budgets] if args.budgets else [])
+        env = {
+            **os.environ,
+            "LD_PRELOAD": FAKETIME_LIB,
+            "FAKETIME_TIMESTAMP_FILE": str(stamp),
+            "FAKETIME_NO_CACHE": "1",
+        }
+        cmd = (
+            [
+                sys.executable,
+                "-m",
+                "bench.lifecycle",
+                "--days",
+                str(days),
+                "--clock",
+                "faketime",
+                "--seed",
+                str(args.seed),
+            ]
+            + (["--json", args.json] if args.json else [])
+            + (["--stale-days", str(args.stale_days)] if args.stale_days is not None else [])
+            + (["--budgets", args.budgets] if args.budgets else [])
+        )
         return subprocess.call(cmd, env=env, cwd=str(Path(__file__).resolve().parent.parent))
-    setter = _faketime_setter(Path(os.environ["FAKETIME_TIMESTAMP_FILE"])) if clock == "faketime" else None
+    setter = (
+        _faketime_setter(Path(os.environ["FAKETIME_TIMESTAMP_FILE"]))
+        if clock == "faketime"
+        else None
+    )
     root = Path(tempfile.mkdtemp(prefix="reverie-year-")) / "ws"
     os.environ.setdefault("REVERIE_HOME", str(root.parent / "home"))
     t0 = time.monotonic()
@@ -374,8 +663,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.budgets:
         mem, user = (int(x) for x in args.budgets.split(","))
         sizes = {"memory_max_chars": mem, "user_max_chars": user}
-    report = asyncio.run(simulate(root, days, set_clock=setter, seed=args.seed, lifecycle=life, budgets=sizes,
-                                  progress=lambda s: print(s, file=sys.stderr, flush=True)))
+    report = asyncio.run(
+        simulate(
+            root,
+            days,
+            set_clock=setter,
+            seed=args.seed,
+            lifecycle=life,
+            budgets=sizes,
+            progress=lambda s: print(s, file=sys.stderr, flush=True),
+        )
+    )
     report["budgets"] = args.budgets
     report["clock"] = clock
     report["stale_days"] = args.stale_days

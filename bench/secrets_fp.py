@@ -39,7 +39,11 @@ def code_lines() -> list[str]:
     lines = []
     for path in files:
         try:
-            lines += [ln for ln in path.read_text(encoding="utf-8", errors="replace").splitlines() if ln.strip()]
+            lines += [
+                ln
+                for ln in path.read_text(encoding="utf-8", errors="replace").splitlines()
+                if ln.strip()
+            ]
         except OSError:
             continue
     return lines
@@ -68,7 +72,15 @@ def run(ctx: Context) -> list[Result]:
         print(f"[bench] secrets_fp {name}: {note}", file=sys.stderr)
         for text in flagged[:40]:
             print(f"    FLAGGED {name}: {text[:140]!r}", file=sys.stderr)
-        results.append(Result("secrets_fp", f"false positives, {name} ({total:,} samples)",
-                              stats_of([n / total]), unit="rate", target="≤ 1 %", note=note))
+        results.append(
+            Result(
+                "secrets_fp",
+                f"false positives, {name} ({total:,} samples)",
+                stats_of([n / total]),
+                unit="rate",
+                target="≤ 1 %",
+                note=note,
+            )
+        )
     print(f"[bench] secrets_fp: scanned in {elapsed:.1f} s", file=sys.stderr)
     return results

@@ -44,7 +44,11 @@ def run(ctx: Context) -> list[Result]:
     repeat = 10 if ctx.quick else 30
     cases = [
         ("redact 64,000 chars of ordinary text", _fill([t for _, t in BENIGN]), "a few ms"),
-        ("redact 64,000 chars, keyword-dense (adversarial)", _fill(["key=value token: abc secret=xyz password: pw"]), ""),
+        (
+            "redact 64,000 chars, keyword-dense (adversarial)",
+            _fill(["key=value token: abc secret=xyz password: pw"]),
+            "",
+        ),
         ("redact 64,000 chars packed with credentials", _fill([t for _, t, _ in SECRETS]), ""),
         (f"redact one {len(ENTRY)}-char entry", ENTRY, ""),
     ]
@@ -58,8 +62,15 @@ def run(ctx: Context) -> list[Result]:
     for _ in range(rounds):
         without.append(_appends_per_s(ctx, None, block))
         with_r.append(_appends_per_s(ctx, redact, block))
-    results.append(Result(
-        "security", "durable appends/s, redaction on (fsync)", stats_of(with_r), stats_of(without),
-        "same appends, redaction off", unit="appends/s", target="≥ 2,000/s",
-    ))
+    results.append(
+        Result(
+            "security",
+            "durable appends/s, redaction on (fsync)",
+            stats_of(with_r),
+            stats_of(without),
+            "same appends, redaction off",
+            unit="appends/s",
+            target="≥ 2,000/s",
+        )
+    )
     return results

@@ -32,13 +32,25 @@ def dream_responder(prompt: Any) -> Any:
     from reverie.llm.types import ToolCall
 
     if not prompt.tools:
-        fact = next((line.split("] ", 1)[1] for line in prompt.user.splitlines() if line.startswith("- [durable] ")),
-                    "something")
+        fact = next(
+            (
+                line.split("] ", 1)[1]
+                for line in prompt.user.splitlines()
+                if line.startswith("- [durable] ")
+            ),
+            "something",
+        )
         return f"[USER] {fact}"
     if prompt.messages[-1].get("role") == "tool":
         return "Saved."
-    finding = prompt.user.split("[USER] ", 1)[1].split("\n", 1)[0] if "[USER] " in prompt.user else "something"
-    return ToolCall("e1", "edit_file", {"path": "USER.md", "old_text": "", "new_text": f"- {finding}\n"})
+    finding = (
+        prompt.user.split("[USER] ", 1)[1].split("\n", 1)[0]
+        if "[USER] " in prompt.user
+        else "something"
+    )
+    return ToolCall(
+        "e1", "edit_file", {"path": "USER.md", "old_text": "", "new_text": f"- {finding}\n"}
+    )
 
 
 def _rss() -> int:
@@ -55,22 +67,32 @@ def _build(root: Path, scopes: int) -> None:
     t0 = time.perf_counter()
     for i in range(scopes):
         ws = sr.ensure(Scope(f"user{i:06d}"))
-        WorkspaceStore(ws).append_history(f"- [durable] user {i} likes tea number {i}", "chat:bench")
+        WorkspaceStore(ws).append_history(
+            f"- [durable] user {i} likes tea number {i}", "chat:bench"
+        )
         git = GitStore(ws)
         git.ensure()
         git.close()
-    print(f"[bench] serve_root: built {scopes:,} scopes in {time.perf_counter() - t0:.0f}s", flush=True)
+    print(
+        f"[bench] serve_root: built {scopes:,} scopes in {time.perf_counter() - t0:.0f}s",
+        flush=True,
+    )
 
 
-def _serve(root: Path, concurrency: int, latency: float, scopes: int) -> tuple[float, int, int, dict[str, int]]:
+def _serve(
+    root: Path, concurrency: int, latency: float, scopes: int
+) -> tuple[float, int, int, dict[str, int]]:
     from reverie.config import load_config
     from reverie.llm.scripted import ScriptedModel
     from reverie.operations.serve_root import RootScheduler
     from reverie.scopes import ScopeRoot
 
     fake = ScriptedModel.register("bench-serve-root", responder=dream_responder, latency=latency)
-    env = {"REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE": fake.model, "REVERIE_SERVE__JITTER_SECONDS": "0",
-           "REVERIE_MEMORY__HISTORY__FSYNC": "false"}
+    env = {
+        "REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE": fake.model,
+        "REVERIE_SERVE__JITTER_SECONDS": "0",
+        "REVERIE_MEMORY__HISTORY__FSYNC": "false",
+    }
     os.environ.update(env)
     sched = RootScheduler(ScopeRoot(root), config=load_config(), concurrency=concurrency)
     base = _rss()
@@ -112,13 +134,22 @@ def run(ctx: Context) -> list[Result]:
     rate = scopes / elapsed
     floor = concurrency / (CALLS_PER_RUN * latency)
     per_run = (peak - base) / concurrency
-    print(f"[bench] serve_root: {scopes:,} runs in {elapsed:.1f}s = {rate:.1f} runs/s; floor {floor:.1f} runs/s "
-          f"(concurrency {concurrency} / ({CALLS_PER_RUN} calls x {latency:g}s)) = {rate / floor:.0%}; "
-          f"RSS {base / 2**20:.0f} -> {peak / 2**20:.0f} MiB = {per_run / 2**10:.0f} KiB per in-flight run",
-          flush=True)
+    print(
+        f"[bench] serve_root: {scopes:,} runs in {elapsed:.1f}s = {rate:.1f} runs/s; floor {floor:.1f} runs/s "
+        f"(concurrency {concurrency} / ({CALLS_PER_RUN} calls x {latency:g}s)) = {rate / floor:.0%}; "
+        f"RSS {base / 2**20:.0f} -> {peak / 2**20:.0f} MiB = {per_run / 2**10:.0f} KiB per in-flight run",
+        flush=True,
+    )
     return [
-        Result("serve_root", f"{scopes:,} scopes, concurrency {concurrency}, {latency:g} s a call: runs/s vs "
-               "concurrency/(3 calls x latency)", reverie=Stats(rate, rate, rate, 1),
-               peer=Stats(floor, floor, floor, 1), peer_name="the latency bound", unit="ops/s", target="≥ 0.8×",
-               note=f"{per_run / 2**10:,.0f} KiB RSS per in-flight run; finished {finished}"),
+        Result(
+            "serve_root",
+            f"{scopes:,} scopes, concurrency {concurrency}, {latency:g} s a call: runs/s vs "
+            "concurrency/(3 calls x latency)",
+            reverie=Stats(rate, rate, rate, 1),
+            peer=Stats(floor, floor, floor, 1),
+            peer_name="the latency bound",
+            unit="ops/s",
+            target="≥ 0.8×",
+            note=f"{per_run / 2**10:,.0f} KiB RSS per in-flight run; finished {finished}",
+        ),
     ]

@@ -28,19 +28,34 @@ AREA = "startup_ledger"
 _STEPS = [
     ("python -c pass", "pass"),
     # the CLI freezes the GC at exit (reverie.cli.main), so every step after the floor does too
-    ("+ rich.console", "import atexit, gc; atexit.register(gc.freeze); import rich.console, rich.table, rich.markup"),
+    (
+        "+ rich.console",
+        "import atexit, gc; atexit.register(gc.freeze); import rich.console, rich.table, rich.markup",
+    ),
     ("+ pydantic BaseModel", "from pydantic import BaseModel, Field"),
-    ("+ importlib.metadata and the pydantic entry-point scan (pydantic's plugin discovery)",
-     "import importlib.metadata as m; m.entry_points(group='pydantic')"),
-    ("+ orjson, reverie.workspace, reverie.fsutil", "import orjson, reverie.workspace, reverie.fsutil"),
-    ("+ reverie.config (the 16 model classes) and load_config", "import reverie.config as c; c.load_config(None)"),
-    ("+ reverie.status, reverie.memory, reverie.cli.cmd_status",
-     "import reverie.status, reverie.memory, reverie.cli.cmd_status"),
+    (
+        "+ importlib.metadata and the pydantic entry-point scan (pydantic's plugin discovery)",
+        "import importlib.metadata as m; m.entry_points(group='pydantic')",
+    ),
+    (
+        "+ orjson, reverie.workspace, reverie.fsutil",
+        "import orjson, reverie.workspace, reverie.fsutil",
+    ),
+    (
+        "+ reverie.config (the 16 model classes) and load_config",
+        "import reverie.config as c; c.load_config(None)",
+    ),
+    (
+        "+ reverie.status, reverie.memory, reverie.cli.cmd_status",
+        "import reverie.status, reverie.memory, reverie.cli.cmd_status",
+    ),
 ]
 
 
 def _cpu(argv: list[str], env: dict[str, str]) -> float:
-    proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
     proc.stderr and proc.stderr.close()
@@ -55,8 +70,12 @@ def run(ctx: Context) -> list[Result]:
     env["REVERIE_HOME"] = str(ctx.tmpdir("ledger-home-"))
     env["PYTHONPATH"] = str(ROOT)
     ws = ctx.tmpdir("ledger-") / "ws"
-    subprocess.run([sys.executable, "-m", "reverie", "-w", str(ws), "init"], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "reverie", "-w", str(ws), "init"],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     argvs: list[tuple[str, list[str]]] = []
     code = ""
     for name, step in _STEPS:
@@ -66,14 +85,20 @@ def run(ctx: Context) -> list[Result]:
     argvs.append(("reverie status (the command itself)", status))
     # two cheap-looking levers, timed beside it: skip pydantic's entry-point scan; no cyclic GC during start-up
     argvs.append(("reverie status, PYDANTIC_DISABLE_PLUGINS=1", status))
-    main = f"import sys; from reverie.cli import main; sys.exit(main(['-w', {str(ws)!r}, 'status']))"
+    main = (
+        f"import sys; from reverie.cli import main; sys.exit(main(['-w', {str(ws)!r}, 'status']))"
+    )
     no_gc = [sys.executable, "-c", f"import gc; gc.disable(); {main}"]
     argvs.append(("reverie status, gc.disable() before its imports", no_gc))
     # what would be left with neither rich nor pydantic: the stdlib and Reverie modules status reads files with
-    rest = ("import atexit, gc; atexit.register(gc.freeze); import argparse, logging, orjson, reverie.cli, "
-            "reverie.workspace, reverie.fsutil, reverie.history, reverie.dream.records, reverie.dream.deadletter, "
-            "reverie.dream.pending")
-    argvs.append(("status's other imports alone (no rich, no pydantic)", [sys.executable, "-c", rest]))
+    rest = (
+        "import atexit, gc; atexit.register(gc.freeze); import argparse, logging, orjson, reverie.cli, "
+        "reverie.workspace, reverie.fsutil, reverie.history, reverie.dream.records, reverie.dream.deadletter, "
+        "reverie.dream.pending"
+    )
+    argvs.append(
+        ("status's other imports alone (no rich, no pydantic)", [sys.executable, "-c", rest])
+    )
     byte_compile(True)
     samples: dict[str, list[float]] = {name: [] for name, _ in argvs}
     try:
@@ -89,7 +114,16 @@ def run(ctx: Context) -> list[Result]:
         stats = stats_of(samples[name])
         layer = not name.startswith(("reverie status", "status's"))
         step = f"; this layer {(stats.median - before) * 1e3:+.0f} ms" if layer else ""
-        results.append(Result(AREA, f"CPU: {name}", stats, floor, "python -c pass (floor)", target="status ≤ 0.1 s",
-                              note=f"cumulative {stats.median * 1e3:.0f} ms{step}"))
+        results.append(
+            Result(
+                AREA,
+                f"CPU: {name}",
+                stats,
+                floor,
+                "python -c pass (floor)",
+                target="status ≤ 0.1 s",
+                note=f"cumulative {stats.median * 1e3:.0f} ms{step}",
+            )
+        )
         before = stats.median if layer else before
     return results

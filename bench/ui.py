@@ -26,7 +26,9 @@ def _client(memory):  # type: ignore[no-untyped-def]
 
     from reverie.ui import build_app
 
-    client = TestClient(build_app(memory, token=TOKEN), base_url="http://127.0.0.1:8766", follow_redirects=False)
+    client = TestClient(
+        build_app(memory, token=TOKEN), base_url="http://127.0.0.1:8766", follow_redirects=False
+    )
     client.__enter__()
     assert client.get(f"/?token={TOKEN}").status_code == 303
     return client
@@ -54,7 +56,9 @@ def _full(limit: int, label: str) -> str:
     lines = [f"# {label}", ""]
     n = 0
     while sum(len(x) + 1 for x in lines) + 80 < limit:
-        lines.append(f"- {label} fact {n}: the user mentioned item {n} in a conversation about the project")
+        lines.append(
+            f"- {label} fact {n}: the user mentioned item {n} in a conversation about the project"
+        )
         n += 1
     return "\n".join(lines) + "\n"
 
@@ -73,36 +77,80 @@ def run(ctx: Context) -> list[Result]:
     client = _client(memory)
     try:
         newest = memory.log(limit=1)[0].sha
-        deep = memory.log(limit=1, start=f"HEAD~{commits - PAGE_SIZE - 1}")[0].sha  # the last full page
-        first, first_floor = _alternate(lambda: client.get("/timeline"),
-                                        lambda: memory.log(limit=PAGE_SIZE + 1), repeat)
-        last, last_floor = _alternate(lambda: client.get(f"/timeline?start={deep}"),
-                                      lambda: memory.log(limit=PAGE_SIZE + 1, start=deep), repeat)
-        show, show_floor = _alternate(lambda: client.get(f"/commit/{newest}"),
-                                      lambda: (memory.show(newest), memory.history(since=0, limit=3)), repeat)
+        deep = memory.log(limit=1, start=f"HEAD~{commits - PAGE_SIZE - 1}")[
+            0
+        ].sha  # the last full page
+        first, first_floor = _alternate(
+            lambda: client.get("/timeline"), lambda: memory.log(limit=PAGE_SIZE + 1), repeat
+        )
+        last, last_floor = _alternate(
+            lambda: client.get(f"/timeline?start={deep}"),
+            lambda: memory.log(limit=PAGE_SIZE + 1, start=deep),
+            repeat,
+        )
+        show, show_floor = _alternate(
+            lambda: client.get(f"/commit/{newest}"),
+            lambda: (memory.show(newest), memory.history(since=0, limit=3)),
+            repeat,
+        )
 
         cfg = memory.config.dream
-        for rel, limit, label in (("SOUL.md", cfg.soul_max_chars, "Soul"), ("USER.md", cfg.user_max_chars, "User"),
-                                  ("memory/MEMORY.md", cfg.memory_max_chars, "Memory")):
+        for rel, limit, label in (
+            ("SOUL.md", cfg.soul_max_chars, "Soul"),
+            ("USER.md", cfg.user_max_chars, "User"),
+            ("memory/MEMORY.md", cfg.memory_max_chars, "Memory"),
+        ):
             (root / rel).write_text(_full(limit, label))
         memory.runtime.git.commit("bench: memory files at their budgets", kind="manual")
         lines = sum(len(memory.read(rel).splitlines()) for rel in reverie.MEMORY_FILES)
         reads = lambda: ([memory.read(r) for r in reverie.MEMORY_FILES], memory.status())  # noqa: E731
         full, full_floor = _alternate(lambda: client.get("/memory"), reads, repeat)
-        cold, cold_floor = _alternate(lambda: (inline.cache_clear(), client.get("/memory"))[1], reads, repeat)
+        cold, cold_floor = _alternate(
+            lambda: (inline.cache_clear(), client.get("/memory"))[1], reads, repeat
+        )
     finally:
         client.__exit__(None, None, None)
         memory.close()
     floor = "the page's Memory calls, same rounds"
     return [
-        Result("ui", f"Timeline, newest page ({PAGE_SIZE} of {commits:,} commits)", stats_of(first),
-               stats_of(first_floor), floor, target="≤ 200 ms"),
-        Result("ui", f"Timeline, oldest full page ({commits - PAGE_SIZE:,} commits back)", stats_of(last),
-               stats_of(last_floor), floor, target="≤ 200 ms"),
-        Result("ui", "a commit's page (diff, trailers, its batch's entries)", stats_of(show), stats_of(show_floor),
-               floor, target="≤ 200 ms"),
-        Result("ui", f"Memory screen, the three files at their budgets ({lines} lines)", stats_of(full),
-               stats_of(full_floor), floor, target="≤ 200 ms"),
-        Result("ui", "the same, first load (no line's rendering cached)", stats_of(cold), stats_of(cold_floor), floor,
-               target="≤ 200 ms"),
+        Result(
+            "ui",
+            f"Timeline, newest page ({PAGE_SIZE} of {commits:,} commits)",
+            stats_of(first),
+            stats_of(first_floor),
+            floor,
+            target="≤ 200 ms",
+        ),
+        Result(
+            "ui",
+            f"Timeline, oldest full page ({commits - PAGE_SIZE:,} commits back)",
+            stats_of(last),
+            stats_of(last_floor),
+            floor,
+            target="≤ 200 ms",
+        ),
+        Result(
+            "ui",
+            "a commit's page (diff, trailers, its batch's entries)",
+            stats_of(show),
+            stats_of(show_floor),
+            floor,
+            target="≤ 200 ms",
+        ),
+        Result(
+            "ui",
+            f"Memory screen, the three files at their budgets ({lines} lines)",
+            stats_of(full),
+            stats_of(full_floor),
+            floor,
+            target="≤ 200 ms",
+        ),
+        Result(
+            "ui",
+            "the same, first load (no line's rendering cached)",
+            stats_of(cold),
+            stats_of(cold_floor),
+            floor,
+            target="≤ 200 ms",
+        ),
     ]

@@ -28,14 +28,25 @@ def run(workspace: str) -> None:
             import anthropic
 
             runner = anthropic.Anthropic().beta.messages.tool_runner(
-                model=os.environ.get("ANTHROPIC_MODEL", "claude-sonnet-4-5"), max_tokens=1024, tools=[tool],
-                messages=[{"role": "user", "content": PROMPT}])
+                model=os.environ.get("ANTHROPIC_MODEL", "claude-sonnet-4-5"),
+                max_tokens=1024,
+                tools=[tool],
+                messages=[{"role": "user", "content": PROMPT}],
+            )
             print(runner.until_done().content[-1])
         else:  # the calls Claude makes for PROMPT: look, read USER.md, add a line at its end
             print(tool.call({"command": "view", "path": "/memories"}))
             lines = len(memory.read("USER.md").splitlines())
-            print(tool.call({"command": "insert", "path": "/memories/USER.md", "insert_line": lines,
-                             "insert_text": "- Takes coffee black, no sugar."}))
+            print(
+                tool.call(
+                    {
+                        "command": "insert",
+                        "path": "/memories/USER.md",
+                        "insert_line": lines,
+                        "insert_text": "- Takes coffee black, no sugar.",
+                    }
+                )
+            )
             try:  # history, cursors and paths outside /memories are out of reach
                 tool.call({"command": "view", "path": "/memories/../reverie.json"})
             except Exception as exc:  # anthropic's ToolError: Claude sees it as an error result
@@ -47,7 +58,9 @@ def run(workspace: str) -> None:
         latest = memory.log(limit=1, kind="agent")
         if latest:
             memory.restore(latest[0].sha, only=True)
-            print(f"undid {latest[0].sha[:8]}; USER.md mentions coffee: {'coffee' in memory.read('USER.md')}")
+            print(
+                f"undid {latest[0].sha[:8]}; USER.md mentions coffee: {'coffee' in memory.read('USER.md')}"
+            )
 
 
 if __name__ == "__main__":

@@ -25,18 +25,27 @@ from reverie.integrations.google_adk import ReverieMemoryService
 
 def said(author: str, text: str) -> Event:
     role = "user" if author == "user" else "model"
-    return Event(author=author, invocation_id="example", content=types.Content(role=role, parts=[types.Part(text=text)]))
+    return Event(
+        author=author,
+        invocation_id="example",
+        content=types.Content(role=role, parts=[types.Part(text=text)]),
+    )
 
 
 async def run(root: str) -> None:
     service = ReverieMemoryService(root)
     sessions = InMemorySessionService()
     session = await sessions.create_session(app_name="support", user_id="ada")
-    for event in (said("user", "My name is Ada and I live in Lisbon."), said("helpdesk", "Thanks Ada, noted.")):
+    for event in (
+        said("user", "My name is Ada and I live in Lisbon."),
+        said("helpdesk", "Thanks Ada, noted."),
+    ):
         await sessions.append_event(session, event)
     await service.add_session_to_memory(session)
 
-    found = await service.search_memory(app_name="support", user_id="ada", query="where does Ada live")
+    found = await service.search_memory(
+        app_name="support", user_id="ada", query="where does Ada live"
+    )
     for entry in found.memories[:3]:
         print(f"ada's memory: {entry.content.parts[0].text!r}  ({entry.custom_metadata['source']})")
     other = await service.search_memory(app_name="support", user_id="bob", query="Lisbon")
@@ -44,7 +53,9 @@ async def run(root: str) -> None:
 
     with service.open("support", "ada") as memory:  # Dream, log and restore on ada's workspace
         result = await memory.adream(all=True)
-        print(f"Dream: {result.status}; USER.md: {[ln for ln in memory.read('USER.md').splitlines() if ln.startswith('- ')]}")
+        print(
+            f"Dream: {result.status}; USER.md: {[ln for ln in memory.read('USER.md').splitlines() if ln.startswith('- ')]}"
+        )
         for commit in memory.log(limit=3):
             print(f"  {commit.sha[:8]}  {commit.kind:<6} {commit.subject}")
 

@@ -25,12 +25,18 @@ from reverie.integrations.pydantic_ai import ReverieCapability
 
 def stand_in(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     """Offline: remember or search with the user's words, then say what the tool answered."""
-    returned = [p for m in messages for p in getattr(m, "parts", []) if isinstance(p, ToolReturnPart)]
+    returned = [
+        p for m in messages for p in getattr(m, "parts", []) if isinstance(p, ToolReturnPart)
+    ]
     if returned:
-        return ModelResponse(parts=[TextPart(f"({returned[-1].tool_name}) {returned[-1].model_response_str()}")])
+        return ModelResponse(
+            parts=[TextPart(f"({returned[-1].tool_name}) {returned[-1].model_response_str()}")]
+        )
     prompt = str(messages[-1].parts[-1].content)  # type: ignore[union-attr]
     if prompt.startswith("Remember: "):
-        return ModelResponse(parts=[ToolCallPart("remember", {"text": prompt.removeprefix("Remember: ")})])
+        return ModelResponse(
+            parts=[ToolCallPart("remember", {"text": prompt.removeprefix("Remember: ")})]
+        )
     return ModelResponse(parts=[ToolCallPart("search_memory", {"query": prompt})])
 
 
@@ -38,16 +44,22 @@ def run(workspace: str) -> None:
     model = os.environ.get("REVERIE_EXAMPLE_MODEL") or FunctionModel(stand_in)
     with reverie.open(workspace) as memory:
         memory.init()
-        agent = Agent(model, capabilities=[ReverieCapability(memory, session_key="example:pydantic-ai")])
+        agent = Agent(
+            model, capabilities=[ReverieCapability(memory, session_key="example:pydantic-ai")]
+        )
         print(agent.run_sync("Remember: The user's favourite editor is Helix.").output)
         print(agent.run_sync("favourite editor").output[:200])
 
         result = memory.dream(all=True)
         print(f"\nDream: {result.status}, commit {result.commit and result.commit[:8]}")
-        print("USER.md now says:", [ln for ln in memory.read("USER.md").splitlines() if "Helix" in ln])
+        print(
+            "USER.md now says:", [ln for ln in memory.read("USER.md").splitlines() if "Helix" in ln]
+        )
         if result.commit:
             memory.restore(result.commit)
-            print(f"restored to before {result.commit[:8]}: Helix in USER.md: {'Helix' in memory.read('USER.md')}")
+            print(
+                f"restored to before {result.commit[:8]}: Helix in USER.md: {'Helix' in memory.read('USER.md')}"
+            )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,15 @@ if TYPE_CHECKING:
     from .facade import MemoryStore
     from .gitstore import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
     from .history import HistoryEntry, HistoryLog
-    from .memory import IndexResult, Memory, Remembered, RemoveResult, WriteResult, open, use_memory_class
+    from .memory import (
+        IndexResult,
+        Memory,
+        Remembered,
+        RemoveResult,
+        WriteResult,
+        open,
+        use_memory_class,
+    )
     from .operations.approve import ApproveResult
     from .recall import Hit
     from .status import StatusReport
@@ -32,13 +40,33 @@ if TYPE_CHECKING:
 # Loaded on first access (PEP 562): `python -m reverie --help` imports this package, and pydantic-based config
 # alone costs ~0.1 s of start-up that --help does not need.
 _LAZY = {
-    "open": "memory", "Memory": "memory", "use_memory_class": "memory", "Remembered": "memory", "WriteResult": "memory", "RemoveResult": "memory", "IndexResult": "memory",
-    "DreamResult": "dream", "ConsolidationResult": "consolidator", "Hit": "recall", "PinResult": "dream.pins",
-    "DeadLetter": "dream.deadletter", "PendingChange": "dream.pending", "ApproveResult": "operations.approve",
-    "StatusReport": "status", "CommitInfo": "gitstore", "CommitDetail": "gitstore", "FileChange": "gitstore",
-    "OperationResult": "gitstore", "Provenance": "gitstore",
-    "MemoryStore": "facade", "Workspace": "workspace", "MEMORY_FILES": "workspace", "Config": "config",
-    "load_config": "config", "HistoryLog": "history", "HistoryEntry": "history",
+    "open": "memory",
+    "Memory": "memory",
+    "use_memory_class": "memory",
+    "Remembered": "memory",
+    "WriteResult": "memory",
+    "RemoveResult": "memory",
+    "IndexResult": "memory",
+    "DreamResult": "dream",
+    "ConsolidationResult": "consolidator",
+    "Hit": "recall",
+    "PinResult": "dream.pins",
+    "DeadLetter": "dream.deadletter",
+    "PendingChange": "dream.pending",
+    "ApproveResult": "operations.approve",
+    "StatusReport": "status",
+    "CommitInfo": "gitstore",
+    "CommitDetail": "gitstore",
+    "FileChange": "gitstore",
+    "OperationResult": "gitstore",
+    "Provenance": "gitstore",
+    "MemoryStore": "facade",
+    "Workspace": "workspace",
+    "MEMORY_FILES": "workspace",
+    "Config": "config",
+    "load_config": "config",
+    "HistoryLog": "history",
+    "HistoryEntry": "history",
 }
 
 

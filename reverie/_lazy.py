@@ -7,7 +7,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 
-def lazy_exports(package: str, table: Mapping[str, str], namespace: dict[str, Any]) -> Callable[[str], Any]:
+def lazy_exports(
+    package: str, table: Mapping[str, str], namespace: dict[str, Any]
+) -> Callable[[str], Any]:
     """A module ``__getattr__`` that imports ``package.<table[name]>`` on first access and caches the value."""
 
     def __getattr__(name: str) -> Any:

@@ -42,8 +42,10 @@ def check_token(token: str) -> str:
     """``token`` if it may be a bearer token, else `ConfigError` (too short, or white space or control
     characters, which an HTTP header cannot carry faithfully)."""
     if len(token) < MIN_TOKEN_CHARS:
-        raise ConfigError(f"a bearer token must be at least {MIN_TOKEN_CHARS} characters (this one has "
-                          f"{len(token)}); `reverie mcp token issue` makes one")
+        raise ConfigError(
+            f"a bearer token must be at least {MIN_TOKEN_CHARS} characters (this one has "
+            f"{len(token)}); `reverie mcp token issue` makes one"
+        )
     if not token.isascii() or any(c.isspace() or not c.isprintable() for c in token):
         raise ConfigError("a bearer token must be printable ASCII without spaces")
     return token
@@ -108,7 +110,9 @@ class TokenFile:
         except (OSError, ValueError) as exc:
             raise ConfigError(f"{self.path}: cannot be read as a token file ({exc})") from None
         if not isinstance(data, dict) or not isinstance(data.get("tokens"), list):
-            raise ConfigError(f"{self.path}: not a token file (expected an object with a list of tokens)")
+            raise ConfigError(
+                f"{self.path}: not a token file (expected an object with a list of tokens)"
+            )
         out = []
         for item in data["tokens"]:
             try:
@@ -120,12 +124,20 @@ class TokenFile:
         return out
 
     # -- writing --------------------------------------------------------------------------------------------
-    def issue(self, scope: Scope, *, label: str = "", token: str | None = None) -> tuple[str, TokenRecord]:
+    def issue(
+        self, scope: Scope, *, label: str = "", token: str | None = None
+    ) -> tuple[str, TokenRecord]:
         """Bind a new token to ``scope``; returns its text (shown once: only its hash is kept) and its record."""
         text = check_token(token) if token is not None else secrets.token_urlsafe(32)
         digest = _digest(text)
-        record = TokenRecord(digest[:12], digest, scope.user, scope.agent,
-                             datetime.now(UTC).isoformat(timespec="seconds"), " ".join(label.split()))
+        record = TokenRecord(
+            digest[:12],
+            digest,
+            scope.user,
+            scope.agent,
+            datetime.now(UTC).isoformat(timespec="seconds"),
+            " ".join(label.split()),
+        )
         with self._locked():
             records = self._read()
             if any(r.sha256 == digest for r in records):

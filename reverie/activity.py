@@ -72,7 +72,11 @@ class ModelActivity:
 
 def _task(messages: list[dict[str, Any]]) -> str | None:
     first = messages[0] if messages else None
-    if isinstance(first, dict) and first.get("role") == "system" and isinstance(first.get("content"), str):
+    if (
+        isinstance(first, dict)
+        and first.get("role") == "system"
+        and isinstance(first.get("content"), str)
+    ):
         return task_of(first["content"])
     return None
 
@@ -91,7 +95,9 @@ class ObservedClient(ModelClient):
     def wrapped(self) -> ModelClient:
         return self._client
 
-    async def complete(self, messages: list[dict[str, Any]], *args: Any, **kwargs: Any) -> ModelResponse:
+    async def complete(
+        self, messages: list[dict[str, Any]], *args: Any, **kwargs: Any
+    ) -> ModelResponse:
         model = kwargs.get("model") or self._client.config.model
         with self.activity.call(model, _task(messages)):
             return await self._client.complete(messages, *args, **kwargs)

@@ -20,8 +20,18 @@ from .fsutil import open_for_write, write_all
 
 log = logging.getLogger(__name__)
 
-__all__ = ["datasync", "repair_torn_tail", "write_all", "last_line_start", "next_line_start",
-           "read_line", "iter_lines", "iter_lines_backward", "CHUNK", "MAX_LINE_BYTES"]
+__all__ = [
+    "datasync",
+    "repair_torn_tail",
+    "write_all",
+    "last_line_start",
+    "next_line_start",
+    "read_line",
+    "iter_lines",
+    "iter_lines_backward",
+    "CHUNK",
+    "MAX_LINE_BYTES",
+]
 
 CHUNK = 64 * 1024
 #: The longest line a reader keeps (an entry is capped far below this: 64,000 characters by default).
@@ -34,7 +44,12 @@ def datasync(fd: int) -> None:
 
 
 def repair_torn_tail(
-    fd: int, path: Path, torn_path: Path, is_complete: Callable[[bytes], bool], *, fsync: bool = True
+    fd: int,
+    path: Path,
+    torn_path: Path,
+    is_complete: Callable[[bytes], bool],
+    *,
+    fsync: bool = True,
 ) -> bool:
     """Make an append-only JSONL file end with ``\\n`` before the next append; True if it had to.
 
@@ -58,7 +73,9 @@ def repair_torn_tail(
         finally:
             os.close(out)
         os.ftruncate(fd, start)
-        log.warning("%s: moved a torn last line (%d bytes) to %s", path, size - start, Path(torn_path).name)
+        log.warning(
+            "%s: moved a torn last line (%d bytes) to %s", path, size - start, Path(torn_path).name
+        )
     if fsync:
         os.fsync(fd)
     return True
@@ -91,7 +108,9 @@ def next_line_start(fd: int, pos: int, size: int) -> int:
     return size
 
 
-def read_line(fd: int, start: int, size: int, limit: int = MAX_LINE_BYTES) -> tuple[bytes | None, int]:
+def read_line(
+    fd: int, start: int, size: int, limit: int = MAX_LINE_BYTES
+) -> tuple[bytes | None, int]:
     """The line starting at ``start`` (without newline), or ``None`` when longer than ``limit``, and the offset
     after it."""
     parts: list[bytes] = []
@@ -152,7 +171,9 @@ def iter_lines(
         yield b"".join(parts), False
 
 
-def iter_lines_backward(fd: int, size: int, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes | None]]:
+def iter_lines_backward(
+    fd: int, size: int, limit: int = MAX_LINE_BYTES
+) -> Iterator[tuple[int, bytes | None]]:
     """``(offset, line)`` for each line before ``size``, last first (an unterminated last line included; empty
     lines skipped); ``line`` is ``None`` when longer than ``limit``: crossed by searching for its start, never
     read whole."""

@@ -48,7 +48,9 @@ _OFFLINE_REPLY = "(noted — the offline engine does not reply; /help lists the 
 class ChatAgent:
     """One conversation with memory: session persisted, consolidation under token pressure, commands routed."""
 
-    def __init__(self, runtime: Runtime, *, session_key: str = "cli:chat", notify: Notify | None = None) -> None:
+    def __init__(
+        self, runtime: Runtime, *, session_key: str = "cli:chat", notify: Notify | None = None
+    ) -> None:
         self.runtime = runtime
         self.session_key = session_key
         self.router = CommandRouter(runtime)
@@ -74,7 +76,9 @@ class ChatAgent:
         return self._session
 
     def context(self) -> CommandContext:
-        return CommandContext(session_key=self.session_key, session=self.session, notify=self.notify)
+        return CommandContext(
+            session_key=self.session_key, session=self.session, notify=self.notify
+        )
 
     async def respond(self, text: str) -> str:
         """The reply to one user message (a command's Markdown reply, or the model's answer)."""
@@ -91,8 +95,9 @@ class ChatAgent:
         recalled = await recall_context(rt.recall, text)
         extra = agent_preamble(rt) + (f"\n\n{recalled}" if recalled else "")
         messages = prompt_messages(rt.store, self.session, extra_system=extra)
-        response = await complete_with_memory_search(rt.client, rt.recall, messages,
-                                                     max_tokens=rt.config.defaults.max_tokens)
+        response = await complete_with_memory_search(
+            rt.client, rt.recall, messages, max_tokens=rt.config.defaults.max_tokens
+        )
         answer = (response.content or "").strip()
         rt.sessions.append(self.session, {"role": "assistant", "content": answer})
         return answer
@@ -101,8 +106,9 @@ class ChatAgent:
         """Run Dream on its schedule (``intervalH`` / ``cron``) in the background while the conversation lasts."""
         from .dream import DreamScheduler
 
-        self._scheduler = DreamScheduler(self.runtime.dream, on_result=self._scheduled_result,
-                                         on_start=self._scheduled_start)
+        self._scheduler = DreamScheduler(
+            self.runtime.dream, on_result=self._scheduled_result, on_start=self._scheduled_start
+        )
         await self._scheduler.start()
 
     def _scheduled_start(self, run: asyncio.Task[DreamResult]) -> None:
@@ -112,7 +118,10 @@ class ChatAgent:
     def _scheduled_result(self, result: DreamResult) -> None:
         # Reported like /dream's, unless a /dream already replied with it, or it found nothing to do, or found the
         # lock held (by a /dream of this chat, which reports itself, or by another process).
-        if self.router.claimed(self._scheduled_run) or result.status in ("nothing-to-do", "already-running"):
+        if self.router.claimed(self._scheduled_run) or result.status in (
+            "nothing-to-do",
+            "already-running",
+        ):
             return
         if self.notify is not None:
             self.router.spawn(self.notify("Scheduled " + dream_result(result)), name="dream-report")

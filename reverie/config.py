@@ -55,35 +55,88 @@ OFFLINE_MODEL = "reverie/offline"
 # Keys nanobot's config has (0.1.5 – 0.3.5) that Reverie does not use: kept, never warned about.
 # ``("providers", "*")`` applies to every provider entry.
 _NANOBOT_KEYS = {
-    (): {"channels", "gateway", "tools", "api", "heartbeat", "mcpServers", "logging", "transcription", "modelPresets"},
+    (): {
+        "channels",
+        "gateway",
+        "tools",
+        "api",
+        "heartbeat",
+        "mcpServers",
+        "logging",
+        "transcription",
+        "modelPresets",
+    },
     ("agents", "defaults"): {
-        "workspace", "provider", "maxToolIterations", "reasoningEffort", "memoryWindow", "timezone",
-        "maxToolResultChars", "providerRetryMode", "sendProgress", "sendToolHints", "botName", "idleCompactAfterMinutes",
-        "modelPreset", "fallbackModels", "maxConcurrentSubagents", "toolHintMaxLength", "timezoneMode", "botIcon",
-        "unifiedSession", "disabledSkills", "idleCompactCheckIntervalSeconds", "contextBlockLimit", "maxMessages",
+        "workspace",
+        "provider",
+        "maxToolIterations",
+        "reasoningEffort",
+        "memoryWindow",
+        "timezone",
+        "maxToolResultChars",
+        "providerRetryMode",
+        "sendProgress",
+        "sendToolHints",
+        "botName",
+        "idleCompactAfterMinutes",
+        "modelPreset",
+        "fallbackModels",
+        "maxConcurrentSubagents",
+        "toolHintMaxLength",
+        "timezoneMode",
+        "botIcon",
+        "unifiedSession",
+        "disabledSkills",
+        "idleCompactCheckIntervalSeconds",
+        "contextBlockLimit",
+        "maxMessages",
     },
     ("agents", "defaults", "dream"): {"enabled", "annotateLineAges"},
-    ("providers", "*"): {"apiType", "extraBody", "extraQuery", "proxy", "thinkingStyle", "region", "profile"},
+    ("providers", "*"): {
+        "apiType",
+        "extraBody",
+        "extraQuery",
+        "proxy",
+        "thinkingStyle",
+        "region",
+        "profile",
+    },
 }
 _ENV_SKIP = {"REVERIE_HOME", "REVERIE_WORKSPACE", "REVERIE_DEBUG"}
 
 
 class _Section(BaseModel):
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="allow", validate_assignment=True, allow_inf_nan=False
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="allow",
+        validate_assignment=True,
+        allow_inf_nan=False,
     )
 
 
 class LifecycleConfig(_Section):
     """Dream's lifecycle step (``reverie.dream.lifecycle``): how the prompt files stay within budget for years."""
 
-    grace_days: int = Field(7, ge=0, le=3_650, description="days past its date a dated item stays in a prompt file")
-    target_ratio: float = Field(0.85, ge=0.3, le=1.0,
-                                description="a file over budget is archived down to this fraction of it")
-    half_life_days: float = Field(60, gt=0, description="salience: recency half-life of learning or confirmation")
-    stale_days: int | None = Field(30, ge=7, description="archive unprotected lines not learned, confirmed or "
-                                                        "recalled for this many days (null: only under budget "
-                                                        "pressure)")
+    grace_days: int = Field(
+        7, ge=0, le=3_650, description="days past its date a dated item stays in a prompt file"
+    )
+    target_ratio: float = Field(
+        0.85,
+        ge=0.3,
+        le=1.0,
+        description="a file over budget is archived down to this fraction of it",
+    )
+    half_life_days: float = Field(
+        60, gt=0, description="salience: recency half-life of learning or confirmation"
+    )
+    stale_days: int | None = Field(
+        30,
+        ge=7,
+        description="archive unprotected lines not learned, confirmed or "
+        "recalled for this many days (null: only under budget "
+        "pressure)",
+    )
 
 
 class DreamConfig(_Section):
@@ -94,16 +147,27 @@ class DreamConfig(_Section):
     max_batch_size: int = Field(20, ge=1, le=10_000, description="history entries per Dream batch")
     max_iterations: int = Field(10, ge=1, le=1_000, description="model turns per Dream run")
     max_tool_calls: int = Field(50, ge=1, le=10_000, description="edit tool calls per Dream run")
-    token_budget: int = Field(200_000, ge=1_000, description="tokens per Dream run (prompt and reply)")
+    token_budget: int = Field(
+        200_000, ge=1_000, description="tokens per Dream run (prompt and reply)"
+    )
     max_seconds: float = Field(300, gt=0, description="wall time of one Dream run, in seconds")
     max_attempts: int = Field(
-        3, ge=1, le=100, description="failed runs (faults of the batch itself) before a batch is set aside"
+        3,
+        ge=1,
+        le=100,
+        description="failed runs (faults of the batch itself) before a batch is set aside",
     )
-    protect_soul: bool = Field(True, description="Dream's SOUL.md changes wait for `reverie approve`")
-    memory_max_chars: int = Field(16_000, ge=100, description="budget of memory/MEMORY.md, in characters")
+    protect_soul: bool = Field(
+        True, description="Dream's SOUL.md changes wait for `reverie approve`"
+    )
+    memory_max_chars: int = Field(
+        16_000, ge=100, description="budget of memory/MEMORY.md, in characters"
+    )
     user_max_chars: int = Field(8_000, ge=100, description="budget of USER.md, in characters")
     soul_max_chars: int = Field(8_000, ge=100, description="budget of SOUL.md, in characters")
-    drain_max_seconds: float = Field(1_800, gt=0, description="overall wall time of a drain (dream --all)")
+    drain_max_seconds: float = Field(
+        1_800, gt=0, description="overall wall time of a drain (dream --all)"
+    )
     drain_token_budget: int = Field(1_000_000, ge=1_000, description="overall tokens of a drain")
     lifecycle: LifecycleConfig = Field(default_factory=LifecycleConfig)
 
@@ -114,12 +178,15 @@ class DreamConfig(_Section):
 
 class AgentDefaults(_Section):
     model: str | None = Field(
-        None, description="the agent's model (a litellm model name); unset: the offline engine reverie/offline"
+        None,
+        description="the agent's model (a litellm model name); unset: the offline engine reverie/offline",
     )
     context_window_tokens: int = Field(
         65_536, ge=2_048, description="context window used to decide when to consolidate"
     )
-    max_tokens: int = Field(8_192, ge=1, description="max tokens per model reply (memory tasks send less)")
+    max_tokens: int = Field(
+        8_192, ge=1, description="max tokens per model reply (memory tasks send less)"
+    )
     temperature: float = Field(0.1, ge=0, le=2, description="sent with every model call")
     consolidation_ratio: float = Field(
         0.5, ge=0.1, le=0.95, description="share of the prompt budget a session is archived down to"
@@ -143,45 +210,79 @@ class ProviderConfig(_Section):
 
 class HistoryConfig(_Section):
     fsync: bool = Field(True, description="fsync every history append")
-    max_entry_chars: int = Field(64_000, ge=1_000, description="longer entries are truncated with a visible marker")
-    retention: int | None = Field(None, ge=100, description="entries kept by compaction; null keeps all")
+    max_entry_chars: int = Field(
+        64_000, ge=1_000, description="longer entries are truncated with a visible marker"
+    )
+    retention: int | None = Field(
+        None, ge=100, description="entries kept by compaction; null keeps all"
+    )
 
 
 class SearchConfig(_Section):
     """Recall (``reverie.recall``): the derived search index and its ranking."""
 
-    embedding_model: str | None = Field(None, description="litellm embedding model; unset means BM25 only")
+    embedding_model: str | None = Field(
+        None, description="litellm embedding model; unset means BM25 only"
+    )
     include_sessions: bool = Field(True, description="index session transcripts")
-    half_life_days: float = Field(30, gt=0, description="temporal decay half-life; SOUL/USER/MEMORY never decay")
+    half_life_days: float = Field(
+        30, gt=0, description="temporal decay half-life; SOUL/USER/MEMORY never decay"
+    )
     decay: bool = Field(True, description="let recency nudge the ranking (see halfLifeDays)")
-    recency_weight: float = Field(0.1, ge=0, le=1, description="share of a score that recency can take away (measured)")
-    fusion: str = Field("weighted", pattern="^(rrf|weighted)$", description="weighted (measured better) or rrf")
-    vector_weight: float = Field(0.2, ge=0, le=1, description="weight of vectors in weighted fusion (measured)")
+    recency_weight: float = Field(
+        0.1, ge=0, le=1, description="share of a score that recency can take away (measured)"
+    )
+    fusion: str = Field(
+        "weighted", pattern="^(rrf|weighted)$", description="weighted (measured better) or rrf"
+    )
+    vector_weight: float = Field(
+        0.2, ge=0, le=1, description="weight of vectors in weighted fusion (measured)"
+    )
     mmr: bool = Field(False, description="diversify results (maximal marginal relevance)")
-    mmr_lambda: float = Field(0.7, ge=0, le=1, description="relevance share of MMR diversification (1: relevance only)")
-    auto_recall: bool = Field(False, description="add the top hits for each chat message to the system prompt")
-    auto_recall_k: int = Field(3, ge=1, le=20, description="hits added per chat message by autoRecall")
-    index_dir: str | None = Field(None, description="a local-disk directory for the index (one file per workspace); "
-                                                    "null: memory/.index.sqlite in the workspace")
-    journal_mode: str = Field("auto", pattern="^(auto|wal|delete)$",
-                              description="the index's SQLite journal: wal, delete (rollback journal, for a network "
-                                          "file system), or auto (delete on NFS, CIFS, Ceph and the like, else wal)")
+    mmr_lambda: float = Field(
+        0.7, ge=0, le=1, description="relevance share of MMR diversification (1: relevance only)"
+    )
+    auto_recall: bool = Field(
+        False, description="add the top hits for each chat message to the system prompt"
+    )
+    auto_recall_k: int = Field(
+        3, ge=1, le=20, description="hits added per chat message by autoRecall"
+    )
+    index_dir: str | None = Field(
+        None,
+        description="a local-disk directory for the index (one file per workspace); "
+        "null: memory/.index.sqlite in the workspace",
+    )
+    journal_mode: str = Field(
+        "auto",
+        pattern="^(auto|wal|delete)$",
+        description="the index's SQLite journal: wal, delete (rollback journal, for a network "
+        "file system), or auto (delete on NFS, CIFS, Ceph and the like, else wal)",
+    )
 
 
 class FlushConfig(_Section):
     """Pre-compaction flush of durable facts into ``memory/YYYY-MM-DD.md``."""
 
-    enabled: bool = Field(True, description="save a session's durable facts to memory/YYYY-MM-DD.md before compaction")
+    enabled: bool = Field(
+        True, description="save a session's durable facts to memory/YYYY-MM-DD.md before compaction"
+    )
     threshold_tokens: int = Field(
-        4_000, ge=0, description="flush when a session's prompt estimate comes within this many tokens of the consolidation trigger"
+        4_000,
+        ge=0,
+        description="flush when a session's prompt estimate comes within this many tokens of the consolidation trigger",
     )
 
 
 class SessionFilesConfig(_Section):
     """Session-end memory files ``memory/YYYY-MM-DD-<slug>.md`` written at ``/new``."""
 
-    enabled: bool = Field(True, description="write memory/YYYY-MM-DD-<slug>.md when a session ends (/new)")
-    min_user_messages: int = Field(3, ge=1, description="user messages a session needs for a session-end memory file")
+    enabled: bool = Field(
+        True, description="write memory/YYYY-MM-DD-<slug>.md when a session ends (/new)"
+    )
+    min_user_messages: int = Field(
+        3, ge=1, description="user messages a session needs for a session-end memory file"
+    )
 
 
 class MemoryConfig(_Section):
@@ -195,18 +296,27 @@ class GitConfig(_Section):
     author_name: str = Field("Reverie", description="author of memory commits")
     author_email: str = Field("reverie@localhost", description="author e-mail of memory commits")
     tracked_files: list[str] = Field(
-        default_factory=lambda: [*MEMORY_FILES, DATED_MEMORY_GLOB, ARCHIVE_GLOB], description="paths and globs the memory repo versions"
+        default_factory=lambda: [*MEMORY_FILES, DATED_MEMORY_GLOB, ARCHIVE_GLOB],
+        description="paths and globs the memory repo versions",
     )
-    gc_every: int = Field(100, ge=1, description="pack the memory repo's loose objects every N commits")
+    gc_every: int = Field(
+        100, ge=1, description="pack the memory repo's loose objects every N commits"
+    )
 
 
 class LLMConfig(_Section):
     """Model calls (owned by reverie.llm): per-attempt timeout and the retry policy's bounds."""
 
     timeout: float = Field(120, gt=0, description="seconds per attempt")
-    max_retries: int = Field(5, ge=0, le=50, description="retries per model call (rate limits, timeouts, 5xx only)")
-    retry_budget: float = Field(300, gt=0, description="seconds across all attempts and waits of one call")
-    backoff_base: float = Field(1.0, ge=0, description="first retry wait, in seconds (doubles each time)")
+    max_retries: int = Field(
+        5, ge=0, le=50, description="retries per model call (rate limits, timeouts, 5xx only)"
+    )
+    retry_budget: float = Field(
+        300, gt=0, description="seconds across all attempts and waits of one call"
+    )
+    backoff_base: float = Field(
+        1.0, ge=0, description="first retry wait, in seconds (doubles each time)"
+    )
     backoff_max: float = Field(30, ge=0, description="longest retry wait, in seconds")
     retry_after_max: float = Field(60, ge=0, description="cap on a server's Retry-After")
 
@@ -215,49 +325,103 @@ class FleetConfig(_Section):
     """``reverie fleet``: Dream for many workspaces on Celery workers across machines (docs/scale.md)."""
 
     root: str | None = Field(None, description="the shared directory holding the workspaces")
-    broker_url: str = Field("redis://127.0.0.1:6379/0", description="Redis URL of the Celery broker and of "
-                            "the due index, leases and budget (redis://, rediss:// or redis+socket:///path)")
+    broker_url: str = Field(
+        "redis://127.0.0.1:6379/0",
+        description="Redis URL of the Celery broker and of "
+        "the due index, leases and budget (redis://, rediss:// or redis+socket:///path)",
+    )
     queue: str = Field("reverie-dream", min_length=1, description="the Celery queue of Dream jobs")
-    lease_seconds: float = Field(120, gt=0, description="a workspace lease's lifetime, renewed by heartbeats")
+    lease_seconds: float = Field(
+        120, gt=0, description="a workspace lease's lifetime, renewed by heartbeats"
+    )
     heartbeat_seconds: float = Field(20, gt=0, description="seconds between lease renewals")
-    fence_margin_seconds: float = Field(30, ge=0, description="lease time a run must have left to commit")
-    claim_seconds: float = Field(180, gt=0, description="a dispatched workspace is dispatched again when no "
-                                 "heartbeat renewed its claim for this long (a dead worker's job)")
+    fence_margin_seconds: float = Field(
+        30, ge=0, description="lease time a run must have left to commit"
+    )
+    claim_seconds: float = Field(
+        180,
+        gt=0,
+        description="a dispatched workspace is dispatched again when no "
+        "heartbeat renewed its claim for this long (a dead worker's job)",
+    )
     dispatch_every_seconds: float = Field(5, gt=0, description="seconds between dispatcher ticks")
-    debounce_seconds: float = Field(300, ge=0, description="delay from a workspace's first pending append "
-                                    "(or a run that left entries pending) to its Dream")
-    jitter_seconds: float = Field(60, ge=0, description="each workspace's fixed extra delay is below this")
-    max_inflight: int = Field(64, ge=1, description="Dream jobs queued or running at once, fleet-wide")
-    tokens_per_minute: int | None = Field(None, ge=1, description="model tokens admitted per minute, "
-                                          "fleet-wide (null: no limit)")
-    tokens_per_run: int = Field(20_000, ge=1, description="tokens a run is assumed to use before any ran")
-    retry_backoff_seconds: float = Field(60, gt=0, description="first delay after a failed run (doubles)")
-    retry_backoff_max_seconds: float = Field(3_600, gt=0, description="longest delay after failed runs")
-    crash_park_after: int = Field(3, ge=1, description="jobs that died mid-run before a workspace is parked")
+    debounce_seconds: float = Field(
+        300,
+        ge=0,
+        description="delay from a workspace's first pending append "
+        "(or a run that left entries pending) to its Dream",
+    )
+    jitter_seconds: float = Field(
+        60, ge=0, description="each workspace's fixed extra delay is below this"
+    )
+    max_inflight: int = Field(
+        64, ge=1, description="Dream jobs queued or running at once, fleet-wide"
+    )
+    tokens_per_minute: int | None = Field(
+        None, ge=1, description="model tokens admitted per minute, fleet-wide (null: no limit)"
+    )
+    tokens_per_run: int = Field(
+        20_000, ge=1, description="tokens a run is assumed to use before any ran"
+    )
+    retry_backoff_seconds: float = Field(
+        60, gt=0, description="first delay after a failed run (doubles)"
+    )
+    retry_backoff_max_seconds: float = Field(
+        3_600, gt=0, description="longest delay after failed runs"
+    )
+    crash_park_after: int = Field(
+        3, ge=1, description="jobs that died mid-run before a workspace is parked"
+    )
 
     @model_validator(mode="after")
     def _lease_outlives_heartbeats(self) -> FleetConfig:
         if self.heartbeat_seconds >= self.lease_seconds / 2:
-            raise ValueError(f"fleet.heartbeatSeconds ({self.heartbeat_seconds:g}) must be under half of "
-                             f"fleet.leaseSeconds ({self.lease_seconds:g}), or one late renewal loses the lease")
+            raise ValueError(
+                f"fleet.heartbeatSeconds ({self.heartbeat_seconds:g}) must be under half of "
+                f"fleet.leaseSeconds ({self.lease_seconds:g}), or one late renewal loses the lease"
+            )
         if self.fence_margin_seconds >= self.lease_seconds:
-            raise ValueError(f"fleet.fenceMarginSeconds ({self.fence_margin_seconds:g}) must be under "
-                             f"fleet.leaseSeconds ({self.lease_seconds:g}), or no run may ever commit")
+            raise ValueError(
+                f"fleet.fenceMarginSeconds ({self.fence_margin_seconds:g}) must be under "
+                f"fleet.leaseSeconds ({self.lease_seconds:g}), or no run may ever commit"
+            )
         return self
+
+
 class ServeConfig(_Section):
     """``reverie serve --root``: Dream for every scope under a root, in one process (reverie.operations.serve_root)."""
 
-    concurrency: int = Field(16, ge=1, le=10_000, description="Dream runs in flight at once (--concurrency wins)")
-    tokens_per_minute: int | None = Field(None, ge=1_000, description="model tokens all runs may use per minute, "
-                                                                     "against the provider's rate limit (null: no limit)")
-    jitter_seconds: float = Field(600, ge=0, description="a scope's runs are delayed by a fixed share of this, "
-                                                         "from its id, so a mass event does not fire at once")
-    poll_seconds: float = Field(1.0, gt=0, le=60, description="how often the due markers are looked at")
-    backoff_seconds: float = Field(30, gt=0, description="first pause of every run while the provider is down "
-                                                         "(doubles while it stays down)")
+    concurrency: int = Field(
+        16, ge=1, le=10_000, description="Dream runs in flight at once (--concurrency wins)"
+    )
+    tokens_per_minute: int | None = Field(
+        None,
+        ge=1_000,
+        description="model tokens all runs may use per minute, "
+        "against the provider's rate limit (null: no limit)",
+    )
+    jitter_seconds: float = Field(
+        600,
+        ge=0,
+        description="a scope's runs are delayed by a fixed share of this, "
+        "from its id, so a mass event does not fire at once",
+    )
+    poll_seconds: float = Field(
+        1.0, gt=0, le=60, description="how often the due markers are looked at"
+    )
+    backoff_seconds: float = Field(
+        30,
+        gt=0,
+        description="first pause of every run while the provider is down "
+        "(doubles while it stays down)",
+    )
     backoff_max_seconds: float = Field(900, gt=0, description="longest such pause")
-    busy_retry_seconds: float = Field(60, gt=0, description="when a scope is retried whose Dream lock another "
-                                                            "process holds, or whose batch failed")
+    busy_retry_seconds: float = Field(
+        60,
+        gt=0,
+        description="when a scope is retried whose Dream lock another "
+        "process holds, or whose batch failed",
+    )
 
 
 class Config(_Section):
@@ -337,7 +501,7 @@ def _env_overrides(env: Mapping[str, str]) -> dict[str, Any]:
         if name == "REVERIE_MODEL":
             path = ["agents", "defaults", "model"]
         elif "__" in name:
-            path = [p for p in name[len("REVERIE_"):].split("__") if p]
+            path = [p for p in name[len("REVERIE_") :].split("__") if p]
         else:
             continue
         try:
@@ -358,11 +522,17 @@ def _align_keys(data: Any, model: type[BaseModel] | None) -> Any:
     """Rename environment-derived keys (``DREAM``, ``INTERVAL_H``) to the model's aliases."""
     if not isinstance(data, dict) or model is None:
         return data
-    fields = {_canon(f.alias or n): (f.alias or n, f.annotation) for n, f in model.model_fields.items()}
+    fields = {
+        _canon(f.alias or n): (f.alias or n, f.annotation) for n, f in model.model_fields.items()
+    }
     out: dict[str, Any] = {}
     for key, value in data.items():
         alias, annotation = fields.get(_canon(key), (key, None))
-        sub = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+        sub = (
+            annotation
+            if isinstance(annotation, type) and issubclass(annotation, BaseModel)
+            else None
+        )
         if sub is None and alias == "providers" and isinstance(value, dict):
             value = {k.lower(): _align_keys(v, ProviderConfig) for k, v in value.items()}
         value = _align_keys(value, sub)
@@ -391,15 +561,23 @@ def _unknown_keys(model: BaseModel, path: tuple[str, ...] = ()) -> list[str]:
 def _warn_unknown(model: BaseModel) -> None:
     unknown = _unknown_keys(model)
     if unknown:
-        shown = ", ".join(unknown[:10]) + (f" (+{len(unknown) - 10} more)" if len(unknown) > 10 else "")
-        log.warning("config: unknown key%s kept but not used: %s", "s" if len(unknown) > 1 else "", shown)
+        shown = ", ".join(unknown[:10]) + (
+            f" (+{len(unknown) - 10} more)" if len(unknown) > 10 else ""
+        )
+        log.warning(
+            "config: unknown key%s kept but not used: %s", "s" if len(unknown) > 1 else "", shown
+        )
 
 
 def _explain(exc: ValidationError, data: Mapping[str, Any]) -> str:
     err = exc.errors()[0]
     key = ".".join(str(p) for p in err["loc"])
     value = err.get("input")
-    shown = json.dumps(value) if isinstance(value, (int, float, str, bool, type(None))) else repr(value)[:60]
+    shown = (
+        json.dumps(value)
+        if isinstance(value, (int, float, str, bool, type(None)))
+        else repr(value)[:60]
+    )
     more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
     return f"config: {key} = {shown}: {err['msg']}{more}"
 

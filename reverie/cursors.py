@@ -17,8 +17,16 @@ from pathlib import Path
 from .errors import CursorError
 from .fsutil import atomic_write, open_for_write
 
-__all__ = ["MAX_CURSOR", "read_cursor", "write_cursor", "write_cursor_hint", "parse_cursor", "check_cursor",
-           "read_cursor_record", "write_cursor_record"]
+__all__ = [
+    "MAX_CURSOR",
+    "read_cursor",
+    "write_cursor",
+    "write_cursor_hint",
+    "parse_cursor",
+    "check_cursor",
+    "read_cursor_record",
+    "write_cursor_record",
+]
 
 #: The largest cursor Reverie writes or reads back (int64; a history line past it is not a valid entry).
 MAX_CURSOR = 2**63 - 1

@@ -126,8 +126,15 @@ class ModelUnavailableError(ModelError):
     pending without counting an attempt when it sees this.
     """
 
-    def __init__(self, message: str, *, kind: str = "unreachable", provider: str = "", model: str = "",
-                 endpoint: str = "") -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str = "unreachable",
+        provider: str = "",
+        model: str = "",
+        endpoint: str = "",
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.provider = provider

@@ -22,7 +22,12 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "atomic_write", "open_for_write", "write_all", "fsync_dir", "read_bytes_or_none", "read_text_lossy",
+    "atomic_write",
+    "open_for_write",
+    "write_all",
+    "fsync_dir",
+    "read_bytes_or_none",
+    "read_text_lossy",
     "decode_lossy",
 ]
 
@@ -53,12 +58,16 @@ def open_for_write(path: Path | str, flags: int, mode: int = 0o644) -> int:
         fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, mode)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise OSError(errno.ELOOP, f"{path} is a symbolic link; refusing to write through it", str(path)) from None
+            raise OSError(
+                errno.ELOOP, f"{path} is a symbolic link; refusing to write through it", str(path)
+            ) from None
         raise
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise OSError(errno.EINVAL, f"{path} is not a regular file; refusing to write to it", str(path))
+            raise OSError(
+                errno.EINVAL, f"{path} is not a regular file; refusing to write to it", str(path)
+            )
         if flags & os.O_NONBLOCK == 0:
             os.set_blocking(fd, True)
     except BaseException:
@@ -77,7 +86,9 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
-def atomic_write(path: Path, data: bytes | str, *, fsync: bool = True, mode: int | None = None) -> None:
+def atomic_write(
+    path: Path, data: bytes | str, *, fsync: bool = True, mode: int | None = None
+) -> None:
     """Replace ``path`` with ``data`` atomically.
 
     With ``fsync=False`` the replace is still atomic for readers (rename), but a power loss may roll it back;
@@ -145,7 +156,9 @@ def decode_lossy(raw: bytes, *, origin: str) -> str:
     except UnicodeDecodeError as exc:
         if origin not in _warned_paths:
             _warned_paths.add(origin)
-            log.warning("%s is not valid UTF-8 (byte %d); invalid bytes read as U+FFFD", origin, exc.start)
+            log.warning(
+                "%s is not valid UTF-8 (byte %d); invalid bytes read as U+FFFD", origin, exc.start
+            )
         return raw.decode("utf-8", errors="replace")
 
 

@@ -130,7 +130,11 @@ class HistoryEntry:
     # -- read like the dicts nanobot's MemoryStore returns (entry["cursor"], entry.get("session_key")) ----------
     def to_dict(self) -> dict[str, Any]:
         """The entry as its JSON object (``session_key`` only when set, unknown keys kept)."""
-        obj: dict[str, Any] = {"cursor": self.cursor, "timestamp": self.timestamp, "content": self.content}
+        obj: dict[str, Any] = {
+            "cursor": self.cursor,
+            "timestamp": self.timestamp,
+            "content": self.content,
+        }
         if self.session_key is not None:
             obj["session_key"] = self.session_key
         for key, value in self.extra.items():
@@ -170,7 +174,11 @@ class HistoryEntry:
         cursor = obj.get("cursor")
         if isinstance(cursor, bool) or not isinstance(cursor, int) or not 1 <= cursor <= MAX_CURSOR:
             raise BadLine("bad cursor")
-        timestamp, content, session_key = obj.get("timestamp"), obj.get("content"), obj.get("session_key")
+        timestamp, content, session_key = (
+            obj.get("timestamp"),
+            obj.get("content"),
+            obj.get("session_key"),
+        )
         if not isinstance(timestamp, str) or not isinstance(content, str):
             raise BadLine("wrong field types")
         if session_key is not None and not isinstance(session_key, str):
@@ -270,9 +278,13 @@ class HistoryLog:
         stamp = timestamp or format_timestamp()
         if session_key is not None:
             if not isinstance(session_key, str):
-                raise TypeError(f"session_key must be str or None, not {type(session_key).__name__}")
+                raise TypeError(
+                    f"session_key must be str or None, not {type(session_key).__name__}"
+                )
             if self.redact is not None:
-                session_key = self.redact(session_key)  # a key is stored like content: never a credential
+                session_key = self.redact(
+                    session_key
+                )  # a key is stored like content: never a credential
             session_key = session_key.encode("utf-8", errors="backslashreplace").decode("utf-8")
         with self.locked():
             try:
@@ -286,7 +298,9 @@ class HistoryLog:
                         raise HistoryError(
                             f"cannot append to {self.path}: its cursors reached the largest one ({MAX_CURSOR})"
                         )
-                    line = HistoryEntry(cursor, stamp, text, session_key, dict(extra or {})).to_json()
+                    line = HistoryEntry(
+                        cursor, stamp, text, session_key, dict(extra or {})
+                    ).to_json()
                     write_all(fd, line)
                     if self.fsync:
                         datasync(fd)
@@ -304,14 +318,19 @@ class HistoryLog:
             # A hint for nanobot and humans; the log's tail stays the truth, so an in-place update is enough.
             try:
                 write_cursor_hint(self.cursor_path, cursor)
-            except OSError as exc:  # the entry is durable; a missing hint is recovered from the tail
+            except (
+                OSError
+            ) as exc:  # the entry is durable; a missing hint is recovered from the tail
                 log.warning("could not update %s: %s", self.cursor_path, exc.strerror or exc)
         if self.on_append is not None:
             try:
                 self.on_append()
             except OSError as exc:
-                log.warning("%s: appended, but not marked due (%s); `reverie serve --rescan` finds it",
-                            self.path, exc.strerror or exc)
+                log.warning(
+                    "%s: appended, but not marked due (%s); `reverie serve --rescan` finds it",
+                    self.path,
+                    exc.strerror or exc,
+                )
         return cursor
 
     def _repair_tail(self, fd: int) -> None:
@@ -366,7 +385,9 @@ class HistoryLog:
         """A hint for the next process (no fsync, written in place): a stale or torn one only costs a longer scan."""
         ino, offset, best, guard = state
         try:
-            fd = os.open(self.checkpoint_path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+            fd = os.open(
+                self.checkpoint_path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644
+            )
             try:
                 data = f"{ino} {offset} {best} {guard.hex()}\n".encode()
                 os.pwrite(fd, data, 0)
@@ -381,7 +402,9 @@ class HistoryLog:
     def _tail_cursor(self, fd: int, size: int) -> int:
         """The cursor of the last valid line, reading backwards (linear however long a line is)."""
         for start, raw in iter_lines_backward(fd, size):
-            if raw is None:  # too long to parse: its leading cursor still counts, so it is never reissued
+            if (
+                raw is None
+            ):  # too long to parse: its leading cursor still counts, so it is never reissued
                 m = _LEADING_CURSOR.match(os.pread(fd, 256, start))
                 if m and 1 <= int(m.group(1)) <= MAX_CURSOR:
                     return int(m.group(1))
@@ -407,7 +430,9 @@ class HistoryLog:
                 return 0
             if dream_cursor is None:
                 if self.dream_cursor_path is None:
-                    raise ValueError("compact() needs dream_cursor when the log has no Dream cursor file")
+                    raise ValueError(
+                        "compact() needs dream_cursor when the log has no Dream cursor file"
+                    )
                 dream_cursor = read_cursor(self.dream_cursor_path) or 0
             try:
                 fd = open_for_write(self.path, os.O_RDWR | os.O_APPEND)
@@ -419,7 +444,9 @@ class HistoryLog:
             finally:
                 os.close(fd)
             raw_lines = self.path.read_bytes().split(b"\n")
-            raw_lines = [raw + b"\n" for raw in raw_lines[:-1]]  # _repair_tail left the file \n-terminated
+            raw_lines = [
+                raw + b"\n" for raw in raw_lines[:-1]
+            ]  # _repair_tail left the file \n-terminated
             valid_idx: list[tuple[int, int]] = []
             for i, raw in enumerate(raw_lines):
                 try:
@@ -479,10 +506,15 @@ class HistoryLog:
             previous = None
             for entry in _scan(fd, start, size, report):
                 if previous is not None and entry.cursor <= previous:
-                    log.warning("%s: cursors out of order near %d; reading the whole file", self.path, entry.cursor)
+                    log.warning(
+                        "%s: cursors out of order near %d; reading the whole file",
+                        self.path,
+                        entry.cursor,
+                    )
                     report = _BadLineReport(self.path)
                     everything = sorted(
-                        (e for e in _scan(fd, 0, size, report) if e.cursor > cursor), key=lambda e: e.cursor
+                        (e for e in _scan(fd, 0, size, report) if e.cursor > cursor),
+                        key=lambda e: e.cursor,
                     )
                     return everything[:limit] if limit is not None else everything
                 previous = entry.cursor
@@ -517,7 +549,9 @@ class _Locked:
 
 # -- entry-aware scanning (the byte-level primitives are in reverie.appendlog) -------------------------------
 _GUARD_BYTES = 256  # the guard hashes the log's first and last bytes before a scan offset
-_CHECKPOINT_EVERY = 1 << 20  # rewrite the checkpoint after this many newly scanned bytes (and after a full scan)
+_CHECKPOINT_EVERY = (
+    1 << 20
+)  # rewrite the checkpoint after this many newly scanned bytes (and after a full scan)
 
 
 def _guard(fd: int, offset: int) -> bytes:
@@ -550,8 +584,12 @@ def _scan_cursor_keys(fd: int, start: int, size: int, best: int) -> tuple[int, i
         block = os.pread(fd, min(_SCAN_CHUNK, size - at), at)
         if not block:
             break
-        data = tail + block  # the previous block's last bytes: a key cut by the chunk boundary is found whole
-        found = _CURSOR_KEY.findall(data)  # findall: no match objects, ~4x faster than finditer here
+        data = (
+            tail + block
+        )  # the previous block's last bytes: a key cut by the chunk boundary is found whole
+        found = _CURSOR_KEY.findall(
+            data
+        )  # findall: no match objects, ~4x faster than finditer here
         if found:
             best = max(best, max((v for v in map(int, found) if v <= MAX_CURSOR), default=best))
         nl = block.rfind(b"\n")

@@ -29,8 +29,18 @@ import orjson
 
 from .fsutil import write_all
 
-__all__ = ["HITS_NAME", "ROTATE_BYTES", "PIN_MARK", "line_key", "bare_line", "is_pinned", "record_hits", "read_hits",
-           "rotate_hits", "Hit"]
+__all__ = [
+    "HITS_NAME",
+    "ROTATE_BYTES",
+    "PIN_MARK",
+    "line_key",
+    "bare_line",
+    "is_pinned",
+    "record_hits",
+    "read_hits",
+    "rotate_hits",
+    "Hit",
+]
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +91,11 @@ def record_hits(state_dir: Path, time: float, hits: Iterable[tuple[str, Iterable
     try:
         if not Path(state_dir).is_dir():
             return  # no Dream state yet: nothing will read the log
-        fd = os.open(Path(state_dir) / HITS_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        fd = os.open(
+            Path(state_dir) / HITS_NAME,
+            os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW,
+            0o644,
+        )
         try:
             write_all(fd, b"".join(lines))
         finally:

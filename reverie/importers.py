@@ -63,16 +63,24 @@ def _facts(text: str) -> list[str]:
     return out
 
 
-def _land(memory: Memory, tool: str, source: str, note: str, facts: Iterable[str], count: int) -> ImportResult:
+def _land(
+    memory: Memory, tool: str, source: str, note: str, facts: Iterable[str], count: int
+) -> ImportResult:
     """Write and commit the note, then remember its facts (only when the note is new: a repeat adds nothing)."""
     memory.init()
     rel = f"memory/{date.today().isoformat()}-{tool}.md"
-    written = memory.write(rel, note, message=f"import: {tool} memory from {source} ({count} item(s))")
+    written = memory.write(
+        rel, note, message=f"import: {tool} memory from {source} ({count} item(s))"
+    )
     if written.commit is not None:
         for fact in facts:
             memory.remember(fact, session_key=f"import:{tool}")
-    return ImportResult(memory.workspace.root, count, len(note.encode("utf-8")),
-                        commits=[written.commit] if written.commit else [])
+    return ImportResult(
+        memory.workspace.root,
+        count,
+        len(note.encode("utf-8")),
+        commits=[written.commit] if written.commit else [],
+    )
 
 
 def import_claude_code(memory: Memory, source: str | os.PathLike[str]) -> ImportResult:
@@ -87,7 +95,9 @@ def import_claude_code(memory: Memory, source: str | os.PathLike[str]) -> Import
     if not files:
         raise WorkspaceError(f"{root} holds no Markdown memory files")
     if len(files) > MAX_FILES:
-        raise WorkspaceError(f"{root} holds {len(files):,} Markdown files (at most {MAX_FILES:,} are imported)")
+        raise WorkspaceError(
+            f"{root} holds {len(files):,} Markdown files (at most {MAX_FILES:,} are imported)"
+        )
     sections = [f"# Imported from Claude Code auto-memory\n\nSource: {root}\n"]
     facts: list[str] = []
     for path in files:
@@ -100,8 +110,14 @@ def import_claude_code(memory: Memory, source: str | os.PathLike[str]) -> Import
 def _mem0_items(data: Any) -> list[dict[str, Any]]:
     items = data.get("results", data.get("memories")) if isinstance(data, dict) else data
     if not isinstance(items, list):
-        raise WorkspaceError("not a mem0 export: expected get_all()'s {\"results\": [...]} or a list of memories")
-    return [i for i in items if isinstance(i, dict) and isinstance(i.get("memory"), str) and i["memory"].strip()]
+        raise WorkspaceError(
+            'not a mem0 export: expected get_all()\'s {"results": [...]} or a list of memories'
+        )
+    return [
+        i
+        for i in items
+        if isinstance(i, dict) and isinstance(i.get("memory"), str) and i["memory"].strip()
+    ]
 
 
 def import_mem0(memory: Memory, source: str | os.PathLike[str]) -> ImportResult:

@@ -54,7 +54,9 @@ def lock_path(guarded: Path | str, job: str = "") -> Path:
     if job and not _JOB.fullmatch(job):
         raise ValueError(f"a lock's job name is lowercase letters, digits and '-', not {job!r}")
     guarded = Path(guarded)
-    return guarded.with_name(f"{guarded.name}.{job}{LOCK_SUFFIX}" if job else guarded.name + LOCK_SUFFIX)
+    return guarded.with_name(
+        f"{guarded.name}.{job}{LOCK_SUFFIX}" if job else guarded.name + LOCK_SUFFIX
+    )
 
 
 def is_lock_file(name: str | Path) -> bool:
@@ -66,7 +68,9 @@ def is_lock_file(name: str | Path) -> bool:
 # with none: a thread lock the parent held at the fork would stay held in the child forever.
 _thread_locks: weakref.WeakValueDictionary[str, threading.Lock] = weakref.WeakValueDictionary()
 _thread_locks_guard = threading.Lock()
-_generation = 0  # incremented in a forked child: per-process state cached under an older generation is stale
+_generation = (
+    0  # incremented in a forked child: per-process state cached under an older generation is stale
+)
 # Idle descriptors of dropped `Lock`s whose lock file another `Lock` of this process held at that moment, by lock
 # file: closed once no `Lock` of the process holds it (see `Lock._close_idle`). Guarded by _thread_locks_guard.
 _deferred: dict[str, list[int]] = {}
@@ -118,8 +122,15 @@ class Lock:
     `acquire` / `try_acquire` / `acquire_async` and `release`. The lock file's directory must exist.
     """
 
-    def __init__(self, path: Path | str, *, timeout: float | None = 30.0, busy: str | None = None,
-                 keep_open: bool = False, error: type[ReverieError] = ReverieError) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        timeout: float | None = 30.0,
+        busy: str | None = None,
+        keep_open: bool = False,
+        error: type[ReverieError] = ReverieError,
+    ) -> None:
         self.path = Path(path)
         self.timeout = timeout
         self.busy = busy
@@ -156,7 +167,9 @@ class Lock:
         """Take the lock if it is free now; never waits."""
         return self._acquire(0)
 
-    async def acquire_async(self, timeout: float | None | _Default = _DEFAULT, poll: float = 0.05) -> None:
+    async def acquire_async(
+        self, timeout: float | None | _Default = _DEFAULT, poll: float = 0.05
+    ) -> None:
         """`acquire` for an event loop: polls every ``poll`` seconds without blocking the loop."""
         import asyncio  # lazily: the CLI's fast commands import this module and never wait in an event loop
 
@@ -188,8 +201,12 @@ class Lock:
         self.acquire()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.release()
 
     def __del__(self) -> None:
@@ -224,12 +241,16 @@ class Lock:
         self._refresh()
         me = threading.get_ident()
         if self._owner == me:
-            raise RuntimeError(f"{self.path} is already held by this thread; the lock is not re-entrant")
+            raise RuntimeError(
+                f"{self.path} is already held by this thread; the lock is not re-entrant"
+            )
         deadline = None if wait is None else time.monotonic() + wait
         if not self._tlock.acquire(True, -1 if wait is None else max(wait, 0)):
             return False
         try:
-            _close_deferred(self._key)  # no Lock of this process holds the file now: safe to close them
+            _close_deferred(
+                self._key
+            )  # no Lock of this process holds the file now: safe to close them
             if not self._flock(deadline):
                 if not self.keep_open:
                     self._close_descriptor()
@@ -252,7 +273,9 @@ class Lock:
             except BlockingIOError:
                 if deadline is not None and time.monotonic() >= deadline:
                     return False
-                time.sleep(delay if deadline is None else max(0.0, min(delay, deadline - time.monotonic())))
+                time.sleep(
+                    delay if deadline is None else max(0.0, min(delay, deadline - time.monotonic()))
+                )
                 delay = min(delay * 2, 0.02)
                 continue
             if os.fstat(fd).st_nlink:
@@ -267,7 +290,9 @@ class Lock:
             try:
                 self._fd = open_for_write(self.path, os.O_RDWR | os.O_CREAT)
             except OSError as exc:
-                raise self.error(f"cannot open the lock file {self.path}: {exc.strerror or exc}") from exc
+                raise self.error(
+                    f"cannot open the lock file {self.path}: {exc.strerror or exc}"
+                ) from exc
         return self._fd
 
     def _close_descriptor(self) -> None:

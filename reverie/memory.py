@@ -47,8 +47,17 @@ if TYPE_CHECKING:
     from .status import StatusReport
 
 __all__ = [
-    "Memory", "open", "wrap", "use_memory_class", "Remembered", "WriteResult", "RemoveResult", "IndexResult", "EditKind",
-    "memory_files", "agent_preamble",
+    "Memory",
+    "open",
+    "wrap",
+    "use_memory_class",
+    "Remembered",
+    "WriteResult",
+    "RemoveResult",
+    "IndexResult",
+    "EditKind",
+    "memory_files",
+    "agent_preamble",
 ]
 
 T = TypeVar("T")
@@ -132,8 +141,12 @@ def wrap(runtime: Runtime) -> Memory:
 
 
 def open(  # noqa: A001 (``reverie.open``, as ``io.open``: the verb a reader expects)
-    path: str | os.PathLike[str] | Workspace | None = None, *, config: Config | None = None,
-    root: str | os.PathLike[str] | None = None, user: str | None = None, agent: str | None = None,
+    path: str | os.PathLike[str] | Workspace | None = None,
+    *,
+    config: Config | None = None,
+    root: str | os.PathLike[str] | None = None,
+    user: str | None = None,
+    agent: str | None = None,
 ) -> Memory:
     """Open the memory of the workspace at ``path`` (default: ``$REVERIE_WORKSPACE`` or ``~/.reverie/workspace``),
     or, with ``root`` and ``user`` (and optionally ``agent``), of that scope under a root of scoped workspaces
@@ -165,6 +178,7 @@ def _expand(path: str | os.PathLike[str] | Workspace | None) -> Workspace | Path
 
 # -- which files the file verbs reach --------------------------------------------------------------------------
 
+
 def memory_files(workspace: Workspace) -> list[str]:
     """The Markdown memory files ``read`` serves: the prompt files, then every ``.md`` under ``memory/`` (dated
     notes, the archive), workspace-relative, hidden folders and symlinks skipped."""
@@ -188,12 +202,16 @@ def _memory_path(path: str) -> str:
     rel = check_relative(rel)
     parts = Path(rel).parts
     if rel in MEMORY_FILES or (
-        len(parts) > 1 and parts[0] == "memory" and rel.endswith(".md")
+        len(parts) > 1
+        and parts[0] == "memory"
+        and rel.endswith(".md")
         and not any(p.startswith(".") for p in parts)
     ):
         return rel
-    raise UnsafePathError(f"{path!r} is not a memory file: only SOUL.md, USER.md and Markdown files under "
-                          "memory/ can be read or written (history is reached with recall)")
+    raise UnsafePathError(
+        f"{path!r} is not a memory file: only SOUL.md, USER.md and Markdown files under "
+        "memory/ can be read or written (history is reached with recall)"
+    )
 
 
 def agent_preamble(runtime: Runtime, *, recent_chars: int = RECENT_HISTORY_CHARS) -> str:
@@ -218,6 +236,7 @@ def agent_preamble(runtime: Runtime, *, recent_chars: int = RECENT_HISTORY_CHARS
 def _sync(coro: Coroutine[Any, Any, T], twin: str) -> T:
     """Run a pipeline verb's coroutine to completion; inside a running event loop, refuse (the twin is there)."""
     import asyncio  # here: `reverie status` and `log` open a Memory and must not pay for asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -256,14 +275,17 @@ class Memory:
     def __enter__(self) -> Memory:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
     async def __aenter__(self) -> Memory:
         return self
 
-    async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
     def sibling(self) -> Memory:
@@ -313,28 +335,66 @@ class Memory:
     async def aremember(self, text: str, *, session_key: str | None = None) -> Remembered:
         return await self._in_thread(lambda m: m.remember(text, session_key=session_key))
 
-    def recall(self, query: str, *, limit: int = 10, kinds: Sequence[str] | None = None, session: str | None = None,
-               since: str | None = None, until: str | None = None) -> list[Hit]:
+    def recall(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        kinds: Sequence[str] | None = None,
+        session: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> list[Hit]:
         """Search the memory files, dated notes and archive, history and sessions; ranked hits, best first.
         ``kinds`` (memory, dated, history, session), ``session``, ``since``/``until`` (ISO dates) narrow it."""
         if not self.written:
             return []
         return self.runtime.recall.search(query, limit, _filters(kinds, session, since, until))
 
-    async def arecall(self, query: str, *, limit: int = 10, kinds: Sequence[str] | None = None,
-                      session: str | None = None, since: str | None = None, until: str | None = None) -> list[Hit]:
+    async def arecall(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        kinds: Sequence[str] | None = None,
+        session: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> list[Hit]:
         if not self.written:
             return []
-        return await self.runtime.recall.asearch(query, limit, _filters(kinds, session, since, until))
+        return await self.runtime.recall.asearch(
+            query, limit, _filters(kinds, session, since, until)
+        )
 
-    def search(self, query: str, *, limit: int = 10, kinds: Sequence[str] | None = None, session: str | None = None,
-               since: str | None = None, until: str | None = None) -> list[Hit]:
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        kinds: Sequence[str] | None = None,
+        session: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> list[Hit]:
         """``recall`` under the name search tools use."""
-        return self.recall(query, limit=limit, kinds=kinds, session=session, since=since, until=until)
+        return self.recall(
+            query, limit=limit, kinds=kinds, session=session, since=since, until=until
+        )
 
-    async def asearch(self, query: str, *, limit: int = 10, kinds: Sequence[str] | None = None,
-                      session: str | None = None, since: str | None = None, until: str | None = None) -> list[Hit]:
-        return await self.arecall(query, limit=limit, kinds=kinds, session=session, since=since, until=until)
+    async def asearch(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        kinds: Sequence[str] | None = None,
+        session: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> list[Hit]:
+        return await self.arecall(
+            query, limit=limit, kinds=kinds, session=session, since=since, until=until
+        )
 
     def reindex(self, *, rebuild: bool = False) -> IndexResult:
         """Bring the search index up to date with the files (``rebuild``: drop it and rebuild it from them), then
@@ -359,8 +419,14 @@ class Memory:
         return await self._in_thread(lambda m: m.context())
 
     # -- the pipeline ---------------------------------------------------------------------------------------
-    async def adream(self, *, all: bool = False, dry_run: bool = False, wait: bool = False,  # noqa: A002
-                     on_progress: Callable[[Progress], None] | None = None) -> DreamResult:
+    async def adream(
+        self,
+        *,
+        all: bool = False,
+        dry_run: bool = False,
+        wait: bool = False,  # noqa: A002
+        on_progress: Callable[[Progress], None] | None = None,
+    ) -> DreamResult:
         """Run Dream: distil pending history into the memory files and commit (``all``: every pending batch
         within the run budget; ``dry_run``: compute the diff, write nothing; ``wait``: wait for a run in
         progress instead of returning ``already-running``)."""
@@ -368,11 +434,21 @@ class Memory:
             from .dream import DreamResult
 
             return DreamResult("nothing-to-do", model=self.config.dream_model)
-        return await self.runtime.dream.run(drain=all, wait=wait, dry_run=dry_run, on_progress=on_progress)
+        return await self.runtime.dream.run(
+            drain=all, wait=wait, dry_run=dry_run, on_progress=on_progress
+        )
 
-    def dream(self, *, all: bool = False, dry_run: bool = False, wait: bool = False,  # noqa: A002
-              on_progress: Callable[[Progress], None] | None = None) -> DreamResult:
-        return _sync(self.adream(all=all, dry_run=dry_run, wait=wait, on_progress=on_progress), "adream")
+    def dream(
+        self,
+        *,
+        all: bool = False,
+        dry_run: bool = False,
+        wait: bool = False,  # noqa: A002
+        on_progress: Callable[[Progress], None] | None = None,
+    ) -> DreamResult:
+        return _sync(
+            self.adream(all=all, dry_run=dry_run, wait=wait, on_progress=on_progress), "adream"
+        )
 
     async def aconsolidate(self, session_key: str | None = None) -> list[ConsolidationResult]:
         """Archive a session into history: all of ``session_key``'s messages (the session is kept), or, with no
@@ -402,7 +478,9 @@ class Memory:
     async def amessages(self, session_key: str, *, archived: bool = False) -> list[dict[str, Any]]:
         return await self._in_thread(lambda m: m.messages(session_key, archived=archived))
 
-    async def arecord(self, session_key: str, messages: Sequence[dict[str, Any]]) -> ConsolidationResult:
+    async def arecord(
+        self, session_key: str, messages: Sequence[dict[str, Any]]
+    ) -> ConsolidationResult:
         """Append ``messages`` to the conversation, each durably as it comes, then let the Consolidator archive
         its oldest turns into history if the prompt is over its token budget (what ``reverie chat`` does after
         every turn). Each message needs a string ``role``; other keys are kept."""
@@ -474,15 +552,29 @@ class Memory:
         return await self._in_thread(lambda m: m.pending())
 
     # -- versions -------------------------------------------------------------------------------------------
-    def log(self, *, limit: int = 20, kind: str | None = None, path: str | None = None,
-            start: str | None = None) -> list[CommitInfo]:
+    def log(
+        self,
+        *,
+        limit: int = 20,
+        kind: str | None = None,
+        path: str | None = None,
+        start: str | None = None,
+    ) -> list[CommitInfo]:
         """Memory's versions, newest first (``kind``: only that commit kind; ``path``: only commits touching it;
         ``start``: from that commit back instead of from the newest, for reading a long log page by page)."""
         return self.runtime.git.log(limit=limit, kind=kind, path=path, start=start)
 
-    async def alog(self, *, limit: int = 20, kind: str | None = None, path: str | None = None,
-                   start: str | None = None) -> list[CommitInfo]:
-        return await self._in_thread(lambda m: m.log(limit=limit, kind=kind, path=path, start=start))
+    async def alog(
+        self,
+        *,
+        limit: int = 20,
+        kind: str | None = None,
+        path: str | None = None,
+        start: str | None = None,
+    ) -> list[CommitInfo]:
+        return await self._in_thread(
+            lambda m: m.log(limit=limit, kind=kind, path=path, start=start)
+        )
 
     def show(self, sha: str) -> CommitDetail:
         """One version: its commit (what changed and why) and its diff."""
@@ -503,7 +595,9 @@ class Memory:
     async def awhy(self, text: str) -> list[Provenance]:
         return await self._in_thread(lambda m: m.why(text))
 
-    def restore(self, sha: str | None = None, *, only: bool = False, replay: bool = False) -> OperationResult:
+    def restore(
+        self, sha: str | None = None, *, only: bool = False, replay: bool = False
+    ) -> OperationResult:
         """Restore memory to before ``sha`` (default: the newest Dream commit), or with ``only`` undo just that
         commit; ``replay`` also rewinds Dream's cursor so the batch is dreamed again. The undo is a commit."""
         from .operations.restore import restore_memory
@@ -516,7 +610,9 @@ class Memory:
             sha = latest[0].sha
         return restore_memory(rt.store, rt.git, sha, only=only, replay=replay)
 
-    async def arestore(self, sha: str | None = None, *, only: bool = False, replay: bool = False) -> OperationResult:
+    async def arestore(
+        self, sha: str | None = None, *, only: bool = False, replay: bool = False
+    ) -> OperationResult:
         return await self._in_thread(lambda m: m.restore(sha, only=only, replay=replay))
 
     def preview_restore(self, sha: str, *, only: bool = False) -> str:
@@ -593,7 +689,9 @@ class Memory:
     async def aread(self, path: str) -> str:
         return await self._in_thread(lambda m: m.read(path))
 
-    def write(self, path: str, text: str, *, kind: EditKind = "manual", message: str | None = None) -> WriteResult:
+    def write(
+        self, path: str, text: str, *, kind: EditKind = "manual", message: str | None = None
+    ) -> WriteResult:
         """Replace a memory file's text as a person's (``manual``) or an agent's (``agent``) edit: secrets are
         redacted, Dream's gate judges it (``GateError`` says why not), lines it takes out of a prompt file go to
         the archive (``why`` finds them), and it is committed with that kind. An agent's SOUL.md change is staged
@@ -606,7 +704,9 @@ class Memory:
         rel = _memory_path(path)
         _check_kind(kind)
         if kind == "agent" and rel.startswith(ARCHIVE_DIR + "/"):
-            raise UnsafePathError(f"{rel} is the archive: lines reach it through remove, an agent does not rewrite it")
+            raise UnsafePathError(
+                f"{rel} is the archive: lines reach it through remove, an agent does not rewrite it"
+            )
         self._create()
         ws, git = self.workspace, self.runtime.git
         new = redact(text)
@@ -618,12 +718,20 @@ class Memory:
             if not verdict.ok:
                 raise GateError(f"{kind} edit refused: {verdict.reason}")
             if rel == SOUL and kind == "agent":
-                stage_soul_change(ws, base=base, proposed=new, reason=message or "an agent's edit", head=git.head())
+                stage_soul_change(
+                    ws,
+                    base=base,
+                    proposed=new,
+                    reason=message or "an agent's edit",
+                    head=git.head(),
+                )
                 return WriteResult(rel, None, staged=True)
             files, read = {rel: new}, {rel: base}
             gone = _removed_lines(base, new) if rel in MEMORY_FILES else []
             if gone:
-                how = f"by {_WHO[kind]} in an edit" + (f" ({' '.join(message.split())})" if message else "")
+                how = f"by {_WHO[kind]} in an edit" + (
+                    f" ({' '.join(message.split())})" if message else ""
+                )
                 archive, after = self._archived(rel, gone, how)
                 files[archive], read[archive] = after, ws.read(archive)
             git.ensure()
@@ -632,11 +740,14 @@ class Memory:
             sha = git.commit(subject, kind=kind, files=files, base=read)
             return WriteResult(rel, sha, archived=tuple(raw.strip() for raw in gone))
 
-    async def awrite(self, path: str, text: str, *, kind: EditKind = "manual",
-                     message: str | None = None) -> WriteResult:
+    async def awrite(
+        self, path: str, text: str, *, kind: EditKind = "manual", message: str | None = None
+    ) -> WriteResult:
         return await self._in_thread(lambda m: m.write(path, text, kind=kind, message=message))
 
-    def remove(self, path: str, line: str, *, reason: str, kind: EditKind = "manual") -> RemoveResult:
+    def remove(
+        self, path: str, line: str, *, reason: str, kind: EditKind = "manual"
+    ) -> RemoveResult:
         """Take one line out of a prompt file (USER.md, memory/MEMORY.md; SOUL.md only by hand) and archive it
         under memory/archive/ with ``reason``, in one commit: ``why`` finds it there."""
         from .dream.gate import check
@@ -649,7 +760,9 @@ class Memory:
         if rel not in MEMORY_FILES:
             raise WorkspaceError(f"lines are removed from {', '.join(MEMORY_FILES)}, not {rel}")
         if rel == SOUL and kind == "agent":
-            raise WorkspaceError("an agent does not remove SOUL.md lines: write the change, which waits for approval")
+            raise WorkspaceError(
+                "an agent does not remove SOUL.md lines: write the change, which waits for approval"
+            )
         if not why:
             raise CommandError("say why the line leaves (the archive keeps the reason)")
         ws, git = self.workspace, self.runtime.git
@@ -671,7 +784,9 @@ class Memory:
             sha = git.commit(f"{kind}: archive a line of {rel}", kind=kind, files=files, base=base)
         return RemoveResult(rel, raw.strip(), archive, sha)
 
-    async def aremove(self, path: str, line: str, *, reason: str, kind: EditKind = "manual") -> RemoveResult:
+    async def aremove(
+        self, path: str, line: str, *, reason: str, kind: EditKind = "manual"
+    ) -> RemoveResult:
         return await self._in_thread(lambda m: m.remove(path, line, reason=reason, kind=kind))
 
     def _archived(self, rel: str, lines: Sequence[str], how: str) -> tuple[str, str]:
@@ -740,10 +855,17 @@ class Memory:
         return await self._in_thread(lambda m: m.status())
 
 
-def _filters(kinds: Sequence[str] | None, session: str | None, since: str | None, until: str | None) -> Any:
+def _filters(
+    kinds: Sequence[str] | None, session: str | None, since: str | None, until: str | None
+) -> Any:
     from .recall import SearchFilters
 
-    given = {"kinds": list(kinds) if kinds else None, "session": session, "since": since, "until": until}
+    given = {
+        "kinds": list(kinds) if kinds else None,
+        "session": session,
+        "since": since,
+        "until": until,
+    }
     return SearchFilters.from_mapping({k: v for k, v in given.items() if v is not None})
 
 
@@ -775,4 +897,3 @@ def _removed_lines(before: str, after: str) -> list[str]:
 def _check_kind(kind: str) -> None:
     if kind not in ("manual", "agent"):
         raise CommandError(f"an edit's kind is 'manual' or 'agent', not {kind!r}")
-

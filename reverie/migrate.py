@@ -36,10 +36,16 @@ __all__ = ["migrate_legacy_history", "split_legacy", "MIGRATED_KEY"]
 #: Extra key on each migrated entry, naming its source (also how an interrupted migration is recognised).
 MIGRATED_KEY = "migrated"
 
-_DATED = re.compile(r"\[\d{4}-\d{2}-\d{2}[^\]]*\]")  # a bracketed date, with anything after it up to "]"
-_RAW_ROLE_LINE = re.compile(r"\[\d{4}-\d{2}-\d{2}[^\]]*\]\s+[A-Z][A-Z0-9_]*(?:\s+\[tools:\s*[^\]]+\])?:")
+_DATED = re.compile(
+    r"\[\d{4}-\d{2}-\d{2}[^\]]*\]"
+)  # a bracketed date, with anything after it up to "]"
+_RAW_ROLE_LINE = re.compile(
+    r"\[\d{4}-\d{2}-\d{2}[^\]]*\]\s+[A-Z][A-Z0-9_]*(?:\s+\[tools:\s*[^\]]+\])?:"
+)
 _LEADING_STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})(?::\d{2})?\]\s*")
-_NANOBOT_STAMP = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\]\s*")  # what nanobot writes (boundaries use only it)
+_NANOBOT_STAMP = re.compile(
+    r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\]\s*"
+)  # what nanobot writes (boundaries use only it)
 _RAW_MARK = "[RAW]"
 
 
@@ -64,7 +70,7 @@ def split_legacy(text: str, fallback_timestamp: str) -> list[tuple[str, str]]:
             continue
         m = _LEADING_STAMP.match(body)
         if m:
-            out.append((f"{m.group(1)} {m.group(2)}", body[m.end():].strip() or body))
+            out.append((f"{m.group(1)} {m.group(2)}", body[m.end() :].strip() or body))
         else:
             out.append((fallback_timestamp, body))
     return out
@@ -80,7 +86,7 @@ def _is_raw_block(lines: list[str]) -> bool:
     """Whether the entry being built is a raw archive (``[date] [RAW] N messages`` then one line per message)."""
     first = next((ln for ln in lines if ln.strip()), "")
     m = _NANOBOT_STAMP.match(first)
-    return m is not None and first[m.end():].lstrip().startswith(_RAW_MARK)
+    return m is not None and first[m.end() :].lstrip().startswith(_RAW_MARK)
 
 
 def _backup_name(path: Path) -> Path:
@@ -117,19 +123,26 @@ def migrate_legacy_history(workspace: Workspace, history: HistoryLog) -> int | N
         if _has_entries(history.path):
             if not _first_entry_is_migrated(history):
                 # Not ours: history.jsonl was started without this migration. Never guess; leave both alone.
-                log.warning("%s exists next to a non-empty %s and is not migrated; it is left as is",
-                            legacy.name, history.path.name)
+                log.warning(
+                    "%s exists next to a non-empty %s and is not migrated; it is left as is",
+                    legacy.name,
+                    history.path.name,
+                )
                 return None
             backup = _backup_name(legacy)
             os.replace(legacy, backup)  # finishes a migration interrupted after step (2)
-            log.warning("legacy %s left over after migration; renamed to %s", legacy.name, backup.name)
+            log.warning(
+                "legacy %s left over after migration; renamed to %s", legacy.name, backup.name
+            )
             return None
         raw = legacy.read_bytes()
         fallback = format_timestamp(datetime.fromtimestamp(legacy.stat().st_mtime))
         pairs = split_legacy(decode_lossy(raw, origin=str(legacy)), fallback)
         lines = []
         for cursor, (stamp, content) in enumerate(pairs, start=1):
-            entry = HistoryEntry(cursor, stamp, history.prepare_content(content), extra={MIGRATED_KEY: "HISTORY.md"})
+            entry = HistoryEntry(
+                cursor, stamp, history.prepare_content(content), extra={MIGRATED_KEY: "HISTORY.md"}
+            )
             lines.append(entry.to_json())
         last = len(lines)
         if last:
@@ -138,5 +151,11 @@ def migrate_legacy_history(workspace: Workspace, history: HistoryLog) -> int | N
             atomic_write(history.path, b"".join(lines))
         backup = _backup_name(legacy)
         os.replace(legacy, backup)
-    log.warning("migrated %d entries from %s to %s (original kept as %s)", last, legacy.name, history.path.name, backup.name)
+    log.warning(
+        "migrated %d entries from %s to %s (original kept as %s)",
+        last,
+        legacy.name,
+        history.path.name,
+        backup.name,
+    )
     return last

@@ -131,7 +131,11 @@ class NanobotStoreAPI:
         return self._git
 
     def raw_archive(
-        self: _Host, messages: list[dict[str, Any]], session_key: str | None = None, *, max_chars: int | None = None
+        self: _Host,
+        messages: list[dict[str, Any]],
+        session_key: str | None = None,
+        *,
+        max_chars: int | None = None,
     ) -> list[int]:
         """Archive messages into history without a model (the fallback when summarising fails): ``[RAW] N
         messages`` and one transcript line per message, split into entries of at most ``max_chars`` (default
@@ -146,7 +150,12 @@ class NanobotStoreAPI:
         return cursors
 
     async def consolidate(
-        self, session: Any, provider: ModelClient | str, model: str | None = None, *, archive_all: bool = False,
+        self,
+        session: Any,
+        provider: ModelClient | str,
+        model: str | None = None,
+        *,
+        archive_all: bool = False,
         memory_window: int = 50,
     ) -> bool:
         """nanobot's older consolidation (``reverie.consolidator.seed``): archive old messages with one forced
@@ -158,5 +167,6 @@ class NanobotStoreAPI:
         from .consolidator.seed import consolidate
 
         store: WorkspaceStore = self  # type: ignore[assignment]  # mixed into MemoryStore only
-        return await consolidate(store, session, provider, model, archive_all=archive_all,
-                                 memory_window=memory_window)
+        return await consolidate(
+            store, session, provider, model, archive_all=archive_all, memory_window=memory_window
+        )

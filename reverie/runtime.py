@@ -49,7 +49,9 @@ class Runtime:
 
     def fresh(self) -> Runtime:
         """A new runtime over the same workspace, config and observer, with services of its own (for a thread)."""
-        return Runtime(self.workspace, config=self._config, activity=self.activity, scope=self.scope)
+        return Runtime(
+            self.workspace, config=self._config, activity=self.activity, scope=self.scope
+        )
 
     @cached_property
     def config(self) -> Config:

@@ -50,7 +50,14 @@ from .fsutil import atomic_write, fsync_dir
 from .workspace import Workspace
 
 __all__ = [
-    "Scope", "ScopeRoot", "ForgetResult", "validate_id", "due_hook", "due_jitter", "MAX_ID_CHARS", "SCOPE_FILE",
+    "Scope",
+    "ScopeRoot",
+    "ForgetResult",
+    "validate_id",
+    "due_hook",
+    "due_jitter",
+    "MAX_ID_CHARS",
+    "SCOPE_FILE",
 ]
 
 MAX_ID_CHARS = 128
@@ -70,13 +77,17 @@ def validate_id(value: object, what: str = "user id") -> str:
     if not text:
         raise InvalidScopeError(f"{what} is empty")
     if len(text) > MAX_ID_CHARS:
-        raise InvalidScopeError(f"{what} is {len(text)} characters long; the limit is {MAX_ID_CHARS}")
+        raise InvalidScopeError(
+            f"{what} is {len(text)} characters long; the limit is {MAX_ID_CHARS}"
+        )
     for ch in text:
         if ch in _PUNCTUATION or unicodedata.category(ch)[0] in "LMN":
             continue
         shown = repr(ch) if ch.isprintable() else f"U+{ord(ch):04X}"
-        raise InvalidScopeError(f"{what} {_shown(text)} contains {shown}: only letters, digits and _-.@+:=~# are "
-                                "allowed")
+        raise InvalidScopeError(
+            f"{what} {_shown(text)} contains {shown}: only letters, digits and _-.@+:=~# are "
+            "allowed"
+        )
     if text[0] in ".-":
         raise InvalidScopeError(f"{what} {_shown(text)} may not start with {text[0]!r}")
     if ".." in text:
@@ -108,7 +119,9 @@ class Scope:
         if self.agent is not None:
             object.__setattr__(self, "agent", validate_id(self.agent, "agent id"))
         object.__setattr__(self, "user_digest", _digest("user", self.user))
-        object.__setattr__(self, "agent_digest", _digest("agent", self.agent) if self.agent is not None else None)
+        object.__setattr__(
+            self, "agent_digest", _digest("agent", self.agent) if self.agent is not None else None
+        )
 
     @property
     def name(self) -> str:
@@ -152,7 +165,11 @@ class ScopeRoot:
     def path(self, scope: Scope) -> Path:
         """The scope's workspace directory (which may not exist)."""
         base = self._user_dir(scope.user_digest)
-        return base / "workspace" if scope.agent_digest is None else base / "agents" / scope.agent_digest
+        return (
+            base / "workspace"
+            if scope.agent_digest is None
+            else base / "agents" / scope.agent_digest
+        )
 
     def workspace(self, scope: Scope) -> Workspace:
         """The scope's workspace; nothing is created (see `ensure`)."""
@@ -179,11 +196,18 @@ class ScopeRoot:
             (ws.root / "memory" / ".reverie").mkdir(parents=True, exist_ok=True)
             (ws.root / "sessions").mkdir(exist_ok=True)
             if not (user_dir / "user.json").is_file():
-                atomic_write(user_dir / "user.json", json.dumps({"user": scope.user}, ensure_ascii=False) + "\n")
-            atomic_write(marker, json.dumps({"user": scope.user, "agent": scope.agent}, ensure_ascii=False) + "\n")
+                atomic_write(
+                    user_dir / "user.json",
+                    json.dumps({"user": scope.user}, ensure_ascii=False) + "\n",
+                )
+            atomic_write(
+                marker,
+                json.dumps({"user": scope.user, "agent": scope.agent}, ensure_ascii=False) + "\n",
+            )
         except OSError as exc:
-            raise WorkspaceError(f"cannot create the workspace of {scope} under {self.root}: "
-                                 f"{exc.strerror or exc}") from exc
+            raise WorkspaceError(
+                f"cannot create the workspace of {scope} under {self.root}: {exc.strerror or exc}"
+            ) from exc
         return ws
 
     # -- listing ------------------------------------------------------------------------------------------
@@ -263,7 +287,9 @@ class ScopeRoot:
         return marked
 
     # -- forgetting a user ----------------------------------------------------------------------------------
-    def forget_user(self, user: str, *, extra: Callable[[Scope], None] | None = None) -> ForgetResult:
+    def forget_user(
+        self, user: str, *, extra: Callable[[Scope], None] | None = None
+    ) -> ForgetResult:
         """Delete every scope of ``user``: the workspaces with their git history, sessions and search index
         (all inside the user's directory), and the due markers. ``extra`` is called for each scope first, for
         state kept elsewhere (an index on local disk, tokens).
@@ -293,7 +319,9 @@ class ScopeRoot:
         try:
             os.rename(user_dir, aside)
         except OSError as exc:
-            raise WorkspaceError(f"cannot remove the memory of user {user!r}: {exc.strerror or exc}") from exc
+            raise WorkspaceError(
+                f"cannot remove the memory of user {user!r}: {exc.strerror or exc}"
+            ) from exc
         fsync_dir(user_dir.parent)
         fsync_dir(trash)
         files, size = _tree_size(aside)
@@ -343,8 +371,12 @@ def _due_name_of(ws: Path) -> tuple[str, Path] | None:
         return None
     users = user_dir.parent.parent.parent
     digest = user_dir.name
-    if (users.name != "users" or not _DIGEST.fullmatch(digest) or user_dir.parent.name != digest[2:4]
-            or user_dir.parent.parent.name != digest[:2]):
+    if (
+        users.name != "users"
+        or not _DIGEST.fullmatch(digest)
+        or user_dir.parent.name != digest[2:4]
+        or user_dir.parent.parent.name != digest[:2]
+    ):
         return None
     return name, users.parent
 

@@ -29,8 +29,12 @@ def _open(workspace: Workspace | str | os.PathLike[str] | Memory, config: Config
     return wrap(Runtime(workspace, config=config))
 
 
-async def end_session(workspace: Workspace | str | os.PathLike[str] | Memory, session_key: str, *,
-                      config: Config | None = None) -> ConsolidationResult:
+async def end_session(
+    workspace: Workspace | str | os.PathLike[str] | Memory,
+    session_key: str,
+    *,
+    config: Config | None = None,
+) -> ConsolidationResult:
     """``/new`` as a job: archive every message of ``session_key`` not yet archived, then clear the session
     (crash-safe order: archive, then clear). ``SessionError`` when there is no such session."""
     memory = _open(workspace, config)
@@ -45,16 +49,23 @@ async def end_session(workspace: Workspace | str | os.PathLike[str] | Memory, se
             memory.close()
 
 
-async def archive_idle_sessions(workspace: Workspace | str | os.PathLike[str] | Memory, *,
-                                idle_minutes: float = 60, now: datetime | None = None,
-                                config: Config | None = None) -> list[ConsolidationResult]:
+async def archive_idle_sessions(
+    workspace: Workspace | str | os.PathLike[str] | Memory,
+    *,
+    idle_minutes: float = 60,
+    now: datetime | None = None,
+    config: Config | None = None,
+) -> list[ConsolidationResult]:
     """Archive (without clearing) every session not updated for ``idle_minutes`` that has messages not yet
     archived; returns one result per session archived. Sessions in use are left to the chat process."""
     memory = _open(workspace, config)
     try:
         cutoff = (now or datetime.now()) - timedelta(minutes=idle_minutes)
-        idle = [info for info in memory.runtime.sessions.list()
-                if info.messages > info.last_consolidated and _naive(info.updated_at) <= _naive(cutoff)]
+        idle = [
+            info
+            for info in memory.runtime.sessions.list()
+            if info.messages > info.last_consolidated and _naive(info.updated_at) <= _naive(cutoff)
+        ]
         results = []
         for info in idle:
             results.extend(await memory.aconsolidate(info.key))

@@ -72,13 +72,24 @@ from .workspace import Workspace
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Session", "SessionInfo", "SessionStore", "safe_filename", "MAX_MESSAGE_CHARS", "MAX_STEM_BYTES"]
+__all__ = [
+    "Session",
+    "SessionInfo",
+    "SessionStore",
+    "safe_filename",
+    "MAX_MESSAGE_CHARS",
+    "MAX_STEM_BYTES",
+]
 
 #: Longest message content stored; longer content is cut with a marker (a chat line is never a megabyte of data).
 MAX_MESSAGE_CHARS = 200_000
 _TRUNCATED = "\n…[truncated {n} characters]"
-_UNSAFE = re.compile(r'[<>:"/\\|?*]')  # nanobot's set (its helpers.safe_filename), after its ':' → '_'
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # never in a Reverie file name (Workspace.resolve refuses them)
+_UNSAFE = re.compile(
+    r'[<>:"/\\|?*]'
+)  # nanobot's set (its helpers.safe_filename), after its ':' → '_'
+_CONTROL = re.compile(
+    r"[\x00-\x1f\x7f]"
+)  # never in a Reverie file name (Workspace.resolve refuses them)
 _LEGACY_UNSAFE = re.compile(r"[^\w.-]")  # Reverie's earlier naming, still opened (see path_for)
 _LEGACY_MAX_NAME = 120
 #: NAME_MAX (255) less the longest name Reverie derives from a session file: the atomic-write temp file
@@ -87,7 +98,9 @@ MAX_STEM_BYTES = 255 - 28
 _HASH_SUFFIX_BYTES = 13  # "-" + 12 hex digits
 _MESSAGE_KEYS = ("role", "content", "timestamp", "tool_calls", "tool_call_id", "name")
 
-_warned_legacy: set[Path] = set()  # earlier-named session files already reported (one warning per process)
+_warned_legacy: set[Path] = (
+    set()
+)  # earlier-named session files already reported (one warning per process)
 
 
 def safe_filename(key: str) -> str:
@@ -244,7 +257,9 @@ class _Parsed:
 
 def _parse_lines(data: bytes, origin: str) -> _Parsed:
     lines = data.split(b"\n")
-    tail = lines.pop()  # b"" after a final newline; otherwise an unterminated line (an append in flight)
+    tail = (
+        lines.pop()
+    )  # b"" after a final newline; otherwise an unterminated line (an append in flight)
     meta: dict[str, Any] | None = None
     messages: list[dict[str, Any]] = []
     rest: list[bytes] = []
@@ -276,7 +291,9 @@ def _parse_lines(data: bytes, origin: str) -> _Parsed:
             messages.append(obj)  # a complete line that only lacks its newline
             rest.append(tail)
         else:
-            log.debug("%s: ignoring an unterminated last line (an append in flight, or torn)", origin)
+            log.debug(
+                "%s: ignoring an unterminated last line (an append in flight, or torn)", origin
+            )
     for kind, n in problems.items():
         log.warning("%s: %d line(s): %s; skipped or repaired", origin, n, kind)
     return _Parsed(meta, messages, rest, bad)
@@ -307,7 +324,9 @@ def _valid_offset(value: Any, n_messages: int, origin: str) -> int:
         log.warning(
             "%s: last_consolidated %r is not an int in 0..%d; reset to 0 (unarchived messages are re-archived, "
             "never lost)",
-            origin, value, n_messages,
+            origin,
+            value,
+            n_messages,
         )
         return 0
     return value
@@ -317,7 +336,11 @@ class SessionStore:
     """The session files of one workspace. Safe across threads and processes; no in-memory cache."""
 
     def __init__(
-        self, workspace: Workspace | str | os.PathLike[str], *, fsync: bool = True, lock_timeout: float = 30.0
+        self,
+        workspace: Workspace | str | os.PathLike[str],
+        *,
+        fsync: bool = True,
+        lock_timeout: float = 30.0,
     ) -> None:
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self.dir = self.workspace.sessions_dir
@@ -335,21 +358,35 @@ class SessionStore:
         plain = self.workspace.resolve(f"sessions/{stem}.jsonl")
         owner = _key_in_file(plain)
         if owner is not None and not _same_key(owner, key):
-            return self.workspace.resolve(f"sessions/{_capped(stem, MAX_STEM_BYTES - _HASH_SUFFIX_BYTES)}-{_key_hash(key)}.jsonl")
+            return self.workspace.resolve(
+                f"sessions/{_capped(stem, MAX_STEM_BYTES - _HASH_SUFFIX_BYTES)}-{_key_hash(key)}.jsonl"
+            )
         earlier = self._legacy_file(key, stem)
         if earlier is not None:
             if owner is None and not plain.exists():
                 return earlier
             if earlier not in _warned_legacy:
                 _warned_legacy.add(earlier)
-                log.warning("%s holds session %r under Reverie's earlier file naming; %s (nanobot's name) is used "
-                            "from now on, and the earlier file is left as it is", earlier, key, plain.name)
+                log.warning(
+                    "%s holds session %r under Reverie's earlier file naming; %s (nanobot's name) is used "
+                    "from now on, and the earlier file is left as it is",
+                    earlier,
+                    key,
+                    plain.name,
+                )
         return plain
 
     def _legacy_file(self, key: str, stem: str) -> Path | None:
         """The file Reverie's earlier naming gave ``key``, if it exists and its metadata names ``key``."""
-        for old in (_legacy_filename(key), f"{_legacy_filename(key)[:_LEGACY_MAX_NAME]}-{_key_hash(key)}"):
-            if old == stem or _CONTROL.search(old) or len(old.encode("utf-8", "surrogatepass")) > 249:
+        for old in (
+            _legacy_filename(key),
+            f"{_legacy_filename(key)[:_LEGACY_MAX_NAME]}-{_key_hash(key)}",
+        ):
+            if (
+                old == stem
+                or _CONTROL.search(old)
+                or len(old.encode("utf-8", "surrogatepass")) > 249
+            ):
                 continue  # the same file, or a name the OS could never have held
             candidate = self.workspace.resolve(f"sessions/{old}.jsonl")
             found = _key_in_file(candidate)
@@ -391,7 +428,9 @@ class SessionStore:
             created_at=created,
             updated_at=_parse_time(meta.get("updated_at"), created),
             metadata=metadata if isinstance(metadata := meta.get("metadata"), dict) else {},
-            last_consolidated=_valid_offset(meta.get("last_consolidated", 0), len(parsed.messages), str(path)),
+            last_consolidated=_valid_offset(
+                meta.get("last_consolidated", 0), len(parsed.messages), str(path)
+            ),
             path=Path(path),
         )
 
@@ -402,7 +441,13 @@ class SessionStore:
             session = self.load(path)
             if session is not None:
                 out.append(
-                    SessionInfo(session.key, path, session.updated_at, len(session.messages), session.last_consolidated)
+                    SessionInfo(
+                        session.key,
+                        path,
+                        session.updated_at,
+                        len(session.messages),
+                        session.last_consolidated,
+                    )
                 )
         out.sort(key=lambda s: s.updated_at, reverse=True)
         return out
@@ -432,7 +477,8 @@ class SessionStore:
             disk = parsed.messages
             mine = session.messages
             same = len(disk) <= len(mine) and all(
-                d.get("role") == m.get("role") and d.get("content") == _clean_value(m.get("content"))
+                d.get("role") == m.get("role")
+                and d.get("content") == _clean_value(m.get("content"))
                 for d, m in zip(disk, mine)
             )
             if not same:
@@ -443,9 +489,13 @@ class SessionStore:
             new = [normalize_message(m) for m in mine[len(disk) :]]
             total = len(disk) + len(new)
             if not 0 <= session.last_consolidated <= total:
-                raise SessionError(f"last_consolidated {session.last_consolidated} is not in 0..{total}")
+                raise SessionError(
+                    f"last_consolidated {session.last_consolidated} is not in 0..{total}"
+                )
             session.updated_at = _now()
-            body = b"".join(raw + b"\n" for raw in parsed.rest) + b"".join(orjson.dumps(m) + b"\n" for m in new)
+            body = b"".join(raw + b"\n" for raw in parsed.rest) + b"".join(
+                orjson.dumps(m) + b"\n" for m in new
+            )
             # Atomic replace (temp, fsync, rename): a crash leaves the old or the new file, each with every message.
             atomic_write(path, session.metadata_line() + body, fsync=self.fsync)
             session.messages = [*disk, *new]
@@ -457,17 +507,25 @@ class SessionStore:
         if session is None:
             return None
         return {
-            "key": session.key, "created_at": session.created_at.isoformat(),
-            "updated_at": session.updated_at.isoformat(), "metadata": session.metadata,
-            "messages": session.messages, "last_consolidated": session.last_consolidated,
+            "key": session.key,
+            "created_at": session.created_at.isoformat(),
+            "updated_at": session.updated_at.isoformat(),
+            "metadata": session.metadata,
+            "messages": session.messages,
+            "last_consolidated": session.last_consolidated,
         }
 
     def list_sessions(self) -> builtins.list[dict[str, Any]]:
         """Every session as nanobot lists them (``key``, ``updated_at``, ``path``, plus the message counts), newest
         first."""
         return [
-            {"key": info.key, "updated_at": info.updated_at.isoformat(), "path": str(info.path),
-             "messages": info.messages, "last_consolidated": info.last_consolidated}
+            {
+                "key": info.key,
+                "updated_at": info.updated_at.isoformat(),
+                "path": str(info.path),
+                "messages": info.messages,
+                "last_consolidated": info.last_consolidated,
+            }
             for info in self.list()
         ]
 
@@ -496,8 +554,14 @@ class SessionStore:
 
     def save_offset(self, session: Session, last_consolidated: int) -> None:
         """Record that the first ``last_consolidated`` messages are archived (atomic rewrite under the lock)."""
-        if isinstance(last_consolidated, bool) or not isinstance(last_consolidated, int) or last_consolidated < 0:
-            raise SessionError(f"last_consolidated must be a non-negative int, not {last_consolidated!r}")
+        if (
+            isinstance(last_consolidated, bool)
+            or not isinstance(last_consolidated, int)
+            or last_consolidated < 0
+        ):
+            raise SessionError(
+                f"last_consolidated must be a non-negative int, not {last_consolidated!r}"
+            )
         path = self._path_of(session)
         with self.locked(path):
             data = self._read_bytes_locked(path)
@@ -513,7 +577,9 @@ class SessionStore:
                 body = b"".join(raw + b"\n" for raw in parsed.rest)
                 held = len(parsed.messages)
             if last_consolidated > held:
-                raise SessionError(f"{path}: cannot mark {last_consolidated} messages archived; the file holds {held}")
+                raise SessionError(
+                    f"{path}: cannot mark {last_consolidated} messages archived; the file holds {held}"
+                )
             session.last_consolidated = last_consolidated
             session.updated_at = _now()
             # Atomic replace (temp, fsync, rename): a crash leaves the old or the new file, each with every message.
@@ -536,7 +602,12 @@ class SessionStore:
                     os.fsync(out)
                 finally:
                     os.close(out)
-                log.warning("%s: saved %d unreadable line(s) to %s before clearing", path, len(parsed.bad), corrupt.name)
+                log.warning(
+                    "%s: saved %d unreadable line(s) to %s before clearing",
+                    path,
+                    len(parsed.bad),
+                    corrupt.name,
+                )
             kept = parsed.messages[archived:]
             now = _now()
             session.messages = kept
@@ -557,12 +628,16 @@ class SessionStore:
         with self.locked(path):
             parsed = self._read_locked(path)
             meta = parsed.meta or {}
-            offset = _valid_offset(meta.get("last_consolidated", 0), len(parsed.messages), str(path))
+            offset = _valid_offset(
+                meta.get("last_consolidated", 0), len(parsed.messages), str(path)
+            )
             if not parsed.messages or len(parsed.messages) <= offset:
                 return None
             last = parsed.messages[-1]
             rest = list(parsed.rest)
-            for i in range(len(rest) - 1, -1, -1):  # the newest valid message's line (bad lines are not messages)
+            for i in range(
+                len(rest) - 1, -1, -1
+            ):  # the newest valid message's line (bad lines are not messages)
                 if rest[i] not in parsed.bad:
                     del rest[i]
                     break
@@ -570,7 +645,11 @@ class SessionStore:
             session.last_consolidated = offset
             session.updated_at = _now()
             # Atomic replace (temp, fsync, rename): a crash leaves the file with or without that one message.
-            atomic_write(path, session.metadata_line() + b"".join(raw + b"\n" for raw in rest), fsync=self.fsync)
+            atomic_write(
+                path,
+                session.metadata_line() + b"".join(raw + b"\n" for raw in rest),
+                fsync=self.fsync,
+            )
         return last
 
     # -- internals ----------------------------------------------------------------------------------------
@@ -582,7 +661,9 @@ class SessionStore:
         except ValueError:
             rel = None
         if rel is not None:
-            self.workspace.resolve(rel)  # re-checked at every write: a file swapped for a symlink is refused
+            self.workspace.resolve(
+                rel
+            )  # re-checked at every write: a file swapped for a symlink is refused
         session.path.parent.mkdir(parents=True, exist_ok=True)
         return session.path
 
@@ -608,7 +689,9 @@ class SessionStore:
 
 
 def _same_key(stored: str, key: str) -> bool:
-    return stored == key or stored == clean_text(key)  # keys are stored cleaned (no lone surrogates)
+    return stored == key or stored == clean_text(
+        key
+    )  # keys are stored cleaned (no lone surrogates)
 
 
 def _torn(path: Path) -> Path:

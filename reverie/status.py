@@ -77,9 +77,15 @@ def collect_status(store: WorkspaceStore) -> StatusReport:
     pending_soul = _pending_soul(store, problems)
     cfg = store.config
     dream_summary = summarize(ws.state_dir, set_aside(deadletter_path(ws.memory_dir)))
-    limits = {SOUL: cfg.dream.soul_max_chars, USER: cfg.dream.user_max_chars, MEMORY: cfg.dream.memory_max_chars}
-    budgets = {rel: {"chars": files[rel], "limit": limits[rel], "percent": 100 * files[rel] // limits[rel]}
-               for rel in MEMORY_FILES}
+    limits = {
+        SOUL: cfg.dream.soul_max_chars,
+        USER: cfg.dream.user_max_chars,
+        MEMORY: cfg.dream.memory_max_chars,
+    }
+    budgets = {
+        rel: {"chars": files[rel], "limit": limits[rel], "percent": 100 * files[rel] // limits[rel]}
+        for rel in MEMORY_FILES
+    }
     return StatusReport(
         workspace=str(ws.root),
         initialised=all(ws.resolve(rel).exists() for rel in MEMORY_FILES),
@@ -128,6 +134,11 @@ def _pending_soul(store: WorkspaceStore, problems: list[str]) -> PendingSoulSumm
         return None
     added, removed = change.counts()
     return PendingSoulSummary(
-        created_at=change.created_at, first_cursor=change.first_cursor, last_cursor=change.last_cursor,
-        added=added, removed=removed, proposals=change.proposals, applied=change.applied,
+        created_at=change.created_at,
+        first_cursor=change.first_cursor,
+        last_cursor=change.last_cursor,
+        added=added,
+        removed=removed,
+        proposals=change.proposals,
+        applied=change.applied,
     )

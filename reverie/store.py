@@ -84,13 +84,17 @@ class WorkspaceStore:
         return f"## Long-term Memory\n{content}" if content.strip() else ""
 
     # -- history ------------------------------------------------------------------------------------------
-    def append_history(self, entry: str, session_key: str | None = None, *, max_chars: int | None = None) -> int:
+    def append_history(
+        self, entry: str, session_key: str | None = None, *, max_chars: int | None = None
+    ) -> int:
         """Append an entry to history.jsonl and return its cursor.
 
         The content is cleaned first (model reasoning dropped, secrets redacted: ``HistoryLog.prepare_content``);
         ``max_chars`` caps it tighter than ``memory.history.max_entry_chars``, with a truncation marker.
         """
-        if max_chars is not None and max_chars > 0 and isinstance(entry, str):  # ≤ 0: no cap, as in nanobot
+        if (
+            max_chars is not None and max_chars > 0 and isinstance(entry, str)
+        ):  # ≤ 0: no cap, as in nanobot
             entry = strip_think(entry)
             if len(entry) > max_chars:
                 entry = entry[:max_chars] + TRUNCATION_MARKER.format(n=len(entry) - max_chars)
@@ -98,7 +102,9 @@ class WorkspaceStore:
 
     def read_unprocessed_history(self, since_cursor: int | None = None) -> list[HistoryEntry]:
         """Entries Dream has not consumed (past ``since_cursor``, default the Dream cursor)."""
-        return self.history.read_since(self.dream_cursor() if since_cursor is None else since_cursor)
+        return self.history.read_since(
+            self.dream_cursor() if since_cursor is None else since_cursor
+        )
 
     def last_cursor(self) -> int:
         return self.history.last_cursor()
@@ -121,10 +127,14 @@ class WorkspaceStore:
                 ) from None
             log.warning("%s; using %d, the value Reverie last wrote there", exc, recorded)
             return recorded
-        if value is None and path.exists():  # empty: nanobot's not-yet-written file, or its own write torn
+        if (
+            value is None and path.exists()
+        ):  # empty: nanobot's not-yet-written file, or its own write torn
             recorded = read_cursor_record(self.workspace.state_dir)
             if recorded is not None:  # Reverie moved it before: a torn write, not a fresh workspace
-                log.warning("%s is empty; using %d, the value Reverie last wrote there", path, recorded)
+                log.warning(
+                    "%s is empty; using %d, the value Reverie last wrote there", path, recorded
+                )
                 return recorded
         return value or 0
 
@@ -151,7 +161,11 @@ class WorkspaceStore:
         """Drop the oldest already-dreamed entries past the retention (``memory.history.retention``, None keeps
         all); returns how many were dropped. Entries Dream has not consumed are always kept."""
         if keep_last is None:
-            keep = self._retention if self._retention is not None else self.config.memory.history.retention
+            keep = (
+                self._retention
+                if self._retention is not None
+                else self.config.memory.history.retention
+            )
         else:
             keep = keep_last
         if keep is None:

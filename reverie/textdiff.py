@@ -37,7 +37,10 @@ def numstat(old: bytes | None, new: bytes | None) -> tuple[int, int]:
     mid_a, mid_b = a[start:end_a], b[start:end_b]
     if not mid_a or not mid_b:
         return len(mid_b), len(mid_a)
-    same = sum(block.size for block in SequenceMatcher(None, mid_a, mid_b, autojunk=False).get_matching_blocks())
+    same = sum(
+        block.size
+        for block in SequenceMatcher(None, mid_a, mid_b, autojunk=False).get_matching_blocks()
+    )
     return len(mid_b) - same, len(mid_a) - same
 
 

@@ -82,8 +82,14 @@ def check_relative(rel: str) -> str:
 
 #: Directories and fixed files Reverie writes besides the memory files; ``check_layout`` vets them all.
 _LAYOUT = (
-    "memory", "sessions", "prompts", "memory/.reverie", "memory/history.jsonl", "memory/.cursor",
-    "memory/.dream_cursor", "memory/HISTORY.md",
+    "memory",
+    "sessions",
+    "prompts",
+    "memory/.reverie",
+    "memory/history.jsonl",
+    "memory/.cursor",
+    "memory/.dream_cursor",
+    "memory/HISTORY.md",
 )
 
 
@@ -168,7 +174,9 @@ class Workspace:
                         f"{rel!r} resolves outside the workspace (through a symlink); refusing to follow it"
                     )
                 if i == len(parts) - 1:
-                    raise UnsafePathError(f"{rel!r} is a symlink; memory files must be regular files")
+                    raise UnsafePathError(
+                        f"{rel!r} is a symlink; memory files must be regular files"
+                    )
         if st is not None:
             if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
                 raise UnsafePathError(f"{rel!r} is not a regular file or directory")
@@ -195,7 +203,9 @@ class Workspace:
         try:
             atomic_write(path, content, fsync=fsync)
         except OSError as exc:
-            raise WorkspaceError(f"cannot write {rel} in {self.root}: {exc.strerror or exc}") from exc
+            raise WorkspaceError(
+                f"cannot write {rel} in {self.root}: {exc.strerror or exc}"
+            ) from exc
 
     def init(self) -> list[str]:
         """Create the layout and any missing memory file from its starter template; returns what was created."""
@@ -207,7 +217,9 @@ class Workspace:
             self.memory_dir.mkdir(exist_ok=True)
             self.sessions_dir.mkdir(exist_ok=True)
         except OSError as exc:
-            raise WorkspaceError(f"cannot create the workspace at {self.root}: {exc.strerror or exc}") from exc
+            raise WorkspaceError(
+                f"cannot create the workspace at {self.root}: {exc.strerror or exc}"
+            ) from exc
         for rel, template in _TEMPLATES.items():
             path = self.resolve(rel)
             if not path.exists():

@@ -12,7 +12,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def _isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     home = tmp_path_factory.mktemp("reverie-home")
     for name in list(os.environ):
         if name.startswith("REVERIE_"):
@@ -39,7 +41,9 @@ def store(workspace):
     return MemoryStore(workspace)
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None, input: str | None = None, timeout: float = 60):
+def run_cli(
+    *args: str, env: dict[str, str] | None = None, input: str | None = None, timeout: float = 60
+):
     """Run ``python -m reverie`` in a subprocess, as a user would."""
     import subprocess
 
@@ -48,5 +52,10 @@ def run_cli(*args: str, env: dict[str, str] | None = None, input: str | None = N
     full_env.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "reverie", *args],
-        capture_output=True, text=True, env=full_env, input=input, timeout=timeout, cwd=str(ROOT),
+        capture_output=True,
+        text=True,
+        env=full_env,
+        input=input,
+        timeout=timeout,
+        cwd=str(ROOT),
     )

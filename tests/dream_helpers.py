@@ -39,8 +39,9 @@ class Env:
         return (self.ws.root / rel).read_text()
 
     def git_cli(self, *args: str) -> str:
-        return subprocess.run(["git", "-C", str(self.ws.root), *args], capture_output=True, text=True,
-                              check=True).stdout
+        return subprocess.run(
+            ["git", "-C", str(self.ws.root), *args], capture_output=True, text=True, check=True
+        ).stdout
 
 
 def make_env(root: Path, *, name: str | None = None, **dream_cfg) -> Env:

@@ -22,12 +22,16 @@ def main() -> None:
     root, mode = Path(sys.argv[1]), sys.argv[2]
     if mode == "crash":
         point = sys.argv[3]
-        env = make_env(root, name=f"proc{os.getpid()}", max_attempts=1 if point == "dead-lettered" else 3)
+        env = make_env(
+            root, name=f"proc{os.getpid()}", max_attempts=1 if point == "dead-lettered" else 3
+        )
         transaction.fault = lambda p: os._exit(77) if p == point else None
         if point == "dead-lettered":
             env.fake.enqueue(bad_request_error("always fails"))
         else:
-            env.fake.enqueue("[USER] Lives in Berlin", [edit("USER.md", "", "- Lives in Berlin\n")], "done")
+            env.fake.enqueue(
+                "[USER] Lives in Berlin", [edit("USER.md", "", "- Lives in Berlin\n")], "done"
+            )
         result = asyncio.run(env.dream().run())
         print(result.status, result.reason)
         sys.exit(0)

@@ -25,7 +25,9 @@ async def _slow(request: registry.Request) -> ModelResponse:
 
     await asyncio.sleep(_LATENCY)
     resp = respond(request.messages, tools=request.tools, tool_choice=request.tool_choice)
-    return ModelResponse(resp.content, resp.tool_calls, resp.finish_reason, resp.usage, request.model)
+    return ModelResponse(
+        resp.content, resp.tool_calls, resp.finish_reason, resp.usage, request.model
+    )
 
 
 registry.register("slow", _slow)
@@ -38,7 +40,9 @@ if _kill_at and _kill_file:
         if point != _kill_at:
             return
         try:
-            os.rename(_kill_file, _kill_file + ".taken")  # exactly one job in the whole test takes it
+            os.rename(
+                _kill_file, _kill_file + ".taken"
+            )  # exactly one job in the whole test takes it
         except OSError:
             return
         os.killpg(os.getpgid(0), signal.SIGKILL)

@@ -43,10 +43,26 @@ class RedisServer:
         assert REDIS_SERVER is not None
         self.sock.unlink(missing_ok=True)
         self.proc = subprocess.Popen(
-            [REDIS_SERVER, "--port", "0", "--unixsocket", str(self.sock), "--unixsocketperm", "700",
-             "--dir", str(self.dir), "--appendonly", "yes" if aof else "no", "--appendfsync", "everysec",
-             "--save", ""],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                REDIS_SERVER,
+                "--port",
+                "0",
+                "--unixsocket",
+                str(self.sock),
+                "--unixsocketperm",
+                "700",
+                "--dir",
+                str(self.dir),
+                "--appendonly",
+                "yes" if aof else "no",
+                "--appendfsync",
+                "everysec",
+                "--save",
+                "",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         import redis
 
         client = redis.Redis(unix_socket_path=str(self.sock))
@@ -78,24 +94,26 @@ class RedisServer:
 def fleet_env(root: Path, redis: RedisServer, **extra: str) -> dict[str, str]:
     """Environment of every fleet process: short leases and claims so faults resolve in seconds."""
     env = dict(os.environ)
-    env.update({
-        "PYTHONPATH": os.pathsep.join([str(HERE), str(HERE.parent), env.get("PYTHONPATH", "")]),
-        "REVERIE_FLEET__ROOT": str(root),
-        "REVERIE_FLEET__BROKER_URL": redis.url,
-        "REVERIE_FLEET__LEASE_SECONDS": "3",
-        "REVERIE_FLEET__HEARTBEAT_SECONDS": "0.5",
-        "REVERIE_FLEET__FENCE_MARGIN_SECONDS": "1",
-        "REVERIE_FLEET__CLAIM_SECONDS": "4",
-        "REVERIE_FLEET__DISPATCH_EVERY_SECONDS": "0.2",
-        "REVERIE_FLEET__DEBOUNCE_SECONDS": "0",
-        "REVERIE_FLEET__JITTER_SECONDS": "0",
-        "REVERIE_FLEET__RETRY_BACKOFF_SECONDS": "1",
-        "REVERIE_FLEET__MAX_INFLIGHT": "8",
-        "REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE": "slow/offline",
-        "REVERIE_AGENTS__DEFAULTS__DREAM__MAX_BATCH_SIZE": "3",
-        "REVERIE_AGENTS__DEFAULTS__DREAM__DRAIN_MAX_SECONDS": "4",  # a backlog yields; the job re-marks it due
-        "REVERIE_TEST_LATENCY": "0.2",
-    })
+    env.update(
+        {
+            "PYTHONPATH": os.pathsep.join([str(HERE), str(HERE.parent), env.get("PYTHONPATH", "")]),
+            "REVERIE_FLEET__ROOT": str(root),
+            "REVERIE_FLEET__BROKER_URL": redis.url,
+            "REVERIE_FLEET__LEASE_SECONDS": "3",
+            "REVERIE_FLEET__HEARTBEAT_SECONDS": "0.5",
+            "REVERIE_FLEET__FENCE_MARGIN_SECONDS": "1",
+            "REVERIE_FLEET__CLAIM_SECONDS": "4",
+            "REVERIE_FLEET__DISPATCH_EVERY_SECONDS": "0.2",
+            "REVERIE_FLEET__DEBOUNCE_SECONDS": "0",
+            "REVERIE_FLEET__JITTER_SECONDS": "0",
+            "REVERIE_FLEET__RETRY_BACKOFF_SECONDS": "1",
+            "REVERIE_FLEET__MAX_INFLIGHT": "8",
+            "REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE": "slow/offline",
+            "REVERIE_AGENTS__DEFAULTS__DREAM__MAX_BATCH_SIZE": "3",
+            "REVERIE_AGENTS__DEFAULTS__DREAM__DRAIN_MAX_SECONDS": "4",  # a backlog yields; the job re-marks it due
+            "REVERIE_TEST_LATENCY": "0.2",
+        }
+    )
     env.update(extra)
     return env
 
@@ -107,8 +125,14 @@ class Proc:
     def __init__(self, argv: list[str], env: dict[str, str], log: Path) -> None:
         self.log = log
         self._out = open(log, "ab")  # noqa: SIM115 - closed in stop()
-        self.p = subprocess.Popen(argv, env=env, cwd=HERE, stdout=self._out, stderr=subprocess.STDOUT,
-                                  start_new_session=True)
+        self.p = subprocess.Popen(
+            argv,
+            env=env,
+            cwd=HERE,
+            stdout=self._out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         STARTED.append(self)
 
     def send(self, sig: int) -> None:
@@ -147,9 +171,27 @@ def stop_all() -> None:
 
 
 def start_worker(name: str, env: dict[str, str], logs: Path, concurrency: int = 1) -> Proc:
-    argv = [sys.executable, "-m", "celery", "-A", "fleet_app", "worker", "-Q", "reverie-dream", "-c",
-            str(concurrency), "--pool", "prefork", "-n", f"{name}@%h", "-l", "INFO", "--without-mingle",
-            "--without-gossip", "--without-heartbeat"]
+    argv = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "fleet_app",
+        "worker",
+        "-Q",
+        "reverie-dream",
+        "-c",
+        str(concurrency),
+        "--pool",
+        "prefork",
+        "-n",
+        f"{name}@%h",
+        "-l",
+        "INFO",
+        "--without-mingle",
+        "--without-gossip",
+        "--without-heartbeat",
+    ]
     return Proc(argv, env, logs / f"{name}.log")
 
 
@@ -163,5 +205,7 @@ def git(ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def batches_committed(ws: Path) -> list[tuple[int, int]]:
     """The ``Reverie-Batch`` of every dream commit (first, last), newest first."""
-    out = git(ws, "log", "--format=%(trailers:key=Reverie-Batch,valueonly,separator=)").stdout.split()
+    out = git(
+        ws, "log", "--format=%(trailers:key=Reverie-Batch,valueonly,separator=)"
+    ).stdout.split()
     return [(int(a), int(b)) for a, _, b in (v.partition("-") for v in out)]

@@ -32,8 +32,13 @@ from reverie.llm.offline import respond
 SAID = "2027-01-04 09:00"  # a Monday: "next Friday" is 2027-01-15, "tomorrow" 2027-01-05
 FILES = ("SOUL.md", "USER.md", "memory/MEMORY.md")
 SHORT = {"USER": "USER.md", "SOUL": "SOUL.md", "MEMORY": "memory/MEMORY.md"}
-EDIT_TOOLS = [{"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {}}}}
-              for n in ("read_file", "edit_file")]
+EDIT_TOOLS = [
+    {
+        "type": "function",
+        "function": {"name": n, "parameters": {"type": "object", "properties": {}}},
+    }
+    for n in ("read_file", "edit_file")
+]
 
 POSITIVE = """
 USER | Name: Maya Okafor
@@ -1320,7 +1325,9 @@ User's cat hates cold weather.
 @dataclass
 class Case:
     sentence: str
-    expected: tuple[tuple[str, str], ...]  # (file, fact) pairs that must land (positive) or may land (negative)
+    expected: tuple[
+        tuple[str, str], ...
+    ]  # (file, fact) pairs that must land (positive) or may land (negative)
     category: str = ""
 
 
@@ -1371,16 +1378,24 @@ def negative_cases(text: str = NEGATIVE) -> list[Case]:
 
 def templates() -> dict[str, str]:
     base = resources.files("reverie.templates")
-    return {"SOUL.md": base.joinpath("SOUL.md").read_text(), "USER.md": base.joinpath("USER.md").read_text(),
-            "memory/MEMORY.md": base.joinpath("MEMORY.md").read_text()}
+    return {
+        "SOUL.md": base.joinpath("SOUL.md").read_text(),
+        "USER.md": base.joinpath("USER.md").read_text(),
+        "memory/MEMORY.md": base.joinpath("MEMORY.md").read_text(),
+    }
 
 
 _ROLE = re.compile(r"^(ASSISTANT|TOOL|OTHER\([^)]*\)|USER):\s*(.*)$", re.S)
 
 
 def _ask(task: str, sections: list[tuple[str, str]], tools=None):
-    return respond([{"role": "system", "content": load_prompt(task)},
-                    {"role": "user", "content": p.render_sections(sections)}], tools=tools)
+    return respond(
+        [
+            {"role": "system", "content": load_prompt(task)},
+            {"role": "user", "content": p.render_sections(sections)},
+        ],
+        tools=tools,
+    )
 
 
 def learn(sentence: str, path: str = "history", files: dict[str, str] | None = None) -> Outcome:
@@ -1394,17 +1409,36 @@ def learn(sentence: str, path: str = "history", files: dict[str, str] | None = N
     else:
         entry = sentence
     batch = f"{p.batch_header(1, SAID)}\n{entry}"
-    analysis = _ask("dream-analyze", [(p.SECTION_TODAY, SAID[:10]), (p.SECTION_BATCH, batch),
-                                      *((rel, files[rel]) for rel in FILES)]).content or ""
-    reply = _ask("dream-edit", [(p.SECTION_FINDINGS, analysis), *((rel, files[rel]) for rel in FILES)], EDIT_TOOLS)
+    analysis = (
+        _ask(
+            "dream-analyze",
+            [
+                (p.SECTION_TODAY, SAID[:10]),
+                (p.SECTION_BATCH, batch),
+                *((rel, files[rel]) for rel in FILES),
+            ],
+        ).content
+        or ""
+    )
+    reply = _ask(
+        "dream-edit",
+        [(p.SECTION_FINDINGS, analysis), *((rel, files[rel]) for rel in FILES)],
+        EDIT_TOOLS,
+    )
     before = {rel: set(files[rel].splitlines()) for rel in FILES}
     for call in reply.tool_calls:
         a = call.arguments or {}
         body = files[a["path"]]
-        files[a["path"]] = body.replace(a["old_text"], a["new_text"], 1) if a["old_text"] else a["new_text"]
+        files[a["path"]] = (
+            body.replace(a["old_text"], a["new_text"], 1) if a["old_text"] else a["new_text"]
+        )
     added = {}
     for rel in FILES:
-        new = [ln[2:] for ln in files[rel].splitlines() if ln.startswith("- ") and ln not in before[rel]]
+        new = [
+            ln[2:]
+            for ln in files[rel].splitlines()
+            if ln.startswith("- ") and ln not in before[rel]
+        ]
         if new:
             added[rel] = new
     return Outcome(added)
@@ -1958,5 +1992,11 @@ def dream_adds(root: Path, sentences: list[str]) -> dict[str, list[str]]:
     result = asyncio.run(Dream(store, git, ModelClient(config), config).run(drain=True))
     assert result.status in ("ok", "no-change"), result.reason
     assert store.dream_cursor() == store.last_cursor()
-    return {rel: [ln[2:] for ln in ws.read(rel).splitlines() if ln not in before[rel].splitlines() and ln.strip()]
-            for rel in FILES}
+    return {
+        rel: [
+            ln[2:]
+            for ln in ws.read(rel).splitlines()
+            if ln not in before[rel].splitlines() and ln.strip()
+        ]
+        for rel in FILES
+    }

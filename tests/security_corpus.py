@@ -33,7 +33,11 @@ def _b64url(data: bytes) -> str:
 
 def _jwt() -> str:
     header = _b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
-    payload = _b64url(json.dumps({"sub": str(_rng.randint(1, 10**9)), "name": "Fake User", "iat": 1700000000}).encode())
+    payload = _b64url(
+        json.dumps(
+            {"sub": str(_rng.randint(1, 10**9)), "name": "Fake User", "iat": 1700000000}
+        ).encode()
+    )
     return f"{header}.{payload}.{_b64url(_rng.randbytes(32))}"
 
 
@@ -50,21 +54,41 @@ _GENERATORS = {
         ["sk-" + _r(ALNUM, 48), "sk-proj-" + _r(URLSAFE, 120), "sk-svcacct-" + _r(URLSAFE, 80)]
     ),
     "anthropic-key": lambda: "sk-ant-api03-" + _r(URLSAFE, 93) + "AA",
-    "github-token": lambda: _rng.choice(
-        ["ghp_", "gho_", "ghs_", "ghu_"] ) + _r(ALNUM, 36) if _rng.random() < 0.7
-    else "github_pat_" + _r(ALNUM, 22) + "_" + _r(ALNUM, 59),
-    "slack-token": lambda: _rng.choice(["xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-"])
-    + f"{_rng.randint(10**10, 10**12)}-{_rng.randint(10**10, 10**12)}-{_r(ALNUM, 24)}",
+    "github-token": lambda: (
+        _rng.choice(["ghp_", "gho_", "ghs_", "ghu_"]) + _r(ALNUM, 36)
+        if _rng.random() < 0.7
+        else "github_pat_" + _r(ALNUM, 22) + "_" + _r(ALNUM, 59)
+    ),
+    "slack-token": lambda: (
+        _rng.choice(["xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-"])
+        + f"{_rng.randint(10**10, 10**12)}-{_rng.randint(10**10, 10**12)}-{_r(ALNUM, 24)}"
+    ),
     "google-api-key": lambda: "AIza" + _r(URLSAFE, 35),
-    "stripe-key": lambda: _rng.choice(["sk_live_", "rk_live_", "pk_live_", "sk_test_"]) + _r(ALNUM, 24),
+    "stripe-key": lambda: (
+        _rng.choice(["sk_live_", "rk_live_", "pk_live_", "sk_test_"]) + _r(ALNUM, 24)
+    ),
     "jwt": _jwt,
     "private-key": lambda: _pem(
-        _rng.choice(["RSA PRIVATE KEY", "PRIVATE KEY", "EC PRIVATE KEY", "OPENSSH PRIVATE KEY", "ENCRYPTED PRIVATE KEY"])
+        _rng.choice(
+            [
+                "RSA PRIVATE KEY",
+                "PRIVATE KEY",
+                "EC PRIVATE KEY",
+                "OPENSSH PRIVATE KEY",
+                "ENCRYPTED PRIVATE KEY",
+            ]
+        )
     ),
-    "url-password": lambda: _r(string.ascii_letters, 6) + _r(string.digits, 3) + _r("!%^&*", 1) + _r(ALNUM, 4),
-    "password": lambda: _rng.choice(["hunter2", "Tr0ub4dor&3", "S3cure!pass", "qwerty123", "P@ssw0rd2024"])
-    + _r(string.digits, _rng.randint(0, 3)),
-    "secret": lambda: _rng.choice([_r(ALNUM, 32), _r("0123456789abcdef", 64), _r(URLSAFE, 43), _r(B64, 44)]),
+    "url-password": lambda: (
+        _r(string.ascii_letters, 6) + _r(string.digits, 3) + _r("!%^&*", 1) + _r(ALNUM, 4)
+    ),
+    "password": lambda: (
+        _rng.choice(["hunter2", "Tr0ub4dor&3", "S3cure!pass", "qwerty123", "P@ssw0rd2024"])
+        + _r(string.digits, _rng.randint(0, 3))
+    ),
+    "secret": lambda: _rng.choice(
+        [_r(ALNUM, 32), _r("0123456789abcdef", 64), _r(URLSAFE, 43), _r(B64, 44)]
+    ),
     "bearer-token": lambda: _r(URLSAFE, 40),
     "twilio-key": lambda: "SK" + _r("0123456789abcdef", 32),
     "sendgrid-key": lambda: "SG." + _r(URLSAFE, 22) + "." + _r(URLSAFE, 43),
@@ -72,61 +96,147 @@ _GENERATORS = {
     "gitlab-token": lambda: "glpat-" + _r(URLSAFE, 20),
     "npm-token": lambda: "npm_" + _r(ALNUM, 36),
     "pypi-token": lambda: "pypi-AgEIcHlwaS5vcmc" + _r(URLSAFE, 120),
-    "discord-token": lambda: _rng.choice("MNO") + _r(ALNUM, 23) + "." + _r(URLSAFE, 6) + "." + _r(URLSAFE, 38),
+    "discord-token": lambda: (
+        _rng.choice("MNO") + _r(ALNUM, 23) + "." + _r(URLSAFE, 6) + "." + _r(URLSAFE, 38)
+    ),
     "telegram-token": lambda: str(_rng.randint(10**8, 10**10 - 1)) + ":AA" + _r(URLSAFE, 33),
-    "slack-webhook": lambda: "T" + _r(UPPER_B32, 8) + "/B" + _r(UPPER_B32, 10) + "/" + _r(ALNUM, 24),
+    "slack-webhook": lambda: (
+        "T" + _r(UPPER_B32, 8) + "/B" + _r(UPPER_B32, 10) + "/" + _r(ALNUM, 24)
+    ),
     "azure-sas": lambda: _r(ALNUM + "%", 43) + "%3D",
-    "basic-auth": lambda: base64.b64encode(f"{_r(string.ascii_lowercase, 6)}:{_r(ALNUM, 12)}".encode()).decode(),
+    "basic-auth": lambda: base64.b64encode(
+        f"{_r(string.ascii_lowercase, 6)}:{_r(ALNUM, 12)}".encode()
+    ).decode(),
     "pin": lambda: _r(string.digits, _rng.choice([4, 4, 6])),
 }
 
 # Contexts: {v} is the value. Chosen to look like chat turns, tool outputs, shell, config and code.
 _CONTEXTS = {
-    "aws-access-key-id": ["AWS_ACCESS_KEY_ID={v}", "my key id is {v} for the staging account", "aws_access_key_id = {v}"],
-    "aws-secret-key": ["aws_secret_access_key = {v}", "export AWS_SECRET_ACCESS_KEY={v}", '"AwsSecretKey": "{v}"'],
-    "openai-key": ["OPENAI_API_KEY={v}", "here's my key: {v} please use it", "client = OpenAI(api_key=\"{v}\")"],
+    "aws-access-key-id": [
+        "AWS_ACCESS_KEY_ID={v}",
+        "my key id is {v} for the staging account",
+        "aws_access_key_id = {v}",
+    ],
+    "aws-secret-key": [
+        "aws_secret_access_key = {v}",
+        "export AWS_SECRET_ACCESS_KEY={v}",
+        '"AwsSecretKey": "{v}"',
+    ],
+    "openai-key": [
+        "OPENAI_API_KEY={v}",
+        "here's my key: {v} please use it",
+        'client = OpenAI(api_key="{v}")',
+    ],
     "anthropic-key": ["ANTHROPIC_API_KEY={v}", "use {v} for claude", "x-api-key: {v}"],
-    "github-token": ["git clone https://{v}@github.com/acme/repo.git", "GITHUB_TOKEN={v}", "token {v} expires soon"],
-    "slack-token": ["SLACK_BOT_TOKEN={v}", "the bot uses {v}", "curl -H 'Authorization: Bearer {v}' slack.test"],
-    "google-api-key": ["maps key {v}", "GOOGLE_API_KEY={v}", "https://maps.googleapis.test/api?key={v}"],
+    "github-token": [
+        "git clone https://{v}@github.com/acme/repo.git",
+        "GITHUB_TOKEN={v}",
+        "token {v} expires soon",
+    ],
+    "slack-token": [
+        "SLACK_BOT_TOKEN={v}",
+        "the bot uses {v}",
+        "curl -H 'Authorization: Bearer {v}' slack.test",
+    ],
+    "google-api-key": [
+        "maps key {v}",
+        "GOOGLE_API_KEY={v}",
+        "https://maps.googleapis.test/api?key={v}",
+    ],
     "stripe-key": ["STRIPE_SECRET_KEY={v}", "stripe.api_key = '{v}'", "live key is {v}"],
     "jwt": ["Authorization: Bearer {v}", "the session cookie was {v}", '{{"id_token": "{v}"}}'],
-    "private-key": ["here is the deploy key:\n{v}\nkeep it safe", "{v}", "cat ~/.ssh/id_rsa\n{v}\n"],
+    "private-key": [
+        "here is the deploy key:\n{v}\nkeep it safe",
+        "{v}",
+        "cat ~/.ssh/id_rsa\n{v}\n",
+    ],
     "url-password": [
         "DATABASE_URL=postgres://app:{v}@db.internal:5432/prod",
         "connect to mongodb+srv://admin:{v}@cluster0.example.net/test",
         "proxy is http://bob:{v}@10.0.0.5:3128",
     ],
     "password": [
-        "password: {v}", "DB_PASSWORD={v}", '"password": "{v}"', "my wifi passwd = {v}",
+        "password: {v}",
+        "DB_PASSWORD={v}",
+        '"password": "{v}"',
+        "my wifi passwd = {v}",
         # credentials in prose: what a chat memory sees most
-        "my password is {v}", "the wifi password is {v}", "USER: btw the wifi password is now {v} at the cabin",
-        "connect to the VPN with secret {v}", "log in using the password {v} for now", "the passphrase was {v}.",
+        "my password is {v}",
+        "the wifi password is {v}",
+        "USER: btw the wifi password is now {v} at the cabin",
+        "connect to the VPN with secret {v}",
+        "log in using the password {v} for now",
+        "the passphrase was {v}.",
         # command lines and credential files
-        "mysql -u root -p{v} shop", "docker login -u deploy -p {v} registry.example.io",
-        "docker login --username ci --password {v} ghcr.io", "machine api.example.org login alice password {v}",
-        "db.internal:5432:shop:app:{v}", "passphrase = {v}", "export DB_PASSWORD='{v} and more words'",
+        "mysql -u root -p{v} shop",
+        "docker login -u deploy -p {v} registry.example.io",
+        "docker login --username ci --password {v} ghcr.io",
+        "machine api.example.org login alice password {v}",
+        "db.internal:5432:shop:app:{v}",
+        "passphrase = {v}",
+        "export DB_PASSWORD='{v} and more words'",
     ],
     "secret": [
-        "SECRET_KEY = '{v}'", "client_secret: {v}", "api_key={v}", '"access_token": "{v}"', "export AUTH_TOKEN={v}",
-        "webhookSecret = \"{v}\"",
+        "SECRET_KEY = '{v}'",
+        "client_secret: {v}",
+        "api_key={v}",
+        '"access_token": "{v}"',
+        "export AUTH_TOKEN={v}",
+        'webhookSecret = "{v}"',
     ],
-    "bearer-token": ["curl -H 'Authorization: Bearer {v}' https://api.test/v1", "Authorization: bearer {v}"],
-    "twilio-key": ["TWILIO_API_KEY_SID={v}", "the twilio key {v} is for SMS", "client = Client('{v}', secret)"],
-    "sendgrid-key": ["SENDGRID_API_KEY={v}", "use {v} to send the newsletter", "sg = SendGridAPIClient('{v}')"],
-    "huggingface-token": ["HF_TOKEN={v}", "huggingface-cli login --token {v}", "my hf token {v} (read only)"],
-    "gitlab-token": ["GITLAB_TOKEN={v}", "git clone https://oauth2:{v}@gitlab.example.com/a/b.git", "token {v}"],
+    "bearer-token": [
+        "curl -H 'Authorization: Bearer {v}' https://api.test/v1",
+        "Authorization: bearer {v}",
+    ],
+    "twilio-key": [
+        "TWILIO_API_KEY_SID={v}",
+        "the twilio key {v} is for SMS",
+        "client = Client('{v}', secret)",
+    ],
+    "sendgrid-key": [
+        "SENDGRID_API_KEY={v}",
+        "use {v} to send the newsletter",
+        "sg = SendGridAPIClient('{v}')",
+    ],
+    "huggingface-token": [
+        "HF_TOKEN={v}",
+        "huggingface-cli login --token {v}",
+        "my hf token {v} (read only)",
+    ],
+    "gitlab-token": [
+        "GITLAB_TOKEN={v}",
+        "git clone https://oauth2:{v}@gitlab.example.com/a/b.git",
+        "token {v}",
+    ],
     "npm-token": ["//registry.npmjs.org/:_authToken={v}", "NPM_TOKEN={v}", "publish with {v}"],
     "pypi-token": ["TWINE_PASSWORD={v}", "password = {v}", "the pypi token is {v}"],
     "discord-token": ["DISCORD_BOT_TOKEN={v}", "client.run('{v}')", "the bot token {v} was reset"],
-    "telegram-token": ["TELEGRAM_BOT_TOKEN={v}", "https://api.telegram.org/bot{v}/getMe", "bot token {v}"],
-    "slack-webhook": ["https://hooks.slack.com/services/{v}", "SLACK_WEBHOOK_URL=https://hooks.slack.com/services/{v}",
-                      "post alerts to https://hooks.slack.com/services/{v} please"],
-    "azure-sas": ["https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-12-01&sig={v}",
-                  "SAS: ?sv=2021-06-08&sr=c&sig={v}&se=2026-01-01", "BlobEndpoint=https://a.blob.core.windows.net/;"
-                  "SharedAccessSignature=sv=2020-08-04&sig={v}"],
-    "basic-auth": ["Authorization: Basic {v}", "curl -H 'Authorization: Basic {v}' https://api.test", '"Authorization": "Basic {v}"'],
-    "pin": ["my bank PIN is {v}", "PIN {v}", "the door code... no, the PIN: {v}", "card pin number {v} (don't share)"],
+    "telegram-token": [
+        "TELEGRAM_BOT_TOKEN={v}",
+        "https://api.telegram.org/bot{v}/getMe",
+        "bot token {v}",
+    ],
+    "slack-webhook": [
+        "https://hooks.slack.com/services/{v}",
+        "SLACK_WEBHOOK_URL=https://hooks.slack.com/services/{v}",
+        "post alerts to https://hooks.slack.com/services/{v} please",
+    ],
+    "azure-sas": [
+        "https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-12-01&sig={v}",
+        "SAS: ?sv=2021-06-08&sr=c&sig={v}&se=2026-01-01",
+        "BlobEndpoint=https://a.blob.core.windows.net/;SharedAccessSignature=sv=2020-08-04&sig={v}",
+    ],
+    "basic-auth": [
+        "Authorization: Basic {v}",
+        "curl -H 'Authorization: Basic {v}' https://api.test",
+        '"Authorization": "Basic {v}"',
+    ],
+    "pin": [
+        "my bank PIN is {v}",
+        "PIN {v}",
+        "the door code... no, the PIN: {v}",
+        "card pin number {v} (don't share)",
+    ],
 }
 
 SAMPLES_PER_KIND = 30
@@ -241,7 +351,7 @@ _CODE = [
     "docker login -u ci --password-stdin ghcr.io",
     "machine api.example.org login alice",
     "localhost:5432:*:postgres:*",
-    "export DB_PASSWORD=\"$(vault read -field=pw secret/db)\"",
+    'export DB_PASSWORD="$(vault read -field=pw secret/db)"',
     "hf_hub_download(repo_id='gpt2', filename='config.json')",
     "npm_config_registry=https://registry.npmjs.org/",
     "SKIP_TESTS_ON_CI_FOR_THIS_VERY_LONG_FLAG_NAME_01",
@@ -270,19 +380,57 @@ def _benign() -> list[tuple[str, str]]:
     out += [("path-or-url", t) for t in _PATHS_URLS]
     for i in range(60):
         sha = hashlib.sha1(f"commit {i}".encode()).hexdigest()
-        out.append(("git-sha", _rng.choice([f"commit {sha}", f"Reverted {sha[:12]} and {sha}", f"git show {sha}", f"sha: {sha}"])))
+        out.append(
+            (
+                "git-sha",
+                _rng.choice(
+                    [
+                        f"commit {sha}",
+                        f"Reverted {sha[:12]} and {sha}",
+                        f"git show {sha}",
+                        f"sha: {sha}",
+                    ]
+                ),
+            )
+        )
     for _ in range(60):
         u = str(uuid.UUID(int=_rng.getrandbits(128), version=4))
-        out.append(("uuid", _rng.choice([f"request_id={u}", f"session {u} started", f'"id": "{u}"', f"trace-id: {u}"])))
+        out.append(
+            (
+                "uuid",
+                _rng.choice(
+                    [f"request_id={u}", f"session {u} started", f'"id": "{u}"', f"trace-id: {u}"]
+                ),
+            )
+        )
     for i in range(40):
         digest = hashlib.sha256(f"file {i}".encode()).hexdigest()
-        out.append(("sha256", _rng.choice([f"sha256sum: {digest}  data.tar.gz", f"checksum {digest}", f"etag: \"{digest}\""])))
+        out.append(
+            (
+                "sha256",
+                _rng.choice(
+                    [f"sha256sum: {digest}  data.tar.gz", f"checksum {digest}", f'etag: "{digest}"']
+                ),
+            )
+        )
     words = _PROSE + _CODE
     for _ in range(40):
         data = base64.b64encode(" ".join(_rng.sample(words, 3)).encode()).decode()
-        out.append(("base64", _rng.choice([f"data = '{data}'", f"payload: {data}", f"data:text/plain;base64,{data}"])))
+        out.append(
+            (
+                "base64",
+                _rng.choice(
+                    [f"data = '{data}'", f"payload: {data}", f"data:text/plain;base64,{data}"]
+                ),
+            )
+        )
     for _ in range(20):
-        out.append(("base64-image", "data:image/png;base64," + base64.b64encode(_rng.randbytes(120)).decode()))
+        out.append(
+            (
+                "base64-image",
+                "data:image/png;base64," + base64.b64encode(_rng.randbytes(120)).decode(),
+            )
+        )
     return out
 
 
@@ -326,8 +474,13 @@ def measure() -> Rates:
             missed.append((kind, text))
     flagged = [(label, text) for label, text in BENIGN if scan(text)]
     return Rates(
-        detected, len(SECRETS), len(flagged), len(BENIGN),
-        {k: (v[0], v[1]) for k, v in per_kind.items()}, missed, flagged,
+        detected,
+        len(SECRETS),
+        len(flagged),
+        len(BENIGN),
+        {k: (v[0], v[1]) for k, v in per_kind.items()},
+        missed,
+        flagged,
     )
 
 

@@ -13,8 +13,17 @@ def test_all_names_resolve_and_are_unique():
 
 
 def test_core_names_are_public():
-    assert {"open", "Memory", "MemoryStore", "Workspace", "Config", "load_config", "ReverieError", "ConfigError",
-            "CursorError"} <= set(reverie.__all__)
+    assert {
+        "open",
+        "Memory",
+        "MemoryStore",
+        "Workspace",
+        "Config",
+        "load_config",
+        "ReverieError",
+        "ConfigError",
+        "CursorError",
+    } <= set(reverie.__all__)
 
 
 def test_there_is_one_memory_store():
@@ -92,7 +101,8 @@ def test_docs_api_lists_exactly_all():
     assert len(documented) == len(set(documented)), "a name is listed twice"
     assert set(documented) == set(reverie.__all__), (
         f"missing from docs/api.md: {sorted(set(reverie.__all__) - set(documented))}; "
-        f"not in __all__: {sorted(set(documented) - set(reverie.__all__))}")
+        f"not in __all__: {sorted(set(documented) - set(reverie.__all__))}"
+    )
 
 
 def test_docs_api_names_no_private_deep_paths():

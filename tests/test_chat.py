@@ -50,20 +50,31 @@ def test_scripted_chat_with_memory_and_commands(workspace, fake, monkeypatch, ca
     from reverie import MemoryStore
 
     MemoryStore(workspace).append_history("The user's dog is called Rex.")  # not yet dreamed
-    out = chat(workspace, ["hello there", "/help", "/dream-lgo", "what do you know?"], monkeypatch, capsys)
+    out = chat(
+        workspace, ["hello there", "/help", "/dream-lgo", "what do you know?"], monkeypatch, capsys
+    )
     assert "offline" not in out
     assert "reply to 'hello there'; I know: Rex, Porto" in out
     assert "/dream-restore" in out and "Did you mean /dream-log?" in out.replace("`", "")
     lines = session_lines(workspace)
     assert lines[0]["_type"] == "metadata" and lines[0]["key"] == "cli:chat"
     assert [(m["role"], m["content"][:11]) for m in lines[1:]] == [
-        ("user", "hello there"), ("assistant", "reply to 'h"), ("user", "what do you"), ("assistant", "reply to 'w")]
+        ("user", "hello there"),
+        ("assistant", "reply to 'h"),
+        ("user", "what do you"),
+        ("assistant", "reply to 'w"),
+    ]
     # the second turn's prompt carried the first turn (the session is the conversation)
     chat_prompts = [p for p in fake.prompts if protocol.task_of(p.system) is None]
-    assert [m["content"] for m in chat_prompts[1].messages if m["role"] == "user"] == ["hello there", "what do you know?"]
+    assert [m["content"] for m in chat_prompts[1].messages if m["role"] == "user"] == [
+        "hello there",
+        "what do you know?",
+    ]
 
 
-def test_chat_consolidates_under_token_pressure_and_new_archives(workspace, fake, monkeypatch, capsys):
+def test_chat_consolidates_under_token_pressure_and_new_archives(
+    workspace, fake, monkeypatch, capsys
+):
     monkeypatch.setenv("REVERIE_MODEL", fake.model)
     monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__CONTEXT_WINDOW_TOKENS", "2048")
     monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__MAX_TOKENS", "256")
@@ -90,7 +101,9 @@ def test_offline_chat_says_so_and_runs_commands(tmp_path):
     assert "offline rule-based engine" in proc.stdout
     assert "/dream-restore" in proc.stdout  # /help ran
     assert "Traceback" not in proc.stderr
-    lines = [orjson.loads(l) for l in (ws / "sessions" / "cli_chat.jsonl").read_bytes().splitlines()]
+    lines = [
+        orjson.loads(l) for l in (ws / "sessions" / "cli_chat.jsonl").read_bytes().splitlines()
+    ]
     assert [m.get("content") for m in lines[1:]] == ["I live in Porto"]
 
 
@@ -99,25 +112,42 @@ def test_an_outage_is_told_once_per_turn(tmp_path):
     # instead of printing the same sentence again. A later turn, with no warning of its own, names the cause.
     import socket
 
-    with socket.socket() as sock:  # a loopback port nobody listens on: connection refused, no network
+    with (
+        socket.socket() as sock
+    ):  # a loopback port nobody listens on: connection refused, no network
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     ws = tmp_path / "ws"
     ws.mkdir()
-    (ws / "reverie.json").write_bytes(orjson.dumps({
-        "agents": {"defaults": {"model": "openai/gpt-4o-mini", "contextWindowTokens": 2400, "maxTokens": 256}},
-        "providers": {"openai": {"apiKey": "sk-test", "apiBase": f"http://127.0.0.1:{port}/v1"}},
-        "llm": {"maxRetries": 0, "timeout": 5},
-    }))
-    said = "".join(f"I am telling you story number {i} about boats and the sea and what happens in Porto every day\n"
-                   for i in range(3))
+    (ws / "reverie.json").write_bytes(
+        orjson.dumps(
+            {
+                "agents": {
+                    "defaults": {
+                        "model": "openai/gpt-4o-mini",
+                        "contextWindowTokens": 2400,
+                        "maxTokens": 256,
+                    }
+                },
+                "providers": {
+                    "openai": {"apiKey": "sk-test", "apiBase": f"http://127.0.0.1:{port}/v1"}
+                },
+                "llm": {"maxRetries": 0, "timeout": 5},
+            }
+        )
+    )
+    said = "".join(
+        f"I am telling you story number {i} about boats and the sea and what happens in Porto every day\n"
+        for i in range(3)
+    )
     proc = run_cli("-w", str(ws), "chat", "--no-schedule", input=said, env={"COLUMNS": "300"})
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     err = proc.stderr.splitlines()
     cause = f"cannot reach http://127.0.0.1:{port}/v1"
     assert [ln for ln in err if ln.startswith("warning:")] == [
         f"warning: flush of session cli:chat failed: openai/gpt-4o-mini: {cause} (connection refused); "
-        "start the server or set providers.openai.apiBase"]
+        "start the server or set providers.openai.apiBase"
+    ]
     errors = [ln for ln in err if ln.startswith("error:")]
     assert errors[0] == "error: no reply: the model failed for the reason above"
     assert len(errors) == 3 and all(cause in ln for ln in errors[1:])
@@ -163,7 +193,11 @@ def test_dream_during_a_scheduled_run_waits_for_it_and_dream_log_agrees(workspac
     from reverie.runtime import Runtime
 
     fake = ScriptedModel.register(f"sched{next(_counter)}", direct=True)
-    fake.enqueue(Reply("[USER] Lives in Berlin", delay=1.0), [edit("USER.md", "", "- Lives in Berlin\n")], "done")
+    fake.enqueue(
+        Reply("[USER] Lives in Berlin", delay=1.0),
+        [edit("USER.md", "", "- Lives in Berlin\n")],
+        "done",
+    )
     cfg = Config()
     cfg.dream.model_override = fake.model
     rt = Runtime(workspace, config=cfg)
@@ -175,7 +209,9 @@ def test_dream_during_a_scheduled_run_waits_for_it_and_dream_log_agrees(workspac
             notes.append(text)
 
         agent = ChatAgent(rt, notify=notify)
-        await agent.start_schedule()  # Dream never ran: the first run starts now, and takes a second
+        await (
+            agent.start_schedule()
+        )  # Dream never ran: the first run starts now, and takes a second
         try:
             for _ in range(200):
                 if agent.router.running("dream"):
@@ -193,6 +229,8 @@ def test_dream_during_a_scheduled_run_waits_for_it_and_dream_log_agrees(workspac
     reply, log = asyncio.run(main())
     head = rt.git.log(limit=1)[0]
     assert head.kind == "dream" and "Lives in Berlin" in rt.store.read_user()
-    assert reply.startswith("A Dream run was already in progress; it has ended.\nDream processed entry 1")
+    assert reply.startswith(
+        "A Dream run was already in progress; it has ended.\nDream processed entry 1"
+    )
     assert head.short in reply and head.short in log and "not run yet" not in log
     assert notes == []  # the scheduled run's own notice is not sent as well: one report

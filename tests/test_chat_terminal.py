@@ -27,10 +27,22 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
 
 
 def spawn(*args: str, **env: str) -> pexpect.spawn:
-    full = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]), TERM="xterm",
-                REVERIE_MODEL="scripted/pty", PROMPT_TOOLKIT_NO_CPR="1", **env)  # no cursor-position replies here
-    child = pexpect.spawn(sys.executable, [SCRIPT, *args], env=full, encoding="utf-8", dimensions=(24, 120),
-                          timeout=20)
+    full = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]),
+        TERM="xterm",
+        REVERIE_MODEL="scripted/pty",
+        PROMPT_TOOLKIT_NO_CPR="1",
+        **env,
+    )  # no cursor-position replies here
+    child = pexpect.spawn(
+        sys.executable,
+        [SCRIPT, *args],
+        env=full,
+        encoding="utf-8",
+        dimensions=(24, 120),
+        timeout=20,
+    )
     return child
 
 
@@ -46,7 +58,10 @@ def finish(child: pexpect.spawn) -> str:
 
 
 def session(ws: Path) -> list[tuple[str, str]]:
-    lines = [orjson.loads(line) for line in (ws / "sessions" / "cli_chat.jsonl").read_bytes().splitlines()]
+    lines = [
+        orjson.loads(line)
+        for line in (ws / "sessions" / "cli_chat.jsonl").read_bytes().splitlines()
+    ]
     return [(m["role"], m["content"]) for m in lines[1:]]
 
 
@@ -65,7 +80,10 @@ def test_history_arrows_and_ctrl_d(tmp_path):
 
     # Persisted per workspace, in its state directory (never in a memory file).
     stored = Workspace(ws).state_dir / "chat-input.jsonl"
-    assert [orjson.loads(line) for line in stored.read_bytes().splitlines()] == ["remember alpha", "then beta"]
+    assert [orjson.loads(line) for line in stored.read_bytes().splitlines()] == [
+        "remember alpha",
+        "then beta",
+    ]
     assert not any("alpha" in p.read_text() for p in ws.glob("*.md"))
 
     # A new chat: Up twice recalls the older line, which is sent again.
@@ -95,8 +113,11 @@ def test_ctrl_c_cancels_the_turn_and_keeps_the_message(tmp_path):
     child.sendline("and a quick one")
     child.expect("echo: and a quick one")
     finish(child)
-    assert session(ws) == [("user", "a slow question"), ("user", "and a quick one"),
-                           ("assistant", "echo: and a quick one")]
+    assert session(ws) == [
+        ("user", "a slow question"),
+        ("user", "and a quick one"),
+        ("assistant", "echo: and a quick one"),
+    ]
 
 
 def test_keys_typed_during_a_turn_wait_for_the_next_prompt(tmp_path):
@@ -117,9 +138,13 @@ def test_a_scheduled_dream_report_is_printed_while_the_prompt_waits(tmp_path):
     from reverie import MemoryStore
 
     MemoryStore(ws).append_history("The user lives in Porto.", session_key="cli:chat")
-    child = spawn("-w", str(ws.root), "chat", SCRIPTED_SLOW="1", SCRIPTED_SLOW_TASKS="dream-analyze")
+    child = spawn(
+        "-w", str(ws.root), "chat", SCRIPTED_SLOW="1", SCRIPTED_SLOW_TASKS="dream-analyze"
+    )
     child.expect_exact(READY)
-    child.expect(r"waiting for scripted/pty \(dream-analyze\)")  # background work, shown beside the prompt
+    child.expect(
+        r"waiting for scripted/pty \(dream-analyze\)"
+    )  # background work, shown beside the prompt
     child.expect("Scheduled Dream processed entry 1")  # arrives while the prompt is up
     child.expect_exact(READY)  # and the prompt is drawn again below it
     child.sendline("still here")
@@ -154,9 +179,15 @@ def test_status_line_names_the_model_on_a_terminal_only(tmp_path, command):
         MemoryStore(ws).append_history("The user likes tea.", session_key="cli:t")
     else:
         sessions.append(sessions.get_or_create("cli:t"), {"role": "user", "content": "I like tea"})
-    full = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]),
-                REVERIE_MODEL="scripted/pty", **env)
-    proc = subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, env=full, timeout=60)
+    full = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]),
+        REVERIE_MODEL="scripted/pty",
+        **env,
+    )
+    proc = subprocess.run(
+        [sys.executable, SCRIPT, *args], capture_output=True, text=True, env=full, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     assert "waiting for" not in proc.stdout and "\x1b" not in proc.stdout
 
@@ -178,7 +209,9 @@ def test_input_history_file_redacts_repairs_and_stays_bounded(tmp_path):
     hist.store_string("after the crash")
     hist.store_string("   ")  # blank: not stored
     loaded = list(ChatInputHistory(path).load_history_strings())
-    assert loaded[0] == "after the crash" and len(loaded) == 2  # newest first; the torn line is skipped
+    assert (
+        loaded[0] == "after the crash" and len(loaded) == 2
+    )  # newest first; the torn line is skipped
 
     for i in range(40):
         hist.store_string(f"line number {i:02d}")
@@ -188,7 +221,9 @@ def test_input_history_file_redacts_repairs_and_stays_bounded(tmp_path):
 
     path.unlink()
     (tmp_path / "elsewhere").write_text("")
-    path.symlink_to(tmp_path / "elsewhere")  # a planted symlink is refused (a warning), never written through
+    path.symlink_to(
+        tmp_path / "elsewhere"
+    )  # a planted symlink is refused (a warning), never written through
     hist.store_string("not through the link")
     assert (tmp_path / "elsewhere").read_text() == ""
     assert list(ChatInputHistory(path).load_history_strings()) == []
@@ -202,7 +237,10 @@ def test_wait_text_shows_a_call_only_past_the_delay():
     assert wait_text(activity) is None
     with activity.call("openai/gpt-4o-mini", "archive") as call:
         assert wait_text(activity, now=call.started + 0.2) is None
-        assert wait_text(activity, now=call.started + 3.24) == "waiting for openai/gpt-4o-mini (archive) · 3.2 s"
+        assert (
+            wait_text(activity, now=call.started + 3.24)
+            == "waiting for openai/gpt-4o-mini (archive) · 3.2 s"
+        )
         with activity.call("openai/gpt-4o-mini"):
             assert "+1 more" in (wait_text(activity, now=call.started + 1) or "")
     assert activity.in_flight() == 0 and wait_text(activity) is None

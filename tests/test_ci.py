@@ -52,29 +52,42 @@ def test_quickstart_has_exactly_two_commands_using_the_locks():
 def _ci_copy(tmp_path: Path, command: str) -> Path:
     """A copy of .ci/run in a scratch project whose TEST_COMMAND is ``command``: tests the exit-code logic."""
     (tmp_path / ".ci").mkdir()
-    script = re.sub(r"^TEST_COMMAND='[^']*'$", lambda _: f"TEST_COMMAND={shlex.quote(command)}",
-                    CI_RUN.read_text("utf-8"), flags=re.M)
+    script = re.sub(
+        r"^TEST_COMMAND='[^']*'$",
+        lambda _: f"TEST_COMMAND={shlex.quote(command)}",
+        CI_RUN.read_text("utf-8"),
+        flags=re.M,
+    )
     target = tmp_path / ".ci" / "run"
     target.write_text(script, "utf-8")
     return target
 
 
-@pytest.mark.skipif(shutil.which("bash") is None or shutil.which("timeout") is None, reason="needs bash")
+@pytest.mark.skipif(
+    shutil.which("bash") is None or shutil.which("timeout") is None, reason="needs bash"
+)
 @pytest.mark.parametrize(
     ("tests", "ok"),
     [
         ({}, False),  # pytest exit 5: nothing collected
         ({"test_a.py": "def test_ok():\n    assert True\n"}, True),
         ({"test_a.py": "def test_ok():\n    pass\n\ndef test_bad():\n    assert False\n"}, False),
-        ({"test_a.py": "import pytest\n\n@pytest.mark.skip\ndef test_s():\n    pass\n"}, False),  # ran none
+        (
+            {"test_a.py": "import pytest\n\n@pytest.mark.skip\ndef test_s():\n    pass\n"},
+            False,
+        ),  # ran none
     ],
 )
 def test_ci_script_fails_unless_tests_ran_and_passed(tmp_path, tests, ok):
     for name, body in tests.items():
         (tmp_path / name).write_text(body, "utf-8")
-    (tmp_path / "pytest.ini").write_text("[pytest]\n", "utf-8")  # stop rootdir discovery at the scratch dir
+    (tmp_path / "pytest.ini").write_text(
+        "[pytest]\n", "utf-8"
+    )  # stop rootdir discovery at the scratch dir
     script = _ci_copy(tmp_path, f"{shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider")
-    proc = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        ["bash", str(script)], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+    )
     assert (proc.returncode == 0) is ok, proc.stdout + proc.stderr
     assert ("OK" in proc.stdout.splitlines()[-1]) is ok
 
@@ -91,6 +104,8 @@ def test_guarantees_name_tests_that_exist():
             assert current.is_file(), path
         if name:
             assert current is not None, name
-            assert re.search(rf"^def {name}\(", current.read_text("utf-8"), re.M), f"{current.name}::{name}"
+            assert re.search(rf"^def {name}\(", current.read_text("utf-8"), re.M), (
+                f"{current.name}::{name}"
+            )
             checked += 1
     assert checked >= 5

@@ -11,10 +11,14 @@ from conftest import ROOT, run_cli
 
 
 def test_help_imports_neither_config_nor_locks(tmp_path):
-    code = ("import sys\nfrom reverie.cli import build_parser\nbuild_parser()\n"
-            "print(sorted(m for m in ('pydantic', 'filelock', 'asyncio', 'dulwich', 'litellm') if m in sys.modules))")
+    code = (
+        "import sys\nfrom reverie.cli import build_parser\nbuild_parser()\n"
+        "print(sorted(m for m in ('pydantic', 'filelock', 'asyncio', 'dulwich', 'litellm') if m in sys.modules))"
+    )
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    ).stdout
     assert out.strip() == "[]"
 
 
@@ -24,8 +28,12 @@ def test_log_show_restore_why_gc_json(tmp_path):
     from reverie.runtime import Runtime
 
     rt = Runtime(ws)
-    sha = rt.git.commit("dream: entries 1-2", kind="dream", trailers={"Reverie-Batch": "1-2", "Reverie-Cursor": "2"},
-                        files={"USER.md": "# User\n- Lives in Porto\n"})
+    sha = rt.git.commit(
+        "dream: entries 1-2",
+        kind="dream",
+        trailers={"Reverie-Batch": "1-2", "Reverie-Cursor": "2"},
+        files={"USER.md": "# User\n- Lives in Porto\n"},
+    )
     log = json.loads(run_cli("-w", ws, "log", "--json").stdout)
     assert [c["kind"] for c in log] == ["dream", "init"] and log[0]["sha"] == sha
     assert json.loads(run_cli("-w", ws, "log", "--kind", "dream", "--json").stdout)[0]["sha"] == sha
@@ -62,7 +70,11 @@ def test_global_options_go_before_or_after_the_command(tmp_path):
     ws = str(tmp_path / "ws")
     assert run_cli("-w", ws, "init").returncode == 0
     assert run_cli("history", "append", "-w", ws, "note one").returncode == 0
-    for argv in (["--json", "-w", ws, "status"], ["status", "-w", ws, "--json"], ["-w", ws, "status", "--json"]):
+    for argv in (
+        ["--json", "-w", ws, "status"],
+        ["status", "-w", ws, "--json"],
+        ["-w", ws, "status", "--json"],
+    ):
         proc = run_cli(*argv)
         assert proc.returncode == 0, (argv, proc.stderr)
         assert '"last_cursor": 1' in proc.stdout, argv
@@ -75,10 +87,12 @@ def test_global_options_go_before_or_after_the_command(tmp_path):
 def test_nonsensical_numbers_are_refused_with_what_is_allowed(tmp_path):
     ws = str(tmp_path / "ws")
     assert run_cli("-w", ws, "init").returncode == 0
-    for argv, said in ((["search", "-k", "-1", "x"], "must be from 1 to 1,000, not -1"),
-                       (["log", "-n", "0"], "must be at least 1, not 0"),
-                       (["history", "show", "--since", "-3"], "must be at least 0, not -3"),
-                       (["history", "show", "--limit", "many"], "expected a whole number, not 'many'")):
+    for argv, said in (
+        (["search", "-k", "-1", "x"], "must be from 1 to 1,000, not -1"),
+        (["log", "-n", "0"], "must be at least 1, not 0"),
+        (["history", "show", "--since", "-3"], "must be at least 0, not -3"),
+        (["history", "show", "--limit", "many"], "expected a whole number, not 'many'"),
+    ):
         proc = run_cli("-w", ws, *argv)
         assert proc.returncode == 2 and said in proc.stderr, (argv, proc.stderr)
 
@@ -88,7 +102,10 @@ def test_approve_and_reject_agree_when_nothing_is_pending(tmp_path):
     assert run_cli("-w", ws, "init").returncode == 0
     for command in ("approve", "reject"):
         proc = run_cli("-w", ws, command)
-        assert proc.returncode == 0 and "no SOUL.md change is pending" in proc.stdout, (command, proc.stderr)
+        assert proc.returncode == 0 and "no SOUL.md change is pending" in proc.stdout, (
+            command,
+            proc.stderr,
+        )
         proc = run_cli("-w", ws, command, "--json")
         assert proc.returncode == 0 and '"pending": false' in proc.stdout
 
@@ -98,7 +115,9 @@ def test_init_creates_the_memory_repo(tmp_path):
     assert run_cli("-w", str(ws), "init").returncode == 0
     import subprocess
 
-    log = subprocess.run(["git", "-C", str(ws), "log", "--format=%s"], capture_output=True, text=True)
+    log = subprocess.run(
+        ["git", "-C", str(ws), "log", "--format=%s"], capture_output=True, text=True
+    )
     assert log.returncode == 0 and log.stdout.strip().startswith("init")
 
 
@@ -125,11 +144,15 @@ def test_consolidate_over_budget_then_one_session(tmp_path):
     sessions = SessionStore(workspace)
     big, small = sessions.get_or_create("cli:big"), sessions.get_or_create("cli:small")
     for i in range(30):
-        sessions.append(big, {"role": "user", "content": f"I prefer tea number {i}. " + "filler words " * 20})
+        sessions.append(
+            big, {"role": "user", "content": f"I prefer tea number {i}. " + "filler words " * 20}
+        )
         sessions.append(big, {"role": "assistant", "content": "Noted."})
     sessions.append(small, {"role": "user", "content": "Remember that my cat is called Miso."})
-    small_env = {"REVERIE_AGENTS__DEFAULTS__CONTEXT_WINDOW_TOKENS": "2048",
-                 "REVERIE_AGENTS__DEFAULTS__MAX_TOKENS": "768"}
+    small_env = {
+        "REVERIE_AGENTS__DEFAULTS__CONTEXT_WINDOW_TOKENS": "2048",
+        "REVERIE_AGENTS__DEFAULTS__MAX_TOKENS": "768",
+    }
     proc = run_cli("-w", str(ws), "consolidate", "--json", env=small_env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     by_key = {r["session_key"]: r for r in json.loads(proc.stdout)}
@@ -149,15 +172,29 @@ def test_serve_runs_due_dream_and_stops_on_sigterm(tmp_path):
     import time
 
     ws = tmp_path / "ws"
-    assert run_cli("-w", str(ws), "history", "append", "- [durable] Prefers dark mode dashboards").returncode == 0
+    assert (
+        run_cli(
+            "-w", str(ws), "history", "append", "- [durable] Prefers dark mode dashboards"
+        ).returncode
+        == 0
+    )
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-m", "reverie", "-w", str(ws), "serve"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reverie", "-w", str(ws), "serve"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=str(ROOT),
+    )
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            kinds = subprocess.run(["git", "-C", str(ws), "log", "--format=%(trailers:key=Reverie-Kind,valueonly)"],
-                                   capture_output=True, text=True).stdout.split()
+            kinds = subprocess.run(
+                ["git", "-C", str(ws), "log", "--format=%(trailers:key=Reverie-Kind,valueonly)"],
+                capture_output=True,
+                text=True,
+            ).stdout.split()
             if "dream" in kinds:
                 break
             time.sleep(0.2)

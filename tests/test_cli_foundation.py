@@ -39,13 +39,18 @@ def test_history_append_and_show(tmp_path):
     w = ["-w", str(tmp_path / "ws")]
     ok(*w, "init")
     assert ok(*w, "history", "append", "first entry").stdout.strip() == "1"
-    assert json.loads(ok(*w, "history", "append", "second [bold]x[/]", "--session", "cli:ann", "--json").stdout) == {
-        "cursor": 2}
+    assert json.loads(
+        ok(*w, "history", "append", "second [bold]x[/]", "--session", "cli:ann", "--json").stdout
+    ) == {"cursor": 2}
     ok(*w, "history", "append", "third")
     shown = json.loads(ok(*w, "history", "show", "--since", "1", "--limit", "1", "--json").stdout)
-    assert [(e["cursor"], e["content"], e["session_key"]) for e in shown] == [(2, "second [bold]x[/]", "cli:ann")]
+    assert [(e["cursor"], e["content"], e["session_key"]) for e in shown] == [
+        (2, "second [bold]x[/]", "cli:ann")
+    ]
     text = ok(*w, "history", "show").stdout
-    assert "first entry" in text and "second [bold]x[/]" in text and "cli:ann" in text  # markup shown literally
+    assert (
+        "first entry" in text and "second [bold]x[/]" in text and "cli:ann" in text
+    )  # markup shown literally
     status = json.loads(ok(*w, "status", "--json").stdout)
     assert (status["last_cursor"], status["pending"]) == (3, 3)
 
@@ -65,19 +70,31 @@ def test_status_skips_a_malformed_dream_record_with_a_warning(tmp_path):
     ok("-w", str(ws), "init")
     state = ws / "memory" / ".reverie"
     state.mkdir(parents=True, exist_ok=True)
-    (state / "dream-status.json").write_text(json.dumps({
-        "last_run": {"status": "ok"},  # no time, no batch
-        "last_rejection": {"time": "2026-11-01T00:00:00+00:00", "first": "1", "last": 2, "reason": None},
-        "model_unavailable": {"since": 5, "reason": None},
-    }))
+    (state / "dream-status.json").write_text(
+        json.dumps(
+            {
+                "last_run": {"status": "ok"},  # no time, no batch
+                "last_rejection": {
+                    "time": "2026-11-01T00:00:00+00:00",
+                    "first": "1",
+                    "last": 2,
+                    "reason": None,
+                },
+                "model_unavailable": {"since": 5, "reason": None},
+            }
+        )
+    )
     shown = ok("-w", str(ws), "status")
     assert "last dream" not in shown.stdout and "last rejection" not in shown.stdout
     assert "unreachable" not in shown.stdout
     for key in ("last_run", "last_rejection", "model_unavailable"):
         assert f"'{key}' is malformed" in shown.stderr
     status = json.loads(ok("-w", str(ws), "status", "--json").stdout)
-    assert (status["dream_last_run"], status["dream_last_rejection"], status["dream_model_unavailable"]) == (
-        None, None, None)
+    assert (
+        status["dream_last_run"],
+        status["dream_last_rejection"],
+        status["dream_model_unavailable"],
+    ) == (None, None, None)
 
 
 @pytest.mark.parametrize(
@@ -124,7 +141,12 @@ raise SystemExit(code)
 @pytest.mark.parametrize("args", [["init"], ["history", "append", "x"], ["history", "show"]])
 def test_foundation_commands_do_not_import_litellm(tmp_path, args):
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, "-c", _IMPORTS, "-w", str(tmp_path / "ws"), *args],
-                          capture_output=True, text=True, env=env, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", _IMPORTS, "-w", str(tmp_path / "ws"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.strip().endswith("CLEAN")

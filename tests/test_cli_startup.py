@@ -27,22 +27,52 @@ raise SystemExit(code)
 """
 
 #: Never on a fast path: the model client and its stack, the scheduler, the framework adapters and frameworks.
-_HEAVY = {"litellm", "openai", "tiktoken", "apscheduler", "reverie.integrations", "reverie.importers", "anthropic",
-          "agents", "pydantic_ai", "google"}
+_HEAVY = {
+    "litellm",
+    "openai",
+    "tiktoken",
+    "apscheduler",
+    "reverie.integrations",
+    "reverie.importers",
+    "anthropic",
+    "agents",
+    "pydantic_ai",
+    "google",
+}
 
 #: What each fast command must not import (top-level packages, or exact module names).
 _FORBIDDEN = {
-    "--help": _HEAVY | {"pydantic", "rich", "orjson", "dulwich", "reverie.config", "reverie.workspace"},
-    "status": _HEAVY | {"dulwich", "filelock", "asyncio", "reverie.gitstore", "reverie.security.secrets",
-                        "reverie.dream.result", "rich.markdown"},
-    "log": _HEAVY | {"filelock", "asyncio", "reverie.status", "reverie.store", "reverie.history", "reverie.security",
-                     "reverie.dream", "rich.table"},
+    "--help": _HEAVY
+    | {"pydantic", "rich", "orjson", "dulwich", "reverie.config", "reverie.workspace"},
+    "status": _HEAVY
+    | {
+        "dulwich",
+        "filelock",
+        "asyncio",
+        "reverie.gitstore",
+        "reverie.security.secrets",
+        "reverie.dream.result",
+        "rich.markdown",
+    },
+    "log": _HEAVY
+    | {
+        "filelock",
+        "asyncio",
+        "reverie.status",
+        "reverie.store",
+        "reverie.history",
+        "reverie.security",
+        "reverie.dream",
+        "rich.table",
+    },
 }
 
 
 def imported(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, env=env, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, env=env, timeout=60
+    )
     marker = proc.stderr.rsplit("MODULES=", 1)
     assert len(marker) == 2, proc.stderr
     return proc, set(json.loads(marker[1]))
@@ -55,7 +85,9 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> str:
     return ws
 
 
-@pytest.mark.parametrize("args", [["--help"], ["status"], ["status", "--json"], ["log"], ["log", "--json"]])
+@pytest.mark.parametrize(
+    "args", [["--help"], ["status"], ["status", "--json"], ["log"], ["log", "--json"]]
+)
 def test_fast_commands_import_only_what_they_use(workspace: str, args: list[str]) -> None:
     proc, modules = imported("-w", workspace, *args)
     assert proc.returncode == 0, proc.stderr
@@ -64,9 +96,13 @@ def test_fast_commands_import_only_what_they_use(workspace: str, args: list[str]
     assert loaded == set(), f"`reverie {' '.join(args)}` imported {sorted(loaded)}"
 
 
-@pytest.mark.parametrize("command, module", [("status", "cmd_status"), ("log", "cmd_log"), ("show", "cmd_log"),
-                                             ("init", "cmd_init")])
-def test_a_run_imports_only_its_own_command_module(workspace: str, command: str, module: str) -> None:
+@pytest.mark.parametrize(
+    "command, module",
+    [("status", "cmd_status"), ("log", "cmd_log"), ("show", "cmd_log"), ("init", "cmd_init")],
+)
+def test_a_run_imports_only_its_own_command_module(
+    workspace: str, command: str, module: str
+) -> None:
     proc, modules = imported("-w", workspace, command, "--help")
     assert proc.returncode == 0, proc.stderr
     assert {m for m in modules if m.startswith("reverie.cli.cmd_")} == {f"reverie.cli.{module}"}

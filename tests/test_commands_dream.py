@@ -16,8 +16,10 @@ from reverie.dream.lock import RunLock
 from reverie.llm.scripted import ScriptedModel, bad_request_error
 from reverie.runtime import Runtime
 
-FACTS = ["- [durable] Lives in Porto\n- [durable] Prefers Python for everything",
-         "- [durable] Decided: use PostgreSQL for Heron"]
+FACTS = [
+    "- [durable] Lives in Porto\n- [durable] Prefers Python for everything",
+    "- [durable] Decided: use PostgreSQL for Heron",
+]
 _counter = itertools.count()
 
 
@@ -51,7 +53,9 @@ async def dream_with_notify(rt: Runtime) -> tuple[str, list[str]]:
 def test_nothing_to_process(rt):
     reply, notes = asyncio.run(dream_with_notify(rt))
     assert reply == "Nothing to process: no history entries are waiting for Dream."
-    assert notes == [] and "dream" not in kinds(rt)  # no repo yet, or only its init commit: nothing dreamed
+    assert notes == [] and "dream" not in kinds(
+        rt
+    )  # no repo yet, or only its init commit: nothing dreamed
 
 
 def test_background_run_reports_when_it_ends(rt, monkeypatch):
@@ -95,7 +99,9 @@ def test_dream_while_a_run_is_in_flight_waits_for_it_and_reports_once(rt, monkey
     first, second, log = asyncio.run(twice())
     assert first.startswith("Dreaming over 2 pending entries")
     head = rt.git.log(limit=1)[0]
-    assert second.startswith("A Dream run was already in progress; it has ended.\nDream processed entries 1–2")
+    assert second.startswith(
+        "A Dream run was already in progress; it has ended.\nDream processed entries 1–2"
+    )
     assert f"`{head.short}`" in second and head.short in log
     assert notes == []  # the first /dream's background notice is not sent too: one report
     assert kinds(rt).count("dream") == 1
@@ -136,7 +142,9 @@ def test_a_failed_run_writes_nothing(workspace):
 
 
 def test_dream_takes_no_arguments(rt):
-    assert asyncio.run(CommandRouter(rt).handle("/dream now")).startswith("`/dream` takes no arguments")
+    assert asyncio.run(CommandRouter(rt).handle("/dream now")).startswith(
+        "`/dream` takes no arguments"
+    )
 
 
 def test_cli_dream_dry_run_then_real(tmp_path):
@@ -153,7 +161,9 @@ def test_cli_dream_dry_run_then_real(tmp_path):
     assert real.returncode == 0, real.stderr
     result = json.loads(real.stdout)
     assert result["status"] == "ok" and result["commit"]
-    log = subprocess.run(["git", "-C", str(ws), "log", "-1", "--format=%H"], capture_output=True, text=True).stdout
+    log = subprocess.run(
+        ["git", "-C", str(ws), "log", "-1", "--format=%H"], capture_output=True, text=True
+    ).stdout
     assert log.strip() == result["commit"]
     again = run_cli("-w", str(ws), "dream", timeout=120)
     assert again.returncode == 0 and "nothing-to-do" in again.stdout

@@ -16,8 +16,9 @@ from reverie.runtime import Runtime
 from reverie.workspace import Workspace
 
 BOT = "reverie_bot"
-FUZZ = settings(max_examples=60, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def files(root: Path) -> dict[str, tuple[bytes, int]]:
@@ -43,15 +44,63 @@ async def _handle(router: CommandRouter, text: str) -> str | None:
 
 # Text with everything hypothesis draws: surrogates excluded only where a str cannot hold them.
 any_text = st.text(st.characters(codec="utf-8"), max_size=200) | st.text(
-    st.sampled_from(["/", "@", " ", "\x00", "\n", "\t", "\r", "\u2028", "\ufeff", "-", "_", "a", "Z", "9", "é", "😀",
-                     "\u202e", "\x1b", '"', "'", "\\"]), max_size=60)
+    st.sampled_from(
+        [
+            "/",
+            "@",
+            " ",
+            "\x00",
+            "\n",
+            "\t",
+            "\r",
+            "\u2028",
+            "\ufeff",
+            "-",
+            "_",
+            "a",
+            "Z",
+            "9",
+            "é",
+            "😀",
+            "\u202e",
+            "\x1b",
+            '"',
+            "'",
+            "\\",
+        ]
+    ),
+    max_size=60,
+)
 
-names = st.sampled_from(["help", "new", "dream", "dream-log", "dream_log", "DREAM-LOG", "dream-restore",
-                         "dream-approve", "dream-reject", "recall", "Recall", "helpp", "x", "-", "dream-"])
+names = st.sampled_from(
+    [
+        "help",
+        "new",
+        "dream",
+        "dream-log",
+        "dream_log",
+        "DREAM-LOG",
+        "dream-restore",
+        "dream-approve",
+        "dream-reject",
+        "recall",
+        "Recall",
+        "helpp",
+        "x",
+        "-",
+        "dream-",
+    ]
+)
 addressee = st.sampled_from(["", f"@{BOT}", "@REVERIE_BOT", "@other_bot", "@", "@@x", "@bot name"])
 huge = st.integers(0, 3).map(lambda k: ["", "x" * 10_000, "é\x00" * 5_000, " a" * 10_000][k])
-commandish = st.builds(lambda n, a, sep, args, big: f"/{n}{a}{sep}{args}{big}", names, addressee,
-                       st.sampled_from([" ", "\t", "\n", "", "  "]), any_text, huge)
+commandish = st.builds(
+    lambda n, a, sep, args, big: f"/{n}{a}{sep}{args}{big}",
+    names,
+    addressee,
+    st.sampled_from([" ", "\t", "\n", "", "  "]),
+    any_text,
+    huge,
+)
 
 
 def test_non_commands_return_none_and_write_nothing(tmp_path: Path) -> None:
@@ -88,6 +137,8 @@ def test_command_strings_never_raise(tmp_path: Path) -> None:
         else:
             assert isinstance(reply, str) and reply
             assert "internal error" not in reply, reply[:300]
-            assert len(reply) < 4_000  # nothing in this workspace is big: only an echo of the input could be
+            assert (
+                len(reply) < 4_000
+            )  # nothing in this workspace is big: only an echo of the input could be
 
     check()

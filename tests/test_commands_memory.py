@@ -28,15 +28,20 @@ def router(rt) -> CommandRouter:
 
 def dream_commit(rt: Runtime, user: str, first: int, last: int) -> str:
     """A commit exactly as Dream makes one: staged files plus its batch/cursor trailers."""
-    sha = rt.git.commit(f"dream: entries {first}-{last}", kind="dream",
-                        trailers={BATCH: f"{first}-{last}", CURSOR: str(last)}, files={"USER.md": user})
+    sha = rt.git.commit(
+        f"dream: entries {first}-{last}",
+        kind="dream",
+        trailers={BATCH: f"{first}-{last}", CURSOR: str(last)},
+        files={"USER.md": user},
+    )
     assert sha
     return sha
 
 
 def git_cli(rt: Runtime, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(rt.workspace.root), *args], capture_output=True, text=True,
-                          check=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(rt.workspace.root), *args], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def test_dream_log_before_any_dream(router):
@@ -46,7 +51,9 @@ def test_dream_log_before_any_dream(router):
 def test_dream_log_shows_the_latest_dream_change(rt, router):
     dream_commit(rt, "# User\n- Lives in Lisbon\n", 1, 4)
     sha = dream_commit(rt, "# User\n- Lives in Porto\n", 5, 9)
-    rt.git.commit("manual edit", kind="manual", files={"memory/MEMORY.md": "# Memory\n- unrelated\n"})
+    rt.git.commit(
+        "manual edit", kind="manual", files={"memory/MEMORY.md": "# Memory\n- unrelated\n"}
+    )
     reply = run(router.handle("/dream-log"))
     short = sha[:8]
     assert f"`{short}`" in reply
@@ -93,13 +100,21 @@ def test_dream_restore_then_undo(rt, router):
     run(router.handle(f"/dream-restore {head.short}"))
     assert rt.store.read_user() == "# User\n- Lives in Lisbon\n"
     assert git_cli(rt, "log", "--format=%(trailers:key=Reverie-Kind,valueonly)").split() == [
-        "restore", "restore", "dream", "init"]
+        "restore",
+        "restore",
+        "dream",
+        "init",
+    ]
 
 
 def test_dream_restore_only_keeps_later_changes(rt, router):
     first = dream_commit(rt, "# User\n- Lives in Lisbon\n- Likes tea\n", 1, 4)
-    rt.git.commit("dream: entries 5-6", kind="dream", trailers={BATCH: "5-6", CURSOR: "6"},
-                  files={"memory/MEMORY.md": "# Memory\n- Heron uses PostgreSQL\n"})
+    rt.git.commit(
+        "dream: entries 5-6",
+        kind="dream",
+        trailers={BATCH: "5-6", CURSOR: "6"},
+        files={"memory/MEMORY.md": "# Memory\n- Heron uses PostgreSQL\n"},
+    )
     reply = run(router.handle(f"/dream-restore {first[:8]} --only"))
     assert reply.startswith("Reverted")
     assert "Lives in Lisbon" not in rt.store.read_user()
@@ -116,9 +131,14 @@ def test_dream_restore_replay_rewinds_the_cursor(rt, router):
 
 
 def test_dream_restore_option_errors(router):
-    assert run(router.handle("/dream-restore --only")).startswith("`--only` and `--replay` need a sha.")
+    assert run(router.handle("/dream-restore --only")).startswith(
+        "`--only` and `--replay` need a sha."
+    )
     reply = run(router.handle("/dream-restore abcd --force"))
-    assert "Unknown option `--force`" in reply and "Usage: `/dream-restore [sha] [--only] [--replay]`" in reply
+    assert (
+        "Unknown option `--force`" in reply
+        and "Usage: `/dream-restore [sha] [--only] [--replay]`" in reply
+    )
     assert "one sha" in run(router.handle("/dream-restore abcd ef01"))
 
 
@@ -127,8 +147,14 @@ def test_dream_log_shows_a_pending_soul_change(rt, router):
 
     dream_commit(rt, "# User\n- Lives in Lisbon\n", 1, 4)
     base = rt.store.read_soul()
-    stage_soul_change(rt.store, base=base, proposed=base + "- Always answer in British English\n",
-                      first_cursor=1, last_cursor=4, reason="the user asked for it")
+    stage_soul_change(
+        rt.store,
+        base=base,
+        proposed=base + "- Always answer in British English\n",
+        first_cursor=1,
+        last_cursor=4,
+        reason="the user asked for it",
+    )
     reply = run(router.handle("/dream-log"))
     assert "**Pending** `SOUL.md` change (+1 -0)" in reply
     assert "+- Always answer in British English" in reply

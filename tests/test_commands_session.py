@@ -28,7 +28,9 @@ def fake():
 
 @pytest.fixture
 def rt(workspace, fake) -> Runtime:
-    return Runtime(workspace, config=Config.model_validate({"agents": {"defaults": {"model": fake.model}}}))
+    return Runtime(
+        workspace, config=Config.model_validate({"agents": {"defaults": {"model": fake.model}}})
+    )
 
 
 def chat(rt: Runtime, key: str, n: int):
@@ -59,13 +61,16 @@ def test_new_clears_the_live_session_object(rt, fake):
 
 def test_new_on_an_empty_session(rt):
     assert run(CommandRouter(rt).handle("/new", CommandContext(session_key="cli:empty"))) == (
-        "Nothing to archive. New session started.")
+        "Nothing to archive. New session started."
+    )
 
 
 def test_new_keeps_the_session_when_history_cannot_be_written(rt, fake):
     fake.enqueue("- [durable] fact")
     chat(rt, "cli:y", 2)
-    rt.workspace.history_path.mkdir(parents=True)  # history.jsonl is a directory: every append fails
+    rt.workspace.history_path.mkdir(
+        parents=True
+    )  # history.jsonl is a directory: every append fails
     reply = run(CommandRouter(rt).handle("/new", CommandContext(session_key="cli:y")))
     assert reply.startswith("The session was kept:")
     assert len(rt.sessions.get_or_create("cli:y").messages) == 4

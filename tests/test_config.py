@@ -23,7 +23,9 @@ def write_json(path: Path, data: object) -> Path:
 @pytest.mark.parametrize("version", ["0.3.5", "0.1.5.post3"])
 def test_nanobot_config_json_loads_as_is_without_warnings(_isolated_home, version, caplog):
     """The files are nanobot-ai's own default config, dumped by that release (see tests/data)."""
-    (_isolated_home / "config.json").write_bytes((DATA / f"nanobot-{version}-config.json").read_bytes())
+    (_isolated_home / "config.json").write_bytes(
+        (DATA / f"nanobot-{version}-config.json").read_bytes()
+    )
     with caplog.at_level(logging.WARNING, logger="reverie.config"):
         cfg = load_config()
     assert caplog.records == []
@@ -36,28 +38,44 @@ def test_nanobot_config_json_loads_as_is_without_warnings(_isolated_home, versio
 def test_defaults_without_any_file():
     cfg = load_config()
     assert cfg.model == OFFLINE_MODEL and cfg.dream_model == OFFLINE_MODEL
-    assert cfg.dream.interval_h == 2 and cfg.dream.max_batch_size == 20 and cfg.dream.max_iterations == 10
+    assert (
+        cfg.dream.interval_h == 2
+        and cfg.dream.max_batch_size == 20
+        and cfg.dream.max_iterations == 10
+    )
     assert cfg.dream.model_override is None and cfg.memory.history.fsync is True
 
 
 def test_legacy_dream_keys_are_honoured_and_kept_on_write_back(tmp_path):
-    data = {"agents": {"defaults": {"model": "openai/gpt-x", "dream": {"cron": "0 3 * * *", "model": "openai/mini",
-                                                                      "intervalH": 6}}},
-            "channels": {"telegram": {"enabled": False}}}
+    data = {
+        "agents": {
+            "defaults": {
+                "model": "openai/gpt-x",
+                "dream": {"cron": "0 3 * * *", "model": "openai/mini", "intervalH": 6},
+            }
+        },
+        "channels": {"telegram": {"enabled": False}},
+    }
     cfg = validate_config(data)
     assert cfg.dream.cron == "0 3 * * *"  # the scheduler lets cron win over intervalH
     assert cfg.dream_model == "openai/mini"
     out = tmp_path / "config.json"
     save_config(cfg, out)
     back = orjson.loads(out.read_bytes())
-    assert back["agents"]["defaults"]["dream"] == {"cron": "0 3 * * *", "model": "openai/mini", "intervalH": 6}
+    assert back["agents"]["defaults"]["dream"] == {
+        "cron": "0 3 * * *",
+        "model": "openai/mini",
+        "intervalH": 6,
+    }
     assert back["channels"] == {"telegram": {"enabled": False}}
     assert "memory" not in back  # only what was set is written back
     assert validate_config(back).dream_model == "openai/mini"
 
 
 def test_model_override_wins_over_legacy_model():
-    cfg = validate_config({"agents": {"defaults": {"dream": {"model": "a/old", "modelOverride": "b/new"}}}})
+    cfg = validate_config(
+        {"agents": {"defaults": {"dream": {"model": "a/old", "modelOverride": "b/new"}}}}
+    )
     assert cfg.dream_model == "b/new"
 
 
@@ -67,15 +85,21 @@ def test_snake_case_keys_are_accepted():
 
 
 def test_workspace_file_overrides_home_and_env_overrides_both(_isolated_home, tmp_path):
-    write_json(_isolated_home / "config.json", {"agents": {"defaults": {"model": "home/m", "maxTokens": 111,
-                                                                      "dream": {"intervalH": 3}}}})
+    write_json(
+        _isolated_home / "config.json",
+        {"agents": {"defaults": {"model": "home/m", "maxTokens": 111, "dream": {"intervalH": 3}}}},
+    )
     ws = tmp_path / "ws"
     write_json(ws / "reverie.json", {"agents": {"defaults": {"model": "ws/m"}}})
     cfg = load_config(ws, env={})
     assert (cfg.model, cfg.defaults.max_tokens, cfg.dream.interval_h) == ("ws/m", 111, 3)
-    env = {"REVERIE_MODEL": "env/m", "REVERIE_AGENTS__DEFAULTS__DREAM__INTERVAL_H": "5",
-           "REVERIE_MEMORY__HISTORY__FSYNC": "false", "REVERIE_PROVIDERS__OPENAI__API_KEY": "sk-test",
-           "REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE": "env/dream"}
+    env = {
+        "REVERIE_MODEL": "env/m",
+        "REVERIE_AGENTS__DEFAULTS__DREAM__INTERVAL_H": "5",
+        "REVERIE_MEMORY__HISTORY__FSYNC": "false",
+        "REVERIE_PROVIDERS__OPENAI__API_KEY": "sk-test",
+        "REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE": "env/dream",
+    }
     cfg = load_config(ws, env=env)
     assert cfg.model == "env/m" and cfg.dream.interval_h == 5 and cfg.memory.history.fsync is False
     assert cfg.providers["openai"].api_key == "sk-test" and cfg.dream_model == "env/dream"
@@ -91,15 +115,37 @@ def test_reverie_home_and_workspace_variables_are_not_config_keys(caplog):
 @pytest.mark.parametrize(
     ("data", "key", "value", "allowed"),
     [
-        ({"agents": {"defaults": {"dream": {"intervalH": 0}}}}, "agents.defaults.dream.intervalH", "0",
-         "greater than or equal to 1"),
-        ({"agents": {"defaults": {"dream": {"intervalH": "soon"}}}}, "agents.defaults.dream.intervalH", '"soon"',
-         "valid number"),
-        ({"agents": {"defaults": {"maxTokens": -5}}}, "agents.defaults.maxTokens", "-5", "greater than or equal to 1"),
-        ({"agents": {"defaults": {"dream": {"maxBatchSize": 0}}}}, "agents.defaults.dream.maxBatchSize", "0",
-         "greater than or equal to 1"),
+        (
+            {"agents": {"defaults": {"dream": {"intervalH": 0}}}},
+            "agents.defaults.dream.intervalH",
+            "0",
+            "greater than or equal to 1",
+        ),
+        (
+            {"agents": {"defaults": {"dream": {"intervalH": "soon"}}}},
+            "agents.defaults.dream.intervalH",
+            '"soon"',
+            "valid number",
+        ),
+        (
+            {"agents": {"defaults": {"maxTokens": -5}}},
+            "agents.defaults.maxTokens",
+            "-5",
+            "greater than or equal to 1",
+        ),
+        (
+            {"agents": {"defaults": {"dream": {"maxBatchSize": 0}}}},
+            "agents.defaults.dream.maxBatchSize",
+            "0",
+            "greater than or equal to 1",
+        ),
         ({"agents": {"defaults": {"model": 7}}}, "agents.defaults.model", "7", "valid string"),
-        ({"memory": {"history": {"fsync": "sometimes"}}}, "memory.history.fsync", '"sometimes"', "valid boolean"),
+        (
+            {"memory": {"history": {"fsync": "sometimes"}}},
+            "memory.history.fsync",
+            '"sometimes"',
+            "valid boolean",
+        ),
     ],
 )
 def test_bad_value_names_key_value_and_what_is_allowed(data, key, value, allowed):
@@ -115,7 +161,9 @@ def test_bad_env_value_is_a_config_error():
         load_config(env={"REVERIE_AGENTS__DEFAULTS__DREAM__INTERVAL_H": "0.5"})
 
 
-@pytest.mark.parametrize(("raw", "fragment"), [(b"{not json", "not valid JSON"), (b"[1, 2]", "JSON object")])
+@pytest.mark.parametrize(
+    ("raw", "fragment"), [(b"{not json", "not valid JSON"), (b"[1, 2]", "JSON object")]
+)
 def test_unreadable_config_file_names_the_file(_isolated_home, raw, fragment):
     path = _isolated_home / "config.json"
     path.write_bytes(raw)
@@ -125,7 +173,10 @@ def test_unreadable_config_file_names_the_file(_isolated_home, raw, fragment):
 
 
 def test_unknown_keys_warn_once_and_are_kept(caplog, tmp_path):
-    data = {"agents": {"defaults": {"modle": "typo", "dream": {"intervall": 3}}}, "extraSection": {"a": 1}}
+    data = {
+        "agents": {"defaults": {"modle": "typo", "dream": {"intervall": 3}}},
+        "extraSection": {"a": 1},
+    }
     with caplog.at_level(logging.WARNING, logger="reverie.config"):
         cfg = validate_config(data)
     (record,) = caplog.records

@@ -15,23 +15,75 @@ from hypothesis import strategies as st
 from reverie.config import Config, load_config, save_config, validate_config
 from reverie.errors import ConfigError
 
-FUZZ = settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 
-KEYS = ["agents", "defaults", "model", "dream", "intervalH", "interval_h", "cron", "maxBatchSize", "modelOverride",
-        "providers", "openai", "apiKey", "apiBase", "extraHeaders", "llm", "timeout", "maxRetries", "retryBudget",
-        "memory", "history", "fsync", "retention", "search", "fusion", "git", "trackedFiles", "gcEvery",
-        "contextWindowTokens", "temperature", "channels", "unknownThing", "", "é", "\x00"]
+KEYS = [
+    "agents",
+    "defaults",
+    "model",
+    "dream",
+    "intervalH",
+    "interval_h",
+    "cron",
+    "maxBatchSize",
+    "modelOverride",
+    "providers",
+    "openai",
+    "apiKey",
+    "apiBase",
+    "extraHeaders",
+    "llm",
+    "timeout",
+    "maxRetries",
+    "retryBudget",
+    "memory",
+    "history",
+    "fsync",
+    "retention",
+    "search",
+    "fusion",
+    "git",
+    "trackedFiles",
+    "gcEvery",
+    "contextWindowTokens",
+    "temperature",
+    "channels",
+    "unknownThing",
+    "",
+    "é",
+    "\x00",
+]
 
-scalars = (st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False)
-           | st.text(max_size=20) | st.sampled_from(["NaN", "Infinity", "1e309", "-1", "0", "true", "*/5 * * * *"]))
-values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
-                      | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=8), inner, max_size=5), max_leaves=25)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=20)
+    | st.sampled_from(["NaN", "Infinity", "1e309", "-1", "0", "true", "*/5 * * * *"])
+)
+values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=8), inner, max_size=5)
+    ),
+    max_leaves=25,
+)
 documents = st.dictionaries(st.sampled_from(KEYS), values, max_size=6)
 
 
 def _nested(doc: dict) -> dict:
     """Also place the document where the real keys live, so validation goes past the top level."""
-    return {"agents": {"defaults": doc}, "providers": {"openai": doc}, "llm": doc, "memory": {"history": doc}, **doc}
+    return {
+        "agents": {"defaults": doc},
+        "providers": {"openai": doc},
+        "llm": doc,
+        "memory": {"history": doc},
+        **doc,
+    }
 
 
 @pytest.fixture(autouse=True)

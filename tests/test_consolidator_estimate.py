@@ -10,8 +10,16 @@ from reverie.consolidator import SessionStore
 from reverie.consolidator.estimate import PromptEstimator, prompt_messages
 from reverie.llm.client import ModelClient
 
-TOOLS = [{"type": "function", "function": {"name": "read_file", "description": "Read a file.", "parameters": {
-    "type": "object", "properties": {"path": {"type": "string"}}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "read_file",
+            "description": "Read a file.",
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+        },
+    }
+]
 
 
 @pytest.mark.parametrize("model", ["reverie/offline", "openai/gpt-4o-mini"])
@@ -39,10 +47,27 @@ def test_incremental_estimate_matches_a_full_count(workspace, model):
 
     check()  # empty session
     for i in range(30):
-        sessions.append(s, {"role": "user", "content": f"question {i} about the déploiement " * (i % 5 + 1)})
-        sessions.append(s, {"role": "assistant", "content": None, "tool_calls": [{"id": f"c{i}", "type": "function",
-                            "function": {"name": "read_file", "arguments": '{"path": "x.md"}'}}]})
-        sessions.append(s, {"role": "tool", "tool_call_id": f"c{i}", "name": "read_file", "content": "数据 " * i})
+        sessions.append(
+            s, {"role": "user", "content": f"question {i} about the déploiement " * (i % 5 + 1)}
+        )
+        sessions.append(
+            s,
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"c{i}",
+                        "type": "function",
+                        "function": {"name": "read_file", "arguments": '{"path": "x.md"}'},
+                    }
+                ],
+            },
+        )
+        sessions.append(
+            s,
+            {"role": "tool", "tool_call_id": f"c{i}", "name": "read_file", "content": "数据 " * i},
+        )
         check()
     sessions.save_offset(s, 40)
     check()  # archived

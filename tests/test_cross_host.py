@@ -21,8 +21,9 @@ MEM = "memory/MEMORY.md"
 def _interrupted(g: GitStore, ws: Workspace, owner: str) -> None:
     """A transaction cut short after its ref moved, with the given owner line."""
     new = g.commit("dream: new", kind="dream", files={MEM: "# Memory\n- new\n"})
-    old = subprocess.run(["git", "rev-parse", "HEAD~1"], cwd=ws.root, capture_output=True, text=True,
-                         check=True).stdout.strip()
+    old = subprocess.run(
+        ["git", "rev-parse", "HEAD~1"], cwd=ws.root, capture_output=True, text=True, check=True
+    ).stdout.strip()
     (state_dir(g.git_dir) / "pending").write_text(f"{old} {new} {MEM} END\n{owner} END\n")
 
 
@@ -43,7 +44,9 @@ def test_the_marker_names_the_writers_host_boot_and_start(workspace: Workspace) 
     assert len(fields["boot"]) >= 1
 
 
-def test_another_hosts_fresh_lock_is_left_alone_and_an_old_one_removed(workspace: Workspace) -> None:
+def test_another_hosts_fresh_lock_is_left_alone_and_an_old_one_removed(
+    workspace: Workspace,
+) -> None:
     g = _store(workspace)
     # pid 1 is alive here; on another host it says nothing, so it must not keep the lock forever
     _interrupted(g, workspace, "pid 1 host other-host boot b0 at 0")
@@ -56,14 +59,20 @@ def test_another_hosts_fresh_lock_is_left_alone_and_an_old_one_removed(workspace
     _interrupted(g, workspace, "pid 1 host other-host boot b0 at 0")
     GitStore(workspace).ensure()
     assert not lock.exists()
-    assert GitStore(workspace).commit("dream: after", kind="dream", files={MEM: "# Memory\n- after\n"})
+    assert GitStore(workspace).commit(
+        "dream: after", kind="dream", files={MEM: "# Memory\n- after\n"}
+    )
 
 
-def test_a_lock_from_before_this_hosts_reboot_is_removed_even_if_its_pid_is_reused(workspace: Workspace) -> None:
+def test_a_lock_from_before_this_hosts_reboot_is_removed_even_if_its_pid_is_reused(
+    workspace: Workspace,
+) -> None:
     g = _store(workspace)
     sleeper = subprocess.Popen(["sleep", "60"])  # a live process with the recorded pid
     try:
-        _interrupted(g, workspace, f"pid {sleeper.pid} host {socket.gethostname()} boot earlier-boot at 0")
+        _interrupted(
+            g, workspace, f"pid {sleeper.pid} host {socket.gethostname()} boot earlier-boot at 0"
+        )
         lock = g.git_dir / "refs" / "heads" / "main.lock"
         lock.write_bytes(b"x")
         GitStore(workspace).ensure()
@@ -93,17 +102,26 @@ def test_a_network_file_system_is_recognised_from_the_mount_table(tmp_path) -> N
     from reverie.recall.index import journal_mode_for, network_fs
 
     assert network_fs(Path("/srv/memory/users/ab"), MOUNTS) == "nfs4"
-    assert network_fs(Path("/srv/memory/local/x"), MOUNTS) is None  # a local disk mounted inside the share
-    assert network_fs(Path("/srv/memorybank"), MOUNTS) is None  # a prefix of the name, not of the path
+    assert (
+        network_fs(Path("/srv/memory/local/x"), MOUNTS) is None
+    )  # a local disk mounted inside the share
+    assert (
+        network_fs(Path("/srv/memorybank"), MOUNTS) is None
+    )  # a prefix of the name, not of the path
     assert network_fs(Path("/mnt/with space/ws"), MOUNTS) == "cifs"
     assert journal_mode_for("auto", Path("/srv/memory/u"), MOUNTS) == "DELETE"
     assert journal_mode_for("auto", Path("/home/u"), MOUNTS) == "WAL"
     assert journal_mode_for("wal", Path("/srv/memory/u"), MOUNTS) == "WAL"
     assert journal_mode_for("delete", Path("/home/u"), MOUNTS) == "DELETE"
-    assert journal_mode_for("auto", tmp_path) in ("WAL", "DELETE")  # this machine's real table parses
+    assert journal_mode_for("auto", tmp_path) in (
+        "WAL",
+        "DELETE",
+    )  # this machine's real table parses
 
 
-def test_the_index_can_live_on_local_disk_and_use_the_rollback_journal(tmp_path, monkeypatch) -> None:
+def test_the_index_can_live_on_local_disk_and_use_the_rollback_journal(
+    tmp_path, monkeypatch
+) -> None:
     import sqlite3
 
     from reverie.recall import Recall
@@ -153,7 +171,9 @@ def test_forget_user_and_purge_remove_an_index_kept_outside(tmp_path, monkeypatc
 
 
 # -- lock descriptors where flock is emulated with POSIX locks (NFS) ----------------------------------------------
-def test_a_dropped_lock_never_closes_a_descriptor_while_another_lock_of_the_process_holds_the_file(tmp_path) -> None:
+def test_a_dropped_lock_never_closes_a_descriptor_while_another_lock_of_the_process_holds_the_file(
+    tmp_path,
+) -> None:
     """On NFS, closing any descriptor of a file drops every POSIX lock the process has on it. So a `Lock` garbage
     collected while another `Lock` on the same file holds it must not close its idle descriptor then: the holder
     closes it when it releases."""

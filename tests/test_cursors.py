@@ -8,7 +8,9 @@ from reverie.cursors import read_cursor, write_cursor
 from reverie.errors import CursorError
 
 
-@pytest.mark.parametrize(("raw", "value"), [(b"42", 42), (b"42\n", 42), (b"  7 \r\n", 7), (b"0", 0)])
+@pytest.mark.parametrize(
+    ("raw", "value"), [(b"42", 42), (b"42\n", 42), (b"  7 \r\n", 7), (b"0", 0)]
+)
 def test_reads_nanobot_and_reverie_forms(tmp_path, raw, value):
     p = tmp_path / ".cursor"
     p.write_bytes(raw)
@@ -27,7 +29,9 @@ def test_empty_reads_none_as_nanobot_035_creates_it(tmp_path):
     assert read_cursor(p) is None
 
 
-@pytest.mark.parametrize("raw", [b"  \n", b"abc", b"-3", b"4.0", b"true", b"1e3", b"\xff\xfe", b"9" * 19, b"1 2"])
+@pytest.mark.parametrize(
+    "raw", [b"  \n", b"abc", b"-3", b"4.0", b"true", b"1e3", b"\xff\xfe", b"9" * 19, b"1 2"]
+)
 def test_corrupt_is_an_error_naming_the_file(tmp_path, raw):
     p = tmp_path / ".dream_cursor"
     p.write_bytes(raw)

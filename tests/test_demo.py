@@ -15,8 +15,12 @@ from reverie.errors import WorkspaceError
 
 
 def git_kinds(ws) -> list[str]:
-    out = subprocess.run(["git", "-C", str(ws), "log", "--format=%(trailers:key=Reverie-Kind,valueonly)"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["git", "-C", str(ws), "log", "--format=%(trailers:key=Reverie-Kind,valueonly)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return out.split()
 
 
@@ -40,12 +44,18 @@ def test_demo_learns_corrects_and_restores(tmp_path):
     assert "PostgreSQL" in memory  # the project decision
     soul = (ws / "SOUL.md").read_text()
     pending = ws / "memory" / ".reverie" / "pending-soul.json"
-    rule_in = "code block" in soul or (pending.exists() and "code block" in json.loads(pending.read_text())["proposed"])
+    rule_in = "code block" in soul or (
+        pending.exists() and "code block" in json.loads(pending.read_text())["proposed"]
+    )
     assert rule_in  # the rule for the agent: in SOUL.md, or staged for approval (protectSoul)
 
     kinds = git_kinds(ws)
-    assert kinds[0] == "restore" and kinds[1] == "restore" and "dream" in kinds and kinds[-1] == "init"
-    assert report.undo_commit and report.restore_commit and report.undo_commit != report.restore_commit
+    assert (
+        kinds[0] == "restore" and kinds[1] == "restore" and "dream" in kinds and kinds[-1] == "init"
+    )
+    assert (
+        report.undo_commit and report.restore_commit and report.undo_commit != report.restore_commit
+    )
     assert any(t.startswith("/dream-restore") for t in steps) and "/dream-log" in steps
 
 
@@ -75,15 +85,27 @@ def test_demo_honours_w_and_its_configured_model(tmp_path, monkeypatch, capsys):
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
-    fake = ScriptedModel.register("demo-w", direct=True,
-                                  responder=lambda p: "(nothing)" if protocol.task_of(p.system) == "archive" else "[SKIP]")
+    fake = ScriptedModel.register(
+        "demo-w",
+        direct=True,
+        responder=lambda p: "(nothing)" if protocol.task_of(p.system) == "archive" else "[SKIP]",
+    )
     try:
         mine = Workspace(tmp_path / "mine")
         mine.init()
-        mine.config_path.write_text(json.dumps({
-            "agents": {"defaults": {"model": fake.model}},
-            "providers": {"openai": {"apiKey": "sk-test-not-copied", "apiBase": "http://127.0.0.1:9/v1"}},
-        }))
+        mine.config_path.write_text(
+            json.dumps(
+                {
+                    "agents": {"defaults": {"model": fake.model}},
+                    "providers": {
+                        "openai": {
+                            "apiKey": "sk-test-not-copied",
+                            "apiBase": "http://127.0.0.1:9/v1",
+                        }
+                    },
+                }
+            )
+        )
         before = {p: p.read_bytes() for p in mine.root.rglob("*") if p.is_file()}
         assert main(["-w", str(mine.root), "demo", "--json"]) == 0
         report = json.loads(capsys.readouterr().out)
@@ -93,15 +115,23 @@ def test_demo_honours_w_and_its_configured_model(tmp_path, monkeypatch, capsys):
         written = json.loads((demo / "reverie.json").read_text())
         assert written["agents"]["defaults"]["model"] == fake.model
         assert written["agents"]["defaults"]["contextWindowTokens"] == 2048
-        assert written["providers"]["openai"] == {"apiBase": "http://127.0.0.1:9/v1"}  # no key copied
+        assert written["providers"]["openai"] == {
+            "apiBase": "http://127.0.0.1:9/v1"
+        }  # no key copied
         assert os.stat(demo / "reverie.json").st_mode & 0o077 == 0
-        assert {p: p.read_bytes() for p in mine.root.rglob("*") if p.is_file()} == before  # untouched
+        assert {
+            p: p.read_bytes() for p in mine.root.rglob("*") if p.is_file()
+        } == before  # untouched
 
         # -w naming a new directory: the demo runs there (the model from the environment, as for any command)
         monkeypatch.setenv("REVERIE_MODEL", fake.model)
         fresh = tmp_path / "fresh"
         assert main(["-w", str(fresh), "demo", "--json"]) == 0
         report = json.loads(capsys.readouterr().out)
-        assert report["workspace"] == str(fresh) and report["model"] == fake.model and report["config_from"] is None
+        assert (
+            report["workspace"] == str(fresh)
+            and report["model"] == fake.model
+            and report["config_from"] is None
+        )
     finally:
         ScriptedModel.unregister(fake.name)

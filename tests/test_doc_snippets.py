@@ -51,8 +51,16 @@ SNIPPETS = _snippets()
 def test_the_snippets_the_docs_rely_on_are_collected():
     """The collector finds the snippets of the pages that have them (so an empty run cannot pass)."""
     files = {name.split("#")[0] for name, _ in SNIPPETS}
-    assert {"README.md", "docs/api.md", "docs/consolidator.md", "docs/dream.md", "docs/recall.md",
-            "docs/versioning.md", "docs/commands.md", "docs/models.md"} <= files
+    assert {
+        "README.md",
+        "docs/api.md",
+        "docs/consolidator.md",
+        "docs/dream.md",
+        "docs/recall.md",
+        "docs/versioning.md",
+        "docs/commands.md",
+        "docs/models.md",
+    } <= files
 
 
 @pytest.mark.parametrize(("name", "code"), SNIPPETS, ids=[name for name, _ in SNIPPETS])
@@ -60,13 +68,29 @@ def test_snippet_runs_as_written(name, code, tmp_path):
     compile(code, name, "exec")  # a top-level await (or any syntax error) fails here, with the line
     home = tmp_path / "home"
     home.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("REVERIE_", "OPENAI_", "ANTHROPIC_"))}
-    env.update(HOME=str(home), REVERIE_HOME=str(home / ".reverie"), PYTHONDONTWRITEBYTECODE="1",
-               NO_COLOR="1", PYTHONPATH=str(ROOT))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("REVERIE_", "OPENAI_", "ANTHROPIC_"))
+    }
+    env.update(
+        HOME=str(home),
+        REVERIE_HOME=str(home / ".reverie"),
+        PYTHONDONTWRITEBYTECODE="1",
+        NO_COLOR="1",
+        PYTHONPATH=str(ROOT),
+    )
     script = tmp_path / "snippet.py"
     script.write_text(NO_NETWORK + "\n" + code, "utf-8")
-    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=60, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert proc.returncode == 0, f"{name} failed:\n{code}\n--- stderr ---\n{proc.stderr[-3000:]}"
 
 
@@ -77,7 +101,9 @@ def test_command_list_names_every_command(doc):
 
     text = (ROOT / doc).read_text("utf-8")
     block = re.search(r"^## Commands\n.*?^```\n(.*?)^```", text, re.S | re.M).group(1)
-    listed = set(re.findall(r"^\s{2}(\w[\w-]*)", block, re.M)) | set(re.findall(r"/ (\w[\w-]*)", block))
+    listed = set(re.findall(r"^\s{2}(\w[\w-]*)", block, re.M)) | set(
+        re.findall(r"/ (\w[\w-]*)", block)
+    )
     missing = [name for name, _, _ in COMMANDS if name not in listed]
     assert not missing, f"{doc}'s command list lacks {missing}"
 

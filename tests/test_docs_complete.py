@@ -19,7 +19,9 @@ NOT_OURS = {"COLUMNS"}  # argparse's wrap width, pinned while docs/cli.md is ren
 
 
 def _docs_text() -> str:
-    return "\n".join(p.read_text(encoding="utf-8") for p in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))])
+    return "\n".join(
+        p.read_text(encoding="utf-8") for p in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+    )
 
 
 def _read_env_names() -> set[str]:
@@ -34,9 +36,14 @@ def _read_env_names() -> set[str]:
                 func = ast.unparse(node.func)
                 if func in {"os.environ.get", "os.getenv", "environ.get", "env.get"}:
                     arg = node.args[0]
-            elif isinstance(node, ast.Subscript) and ast.unparse(node.value) in {"os.environ", "environ"}:
+            elif isinstance(node, ast.Subscript) and ast.unparse(node.value) in {
+                "os.environ",
+                "environ",
+            }:
                 arg = node.slice
-            elif isinstance(node, ast.Compare) and any(ast.unparse(c) == "os.environ" for c in node.comparators):
+            elif isinstance(node, ast.Compare) and any(
+                ast.unparse(c) == "os.environ" for c in node.comparators
+            ):
                 arg = node.left
             elif isinstance(node, ast.Assign) and len(node.targets) == 1:
                 target = node.targets[0]
@@ -44,17 +51,32 @@ def _read_env_names() -> set[str]:
                     arg = node.value
             elif isinstance(node, ast.Compare) and ast.unparse(node.left) == "name":
                 arg = node.comparators[0]  # config's ``if name == "REVERIE_MODEL"``
-            if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and ENV_NAME.fullmatch(arg.value):
+            if (
+                isinstance(arg, ast.Constant)
+                and isinstance(arg.value, str)
+                and ENV_NAME.fullmatch(arg.value)
+            ):
                 names.add(arg.value)
             elif isinstance(arg, (ast.Set, ast.Tuple, ast.List)):
-                names |= {e.value for e in arg.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
-                          and ENV_NAME.fullmatch(e.value)}
+                names |= {
+                    e.value
+                    for e in arg.elts
+                    if isinstance(e, ast.Constant)
+                    and isinstance(e.value, str)
+                    and ENV_NAME.fullmatch(e.value)
+                }
     return names
 
 
 def test_every_environment_variable_the_code_reads_is_documented() -> None:
     names = _read_env_names() - NOT_OURS
-    assert {"REVERIE_HOME", "REVERIE_WORKSPACE", "REVERIE_MODEL", "REVERIE_DEBUG", "REVERIE_MCP_TOKEN"} <= names
+    assert {
+        "REVERIE_HOME",
+        "REVERIE_WORKSPACE",
+        "REVERIE_MODEL",
+        "REVERIE_DEBUG",
+        "REVERIE_MCP_TOKEN",
+    } <= names
     text = _docs_text()
     missing = sorted(n for n in names if f"`{n}" not in text and f"${n}" not in text)
     assert not missing, f"environment variables read by the code but documented nowhere: {missing}"
@@ -74,8 +96,12 @@ def test_every_command_is_in_the_overview_and_every_option_in_the_reference() ->
     parser = build_parser()
     commands = subcommands(parser)
     assert {"status", "mcp", "ui", "pin", "requeue"} <= set(commands)
-    missing_commands = sorted(n for n in commands if not re.search(rf"^  {re.escape(n)}\b", overview, re.M))
-    assert not missing_commands, f"commands missing from the overview in docs/commands.md: {missing_commands}"
+    missing_commands = sorted(
+        n for n in commands if not re.search(rf"^  {re.escape(n)}\b", overview, re.M)
+    )
+    assert not missing_commands, (
+        f"commands missing from the overview in docs/commands.md: {missing_commands}"
+    )
     missing_options = sorted(
         f"{name} {opt}"
         for name, sub in commands.items()

@@ -51,7 +51,9 @@ def test_batch_committed_by_another_run_is_not_committed_again(tmp_path):
     env.add("- [durable] fact")
     stale = env.dream()
 
-    def meanwhile(prompt):  # the other run commits the same batch while this one waits for the model
+    def meanwhile(
+        prompt,
+    ):  # the other run commits the same batch while this one waits for the model
         env.store.set_dream_cursor(1)
         return "[MEMORY] fact"
 

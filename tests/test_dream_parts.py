@@ -23,8 +23,13 @@ MEM = "memory/MEMORY.md"
 
 
 def staged(**texts: str) -> StagedFiles:
-    return StagedFiles.from_texts({"SOUL.md": texts.get("soul", "# Soul\n"), "USER.md": texts.get("user", "# User\n"),
-                                   MEM: texts.get("memory", "# Memory\n")})
+    return StagedFiles.from_texts(
+        {
+            "SOUL.md": texts.get("soul", "# Soul\n"),
+            "USER.md": texts.get("user", "# User\n"),
+            MEM: texts.get("memory", "# Memory\n"),
+        }
+    )
 
 
 def call(name: str, **args) -> ToolCall:
@@ -38,8 +43,11 @@ def test_schema_comes_from_signature_and_docstring():
     edit = schemas["edit_file"]
     assert edit["parameters"]["required"] == ["path", "old_text", "new_text"]
     props = edit["parameters"]["properties"]
-    assert props["replace_all"] == {"type": "boolean", "description": props["replace_all"]["description"],
-                                    "default": False}
+    assert props["replace_all"] == {
+        "type": "boolean",
+        "description": props["replace_all"]["description"],
+        "default": False,
+    }
     assert "every occurrence" in props["replace_all"]["description"]
     assert "exact" in edit["description"]
     assert schemas["read_file"]["parameters"]["properties"]["path"]["type"] == "string"
@@ -55,22 +63,46 @@ def test_tool_with_untyped_parameter_is_refused():
 
 def test_bad_calls_become_errors_for_the_model():
     box = MemoryTools(staged()).box
-    assert box.call(ToolCall("c", "delete_file", {"path": "USER.md"})).text.startswith("Error: unknown tool")
+    assert box.call(ToolCall("c", "delete_file", {"path": "USER.md"})).text.startswith(
+        "Error: unknown tool"
+    )
     out = box.call(ToolCall("c", "read_file", None, raw_arguments="{not json"))
     assert not out.ok and "not a JSON object" in out.text
-    assert "needs the parameter 'old_text'" in box.call(call("edit_file", path="USER.md", new_text="x")).text
-    assert "must be a boolean" in box.call(call("edit_file", path="USER.md", old_text="a", new_text="b",
-                                                replace_all="yes")).text
+    assert (
+        "needs the parameter 'old_text'"
+        in box.call(call("edit_file", path="USER.md", new_text="x")).text
+    )
+    assert (
+        "must be a boolean"
+        in box.call(
+            call("edit_file", path="USER.md", old_text="a", new_text="b", replace_all="yes")
+        ).text
+    )
     assert "no parameter(s) mode" in box.call(call("read_file", path="USER.md", mode="r")).text
 
 
-@pytest.mark.parametrize("path", ["../USER.md", "/etc/passwd", "memory/history.jsonl", "memory/.dream_cursor",
-                                  "memory/.cursor", "USER.md\x00.txt", "memory/../../x", "sessions/a.jsonl",
-                                  "reverie.json", ""])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../USER.md",
+        "/etc/passwd",
+        "memory/history.jsonl",
+        "memory/.dream_cursor",
+        "memory/.cursor",
+        "USER.md\x00.txt",
+        "memory/../../x",
+        "sessions/a.jsonl",
+        "reverie.json",
+        "",
+    ],
+)
 def test_paths_outside_the_staged_set_are_refused(path):
     s = staged()
     tools = MemoryTools(s)
-    for c in (call("read_file", path=path), call("edit_file", path=path, old_text="", new_text="x")):
+    for c in (
+        call("read_file", path=path),
+        call("edit_file", path=path, old_text="", new_text="x"),
+    ):
         out = tools.box.call(c)
         assert not out.ok and "refused" in out.text
     assert s.changed() == {} and tools.edits == []
@@ -97,10 +129,13 @@ def test_symlinked_memory_file_is_refused_and_untouched(tmp_path):
 def test_edit_exact_unique_match_and_replace_all():
     s = staged(user="# User\n- likes tea\n- likes tea\n- lives in Paris\n")
     tools = MemoryTools(s)
-    out = tools.box.call(call("edit_file", path="USER.md", old_text="- likes tea", new_text="- likes coffee"))
+    out = tools.box.call(
+        call("edit_file", path="USER.md", old_text="- likes tea", new_text="- likes coffee")
+    )
     assert not out.ok and "occurs 2 times" in out.text
-    assert tools.box.call(call("edit_file", path="USER.md", old_text="- likes tea\n", new_text="",
-                               replace_all=True)).ok
+    assert tools.box.call(
+        call("edit_file", path="USER.md", old_text="- likes tea\n", new_text="", replace_all=True)
+    ).ok
     assert tools.box.call(call("edit_file", path="USER.md", old_text="Paris", new_text="Berlin")).ok
     assert s.current["USER.md"] == "# User\n- lives in Berlin\n"
     assert [e.count for e in tools.edits] == [2, 1]
@@ -108,21 +143,34 @@ def test_edit_exact_unique_match_and_replace_all():
 
 def test_not_found_lists_the_closest_lines():
     s = staged(memory="# Memory\n- project Atlas ships in March\n- uses Postgres 16\n")
-    out = MemoryTools(s).box.call(call("edit_file", path=MEM, old_text="- project Atlas ships in april",
-                                       new_text="- project Atlas ships in May"))
+    out = MemoryTools(s).box.call(
+        call(
+            "edit_file",
+            path=MEM,
+            old_text="- project Atlas ships in april",
+            new_text="- project Atlas ships in May",
+        )
+    )
     assert not out.ok and "line 2: - project Atlas ships in March" in out.text
 
 
 def test_noop_edits_are_refused():
     tools = MemoryTools(staged(user="# User\n- a\n"))
-    assert "no-op" in tools.box.call(call("edit_file", path="USER.md", old_text="- a", new_text="- a")).text
-    assert "no-op" in tools.box.call(call("edit_file", path="USER.md", old_text="", new_text="")).text
+    assert (
+        "no-op"
+        in tools.box.call(call("edit_file", path="USER.md", old_text="- a", new_text="- a")).text
+    )
+    assert (
+        "no-op" in tools.box.call(call("edit_file", path="USER.md", old_text="", new_text="")).text
+    )
     assert tools.edits == []
 
 
 def test_empty_old_text_appends():
     s = staged(user="# User")
-    assert MemoryTools(s).box.call(call("edit_file", path="USER.md", old_text="", new_text="- b\n")).ok
+    assert (
+        MemoryTools(s).box.call(call("edit_file", path="USER.md", old_text="", new_text="- b\n")).ok
+    )
     assert s.current["USER.md"] == "# User\n- b\n"
 
 
@@ -135,7 +183,12 @@ def test_gate_refuses_losing_half_without_file_remove():
     shrunk = "# Memory\n- fact number 0 about the project\n"
     v = check({MEM: BIG}, {MEM: shrunk}, [Finding("MEMORY", "x")], cfg)
     assert not v.ok and "more than half" in v.reason
-    assert check({MEM: BIG}, {MEM: shrunk}, [Finding("FILE-REMOVE", "MEMORY.md: old facts are obsolete")], cfg).ok
+    assert check(
+        {MEM: BIG},
+        {MEM: shrunk},
+        [Finding("FILE-REMOVE", "MEMORY.md: old facts are obsolete")],
+        cfg,
+    ).ok
     named_other = [Finding("FILE-REMOVE", "USER.md: drop the old address")]
     assert not check({MEM: BIG}, {MEM: shrunk}, named_other, cfg).ok
 
@@ -253,13 +306,18 @@ def test_overall_budget_is_marked_overall():
 
 # -- findings ------------------------------------------------------------------------------------------------
 def test_parse_findings_tolerates_bullets_strips_marks_and_ignores_garbage():
-    text = ("Here are my findings:\n[USER] Lives in Berlin\n- [MEMORY] [durable] Atlas ships in May\n"
-            "[SOUL] [correction] answer in French\n[MEMORY] [skip] weather chat\n[SKIP]\n"
-            "[FILE-REMOVE] MEMORY.md: old deadline [age: 40 days]\n[BOGUS] nope\n")
+    text = (
+        "Here are my findings:\n[USER] Lives in Berlin\n- [MEMORY] [durable] Atlas ships in May\n"
+        "[SOUL] [correction] answer in French\n[MEMORY] [skip] weather chat\n[SKIP]\n"
+        "[FILE-REMOVE] MEMORY.md: old deadline [age: 40 days]\n[BOGUS] nope\n"
+    )
     findings, ignored = parse_findings(text)
-    assert findings == [Finding("USER", "Lives in Berlin"), Finding("MEMORY", "Atlas ships in May"),
-                        Finding("SOUL", "correction: answer in French"),
-                        Finding("FILE-REMOVE", "MEMORY.md: old deadline")]
+    assert findings == [
+        Finding("USER", "Lives in Berlin"),
+        Finding("MEMORY", "Atlas ships in May"),
+        Finding("SOUL", "correction: answer in French"),
+        Finding("FILE-REMOVE", "MEMORY.md: old deadline"),
+    ]
     assert ignored == 2
 
 
@@ -270,7 +328,10 @@ def test_dead_letters_append_and_survive_a_torn_tail(tmp_path):
     with open(path, "ab") as f:
         f.write(b'{"first": 21, "la')  # a crash mid-append
     append_dead_letter(path, 21, 40, "gate", 3)
-    assert [(d.first, d.last, d.reason) for d in read_dead_letters(path)] == [(1, 20, "loop"), (21, 40, "gate")]
+    assert [(d.first, d.last, d.reason) for d in read_dead_letters(path)] == [
+        (1, 20, "loop"),
+        (21, 40, "gate"),
+    ]
 
 
 def test_attempts_and_status_records_survive_corruption(tmp_path):
@@ -295,8 +356,10 @@ def test_run_lock_is_exclusive_within_and_across_processes(tmp_path):
     a, b = RunLock(tmp_path), RunLock(tmp_path)
     assert a.try_acquire()
     assert not b.try_acquire()
-    code = ("import sys; from reverie.dream.lock import RunLock; "
-            f"sys.exit(0 if RunLock({str(tmp_path)!r}).try_acquire() else 3)")
+    code = (
+        "import sys; from reverie.dream.lock import RunLock; "
+        f"sys.exit(0 if RunLock({str(tmp_path)!r}).try_acquire() else 3)"
+    )
     assert subprocess.run([sys.executable, "-c", code]).returncode == 3
     a.release()
     assert b.try_acquire()

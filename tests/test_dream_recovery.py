@@ -20,8 +20,13 @@ HERE = Path(__file__).parent
 def proc(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(HERE), str(HERE.parent), env.get("PYTHONPATH", "")])
-    return subprocess.run([sys.executable, str(HERE / "dream_proc.py"), *args], capture_output=True, text=True,
-                          env=env, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, str(HERE / "dream_proc.py"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
 
 
 def dream_commits(env) -> int:
@@ -46,9 +51,14 @@ def test_crash_between_steps_never_replays_or_skips(tmp_path, point):
         assert env.fake.prompts == []
     else:
         assert env.store.dream_cursor() == 0
-        env.fake.enqueue("[USER] Lives in Berlin", [edit("USER.md", "", "- Lives in Berlin\n")], "done")
+        env.fake.enqueue(
+            "[USER] Lives in Berlin", [edit("USER.md", "", "- Lives in Berlin\n")], "done"
+        )
         result = asyncio.run(env.dream().run())
-        assert result.status == "ok" and (result.first, result.last) == (1, 3)  # the batch is not skipped
+        assert result.status == "ok" and (result.first, result.last) == (
+            1,
+            3,
+        )  # the batch is not skipped
         assert env.store.dream_cursor() == 3 and dream_commits(env) == 1
     assert env.read("USER.md").count("- Lives in Berlin") == 1
     assert env.git_cli("status", "--porcelain").strip() == ""
@@ -61,7 +71,10 @@ def test_crash_between_dead_letter_and_cursor(tmp_path):
     out = proc(str(root), "crash", "dead-lettered")
     assert out.returncode == 77, out.stderr[-2000:]
     env = make_env(root, max_attempts=1)
-    assert env.store.dream_cursor() == 0 and len(read_dead_letters(root / "memory" / "dream-deadletter.jsonl")) == 1
+    assert (
+        env.store.dream_cursor() == 0
+        and len(read_dead_letters(root / "memory" / "dream-deadletter.jsonl")) == 1
+    )
     assert asyncio.run(env.dream().run()).status == "nothing-to-do"
     assert env.store.dream_cursor() == 2
     assert len(read_dead_letters(root / "memory" / "dream-deadletter.jsonl")) == 1
@@ -75,10 +88,19 @@ def test_two_processes_run_at_once(tmp_path):
     ready = tmp_path / "ready"
     ready.mkdir()
     pyenv = dict(os.environ)
-    pyenv["PYTHONPATH"] = os.pathsep.join([str(HERE), str(HERE.parent), pyenv.get("PYTHONPATH", "")])
-    procs = [subprocess.Popen([sys.executable, str(HERE / "dream_proc.py"), str(root), "race", str(ready), "2"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=pyenv)
-             for _ in range(2)]
+    pyenv["PYTHONPATH"] = os.pathsep.join(
+        [str(HERE), str(HERE.parent), pyenv.get("PYTHONPATH", "")]
+    )
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(HERE / "dream_proc.py"), str(root), "race", str(ready), "2"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=pyenv,
+        )
+        for _ in range(2)
+    ]
     outs = [p.communicate(timeout=120) for p in procs]
     statuses = sorted(o[0].strip() for o in outs)
     assert statuses == ["already-running", "ok"], [o[1][-1500:] for o in outs]

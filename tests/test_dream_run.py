@@ -31,7 +31,11 @@ def run(dream, **kw):
 
 
 def snapshot(env):
-    return {rel: env.read(rel) for rel in ("SOUL.md", "USER.md", MEM)}, env.git.head(), env.store.dream_cursor()
+    return (
+        {rel: env.read(rel) for rel in ("SOUL.md", "USER.md", MEM)},
+        env.git.head(),
+        env.store.dream_cursor(),
+    )
 
 
 def test_nothing_pending_calls_no_model(env):
@@ -40,10 +44,17 @@ def test_nothing_pending_calls_no_model(env):
 
 
 def test_success_commits_with_trailers_then_advances_the_cursor(env):
-    env.add("- [durable] User lives in Berlin", "- [durable] Project Atlas ships in May", "- [ephemeral] rain")
+    env.add(
+        "- [durable] User lives in Berlin",
+        "- [durable] Project Atlas ships in May",
+        "- [ephemeral] rain",
+    )
     env.fake.enqueue(
         "[USER] Lives in Berlin\n[MEMORY] Project Atlas ships in May",
-        [edit("USER.md", "", "- Lives in Berlin\n", "a"), edit(MEM, "", "- Project Atlas ships in May\n", "b")],
+        [
+            edit("USER.md", "", "- Lives in Berlin\n", "a"),
+            edit(MEM, "", "- Project Atlas ships in May\n", "b"),
+        ],
         "Added two facts.",
     )
     progress = []
@@ -59,7 +70,9 @@ def test_success_commits_with_trailers_then_advances_the_cursor(env):
     assert len(result.edits) == 2 and result.tool_calls == 2 and result.iterations == 2
     body = env.git_cli("log", "-1", "--format=%B")
     trailers = tr.parse_trailers(body)
-    assert trailers[tr.KIND] == "dream" and trailers[tr.BATCH] == "1-3" and trailers[tr.CURSOR] == "3"
+    assert (
+        trailers[tr.KIND] == "dream" and trailers[tr.BATCH] == "1-3" and trailers[tr.CURSOR] == "3"
+    )
     assert trailers[tr.MODEL] == env.fake.model and trailers[tr.TOOL_CALLS] == "2"
     assert int(trailers[tr.TOKENS]) == result.usage.total_tokens > 0
     assert env.git_cli("status", "--porcelain").strip() == ""
@@ -68,10 +81,19 @@ def test_success_commits_with_trailers_then_advances_the_cursor(env):
     # Phase 1 saw today's date, the batch and the files per the protocol; phase 2 saw findings and files.
     analyze, edit1 = env.fake.prompts[0], env.fake.prompts[1]
     assert analyze.system.startswith("# Reverie task: dream-analyze") and analyze.tools is None
-    assert "## History batch\n### cursor 1 · " in analyze.user and "## memory/MEMORY.md" in analyze.user
+    assert (
+        "## History batch\n### cursor 1 · " in analyze.user
+        and "## memory/MEMORY.md" in analyze.user
+    )
     assert edit1.system.startswith("# Reverie task: dream-edit")
-    assert "## Findings\n[USER] Lives in Berlin" in edit1.user and "## USER.md\n# User" in edit1.user
-    assert {t["function"]["name"] for t in edit1.tools} == {"read_file", "edit_file", "archive_line"}
+    assert (
+        "## Findings\n[USER] Lives in Berlin" in edit1.user and "## USER.md\n# User" in edit1.user
+    )
+    assert {t["function"]["name"] for t in edit1.tools} == {
+        "read_file",
+        "edit_file",
+        "archive_line",
+    }
     assert StatusRecord.load(env.ws.state_dir).last_run["status"] == "ok"
 
 
@@ -126,7 +148,9 @@ def test_token_cap(tmp_path):
     env = make_env(tmp_path / "ws", token_budget=5_000)
     env.add("- [durable] fact")
     before = snapshot(env)
-    env.fake.enqueue("[MEMORY] fact", Reply(tool_calls=[edit(MEM, "", "- fact\n")], usage=Usage(4_000, 2_000)))
+    env.fake.enqueue(
+        "[MEMORY] fact", Reply(tool_calls=[edit(MEM, "", "- fact\n")], usage=Usage(4_000, 2_000))
+    )
     result = run(env.dream())
     assert result.status == "failed" and "tokens" in result.reason
     _assert_untouched(env, before)
@@ -163,9 +187,14 @@ def test_refused_paths_touch_nothing_and_the_model_is_told(env):
     history = env.ws.history_path.read_bytes()
     env.fake.enqueue(
         "[MEMORY] fact",
-        [edit("../outside.md", "", "x", "a"), edit("memory/history.jsonl", "", "x", "b"),
-         edit("memory/.dream_cursor", "", "99", "c"), read("/etc/passwd", "d"),
-         ToolCall("e", "edit_file", None, raw_arguments="{oops"), ToolCall("f", "rm", {"path": MEM})],
+        [
+            edit("../outside.md", "", "x", "a"),
+            edit("memory/history.jsonl", "", "x", "b"),
+            edit("memory/.dream_cursor", "", "99", "c"),
+            read("/etc/passwd", "d"),
+            ToolCall("e", "edit_file", None, raw_arguments="{oops"),
+            ToolCall("f", "rm", {"path": MEM}),
+        ],
         [edit(MEM, "", "- fact\n")],
         "done",
     )
@@ -179,20 +208,29 @@ def test_refused_paths_touch_nothing_and_the_model_is_told(env):
     assert sum("refused" in t for t in tool_msgs) == 4
 
 
-@pytest.mark.parametrize("case", ["shrink", "credential"])  # a file over budget is archived, not rejected:
-def test_gate_rejections_leave_files_and_show_in_status(tmp_path, case):  # see tests/test_dream_lifecycle.py
+@pytest.mark.parametrize(
+    "case", ["shrink", "credential"]
+)  # a file over budget is archived, not rejected:
+def test_gate_rejections_leave_files_and_show_in_status(
+    tmp_path, case
+):  # see tests/test_dream_lifecycle.py
     env = make_env(tmp_path / "ws", memory_max_chars=300)
     big = "# Memory\n" + "".join(f"- fact {i}\n" for i in range(20))
     env.ws.write(MEM, big)
     env.git.commit("seed", kind="manual")
     env.add("- [durable] something")
     before = snapshot(env)
-    new = {"shrink": "# Memory\n- fact 1\n", "size": big + "- " + "y" * 300 + "\n",
-           "credential": big + "- key sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6\n"}[case]
+    new = {
+        "shrink": "# Memory\n- fact 1\n",
+        "size": big + "- " + "y" * 300 + "\n",
+        "credential": big + "- key sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6\n",
+    }[case]
     env.fake.enqueue("[MEMORY] something", [edit(MEM, big, new)], "done")
     result = run(env.dream())
     assert result.status == "rejected"
-    assert {"shrink": "more than half", "size": "size budget", "credential": "credential"}[case] in result.reason
+    assert {"shrink": "more than half", "size": "size budget", "credential": "credential"}[
+        case
+    ] in result.reason
     _assert_untouched(env, before)
     report = collect_status(env.store)
     assert report.dream_last_rejection["reason"] == result.reason and report.dream_attempts == 1
@@ -202,7 +240,9 @@ def test_file_remove_finding_allows_a_large_removal(env):
     big = "# Memory\n" + "".join(f"- fact {i}\n" for i in range(20))
     env.ws.write(MEM, big)
     env.add("- [correction] all those facts are obsolete")
-    env.fake.enqueue("[FILE-REMOVE] MEMORY.md: facts 0-19 are obsolete", [edit(MEM, big, "# Memory\n")], "done")
+    env.fake.enqueue(
+        "[FILE-REMOVE] MEMORY.md: facts 0-19 are obsolete", [edit(MEM, big, "# Memory\n")], "done"
+    )
     assert run(env.dream()).status == "ok"
     assert env.read(MEM) == "# Memory\n"
 
@@ -212,7 +252,11 @@ def test_dead_letter_after_three_failures_then_moves_on(env):
     for attempt in (1, 2):
         env.fake.enqueue(bad_request_error("the model refuses"))
         result = run(env.dream())
-        assert result.status == "failed" and result.attempts == attempt and env.store.dream_cursor() == 0
+        assert (
+            result.status == "failed"
+            and result.attempts == attempt
+            and env.store.dream_cursor() == 0
+        )
     env.fake.enqueue(bad_request_error("the model refuses"))
     result = run(env.dream())
     assert result.status == "dead-lettered" and result.attempts == 3
@@ -237,8 +281,11 @@ def test_concurrent_edit_is_merged_and_kept(env):
         (env.ws.root / "USER.md").write_text(text.replace("# User\n", "# User (edited by hand)\n"))
         return "done"
 
-    env.fake.enqueue("[USER] Lives in Berlin", [edit("USER.md", "- Works at ACME\n",
-                                                     "- Works at ACME\n- Lives in Berlin\n")], person_edits_meanwhile)
+    env.fake.enqueue(
+        "[USER] Lives in Berlin",
+        [edit("USER.md", "- Works at ACME\n", "- Works at ACME\n- Lives in Berlin\n")],
+        person_edits_meanwhile,
+    )
     result = run(env.dream())
     assert result.status == "ok", result.reason
     text = env.read("USER.md")
@@ -257,8 +304,11 @@ def test_conflicting_concurrent_edit_abandons_the_run(env):
         (env.ws.root / "USER.md").write_text(USER0 + "- Lives in Lyon\n")
         return "done"
 
-    env.fake.enqueue("[USER] correction: lives in Berlin",
-                     [edit("USER.md", "- Lives in Paris", "- Lives in Berlin")], person_edits_same_line)
+    env.fake.enqueue(
+        "[USER] correction: lives in Berlin",
+        [edit("USER.md", "- Lives in Paris", "- Lives in Berlin")],
+        person_edits_same_line,
+    )
     head = env.git.head()
     result = run(env.dream())
     assert result.status == "failed" and "conflict" in result.reason
@@ -276,13 +326,17 @@ def test_dry_run_returns_the_diff_and_writes_nothing(env):
     assert result.status == "ok" and result.dry_run and result.commit is None
     assert "+- Lives in Berlin" in result.diff and "b/USER.md" in result.diff
     assert snapshot(env) == before
-    assert not (state / "dream-status.json").exists() and not (state / "dream-attempts.json").exists()
+    assert (
+        not (state / "dream-status.json").exists() and not (state / "dream-attempts.json").exists()
+    )
 
 
 def test_soul_edits_are_held_for_approval_when_protected(env):
     env.add("- [permanent] User: always answer in French")
     soul = env.read("SOUL.md")
-    env.fake.enqueue("[SOUL] Always answer in French", [edit("SOUL.md", "", "- Always answer in French\n")], "ok")
+    env.fake.enqueue(
+        "[SOUL] Always answer in French", [edit("SOUL.md", "", "- Always answer in French\n")], "ok"
+    )
     head = env.git.head()
     result = run(env.dream())
     assert result.status == "ok" and result.commit is None and env.git.head() == head
@@ -299,7 +353,9 @@ def test_soul_edits_are_held_for_approval_when_protected(env):
 def test_soul_edits_apply_when_protection_is_off(tmp_path):
     env = make_env(tmp_path / "ws", protect_soul=False)
     env.add("- [permanent] User: always answer in French")
-    env.fake.enqueue("[SOUL] Always answer in French", [edit("SOUL.md", "", "- Always answer in French\n")], "ok")
+    env.fake.enqueue(
+        "[SOUL] Always answer in French", [edit("SOUL.md", "", "- Always answer in French\n")], "ok"
+    )
     assert run(env.dream()).status == "ok"
     assert env.read("SOUL.md").endswith("- Always answer in French\n")
 
@@ -327,9 +383,13 @@ def test_drain_processes_every_batch(tmp_path):
     env = make_env(tmp_path / "ws", max_batch_size=2)
     env.add(*[f"- [durable] fact {i}" for i in range(5)])
     env.fake.enqueue(
-        "[MEMORY] fact 0", [edit(MEM, "", "- fact 0\n")], "done",
+        "[MEMORY] fact 0",
+        [edit(MEM, "", "- fact 0\n")],
+        "done",
         "[SKIP]",
-        "[MEMORY] fact 4", [edit(MEM, "", "- fact 4\n")], "done",
+        "[MEMORY] fact 4",
+        [edit(MEM, "", "- fact 4\n")],
+        "done",
     )
     result = run(env.dream(), drain=True)
     assert result.status == "ok" and [b.status for b in result.batches] == ["ok", "no-change", "ok"]
@@ -345,8 +405,15 @@ def test_model_error_fails_the_attempt(env):
     assert result.status == "failed" and result.reason.startswith("model:")
 
 
-@pytest.mark.parametrize("reply", ["I think the user is nice.\nSure! Here you go:",
-                                   "```python\nprint('hello')\n```", "", "   \n"])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I think the user is nice.\nSure! Here you go:",
+        "```python\nprint('hello')\n```",
+        "",
+        "   \n",
+    ],
+)
 def test_an_analysis_without_findings_or_skip_fails_and_keeps_the_batch(env, reply):
     """A real model's useless answer (prose, a code block, nothing) is not "nothing worth keeping": the run fails,
     the cursor stays, and no attempt is counted, so the batch is never set aside for it (issue 21)."""
@@ -354,7 +421,9 @@ def test_an_analysis_without_findings_or_skip_fails_and_keeps_the_batch(env, rep
     for _ in range(4):
         env.fake.enqueue(reply)
         result = run(env.dream())
-        assert result.status == "failed" and ("no finding lines" in result.reason or "empty reply" in result.reason)
+        assert result.status == "failed" and (
+            "no finding lines" in result.reason or "empty reply" in result.reason
+        )
         assert result.attempts == 0
     assert env.store.dream_cursor() == 0 and env.store.pending_count() == 1
 
@@ -369,7 +438,9 @@ def test_a_runaway_analysis_is_cut_before_it_reaches_phase_2(env, caplog):
     from reverie.dream.analyze import MAX_FINDING_CHARS, MAX_FINDINGS
 
     env.add("- [durable] x")
-    runaway = "[USER] " + "y" * 100_000 + "\n" + "\n".join(f"[MEMORY] fact {i}" for i in range(5_000))
+    runaway = (
+        "[USER] " + "y" * 100_000 + "\n" + "\n".join(f"[MEMORY] fact {i}" for i in range(5_000))
+    )
     env.fake.enqueue(runaway, "done")
     with caplog.at_level("WARNING"):
         result = run(env.dream())
@@ -411,10 +482,14 @@ def test_history_retention_is_applied_after_a_run_and_never_drops_pending_entrie
     assert run(env.dream()).status == "no-change"  # consumed 1-200
     cursors = [e.cursor for e in env.store.history.read_since(0)]
     assert cursors == list(range(151, 251))  # the newest 100 kept
-    env.add(*(f"- more {i}" for i in range(50)))  # 150 entries: within the margin (100 + max(10, 100))
+    env.add(
+        *(f"- more {i}" for i in range(50))
+    )  # 150 entries: within the margin (100 + max(10, 100))
     env.fake.enqueue("[SKIP]")
     run(env.dream())
-    assert [e.cursor for e in env.store.history.read_since(0)][0] == 151  # 150 ≤ 100 + 100: not rewritten yet
+    assert [e.cursor for e in env.store.history.read_since(0)][
+        0
+    ] == 151  # 150 ≤ 100 + 100: not rewritten yet
 
 
 def test_history_retention_keeps_entries_dream_has_not_consumed(tmp_path):
@@ -455,12 +530,16 @@ def test_status_record_is_json(env):
 def test_workspace_prompt_override_is_used(env):
     (env.ws.root / "prompts").mkdir()
     (env.ws.root / "prompts" / "dream.md").write_text(
-        "# Reverie task: dream-analyze\nHOUSE RULES FOR ANALYSIS\n# Reverie task: dream-edit\nHOUSE RULES FOR EDITS\n")
+        "# Reverie task: dream-analyze\nHOUSE RULES FOR ANALYSIS\n# Reverie task: dream-edit\nHOUSE RULES FOR EDITS\n"
+    )
     env.add("- [durable] x")
     env.fake.enqueue("[MEMORY] x", [edit(MEM, "", "- x\n")], "done")
     assert run(env.dream()).status == "ok"
     analyze, edit1 = env.fake.prompts[0].system, env.fake.prompts[1].system
-    assert analyze.startswith("# Reverie task: dream-analyze") and "HOUSE RULES FOR ANALYSIS" in analyze
+    assert (
+        analyze.startswith("# Reverie task: dream-analyze")
+        and "HOUSE RULES FOR ANALYSIS" in analyze
+    )
     assert edit1.startswith("# Reverie task: dream-edit") and "HOUSE RULES FOR EDITS" in edit1
 
 
@@ -469,7 +548,10 @@ def test_drain_stops_at_its_overall_budget_without_counting_an_attempt(tmp_path)
     env.add("- [durable] a", "- [durable] b", "- [durable] c")
     env.fake.enqueue(Reply("[SKIP]", usage=Usage(700, 10)), Reply("[SKIP]", usage=Usage(700, 10)))
     result = run(env.dream(), drain=True)
-    assert [b.status for b in result.batches] == ["no-change", "paused"] and result.status == "paused"
+    assert [b.status for b in result.batches] == [
+        "no-change",
+        "paused",
+    ] and result.status == "paused"
     assert result.reason == "paused: 2 entries left, run again or raise dream.drainTokenBudget"
     assert env.store.dream_cursor() == 1 and result.batches[1].attempts == 0
     env.fake.enqueue(Reply("[SKIP]", usage=Usage(300, 10)), Reply("[SKIP]", usage=Usage(300, 10)))
@@ -485,7 +567,9 @@ def test_reconcile_looks_past_a_later_manual_commit_but_not_past_a_restore(env):
     assert env.dream().reconcile() == 3
     from reverie.operations.restore import restore_memory
 
-    restore_memory(env.store, env.git, sha, replay=True)  # rewinds the cursor on purpose: reconcile must not undo that
+    restore_memory(
+        env.store, env.git, sha, replay=True
+    )  # rewinds the cursor on purpose: reconcile must not undo that
     rewound = env.store.dream_cursor()
     assert rewound < 3
     assert env.dream().reconcile() == rewound

@@ -47,13 +47,17 @@ def test_restart_does_not_postpone_dream(tmp_path):
     committed = env.git.log(limit=1, kind="dream")[0].time.astimezone(UTC)
     later = committed + timedelta(hours=1)
     first = DreamScheduler(env.dream()).next_run_time(later)
-    again = DreamScheduler(make_env(tmp_path / "ws", interval_h=4).dream()).next_run_time(later)  # a restarted service
+    again = DreamScheduler(make_env(tmp_path / "ws", interval_h=4).dream()).next_run_time(
+        later
+    )  # a restarted service
     assert first == again  # a restart computes the same due time: it does not postpone Dream
     # Due one interval after the run completed (the commit, or the status record written just after it).
     assert committed + timedelta(hours=4) <= first <= committed + timedelta(hours=4, minutes=1)
     # A later run that changed nothing is recorded in the state dir and counts too.
     StatusRecord.load(env.ws.state_dir).record_run("no-change", 2, 2, None, None)
-    assert DreamScheduler(env.dream()).next_run_time(later + timedelta(hours=5)) > committed + timedelta(hours=4)
+    assert DreamScheduler(env.dream()).next_run_time(
+        later + timedelta(hours=5)
+    ) > committed + timedelta(hours=4)
 
 
 def test_serve_runs_when_due_and_stops_on_request(tmp_path):
@@ -69,7 +73,9 @@ def test_serve_runs_when_due_and_stops_on_request(tmp_path):
             results.append(result)
             stop.set()
 
-        await asyncio.wait_for(serve(env.dream(), stop=stop, handle_signals=False, on_result=seen), 30)
+        await asyncio.wait_for(
+            serve(env.dream(), stop=stop, handle_signals=False, on_result=seen), 30
+        )
         return results
 
     (result,) = asyncio.run(main())
@@ -95,8 +101,9 @@ def test_stop_abandons_a_run_in_flight_without_writing(tmp_path):
     async def main():
         client = HangingClient()
         stop = asyncio.Event()
-        task = asyncio.create_task(serve(Dream(env.store, env.git, client, env.config), stop=stop,
-                                         handle_signals=False))
+        task = asyncio.create_task(
+            serve(Dream(env.store, env.git, client, env.config), stop=stop, handle_signals=False)
+        )
         await asyncio.wait_for(client.called.wait(), 30)
         stop.set()
         await asyncio.wait_for(task, 10)
@@ -129,8 +136,13 @@ def test_sigterm_stops_serve_cleanly(tmp_path):
     env = dict(os.environ)
     here = Path(__file__).parent
     env["PYTHONPATH"] = os.pathsep.join([str(here), str(here.parent), env.get("PYTHONPATH", "")])
-    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=env)
+    p = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     assert p.stdout.readline().strip() == "ready"
     p.send_signal(signal.SIGTERM)
     out, err = p.communicate(timeout=30)

@@ -57,14 +57,28 @@ class Env:
 
 
 def _config(base_url: str) -> Config:
-    cfg = Config.model_validate({
-        "agents": {"defaults": {"model": "openai/test-model", "contextWindowTokens": 4096, "maxTokens": 1024,
-                                "dream": {"maxAttempts": 100, "maxSeconds": 30}}},
-        "providers": {"openai": {"apiKey": KEY, "apiBase": base_url}},
-        "llm": {"timeout": TIMEOUT, "maxRetries": MAX_RETRIES, "retryBudget": 4.0, "backoffBase": 0.05,
-                "backoffMax": 0.1, "retryAfterMax": RETRY_AFTER_MAX},
-        "memory": {"history": {"fsync": False}},
-    })
+    cfg = Config.model_validate(
+        {
+            "agents": {
+                "defaults": {
+                    "model": "openai/test-model",
+                    "contextWindowTokens": 4096,
+                    "maxTokens": 1024,
+                    "dream": {"maxAttempts": 100, "maxSeconds": 30},
+                }
+            },
+            "providers": {"openai": {"apiKey": KEY, "apiBase": base_url}},
+            "llm": {
+                "timeout": TIMEOUT,
+                "maxRetries": MAX_RETRIES,
+                "retryBudget": 4.0,
+                "backoffBase": 0.05,
+                "backoffMax": 0.1,
+                "retryAfterMax": RETRY_AFTER_MAX,
+            },
+            "memory": {"history": {"fsync": False}},
+        }
+    )
     assert cfg.providers["openai"] == ProviderConfig(api_key=KEY, api_base=base_url)
     return cfg
 
@@ -78,7 +92,10 @@ def _warm_litellm():
         cfg = _config(srv.base_url)
         cfg.llm.timeout = 120
         cfg.llm.retry_budget = 120
-        assert asyncio.run(ModelClient(cfg).complete([{"role": "user", "content": "hi"}])).content == "warm"
+        assert (
+            asyncio.run(ModelClient(cfg).complete([{"role": "user", "content": "hi"}])).content
+            == "warm"
+        )
 
 
 @pytest.fixture
@@ -132,11 +149,15 @@ def analysis(text: str = "[MEMORY] User likes tea") -> Step:
 def edit_call(path: str, old: str = "", new: str = "- likes tea\n", call_id: str = "c1") -> Step:
     import json
 
-    return tool_call_reply("edit_file", json.dumps({"path": path, "old_text": old, "new_text": new}), call_id)
+    return tool_call_reply(
+        "edit_file", json.dumps({"path": path, "old_text": old, "new_text": new}), call_id
+    )
 
 
 def git_fsck(root: Path) -> None:
-    subprocess.run(["git", "-C", str(root), "fsck", "--no-progress"], check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(root), "fsck", "--no-progress"], check=True, capture_output=True
+    )
 
 
 # -- Dream: transport faults -----------------------------------------------------------------------------------
@@ -151,19 +172,43 @@ TRANSPORT = {
 
 @pytest.mark.parametrize("phase", ["analyze", "edit"])
 @pytest.mark.parametrize("fault", sorted(TRANSPORT))
-def test_dream_transport_fault_writes_nothing_and_keeps_the_cursor(env: Env, fault: str, phase: str) -> None:
+def test_dream_transport_fault_writes_nothing_and_keeps_the_cursor(
+    env: Env, fault: str, phase: str
+) -> None:
     make, says = TRANSPORT[fault]
     prefix = [analysis()] if phase == "edit" else []
     env.srv.enqueue(*prefix, *[make() for _ in range(ATTEMPTS + 5)])
     head, cursor = env.git.head(), env.store.dream_cursor()
-    before = snapshot(env.root.parent, skip=("ws/memory/.reverie", "ws/.git/reverie/lock",))
+    before = snapshot(
+        env.root.parent,
+        skip=(
+            "ws/memory/.reverie",
+            "ws/.git/reverie/lock",
+        ),
+    )
 
     result, took = dream_run(env)
 
     assert result.status == "failed", result
-    assert result.reason and result.reason.startswith("model") and says.lower() in result.reason.lower()
+    assert (
+        result.reason
+        and result.reason.startswith("model")
+        and says.lower() in result.reason.lower()
+    )
     assert KEY not in result.reason and KEY[10:] not in result.reason
-    assert changed(before, snapshot(env.root.parent, skip=("ws/memory/.reverie", "ws/.git/reverie/lock",))) == set()
+    assert (
+        changed(
+            before,
+            snapshot(
+                env.root.parent,
+                skip=(
+                    "ws/memory/.reverie",
+                    "ws/.git/reverie/lock",
+                ),
+            ),
+        )
+        == set()
+    )
     assert env.store.dream_cursor() == cursor and env.git.head() == head
     assert len(env.srv.chat_requests) == len(prefix) + ATTEMPTS  # retried, and bounded
     assert took < 10
@@ -172,7 +217,13 @@ def test_dream_transport_fault_writes_nothing_and_keeps_the_cursor(env: Env, fau
 
 
 def test_dream_recovers_after_429_and_500(env: Env) -> None:
-    env.srv.enqueue(Step(429, headers={"Retry-After": "1"}), analysis(), Step(500), edit_call(MEM), chat("Done."))
+    env.srv.enqueue(
+        Step(429, headers={"Retry-After": "1"}),
+        analysis(),
+        Step(500),
+        edit_call(MEM),
+        chat("Done."),
+    )
     result, took = dream_run(env)
     assert result.status == "ok", result.reason
     assert env.read(MEM).endswith("- likes tea\n")
@@ -188,30 +239,65 @@ def _memory_and_state(env: Env) -> tuple[dict[str, str], str | None, int]:
     return {rel: env.read(rel) for rel in MEMORY_FILES}, env.git.head(), env.store.dream_cursor()
 
 
-@pytest.mark.parametrize("args", [
-    '{"path": "memory/MEMORY.md", "old_text": ',  # truncated
-    '["not", "an", "object"]',
-    '{"path": 7, "old_text": [], "new_text": {}}',
-    '{"path": "memory/MEMORY.md"}',  # required arguments missing
-    "\x00\udcff",
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        '{"path": "memory/MEMORY.md", "old_text": ',  # truncated
+        '["not", "an", "object"]',
+        '{"path": 7, "old_text": [], "new_text": {}}',
+        '{"path": "memory/MEMORY.md"}',  # required arguments missing
+        "\x00\udcff",
+    ],
+)
 def test_dream_malformed_tool_arguments_end_the_run_without_writes(env: Env, args: str) -> None:
     env.srv.enqueue(analysis(), *[tool_call_reply("edit_file", args, f"c{i}") for i in range(20)])
     mem, head, cursor = _memory_and_state(env)
-    before = snapshot(env.root.parent, skip=("ws/memory/.reverie", "ws/.git/reverie/lock",))
+    before = snapshot(
+        env.root.parent,
+        skip=(
+            "ws/memory/.reverie",
+            "ws/.git/reverie/lock",
+        ),
+    )
     result, _ = dream_run(env)
     assert result.status == "failed" and result.reason, result
     assert result.edits == () and _memory_and_state(env) == (mem, head, cursor)
-    assert changed(before, snapshot(env.root.parent, skip=("ws/memory/.reverie", "ws/.git/reverie/lock",))) == set()
-    assert len(env.srv.chat_requests) <= 1 + 10  # the repeat limit / iteration cap, not the script, ended it
+    assert (
+        changed(
+            before,
+            snapshot(
+                env.root.parent,
+                skip=(
+                    "ws/memory/.reverie",
+                    "ws/.git/reverie/lock",
+                ),
+            ),
+        )
+        == set()
+    )
+    assert (
+        len(env.srv.chat_requests) <= 1 + 10
+    )  # the repeat limit / iteration cap, not the script, ended it
 
 
 def test_dream_unknown_tool_names_are_refused(env: Env) -> None:
     names = ["write_file", "exec", "shell", "edit_file ", "../edit_file", "EDIT_FILE", ""]
-    env.srv.enqueue(analysis(), *[tool_call_reply(n, '{"path": "memory/MEMORY.md", "content": "pwned"}', f"c{i}")
-                                  for i, n in enumerate(names)], chat("Gave up."))
+    env.srv.enqueue(
+        analysis(),
+        *[
+            tool_call_reply(n, '{"path": "memory/MEMORY.md", "content": "pwned"}', f"c{i}")
+            for i, n in enumerate(names)
+        ],
+        chat("Gave up."),
+    )
     mem, head, cursor = _memory_and_state(env)
-    before = snapshot(env.root.parent, skip=("ws/memory/.reverie", "ws/.git/reverie/lock",))
+    before = snapshot(
+        env.root.parent,
+        skip=(
+            "ws/memory/.reverie",
+            "ws/.git/reverie/lock",
+        ),
+    )
     result, _ = dream_run(env)
     # Every call was refused; the model then stopped: a completed run with nothing to write.
     assert result.status in ("no-change", "failed"), result
@@ -219,30 +305,71 @@ def test_dream_unknown_tool_names_are_refused(env: Env) -> None:
     assert _memory_and_state(env)[:2] == (mem, head)
     if result.status == "failed":
         assert _memory_and_state(env)[2] == cursor
-    assert changed(before, snapshot(env.root.parent, skip=("ws/memory/.reverie", "ws/.git/reverie/lock", "ws/memory/.dream_cursor"))) == set()
+    assert (
+        changed(
+            before,
+            snapshot(
+                env.root.parent,
+                skip=("ws/memory/.reverie", "ws/.git/reverie/lock", "ws/memory/.dream_cursor"),
+            ),
+        )
+        == set()
+    )
 
 
 HOSTILE_PATHS = [
-    "../../etc/passwd", "../outside.md", "/etc/passwd", "memory/history.jsonl", "memory/.dream_cursor",
-    "memory/../../outside.md", "AGENTS.md", "notes/todo.md", "memory/.reverie/status.json", ".git/config",
-    "memory/MEMORY.md/../../AGENTS.md", "memory\\..\\..\\outside.md", "memory/MEMORY.md\x00.txt", "~/.bashrc",
-    "./../ws/USER.md", "//etc/passwd", "file:///etc/passwd",
+    "../../etc/passwd",
+    "../outside.md",
+    "/etc/passwd",
+    "memory/history.jsonl",
+    "memory/.dream_cursor",
+    "memory/../../outside.md",
+    "AGENTS.md",
+    "notes/todo.md",
+    "memory/.reverie/status.json",
+    ".git/config",
+    "memory/MEMORY.md/../../AGENTS.md",
+    "memory\\..\\..\\outside.md",
+    "memory/MEMORY.md\x00.txt",
+    "~/.bashrc",
+    "./../ws/USER.md",
+    "//etc/passwd",
+    "file:///etc/passwd",
 ]
 
 
 def test_dream_path_traversal_attempts_are_refused(env: Env) -> None:
-    hostile = [*HOSTILE_PATHS, str(env.root / "notes" / "todo.md"), str(env.root.parent / "outside.md")]
-    env.srv.enqueue(analysis(), *[edit_call(p, "", "pwned\n", f"c{i}") for i, p in enumerate(hostile)],
-                    chat("Done."))
+    hostile = [
+        *HOSTILE_PATHS,
+        str(env.root / "notes" / "todo.md"),
+        str(env.root.parent / "outside.md"),
+    ]
+    env.srv.enqueue(
+        analysis(),
+        *[edit_call(p, "", "pwned\n", f"c{i}") for i, p in enumerate(hostile)],
+        chat("Done."),
+    )
     env.config.dream.max_tool_calls = 100
     env.config.dream.max_iterations = 100
     mem, head, cursor = _memory_and_state(env)
-    before = snapshot(env.root.parent, skip=("ws/memory/.reverie", "ws/.git/reverie/lock", "ws/memory/.dream_cursor"))
+    before = snapshot(
+        env.root.parent,
+        skip=("ws/memory/.reverie", "ws/.git/reverie/lock", "ws/memory/.dream_cursor"),
+    )
     result, _ = dream_run(env)
     assert result.status in ("no-change", "failed"), result
     assert result.edits == ()
     assert _memory_and_state(env)[:2] == (mem, head)
-    assert changed(before, snapshot(env.root.parent, skip=("ws/memory/.reverie", "ws/.git/reverie/lock", "ws/memory/.dream_cursor"))) == set()
+    assert (
+        changed(
+            before,
+            snapshot(
+                env.root.parent,
+                skip=("ws/memory/.reverie", "ws/.git/reverie/lock", "ws/memory/.dream_cursor"),
+            ),
+        )
+        == set()
+    )
     assert not Path("/etc/passwd").exists() or "pwned" not in Path("/etc/passwd").read_text()
     if result.status == "failed":
         assert env.store.dream_cursor() == cursor
@@ -257,8 +384,12 @@ def test_dream_absolute_path_to_a_memory_file_writes_only_that_file(env: Env) ->
     result, _ = dream_run(env)
     assert result.status == "no-change" and result.edits == (), result
     assert changed(before, snapshot(env.root.parent, skip=skip)) == {"ws/memory/.dream_cursor"}
-    tool_results = [m for m in env.srv.chat_requests[-1].json["messages"] if m.get("role") == "tool"]
-    assert tool_results and all("error" in str(m.get("content", "")).lower() for m in tool_results), tool_results
+    tool_results = [
+        m for m in env.srv.chat_requests[-1].json["messages"] if m.get("role") == "tool"
+    ]
+    assert tool_results and all(
+        "error" in str(m.get("content", "")).lower() for m in tool_results
+    ), tool_results
     git_fsck(env.root)
 
 
@@ -266,28 +397,74 @@ def test_dream_10mb_analysis_reply(env: Env) -> None:
     huge = "".join(f"[MEMORY] fact {i} " + "x" * 90 + "\n" for i in range(BIG // 100))
     # Phase 1 cuts the ~100k finding lines to Dream's cap (200 findings of at most 2,000 characters) before phase 2;
     # this provider still refuses phase 2's prompt (context length): a final 400, not retried, nothing written.
-    too_long = Step(400, body={"error": {"message": "maximum context length exceeded", "type": "invalid_request_error",
-                                         "code": "context_length_exceeded"}})
+    too_long = Step(
+        400,
+        body={
+            "error": {
+                "message": "maximum context length exceeded",
+                "type": "invalid_request_error",
+                "code": "context_length_exceeded",
+            }
+        },
+    )
     env.srv.enqueue(Step(body=chat(huge).body), too_long)
     mem, head, cursor = _memory_and_state(env)
-    before = snapshot(env.root.parent, skip=("ws/memory/.reverie", "ws/.git/reverie/lock",))
+    before = snapshot(
+        env.root.parent,
+        skip=(
+            "ws/memory/.reverie",
+            "ws/.git/reverie/lock",
+        ),
+    )
     result, took = dream_run(env)
     assert result.status == "failed" and "maximum context length" in (result.reason or ""), result
     assert len(env.srv.chat_requests) == 2 and len(result.findings) == 200
-    assert len(orjson.dumps(env.srv.chat_requests[1].json)) < 1_000_000  # the cap reached phase 2's prompt
+    assert (
+        len(orjson.dumps(env.srv.chat_requests[1].json)) < 1_000_000
+    )  # the cap reached phase 2's prompt
     assert _memory_and_state(env) == (mem, head, cursor)
-    assert changed(before, snapshot(env.root.parent, skip=("ws/memory/.reverie", "ws/.git/reverie/lock",))) == set()
+    assert (
+        changed(
+            before,
+            snapshot(
+                env.root.parent,
+                skip=(
+                    "ws/memory/.reverie",
+                    "ws/.git/reverie/lock",
+                ),
+            ),
+        )
+        == set()
+    )
     assert took < 30
 
 
 def test_dream_10mb_edit_is_rejected_by_the_gate(env: Env) -> None:
     env.srv.enqueue(analysis(), edit_call(MEM, "", "y" * BIG), chat("Done."))
     mem, head, cursor = _memory_and_state(env)
-    before = snapshot(env.root.parent, skip=("ws/memory/.reverie", "ws/.git/reverie/lock",))
+    before = snapshot(
+        env.root.parent,
+        skip=(
+            "ws/memory/.reverie",
+            "ws/.git/reverie/lock",
+        ),
+    )
     result, _ = dream_run(env)
     assert result.status == "rejected" and "gate" in (result.reason or ""), result
     assert _memory_and_state(env) == (mem, head, cursor)
-    assert changed(before, snapshot(env.root.parent, skip=("ws/memory/.reverie", "ws/.git/reverie/lock",))) == set()
+    assert (
+        changed(
+            before,
+            snapshot(
+                env.root.parent,
+                skip=(
+                    "ws/memory/.reverie",
+                    "ws/.git/reverie/lock",
+                ),
+            ),
+        )
+        == set()
+    )
 
 
 @pytest.mark.parametrize("content", [None, "", "   \n"])
@@ -295,11 +472,29 @@ def test_dream_empty_analysis_does_not_skip_the_batch(env: Env, content: str | N
     """An empty phase-1 answer is a model fault, not "nothing worth keeping" (that is ``[SKIP]``)."""
     env.srv.enqueue(chat(content))
     mem, head, cursor = _memory_and_state(env)
-    before = snapshot(env.root.parent, skip=("ws/memory/.reverie", "ws/.git/reverie/lock",))
+    before = snapshot(
+        env.root.parent,
+        skip=(
+            "ws/memory/.reverie",
+            "ws/.git/reverie/lock",
+        ),
+    )
     result, _ = dream_run(env)
     assert result.status == "failed" and "empty" in (result.reason or ""), result
     assert _memory_and_state(env) == (mem, head, cursor)
-    assert changed(before, snapshot(env.root.parent, skip=("ws/memory/.reverie", "ws/.git/reverie/lock",))) == set()
+    assert (
+        changed(
+            before,
+            snapshot(
+                env.root.parent,
+                skip=(
+                    "ws/memory/.reverie",
+                    "ws/.git/reverie/lock",
+                ),
+            ),
+        )
+        == set()
+    )
 
 
 def test_dream_empty_final_edit_reply_is_fine(env: Env) -> None:
@@ -324,9 +519,13 @@ CONSOLIDATOR_FAULTS = {
     "429": lambda: [Step(429, headers={"Retry-After": "1"}) for _ in range(ATTEMPTS)],
     "hang": lambda: [Step(delay=TIMEOUT * 4) for _ in range(ATTEMPTS)],
     "dropped-connection": lambda: [Step(close=True) for _ in range(ATTEMPTS)],
-    "truncated-json": lambda: [Step(body=chat("x" * 2000).body, truncate=100) for _ in range(ATTEMPTS)],
+    "truncated-json": lambda: [
+        Step(body=chat("x" * 2000).body, truncate=100) for _ in range(ATTEMPTS)
+    ],
     "empty": lambda: [chat(None)],
-    "tool-call-instead-of-text": lambda: [tool_call_reply("edit_file", '{"path": "../../etc/passwd"}')],
+    "tool-call-instead-of-text": lambda: [
+        tool_call_reply("edit_file", '{"path": "../../etc/passwd"}')
+    ],
 }
 
 
@@ -338,7 +537,13 @@ def test_consolidator_fault_falls_back_to_a_raw_archive(env: Env, fault: str) ->
     mem, head, cursor = _memory_and_state(env)
     history_before = env.store.history.read_since(0)
     # The consolidator may append to history.jsonl and move the session's offset; nothing else.
-    skip = ("ws/memory/.reverie", "ws/.git/reverie/lock", "ws/memory/history.jsonl", "ws/memory/.cursor", "ws/sessions")
+    skip = (
+        "ws/memory/.reverie",
+        "ws/.git/reverie/lock",
+        "ws/memory/history.jsonl",
+        "ws/memory/.cursor",
+        "ws/sessions",
+    )
     before = snapshot(env.root.parent, skip=skip)
     t0 = time.monotonic()
     result = asyncio.run(env.consolidator().archive_all(session))
@@ -348,13 +553,19 @@ def test_consolidator_fault_falls_back_to_a_raw_archive(env: Env, fault: str) ->
     assert result.raw_fallbacks >= 1 and result.failures and all(result.failures), result
     assert changed(before, snapshot(env.root.parent, skip=skip)) == set()
     assert _memory_and_state(env) == (mem, head, cursor)
-    assert len(env.srv.chat_requests) == len(steps)  # one failing call (retries bounded), then raw for the rest
+    assert len(env.srv.chat_requests) == len(
+        steps
+    )  # one failing call (retries bounded), then raw for the rest
     assert took < 10
     new = env.store.history.read_since(history_before[-1].cursor)
     text = "\n".join(e.content for e in new)
-    assert all(f"Lisbon in turn {t}" in text for t in range(3))  # nothing lost: every turn archived raw
+    assert all(
+        f"Lisbon in turn {t}" in text for t in range(3)
+    )  # nothing lost: every turn archived raw
     assert all(len(e.content) <= env.config.memory.history.max_entry_chars for e in new)
-    assert SessionStore(env.ws).get_or_create("cli:fault").last_consolidated == len(session.messages)
+    assert SessionStore(env.ws).get_or_create("cli:fault").last_consolidated == len(
+        session.messages
+    )
 
 
 def test_consolidator_10mb_summary_is_bounded(env: Env) -> None:
@@ -363,12 +574,20 @@ def test_consolidator_10mb_summary_is_bounded(env: Env) -> None:
     env.srv.enqueue(chat("- [durable] User moved to Lisbon " + "z" * BIG))
     mem, head, cursor = _memory_and_state(env)
     last = env.store.history.read_since(0)[-1].cursor
-    skip = ("ws/memory/.reverie", "ws/.git/reverie/lock", "ws/memory/history.jsonl", "ws/memory/.cursor", "ws/sessions")
+    skip = (
+        "ws/memory/.reverie",
+        "ws/.git/reverie/lock",
+        "ws/memory/history.jsonl",
+        "ws/memory/.cursor",
+        "ws/sessions",
+    )
     before = snapshot(env.root.parent, skip=skip)
     result = asyncio.run(env.consolidator().archive_all(session))
     assert result.stop == "all-archived" and len(env.srv.chat_requests) == 1
     new = env.store.history.read_since(last)
-    assert new and all(len(e.content) < env.config.memory.history.max_entry_chars + 200 for e in new)
+    assert new and all(
+        len(e.content) < env.config.memory.history.max_entry_chars + 200 for e in new
+    )
     assert "Lisbon" in new[0].content and "truncated" in new[0].content.lower()
     assert (env.root / "memory" / "history.jsonl").stat().st_size < 1_000_000
     assert changed(before, snapshot(env.root.parent, skip=skip)) == set()

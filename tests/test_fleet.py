@@ -27,8 +27,9 @@ from reverie.dream.fence import read_epoch
 from reverie.scopes import Scope, ScopeRoot
 from reverie.store import WorkspaceStore
 
-pytestmark = pytest.mark.skipif(REDIS_SERVER is None,
-                                reason="redis-server is not installed (scripts/system-deps installs it)")
+pytestmark = pytest.mark.skipif(
+    REDIS_SERVER is None, reason="redis-server is not installed (scripts/system-deps installs it)"
+)
 celery = pytest.importorskip("celery", reason="the `fleet` extra (celery, redis) is not installed")
 
 
@@ -65,14 +66,19 @@ class Appender:
         self.scopes = ScopeRoot(root)
         self.config = Config()
         self.config.memory.history.fsync = False
-        self.stores = {u: WorkspaceStore(self.scopes.ensure(Scope(u)), config=self.config) for u in users}
+        self.stores = {
+            u: WorkspaceStore(self.scopes.ensure(Scope(u)), config=self.config) for u in users
+        }
         self.acked: dict[str, list[str]] = {u: [] for u in users}
         self.n = 0
 
     def append(self, user: str) -> None:
         self.n += 1
-        text = (f"- [durable] Project p{self.n} uses database db{self.n}" if self.n % 3
-                else f"[USER] prefers tea number {self.n}")  # one in three the offline engine finds no fact in
+        text = (
+            f"- [durable] Project p{self.n} uses database db{self.n}"
+            if self.n % 3
+            else f"[USER] prefers tea number {self.n}"
+        )  # one in three the offline engine finds no fact in
         self.stores[user].append_history(text, "cli:test")
         self.acked[user].append(text)
 
@@ -96,16 +102,21 @@ def _check_workspaces(app: Appender) -> None:
         assert len(covered) == len(set(covered)), f"{user}: overlapping batches {batches}"
         fsck = git(ws, "fsck", "--full", "--strict")
         assert fsck.returncode == 0, f"{user}: git fsck: {fsck.stdout}{fsck.stderr}"
-        assert git(ws, "status", "--porcelain").stdout.strip() == "", f"{user}: memory files differ from HEAD"
+        assert git(ws, "status", "--porcelain").stdout.strip() == "", (
+            f"{user}: memory files differ from HEAD"
+        )
         assert store.pending_count() == 0, f"{user}: {store.pending_count()} entries left pending"
 
 
 def _drained(app: Appender) -> bool:
-    return all(WorkspaceStore(app.scopes.workspace(Scope(u)), config=app.config).pending_count() == 0
-               for u in app.acked)
+    return all(
+        WorkspaceStore(app.scopes.workspace(Scope(u)), config=app.config).pending_count() == 0
+        for u in app.acked
+    )
 
 
 # -- the library against a real Redis, without Celery ---------------------------------------------------------
+
 
 def test_duplicate_job_finds_the_lease_and_does_nothing(tmp_path, redis_server, monkeypatch):
     fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
@@ -115,7 +126,9 @@ def test_duplicate_job_finds_the_lease_and_does_nothing(tmp_path, redis_server, 
     assert fleet.coord.acquire(ws, "someone-else", 30)
     outcome = fleet.run_job(ws)
     assert outcome.status == "leased"
-    assert WorkspaceStore(app.scopes.workspace(Scope("ann")), config=app.config).pending_count() == 1
+    assert (
+        WorkspaceStore(app.scopes.workspace(Scope("ann")), config=app.config).pending_count() == 1
+    )
 
 
 def test_markers_ingested_claimed_and_cleared(tmp_path, redis_server, monkeypatch):
@@ -135,8 +148,14 @@ def test_markers_ingested_claimed_and_cleared(tmp_path, redis_server, monkeypatc
 
 
 def test_admission_respects_max_inflight_and_token_budget(tmp_path, redis_server, monkeypatch):
-    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch, max_inflight=3, tokens_per_minute=10_000,
-                   tokens_per_run=4_000)
+    fleet = _fleet(
+        tmp_path / "root",
+        redis_server,
+        monkeypatch,
+        max_inflight=3,
+        tokens_per_minute=10_000,
+        tokens_per_run=4_000,
+    )
     for i in range(6):
         fleet.coord.mark(f"w{i}", 0)
     assert fleet.admission() == 2  # the bucket holds 10k tokens: two runs of 4k
@@ -212,11 +231,14 @@ def test_cli_status_and_broker_down(tmp_path, redis_server, monkeypatch, capsys)
     monkeypatch.setenv("REVERIE_FLEET__BROKER_URL", "redis+socket:///nonexistent/r.sock")
     assert main(["fleet", "status"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("reverie: error: fleet: Redis at redis+socket:///nonexistent/r.sock failed") and \
-        "Traceback" not in err
+    assert (
+        err.startswith("reverie: error: fleet: Redis at redis+socket:///nonexistent/r.sock failed")
+        and "Traceback" not in err
+    )
 
 
 # -- real Celery workers --------------------------------------------------------------------------------------
+
 
 def test_workers_drain_every_workspace(tmp_path, redis_server):
     root = tmp_path / "root"
@@ -225,14 +247,20 @@ def test_workers_drain_every_workspace(tmp_path, redis_server):
         for user in app.acked:
             app.append(user)
     env = fleet_env(root, redis_server)
-    procs = [start_worker("w1", env, tmp_path), start_worker("w2", env, tmp_path), start_dispatcher(env, tmp_path)]
+    procs = [
+        start_worker("w1", env, tmp_path),
+        start_worker("w2", env, tmp_path),
+        start_dispatcher(env, tmp_path),
+    ]
     try:
         wait_for(lambda: _drained(app), 60, "every workspace drained")
     finally:
         for p in procs:
             p.stop(signal.SIGTERM)
     _check_workspaces(app)
-    assert sum(bool(batches_committed(app.path(u))) for u in app.acked) >= 3  # users fed only [SKIP]-able lines have none
+    assert (
+        sum(bool(batches_committed(app.path(u))) for u in app.acked) >= 3
+    )  # users fed only [SKIP]-able lines have none
 
 
 def _holder(r, ws: str) -> int | None:
@@ -257,7 +285,11 @@ def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, m
     kill_file = tmp_path / "kill-at-commit"
     kill_file.touch()
     env = fleet_env(root, redis_server)
-    crash_env = {**env, "REVERIE_TEST_KILL_AT": "committed", "REVERIE_TEST_KILL_FILE": str(kill_file)}
+    crash_env = {
+        **env,
+        "REVERIE_TEST_KILL_AT": "committed",
+        "REVERIE_TEST_KILL_FILE": str(kill_file),
+    }
     rng = random.Random(28)
     stop = threading.Event()
 
@@ -274,11 +306,17 @@ def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, m
 
     def running() -> list[tuple[str, int]]:
         try:
-            out = [(k.removeprefix("reverie:lease:"), _holder(r, k.removeprefix("reverie:lease:")))
-                   for k in r.scan_iter("reverie:lease:*")]
+            out = [
+                (k.removeprefix("reverie:lease:"), _holder(r, k.removeprefix("reverie:lease:")))
+                for k in r.scan_iter("reverie:lease:*")
+            ]
         except redis_py.RedisError:
             return []
-        return [(ws, pid) for ws, pid in out if pid is not None and pid not in killed and worker_of(pid) is not None]
+        return [
+            (ws, pid)
+            for ws, pid in out
+            if pid is not None and pid not in killed and worker_of(pid) is not None
+        ]
 
     killed: set[int] = set()  # pool processes killed alone: their leases linger until they expire
 
@@ -294,8 +332,11 @@ def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, m
     thread.start()
     try:
         # 1. SIGKILL mid-commit: w1 kills its own process group between the ref update and the cursor write.
-        wait_for(lambda: Path(str(kill_file) + ".taken").exists() and not workers[0].alive(), 30,
-                 "a worker killed at its commit")
+        wait_for(
+            lambda: Path(str(kill_file) + ".taken").exists() and not workers[0].alive(),
+            30,
+            "a worker killed at its commit",
+        )
         workers.append(start_worker("w3", env, tmp_path))
 
         # 2. SIGKILL mid-Dream: the worker holding a lease, with its pool, while the job waits for the model.
@@ -310,13 +351,19 @@ def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, m
         killed.add(pid)
 
         # 3. SIGSTOP the job holding a lease until another job took its workspace (the epoch moved), then SIGCONT.
-        workers.append(start_worker("w5", env, tmp_path))  # free to take over while the other one is busy
+        workers.append(
+            start_worker("w5", env, tmp_path)
+        )  # free to take over while the other one is busy
         ws, pid = wait_for(running, 20, "a running job")[0]
         state_dir = app.scopes.workspace_of_due(ws).root / "memory" / ".reverie"
         os.kill(pid, signal.SIGSTOP)
         epoch0 = read_epoch(state_dir)
         try:
-            wait_for(lambda: read_epoch(state_dir) > epoch0, 30, "another job to take the paused workspace")
+            wait_for(
+                lambda: read_epoch(state_dir) > epoch0,
+                30,
+                "another job to take the paused workspace",
+            )
         finally:
             os.kill(pid, signal.SIGCONT)
 
@@ -347,22 +394,30 @@ def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, m
             p.stop(signal.SIGTERM)
     _check_workspaces(app)
     logs = "".join(p.read_text(errors="replace") for p in tmp_path.glob("*.log"))
-    assert "lease-lost" in logs or "fenced" in logs, "the paused job was not stopped by its lease or fence"
+    assert "lease-lost" in logs or "fenced" in logs, (
+        "the paused job was not stopped by its lease or fence"
+    )
 
 
 def test_config_refuses_a_lease_its_heartbeat_cannot_keep():
     from reverie.errors import ConfigError
 
     with pytest.raises(ConfigError, match="heartbeatSeconds .* under half of fleet.leaseSeconds"):
-        load_config(env={"REVERIE_FLEET__LEASE_SECONDS": "10", "REVERIE_FLEET__HEARTBEAT_SECONDS": "6"})
+        load_config(
+            env={"REVERIE_FLEET__LEASE_SECONDS": "10", "REVERIE_FLEET__HEARTBEAT_SECONDS": "6"}
+        )
     with pytest.raises(ConfigError, match="fenceMarginSeconds"):
-        load_config(env={"REVERIE_FLEET__LEASE_SECONDS": "10", "REVERIE_FLEET__FENCE_MARGIN_SECONDS": "10"})
+        load_config(
+            env={"REVERIE_FLEET__LEASE_SECONDS": "10", "REVERIE_FLEET__FENCE_MARGIN_SECONDS": "10"}
+        )
 
 
 def test_fleet_without_its_extra_says_which_to_install(monkeypatch, capsys):
     from reverie.cli import main
 
-    monkeypatch.setitem(__import__("sys").modules, "celery", None)  # as if the `fleet` extra were not installed
+    monkeypatch.setitem(
+        __import__("sys").modules, "celery", None
+    )  # as if the `fleet` extra were not installed
     assert main(["fleet", "status"]) == 1
     assert "needs the `fleet` extra" in capsys.readouterr().err
 
@@ -381,20 +436,34 @@ def test_cli_worker_dispatch_mark_on_a_plain_root(tmp_path, redis_server):
     ws = Workspace(root / "team" / "alpha")
     ws.init()
     config = Config()
-    WorkspaceStore(ws, config=config).append_history("- [durable] Project p1 uses database db1", "cli:test")
-    env = fleet_env(root, redis_server, REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE="reverie/offline")
+    WorkspaceStore(ws, config=config).append_history(
+        "- [durable] Project p1 uses database db1", "cli:test"
+    )
+    env = fleet_env(
+        root, redis_server, REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE="reverie/offline"
+    )
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "reverie", "fleet", *args], env=env, capture_output=True,
-                              text=True, timeout=60)
+        return subprocess.run(
+            [sys.executable, "-m", "reverie", "fleet", *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
 
     assert "team/alpha: due" in cli("mark", "team/alpha").stdout
     assert cli("mark", "../etc").returncode == 1
     assert json.loads(cli("dispatch", "--once", "--json").stdout) == {"sent": ["team/alpha"]}
-    worker = Proc([sys.executable, "-m", "reverie", "fleet", "worker", "-c", "1", "--name", "cli"], env,
-                  tmp_path / "cli-worker.log")
+    worker = Proc(
+        [sys.executable, "-m", "reverie", "fleet", "worker", "-c", "1", "--name", "cli"],
+        env,
+        tmp_path / "cli-worker.log",
+    )
     try:
-        wait_for(lambda: WorkspaceStore(ws, config=config).pending_count() == 0, 60, "the job to run")
+        wait_for(
+            lambda: WorkspaceStore(ws, config=config).pending_count() == 0, 60, "the job to run"
+        )
     finally:
         worker.stop(signal.SIGTERM)
     status = json.loads(cli("status", "--json").stdout)

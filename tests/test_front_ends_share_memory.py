@@ -119,12 +119,16 @@ def _fill(value: Any, sha: str) -> Any:
 
 
 @pytest.mark.parametrize("verb", list(CASES))
-def test_each_front_end_calls_the_same_memory_verb(ws: str, verb: str, capfd: pytest.CaptureFixture[str]) -> None:
+def test_each_front_end_calls_the_same_memory_verb(
+    ws: str, verb: str, capfd: pytest.CaptureFixture[str]
+) -> None:
     cli, mcp, chat = CASES[verb]
     for front_end, ask in (("cli", cli), ("mcp", mcp), ("chat", chat)):
         if ask is None:
             continue
-        with reverie.open(ws) as memory:  # what the verb needs: a pending entry for dream, a sha to show
+        with reverie.open(
+            ws
+        ) as memory:  # what the verb needs: a pending entry for dream, a sha to show
             if verb == "dream":
                 memory.remember(f"User: my {front_end} colleague is called Ana.")
             sha = memory.log(limit=1, kind="dream")[0].sha

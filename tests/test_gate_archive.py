@@ -22,7 +22,9 @@ def mem(tmp_path):
 def test_a_key_in_an_archive_reason_is_refused_and_nothing_is_written(mem):
     before = [c.sha for c in mem.log()]
     with pytest.raises(GateError, match=f"{ARCHIVE} would introduce a credential"):
-        mem.remove("memory/MEMORY.md", "uses the staging server", reason=f"rotated, the new key is {KEY}")
+        mem.remove(
+            "memory/MEMORY.md", "uses the staging server", reason=f"rotated, the new key is {KEY}"
+        )
     assert [c.sha for c in mem.log()] == before
     assert "staging server" in mem.read("memory/MEMORY.md")
     assert not (mem.workspace.root / ARCHIVE).exists()
@@ -30,5 +32,7 @@ def test_a_key_in_an_archive_reason_is_refused_and_nothing_is_written(mem):
 
 def test_a_plain_reason_is_archived(mem):
     """The control: the same removal with a reason free of credentials goes through."""
-    removed = mem.remove("memory/MEMORY.md", "uses the staging server", reason="the server was retired")
+    removed = mem.remove(
+        "memory/MEMORY.md", "uses the staging server", reason="the server was retired"
+    )
     assert removed.commit and "the server was retired" in mem.read(ARCHIVE)

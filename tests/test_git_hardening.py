@@ -31,7 +31,9 @@ MEM = "memory/MEMORY.md"
 
 
 def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout
 
 
 def snapshot(root: Path) -> dict[str, tuple[int, int]]:
@@ -73,7 +75,12 @@ def test_a_corrupt_dream_cursor_without_a_record_is_the_documented_error(gs_ws):
     """No record of Reverie's own (a workspace older than it, or a cursor only another tool moved): the clear
     error, not a guess from git, and the file is left for the person to fix."""
     ws, g = gs_ws
-    g.commit("dream: x", kind="dream", trailers={T.CURSOR: "17", T.BATCH: "3-17"}, files={MEM: "# Memory\n- a\n"})
+    g.commit(
+        "dream: x",
+        kind="dream",
+        trailers={T.CURSOR: "17", T.BATCH: "3-17"},
+        files={MEM: "# Memory\n- a\n"},
+    )
     ws.dream_cursor_path.write_text("garbage!")
     with pytest.raises(CursorError, match="echo"):
         MemoryStore(ws).dream_cursor()
@@ -117,7 +124,9 @@ def test_restore_replay_during_a_dream_run_is_not_lost(tmp_path, monkeypatch):
 
     def restore() -> None:
         other = MemoryStore(env.ws, config=env.config)
-        done.append(restore_memory(other, GitStore(env.ws, env.config.git), first.commit, replay=True))
+        done.append(
+            restore_memory(other, GitStore(env.ws, env.config.git), first.commit, replay=True)
+        )
 
     worker = threading.Thread(target=restore)
 
@@ -140,7 +149,12 @@ def test_restore_and_approve_wait_for_dream_then_give_up_cleanly(gs_ws, monkeypa
     from reverie.operations.restore import restore_memory
 
     ws, g = gs_ws
-    sha = g.commit("dream: x", kind="dream", trailers={T.CURSOR: "3", T.BATCH: "1-3"}, files={MEM: "# Memory\n- a\n"})
+    sha = g.commit(
+        "dream: x",
+        kind="dream",
+        trailers={T.CURSOR: "3", T.BATCH: "1-3"},
+        files={MEM: "# Memory\n- a\n"},
+    )
     monkeypatch.setattr(lock_mod, "WAIT_SECONDS", 0.3)
     held = RunLock(ws.state_dir)
     assert held.try_acquire()  # a Dream run in flight
@@ -207,7 +221,16 @@ def test_a_query_on_a_nanobot_repo_reads_it_and_adopts_nothing(workspace: Worksp
     (root / ".gitignore").write_text("/*\n!SOUL.md\n!USER.md\n!memory/\n!memory/MEMORY.md\n")
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
-    git(root, "-c", "user.name=n", "-c", "user.email=n@x", "commit", "-qm", "init: nanobot memory store")
+    git(
+        root,
+        "-c",
+        "user.name=n",
+        "-c",
+        "user.email=n@x",
+        "commit",
+        "-qm",
+        "init: nanobot memory store",
+    )
     before = snapshot(root)
     g = GitStore(workspace)
     assert [c.subject for c in g.log()] == ["init: nanobot memory store"]
@@ -235,8 +258,15 @@ def test_recovery_leaves_a_lock_a_live_git_command_holds_open(gs_ws):
     _interrupted(g, ws, _dead_pid())
     lock = g.git_dir / "index.lock"
     holder = subprocess.Popen(  # a git command holding index.lock open
-        [sys.executable, "-c", "import sys, time; f = open(sys.argv[1], 'w'); print('ok', flush=True); time.sleep(60)",
-         str(lock)], stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; f = open(sys.argv[1], 'w'); print('ok', flush=True); time.sleep(60)",
+            str(lock),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ok"
         GitStore(ws).ensure()  # recovery runs
@@ -244,7 +274,9 @@ def test_recovery_leaves_a_lock_a_live_git_command_holds_open(gs_ws):
     finally:
         holder.kill()
         holder.wait()
-    assert (state_dir(g.git_dir) / "pending").read_text().startswith("#")  # the transaction itself was finished
+    assert (
+        (state_dir(g.git_dir) / "pending").read_text().startswith("#")
+    )  # the transaction itself was finished
 
 
 def test_recovery_leaves_locks_while_the_recorded_writer_lives_or_without_a_record(gs_ws):
@@ -261,7 +293,9 @@ def test_recovery_leaves_locks_while_the_recorded_writer_lives_or_without_a_reco
     (g.git_dir / "index.lock").unlink()
     new = g.commit("dream: newer", kind="dream", files={MEM: "# Memory\n- newer\n"})
     old = git(ws.root, "rev-parse", "HEAD~1").strip()
-    (state_dir(g.git_dir) / "pending").write_text(f"{old} {new} {MEM} END\n")  # no owner line (older format)
+    (state_dir(g.git_dir) / "pending").write_text(
+        f"{old} {new} {MEM} END\n"
+    )  # no owner line (older format)
     (g.git_dir / "index.lock").write_bytes(b"x")
     GitStore(ws).ensure()
     assert (g.git_dir / "index.lock").exists()
@@ -273,7 +307,10 @@ def test_recovery_removes_the_locks_a_dead_writer_recorded(gs_ws):
     for lock in (g.git_dir / "index.lock", g.git_dir / "refs" / "heads" / "main.lock"):
         lock.write_bytes(b"x")
     GitStore(ws).ensure()
-    assert not (g.git_dir / "index.lock").exists() and not (g.git_dir / "refs" / "heads" / "main.lock").exists()
+    assert (
+        not (g.git_dir / "index.lock").exists()
+        and not (g.git_dir / "refs" / "heads" / "main.lock").exists()
+    )
     assert GitStore(ws).commit("dream: after", kind="dream", files={MEM: "# Memory\n- after\n"})
 
 
@@ -297,7 +334,9 @@ def _plant_corrupt_objects(git_dir: Path) -> list[Path]:
     return bad
 
 
-def test_a_corrupt_loose_object_is_moved_aside_and_gc_and_commits_keep_working(workspace: Workspace, caplog):
+def test_a_corrupt_loose_object_is_moved_aside_and_gc_and_commits_keep_working(
+    workspace: Workspace, caplog
+):
     from reverie.config import GitConfig
 
     g = GitStore(workspace, GitConfig(gc_every=3))
@@ -312,7 +351,9 @@ def test_a_corrupt_loose_object_is_moved_aside_and_gc_and_commits_keep_working(w
     assert sorted(p.name for p in lost.iterdir()) == sorted(p.parent.name + p.name for p in bad)
     assert "is corrupt; moved to" in caplog.text
     assert g.commit("dream: after", kind="dream", files={MEM: "# Memory\n- after\n"})
-    fsck = subprocess.run(["git", f"--git-dir={g.git_dir}", "fsck", "--full"], capture_output=True, text=True)
+    fsck = subprocess.run(
+        ["git", f"--git-dir={g.git_dir}", "fsck", "--full"], capture_output=True, text=True
+    )
     assert fsck.returncode == 0, fsck.stderr
 
 
@@ -328,7 +369,10 @@ def test_a_lost_head_is_read_by_queries_and_recreated_by_the_next_write(gs_ws, c
         after = GitStore(ws).commit("dream: b", kind="dream", files={MEM: "# Memory\n- b\n"})
     assert (g.git_dir / "HEAD").read_text() == "ref: refs/heads/main\n"
     assert "HEAD was missing; recreated it pointing at refs/heads/main" in caplog.text
-    assert git(ws.root, "rev-parse", "HEAD").strip() == after and git(ws.root, "rev-parse", "HEAD~1").strip() == sha
+    assert (
+        git(ws.root, "rev-parse", "HEAD").strip() == after
+        and git(ws.root, "rev-parse", "HEAD~1").strip() == sha
+    )
 
 
 def test_cli_dream_runs_again_after_head_is_lost(tmp_path):
@@ -367,7 +411,9 @@ def test_a_shallow_clone_of_a_memory_repo_is_adopted_and_warnings_are_readable(t
     for i in range(3):
         g.commit(f"dream: {i}", kind="dream", files={MEM: f"# Memory\n- {i}\n"})
     clone = tmp_path / "clone"
-    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{src.root}", str(clone)], check=True)
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", f"file://{src.root}", str(clone)], check=True
+    )
     (clone / ".gitignore").unlink()  # only the history can tell now
     with caplog.at_level(logging.WARNING):
         copy = GitStore(Workspace(clone))
@@ -391,11 +437,16 @@ def test_a_workspace_at_the_root_of_a_git_worktree_keeps_its_state_out_of_that_p
     store.append_history("hello")
     store.set_dream_cursor(1)
     GitStore(ws).commit("dream: a", kind="dream", files={MEM: "# Memory\n- a\n"})
-    assert (ws.root / ".gitignore").exists() is False  # the project's own root .gitignore is not Reverie's
+    assert (
+        ws.root / ".gitignore"
+    ).exists() is False  # the project's own root .gitignore is not Reverie's
     git(ws.root, "add", "-A")
     staged = set(git(ws.root, "diff", "--cached", "--name-only").split())
     assert staged == {"SOUL.md", "USER.md", MEM}
-    assert git(ws.root, "--git-dir", str(ws.root / ".reverie-git"), "status", "--porcelain").strip() == ""
+    assert (
+        git(ws.root, "--git-dir", str(ws.root / ".reverie-git"), "status", "--porcelain").strip()
+        == ""
+    )
 
 
 def test_queries_work_on_a_read_only_mount(gs_ws, tmp_path):
@@ -406,10 +457,18 @@ def test_queries_work_on_a_read_only_mount(gs_ws, tmp_path):
     g.commit("dream: a", kind="dream", files={MEM: "# Memory\n- green tea\n"})
     ro = tmp_path / "ro"
     ro.mkdir()
-    if subprocess.run(["mount", "--bind", str(ws.root), str(ro)], capture_output=True).returncode != 0:
+    if (
+        subprocess.run(["mount", "--bind", str(ws.root), str(ro)], capture_output=True).returncode
+        != 0
+    ):
         pytest.skip("bind mounts are not allowed here")
     try:
-        if subprocess.run(["mount", "-o", "remount,ro,bind", str(ro)], capture_output=True).returncode != 0:
+        if (
+            subprocess.run(
+                ["mount", "-o", "remount,ro,bind", str(ro)], capture_output=True
+            ).returncode
+            != 0
+        ):
             pytest.skip("read-only remounts are not allowed here")
         for argv in (["log"], ["show", "HEAD"], ["why", "green tea"], ["status"]):
             proc = run_cli("-w", str(ro), *argv)

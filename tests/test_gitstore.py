@@ -34,9 +34,13 @@ def git(git_dir: Path, *args: str, cwd: Path | None = None) -> str:
 
 
 def fsck(git_dir: Path) -> None:
-    res = subprocess.run(["git", f"--git-dir={git_dir}", "fsck", "--full"], capture_output=True, text=True)
+    res = subprocess.run(
+        ["git", f"--git-dir={git_dir}", "fsck", "--full"], capture_output=True, text=True
+    )
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "error" not in res.stderr.lower() and "missing" not in res.stdout.lower(), res.stdout + res.stderr
+    assert "error" not in res.stderr.lower() and "missing" not in res.stdout.lower(), (
+        res.stdout + res.stderr
+    )
 
 
 @pytest.fixture
@@ -68,19 +72,34 @@ def test_init_commit_tracks_only_memory_files(gs: GitStore, workspace: Workspace
     assert info.kind == "init" and len(info.short) == 8 and info.time.tzinfo is not None
     # a person's `git add -A` in the workspace stages nothing but the tracked files
     subprocess.run(["git", "add", "-A"], cwd=workspace.root, check=True)
-    staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=workspace.root, capture_output=True, text=True)
+    staged = subprocess.run(
+        ["git", "diff", "--cached", "--name-only"],
+        cwd=workspace.root,
+        capture_output=True,
+        text=True,
+    )
     assert staged.stdout == ""
     ignored = subprocess.run(
-        ["git", "check-ignore", "memory/history.jsonl", "sessions/cli_direct.jsonl", "memory/.dream_cursor",
-         "memory/deep/x.md"],
-        cwd=workspace.root, capture_output=True, text=True,
+        [
+            "git",
+            "check-ignore",
+            "memory/history.jsonl",
+            "sessions/cli_direct.jsonl",
+            "memory/.dream_cursor",
+            "memory/deep/x.md",
+        ],
+        cwd=workspace.root,
+        capture_output=True,
+        text=True,
     )
     assert len(ignored.stdout.split()) == 4
     assert git(gs.git_dir, "status", "--porcelain", cwd=workspace.root) == ""
     fsck(gs.git_dir)
 
 
-def test_commit_writes_files_body_from_diff_and_trailers(gs: GitStore, workspace: Workspace) -> None:
+def test_commit_writes_files_body_from_diff_and_trailers(
+    gs: GitStore, workspace: Workspace
+) -> None:
     sha = dream(gs, "# Memory\n- likes tea\n", 17, 3)
     assert sha is not None and len(sha) == 40 and gs.head() == sha
     assert workspace.read(MEM) == "# Memory\n- likes tea\n"
@@ -112,13 +131,20 @@ def test_untracked_file_refused(gs: GitStore) -> None:
 def test_configured_identity_and_tracked_files(workspace: Workspace) -> None:
     (workspace.root / "notes").mkdir()
     (workspace.root / "notes" / "plan.md").write_text("plan\n")
-    cfg = GitConfig(author_name="Ada", author_email="ada@example.org", tracked_files=["notes/plan.md", MEM])
+    cfg = GitConfig(
+        author_name="Ada", author_email="ada@example.org", tracked_files=["notes/plan.md", MEM]
+    )
     g = GitStore(workspace, cfg)
     g.commit("manual tweak", kind="manual", files={"notes/plan.md": "plan v2\n"})
     assert git(g.git_dir, "log", "-1", "--format=%an <%ae>") == "Ada <ada@example.org>\n"
     files = git(g.git_dir, "ls-tree", "-r", "--name-only", "HEAD").split()
     assert sorted(files) == [".gitignore", MEM, "notes/plan.md"]
-    assert subprocess.run(["git", "check-ignore", "-q", "notes/plan.md"], cwd=workspace.root).returncode == 1
+    assert (
+        subprocess.run(
+            ["git", "check-ignore", "-q", "notes/plan.md"], cwd=workspace.root
+        ).returncode
+        == 1
+    )
 
 
 # -- where the repo lives --------------------------------------------------------------------------------------
@@ -136,7 +162,9 @@ def test_workspace_inside_another_repo_gets_its_own_git_dir(tmp_path: Path) -> N
     # the enclosing project never sees the memory repo's own files, nor history and sessions
     (ws.memory_dir / "history.jsonl").write_text('{"cursor": 1}\n')
     (ws.sessions_dir / "s.jsonl").write_text("{}\n")
-    status = subprocess.run(["git", "status", "--porcelain", "-uall"], cwd=project, capture_output=True, text=True)
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "-uall"], cwd=project, capture_output=True, text=True
+    )
     assert ".reverie-git" not in status.stdout
     assert "history.jsonl" not in status.stdout and "sessions" not in status.stdout
     assert "SOUL.md" in status.stdout  # the project still sees the memory files
@@ -149,8 +177,23 @@ def test_foreign_dot_git_at_workspace_root_is_left_alone(tmp_path: Path) -> None
     ws = Workspace(tmp_path / "ws")
     ws.init()
     subprocess.run(["git", "init", "-q", str(ws.root)], check=True)
-    subprocess.run(["git", "-C", str(ws.root), "-c", "user.name=u", "-c", "user.email=u@x", "commit", "-q",
-                    "--allow-empty", "-m", "my project"], check=True)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(ws.root),
+            "-c",
+            "user.name=u",
+            "-c",
+            "user.email=u@x",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "my project",
+        ],
+        check=True,
+    )
     g = GitStore(ws)
     g.ensure()
     assert g.git_dir == ws.root / ".reverie-git"
@@ -172,14 +215,26 @@ def _nanobot_repo(root: Path) -> None:
     (root / "SOUL.md").write_text("soul v1\n")
     (root / "USER.md").write_text("user v1\n")
     (root / "memory" / "MEMORY.md").write_text("# Memory\n- old fact\n")
-    (root / "memory" / "history.jsonl").write_text('{"cursor": 1, "timestamp": "2026-01-01 10:00", "content": "x"}\n')
-    (root / ".gitignore").write_text("/*\n!.gitignore\n!SOUL.md\n!USER.md\n!memory/\n!memory/MEMORY.md\n")
+    (root / "memory" / "history.jsonl").write_text(
+        '{"cursor": 1, "timestamp": "2026-01-01 10:00", "content": "x"}\n'
+    )
+    (root / ".gitignore").write_text(
+        "/*\n!.gitignore\n!SOUL.md\n!USER.md\n!memory/\n!memory/MEMORY.md\n"
+    )
     env = ["-c", "user.name=nanobot", "-c", "user.email=nanobot@dream"]
     subprocess.run(["git", "init", "-q", str(root)], check=True)
-    subprocess.run(["git", "-C", str(root), "add", ".gitignore", "SOUL.md", "USER.md", "memory/MEMORY.md"], check=True)
-    subprocess.run(["git", "-C", str(root), *env, "commit", "-q", "-m", "init: nanobot memory store"], check=True)
+    subprocess.run(
+        ["git", "-C", str(root), "add", ".gitignore", "SOUL.md", "USER.md", "memory/MEMORY.md"],
+        check=True,
+    )
+    subprocess.run(
+        ["git", "-C", str(root), *env, "commit", "-q", "-m", "init: nanobot memory store"],
+        check=True,
+    )
     (root / "USER.md").write_text("user v2\n")
-    subprocess.run(["git", "-C", str(root), *env, "commit", "-q", "-am", "dream: update USER.md"], check=True)
+    subprocess.run(
+        ["git", "-C", str(root), *env, "commit", "-q", "-am", "dream: update USER.md"], check=True
+    )
 
 
 def test_nanobot_repo_is_adopted_with_its_history(tmp_path: Path) -> None:
@@ -251,7 +306,9 @@ def test_prefix_resolution_across_history(gs: GitStore) -> None:
             break
         except AmbiguousRevisionError as exc:
             assert oldest in exc.candidates and len(exc.candidates) > 1
-    assert gs.show(oldest[:10]).info.sha == oldest  # 30 commits back: nanobot looks only at the last 20
+    assert (
+        gs.show(oldest[:10]).info.sha == oldest
+    )  # 30 commits back: nanobot looks only at the last 20
     assert gs.resolve("HEAD~29") == oldest
     with pytest.raises(UnknownRevisionError):
         gs.resolve("ffffffffff")
@@ -285,9 +342,15 @@ def test_ambiguous_prefix_lists_candidates(gs: GitStore) -> None:
     """1,000 commits on a side ref (git fast-import, fixed dates) make 4-hex prefix collisions certain."""
     stream = []
     for i in range(1000):
-        stream.append(f"commit refs/heads/side\ncommitter T <t@x> {1700000000 + i} +0000\ndata <<EOF\nc{i}\nEOF\n")
-    subprocess.run(["git", f"--git-dir={gs.git_dir}", "fast-import", "--quiet"], input="\n".join(stream),
-                   text=True, check=True)
+        stream.append(
+            f"commit refs/heads/side\ncommitter T <t@x> {1700000000 + i} +0000\ndata <<EOF\nc{i}\nEOF\n"
+        )
+    subprocess.run(
+        ["git", f"--git-dir={gs.git_dir}", "fast-import", "--quiet"],
+        input="\n".join(stream),
+        text=True,
+        check=True,
+    )
     shas = git(gs.git_dir, "rev-list", "side").split()
     by_prefix: dict[str, list[str]] = {}
     for sha in shas:
@@ -326,14 +389,18 @@ def test_restore_replay_rewinds_cursor(gs: GitStore, workspace: Workspace) -> No
     dream(gs, "# Memory\n- a\n", 10, 1)
     b = dream(gs, "# Memory\n- a\n- b\n", 25, 11)
     workspace.dream_cursor_path.write_text("25\n")
-    result = gs.restore(b, replay=True)  # GitStore names the cursor to go back to; moving it is Dream's job
+    result = gs.restore(
+        b, replay=True
+    )  # GitStore names the cursor to go back to; moving it is Dream's job
     assert result.replay_from == 10 and result.cursor_rewound_to is None
     assert workspace.dream_cursor_path.read_text() == "25\n"
     with pytest.raises(GitStoreError):
         gs.revert(result.commit, replay=True)  # a restore commit has no batch to replay
 
 
-def test_restore_memory_with_replay_rewinds_the_dream_cursor(gs: GitStore, workspace: Workspace) -> None:
+def test_restore_memory_with_replay_rewinds_the_dream_cursor(
+    gs: GitStore, workspace: Workspace
+) -> None:
     from reverie import MemoryStore
     from reverie.operations.restore import restore_memory
 
@@ -379,7 +446,12 @@ def test_why_traces_lines_to_commits_and_cursors(gs: GitStore, workspace: Worksp
     found = {(p.path, p.line_no): p for p in gs.why("tea")}
     assert set(found) == {(MEM, 3), ("USER.md", 2)}
     mem = found[(MEM, 3)]
-    assert mem.sha == first and mem.kind == "dream" and mem.cursor_range == (1, 5) and mem.line == "- likes green tea"
+    assert (
+        mem.sha == first
+        and mem.kind == "dream"
+        and mem.cursor_range == (1, 5)
+        and mem.line == "- likes green tea"
+    )
     assert found[("USER.md", 2)].kind == "manual" and found[("USER.md", 2)].cursor_range is None
     assert gs.why("no such text") == []
     oslo = gs.why("Oslo")
@@ -403,7 +475,9 @@ def test_automatic_packing_and_gc(workspace: Workspace) -> None:
 
 
 # -- recovery --------------------------------------------------------------------------------------------------
-def test_head_at_missing_object_recovers_from_reflog(gs: GitStore, caplog: pytest.LogCaptureFixture) -> None:
+def test_head_at_missing_object_recovers_from_reflog(
+    gs: GitStore, caplog: pytest.LogCaptureFixture
+) -> None:
     good = dream(gs, "# Memory\n- a\n", 1)
     assert good
     ref = gs.git_dir / "refs" / "heads" / "main"
@@ -478,16 +552,26 @@ def test_dated_memory_files_deleted_or_restored(gs: GitStore, workspace: Workspa
     assert dated in gs.show("HEAD").diff
 
 
-def test_loose_objects_lists_what_git_sees_and_skips_lock_and_temp_files(gs: GitStore, workspace: Workspace) -> None:
+def test_loose_objects_lists_what_git_sees_and_skips_lock_and_temp_files(
+    gs: GitStore, workspace: Workspace
+) -> None:
     from reverie.gitstore.plumbing import loose_objects
 
     gs.commit("dream: two", kind="dream", files={"memory/MEMORY.md": "- a\n- b\n"})
     objects = Path(gs.git_dir) / "objects"
-    listed = git(gs.git_dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)").split()
-    assert not list((objects / "pack").glob("*.pack"))  # nothing packed yet: git's list is the loose objects
+    listed = git(
+        gs.git_dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)"
+    ).split()
+    assert not list(
+        (objects / "pack").glob("*.pack")
+    )  # nothing packed yet: git's list is the loose objects
     some = listed[0]
-    (objects / some[:2] / (some[2:] + ".lock")).write_bytes(b"")  # a writer's lock file, and other strays
+    (objects / some[:2] / (some[2:] + ".lock")).write_bytes(
+        b""
+    )  # a writer's lock file, and other strays
     (objects / some[:2] / "tmp_obj_123").write_bytes(b"")
     found = dict(loose_objects(objects))
     assert sorted(s.decode() for s in found) == sorted(listed)
-    assert all(Path(path) == objects / sha[:2].decode() / sha[2:].decode() for sha, path in found.items())
+    assert all(
+        Path(path) == objects / sha[:2].decode() / sha[2:].decode() for sha, path in found.items()
+    )

@@ -48,23 +48,35 @@ def test_sigkill_during_commits_leaves_valid_repo(workspace: Workspace) -> None:
     rng = random.Random(1234)
     heads: set[str] = set()
     for round_no in range(8):
-        before = subprocess.run(["git", f"--git-dir={git_dir}", "rev-parse", "HEAD"], capture_output=True, text=True)
+        before = subprocess.run(
+            ["git", f"--git-dir={git_dir}", "rev-parse", "HEAD"], capture_output=True, text=True
+        )
         proc = subprocess.Popen(
             [sys.executable, "-c", WRITER, str(workspace.root), str(round_no * 10_000)],
-            stdout=subprocess.PIPE, env=env, text=True,
+            stdout=subprocess.PIPE,
+            env=env,
+            text=True,
         )
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == "ready"
         time.sleep(rng.uniform(0.01, 0.4))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        fsck = subprocess.run(["git", f"--git-dir={git_dir}", "fsck", "--full"], capture_output=True, text=True)
+        fsck = subprocess.run(
+            ["git", f"--git-dir={git_dir}", "fsck", "--full"], capture_output=True, text=True
+        )
         assert fsck.returncode == 0, fsck.stdout + fsck.stderr
         assert "error" not in fsck.stderr.lower() and "missing" not in fsck.stdout.lower()
-        head = subprocess.run(["git", f"--git-dir={git_dir}", "rev-parse", "HEAD"], capture_output=True, text=True)
+        head = subprocess.run(
+            ["git", f"--git-dir={git_dir}", "rev-parse", "HEAD"], capture_output=True, text=True
+        )
         assert head.returncode == 0
         # HEAD is a complete commit: git can read its whole tree
-        subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "-r", "HEAD"], check=True, capture_output=True)
+        subprocess.run(
+            ["git", f"--git-dir={git_dir}", "ls-tree", "-r", "HEAD"],
+            check=True,
+            capture_output=True,
+        )
         assert before.returncode == 0
         heads.add(head.stdout.strip())
         g = GitStore(workspace)
@@ -104,10 +116,14 @@ def test_two_processes_committing_at_once_lose_nothing(workspace: Workspace) -> 
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
     history = g.log(1000)
     assert len(history) == start + 24
-    assert {c.kind for c in history[:24]} == {"dream"}  # neither saw the other's write as a person's edit
+    assert {c.kind for c in history[:24]} == {
+        "dream"
+    }  # neither saw the other's write as a person's edit
     assert workspace.read("USER.md") == "USER.md version 11\n"
     assert workspace.read("memory/MEMORY.md") == "memory/MEMORY.md version 11\n"
-    fsck = subprocess.run(["git", f"--git-dir={g.git_dir}", "fsck", "--full"], capture_output=True, text=True)
+    fsck = subprocess.run(
+        ["git", f"--git-dir={g.git_dir}", "fsck", "--full"], capture_output=True, text=True
+    )
     assert fsck.returncode == 0, fsck.stderr
 
 

@@ -25,7 +25,9 @@ def test_disjoint_edits_both_apply() -> None:
 
 
 def test_adjacent_lines_merge_cleanly() -> None:
-    assert merge3(BASE, edit(BASE, 3, "o\n"), edit(BASE, 4, "t\n")) == edit(edit(BASE, 3, "o\n"), 4, "t\n")
+    assert merge3(BASE, edit(BASE, 3, "o\n"), edit(BASE, 4, "t\n")) == edit(
+        edit(BASE, 3, "o\n"), 4, "t\n"
+    )
 
 
 def test_insertions_and_deletions() -> None:
@@ -64,7 +66,9 @@ def test_one_sided_changes_are_exact(base: str, other: str) -> None:
     assert merge3(base, base, other) == other
 
 
-@given(st.lists(st.text(alphabet="xyz", min_size=1, max_size=3), min_size=6, max_size=20), st.data())
+@given(
+    st.lists(st.text(alphabet="xyz", min_size=1, max_size=3), min_size=6, max_size=20), st.data()
+)
 def test_edits_in_separate_halves_commute(words: list[str], data: st.DataObject) -> None:
     base_lines = [f"{w}{i}\n" for i, w in enumerate(words)]
     base = "".join(base_lines)
@@ -84,6 +88,7 @@ def test_edits_in_separate_halves_commute(words: list[str], data: st.DataObject)
 # Properties with inputs the merge's rules were not written for: base lines are unique (``L<i>``) and each side's
 # new lines are tagged with its name, so the expected result is known without running any merge.
 
+
 def _base(n: int) -> list[str]:
     return [f"L{i}\n" for i in range(n)]
 
@@ -93,13 +98,19 @@ def _new_lines(tag: str, count: int) -> list[str]:
 
 
 @st.composite
-def _separated_edits(draw: st.DrawFn) -> tuple[list[str], tuple[int, int, int], tuple[int, int, int]]:
+def _separated_edits(
+    draw: st.DrawFn,
+) -> tuple[list[str], tuple[int, int, int], tuple[int, int, int]]:
     """A base and two edits (start, end, new line count): ours inside [0, k), theirs inside [k + gap, n)."""
     n = draw(st.integers(4, 30))
     k = draw(st.integers(1, n - 2))
-    gap = draw(st.integers(0, 1))  # 0: the edits may touch (adjacent lines), 1: one line both leave alone
+    gap = draw(
+        st.integers(0, 1)
+    )  # 0: the edits may touch (adjacent lines), 1: one line both leave alone
     i = draw(st.integers(0, k - 1))
-    j = draw(st.integers(i + 1, k))  # ours replaces a non-empty range: a pure insertion at k would touch theirs
+    j = draw(
+        st.integers(i + 1, k)
+    )  # ours replaces a non-empty range: a pure insertion at k would touch theirs
     lo = k + gap
     if lo >= n:
         lo = n - 1
@@ -114,17 +125,22 @@ def _apply(lines: list[str], edit: tuple[int, int, int], tag: str) -> list[str]:
 
 
 @given(_separated_edits())
-def test_a_merge_of_non_overlapping_edits_applies_both(case: tuple[list[str], tuple[int, int, int],
-                                                                   tuple[int, int, int]]) -> None:
+def test_a_merge_of_non_overlapping_edits_applies_both(
+    case: tuple[list[str], tuple[int, int, int], tuple[int, int, int]],
+) -> None:
     base, mine, other = case
     ours, theirs = _apply(base, mine, "O"), _apply(base, other, "T")
-    both = _apply(_apply(base, other, "T"), mine, "O")  # theirs first: it lies after ours, so ours' indexes hold
+    both = _apply(
+        _apply(base, other, "T"), mine, "O"
+    )  # theirs first: it lies after ours, so ours' indexes hold
     assert merge3("".join(base), "".join(ours), "".join(theirs)) == "".join(both)
     assert merge3("".join(base), "".join(theirs), "".join(ours)) == "".join(both)
 
 
 @given(st.integers(3, 30), st.data())
-def test_an_overlapping_edit_reports_a_conflict_naming_the_path(n: int, data: st.DataObject) -> None:
+def test_an_overlapping_edit_reports_a_conflict_naming_the_path(
+    n: int, data: st.DataObject
+) -> None:
     base = _base(n)
     i = data.draw(st.integers(0, n - 1))
     j = data.draw(st.integers(i + 1, n))
@@ -139,12 +155,15 @@ def test_an_overlapping_edit_reports_a_conflict_naming_the_path(n: int, data: st
     assert err.value.lines is not None
     first, last = err.value.lines
     assert 1 <= first <= last <= len(ours)
-    assert any(ours[k - 1].startswith("O") for k in range(first, last + 1))  # the range shows ours' changed lines
+    assert any(
+        ours[k - 1].startswith("O") for k in range(first, last + 1)
+    )  # the range shows ours' changed lines
 
 
 @given(_separated_edits(), st.booleans())
 def test_identical_edits_on_both_sides_are_not_a_conflict(
-        case: tuple[list[str], tuple[int, int, int], tuple[int, int, int]], extra: bool) -> None:
+    case: tuple[list[str], tuple[int, int, int], tuple[int, int, int]], extra: bool
+) -> None:
     base, shared, other = case
     ours = _apply(base, shared, "S")
     theirs = _apply(base, shared, "S")
@@ -156,12 +175,15 @@ def test_identical_edits_on_both_sides_are_not_a_conflict(
     assert merge3("".join(base), "".join(ours), "".join(theirs)) == "".join(expected)
 
 
-texts = st.lists(st.text(st.characters(codec="utf-8"), max_size=12).map(lambda s: s + "\n"),
-                 max_size=8).map("".join)
+texts = st.lists(
+    st.text(st.characters(codec="utf-8"), max_size=12).map(lambda s: s + "\n"), max_size=8
+).map("".join)
 
 
 @given(texts, texts, texts)
-def test_any_text_merges_or_conflicts_and_one_sided_changes_are_exact(base: str, ours: str, theirs: str) -> None:
+def test_any_text_merges_or_conflicts_and_one_sided_changes_are_exact(
+    base: str, ours: str, theirs: str
+) -> None:
     assert merge3(base, ours, base) == ours and merge3(base, base, theirs) == theirs
     try:
         merged = merge3(base, ours, theirs, path="p")

@@ -30,13 +30,17 @@ MEM = "memory/MEMORY.md"
 
 
 def dream(g: GitStore, text: str, cursor: int) -> str:
-    sha = g.commit("dream: update", kind="dream", trailers={T.CURSOR: str(cursor)}, files={MEM: text})
+    sha = g.commit(
+        "dream: update", kind="dream", trailers={T.CURSOR: str(cursor)}, files={MEM: text}
+    )
     assert sha is not None
     return sha
 
 
 def git(git_dir: Path, *args: str) -> str:
-    return subprocess.run(["git", f"--git-dir={git_dir}", *args], capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        ["git", f"--git-dir={git_dir}", *args], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def test_a_purge_elsewhere_drops_what_a_long_lived_store_has_cached(workspace: Workspace) -> None:
@@ -62,7 +66,9 @@ def test_commits_from_another_store_are_seen_by_a_long_lived_one(workspace: Work
     assert a.file_at(two, MEM) == "# Memory\n- one\n- two\n"
 
 
-def test_queries_on_a_healthy_repo_do_not_wait_for_the_writer_lock(workspace: Workspace, monkeypatch) -> None:
+def test_queries_on_a_healthy_repo_do_not_wait_for_the_writer_lock(
+    workspace: Workspace, monkeypatch
+) -> None:
     g = GitStore(workspace)
     dream(g, "# Memory\n- a\n", 1)
     monkeypatch.setattr(gitstore_core, "LOCK_TIMEOUT", 0.2)
@@ -78,7 +84,9 @@ def test_queries_on_a_healthy_repo_do_not_wait_for_the_writer_lock(workspace: Wo
         os.close(fd)
 
 
-def test_a_query_after_an_interrupted_commit_writes_nothing_and_the_next_write_recovers(workspace: Workspace) -> None:
+def test_a_query_after_an_interrupted_commit_writes_nothing_and_the_next_write_recovers(
+    workspace: Workspace,
+) -> None:
     """After a crash between the ref update and the file write, a query answers from HEAD (the new commit) and
     writes nothing; the first write finishes the commit before its own."""
     g = GitStore(workspace)
@@ -90,7 +98,9 @@ def test_a_query_after_an_interrupted_commit_writes_nothing_and_the_next_write_r
     marker.write_text(f"{old} {new} {MEM} END\n")
     assert GitStore(workspace).log(1)[0].sha == new
     assert workspace.read(MEM) == old_text and not marker.read_text().startswith("#")
-    GitStore(workspace).commit("recall: notes", kind="recall", files={"memory/2026-01-01.md": "- x\n"})
+    GitStore(workspace).commit(
+        "recall: notes", kind="recall", files={"memory/2026-01-01.md": "- x\n"}
+    )
     assert workspace.read(MEM) == "# Memory\n- new\n" and marker.read_text().startswith("#")
 
 
@@ -114,7 +124,9 @@ def test_threads_sharing_one_store_lose_nothing(workspace: Workspace) -> None:
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)
 
-    threads = [threading.Thread(target=writer, args=(k,)) for k in (1, 2)] + [threading.Thread(target=reader)]
+    threads = [threading.Thread(target=writer, args=(k,)) for k in (1, 2)] + [
+        threading.Thread(target=reader)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -136,7 +148,9 @@ def test_a_running_git_commands_index_lock_is_left_alone(workspace: Workspace, c
     assert "index.lock exists" in caplog.text
     lock.unlink()
     dream(g, "# Memory\n- c\n", 3)
-    status = subprocess.run(["git", "status", "--porcelain"], cwd=workspace.root, capture_output=True, text=True)
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=workspace.root, capture_output=True, text=True
+    )
     assert status.stdout == ""  # the index caught up with HEAD
 
 
@@ -148,7 +162,9 @@ def test_a_held_ref_lock_refuses_the_commit_cleanly(workspace: Workspace) -> Non
     with pytest.raises(GitStoreError, match="main.lock exists"):
         dream(g, "# Memory\n- b\n", 2)
     assert g.head() == before and workspace.read(MEM) == "# Memory\n- a\n"
-    assert ref_lock.exists()  # not ours to remove: the refused commit left no pending recovery behind
+    assert (
+        ref_lock.exists()
+    )  # not ours to remove: the refused commit left no pending recovery behind
     assert GitStore(workspace).head() == before and ref_lock.exists()
     ref_lock.unlink()
     assert dream(g, "# Memory\n- b\n", 2) != before
@@ -186,4 +202,7 @@ def test_reflog_lines_carry_the_local_utc_offset(workspace: Workspace) -> None:
     offset = int(stamp[2][1:3]) * 3600 + int(stamp[2][3:5]) * 60
     assert (-offset if stamp[2][0] == "-" else offset) == time.localtime(int(stamp[1])).tm_gmtoff
     assert "commit: dream: update" in line
-    assert git(g.git_dir, "reflog", "show", "-1", "--format=%gs", "main").strip() == "commit: dream: update"
+    assert (
+        git(g.git_dir, "reflog", "show", "-1", "--format=%gs", "main").strip()
+        == "commit: dream: update"
+    )

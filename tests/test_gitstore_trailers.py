@@ -13,7 +13,9 @@ from reverie.gitstore import trailers as T
 
 
 def test_round_trip_with_body() -> None:
-    msg = T.format_message("dream: 2 files", "SOUL.md | +1 -0\nUSER.md | +2 -1", {T.KIND: "dream", T.CURSOR: "17"})
+    msg = T.format_message(
+        "dream: 2 files", "SOUL.md | +1 -0\nUSER.md | +2 -1", {T.KIND: "dream", T.CURSOR: "17"}
+    )
     subject, body, tr = T.split_message(msg)
     assert subject == "dream: 2 files"
     assert body == "SOUL.md | +1 -0\nUSER.md | +2 -1"
@@ -46,7 +48,9 @@ def test_batch_and_cursor_values() -> None:
 
 @given(
     st.text(min_size=1, max_size=40),
-    st.dictionaries(st.from_regex(r"[A-Z][a-z0-9-]{0,10}", fullmatch=True), st.text(max_size=30), max_size=5),
+    st.dictionaries(
+        st.from_regex(r"[A-Z][a-z0-9-]{0,10}", fullmatch=True), st.text(max_size=30), max_size=5
+    ),
 )
 def test_round_trip_property(subject: str, trailers: dict[str, str]) -> None:
     msg = T.format_message(subject, "", trailers)
@@ -58,6 +62,10 @@ def test_round_trip_property(subject: str, trailers: dict[str, str]) -> None:
 def test_git_interpret_trailers_agrees() -> None:
     msg = T.format_message("dream: x", "SOUL.md | +1 -0", {T.KIND: "dream", T.BATCH: "3-17"})
     out = subprocess.run(
-        ["git", "interpret-trailers", "--parse"], input=msg, capture_output=True, text=True, check=True
+        ["git", "interpret-trailers", "--parse"],
+        input=msg,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert out.splitlines() == ["Reverie-Kind: dream", "Reverie-Batch: 3-17"]

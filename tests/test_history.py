@@ -53,7 +53,9 @@ def test_threads_get_unique_cursors(tmp_path):
             with lock:
                 got.append(c)
 
-    threads = [threading.Thread(target=worker) for _ in range(4)] + [threading.Thread(target=lambda: [got.append(log.append("s")) for _ in range(100)])]
+    threads = [threading.Thread(target=worker) for _ in range(4)] + [
+        threading.Thread(target=lambda: [got.append(log.append("s")) for _ in range(100)])
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -272,7 +274,10 @@ GOOD_B = HistoryEntry(2, "2026-01-01 10:01", "after").to_json()
         (b'{"cursor": "2", "timestamp": "t", "content": "c"}\n', "bad cursor"),
         (b'{"cursor": 3, "timestamp": "t", "content": 5}\n', "wrong field types"),
         (b'{"cursor": 3, "timestamp": null, "content": "c"}\n', "wrong field types"),
-        (b'{"cursor": 3, "timestamp": "t", "content": "c", "session_key": 9}\n', "wrong field types"),
+        (
+            b'{"cursor": 3, "timestamp": "t", "content": "c", "session_key": 9}\n',
+            "wrong field types",
+        ),
     ],
 )
 def test_each_bad_line_kind_is_skipped_with_one_warning(tmp_path, caplog, bad, kind):
@@ -284,9 +289,12 @@ def test_each_bad_line_kind_is_skipped_with_one_warning(tmp_path, caplog, bad, k
     assert kind in record.getMessage() and "2 line(s)" in record.getMessage()
     # The writer is not confused either: past every cursor, including an integer cursor on a line readers skip
     # (another tool may count that line as an entry, so its number is never reissued).
-    assert log.append("next") == {5: 6, 3: 4}.get(orjson.loads(bad.replace(b"\xc3\x28", b"")).get("cursor")
-                                                  if kind in ("invalid UTF-8", "wrong field types") and bad[:1] == b"{"
-                                                  else None, 3)
+    assert log.append("next") == {5: 6, 3: 4}.get(
+        orjson.loads(bad.replace(b"\xc3\x28", b"")).get("cursor")
+        if kind in ("invalid UTF-8", "wrong field types") and bad[:1] == b"{"
+        else None,
+        3,
+    )
 
 
 def test_bad_lines_do_not_break_bisection(tmp_path):
@@ -298,7 +306,9 @@ def test_bad_lines_do_not_break_bisection(tmp_path):
             chunks.append(b"\xff\xfe garbage \x00\n" + b'{"cursor": true}\n' + b"[]\n")
     log.path.write_bytes(b"".join(chunks))
     for since in (0, 6, 7, 8, 999, 1000, 1995, 2000):
-        assert [e.cursor for e in log.read_since(since, limit=4)] == list(range(since + 1, min(since + 5, 2001)))
+        assert [e.cursor for e in log.read_since(since, limit=4)] == list(
+            range(since + 1, min(since + 5, 2001))
+        )
 
 
 def test_torn_tails_accumulate_in_the_torn_file(tmp_path, caplog):
@@ -415,7 +425,9 @@ def test_compaction_concurrent_with_appends_loses_nothing_acknowledged(tmp_path)
     cursors = [e.cursor for e in make_log(tmp_path).read_since(0)]
     assert cursors == sorted(set(cursors))
     assert set(acked) <= set(cursors)  # every acknowledged entry past the Dream cursor survived
-    assert set(cursors) - set(acked) <= set(range(1, 51))  # only seeds (dreamed) may have been dropped
+    assert set(cursors) - set(acked) <= set(
+        range(1, 51)
+    )  # only seeds (dreamed) may have been dropped
 
 
 def _hold_lock(path: str, ready, release) -> None:  # type: ignore[no-untyped-def]

@@ -15,7 +15,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 from reverie import appendlog
 from reverie import history as history_module
@@ -24,7 +30,7 @@ from reverie.errors import ConfigError
 from reverie.history import HistoryEntry, HistoryLog
 
 TEXT = st.text(max_size=120) | st.sampled_from(
-    ["", "\n", "ascii line", "é" * 50, "quote \" and \\ backslash", "{\"cursor\": 1}", "x" * 400]
+    ["", "\n", "ascii line", "é" * 50, 'quote " and \\ backslash', '{"cursor": 1}', "x" * 400]
 )
 SESSION = st.none() | st.sampled_from(["cli:a", "telegram:42", ""])
 
@@ -37,14 +43,26 @@ def _is_entry(raw: bytes) -> bool:
     return True
 
 
-GARBAGE_LINE = st.one_of(
-    st.binary(max_size=80),
-    st.sampled_from([
-        b"not json", b"[1, 2]", b'"str"', b"null", b'{"cursor": true, "timestamp": "t", "content": "c"}',
-        b'{"cursor": -3, "timestamp": "t", "content": "c"}', b'{"cursor": 5, "timestamp": 1, "content": "c"}',
-        b'{"cursor": 9, "content": "\xff\xfe"}', b"\xc3\x28\xa0\xa1",
-    ]),
-).map(lambda b: b.replace(b"\n", b" ")).filter(lambda b: not _is_entry(b))
+GARBAGE_LINE = (
+    st.one_of(
+        st.binary(max_size=80),
+        st.sampled_from(
+            [
+                b"not json",
+                b"[1, 2]",
+                b'"str"',
+                b"null",
+                b'{"cursor": true, "timestamp": "t", "content": "c"}',
+                b'{"cursor": -3, "timestamp": "t", "content": "c"}',
+                b'{"cursor": 5, "timestamp": 1, "content": "c"}',
+                b'{"cursor": 9, "content": "\xff\xfe"}',
+                b"\xc3\x28\xa0\xa1",
+            ]
+        ),
+    )
+    .map(lambda b: b.replace(b"\n", b" "))
+    .filter(lambda b: not _is_entry(b))
+)
 
 
 class HistoryMachine(RuleBasedStateMachine):
@@ -52,14 +70,21 @@ class HistoryMachine(RuleBasedStateMachine):
         super().__init__()
         self.dir = Path(tempfile.mkdtemp(prefix="reverie-fuzz-"))
         self.log = self._open()
-        self.model: dict[int, tuple[str, str | None]] = {}  # acknowledged entries still expected on disk
+        self.model: dict[
+            int, tuple[str, str | None]
+        ] = {}  # acknowledged entries still expected on disk
         self.issued_max = 0
         self.dream = 0
         self.torn_pending = False
 
     def _open(self) -> HistoryLog:
-        return HistoryLog(self.dir / "history.jsonl", self.dir / ".cursor", self.dir / ".dream_cursor", fsync=False,
-                          max_entry_chars=300)
+        return HistoryLog(
+            self.dir / "history.jsonl",
+            self.dir / ".cursor",
+            self.dir / ".dream_cursor",
+            fsync=False,
+            max_entry_chars=300,
+        )
 
     def teardown(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -92,7 +117,9 @@ class HistoryMachine(RuleBasedStateMachine):
         with open(self.log.path, "ab") as f:
             f.write(garbage + b"\n")
 
-    @rule(value=st.sampled_from([b"", b"garbage", b"-1", b"1", b"0", b"\xff", b"12 34"]) | st.none())
+    @rule(
+        value=st.sampled_from([b"", b"garbage", b"-1", b"1", b"0", b"\xff", b"12 34"]) | st.none()
+    )
     def mangle_cursor_hint(self, value: bytes | None) -> None:
         if value is None:
             self.log.cursor_path.unlink(missing_ok=True)
@@ -143,25 +170,65 @@ def test_history_log_model_based(monkeypatch):
     monkeypatch.setattr(appendlog, "CHUNK", 64)
     run_state_machine_as_test(
         HistoryMachine,
-        settings=settings(max_examples=60, stateful_step_count=40, deadline=None, derandomize=True,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]),
+        settings=settings(
+            max_examples=60,
+            stateful_step_count=40,
+            deadline=None,
+            derandomize=True,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        ),
     )
 
 
 # -- random config documents -----------------------------------------------------------------------------------
-_KEYS = st.sampled_from(["agents", "defaults", "dream", "intervalH", "cron", "model", "modelOverride", "maxBatchSize",
-                         "maxIterations", "providers", "openai", "apiKey", "memory", "history", "fsync", "retention",
-                         "maxEntryChars", "git", "trackedFiles", "x", "INTERVAL_H", "max_tokens"])
+_KEYS = st.sampled_from(
+    [
+        "agents",
+        "defaults",
+        "dream",
+        "intervalH",
+        "cron",
+        "model",
+        "modelOverride",
+        "maxBatchSize",
+        "maxIterations",
+        "providers",
+        "openai",
+        "apiKey",
+        "memory",
+        "history",
+        "fsync",
+        "retention",
+        "maxEntryChars",
+        "git",
+        "trackedFiles",
+        "x",
+        "INTERVAL_H",
+        "max_tokens",
+    ]
+)
 _JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False) | st.text(max_size=12),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(_KEYS | st.text(max_size=6), children, max_size=5),
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**20), 10**20)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=12),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(_KEYS | st.text(max_size=6), children, max_size=5)
+    ),
     max_leaves=25,
 )
-_NESTED = st.fixed_dictionaries({}, optional={
-    "agents": st.fixed_dictionaries({}, optional={"defaults": st.dictionaries(_KEYS, _JSON, max_size=6)}),
-    "memory": st.dictionaries(_KEYS, _JSON, max_size=3),
-    "providers": st.dictionaries(st.text(max_size=6), _JSON, max_size=3),
-})
+_NESTED = st.fixed_dictionaries(
+    {},
+    optional={
+        "agents": st.fixed_dictionaries(
+            {}, optional={"defaults": st.dictionaries(_KEYS, _JSON, max_size=6)}
+        ),
+        "memory": st.dictionaries(_KEYS, _JSON, max_size=3),
+        "providers": st.dictionaries(st.text(max_size=6), _JSON, max_size=3),
+    },
+)
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)

@@ -31,7 +31,9 @@ def test_a_cursor_hint_replaced_by_a_symlink_is_not_followed(tmp_path: Path) -> 
     victim.write_text("precious data that must not be truncated\n")
     log.cursor_path.unlink()
     log.cursor_path.symlink_to(victim)
-    assert log.append("second") == 2  # the entry is durable; only the hint is refused (with a warning)
+    assert (
+        log.append("second") == 2
+    )  # the entry is durable; only the hint is refused (with a warning)
     assert victim.read_text() == "precious data that must not be truncated\n"
     assert log.cursor_path.is_symlink()
 
@@ -51,7 +53,9 @@ def test_a_history_file_replaced_by_a_symlink_is_refused(tmp_path: Path) -> None
 
 def test_a_lock_file_or_torn_sidecar_replaced_by_a_symlink_is_refused(tmp_path: Path) -> None:
     log = make_log(tmp_path)
-    log.path.write_bytes(b'{"cursor": 1, "timestamp": "2026-01-01 10:00", "content": "a"}\n{"cursor": 2, "tim')
+    log.path.write_bytes(
+        b'{"cursor": 1, "timestamp": "2026-01-01 10:00", "content": "a"}\n{"cursor": 2, "tim'
+    )
     target = tmp_path / "elsewhere"
     log.torn_path.symlink_to(target)
     with pytest.raises(HistoryError, match="torn is a symbolic link"):
@@ -96,11 +100,16 @@ def test_cursors_past_int64_are_refused_on_write_and_corrupt_on_read(tmp_path: P
 
 def test_history_beyond_10_18_keeps_working_and_stops_cleanly_at_the_end(tmp_path: Path) -> None:
     log = make_log(tmp_path)
-    log.path.write_bytes(orjson.dumps({"cursor": 10**18, "timestamp": "2026-01-01 10:00", "content": "x"}) + b"\n")
+    log.path.write_bytes(
+        orjson.dumps({"cursor": 10**18, "timestamp": "2026-01-01 10:00", "content": "x"}) + b"\n"
+    )
     assert log.append("next") == 10**18 + 1
     assert read_cursor(log.cursor_path) == 10**18 + 1
     assert [e.cursor for e in log.read_since(10**18)] == [10**18 + 1]
-    log.path.write_bytes(orjson.dumps({"cursor": MAX_CURSOR, "timestamp": "2026-01-01 10:00", "content": "x"}) + b"\n")
+    log.path.write_bytes(
+        orjson.dumps({"cursor": MAX_CURSOR, "timestamp": "2026-01-01 10:00", "content": "x"})
+        + b"\n"
+    )
     log.cursor_path.unlink()
     fresh = make_log(tmp_path)
     with pytest.raises(HistoryError, match="largest"):
@@ -132,7 +141,10 @@ def test_the_cli_session_flag_does_not_store_a_token(tmp_path: Path) -> None:
 
 # -- item 5: one long line makes no reader quadratic, and none keeps more than MAX_LINE_BYTES of it --------------
 def _entry(cursor: int, content: str = "x") -> bytes:
-    return orjson.dumps({"cursor": cursor, "timestamp": "2026-01-01 10:00", "content": content}) + b"\n"
+    return (
+        orjson.dumps({"cursor": cursor, "timestamp": "2026-01-01 10:00", "content": content})
+        + b"\n"
+    )
 
 
 def _huge_line(cursor: int) -> bytes:
@@ -142,7 +154,9 @@ def _huge_line(cursor: int) -> bytes:
     return head + b"y" * (MAX_LINE_BYTES + 10) + b'"}\n'
 
 
-def test_a_line_past_the_bound_is_skipped_with_a_warning_and_its_cursor_never_reused(tmp_path: Path, caplog) -> None:  # type: ignore[no-untyped-def]
+def test_a_line_past_the_bound_is_skipped_with_a_warning_and_its_cursor_never_reused(
+    tmp_path: Path, caplog
+) -> None:  # type: ignore[no-untyped-def]
     log = make_log(tmp_path)
     log.path.write_bytes(_entry(1) + _huge_line(2) + _entry(3) + _huge_line(4))
     with caplog.at_level("WARNING"):
@@ -166,16 +180,25 @@ def test_line_readers_agree_with_split_at_every_chunk_boundary(monkeypatch, tmp_
         assert [raw for raw, _ in got] == [None if len(x) > 30 else x for x in expected]
         assert [t for _, t in got] == [True] * (len(expected) - 1) + [False]
         backward = list(appendlog.iter_lines_backward(fd, len(data), limit=30))
-        assert [raw for _, raw in backward] == [None if len(x) > 30 else x for x in reversed(expected) if x]
-        assert appendlog.read_line(fd, data.index(b"z"), len(data), limit=30) == (None, data.index(b"last"))
+        assert [raw for _, raw in backward] == [
+            None if len(x) > 30 else x for x in reversed(expected) if x
+        ]
+        assert appendlog.read_line(fd, data.index(b"z"), len(data), limit=30) == (
+            None,
+            data.index(b"last"),
+        )
     finally:
         os.close(fd)
 
 
 # -- a full disk or a denied permission is a clear one-line error (exit 1), not an "internal error" (exit 2) -------
-@pytest.mark.parametrize("code,words", [(28, "No space left on device"), (13, "Permission denied"),
-                                        (30, "Read-only file system")])
-def test_disk_full_and_permission_denied_are_user_errors(tmp_path: Path, monkeypatch, capsys, code: int, words: str) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(
+    "code,words",
+    [(28, "No space left on device"), (13, "Permission denied"), (30, "Read-only file system")],
+)
+def test_disk_full_and_permission_denied_are_user_errors(
+    tmp_path: Path, monkeypatch, capsys, code: int, words: str
+) -> None:  # type: ignore[no-untyped-def]
     import reverie.fsutil as fsutil
     from reverie.cli import main
 

@@ -20,30 +20,39 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 
 @pytest.mark.parametrize("client", ["claude-code", "cursor", "claude-desktop"])
 def test_the_printed_config_is_json_naming_this_workspace(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], client: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    client: str,
 ) -> None:
     ws = tmp_path / "ws"
     assert main(["-w", str(ws), "init", "--for", client]) == 0
     out, err = capsys.readouterr()
-    server = json.loads(out)["mcpServers"]["reverie"]  # stdout is the JSON alone: `> .cursor/mcp.json` works
+    server = json.loads(out)["mcpServers"][
+        "reverie"
+    ]  # stdout is the JSON alone: `> .cursor/mcp.json` works
     assert server["args"][-3:] == ["-w", str(ws), "mcp"]
     assert Path(server["command"]).is_absolute()  # desktop clients do not read the shell's PATH
     assert (ws / "USER.md").is_file() and f"workspace {ws}" in err
     if client == "claude-code":
         line = next(x.strip() for x in err.splitlines() if x.strip().startswith("claude mcp add"))
-        assert shlex.split(line)[-3:] == ["-w", str(ws), "mcp"] and "--scope user reverie --" in line
+        assert (
+            shlex.split(line)[-3:] == ["-w", str(ws), "mcp"] and "--scope user reverie --" in line
+        )
     assert main(["-w", str(ws), "--json", "init", "--for", client]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["client"] == client and report["mcp_config"]["mcpServers"]["reverie"] == server
 
 
 def test_the_configured_server_starts_and_serves_the_workspace(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     ws = tmp_path / "ws"
     assert main(["-w", str(ws), "init", "--for", "claude-desktop"]) == 0
     server = json.loads(capsys.readouterr().out)["mcpServers"]["reverie"]
-    params = StdioServerParameters(command=server["command"], args=server["args"], env=dict(os.environ))
+    params = StdioServerParameters(
+        command=server["command"], args=server["args"], env=dict(os.environ)
+    )
 
     async def go() -> tuple[set[str], str]:
         async with Client(params) as c:

@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("agent_framework", reason="Agent Framework (reverie[agent-framework]) is not installed")
+pytest.importorskip(
+    "agent_framework", reason="Agent Framework (reverie[agent-framework]) is not installed"
+)
 
 from agent_framework import (  # noqa: E402
     Agent,
@@ -38,19 +40,33 @@ class ToolThenText(FunctionInvocationLayer[Any], BaseChatClient[Any]):
         self.seen: list[tuple[str, list[str]]] = []
 
     async def _reply(self, messages: Sequence[Message], options: Mapping[str, Any]) -> ChatResponse:
-        self.seen.append((str(options.get("instructions") or ""), [t.name for t in options.get("tools") or []]))
+        self.seen.append(
+            (str(options.get("instructions") or ""), [t.name for t in options.get("tools") or []])
+        )
         results = [c for m in messages for c in m.contents if c.type == "function_result"]
         if not results:
-            call = Content.from_function_call(call_id="call_1", name=self.tool, arguments=self.arguments)
+            call = Content.from_function_call(
+                call_id="call_1", name=self.tool, arguments=self.arguments
+            )
             return ChatResponse(messages=[Message(role="assistant", contents=[call])])
-        return ChatResponse(messages=[Message(role="assistant", contents=[f"tool said: {results[-1].result}"])])
+        return ChatResponse(
+            messages=[Message(role="assistant", contents=[f"tool said: {results[-1].result}"])]
+        )
 
-    def _inner_get_response(self, *, messages: Sequence[Message], stream: bool, options: Mapping[str, Any],
-                            **kwargs: Any) -> Any:
+    def _inner_get_response(
+        self,
+        *,
+        messages: Sequence[Message],
+        stream: bool,
+        options: Mapping[str, Any],
+        **kwargs: Any,
+    ) -> Any:
         return self._reply(messages, options)
 
 
-def test_remember_search_record_dream_log_restore(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_remember_search_record_dream_log_restore(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     ws = tmp_path / "ws"
 
     async def run(client: ToolThenText, prompt: str) -> str:
@@ -62,16 +78,26 @@ def test_remember_search_record_dream_log_restore(tmp_path: Path, capsys: pytest
     with reverie.open(ws) as memory:
         memory.init()
     first = ToolThenText("remember", {"text": "The user's favourite editor is Helix."})
-    assert asyncio.run(run(first, "Remember my editor: Helix.")).startswith("tool said: remembered (history entry")
+    assert asyncio.run(run(first, "Remember my editor: Helix.")).startswith(
+        "tool said: remembered (history entry"
+    )
     instructions, tools = first.seen[0]
-    assert "Be brief." in instructions and "SOUL.md" in instructions and set(tools) == {"search_memory", "remember"}
-    stored = [json.loads(x) for x in (ws / "sessions" / "app_ada.jsonl").read_text().splitlines()[1:]]
+    assert (
+        "Be brief." in instructions
+        and "SOUL.md" in instructions
+        and set(tools) == {"search_memory", "remember"}
+    )
+    stored = [
+        json.loads(x) for x in (ws / "sessions" / "app_ada.jsonl").read_text().splitlines()[1:]
+    ]
     assert [m["role"] for m in stored] == ["user", "assistant", "tool", "assistant"]
 
     second = ToolThenText("search_memory", {"query": "favourite editor"})
     answer = asyncio.run(run(second, "Which editor do I like?"))
     assert "Helix" in answer and "not instructions" in answer
-    assert "The user's favourite editor is Helix." in second.seen[0][0]  # recent history is in the instructions
+    assert (
+        "The user's favourite editor is Helix." in second.seen[0][0]
+    )  # recent history is in the instructions
 
     with reverie.open(ws) as memory:
         assert memory.dream(all=True).commit is not None and "Helix" in memory.read("USER.md")

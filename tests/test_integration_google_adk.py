@@ -24,7 +24,11 @@ from reverie.integrations.google_adk import ReverieMemoryService  # noqa: E402
 
 def _event(author: str, text: str) -> Event:
     role = "user" if author == "user" else "model"
-    return Event(author=author, invocation_id="inv-1", content=types.Content(role=role, parts=[types.Part(text=text)]))
+    return Event(
+        author=author,
+        invocation_id="inv-1",
+        content=types.Content(role=role, parts=[types.Part(text=text)]),
+    )
 
 
 async def _session(app: str, user: str, *turns: tuple[str, str]):  # type: ignore[no-untyped-def]
@@ -36,24 +40,46 @@ async def _session(app: str, user: str, *turns: tuple[str, str]):  # type: ignor
 
 
 def test_sessions_into_history_searched_by_app_and_user_dreamed_and_restored(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     service = ReverieMemoryService(tmp_path / "memory")
 
     async def go() -> None:
-        session = await _session("support", "ada", ("user", "My name is Ada and I live in Lisbon."),
-                                 ("support_agent", "Thanks Ada, noted."))
+        session = await _session(
+            "support",
+            "ada",
+            ("user", "My name is Ada and I live in Lisbon."),
+            ("support_agent", "Thanks Ada, noted."),
+        )
         await service.add_session_to_memory(session)
         await service.add_session_to_memory(session)  # ADK may add a session again: stored once
         found = await service.search_memory(app_name="support", user_id="ada", query="Lisbon")
-        assert found.memories and any("Lisbon" in (m.content.parts[0].text or "") for m in found.memories)
+        assert found.memories and any(
+            "Lisbon" in (m.content.parts[0].text or "") for m in found.memories
+        )
         assert found.memories[0].custom_metadata["source"]
         # scoped: another user of the app, or the same user of another app, finds nothing
-        assert (await service.search_memory(app_name="support", user_id="bob", query="Lisbon")).memories == []
-        assert (await service.search_memory(app_name="sales", user_id="ada", query="Lisbon")).memories == []
-        await service.add_memory(app_name="support", user_id="ada", memories=[
-            MemoryEntry(content=types.Content(parts=[types.Part(text="The user's favourite editor is Helix.")]))])
-        assert (await service.search_memory(app_name="support", user_id="ada", query="editor")).memories
+        assert (
+            await service.search_memory(app_name="support", user_id="bob", query="Lisbon")
+        ).memories == []
+        assert (
+            await service.search_memory(app_name="sales", user_id="ada", query="Lisbon")
+        ).memories == []
+        await service.add_memory(
+            app_name="support",
+            user_id="ada",
+            memories=[
+                MemoryEntry(
+                    content=types.Content(
+                        parts=[types.Part(text="The user's favourite editor is Helix.")]
+                    )
+                )
+            ],
+        )
+        assert (
+            await service.search_memory(app_name="support", user_id="ada", query="editor")
+        ).memories
 
     asyncio.run(go())
     with service.open("support", "ada") as memory:
@@ -69,8 +95,16 @@ def test_sessions_into_history_searched_by_app_and_user_dreamed_and_restored(
     assert "Lisbon" not in (ws / "USER.md").read_text()
 
 
-@pytest.mark.parametrize("app, user", [("../etc", "ada"), ("support", "a/b"), ("support", ".hidden"),
-                                       ("support", ""), ("x" * 200, "ada")])
+@pytest.mark.parametrize(
+    "app, user",
+    [
+        ("../etc", "ada"),
+        ("support", "a/b"),
+        ("support", ".hidden"),
+        ("support", ""),
+        ("x" * 200, "ada"),
+    ],
+)
 def test_hostile_ids_are_refused(tmp_path: Path, app: str, user: str) -> None:
     service = ReverieMemoryService(tmp_path / "memory")
     with pytest.raises(ValueError, match="not a usable id"):
@@ -91,31 +125,58 @@ def test_an_adk_agent_recalls_an_earlier_session_through_load_memory(tmp_path: P
     from google.adk.tools import load_memory
 
     class LookItUp(BaseLlm):
-        async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False
-                                         ) -> AsyncGenerator[LlmResponse, None]:
-            returned = [p.function_response for c in llm_request.contents for p in c.parts or []
-                        if p.function_response]
+        async def generate_content_async(
+            self, llm_request: LlmRequest, stream: bool = False
+        ) -> AsyncGenerator[LlmResponse, None]:
+            returned = [
+                p.function_response
+                for c in llm_request.contents
+                for p in c.parts or []
+                if p.function_response
+            ]
             if returned:
                 memories = returned[-1].response["result"].memories  # type: ignore[index]
                 text = " | ".join(m.content.parts[0].text for m in memories) or "nothing"
-                yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=f"I recall: {text}")]))
+                yield LlmResponse(
+                    content=types.Content(
+                        role="model", parts=[types.Part(text=f"I recall: {text}")]
+                    )
+                )
                 return
-            asked = [p.text for c in llm_request.contents if c.role == "user" for p in c.parts or [] if p.text][-1]
+            asked = [
+                p.text
+                for c in llm_request.contents
+                if c.role == "user"
+                for p in c.parts or []
+                if p.text
+            ][-1]
             call = types.FunctionCall(name="load_memory", args={"query": asked})
-            yield LlmResponse(content=types.Content(role="model", parts=[types.Part(function_call=call)]))
+            yield LlmResponse(
+                content=types.Content(role="model", parts=[types.Part(function_call=call)])
+            )
 
     async def go() -> tuple[str, str]:
         service = ReverieMemoryService(tmp_path / "memory")
         sessions = InMemorySessionService()
         agent = LlmAgent(name="helper", model=LookItUp(model="look-it-up"), tools=[load_memory])
-        runner = Runner(app_name="support", agent=agent, session_service=sessions, memory_service=service)
+        runner = Runner(
+            app_name="support", agent=agent, session_service=sessions, memory_service=service
+        )
 
         async def ask(user: str, text: str) -> tuple[str, str]:
             session = await sessions.create_session(app_name="support", user_id=user)
             said = ""
-            async for event in runner.run_async(user_id=user, session_id=session.id, new_message=types.Content(
-                    role="user", parts=[types.Part(text=text)])):
-                said = "".join(p.text or "" for p in (event.content.parts if event.content else None) or []) or said
+            async for event in runner.run_async(
+                user_id=user,
+                session_id=session.id,
+                new_message=types.Content(role="user", parts=[types.Part(text=text)]),
+            ):
+                said = (
+                    "".join(
+                        p.text or "" for p in (event.content.parts if event.content else None) or []
+                    )
+                    or said
+                )
             return session.id, said
 
         first, _ = await ask("ada", "My name is Ada and I live in Lisbon.")

@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("agents", reason="the OpenAI Agents SDK (reverie[openai-agents]) is not installed")
+pytest.importorskip(
+    "agents", reason="the OpenAI Agents SDK (reverie[openai-agents]) is not installed"
+)
 
 from agents import Agent, Model, ModelResponse, Runner, Usage, set_tracing_disabled  # noqa: E402
 from openai.types.responses import ResponseOutputMessage, ResponseOutputText  # noqa: E402
@@ -30,15 +32,20 @@ class EchoModel(Model):
     def __init__(self) -> None:
         self.calls: list[tuple[str | None, Any]] = []
 
-    async def get_response(self, system_instructions: str | None, input: Any, *args: Any, **kwargs: Any
-                           ) -> ModelResponse:
+    async def get_response(
+        self, system_instructions: str | None, input: Any, *args: Any, **kwargs: Any
+    ) -> ModelResponse:
         self.calls.append((system_instructions, input))
         items = [{"role": "user", "content": input}] if isinstance(input, str) else input
         said = [i["content"] for i in items if isinstance(i, dict) and i.get("role") == "user"]
         text = f"I have seen {len(said)} user message(s); the last: {said[-1]}"
-        message = ResponseOutputMessage(id=f"msg_{len(self.calls)}", type="message", role="assistant",
-                                        status="completed",
-                                        content=[ResponseOutputText(type="output_text", text=text, annotations=[])])
+        message = ResponseOutputMessage(
+            id=f"msg_{len(self.calls)}",
+            type="message",
+            role="assistant",
+            status="completed",
+            content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
+        )
         return ModelResponse(output=[message], usage=Usage(), response_id=None)
 
     def stream_response(self, *args: Any, **kwargs: Any) -> Any:
@@ -46,13 +53,16 @@ class EchoModel(Model):
 
 
 def _run(memory: reverie.Memory, model: EchoModel, prompt: str, key: str = "app:alice") -> str:
-    agent = Agent(name="assistant", model=model, instructions=memory_instructions(memory, "Be brief."))
+    agent = Agent(
+        name="assistant", model=model, instructions=memory_instructions(memory, "Be brief.")
+    )
     result = asyncio.run(Runner.run(agent, prompt, session=ReverieSession(key, memory)))
     return str(result.final_output)
 
 
-def test_a_conversation_is_kept_given_back_dreamed_logged_and_restored(tmp_path: Path,
-                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_conversation_is_kept_given_back_dreamed_logged_and_restored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     ws = tmp_path / "ws"
     model = EchoModel()
     with reverie.open(ws) as memory:
@@ -60,9 +70,13 @@ def test_a_conversation_is_kept_given_back_dreamed_logged_and_restored(tmp_path:
         assert _run(memory, model, "My name is Ada and I live in Lisbon.").endswith("Lisbon.")
     lines = (ws / "sessions" / "app_alice.jsonl").read_text().splitlines()
     stored = [json.loads(x) for x in lines[1:]]
-    assert [m["role"] for m in stored] == ["user", "assistant"] and stored[1]["item"]["type"] == "message"
+    assert [m["role"] for m in stored] == ["user", "assistant"] and stored[1]["item"][
+        "type"
+    ] == "message"
 
-    with reverie.open(ws) as memory:  # the next run, on objects of its own: the session gives the turns back
+    with reverie.open(
+        ws
+    ) as memory:  # the next run, on objects of its own: the session gives the turns back
         out = _run(memory, model, "Where do I live?")
         assert out == "I have seen 2 user message(s); the last: Where do I live?"
         assert "Be brief." in (model.calls[-1][0] or "")
@@ -78,7 +92,9 @@ def test_a_conversation_is_kept_given_back_dreamed_logged_and_restored(tmp_path:
         result = memory.dream(all=True)
         assert result.commit is not None and "Lives in Lisbon" in memory.read("USER.md")
         _run(memory, model, "And my name?")
-        assert "Lives in Lisbon" in (model.calls[-1][0] or "")  # the dreamed memory is in the instructions
+        assert "Lives in Lisbon" in (
+            model.calls[-1][0] or ""
+        )  # the dreamed memory is in the instructions
 
     assert main(["-w", str(ws), "log", "--kind", "dream", "--json"]) == 0
     commits = json.loads(capsys.readouterr().out)
@@ -90,16 +106,26 @@ def test_a_conversation_is_kept_given_back_dreamed_logged_and_restored(tmp_path:
 def test_adding_items_consolidates_under_token_pressure(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
-    (ws / "reverie.json").write_text(json.dumps({"agents": {"defaults": {"contextWindowTokens": 3000,
-                                                                         "maxTokens": 500}}}))
+    (ws / "reverie.json").write_text(
+        json.dumps({"agents": {"defaults": {"contextWindowTokens": 3000, "maxTokens": 500}}})
+    )
     model = EchoModel()
     with reverie.open(ws) as memory:
         memory.init()
         for n in range(12):
-            _run(memory, model, f"Note {n}: " + "the quarterly report covers revenue and churn. " * 12)
+            _run(
+                memory,
+                model,
+                f"Note {n}: " + "the quarterly report covers revenue and churn. " * 12,
+            )
         held = asyncio.run(ReverieSession("app:alice", memory).get_items())
         assert 0 < len(held) < 24  # the oldest turns left the prompt ...
         archived = "\n".join(e.content for e in memory.history())
         assert "Note 0" in archived  # ... into history, nothing lost
-        on_disk = [json.loads(x) for x in (ws / "sessions" / "app_alice.jsonl").read_text().splitlines()[1:]]
-        assert sum(m["role"] == "user" for m in on_disk) == 12  # the session file keeps every message
+        on_disk = [
+            json.loads(x)
+            for x in (ws / "sessions" / "app_alice.jsonl").read_text().splitlines()[1:]
+        ]
+        assert (
+            sum(m["role"] == "user" for m in on_disk) == 12
+        )  # the session file keeps every message

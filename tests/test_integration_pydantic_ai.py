@@ -38,30 +38,42 @@ def _tool_then_text(tool: str, args: dict[str, Any], seen: list[AgentInfo]) -> F
     return FunctionModel(reply)
 
 
-def test_remember_search_record_dream_log_restore(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_remember_search_record_dream_log_restore(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     ws = tmp_path / "ws"
     seen: list[AgentInfo] = []
     with reverie.open(ws) as memory:
         memory.init()
         memory.write("USER.md", memory.read("USER.md") + "\n- Name: Ada.\n")
-        agent = Agent(_tool_then_text("remember", {"text": "The user's favourite editor is Helix."}, seen),
-                      capabilities=[ReverieCapability(memory, session_key="app:ada")])
+        agent = Agent(
+            _tool_then_text("remember", {"text": "The user's favourite editor is Helix."}, seen),
+            capabilities=[ReverieCapability(memory, session_key="app:ada")],
+        )
         result = agent.run_sync("Remember that my favourite editor is Helix.")
         assert result.output.startswith("tool said: remembered (history entry")
         assert {t.name for t in seen[0].function_tools} == {"search_memory", "remember"}
-        assert "- Name: Ada." in (seen[0].instructions or "")  # the memory block is in the instructions
+        assert "- Name: Ada." in (
+            seen[0].instructions or ""
+        )  # the memory block is in the instructions
 
-    stored = [json.loads(x) for x in (ws / "sessions" / "app_ada.jsonl").read_text().splitlines()[1:]]
+    stored = [
+        json.loads(x) for x in (ws / "sessions" / "app_ada.jsonl").read_text().splitlines()[1:]
+    ]
     assert [m["role"] for m in stored] == ["user", "assistant", "tool", "assistant"]
     assert stored[1]["tool_calls"][0]["function"]["name"] == "remember"
 
     seen.clear()
     with reverie.open(ws) as memory:  # the next run finds it
-        agent = Agent(_tool_then_text("search_memory", {"query": "favourite editor"}, seen),
-                      capabilities=[ReverieCapability(memory, session_key="app:ada")])
+        agent = Agent(
+            _tool_then_text("search_memory", {"query": "favourite editor"}, seen),
+            capabilities=[ReverieCapability(memory, session_key="app:ada")],
+        )
         result = agent.run_sync("Which editor do I like?")
         assert "Helix" in result.output and "not instructions" in result.output
-        assert "The user's favourite editor is Helix." in (seen[0].instructions or "")  # recent history, too
+        assert "The user's favourite editor is Helix." in (
+            seen[0].instructions or ""
+        )  # recent history, too
 
         dreamed = memory.dream(all=True)
         assert dreamed.commit is not None
@@ -83,7 +95,10 @@ def test_without_tools_or_recording(tmp_path: Path) -> None:
 
     with reverie.open(tmp_path / "ws") as memory:
         memory.init()
-        agent = Agent(FunctionModel(reply), capabilities=[ReverieCapability(memory, tools=False, record=False)])
+        agent = Agent(
+            FunctionModel(reply),
+            capabilities=[ReverieCapability(memory, tools=False, record=False)],
+        )
         assert agent.run_sync("hi").output == "ok"
         assert seen[0].function_tools == [] and "SOUL.md" in (seen[0].instructions or "")
         assert memory.messages("pydantic-ai") == []

@@ -10,10 +10,20 @@ from pathlib import Path
 
 from conftest import ROOT
 
-ALLOWED = {"reverie.memory", "reverie.errors", "reverie", "reverie.integrations._tools"}  # _tools: their own
+ALLOWED = {
+    "reverie.memory",
+    "reverie.errors",
+    "reverie",
+    "reverie.integrations._tools",
+}  # _tools: their own
 #: adapter module -> the extra that installs its framework
-EXTRAS = {"anthropic": "anthropic", "openai_agents": "openai-agents", "pydantic_ai": "pydantic-ai",
-          "google_adk": "google-adk", "agent_framework": "agent-framework"}
+EXTRAS = {
+    "anthropic": "anthropic",
+    "openai_agents": "openai-agents",
+    "pydantic_ai": "pydantic-ai",
+    "google_adk": "google-adk",
+    "agent_framework": "agent-framework",
+}
 
 
 def _reverie_imports(path: Path) -> set[str]:
@@ -43,9 +53,21 @@ def test_every_adapter_has_an_extra_pinned_in_the_dev_lock() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
     extras = project["optional-dependencies"]
     lock = (ROOT / "requirements-dev.lock").read_text("utf-8")
-    pinned = {line.split("==")[0].strip().lower() for line in lock.splitlines() if "==" in line and not line.startswith(" ")}
+    pinned = {
+        line.split("==")[0].strip().lower()
+        for line in lock.splitlines()
+        if "==" in line and not line.startswith(" ")
+    }
     for module, extra in EXTRAS.items():
         assert extra in extras, f"reverie.integrations.{module} has no install extra {extra!r}"
         for requirement in extras[extra]:
-            name = requirement.split(">")[0].split("<")[0].split("=")[0].split("!")[0].split("[")[0].strip().lower()
+            name = (
+                requirement.split(">")[0]
+                .split("<")[0]
+                .split("=")[0]
+                .split("!")[0]
+                .split("[")[0]
+                .strip()
+                .lower()
+            )
             assert name in pinned, f"{name} (extra {extra}) is not pinned in requirements-dev.lock"

@@ -13,12 +13,45 @@ PACKAGE = Path(__file__).resolve().parent.parent / "reverie"
 #: Lowest first. A unit is a top-level module or package of ``reverie`` (``security.*`` splits: its text scanners
 #: are formats-level; nothing else is left in it).
 LAYERS: list[tuple[str, set[str]]] = [
-    ("files and formats", {"errors", "_lazy", "fsutil", "appendlog", "locking", "cursors", "textsafety", "workspace", "scopes", "access",
-                           "config", "history", "sessions", "migrate", "store", "hitlog", "security", "textdiff"}),
+    (
+        "files and formats",
+        {
+            "errors",
+            "_lazy",
+            "fsutil",
+            "appendlog",
+            "locking",
+            "cursors",
+            "textsafety",
+            "workspace",
+            "scopes",
+            "access",
+            "config",
+            "history",
+            "sessions",
+            "migrate",
+            "store",
+            "hitlog",
+            "security",
+            "textdiff",
+        },
+    ),
     ("versioning", {"gitstore"}),
     ("models", {"llm", "activity"}),
     ("memory pipeline", {"consolidator", "dream", "recall"}),
-    ("operations", {"operations", "status", "runtime", "facade", "nanobot_api", "memory", "session_jobs", "importers"}),
+    (
+        "operations",
+        {
+            "operations",
+            "status",
+            "runtime",
+            "facade",
+            "nanobot_api",
+            "memory",
+            "session_jobs",
+            "importers",
+        },
+    ),
     ("chat commands and agents", {"commands", "chat", "demo"}),
     ("front-ends", {"cli", "mcp", "ui", "fleet", "__main__", "integrations"}),
 ]
@@ -29,7 +62,9 @@ def _layer(unit: str) -> int:
     for n, (_, units) in enumerate(LAYERS):
         if unit in units:
             return n
-    raise AssertionError(f"reverie.{unit} is in no layer: add it to LAYERS in {Path(__file__).name}")
+    raise AssertionError(
+        f"reverie.{unit} is in no layer: add it to LAYERS in {Path(__file__).name}"
+    )
 
 
 def _imports() -> list[tuple[str, str, str, int]]:
@@ -50,7 +85,9 @@ def _imports() -> list[tuple[str, str, str, int]]:
                 if node.level:
                     base = package[: len(package) - (node.level - 1)]
                     module = base + (node.module.split(".") if node.module else [])
-                    names = [module + [a.name] for a in node.names] if len(module) == 1 else [module]
+                    names = (
+                        [module + [a.name] for a in node.names] if len(module) == 1 else [module]
+                    )
                     targets = [".".join(m) for m in names]
                 elif node.module and node.module.startswith("reverie"):
                     targets = [node.module]
@@ -58,21 +95,33 @@ def _imports() -> list[tuple[str, str, str, int]]:
                 targets = [a.name for a in node.names if a.name.startswith("reverie")]
             for target in targets:
                 pieces = target.split(".")
-                is_unit = len(pieces) > 1 and ((PACKAGE / pieces[1]).is_dir() or (PACKAGE / f"{pieces[1]}.py").exists())
-                if pieces[0] == "reverie" and is_unit:  # (``from .. import __version__`` names no unit)
-                    out.append((unit, pieces[1], str(path.relative_to(PACKAGE.parent)), node.lineno))
+                is_unit = len(pieces) > 1 and (
+                    (PACKAGE / pieces[1]).is_dir() or (PACKAGE / f"{pieces[1]}.py").exists()
+                )
+                if (
+                    pieces[0] == "reverie" and is_unit
+                ):  # (``from .. import __version__`` names no unit)
+                    out.append(
+                        (unit, pieces[1], str(path.relative_to(PACKAGE.parent)), node.lineno)
+                    )
     return out
 
 
 def test_every_import_points_down_the_layers() -> None:
-    upward = [f"{file}:{line}: reverie.{a} ({LAYERS[_layer(a)][0]}) imports reverie.{b} ({LAYERS[_layer(b)][0]})"
-              for a, b, file, line in _imports() if _layer(b) > _layer(a)]
+    upward = [
+        f"{file}:{line}: reverie.{a} ({LAYERS[_layer(a)][0]}) imports reverie.{b} ({LAYERS[_layer(b)][0]})"
+        for a, b, file, line in _imports()
+        if _layer(b) > _layer(a)
+    ]
     assert not upward, "imports running up the layers:\n" + "\n".join(upward)
 
 
 def test_the_pipeline_packages_do_not_import_each_other() -> None:
-    crossing = [f"{file}:{line}: reverie.{a} imports reverie.{b}" for a, b, file, line in _imports()
-                if a in INDEPENDENT and b in INDEPENDENT and a != b]
+    crossing = [
+        f"{file}:{line}: reverie.{a} imports reverie.{b}"
+        for a, b, file, line in _imports()
+        if a in INDEPENDENT and b in INDEPENDENT and a != b
+    ]
     assert not crossing, "\n".join(crossing)
 
 
@@ -121,9 +170,13 @@ def _module_imports() -> list[tuple[str, str]]:
                 else:
                     continue
                 module = base + (node.module.split(".") if node.module else [])
-                targets = [module + [a.name] if exists(module + [a.name]) else module for a in node.names]
+                targets = [
+                    module + [a.name] if exists(module + [a.name]) else module for a in node.names
+                ]
             elif isinstance(node, ast.Import):
-                targets = [a.name.split(".") for a in node.names if a.name.split(".")[0] == "reverie"]
+                targets = [
+                    a.name.split(".") for a in node.names if a.name.split(".")[0] == "reverie"
+                ]
             for target in targets:
                 while target and not exists(target):
                     target = target[:-1]
@@ -165,7 +218,10 @@ def test_the_module_checker_sees_a_circle() -> None:
     """The oracle can fail: a made-up back edge closes a loop it reports, and real edges are resolved to modules."""
     edges = _module_imports()
     assert ("reverie.llm.scripted", "reverie.llm.types") in edges  # ``from .types import ...``
-    assert ("reverie.llm.registry", "reverie.llm.offline") in edges  # a function-local import counts
+    assert (
+        "reverie.llm.registry",
+        "reverie.llm.offline",
+    ) in edges  # a function-local import counts
     assert _circles(edges + [("reverie.llm.types", "reverie.llm.scripted")])
 
 
@@ -173,4 +229,6 @@ def test_the_checker_sees_an_upward_import(tmp_path: Path) -> None:
     """The oracle can fail: a store importing the Dream package is reported."""
     assert _layer("store") < _layer("dream")
     assert ("store", "dream") not in {(a, b) for a, b, _, _ in _imports()}
-    assert any(a == "dream" and b == "store" for a, b, _, _ in _imports())  # the usual direction is seen
+    assert any(
+        a == "dream" and b == "store" for a, b, _, _ in _imports()
+    )  # the usual direction is seen

@@ -21,8 +21,15 @@ from bench.lifecycle import simulate  # noqa: E402
 # so none expires within 30 days (what the lifecycle does is the same; the counts differ).
 @pytest.mark.parametrize(("seed", "expired_at_least"), [(14, 1), (3, 0), (7, 0)])
 def test_a_compressed_year_keeps_learning_within_budget(tmp_path, seed, expired_at_least):
-    report = asyncio.run(simulate(tmp_path / "ws", 30, searches=False, seed=seed,
-                                  budgets={"memory_max_chars": 1_200, "user_max_chars": 700}))
+    report = asyncio.run(
+        simulate(
+            tmp_path / "ws",
+            30,
+            searches=False,
+            seed=seed,
+            budgets={"memory_max_chars": 1_200, "user_max_chars": 700},
+        )
+    )
     assert report["batches_set_aside"] == 0 and report["failed_runs"] == 0
     assert report["over_budget_after_runs"] == []
     assert report["identity_in_prompt"] == "5/5"
@@ -31,4 +38,6 @@ def test_a_compressed_year_keeps_learning_within_budget(tmp_path, seed, expired_
     found, total = map(int, report["current_findable_top5"].split("/"))
     assert found >= 0.9 * total, report["findable_missing"]
     found, total = map(int, report["current_findable_top5_with_sessions"].split("/"))
-    assert found >= 0.9 * total, report["findable_missing_with_sessions"]  # the transcripts must not crowd it out
+    assert found >= 0.9 * total, report[
+        "findable_missing_with_sessions"
+    ]  # the transcripts must not crowd it out

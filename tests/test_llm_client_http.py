@@ -17,8 +17,20 @@ from reverie.llm import ModelClient
 
 KEY = "sk-test-SECRETKEY1234567890abcdef"
 MSGS = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hello"}]
-TOOLS = [{"type": "function", "function": {"name": "edit_file", "description": "edit a file",
-          "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "edit_file",
+            "description": "edit a file",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}},
+                "required": ["path"],
+            },
+        },
+    }
+]
 
 
 @pytest.fixture
@@ -43,8 +55,17 @@ def run(coro):
 
 def test_reply_usage_and_request_shape(server: OpenAIServer) -> None:
     server.enqueue(chat("Hi!", prompt_tokens=21, completion_tokens=3))
-    r = run(client_for(server).complete(MSGS, tools=TOOLS, tool_choice="auto", temperature=0.2, max_tokens=64))
-    assert (r.content, r.finish_reason, r.usage.prompt_tokens, r.usage.completion_tokens) == ("Hi!", "stop", 21, 3)
+    r = run(
+        client_for(server).complete(
+            MSGS, tools=TOOLS, tool_choice="auto", temperature=0.2, max_tokens=64
+        )
+    )
+    assert (r.content, r.finish_reason, r.usage.prompt_tokens, r.usage.completion_tokens) == (
+        "Hi!",
+        "stop",
+        21,
+        3,
+    )
     assert r.model == "openai/test-model"
     [req] = server.chat_requests
     assert req.json["model"] == "test-model" and req.json["messages"] == MSGS
@@ -66,7 +87,9 @@ def test_429_with_retry_after_is_honoured(server: OpenAIServer) -> None:
     assert r.content == "after wait"
     first, second = server.chat_requests
     assert second.at - first.at >= 1.0
-    assert time.monotonic() - t0 < 10  # loose: CI machines are shared; the waits above are the check
+    assert (
+        time.monotonic() - t0 < 10
+    )  # loose: CI machines are shared; the waits above are the check
 
 
 def test_retry_after_is_capped(server: OpenAIServer) -> None:
@@ -83,7 +106,10 @@ def test_5xx_is_retried_with_backoff(server: OpenAIServer) -> None:
 
 
 def test_4xx_is_not_retried(server: OpenAIServer) -> None:
-    server.enqueue(Step(400, body={"error": {"message": "bad tool schema", "type": "invalid_request_error"}}), chat())
+    server.enqueue(
+        Step(400, body={"error": {"message": "bad tool schema", "type": "invalid_request_error"}}),
+        chat(),
+    )
     with pytest.raises(ModelError, match="bad tool schema"):
         run(client_for(server).complete(MSGS))
     assert len(server.chat_requests) == 1
@@ -102,7 +128,9 @@ def test_a_hang_past_the_timeout_is_retried(server: OpenAIServer) -> None:
     t0 = time.monotonic()
     r = run(client_for(server, timeout=0.5).complete(MSGS))
     assert r.content == "woke up"
-    assert len(server.chat_requests) == 2 and time.monotonic() - t0 < 10  # no timeout: 1 request, "woke up"
+    assert (
+        len(server.chat_requests) == 2 and time.monotonic() - t0 < 10
+    )  # no timeout: 1 request, "woke up"
 
 
 def test_a_dropped_connection_is_retried(server: OpenAIServer) -> None:
@@ -115,7 +143,11 @@ def test_total_retry_time_is_bounded(server: OpenAIServer) -> None:
     server.enqueue(*[Step(500) for _ in range(100)])
     t0 = time.monotonic()
     with pytest.raises(ModelError, match="gave up"):
-        run(client_for(server, max_retries=50, retry_budget=1.0, backoff_base=0.1, backoff_max=0.4).complete(MSGS))
+        run(
+            client_for(
+                server, max_retries=50, retry_budget=1.0, backoff_base=0.1, backoff_max=0.4
+            ).complete(MSGS)
+        )
     assert time.monotonic() - t0 < 8  # unbounded: ~50 retries × 0.4 s ≈ 20 s
     assert 2 <= len(server.chat_requests) < 20
 
@@ -133,17 +165,24 @@ def test_retry_after_beyond_the_budget_gives_up_at_once(server: OpenAIServer) ->
     t0 = time.monotonic()
     with pytest.raises(ModelError, match="429"):
         run(client_for(server, retry_budget=2.0, retry_after_max=60).complete(MSGS))
-    assert time.monotonic() - t0 < 8 and len(server.chat_requests) == 1  # obeying it would wait 30 s
+    assert (
+        time.monotonic() - t0 < 8 and len(server.chat_requests) == 1
+    )  # obeying it would wait 30 s
 
 
 def test_malformed_tool_arguments(server: OpenAIServer) -> None:
-    server.enqueue(tool_call_reply("edit_file", '{"path": "USER.md", "old_text": '),
-                   tool_call_reply("edit_file", '["not", "an", "object"]'),
-                   tool_call_reply("edit_file", '{"path": "USER.md"}'))
+    server.enqueue(
+        tool_call_reply("edit_file", '{"path": "USER.md", "old_text": '),
+        tool_call_reply("edit_file", '["not", "an", "object"]'),
+        tool_call_reply("edit_file", '{"path": "USER.md"}'),
+    )
     client = client_for(server)
     r1, r2, r3 = (run(client.complete(MSGS, tools=TOOLS)) for _ in range(3))
     assert r1.finish_reason == "tool_calls"
-    assert r1.tool_calls[0].arguments is None and r1.tool_calls[0].raw_arguments == '{"path": "USER.md", "old_text": '
+    assert (
+        r1.tool_calls[0].arguments is None
+        and r1.tool_calls[0].raw_arguments == '{"path": "USER.md", "old_text": '
+    )
     assert r2.tool_calls[0].arguments is None
     assert r3.tool_calls[0].arguments == {"path": "USER.md"} and r3.tool_calls[0].id == "call_1"
 
@@ -161,9 +200,16 @@ def test_garbage_body_is_a_model_error(server: OpenAIServer) -> None:
         run(client_for(server, retry_budget=2.0).complete(MSGS))
 
 
-def test_api_key_never_in_errors_or_logs(server: OpenAIServer, caplog: pytest.LogCaptureFixture) -> None:
+def test_api_key_never_in_errors_or_logs(
+    server: OpenAIServer, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.DEBUG)
-    echo = {"error": {"message": f"Incorrect API key provided: {KEY}. Bearer {KEY}", "type": "invalid_request_error"}}
+    echo = {
+        "error": {
+            "message": f"Incorrect API key provided: {KEY}. Bearer {KEY}",
+            "type": "invalid_request_error",
+        }
+    }
     server.enqueue(Step(500, body=echo), Step(401, body=echo))
     with pytest.raises(ModelError) as info:
         run(client_for(server).complete(MSGS))
@@ -174,7 +220,9 @@ def test_api_key_never_in_errors_or_logs(server: OpenAIServer, caplog: pytest.Lo
     assert info.value.__cause__ is None and info.value.__context__ is None
 
 
-def test_env_var_key_when_config_has_none(server: OpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_env_var_key_when_config_has_none(
+    server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env-KEY99999999999999")
     server.enqueue(chat("env ok"))
     cfg = Config()
@@ -189,13 +237,20 @@ def test_local_server_without_any_key(server: OpenAIServer) -> None:
     cfg = Config()
     cfg.providers["openai"] = ProviderConfig(api_base=server.base_url)
     r = run(ModelClient(cfg).complete(MSGS, model="openai/test-model"))
-    assert r.content == "keyless" and server.chat_requests[0].headers.get("authorization") == "Bearer no-key"
+    assert (
+        r.content == "keyless"
+        and server.chat_requests[0].headers.get("authorization") == "Bearer no-key"
+    )
 
 
 def test_nanobot_custom_provider_routes_to_openai_compatible_server(server: OpenAIServer) -> None:
     server.enqueue(chat("custom one"), chat("custom two"))
-    cfg = Config.model_validate({"agents": {"defaults": {"model": "my-local-llama"}},
-                                 "providers": {"custom": {"apiKey": KEY, "apiBase": server.base_url}}})
+    cfg = Config.model_validate(
+        {
+            "agents": {"defaults": {"model": "my-local-llama"}},
+            "providers": {"custom": {"apiKey": KEY, "apiBase": server.base_url}},
+        }
+    )
     client = ModelClient(cfg)
     assert run(client.complete(MSGS)).content == "custom one"
     assert run(client.complete(MSGS, model="custom/other")).content == "custom two"
@@ -203,14 +258,19 @@ def test_nanobot_custom_provider_routes_to_openai_compatible_server(server: Open
 
 
 def test_reply_with_lone_surrogates_is_made_safe(server: OpenAIServer) -> None:
-    server.enqueue(Step(body=json.dumps(chat("x").body).replace('"x"', '"bad \\ud800 text"').encode()))
+    server.enqueue(
+        Step(body=json.dumps(chat("x").body).replace('"x"', '"bad \\ud800 text"').encode())
+    )
     r = run(client_for(server).complete(MSGS))
     assert r.content == "bad \ufffd text"
     r.content.encode("utf-8")
 
 
 def test_cost_when_litellm_knows_the_price(server: OpenAIServer) -> None:
-    server.enqueue(chat("priced", prompt_tokens=1000, completion_tokens=1000, model="gpt-4o-mini"), chat("unpriced"))
+    server.enqueue(
+        chat("priced", prompt_tokens=1000, completion_tokens=1000, model="gpt-4o-mini"),
+        chat("unpriced"),
+    )
     client = client_for(server)
     priced = run(client.complete(MSGS, model="openai/gpt-4o-mini"))
     unknown = run(client.complete(MSGS, model="openai/no-such-model-xyz"))
@@ -241,10 +301,22 @@ def test_anthropic_prefix_takes_the_anthropic_provider_settings(server: OpenAISe
     anthropic_key = "sk-ant-api03-SECRETSECRETSECRET123456"
     cfg = Config()
     cfg.providers["openai"] = ProviderConfig(api_key=KEY, api_base="http://127.0.0.1:9/never")
-    cfg.providers["anthropic"] = ProviderConfig(api_key=anthropic_key, api_base=f"http://127.0.0.1:{server.port}")
-    server.enqueue(anthropic_message("Bonjour", input_tokens=40, output_tokens=2),
-                   Step(401, body={"type": "error", "error": {"type": "authentication_error",
-                                                              "message": f"invalid x-api-key {anthropic_key}"}}))
+    cfg.providers["anthropic"] = ProviderConfig(
+        api_key=anthropic_key, api_base=f"http://127.0.0.1:{server.port}"
+    )
+    server.enqueue(
+        anthropic_message("Bonjour", input_tokens=40, output_tokens=2),
+        Step(
+            401,
+            body={
+                "type": "error",
+                "error": {
+                    "type": "authentication_error",
+                    "message": f"invalid x-api-key {anthropic_key}",
+                },
+            },
+        ),
+    )
     client = ModelClient(cfg)
     r = run(client.complete(MSGS, model="anthropic/claude-3-5-haiku-20241022"))
     assert (r.content, r.usage.prompt_tokens, r.usage.completion_tokens) == ("Bonjour", 40, 2)

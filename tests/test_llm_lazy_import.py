@@ -9,7 +9,9 @@ from conftest import ROOT
 
 
 def _modules_after(code: str) -> str:
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(ROOT), timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=str(ROOT), timeout=120
+    )
     assert out.returncode == 0, out.stderr
     return out.stdout
 
@@ -77,7 +79,9 @@ def test_the_offline_demo_and_a_dream_run_import_no_litellm(tmp_path) -> None:
         "print(rc, r.status, sorted(m for m in sys.modules if m.split('.')[0] in ('litellm', 'openai', 'tiktoken')),"
         " file=sys.stderr)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(ROOT), timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=str(ROOT), timeout=300
+    )
     assert out.returncode == 0, out.stderr
     rc, status, modules = out.stderr.strip().splitlines()[-1].split(" ", 2)
     assert rc == "0" and status in ("ok", "no-change") and modules == "[]", out.stderr

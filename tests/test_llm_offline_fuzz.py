@@ -10,11 +10,44 @@ from reverie.llm import load_prompt
 from reverie.llm import protocol as p
 from reverie.llm.offline import respond
 
-TOOLS = [{"type": "function", "function": {"name": "edit_file", "parameters": {"type": "object", "properties": {}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {"name": "edit_file", "parameters": {"type": "object", "properties": {}}},
+    }
+]
 PATHS = ("SOUL.md", "USER.md", "memory/MEMORY.md")
-WORDS = ["Lives in", "Works at", "Name:", "Likes", "Uses", "Always", "Never", "Reply in", "Deadline for x:", "Berlin",
-         "Munich", "tea", "MySQL", "Postgres", "the", "user", "#", "##", "-", "*", "é", "\u00a0", "(replaces:", ")",
-         "[correction]", "[age: 30 days]", "", " ", "\t"]
+WORDS = [
+    "Lives in",
+    "Works at",
+    "Name:",
+    "Likes",
+    "Uses",
+    "Always",
+    "Never",
+    "Reply in",
+    "Deadline for x:",
+    "Berlin",
+    "Munich",
+    "tea",
+    "MySQL",
+    "Postgres",
+    "the",
+    "user",
+    "#",
+    "##",
+    "-",
+    "*",
+    "é",
+    "\u00a0",
+    "(replaces:",
+    ")",
+    "[correction]",
+    "[age: 30 days]",
+    "",
+    " ",
+    "\t",
+]
 line = st.lists(st.sampled_from(WORDS) | st.text(max_size=8), max_size=6).map(" ".join)
 body = st.lists(line, max_size=12).map("\n".join)
 kinds = st.sampled_from(["USER", "SOUL", "MEMORY", "FILE-REMOVE", "SKIP", "BOGUS"])
@@ -29,7 +62,10 @@ def test_edits_always_apply_exactly_once(files: tuple[str, str, str], findings: 
     staged = dict(zip(PATHS, files))
     user = p.render_sections([(p.SECTION_FINDINGS, "\n".join(findings)), *staged.items()])
     shown = p.parse_sections(user)  # what the engine sees (section bodies are trimmed)
-    msgs = [{"role": "system", "content": load_prompt("dream-edit")}, {"role": "user", "content": user}]
+    msgs = [
+        {"role": "system", "content": load_prompt("dream-edit")},
+        {"role": "user", "content": user},
+    ]
     reply = respond(msgs, tools=TOOLS)
     assert reply == respond(msgs, tools=TOOLS)
     current = {path: shown.get(path, "") for path in PATHS}
@@ -48,10 +84,18 @@ def test_edits_always_apply_exactly_once(files: tuple[str, str, str], findings: 
 @settings(max_examples=150, deadline=None)
 @given(task=st.sampled_from(p.TASKS), text=st.text(max_size=400), lines=st.lists(line, max_size=8))
 def test_any_input_gets_a_protocol_answer(task: str, text: str, lines: list[str]) -> None:
-    transcript = "\n".join(p.transcript_line("2026-11-20 10:00", role, f"{text} {ln}")
-                           for role, ln in zip(["user", "tool", "assistant", "user"] * 3, lines))
-    user = p.render_sections([(p.SECTION_ARCHIVE, transcript), (p.SECTION_BATCH, text + "\n" + "\n".join(lines)),
-                              (p.SECTION_FINDINGS, "\n".join(lines)), ("USER.md", text)])
+    transcript = "\n".join(
+        p.transcript_line("2026-11-20 10:00", role, f"{text} {ln}")
+        for role, ln in zip(["user", "tool", "assistant", "user"] * 3, lines)
+    )
+    user = p.render_sections(
+        [
+            (p.SECTION_ARCHIVE, transcript),
+            (p.SECTION_BATCH, text + "\n" + "\n".join(lines)),
+            (p.SECTION_FINDINGS, "\n".join(lines)),
+            ("USER.md", text),
+        ]
+    )
     msgs = [{"role": "system", "content": load_prompt(task)}, {"role": "user", "content": user}]
     reply = respond(msgs, tools=TOOLS if task == "dream-edit" else None)
     assert reply == respond(msgs, tools=TOOLS if task == "dream-edit" else None)

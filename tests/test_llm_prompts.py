@@ -32,8 +32,12 @@ def test_dream_md_serves_both_phases_or_one_block_each(tmp_path: Path) -> None:
     dream.write_text("Be terse.\n")
     assert load_prompt("dream-analyze", tmp_path).endswith("Be terse.\n")
     assert task_of(load_prompt("dream-edit", tmp_path)) == "dream-edit"
-    dream.write_text(f"{task_line('dream-analyze')}\nAnalyse well.\n{task_line('dream-edit')}\nEdit well.\n")
-    assert load_prompt("dream-analyze", tmp_path) == f"{task_line('dream-analyze')}\nAnalyse well.\n"
+    dream.write_text(
+        f"{task_line('dream-analyze')}\nAnalyse well.\n{task_line('dream-edit')}\nEdit well.\n"
+    )
+    assert (
+        load_prompt("dream-analyze", tmp_path) == f"{task_line('dream-analyze')}\nAnalyse well.\n"
+    )
     assert load_prompt("dream-edit", tmp_path) == f"{task_line('dream-edit')}\nEdit well.\n"
 
 

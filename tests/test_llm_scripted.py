@@ -12,8 +12,16 @@ from reverie.errors import ModelError
 from reverie.llm import ModelClient, Reply, ScriptedModel, ToolCall, Usage
 from reverie.llm.scripted import bad_request_error, rate_limit_error, server_error
 
-TOOLS = [{"type": "function", "function": {"name": "edit_file", "description": "edit",
-          "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "edit_file",
+            "description": "edit",
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+        },
+    }
+]
 MSGS = [{"role": "system", "content": "sys"}, {"role": "user", "content": "hello there"}]
 
 
@@ -32,7 +40,10 @@ def test_text_tool_calls_finish_reason_and_usage_round_trip() -> None:
     fake = ScriptedModel.register("basic")
     fake.enqueue(
         "plain text",
-        [ToolCall("c1", "edit_file", {"path": "USER.md"}), ToolCall("c2", "edit_file", {"path": "SOUL.md"})],
+        [
+            ToolCall("c1", "edit_file", {"path": "USER.md"}),
+            ToolCall("c2", "edit_file", {"path": "SOUL.md"}),
+        ],
         Reply("cut", finish_reason="length", usage=Usage(11, 7)),
     )
     client = _client()
@@ -43,8 +54,15 @@ def test_text_tool_calls_finish_reason_and_usage_round_trip() -> None:
     assert r1.usage.prompt_tokens > 0 and r1.usage.completion_tokens > 0
     assert r2.finish_reason == "tool_calls"
     assert [(c.id, c.name, c.arguments) for c in r2.tool_calls] == [
-        ("c1", "edit_file", {"path": "USER.md"}), ("c2", "edit_file", {"path": "SOUL.md"})]
-    assert (r3.content, r3.finish_reason, r3.usage.prompt_tokens, r3.usage.completion_tokens) == ("cut", "length", 11, 7)
+        ("c1", "edit_file", {"path": "USER.md"}),
+        ("c2", "edit_file", {"path": "SOUL.md"}),
+    ]
+    assert (r3.content, r3.finish_reason, r3.usage.prompt_tokens, r3.usage.completion_tokens) == (
+        "cut",
+        "length",
+        11,
+        7,
+    )
     assert len(fake.prompts) == 3
     assert fake.prompts[1].tools == TOOLS and fake.prompts[1].tool_choice == "auto"
     assert fake.prompts[2].temperature == 0.3 and fake.prompts[2].max_tokens == 50

@@ -15,10 +15,15 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = {
     "prose": (ROOT / "reverie" / "prompts" / "archive.md").read_text() * 3,
     "python": (ROOT / "reverie" / "llm" / "client.py").read_text()[:6000],
-    "json": json.dumps([{"id": i, "name": f"item-{i}", "tags": ["a", "b"], "score": i * 1.5} for i in range(150)]),
-    "german": "Ich wohne in München und arbeite bei Siemens als Ingenieur. Bitte antworte kurz und bündig. " * 40,
+    "json": json.dumps(
+        [{"id": i, "name": f"item-{i}", "tags": ["a", "b"], "score": i * 1.5} for i in range(150)]
+    ),
+    "german": "Ich wohne in München und arbeite bei Siemens als Ingenieur. Bitte antworte kurz und bündig. "
+    * 40,
     "chinese": "我住在北京，在一家软件公司工作。请用中文回答，并保持简短。" * 60,
-    "transcript": "\n".join(f"[2026-11-20 10:{i:02d}] USER: I live in Munich, turn {i}." for i in range(60)),
+    "transcript": "\n".join(
+        f"[2026-11-20 10:{i:02d}] USER: I live in Munich, turn {i}." for i in range(60)
+    ),
 }
 
 
@@ -26,7 +31,10 @@ SAMPLES = {
 def test_estimate_is_close_to_tiktoken_and_errs_high(kind: str) -> None:
     from reverie.llm._litellm import get_litellm
 
-    messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": SAMPLES[kind]}]
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": SAMPLES[kind]},
+    ]
     real = get_litellm().token_counter(model="openai/gpt-4o-mini", messages=messages)
     est = estimate_tokens(messages)
     assert -0.08 <= (est - real) / real <= 0.35, (kind, est, real)
@@ -34,10 +42,28 @@ def test_estimate_is_close_to_tiktoken_and_errs_high(kind: str) -> None:
 
 def test_tools_tool_calls_and_parts_count() -> None:
     base = [{"role": "user", "content": "hi"}]
-    tools = [{"type": "function", "function": {"name": "edit_file", "description": "Edit a file " * 20}}]
-    calls = [{"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c", "type": "function", "function": {"name": "edit_file", "arguments": '{"path": "USER.md"}' * 10}}]}]
-    parts = [{"role": "user", "content": [{"type": "text", "text": "hello " * 100}, {"type": "image_url"}]}]
+    tools = [
+        {"type": "function", "function": {"name": "edit_file", "description": "Edit a file " * 20}}
+    ]
+    calls = [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c",
+                    "type": "function",
+                    "function": {"name": "edit_file", "arguments": '{"path": "USER.md"}' * 10},
+                }
+            ],
+        }
+    ]
+    parts = [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "hello " * 100}, {"type": "image_url"}],
+        }
+    ]
     assert estimate_tokens(base, tools) > estimate_tokens(base) + 40
     assert estimate_tokens(base + calls) > estimate_tokens(base) + 40
     assert estimate_tokens(parts) > 100 + 85

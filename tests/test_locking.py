@@ -35,8 +35,12 @@ sys.stdin.readline()
 
 
 def _holder(path: Path) -> subprocess.Popen[str]:
-    proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(path)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None and proc.stdout.readline() == "held\n"
     return proc
 
@@ -59,7 +63,10 @@ def test_lock_paths_follow_one_rule(tmp_path: Path) -> None:
     assert lock_path(f) == tmp_path / "sessions" / "cli_a.jsonl.lock"
     assert lock_path(f, "consolidate") == tmp_path / "sessions" / "cli_a.jsonl.consolidate.lock"
     assert lock_path(tmp_path / ".reverie" / "dream") == tmp_path / ".reverie" / "dream.lock"
-    assert all(is_lock_file(p) for p in (lock_path(f), lock_path(f, "consolidate"), "memory/.reverie/flush.lock"))
+    assert all(
+        is_lock_file(p)
+        for p in (lock_path(f), lock_path(f, "consolidate"), "memory/.reverie/flush.lock")
+    )
     assert not is_lock_file("memory/locks.md")
     for bad in ("Dream", "a/b", "../x", "x.lock", " "):
         with pytest.raises(ValueError, match="job name"):
@@ -77,7 +84,9 @@ def test_two_processes_exclude_each_other_and_a_timeout_names_the_lock_file(tmp_
             mine.acquire()
         assert 0.2 <= time.monotonic() - started < 5
         busy = Lock(path, busy="the history is busy")
-        with pytest.raises(LockTimeoutError, match=r"^the history is busy \(lock file .*history\.jsonl\.lock\)$"):
+        with pytest.raises(
+            LockTimeoutError, match=r"^the history is busy \(lock file .*history\.jsonl\.lock\)$"
+        ):
             busy.acquire(0)
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write("\n")
@@ -103,7 +112,9 @@ def test_a_holder_killed_with_sigkill_leaves_the_lock_free(tmp_path: Path) -> No
     assert not _held_elsewhere(path) and path.exists()
 
 
-@pytest.mark.parametrize("shared", [False, True], ids=["a Lock per thread", "one kept-open Lock shared"])
+@pytest.mark.parametrize(
+    "shared", [False, True], ids=["a Lock per thread", "one kept-open Lock shared"]
+)
 def test_threads_exclude_each_other(tmp_path: Path, shared: bool) -> None:
     path = tmp_path / "f.lock"
     common = Lock(path, keep_open=True)
@@ -162,7 +173,9 @@ def test_it_is_not_reentrant_and_release_is_idempotent(tmp_path: Path) -> None:
     with lock:
         with pytest.raises(RuntimeError, match="not re-entrant"):
             lock.acquire()
-        assert not Lock(tmp_path / "x.lock").try_acquire()  # another holder in this thread is refused, not deadlocked
+        assert not Lock(
+            tmp_path / "x.lock"
+        ).try_acquire()  # another holder in this thread is refused, not deadlocked
     lock.release()
     Lock(tmp_path / "x.lock").acquire()  # dropped at once while held: released, not left taken
     assert Lock(tmp_path / "x.lock").try_acquire()
@@ -214,7 +227,11 @@ def test_a_forked_child_neither_shares_nor_releases_the_parents_lock(tmp_path: P
         code = 1
         try:
             lock.release()
-            code = 0 if not lock.held and not lock.try_acquire() and not Lock(path).try_acquire() else 2
+            code = (
+                0
+                if not lock.held and not lock.try_acquire() and not Lock(path).try_acquire()
+                else 2
+            )
         finally:
             os._exit(code)
     _, status = os.waitpid(pid, 0)
@@ -282,8 +299,9 @@ def test_the_writers_lock_files_keep_their_names(tmp_path: Path) -> None:
             os.close(fd)
 
 
-def test_chat_input_and_flush_locks_keep_their_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                     caplog: pytest.LogCaptureFixture) -> None:
+def test_chat_input_and_flush_locks_keep_their_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     """The chat input history waits for ``chat-input.jsonl.lock`` and, past its short wait, skips the line with a
     warning (the chat goes on); the flush state's lock is ``memory/.reverie/flush.lock``."""
     from reverie.cli import _chat_history

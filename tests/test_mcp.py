@@ -22,9 +22,20 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from reverie.workspace import Workspace  # noqa: E402
 
 USER_URI = "reverie://workspace/USER.md"
-TOOLS = {"search_memory", "remember", "list_memory_files", "read_memory_file", "dream", "list_versions",
-         "show_version", "restore_version", "pending_soul_change", "approve_soul_change", "reject_soul_change",
-         "status"}
+TOOLS = {
+    "search_memory",
+    "remember",
+    "list_memory_files",
+    "read_memory_file",
+    "dream",
+    "list_versions",
+    "show_version",
+    "restore_version",
+    "pending_soul_change",
+    "approve_soul_change",
+    "reject_soul_change",
+    "status",
+}
 
 
 def _env() -> dict[str, str]:
@@ -34,8 +45,12 @@ def _env() -> dict[str, str]:
 
 
 def _stdio(ws: Path) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "reverie", "-w", str(ws), "mcp"], env=_env(),
-                                 cwd=str(ROOT))
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "reverie", "-w", str(ws), "mcp"],
+        env=_env(),
+        cwd=str(ROOT),
+    )
 
 
 def _run(coro, timeout: float = 120):  # type: ignore[no-untyped-def]
@@ -58,7 +73,11 @@ def test_tools_resources_and_prompt_are_listed_with_precise_schemas(workspace: W
             assert query["minLength"] == 1 and query["maxLength"] == 2000
             assert tools["search_memory"].input_schema["required"] == ["query"]
             uris = {str(r.uri) for r in (await c.list_resources()).resources}
-            assert uris == {"reverie://workspace/SOUL.md", USER_URI, "reverie://workspace/memory/MEMORY.md"}
+            assert uris == {
+                "reverie://workspace/SOUL.md",
+                USER_URI,
+                "reverie://workspace/memory/MEMORY.md",
+            }
             templates = (await c.list_resource_templates()).resource_templates
             assert [t.uri_template for t in templates] == ["reverie://workspace/memory/{+path}"]
             assert [p.name for p in (await c.list_prompts()).prompts] == ["memory_context"]
@@ -75,24 +94,34 @@ def test_remember_dream_search_versions_restore_and_notifications(workspace: Wor
 
     async def go() -> None:
         async with Client(_stdio(workspace.root)) as c:
-            r = await c.call_tool("remember", {"text": "- [durable] Lives in Porto", "session_key": "desk:1"})
+            r = await c.call_tool(
+                "remember", {"text": "- [durable] Lives in Porto", "session_key": "desk:1"}
+            )
             assert not r.is_error and r.structured_content["cursor"] == 1
             async with c.listen(resource_subscriptions=[USER_URI]) as sub:
                 r = await c.call_tool("dream", {})
                 assert not r.is_error, r.content
                 assert r.structured_content["status"] == "ok", r.structured_content
                 assert "USER.md" in r.structured_content["summary"]
-                event = await asyncio.wait_for(sub.__anext__(), 10)  # the change notification after the commit
+                event = await asyncio.wait_for(
+                    sub.__anext__(), 10
+                )  # the change notification after the commit
                 assert USER_URI in str(event)
             assert "Porto" in user.read_text()
-            hits = (await c.call_tool("search_memory", {"query": "Porto", "kinds": ["memory"]})).structured_content
+            hits = (
+                await c.call_tool("search_memory", {"query": "Porto", "kinds": ["memory"]})
+            ).structured_content
             assert "never follow instructions" in hits["notice"]
             assert hits["hits"] and hits["hits"][0]["source"].startswith("USER.md")
             text = (await c.read_resource(USER_URI)).contents[0].text
             assert "Porto" in text
-            versions = (await c.call_tool("list_versions", {"limit": 5})).structured_content["versions"]
+            versions = (await c.call_tool("list_versions", {"limit": 5})).structured_content[
+                "versions"
+            ]
             assert versions[0]["kind"] == "dream"
-            shown = (await c.call_tool("show_version", {"sha": versions[0]["short"]})).structured_content
+            shown = (
+                await c.call_tool("show_version", {"sha": versions[0]["short"]})
+            ).structured_content
             assert "+" in shown["diff"] and "Porto" in shown["diff"]
             r = await c.call_tool("restore_version", {"sha": versions[0]["sha"]})
             assert not r.is_error and r.structured_content["commit"], r.content
@@ -101,7 +130,9 @@ def test_remember_dream_search_versions_restore_and_notifications(workspace: Wor
 
     _run(go())
     assert user.read_text() == before
-    log = subprocess.run(["git", "-C", str(workspace.root), "log", "--format=%s"], capture_output=True, text=True)
+    log = subprocess.run(
+        ["git", "-C", str(workspace.root), "log", "--format=%s"], capture_output=True, text=True
+    )
     assert log.stdout.splitlines()[0].startswith("restore")
 
 
@@ -140,9 +171,14 @@ def test_bad_calls_get_mcp_errors_and_the_server_keeps_serving(workspace: Worksp
                 assert "Traceback" not in text and len(text.splitlines()) <= 6, text
             with pytest.raises(Exception):
                 await c.read_resource("reverie://workspace/memory/..%2F..%2Fsecret.md")
-            for tool in ("approve_soul_change", "reject_soul_change"):  # nothing pending: the same answer
+            for tool in (
+                "approve_soul_change",
+                "reject_soul_change",
+            ):  # nothing pending: the same answer
                 answer = await c.call_tool(tool, {})
-                assert not answer.is_error and answer.structured_content["pending"] is False, answer.content
+                assert not answer.is_error and answer.structured_content["pending"] is False, (
+                    answer.content
+                )
             ok = await c.call_tool("remember", {"text": "still serving"})
             assert not ok.is_error and ok.structured_content["cursor"] == 1
 
@@ -150,10 +186,14 @@ def test_bad_calls_get_mcp_errors_and_the_server_keeps_serving(workspace: Worksp
     assert "still serving" in (workspace.memory_dir / "history.jsonl").read_text()
 
 
-def test_two_stdio_clients_remember_concurrently_without_losing_or_sharing_a_cursor(workspace: Workspace) -> None:
+def test_two_stdio_clients_remember_concurrently_without_losing_or_sharing_a_cursor(
+    workspace: Workspace,
+) -> None:
     async def client(tag: str) -> list[int]:
         async with Client(_stdio(workspace.root)) as c:
-            results = await asyncio.gather(*(c.call_tool("remember", {"text": f"{tag} note {i}"}) for i in range(15)))
+            results = await asyncio.gather(
+                *(c.call_tool("remember", {"text": f"{tag} note {i}"}) for i in range(15))
+            )
             return [r.structured_content["cursor"] for r in results]
 
     async def go() -> list[int]:
@@ -177,8 +217,13 @@ def _start_http(ws: Path, port: int, token: str | None) -> subprocess.Popen[str]
     env.pop("REVERIE_MCP_TOKEN", None)
     if token:
         env["REVERIE_MCP_TOKEN"] = token
-    proc = subprocess.Popen([sys.executable, "-m", "reverie", "-w", str(ws), "mcp", "--http", "--port", str(port)],
-                            env=env, cwd=str(ROOT), stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reverie", "-w", str(ws), "mcp", "--http", "--port", str(port)],
+        env=env,
+        cwd=str(ROOT),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -199,12 +244,19 @@ def test_http_needs_its_bearer_token_and_serves_two_clients(workspace: Workspace
     try:
         refused = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=10)
         assert refused.status_code == 401
-        wrong = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=10,
-                            headers={"Authorization": "Bearer nope"})
+        wrong = httpx2.post(
+            url,
+            json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            timeout=10,
+            headers={"Authorization": "Bearer nope"},
+        )
         assert wrong.status_code == 401
 
         async def client(tag: str) -> list[int]:
-            async with httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret-token-of-at-least-32-characters"}, timeout=30) as http:
+            async with httpx2.AsyncClient(
+                headers={"Authorization": "Bearer s3cret-token-of-at-least-32-characters"},
+                timeout=30,
+            ) as http:
                 async with Client(streamable_http_client(url, http_client=http)) as c:
                     names = {t.name for t in (await c.list_tools()).tools}
                     assert names == TOOLS
@@ -226,9 +278,12 @@ def test_http_needs_its_bearer_token_and_serves_two_clients(workspace: Workspace
         proc.wait(timeout=20)
 
 
-def test_http_refuses_a_non_loopback_address_without_a_token_and_a_missing_workspace(tmp_path: Path,
-                                                                                     workspace: Workspace) -> None:
-    r = run_cli("-w", str(workspace.root), "mcp", "--http", "--host", "0.0.0.0", "--port", str(_free_port()))
+def test_http_refuses_a_non_loopback_address_without_a_token_and_a_missing_workspace(
+    tmp_path: Path, workspace: Workspace
+) -> None:
+    r = run_cli(
+        "-w", str(workspace.root), "mcp", "--http", "--host", "0.0.0.0", "--port", str(_free_port())
+    )
     assert r.returncode == 1
     assert "REVERIE_MCP_TOKEN" in r.stderr and "Traceback" not in r.stderr
     missing = tmp_path / "nope"
@@ -238,13 +293,16 @@ def test_http_refuses_a_non_loopback_address_without_a_token_and_a_missing_works
 
 
 @pytest.mark.parametrize("served", ["workspace", "root"])
-def test_http_on_a_busy_port_is_one_line_naming_it_and_exit_1(workspace: Workspace, tmp_path: Path, capsys,
-                                                              served: str) -> None:
+def test_http_on_a_busy_port_is_one_line_naming_it_and_exit_1(
+    workspace: Workspace, tmp_path: Path, capsys, served: str
+) -> None:
     """Checked before announcing (one workspace, or every scope of a root): no "serving" line, no uvicorn
     traceback, exit 1 (not uvicorn's 3)."""
     from reverie.cli import main
 
-    where = ["-w", str(workspace.root)] if served == "workspace" else ["--root", str(tmp_path / "root")]
+    where = (
+        ["-w", str(workspace.root)] if served == "workspace" else ["--root", str(tmp_path / "root")]
+    )
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen(1)
@@ -252,7 +310,10 @@ def test_http_on_a_busy_port_is_one_line_naming_it_and_exit_1(workspace: Workspa
         code = main([*where, "mcp", "--http", "--port", str(port)])
     err = capsys.readouterr().err
     assert code == 1
-    assert err.strip() == f"reverie: error: port {port} on 127.0.0.1 is in use (choose another with --port)"
+    assert (
+        err.strip()
+        == f"reverie: error: port {port} on 127.0.0.1 is in use (choose another with --port)"
+    )
 
 
 def test_a_pre_2026_client_subscribes_with_resources_subscribe(workspace: Workspace) -> None:
@@ -268,7 +329,9 @@ def test_a_pre_2026_client_subscribes_with_resources_subscribe(workspace: Worksp
     async def go() -> None:
         async with Client(_stdio(workspace.root), mode="legacy", message_handler=on_message) as c:
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # the SDK marks resources/subscribe deprecated for new clients
+                warnings.simplefilter(
+                    "ignore"
+                )  # the SDK marks resources/subscribe deprecated for new clients
                 await c.subscribe_resource(USER_URI)
             await c.call_tool("remember", {"text": "- [durable] Lives in Lisbon"})
             assert (await c.call_tool("dream", {})).structured_content["status"] == "ok"

@@ -39,10 +39,16 @@ def served(workspace: Workspace, tmp_path: Path) -> Workspace:
     (workspace.root / "secret.md").write_text(SECRET + "\n")
     memory = workspace.memory_dir
     (memory / "2026-01-02.md").write_text("- a dated note\n")
-    os.symlink(outside / "secret.md", memory / "link.md")  # a file symlink pointing out of the workspace
-    os.symlink(workspace.root / "secret.md", memory / "inner.md")  # one pointing out of memory, not the workspace
+    os.symlink(
+        outside / "secret.md", memory / "link.md"
+    )  # a file symlink pointing out of the workspace
+    os.symlink(
+        workspace.root / "secret.md", memory / "inner.md"
+    )  # one pointing out of memory, not the workspace
     os.symlink(outside, memory / "out")  # a folder symlink pointing out
-    os.symlink(workspace.root, memory / "up")  # a folder symlink staying in the workspace: only memory's rule stops it
+    os.symlink(
+        workspace.root, memory / "up"
+    )  # a folder symlink staying in the workspace: only memory's rule stops it
     (memory / ".reverie").mkdir(exist_ok=True)
     (memory / ".reverie" / "hidden.md").write_text(SECRET + "\n")
     return workspace
@@ -53,14 +59,25 @@ def test_a_memory_file_is_served(served: Workspace) -> None:
     assert asyncio.run(_read(served, "memory/2026-01-02.md")) == "- a dated note\n"
 
 
-@pytest.mark.parametrize("rel", ["memory/link.md", "memory/inner.md", "memory/out/secret.md", "memory/up/secret.md", "memory/.reverie/hidden.md",
-                                 "memory/history.jsonl"])
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "memory/link.md",
+        "memory/inner.md",
+        "memory/out/secret.md",
+        "memory/up/secret.md",
+        "memory/.reverie/hidden.md",
+        "memory/history.jsonl",
+    ],
+)
 def test_a_read_leaving_memory_is_refused(served: Workspace, rel: str) -> None:
     with pytest.raises(Exception) as caught:
         asyncio.run(_read(served, rel))
     message = str(caught.value)
     assert SECRET not in message
-    assert "Unknown resource" not in message, "refused by the SDK's template, so Reverie's own check went untested"
+    assert "Unknown resource" not in message, (
+        "refused by the SDK's template, so Reverie's own check went untested"
+    )
 
 
 def test_the_file_list_names_memory_files_and_no_link_or_hidden_file(served: Workspace) -> None:

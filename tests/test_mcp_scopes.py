@@ -63,7 +63,9 @@ def test_forget_user_revokes_the_users_tokens(tmp_path: Path) -> None:
 
 def test_token_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     base = ["--root", str(tmp_path / "root")]
-    assert main([*base, "--user", "alice", "mcp", "token", "issue", "--label", "phone", "--json"]) == 0
+    assert (
+        main([*base, "--user", "alice", "mcp", "token", "issue", "--label", "phone", "--json"]) == 0
+    )
     issued = json.loads(capsys.readouterr().out)
     assert len(issued["token"]) >= MIN_TOKEN_CHARS and issued["user"] == "alice"
     assert not ScopeRoot(tmp_path / "root").exists(Scope("alice"))  # a token creates no workspace
@@ -84,12 +86,19 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _start(args: list[str], port: int, env_extra: dict[str, str] | None = None) -> subprocess.Popen[str]:
+def _start(
+    args: list[str], port: int, env_extra: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.pop("REVERIE_MCP_TOKEN", None)
     env.update(env_extra or {})
-    proc = subprocess.Popen([sys.executable, "-m", "reverie", *args, "mcp", "--http", "--port", str(port)],
-                            env=env, cwd=str(ROOT), stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reverie", *args, "mcp", "--http", "--port", str(port)],
+        env=env,
+        cwd=str(ROOT),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -114,7 +123,9 @@ def test_each_token_reaches_only_its_own_scope(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{port}/mcp"
 
     async def session(token: str, calls: list[tuple[str, dict]]) -> list[dict]:
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http:
+        async with httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {token}"}, timeout=60
+        ) as http:
             async with Client(streamable_http_client(url, http_client=http)) as c:
                 out = []
                 for name, arguments in calls:
@@ -127,22 +138,38 @@ def test_each_token_reaches_only_its_own_scope(tmp_path: Path) -> None:
         ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
         assert httpx2.post(url, json=ping, timeout=10).status_code == 401
         for wrong in ("nope", alice[:-2], alice + "x", f"{alice} {bob}"):
-            assert httpx2.post(url, json=ping, timeout=10, headers={"Authorization": f"Bearer {wrong}"}
-                               ).status_code == 401
+            assert (
+                httpx2.post(
+                    url, json=ping, timeout=10, headers={"Authorization": f"Bearer {wrong}"}
+                ).status_code
+                == 401
+            )
 
         async def go() -> None:
             before = await session(bob, [("search_memory", {"query": "Lisbon"})])
             assert before[0]["hits"] == []  # a scope never written reads empty
             assert not root.exists(Scope("bob", "helper"))
             await asyncio.gather(
-                session(alice, [("remember", {"text": "Alice moved to Lisbon, alice-only secret"})]),
+                session(
+                    alice, [("remember", {"text": "Alice moved to Lisbon, alice-only secret"})]
+                ),
                 session(bob, [("remember", {"text": "Bob keeps bees in Ghent"})]),
             )
-            seen_by_bob = await session(bob, [("search_memory", {"query": "Lisbon secret"}),
-                                               ("search_memory", {"query": "bees"})])
+            seen_by_bob = await session(
+                bob,
+                [
+                    ("search_memory", {"query": "Lisbon secret"}),
+                    ("search_memory", {"query": "bees"}),
+                ],
+            )
             assert seen_by_bob[0]["hits"] == [] and seen_by_bob[1]["hits"]
-            seen_by_alice = await session(alice, [("search_memory", {"query": "bees Ghent"}),
-                                                  ("search_memory", {"query": "Lisbon"})])
+            seen_by_alice = await session(
+                alice,
+                [
+                    ("search_memory", {"query": "bees Ghent"}),
+                    ("search_memory", {"query": "Lisbon"}),
+                ],
+            )
             assert seen_by_alice[0]["hits"] == [] and seen_by_alice[1]["hits"]
             await session(revoked, [("status", {})])  # valid until revoked ...
             tokens.revoke(revoked_record.id)
@@ -153,8 +180,12 @@ def test_each_token_reaches_only_its_own_scope(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
-    alice_files = b"".join(p.read_bytes() for p in root.path(Scope("alice")).rglob("*") if p.is_file())
-    bob_files = b"".join(p.read_bytes() for p in root.path(Scope("bob", "helper")).rglob("*") if p.is_file())
+    alice_files = b"".join(
+        p.read_bytes() for p in root.path(Scope("alice")).rglob("*") if p.is_file()
+    )
+    bob_files = b"".join(
+        p.read_bytes() for p in root.path(Scope("bob", "helper")).rglob("*") if p.is_file()
+    )
     assert b"alice-only secret" in alice_files and b"alice-only secret" not in bob_files
     assert b"bees" in bob_files and b"bees" not in alice_files
 
@@ -164,7 +195,15 @@ def test_a_short_single_workspace_token_is_refused(tmp_path: Path) -> None:
 
     ws = tmp_path / "ws"
     assert run_cli("-w", str(ws), "init").returncode == 0
-    r = run_cli("-w", str(ws), "mcp", "--http", "--port", str(_free_port()), env={"REVERIE_MCP_TOKEN": "s3cret"})
+    r = run_cli(
+        "-w",
+        str(ws),
+        "mcp",
+        "--http",
+        "--port",
+        str(_free_port()),
+        env={"REVERIE_MCP_TOKEN": "s3cret"},
+    )
     assert r.returncode == 1 and f"at least {MIN_TOKEN_CHARS} characters" in r.stderr
     r = run_cli("--root", str(tmp_path / "root"), "mcp")
     assert r.returncode == 1 and "--http" in r.stderr
@@ -175,8 +214,12 @@ def test_a_scope_over_stdio_is_created_by_its_first_remember(tmp_path: Path) -> 
 
     root = ScopeRoot(tmp_path / "root")
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    params = StdioServerParameters(command=sys.executable, cwd=str(ROOT), env=env,
-                                   args=["-m", "reverie", "--root", str(root.root), "--user", "dana", "mcp"])
+    params = StdioServerParameters(
+        command=sys.executable,
+        cwd=str(ROOT),
+        env=env,
+        args=["-m", "reverie", "--root", str(root.root), "--user", "dana", "mcp"],
+    )
 
     async def go() -> None:
         async with Client(params) as c:

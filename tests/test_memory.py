@@ -24,7 +24,9 @@ def _git_kinds(mem: Memory) -> list[str]:
 
 def test_remember_dream_recall_log_restore(mem):
     """The README's path: remember, dream, and the fact is in USER.md, committed, searchable and undoable."""
-    noted = mem.remember("User: I live in Lisbon and I prefer Postgres over SQLite.", session_key="t:1")
+    noted = mem.remember(
+        "User: I live in Lisbon and I prefer Postgres over SQLite.", session_key="t:1"
+    )
     assert noted.cursor == 1 and noted.session_key == "t:1" and mem.pending() == 1
     result = mem.dream()
     assert result.status == "ok" and result.commit
@@ -45,9 +47,15 @@ def test_write_commits_by_kind_and_redacts(mem):
     assert key not in text and "Deploys use the key" in text
     assert _git_kinds(mem)[0] == "agent"
     assert mem.write("memory/MEMORY.md", text).commit is None  # unchanged: no commit
-    log = subprocess.run(["git", f"--git-dir={mem.runtime.git.git_dir}", "log", "-p"],
-                         capture_output=True, text=True, check=True)
-    assert "Deploys use the key" in log.stdout and key not in log.stdout  # git as the independent checker
+    log = subprocess.run(
+        ["git", f"--git-dir={mem.runtime.git.git_dir}", "log", "-p"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert (
+        "Deploys use the key" in log.stdout and key not in log.stdout
+    )  # git as the independent checker
 
 
 def test_agent_soul_edit_waits_for_approval(mem):
@@ -68,8 +76,17 @@ def test_the_gate_refuses_a_gutting_edit(mem):
     assert "Fact number 7" in mem.read("USER.md")
 
 
-@pytest.mark.parametrize("path", ["memory/history.jsonl", "../outside.md", "/etc/passwd", "memory/.reverie/x.md",
-                                  "sessions/a.md", "notes.md"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "memory/history.jsonl",
+        "../outside.md",
+        "/etc/passwd",
+        "memory/.reverie/x.md",
+        "sessions/a.md",
+        "notes.md",
+    ],
+)
 def test_file_verbs_refuse_what_is_not_a_memory_file(mem, path):
     with pytest.raises(UnsafePathError):
         mem.read(path)
@@ -81,10 +98,14 @@ def test_remove_archives_the_line_with_its_reason_and_why_finds_it(mem):
     mem.write("memory/MEMORY.md", "# Memory\n- The project ships on Friday.\n- Uses Postgres.\n")
     removed = mem.remove("memory/MEMORY.md", "the project ships on friday", reason="it shipped")
     assert removed.archive == "memory/archive/memory.md" and removed.commit
-    assert "Friday" not in mem.read("memory/MEMORY.md") and "Uses Postgres" in mem.read("memory/MEMORY.md")
+    assert "Friday" not in mem.read("memory/MEMORY.md") and "Uses Postgres" in mem.read(
+        "memory/MEMORY.md"
+    )
     assert "it shipped" in mem.read("memory/archive/memory.md")
     found = mem.why("ships on Friday")
-    assert [p.path for p in found] == ["memory/archive/memory.md"] and found[0].sha == removed.commit
+    assert [p.path for p in found] == ["memory/archive/memory.md"] and found[
+        0
+    ].sha == removed.commit
     with pytest.raises(WorkspaceError, match="no line"):
         mem.remove("memory/MEMORY.md", "no such line", reason="x")
     with pytest.raises(CommandError):
@@ -130,14 +151,20 @@ def test_a_registered_subclass_is_what_open_builds(tmp_path):
 
 def test_lines_an_edit_takes_out_go_to_the_archive(mem):
     mem.write("USER.md", "# User\n- Lives in Lisbon\n- Likes jazz\n- Has a cat\n")
-    done = mem.write("USER.md", "# User\n- Lives in Porto\n- Likes jazz\n- Has a cat\n", kind="agent",
-                     message="moved")
+    done = mem.write(
+        "USER.md",
+        "# User\n- Lives in Porto\n- Likes jazz\n- Has a cat\n",
+        kind="agent",
+        message="moved",
+    )
     assert done.archived == ("- Lives in Lisbon",)
     archive = mem.read("memory/archive/user.md")
     assert "- Lives in Lisbon · removed" in archive and "by an agent in an edit (moved)" in archive
     assert [p.path for p in mem.why("Lives in Lisbon")] == ["memory/archive/user.md"]
     reordered = mem.write("USER.md", "# User\n* Has a cat\n- Lives in Porto\n- Likes jazz\n")
-    assert reordered.commit and reordered.archived == ()  # moved and re-bulleted lines are not removed
+    assert (
+        reordered.commit and reordered.archived == ()
+    )  # moved and re-bulleted lines are not removed
     with pytest.raises(UnsafePathError, match="archive"):
         mem.write("memory/archive/user.md", "# gone\n", kind="agent")
 
@@ -155,13 +182,26 @@ def test_history_purge_and_gc(mem):
 def test_every_verb_has_an_async_twin_with_the_same_parameters():
     import inspect
 
-    methods = {n: v for n, v in vars(Memory).items() if not n.startswith("_") and inspect.isfunction(v)}
-    verbs = [n for n in methods if not (n.startswith("a") and n[1:] in methods) and n not in ("sibling", "close")]
-    assert {"remember", "recall", "dream", "log", "restore", "approve", "write", "remove"} <= set(verbs)
+    methods = {
+        n: v for n, v in vars(Memory).items() if not n.startswith("_") and inspect.isfunction(v)
+    }
+    verbs = [
+        n
+        for n in methods
+        if not (n.startswith("a") and n[1:] in methods) and n not in ("sibling", "close")
+    ]
+    assert {"remember", "recall", "dream", "log", "restore", "approve", "write", "remove"} <= set(
+        verbs
+    )
     for verb in verbs:
         twin = methods.get("a" + verb)
-        assert twin is not None and inspect.iscoroutinefunction(twin), f"Memory.{verb} has no async twin"
-        assert inspect.signature(twin).parameters.keys() == inspect.signature(methods[verb]).parameters.keys(), verb
+        assert twin is not None and inspect.iscoroutinefunction(twin), (
+            f"Memory.{verb} has no async twin"
+        )
+        assert (
+            inspect.signature(twin).parameters.keys()
+            == inspect.signature(methods[verb]).parameters.keys()
+        ), verb
 
 
 def test_write_creates_a_dated_note_and_refuses_an_untracked_file(mem):
@@ -192,13 +232,19 @@ def test_a_pin_landing_while_a_write_or_remove_is_in_flight_is_kept(mem, verb):
 
     git.commit = pin_first
     if verb == "write":
-        mem.write("USER.md", mem.read("USER.md").replace("- Plays chess\n", "- Plays chess on Sundays\n"))
+        mem.write(
+            "USER.md", mem.read("USER.md").replace("- Plays chess\n", "- Plays chess on Sundays\n")
+        )
     else:
         mem.remove("USER.md", "- Plays chess", reason="stopped playing")
     assert git.commit is real  # the pin really landed in between
     text = mem.read("USER.md")
     assert "- Likes old maps [pinned]" in text and "- Has a cat named Miso" in text
     assert ("- Plays chess on Sundays" in text) if verb == "write" else ("Plays chess" not in text)
-    status = subprocess.run(["git", "-C", str(mem.workspace.root), "status", "--porcelain"],
-                            capture_output=True, text=True, check=True).stdout
+    status = subprocess.run(
+        ["git", "-C", str(mem.workspace.root), "status", "--porcelain"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert status.strip() == ""

@@ -49,7 +49,18 @@ _LOOKALIKE = [
 _LABELS = ("Sister", "Child", "Bug", "Lesson", "Repository", "Language", "Pet")
 _NAMES = ("Ana", "Maria", "Tiago", "Rui", "Lea", "Tom", "Bolota", "kestrel", "osprey", "heron")
 _HOMES = ("Lisbon", "Porto", "Braga", "Faro", "Evora")
-_TOPICS = ("kafka", "postgres", "rust", "redis", "nginx", "terraform", "grafana", "sqlite", "celery", "dulwich")
+_TOPICS = (
+    "kafka",
+    "postgres",
+    "rust",
+    "redis",
+    "nginx",
+    "terraform",
+    "grafana",
+    "sqlite",
+    "celery",
+    "dulwich",
+)
 
 
 def run(coro):
@@ -65,15 +76,23 @@ class MemoryMachine(RuleBasedStateMachine):
         super().__init__()
         self._tmp = tempfile.TemporaryDirectory(prefix="reverie-props-")
         self.env = make_env(
-            Path(self._tmp.name) / "ws", max_attempts=1, max_batch_size=100, user_max_chars=700, memory_max_chars=900
+            Path(self._tmp.name) / "ws",
+            max_attempts=1,
+            max_batch_size=100,
+            user_max_chars=700,
+            memory_max_chars=900,
         )
         self.env.ws.write(USER, "# User\n\n- Name: Ana Ferreira\n")
         self.env.ws.write(MEM, "# Memory\n\n- Uses git for everything\n")
         self.env.git.commit("seed", kind="manual")
-        self.lines_of: dict[int, list[tuple[str, str]]] = {}  # history cursor -> (file, line) Dream learns from it
+        self.lines_of: dict[
+            int, list[tuple[str, str]]
+        ] = {}  # history cursor -> (file, line) Dream learns from it
         self.seen: set[str] = set()  # every key that has been in a prompt file
         self.taken_back: set[str] = set()  # keys a restore removed (the person's evidence)
-        self.guarded: set[str] = set()  # look-alike and repeated-label lines: leave only under budget pressure
+        self.guarded: set[str] = (
+            set()
+        )  # look-alike and repeated-label lines: leave only under budget pressure
         self.counter = 0
         self._observe()
 
@@ -90,7 +109,9 @@ class MemoryMachine(RuleBasedStateMachine):
             path = self.env.ws.root / archive_path(rel)
             if path.is_file():
                 text = path.read_bytes().decode("utf-8", "replace")
-                out.update({line_key(e[0]): e[1] for ln in text.splitlines() if (e := parse_entry(ln))})
+                out.update(
+                    {line_key(e[0]): e[1] for ln in text.splitlines() if (e := parse_entry(ln))}
+                )
         return out
 
     def _observe(self) -> None:
@@ -111,7 +132,9 @@ class MemoryMachine(RuleBasedStateMachine):
         return result.status
 
     def _enqueue(self, lines: list[tuple[str, str]]) -> None:
-        calls = [edit(rel, "", f"- {text}\n", call_id=f"e{i}") for i, (rel, text) in enumerate(lines)]
+        calls = [
+            edit(rel, "", f"- {text}\n", call_id=f"e{i}") for i, (rel, text) in enumerate(lines)
+        ]
         self.env.fake.enqueue("[MEMORY] facts", calls, "done")
 
     # -- rules -----------------------------------------------------------------------------------------------
@@ -127,7 +150,10 @@ class MemoryMachine(RuleBasedStateMachine):
         self.guarded |= {line_key(mine), line_key(theirs)}
         self._observe()
 
-    @rule(label=st.sampled_from(_LABELS), names=st.lists(st.sampled_from(_NAMES), min_size=2, max_size=2, unique=True))
+    @rule(
+        label=st.sampled_from(_LABELS),
+        names=st.lists(st.sampled_from(_NAMES), min_size=2, max_size=2, unique=True),
+    )
     def repeated_label(self, label, names):
         lines = [(USER, f"{label}: {name}") for name in names]
         self._learn(lines)
@@ -189,23 +215,36 @@ class MemoryMachine(RuleBasedStateMachine):
     @rule()
     def restore_with_replay(self):
         last = next(
-            (c for c in self.env.git.log(limit=50) if c.kind == "dream" and "Reverie-Batch" in c.trailers), None
+            (
+                c
+                for c in self.env.git.log(limit=50)
+                if c.kind == "dream" and "Reverie-Batch" in c.trailers
+            ),
+            None,
         )
         if last is None:
             return
         before = self._prompt()
         result = restore_memory(self.env.store, self.env.git, last.sha, replay=True)
         self.taken_back |= before - self._prompt()
-        cursor = result.cursor_rewound_to if result.cursor_rewound_to is not None else self.env.store.dream_cursor()
+        cursor = (
+            result.cursor_rewound_to
+            if result.cursor_rewound_to is not None
+            else self.env.store.dream_cursor()
+        )
         replayed = [line for c in sorted(self.lines_of) if c > cursor for line in self.lines_of[c]]
         if replayed:
             self._enqueue(replayed)
             assert run(self.env.dream().run()).status in ("ok", "no-change")
-            assert self.env.store.dream_cursor() == self.env.store.last_cursor()  # every batch after it ran again
+            assert (
+                self.env.store.dream_cursor() == self.env.store.last_cursor()
+            )  # every batch after it ran again
         self.taken_back -= self._prompt()  # what the replay re-learned is back
         self._observe()
 
-    @rule(how=st.sampled_from(("utf8", "header", "directory")), source=st.sampled_from(PROMPT_FILES))
+    @rule(
+        how=st.sampled_from(("utf8", "header", "directory")), source=st.sampled_from(PROMPT_FILES)
+    )
     def damage_an_archive_file(self, how, source):
         path = self.env.ws.root / archive_path(source)
         if not path.is_file():
@@ -230,8 +269,14 @@ class MemoryMachine(RuleBasedStateMachine):
         missing = sorted(k for k in left if k not in archive)
         assert missing == [], f"left a prompt file without an archive entry: {missing}"
         assert all(archive[k].startswith(REASONS) for k in left), {k: archive[k] for k in left}
-        for key in sorted(left)[:2]:  # `why` reads the committed archive (a blame each: two per step)
-            found = [p for p in self.env.git.why(_text_of(self.env, key)) if p.path.startswith("memory/archive/")]
+        for key in sorted(left)[
+            :2
+        ]:  # `why` reads the committed archive (a blame each: two per step)
+            found = [
+                p
+                for p in self.env.git.why(_text_of(self.env, key))
+                if p.path.startswith("memory/archive/")
+            ]
             assert found, f"why does not find {key!r} in the archive"
 
     @invariant()
@@ -239,13 +284,21 @@ class MemoryMachine(RuleBasedStateMachine):
         archive = self._archive()
         for key in self.guarded - self._prompt() - self.taken_back:
             note = archive.get(key, "")
-            into = line_key(note.split(' into "', 1)[1]) if note.startswith("merged") and ' into "' in note else None
-            same_fact = into is not None and (into == key or into.startswith(key + " "))  # itself, said again
+            into = (
+                line_key(note.split(' into "', 1)[1])
+                if note.startswith("merged") and ' into "' in note
+                else None
+            )
+            same_fact = into is not None and (
+                into == key or into.startswith(key + " ")
+            )  # itself, said again
             assert note.startswith("archived") or same_fact, (key, note)
 
     @invariant()
     def the_files_on_disk_are_committed_or_a_persons_pending_edit(self):
-        assert not list((self.env.ws.root / "memory").glob("archive/*.md/"))  # no directory left in place
+        assert not list(
+            (self.env.ws.root / "memory").glob("archive/*.md/")
+        )  # no directory left in place
 
 
 def _text_of(env, key: str) -> str:
@@ -264,6 +317,9 @@ def _text_of(env, key: str) -> str:
 EXAMPLES = int(os.environ.get("REVERIE_PROPERTY_EXAMPLES", "10"))
 STEPS = int(os.environ.get("REVERIE_PROPERTY_STEPS", "15"))
 MemoryMachine.TestCase.settings = settings(
-    max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, suppress_health_check=list(HealthCheck)
+    max_examples=EXAMPLES,
+    stateful_step_count=STEPS,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
 )
 TestMemoryMachine = MemoryMachine.TestCase

@@ -31,7 +31,9 @@ def _apply(tmp_path, files, *, base=None, **kw):
     current = {"SOUL.md": "# Soul\n", "USER.md": USER_T, MEM: MEM_T, **files}
     base = current if base is None else {**current, **base}
     record = SalienceRecord(tmp_path / "salience.json")
-    return apply(base, current, cfg=DreamConfig(), today=TODAY, record=record, archive_texts={}, **kw)
+    return apply(
+        base, current, cfg=DreamConfig(), today=TODAY, record=record, archive_texts={}, **kw
+    )
 
 
 def _facts(text: str) -> list[str]:
@@ -44,17 +46,23 @@ def _archived(text: str) -> dict[str, str]:
 
 # -- 1. a look-alike fact about another subject is not a duplicate ---------------------------------------------
 def test_a_fact_about_another_subject_is_not_merged_away(tmp_path):
-    user = USER_T + "- Is vegetarian\n- Wife is vegetarian\n- Speaks German\n- Manager speaks German\n"
+    user = (
+        USER_T + "- Is vegetarian\n- Wife is vegetarian\n- Speaks German\n- Manager speaks German\n"
+    )
     out = _apply(tmp_path, {"USER.md": user})
     assert _facts(out.files["USER.md"]) == _facts(user) and not out.retired
     mem = MEM_T + "- Uses Postgres\n- The team's old service uses Postgres\n"
     assert _apply(tmp_path, {MEM: mem}).retired == []
 
 
-def test_the_same_fact_said_twice_merges_and_the_merged_line_is_archived_where_why_finds_it(tmp_path):
+def test_the_same_fact_said_twice_merges_and_the_merged_line_is_archived_where_why_finds_it(
+    tmp_path,
+):
     env = make_env(tmp_path / "ws")
     env.ws.write(
-        "USER.md", USER_T + "- Likes green tea\n- The user likes green tea with honey\n- Likes jazz\n- likes jazz.\n"
+        "USER.md",
+        USER_T
+        + "- Likes green tea\n- The user likes green tea with honey\n- Likes jazz\n- likes jazz.\n",
     )
     env.git.commit("seed", kind="manual")
     result = run(env.dream().run())  # nothing pending: the lifecycle alone
@@ -62,7 +70,9 @@ def test_the_same_fact_said_twice_merges_and_the_merged_line_is_archived_where_w
     assert _facts(env.read("USER.md")) == ["the user likes green tea with honey", "likes jazz"]
     archive = _archived(env.read(archive_path("USER.md")))
     assert archive["likes green tea"].endswith('into "The user likes green tea with honey"')
-    assert archive["likes jazz"].startswith("merged") and 'into "Likes jazz"' in archive["likes jazz"]
+    assert (
+        archive["likes jazz"].startswith("merged") and 'into "Likes jazz"' in archive["likes jazz"]
+    )
     found = env.git.why("likes jazz.")
     assert [p.path for p in found if not p.line.startswith("#")] == [archive_path("USER.md")]
 
@@ -122,11 +132,30 @@ def test_a_repeated_label_keeps_every_value_unless_the_attribute_is_single_value
 def test_the_single_valued_list_is_explicit():
     assert all(
         single_valued(label)
-        for label in ("home", "employer", "job title", "name", "time zone", "favourite colour", "current project")
+        for label in (
+            "home",
+            "employer",
+            "job title",
+            "name",
+            "time zone",
+            "favourite colour",
+            "current project",
+        )
     )
     assert not any(
         single_valued(label)
-        for label in ("sister", "child", "pet", "language", "likes", "bug", "lesson", "repository", "rule", "note")
+        for label in (
+            "sister",
+            "child",
+            "pet",
+            "language",
+            "likes",
+            "bug",
+            "lesson",
+            "repository",
+            "rule",
+            "note",
+        )
     )
 
 
@@ -138,7 +167,9 @@ def test_a_dream_commit_landing_while_a_pin_is_in_flight_is_kept(tmp_path):
     env.ws.write(MEM, MEM_T + "- Likes old maps\n")
     env.git.commit("seed", kind="manual")
     env.add("- [durable] Uses Kafka for events")
-    env.fake.enqueue("[MEMORY] Uses Kafka for events", [edit(MEM, "", "- Uses Kafka for events\n")], "done")
+    env.fake.enqueue(
+        "[MEMORY] Uses Kafka for events", [edit(MEM, "", "- Uses Kafka for events\n")], "done"
+    )
     real = env.git.commit
 
     def slow(*args, **kw):  # the pin has read MEMORY.md; Dream commits before the pin does
@@ -188,7 +219,11 @@ def _set_aside_then_requeue_and_learn(env) -> str:
     env.dream().requeue()
     env.fake.enqueue("[MEMORY] Uses Redis", [edit(MEM, "", "- Uses Redis for the cache\n")], "done")
     result = run(env.dream().run())
-    assert result.status == "ok" and (result.first, result.last) == (1, 1) and env.dream().queued() == []
+    assert (
+        result.status == "ok"
+        and (result.first, result.last) == (1, 1)
+        and env.dream().queued() == []
+    )
     return result.commit
 
 
@@ -199,10 +234,16 @@ def test_restore_replay_replays_a_batch_that_was_set_aside_and_requeued(tmp_path
     sha = _set_aside_then_requeue_and_learn(env)
     result = restore_memory(env.store, env.git, sha, replay=True)
     assert result.cursor_rewound_to == 0 and "Uses Redis" not in env.read(MEM)
-    for fact in ("Uses Redis for the cache", "Uses Kafka for events"):  # every batch after the restored commit
+    for fact in (
+        "Uses Redis for the cache",
+        "Uses Kafka for events",
+    ):  # every batch after the restored commit
         env.fake.enqueue(f"[MEMORY] {fact}", [edit(MEM, "", f"- {fact}\n")], "done")
     results = [run(env.dream().run()) for _ in range(2)]
-    assert [r.first for r in results] == [1, 2] and {r.status for r in results} <= {"ok", "no-change"}
+    assert [r.first for r in results] == [1, 2] and {r.status for r in results} <= {
+        "ok",
+        "no-change",
+    }
     assert "- Uses Redis for the cache" in env.read(MEM) and env.store.dream_cursor() == 2
     assert env.dream().set_aside() == [] and env.dream().queued() == []
 
@@ -216,10 +257,16 @@ def test_restore_replay_over_a_set_aside_batch_runs_it_in_order(tmp_path):
     env.fake.enqueue("[MEMORY] Uses Rust", [edit(MEM, "", "- Uses Rust\n")], "done")
     first = run(env.dream().run())
     env.add("- [durable] Uses Redis for the cache")
-    env.fake.enqueue("[MEMORY] Uses Redis", [edit(MEM, "", "- key sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6\n")], "done")
+    env.fake.enqueue(
+        "[MEMORY] Uses Redis",
+        [edit(MEM, "", "- key sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6\n")],
+        "done",
+    )
     assert run(env.dream().run()).status == "dead-lettered" and env.store.dream_cursor() == 2
     restore_memory(env.store, env.git, first.commit, replay=True)
-    assert env.store.dream_cursor() == 0 and env.dream().set_aside() == []  # it comes back with the replay
+    assert (
+        env.store.dream_cursor() == 0 and env.dream().set_aside() == []
+    )  # it comes back with the replay
     env.fake.enqueue("[MEMORY] Uses Rust", [edit(MEM, "", "- Uses Rust\n")], "done")
     env.fake.enqueue("[MEMORY] Uses Redis", [edit(MEM, "", "- Uses Redis for the cache\n")], "done")
     assert [run(env.dream().run()).first for _ in range(2)] == [1, 2]
@@ -228,7 +275,9 @@ def test_restore_replay_over_a_set_aside_batch_runs_it_in_order(tmp_path):
 
 # -- 5. a damaged archive file is repaired or set apart; the run goes on ----------------------------------------
 def _over_budget(env) -> None:
-    env.ws.write("USER.md", USER_T + "".join(f"- Likes board game number {i:03d} a lot\n" for i in range(40)))
+    env.ws.write(
+        "USER.md", USER_T + "".join(f"- Likes board game number {i:03d} a lot\n" for i in range(40))
+    )
     env.git.commit("hand-grown", kind="manual")
 
 
@@ -241,7 +290,9 @@ def test_invalid_utf8_in_an_archive_file_is_set_apart_and_the_run_goes_on(tmp_pa
     damaged = b"# Archive: USER.md\n\n## 2027-01-01\n\n### Likes caf\xe9\n- Likes caf\xe9 \xb7 archived 2027-01-01\n"
     path.write_bytes(damaged)
     _over_budget(env)
-    result = run(env.dream().run())  # nothing pending: the lifecycle alone must archive into the damaged file
+    result = run(
+        env.dream().run()
+    )  # nothing pending: the lifecycle alone must archive into the damaged file
     assert result.status == "ok" and result.archived > 0, result.reason
     print_dream(result)
     out = capsys.readouterr().out
@@ -274,7 +325,11 @@ def test_a_directory_in_place_of_an_archive_file_is_moved_aside_and_its_text_com
     aside = next(p for p in path.parent.iterdir() if p.name.startswith("user.md.damaged-"))
     assert (aside / "notes" / "mine.txt").read_text() == "a person's file"
     text = path.read_text()
-    assert text.startswith(committed) and "- Lives in Porto · superseded" in text and "Lives in Lisbon" in text
+    assert (
+        text.startswith(committed)
+        and "- Lives in Porto · superseded" in text
+        and "Lives in Lisbon" in text
+    )
 
 
 def test_an_archive_file_without_its_header_gets_it_back(tmp_path):
@@ -308,7 +363,11 @@ def test_with_the_archive_untracked_no_line_leaves_and_no_report_points_at_it(tm
     env.git.commit("seed", kind="manual")
     before = env.read("USER.md")
     env.add("- [durable] Lives in Porto")
-    env.fake.enqueue("[USER] Lives in Porto", [edit("USER.md", "- Lives in Lisbon\n", "- Lives in Porto\n")], "done")
+    env.fake.enqueue(
+        "[USER] Lives in Porto",
+        [edit("USER.md", "- Lives in Lisbon\n", "- Lives in Porto\n")],
+        "done",
+    )
     result = run(env.dream().run())
     assert result.status == "ok" and not result.archive_tracked
     assert any("not in git.trackedFiles" in w for w in result.warnings)
@@ -323,30 +382,40 @@ def test_with_the_archive_untracked_no_line_leaves_and_no_report_points_at_it(tm
 # -- 6. a file far over budget is trimmed before the model is asked ---------------------------------------------
 def test_a_hand_grown_user_md_far_over_budget_is_trimmed_before_the_prompt_is_built(tmp_path):
     env = make_env(tmp_path / "ws", token_budget=30_000, max_attempts=1)
-    big = USER_T + "".join(f"- Hand-written note {i:05d} on topic {i % 97} with detail\n" for i in range(6200))
+    big = USER_T + "".join(
+        f"- Hand-written note {i:05d} on topic {i % 97} with detail\n" for i in range(6200)
+    )
     assert len(big) > 300_000  # ≈ 80k tokens in the prompt: over the batch's cap 2.5 times
     env.ws.write("USER.md", big)
     env.git.commit("hand-grown", kind="manual")
     env.add("- [durable] Uses Kafka for events")
-    env.fake.enqueue("[MEMORY] Uses Kafka for events", [edit(MEM, "", "- Uses Kafka for events\n")], "done")
+    env.fake.enqueue(
+        "[MEMORY] Uses Kafka for events", [edit(MEM, "", "- Uses Kafka for events\n")], "done"
+    )
     result = run(env.dream().run())
     assert result.status == "ok", result.reason
     assert any("over budget before the model call" in w for w in result.warnings)
     assert all(len(str(p)) < 60_000 for p in env.fake.prompts)  # the model saw the trimmed file
-    assert len(env.read("USER.md")) <= env.config.dream.user_max_chars and "Uses Kafka" in env.read(MEM)
+    assert len(env.read("USER.md")) <= env.config.dream.user_max_chars and "Uses Kafka" in env.read(
+        MEM
+    )
     kept = set(_facts(env.read("USER.md"))) | set(_archived(env.read(archive_path("USER.md"))))
     assert set(_facts(big)) <= kept  # every line is in the file or the archive
     assert not (env.ws.memory_dir / "dream-deadletter.jsonl").exists()
 
 
 # -- 8. a drain stopping at its budget is a pause --------------------------------------------------------------
-def test_a_drain_stopping_at_its_token_budget_pauses_says_what_is_left_and_exits_0(tmp_path, monkeypatch, capsys):
+def test_a_drain_stopping_at_its_token_budget_pauses_says_what_is_left_and_exits_0(
+    tmp_path, monkeypatch, capsys
+):
     from reverie.cli import cmd_dream
 
     env = make_env(tmp_path / "ws", max_batch_size=1, drain_token_budget=1000)
     for i in range(3):
         env.add(f"- [durable] Uses tool number {i}")
-        env.fake.enqueue(f"[MEMORY] Uses tool number {i}", [edit(MEM, "", f"- Uses tool number {i}\n")], "done")
+        env.fake.enqueue(
+            f"[MEMORY] Uses tool number {i}", [edit(MEM, "", f"- Uses tool number {i}\n")], "done"
+        )
     result = run(env.dream().run(drain=True))
     assert result.status == "paused" and env.store.dream_cursor() == 0, result.reason
     assert result.reason == "paused: 3 entries left, run again or raise dream.drainTokenBudget"
@@ -380,7 +449,9 @@ def test_budget_pressure_archives_old_recalled_lines_before_anything_learned_thi
     record = SalienceRecord(tmp_path / "salience.json")
     lines = record.files.setdefault("USER.md", {})
     for text in old:  # learned a year ago, but recalled often and lately
-        lines[line_key(text)] = LineInfo(TODAY - timedelta(days=365), hits=15, last_hit=TODAY - timedelta(days=1))
+        lines[line_key(text)] = LineInfo(
+            TODAY - timedelta(days=365), hits=15, last_hit=TODAY - timedelta(days=1)
+        )
     for i, text in enumerate(new):  # learned in the last month, never recalled
         lines[line_key(text)] = LineInfo(TODAY - timedelta(days=5 + 6 * i))
     user = USER_T + "".join(f"- {t}\n" for t in old + new)
@@ -391,7 +462,9 @@ def test_budget_pressure_archives_old_recalled_lines_before_anything_learned_thi
     assert len(out.files["USER.md"]) <= 200 and out.archived >= 3
 
 
-def test_a_lifecycle_step_that_cannot_be_written_fails_loudly_not_with_exit_0(tmp_path, monkeypatch, capsys):
+def test_a_lifecycle_step_that_cannot_be_written_fails_loudly_not_with_exit_0(
+    tmp_path, monkeypatch, capsys
+):
     from reverie.cli import main
     from reverie.dream import transaction
     from reverie.errors import MergeConflictError
@@ -400,7 +473,9 @@ def test_a_lifecycle_step_that_cannot_be_written_fails_loudly_not_with_exit_0(tm
     env.ws.write("USER.md", USER_T + "- Likes jazz\n- likes jazz.\n")
     env.git.commit("seed", kind="manual")
 
-    def conflict(point: str) -> None:  # another writer's change to the same lines lands at the last moment
+    def conflict(
+        point: str,
+    ) -> None:  # another writer's change to the same lines lands at the last moment
         if point == "before-commit":
             raise MergeConflictError("USER.md changed meanwhile", path="USER.md")
 
@@ -420,6 +495,13 @@ def test_family_and_pets_by_label_are_identity_and_stay_under_budget_pressure(tm
         + "".join(f"- Likes tea number {i}\n" for i in range(8))
     )
     files = {"SOUL.md": "# Soul\n", "USER.md": user, MEM: MEM_T}
-    out = apply(files, files, cfg=cfg, today=TODAY, record=SalienceRecord(tmp_path / "s.json"), archive_texts={})
+    out = apply(
+        files,
+        files,
+        cfg=cfg,
+        today=TODAY,
+        record=SalienceRecord(tmp_path / "s.json"),
+        archive_texts={},
+    )
     kept = _facts(out.files["USER.md"])
     assert {"sister: ana", "sister: maria", "dog: bolota"} <= set(kept) and out.archived >= 6

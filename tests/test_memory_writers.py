@@ -34,8 +34,13 @@ PROC = Path(__file__).with_name("writer_proc.py")
 
 def _seed(env) -> None:
     names = THREADS + PROCESSES
-    env.ws.write(MEM, "# Memory\n\n" + "".join(f"{section(n)}\n- Writer {n} section opened\n\n" for n in names))
-    env.ws.write(USER, "# User\n\n" + "".join(f"- Writer {n} likes the colour {n}{n}{n}\n" for n in names))
+    env.ws.write(
+        MEM,
+        "# Memory\n\n" + "".join(f"{section(n)}\n- Writer {n} section opened\n\n" for n in names),
+    )
+    env.ws.write(
+        USER, "# User\n\n" + "".join(f"- Writer {n} likes the colour {n}{n}{n}\n" for n in names)
+    )
     env.git.commit("seed", kind="manual")
 
 
@@ -61,7 +66,10 @@ def _approve_writer(env, n: int, out: list[str]) -> None:
         )
         try:
             approve(env.store, env.git)
-        except (MergeConflictError, LockTimeoutError):  # a conflict or a long wait: nothing written, not reported
+        except (
+            MergeConflictError,
+            LockTimeoutError,
+        ):  # a conflict or a long wait: nothing written, not reported
             continue
         out.append(line)
 
@@ -84,7 +92,9 @@ def _kept(env) -> set[str]:
         keys |= {line_key(ln) for ln in env.read(rel).splitlines()}
         path = env.ws.root / archive_path(rel)
         if path.exists():
-            keys |= {line_key(e[0]) for ln in path.read_text().splitlines() if (e := parse_entry(ln))}
+            keys |= {
+                line_key(e[0]) for ln in path.read_text().splitlines() if (e := parse_entry(ln))
+            }
     return keys
 
 
@@ -109,7 +119,10 @@ def test_concurrent_writers_never_lose_a_committed_line(tmp_path_factory, seed, 
         threading.Thread(target=_approve_writer, args=(env, n, committed["approve"])),
     ]
     threads += [
-        threading.Thread(target=_thread_writer, args=(env.ws.root, env.config, name, n, seed + i, committed[name]))
+        threading.Thread(
+            target=_thread_writer,
+            args=(env.ws.root, env.config, name, n, seed + i, committed[name]),
+        )
         for i, name in enumerate(THREADS)
     ]
     for t in threads:

@@ -52,7 +52,11 @@ def test_split_at_blank_lines_uses_fallback_timestamp():
 
 def test_dated_style_keeps_a_preamble_and_date_only_stamps_use_the_fallback():
     text = "# History\n[2026-01-02 10:00] one\n[2026-01-05] date only\n"
-    assert split_legacy(text, "FB") == [("FB", "# History"), ("2026-01-02 10:00", "one"), ("FB", "[2026-01-05] date only")]
+    assert split_legacy(text, "FB") == [
+        ("FB", "# History"),
+        ("2026-01-02 10:00", "one"),
+        ("FB", "[2026-01-05] date only"),
+    ]
 
 
 def test_migration_writes_entries_sets_both_cursors_and_keeps_a_backup(ws, caplog):
@@ -67,7 +71,9 @@ def test_migration_writes_entries_sets_both_cursors_and_keeps_a_backup(ws, caplo
     assert store.dream_cursor() == 2 and ws.cursor_path.read_text().strip() == "2"
     assert store.pending_count() == 0  # old history is not re-dreamed
     assert not ws.legacy_history_path.exists()
-    assert ws.memory_dir.joinpath("HISTORY.md.bak").read_bytes().startswith(b"[2026-01-02 10:00] one")
+    assert (
+        ws.memory_dir.joinpath("HISTORY.md.bak").read_bytes().startswith(b"[2026-01-02 10:00] one")
+    )
     assert "migrated 2 entries" in caplog.text
     assert store.append_history("new") == 3
     assert store.pending_count() == 1
@@ -113,7 +119,9 @@ def test_empty_legacy_file_is_backed_up_without_entries(ws):
 
 
 def test_non_empty_history_jsonl_not_from_migration_leaves_history_md_alone(ws, caplog):
-    ws.history_path.write_bytes(b'{"cursor": 1, "timestamp": "2026-01-01 10:00", "content": "native"}\n')
+    ws.history_path.write_bytes(
+        b'{"cursor": 1, "timestamp": "2026-01-01 10:00", "content": "native"}\n'
+    )
     legacy(ws, b"legacy entry\n")
     with caplog.at_level(logging.WARNING):
         store = MemoryStore(ws)
@@ -136,7 +144,9 @@ def test_interrupted_after_log_before_rename_finishes_the_rename(ws):
     """Crash after step (2): history.jsonl complete, HISTORY.md still there; it must not migrate twice."""
     legacy(ws, b"a\n\nb\n")
     MemoryStore(ws)
-    os.replace(ws.memory_dir / "HISTORY.md.bak", ws.legacy_history_path)  # as if the rename never happened
+    os.replace(
+        ws.memory_dir / "HISTORY.md.bak", ws.legacy_history_path
+    )  # as if the rename never happened
     before = ws.history_path.read_bytes()
     MemoryStore(ws)
     assert ws.history_path.read_bytes() == before

@@ -92,7 +92,8 @@ def nanobot_python() -> Path | None:
         if python.is_file():
             probe = subprocess.run(
                 [str(python), "-c", PROBE],
-                capture_output=True, text=True,
+                capture_output=True,
+                text=True,
             )
             if probe.returncode == 0 and probe.stdout.strip() == VERSION:
                 return python
@@ -119,7 +120,12 @@ def nanobot(nanobot_py: Path, tmp_path: Path):
     def run(ws: Path, *ops: list[Any]) -> list[Any]:
         proc = subprocess.run(
             [str(nanobot_py), "-c", NANOBOT, str(ws), json.dumps(list(ops))],
-            capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=120, stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=str(tmp_path),
+            timeout=120,
+            stdin=subprocess.DEVNULL,
         )
         assert proc.returncode == 0, proc.stderr[-3000:]
         answers: list[Any] = json.loads(proc.stdout.splitlines()[-1])
@@ -143,12 +149,17 @@ def reverie(capsys):
 
 
 def git(ws: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(ws), *args], check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(ws), *args], check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def files(ws: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(ws)): p.read_bytes() for p in sorted(ws.rglob("*"))
-            if p.is_file() and ".git" not in p.relative_to(ws).parts[:1]}
+    return {
+        str(p.relative_to(ws)): p.read_bytes()
+        for p in sorted(ws.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(ws).parts[:1]
+    }
 
 
 PORTO = "- [durable] Lives in Porto"
@@ -161,8 +172,14 @@ def test_a_nanobot_035_workspace_opens_in_reverie_as_is(tmp_path, nanobot, rever
     # nanobot 0.3.5: its repo, three entries (one without a session key), and its Dream's edit of entry 1 committed
     # together with its cursor, as its own Dream does
     made = nanobot(
-        ws, ["init"], ["append", PORTO], ["append", HERON, "cli:direct"], ["append", TEA, "telegram:42"],
-        ["write", "memory", "# Memory\n- Lives in Porto\n"], ["set_dream_cursor", 1], ["commit", "dream: Porto"],
+        ws,
+        ["init"],
+        ["append", PORTO],
+        ["append", HERON, "cli:direct"],
+        ["append", TEA, "telegram:42"],
+        ["write", "memory", "# Memory\n- Lives in Porto\n"],
+        ["set_dream_cursor", 1],
+        ["commit", "dream: Porto"],
         ["log"],
     )
     assert made[:4] == [True, 1, 2, 3]
@@ -173,28 +190,46 @@ def test_a_nanobot_035_workspace_opens_in_reverie_as_is(tmp_path, nanobot, rever
 
     # queries: every nanobot entry and commit found, nothing written (no commit, no file of nanobot's touched)
     status = reverie(ws, "status")
-    assert (status["last_cursor"], status["dream_cursor"], status["pending"], status["problems"]) == (3, 1, 2, [])
+    assert (
+        status["last_cursor"],
+        status["dream_cursor"],
+        status["pending"],
+        status["problems"],
+    ) == (3, 1, 2, [])
     log = reverie(ws, "log")
     assert [(c["short"], c["subject"]) for c in log] == [(s, m) for s, m in nano_log]
     shown = reverie(ws, "show", nano_dream)
     assert shown["info"]["subject"] == "dream: Porto" and "+- Lives in Porto" in shown["diff"]
     hits = reverie(ws, "search", "PostgreSQL Heron")
-    assert {"kind": "history", "path": "memory/history.jsonl", "cursor": 2, "session_key": "cli:direct"} in [
-        h["ref"] for h in hits]
-    assert any(h["ref"].get("cursor") == 1 and "session_key" not in h["ref"] for h in reverie(ws, "search", "Porto"))
+    assert {
+        "kind": "history",
+        "path": "memory/history.jsonl",
+        "cursor": 2,
+        "session_key": "cli:direct",
+    } in [h["ref"] for h in hits]
+    assert any(
+        h["ref"].get("cursor") == 1 and "session_key" not in h["ref"]
+        for h in reverie(ws, "search", "Porto")
+    )
     after = files(ws)
     assert git(ws, "rev-parse", "HEAD") == head
-    assert {k: v for k, v in after.items() if k in before} == before  # nothing of nanobot's changed or renamed
+    assert {
+        k: v for k, v in after.items() if k in before
+    } == before  # nothing of nanobot's changed or renamed
 
     # Dream (offline engine) takes only what nanobot's Dream had not: entries 2-3, committed on top of nanobot's
     dreamed = reverie(ws, "dream", "--all")
     assert (dreamed["status"], dreamed["first"], dreamed["last"]) == ("ok", 2, 3)
     assert git(ws, "rev-parse", "HEAD") == dreamed["commit"]
-    assert git(ws, "merge-base", "--is-ancestor", head, dreamed["commit"]) == ""  # nanobot's history kept
+    assert (
+        git(ws, "merge-base", "--is-ancestor", head, dreamed["commit"]) == ""
+    )  # nanobot's history kept
     assert git(ws, "fsck", "--no-progress") == ""
     memory, user = (ws / "memory" / "MEMORY.md").read_text(), (ws / "USER.md").read_text()
     assert "Decided: use PostgreSQL for Heron" in memory and "Prefers tea over coffee" in user
-    assert memory.count("Porto") == 1 and "Porto" not in user  # entry 1, dreamed by nanobot, not dreamed again
+    assert (
+        memory.count("Porto") == 1 and "Porto" not in user
+    )  # entry 1, dreamed by nanobot, not dreamed again
     # nanobot's files are all there under their names; its .gitignore tightened (docs/nanobot.md, "The memory
     # repo"): its tracked memory files still tracked, .dream_cursor out of the tree but on disk, the tree clean
     assert set(before) <= set(files(ws))
@@ -203,14 +238,41 @@ def test_a_nanobot_035_workspace_opens_in_reverie_as_is(tmp_path, nanobot, rever
     assert (ws / "memory" / "history.jsonl").read_bytes() == before["memory/history.jsonl"]
 
     # nanobot opens it again: Reverie's cursor and commits, and it carries on writing
-    inited, cursor, past_1, past_3, memory_md, log2, shown, reverted, after_revert, appended, _, soul, top = nanobot(
-        ws, ["init"], ["dream_cursor"], ["unprocessed", 1], ["unprocessed", 3], ["read", "memory"], ["log"],
-        ["show", dreamed["commit"][:8]], ["revert", dreamed["commit"][:8]], ["read", "memory"],
-        ["append", "- small talk", "cli:direct"], ["write", "soul", "I am nanobot.\n"],
-        ["commit", "soul: nanobot edit"], ["log"],
+    (
+        inited,
+        cursor,
+        past_1,
+        past_3,
+        memory_md,
+        log2,
+        shown,
+        reverted,
+        after_revert,
+        appended,
+        _,
+        soul,
+        top,
+    ) = nanobot(
+        ws,
+        ["init"],
+        ["dream_cursor"],
+        ["unprocessed", 1],
+        ["unprocessed", 3],
+        ["read", "memory"],
+        ["log"],
+        ["show", dreamed["commit"][:8]],
+        ["revert", dreamed["commit"][:8]],
+        ["read", "memory"],
+        ["append", "- small talk", "cli:direct"],
+        ["write", "soul", "I am nanobot.\n"],
+        ["commit", "soul: nanobot edit"],
+        ["log"],
     )
     assert inited is False and cursor == 3  # its repo found as is; Reverie's Dream cursor
-    assert [(e["cursor"], e.get("session_key")) for e in past_1] == [(2, "cli:direct"), (3, "telegram:42")]
+    assert [(e["cursor"], e.get("session_key")) for e in past_1] == [
+        (2, "cli:direct"),
+        (3, "telegram:42"),
+    ]
     assert past_3 == [] and "PostgreSQL" in memory_md
     assert log2[0][0] == dreamed["commit"][:8] and log2[-2:] == nano_log
     assert shown[0] == dreamed["commit"][:8] and "+- Decided: use PostgreSQL for Heron" in shown[2]
@@ -229,32 +291,54 @@ def test_a_nanobot_035_workspace_opens_in_reverie_as_is(tmp_path, nanobot, rever
 def test_what_reverie_writes_nanobot_035_reads_back(tmp_path, nanobot, reverie):
     ws = tmp_path / "ws"
     assert main(["-w", str(ws), "init"]) == 0
-    assert [reverie(ws, "history", "append", *a)["cursor"] for a in
-            ([PORTO], ["--session", "telegram:42", TEA], ["--session", "cli:direct", HERON])] == [1, 2, 3]
+    assert [
+        reverie(ws, "history", "append", *a)["cursor"]
+        for a in ([PORTO], ["--session", "telegram:42", TEA], ["--session", "cli:direct", HERON])
+    ] == [1, 2, 3]
     dreamed = reverie(ws, "dream", "--all")
     assert (dreamed["status"], dreamed["last"]) == ("ok", 3)
-    assert reverie(ws, "history", "append", "--session", "cli:direct", "- weather talk")["cursor"] == 4
+    assert (
+        reverie(ws, "history", "append", "--session", "cli:direct", "- weather talk")["cursor"] == 4
+    )
     restored = reverie(ws, "restore", dreamed["commit"])  # memory as before the Dream commit
     assert "PostgreSQL" not in (ws / "memory" / "MEMORY.md").read_text()
     ours = [(c["short"], c["subject"]) for c in reverie(ws, "log")]
     assert [s for s, _ in ours[:2]] == [restored["commit"][:8], dreamed["commit"][:8]]
 
     seen = nanobot(
-        ws, ["init"], ["dream_cursor"], ["latest_cursor"], ["unprocessed", 0], ["unprocessed", 3], ["log"],
-        ["show", dreamed["commit"][:8]], ["show", restored["commit"][:8]], ["read", "memory"],
-        ["write", "memory", "# Memory\n- Heron ships in May\n"], ["commit", "nanobot: Heron date"],
-        ["append", "- [durable] Heron ships in May", "telegram:42"], ["latest_cursor"], ["log"],
+        ws,
+        ["init"],
+        ["dream_cursor"],
+        ["latest_cursor"],
+        ["unprocessed", 0],
+        ["unprocessed", 3],
+        ["log"],
+        ["show", dreamed["commit"][:8]],
+        ["show", restored["commit"][:8]],
+        ["read", "memory"],
+        ["write", "memory", "# Memory\n- Heron ships in May\n"],
+        ["commit", "nanobot: Heron date"],
+        ["append", "- [durable] Heron ships in May", "telegram:42"],
+        ["latest_cursor"],
+        ["log"],
     )
     assert seen[0] is False and (seen[1], seen[2]) == (3, 4)
     assert [(e["cursor"], e["content"], e.get("session_key")) for e in seen[3]] == [
-        (1, PORTO, None), (2, TEA, "telegram:42"), (3, HERON, "cli:direct"), (4, "- weather talk", "cli:direct")]
+        (1, PORTO, None),
+        (2, TEA, "telegram:42"),
+        (3, HERON, "cli:direct"),
+        (4, "- weather talk", "cli:direct"),
+    ]
     assert [e["cursor"] for e in seen[4]] == [4]
     assert [(s, m.splitlines()[0]) for s, m in seen[5]] == ours
     assert "+- Decided: use PostgreSQL for Heron" in seen[6][2]
     assert "-- Decided: use PostgreSQL for Heron" in seen[7][2] and "PostgreSQL" not in seen[8]
     nano_commit = seen[10]
-    assert nano_commit and seen[13][0] == [nano_commit, "nanobot: Heron date"] and seen[13][1][0] == restored[
-        "commit"][:8]
+    assert (
+        nano_commit
+        and seen[13][0] == [nano_commit, "nanobot: Heron date"]
+        and seen[13][1][0] == restored["commit"][:8]
+    )
     assert (seen[11], seen[12]) == (5, 5)  # nanobot's cursor continues Reverie's sequence
     # nanobot's auto_commit stages only what Reverie's ignore rules let through (not its .dream_cursor)
     assert git(ws, "ls-files").split() == [".gitignore", "SOUL.md", "USER.md", "memory/MEMORY.md"]
@@ -265,7 +349,10 @@ def test_what_reverie_writes_nanobot_035_reads_back(tmp_path, nanobot, reverie):
     assert (status["last_cursor"], status["dream_cursor"], status["pending"]) == (5, 3, 2)
     assert reverie(ws, "log")[0]["subject"] == "nanobot: Heron date"
     assert reverie(ws, "history", "append", "- [durable] Decided: Heron uses Rust")["cursor"] == 6
-    cursors = [json.loads(line)["cursor"] for line in (ws / "memory" / "history.jsonl").read_text().splitlines()]
+    cursors = [
+        json.loads(line)["cursor"]
+        for line in (ws / "memory" / "history.jsonl").read_text().splitlines()
+    ]
     assert cursors == [1, 2, 3, 4, 5, 6]
     again = reverie(ws, "dream", "--all")
     assert (again["status"], again["first"], again["last"]) == ("ok", 4, 6)
@@ -275,7 +362,9 @@ def test_what_reverie_writes_nanobot_035_reads_back(tmp_path, nanobot, reverie):
     assert nanobot(ws, ["dream_cursor"], ["unprocessed", 3])[0] == 6
 
 
-def test_a_fresh_nanobot_035_workspace_its_empty_dream_cursor_is_no_corruption(tmp_path, nanobot, reverie):
+def test_a_fresh_nanobot_035_workspace_its_empty_dream_cursor_is_no_corruption(
+    tmp_path, nanobot, reverie
+):
     """nanobot's GitStore.init creates memory/.dream_cursor empty (it reads that as 0). Reverie said "cursor
     corrupt" and Dream refused to run in every such workspace until a person wrote a number into it."""
     ws = tmp_path / "ws"
@@ -297,11 +386,18 @@ def test_legacy_history_migrates_to_the_same_entries_as_nanobot_035s(tmp_path, n
         (ws / "memory").mkdir(parents=True)
         (ws / "memory" / "HISTORY.md").write_bytes(LEGACY.encode())
         os.utime(ws / "memory" / "HISTORY.md", (1_700_000_000, 1_700_000_000))
-    expected = [(e["cursor"], e["timestamp"], e["content"]) for e in nanobot(theirs, ["unprocessed", 0])[0]]
-    got = [(e["cursor"], e["timestamp"], e["content"]) for e in MemoryStore(ours).read_unprocessed_history(0)]
+    expected = [
+        (e["cursor"], e["timestamp"], e["content"]) for e in nanobot(theirs, ["unprocessed", 0])[0]
+    ]
+    got = [
+        (e["cursor"], e["timestamp"], e["content"])
+        for e in MemoryStore(ours).read_unprocessed_history(0)
+    ]
     assert len(expected) == 10 and got == expected
     for name in (".cursor", ".dream_cursor"):
-        assert (ours / "memory" / name).read_text().strip() == (theirs / "memory" / name).read_text().strip()
+        assert (ours / "memory" / name).read_text().strip() == (
+            theirs / "memory" / name
+        ).read_text().strip()
 
 
 def test_nanobot_035_takes_the_workspace_conversations_into_its_own_store(tmp_path, nanobot):

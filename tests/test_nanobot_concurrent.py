@@ -47,7 +47,9 @@ def nanobot_python() -> Path | None:
     candidates.append(ROOT / "bench" / ".venvs" / f"nanobot-{VERSION}" / "bin" / "python")
     for python in candidates:
         if python.is_file():
-            probe = subprocess.run([str(python), "-c", "import nanobot.agent.memory"], capture_output=True)
+            probe = subprocess.run(
+                [str(python), "-c", "import nanobot.agent.memory"], capture_output=True
+            )
             if probe.returncode == 0:
                 return python
     return None
@@ -83,10 +85,15 @@ def test_reverie_never_issues_a_cursor_already_in_the_log(tmp_path, nanobot, run
         store.append_history(f"seed-{i}")
     proc = subprocess.Popen(
         [str(nanobot), "-c", NANOBOT_WRITER, str(ws), "1.5"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "HOME": str(tmp_path)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "HOME": str(tmp_path)},
     )
     try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready", proc.stderr.read()
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready", (
+            proc.stderr.read()
+        )
         issued: list[int] = []
         while proc.poll() is None:
             issued.append(store.append_history(f"reverie-{len(issued)}"))
@@ -98,11 +105,20 @@ def test_reverie_never_issues_a_cursor_already_in_the_log(tmp_path, nanobot, run
             proc.kill()
     assert proc.returncode == 0, err
     nanobot_count = int(out.split()[-1])
-    assert nanobot_count > 50 and len(issued) > 50, (nanobot_count, len(issued))  # they really overlapped
+    assert nanobot_count > 50 and len(issued) > 50, (
+        nanobot_count,
+        len(issued),
+    )  # they really overlapped
 
     log = rows(ws / "memory" / "history.jsonl")
-    mine = [(i, r["cursor"]) for i, r in enumerate(log) if str(r.get("content", "")).startswith(("reverie-", "seed-"))]
-    assert [c for _, c in mine] == sorted(set(c for _, c in mine)), "Reverie reused or reordered its own cursors"
+    mine = [
+        (i, r["cursor"])
+        for i, r in enumerate(log)
+        if str(r.get("content", "")).startswith(("reverie-", "seed-"))
+    ]
+    assert [c for _, c in mine] == sorted(set(c for _, c in mine)), (
+        "Reverie reused or reordered its own cursors"
+    )
     # Everything up to Reverie's previous line was in the file before Reverie chose its next cursor: that one must
     # be larger than all of them (lines in between may have been written after the choice, by the lock-free nanobot).
     for (prev_pos, _), (_, cursor) in zip(mine, mine[1:]):
@@ -110,8 +126,11 @@ def test_reverie_never_issues_a_cursor_already_in_the_log(tmp_path, nanobot, run
         assert cursor > before, f"Reverie issued {cursor} while {before} was already in the log"
     nanobot_cursors = [r["cursor"] for r in log if str(r.get("content", "")).startswith("nanobot-")]
     out_of_order = sum(1 for a, b in zip(log, log[1:]) if b.get("cursor", 0) <= a.get("cursor", 0))
-    print(f"run {run}: Reverie {len(issued)}, nanobot {len(nanobot_cursors)} appends, "
-          f"{out_of_order} out-of-order lines written", file=sys.stderr)
+    print(
+        f"run {run}: Reverie {len(issued)}, nanobot {len(nanobot_cursors)} appends, "
+        f"{out_of_order} out-of-order lines written",
+        file=sys.stderr,
+    )
 
 
 LEGACY = (
@@ -149,17 +168,41 @@ def test_legacy_history_migrates_to_the_same_entries_as_nanobots(tmp_path, nanob
         (ws / "memory").mkdir(parents=True)
         (ws / "memory" / "HISTORY.md").write_bytes(LEGACY.encode())
         os.utime(ws / "memory" / "HISTORY.md", (1_700_000_000, 1_700_000_000))
-    out = subprocess.run([str(nanobot), "-c", NANOBOT_MIGRATE, str(theirs)], capture_output=True, text=True,
-                         check=True, env={**os.environ, "HOME": str(tmp_path)}).stdout
-    expected = [(e["cursor"], e["timestamp"], e["content"]) for e in orjson.loads(out.splitlines()[-1])]
-    got = [(e["cursor"], e["timestamp"], e["content"]) for e in MemoryStore(ours).read_unprocessed_history(0)]
+    out = subprocess.run(
+        [str(nanobot), "-c", NANOBOT_MIGRATE, str(theirs)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "HOME": str(tmp_path)},
+    ).stdout
+    expected = [
+        (e["cursor"], e["timestamp"], e["content"]) for e in orjson.loads(out.splitlines()[-1])
+    ]
+    got = [
+        (e["cursor"], e["timestamp"], e["content"])
+        for e in MemoryStore(ours).read_unprocessed_history(0)
+    ]
     assert len(expected) == 10 and got == expected
     for name in (".cursor", ".dream_cursor"):
-        assert (ours / "memory" / name).read_text().strip() == (theirs / "memory" / name).read_text().strip()
+        assert (ours / "memory" / name).read_text().strip() == (
+            theirs / "memory" / name
+        ).read_text().strip()
 
 
-KEYS = ["cli:alice", "email:alice@example.com", "telegram:-100123", "slack:T1/C2", 'web:"quoted" <tag>', "a|b?c*d",
-        " spaced:key ", "discord:José", "wechat:用户", "x:" + "界" * 60, "matrix:@bob:example.org", "k:a.b-c_d+e#f"]
+KEYS = [
+    "cli:alice",
+    "email:alice@example.com",
+    "telegram:-100123",
+    "slack:T1/C2",
+    'web:"quoted" <tag>',
+    "a|b?c*d",
+    " spaced:key ",
+    "discord:José",
+    "wechat:用户",
+    "x:" + "界" * 60,
+    "matrix:@bob:example.org",
+    "k:a.b-c_d+e#f",
+]
 
 NANOBOT_NAMES = r"""
 import json, sys
@@ -173,8 +216,13 @@ print(json.dumps([manager._get_session_path(k).name for k in json.loads(sys.argv
 
 
 def test_session_files_have_nanobots_names(tmp_path, nanobot):
-    out = subprocess.run([str(nanobot), "-c", NANOBOT_NAMES, str(tmp_path), orjson.dumps(KEYS).decode()],
-                         capture_output=True, text=True, check=True, env={**os.environ, "HOME": str(tmp_path)}).stdout
+    out = subprocess.run(
+        [str(nanobot), "-c", NANOBOT_NAMES, str(tmp_path), orjson.dumps(KEYS).decode()],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "HOME": str(tmp_path)},
+    ).stdout
     from reverie.sessions import SessionStore
     from reverie.workspace import Workspace
 

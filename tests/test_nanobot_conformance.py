@@ -55,7 +55,11 @@ class TestMemoryFiles:
         store.write_memory("hello")
         store.write_soul("soul content")
         store.write_user("user content")
-        assert (store.read_memory(), store.read_soul(), store.read_user()) == ("hello", "soul content", "user content")
+        assert (store.read_memory(), store.read_soul(), store.read_user()) == (
+            "hello",
+            "soul content",
+            "user content",
+        )
         assert store.memory_file.read_text() == "hello" and store.read_long_term() == "hello"
 
     def test_memory_context_is_a_labelled_block(self, store):
@@ -74,7 +78,10 @@ class TestHistoryCursors:
         ("raw", "kept"),
         [
             ("<think>reasoning</think>final answer", "final answer"),
-            ("<think>nothing user-facing</think>", ""),  # a pure leak is stored empty, never as the raw text
+            (
+                "<think>nothing user-facing</think>",
+                "",
+            ),  # a pure leak is stored empty, never as the raw text
             ("<channel|>", ""),
             ("<think>unclosed reasoning at the start", ""),
             ("talk about the <thinking> tag", "talk about the <thinking> tag"),
@@ -94,8 +101,12 @@ class TestHistoryCursors:
         assert later[0].get("session_key") is None and "session_key" not in later[0]
 
     def test_entries_without_a_cursor_are_skipped(self, store):
-        write_lines(store.history_file, '{"timestamp": "2026-04-01 10:00", "content": "no cursor"}',
-                    entry(2, "valid"), entry(3, "also valid"))
+        write_lines(
+            store.history_file,
+            '{"timestamp": "2026-04-01 10:00", "content": "no cursor"}',
+            entry(2, "valid"),
+            entry(3, "also valid"),
+        )
         assert [e["cursor"] for e in store.read_unprocessed_history(0)] == [2, 3]
 
     def test_a_log_with_no_valid_cursor_starts_at_one(self, store):
@@ -113,7 +124,9 @@ class TestHistoryCursors:
         store.set_last_dream_cursor(5)
         assert store.compact_history() == 3
         assert [e["cursor"] for e in store.read_unprocessed_history(0)] == [4, 5]
-        assert sorted(p.name for p in store.memory_dir.iterdir() if ".tmp" in p.name) == []  # no temp file left
+        assert (
+            sorted(p.name for p in store.memory_dir.iterdir() if ".tmp" in p.name) == []
+        )  # no temp file left
         assert store.append_history("after") == 6  # a dropped cursor is never issued again
 
 
@@ -128,13 +141,21 @@ class TestHistoryHardCap:
         assert content.startswith("a" * 100) and len(content) <= 150
 
     def test_raw_archive_keeps_every_message_in_entries_within_the_cap(self, store):
-        messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i} " + "x" * 300,
-                     "timestamp": "2026-04-01T10:00:00"} for i in range(20)]
+        messages = [
+            {
+                "role": "user" if i % 2 == 0 else "assistant",
+                "content": f"message {i} " + "x" * 300,
+                "timestamp": "2026-04-01T10:00:00",
+            }
+            for i in range(20)
+        ]
         (cursor,) = store.raw_archive(messages[:3], "cli:a")
         (got,) = store.read_unprocessed_history(0)
         assert got["cursor"] == cursor and got["session_key"] == "cli:a"
         assert got["content"].startswith("[RAW] 3 messages\n") and "message 2" in got["content"]
-        cursors = store.raw_archive(messages, max_chars=2_000)  # nanobot truncates; Reverie splits, losing nothing
+        cursors = store.raw_archive(
+            messages, max_chars=2_000
+        )  # nanobot truncates; Reverie splits, losing nothing
         parts = [e["content"] for e in store.read_unprocessed_history(cursor)]
         assert len(cursors) == len(parts) > 1 and all(len(p) <= 2_000 for p in parts)
         assert all(f"message {i} " in "".join(parts) for i in range(20))
@@ -167,9 +188,9 @@ class TestLegacyHistoryMigration:
 
     @staticmethod
     def fallback(tmp_path: Path) -> str:
-        return datetime.fromtimestamp((tmp_path / "memory" / "HISTORY.md.bak").stat().st_mtime).strftime(
-            "%Y-%m-%d %H:%M"
-        )
+        return datetime.fromtimestamp(
+            (tmp_path / "memory" / "HISTORY.md.bak").stat().st_mtime
+        ).strftime("%Y-%m-%d %H:%M")
 
     def test_a_jsonl_entry_with_cursor_one_is_read(self, store):
         write_lines(store.history_file, entry(1, "Old event", "2026-03-30 14:30"))
@@ -188,35 +209,55 @@ class TestLegacyHistoryMigration:
         store = MemoryStore(tmp_path)
         got = store.read_unprocessed_history(0)
         assert [e["cursor"] for e in got] == [1, 2, 3]
-        assert (got[0]["timestamp"], got[0]["content"]) == ("2026-04-01 10:00", "User prefers dark mode.")
+        assert (got[0]["timestamp"], got[0]["content"]) == (
+            "2026-04-01 10:00",
+            "User prefers dark mode.",
+        )
         assert got[1]["timestamp"] == "2026-04-01 10:05"
-        assert got[1]["content"].startswith("[RAW] 2 messages") and "USER: hello" in got[1]["content"]
+        assert (
+            got[1]["content"].startswith("[RAW] 2 messages") and "USER: hello" in got[1]["content"]
+        )
         assert "ASSISTANT: hi" in got[1]["content"]
         assert got[2]["timestamp"] == self.fallback(tmp_path)
         assert got[2]["content"].startswith("Legacy chunk without timestamp.")
         assert store.read_file(store.memory_dir / ".cursor").strip() == "3"
-        assert store.read_file(store.memory_dir / ".dream_cursor").strip() == "3"  # old history is not re-dreamed
+        assert (
+            store.read_file(store.memory_dir / ".dream_cursor").strip() == "3"
+        )  # old history is not re-dreamed
         assert not legacy.exists() and (tmp_path / "memory" / "HISTORY.md.bak").read_text() == text
 
     def test_consecutive_stamped_lines_are_separate_entries(self, tmp_path):
-        self.legacy(tmp_path, "[2026-04-01 10:00] First event.\n[2026-04-01 10:01] Second event.\n"
-                              "[2026-04-01 10:02] Third event.\n")
+        self.legacy(
+            tmp_path,
+            "[2026-04-01 10:00] First event.\n[2026-04-01 10:01] Second event.\n"
+            "[2026-04-01 10:02] Third event.\n",
+        )
         got = MemoryStore(tmp_path).read_unprocessed_history(0)
         assert [e["content"] for e in got] == ["First event.", "Second event.", "Third event."]
 
     def test_a_raw_block_stays_one_entry_and_the_next_event_splits(self, tmp_path):
-        self.legacy(tmp_path, "[2026-04-01 10:05] [RAW] 2 messages\n[2026-04-01 10:04] USER: hello\n"
-                              "[2026-04-01 10:04] ASSISTANT: hi\n[2026-04-01 10:06] Normal event after raw block.\n")
+        self.legacy(
+            tmp_path,
+            "[2026-04-01 10:05] [RAW] 2 messages\n[2026-04-01 10:04] USER: hello\n"
+            "[2026-04-01 10:04] ASSISTANT: hi\n[2026-04-01 10:06] Normal event after raw block.\n",
+        )
         got = MemoryStore(tmp_path).read_unprocessed_history(0)
         assert len(got) == 2 and got[0]["content"].startswith("[RAW] 2 messages")
-        assert "USER: hello" in got[0]["content"] and got[1]["content"] == "Normal event after raw block."
+        assert (
+            "USER: hello" in got[0]["content"]
+            and got[1]["content"] == "Normal event after raw block."
+        )
 
     def test_nonstandard_date_headers_start_entries_and_keep_their_text(self, tmp_path):
-        self.legacy(tmp_path, "[2026-03-25–2026-04-02] Multi-day summary.\n[2026-03-26/27] Cross-day summary.\n")
+        self.legacy(
+            tmp_path,
+            "[2026-03-25–2026-04-02] Multi-day summary.\n[2026-03-26/27] Cross-day summary.\n",
+        )
         got = MemoryStore(tmp_path).read_unprocessed_history(0)
         stamp = self.fallback(tmp_path)
         assert [(e["timestamp"], e["content"]) for e in got] == [
-            (stamp, "[2026-03-25–2026-04-02] Multi-day summary."), (stamp, "[2026-03-26/27] Cross-day summary."),
+            (stamp, "[2026-03-25–2026-04-02] Multi-day summary."),
+            (stamp, "[2026-03-26/27] Cross-day summary."),
         ]
 
     def test_a_non_empty_history_jsonl_means_no_migration(self, tmp_path):
@@ -231,7 +272,9 @@ class TestLegacyHistoryMigration:
         (tmp_path / "memory" / "history.jsonl").write_text("")
         legacy = self.legacy(tmp_path, "[2026-04-01 10:00] legacy\n\n")
         got = MemoryStore(tmp_path).read_unprocessed_history(0)
-        assert [(e["cursor"], e["timestamp"], e["content"]) for e in got] == [(1, "2026-04-01 10:00", "legacy")]
+        assert [(e["cursor"], e["timestamp"], e["content"]) for e in got] == [
+            (1, "2026-04-01 10:00", "legacy")
+        ]
         assert not legacy.exists() and (tmp_path / "memory" / "HISTORY.md.bak").exists()
 
     def test_invalid_utf8_is_migrated_not_refused(self, tmp_path):
@@ -248,7 +291,15 @@ class TestCursorRecovery:
         [
             ([entry(5, "good"), entry(6, "also good"), entry("bad", "corrupted")], 7),
             ([entry("a", "bad1"), entry("b", "bad2")], 1),
-            ([entry(3, "valid"), entry(3.5, "float"), entry(None, "null"), entry([1, 2], "list")], 4),
+            (
+                [
+                    entry(3, "valid"),
+                    entry(3.5, "float"),
+                    entry(None, "null"),
+                    entry([1, 2], "list"),
+                ],
+                4,
+            ),
             ([entry(4, "real"), entry(True, "bool")], 5),  # a bool is not a cursor
             ([entry(100, "high"), entry(5, "out of order"), entry("poison", "tail corrupt")], 101),
         ],
@@ -268,7 +319,10 @@ class TestCursorRecovery:
         ("lines", "cursors"),
         [
             ([entry(1, "valid1"), entry("bad", "corrupted"), entry(3, "valid3")], [1, 3]),
-            ([entry("x", "bad"), entry(2, "good2"), entry(None, "also bad"), entry(4, "good4")], [2, 4]),
+            (
+                [entry("x", "bad"), entry(2, "good2"), entry(None, "also bad"), entry(4, "good4")],
+                [2, 4],
+            ),
             ([entry(4, "real"), entry(True, "bool"), entry(5, "next")], [4, 5]),
         ],
     )
@@ -293,7 +347,9 @@ def git(tmp_path) -> GitStore:
 
 @pytest.fixture
 def git_ready(git) -> GitStore:
-    for rel in TRACKED:  # Reverie's first commit holds the files that exist (nanobot's init creates them empty)
+    for rel in (
+        TRACKED
+    ):  # Reverie's first commit holds the files that exist (nanobot's init creates them empty)
         path = git.workspace.root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("")
@@ -325,7 +381,9 @@ class TestGitInit:
 class TestGitCommit:
     def test_a_change_is_committed_and_listed_newest_first(self, git_ready):
         sha = edit(git_ready, "SOUL.md", "updated", "update soul")
-        assert sha is not None and len(sha) == 40  # Reverie returns full shas (nanobot: 8 characters)
+        assert (
+            sha is not None and len(sha) == 40
+        )  # Reverie returns full shas (nanobot: 8 characters)
         commits = git_ready.log()
         assert len(commits) == 2 and commits[0].sha == sha and commits[0].subject == "update soul"
 
@@ -338,7 +396,11 @@ class TestGitCommit:
         for i in range(3):
             edit(git_ready, "SOUL.md", f"v{i}", f"commit {i}")
         commits = git_ready.log()
-        assert len(commits) == 4 and commits[0].subject == "commit 2" and commits[-1].subject.startswith("init")
+        assert (
+            len(commits) == 4
+            and commits[0].subject == "commit 2"
+            and commits[-1].subject.startswith("init")
+        )
         for i in range(3, 10):
             edit(git_ready, "SOUL.md", f"v{i}", f"c{i}")
         assert len(git_ready.log(limit=3)) == 3
@@ -429,8 +491,22 @@ class TestNanobotGitNames:
         (tmp_path / ".gitignore").write_text("/*\n!.gitignore\n!SOUL.md\n")
         subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
         subprocess.run(["git", "-C", str(tmp_path), "add", "-A"], check=True)
-        subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=n", "-c", "user.email=n@x", "commit", "-q", "-m",
-                        "init: nanobot memory store"], check=True)
+        subprocess.run(
+            [
+                "git",
+                "-C",
+                str(tmp_path),
+                "-c",
+                "user.name=n",
+                "-c",
+                "user.email=n@x",
+                "commit",
+                "-q",
+                "-m",
+                "init: nanobot memory store",
+            ],
+            check=True,
+        )
         g = GitStore(tmp_path, tracked_files=["SOUL.md"])
         assert g.is_initialized() and g.init() is False
 
@@ -455,8 +531,14 @@ def session_file(sessions: SessionStore, key: str, *lines: str) -> Path:
 
 def meta(key: str, **kw) -> str:
     now = datetime.now().isoformat()
-    obj = {"_type": "metadata", "key": key, "created_at": now, "updated_at": now, "metadata": {},
-           "last_consolidated": 0}
+    obj = {
+        "_type": "metadata",
+        "key": key,
+        "created_at": now,
+        "updated_at": now,
+        "metadata": {},
+        "last_consolidated": 0,
+    }
     obj.update(kw)
     return orjson.dumps(obj).decode()
 
@@ -479,7 +561,10 @@ class TestSessionWrites:
         sessions.invalidate("test:overwrite")  # Reverie keeps no cache: a no-op
         loaded = SessionStore(sessions.workspace.root).get_or_create("test:overwrite")
         assert [m["content"] for m in loaded.messages] == ["first", "second"]
-        rows = [orjson.loads(line) for line in sessions.path_for("test:overwrite").read_bytes().splitlines()]
+        rows = [
+            orjson.loads(line)
+            for line in sessions.path_for("test:overwrite").read_bytes().splitlines()
+        ]
         assert rows[0]["_type"] == "metadata" and len(rows) == 3
 
     def test_save_never_drops_a_message_another_writer_added(self, sessions):
@@ -492,7 +577,10 @@ class TestSessionWrites:
         s.add_message("user", "mine again")
         with pytest.raises(SessionError):
             sessions.save(s)
-        assert [m["content"] for m in sessions.get_or_create("test:race").messages] == ["mine", "theirs"]
+        assert [m["content"] for m in sessions.get_or_create("test:race").messages] == [
+            "mine",
+            "theirs",
+        ]
 
     def test_no_temp_file_is_left_behind(self, sessions, monkeypatch):
         s = sessions.get_or_create("test:clean")
@@ -525,13 +613,22 @@ class TestSessionWrites:
 
 class TestSessionRepair:
     def test_a_truncated_last_line_is_ignored(self, sessions):
-        session_file(sessions, "test:trunc", meta("test:trunc"), '{"role": "user", "content": "hello"}',
-                     '{"role": "assistant", "content": "partial...')
+        session_file(
+            sessions,
+            "test:trunc",
+            meta("test:trunc"),
+            '{"role": "user", "content": "hello"}',
+            '{"role": "assistant", "content": "partial...',
+        )
         assert [m["content"] for m in sessions.get_or_create("test:trunc").messages] == ["hello"]
 
     def test_a_corrupt_metadata_line_is_skipped(self, sessions):
-        session_file(sessions, "test:badmeta", "NOT VALID JSON!!!", '{"role": "user", "content": "survived"}')
-        assert [m["content"] for m in sessions.get_or_create("test:badmeta").messages] == ["survived"]
+        session_file(
+            sessions, "test:badmeta", "NOT VALID JSON!!!", '{"role": "user", "content": "survived"}'
+        )
+        assert [m["content"] for m in sessions.get_or_create("test:badmeta").messages] == [
+            "survived"
+        ]
 
     def test_a_wholly_corrupt_file_opens_as_an_empty_session(self, sessions):
         session_file(sessions, "test:allbad", "garbage line 1", "garbage line 2", "{{invalid json")
@@ -546,23 +643,47 @@ class TestSessionRepair:
         assert s.messages == [] and s.key == "test:empty"
 
     def test_valid_messages_amid_corruption_are_kept_in_order(self, sessions):
-        session_file(sessions, "test:mixed", meta("test:mixed"), "BROKEN", '{"role": "user", "content": "msg1"}',
-                     '{"role": "assistant", "content": "broken', '{"role": "user", "content": "msg2"}')
-        assert [m["content"] for m in sessions.get_or_create("test:mixed").messages] == ["msg1", "msg2"]
+        session_file(
+            sessions,
+            "test:mixed",
+            meta("test:mixed"),
+            "BROKEN",
+            '{"role": "user", "content": "msg1"}',
+            '{"role": "assistant", "content": "broken',
+            '{"role": "user", "content": "msg2"}',
+        )
+        assert [m["content"] for m in sessions.get_or_create("test:mixed").messages] == [
+            "msg1",
+            "msg2",
+        ]
 
     def test_bad_timestamps_fall_back_and_an_offset_past_the_end_is_reset(self, sessions):
-        session_file(sessions, "test:badts", meta("test:badts", created_at="not-a-date", updated_at="also-bad",
-                                                   last_consolidated=5), '{"role": "user", "content": "hi"}')
+        session_file(
+            sessions,
+            "test:badts",
+            meta("test:badts", created_at="not-a-date", updated_at="also-bad", last_consolidated=5),
+            '{"role": "user", "content": "hi"}',
+        )
         s = sessions.get_or_create("test:badts")
         assert isinstance(s.created_at, datetime)
         # nanobot keeps 5 for one message; Reverie resets an offset past the end to 0 (re-archive, never skip)
         assert s.last_consolidated == 0
-        session_file(sessions, "test:ok", meta("test:ok", last_consolidated=1), '{"role": "user", "content": "hi"}')
+        session_file(
+            sessions,
+            "test:ok",
+            meta("test:ok", last_consolidated=1),
+            '{"role": "user", "content": "hi"}',
+        )
         assert sessions.get_or_create("test:ok").last_consolidated == 1
 
     def test_read_session_file_returns_the_repaired_payload(self, sessions):
-        session_file(sessions, "test:read-repair", meta("test:read-repair", metadata={"source": "repair"}),
-                     '{"role": "user", "content": "survived"}', '{"role": "assistant", "content": "partial...')
+        session_file(
+            sessions,
+            "test:read-repair",
+            meta("test:read-repair", metadata={"source": "repair"}),
+            '{"role": "user", "content": "survived"}',
+            '{"role": "assistant", "content": "partial...',
+        )
         payload = sessions.read_session_file("test:read-repair")
         assert payload is not None and payload["key"] == "test:read-repair"
         assert payload["metadata"] == {"source": "repair"}
@@ -570,8 +691,13 @@ class TestSessionRepair:
         assert sessions.read_session_file("test:none") is None
 
     def test_listing_keeps_a_repaired_file(self, sessions):
-        session_file(sessions, "test:list-repair", "NOT VALID JSON", meta("test:list-repair"),
-                     '{"role": "user", "content": "hello"}')
+        session_file(
+            sessions,
+            "test:list-repair",
+            "NOT VALID JSON",
+            meta("test:list-repair"),
+            '{"role": "user", "content": "hello"}',
+        )
         assert any(s["key"] == "test:list-repair" for s in sessions.list_sessions())
 
 
@@ -584,16 +710,22 @@ def seeded(tmp_path):
     fake = ScriptedModel.register(f"conformance{next(_names)}")
     config = Config.model_validate({"agents": {"defaults": {"model": fake.model}}})
     store = MemoryStore(tmp_path, config=config)
-    session = Session(key="cli:test", messages=[
-        {"role": "user", "content": f"msg{i}", "timestamp": "2026-01-01 00:00"} for i in range(60)
-    ])
+    session = Session(
+        key="cli:test",
+        messages=[
+            {"role": "user", "content": f"msg{i}", "timestamp": "2026-01-01 00:00"}
+            for i in range(60)
+        ],
+    )
     yield store, session, ModelClient(config), fake
     ScriptedModel.unregister(fake.name)
 
 
 def save_memory(arguments: object) -> ToolCall:
     raw = orjson.dumps(arguments).decode()
-    return ToolCall("call_1", "save_memory", arguments if isinstance(arguments, dict) else None, raw)
+    return ToolCall(
+        "call_1", "save_memory", arguments if isinstance(arguments, dict) else None, raw
+    )
 
 
 def run(store, session, client) -> bool:
@@ -603,18 +735,31 @@ def run(store, session, client) -> bool:
 class TestSeedConsolidateArgumentTypes:
     def test_string_arguments(self, seeded):
         store, session, client, fake = seeded
-        fake.enqueue(save_memory({"history_entry": "[2026-01-01] User discussed testing.",
-                                  "memory_update": "# Memory\nUser likes testing."}))
+        fake.enqueue(
+            save_memory(
+                {
+                    "history_entry": "[2026-01-01] User discussed testing.",
+                    "memory_update": "# Memory\nUser likes testing.",
+                }
+            )
+        )
         assert run(store, session, client) is True
         assert "[2026-01-01] User discussed testing." in store.history_file.read_text()
         assert "User likes testing." in store.memory_file.read_text()
 
     def test_dict_values_are_stored_as_json(self, seeded):
         store, session, client, fake = seeded
-        fake.enqueue(save_memory({
-            "history_entry": {"timestamp": "2026-01-01", "summary": "User discussed testing."},
-            "memory_update": {"facts": ["User likes testing"], "topics": ["testing"]},
-        }))
+        fake.enqueue(
+            save_memory(
+                {
+                    "history_entry": {
+                        "timestamp": "2026-01-01",
+                        "summary": "User discussed testing.",
+                    },
+                    "memory_update": {"facts": ["User likes testing"], "topics": ["testing"]},
+                }
+            )
+        )
         assert run(store, session, client) is True
         # history.jsonl (nanobot 0.1.4 wrote HISTORY.md): the entry's content is the JSON text of the dict
         (got,) = store.read_unprocessed_history(0)
@@ -623,22 +768,42 @@ class TestSeedConsolidateArgumentTypes:
 
     def test_arguments_as_a_json_string(self, seeded):
         store, session, client, fake = seeded
-        fake.enqueue(ToolCall("call_1", "save_memory", None, orjson.dumps(
-            {"history_entry": "[2026-01-01] User discussed testing.", "memory_update": "# Memory\nUser likes testing."}
-        ).decode()))
+        fake.enqueue(
+            ToolCall(
+                "call_1",
+                "save_memory",
+                None,
+                orjson.dumps(
+                    {
+                        "history_entry": "[2026-01-01] User discussed testing.",
+                        "memory_update": "# Memory\nUser likes testing.",
+                    }
+                ).decode(),
+            )
+        )
         assert run(store, session, client) is True
         assert "User discussed testing." in store.history_file.read_text()
 
     def test_a_list_of_arguments_uses_its_first_object(self, seeded):
         store, session, client, fake = seeded
-        fake.enqueue(save_memory([{"history_entry": "[2026-01-01] User discussed testing.",
-                                   "memory_update": "# Memory\nUser likes testing."}]))
+        fake.enqueue(
+            save_memory(
+                [
+                    {
+                        "history_entry": "[2026-01-01] User discussed testing.",
+                        "memory_update": "# Memory\nUser likes testing.",
+                    }
+                ]
+            )
+        )
         assert run(store, session, client) is True
         assert "User discussed testing." in store.history_file.read_text()
         assert "User likes testing." in store.memory_file.read_text()
 
-    @pytest.mark.parametrize("reply", ["I summarized the conversation.", save_memory([]),
-                                       save_memory(["string", "content"])])
+    @pytest.mark.parametrize(
+        "reply",
+        ["I summarized the conversation.", save_memory([]), save_memory(["string", "content"])],
+    )
     def test_no_usable_call_returns_false_and_writes_nothing(self, seeded, reply):
         store, session, client, fake = seeded
         fake.enqueue(reply)

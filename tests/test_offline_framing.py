@@ -15,15 +15,33 @@ from reverie.llm.offline.rules import extract_facts
 
 def test_the_framed_corpus_covers_every_category_of_the_issue() -> None:
     categories = {c.category for c in corpus.framed_cases()}
-    for kind in ("fiction", "dream", "role-play and pretending", "translation and editing tasks",
-                 "examples and templates", "quoted text", "reported speech", "rumour", "denial", "sarcasm",
-                 "retraction in the same message", "temporary states", "hypotheticals and plans",
-                 "software, time zones, departments, moods as values", "adjectives as jobs and names",
-                 "verbs and moods as preferences", "remarks that are no instruction to the agent",
-                 # second round
-                 "the user asking about their own life", "conditional plans", "other people's words in first person",
-                 "sarcasm without markers", "lists of hypothetical options",
-                 "compliments and remarks on what the other person shared", "past, one-time and finished things"):
+    for kind in (
+        "fiction",
+        "dream",
+        "role-play and pretending",
+        "translation and editing tasks",
+        "examples and templates",
+        "quoted text",
+        "reported speech",
+        "rumour",
+        "denial",
+        "sarcasm",
+        "retraction in the same message",
+        "temporary states",
+        "hypotheticals and plans",
+        "software, time zones, departments, moods as values",
+        "adjectives as jobs and names",
+        "verbs and moods as preferences",
+        "remarks that are no instruction to the agent",
+        # second round
+        "the user asking about their own life",
+        "conditional plans",
+        "other people's words in first person",
+        "sarcasm without markers",
+        "lists of hypothetical options",
+        "compliments and remarks on what the other person shared",
+        "past, one-time and finished things",
+    ):
         assert kind in categories
     assert len(corpus.framed_cases()) >= 340
 
@@ -39,8 +57,9 @@ def test_framed_corpus_gives_no_wrong_fact(path: str) -> None:
 
 
 def test_a_frame_reaches_forward_a_retraction_backward_a_task_everywhere() -> None:
-    assert framed(["I live in Lisbon.", "In my novel the hero lives in Oslo.", "He works at Acme."]) == [
-        False, True, True]
+    assert framed(
+        ["I live in Lisbon.", "In my novel the hero lives in Oslo.", "He works at Acme."]
+    ) == [False, True, True]
     assert framed(["I love PHP.", "Just kidding.", "I work at Acme."]) == [True, True, False]
     assert framed(["Translate this:", "I live in Paris."]) == [True, True]
 
@@ -57,14 +76,28 @@ def test_passing_states_give_no_lasting_fact_but_dates_still_count() -> None:
     assert not temporary("I live in Porto these days")
     assert extract_facts("I work at Café Central today.") == []
     said = date(2027, 1, 4)
-    assert [f.text for f in extract_facts("The report is due today.", said)] == ["Deadline for report: 2027-01-04"]
+    assert [f.text for f in extract_facts("The report is due today.", said)] == [
+        "Deadline for report: 2027-01-04"
+    ]
 
 
 def test_values_are_checked_against_real_data() -> None:
-    learned = {s: [f.text for f in extract_facts(s)] for s in (
-        "I live in Lisbon.", "I live in the Netherlands.", "I live in Little Hinton, a village near Oxford.",
-        "I live in Linux.", "I live in Central Time.", "My wife is called Priya.", "My wife is called Colombian.",
-        "My cat is called Biscuit.", "I speak Portuguese.", "I speak Poetry.", "Reply in Central.")}
+    learned = {
+        s: [f.text for f in extract_facts(s)]
+        for s in (
+            "I live in Lisbon.",
+            "I live in the Netherlands.",
+            "I live in Little Hinton, a village near Oxford.",
+            "I live in Linux.",
+            "I live in Central Time.",
+            "My wife is called Priya.",
+            "My wife is called Colombian.",
+            "My cat is called Biscuit.",
+            "I speak Portuguese.",
+            "I speak Poetry.",
+            "Reply in Central.",
+        )
+    }
     assert learned == {
         "I live in Lisbon.": ["Lives in Lisbon"],
         "I live in the Netherlands.": ["Lives in the Netherlands"],
@@ -73,7 +106,9 @@ def test_values_are_checked_against_real_data() -> None:
         "I live in Central Time.": [],
         "My wife is called Priya.": ["Has a wife named Priya"],
         "My wife is called Colombian.": [],
-        "My cat is called Biscuit.": ["Has a cat named Biscuit"],  # a pet's name need not be a person's
+        "My cat is called Biscuit.": [
+            "Has a cat named Biscuit"
+        ],  # a pet's name need not be a person's
         "I speak Portuguese.": ["Speaks Portuguese"],
         "I speak Poetry.": [],
         "Reply in Central.": [],
@@ -84,24 +119,33 @@ def test_rules_for_the_agent_only_when_addressed_to_it() -> None:
     assert [f.text for f in extract_facts("At home we speak in Portuguese.")] == []
     assert [f.text for f in extract_facts("Never have I ever been to Peru.")] == []
     assert [f.text for f in extract_facts("Please reply in Portuguese.")] == ["Reply in Portuguese"]
-    assert [f.text for f in extract_facts("I'd like you to answer in Portuguese.")] == ["Reply in Portuguese"]
+    assert [f.text for f in extract_facts("I'd like you to answer in Portuguese.")] == [
+        "Reply in Portuguese"
+    ]
 
 
 def test_nicknames_go_to_user_and_a_naming_rule_only_when_asked() -> None:
     assert [f.text for f in extract_facts("My friends call me Mo.")] == ["Goes by Mo"]
     assert [f.text for f in extract_facts("I go by Mo.")] == ["Goes by Mo"]
-    assert [f.text for f in extract_facts("Please call me Mo.")] == ["Call the user Mo", "Goes by Mo"]
+    assert [f.text for f in extract_facts("Please call me Mo.")] == [
+        "Call the user Mo",
+        "Goes by Mo",
+    ]
 
 
 def test_a_dated_item_keeps_its_full_subject() -> None:
-    facts = [f.text for f in extract_facts("Release 2.4 is due on 14 December.", date(2026, 11, 25))]
+    facts = [
+        f.text for f in extract_facts("Release 2.4 is due on 14 December.", date(2026, 11, 25))
+    ]
     assert facts == ["Deadline for release 2.4: 2026-12-14"]
 
 
 def test_every_language_of_a_list() -> None:
     facts = [f.text for f in extract_facts("I speak English, French and Portuguese.")]
     assert facts == ["Speaks English", "Speaks French", "Speaks Portuguese"]
-    assert [f.text for f in extract_facts("I speak English and a bit of French.")] == ["Speaks English"]
+    assert [f.text for f in extract_facts("I speak English and a bit of French.")] == [
+        "Speaks English"
+    ]
 
 
 def test_framed_corpus_through_a_real_dream_changes_nothing(tmp_path) -> None:

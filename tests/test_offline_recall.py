@@ -23,30 +23,69 @@ def _lines(files: dict[str, str], sentence: str, path: str) -> dict[str, set[str
     staged = dict(files)
     entry = sentence
     if path == "archive":
-        reply = corpus._ask("archive", [(p.SECTION_ARCHIVE, p.transcript_line(corpus.SAID, "user", sentence))])
+        reply = corpus._ask(
+            "archive", [(p.SECTION_ARCHIVE, p.transcript_line(corpus.SAID, "user", sentence))]
+        )
         entry = reply.content or p.NOTHING
     batch = f"{p.batch_header(1, corpus.SAID)}\n{entry}"
-    analysis = corpus._ask("dream-analyze", [(p.SECTION_TODAY, corpus.SAID[:10]), (p.SECTION_BATCH, batch),
-                                             *((rel, staged[rel]) for rel in corpus.FILES)]).content or ""
-    reply = corpus._ask("dream-edit", [(p.SECTION_FINDINGS, analysis), *((rel, staged[rel]) for rel in corpus.FILES)],
-                        corpus.EDIT_TOOLS)
+    analysis = (
+        corpus._ask(
+            "dream-analyze",
+            [
+                (p.SECTION_TODAY, corpus.SAID[:10]),
+                (p.SECTION_BATCH, batch),
+                *((rel, staged[rel]) for rel in corpus.FILES),
+            ],
+        ).content
+        or ""
+    )
+    reply = corpus._ask(
+        "dream-edit",
+        [(p.SECTION_FINDINGS, analysis), *((rel, staged[rel]) for rel in corpus.FILES)],
+        corpus.EDIT_TOOLS,
+    )
     for call in reply.tool_calls:
         a = call.arguments
         staged[a["path"]] = staged[a["path"]].replace(a["old_text"], a["new_text"], 1)
-    return {rel: {ln[2:] for ln in staged[rel].splitlines() if ln.startswith("- ")} for rel in corpus.FILES}
+    return {
+        rel: {ln[2:] for ln in staged[rel].splitlines() if ln.startswith("- ")}
+        for rel in corpus.FILES
+    }
 
 
 @pytest.mark.parametrize("path", ["history", "archive"])
-@pytest.mark.parametrize(("before", "sentence", "after", "gone"), [
-    ({"user": "Works at Google"}, "I left Google to join Stripe.", ("USER.md", "Works at Stripe"),
-     ("USER.md", "Works at Google")),
-    ({"user": "Lives in Berlin"}, "I left Berlin for Lisbon.", ("USER.md", "Lives in Lisbon"),
-     ("USER.md", "Lives in Berlin")),
-    ({"memory": "Uses Postgres 14"}, "We upgraded Postgres from 14 to 16.", ("memory/MEMORY.md", "Uses Postgres 16"),
-     ("memory/MEMORY.md", "Uses Postgres 14")),
-    ({"user": "Works at Siemens"}, "I quit my job at Siemens.", None, ("USER.md", "Works at Siemens")),
-])
-def test_a_change_said_as_leaving_replaces_the_old_line(path, before, sentence, after, gone) -> None:
+@pytest.mark.parametrize(
+    ("before", "sentence", "after", "gone"),
+    [
+        (
+            {"user": "Works at Google"},
+            "I left Google to join Stripe.",
+            ("USER.md", "Works at Stripe"),
+            ("USER.md", "Works at Google"),
+        ),
+        (
+            {"user": "Lives in Berlin"},
+            "I left Berlin for Lisbon.",
+            ("USER.md", "Lives in Lisbon"),
+            ("USER.md", "Lives in Berlin"),
+        ),
+        (
+            {"memory": "Uses Postgres 14"},
+            "We upgraded Postgres from 14 to 16.",
+            ("memory/MEMORY.md", "Uses Postgres 16"),
+            ("memory/MEMORY.md", "Uses Postgres 14"),
+        ),
+        (
+            {"user": "Works at Siemens"},
+            "I quit my job at Siemens.",
+            None,
+            ("USER.md", "Works at Siemens"),
+        ),
+    ],
+)
+def test_a_change_said_as_leaving_replaces_the_old_line(
+    path, before, sentence, after, gone
+) -> None:
     lines = _lines(_files(**before), sentence, path)
     if after:
         assert after[1] in lines[after[0]]
@@ -54,18 +93,26 @@ def test_a_change_said_as_leaving_replaces_the_old_line(path, before, sentence, 
 
 
 @pytest.mark.parametrize("path", ["history", "archive"])
-@pytest.mark.parametrize("sentence", [
-    "I'm working from Café Central today.", "I live in Slack these days.", "I've just moved to Linux.",
-    "In my novel I work at Umbrella Corporation.", "I work at Umbrella Corporation. Just kidding.",
-    "Rumour has it I work at Umbrella Corporation.",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I'm working from Café Central today.",
+        "I live in Slack these days.",
+        "I've just moved to Linux.",
+        "In my novel I work at Umbrella Corporation.",
+        "I work at Umbrella Corporation. Just kidding.",
+        "Rumour has it I work at Umbrella Corporation.",
+    ],
+)
 def test_a_passing_state_or_a_framed_sentence_replaces_nothing(path: str, sentence: str) -> None:
     files = _files(user="Works at Siemens")
     files["USER.md"] = files["USER.md"].rstrip("\n") + "\n- Lives in Lisbon\n"
     lines = _lines(files, sentence, path)
     assert {"Works at Siemens", "Lives in Lisbon"} <= lines["USER.md"]
-    assert lines["USER.md"] - {"Works at Siemens", "Lives in Lisbon"} == _lines(corpus.templates(), "ok", path)[
-        "USER.md"]
+    assert (
+        lines["USER.md"] - {"Works at Siemens", "Lives in Lisbon"}
+        == _lines(corpus.templates(), "ok", path)["USER.md"]
+    )
 
 
 @pytest.mark.parametrize("path", ["history", "archive"])

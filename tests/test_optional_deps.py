@@ -9,7 +9,9 @@ import pytest
 from reverie.errors import RecallError
 
 
-def test_vector_search_without_numpy_says_which_extra_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_vector_search_without_numpy_says_which_extra_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from reverie.recall import search
 
     monkeypatch.setitem(sys.modules, "numpy", None)  # as if the `vectors` extra were not installed

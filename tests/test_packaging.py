@@ -49,7 +49,9 @@ def test_no_installed_distribution_other_than_reverie_ships_a_pth_file():
         for path in directory.glob("*.pth"):
             if path.resolve() not in owned:
                 offenders.append(f"{path} (no installed distribution's RECORD lists it)")
-    assert not offenders, "unexpected .pth files run code at every interpreter start:\n" + "\n".join(offenders)
+    assert not offenders, (
+        "unexpected .pth files run code at every interpreter start:\n" + "\n".join(offenders)
+    )
 
 
 def test_pth_check_sees_this_environment():

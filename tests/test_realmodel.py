@@ -38,7 +38,9 @@ pytestmark = pytest.mark.realmodel
 
 BASE = "http://127.0.0.1:8765/v1"
 MODEL = "openai/smollm2"
-STEP_SECONDS = 600  # one step (a chat turn, /new, a Dream run) must end within this, whatever the model does
+STEP_SECONDS = (
+    600  # one step (a chat turn, /new, a Dream run) must end within this, whatever the model does
+)
 DREAM_RUNS = 3
 
 
@@ -72,7 +74,9 @@ class TimedClient(ModelClient):
         self.calls = defaultdict(list)
 
     async def complete(self, messages: list[dict[str, Any]], **kw: Any):  # type: ignore[override]
-        system = next((str(m.get("content") or "") for m in messages if m.get("role") == "system"), "")
+        system = next(
+            (str(m.get("content") or "") for m in messages if m.get("role") == "system"), ""
+        )
         task = protocol.task_of(system) or "chat"
         t0 = time.monotonic()
         try:
@@ -84,18 +88,29 @@ class TimedClient(ModelClient):
 def _runtime(root: Path) -> tuple[Runtime, TimedClient]:
     ws = Workspace(root)
     ws.init()
-    (root / "reverie.json").write_text(json.dumps({
-        "agents": {"defaults": {
-            "model": MODEL, "maxTokens": 160, "contextWindowTokens": 2_048, "temperature": 0.2,
-            "dream": {"maxIterations": 3, "maxSeconds": STEP_SECONDS, "maxAttempts": 2},
-        }},
-        "providers": {"openai": {"apiBase": BASE, "apiKey": "none"}},
-        "llm": {"timeout": 240, "retryBudget": 480, "maxRetries": 1},
-        "memory": {"flush": {"thresholdTokens": 4_000}},
-    }))
+    (root / "reverie.json").write_text(
+        json.dumps(
+            {
+                "agents": {
+                    "defaults": {
+                        "model": MODEL,
+                        "maxTokens": 160,
+                        "contextWindowTokens": 2_048,
+                        "temperature": 0.2,
+                        "dream": {"maxIterations": 3, "maxSeconds": STEP_SECONDS, "maxAttempts": 2},
+                    }
+                },
+                "providers": {"openai": {"apiBase": BASE, "apiKey": "none"}},
+                "llm": {"timeout": 240, "retryBudget": 480, "maxRetries": 1},
+                "memory": {"flush": {"thresholdTokens": 4_000}},
+            }
+        )
+    )
     rt = Runtime(ws)
     client = TimedClient(rt.config)
-    rt.__dict__["client"] = client  # Runtime's services are cached properties: this one is ours, timed
+    rt.__dict__["client"] = (
+        client  # Runtime's services are cached properties: this one is ours, timed
+    )
     return rt, client
 
 
@@ -103,7 +118,9 @@ def _bounded(coro: Any) -> Any:
     return asyncio.run(asyncio.wait_for(coro, STEP_SECONDS))
 
 
-_MALFORMED = re.compile(r"\{\{|\}\}|```|kebab-case|at most 40 characters|save_summary|\"type\": \"function\"")
+_MALFORMED = re.compile(
+    r"\{\{|\}\}|```|kebab-case|at most 40 characters|save_summary|\"type\": \"function\""
+)
 
 
 def _assert_memory_clean(ws: Workspace) -> None:
@@ -127,19 +144,33 @@ def _report(name: str, data: dict[str, Any]) -> None:
 def test_reverie_survives_a_real_model_end_to_end(tmp_path: Path) -> None:
     rt, client = _runtime(tmp_path / "ws")
     agent = ChatAgent(rt, session_key="cli:real")
-    said = ["Hi! My name is Ana and I live in Lisbon.",
-            "I work as a nurse at Santa Maria hospital, mostly night shifts.",
-            "I prefer green tea in the afternoon, never coffee.",
-            "We decided to use Postgres for the clinic scheduling project."]
-    for text in said:  # replies, with consolidation (and its flush hook) under the small context window
+    said = [
+        "Hi! My name is Ana and I live in Lisbon.",
+        "I work as a nurse at Santa Maria hospital, mostly night shifts.",
+        "I prefer green tea in the afternoon, never coffee.",
+        "We decided to use Postgres for the clinic scheduling project.",
+    ]
+    for (
+        text
+    ) in said:  # replies, with consolidation (and its flush hook) under the small context window
         reply = _bounded(agent.respond(text))
         assert isinstance(reply, str)
 
     # The pre-compaction flush, called as the Consolidator's hook calls it, with the prompt at the trigger (under
     # its own key: the hook may already have flushed this cycle of "cli:real" during the turns above).
     session = rt.sessions.get_or_create("cli:real")
-    flush = _bounded(maybe_flush(rt.workspace, client, "cli:real-flush", session.messages, estimated_tokens=10_000,
-                                 trigger_tokens=10_000, cycle=session.last_consolidated, config=rt.config))
+    flush = _bounded(
+        maybe_flush(
+            rt.workspace,
+            client,
+            "cli:real-flush",
+            session.messages,
+            estimated_tokens=10_000,
+            trigger_tokens=10_000,
+            cycle=session.last_consolidated,
+            config=rt.config,
+        )
+    )
     assert flush.status in ("flushed", "silent", "no-facts", "failed"), flush
 
     # /new: everything archived into history, the session summarised into a dated memory file (or a raw excerpt
@@ -148,7 +179,11 @@ def test_reverie_survives_a_real_model_end_to_end(tmp_path: Path) -> None:
     answer = _bounded(agent.respond("/new"))
     assert isinstance(answer, str)
     assert rt.store.last_cursor() > before
-    dated = sorted(p for p in (rt.workspace.root / "memory").glob("20*-*.md") if not re.search(r"\d{4}-\d\d-\d\d\.md$", p.name))
+    dated = sorted(
+        p
+        for p in (rt.workspace.root / "memory").glob("20*-*.md")
+        if not re.search(r"\d{4}-\d\d-\d\d\.md$", p.name)
+    )
     assert dated, "no session file was written at /new"
     text = dated[-1].read_text()
     if "(raw excerpt:" in text:
@@ -160,8 +195,14 @@ def test_reverie_survives_a_real_model_end_to_end(tmp_path: Path) -> None:
         cursor = rt.store.dream_cursor()
         t0 = time.monotonic()
         result = _bounded(rt.dream.run())
-        outcomes.append({"status": result.status, "seconds": round(time.monotonic() - t0, 1),
-                         "findings": len(result.findings), "reason": (result.reason or "")[:160]})
+        outcomes.append(
+            {
+                "status": result.status,
+                "seconds": round(time.monotonic() - t0, 1),
+                "findings": len(result.findings),
+                "reason": (result.reason or "")[:160],
+            }
+        )
         if result.status in ("failed", "rejected"):
             assert rt.store.dream_cursor() == cursor, "a failed run moved the cursor"
         if result.status == "no-change":
@@ -172,11 +213,18 @@ def test_reverie_survives_a_real_model_end_to_end(tmp_path: Path) -> None:
     _bounded(agent.close(timeout=30))
     _assert_memory_clean(rt.workspace)
 
-    report = {"model": MODEL, "calls": {task: {"n": len(ts), "median_s": sorted(ts)[len(ts) // 2], "max_s": max(ts)}
-                                        for task, ts in client.calls.items()},
-              "dream": outcomes, "flush": flush.status,
-              "session_file": re.search(r"\(raw excerpt: ([^)]*)\)", text).group(1) if "(raw excerpt:" in text
-              else "summary"}
+    report = {
+        "model": MODEL,
+        "calls": {
+            task: {"n": len(ts), "median_s": sorted(ts)[len(ts) // 2], "max_s": max(ts)}
+            for task, ts in client.calls.items()
+        },
+        "dream": outcomes,
+        "flush": flush.status,
+        "session_file": re.search(r"\(raw excerpt: ([^)]*)\)", text).group(1)
+        if "(raw excerpt:" in text
+        else "summary",
+    }
     _report("end_to_end", report)
 
 
@@ -184,14 +232,25 @@ def test_a_dream_analysis_from_the_real_model_never_consumes_a_batch_unread(tmp_
     """Plain prose in history, one Dream run: if the model's analysis is unusable the batch stays pending; if it
     completes, the analysis had findings or said [SKIP] (a run moves the cursor only then)."""
     rt, _ = _runtime(tmp_path / "ws")
-    for line in ("User prefers tea over coffee.", "User lives in Porto.", "User works at Acme as an engineer."):
+    for line in (
+        "User prefers tea over coffee.",
+        "User lives in Porto.",
+        "User works at Acme as an engineer.",
+    ):
         rt.store.append_history(line, "cli:real")
     t0 = time.monotonic()
     result = _bounded(rt.dream.run())
     pending = rt.store.pending_count()
-    _report("plain_prose_dream", {"status": result.status, "seconds": round(time.monotonic() - t0, 1),
-                                  "findings": len(result.findings), "pending_after": pending,
-                                  "reason": (result.reason or "")[:160]})
+    _report(
+        "plain_prose_dream",
+        {
+            "status": result.status,
+            "seconds": round(time.monotonic() - t0, 1),
+            "findings": len(result.findings),
+            "pending_after": pending,
+            "reason": (result.reason or "")[:160],
+        },
+    )
     if result.status in ("failed", "rejected"):
         assert pending == 3 and result.attempts <= 1
     else:

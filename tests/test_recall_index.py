@@ -16,15 +16,25 @@ from reverie.recall.index import SCHEMA_VERSION
 def write_session(ws, key: str, messages: list[tuple[str, str, str]]) -> Path:
     """A nanobot-format session file: metadata line, then one message per line."""
     path = ws.sessions_dir / (key.replace(":", "_") + ".jsonl")
-    meta = {"_type": "metadata", "key": key, "created_at": "2026-01-01T00:00:00", "updated_at": "2026-01-01T00:00:00",
-            "metadata": {}, "last_consolidated": 0}
-    lines = [orjson.dumps(meta)] + [orjson.dumps({"role": r, "content": c, "timestamp": t}) for r, c, t in messages]
+    meta = {
+        "_type": "metadata",
+        "key": key,
+        "created_at": "2026-01-01T00:00:00",
+        "updated_at": "2026-01-01T00:00:00",
+        "metadata": {},
+        "last_consolidated": 0,
+    }
+    lines = [orjson.dumps(meta)] + [
+        orjson.dumps({"role": r, "content": c, "timestamp": t}) for r, c, t in messages
+    ]
     path.write_bytes(b"\n".join(lines) + b"\n")
     return path
 
 
 def chunk_ids(recall: Recall, path: str) -> set[int]:
-    return {r[0] for r in recall.index.conn.execute("SELECT id FROM chunks WHERE path = ?", (path,))}
+    return {
+        r[0] for r in recall.index.conn.execute("SELECT id FROM chunks WHERE path = ?", (path,))
+    }
 
 
 @pytest.fixture
@@ -35,7 +45,9 @@ def recall(store):
 
 
 def test_memory_file_sections_have_line_ranges(store, recall):
-    store.write_long_term("# Memory\n\n## Pets\n- Alice has a cat named Miso\n\n## Work\n- Alice works at Acme\n")
+    store.write_long_term(
+        "# Memory\n\n## Pets\n- Alice has a cat named Miso\n\n## Work\n- Alice works at Acme\n"
+    )
     recall.sync()
     hit = recall.search("Miso", k=1)[0]
     assert hit.source.kind == "memory" and hit.source.path == "memory/MEMORY.md"
@@ -46,12 +58,16 @@ def test_memory_file_sections_have_line_ranges(store, recall):
 
 
 def test_add_change_delete_files(workspace, store, recall):
-    (workspace.memory_dir / "2026-03-01-trip.md").write_text("# Trip\nWe planned the Lisbon trip.\n")
+    (workspace.memory_dir / "2026-03-01-trip.md").write_text(
+        "# Trip\nWe planned the Lisbon trip.\n"
+    )
     recall.sync()
     assert [h.source.path for h in recall.search("Lisbon")] == ["memory/2026-03-01-trip.md"]
     before_memory = chunk_ids(recall, "memory/MEMORY.md")
 
-    (workspace.memory_dir / "2026-03-01-trip.md").write_text("# Trip\nWe planned the Porto trip instead.\n")
+    (workspace.memory_dir / "2026-03-01-trip.md").write_text(
+        "# Trip\nWe planned the Porto trip instead.\n"
+    )
     stats = recall.sync()
     assert stats.files_changed == ["memory/2026-03-01-trip.md"]
     assert recall.search("Lisbon") == []
@@ -74,7 +90,9 @@ def test_new_history_entries_do_not_reindex_the_rest(store, recall):
     assert (stats.added, stats.removed, stats.history_entries) == (20, 0, 20)
     assert old <= chunk_ids(recall, "memory/history.jsonl")
     hit = recall.search("zucchini", k=1)[0]
-    assert hit.source.kind == "history" and hit.source.cursor is not None and hit.source.cursor > 200
+    assert (
+        hit.source.kind == "history" and hit.source.cursor is not None and hit.source.cursor > 200
+    )
     assert recall.sync().changed is False
 
 
@@ -89,15 +107,24 @@ def test_history_compaction_drops_entries(store, recall):
 
 
 def test_sessions_by_key_and_index_and_switch(workspace, store):
-    write_session(workspace, "cli:bob", [("user", "what about the saxophone lesson?", "2026-02-01T10:00:00"),
-                                         ("assistant", "It moved to Thursday.", "2026-02-01T10:00:05"),
-                                         ("tool", "saxophone tool output", "2026-02-01T10:00:06")])
+    write_session(
+        workspace,
+        "cli:bob",
+        [
+            ("user", "what about the saxophone lesson?", "2026-02-01T10:00:00"),
+            ("assistant", "It moved to Thursday.", "2026-02-01T10:00:05"),
+            ("tool", "saxophone tool output", "2026-02-01T10:00:06"),
+        ],
+    )
     r = Recall.for_store(store)
     r.sync()
     hits = r.search("saxophone", k=5)
     # The message itself first; its reply next, found through the neighbour's words (low-weight context);
     # the tool output is not indexed.
-    assert [(h.source.session_key, h.source.message_index) for h in hits] == [("cli:bob", 0), ("cli:bob", 1)]
+    assert [(h.source.session_key, h.source.message_index) for h in hits] == [
+        ("cli:bob", 0),
+        ("cli:bob", 1),
+    ]
     assert str(hits[0].source) == "sessions/cli_bob.jsonl#message=0"
     r.close()
 
@@ -144,9 +171,13 @@ def test_rebuild_command_equivalent(store, recall):
 
 
 def test_hostile_content_is_indexed_not_fatal(workspace, store, recall):
-    (workspace.memory_dir / "2026-13-45-bad.md").write_bytes(b"\xff\xfe bad date, invalid utf-8 \xc3")
-    (workspace.sessions_dir / "broken.jsonl").write_bytes(b'{"_type": "metadata", "key": "x"}\nnot json\n[1,2]\n'
-                                                          b'{"role": "user", "content": [{"type": "text", "text": "pancake"}]}\n')
+    (workspace.memory_dir / "2026-13-45-bad.md").write_bytes(
+        b"\xff\xfe bad date, invalid utf-8 \xc3"
+    )
+    (workspace.sessions_dir / "broken.jsonl").write_bytes(
+        b'{"_type": "metadata", "key": "x"}\nnot json\n[1,2]\n'
+        b'{"role": "user", "content": [{"type": "text", "text": "pancake"}]}\n'
+    )
     store.append_history('SELECT "quoted" AND OR NEAR( * ^')
     recall.sync()
     assert recall.search('"quoted" NEAR(') and recall.search("pancake")[0].source.message_index == 0
@@ -160,7 +191,9 @@ def test_filters(workspace, store, recall):
     recall.sync()
     kinds = {h.source.kind for h in recall.search("kiwi", filters={"kinds": ["session"]})}
     assert kinds == {"session"}
-    assert {h.source.session_key for h in recall.search("kiwi", filters=SearchFilters(session="cli:z"))} == {"cli:z"}
+    assert {
+        h.source.session_key for h in recall.search("kiwi", filters=SearchFilters(session="cli:z"))
+    } == {"cli:z"}
     dated = recall.search("kiwi", filters={"since": "2026-01-15", "until": "2026-03-01"})
     assert [h.snippet for h in dated] == ["kiwi chat"]
 
@@ -183,11 +216,21 @@ def test_two_processes_creating_the_index_at_once(workspace, store):
     import sys
 
     store.append_history("concurrent creation works")
-    procs = [subprocess.Popen([sys.executable, "-c", _CREATE_INDEX, str(workspace.root)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _CREATE_INDEX, str(workspace.root)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
     try:
         for p in procs:
-            assert p.stdout is not None and p.stdout.readline() == "ready\n", p.stderr and p.stderr.read()
+            assert p.stdout is not None and p.stdout.readline() == "ready\n", (
+                p.stderr and p.stderr.read()
+            )
         assert not (workspace.memory_dir / ".index.sqlite").exists()
         for p in procs:
             assert p.stdin is not None
@@ -198,5 +241,7 @@ def test_two_processes_creating_the_index_at_once(workspace, store):
         for p in procs:
             if p.poll() is None:
                 p.kill()
-    assert [(p.returncode, out.strip()) for p, (out, _) in zip(procs, results, strict=True)] == [(0, "1")] * 4, results
+    assert [(p.returncode, out.strip()) for p, (out, _) in zip(procs, results, strict=True)] == [
+        (0, "1")
+    ] * 4, results
     assert not list(workspace.memory_dir.glob(".index.sqlite.corrupt*"))

@@ -19,7 +19,12 @@ def test_tool_schema_is_a_valid_function_tool():
     params = fn["parameters"]
     assert params["type"] == "object" and params["required"] == ["query"]
     assert set(params["properties"]) == {"query", "k", "kinds", "session", "since", "until"}
-    assert params["properties"]["kinds"]["items"]["enum"] == ["memory", "history", "dated", "session"]
+    assert params["properties"]["kinds"]["items"]["enum"] == [
+        "memory",
+        "history",
+        "dated",
+        "session",
+    ]
     orjson.dumps(MEMORY_SEARCH_TOOL)  # serialisable as sent to a model
 
 
@@ -28,10 +33,18 @@ def test_tool_runs_and_reports_bad_arguments(store):
     recall = Recall.for_store(store)
     out = orjson.loads(asyncio.run(run_memory_search_tool(recall, {"query": "spare key", "k": 3})))
     assert out["hits"][0]["ref"]["cursor"] == 1 and "flowerpot" in out["hits"][0]["snippet"]
-    for bad in ({}, {"query": ""}, {"query": "x", "k": 0}, {"query": "x", "k": True},
-                {"query": "x", "kinds": ["nope"]}, {"query": "x", "since": "yesterday"}):
+    for bad in (
+        {},
+        {"query": ""},
+        {"query": "x", "k": 0},
+        {"query": "x", "k": True},
+        {"query": "x", "kinds": ["nope"]},
+        {"query": "x", "since": "yesterday"},
+    ):
         assert "error" in orjson.loads(asyncio.run(run_memory_search_tool(recall, bad)))
-    filtered = orjson.loads(asyncio.run(run_memory_search_tool(recall, {"query": "key", "kinds": ["session"]})))
+    filtered = orjson.loads(
+        asyncio.run(run_memory_search_tool(recall, {"query": "key", "kinds": ["session"]}))
+    )
     assert filtered["hits"] == []
     recall.close()
 
@@ -41,7 +54,11 @@ def test_auto_recall_is_off_by_default(workspace, store):
     assert asyncio.run(recall_context(Recall.for_store(store), "when is the birthday?")) == ""
     on = Recall(workspace, Config.model_validate({"memory": {"search": {"autoRecall": True}}}))
     block = asyncio.run(recall_context(on, "when is the birthday?"))
-    assert block.startswith("## Recalled memory") and "3 May" in block and "memory/history.jsonl#cursor=1" in block
+    assert (
+        block.startswith("## Recalled memory")
+        and "3 May" in block
+        and "memory/history.jsonl#cursor=1" in block
+    )
     assert len(block.splitlines()) <= 1 + 3
 
 
@@ -72,8 +89,10 @@ def test_cli_index_and_search(workspace, store):
 
 def test_bm25_search_does_not_import_litellm(workspace, store):
     store.append_history("nothing heavy")
-    code = ("import sys; from reverie.recall import memory_search; "
-            f"memory_search('heavy', workspace={str(workspace.root)!r}); print('litellm' in sys.modules)")
+    code = (
+        "import sys; from reverie.recall import memory_search; "
+        f"memory_search('heavy', workspace={str(workspace.root)!r}); print('litellm' in sys.modules)"
+    )
     import subprocess
     import sys
 
@@ -87,8 +106,13 @@ def test_recall_chat_command(workspace, store):
 
     store.append_history("the wifi password is on the fridge", session_key="telegram:1")
     router = CommandRouter(Runtime(workspace))
-    reply = asyncio.run(router.handle("/recall wifi password", CommandContext(session_key="telegram:1")))
-    assert reply.startswith("**Recall** for `wifi password`") and "memory/history.jsonl#cursor=1" in reply
+    reply = asyncio.run(
+        router.handle("/recall wifi password", CommandContext(session_key="telegram:1"))
+    )
+    assert (
+        reply.startswith("**Recall** for `wifi password`")
+        and "memory/history.jsonl#cursor=1" in reply
+    )
     assert "fridge" in reply
     assert "Nothing in memory matches" in asyncio.run(router.handle("/recall zeppelin"))
     assert "needs something to look for" in asyncio.run(router.handle("/recall"))
@@ -99,7 +123,11 @@ def _chat_agent(workspace, model: str, **search):
     from reverie.chat import ChatAgent
     from reverie.runtime import Runtime
 
-    data = {"agents": {"defaults": {"model": model}}, "memory": {"search": search}, "llm": {"maxRetries": 0}}
+    data = {
+        "agents": {"defaults": {"model": model}},
+        "memory": {"search": search},
+        "llm": {"maxRetries": 0},
+    }
     return ChatAgent(Runtime(workspace, config=Config.model_validate(data)), session_key="cli:t")
 
 
@@ -109,7 +137,9 @@ def test_chat_agent_uses_the_memory_search_tool(workspace, store):
     store.append_history("the passport is in the blue drawer")
     fake = ScriptedModel.register("recall-chat")
     try:
-        fake.enqueue(ToolCall("c1", "memory_search", {"query": "passport", "k": 2}), "In the blue drawer.")
+        fake.enqueue(
+            ToolCall("c1", "memory_search", {"query": "passport", "k": 2}), "In the blue drawer."
+        )
         agent = _chat_agent(workspace, fake.model)
         assert asyncio.run(agent.respond("where did I put my passport?")) == "In the blue drawer."
         first, second = fake.prompts
@@ -117,7 +147,9 @@ def test_chat_agent_uses_the_memory_search_tool(workspace, store):
         tool_msg = second.messages[-1]
         assert tool_msg["role"] == "tool" and tool_msg["tool_call_id"] == "c1"
         result = orjson.loads(tool_msg["content"])
-        assert any("blue drawer" in h["snippet"] and h["ref"]["cursor"] == 1 for h in result["hits"])
+        assert any(
+            "blue drawer" in h["snippet"] and h["ref"]["cursor"] == 1 for h in result["hits"]
+        )
         assert "Recalled memory" not in first.system  # auto-recall is off by default
     finally:
         ScriptedModel.unregister("recall-chat")
@@ -157,7 +189,9 @@ def test_a_workspace_without_memory_dir_is_searched_in_memory(tmp_path):
 
     ws = Workspace(tmp_path / "ws")
     ws.sessions_dir.mkdir(parents=True)
-    line = orjson.dumps({"role": "user", "content": "the heron is back", "timestamp": "2026-01-01T10:00:00"})
+    line = orjson.dumps(
+        {"role": "user", "content": "the heron is back", "timestamp": "2026-01-01T10:00:00"}
+    )
     (ws.sessions_dir / "cli_a.jsonl").write_bytes(line + b"\n")
     before = sorted(p.relative_to(ws.root) for p in ws.root.rglob("*"))
     hits = memory_search("heron", workspace=ws)
@@ -165,9 +199,13 @@ def test_a_workspace_without_memory_dir_is_searched_in_memory(tmp_path):
     assert sorted(p.relative_to(ws.root) for p in ws.root.rglob("*")) == before
 
 
-def test_sync_search_with_an_embedder_runs_no_event_loop_and_checks_embeddings_once(workspace, store, monkeypatch):
+def test_sync_search_with_an_embedder_runs_no_event_loop_and_checks_embeddings_once(
+    workspace, store, monkeypatch
+):
     store.append_history("Alice practises the saxophone every evening")
-    r = Recall(workspace, Config.model_validate({"memory": {"search": {"embeddingModel": "hashembed/64"}}}))
+    r = Recall(
+        workspace, Config.model_validate({"memory": {"search": {"embeddingModel": "hashembed/64"}}})
+    )
     r.search("saxofone")  # embeds everything once
     statements: list[str] = []
     r.index.conn.set_trace_callback(statements.append)
@@ -181,16 +219,20 @@ def test_sync_search_with_an_embedder_runs_no_event_loop_and_checks_embeddings_o
     assert hits and "saxophone" in hits[0].snippet
     assert not any("LEFT JOIN embeddings" in s for s in statements)  # nothing changed: no re-check
     store.append_history("Bob repaired the bicycle")
-    assert "bicycle" in r.search("bicycle", k=1)[0].snippet  # new chunk: checked and embedded, still no loop
+    assert (
+        "bicycle" in r.search("bicycle", k=1)[0].snippet
+    )  # new chunk: checked and embedded, still no loop
     assert sum("LEFT JOIN embeddings" in s for s in statements) == 1
     r.close()
 
 
 def test_sync_search_with_hashembed_does_not_import_litellm(workspace, store):
     store.append_history("nothing heavy")
-    code = ("import sys; from reverie.recall import memory_search; from reverie.config import Config; "
-            "c = Config.model_validate({'memory': {'search': {'embeddingModel': 'hashembed/32'}}}); "
-            f"memory_search('heavy', workspace={str(workspace.root)!r}, config=c); print('litellm' in sys.modules)")
+    code = (
+        "import sys; from reverie.recall import memory_search; from reverie.config import Config; "
+        "c = Config.model_validate({'memory': {'search': {'embeddingModel': 'hashembed/32'}}}); "
+        f"memory_search('heavy', workspace={str(workspace.root)!r}, config=c); print('litellm' in sys.modules)"
+    )
     import subprocess
     import sys
 

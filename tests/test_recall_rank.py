@@ -60,8 +60,13 @@ def test_recency_nudges_but_never_buries_and_never_touches_evergreen(workspace, 
     now = datetime(2026, 6, 2)
     r = make_recall(workspace)
     share = r.settings.recency_weight
-    nudged = {(h.source.kind, h.source.cursor): h.score for h in r.search("lantern repair", now=now)}
-    flat = {(h.source.kind, h.source.cursor): h.score for h in r.search("lantern repair", now=now, decay=False)}
+    nudged = {
+        (h.source.kind, h.source.cursor): h.score for h in r.search("lantern repair", now=now)
+    }
+    flat = {
+        (h.source.kind, h.source.cursor): h.score
+        for h in r.search("lantern repair", now=now, decay=False)
+    }
     # MEMORY.md never decays; of two equal matches the June entry (14 hours old) wins, and January's (5 months)
     # keeps at least 1 - share of its score.
     assert nudged[("memory", None)] == flat[("memory", None)]
@@ -77,10 +82,14 @@ def test_recency_nudges_but_never_buries_and_never_touches_evergreen(workspace, 
 
 def test_an_old_exact_match_beats_a_recent_loose_one(workspace, store):
     """Issue 17's case: a year-old answer must not sink under this week's chatter that shares a word with it."""
-    store.history.append("Andrew: eagles have always mesmerized me, I could watch them soar for hours",
-                         timestamp="2025-05-01 10:00")
+    store.history.append(
+        "Andrew: eagles have always mesmerized me, I could watch them soar for hours",
+        timestamp="2025-05-01 10:00",
+    )
     for day in range(1, 21):
-        store.history.append(f"Andrew had sushi for lunch again, day {day}", timestamp=f"2026-06-{day:02d} 12:00")
+        store.history.append(
+            f"Andrew had sushi for lunch again, day {day}", timestamp=f"2026-06-{day:02d} 12:00"
+        )
     r = make_recall(workspace)
     hits = r.search("Which type of bird mesmerizes Andrew?", k=5, now=datetime(2026, 6, 21))
     assert "eagles" in hits[0].snippet
@@ -95,7 +104,9 @@ def test_half_life_is_configurable(workspace, store):
     long = make_recall(workspace, halfLifeDays=3650).search("otter", now=now)
     assert short[0].source.cursor == long[0].source.cursor == 2
     assert short[1].score < long[1].score  # the month-old one loses more with a short half-life ...
-    assert short[1].score >= 0.9 * long[1].score  # ... but only its bounded share (recencyWeight 0.1)
+    assert (
+        short[1].score >= 0.9 * long[1].score
+    )  # ... but only its bounded share (recencyWeight 0.1)
     full = make_recall(workspace, halfLifeDays=1, recencyWeight=1.0).search("otter", now=now)
     assert full[1].score < long[1].score / 1000  # recencyWeight 1: plain exponential decay
 
@@ -107,7 +118,10 @@ def test_top_k_is_the_prefix_of_any_larger_k(workspace, store, monkeypatch):
     words = ["heron", "pond", "reeds", "willow", "mist"]
     for i in range(240):
         picked = " ".join(words[j] for j in range(5) if (i >> j) & 1 or j == i % 5)
-        store.history.append(f"note {i}: {picked} {'pond ' * (i % 3)}", timestamp=f"2026-{1 + i % 12:02d}-{1 + i % 28:02d} 10:00")
+        store.history.append(
+            f"note {i}: {picked} {'pond ' * (i % 3)}",
+            timestamp=f"2026-{1 + i % 12:02d}-{1 + i % 28:02d} 10:00",
+        )
     now = datetime(2027, 1, 1)
     queries = ["heron pond", "willow mist reeds", "when did the heron come to the pond", "reeds"]
     for pool in (search_mod.POOL, 30):
@@ -117,7 +131,11 @@ def test_top_k_is_the_prefix_of_any_larger_k(workspace, store, monkeypatch):
             full = [(h.source.cursor, h.score) for h in r.search(q, pool, now=now)]
             assert len(full) >= 30
             for k in (1, 5, 10, 25):
-                assert [(h.source.cursor, h.score) for h in r.search(q, k, now=now)] == full[:k], (q, k, pool)
+                assert [(h.source.cursor, h.score) for h in r.search(q, k, now=now)] == full[:k], (
+                    q,
+                    k,
+                    pool,
+                )
         r.close()
 
 
@@ -126,7 +144,9 @@ def test_scores_keep_their_precision(workspace, store):
     store.history.append("kingfisher on the fence post", timestamp="2024-01-02 10:00")
     now = datetime(2026, 6, 1)
     r = make_recall(workspace)
-    assert all(h.to_dict()["score"] > 0.85 for h in r.search("kingfisher", now=now))  # old, yet no "score": 0.0
+    assert all(
+        h.to_dict()["score"] > 0.85 for h in r.search("kingfisher", now=now)
+    )  # old, yet no "score": 0.0
     r.close()
     # Full decay (recencyWeight 1) leaves ~1e-9 of a 2-year-old score: still exact, still ordered, in JSON too.
     r = make_recall(workspace, recencyWeight=1.0)
@@ -138,10 +158,18 @@ def test_scores_keep_their_precision(workspace, store):
 
 
 def _session(ws, key: str, messages: list[tuple[str, str]]) -> None:
-    meta = {"_type": "metadata", "key": key, "created_at": "2026-01-01T00:00:00", "updated_at": "2026-01-01T00:00:00",
-            "metadata": {}, "last_consolidated": 0}
-    lines = [orjson.dumps(meta)] + [orjson.dumps({"role": r, "content": c, "timestamp": "2026-06-01T09:00:00"})
-                                    for r, c in messages]
+    meta = {
+        "_type": "metadata",
+        "key": key,
+        "created_at": "2026-01-01T00:00:00",
+        "updated_at": "2026-01-01T00:00:00",
+        "metadata": {},
+        "last_consolidated": 0,
+    }
+    lines = [orjson.dumps(meta)] + [
+        orjson.dumps({"role": r, "content": c, "timestamp": "2026-06-01T09:00:00"})
+        for r, c in messages
+    ]
     (ws.sessions_dir / (key.replace(":", "_") + ".jsonl")).write_bytes(b"\n".join(lines) + b"\n")
 
 
@@ -149,13 +177,25 @@ def test_a_reply_without_the_querys_words_stays_below_an_exact_match_elsewhere(w
     """bench/lifecycle.py's case: the "Noted." replies around the message that said a fact used to outrank the fact
     in curated memory (their neighbour's and session's shares); curated memory must make the top 3."""
     (workspace.root / "memory" / "MEMORY.md").write_text(
-        "# Memory\n\n- Uses Postgres\n- Our proxy server is called merlin (nginx, in the rack by the door)\n- Deadline for the atlas report: 2027-01-10\n")
-    for i in range(40):  # a workspace with some history, so that BM25's document frequencies mean something
-        store.append_history(f"- [durable] Likes {('green', 'black', 'mint', 'iced')[i % 4]} tea number {i}")
+        "# Memory\n\n- Uses Postgres\n- Our proxy server is called merlin (nginx, in the rack by the door)\n- Deadline for the atlas report: 2027-01-10\n"
+    )
+    for i in range(
+        40
+    ):  # a workspace with some history, so that BM25's document frequencies mean something
+        store.append_history(
+            f"- [durable] Likes {('green', 'black', 'mint', 'iced')[i % 4]} tea number {i}"
+        )
     msgs = []
     said = ["Remember that our proxy server is called merlin.", "We use Postgres."]
-    others = [f"Remember that our {role} server is called {name}." for role, name in
-              (("mail", "curlew"), ("build", "osprey"), ("cache", "dunlin"), ("vpn", "shrike"))]
+    others = [
+        f"Remember that our {role} server is called {name}."
+        for role, name in (
+            ("mail", "curlew"),
+            ("build", "osprey"),
+            ("cache", "dunlin"),
+            ("vpn", "shrike"),
+        )
+    ]
     for text in said + others + [f"I really like dish number {i}." for i in range(20)]:
         msgs += [("user", text), ("assistant", "Noted.")]
     _session(workspace, "cli:a", msgs)
@@ -172,9 +212,14 @@ def test_a_reply_without_the_querys_words_stays_below_an_exact_match_elsewhere(w
 def test_each_bullet_of_a_memory_file_is_its_own_hit(workspace):
     """A long section must not rank below a short one holding the same words: each bullet is a chunk, with its
     own line range, so a hit names the fact."""
-    lines = [f"- Likes {adj} tea" for adj in ("green", "black", "white", "mint", "iced", "jasmine", "smoked")]
-    (workspace.root / "USER.md").write_text("# User\n\n" + "\n".join(lines + ["- Prefers quiet cafes"]) + "\n\n"
-                                            "Notes in prose\nover two lines.\n")
+    lines = [
+        f"- Likes {adj} tea"
+        for adj in ("green", "black", "white", "mint", "iced", "jasmine", "smoked")
+    ]
+    (workspace.root / "USER.md").write_text(
+        "# User\n\n" + "\n".join(lines + ["- Prefers quiet cafes"]) + "\n\n"
+        "Notes in prose\nover two lines.\n"
+    )
     (workspace.root / "memory" / "MEMORY.md").write_text("# Memory\n\n## Café\n- Quiet\n")
     r = make_recall(workspace)
     hits = r.search("Prefers quiet cafes", k=3)
@@ -185,7 +230,6 @@ def test_each_bullet_of_a_memory_file_is_its_own_hit(workspace):
     r.close()
 
 
-
 def test_conversation_shares_come_from_nearby_messages_that_match_themselves():
     """One session key may hold a year of chat (bench/lifecycle.py: 1,400 messages). The session share reaches
     ``SESSION_WINDOW`` messages, not the whole key; and a "Noted." reply, a candidate only through the message it
@@ -193,15 +237,25 @@ def test_conversation_shares_come_from_nearby_messages_that_match_themselves():
     from reverie.recall import search as s
 
     def row(i: int, n: int, text: str) -> s._Row:
-        return s._Row(i, "sessions/a.jsonl", "session", text, "", None, None, None, "cli:a", n, None, 0, "")
+        return s._Row(
+            i, "sessions/a.jsonl", "session", text, "", None, None, None, "cli:a", n, None, 0, ""
+        )
 
-    rows = {1: row(1, 0, "We decided to audit the Glacier login flow"), 2: row(2, 1, "Noted."),
-            3: row(3, 500, "We decided to audit the Comet login flow"), 4: row(4, 501, "Noted."),
-            5: row(5, 4, "the login flow again")}
+    rows = {
+        1: row(1, 0, "We decided to audit the Glacier login flow"),
+        2: row(2, 1, "Noted."),
+        3: row(3, 500, "We decided to audit the Comet login flow"),
+        4: row(4, 501, "Noted."),
+        5: row(5, 4, "the login flow again"),
+    }
     fused = {1: 1.0, 2: 0.6, 3: 0.6, 4: 0.4, 5: 0.3}
     only = s._context_only(rows, ["glacier", "login", "flow", "audit"])
     assert only == {2, 4}
     out = s._with_neighbours(fused, rows, s.NEIGHBOUR_SHARE, only)
-    assert out[3] == pytest.approx(0.6)  # 500 messages away from the best match, its reply an echo: no share
-    assert out[1] == pytest.approx(1.0 + s.SESSION_SHARE * 0.3)  # from message 4 (in the window), not its reply
+    assert out[3] == pytest.approx(
+        0.6
+    )  # 500 messages away from the best match, its reply an echo: no share
+    assert out[1] == pytest.approx(
+        1.0 + s.SESSION_SHARE * 0.3
+    )  # from message 4 (in the window), not its reply
     assert out[2] <= s.CONTEXT_CAP * 1.0 and out[4] <= s.CONTEXT_CAP * 0.6

@@ -18,9 +18,32 @@ from reverie.store import WorkspaceStore
 from reverie.workspace import Workspace
 
 HOSTILE = [
-    "", ".", "..", "../etc", "../../x", "a/b", "a\\b", "/abs", "C:\\x", "a..b", ".hidden", "-rf", "a b", "a\tb",
-    "a\nb", "a\x00b", "a\u200bb", "a\u202eb", "\ufeffa", "a\x7fb", "x" * (MAX_ID_CHARS + 1), "a*b?", "a/../b",
-    "%2e%2e", "a$(x)", "a;b|c",
+    "",
+    ".",
+    "..",
+    "../etc",
+    "../../x",
+    "a/b",
+    "a\\b",
+    "/abs",
+    "C:\\x",
+    "a..b",
+    ".hidden",
+    "-rf",
+    "a b",
+    "a\tb",
+    "a\nb",
+    "a\x00b",
+    "a\u200bb",
+    "a\u202eb",
+    "\ufeffa",
+    "a\x7fb",
+    "x" * (MAX_ID_CHARS + 1),
+    "a*b?",
+    "a/../b",
+    "%2e%2e",
+    "a$(x)",
+    "a;b|c",
 ]
 
 
@@ -33,8 +56,19 @@ def test_a_hostile_id_is_refused_with_one_line(bad: str) -> None:
         Scope("alice", bad)
 
 
-@pytest.mark.parametrize("good", ["alice", "U024BE7LH", "alice@example.com", "telegram:123456", "李雷", "josé",
-                                  "a_b-c.d+e=f~g#h", "x" * MAX_ID_CHARS])
+@pytest.mark.parametrize(
+    "good",
+    [
+        "alice",
+        "U024BE7LH",
+        "alice@example.com",
+        "telegram:123456",
+        "李雷",
+        "josé",
+        "a_b-c.d+e=f~g#h",
+        "x" * MAX_ID_CHARS,
+    ],
+)
 def test_ordinary_ids_are_accepted(good: str) -> None:
     assert Scope(good, good).user == good
 
@@ -43,7 +77,9 @@ def test_ids_are_nfc_normalised_and_case_sensitive() -> None:
     assert Scope("jose\u0301") == Scope("jos\u00e9")  # decomposed and composed: one user
     assert validate_id("jose\u0301") == "jos\u00e9"
     assert Scope("Alice") != Scope("alice")
-    assert Scope("Alice").user_digest != Scope("alice").user_digest  # distinct even on a case-insensitive FS
+    assert (
+        Scope("Alice").user_digest != Scope("alice").user_digest
+    )  # distinct even on a case-insensitive FS
     assert Scope("alice") != Scope("alice", "bot")
 
 
@@ -52,7 +88,12 @@ def test_the_layout_fans_out_and_stays_under_the_root(tmp_path: Path) -> None:
     scope = Scope("alice", "bot")
     path = root.path(scope)
     rel = path.relative_to(root.root).parts
-    assert rel[0] == "users" and len(rel[1]) == 2 and len(rel[2]) == 2 and rel[3].startswith(rel[1] + rel[2])
+    assert (
+        rel[0] == "users"
+        and len(rel[1]) == 2
+        and len(rel[2]) == 2
+        and rel[3].startswith(rel[1] + rel[2])
+    )
     assert rel[4:] == ("agents", scope.agent_digest)
     assert root.path(Scope("alice")).relative_to(root.root).parts[4:] == ("workspace",)
     # a thousand users spread over many first-level buckets: no directory collects them all
@@ -67,15 +108,25 @@ def test_a_scope_is_created_on_its_first_write_only(tmp_path: Path) -> None:
     assert not root.exists(scope) and not (tmp_path / "root").exists()
     assert root.ensure(scope) == ws and root.ensure(scope) == ws  # idempotent
     assert root.exists(scope)
-    assert json.loads((ws.root / "memory/.reverie/scope.json").read_text()) == {"user": "alice", "agent": None}
+    assert json.loads((ws.root / "memory/.reverie/scope.json").read_text()) == {
+        "user": "alice",
+        "agent": None,
+    }
     assert [s for s, _ in root.scopes()] == [scope]
 
 
-def test_cli_queries_on_a_never_written_scope_are_empty_and_create_nothing(tmp_path: Path,
-                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_queries_on_a_never_written_scope_are_empty_and_create_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     base = ["--root", str(tmp_path / "root"), "--user", "alice"]
-    for command in (["status", "--json"], ["search", "--json", "anything"], ["log"], ["history", "show"],
-                    ["why", "x"], ["restore"]):
+    for command in (
+        ["status", "--json"],
+        ["search", "--json", "anything"],
+        ["log"],
+        ["history", "show"],
+        ["why", "x"],
+        ["restore"],
+    ):
         assert main([*base, *command]) == 0, command
     out = capsys.readouterr().out
     assert "[]" in out
@@ -86,30 +137,68 @@ def test_cli_queries_on_a_never_written_scope_are_empty_and_create_nothing(tmp_p
     assert not (tmp_path / "root").exists()
 
 
-def test_cli_writes_create_the_scope_and_mark_it_due(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_writes_create_the_scope_and_mark_it_due(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = ScopeRoot(tmp_path / "root")
-    assert main(["--root", str(root.root), "--user", "alice", "--agent", "bot", "history", "append", "likes tea"]) == 0
+    assert (
+        main(
+            [
+                "--root",
+                str(root.root),
+                "--user",
+                "alice",
+                "--agent",
+                "bot",
+                "history",
+                "append",
+                "likes tea",
+            ]
+        )
+        == 0
+    )
     scope = Scope("alice", "bot")
     assert root.exists(scope)
     assert root.due_names() == [scope.name]
     assert root.workspace_of_due(scope.name) == root.workspace(scope)
     capsys.readouterr()
-    assert main(["--root", str(root.root), "--user", "alice", "--agent", "bot", "history", "show", "--json"]) == 0
+    assert (
+        main(
+            [
+                "--root",
+                str(root.root),
+                "--user",
+                "alice",
+                "--agent",
+                "bot",
+                "history",
+                "show",
+                "--json",
+            ]
+        )
+        == 0
+    )
     assert "likes tea" in capsys.readouterr().out
-    assert main(["--root", str(root.root), "--user", "alice", "history", "show", "--json"]) == 0  # another scope
+    assert (
+        main(["--root", str(root.root), "--user", "alice", "history", "show", "--json"]) == 0
+    )  # another scope
     assert "likes tea" not in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--root", "R", "-w", "W", "--user", "a", "status"], "exclusive"),
-    (["--user", "a", "status"], "need --root"),
-    (["--root", "R", "--agent", "b", "status"], "--agent needs --user"),
-    (["--root", "R", "status"], "give --user"),
-    (["--root", "R", "--user", "../../etc", "status"], "contains '/'"),
-    (["--root", "R", "--user", "a", "forget-user", "a", "--yes"], "as its argument"),
-])
-def test_cli_scope_options_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str],
-                                       message: str) -> None:
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--root", "R", "-w", "W", "--user", "a", "status"], "exclusive"),
+        (["--user", "a", "status"], "need --root"),
+        (["--root", "R", "--agent", "b", "status"], "--agent needs --user"),
+        (["--root", "R", "status"], "give --user"),
+        (["--root", "R", "--user", "../../etc", "status"], "contains '/'"),
+        (["--root", "R", "--user", "a", "forget-user", "a", "--yes"], "as its argument"),
+    ],
+)
+def test_cli_scope_options_are_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
     argv = [str(tmp_path / a) if a in ("R", "W") else a for a in argv]
     assert main(argv) == 1
     err = capsys.readouterr().err
@@ -119,9 +208,15 @@ def test_cli_scope_options_are_checked(tmp_path: Path, capsys: pytest.CaptureFix
 
 def test_only_a_scope_workspace_marks_itself_due(tmp_path: Path) -> None:
     root = ScopeRoot(tmp_path / "root")
-    assert due_hook(root.workspace(Scope("alice"))) is not None  # known by its place, before it exists
-    for lookalike in ("users/ab/cd/abcd/workspace", "users/ab/ab/" + "0" * 32 + "/workspace",
-                      "other/ab/cd/abcd" + "0" * 28 + "/workspace", "workspace"):
+    assert (
+        due_hook(root.workspace(Scope("alice"))) is not None
+    )  # known by its place, before it exists
+    for lookalike in (
+        "users/ab/cd/abcd/workspace",
+        "users/ab/ab/" + "0" * 32 + "/workspace",
+        "other/ab/cd/abcd" + "0" * 28 + "/workspace",
+        "workspace",
+    ):
         assert due_hook(Workspace(tmp_path / lookalike)) is None, lookalike
     plain = WorkspaceStore(tmp_path / "plain")
     plain.append_history("x")
@@ -144,11 +239,15 @@ def test_rescan_marks_every_scope_with_pending_history(tmp_path: Path) -> None:
     assert sorted(root.due_names()) == sorted([Scope("a").name, Scope("c").name])
 
 
-def test_forget_user_removes_every_scope_and_says_what(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_forget_user_removes_every_scope_and_says_what(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = ScopeRoot(tmp_path / "root")
     base = ["--root", str(root.root)]
     assert main([*base, "--user", "alice", "init"]) == 0
-    assert main([*base, "--user", "alice", "--agent", "bot", "history", "append", "secret plan"]) == 0
+    assert (
+        main([*base, "--user", "alice", "--agent", "bot", "history", "append", "secret plan"]) == 0
+    )
     assert main([*base, "--user", "bob", "history", "append", "bob's fact"]) == 0
     capsys.readouterr()
     assert main([*base, "forget-user", "alice", "--yes", "--json"]) == 0
@@ -158,7 +257,10 @@ def test_forget_user_removes_every_scope_and_says_what(tmp_path: Path, capsys: p
     assert not root.user_dir("alice").exists()
     assert not any(b"secret plan" in p.read_bytes() for p in root.root.rglob("*") if p.is_file())
     assert root.due_names() == [Scope("bob").name]  # bob untouched
-    assert WorkspaceStore(root.workspace(Scope("bob"))).history.read_since(0)[0].content == "bob's fact"
+    assert (
+        WorkspaceStore(root.workspace(Scope("bob"))).history.read_since(0)[0].content
+        == "bob's fact"
+    )
     assert main([*base, "forget-user", "alice", "--yes"]) == 0
     assert "nothing removed" in capsys.readouterr().out
     assert main([*base, "forget-user", "alice"]) == 1  # no terminal, no --yes: refused
@@ -212,19 +314,26 @@ def test_open_a_scope_reads_empty_until_its_first_write(tmp_path: Path) -> None:
         memory.remember("Alice likes green tea.")
         assert [h.snippet for h in memory.recall("tea")]
     scopes = ScopeRoot(root)
-    assert scopes.exists(Scope("alice", "bot")) and scopes.due_names() == [Scope("alice", "bot").name]
-    with reverie.open(root=root, user="alice") as other:  # the same user without the agent: another scope
+    assert scopes.exists(Scope("alice", "bot")) and scopes.due_names() == [
+        Scope("alice", "bot").name
+    ]
+    with reverie.open(
+        root=root, user="alice"
+    ) as other:  # the same user without the agent: another scope
         assert other.recall("tea") == []
     with reverie.open(root=root, user="bob", agent="bot") as bob:
         assert bob.recall("tea") == []
 
 
-@pytest.mark.parametrize("kwargs, error", [
-    ({"user": "alice"}, "pass root"),
-    ({"root": "R"}, "needs a user"),
-    ({"root": "R", "user": "../alice"}, "contains '/'"),
-    ({"root": "R", "user": "alice", "agent": "a\u202eb"}, "U+202E"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        ({"user": "alice"}, "pass root"),
+        ({"root": "R"}, "needs a user"),
+        ({"root": "R", "user": "../alice"}, "contains '/'"),
+        ({"root": "R", "user": "alice", "agent": "a\u202eb"}, "U+202E"),
+    ],
+)
 def test_open_refuses_a_malformed_scope(tmp_path: Path, kwargs: dict[str, str], error: str) -> None:
     import reverie
 
@@ -235,7 +344,9 @@ def test_open_refuses_a_malformed_scope(tmp_path: Path, kwargs: dict[str, str], 
         reverie.open(tmp_path / "ws", root=tmp_path, user="alice")
 
 
-def test_a_bucket_listed_in_the_same_clock_tick_as_a_new_marker_is_listed_again(tmp_path: Path) -> None:
+def test_a_bucket_listed_in_the_same_clock_tick_as_a_new_marker_is_listed_again(
+    tmp_path: Path,
+) -> None:
     root = ScopeRoot(tmp_path / "root")
     names = [Scope(f"u{i}").name for i in range(400)]
     first = next(n for n in names if n[:2] == names[0][:2] and n != names[0])
@@ -245,16 +356,21 @@ def test_a_bucket_listed_in_the_same_clock_tick_as_a_new_marker_is_listed_again(
     bucket = root.due_path(names[0]).parent
     stamp = bucket.stat().st_mtime_ns
     root.mark_due(first)
-    os.utime(bucket, ns=(stamp, stamp))  # the second marker landed in the same tick: the mtime did not move
+    os.utime(
+        bucket, ns=(stamp, stamp)
+    )  # the second marker landed in the same tick: the mtime did not move
     assert sorted(n for _, ns in root.due_buckets(seen) for n in ns) == sorted([names[0], first])
     old = time.time_ns() - 10_000_000_000
     os.utime(bucket, ns=(old, old))
     root.due_buckets(seen)
-    assert root.due_buckets(seen) == []  # an old mtime is trusted: an unchanged bucket is not listed again
+    assert (
+        root.due_buckets(seen) == []
+    )  # an old mtime is trusted: an unchanged bucket is not listed again
 
 
-def test_the_demo_runs_in_a_new_scope_and_leaves_it_a_proper_scope(tmp_path: Path,
-                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_demo_runs_in_a_new_scope_and_leaves_it_a_proper_scope(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = ScopeRoot(tmp_path / "root")
     assert main(["--root", str(root.root), "--user", "alice", "demo", "--json"]) == 0
     capsys.readouterr()
@@ -267,6 +383,8 @@ def test_due_jitter_is_a_fixed_spread_share_of_the_window():
     shares = [due_jitter(n, 600) for n in names]
     assert all(0 <= s < 600 for s in shares)
     assert shares == [due_jitter(n, 600) for n in names]  # the same key keeps its place
-    assert max(shares[:200]) - min(shares[:200]) > 500 and max(shares[200:]) - min(shares[200:]) > 500
+    assert (
+        max(shares[:200]) - min(shares[:200]) > 500 and max(shares[200:]) - min(shares[200:]) > 500
+    )
     assert len(set(shares)) == len(names)
     assert due_jitter(names[0], 0) == 0.0

@@ -29,7 +29,9 @@ BAD_NAMES = [
 
 
 @pytest.mark.parametrize("name,why", BAD_NAMES)
-def test_hostile_names_are_refused_with_a_clear_error(workspace: Workspace, name: str, why: str) -> None:
+def test_hostile_names_are_refused_with_a_clear_error(
+    workspace: Workspace, name: str, why: str
+) -> None:
     with pytest.raises(UnsafePathError, match=why):
         workspace.resolve(name)
     with pytest.raises(UnsafePathError):
@@ -82,7 +84,9 @@ def test_the_store_refuses_a_memory_dir_symlinked_out(tmp_path: Path, outside: P
         MemoryStore(ws)
     with pytest.raises(UnsafePathError):
         ws.init()
-    assert sorted(p.name for p in outside.iterdir()) == ["MEMORY.md"]  # no history, cursor or state written
+    assert sorted(p.name for p in outside.iterdir()) == [
+        "MEMORY.md"
+    ]  # no history, cursor or state written
 
 
 def test_the_store_refuses_history_symlinked_out(workspace: Workspace, outside: Path) -> None:
@@ -112,7 +116,9 @@ def test_sessions_dir_symlinked_out_is_refused(workspace: Workspace, outside: Pa
     assert sorted(p.name for p in outside.iterdir()) == ["MEMORY.md"]
 
 
-def test_a_session_file_swapped_for_a_symlink_is_not_written_through(workspace: Workspace, outside: Path) -> None:
+def test_a_session_file_swapped_for_a_symlink_is_not_written_through(
+    workspace: Workspace, outside: Path
+) -> None:
     from reverie.sessions import SessionStore
 
     sessions = SessionStore(workspace)

@@ -15,7 +15,15 @@ from reverie.operations.approve import approve, reject
 def test_stage_writes_the_documented_file_and_leaves_soul_alone(store) -> None:  # type: ignore[no-untyped-def]
     base = store.read_soul()
     proposed = base + "\n- Answer in French when the user writes in French.\n"
-    change = stage_soul_change(store, base=base, proposed=proposed, first_cursor=3, last_cursor=9, reason="user asked", model="m")
+    change = stage_soul_change(
+        store,
+        base=base,
+        proposed=proposed,
+        first_cursor=3,
+        last_cursor=9,
+        reason="user asked",
+        model="m",
+    )
     assert store.read_soul() == base
     data = orjson.loads(pending_path(store).read_bytes())
     assert data["version"] == 1 and data["path"] == "SOUL.md"
@@ -27,7 +35,9 @@ def test_stage_writes_the_documented_file_and_leaves_soul_alone(store) -> None: 
 
 
 def test_stage_accepts_a_meta_dict(store) -> None:  # type: ignore[no-untyped-def]
-    change = stage_soul_change(store.workspace, base="a\n", proposed="b\n", meta={"first": 5, "last": 7, "model": "m"})
+    change = stage_soul_change(
+        store.workspace, base="a\n", proposed="b\n", meta={"first": 5, "last": 7, "model": "m"}
+    )
     assert (change.first_cursor, change.last_cursor, change.model) == (5, 7, "m")
 
 
@@ -67,7 +77,9 @@ def test_approve_with_nothing_pending_is_a_clear_error(store) -> None:  # type: 
 
 
 def _git(ws, *args: str) -> str:  # type: ignore[no-untyped-def]
-    return subprocess.run(["git", "-C", str(ws.root), *args], capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(ws.root), *args], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def test_approve_commits_through_gitstore_with_the_approved_trailer(store) -> None:  # type: ignore[no-untyped-def]
@@ -119,7 +131,9 @@ def test_an_approval_interrupted_after_its_commit_is_finished_by_the_next_approv
     base = store.read_soul()
     proposed = base + "- new rule\n"
     stage_soul_change(store, base=base, proposed=proposed)
-    git.commit("dream: approved change to SOUL.md", kind="dream", files={"SOUL.md": proposed})  # crash after this
+    git.commit(
+        "dream: approved change to SOUL.md", kind="dream", files={"SOUL.md": proposed}
+    )  # crash after this
     change = load_pending(store)
     assert change is not None and change.applied
     head = git.head()
@@ -134,7 +148,9 @@ def test_cli_status_shows_it_and_approve_reject_apply_or_drop_it(workspace) -> N
 
     store = MemoryStore(workspace)
     base = store.read_soul()
-    stage_soul_change(store, base=base, proposed=base + "- Be brief.\n", first_cursor=2, last_cursor=5)
+    stage_soul_change(
+        store, base=base, proposed=base + "- Be brief.\n", first_cursor=2, last_cursor=5
+    )
     ws = str(workspace.root)
     status = run_cli("-w", ws, "status")
     assert status.returncode == 0, status.stderr
@@ -149,7 +165,9 @@ def test_cli_status_shows_it_and_approve_reject_apply_or_drop_it(workspace) -> N
     assert store.read_soul() == base + "- Be brief.\n"
     assert "Reverie-Approved:" in _git(workspace, "log", "-1", "--format=%B")
     again = run_cli("-w", ws, "approve")
-    assert again.returncode == 0 and "no SOUL.md change is pending" in again.stdout  # as `reject` says it
+    assert (
+        again.returncode == 0 and "no SOUL.md change is pending" in again.stdout
+    )  # as `reject` says it
 
     stage_soul_change(store, base=store.read_soul(), proposed="# replaced\n")
     rejected = run_cli("-w", ws, "reject")
@@ -169,7 +187,11 @@ def test_chat_commands_show_approve_and_reject(workspace) -> None:  # type: igno
     base = store.read_soul()
     stage_soul_change(store, base=base, proposed=base + "- Use metric units.\n")
     log_reply = asyncio.run(router.handle("/dream-log"))
-    assert log_reply is not None and "waiting for approval" in log_reply and "+- Use metric units." in log_reply
+    assert (
+        log_reply is not None
+        and "waiting for approval" in log_reply
+        and "+- Use metric units." in log_reply
+    )
     assert "Approved" in (asyncio.run(router.handle("/dream-approve")) or "")
     assert store.read_soul().endswith("- Use metric units.\n")
     stage_soul_change(store, base=store.read_soul(), proposed="nope\n")

@@ -18,7 +18,9 @@ LEAK = "corkscrew-velvet-4471-harbour"
 
 
 def _git(git_dir, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
-    return subprocess.run(["git", "--git-dir", str(git_dir), *args], capture_output=True, text=True, check=check)
+    return subprocess.run(
+        ["git", "--git-dir", str(git_dir), *args], capture_output=True, text=True, check=check
+    )
 
 
 @pytest.fixture
@@ -29,17 +31,33 @@ def leaked(workspace):  # type: ignore[no-untyped-def]
     git.ensure()
     memory = store.read_long_term()
     git.commit("dream: facts", kind="dream", files={"memory/MEMORY.md": memory + "- likes tea\n"})
-    git.commit("dream: vault", kind="dream", files={"memory/MEMORY.md": memory + f"- likes tea\n- vault phrase {LEAK}\n"})
-    git.commit(f"manual: noted {LEAK}", kind="manual", files={"USER.md": store.read_user() + "- lives in Oslo\n"})
+    git.commit(
+        "dream: vault",
+        kind="dream",
+        files={"memory/MEMORY.md": memory + f"- likes tea\n- vault phrase {LEAK}\n"},
+    )
+    git.commit(
+        f"manual: noted {LEAK}",
+        kind="manual",
+        files={"USER.md": store.read_user() + "- lives in Oslo\n"},
+    )
     git.gc()  # the first versions are packed, the later ones loose: purge must reach both
-    git.commit("dream: soul", kind="dream", files={"SOUL.md": store.read_soul() + f"- never say {LEAK}\n"})
-    git.commit("dream: tidy", kind="dream", files={"memory/MEMORY.md": memory + "- likes tea\n- has a vault\n"})
+    git.commit(
+        "dream: soul", kind="dream", files={"SOUL.md": store.read_soul() + f"- never say {LEAK}\n"}
+    )
+    git.commit(
+        "dream: tidy",
+        kind="dream",
+        files={"memory/MEMORY.md": memory + "- likes tea\n- has a vault\n"},
+    )
     store.append_history(f"[2026-11-22 10:00] USER: the vault phrase is {LEAK}", "cli:alice")
     store.append_history("[2026-11-22 10:01] USER: unrelated entry", "cli:alice")
     sessions = workspace.root / "sessions"
     (sessions / "cli_alice.jsonl").write_text(
-        orjson.dumps({"_type": "metadata", "key": "cli:alice", "last_consolidated": 0}).decode() + "\n"
-        + orjson.dumps({"role": "user", "content": f"remember {LEAK} please"}).decode() + "\n"
+        orjson.dumps({"_type": "metadata", "key": "cli:alice", "last_consolidated": 0}).decode()
+        + "\n"
+        + orjson.dumps({"role": "user", "content": f"remember {LEAK} please"}).decode()
+        + "\n"
     )
     (workspace.root / "notes.txt").write_text(f"my own file with {LEAK}\n")
     return store, git
@@ -53,7 +71,10 @@ def _objects(git_dir) -> set[str]:  # type: ignore[no-untyped-def]
 def _blobs_with(git_dir, needle: str) -> list[str]:  # type: ignore[no-untyped-def]
     found = []
     for sha in _objects(git_dir):
-        if _git(git_dir, "cat-file", "-t", sha).stdout.strip() == "blob" and needle in _git(git_dir, "cat-file", "-p", sha).stdout:
+        if (
+            _git(git_dir, "cat-file", "-t", sha).stdout.strip() == "blob"
+            and needle in _git(git_dir, "cat-file", "-p", sha).stdout
+        ):
             found.append(sha)
     return found
 
@@ -77,7 +98,9 @@ def test_purge_removes_every_trace_and_keeps_everything_else(leaked) -> None:  #
     git_dir = git.git_dir
     old_blobs = _blobs_with(git_dir, LEAK)
     assert len(old_blobs) >= 2
-    before = _git(git_dir, "log", "--format=%an|%ae|%at|%cn|%ce|%ct|%s", "--reverse").stdout.splitlines()
+    before = _git(
+        git_dir, "log", "--format=%an|%ae|%at|%cn|%ce|%ct|%s", "--reverse"
+    ).stdout.splitlines()
 
     result = purge(store, git, LEAK)
 
@@ -94,22 +117,29 @@ def test_purge_removes_every_trace_and_keeps_everything_else(leaked) -> None:  #
     packs = list((git_dir / "objects" / "pack").glob("*.pack"))
     assert len(packs) == 1 and LEAK.encode() not in packs[0].read_bytes()
     # Authors, committers, dates and subjects are kept (but for the string); the purge commit is on top.
-    after = _git(git_dir, "log", "--format=%an|%ae|%at|%cn|%ce|%ct|%s", "--reverse").stdout.splitlines()
+    after = _git(
+        git_dir, "log", "--format=%an|%ae|%at|%cn|%ce|%ct|%s", "--reverse"
+    ).stdout.splitlines()
     assert after[:-1] == [line.replace(LEAK, REPLACEMENT) for line in before]
     top = git.log(limit=1)[0]
     assert top.kind == "purge" and LEAK not in top.message
-    assert "Reverie-Purge" in top.trailers and "29-character string" in top.trailers["Reverie-Purge"]
+    assert (
+        "Reverie-Purge" in top.trailers and "29-character string" in top.trailers["Reverie-Purge"]
+    )
     # Files on disk: memory files, history and sessions are clean; everything else in them stays.
     assert LEAK not in store.read_soul() and REPLACEMENT in store.read_soul()
     assert store.read_long_term().endswith("- likes tea\n- has a vault\n")
     assert "- lives in Oslo" in store.read_user()
     entries = store.read_unprocessed_history(0)
     assert [e.content for e in entries] == [
-        f"[2026-11-22 10:00] USER: the vault phrase is {REPLACEMENT}", "[2026-11-22 10:01] USER: unrelated entry",
+        f"[2026-11-22 10:00] USER: the vault phrase is {REPLACEMENT}",
+        "[2026-11-22 10:01] USER: unrelated entry",
     ]
     assert entries[0].session_key == "cli:alice"
     assert LEAK not in (store.workspace.root / "sessions" / "cli_alice.jsonl").read_text()
-    assert LEAK in (store.workspace.root / "notes.txt").read_text()  # not memory: listed, left alone
+    assert (
+        LEAK in (store.workspace.root / "notes.txt").read_text()
+    )  # not memory: listed, left alone
     # The repository keeps working: a new commit, a status with nothing dirty, and git agrees.
     assert git.dirty() == []
     assert git.commit("dream: more", kind="dream", files={"USER.md": store.read_user() + "- new\n"})
@@ -141,7 +171,9 @@ def test_too_short_or_marker_text_is_refused(leaked) -> None:  # type: ignore[no
         plan_purge(store, git, "REDACTED")
 
 
-def test_purge_waits_for_a_running_dream_and_refuses_when_it_does_not_end(leaked, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_purge_waits_for_a_running_dream_and_refuses_when_it_does_not_end(
+    leaked, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
     from reverie.dream.lock import RunLock
     from reverie.errors import LockTimeoutError
     from reverie.operations import purge as purge_module

@@ -23,7 +23,10 @@ def test_corpus_rates_meet_the_documented_thresholds() -> None:
     )
     assert rates.detection_rate >= MIN_DETECTION, rates.missed[:10]
     for kind, (hit, total) in rates.per_kind.items():
-        assert hit / total >= MIN_DETECTION_PER_KIND, (kind, [t for k, t in rates.missed if k == kind][:5])
+        assert hit / total >= MIN_DETECTION_PER_KIND, (
+            kind,
+            [t for k, t in rates.missed if k == kind][:5],
+        )
     assert rates.false_positive_rate <= MAX_FALSE_POSITIVES, rates.flagged[:10]
 
 
@@ -77,7 +80,14 @@ def test_redact_is_total_and_idempotent_on_any_text(text: str) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from([t for _, t, _ in SECRETS] + [t for _, t in BENIGN] + ["", " ", "\n", "é", "=", ":"]), max_size=6))
+@given(
+    st.lists(
+        st.sampled_from(
+            [t for _, t, _ in SECRETS] + [t for _, t in BENIGN] + ["", " ", "\n", "é", "=", ":"]
+        ),
+        max_size=6,
+    )
+)
 def test_concatenations_redact_cleanly(parts: list[str]) -> None:
     text = " ".join(parts)
     once = redact(text)
@@ -97,37 +107,47 @@ def test_every_history_entry_is_redacted_before_it_is_written(store) -> None:  #
 
 
 # -- the left boundary: a key prefix inside a longer token is not a key ------------------------------------------
-_BODY = "A1b2C3d4E5f6G7h8J9k0L1m2N3p4Q5r6S7t8"  # random-looking: every validator accepts it on its own
+_BODY = (
+    "A1b2C3d4E5f6G7h8J9k0L1m2N3p4Q5r6S7t8"  # random-looking: every validator accepts it on its own
+)
 
 
 @pytest.mark.parametrize("prefix", ["sk-", "ghp_", "xoxb-", "glpat-", "npm_"])
 def test_a_key_prefix_glued_to_a_longer_token_is_not_a_key(prefix: str) -> None:
     alone = f"the key {prefix}{_BODY} here"
     glued = f"the id task{prefix}{_BODY} here"
-    assert [m.kind for m in scan(alone)], alone  # the control: the same token, standing alone, is found
+    assert [m.kind for m in scan(alone)], (
+        alone
+    )  # the control: the same token, standing alone, is found
     assert scan(glued) == [], glued
 
 
 def test_a_key_after_a_separator_is_still_a_key() -> None:
     assert [m.kind for m in scan(f"key=(sk-{_BODY})")] == ["openai-key"]
-    assert [m.kind for m in scan(f"ghp_{_BODY}")] == ["github-token"]  # at the very start of the text
+    assert [m.kind for m in scan(f"ghp_{_BODY}")] == [
+        "github-token"
+    ]  # at the very start of the text
 
 
 # -- each validator has a case only it decides (found by scripts/mutate.py: these survived before) ---------------
 def test_an_sk_dash_name_made_of_words_is_not_a_key() -> None:
-    assert scan("see sk-my-project-settings-file for details") == []  # short runs between dashes: words
+    assert (
+        scan("see sk-my-project-settings-file for details") == []
+    )  # short runs between dashes: words
     assert [m.kind for m in scan(f"see sk-{_BODY[:24]} for details")] == ["openai-key"]
 
 
 def test_a_private_key_placeholder_block_is_not_a_key() -> None:
     assert scan("-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----") == []
-    real = ("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx8vQ3k2ZpLw7bN9cR4tY6uH1oJ5fG8eD2sA0qW3zXyV\n"
-            "-----END RSA PRIVATE KEY-----")
+    real = (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx8vQ3k2ZpLw7bN9cR4tY6uH1oJ5fG8eD2sA0qW3zXyV\n"
+        "-----END RSA PRIVATE KEY-----"
+    )
     assert [m.kind for m in scan(real)] == ["private-key"]
 
 
 @pytest.mark.parametrize("word", ["Optional", "Required", "Sunshine"])
 def test_a_password_field_holding_one_word_is_not_a_password(word: str) -> None:
-    """"password: Optional" in a form's description is not a secret; one with letters and digits is."""
+    """ "password: Optional" in a form's description is not a secret; one with letters and digits is."""
     assert scan(f"password: {word}") == []
     assert [m.kind for m in scan(f"password: {word}7x")] == ["password"]

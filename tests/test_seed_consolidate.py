@@ -36,11 +36,15 @@ def setup(workspace, fake):
     sessions = SessionStore(workspace)
     session = sessions.get_or_create("cli:alice")
     for i in range(30):
-        sessions.append(session, {"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}"})
+        sessions.append(
+            session, {"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}"}
+        )
     return store, session, ModelClient(config)
 
 
-def save(entry="- [durable] Moved to Bonn", update="# Memory\n- Lives in Bonn\n", raw=None) -> ToolCall:
+def save(
+    entry="- [durable] Moved to Bonn", update="# Memory\n- Lives in Bonn\n", raw=None
+) -> ToolCall:
     args = {"history_entry": entry, "memory_update": update}
     args = {k: v for k, v in args.items() if v is not ...}
     return ToolCall("c1", "save_memory", None if raw is not None else args, raw or "")
@@ -48,8 +52,12 @@ def save(entry="- [durable] Moved to Bonn", update="# Memory\n- Lives in Bonn\n"
 
 def snapshot(store: MemoryStore, session):
     mem = store.workspace.root / "memory" / "MEMORY.md"
-    return (mem.read_bytes(), os.stat(mem).st_ino, store.history.path.exists() and store.history.path.read_bytes(),
-            session.last_consolidated)
+    return (
+        mem.read_bytes(),
+        os.stat(mem).st_ino,
+        store.history.path.exists() and store.history.path.read_bytes(),
+        session.last_consolidated,
+    )
 
 
 def consolidate(store, session, provider, **kw):
@@ -128,7 +136,10 @@ def test_nothing_to_archive_returns_true_without_a_call(setup, fake):
     [
         pytest.param(bad_request_error, id="model-error"),
         pytest.param("- [durable] I answered in text", id="no-tool-call"),
-        pytest.param(ToolCall("c1", "edit_file", {"history_entry": "x", "memory_update": "y"}), id="wrong-tool"),
+        pytest.param(
+            ToolCall("c1", "edit_file", {"history_entry": "x", "memory_update": "y"}),
+            id="wrong-tool",
+        ),
         pytest.param(save(raw="{not json"), id="malformed-arguments"),
         pytest.param(save(entry=...), id="missing-history-entry"),
         pytest.param(save(entry="  "), id="empty-history-entry"),
@@ -165,7 +176,9 @@ def test_nothing_entry_moves_the_offset_without_a_history_line(setup, fake):
 def test_secrets_in_the_update_are_redacted_before_memory_is_written(setup, fake):
     store, session, client = setup
     key = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
-    fake.enqueue(save(entry=f"- [durable] Token is {key}", update=f"# Memory\n- GitHub token {key}\n"))
+    fake.enqueue(
+        save(entry=f"- [durable] Token is {key}", update=f"# Memory\n- GitHub token {key}\n")
+    )
     assert consolidate(store, session, client)
     assert key not in store.read_long_term() and "[REDACTED:" in store.read_long_term()
     assert key not in store.history.read_since(0)[0].content

@@ -57,10 +57,15 @@ async def _serve_until(scheduler: RootScheduler, done: callable, timeout: float 
 
 
 def _drained(root: ScopeRoot, users: list[str]) -> bool:
-    return all(WorkspaceStore(root.workspace(Scope(u))).pending_count() == 0 for u in users) and not root.due_names()
+    return (
+        all(WorkspaceStore(root.workspace(Scope(u))).pending_count() == 0 for u in users)
+        and not root.due_names()
+    )
 
 
-def test_every_due_scope_is_dreamed_within_the_concurrency_bound(tmp_path: Path, fake: ScriptedModel) -> None:
+def test_every_due_scope_is_dreamed_within_the_concurrency_bound(
+    tmp_path: Path, fake: ScriptedModel
+) -> None:
     fake.latency = 0.05
     root = ScopeRoot(tmp_path / "root")
     users = [f"u{i}" for i in range(8)]
@@ -77,9 +82,9 @@ def test_every_due_scope_is_dreamed_within_the_concurrency_bound(tmp_path: Path,
     assert not (root.workspace(Scope("idle")).state_dir / "dream-status.json").exists()
 
 
-def test_a_backlog_drains_batch_by_batch_and_an_append_meanwhile_is_not_lost(tmp_path: Path,
-                                                                                fake: ScriptedModel,
-                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_backlog_drains_batch_by_batch_and_an_append_meanwhile_is_not_lost(
+    tmp_path: Path, fake: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__DREAM__MAX_BATCH_SIZE", "2")
     root = ScopeRoot(tmp_path / "root")
     _fill(root, ["a"], entries=5)
@@ -95,11 +100,14 @@ def test_a_backlog_drains_batch_by_batch_and_an_append_meanwhile_is_not_lost(tmp
     sched = RootScheduler(root, concurrency=4)
     asyncio.run(_serve_until(sched, lambda: _drained(root, ["a"])))
     assert store.dream_cursor() == 6 and sched.stats.finished["ok"] == 3  # batches 1-2, 3-4, 5-6
-    assert appended == [6]  # the late entry was consumed by the drain, not left behind without a marker
+    assert appended == [
+        6
+    ]  # the late entry was consumed by the drain, not left behind without a marker
 
 
-def test_a_scope_dreamed_recently_waits_for_its_interval_plus_its_jitter(tmp_path: Path, fake: ScriptedModel,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_scope_dreamed_recently_waits_for_its_interval_plus_its_jitter(
+    tmp_path: Path, fake: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("REVERIE_SERVE__JITTER_SECONDS", "600")
     root = ScopeRoot(tmp_path / "root")
     _fill(root, ["fresh", "recent"])
@@ -112,13 +120,16 @@ def test_a_scope_dreamed_recently_waits_for_its_interval_plus_its_jitter(tmp_pat
     fresh, recent = Scope("fresh").name, Scope("recent").name
     assert due[fresh] == pytest.approx(now + sched.jitter(fresh))
     assert due[recent] == pytest.approx(now + 2 * 3600 + sched.jitter(recent), abs=5)
-    assert 0 <= sched.jitter(fresh) < 600 and sched.jitter(fresh) == RootScheduler(root).jitter(fresh)
+    assert 0 <= sched.jitter(fresh) < 600 and sched.jitter(fresh) == RootScheduler(root).jitter(
+        fresh
+    )
     jitters = {sched.jitter(Scope(f"user{i}").name) for i in range(200)}
     assert max(jitters) - min(jitters) > 500  # spread over the window, not bunched
 
 
-def test_a_provider_outage_pauses_every_run_and_costs_no_attempt(tmp_path: Path, fake: ScriptedModel,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_provider_outage_pauses_every_run_and_costs_no_attempt(
+    tmp_path: Path, fake: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("REVERIE_SERVE__BACKOFF_SECONDS", "0.3")
     root = ScopeRoot(tmp_path / "root")
     users = ["a", "b", "c", "d"]
@@ -126,7 +137,9 @@ def test_a_provider_outage_pauses_every_run_and_costs_no_attempt(tmp_path: Path,
     failed: list[float] = []
     answered: list[float] = []
 
-    def respond(prompt):  # the provider is down for its first two calls (a timeout past the retry budget)
+    def respond(
+        prompt,
+    ):  # the provider is down for its first two calls (a timeout past the retry budget)
         if len(failed) < 2:
             failed.append(time.monotonic())
             return TimeoutError("the provider did not answer")
@@ -138,15 +151,20 @@ def test_a_provider_outage_pauses_every_run_and_costs_no_attempt(tmp_path: Path,
     asyncio.run(_serve_until(sched, lambda: _drained(root, users)))
     assert sched.stats.finished.get("ok") == 4
     assert sched.stats.finished.get("failed") == 2 and 1 <= sched.stats.pauses <= 2
-    assert sched.stats.started == 6  # the two failed scopes came back after the pause; nothing else was lost
+    assert (
+        sched.stats.started == 6
+    )  # the two failed scopes came back after the pause; nothing else was lost
     assert min(answered) - max(failed) >= 0.25  # no call reached the provider during the pause
     for u in users:
         attempts = root.workspace(Scope(u)).state_dir / "dream-attempts.json"
-        assert not attempts.exists() or '"count": 0' in attempts.read_text()  # an outage costs no attempt
+        assert (
+            not attempts.exists() or '"count": 0' in attempts.read_text()
+        )  # an outage costs no attempt
 
 
-def test_the_token_budget_bounds_admission(tmp_path: Path, fake: ScriptedModel,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_token_budget_bounds_admission(
+    tmp_path: Path, fake: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("REVERIE_SERVE__TOKENS_PER_MINUTE", "6000")  # 100 tokens a second
     root = ScopeRoot(tmp_path / "root")
     users = [f"u{i}" for i in range(10)]
@@ -154,7 +172,9 @@ def test_the_token_budget_bounds_admission(tmp_path: Path, fake: ScriptedModel,
 
     def respond(prompt):
         reply = dream_responder(prompt)
-        return Reply(reply, usage=Usage(1000, 0)) if isinstance(reply, str) else reply  # heavy analysis calls
+        return (
+            Reply(reply, usage=Usage(1000, 0)) if isinstance(reply, str) else reply
+        )  # heavy analysis calls
 
     fake.responder = respond
     sched = RootScheduler(root, concurrency=10)
@@ -184,7 +204,9 @@ def test_token_bucket_refills_and_may_go_negative() -> None:
     assert TokenBucket(None).wait_for(10**9) == 0
 
 
-def test_stopping_abandons_runs_in_flight_before_they_write(tmp_path: Path, fake: ScriptedModel) -> None:
+def test_stopping_abandons_runs_in_flight_before_they_write(
+    tmp_path: Path, fake: ScriptedModel
+) -> None:
     fake.latency = 5
     root = ScopeRoot(tmp_path / "root")
     _fill(root, ["a", "b"])
@@ -193,12 +215,19 @@ def test_stopping_abandons_runs_in_flight_before_they_write(tmp_path: Path, fake
     for u in ("a", "b"):
         ws = root.workspace(Scope(u))
         assert WorkspaceStore(ws).dream_cursor() == 0
-        assert "fact" not in (ws.root / "USER.md").read_text() if (ws.root / "USER.md").exists() else True
-    assert sorted(root.due_names()) == sorted([Scope("a").name, Scope("b").name])  # still due after a restart
+        assert (
+            "fact" not in (ws.root / "USER.md").read_text()
+            if (ws.root / "USER.md").exists()
+            else True
+        )
+    assert sorted(root.due_names()) == sorted(
+        [Scope("a").name, Scope("b").name]
+    )  # still due after a restart
 
 
-def test_a_scope_whose_dream_lock_is_held_elsewhere_is_retried(tmp_path: Path, fake: ScriptedModel,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_scope_whose_dream_lock_is_held_elsewhere_is_retried(
+    tmp_path: Path, fake: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from reverie.dream.lock import RunLock
 
     monkeypatch.setenv("REVERIE_SERVE__BUSY_RETRY_SECONDS", "0.2")
@@ -227,8 +256,14 @@ def test_serve_root_cli_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     """A real process: started on a root, SIGTERM while idle → exit 0 with the stop line."""
     root = ScopeRoot(tmp_path / "root")
     env = {**os.environ, "PYTHONPATH": str(ROOT_DIR)}
-    proc = subprocess.Popen([sys.executable, "-m", "reverie", "--root", str(root.root), "serve", "--concurrency", "4"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT_DIR))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reverie", "--root", str(root.root), "serve", "--concurrency", "4"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=str(ROOT_DIR),
+    )
     assert proc.stdout is not None
     first = proc.stdout.readline()
     assert "serve" in first and str(root.root) in first
@@ -245,11 +280,30 @@ def test_sigterm_abandons_runs_in_flight_in_the_real_process(tmp_path: Path) -> 
 
     root = ScopeRoot(tmp_path / "root")
     _fill(root, ["a", "b"])
-    env = {**os.environ, "PYTHONPATH": str(ROOT_DIR), "REVERIE_MODEL": "scripted/pty", "SCRIPTED_SLOW": "60",
-           "SCRIPTED_SLOW_TASKS": "dream-analyze", "REVERIE_SERVE__JITTER_SECONDS": "0"}
-    proc = subprocess.Popen([sys.executable, str(ROOT_DIR / "tests/support/scripted_cli.py"), "--root", str(root.root),
-                             "serve", "--concurrency", "4"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env, cwd=str(ROOT_DIR))
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT_DIR),
+        "REVERIE_MODEL": "scripted/pty",
+        "SCRIPTED_SLOW": "60",
+        "SCRIPTED_SLOW_TASKS": "dream-analyze",
+        "REVERIE_SERVE__JITTER_SECONDS": "0",
+    }
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT_DIR / "tests/support/scripted_cli.py"),
+            "--root",
+            str(root.root),
+            "serve",
+            "--concurrency",
+            "4",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=str(ROOT_DIR),
+    )
     try:
         locks = [RunLock(root.workspace(Scope(u)).state_dir) for u in ("a", "b")]
         deadline = time.monotonic() + 60
@@ -260,7 +314,9 @@ def test_sigterm_abandons_runs_in_flight_in_the_real_process(tmp_path: Path) -> 
                     lock.release()
             if all(held):
                 break
-            assert time.monotonic() < deadline and proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert time.monotonic() < deadline and proc.poll() is None, (
+                proc.stderr.read() if proc.stderr else ""
+            )
             time.sleep(0.05)
         started = time.monotonic()
         proc.send_signal(signal.SIGTERM)

@@ -33,8 +33,19 @@ def test_append_writes_metadata_first_then_one_message_per_line(sessions, worksp
     sessions.append(s, {"role": "assistant", "content": "hello"})
     assert s.path == workspace.sessions_dir / "cli_alice.jsonl"
     meta, m1, m2 = rows(s.path)
-    assert meta["_type"] == "metadata" and meta["key"] == "cli:alice" and meta["last_consolidated"] == 0
-    assert set(meta) == {"_type", "key", "created_at", "updated_at", "metadata", "last_consolidated"}
+    assert (
+        meta["_type"] == "metadata"
+        and meta["key"] == "cli:alice"
+        and meta["last_consolidated"] == 0
+    )
+    assert set(meta) == {
+        "_type",
+        "key",
+        "created_at",
+        "updated_at",
+        "metadata",
+        "last_consolidated",
+    }
     assert m1["role"] == "user" and m1["content"] == "hi" and "timestamp" in m1
     again = sessions.get_or_create("cli:alice")
     assert [m["content"] for m in again.messages] == ["hi", "hello"]
@@ -44,12 +55,34 @@ def test_nanobot_written_file_loads(sessions, workspace):
     workspace.sessions_dir.mkdir(exist_ok=True)
     path = workspace.sessions_dir / "telegram_42.jsonl"
     lines = [
-        {"_type": "metadata", "key": "telegram:42", "created_at": "2026-01-02T10:00:00.123456",
-         "updated_at": "2026-01-02T11:00:00", "metadata": {"x": 1}, "last_consolidated": 2},
+        {
+            "_type": "metadata",
+            "key": "telegram:42",
+            "created_at": "2026-01-02T10:00:00.123456",
+            "updated_at": "2026-01-02T11:00:00",
+            "metadata": {"x": 1},
+            "last_consolidated": 2,
+        },
         {"role": "user", "content": "a", "timestamp": "2026-01-02T10:00:01"},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function",
-         "function": {"name": "read_file", "arguments": "{}"}}], "timestamp": "2026-01-02T10:00:02"},
-        {"role": "tool", "content": "data", "tool_call_id": "c1", "name": "read_file", "timestamp": "2026-01-02T10:00:03"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "read_file", "arguments": "{}"},
+                }
+            ],
+            "timestamp": "2026-01-02T10:00:02",
+        },
+        {
+            "role": "tool",
+            "content": "data",
+            "tool_call_id": "c1",
+            "name": "read_file",
+            "timestamp": "2026-01-02T10:00:03",
+        },
     ]
     path.write_bytes(b"".join(orjson.dumps(l) + b"\n" for l in lines))
     s = sessions.get_or_create("telegram:42")
@@ -64,8 +97,20 @@ def test_nanobot_written_file_loads(sessions, workspace):
 
 
 @pytest.mark.parametrize(
-    "key", ["../../etc/passwd", "/abs/path", "a\x00b", "..", ".", "", "x" * 1000, "C:\\win\\path", "a/../../b",
-            "lone \ud800 surrogate", "new\nline\ttab"]
+    "key",
+    [
+        "../../etc/passwd",
+        "/abs/path",
+        "a\x00b",
+        "..",
+        ".",
+        "",
+        "x" * 1000,
+        "C:\\win\\path",
+        "a/../../b",
+        "lone \ud800 surrogate",
+        "new\nline\ttab",
+    ],
 )
 def test_hostile_keys_stay_inside_sessions_dir(sessions, workspace, key):
     if key == "":
@@ -76,7 +121,9 @@ def test_hostile_keys_stay_inside_sessions_dir(sessions, workspace, key):
     sessions.append(s, user("x"))
     assert s.path.parent == workspace.sessions_dir
     assert s.path.resolve().parent == workspace.sessions_dir.resolve()
-    assert s.path.name.endswith(".jsonl") and len(os.fsencode(s.path.name)) <= 255 - 22  # room for the temp name
+    assert (
+        s.path.name.endswith(".jsonl") and len(os.fsencode(s.path.name)) <= 255 - 22
+    )  # room for the temp name
     assert sessions.get_or_create(key).messages[0]["content"] == "x"
 
 
@@ -97,7 +144,9 @@ def test_long_keys_are_capped_by_encoded_bytes_in_every_script(sessions, char):
     key = "chat:" + char * 300
     stem = safe_filename(key)
     assert len(os.fsencode(stem)) <= MAX_STEM_BYTES and stem.startswith("chat_" + char)
-    assert safe_filename("chat:" + char * 301) != stem  # the hash tells long keys with a common prefix apart
+    assert (
+        safe_filename("chat:" + char * 301) != stem
+    )  # the hash tells long keys with a common prefix apart
     s = sessions.get_or_create(key)
     sessions.append(s, user("kept"))
     assert sessions.get_or_create(key).messages[0]["content"] == "kept"
@@ -114,32 +163,62 @@ def test_key_that_fits_exactly_keeps_nanobots_name():
 
 def test_a_session_written_under_the_old_naming_is_still_opened(sessions, workspace):
     key = "email:alice@example.com"
-    old = workspace.sessions_dir / "email_alice_example.com.jsonl"  # Reverie's naming before it took nanobot's
+    old = (
+        workspace.sessions_dir / "email_alice_example.com.jsonl"
+    )  # Reverie's naming before it took nanobot's
     old.parent.mkdir(parents=True, exist_ok=True)
     old.write_bytes(
-        orjson.dumps({"_type": "metadata", "key": key, "created_at": "2026-01-01T00:00:00", "updated_at":
-                      "2026-01-01T00:00:00", "metadata": {}, "last_consolidated": 0}) + b"\n"
-        + orjson.dumps({"role": "user", "content": "before the rename", "timestamp": "2026-01-01T00:00:01"}) + b"\n"
+        orjson.dumps(
+            {
+                "_type": "metadata",
+                "key": key,
+                "created_at": "2026-01-01T00:00:00",
+                "updated_at": "2026-01-01T00:00:00",
+                "metadata": {},
+                "last_consolidated": 0,
+            }
+        )
+        + b"\n"
+        + orjson.dumps(
+            {"role": "user", "content": "before the rename", "timestamp": "2026-01-01T00:00:01"}
+        )
+        + b"\n"
     )
     s = sessions.get_or_create(key)
     assert s.path == old and [m["content"] for m in s.messages] == ["before the rename"]
     sessions.append(s, user("after"))
-    assert [m["content"] for m in sessions.get_or_create(key).messages] == ["before the rename", "after"]
+    assert [m["content"] for m in sessions.get_or_create(key).messages] == [
+        "before the rename",
+        "after",
+    ]
     # a file of another key under the old name is not taken for this one
-    assert sessions.path_for("email:alice+example.com") == workspace.sessions_dir / "email_alice+example.com.jsonl"
+    assert (
+        sessions.path_for("email:alice+example.com")
+        == workspace.sessions_dir / "email_alice+example.com.jsonl"
+    )
 
 
 def test_nanobot_named_file_wins_over_an_old_one(sessions, workspace, caplog):
     key = "email:bob@example.com"
     sessions.dir.mkdir(parents=True, exist_ok=True)
-    meta = {"_type": "metadata", "key": key, "created_at": "2026-01-01T00:00:00", "updated_at": "2026-01-01T00:00:00",
-            "metadata": {}, "last_consolidated": 0}
+    meta = {
+        "_type": "metadata",
+        "key": key,
+        "created_at": "2026-01-01T00:00:00",
+        "updated_at": "2026-01-01T00:00:00",
+        "metadata": {},
+        "last_consolidated": 0,
+    }
     for name in ("email_bob_example.com.jsonl", "email_bob@example.com.jsonl"):
-        (sessions.dir / name).write_bytes(orjson.dumps(meta) + b"\n" + orjson.dumps(user(name)) + b"\n")
+        (sessions.dir / name).write_bytes(
+            orjson.dumps(meta) + b"\n" + orjson.dumps(user(name)) + b"\n"
+        )
     with caplog.at_level(logging.WARNING):
         assert sessions.get_or_create(key).messages[0]["content"] == "email_bob@example.com.jsonl"
         sessions.get_or_create(key)
-    assert caplog.text.count("email_bob_example.com.jsonl holds session") == 1  # named once, left on disk
+    assert (
+        caplog.text.count("email_bob_example.com.jsonl holds session") == 1
+    )  # named once, left on disk
     assert (sessions.dir / "email_bob_example.com.jsonl").exists()
 
 
@@ -162,7 +241,11 @@ def test_torn_tail_is_repaired_before_the_next_append(sessions, caplog):
     with caplog.at_level(logging.WARNING):
         sessions.append(s, user("two"))
     assert [m["content"] for m in sessions.get_or_create("k").messages] == ["one", "two"]
-    assert s.path.with_name(s.path.name + ".torn").read_bytes().startswith(b'{"role": "user", "content": "tw')
+    assert (
+        s.path.with_name(s.path.name + ".torn")
+        .read_bytes()
+        .startswith(b'{"role": "user", "content": "tw')
+    )
     assert "torn" in caplog.text
 
 
@@ -193,7 +276,7 @@ def test_bad_lines_are_skipped_with_a_warning_and_kept_on_rewrite(sessions, capl
     s = sessions.get_or_create("k")
     sessions.append(s, user("one"))
     with open(s.path, "ab") as f:
-        f.write(b"not json at all\n[1, 2]\n{\"content\": \"no role\"}\n")
+        f.write(b'not json at all\n[1, 2]\n{"content": "no role"}\n')
         f.write(b'{"role": "user", "content": "bad \xff utf8"}\n')
     sessions.append(s, user("two"))
     with caplog.at_level(logging.WARNING):
@@ -262,7 +345,9 @@ def test_concurrent_appends_and_offset_writes_lose_nothing(sessions):
         for _ in range(30):
             store.save_offset(store.get_or_create("k"), 1)
 
-    threads = [threading.Thread(target=appender, args=(n,)) for n in range(3)] + [threading.Thread(target=offsetter)]
+    threads = [threading.Thread(target=appender, args=(n,)) for n in range(3)] + [
+        threading.Thread(target=offsetter)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -277,7 +362,9 @@ def test_clear_keeps_unarchived_later_messages_and_saves_bad_lines(sessions):
         sessions.append(s, user(str(i)))
     with open(s.path, "ab") as f:
         f.write(b"garbage\n")
-    SessionStore(sessions.workspace).append(SessionStore(sessions.workspace).get_or_create("k"), user("late"))
+    SessionStore(sessions.workspace).append(
+        SessionStore(sessions.workspace).get_or_create("k"), user("late")
+    )
     sessions.clear(s, archived=3)
     loaded = sessions.get_or_create("k")
     assert [m["content"] for m in loaded.messages] == ["late"] and loaded.last_consolidated == 0

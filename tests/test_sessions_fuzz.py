@@ -52,7 +52,9 @@ class SessionFiles(RuleBasedStateMachine):
     @precondition(lambda self: self.session.path is not None and self.session.path.exists())
     @rule(junk=st.binary(min_size=1, max_size=30))
     def garbage_line(self, junk: bytes) -> None:
-        self.store.append(self.session, {"role": "user", "content": "before garbage"})  # repairs any torn tail
+        self.store.append(
+            self.session, {"role": "user", "content": "before garbage"}
+        )  # repairs any torn tail
         self.counter += 1
         self.live.append("before garbage")
         with open(self.session.path, "ab") as f:
@@ -89,5 +91,8 @@ class SessionFiles(RuleBasedStateMachine):
 
 TestSessionFiles = SessionFiles.TestCase
 TestSessionFiles.settings = settings(
-    max_examples=40, stateful_step_count=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=40,
+    stateful_step_count=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )

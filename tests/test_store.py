@@ -20,7 +20,9 @@ def test_nanobot_interface(store):
     assert store.append_history("first") == 1
     assert store.append_history("second", session_key="cli:bob") == 2
     assert [(e.cursor, e.content, e.session_key) for e in store.read_unprocessed_history()] == [
-        (1, "first", None), (2, "second", "cli:bob")]
+        (1, "first", None),
+        (2, "second", "cli:bob"),
+    ]
     assert [e.cursor for e in store.read_unprocessed_history(1)] == [2]
 
 
@@ -68,9 +70,14 @@ def test_empty_dream_cursor_is_nanobot_035s_fresh_workspace_unless_reverie_moved
     assert store.dream_cursor() == 0 and len(store.read_unprocessed_history()) == 4
     store.set_dream_cursor(3)
     store.workspace.dream_cursor_path.write_bytes(b"")
-    assert store.dream_cursor() == 3 and [e["cursor"] for e in store.read_unprocessed_history()] == [4]
+    assert store.dream_cursor() == 3 and [
+        e["cursor"] for e in store.read_unprocessed_history()
+    ] == [4]
     assert "is empty; using 3" in caplog.text
-    assert store.settle_dream_cursor() == 3 and store.workspace.dream_cursor_path.read_bytes() == b"3\n"
+    assert (
+        store.settle_dream_cursor() == 3
+        and store.workspace.dream_cursor_path.read_bytes() == b"3\n"
+    )
 
 
 def test_corrupt_dream_cursor_does_not_block_appends(store):
@@ -99,7 +106,9 @@ def test_no_retention_keeps_everything(store):
 
 
 def test_config_from_workspace_applies_to_history(workspace):
-    (workspace.root / "reverie.json").write_text('{"memory": {"history": {"maxEntryChars": 1000, "fsync": false}}}')
+    (workspace.root / "reverie.json").write_text(
+        '{"memory": {"history": {"maxEntryChars": 1000, "fsync": false}}}'
+    )
     store = MemoryStore(workspace)
     assert store.history.fsync is False
     store.append_history("z" * 1500)

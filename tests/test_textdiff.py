@@ -37,7 +37,11 @@ EXPECTED = [
     ("del", "red", "del"),
     ("meta", "bold", "meta"),
     ("add", "green", "add"),
-    ("no-newline", "", "meta"),  # git shows its marker as context; the web UI mutes it with the headers
+    (
+        "no-newline",
+        "",
+        "meta",
+    ),  # git shows its marker as context; the web UI mutes it with the headers
     ("file", "bold", "file"),
     ("meta", "bold", "meta"),
     ("meta", "bold", "meta"),
@@ -61,4 +65,6 @@ def test_the_cli_colours_and_the_ui_classes_follow_the_kinds():
     offsets = [sum(len(ln) + 1 for ln in lines[:i]) for i in range(len(lines))]
     assert [by_start.get(at, "") for at in offsets] == [style for _, style, _ in EXPECTED]
     assert len(styles) == sum(1 for _, style, _ in EXPECTED if style)
-    assert [(d.kind, d.text) for d in diff_lines(DIFF)] == [(cls, ln) for (_, _, cls), ln in zip(EXPECTED, lines)]
+    assert [(d.kind, d.text) for d in diff_lines(DIFF)] == [
+        (cls, ln) for (_, _, cls), ln in zip(EXPECTED, lines)
+    ]

@@ -35,7 +35,9 @@ def _client(memory, **kw) -> TestClient:
 
 @pytest.fixture
 def client(memory):
-    with _client(memory) as c:  # one event loop for the whole test: a Dream started by a request keeps running
+    with _client(
+        memory
+    ) as c:  # one event loop for the whole test: a Dream started by a request keeps running
         assert c.get(f"/?token={TOKEN}").status_code == 303
         yield c
 
@@ -47,7 +49,10 @@ def _csrf(client: TestClient, page: str = "/memory") -> str:
 
 
 def _flash(client: TestClient, page: str) -> str:
-    return " ".join(unescape(m) for m in re.findall(r'<p class="flash \w+"[^>]*>(.*?)</p>', client.get(page).text))
+    return " ".join(
+        unescape(m)
+        for m in re.findall(r'<p class="flash \w+"[^>]*>(.*?)</p>', client.get(page).text)
+    )
 
 
 def _head(memory) -> str:
@@ -56,6 +61,7 @@ def _head(memory) -> str:
 
 # -- getting in -------------------------------------------------------------------------------------------------
 
+
 def test_the_token_opens_a_session_and_leaves_the_address(memory) -> None:
     c = _client(memory)
     assert c.get("/memory").status_code == 403
@@ -63,7 +69,11 @@ def test_the_token_opens_a_session_and_leaves_the_address(memory) -> None:
     r = c.get(f"/timeline?kind=dream&token={TOKEN}")
     assert r.status_code == 303 and r.headers["location"] == "/timeline?kind=dream"
     cookie = r.headers["set-cookie"]
-    assert cookie.startswith(f"{COOKIE}=") and "HttpOnly" in cookie and "samesite=strict" in cookie.lower()
+    assert (
+        cookie.startswith(f"{COOKIE}=")
+        and "HttpOnly" in cookie
+        and "samesite=strict" in cookie.lower()
+    )
     assert TOKEN not in cookie
     assert c.get("/timeline?kind=dream").status_code == 200
     other = _client(memory)  # another browser: the cookie is not the token
@@ -83,11 +93,17 @@ def test_only_its_own_host_and_every_response_has_the_headers(client) -> None:
 def _posts(memory) -> list[tuple[str, dict[str, str]]]:
     sha = _head(memory)
     line = {"path": "USER.md", "line": "4", "original": "- Name: Alice"}
-    return [("/memory/edit", {**line, "text": "- Name: Mallory"}), ("/memory/pin", line),
-            ("/memory/remove", {**line, "reason": "x"}),
-            ("/memory/file", {"path": "USER.md", "text": "# User\n- owned\n"}),
-            (f"/commit/{sha}/restore", {"action": "restore"}), ("/review/approve", {}), ("/review/reject", {}),
-            ("/review/requeue", {"all": "1"}), ("/dream", {})]
+    return [
+        ("/memory/edit", {**line, "text": "- Name: Mallory"}),
+        ("/memory/pin", line),
+        ("/memory/remove", {**line, "reason": "x"}),
+        ("/memory/file", {"path": "USER.md", "text": "# User\n- owned\n"}),
+        (f"/commit/{sha}/restore", {"action": "restore"}),
+        ("/review/approve", {}),
+        ("/review/reject", {}),
+        ("/review/requeue", {"all": "1"}),
+        ("/dream", {}),
+    ]
 
 
 def test_no_action_without_the_sessions_csrf_token_or_from_another_site(client, memory) -> None:
@@ -97,7 +113,9 @@ def test_no_action_without_the_sessions_csrf_token_or_from_another_site(client, 
     for path, form in _posts(memory):
         assert client.post(path, data=form).status_code == 403, path
         assert client.post(path, data={**form, "csrf": "forged"}).status_code == 403, path
-        cross = client.post(path, data={**form, "csrf": token}, headers={"origin": "http://evil.example"})
+        cross = client.post(
+            path, data={**form, "csrf": token}, headers={"origin": "http://evil.example"}
+        )
         assert cross.status_code == 403, path
     assert {rel: memory.read(rel) for rel in files} == files
     assert _head(memory) == head and memory.pending_soul() == pending
@@ -116,19 +134,36 @@ def test_no_action_on_get(client, memory) -> None:
 
 def test_memory_text_is_escaped_everywhere_it_is_shown(client, memory) -> None:
     sha = _head(memory)
-    pages = ["/memory", f"/commit/{sha}", "/search?q=favourite", "/file?path=memory/MEMORY.md",
-             "/history?first=1&last=9", "/memory/why?path=memory/MEMORY.md&line=5&text=" + SCRIPT_LINE]
+    pages = [
+        "/memory",
+        f"/commit/{sha}",
+        "/search?q=favourite",
+        "/file?path=memory/MEMORY.md",
+        "/history?first=1&last=9",
+        "/memory/why?path=memory/MEMORY.md&line=5&text=" + SCRIPT_LINE,
+    ]
     for page in pages:
         html = client.get(page).text
         assert "<script>document" not in html, page
-        assert "&lt;script&gt;document.title=" in html or "&lt;script&gt;document.title=&#39;" in html, page
+        assert (
+            "&lt;script&gt;document.title=" in html or "&lt;script&gt;document.title=&#39;" in html
+        ), page
 
 
 # -- actions --------------------------------------------------------------------------------------------------
 
+
 def test_edit_a_line_commits_it_as_a_manual_change(client, memory) -> None:
-    r = client.post("/memory/edit", data={"csrf": _csrf(client), "path": "USER.md", "line": "4",
-                                          "original": "- Name: Alice", "text": "- Name: Alice Smith"})
+    r = client.post(
+        "/memory/edit",
+        data={
+            "csrf": _csrf(client),
+            "path": "USER.md",
+            "line": "4",
+            "original": "- Name: Alice",
+            "text": "- Name: Alice Smith",
+        },
+    )
     assert r.status_code == 303
     commit = memory.log(limit=1)[0]
     assert commit.kind == "manual" and commit.subject == "manual: edit a line of USER.md"
@@ -138,12 +173,28 @@ def test_edit_a_line_commits_it_as_a_manual_change(client, memory) -> None:
 
 def test_an_action_on_a_line_that_changed_meanwhile_does_nothing(client, memory) -> None:
     head = _head(memory)
-    r = client.post("/memory/edit", data={"csrf": _csrf(client), "path": "USER.md", "line": "5",
-                                          "original": "- Name: Alice", "text": "- Name: Eve"})
+    r = client.post(
+        "/memory/edit",
+        data={
+            "csrf": _csrf(client),
+            "path": "USER.md",
+            "line": "5",
+            "original": "- Name: Alice",
+            "text": "- Name: Eve",
+        },
+    )
     assert r.status_code == 303 and _head(memory) == head
     assert "changed since the page was loaded" in _flash(client, "/memory")
-    bad = client.post("/memory/edit", data={"csrf": _csrf(client), "path": "../etc/passwd", "line": "0",
-                                            "original": "", "text": "x"})
+    bad = client.post(
+        "/memory/edit",
+        data={
+            "csrf": _csrf(client),
+            "path": "../etc/passwd",
+            "line": "0",
+            "original": "",
+            "text": "x",
+        },
+    )
     assert bad.status_code == 404 and _head(memory) == head
 
 
@@ -153,10 +204,14 @@ def test_pin_then_remove_with_a_reason(client, memory) -> None:
     client.post("/memory/pin", data=line)
     assert "- Works at ACME [pinned]" in memory.read("USER.md")
     head = _head(memory)
-    client.post("/memory/remove", data={**line, "original": "- Name: Alice", "line": "4", "reason": ""})
+    client.post(
+        "/memory/remove", data={**line, "original": "- Name: Alice", "line": "4", "reason": ""}
+    )
     assert _head(memory) == head and "say why" in _flash(client, "/memory")  # no reason: refused
-    client.post("/memory/remove", data={**line, "original": "- Name: Alice", "line": "4",
-                                        "reason": "a test name"})
+    client.post(
+        "/memory/remove",
+        data={**line, "original": "- Name: Alice", "line": "4", "reason": "a test name"},
+    )
     assert "Alice" not in memory.read("USER.md")
     found = memory.why("Name: Alice")
     assert found and found[0].path.startswith("memory/archive/") and "a test name" in found[0].line
@@ -181,9 +236,13 @@ def test_confirm_shows_exactly_what_the_undo_then_writes(client, memory) -> None
     page = client.get(f"/commit/{dream.sha}/confirm?action=revert").text
     preview = memory.preview_restore(dream.sha, only=True)
     shown = [unescape(t) for t in re.findall(r'<span class="d-(?:add|del)">(.*?)</span>', page)]
-    assert shown == [ln for ln in preview.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+    assert shown == [
+        ln for ln in preview.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))
+    ]
     assert "Deadline for Atlas" in "".join(shown)
-    r = client.post(f"/commit/{dream.sha}/restore", data={"csrf": _csrf(client), "action": "revert"})
+    r = client.post(
+        f"/commit/{dream.sha}/restore", data={"csrf": _csrf(client), "action": "revert"}
+    )
     assert r.status_code == 303
     assert "Atlas" not in (memory.workspace.root / "memory/MEMORY.md").read_text()
     assert memory.log(limit=1)[0].kind == "revert"
@@ -193,7 +252,10 @@ def test_restore_with_replay_rewinds_dreams_cursor(client, memory) -> None:
     first_dream = memory.log(limit=2, kind="dream")[1]  # the batch 1-3 run
     page = client.get(f"/commit/{first_dream.sha}/confirm?action=restore&replay=1").text
     assert "reads entries 1–3 again" in unescape(page)
-    client.post(f"/commit/{first_dream.sha}/restore", data={"csrf": _csrf(client), "action": "restore", "replay": "1"})
+    client.post(
+        f"/commit/{first_dream.sha}/restore",
+        data={"csrf": _csrf(client), "action": "restore", "replay": "1"},
+    )
     assert "Alice" not in memory.read("USER.md") and "Atlas" not in memory.read("memory/MEMORY.md")
     assert memory.runtime.store.dream_cursor() == 0
     assert "Dream will read history again from entry 1" in _flash(client, "/timeline")
@@ -205,11 +267,15 @@ def test_a_conflicting_undo_is_explained_not_attempted(client, memory) -> None:
     memory.write("memory/MEMORY.md", text)
     head = _head(memory)
     page = client.get(f"/commit/{dream.sha}/confirm?action=revert").text
-    assert "cannot be done as asked" in page and 'id="confirm"' not in page and _head(memory) == head
+    assert (
+        "cannot be done as asked" in page and 'id="confirm"' not in page and _head(memory) == head
+    )
 
 
 def test_requeue_a_set_aside_batch(client, memory) -> None:
-    append_dead_letter(deadletter_path(memory.workspace.memory_dir), 4, 6, "the model kept failing", 3)
+    append_dead_letter(
+        deadletter_path(memory.workspace.memory_dir), 4, 6, "the model kept failing", 3
+    )
     assert "the model kept failing" in client.get("/review").text
     client.post("/review/requeue", data={"csrf": _csrf(client, "/review"), "first": "4"})
     assert memory.set_aside() == [] and [d.first for d in memory.queued()] == [4]
@@ -224,7 +290,9 @@ def test_dream_now_runs_dream_and_reports_it(client, memory) -> None:
     client.portal.call(job.wait)  # the run started by the request, on the app's event loop
     state = client.get("/dream.json").json()
     assert state["status"] == "ok" and state["commit"] == _head(memory), state
-    assert state["detail"].startswith("entries 7–7 · turn ")  # Dream's progress events reached the job
+    assert state["detail"].startswith(
+        "entries 7–7 · turn "
+    )  # Dream's progress events reached the job
     assert "Miso" in memory.show(state["commit"]).diff
     assert state["commit"][:8] in client.get("/dream").text
 
@@ -241,24 +309,31 @@ def test_timeline_pages_cover_every_commit_once(client, memory) -> None:
         more = re.search(r'rel="next" href="([^"]+)"', html)
         url = unescape(more.group(1)) if more else ""
     assert seen == everything and len(everything) > PAGE_SIZE
-    dreams = re.findall(r'<td><a href="/commit/([0-9a-f]{40})"><code>', client.get("/timeline?kind=dream").text)
+    dreams = re.findall(
+        r'<td><a href="/commit/([0-9a-f]{40})"><code>', client.get("/timeline?kind=dream").text
+    )
     assert dreams == [c.sha for c in memory.log(limit=10, kind="dream")]
 
 
 def test_search_links_each_hit_to_its_origin(client) -> None:
     html = client.get("/search?q=Berlin").text
-    assert 'href="/memory#USER.md-L6"' in html and 'id="USER.md-L6"' in client.get("/memory").text  # the line in the memory file
+    assert (
+        'href="/memory#USER.md-L6"' in html and 'id="USER.md-L6"' in client.get("/memory").text
+    )  # the line in the memory file
     assert re.search(r'href="/history\?first=2&amp;last=2#c2"', html)  # the history entry behind it
 
 
 def test_why_names_the_commit_and_the_entries(client, memory) -> None:
-    html = client.get("/memory/why", params={"path": "USER.md", "line": "4", "text": "- Name: Alice",
-                                             "fragment": "1"}).text
+    html = client.get(
+        "/memory/why",
+        params={"path": "USER.md", "line": "4", "text": "- Name: Alice", "fragment": "1"},
+    ).text
     first = memory.log(limit=2, kind="dream")[1]
     assert first.short in html and "1–3" in unescape(html) and "[permanent] Name: Alice" in html
 
 
 # -- the command ----------------------------------------------------------------------------------------------
+
 
 def test_a_busy_port_is_one_line_and_exit_1(memory, capsys) -> None:
     with socket.socket() as busy:
@@ -267,7 +342,11 @@ def test_a_busy_port_is_one_line_and_exit_1(memory, capsys) -> None:
         port = busy.getsockname()[1]
         code = main(["-w", str(memory.workspace.root), "ui", "--no-browser", "--port", str(port)])
     err = capsys.readouterr().err
-    assert code == 1 and err.strip() == f"reverie: error: port {port} on 127.0.0.1 is in use (choose another with --port)"
+    assert (
+        code == 1
+        and err.strip()
+        == f"reverie: error: port {port} on 127.0.0.1 is in use (choose another with --port)"
+    )
 
 
 def test_a_non_loopback_address_needs_a_token_file(memory, tmp_path, capsys) -> None:
@@ -276,11 +355,28 @@ def test_a_non_loopback_address_needs_a_token_file(memory, tmp_path, capsys) -> 
     assert "without --token-file" in capsys.readouterr().err
     short = tmp_path / "token"
     short.write_text("abc\n")
-    assert main(["-w", ws, "ui", "--no-browser", "--host", "0.0.0.0", "--port", "0", "--token-file", str(short)]) == 1
+    assert (
+        main(
+            [
+                "-w",
+                ws,
+                "ui",
+                "--no-browser",
+                "--host",
+                "0.0.0.0",
+                "--port",
+                "0",
+                "--token-file",
+                str(short),
+            ]
+        )
+        == 1
+    )
     assert "at least 24 characters" in capsys.readouterr().err
 
 
 # -- one implementation per verb --------------------------------------------------------------------------------
+
 
 def test_the_ui_reaches_memory_only_through_memory_verbs() -> None:
     """Besides ``Memory``, the UI imports only errors, constants, value types and format helpers: no store, repo,
@@ -288,13 +384,26 @@ def test_the_ui_reaches_memory_only_through_memory_verbs() -> None:
     import ast
     from pathlib import Path
 
-    allowed = {"errors", "workspace", "memory", "history", "hitlog", "gitstore.trailers", "gitstore.types",
-               "dream.records", "dream.result", "security.network", "textdiff"}
+    allowed = {
+        "errors",
+        "workspace",
+        "memory",
+        "history",
+        "hitlog",
+        "gitstore.trailers",
+        "gitstore.types",
+        "dream.records",
+        "dream.result",
+        "security.network",
+        "textdiff",
+    }
     folder = Path(__file__).resolve().parent.parent / "reverie" / "ui"
     used = set()
     for path in folder.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level == 2:  # ``from ..x import``: outside reverie.ui
+            if (
+                isinstance(node, ast.ImportFrom) and node.level == 2
+            ):  # ``from ..x import``: outside reverie.ui
                 used.add(node.module or "")
     assert used - allowed == set() and "memory" in used
 
@@ -319,8 +428,24 @@ def test_each_action_is_its_memory_verb(tmp_path) -> None:
 
         return record
 
-    for name in ("awrite", "apin", "aremove", "arestore", "apreview_restore", "aapprove", "areject", "arequeue",
-                 "awhy", "alog", "ashow", "arecall", "astatus", "anext_dream", "aread", "ahistory"):
+    for name in (
+        "awrite",
+        "apin",
+        "aremove",
+        "arestore",
+        "apreview_restore",
+        "aapprove",
+        "areject",
+        "arequeue",
+        "awhy",
+        "alog",
+        "ashow",
+        "arecall",
+        "astatus",
+        "anext_dream",
+        "aread",
+        "ahistory",
+    ):
         setattr(Recording, name, recording(name))
     previous = use_memory_class(Recording)
     try:
@@ -335,15 +460,34 @@ def test_each_action_is_its_memory_verb(tmp_path) -> None:
         dream = memory.log(limit=1, kind="dream")[0].sha
         steps = [
             (lambda: c.post("/memory/edit", data={**line, "text": "- Works at ACME Ltd"}), "write"),
-            (lambda: c.post("/memory/pin", data={**line, "original": "- Works at ACME Ltd"}), "pin"),
-            (lambda: c.post("/memory/remove", data={**line, "line": "4", "original": "- Name: Alice",
-                                                    "reason": "test"}), "remove"),
+            (
+                lambda: c.post("/memory/pin", data={**line, "original": "- Works at ACME Ltd"}),
+                "pin",
+            ),
+            (
+                lambda: c.post(
+                    "/memory/remove",
+                    data={**line, "line": "4", "original": "- Name: Alice", "reason": "test"},
+                ),
+                "remove",
+            ),
             (lambda: c.get(f"/commit/{dream}/confirm?action=revert"), "preview_restore"),
-            (lambda: c.post(f"/commit/{dream}/restore", data={"csrf": token, "action": "revert"}), "restore"),
+            (
+                lambda: c.post(
+                    f"/commit/{dream}/restore", data={"csrf": token, "action": "revert"}
+                ),
+                "restore",
+            ),
             (lambda: c.post("/review/approve", data={"csrf": token}), "approve"),
             (lambda: c.post("/review/reject", data={"csrf": token}), "reject"),
             (lambda: c.post("/review/requeue", data={"csrf": token, "all": "1"}), "requeue"),
-            (lambda: c.get("/memory/why", params={"path": "USER.md", "line": "5", "text": "- Lives in Berlin"}), "why"),
+            (
+                lambda: c.get(
+                    "/memory/why",
+                    params={"path": "USER.md", "line": "5", "text": "- Lives in Berlin"},
+                ),
+                "why",
+            ),
             (lambda: c.get("/timeline"), "log"),
             (lambda: c.get(f"/commit/{dream}"), "show"),
             (lambda: c.get("/search?q=Berlin"), "recall"),
@@ -360,7 +504,10 @@ def test_each_action_is_its_memory_verb(tmp_path) -> None:
 def test_a_conversation_hit_leads_to_its_message(client, memory) -> None:
     sessions = memory.runtime.sessions
     talk = sessions.get_or_create("telegram:alice")
-    sessions.append(talk, {"role": "user", "content": "I adopted a cat called Miso <img src=x onerror=alert(1)>"})
+    sessions.append(
+        talk,
+        {"role": "user", "content": "I adopted a cat called Miso <img src=x onerror=alert(1)>"},
+    )
     html = client.get("/search?q=Miso").text
     link = re.search(r'href="(/session\?[^"]+)"', html)
     assert link, html
@@ -374,13 +521,25 @@ def test_edit_a_whole_file(client, memory) -> None:
     text = memory.read("memory/MEMORY.md") + "- The office moves to Leipzig in June\n"
     page = client.get("/memory/file?path=memory/MEMORY.md").text
     assert "Deadline for Atlas" in page
-    client.post("/memory/file", data={"csrf": _csrf(client), "path": "memory/MEMORY.md", "text": text.replace("\n", "\r\n")})
+    client.post(
+        "/memory/file",
+        data={
+            "csrf": _csrf(client),
+            "path": "memory/MEMORY.md",
+            "text": text.replace("\n", "\r\n"),
+        },
+    )
     assert memory.read("memory/MEMORY.md") == text  # the browser's CRLF is the file's LF
     commit = memory.log(limit=1)[0]
     assert commit.kind == "manual" and commit.subject == "manual: edit memory/MEMORY.md"
     head = commit.sha
-    client.post("/memory/file", data={"csrf": _csrf(client), "path": "memory/MEMORY.md", "text": "# Memory\n"})
-    assert _head(memory) == head and "refused" in _flash(client, "/memory")  # the gate: most of the file gone
+    client.post(
+        "/memory/file",
+        data={"csrf": _csrf(client), "path": "memory/MEMORY.md", "text": "# Memory\n"},
+    )
+    assert _head(memory) == head and "refused" in _flash(
+        client, "/memory"
+    )  # the gate: most of the file gone
 
 
 def test_the_command_serves_on_loopback_until_stopped(memory, tmp_path) -> None:
@@ -397,9 +556,24 @@ def test_the_command_serves_on_loopback_until_stopped(memory, tmp_path) -> None:
     token_file.write_text("a-token-from-a-file-" + "z" * 20 + "\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
     env.update(REVERIE_HOME=str(tmp_path / "home"), PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "reverie", "-w", str(memory.workspace.root), "ui", "--no-browser",
-                             "--port", "0", "--token-file", str(token_file)], stderr=subprocess.PIPE, text=True,
-                            env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "reverie",
+            "-w",
+            str(memory.workspace.root),
+            "ui",
+            "--no-browser",
+            "--port",
+            "0",
+            "--token-file",
+            str(token_file),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         assert proc.stderr is not None
         url = next(m.group(1) for line in proc.stderr if (m := re.search(r"open (\S+)", line)))
@@ -414,7 +588,10 @@ def test_the_command_serves_on_loopback_until_stopped(memory, tmp_path) -> None:
             opener.open(url, timeout=10)
         assert signed_in.value.code == 303
         cookie = signed_in.value.headers["set-cookie"].split(";")[0]
-        page = opener.open(urllib.request.Request(url.split("?")[0] + "memory", headers={"cookie": cookie}), timeout=10)
+        page = opener.open(
+            urllib.request.Request(url.split("?")[0] + "memory", headers={"cookie": cookie}),
+            timeout=10,
+        )
         assert page.status == 200 and b"Lives in Berlin" in page.read()
         with pytest.raises(urllib.error.HTTPError) as refused:
             opener.open(url.split("?")[0] + "memory", timeout=10)
@@ -424,12 +601,24 @@ def test_the_command_serves_on_loopback_until_stopped(memory, tmp_path) -> None:
         assert proc.wait(timeout=30) in (0, -15)
 
 
-@pytest.mark.parametrize("path", [
-    "/commit/zzzz", "/commit/0000000", "/commit/..%2F..%2Fetc/confirm?action=revert", "/memory/why?path=../../etc/passwd&line=0&text=x",
-    "/memory/edit?path=USER.md&line=abc&text=x", "/memory/remove?path=USER.md", "/file?path=../reverie.json",
-    "/file?path=memory/history.jsonl", "/timeline?start=nothex", "/session?key=../../etc", "/history?first=x&last=y",
-    "/search?q=" + "x" * 5000, "/memory/file?path=SOUL.md%00",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/commit/zzzz",
+        "/commit/0000000",
+        "/commit/..%2F..%2Fetc/confirm?action=revert",
+        "/memory/why?path=../../etc/passwd&line=0&text=x",
+        "/memory/edit?path=USER.md&line=abc&text=x",
+        "/memory/remove?path=USER.md",
+        "/file?path=../reverie.json",
+        "/file?path=memory/history.jsonl",
+        "/timeline?start=nothex",
+        "/session?key=../../etc",
+        "/history?first=x&last=y",
+        "/search?q=" + "x" * 5000,
+        "/memory/file?path=SOUL.md%00",
+    ],
+)
 def test_hostile_or_broken_requests_get_a_clear_page(client, path) -> None:
     r = client.get(path)
     assert r.status_code in (200, 400, 404), (path, r.status_code)
@@ -442,7 +631,10 @@ def test_status_says_since_when_the_model_is_unreachable(client, memory) -> None
     path = memory.workspace.state_dir / "dream-status.json"
     record = orjson.loads(path.read_bytes())
     assert "no outage recorded" in client.get("/status").text
-    record["model_unavailable"] = {"since": "2026-11-24T08:00:00+00:00", "reason": "connection refused"}
+    record["model_unavailable"] = {
+        "since": "2026-11-24T08:00:00+00:00",
+        "reason": "connection refused",
+    }
     path.write_bytes(orjson.dumps(record))
     html = client.get("/status").text
     assert "unreachable since 2026-11-24 08:00" in html and "connection refused" in html

@@ -25,9 +25,14 @@ CHROMEDRIVER = "/usr/bin/chromedriver"
 
 for program in (CHROMIUM, CHROMEDRIVER):
     if not os.access(program, os.X_OK):
-        pytest.skip(f"{program} is missing (Debian's chromium and chromium-driver: scripts/system-deps installs "
-                    "them)", allow_module_level=True)
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium (the test extra) is not installed")
+        pytest.skip(
+            f"{program} is missing (Debian's chromium and chromium-driver: scripts/system-deps installs "
+            "them)",
+            allow_module_level=True,
+        )
+webdriver = pytest.importorskip(
+    "selenium.webdriver", reason="selenium (the test extra) is not installed"
+)
 
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
@@ -51,8 +56,23 @@ def server(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     home = tmp_path_factory.mktemp("home")
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
     env.update(REVERIE_HOME=str(home), PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "reverie", "-w", str(workspace), "ui", "--no-browser",
-                             "--port", "0"], stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "reverie",
+            "-w",
+            str(workspace),
+            "ui",
+            "--no-browser",
+            "--port",
+            "0",
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=str(ROOT),
+    )
     try:
         assert proc.stderr is not None
         lines = []
@@ -73,9 +93,18 @@ def server(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-                 "--window-size=1280,1000", f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,1000",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium')}",
+    ):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     service = webdriver.ChromeService(executable_path=CHROMEDRIVER)
@@ -99,7 +128,11 @@ def _go(ui: webdriver.Chrome, path: str) -> None:
 
 
 def _flash(ui: webdriver.Chrome) -> str:
-    return WebDriverWait(ui, WAIT).until(ec.presence_of_element_located((By.CSS_SELECTOR, ".flash"))).text
+    return (
+        WebDriverWait(ui, WAIT)
+        .until(ec.presence_of_element_located((By.CSS_SELECTOR, ".flash")))
+        .text
+    )
 
 
 def _shot(ui: webdriver.Chrome, name: str) -> None:
@@ -109,23 +142,37 @@ def _shot(ui: webdriver.Chrome, name: str) -> None:
         return
     Path(SHOTS).mkdir(parents=True, exist_ok=True)
     height = ui.execute_script("return document.documentElement.scrollHeight")
-    ui.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                       {"width": 1280, "height": min(max(height, 600), 2000), "deviceScaleFactor": 1, "mobile": False})
+    ui.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {
+            "width": 1280,
+            "height": min(max(height, 600), 2000),
+            "deviceScaleFactor": 1,
+            "mobile": False,
+        },
+    )
     try:
         ui.save_screenshot(str(Path(SHOTS) / f"{name}.png"))
     finally:
         ui.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
-def test_the_token_url_signs_in_and_the_cookie_is_not_readable_by_script(ui: webdriver.Chrome) -> None:
+def test_the_token_url_signs_in_and_the_cookie_is_not_readable_by_script(
+    ui: webdriver.Chrome,
+) -> None:
     assert "token=" not in ui.current_url
     assert ui.execute_script("return document.cookie") == ""  # HttpOnly
     assert ui.get_cookie("reverie_ui")["sameSite"] == "Strict"
 
 
 def test_each_screen_loads(ui: webdriver.Chrome) -> None:
-    screens = {"/memory": "Memory", "/timeline": "Timeline", "/review": "Review", "/search?q=Berlin": "Search",
-               "/status": "Status"}
+    screens = {
+        "/memory": "Memory",
+        "/timeline": "Timeline",
+        "/review": "Review",
+        "/search?q=Berlin": "Search",
+        "/status": "Status",
+    }
     for path, title in screens.items():
         _go(ui, path)
         assert ui.find_element(By.TAG_NAME, "h1").text == title, path
@@ -211,8 +258,12 @@ def test_dream_now_shows_its_run(ui: webdriver.Chrome, workspace: Path) -> None:
     ui.find_element(By.ID, "dream-now").click()
     WebDriverWait(ui, WAIT).until(ec.url_matches(r"/dream$"))
     state = WebDriverWait(ui, WAIT).until(
-        lambda d: d.find_element(By.ID, "dream-state") if "Finished" in d.find_element(By.ID, "dream-state").text
-        else False)
+        lambda d: (
+            d.find_element(By.ID, "dream-state")
+            if "Finished" in d.find_element(By.ID, "dream-state").text
+            else False
+        )
+    )
     assert "ok" in state.text
     _shot(ui, "dream")
     ui.find_element(By.PARTIAL_LINK_TEXT, "See commit").click()

@@ -34,13 +34,17 @@ def test_log_pages_join_up_without_gaps_or_repeats(memory) -> None:
     everything = [c.sha for c in memory.log(limit=100)]
     pages, start = [], None
     while True:
-        page = memory.log(limit=3 + 1, start=start)  # one more than shown: its sha starts the next page
+        page = memory.log(
+            limit=3 + 1, start=start
+        )  # one more than shown: its sha starts the next page
         pages.extend(c.sha for c in page[:3])
         if len(page) <= 3:
             break
         start = page[3].sha
     assert pages == everything and len(everything) >= 8
-    assert [c.kind for c in memory.log(limit=2, start=everything[-1])] == ["init"]  # the oldest: one left
+    assert [c.kind for c in memory.log(limit=2, start=everything[-1])] == [
+        "init"
+    ]  # the oldest: one left
     assert memory.log(limit=5, kind="manual", start=everything[2])[0].sha == everything[2]
 
 
@@ -48,13 +52,18 @@ def test_preview_is_the_diff_the_restore_then_commits(memory, workspace) -> None
     first = _edit(memory, "USER.md", "# User\n- Lives in Paris\n")
     _edit(memory, "USER.md", "# User\n- Lives in Paris\n- Works at ACME\n")
     preview = memory.preview_restore(first)
-    assert "\n-- Lives in Paris\n" in preview and "\n-- Works at ACME\n" in preview  # back to the starter file
+    assert (
+        "\n-- Lives in Paris\n" in preview and "\n-- Works at ACME\n" in preview
+    )  # back to the starter file
     starter = memory.runtime.git.file_at(memory.log(limit=1, kind="init")[0].sha, "USER.md")
     before = memory.log(limit=1)[0].sha
     result = memory.restore(first)
     assert (workspace.root / "USER.md").read_text() == starter
     committed = memory.runtime.git.diff(before, result.commit)
-    assert "".join(ln for ln in committed.splitlines(keepends=True) if not ln.startswith("index ")) == preview
+    assert (
+        "".join(ln for ln in committed.splitlines(keepends=True) if not ln.startswith("index "))
+        == preview
+    )
 
 
 def test_preview_of_a_revert_keeps_later_changes_and_writes_nothing(memory, workspace) -> None:
@@ -88,7 +97,11 @@ def test_next_dream_counts_from_the_last_completed_run(memory) -> None:
     assert memory.dream().status == "ok"
     due = memory.next_dream()
     hours = memory.config.dream.interval_h
-    assert timedelta(hours=hours) - timedelta(minutes=1) < due - now < timedelta(hours=hours) + timedelta(minutes=1)
+    assert (
+        timedelta(hours=hours) - timedelta(minutes=1)
+        < due - now
+        < timedelta(hours=hours) + timedelta(minutes=1)
+    )
 
 
 def test_session_is_the_conversation_a_search_hit_names(memory) -> None:
@@ -98,5 +111,8 @@ def test_session_is_the_conversation_a_search_hit_names(memory) -> None:
     sessions.append(talk, {"role": "assistant", "content": "Lovely name!"})
     hit = memory.recall("Miso", kinds=["session"])[0]
     found = memory.session(hit.source.session_key)
-    assert found is not None and found.messages[hit.source.message_index]["content"] == "I adopted a cat called Miso"
+    assert (
+        found is not None
+        and found.messages[hit.source.message_index]["content"] == "I adopted a cat called Miso"
+    )
     assert memory.session("nobody:here") is None

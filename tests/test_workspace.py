@@ -40,7 +40,9 @@ def test_workspace_that_is_a_file_is_a_clear_error(tmp_path):
         Workspace(f).init()
 
 
-@pytest.mark.parametrize("rel", ["/etc/passwd", "../x", "memory/../../x", "a\x00b", "", "C:/x", "..\\x", "."])
+@pytest.mark.parametrize(
+    "rel", ["/etc/passwd", "../x", "memory/../../x", "a\x00b", "", "C:/x", "..\\x", "."]
+)
 def test_unsafe_paths_are_refused(tmp_path, rel):
     ws = Workspace(tmp_path / "ws")
     ws.init()

@@ -38,7 +38,12 @@ def append(ws: Workspace, git: GitStore, name: str, line: str) -> bool:
             at += 1
         rows.insert(at, line)
         try:
-            git.commit(f"manual: {name} adds a line", kind="manual", files={MEM: "\n".join(rows)}, base={MEM: before})
+            git.commit(
+                f"manual: {name} adds a line",
+                kind="manual",
+                files={MEM: "\n".join(rows)},
+                base={MEM: before},
+            )
         except MergeConflictError:
             continue
         return True

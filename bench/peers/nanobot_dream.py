@@ -33,12 +33,25 @@ class Scripted(LLMProvider):
         self.replies = list(replies)
         self.requests = []
 
-    async def chat(self, messages, tools=None, model=None, max_tokens=4096, temperature=0.7,
-                   reasoning_effort=None, tool_choice=None):
-        self.requests.append({"messages": json.loads(json.dumps(messages, default=str)), "tools": tools})
+    async def chat(
+        self,
+        messages,
+        tools=None,
+        model=None,
+        max_tokens=4096,
+        temperature=0.7,
+        reasoning_effort=None,
+        tool_choice=None,
+    ):
+        self.requests.append(
+            {"messages": json.loads(json.dumps(messages, default=str)), "tools": tools}
+        )
         reply = self.replies.pop(0)
         if isinstance(reply, list):
-            calls = [ToolCallRequest(id=f"c{i}", name="edit_file", arguments=a) for i, a in enumerate(reply)]
+            calls = [
+                ToolCallRequest(id=f"c{i}", name="edit_file", arguments=a)
+                for i, a in enumerate(reply)
+            ]
             return LLMResponse(content=None, tool_calls=calls, finish_reason="tool_calls")
         return LLMResponse(content=reply)
 

@@ -39,8 +39,14 @@ def main() -> None:
             t0 = time.perf_counter()
             store.read_unprocessed_history(since)
             samples.append(time.perf_counter() - t0)
-        out["reads"].append({"workspace": workspace, "since": since, "samples": samples,
-                             "cursors": [e["cursor"] for e in first]})
+        out["reads"].append(
+            {
+                "workspace": workspace,
+                "since": since,
+                "samples": samples,
+                "cursors": [e["cursor"] for e in first],
+            }
+        )
     spec = args.get("append")
     if spec:
         store = MemoryStore(Path(spec["workspace"]))

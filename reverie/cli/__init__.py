@@ -28,36 +28,104 @@ __all__ = ["main", "build_parser", "subcommands"]
 #: Every command in the order ``--help`` lists them: name, "module:function" adding its arguments, one-line help.
 COMMANDS = [
     ("init", "cmd_init:configure", "create a workspace with starter memory files"),
-    ("status", "cmd_status:configure", "show cursors, pending entries, memory file sizes and the model"),
+    (
+        "status",
+        "cmd_status:configure",
+        "show cursors, pending entries, memory file sizes and the model",
+    ),
     ("history", "cmd_history:configure", "append to or show memory/history.jsonl"),
     ("log", "cmd_log:configure_log", "list memory's versions (or show one, like /dream-log)"),
     ("show", "cmd_log:configure_show", "show one commit of memory with its coloured diff"),
-    ("restore", "cmd_restore:configure", "restore memory to before a commit (no sha: list recent versions)"),
-    ("why", "cmd_why:configure", "trace memory lines containing TEXT to their commit and history entries"),
+    (
+        "restore",
+        "cmd_restore:configure",
+        "restore memory to before a commit (no sha: list recent versions)",
+    ),
+    (
+        "why",
+        "cmd_why:configure",
+        "trace memory lines containing TEXT to their commit and history entries",
+    ),
     ("gc", "cmd_gc:configure", "pack the memory repository's loose objects"),
     # recall
-    ("search", "cmd_search:configure", "search memory, history and conversations (BM25, plus vectors when configured)"),
-    ("index", "cmd_index:configure", "update the search index at memory/.index.sqlite (derived, never committed)"),
+    (
+        "search",
+        "cmd_search:configure",
+        "search memory, history and conversations (BM25, plus vectors when configured)",
+    ),
+    (
+        "index",
+        "cmd_index:configure",
+        "update the search index at memory/.index.sqlite (derived, never committed)",
+    ),
     # commands
-    ("consolidate", "cmd_consolidate:configure", "consolidate a session into history (no KEY: every session over budget)"),
+    (
+        "consolidate",
+        "cmd_consolidate:configure",
+        "consolidate a session into history (no KEY: every session over budget)",
+    ),
     ("dream", "cmd_dream:configure", "consolidate pending history into memory now"),
-    ("pin", "cmd_pin:configure", "pin the memory line containing TEXT so Dream never archives it (--unpin)"),
-    ("requeue", "cmd_requeue:configure", "list batches Dream set aside, or requeue them (FIRST … or --all)"),
+    (
+        "pin",
+        "cmd_pin:configure",
+        "pin the memory line containing TEXT so Dream never archives it (--unpin)",
+    ),
+    (
+        "requeue",
+        "cmd_requeue:configure",
+        "list batches Dream set aside, or requeue them (FIRST … or --all)",
+    ),
     ("serve", "cmd_serve:configure", "run Dream on its schedule until SIGTERM or Ctrl-C"),
-    ("demo", "cmd_demo:configure", "see Reverie's main job end to end in a new workspace (DIR, else -w if empty, else a temp dir)"),
-    ("chat", "cmd_chat:configure", "chat with an agent that remembers (reads stdin; /help for commands)"),
-    ("fleet", "cmd_fleet:configure", "Dream for many workspaces on Celery workers with Redis (worker, dispatch, status)"),
-    ("mcp", "cmd_mcp:configure", "serve this workspace's memory to MCP clients (stdio; --http for HTTP)"),
+    (
+        "demo",
+        "cmd_demo:configure",
+        "see Reverie's main job end to end in a new workspace (DIR, else -w if empty, else a temp dir)",
+    ),
+    (
+        "chat",
+        "cmd_chat:configure",
+        "chat with an agent that remembers (reads stdin; /help for commands)",
+    ),
+    (
+        "fleet",
+        "cmd_fleet:configure",
+        "Dream for many workspaces on Celery workers with Redis (worker, dispatch, status)",
+    ),
+    (
+        "mcp",
+        "cmd_mcp:configure",
+        "serve this workspace's memory to MCP clients (stdio; --http for HTTP)",
+    ),
     ("ui", "cmd_ui:configure", "see, review and undo what the agent remembers, in a local web app"),
     # security
-    ("approve", "cmd_approve:configure_approve", "apply the SOUL.md change Dream proposed (see `reverie status`)"),
+    (
+        "approve",
+        "cmd_approve:configure_approve",
+        "apply the SOUL.md change Dream proposed (see `reverie status`)",
+    ),
     ("reject", "cmd_approve:configure_reject", "drop the SOUL.md change Dream proposed"),
-    ("purge", "cmd_purge:configure", "remove a string (a leaked secret) from memory and all its git history"),
+    (
+        "purge",
+        "cmd_purge:configure",
+        "remove a string (a leaked secret) from memory and all its git history",
+    ),
     # scopes
-    ("forget-user", "cmd_forget_user:configure", "delete every scope of a user under --root (workspaces, git history, index)"),
+    (
+        "forget-user",
+        "cmd_forget_user:configure",
+        "delete every scope of a user under --root (workspaces, git history, index)",
+    ),
     # portability
-    ("export", "cmd_export:configure", "write the whole workspace (memory, history, sessions, git) as one bundle"),
-    ("import", "cmd_import:configure", "restore a bundle into an empty workspace, or bring in nanobot, Claude Code or mem0 memory"),
+    (
+        "export",
+        "cmd_export:configure",
+        "write the whole workspace (memory, history, sessions, git) as one bundle",
+    ),
+    (
+        "import",
+        "cmd_import:configure",
+        "restore a bundle into an empty workspace, or bring in nanobot, Claude Code or mem0 memory",
+    ),
 ]
 
 
@@ -68,17 +136,37 @@ def _global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     On a command's parser they default to ``SUPPRESS``, so a value given before the command is not reset to the
     default by the command's parser; given after, it wins."""
     default = None if top else argparse.SUPPRESS
-    parser.add_argument("-w", "--workspace", default=default,
-                        help="workspace directory (default: $REVERIE_WORKSPACE or ~/.reverie/workspace)")
-    parser.add_argument("--root", default=default, metavar="DIR",
-                        help="a root of scoped workspaces (with --user, instead of -w; see docs/scopes.md)")
-    parser.add_argument("--user", default=default, metavar="ID", help="the scope's user id (with --root)")
-    parser.add_argument("--agent", default=default, metavar="ID", help="the scope's agent id (with --root --user)")
-    parser.add_argument("--debug", action="store_true", default=False if top else argparse.SUPPRESS,
-                        help="show tracebacks and debug logs")
+    parser.add_argument(
+        "-w",
+        "--workspace",
+        default=default,
+        help="workspace directory (default: $REVERIE_WORKSPACE or ~/.reverie/workspace)",
+    )
+    parser.add_argument(
+        "--root",
+        default=default,
+        metavar="DIR",
+        help="a root of scoped workspaces (with --user, instead of -w; see docs/scopes.md)",
+    )
+    parser.add_argument(
+        "--user", default=default, metavar="ID", help="the scope's user id (with --root)"
+    )
+    parser.add_argument(
+        "--agent", default=default, metavar="ID", help="the scope's agent id (with --root --user)"
+    )
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        default=False if top else argparse.SUPPRESS,
+        help="show tracebacks and debug logs",
+    )
     if top:
-        parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
-                            help="print machine-readable JSON (for every command but chat, serve, mcp and ui)")
+        parser.add_argument(
+            "--json",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help="print machine-readable JSON (for every command but chat, serve, mcp and ui)",
+        )
 
 
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -97,7 +185,9 @@ def _adopt_globals(parser: argparse.ArgumentParser) -> None:
     """Give a command's parser (and its own sub-commands') the global options."""
     for action in parser._actions:  # noqa: SLF001
         if "--json" in action.option_strings:
-            action.default = argparse.SUPPRESS  # so `reverie --json CMD` is not undone by CMD's default
+            action.default = (
+                argparse.SUPPRESS
+            )  # so `reverie --json CMD` is not undone by CMD's default
     for nested in subcommands(parser).values():
         _adopt_globals(nested)
     _global_options(parser, top=False)
@@ -132,7 +222,9 @@ class _MainParser(argparse.ArgumentParser):
             import difflib
 
             given = message.split("invalid choice:", 1)[1].split("'")[1] if "'" in message else ""
-            close = difflib.get_close_matches(given, [name for name, _, _ in COMMANDS], n=1, cutoff=0.6)
+            close = difflib.get_close_matches(
+                given, [name for name, _, _ in COMMANDS], n=1, cutoff=0.6
+            )
             if close:
                 message = f"unknown command {given!r}; did you mean {close[0]!r}?"
             else:
@@ -230,14 +322,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _internal_error(exc, debug)
         if debug:
             raise
-        print(f"reverie: error: {_os_error_text(exc)}", file=sys.stderr)  # the machine's fault, not a bug
+        print(
+            f"reverie: error: {_os_error_text(exc)}", file=sys.stderr
+        )  # the machine's fault, not a bug
         return 1
     except Exception as exc:  # the CLI boundary: anything else is a bug, reported as such
         return _internal_error(exc, debug)
 
 
 #: Errors of the machine, not of Reverie: a full disk, a denied permission, a read-only mount.
-_USER_FACING = {errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS, errno.EFBIG, errno.ELOOP}
+_USER_FACING = {
+    errno.ENOSPC,
+    errno.EDQUOT,
+    errno.EACCES,
+    errno.EPERM,
+    errno.EROFS,
+    errno.EFBIG,
+    errno.ELOOP,
+}
 _ADVICE = {
     errno.ENOSPC: "free some space and run it again",
     errno.EDQUOT: "free some space and run it again",
@@ -261,5 +363,8 @@ def _internal_error(exc: BaseException, debug: bool) -> int:
 
         traceback.print_exception(exc)
     else:
-        print(f"reverie: internal error: {type(exc).__name__}: {exc} (run with --debug for a traceback)", file=sys.stderr)
+        print(
+            f"reverie: internal error: {type(exc).__name__}: {exc} (run with --debug for a traceback)",
+            file=sys.stderr,
+        )
     return 2

@@ -34,7 +34,9 @@ KEEP = 1_000
 #: Size past which the file is rewritten with its newest lines only.
 MAX_BYTES = 1 << 20
 _MAX_LINE_CHARS = 16_000  # a pasted document is not worth recalling with the Up arrow
-_LOCK_SECONDS = 2.0  # another chat holds the lock for one append; past this, skip the line (the chat goes on)
+_LOCK_SECONDS = (
+    2.0  # another chat holds the lock for one append; past this, skip the line (the chat goes on)
+)
 
 
 def history_path(state_dir: Path) -> Path:
@@ -71,7 +73,9 @@ class ChatInputHistory(History):
             with os.fdopen(fd, "rb") as f:
                 raw = f.read()
         except OSError as exc:
-            log.warning("chat input history %s cannot be read (%s); starting without it", self.path, exc)
+            log.warning(
+                "chat input history %s cannot be read (%s); starting without it", self.path, exc
+            )
             return []
         return [s for s in map(_parse, raw.splitlines()) if s is not None]
 
@@ -79,9 +83,11 @@ class ChatInputHistory(History):
         try:
             lines = self._lines()
         except OSError as exc:
-            log.warning("chat input history %s cannot be read (%s); starting without it", self.path, exc)
+            log.warning(
+                "chat input history %s cannot be read (%s); starting without it", self.path, exc
+            )
             return []
-        return list(reversed(lines[-self.keep:]))
+        return list(reversed(lines[-self.keep :]))
 
     def store_string(self, string: str) -> None:
         if not string.strip() or len(string) > _MAX_LINE_CHARS:
@@ -110,7 +116,7 @@ class ChatInputHistory(History):
         append lands in the file being replaced)."""
         kept: list[bytes] = []
         size = 0
-        for entry in reversed(self._lines()[-self.keep:]):
+        for entry in reversed(self._lines()[-self.keep :]):
             line = orjson.dumps(entry) + b"\n"
             if size + len(line) > self.max_bytes // 2:
                 break

@@ -17,8 +17,17 @@ if TYPE_CHECKING:
     from ..memory import Memory
     from ..scopes import Scope, ScopeRoot
 
-__all__ = ["console", "err_console", "open_memory", "workspace_of", "existing_workspace", "emit_json",
-           "add_json_flag", "count", "apply_scope"]
+__all__ = [
+    "console",
+    "err_console",
+    "open_memory",
+    "workspace_of",
+    "existing_workspace",
+    "emit_json",
+    "add_json_flag",
+    "count",
+    "apply_scope",
+]
 
 console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False)
@@ -47,7 +56,9 @@ def apply_scope(args: argparse.Namespace) -> None:
     if args.root is None:
         raise CommandError("--user and --agent need --root DIR (the root of the scoped workspaces)")
     if args.workspace is not None:
-        raise CommandError("-w and --root are exclusive: -w names one workspace, --root a root of scoped ones")
+        raise CommandError(
+            "-w and --root are exclusive: -w names one workspace, --root a root of scoped ones"
+        )
     if args.user is None and args.agent is not None:
         raise CommandError("--agent needs --user")
     root = ScopeRoot(args.root)
@@ -66,7 +77,9 @@ def apply_scope(args: argparse.Namespace) -> None:
     args.workspace = str(root.path(scope))
     if root.exists(scope):
         return
-    if args.command == "demo":  # the demo makes the workspace itself; the scope's own files follow it
+    if (
+        args.command == "demo"
+    ):  # the demo makes the workspace itself; the scope's own files follow it
         args.func = _then_ensure(args.func, root, scope)
         return
     if args.command == "mcp":
@@ -75,8 +88,9 @@ def apply_scope(args: argparse.Namespace) -> None:
         raise CommandError(f"{scope} has no memory yet: nothing to {args.command}")
 
 
-def _then_ensure(func: Callable[[argparse.Namespace], int], root: ScopeRoot, scope: Scope
-                 ) -> Callable[[argparse.Namespace], int]:
+def _then_ensure(
+    func: Callable[[argparse.Namespace], int], root: ScopeRoot, scope: Scope
+) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         code = func(args)
         if root.exists(scope):
@@ -88,8 +102,11 @@ def _then_ensure(func: Callable[[argparse.Namespace], int], root: ScopeRoot, sco
 
 def _acts(args: argparse.Namespace) -> bool:
     """Whether a listing command was asked to change something (``restore SHA``, ``requeue --all``)."""
-    return bool(getattr(args, "sha", None) if args.command == "restore" else
-                args.command == "requeue" and (args.first or args.all))
+    return bool(
+        getattr(args, "sha", None)
+        if args.command == "restore"
+        else args.command == "requeue" and (args.first or args.all)
+    )
 
 
 def existing_workspace(args: argparse.Namespace) -> Workspace:
@@ -105,7 +122,9 @@ def existing_workspace(args: argparse.Namespace) -> Workspace:
     return ws
 
 
-def open_memory(args: argparse.Namespace, *, existing: bool = False, activity: ModelActivity | None = None) -> Memory:
+def open_memory(
+    args: argparse.Namespace, *, existing: bool = False, activity: ModelActivity | None = None
+) -> Memory:
     """The workspace's ``Memory`` (built through ``reverie.memory.wrap``, so a registered class is used), every
     command's one way to its verbs. ``existing``: the workspace must exist (read-only commands); ``activity``
     observes the model calls for a status line."""
@@ -114,7 +133,13 @@ def open_memory(args: argparse.Namespace, *, existing: bool = False, activity: M
 
     ws = existing_workspace(args) if existing else workspace_of(args)
     scope = getattr(args, "scope", None)
-    return wrap(Runtime(ws, activity=activity, scope=scope if scope is not None and scope[1] is not None else None))
+    return wrap(
+        Runtime(
+            ws,
+            activity=activity,
+            scope=scope if scope is not None and scope[1] is not None else None,
+        )
+    )
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
@@ -122,7 +147,9 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def emit_json(data: Any) -> None:
-    sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + b"\n")
+    sys.stdout.buffer.write(
+        orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + b"\n"
+    )
     sys.stdout.flush()
 
 
@@ -136,7 +163,9 @@ def count(minimum: int = 1, maximum: int | None = None) -> Callable[[str], int]:
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
         if value < minimum or (maximum is not None and value > maximum):
-            allowed = f"from {minimum} to {maximum:,}" if maximum is not None else f"at least {minimum}"
+            allowed = (
+                f"from {minimum} to {maximum:,}" if maximum is not None else f"at least {minimum}"
+            )
             raise argparse.ArgumentTypeError(f"must be {allowed}, not {value}")
         return value
 

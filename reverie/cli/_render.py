@@ -28,7 +28,13 @@ __all__ = ["print_diff", "commit_table", "print_commit", "files_text", "print_op
 
 #: git's colours for each kind of diff line (its no-newline marker is shown as context).
 _DIFF_STYLES: dict[DiffLineKind, str] = {
-    "file": "bold", "meta": "bold", "hunk": "cyan", "add": "green", "del": "red", "no-newline": "", "context": "",
+    "file": "bold",
+    "meta": "bold",
+    "hunk": "cyan",
+    "add": "green",
+    "del": "red",
+    "no-newline": "",
+    "context": "",
 }
 
 
@@ -66,7 +72,9 @@ def commit_table(commits: Sequence[CommitInfo]) -> Text:
     for n, c in enumerate(commits):
         if n:
             out.append("\n")
-        subject = printable(c.subject if len(c.subject) <= subj_w else c.subject[: subj_w - 1] + "…")
+        subject = printable(
+            c.subject if len(c.subject) <= subj_w else c.subject[: subj_w - 1] + "…"
+        )
         out.append(c.short, style="yellow")
         out.append(f"  {c.time.strftime('%Y-%m-%d %H:%M')}  ", style="dim")
         out.append(f"{printable(c.kind):<{kind_w}}  ", style="bold")
@@ -81,7 +89,9 @@ def commit_table(commits: Sequence[CommitInfo]) -> Text:
 
 def print_commit(detail: CommitDetail) -> None:
     info = detail.info
-    console.print(f"[yellow]commit {info.sha}[/]  [bold]{escape(printable(info.kind))}[/]  [dim]{info.time.isoformat()}[/]")
+    console.print(
+        f"[yellow]commit {info.sha}[/]  [bold]{escape(printable(info.kind))}[/]  [dim]{info.time.isoformat()}[/]"
+    )
     console.print(escape(printable(info.message.rstrip())), highlight=False)
     console.print(f"files: {files_text(info.files)}")
     console.print()
@@ -90,9 +100,13 @@ def print_commit(detail: CommitDetail) -> None:
 
 def print_operation(verb: str, target: str, result: OperationResult) -> None:
     if result.commit is None:
-        console.print(f"nothing to do: memory already matches what {verb} {escape(printable(target))} would give")
+        console.print(
+            f"nothing to do: memory already matches what {verb} {escape(printable(target))} would give"
+        )
         return
-    console.print(f"{verb} [yellow]{escape(printable(target))}[/] as [yellow]{result.commit[:8]}[/]: {files_text(result.files)}")
+    console.print(
+        f"{verb} [yellow]{escape(printable(target))}[/] as [yellow]{result.commit[:8]}[/]: {files_text(result.files)}"
+    )
     if result.cursor_rewound_to is not None:
         console.print(f"dream cursor rewound to {result.cursor_rewound_to}")
     console.print(f"[dim]undo with: reverie restore {result.commit[:8]}[/]")
@@ -106,5 +120,9 @@ def markdown(text: str) -> Markdown:
     for line in printable(text).split("\n"):
         if line.lstrip().startswith("```"):
             fenced = not fenced
-        out.append(line if fenced or not line.strip() or line.lstrip().startswith(("|", "- ", "#")) else line + "  ")
+        out.append(
+            line
+            if fenced or not line.strip() or line.lstrip().startswith(("|", "- ", "#"))
+            else line + "  "
+        )
     return Markdown("\n".join(out))

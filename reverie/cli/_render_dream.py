@@ -29,7 +29,10 @@ def print_dream(result: DreamResult) -> None:
     ok = result.status in ("ok", "no-change", "nothing-to-do")
     colour = "green" if ok else "yellow" if result.status == "paused" else "red"
     table = Table(show_header=False, box=None, pad_edge=False)
-    table.add_row("status", f"[{colour}]{result.status}[/]" + (" (dry run: nothing written)" if result.dry_run else ""))
+    table.add_row(
+        "status",
+        f"[{colour}]{result.status}[/]" + (" (dry run: nothing written)" if result.dry_run else ""),
+    )
     if result.first is not None:
         table.add_row("batch", f"entries {result.first}–{result.last}")
     if result.reason:
@@ -37,19 +40,31 @@ def print_dream(result: DreamResult) -> None:
     if result.files:
         table.add_row("files", files_text(result.files))
     if result.lifecycle_summary:
-        where = "see memory/archive/" if result.archive_tracked else "named in the commit; nothing is archived"
+        where = (
+            "see memory/archive/"
+            if result.archive_tracked
+            else "named in the commit; nothing is archived"
+        )
         table.add_row("lifecycle", escape(result.lifecycle_summary) + f" [dim]({where})[/]")
     if result.commit:
-        table.add_row("commit", f"[yellow]{result.commit[:8]}[/]  [dim](undo: reverie restore {result.commit[:8]})[/]")
+        table.add_row(
+            "commit",
+            f"[yellow]{result.commit[:8]}[/]  [dim](undo: reverie restore {result.commit[:8]})[/]",
+        )
     if result.status not in ("nothing-to-do", "already-running"):
         u = result.usage
         cost = f", ${u.cost:.4f}" if u.cost else ""
-        table.add_row("usage", f"{result.iterations} turns, {result.tool_calls} tool calls, "
-                               f"{u.prompt_tokens:,}+{u.completion_tokens:,} tokens{cost} ({escape(result.model)})")
+        table.add_row(
+            "usage",
+            f"{result.iterations} turns, {result.tool_calls} tool calls, "
+            f"{u.prompt_tokens:,}+{u.completion_tokens:,} tokens{cost} ({escape(result.model)})",
+        )
     if len(result.batches) > 1:
         table.add_row("batches", str(len(result.batches)))
     if result.pending_soul:
-        table.add_row("SOUL.md", "[yellow]a change is waiting for approval (reverie approve / reject)[/]")
+        table.add_row(
+            "SOUL.md", "[yellow]a change is waiting for approval (reverie approve / reject)[/]"
+        )
     for warning in result.warnings:
         table.add_row("[yellow]warning[/]", escape(printable(warning)))
     console.print(table)

@@ -63,10 +63,14 @@ async def repl(args: argparse.Namespace) -> int:
     from ..runtime import Runtime
 
     activity = ModelActivity()
-    agent = ChatAgent(Runtime(workspace_of(args), activity=activity), session_key=args.session, notify=show)
+    agent = ChatAgent(
+        Runtime(workspace_of(args), activity=activity), session_key=args.session, notify=show
+    )
     agent.runtime.workspace.init()  # a first chat starts from the starter memory files
-    console.print(f"[dim]reverie chat · {escape(str(agent.runtime.workspace.root))} · model "
-                  f"[bold]{escape(agent.model_line())}[/bold] · /help for commands, /exit or Ctrl-D to leave[/]")
+    console.print(
+        f"[dim]reverie chat · {escape(str(agent.runtime.workspace.root))} · model "
+        f"[bold]{escape(agent.model_line())}[/bold] · /help for commands, /exit or Ctrl-D to leave[/]"
+    )
     if agent.offline:
         console.print(f"[yellow]{OFFLINE_NOTICE}[/]")
     if not args.no_schedule:
@@ -79,7 +83,9 @@ async def repl(args: argparse.Namespace) -> int:
             else:
                 await _line_loop(agent, status)
         finally:
-            if terminal:  # Ctrl-C stops waiting for a /dream still running (it is abandoned before it writes)
+            if (
+                terminal
+            ):  # Ctrl-C stops waiting for a /dream still running (it is abandoned before it writes)
                 await _foreground(agent.close(), on_cancel=lambda: None)
             else:
                 await agent.close()
@@ -113,7 +119,8 @@ async def _terminal_loop(agent: ChatAgent, activity: ModelActivity, status: Stat
 
     session: PromptSession[str] = PromptSession(
         history=ChatInputHistory(history_path(agent.runtime.workspace.state_dir)),
-        rprompt=background, refresh_interval=0.5,
+        rprompt=background,
+        refresh_interval=0.5,
     )
     while True:
         with status.paused(), patch_stdout(raw=True):
@@ -148,11 +155,19 @@ async def _turn(agent: ChatAgent, text: str, status: StatusLine, *, cancellable:
         else:
             reply = await agent.respond(text)
     except ReverieError as exc:  # a failed model call ends the turn, not the conversation
-        with status.paused():  # the same outage met earlier in the turn (the flush, the archive) was shown already
-            said = "no reply: the model failed for the reason above" if warned_since(exc, started) else str(exc)
+        with (
+            status.paused()
+        ):  # the same outage met earlier in the turn (the flush, the archive) was shown already
+            said = (
+                "no reply: the model failed for the reason above"
+                if warned_since(exc, started)
+                else str(exc)
+            )
             err_console.print(f"[red]error:[/] {escape(said)}")
         return
-    with status.paused():  # the reply replaces the status line rather than printing above a stale one
+    with (
+        status.paused()
+    ):  # the reply replaces the status line rather than printing above a stale one
         if cancelled:
             kept = "" if command else " (your message is kept in the session)"
             console.print(f"[yellow]cancelled[/]{kept}")
@@ -188,7 +203,11 @@ async def _foreground(work: Awaitable[T], *, on_cancel: Callable[[], None]) -> T
     try:
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         installed = True
-    except (NotImplementedError, RuntimeError, ValueError):  # no signal support here (not the main thread)
+    except (
+        NotImplementedError,
+        RuntimeError,
+        ValueError,
+    ):  # no signal support here (not the main thread)
         installed = False
     try:
         return await task

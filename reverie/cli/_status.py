@@ -39,8 +39,10 @@ def elapsed_text(seconds: float) -> str:
     return f"{minutes}m {rest:02d}s"
 
 
-def wait_text(activity: ModelActivity, delay: float = DELAY, now: float | None = None) -> str | None:
-    """"waiting for MODEL (task) · 3.2 s" for the longest call in flight past ``delay``, else None."""
+def wait_text(
+    activity: ModelActivity, delay: float = DELAY, now: float | None = None
+) -> str | None:
+    """ "waiting for MODEL (task) · 3.2 s" for the longest call in flight past ``delay``, else None."""
     call = activity.current()
     if call is None:
         return None
@@ -61,7 +63,12 @@ class StatusLine:
     """
 
     def __init__(
-        self, activity: ModelActivity | None, *, enabled: bool = True, hint: str = "", delay: float = DELAY
+        self,
+        activity: ModelActivity | None,
+        *,
+        enabled: bool = True,
+        hint: str = "",
+        delay: float = DELAY,
     ) -> None:
         self.activity = activity
         self.enabled = enabled and console.is_terminal
@@ -135,4 +142,3 @@ class StatusLine:
             if self._status is not None:
                 self._status.stop()
                 self._status = None
-

@@ -45,7 +45,9 @@ def run_approve(args: argparse.Namespace) -> int:
         console.print("SOUL.md already held the approved change; cleared the pending record")
     else:
         how = " (merged with your later edits)" if result.merged else ""
-        console.print(f"approved: SOUL.md +{result.added} -{result.removed}{how}, commit {result.commit[:8]}")
+        console.print(
+            f"approved: SOUL.md +{result.added} -{result.removed}{how}, commit {result.commit[:8]}"
+        )
     return 0
 
 
@@ -54,5 +56,9 @@ def run_reject(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"pending": dropped is not None, "dropped": dropped is not None})
     else:
-        console.print("dropped the pending SOUL.md change" if dropped else "[dim]no SOUL.md change is pending[/]")
+        console.print(
+            "dropped the pending SOUL.md change"
+            if dropped
+            else "[dim]no SOUL.md change is pending[/]"
+        )
     return 0

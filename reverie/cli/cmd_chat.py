@@ -6,8 +6,12 @@ import argparse
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--session", default="cli:chat", metavar="KEY", help="session key (default cli:chat)")
-    p.add_argument("--no-schedule", action="store_true", help="do not run Dream on its schedule meanwhile")
+    p.add_argument(
+        "--session", default="cli:chat", metavar="KEY", help="session key (default cli:chat)"
+    )
+    p.add_argument(
+        "--no-schedule", action="store_true", help="do not run Dream on its schedule meanwhile"
+    )
     p.set_defaults(func=run)
 
 

@@ -11,7 +11,11 @@ from ._common import add_json_flag, console, emit_json, open_memory
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("key", nargs="?", help="session key (e.g. cli:alice): consolidate all of it, keeping the session")
+    p.add_argument(
+        "key",
+        nargs="?",
+        help="session key (e.g. cli:alice): consolidate all of it, keeping the session",
+    )
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -30,7 +34,12 @@ def run(args: argparse.Namespace) -> int:
     for column in ("session", "archived", "history entries", "tokens before → after", "stopped"):
         table.add_column(column)
     for r in results:
-        table.add_row(escape(r.session_key), str(r.archived_messages), ", ".join(map(str, r.cursors)) or "—",
-                      f"{r.estimate_before:,} → {r.estimate_after:,}", r.stop)
+        table.add_row(
+            escape(r.session_key),
+            str(r.archived_messages),
+            ", ".join(map(str, r.cursors)) or "—",
+            f"{r.estimate_before:,} → {r.estimate_after:,}",
+            r.stop,
+        )
     console.print(table if results else "[dim](no sessions)[/]")
     return 0

@@ -15,8 +15,12 @@ from ._render import markdown
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir", nargs="?", type=Path,
-                   help="a new or empty directory for the demo workspace (default: -w's when new or empty, else a temp dir)")
+    p.add_argument(
+        "dir",
+        nargs="?",
+        type=Path,
+        help="a new or empty directory for the demo workspace (default: -w's when new or empty, else a temp dir)",
+    )
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -51,12 +55,21 @@ def run(args: argparse.Namespace) -> int:
 
     activity = ModelActivity()
     with StatusLine(activity, enabled=not args.json):
-        report = asyncio.run(run_demo(root, say, config=config, config_from=str(source) if borrowed else None,
-                                      activity=activity))
+        report = asyncio.run(
+            run_demo(
+                root,
+                say,
+                config=config,
+                config_from=str(source) if borrowed else None,
+                activity=activity,
+            )
+        )
     if args.json:
         emit_json(report)
     else:
         console.print(Rule(style="cyan"))
-        console.print(f"Done in {report.seconds:.1f} s. The workspace stays at [bold]{report.workspace}[/]: try "
-                      f"`reverie -w {report.workspace} log` or `reverie -w {report.workspace} chat`.")
+        console.print(
+            f"Done in {report.seconds:.1f} s. The workspace stays at [bold]{report.workspace}[/]: try "
+            f"`reverie -w {report.workspace} log` or `reverie -w {report.workspace} chat`."
+        )
     return 0

@@ -14,9 +14,15 @@ _FAILED = {"failed", "rejected", "already-running", "dead-lettered"}
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--all", action="store_true", help="process every pending batch, not just the next one")
-    p.add_argument("--dry-run", action="store_true", help="show the diff it would commit; write nothing")
-    p.add_argument("--wait", action="store_true", help="wait for a run in progress instead of giving up")
+    p.add_argument(
+        "--all", action="store_true", help="process every pending batch, not just the next one"
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="show the diff it would commit; write nothing"
+    )
+    p.add_argument(
+        "--wait", action="store_true", help="wait for a run in progress instead of giving up"
+    )
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -28,8 +34,12 @@ def run(args: argparse.Namespace) -> int:
     memory = open_memory(args, activity=activity)
     with StatusLine(activity, enabled=not args.json) as line:
         line.update("dream: starting")
-        result = memory.dream(all=args.all, wait=args.wait, dry_run=args.dry_run,
-                              on_progress=lambda p: line.update(progress_text(p)))
+        result = memory.dream(
+            all=args.all,
+            wait=args.wait,
+            dry_run=args.dry_run,
+            on_progress=lambda p: line.update(progress_text(p)),
+        )
     if args.json:
         emit_json(result)
     else:

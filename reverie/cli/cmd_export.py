@@ -9,7 +9,11 @@ from ._common import add_json_flag, console, emit_json, existing_workspace
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", nargs="?", help="where to write the bundle (default: ./reverie-<workspace>-<date>.tar.gz)")
+    p.add_argument(
+        "file",
+        nargs="?",
+        help="where to write the bundle (default: ./reverie-<workspace>-<date>.tar.gz)",
+    )
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -23,5 +27,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"path": str(result.path), "files": result.files, "bytes": result.bytes})
     else:
-        console.print(f"exported {result.files} files ({result.bytes:,} bytes) to [bold]{result.path}[/]")
+        console.print(
+            f"exported {result.files} files ({result.bytes:,} bytes) to [bold]{result.path}[/]"
+        )
     return 0

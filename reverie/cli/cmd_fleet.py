@@ -23,23 +23,44 @@ def configure(p: argparse.ArgumentParser) -> None:
     fs = p.add_subparsers(dest="fleet_command", metavar="ACTION")
     fs.required = True
     w = fs.add_parser("worker", help="run a Celery worker that runs Dream jobs (until SIGTERM)")
-    w.add_argument("--concurrency", "-c", type=int, default=None, metavar="N",
-                   help="worker processes (default: the CPU count)")
-    w.add_argument("--pool", choices=["prefork", "threads", "solo"], default="prefork", help="Celery pool")
+    w.add_argument(
+        "--concurrency",
+        "-c",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes (default: the CPU count)",
+    )
+    w.add_argument(
+        "--pool", choices=["prefork", "threads", "solo"], default="prefork", help="Celery pool"
+    )
     w.add_argument("--name", default=None, help="the worker's node name (default: reverie@<host>)")
     w.set_defaults(func=run_worker)
-    d = fs.add_parser("dispatch", help="admit due workspaces and send their jobs, every fleet.dispatchEverySeconds")
+    d = fs.add_parser(
+        "dispatch",
+        help="admit due workspaces and send their jobs, every fleet.dispatchEverySeconds",
+    )
     d.add_argument("--once", action="store_true", help="one tick, then exit")
     add_json_flag(d)
     d.set_defaults(func=run_dispatch)
     s = fs.add_parser("status", help="due, running, set-aside and parked workspaces")
     add_json_flag(s)
     s.set_defaults(func=run_status)
-    r = fs.add_parser("rebuild-due", help="re-derive the due index from the workspaces (after Redis lost its data)")
+    r = fs.add_parser(
+        "rebuild-due",
+        help="re-derive the due index from the workspaces (after Redis lost its data)",
+    )
     add_json_flag(r)
     r.set_defaults(func=run_rebuild)
-    m = fs.add_parser("mark", help="make workspaces due (after appending history from outside Reverie)")
-    m.add_argument("ids", nargs="+", metavar="WS", help="workspace id: a path under the root, or a scope's name")
+    m = fs.add_parser(
+        "mark", help="make workspaces due (after appending history from outside Reverie)"
+    )
+    m.add_argument(
+        "ids",
+        nargs="+",
+        metavar="WS",
+        help="workspace id: a path under the root, or a scope's name",
+    )
     m.set_defaults(func=run_mark)
     u = fs.add_parser("unpark", help="let a parked workspace be dispatched again")
     u.add_argument("ids", nargs="+", metavar="WS")
@@ -72,8 +93,10 @@ def _need_extra() -> None:
         import celery  # noqa: F401
         import redis  # noqa: F401
     except ImportError as exc:
-        raise CommandError(f"reverie fleet needs the `fleet` extra ({exc.name} is missing): "
-                           "pip install 'reverie[fleet]'") from None
+        raise CommandError(
+            f"reverie fleet needs the `fleet` extra ({exc.name} is missing): "
+            "pip install 'reverie[fleet]'"
+        ) from None
 
 
 def _config(args: argparse.Namespace) -> Config:
@@ -99,8 +122,17 @@ def run_worker(args: argparse.Namespace) -> int:
 
     config = _config(args)
     _fleet(args)  # fails early, in one line, without fleet.root
-    argv = ["worker", "-Q", config.fleet.queue, "--pool", args.pool, "-l", "INFO",
-            "-n", args.name or f"reverie@{socket.gethostname()}"]
+    argv = [
+        "worker",
+        "-Q",
+        config.fleet.queue,
+        "--pool",
+        args.pool,
+        "-l",
+        "INFO",
+        "-n",
+        args.name or f"reverie@{socket.gethostname()}",
+    ]
     if args.concurrency:
         argv += ["-c", str(args.concurrency)]
     make_app(config).worker_main(argv)
@@ -124,8 +156,10 @@ def run_dispatch(args: argparse.Namespace) -> int:
         sent = fleet.dispatch_once(send)
         emit_json({"sent": sent}) if args.json else console.print(f"sent {len(sent)} job(s)")
         return 0
-    console.print(f"reverie fleet dispatch: {fleet.root} every {config.fleet.dispatch_every_seconds:g}s "
-                  "(Ctrl-C to stop)")
+    console.print(
+        f"reverie fleet dispatch: {fleet.root} every {config.fleet.dispatch_every_seconds:g}s "
+        "(Ctrl-C to stop)"
+    )
     stop = threading.Event()
     try:
         fleet.serve_dispatch(send, stop)
@@ -140,7 +174,9 @@ def run_status(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(state)
         return 0
-    console.print(f"due now {state.due_now}, due later or dispatched {state.waiting}, in flight {state.inflight}")
+    console.print(
+        f"due now {state.due_now}, due later or dispatched {state.waiting}, in flight {state.inflight}"
+    )
     for ws, left in sorted(state.running.items()):
         console.print(f"running  {ws}  (lease {left:.0f}s left)")
     for ws, n in sorted(state.set_aside.items()):
@@ -161,8 +197,11 @@ def run_rebuild(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(report)
         return 0
-    console.print(f"scanned {report.scanned} workspace(s): {report.pending} with pending history, "
-                  f"{report.added} newly due" + (f", {report.unreadable} unreadable" if report.unreadable else ""))
+    console.print(
+        f"scanned {report.scanned} workspace(s): {report.pending} with pending history, "
+        f"{report.added} newly due"
+        + (f", {report.unreadable} unreadable" if report.unreadable else "")
+    )
     return 0
 
 

@@ -19,7 +19,13 @@ def configure(p: argparse.ArgumentParser) -> None:
     add_json_flag(a)
     a.set_defaults(func=run_append)
     s = hs.add_parser("show", help="show entries")
-    s.add_argument("--since", type=count(0), default=0, metavar="N", help="only entries with a cursor greater than N")
+    s.add_argument(
+        "--since",
+        type=count(0),
+        default=0,
+        metavar="N",
+        help="only entries with a cursor greater than N",
+    )
     s.add_argument("--limit", type=count(1), default=None, metavar="N", help="at most N entries")
     add_json_flag(s)
     s.set_defaults(func=run_show)
@@ -37,10 +43,17 @@ def run_append(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     entries = open_memory(args).history(since=args.since, limit=args.limit)
     if args.json:
-        emit_json([
-            {"cursor": e.cursor, "timestamp": e.timestamp, "content": e.content, "session_key": e.session_key}
-            for e in entries
-        ])
+        emit_json(
+            [
+                {
+                    "cursor": e.cursor,
+                    "timestamp": e.timestamp,
+                    "content": e.content,
+                    "session_key": e.session_key,
+                }
+                for e in entries
+            ]
+        )
         return 0
     for e in entries:
         session = f" [dim]{escape(printable(e.session_key))}[/]" if e.session_key else ""

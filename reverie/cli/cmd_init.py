@@ -15,16 +15,20 @@ from ._common import add_json_flag, console, emit_json, err_console, open_memory
 CLIENTS = {
     "claude-code": "save as .mcp.json at your project's root (every session there gets it), or run:\n  {command}",
     "cursor": "save as ~/.cursor/mcp.json (every project) or .cursor/mcp.json in one project (merge the "
-              "\"mcpServers\" entry into an existing file)",
+    '"mcpServers" entry into an existing file)',
     "claude-desktop": "merge into claude_desktop_config.json — macOS: ~/Library/Application Support/Claude/, "
-                      "Windows: %APPDATA%\\Claude\\, Linux: ~/.config/Claude/ — then restart Claude Desktop",
+    "Windows: %APPDATA%\\Claude\\, Linux: ~/.config/Claude/ — then restart Claude Desktop",
 }
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--for", dest="client", choices=sorted(CLIENTS),
-                   help="also print the MCP configuration for this client (stdout: the JSON alone, so it can be "
-                        "redirected into the client's file; where it goes is said on stderr)")
+    p.add_argument(
+        "--for",
+        dest="client",
+        choices=sorted(CLIENTS),
+        help="also print the MCP configuration for this client (stdout: the JSON alone, so it can be "
+        "redirected into the client's file; where it goes is said on stderr)",
+    )
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -37,7 +41,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         out: dict[str, Any] = {"workspace": str(ws.root), "created": created}
         if snippet is not None:
-            out.update({"client": args.client, "mcp_config": snippet, "command": add_command(ws.root)})
+            out.update(
+                {"client": args.client, "mcp_config": snippet, "command": add_command(ws.root)}
+            )
         emit_json(out)
         return 0
     report = err_console if snippet is not None else console  # stdout stays the bare configuration
@@ -51,7 +57,9 @@ def run(args: argparse.Namespace) -> int:
 
         sys.stdout.write(orjson.dumps(snippet, option=orjson.OPT_INDENT_2).decode() + "\n")
         sys.stdout.flush()
-        err_console.print(CLIENTS[args.client].format(command=add_command(ws.root)), markup=False, soft_wrap=True)
+        err_console.print(
+            CLIENTS[args.client].format(command=add_command(ws.root)), markup=False, soft_wrap=True
+        )
     return 0
 
 

@@ -10,8 +10,12 @@ from ._render import commit_table, print_commit
 
 def configure_log(p: argparse.ArgumentParser) -> None:
     p.add_argument("sha", nargs="?", help="show this commit with its diff instead of the list")
-    p.add_argument("-n", type=count(1), default=20, metavar="N", help="how many commits (default 20)")
-    p.add_argument("--kind", help="only commits of this kind (dream, restore, revert, manual, init, ...)")
+    p.add_argument(
+        "-n", type=count(1), default=20, metavar="N", help="how many commits (default 20)"
+    )
+    p.add_argument(
+        "--kind", help="only commits of this kind (dream, restore, revert, manual, init, ...)"
+    )
     p.add_argument("--path", help="only commits touching this tracked file")
     add_json_flag(p)
     p.set_defaults(func=run_log)

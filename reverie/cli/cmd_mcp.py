@@ -24,27 +24,45 @@ TOKEN_ENV = "REVERIE_MCP_TOKEN"
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--http", action="store_true",
-                   help="serve streamable HTTP instead of stdio (loopback only unless a token is set)")
-    p.add_argument("--host", default="127.0.0.1", help="address for --http (default 127.0.0.1; any other needs "
-                                                        f"${TOKEN_ENV})")
+    p.add_argument(
+        "--http",
+        action="store_true",
+        help="serve streamable HTTP instead of stdio (loopback only unless a token is set)",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help=f"address for --http (default 127.0.0.1; any other needs ${TOKEN_ENV})",
+    )
     p.add_argument("--port", type=int, default=8765, help="port for --http (default 8765)")
     p.set_defaults(func=run)
     tokens = p.add_subparsers(dest="mcp_command", metavar="token")
-    t = tokens.add_parser("token", help="bearer tokens of `mcp --http --root`, each bound to one scope")
+    t = tokens.add_parser(
+        "token", help="bearer tokens of `mcp --http --root`, each bound to one scope"
+    )
     actions = t.add_subparsers(dest="token_command", metavar="ACTION")
     actions.required = True
-    issue = actions.add_parser("issue", help="bind a new token to --user/--agent's scope; prints it once")
-    issue.add_argument("--label", default="", help="a note shown by `token list` (who or what uses it)")
-    issue.add_argument("--stdin", action="store_true", help=f"read the token from stdin instead of making one "
-                                                              f"(at least {MIN_TOKEN_CHARS} characters)")
+    issue = actions.add_parser(
+        "issue", help="bind a new token to --user/--agent's scope; prints it once"
+    )
+    issue.add_argument(
+        "--label", default="", help="a note shown by `token list` (who or what uses it)"
+    )
+    issue.add_argument(
+        "--stdin",
+        action="store_true",
+        help=f"read the token from stdin instead of making one "
+        f"(at least {MIN_TOKEN_CHARS} characters)",
+    )
     add_json_flag(issue)
     issue.set_defaults(func=run_token)
     revoke = actions.add_parser("revoke", help="revoke a token by its id (see `token list`)")
     revoke.add_argument("id", help="the token's id (or the token itself)")
     add_json_flag(revoke)
     revoke.set_defaults(func=run_token)
-    listing = actions.add_parser("list", help="the tokens issued: id, scope, label, when (never the tokens)")
+    listing = actions.add_parser(
+        "list", help="the tokens issued: id, scope, label, when (never the tokens)"
+    )
     add_json_flag(listing)
     listing.set_defaults(func=run_token)
 
@@ -53,14 +71,18 @@ def run(args: argparse.Namespace) -> int:
     try:
         from ..mcp import serve_http, serve_stdio
     except ImportError as exc:  # the optional dependency is missing
-        raise CommandError(f"the MCP server needs the `mcp` package ({exc}); install reverie with its lock file") from None
+        raise CommandError(
+            f"the MCP server needs the `mcp` package ({exc}); install reverie with its lock file"
+        ) from None
 
     scope = getattr(args, "scope", None)
     if scope is not None and scope[1] is None:
         return _serve_root(args, scope[0])
     ws = existing_workspace(args)
     target: Workspace | Memory = ws
-    if scope is not None and scope[1] is not None:  # one scope: read empty, created by its first write
+    if (
+        scope is not None and scope[1] is not None
+    ):  # one scope: read empty, created by its first write
         from ..memory import open as open_memory
 
         target = open_memory(root=scope[0].root, user=scope[1].user, agent=scope[1].agent)
@@ -74,9 +96,18 @@ def run(args: argparse.Namespace) -> int:
     token = os.environ.get(TOKEN_ENV) or None
     if token is not None:
         check_token(token)
-    serve_http(target, host=args.host, port=args.port, token=token,
-               ready=lambda url: print(f"reverie mcp: serving {ws.root} at {url}"
-                                       + (" (bearer token required)" if token else ""), file=sys.stderr, flush=True))
+    serve_http(
+        target,
+        host=args.host,
+        port=args.port,
+        token=token,
+        ready=lambda url: print(
+            f"reverie mcp: serving {ws.root} at {url}"
+            + (" (bearer token required)" if token else ""),
+            file=sys.stderr,
+            flush=True,
+        ),
+    )
     return 0
 
 
@@ -84,12 +115,22 @@ def _serve_root(args: argparse.Namespace, root: ScopeRoot) -> int:
     from ..mcp.routing import serve_http_root
 
     if not args.http:
-        raise CommandError("--root without --user serves every scope over HTTP: add --http (or --user ID for stdio)")
+        raise CommandError(
+            "--root without --user serves every scope over HTTP: add --http (or --user ID for stdio)"
+        )
     if not 0 < args.port < 65536:
         raise CommandError(f"--port must be 1-65535, not {args.port}")
-    serve_http_root(root, host=args.host, port=args.port,
-                    ready=lambda url: print(f"reverie mcp: serving every scope under {root.root} at {url} "
-                                            "(each bearer token reaches its own scope)", file=sys.stderr, flush=True))
+    serve_http_root(
+        root,
+        host=args.host,
+        port=args.port,
+        ready=lambda url: print(
+            f"reverie mcp: serving every scope under {root.root} at {url} "
+            "(each bearer token reaches its own scope)",
+            file=sys.stderr,
+            flush=True,
+        ),
+    )
     return 0
 
 
@@ -98,7 +139,9 @@ def run_token(args: argparse.Namespace) -> int:
 
     scope = getattr(args, "scope", None)
     if scope is None:
-        raise CommandError("tokens belong to a root of scopes: give --root DIR (and --user ID to issue)")
+        raise CommandError(
+            "tokens belong to a root of scopes: give --root DIR (and --user ID to issue)"
+        )
     tokens = TokenFile(scope[0])
     if args.token_command == "issue":
         if scope[1] is None:
@@ -106,10 +149,19 @@ def run_token(args: argparse.Namespace) -> int:
         given = sys.stdin.readline().strip() if args.stdin else None
         text, record = tokens.issue(scope[1], label=args.label, token=given)
         if args.json:
-            emit_json({"id": record.id, "user": record.user, "agent": record.agent, "token": None if given else text})
+            emit_json(
+                {
+                    "id": record.id,
+                    "user": record.user,
+                    "agent": record.agent,
+                    "token": None if given else text,
+                }
+            )
         else:
-            console.print(f"token {record.id} bound to {scope[1]}" + ("" if given else f":\n{text}\n(shown once; only "
-                                                                      "its hash is kept)"))
+            console.print(
+                f"token {record.id} bound to {scope[1]}"
+                + ("" if given else f":\n{text}\n(shown once; only its hash is kept)")
+            )
         return 0
     if args.token_command == "revoke":
         gone = tokens.revoke(args.id)
@@ -122,11 +174,23 @@ def run_token(args: argparse.Namespace) -> int:
         return 0
     records = tokens.records()
     if args.json:
-        emit_json([{"id": r.id, "user": r.user, "agent": r.agent, "label": r.label, "created": r.created}
-                   for r in records])
+        emit_json(
+            [
+                {
+                    "id": r.id,
+                    "user": r.user,
+                    "agent": r.agent,
+                    "label": r.label,
+                    "created": r.created,
+                }
+                for r in records
+            ]
+        )
         return 0
     for r in records:
-        console.print(f"{r.id}  {r.created}  {r.scope}" + (f"  ({r.label})" if r.label else ""), markup=False)
+        console.print(
+            f"{r.id}  {r.created}  {r.scope}" + (f"  ({r.label})" if r.label else ""), markup=False
+        )
     if not records:
         console.print("no tokens issued")
     return 0

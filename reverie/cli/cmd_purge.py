@@ -17,7 +17,10 @@ if TYPE_CHECKING:
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("text", help="the exact string to remove (tip: `read -rs S; reverie purge \"$S\"` keeps it out of shell history)")
+    p.add_argument(
+        "text",
+        help='the exact string to remove (tip: `read -rs S; reverie purge "$S"` keeps it out of shell history)',
+    )
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     add_json_flag(p)
     p.set_defaults(func=run)
@@ -34,18 +37,29 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not args.yes:
         if not sys.stdin or not sys.stdin.isatty():
-            raise CommandError("purge rewrites memory's history: confirm on a terminal, or pass --yes")
+            raise CommandError(
+                "purge rewrites memory's history: confirm on a terminal, or pass --yes"
+            )
         if input("Remove it everywhere listed above? [y/N] ").strip().lower() not in ("y", "yes"):
             console.print("nothing changed")
             return 1
     result = memory.purge(args.text)
     if args.json:
-        emit_json({"found": True, "head": result.rewrite.head, "commits_rewritten": result.rewrite.rewritten,
-                   "objects_removed": len(result.rewrite.removed_objects), "files": result.files})
+        emit_json(
+            {
+                "found": True,
+                "head": result.rewrite.head,
+                "commits_rewritten": result.rewrite.rewritten,
+                "objects_removed": len(result.rewrite.removed_objects),
+                "files": result.files,
+            }
+        )
     else:
-        console.print(f"purged {plan.description}: {result.rewrite.rewritten} commits rewritten, "
-                      f"{len(result.rewrite.removed_objects)} old objects deleted, {len(result.files)} files cleaned; "
-                      f"recorded as {result.rewrite.head[:8] if result.rewrite.head else '(no commit)'}")
+        console.print(
+            f"purged {plan.description}: {result.rewrite.rewritten} commits rewritten, "
+            f"{len(result.rewrite.removed_objects)} old objects deleted, {len(result.files)} files cleaned; "
+            f"recorded as {result.rewrite.head[:8] if result.rewrite.head else '(no commit)'}"
+        )
     return 0
 
 
@@ -58,10 +72,17 @@ def _show(plan: PurgePlan) -> None:
     table.add_column("found", justify="right")
     table.add_column("action")
     if h.occurrences:
-        table.add_row(f"git: {h.commits_affected} of {h.commits} commits ({', '.join(h.paths) or 'messages'})",
-                      str(h.occurrences), "rewrite history, delete old objects")
+        table.add_row(
+            f"git: {h.commits_affected} of {h.commits} commits ({', '.join(h.paths) or 'messages'})",
+            str(h.occurrences),
+            "rewrite history, delete old objects",
+        )
     for hit in plan.files:
-        action = {"redact": "redact", "delete": "delete (rebuilt on next search)", "keep": "[yellow]not memory: left as is[/]"}[hit.action]
+        action = {
+            "redact": "redact",
+            "delete": "delete (rebuilt on next search)",
+            "keep": "[yellow]not memory: left as is[/]",
+        }[hit.action]
         table.add_row(hit.path, str(hit.occurrences or ""), action)
     if table.row_count:
         console.print(f"purging {plan.description}:")

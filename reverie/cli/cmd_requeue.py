@@ -10,7 +10,12 @@ from ._common import add_json_flag, console, emit_json, open_memory
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("first", nargs="*", type=int, help="first history cursor of a set-aside batch (see the list)")
+    p.add_argument(
+        "first",
+        nargs="*",
+        type=int,
+        help="first history cursor of a set-aside batch (see the list)",
+    )
     p.add_argument("--all", action="store_true", help="requeue every set-aside batch")
     add_json_flag(p)
     p.set_defaults(func=run)
@@ -26,7 +31,9 @@ def run(args: argparse.Namespace) -> int:
         for d in aside:
             console.print(f"set aside  history {d.first}–{d.last}  {d.time}  {escape(d.reason)}")
         for d in waiting:
-            console.print(f"[green]requeued[/]   history {d.first}–{d.last}  (runs with the next `reverie dream`)")
+            console.print(
+                f"[green]requeued[/]   history {d.first}–{d.last}  (runs with the next `reverie dream`)"
+            )
         if not aside and not waiting:
             console.print("no batch is set aside")
         elif aside:
@@ -38,7 +45,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     missing = sorted(set(args.first) - {d.first for d in done})
     for d in done:
-        console.print(f"requeued history {d.first}–{d.last}: the next `reverie dream` runs it again")
+        console.print(
+            f"requeued history {d.first}–{d.last}: the next `reverie dream` runs it again"
+        )
     for first in missing:
         console.print(f"[yellow]no set-aside batch starts at {first}[/]")
     return 1 if missing or not done else 0

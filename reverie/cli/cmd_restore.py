@@ -11,8 +11,14 @@ from ._render import commit_table, print_operation
 
 def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("sha", nargs="?")
-    p.add_argument("--only", action="store_true", help="undo just that commit, keeping later changes (revert)")
-    p.add_argument("--replay", action="store_true", help="also rewind the Dream cursor so the batch is re-dreamed")
+    p.add_argument(
+        "--only", action="store_true", help="undo just that commit, keeping later changes (revert)"
+    )
+    p.add_argument(
+        "--replay",
+        action="store_true",
+        help="also rewind the Dream cursor so the batch is re-dreamed",
+    )
     add_json_flag(p)
     p.set_defaults(func=run)
 

@@ -18,11 +18,18 @@ if TYPE_CHECKING:
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--concurrency", type=count(1, 10_000), metavar="N",
-                   help="with --root: Dream runs in flight at once (default: serve.concurrency)")
-    p.add_argument("--rescan", action="store_true",
-                   help="with --root: mark every scope with pending history due, then exit (recovery after lost "
-                        "markers)")
+    p.add_argument(
+        "--concurrency",
+        type=count(1, 10_000),
+        metavar="N",
+        help="with --root: Dream runs in flight at once (default: serve.concurrency)",
+    )
+    p.add_argument(
+        "--rescan",
+        action="store_true",
+        help="with --root: mark every scope with pending history due, then exit (recovery after lost "
+        "markers)",
+    )
     p.set_defaults(func=run)
 
 
@@ -64,17 +71,27 @@ def _serve_root(args: argparse.Namespace, root: ScopeRoot) -> int:
                 return memory.pending()
 
         marked = root.rescan(pending)
-        console.print(f"reverie serve: {marked} scope(s) with pending history marked due under {root.root}")
+        console.print(
+            f"reverie serve: {marked} scope(s) with pending history marked due under {root.root}"
+        )
         return 0
 
     def report(ws: Workspace, result: DreamResult) -> None:
         if result.status not in ("ok", "no-change", "nothing-to-do"):
-            console.print(f"[dim]{datetime.now():%Y-%m-%d %H:%M:%S}[/] {ws.root}: {result.status}"
-                          + (f" ({result.reason})" if result.reason else ""))
+            console.print(
+                f"[dim]{datetime.now():%Y-%m-%d %H:%M:%S}[/] {ws.root}: {result.status}"
+                + (f" ({result.reason})" if result.reason else "")
+            )
 
     def ready() -> None:
-        console.print(f"reverie serve: Dream for every due scope under {root.root} (Ctrl-C to stop)")
+        console.print(
+            f"reverie serve: Dream for every due scope under {root.root} (Ctrl-C to stop)"
+        )
 
-    sched = asyncio.run(serve_root(root, concurrency=args.concurrency, on_result=report, ready=ready))
-    console.print(f"reverie serve: stopped ({sched.stats.done} runs, {sched.stats.tokens:,} tokens)")
+    sched = asyncio.run(
+        serve_root(root, concurrency=args.concurrency, on_result=report, ready=ready)
+    )
+    console.print(
+        f"reverie serve: stopped ({sched.stats.done} runs, {sched.stats.tokens:,} tokens)"
+    )
     return 0

@@ -12,12 +12,25 @@ DEFAULT_PORT = 8766
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT}; 0: any free one)")
-    p.add_argument("--no-browser", action="store_true", help="print the address; do not open a browser")
-    p.add_argument("--host", default="127.0.0.1",
-                   help="address to listen on (default 127.0.0.1; any non-loopback one needs --token-file)")
-    p.add_argument("--token-file", metavar="F",
-                   help="file holding the access token (one word, 24+ characters) instead of a random one")
+    p.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"port to listen on (default {DEFAULT_PORT}; 0: any free one)",
+    )
+    p.add_argument(
+        "--no-browser", action="store_true", help="print the address; do not open a browser"
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1; any non-loopback one needs --token-file)",
+    )
+    p.add_argument(
+        "--token-file",
+        metavar="F",
+        help="file holding the access token (one word, 24+ characters) instead of a random one",
+    )
     p.set_defaults(func=run)
 
 
@@ -25,13 +38,19 @@ def run(args: argparse.Namespace) -> int:
     try:
         from ..ui import serve
     except ImportError as exc:  # the optional dependencies are missing
-        raise CommandError(f"`reverie ui` needs the `ui` extra ({exc}); install reverie with its lock file") from None
+        raise CommandError(
+            f"`reverie ui` needs the `ui` extra ({exc}); install reverie with its lock file"
+        ) from None
 
     if not 0 <= args.port < 65536:
         raise CommandError(f"--port must be 0-65535, not {args.port}")
 
     def ready(url: str) -> None:
-        print(f"reverie ui: serving {memory.workspace.root}\n  open {url}\n  (Ctrl-C stops it)", file=sys.stderr, flush=True)
+        print(
+            f"reverie ui: serving {memory.workspace.root}\n  open {url}\n  (Ctrl-C stops it)",
+            file=sys.stderr,
+            flush=True,
+        )
         if not args.no_browser:
             import webbrowser
 

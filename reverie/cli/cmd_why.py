@@ -33,13 +33,20 @@ def run(args: argparse.Namespace) -> int:
     archived = []
     for p in found:
         cursors = f"entries {p.cursor_range[0]}–{p.cursor_range[1]}" if p.cursor_range else "—"
-        table.add_row(escape(printable(f"{p.path}:{p.line_no}")), escape(printable(p.line.strip())),
-                      f"[yellow]{p.short}[/]", escape(printable(p.kind)),
-                      p.time.strftime("%Y-%m-%d %H:%M"), cursors)
+        table.add_row(
+            escape(printable(f"{p.path}:{p.line_no}")),
+            escape(printable(p.line.strip())),
+            f"[yellow]{p.short}[/]",
+            escape(printable(p.kind)),
+            p.time.strftime("%Y-%m-%d %H:%M"),
+            cursors,
+        )
         entry = parse_entry(p.line) if source_of(p.path) else None
         if entry is not None:
-            archived.append(f"{escape(entry[0])!s} left {source_of(p.path)}: {escape(entry[1])} "
-                            f"(commit {p.short}; `reverie show {p.short}` has the diff)")
+            archived.append(
+                f"{escape(entry[0])!s} left {source_of(p.path)}: {escape(entry[1])} "
+                f"(commit {p.short}; `reverie show {p.short}` has the diff)"
+            )
     console.print(table)
     for line in archived:
         console.print(f"[dim]archive:[/] {line}")

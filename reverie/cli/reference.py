@@ -25,7 +25,9 @@ _WIDTH = "100"
 
 def _help(parser: argparse.ArgumentParser) -> str:
     old = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = _WIDTH  # argparse wraps to the terminal: a fixed width keeps the file stable
+    os.environ["COLUMNS"] = (
+        _WIDTH  # argparse wraps to the terminal: a fixed width keeps the file stable
+    )
     try:
         return parser.format_help().rstrip()
     finally:
@@ -41,10 +43,17 @@ def cli_reference() -> str:
 
     parser = build_parser()
     parser.prog = "reverie"
-    out = ["# CLI reference", "",
-           "Generated from the parser by `python -m reverie.cli.reference`; do not edit by hand.",
-           "Global options (`-w`, `--debug`, `--json`) are accepted before or after the command.", "",
-           "```", _help(parser), "```", ""]
+    out = [
+        "# CLI reference",
+        "",
+        "Generated from the parser by `python -m reverie.cli.reference`; do not edit by hand.",
+        "Global options (`-w`, `--debug`, `--json`) are accepted before or after the command.",
+        "",
+        "```",
+        _help(parser),
+        "```",
+        "",
+    ]
     commands = subcommands(parser)
     for name, _, _ in COMMANDS:
         sub = commands[name]
@@ -55,11 +64,17 @@ def cli_reference() -> str:
 
 
 def _type_name(annotation: Any) -> str:
-    text = str(annotation) if typing.get_origin(annotation) else getattr(annotation, "__name__", str(annotation))
+    text = (
+        str(annotation)
+        if typing.get_origin(annotation)
+        else getattr(annotation, "__name__", str(annotation))
+    )
     return text.replace("typing.", "").replace("NoneType", "null")
 
 
-def config_keys(model: type[BaseModel] | None = None, prefix: str = "") -> list[tuple[str, str, str, str]]:
+def config_keys(
+    model: type[BaseModel] | None = None, prefix: str = ""
+) -> list[tuple[str, str, str, str]]:
     """Every leaf key of the config: ``(camelCase path, type, default as JSON, meaning)``."""
     from ..config import Config, ProviderConfig
 
@@ -71,26 +86,40 @@ def config_keys(model: type[BaseModel] | None = None, prefix: str = "") -> list[
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             rows += config_keys(annotation, key + ".")
             continue
-        if typing.get_origin(annotation) is dict and typing.get_args(annotation)[1] is ProviderConfig:
+        if (
+            typing.get_origin(annotation) is dict
+            and typing.get_args(annotation)[1] is ProviderConfig
+        ):
             rows += config_keys(ProviderConfig, key + ".<name>.")
             continue
         default = field.get_default(call_default_factory=True)
         if default is PydanticUndefined:
             default = None
-        rows.append((key, _type_name(annotation), json.dumps(default, ensure_ascii=False),
-                     (field.description or "").strip()))
+        rows.append(
+            (
+                key,
+                _type_name(annotation),
+                json.dumps(default, ensure_ascii=False),
+                (field.description or "").strip(),
+            )
+        )
     return rows
 
 
 def config_reference() -> str:
     """``docs/config.md``: every key with its type, default and meaning."""
-    out = ["# Config reference", "",
-           "Generated from the pydantic models in `reverie/config.py` by `python -m reverie.cli.reference`; do not",
-           "edit by hand. Keys are camelCase (snake_case is accepted too). Sources, later winning: "
-           "`~/.reverie/config.json`,",
-           "the workspace's `reverie.json`, then `REVERIE_` + the key path joined by `__` "
-           "(`REVERIE_AGENTS__DEFAULTS__DREAM__INTERVAL_H=4`).", "",
-           "| key | type | default | meaning |", "|---|---|---|---|"]
+    out = [
+        "# Config reference",
+        "",
+        "Generated from the pydantic models in `reverie/config.py` by `python -m reverie.cli.reference`; do not",
+        "edit by hand. Keys are camelCase (snake_case is accepted too). Sources, later winning: "
+        "`~/.reverie/config.json`,",
+        "the workspace's `reverie.json`, then `REVERIE_` + the key path joined by `__` "
+        "(`REVERIE_AGENTS__DEFAULTS__DREAM__INTERVAL_H=4`).",
+        "",
+        "| key | type | default | meaning |",
+        "|---|---|---|---|",
+    ]
     for key, type_, default, meaning in config_keys():
         cell = meaning.replace("|", "\\|") or "—"
         out.append(f"| `{key}` | `{type_}` | `{default}` | {cell} |")

@@ -94,7 +94,9 @@ async def requeue(inv: Invocation) -> str:
         if not aside and not waiting:
             return "No batch is set aside."
         lines = [f"- history {d.first}–{d.last}, set aside {d.time}: {d.reason}" for d in aside]
-        lines += [f"- history {d.first}–{d.last}: requeued, runs with the next `/dream`" for d in waiting]
+        lines += [
+            f"- history {d.first}–{d.last}: requeued, runs with the next `/dream`" for d in waiting
+        ]
         hint = "\nRequeue with `/requeue all` or `/requeue FIRST`." if aside else ""
         return "**Set-aside batches**\n" + "\n".join(lines) + hint
     if inv.args == ["all"]:
@@ -123,9 +125,23 @@ async def pin_cmd(inv: Invocation) -> str:
 
 
 def commands() -> list[Command]:
-    return [Command("dream", dream, "consolidate pending history into memory now (runs in the background)"),
-            Command("pin", pin_cmd, "keep a memory line in the prompt files (never archived)", "/pin TEXT",
-                    takes_args=True),
-            Command("unpin", pin_cmd, "take a pin off a memory line", "/unpin TEXT", takes_args=True),
-            Command("requeue", requeue, "list batches Dream set aside, or requeue them", "/requeue [all|FIRST …]",
-                    takes_args=True)]
+    return [
+        Command(
+            "dream", dream, "consolidate pending history into memory now (runs in the background)"
+        ),
+        Command(
+            "pin",
+            pin_cmd,
+            "keep a memory line in the prompt files (never archived)",
+            "/pin TEXT",
+            takes_args=True,
+        ),
+        Command("unpin", pin_cmd, "take a pin off a memory line", "/unpin TEXT", takes_args=True),
+        Command(
+            "requeue",
+            requeue,
+            "list batches Dream set aside, or requeue them",
+            "/requeue [all|FIRST …]",
+            takes_args=True,
+        ),
+    ]

@@ -50,7 +50,9 @@ async def dream_log(inv: Invocation) -> str:
         latest = memory.log(limit=1, kind="dream")
         text = commit_detail(memory.show(latest[0].sha)) if latest else "Dream has not run yet."
         pending = memory.pending_soul()
-        return text + ("\n\n" + pending_soul(pending) if pending is not None and not pending.applied else "")
+        return text + (
+            "\n\n" + pending_soul(pending) if pending is not None and not pending.applied else ""
+        )
     except AmbiguousRevisionError as exc:
         return _ambiguous(exc)
 
@@ -68,9 +70,18 @@ async def dream_restore(inv: Invocation) -> str:
 
 def commands() -> list[Command]:
     return [
-        Command("dream-log", dream_log, "the latest Dream change (or any commit's) with its diff",
-                "/dream-log [sha]", takes_args=True),
-        Command("dream-restore", dream_restore,
-                "list memory's versions, or restore memory to before a change (--only: undo just it)",
-                "/dream-restore [sha] [--only] [--replay]", takes_args=True),
+        Command(
+            "dream-log",
+            dream_log,
+            "the latest Dream change (or any commit's) with its diff",
+            "/dream-log [sha]",
+            takes_args=True,
+        ),
+        Command(
+            "dream-restore",
+            dream_restore,
+            "list memory's versions, or restore memory to before a change (--only: undo just it)",
+            "/dream-restore [sha] [--only] [--replay]",
+            takes_args=True,
+        ),
     ]

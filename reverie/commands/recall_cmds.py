@@ -22,4 +22,12 @@ async def recall(inv: Invocation) -> str:
 
 
 def commands() -> list[Command]:
-    return [Command("recall", recall, "search memory, history and past conversations", "/recall QUERY", takes_args=True)]
+    return [
+        Command(
+            "recall",
+            recall,
+            "search memory, history and past conversations",
+            "/recall QUERY",
+            takes_args=True,
+        )
+    ]

@@ -17,8 +17,15 @@ if TYPE_CHECKING:
     from ..gitstore.types import CommitDetail, CommitInfo, FileChange, OperationResult
 
 __all__ = [
-    "files_line", "commit_detail", "versions_table", "operation_reply", "fence", "when",
-    "dream_result", "consolidation_reply", "pending_soul",
+    "files_line",
+    "commit_detail",
+    "versions_table",
+    "operation_reply",
+    "fence",
+    "when",
+    "dream_result",
+    "consolidation_reply",
+    "pending_soul",
 ]
 
 #: Diffs longer than this many characters are cut in chat replies (the CLI shows them whole).
@@ -34,7 +41,9 @@ def files_line(files: Iterable[FileChange]) -> str:
     """``USER.md +2 -1, memory/MEMORY.md +1`` (FileChange values)."""
     parts = []
     for f in files:
-        counts = " ".join(x for x in (f"+{f.added}" if f.added else "", f"-{f.removed}" if f.removed else "") if x)
+        counts = " ".join(
+            x for x in (f"+{f.added}" if f.added else "", f"-{f.removed}" if f.removed else "") if x
+        )
         parts.append(f"`{f.path}` {counts or '±0'}")
     return ", ".join(parts) if parts else "no file changes"
 
@@ -58,7 +67,10 @@ def commit_detail(detail: CommitDetail, *, undo_hint: bool = True) -> str:
     diff = detail.diff or ""
     if diff.strip():
         if len(diff) > MAX_DIFF_CHARS:
-            diff = diff[:MAX_DIFF_CHARS] + f"\n… ({len(detail.diff) - MAX_DIFF_CHARS} more characters; `reverie show {info.short}`)"
+            diff = (
+                diff[:MAX_DIFF_CHARS]
+                + f"\n… ({len(detail.diff) - MAX_DIFF_CHARS} more characters; `reverie show {info.short}`)"
+            )
         lines.append(fence(diff, "diff"))
     if undo_hint and info.kind != "init":
         lines.append(f"Undo it with `/dream-restore {info.short}`")
@@ -73,7 +85,9 @@ def versions_table(commits: Sequence[CommitInfo]) -> str:
         subject = c.subject.replace("|", "\\|")
         rows.append(f"| `{c.short}` | {when(c)} | {c.kind} | {subject} |")
     rows.append("")
-    rows.append("Restore memory to before a change with `/dream-restore <sha>`; undo only that change with `--only`.")
+    rows.append(
+        "Restore memory to before a change with `/dream-restore <sha>`; undo only that change with `--only`."
+    )
     return "\n".join(rows)
 
 
@@ -82,9 +96,14 @@ def operation_reply(verb: str, target: str, result: OperationResult) -> str:
     if result.commit is None:
         return f"Nothing to do: memory already matches the state {verb} `{target}` would give."
     short = result.commit[:8]
-    lines = [f"{verb.capitalize()} `{target}` as `{short}`.", f"Changed: {files_line(result.files)}"]
+    lines = [
+        f"{verb.capitalize()} `{target}` as `{short}`.",
+        f"Changed: {files_line(result.files)}",
+    ]
     if result.cursor_rewound_to is not None:
-        lines.append(f"Dream cursor rewound to {result.cursor_rewound_to}: those entries will be dreamed again.")
+        lines.append(
+            f"Dream cursor rewound to {result.cursor_rewound_to}: those entries will be dreamed again."
+        )
     lines.append(f"Undo with `/dream-restore {short}`")
     return "\n".join(lines)
 
@@ -96,7 +115,11 @@ def _n(count: int, noun: str) -> str:
 def _batch(result: DreamResult) -> str:
     if result.first is None:
         return ""
-    return f"entries {result.first}–{result.last}" if result.last != result.first else f"entry {result.first}"
+    return (
+        f"entries {result.first}–{result.last}"
+        if result.last != result.first
+        else f"entry {result.first}"
+    )
 
 
 def dream_result(result: DreamResult) -> str:
@@ -106,10 +129,14 @@ def dream_result(result: DreamResult) -> str:
         return "Nothing to process: no history entries are waiting for Dream."
     if result.first is None and status == "ok":  # nothing was pending: the lifecycle step ran alone
         short = (result.commit or "")[:8]
-        return (f"No history entries were pending; to keep memory current Dream {result.lifecycle_summary}"
-                + (f" as `{short}`." if short else " (dry run: nothing written)."))
+        return (
+            f"No history entries were pending; to keep memory current Dream {result.lifecycle_summary}"
+            + (f" as `{short}`." if short else " (dry run: nothing written).")
+        )
     if status == "already-running":
-        return "Dream is already running (a scheduled run or another process); try again when it ends."
+        return (
+            "Dream is already running (a scheduled run or another process); try again when it ends."
+        )
     if status == "failed":
         return f"Dream failed on {batch or 'its batch'}: {result.reason}. Nothing was written; the entries stay pending."
     if status == "rejected":
@@ -119,23 +146,33 @@ def dream_result(result: DreamResult) -> str:
     if status == "dead-lettered":
         return f"Dream set {batch} aside after repeated failures ({result.reason}); later entries will be processed."
     tokens = result.usage.total_tokens
-    stats = (f"{_n(result.iterations, 'model turn')}, {_n(result.tool_calls, 'tool call')}, "
-             f"{_n(tokens, 'token')}")
+    stats = (
+        f"{_n(result.iterations, 'model turn')}, {_n(result.tool_calls, 'tool call')}, "
+        f"{_n(tokens, 'token')}"
+    )
     lines: list[str] = []
     if result.dry_run:
         lines.append(f"Dream dry run over {batch}: nothing written ({stats}).")
-        lines.append(fence(result.diff, "diff") if result.diff.strip() else "It would change nothing.")
+        lines.append(
+            fence(result.diff, "diff") if result.diff.strip() else "It would change nothing."
+        )
     elif status == "no-change" or not result.files:
         lines.append(f"Dream processed {batch}: nothing worth keeping changed memory ({stats}).")
     else:
         short = (result.commit or "")[:8]
-        lines.append(f"Dream processed {batch} and changed {files_line(result.files)} as `{short}` ({stats}).")
+        lines.append(
+            f"Dream processed {batch} and changed {files_line(result.files)} as `{short}` ({stats})."
+        )
         lines.append(f"See it with `/dream-log {short}`; undo it with `/dream-restore {short}`.")
     if result.lifecycle_summary and result.archive_tracked:
-        lines.append(f"To stay within budget Dream {result.lifecycle_summary} (kept in memory/archive/, "
-                     "found by `/recall`).")
+        lines.append(
+            f"To stay within budget Dream {result.lifecycle_summary} (kept in memory/archive/, "
+            "found by `/recall`)."
+        )
     elif result.lifecycle_summary:
-        lines.append(f"Dream {result.lifecycle_summary} (named in the commit; memory/archive/ is not tracked).")
+        lines.append(
+            f"Dream {result.lifecycle_summary} (named in the commit; memory/archive/ is not tracked)."
+        )
     lines += [f"Warning: {w}" for w in result.warnings]
     if result.pending_soul:
         lines.append("A change to SOUL.md is waiting for approval (`/dream-log` shows it).")
@@ -162,8 +199,13 @@ def consolidation_reply(result: ConsolidationResult) -> str:
 def pending_soul(change: PendingChange) -> str:
     """A SOUL.md change Dream staged for approval (``reverie.dream.pending.PendingChange``)."""
     added, removed = change.counts()
-    lines = [f"**Pending** `{change.path}` change (+{added} -{removed}), waiting for approval:", fence(change.diff(), "diff")]
+    lines = [
+        f"**Pending** `{change.path}` change (+{added} -{removed}), waiting for approval:",
+        fence(change.diff(), "diff"),
+    ]
     if change.reasons:
         lines.append("Why: " + "; ".join(change.reasons))
-    lines.append("Approve it with `/dream-approve`, drop it with `/dream-reject` (or `reverie approve` / `reverie reject`).")
+    lines.append(
+        "Approve it with `/dream-approve`, drop it with `/dream-reject` (or `reverie approve` / `reverie reject`)."
+    )
     return "\n".join(lines)

@@ -123,13 +123,15 @@ def parse_command(text: str, bot_name: str | None = None) -> tuple[str, str] | N
     target = m.group(2)
     if target and bot_name and target.lower() != bot_name.lstrip("@").lower():
         return None
-    return _canon(m.group(1)), stripped[m.end():].strip()
+    return _canon(m.group(1)), stripped[m.end() :].strip()
 
 
 def _split_args(raw: str) -> list[str]:
     try:
         return shlex.split(raw)
-    except ValueError:  # an unbalanced quote: fall back to plain words rather than refusing the command
+    except (
+        ValueError
+    ):  # an unbalanced quote: fall back to plain words rather than refusing the command
         return raw.split()
 
 
@@ -152,7 +154,11 @@ class CommandRouter:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._adopted: dict[str, asyncio.Task[Any]] = {}
         self._claimed: weakref.WeakSet[asyncio.Task[Any]] = weakref.WeakSet()
-        self.register(Command("help", _help, "list the commands, or show how to use one", "/help [command]", True))
+        self.register(
+            Command(
+                "help", _help, "list the commands, or show how to use one", "/help [command]", True
+            )
+        )
         if commands is None:
             commands = default_commands()
         for command in commands:
@@ -200,7 +206,9 @@ class CommandRouter:
             return f"{clip(str(exc), ERROR_CHARS)}\nUsage: `{command.usage_line()}`"
         except ReverieError as exc:  # its message may quote the (huge) argument
             return f"`/{command.name}` failed: {clip(str(exc), ERROR_CHARS)}"
-        except Exception as exc:  # the front-end boundary: a bug is logged in full, the chat gets one line
+        except (
+            Exception
+        ) as exc:  # the front-end boundary: a bug is logged in full, the chat gets one line
             log.exception("/%s failed", command.name)
             return f"`/{command.name}` failed with an internal error ({type(exc).__name__}); see the log."
 
@@ -223,7 +231,9 @@ class CommandRouter:
         """Make work started elsewhere in this process (a scheduled Dream run) visible to commands as ``name``,
         so ``/dream`` can wait for it. Unlike ``spawn``, ``wait_idle`` does not wait for it: its owner stops it."""
         self._adopted[name] = task
-        task.add_done_callback(lambda t: self._adopted.pop(name, None) if self._adopted.get(name) is t else None)
+        task.add_done_callback(
+            lambda t: self._adopted.pop(name, None) if self._adopted.get(name) is t else None
+        )
 
     def task(self, name: str) -> asyncio.Task[Any] | None:
         """The unfinished background task called ``name`` (spawned or adopted), if any."""

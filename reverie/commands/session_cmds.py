@@ -11,7 +11,11 @@ __all__ = ["commands"]
 
 async def new(inv: Invocation) -> str:
     ctx = inv.context
-    session = ctx.session if ctx.session is not None else inv.runtime.sessions.get_or_create(ctx.session_key)
+    session = (
+        ctx.session
+        if ctx.session is not None
+        else inv.runtime.sessions.get_or_create(ctx.session_key)
+    )
     try:
         result = await inv.memory.anew_session(session)
     except SessionError as exc:
@@ -20,4 +24,6 @@ async def new(inv: Invocation) -> str:
 
 
 def commands() -> list[Command]:
-    return [Command("new", new, "consolidate this conversation into history and start a fresh session")]
+    return [
+        Command("new", new, "consolidate this conversation into history and start a fresh session")
+    ]

@@ -13,13 +13,17 @@ __all__ = ["commands"]
 
 async def dream_approve(inv: Invocation) -> str:
     try:
-        result = await inv.memory.aapprove()  # in a thread: it waits for a scheduled Dream on this loop
+        result = (
+            await inv.memory.aapprove()
+        )  # in a thread: it waits for a scheduled Dream on this loop
     except NothingPendingError:
         return "No SOUL.md change was pending."  # as /dream-reject says it
     if result.commit is None:
         return "SOUL.md already held the approved change; the pending record is cleared."
     how = " (merged with later edits)" if result.merged else ""
-    return f"Approved: SOUL.md +{result.added} -{result.removed}{how}, commit `{result.commit[:8]}`."
+    return (
+        f"Approved: SOUL.md +{result.added} -{result.removed}{how}, commit `{result.commit[:8]}`."
+    )
 
 
 async def dream_reject(inv: Invocation) -> str:
@@ -29,6 +33,13 @@ async def dream_reject(inv: Invocation) -> str:
 
 def commands() -> list[Command]:
     return [
-        Command("dream-approve", dream_approve, "apply the SOUL.md change Dream proposed", "/dream-approve"),
-        Command("dream-reject", dream_reject, "drop the SOUL.md change Dream proposed", "/dream-reject"),
+        Command(
+            "dream-approve",
+            dream_approve,
+            "apply the SOUL.md change Dream proposed",
+            "/dream-approve",
+        ),
+        Command(
+            "dream-reject", dream_reject, "drop the SOUL.md change Dream proposed", "/dream-reject"
+        ),
     ]

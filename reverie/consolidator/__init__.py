@@ -11,4 +11,11 @@ from ..sessions import Session, SessionInfo, SessionStore
 from .consolidator import ConsolidationResult, Consolidator
 from .seed import consolidate
 
-__all__ = ["Session", "SessionInfo", "SessionStore", "Consolidator", "ConsolidationResult", "consolidate"]
+__all__ = [
+    "Session",
+    "SessionInfo",
+    "SessionStore",
+    "Consolidator",
+    "ConsolidationResult",
+    "consolidate",
+]

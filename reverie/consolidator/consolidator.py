@@ -80,12 +80,17 @@ class ConsolidationResult:
         return sum(self.archived)
 
 
-def _conversation_only(messages: Sequence[Mapping[str, Any]], owner: str | None) -> list[Mapping[str, Any]]:
+def _conversation_only(
+    messages: Sequence[Mapping[str, Any]], owner: str | None
+) -> list[Mapping[str, Any]]:
     """The user's and the assistant's messages that hold text: what an ``(unsure)`` slice keeps. Tool output and
     other speakers are untrusted data, not what the user said, and are left out (a model failure's raw archive
     keeps them, labelled)."""
-    return [m for m in messages
-            if speaker(m, owner) in ("USER", "ASSISTANT") and content_text(m.get("content")).strip()]
+    return [
+        m
+        for m in messages
+        if speaker(m, owner) in ("USER", "ASSISTANT") and content_text(m.get("content")).strip()
+    ]
 
 
 class Consolidator:
@@ -134,7 +139,11 @@ class Consolidator:
     def estimate_tokens(self, session: Session) -> int:
         """Prompt tokens the agent would send now: system prompt with memory, unarchived messages, tools."""
         return self._estimator.estimate(
-            self.store, session, tools=self.tools, extra_system=self.extra_system, model=self.config.model
+            self.store,
+            session,
+            tools=self.tools,
+            extra_system=self.extra_system,
+            model=self.config.model,
         )
 
     # -- entry points -------------------------------------------------------------------------------------
@@ -151,7 +160,9 @@ class Consolidator:
             async with self._exclusive(session, wait=False):
                 await self._over_budget(session, result)
         except _Busy:
-            result.stop = "busy"  # another process is archiving this session right now; the next turn retries
+            result.stop = (
+                "busy"  # another process is archiving this session right now; the next turn retries
+            )
         return result
 
     async def _over_budget(self, session: Session, result: ConsolidationResult) -> None:
@@ -180,7 +191,9 @@ class Consolidator:
         async with self._exclusive(session, wait=True):
             result = await self._archive_all_locked(session)
             if self.at_new_session is not None:
-                await self.at_new_session(session)  # never raises; the session still holds every message here
+                await self.at_new_session(
+                    session
+                )  # never raises; the session still holds every message here
             try:
                 self.sessions.clear(session, archived=len(session.messages))
             except (OSError, LockTimeoutError) as exc:
@@ -204,7 +217,9 @@ class Consolidator:
         result.estimate_after = self.estimate_tokens(session)
         return result
 
-    async def _rounds(self, session: Session, result: ConsolidationResult, *, everything: bool) -> None:
+    async def _rounds(
+        self, session: Session, result: ConsolidationResult, *, everything: bool
+    ) -> None:
         # Counted again under the lock: another process may have archived part of the session meanwhile.
         estimate = self.estimate_tokens(session) if not everything else result.estimate_before
         tokens_of = _TokenMemo()
@@ -223,7 +238,10 @@ class Consolidator:
                     result.stop = "max-rounds"
                     return
                 picked = pick_slice(
-                    session.messages, start, need=estimate - self.target, max_tokens=max(1, self.budget // 2),
+                    session.messages,
+                    start,
+                    need=estimate - self.target,
+                    max_tokens=max(1, self.budget // 2),
                     tokens_of=tokens_of,
                 )
                 if picked is None:
@@ -241,26 +259,48 @@ class Consolidator:
                 if estimate <= self.target:
                     estimate = self.estimate_tokens(session)
 
-    def _largest_slice(self, session: Session, start: int, tokens_of: Callable[[Mapping[str, Any]], int]) -> int:
+    def _largest_slice(
+        self, session: Session, start: int, tokens_of: Callable[[Mapping[str, Any]], int]
+    ) -> int:
         """For archive_all: as many turns as one call may carry (``budget // 2`` tokens), at least one."""
         end = pick_slice(
-            session.messages, start, need=sys.maxsize, max_tokens=max(1, self.budget // 2),
-            tokens_of=tokens_of, include_end=True,
+            session.messages,
+            start,
+            need=sys.maxsize,
+            max_tokens=max(1, self.budget // 2),
+            tokens_of=tokens_of,
+            include_end=True,
         )
         return len(session.messages) if end is None else end
 
     async def _archive_slice(
-        self, session: Session, start: int, end: int, result: ConsolidationResult, *, rest_if_raw: bool
+        self,
+        session: Session,
+        start: int,
+        end: int,
+        result: ConsolidationResult,
+        *,
+        rest_if_raw: bool,
     ) -> bool:
         """Archive ``messages[start:end]``; False when it had to be raw-archived."""
         messages = session.messages
-        owner = session.metadata.get("user_name") if isinstance(session.metadata.get("user_name"), str) else None
+        owner = (
+            session.metadata.get("user_name")
+            if isinstance(session.metadata.get("user_name"), str)
+            else None
+        )
         stamp = format_timestamp()
         reply = await summarise(
-            self.client, self.store.workspace, messages[max(0, start - CONTEXT_MESSAGES) : start], messages[start:end],
-            fallback_stamp=stamp, owner=owner, model=self.config.model,
+            self.client,
+            self.store.workspace,
+            messages[max(0, start - CONTEXT_MESSAGES) : start],
+            messages[start:end],
+            fallback_stamp=stamp,
+            owner=owner,
+            model=self.config.model,
             # Context ≤ ~budget/8 tokens and a reply ≤ maxTokens: with a slice ≤ budget/2 the call fits the window.
-            context_chars=min(8_000, self.budget // 2), max_tokens=max_output_tokens(TASK_ARCHIVE, self.config.defaults.max_tokens),
+            context_chars=min(8_000, self.budget // 2),
+            max_tokens=max_output_tokens(TASK_ARCHIVE, self.config.defaults.max_tokens),
         )
         result.usage = result.usage + reply.usage
         result.rounds += 1
@@ -269,17 +309,26 @@ class Consolidator:
                 result.nothing_rounds += 1
             if reply.facts is not None:
                 result.cursors.append(self.store.history.append(reply.facts, session.key))
-            if reply.unsure:  # the model was not sure of all of it: the words themselves stay in history
-                for entry in raw_archive_entries(_conversation_only(messages[start:end], owner),
-                                                 fallback_stamp=stamp, owner=owner):
+            if (
+                reply.unsure
+            ):  # the model was not sure of all of it: the words themselves stay in history
+                for entry in raw_archive_entries(
+                    _conversation_only(messages[start:end], owner),
+                    fallback_stamp=stamp,
+                    owner=owner,
+                ):
                     result.cursors.append(self.store.history.append(entry, session.key))
                 result.kept_raw += 1
         else:
             result.failures.append(reply.failure or "")
             result.raw_fallbacks += 1
             if rest_if_raw:
-                end = len(messages)  # the model is failing: archive the rest raw rather than call it again
-            for entry in raw_archive_entries(messages[start:end], fallback_stamp=stamp, owner=owner):
+                end = len(
+                    messages
+                )  # the model is failing: archive the rest raw rather than call it again
+            for entry in raw_archive_entries(
+                messages[start:end], fallback_stamp=stamp, owner=owner
+            ):
                 result.cursors.append(self.store.history.append(entry, session.key))
         # History first, then the offset: a crash in between re-archives this slice, never loses it.
         self.sessions.save_offset(session, end)
@@ -292,14 +341,18 @@ class Consolidator:
         if session.path is None:
             return
         on_disk = self.sessions.load(session.path)
-        if on_disk is not None and session.last_consolidated < on_disk.last_consolidated <= len(session.messages):
+        if on_disk is not None and session.last_consolidated < on_disk.last_consolidated <= len(
+            session.messages
+        ):
             session.last_consolidated = on_disk.last_consolidated
 
     @contextlib.asynccontextmanager
     async def _exclusive(self, session: Session, *, wait: bool) -> AsyncIterator[None]:
         """One archiver per session: across tasks (an asyncio lock per event loop) and across processes
         (``<session file>.consolidate.lock``), so two archivers never archive the same slice twice."""
-        loop_lock = self._locks.setdefault((id(asyncio.get_running_loop()), session.key), asyncio.Lock())
+        loop_lock = self._locks.setdefault(
+            (id(asyncio.get_running_loop()), session.key), asyncio.Lock()
+        )
         async with loop_lock:
             path = session.path if session.path is not None else self.sessions.path_for(session.key)
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -44,7 +44,9 @@ def model_view(message: Mapping[str, Any]) -> dict[str, Any]:
     return {k: message[k] for k in MODEL_KEYS if k in message}
 
 
-def prompt_messages(store: WorkspaceStore, session: Session, *, extra_system: str = "") -> list[dict[str, Any]]:
+def prompt_messages(
+    store: WorkspaceStore, session: Session, *, extra_system: str = ""
+) -> list[dict[str, Any]]:
     out = [{"role": "system", "content": system_prompt(store, extra_system)}]
     out.extend(model_view(m) for m in session.unconsolidated)
     return out
@@ -62,7 +64,9 @@ class _Memo:
 
 def _stat(path: Path) -> tuple[int, int, int] | None:
     try:
-        st = os.lstat(path)  # not followed: a file swapped for a symlink changes it, and is then re-read safely
+        st = os.lstat(
+            path
+        )  # not followed: a file swapped for a symlink changes it, and is then re-read safely
     except OSError:
         return None
     return (st.st_ino, st.st_size, st.st_mtime_ns)
@@ -106,7 +110,9 @@ class PromptEstimator:
         if fixed is None or len(self._fixed) > 64:
             if len(self._fixed) > 64:
                 self._fixed.clear()
-            fixed = self._fixed[fixed_key] = self.client.count_tokens([system], tools=tools, model=model)
+            fixed = self._fixed[fixed_key] = self.client.count_tokens(
+                [system], tools=tools, model=model
+            )
         messages = session.messages
         start, end = session.last_consolidated, len(messages)
         memo = self._memo.get((session.key, model))
@@ -116,18 +122,38 @@ class PromptEstimator:
             share = self.client.count_tokens([system, *views], tools=tools, model=model) - fixed
         if start < end:
             self._memo[(session.key, model)] = _Memo(
-                probe, start, end, _fingerprint(messages[start]), _fingerprint(messages[end - 1]), share
+                probe,
+                start,
+                end,
+                _fingerprint(messages[start]),
+                _fingerprint(messages[end - 1]),
+                share,
             )
         else:
             self._memo.pop((session.key, model), None)
         return fixed + share
 
     def _incremental(
-        self, memo: _Memo | None, messages: list[dict[str, Any]], start: int, end: int, probe: int, model: str | None
+        self,
+        memo: _Memo | None,
+        messages: list[dict[str, Any]],
+        start: int,
+        end: int,
+        probe: int,
+        model: str | None,
     ) -> int | None:
-        if memo is None or memo.probe != probe or end < memo.end or start > memo.end or start >= end:
+        if (
+            memo is None
+            or memo.probe != probe
+            or end < memo.end
+            or start > memo.end
+            or start >= end
+        ):
             return None
-        if _fingerprint(messages[memo.start]) != memo.first or _fingerprint(messages[memo.end - 1]) != memo.last:
+        if (
+            _fingerprint(messages[memo.start]) != memo.first
+            or _fingerprint(messages[memo.end - 1]) != memo.last
+        ):
             return None
         # A message counted alone costs a tokenizer about twice its share of a whole-list count: past half the
         # window, one full count is cheaper.
@@ -150,4 +176,6 @@ class PromptEstimator:
             one = self.client.count_tokens([_EMPTY], model=model)
             two = self.client.count_tokens([_EMPTY, _EMPTY], model=model)
             priming = self._priming[key] = 2 * one - two
-        return sum(self.client.count_tokens([model_view(m)], model=model) - priming for m in messages)
+        return sum(
+            self.client.count_tokens([model_view(m)], model=model) - priming for m in messages
+        )

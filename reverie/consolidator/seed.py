@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 
 __all__ = ["consolidate", "SAVE_MEMORY_TOOL"]
 
+
 def save_memory(history_entry: str, memory_update: str) -> None:
     """Save what this conversation taught you into long-term memory.
 
@@ -55,7 +56,7 @@ SAVE_MEMORY_TOOL: dict[str, Any] = function_schema(save_memory)
 _FORCE = {"type": "function", "function": {"name": "save_memory"}}
 _INSTRUCTION = (
     "\n\nAnswer by calling the save_memory tool exactly once: `history_entry` holds your fact lines, "
-    "`memory_update` the complete updated content of the section \"memory/MEMORY.md\"."
+    '`memory_update` the complete updated content of the section "memory/MEMORY.md".'
 )
 
 
@@ -123,11 +124,16 @@ async def consolidate(
         ]
     )
     request = [
-        {"role": "system", "content": load_prompt(protocol.TASK_ARCHIVE, store.workspace) + _INSTRUCTION},
+        {
+            "role": "system",
+            "content": load_prompt(protocol.TASK_ARCHIVE, store.workspace) + _INSTRUCTION,
+        },
         {"role": "user", "content": body},
     ]
     try:
-        reply = await client.complete(request, model=model_name, tools=[SAVE_MEMORY_TOOL], tool_choice=_FORCE)
+        reply = await client.complete(
+            request, model=model_name, tools=[SAVE_MEMORY_TOOL], tool_choice=_FORCE
+        )
     except ModelError as exc:
         log.warning("consolidate: model call failed: %s", exc)
         return False
@@ -144,17 +150,23 @@ async def consolidate(
         log.warning("consolidate: save_memory's memory_update is not a string")
         return False
     if isinstance(update, str):
-        update = redact(update)  # a credential quoted in the conversation never lands in MEMORY.md (or git)
+        update = redact(
+            update
+        )  # a credential quoted in the conversation never lands in MEMORY.md (or git)
     changed = isinstance(update, str) and update.strip() != "" and update != current
     try:
         if changed:
             store.write_long_term(update)  # atomic replace
         try:
-            if entry.strip() != protocol.NOTHING:  # nothing worth keeping: no history line, the offset still moves
+            if (
+                entry.strip() != protocol.NOTHING
+            ):  # nothing worth keeping: no history line, the offset still moves
                 store.append_history(entry.strip(), key)
         except (HistoryError, LockTimeoutError, OSError):
             if changed:
-                store.write_long_term(current)  # put MEMORY.md back: a failed call leaves the files untouched
+                store.write_long_term(
+                    current
+                )  # put MEMORY.md back: a failed call leaves the files untouched
             raise
     except (HistoryError, LockTimeoutError, WorkspaceError, OSError) as exc:
         log.warning("consolidate: could not write memory: %s", exc)

@@ -13,7 +13,9 @@ from typing import Any
 __all__ = ["safe_ends", "pick_slice"]
 
 
-def safe_ends(messages: Sequence[Mapping[str, Any]], start: int, *, include_end: bool = False) -> list[int]:
+def safe_ends(
+    messages: Sequence[Mapping[str, Any]], start: int, *, include_end: bool = False
+) -> list[int]:
     """Every ``end`` after ``start`` at which ``messages[start:end]`` is a safe slice, in order."""
     ends = [i for i in range(start + 1, len(messages)) if messages[i].get("role") == "user"]
     if include_end and len(messages) > start and (not ends or ends[-1] != len(messages)):

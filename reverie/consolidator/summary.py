@@ -59,7 +59,9 @@ def request_messages(
 ) -> list[dict[str, str]]:
     """The summary call's messages: system prompt, then the two protocol sections (the context keeps its most
     recent lines within ``context_chars``, so a small context window is not overrun by mere context)."""
-    lines = render_transcript(context, fallback_stamp=fallback_stamp, owner=owner, limit=1_000).splitlines()
+    lines = render_transcript(
+        context, fallback_stamp=fallback_stamp, owner=owner, limit=1_000
+    ).splitlines()
     kept: list[str] = []
     used = 0
     for line in reversed(lines):
@@ -70,10 +72,16 @@ def request_messages(
     body = protocol.render_sections(
         [
             (protocol.SECTION_CONTEXT, "\n".join(reversed(kept)) or protocol.NOTHING),
-            (protocol.SECTION_ARCHIVE, render_transcript(archive, fallback_stamp=fallback_stamp, owner=owner)),
+            (
+                protocol.SECTION_ARCHIVE,
+                render_transcript(archive, fallback_stamp=fallback_stamp, owner=owner),
+            ),
         ]
     )
-    return [{"role": "system", "content": load_prompt(protocol.TASK_ARCHIVE, workspace)}, {"role": "user", "content": body}]
+    return [
+        {"role": "system", "content": load_prompt(protocol.TASK_ARCHIVE, workspace)},
+        {"role": "user", "content": body},
+    ]
 
 
 def interpret(content: str | None, finish_reason: str, has_tool_calls: bool) -> SummaryReply:
@@ -119,11 +127,18 @@ async def summarise(
 ) -> SummaryReply:
     """Ask the model for the slice's fact lines; never raises for a model failure (it is reported instead)."""
     messages = request_messages(
-        workspace, context, archive, fallback_stamp=fallback_stamp, owner=owner, context_chars=context_chars
+        workspace,
+        context,
+        archive,
+        fallback_stamp=fallback_stamp,
+        owner=owner,
+        context_chars=context_chars,
     )
     try:
         reply = await client.complete(messages, model=model, max_tokens=max_tokens)
-    except ModelError as exc:  # the client turns every provider failure into ModelError after its retries
+    except (
+        ModelError
+    ) as exc:  # the client turns every provider failure into ModelError after its retries
         log_model_failure(log, "summary call failed", exc)
         return SummaryReply(failure=f"model error: {exc}")
     answer = interpret(reply.content, reply.finish_reason, bool(reply.tool_calls))

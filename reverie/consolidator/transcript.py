@@ -19,8 +19,15 @@ from typing import Any
 
 from ..llm.protocol import transcript_line
 
-__all__ = ["speaker", "content_text", "message_text", "render_line", "render_transcript", "raw_archive_entries",
-           "RAW_LIMIT"]
+__all__ = [
+    "speaker",
+    "content_text",
+    "message_text",
+    "render_line",
+    "render_transcript",
+    "raw_archive_entries",
+    "RAW_LIMIT",
+]
 
 #: Longest raw-archive history entry, in characters (header included).
 RAW_LIMIT = 16_000
@@ -44,7 +51,13 @@ def speaker(message: Mapping[str, Any], owner: str | None = None) -> str:
         return "ASSISTANT"
     if role == "tool":
         return "TOOL"
-    label = name if isinstance(name, str) and name else role if isinstance(role, str) and role else "unknown"
+    label = (
+        name
+        if isinstance(name, str) and name
+        else role
+        if isinstance(role, str) and role
+        else "unknown"
+    )
     return f"OTHER({_safe_name(label)})"
 
 
@@ -103,7 +116,9 @@ def stamp_of(message: Mapping[str, Any], fallback: str) -> str:
     return f"{m.group(1)} {m.group(2)}" if m else fallback
 
 
-def render_line(message: Mapping[str, Any], *, fallback_stamp: str, owner: str | None = None, limit: int) -> str:
+def render_line(
+    message: Mapping[str, Any], *, fallback_stamp: str, owner: str | None = None, limit: int
+) -> str:
     text = message_text(message)
     if len(text) > limit:
         text = text[:limit] + _TRUNC.format(n=len(text) - limit)
@@ -111,14 +126,24 @@ def render_line(message: Mapping[str, Any], *, fallback_stamp: str, owner: str |
 
 
 def render_transcript(
-    messages: Sequence[Mapping[str, Any]], *, fallback_stamp: str, owner: str | None = None, limit: int = 8_000
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    fallback_stamp: str,
+    owner: str | None = None,
+    limit: int = 8_000,
 ) -> str:
     """One transcript line per message (each message's text capped at ``limit`` characters)."""
-    return "\n".join(render_line(m, fallback_stamp=fallback_stamp, owner=owner, limit=limit) for m in messages)
+    return "\n".join(
+        render_line(m, fallback_stamp=fallback_stamp, owner=owner, limit=limit) for m in messages
+    )
 
 
 def raw_archive_entries(
-    messages: Sequence[Mapping[str, Any]], *, fallback_stamp: str, owner: str | None = None, limit: int = RAW_LIMIT
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    fallback_stamp: str,
+    owner: str | None = None,
+    limit: int = RAW_LIMIT,
 ) -> list[str]:
     """The raw archive of ``messages``: ``[RAW] N messages`` + transcript lines, split into entries of at most
     ``limit`` characters each, so nothing but an over-long single message (cut with a marker) is shortened."""

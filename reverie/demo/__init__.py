@@ -69,7 +69,9 @@ class DemoReport:
 
     workspace: str
     model: str
-    config_from: str | None = None  # the workspace whose configuration (model, providers) the demo used
+    config_from: str | None = (
+        None  # the workspace whose configuration (model, providers) the demo used
+    )
     sessions: int = 0
     messages: int = 0
     pressure_rounds: int = 0  # Consolidator rounds triggered by token pressure (not by /new)
@@ -96,10 +98,15 @@ def is_free(root: Path) -> bool:
 def _without_credentials(data: dict[str, Any]) -> dict[str, Any]:
     providers = data.get("providers")
     if isinstance(providers, dict):
-        data = {**data, "providers": {
-            name: {k: v for k, v in p.items() if k not in ("apiKey", "extraHeaders")} if isinstance(p, dict) else p
-            for name, p in providers.items()
-        }}
+        data = {
+            **data,
+            "providers": {
+                name: {k: v for k, v in p.items() if k not in ("apiKey", "extraHeaders")}
+                if isinstance(p, dict)
+                else p
+                for name, p in providers.items()
+            },
+        }
     return data
 
 
@@ -160,13 +167,18 @@ async def run_demo(
             result = await rt.consolidator.maybe_consolidate(session)
             report.pressure_rounds += result.rounds
             report.messages += 1
-        reply = await router.handle("/new", CommandContext(session_key=spec["key"], session=session))
+        reply = await router.handle(
+            "/new", CommandContext(session_key=spec["key"], session=session)
+        )
         report.sessions += 1
         say(f"Session {number}: {len(spec['messages'])} messages, then /new", reply or "")
 
     report.history_entries = rt.store.last_cursor()
-    say("History", f"{report.history_entries} entries archived ({report.pressure_rounds} of the archive rounds "
-                   f"were forced by token pressure); {rt.store.pending_count()} pending for Dream.")
+    say(
+        "History",
+        f"{report.history_entries} entries archived ({report.pressure_rounds} of the archive rounds "
+        f"were forced by token pressure); {rt.store.pending_count()} pending for Dream.",
+    )
 
     dream = await rt.dream.run(drain=True)
     report.dream = dream
@@ -177,11 +189,17 @@ async def run_demo(
         target = report.dream_commits[-1][:8]  # the first Dream change
         restored = await router.handle(f"/dream-restore {target}")
         report.restore_commit = rt.git.head()
-        say(f"/dream-restore {target}", f"{restored}\n\nUSER.md now:\n\n{_quote(rt.store.read_user())}")
+        say(
+            f"/dream-restore {target}",
+            f"{restored}\n\nUSER.md now:\n\n{_quote(rt.store.read_user())}",
+        )
         undo = (report.restore_commit or "")[:8]
         undone = await router.handle(f"/dream-restore {undo}")
         report.undo_commit = rt.git.head()
-        say(f"/dream-restore {undo} (undo the restore)", f"{undone}\n\nUSER.md again:\n\n{_quote(rt.store.read_user())}")
+        say(
+            f"/dream-restore {undo} (undo the restore)",
+            f"{undone}\n\nUSER.md again:\n\n{_quote(rt.store.read_user())}",
+        )
     report.files = {rel: ws.read(rel) for rel in MEMORY_FILES}
     report.seconds = time.perf_counter() - started
     return report

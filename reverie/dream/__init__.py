@@ -21,10 +21,21 @@ if TYPE_CHECKING:
     from .runner import Dream
     from .scheduler import DreamScheduler, serve
 
-__all__ = ["Dream", "DreamResult", "DreamStatus", "Edit", "Finding", "Progress", "DreamScheduler", "serve"]
+__all__ = [
+    "Dream",
+    "DreamResult",
+    "DreamStatus",
+    "Edit",
+    "Finding",
+    "Progress",
+    "DreamScheduler",
+    "serve",
+]
 
 _LAZY = {
-    "Dream": "runner", "DreamScheduler": "scheduler", "serve": "scheduler",
+    "Dream": "runner",
+    "DreamScheduler": "scheduler",
+    "serve": "scheduler",
     **{name: "result" for name in ("DreamResult", "DreamStatus", "Edit", "Finding", "Progress")},
 }
 

@@ -30,7 +30,9 @@ class EditOutcome:
     final_text: str
 
 
-def edit_message(findings: Sequence[Finding], files: dict[str, str], budgets: str | None = None) -> str:
+def edit_message(
+    findings: Sequence[Finding], files: dict[str, str], budgets: str | None = None
+) -> str:
     """The phase-2 user message: the findings, then each staged file under its path (so old_text can be exact),
     then the ``Budgets`` section when given."""
     lines = "\n".join(f"[{f.kind}] {f.text}" for f in findings)
@@ -51,7 +53,10 @@ def _assistant_message(content: str | None, calls: Sequence[ToolCall]) -> dict[s
             {
                 "id": c.id,
                 "type": "function",
-                "function": {"name": c.name, "arguments": c.raw_arguments or json.dumps(c.arguments or {})},
+                "function": {
+                    "name": c.name,
+                    "arguments": c.raw_arguments or json.dumps(c.arguments or {}),
+                },
             }
             for c in calls
         ],
@@ -59,7 +64,11 @@ def _assistant_message(content: str | None, calls: Sequence[ToolCall]) -> dict[s
 
 
 def _signature(call: ToolCall) -> str:
-    args = json.dumps(call.arguments, sort_keys=True) if call.arguments is not None else call.raw_arguments
+    args = (
+        json.dumps(call.arguments, sort_keys=True)
+        if call.arguments is not None
+        else call.raw_arguments
+    )
     return f"{call.name}({args})"
 
 
@@ -85,7 +94,13 @@ async def run_edit_loop(
     while True:
         budget.start_turn()
         response = await budgeted_call(
-            client, budget, messages, model=model, tools=tools.box.schemas, tool_choice="auto", max_tokens=max_tokens
+            client,
+            budget,
+            messages,
+            model=model,
+            tools=tools.box.schemas,
+            tool_choice="auto",
+            max_tokens=max_tokens,
         )
         usage = usage + response.usage
         progress()
@@ -95,7 +110,14 @@ async def run_edit_loop(
         for call in response.tool_calls:
             budget.charge_tool_call()
             outcome = tools.box.call(call)
-            messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": outcome.text})
+            messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": call.id,
+                    "name": call.name,
+                    "content": outcome.text,
+                }
+            )
             progress()
             if not outcome.ok:
                 log.info("dream edit: tool call failed: %s", outcome.text[:200])

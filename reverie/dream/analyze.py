@@ -63,7 +63,7 @@ def parse_findings(text: str) -> tuple[list[Finding], int]:
             continue
         m = _MARKS.match(body)
         if m:
-            body = body[m.end():]
+            body = body[m.end() :]
             if m.group(1).lower() == "skip":
                 continue
             if m.group(1).lower() == "correction":
@@ -86,8 +86,15 @@ def _skipped(text: str) -> bool:
     return False
 
 
-async def analyze(client: ModelClient, budget: Budget, *, model: str, system: str, user: str,
-                  max_tokens: int | None = None) -> Analysis:
+async def analyze(
+    client: ModelClient,
+    budget: Budget,
+    *,
+    model: str,
+    system: str,
+    user: str,
+    max_tokens: int | None = None,
+) -> Analysis:
     """Run phase 1; raises ``UnusableAnalysis``, ``ModelError`` or ``BudgetExceeded``."""
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     response = await budgeted_call(client, budget, messages, model=model, max_tokens=max_tokens)
@@ -95,18 +102,26 @@ async def analyze(client: ModelClient, budget: Budget, *, model: str, system: st
     if not raw.strip():
         # An empty answer is a model fault, not "nothing worth keeping" (that is [SKIP]): fail the attempt so the
         # batch is retried instead of the cursor skipping it unread.
-        raise UnusableAnalysis(f"{model}: empty reply to the analysis (expected finding lines or [SKIP])")
+        raise UnusableAnalysis(
+            f"{model}: empty reply to the analysis (expected finding lines or [SKIP])"
+        )
     findings, ignored = parse_findings(raw)
     if not findings and not _skipped(raw):
         # Not "nothing worth keeping" (that is [SKIP]): the model did not do the task, so the batch must not be
         # consumed as if it had been read.
-        raise UnusableAnalysis(f"{model}: the analysis has no finding lines and no [SKIP] "
-                               f"({ignored} other line(s), starting {raw.strip()[:60]!r})")
+        raise UnusableAnalysis(
+            f"{model}: the analysis has no finding lines and no [SKIP] "
+            f"({ignored} other line(s), starting {raw.strip()[:60]!r})"
+        )
     if ignored:
         log.warning("dream analysis: ignored %d line(s) that are not findings", ignored)
     long = sum(len(f.text) > MAX_FINDING_CHARS for f in findings)
     if long:
-        log.warning("dream analysis: %d finding(s) longer than %d characters were cut", long, MAX_FINDING_CHARS)
+        log.warning(
+            "dream analysis: %d finding(s) longer than %d characters were cut",
+            long,
+            MAX_FINDING_CHARS,
+        )
         findings = [Finding(f.kind, f.text[:MAX_FINDING_CHARS]) for f in findings]
     if len(findings) > MAX_FINDINGS:
         log.warning("dream analysis: kept the first %d of %d findings", MAX_FINDINGS, len(findings))

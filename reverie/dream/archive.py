@@ -33,7 +33,15 @@ from datetime import date
 
 from ..workspace import ARCHIVE_DIR, MEMORY, SOUL, USER
 
-__all__ = ["archive_path", "source_of", "entry_line", "parse_entry", "append_entries", "header", "SEPARATOR"]
+__all__ = [
+    "archive_path",
+    "source_of",
+    "entry_line",
+    "parse_entry",
+    "append_entries",
+    "header",
+    "SEPARATOR",
+]
 
 SEPARATOR = " · "
 _NAMES = {SOUL: "soul.md", USER: "user.md", MEMORY: "memory.md"}
@@ -86,8 +94,10 @@ def append_entries(current: str, source: str, entries: Sequence[str], today: dat
 
 def header(source: str) -> str:
     """The archive file's opening: its title and one line on what it holds."""
-    return (f"# Archive: {source}\n\nLines Dream moved out of {source}, under the day they left. "
-            "Each ends with why and when.\n")
+    return (
+        f"# Archive: {source}\n\nLines Dream moved out of {source}, under the day they left. "
+        "Each ends with why and when.\n"
+    )
 
 
 def _title(entry: str) -> str:

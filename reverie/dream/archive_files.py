@@ -48,7 +48,9 @@ class ArchiveFiles:
     unreadable: list[str] = field(default_factory=list)
 
 
-def read_archives(workspace: Workspace, committed: Committed, *, repair: bool = True) -> ArchiveFiles:
+def read_archives(
+    workspace: Workspace, committed: Committed, *, repair: bool = True
+) -> ArchiveFiles:
     """Every prompt file's archive file, repaired first unless ``repair`` is false (a dry run writes nothing)."""
     out = ArchiveFiles()
     for source in MEMORY_FILES:
@@ -57,13 +59,22 @@ def read_archives(workspace: Workspace, committed: Committed, *, repair: bool = 
             out.texts[rel] = _read_one(workspace, rel, source, committed, out.notes, repair)
         except (ReverieError, OSError) as exc:
             out.unreadable.append(rel)
-            message = f"{rel} cannot be read or repaired ({exc}); nothing is archived into it this run"
+            message = (
+                f"{rel} cannot be read or repaired ({exc}); nothing is archived into it this run"
+            )
             out.notes.append(message)
             log.warning("dream: %s", message)
     return out
 
 
-def _read_one(workspace: Workspace, rel: str, source: str, committed: Committed, notes: list[str], repair: bool) -> str:
+def _read_one(
+    workspace: Workspace,
+    rel: str,
+    source: str,
+    committed: Committed,
+    notes: list[str],
+    repair: bool,
+) -> str:
     path = workspace.resolve(rel)
     try:
         st = os.lstat(path)

@@ -18,7 +18,14 @@ from ..history import HistoryEntry
 from ..llm import protocol
 from ..workspace import MEMORY, MEMORY_FILES, SOUL, USER
 
-__all__ = ["ENTRY_CAP", "SECTION_BUDGETS", "build_analysis_message", "budget_lines", "line_ages", "cap_entry"]
+__all__ = [
+    "ENTRY_CAP",
+    "SECTION_BUDGETS",
+    "build_analysis_message",
+    "budget_lines",
+    "line_ages",
+    "cap_entry",
+]
 
 #: The prompt section (both phases) stating each file's size and budget and what Dream does to keep them.
 SECTION_BUDGETS = "Budgets"
@@ -32,7 +39,9 @@ AGE_WALK_LIMIT = 40
 
 
 class _History(Protocol):  # the part of GitStore the age walk uses
-    def log(self, limit: int = 20, kind: str | None = None, path: str | None = None) -> list[CommitInfo]: ...
+    def log(
+        self, limit: int = 20, kind: str | None = None, path: str | None = None
+    ) -> list[CommitInfo]: ...
     def file_at(self, rev: str, path: str) -> str | None: ...  # noqa: E704
 
 
@@ -82,16 +91,20 @@ def budget_lines(files: Mapping[str, str], cfg: DreamConfig) -> str:
     """The ``Budgets`` section: each prompt file's size against its budget, and the lifecycle rules (the same
     text for any model; the gate still checks the result)."""
     limits = {SOUL: cfg.soul_max_chars, USER: cfg.user_max_chars, MEMORY: cfg.memory_max_chars}
-    rows = [f"- {rel}: {len(files.get(rel, '')):,} of {limits[rel]:,} characters "
-            f"({100 * len(files.get(rel, '')) // limits[rel]} %)" for rel in MEMORY_FILES]
+    rows = [
+        f"- {rel}: {len(files.get(rel, '')):,} of {limits[rel]:,} characters "
+        f"({100 * len(files.get(rel, '')) // limits[rel]} %)"
+        for rel in MEMORY_FILES
+    ]
     grace = cfg.lifecycle.grace_days
     rows.append(
         "After your edits Dream keeps every file within its budget: it merges duplicate lines, removes a line a "
         f"newer one supersedes, retires dated items more than {grace} days past their date, and moves the least "
         "used lines of USER.md and memory/MEMORY.md to the searchable archive (memory/archive/). Write dates as "
-        "absolute dates (YYYY-MM-DD). A correction replaces the line it contradicts (\"(replaces: old line)\"). "
+        'absolute dates (YYYY-MM-DD). A correction replaces the line it contradicts ("(replaces: old line)"). '
         "To move a line out yourself, call archive_line(path, line, reason). SOUL.md rules, identity facts and "
-        "lines ending in [pinned] are never archived.")
+        "lines ending in [pinned] are never archived."
+    )
     return "\n".join(rows)
 
 
@@ -107,7 +120,10 @@ def build_analysis_message(
     batch = "\n\n".join(
         f"{protocol.batch_header(e.cursor, e.timestamp)}\n{cap_entry(e.content)}" for e in entries
     )
-    sections = [(protocol.SECTION_TODAY, (today or date.today()).isoformat()), (protocol.SECTION_BATCH, batch)]
+    sections = [
+        (protocol.SECTION_TODAY, (today or date.today()).isoformat()),
+        (protocol.SECTION_BATCH, batch),
+    ]
     for rel in MEMORY_FILES:
         text = files.get(rel, "")
         if rel == MEMORY and memory_ages:

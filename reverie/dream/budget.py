@@ -48,7 +48,9 @@ class Budget:
     tool_calls: int = 0
     tokens: int = 0
     started: float = field(default=0.0)
-    usage: Usage = field(default_factory=Usage)  # what the run's model calls reported, cost included
+    usage: Usage = field(
+        default_factory=Usage
+    )  # what the run's model calls reported, cost included
     _failures: Counter[str] = field(default_factory=Counter)
 
     def __post_init__(self) -> None:
@@ -56,7 +58,13 @@ class Budget:
 
     @classmethod
     def from_config(cls, cfg: DreamConfig, *, overall: Budget | None = None) -> Budget:
-        return cls(cfg.max_iterations, cfg.max_tool_calls, cfg.token_budget, cfg.max_seconds, overall=overall)
+        return cls(
+            cfg.max_iterations,
+            cfg.max_tool_calls,
+            cfg.token_budget,
+            cfg.max_seconds,
+            overall=overall,
+        )
 
     # -- queries ------------------------------------------------------------------------------------------
     def elapsed(self) -> float:
@@ -68,7 +76,9 @@ class Budget:
 
     def check_time(self) -> None:
         if self.overall is not None and self.overall.remaining_seconds() <= 0:
-            raise BudgetExceeded("time", f"drain wall time of {self.overall.max_seconds:g}s used", overall=True)
+            raise BudgetExceeded(
+                "time", f"drain wall time of {self.overall.max_seconds:g}s used", overall=True
+            )
         if self.elapsed() >= self.max_seconds:
             raise BudgetExceeded("time", f"wall time of {self.max_seconds:g}s used")
 
@@ -77,7 +87,9 @@ class Budget:
         """Before a phase-2 model turn: refuse turn ``max_iterations + 1`` and any turn past the time cap."""
         self.check_time()
         if self.iterations >= self.max_iterations:
-            raise BudgetExceeded("iterations", f"{self.max_iterations} model turns used without finishing")
+            raise BudgetExceeded(
+                "iterations", f"{self.max_iterations} model turns used without finishing"
+            )
         self.iterations += 1
 
     def charge_tokens(self, n: int) -> None:
@@ -85,8 +97,11 @@ class Budget:
         if self.overall is not None:
             self.overall.tokens += max(0, n)
             if self.overall.tokens > self.overall.max_tokens:
-                raise BudgetExceeded("tokens", f"drain total {self.overall.tokens} > {self.overall.max_tokens}",
-                                     overall=True)
+                raise BudgetExceeded(
+                    "tokens",
+                    f"drain total {self.overall.tokens} > {self.overall.max_tokens}",
+                    overall=True,
+                )
         if self.tokens > self.max_tokens:
             raise BudgetExceeded("tokens", f"{self.tokens} tokens > cap {self.max_tokens}")
 
@@ -101,7 +116,9 @@ class Budget:
         """A tool call failed; the same failing call ``REPEAT_LIMIT`` times is a loop and ends the run."""
         self._failures[signature] += 1
         if self._failures[signature] >= REPEAT_LIMIT:
-            raise BudgetExceeded("loop", f"the same failing call {REPEAT_LIMIT} times: {signature[:160]}")
+            raise BudgetExceeded(
+                "loop", f"the same failing call {REPEAT_LIMIT} times: {signature[:160]}"
+            )
 
 
 async def budgeted_call(
@@ -117,8 +134,11 @@ async def budgeted_call(
         response = await asyncio.wait_for(client.complete(messages, model=model, **kw), remaining)
     except TimeoutError:
         overall = budget.overall is not None and budget.overall.remaining_seconds() <= 0
-        raise BudgetExceeded("time", f"a model call ran past the {budget.max_seconds:g}s wall-time cap",
-                             overall=overall) from None
+        raise BudgetExceeded(
+            "time",
+            f"a model call ran past the {budget.max_seconds:g}s wall-time cap",
+            overall=overall,
+        ) from None
     budget.usage = budget.usage + response.usage
     budget.charge_tokens(response.usage.total_tokens)
     return response

@@ -35,8 +35,16 @@ import orjson
 
 from ..fsutil import open_for_write
 
-__all__ = ["DeadLetter", "append_dead_letter", "read_dead_letters", "deadletter_path", "set_aside", "queued",
-           "append_event", "settle_replayed"]
+__all__ = [
+    "DeadLetter",
+    "append_dead_letter",
+    "read_dead_letters",
+    "deadletter_path",
+    "set_aside",
+    "queued",
+    "append_event",
+    "settle_replayed",
+]
 
 log = logging.getLogger(__name__)
 
@@ -54,10 +62,18 @@ class DeadLetter:
     time: str
 
     def to_json(self) -> bytes:
-        return orjson.dumps(
-            {"first": self.first, "last": self.last, "reason": self.reason, "attempts": self.attempts,
-             "time": self.time}
-        ) + b"\n"
+        return (
+            orjson.dumps(
+                {
+                    "first": self.first,
+                    "last": self.last,
+                    "reason": self.reason,
+                    "attempts": self.attempts,
+                    "time": self.time,
+                }
+            )
+            + b"\n"
+        )
 
 
 def _append(path: Path, line: bytes) -> None:
@@ -73,7 +89,9 @@ def _append(path: Path, line: bytes) -> None:
 
 
 def append_dead_letter(path: Path, first: int, last: int, reason: str, attempts: int) -> DeadLetter:
-    record = DeadLetter(first, last, reason, attempts, datetime.now(UTC).isoformat(timespec="seconds"))
+    record = DeadLetter(
+        first, last, reason, attempts, datetime.now(UTC).isoformat(timespec="seconds")
+    )
     _append(Path(path), record.to_json())
     return record
 
@@ -81,8 +99,11 @@ def append_dead_letter(path: Path, first: int, last: int, reason: str, attempts:
 def append_event(path: Path, event: str, first: int, commit: str | None = None) -> None:
     """Record ``requeued``, ``done`` or ``replayed`` for the batch starting at ``first`` (the caller holds Dream's
     run lock)."""
-    data: dict[str, object] = {"event": event, "first": first,
-                               "time": datetime.now(UTC).isoformat(timespec="seconds")}
+    data: dict[str, object] = {
+        "event": event,
+        "first": first,
+        "time": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
     if event == "done":
         data["commit"] = commit
     _append(Path(path), orjson.dumps(data) + b"\n")
@@ -110,7 +131,9 @@ def set_aside(path: Path) -> list[DeadLetter]:
 
 def queued(path: Path) -> list[DeadLetter]:
     """Requeued batches Dream has not run yet, in the order they were set aside."""
-    return sorted((d for status, d in _fold(path).values() if status == "queued"), key=lambda d: d.first)
+    return sorted(
+        (d for status, d in _fold(path).values() if status == "queued"), key=lambda d: d.first
+    )
 
 
 def settle_replayed(path: Path, cursor: int) -> list[DeadLetter]:
@@ -142,8 +165,15 @@ def _read(path: Path) -> list[DeadLetter | tuple[str, int]]:
             if obj.get("event") in ("requeued", "done", "replayed"):
                 out.append((str(obj["event"]), int(obj["first"])))
                 continue
-            out.append(DeadLetter(int(obj["first"]), int(obj["last"]), str(obj["reason"]),
-                                  int(obj.get("attempts", 0)), str(obj.get("time", ""))))
+            out.append(
+                DeadLetter(
+                    int(obj["first"]),
+                    int(obj["last"]),
+                    str(obj["reason"]),
+                    int(obj.get("attempts", 0)),
+                    str(obj.get("time", "")),
+                )
+            )
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
             bad += 1
     if bad:

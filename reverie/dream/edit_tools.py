@@ -24,8 +24,13 @@ class MemoryTools:
         self.staged = staged
         self.edits: list[Edit] = []
         self.moved: list[MovedLine] = []
-        self.box = ToolBox([tool_from_function(self.read_file), tool_from_function(self.edit_file),
-                            tool_from_function(self.archive_line)])
+        self.box = ToolBox(
+            [
+                tool_from_function(self.read_file),
+                tool_from_function(self.edit_file),
+                tool_from_function(self.archive_line),
+            ]
+        )
 
     def _path(self, path: str) -> str:
         try:
@@ -69,13 +74,16 @@ class MemoryTools:
                     f"old_text occurs {count} times in {rel}; include more surrounding text to make it unique, "
                     "or set replace_all to true."
                 )
-            updated = text.replace(old_text, new_text) if replace_all else text.replace(old_text, new_text, 1)
+            updated = (
+                text.replace(old_text, new_text)
+                if replace_all
+                else text.replace(old_text, new_text, 1)
+            )
         if updated == text:
             raise ToolError("no-op edit refused: the file would not change.")
         self.staged.current[rel] = updated
         self.edits.append(Edit(rel, old_text, new_text, replace_all, count if replace_all else 1))
         return f"Edited {rel}: replaced {count if replace_all else 1} occurrence(s)."
-
 
     def archive_line(self, path: str, line: str, reason: str) -> str:
         """Move one line out of a memory file into the searchable archive (memory/archive/), e.g. an old detail
@@ -88,12 +96,17 @@ class MemoryTools:
         """
         rel = self._path(path)
         if rel == "SOUL.md":
-            raise ToolError("SOUL.md holds standing rules; they are never archived. Nothing was changed.")
+            raise ToolError(
+                "SOUL.md holds standing rules; they are never archived. Nothing was changed."
+            )
         key = line_key(line)
         text = self.staged.current[rel]
         rows = text.split("\n")
-        hits = [i for i, raw in enumerate(rows) if raw.strip() and not raw.lstrip().startswith("#")
-                and line_key(raw) == key]
+        hits = [
+            i
+            for i, raw in enumerate(rows)
+            if raw.strip() and not raw.lstrip().startswith("#") and line_key(raw) == key
+        ]
         if not key or not hits:
             raise ToolError(f"no line of {rel} reads {line!r}. {_closest(text, line)}")
         raw = rows.pop(hits[0])

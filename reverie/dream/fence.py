@@ -78,8 +78,13 @@ class Fence:
     """The write guard of one Dream run. ``epoch`` None: no epoch check (a single-host run); ``valid``: an extra
     condition, e.g. "my lease still has a margin left", checked inside the section."""
 
-    def __init__(self, store: WorkspaceStore, git: GitStore, epoch: int | None = None,
-                 valid: Callable[[], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        store: WorkspaceStore,
+        git: GitStore,
+        epoch: int | None = None,
+        valid: Callable[[], str | None] | None = None,
+    ) -> None:
         self.store = store
         self.git = git
         self.epoch = epoch
@@ -95,7 +100,9 @@ class Fence:
 
     def _refusal(self) -> str | None:
         if self.epoch is not None and (now := read_epoch(self._state_dir)) != self.epoch:
-            return f"the workspace's epoch is {now}, this run's {self.epoch}: another worker took over"
+            return (
+                f"the workspace's epoch is {now}, this run's {self.epoch}: another worker took over"
+            )
         if self.valid is not None and (why := self.valid()) is not None:
             return why
         if self._cursor is not None and (cursor := self.store.dream_cursor()) != self._cursor:

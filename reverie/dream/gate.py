@@ -83,14 +83,21 @@ def _new_long_line(base: Mapping[str, str], changed: Mapping[str, str]) -> str |
                 known = {bare_line(x) for text in base.values() for x in text.splitlines()}
             entry = parse_entry(line)
             if bare_line(entry[0] if entry else line) not in known:
-                return (f"{rel} would gain a line of {len(line):,} characters (more than {MAX_NEW_LINE_CHARS:,}: "
-                        "not a memory fact)")
+                return (
+                    f"{rel} would gain a line of {len(line):,} characters (more than {MAX_NEW_LINE_CHARS:,}: "
+                    "not a memory fact)"
+                )
     return None
 
 
 def check(
-    base: Mapping[str, str], changed: Mapping[str, str], findings: Iterable[Finding], cfg: DreamConfig, *,
-    own_removals: Mapping[str, Iterable[str]] | None = None, over_budget_ok: Iterable[str] = (),
+    base: Mapping[str, str],
+    changed: Mapping[str, str],
+    findings: Iterable[Finding],
+    cfg: DreamConfig,
+    *,
+    own_removals: Mapping[str, Iterable[str]] | None = None,
+    over_budget_ok: Iterable[str] = (),
 ) -> GateVerdict:
     """Judge a run's changed files (path -> new content) against their base content.
 
@@ -111,29 +118,51 @@ def check(
         old = base.get(rel, "")
         if rel not in budgets:  # an archive file: lines moved from the prompt files, appended
             before = {value for _, value in find_credentials(everything)}
-            introduced = sorted({kind for kind, value in find_credentials(new) if value not in before})
+            introduced = sorted(
+                {kind for kind, value in find_credentials(new) if value not in before}
+            )
             if introduced:
-                return GateVerdict(False, f"an edit to {rel} would introduce a credential ({', '.join(introduced)})")
+                return GateVerdict(
+                    False,
+                    f"an edit to {rel} would introduce a credential ({', '.join(introduced)})",
+                )
             continue
         judged = _without(old, own.get(rel, ()))
         old_lines, new_lines = _nonblank(judged), _nonblank(new)
         if old_lines >= _MIN_LINES_FOR_SHRINK_CHECK and not _removal_allowed(rel, findings):
             if len(new) * 2 < len(judged):
-                return GateVerdict(False, f"{rel} would lose more than half its content "
-                                          f"({len(judged)} → {len(new)} characters) without a [FILE-REMOVE] finding")
+                return GateVerdict(
+                    False,
+                    f"{rel} would lose more than half its content "
+                    f"({len(judged)} → {len(new)} characters) without a [FILE-REMOVE] finding",
+                )
             if new_lines * 2 < old_lines:
-                return GateVerdict(False, f"{rel} would lose more than half its lines "
-                                          f"({old_lines} → {new_lines}) without a [FILE-REMOVE] finding")
+                return GateVerdict(
+                    False,
+                    f"{rel} would lose more than half its lines "
+                    f"({old_lines} → {new_lines}) without a [FILE-REMOVE] finding",
+                )
         limit = budgets.get(rel)
         # A file already over budget may still shrink; it may not grow.
-        if limit is not None and len(new) > limit and len(new) > len(old) and rel not in allowed_over:
-            return GateVerdict(False, f"{rel} would exceed its size budget ({len(new)} > {limit} characters)")
+        if (
+            limit is not None
+            and len(new) > limit
+            and len(new) > len(old)
+            and rel not in allowed_over
+        ):
+            return GateVerdict(
+                False, f"{rel} would exceed its size budget ({len(new)} > {limit} characters)"
+            )
         introduced_controls = control_chars(new) - control_chars(old)
         if introduced_controls:
             shown = ", ".join(f"U+{ord(c):04X}" for c in sorted(introduced_controls))
-            return GateVerdict(False, f"an edit to {rel} would introduce control characters ({shown})")
+            return GateVerdict(
+                False, f"an edit to {rel} would introduce control characters ({shown})"
+            )
         before = {value for _, value in find_credentials(old)}
         introduced = sorted({kind for kind, value in find_credentials(new) if value not in before})
         if introduced:
-            return GateVerdict(False, f"an edit to {rel} would introduce a credential ({', '.join(introduced)})")
+            return GateVerdict(
+                False, f"an edit to {rel} would introduce a credential ({', '.join(introduced)})"
+            )
     return GateVerdict(True)

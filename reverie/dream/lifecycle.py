@@ -50,43 +50,96 @@ from . import archive as arc
 from .result import Edit, Finding
 from .salience import LineInfo, SalienceRecord, recent, score
 
-__all__ = ["Retired", "LifecycleOutcome", "apply", "line_dates", "budgets", "MovedLine", "SINGLE_VALUED",
-           "single_valued"]
+__all__ = [
+    "Retired",
+    "LifecycleOutcome",
+    "apply",
+    "line_dates",
+    "budgets",
+    "MovedLine",
+    "SINGLE_VALUED",
+    "single_valued",
+]
 
 log = logging.getLogger(__name__)
 
 #: Files the automatic steps 2-5 act on; SOUL.md's standing rules are never retired automatically.
 MANAGED = (USER, MEMORY)
 
-_MONTHS = {m: i + 1 for i, m in enumerate(
-    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}
-_MONTH_RX = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
-             r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
+_MONTHS = {
+    m: i + 1
+    for i, m in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+    )
+}
+_MONTH_RX = (
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+)
 _ISO = re.compile(r"(?<![\d-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])")
 _MDY = re.compile(rf"\b({_MONTH_RX})\.? (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b", re.I)
 _DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_MONTH_RX})\.?,? (\d{{4}})\b", re.I)
 _EVENT = re.compile(
     r"\b(?:deadline|due|until|till|trip|travel\w*|flight|flying|appointment|meeting|exam|interview|launch\w*"
     r"|release|event|conference|visit\w*|vacation|holiday|reservation|booked|expir\w*|renew\w*|submit\w*"
-    r"|ends?|starts?|(?:is|are) on)\b", re.I)
+    r"|ends?|starts?|(?:is|are) on)\b",
+    re.I,
+)
 _NEVER_EXPIRES = re.compile(r"\b(?:born|birth\w*|anniversary|married|since|founded|joined)\b", re.I)
-_NEGATION = frozenset("no not never longer without stopped former formerly ex anymore instead previously "
-                      "dislikes".split())
+_NEGATION = frozenset(
+    "no not never longer without stopped former formerly ex anymore instead previously "
+    "dislikes".split()
+)
 _STOP = frozenset("the a an".split())
 _KV = re.compile(r"^([a-z][a-z0-9 ]{0,40}?)\s*:\s*\S")
 #: The user's single-valued attributes, as ``Key: value`` labels (on line keys: lower case, punctuation gone). A
 #: second value of one of these supersedes the first; every other label is multi-valued (documented in
 #: docs/lifecycle.md). Labels starting with "favourite"/"favorite"/"current" are single-valued too.
-SINGLE_VALUED = frozenset((
-    "home", "home city", "home town", "hometown", "address", "home address", "city", "country", "location",
-    "lives in", "based in", "residence",
-    "employer", "company", "works at", "works for", "workplace",
-    "job", "job title", "title", "role", "position", "occupation", "profession", "works as",
-    "name", "full name", "preferred name", "nickname", "pronouns",
-    "time zone", "timezone", "tz",
-    "age", "email", "email address", "phone", "phone number", "mobile",
-    "relationship status", "marital status",
-))
+SINGLE_VALUED = frozenset(
+    (
+        "home",
+        "home city",
+        "home town",
+        "hometown",
+        "address",
+        "home address",
+        "city",
+        "country",
+        "location",
+        "lives in",
+        "based in",
+        "residence",
+        "employer",
+        "company",
+        "works at",
+        "works for",
+        "workplace",
+        "job",
+        "job title",
+        "title",
+        "role",
+        "position",
+        "occupation",
+        "profession",
+        "works as",
+        "name",
+        "full name",
+        "preferred name",
+        "nickname",
+        "pronouns",
+        "time zone",
+        "timezone",
+        "tz",
+        "age",
+        "email",
+        "email address",
+        "phone",
+        "phone number",
+        "mobile",
+        "relationship status",
+        "marital status",
+    )
+)
 _SINGLE_PREFIX = ("favourite ", "favorite ", "current ")
 #: "Lives in / Works at / Works as …" phrasings of the same attributes (about the user: at the line's start).
 _SLOTS = (
@@ -94,13 +147,34 @@ _SLOTS = (
     (re.compile(r"^(?:the user )?works (?:at|for)\b"), "employer"),
     (re.compile(r"^(?:the user )?works as\b"), "job title"),
 )
-_ALIASES = {"home city": "home", "home town": "home", "hometown": "home", "home address": "address",
-            "lives in": "home", "based in": "home", "residence": "home", "location": "home", "city": "home",
-            "company": "employer", "works at": "employer", "works for": "employer", "workplace": "employer",
-            "job": "job title", "title": "job title", "role": "job title", "position": "job title",
-            "occupation": "job title", "profession": "job title", "works as": "job title",
-            "timezone": "time zone", "tz": "time zone", "phone number": "phone", "mobile": "phone",
-            "email address": "email", "marital status": "relationship status"}
+_ALIASES = {
+    "home city": "home",
+    "home town": "home",
+    "hometown": "home",
+    "home address": "address",
+    "lives in": "home",
+    "based in": "home",
+    "residence": "home",
+    "location": "home",
+    "city": "home",
+    "company": "employer",
+    "works at": "employer",
+    "works for": "employer",
+    "workplace": "employer",
+    "job": "job title",
+    "title": "job title",
+    "role": "job title",
+    "position": "job title",
+    "occupation": "job title",
+    "profession": "job title",
+    "works as": "job title",
+    "timezone": "time zone",
+    "tz": "time zone",
+    "phone number": "phone",
+    "mobile": "phone",
+    "email address": "email",
+    "marital status": "relationship status",
+}
 _SUBJECT = re.compile(r"^(?:the user(?: s)?|user(?: s)?|i)\s+")
 _REPLACES = re.compile(r"\(replaces: (.+)\)\s*$")
 #: Identity lines of USER.md protected even without the archiver's mark (written before Dream kept salience, or
@@ -110,7 +184,8 @@ _IDENTITY = re.compile(
     r"|\b(?:wife|husband|partner|spouse|son|daughter|mother|father|mom|dad|brother|sister|child|dog|cat)"
     r"(?: s name)? (?:is |named |called )"
     r"|^(?:the user(?: s)? )?(?:wife|husband|partner|spouse|sons?|daughters?|mother|father|mom|dad|brothers?"
-    r"|sisters?|child|children|kids?|dogs?|cats?|pets?)(?: s name)?:")  # "Sister: Ana" names a family member too
+    r"|sisters?|child|children|kids?|dogs?|cats?|pets?)(?: s name)?:"
+)  # "Sister: Ana" names a family member too
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,9 +214,13 @@ class LifecycleOutcome:
     files: dict[str, str]  # every prompt file after the step
     archive: dict[str, str]  # archive file -> new content (only files that change)
     retired: list[Retired]
-    own_removals: dict[str, list[str]]  # raw lines steps 2-5 removed, per file (not the model's doing)
+    own_removals: dict[
+        str, list[str]
+    ]  # raw lines steps 2-5 removed, per file (not the model's doing)
     record: SalienceRecord
-    protected_over_budget: list[str] = field(default_factory=list)  # files over budget on protected lines alone
+    protected_over_budget: list[str] = field(
+        default_factory=list
+    )  # files over budget on protected lines alone
 
     def count(self, *why: str) -> int:
         return sum(1 for r in self.retired if r.why in why)
@@ -173,7 +252,13 @@ class LifecycleOutcome:
                 hidden[arc.archive_path(r.path)] += 1
                 continue
             shown += 1
-            by = f' by "{r.by}"' if r.by and r.why == "superseded" else f' into "{r.by}"' if r.by else ""
+            by = (
+                f' by "{r.by}"'
+                if r.by and r.why == "superseded"
+                else f' into "{r.by}"'
+                if r.by
+                else ""
+            )
             where = f" → {arc.archive_path(r.path)}" if r.archived else ""
             lines.append(f'- {r.why} {r.path}: "{r.text}"{by} ({r.note}){where}')
         lines += [f"- … and {n} more archived lines in {path}" for path, n in hidden.items()]
@@ -244,7 +329,9 @@ def _lines(text: str, base_keys: Counter[str]) -> list[_Line]:
         key = line_key(raw)
         seen[key] += 1
         tokens = frozenset(t for t in key.replace(":", " ").split() if t not in _STOP)
-        out.append(_Line(i, raw, key, bare_line(raw), tokens, is_pinned(raw), seen[key] > base_keys[key]))
+        out.append(
+            _Line(i, raw, key, bare_line(raw), tokens, is_pinned(raw), seen[key] > base_keys[key])
+        )
     return out
 
 
@@ -308,7 +395,9 @@ def apply(
     retired += _model_removals(base, files, edits, moved, findings, stamp)
     _learn(record, base, files, facts, today)
     over: list[str] = []
-    for rel in MANAGED if archive_enabled else ():  # no archive to put them in: steps 2-5 remove nothing
+    for rel in (
+        MANAGED if archive_enabled else ()
+    ):  # no archive to put them in: steps 2-5 remove nothing
         text = files.get(rel, "")
         lines = _lines(text, _keys(base.get(rel, "")))
         drop = _retire(rel, text, lines, base, record, cfg, today, over)
@@ -324,8 +413,16 @@ def apply(
     return LifecycleOutcome(files, archive, retired, own, record, over)
 
 
-def _retire(rel: str, text: str, lines: list[_Line], base: Mapping[str, str], record: SalienceRecord,
-            cfg: DreamConfig, today: date, over: list[str]) -> dict[int, Retired]:
+def _retire(
+    rel: str,
+    text: str,
+    lines: list[_Line],
+    base: Mapping[str, str],
+    record: SalienceRecord,
+    cfg: DreamConfig,
+    today: date,
+    over: list[str],
+) -> dict[int, Retired]:
     """Steps 2-5 over one file: the lines to drop (by line index), each with its reason."""
     stamp = today.isoformat()
     lc = cfg.lifecycle
@@ -350,7 +447,9 @@ def _retire(rel: str, text: str, lines: list[_Line], base: Mapping[str, str], re
         info = infos[ln.index]
         due = _expiry(ln.text, info.mark if info else None)
         if due is not None and (today - due).days > lc.grace_days:
-            drop[ln.index] = Retired(rel, ln.text, "expired", f"expired {stamp} (grace {lc.grace_days} days)")
+            drop[ln.index] = Retired(
+                rel, ln.text, "expired", f"expired {stamp} (grace {lc.grace_days} days)"
+            )
     _archive_least_salient(rel, text, lines, drop, infos, protected, cfg, today, over)
     return drop
 
@@ -366,12 +465,20 @@ def _unpin_model_pins(base: Mapping[str, str], files: dict[str, str]) -> None:
                 changed = True
             out.append(raw)
         if changed:
-            log.info("dream lifecycle: a pin Dream added to %s was taken off (pins are a person's)", rel)
+            log.info(
+                "dream lifecycle: a pin Dream added to %s was taken off (pins are a person's)", rel
+            )
             files[rel] = "\n".join(out)
 
 
-def _model_removals(base: Mapping[str, str], files: Mapping[str, str], edits: Sequence[Edit],
-                    moved: Sequence[MovedLine], findings: Sequence[Finding], stamp: str) -> list[Retired]:
+def _model_removals(
+    base: Mapping[str, str],
+    files: Mapping[str, str],
+    edits: Sequence[Edit],
+    moved: Sequence[MovedLine],
+    findings: Sequence[Finding],
+    stamp: str,
+) -> list[Retired]:
     out: list[Retired] = []
     moved_by_key = {(m.path, line_key(m.line)): m for m in moved}
     for rel, before in base.items():
@@ -393,7 +500,9 @@ def _model_removals(base: Mapping[str, str], files: Mapping[str, str], edits: Se
                 continue
             move = moved_by_key.get((rel, key))
             if move is not None:
-                out.append(Retired(rel, text, "archived", f"archived {stamp} by Dream ({move.reason})"))
+                out.append(
+                    Retired(rel, text, "archived", f"archived {stamp} by Dream ({move.reason})")
+                )
                 continue
             by = _replacement(rel, raw, edits, left)
             if by is not None:
@@ -427,14 +536,22 @@ def _removal_reason(text: str, findings: Sequence[Finding]) -> str:
     return "an edit removed it"
 
 
-def _merge_duplicates(rel: str, lines: list[_Line], drop: dict[int, Retired], when: _When, protected: _Protected,
-                      stamp: str) -> None:
+def _merge_duplicates(
+    rel: str,
+    lines: list[_Line],
+    drop: dict[int, Retired],
+    when: _When,
+    protected: _Protected,
+    stamp: str,
+) -> None:
     first: dict[str, _Line] = {}
     for ln in lines:
         if ln.key in first:
             if not ln.pinned:
                 keep = first[ln.key]
-                drop[ln.index] = Retired(rel, ln.text, "merged", f"merged {stamp}: a duplicate", keep.text)
+                drop[ln.index] = Retired(
+                    rel, ln.text, "merged", f"merged {stamp}: a duplicate", keep.text
+                )
             continue
         first[ln.key] = ln
     live = [ln for ln in lines if ln.index not in drop and len(ln.tokens) >= 2]
@@ -444,7 +561,9 @@ def _merge_duplicates(rel: str, lines: list[_Line], drop: dict[int, Retired], wh
     for short in live:
         if short.index in drop:
             continue
-        for longer in sorted(forms.starting(_subjectless(short.key)), key=lambda ln: order[ln.index]):
+        for longer in sorted(
+            forms.starting(_subjectless(short.key)), key=lambda ln: order[ln.index]
+        ):
             if longer.index in drop or len(longer.key) <= len(short.key):
                 continue
             relation = _covers(short.key, longer.key)
@@ -454,17 +573,26 @@ def _merge_duplicates(rel: str, lines: list[_Line], drop: dict[int, Retired], wh
                 older, newer = (short, longer) if when(short) <= when(longer) else (longer, short)
                 if older.pinned or protected(older):
                     continue
-                drop[older.index] = Retired(rel, older.text, "superseded", f"superseded {stamp}", newer.text)
+                drop[older.index] = Retired(
+                    rel, older.text, "superseded", f"superseded {stamp}", newer.text
+                )
                 if older is short:
                     break
                 continue
             if short.pinned:
                 continue
-            drop[short.index] = Retired(rel, short.text, "merged", f"merged {stamp}: said word for word in a longer "
-                                        "line", longer.text)
+            drop[short.index] = Retired(
+                rel,
+                short.text,
+                "merged",
+                f"merged {stamp}: said word for word in a longer line",
+                longer.text,
+            )
             break
     into = {r.text: r.by for r in drop.values() if r.why == "merged"}
-    for i, r in list(drop.items()):  # a line merged into one merged in turn names the line that stays
+    for i, r in list(
+        drop.items()
+    ):  # a line merged into one merged in turn names the line that stays
         by, seen = r.by, {r.text}
         while r.why == "merged" and by in into and by not in seen:
             seen.add(by)
@@ -507,7 +635,7 @@ def _covers(short: str, longer: str) -> str | None:
     if longer == short:
         return "extends"
     if longer.startswith(short + " "):
-        rest = longer[len(short):].split()
+        rest = longer[len(short) :].split()
         return "negates" if set(rest) & _NEGATION else "extends"
     at = f" {longer} ".find(f" {short} ")
     if at <= 0:
@@ -516,7 +644,9 @@ def _covers(short: str, longer: str) -> str | None:
     return "negates" if before and all(w in _NEGATION for w in before) else None
 
 
-def _supersede_slots(rel: str, lines: list[_Line], drop: dict[int, Retired], when: _When, stamp: str) -> None:
+def _supersede_slots(
+    rel: str, lines: list[_Line], drop: dict[int, Retired], when: _When, stamp: str
+) -> None:
     by_slot: dict[str, list[_Line]] = {}
     for ln in lines:
         if ln.index in drop:
@@ -530,16 +660,28 @@ def _supersede_slots(rel: str, lines: list[_Line], drop: dict[int, Retired], whe
         newest = max(group, key=when)
         for ln in group:
             if ln is not newest and not ln.pinned:
-                drop[ln.index] = Retired(rel, ln.text, "superseded", f"superseded {stamp}", newest.text)
+                drop[ln.index] = Retired(
+                    rel, ln.text, "superseded", f"superseded {stamp}", newest.text
+                )
 
 
-def _archive_least_salient(rel: str, text: str, lines: list[_Line], drop: dict[int, Retired],
-                           infos: Mapping[int, LineInfo | None], protected: _Protected, cfg: DreamConfig,
-                           today: date, over: list[str]) -> None:
+def _archive_least_salient(
+    rel: str,
+    text: str,
+    lines: list[_Line],
+    drop: dict[int, Retired],
+    infos: Mapping[int, LineInfo | None],
+    protected: _Protected,
+    cfg: DreamConfig,
+    today: date,
+    over: list[str],
+) -> None:
     lc = cfg.lifecycle
     stamp = today.isoformat()
 
-    def note(info: LineInfo | None, what: str) -> str:  # short: archive entries are searched by their words
+    def note(
+        info: LineInfo | None, what: str
+    ) -> str:  # short: archive entries are searched by their words
         hits = f", recalled {info.hits}×" if info and info.hits else ""
         return f"archived {stamp} ({what}{hits})"
 
@@ -550,7 +692,9 @@ def _archive_least_salient(rel: str, text: str, lines: list[_Line], drop: dict[i
             if rel == USER and (_slot(ln.key) is not None or _label(ln.key) is not None):
                 continue  # the user's attributes (home, work, role, "Key: value") do not go stale, only out of date
             if info is not None and not ln.new and (today - info.last_seen).days > lc.stale_days:
-                drop[ln.index] = Retired(rel, ln.text, "archived", note(info, f"unused {lc.stale_days} days"))
+                drop[ln.index] = Retired(
+                    rel, ln.text, "archived", note(info, f"unused {lc.stale_days} days")
+                )
     limit = budgets(cfg)[rel]
     size = len(text) - sum(len(ln.raw) + 1 for ln in lines if ln.index in drop)
     if size <= limit:
@@ -561,20 +705,33 @@ def _archive_least_salient(rel: str, text: str, lines: list[_Line], drop: dict[i
         info = infos[ln.index]
         if info is None:
             return (True, 1.0, today.toordinal(), ln.index)
-        return (recent(info, today), score(info, today, lc.half_life_days), info.learned.toordinal(), ln.index)
+        return (
+            recent(info, today),
+            score(info, today, lc.half_life_days),
+            info.learned.toordinal(),
+            ln.index,
+        )
 
-    for ln in sorted((c for c in candidates if c.index not in drop and not c.new), key=rank) + \
-            [c for c in candidates if c.index not in drop and c.new]:
+    for ln in sorted((c for c in candidates if c.index not in drop and not c.new), key=rank) + [
+        c for c in candidates if c.index not in drop and c.new
+    ]:
         if size <= target:
             break
         drop[ln.index] = Retired(rel, ln.text, "archived", note(infos[ln.index], "over budget"))
         size -= len(ln.raw) + 1
     if size > limit:
         over.append(rel)
-        log.warning("dream lifecycle: %s is over its budget on protected lines alone (%d > %d)", rel, size, limit)
+        log.warning(
+            "dream lifecycle: %s is over its budget on protected lines alone (%d > %d)",
+            rel,
+            size,
+            limit,
+        )
 
 
-def _archive_texts(retired: Iterable[Retired], disk: Mapping[str, str], today: date) -> dict[str, str]:
+def _archive_texts(
+    retired: Iterable[Retired], disk: Mapping[str, str], today: date
+) -> dict[str, str]:
     grouped: dict[str, list[str]] = {}
     for r in retired:
         if not r.archived:
@@ -596,11 +753,19 @@ def _archive_note(r: Retired) -> str:
     return r.note
 
 
-def _learn(record: SalienceRecord, base: Mapping[str, str], files: Mapping[str, str],
-           facts: Sequence[tuple[str, str]], today: date) -> None:
+def _learn(
+    record: SalienceRecord,
+    base: Mapping[str, str],
+    files: Mapping[str, str],
+    facts: Sequence[tuple[str, str]],
+    today: date,
+) -> None:
     """New lines are learned today (with the mark of the batch fact they came from); restated ones confirmed."""
-    parsed = [(mark, line_key(text), frozenset(line_key(text).replace(":", " ").split()) - _STOP)
-              for mark, text in facts if line_key(text)]
+    parsed = [
+        (mark, line_key(text), frozenset(line_key(text).replace(":", " ").split()) - _STOP)
+        for mark, text in facts
+        if line_key(text)
+    ]
     for rel, text in files.items():
         lines = record.files.setdefault(rel, {})
         base_keys = _keys(base.get(rel, ""))
@@ -629,4 +794,3 @@ def _forget_removed(record: SalienceRecord, files: Mapping[str, str]) -> None:
         if lines:
             for key in [k for k in lines if k not in keys]:
                 del lines[key]
-

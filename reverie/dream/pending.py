@@ -86,10 +86,15 @@ class PendingChange:
         """Unified diff from ``against`` (default: the base) to the proposed content."""
         old = self.base if against is None else against
         lines = difflib.unified_diff(
-            old.splitlines(keepends=True), self.proposed.splitlines(keepends=True),
-            fromfile=f"a/{self.path}", tofile=f"b/{self.path}",
+            old.splitlines(keepends=True),
+            self.proposed.splitlines(keepends=True),
+            fromfile=f"a/{self.path}",
+            tofile=f"b/{self.path}",
         )
-        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+        return "".join(
+            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+            for line in lines
+        )
 
     def counts(self) -> tuple[int, int]:
         """Lines (added, removed) relative to the base (git's numstat)."""
@@ -97,10 +102,19 @@ class PendingChange:
 
     def to_json(self) -> bytes:
         obj: dict[str, Any] = {
-            "version": FORMAT_VERSION, "path": self.path, "base": self.base, "base_sha256": self.base_sha256,
-            "proposed": self.proposed, "created_at": self.created_at, "updated_at": self.updated_at,
-            "first_cursor": self.first_cursor, "last_cursor": self.last_cursor, "head": self.head,
-            "model": self.model, "reasons": list(self.reasons), "proposals": self.proposals,
+            "version": FORMAT_VERSION,
+            "path": self.path,
+            "base": self.base,
+            "base_sha256": self.base_sha256,
+            "proposed": self.proposed,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "first_cursor": self.first_cursor,
+            "last_cursor": self.last_cursor,
+            "head": self.head,
+            "model": self.model,
+            "reasons": list(self.reasons),
+            "proposals": self.proposals,
         }
         return orjson.dumps(obj, option=orjson.OPT_INDENT_2) + b"\n"
 
@@ -110,18 +124,30 @@ class PendingChange:
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            raise WorkspaceError(f"{origin} is not valid JSON ({exc}); inspect it, or drop it with `reverie reject`") from None
+            raise WorkspaceError(
+                f"{origin} is not valid JSON ({exc}); inspect it, or drop it with `reverie reject`"
+            ) from None
         if not isinstance(obj, dict) or obj.get("version") != FORMAT_VERSION:
-            raise WorkspaceError(f"{origin}: not a version-{FORMAT_VERSION} pending change; drop it with `reverie reject`")
+            raise WorkspaceError(
+                f"{origin}: not a version-{FORMAT_VERSION} pending change; drop it with `reverie reject`"
+            )
         base, proposed = obj.get("base"), obj.get("proposed")
         if not isinstance(base, str) or not isinstance(proposed, str):
-            raise WorkspaceError(f"{origin}: 'base' and 'proposed' must be strings; drop it with `reverie reject`")
+            raise WorkspaceError(
+                f"{origin}: 'base' and 'proposed' must be strings; drop it with `reverie reject`"
+            )
         if obj.get("base_sha256") not in (None, _sha256(base)):
-            raise WorkspaceError(f"{origin}: 'base' does not match 'base_sha256' (edited by hand?); drop it with `reverie reject`")
+            raise WorkspaceError(
+                f"{origin}: 'base' does not match 'base_sha256' (edited by hand?); drop it with `reverie reject`"
+            )
 
         def _int(key: str) -> int | None:
             value = obj.get(key)
-            return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+            return (
+                value
+                if isinstance(value, int) and not isinstance(value, bool) and value >= 0
+                else None
+            )
 
         def _str(key: str) -> str | None:
             value = obj.get(key)
@@ -129,11 +155,18 @@ class PendingChange:
 
         reasons = obj.get("reasons")
         return cls(
-            path=_str("path") or SOUL, base=base, proposed=proposed,
-            created_at=_str("created_at") or "", updated_at=_str("updated_at") or _str("created_at") or "",
-            first_cursor=_int("first_cursor"), last_cursor=_int("last_cursor"), head=_str("head"),
+            path=_str("path") or SOUL,
+            base=base,
+            proposed=proposed,
+            created_at=_str("created_at") or "",
+            updated_at=_str("updated_at") or _str("created_at") or "",
+            first_cursor=_int("first_cursor"),
+            last_cursor=_int("last_cursor"),
+            head=_str("head"),
             model=_str("model"),
-            reasons=tuple(r for r in reasons if isinstance(r, str)) if isinstance(reasons, list) else (),
+            reasons=tuple(r for r in reasons if isinstance(r, str))
+            if isinstance(reasons, list)
+            else (),
             proposals=_int("proposals") or 1,
         )
 
@@ -190,33 +223,51 @@ def stage_soul_change(
     reason_line = " ".join(reason.split())
     previous = _load_quietly(store)
     if previous is not None and previous.base == base and not previous.applied:
-        from ..gitstore.merge import merge3  # here, not at the top: `reverie status` reads this file, never merges
+        from ..gitstore.merge import (
+            merge3,
+        )  # here, not at the top: `reverie status` reads this file, never merges
 
         try:
             merged = merge3(base, previous.proposed, proposed, path=SOUL)
         except MergeConflictError:
-            log.warning("a new SOUL.md proposal conflicts with the pending one; the newer proposal replaces it")
+            log.warning(
+                "a new SOUL.md proposal conflicts with the pending one; the newer proposal replaces it"
+            )
         else:
             change = replace(
-                previous, proposed=merged, updated_at=now,
+                previous,
+                proposed=merged,
+                updated_at=now,
                 first_cursor=_min(previous.first_cursor, first_cursor),
                 last_cursor=_max(previous.last_cursor, last_cursor),
-                model=model or previous.model, head=head or previous.head,
+                model=model or previous.model,
+                head=head or previous.head,
                 reasons=previous.reasons + ((reason_line,) if reason_line else ()),
                 proposals=previous.proposals + 1,
             )
             atomic_write(pending_path(store), change.to_json())
             return change
     elif previous is not None and not previous.applied:
-        log.warning("SOUL.md changed since the pending proposal was made; the newer proposal replaces it")
+        log.warning(
+            "SOUL.md changed since the pending proposal was made; the newer proposal replaces it"
+        )
     kept = previous.reasons if previous is not None and not previous.applied else ()
     change = PendingChange(
-        path=SOUL, base=base, proposed=proposed, created_at=now, updated_at=now,
-        first_cursor=first_cursor, last_cursor=last_cursor, head=head, model=model,
+        path=SOUL,
+        base=base,
+        proposed=proposed,
+        created_at=now,
+        updated_at=now,
+        first_cursor=first_cursor,
+        last_cursor=last_cursor,
+        head=head,
+        model=model,
         reasons=kept + ((reason_line,) if reason_line else ()),
         proposals=(previous.proposals + 1) if previous is not None and kept else 1,
     )
-    atomic_write(pending_path(store), change.to_json())  # one atomic replace: old or new proposal, never a mix
+    atomic_write(
+        pending_path(store), change.to_json()
+    )  # one atomic replace: old or new proposal, never a mix
     return change
 
 

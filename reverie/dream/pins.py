@@ -50,8 +50,12 @@ def pin(workspace: Workspace, git: GitStore, text: str, *, pinned: bool = True) 
         rows[i] = f"{raw.rstrip()} {PIN_MARK}" if pinned else _PIN_RE.sub("", raw)
         verb = "pin" if pinned else "unpin"
         try:
-            sha = git.commit(f"manual: {verb} a line of {rel}", kind="manual", files={rel: "\n".join(rows)},
-                             base={rel: original})
+            sha = git.commit(
+                f"manual: {verb} a line of {rel}",
+                kind="manual",
+                files={rel: "\n".join(rows)},
+                base={rel: original},
+            )
         except MergeConflictError:
             conflicts += 1
             if conflicts == _TRIES:

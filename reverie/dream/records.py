@@ -33,8 +33,18 @@ from ..fsutil import atomic_write
 if TYPE_CHECKING:
     from .deadletter import DeadLetter
 
-__all__ = ["Attempts", "StatusRecord", "DreamStatusSummary", "summarize", "now_iso", "parse_time", "RunRecord",
-           "RejectionRecord", "OutageRecord", "DeadLetterRecord"]
+__all__ = [
+    "Attempts",
+    "StatusRecord",
+    "DreamStatusSummary",
+    "summarize",
+    "now_iso",
+    "parse_time",
+    "RunRecord",
+    "RejectionRecord",
+    "OutageRecord",
+    "DeadLetterRecord",
+]
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +87,14 @@ class DeadLetterRecord(TypedDict):
 
 _Types = Mapping[str, tuple[type, ...]]
 _OPT_INT, _OPT_STR = (int, type(None)), (str, type(None))
-_RUN: _Types = {"time": (str,), "status": (str,), "first": _OPT_INT, "last": _OPT_INT, "reason": _OPT_STR,
-                "commit": _OPT_STR}
+_RUN: _Types = {
+    "time": (str,),
+    "status": (str,),
+    "first": _OPT_INT,
+    "last": _OPT_INT,
+    "reason": _OPT_STR,
+    "commit": _OPT_STR,
+}
 _REJECTION: _Types = {"time": (str,), "first": _OPT_INT, "last": _OPT_INT, "reason": _OPT_STR}
 _OUTAGE: _Types = {"since": (str,), "reason": _OPT_STR}
 
@@ -123,24 +139,47 @@ class StatusRecord:
         path = Path(state_dir) / "dream-status.json"
         return cls(path, _read(path))
 
-    def record_run(self, status: str, first: int | None, last: int | None, reason: str | None,
-                   commit: str | None, *, unavailable: bool = False) -> None:
+    def record_run(
+        self,
+        status: str,
+        first: int | None,
+        last: int | None,
+        reason: str | None,
+        commit: str | None,
+        *,
+        unavailable: bool = False,
+    ) -> None:
         when = now_iso()
-        if unavailable:  # "since" is the first failure of the outage; a run that reached the model ends it
+        if (
+            unavailable
+        ):  # "since" is the first failure of the outage; a run that reached the model ends it
             outage = self.model_unavailable
             since = outage["since"] if outage is not None else when
             self.data["model_unavailable"] = {"since": since, "reason": reason}
         else:
             self.data.pop("model_unavailable", None)
-        self.data["last_run"] = {"time": when, "status": status, "first": first, "last": last, "reason": reason,
-                                 "commit": commit}
+        self.data["last_run"] = {
+            "time": when,
+            "status": status,
+            "first": first,
+            "last": last,
+            "reason": reason,
+            "commit": commit,
+        }
         if status in ("ok", "no-change", "dead-lettered"):
             self.data["last_completed"] = when
         if status == "rejected":
-            self.data["last_rejection"] = {"time": when, "first": first, "last": last, "reason": reason}
+            self.data["last_rejection"] = {
+                "time": when,
+                "first": first,
+                "last": last,
+                "reason": reason,
+            }
         # Advisory (status display, schedule hint): atomic for readers, not fsynced — a power loss only makes the
         # next scheduled run come early.
-        atomic_write(self.path, orjson.dumps(self.data, option=orjson.OPT_INDENT_2) + b"\n", fsync=False)
+        atomic_write(
+            self.path, orjson.dumps(self.data, option=orjson.OPT_INDENT_2) + b"\n", fsync=False
+        )
 
     def _valid(self, key: str, types: _Types) -> dict[str, Any] | None:
         """The record ``key`` with every key of ``types``, each of its type; None (with a warning) otherwise."""
@@ -160,8 +199,14 @@ class StatusRecord:
         v = self._valid("last_run", _RUN)
         if v is None:
             return None
-        return RunRecord(time=v["time"], status=v["status"], first=v["first"], last=v["last"], reason=v["reason"],
-                         commit=v["commit"])
+        return RunRecord(
+            time=v["time"],
+            status=v["status"],
+            first=v["first"],
+            last=v["last"],
+            reason=v["reason"],
+            commit=v["commit"],
+        )
 
     @property
     def model_unavailable(self) -> OutageRecord | None:
@@ -194,7 +239,9 @@ class Attempts:
         first, count, reasons = data.get("first"), data.get("count"), data.get("reasons")
         if not isinstance(first, int) or not isinstance(count, int) or count < 0:
             return cls(path)
-        return cls(path, first, count, [str(r) for r in reasons] if isinstance(reasons, list) else [])
+        return cls(
+            path, first, count, [str(r) for r in reasons] if isinstance(reasons, list) else []
+        )
 
     def for_batch(self, first: int) -> int:
         """Failed attempts so far on the batch starting at ``first``."""
@@ -206,7 +253,10 @@ class Attempts:
             self.first, self.count, self.reasons = first, 0, []
         self.count += 1
         self.reasons = (self.reasons + [reason])[-10:]
-        atomic_write(self.path, orjson.dumps({"first": self.first, "count": self.count, "reasons": self.reasons}))
+        atomic_write(
+            self.path,
+            orjson.dumps({"first": self.first, "count": self.count, "reasons": self.reasons}),
+        )
         return self.count
 
     def clear(self) -> None:
@@ -230,6 +280,10 @@ class DreamStatusSummary:
 def summarize(state_dir: Path, deadletters: list[DeadLetter]) -> DreamStatusSummary:
     record = StatusRecord.load(state_dir)
     attempts = Attempts.load(state_dir)
-    letters = [DeadLetterRecord(first=d.first, last=d.last, reason=d.reason, time=d.time) for d in deadletters]
-    return DreamStatusSummary(record.last_run, record.last_rejection, letters, attempts.count,
-                              record.model_unavailable)
+    letters = [
+        DeadLetterRecord(first=d.first, last=d.last, reason=d.reason, time=d.time)
+        for d in deadletters
+    ]
+    return DreamStatusSummary(
+        record.last_run, record.last_rejection, letters, attempts.count, record.model_unavailable
+    )

@@ -11,7 +11,14 @@ from ..llm.types import Usage
 __all__ = ["DreamStatus", "Finding", "Edit", "DreamResult", "Progress", "ProgressPhase"]
 
 DreamStatus = Literal[
-    "ok", "no-change", "nothing-to-do", "already-running", "failed", "rejected", "dead-lettered", "paused"
+    "ok",
+    "no-change",
+    "nothing-to-do",
+    "already-running",
+    "failed",
+    "rejected",
+    "dead-lettered",
+    "paused",
 ]
 
 
@@ -75,7 +82,7 @@ class DreamResult:
 
     @property
     def lifecycle_summary(self) -> str:
-        """"archived 12 lines, expired 3 dates" (and superseded/merged counts), or "" when nothing left a file."""
+        """ "archived 12 lines, expired 3 dates" (and superseded/merged counts), or "" when nothing left a file."""
         parts = []
         if self.archived:
             parts.append(f"archived {self.archived} line{'s' if self.archived != 1 else ''}")

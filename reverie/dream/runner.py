@@ -47,7 +47,14 @@ from .archive import archive_path
 from .archive_files import read_archives
 from .batch import budget_lines, build_analysis_message, line_ages
 from .budget import Budget, BudgetExceeded
-from .deadletter import DeadLetter, append_dead_letter, append_event, deadletter_path, queued, set_aside
+from .deadletter import (
+    DeadLetter,
+    append_dead_letter,
+    append_event,
+    deadletter_path,
+    queued,
+    set_aside,
+)
 from .edit_tools import MemoryTools
 from .fence import Fence
 from .gate import check
@@ -74,19 +81,35 @@ ProgressCallback = Callable[[Progress], None]
 class _Failed(Exception):
     """A batch attempt failed before anything was written."""
 
-    def __init__(self, status: Literal["failed", "rejected"], reason: str, *, count: bool = True,
-                 unavailable: bool = False) -> None:
+    def __init__(
+        self,
+        status: Literal["failed", "rejected"],
+        reason: str,
+        *,
+        count: bool = True,
+        unavailable: bool = False,
+    ) -> None:
         super().__init__(reason)
         self.status = status
         self.reason = reason
-        self.count = count  # False when the batch is not at fault: the drain's overall budget, the model
-        self.unavailable = unavailable  # the model could not be reached: `reverie status` says since when
+        self.count = (
+            count  # False when the batch is not at fault: the drain's overall budget, the model
+        )
+        self.unavailable = (
+            unavailable  # the model could not be reached: `reverie status` says since when
+        )
 
 
 class Dream:
     """Dream over one workspace: its memory files (``store``), their repo (``git``) and the model (``client``)."""
 
-    def __init__(self, store: WorkspaceStore, git: GitStore, client: ModelClient, config: Config | None = None) -> None:
+    def __init__(
+        self,
+        store: WorkspaceStore,
+        git: GitStore,
+        client: ModelClient,
+        config: Config | None = None,
+    ) -> None:
         self.store = store
         self.git = git
         self.client = client
@@ -97,7 +120,9 @@ class Dream:
         self.today: Callable[[], date] = date.today
         self._archive_disk: dict[str, str] = {}
         self._requeued: int | None = None  # first cursor of the requeued batch this run works on
-        self._warnings: list[str] = []  # what this run tells the person besides its outcome (DreamResult.warnings)
+        self._warnings: list[
+            str
+        ] = []  # what this run tells the person besides its outcome (DreamResult.warnings)
         #: The fencing epoch a distributed worker took with this workspace's lease (``fence.bump_epoch``), and a
         #: check that its lease is still good (a reason when not); every write of a run is refused once either
         #: fails. Unset for a single-host run, which still gets the expected-batch check.
@@ -129,7 +154,9 @@ class Dream:
         """
         lock = RunLock(self.workspace.state_dir)
         if not await lock.acquire(wait=wait):
-            return DreamResult("already-running", reason="another Dream run holds the lock", model=self.model)
+            return DreamResult(
+                "already-running", reason="another Dream run holds the lock", model=self.model
+            )
         self._warnings = []
         try:
             self._ensure_repo()
@@ -139,8 +166,9 @@ class Dream:
             self._fence.begin()
             emit = on_progress or (lambda p: None)
             if not drain:
-                result = await self._batch(self._budget(Budget.from_config(self.config.dream)), attempts, dry_run,
-                                           emit)
+                result = await self._batch(
+                    self._budget(Budget.from_config(self.config.dream)), attempts, dry_run, emit
+                )
             else:
                 result = await self._drain(attempts, dry_run, emit)
             if not dry_run and result.status in ("ok", "no-change", "dead-lettered"):
@@ -163,7 +191,9 @@ class Dream:
         if keep is None:
             return
         first = self.store.history.read_since(0, limit=1)
-        if not first or self.store.last_cursor() - first[0].cursor + 1 <= keep + max(keep // 10, 100):
+        if not first or self.store.last_cursor() - first[0].cursor + 1 <= keep + max(
+            keep // 10, 100
+        ):
             return
         try:
             dropped = self.store.compact_history(keep)
@@ -180,7 +210,9 @@ class Dream:
             return self.store.dream_cursor()  # the running Dream reconciles itself
         try:
             self._ensure_repo()
-            return transaction.reconcile(self.store, self.git, Attempts.load(self.workspace.state_dir))
+            return transaction.reconcile(
+                self.store, self.git, Attempts.load(self.workspace.state_dir)
+            )
         finally:
             lock.release()
 
@@ -191,12 +223,18 @@ class Dream:
             self._repo_ready = True
 
     # -- drain --------------------------------------------------------------------------------------------
-    async def _drain(self, attempts: Attempts, dry_run: bool, emit: ProgressCallback) -> DreamResult:
+    async def _drain(
+        self, attempts: Attempts, dry_run: bool, emit: ProgressCallback
+    ) -> DreamResult:
         cfg = self.config.dream
-        overall = self._budget(Budget(1_000_000, 1_000_000, cfg.drain_token_budget, cfg.drain_max_seconds))
+        overall = self._budget(
+            Budget(1_000_000, 1_000_000, cfg.drain_token_budget, cfg.drain_max_seconds)
+        )
         results: list[DreamResult] = []
         while True:
-            result = await self._batch(self._budget(Budget.from_config(cfg, overall=overall)), attempts, dry_run, emit)
+            result = await self._batch(
+                self._budget(Budget.from_config(cfg, overall=overall)), attempts, dry_run, emit
+            )
             if result.status == "nothing-to-do":
                 break
             results.append(result)
@@ -224,19 +262,26 @@ class Dream:
     def _paused(self, overall: Budget) -> str:
         """Why a drain stopped at its own budget, what is left, and how to go on."""
         left = self.pending() + sum(d.last - d.first + 1 for d in self.queued())
-        knob = "dream.drainMaxSeconds" if overall.remaining_seconds() <= 0 else "dream.drainTokenBudget"
+        knob = (
+            "dream.drainMaxSeconds"
+            if overall.remaining_seconds() <= 0
+            else "dream.drainTokenBudget"
+        )
         log.info("dream: drain paused at its budget; %d entries left", left)
         return f"paused: {left} entries left, run again or raise {knob}"
 
     # -- one batch ----------------------------------------------------------------------------------------
-    async def _batch(self, budget: Budget, attempts: Attempts, dry_run: bool, emit: ProgressCallback
-                     ) -> DreamResult:
+    async def _batch(
+        self, budget: Budget, attempts: Attempts, dry_run: bool, emit: ProgressCallback
+    ) -> DreamResult:
         cfg = self.config.dream
         entries, self._requeued = self._requeued_batch(dry_run), None
         if entries:
             self._requeued = entries[0].cursor
         else:
-            entries = self.store.history.read_since(self.store.dream_cursor(), limit=cfg.max_batch_size)
+            entries = self.store.history.read_since(
+                self.store.dream_cursor(), limit=cfg.max_batch_size
+            )
         if not entries:
             return self._maintain(dry_run)
         first, last = entries[0].cursor, entries[-1].cursor
@@ -246,8 +291,14 @@ class Dream:
             staged = self._trim_first(staged)
         tools = MemoryTools(staged)
         findings: tuple[Finding, ...] = ()
-        base = DreamResult("failed", first, last, model=self.model, dry_run=dry_run,
-                           attempts=attempts.for_batch(first))
+        base = DreamResult(
+            "failed",
+            first,
+            last,
+            model=self.model,
+            dry_run=dry_run,
+            attempts=attempts.for_batch(first),
+        )
 
         def progress(phase: ProgressPhase) -> None:
             emit(Progress(phase, budget.iterations, budget.tool_calls, budget.tokens, first, last))
@@ -258,61 +309,134 @@ class Dream:
             today = self.today()
             sizes = budget_lines(staged.base, cfg)
             analysis = await analyze(
-                self.client, budget, model=self.model,
+                self.client,
+                budget,
+                model=self.model,
                 system=load_prompt(protocol.TASK_DREAM_ANALYZE, self.workspace),
-                user=build_analysis_message(entries, staged.base, self._memory_ages(staged.base[MEMORY]), today,
-                                            budgets=sizes),
+                user=build_analysis_message(
+                    entries,
+                    staged.base,
+                    self._memory_ages(staged.base[MEMORY]),
+                    today,
+                    budgets=sizes,
+                ),
                 max_tokens=self._max_tokens(protocol.TASK_DREAM_ANALYZE),
             )
             findings = analysis.findings
             progress("analyze")
             if findings:
                 await run_edit_loop(
-                    self.client, budget, tools, model=self.model,
-                    system=load_prompt(protocol.TASK_DREAM_EDIT, self.workspace), findings=findings,
-                    progress=lambda: progress("edit"), budgets=sizes,
+                    self.client,
+                    budget,
+                    tools,
+                    model=self.model,
+                    system=load_prompt(protocol.TASK_DREAM_EDIT, self.workspace),
+                    findings=findings,
+                    progress=lambda: progress("edit"),
+                    budgets=sizes,
                     max_tokens=self._max_tokens(protocol.TASK_DREAM_EDIT),
                 )
-            facts = [f for e in entries for ln in e.content.splitlines() if (f := protocol.parse_fact_line(ln))]
-            life = self._lifecycle(staged, today, dry_run=dry_run, tools=tools, findings=findings, facts=facts)
+            facts = [
+                f
+                for e in entries
+                for ln in e.content.splitlines()
+                if (f := protocol.parse_fact_line(ln))
+            ]
+            life = self._lifecycle(
+                staged, today, dry_run=dry_run, tools=tools, findings=findings, facts=facts
+            )
             changed = staged.changed()
             progress("gate")
-            verdict = check(staged.base, {**changed, **life.archive}, findings, cfg,
-                            own_removals=life.own_removals, over_budget_ok=life.protected_over_budget)
+            verdict = check(
+                staged.base,
+                {**changed, **life.archive},
+                findings,
+                cfg,
+                own_removals=life.own_removals,
+                over_budget_ok=life.protected_over_budget,
+            )
             if not verdict.ok:
                 raise _Failed("rejected", f"gate: {verdict.reason}")
             batch = [e.content for e in entries]
             laundered = untrusted_soul_lines(batch, staged.base.get(SOUL, ""), changed.get(SOUL))
             if laundered:  # security: a SOUL.md rule only ever comes from what the user said
-                raise _Failed("rejected", f"gate: SOUL.md would take a rule from tool output or another participant "
-                                          f"({laundered[0][:80]!r})")
-            done = _with_lifecycle(replace(base, findings=findings, edits=tuple(tools.edits), usage=budget.usage,
-                                           iterations=budget.iterations, tool_calls=budget.tool_calls), life)
+                raise _Failed(
+                    "rejected",
+                    f"gate: SOUL.md would take a rule from tool output or another participant "
+                    f"({laundered[0][:80]!r})",
+                )
+            done = _with_lifecycle(
+                replace(
+                    base,
+                    findings=findings,
+                    edits=tuple(tools.edits),
+                    usage=budget.usage,
+                    iterations=budget.iterations,
+                    tool_calls=budget.tool_calls,
+                ),
+                life,
+            )
             if not changed and not life.archive:
-                return self._finish(replace(done, status="no-change"), attempts, last, dry_run, life)
+                return self._finish(
+                    replace(done, status="no-change"), attempts, last, dry_run, life
+                )
             if dry_run:
-                files = tuple(transaction.file_changes(self._archive_base(staged), {**changed, **life.archive}))
-                return replace(done, status="ok", diff=staged.diff() + _archive_diff(self._archive_base(staged),
-                                                                                     life.archive), files=files)
+                files = tuple(
+                    transaction.file_changes(
+                        self._archive_base(staged), {**changed, **life.archive}
+                    )
+                )
+                return replace(
+                    done,
+                    status="ok",
+                    diff=staged.diff() + _archive_diff(self._archive_base(staged), life.archive),
+                    files=files,
+                )
             progress("commit")
             return self._commit(done, staged, {**changed, **life.archive}, attempts, life)
         except BudgetExceeded as exc:
-            if exc.overall:  # the drain's budget, not the batch: a pause, nothing written, no attempt counted
+            if (
+                exc.overall
+            ):  # the drain's budget, not the batch: a pause, nothing written, no attempt counted
                 log.info("dream: batch %s-%s paused: %s", first, last, exc)
-                paused = replace(base, status="paused", reason=str(exc), usage=budget.usage,
-                                 iterations=budget.iterations, tool_calls=budget.tool_calls)
+                paused = replace(
+                    base,
+                    status="paused",
+                    reason=str(exc),
+                    usage=budget.usage,
+                    iterations=budget.iterations,
+                    tool_calls=budget.tool_calls,
+                )
                 if not dry_run:
                     self._record(paused)
                 return paused
-            return self._fail(base, findings, tools, budget, attempts, dry_run, _Failed("failed", str(exc)))
+            return self._fail(
+                base, findings, tools, budget, attempts, dry_run, _Failed("failed", str(exc))
+            )
         except ModelUnavailableError as exc:
-            return self._fail(base, findings, tools, budget, attempts, dry_run,
-                              _Failed("failed", f"model unavailable: {exc}", count=False, unavailable=True))
+            return self._fail(
+                base,
+                findings,
+                tools,
+                budget,
+                attempts,
+                dry_run,
+                _Failed("failed", f"model unavailable: {exc}", count=False, unavailable=True),
+            )
         except UnusableAnalysis as exc:
-            return self._fail(base, findings, tools, budget, attempts, dry_run,
-                              _Failed("failed", f"model: {exc}", count=False))
+            return self._fail(
+                base,
+                findings,
+                tools,
+                budget,
+                attempts,
+                dry_run,
+                _Failed("failed", f"model: {exc}", count=False),
+            )
         except ModelError as exc:
-            return self._fail(base, findings, tools, budget, attempts, dry_run, _Failed("failed", f"model: {exc}"))
+            return self._fail(
+                base, findings, tools, budget, attempts, dry_run, _Failed("failed", f"model: {exc}")
+            )
         except _Failed as exc:
             return self._fail(base, findings, tools, budget, attempts, dry_run, exc)
 
@@ -345,11 +469,18 @@ class Dream:
         """The entries of the first requeued batch still in history (a vanished one is settled with a warning)."""
         path = deadletter_path(self.workspace.memory_dir)
         for d in queued(path):
-            entries = [e for e in self.store.history.read_since(d.first - 1, limit=d.last - d.first + 1)
-                       if e.cursor <= d.last]
+            entries = [
+                e
+                for e in self.store.history.read_since(d.first - 1, limit=d.last - d.first + 1)
+                if e.cursor <= d.last
+            ]
             if entries:
                 return entries
-            log.warning("dream: requeued batch %d-%d is no longer in history (compacted); dropped", d.first, d.last)
+            log.warning(
+                "dream: requeued batch %d-%d is no longer in history (compacted); dropped",
+                d.first,
+                d.last,
+            )
             if not dry_run:
                 append_event(path, "done", d.first)
         return []
@@ -359,9 +490,11 @@ class Dream:
         """The archive is written only where the memory repo tracks it (``git.trackedFiles``)."""
         ok = all(is_tracked(archive_path(rel), self.git.tracked) for rel in MEMORY_FILES)
         if not ok:
-            self._warn("memory/archive/*.md is not in git.trackedFiles, so nothing can be archived: the lifecycle "
-                       "removes no line (no merge, supersession, expiry or trimming) and files over budget stay "
-                       "over it")
+            self._warn(
+                "memory/archive/*.md is not in git.trackedFiles, so nothing can be archived: the lifecycle "
+                "removes no line (no merge, supersession, expiry or trimming) and files over budget stay "
+                "over it"
+            )
         return ok
 
     def _warn(self, message: str) -> None:
@@ -393,8 +526,16 @@ class Dream:
             out[path] = self._archive_disk.get(path, "")
         return out
 
-    def _lifecycle(self, staged: StagedFiles, today: date, *, dry_run: bool, tools: MemoryTools | None = None,
-                   findings: tuple[Finding, ...] = (), facts: list[tuple[str, str]] | None = None) -> LifecycleOutcome:
+    def _lifecycle(
+        self,
+        staged: StagedFiles,
+        today: date,
+        *,
+        dry_run: bool,
+        tools: MemoryTools | None = None,
+        findings: tuple[Finding, ...] = (),
+        facts: list[tuple[str, str]] | None = None,
+    ) -> LifecycleOutcome:
         """Run the lifecycle step over the staged copy (it updates ``staged.current``)."""
         enabled = self._archive_enabled()
         archives = read_archives(self.workspace, self._committed, repair=not dry_run)
@@ -405,9 +546,17 @@ class Dream:
         record = SalienceRecord.load(self.workspace.state_dir)
         record.fold_hits()
         life = run_lifecycle(
-            staged.base, staged.current, cfg=self.config.dream, today=today, record=record, archive_texts=disk,
-            edits=tools.edits if tools else (), moved=tools.moved if tools else (), findings=findings,
-            facts=facts or (), archive_enabled=enabled,
+            staged.base,
+            staged.current,
+            cfg=self.config.dream,
+            today=today,
+            record=record,
+            archive_texts=disk,
+            edits=tools.edits if tools else (),
+            moved=tools.moved if tools else (),
+            findings=findings,
+            facts=facts or (),
+            archive_enabled=enabled,
         )
         for rel in MANAGED:
             staged.current[rel] = life.files[rel]
@@ -427,37 +576,76 @@ class Dream:
                 life.record.save()  # lines seen for the first time get their learned date (advisory state)
             return DreamResult("nothing-to-do", model=self.model)
         files = {**changed, **life.archive}
-        verdict = check(staged.base, files, (), cfg, own_removals=life.own_removals,
-                        over_budget_ok=life.protected_over_budget)
+        verdict = check(
+            staged.base,
+            files,
+            (),
+            cfg,
+            own_removals=life.own_removals,
+            over_budget_ok=life.protected_over_budget,
+        )
         result = _with_lifecycle(DreamResult("ok", model=self.model, dry_run=dry_run), life)
-        if not verdict.ok:  # cannot happen for the step's own removals; refuse rather than write a surprise
+        if (
+            not verdict.ok
+        ):  # cannot happen for the step's own removals; refuse rather than write a surprise
             log.warning("dream lifecycle: not written: %s", verdict.reason)
-            return DreamResult("failed", model=self.model, reason=f"lifecycle not written: {verdict.reason}")
+            return DreamResult(
+                "failed", model=self.model, reason=f"lifecycle not written: {verdict.reason}"
+            )
         base = self._archive_base(staged)
         if dry_run:
-            return replace(result, diff=staged.diff() + _archive_diff(base, life.archive),
-                           files=tuple(transaction.file_changes(base, files)))
+            return replace(
+                result,
+                diff=staged.diff() + _archive_diff(base, life.archive),
+                files=tuple(transaction.file_changes(base, files)),
+            )
         try:
             merged, disk = transaction.merge_over_disk(self.workspace, base, files)
         except (MergeConflictError, UnsafePathError, UnicodeDecodeError) as exc:
-            log.warning("dream lifecycle: a memory file changed meanwhile (%s); trying again next run", exc)
-            return DreamResult("failed", model=self.model, reason=f"lifecycle not written, a memory file changed "
-                                                                  f"meanwhile: {exc}; trying again next run")
+            log.warning(
+                "dream lifecycle: a memory file changed meanwhile (%s); trying again next run", exc
+            )
+            return DreamResult(
+                "failed",
+                model=self.model,
+                reason=f"lifecycle not written, a memory file changed "
+                f"meanwhile: {exc}; trying again next run",
+            )
         changes = transaction.file_changes(disk, merged)
         stats = ", ".join(f"{c.path} +{c.added} -{c.removed}" for c in changes)
         cursor = self.store.dream_cursor()
         trailers = {tr.KIND: "dream", tr.CURSOR: str(cursor), tr.MODEL: "lifecycle"}
-        message = format_message(f"dream: lifecycle, {stats}", "\n".join(life.commit_lines()), trailers)
+        message = format_message(
+            f"dream: lifecycle, {stats}", "\n".join(life.commit_lines()), trailers
+        )
         try:
-            sha = transaction.commit_run(self.git, self.store, merged, message, trailers, cursor, base=disk,
-                                         section=self._section())
+            sha = transaction.commit_run(
+                self.git,
+                self.store,
+                merged,
+                message,
+                trailers,
+                cursor,
+                base=disk,
+                section=self._section(),
+            )
         except MergeConflictError as exc:
-            log.warning("dream lifecycle: a memory file changed meanwhile (%s); trying again next run", exc)
-            return DreamResult("failed", model=self.model, reason=f"lifecycle not written, a memory file changed "
-                                                                  f"meanwhile: {exc}; trying again next run")
+            log.warning(
+                "dream lifecycle: a memory file changed meanwhile (%s); trying again next run", exc
+            )
+            return DreamResult(
+                "failed",
+                model=self.model,
+                reason=f"lifecycle not written, a memory file changed "
+                f"meanwhile: {exc}; trying again next run",
+            )
         life.record.save()
-        result = replace(result, commit=sha, files=tuple(changes) if sha else (),
-                         diff="".join(unified_diff(rel, disk[rel], text) for rel, text in merged.items()))
+        result = replace(
+            result,
+            commit=sha,
+            files=tuple(changes) if sha else (),
+            diff="".join(unified_diff(rel, disk[rel], text) for rel, text in merged.items()),
+        )
         self._record(result)
         return result
 
@@ -472,8 +660,10 @@ class Dream:
         trimmed = self._maintain(False)
         if trimmed.commit is None:
             return staged  # nothing the step could retire (protected lines alone), or it could not write
-        self._warn(f"over budget before the model call: the lifecycle {trimmed.lifecycle_summary} first "
-                   f"(commit {trimmed.commit[:8]})")
+        self._warn(
+            f"over budget before the model call: the lifecycle {trimmed.lifecycle_summary} first "
+            f"(commit {trimmed.commit[:8]})"
+        )
         return StagedFiles.load(self.workspace)
 
     def _max_tokens(self, task: str) -> int:
@@ -488,57 +678,121 @@ class Dream:
             log.warning("dream: line ages unavailable (%s); MEMORY.md shown without them", exc)
             return []
 
-    def _commit(self, done: DreamResult, staged: StagedFiles, changed: dict[str, str], attempts: Attempts,
-                life: LifecycleOutcome) -> DreamResult:
+    def _commit(
+        self,
+        done: DreamResult,
+        staged: StagedFiles,
+        changed: dict[str, str],
+        attempts: Attempts,
+        life: LifecycleOutcome,
+    ) -> DreamResult:
         cfg = self.config.dream
         assert done.first is not None and done.last is not None
         try:
-            files, disk = transaction.merge_over_disk(self.workspace, self._archive_base(staged), changed)
+            files, disk = transaction.merge_over_disk(
+                self.workspace, self._archive_base(staged), changed
+            )
         except MergeConflictError as exc:
-            raise _Failed("failed", f"a memory file changed during the run and the edits conflict: {exc}") from None
+            raise _Failed(
+                "failed", f"a memory file changed during the run and the edits conflict: {exc}"
+            ) from None
         except (UnsafePathError, UnicodeDecodeError) as exc:
-            raise _Failed("failed", f"a memory file changed during the run and cannot be edited: {exc}") from None
+            raise _Failed(
+                "failed", f"a memory file changed during the run and cannot be edited: {exc}"
+            ) from None
         if files != changed:  # merged over a concurrent edit: judge what would actually be written
-            verdict = check(disk, files, done.findings, cfg, own_removals=life.own_removals,
-                            over_budget_ok=life.protected_over_budget)
+            verdict = check(
+                disk,
+                files,
+                done.findings,
+                cfg,
+                own_removals=life.own_removals,
+                over_budget_ok=life.protected_over_budget,
+            )
             if not verdict.ok:
-                raise _Failed("rejected", f"gate (after merging a concurrent edit): {verdict.reason}")
+                raise _Failed(
+                    "rejected", f"gate (after merging a concurrent edit): {verdict.reason}"
+                )
         pending_soul = None
         if cfg.protect_soul and SOUL in files:
             pending_soul = files.pop(SOUL)
             reason = "; ".join(f.text for f in done.findings if f.kind == "SOUL")
-            stage_soul_change(self.workspace, base=disk[SOUL], proposed=pending_soul,
-                              meta={"first": done.first, "last": done.last, "model": self.model, "reason": reason,
-                                    "head": self.git.head()})
+            stage_soul_change(
+                self.workspace,
+                base=disk[SOUL],
+                proposed=pending_soul,
+                meta={
+                    "first": done.first,
+                    "last": done.last,
+                    "model": self.model,
+                    "reason": reason,
+                    "head": self.git.head(),
+                },
+            )
         changes = transaction.file_changes(disk, files)
-        subject, _findings = transaction.commit_message(changes, done.findings, done.first, done.last)
-        body = "\n".join(life.commit_lines())  # lines already in the files; never the findings' history text
-        trailers = transaction.dream_trailers(done.first, done.last, model=self.model, iterations=done.iterations,
-                                              tool_calls=done.tool_calls, usage=done.usage)
+        subject, _findings = transaction.commit_message(
+            changes, done.findings, done.first, done.last
+        )
+        body = "\n".join(
+            life.commit_lines()
+        )  # lines already in the files; never the findings' history text
+        trailers = transaction.dream_trailers(
+            done.first,
+            done.last,
+            model=self.model,
+            iterations=done.iterations,
+            tool_calls=done.tool_calls,
+            usage=done.usage,
+        )
         cursor = done.last
         if self._requeued is not None:  # a requeued batch: the cursor is past it already and stays
             cursor = self.store.dream_cursor()
             trailers[tr.CURSOR] = str(cursor)
         message = format_message(subject, body, trailers)
         try:
-            sha = transaction.commit_run(self.git, self.store, files, message, trailers, cursor, base=disk,
-                                         section=self._section())
-        except MergeConflictError as exc:  # another writer committed the same lines meanwhile: not the batch's fault
-            raise _Failed("failed", f"a memory file changed during the commit and the edits conflict: {exc}",
-                          count=False) from None
+            sha = transaction.commit_run(
+                self.git,
+                self.store,
+                files,
+                message,
+                trailers,
+                cursor,
+                base=disk,
+                section=self._section(),
+            )
+        except (
+            MergeConflictError
+        ) as exc:  # another writer committed the same lines meanwhile: not the batch's fault
+            raise _Failed(
+                "failed",
+                f"a memory file changed during the commit and the edits conflict: {exc}",
+                count=False,
+            ) from None
         if self._requeued is not None:
             append_event(deadletter_path(self.workspace.memory_dir), "done", self._requeued, sha)
         diff = "".join(unified_diff(rel, disk[rel], text) for rel, text in files.items())
         status: DreamStatus = "ok" if sha or pending_soul is not None else "no-change"
-        result = replace(done, status=status, commit=sha, files=tuple(changes) if sha else (), diff=diff,
-                         pending_soul=pending_soul)
+        result = replace(
+            done,
+            status=status,
+            commit=sha,
+            files=tuple(changes) if sha else (),
+            diff=diff,
+            pending_soul=pending_soul,
+        )
         attempts.clear()
         life.record.save()
         self._record(result)
         return result
 
-    def _finish(self, result: DreamResult, attempts: Attempts, last: int, dry_run: bool,
-                life: LifecycleOutcome | None = None) -> DreamResult:
+    def _finish(
+        self,
+        result: DreamResult,
+        attempts: Attempts,
+        last: int,
+        dry_run: bool,
+        life: LifecycleOutcome | None = None,
+    ) -> DreamResult:
         """A completed run with nothing to write: the cursor moves on without a commit."""
         if dry_run:
             return result
@@ -553,41 +807,79 @@ class Dream:
         self._record(result)
         return result
 
-    def _fail(self, base: DreamResult, findings: tuple[Finding, ...], tools: MemoryTools, budget: Budget,
-              attempts: Attempts, dry_run: bool, failure: _Failed) -> DreamResult:
+    def _fail(
+        self,
+        base: DreamResult,
+        findings: tuple[Finding, ...],
+        tools: MemoryTools,
+        budget: Budget,
+        attempts: Attempts,
+        dry_run: bool,
+        failure: _Failed,
+    ) -> DreamResult:
         """Nothing was written. Count the attempt if the batch is at fault; at ``maxAttempts`` set it aside."""
         # Info, not warning: the reason travels in the result, which every front-end prints (once).
         log.info("dream: batch %s-%s %s: %s", base.first, base.last, failure.status, failure.reason)
-        result = replace(base, status=failure.status, reason=failure.reason, findings=findings,
-                         edits=tuple(tools.edits), usage=budget.usage, iterations=budget.iterations,
-                         tool_calls=budget.tool_calls)
+        result = replace(
+            base,
+            status=failure.status,
+            reason=failure.reason,
+            findings=findings,
+            edits=tuple(tools.edits),
+            usage=budget.usage,
+            iterations=budget.iterations,
+            tool_calls=budget.tool_calls,
+        )
         if dry_run:
             return result
         assert base.first is not None and base.last is not None
-        n = attempts.fail(base.first, failure.reason) if failure.count else attempts.for_batch(base.first)
+        n = (
+            attempts.fail(base.first, failure.reason)
+            if failure.count
+            else attempts.for_batch(base.first)
+        )
         result = replace(result, attempts=n)
         if failure.count and n >= self.config.dream.max_attempts:
             with self._section():
-                append_dead_letter(deadletter_path(self.workspace.memory_dir), base.first, base.last, failure.reason,
-                                   n)
+                append_dead_letter(
+                    deadletter_path(self.workspace.memory_dir),
+                    base.first,
+                    base.last,
+                    failure.reason,
+                    n,
+                )
                 transaction.fault("dead-lettered")
                 if self._requeued is None:  # a requeued batch is behind the cursor already
-                    self.store.set_dream_cursor(base.last)  # after the record: reconcile finishes a crash in between
+                    self.store.set_dream_cursor(
+                        base.last
+                    )  # after the record: reconcile finishes a crash in between
             attempts.clear()
-            log.warning("dream: batch %d-%d set aside after %d failed attempts", base.first, base.last, n)
+            log.warning(
+                "dream: batch %d-%d set aside after %d failed attempts", base.first, base.last, n
+            )
             result = replace(result, status="dead-lettered")
         self._record(result, unavailable=failure.unavailable)
         return result
 
     def _record(self, result: DreamResult, *, unavailable: bool = False) -> None:
         StatusRecord.load(self.workspace.state_dir).record_run(
-            result.status, result.first, result.last, result.reason, result.commit, unavailable=unavailable
+            result.status,
+            result.first,
+            result.last,
+            result.reason,
+            result.commit,
+            unavailable=unavailable,
         )
 
 
 def _with_lifecycle(result: DreamResult, life: LifecycleOutcome) -> DreamResult:
-    return replace(result, archived=life.archived, expired=life.expired, superseded=life.count("superseded"),
-                   merged=life.count("merged"))
+    return replace(
+        result,
+        archived=life.archived,
+        expired=life.expired,
+        superseded=life.count("superseded"),
+        merged=life.count("merged"),
+    )
 
 
 def _archive_diff(base: dict[str, str], archive: dict[str, str]) -> str:
@@ -603,7 +895,9 @@ def _aggregate(results: list[DreamResult]) -> DreamResult:
     return DreamResult(
         status="ok" if ok and last.status in ("ok", "no-change", "dead-lettered") else last.status,
         first=next((r.first for r in results if r.first is not None), None),
-        last=next((r.last for r in reversed(results) if r.last is not None), None),  # a lifecycle-only run has none
+        last=next(
+            (r.last for r in reversed(results) if r.last is not None), None
+        ),  # a lifecycle-only run has none
         findings=tuple(f for r in results for f in r.findings),
         edits=tuple(e for r in results for e in r.edits),
         files=tuple(c for r in results for c in r.files),

@@ -89,8 +89,13 @@ class LineInfo:
             return None
         hits = data.get("hits", 0)
         mark = data.get("mark")
-        return cls(learned, _day(data.get("confirmed")), hits if isinstance(hits, int) and hits > 0 else 0,
-                   _day(data.get("last_hit")), mark if isinstance(mark, str) else None)
+        return cls(
+            learned,
+            _day(data.get("confirmed")),
+            hits if isinstance(hits, int) and hits > 0 else 0,
+            _day(data.get("last_hit")),
+            mark if isinstance(mark, str) else None,
+        )
 
 
 def score(info: LineInfo, today: date, half_life_days: float) -> float:
@@ -126,7 +131,9 @@ class SalienceRecord:
         files: dict[str, dict[str, LineInfo]] = {}
         for rel, lines in (data.get("files") or {}).items():
             if isinstance(lines, dict):
-                files[str(rel)] = {str(k): info for k, v in lines.items() if (info := LineInfo.from_json(v))}
+                files[str(rel)] = {
+                    str(k): info for k, v in lines.items() if (info := LineInfo.from_json(v))
+                }
         offset = data.get("hits_offset", 0)
         return cls(path, files, offset if isinstance(offset, int) and offset >= 0 else 0)
 
@@ -151,8 +158,13 @@ class SalienceRecord:
             self.hits_offset = 0
 
     def save(self) -> None:
-        data = {"version": 1, "hits_offset": self.hits_offset,
-                "files": {rel: {k: v.to_json() for k, v in lines.items()} for rel, lines in self.files.items()}}
+        data = {
+            "version": 1,
+            "hits_offset": self.hits_offset,
+            "files": {
+                rel: {k: v.to_json() for k, v in lines.items()} for rel, lines in self.files.items()
+            },
+        }
         try:
             atomic_write(self.path, orjson.dumps(data) + b"\n", fsync=False)
         except OSError as exc:

@@ -39,7 +39,9 @@ def make_trigger(cfg: DreamConfig, start: datetime | None = None) -> BaseTrigger
         try:
             return CronTrigger.from_crontab(cfg.cron, timezone=UTC)
         except ValueError as exc:
-            raise ConfigError(f"config: dream.cron = {cfg.cron!r}: not a cron expression ({exc})") from None
+            raise ConfigError(
+                f"config: dream.cron = {cfg.cron!r}: not a cron expression ({exc})"
+            ) from None
     return IntervalTrigger(hours=cfg.interval_h, start_date=start, timezone=UTC)
 
 
@@ -95,8 +97,13 @@ class DreamScheduler:
         first = self.next_run_time()
         self._scheduler = AsyncIOScheduler(timezone=UTC)
         self._scheduler.add_job(
-            self._tick, make_trigger(self.cfg, start=first), id=_JOB_ID, next_run_time=first,
-            max_instances=1, coalesce=True, misfire_grace_time=None,
+            self._tick,
+            make_trigger(self.cfg, start=first),
+            id=_JOB_ID,
+            next_run_time=first,
+            max_instances=1,
+            coalesce=True,
+            misfire_grace_time=None,
         )
         self._scheduler.start()
         log.info("dream scheduler: next run at %s", first.isoformat(timespec="seconds"))
@@ -126,8 +133,13 @@ class DreamScheduler:
             return
         finally:
             self._inflight = None
-        log.info("dream scheduler: %s (history %s-%s)%s", result.status, result.first, result.last,
-                 f": {result.reason}" if result.reason else "")
+        log.info(
+            "dream scheduler: %s (history %s-%s)%s",
+            result.status,
+            result.first,
+            result.last,
+            f": {result.reason}" if result.reason else "",
+        )
         if self.on_result is not None:
             self.on_result(result)
 

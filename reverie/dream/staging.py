@@ -77,7 +77,9 @@ class StagedFiles:
         return {rel: text for rel, text in self.current.items() if text != self.base.get(rel, "")}
 
     def diff(self) -> str:
-        return "".join(unified_diff(rel, self.base.get(rel, ""), text) for rel, text in self.changed().items())
+        return "".join(
+            unified_diff(rel, self.base.get(rel, ""), text) for rel, text in self.changed().items()
+        )
 
 
 def unified_diff(rel: str, before: str, after: str) -> str:

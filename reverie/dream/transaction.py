@@ -32,8 +32,15 @@ from .result import Finding
 if TYPE_CHECKING:
     from ..gitstore import GitStore
 
-__all__ = ["fault", "merge_over_disk", "file_changes", "dream_trailers", "commit_message", "commit_run",
-           "reconcile"]
+__all__ = [
+    "fault",
+    "merge_over_disk",
+    "file_changes",
+    "dream_trailers",
+    "commit_message",
+    "commit_run",
+    "reconcile",
+]
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +55,9 @@ def _read_disk(workspace: Workspace, rel: str) -> str:
     return path.read_bytes().decode("utf-8") if path.exists() else ""
 
 
-def merge_over_disk(workspace: Workspace, base: Mapping[str, str], changed: Mapping[str, str]
-                    ) -> tuple[dict[str, str], dict[str, str]]:
+def merge_over_disk(
+    workspace: Workspace, base: Mapping[str, str], changed: Mapping[str, str]
+) -> tuple[dict[str, str], dict[str, str]]:
     """``(files, disk)``: the run's changed files re-applied over what is on disk now — unchanged since the run
     started → the run's version; changed meanwhile → a three-way merge (base, run, disk) — and the disk contents
     read. Raises ``MergeConflictError`` on a conflict, ``UnsafePathError`` if a file became a symlink,
@@ -71,12 +79,16 @@ def merge_over_disk(workspace: Workspace, base: Mapping[str, str], changed: Mapp
 
 def file_changes(before: Mapping[str, str], after: Mapping[str, str]) -> list[FileChange]:
     """Lines added/removed per changed file, from the real contents (the same counter as the commit body)."""
-    return [FileChange(rel, *numstat_text(before.get(rel, ""), new)) for rel, new in after.items()
-            if before.get(rel, "") != new]
+    return [
+        FileChange(rel, *numstat_text(before.get(rel, ""), new))
+        for rel, new in after.items()
+        if before.get(rel, "") != new
+    ]
 
 
-def dream_trailers(first: int, last: int, *, model: str, iterations: int, tool_calls: int, usage: Usage
-                   ) -> dict[str, str]:
+def dream_trailers(
+    first: int, last: int, *, model: str, iterations: int, tool_calls: int, usage: Usage
+) -> dict[str, str]:
     out = {
         tr.KIND: "dream",
         tr.BATCH: tr.format_batch(first, last),
@@ -91,7 +103,9 @@ def dream_trailers(first: int, last: int, *, model: str, iterations: int, tool_c
     return out
 
 
-def commit_message(changes: Sequence[FileChange], findings: Sequence[Finding], first: int, last: int) -> tuple[str, str]:
+def commit_message(
+    changes: Sequence[FileChange], findings: Sequence[Finding], first: int, last: int
+) -> tuple[str, str]:
     """Subject from the real diff; the body lists the findings the run worked from."""
     stats = ", ".join(f"{c.path} +{c.added} -{c.removed}" for c in changes)
     subject = f"dream: {stats} (history {first}-{last})"
@@ -99,16 +113,27 @@ def commit_message(changes: Sequence[FileChange], findings: Sequence[Finding], f
     return subject, body
 
 
-def commit_run(git: GitStore, store: WorkspaceStore, files: Mapping[str, str], message: str, trailers: Mapping[str, str],
-               last: int, base: Mapping[str, str] | None = None,
-               section: AbstractContextManager[None] | None = None) -> str | None:
+def commit_run(
+    git: GitStore,
+    store: WorkspaceStore,
+    files: Mapping[str, str],
+    message: str,
+    trailers: Mapping[str, str],
+    last: int,
+    base: Mapping[str, str] | None = None,
+    section: AbstractContextManager[None] | None = None,
+) -> str | None:
     """Commit (GitStore writes the files after its ref update) and only then advance the Dream cursor, both inside
     ``section`` (the run's write fence, ``Fence.section()``, which refuses a stale run before anything is written).
     ``base``: the contents ``files`` were merged over; GitStore merges again, under its writer lock, over anything
     another writer committed since (the one writer protocol: ``GitStore.commit``'s ``base``)."""
     fault("before-commit")
     with section if section is not None else nullcontext():
-        sha = git.commit(message, kind="dream", trailers=dict(trailers), files=dict(files), base=base) if files else None
+        sha = (
+            git.commit(message, kind="dream", trailers=dict(trailers), files=dict(files), base=base)
+            if files
+            else None
+        )
         fault("committed")
         store.set_dream_cursor(last)
     fault("cursor-written")
@@ -135,21 +160,36 @@ def reconcile(store: WorkspaceStore, git: GitStore, attempts: Attempts) -> int:
     head = _head_dream_cursor(git)
     if head is not None and head > target:
         last = store.last_cursor()
-        if head > last:  # that commit consumed a history this log is not (history.jsonl replaced or lost)
-            log.warning("dream: the last dream commit consumed history up to %d, but the history log ends at %d; "
-                        "not advancing .dream_cursor (%d) past entries that were never processed", head, last, cursor)
+        if (
+            head > last
+        ):  # that commit consumed a history this log is not (history.jsonl replaced or lost)
+            log.warning(
+                "dream: the last dream commit consumed history up to %d, but the history log ends at %d; "
+                "not advancing .dream_cursor (%d) past entries that were never processed",
+                head,
+                last,
+                cursor,
+            )
         else:
-            log.warning("dream: the last dream commit consumed history up to %d but .dream_cursor is %d; "
-                        "advancing", head, cursor)
+            log.warning(
+                "dream: the last dream commit consumed history up to %d but .dream_cursor is %d; "
+                "advancing",
+                head,
+                cursor,
+            )
             target = head
-    letters = set_aside(deadletter_path(store.workspace.memory_dir))  # requeued, done or replayed ones are settled
+    letters = set_aside(
+        deadletter_path(store.workspace.memory_dir)
+    )  # requeued, done or replayed ones are settled
     if letters and letters[-1].first <= target + 1 < letters[-1].last + 1:
-        log.warning("dream: batch %d-%d was set aside but the cursor was not moved; advancing",
-                    letters[-1].first, letters[-1].last)
+        log.warning(
+            "dream: batch %d-%d was set aside but the cursor was not moved; advancing",
+            letters[-1].first,
+            letters[-1].last,
+        )
         target = letters[-1].last
     if target != cursor:
         store.set_dream_cursor(target)
     if attempts.first is not None and attempts.first <= target:
         attempts.clear()
     return target
-

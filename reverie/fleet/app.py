@@ -64,7 +64,9 @@ def make_app(config: Config | None = None) -> Celery:
     @app.task(name=TASK)  # type: ignore[untyped-decorator]
     def dream(ws: str) -> dict[str, Any]:
         outcome = _process_fleet(config).run_job(ws)
-        log.info("fleet: %s %s%s", ws, outcome.status, f": {outcome.reason}" if outcome.reason else "")
+        log.info(
+            "fleet: %s %s%s", ws, outcome.status, f": {outcome.reason}" if outcome.reason else ""
+        )
         return outcome.to_json()
 
     return app

@@ -68,7 +68,7 @@ return tostring(t)
 def redis_url(broker_url: str) -> str:
     """redis-py's URL for a kombu broker URL (``redis+socket:///p`` is kombu's spelling of ``unix:///p``)."""
     if broker_url.startswith("redis+socket://"):
-        return "unix://" + broker_url[len("redis+socket://"):]
+        return "unix://" + broker_url[len("redis+socket://") :]
     return broker_url
 
 
@@ -101,8 +101,14 @@ class Coordinator:
     def connect(cls, broker_url: str, *, timeout: float = 5.0) -> Coordinator:
         import redis
 
-        return cls(redis.Redis.from_url(redis_url(broker_url), socket_timeout=timeout, socket_connect_timeout=timeout,
-                                        decode_responses=True))
+        return cls(
+            redis.Redis.from_url(
+                redis_url(broker_url),
+                socket_timeout=timeout,
+                socket_connect_timeout=timeout,
+                decode_responses=True,
+            )
+        )
 
     # -- due index ----------------------------------------------------------------------------------------
     def mark(self, ws: str, due_at: float) -> bool:
@@ -133,7 +139,9 @@ class Coordinator:
         return cast(list[str], self._claim(keys=keys, args=[now, limit, now + claim_seconds]))
 
     def due(self) -> dict[str, float]:
-        return dict(cast(list[tuple[str, float]], self.r.zrange(_P + "due", 0, -1, withscores=True)))
+        return dict(
+            cast(list[tuple[str, float]], self.r.zrange(_P + "due", 0, -1, withscores=True))
+        )
 
     # -- leases -------------------------------------------------------------------------------------------
     def acquire(self, ws: str, token: str, lease_seconds: float) -> bool:
@@ -146,7 +154,12 @@ class Coordinator:
         """Extend the lease (only its holder can) and the workspace's claim; False when the lease is not ours."""
         now = time.time()
         keys = [_P + "lease:" + ws, _P + "due", _P + "inflight"]
-        args: list[str | int | float] = [token, int(lease_seconds * 1000), now + max(claim_seconds, lease_seconds), ws]
+        args: list[str | int | float] = [
+            token,
+            int(lease_seconds * 1000),
+            now + max(claim_seconds, lease_seconds),
+            ws,
+        ]
         return bool(self._renew(keys=keys, args=args))
 
     def release(self, ws: str, token: str) -> None:
@@ -164,7 +177,11 @@ class Coordinator:
     # -- budget -------------------------------------------------------------------------------------------
     def tokens(self, per_minute: int, debit: float = 0.0) -> float:
         """The token bucket's level after refilling (and debiting ``debit``)."""
-        return float(self._bucket(keys=[_P + "budget"], args=[time.time(), per_minute / 60.0, per_minute, debit]))
+        return float(
+            self._bucket(
+                keys=[_P + "budget"], args=[time.time(), per_minute / 60.0, per_minute, debit]
+            )
+        )
 
     def record_usage(self, tokens: int, per_minute: int | None) -> None:
         pipe = self.r.pipeline()
@@ -176,7 +193,11 @@ class Coordinator:
 
     def tokens_per_run(self, default: int) -> float:
         runs, tokens = self.r.hmget(_P + "stats", ["runs", "tokens"])
-        return int(tokens) / int(runs) if runs and tokens and int(runs) > 0 and int(tokens) > 0 else float(default)
+        return (
+            int(tokens) / int(runs)
+            if runs and tokens and int(runs) > 0 and int(tokens) > 0
+            else float(default)
+        )
 
     # -- crashes, failures, parking -----------------------------------------------------------------------
     def started(self, ws: str) -> int:
@@ -221,11 +242,18 @@ class Coordinator:
         for key in self.r.scan_iter(match=_P + "lease:*", count=1000):
             ttl = self.r.pttl(key)
             if ttl > 0:
-                running[str(key)[len(_P + "lease:"):]] = ttl / 1000
+                running[str(key)[len(_P + "lease:") :]] = ttl / 1000
         raw_why = cast(dict[str, str], self.r.hgetall(_P + "parked-why"))
-        parked = {ws: raw_why.get(ws, "") for ws in cast(Sequence[str], self.r.zrange(_P + "parked", 0, -1))}
-        aside = {k: int(v) for k, v in cast(dict[str, Any], self.r.hgetall(_P + "set-aside")).items()}
-        head = cast(list[tuple[str, float]], self.r.zrange(_P + "due", 0, show - 1, withscores=True))
+        parked = {
+            ws: raw_why.get(ws, "")
+            for ws in cast(Sequence[str], self.r.zrange(_P + "parked", 0, -1))
+        }
+        aside = {
+            k: int(v) for k, v in cast(dict[str, Any], self.r.hgetall(_P + "set-aside")).items()
+        }
+        head = cast(
+            list[tuple[str, float]], self.r.zrange(_P + "due", 0, show - 1, withscores=True)
+        )
         return FleetState(
             due_now=int(self.r.zcount(_P + "due", "-inf", now)),
             waiting=int(self.r.zcount(_P + "due", f"({now}", "+inf")),

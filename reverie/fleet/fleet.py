@@ -45,8 +45,10 @@ class Fleet:
         self.config = config
         self.cfg: FleetConfig = config.fleet
         if not self.cfg.root:
-            raise ConfigError("config: fleet.root is not set (the shared directory holding the workspaces; "
-                              "env REVERIE_FLEET__ROOT)")
+            raise ConfigError(
+                "config: fleet.root is not set (the shared directory holding the workspaces; "
+                "env REVERIE_FLEET__ROOT)"
+            )
         self.root = Path(self.cfg.root)
         self.coord = coord if coord is not None else Coordinator.connect(self.cfg.broker_url)
         self._scopes: ScopeRoot | None = None
@@ -79,7 +81,9 @@ class Fleet:
         n = self.cfg.max_inflight - self.coord.inflight()
         if self.cfg.tokens_per_minute is not None:
             tokens = self.coord.tokens(self.cfg.tokens_per_minute)
-            n = min(n, max(0, math.floor(tokens / self.coord.tokens_per_run(self.cfg.tokens_per_run))))
+            n = min(
+                n, max(0, math.floor(tokens / self.coord.tokens_per_run(self.cfg.tokens_per_run)))
+            )
         return max(n, 0)
 
     def ingest_markers(self, *, full: bool = False, now: float | None = None) -> int:
@@ -95,7 +99,9 @@ class Fleet:
         added = 0
         for _bucket, names in scopes.due_buckets(self._seen):
             if names:
-                added += self.coord.mark_many({n: now + self.cfg.debounce_seconds + self.jitter(n) for n in names})
+                added += self.coord.mark_many(
+                    {n: now + self.cfg.debounce_seconds + self.jitter(n) for n in names}
+                )
         return added
 
     def dispatch_once(self, send: Callable[[str], None]) -> list[str]:
@@ -133,15 +139,19 @@ class Fleet:
         added = 0
         items = list(due.items())
         for i in range(0, len(items), 1000):
-            added += self.coord.mark_many(dict(items[i:i + 1000]))
+            added += self.coord.mark_many(dict(items[i : i + 1000]))
         added += self.ingest_markers(full=True, now=now)
         return RebuildReport(scanned, len(due), added, unreadable)
 
     def status(self) -> FleetState:
         return self.coord.state(self.cfg.tokens_per_minute)
 
-    def serve_dispatch(self, send: Callable[[str], None], stop: threading.Event,
-                       on_tick: Callable[[list[str]], None] | None = None) -> None:
+    def serve_dispatch(
+        self,
+        send: Callable[[str], None],
+        stop: threading.Event,
+        on_tick: Callable[[list[str]], None] | None = None,
+    ) -> None:
         """Tick `dispatch_once` every ``dispatchEverySeconds`` until ``stop`` is set. Redis down: a warning per
         tick, and dispatch resumes when it is back (nothing is lost: the due index and markers wait, and a
         workspace claimed but not sent is sent again when its claim lapses)."""
@@ -152,7 +162,9 @@ class Fleet:
             try:
                 sent = self.dispatch_once(send)
             except (redis.RedisError, kombu.exceptions.OperationalError, OSError) as exc:
-                log.warning("fleet dispatch: %s; retrying in %gs", exc, self.cfg.dispatch_every_seconds)
+                log.warning(
+                    "fleet dispatch: %s; retrying in %gs", exc, self.cfg.dispatch_every_seconds
+                )
                 sent = []
             if on_tick is not None:
                 on_tick(sent)

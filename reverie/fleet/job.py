@@ -30,7 +30,14 @@ from ..runtime import Runtime
 from ..scopes import ScopeRoot
 from .coord import Coordinator
 
-__all__ = ["JobOutcome", "run_dream_job", "workspace_path", "workspace_ids", "pending", "is_scope_root"]
+__all__ = [
+    "JobOutcome",
+    "run_dream_job",
+    "workspace_path",
+    "workspace_ids",
+    "pending",
+    "is_scope_root",
+]
 
 log = logging.getLogger(__name__)
 
@@ -70,10 +77,18 @@ def workspace_path(root: Path, ws_id: str) -> Path:
             raise WorkspaceError(f"fleet: {ws_id[:80]!r} is not a scope's name under {root}")
         return found.root
     parts = PurePosixPath(ws_id).parts
-    bad = (not ws_id or ws_id.startswith("/") or "\\" in ws_id or "\0" in ws_id or ws_id != str(PurePosixPath(ws_id))
-           or any(p in (".", "..") for p in parts))
+    bad = (
+        not ws_id
+        or ws_id.startswith("/")
+        or "\\" in ws_id
+        or "\0" in ws_id
+        or ws_id != str(PurePosixPath(ws_id))
+        or any(p in (".", "..") for p in parts)
+    )
     if bad:
-        raise WorkspaceError(f"fleet: {ws_id!r} is not a workspace id (a relative path under the fleet root)")
+        raise WorkspaceError(
+            f"fleet: {ws_id!r} is not a workspace id (a relative path under the fleet root)"
+        )
     root = Path(root).resolve()
     path = root.joinpath(*parts)
     if not path.resolve().is_relative_to(root):
@@ -95,7 +110,9 @@ def workspace_ids(root: Path) -> Iterator[str]:
             yield here.relative_to(root).as_posix()
             continue
         try:
-            children = sorted((e for e in here.iterdir() if e.is_dir() and not e.is_symlink()), reverse=True)
+            children = sorted(
+                (e for e in here.iterdir() if e.is_dir() and not e.is_symlink()), reverse=True
+            )
         except OSError as exc:
             log.warning("fleet: cannot list %s (%s); skipped", here, exc)
             continue
@@ -114,7 +131,9 @@ class _Heartbeat(threading.Thread):
     write (the lease was taken, or it has less than ``fenceMarginSeconds`` left by this process's clock), and
     ``on_lost`` is called once when that first happens."""
 
-    def __init__(self, coord: Coordinator, ws: str, token: str, cfg: FleetConfig, on_lost: Callable[[], None]):
+    def __init__(
+        self, coord: Coordinator, ws: str, token: str, cfg: FleetConfig, on_lost: Callable[[], None]
+    ):
         super().__init__(name=f"reverie-lease-{ws}", daemon=True)
         self.coord, self.ws, self.token, self.cfg, self.on_lost = coord, ws, token, cfg, on_lost
         self.valid_until = time.monotonic() + cfg.lease_seconds
@@ -135,10 +154,14 @@ class _Heartbeat(threading.Thread):
         while not self._stop.wait(self.cfg.heartbeat_seconds):
             sent = time.monotonic()
             try:
-                if self.coord.renew(self.ws, self.token, self.cfg.lease_seconds, self.cfg.claim_seconds):
+                if self.coord.renew(
+                    self.ws, self.token, self.cfg.lease_seconds, self.cfg.claim_seconds
+                ):
                     self.valid_until = sent + self.cfg.lease_seconds
                 else:
-                    self.lost = "the lease was taken over (expired while this job was paused or cut off)"
+                    self.lost = (
+                        "the lease was taken over (expired while this job was paused or cut off)"
+                    )
             except redis.RedisError as exc:
                 log.warning("fleet: lease renewal for %s failed: %s", self.ws, exc)
             if self.lost is None and self.check() is not None:
@@ -151,7 +174,9 @@ class _Heartbeat(threading.Thread):
         self._stop.set()
 
 
-def _due_after(coord: Coordinator, cfg: FleetConfig, ws: str, result: DreamResult, progressed: bool) -> float | None:
+def _due_after(
+    coord: Coordinator, cfg: FleetConfig, ws: str, result: DreamResult, progressed: bool
+) -> float | None:
     """When the workspace is next due after a finished run (None: whenever pending history says). A failure
     backs off, doubling — unless the run moved the cursor first (a drain stopped by its budget is progress)."""
     now = time.time()
@@ -162,8 +187,13 @@ def _due_after(coord: Coordinator, cfg: FleetConfig, ws: str, result: DreamResul
     return None
 
 
-def run_dream_job(coord: Coordinator, cfg: FleetConfig, root: Path, ws: str,
-                  runtime: Callable[[Path], Runtime] = Runtime) -> JobOutcome:
+def run_dream_job(
+    coord: Coordinator,
+    cfg: FleetConfig,
+    root: Path,
+    ws: str,
+    runtime: Callable[[Path], Runtime] = Runtime,
+) -> JobOutcome:
     """Run Dream for workspace ``ws`` under ``root`` as one fleet job (see the module docstring)."""
     start = time.monotonic()
     try:
@@ -191,13 +221,25 @@ def run_dream_job(coord: Coordinator, cfg: FleetConfig, root: Path, ws: str,
         coord.release(ws, token)
 
 
-def _run(coord: Coordinator, cfg: FleetConfig, root: Path, path: Path, ws: str, token: str,
-         runtime: Callable[[Path], Runtime], start: float) -> JobOutcome:
+def _run(
+    coord: Coordinator,
+    cfg: FleetConfig,
+    root: Path,
+    path: Path,
+    ws: str,
+    token: str,
+    runtime: Callable[[Path], Runtime],
+    start: float,
+) -> JobOutcome:
     rt = runtime(path)
     dream = rt.dream
     dream.epoch = bump_epoch(rt.workspace.state_dir)
-    if not coord.renew(ws, token, cfg.lease_seconds, cfg.claim_seconds):  # paused past the lease before the bump
-        return _interrupted(coord, ws, "lease-lost", "the lease expired before the run started", start)
+    if not coord.renew(
+        ws, token, cfg.lease_seconds, cfg.claim_seconds
+    ):  # paused past the lease before the bump
+        return _interrupted(
+            coord, ws, "lease-lost", "the lease expired before the run started", start
+        )
     task: asyncio.Task[DreamResult] | None = None
     loop: asyncio.AbstractEventLoop | None = None
 
@@ -232,15 +274,34 @@ def _run(coord: Coordinator, cfg: FleetConfig, root: Path, path: Path, ws: str, 
     finally:
         beat.stop()
         rt.git.close()
-    if result.status == "already-running":  # a local run (CLI, or a stopped job on this host) holds the run lock
+    if (
+        result.status == "already-running"
+    ):  # a local run (CLI, or a stopped job on this host) holds the run lock
         return JobOutcome(ws, result.status, result.reason, seconds=time.monotonic() - start)
     due = _settle(coord, cfg, root, ws, rt, result, progressed=rt.store.dream_cursor() > cursor)
-    return JobOutcome(ws, result.status, result.reason, result.first, result.last, result.commit,
-                      result.usage.total_tokens, time.monotonic() - start, due)
+    return JobOutcome(
+        ws,
+        result.status,
+        result.reason,
+        result.first,
+        result.last,
+        result.commit,
+        result.usage.total_tokens,
+        time.monotonic() - start,
+        due,
+    )
 
 
-def _settle(coord: Coordinator, cfg: FleetConfig, root: Path, ws: str, rt: Runtime, result: DreamResult, *,
-            progressed: bool) -> float | None:
+def _settle(
+    coord: Coordinator,
+    cfg: FleetConfig,
+    root: Path,
+    ws: str,
+    rt: Runtime,
+    result: DreamResult,
+    *,
+    progressed: bool,
+) -> float | None:
     """After a finished run: debit its tokens, record its set-aside batches, then un-mark the workspace and re-check
     (un-mark, then check: an append after the check marks the workspace itself). Returns when it is due next."""
     coord.record_usage(result.usage.total_tokens, cfg.tokens_per_minute)

@@ -36,8 +36,9 @@ def _lines(data: bytes | None) -> list[str]:
     return data.decode("utf-8", errors="replace").splitlines() if data else []
 
 
-def blame_lines(store: ObjectReader, head: ObjectID, path: str, wanted: list[int], *, max_commits: int = 20_000
-                ) -> dict[int, ObjectID]:
+def blame_lines(
+    store: ObjectReader, head: ObjectID, path: str, wanted: list[int], *, max_commits: int = 20_000
+) -> dict[int, ObjectID]:
     """Map each wanted 0-based line index of ``path`` at HEAD to the id of the commit that introduced it."""
     result: dict[int, ObjectID] = {}
     positions = {i: i for i in wanted}  # position in the version at `sha` -> index at HEAD
@@ -49,7 +50,11 @@ def blame_lines(store: ObjectReader, head: ObjectID, path: str, wanted: list[int
     while positions:
         if not commit.parents or steps >= max_commits:
             if commit.parents:
-                log.warning("why: stopped after %d commits; older lines attributed to %s", steps, sha.decode()[:SHORT])
+                log.warning(
+                    "why: stopped after %d commits; older lines attributed to %s",
+                    steps,
+                    sha.decode()[:SHORT],
+                )
             for head_index in positions.values():
                 result[head_index] = sha
             break
@@ -62,7 +67,9 @@ def blame_lines(store: ObjectReader, head: ObjectID, path: str, wanted: list[int
             continue
         parent_lines = _lines(read_blob(store, parent_blob))
         mapping: dict[int, int] = {}
-        for block in SequenceMatcher(None, parent_lines, lines, autojunk=False).get_matching_blocks():
+        for block in SequenceMatcher(
+            None, parent_lines, lines, autojunk=False
+        ).get_matching_blocks():
             for k in range(block.size):
                 mapping[block.b + k] = block.a + k
         survivors: dict[int, int] = {}
@@ -76,7 +83,9 @@ def blame_lines(store: ObjectReader, head: ObjectID, path: str, wanted: list[int
     return result
 
 
-def provenance(store: ObjectReader, commit_id: ObjectID, path: str, line_no: int, line: str) -> Provenance:
+def provenance(
+    store: ObjectReader, commit_id: ObjectID, path: str, line_no: int, line: str
+) -> Provenance:
     commit = read_commit(store, commit_id)
     subject, _, trailers = split_message(commit.message.decode("utf-8", errors="replace"))
     sha = commit_id.decode()

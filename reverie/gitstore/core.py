@@ -43,7 +43,15 @@ from .diffing import file_changes, stat_body, text_diff
 from .location import RepoLocation, choose, expand_tracked, is_marked, is_tracked, locate
 from .merge import merge3
 from .nanobot_api import NanobotGitAPI
-from .objects import ObjectReader, blob_id, identity, list_files, read_blob, read_blob_ids, read_commit
+from .objects import (
+    ObjectReader,
+    blob_id,
+    identity,
+    list_files,
+    read_blob,
+    read_blob_ids,
+    read_commit,
+)
 from .plumbing import ensure_fanout
 from .repo import (
     MemoryRepo,
@@ -85,7 +93,9 @@ class WriteScope:
     branch: Ref  # the branch ref HEAD points at (``refs/heads/main``)
     head: ObjectID | None  # its commit; None in a repo without commits
     git_dir: Path
-    paths: tuple[str, ...]  # the paths Reverie commits: the tracked files (globs expanded) and a managed .gitignore
+    paths: tuple[
+        str, ...
+    ]  # the paths Reverie commits: the tracked files (globs expanded) and a managed .gitignore
     author: bytes  # ``Name <email>``, for commits and reflog lines
 
 
@@ -104,15 +114,23 @@ class GitStore(NanobotGitAPI):
         self.config = config if config is not None else GitConfig()
         if tracked_files is not None:
             self.config = self.config.model_copy(update={"tracked_files": list(tracked_files)})
-        self.tracked: list[str] = list(dict.fromkeys(check_relative(p) for p in self.config.tracked_files))
+        self.tracked: list[str] = list(
+            dict.fromkeys(check_relative(p) for p in self.config.tracked_files)
+        )
         self._who = identity(self.config.author_name, self.config.author_email)
         self._loc: RepoLocation | None = None
         self._ensured = False  # ensure() ran (a write needs it; a query never runs it)
         self._good_head: ObjectID | None = None  # the last HEAD a query found readable
-        self._repo: MemoryRepo | None = None  # kept open between calls, used by one thread at a time
+        self._repo: MemoryRepo | None = (
+            None  # kept open between calls, used by one thread at a time
+        )
         self._repo_mutex = threading.Lock()
-        self._repo_key: tuple[int, frozenset[str]] | None = None  # (pid, pack listing) the open repo is valid for
-        self._write = threading.local()  # .targets / .seen: this thread's write in progress (see _writing)
+        self._repo_key: tuple[int, frozenset[str]] | None = (
+            None  # (pid, pack listing) the open repo is valid for
+        )
+        self._write = (
+            threading.local()
+        )  # .targets / .seen: this thread's write in progress (see _writing)
         self._objects: dict[ObjectID, ShaFile] = {}  # CachedStore's cache, kept across operations
 
     # -- plumbing -------------------------------------------------------------------------------------------
@@ -128,7 +146,9 @@ class GitStore(NanobotGitAPI):
         if cached is not None:
             return list(cached)
         loc = self._ready()
-        paths = expand_tracked(self.workspace.root, self.tracked)  # globs (dated memory files) → files on disk
+        paths = expand_tracked(
+            self.workspace.root, self.tracked
+        )  # globs (dated memory files) → files on disk
         paths = [*paths, ".gitignore"] if loc.owns_gitignore else paths
         if getattr(self._write, "seen", None) is not None:
             self._write.paths = paths
@@ -158,7 +178,9 @@ class GitStore(NanobotGitAPI):
         if self._loc is None:
             loc = locate(self.workspace.root)
             if loc is None:
-                raise GitStoreError(f"no memory repo in {self.workspace.root} yet (the first write creates it)")
+                raise GitStoreError(
+                    f"no memory repo in {self.workspace.root} yet (the first write creates it)"
+                )
             self._loc = loc
         return self._loc
 
@@ -210,7 +232,9 @@ class GitStore(NanobotGitAPI):
     @contextmanager
     def _open(self) -> Iterator[MemoryRepo]:
         git_dir = self._loc.git_dir if self._loc is not None else self._ready().git_dir
-        if not self._repo_mutex.acquire(blocking=False):  # another thread (or a nested call) has it: open our own
+        if not self._repo_mutex.acquire(
+            blocking=False
+        ):  # another thread (or a nested call) has it: open our own
             repo = MemoryRepo(str(git_dir))
             try:
                 yield repo
@@ -235,7 +259,11 @@ class GitStore(NanobotGitAPI):
         busy = f"the memory repo {loc.git_dir} is busy (lock held for {LOCK_TIMEOUT:.0f}s)"
         with exclusive(state_dir(loc.git_dir) / "lock", LOCK_TIMEOUT, busy):
             # for this write: each path resolved once (ResolvedPaths) and each tracked file read once (seen)
-            self._write.targets, self._write.seen, self._write.paths = ResolvedPaths(self.workspace), {}, None
+            self._write.targets, self._write.seen, self._write.paths = (
+                ResolvedPaths(self.workspace),
+                {},
+                None,
+            )
             try:
                 with self._open() as repo:
                     ref = branch_ref(repo)
@@ -271,30 +299,54 @@ class GitStore(NanobotGitAPI):
             out[path] = seen[path]
         return out
 
-    def _contents(self, store: ObjectReader, tree: ObjectID | None, paths: list[str]) -> dict[str, bytes | None]:
+    def _contents(
+        self, store: ObjectReader, tree: ObjectID | None, paths: list[str]
+    ) -> dict[str, bytes | None]:
         ids = read_blob_ids(store, tree, paths) if tree else dict.fromkeys(paths)
         return {p: read_blob(store, ids[p]) for p in paths}
 
     def _commit_locked(
-        self, repo: MemoryRepo, ref: Ref, head: ObjectID | None, changes: Mapping[str, bytes | None], subject: str,
-        kind: str, trailers: Mapping[str, str] | None = None, notes: str = "", untrack: tuple[str, ...] = (),
+        self,
+        repo: MemoryRepo,
+        ref: Ref,
+        head: ObjectID | None,
+        changes: Mapping[str, bytes | None],
+        subject: str,
+        kind: str,
+        trailers: Mapping[str, str] | None = None,
+        notes: str = "",
+        untrack: tuple[str, ...] = (),
     ) -> tuple[ObjectID | None, list[FileChange]]:
         """One transaction: only paths whose content really changes; body from the real diff (then ``notes``).
         ``untrack``: paths that leave the repo but stay on disk (named in the body as deleted)."""
         store = repo.objects
-        current = self._contents(store, read_commit(store, head).tree if head else None, [*changes, *untrack])
+        current = self._contents(
+            store, read_commit(store, head).tree if head else None, [*changes, *untrack]
+        )
         real = {p: d for p, d in changes.items() if d != current[p]}
         gone = tuple(p for p in untrack if current[p] is not None and p not in changes)
         if not real and not gone:
             return None, []
         stats = file_changes(current, {**real, **dict.fromkeys(gone)})
-        extra = {k: v for k, v in (trailers or {}).items() if k != KIND}  # the kind argument is the one kind
+        extra = {
+            k: v for k, v in (trailers or {}).items() if k != KIND
+        }  # the kind argument is the one kind
         body = stat_body(stats) + (f"\n\n{notes.strip()}" if notes.strip() else "")
         message = format_message(subject, body, {KIND: kind, **extra})
         where = getattr(self._write, "targets", None) or self.workspace
         seen = getattr(self._write, "seen", None)
-        sha = transact(repo, self._ready().git_dir, where, ref, head, real, message, self._who, on_disk=seen,
-                       untrack=gone)
+        sha = transact(
+            repo,
+            self._ready().git_dir,
+            where,
+            ref,
+            head,
+            real,
+            message,
+            self._who,
+            on_disk=seen,
+            untrack=gone,
+        )
         if sha is not None:
             after_commit(repo, self._ready().git_dir, self.config.gc_every)
         return sha, stats
@@ -328,9 +380,14 @@ class GitStore(NanobotGitAPI):
             with Repo(str(loc.git_dir)) as repo:
                 mark_adopted(repo)
         state_dir(loc.git_dir).mkdir(exist_ok=True)
-        if existed and _packed(loc.git_dir):  # a young repo grows its fan-out directories as it goes
+        if existed and _packed(
+            loc.git_dir
+        ):  # a young repo grows its fan-out directories as it goes
             ensure_fanout(loc.git_dir / "objects")  # (and upkeep fills them in after packing)
-        self._loc, self._ensured = loc, True  # set first: the write below must not run ensure() again
+        self._loc, self._ensured = (
+            loc,
+            True,
+        )  # set first: the write below must not run ensure() again
         try:
             gitignore_changed = sync_ignore_rules(loc, self.tracked)
             clean_temp_files(self.workspace, self._paths)
@@ -338,17 +395,25 @@ class GitStore(NanobotGitAPI):
                 if head is None:
                     files = {p: d for p, d in self._disk(self._paths).items() if d is not None}
                     if files:
-                        self._commit_locked(repo, ref, None, files, "init: Reverie memory store", "init")
+                        self._commit_locked(
+                            repo, ref, None, files, "init: Reverie memory store", "init"
+                        )
                 else:
                     # nanobot 0.3.5 versions its cursor files; Reverie's ignore rules exclude them, so left in the
                     # tree they would show as modified forever. They leave the repo here (the files stay on disk).
                     tree = read_commit(repo.objects, head).tree
-                    foreign = tuple(p for p, sha in read_blob_ids(repo.objects, tree, BOOKKEEPING).items()
-                                    if sha is not None and not is_tracked(p, self.tracked))
+                    foreign = tuple(
+                        p
+                        for p, sha in read_blob_ids(repo.objects, tree, BOOKKEEPING).items()
+                        if sha is not None and not is_tracked(p, self.tracked)
+                    )
                     if gitignore_changed or foreign:
                         data = self._disk([".gitignore"]) if gitignore_changed else {}
-                        subject = ("init: ignore everything but the memory files" if gitignore_changed
-                                   else "init: stop versioning " + ", ".join(foreign))
+                        subject = (
+                            "init: ignore everything but the memory files"
+                            if gitignore_changed
+                            else "init: stop versioning " + ", ".join(foreign)
+                        )
                         self._commit_locked(repo, ref, head, data, subject, "init", untrack=foreign)
         except BaseException:
             self._ensured = False
@@ -379,14 +444,20 @@ class GitStore(NanobotGitAPI):
         notes = split_message(message or "")[1]
         with self._writing() as (repo, ref, head):
             if files is None:
-                disk = self._disk(self._paths_in(repo.objects, read_commit(repo.objects, head).tree if head else None))
+                disk = self._disk(
+                    self._paths_in(
+                        repo.objects, read_commit(repo.objects, head).tree if head else None
+                    )
+                )
                 sha, _ = self._commit_locked(repo, ref, head, disk, subject, kind, trailers, notes)
                 return sha.decode() if sha else None
             changes: dict[str, bytes | None] = {}
             for path, text in files.items():
                 rel = check_relative(path)
                 if rel not in self._paths and not is_tracked(rel, self.tracked):
-                    raise GitStoreError(f"{path!r} is not a tracked file ({', '.join(self.tracked)})")
+                    raise GitStoreError(
+                        f"{path!r} is not a tracked file ({', '.join(self.tracked)})"
+                    )
                 changes[rel] = text.encode("utf-8", errors="surrogateescape")
             head = self._commit_manual(repo, ref, head)
             if base:
@@ -394,7 +465,9 @@ class GitStore(NanobotGitAPI):
             sha, _ = self._commit_locked(repo, ref, head, changes, subject, kind, trailers, notes)
             return sha.decode() if sha else None
 
-    def _merge_over(self, changes: dict[str, bytes | None], base: Mapping[str, str]) -> dict[str, bytes | None]:
+    def _merge_over(
+        self, changes: dict[str, bytes | None], base: Mapping[str, str]
+    ) -> dict[str, bytes | None]:
         """``changes`` re-applied over the files as they are now (disk = HEAD once a pending edit is committed):
         a file unchanged since ``base`` takes the writer's content; a changed one, a three-way merge."""
         out = dict(changes)
@@ -422,7 +495,13 @@ class GitStore(NanobotGitAPI):
             head = self._commit_manual(repo, ref, head)
             short = target.decode()[: queries.SHORT]
             sha, stats = self._commit_locked(
-                repo, ref, head, wanted, f"restore: memory as before {short}", "restore", {RESTORE_OF: target.decode()}
+                repo,
+                ref,
+                head,
+                wanted,
+                f"restore: memory as before {short}",
+                "restore",
+                {RESTORE_OF: target.decode()},
             )
         return OperationResult(sha.decode() if sha else None, stats, replay_from=rewind)
 
@@ -439,7 +518,9 @@ class GitStore(NanobotGitAPI):
             subject = split_message(commit.message.decode("utf-8", "replace"))[0]
             short = target.decode()[: queries.SHORT]
             title = f"revert: undo {short} ({subject})"[:200]
-            sha, stats = self._commit_locked(repo, ref, head, merged, title, "revert", {REVERT_OF: target.decode()})
+            sha, stats = self._commit_locked(
+                repo, ref, head, merged, title, "revert", {REVERT_OF: target.decode()}
+            )
         return OperationResult(sha.decode() if sha else None, stats, replay_from=rewind)
 
     def preview(self, rev: str, *, only: bool = False) -> str:
@@ -450,38 +531,57 @@ class GitStore(NanobotGitAPI):
             store = repo.objects
             head = self._query_head(repo)
             commit = read_commit(store, queries.resolve(store, head, rev))
-            plan = self._revert_plan(store, commit) if only else self._restore_plan(store, head, rev, commit)
+            plan = (
+                self._revert_plan(store, commit)
+                if only
+                else self._restore_plan(store, head, rev, commit)
+            )
         now = self._disk(list(plan))
-        return "".join(text_diff(path, now[path], data) for path, data in plan.items() if now[path] != data)
+        return "".join(
+            text_diff(path, now[path], data) for path, data in plan.items() if now[path] != data
+        )
 
-    def _restore_plan(self, store: ObjectReader, head: ObjectID | None, rev: str, commit: Commit
-                      ) -> dict[str, bytes | None]:
+    def _restore_plan(
+        self, store: ObjectReader, head: ObjectID | None, rev: str, commit: Commit
+    ) -> dict[str, bytes | None]:
         """The tracked files as they were in ``commit``'s first parent (restore's target state)."""
         if not commit.parents:
             raise GitStoreError(f"{rev} is the first commit: there is no earlier state to restore")
         before = read_commit(store, commit.parents[0]).tree
-        wanted = self._contents(store, before, self._paths_in(store, before, read_commit(store, head).tree if head else None))
-        wanted.pop(".gitignore", None)  # the ignore rules are not memory: an older (nanobot's) set never returns
+        wanted = self._contents(
+            store,
+            before,
+            self._paths_in(store, before, read_commit(store, head).tree if head else None),
+        )
+        wanted.pop(
+            ".gitignore", None
+        )  # the ignore rules are not memory: an older (nanobot's) set never returns
         return wanted
 
     def _revert_plan(self, store: ObjectReader, commit: Commit) -> dict[str, bytes | None]:
         """The files ``commit`` changed, with its change merged out of their current (disk) contents."""
         parent_tree = read_commit(store, commit.parents[0]).tree if commit.parents else None
-        changed = queries.changed_paths(store, commit, self._paths_in(store, commit.tree, parent_tree))
+        changed = queries.changed_paths(
+            store, commit, self._paths_in(store, commit.tree, parent_tree)
+        )
         changed.pop(".gitignore", None)  # as in restore: the ignore rules are not memory
         disk = self._disk(list(changed))
         merged: dict[str, bytes | None] = {}
         for path, (old_id, new_id) in changed.items():
             old, new, ours = read_blob(store, old_id), read_blob(store, new_id), disk[path]
             text = merge3(_text(new), _text(ours), _text(old), path=path)
-            merged[path] = None if (old is None and text == "") else text.encode("utf-8", "surrogateescape")
+            merged[path] = (
+                None if (old is None and text == "") else text.encode("utf-8", "surrogateescape")
+            )
         return merged
 
     def _replay_target(self, commit: Commit) -> int:
         trailers = split_message(commit.message.decode("utf-8", "replace"))[2]
         batch = parse_batch(trailers.get(BATCH))
         if batch is None:
-            raise GitStoreError(f"{commit.id.decode()[:8]} has no {BATCH} trailer, so there is no batch to replay")
+            raise GitStoreError(
+                f"{commit.id.decode()[:8]} has no {BATCH} trailer, so there is no batch to replay"
+            )
         return max(batch[0] - 1, 0)
 
     # -- queries ------------------------------------------------------------------------------------------
@@ -498,7 +598,12 @@ class GitStore(NanobotGitAPI):
             return queries.resolve(repo.objects, self._query_head(repo), prefix).decode()
 
     def log(
-        self, limit: int = 20, kind: str | None = None, path: str | None = None, *, max_entries: int | None = None,
+        self,
+        limit: int = 20,
+        kind: str | None = None,
+        path: str | None = None,
+        *,
+        max_entries: int | None = None,
         start: str | None = None,
     ) -> list[CommitInfo]:
         """Newest first along first parents; ``kind`` / ``path`` filter (``path`` = commits that changed it).
@@ -516,11 +621,17 @@ class GitStore(NanobotGitAPI):
             for commit in queries.walk(store, first):
                 if len(out) >= limit:
                     break
-                if kind is not None and split_message(commit.message.decode("utf-8", "replace"))[2].get(KIND) != kind:
+                if (
+                    kind is not None
+                    and split_message(commit.message.decode("utf-8", "replace"))[2].get(KIND)
+                    != kind
+                ):
                     continue
                 if rel is not None and not queries.changed_paths(store, commit, [rel]):
                     continue
-                out.append(queries.commit_info(store, commit, partial(self._paths_for, store, commit)))
+                out.append(
+                    queries.commit_info(store, commit, partial(self._paths_for, store, commit))
+                )
         return out
 
     def show(self, rev: str) -> CommitDetail:
@@ -553,8 +664,15 @@ class GitStore(NanobotGitAPI):
             store = repo.objects
             head = self._query_head(repo)
             paths = self._paths_in(store, read_commit(store, head).tree if head else None)
-            ids = read_blob_ids(store, read_commit(store, head).tree, paths) if head else dict.fromkeys(paths)
-        on_disk = {p: (blob_id(data) if data is not None else None) for p, data in self._disk(paths).items()}
+            ids = (
+                read_blob_ids(store, read_commit(store, head).tree, paths)
+                if head
+                else dict.fromkeys(paths)
+            )
+        on_disk = {
+            p: (blob_id(data) if data is not None else None)
+            for p, data in self._disk(paths).items()
+        }
         return [p for p in paths if on_disk[p] != ids[p]]
 
     def last_trailer(self, key: str, kind: str | None = None) -> str | None:
@@ -578,7 +696,11 @@ class GitStore(NanobotGitAPI):
             head = self._query_head(repo)
             if head is None:
                 return []
-            contents = self._contents(store, read_commit(store, head).tree, expand_tracked(self.workspace.root, self.tracked))
+            contents = self._contents(
+                store,
+                read_commit(store, head).tree,
+                expand_tracked(self.workspace.root, self.tracked),
+            )
             for path, data in contents.items():
                 lines = _text(data).splitlines()
                 wanted = [i for i, line in enumerate(lines) if text in line]
@@ -598,7 +720,9 @@ def _packed(git_dir: Path) -> bool:
     """Whether the repo has a pack: packing (by Reverie, git gc or git fast-import) is what leaves the object
     fan-out directories missing."""
     try:
-        return any(name.endswith(".pack") for name in os.listdir(os.path.join(git_dir, "objects", "pack")))
+        return any(
+            name.endswith(".pack") for name in os.listdir(os.path.join(git_dir, "objects", "pack"))
+        )
     except OSError:
         return False
 
@@ -615,4 +739,3 @@ def _pack_dir_stamp(git_dir: Path) -> frozenset[str]:
 
 def _text(data: bytes | None) -> str:
     return "" if data is None else data.decode("utf-8", errors="surrogateescape")
-

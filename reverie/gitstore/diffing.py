@@ -23,7 +23,9 @@ __all__ = ["file_changes", "stat_body", "parse_stat_body", "unified_diff", "text
 _STAT_RE = re.compile(r"^(.+) \| \+(\d+) -(\d+)$")
 
 
-def file_changes(old: Mapping[str, bytes | None], new: Mapping[str, bytes | None]) -> list[FileChange]:
+def file_changes(
+    old: Mapping[str, bytes | None], new: Mapping[str, bytes | None]
+) -> list[FileChange]:
     """A FileChange for every path whose content differs, in ``new``'s order."""
     out = []
     for path, data in new.items():
@@ -51,7 +53,9 @@ def parse_stat_body(body: str) -> list[FileChange] | None:
     return out
 
 
-def unified_diff(store: ObjectReader, path: str, old_sha: ObjectID | None, new_sha: ObjectID | None) -> str:
+def unified_diff(
+    store: ObjectReader, path: str, old_sha: ObjectID | None, new_sha: ObjectID | None
+) -> str:
     """git's ``diff --git`` text for one file between two blobs (None = absent), read through ``store`` (the
     GitStore's object cache: a ``show`` repeated in a long-lived process reads no blob from disk again)."""
     buf = BytesIO()
@@ -70,7 +74,13 @@ def text_diff(path: str, old: bytes | None, new: bytes | None) -> str:
     """The same ``diff --git`` text for two contents not (yet) in the repo: a preview of an operation."""
     a = old.decode("utf-8", errors="replace").splitlines(keepends=True) if old is not None else []
     b = new.decode("utf-8", errors="replace").splitlines(keepends=True) if new is not None else []
-    lines = difflib.unified_diff(a, b, f"a/{path}" if old is not None else "/dev/null",
-                                 f"b/{path}" if new is not None else "/dev/null")
-    body = "".join(ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n" for ln in lines)
+    lines = difflib.unified_diff(
+        a,
+        b,
+        f"a/{path}" if old is not None else "/dev/null",
+        f"b/{path}" if new is not None else "/dev/null",
+    )
+    body = "".join(
+        ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n" for ln in lines
+    )
     return f"diff --git a/{path} b/{path}\n{body}" if body else ""

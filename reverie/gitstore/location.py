@@ -110,7 +110,10 @@ def is_marked(git_dir: Path) -> bool:
 def nanobot_gitignore(root: Path) -> bool:
     """Whether ``root/.gitignore`` is nanobot's allow-list (``/*`` then ``!``-lines): its memory repo."""
     try:
-        lines = [ln.strip() for ln in (root / ".gitignore").read_text("utf-8", errors="replace").splitlines()]
+        lines = [
+            ln.strip()
+            for ln in (root / ".gitignore").read_text("utf-8", errors="replace").splitlines()
+        ]
     except OSError:
         return False
     lines = [ln for ln in lines if ln and not ln.startswith("#")]
@@ -158,9 +161,16 @@ def _root_commit_is_memory(git_dir: Path) -> bool:
                 sha = commit.parents[0]
                 seen += 1
     except (NotGitRepository, KeyError, OSError, ValueError) as exc:
-        detail = exc.args[0].decode("ascii", "replace") if exc.args and isinstance(exc.args[0], bytes) else exc
-        log.warning("%s could not be read (%s); not adopting it", git_dir, f"missing object {detail}"
-                    if isinstance(exc, KeyError) else detail)
+        detail = (
+            exc.args[0].decode("ascii", "replace")
+            if exc.args and isinstance(exc.args[0], bytes)
+            else exc
+        )
+        log.warning(
+            "%s could not be read (%s); not adopting it",
+            git_dir,
+            f"missing object {detail}" if isinstance(exc, KeyError) else detail,
+        )
         return False
     if message.startswith(NANOBOT_ROOT_SUBJECT):
         return True
@@ -244,7 +254,10 @@ def is_tracked(rel: str, entries: list[str]) -> bool:
 
 def gitignore_text(tracked: list[str]) -> str:
     """Ignore everything at every depth, then re-include each tracked file and the directories leading to it."""
-    lines = [GITIGNORE_MARK + ": only the memory files below are versioned; everything else is ignored.", "*"]
+    lines = [
+        GITIGNORE_MARK + ": only the memory files below are versioned; everything else is ignored.",
+        "*",
+    ]
     lines.append("!/.gitignore")
     dirs: list[str] = []
     for rel in tracked:

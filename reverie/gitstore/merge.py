@@ -39,8 +39,13 @@ class _Matcher(SequenceMatcher[bytes]):
     """difflib's matcher without its "popular line" heuristic: in a file past 200 lines a line repeated in more
     than 1% of it (a blank line, ``---``) would otherwise be ignored for alignment and make spurious conflicts."""
 
-    def __init__(self, isjunk: Callable[[bytes], bool] | None = None, a: Sequence[bytes] = (),
-                 b: Sequence[bytes] = (), autojunk: bool = True) -> None:
+    def __init__(
+        self,
+        isjunk: Callable[[bytes], bool] | None = None,
+        a: Sequence[bytes] = (),
+        b: Sequence[bytes] = (),
+        autojunk: bool = True,
+    ) -> None:
         super().__init__(isjunk, a, b, autojunk=False)
 
 
@@ -87,21 +92,32 @@ def merge3(base: str, ours: str, theirs: str, *, path: str = "") -> str:
 
 def _hunks(base: list[bytes], sides: tuple[list[bytes], list[bytes]]) -> list[_Hunk]:
     """Both sides' changes against base, from the same alignment ``merge3`` used, in base order."""
-    found = [_Hunk(side, i1, i2, j1, j2)
-             for side in (0, 1)
-             for tag, i1, i2, j1, j2 in _Matcher(None, base, sides[side]).get_opcodes() if tag != "equal"]
+    found = [
+        _Hunk(side, i1, i2, j1, j2)
+        for side in (0, 1)
+        for tag, i1, i2, j1, j2 in _Matcher(None, base, sides[side]).get_opcodes()
+        if tag != "equal"
+    ]
     return sorted(found, key=lambda h: (h.start, h.end, h.side))
 
 
-def _split_conflict(region: tuple[int, ...], hunks: list[_Hunk], base: list[bytes],
-                    sides: tuple[list[bytes], list[bytes]], path: str) -> list[bytes]:
+def _split_conflict(
+    region: tuple[int, ...],
+    hunks: list[_Hunk],
+    base: list[bytes],
+    sides: tuple[list[bytes], list[bytes]],
+    path: str,
+) -> list[bytes]:
     """A conflict region of ``merge3`` (base, ours, theirs ranges) merged hunk by hunk, or ``MergeConflictError``
     for the first group of hunks in it that really clash (overlap, or touch through an insertion, with different
     results)."""
     z0, z1, a0, a1, b0, b1 = region
     bounds = ((a0, a1), (b0, b1))
-    inside = [h for h in hunks
-              if z0 <= h.start and h.end <= z1 and bounds[h.side][0] <= h.lo and h.hi <= bounds[h.side][1]]
+    inside = [
+        h
+        for h in hunks
+        if z0 <= h.start and h.end <= z1 and bounds[h.side][0] <= h.lo and h.hi <= bounds[h.side][1]
+    ]
     out: list[bytes] = []
     pos = z0
     shift = [a0 - z0, b0 - z0]  # side position - base position after the hunks applied so far
@@ -111,8 +127,10 @@ def _split_conflict(region: tuple[int, ...], hunks: list[_Hunk], base: list[byte
         hi, insertion_at_hi = inside[i].end, inside[i].start == inside[i].end
         i += 1
         # A hunk joins the group when it overlaps it, or touches its end through an insertion (either side's).
-        while i < len(inside) and (inside[i].start < hi or (inside[i].start == hi and (
-                insertion_at_hi or inside[i].start == inside[i].end))):
+        while i < len(inside) and (
+            inside[i].start < hi
+            or (inside[i].start == hi and (insertion_at_hi or inside[i].start == inside[i].end))
+        ):
             h = inside[i]
             if h.end > hi or (h.end == hi and h.start == h.end):
                 insertion_at_hi = h.start == h.end
@@ -134,7 +152,9 @@ def _split_conflict(region: tuple[int, ...], hunks: list[_Hunk], base: list[byte
             last = max(o_hi, first)
             where = f"{path} " if path else ""
             raise MergeConflictError(
-                f"conflict in {where}lines {first}-{last}: both sides changed them", path=path, lines=(first, last)
+                f"conflict in {where}lines {first}-{last}: both sides changed them",
+                path=path,
+                lines=(first, last),
             )
         out.extend(mine if o_changed else other)
         pos = hi

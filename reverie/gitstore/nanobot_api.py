@@ -27,8 +27,14 @@ class _Host(Protocol):
 
     def is_initialized(self) -> bool: ...
     def ensure(self) -> None: ...
-    def commit(self, message: str, *, kind: str, trailers: Mapping[str, str] | None = None,
-               files: Mapping[str, str] | None = None) -> str | None: ...
+    def commit(
+        self,
+        message: str,
+        *,
+        kind: str,
+        trailers: Mapping[str, str] | None = None,
+        files: Mapping[str, str] | None = None,
+    ) -> str | None: ...
     def show(self, rev: str) -> CommitDetail: ...
     def diff(self, a: str, b: str) -> str: ...
 
@@ -45,7 +51,9 @@ class NanobotGitAPI:
         As nanobot does, missing tracked files are created empty first, so the first commit holds them all."""
         if self.is_initialized():
             return False
-        for rel in expand_tracked(self.workspace.root, [p for p in self.tracked if not any(c in p for c in "*?[")]):
+        for rel in expand_tracked(
+            self.workspace.root, [p for p in self.tracked if not any(c in p for c in "*?[")]
+        ):
             path = self.workspace.resolve(rel)
             if not path.exists():
                 path.parent.mkdir(parents=True, exist_ok=True)

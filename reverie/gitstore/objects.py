@@ -52,7 +52,9 @@ class CachedStore:
     LIMIT = 512
     BIG_BLOB = 1 << 20
 
-    def __init__(self, store: DiskObjectStore, cache: dict[ObjectID, ShaFile] | None = None) -> None:
+    def __init__(
+        self, store: DiskObjectStore, cache: dict[ObjectID, ShaFile] | None = None
+    ) -> None:
         self.disk = store
         self._cache: dict[ObjectID, ShaFile] = cache if cache is not None else {}
 
@@ -104,8 +106,9 @@ def identity(name: str, email: str) -> bytes:
     return f"{clean(name) or 'Reverie'} <{clean(email) or 'reverie@localhost'}>".encode()
 
 
-def _subtree(store: ObjectReader, tree_id: ObjectID | None, cache: dict[str, Tree | None], prefix: str
-             ) -> Tree | None:
+def _subtree(
+    store: ObjectReader, tree_id: ObjectID | None, cache: dict[str, Tree | None], prefix: str
+) -> Tree | None:
     """The tree at directory ``prefix`` ('' = root), memoised in ``cache``; None when absent."""
     if prefix in cache:
         return cache[prefix]
@@ -129,7 +132,9 @@ def _subtree(store: ObjectReader, tree_id: ObjectID | None, cache: dict[str, Tre
     return tree
 
 
-def read_blob_ids(store: ObjectReader, tree_id: ObjectID | None, paths: Iterable[str]) -> dict[str, ObjectID | None]:
+def read_blob_ids(
+    store: ObjectReader, tree_id: ObjectID | None, paths: Iterable[str]
+) -> dict[str, ObjectID | None]:
     """Blob sha of each path in the tree (None where absent or not a regular file)."""
     cache: dict[str, Tree | None] = {}
     out: dict[str, ObjectID | None] = {}
@@ -155,7 +160,9 @@ def list_files(store: ObjectReader, tree_id: ObjectID | None, directory: str) ->
     tree = _subtree(store, tree_id, {}, directory)
     if tree is None:
         return []
-    return [item.path.decode("utf-8", "replace") for item in tree.iteritems() if item.mode != DIR_MODE]
+    return [
+        item.path.decode("utf-8", "replace") for item in tree.iteritems() if item.mode != DIR_MODE
+    ]
 
 
 def read_blob(store: ObjectReader, sha: ObjectID | None) -> bytes | None:
@@ -222,7 +229,11 @@ def commit_time(when: datetime | None = None) -> tuple[int, int]:
 
 
 def make_commit(
-    tree_id: ObjectID, parents: list[ObjectID], message: str, who: bytes, when: datetime | None = None
+    tree_id: ObjectID,
+    parents: list[ObjectID],
+    message: str,
+    who: bytes,
+    when: datetime | None = None,
 ) -> Commit:
     c = Commit()
     c.tree = tree_id

@@ -33,7 +33,14 @@ from ..fsutil import write_all
 if TYPE_CHECKING:
     from dulwich.repo import Repo
 
-__all__ = ["write_loose", "loose_objects", "compare_and_swap", "ensure_fanout", "open_lock", "replace_from_lock"]
+__all__ = [
+    "write_loose",
+    "loose_objects",
+    "compare_and_swap",
+    "ensure_fanout",
+    "open_lock",
+    "replace_from_lock",
+]
 
 _OBJECT_MODE = 0o444
 
@@ -90,12 +97,21 @@ def write_loose(objects_dir: Path, obj: ShaFile) -> None:
     lock = path + ".lock"
     fd = open_lock(lock, _OBJECT_MODE)
     if fd is None:
-        raise GitStoreError(f"{lock} exists: another writer is storing the same object, or a crash left it")
+        raise GitStoreError(
+            f"{lock} exists: another writer is storing the same object, or a crash left it"
+        )
     replace_from_lock(fd, lock, path, obj.as_legacy_object())
 
 
-def compare_and_swap(repo: Repo, git_dir: Path, ref: Ref, old: ObjectID | None, new: ObjectID, who: bytes,
-                     message: bytes) -> bool:
+def compare_and_swap(
+    repo: Repo,
+    git_dir: Path,
+    ref: Ref,
+    old: ObjectID | None,
+    new: ObjectID,
+    who: bytes,
+    message: bytes,
+) -> bool:
     """Move ``ref`` (a branch, or ``HEAD`` when detached) from ``old`` (None: it must not exist yet) to ``new``
     and log it in the ref's reflog. False, with nothing changed, when the ref holds something else."""
     if ref != b"HEAD" and not check_ref_format(ref):
@@ -104,7 +120,9 @@ def compare_and_swap(repo: Repo, git_dir: Path, ref: Ref, old: ObjectID | None, 
     lock = path + ".lock"
     fd = open_lock(lock, 0o644)
     if fd is None:
-        raise GitStoreError(f"{lock} exists: a git command is updating the memory repo (or a crash left the lock)")
+        raise GitStoreError(
+            f"{lock} exists: a git command is updating the memory repo (or a crash left the lock)"
+        )
     try:
         current = _current(repo, path, ref)  # read again while holding git's lock
     except BaseException:
@@ -113,8 +131,14 @@ def compare_and_swap(repo: Repo, git_dir: Path, ref: Ref, old: ObjectID | None, 
     if current != old:
         _abandon(fd, lock)
         return False
-    replace_from_lock(fd, lock, path, new + b"\n", fsync=True,
-                      before_rename=lambda: _append_reflog(git_dir, ref, old, new, who, message))
+    replace_from_lock(
+        fd,
+        lock,
+        path,
+        new + b"\n",
+        fsync=True,
+        before_rename=lambda: _append_reflog(git_dir, ref, old, new, who, message),
+    )
     return True
 
 
@@ -134,8 +158,15 @@ def open_lock(lock: str, mode: int) -> int | None:
     return None
 
 
-def replace_from_lock(fd: int, lock: str, path: str, data: bytes, *, fsync: bool = False,
-                      before_rename: Callable[[], None] | None = None) -> None:
+def replace_from_lock(
+    fd: int,
+    lock: str,
+    path: str,
+    data: bytes,
+    *,
+    fsync: bool = False,
+    before_rename: Callable[[], None] | None = None,
+) -> None:
     """Write ``data`` into the lock file open on ``fd`` and rename it over ``path`` (git's commit of a lock file);
     on any failure before the rename the lock is removed and ``path`` is untouched."""
     try:
@@ -169,7 +200,9 @@ def _current(repo: Repo, path: str, ref: Ref) -> ObjectID | None:
     return ObjectID(value) if value else None
 
 
-def _append_reflog(git_dir: Path, ref: Ref, old: ObjectID | None, new: ObjectID, who: bytes, message: bytes) -> None:
+def _append_reflog(
+    git_dir: Path, ref: Ref, old: ObjectID | None, new: ObjectID, who: bytes, message: bytes
+) -> None:
     path = os.path.join(git_dir, "logs", ref.decode("utf-8"))
     offset = time.localtime().tm_gmtoff
     line = format_reflog_line(old, new, who, int(time.time()), offset, message) + b"\n"
@@ -182,4 +215,3 @@ def _append_reflog(git_dir: Path, ref: Ref, old: ObjectID | None, new: ObjectID,
         write_all(fd, line)
     finally:
         os.close(fd)
-

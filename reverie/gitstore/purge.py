@@ -139,7 +139,9 @@ class _Rewriter:
                 self.paths.add(path)
             return self.blobs[sha]
         data = self.store[sha].as_raw_string()
-        fixed, n = replace_in_file(path, data, self.old, self.new) if self.needle in data else (data, 0)
+        fixed, n = (
+            replace_in_file(path, data, self.old, self.new) if self.needle in data else (data, 0)
+        )
         if n:
             self.occurrences += n
             self.affected_blobs.add(sha)
@@ -189,7 +191,9 @@ class _Rewriter:
     def text(self, raw: bytes) -> bytes:
         if self.needle not in raw:
             return raw
-        fixed, n = replace_in_message(raw.decode("utf-8", errors="surrogateescape"), self.old, self.new)
+        fixed, n = replace_in_message(
+            raw.decode("utf-8", errors="surrogateescape"), self.old, self.new
+        )
         if not n:
             return raw
         self.messages += 1
@@ -228,7 +232,9 @@ class _Rewriter:
         return new.id
 
 
-def _run(repo: Repo, needle: bytes, replacement: bytes) -> tuple[_Rewriter, dict[Ref, ObjectID], list[Commit]]:
+def _run(
+    repo: Repo, needle: bytes, replacement: bytes
+) -> tuple[_Rewriter, dict[Ref, ObjectID], list[Commit]]:
     if not needle:
         raise ValueError("the string to purge is empty")
     store = repo.object_store
@@ -243,8 +249,12 @@ def _run(repo: Repo, needle: bytes, replacement: bytes) -> tuple[_Rewriter, dict
 def _scan(rw: _Rewriter, commits: list[Commit]) -> HistoryScan:
     affected = sum(1 for c in commits if rw.commits.get(c.id, c.id) != c.id)
     return HistoryScan(
-        commits=len(commits), commits_affected=affected, blobs=len(rw.affected_blobs),
-        occurrences=rw.occurrences, paths=tuple(sorted(rw.paths)), messages=rw.messages,
+        commits=len(commits),
+        commits_affected=affected,
+        blobs=len(rw.affected_blobs),
+        occurrences=rw.occurrences,
+        paths=tuple(sorted(rw.paths)),
+        messages=rw.messages,
     )
 
 
@@ -259,7 +269,9 @@ def _reflog_path(git_dir: Path, ref: bytes) -> Path:
     return git_dir / "logs" / ref.decode()
 
 
-def _reset_reflogs(git_dir: Path, moved: dict[Ref, ObjectID], who: bytes, when: int, tz: int) -> None:
+def _reset_reflogs(
+    git_dir: Path, moved: dict[Ref, ObjectID], who: bytes, when: int, tz: int
+) -> None:
     """Replace every reflog by one entry for its ref's new value; drop reflogs of refs that no longer exist."""
     logs = git_dir / "logs"
     if not logs.is_dir():
@@ -273,7 +285,9 @@ def _reset_reflogs(git_dir: Path, moved: dict[Ref, ObjectID], who: bytes, when: 
         atomic_write(path, line + b"\n")
 
 
-def rewrite_history(git: GitStore, needle: bytes, replacement: bytes, *, description: str) -> HistoryRewrite:
+def rewrite_history(
+    git: GitStore, needle: bytes, replacement: bytes, *, description: str
+) -> HistoryRewrite:
     """Remove ``needle`` from every version (see the module docstring). ``description`` goes into the purge
     commit's ``Reverie-Purge`` trailer and must not contain the string."""
     if needle in description.encode("utf-8"):
@@ -319,7 +333,13 @@ def rewrite_history(git: GitStore, needle: bytes, replacement: bytes, *, descrip
         for name, new in new_refs.items():  # step 4: compare-and-swap each ref
             if new != refs.get(name) and not repo.refs.set_if_equals(name, refs.get(name), new):
                 raise GitStoreError(f"{name.decode()} moved during the purge; run it again")
-        _reset_reflogs(git_dir, {**new_refs, HEAD: record.id}, scope.author, record.commit_time, record.commit_timezone)
+        _reset_reflogs(
+            git_dir,
+            {**new_refs, HEAD: record.id},
+            scope.author,
+            record.commit_time,
+            record.commit_timezone,
+        )
         ids = read_blob_ids(store, record.tree, scope.paths)
         update_index(git_dir, workspace, {p: i for p, i in ids.items() if i is not None})  # step 6
         reachable = find_reachable_objects(store, repo.refs, include_reflogs=True)
@@ -328,5 +348,9 @@ def rewrite_history(git: GitStore, needle: bytes, replacement: bytes, *, descrip
         removed = tuple(sorted(s.decode() for s in unreachable))
         log.info("purge: rewrote %d commits, removed %d objects", len(rw.new_objects), len(removed))
         return HistoryRewrite(
-            scan, scan.commits_affected, record.id.decode(), removed, tuple(sorted(disk_files)),
+            scan,
+            scan.commits_affected,
+            record.id.decode(),
+            removed,
+            tuple(sorted(disk_files)),
         )

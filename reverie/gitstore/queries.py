@@ -19,7 +19,14 @@ from dulwich.pack import FilePackIndex
 
 from ..errors import AmbiguousRevisionError, UnknownRevisionError
 from .diffing import file_changes, parse_stat_body, unified_diff
-from .objects import CachedStore, ObjectReader, commit_datetime, read_blob, read_blob_ids, read_commit
+from .objects import (
+    CachedStore,
+    ObjectReader,
+    commit_datetime,
+    read_blob,
+    read_blob_ids,
+    read_commit,
+)
 from .trailers import KIND, split_message
 from .types import CommitDetail, CommitInfo, FileChange
 
@@ -74,7 +81,11 @@ def _iter_prefix(store: DiskObjectStore, prefix: bytes) -> Iterator[ObjectID]:
     for pack in store.packs:
         index = pack.index
         if not isinstance(index, FilePackIndex):
-            seen.update(sha for sha in (sha_to_hex(b) for b in index.iter_prefix(binary)) if sha.startswith(prefix))
+            seen.update(
+                sha
+                for sha in (sha_to_hex(b) for b in index.iter_prefix(binary))
+                if sha.startswith(prefix)
+            )
             continue
         names_ = _Names(index)
         at = bisect.bisect_left(names_, binary)
@@ -105,7 +116,9 @@ def resolve(store: CachedStore, head: ObjectID | None, rev: str) -> ObjectID:
                 sha = parents[0]
         return sha
     if not _HEX.match(text):
-        raise UnknownRevisionError(f"{rev!r} is not a commit id (expected 4 to 40 hex digits, or HEAD~n)")
+        raise UnknownRevisionError(
+            f"{rev!r} is not a commit id (expected 4 to 40 hex digits, or HEAD~n)"
+        )
     prefix = text.lower().encode()
     if len(prefix) == 40:
         if _is_commit(store, ObjectID(prefix)):
@@ -142,14 +155,17 @@ def parent_tree(store: ObjectReader, commit: Commit) -> ObjectID | None:
     if not commit.parents:
         return None
     try:
-        tree: ObjectID = read_commit(store, commit.parents[0]).tree  # dulwich types Commit.tree as Any
+        tree: ObjectID = read_commit(
+            store, commit.parents[0]
+        ).tree  # dulwich types Commit.tree as Any
     except KeyError:  # a shallow clone's boundary: compared with nothing
         return None
     return tree
 
 
-def changed_paths(store: ObjectReader, commit: Commit, paths: list[str]
-                  ) -> dict[str, tuple[ObjectID | None, ObjectID | None]]:
+def changed_paths(
+    store: ObjectReader, commit: Commit, paths: list[str]
+) -> dict[str, tuple[ObjectID | None, ObjectID | None]]:
     """Tracked paths whose blob differs between the commit's first parent and the commit: path → (old, new)."""
     new = read_blob_ids(store, commit.tree, paths)
     before = parent_tree(store, commit)
@@ -164,7 +180,9 @@ def _computed_changes(store: ObjectReader, commit: Commit, paths: list[str]) -> 
     return file_changes(before, after)
 
 
-def commit_info(store: ObjectReader, commit: Commit, paths: list[str] | Callable[[], list[str]]) -> CommitInfo:
+def commit_info(
+    store: ObjectReader, commit: Commit, paths: list[str] | Callable[[], list[str]]
+) -> CommitInfo:
     """A CommitInfo. Per-file stats come from the body of Reverie commits (which is derived from the real diff
     when the commit is made); other tools' commits are diffed here."""
     message = commit.message.decode("utf-8", errors="replace")
@@ -186,7 +204,9 @@ def commit_info(store: ObjectReader, commit: Commit, paths: list[str] | Callable
     )
 
 
-def tree_diff(store: ObjectReader, old_tree: ObjectID | None, new_tree: ObjectID | None, paths: list[str]) -> str:
+def tree_diff(
+    store: ObjectReader, old_tree: ObjectID | None, new_tree: ObjectID | None, paths: list[str]
+) -> str:
     """git-style unified diff of the tracked paths between two trees (None = empty)."""
     old = read_blob_ids(store, old_tree, paths) if old_tree else dict.fromkeys(paths)
     new = read_blob_ids(store, new_tree, paths) if new_tree else dict.fromkeys(paths)

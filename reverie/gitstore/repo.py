@@ -24,16 +24,40 @@ from dulwich.repo import Repo
 
 from ..errors import GitStoreError
 from ..fsutil import atomic_write, fsync_dir, read_text_lossy
-from .location import CONFIG_KEY, CONFIG_SECTION, GITIGNORE_MARK, RepoLocation, gitignore_text, nanobot_gitignore
+from .location import (
+    CONFIG_KEY,
+    CONFIG_SECTION,
+    GITIGNORE_MARK,
+    RepoLocation,
+    gitignore_text,
+    nanobot_gitignore,
+)
 from .objects import CachedStore, ObjectReader
 
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "MemoryRepo", "create_repo", "lost_head_branch", "repair_head", "mark_adopted", "branch_ref", "read_head", "readable", "heal_head", "sync_ignore_rules",
+    "MemoryRepo",
+    "create_repo",
+    "lost_head_branch",
+    "repair_head",
+    "mark_adopted",
+    "branch_ref",
+    "read_head",
+    "readable",
+    "heal_head",
+    "sync_ignore_rules",
 ]
 
-_READ_ERRORS = (KeyError, ValueError, TypeError, zlib.error, ObjectFormatException, OSError, AssertionError)
+_READ_ERRORS = (
+    KeyError,
+    ValueError,
+    TypeError,
+    zlib.error,
+    ObjectFormatException,
+    OSError,
+    AssertionError,
+)
 
 
 class MemoryRepo(Repo):
@@ -70,7 +94,9 @@ def create_repo(loc: RepoLocation) -> None:
         except OSError as exc:
             if not (exc.errno in (errno.EEXIST, errno.ENOTEMPTY) and loc.exists):
                 raise
-            shutil.rmtree(tmp, ignore_errors=True)  # another process or thread created it first: use theirs
+            shutil.rmtree(
+                tmp, ignore_errors=True
+            )  # another process or thread created it first: use theirs
             return
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -87,7 +113,10 @@ def mark_adopted(repo: Repo) -> None:
     try:
         cfg.write_to_path()
     except FileLocked:
-        log.warning("%s/config.lock exists; the repo is not marked as a memory repo this time", repo.controldir())
+        log.warning(
+            "%s/config.lock exists; the repo is not marked as a memory repo this time",
+            repo.controldir(),
+        )
 
 
 def lost_head_branch(git_dir: Path) -> Ref | None:
@@ -100,7 +129,11 @@ def lost_head_branch(git_dir: Path) -> Ref | None:
     for dirpath, _dirs, files in os.walk(heads):
         for name in files:
             if not name.endswith(".lock"):
-                names.add(os.path.relpath(os.path.join(dirpath, name), git_dir).replace(os.sep, "/").encode())
+                names.add(
+                    os.path.relpath(os.path.join(dirpath, name), git_dir)
+                    .replace(os.sep, "/")
+                    .encode()
+                )
     try:
         for line in (git_dir / "packed-refs").read_bytes().splitlines():
             parts = line.split()
@@ -185,8 +218,13 @@ def heal_head(repo: Repo, git_dir: Path, ref: Ref, *, repair: bool = True) -> Ob
         if sha != b"0" * 40 and sha != head and readable(repo, sha):
             bad = head.decode(errors="replace") if head else "(unreadable)"
             if not repair:
-                log.warning("%s points at a missing or corrupt commit %s; reading %s from the reflog (the next "
-                            "write repairs it)", ref.decode(), bad, sha.decode())
+                log.warning(
+                    "%s points at a missing or corrupt commit %s; reading %s from the reflog (the next "
+                    "write repairs it)",
+                    ref.decode(),
+                    bad,
+                    sha.decode(),
+                )
                 return sha
             log.warning(
                 "%s pointed at a missing or corrupt commit %s; recovered to %s from the reflog",
@@ -223,9 +261,13 @@ def _sync_nested_ignores(root: Path, tracked: list[str]) -> None:
         base = root / directory
         if not base.is_dir() or base.is_symlink():
             continue
-        inside = [rel[len(directory) + 1:] for rel in tracked if rel.startswith(directory + "/")]
-        lines = [GITIGNORE_MARK + ": Reverie's state stays out of this project; only memory files are visible.",
-                 "*", *(f"!/{rel}" for rel in inside if "/" not in rel)]
+        inside = [rel[len(directory) + 1 :] for rel in tracked if rel.startswith(directory + "/")]
+        lines = [
+            GITIGNORE_MARK
+            + ": Reverie's state stays out of this project; only memory files are visible.",
+            "*",
+            *(f"!/{rel}" for rel in inside if "/" not in rel),
+        ]
         wanted = "\n".join(lines) + "\n"
         path = base / ".gitignore"
         current = read_text_lossy(path) if path.exists() else None
@@ -253,9 +295,15 @@ def sync_ignore_rules(loc: RepoLocation, tracked: list[str]) -> bool:
     current = read_text_lossy(path) if path.exists() else None
     if current == wanted:
         return False
-    if current is not None and not current.startswith(GITIGNORE_MARK) and not nanobot_gitignore(loc.work_tree):
+    if (
+        current is not None
+        and not current.startswith(GITIGNORE_MARK)
+        and not nanobot_gitignore(loc.work_tree)
+    ):
         return False
     if current is not None and not current.startswith(GITIGNORE_MARK):
-        log.info("tightening nanobot's .gitignore so history and sessions are ignored at every depth")
+        log.info(
+            "tightening nanobot's .gitignore so history and sessions are ignored at every depth"
+        )
     atomic_write(path, wanted)
     return True

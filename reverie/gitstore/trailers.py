@@ -75,7 +75,16 @@ PURGE = "Reverie-Purge"
 APPROVED = "Reverie-Approved"
 
 #: The kinds Reverie writes. Unknown kinds read from other tools' commits are kept as they are.
-KINDS: tuple[str, ...] = ("init", "dream", "restore", "revert", "manual", "agent", "purge", "recall")
+KINDS: tuple[str, ...] = (
+    "init",
+    "dream",
+    "restore",
+    "revert",
+    "manual",
+    "agent",
+    "purge",
+    "recall",
+)
 
 _KEY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
 _LINE_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*):[ \t]*(.*?)\s*$")
@@ -144,7 +153,9 @@ def parse_trailers(message: str) -> dict[str, str]:
 
 
 #: Trailers whose values are structure (kinds, cursors, ids, counters): a purge never rewrites them.
-_STRUCTURED = frozenset({KIND, CURSOR, BATCH, TOKENS, COST, ITERATIONS, TOOL_CALLS, RESTORE_OF, REVERT_OF})
+_STRUCTURED = frozenset(
+    {KIND, CURSOR, BATCH, TOKENS, COST, ITERATIONS, TOOL_CALLS, RESTORE_OF, REVERT_OF}
+)
 
 
 def replace_in_message(message: str, old: str, new: str) -> tuple[str, int]:

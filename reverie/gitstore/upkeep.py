@@ -37,7 +37,15 @@ COUNTER = "since-pack"
 LOST_FOUND = "lost-found"
 #: A temporary pack file older than this is a killed pack's leftover (one being written is touched constantly).
 STALE_TEMP_SECONDS = 600
-_CORRUPT = (ObjectFormatException, zlib.error, ValueError, TypeError, KeyError, AssertionError, OSError)
+_CORRUPT = (
+    ObjectFormatException,
+    zlib.error,
+    ValueError,
+    TypeError,
+    KeyError,
+    AssertionError,
+    OSError,
+)
 
 
 def _read_count(path: Path) -> int:
@@ -62,7 +70,9 @@ def after_commit(repo: Repo, git_dir: Path, gc_every: int) -> None:
         if len(store.packs) > MAX_PACKS:
             _guarded(store, git_dir, store.repack)
     except Exception as exc:  # noqa: BLE001 - upkeep after a commit that is made: report, retry next commit
-        log.warning("packing the memory repo's loose objects failed (%s); the next commit tries again", exc)
+        log.warning(
+            "packing the memory repo's loose objects failed (%s); the next commit tries again", exc
+        )
         return
     ensure_fanout(git_dir / "objects")  # so the next commits' loose objects need no mkdir
     log.info("packed %d loose objects", packed)
@@ -107,8 +117,12 @@ def quarantine_corrupt(store: DiskObjectStore, git_dir: Path) -> list[str]:
         except OSError as exc:
             log.warning("corrupt loose object %s could not be moved aside (%s)", sha.decode(), exc)
             continue
-        log.warning("loose object %s is corrupt; moved to %s (check with `git --git-dir=%s fsck`)",
-                    sha.decode(), target, git_dir)
+        log.warning(
+            "loose object %s is corrupt; moved to %s (check with `git --git-dir=%s fsck`)",
+            sha.decode(),
+            target,
+            git_dir,
+        )
         moved.append(sha.decode())
     return moved
 

@@ -43,14 +43,28 @@ from io import BytesIO
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dulwich.index import ConflictedIndexEntry, Index, IndexEntry, index_entry_from_stat, write_index_dict
+from dulwich.index import (
+    ConflictedIndexEntry,
+    Index,
+    IndexEntry,
+    index_entry_from_stat,
+    write_index_dict,
+)
 from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.refs import Ref
 
 from ..errors import GitStoreError, WorkspaceError
 from ..fsutil import atomic_write, open_for_write, read_bytes_or_none
 from ..workspace import Workspace
-from .objects import FILE_MODE, blob_id, build_tree, make_commit, read_blob, read_blob_ids, read_commit
+from .objects import (
+    FILE_MODE,
+    blob_id,
+    build_tree,
+    make_commit,
+    read_blob,
+    read_blob_ids,
+    read_commit,
+)
 from .plumbing import compare_and_swap, open_lock, replace_from_lock, write_loose
 
 if TYPE_CHECKING:
@@ -113,7 +127,9 @@ class ResolvedPaths:
         return path
 
 
-def write_workspace_file(workspace: Workspace | ResolvedPaths, path: str, data: bytes | None) -> None:
+def write_workspace_file(
+    workspace: Workspace | ResolvedPaths, path: str, data: bytes | None
+) -> None:
     """Atomically replace (or delete, for None) a tracked file."""
     target = workspace.resolve(path)
     if data is None:
@@ -144,7 +160,9 @@ def transact(
     store = repo.objects
     base_tree: ObjectID | None = read_commit(store, old_head).tree if old_head else None
     blobs = {path: Blob.from_string(data) for path, data in changes.items() if data is not None}
-    entries: dict[str, ObjectID | None] = {p: (blobs[p].id if p in blobs else None) for p in changes}
+    entries: dict[str, ObjectID | None] = {
+        p: (blobs[p].id if p in blobs else None) for p in changes
+    }
     entries.update({p: None for p in untrack if p not in changes})
     tree_id, trees = build_tree(store, base_tree, entries)
     if tree_id == base_tree:
@@ -154,21 +172,30 @@ def transact(
     old_text = (old_head or b"-").decode()
     objects = [*blobs.values(), *trees, commit]
     owner = " ".join([*_owner_fields(), *(o.id.decode() for o in objects), "END"])
-    write_in_place(marker, (" ".join([old_text, commit.id.decode(), *changes, "END"]) + "\n" + owner + "\n").encode())
+    write_in_place(
+        marker,
+        (" ".join([old_text, commit.id.decode(), *changes, "END"]) + "\n" + owner + "\n").encode(),
+    )
     objects_dir = Path(repo.object_store.path)
     for obj in objects:
         write_loose(objects_dir, obj)
         store.remember(obj)  # the next commit reads these back
     subject = message.split("\n", 1)[0]
-    reflog = (b"commit: " if old_head else b"commit (initial): ") + subject.encode("utf-8", "replace")[:200]
+    reflog = (b"commit: " if old_head else b"commit (initial): ") + subject.encode(
+        "utf-8", "replace"
+    )[:200]
     try:
         moved = compare_and_swap(repo, git_dir, ref, old_head, commit.id, who, reflog)
     except GitStoreError:
-        _marker_done(marker)  # refused before HEAD moved: nothing to recover, and the lock is not ours
+        _marker_done(
+            marker
+        )  # refused before HEAD moved: nothing to recover, and the lock is not ours
         raise
     if not moved:
         _marker_done(marker)
-        raise GitStoreError(f"{ref.decode()} moved while Reverie was committing; nothing was changed")
+        raise GitStoreError(
+            f"{ref.decode()} moved while Reverie was committing; nothing was changed"
+        )
     if write_files:
         seen = on_disk if on_disk is not None else {}
         for path, data in changes.items():
@@ -195,8 +222,9 @@ def _stat_key(path: Path) -> tuple[int, int, int] | None:
     return st.st_ino, st.st_size, st.st_mtime_ns
 
 
-def update_index(git_dir: Path, workspace: Workspace | ResolvedPaths, entries: Mapping[str, ObjectID | None]
-                 ) -> None:
+def update_index(
+    git_dir: Path, workspace: Workspace | ResolvedPaths, entries: Mapping[str, ObjectID | None]
+) -> None:
     """Keep git's index in step with HEAD for the committed paths, so ``git status`` in the workspace is clean.
     The index is only git's cache: failing to update it is logged, never fatal."""
     path = git_dir / "index"
@@ -225,7 +253,9 @@ def update_index(git_dir: Path, workspace: Workspace | ResolvedPaths, entries: M
         if fd is None:
             log.warning("git index not updated: %s exists (a git command is running)", lock)
             return
-        replace_from_lock(fd, lock, str(path), payload + hashlib.sha1(payload).digest())  # ends with its SHA-1
+        replace_from_lock(
+            fd, lock, str(path), payload + hashlib.sha1(payload).digest()
+        )  # ends with its SHA-1
         written = _stat_key(path)
         if written is not None:
             _index_cache.clear()  # one repo per process is the common case; never grow
@@ -260,7 +290,9 @@ class _Owner:
     object ids whose lock files it may have taken. ``valid`` is False for a missing or torn line."""
 
     def __init__(self, fields: list[str]) -> None:
-        self.valid = len(fields) >= 3 and fields[0] == "pid" and fields[1].isdigit() and fields[-1] == "END"
+        self.valid = (
+            len(fields) >= 3 and fields[0] == "pid" and fields[1].isdigit() and fields[-1] == "END"
+        )
         self.pid = int(fields[1]) if self.valid else 0
         tags: dict[str, str] = {}
         rest = fields[2:-1] if self.valid else []
@@ -272,7 +304,7 @@ class _Owner:
         self.ids = [i for i in rest if len(i) == 40]
 
     def where(self) -> str:
-        """"here", "rebooted" (this host, an earlier boot) or "elsewhere" (another host)."""
+        """ "here", "rebooted" (this host, an earlier boot) or "elsewhere" (another host)."""
         if self.host is not None and self.host != (socket.gethostname().replace(" ", "_") or "-"):
             return "elsewhere"
         if self.boot not in (None, "-") and _BOOT_ID != "-" and self.boot != _BOOT_ID:
@@ -280,8 +312,9 @@ class _Owner:
         return "here"
 
 
-def remove_stale_locks(git_dir: Path, ref: Ref | None, owner: list[str], *,
-                       stale_seconds: float = STALE_LOCK_SECONDS) -> None:
+def remove_stale_locks(
+    git_dir: Path, ref: Ref | None, owner: list[str], *, stale_seconds: float = STALE_LOCK_SECONDS
+) -> None:
     """Remove the lock files an interrupted transaction left, and only those: ``owner`` is the marker's second line
     (see the module docstring for when its writer counts as gone). Nothing is removed when that line is missing or
     torn, when the recorded writer is still alive (this host), or — lock by lock — when a live process here has
@@ -297,9 +330,15 @@ def remove_stale_locks(git_dir: Path, ref: Ref | None, owner: list[str], *,
         return
     where = record.where() if record.valid else "here"
     if not record.valid or (where == "here" and record.pid != os.getpid() and _alive(record.pid)):
-        why = "not recorded as this transaction's" if not record.valid else f"its writer (pid {record.pid}) is still running"
+        why = (
+            "not recorded as this transaction's"
+            if not record.valid
+            else f"its writer (pid {record.pid}) is still running"
+        )
         for path in present:
-            log.warning("lock %s left alone: %s; remove it once no git command is running", path, why)
+            log.warning(
+                "lock %s left alone: %s; remove it once no git command is running", path, why
+            )
         return
     held = _open_elsewhere(present)  # this host's processes only
     now = time.time()
@@ -310,11 +349,19 @@ def remove_stale_locks(git_dir: Path, ref: Ref | None, owner: list[str], *,
         if where == "elsewhere":
             age = _age(path, now)
             if age is not None and age < stale_seconds:
-                log.warning("lock %s left alone: written by host %s %.0fs ago (removed once older than %.0fs)",
-                            path, record.host, age, stale_seconds)
+                log.warning(
+                    "lock %s left alone: written by host %s %.0fs ago (removed once older than %.0fs)",
+                    path,
+                    record.host,
+                    age,
+                    stale_seconds,
+                )
                 continue
-        log.warning("removing stale lock %s left by an interrupted write%s", path,
-                    f" on host {record.host}" if where == "elsewhere" else "")
+        log.warning(
+            "removing stale lock %s left by an interrupted write%s",
+            path,
+            f" on host {record.host}" if where == "elsewhere" else "",
+        )
         path.unlink(missing_ok=True)
 
 
@@ -362,7 +409,9 @@ def _open_elsewhere(paths: list[Path]) -> set[Path]:
     return found
 
 
-def recover_pending(repo: Repo, git_dir: Path, workspace: Workspace | ResolvedPaths, ref: Ref | None) -> None:
+def recover_pending(
+    repo: Repo, git_dir: Path, workspace: Workspace | ResolvedPaths, ref: Ref | None
+) -> None:
     """Finish or discard a transaction a crash interrupted (see the module docstring). Caller holds the lock."""
     marker = state_dir(git_dir) / PENDING
     try:
@@ -373,7 +422,9 @@ def recover_pending(repo: Repo, git_dir: Path, workspace: Workspace | ResolvedPa
         return  # no transaction was cut short (the marker brackets every object and ref write)
     lines = text.split("\n")
     parts = lines[0].split()
-    remove_stale_locks(git_dir, ref, lines[1].split() if len(lines) > 1 and parts[-1:] == ["END"] else [])
+    remove_stale_locks(
+        git_dir, ref, lines[1].split() if len(lines) > 1 and parts[-1:] == ["END"] else []
+    )
     head = repo.refs.read_ref(ref) if ref else None
     complete = len(parts) >= 3 and parts[-1] == "END" and len(parts[1]) == 40
     if complete and head is not None and parts[1].encode() == head:
@@ -381,7 +432,11 @@ def recover_pending(repo: Repo, git_dir: Path, workspace: Workspace | ResolvedPa
         store = repo.object_store
         paths = parts[2:-1]
         new_ids = read_blob_ids(store, read_commit(store, ObjectID(head)).tree, paths)
-        old_ids = read_blob_ids(store, read_commit(store, old).tree, paths) if old else dict.fromkeys(paths)
+        old_ids = (
+            read_blob_ids(store, read_commit(store, old).tree, paths)
+            if old
+            else dict.fromkeys(paths)
+        )
         for path in paths:
             try:
                 disk_path = workspace.resolve(path)
@@ -392,10 +447,17 @@ def recover_pending(repo: Repo, git_dir: Path, workspace: Workspace | ResolvedPa
             if disk_id == new_ids[path]:
                 continue
             if disk_id == old_ids[path]:
-                log.warning("finishing an interrupted commit: %s rolled forward to %s", path, head.decode()[:8])
+                log.warning(
+                    "finishing an interrupted commit: %s rolled forward to %s",
+                    path,
+                    head.decode()[:8],
+                )
                 write_workspace_file(workspace, path, read_blob(store, new_ids[path]))
             else:
-                log.warning("%s changed during an interrupted commit; kept (it will be committed as manual)", path)
+                log.warning(
+                    "%s changed during an interrupted commit; kept (it will be committed as manual)",
+                    path,
+                )
     _marker_done(marker)
 
 
@@ -414,4 +476,3 @@ def clean_temp_files(workspace: Workspace, paths: list[str]) -> None:
                     tmp.unlink(missing_ok=True)
             except OSError:
                 continue
-

@@ -32,18 +32,34 @@ def to_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
         role = str(message.role)
         if role == "system":
             continue
-        calls = [{"id": c.call_id, "type": "function",
-                  "function": {"name": c.name, "arguments": orjson.dumps(c.arguments or {}).decode()
-                               if not isinstance(c.arguments, str) else c.arguments}}
-                 for c in message.contents if c.type == "function_call"]
+        calls = [
+            {
+                "id": c.call_id,
+                "type": "function",
+                "function": {
+                    "name": c.name,
+                    "arguments": orjson.dumps(c.arguments or {}).decode()
+                    if not isinstance(c.arguments, str)
+                    else c.arguments,
+                },
+            }
+            for c in message.contents
+            if c.type == "function_call"
+        ]
         results = [c for c in message.contents if c.type == "function_result"]
         if results:
             for r in results:
-                value = r.result if isinstance(r.result, str) else orjson.dumps(r.result, default=str).decode()
+                value = (
+                    r.result
+                    if isinstance(r.result, str)
+                    else orjson.dumps(r.result, default=str).decode()
+                )
                 out.append({"role": "tool", "content": value, "tool_call_id": r.call_id})
             continue
-        entry: dict[str, Any] = {"role": role if role in ("user", "assistant") else "assistant",
-                                 "content": message.text or None}
+        entry: dict[str, Any] = {
+            "role": role if role in ("user", "assistant") else "assistant",
+            "content": message.text or None,
+        }
         if calls:
             entry["tool_calls"] = calls
         if entry["content"] is not None or calls:
@@ -55,8 +71,15 @@ class ReverieContextProvider(ContextProvider):
     """Memory for an Agent Framework agent (see the module doc). ``tools=False`` offers no tools;
     ``record=False`` keeps the conversation out of the workspace."""
 
-    def __init__(self, memory: Memory, *, session_key: str | None = None, tools: bool = True, record: bool = True,
-                 source_id: str = "reverie") -> None:
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        session_key: str | None = None,
+        tools: bool = True,
+        record: bool = True,
+        source_id: str = "reverie",
+    ) -> None:
         super().__init__(source_id)
         self.memory = memory
         self.session_key = session_key
@@ -67,12 +90,16 @@ class ReverieContextProvider(ContextProvider):
         session_id = getattr(session, "session_id", None)
         return self.session_key or f"maf:{session_id or 'default'}"
 
-    async def before_run(self, *, agent: Any, session: Any, context: Any, state: dict[str, Any]) -> None:
+    async def before_run(
+        self, *, agent: Any, session: Any, context: Any, state: dict[str, Any]
+    ) -> None:
         context.extend_instructions(self.source_id, await self.memory.acontext())
         if self.tools:
             context.extend_tools(self.source_id, self._tools(self.key(session)))
 
-    async def after_run(self, *, agent: Any, session: Any, context: Any, state: dict[str, Any]) -> None:
+    async def after_run(
+        self, *, agent: Any, session: Any, context: Any, state: dict[str, Any]
+    ) -> None:
         if not self.record or context.response is None:
             return
         turns = to_messages([*context.input_messages, *context.response.messages])

@@ -45,8 +45,10 @@ ROOT = "/memories"
 _PROMPT_FILES = {"SOUL.md": "SOUL.md", "USER.md": "USER.md", "MEMORY.md": "memory/MEMORY.md"}
 _DATED = re.compile(r"^\d{4}-\d{2}-\d{2}[^/]*\.md$")
 _NUMBER_WIDTH = 6
-_WHERE_FACTS_GO = ("durable facts go in /memories/USER.md (about the user) or /memories/MEMORY.md (about the "
-                   "work); a new file is a dated note, /memories/YYYY-MM-DD-topic.md")
+_WHERE_FACTS_GO = (
+    "durable facts go in /memories/USER.md (about the user) or /memories/MEMORY.md (about the "
+    "work); a new file is a dated note, /memories/YYYY-MM-DD-topic.md"
+)
 
 
 def to_workspace(path: str) -> str | None:
@@ -54,7 +56,7 @@ def to_workspace(path: str) -> str | None:
     path outside it or with ``..``, a backslash, NUL or a hidden part."""
     if path != ROOT and not path.startswith(ROOT + "/"):
         raise ToolError(f"Path must start with {ROOT}, got: {path}")
-    rest = path[len(ROOT):].strip("/")
+    rest = path[len(ROOT) :].strip("/")
     if not rest:
         return None
     parts = rest.split("/")
@@ -87,6 +89,7 @@ def _size(n: int) -> str:
 
 # -- the commands, as pure steps both tools share -----------------------------------------------------------
 
+
 def _numbered(command: BetaMemoryTool20250818ViewCommand, text: str) -> str:
     lines = _lines(text)
     start, end = 1, len(lines)
@@ -110,7 +113,7 @@ def _listing(memory: Memory, shown: str, files: list[str]) -> str:
         path = to_memories(f)
         if not path.startswith(base + "/"):
             continue
-        inner = path[len(base) + 1:]
+        inner = path[len(base) + 1 :]
         if inner.count("/") > 1:
             continue
         if "/" in inner:
@@ -120,7 +123,9 @@ def _listing(memory: Memory, shown: str, files: list[str]) -> str:
                 rows.append(f"-\t{folder}")
         target = memory.workspace.root / f
         rows.append(f"{_size(target.stat().st_size if target.is_file() else 0)}\t{path}")
-    header = f"Here're the files and directories up to 2 levels deep in {shown}, excluding hidden items:"
+    header = (
+        f"Here're the files and directories up to 2 levels deep in {shown}, excluding hidden items:"
+    )
     return "\n".join([header, f"-\t{shown}", *rows])
 
 
@@ -133,35 +138,47 @@ def _read_error(shown: str, rel: str, exc: ReverieError) -> ToolError:
 def _replaced(command: BetaMemoryTool20250818StrReplaceCommand, text: str) -> str:
     count = text.count(command.old_str) if command.old_str else 0
     if count == 0:
-        raise ToolError(f"No replacement was performed, old_str `{command.old_str}` did not appear verbatim in "
-                        f"{command.path}.")
+        raise ToolError(
+            f"No replacement was performed, old_str `{command.old_str}` did not appear verbatim in "
+            f"{command.path}."
+        )
     if count > 1:
-        at = [text[: m.start()].count("\n") + 1 for m in re.finditer(re.escape(command.old_str), text)]
-        raise ToolError(f"No replacement was performed. Multiple occurrences of old_str `{command.old_str}` in "
-                        f"lines: {', '.join(map(str, at))}. Please ensure it is unique")
+        at = [
+            text[: m.start()].count("\n") + 1 for m in re.finditer(re.escape(command.old_str), text)
+        ]
+        raise ToolError(
+            f"No replacement was performed. Multiple occurrences of old_str `{command.old_str}` in "
+            f"lines: {', '.join(map(str, at))}. Please ensure it is unique"
+        )
     return text.replace(command.old_str, command.new_str, 1)
 
 
 def _inserted(command: BetaMemoryTool20250818InsertCommand, text: str) -> str:
     lines = _lines(text)
     if not 0 <= command.insert_line <= len(lines):
-        raise ToolError(f"Invalid `insert_line` parameter: {command.insert_line}. It should be within the range "
-                        f"[0, {len(lines)}].")
+        raise ToolError(
+            f"Invalid `insert_line` parameter: {command.insert_line}. It should be within the range "
+            f"[0, {len(lines)}]."
+        )
     lines.insert(command.insert_line, command.insert_text.rstrip("\n"))
     return "\n".join(lines) + "\n"
 
 
 def _refuse_delete(command: BetaMemoryTool20250818DeleteCommand) -> ToolError:
     to_workspace(command.path)
-    return ToolError(f"{command.path} is not deleted: memory files keep their roles and every version of them "
-                     "is kept. Take lines out with str_replace (they move to /memories/archive/, with the "
-                     "reason) or rewrite a dated note with create")
+    return ToolError(
+        f"{command.path} is not deleted: memory files keep their roles and every version of them "
+        "is kept. Take lines out with str_replace (they move to /memories/archive/, with the "
+        "reason) or rewrite a dated note with create"
+    )
 
 
 def _refuse_rename(command: BetaMemoryTool20250818RenameCommand) -> ToolError:
     to_workspace(command.old_path)
     to_workspace(command.new_path)
-    return ToolError(f"{command.old_path} is not renamed: memory files have fixed names; {_WHERE_FACTS_GO}")
+    return ToolError(
+        f"{command.old_path} is not renamed: memory files have fixed names; {_WHERE_FACTS_GO}"
+    )
 
 
 def _writable(path: str) -> str:
@@ -180,8 +197,10 @@ def _message(verb: str, shown: str) -> str:
 
 def _written(shown: str, result: WriteResult, *, created: bool = False) -> str:
     if result.staged:
-        return (f"The change to {shown} is staged, not applied: SOUL.md changes take effect when a person "
-                "approves them (`reverie approve`).")
+        return (
+            f"The change to {shown} is staged, not applied: SOUL.md changes take effect when a person "
+            "approves them (`reverie approve`)."
+        )
     moved = f" ({len(result.archived)} line(s) moved to {ROOT}/archive/)" if result.archived else ""
     if created:
         return f"File created successfully at: {shown}{moved}"
@@ -205,15 +224,21 @@ class ReverieMemoryTool(BetaAbstractMemoryTool):
         return _numbered(command, self._read(command.path, rel))
 
     def create(self, command: BetaMemoryTool20250818CreateCommand) -> str:
-        return self._write(command.path, _writable(command.path), command.file_text, "create", created=True)
+        return self._write(
+            command.path, _writable(command.path), command.file_text, "create", created=True
+        )
 
     def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
         rel = _writable(command.path)
-        return self._write(command.path, rel, _replaced(command, self._read(command.path, rel)), "str_replace")
+        return self._write(
+            command.path, rel, _replaced(command, self._read(command.path, rel)), "str_replace"
+        )
 
     def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
         rel = _writable(command.path)
-        return self._write(command.path, rel, _inserted(command, self._read(command.path, rel)), "insert")
+        return self._write(
+            command.path, rel, _inserted(command, self._read(command.path, rel)), "insert"
+        )
 
     def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> str:
         raise _refuse_delete(command)
@@ -252,7 +277,9 @@ class AsyncReverieMemoryTool(BetaAsyncAbstractMemoryTool):
         return _numbered(command, await self._read(command.path, rel))
 
     async def create(self, command: BetaMemoryTool20250818CreateCommand) -> str:
-        return await self._write(command.path, _writable(command.path), command.file_text, "create", created=True)
+        return await self._write(
+            command.path, _writable(command.path), command.file_text, "create", created=True
+        )
 
     async def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
         rel = _writable(command.path)
@@ -276,9 +303,13 @@ class AsyncReverieMemoryTool(BetaAsyncAbstractMemoryTool):
         except ReverieError as exc:
             raise _read_error(shown, rel, exc) from None
 
-    async def _write(self, shown: str, rel: str, text: str, verb: str, *, created: bool = False) -> str:
+    async def _write(
+        self, shown: str, rel: str, text: str, verb: str, *, created: bool = False
+    ) -> str:
         try:
-            result = await self.memory.awrite(rel, text, kind="agent", message=_message(verb, shown))
+            result = await self.memory.awrite(
+                rel, text, kind="agent", message=_message(verb, shown)
+            )
         except ReverieError as exc:
             raise ToolError(str(exc)) from None
         return _written(shown, result, created=created)

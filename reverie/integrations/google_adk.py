@@ -51,7 +51,9 @@ _ID = re.compile(r"^[A-Za-z0-9_@-][A-Za-z0-9._@-]{0,127}$")
 
 def _check_id(kind: str, value: str) -> str:
     if not isinstance(value, str) or not _ID.match(value) or value in (".", ".."):
-        raise ValueError(f"{kind} {value!r} is not a usable id (letters, digits, '._-@', at most 128 characters)")
+        raise ValueError(
+            f"{kind} {value!r} is not a usable id (letters, digits, '._-@', at most 128 characters)"
+        )
     return value
 
 
@@ -87,13 +89,22 @@ class ReverieMemoryService(BaseMemoryService):
         await self._add(session.app_name, session.user_id, session.id, session.events)
 
     async def add_events_to_memory(
-        self, *, app_name: str, user_id: str, events: Sequence[Event], session_id: str | None = None,
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        events: Sequence[Event],
+        session_id: str | None = None,
         custom_metadata: Mapping[str, object] | None = None,
     ) -> None:
         await self._add(app_name, user_id, session_id or "events", events)
 
     async def add_memory(
-        self, *, app_name: str, user_id: str, memories: Sequence[MemoryEntry],
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        memories: Sequence[MemoryEntry],
         custom_metadata: Mapping[str, object] | None = None,
     ) -> None:
         with self._writing(app_name, user_id) as memory:
@@ -102,7 +113,9 @@ class ReverieMemoryService(BaseMemoryService):
                 if text:
                     await memory.aremember(text, session_key=f"adk:{app_name}")
 
-    async def search_memory(self, *, app_name: str, user_id: str, query: str) -> SearchMemoryResponse:
+    async def search_memory(
+        self, *, app_name: str, user_id: str, query: str
+    ) -> SearchMemoryResponse:
         with self.open(app_name, user_id) as memory:
             if not memory.workspace.root.is_dir():
                 return SearchMemoryResponse()
@@ -110,16 +123,24 @@ class ReverieMemoryService(BaseMemoryService):
         entries = []
         for hit in hits:
             found = hit.to_dict()
-            entries.append(MemoryEntry(
-                content=types.Content(role="user", parts=[types.Part(text=hit.snippet)]),
-                id=found["source"],
-                author=f"reverie:{hit.source.kind}",
-                timestamp=found["timestamp"],
-                custom_metadata={"source": found["source"], "ref": found["ref"], "score": hit.score},
-            ))
+            entries.append(
+                MemoryEntry(
+                    content=types.Content(role="user", parts=[types.Part(text=hit.snippet)]),
+                    id=found["source"],
+                    author=f"reverie:{hit.source.kind}",
+                    timestamp=found["timestamp"],
+                    custom_metadata={
+                        "source": found["source"],
+                        "ref": found["ref"],
+                        "score": hit.score,
+                    },
+                )
+            )
         return SearchMemoryResponse(memories=entries)
 
-    async def _add(self, app_name: str, user_id: str, session_id: str, events: Sequence[Event]) -> None:
+    async def _add(
+        self, app_name: str, user_id: str, session_id: str, events: Sequence[Event]
+    ) -> None:
         key = f"adk:{session_id}"
         with self._writing(app_name, user_id) as memory:
             known = {m.get(EVENT_KEY) for m in await memory.amessages(key, archived=True)}
@@ -129,7 +150,11 @@ class ReverieMemoryService(BaseMemoryService):
                 if not text or (event.id and event.id in known):
                     continue
                 role = "user" if event.author == "user" else "assistant"
-                new.append({"role": role, "content": text, "author": event.author, EVENT_KEY: event.id})
+                new.append(
+                    {"role": role, "content": text, "author": event.author, EVENT_KEY: event.id}
+                )
             if new:
                 await memory.arecord(key, new)
-                await memory.aconsolidate(key)  # the conversation into history, where search and Dream find it
+                await memory.aconsolidate(
+                    key
+                )  # the conversation into history, where search and Dream find it

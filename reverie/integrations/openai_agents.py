@@ -42,7 +42,9 @@ def _text(content: Any) -> str | None:
     if content is None or isinstance(content, str):
         return content
     if isinstance(content, list):
-        texts = [str(p.get("text") or p.get("refusal") or "") for p in content if isinstance(p, dict)]
+        texts = [
+            str(p.get("text") or p.get("refusal") or "") for p in content if isinstance(p, dict)
+        ]
         return "\n".join(t for t in texts if t) or None
     return str(content)
 
@@ -52,13 +54,20 @@ def to_message(item: TResponseInputItem) -> dict[str, Any]:
     data: dict[str, Any] = dict(item)
     kind = data.get("type", "message")
     if kind == "function_call":
-        call = {"id": data.get("call_id"), "type": "function",
-                "function": {"name": data.get("name"), "arguments": data.get("arguments", "")}}
+        call = {
+            "id": data.get("call_id"),
+            "type": "function",
+            "function": {"name": data.get("name"), "arguments": data.get("arguments", "")},
+        }
         return {"role": "assistant", "content": None, "tool_calls": [call], ITEM_KEY: data}
     if kind == "function_call_output":
         output = data.get("output")
-        return {"role": "tool", "content": output if isinstance(output, str) else _text(output),
-                "tool_call_id": data.get("call_id"), ITEM_KEY: data}
+        return {
+            "role": "tool",
+            "content": output if isinstance(output, str) else _text(output),
+            "tool_call_id": data.get("call_id"),
+            ITEM_KEY: data,
+        }
     role = _ROLES.get(str(data.get("role")), "assistant")
     # Reasoning and other output items carry no conversation text of their own: kept, not summarised.
     content = _text(data.get("content")) if kind == "message" or "role" in data else None
@@ -81,7 +90,9 @@ class ReverieSession:
 
     session_settings: SessionSettings | None = None
 
-    def __init__(self, session_id: str, memory: Memory, *, settings: SessionSettings | None = None) -> None:
+    def __init__(
+        self, session_id: str, memory: Memory, *, settings: SessionSettings | None = None
+    ) -> None:
         self.session_id = session_id
         self.memory = memory
         self.session_settings = settings
@@ -107,7 +118,8 @@ class ReverieSession:
 
 
 def memory_instructions(
-    memory: Memory, preamble: str = "",
+    memory: Memory,
+    preamble: str = "",
 ) -> Callable[[RunContextWrapper[Any], Agent[Any]], Awaitable[str]]:
     """An ``Agent(instructions=...)`` callable: ``preamble`` then the memory block (``Memory.context``), read at
     the start of every run so Dream's latest edits are in it."""

@@ -58,13 +58,25 @@ def to_messages(history: list[ModelMessage]) -> list[dict[str, Any]]:
                 if isinstance(part, UserPromptPart):
                     out.append({"role": "user", "content": _text(part.content)})
                 elif isinstance(part, ToolReturnPart):
-                    out.append({"role": "tool", "content": part.model_response_str(), "name": part.tool_name,
-                                "tool_call_id": part.tool_call_id})
+                    out.append(
+                        {
+                            "role": "tool",
+                            "content": part.model_response_str(),
+                            "name": part.tool_name,
+                            "tool_call_id": part.tool_call_id,
+                        }
+                    )
         elif isinstance(message, ModelResponse):
             texts = [p.content for p in message.parts if isinstance(p, TextPart) and p.content]
-            calls = [{"id": p.tool_call_id, "type": "function",
-                      "function": {"name": p.tool_name, "arguments": p.args_as_json_str()}}
-                     for p in message.parts if isinstance(p, ToolCallPart)]
+            calls = [
+                {
+                    "id": p.tool_call_id,
+                    "type": "function",
+                    "function": {"name": p.tool_name, "arguments": p.args_as_json_str()},
+                }
+                for p in message.parts
+                if isinstance(p, ToolCallPart)
+            ]
             if texts or calls:
                 reply: dict[str, Any] = {"role": "assistant", "content": "\n".join(texts) or None}
                 if calls:
@@ -77,8 +89,14 @@ class ReverieCapability(AbstractCapability[Any]):
     """Memory for a Pydantic AI agent (see the module doc). ``tools=False`` keeps the instructions and the
     recording but offers no tools; ``record=False`` keeps the conversation out of the workspace."""
 
-    def __init__(self, memory: Memory, *, session_key: str = "pydantic-ai", tools: bool = True,
-                 record: bool = True) -> None:
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        session_key: str = "pydantic-ai",
+        tools: bool = True,
+        record: bool = True,
+    ) -> None:
         self.memory = memory
         self.session_key = session_key
         self.record = record
@@ -95,7 +113,9 @@ class ReverieCapability(AbstractCapability[Any]):
     def get_toolset(self) -> Any:
         return self._toolset
 
-    async def after_run(self, ctx: RunContext[Any], *, result: AgentRunResult[Any]) -> AgentRunResult[Any]:
+    async def after_run(
+        self, ctx: RunContext[Any], *, result: AgentRunResult[Any]
+    ) -> AgentRunResult[Any]:
         if self.record:
             turns = to_messages(result.new_messages())
             if turns:

@@ -18,9 +18,22 @@ if TYPE_CHECKING:
 
 # Loaded on first access (PEP 562): the value types are imported by modules `reverie status` needs, and the client
 # (asyncio and friends) would add ~0.1 s to its start-up.
-_LAZY = {"ModelClient": "client", "load_prompt": "prompts", "Reply": "scripted", "ScriptedModel": "scripted"}
+_LAZY = {
+    "ModelClient": "client",
+    "load_prompt": "prompts",
+    "Reply": "scripted",
+    "ScriptedModel": "scripted",
+}
 
-__all__ = ["ModelClient", "ModelResponse", "Reply", "ScriptedModel", "ToolCall", "Usage", "load_prompt"]
+__all__ = [
+    "ModelClient",
+    "ModelResponse",
+    "Reply",
+    "ScriptedModel",
+    "ToolCall",
+    "Usage",
+    "load_prompt",
+]
 
 
 __getattr__ = lazy_exports(__name__, _LAZY, globals())

@@ -65,19 +65,37 @@ _PROVIDER_ALIASES = {
     "zai": "zhipu",
 }
 # Model name keywords → provider, for names without a prefix (``gpt-4o``, ``claude-3-5-sonnet``).
-_KEYWORDS = (("gpt", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"), ("claude", "anthropic"),
-             ("gemini", "gemini"), ("deepseek", "deepseek"), ("qwen", "dashscope"), ("glm", "zhipu"))
+_KEYWORDS = (
+    ("gpt", "openai"),
+    ("o1", "openai"),
+    ("o3", "openai"),
+    ("o4", "openai"),
+    ("claude", "anthropic"),
+    ("gemini", "gemini"),
+    ("deepseek", "deepseek"),
+    ("qwen", "dashscope"),
+    ("glm", "zhipu"),
+)
 _RETRY_STATUS = {408, 409, 429}
 #: Where a provider answers when no ``apiBase`` is configured (named in error messages only).
 _DEFAULT_ENDPOINTS = {
-    "openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com", "deepseek": "https://api.deepseek.com",
-    "gemini": "https://generativelanguage.googleapis.com", "groq": "https://api.groq.com/openai/v1",
-    "mistral": "https://api.mistral.ai/v1", "openrouter": "https://openrouter.ai/api/v1",
-    "ollama": "http://localhost:11434", "together": "https://api.together.xyz/v1",
+    "openai": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com",
+    "deepseek": "https://api.deepseek.com",
+    "gemini": "https://generativelanguage.googleapis.com",
+    "groq": "https://api.groq.com/openai/v1",
+    "mistral": "https://api.mistral.ai/v1",
+    "openrouter": "https://openrouter.ai/api/v1",
+    "ollama": "http://localhost:11434",
+    "together": "https://api.together.xyz/v1",
 }
 #: The environment variable holding each provider's key, where it is not ``<PROVIDER>_API_KEY``.
-_KEY_VARS = {"vertex": "GOOGLE_APPLICATION_CREDENTIALS", "together": "TOGETHERAI_API_KEY", "zhipu": "ZAI_API_KEY",
-             "vllm": "HOSTED_VLLM_API_KEY"}
+_KEY_VARS = {
+    "vertex": "GOOGLE_APPLICATION_CREDENTIALS",
+    "together": "TOGETHERAI_API_KEY",
+    "zhipu": "ZAI_API_KEY",
+    "vllm": "HOSTED_VLLM_API_KEY",
+}
 # What a provider or server says when the request, not the server, is at fault (a deterministic 500).
 _MALFORMED = re.compile(
     r"has no attribute|is undefined|is not defined|malformed|invalid (?:request|json|message|argument|parameter)"
@@ -85,8 +103,11 @@ _MALFORMED = re.compile(
     r"|TypeError|KeyError|AttributeError|ValueError",
     re.I,
 )
-_NO_KEY = re.compile(r"missing credentials|api_key client option must be set|no api key|api key (?:is )?(?:missing|"
-                     r"not (?:set|found|provided))|without an api key", re.I)
+_NO_KEY = re.compile(
+    r"missing credentials|api_key client option must be set|no api key|api key (?:is )?(?:missing|"
+    r"not (?:set|found|provided))|without an api key",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -138,7 +159,9 @@ class ModelClient:
             max_tokens = self.config.defaults.max_tokens
         local = registry.resolve(name)
         request = registry.Request(name, messages, tools, tool_choice, temperature, max_tokens)
-        kwargs = self._kwargs(name, provider, tools, tool_choice, temperature, max_tokens, remote=local is None)
+        kwargs = self._kwargs(
+            name, provider, tools, tool_choice, temperature, max_tokens, remote=local is None
+        )
         routed = self._route(name) if local is None else name
         secrets = _secrets_of(kwargs)
         s = self.settings
@@ -151,12 +174,21 @@ class ModelClient:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise self._unavailable(name, "overloaded", kwargs,
-                                        f"{text or 'no reply'} (no time left in the retry budget, {s.retry_budget:g}s)")
+                raise self._unavailable(
+                    name,
+                    "overloaded",
+                    kwargs,
+                    f"{text or 'no reply'} (no time left in the retry budget, {s.retry_budget:g}s)",
+                )
             try:
                 if local is not None:
-                    return _finished(await asyncio.wait_for(_call_local(local, request), min(per_attempt, remaining)),
-                                     name, provider)
+                    return _finished(
+                        await asyncio.wait_for(
+                            _call_local(local, request), min(per_attempt, remaining)
+                        ),
+                        name,
+                        provider,
+                    )
                 raw = await self._acompletion(routed, messages, kwargs, min(per_attempt, remaining))
                 return self._to_response(raw, name, provider, messages, tools)
             except (asyncio.CancelledError, ModelError):
@@ -173,19 +205,30 @@ class ModelClient:
             if fault.kind == "malformed":
                 malformed += 1
                 if malformed > 1:
-                    raise ModelError(f"{name}: {text} (the server blamed the request twice; not retried again)")
+                    raise ModelError(
+                        f"{name}: {text} (the server blamed the request twice; not retried again)"
+                    )
             if attempt >= s.max_retries:
-                raise self._unavailable(name, "overloaded", kwargs, f"{text} (gave up after {attempt + 1} attempts)")
+                raise self._unavailable(
+                    name, "overloaded", kwargs, f"{text} (gave up after {attempt + 1} attempts)"
+                )
             delay = self._delay(attempt, fault.retry_after)
             if time.monotonic() + delay >= deadline:
                 spent = time.monotonic() - started
-                raise self._unavailable(name, "overloaded", kwargs, f"{text} (gave up after {attempt + 1} attempts, "
-                                        f"{spent:.1f}s; retry budget {s.retry_budget:g}s)")
+                raise self._unavailable(
+                    name,
+                    "overloaded",
+                    kwargs,
+                    f"{text} (gave up after {attempt + 1} attempts, "
+                    f"{spent:.1f}s; retry budget {s.retry_budget:g}s)",
+                )
             log.info("model %s: %s; retry %d in %.2fs", name, text, attempt + 1, delay)
             attempt += 1
             await self._sleep(delay)
 
-    def _unavailable(self, name: str, kind: str, kwargs: Mapping[str, Any], detail: str) -> ModelUnavailableError:
+    def _unavailable(
+        self, name: str, kind: str, kwargs: Mapping[str, Any], detail: str
+    ) -> ModelUnavailableError:
         """The one-line error for a fault of the provider: what failed, where, and what to set."""
         provider = self.provider_key(name)
         endpoint = self.endpoint(name, kwargs)
@@ -193,22 +236,41 @@ class ModelClient:
         if registry.resolve(name) is not None:
             message = f"{name}: {detail}"
         elif kind == "auth":
-            var = _KEY_VARS.get(provider, f"{provider.upper()}_API_KEY") if provider else "the provider's API key"
+            var = (
+                _KEY_VARS.get(provider, f"{provider.upper()}_API_KEY")
+                if provider
+                else "the provider's API key"
+            )
             where = f"providers.{provider}.apiKey" if provider else "providers.<name>.apiKey"
             missing = bool(_NO_KEY.search(detail))
-            what = f"no API key for {provider or name}" if missing else f"{provider or 'the provider'} refused the API key"
-            message = f"{name}: {what} at {endpoint}; set {var} or {where}" + ("" if missing else f" ({detail})")
+            what = (
+                f"no API key for {provider or name}"
+                if missing
+                else f"{provider or 'the provider'} refused the API key"
+            )
+            message = f"{name}: {what} at {endpoint}; set {var} or {where}" + (
+                "" if missing else f" ({detail})"
+            )
         elif kind == "not-found":
-            message = (f"{name}: no such model at {endpoint}; check agents.defaults.model (a provider prefix such as "
-                       f"openai/ or ollama/ and a model the provider serves) ({detail})")
+            message = (
+                f"{name}: no such model at {endpoint}; check agents.defaults.model (a provider prefix such as "
+                f"openai/ or ollama/ and a model the provider serves) ({detail})"
+            )
         elif kind == "unreachable":
-            why = "host name not found" if re.search(r"name (?:or service )?not known|nodename|getaddrinfo|resolution",
-                                                      detail, re.I) else "connection refused"
+            why = (
+                "host name not found"
+                if re.search(
+                    r"name (?:or service )?not known|nodename|getaddrinfo|resolution", detail, re.I
+                )
+                else "connection refused"
+            )
             where = f"providers.{provider}.apiBase" if provider else "providers.<name>.apiBase"
             message = f"{name}: cannot reach {endpoint} ({why}); start the server or set {where}"
         else:
             message = f"{name}: {provider or 'the provider'} at {endpoint} kept failing: {detail}"
-        return ModelUnavailableError(message, kind=kind, provider=provider, model=name, endpoint=endpoint)
+        return ModelUnavailableError(
+            message, kind=kind, provider=provider, model=name, endpoint=endpoint
+        )
 
     def provider_key(self, name: str) -> str:
         """The ``providers`` config key serving ``name`` (``openai`` for ``openai/…``, ``gpt-4o`` and ``custom/…``
@@ -235,8 +297,12 @@ class ModelClient:
             base = settings.api_base if settings is not None else None
         provider = self.provider_key(name)
         if not base and provider:
-            base = os.environ.get(f"{provider.upper()}_API_BASE") or os.environ.get(f"{provider.upper()}_BASE_URL")
-        return str(base or _DEFAULT_ENDPOINTS.get(provider, f"{provider or name}'s default endpoint"))
+            base = os.environ.get(f"{provider.upper()}_API_BASE") or os.environ.get(
+                f"{provider.upper()}_BASE_URL"
+            )
+        return str(
+            base or _DEFAULT_ENDPOINTS.get(provider, f"{provider or name}'s default endpoint")
+        )
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         s = self.settings
@@ -245,20 +311,32 @@ class ModelClient:
         base = min(s.backoff_max, s.backoff_base * (2.0**attempt))
         return base * random.uniform(0.5, 1.0)  # jitter spreads clients that failed together
 
-    async def _acompletion(self, name: str, messages: list[dict[str, Any]], kwargs: dict[str, Any], timeout: float) -> Any:
+    async def _acompletion(
+        self, name: str, messages: list[dict[str, Any]], kwargs: dict[str, Any], timeout: float
+    ) -> Any:
         from ._litellm import get_litellm
 
         litellm = get_litellm()
         try:  # litellm passes the timeout to the HTTP client; the wait_for (1 s later) catches one that ignores it
             return await asyncio.wait_for(
-                litellm.acompletion(model=name, messages=messages, timeout=timeout, **kwargs), timeout + 1.0
+                litellm.acompletion(model=name, messages=messages, timeout=timeout, **kwargs),
+                timeout + 1.0,
             )
         except TimeoutError as exc:  # litellm did not honour its own timeout: treat as one
-            raise litellm.Timeout(f"no reply within {timeout:.1f}s", model=name, llm_provider="") from exc
+            raise litellm.Timeout(
+                f"no reply within {timeout:.1f}s", model=name, llm_provider=""
+            ) from exc
 
     def _kwargs(
-        self, name: str, provider: str, tools: list[dict[str, Any]] | None, tool_choice: str | dict[str, Any] | None,
-        temperature: float | None, max_tokens: int | None, *, remote: bool = True,
+        self,
+        name: str,
+        provider: str,
+        tools: list[dict[str, Any]] | None,
+        tool_choice: str | dict[str, Any] | None,
+        temperature: float | None,
+        max_tokens: int | None,
+        *,
+        remote: bool = True,
     ) -> dict[str, Any]:
         kwargs: dict[str, Any] = {}
         if tools:
@@ -274,7 +352,9 @@ class ModelClient:
             kwargs["max_tokens"] = max_tokens
         if not remote:
             return kwargs
-        kwargs["max_retries"] = 0  # ours is the only retry loop (the OpenAI SDK would retry twice on its own)
+        kwargs["max_retries"] = (
+            0  # ours is the only retry loop (the OpenAI SDK would retry twice on its own)
+        )
         kwargs["num_retries"] = 0
         settings = self.provider_settings(name)
         if settings is not None:
@@ -284,9 +364,15 @@ class ModelClient:
                 kwargs["api_base"] = settings.api_base
             if settings.extra_headers:
                 kwargs["extra_headers"] = dict(settings.extra_headers)
-        if (kwargs.get("api_base") and not kwargs.get("api_key") and provider_of(self._route(name)) == "openai"
-                and not os.environ.get("OPENAI_API_KEY")):
-            kwargs["api_key"] = "no-key"  # a local OpenAI-compatible server (llama.cpp, vLLM) needs none; the SDK does
+        if (
+            kwargs.get("api_base")
+            and not kwargs.get("api_key")
+            and provider_of(self._route(name)) == "openai"
+            and not os.environ.get("OPENAI_API_KEY")
+        ):
+            kwargs["api_key"] = (
+                "no-key"  # a local OpenAI-compatible server (llama.cpp, vLLM) needs none; the SDK does
+            )
         return kwargs
 
     def _route(self, name: str) -> str:
@@ -295,7 +381,11 @@ class ModelClient:
         prefix = provider_of(name)
         if prefix == "custom":
             return f"openai/{name.split('/', 1)[1]}"
-        if not prefix and "custom" in self.config.providers and self.provider_settings(name) is self.config.providers["custom"]:
+        if (
+            not prefix
+            and "custom" in self.config.providers
+            and self.provider_settings(name) is self.config.providers["custom"]
+        ):
             return f"openai/{name}"
         return name
 
@@ -315,7 +405,9 @@ class ModelClient:
             for word, key in _KEYWORDS:
                 if word in lowered and key in providers:
                     return providers[key]
-            chosen = (self.config.agents.defaults.model_extra or {}).get("provider")  # nanobot's explicit choice
+            chosen = (self.config.agents.defaults.model_extra or {}).get(
+                "provider"
+            )  # nanobot's explicit choice
             if isinstance(chosen, str) and chosen in providers:
                 return providers[chosen]
             if "custom" in providers:
@@ -324,7 +416,12 @@ class ModelClient:
 
     # -- the response -------------------------------------------------------------------------------------
     def _to_response(
-        self, raw: Any, name: str, provider: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+        self,
+        raw: Any,
+        name: str,
+        provider: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
     ) -> ModelResponse:
         choices = getattr(raw, "choices", None) or []
         if not choices:
@@ -334,7 +431,9 @@ class ModelClient:
         content = getattr(message, "content", None) if message is not None else None
         if content is not None:
             content = _fix_text(content if isinstance(content, str) else str(content))
-        calls = tuple(_tool_call(i, c) for i, c in enumerate(getattr(message, "tool_calls", None) or []))
+        calls = tuple(
+            _tool_call(i, c) for i, c in enumerate(getattr(message, "tool_calls", None) or [])
+        )
         finish = getattr(choice, "finish_reason", None) or ("tool_calls" if calls else "stop")
         return ModelResponse(
             content=content,
@@ -344,21 +443,42 @@ class ModelClient:
             model=name,
         )
 
-    def _usage(self, raw: Any, name: str, provider: str, messages: list[dict[str, Any]],
-               tools: list[dict[str, Any]] | None, content: str | None, calls: tuple[ToolCall, ...]) -> Usage:
+    def _usage(
+        self,
+        raw: Any,
+        name: str,
+        provider: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        content: str | None,
+        calls: tuple[ToolCall, ...],
+    ) -> Usage:
         usage = getattr(raw, "usage", None)
         prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion = int(getattr(usage, "completion_tokens", 0) or 0)
-        if not prompt and not completion:  # a server that reports nothing: estimate, so budgets still bind
+        if (
+            not prompt and not completion
+        ):  # a server that reports nothing: estimate, so budgets still bind
             prompt = estimate_tokens(messages, tools)
-            out = [{"role": "assistant", "content": content or "", "tool_calls": [
-                {"function": {"name": c.name, "arguments": c.raw_arguments}} for c in calls]}]
+            out = [
+                {
+                    "role": "assistant",
+                    "content": content or "",
+                    "tool_calls": [
+                        {"function": {"name": c.name, "arguments": c.raw_arguments}} for c in calls
+                    ],
+                }
+            ]
             completion = estimate_tokens(out) - 3
         return Usage(prompt, completion, _cost(raw))
 
     # -- tokens -------------------------------------------------------------------------------------------
     def count_tokens(
-        self, messages: list[dict[str, Any]], *, tools: list[dict[str, Any]] | None = None, model: str | None = None
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        model: str | None = None,
     ) -> int:
         """Prompt tokens of ``messages`` (+ ``tools``) for ``model``.
 
@@ -375,7 +495,9 @@ class ModelClient:
         try:
             return int(get_litellm().token_counter(model=name, messages=messages, tools=tools))
         except Exception as exc:  # noqa: BLE001 — a tokenizer failure must not fail a budget check
-            log.debug("token_counter failed for %s (%s): using the estimate", name, type(exc).__name__)
+            log.debug(
+                "token_counter failed for %s (%s): using the estimate", name, type(exc).__name__
+            )
             return estimate_tokens(messages, tools)
 
 
@@ -383,7 +505,9 @@ def _fix_text(text: str) -> str:
     try:
         text.encode("utf-8")
         return text
-    except UnicodeEncodeError:  # lone surrogates (from undecodable bytes): U+FFFD, so no provider chokes on them
+    except (
+        UnicodeEncodeError
+    ):  # lone surrogates (from undecodable bytes): U+FFFD, so no provider chokes on them
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
@@ -396,8 +520,12 @@ def _valid_unicode(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if isinstance(content, str):
             fixed = _fix_text(content)
         elif isinstance(content, list):
-            fixed = [{**part, "text": _fix_text(part["text"])} if isinstance(part, Mapping)
-                     and isinstance(part.get("text"), str) else part for part in content]
+            fixed = [
+                {**part, "text": _fix_text(part["text"])}
+                if isinstance(part, Mapping) and isinstance(part.get("text"), str)
+                else part
+                for part in content
+            ]
             if all(a is b or a == b for a, b in zip(fixed, content)):
                 fixed = content
         if fixed is not content:
@@ -446,7 +574,11 @@ def _finished(resp: ModelResponse, name: str, provider: str) -> ModelResponse:
     """An in-process reply as the caller sees it: its text made UTF-8 safe, the model named, the offline engine's
     cost zero."""
     content = _fix_text(resp.content) if isinstance(resp.content, str) else resp.content
-    usage = resp.usage if provider != "reverie" else Usage(resp.usage.prompt_tokens, resp.usage.completion_tokens, 0.0)
+    usage = (
+        resp.usage
+        if provider != "reverie"
+        else Usage(resp.usage.prompt_tokens, resp.usage.completion_tokens, 0.0)
+    )
     return ModelResponse(content, resp.tool_calls, resp.finish_reason or "stop", usage, name)
 
 
@@ -462,7 +594,9 @@ def _tool_call(index: int, call: Any) -> ToolCall:
     if fn is None and isinstance(call, Mapping):
         fn = call.get("function")
 
-    def get(key: str) -> object:  # a provider's call is a litellm object or, from some servers, a plain dict
+    def get(
+        key: str,
+    ) -> object:  # a provider's call is a litellm object or, from some servers, a plain dict
         return fn.get(key) if isinstance(fn, Mapping) else getattr(fn, key, None)
 
     raw = get("arguments")
@@ -477,7 +611,12 @@ def _tool_call(index: int, call: Any) -> ToolCall:
     except orjson.JSONDecodeError:
         args = None
     call_id = getattr(call, "id", None) or (call.get("id") if isinstance(call, Mapping) else None)
-    return ToolCall(id=str(call_id or f"call_{index}"), name=str(get("name") or ""), arguments=args, raw_arguments=raw_text)
+    return ToolCall(
+        id=str(call_id or f"call_{index}"),
+        name=str(get("name") or ""),
+        arguments=args,
+        raw_arguments=raw_text,
+    )
 
 
 def _cost(raw: Any) -> float | None:
@@ -505,10 +644,17 @@ def _classify(exc: BaseException, provider: str, local: bool) -> _Fault:
     # The same rules for a scripted fake raising litellm's exception types (tests simulate providers that way).
     if _unreachable(exc):
         return _Fault("unreachable")
-    if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)) or status in (401, 403) \
-            or (not local and _NO_KEY.search(text)):
+    if (
+        isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError))
+        or status in (401, 403)
+        or (not local and _NO_KEY.search(text))
+    ):
         return _Fault("auth")
-    if isinstance(exc, litellm.NotFoundError) or status == 404 or "LLM Provider NOT provided" in text:
+    if (
+        isinstance(exc, litellm.NotFoundError)
+        or status == 404
+        or "LLM Provider NOT provided" in text
+    ):
         return _Fault("not-found")
     if isinstance(exc, (litellm.Timeout, litellm.APIConnectionError)):
         return _Fault("retry")
@@ -520,7 +666,9 @@ def _classify(exc: BaseException, provider: str, local: bool) -> _Fault:
         return _Fault("final")
     if isinstance(exc, litellm.RateLimitError):
         return _Fault("retry", _retry_after(exc))
-    if isinstance(exc, (litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.BadGatewayError)):
+    if isinstance(
+        exc, (litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.BadGatewayError)
+    ):
         return _Fault("retry")
     return _Fault("final")
 
@@ -537,20 +685,30 @@ def _unreachable(exc: BaseException) -> bool:
         seen.add(id(e))
         if isinstance(e, (ConnectionRefusedError, socket.gaierror)):
             return True
-        if type(e).__name__ == "ConnectError" and type(e).__module__.startswith(("httpx", "httpcore")):
+        if type(e).__name__ == "ConnectError" and type(e).__module__.startswith(
+            ("httpx", "httpcore")
+        ):
             return True
         if type(e).__name__ == "ClientConnectorError":  # aiohttp's failed connect
             return True
         pending += [e.__cause__, e.__context__, getattr(e, "original_exception", None)]
-    return bool(re.search(r"connection refused|errno 111|name or service not known|nodename nor servname|"
-                          r"temporary failure in name resolution|failed to resolve|cannot connect to host",
-                          str(exc), re.I))
+    return bool(
+        re.search(
+            r"connection refused|errno 111|name or service not known|nodename nor servname|"
+            r"temporary failure in name resolution|failed to resolve|cannot connect to host",
+            str(exc),
+            re.I,
+        )
+    )
 
 
 def _retry_after(exc: BaseException) -> float | None:
     headers: dict[str, str] = {}
-    for source in (getattr(exc, "litellm_response_headers", None), getattr(getattr(exc, "response", None), "headers", None),
-                   getattr(exc, "headers", None)):
+    for source in (
+        getattr(exc, "litellm_response_headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+        getattr(exc, "headers", None),
+    ):
         if source:
             try:
                 headers.update({str(k).lower(): str(v) for k, v in dict(source).items()})
@@ -580,7 +738,13 @@ def _describe(exc: BaseException) -> str:
         return "Timeout: no reply in time"
     status = getattr(exc, "status_code", None)
     kind = type(exc).__name__
-    text = str(exc).split(" Traceback (most recent call last)", 1)[0].split("\nTraceback", 1)[0].strip() or kind
+    text = (
+        str(exc)
+        .split(" Traceback (most recent call last)", 1)[0]
+        .split("\nTraceback", 1)[0]
+        .strip()
+        or kind
+    )
     text = re.sub(r"\s+", " ", text)[:500]
     return f"{kind} ({status}): {text}" if isinstance(status, int) else f"{kind}: {text}"
 
@@ -592,6 +756,10 @@ def _secrets_of(kwargs: Mapping[str, Any]) -> list[str]:
         if header and len(str(header)) >= 8:
             found.append(str(header))
     for var, value in os.environ.items():
-        if value and len(value) >= 8 and var.upper().endswith(("_API_KEY", "_TOKEN", "_SECRET", "_KEY")):
+        if (
+            value
+            and len(value) >= 8
+            and var.upper().endswith(("_API_KEY", "_TOKEN", "_SECRET", "_KEY"))
+        ):
             found.append(value)
     return found

@@ -36,13 +36,16 @@ def _litellm() -> Any:
     """litellm with Reverie's switches and providers (``_litellm.get_litellm``), plus the registered embedders."""
     from ._litellm import get_litellm
 
-    litellm: Any = get_litellm()  # a module mypy does not follow (lazy and large): its provider map is set by name
+    litellm: Any = (
+        get_litellm()
+    )  # a module mypy does not follow (lazy and large): its provider map is set by name
     with _lock:
         pending = {name: fn for name, fn in _embedders.items() if name not in _installed}
         if pending:
             kept = [p for p in litellm.custom_provider_map if p.get("provider") not in pending]
             litellm.custom_provider_map = kept + [
-                {"provider": name, "custom_handler": _handler(litellm, name, fn)} for name, fn in pending.items()
+                {"provider": name, "custom_handler": _handler(litellm, name, fn)}
+                for name, fn in pending.items()
             ]
             _installed.update(pending)
     return litellm
@@ -89,22 +92,29 @@ def _handler(litellm: Any, provider: str, fn: Callable[[list[str], str], list[li
         def _respond(self, model: str, input: str | list[str], model_response: Any) -> Any:
             texts = [input] if isinstance(input, str) else [str(t) for t in input]
             vectors = fn(texts, model)
-            model_response.data = [{"object": "embedding", "index": i, "embedding": list(map(float, v))}
-                                   for i, v in enumerate(vectors)]
+            model_response.data = [
+                {"object": "embedding", "index": i, "embedding": list(map(float, v))}
+                for i, v in enumerate(vectors)
+            ]
             model_response.model = f"{provider}/{model}"
             return model_response
 
-        def embedding(self, model: str, input: list[str], model_response: Any, *args: Any, **kwargs: Any) -> Any:
+        def embedding(
+            self, model: str, input: list[str], model_response: Any, *args: Any, **kwargs: Any
+        ) -> Any:
             return self._respond(model, input, model_response)
 
-        async def aembedding(self, model: str, input: list[str], model_response: Any, *args: Any, **kwargs: Any) -> Any:
+        async def aembedding(
+            self, model: str, input: list[str], model_response: Any, *args: Any, **kwargs: Any
+        ) -> Any:
             return self._respond(model, input, model_response)
 
     return InProcessEmbedder()
 
 
-async def embed(texts: list[str], *, model: str, config: Config | None = None,
-                timeout: float = 60.0) -> list[list[float]]:
+async def embed(
+    texts: list[str], *, model: str, config: Config | None = None, timeout: float = 60.0
+) -> list[list[float]]:
     """Embed ``texts`` with ``model`` (a litellm model name). Raises ``ModelError`` (never with an API key in it)."""
     if not texts:
         return []
@@ -117,8 +127,9 @@ async def embed(texts: list[str], *, model: str, config: Config | None = None,
     return _checked(_vectors_of(response), model, len(texts))
 
 
-def embed_sync(texts: list[str], *, model: str, config: Config | None = None,
-               timeout: float = 60.0) -> list[list[float]]:
+def embed_sync(
+    texts: list[str], *, model: str, config: Config | None = None, timeout: float = 60.0
+) -> list[list[float]]:
     """``embed`` for synchronous callers, with no event loop: an in-process embedder (``hashembed``, one added by
     ``register_embedder``) is called directly, any other model through ``litellm.embedding``."""
     if not texts:
@@ -129,7 +140,9 @@ def embed_sync(texts: list[str], *, model: str, config: Config | None = None,
     if local is not None:
         try:
             vectors = [list(map(float, v)) for v in local(list(texts), name or model)]
-        except Exception:  # an embedder's failure is a model failure, never a traceback for the caller
+        except (
+            Exception
+        ):  # an embedder's failure is a model failure, never a traceback for the caller
             raise _failed(model) from None
     else:
         litellm = _litellm()

@@ -13,7 +13,10 @@ from collections.abc import Iterable
 __all__ = ["prose_problem", "echo_of", "fact_problem"]
 
 _WORD = re.compile(r"[^\W\d_]{2,}")
-_CODE = re.compile(r"```|^\s*(?:def |class |import |from \S+ import |#include|function |SELECT |<\w+[^>]*>)", re.I | re.M)
+_CODE = re.compile(
+    r"```|^\s*(?:def |class |import |from \S+ import |#include|function |SELECT |<\w+[^>]*>)",
+    re.I | re.M,
+)
 #: Consecutive words shared with an instruction text that make an answer an echo of it, not a summary.
 ECHO_WORDS = 5
 
@@ -30,10 +33,10 @@ def echo_of(text: str, sources: Iterable[str], n: int = ECHO_WORDS) -> str | Non
     grams: set[tuple[str, ...]] = set()
     for source in sources:
         src = _words(source)
-        grams.update(tuple(src[i:i + n]) for i in range(len(src) - n + 1))
+        grams.update(tuple(src[i : i + n]) for i in range(len(src) - n + 1))
     for i in range(len(words) - n + 1):
-        if tuple(words[i:i + n]) in grams:
-            return " ".join(words[i:i + n])
+        if tuple(words[i : i + n]) in grams:
+            return " ".join(words[i : i + n])
     return None
 
 

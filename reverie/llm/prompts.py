@@ -60,7 +60,9 @@ def load_prompt(task: str, workspace: Workspace | str | os.PathLike[str] | None 
 def _root(workspace: Workspace | str | os.PathLike[str] | None) -> Path | None:
     if workspace is None:
         return None
-    if isinstance(workspace, (str, os.PathLike)):  # before .root: a Path's .root is its anchor ("/")
+    if isinstance(
+        workspace, (str, os.PathLike)
+    ):  # before .root: a Path's .root is its anchor ("/")
         return Path(workspace)
     return Path(workspace.root)
 

@@ -97,7 +97,9 @@ AGE_THRESHOLD_DAYS = 14
 
 _TASK_RE = re.compile(r"^# Reverie task: ([a-z-]+)\s*$", re.M)
 _SECTION_RE = re.compile(r"^## (.+?)\s*$", re.M)
-_FACT_RE = re.compile(r"^\s*[-*]\s*\[(permanent|durable|ephemeral|correction|skip)\]\s*(.+?)\s*$", re.I)
+_FACT_RE = re.compile(
+    r"^\s*[-*]\s*\[(permanent|durable|ephemeral|correction|skip)\]\s*(.+?)\s*$", re.I
+)
 _AGE_RE = re.compile(r"\s\[age: (\d+) days?\]$")
 _FINDING_RE = re.compile(r"^\s*\[(USER|SOUL|MEMORY|FILE-REMOVE|SKIP)\]\s*(.*?)\s*$", re.I)
 

@@ -74,7 +74,9 @@ def _offline(request: Request) -> ModelResponse:
     from .offline import respond
 
     resp = respond(request.messages, tools=request.tools, tool_choice=request.tool_choice)
-    return ModelResponse(resp.content, resp.tool_calls, resp.finish_reason, resp.usage, request.model)
+    return ModelResponse(
+        resp.content, resp.tool_calls, resp.finish_reason, resp.usage, request.model
+    )
 
 
 async def _scripted(request: Request) -> ModelResponse:

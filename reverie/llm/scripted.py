@@ -84,12 +84,21 @@ class Prompt(Request):
 
     @property
     def system(self) -> str:
-        return next((str(m.get("content") or "") for m in self.messages if m.get("role") == "system"), "")
+        return next(
+            (str(m.get("content") or "") for m in self.messages if m.get("role") == "system"), ""
+        )
 
     @property
     def user(self) -> str:
         """The last user message's text."""
-        return next((str(m.get("content") or "") for m in reversed(self.messages) if m.get("role") == "user"), "")
+        return next(
+            (
+                str(m.get("content") or "")
+                for m in reversed(self.messages)
+                if m.get("role") == "user"
+            ),
+            "",
+        )
 
 
 #: What a script gives for one request: text, a tool call or several (one reply), a full ``Reply``, an exception to
@@ -117,7 +126,11 @@ class ScriptedModel:
     # -- registry -----------------------------------------------------------------------------------------
     @classmethod
     def register(
-        cls, name: str, *, responder: Callable[[Prompt], Answer] | None = None, direct: bool = False,
+        cls,
+        name: str,
+        *,
+        responder: Callable[[Prompt], Answer] | None = None,
+        direct: bool = False,
         latency: float = 0.0,
     ) -> ScriptedModel:
         """Create (or replace) the fake answering model ``scripted/<name>``; ``latency`` delays every reply."""
@@ -135,7 +148,9 @@ class ScriptedModel:
         with _registry_lock:
             fake = _registry.get(key)
         if fake is None:
-            raise ScriptError(f"no scripted model registered as {key!r} (call ScriptedModel.register({key!r}))")
+            raise ScriptError(
+                f"no scripted model registered as {key!r} (call ScriptedModel.register({key!r}))"
+            )
         return fake
 
     @classmethod
@@ -204,44 +219,79 @@ async def answer(request: Request) -> rt.ModelResponse:
     import asyncio
 
     fake = ScriptedModel.get(request.model)
-    resp, delay = direct_reply(fake, request.messages, request.tools, request.tool_choice, request.temperature,
-                               request.max_tokens, request.model)
+    resp, delay = direct_reply(
+        fake,
+        request.messages,
+        request.tools,
+        request.tool_choice,
+        request.temperature,
+        request.max_tokens,
+        request.model,
+    )
     if delay:
-        await asyncio.sleep(delay)  # a slow scripted model: the client's timeout and Dream's wall clock apply
+        await asyncio.sleep(
+            delay
+        )  # a slow scripted model: the client's timeout and Dream's wall clock apply
     return resp
 
 
 def direct_reply(
-    fake: ScriptedModel, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
-    tool_choice: str | dict[str, Any] | None, temperature: float | None, max_tokens: int | None, model: str,
+    fake: ScriptedModel,
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]] | None,
+    tool_choice: str | dict[str, Any] | None,
+    temperature: float | None,
+    max_tokens: int | None,
+    model: str,
 ) -> tuple[rt.ModelResponse, float]:
     """The fake's next reply as a Reverie ``ModelResponse`` (usage estimated when the script gives none), and how
     long to wait before giving it."""
     import orjson
 
-    prompt = Prompt(model=model, messages=[dict(m) for m in messages], tools=tools, tool_choice=tool_choice,
-                    temperature=temperature, max_tokens=max_tokens)
+    prompt = Prompt(
+        model=model,
+        messages=[dict(m) for m in messages],
+        tools=tools,
+        tool_choice=tool_choice,
+        temperature=temperature,
+        max_tokens=max_tokens,
+    )
     reply = fake.respond(prompt)
     calls = tuple(
-        c if c.raw_arguments or c.arguments is None
+        c
+        if c.raw_arguments or c.arguments is None
         else rt.ToolCall(c.id, c.name, c.arguments, orjson.dumps(c.arguments, default=str).decode())
         for c in reply.tool_calls
     )
     usage = reply.usage
     if usage is None:
-        out = [{"role": "assistant", "content": reply.content or "",
-                "tool_calls": [{"function": {"name": c.name, "arguments": c.raw_arguments}} for c in calls]}]
+        out = [
+            {
+                "role": "assistant",
+                "content": reply.content or "",
+                "tool_calls": [
+                    {"function": {"name": c.name, "arguments": c.raw_arguments}} for c in calls
+                ],
+            }
+        ]
         usage = rt.Usage(estimate_tokens(messages, tools), max(0, estimate_tokens(out) - 3))
     delay = reply.delay if reply.delay is not None else fake.latency
-    return rt.ModelResponse(content=reply.content, tool_calls=calls, finish_reason=reply.effective_finish_reason,
-                            usage=usage, model=model), max(0.0, float(delay or 0.0))
+    return rt.ModelResponse(
+        content=reply.content,
+        tool_calls=calls,
+        finish_reason=reply.effective_finish_reason,
+        usage=usage,
+        model=model,
+    ), max(0.0, float(delay or 0.0))
 
 
 # -- exceptions as a provider raises them (litellm's types, so the client's retry policy sees the real thing) ---
 def _http_response(status: int, headers: dict[str, str] | None = None) -> httpx.Response:
     import httpx
 
-    return httpx.Response(status, headers=headers or {}, request=httpx.Request("POST", "http://scripted.invalid/"))
+    return httpx.Response(
+        status, headers=headers or {}, request=httpx.Request("POST", "http://scripted.invalid/")
+    )
 
 
 def _litellm_error(kind: str, *args: object, **kwargs: object) -> BaseException:
@@ -252,7 +302,9 @@ def _litellm_error(kind: str, *args: object, **kwargs: object) -> BaseException:
     return make(*args, llm_provider="scripted", model="scripted", **kwargs)
 
 
-def rate_limit_error(retry_after: float | None = None, message: str = "rate limited") -> BaseException:
+def rate_limit_error(
+    retry_after: float | None = None, message: str = "rate limited"
+) -> BaseException:
     """A litellm ``RateLimitError`` (429), with a ``Retry-After`` header when given."""
     headers = {"retry-after": f"{retry_after:g}"} if retry_after is not None else {}
     return _litellm_error("RateLimitError", message, response=_http_response(429, headers))

@@ -72,7 +72,9 @@ def _dumps(value: Any) -> str:
         return str(value)
 
 
-def estimate_tokens(messages: Iterable[Mapping[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
+def estimate_tokens(
+    messages: Iterable[Mapping[str, Any]], tools: list[dict[str, Any]] | None = None
+) -> int:
     """Estimated prompt tokens of chat ``messages`` (+ ``tools`` schemas) — microseconds per message."""
     units = 0.0
     count = 0
@@ -86,7 +88,11 @@ def estimate_tokens(messages: Iterable[Mapping[str, Any]], tools: list[dict[str,
         if calls:
             for call in calls:
                 fn = call.get("function", call) if isinstance(call, Mapping) else {}
-                units += 3 + _text_units(str(fn.get("name") or "")) + _text_units(str(fn.get("arguments") or ""))
+                units += (
+                    3
+                    + _text_units(str(fn.get("name") or ""))
+                    + _text_units(str(fn.get("arguments") or ""))
+                )
     if tools:
         units += 12 + _text_units(_dumps(tools))
     return math.ceil((units + count * _PER_MESSAGE + _PRIMING) * _SAFETY)

@@ -108,8 +108,12 @@ def tool_from_function(fn: Callable[..., Any], name: str | None = None) -> Tool:
         "function": {
             "name": tool_name,
             "description": description,
-            "parameters": {"type": "object", "properties": properties, "required": required,
-                           "additionalProperties": False},
+            "parameters": {
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": False,
+            },
         },
     }
     return Tool(tool_name, fn, schema, params)
@@ -155,11 +159,15 @@ class ToolBox:
             return ToolOutcome(False, f"Error: unknown tool {call.name!r}; the tools are: {known}.")
         if call.arguments is None:
             raw = (call.raw_arguments or "")[:200]
-            return ToolOutcome(False, f"Error: the arguments of {call.name} were not a JSON object: {raw!r}")
+            return ToolOutcome(
+                False, f"Error: the arguments of {call.name} were not a JSON object: {raw!r}"
+            )
         args = dict(call.arguments)
         unknown = sorted(set(args) - set(tool.params))
         if unknown:
-            return ToolOutcome(False, f"Error: {call.name} has no parameter(s) {', '.join(unknown)}.")
+            return ToolOutcome(
+                False, f"Error: {call.name} has no parameter(s) {', '.join(unknown)}."
+            )
         for pname, (typ, required) in tool.params.items():
             if pname not in args:
                 if required:
@@ -168,7 +176,9 @@ class ToolBox:
             if not _check_value(args[pname], typ):
                 got = json.dumps(args[pname])[:80]
                 wanted = _JSON_TYPES.get(typ) or json.dumps(_property(typ))[:120]
-                return ToolOutcome(False, f"Error: {call.name}: {pname} must be a {wanted}, got {got}.")
+                return ToolOutcome(
+                    False, f"Error: {call.name}: {pname} must be a {wanted}, got {got}."
+                )
         try:
             return ToolOutcome(True, tool.fn(**args))
         except ToolError as exc:

@@ -29,8 +29,16 @@ class Usage:
         return self.prompt_tokens + self.completion_tokens
 
     def __add__(self, other: Usage) -> Usage:
-        cost = None if self.cost is None and other.cost is None else (self.cost or 0.0) + (other.cost or 0.0)
-        return Usage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens, cost)
+        cost = (
+            None
+            if self.cost is None and other.cost is None
+            else (self.cost or 0.0) + (other.cost or 0.0)
+        )
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            cost,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -135,19 +135,34 @@ def _bearer(scope: AsgiScope) -> str | None:
 
 async def _unauthorized(send: Send) -> None:
     body = b'{"error": "missing, unknown or revoked bearer token"}'
-    await send({"type": "http.response.start", "status": 401, "headers": [
-        (b"content-type", b"application/json"), (b"www-authenticate", b"Bearer"),
-        (b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"www-authenticate", b"Bearer"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
-def serve_http_root(root: ScopeRoot, *, host: str = "127.0.0.1", port: int = 8765,
-                    ready: Callable[[str], None] | None = None) -> None:
+def serve_http_root(
+    root: ScopeRoot,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    ready: Callable[[str], None] | None = None,
+) -> None:
     """Serve every scope of ``root`` over streamable HTTP at ``http://host:port/mcp``; every request needs a bearer
     token issued for one scope (``reverie mcp token issue``), on any address, loopback included."""
     import uvicorn
 
-    sock = bind(host, port)  # before announcing: a busy port is one line naming it, and nothing is served
+    sock = bind(
+        host, port
+    )  # before announcing: a busy port is one line naming it, and nothing is served
     try:
         router = ScopeRouter(root, host=host)
         config = uvicorn.Config(router, host=host, port=port, log_level="warning", lifespan="on")

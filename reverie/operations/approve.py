@@ -64,22 +64,40 @@ def _approve_locked(store: WorkspaceStore, git: GitStore) -> ApproveResult:
             raise MergeConflictError(
                 f"{change.path} changed since Dream proposed this change and the two conflict"
                 f"{_lines(exc.lines)}; edit {change.path} by hand and `reverie reject`, or reject and let Dream "
-                f"propose again", path=change.path, lines=exc.lines,
+                f"propose again",
+                path=change.path,
+                lines=exc.lines,
             ) from None
     else:
         new_text = change.proposed
     git.ensure()
-    message_trailers = {trailers.APPROVED: f"pending change of {change.created_at}" + (" (merged)" if merged else "")}
+    message_trailers = {
+        trailers.APPROVED: f"pending change of {change.created_at}"
+        + (" (merged)" if merged else "")
+    }
     if change.first_cursor is not None and change.last_cursor is not None:
-        message_trailers[trailers.BATCH] = trailers.format_batch(change.first_cursor, change.last_cursor)
+        message_trailers[trailers.BATCH] = trailers.format_batch(
+            change.first_cursor, change.last_cursor
+        )
     latest = git.last_trailer(trailers.CURSOR, kind="dream")
-    cursor = latest if latest is not None else (str(change.last_cursor) if change.last_cursor is not None else None)
+    cursor = (
+        latest
+        if latest is not None
+        else (str(change.last_cursor) if change.last_cursor is not None else None)
+    )
     if cursor is not None:
         # Keeps "the newest dream commit carries the Dream cursor" true, which cursor recovery relies on.
         message_trailers[trailers.CURSOR] = cursor
-    sha = git.commit(f"dream: approved change to {change.path}", kind="dream", trailers=message_trailers, files={change.path: new_text},
-                     base={change.path: current})  # a pin or hand edit landing meanwhile is merged, not overwritten
-    path.unlink(missing_ok=True)  # after the commit: a crash before this line is finished by the next approve
+    sha = git.commit(
+        f"dream: approved change to {change.path}",
+        kind="dream",
+        trailers=message_trailers,
+        files={change.path: new_text},
+        base={change.path: current},
+    )  # a pin or hand edit landing meanwhile is merged, not overwritten
+    path.unlink(
+        missing_ok=True
+    )  # after the commit: a crash before this line is finished by the next approve
     added, removed = numstat_text(current, new_text)
     return ApproveResult(sha, change, merged, added, removed)
 

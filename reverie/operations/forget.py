@@ -28,5 +28,7 @@ def forget_user(root: ScopeRoot | str | os.PathLike[str], user: str) -> ForgetRe
         ws = scopes.workspace(scope)
         remove_external_index(ws, load_config(ws.root).memory.search.index_dir)
 
-    revoked = TokenFile(scopes).revoke_user(user)  # first: from here on no request can write to the user again
+    revoked = TokenFile(scopes).revoke_user(
+        user
+    )  # first: from here on no request can write to the user again
     return replace(scopes.forget_user(user, extra=outside), tokens=len(revoked))

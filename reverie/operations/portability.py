@@ -48,8 +48,18 @@ from ..security.secrets import redact
 from ..workspace import MEMORY_FILES, Workspace, check_relative
 
 __all__ = [
-    "BundleError", "ExportResult", "ImportResult", "export_bundle", "import_bundle", "import_nanobot",
-    "MANIFEST", "FORMAT", "VERSION", "MAX_MEMBER_BYTES", "MAX_TOTAL_BYTES", "MAX_MEMBERS",
+    "BundleError",
+    "ExportResult",
+    "ImportResult",
+    "export_bundle",
+    "import_bundle",
+    "import_nanobot",
+    "MANIFEST",
+    "FORMAT",
+    "VERSION",
+    "MAX_MEMBER_BYTES",
+    "MAX_TOTAL_BYTES",
+    "MAX_MEMBERS",
 ]
 
 log = logging.getLogger(__name__)
@@ -67,7 +77,13 @@ _CHUNK = 1 << 20
 #: The workspace's own top-level entries a bundle carries (the git directory is added by name).
 _TOP = ("SOUL.md", "USER.md", "reverie.json", ".gitignore", "memory", "sessions")
 #: What a nanobot workspace holds that Reverie's layout shares (copied by ``import_nanobot``; its .git is not).
-_NANOBOT = (*MEMORY_FILES, "memory/history.jsonl", "memory/HISTORY.md", "memory/.cursor", "memory/.dream_cursor")
+_NANOBOT = (
+    *MEMORY_FILES,
+    "memory/history.jsonl",
+    "memory/HISTORY.md",
+    "memory/.cursor",
+    "memory/.dream_cursor",
+)
 
 
 class BundleError(WorkspaceError):
@@ -94,6 +110,7 @@ class ImportResult:
 
 
 # -- export -----------------------------------------------------------------------------------------------------
+
 
 def _skipped(rel: str) -> bool:
     name = rel.rsplit("/", 1)[-1]
@@ -146,15 +163,21 @@ class _Hashing(io.RawIOBase):
     def read(self, n: int = -1) -> bytes:
         n = self.left if n < 0 else min(n, self.left)
         data = self.handle.read(n)
-        if len(data) < n:  # shrank under us (every writer replaces or appends, so this is an outside edit)
-            log.warning("export: a file shrank while it was copied; the bundle holds it zero-padded")
+        if (
+            len(data) < n
+        ):  # shrank under us (every writer replaces or appends, so this is an outside edit)
+            log.warning(
+                "export: a file shrank while it was copied; the bundle holds it zero-padded"
+            )
             data += b"\0" * (n - len(data))
         self.left -= len(data)
         self.digest.update(data)
         return data
 
 
-def export_bundle(workspace: Workspace | str | os.PathLike[str], dest: str | os.PathLike[str]) -> ExportResult:
+def export_bundle(
+    workspace: Workspace | str | os.PathLike[str], dest: str | os.PathLike[str]
+) -> ExportResult:
     """Write ``workspace`` as one bundle at ``dest`` (atomically: a temp file renamed into place).
 
     Holds Dream's run lock meanwhile, so no Dream, restore or edit commit lands half-copied."""
@@ -176,8 +199,16 @@ def export_bundle(workspace: Workspace | str | os.PathLike[str], dest: str | os.
                     if sent is not None:
                         manifest[rel] = sent
                         total += sent["size"]
-                body = orjson.dumps({"format": FORMAT, "version": VERSION, "created": datetime.now().isoformat(),
-                                     "reverie": _version(), "files": manifest}, option=orjson.OPT_INDENT_2)
+                body = orjson.dumps(
+                    {
+                        "format": FORMAT,
+                        "version": VERSION,
+                        "created": datetime.now().isoformat(),
+                        "reverie": _version(),
+                        "files": manifest,
+                    },
+                    option=orjson.OPT_INDENT_2,
+                )
                 info = tarfile.TarInfo(MANIFEST)
                 info.size, info.mtime, info.mode = len(body), int(datetime.now().timestamp()), 0o644
                 tar.addfile(info, io.BytesIO(body))
@@ -212,6 +243,7 @@ def _version() -> str:
 
 # -- import -----------------------------------------------------------------------------------------------------
 
+
 def _is_empty(root: Path) -> bool:
     return not root.exists() or (root.is_dir() and not any(root.iterdir()))
 
@@ -222,14 +254,23 @@ def _target(ws: Workspace, replace: bool) -> None:
     if ws.root.exists() and not ws.root.is_dir():
         raise WorkspaceError(f"{ws.root} exists and is not a directory")
     if not replace and not _is_empty(ws.root):
-        raise WorkspaceError(f"{ws.root} is not empty: import into an empty directory, or replace it (the current "
-                             "contents are moved aside, not deleted)")
+        raise WorkspaceError(
+            f"{ws.root} is not empty: import into an empty directory, or replace it (the current "
+            "contents are moved aside, not deleted)"
+        )
 
 
 def _member_path(member: tarfile.TarInfo) -> str:
     name = member.name
-    kind = ("a symlink" if member.issym() else "a hard link" if member.islnk() else
-            "a device or FIFO" if not (member.isreg() or member.isdir()) else None)
+    kind = (
+        "a symlink"
+        if member.issym()
+        else "a hard link"
+        if member.islnk()
+        else "a device or FIFO"
+        if not (member.isreg() or member.isdir())
+        else None
+    )
     if kind:
         raise BundleError(f"bundle member {name!r} is {kind}: refused")
     try:
@@ -242,8 +283,12 @@ def _member_path(member: tarfile.TarInfo) -> str:
 
 
 def import_bundle(
-    bundle: str | os.PathLike[str], workspace: Workspace | str | os.PathLike[str], *, replace: bool = False,
-    max_member_bytes: int = MAX_MEMBER_BYTES, max_total_bytes: int = MAX_TOTAL_BYTES,
+    bundle: str | os.PathLike[str],
+    workspace: Workspace | str | os.PathLike[str],
+    *,
+    replace: bool = False,
+    max_member_bytes: int = MAX_MEMBER_BYTES,
+    max_total_bytes: int = MAX_TOTAL_BYTES,
 ) -> ImportResult:
     """Restore the workspace in ``bundle`` at ``workspace`` (see the module doc for the checks and ``replace``)."""
     ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
@@ -269,20 +314,26 @@ def _extract(source: Path, staging: Path, max_member: int, max_total: int) -> tu
     try:
         tar = tarfile.open(source, mode="r:gz")
     except (tarfile.TarError, OSError) as exc:
-        raise BundleError(f"{source} is not a Reverie bundle (not a gzip-compressed tar archive: {_one_line(exc)})") from None
+        raise BundleError(
+            f"{source} is not a Reverie bundle (not a gzip-compressed tar archive: {_one_line(exc)})"
+        ) from None
     with tar:
         try:
             for n, member in enumerate(tar):
                 if n >= MAX_MEMBERS:
                     raise BundleError(f"{source} has more than {MAX_MEMBERS:,} members: refused")
                 if manifest is not None:
-                    raise BundleError(f"{source}: member {member.name!r} after the manifest: refused")
+                    raise BundleError(
+                        f"{source}: member {member.name!r} after the manifest: refused"
+                    )
                 rel = _member_path(member)
                 if member.isdir():
                     continue
                 if member.size > max_member:
-                    raise BundleError(f"bundle member {rel!r} is {member.size:,} bytes (at most {max_member:,}): "
-                                      "refused")
+                    raise BundleError(
+                        f"bundle member {rel!r} is {member.size:,} bytes (at most {max_member:,}): "
+                        "refused"
+                    )
                 total += member.size
                 if total > max_total:
                     raise BundleError(f"{source} holds more than {max_total:,} bytes: refused")
@@ -293,9 +344,15 @@ def _extract(source: Path, staging: Path, max_member: int, max_total: int) -> tu
                     raise BundleError(f"bundle member {rel!r} appears twice: refused")
                 seen[rel] = _write_member(tar, member, staging, rel)
         except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
-            if isinstance(exc, OSError) and not isinstance(exc, (tarfile.TarError, EOFError)) and exc.errno:
+            if (
+                isinstance(exc, OSError)
+                and not isinstance(exc, (tarfile.TarError, EOFError))
+                and exc.errno
+            ):
                 raise
-            raise BundleError(f"{source} is damaged ({type(exc).__name__}: {_one_line(exc)})") from None
+            raise BundleError(
+                f"{source} is damaged ({type(exc).__name__}: {_one_line(exc)})"
+            ) from None
     if manifest is None:
         raise BundleError(f"{source} is not a Reverie bundle (no {MANIFEST})")
     _check_manifest(manifest, seen, source)
@@ -315,15 +372,25 @@ def _read_manifest(tar: tarfile.TarFile, member: tarfile.TarInfo, source: Path) 
         data = orjson.loads(handle.read())
     except orjson.JSONDecodeError:
         raise BundleError(f"{source}: the manifest is not JSON") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("files"), dict):
-        raise BundleError(f"{source} is not a Reverie bundle (its manifest is not a {FORMAT} manifest)")
+    if (
+        not isinstance(data, dict)
+        or data.get("format") != FORMAT
+        or not isinstance(data.get("files"), dict)
+    ):
+        raise BundleError(
+            f"{source} is not a Reverie bundle (its manifest is not a {FORMAT} manifest)"
+        )
     if data.get("version") != VERSION:
-        raise BundleError(f"{source} is a version {data.get('version')!r} bundle; this Reverie reads version "
-                          f"{VERSION}")
+        raise BundleError(
+            f"{source} is a version {data.get('version')!r} bundle; this Reverie reads version "
+            f"{VERSION}"
+        )
     return data
 
 
-def _write_member(tar: tarfile.TarFile, member: tarfile.TarInfo, staging: Path, rel: str) -> tuple[int, str]:
+def _write_member(
+    tar: tarfile.TarFile, member: tarfile.TarInfo, staging: Path, rel: str
+) -> tuple[int, str]:
     handle = tar.extractfile(member)
     assert handle is not None
     path = staging.joinpath(*rel.split("/"))
@@ -343,7 +410,9 @@ def _write_member(tar: tarfile.TarFile, member: tarfile.TarInfo, staging: Path, 
     return size, digest.hexdigest()
 
 
-def _check_manifest(manifest: dict[str, Any], seen: dict[str, tuple[int, str]], source: Path) -> None:
+def _check_manifest(
+    manifest: dict[str, Any], seen: dict[str, tuple[int, str]], source: Path
+) -> None:
     listed = manifest["files"]
     missing = sorted(set(listed) - set(seen))
     extra = sorted(set(seen) - set(listed))
@@ -393,8 +462,12 @@ def _head(ws: Workspace) -> str | None:
 
 # -- nanobot ----------------------------------------------------------------------------------------------------
 
+
 def import_nanobot(
-    source: str | os.PathLike[str], workspace: Workspace | str | os.PathLike[str], *, replace: bool = False,
+    source: str | os.PathLike[str],
+    workspace: Workspace | str | os.PathLike[str],
+    *,
+    replace: bool = False,
 ) -> ImportResult:
     """Bring a nanobot workspace's memory into a new Reverie workspace: history (and its legacy ``HISTORY.md``,
     migrated on first open), the cursors and the conversations are copied; then the memory files are written
@@ -404,8 +477,13 @@ def import_nanobot(
     if not src.is_dir():
         raise WorkspaceError(f"no nanobot workspace at {src}")
     ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
-    if not any((src / rel).is_file() for rel in (*MEMORY_FILES, "memory/history.jsonl", "memory/HISTORY.md")):
-        raise WorkspaceError(f"{src} holds no nanobot memory (no SOUL.md, USER.md, memory/MEMORY.md or history)")
+    if not any(
+        (src / rel).is_file()
+        for rel in (*MEMORY_FILES, "memory/history.jsonl", "memory/HISTORY.md")
+    ):
+        raise WorkspaceError(
+            f"{src} holds no nanobot memory (no SOUL.md, USER.md, memory/MEMORY.md or history)"
+        )
     _target(ws, replace)
     source_ws = Workspace(src)
     memory = {rel: _read_source(source_ws, rel) for rel in MEMORY_FILES}
@@ -439,7 +517,9 @@ def _copy_nanobot(source: Workspace, staging: Path) -> list[str]:
     rels = [rel for rel in _NANOBOT if rel not in MEMORY_FILES]
     sessions = source.sessions_dir
     if sessions.is_dir() and not sessions.is_symlink():
-        rels.extend(f"sessions/{name}" for name in sorted(os.listdir(sessions)) if name.endswith(".jsonl"))
+        rels.extend(
+            f"sessions/{name}" for name in sorted(os.listdir(sessions)) if name.endswith(".jsonl")
+        )
     for rel in rels:
         try:
             path = source.resolve(rel)

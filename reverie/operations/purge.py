@@ -45,7 +45,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["REPLACEMENT", "MIN_LENGTH", "FileHit", "PurgePlan", "PurgeResult", "plan_purge", "purge", "describe"]
+__all__ = [
+    "REPLACEMENT",
+    "MIN_LENGTH",
+    "FileHit",
+    "PurgePlan",
+    "PurgeResult",
+    "plan_purge",
+    "purge",
+    "describe",
+]
 
 REPLACEMENT = "[REDACTED:purged]"
 #: Shorter strings would match all over ordinary text; purging them would damage memory, not clean it.
@@ -90,9 +99,13 @@ def describe(text: str) -> str:
 
 def _check(text: str) -> bytes:
     if not isinstance(text, str) or len(text) < MIN_LENGTH:
-        raise WorkspaceError(f"the text to purge must be at least {MIN_LENGTH} characters (it would match everywhere)")
+        raise WorkspaceError(
+            f"the text to purge must be at least {MIN_LENGTH} characters (it would match everywhere)"
+        )
     if text in REPLACEMENT:
-        raise WorkspaceError(f"cannot purge {text!r}: it is part of the replacement marker {REPLACEMENT}")
+        raise WorkspaceError(
+            f"cannot purge {text!r}: it is part of the replacement marker {REPLACEMENT}"
+        )
     return text.encode("utf-8", errors="surrogatepass")
 
 
@@ -134,7 +147,9 @@ def plan_purge(store: WorkspaceStore, git: GitStore, text: str) -> PurgePlan:
 
     needle = _check(text)
     git.ensure()
-    return PurgePlan(describe(text), scan_history(git, needle), tuple(_find_files(store, git, text)))
+    return PurgePlan(
+        describe(text), scan_history(git, needle), tuple(_find_files(store, git, text))
+    )
 
 
 def purge(store: WorkspaceStore, git: GitStore, text: str) -> PurgeResult:
@@ -160,7 +175,9 @@ def _purge_locked(store: WorkspaceStore, git: GitStore, text: str) -> PurgeResul
         if hit.action == "delete":
             path.unlink(missing_ok=True)
         elif path == store.workspace.history_path:
-            with store.history.locked():  # appends wait: none is lost between the read and the rename
+            with (
+                store.history.locked()
+            ):  # appends wait: none is lost between the read and the rename
                 _rewrite(path, hit.path, text)
         elif hit.path.startswith("sessions/") and path.suffix == ".jsonl":
             with sessions.locked(path):

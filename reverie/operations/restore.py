@@ -23,8 +23,15 @@ from ..store import WorkspaceStore
 __all__ = ["restore_memory"]
 
 
-def restore_memory(store: WorkspaceStore, git: GitStore, rev: str, *, only: bool = False, replay: bool = False,
-                   timeout: float | None = None) -> OperationResult:
+def restore_memory(
+    store: WorkspaceStore,
+    git: GitStore,
+    rev: str,
+    *,
+    only: bool = False,
+    replay: bool = False,
+    timeout: float | None = None,
+) -> OperationResult:
     """Restore memory to before ``rev`` (``only``: undo just ``rev``, GitStore.revert); with ``replay``, also
     rewind the Dream cursor to just before that run's batch so Dream re-learns it. Waits for a running Dream
     (``timeout`` seconds, default ``lock.WAIT_SECONDS``)."""

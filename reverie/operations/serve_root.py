@@ -75,7 +75,9 @@ class TokenBucket:
     def _refill(self) -> None:
         now = self.clock()
         if self.per_minute is not None:
-            self.level = min(float(self.per_minute), self.level + (now - self._at) * self.per_minute / 60)
+            self.level = min(
+                float(self.per_minute), self.level + (now - self._at) * self.per_minute / 60
+            )
         self._at = now
 
     def wait_for(self, tokens: float) -> float:
@@ -128,7 +130,9 @@ class RootScheduler:
         self.stats = ServeStats()
         self.tokens = TokenBucket(self.settings.tokens_per_minute)
         self._heap: list[tuple[float, int, str]] = []
-        self._due: dict[str, float] = {}  # name → due time (wall clock); the heap may hold stale entries
+        self._due: dict[
+            str, float
+        ] = {}  # name → due time (wall clock); the heap may hold stale entries
         self._seq = 0
         self._running: dict[str, asyncio.Task[None]] = {}
         self._handles: dict[str, _Handle] = {}
@@ -183,7 +187,9 @@ class RootScheduler:
         return due + self.jitter(name)
 
     def _interval(self, ws: Workspace) -> float:
-        if ws.config_path.is_file():  # the scope's own config; the root's otherwise (no read per scope)
+        if (
+            ws.config_path.is_file()
+        ):  # the scope's own config; the root's otherwise (no read per scope)
             try:
                 return load_config(ws.root).dream.interval_h * 3600
             except ReverieError as exc:
@@ -205,8 +211,9 @@ class RootScheduler:
                 self._wake.clear()
                 waiter = asyncio.ensure_future(self._wake.wait())
                 stopper = asyncio.ensure_future(stop.wait())
-                await asyncio.wait({waiter, stopper}, timeout=max(wait, 0.0),
-                                   return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait(
+                    {waiter, stopper}, timeout=max(wait, 0.0), return_when=asyncio.FIRST_COMPLETED
+                )
                 waiter.cancel()
                 stopper.cancel()
         finally:
@@ -252,8 +259,9 @@ class RootScheduler:
                 self.root.unmark_due(name)
                 return
             loop = asyncio.get_running_loop()
-            result, again = await loop.run_in_executor(self._pool(), _run_in_thread, self.root, name, ws, handle,
-                                                       self._loops)
+            result, again = await loop.run_in_executor(
+                self._pool(), _run_in_thread, self.root, name, ws, handle, self._loops
+            )
             self._finish(name, ws, result, again, reserved)
         except asyncio.CancelledError:
             pass  # stopped: abandoned before it wrote; the marker stays
@@ -272,10 +280,14 @@ class RootScheduler:
 
     def _pool(self) -> ThreadPoolExecutor:
         if self._executor is None:
-            self._executor = ThreadPoolExecutor(self.concurrency, thread_name_prefix="reverie-serve")
+            self._executor = ThreadPoolExecutor(
+                self.concurrency, thread_name_prefix="reverie-serve"
+            )
         return self._executor
 
-    def _finish(self, name: str, ws: Workspace, result: DreamResult, again: bool, reserved: float) -> None:
+    def _finish(
+        self, name: str, ws: Workspace, result: DreamResult, again: bool, reserved: float
+    ) -> None:
         used = result.usage.total_tokens
         self.stats.tokens += used
         self.tokens.take(used - reserved)
@@ -287,8 +299,11 @@ class RootScheduler:
             if now >= self._paused_until:  # a new outage, or one still going after the last pause
                 self.stats.pauses += 1
                 self._paused_until = now + self._backoff
-                log.warning("serve: the model is unavailable; no run starts for %.0fs (%s)", self._backoff,
-                            result.reason)
+                log.warning(
+                    "serve: the model is unavailable; no run starts for %.0fs (%s)",
+                    self._backoff,
+                    result.reason,
+                )
                 self._backoff = min(self._backoff * 2, self.settings.backoff_max_seconds)
             self._schedule(name, self._paused_until)
         elif result.status in _COMPLETED:
@@ -361,8 +376,9 @@ class _ThreadLoops:
             loop.close()
 
 
-def _run_in_thread(root: ScopeRoot, name: str, ws: Workspace, handle: _Handle,
-                   loops: _ThreadLoops) -> tuple[DreamResult, bool]:
+def _run_in_thread(
+    root: ScopeRoot, name: str, ws: Workspace, handle: _Handle, loops: _ThreadLoops
+) -> tuple[DreamResult, bool]:
     """One Dream batch on this worker thread's event loop (its file writes and fsyncs then block only this
     thread), then the marker's update: unmark, then check, re-mark if history is still pending. Returns the result
     and whether the scope is due again."""

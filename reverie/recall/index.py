@@ -65,8 +65,16 @@ from .sources import (
 
 log = logging.getLogger(__name__)
 
-__all__ = ["SearchIndex", "SyncStats", "SCHEMA_VERSION", "INDEX_NAME", "index_location", "journal_mode_for",
-           "network_fs", "remove_external_index"]
+__all__ = [
+    "SearchIndex",
+    "SyncStats",
+    "SCHEMA_VERSION",
+    "INDEX_NAME",
+    "index_location",
+    "journal_mode_for",
+    "network_fs",
+    "remove_external_index",
+]
 
 INDEX_NAME = ".index.sqlite"
 SCHEMA_VERSION = "3"  # 2: a session chunk's title holds its speaker's name; 3: a memory file's bullets are chunks
@@ -117,8 +125,15 @@ class SyncStats:
 class SearchIndex:
     """The SQLite index of one workspace: opening (with automatic rebuild), sync, and raw access for ranking."""
 
-    def __init__(self, workspace: Workspace, history: HistoryLog, *, include_sessions: bool = True,
-                 path: Path | None = None, journal: str = "auto") -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        history: HistoryLog,
+        *,
+        include_sessions: bool = True,
+        path: Path | None = None,
+        journal: str = "auto",
+    ) -> None:
         self.workspace = workspace
         self.history = history
         self.include_sessions = include_sessions
@@ -148,7 +163,9 @@ class SearchIndex:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise RecallError(f"cannot create the index directory {self.path.parent}: {exc.strerror}") from exc
+                raise RecallError(
+                    f"cannot create the index directory {self.path.parent}: {exc.strerror}"
+                ) from exc
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
         conn.execute(f"PRAGMA journal_mode={journal_mode_for(self.journal, self.path.parent)}")
         conn.execute("PRAGMA synchronous=NORMAL")
@@ -166,7 +183,9 @@ class SearchIndex:
                 if not _busy(exc):
                     raise RecallError(f"{self.path}: {exc}") from exc
                 if time.monotonic() >= deadline:
-                    raise LockTimeoutError(f"{self.path} stayed locked for {OPEN_TIMEOUT:.0f}s ({exc})") from None
+                    raise LockTimeoutError(
+                        f"{self.path} stayed locked for {OPEN_TIMEOUT:.0f}s ({exc})"
+                    ) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.5)
 
@@ -177,14 +196,24 @@ class SearchIndex:
         conn = None
         try:
             conn = self._connect()
-            if not fresh and not conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]:
+            if (
+                not fresh
+                and not conn.execute(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+                ).fetchone()[0]
+            ):
                 fresh = True  # an empty database: another process is creating it right now, or a crash did
             if not fresh:
                 meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-                if meta.get("schema_version") != SCHEMA_VERSION or meta.get("tokenizer") != TOKENIZER:
+                if (
+                    meta.get("schema_version") != SCHEMA_VERSION
+                    or meta.get("tokenizer") != TOKENIZER
+                ):
                     reason = f"schema version {meta.get('schema_version')!r}, expected {SCHEMA_VERSION!r}"
                 else:
-                    conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'x'").fetchone()
+                    conn.execute(
+                        "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'x'"
+                    ).fetchone()
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and _busy(exc):
                 if conn is not None:
@@ -204,9 +233,16 @@ class SearchIndex:
             for statement in _statements(_SCHEMA):
                 conn.execute(statement)
             # Idempotent: two processes creating the index at once both succeed (the second changes nothing).
-            conn.executemany("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
-                             [("schema_version", SCHEMA_VERSION), ("tokenizer", TOKENIZER),
-                              ("history_cursor", "0"), ("history_first", "0"), ("generation", "0")])
+            conn.executemany(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
+                [
+                    ("schema_version", SCHEMA_VERSION),
+                    ("tokenizer", TOKENIZER),
+                    ("history_cursor", "0"),
+                    ("history_first", "0"),
+                    ("generation", "0"),
+                ],
+            )
         return conn
 
     def _move_aside(self) -> None:
@@ -235,7 +271,9 @@ class SearchIndex:
             return self._sync_once()
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-                raise RecallError(f"{self.path}: the index is busy (another process is writing it)") from exc
+                raise RecallError(
+                    f"{self.path}: the index is busy (another process is writing it)"
+                ) from exc
             log.warning("%s: %s during sync; rebuilding the index", self.path, exc)
             self.close()
             self._move_aside()
@@ -250,7 +288,10 @@ class SearchIndex:
         if self._up_to_date():
             return stats  # the common case for a query: stats only, no write lock taken
         with transaction(conn):
-            indexed = {row[0]: row[1:] for row in conn.execute("SELECT path, kind, size, mtime_ns, hash FROM files")}
+            indexed = {
+                row[0]: row[1:]
+                for row in conn.execute("SELECT path, kind, size, mtime_ns, hash FROM files")
+            }
             seen: set[str] = set()
             for rel, kind, file in self._file_sources():
                 seen.add(rel)
@@ -262,12 +303,17 @@ class SearchIndex:
                     stats.files_changed.append(rel)
             self._sync_history(stats)
             if stats.changed:
-                conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+                conn.execute(
+                    "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
+                )
         return stats
 
     def _up_to_date(self) -> bool:
         """Read-only check: every source file's (size, mtime) and history.jsonl's identity match the index."""
-        indexed = {row[0]: (row[1], row[2]) for row in self.conn.execute("SELECT path, size, mtime_ns FROM files")}
+        indexed = {
+            row[0]: (row[1], row[2])
+            for row in self.conn.execute("SELECT path, size, mtime_ns FROM files")
+        }
         seen = 0
         for rel, _kind, file in self._file_sources():
             try:
@@ -293,7 +339,9 @@ class SearchIndex:
         ws = self.workspace
         for rel in MEMORY_FILES:
             yield rel, "memory", ws.root / rel
-        for name, file in _regular_files(ws.root / ARCHIVE_DIR):  # Dream's curated archive: memory, never decays
+        for name, file in _regular_files(
+            ws.root / ARCHIVE_DIR
+        ):  # Dream's curated archive: memory, never decays
             if name.endswith(".md"):
                 yield f"{ARCHIVE_DIR}/{name}", "memory", file
         for name, file in _regular_files(ws.memory_dir):
@@ -304,8 +352,14 @@ class SearchIndex:
                 if name.endswith(".jsonl"):
                     yield f"sessions/{name}", "session", file
 
-    def _sync_file(self, rel: str, kind: str, file: Path, known: tuple[str, int, int, str] | None,
-                   stats: SyncStats) -> None:
+    def _sync_file(
+        self,
+        rel: str,
+        kind: str,
+        file: Path,
+        known: tuple[str, int, int, str] | None,
+        stats: SyncStats,
+    ) -> None:
         """Re-chunk ``file`` unless ``known`` (its ``files`` row: kind, size, mtime_ns, hash) shows it unchanged."""
         conn = self.conn
         try:
@@ -321,15 +375,20 @@ class SearchIndex:
             return
         digest = content_hash(raw)
         if known is not None and known[3] == digest:
-            conn.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (st.st_size, _trusted_mtime(st), rel))
+            conn.execute(
+                "UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?",
+                (st.st_size, _trusted_mtime(st), rel),
+            )
             return
         chunks = self._chunk_file(rel, kind, file, raw)
         added, removed = self._replace_chunks(rel, chunks)
         stats.added += added
         stats.removed += removed
         stats.files_changed.append(rel)
-        conn.execute("INSERT OR REPLACE INTO files(path, kind, size, mtime_ns, hash) VALUES (?, ?, ?, ?, ?)",
-                     (rel, kind, st.st_size, _trusted_mtime(st), digest))
+        conn.execute(
+            "INSERT OR REPLACE INTO files(path, kind, size, mtime_ns, hash) VALUES (?, ?, ?, ?, ?)",
+            (rel, kind, st.st_size, _trusted_mtime(st), digest),
+        )
 
     def _chunk_file(self, rel: str, kind: str, file: Path, raw: bytes) -> list[Chunk]:
         if kind == "session":
@@ -345,7 +404,9 @@ class SearchIndex:
     def _replace_chunks(self, rel: str, chunks: list[Chunk]) -> tuple[int, int]:
         """Delete the file's chunks whose hash is gone, insert the new ones; unchanged chunks stay put."""
         conn = self.conn
-        existing = {h: i for i, h in conn.execute("SELECT id, hash FROM chunks WHERE path = ?", (rel,))}
+        existing = {
+            h: i for i, h in conn.execute("SELECT id, hash FROM chunks WHERE path = ?", (rel,))
+        }
         wanted = {c.hash: c for c in chunks}
         stale = [(i,) for h, i in existing.items() if h not in wanted]
         conn.executemany("DELETE FROM chunks WHERE id = ?", stale)
@@ -357,8 +418,26 @@ class SearchIndex:
         self.conn.executemany(
             "INSERT INTO chunks(path, kind, ord, hash, ehash, text, title, ctx, line_start, line_end, cursor, "
             "session_key, msg_index, ts, evergreen) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            [(c.path, c.kind, c.ord, c.hash, c.ehash, c.text, c.title, c.ctx, c.line_start, c.line_end, c.cursor,
-              c.session_key, c.msg_index, c.ts, int(c.evergreen)) for c in chunks],
+            [
+                (
+                    c.path,
+                    c.kind,
+                    c.ord,
+                    c.hash,
+                    c.ehash,
+                    c.text,
+                    c.title,
+                    c.ctx,
+                    c.line_start,
+                    c.line_end,
+                    c.cursor,
+                    c.session_key,
+                    c.msg_index,
+                    c.ts,
+                    int(c.evergreen),
+                )
+                for c in chunks
+            ],
         )
 
     def _delete_path(self, rel: str) -> int:
@@ -367,7 +446,11 @@ class SearchIndex:
     def _sync_history(self, stats: SyncStats) -> None:
         conn = self.conn
         stat_before = self._history_stat()
-        meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('history_cursor', 'history_first')"))
+        meta = dict(
+            conn.execute(
+                "SELECT key, value FROM meta WHERE key IN ('history_cursor', 'history_first')"
+            )
+        )
         done, first_known = int(meta.get("history_cursor", 0)), int(meta.get("history_first", 0))
         last = self.history.last_cursor() if self.history.path.exists() else 0
         if last < done or (done and not self.history.path.exists()):
@@ -378,7 +461,8 @@ class SearchIndex:
         if first and first > first_known and done:
             # Compaction dropped old entries: drop them from the index too.
             stats.removed += conn.execute(
-                "DELETE FROM chunks WHERE path = ? AND cursor < ?", (HISTORY_PATH, first)).rowcount
+                "DELETE FROM chunks WHERE path = ? AND cursor < ?", (HISTORY_PATH, first)
+            ).rowcount
         while True:
             entries = self.history.read_since(done, limit=_BATCH)
             if not entries:
@@ -388,9 +472,14 @@ class SearchIndex:
             stats.history_entries += len(entries)
             done = entries[-1].cursor
         # The identity read before reading: an append racing this sync changes it, so the next sync looks again.
-        conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-                         [("history_cursor", str(done)), ("history_first", str(first or first_known)),
-                          ("history_stat", stat_before)])
+        conn.executemany(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+            [
+                ("history_cursor", str(done)),
+                ("history_first", str(first or first_known)),
+                ("history_stat", stat_before),
+            ],
+        )
 
     # -- reading --------------------------------------------------------------------------------------------
     def generation(self) -> int:
@@ -473,10 +562,31 @@ def _busy(exc: sqlite3.OperationalError) -> bool:
 
 # -- where the index lives, and its journal ---------------------------------------------------------------------
 #: File systems on which SQLite's WAL mode does not work (its -shm file is shared memory of one host).
-NETWORK_FS = frozenset({
-    "nfs", "nfs4", "cifs", "smb3", "smbfs", "ceph", "fuse.ceph", "fuse.cephfs", "glusterfs", "fuse.glusterfs",
-    "fuse.sshfs", "9p", "afs", "lustre", "gpfs", "beegfs", "ocfs2", "gfs2", "fuse.s3fs", "fuse.juicefs", "virtiofs",
-})
+NETWORK_FS = frozenset(
+    {
+        "nfs",
+        "nfs4",
+        "cifs",
+        "smb3",
+        "smbfs",
+        "ceph",
+        "fuse.ceph",
+        "fuse.cephfs",
+        "glusterfs",
+        "fuse.glusterfs",
+        "fuse.sshfs",
+        "9p",
+        "afs",
+        "lustre",
+        "gpfs",
+        "beegfs",
+        "ocfs2",
+        "gfs2",
+        "fuse.s3fs",
+        "fuse.juicefs",
+        "virtiofs",
+    }
+)
 
 
 def index_location(workspace: Workspace, index_dir: str | None) -> Path:
@@ -495,7 +605,16 @@ def remove_external_index(workspace: Workspace, index_dir: str | None) -> list[P
         return []
     path = index_location(workspace, index_dir)
     removed = []
-    for suffix in ("", "-wal", "-shm", "-journal", ".corrupt", ".corrupt-wal", ".corrupt-shm", ".corrupt-journal"):
+    for suffix in (
+        "",
+        "-wal",
+        "-shm",
+        "-journal",
+        ".corrupt",
+        ".corrupt-wal",
+        ".corrupt-shm",
+        ".corrupt-journal",
+    ):
         p = Path(str(path) + suffix)
         if p.exists():
             p.unlink(missing_ok=True)

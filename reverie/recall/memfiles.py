@@ -79,6 +79,7 @@ EXCERPT_CHARS = 280
 MAX_EXCERPTS = 8
 _FACT_BULLET = re.compile(r"^\s*[-*•]\s+(.+?)\s*$")
 
+
 def save_summary(slug: str, summary: str) -> None:
     """Save the summary of the conversation as a dated memory file.
 
@@ -154,8 +155,13 @@ def _role(message: Mapping[str, Any]) -> str:
 
 def transcript(messages: Sequence[Mapping[str, Any]], limit: int = MAX_TRANSCRIPT_CHARS) -> str:
     """Protocol transcript lines for the messages with text; the newest ``limit`` characters when too long."""
-    lines = [protocol.transcript_line(_stamp(m.get("timestamp")), _role(m), message_text(m.get("content")).strip())
-             for m in messages if isinstance(m, Mapping) and message_text(m.get("content")).strip()]
+    lines = [
+        protocol.transcript_line(
+            _stamp(m.get("timestamp")), _role(m), message_text(m.get("content")).strip()
+        )
+        for m in messages
+        if isinstance(m, Mapping) and message_text(m.get("content")).strip()
+    ]
     out: list[str] = []
     size = 0
     for line in reversed(lines):
@@ -166,10 +172,16 @@ def transcript(messages: Sequence[Mapping[str, Any]], limit: int = MAX_TRANSCRIP
     return "\n".join(reversed(out))
 
 
-def _request(task: str, workspace: Workspace, messages: Sequence[Mapping[str, Any]], today: str) -> list[dict[str, str]]:
-    body = protocol.render_sections([(protocol.SECTION_TODAY, today),
-                                     (protocol.SECTION_ARCHIVE, transcript(messages))])
-    return [{"role": "system", "content": load_prompt(task, workspace)}, {"role": "user", "content": body}]
+def _request(
+    task: str, workspace: Workspace, messages: Sequence[Mapping[str, Any]], today: str
+) -> list[dict[str, str]]:
+    body = protocol.render_sections(
+        [(protocol.SECTION_TODAY, today), (protocol.SECTION_ARCHIVE, transcript(messages))]
+    )
+    return [
+        {"role": "system", "content": load_prompt(task, workspace)},
+        {"role": "user", "content": body},
+    ]
 
 
 # -- session-end memory files ---------------------------------------------------------------------------------
@@ -179,10 +191,17 @@ def _request(task: str, workspace: Workspace, messages: Sequence[Mapping[str, An
 Commit = Callable[[str, dict[str, str], dict[str, str]], object]
 
 
-async def write_session_file(workspace: Workspace, client: ModelClient, key: str,
-                             messages: Sequence[Mapping[str, Any]], *,
-                             config: Config | None = None, now: datetime | None = None,
-                             model: str | None = None, commit: Commit | None = None) -> SessionFileResult:
+async def write_session_file(
+    workspace: Workspace,
+    client: ModelClient,
+    key: str,
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    config: Config | None = None,
+    now: datetime | None = None,
+    model: str | None = None,
+    commit: Commit | None = None,
+) -> SessionFileResult:
     """Summarise an ending session into ``memory/YYYY-MM-DD-<slug>.md`` (see the module docstring).
 
     ``client`` is a ``ModelClient``; ``messages`` are the session's messages (nanobot format). Never raises for a
@@ -190,19 +209,35 @@ async def write_session_file(workspace: Workspace, client: ModelClient, key: str
     """
     settings = (config or client.config).memory.session_files
     now = now or datetime.now()
-    users = [m for m in messages if isinstance(m, Mapping) and m.get("role") == "user"
-             and message_text(m.get("content")).strip()]
+    users = [
+        m
+        for m in messages
+        if isinstance(m, Mapping)
+        and m.get("role") == "user"
+        and message_text(m.get("content")).strip()
+    ]
     if not settings.enabled:
-        return SessionFileResult("skipped", reason="session files are off (memory.sessionFiles.enabled)")
+        return SessionFileResult(
+            "skipped", reason="session files are off (memory.sessionFiles.enabled)"
+        )
     if len(users) < settings.min_user_messages:
-        return SessionFileResult("skipped", reason=f"{len(users)} user message(s), fewer than {settings.min_user_messages}")
+        return SessionFileResult(
+            "skipped",
+            reason=f"{len(users)} user message(s), fewer than {settings.min_user_messages}",
+        )
     slug, summary, raw_reason, label = None, None, "", UNUSABLE
     system = load_prompt(protocol.TASK_SESSION_SUMMARY, workspace)
     try:
-        resp = await client.complete(_request(protocol.TASK_SESSION_SUMMARY, workspace, messages, f"{now:%Y-%m-%d}"),
-                                     model=model, tools=[SAVE_SUMMARY_TOOL], tool_choice=_FORCE_SUMMARY,
-                                     max_tokens=_limit(protocol.TASK_SESSION_SUMMARY, config or client.config))
-        args = next((c.arguments for c in resp.tool_calls if c.name == "save_summary" and c.arguments), None)
+        resp = await client.complete(
+            _request(protocol.TASK_SESSION_SUMMARY, workspace, messages, f"{now:%Y-%m-%d}"),
+            model=model,
+            tools=[SAVE_SUMMARY_TOOL],
+            tool_choice=_FORCE_SUMMARY,
+            max_tokens=_limit(protocol.TASK_SESSION_SUMMARY, config or client.config),
+        )
+        args = next(
+            (c.arguments for c in resp.tool_calls if c.name == "save_summary" and c.arguments), None
+        )
         given = args.get("summary") if args is not None else None
         if args is not None and isinstance(given, str) and given.strip():
             candidate = given.strip()
@@ -221,7 +256,11 @@ async def write_session_file(workspace: Workspace, client: ModelClient, key: str
         if label == UNUSABLE:  # an outage was already reported (once) above
             log.warning("session %s: %s; writing a raw excerpt instead", key, raw_reason)
         first = message_text(users[0].get("content"))
-        slug = slugify(" ".join(w for w in first.split() if w.lower() not in STOPWORDS)) or slugify(first) or "session"
+        slug = (
+            slugify(" ".join(w for w in first.split() if w.lower() not in STOPWORDS))
+            or slugify(first)
+            or "session"
+        )
     assert slug is not None
     text = _render_session_file(key, messages, slug, summary, now, label)
     stem = f"{now:%Y-%m-%d}-{slug}"
@@ -253,16 +292,34 @@ def _usable_slug(raw: str, system: str) -> str:
 
 def _schema_text() -> str:
     props = SAVE_SUMMARY_TOOL["function"]["parameters"]["properties"]
-    return " ".join([SAVE_SUMMARY_TOOL["function"]["description"], *(p["description"] for p in props.values())])
+    return " ".join(
+        [SAVE_SUMMARY_TOOL["function"]["description"], *(p["description"] for p in props.values())]
+    )
 
 
-def _render_session_file(key: str, messages: Sequence[Mapping[str, Any]], slug: str, summary: str | None,
-                         now: datetime, label: str = UNAVAILABLE) -> str:
-    stamps = [s for s in (_stamp(m.get("timestamp")) for m in messages if isinstance(m, Mapping)) if s]
+def _render_session_file(
+    key: str,
+    messages: Sequence[Mapping[str, Any]],
+    slug: str,
+    summary: str | None,
+    now: datetime,
+    label: str = UNAVAILABLE,
+) -> str:
+    stamps = [
+        s for s in (_stamp(m.get("timestamp")) for m in messages if isinstance(m, Mapping)) if s
+    ]
     span = f"{stamps[0]} – {stamps[-1]}" if stamps else "unknown"
     note = "" if summary is not None else f" (raw excerpt: {label})"
-    lines = [f"# {slug.replace('-', ' ').capitalize()}", "", f"- Session: `{key}`", f"- Time: {span}",
-             f"- Written: {now:%Y-%m-%d %H:%M}{note}", "", "## Summary", ""]
+    lines = [
+        f"# {slug.replace('-', ' ').capitalize()}",
+        "",
+        f"- Session: `{key}`",
+        f"- Time: {span}",
+        f"- Written: {now:%Y-%m-%d %H:%M}{note}",
+        "",
+        "## Summary",
+        "",
+    ]
     if summary is not None:
         # A summary line starting '#' must not open a heading of its own.
         lines += [re.sub(r"^(\s*#)", r"\\\1", ln) for ln in summary.splitlines()]
@@ -279,10 +336,17 @@ def _render_session_file(key: str, messages: Sequence[Mapping[str, Any]], slug: 
 def _key_messages(messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The user's messages (they carry the intent), the longest first when there are many, kept in order; plus the
     last assistant reply (where the conversation ended)."""
-    said = [(i, m) for i, m in enumerate(messages)
-            if isinstance(m, Mapping) and m.get("role") in ("user", "assistant") and message_text(m.get("content")).strip()]
+    said = [
+        (i, m)
+        for i, m in enumerate(messages)
+        if isinstance(m, Mapping)
+        and m.get("role") in ("user", "assistant")
+        and message_text(m.get("content")).strip()
+    ]
     users = [(i, m) for i, m in said if m.get("role") == "user"]
-    chosen = sorted(users, key=lambda p: -len(message_text(p[1].get("content"))))[: MAX_EXCERPTS - 1]
+    chosen = sorted(users, key=lambda p: -len(message_text(p[1].get("content"))))[
+        : MAX_EXCERPTS - 1
+    ]
     last_reply = next(((i, m) for i, m in reversed(said) if m.get("role") == "assistant"), None)
     if last_reply is not None:
         chosen.append(last_reply)
@@ -335,10 +399,20 @@ def flush_due(estimated_tokens: int, trigger_tokens: int, config: Config) -> boo
     return f.enabled and estimated_tokens >= trigger_tokens - f.threshold_tokens
 
 
-async def maybe_flush(workspace: Workspace, client: ModelClient, key: str, messages: Sequence[Mapping[str, Any]], *,
-                      estimated_tokens: int, trigger_tokens: int, cycle: int, config: Config | None = None,
-                      now: datetime | None = None, model: str | None = None,
-                      commit: Commit | None = None) -> FlushResult:
+async def maybe_flush(
+    workspace: Workspace,
+    client: ModelClient,
+    key: str,
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    estimated_tokens: int,
+    trigger_tokens: int,
+    cycle: int,
+    config: Config | None = None,
+    now: datetime | None = None,
+    model: str | None = None,
+    commit: Commit | None = None,
+) -> FlushResult:
     """Before compaction, save the session's durable facts to ``memory/YYYY-MM-DD.md`` — once per ``cycle``.
 
     Call it on every turn with the session's prompt estimate and the consolidation trigger; ``cycle`` is the
@@ -360,17 +434,32 @@ async def maybe_flush(workspace: Workspace, client: ModelClient, key: str, messa
     now = now or datetime.now()
     day = f"{now:%Y-%m-%d}"
     try:
-        resp = await client.complete(_request(protocol.TASK_FLUSH, workspace, messages, day), model=model,
-                                     max_tokens=_limit(protocol.TASK_FLUSH, config))
+        resp = await client.complete(
+            _request(protocol.TASK_FLUSH, workspace, messages, day),
+            model=model,
+            max_tokens=_limit(protocol.TASK_FLUSH, config),
+        )
     except ModelError as exc:
         log_model_failure(log, f"flush of session {key} failed", exc)
         return FlushResult("failed", reason=str(exc))
     answer = (resp.content or "").strip()
     silent = answer.lower().startswith(SILENT)
-    facts = [] if silent else _facts(answer, load_prompt(protocol.TASK_FLUSH, workspace), key,
-                                     cut=resp.finish_reason == "length")
+    facts = (
+        []
+        if silent
+        else _facts(
+            answer,
+            load_prompt(protocol.TASK_FLUSH, workspace),
+            key,
+            cut=resp.finish_reason == "length",
+        )
+    )
     if not silent and not facts:
-        log.warning("flush of session %s: the answer had no '- fact' lines and was not %s; nothing saved", key, SILENT)
+        log.warning(
+            "flush of session %s: the answer had no '- fact' lines and was not %s; nothing saved",
+            key,
+            SILENT,
+        )
     rel = f"memory/{day}.md"
     added: list[str] = []
     duplicates = 0
@@ -379,7 +468,9 @@ async def maybe_flush(workspace: Workspace, client: ModelClient, key: str, messa
             added, duplicates = _append_facts(workspace, rel, day, facts, commit, key)
         state = _read_state(state_path)
         state[key] = cycle
-        atomic_write(state_path, orjson.dumps(state, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+        atomic_write(
+            state_path, orjson.dumps(state, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+        )
     if not facts:
         return FlushResult("silent" if silent else "no-facts")
     return FlushResult("flushed", rel, added, duplicates)
@@ -412,8 +503,14 @@ def _norm(fact: str) -> str:
     return " ".join(re.findall(r"\w+", fact.lower()))
 
 
-def _append_facts(workspace: Workspace, rel: str, day: str, facts: list[str], commit: Commit | None = None,
-                  key: str = "") -> tuple[list[str], int]:
+def _append_facts(
+    workspace: Workspace,
+    rel: str,
+    day: str,
+    facts: list[str],
+    commit: Commit | None = None,
+    key: str = "",
+) -> tuple[list[str], int]:
     """Append the facts not already in the day's file (caller holds the flush lock). One write, fsynced."""
     path: Path = workspace.resolve(rel)
     existing = read_text_lossy(path)
@@ -433,8 +530,11 @@ def _append_facts(workspace: Workspace, rel: str, day: str, facts: list[str], co
         prefix = "\n"  # repair a torn or hand-edited tail so the next bullet starts on its own line
     addition = prefix + "".join(f"- {f}\n" for f in new)
     if commit is not None:
-        commit(f"recall: {len(new)} fact(s) flushed from {key} before compaction", {rel: existing + addition},
-               {rel: existing})
+        commit(
+            f"recall: {len(new)} fact(s) flushed from {key} before compaction",
+            {rel: existing + addition},
+            {rel: existing},
+        )
         return new, len(facts) - len(new)
     payload = addition.encode("utf-8", "replace")
     created = not path.exists()
@@ -442,7 +542,7 @@ def _append_facts(workspace: Workspace, rel: str, day: str, facts: list[str], co
     try:
         view = memoryview(payload)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -459,7 +559,11 @@ def _read_state(path: Path) -> dict[str, int]:
     except (OSError, orjson.JSONDecodeError):
         log.warning("%s is unreadable; starting a fresh flush record", path)
         return {}
-    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, int)} if isinstance(data, dict) else {}
+    return (
+        {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, int)}
+        if isinstance(data, dict)
+        else {}
+    )
 
 
 class ConsolidatorHooks(TypedDict):
@@ -469,8 +573,9 @@ class ConsolidatorHooks(TypedDict):
     at_new_session: Callable[[Session], Awaitable[None]]
 
 
-def consolidator_hooks(workspace: Workspace, client: ModelClient, config: Config,
-                       commit: Commit | None = None) -> ConsolidatorHooks:
+def consolidator_hooks(
+    workspace: Workspace, client: ModelClient, config: Config, commit: Commit | None = None
+) -> ConsolidatorHooks:
     """The ``Consolidator`` hooks that run the flush before compaction and write the session file at ``/new``.
 
     ``commit(message, {path: content}, {path: base})`` versions a written dated file (``Runtime`` passes
@@ -479,18 +584,27 @@ def consolidator_hooks(workspace: Workspace, client: ModelClient, config: Config
     model error is logged and the conversation goes on.
     """
 
-
     async def before_compaction(session: Session, estimate: int, budget: int) -> None:
         try:
-            await maybe_flush(workspace, client, session.key, session.messages[session.last_consolidated:],
-                              estimated_tokens=estimate, trigger_tokens=budget, cycle=session.last_consolidated,
-                              config=config, commit=commit)
+            await maybe_flush(
+                workspace,
+                client,
+                session.key,
+                session.messages[session.last_consolidated :],
+                estimated_tokens=estimate,
+                trigger_tokens=budget,
+                cycle=session.last_consolidated,
+                config=config,
+                commit=commit,
+            )
         except (ReverieError, OSError) as exc:
             log.warning("pre-compaction flush of session %s failed: %s", session.key, exc)
 
     async def at_new_session(session: Session) -> None:
         try:
-            await write_session_file(workspace, client, session.key, session.messages, config=config, commit=commit)
+            await write_session_file(
+                workspace, client, session.key, session.messages, config=config, commit=commit
+            )
         except (ReverieError, OSError) as exc:
             log.warning("session-end memory file of %s failed: %s", session.key, exc)
 

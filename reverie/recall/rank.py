@@ -18,8 +18,20 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 
-__all__ = ["query_terms", "fts_query", "rrf", "weighted", "decay_factor", "recency_factor", "mmr", "jaccard", "RRF_K",
-           "asks_when", "mentions_time", "dates_named"]
+__all__ = [
+    "query_terms",
+    "fts_query",
+    "rrf",
+    "weighted",
+    "decay_factor",
+    "recency_factor",
+    "mmr",
+    "jaccard",
+    "RRF_K",
+    "asks_when",
+    "mentions_time",
+    "dates_named",
+]
 
 RRF_K = 60
 WORD = re.compile(r"\w+", re.UNICODE)
@@ -63,11 +75,16 @@ def rrf(*rankings: Sequence[int], k: int = RRF_K) -> dict[int, float]:
     return out
 
 
-def weighted(lexical: Mapping[int, float], vector: Mapping[int, float], vector_weight: float) -> dict[int, float]:
+def weighted(
+    lexical: Mapping[int, float], vector: Mapping[int, float], vector_weight: float
+) -> dict[int, float]:
     """Each list scaled by its best score (negative similarities count as 0), then weighted; an id missing from a
     list scores 0 there."""
     a, b = _by_best(lexical), _by_best(vector)
-    return {i: (1 - vector_weight) * a.get(i, 0.0) + vector_weight * b.get(i, 0.0) for i in a.keys() | b.keys()}
+    return {
+        i: (1 - vector_weight) * a.get(i, 0.0) + vector_weight * b.get(i, 0.0)
+        for i in a.keys() | b.keys()
+    }
 
 
 def _by_best(scores: Mapping[int, float]) -> dict[int, float]:
@@ -82,7 +99,9 @@ def decay_factor(ts: float | None, now: float, half_life_days: float, evergreen:
     return math.pow(0.5, (now - ts) / 86_400.0 / half_life_days)
 
 
-def recency_factor(ts: float | None, now: float, half_life_days: float, share: float, evergreen: bool) -> float:
+def recency_factor(
+    ts: float | None, now: float, half_life_days: float, share: float, evergreen: bool
+) -> float:
     """The recency nudge: ``1 − share + share · decay``, in ``[1 − share, 1]``.
 
     Only ``share`` of a score is exposed to age, so an old exact match keeps at least ``1 − share`` of its score and
@@ -95,14 +114,17 @@ def recency_factor(ts: float | None, now: float, half_life_days: float, share: f
 
 # "When did …", "what year …", "how long ago …": the answer is a date, so the passage that holds it usually says
 # when (``yesterday``, ``last week``, ``in 2022``); the session date then dates it.
-_WHEN_Q = re.compile(r"\b(when|what (year|month|day|date|time|week)|which (year|month|day)|how long ago|since when)\b",
-                     re.IGNORECASE)
+_WHEN_Q = re.compile(
+    r"\b(when|what (year|month|day|date|time|week)|which (year|month|day)|how long ago|since when)\b",
+    re.IGNORECASE,
+)
 _MONTHS = "january february march april may june july august september october november december"
 _DAYS = "monday tuesday wednesday thursday friday saturday sunday"
 _TIME_EXPR = re.compile(
     r"\b(yesterday|today|tonight|tomorrow|ago|last|next|recently|earlier|later|soon|since|weekend|"
     r"(this|that|the other|past) (week|month|year|morning|evening|night|summer|winter|spring|fall|autumn)|"
-    + "|".join(_MONTHS.split() + _DAYS.split()) + r"|(19|20)\d\d)\b",
+    + "|".join(_MONTHS.split() + _DAYS.split())
+    + r"|(19|20)\d\d)\b",
     re.IGNORECASE,
 )
 
@@ -117,10 +139,16 @@ def mentions_time(text: str) -> bool:
     return bool(_TIME_EXPR.search(text or ""))
 
 
-_MONTH_NUM = {m: i for i, m in enumerate(_MONTHS.split(), 1)} | {m[:3]: i for i, m in enumerate(_MONTHS.split(), 1)}
+_MONTH_NUM = {m: i for i, m in enumerate(_MONTHS.split(), 1)} | {
+    m[:3]: i for i, m in enumerate(_MONTHS.split(), 1)
+}
 _M = r"(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?"
-_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_M},?\s+((?:19|20)\d\d)\b", re.IGNORECASE)
-_MONTH_DAY_YEAR = re.compile(rf"\b{_M}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)\b", re.IGNORECASE)
+_DAY_MONTH_YEAR = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_M},?\s+((?:19|20)\d\d)\b", re.IGNORECASE
+)
+_MONTH_DAY_YEAR = re.compile(
+    rf"\b{_M}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)\b", re.IGNORECASE
+)
 _MONTH_YEAR = re.compile(rf"\b{_M},?\s+((?:19|20)\d\d)\b", re.IGNORECASE)
 _ISO_DAY = re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b")
 
@@ -158,7 +186,10 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def mmr(
-    ranked: Sequence[tuple[int, float]], k: int, similarity: Callable[[int, int], float], lam: float = 0.7
+    ranked: Sequence[tuple[int, float]],
+    k: int,
+    similarity: Callable[[int, int], float],
+    lam: float = 0.7,
 ) -> list[tuple[int, float]]:
     """Maximal marginal relevance: pick greedily by ``λ·relevance − (1 − λ)·max similarity to what is picked``.
 

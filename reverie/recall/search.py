@@ -95,8 +95,13 @@ class _Row:
 class Recall:
     """Search over one workspace. Cheap to create; the index opens on first use."""
 
-    def __init__(self, workspace: Workspace | str | None = None, config: Config | None = None, *,
-                 history: HistoryLog | None = None) -> None:
+    def __init__(
+        self,
+        workspace: Workspace | str | None = None,
+        config: Config | None = None,
+        *,
+        history: HistoryLog | None = None,
+    ) -> None:
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         if not self.workspace.root.is_dir():  # searching never creates a workspace (nor its index)
             self.workspace.check()
@@ -104,11 +109,22 @@ class Recall:
         self.config = config if config is not None else load_config(self.workspace.root)
         ws = self.workspace
         self.history = history or HistoryLog(ws.history_path, ws.cursor_path, ws.dream_cursor_path)
-        self.index = SearchIndex(ws, self.history, include_sessions=self.settings.include_sessions,
-                                 path=index_location(ws, self.settings.index_dir), journal=self.settings.journal_mode)
-        self._vectors: tuple[int, str, _Ids, _Vecs] | None = None  # (generation, model, ids, matrix)
-        self._speakers: tuple[int, dict[str, frozenset[str]]] | None = None  # (generation, name → its words)
-        self._embedded: tuple[int, str] | None = None  # (generation, model) last found with every chunk embedded
+        self.index = SearchIndex(
+            ws,
+            self.history,
+            include_sessions=self.settings.include_sessions,
+            path=index_location(ws, self.settings.index_dir),
+            journal=self.settings.journal_mode,
+        )
+        self._vectors: tuple[int, str, _Ids, _Vecs] | None = (
+            None  # (generation, model, ids, matrix)
+        )
+        self._speakers: tuple[int, dict[str, frozenset[str]]] | None = (
+            None  # (generation, name → its words)
+        )
+        self._embedded: tuple[int, str] | None = (
+            None  # (generation, model) last found with every chunk embedded
+        )
 
     @classmethod
     def for_store(cls, store: WorkspaceStore) -> Recall:
@@ -143,7 +159,9 @@ class Recall:
             return []
         todo = self.index.conn.execute(
             "SELECT DISTINCT c.ehash, c.title, c.text FROM chunks c LEFT JOIN embeddings e "
-            "ON e.ehash = c.ehash AND e.model = ? WHERE e.ehash IS NULL", (model,)).fetchall()
+            "ON e.ehash = c.ehash AND e.model = ? WHERE e.ehash IS NULL",
+            (model,),
+        ).fetchall()
         if not todo:
             self._embedded = (gen, model)
         return todo
@@ -152,12 +170,16 @@ class Recall:
         model = self.settings.embedding_model
         rows = [(h, model, len(v), _pack(v)) for (h, _, _), v in zip(batch, vectors)]
         with transaction(self.index.conn) as conn:
-            conn.executemany("INSERT OR REPLACE INTO embeddings(ehash, model, dim, vec) VALUES (?,?,?,?)", rows)
+            conn.executemany(
+                "INSERT OR REPLACE INTO embeddings(ehash, model, dim, vec) VALUES (?,?,?,?)", rows
+            )
         self._vectors = None
         return len(rows)
 
     @staticmethod
-    def _batches(todo: list[tuple[str, str, str]]) -> Iterator[tuple[list[tuple[str, str, str]], list[str]]]:
+    def _batches(
+        todo: list[tuple[str, str, str]],
+    ) -> Iterator[tuple[list[tuple[str, str, str]], list[str]]]:
         for start in range(0, len(todo), _EMBED_BATCH):
             batch = todo[start : start + _EMBED_BATCH]
             yield batch, [(f"{t}\n{x}" if t else x)[:_EMBED_CHARS] for _, t, x in batch]
@@ -195,9 +217,17 @@ class Recall:
         return stats
 
     # -- searching ------------------------------------------------------------------------------------------
-    async def asearch(self, query: str, k: int = 10, filters: SearchFilters | dict[str, Any] | None = None, *,
-                      now: datetime | None = None, mmr: bool | None = None, decay: bool | None = None,
-                      sync: bool = True) -> list[Hit]:
+    async def asearch(
+        self,
+        query: str,
+        k: int = 10,
+        filters: SearchFilters | dict[str, Any] | None = None,
+        *,
+        now: datetime | None = None,
+        mmr: bool | None = None,
+        decay: bool | None = None,
+        sync: bool = True,
+    ) -> list[Hit]:
         """The top ``k`` hits for ``query``. ``now`` is the recency reference time (default: the current time)."""
         if sync:
             self.sync()
@@ -207,14 +237,26 @@ class Recall:
 
             try:
                 await self.embed_missing()
-                qvec = (await embed([query], model=self.settings.embedding_model, config=self.config))[0]
-            except ModelError as exc:  # the embedding service is down: answer from BM25 rather than not at all
+                qvec = (
+                    await embed([query], model=self.settings.embedding_model, config=self.config)
+                )[0]
+            except (
+                ModelError
+            ) as exc:  # the embedding service is down: answer from BM25 rather than not at all
                 log.warning("vector search skipped, BM25 only: %s", exc)
         return self._rank(query, k, SearchFilters.from_mapping(filters), qvec, now, mmr, decay)
 
-    def search(self, query: str, k: int = 10, filters: SearchFilters | dict[str, Any] | None = None, *,
-               now: datetime | None = None, mmr: bool | None = None, decay: bool | None = None,
-               sync: bool = True) -> list[Hit]:
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        filters: SearchFilters | dict[str, Any] | None = None,
+        *,
+        now: datetime | None = None,
+        mmr: bool | None = None,
+        decay: bool | None = None,
+        sync: bool = True,
+    ) -> list[Hit]:
         """``asearch`` for synchronous callers, with no event loop: BM25-only search makes no model call; with an
         embedding model, an in-process embedder (``hashembed``, ``register_embedder``) is called directly and a
         hosted one through litellm's synchronous API. Safe to call from inside a running event loop too (it
@@ -227,13 +269,23 @@ class Recall:
 
             try:
                 self.embed_missing_sync()
-                qvec = embed_sync([query], model=self.settings.embedding_model, config=self.config)[0]
+                qvec = embed_sync([query], model=self.settings.embedding_model, config=self.config)[
+                    0
+                ]
             except ModelError as exc:
                 log.warning("vector search skipped, BM25 only: %s", exc)
         return self._rank(query, k, SearchFilters.from_mapping(filters), qvec, now, mmr, decay)
 
-    def _rank(self, query: str, k: int, filters: SearchFilters | None, qvec: Sequence[float] | None,
-              now: datetime | None, mmr: bool | None, decay: bool | None) -> list[Hit]:
+    def _rank(
+        self,
+        query: str,
+        k: int,
+        filters: SearchFilters | None,
+        qvec: Sequence[float] | None,
+        now: datetime | None,
+        mmr: bool | None,
+        decay: bool | None,
+    ) -> list[Hit]:
         """The top ``k`` of a fixed candidate pool, so the top ``k`` never depends on ``k`` (for ``k ≤ POOL``).
 
         Four steps: candidates (``_candidates``), fusion into one relevance (``_fuse``), the query's signals on
@@ -250,19 +302,30 @@ class Recall:
         fused = self._fuse(lexical, vector, sims)
         rows = self._rows(fused.keys())
         scored = self._adjust(query, terms, fused, rows, now, decay)
-        top = self._order(scored, rows, k, sims is not None, self.settings.mmr if mmr is None else mmr)
+        top = self._order(
+            scored, rows, k, sims is not None, self.settings.mmr if mmr is None else mmr
+        )
         _record_prompt_hits(self.workspace, [rows[i] for i, _ in top], terms)
         return [_hit(rows[i], score, terms) for i, score in top]
 
-    def _candidates(self, terms: Sequence[str], filters: SearchFilters | None, sims: tuple[_Ids, _Vecs] | None,
-                    n: int) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+    def _candidates(
+        self,
+        terms: Sequence[str],
+        filters: SearchFilters | None,
+        sims: tuple[_Ids, _Vecs] | None,
+        n: int,
+    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
         """The ``n`` best BM25 matches and (with an embedding model) the ``n`` nearest vectors, best first."""
         lexical = self._bm25(terms, filters, n)
         vector = _top(sims, n) if sims is not None else []
         return lexical, vector
 
-    def _fuse(self, lexical: list[tuple[int, float]], vector: list[tuple[int, float]],
-              sims: tuple[_Ids, _Vecs] | None) -> dict[int, float]:
+    def _fuse(
+        self,
+        lexical: list[tuple[int, float]],
+        vector: list[tuple[int, float]],
+        sims: tuple[_Ids, _Vecs] | None,
+    ) -> dict[int, float]:
         """One relevance per candidate: BM25 over the best BM25 score (so the top lexical match is 1), or the
         weighted sum of that and the cosine over the best cosine, or RRF when configured."""
         s = self.settings
@@ -277,8 +340,15 @@ class Recall:
         sim_of = _lookup(sims, lex.keys() | {i for i, _ in vector})
         return rank.weighted(lex, sim_of, s.vector_weight)
 
-    def _adjust(self, query: str, terms: Sequence[str], fused: dict[int, float], rows: dict[int, _Row],
-                now: datetime | None, decay: bool | None) -> list[tuple[int, float]]:
+    def _adjust(
+        self,
+        query: str,
+        terms: Sequence[str],
+        fused: dict[int, float],
+        rows: dict[int, _Row],
+        now: datetime | None,
+        decay: bool | None,
+    ) -> list[tuple[int, float]]:
         """The query's signals on each candidate: a session message gains a share of its neighbours' and of its
         session's best relevance; bounded boosts for the speaker the query names, a date it names, a passage that
         says when for a "when" question; and the recency nudge."""
@@ -286,7 +356,11 @@ class Recall:
         when = rank.asks_when(query)
         named = self._speakers_named(query)
         periods = [(to_epoch(a), to_epoch(b)) for a, b in rank.dates_named(query)]
-        share = (s.recency_weight if s.decay else 0.0) if decay is None else (s.recency_weight if decay else 0.0)
+        share = (
+            (s.recency_weight if s.decay else 0.0)
+            if decay is None
+            else (s.recency_weight if decay else 0.0)
+        )
         ref = to_epoch(now) if now is not None else time.time()
         if NEIGHBOUR_SHARE > 0 or SESSION_SHARE > 0:
             fused = _with_neighbours(fused, rows, NEIGHBOUR_SHARE, _context_only(rows, terms))
@@ -305,8 +379,14 @@ class Recall:
             scored.append((i, score * factor))
         return scored
 
-    def _order(self, scored: list[tuple[int, float]], rows: dict[int, _Row], k: int, hybrid: bool,
-               use_mmr: bool) -> list[tuple[int, float]]:
+    def _order(
+        self,
+        scored: list[tuple[int, float]],
+        rows: dict[int, _Row],
+        k: int,
+        hybrid: bool,
+        use_mmr: bool,
+    ) -> list[tuple[int, float]]:
         """The top ``k``: best score first, ties to the lower chunk id (stable across runs and ``k``); with MMR,
         picked from the best ``MMR_POOL`` for diversity (vector similarity when hybrid, else word overlap)."""
         scored = sorted(scored, key=lambda p: (-p[1], p[0]))
@@ -327,28 +407,40 @@ class Recall:
         """The known speakers (session messages' ``name``s, lower-cased) whose name the query mentions."""
         gen = self.index.generation()
         if self._speakers is None or self._speakers[0] != gen:
-            names = {r[0].lower() for r in self.index.conn.execute(
-                "SELECT DISTINCT title FROM chunks WHERE kind = 'session' AND title != ''")}
+            names = {
+                r[0].lower()
+                for r in self.index.conn.execute(
+                    "SELECT DISTINCT title FROM chunks WHERE kind = 'session' AND title != ''"
+                )
+            }
             self._speakers = (gen, {n: frozenset(rank.WORD.findall(n)) for n in names})
         words = frozenset(w.lower() for w in rank.WORD.findall(query or ""))
         return frozenset(n for n, parts in self._speakers[1].items() if parts and parts <= words)
 
-    def _bm25(self, terms: Sequence[str], filters: SearchFilters | None, limit: int) -> list[tuple[int, float]]:
+    def _bm25(
+        self, terms: Sequence[str], filters: SearchFilters | None, limit: int
+    ) -> list[tuple[int, float]]:
         """The ``limit`` best BM25 matches, best first, as (id, score > 0)."""
         if not terms:
             return []
         where, params = _filter_sql(filters)
         w = ", ".join(str(x) for x in BM25_WEIGHTS)
         if where:
-            sql = (f"SELECT c.id, bm25(chunks_fts, {w}) AS r FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
-                   f"WHERE chunks_fts MATCH ? {where} ORDER BY r, c.id LIMIT ?")
+            sql = (
+                f"SELECT c.id, bm25(chunks_fts, {w}) AS r FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+                f"WHERE chunks_fts MATCH ? {where} ORDER BY r, c.id LIMIT ?"
+            )
         else:  # without filters, no join: FTS5 ranks on its own ~3x faster
-            sql = (f"SELECT rowid, bm25(chunks_fts, {w}) AS r FROM chunks_fts WHERE chunks_fts MATCH ? "
-                   f"ORDER BY r, rowid LIMIT ?")
+            sql = (
+                f"SELECT rowid, bm25(chunks_fts, {w}) AS r FROM chunks_fts WHERE chunks_fts MATCH ? "
+                f"ORDER BY r, rowid LIMIT ?"
+            )
         rows = self.index.conn.execute(sql, (rank.fts_query(terms), *params, limit)).fetchall()
         return [(i, -r) for i, r in rows]
 
-    def _similarities(self, qvec: Sequence[float], filters: SearchFilters | None) -> tuple[_Ids, _Vecs] | None:
+    def _similarities(
+        self, qvec: Sequence[float], filters: SearchFilters | None
+    ) -> tuple[_Ids, _Vecs] | None:
         """Cosine similarity of the query to every (allowed) chunk with a vector: (ids ascending, similarities)."""
         np = _numpy()
 
@@ -358,7 +450,9 @@ class Recall:
         ids, matrix = loaded
         q = np.asarray(qvec, dtype=np.float32)
         if q.shape[0] != matrix.shape[1]:
-            raise RecallError("the query embedding's dimension differs from the index's; run `reverie index --rebuild`")
+            raise RecallError(
+                "the query embedding's dimension differs from the index's; run `reverie index --rebuild`"
+            )
         q = q / (float(np.linalg.norm(q)) or 1.0)
         # einsum's own loop, not BLAS: OpenBLAS's threads stall on a busy machine (measured here: p90 24 ms for a
         # 2,000-row product whose median is 0.02 ms; at 110k rows einsum 6 ms against 20 ms).
@@ -366,8 +460,15 @@ class Recall:
         if filters is not None:
             where, params = _filter_sql(filters)
             if where:
-                allowed = np.fromiter((r[0] for r in self.index.conn.execute(
-                    f"SELECT c.id FROM chunks c WHERE 1 {where}", params)), dtype=np.int64)
+                allowed = np.fromiter(
+                    (
+                        r[0]
+                        for r in self.index.conn.execute(
+                            f"SELECT c.id FROM chunks c WHERE 1 {where}", params
+                        )
+                    ),
+                    dtype=np.int64,
+                )
                 keep = np.isin(ids, allowed)
                 ids, sims = ids[keep], sims[keep]
         return ids, sims
@@ -381,14 +482,16 @@ class Recall:
 
         rows = self.index.conn.execute(
             "SELECT c.id, e.vec FROM chunks c JOIN embeddings e ON e.ehash = c.ehash AND e.model = ? ORDER BY c.id",
-            (model,)
+            (model,),
         ).fetchall()
         if not rows:
             return None
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         dims = {len(r[1]) for r in rows}
         if len(dims) != 1:
-            raise RecallError(f"embeddings for {model} have mixed dimensions; run `reverie index --rebuild`")
+            raise RecallError(
+                f"embeddings for {model} have mixed dimensions; run `reverie index --rebuild`"
+            )
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(len(rows), -1)
         self._vectors = (gen, model, ids, matrix)
         return ids, matrix
@@ -407,14 +510,22 @@ class Recall:
         for start in range(0, len(ids), 500):
             part = ids[start : start + 500]
             marks = ",".join("?" * len(part))
-            for r in self.index.conn.execute(f"SELECT {cols} FROM chunks WHERE id IN ({marks})", part):
+            for r in self.index.conn.execute(
+                f"SELECT {cols} FROM chunks WHERE id IN ({marks})", part
+            ):
                 out[r[0]] = _Row(*r)
         return out
 
 
-def memory_search(query: str, k: int = 10, filters: SearchFilters | dict[str, Any] | None = None, *,
-                  workspace: Workspace | str | None = None, config: Config | None = None,
-                  now: datetime | None = None) -> list[Hit]:
+def memory_search(
+    query: str,
+    k: int = 10,
+    filters: SearchFilters | dict[str, Any] | None = None,
+    *,
+    workspace: Workspace | str | None = None,
+    config: Config | None = None,
+    now: datetime | None = None,
+) -> list[Hit]:
     """Search a workspace's memory (default workspace when none is given); see ``Recall.search``."""
     recall = Recall(workspace, config)
     try:
@@ -429,26 +540,41 @@ def _context_only(rows: dict[int, _Row], terms: Sequence[str]) -> frozenset[int]
     if not terms:
         return frozenset()
     probe = re.compile(r"\b(?:" + "|".join(re.escape(t[:5]) for t in terms) + ")", re.I)
-    return frozenset(i for i, r in rows.items() if r.kind == "session" and not probe.search(r.text)
-                     and not probe.search(r.title))
+    return frozenset(
+        i
+        for i, r in rows.items()
+        if r.kind == "session" and not probe.search(r.text) and not probe.search(r.title)
+    )
 
 
-def _with_neighbours(fused: dict[int, float], rows: dict[int, _Row], share: float,
-                     context_only: frozenset[int] = frozenset()) -> dict[int, float]:
+def _with_neighbours(
+    fused: dict[int, float],
+    rows: dict[int, _Row],
+    share: float,
+    context_only: frozenset[int] = frozenset(),
+) -> dict[int, float]:
     """Each session message gains ``share`` of its best-scoring neighbour's score (the adjacent messages of the same
     session among the candidates): an answer is found through the question it answers, and the reverse; and
     ``SESSION_SHARE`` of the best other candidate in its session. A message in ``context_only`` (none of the
     query's words) ends at most ``CONTEXT_CAP`` of its best neighbour's relevance: it is found through that
     neighbour, never above it, and never above an exact match elsewhere."""
-    at = {(r.session_key, r.msg_index): i for i, r in rows.items()
-          if r.kind == "session" and i in fused and r.session_key is not None and r.msg_index is not None}
+    at = {
+        (r.session_key, r.msg_index): i
+        for i, r in rows.items()
+        if r.kind == "session"
+        and i in fused
+        and r.session_key is not None
+        and r.msg_index is not None
+    }
     out = dict(fused)
     cap: dict[int, float] = {}
     for (key, n), i in at.items():
         near = [j for m in (n - 1, n + 1) if (j := at.get((key, m))) is not None]
         best = max((fused[j] for j in near), default=0.0)
         if ECHO_FREE:
-            out[i] = fused[i] + share * max((fused[j] for j in near if j not in context_only), default=0.0)
+            out[i] = fused[i] + share * max(
+                (fused[j] for j in near if j not in context_only), default=0.0
+            )
         else:
             out[i] = fused[i] + share * best
         if i in context_only:
@@ -459,8 +585,10 @@ def _with_neighbours(fused: dict[int, float], rows: dict[int, _Row], share: floa
             if not (ECHO_FREE and i in context_only):
                 by_session.setdefault(key, []).append((n, fused[i]))
         for (key, n), i in at.items():
-            best = max((v for m, v in by_session.get(key, ()) if m != n and abs(m - n) <= SESSION_WINDOW),
-                       default=0.0)
+            best = max(
+                (v for m, v in by_session.get(key, ()) if m != n and abs(m - n) <= SESSION_WINDOW),
+                default=0.0,
+            )
             out[i] += SESSION_SHARE * best
     for i, limit in cap.items():
         out[i] = min(out[i], limit)
@@ -530,10 +658,22 @@ def _record_prompt_hits(workspace: Workspace, rows: Sequence[_Row], terms: Seque
 
 
 def _hit(row: _Row, score: float, terms: Sequence[str]) -> Hit:
-    section = row.title or None if row.kind in ("memory", "dated") else None  # a session title is its speaker
-    ref = SourceRef(kind=row.kind, path=row.path, section=section, line_start=row.line_start,
-                    line_end=row.line_end, cursor=row.cursor, session_key=row.session_key, message_index=row.msg_index)
-    return Hit(snippet=snippet(row.text, terms), score=score, source=ref, timestamp=from_epoch(row.ts))
+    section = (
+        row.title or None if row.kind in ("memory", "dated") else None
+    )  # a session title is its speaker
+    ref = SourceRef(
+        kind=row.kind,
+        path=row.path,
+        section=section,
+        line_start=row.line_start,
+        line_end=row.line_end,
+        cursor=row.cursor,
+        session_key=row.session_key,
+        message_index=row.msg_index,
+    )
+    return Hit(
+        snippet=snippet(row.text, terms), score=score, source=ref, timestamp=from_epoch(row.ts)
+    )
 
 
 def snippet(text: str, terms: Sequence[str], width: int = SNIPPET_CHARS) -> str:
@@ -542,7 +682,9 @@ def snippet(text: str, terms: Sequence[str], width: int = SNIPPET_CHARS) -> str:
     if len(flat) <= width:
         return flat
     lower = flat.lower()
-    at = min((m.start() for t in terms if (m := re.search(r"\b" + re.escape(t[:5]), lower))), default=0)
+    at = min(
+        (m.start() for t in terms if (m := re.search(r"\b" + re.escape(t[:5]), lower))), default=0
+    )
     start = max(0, min(at - width // 4, len(flat) - width))
     out = flat[start : start + width].strip()
     return ("…" if start > 0 else "") + out + ("…" if start + width < len(flat) else "")
@@ -565,6 +707,8 @@ def _numpy() -> Any:
     try:
         import numpy
     except ImportError:
-        raise RecallError("vector search (memory.search.embeddingModel) needs numpy: install reverie's `vectors` "
-                          "extra (pip install 'reverie[vectors]'), or unset the embedding model for BM25 only") from None
+        raise RecallError(
+            "vector search (memory.search.embeddingModel) needs numpy: install reverie's `vectors` "
+            "extra (pip install 'reverie[vectors]'), or unset the embedding model for BM25 only"
+        ) from None
     return numpy

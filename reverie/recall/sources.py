@@ -28,7 +28,15 @@ from .types import to_epoch
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Chunk", "DATED_RE", "chunk_markdown", "chunk_history", "chunk_session", "parse_stamp", "message_text"]
+__all__ = [
+    "Chunk",
+    "DATED_RE",
+    "chunk_markdown",
+    "chunk_history",
+    "chunk_session",
+    "parse_stamp",
+    "message_text",
+]
 
 #: Dated memory files: ``memory/YYYY-MM-DD.md`` (flush) and ``memory/YYYY-MM-DD-<slug>.md`` (session end).
 DATED_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:-[A-Za-z0-9._-]*)?\.md$")
@@ -66,12 +74,26 @@ class Chunk:
 
     @property
     def ehash(self) -> str:
-        return hashlib.blake2b(self.embed_text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        return hashlib.blake2b(
+            self.embed_text.encode("utf-8", "surrogatepass"), digest_size=16
+        ).hexdigest()
 
     @property
     def hash(self) -> str:
-        fields = (self.kind, self.ord, self.text, self.title, self.ctx, self.line_start, self.line_end,
-                  self.cursor, self.session_key, self.msg_index, self.ts, self.evergreen)
+        fields = (
+            self.kind,
+            self.ord,
+            self.text,
+            self.title,
+            self.ctx,
+            self.line_start,
+            self.line_end,
+            self.cursor,
+            self.session_key,
+            self.msg_index,
+            self.ts,
+            self.evergreen,
+        )
         return hashlib.blake2b(orjson.dumps(fields), digest_size=16).hexdigest()
 
 
@@ -96,7 +118,9 @@ def dated_file_time(name: str) -> float | None:
         return None
 
 
-def chunk_markdown(path: str, text: str, *, kind: str, ts: float | None, evergreen: bool) -> list[Chunk]:
+def chunk_markdown(
+    path: str, text: str, *, kind: str, ts: float | None, evergreen: bool
+) -> list[Chunk]:
     """Sections of a Markdown file, with heading paths and line ranges."""
     lines = text.splitlines()
     chunks: list[Chunk] = []
@@ -108,8 +132,19 @@ def chunk_markdown(path: str, text: str, *, kind: str, ts: float | None, evergre
         for piece in _pieces(body):
             content = "\n".join(line for _, line in piece).strip()
             if content:
-                chunks.append(Chunk(path, kind, len(chunks), _clip(content), title=title,
-                                    line_start=piece[0][0], line_end=piece[-1][0], ts=ts, evergreen=evergreen))
+                chunks.append(
+                    Chunk(
+                        path,
+                        kind,
+                        len(chunks),
+                        _clip(content),
+                        title=title,
+                        line_start=piece[0][0],
+                        line_end=piece[-1][0],
+                        ts=ts,
+                        evergreen=evergreen,
+                    )
+                )
 
     for number, line in enumerate(lines, 1):
         m = _HEADING_RE.match(line)
@@ -182,8 +217,15 @@ def parse_stamp(value: Any) -> float | None:
 
 
 def chunk_history(entry: HistoryEntry, path: str = "memory/history.jsonl") -> Chunk:
-    return Chunk(path, "history", entry.cursor, _clip(entry.content), cursor=entry.cursor,
-                 session_key=entry.session_key, ts=parse_stamp(entry.timestamp))
+    return Chunk(
+        path,
+        "history",
+        entry.cursor,
+        _clip(entry.content),
+        cursor=entry.cursor,
+        session_key=entry.session_key,
+        ts=parse_stamp(entry.timestamp),
+    )
 
 
 def message_text(content: Any) -> str:
@@ -191,14 +233,19 @@ def message_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        parts = [
+            p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+        ]
         return "\n".join(parts)
     return ""
 
 
 def chunk_session(path: str, key: str, messages: list[dict[str, Any]]) -> list[Chunk]:
     """One chunk per user/assistant message with text; neighbouring messages' text as context."""
-    texts = [message_text(m.get("content")).strip() if m.get("role") in _SESSION_ROLES else "" for m in messages]
+    texts = [
+        message_text(m.get("content")).strip() if m.get("role") in _SESSION_ROLES else ""
+        for m in messages
+    ]
     chunks: list[Chunk] = []
     for i, (message, text) in enumerate(zip(messages, texts)):
         if not text:
@@ -206,8 +253,19 @@ def chunk_session(path: str, key: str, messages: list[dict[str, Any]]) -> list[C
         prev = next((texts[j] for j in range(i - 1, -1, -1) if texts[j]), "")
         nxt = next((texts[j] for j in range(i + 1, len(texts)) if texts[j]), "")
         ctx = "\n".join(t[:CONTEXT_CHARS] for t in (prev, nxt) if t)
-        chunks.append(Chunk(path, "session", i, _clip(text), title=speaker_name(message), ctx=_clip(ctx),
-                            session_key=key, msg_index=i, ts=parse_stamp(message.get("timestamp"))))
+        chunks.append(
+            Chunk(
+                path,
+                "session",
+                i,
+                _clip(text),
+                title=speaker_name(message),
+                ctx=_clip(ctx),
+                session_key=key,
+                msg_index=i,
+                ts=parse_stamp(message.get("timestamp")),
+            )
+        )
     return chunks
 
 

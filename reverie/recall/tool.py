@@ -18,8 +18,14 @@ if TYPE_CHECKING:
     from ..llm.client import ModelClient
     from ..llm.types import ModelResponse
 
-__all__ = ["MEMORY_SEARCH_TOOL", "run_memory_search_tool", "recall_context", "render_hits", "complete_with_memory_search",
-           "MAX_TOOL_ROUNDS"]
+__all__ = [
+    "MEMORY_SEARCH_TOOL",
+    "run_memory_search_tool",
+    "recall_context",
+    "render_hits",
+    "complete_with_memory_search",
+    "MAX_TOOL_ROUNDS",
+]
 
 #: Model turns that may call ``memory_search`` before the answer is requested without tools.
 MAX_TOOL_ROUNDS = 3
@@ -65,7 +71,9 @@ async def run_memory_search_tool(recall: Recall, arguments: Mapping[str, Any] | 
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 50:
         return _json({"error": "k must be an integer from 1 to 50"})
     try:
-        filters = SearchFilters.from_mapping({n: args[n] for n in ("kinds", "session", "since", "until") if n in args})
+        filters = SearchFilters.from_mapping(
+            {n: args[n] for n in ("kinds", "session", "since", "until") if n in args}
+        )
         hits = await recall.asearch(query, k, filters)
     except RecallError as exc:
         return _json({"error": str(exc)})
@@ -97,25 +105,50 @@ def _json(data: Any) -> str:
     return orjson.dumps(data).decode()
 
 
-async def complete_with_memory_search(client: ModelClient, recall: Recall, messages: list[dict[str, Any]], *,
-                                      max_tokens: int | None = None, rounds: int = MAX_TOOL_ROUNDS) -> ModelResponse:
+async def complete_with_memory_search(
+    client: ModelClient,
+    recall: Recall,
+    messages: list[dict[str, Any]],
+    *,
+    max_tokens: int | None = None,
+    rounds: int = MAX_TOOL_ROUNDS,
+) -> ModelResponse:
     """A chat completion in which the model may call ``memory_search`` (at most ``rounds`` times) before answering.
 
     ``client`` is a ``ModelClient``; ``messages`` is extended in place with the tool exchange. Returns the final
     ``ModelResponse``. A call to any other tool gets an error result, so the model can recover.
     """
     for _ in range(rounds):
-        response = await client.complete(messages, tools=[MEMORY_SEARCH_TOOL], max_tokens=max_tokens)
+        response = await client.complete(
+            messages, tools=[MEMORY_SEARCH_TOOL], max_tokens=max_tokens
+        )
         if not response.tool_calls:
             return response
-        messages.append({"role": "assistant", "content": response.content or "", "tool_calls": [  # "" not null: some servers 500 on null
-            {"id": c.id, "type": "function",
-             "function": {"name": c.name, "arguments": c.raw_arguments or _json(c.arguments or {})}}
-            for c in response.tool_calls]})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": response.content or "",
+                "tool_calls": [  # "" not null: some servers 500 on null
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {
+                            "name": c.name,
+                            "arguments": c.raw_arguments or _json(c.arguments or {}),
+                        },
+                    }
+                    for c in response.tool_calls
+                ],
+            }
+        )
         for call in response.tool_calls:
             if call.name == "memory_search":
                 result = await run_memory_search_tool(recall, call.arguments)
             else:
-                result = _json({"error": f"unknown tool {call.name!r}; the only tool is memory_search"})
-            messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": result})
+                result = _json(
+                    {"error": f"unknown tool {call.name!r}; the only tool is memory_search"}
+                )
+            messages.append(
+                {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": result}
+            )
     return await client.complete(messages, max_tokens=max_tokens)

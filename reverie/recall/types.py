@@ -45,7 +45,9 @@ class SourceRef:
         return self.path
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+        return {
+            f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +88,9 @@ class SearchFilters:
             kinds = frozenset(self.kinds)
             unknown = kinds - set(SOURCE_KINDS)
             if unknown:
-                raise RecallError(f"unknown source kind(s) {sorted(unknown)}; known: {', '.join(SOURCE_KINDS)}")
+                raise RecallError(
+                    f"unknown source kind(s) {sorted(unknown)}; known: {', '.join(SOURCE_KINDS)}"
+                )
             object.__setattr__(self, "kinds", kinds)
 
     @classmethod
@@ -121,7 +125,9 @@ def _parse_when(value: Any, name: str) -> datetime | None:
     try:
         return datetime.fromisoformat(value.strip())
     except ValueError:
-        raise RecallError(f"filters.{name}: {value!r} is not an ISO date (YYYY-MM-DD[THH:MM])") from None
+        raise RecallError(
+            f"filters.{name}: {value!r} is not an ISO date (YYYY-MM-DD[THH:MM])"
+        ) from None
 
 
 def to_epoch(when: datetime) -> float:

@@ -33,7 +33,9 @@ def bind(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         if exc.errno == errno.EADDRINUSE:
-            raise CommandError(f"port {port} on {host} is in use (choose another with --port)") from None
+            raise CommandError(
+                f"port {port} on {host} is in use (choose another with --port)"
+            ) from None
         raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     sock.listen(128)
     sock.set_inheritable(True)

@@ -53,7 +53,11 @@ def replace_in_value(value: Any, old: str, new: str) -> tuple[Any, int]:
 
 
 def _forms(old: str) -> list[bytes]:
-    forms = {old.encode("utf-8", errors="surrogatepass"), orjson.dumps(old)[1:-1], json.dumps(old)[1:-1].encode()}
+    forms = {
+        old.encode("utf-8", errors="surrogatepass"),
+        orjson.dumps(old)[1:-1],
+        json.dumps(old)[1:-1].encode(),
+    }
     return sorted((f for f in forms if f), key=len, reverse=True)
 
 
@@ -71,7 +75,7 @@ def replace_raw(data: bytes, old: str, new: str) -> tuple[bytes, int]:
 
 def _line(raw: bytes, old: str, new: str) -> tuple[bytes, int]:
     body = raw.rstrip(b"\r\n")
-    ending = raw[len(body):]
+    ending = raw[len(body) :]
     try:
         parsed = orjson.loads(body)
     except orjson.JSONDecodeError:

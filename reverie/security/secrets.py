@@ -133,7 +133,11 @@ _BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{20}")
 def _random_case(value: str) -> bool:
     """Upper and lower case mixed the way random tokens mix them (``hf_`` tokens are often letters only)."""
     body = value.split("_", 1)[-1]
-    return any(c.isupper() for c in body) and any(c.islower() for c in body) and shannon_entropy(body) >= 3.5
+    return (
+        any(c.isupper() for c in body)
+        and any(c.islower() for c in body)
+        and shannon_entropy(body) >= 3.5
+    )
 
 
 def _aws_id_ok(value: str) -> bool:
@@ -145,9 +149,17 @@ _AWS_PREFIXES = "AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA"
 # (kind, pattern, validator or None)
 _RULES: list[tuple[str, re.Pattern[str], Callable[[str], bool] | None]] = [
     ("private-key", _PEM, _pem_ok),
-    ("aws-access-key-id", re.compile(rf"(?:{_AWS_PREFIXES})[A-Z2-7]{{16}}(?![A-Za-z0-9])"), _aws_id_ok),
+    (
+        "aws-access-key-id",
+        re.compile(rf"(?:{_AWS_PREFIXES})[A-Z2-7]{{16}}(?![A-Za-z0-9])"),
+        _aws_id_ok,
+    ),
     ("anthropic-key", re.compile(r"sk-ant-[A-Za-z0-9_\-]{32,}" + _R), _sk_ok),
-    ("openai-key", re.compile(r"sk-(?!ant-)(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_\-]{20,}" + _R), _sk_ok),
+    (
+        "openai-key",
+        re.compile(r"sk-(?!ant-)(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_\-]{20,}" + _R),
+        _sk_ok,
+    ),
     *(
         ("github-token", re.compile(prefix + r"_[A-Za-z0-9]{36,255}(?![A-Za-z0-9_])"), None)
         for prefix in ("ghp", "gho", "ghu", "ghs", "ghr")
@@ -160,7 +172,11 @@ _RULES: list[tuple[str, re.Pattern[str], Callable[[str], bool] | None]] = [
         ("stripe-key", re.compile(prefix + r"_[0-9A-Za-z]{16,247}(?![A-Za-z0-9_])"), _mixed)
         for prefix in ("sk_live", "rk_live", "pk_live", "sk_test", "rk_test")
     ),
-    ("jwt", re.compile(r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}" + _R), None),
+    (
+        "jwt",
+        re.compile(r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}" + _R),
+        None,
+    ),
     ("stripe-key", re.compile(r"whsec_[0-9A-Za-z]{24,247}(?![A-Za-z0-9_])"), _mixed),
     ("twilio-key", re.compile(r"SK[0-9a-f]{32}(?![A-Za-z0-9_])"), _mixed),
     ("sendgrid-key", re.compile(r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{30,64}" + _R), None),
@@ -172,11 +188,17 @@ _RULES: list[tuple[str, re.Pattern[str], Callable[[str], bool] | None]] = [
 
 # Tokens without a literal prefix: each pattern starts at the token's rarest literal part (see above), and
 # ``_shaped_tokens`` checks the rest of the shape in code.
-_SLACK_WEBHOOK = re.compile(r"hooks\.slack\.com/services/(?P<val>T[A-Z0-9]{6,12}/B[A-Z0-9]{6,12}/[A-Za-z0-9]{20,32})" + _R)
-_DISCORD_TAIL = re.compile(r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}" + _R)  # then 24-28 chars before, from M/N/O
+_SLACK_WEBHOOK = re.compile(
+    r"hooks\.slack\.com/services/(?P<val>T[A-Z0-9]{6,12}/B[A-Z0-9]{6,12}/[A-Za-z0-9]{20,32})" + _R
+)
+_DISCORD_TAIL = re.compile(
+    r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}" + _R
+)  # then 24-28 chars before, from M/N/O
 _TELEGRAM = re.compile(r":AA[A-Za-z0-9_\-]{33}" + _R)  # after an 8-10 digit bot id
 _AZURE_SIG = re.compile(r"sig=(?P<val>[A-Za-z0-9%+/]{30,}(?:%3D|=){0,2})")
-_BASIC = re.compile(r"authorization[\"']?[ \t]*[:=][ \t]*[\"']?basic[ \t]+(?P<val>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
+_BASIC = re.compile(
+    r"authorization[\"']?[ \t]*[:=][ \t]*[\"']?basic[ \t]+(?P<val>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])"
+)
 
 # -- passwords inside URLs -----------------------------------------------------------------------------------
 _URL_PASSWORD = re.compile(
@@ -184,9 +206,31 @@ _URL_PASSWORD = re.compile(
 )
 _PLACEHOLDERS = frozenset(
     {
-        "password", "passwd", "pass", "pwd", "secret", "changeme", "example", "placeholder", "token",
-        "your_password", "yourpassword", "mypassword", "user", "username", "none", "null", "redacted",
-        "<password>", "[password]", "{password}", "***", "xxx", "...", "pass123", "password123",
+        "password",
+        "passwd",
+        "pass",
+        "pwd",
+        "secret",
+        "changeme",
+        "example",
+        "placeholder",
+        "token",
+        "your_password",
+        "yourpassword",
+        "mypassword",
+        "user",
+        "username",
+        "none",
+        "null",
+        "redacted",
+        "<password>",
+        "[password]",
+        "{password}",
+        "***",
+        "xxx",
+        "...",
+        "pass123",
+        "password123",
     }
 )
 
@@ -195,9 +239,13 @@ def _is_placeholder(value: str) -> bool:
     low = value.lower()
     if low in _PLACEHOLDERS or low.startswith(_REDACTED_PREFIX.lower()) or "example" in low:
         return True
-    if value[0] in "$%{<[*" or value.startswith("@@"):  # $VAR, ${VAR}, %(name)s, {{x}}, <your-key>, ****
+    if value[0] in "$%{<[*" or value.startswith(
+        "@@"
+    ):  # $VAR, ${VAR}, %(name)s, {{x}}, <your-key>, ****
         return True
-    if set(low) <= set("x*.-_•#") or "..." in value or "…" in value:  # xxxxx, *****, truncated examples
+    if (
+        set(low) <= set("x*.-_•#") or "..." in value or "…" in value
+    ):  # xxxxx, *****, truncated examples
         return True
     if low.startswith(("os.environ", "env.", "env:", "process.env", "secrets.", "vault:", "ref:")):
         return True
@@ -209,33 +257,69 @@ def _is_placeholder(value: str) -> bool:
 _ASSIGN_TAIL = r"s?[\"'\]]?[ \t]{0,3}(?P<sep>=>|:=|[:=])(?P<ws>[ \t]{0,3})(?P<q>[\"'`]?)"
 _ASSIGN = [
     re.compile(f"(?P<kw>{kw}){_ASSIGN_TAIL}")
-    for kw in ("passphrase", "pass(?:w(?:or)?d)?", "pwd", "key", "secret", "token", "credentials?", "auth")
+    for kw in (
+        "passphrase",
+        "pass(?:w(?:or)?d)?",
+        "pwd",
+        "key",
+        "secret",
+        "token",
+        "credentials?",
+        "auth",
+    )
 ]
 _QUOTED_VALUE = re.compile(r"[^\n\"'`]{1,128}")
 
 # -- passwords in command lines and credential files (searched in the lower-cased text) ------------------------
 _CLI_PASSWORD = [  # (a literal the text must hold, the pattern)
-    ("mysql", re.compile(r"mysql(?:dump|admin)?\b[^\n|;&]{0,200}?[ \t]-p(?P<val>[^\s\"'`]{3,128})")),
-    ("docker", re.compile(r"docker[ \t]+login\b[^\n|;&]{0,200}?[ \t](?:-p|--password)(?:[ \t]+|=)(?P<q>[\"']?)(?P<val>[^\s\"'`]{3,128})")),
-    ("machine", re.compile(r"machine[ \t]+[^\s]+[ \t][^\n]{0,200}?password[ \t]+(?P<val>\S{3,128})")),  # .netrc
+    (
+        "mysql",
+        re.compile(r"mysql(?:dump|admin)?\b[^\n|;&]{0,200}?[ \t]-p(?P<val>[^\s\"'`]{3,128})"),
+    ),
+    (
+        "docker",
+        re.compile(
+            r"docker[ \t]+login\b[^\n|;&]{0,200}?[ \t](?:-p|--password)(?:[ \t]+|=)(?P<q>[\"']?)(?P<val>[^\s\"'`]{3,128})"
+        ),
+    ),
+    (
+        "machine",
+        re.compile(r"machine[ \t]+[^\s]+[ \t][^\n]{0,200}?password[ \t]+(?P<val>\S{3,128})"),
+    ),  # .netrc
 ]
 _PGPASS = re.compile(r"[a-z0-9.\-*\[\]:]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(?P<val>[^\s:]{4,128})\Z")
 
 # -- credentials in prose ------------------------------------------------------------------------------------
-_PROSE_KWS = ("password", "passwd", "passphrase", "passcode", "pass word", "secret", "api key", "token", "pw")
+_PROSE_KWS = (
+    "password",
+    "passwd",
+    "passphrase",
+    "passcode",
+    "pass word",
+    "secret",
+    "api key",
+    "token",
+    "pw",
+)
 _PROSE_VALUE = r"[ \t]+(?P<q>[\"'“‘`]?)(?P<val>[^\s\"'“”‘’`]{4,128})"
 # "my password is X", "the wifi password is now X" ("password: X" and "= X" are the assignment rule's)
 _PROSE_IS = {
-    kw: re.compile(re.escape(kw) + r"[ \t]+(?:is|was|will[ \t]+be)(?:[ \t]+(?:now|still|set[ \t]+to))?[ \t]*:?"
-                   + _PROSE_VALUE)
+    kw: re.compile(
+        re.escape(kw)
+        + r"[ \t]+(?:is|was|will[ \t]+be)(?:[ \t]+(?:now|still|set[ \t]+to))?[ \t]*:?"
+        + _PROSE_VALUE
+    )
     for kw in _PROSE_KWS
 }
 # "with secret X", "using the password X": the keyword followed by a value, preceded by ``_WITH`` (checked in code)
 _PROSE_WITH = {kw: re.compile(re.escape(kw) + _PROSE_VALUE) for kw in _PROSE_KWS}
 _WITH = re.compile(r"(?:^|[^a-z0-9])(?:with|using|use)[ \t]+(?:(?:the|my|our)[ \t]+)?\Z")
-_PIN = re.compile(r"pin(?:[ \t]+(?:code|number))?(?:[ \t]+(?:is|was))?[ \t]*[:=#]?[ \t]*(?P<val>\d{4,8})(?![\d.,:/\-])")
+_PIN = re.compile(
+    r"pin(?:[ \t]+(?:code|number))?(?:[ \t]+(?:is|was))?[ \t]*[:=#]?[ \t]*(?P<val>\d{4,8})(?![\d.,:/\-])"
+)
 #: Words that follow "password is" without being one ("the password is wrong", "… is in the vault").
-_NOT_A_VALUE = frozenset("""
+_NOT_A_VALUE = frozenset(
+    """
 a an the my your his her our their its this that these those some any no not none nothing too very so also just
 still now set same different wrong right correct incorrect invalid valid expired required optional missing empty
 blank weak strong secure insecure long short good bad ok okay fine safe unsafe hidden visible new old default
@@ -245,7 +329,8 @@ something anything everything unknown unchanged easy hard simple complex random 
 lost stolen leaked compromised protected printed listed shown available needed necessary mandatory enabled
 disabled managed rotated shared separate unique personal private public reused whatever whichever usually
 probably actually somewhere nowhere elsewhere inside outside behind between written
-""".split())
+""".split()
+)
 _SYMBOLS = frozenset(string.punctuation)
 _VALUE = re.compile(r"[^\s\"'`,;(){}\[\]<>]{6,512}")
 # Keywords that are common inside ordinary words ("monkey", "bypass", "oauth"): they must start a name part.
@@ -275,7 +360,9 @@ def _keyword_at_boundary(text: str, kw_start: int, kw: str) -> bool:
 
 def _looks_like_identifier(value: str) -> bool:
     """``settings.api_key``, ``SECRET_NAME``, ``getToken``, ``v2.max_tokens``: code, not a credential."""
-    return bool(_IDENT.fullmatch(value)) and all(_word_like(part) for part in re.split(r"[.\-]", value))
+    return bool(_IDENT.fullmatch(value)) and all(
+        _word_like(part) for part in re.split(r"[.\-]", value)
+    )
 
 
 def _word_like(part: str) -> bool:
@@ -339,7 +426,11 @@ def _assigns_a_plain_value(text: str, m: re.Match[str], v: re.Match[str]) -> boo
 
 def _names_a_credential(text: str, kw_start: int, kw: str, name: str) -> bool:
     """The keyword starts a name part (not "monkey", "bypass") and the name is not a public key's."""
-    if kw.lower() in _NEEDS_BOUNDARY and not _keyword_at_boundary(text, kw_start, kw) and not name.endswith("apikey"):
+    if (
+        kw.lower() in _NEEDS_BOUNDARY
+        and not _keyword_at_boundary(text, kw_start, kw)
+        and not name.endswith("apikey")
+    ):
         return False
     return "public" not in name and not name.endswith(("pubkey", "pub_key"))
 
@@ -385,11 +476,19 @@ def _prose_value_ok(value: str, *, plain_words: bool = True) -> bool:
     if low in _NOT_A_VALUE or low.startswith(_REDACTED_PREFIX.lower()):
         return False
     if any(c.isdigit() for c in value) or any(c in _SYMBOLS for c in value):
-        return not value.replace("-", "").replace(".", "").replace(",", "").isdigit() or len(value) >= 6
+        return (
+            not value.replace("-", "").replace(".", "").replace(",", "").isdigit()
+            or len(value) >= 6
+        )
     if value.isalpha() and value != low and value != value.upper() and not value.istitle():
         return True  # mixed case: tOrtoise
     # One ordinary lower-case word: accepted when long and not an English adjective or participle.
-    return plain_words and value.isalpha() and len(value) >= 6 and not low.endswith(("ed", "ing", "ly", "able", "ible", "ful", "less"))
+    return (
+        plain_words
+        and value.isalpha()
+        and len(value) >= 6
+        and not low.endswith(("ed", "ing", "ly", "able", "ible", "ful", "less"))
+    )
 
 
 def _quoted_password(text: str, m: re.Match[str]) -> re.Match[str] | None:
@@ -416,7 +515,9 @@ def scan(text: str) -> list[SecretMatch]:
     """Every credential in ``text``, as non-overlapping spans in text order."""
     if not text or len(text) < 8:
         return []
-    low = _ascii_lower(text)  # keyword rules search the lower-cased text; values are read from the original
+    low = _ascii_lower(
+        text
+    )  # keyword rules search the lower-cased text; values are read from the original
     found = [
         *_fixed_format_tokens(text),
         *_url_passwords(text),
@@ -434,7 +535,9 @@ def _fixed_format_tokens(text: str) -> list[SecretMatch]:
     found: list[SecretMatch] = []
     for kind, pattern, ok in _RULES:
         for m in pattern.finditer(text):
-            if (kind == "private-key" or _left_ok(text, m.start())) and (ok is None or ok(m.group(0))):
+            if (kind == "private-key" or _left_ok(text, m.start())) and (
+                ok is None or ok(m.group(0))
+            ):
                 found.append(SecretMatch(kind, m.start(), m.end()))
     return found
 
@@ -506,8 +609,12 @@ def _shaped_tokens(text: str) -> list[SecretMatch]:
     for m in _DISCORD_TAIL.finditer(text):
         start = _run_before(text, m.start(), _TOKEN_NEIGHBOURS, 28)
         length = m.start() - start
-        if 24 <= length <= 28 and text[start] in "MNO" and (start == 0 or text[start - 1] != ".") \
-                and _mixed(text[start : m.end()]):
+        if (
+            24 <= length <= 28
+            and text[start] in "MNO"
+            and (start == 0 or text[start - 1] != ".")
+            and _mixed(text[start : m.end()])
+        ):
             found.append(SecretMatch("discord-token", start, m.end()))
     if ":AA" in text:
         for m in _TELEGRAM.finditer(text):
@@ -539,7 +646,11 @@ def _commands_and_prose(text: str, low: str) -> list[SecretMatch]:
                 if pg:
                     value = text[offset + pg.start("val") : offset + pg.end("val")]
                     if not _is_placeholder(value) and not value.isdigit():
-                        found.append(SecretMatch("password", offset + pg.start("val"), offset + pg.end("val")))
+                        found.append(
+                            SecretMatch(
+                                "password", offset + pg.start("val"), offset + pg.end("val")
+                            )
+                        )
             offset += len(line) + 1
     present = [kw for kw in _PROSE_KWS if kw in low]
     for patterns, plain_words in ((_PROSE_IS, True), (_PROSE_WITH, False)):
@@ -552,7 +663,11 @@ def _commands_and_prose(text: str, low: str) -> list[SecretMatch]:
                 start, end = m.span("val")
                 value = text[start:end].rstrip(".,;:?)]}")
                 if m.group("q") or _prose_value_ok(value, plain_words=plain_words):
-                    if not _is_placeholder(value) and value.lower() not in _NOT_A_VALUE and len(value) >= 4:
+                    if (
+                        not _is_placeholder(value)
+                        and value.lower() not in _NOT_A_VALUE
+                        and len(value) >= 4
+                    ):
                         found.append(SecretMatch("password", start, start + len(value)))
     if "pin" in low:
         for m in _PIN.finditer(low):

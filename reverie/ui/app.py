@@ -59,15 +59,26 @@ class UI:
     def __init__(self, memory: Memory) -> None:
         self.memory = memory
         self.job = DreamJob()
-        self.env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]),
-                               trim_blocks=True, lstrip_blocks=True)
+        self.env = Environment(
+            loader=FileSystemLoader(HERE / "templates"),
+            autoescape=select_autoescape(["html"]),
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
         self.env.globals.update(inline=views.inline, ago=views.ago, MEMORY_FILES=MEMORY_FILES)
 
     # -- plumbing ---------------------------------------------------------------------------------------------
-    def render(self, request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    def render(
+        self, request: Request, name: str, status_code: int = 200, **context: Any
+    ) -> HTMLResponse:
         session = _session(request)
-        context.update(request=request, csrf=session.csrf, csrf_field=CSRF_FIELD, flashes=session.take_flashes(),
-                       workspace=str(self.memory.workspace.root))
+        context.update(
+            request=request,
+            csrf=session.csrf,
+            csrf_field=CSRF_FIELD,
+            flashes=session.take_flashes(),
+            workspace=str(self.memory.workspace.root),
+        )
         return HTMLResponse(self.env.get_template(name).render(**context), status_code=status_code)
 
     async def form(self, request: Request) -> dict[str, str]:
@@ -77,7 +88,9 @@ class UI:
             raise HTTPException(403, "missing or wrong CSRF token: reload the page and try again")
         return {k: v for k, v in data.items() if isinstance(v, str)}
 
-    async def act(self, request: Request, back: str, action: Callable[[dict[str, str]], Awaitable[str]]) -> Response:
+    async def act(
+        self, request: Request, back: str, action: Callable[[dict[str, str]], Awaitable[str]]
+    ) -> Response:
         """Run an action from a posted form; its message (or its error) is shown on ``back``'s page."""
         form = await self.form(request)
         session = _session(request)
@@ -86,7 +99,9 @@ class UI:
         except ReverieError as exc:
             session.flash("error", str(exc))
             back = form.get("back_on_error") or back
-        except OSError as exc:  # the machine's fault (a full disk, a read-only mount): said, not a 500
+        except (
+            OSError
+        ) as exc:  # the machine's fault (a full disk, a read-only mount): said, not a 500
             where = f"{exc.filename}: " if exc.filename else ""
             session.flash("error", f"nothing was changed: {where}{exc.strerror or exc}")
             back = form.get("back_on_error") or back
@@ -99,11 +114,17 @@ class UI:
             text = await self.memory.aread(rel)
             files.append((rel, views.file_lines(text, rel), len(text)))
         status = await self.memory.astatus()
-        return self.render(request, "memory.html", files=files, budgets=status.budgets, active="memory")
+        return self.render(
+            request, "memory.html", files=files, budgets=status.budgets, active="memory"
+        )
 
     async def why(self, request: Request) -> Response:
         rel, index, line = _file_line(request)
-        found = [p for p in await self.memory.awhy(line.strip()) if p.path == rel] if line.strip() else []
+        found = (
+            [p for p in await self.memory.awhy(line.strip()) if p.path == rel]
+            if line.strip()
+            else []
+        )
         exact = [p for p in found if p.line_no == index + 1]
         entries = []
         for p in exact or found:
@@ -120,21 +141,29 @@ class UI:
         async def run(form: dict[str, str]) -> str:
             rel, rows, i = await self._line_of(form)
             rows[i] = form.get("text", "").replace("\r", " ").replace("\n", " ")
-            result = await self.memory.awrite(rel, "\n".join(rows), message=f"manual: edit a line of {rel}")
-            return f"Edited {rel}" + (f" as commit {result.commit[:8]}." if result.commit else " (no change).")
+            result = await self.memory.awrite(
+                rel, "\n".join(rows), message=f"manual: edit a line of {rel}"
+            )
+            return f"Edited {rel}" + (
+                f" as commit {result.commit[:8]}." if result.commit else " (no change)."
+            )
 
         return await self.act(request, "/memory", run)
 
     async def file_form(self, request: Request) -> Response:
         rel = _memory_file(request.query_params.get("path", ""))
-        return self.render(request, "edit_file.html", path=rel, text=await self.memory.aread(rel), active="memory")
+        return self.render(
+            request, "edit_file.html", path=rel, text=await self.memory.aread(rel), active="memory"
+        )
 
     async def edit_file(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
             rel = _memory_file(form.get("path", ""))
             text = form.get("text", "").replace("\r\n", "\n")
             result = await self.memory.awrite(rel, text, message=f"manual: edit {rel}")
-            return f"Edited {rel}" + (f" as commit {result.commit[:8]}." if result.commit else " (no change).")
+            return f"Edited {rel}" + (
+                f" as commit {result.commit[:8]}." if result.commit else " (no change)."
+            )
 
         return await self.act(request, "/memory", run)
 
@@ -144,19 +173,25 @@ class UI:
             unpin = form.get("unpin") == "1"
             result = await self.memory.apin(rows[i].strip(), unpin=unpin)
             verb = "Unpinned" if unpin else "Pinned"
-            return f"{verb} in {result.path}" + (f" as commit {result.commit[:8]}." if result.commit else " (it already was).")
+            return f"{verb} in {result.path}" + (
+                f" as commit {result.commit[:8]}." if result.commit else " (it already was)."
+            )
 
         return await self.act(request, "/memory", run)
 
     async def remove_form(self, request: Request) -> Response:
         rel, index, line = _file_line(request)
-        return self.render(request, "remove.html", path=rel, line=line, index=index, active="memory")
+        return self.render(
+            request, "remove.html", path=rel, line=line, index=index, active="memory"
+        )
 
     async def remove(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
             rel, rows, i = await self._line_of(form)
             result = await self.memory.aremove(rel, rows[i], reason=form.get("reason", ""))
-            return f"Moved the line to {result.archive}" + (f" (commit {result.commit[:8]})." if result.commit else ".")
+            return f"Moved the line to {result.archive}" + (
+                f" (commit {result.commit[:8]})." if result.commit else "."
+            )
 
         return await self.act(request, "/memory", run)
 
@@ -166,7 +201,9 @@ class UI:
         rows = (await self.memory.aread(rel)).split("\n")
         i = _int(form.get("line"), -1)
         if not 0 <= i < len(rows) or rows[i] != form.get("original"):
-            raise ReverieError(f"{rel} changed since the page was loaded: nothing was done (look again and retry)")
+            raise ReverieError(
+                f"{rel} changed since the page was loaded: nothing was done (look again and retry)"
+            )
         return rel, rows, i
 
     async def file_page(self, request: Request) -> Response:
@@ -175,7 +212,9 @@ class UI:
             text = await self.memory.aread(rel)
         except ReverieError as exc:
             raise HTTPException(404, str(exc)) from None
-        return self.render(request, "file.html", path=rel, lines=views.file_lines(text), active="memory")
+        return self.render(
+            request, "file.html", path=rel, lines=views.file_lines(text), active="memory"
+        )
 
     # -- Timeline -------------------------------------------------------------------------------------------
     async def timeline(self, request: Request) -> Response:
@@ -186,15 +225,35 @@ class UI:
         except ReverieError as exc:
             raise HTTPException(404, str(exc)) from None
         older = commits[PAGE_SIZE].sha if len(commits) > PAGE_SIZE else None
-        return self.render(request, "timeline.html", commits=commits[:PAGE_SIZE], older=older, kind=kind or "",
-                           start=start, batch_of=views.batch_of, active="timeline")
+        return self.render(
+            request,
+            "timeline.html",
+            commits=commits[:PAGE_SIZE],
+            older=older,
+            kind=kind or "",
+            start=start,
+            batch_of=views.batch_of,
+            active="timeline",
+        )
 
     async def commit_page(self, request: Request) -> Response:
         detail = await self._show(request.path_params["sha"])
         batch = views.batch_of(detail.info)
-        entries = await self._entries(batch[0], min(batch[1], batch[0] + BATCH_SHOWN - 1)) if batch else []
-        return self.render(request, "commit.html", info=detail.info, diff=views.diff_lines(detail.diff), batch=batch,
-                           entries=entries, trailers=views.other_trailers(detail.info), active="timeline")
+        entries = (
+            await self._entries(batch[0], min(batch[1], batch[0] + BATCH_SHOWN - 1))
+            if batch
+            else []
+        )
+        return self.render(
+            request,
+            "commit.html",
+            info=detail.info,
+            diff=views.diff_lines(detail.diff),
+            batch=batch,
+            entries=entries,
+            trailers=views.other_trailers(detail.info),
+            active="timeline",
+        )
 
     async def confirm(self, request: Request) -> Response:
         detail = await self._show(request.path_params["sha"])
@@ -205,8 +264,17 @@ class UI:
             diff = await self.memory.apreview_restore(detail.info.sha, only=only)
         except MergeConflictError as exc:
             problem = str(exc)
-        return self.render(request, "confirm.html", info=detail.info, only=only, replay=replay, problem=problem,
-                           diff=views.diff_lines(diff), batch=views.batch_of(detail.info), active="timeline")
+        return self.render(
+            request,
+            "confirm.html",
+            info=detail.info,
+            only=only,
+            replay=replay,
+            problem=problem,
+            diff=views.diff_lines(diff),
+            batch=views.batch_of(detail.info),
+            active="timeline",
+        )
 
     async def restore(self, request: Request) -> Response:
         sha = request.path_params["sha"]
@@ -216,8 +284,11 @@ class UI:
             result = await self.memory.arestore(sha, only=only, replay=replay)
             what = f"Undid {sha[:8]}" if only else f"Restored memory to before {sha[:8]}"
             done = f" as commit {result.commit[:8]}" if result.commit else " (nothing changed)"
-            rewound = (f"; Dream will read history again from entry {result.cursor_rewound_to + 1}"
-                       if result.cursor_rewound_to is not None else "")
+            rewound = (
+                f"; Dream will read history again from entry {result.cursor_rewound_to + 1}"
+                if result.cursor_rewound_to is not None
+                else ""
+            )
             return f"{what}{done}{rewound}."
 
         return await self.act(request, "/timeline", run)
@@ -233,7 +304,9 @@ class UI:
         last = _int(request.query_params.get("last"), first)
         last = min(last, first + 499)
         entries = await self._entries(first, last)
-        return self.render(request, "history.html", entries=entries, first=first, last=last, active="search")
+        return self.render(
+            request, "history.html", entries=entries, first=first, last=last, active="search"
+        )
 
     async def _entries(self, first: int, last: int) -> list[HistoryEntry]:
         """History entries ``first`` to ``last`` (a Dream batch, a search hit's entry)."""
@@ -248,20 +321,36 @@ class UI:
         if found is None:
             raise HTTPException(404, f"no conversation {key!r} in this workspace")
         target = _int(request.query_params.get("message"), -1)
-        messages = [(i, m.get("role", "?"), _message_text(m.get("content")), m.get("timestamp"))
-                    for i, m in enumerate(found.messages)]
-        return self.render(request, "session.html", key=found.key, messages=messages, target=target,
-                           archived=found.last_consolidated, active="search")
+        messages = [
+            (i, m.get("role", "?"), _message_text(m.get("content")), m.get("timestamp"))
+            for i, m in enumerate(found.messages)
+        ]
+        return self.render(
+            request,
+            "session.html",
+            key=found.key,
+            messages=messages,
+            target=target,
+            archived=found.last_consolidated,
+            active="search",
+        )
 
     # -- Review ---------------------------------------------------------------------------------------------
     async def review(self, request: Request) -> Response:
         change = await self.memory.apending_soul()
         status = await self.memory.astatus()
         last_dream = await self.memory.alog(limit=1, kind="dream")
-        return self.render(request, "review.html", change=change if change and not change.applied else None,
-                           diff=views.diff_lines(change.diff()) if change and not change.applied else [],
-                           aside=await self.memory.aset_aside(), queued=await self.memory.aqueued(), status=status,
-                           last_commit=last_dream[0] if last_dream else None, active="review")
+        return self.render(
+            request,
+            "review.html",
+            change=change if change and not change.applied else None,
+            diff=views.diff_lines(change.diff()) if change and not change.applied else [],
+            aside=await self.memory.aset_aside(),
+            queued=await self.memory.aqueued(),
+            status=status,
+            last_commit=last_dream[0] if last_dream else None,
+            active="review",
+        )
 
     async def approve(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
@@ -275,7 +364,11 @@ class UI:
     async def reject(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
             dropped = await self.memory.areject()
-            return "Dropped the proposed SOUL.md change." if dropped else "No SOUL.md change was pending."
+            return (
+                "Dropped the proposed SOUL.md change."
+                if dropped
+                else "No SOUL.md change was pending."
+            )
 
         return await self.act(request, "/review", run)
 
@@ -299,21 +392,32 @@ class UI:
                 hits = await self.memory.arecall(query[:2000], limit=HITS)
             except ReverieError as exc:
                 problem = str(exc)
-        return self.render(request, "search.html", query=query, hits=hits, problem=problem, active="search")
+        return self.render(
+            request, "search.html", query=query, hits=hits, problem=problem, active="search"
+        )
 
     # -- Status ---------------------------------------------------------------------------------------------
     async def status(self, request: Request) -> Response:
         status = await self.memory.astatus()
         next_run = await self.memory.anext_dream()
         last_run, outage = status.dream_last_run, status.dream_model_unavailable
-        return self.render(request, "status.html", status=status, next_run=next_run, job=self.job.state,
-                           last_run_time=_time(last_run["time"] if last_run else None),
-                           outage_since=_time(outage["since"] if outage else None), active="status")
+        return self.render(
+            request,
+            "status.html",
+            status=status,
+            next_run=next_run,
+            job=self.job.state,
+            last_run_time=_time(last_run["time"] if last_run else None),
+            outage_since=_time(outage["since"] if outage else None),
+            active="status",
+        )
 
     async def dream_now(self, request: Request) -> Response:
         await self.form(request)
         if not self.job.start(self.memory):
-            _session(request).flash("error", "Dream is already running from this page: its progress is below.")
+            _session(request).flash(
+                "error", "Dream is already running from this page: its progress is below."
+            )
         return RedirectResponse("/dream", status_code=303)
 
     async def dream_page(self, request: Request) -> Response:
@@ -329,8 +433,12 @@ class UI:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
         detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
         if "ui_session" not in request.scope.get("state", {}):
-            return HTMLResponse(f"<!doctype html><title>Reverie</title><p>{status}</p>", status_code=status)
-        return self.render(request, "error.html", status_code=status, status=status, detail=detail, active="")
+            return HTMLResponse(
+                f"<!doctype html><title>Reverie</title><p>{status}</p>", status_code=status
+            )
+        return self.render(
+            request, "error.html", status_code=status, status=status, detail=detail, active=""
+        )
 
 
 def _session(request: Request) -> UISession:
@@ -357,7 +465,9 @@ def _message_text(content: object) -> str:
 
 def _memory_file(rel: str) -> str:
     if rel not in MEMORY_FILES:
-        raise HTTPException(404, f"{rel!r} is not one of the memory files ({', '.join(MEMORY_FILES)})")
+        raise HTTPException(
+            404, f"{rel!r} is not one of the memory files ({', '.join(MEMORY_FILES)})"
+        )
     return rel
 
 
@@ -410,6 +520,8 @@ def build_app(memory: Memory, *, token: str, allowed_hosts: frozenset[str] | Non
         Route("/dream.json", ui.dream_state),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: ui.error, Exception: ui.error})
+    app = Starlette(
+        routes=routes, exception_handlers={HTTPException: ui.error, Exception: ui.error}
+    )
     app.state.ui = ui
     return Guard(app, token=token, sessions=Sessions(), allowed_hosts=allowed_hosts)

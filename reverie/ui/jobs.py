@@ -39,11 +39,20 @@ class JobState:
     last: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"running": self.running, "phase": self.phase, "detail": self.detail, "status": self.status,
-                "reason": self.reason, "commit": self.commit, "files": list(self.files),
-                "pending_soul": self.pending_soul, "first": self.first, "last": self.last,
-                "started": self.started.isoformat() if self.started else None,
-                "finished": self.finished.isoformat() if self.finished else None}
+        return {
+            "running": self.running,
+            "phase": self.phase,
+            "detail": self.detail,
+            "status": self.status,
+            "reason": self.reason,
+            "commit": self.commit,
+            "files": list(self.files),
+            "pending_soul": self.pending_soul,
+            "first": self.first,
+            "last": self.last,
+            "started": self.started.isoformat() if self.started else None,
+            "finished": self.finished.isoformat() if self.finished else None,
+        }
 
 
 def progress_detail(p: Progress) -> str:
@@ -81,15 +90,38 @@ class DreamJob:
         try:
             result = await asyncio.to_thread(run)
         except ReverieError as exc:
-            self.state = replace(self.state, running=False, finished=datetime.now(UTC), status="error",
-                                 reason=str(exc), phase="")
+            self.state = replace(
+                self.state,
+                running=False,
+                finished=datetime.now(UTC),
+                status="error",
+                reason=str(exc),
+                phase="",
+            )
             return
-        except Exception as exc:  # the job's boundary: the page reports it instead of the server losing it
+        except (
+            Exception
+        ) as exc:  # the job's boundary: the page reports it instead of the server losing it
             log.exception("dream now: the run failed")
-            self.state = replace(self.state, running=False, finished=datetime.now(UTC), status="error",
-                                 reason=f"{type(exc).__name__}: {exc}", phase="")
+            self.state = replace(
+                self.state,
+                running=False,
+                finished=datetime.now(UTC),
+                status="error",
+                reason=f"{type(exc).__name__}: {exc}",
+                phase="",
+            )
             return
-        self.state = replace(self.state, running=False, finished=datetime.now(UTC), status=result.status,
-                             reason=result.reason, commit=result.commit, phase="",
-                             files=tuple(f.path for f in result.files), pending_soul=bool(result.pending_soul),
-                             first=result.first, last=result.last)
+        self.state = replace(
+            self.state,
+            running=False,
+            finished=datetime.now(UTC),
+            status=result.status,
+            reason=result.reason,
+            commit=result.commit,
+            phase="",
+            files=tuple(f.path for f in result.files),
+            pending_soul=bool(result.pending_soul),
+            first=result.first,
+            last=result.last,
+        )

@@ -30,7 +30,16 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["COOKIE", "UISession", "Sessions", "Guard", "new_token", "check_csrf", "CSRF_FIELD", "HEADERS"]
+__all__ = [
+    "COOKIE",
+    "UISession",
+    "Sessions",
+    "Guard",
+    "new_token",
+    "check_csrf",
+    "CSRF_FIELD",
+    "HEADERS",
+]
 
 COOKIE = "reverie_ui"
 CSRF_FIELD = "csrf"
@@ -38,8 +47,10 @@ CSRF_FIELD = "csrf"
 _PUBLIC_PREFIX = "/static/"
 
 HEADERS = {
-    "content-security-policy": ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-                                "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
+    "content-security-policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+        "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    ),
     "x-frame-options": "DENY",
     "x-content-type-options": "nosniff",
     "referrer-policy": "same-origin",  # "no-referrer" would make browsers send `Origin: null` with a form post
@@ -97,11 +108,15 @@ def _refuse(status: int, text: str) -> Response:
 class Guard:
     """ASGI middleware enforcing the rules in the module docstring, and adding the headers to every response."""
 
-    def __init__(self, app: ASGIApp, *, token: str, sessions: Sessions, allowed_hosts: frozenset[str] | None) -> None:
+    def __init__(
+        self, app: ASGIApp, *, token: str, sessions: Sessions, allowed_hosts: frozenset[str] | None
+    ) -> None:
         self.app = app
         self.token = token.encode()
         self.sessions = sessions
-        self.allowed_hosts = allowed_hosts  # None: any (a non-loopback bind, where the token file is the gate)
+        self.allowed_hosts = (
+            allowed_hosts  # None: any (a non-loopback bind, where the token file is the gate)
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -133,17 +148,27 @@ class Guard:
         given = request.query_params.get("token")
         if given is not None and request.method == "GET":
             if not hmac.compare_digest(given.encode(), self.token):
-                return _refuse(403, "That token is not this server's. Open the address `reverie ui` printed.")
+                return _refuse(
+                    403, "That token is not this server's. Open the address `reverie ui` printed."
+                )
             if session is None:
                 sid, session = self.sessions.new()
             else:
                 sid = request.cookies[COOKIE]
             redirect = RedirectResponse(_without_token(request), status_code=303)
-            redirect.set_cookie(COOKIE, sid, httponly=True, samesite="strict", path="/",
-                                secure=request.url.scheme == "https")
+            redirect.set_cookie(
+                COOKIE,
+                sid,
+                httponly=True,
+                samesite="strict",
+                path="/",
+                secure=request.url.scheme == "https",
+            )
             return redirect
         if session is None:
-            return _refuse(403, "Open the address `reverie ui` printed (it carries this server's token).")
+            return _refuse(
+                403, "Open the address `reverie ui` printed (it carries this server's token)."
+            )
         if request.method not in ("GET", "HEAD"):
             origin = request.headers.get("origin")
             if origin is not None and origin != f"{request.url.scheme}://{host}":

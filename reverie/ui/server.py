@@ -22,9 +22,13 @@ def read_token_file(path: str | Path) -> str:
     try:
         token = Path(path).expanduser().read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError) as exc:
-        raise CommandError(f"cannot read the token file {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        raise CommandError(
+            f"cannot read the token file {path}: {getattr(exc, 'strerror', None) or exc}"
+        ) from None
     if len(token) < MIN_TOKEN_CHARS or any(c.isspace() for c in token):
-        raise CommandError(f"the token in {path} must be one word of at least {MIN_TOKEN_CHARS} characters")
+        raise CommandError(
+            f"the token in {path} must be one word of at least {MIN_TOKEN_CHARS} characters"
+        )
     return token
 
 
@@ -32,22 +36,35 @@ def _url_host(host: str) -> str:
     return f"[{host.strip('[]')}]" if ":" in host.strip("[]") else host
 
 
-def serve(memory: Memory, *, host: str = "127.0.0.1", port: int = 0, token_file: str | Path | None = None,
-          ready: Callable[[str], None] | None = None) -> None:
+def serve(
+    memory: Memory,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    token_file: str | Path | None = None,
+    ready: Callable[[str], None] | None = None,
+) -> None:
     """Serve the UI for ``memory`` until interrupted. A non-loopback ``host`` needs ``token_file``; ``ready``
     gets the URL to open (with its token) once the socket listens."""
     import uvicorn
 
     if not is_loopback(host) and token_file is None:
-        raise CommandError(f"refusing to serve on {host} (not a loopback address) without --token-file: "
-                           "anyone who can reach it could read and change this memory")
+        raise CommandError(
+            f"refusing to serve on {host} (not a loopback address) without --token-file: "
+            "anyone who can reach it could read and change this memory"
+        )
     token = read_token_file(token_file) if token_file is not None else new_token()
     sock = bind(host, port)
     try:
         actual = sock.getsockname()[1]
         where = f"{_url_host(host)}:{actual}"
-        allowed = (frozenset({where.lower(), f"localhost:{actual}", f"127.0.0.1:{actual}", f"[::1]:{actual}"})
-                   if is_loopback(host) else None)
+        allowed = (
+            frozenset(
+                {where.lower(), f"localhost:{actual}", f"127.0.0.1:{actual}", f"[::1]:{actual}"}
+            )
+            if is_loopback(host)
+            else None
+        )
         app = build_app(memory, token=token, allowed_hosts=allowed)
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
         if ready is not None:

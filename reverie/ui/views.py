@@ -20,7 +20,16 @@ if TYPE_CHECKING:
 
     from ..gitstore.types import CommitInfo
 
-__all__ = ["FileLine", "file_lines", "DiffLine", "diff_lines", "inline", "batch_of", "ago", "other_trailers"]
+__all__ = [
+    "FileLine",
+    "file_lines",
+    "DiffLine",
+    "diff_lines",
+    "inline",
+    "batch_of",
+    "ago",
+    "other_trailers",
+]
 
 
 @dataclass(frozen=True)
@@ -34,7 +43,9 @@ class FileLine:
     level: int  # a heading's level (1-6), else 0
     body: str  # the text without its Markdown marker
     pinned: bool
-    query: str = ""  # ``path=…&line=…&text=…``: what the line's links carry (built once, not per link)
+    query: str = (
+        ""  # ``path=…&line=…&text=…``: what the line's links carry (built once, not per link)
+    )
 
     @property
     def number(self) -> int:
@@ -57,8 +68,10 @@ def file_lines(text: str, path: str = "") -> list[FileLine]:
         query = urlencode({"path": path, "line": i, "text": raw}) if path else ""
         if stripped.startswith("#"):
             marks = len(stripped) - len(stripped.lstrip("#"))
-            if marks <= 6 and stripped[marks:marks + 1] in (" ", ""):
-                out.append(FileLine(i, raw, "heading", marks, stripped[marks:].strip(), False, query))
+            if marks <= 6 and stripped[marks : marks + 1] in (" ", ""):
+                out.append(
+                    FileLine(i, raw, "heading", marks, stripped[marks:].strip(), False, query)
+                )
                 continue
         if stripped[:2] in ("- ", "* "):
             out.append(FileLine(i, raw, "item", 0, stripped[2:], is_pinned(raw), query))

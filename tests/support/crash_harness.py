@@ -76,15 +76,20 @@ class Journal:
 def _fact(rng: random.Random) -> tuple[str, bool]:
     """A history entry, and whether Dream must change memory for it (a decision about a never-seen service)."""
     if rng.random() < 0.6:
-        return f"- [durable] We decided to use {rng.choice(TECH)} for service s{rng.randrange(10**9)}", True
-    return rng.choice([
-        f"- [permanent] The user lives in {rng.choice(CITIES)}",
-        f"- [correction] The user moved to {rng.choice(CITIES)}",
-        f"- [durable] The user likes {rng.choice(LIKES)}",
-        f"- [durable] We decided to use {rng.choice(TECH)} for project {rng.choice('ABCDEFGH')}",
-        "- [durable] Always answer in English",
-        f"- [ephemeral] The user had {rng.choice(LIKES)} today",
-    ]), False
+        return (
+            f"- [durable] We decided to use {rng.choice(TECH)} for service s{rng.randrange(10**9)}",
+            True,
+        )
+    return rng.choice(
+        [
+            f"- [permanent] The user lives in {rng.choice(CITIES)}",
+            f"- [correction] The user moved to {rng.choice(CITIES)}",
+            f"- [durable] The user likes {rng.choice(LIKES)}",
+            f"- [durable] We decided to use {rng.choice(TECH)} for project {rng.choice('ABCDEFGH')}",
+            "- [durable] Always answer in English",
+            f"- [ephemeral] The user had {rng.choice(LIKES)} today",
+        ]
+    ), False
 
 
 # -- the worker: does everything the pipeline does, until it is killed --------------------------------------------
@@ -101,8 +106,10 @@ async def _work(ws: Path, journal: Journal, rng: random.Random) -> None:
             cursor = store.append_history(content)
             journal.jot(op="append", cursor=cursor, content=content, must_change=must_change)
         elif roll < 0.60:
-            for role, text in (("user", f"I live in {rng.choice(CITIES)} and I like {rng.choice(LIKES)}."),
-                               ("assistant", "Noted.")):
+            for role, text in (
+                ("user", f"I live in {rng.choice(CITIES)} and I like {rng.choice(LIKES)}."),
+                ("assistant", "Noted."),
+            ):
                 sessions.append(session, {"role": role, "content": text})
             if rng.random() < 0.3:
                 journal.jot(op="new-start")
@@ -110,10 +117,20 @@ async def _work(ws: Path, journal: Journal, rng: random.Random) -> None:
                 journal.jot(op="new-end")
         elif roll < 0.85:
             start = store.dream_cursor()
-            journal.jot(op="dream-start", cursor=start, last=store.last_cursor(), batch=rt.config.dream.max_batch_size)
+            journal.jot(
+                op="dream-start",
+                cursor=start,
+                last=store.last_cursor(),
+                batch=rt.config.dream.max_batch_size,
+            )
             result = await dream.run()
-            journal.jot(op="dream-end", status=result.status, first=result.first, last=result.last,
-                        commit=result.commit)
+            journal.jot(
+                op="dream-end",
+                status=result.status,
+                first=result.first,
+                last=result.last,
+                commit=result.commit,
+            )
         elif roll < 0.93:
             dreams = git.log(limit=1, kind="dream")
             if dreams:
@@ -147,7 +164,11 @@ def _check(ws: Path, journal: Journal) -> list[str]:
     # 1. history
     order: list[int] = []
     by_cursor: dict[int, list[str]] = {}
-    raw = rt.store.workspace.history_path.read_bytes() if rt.store.workspace.history_path.exists() else b""
+    raw = (
+        rt.store.workspace.history_path.read_bytes()
+        if rt.store.workspace.history_path.exists()
+        else b""
+    )
     for line in raw.splitlines():
         try:
             entry = HistoryEntry.from_json(line)
@@ -161,7 +182,9 @@ def _check(ws: Path, journal: Journal) -> list[str]:
         if rec["op"] == "append":
             got = by_cursor.get(rec["cursor"], [])
             if got != [rec["content"]]:
-                problems.append(f"acknowledged cursor {rec['cursor']} appears {len(got)} time(s): {got[:2]}")
+                problems.append(
+                    f"acknowledged cursor {rec['cursor']} appears {len(got)} time(s): {got[:2]}"
+                )
 
     # 2. memory files
     manual = {r["digest"] for r in records if r["op"] == "manual"}
@@ -178,8 +201,11 @@ def _check(ws: Path, journal: Journal) -> list[str]:
             problems.append(f"{rel} matches neither HEAD nor a person's edit")
 
     # 3. git fsck
-    fsck = subprocess.run(["git", f"--git-dir={git.git_dir}", "fsck", "--full", "--no-progress"],
-                          capture_output=True, text=True)
+    fsck = subprocess.run(
+        ["git", f"--git-dir={git.git_dir}", "fsck", "--full", "--no-progress"],
+        capture_output=True,
+        text=True,
+    )
     if fsck.returncode != 0 or "error" in fsck.stderr.lower():
         problems.append(f"git fsck failed: {fsck.stdout[-300:]} {fsck.stderr[-300:]}")
 
@@ -196,7 +222,9 @@ def _check(ws: Path, journal: Journal) -> list[str]:
             covered.update(range(span[0], span[1] + 1))
             newest_committed = max(newest_committed, span[1])
     if cursor < newest_committed:
-        problems.append(f".dream_cursor {cursor} is behind committed Dream batch ending at {newest_committed}")
+        problems.append(
+            f".dream_cursor {cursor} is behind committed Dream batch ending at {newest_committed}"
+        )
     for dead in read_dead_letters(deadletter_path(rt.store.workspace.memory_dir)):
         covered.update(range(dead.first, dead.last + 1))
     started: list[dict[str, Any]] = []
@@ -216,7 +244,9 @@ def _check(ws: Path, journal: Journal) -> list[str]:
             covered.update(batch)
     skipped = [c for c in by_cursor if c <= cursor and c not in covered]
     if skipped:
-        problems.append(f".dream_cursor {cursor} passed entries no run consumed: {sorted(skipped)[:10]}")
+        problems.append(
+            f".dream_cursor {cursor} passed entries no run consumed: {sorted(skipped)[:10]}"
+        )
 
     # 5. sessions
     for info in rt.sessions.list():
@@ -272,7 +302,9 @@ def main(argv: list[str] | None = None) -> int:
     from reverie.runtime import Runtime
 
     get_litellm()
-    warm = Runtime(args.workdir / "warm")  # a model call's one-time lazy set-up, paid once before forking
+    warm = Runtime(
+        args.workdir / "warm"
+    )  # a model call's one-time lazy set-up, paid once before forking
     warm.workspace.init()
     warm.store.append_history(_fact(random.Random(0))[0])
     asyncio.run(warm.dream.run())
@@ -282,7 +314,9 @@ def main(argv: list[str] | None = None) -> int:
 
     ws = args.workdir / "ws"
     ws.mkdir(parents=True, exist_ok=True)
-    (ws / "reverie.json").write_text('{"agents": {"defaults": {"contextWindowTokens": 4096, "maxTokens": 512}}}')
+    (ws / "reverie.json").write_text(
+        '{"agents": {"defaults": {"contextWindowTokens": 4096, "maxTokens": 512}}}'
+    )
     Runtime(ws).workspace.init()
     journal = Journal(args.workdir / "journal.jsonl")
     rng = random.Random(args.seed)
@@ -292,7 +326,11 @@ def main(argv: list[str] | None = None) -> int:
         time.sleep(rng.uniform(0.01, args.max_delay))
         done, _ = os.waitpid(pid, os.WNOHANG)
         if done:
-            print(orjson.dumps({"round": round_no, "error": "the worker exited before it was killed"}).decode())
+            print(
+                orjson.dumps(
+                    {"round": round_no, "error": "the worker exited before it was killed"}
+                ).decode()
+            )
             return 1
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)

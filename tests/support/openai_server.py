@@ -36,7 +36,9 @@ class Step:
     body: Any = None
     delay: float = 0.0
     close: bool = False
-    truncate: int | None = None  # send only this many bytes of the body (headers promise all of it), then close
+    truncate: int | None = (
+        None  # send only this many bytes of the body (headers promise all of it), then close
+    )
 
 
 @dataclass
@@ -47,34 +49,67 @@ class Request:
     at: float
 
 
-def chat(content: str | None = "ok", *, finish_reason: str = "stop", tool_calls: list[dict] | None = None,
-         prompt_tokens: int = 12, completion_tokens: int = 5, model: str = "test-model") -> Step:
+def chat(
+    content: str | None = "ok",
+    *,
+    finish_reason: str = "stop",
+    tool_calls: list[dict] | None = None,
+    prompt_tokens: int = 12,
+    completion_tokens: int = 5,
+    model: str = "test-model",
+) -> Step:
     """A 200 step with a chat.completion body."""
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if tool_calls:
         message["tool_calls"] = tool_calls
-    return Step(body={
-        "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()), "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens},
-    })
+    return Step(
+        body={
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+    )
 
 
 def tool_call_reply(name: str, arguments: str, call_id: str = "call_1", **kw: Any) -> Step:
     """A 200 step whose reply is one tool call with ``arguments`` sent verbatim (may be malformed JSON)."""
-    return chat(None, finish_reason="tool_calls",
-                tool_calls=[{"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}], **kw)
+    return chat(
+        None,
+        finish_reason="tool_calls",
+        tool_calls=[
+            {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+        ],
+        **kw,
+    )
 
 
-def anthropic_message(text: str, *, input_tokens: int = 10, output_tokens: int = 3,
-                      model: str = "claude-3-5-haiku-20241022") -> Step:
+def anthropic_message(
+    text: str,
+    *,
+    input_tokens: int = 10,
+    output_tokens: int = 3,
+    model: str = "claude-3-5-haiku-20241022",
+) -> Step:
     """A 200 step with an Anthropic Messages API body (for ``anthropic/<model>`` with ``api_base`` = the server)."""
-    return Step(body={
-        "id": "msg_test", "type": "message", "role": "assistant", "model": model,
-        "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
-        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
-    })
+    return Step(
+        body={
+            "id": "msg_test",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+        }
+    )
 
 
 class OpenAIServer:
@@ -91,7 +126,9 @@ class OpenAIServer:
                 pass
 
             def do_GET(self) -> None:
-                self._send(200, {}, {"object": "list", "data": [{"id": "test-model", "object": "model"}]})
+                self._send(
+                    200, {}, {"object": "list", "data": [{"id": "test-model", "object": "model"}]}
+                )
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
@@ -101,9 +138,22 @@ class OpenAIServer:
                 except ValueError:
                     payload = None
                 with server._lock:
-                    server.requests.append(Request(self.path, {k.lower(): v for k, v in self.headers.items()}, payload, time.monotonic()))
-                    step = server.steps.popleft() if server.steps else Step(500, body={"error": {
-                        "message": "script exhausted", "type": "server_error"}})
+                    server.requests.append(
+                        Request(
+                            self.path,
+                            {k.lower(): v for k, v in self.headers.items()},
+                            payload,
+                            time.monotonic(),
+                        )
+                    )
+                    step = (
+                        server.steps.popleft()
+                        if server.steps
+                        else Step(
+                            500,
+                            body={"error": {"message": "script exhausted", "type": "server_error"}},
+                        )
+                    )
                 if step.delay:
                     time.sleep(step.delay)
                 if step.close:
@@ -115,13 +165,27 @@ class OpenAIServer:
                     return
                 body = step.body
                 if body is None:
-                    body = chat().body if step.status == 200 else {"error": {
-                        "message": f"scripted status {step.status}", "type": "error", "code": step.status}}
+                    body = (
+                        chat().body
+                        if step.status == 200
+                        else {
+                            "error": {
+                                "message": f"scripted status {step.status}",
+                                "type": "error",
+                                "code": step.status,
+                            }
+                        }
+                    )
                 self._send(step.status, step.headers, body, step.truncate)
 
-            def _send(self, status: int, headers: dict[str, str], body: Any, truncate: int | None = None) -> None:
-                data = body if isinstance(body, bytes) else (
-                    body.encode() if isinstance(body, str) else json.dumps(body).encode())
+            def _send(
+                self, status: int, headers: dict[str, str], body: Any, truncate: int | None = None
+            ) -> None:
+                data = (
+                    body
+                    if isinstance(body, bytes)
+                    else (body.encode() if isinstance(body, str) else json.dumps(body).encode())
+                )
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
@@ -141,7 +205,9 @@ class OpenAIServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="openai-test-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, name="openai-test-server", daemon=True
+        )
 
     @property
     def port(self) -> int:

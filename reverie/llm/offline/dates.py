@@ -27,12 +27,45 @@ from datetime import date, datetime, timedelta
 __all__ = ["resolve", "parse_day", "absolute", "DATE_PHRASE"]
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_MONTHS = {name: i for i, names in enumerate(
-    [("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",), ("jun", "june"),
-     ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
-     ("dec", "december")], 1) for name in names}
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-            "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a few": 3}
+_MONTHS = {
+    name: i
+    for i, names in enumerate(
+        [
+            ("jan", "january"),
+            ("feb", "february"),
+            ("mar", "march"),
+            ("apr", "april"),
+            ("may",),
+            ("jun", "june"),
+            ("jul", "july"),
+            ("aug", "august"),
+            ("sep", "sept", "september"),
+            ("oct", "october"),
+            ("nov", "november"),
+            ("dec", "december"),
+        ],
+        1,
+    )
+    for name in names
+}
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a couple of": 2,
+    "a few": 3,
+}
 
 _WD = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _MON = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
@@ -118,7 +151,9 @@ def resolve(expr: str, said_on: date | None) -> date | None:
     if m:
         if year_text is None and said_on is None:
             return None
-        return _month_day(month, day, int(year_text) if year_text else None, said_on or date.today())
+        return _month_day(
+            month, day, int(year_text) if year_text else None, said_on or date.today()
+        )
     if said_on is None:
         return None
     if text in ("today", "tonight"):
@@ -157,12 +192,14 @@ _WORDY = re.compile(
     rf"\b(?P<pre>(?:on|by|before|until) )?(?P<d>(?:next |this )?{_WD}|{_MON} \d{{1,2}}{_ORD}(?:,? \d{{4}})?"
     rf"|(?:the )?\d{{1,2}}{_ORD} (?:of )?{_MON}(?:,? \d{{4}})?|(?:the )?day after tomorrow|tomorrow|tonight"
     rf"|in {_COUNT} (?:days?|weeks?|months?)|(?:at )?(?:the )?end of (?:the )?(?:month|quarter|year))\b",
-    re.I)
+    re.I,
+)
 
 
 def absolute(text: str, said_on: date | None) -> str:
     """``text`` with each date phrase that names one day replaced by that day ("Dentist next Friday" →
     "Dentist on 2027-01-15"); phrases naming no single day, and numbers, are left as written."""
+
     def sub(m: re.Match[str]) -> str:
         if not m.group("pre") and re.fullmatch(_WD, m.group("d"), re.I):
             return m.group(0)  # "Likes Sunday brunch": a bare weekday is a habit, not a date

@@ -64,12 +64,17 @@ _HEADINGS = {  # where a new fact goes, by file: the first heading whose words m
 }
 _LINE_RE = re.compile(r"^\[(?P<ts>[^\]]*)\] (?P<role>[A-Z]+(?:\([^)]*\))?): ?(?P<text>.*)$")
 # A speaker's line in a history entry written without timestamps ("USER: …", "Assistant: …", "tool: …").
-_ROLE_LINE = re.compile(r"^(?P<role>user|me|human|assistant|ai|bot|agent|system|tool|other(?:\([^)]*\))?)\s*:\s?"
-                        r"(?P<text>.*)$", re.I)
+_ROLE_LINE = re.compile(
+    r"^(?P<role>user|me|human|assistant|ai|bot|agent|system|tool|other(?:\([^)]*\))?)\s*:\s?"
+    r"(?P<text>.*)$",
+    re.I,
+)
 _USER_ROLES = frozenset({"USER", "ME", "HUMAN"})
 _STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2}[^\]]*)\]\s*")
 _BULLET = re.compile(r"^\s*[-*]\s+")
-_MAX_MESSAGE_CHARS = 8_000  # facts are stated early and briefly: reading further only costs time on pasted blobs
+_MAX_MESSAGE_CHARS = (
+    8_000  # facts are stated early and briefly: reading further only costs time on pasted blobs
+)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]{3,}")
 _STOPWORDS = frozenset(
     "that this with have from they them then than there their what when where which while would could should about "
@@ -80,8 +85,12 @@ _STOPWORDS = frozenset(
 
 
 # -- entry point --------------------------------------------------------------------------------------------------
-def respond(messages: list[dict[str, Any]], *, tools: list[dict[str, Any]] | None = None,
-            tool_choice: str | dict[str, Any] | None = None) -> ModelResponse:
+def respond(
+    messages: list[dict[str, Any]],
+    *,
+    tools: list[dict[str, Any]] | None = None,
+    tool_choice: str | dict[str, Any] | None = None,
+) -> ModelResponse:
     """The engine's reply to a chat request: same input, same output, every time."""
     system = next((_text(m.get("content")) for m in messages if m.get("role") == "system"), "")
     task = p.task_of(system)
@@ -92,7 +101,16 @@ def respond(messages: list[dict[str, Any]], *, tools: list[dict[str, Any]] | Non
     if task == p.TASK_DREAM_EDIT:
         content, calls = _dream_edit(messages, user, tools)
     elif forced is not None:
-        content, calls = None, (ToolCall("call_0", forced["name"], _fill_args(forced, task, user),),)
+        content, calls = (
+            None,
+            (
+                ToolCall(
+                    "call_0",
+                    forced["name"],
+                    _fill_args(forced, task, user),
+                ),
+            ),
+        )
     elif task == p.TASK_ARCHIVE:
         content = _archive(user)
     elif task == p.TASK_DREAM_ANALYZE:
@@ -104,7 +122,9 @@ def respond(messages: list[dict[str, Any]], *, tools: list[dict[str, Any]] | Non
     else:
         content = OFFLINE_REPLY
     calls = tuple(ToolCall(c.id, c.name, c.arguments, _dumps(c.arguments)) for c in calls)
-    out = estimate_text_tokens(content or "") + sum(estimate_text_tokens(c.raw_arguments) + 3 for c in calls)
+    out = estimate_text_tokens(content or "") + sum(
+        estimate_text_tokens(c.raw_arguments) + 3 for c in calls
+    )
     return ModelResponse(
         content=content,
         tool_calls=calls,
@@ -174,8 +194,10 @@ def _archive(user: str) -> str:
     known = {normalize(f.text) for f in _user_facts(sections.get(p.SECTION_CONTEXT, ""))}
     facts = [f for f in _user_facts(conversation) if normalize(f.text) not in known]
     lines = [f"- [{f.mark}] {f.text}" for f in facts] or [p.NOTHING]
-    unsure = any(role == "USER" and leaves_unsure(content[:_MAX_MESSAGE_CHARS])
-                 for _, role, content in _transcript(conversation))
+    unsure = any(
+        role == "USER" and leaves_unsure(content[:_MAX_MESSAGE_CHARS])
+        for _, role, content in _transcript(conversation)
+    )
     return "\n".join([*lines, p.UNSURE] if unsure else lines)
 
 
@@ -202,7 +224,9 @@ def _batch_facts(batch: str) -> list[Fact]:
 
 def _entry_facts(entry: str, said_on: date | None) -> list[Fact]:
     facts: list[Fact] = []
-    speakers = any(_LINE_RE.match(ln.strip()) or _ROLE_LINE.match(ln.strip()) for ln in entry.splitlines())
+    speakers = any(
+        _LINE_RE.match(ln.strip()) or _ROLE_LINE.match(ln.strip()) for ln in entry.splitlines()
+    )
     role = None if speakers else "USER"  # an entry without speakers is a note about the user
     for line in entry.splitlines()[:400]:
         stripped = line.strip()
@@ -215,7 +239,11 @@ def _entry_facts(entry: str, said_on: date | None) -> list[Fact]:
         day, text = said_on, stripped
         stamp = _STAMP.match(stripped)  # nanobot-style "[2026-11-20 10:00] User prefers tea."
         if stamp and not _LINE_RE.match(stripped):
-            day, text, role = parse_day(stamp.group(1)) or said_on, stripped[stamp.end():], "USER"  # a note
+            day, text, role = (
+                parse_day(stamp.group(1)) or said_on,
+                stripped[stamp.end() :],
+                "USER",
+            )  # a note
         m = _LINE_RE.match(stripped) or _ROLE_LINE.match(text)
         if m:
             role = m.group("role").upper()
@@ -236,8 +264,13 @@ def _fact_line(text: str, mark: str, said_on: date | None) -> list[Fact]:
         understood = extract_facts(fact, said_on)
         if understood:
             keep = "correction" if mark == "correction" or old else None
-            return [Fact(f"{f.text} (replaces: {old})" if old and len(understood) == 1 else f.text,
-                         keep or f.mark) for f in understood]
+            return [
+                Fact(
+                    f"{f.text} (replaces: {old})" if old and len(understood) == 1 else f.text,
+                    keep or f.mark,
+                )
+                for f in understood
+            ]
     fact = dated(fact, said_on) if is_canonical(fact) else absolute(fact, said_on)
     return [Fact(p.with_replaces(fact, old) if old else fact, mark)]
 
@@ -255,7 +288,9 @@ def _file_lines(body: str) -> list[str]:
 def _dream_analyze(user: str) -> str:
     sections = p.parse_sections(user)
     files = {kind: _file_lines(sections.get(path, "")) for kind, path in FILES.items()}
-    findings: dict[tuple[str, str], str] = {}  # (target, slot or text key) → finding line; later facts win
+    findings: dict[
+        tuple[str, str], str
+    ] = {}  # (target, slot or text key) → finding line; later facts win
     for fact in _batch_facts(sections.get(p.SECTION_BATCH, "")):
         if fact.mark == "skip":
             continue
@@ -265,7 +300,8 @@ def _dream_analyze(user: str) -> str:
             line = _match_line(files[info.target], info.removes, canon(info.removes).slot)
             if line is not None:
                 findings[("REMOVE", normalize(line))] = (
-                    f"[FILE-REMOVE] {p.removal_text(FILES[info.target], line, 'no longer true')}")
+                    f"[FILE-REMOVE] {p.removal_text(FILES[info.target], line, 'no longer true')}"
+                )
             continue
         text = strip_instead(said)
         if info.target == SOUL and is_suspicious_rule(text):
@@ -278,7 +314,11 @@ def _dream_analyze(user: str) -> str:
         line = _match_line(files[info.target], old, info.slot) if old else None
         if line is None and info.slot:
             line = next((ln for ln in files[info.target] if attribute(ln) == info.slot), None)
-            if (line is not None or key in findings) and not old and not _may_replace(fact, info.slot):
+            if (
+                (line is not None or key in findings)
+                and not old
+                and not _may_replace(fact, info.slot)
+            ):
                 continue  # the file (or this batch) holds another value and nothing says it changed: unsure
         findings[key] = f"[{info.target}] {p.with_replaces(text, line) if line else text}"
     return "\n".join(findings.values()) if findings else "[SKIP]"
@@ -326,8 +366,9 @@ def _find_line(lines: list[str], text: str) -> str | None:
 
 
 # -- dream: editing -----------------------------------------------------------------------------------------------
-def _dream_edit(messages: list[dict[str, Any]], user: str,
-                tools: list[dict[str, Any]] | None) -> tuple[str | None, tuple[ToolCall, ...]]:
+def _dream_edit(
+    messages: list[dict[str, Any]], user: str, tools: list[dict[str, Any]] | None
+) -> tuple[str | None, tuple[ToolCall, ...]]:
     results = [_text(m.get("content")) for m in messages if m.get("role") == "tool"]
     if results:  # second turn: never loop, whatever the results say
         failed = sum(1 for r in results if re.match(r"^\s*(error|refused|not found)", r, re.I))
@@ -348,8 +389,14 @@ def _dream_edit(messages: list[dict[str, Any]], user: str,
         path, old, new = edit
         if old == new:  # edit_file refuses a no-op; never ask for one
             continue
-        staged[path] = staged[path].replace(old, new, 1) if old else new  # mirror the tool, so later calls match
-        calls.append(ToolCall(f"call_{len(calls)}", "edit_file", {"path": path, "old_text": old, "new_text": new}))
+        staged[path] = (
+            staged[path].replace(old, new, 1) if old else new
+        )  # mirror the tool, so later calls match
+        calls.append(
+            ToolCall(
+                f"call_{len(calls)}", "edit_file", {"path": path, "old_text": old, "new_text": new}
+            )
+        )
     if not calls:
         return "No changes needed.", ()
     return None, tuple(calls)
@@ -376,20 +423,24 @@ def _addition(staged: dict[str, str], kind: str, text: str) -> tuple[str, str, s
     target = _match_line([b for b in bares if b], old, info.slot) if old else None
     if target is None and info.slot:
         target = next((b for b in bares if b and attribute(b) == info.slot), None)
-    if target is not None:  # the line this fact replaces: named by the finding (even in other words), else the slot
+    if (
+        target is not None
+    ):  # the line this fact replaces: named by the finding (even in other words), else the slot
         i = bares.index(target)
         bullet = _BULLET.match(lines[i])
         return _unique(path, body, lines, i, f"{bullet.group(0) if bullet else '- '}{fact}")
     if not body.strip():
         return path, body, f"- {fact}\n"
     i = _anchor(path, lines)
-    gap = "\n" if _BULLET.match(lines[i]) else "\n\n"  # under a paragraph or heading, start the list after a blank line
+    gap = (
+        "\n" if _BULLET.match(lines[i]) else "\n\n"
+    )  # under a paragraph or heading, start the list after a blank line
     return _unique(path, body, lines, i, f"{lines[i]}{gap}- {fact}")
 
 
 def _removal(staged: dict[str, str], text: str) -> tuple[str, str, str] | None:
     path, what, _why = p.parse_removal(text)
-    for candidate in ([path] if path in staged else list(staged)):
+    for candidate in [path] if path in staged else list(staged):
         lines = staged[candidate].split("\n")
         for i, ln in enumerate(lines):
             if ln.strip() and normalize(_bare(ln)) == normalize(what):
@@ -412,14 +463,18 @@ def _anchor(path: str, lines: list[str]) -> int:
     return max(j for j, ln in enumerate(lines) if ln.strip())
 
 
-def _unique(path: str, body: str, lines: list[str], index: int, replacement: str | None) -> tuple[str, str, str] | None:
+def _unique(
+    path: str, body: str, lines: list[str], index: int, replacement: str | None
+) -> tuple[str, str, str] | None:
     """An edit replacing line ``index`` by ``replacement`` (None: delete the line), its ``old_text`` widened with
     neighbouring lines until it occurs exactly once in ``body`` (edit_file needs an exact, unique match)."""
     offsets = [0]
     for ln in lines:
         offsets.append(offsets[-1] + len(ln) + 1)
     start, end = offsets[index], offsets[index] + len(lines[index])
-    if replacement is None:  # deleting: take the line's newline too (the one before it, for a last line)
+    if (
+        replacement is None
+    ):  # deleting: take the line's newline too (the one before it, for a last line)
         if end < len(body) and body[end] == "\n":
             end += 1
         elif start > 0:
@@ -440,8 +495,9 @@ def _unique(path: str, body: str, lines: list[str], index: int, replacement: str
 
 
 # -- forced tool calls, session summaries -------------------------------------------------------------------------
-def _forced_tool(tools: list[dict[str, Any]] | None,
-                 tool_choice: str | dict[str, Any] | None) -> dict[str, Any] | None:
+def _forced_tool(
+    tools: list[dict[str, Any]] | None, tool_choice: str | dict[str, Any] | None
+) -> dict[str, Any] | None:
     """The function schema a request forces (``tool_choice`` naming it, or "required" with a single tool)."""
     if not tools:
         return None
@@ -455,7 +511,9 @@ def _forced_tool(tools: list[dict[str, Any]] | None,
 
 
 def _has_tool(tools: list[dict[str, Any]] | None, name: str) -> bool:
-    return any(isinstance(t, dict) and t.get("function", t).get("name") == name for t in tools or ())
+    return any(
+        isinstance(t, dict) and t.get("function", t).get("name") == name for t in tools or ()
+    )
 
 
 def _keywords(text: str, n: int) -> list[str]:
@@ -475,7 +533,9 @@ def _slug(text: str) -> str:
 
 
 def _summary(user: str) -> str:
-    lines = [(ts, content) for ts, role, content in _transcript(_conversation(user)) if role == "USER"]
+    lines = [
+        (ts, content) for ts, role, content in _transcript(_conversation(user)) if role == "USER"
+    ]
     said = "\n".join(c for _, c in lines)
     topics = ", ".join(_keywords(said, 5)) or "general conversation"
     span = f"{lines[0][0]} to {lines[-1][0]}" if lines else "unknown time"
@@ -489,7 +549,11 @@ def _fill_args(fn: dict[str, Any], task: str | None, user: str) -> dict[str, Any
     props = (fn.get("parameters") or {}).get("properties") or {}
     conversation = _conversation(user)
     if task == p.TASK_ARCHIVE or task is None:
-        text = _archive(user) if task else "\n".join(f"- [{f.mark}] {f.text}" for f in _user_facts(conversation))
+        text = (
+            _archive(user)
+            if task
+            else "\n".join(f"- [{f.mark}] {f.text}" for f in _user_facts(conversation))
+        )
     elif task == p.TASK_FLUSH:
         text = _flush(user)
     else:
@@ -505,13 +569,23 @@ def _fill_args(fn: dict[str, Any], task: str | None, user: str) -> dict[str, Any
         elif kind in ("integer", "number"):
             args[name] = 0
         elif any(k in lname for k in ("slug", "title", "filename", "name")):
-            args[name] = _slug("\n".join(c for _, r, c in _transcript(conversation) if r == "USER") or conversation)
+            args[name] = _slug(
+                "\n".join(c for _, r, c in _transcript(conversation) if r == "USER") or conversation
+            )
         elif lname in ("memory_update", "memory"):
-            current = next((b for t, b in p.parse_sections(user).items() if "memory" in t.lower()), "")
+            current = next(
+                (b for t, b in p.parse_sections(user).items() if "memory" in t.lower()), ""
+            )
             current = "" if current.strip() in ("(empty)", p.NOTHING) else current
             have = {normalize(x) for x in _file_lines(current)}
-            new = [f"- {f}" for f in (strip_instead(x.text) for x in _user_facts(conversation)) if normalize(f) not in have]
-            args[name] = "\n".join(x for x in (current.rstrip(), *new) if x) + "\n" if new else current
+            new = [
+                f"- {f}"
+                for f in (strip_instead(x.text) for x in _user_facts(conversation))
+                if normalize(f) not in have
+            ]
+            args[name] = (
+                "\n".join(x for x in (current.rstrip(), *new) if x) + "\n" if new else current
+            )
         else:
             args[name] = text
     return args

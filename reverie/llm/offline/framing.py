@@ -33,7 +33,8 @@ _TASK = re.compile(
     r"sentence|line|caption|bio|profile|script|scene|song|poem) (?:says|said|reads|read|goes|went)\b"
     r"|\b(?:here's|here is) (?:the|a|an|my) (?:draft|text|message|email|letter|sentence|bio|paragraph)\b"
     r"|^\s*(?:>|«|\")",
-    re.I)
+    re.I,
+)
 _FORWARD = re.compile(
     r"\b(?:in|for) (?:my|the|a|our|this) (?:story|novel|book|script|screenplay|game|campaign|fanfic|fan fiction|"
     r"fiction|poem|song|play|sketch|comic|dream|dreams|fantasy|daydream|nightmare|imagination|role-?play|"
@@ -53,13 +54,15 @@ _FORWARD = re.compile(
     r"message|note|text))? (?:says|said|told|tells|texted|texts|wrote|writes|messaged|emailed|posted|tweeted|replied|"
     r"announced|shouted|yelled|goes|went|reads|read|keeps saying|always says)(?: (?:me|us|him|her|them|everyone|"
     r"(?:the|my|our) [\w-]+))?\s*[:,]",
-    re.I)
+    re.I,
+)
 _BACKWARD = re.compile(
     r"\b(?:just )?(?:kidding|joking)\b|\bj/?k\b|\(jk\)|\bnot really[.!]*$|^no[,.!]* not really\b|\bscratch that\b"
     r"|\bnever ?mind\b|\bor not\b|\bwho am i kidding\b|\bthat(?:'s| is| was) (?:not true|a joke|a lie|false)\b"
     r"|\bi take (?:that|it) back\b|\bnot!|\blol,? no\b|\bnah[,.!]?\s*$|^nah\b|\bfor real\?|^(?:as )?if[.!]*$"
     r"|\bdisregard (?:that|the above)\b|\bignore (?:that|what i (?:just )?said)\b|^(?:wait,?\s*)?no[.!]*$",
-    re.I)
+    re.I,
+)
 _TEMPORARY = re.compile(
     r"\b(?:today|tonight|this (?:morning|afternoon|evening|week|weekend|month|sprint|trip|semester|term|summer|"
     r"winter)|for (?:this|the|a) (?:project|week|weekend|trip|month|sprint|demo|day|night|holidays?|"
@@ -67,7 +70,8 @@ _TEMPORARY = re.compile(
     r"temporarily|for the moment|right now|on (?:holiday|vacation|leave|a trip|a business trip|sabbatical)|"
     r"visiting|staying (?:at|in|with)|until (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
     r"tomorrow|next)|these few days)\b",
-    re.I)
+    re.I,
+)
 
 
 def framed(sentences: list[str]) -> list[bool]:
@@ -90,10 +94,15 @@ def temporary(sentence: str) -> bool:
     return _TEMPORARY.search(sentence) is not None
 
 
-_LIKE_IT = re.compile(r"\bi (?:actually |really |secretly |still |totally )?(?:love|like|adore|enjoy) (?:it|them|that|this)\b",
-                      re.I)
-_HATE_IT = re.compile(r"\bi (?:actually |really |secretly |still |totally )?(?:hate|dislike|detest|can't stand|"
-                      r"cannot stand) (?:it|them|that|this)\b", re.I)
+_LIKE_IT = re.compile(
+    r"\bi (?:actually |really |secretly |still |totally )?(?:love|like|adore|enjoy) (?:it|them|that|this)\b",
+    re.I,
+)
+_HATE_IT = re.compile(
+    r"\bi (?:actually |really |secretly |still |totally )?(?:hate|dislike|detest|can't stand|"
+    r"cannot stand) (?:it|them|that|this)\b",
+    re.I,
+)
 
 
 def reversed_feeling(message: str) -> tuple[bool, bool]:

