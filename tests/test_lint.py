@@ -12,12 +12,22 @@ from conftest import ROOT
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_ruff_finds_nothing() -> None:
     pytest.importorskip("ruff", reason="ruff is in the test extra (requirements-dev.lock)")
     proc = _run("ruff", "check", "--no-cache", "reverie", "tests", "bench", "examples")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_ruff_format_leaves_everything_as_it_is() -> None:
+    """``ruff format`` decides layout (line length in pyproject's [tool.ruff]); run it before committing."""
+    pytest.importorskip("ruff", reason="ruff is in the test extra (requirements-dev.lock)")
+    paths = ("reverie", "tests", "bench", "examples", "scripts")
+    proc = _run("ruff", "format", "--check", "--no-cache", *paths)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
