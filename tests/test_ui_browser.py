@@ -34,6 +34,10 @@ webdriver = pytest.importorskip(
     "selenium.webdriver", reason="selenium (the test extra) is not installed"
 )
 
+from selenium.common.exceptions import (  # noqa: E402
+    NoSuchElementException,
+    StaleElementReferenceException,
+)
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -257,14 +261,16 @@ def test_dream_now_shows_its_run(ui: webdriver.Chrome, workspace: Path) -> None:
     assert "1 history entry waiting" in ui.find_element(By.ID, "pending").text
     ui.find_element(By.ID, "dream-now").click()
     WebDriverWait(ui, WAIT).until(ec.url_matches(r"/dream$"))
-    state = WebDriverWait(ui, WAIT).until(
+    # The page reloads itself when the run ends: an element found just before the reload goes stale, so the
+    # wait reads the text in one step and looks again on a stale element.
+    state = WebDriverWait(
+        ui, WAIT, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)
+    ).until(
         lambda d: (
-            d.find_element(By.ID, "dream-state")
-            if "Finished" in d.find_element(By.ID, "dream-state").text
-            else False
+            text if "Finished" in (text := d.find_element(By.ID, "dream-state").text) else False
         )
     )
-    assert "ok" in state.text
+    assert "ok" in state
     _shot(ui, "dream")
     ui.find_element(By.PARTIAL_LINK_TEXT, "See commit").click()
     assert "Miso" in ui.find_element(By.CSS_SELECTOR, "pre.diff").text
