@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from importlib import resources
 
+import offline_corpus as corpus
 import pytest
 from test_cli_startup import imported
 
@@ -93,3 +94,34 @@ def test_places_languages_and_names_against_the_data() -> None:
         and kinds.given_name("Tomás")
         and not kinds.given_name("Colombian")
     )
+
+
+@pytest.mark.parametrize(
+    ("sentence", "lines"),
+    [
+        ("I love dramas and romcoms.", {"Likes dramas", "Likes romcoms"}),
+        ("I enjoy board games and puzzles.", {"Likes board games", "Likes puzzles"}),
+        ("I love Python and Rust.", {"Likes Python", "Likes Rust"}),
+        ("I love traveling too.", {"Likes traveling"}),
+        ("I'm all about dramas.", {"Likes dramas"}),
+        ("I've always liked turtles since I was a boy.", {"Likes turtles"}),
+        ("What can I say, I love turtles.", {"Likes turtles"}),
+        ("Harry Potter is my favorite book.", {"Favourite book: Harry Potter"}),
+        ("I'm lactose intolerant, so no cheese for me.", {"Is lactose intolerant"}),
+        ("I love hiking in the mountains.", {"Likes hiking in the mountains"}),
+        ("I love playing the piano.", {"Likes playing the piano"}),
+        # a half that may qualify the other, a pronoun, a cut phrasal verb, one occasion, a scene, this chat
+        ("I love fantasy and sci-fi movies.", set()),
+        ("I love rock and roll.", set()),
+        ("I also like holding them.", set()),
+        ("I love curling up with a good book.", set()),
+        ("We love prepping the feast every year.", set()),
+        ("I love playing different songs on the piano.", set()),
+        ("I love sinking into magical worlds.", set()),
+        ("I love chatting with you about this.", set()),
+        ("He is my favourite player.", set()),
+    ],
+)
+def test_likes_from_free_speech_are_lasting_things(sentence: str, lines: set[str]) -> None:
+    written = {line for rel, line in corpus.learn(sentence, "history").facts() if rel == "USER.md"}
+    assert written == lines, sentence

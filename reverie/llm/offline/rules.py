@@ -133,7 +133,8 @@ NOT_NAMES = (
 )
 #: The first word of a liked or used "thing" that makes it no thing at all ("I like that", "we use it daily").
 VAGUE = _words(
-    "it it's its that this these those them they you your yours him her his hers our ours their theirs my mine me "
+    "it it's its that this these those them they you your yours he him she her his hers we our ours their theirs "
+    "i my mine me "
     "what how when where why who whom whatever whenever which something anything nothing everything "
     "someone anyone nobody everyone all some any none one ones to a an the being doing going getting having "
     "feeling thinking working living trying when if here there so too such more most less least same other "
@@ -863,12 +864,17 @@ _RULES: list[Rule] = [
         "v=thing",
     ),
     _rule(
-        rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into) {_VAL}{_LIKE_END}",
+        rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into|all about) {_VAL}{_LIKE_END}",
         "Likes {v}",
         "v=thing",
     ),
     _rule(
         rf"\bi(?:'ve| have) (?:always )?been (?:really )?into {_VAL}{_LIKE_END}",
+        "Likes {v}",
+        "v=thing",
+    ),
+    _rule(
+        rf"\bi(?:'ve| have) always (?:liked|loved|enjoyed) {_VAL}{_LIKE_END}",
         "Likes {v}",
         "v=thing",
     ),
@@ -945,6 +951,20 @@ _RULES: list[Rule] = [
         "v=thing",
     ),
     _rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {_VAL}", "Favourite {k}: {v}", "v=thing"),
+    # "Harry Potter is my favorite book": a named work or team, the kind said; "Dancing is my favourite" names none
+    _rule(
+        r"^(?P<v>(?-i:[A-Z])[\w'’-]*(?:\s(?:of|the|and|(?-i:[A-Z])[\w'’-]*)){0,4}) (?:is|are) (?:definitely |probably |"
+        r"still )?my (?:all-time )?favou?rite (?P<k>book|novel|movie|film|show|series|band|song|album|team|game|author|"
+        r"writer|singer|artist|player|city|dish|food)\b",
+        "Favourite {k}: {v}",
+        "v=specific",
+    ),
+    _rule(
+        r"\bi(?:'m| am) (?:(?:severely|very|a bit|slightly|mildly) )?(?P<v>lactose|gluten) intolerant\b",
+        "Is {v} intolerant",
+        "",
+        "permanent",
+    ),
     _rule(rf"\bi(?:'m| am) allergic to {_VAL}", "Allergic to {v}", "v=thing", "permanent"),
     _rule(r"\bi(?:'m| am) (?:an? )?(?P<v>vegetarian|vegan|pescatarian)\b", "Is {v}", ""),
     _rule(
@@ -1315,7 +1335,7 @@ _NOT_BUT = re.compile(
 )
 _FILLER = re.compile(
     r"^(?:oh|well|btw|by the way|so|also|anyway|ok|okay|hmm|and|fyi|fun fact|for the record|"
-    r"just so you know|heads up|note|yes|yeah|yep|right)\b[,:!\s-]+",
+    r"just so you know|heads up|note|yes|yeah|yep|right|what can i say|you know what)\b[,:!\s-]+",
     re.I,
 )
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -1402,6 +1422,7 @@ _CANON: list[tuple[re.Pattern[str], str, str | None]] = [
         (r"^Favou?rite (\w+): (.+)$", USER, "favourite:{1}"),
         (r"^(?:Likes|Dislikes|Prefers|Allergic to|Speaks) (.+)$", USER, None),
         (r"^Is (vegetarian|vegan|pescatarian)$", USER, "diet"),
+        (r"^Is (lactose|gluten) intolerant$", USER, None),
         (r"^Native language: (.+)$", USER, "native-language"),
         (r"^Timezone: (.+)$", USER, "timezone"),
         (r"^Call the user (.+)$", SOUL, "call"),
@@ -1573,11 +1594,26 @@ _GERUND = {
 }
 
 
+#: What an agent does when it answers or acts for the user: a free rule opens with one of these. Between people
+#: "always" and "never" open advice and remarks ("Don't ever quit on what you love", "Always up for something
+#: sweet"), which are no instruction to the agent.
+_AGENT_VERBS = _words(
+    "answer respond reply write use cite show ask apologise apologize include add explain give keep format "
+    "mention quote link check confirm run test summarise summarize suggest recommend call address refer sign "
+    "start end put say translate spell tell list number wrap comment commit push delete remove send mark label "
+    "avoid default assume make greet double-check verify print output return lead open close reference note "
+    "warn offer provide read search look review proofread copy paste edit rewrite shorten simplify"
+)
+
+
 def _imperative(text: str) -> bool:
-    """Free text addressed to the agent starts with a verb it can follow ("cite", "use"), not "been", "thought"."""
+    """Free text addressed to the agent starts with a verb it can follow ("cite", "use"), not "been", "thought",
+    and not a verb of advice between people ("quit", "give up")."""
     first = text.split(" ", 1)[0].lower().strip(",.!")
-    if not re.fullmatch(r"[a-z]+", first) or first in _NOT_A_RULE:
+    if not re.fullmatch(r"[a-z-]+", first) or first in _NOT_A_RULE or first not in _AGENT_VERBS:
         return False
+    if re.match(r"^\w+ up\b", text, re.I):
+        return False  # "never give up", "always look up to …"
     if re.match(r"^\w+ (?:i|we|he|she|they|it|you)\b", text, re.I):
         return (
             False  # an inversion ("never have I ever been …", "never did we …"): a remark, no rule
@@ -1585,6 +1621,12 @@ def _imperative(text: str) -> bool:
     if first.endswith("ed") and not first.endswith("eed"):
         return False
     return not (first.endswith("s") and not first.endswith(("ss", "us")))
+
+
+#: A favourite of these kinds is a title or a name, capitalised wherever it stands ("Titanic is my favourite movie").
+_TITLE_KINDS = _words(
+    "book novel movie film show series band song album team game author writer singer artist player"
+)
 
 
 def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
@@ -1644,7 +1686,12 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
     for key in ("t", "e"):
         if key in groups:
             values[key] = groups[key].strip()
-    if "v" in values and m.start("v") == 0 and _sentence_capital(values["v"]):
+    if (
+        "v" in values
+        and m.start("v") == 0
+        and _sentence_capital(values["v"])
+        and groups.get("k", "").lower() not in _TITLE_KINDS
+    ):
         values["v"] = (
             values["v"][:1].lower() + values["v"][1:]
         )  # "Dance is my passion" → "Likes dance"
@@ -1722,6 +1769,105 @@ def _sentence_capital(value: str) -> bool:
 
 
 _GERUND_LIST = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
+
+#: Said after a like, these qualify the saying, not the thing ("I love traveling too").
+_LIKE_TAIL = re.compile(
+    r"\s+(?:too|also|as well|a lot|so much|very much|the most|most of all|more than anything|myself|"
+    r"personally|for sure|honestly|though)$",
+    re.I,
+)
+#: Object pronouns: a like of "them" names nothing out of its conversation ("I also like holding them").
+_OBJECT_PRONOUNS = _words("them him her us it one ones those these this that stuff things")
+#: Particles that end a phrasal verb cut from its object ("curling up [with a book]").
+_PARTICLES = _words("up out down off in on over around away back along through about into")
+#: Particles that only make a phrasal verb ("hanging around"), never a place ("hiking in the hills").
+_ADVERB_PARTICLES = _words("up out down off around away back along over")
+#: Quantifiers and qualifiers that make a like one occasion's ("playing different songs", "a few new recipes").
+_QUALIFIERS = _words(
+    "different new some certain few many several various other another every each any all"
+)
+#: Prepositions that tie a gerund to a scene ("sinking into magical worlds", "playing songs on the piano").
+_SCENE_PREPOSITIONS = _words(
+    "into onto on in at from about under over through across by to for of with"
+)
+
+
+def liked(text: str) -> str | None:
+    """A "Likes …" line as a lasting fact, or None: the qualifier that ends it dropped ("too"), and a value that
+    names no lasting thing out of its conversation refused (a pronoun, a cut phrasal verb, one occasion: "the
+    feast", a scene: "sinking into different magical worlds"). Precision first: a refused like stays in history."""
+    head, _, value = text.partition(" ")
+    if head != "Likes":
+        return text
+    value = _LIKE_TAIL.sub("", value.strip())
+    words = value.split()
+    lower = [w.lower().strip(".,!'\"") for w in words]
+    if not words or len(words) > 4:
+        return None
+    if lower[-1] in _OBJECT_PRONOUNS or lower[-1] in _PARTICLES:
+        return None
+    if lower[0].endswith("ing") and (
+        len(lower) > 1 and lower[1] in _ADVERB_PARTICLES or lower[0] == "spending"
+    ):
+        return None  # "hanging around after class", "spending weekends [with …]": cut from what they are about
+    if set(lower) & _QUALIFIERS:
+        return None
+    proper = [w for w in words[1:] if w[:1].isupper()]
+    if proper:
+        return f"{head} {value}"  # a title or a name ("Lord of the Rings", "watching LeBron")
+    if re.fullmatch(r"\w+ing (?:in|to|at|on) (?:the )?\w+", " ".join(lower)):
+        return f"{head} {value}"  # "cycling to work", "hiking in the mountains": a pursuit with its scene
+    if "the" in lower[1:]:
+        the = lower.index("the", 1)
+        if not re.fullmatch(f"(?:{INSTRUMENTS}|{SPORTS})", " ".join(lower[the + 1 :])):
+            return None  # "prepping the feast": one occasion; "playing the piano" is a pursuit
+    if lower[0].endswith("ing") and set(lower[1:]) & _SCENE_PREPOSITIONS:
+        return None  # "sinking into magical worlds", "playing songs on the piano": a scene, not a pursuit
+    return f"{head} {value}"
+
+
+#: "… and Y" after a liked value, Y ending its clause: the second half of a coordination.
+_AND_TAIL = re.compile(
+    r"\s+and\s+(?P<t>[\w'’-]+(?: [\w'’-]+){0,3}?)(?=\s*(?:[,.;:!?()]|$)|\s+(?:but|so|because|since|which|"
+    r"that|though|too|as well|also)\b)",
+    re.I,
+)
+#: A word that opens a new clause after "and" ("I love dogs and I have two"), not a second liked thing.
+_CLAUSE_OPENERS = _words(
+    "i i'm i've i'd we we're it it's that this they he she you my our there so then now also just really"
+)
+
+
+def _list_item(value: str) -> bool:
+    """One item of a coordinated like that stands alone: a plural ("dramas"), an activity ("hiking") or a name."""
+    words = value.split()
+    last = words[-1].lower()
+    return (
+        words[0][:1].isupper()
+        or (words[0].lower().endswith("ing") and len(words[0]) > 4)
+        or (last.endswith("s") and not last.endswith(("ss", "us", "is")))
+    )
+
+
+def _coordinated(text: str, m: re.Match[str], rule: Rule) -> list[str]:
+    """A like read in its sentence. "I love dramas and romcoms" → both likes; "I love fantasy and sci-fi movies" → none, since "fantasy" may
+    qualify "movies" (as "rock" in "rock and roll"): unsure, so nothing is written."""
+    if not text.startswith("Likes ") or not m.groupdict().get("v"):
+        return [text]
+    if re.match(r"\s+(?:with|to|for|about) (?:you|u)\b", m.string[m.end("v") :], re.I):
+        return []  # "I love chatting with you": about this conversation, not a pastime
+    tail = _AND_TAIL.match(m.string, m.end("v"))
+    if not tail or tail.group("t").split()[0].lower() in _CLAUSE_OPENERS:
+        return [text]
+    items = [text.removeprefix("Likes "), tail.group("t")]
+    kind = dict(rule.kinds).get("v", "thing")
+    if all(_list_item(i) for i in items) and _KINDS[kind](items[1]):
+        return [f"Likes {i}" for i in items]
+    if items[0].split()[0].lower().endswith("ing") and " " in items[0]:
+        return [
+            text
+        ]  # "helping people and making a positive impact": an activity with its object stands alone
+    return []
 
 
 def _each(text: str) -> list[str]:
@@ -1824,8 +1970,8 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
                     continue
                 if not opens and canon(filled).target == SOUL:
                     continue  # an instruction to the agent opens its sentence; "… - always full of memories" is none
-                texts = _each(filled) if rule.each else [filled]
-                for text in texts:
+                texts = _each(filled) if rule.each else _coordinated(filled, m, rule)
+                for text in filter(None, map(liked, texts)):
                     if _keep(text, rule, sentence, old, correction, seen, out):
                         found = True
         for lang in _spoken(sentence)[1:]:  # the first one came from the rule; the rest of the list
