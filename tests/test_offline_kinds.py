@@ -110,6 +110,9 @@ def test_places_languages_and_names_against_the_data() -> None:
         ("I'm lactose intolerant, so no cheese for me.", {"Is lactose intolerant"}),
         ("I love hiking in the mountains.", {"Likes hiking in the mountains"}),
         ("I love playing the piano.", {"Likes playing the piano"}),
+        ("Iron Man is my top pick.", {"Likes Iron Man"}),
+        ("I love discovering new cities - check out this pic.", {"Likes discovering new cities"}),
+        ("I'm allergic to cockroaches as well.", {"Allergic to cockroaches"}),
         # a half that may qualify the other, a pronoun, a cut phrasal verb, one occasion, a scene, this chat
         ("I love fantasy and sci-fi movies.", set()),
         ("I love rock and roll.", set()),

@@ -477,7 +477,7 @@ _KINDS: dict[str, Callable[[str], bool]] = {
 
 
 # -- sentence rules -----------------------------------------------------------------------------------------------
-_STOP = r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|though|although|instead)\b|[,.;:!?()]|$)"
+_STOP = r"(?=\s+[-–—]+\s|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|though|although|instead)\b|[,.;:!?()]|$)"
 _VAL = rf"(?P<v>[^,.;:!?()]{{1,60}}?){_STOP}"
 #: The value is no half of "X and Y" ("education" of "improving education and infrastructure").
 _WHOLE = r"(?!\s+and\s+(?!(?:i|we|it|that|how|what|why|when)\b)[a-z]+(?<!ing)\b)"
@@ -486,7 +486,7 @@ _CLAUSE_END = r"(?=\s*(?:[.!;]|$)|\s+and\s|\s+but\s|,\s*(?:and|but|so|which|it|t
 #: A like's value ends its clause, or a comma opens the next item of a list of activities ("camping, hiking") or a
 #: new clause; never mid-phrase ("creating a safe, inviting place": a comma between two adjectives).
 _LIKE_END = (
-    r"(?=\s*(?:[.!;?)(]|$)|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|"
+    r"(?=\s*(?:[.!;?)(]|$)|\s+[-–—]+\s|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|"
     r"where|which|who|though|although|instead)\b|\s*[:]|,\s*(?:[a-z]+ing(?=\s*(?:,|and\b|or\b|[.!;]|$))|"
     r"(?:and|but|so|which|it|it's|that|this|they|i|i'm|you|we|he|she|especially|like|plus|too|though|as|"
     r"because|cause|'cause|since|even|when|if|or|not)\b))"
@@ -874,7 +874,7 @@ _RULES: list[Rule] = [
         "v=thing",
     ),
     _rule(
-        rf"\bi(?:'ve| have) always (?:liked|loved|enjoyed) {_VAL}{_LIKE_END}",
+        rf"\bi(?:'ve| have| will|'ll) always (?:liked|loved|enjoyed|love|enjoy) {_VAL}{_LIKE_END}",
         "Likes {v}",
         "v=thing",
     ),
@@ -930,12 +930,14 @@ _RULES: list[Rule] = [
         "v=activity",
     ),
     _rule(
-        r"^(?P<v>[a-z][\w' -]{1,50}?) (?:is|are) (?:really |definitely |totally |also |always |pretty much )?"
+        r"^(?P<v>[a-z][\w' -]{1,50}?)(?: is| are|'s| has always been| have always been) (?:really |definitely |"
+        r"totally |also |always |pretty much |just )?"
         r"(?:my (?:passion|"
         r"jam|thing|favou?rite (?:hobby|hobbies|pastime|thing to do|activity)|main hobb(?:y|ies)|hobby|hobbies|"
         r"go-to for (?:stress relief|relaxing|relaxation|unwinding)|stress relief|stress-buster|"
         r"favou?rite way to (?:relax|unwind|de-?stress))|"
-        r"one of my (?:faves|favou?rites|favou?rite (?:things|hobbies|pastimes|activities)|passions|hobbies))\b",
+        r"one of my (?:faves|favou?rites|favou?rite (?:things|hobbies|pastimes|activities)|passions|hobbies)|"
+        r"my top pick|a favou?rite of mine)\b",
         "Likes {v}",
         "v=thing",
         each=True,
@@ -1759,6 +1761,8 @@ def _sentence_capital(value: str) -> bool:
     first = value.split(" ", 1)[0]
     if first[:1].isupper() and first[1:].islower() and first.endswith("ing") and " " in value:
         return True  # "Reading fantasy novels": an activity, though Reading is also a town
+    if any(w[:1].isupper() for w in value.split()[1:]):
+        return False  # "Iron Man", "Harry Potter": a name of several capitalised words
     return (
         first[:1].isupper()
         and first[1:].islower()
@@ -1782,9 +1786,9 @@ _OBJECT_PRONOUNS = _words("them him her us it one ones those these this that stu
 _PARTICLES = _words("up out down off in on over around away back along through about into")
 #: Particles that only make a phrasal verb ("hanging around"), never a place ("hiking in the hills").
 _ADVERB_PARTICLES = _words("up out down off around away back along over")
-#: Quantifiers and qualifiers that make a like one occasion's ("playing different songs", "a few new recipes").
+#: Quantifiers and qualifiers that make a like one occasion's ("playing different songs", "a few recipes").
 _QUALIFIERS = _words(
-    "different new some certain few many several various other another every each any all"
+    "different some certain few many several various other another every each any all"
 )
 #: Prepositions that tie a gerund to a scene ("sinking into magical worlds", "playing songs on the piano").
 _SCENE_PREPOSITIONS = _words(
@@ -1796,6 +1800,9 @@ def liked(text: str) -> str | None:
     """A "Likes …" line as a lasting fact, or None: the qualifier that ends it dropped ("too"), and a value that
     names no lasting thing out of its conversation refused (a pronoun, a cut phrasal verb, one occasion: "the
     feast", a scene: "sinking into different magical worlds"). Precision first: a refused like stays in history."""
+    for head in ("Dislikes ", "Allergic to ", "Prefers "):
+        if text.startswith(head):
+            return head + _LIKE_TAIL.sub("", text.removeprefix(head).strip())
     head, _, value = text.partition(" ")
     if head != "Likes":
         return text
