@@ -2001,6 +2001,42 @@ I'm lactose intolerant, or so my doctor thinks.
 My son is lactose intolerant.
 Am I lactose intolerant?
 What can I say, I love it here.
+# everyday speech between friends around every rule family (fourth round, written before running)
+I love Sarah, she's the best sister ever.
+I love watching him grow up so fast.
+I love seeing them so happy together.
+I'm a big believer in hard work.
+I'm a sucker for a good romance.
+I'm a mess today, sorry.
+I'm a bit of a night owl these days.
+I work at it every day and it's paying off.
+I work as hard as I can.
+I live for these moments with my team.
+I live on coffee during finals week.
+I'm from the old school when it comes to manners.
+My dog is named after my favourite footballer.
+My sister's name escapes me right now, haha.
+I speak from experience here.
+I play it safe with money.
+I play a small part in a big team.
+We use every excuse to celebrate.
+I'm learning the hard way that patience matters.
+I'm in love with this city.
+I'm into it, let's do it!
+My favourite part was the ending.
+My favourite thing about her is her laugh.
+Never been happier, honestly.
+Always a pleasure chatting with you.
+Keep up the great work, you're doing amazing!
+Remember to take care of yourself.
+Don't forget to send me pics!
+Make sure you get some rest.
+Please tell your wife I said hi.
+I'm allergic to drama.
+I'm vegan-curious, still figuring it out.
+I'm basically a professional napper.
+Go Wolves! We're unstoppable this year.
+I moved on from that job a long time ago and never looked back.
 """
 
 

@@ -123,6 +123,15 @@ def test_places_languages_and_names_against_the_data() -> None:
         ("I love sinking into magical worlds.", set()),
         ("I love chatting with you about this.", set()),
         ("He is my favourite player.", set()),
+        ("I love Sarah, she's the best.", set()),
+        ("I enjoy playing and pushing myself.", set()),
+        ("I hate not being on the court.", set()),
+        ("I'm allergic to drama.", set()),
+        ("I'm allergic to cats and dogs.", {"Allergic to cats", "Allergic to dogs"}),
+        ("I'm allergic to tree and grass pollen.", set()),
+        ("I'm vegan-curious, still figuring it out.", set()),
+        ("I'm drawn to turtles.", {"Likes turtles"}),
+        ("Writing has always been a passion of mine.", {"Likes writing"}),
     ],
 )
 def test_likes_from_free_speech_are_lasting_things(sentence: str, lines: set[str]) -> None:

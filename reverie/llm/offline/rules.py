@@ -134,7 +134,7 @@ NOT_NAMES = (
 #: The first word of a liked or used "thing" that makes it no thing at all ("I like that", "we use it daily").
 VAGUE = _words(
     "it it's its that this these those them they you your yours he him she her his hers we our ours their theirs "
-    "i my mine me "
+    "i my mine me not no never "
     "what how when where why who whom whatever whenever which something anything nothing everything "
     "someone anyone nobody everyone all some any none one ones to a an the being doing going getting having "
     "feeling thinking working living trying when if here there so too such more most less least same other "
@@ -422,6 +422,29 @@ def is_pastime(value: str) -> bool:
     return len(value.split()) <= 3 and is_thing(value)
 
 
+#: What people are allergic to: food allergens, animals and insects, plants, medicines, materials. "Allergic to
+#: drama" is a figure of speech: an allergy to anything else gives no fact.
+ALLERGENS = _words(
+    "nut nuts peanut peanuts tree almond almonds cashew cashews walnut walnuts hazelnut hazelnuts pecan pecans "
+    "pistachio pistachios shellfish shrimp prawn prawns crab lobster fish seafood egg eggs milk dairy lactose "
+    "gluten wheat soy soya sesame mustard celery lupin sulphites sulfites corn strawberries strawberry kiwi "
+    "banana bananas tomato tomatoes chocolate garlic onion onions avocado mango "
+    "pollen grass hay ragweed birch trees flowers dust mites mold mould latex nickel wool perfume fragrance "
+    "penicillin aspirin ibuprofen antibiotics sulfa codeine morphine anaesthetic anesthetic "
+    "bee bees wasp wasps hornet hornets mosquito mosquitoes insect insects cockroach cockroaches ant ants "
+    "cat cats dog dogs horse horses rabbit rabbits hamster hamsters guinea pigs bird birds feathers fur pets "
+    "animals reptiles rodents mice dander"
+)
+
+
+def is_allergen(value: str) -> bool:
+    """Something a person can be allergic to ("peanuts", "most reptiles", "cat hair"), not a figure of speech."""
+    words = [w.lower().strip(".,!") for w in _tokens(value)]
+    return (
+        bool(words) and is_thing(value, unpleasant_ok=True) and any(w in ALLERGENS for w in words)
+    )
+
+
 def is_any_thing(value: str) -> bool:
     """As ``is_thing``, unpleasant things included: a dislike of one is sincere ("I hate early meetings"), and a tax
     return can be due."""
@@ -473,6 +496,7 @@ _KINDS: dict[str, Callable[[str], bool]] = {
     "free": is_free,
     "specific": is_specific,
     "any-thing": is_any_thing,
+    "allergen": is_allergen,
 }
 
 
@@ -859,12 +883,13 @@ _RULES: list[Rule] = [
         negative=True,
     ),
     _rule(
-        rf"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) {_VAL}{_LIKE_END}",
+        rf"\bi (?:really |also |absolutely |do |truly )?(?:like|love|enjoy|adore) {_VAL}{_LIKE_END}",
         "Likes {v}",
         "v=thing",
     ),
     _rule(
-        rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into|all about) {_VAL}{_LIKE_END}",
+        rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into|all about|(?:really )?drawn to) {_VAL}"
+        rf"{_LIKE_END}",
         "Likes {v}",
         "v=thing",
     ),
@@ -937,7 +962,7 @@ _RULES: list[Rule] = [
         r"go-to for (?:stress relief|relaxing|relaxation|unwinding)|stress relief|stress-buster|"
         r"favou?rite way to (?:relax|unwind|de-?stress))|"
         r"one of my (?:faves|favou?rites|favou?rite (?:things|hobbies|pastimes|activities)|passions|hobbies)|"
-        r"my top pick|a favou?rite of mine)\b",
+        r"my top pick|a favou?rite of mine|a passion of mine|at the top of my list)\b",
         "Likes {v}",
         "v=thing",
         each=True,
@@ -967,8 +992,8 @@ _RULES: list[Rule] = [
         "",
         "permanent",
     ),
-    _rule(rf"\bi(?:'m| am) allergic to {_VAL}", "Allergic to {v}", "v=thing", "permanent"),
-    _rule(r"\bi(?:'m| am) (?:an? )?(?P<v>vegetarian|vegan|pescatarian)\b", "Is {v}", ""),
+    _rule(rf"\bi(?:'m| am) allergic to {_VAL}", "Allergic to {v}", "v=allergen", "permanent"),
+    _rule(r"\bi(?:'m| am) (?:an? )?(?P<v>vegetarian|vegan|pescatarian)(?![\w-])", "Is {v}", ""),
     _rule(
         r"\bi(?:'m| am) (?:(?:on )?an? |strictly |completely )?(?P<v>gluten-free|dairy-free|lactose-free|keto|paleo|"
         r"kosher|halal|plant-based|low-carb|sugar-free)(?: diet)?\b",
@@ -1776,14 +1801,23 @@ _GERUND_LIST = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
 
 #: Said after a like, these qualify the saying, not the thing ("I love traveling too").
 _LIKE_TAIL = re.compile(
-    r"\s+(?:too|also|as well|a lot|so much|very much|the most|most of all|more than anything|myself|"
+    r"\s+(?:too|also|as well|a lot|so much|very much|the most|most of all|more than anything|"
     r"personally|for sure|honestly|though)$",
     re.I,
 )
 #: Object pronouns: a like of "them" names nothing out of its conversation ("I also like holding them").
-_OBJECT_PRONOUNS = _words("them him her us it one ones those these this that stuff things")
+_OBJECT_PRONOUNS = _words(
+    "them him her us it one ones those these this that stuff things myself ourselves yourself yourselves "
+    "themselves himself herself itself"
+)
+_PERSONAL = _words("him her them us you me myself ourselves yourself themselves himself herself")
 #: Particles that end a phrasal verb cut from its object ("curling up [with a book]").
 _PARTICLES = _words("up out down off in on over around away back along through about into")
+#: Gerunds that name no pastime without their object ("playing", "pushing").
+_TRANSITIVE_GERUNDS = _words(
+    "playing pushing making taking trying putting keeping giving getting doing having watching using seeing "
+    "learning helping building working trying creating sharing finding"
+)
 #: Particles that only make a phrasal verb ("hanging around"), never a place ("hiking in the hills").
 _ADVERB_PARTICLES = _words("up out down off around away back along over")
 #: Quantifiers and qualifiers that make a like one occasion's ("playing different songs", "a few recipes").
@@ -1811,14 +1845,23 @@ def liked(text: str) -> str | None:
     lower = [w.lower().strip(".,!'\"") for w in words]
     if not words or len(words) > 4:
         return None
-    if lower[-1] in _OBJECT_PRONOUNS or lower[-1] in _PARTICLES:
-        return None
+    if lower[-1] in _OBJECT_PRONOUNS or lower[-1] in _PARTICLES or set(lower) & _PERSONAL:
+        return None  # "holding them", "curling up", "watching him play": about someone, or cut
     if lower[0].endswith("ing") and (
         len(lower) > 1 and lower[1] in _ADVERB_PARTICLES or lower[0] == "spending"
     ):
         return None  # "hanging around after class", "spending weekends [with …]": cut from what they are about
     if set(lower) & _QUALIFIERS:
         return None
+    if len(lower) == 1 and lower[0] in _TRANSITIVE_GERUNDS:
+        return None  # "I enjoy playing and pushing myself": playing what? no pastime named
+    if (
+        len(words) == 1
+        and words[0][:1].isupper()
+        and given_name(words[0])
+        and not known_place(words[0])
+    ):
+        return None  # "I love Sarah": a person, not a thing liked
     proper = [w for w in words[1:] if w[:1].isupper()]
     if proper:
         return f"{head} {value}"  # a title or a name ("Lord of the Rings", "watching LeBron")
@@ -1857,23 +1900,24 @@ def _list_item(value: str) -> bool:
 
 
 def _coordinated(text: str, m: re.Match[str], rule: Rule) -> list[str]:
-    """A like read in its sentence. "I love dramas and romcoms" → both likes; "I love fantasy and sci-fi movies" → none, since "fantasy" may
-    qualify "movies" (as "rock" in "rock and roll"): unsure, so nothing is written."""
-    if not text.startswith("Likes ") or not m.groupdict().get("v"):
+    """A like (or an allergy) read in its sentence. "I love dramas and romcoms" → both likes; "I love fantasy and
+    sci-fi movies" → none, since "fantasy" may qualify "movies" (as "rock" in "rock and roll"): unsure, so nothing
+    is written."""
+    head = next((h for h in ("Likes ", "Allergic to ") if text.startswith(h)), None)
+    if head is None or not m.groupdict().get("v"):
         return [text]
     if re.match(r"\s+(?:with|to|for|about) (?:you|u)\b", m.string[m.end("v") :], re.I):
         return []  # "I love chatting with you": about this conversation, not a pastime
     tail = _AND_TAIL.match(m.string, m.end("v"))
     if not tail or tail.group("t").split()[0].lower() in _CLAUSE_OPENERS:
         return [text]
-    items = [text.removeprefix("Likes "), tail.group("t")]
+    items = [text.removeprefix(head), tail.group("t")]
     kind = dict(rule.kinds).get("v", "thing")
     if all(_list_item(i) for i in items) and _KINDS[kind](items[1]):
-        return [f"Likes {i}" for i in items]
+        return [f"{head}{i}" for i in items]
     if items[0].split()[0].lower().endswith("ing") and " " in items[0]:
-        return [
-            text
-        ]  # "helping people and making a positive impact": an activity with its object stands alone
+        # "helping people and making a positive impact": an activity with its object stands alone
+        return [text]
     return []
 
 
