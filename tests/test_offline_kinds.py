@@ -123,6 +123,11 @@ def test_places_languages_and_names_against_the_data() -> None:
         ("I love sinking into magical worlds.", set()),
         ("I love chatting with you about this.", set()),
         ("He is my favourite player.", set()),
+        ("I just love watching LeBron.", {"Likes watching LeBron"}),
+        ("I'm more into reading and fantasy novels.", {"Likes reading", "Likes fantasy novels"}),
+        ("I'm drawn to turtles. Check out this moment I snapped!", {"Likes turtles"}),
+        ('I\'m a big fan of "Breaking Bad".', {"Likes Breaking Bad"}),
+        ('He said "I love Paris" and left.', set()),
         ("I love Sarah, she's the best.", set()),
         ("I enjoy playing and pushing myself.", set()),
         ("I hate not being on the court.", set()),
@@ -137,3 +142,11 @@ def test_places_languages_and_names_against_the_data() -> None:
 def test_likes_from_free_speech_are_lasting_things(sentence: str, lines: set[str]) -> None:
     written = {line for rel, line in corpus.learn(sentence, "history").facts() if rel == "USER.md"}
     assert written == lines, sentence
+
+
+def test_a_dated_change_is_no_passing_state() -> None:
+    said = [
+        f.text for f in extract_facts("Unfortunately, I also lost my job at Door Dash this month.")
+    ]
+    assert said == ["No longer works at Door Dash"]
+    assert extract_facts("I'm working from Café Lisboa this week.") == []

@@ -883,12 +883,12 @@ _RULES: list[Rule] = [
         negative=True,
     ),
     _rule(
-        rf"\bi (?:really |also |absolutely |do |truly )?(?:like|love|enjoy|adore) {_VAL}{_LIKE_END}",
+        rf"\bi (?:really |also |absolutely |do |truly |just )?(?:like|love|enjoy|adore) {_VAL}{_LIKE_END}",
         "Likes {v}",
         "v=thing",
     ),
     _rule(
-        rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into|all about|(?:really )?drawn to) {_VAL}"
+        rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|(?:much |far )?more into|into|all about|(?:really )?drawn to) {_VAL}"
         rf"{_LIKE_END}",
         "Likes {v}",
         "v=thing",
@@ -1339,6 +1339,13 @@ _CODE = re.compile(
     r"\w\.\w+\(|</?\w+>"
 )
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<![\w])'[^']{2,}'(?![\w])")
+#: A quoted title right after a like ('I love "The Santa Clause"') is the thing liked, not quoted speech: its marks
+#: go before quoted text is dropped. Only a title: capitalised words and short function words.
+_TITLE_LIKED = re.compile(
+    r"(?P<pre>\b(?:love|like|enjoy|adore|fan of|into)\s+)[\"“](?P<t>(?-i:[A-Z])[\w'’-]*(?:\s(?:(?-i:[A-Z])[\w'’-]*|"
+    r"of|the|a|an|and|in|on|to|with|for)){0,7})[\"”]",
+    re.I,
+)
 _NEGATION = re.compile(r"\b(?:not|never|no|none|nor|neither|without|n't)\b|n't\b", re.I)
 
 # Only with words that make it standing: "can you always …?" may ask about an ability, or be rhetorical.
@@ -1865,7 +1872,7 @@ def liked(text: str) -> str | None:
     proper = [w for w in words[1:] if w[:1].isupper()]
     if proper:
         return f"{head} {value}"  # a title or a name ("Lord of the Rings", "watching LeBron")
-    if re.fullmatch(r"\w+ing (?:in|to|at|on) (?:the )?\w+", " ".join(lower)):
+    if re.fullmatch(r"\w+ing (?:in|to|at|on) (?:the )?(?:\w+ )?\w+", " ".join(lower)):
         return f"{head} {value}"  # "cycling to work", "hiking in the mountains": a pursuit with its scene
     if "the" in lower[1:]:
         the = lower.index("the", 1)
@@ -1978,7 +1985,9 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
         if in_frame or _CODE.search(sentence):
             continue  # a story, a task on a text, a rumour, a retracted line; code, markup: not the user's life
         passing = temporary(sentence)
-        sentence = _IDIOM.sub("", _QUOTED.sub(" ", sentence)).strip()
+        sentence = _IDIOM.sub(
+            "", _QUOTED.sub(" ", _TITLE_LIKED.sub(r"\g<pre>\g<t>", sentence))
+        ).strip()
         old = None
         m = _REPLACES.search(sentence)
         if m:
@@ -2014,8 +2023,10 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
                     break
                 if not rule.negative and _NEGATION.search(sentence[: m.start()] + " " + m.group(0)):
                     continue  # "I don't live in Berlin", "it's not that I like tea"
-                if passing and rule.mark != "ephemeral":
-                    continue  # "I'm working from Café Lisboa today": a passing state, no lasting fact
+                if passing and rule.mark != "ephemeral" and not rule.change:
+                    # "I'm working from Café Lisboa today": a passing state, no lasting fact; a change ("I lost
+                    # my job at X this month") is dated by its time phrase, not made passing
+                    continue
                 filled = _fill(rule, m, said_on)
                 if not filled or len(filled) > 160:
                     continue
