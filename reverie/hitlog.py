@@ -72,6 +72,19 @@ def line_key(line: str) -> str:
     return " ".join(_PUNCT.sub(" ", bare_line(line).lower()).split())
 
 
+def holds_text(line: str) -> bool:
+    """A line a person's edit can take away with something in it (not blank, not a heading): a removal by hand
+    archives any such line, comments, tables and quotes included, so nothing written is lost."""
+    return bool(line.strip()) and not line.lstrip().startswith("#")
+
+
+def is_fact_line(line: str) -> bool:
+    """A line that states one fact: what the lifecycle may merge, supersede or retire. Comments, code fences,
+    table rows and quotes are structure a person wrote; the lifecycle never moves them."""
+    s = line.strip()
+    return bool(s) and not s.startswith(("#", "<!--", "```", "|", ">")) and bool(line_key(s))
+
+
 @dataclass(frozen=True, slots=True)
 class Hit:
     time: float

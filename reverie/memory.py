@@ -752,7 +752,7 @@ class Memory:
         under memory/archive/ with ``reason``, in one commit: ``why`` finds it there."""
         from .dream.gate import check
         from .dream.lock import dream_run_lock
-        from .hitlog import line_key
+        from .hitlog import holds_text, line_key
 
         rel = _memory_path(path)
         _check_kind(kind)
@@ -770,7 +770,7 @@ class Memory:
         with dream_run_lock(ws.state_dir, f"{kind} removal"):
             text = ws.read(rel)
             rows = text.split("\n")
-            hits = [i for i, raw in enumerate(rows) if _is_fact(raw) and line_key(raw) == key]
+            hits = [i for i, raw in enumerate(rows) if holds_text(raw) and line_key(raw) == key]
             if not key or not hits:
                 raise WorkspaceError(f"no line of {rel} reads {line!r}")
             raw = rows.pop(hits[0])
@@ -869,22 +869,17 @@ def _filters(
     return SearchFilters.from_mapping({k: v for k, v in given.items() if v is not None})
 
 
-def _is_fact(raw: str) -> bool:
-    """A line that holds a fact (not blank, not a heading): what remove and the archive deal in."""
-    return bool(raw.strip()) and not raw.lstrip().startswith("#")
-
-
 def _removed_lines(before: str, after: str) -> list[str]:
     """The fact lines of ``before`` whose text (``hitlog.line_key``) ``after`` no longer has, in order; a line
     that only moved or changed its bullet is not removed."""
     from collections import Counter
 
-    from .hitlog import line_key
+    from .hitlog import holds_text, line_key
 
-    left = Counter(line_key(raw) for raw in after.split("\n") if _is_fact(raw))
+    left = Counter(line_key(raw) for raw in after.split("\n") if holds_text(raw))
     gone = []
     for raw in before.split("\n"):
-        if not _is_fact(raw):
+        if not holds_text(raw):
             continue
         key = line_key(raw)
         if left[key] > 0:

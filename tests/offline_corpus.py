@@ -1958,6 +1958,85 @@ I'm into it, let's do it.
 We love it when you visit!
 We enjoy having you around.
 Dancing at your wedding made me so happy.
+# likes in free speech: pronouns, cut phrasal verbs, one occasion, qualifiers, coordinations (third round, written
+# before running, after the held-out likes went wrong)
+Honestly I just love watching them grow up.
+I really enjoy picking it up again after a long day.
+We loved decorating the tree last weekend.
+I love the smell of the bakery on my street.
+I enjoy hanging around after class.
+I like checking in on my neighbours.
+I love chatting with you about this stuff.
+I love salt and vinegar crisps. => USER | Likes salt and vinegar crisps
+I love black and white photography.
+I like sweet and sour chicken.
+I enjoy bread and butter pudding.
+I like both of them equally.
+I enjoy a few new recipes from that book.
+I love some of the songs on that album.
+I love sitting on the porch at my grandma's house in the summer.
+I love getting lost in a good mystery now and then.
+I loved the concert, the band was amazing.
+I love the idea of moving abroad.
+I love it when my kids laugh.
+I'm all about that.
+I'm all about the details at work these days.
+I've always liked him, he's a good friend.
+I like it too.
+I like those too.
+I love yours too!
+My daughter loves ballet and so do I.
+I love my job and my colleagues.
+I adore spending weekends with my nieces and nephews.
+I enjoy reading and I also write a little. => USER | Likes reading
+I enjoy hiking and running. => USER | Likes hiking; USER | Likes running
+I like cats and dogs. => USER | Likes cats; USER | Likes dogs
+I love jazz and blues records. => USER | Likes jazz
+Titanic is my favourite movie, no contest. => USER | Favourite movie: Titanic
+That one is my favorite song.
+This is my favourite book so far.
+He is my favourite player.
+I've always loved the ocean. => USER | Likes the ocean
+I'm lactose intolerant, or so my doctor thinks.
+My son is lactose intolerant.
+Am I lactose intolerant?
+What can I say, I love it here.
+# everyday speech between friends around every rule family (fourth round, written before running)
+I love Sarah, she's the best sister ever.
+I love watching him grow up so fast.
+I love seeing them so happy together.
+I'm a big believer in hard work.
+I'm a sucker for a good romance.
+I'm a mess today, sorry.
+I'm a bit of a night owl these days.
+I work at it every day and it's paying off.
+I work as hard as I can.
+I live for these moments with my team.
+I live on coffee during finals week.
+I'm from the old school when it comes to manners.
+My dog is named after my favourite footballer.
+My sister's name escapes me right now, haha.
+I speak from experience here.
+I play it safe with money.
+I play a small part in a big team.
+We use every excuse to celebrate.
+I'm learning the hard way that patience matters.
+I'm in love with this city.
+I'm into it, let's do it!
+My favourite part was the ending.
+My favourite thing about her is her laugh.
+Never been happier, honestly.
+Always a pleasure chatting with you.
+Keep up the great work, you're doing amazing!
+Remember to take care of yourself.
+Don't forget to send me pics!
+Make sure you get some rest.
+Please tell your wife I said hi.
+I'm allergic to drama.
+I'm vegan-curious, still figuring it out.
+I'm basically a professional napper.
+Go Wolves! We're unstoppable this year.
+I moved on from that job a long time ago and never looked back.
 """
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from importlib import resources
 
+import offline_corpus as corpus
 import pytest
 from test_cli_startup import imported
 
@@ -93,3 +94,59 @@ def test_places_languages_and_names_against_the_data() -> None:
         and kinds.given_name("Tomás")
         and not kinds.given_name("Colombian")
     )
+
+
+@pytest.mark.parametrize(
+    ("sentence", "lines"),
+    [
+        ("I love dramas and romcoms.", {"Likes dramas", "Likes romcoms"}),
+        ("I enjoy board games and puzzles.", {"Likes board games", "Likes puzzles"}),
+        ("I love Python and Rust.", {"Likes Python", "Likes Rust"}),
+        ("I love traveling too.", {"Likes traveling"}),
+        ("I'm all about dramas.", {"Likes dramas"}),
+        ("I've always liked turtles since I was a boy.", {"Likes turtles"}),
+        ("What can I say, I love turtles.", {"Likes turtles"}),
+        ("Harry Potter is my favorite book.", {"Favourite book: Harry Potter"}),
+        ("I'm lactose intolerant, so no cheese for me.", {"Is lactose intolerant"}),
+        ("I love hiking in the mountains.", {"Likes hiking in the mountains"}),
+        ("I love playing the piano.", {"Likes playing the piano"}),
+        ("Iron Man is my top pick.", {"Likes Iron Man"}),
+        ("I love discovering new cities - check out this pic.", {"Likes discovering new cities"}),
+        ("I'm allergic to cockroaches as well.", {"Allergic to cockroaches"}),
+        # a half that may qualify the other, a pronoun, a cut phrasal verb, one occasion, a scene, this chat
+        ("I love fantasy and sci-fi movies.", set()),
+        ("I love rock and roll.", set()),
+        ("I also like holding them.", set()),
+        ("I love curling up with a good book.", set()),
+        ("We love prepping the feast every year.", set()),
+        ("I love playing different songs on the piano.", set()),
+        ("I love sinking into magical worlds.", set()),
+        ("I love chatting with you about this.", set()),
+        ("He is my favourite player.", set()),
+        ("I just love watching LeBron.", {"Likes watching LeBron"}),
+        ("I'm more into reading and fantasy novels.", {"Likes reading", "Likes fantasy novels"}),
+        ("I'm drawn to turtles. Check out this moment I snapped!", {"Likes turtles"}),
+        ('I\'m a big fan of "Breaking Bad".', {"Likes Breaking Bad"}),
+        ('He said "I love Paris" and left.', set()),
+        ("I love Sarah, she's the best.", set()),
+        ("I enjoy playing and pushing myself.", set()),
+        ("I hate not being on the court.", set()),
+        ("I'm allergic to drama.", set()),
+        ("I'm allergic to cats and dogs.", {"Allergic to cats", "Allergic to dogs"}),
+        ("I'm allergic to tree and grass pollen.", set()),
+        ("I'm vegan-curious, still figuring it out.", set()),
+        ("I'm drawn to turtles.", {"Likes turtles"}),
+        ("Writing has always been a passion of mine.", {"Likes writing"}),
+    ],
+)
+def test_likes_from_free_speech_are_lasting_things(sentence: str, lines: set[str]) -> None:
+    written = {line for rel, line in corpus.learn(sentence, "history").facts() if rel == "USER.md"}
+    assert written == lines, sentence
+
+
+def test_a_dated_change_is_no_passing_state() -> None:
+    said = [
+        f.text for f in extract_facts("Unfortunately, I also lost my job at Door Dash this month.")
+    ]
+    assert said == ["No longer works at Door Dash"]
+    assert extract_facts("I'm working from Café Lisboa this week.") == []

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from ..config import DreamConfig
-from ..hitlog import bare_line, is_pinned, line_key
+from ..hitlog import bare_line, is_fact_line, is_pinned, line_key
 from ..workspace import MEMORY, SOUL, USER
 from . import archive as arc
 from .result import Edit, Finding
@@ -315,16 +315,11 @@ _When = Callable[[_Line], tuple[int, int]]  # a line's age order: (day it was le
 _Protected = Callable[[_Line], bool]  # never retired (pinned, identity, or marked permanent)
 
 
-def _is_fact(raw: str) -> bool:
-    s = raw.strip()
-    return bool(s) and not s.startswith(("#", "<!--", "```", "|", ">")) and bool(line_key(s))
-
-
 def _lines(text: str, base_keys: Counter[str]) -> list[_Line]:
     out = []
     seen: Counter[str] = Counter()
     for i, raw in enumerate(text.split("\n")):
-        if not _is_fact(raw):
+        if not is_fact_line(raw):
             continue
         key = line_key(raw)
         seen[key] += 1
@@ -336,7 +331,7 @@ def _lines(text: str, base_keys: Counter[str]) -> list[_Line]:
 
 
 def _keys(text: str) -> Counter[str]:
-    return Counter(line_key(raw) for raw in text.split("\n") if _is_fact(raw))
+    return Counter(line_key(raw) for raw in text.split("\n") if is_fact_line(raw))
 
 
 def single_valued(label: str) -> bool:
@@ -488,7 +483,7 @@ def _model_removals(
         left = _keys(after)
         remaining = Counter(left)
         for raw in before.split("\n"):
-            if not _is_fact(raw):
+            if not is_fact_line(raw):
                 continue
             key = line_key(raw)
             if remaining[key] > 0:
@@ -518,9 +513,9 @@ def _replacement(rel: str, raw: str, edits: Sequence[Edit], left: Counter[str]) 
     for e in edits:
         if e.path != rel or raw.strip() not in e.old_text:
             continue
-        old_keys = {line_key(x) for x in e.old_text.split("\n") if _is_fact(x)}
+        old_keys = {line_key(x) for x in e.old_text.split("\n") if is_fact_line(x)}
         for new in e.new_text.split("\n"):
-            if _is_fact(new) and line_key(new) not in old_keys and left[line_key(new)] > 0:
+            if is_fact_line(new) and line_key(new) not in old_keys and left[line_key(new)] > 0:
                 return bare_line(new)
     return None
 
@@ -770,7 +765,7 @@ def _learn(
         lines = record.files.setdefault(rel, {})
         base_keys = _keys(base.get(rel, ""))
         for raw in text.split("\n"):
-            if not _is_fact(raw):
+            if not is_fact_line(raw):
                 continue
             key = line_key(raw)
             tokens = frozenset(key.replace(":", " ").split()) - _STOP

@@ -22,8 +22,8 @@ __all__ = ["framed", "temporary", "reversed_feeling"]
 
 _TASK = re.compile(
     r"^(?:(?:please|pls|can you|could you|would you|help me|i need you to|i want you to)[,\s]+)*"
-    r"(?:translate|proofread|rephrase|paraphrase|reword|rewrite|correct|fix|check|edit|polish|summari[sz]e|"
-    r"spell-?check|improve|shorten|format|convert)\b"
+    r"(?:translate|proofread|rephrase|paraphrase|reword|rewrite|correct|fix|check(?!\s+(?:it\s+|this\s+)?out\b)|"
+    r"edit|polish|summari[sz]e|spell-?check|improve|shorten|format|convert)\b"
     r"|\b(?:translate|translation of|proofread|rephrase|paraphrase|reword)\b.{0,40}[:\"“]"
     r"|\bhow (?:do|would) (?:you|i|we) say\b|\bwhat does .{1,60} mean\b|\bin (?-i:[A-Z])[a-z]+ (?:please)?:"
     r"|^(?:e\.g\.|eg\b|example|for example|for instance|sample|sample sentence|exercise|practice sentence|"

@@ -133,7 +133,8 @@ NOT_NAMES = (
 )
 #: The first word of a liked or used "thing" that makes it no thing at all ("I like that", "we use it daily").
 VAGUE = _words(
-    "it it's its that this these those them they you your yours him her his hers our ours their theirs my mine me "
+    "it it's its that this these those them they you your yours he him she her his hers we our ours their theirs "
+    "i my mine me not no never "
     "what how when where why who whom whatever whenever which something anything nothing everything "
     "someone anyone nobody everyone all some any none one ones to a an the being doing going getting having "
     "feeling thinking working living trying when if here there so too such more most less least same other "
@@ -421,6 +422,29 @@ def is_pastime(value: str) -> bool:
     return len(value.split()) <= 3 and is_thing(value)
 
 
+#: What people are allergic to: food allergens, animals and insects, plants, medicines, materials. "Allergic to
+#: drama" is a figure of speech: an allergy to anything else gives no fact.
+ALLERGENS = _words(
+    "nut nuts peanut peanuts tree almond almonds cashew cashews walnut walnuts hazelnut hazelnuts pecan pecans "
+    "pistachio pistachios shellfish shrimp prawn prawns crab lobster fish seafood egg eggs milk dairy lactose "
+    "gluten wheat soy soya sesame mustard celery lupin sulphites sulfites corn strawberries strawberry kiwi "
+    "banana bananas tomato tomatoes chocolate garlic onion onions avocado mango "
+    "pollen grass hay ragweed birch trees flowers dust mites mold mould latex nickel wool perfume fragrance "
+    "penicillin aspirin ibuprofen antibiotics sulfa codeine morphine anaesthetic anesthetic "
+    "bee bees wasp wasps hornet hornets mosquito mosquitoes insect insects cockroach cockroaches ant ants "
+    "cat cats dog dogs horse horses rabbit rabbits hamster hamsters guinea pigs bird birds feathers fur pets "
+    "animals reptiles rodents mice dander"
+)
+
+
+def is_allergen(value: str) -> bool:
+    """Something a person can be allergic to ("peanuts", "most reptiles", "cat hair"), not a figure of speech."""
+    words = [w.lower().strip(".,!") for w in _tokens(value)]
+    return (
+        bool(words) and is_thing(value, unpleasant_ok=True) and any(w in ALLERGENS for w in words)
+    )
+
+
 def is_any_thing(value: str) -> bool:
     """As ``is_thing``, unpleasant things included: a dislike of one is sincere ("I hate early meetings"), and a tax
     return can be due."""
@@ -472,11 +496,12 @@ _KINDS: dict[str, Callable[[str], bool]] = {
     "free": is_free,
     "specific": is_specific,
     "any-thing": is_any_thing,
+    "allergen": is_allergen,
 }
 
 
 # -- sentence rules -----------------------------------------------------------------------------------------------
-_STOP = r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|though|although|instead)\b|[,.;:!?()]|$)"
+_STOP = r"(?=\s+[-–—]+\s|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|though|although|instead)\b|[,.;:!?()]|$)"
 _VAL = rf"(?P<v>[^,.;:!?()]{{1,60}}?){_STOP}"
 #: The value is no half of "X and Y" ("education" of "improving education and infrastructure").
 _WHOLE = r"(?!\s+and\s+(?!(?:i|we|it|that|how|what|why|when)\b)[a-z]+(?<!ing)\b)"
@@ -485,7 +510,7 @@ _CLAUSE_END = r"(?=\s*(?:[.!;]|$)|\s+and\s|\s+but\s|,\s*(?:and|but|so|which|it|t
 #: A like's value ends its clause, or a comma opens the next item of a list of activities ("camping, hiking") or a
 #: new clause; never mid-phrase ("creating a safe, inviting place": a comma between two adjectives).
 _LIKE_END = (
-    r"(?=\s*(?:[.!;?)(]|$)|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|"
+    r"(?=\s*(?:[.!;?)(]|$)|\s+[-–—]+\s|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|"
     r"where|which|who|though|although|instead)\b|\s*[:]|,\s*(?:[a-z]+ing(?=\s*(?:,|and\b|or\b|[.!;]|$))|"
     r"(?:and|but|so|which|it|it's|that|this|they|i|i'm|you|we|he|she|especially|like|plus|too|though|as|"
     r"because|cause|'cause|since|even|when|if|or|not)\b))"
@@ -858,17 +883,23 @@ _RULES: list[Rule] = [
         negative=True,
     ),
     _rule(
-        rf"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) {_VAL}{_LIKE_END}",
+        rf"\bi (?:really |also |absolutely |do |truly |just )?(?:like|love|enjoy|adore) {_VAL}{_LIKE_END}",
         "Likes {v}",
         "v=thing",
     ),
     _rule(
-        rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|into) {_VAL}{_LIKE_END}",
+        rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|(?:much |far )?more into|into|all about|(?:really )?drawn to) {_VAL}"
+        rf"{_LIKE_END}",
         "Likes {v}",
         "v=thing",
     ),
     _rule(
         rf"\bi(?:'ve| have) (?:always )?been (?:really )?into {_VAL}{_LIKE_END}",
+        "Likes {v}",
+        "v=thing",
+    ),
+    _rule(
+        rf"\bi(?:'ve| have| will|'ll) always (?:liked|loved|enjoyed|love|enjoy) {_VAL}{_LIKE_END}",
         "Likes {v}",
         "v=thing",
     ),
@@ -924,12 +955,14 @@ _RULES: list[Rule] = [
         "v=activity",
     ),
     _rule(
-        r"^(?P<v>[a-z][\w' -]{1,50}?) (?:is|are) (?:really |definitely |totally |also |always |pretty much )?"
+        r"^(?P<v>[a-z][\w' -]{1,50}?)(?: is| are|'s| has always been| have always been) (?:really |definitely |"
+        r"totally |also |always |pretty much |just )?"
         r"(?:my (?:passion|"
         r"jam|thing|favou?rite (?:hobby|hobbies|pastime|thing to do|activity)|main hobb(?:y|ies)|hobby|hobbies|"
         r"go-to for (?:stress relief|relaxing|relaxation|unwinding)|stress relief|stress-buster|"
         r"favou?rite way to (?:relax|unwind|de-?stress))|"
-        r"one of my (?:faves|favou?rites|favou?rite (?:things|hobbies|pastimes|activities)|passions|hobbies))\b",
+        r"one of my (?:faves|favou?rites|favou?rite (?:things|hobbies|pastimes|activities)|passions|hobbies)|"
+        r"my top pick|a favou?rite of mine|a passion of mine|at the top of my list)\b",
         "Likes {v}",
         "v=thing",
         each=True,
@@ -945,8 +978,22 @@ _RULES: list[Rule] = [
         "v=thing",
     ),
     _rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {_VAL}", "Favourite {k}: {v}", "v=thing"),
-    _rule(rf"\bi(?:'m| am) allergic to {_VAL}", "Allergic to {v}", "v=thing", "permanent"),
-    _rule(r"\bi(?:'m| am) (?:an? )?(?P<v>vegetarian|vegan|pescatarian)\b", "Is {v}", ""),
+    # "Harry Potter is my favorite book": a named work or team, the kind said; "Dancing is my favourite" names none
+    _rule(
+        r"^(?P<v>(?-i:[A-Z])[\w'’-]*(?:\s(?:of|the|and|(?-i:[A-Z])[\w'’-]*)){0,4}) (?:is|are) (?:definitely |probably |"
+        r"still )?my (?:all-time )?favou?rite (?P<k>book|novel|movie|film|show|series|band|song|album|team|game|author|"
+        r"writer|singer|artist|player|city|dish|food)\b",
+        "Favourite {k}: {v}",
+        "v=specific",
+    ),
+    _rule(
+        r"\bi(?:'m| am) (?:(?:severely|very|a bit|slightly|mildly) )?(?P<v>lactose|gluten) intolerant\b",
+        "Is {v} intolerant",
+        "",
+        "permanent",
+    ),
+    _rule(rf"\bi(?:'m| am) allergic to {_VAL}", "Allergic to {v}", "v=allergen", "permanent"),
+    _rule(r"\bi(?:'m| am) (?:an? )?(?P<v>vegetarian|vegan|pescatarian)(?![\w-])", "Is {v}", ""),
     _rule(
         r"\bi(?:'m| am) (?:(?:on )?an? |strictly |completely )?(?P<v>gluten-free|dairy-free|lactose-free|keto|paleo|"
         r"kosher|halal|plant-based|low-carb|sugar-free)(?: diet)?\b",
@@ -1292,6 +1339,13 @@ _CODE = re.compile(
     r"\w\.\w+\(|</?\w+>"
 )
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<![\w])'[^']{2,}'(?![\w])")
+#: A quoted title right after a like ('I love "The Santa Clause"') is the thing liked, not quoted speech: its marks
+#: go before quoted text is dropped. Only a title: capitalised words and short function words.
+_TITLE_LIKED = re.compile(
+    r"(?P<pre>\b(?:love|like|enjoy|adore|fan of|into)\s+)[\"“](?P<t>(?-i:[A-Z])[\w'’-]*(?:\s(?:(?-i:[A-Z])[\w'’-]*|"
+    r"of|the|a|an|and|in|on|to|with|for)){0,7})[\"”]",
+    re.I,
+)
 _NEGATION = re.compile(r"\b(?:not|never|no|none|nor|neither|without|n't)\b|n't\b", re.I)
 
 # Only with words that make it standing: "can you always …?" may ask about an ability, or be rhetorical.
@@ -1315,7 +1369,7 @@ _NOT_BUT = re.compile(
 )
 _FILLER = re.compile(
     r"^(?:oh|well|btw|by the way|so|also|anyway|ok|okay|hmm|and|fyi|fun fact|for the record|"
-    r"just so you know|heads up|note|yes|yeah|yep|right)\b[,:!\s-]+",
+    r"just so you know|heads up|note|yes|yeah|yep|right|what can i say|you know what)\b[,:!\s-]+",
     re.I,
 )
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -1402,6 +1456,7 @@ _CANON: list[tuple[re.Pattern[str], str, str | None]] = [
         (r"^Favou?rite (\w+): (.+)$", USER, "favourite:{1}"),
         (r"^(?:Likes|Dislikes|Prefers|Allergic to|Speaks) (.+)$", USER, None),
         (r"^Is (vegetarian|vegan|pescatarian)$", USER, "diet"),
+        (r"^Is (lactose|gluten) intolerant$", USER, None),
         (r"^Native language: (.+)$", USER, "native-language"),
         (r"^Timezone: (.+)$", USER, "timezone"),
         (r"^Call the user (.+)$", SOUL, "call"),
@@ -1573,11 +1628,26 @@ _GERUND = {
 }
 
 
+#: What an agent does when it answers or acts for the user: a free rule opens with one of these. Between people
+#: "always" and "never" open advice and remarks ("Don't ever quit on what you love", "Always up for something
+#: sweet"), which are no instruction to the agent.
+_AGENT_VERBS = _words(
+    "answer respond reply write use cite show ask apologise apologize include add explain give keep format "
+    "mention quote link check confirm run test summarise summarize suggest recommend call address refer sign "
+    "start end put say translate spell tell list number wrap comment commit push delete remove send mark label "
+    "avoid default assume make greet double-check verify print output return lead open close reference note "
+    "warn offer provide read search look review proofread copy paste edit rewrite shorten simplify"
+)
+
+
 def _imperative(text: str) -> bool:
-    """Free text addressed to the agent starts with a verb it can follow ("cite", "use"), not "been", "thought"."""
+    """Free text addressed to the agent starts with a verb it can follow ("cite", "use"), not "been", "thought",
+    and not a verb of advice between people ("quit", "give up")."""
     first = text.split(" ", 1)[0].lower().strip(",.!")
-    if not re.fullmatch(r"[a-z]+", first) or first in _NOT_A_RULE:
+    if not re.fullmatch(r"[a-z-]+", first) or first in _NOT_A_RULE or first not in _AGENT_VERBS:
         return False
+    if re.match(r"^\w+ up\b", text, re.I):
+        return False  # "never give up", "always look up to …"
     if re.match(r"^\w+ (?:i|we|he|she|they|it|you)\b", text, re.I):
         return (
             False  # an inversion ("never have I ever been …", "never did we …"): a remark, no rule
@@ -1585,6 +1655,12 @@ def _imperative(text: str) -> bool:
     if first.endswith("ed") and not first.endswith("eed"):
         return False
     return not (first.endswith("s") and not first.endswith(("ss", "us")))
+
+
+#: A favourite of these kinds is a title or a name, capitalised wherever it stands ("Titanic is my favourite movie").
+_TITLE_KINDS = _words(
+    "book novel movie film show series band song album team game author writer singer artist player"
+)
 
 
 def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
@@ -1644,7 +1720,12 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
     for key in ("t", "e"):
         if key in groups:
             values[key] = groups[key].strip()
-    if "v" in values and m.start("v") == 0 and _sentence_capital(values["v"]):
+    if (
+        "v" in values
+        and m.start("v") == 0
+        and _sentence_capital(values["v"])
+        and groups.get("k", "").lower() not in _TITLE_KINDS
+    ):
         values["v"] = (
             values["v"][:1].lower() + values["v"][1:]
         )  # "Dance is my passion" → "Likes dance"
@@ -1712,6 +1793,8 @@ def _sentence_capital(value: str) -> bool:
     first = value.split(" ", 1)[0]
     if first[:1].isupper() and first[1:].islower() and first.endswith("ing") and " " in value:
         return True  # "Reading fantasy novels": an activity, though Reading is also a town
+    if any(w[:1].isupper() for w in value.split()[1:]):
+        return False  # "Iron Man", "Harry Potter": a name of several capitalised words
     return (
         first[:1].isupper()
         and first[1:].islower()
@@ -1722,6 +1805,127 @@ def _sentence_capital(value: str) -> bool:
 
 
 _GERUND_LIST = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
+
+#: Said after a like, these qualify the saying, not the thing ("I love traveling too").
+_LIKE_TAIL = re.compile(
+    r"\s+(?:too|also|as well|a lot|so much|very much|the most|most of all|more than anything|"
+    r"personally|for sure|honestly|though)$",
+    re.I,
+)
+#: Object pronouns: a like of "them" names nothing out of its conversation ("I also like holding them").
+_OBJECT_PRONOUNS = _words(
+    "them him her us it one ones those these this that stuff things myself ourselves yourself yourselves "
+    "themselves himself herself itself"
+)
+_PERSONAL = _words("him her them us you me myself ourselves yourself themselves himself herself")
+#: Particles that end a phrasal verb cut from its object ("curling up [with a book]").
+_PARTICLES = _words("up out down off in on over around away back along through about into")
+#: Gerunds that name no pastime without their object ("playing", "pushing").
+_TRANSITIVE_GERUNDS = _words(
+    "playing pushing making taking trying putting keeping giving getting doing having watching using seeing "
+    "learning helping building working trying creating sharing finding"
+)
+#: Particles that only make a phrasal verb ("hanging around"), never a place ("hiking in the hills").
+_ADVERB_PARTICLES = _words("up out down off around away back along over")
+#: Quantifiers and qualifiers that make a like one occasion's ("playing different songs", "a few recipes").
+_QUALIFIERS = _words(
+    "different some certain few many several various other another every each any all"
+)
+#: Prepositions that tie a gerund to a scene ("sinking into magical worlds", "playing songs on the piano").
+_SCENE_PREPOSITIONS = _words(
+    "into onto on in at from about under over through across by to for of with"
+)
+
+
+def liked(text: str) -> str | None:
+    """A "Likes …" line as a lasting fact, or None: the qualifier that ends it dropped ("too"), and a value that
+    names no lasting thing out of its conversation refused (a pronoun, a cut phrasal verb, one occasion: "the
+    feast", a scene: "sinking into different magical worlds"). Precision first: a refused like stays in history."""
+    for head in ("Dislikes ", "Allergic to ", "Prefers "):
+        if text.startswith(head):
+            return head + _LIKE_TAIL.sub("", text.removeprefix(head).strip())
+    head, _, value = text.partition(" ")
+    if head != "Likes":
+        return text
+    value = _LIKE_TAIL.sub("", value.strip())
+    words = value.split()
+    lower = [w.lower().strip(".,!'\"") for w in words]
+    if not words or len(words) > 4:
+        return None
+    if lower[-1] in _OBJECT_PRONOUNS or lower[-1] in _PARTICLES or set(lower) & _PERSONAL:
+        return None  # "holding them", "curling up", "watching him play": about someone, or cut
+    if lower[0].endswith("ing") and (
+        len(lower) > 1 and lower[1] in _ADVERB_PARTICLES or lower[0] == "spending"
+    ):
+        return None  # "hanging around after class", "spending weekends [with …]": cut from what they are about
+    if set(lower) & _QUALIFIERS:
+        return None
+    if len(lower) == 1 and lower[0] in _TRANSITIVE_GERUNDS:
+        return None  # "I enjoy playing and pushing myself": playing what? no pastime named
+    if (
+        len(words) == 1
+        and words[0][:1].isupper()
+        and given_name(words[0])
+        and not known_place(words[0])
+    ):
+        return None  # "I love Sarah": a person, not a thing liked
+    proper = [w for w in words[1:] if w[:1].isupper()]
+    if proper:
+        return f"{head} {value}"  # a title or a name ("Lord of the Rings", "watching LeBron")
+    if re.fullmatch(r"\w+ing (?:in|to|at|on) (?:the )?(?:\w+ )?\w+", " ".join(lower)):
+        return f"{head} {value}"  # "cycling to work", "hiking in the mountains": a pursuit with its scene
+    if "the" in lower[1:]:
+        the = lower.index("the", 1)
+        if not re.fullmatch(f"(?:{INSTRUMENTS}|{SPORTS})", " ".join(lower[the + 1 :])):
+            return None  # "prepping the feast": one occasion; "playing the piano" is a pursuit
+    if lower[0].endswith("ing") and set(lower[1:]) & _SCENE_PREPOSITIONS:
+        return None  # "sinking into magical worlds", "playing songs on the piano": a scene, not a pursuit
+    return f"{head} {value}"
+
+
+#: "… and Y" after a liked value, Y ending its clause: the second half of a coordination.
+_AND_TAIL = re.compile(
+    r"\s+and\s+(?P<t>[\w'’-]+(?: [\w'’-]+){0,3}?)(?=\s*(?:[,.;:!?()]|$)|\s+(?:but|so|because|since|which|"
+    r"that|though|too|as well|also)\b)",
+    re.I,
+)
+#: A word that opens a new clause after "and" ("I love dogs and I have two"), not a second liked thing.
+_CLAUSE_OPENERS = _words(
+    "i i'm i've i'd we we're it it's that this they he she you my our there so then now also just really"
+)
+
+
+def _list_item(value: str) -> bool:
+    """One item of a coordinated like that stands alone: a plural ("dramas"), an activity ("hiking") or a name."""
+    words = value.split()
+    last = words[-1].lower()
+    return (
+        words[0][:1].isupper()
+        or (words[0].lower().endswith("ing") and len(words[0]) > 4)
+        or (last.endswith("s") and not last.endswith(("ss", "us", "is")))
+    )
+
+
+def _coordinated(text: str, m: re.Match[str], rule: Rule) -> list[str]:
+    """A like (or an allergy) read in its sentence. "I love dramas and romcoms" → both likes; "I love fantasy and
+    sci-fi movies" → none, since "fantasy" may qualify "movies" (as "rock" in "rock and roll"): unsure, so nothing
+    is written."""
+    head = next((h for h in ("Likes ", "Allergic to ") if text.startswith(h)), None)
+    if head is None or not m.groupdict().get("v"):
+        return [text]
+    if re.match(r"\s+(?:with|to|for|about) (?:you|u)\b", m.string[m.end("v") :], re.I):
+        return []  # "I love chatting with you": about this conversation, not a pastime
+    tail = _AND_TAIL.match(m.string, m.end("v"))
+    if not tail or tail.group("t").split()[0].lower() in _CLAUSE_OPENERS:
+        return [text]
+    items = [text.removeprefix(head), tail.group("t")]
+    kind = dict(rule.kinds).get("v", "thing")
+    if all(_list_item(i) for i in items) and _KINDS[kind](items[1]):
+        return [f"{head}{i}" for i in items]
+    if items[0].split()[0].lower().endswith("ing") and " " in items[0]:
+        # "helping people and making a positive impact": an activity with its object stands alone
+        return [text]
+    return []
 
 
 def _each(text: str) -> list[str]:
@@ -1781,7 +1985,9 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
         if in_frame or _CODE.search(sentence):
             continue  # a story, a task on a text, a rumour, a retracted line; code, markup: not the user's life
         passing = temporary(sentence)
-        sentence = _IDIOM.sub("", _QUOTED.sub(" ", sentence)).strip()
+        sentence = _IDIOM.sub(
+            "", _QUOTED.sub(" ", _TITLE_LIKED.sub(r"\g<pre>\g<t>", sentence))
+        ).strip()
         old = None
         m = _REPLACES.search(sentence)
         if m:
@@ -1817,15 +2023,17 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
                     break
                 if not rule.negative and _NEGATION.search(sentence[: m.start()] + " " + m.group(0)):
                     continue  # "I don't live in Berlin", "it's not that I like tea"
-                if passing and rule.mark != "ephemeral":
-                    continue  # "I'm working from Café Lisboa today": a passing state, no lasting fact
+                if passing and rule.mark != "ephemeral" and not rule.change:
+                    # "I'm working from Café Lisboa today": a passing state, no lasting fact; a change ("I lost
+                    # my job at X this month") is dated by its time phrase, not made passing
+                    continue
                 filled = _fill(rule, m, said_on)
                 if not filled or len(filled) > 160:
                     continue
                 if not opens and canon(filled).target == SOUL:
                     continue  # an instruction to the agent opens its sentence; "… - always full of memories" is none
-                texts = _each(filled) if rule.each else [filled]
-                for text in texts:
+                texts = _each(filled) if rule.each else _coordinated(filled, m, rule)
+                for text in filter(None, map(liked, texts)):
                     if _keep(text, rule, sentence, old, correction, seen, out):
                         found = True
         for lang in _spoken(sentence)[1:]:  # the first one came from the rule; the rest of the list
