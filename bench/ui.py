@@ -4,6 +4,11 @@ budgets (goal ≤ 200 ms each).
     .venv/bin/python -m bench ui            # 10,000 commits
     .venv/bin/python -m bench ui --quick    # 1,000 commits, fewer repetitions
 
+For a root of scopes (``reverie --root DIR ui``, ``reverie.ui.root``): the user picker on a root of 10 and of 20,000 users (2,000
+with ``--quick``; each a directory and its ``scope.json`` written in the layout, no repo), beside the listing it
+reads (``ScopeRoot.scopes``, the first 51); and a scope's Memory screen when the scope is already open, beside the
+same page when it is opened for the request (a cache of one, two scopes alternating).
+
 Each page is requested in process through the real ASGI app (Starlette's TestClient: the Guard, the handler, the
 ``Memory`` calls in worker threads, Jinja2), signed in as a browser would be. The floor is the library calls the
 page makes, timed in the same rounds (request, then floor, alternating): what the UI adds is the difference.
@@ -13,7 +18,10 @@ line's rendered Markdown across requests; its first load is measured apart, with
 
 from __future__ import annotations
 
+import json
 import shutil
+from itertools import islice
+from pathlib import Path
 
 from bench import Context, Result, stats_of
 from bench.gitstore import cached_workspace
@@ -32,6 +40,32 @@ def _client(memory):  # type: ignore[no-untyped-def]
     client.__enter__()
     assert client.get(f"/?token={TOKEN}").status_code == 303
     return client
+
+
+def _root_client(root: Path, size: int = 16):  # type: ignore[no-untyped-def]
+    from starlette.testclient import TestClient
+
+    from reverie.scopes import ScopeRoot
+    from reverie.ui.root import ScopeApps, build_root_app
+
+    scopes = ScopeApps(ScopeRoot(root), size=size)
+    app = build_root_app(ScopeRoot(root), token=TOKEN, scopes=scopes)
+    client = TestClient(app, base_url="http://127.0.0.1:8766", follow_redirects=False)
+    client.__enter__()
+    assert client.get(f"/?token={TOKEN}").status_code == 303
+    return client, scopes
+
+
+def _listed_root(root: Path, users: int) -> None:
+    """``users`` scopes as the layout holds them (directory and ``scope.json``; no repo): what the picker lists."""
+    from reverie.scopes import SCOPE_FILE, Scope, ScopeRoot
+
+    layout = ScopeRoot(root)
+    for n in range(users):
+        scope = Scope(f"user-{n}")
+        marker = layout.path(scope) / SCOPE_FILE
+        marker.parent.mkdir(parents=True)
+        marker.write_text(json.dumps({"user": scope.user, "agent": None}))
 
 
 def _alternate(page, floor, repeat: int) -> tuple[list[float], list[float]]:  # type: ignore[no-untyped-def]
@@ -112,7 +146,7 @@ def run(ctx: Context) -> list[Result]:
         client.__exit__(None, None, None)
         memory.close()
     floor = "the page's Memory calls, same rounds"
-    return [
+    return _root_results(ctx, repeat) + [
         Result(
             "ui",
             f"Timeline, newest page ({PAGE_SIZE} of {commits:,} commits)",
@@ -153,4 +187,61 @@ def run(ctx: Context) -> list[Result]:
             floor,
             target="≤ 200 ms",
         ),
+    ]
+
+
+def _root_results(ctx: Context, repeat: int) -> list[Result]:
+    import reverie
+    from reverie.scopes import Scope, ScopeRoot
+
+    out = []
+    for users in (10, 2_000 if ctx.quick else 20_000):
+        root = ctx.tmpdir("ui-root-") / "root"
+        _listed_root(root, users)
+        client, scopes = _root_client(root)
+        listing = lambda: list(islice(ScopeRoot(root).scopes(), 51))  # noqa: E731
+        try:
+            page, floor = _alternate(lambda: client.get("/"), listing, repeat)
+        finally:
+            client.__exit__(None, None, None)
+            scopes.close()
+        out.append(
+            Result(
+                "ui",
+                f"user picker, root of {users:,} users (50 listed)",
+                stats_of(page),
+                stats_of(floor),
+                "ScopeRoot.scopes(), first 51",
+                target="≤ 200 ms",
+            )
+        )
+    root = ctx.tmpdir("ui-root-") / "root"
+    names = []
+    for user in ("alice", "bob"):
+        with reverie.open(root=root, user=user) as memory:
+            memory.init()
+            memory.remember(f"{user} lives in Berlin")
+        names.append(Scope(user).name)
+    kept, kept_scopes = _root_client(root)
+    cold, cold_scopes = _root_client(root, size=1)
+    turn = iter(range(10**9))
+    try:
+        warm_page, cold_page = _alternate(
+            lambda: kept.get(f"/s/{names[0]}/memory"),
+            lambda: cold.get(f"/s/{names[next(turn) % 2]}/memory"),
+            repeat,
+        )
+    finally:
+        for client, scopes in ((kept, kept_scopes), (cold, cold_scopes)):
+            client.__exit__(None, None, None)
+            scopes.close()
+    return out + [
+        Result(
+            "ui",
+            "a scope's Memory screen, the scope open",
+            stats_of(warm_page),
+            stats_of(cold_page),
+            "the same, the scope opened for the request",
+            target="≤ 200 ms",
+        )
     ]

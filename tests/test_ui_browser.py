@@ -274,3 +274,79 @@ def test_dream_now_shows_its_run(ui: webdriver.Chrome, workspace: Path) -> None:
     _shot(ui, "dream")
     ui.find_element(By.PARTIAL_LINK_TEXT, "See commit").click()
     assert "Miso" in ui.find_element(By.CSS_SELECTOR, "pre.diff").text
+
+
+# -- a root of scopes ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def root_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``reverie --root DIR ui`` over two users; the URL it prints, on ``localhost`` (cookies are kept per host,
+    not per port: this session must not replace the one-workspace server's on 127.0.0.1)."""
+    import reverie
+    from reverie.config import Config
+
+    root = tmp_path_factory.mktemp("ui-root") / "root"
+    config = Config()
+    config.memory.history.fsync = False
+    seeds = [
+        ("alice", None, "- Lives in Berlin"),
+        ("bob", None, "- Lives in Lisbon"),
+        ("bob", "support-bot", "- Prefers short answers"),
+    ]
+    for user, agent, line in seeds:
+        with reverie.open(root=root, user=user, agent=agent, config=config) as memory:
+            memory.init()
+            memory.write("USER.md", memory.read("USER.md") + line + "\n", message="seed")
+    home = tmp_path_factory.mktemp("home-root")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
+    env.update(REVERIE_HOME=str(home), PYTHONPATH=str(ROOT))
+    command = [sys.executable, "-m", "reverie", "--root", str(root), "ui", "--no-browser"]
+    proc = subprocess.Popen(
+        [*command, "--port", "0"], stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT)
+    )
+    try:
+        assert proc.stderr is not None
+        lines = []
+        for line in proc.stderr:
+            lines.append(line)
+            found = re.search(r"open http://127\.0\.0\.1(:\d+/\?token=\S+)", line)
+            if found:
+                yield "http://localhost" + found.group(1)
+                break
+        else:
+            pytest.fail("reverie --root DIR ui printed no address:\n" + "".join(lines))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_a_root_picks_a_user_and_shows_their_memory(
+    browser: webdriver.Chrome, root_server: str
+) -> None:
+    browser.get(root_server)  # the token URL: a session cookie, then the picker
+    WebDriverWait(browser, WAIT).until(ec.url_matches(r"localhost:\d+/$"))
+    assert "token=" not in browser.current_url
+    assert {"alice", "bob"} <= set(
+        browser.find_element(By.CSS_SELECTOR, "table.scopes").text.split()
+    )
+    _shot(browser, "picker")
+    browser.find_element(By.NAME, "user").send_keys("bob")
+    browser.find_element(By.ID, "open-scope").click()
+    WebDriverWait(browser, WAIT).until(ec.url_matches(r"/s/[0-9a-f]{32}/memory$"))
+    assert "bob" not in browser.current_url  # the address names the scope by its digest only
+    assert "user bob" in browser.find_element(By.CSS_SELECTOR, "header .workspace").text
+    user_md = browser.find_element(By.ID, "USER.md").text
+    assert "Lives in Lisbon" in user_md
+    assert "Berlin" not in browser.page_source and "short answers" not in browser.page_source
+    browser.find_element(By.LINK_TEXT, "Timeline").click()  # the screens stay in bob's scope
+    WebDriverWait(browser, WAIT).until(ec.url_matches(r"/s/[0-9a-f]{32}/timeline$"))
+    browser.find_element(By.LINK_TEXT, "All users").click()
+    browser.find_element(By.NAME, "user").send_keys("carol")
+    browser.find_element(By.ID, "open-scope").click()
+    problem = WebDriverWait(browser, WAIT).until(
+        ec.presence_of_element_located((By.ID, "pick-problem"))
+    )
+    assert problem.text.startswith("No memory for this user yet")
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not [e for e in errors if "404" not in e["message"]], errors  # (carol's page is a 404)

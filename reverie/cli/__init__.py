@@ -96,7 +96,11 @@ COMMANDS = [
         "cmd_mcp:configure",
         "serve this workspace's memory to MCP clients (stdio; --http for HTTP)",
     ),
-    ("ui", "cmd_ui:configure", "see, review and undo what the agent remembers, in a local web app"),
+    (
+        "ui",
+        "cmd_ui:configure",
+        "see, review and undo what the agent remembers, in a local web app (--root alone: every user)",
+    ),
     # security
     (
         "approve",

@@ -44,7 +44,7 @@ _CREATING = {("init", None), ("history", "append"), ("chat", None)}
 #: as empty there, and nothing is created).
 _QUERIES = {"status", "log", "show", "why", "history", "restore", "requeue", "search"}
 #: The commands that serve every scope of a root themselves (``--root`` without ``--user``).
-_ROOT_WIDE = {"serve", "mcp", "forget-user", "fleet"}
+_ROOT_WIDE = {"serve", "mcp", "forget-user", "fleet", "ui"}
 
 
 def apply_scope(args: argparse.Namespace) -> None:

@@ -1,9 +1,11 @@
-"""``reverie ui [--port N] [--no-browser] [--host H --token-file F]``: the local web app (``reverie.ui``)."""
+"""``reverie ui [--port N] [--no-browser] [--host H --token-file F]``: the local web app (``reverie.ui``), for one
+workspace, or with ``--root DIR`` (no ``--user``) for every scope of the root behind a user picker."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from ..errors import CommandError
 from ._common import open_memory
@@ -36,7 +38,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from ..ui import serve
+        from ..ui import serve, serve_root
     except ImportError as exc:  # the optional dependencies are missing
         raise CommandError(
             f"`reverie ui` needs the `ui` extra ({exc}); install reverie with its lock file"
@@ -44,10 +46,22 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port < 65536:
         raise CommandError(f"--port must be 0-65535, not {args.port}")
+    host, port, token_file = args.host, args.port, args.token_file
+    root, scope = getattr(args, "scope", None) or (None, None)
+    if root is not None and scope is None:  # --root without --user: every scope, behind a picker
+        ready = _ready(args, f"every scope under {root.root}")
+        serve_root(root, host=host, port=port, token_file=token_file, ready=ready)
+        return 0
+    with open_memory(args, existing=True) as memory:
+        ready = _ready(args, str(memory.workspace.root))
+        serve(memory, host=host, port=port, token_file=token_file, ready=ready)
+    return 0
 
+
+def _ready(args: argparse.Namespace, what: str) -> Callable[[str], None]:
     def ready(url: str) -> None:
         print(
-            f"reverie ui: serving {memory.workspace.root}\n  open {url}\n  (Ctrl-C stops it)",
+            f"reverie ui: serving {what}\n  open {url}\n  (Ctrl-C stops it)",
             file=sys.stderr,
             flush=True,
         )
@@ -56,6 +70,4 @@ def run(args: argparse.Namespace) -> int:
 
             webbrowser.open(url)
 
-    with open_memory(args, existing=True) as memory:
-        serve(memory, host=args.host, port=args.port, token_file=args.token_file, ready=ready)
-    return 0
+    return ready

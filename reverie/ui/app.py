@@ -10,13 +10,16 @@ reload never repeats an action); ``static/ui.js`` only enhances (inline "why", c
 Reads and writes run through ``Memory``'s async twins (each in a worker thread on its own handle), so a slow call
 never stalls another page. A ``ReverieError`` from a verb becomes a message on the page the user came from.
 
-Designed for one workspace; a root of several (a user picker) would mount this app once per workspace.
+One ``UI`` serves one workspace. Every link, form and redirect it makes starts with its ``base``: ``""`` when it
+is the whole app (``build_app``), ``/s/<scope name>`` when ``reverie.ui.root`` serves it as one scope of a root
+(``reverie --root DIR ui``: a user picker, then each scope's screens).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,10 +38,12 @@ from .jobs import DreamJob
 from .security import CSRF_FIELD, Guard, Sessions, UISession, check_csrf
 
 if TYPE_CHECKING:
+    from starlette.routing import BaseRoute
+
     from ..history import HistoryEntry
     from ..memory import Memory
 
-__all__ = ["build_app", "PAGE_SIZE"]
+__all__ = ["UI", "build_app", "scope_app", "templates", "static_files", "PAGE_SIZE"]
 
 log = logging.getLogger(__name__)
 
@@ -53,19 +58,36 @@ BATCH_SHOWN = 50
 Handler = Callable[[Request], Awaitable[Response]]
 
 
-class UI:
-    """The handlers, over one ``Memory`` (its async verbs each use a handle of their own)."""
+@lru_cache(maxsize=1)
+def templates() -> Environment:
+    """The templates, loaded once per process and shared by every ``UI`` (a root serves many)."""
+    env = Environment(
+        loader=FileSystemLoader(HERE / "templates"),
+        autoescape=select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals.update(inline=views.inline, ago=views.ago, MEMORY_FILES=MEMORY_FILES)
+    return env
 
-    def __init__(self, memory: Memory) -> None:
+
+def static_files() -> StaticFiles:
+    """The style sheet, script and icon, the same for every workspace: served at ``/static`` (public)."""
+    return StaticFiles(directory=HERE / "static")
+
+
+class UI:
+    """The handlers, over one ``Memory`` (its async verbs each use a handle of their own). ``base`` prefixes every
+    URL the pages and redirects make; ``picker``: the address of the root's user picker (root mode only)."""
+
+    def __init__(self, memory: Memory, *, base: str = "", picker: str | None = None) -> None:
         self.memory = memory
+        self.base = base
+        self.picker = picker
         self.job = DreamJob()
-        self.env = Environment(
-            loader=FileSystemLoader(HERE / "templates"),
-            autoescape=select_autoescape(["html"]),
-            trim_blocks=True,
-            lstrip_blocks=True,
-        )
-        self.env.globals.update(inline=views.inline, ago=views.ago, MEMORY_FILES=MEMORY_FILES)
+        self.env = templates()
+        scope = memory.runtime.scope
+        self.scope = scope[1] if scope is not None else None  # shown in the header
 
     # -- plumbing ---------------------------------------------------------------------------------------------
     def render(
@@ -78,6 +100,10 @@ class UI:
             csrf_field=CSRF_FIELD,
             flashes=session.take_flashes(),
             workspace=str(self.memory.workspace.root),
+            base=self.base,
+            picker=self.picker,
+            scope=self.scope,
+            screens=True,
         )
         return HTMLResponse(self.env.get_template(name).render(**context), status_code=status_code)
 
@@ -91,21 +117,26 @@ class UI:
     async def act(
         self, request: Request, back: str, action: Callable[[dict[str, str]], Awaitable[str]]
     ) -> Response:
-        """Run an action from a posted form; its message (or its error) is shown on ``back``'s page."""
+        """Run an action from a posted form; its message (or its error) is shown on ``back``'s page (a path of
+        this workspace's screens: the base is added here)."""
         form = await self.form(request)
         session = _session(request)
         try:
             session.flash("ok", await action(form))
         except ReverieError as exc:
             session.flash("error", str(exc))
-            back = form.get("back_on_error") or back
+            back = _local(form.get("back_on_error")) or back
         except (
             OSError
         ) as exc:  # the machine's fault (a full disk, a read-only mount): said, not a 500
             where = f"{exc.filename}: " if exc.filename else ""
             session.flash("error", f"nothing was changed: {where}{exc.strerror or exc}")
-            back = form.get("back_on_error") or back
-        return RedirectResponse(back, status_code=303)
+            back = _local(form.get("back_on_error")) or back
+        return self.redirect(back)
+
+    def redirect(self, path: str) -> Response:
+        """To ``path`` of this workspace's screens (``/memory``…), under the base."""
+        return RedirectResponse(self.base + path, status_code=303)
 
     # -- Memory ---------------------------------------------------------------------------------------------
     async def memory_page(self, request: Request) -> Response:
@@ -418,7 +449,7 @@ class UI:
             _session(request).flash(
                 "error", "Dream is already running from this page: its progress is below."
             )
-        return RedirectResponse("/dream", status_code=303)
+        return self.redirect("/dream")
 
     async def dream_page(self, request: Request) -> Response:
         return self.render(request, "dream.html", job=self.job.state, active="status")
@@ -427,7 +458,7 @@ class UI:
         return JSONResponse(self.job.state.to_dict())
 
     async def home(self, request: Request) -> Response:
-        return RedirectResponse("/memory", status_code=303)
+        return self.redirect("/memory")
 
     async def error(self, request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
@@ -439,6 +470,13 @@ class UI:
         return self.render(
             request, "error.html", status_code=status, status=status, detail=detail, active=""
         )
+
+
+def _local(path: str | None) -> str | None:
+    """A form's path to go back to, if it is one of this server's (``/…``, not ``//host/…``)."""
+    if not path or not path.startswith("/") or path.startswith(("//", "/\\")):
+        return None
+    return path
 
 
 def _session(request: Request) -> UISession:
@@ -487,11 +525,8 @@ def _time(value: object) -> Any:
     return parse_time(value)
 
 
-def build_app(memory: Memory, *, token: str, allowed_hosts: frozenset[str] | None = None) -> Guard:
-    """The app for ``memory``'s workspace, behind the ``Guard`` (token, session, CSRF, headers; see
-    ``reverie.ui.security``). ``allowed_hosts``: the ``Host`` values accepted (None: any)."""
-    ui = UI(memory)
-    routes = [
+def _routes(ui: UI) -> list[BaseRoute]:
+    return [
         Route("/", ui.home),
         Route("/memory", ui.memory_page),
         Route("/memory/why", ui.why),
@@ -518,10 +553,26 @@ def build_app(memory: Memory, *, token: str, allowed_hosts: frozenset[str] | Non
         Route("/dream", ui.dream_page),
         Route("/dream", ui.dream_now, methods=["POST"]),
         Route("/dream.json", ui.dream_state),
-        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
+
+
+def _starlette(ui: UI, routes: list[BaseRoute]) -> Starlette:
     app = Starlette(
         routes=routes, exception_handlers={HTTPException: ui.error, Exception: ui.error}
     )
     app.state.ui = ui
+    return app
+
+
+def scope_app(ui: UI) -> Starlette:
+    """``ui``'s screens without the guard or the static files: one scope's app, mounted by a root's app (which
+    guards every request and serves ``/static`` once)."""
+    return _starlette(ui, _routes(ui))
+
+
+def build_app(memory: Memory, *, token: str, allowed_hosts: frozenset[str] | None = None) -> Guard:
+    """The app for ``memory``'s workspace, behind the ``Guard`` (token, session, CSRF, headers; see
+    ``reverie.ui.security``). ``allowed_hosts``: the ``Host`` values accepted (None: any)."""
+    ui = UI(memory)
+    app = _starlette(ui, [*_routes(ui), Mount("/static", static_files(), name="static")])
     return Guard(app, token=token, sessions=Sessions(), allowed_hosts=allowed_hosts)

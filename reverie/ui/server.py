@@ -1,5 +1,6 @@
-"""Binding and running the UI: loopback unless told otherwise (then only with a token file), a busy port reported
-in one line, the address with its token handed back before the first request is served."""
+"""Binding and running the UI (one workspace's, or every scope's of a root): loopback unless told otherwise (then
+only with a token file), a busy port reported in one line, the address with its token handed back before the first
+request is served."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ from pathlib import Path
 
 from ..errors import CommandError
 from ..memory import Memory
+from ..scopes import ScopeRoot
 from ..security.network import bind, is_loopback
 from .app import build_app
-from .security import new_token
+from .root import CACHED, ScopeApps, build_root_app
+from .security import Guard, new_token
 
-__all__ = ["serve", "read_token_file", "MIN_TOKEN_CHARS"]
+__all__ = ["serve", "serve_root", "read_token_file", "MIN_TOKEN_CHARS"]
 
 #: A token file's token must be at least this long (a guessable token on a network is no gate).
 MIN_TOKEN_CHARS = 24
@@ -46,6 +49,43 @@ def serve(
 ) -> None:
     """Serve the UI for ``memory`` until interrupted. A non-loopback ``host`` needs ``token_file``; ``ready``
     gets the URL to open (with its token) once the socket listens."""
+
+    def build(token: str, allowed: frozenset[str] | None) -> Guard:
+        return build_app(memory, token=token, allowed_hosts=allowed)
+
+    _serve(build, host=host, port=port, token_file=token_file, ready=ready)
+
+
+def serve_root(
+    root: ScopeRoot,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    token_file: str | Path | None = None,
+    ready: Callable[[str], None] | None = None,
+    cached: int = CACHED,
+) -> None:
+    """Serve every scope of ``root`` (a user picker, then each scope's screens; ``reverie.ui.root``) until
+    interrupted, keeping at most ``cached`` idle scopes open. Binding and sign-in as ``serve``."""
+    scopes = ScopeApps(root, size=cached)
+
+    def build(token: str, allowed: frozenset[str] | None) -> Guard:
+        return build_root_app(root, token=token, allowed_hosts=allowed, scopes=scopes)
+
+    try:
+        _serve(build, host=host, port=port, token_file=token_file, ready=ready)
+    finally:
+        scopes.close()
+
+
+def _serve(
+    build: Callable[[str, frozenset[str] | None], Guard],
+    *,
+    host: str,
+    port: int,
+    token_file: str | Path | None,
+    ready: Callable[[str], None] | None,
+) -> None:
     import uvicorn
 
     if not is_loopback(host) and token_file is None:
@@ -65,7 +105,7 @@ def serve(
             if is_loopback(host)
             else None
         )
-        app = build_app(memory, token=token, allowed_hosts=allowed)
+        app = build(token, allowed)
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
         if ready is not None:
             ready(f"http://{where}/?token={token}")
