@@ -18,6 +18,7 @@ compromised releases out whatever nanobot comes to depend on) and regenerate it 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -92,28 +93,39 @@ def ensure(version: str, *, lock: Path | None = None, venv: Path | None = None) 
         return _create(version, lock, venv)
 
 
+#: With pip beside this interpreter, the environment gets none of its own (ensurepip takes seconds): this pip
+#: installs into it with ``--python``.
+_OUTER_PIP = importlib.util.find_spec("pip") is not None
+_VENV_PIP = ["--without-pip"] if _OUTER_PIP else []
+
+
+def _pip_install(venv: Path, lock: Path) -> list[str]:
+    pip = [sys.executable, "-m", "pip", "--python", str(_python(venv))]
+    if not _OUTER_PIP:
+        pip = [str(_python(venv)), "-m", "pip"]
+    return [
+        *pip,
+        "install",
+        "--require-hashes",
+        "--no-deps",  # the lock lists every dependency: nothing is resolved at install time
+        "--no-compile",  # .pyc files get written on first import, for the modules a peer uses
+        "--disable-pip-version-check",
+        "--no-input",
+        "-q",
+        "-r",
+        str(lock),
+    ]
+
+
 def _create(version: str, lock: Path, venv: Path) -> Path:
     log = Path(str(venv) + ".log")
     (venv / ".installed").unlink(missing_ok=True)
-    steps = [
-        [_base_python(), "-m", "venv", "--clear", str(venv)],
-        [
-            str(_python(venv)),
-            "-m",
-            "pip",
-            "install",
-            "--require-hashes",
-            "--no-deps",  # the lock lists every dependency: nothing is resolved at install time
-            "--no-compile",  # .pyc files get written on first import, for the modules a peer uses
-            "--disable-pip-version-check",
-            "--no-input",
-            "-q",
-            "-r",
-            str(lock),
-        ],
-    ]
+    steps = {
+        "python -m venv": [_base_python(), "-m", "venv", "--clear", *_VENV_PIP, str(venv)],
+        "pip install": _pip_install(venv, lock),
+    }
     with log.open("w") as out:
-        for cmd in steps:
+        for step, cmd in steps.items():
             out.write(f"$ {' '.join(cmd)}\n")
             out.flush()
             done = subprocess.run(
@@ -121,7 +133,7 @@ def _create(version: str, lock: Path, venv: Path) -> Path:
             )
             if done.returncode != 0:
                 raise PeerEnvError(
-                    f"`{Path(cmd[0]).name} {' '.join(cmd[1:4])}` for nanobot-ai {version} exited "
+                    f"{step} for nanobot-ai {version} exited "
                     f"{done.returncode}: {_last_line(log)} (full output: {log})"
                 )
     probe = subprocess.run([str(_python(venv)), "-c", PROBE], capture_output=True, text=True)
