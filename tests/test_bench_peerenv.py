@@ -65,7 +65,9 @@ def _wheel(folder: Path, version: str, body: str) -> Path:
 
 
 def _lock(path: Path, wheels: Path, sha: str) -> Path:
-    path.write_text(f"--no-index\n--find-links {wheels}\nnanobot-ai==0.0.1 \\\n    --hash=sha256:{sha}\n")
+    path.write_text(
+        f"--no-index\n--find-links {wheels}\nnanobot-ai==0.0.1 \\\n    --hash=sha256:{sha}\n"
+    )
     return path
 
 
