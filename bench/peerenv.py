@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from filelock import FileLock
@@ -155,3 +157,24 @@ def _last_line(log: Path) -> str:
     lines = [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("ERROR")]
     return (errors or lines or ["no output"])[-1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Ensure each environment in turn (default: all), printing one JSON line per version as it is ready:
+    ``{"version", "python", "reused", "seconds"}`` or ``{"version", "error", "seconds"}``.
+
+    The test run calls this in a background process (tests/support/peers.py) and reads the lines as they come.
+    """
+    failed = 0
+    for version in argv or NANOBOT_VERSIONS:
+        t0 = time.monotonic()
+        reused = ready(version) is not None
+        report: dict[str, object] = {"version": version}
+        try:
+            report.update(python=str(ensure(version)), reused=reused)
+        except PeerEnvError as exc:
+            report["error"] = str(exc)
+            failed = 1
+        report["seconds"] = round(time.monotonic() - t0, 1)
+        print(json.dumps(report), flush=True)
+    return failed

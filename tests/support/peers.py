@@ -3,7 +3,7 @@
 A test module says which release it runs with ``pytestmark = pytest.mark.nanobot_peer("0.3.5")`` and takes the
 ``nanobot_peer_python`` fixture. When tests so marked are selected, the environments they need are created by
 ``bench/peerenv.py`` from the hash-locked files in ``bench/locks`` (into ``bench/.venvs``, ignored by git, reused
-while the lock is unchanged) in a background thread from the end of collection, and those tests are moved to the
+while the lock is unchanged) in a background process from the end of collection, and those tests are moved to the
 end of the run: pip's download and install overlap the rest of the suite, and a test waits only if it gets there
 first.
 
@@ -14,55 +14,79 @@ skipped with that reason.
 
 from __future__ import annotations
 
+import json
 import os
-import threading
-import time
-from dataclasses import dataclass, field
+import signal
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bench import peerenv
 
 MARKER = "nanobot_peer"
+ROOT = Path(__file__).resolve().parents[2]
+#: What the background process runs: bench/peerenv.py's main, one JSON line per release as it is ready.
+BUILD = "import sys; from bench.peerenv import main; sys.exit(main(sys.argv[1:]))"
 
 
-@dataclass
 class _Build:
-    """The background creation of the selected releases' environments, one after the other."""
+    """The background process creating the selected releases' environments, one after the other.
 
-    versions: list[str]
-    python: dict[str, Path] = field(default_factory=dict)
-    error: dict[str, str] = field(default_factory=dict)
-    seconds: dict[str, float] = field(default_factory=dict)
-    reused: set[str] = field(default_factory=set)
-    done: dict[str, threading.Event] = field(default_factory=dict)
-    thread: threading.Thread | None = None
+    A process rather than a thread: the suite forks and patches the environment in its tests, and neither
+    should reach pip.
+    """
 
-    def start(self) -> None:
-        self.done = {v: threading.Event() for v in self.versions}
-        self.thread = threading.Thread(target=self._run, name="nanobot-peer-envs", daemon=True)
-        self.thread.start()
+    def __init__(self, versions: list[str]) -> None:
+        self.versions = versions
+        self.reports: dict[str, dict[str, Any]] = {}
+        self.output: list[str] = []
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", BUILD, *versions],
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,  # stop() ends pip with it
+        )
 
-    def _run(self) -> None:
-        for version in self.versions:
-            t0 = time.monotonic()
+    def report(self, version: str) -> dict[str, Any]:
+        """The release's report, waiting for it if it is still being built."""
+        assert self.proc.stdout is not None
+        while version not in self.reports:
+            line = self.proc.stdout.readline()
+            if not line:
+                code = self.proc.wait()
+                last = self.output[-1] if self.output else "no output"
+                self.reports[version] = {"version": version, "error": f"exited {code}: {last}"}
+                break
             try:
-                if peerenv.ready(version):
-                    self.reused.add(version)
-                self.python[version] = peerenv.ensure(version)
-            except (peerenv.PeerEnvError, OSError) as exc:
-                self.error[version] = str(exc)
-            finally:
-                self.seconds[version] = time.monotonic() - t0
-                self.done[version].set()
+                found = json.loads(line)
+                self.reports[found["version"]] = found
+            except (ValueError, KeyError, TypeError):
+                self.output.append(line.strip())
+        return self.reports[version]
 
-    def wait(self, version: str) -> Path:
+    def python(self, version: str) -> Path:
         """The release's python; raises PeerEnvError with the reason when it could not be created."""
-        self.done[version].wait()
-        if version in self.error:
-            raise peerenv.PeerEnvError(self.error[version])
-        return self.python[version]
+        found = self.report(version)
+        if "error" in found:
+            raise peerenv.PeerEnvError(found["error"])
+        return Path(found["python"])
+
+    def finish(self) -> None:
+        for version in self.versions:
+            self.report(version)
+        self.proc.wait()
+
+    def stop(self) -> None:
+        """End an unfinished build (an interrupted run); the next run rebuilds what has no marker."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            self.proc.wait()
 
 
 _KEY = pytest.StashKey[_Build]()
@@ -91,9 +115,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return
     versions = list(dict.fromkeys(v for item in session.items if (v := _version(item))))
     if versions:
-        build = _Build(versions)
-        session.config.stash[_KEY] = build
-        build.start()
+        session.config.stash[_KEY] = _Build(versions)
 
 
 @pytest.fixture(scope="module")
@@ -103,13 +125,10 @@ def nanobot_peer_python(request: pytest.FixtureRequest) -> Path:
     assert mark is not None, f"mark the module with pytest.mark.{MARKER}(version)"
     version = str(mark.args[0])
     build = request.config.stash.get(_KEY, None)
-    if (
-        build is None or version not in build.done
-    ):  # not selected at collection (cannot happen in a plain run)
-        build = _Build([version])
-        build.start()
     try:
-        return build.wait(version)
+        if build is None or version not in build.versions:  # not seen at collection
+            return peerenv.ensure(version)
+        return build.python(version)
     except peerenv.PeerEnvError as exc:
         unavailable(f"nanobot-ai {version} peer environment: {exc}")
         raise  # unreachable: unavailable() always raises
@@ -123,16 +142,22 @@ def unavailable(reason: str) -> None:
     pytest.skip(line)
 
 
-def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:  # type: ignore[no-untyped-def]
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     build = config.stash.get(_KEY, None)
     if build is None:
         return
-    if build.thread is not None:
-        build.thread.join()  # never leave pip half-way through an environment the next run would rebuild
+    build.finish()  # never leave pip half-way through an environment (the next run would rebuild it)
     parts = []
     for version in build.versions:
-        state = "reused" if version in build.reused else "created"
-        if version in build.error:
+        found = build.report(version)
+        state = "reused" if found.get("reused") else "created"
+        if "error" in found:
             state = "unavailable"
-        parts.append(f"{version} {state} in {build.seconds.get(version, 0.0):.1f} s")
+        parts.append(f"{version} {state} in {found.get('seconds', 0.0)} s")
     terminalreporter.write_line(f"nanobot-ai peer environments: {'; '.join(parts)}")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    build = config.stash.get(_KEY, None)
+    if build is not None:
+        build.stop()
