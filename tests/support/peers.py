@@ -142,11 +142,13 @@ def unavailable(reason: str) -> None:
     pytest.skip(line)
 
 
-def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> None:
     build = config.stash.get(_KEY, None)
-    if build is None:
-        return
-    build.finish()  # never leave pip half-way through an environment (the next run would rebuild it)
+    if build is None or exitstatus == pytest.ExitCode.INTERRUPTED:
+        return  # interrupted: pytest_unconfigure stops the build
+    build.finish()  # a run that stopped early (-x) still completes the environments for the next one
     parts = []
     for version in build.versions:
         found = build.report(version)
