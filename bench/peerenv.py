@@ -18,6 +18,7 @@ compromised releases out whatever nanobot comes to depend on) and regenerate it 
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import importlib.util
 import json
 import subprocess
@@ -71,10 +72,11 @@ def ready(version: str, *, lock: Path | None = None, venv: Path | None = None) -
     marker = venv / ".installed"
     try:
         recorded = marker.read_text().strip()
+        current = digest(lock)
     except OSError:
         return None
     python = _python(venv)
-    return python if recorded == digest(lock) and python.is_file() else None
+    return python if recorded == current and python.is_file() else None
 
 
 def ensure(version: str, *, lock: Path | None = None, venv: Path | None = None) -> Path:
@@ -95,9 +97,17 @@ def ensure(version: str, *, lock: Path | None = None, venv: Path | None = None) 
         return _create(version, lock, venv)
 
 
-#: With pip beside this interpreter, the environment gets none of its own (ensurepip takes seconds): this pip
-#: installs into it with ``--python``.
-_OUTER_PIP = importlib.util.find_spec("pip") is not None
+def _outer_pip() -> bool:
+    """Whether this interpreter's pip can install into another one (``--python``, pip 22.3 and later)."""
+    if importlib.util.find_spec("pip") is None:
+        return False
+    major, minor = (int(part) for part in importlib.metadata.version("pip").split(".")[:2])
+    return (major, minor) >= (22, 3)
+
+
+#: With a recent pip beside this interpreter, the environment gets none of its own (ensurepip takes seconds):
+#: this pip installs into it with ``--python``.
+_OUTER_PIP = _outer_pip()
 _VENV_PIP = ["--without-pip"] if _OUTER_PIP else []
 
 
