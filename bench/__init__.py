@@ -6,7 +6,7 @@ Run (from the repository root, in the project's virtual environment)::
     .venv/bin/python -m bench --quick         # every area, small sizes and fewer repetitions
     .venv/bin/python -m bench history cli     # only these areas
     .venv/bin/python -m bench --list          # the areas found
-    .venv/bin/python -m bench --peers         # only create the nanobot-ai venvs (the nanobot tests use them)
+    .venv/bin/python -m bench --peers         # only create the nanobot-ai venvs (bench/peerenv.py)
 
 Benchmarks are never timed tests: pytest does not run them. Results go to stdout as a Markdown table (paste it
 into BENCHMARKS.md with the machine header the run prints) and, with ``--json PATH``, as JSON.
@@ -22,7 +22,7 @@ own output printed as is). Inside ``run``:
   across runs); ``ctx.tmpdir()`` a scratch folder removed at exit.
 - ``bench.measure(fn, repeat=..., warmup=...)`` times a callable and returns ``Stats`` (median, p10, p90, n).
 - ``ctx.peer("0.3.5", "nanobot_history", {...})`` runs ``bench/peers/nanobot_history.py`` inside a virtual
-  environment with ``nanobot-ai==0.3.5`` from the package registry (created once in ``bench/.venvs/``, reused)
+  environment with ``nanobot-ai==0.3.5`` from its hash-locked file (``bench/peerenv.py``; in ``bench/.venvs/``)
   and returns the JSON object that script prints last. Peer scripts import only the standard library and
   nanobot, and report raw timing samples (seconds) so both sides get the same statistics.
 - Return ``Result(area, name, reverie=Stats, peer=Stats | None, peer_name=..., unit="s" | "ops/s", target=...)``;

@@ -56,8 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--peers",
         action="store_true",
-        help="create the nanobot-ai venvs (bench/.venvs, once; the tests that run nanobot use them) "
-        "and exit",
+        help="create the nanobot-ai venvs from their hash-locked files (bench/locks -> bench/.venvs; "
+        "the test run creates them too) and exit",
     )
     args = parser.parse_args(argv)
     areas = discover()

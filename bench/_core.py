@@ -16,13 +16,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import peerenv
+
 BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
-VENVS = BENCH_DIR / ".venvs"
 CACHE = BENCH_DIR / ".cache"
 PEERS = BENCH_DIR / "peers"
-#: The nanobot-ai releases every area can compare against.
-NANOBOT_VERSIONS = ("0.3.5", "0.1.5.post3")
+NANOBOT_VERSIONS = peerenv.NANOBOT_VERSIONS
 
 
 @dataclass(frozen=True)
@@ -212,23 +212,10 @@ class Context:
 
 
 def ensure_nanobot(version: str) -> Path:
-    """The python of ``bench/.venvs/nanobot-<version>``, created and installed from the registry on first use."""
-    venv = VENVS / f"nanobot-{version}"
-    python = venv / "bin" / "python"
-    marker = venv / ".installed"
-    if python.exists() and marker.exists() and marker.read_text().strip() == version:
-        return python
-    print(
-        f"[bench] creating {venv.relative_to(ROOT)} with nanobot-ai=={version} (once; cached)",
-        file=sys.stderr,
-    )
-    VENVS.mkdir(parents=True, exist_ok=True)
-    base = getattr(sys, "_base_executable", None) or sys.executable
-    subprocess.run([base, "-m", "venv", "--clear", str(venv)], check=True)
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", f"nanobot-ai=={version}"],
-        check=True,
-        stdin=subprocess.DEVNULL,
-    )
-    marker.write_text(version + "\n")
-    return python
+    """The python of the nanobot-ai ``version`` peer environment, created from its hash-locked file when missing."""
+    if peerenv.ready(version) is None:
+        print(
+            f"[bench] creating {peerenv.venv_dir(version).relative_to(ROOT)} (once; reused)",
+            file=sys.stderr,
+        )
+    return peerenv.ensure(version)

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 from ._core import ROOT, Context, Result, ensure_nanobot, stats_of
+from .peerenv import PeerEnvError
 
 AREA = "cli"
 
@@ -95,10 +96,7 @@ def run(ctx: Context) -> list[Result]:
     reverie = py + ["-m", "reverie", "-w", str(ws)]
     try:
         nanobot = ensure_nanobot("0.3.5").parent / "nanobot"
-    except (
-        subprocess.CalledProcessError,
-        OSError,
-    ) as exc:  # the comparison is skipped, never invented
+    except (PeerEnvError, OSError) as exc:  # the comparison is skipped, never invented
         print(
             f"[bench] cli: nanobot-ai 0.3.5 unavailable ({exc}); no nanobot peer", file=sys.stderr
         )

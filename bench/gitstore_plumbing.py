@@ -44,8 +44,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from bench import Context, Result, stats_of
-from bench._core import VENVS
+from bench import Context, Result, peerenv, stats_of
 from bench.gitstore import MEM, _copy, _memory_text, cached_workspace
 from reverie.gitstore import GitStore
 from reverie.gitstore import core as gs_core
@@ -198,7 +197,7 @@ def run(ctx: Context) -> list[Result]:
     ws = Workspace(_copy(ctx, src, "plumbing-ab"))
     git = GitStore(ws)
     git.ensure()
-    with_peer = (VENVS / f"nanobot-{PEER}" / ".installed").exists()
+    with_peer = peerenv.ready(PEER) is not None
     peer_ws = _copy(ctx, src, "plumbing-ab-nanobot") if with_peer else None
     base = _memory_text(0)
     seam = _Seam()

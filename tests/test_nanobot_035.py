@@ -5,8 +5,9 @@ writes and reads it: its ``MemoryStore`` (``append_history``, ``read_unprocessed
 its ``GitStore`` (``init``, ``auto_commit``, ``log``, ``show_commit_diff``) run in a subprocess from their own virtual
 environment, and Reverie runs in-process through its CLI (``reverie.cli.main``, ``--json``) and the offline engine.
 
-nanobot runs from ``$REVERIE_NANOBOT035_PYTHON``, else ``bench/.venvs/nanobot-0.3.5`` (``python -m bench --peers``
-creates it from the registry, once). Without it the tests are skipped, saying so.
+nanobot runs from its peer environment, ``bench/.venvs/nanobot-0.3.5``, which the test run creates from the
+hash-locked ``bench/locks/nanobot-0.3.5.lock`` (tests/support/peers.py); under CI a failure to create it fails these
+tests rather than skipping them.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from reverie.sessions import SessionStore
 from reverie.workspace import Workspace
 
 VERSION = "0.3.5"
+pytestmark = pytest.mark.nanobot_peer(VERSION)
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Runs nanobot's own API on a workspace: ``argv[1]`` the workspace, ``argv[2]`` a JSON list of ``[op, *args]``;
@@ -81,45 +83,15 @@ print(json.dumps(out))
 """
 
 
-PROBE = "import importlib.metadata as m, nanobot.agent.memory; print(m.version('nanobot-ai'))"
-
-
-def nanobot_python() -> Path | None:
-    env = os.environ.get("REVERIE_NANOBOT035_PYTHON")
-    candidates = [Path(env)] if env else []
-    candidates.append(ROOT / "bench" / ".venvs" / f"nanobot-{VERSION}" / "bin" / "python")
-    for python in candidates:
-        if python.is_file():
-            probe = subprocess.run(
-                [str(python), "-c", PROBE],
-                capture_output=True,
-                text=True,
-            )
-            if probe.returncode == 0 and probe.stdout.strip() == VERSION:
-                return python
-    return None
-
-
-@pytest.fixture(scope="module")
-def nanobot_py() -> Path:
-    python = nanobot_python()  # module scope: read before conftest clears REVERIE_* for each test
-    if python is None:
-        pytest.skip(
-            f"nanobot-ai {VERSION} is not installed: set REVERIE_NANOBOT035_PYTHON or run `python -m bench --peers` "
-            f"once to create bench/.venvs/nanobot-{VERSION}"
-        )
-    return python
-
-
 @pytest.fixture
-def nanobot(nanobot_py: Path, tmp_path: Path):
+def nanobot(nanobot_peer_python: Path, tmp_path: Path):
     """``nanobot(ws, [op, *args], ...)``: the answers of a real nanobot 0.3.5 process, in order."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("REVERIE_", "PYTHON"))}
     env["HOME"] = str(tmp_path / "nanobot-home")
 
     def run(ws: Path, *ops: list[Any]) -> list[Any]:
         proc = subprocess.run(
-            [str(nanobot_py), "-c", NANOBOT, str(ws), json.dumps(list(ops))],
+            [str(nanobot_peer_python), "-c", NANOBOT, str(ws), json.dumps(list(ops))],
             capture_output=True,
             text=True,
             env=env,

@@ -4,8 +4,9 @@ both migrate the same HISTORY.md to the same entries (item 3), both name a sessi
 nanobot takes no lock and numbers its entries from ``.cursor`` + 1, so it can write a cursor Reverie already used and
 leave the log out of order (``100`` then ``5``). Reverie must still never issue a cursor that is already in the log.
 
-nanobot runs from its own virtual environment: ``$REVERIE_NANOBOT_PYTHON``, else ``bench/.venvs/nanobot-0.1.5.post3``
-(``python -m bench --peers`` creates it from the registry). Without it the test is skipped, saying so.
+nanobot runs from its peer environment, ``bench/.venvs/nanobot-0.1.5.post3``, which the test run creates from the
+hash-locked ``bench/locks/nanobot-0.1.5.post3.lock`` (tests/support/peers.py); under CI a failure to create it fails
+these tests rather than skipping them.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pytest
 from reverie import MemoryStore
 
 VERSION = "0.1.5.post3"
+pytestmark = pytest.mark.nanobot_peer(VERSION)
 ROOT = Path(__file__).resolve().parent.parent
 
 NANOBOT_WRITER = r"""
@@ -41,29 +43,9 @@ print(i, flush=True)
 """
 
 
-def nanobot_python() -> Path | None:
-    env = os.environ.get("REVERIE_NANOBOT_PYTHON")
-    candidates = [Path(env)] if env else []
-    candidates.append(ROOT / "bench" / ".venvs" / f"nanobot-{VERSION}" / "bin" / "python")
-    for python in candidates:
-        if python.is_file():
-            probe = subprocess.run(
-                [str(python), "-c", "import nanobot.agent.memory"], capture_output=True
-            )
-            if probe.returncode == 0:
-                return python
-    return None
-
-
 @pytest.fixture(scope="module")
-def nanobot() -> Path:
-    python = nanobot_python()
-    if python is None:
-        pytest.skip(
-            f"nanobot-ai {VERSION} is not installed: set REVERIE_NANOBOT_PYTHON or run `python -m bench --peers` "
-            f"once to create bench/.venvs/nanobot-{VERSION}"
-        )
-    return python
+def nanobot(nanobot_peer_python: Path) -> Path:
+    return nanobot_peer_python
 
 
 def rows(path: Path) -> list[dict]:
