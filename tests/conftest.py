@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
+from support.cli import ROOT, run_cli
 
-ROOT = Path(__file__).resolve().parent.parent
+__all__ = ["ROOT", "run_cli"]  # several test files import them from here
 
 
 @pytest.fixture(autouse=True)
@@ -39,23 +39,3 @@ def store(workspace):
     from reverie import MemoryStore
 
     return MemoryStore(workspace)
-
-
-def run_cli(
-    *args: str, env: dict[str, str] | None = None, input: str | None = None, timeout: float = 60
-):
-    """Run ``python -m reverie`` in a subprocess, as a user would."""
-    import subprocess
-
-    full_env = dict(os.environ)
-    full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "reverie", *args],
-        capture_output=True,
-        text=True,
-        env=full_env,
-        input=input,
-        timeout=timeout,
-        cwd=str(ROOT),
-    )
