@@ -185,7 +185,7 @@ def test_scheduled_dream_runs_in_the_background_and_reports(workspace):
 def test_dream_during_a_scheduled_run_waits_for_it_and_dream_log_agrees(workspace):
     import asyncio
 
-    from dream_helpers import edit
+    from support.dream_helpers import edit
 
     from reverie.chat import ChatAgent
     from reverie.config import Config

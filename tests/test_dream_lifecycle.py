@@ -9,8 +9,8 @@ import re
 from datetime import date, timedelta
 
 import pytest
-from dream_helpers import MEM, edit, make_env
 from support.cli import invoke
+from support.dream_helpers import MEM, edit, make_env
 
 from reverie.config import Config, DreamConfig
 from reverie.dream.archive import archive_path, parse_entry

@@ -10,7 +10,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from fleet_support import (
+from support.cli import Result, invoke
+from support.fleet import (
     REDIS_SERVER,
     RedisServer,
     batches_committed,
@@ -21,7 +22,6 @@ from fleet_support import (
     stop_all,
     wait_for,
 )
-from support.cli import Result, invoke
 
 from reverie.config import Config, load_config
 from reverie.dream.fence import read_epoch
@@ -428,7 +428,7 @@ def test_cli_worker_dispatch_mark_on_a_plain_root(tmp_path, redis_server):
     import json
     import sys
 
-    from fleet_support import Proc
+    from support.fleet import Proc
 
     from reverie.workspace import Workspace
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from dream_helpers import edit, make_env
+from support.dream_helpers import edit, make_env
 
 from reverie import MemoryStore
 from reverie.dream import transaction

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from dream_helpers import make_env
 from support.cli import invoke
+from support.dream_helpers import make_env
 from support.openai_server import OpenAIServer, Step, chat, tool_call_reply
 
 from reverie.config import Config, ProviderConfig

@@ -98,7 +98,7 @@ def test_purge_rewrites_json_sidecars_in_their_values_only(pinned) -> None:  # t
 def test_invalid_utf8_in_user_md_fails_the_run_and_keeps_the_batch(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import asyncio
 
-    from dream_helpers import make_env
+    from support.dream_helpers import make_env
 
     from reverie.dream.records import StatusRecord
     from reverie.status import collect_status
