@@ -6,9 +6,24 @@ import os
 from pathlib import Path
 
 import pytest
+from support import background
 from support.cli import ROOT, run_cli
 
 __all__ = ["ROOT", "run_cli"]  # several test files import them from here
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: background.owns(item.nodeid))  # stable: the rest keep their order
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the slow checks that are a process of their own (support/background.py) now, beside the suite."""
+    background.start(item.nodeid for item in session.items)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    background.stop_all()
 
 
 @pytest.fixture(autouse=True)

@@ -13,13 +13,9 @@ prints the seed, the step and the broken invariant); the harness's ``--rounds N`
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import orjson
 import pytest
-from conftest import ROOT
+from support import background
 
 #: Steps a kill must have followed: the acknowledgements and the commit points of each operation.
 MUST_KILL_AFTER = [
@@ -38,31 +34,14 @@ MUST_KILL_AFTER = [
 
 
 @pytest.mark.slow
-def test_pipeline_survives_a_sigkill_after_every_step(tmp_path):
-    seed = os.environ.get("REVERIE_CRASH_SEED", "2026")
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tests.support.crash_harness",
-            str(tmp_path),
-            "--every-step",
-            "--quiet",
-            "3",
-            "--seed",
-            seed,
-        ],
-        capture_output=True,
-        text=True,
-        cwd=str(ROOT),
-        env=env,
-        timeout=600,
-    )
-    last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
-    assert proc.returncode == 0, f"seed {seed}: {last or proc.stderr[-2000:]}"
+def test_pipeline_survives_a_sigkill_after_every_step():
+    """The harness runs from the end of collection beside the rest of the suite (support/background.py)."""
+    done = background.result("crash")
+    seed = done.argv[-1]
+    last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    assert done.returncode == 0, f"seed {seed}: {last or done.stderr[-2000:]}"
     summary = orjson.loads(last)["summary"]
-    steps = (tmp_path / "steps.txt").read_text().splitlines()
+    steps = (done.workdir / "steps.txt").read_text().splitlines()
     assert summary["kills"] == summary["steps"] == len(steps) >= 80, summary
     for op, at_least in {
         "append": 100,
