@@ -19,7 +19,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start the slow checks that are a process of their own (support/background.py) now, beside the suite."""
-    background.start(item.nodeid for item in session.items)
+    if not session.config.option.collectonly:
+        background.start(item.nodeid for item in session.items)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
