@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -102,9 +103,22 @@ def _start(name: str) -> None:
     argv = check.argv(work / "run")
     out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
     proc = subprocess.Popen(
-        argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err
+        argv,
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=out,
+        stderr=err,
+        preexec_fn=_die_with_parent if sys.platform == "linux" else None,
     )
     _running[name] = _Running(argv, proc, out, err, work / "run")
+
+
+def _die_with_parent() -> None:
+    """A session killed outright (SIGTERM, SIGKILL, a CI timeout) runs no teardown: the kernel ends the check."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def result(name: str, timeout: float = 600) -> Done:
