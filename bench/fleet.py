@@ -5,7 +5,7 @@
 
 Real components, as in tests/test_fleet.py: redis-server on a unix socket, ``celery -A fleet_app worker`` processes
 (concurrency 1, prefork), the dispatcher (`Fleet.serve_dispatch`) in this process. The model is the offline engine
-answering after a fixed latency (tests/fleet_app.py), so the figures measure coordination and Reverie's own CPU,
+answering after a fixed latency (tests/support/fleet_app.py), so the figures measure coordination and Reverie's own CPU,
 not a provider. Every round starts from the same copy of the workspaces (each with 3 durable facts pending: one
 batch, about three model calls) all due at once; the round ends when none has history pending.
 
@@ -31,17 +31,17 @@ from pathlib import Path
 
 from bench import Context, Result, stats_of
 
-TESTS = Path(__file__).resolve().parent.parent / "tests"
+SUPPORT = Path(__file__).resolve().parent.parent / "tests" / "support"
 LATENCY = "0.25"
 FACTS = 3
 
 
 def _support():  # type: ignore[no-untyped-def]
-    if str(TESTS) not in sys.path:
-        sys.path.insert(0, str(TESTS))
-    import fleet_support
+    if str(SUPPORT.parent) not in sys.path:
+        sys.path.insert(0, str(SUPPORT.parent))
+    from support import fleet
 
-    return fleet_support
+    return fleet
 
 
 def _build(root: Path, n: int) -> list[str]:

@@ -39,7 +39,7 @@ def _appends_per_s(ctx: Context, redactor, n: int) -> float:  # type: ignore[no-
 
 def run(ctx: Context) -> list[Result]:
     from reverie.security.secrets import redact
-    from tests.security_corpus import BENIGN, SECRETS
+    from tests.support.security_corpus import BENIGN, SECRETS
 
     repeat = 10 if ctx.quick else 30
     cases = [

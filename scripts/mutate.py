@@ -40,11 +40,11 @@ GATE = (
     "tests/test_gate_archive.py",
     "tests/test_dream_parts.py",
     "tests/test_dream_run.py",
-    "tests/test_security_hardening.py",
+    "tests/test_security_robustness.py",
     "tests/test_memory.py",
 )
 LIFECYCLE = ("tests/test_dream_lifecycle.py",)
-HISTORY = ("tests/test_history.py", "tests/test_history_hardening.py")
+HISTORY = ("tests/test_history.py", "tests/test_history_robustness.py")
 SECRETS = ("tests/test_security_secrets.py",)
 PATHS = ("tests/test_mcp_paths.py", "tests/test_memory.py", "tests/test_security_paths.py")
 

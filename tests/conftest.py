@@ -3,12 +3,28 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
+from support import background
+from support.cli import ROOT, run_cli
 
-ROOT = Path(__file__).resolve().parent.parent
+__all__ = ["ROOT", "run_cli"]  # several test files import them from here
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: background.owns(item.nodeid))  # stable: the rest keep their order
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the slow checks that are a process of their own (support/background.py) now, beside the suite."""
+    if not session.config.option.collectonly:
+        background.start(item.nodeid for item in session.items)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    background.stop_all()
 
 
 @pytest.fixture(autouse=True)
@@ -44,23 +60,3 @@ def store(workspace):
     from reverie import MemoryStore
 
     return MemoryStore(workspace)
-
-
-def run_cli(
-    *args: str, env: dict[str, str] | None = None, input: str | None = None, timeout: float = 60
-):
-    """Run ``python -m reverie`` in a subprocess, as a user would."""
-    import subprocess
-
-    full_env = dict(os.environ)
-    full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "reverie", *args],
-        capture_output=True,
-        text=True,
-        env=full_env,
-        input=input,
-        timeout=timeout,
-        cwd=str(ROOT),
-    )

@@ -8,7 +8,7 @@ import sys
 
 import orjson
 import pytest
-from conftest import run_cli
+from support.cli import invoke
 
 from reverie.cli import main
 from reverie.llm import protocol
@@ -96,7 +96,7 @@ def test_chat_consolidates_under_token_pressure_and_new_archives(
 
 def test_offline_chat_says_so_and_runs_commands(tmp_path):
     ws = tmp_path / "ws"
-    proc = run_cli("-w", str(ws), "chat", "--no-schedule", input="I live in Porto\n/help\n/dream\n")
+    proc = invoke("-w", str(ws), "chat", "--no-schedule", input="I live in Porto\n/help\n/dream\n")
     assert proc.returncode == 0, proc.stderr
     assert "offline rule-based engine" in proc.stdout
     assert "/dream-restore" in proc.stdout  # /help ran
@@ -140,7 +140,7 @@ def test_an_outage_is_told_once_per_turn(tmp_path):
         f"I am telling you story number {i} about boats and the sea and what happens in Porto every day\n"
         for i in range(3)
     )
-    proc = run_cli("-w", str(ws), "chat", "--no-schedule", input=said, env={"COLUMNS": "300"})
+    proc = invoke("-w", str(ws), "chat", "--no-schedule", input=said, env={"COLUMNS": "300"})
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     err = proc.stderr.splitlines()
     cause = f"cannot reach http://127.0.0.1:{port}/v1"
@@ -185,7 +185,7 @@ def test_scheduled_dream_runs_in_the_background_and_reports(workspace):
 def test_dream_during_a_scheduled_run_waits_for_it_and_dream_log_agrees(workspace):
     import asyncio
 
-    from dream_helpers import edit
+    from support.dream_helpers import edit
 
     from reverie.chat import ChatAgent
     from reverie.config import Config

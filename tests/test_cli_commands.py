@@ -1,4 +1,5 @@
-"""The CLI as a user runs it (subprocess): exit codes and --json output (what the fast commands import: test_cli_startup)."""
+"""The CLI as a user runs it: exit codes and --json output, in process (`support.cli.invoke`); a real process where
+it is the point (what a fresh interpreter imports; SIGTERM to `serve`). Start-up time: test_cli_startup."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import os
 import subprocess
 import sys
 
-from conftest import ROOT, run_cli
+from conftest import ROOT
+from support.cli import invoke
 
 
 def test_help_imports_neither_config_nor_locks(tmp_path):
@@ -24,7 +26,7 @@ def test_help_imports_neither_config_nor_locks(tmp_path):
 
 def test_log_show_restore_why_gc_json(tmp_path):
     ws = str(tmp_path / "ws")
-    assert run_cli("-w", ws, "init").returncode == 0
+    assert invoke("-w", ws, "init").returncode == 0
     from reverie.runtime import Runtime
 
     rt = Runtime(ws)
@@ -34,85 +36,85 @@ def test_log_show_restore_why_gc_json(tmp_path):
         trailers={"Reverie-Batch": "1-2", "Reverie-Cursor": "2"},
         files={"USER.md": "# User\n- Lives in Porto\n"},
     )
-    log = json.loads(run_cli("-w", ws, "log", "--json").stdout)
+    log = json.loads(invoke("-w", ws, "log", "--json").stdout)
     assert [c["kind"] for c in log] == ["dream", "init"] and log[0]["sha"] == sha
-    assert json.loads(run_cli("-w", ws, "log", "--kind", "dream", "--json").stdout)[0]["sha"] == sha
-    shown = json.loads(run_cli("-w", ws, "show", sha[:8], "--json").stdout)
+    assert json.loads(invoke("-w", ws, "log", "--kind", "dream", "--json").stdout)[0]["sha"] == sha
+    shown = json.loads(invoke("-w", ws, "show", sha[:8], "--json").stdout)
     assert shown["info"]["sha"] == sha and "+- Lives in Porto" in shown["diff"]
-    assert json.loads(run_cli("-w", ws, "log", sha[:8], "--json").stdout)["info"]["sha"] == sha
-    why = json.loads(run_cli("-w", ws, "why", "Porto", "--json").stdout)
+    assert json.loads(invoke("-w", ws, "log", sha[:8], "--json").stdout)["info"]["sha"] == sha
+    why = json.loads(invoke("-w", ws, "why", "Porto", "--json").stdout)
     assert why[0]["sha"] == sha and why[0]["cursor_range"] == [1, 2]
-    restored = json.loads(run_cli("-w", ws, "restore", sha[:8], "--json").stdout)
+    restored = json.loads(invoke("-w", ws, "restore", sha[:8], "--json").stdout)
     assert restored["commit"] and "Porto" not in (tmp_path / "ws" / "USER.md").read_text()
-    listing = json.loads(run_cli("-w", ws, "restore", "--json").stdout)
+    listing = json.loads(invoke("-w", ws, "restore", "--json").stdout)
     assert listing[0]["kind"] == "restore"
-    assert json.loads(run_cli("-w", ws, "gc", "--json").stdout) == {"ok": True}
-    text = run_cli("-w", ws, "show", sha[:8])
+    assert json.loads(invoke("-w", ws, "gc", "--json").stdout) == {"ok": True}
+    text = invoke("-w", ws, "show", sha[:8])
     assert text.returncode == 0 and "+- Lives in Porto" in text.stdout
 
 
 def test_unknown_sha_is_a_user_error(tmp_path):
     ws = str(tmp_path / "ws")
-    proc = run_cli("-w", ws, "show", "deadbeef")
+    proc = invoke("-w", ws, "show", "deadbeef")
     assert proc.returncode == 1
     assert proc.stderr.startswith("reverie: error:") and len(proc.stderr.strip().splitlines()) == 1
 
 
 def test_unknown_command_is_a_usage_error_with_a_suggestion():
-    proc = run_cli("dreem")
+    proc = invoke("dreem")
     assert proc.returncode == 2  # argparse's own usage error
     assert "unknown command 'dreem'; did you mean 'dream'?" in proc.stderr
-    proc = run_cli("xyzzy")
+    proc = invoke("xyzzy")
     assert proc.returncode == 2 and "`reverie --help` lists the commands" in proc.stderr
 
 
 def test_global_options_go_before_or_after_the_command(tmp_path):
     ws = str(tmp_path / "ws")
-    assert run_cli("-w", ws, "init").returncode == 0
-    assert run_cli("history", "append", "-w", ws, "note one").returncode == 0
+    assert invoke("-w", ws, "init").returncode == 0
+    assert invoke("history", "append", "-w", ws, "note one").returncode == 0
     for argv in (
         ["--json", "-w", ws, "status"],
         ["status", "-w", ws, "--json"],
         ["-w", ws, "status", "--json"],
     ):
-        proc = run_cli(*argv)
+        proc = invoke(*argv)
         assert proc.returncode == 0, (argv, proc.stderr)
         assert '"last_cursor": 1' in proc.stdout, argv
-    proc = run_cli("history", "show", "--limit", "1", "-w", ws, "--json")
+    proc = invoke("history", "show", "--limit", "1", "-w", ws, "--json")
     assert proc.returncode == 0 and '"note one"' in proc.stdout
-    proc = run_cli("--json", "chat", "-w", ws)
+    proc = invoke("--json", "chat", "-w", ws)
     assert proc.returncode == 2 and "--json is not available for `chat`" in proc.stderr
 
 
 def test_nonsensical_numbers_are_refused_with_what_is_allowed(tmp_path):
     ws = str(tmp_path / "ws")
-    assert run_cli("-w", ws, "init").returncode == 0
+    assert invoke("-w", ws, "init").returncode == 0
     for argv, said in (
         (["search", "-k", "-1", "x"], "must be from 1 to 1,000, not -1"),
         (["log", "-n", "0"], "must be at least 1, not 0"),
         (["history", "show", "--since", "-3"], "must be at least 0, not -3"),
         (["history", "show", "--limit", "many"], "expected a whole number, not 'many'"),
     ):
-        proc = run_cli("-w", ws, *argv)
+        proc = invoke("-w", ws, *argv)
         assert proc.returncode == 2 and said in proc.stderr, (argv, proc.stderr)
 
 
 def test_approve_and_reject_agree_when_nothing_is_pending(tmp_path):
     ws = str(tmp_path / "ws")
-    assert run_cli("-w", ws, "init").returncode == 0
+    assert invoke("-w", ws, "init").returncode == 0
     for command in ("approve", "reject"):
-        proc = run_cli("-w", ws, command)
+        proc = invoke("-w", ws, command)
         assert proc.returncode == 0 and "no SOUL.md change is pending" in proc.stdout, (
             command,
             proc.stderr,
         )
-        proc = run_cli("-w", ws, command, "--json")
+        proc = invoke("-w", ws, command, "--json")
         assert proc.returncode == 0 and '"pending": false' in proc.stdout
 
 
 def test_init_creates_the_memory_repo(tmp_path):
     ws = tmp_path / "ws"
-    assert run_cli("-w", str(ws), "init").returncode == 0
+    assert invoke("-w", str(ws), "init").returncode == 0
     import subprocess
 
     log = subprocess.run(
@@ -122,14 +124,14 @@ def test_init_creates_the_memory_repo(tmp_path):
 
 
 def test_restore_flags_without_sha_is_a_user_error(tmp_path):
-    proc = run_cli("-w", str(tmp_path / "ws"), "restore", "--only")
+    proc = invoke("-w", str(tmp_path / "ws"), "restore", "--only")
     assert proc.returncode == 1
     assert proc.stderr.strip() == "reverie: error: --only and --replay need a sha"
     assert "Traceback" not in proc.stderr
 
 
 def test_status_json_parses(tmp_path):
-    proc = run_cli("-w", str(tmp_path / "ws"), "status", "--json")
+    proc = invoke("-w", str(tmp_path / "ws"), "status", "--json")
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["workspace"] == str(tmp_path / "ws")
 
@@ -153,17 +155,17 @@ def test_consolidate_over_budget_then_one_session(tmp_path):
         "REVERIE_AGENTS__DEFAULTS__CONTEXT_WINDOW_TOKENS": "2048",
         "REVERIE_AGENTS__DEFAULTS__MAX_TOKENS": "768",
     }
-    proc = run_cli("-w", str(ws), "consolidate", "--json", env=small_env, timeout=120)
+    proc = invoke("-w", str(ws), "consolidate", "--json", env=small_env)
     assert proc.returncode == 0, proc.stderr
     by_key = {r["session_key"]: r for r in json.loads(proc.stdout)}
     assert by_key["cli:big"]["rounds"] > 0 and by_key["cli:big"]["cursors"]
     assert by_key["cli:small"]["rounds"] == 0  # under budget: untouched
-    proc = run_cli("-w", str(ws), "consolidate", "cli:small", "--json", timeout=120)
+    proc = invoke("-w", str(ws), "consolidate", "cli:small", "--json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)[0]["archived"] == [1]
     history = (ws / "memory" / "history.jsonl").read_text()
     assert "Miso" in history
-    proc = run_cli("-w", str(ws), "consolidate", "cli:nobody")
+    proc = invoke("-w", str(ws), "consolidate", "cli:nobody")
     assert proc.returncode == 1 and "no session 'cli:nobody'" in proc.stderr
 
 
@@ -173,7 +175,7 @@ def test_serve_runs_due_dream_and_stops_on_sigterm(tmp_path):
 
     ws = tmp_path / "ws"
     assert (
-        run_cli(
+        invoke(
             "-w", str(ws), "history", "append", "- [durable] Prefers dark mode dashboards"
         ).returncode
         == 0
@@ -212,6 +214,6 @@ def test_serve_runs_due_dream_and_stops_on_sigterm(tmp_path):
 
 def test_read_commands_never_create_a_workspace(tmp_path):
     for args in (["log"], ["show", "abcd"], ["why", "x"], ["restore"]):
-        proc = run_cli("-w", str(tmp_path / "missing"), *args)
+        proc = invoke("-w", str(tmp_path / "missing"), *args)
         assert proc.returncode == 1 and "no workspace at" in proc.stderr, args
     assert not (tmp_path / "missing").exists()

@@ -8,11 +8,12 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, run_cli
+from conftest import ROOT
+from support.cli import invoke
 
 
 def ok(*args: str):
-    proc = run_cli(*args)
+    proc = invoke(*args)
     assert proc.returncode == 0, proc.stderr
     return proc
 
@@ -31,7 +32,7 @@ def test_init_then_status_json(tmp_path):
 
 def test_workspace_from_environment(tmp_path):
     ws = tmp_path / "envws"
-    proc = run_cli("init", env={"REVERIE_WORKSPACE": str(ws)})
+    proc = invoke("init", env={"REVERIE_WORKSPACE": str(ws)})
     assert proc.returncode == 0 and (ws / "SOUL.md").exists()
 
 
@@ -119,7 +120,7 @@ def test_user_errors_exit_1_with_one_line_and_no_traceback(tmp_path, setup, args
         (ws / "reverie.json").write_text("{oops")
     if setup == "dream":
         (ws / "memory" / ".dream_cursor").write_text("oops")
-    proc = run_cli("-w", str(ws), *args)
+    proc = invoke("-w", str(ws), *args)
     if fragment is None:
         assert proc.returncode == 0, proc.stderr
         return

@@ -8,7 +8,7 @@ import json
 import subprocess
 
 import pytest
-from conftest import run_cli
+from support.cli import invoke
 
 from reverie.commands import CommandContext, CommandRouter, dream_cmds
 from reverie.config import Config
@@ -149,15 +149,15 @@ def test_dream_takes_no_arguments(rt):
 
 def test_cli_dream_dry_run_then_real(tmp_path):
     ws = tmp_path / "ws"
-    assert run_cli("-w", str(ws), "init").returncode == 0
+    assert invoke("-w", str(ws), "init").returncode == 0
     for text in FACTS:
-        assert run_cli("-w", str(ws), "history", "append", text).returncode == 0
-    dry = run_cli("-w", str(ws), "dream", "--dry-run", "--json", timeout=120)
+        assert invoke("-w", str(ws), "history", "append", text).returncode == 0
+    dry = invoke("-w", str(ws), "dream", "--dry-run", "--json")
     assert dry.returncode == 0, dry.stderr
     plan = json.loads(dry.stdout)
     assert plan["dry_run"] and plan["commit"] is None and "+- Lives in Porto" in plan["diff"]
     assert "Porto" not in (ws / "USER.md").read_text()
-    real = run_cli("-w", str(ws), "dream", "--all", "--json", timeout=120)
+    real = invoke("-w", str(ws), "dream", "--all", "--json")
     assert real.returncode == 0, real.stderr
     result = json.loads(real.stdout)
     assert result["status"] == "ok" and result["commit"]
@@ -165,5 +165,5 @@ def test_cli_dream_dry_run_then_real(tmp_path):
         ["git", "-C", str(ws), "log", "-1", "--format=%H"], capture_output=True, text=True
     ).stdout
     assert log.strip() == result["commit"]
-    again = run_cli("-w", str(ws), "dream", timeout=120)
+    again = invoke("-w", str(ws), "dream")
     assert again.returncode == 0 and "nothing-to-do" in again.stdout

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from support.cli import invoke
 
 from reverie.demo import load_conversation, run_demo
 from reverie.errors import WorkspaceError
@@ -67,7 +67,7 @@ def test_demo_refuses_a_non_empty_directory(tmp_path):
 
 
 def test_demo_cli_json(tmp_path):
-    proc = run_cli("demo", str(tmp_path / "d"), "--json", timeout=120)
+    proc = invoke("demo", str(tmp_path / "d"), "--json")
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["workspace"] == str(tmp_path / "d")

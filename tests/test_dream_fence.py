@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from dream_helpers import MEM, edit, make_env
+from support.dream_helpers import MEM, edit, make_env
 
 from reverie.dream.fence import bump_epoch, read_epoch
 from reverie.errors import FencedError

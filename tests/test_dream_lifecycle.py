@@ -9,7 +9,8 @@ import re
 from datetime import date, timedelta
 
 import pytest
-from dream_helpers import MEM, edit, make_env
+from support.cli import invoke
+from support.dream_helpers import MEM, edit, make_env
 
 from reverie.config import Config, DreamConfig
 from reverie.dream.archive import archive_path, parse_entry
@@ -454,9 +455,6 @@ def test_config_tracks_the_archive():
 
 # -- set-aside batches come back -------------------------------------------------------------------------------
 def test_a_set_aside_batch_can_be_listed_and_requeued(tmp_path):
-    import subprocess
-    import sys
-
     from reverie.commands import CommandRouter
     from reverie.runtime import Runtime
 
@@ -470,11 +468,7 @@ def test_a_set_aside_batch_can_be_listed_and_requeued(tmp_path):
     env.add("- [durable] Uses Kafka")
     dream = env.dream()
     assert [(d.first, d.last) for d in dream.set_aside()] == [(1, 1)]
-    cli = subprocess.run(
-        [sys.executable, "-m", "reverie", "-w", str(env.ws.root), "requeue"],
-        capture_output=True,
-        text=True,
-    )
+    cli = invoke("-w", str(env.ws.root), "requeue")
     assert cli.returncode == 0 and "history 1–1" in cli.stdout and "credential" in cli.stdout
     router = CommandRouter(Runtime(env.ws, config=env.config))
     assert "history 1–1" in run(router.handle("/requeue"))

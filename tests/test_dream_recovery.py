@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from dream_helpers import edit, make_env
+from support.dream_helpers import edit, make_env
 
 from reverie.dream.deadletter import read_dead_letters
 from reverie.dream.records import Attempts
@@ -21,7 +21,7 @@ def proc(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(HERE), str(HERE.parent), env.get("PYTHONPATH", "")])
     return subprocess.run(
-        [sys.executable, str(HERE / "dream_proc.py"), *args],
+        [sys.executable, str(HERE / "support" / "dream_proc.py"), *args],
         capture_output=True,
         text=True,
         env=env,
@@ -93,7 +93,14 @@ def test_two_processes_run_at_once(tmp_path):
     )
     procs = [
         subprocess.Popen(
-            [sys.executable, str(HERE / "dream_proc.py"), str(root), "race", str(ready), "2"],
+            [
+                sys.executable,
+                str(HERE / "support" / "dream_proc.py"),
+                str(root),
+                "race",
+                str(ready),
+                "2",
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

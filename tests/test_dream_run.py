@@ -8,7 +8,7 @@ from datetime import UTC
 
 import orjson
 import pytest
-from dream_helpers import MEM, edit, make_env, read
+from support.dream_helpers import MEM, edit, make_env, read
 
 from reverie.dream.deadletter import read_dead_letters
 from reverie.dream.lock import RunLock

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from dream_helpers import edit, make_env
+from support.dream_helpers import edit, make_env
 
 from reverie.config import DreamConfig
 from reverie.dream import Dream
@@ -122,7 +122,7 @@ def test_sigterm_stops_serve_cleanly(tmp_path):
     make_env(root)
     code = (
         "import asyncio, sys\n"
-        "from dream_helpers import make_env\n"
+        "from support.dream_helpers import make_env\n"
         "from reverie.dream.scheduler import serve\n"
         f"env = make_env({str(root)!r})\n"
         "async def main():\n"

@@ -10,7 +10,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from fleet_support import (
+from support.cli import Result, invoke
+from support.fleet import (
     REDIS_SERVER,
     RedisServer,
     batches_committed,
@@ -425,10 +426,9 @@ def test_fleet_without_its_extra_says_which_to_install(monkeypatch, capsys):
 def test_cli_worker_dispatch_mark_on_a_plain_root(tmp_path, redis_server):
     """The commands an operator runs: `reverie fleet mark`, `dispatch --once`, `worker`, `status --json`."""
     import json
-    import subprocess
     import sys
 
-    from fleet_support import Proc
+    from support.fleet import Proc
 
     from reverie.workspace import Workspace
 
@@ -443,14 +443,8 @@ def test_cli_worker_dispatch_mark_on_a_plain_root(tmp_path, redis_server):
         root, redis_server, REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE="reverie/offline"
     )
 
-    def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "reverie", "fleet", *args],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+    def cli(*args: str) -> Result:
+        return invoke("fleet", *args, env=env)
 
     assert "team/alpha: due" in cli("mark", "team/alpha").stdout
     assert cli("mark", "../etc").returncode == 1

@@ -9,6 +9,7 @@ import tomllib
 
 import pytest
 from conftest import ROOT
+from support import background
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -36,9 +37,11 @@ NOT_YET_STRICT: dict[str, str] = {}
 
 
 def test_mypy_strict_on_the_package() -> None:
+    """mypy runs from the end of collection beside the rest of the suite (support/background.py), with its
+    incremental cache in .mypy_cache: ≈45 s of CPU cold, ≈3 s warm on this machine."""
     pytest.importorskip("mypy", reason="mypy is in the test extra (requirements-dev.lock)")
-    proc = _run("mypy", "--cache-dir", "/dev/null")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    done = background.result("mypy")
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_mypy_covers_every_package() -> None:

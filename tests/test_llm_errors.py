@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
-from dream_helpers import make_env
+from support.cli import invoke
+from support.dream_helpers import make_env
 from support.openai_server import OpenAIServer, Step, chat, tool_call_reply
 
 from reverie.config import Config, ProviderConfig
@@ -253,7 +253,7 @@ def test_the_edit_loop_sends_tool_call_turns_with_empty_content(
 def test_the_cli_prints_a_provider_error_once(tmp_path: Path) -> None:
     base = f"http://127.0.0.1:{_closed_port()}/v1"
     ws = tmp_path / "ws"
-    assert run_cli("-w", str(ws), "init").returncode == 0
+    assert invoke("-w", str(ws), "init").returncode == 0
     (ws / "reverie.json").write_text(
         json.dumps(
             {
@@ -262,16 +262,14 @@ def test_the_cli_prints_a_provider_error_once(tmp_path: Path) -> None:
             }
         )
     )
-    assert (
-        run_cli("-w", str(ws), "history", "append", "- [durable] Lives in Berlin").returncode == 0
-    )
+    assert invoke("-w", str(ws), "history", "append", "- [durable] Lives in Berlin").returncode == 0
     t0 = time.monotonic()
-    out = run_cli("-w", str(ws), "dream", timeout=120)
+    out = invoke("-w", str(ws), "dream")
     assert out.returncode == 1
     both = out.stdout + out.stderr
     assert both.count("cannot reach") == 1 and base in both, both
     assert time.monotonic() - t0 < 60
-    status = run_cli("-w", str(ws), "status")
+    status = invoke("-w", str(ws), "status")
     assert "model unreachable since" in status.stdout and status.stdout.count("cannot reach") == 1
 
 

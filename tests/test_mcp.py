@@ -15,9 +15,10 @@ import pytest
 pytest.importorskip("mcp", reason="the MCP SDK (a dependency of reverie mcp) is not installed")
 
 import httpx2  # noqa: E402  (installed with mcp)
-from conftest import ROOT, run_cli  # noqa: E402
+from conftest import ROOT  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from support.cli import invoke  # noqa: E402
 
 from reverie.workspace import Workspace  # noqa: E402
 
@@ -281,13 +282,13 @@ def test_http_needs_its_bearer_token_and_serves_two_clients(workspace: Workspace
 def test_http_refuses_a_non_loopback_address_without_a_token_and_a_missing_workspace(
     tmp_path: Path, workspace: Workspace
 ) -> None:
-    r = run_cli(
+    r = invoke(
         "-w", str(workspace.root), "mcp", "--http", "--host", "0.0.0.0", "--port", str(_free_port())
     )
     assert r.returncode == 1
     assert "REVERIE_MCP_TOKEN" in r.stderr and "Traceback" not in r.stderr
     missing = tmp_path / "nope"
-    r = run_cli("-w", str(missing), "mcp")
+    r = invoke("-w", str(missing), "mcp")
     assert r.returncode == 1 and "no workspace" in r.stderr
     assert not missing.exists()
 

@@ -191,11 +191,11 @@ def test_each_token_reaches_only_its_own_scope(tmp_path: Path) -> None:
 
 
 def test_a_short_single_workspace_token_is_refused(tmp_path: Path) -> None:
-    from conftest import run_cli
+    from support.cli import invoke
 
     ws = tmp_path / "ws"
-    assert run_cli("-w", str(ws), "init").returncode == 0
-    r = run_cli(
+    assert invoke("-w", str(ws), "init").returncode == 0
+    r = invoke(
         "-w",
         str(ws),
         "mcp",
@@ -205,7 +205,7 @@ def test_a_short_single_workspace_token_is_refused(tmp_path: Path) -> None:
         env={"REVERIE_MCP_TOKEN": "s3cret"},
     )
     assert r.returncode == 1 and f"at least {MIN_TOKEN_CHARS} characters" in r.stderr
-    r = run_cli("--root", str(tmp_path / "root"), "mcp")
+    r = invoke("--root", str(tmp_path / "root"), "mcp")
     assert r.returncode == 1 and "--http" in r.stderr
 
 

@@ -22,10 +22,10 @@ import os
 import tempfile
 from pathlib import Path
 
-from dream_helpers import MEM, edit, make_env
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from support.dream_helpers import MEM, edit, make_env
 
 from reverie.dream.archive import archive_path, parse_entry
 from reverie.dream.pending import stage_soul_change

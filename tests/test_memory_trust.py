@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from datetime import date
 
-from dream_helpers import MEM, edit, make_env
+from support.dream_helpers import MEM, edit, make_env
 
 from reverie.config import DreamConfig
 from reverie.dream.archive import archive_path, parse_entry

@@ -14,10 +14,10 @@ import sys
 import threading
 from pathlib import Path
 
-from dream_helpers import MEM, edit, make_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from writer_proc import append, section, toggle_pin
+from support.dream_helpers import MEM, edit, make_env
+from support.writer_proc import append, section, toggle_pin
 
 from reverie.dream.archive import archive_path, parse_entry
 from reverie.dream.pending import stage_soul_change
@@ -29,7 +29,7 @@ from reverie.workspace import SOUL, USER
 
 THREADS = ("a", "b")
 PROCESSES = ("p", "q")
-PROC = Path(__file__).with_name("writer_proc.py")
+PROC = Path(__file__).parent / "support" / "writer_proc.py"
 
 
 def _seed(env) -> None:

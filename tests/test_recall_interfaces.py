@@ -6,7 +6,7 @@ import asyncio
 
 import orjson
 import pytest
-from conftest import run_cli
+from support.cli import invoke
 
 from reverie.config import Config
 from reverie.recall import Recall, memory_search
@@ -72,18 +72,18 @@ def test_memory_search_function(workspace, store):
 def test_cli_index_and_search(workspace, store):
     store.append_history("the heron came back to the pond")
     ws = str(workspace.root)
-    out = run_cli("-w", ws, "index", "--json")
+    out = invoke("-w", ws, "index", "--json")
     assert out.returncode == 0, out.stderr
     assert orjson.loads(out.stdout)["history_entries"] == 1
     assert (workspace.memory_dir / ".index.sqlite").exists()
-    out = run_cli("-w", ws, "search", "heron", "-k", "2", "--json")
+    out = invoke("-w", ws, "search", "heron", "-k", "2", "--json")
     assert out.returncode == 0, out.stderr
     assert orjson.loads(out.stdout)[0]["ref"]["cursor"] == 1
-    out = run_cli("-w", ws, "search", "heron")
+    out = invoke("-w", ws, "search", "heron")
     assert "memory/history.jsonl#cursor=1" in out.stdout
-    out = run_cli("-w", ws, "index", "--rebuild")
+    out = invoke("-w", ws, "index", "--rebuild")
     assert out.returncode == 0 and "rebuilt" in out.stdout
-    out = run_cli("-w", ws, "search", "x", "--since", "not-a-date")
+    out = invoke("-w", ws, "search", "x", "--since", "not-a-date")
     assert out.returncode == 1 and "ISO date" in out.stderr
 
 
@@ -178,7 +178,7 @@ def test_searching_a_missing_workspace_is_an_error_and_creates_nothing(tmp_path)
         memory_search("heron", workspace=missing)
     with pytest.raises(WorkspaceError, match="does not exist"):
         Recall(missing)
-    out = run_cli("-w", str(missing), "search", "heron")
+    out = invoke("-w", str(missing), "search", "heron")
     assert out.returncode != 0 and "does not exist" in out.stderr and "Traceback" not in out.stderr
     assert not missing.exists()
 

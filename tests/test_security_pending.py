@@ -143,8 +143,9 @@ def test_an_approval_interrupted_after_its_commit_is_finished_by_the_next_approv
 
 
 def test_cli_status_shows_it_and_approve_reject_apply_or_drop_it(workspace) -> None:  # type: ignore[no-untyped-def]
+    from support.cli import invoke
+
     from reverie import MemoryStore
-    from tests.conftest import run_cli
 
     store = MemoryStore(workspace)
     base = store.read_soul()
@@ -152,28 +153,28 @@ def test_cli_status_shows_it_and_approve_reject_apply_or_drop_it(workspace) -> N
         store, base=base, proposed=base + "- Be brief.\n", first_cursor=2, last_cursor=5
     )
     ws = str(workspace.root)
-    status = run_cli("-w", ws, "status")
+    status = invoke("-w", ws, "status")
     assert status.returncode == 0, status.stderr
     assert "pending SOUL.md" in status.stdout and "reverie approve" in status.stdout
-    as_json = orjson.loads(run_cli("-w", ws, "status", "--json").stdout)
+    as_json = orjson.loads(invoke("-w", ws, "status", "--json").stdout)
     assert as_json["pending_soul"]["added"] == 1 and as_json["pending_soul"]["last_cursor"] == 5
-    shown = run_cli("-w", ws, "approve", "--show")
+    shown = invoke("-w", ws, "approve", "--show")
     assert "+- Be brief." in shown.stdout
-    done = run_cli("-w", ws, "approve")
+    done = invoke("-w", ws, "approve")
     assert done.returncode == 0, done.stderr
     assert "approved: SOUL.md +1 -0" in done.stdout
     assert store.read_soul() == base + "- Be brief.\n"
     assert "Reverie-Approved:" in _git(workspace, "log", "-1", "--format=%B")
-    again = run_cli("-w", ws, "approve")
+    again = invoke("-w", ws, "approve")
     assert (
         again.returncode == 0 and "no SOUL.md change is pending" in again.stdout
     )  # as `reject` says it
 
     stage_soul_change(store, base=store.read_soul(), proposed="# replaced\n")
-    rejected = run_cli("-w", ws, "reject")
+    rejected = invoke("-w", ws, "reject")
     assert rejected.returncode == 0 and "dropped" in rejected.stdout
     assert store.read_soul() == base + "- Be brief.\n"
-    assert "pending SOUL.md" not in run_cli("-w", ws, "status").stdout
+    assert "pending SOUL.md" not in invoke("-w", ws, "status").stdout
 
 
 def test_chat_commands_show_approve_and_reject(workspace) -> None:  # type: ignore[no-untyped-def]

@@ -6,12 +6,12 @@ import subprocess
 
 import orjson
 import pytest
+from support.cli import invoke
 
 from reverie import MemoryStore
 from reverie.errors import WorkspaceError
 from reverie.gitstore import GitStore
 from reverie.operations.purge import REPLACEMENT, plan_purge, purge
-from tests.conftest import run_cli
 
 # Not a credential format the scanner knows, so history keeps it until a purge: the case purge exists for.
 LEAK = "corkscrew-velvet-4471-harbour"
@@ -151,15 +151,15 @@ def test_purge_removes_every_trace_and_keeps_everything_else(leaked) -> None:  #
 def test_cli_refuses_without_a_terminal_or_yes_then_purges_with_yes(leaked) -> None:  # type: ignore[no-untyped-def]
     store, git = leaked
     ws = str(store.workspace.root)
-    refused = run_cli("-w", ws, "purge", LEAK, input="y\n")
+    refused = invoke("-w", ws, "purge", LEAK, input="y\n")
     assert refused.returncode == 1 and "--yes" in refused.stderr
     assert "memory/history.jsonl" in refused.stdout  # the plan is shown first
     assert LEAK in store.workspace.history_path.read_text()
-    done = run_cli("-w", ws, "purge", LEAK, "--yes")
+    done = invoke("-w", ws, "purge", LEAK, "--yes")
     assert done.returncode == 0, done.stderr
     assert "purged a 29-character string" in done.stdout and LEAK not in done.stdout
     assert LEAK not in _git(git.git_dir, "log", "-p", "--all").stdout
-    again = run_cli("-w", ws, "purge", LEAK, "--yes")
+    again = invoke("-w", ws, "purge", LEAK, "--yes")
     assert again.returncode == 0 and "not found" in again.stdout
 
 

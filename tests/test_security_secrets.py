@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.security_corpus import BENIGN, SECRETS, measure
 
 from reverie.security.secrets import KINDS, SecretMatch, redact, scan
-from tests.security_corpus import BENIGN, SECRETS, measure
 
 # The thresholds docs/security.md promises (measured: 100% / 0% at the time of writing).
 MIN_DETECTION = 0.97

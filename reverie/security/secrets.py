@@ -33,7 +33,7 @@ Kinds (see ``KINDS``):
 
 Things deliberately not reported: git object ids and other bare hex strings, UUIDs, base64 data, file paths and
 URLs without a password, unless they are assigned to a secret-like name. Measured detection and false-positive
-rates are in the README's Security section (corpus: ``tests/security_corpus.py``).
+rates are in the README's Security section (corpus: ``tests/support/security_corpus.py``).
 """
 
 from __future__ import annotations

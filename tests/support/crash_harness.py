@@ -1,14 +1,22 @@
-"""Crash-consistency harness: run the whole pipeline, SIGKILL it at random moments, check what a restart finds.
+"""Crash-consistency harness: run the whole pipeline, SIGKILL it after each step (or at random moments), check
+what a restart finds.
 
-Run as ``python -m tests.support.crash_harness WORKDIR --rounds N --seed S``. The process imports Reverie and
-litellm once, then works as a fork server: each round forks a *worker* that appends history entries, appends and
-archives session messages (the Consolidator's ``/new``), runs Dream on the offline engine, restores Dream commits
-and makes a person's edits — journalling every acknowledged result outside the workspace — and kills it with
-SIGKILL after a random delay. A fresh forked *checker* then opens the workspace as a restart would (GitStore
-recovery, Dream reconciliation) and checks the invariants below; any violation ends the run with exit 1 and a
-JSON report. Forking (instead of a new interpreter per round) keeps 200 rounds within minutes: importing litellm
-alone costs seconds. A SIGKILLed process loses nothing the kernel already has, which is the failure this models
-(not power loss, which the fsyncs are for).
+Run as ``python -m tests.support.crash_harness WORKDIR --every-step --seed S`` (or ``--rounds N`` for N kills at
+random moments). The process imports Reverie and litellm once, then works as a fork server: each round forks a
+*worker* that appends history entries, appends and archives session messages (the Consolidator's ``/new``), runs
+Dream on the offline engine, restores Dream commits and makes a person's edits — journalling every acknowledged
+result outside the workspace — and kills it with SIGKILL. A fresh forked *checker* then opens the workspace as a
+restart would (GitStore recovery, Dream reconciliation) and checks the invariants below; any violation ends the
+run with exit 1 and a JSON report naming the step. Forking (instead of a new interpreter per round) keeps a round
+to a fraction of a second: importing litellm alone costs seconds. A SIGKILLed process loses nothing the kernel
+already has, which is the failure this models (not power loss, which the fsyncs are for).
+
+Where to kill (`Steps`): the worker's audit hook names every change it makes to the disk. ``--every-step`` kills
+a worker right after the first step no round has killed after yet, so each distinct step is followed by a kill
+exactly once, until a worker completes every operation ``--quiet`` times without meeting a new step. Random
+kills land on the same steps (between two changes the disk does not change), only unevenly: 200 of them reached
+about a third of the steps ``--every-step`` kills after, in five times its time. ``WORKDIR/steps.txt`` lists the
+steps a run killed after.
 
 Invariants after every restart:
 1. every history append that returned a cursor is present exactly once, with its content; cursors are unique
@@ -26,8 +34,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import mmap
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -57,6 +67,7 @@ class Journal:
         self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def jot(self, **record: Any) -> None:
+        _steps.change("journal", str(record["op"]), "")
         os.write(self.fd, orjson.dumps(record) + b"\n")
 
     def read(self) -> list[dict[str, Any]]:
@@ -71,6 +82,107 @@ class Journal:
             except orjson.JSONDecodeError:
                 pass  # the worker was killed mid-write
         return out
+
+
+# -- steps: every place the worker changes the disk ----------------------------------------------------------------
+#: What changes the disk, as Python's audit events name it (``os.replace`` raises ``os.rename``, ``os.unlink``
+#: ``os.remove``); an ``open`` counts when its flags can write. ``os.write`` and ``fsync`` raise no event: they
+#: change what a file just opened for writing holds, so they belong to that step.
+_CHANGES = {
+    "os.rename",
+    "os.remove",
+    "os.mkdir",
+    "os.rmdir",
+    "os.truncate",
+    "os.link",
+    "os.symlink",
+}
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+_VARYING = [
+    (re.compile(r"objects/[0-9a-f]{2}(/[0-9a-f]{38})?"), "objects/#"),
+    (re.compile(r"\.tmp-[^/]*$|tmp[a-z0-9_]{8}"), ".tmp#"),
+    (
+        re.compile(r"memory/(\.?)\d{4}-\d\d-\d\d-[^/]*\.md"),
+        r"memory/\1DATE-SLUG.md",
+    ),  # a dated note
+    (re.compile(r"[0-9a-f]{12,}|\d+"), "#"),
+]
+
+
+class Steps:
+    """Where the worker is: the operation it runs and each change it makes to the disk, named by the operation,
+    the kind of change, the path's shape (object ids, temp names and numbers as ``#``) and the line of Reverie's
+    code that made it, with ``#n`` for its n-th time in one operation (up to ``REPEATS``).
+
+    ``targets`` (every-step mode): the steps no round has killed after yet. The worker is SIGKILLed at the first
+    change after one of them completed, so the disk holds that step and everything before it, and nothing after;
+    the step's name goes to ``report_fd`` first. ``shared`` (random mode): the last step begun, for the parent to
+    read after its kill."""
+
+    REPEATS = 2
+
+    def __init__(self) -> None:
+        self.op = "start"
+        self.counts: dict[str, int] = {}
+        self.covered: set[str] | None = None
+        self.pending: str | None = None
+        self.report_fd = -1
+        self.shared: mmap.mmap | None = None
+        self.root = ""
+        self.package = ""
+
+    def begin(self, op: str) -> None:
+        self.op = op
+        self.counts.clear()
+
+    def audit(self, event: str, args: tuple[Any, ...]) -> None:
+        if event == "open":
+            path, _mode, flags = args
+            if isinstance(path, int) or not flags & _WRITE_FLAGS:
+                return
+        elif event not in _CHANGES:
+            return
+        else:
+            path = args[1] if event in ("os.rename", "os.link", "os.symlink") else args[0]
+        if isinstance(path, int):  # os.ftruncate(fd)
+            path = os.readlink(f"/proc/self/fd/{path}")
+        path = os.path.abspath(os.fsdecode(path))
+        if not path.startswith(self.root):
+            return  # the interpreter's own files, /tmp: not the workspace
+        self.change(event, os.path.relpath(path, self.root), self._site())
+
+    def _site(self) -> str:
+        frame = sys._getframe(2)
+        while frame is not None and not frame.f_code.co_filename.startswith(self.package):
+            frame = frame.f_back  # type: ignore[assignment]
+        if frame is None:
+            return "?"
+        return f"{frame.f_code.co_filename[len(self.package) :]}:{frame.f_lineno}"
+
+    def change(self, kind: str, path: str, site: str) -> None:
+        for pattern, replacement in _VARYING:
+            path = pattern.sub(replacement, path)
+        label = f"{self.op}: {kind} {path} at {site}"
+        n = self.counts[label] = self.counts.get(label, 0) + 1
+        if n > 1:
+            label += f" #{min(n, self.REPEATS)}"
+        if self.pending is not None:
+            os.write(self.report_fd, self.pending.encode())
+            os.kill(os.getpid(), signal.SIGKILL)
+        if self.covered is not None and label not in self.covered:
+            self.pending = label
+        if self.shared is not None:
+            data = label.encode()[:4000]
+            self.shared[:4] = len(data).to_bytes(4, "little")
+            self.shared[4 : 4 + len(data)] = data
+
+    def last(self) -> str:
+        assert self.shared is not None
+        size = int.from_bytes(self.shared[:4], "little")
+        return self.shared[4 : 4 + size].decode()
+
+
+_steps = Steps()
 
 
 def _fact(rng: random.Random) -> tuple[str, bool]:
@@ -93,29 +205,39 @@ def _fact(rng: random.Random) -> tuple[str, bool]:
 
 
 # -- the worker: does everything the pipeline does, until it is killed --------------------------------------------
-async def _work(ws: Path, journal: Journal, rng: random.Random) -> None:
+#: The worker's operations with their cumulative shares (a ``session`` turn starts afresh, ``/new``, 30% of the time).
+SHARES = (("append", 0.45), ("session", 0.60), ("dream", 0.85), ("restore", 0.93), ("manual", 1.0))
+OPERATIONS = (*(name for name, _ in SHARES), "new")
+
+
+async def _work(ws: Path, journal: Journal, rng: random.Random, until: int | None) -> None:
     from reverie.runtime import Runtime
 
     rt = Runtime(ws)
     store, git, sessions, dream = rt.store, rt.git, rt.sessions, rt.dream
     session = sessions.get_or_create("cli:crash")
-    while True:
+    done = dict.fromkeys(OPERATIONS, 0)
+    while until is None or min(done.values()) < until:
         roll = rng.random()
-        if roll < 0.45:
+        op = next(name for name, upto in SHARES if roll < upto)
+        _steps.begin(op)
+        if op == "append":
             content, must_change = _fact(rng)
             cursor = store.append_history(content)
             journal.jot(op="append", cursor=cursor, content=content, must_change=must_change)
-        elif roll < 0.60:
+        elif op == "session":
             for role, text in (
                 ("user", f"I live in {rng.choice(CITIES)} and I like {rng.choice(LIKES)}."),
                 ("assistant", "Noted."),
             ):
                 sessions.append(session, {"role": role, "content": text})
             if rng.random() < 0.3:
+                _steps.begin("new")
                 journal.jot(op="new-start")
                 await rt.consolidator.new_session(session)
                 journal.jot(op="new-end")
-        elif roll < 0.85:
+                done["new"] += 1
+        elif op == "dream":
             start = store.dream_cursor()
             journal.jot(
                 op="dream-start",
@@ -131,7 +253,7 @@ async def _work(ws: Path, journal: Journal, rng: random.Random) -> None:
                 last=result.last,
                 commit=result.commit,
             )
-        elif roll < 0.93:
+        elif op == "restore":
             dreams = git.log(limit=1, kind="dream")
             if dreams:
                 res = git.restore(dreams[0].sha)
@@ -141,11 +263,18 @@ async def _work(ws: Path, journal: Journal, rng: random.Random) -> None:
             text = store.workspace.read(rel) + f"- hand-written note {rng.randrange(10**6)}\n"
             journal.jot(op="manual", path=rel, digest=_digest(text))
             store.workspace.write(rel, text)
+        done[op] += 1
 
 
-def _worker(ws: Path, journal: Journal, seed: int) -> None:
+def _worker(ws: Path, journal: Journal, seed: int, until: int | None) -> None:
+    import reverie
+
     journal.open()
-    asyncio.run(_work(ws, journal, random.Random(seed)))
+    _steps.root = str(ws) + os.sep
+    _steps.package = str(Path(reverie.__file__).parent) + os.sep
+    sys.addaudithook(_steps.audit)  # this process only: the fork server and the checkers have none
+    asyncio.run(_work(ws, journal, random.Random(seed), until))
+    _steps.change("end", "", "")  # a new step completed by the last operation is killed after too
 
 
 # -- the checker: a restart, then the invariants ---------------------------------------------------------------------
@@ -293,6 +422,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-delay", type=float, default=0.5)
+    ap.add_argument(
+        "--every-step",
+        action="store_true",
+        help="kill once after each distinct step (not at random moments)",
+    )
+    ap.add_argument(
+        "--quiet",
+        type=int,
+        default=3,
+        help="--every-step ends when a worker completes each operation this many times with no new step",
+    )
     args = ap.parse_args(argv)
 
     # Warm the fork server: every module and litellm, imported once. No thread may exist when we fork.
@@ -320,36 +460,80 @@ def main(argv: list[str] | None = None) -> int:
     Runtime(ws).workspace.init()
     journal = Journal(args.workdir / "journal.jsonl")
     rng = random.Random(args.seed)
-    killed_busy = 0
-    for round_no in range(args.rounds):
-        pid = _fork(_worker, ws, journal, rng.randrange(2**31))
-        time.sleep(rng.uniform(0.01, args.max_delay))
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        if done:
-            print(
-                orjson.dumps(
-                    {"round": round_no, "error": "the worker exited before it was killed"}
-                ).decode()
-            )
-            return 1
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        killed_busy += 1
-        checker = _fork(lambda round_no=round_no: sys.exit(_report(round_no, _check(ws, journal))))
-        code = _wait(checker, 120)
-        if code != 0:
-            print(orjson.dumps({"round": round_no, "error": f"checker exit {code}"}).decode())
-            return 1
+    if args.every_step:
+        result = _every_step(ws, journal, rng, args.quiet)
+    else:
+        result = _random_kills(ws, journal, rng, args.rounds, args.max_delay)
+    if "error" in result:
+        print(orjson.dumps(result).decode())
+        return 1
+    steps = sorted(result.pop("steps"))
+    (args.workdir / "steps.txt").write_text("".join(f"{step}\n" for step in steps))
     ops = [r["op"] for r in journal.read()]
     summary = {op: ops.count(op) for op in sorted(set(ops))}
-    summary.update(rounds=args.rounds, kills=killed_busy)
+    summary.update(result, steps=len(steps))
     print(orjson.dumps({"ok": True, "summary": summary}).decode())
     return 0
 
 
-def _report(round_no: int, problems: list[str]) -> int:
+def _every_step(ws: Path, journal: Journal, rng: random.Random, quiet: int) -> dict[str, Any]:
+    """Kill a worker after each step no round has killed after yet, until one completes every operation
+    ``quiet`` times without meeting a new one."""
+    _steps.covered = set()
+    rounds = 0
+    while True:
+        read_end, write_end = os.pipe()
+        _steps.report_fd = write_end
+        pid = _fork(_worker, ws, journal, rng.randrange(2**31), quiet)
+        os.close(write_end)
+        code = _wait(pid, 120)
+        with os.fdopen(read_end, "rb") as reported:
+            step = reported.read().decode()
+        if code == 0:
+            break  # every operation ran ``quiet`` times and met no new step
+        if code != -signal.SIGKILL or not step:
+            return {"round": rounds, "error": f"the worker ended with {code} before a kill"}
+        _steps.covered.add(step)
+        print(step, file=sys.stderr) if os.environ.get("CRASH_HARNESS_TRACE") else None
+        rounds += 1
+        if (problem := _check_round(ws, journal, rounds, step)) is not None:
+            return problem
+    if (problem := _check_round(ws, journal, rounds, "the last worker's end")) is not None:
+        return problem
+    return {"rounds": rounds, "kills": rounds, "steps": _steps.covered}
+
+
+def _random_kills(
+    ws: Path, journal: Journal, rng: random.Random, rounds: int, max_delay: float
+) -> dict[str, Any]:
+    """Kill a worker at a random moment, ``rounds`` times; note the last step each one had begun."""
+    _steps.shared = mmap.mmap(-1, 4096)  # MAP_SHARED: the worker's writes are seen here
+    reached: set[str] = set()
+    for round_no in range(rounds):
+        pid = _fork(_worker, ws, journal, rng.randrange(2**31), None)
+        time.sleep(rng.uniform(0.01, max_delay))
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return {"round": round_no, "error": "the worker exited before it was killed"}
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        reached.add(_steps.last())
+        if (problem := _check_round(ws, journal, round_no, _steps.last())) is not None:
+            return problem
+    return {"rounds": rounds, "kills": rounds, "steps": reached}
+
+
+def _check_round(ws: Path, journal: Journal, round_no: int, step: str) -> dict[str, Any] | None:
+    checker = _fork(lambda: sys.exit(_report(round_no, step, _check(ws, journal))))
+    code = _wait(checker, 120)
+    if code != 0:
+        return {"round": round_no, "step": step, "error": f"checker exit {code}"}
+    return None
+
+
+def _report(round_no: int, step: str, problems: list[str]) -> int:
     if problems:
-        print(orjson.dumps({"round": round_no, "problems": problems}).decode())
+        print(orjson.dumps({"round": round_no, "step": step, "problems": problems}).decode())
         return 1
     return 0
 

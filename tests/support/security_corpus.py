@@ -3,7 +3,7 @@
 Every credential here is generated from a fixed seed (nothing is a real key). ``SECRETS`` holds
 ``(kind, text, value)``: ``value`` sits somewhere inside ``text`` and must be fully covered by a scan match.
 ``BENIGN`` holds ``(label, text)`` samples in which nothing may be found. ``measure()`` returns the rates the
-docs/security.md states; ``python -m tests.security_corpus`` prints them.
+docs/security.md states; ``python -m tests.support.security_corpus`` prints them.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from dream_helpers import edit, make_env
+from support.dream_helpers import edit, make_env
 
 from reverie import MemoryStore
 from reverie.dream import transaction
@@ -181,12 +181,12 @@ def test_queries_on_a_workspace_without_a_repo_create_nothing(workspace: Workspa
 
 @pytest.mark.parametrize("argv", [["log"], ["why", "a"], ["status"], ["show", "HEAD"]])
 def test_cli_queries_create_no_repo(tmp_path, argv):
-    from conftest import run_cli
+    from support.cli import invoke
 
     ws = tmp_path / "ws"
     Workspace(ws).init()
     before = snapshot(ws)
-    proc = run_cli("-w", str(ws), *argv)
+    proc = invoke("-w", str(ws), *argv)
     assert "Traceback" not in proc.stderr
     if argv[0] == "show":
         assert proc.returncode == 1 and "no memory repo" in proc.stderr
@@ -376,14 +376,14 @@ def test_a_lost_head_is_read_by_queries_and_recreated_by_the_next_write(gs_ws, c
 
 
 def test_cli_dream_runs_again_after_head_is_lost(tmp_path):
-    from conftest import run_cli
+    from support.cli import invoke
 
     ws = tmp_path / "ws"
-    assert run_cli("-w", str(ws), "init").returncode == 0
-    assert run_cli("-w", str(ws), "history", "append", "hello").returncode == 0
+    assert invoke("-w", str(ws), "init").returncode == 0
+    assert invoke("-w", str(ws), "history", "append", "hello").returncode == 0
     GitStore(Workspace(ws)).commit("dream: a", kind="dream", files={MEM: "# Memory\n- a\n"})
     (ws / ".git" / "HEAD").unlink()
-    proc = run_cli("-w", str(ws), "dream")
+    proc = invoke("-w", str(ws), "dream")
     assert proc.returncode == 0, proc.stderr
     assert (ws / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n"
 
@@ -451,7 +451,7 @@ def test_a_workspace_at_the_root_of_a_git_worktree_keeps_its_state_out_of_that_p
 
 def test_queries_work_on_a_read_only_mount(gs_ws, tmp_path):
     """Needs a bind mount (root in a container); skipped where mounting is not allowed."""
-    from conftest import run_cli
+    from support.cli import invoke
 
     ws, g = gs_ws
     g.commit("dream: a", kind="dream", files={MEM: "# Memory\n- green tea\n"})
@@ -471,7 +471,7 @@ def test_queries_work_on_a_read_only_mount(gs_ws, tmp_path):
         ):
             pytest.skip("read-only remounts are not allowed here")
         for argv in (["log"], ["show", "HEAD"], ["why", "green tea"], ["status"]):
-            proc = run_cli("-w", str(ro), *argv)
+            proc = invoke("-w", str(ro), *argv)
             assert proc.returncode == 0, (argv, proc.stderr)
     finally:
         subprocess.run(["umount", str(ro)], capture_output=True)

@@ -12,10 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from dream_helpers import MEM, edit, make_env
-
 from reverie.dream import transaction
 from reverie.llm.scripted import bad_request_error
+from support.dream_helpers import MEM, edit, make_env
 
 
 def main() -> None:

@@ -98,7 +98,7 @@ def test_purge_rewrites_json_sidecars_in_their_values_only(pinned) -> None:  # t
 def test_invalid_utf8_in_user_md_fails_the_run_and_keeps_the_batch(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import asyncio
 
-    from dream_helpers import make_env
+    from support.dream_helpers import make_env
 
     from reverie.dream.records import StatusRecord
     from reverie.status import collect_status
@@ -136,16 +136,15 @@ def test_printable_keeps_text_and_layout_but_shows_every_control() -> None:
 
 
 def test_cli_renderers_never_print_a_raw_escape(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from support.cli import invoke
+
     from reverie.dream.pending import stage_soul_change
     from reverie.workspace import Workspace
-    from tests.conftest import run_cli
 
     ws_dir = tmp_path / "ws"
-    assert run_cli("-w", str(ws_dir), "init").returncode == 0
+    assert invoke("-w", str(ws_dir), "init").returncode == 0
     assert (
-        run_cli(
-            "-w", str(ws_dir), "history", "append", ESCAPES, "--session", "s\x1b[2Jk"
-        ).returncode
+        invoke("-w", str(ws_dir), "history", "append", ESCAPES, "--session", "s\x1b[2Jk").returncode
         == 0
     )
     ws = Workspace(ws_dir)
@@ -167,7 +166,7 @@ def test_cli_renderers_never_print_a_raw_escape(tmp_path) -> None:  # type: igno
         ["why", "fact"],
         ["approve", "--show"],
     ):
-        r = run_cli("-w", str(ws_dir), *args)
+        r = invoke("-w", str(ws_dir), *args)
         assert r.returncode == 0, (args, r.stderr)
         assert _raw_controls(r.stdout) == [], (args, r.stdout)
         assert "␛" in r.stdout, (args, r.stdout)
@@ -249,15 +248,16 @@ def test_look_alike_prose_and_commands_are_left_alone(text: str) -> None:
 
 
 def test_status_shows_a_recorded_reason_without_escapes_or_markup(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from support.cli import invoke
+
     from reverie.dream.records import StatusRecord
     from reverie.workspace import Workspace
-    from tests.conftest import run_cli
 
     ws_dir = tmp_path / "ws"
-    assert run_cli("-w", str(ws_dir), "init").returncode == 0
+    assert invoke("-w", str(ws_dir), "init").returncode == 0
     StatusRecord.load(Workspace(ws_dir).state_dir).record_run(
         "rejected", 1, 2, "gate: quoted \x1b]0;pwned\x07 [red]markup[/red]", None
     )
-    r = run_cli("-w", str(ws_dir), "status")
+    r = invoke("-w", str(ws_dir), "status")
     assert r.returncode == 0, r.stderr
     assert _raw_controls(r.stdout) == [] and "[red]markup[/red]" in r.stdout

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).parent
+ROOT = HERE.parent.parent
 REDIS_SERVER = shutil.which("redis-server")
 
 
@@ -96,7 +97,8 @@ def fleet_env(root: Path, redis: RedisServer, **extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         {
-            "PYTHONPATH": os.pathsep.join([str(HERE), str(HERE.parent), env.get("PYTHONPATH", "")]),
+            # fleet_app (celery -A) from here, reverie from the repository
+            "PYTHONPATH": os.pathsep.join([str(HERE), str(ROOT), env.get("PYTHONPATH", "")]),
             "REVERIE_FLEET__ROOT": str(root),
             "REVERIE_FLEET__BROKER_URL": redis.url,
             "REVERIE_FLEET__LEASE_SECONDS": "3",

@@ -129,12 +129,12 @@ def test_a_credential_used_as_session_key_is_redacted(store) -> None:  # type: i
 
 
 def test_the_cli_session_flag_does_not_store_a_token(tmp_path: Path) -> None:
-    from tests.conftest import run_cli
+    from support.cli import invoke
 
     token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
     ws = tmp_path / "ws"
-    assert run_cli("-w", str(ws), "init").returncode == 0
-    r = run_cli("-w", str(ws), "history", "append", "note", "--session", token)
+    assert invoke("-w", str(ws), "init").returncode == 0
+    r = invoke("-w", str(ws), "history", "append", "note", "--session", token)
     assert r.returncode == 0, r.stderr
     assert token not in (ws / "memory" / "history.jsonl").read_text()
 
