@@ -8,6 +8,9 @@ values are read as JSON when they parse, else as strings.
 
 Legacy keys are honoured and written back unchanged: ``dream.cron`` (wins over ``intervalH``) and ``dream.model``
 (used as ``modelOverride``). Unknown keys are kept and warned about, except nanobot's own sections.
+
+The sources are read by ``reverie.configdata`` (no pydantic), which also holds these models' defaults as generated
+data for the paths that must start without pydantic (`reverie status`); the models here stay the one definition.
 """
 
 from __future__ import annotations
