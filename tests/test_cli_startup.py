@@ -146,3 +146,21 @@ def test_status_validates_a_config_that_sets_a_key_and_still_prints_without_rich
         )
     finally:
         os.remove(config)
+
+
+def test_the_librarys_status_needs_neither_pydantic_nor_rich(workspace: str) -> None:
+    code = (
+        "import json, sys, reverie\n"
+        f"with reverie.open({workspace!r}) as m:\n"
+        "    r = m.status()\n"
+        "print(json.dumps([r.model, r.budgets['SOUL.md']['limit'],"
+        " sorted(k for k in sys.modules if k.split('.')[0] in ('pydantic', 'rich'))]))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    from reverie.config import Config
+
+    assert json.loads(proc.stdout) == [Config().model, Config().dream.soul_max_chars, []]
