@@ -9,7 +9,8 @@ commits (90 % Dream commits with their trailers, every tenth a manual edit; buil
 jobs on a shared machine), and the child's peak RSS (``ru_maxrss`` from ``os.wait4``; the repo is built in a
 separate child so this process stays small, since a forked child's ``ru_maxrss`` starts from its parent's).
 Peers in the same run: nanobot-ai 0.3.5's own CLI (`nanobot --help`, `nanobot status`) and `python -c pass`, the
-floor every Python CLI pays. The demo runs in a fresh directory each time on the offline engine, which is called
+floor every Python CLI pays. `status` runs twice: as a fresh install runs it (no config key set: no pydantic), and
+with a key set by a variable (the config is then validated through the pydantic models). The demo runs in a fresh directory each time on the offline engine, which is called
 in-process (the model registry), so no litellm import.
 
 Reverie's modules are byte-compiled before the timed runs, as ``pip install`` leaves them (the peers' are, too).
@@ -32,6 +33,7 @@ from ._core import ROOT, Context, Result, ensure_nanobot, stats_of
 from .peerenv import PeerEnvError
 
 AREA = "cli"
+KEY_SET = "status, a config key set (REVERIE_MODEL)"
 
 
 def run_child(
@@ -117,14 +119,18 @@ def run(ctx: Context) -> list[Result]:
             [str(nanobot), "status"] if nanobot else None,
             "nanobot-ai 0.3.5 status",
         ),
+        # a key set (here by a variable): the config is validated through the pydantic models, as it must be
+        (KEY_SET, reverie + ["status"], None, ""),
         (f"log ({commits:,}-commit repo)", reverie + ["log"], None, ""),
     ]
+    envs = {name: dict(env) for name, _, _, _ in rows}
+    envs[KEY_SET]["REVERIE_MODEL"] = "openai/gpt-4o-mini"
     byte_compile(False)
-    from_source = {name: sample(argv, env, runs)[0] for name, argv, _, _ in rows}
+    from_source = {name: sample(argv, envs[name], runs)[0] for name, argv, _, _ in rows}
     byte_compile(True)
     results = []
     for name, argv, peer_argv, peer_name in rows:
-        wall, cpu, rss = sample(argv, env, runs)
+        wall, cpu, rss = sample(argv, envs[name], runs)
         peer = sample(peer_argv, nano_env, runs, cwd=tmp) if peer_argv else None
         peer_note = (
             f"; peer peak RSS {peer[2]:.0f} MiB, CPU {peer[1].median * 1e3:.0f} ms" if peer else ""
@@ -136,7 +142,7 @@ def run(ctx: Context) -> list[Result]:
                 wall,
                 peer[0] if peer else floor[0],
                 peer_name or "python -c pass (floor)",
-                target="≤ 0.3 s",
+                target={"status": "≤ 0.1 s", KEY_SET: "—"}.get(name, "≤ 0.3 s"),
                 note=f"CPU {cpu.median * 1e3:.0f} ms, peak RSS {rss:.0f} MiB{peer_note}; python -c pass: "
                 f"{floor[0].median * 1e3:.0f} ms wall, {floor[2]:.0f} MiB; from source (no .pyc): "
                 f"{from_source[name].median * 1e3:.0f} ms ({from_source[name].spread})",

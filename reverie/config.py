@@ -8,6 +8,9 @@ values are read as JSON when they parse, else as strings.
 
 Legacy keys are honoured and written back unchanged: ``dream.cron`` (wins over ``intervalH``) and ``dream.model``
 (used as ``modelOverride``). Unknown keys are kept and warned about, except nanobot's own sections.
+
+The sources are read by ``reverie.configdata`` (no pydantic), which also holds these models' defaults as generated
+data for the paths that must start without pydantic (`reverie status`); the models here stay the one definition.
 """
 
 from __future__ import annotations
@@ -19,13 +22,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
+from .configdata import (
+    OFFLINE_MODEL,
+    home_config_path,
+    merge,
+    resolve_dream_model,
+    resolve_model,
+    sources,
+)
 from .errors import ConfigError
 from .fsutil import atomic_write
-from .workspace import ARCHIVE_GLOB, DATED_MEMORY_GLOB, MEMORY_FILES, default_home
+from .workspace import ARCHIVE_GLOB, DATED_MEMORY_GLOB, MEMORY_FILES
 
 log = logging.getLogger(__name__)
 
@@ -48,9 +58,6 @@ __all__ = [
     "home_config_path",
     "OFFLINE_MODEL",
 ]
-
-#: The model name of the built-in offline rule-based engine, used when no model is configured.
-OFFLINE_MODEL = "reverie/offline"
 
 # Keys nanobot's config has (0.1.5 – 0.3.5) that Reverie does not use: kept, never warned about.
 # ``("providers", "*")`` applies to every provider entry.
@@ -102,7 +109,6 @@ _NANOBOT_KEYS = {
         "profile",
     },
 }
-_ENV_SKIP = {"REVERIE_HOME", "REVERIE_WORKSPACE", "REVERIE_DEBUG"}
 
 
 class _Section(BaseModel):
@@ -444,78 +450,22 @@ class Config(_Section):
     @property
     def model(self) -> str:
         """The agent's model, or the offline engine when none is configured."""
-        return self.agents.defaults.model or OFFLINE_MODEL
+        return resolve_model(self.agents.defaults.model)
 
     @property
     def dream_model(self) -> str:
         """``modelOverride`` when set, else the agent's model, else the offline engine."""
-        return self.dream.effective_model_override or self.model
+        return resolve_dream_model(
+            self.dream.model_override, self.dream.model, self.agents.defaults.model
+        )
 
     def dump(self) -> dict[str, Any]:
         """The config as nanobot-style JSON data: only keys that were set, legacy and unknown keys kept."""
         return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
-def home_config_path() -> Path:
-    return default_home() / "config.json"
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from exc
-    try:
-        # stdlib json, like the writer: orjson reads an integer past 64 bits as a float, so an unknown key holding
-        # one would not round-trip (config files are small; speed does not matter here)
-        data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: not valid JSON ({exc})") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the top level must be a JSON object, not {type(data).__name__}")
-    return data
-
-
-def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in over.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = _merge(dict(out[key]), value)
-        else:
-            out[key] = value
-    return out
-
-
 def _canon(name: str) -> str:
     return name.replace("_", "").lower()
-
-
-def _env_overrides(env: Mapping[str, str]) -> dict[str, Any]:
-    """Nested config data from ``REVERIE_*`` variables; keys are matched to aliases later, case-insensitively."""
-    data: dict[str, Any] = {}
-    for name, raw in env.items():
-        if not name.startswith("REVERIE_") or name in _ENV_SKIP:
-            continue
-        if name == "REVERIE_MODEL":
-            path = ["agents", "defaults", "model"]
-        elif "__" in name:
-            path = [p for p in name[len("REVERIE_") :].split("__") if p]
-        else:
-            continue
-        try:
-            value: Any = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            value = raw
-        node = data
-        for part in path[:-1]:
-            node = node.setdefault(part, {})
-            if not isinstance(node, dict):
-                break
-        else:
-            node[path[-1]] = value
-    return data
 
 
 def _align_keys(data: Any, model: type[BaseModel] | None) -> Any:
@@ -537,7 +487,7 @@ def _align_keys(data: Any, model: type[BaseModel] | None) -> Any:
             value = {k.lower(): _align_keys(v, ProviderConfig) for k, v in value.items()}
         value = _align_keys(value, sub)
         if isinstance(value, dict) and isinstance(out.get(alias), dict):
-            value = _merge(out[alias], value)
+            value = merge(out[alias], value)
         out[alias] = value
     return out
 
@@ -594,12 +544,8 @@ def validate_config(data: Mapping[str, Any]) -> Config:
 
 def load_config(workspace: Path | None = None, *, env: Mapping[str, str] | None = None) -> Config:
     """Home config, then ``<workspace>/reverie.json``, then the environment."""
-    env = os.environ if env is None else env
-    data = _read_json(home_config_path())
-    if workspace is not None:
-        data = _merge(data, _read_json(Path(workspace) / "reverie.json"))
-    data = _merge(data, _align_keys(_env_overrides(env), Config))
-    return validate_config(data)
+    files, variables = sources(workspace, os.environ if env is None else env)
+    return validate_config(merge(files, _align_keys(variables, Config)))
 
 
 def save_config(config: Config, path: Path) -> None:

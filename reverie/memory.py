@@ -23,7 +23,6 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from .config import Config
 from .errors import CommandError, GateError, NothingPendingError, UnsafePathError, WorkspaceError
 from .runtime import Runtime
 from .workspace import ARCHIVE_DIR, MEMORY_FILES, SOUL, Workspace, check_relative
@@ -31,6 +30,7 @@ from .workspace import ARCHIVE_DIR, MEMORY_FILES, SOUL, Workspace, check_relativ
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from .config import Config
     from .consolidator import ConsolidationResult
     from .dream import DreamResult
     from .dream.deadletter import DeadLetter

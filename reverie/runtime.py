@@ -13,11 +13,11 @@ import os
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from .config import Config, load_config
 from .workspace import Workspace
 
 if TYPE_CHECKING:
     from .activity import ModelActivity
+    from .config import Config
     from .consolidator import Consolidator, SessionStore
     from .dream import Dream
     from .gitstore import GitStore
@@ -58,6 +58,8 @@ class Runtime:
         """Loaded without opening the store: `reverie log` needs only its git section."""
         if self._config is not None:
             return self._config
+        from .config import load_config
+
         self.workspace.check()  # a file where the workspace should be: the store's clear error, not a config one
         return load_config(self.workspace.root)
 
@@ -65,7 +67,12 @@ class Runtime:
     def store(self) -> WorkspaceStore:
         from .store import WorkspaceStore
 
-        return WorkspaceStore(self.workspace, config=self.config)
+        # the config itself when it was given or is loaded, else this runtime's on first use: `reverie status`
+        # reads the models' defaults as data when no key is set, and never loads it (see `WorkspaceStore.settings`)
+        loaded = self._config if self._config is not None else self.__dict__.get("config")
+        return WorkspaceStore(
+            self.workspace, config=loaded if loaded is not None else (lambda: self.config)
+        )
 
     @cached_property
     def git(self) -> GitStore:

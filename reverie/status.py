@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypedDict
 
-from .config import OFFLINE_MODEL
+from .configdata import OFFLINE_MODEL
 from .dream.deadletter import deadletter_path, set_aside
 from .dream.pending import load_pending
 from .dream.records import DeadLetterRecord, OutageRecord, RejectionRecord, RunRecord, summarize
@@ -75,7 +75,7 @@ def collect_status(store: WorkspaceStore) -> StatusReport:
         problems.append(str(exc))
     files = {rel: len(ws.read(rel)) for rel in MEMORY_FILES}
     pending_soul = _pending_soul(store, problems)
-    cfg = store.config
+    cfg = store.settings  # no pydantic import when no key is set
     dream_summary = summarize(ws.state_dir, set_aside(deadletter_path(ws.memory_dir)))
     limits = {
         SOUL: cfg.dream.soul_max_chars,

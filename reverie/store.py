@@ -10,15 +10,21 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .config import Config, load_config
+from .configdata import ConfigView, defaults_if_unset
 from .cursors import read_cursor, read_cursor_record, write_cursor, write_cursor_record
 from .errors import CursorError
 from .history import TRUNCATION_MARKER, HistoryEntry, HistoryLog, strip_think
 from .migrate import migrate_legacy_history
 from .scopes import due_hook
 from .workspace import MEMORY, SOUL, USER, Workspace
+
+if TYPE_CHECKING:
+    from .config import Config
 
 log = logging.getLogger(__name__)
 
@@ -33,15 +39,16 @@ class WorkspaceStore:
         workspace: Workspace | str | os.PathLike[str] | None = None,
         max_history_entries: int | None = None,
         *,
-        config: Config | None = None,
+        config: Config | Callable[[], Config] | None = None,
     ) -> None:
         """``max_history_entries`` (nanobot's argument) overrides ``memory.history.retention`` for
-        ``compact_history``."""
+        ``compact_history``. ``config``: the config, or a function giving it on first use (a ``Runtime``'s, so
+        both share one); by default it is loaded from the workspace when first needed."""
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self.workspace.check()  # a file where the workspace should be: a clear WorkspaceError
         self.workspace.check_layout()  # memory/, sessions/ or history.jsonl symlinked out: refuse, never write through
-        self.config = config if config is not None else load_config(self.workspace.root)
-        hist = self.config.memory.history
+        self._config = config
+        hist = self.settings.memory.history
         self.history = HistoryLog(
             self.workspace.history_path,
             self.workspace.cursor_path,
@@ -54,6 +61,25 @@ class WorkspaceStore:
         self._retention = max_history_entries
         if self.workspace.legacy_history_path.is_file():
             migrate_legacy_history(self.workspace, self.history)
+
+    @cached_property
+    def config(self) -> Config:
+        """The validated config (loaded on first use)."""
+        given = self._config
+        if given is None:
+            from .config import load_config
+
+            return load_config(self.workspace.root)
+        return given() if callable(given) else given
+
+    @property
+    def settings(self) -> Config | ConfigView:
+        """The config for reading a few values: the validated one when it is loaded or was given; else, when no
+        file and no variable sets a key, the models' defaults as plain data, with no pydantic import (`reverie
+        status`); else the validated one."""
+        if "config" in self.__dict__ or (self._config is not None and not callable(self._config)):
+            return self.config
+        return defaults_if_unset(self.workspace.root) or self.config
 
     @property
     def root(self) -> Path:

@@ -1,5 +1,8 @@
 """Start-up budget of `reverie --help`, `status` and `log`, guarded by what they import, never by a clock.
 
+`status` reads the config without pydantic when no file and no variable sets a key (``reverie.configdata``) and
+prints without rich; with a key set it validates through the models, as every command does.
+
 Wall time is measured in bench/ (`python -m bench cli`); here a child process runs each command and reports
 ``sys.modules``, so a change that pulls a heavy module back onto a fast path fails whatever the machine's load.
 """
@@ -46,6 +49,9 @@ _FORBIDDEN = {
     | {"pydantic", "rich", "orjson", "dulwich", "reverie.config", "reverie.workspace"},
     "status": _HEAVY
     | {
+        "pydantic",
+        "rich",
+        "reverie.config",
         "dulwich",
         "filelock",
         "asyncio",
@@ -117,3 +123,44 @@ def test_help_lists_every_command_without_importing_one() -> None:
     assert not any(m.startswith("reverie.cli.cmd_") for m in modules)
     for name, _, help_ in COMMANDS:
         assert f"    {name}" in proc.stdout and help_[:30] in proc.stdout
+
+
+def test_status_validates_a_config_that_sets_a_key_and_still_prints_without_rich(
+    workspace: str,
+) -> None:
+    """A key set in the workspace's reverie.json is validated through the models (a bad value: the usual one-line
+    error) and used; the default path above never imports pydantic."""
+    config = os.path.join(workspace, "reverie.json")
+    try:
+        with open(config, "w", encoding="utf-8") as f:
+            json.dump({"agents": {"defaults": {"dream": {"soulMaxChars": 100}}}}, f)
+        proc, modules = imported("-w", workspace, "status")
+        assert proc.returncode == 0, proc.stderr
+        assert "of 100 (" in proc.stdout and "pydantic" in modules and "rich" not in modules
+        with open(config, "w", encoding="utf-8") as f:
+            json.dump({"agents": {"defaults": {"dream": {"soulMaxChars": 1}}}}, f)
+        proc, _ = imported("-w", workspace, "status")
+        assert proc.returncode == 1
+        assert proc.stderr.startswith(
+            "reverie: error: config: agents.defaults.dream.soulMaxChars = 1"
+        )
+    finally:
+        os.remove(config)
+
+
+def test_the_librarys_status_needs_neither_pydantic_nor_rich(workspace: str) -> None:
+    code = (
+        "import json, sys, reverie\n"
+        f"with reverie.open({workspace!r}) as m:\n"
+        "    r = m.status()\n"
+        "print(json.dumps([r.model, r.budgets['SOUL.md']['limit'],"
+        " sorted(k for k in sys.modules if k.split('.')[0] in ('pydantic', 'rich'))]))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    from reverie.config import Config
+
+    assert json.loads(proc.stdout) == [Config().model, Config().dream.soul_max_chars, []]

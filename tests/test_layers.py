@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "scopes",
             "access",
             "config",
+            "configdata",
             "history",
             "sessions",
             "migrate",

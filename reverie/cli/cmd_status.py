@@ -1,14 +1,21 @@
-"""``reverie status``: cursors, pending entries, file sizes, the model in use, and anything wrong."""
+"""``reverie status``: cursors, pending entries, file sizes, the model in use, and anything wrong.
+
+Printed as plain two-column text, without rich (its import was a third of the command's start-up): colour only
+on a terminal, and never with ``NO_COLOR`` set or ``TERM=dumb``.
+"""
 
 from __future__ import annotations
 
 import argparse
-
-from rich.markup import escape
-from rich.table import Table
+import os
+import sys
 
 from ..textsafety import printable
-from ._common import add_json_flag, console, emit_json, open_memory
+from ._common import add_json_flag, emit_json, open_memory
+
+#: A cell: its text in parts, each plain (None) or in a colour.
+_Cell = list[tuple[str, str | None]]
+_COLOURS = {"red": "\x1b[31m", "yellow": "\x1b[33m"}
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -23,77 +30,89 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(report.to_dict())
         return 0
-    table = Table(show_header=False, box=None, pad_edge=False)
-    table.add_row(
-        "workspace",
-        report.workspace
-        + ("" if report.initialised else "  [yellow](not initialised: run `reverie init`)[/]"),
-    )
-    table.add_row("history", f"last cursor {report.last_cursor}")
+    rows: list[tuple[str, _Cell]] = []
+
+    def row(label: str, *parts: tuple[str, str | None] | str) -> None:
+        rows.append((label, [(p, None) if isinstance(p, str) else p for p in parts]))
+
+    pending_init = "" if report.initialised else "  (not initialised: run `reverie init`)"
+    row("workspace", report.workspace, (pending_init, "yellow"))
+    row("history", f"last cursor {report.last_cursor}")
     dream = "corrupt" if report.dream_cursor is None else str(report.dream_cursor)
     pending = "?" if report.pending is None else str(report.pending)
-    table.add_row("dream", f"cursor {dream}, {pending} entries pending")
+    row("dream", f"cursor {dream}, {pending} entries pending")
     if (run := report.dream_last_run) is not None:
-        why = f": {_shown(run['reason'])}" if run.get("reason") else ""
+        why = f": {run['reason']}" if run.get("reason") else ""
         span = (
             f"history {run['first']}-{run['last']}"
             if run.get("first") is not None
             else "lifecycle only"
         )
-        table.add_row("last dream", f"{run['time']} {run['status']} ({span}){why}")
+        row("last dream", f"{run['time']} {run['status']} ({span}){why}")
     if (rej := report.dream_last_rejection) is not None:
-        table.add_row(
+        row(
             "last rejection",
-            f"{rej['time']} (history {rej['first']}-{rej['last']}): {_shown(rej['reason'])}",
+            f"{rej['time']} (history {rej['first']}-{rej['last']}): {rej['reason']}",
         )
     if report.dream_attempts:
-        table.add_row("dream attempts", f"{report.dream_attempts} failed on the pending batch")
+        row("dream attempts", f"{report.dream_attempts} failed on the pending batch")
     for d in report.dream_dead_letters[-3:]:
-        table.add_row(
-            "set aside", f"history {d['first']}-{d['last']} at {d['time']}: {_shown(d['reason'])}"
-        )
+        row("set aside", f"history {d['first']}-{d['last']} at {d['time']}: {d['reason']}")
     for rel, size in report.files.items():
         b = report.budgets.get(rel)
         use = f" of {b['limit']:,} ({b['percent']} % of its budget)" if b else ""
-        colour = "yellow" if b and b["percent"] >= 100 else ""
-        table.add_row(
-            rel, f"[{colour}]{size:,} chars{use}[/]" if colour else f"{size:,} chars{use}"
-        )
+        row(rel, (f"{size:,} chars{use}", "yellow" if b and b["percent"] >= 100 else None))
     if report.archive.get("files"):
         a = report.archive
-        table.add_row(
+        row(
             "archive",
             f"{a['lines']:,} lines, {a['chars']:,} chars in {a['files']} file(s) "
             "under memory/archive/",
         )
-    down = report.dream_model_unavailable
-    outage = (
-        f"  [red]model unreachable since {down.get('since')}[/] (Dream leaves batches pending; "
-        f"see last dream)"
-        if down
-        else ""
-    )
-    table.add_row("model", report.model_description + outage)
+    if down := report.dream_model_unavailable:
+        row(
+            "model",
+            report.model_description,
+            (f"  model unreachable since {down.get('since')}", "red"),
+            " (Dream leaves batches pending; see last dream)",
+        )
+    else:
+        row("model", report.model_description)
     if report.dream_model != report.model:
-        table.add_row("dream model", describe_model(report.dream_model))
-    if report.pending_soul:
-        p = report.pending_soul
+        row("dream model", describe_model(report.dream_model))
+    if p := report.pending_soul:
         cursors = (
             f", cursors {p['first_cursor']}–{p['last_cursor']}"
             if p["first_cursor"] is not None
             else ""
         )
-        table.add_row(
-            "pending SOUL.md",
-            f"[yellow]+{p['added']} -{p['removed']} lines proposed by Dream {p['created_at']}{cursors}[/]"
-            " — `reverie approve` or `reverie reject`",
+        proposed = (
+            f"+{p['added']} -{p['removed']} lines proposed by Dream {p['created_at']}{cursors}"
         )
-    console.print(table)
-    for problem in report.problems:
-        console.print(f"[red]problem:[/] {_shown(problem)}")
+        row("pending SOUL.md", (proposed, "yellow"), " — `reverie approve` or `reverie reject`")
+    colour = _colour_on(sys.stdout)
+    width = max(len(label) for label, _ in rows)
+    lines = [f"{label:<{width}}  {_text(cell, colour)}".rstrip() for label, cell in rows]
+    lines += [_text([("problem:", "red"), (f" {p}", None)], colour) for p in report.problems]
+    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.flush()
     return 0
 
 
-def _shown(text: object) -> str:
-    """A recorded reason (it may quote model output or memory text): no markup, no control characters."""
-    return escape(printable(str(text)))
+def _text(cell: _Cell, colour: bool) -> str:
+    """A cell's parts joined; every part through ``printable`` (recorded reasons may quote model output or memory
+    text: no control character reaches the terminal)."""
+    out = []
+    for text, name in cell:
+        shown = printable(str(text))
+        out.append(f"{_COLOURS[name]}{shown}\x1b[0m" if colour and name and shown else shown)
+    return "".join(out)
+
+
+def _colour_on(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return (
+        bool(isatty and isatty())
+        and "NO_COLOR" not in os.environ
+        and os.environ.get("TERM") != "dumb"
+    )

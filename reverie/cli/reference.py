@@ -1,7 +1,9 @@
 """The CLI and config references in ``docs/``, generated from the parser and the pydantic models so they cannot
-drift (``tests/test_docs_reference.py`` fails when the files differ from what this module renders).
+drift (``tests/test_docs_reference.py`` fails when the files differ from what this module renders), and the
+models' defaults as data for the paths that must not import pydantic (``reverie.configdata``; checked by
+``tests/test_config_defaults.py``).
 
-    python -m reverie.cli.reference        # rewrite docs/cli.md and docs/config.md
+    python -m reverie.cli.reference        # rewrite docs/cli.md, docs/config.md, reverie/config_defaults.json
 """
 
 from __future__ import annotations
@@ -17,7 +19,14 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-__all__ = ["cli_reference", "config_reference", "config_keys", "write", "DOCS"]
+__all__ = [
+    "cli_reference",
+    "config_reference",
+    "config_keys",
+    "config_defaults",
+    "write",
+    "DOCS",
+]
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 _WIDTH = "100"
@@ -126,11 +135,23 @@ def config_reference() -> str:
     return "\n".join(out) + "\n"
 
 
+def config_defaults() -> str:
+    """``reverie/config_defaults.json``: every key's default, keyed by field name, as the models give them."""
+    from ..config import Config
+
+    return json.dumps(Config().model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+
+
 def write(docs: Path = DOCS) -> list[Path]:
+    from ..configdata import DEFAULTS_PATH
+
     docs.mkdir(exist_ok=True)
     written = []
-    for name, text in (("cli.md", cli_reference()), ("config.md", config_reference())):
-        path = docs / name
+    for path, text in (
+        (docs / "cli.md", cli_reference()),
+        (docs / "config.md", config_reference()),
+        (DEFAULTS_PATH, config_defaults()),
+    ):
         path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
         written.append(path)
     return written

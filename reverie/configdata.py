@@ -1,0 +1,171 @@
+"""The config as plain data: its sources (files and ``REVERIE_*`` variables) and the models' defaults.
+
+``reverie.config`` validates what this module reads through its pydantic models, the one definition of every key,
+type and default. This module exists for the paths that must not import pydantic (`reverie status`: pydantic's
+import is most of its start-up): when no file and no variable sets a key, the config is exactly the models'
+defaults, which ``config_defaults.json`` holds as data. That file is generated from the models by
+``python -m reverie.cli.reference`` and ``tests/test_config_defaults.py`` fails when it differs from them. When any
+key is set, callers validate through ``reverie.config.load_config``, so a bad value gets the same one-line error
+on every path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .errors import ConfigError
+from .workspace import default_home
+
+__all__ = [
+    "OFFLINE_MODEL",
+    "ConfigView",
+    "DEFAULTS_PATH",
+    "resolve_model",
+    "defaults_if_unset",
+    "resolve_dream_model",
+    "env_overrides",
+    "home_config_path",
+    "merge",
+    "read_json",
+    "sources",
+]
+
+#: The model name of the built-in offline rule-based engine, used when no model is configured.
+OFFLINE_MODEL = "reverie/offline"
+#: The models' defaults keyed by field name (``Config().model_dump(mode="json")``), generated: do not edit.
+DEFAULTS_PATH = Path(__file__).with_name("config_defaults.json")
+#: ``REVERIE_*`` variables that are not config keys.
+ENV_SKIP = {"REVERIE_HOME", "REVERIE_WORKSPACE", "REVERIE_DEBUG"}
+
+
+def home_config_path() -> Path:
+    return default_home() / "config.json"
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from exc
+    try:
+        # stdlib json, like the writer: orjson reads an integer past 64 bits as a float, so an unknown key holding
+        # one would not round-trip (config files are small; speed does not matter here)
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a JSON object, not {type(data).__name__}")
+    return data
+
+
+def merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merge(dict(out[key]), value)
+        else:
+            out[key] = value
+    return out
+
+
+def env_overrides(env: Mapping[str, str]) -> dict[str, Any]:
+    """Nested config data from ``REVERIE_*`` variables; keys are matched to aliases later, case-insensitively."""
+    data: dict[str, Any] = {}
+    for name, raw in env.items():
+        if not name.startswith("REVERIE_") or name in ENV_SKIP:
+            continue
+        if name == "REVERIE_MODEL":
+            path = ["agents", "defaults", "model"]
+        elif "__" in name:
+            path = [p for p in name[len("REVERIE_") :].split("__") if p]
+        else:
+            continue
+        try:
+            value: Any = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            value = raw
+        node = data
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                break
+        else:
+            node[path[-1]] = value
+    return data
+
+
+def sources(
+    workspace: Path | None, env: Mapping[str, str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The files' data (home config, then ``<workspace>/reverie.json`` over it) and the variables' data, raw."""
+    data = read_json(home_config_path())
+    if workspace is not None:
+        data = merge(data, read_json(Path(workspace) / "reverie.json"))
+    return data, env_overrides(env)
+
+
+def resolve_model(configured: str | None) -> str:
+    """The agent's model: the configured one, or the offline engine."""
+    return configured or OFFLINE_MODEL
+
+
+def resolve_dream_model(override: str | None, legacy: str | None, configured: str | None) -> str:
+    """Dream's model: ``modelOverride``, else the legacy ``dream.model``, else the agent's model."""
+    return override or legacy or resolve_model(configured)
+
+
+class ConfigView:
+    """Read-only attribute access over config data keyed by field name, as the models give it:
+    ``view.memory.history.max_entry_chars``, ``view.model``, ``view.dream_model``, ``view.dream``."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self._data = data
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            value = self._data[name]
+        except KeyError:
+            raise AttributeError(name) from None
+        return ConfigView(value) if isinstance(value, Mapping) else value
+
+    @property
+    def dream(self) -> Any:
+        return self.agents.defaults.dream
+
+    @property
+    def model(self) -> str:
+        return resolve_model(self.agents.defaults.model)
+
+    @property
+    def dream_model(self) -> str:
+        dream = self.dream
+        return resolve_dream_model(dream.model_override, dream.model, self.agents.defaults.model)
+
+
+@cache
+def _defaults() -> Mapping[str, Any]:
+    data: Mapping[str, Any] = orjson.loads(DEFAULTS_PATH.read_bytes())
+    return data
+
+
+def defaults_if_unset(
+    workspace: Path | None, env: Mapping[str, str] | None = None
+) -> ConfigView | None:
+    """The models' defaults when no config file and no variable sets a key (the config is then exactly these),
+    else None: the caller validates the sources with ``reverie.config.load_config``. A file that cannot be read
+    or parsed raises the same ``ConfigError`` as ``load_config``."""
+    files, variables = sources(workspace, os.environ if env is None else env)
+    if files or variables:
+        return None
+    return ConfigView(_defaults())
