@@ -1,5 +1,5 @@
-"""``python -m bench [--quick] [--json PATH] [--list] [--peers] [AREA ...]``: run benchmark areas (see
-bench/__init__.py)."""
+"""``python -m bench [--quick] [--json PATH] [--list] [--peers] [AREA ...]``: run benchmark areas
+(see bench/__init__.py)."""
 
 from __future__ import annotations
 

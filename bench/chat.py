@@ -1,13 +1,15 @@
-"""`reverie chat` at a terminal: time to the first prompt, and what observing model calls costs per call.
+"""`reverie chat` at a terminal: time to the first prompt, and what observing model calls costs per
+call.
 
     python -m bench chat            # 10 starts each way, 2,000 calls each way
     python -m bench --quick chat    # 3 starts, 200 calls
 
-Start-up: ``reverie chat --no-schedule`` (offline engine, a fresh workspace each run, byte-compiled) in a pty
-until prompt-toolkit's prompt is up (it turns bracketed paste on), then Ctrl-D; peer: the same command with stdin
-from /dev/null and stdout to a pipe (the line loop, no prompt-toolkit), start to exit. Per call:
-``ObservedClient.complete`` (what the CLI's status line reads) against the bare ``ModelClient.complete``, on a
-scripted model answered in-process (``direct``), so the figure is Reverie's own work.
+Start-up: ``reverie chat --no-schedule`` (offline engine, a fresh workspace each run, byte-compiled)
+in a pty until prompt-toolkit's prompt is up (it turns bracketed paste on), then Ctrl-D; peer: the
+same command with stdin from /dev/null and stdout to a pipe (the line loop, no prompt-toolkit),
+start to exit. Per call: ``ObservedClient.complete`` (what the CLI's status line reads) against the
+bare ``ModelClient.complete``, on a scripted model answered in-process (``direct``), so the figure
+is Reverie's own work.
 """
 
 from __future__ import annotations

@@ -1,22 +1,25 @@
-"""CLI start-up and the demo: wall time, CPU time and peak memory of `reverie --help`, `status`, `log`; `reverie demo`.
+"""CLI start-up and the demo: wall time, CPU time and peak memory of `reverie --help`, `status`,
+`log`; `reverie demo`.
 
     python -m bench cli             # 10,000-commit memory repo, 10 runs per command, 3 demo runs
     python -m bench --quick cli     # 1,000 commits, 3 runs, 1 demo run
 
-The fast commands run as child processes, as a user runs them, on a workspace whose memory repo holds 10,000
-commits (90 % Dream commits with their trailers, every tenth a manual edit; built by the gitstore benchmark's
-`git fast-import` builder). Figures: median wall time, median CPU time (user + sys, less sensitive to the other
-jobs on a shared machine), and the child's peak RSS (``ru_maxrss`` from ``os.wait4``; the repo is built in a
-separate child so this process stays small, since a forked child's ``ru_maxrss`` starts from its parent's).
-Peers in the same run: nanobot-ai 0.3.5's own CLI (`nanobot --help`, `nanobot status`) and `python -c pass`, the
-floor every Python CLI pays. `status` runs twice: as a fresh install runs it (no config key set: no pydantic), and
-with a key set by a variable (the config is then validated through the pydantic models). The demo runs in a fresh directory each time on the offline engine, which is called
-in-process (the model registry), so no litellm import.
+The fast commands run as child processes, as a user runs them, on a workspace whose memory repo
+holds 10,000 commits (90 % Dream commits with their trailers, every tenth a manual edit; built by
+the gitstore benchmark's `git fast-import` builder). Figures: median wall time, median CPU time
+(user + sys, less sensitive to the other jobs on a shared machine), and the child's peak RSS
+(``ru_maxrss`` from ``os.wait4``; the repo is built in a separate child so this process stays small,
+since a forked child's ``ru_maxrss`` starts from its parent's). Peers in the same run: nanobot-ai
+0.3.5's own CLI (`nanobot --help`, `nanobot status`) and `python -c pass`, the floor every Python
+CLI pays. `status` runs twice: as a fresh install runs it (no config key set: no pydantic), and with
+a key set by a variable (the config is then validated through the pydantic models). The demo runs in
+a fresh directory each time on the offline engine, which is called in-process (the model registry),
+so no litellm import.
 
-Reverie's modules are byte-compiled before the timed runs, as ``pip install`` leaves them (the peers' are, too).
-The fast commands are also timed once from source, without ``.pyc`` files, as a checkout runs when
-``PYTHONDONTWRITEBYTECODE`` is set (this repository's shells set it): every run then recompiles each module it
-imports; that figure is in the note.
+Reverie's modules are byte-compiled before the timed runs, as ``pip install`` leaves them (the
+peers' are, too). The fast commands are also timed once from source, without ``.pyc`` files, as a
+checkout runs when ``PYTHONDONTWRITEBYTECODE`` is set (this repository's shells set it): every run
+then recompiles each module it imports; that figure is in the note.
 """
 
 from __future__ import annotations
@@ -119,7 +122,8 @@ def run(ctx: Context) -> list[Result]:
             [str(nanobot), "status"] if nanobot else None,
             "nanobot-ai 0.3.5 status",
         ),
-        # a key set (here by a variable): the config is validated through the pydantic models, as it must be
+        # a key set (here by a variable): the config is validated through the pydantic models, as it
+        # must be
         (KEY_SET, reverie + ["status"], None, ""),
         (f"log ({commits:,}-commit repo)", reverie + ["log"], None, ""),
     ]

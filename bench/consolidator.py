@@ -1,21 +1,25 @@
-"""Consolidator costs: estimating a session's prompt, and the Consolidator's own work per archived slice.
+"""Consolidator costs: estimating a session's prompt, and the Consolidator's own work per archived
+slice.
 
-Usage: ``python -m bench consolidator`` (``--quick`` for fewer repetitions), or ``python bench/consolidator.py``.
+Usage: ``python -m bench consolidator`` (``--quick`` for fewer repetitions), or ``python
+bench/consolidator.py``.
 
-1. Estimate (target ≤ 20 ms): ``Consolidator.estimate_tokens`` on a 200-message session (user / assistant with
-   tool calls / tool results, 300–1,500 characters each) with ~3 KB of memory files and 8 tool schemas.
-   - offline engine configured (the cheap estimate), first estimate of the session — peer: nanobot-ai 0.3.5's own
+1. Estimate (target ≤ 20 ms): ``Consolidator.estimate_tokens`` on a 200-message session (user /
+   assistant with tool calls / tool results, 300–1,500 characters each) with ~3 KB of memory files
+   and 8 tool schemas. - offline engine configured (the cheap estimate), first estimate of the
+   session — peer: nanobot-ai 0.3.5's own
      prompt estimate (``estimate_prompt_tokens``, tiktoken) on the same messages;
    - a hosted model name with litellm loaded (``litellm.token_counter``, the model's tokenizer), first estimate and
      per turn (+2 messages, the agent loop's case: incremental) — peer: ``litellm.token_counter`` alone on the
      whole prompt, which is what a non-incremental estimate pays every turn.
-2. Per archived slice (target ≤ 5 ms): ``maybe_consolidate`` on over-budget sessions with a zero-latency scripted
-   model (``direct=True``: answered without entering litellm); the time inside ``ModelClient.complete`` is
-   measured and subtracted, so what remains is Reverie's work: estimating (warm, as in the agent loop, which
-   estimates every turn), slicing, rendering the prompt, the
-   durable history append and the atomic rewrite of the session file. Once on the workspace's disk with fsync,
-   once on tmpfs without fsync (the CPU work alone). Peer, same run: the bare I/O floor of one slice — one
-   ``HistoryLog.append`` plus one ``atomic_write`` of a same-sized session file, same durability, same disk.
+2. Per archived slice (target ≤ 5 ms): ``maybe_consolidate`` on over-budget sessions with a
+   zero-latency scripted model (``direct=True``: answered without entering litellm); the time inside
+   ``ModelClient.complete`` is measured and subtracted, so what remains is Reverie's work:
+   estimating (warm, as in the agent loop, which estimates every turn), slicing, rendering the
+   prompt, the durable history append and the atomic rewrite of the session file. Once on the
+   workspace's disk with fsync, once on tmpfs without fsync (the CPU work alone). Peer, same run:
+   the bare I/O floor of one slice — one ``HistoryLog.append`` plus one ``atomic_write`` of a
+   same-sized session file, same durability, same disk.
 """
 
 from __future__ import annotations
@@ -185,9 +189,9 @@ def _estimates(root: Path, reps: int) -> dict[str, list[float]]:
 
 
 def _slices(root: Path, *, durable: bool, sessions_n: int, clock=time.perf_counter):  # type: ignore[no-untyped-def]
-    """Per-slice own time (one sample per session), the I/O floor's samples, and the mean model time per slice,
-    by ``clock``: wall time, or this process's CPU time (``time.process_time``), which a busy machine's run queue
-    does not inflate."""
+    """Per-slice own time (one sample per session), the I/O floor's samples, and the mean model time
+    per slice, by ``clock``: wall time, or this process's CPU time (``time.process_time``), which a
+    busy machine's run queue does not inflate."""
     fake = ScriptedModel.register(
         "bench-consolidator", responder=lambda p: "- [durable] Deploy moved to Friday", direct=True
     )

@@ -1,17 +1,22 @@
-"""Choosing the next history cursor (issue 20, item 2): what a process's first append costs on a large log.
+"""Choosing the next history cursor (issue 20, item 2): what a process's first append costs on a
+large log.
 
-The next cursor is past the largest cursor anywhere in history.jsonl (a lock-free writer such as nanobot can leave
-the log out of order), so a process's first append must know the log's maximum. Workloads, on copies of the
-``history`` area's cached logs (~300-byte entries, N = 10k and 100k; 1M without ``--quick``):
+The next cursor is past the largest cursor anywhere in history.jsonl (a lock-free writer such as
+nanobot can leave the log out of order), so a process's first append must know the log's maximum.
+Workloads, on copies of the ``history`` area's cached logs (~300-byte entries, N = 10k and 100k; 1M
+without ``--quick``):
 
-- **first append, no checkpoint**: a new ``MemoryStore`` appends once to a log no Reverie process has scanned
-  (the checkpoint ``history.jsonl.maxcursor`` removed): a full scan of the log, then the durable append.
-- **first append, with the checkpoint**: the same after another store has appended (the usual case: each CLI
-  call or agent process after the first).
+- **first append, no checkpoint**: a new ``MemoryStore`` appends once to a log no Reverie process
+  has scanned (the checkpoint ``history.jsonl.maxcursor`` removed): a full scan of the log, then the
+  durable append.
+- **first append, with the checkpoint**: the same after another store has appended (the usual case:
+  each CLI call or agent process after the first).
 - **later appends**: the same store's following appends (only the bytes appended since are scanned).
-- **parsing every line** with orjson, for scale: what a JSON-parsing scan of the same log would cost.
+- **parsing every line** with orjson, for scale: what a JSON-parsing scan of the same log would
+  cost.
 
-Every sample copies the log first (untimed), so the page cache holds it as it would after the previous append.
+Every sample copies the log first (untimed), so the page cache holds it as it would after the
+previous append.
 """
 
 from __future__ import annotations

@@ -1,16 +1,18 @@
-"""Dream: a run's own cost, and prompt tokens per history entry, against nanobot-ai 0.1.5.post3's ``Dream.run``.
+"""Dream: a run's own cost, and prompt tokens per history entry, against nanobot-ai 0.1.5.post3's
+``Dream.run``.
 
-Workload (issue 5's benchmark): ``bench/dream_scenario.json`` — 20 history entries, the same three memory files,
-and the same scripted replies for both sides: phase-1 findings, one turn with three ``edit_file`` calls, a final
-text. Reverie's model is the scripted fake with ``direct=True`` (answers without entering litellm, zero latency),
-so the time is Reverie's own: reading the batch, both phases, the gate, the dulwich commit and the cursor.
+Workload (issue 5's benchmark): ``bench/dream_scenario.json`` — 20 history entries, the same three
+memory files, and the same scripted replies for both sides: phase-1 findings, one turn with three
+``edit_file`` calls, a final text. Reverie's model is the scripted fake with ``direct=True``
+(answers without entering litellm, zero latency), so the time is Reverie's own: reading the batch,
+both phases, the gate, the dulwich commit and the cursor.
 
-Rows: the run's wall time against nanobot's (same work, both committing to git); Reverie's own time = wall minus
-the time spent waiting in ``os.fsync`` (the disk's, measured by wrapping it), and the process's CPU time, against
-the issue's 50 ms; and
-history entries per 1,000 prompt tokens (the inverse of prompt tokens per processed entry), counted with one
-counter (litellm's ``gpt-4o`` tokenizer) over the exact messages and tool schemas each side sent.
-Rounds alternate Reverie and nanobot.
+Rows: the run's wall time against nanobot's (same work, both committing to git); Reverie's own time
+= wall minus the time spent waiting in ``os.fsync`` (the disk's, measured by wrapping it), and the
+process's CPU time, against the issue's 50 ms; and history entries per 1,000 prompt tokens (the
+inverse of prompt tokens per processed entry), counted with one counter (litellm's ``gpt-4o``
+tokenizer) over the exact messages and tool schemas each side sent. Rounds alternate Reverie and
+nanobot.
 """
 
 from __future__ import annotations

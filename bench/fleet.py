@@ -1,19 +1,23 @@
-"""Fleet: Dream throughput with 1, 2, 4 (and 8) Celery worker processes on the same work; recovery of a killed worker.
+"""Fleet: Dream throughput with 1, 2, 4 (and 8) Celery worker processes on the same work; recovery
+of a killed worker.
 
     .venv/bin/python -m bench fleet            # 24 scope workspaces, model latency 0.25 s, 1/2/4/8 workers
     .venv/bin/python -m bench fleet --quick    # 12 workspaces, 1/2/4 workers
 
-Real components, as in tests/test_fleet.py: redis-server on a unix socket, ``celery -A fleet_app worker`` processes
-(concurrency 1, prefork), the dispatcher (`Fleet.serve_dispatch`) in this process. The model is the offline engine
-answering after a fixed latency (tests/support/fleet_app.py), so the figures measure coordination and Reverie's own CPU,
-not a provider. Every round starts from the same copy of the workspaces (each with 3 durable facts pending: one
-batch, about three model calls) all due at once; the round ends when none has history pending.
+Real components, as in tests/test_fleet.py: redis-server on a unix socket, ``celery -A fleet_app
+worker`` processes (concurrency 1, prefork), the dispatcher (`Fleet.serve_dispatch`) in this
+process. The model is the offline engine answering after a fixed latency
+(tests/support/fleet_app.py), so the figures measure coordination and Reverie's own CPU, not a
+provider. Every round starts from the same copy of the workspaces (each with 3 durable facts
+pending: one batch, about three model calls) all due at once; the round ends when none has history
+pending.
 
-Rows: seconds per job at P workers against the floor ``(seconds per job at 1 worker) / P`` measured in the same
-run, so the ratio is the scaling efficiency (goal ≥ 0.8 until the cores bind). Notes: jobs lost (workspaces left
-pending with no due entry), duplicate commits (a ``Reverie-Batch`` in two commits), due-to-done latency p50/p95
-(from the moment all became due to each workspace's job end, read from the workers' logs), dispatcher CPU per job,
-and the time from SIGKILL of the worker holding a lease to another worker's job holding it.
+Rows: seconds per job at P workers against the floor ``(seconds per job at 1 worker) / P`` measured
+in the same run, so the ratio is the scaling efficiency (goal ≥ 0.8 until the cores bind). Notes:
+jobs lost (workspaces left pending with no due entry), duplicate commits (a ``Reverie-Batch`` in two
+commits), due-to-done latency p50/p95 (from the moment all became due to each workspace's job end,
+read from the workers' logs), dispatcher CPU per job, and the time from SIGKILL of the worker
+holding a lease to another worker's job holding it.
 """
 
 from __future__ import annotations
@@ -201,8 +205,9 @@ def _round(ctx: Context, redis, template: Path, names: list[str], workers: int) 
 
 
 def _recovery(ctx: Context, redis, template: Path, names: list[str]) -> tuple[float, float]:  # type: ignore[no-untyped-def]
-    """Seconds from SIGKILL of the worker holding a workspace's lease to another worker's job holding it, and to
-    the workspace drained. Only that workspace is due, so no backlog queues in front of its second job."""
+    """Seconds from SIGKILL of the worker holding a workspace's lease to another worker's job
+    holding it, and to the workspace drained. Only that workspace is due, so no backlog queues in
+    front of its second job."""
     import redis as redis_py
 
     from reverie.config import load_config

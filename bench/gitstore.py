@@ -1,19 +1,22 @@
-"""GitStore: commit, show, log, restore and why on a workspace with 2,000 unrelated files and a 10,000-commit repo.
+"""GitStore: commit, show, log, restore and why on a workspace with 2,000 unrelated files and a
+10,000-commit repo.
 
     .venv/bin/python -m bench gitstore            # full sizes (10,000 commits)
     .venv/bin/python -m bench gitstore --quick    # 1,000 commits, fewer repetitions
 
-The memory repo is built once with ``git fast-import`` (Reverie's trailers and stat bodies, one line of MEMORY.md
-changed per commit) and cached in ``bench/.cache/``; each run works on fresh copies. The commit workload is timed
-against nanobot-ai 0.3.5's ``GitStore.auto_commit`` on its own copy of the same repo, in alternating rounds (a
-round of Reverie commits, then a round of nanobot commits) so drift on a shared machine hits both sides. Wall and
-CPU time (``time.process_time``) are both reported: on a loaded machine both sides are I/O-bound.
+The memory repo is built once with ``git fast-import`` (Reverie's trailers and stat bodies, one line
+of MEMORY.md changed per commit) and cached in ``bench/.cache/``; each run works on fresh copies.
+The commit workload is timed against nanobot-ai 0.3.5's ``GitStore.auto_commit`` on its own copy of
+the same repo, in alternating rounds (a round of Reverie commits, then a round of nanobot commits)
+so drift on a shared machine hits both sides. Wall and CPU time (``time.process_time``) are both
+reported: on a loaded machine both sides are I/O-bound.
 
-The floor of each commit row is measured in the same rounds, on the same disk: the same bytes (the new MEMORY.md)
-made durable with no git at all. "Contents passed": a temp file beside it written and fsynced, renamed over it, the
-folder fsynced (what any crash-safe save costs). "Already on disk": the file rewritten untimed, as before the commit,
-then timed: opened, fsynced, closed. Reverie's own fsync counts per commit are counted by wrapping
-``os.fsync``/``os.fdatasync`` and given in the rows' notes.
+The floor of each commit row is measured in the same rounds, on the same disk: the same bytes (the
+new MEMORY.md) made durable with no git at all. "Contents passed": a temp file beside it written and
+fsynced, renamed over it, the folder fsynced (what any crash-safe save costs). "Already on disk":
+the file rewritten untimed, as before the commit, then timed: opened, fsynced, closed. Reverie's own
+fsync counts per commit are counted by wrapping ``os.fsync``/``os.fdatasync`` and given in the rows'
+notes.
 """
 
 from __future__ import annotations
@@ -119,8 +122,8 @@ def counting_fsyncs() -> Iterator[list[int]]:
 
 
 def floor_passed(path: Path, data: bytes) -> float:
-    """Seconds to make ``data`` the durable content of ``path`` with no git: temp file, fsync, rename, folder
-    fsync."""
+    """Seconds to make ``data`` the durable content of ``path`` with no git: temp file, fsync,
+    rename, folder fsync."""
     t0 = time.perf_counter()
     tmp = path.with_name(f".{path.name}.floor")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)

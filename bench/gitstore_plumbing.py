@@ -1,33 +1,38 @@
-"""A/B of the commit's two repository writes: Reverie's plumbing against dulwich's public APIs, with nanobot's
-``auto_commit`` in the same run.
+"""A/B of the commit's two repository writes: Reverie's plumbing against dulwich's public APIs, with
+nanobot's ``auto_commit`` in the same run.
 
     .venv/bin/python -m bench gitstore_plumbing            # 30 rounds of 20 commits per variant
     .venv/bin/python -m bench --quick gitstore_plumbing    # 6 rounds of 10: a smoke run, too short to tell
                                                            # the variants apart
 
-Every commit of ``GitStore`` writes its new objects as loose objects (``reverie.gitstore.plumbing.write_loose``)
-and moves the branch ref with a reflog entry (``plumbing.compare_and_swap``). This area times the same commit four
-ways, on one copy of ``bench gitstore``'s cached 1,000-commit repo with 2,000 unrelated files:
+Every commit of ``GitStore`` writes its new objects as loose objects
+(``reverie.gitstore.plumbing.write_loose``) and moves the branch ref with a reflog entry
+(``plumbing.compare_and_swap``). This area times the same commit four ways, on one copy of ``bench
+gitstore``'s cached 1,000-commit repo with 2,000 unrelated files:
 
 - ``plumbing``: the shipped code, as it is;
 - ``add_object``: each loose object written by dulwich's ``repo.object_store.add_object``;
-- ``set_if_equals``: the ref moved by dulwich's ``repo.refs.set_if_equals(ref, old, new, message=...,
-  committer=..., timestamp=..., timezone=...)`` (git's lock file, fsync, reflog entry, rename);
+- ``set_if_equals``: the ref moved by dulwich's ``repo.refs.set_if_equals(ref, old, new,
+  message=..., committer=..., timestamp=..., timezone=...)`` (git's lock file, fsync, reflog entry,
+  rename);
 - ``dulwich both``: the two together.
 
-The swap is a seam of this benchmark only: while a variant runs, ``reverie.gitstore.writer``'s ``write_loose`` /
-``compare_and_swap`` names are pointed at thin adapters to dulwich's calls (and ``core.transact`` is wrapped to
-hand them the open repo); the shipped code is never changed. Each adapter call is also timed on its own, so the
-per-object and per-ref-update costs are reported beside the whole commit's.
+The swap is a seam of this benchmark only: while a variant runs, ``reverie.gitstore.writer``'s
+``write_loose`` / ``compare_and_swap`` names are pointed at thin adapters to dulwich's calls (and
+``core.transact`` is wrapped to hand them the open repo); the shipped code is never changed. Each
+adapter call is also timed on its own, so the per-object and per-ref-update costs are reported
+beside the whole commit's.
 
-Workload, as ``bench gitstore``'s "already written to disk" row and nanobot's: one line of memory/MEMORY.md is
-rewritten (untimed), then ``GitStore.commit`` is timed (wall and ``time.process_time``). Rounds are round-robin
-and the order of the variants (and of nanobot-ai 0.3.5's ``auto_commit``, on its own copy of the repo, when its
-venv exists in ``bench/.venvs``) rotates from round to round, so a shared machine's drift hits every side alike.
-nanobot makes as many commits per round as the four variants together, so both repos grow alike (a commit's cost
-drifts up as a repo copy takes thousands of commits). Each variant is compared with the shipped code round by round
-(the median of the per-round differences, and a sign test over the rounds: "within noise" when p ≥ 0.05), in
-wall and in CPU time. After the run the repo must pass ``git fsck`` with one reflog entry per commit made.
+Workload, as ``bench gitstore``'s "already written to disk" row and nanobot's: one line of
+memory/MEMORY.md is rewritten (untimed), then ``GitStore.commit`` is timed (wall and
+``time.process_time``). Rounds are round-robin and the order of the variants (and of nanobot-ai
+0.3.5's ``auto_commit``, on its own copy of the repo, when its venv exists in ``bench/.venvs``)
+rotates from round to round, so a shared machine's drift hits every side alike. nanobot makes as
+many commits per round as the four variants together, so both repos grow alike (a commit's cost
+drifts up as a repo copy takes thousands of commits). Each variant is compared with the shipped code
+round by round (the median of the per-round differences, and a sign test over the rounds: "within
+noise" when p ≥ 0.05), in wall and in CPU time. After the run the repo must pass ``git fsck`` with
+one reflog entry per commit made.
 """
 
 from __future__ import annotations
@@ -62,15 +67,17 @@ _SEAMS: tuple[tuple[ModuleType, str], ...] = (
 
 
 class _Seam:
-    """Points ``writer.write_loose`` / ``writer.compare_and_swap`` at dulwich's public calls for one variant, and
-    times every call of either (shipped or dulwich) so the per-call costs can be compared."""
+    """Points ``writer.write_loose`` / ``writer.compare_and_swap`` at dulwich's public calls for one
+    variant, and times every call of either (shipped or dulwich) so the per-call costs can be
+    compared."""
 
     def __init__(self) -> None:
         self.repo: Any = None
         self.object_calls: dict[str, list[float]] = {v: [] for v in VARIANTS}
         self.ref_calls: dict[str, list[float]] = {v: [] for v in VARIANTS}
-        # the module globals the commit path looks up at call time (writer.transact calls the first two by name,
-        # GitStore calls core's transact); set only inside variant() and always put back
+        # the module globals the commit path looks up at call time (writer.transact calls the first
+        # two by name, GitStore calls core's transact); set only inside variant() and always put
+        # back
         self._orig: tuple[Callable[..., Any], ...] = tuple(
             getattr(module, attr) for module, attr in _SEAMS
         )
@@ -173,8 +180,9 @@ def _sign_test(diffs: list[float]) -> tuple[int, int, float]:
 
 
 def _paired(samples: dict[str, list[float]], name: str, per_round: int) -> str:
-    """The variant against the shipped plumbing, round by round (same round, same machine state): the median of
-    the per-round differences of medians and a sign test. "Within noise" = p ≥ 0.05."""
+    """The variant against the shipped plumbing, round by round (same round, same machine state):
+    the median of the per-round differences of medians and a sign test. "Within noise" = p ≥ 0.05.
+    """
 
     def by_round(values: list[float]) -> list[float]:
         return [
@@ -221,7 +229,8 @@ def run(ctx: Context) -> list[Result]:
         for name in order:
             if name == "nanobot":
                 assert peer_ws is not None
-                # as many commits as the four variants make together, so both repos grow alike during the run
+                # as many commits as the four variants make together, so both repos grow alike
+                # during the run
                 out = ctx.peer(
                     PEER,
                     "nanobot_gitstore",

@@ -1,15 +1,18 @@
-"""History log: reading past the cursor, and durable appends, against nanobot-ai 0.3.5 and 0.1.5.post3.
+"""History log: reading past the cursor, and durable appends, against nanobot-ai 0.3.5 and
+0.1.5.post3.
 
 Workloads (issue 2's benchmark and issue 8's history rows):
 
-- **read past the cursor**: on a history.jsonl of N entries (~300 bytes each; N = 1k, 10k, 100k, and 1M
-  without ``--quick``), the 20 entries past cursor N-20. Reverie: ``MemoryStore.read_unprocessed_history``
-  (bisects byte offsets). Peer: nanobot's ``MemoryStore.read_unprocessed_history`` on the SAME file. Both
-  sides' returned cursors are cross-checked.
-- **appends/s**: ``MemoryStore.append_history`` on a copy of the 100k-entry file, fsync on (Reverie's default)
-  and fsync off. nanobot's ``append_history`` (which never fsyncs) runs on its own copy of the same file. A bare
-  ``write`` + ``fdatasync`` loop in the same rounds is the disk's floor for durable appends. Reverie's figure
-  includes what every real append does: secret redaction (``reverie.security``), the lock, the cursor hint.
+- **read past the cursor**: on a history.jsonl of N entries (~300 bytes each; N = 1k, 10k, 100k, and
+  1M without ``--quick``), the 20 entries past cursor N-20. Reverie:
+  ``MemoryStore.read_unprocessed_history`` (bisects byte offsets). Peer: nanobot's
+  ``MemoryStore.read_unprocessed_history`` on the SAME file. Both sides' returned cursors are
+  cross-checked.
+- **appends/s**: ``MemoryStore.append_history`` on a copy of the 100k-entry file, fsync on
+  (Reverie's default) and fsync off. nanobot's ``append_history`` (which never fsyncs) runs on its
+  own copy of the same file. A bare ``write`` + ``fdatasync`` loop in the same rounds is the disk's
+  floor for durable appends. Reverie's figure includes what every real append does: secret redaction
+  (``reverie.security``), the lock, the cursor hint.
 
 Rounds alternate Reverie and the peers so drift on a shared machine hits every side.
 """

@@ -1,27 +1,32 @@
-"""A simulated year of daily use: does memory keep learning, stay within budget and drop what is no longer true?
+"""A simulated year of daily use: does memory keep learning, stay within budget and drop what is no
+longer true?
 
-``python -m bench.lifecycle [--days 365] [--clock faketime|inject] [--seed N] [--budgets MEMORY,USER] [--json PATH]`` (``python -m bench lifecycle``
-runs it too; ``--quick`` is 60 days).
+``python -m bench.lifecycle [--days 365] [--clock faketime|inject] [--seed N] [--budgets
+MEMORY,USER] [--json PATH]`` (``python -m bench lifecycle`` runs it too; ``--quick`` is 60 days).
 
-Workload (this module's own generator and phrasings, seeded; phrased as a user would, cues of change included,
-so that the offline engine can learn them): a user who tells the agent about two durable facts
-a day (likes and preferences for USER.md, project decisions and server names for memory/MEMORY.md), identity
-facts in the first days (name, birthplace, wife, son, dog), two moves (Lisbon → Porto → Braga), a job change
-(Acme Robotics → Globex), three replaced project decisions ("we switched from MySQL to Postgres"), and a deadline
-every five days with an absolute date 3–20 days ahead. Each day goes through the public API as a user would use
-it: the messages are appended to a session, the Consolidator archives them (offline engine), and Dream runs
-(``Dream.run(drain=True)``, offline engine); every third day the agent searches memory for an older fact
-(``Recall.search``), which records a hit for salience.
+Workload (this module's own generator and phrasings, seeded; phrased as a user would, cues of change
+included, so that the offline engine can learn them): a user who tells the agent about two durable
+facts a day (likes and preferences for USER.md, project decisions and server names for
+memory/MEMORY.md), identity facts in the first days (name, birthplace, wife, son, dog), two moves
+(Lisbon → Porto → Braga), a job change (Acme Robotics → Globex), three replaced project decisions
+("we switched from MySQL to Postgres"), and a deadline every five days with an absolute date 3–20
+days ahead. Each day goes through the public API as a user would use it: the messages are appended
+to a session, the Consolidator archives them (offline engine), and Dream runs
+(``Dream.run(drain=True)``, offline engine); every third day the agent searches memory for an older
+fact (``Recall.search``), which records a hit for salience.
 
-Clock: ``faketime`` (default when Debian's libfaketime is installed) re-runs this script under ``LD_PRELOAD`` with
-``FAKETIME_TIMESTAMP_FILE`` and moves the whole process's clock day by day (history timestamps, git commit times,
-``date.today()`` in Dream); ``inject`` keeps the real clock and sets ``Dream.today`` instead (no hits recorded).
+Clock: ``faketime`` (default when Debian's libfaketime is installed) re-runs this script under
+``LD_PRELOAD`` with ``FAKETIME_TIMESTAMP_FILE`` and moves the whole process's clock day by day
+(history timestamps, git commit times, ``date.today()`` in Dream); ``inject`` keeps the real clock
+and sets ``Dream.today`` instead (no hits recorded).
 
-Ground truth is known for every fact. The report holds the issue's metrics: batches set aside, failed runs,
-budgets held after every run, identity facts in the prompt files, facts learned in the last 30 days in the prompt
-files (at the end, and summed over every day from day 30: ``recent_in_prompt_daily``, with its worst day), current facts findable in curated memory (a prompt file or the archive, in the top 5 of a search for the
-fact's words; with the session transcripts indexed too), superseded and expired lines left in the prompt files, and Dream's prompt tokens per run in the
-last 30 days against the first 30.
+Ground truth is known for every fact. The report holds the issue's metrics: batches set aside,
+failed runs, budgets held after every run, identity facts in the prompt files, facts learned in the
+last 30 days in the prompt files (at the end, and summed over every day from day 30:
+``recent_in_prompt_daily``, with its worst day), current facts findable in curated memory (a prompt
+file or the archive, in the top 5 of a search for the fact's words; with the session transcripts
+indexed too), superseded and expired lines left in the prompt files, and Dream's prompt tokens per
+run in the last 30 days against the first 30.
 """
 
 from __future__ import annotations
@@ -257,8 +262,8 @@ class Truth:
 def plan_day(
     d: int, rng: random.Random, truth: Truth, pools: dict[str, list[Any]], scale: float = 1.0
 ) -> list[str]:
-    """The user's messages on day ``d``, with the facts they state recorded in ``truth``. ``scale`` compresses the
-    year's moves, job change and switched decisions into a shorter run (days/365)."""
+    """The user's messages on day ``d``, with the facts they state recorded in ``truth``. ``scale``
+    compresses the year's moves, job change and switched decisions into a shorter run (days/365)."""
     today = START + timedelta(days=d)
     msgs: list[str] = []
     scripted = {
@@ -545,8 +550,8 @@ async def simulate(
 
     missing = findable_in(rt.recall)
     findable = len(current) - len(missing)
-    # The same with the session transcripts indexed (Recall's default): the messages that said the facts, and the
-    # replies around them, compete with curated memory.
+    # The same with the session transcripts indexed (Recall's default): the messages that said the
+    # facts, and the replies around them, compete with curated memory.
     from reverie.recall import Recall
 
     with_sessions = config.model_copy(deep=True)

@@ -1,14 +1,16 @@
-"""Cost of the model layer's own work: token counting, the offline engine, the client's per-call overhead.
+"""Cost of the model layer's own work: token counting, the offline engine, the client's per-call
+overhead.
 
-Usage: ``python -m bench llm`` (or ``python bench/llm.py`` for the plain printout). Medians, in one process:
+Usage: ``python -m bench llm`` (or ``python bench/llm.py`` for the plain printout). Medians, in one
+process:
 
 - ``count_tokens`` of a 200-message session (mixed lengths, ~40 KB) with the cheap estimate
-  (``reverie.llm.tokens``) against ``litellm.token_counter`` on the same messages (model ``openai/gpt-4o-mini``),
-  and the estimate's error relative to litellm's count;
-- the offline engine's ``respond`` per task (archive of a 40-message slice, dream-analyze of 20 entries,
-  dream-edit of the findings), called directly;
-- ``ModelClient.complete`` on a zero-latency scripted model (in-process, as every ``scripted/…`` and the offline
-  engine are since the model registry: the client's own per-call overhead, no litellm).
+  (``reverie.llm.tokens``) against ``litellm.token_counter`` on the same messages (model
+  ``openai/gpt-4o-mini``), and the estimate's error relative to litellm's count;
+- the offline engine's ``respond`` per task (archive of a 40-message slice, dream-analyze of 20
+  entries, dream-edit of the findings), called directly;
+- ``ModelClient.complete`` on a zero-latency scripted model (in-process, as every ``scripted/…`` and
+  the offline engine are since the model registry: the client's own per-call overhead, no litellm).
 """
 
 from __future__ import annotations

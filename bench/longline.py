@@ -1,14 +1,16 @@
-"""One very long line in history.jsonl (issue 19, item 5): the readers must stay linear in its length.
+"""One very long line in history.jsonl (issue 19, item 5): the readers must stay linear in its
+length.
 
-Workloads, each on a log holding a few ordinary entries then one line of N bytes, the last (the worst case for
-the backward reader, which must cross it to find the last cursor):
+Workloads, each on a log holding a few ordinary entries then one line of N bytes, the last (the
+worst case for the backward reader, which must cross it to find the last cursor):
 
-- an append (a fresh ``HistoryLog``, so the next cursor comes from the log's tail: the backward reader);
+- an append (a fresh ``HistoryLog``, so the next cursor comes from the log's tail: the backward
+  reader);
 - ``read_since(0)`` (the forward reader, as ``status``, ``history show`` and Dream use it);
 - ``reverie status`` as a user runs it (a subprocess), on the 16 MB line.
 
-A line is a valid entry up to ``reverie.appendlog.MAX_LINE_BYTES``; a longer one is skipped with a warning
-without being read into memory, so the 64 MB case measures the skip.
+A line is a valid entry up to ``reverie.appendlog.MAX_LINE_BYTES``; a longer one is skipped with a
+warning without being read into memory, so the 64 MB case measures the skip.
 """
 
 from __future__ import annotations

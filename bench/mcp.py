@@ -1,12 +1,13 @@
-"""The MCP server: a ``search_memory`` tool call's round trip over stdio, against the same search called in-process.
+"""The MCP server: a ``search_memory`` tool call's round trip over stdio, against the same search
+called in-process.
 
     python -m bench mcp             # 20,000 history entries, 300 calls each side
     python -m bench --quick mcp     # 2,000 entries, 60 calls
 
-``reverie mcp`` runs as a child process driven by the official SDK's client (what a desktop client does); the floor
-is ``Recall.search`` on the same workspace in this process, interleaved call by call with the tool calls, so the
-difference is what MCP adds: JSON-RPC framing, validation, the pipe, result serialisation. Goal (issue 18): at most
-20 ms p95 beyond the search itself.
+``reverie mcp`` runs as a child process driven by the official SDK's client (what a desktop client
+does); the floor is ``Recall.search`` on the same workspace in this process, interleaved call by
+call with the tool calls, so the difference is what MCP adds: JSON-RPC framing, validation, the
+pipe, result serialisation. Goal (issue 18): at most 20 ms p95 beyond the search itself.
 """
 
 from __future__ import annotations

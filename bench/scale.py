@@ -1,18 +1,21 @@
-"""Scale: ``status``, one Dream batch, ``log`` and ``show`` on a big workspace against the same work on a small one.
+"""Scale: ``status``, one Dream batch, ``log`` and ``show`` on a big workspace against the same work
+on a small one.
 
     .venv/bin/python -m bench scale            # 1,000,000 history entries + 100,000 commits vs 10,000 + 10,000
     .venv/bin/python -m bench scale --quick    # 100,000 entries + 20,000 commits vs 10,000 + 10,000
 
-Each workspace holds a ``memory/history.jsonl`` of N ~300-byte entries (bench/history.py's generator) and a memory
-repo of C commits (bench/gitstore.py's ``git fast-import`` builder, no unrelated files), built once into
-``bench/.cache/`` and copied fresh for each run. The peer of every row is the SAME operation on the small
-workspace, timed in alternating rounds in this process; the ratio is small/large, so ≥ 0.5 means "within 2×".
+Each workspace holds a ``memory/history.jsonl`` of N ~300-byte entries (bench/history.py's
+generator) and a memory repo of C commits (bench/gitstore.py's ``git fast-import`` builder, no
+unrelated files), built once into ``bench/.cache/`` and copied fresh for each run. The peer of every
+row is the SAME operation on the small workspace, timed in alternating rounds in this process; the
+ratio is small/large, so ≥ 0.5 means "within 2×".
 
-Operations are the library calls the CLI commands make: ``collect_status(store)`` (``reverie status``),
-``GitStore.log(20)`` (``reverie log``), ``GitStore.show(<8-hex prefix>)`` of HEAD and of a commit 5,000 back
-(``reverie show``), and ``Dream.run()`` over a 20-entry batch with the zero-latency scripted model (``direct=True``:
-no litellm) applying one edit and committing — the batch is appended just before each run, so every run reads
-past the cursor of the full history and commits onto the full repo.
+Operations are the library calls the CLI commands make: ``collect_status(store)`` (``reverie
+status``), ``GitStore.log(20)`` (``reverie log``), ``GitStore.show(<8-hex prefix>)`` of HEAD and of
+a commit 5,000 back (``reverie show``), and ``Dream.run()`` over a 20-entry batch with the
+zero-latency scripted model (``direct=True``: no litellm) applying one edit and committing — the
+batch is appended just before each run, so every run reads past the cursor of the full history and
+commits onto the full repo.
 """
 
 from __future__ import annotations
@@ -41,8 +44,9 @@ def _workspace(ctx: Context, entries: int, commits: int) -> Path:
         shutil.copyfile(hist / "history.jsonl", ws.memory_dir / "history.jsonl")
         (ws.memory_dir / ".cursor").write_text(str(entries))
         (ws.memory_dir / ".dream_cursor").write_text(str(entries))
-        # The builder's synthetic trailers run to cursor 3×commits; a newest dream commit at the history's real
-        # end keeps Dream's reconcile (cursor <- HEAD's Reverie-Cursor when ahead) consistent with this history.
+        # The builder's synthetic trailers run to cursor 3×commits; a newest dream commit at the
+        # history's real end keeps Dream's reconcile (cursor <- HEAD's Reverie-Cursor when ahead)
+        # consistent with this history.
         from reverie.gitstore import GitStore
         from reverie.gitstore import trailers as T
 

@@ -1,12 +1,14 @@
 """False positives of the secret scanner on ordinary chat and ordinary code (issue 19, item 12).
 
-- chat: every dialog turn of the LoCoMo development split (``/work/shared/data/locomo/locomo-dev.json``, read in
-  place, never copied; real multi-session chats between two people, no credentials in them);
-- code: every non-blank line of the Python standard library's top-level modules (``Lib/*.py`` of the running
-  interpreter; test packages excluded) and of Reverie's own ``reverie/`` package.
+- chat: every dialog turn of the LoCoMo development split
+  (``/work/shared/data/locomo/locomo-dev.json``, read in place, never copied; real multi-session
+  chats between two people, no credentials in them);
+- code: every non-blank line of the Python standard library's top-level modules (``Lib/*.py`` of the
+  running interpreter; test packages excluded) and of Reverie's own ``reverie/`` package.
 
-A flagged turn or line is a false positive (none of them holds a real credential; the stdlib's few test keys live
-in ``test/``, which is excluded). ``python -m bench secrets_fp`` prints the rates and the flagged samples.
+A flagged turn or line is a false positive (none of them holds a real credential; the stdlib's few
+test keys live in ``test/``, which is excluded). ``python -m bench secrets_fp`` prints the rates and
+the flagged samples.
 """
 
 from __future__ import annotations

@@ -2,12 +2,13 @@
 
 Workloads:
 
-- ``redact`` on a 64,000-character entry (the history cap) of ordinary text (the look-alike corpus: prose, code,
-  git shas, UUIDs, base64, paths, URLs), of keyword-dense text (``key=… token: … password: …`` every ~45
-  characters: the adversarial case for the assignment rule), and of text packed with credentials (every 100
-  characters); and on one ordinary 328-character entry.
-- durable appends/s through ``HistoryLog.append`` (fsync on) with redaction, against the same appends with
-  redaction off as the peer (no nanobot peer: nanobot does not redact). Rounds alternate the two sides.
+- ``redact`` on a 64,000-character entry (the history cap) of ordinary text (the look-alike corpus:
+  prose, code, git shas, UUIDs, base64, paths, URLs), of keyword-dense text (``key=… token: …
+  password: …`` every ~45 characters: the adversarial case for the assignment rule), and of text
+  packed with credentials (every 100 characters); and on one ordinary 328-character entry.
+- durable appends/s through ``HistoryLog.append`` (fsync on) with redaction, against the same
+  appends with redaction off as the peer (no nanobot peer: nanobot does not redact). Rounds
+  alternate the two sides.
 """
 
 from __future__ import annotations

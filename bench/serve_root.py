@@ -3,14 +3,15 @@
     .venv/bin/python -m bench serve_root            # 10,000 scopes, concurrency 64, 1 s a model call
     .venv/bin/python -m bench serve_root --quick    # 1,000 scopes, concurrency 64, 0.25 s a call
 
-Setup (untimed): N scopes under one root, each with one history entry (so each is marked due by the append) and
-its memory repo created. Then one `RootScheduler` (the code behind ``reverie serve --root``) runs until every
-scope is drained. Each run is a real Dream batch over the scripted model (``reverie/llm/scripted.py``) with a fixed
-latency L per call: three calls (the analysis, one ``edit_file`` tool call, the closing text), a gate check and a
-git commit. The floor: ``concurrency`` runs in flight at all times, each taking 3·L, i.e. concurrency ÷ (3·L)
-runs a second; the row reports the measured rate as a fraction of it (goal ≥ 0.8). Memory per in-flight run is the
-rise of the process's resident set from before the scheduler starts to its peak while runs are in flight, divided
-by the concurrency.
+Setup (untimed): N scopes under one root, each with one history entry (so each is marked due by the
+append) and its memory repo created. Then one `RootScheduler` (the code behind ``reverie serve
+--root``) runs until every scope is drained. Each run is a real Dream batch over the scripted model
+(``reverie/llm/scripted.py``) with a fixed latency L per call: three calls (the analysis, one
+``edit_file`` tool call, the closing text), a gate check and a git commit. The floor:
+``concurrency`` runs in flight at all times, each taking 3·L, i.e. concurrency ÷ (3·L) runs a
+second; the row reports the measured rate as a fraction of it (goal ≥ 0.8). Memory per in-flight run
+is the rise of the process's resident set from before the scheduler starts to its peak while runs
+are in flight, divided by the concurrency.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ CALLS_PER_RUN = 3
 
 
 def dream_responder(prompt: Any) -> Any:
-    """A Dream that learns the batch's first fact: analysis → one finding; edit → one ``edit_file`` appending it to
-    USER.md; after the tool result → a closing text. Deterministic, and right for any batch."""
+    """A Dream that learns the batch's first fact: analysis → one finding; edit → one ``edit_file``
+    appending it to USER.md; after the tool result → a closing text. Deterministic, and right for
+    any batch."""
     from reverie.llm.types import ToolCall
 
     if not prompt.tools:

@@ -1,18 +1,21 @@
-"""Where `reverie status`'s start-up goes: the CPU time of a child that imports one more layer per step.
+"""Where `reverie status`'s start-up goes: the CPU time of a child that imports one more layer per
+step.
 
     python -m bench startup_ledger            # 15 interleaved rounds
     python -m bench --quick startup_ledger    # 5 rounds
 
-Each step is a child process that imports everything the previous step did plus one layer of what `status`
-imports (the interpreter alone, rich's console, pydantic's ``BaseModel``, pydantic's plugin discovery, Reverie's
-file modules, the config models, the status modules), then the real `reverie status` on a fresh workspace, and two
-variants of it: without pydantic's plugin scan, and with the cyclic GC off from the start; and, last, the imports
-of `status` other than rich and pydantic on their own. The steps run interleaved, one round after another, so a busy
-machine shifts them alike; the figure is the child's CPU time (user + sys from ``os.wait4``), less sensitive to the
-other jobs on a shared machine than wall time. A step's increment over the one before is what that layer costs;
-the first two steps after the floor together are the floor of any `status` that imports rich and pydantic. Every
-step after the floor freezes the GC at exit, as the CLI does. Since issue 30, `status` imports neither rich nor
-pydantic unless a config file or variable sets a key: its own row sits near the last one, not the layered steps.
+Each step is a child process that imports everything the previous step did plus one layer of what
+`status` imports (the interpreter alone, rich's console, pydantic's ``BaseModel``, pydantic's plugin
+discovery, Reverie's file modules, the config models, the status modules), then the real `reverie
+status` on a fresh workspace, and two variants of it: without pydantic's plugin scan, and with the
+cyclic GC off from the start; and, last, the imports of `status` other than rich and pydantic on
+their own. The steps run interleaved, one round after another, so a busy machine shifts them alike;
+the figure is the child's CPU time (user + sys from ``os.wait4``), less sensitive to the other jobs
+on a shared machine than wall time. A step's increment over the one before is what that layer costs;
+the first two steps after the floor together are the floor of any `status` that imports rich and
+pydantic. Every step after the floor freezes the GC at exit, as the CLI does. Since issue 30,
+`status` imports neither rich nor pydantic unless a config file or variable sets a key: its own row
+sits near the last one, not the layered steps.
 """
 
 from __future__ import annotations
@@ -84,14 +87,16 @@ def run(ctx: Context) -> list[Result]:
         argvs.append((name, [sys.executable, "-c", code]))
     status = [sys.executable, "-m", "reverie", "-w", str(ws), "status"]
     argvs.append(("reverie status (the command itself)", status))
-    # two cheap-looking levers, timed beside it: skip pydantic's entry-point scan; no cyclic GC during start-up
+    # two cheap-looking levers, timed beside it: skip pydantic's entry-point scan; no cyclic GC
+    # during start-up
     argvs.append(("reverie status, PYDANTIC_DISABLE_PLUGINS=1", status))
     main = (
         f"import sys; from reverie.cli import main; sys.exit(main(['-w', {str(ws)!r}, 'status']))"
     )
     no_gc = [sys.executable, "-c", f"import gc; gc.disable(); {main}"]
     argvs.append(("reverie status, gc.disable() before its imports", no_gc))
-    # what would be left with neither rich nor pydantic: the stdlib and Reverie modules status reads files with
+    # what would be left with neither rich nor pydantic: the stdlib and Reverie modules status reads
+    # files with
     rest = (
         "import atexit, gc; atexit.register(gc.freeze); import argparse, logging, orjson, reverie.cli, "
         "reverie.workspace, reverie.fsutil, reverie.history, reverie.dream.records, reverie.dream.deadletter, "

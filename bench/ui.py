@@ -1,19 +1,21 @@
-"""``reverie ui``: server time of the Timeline on a 10,000-commit memory repo and of the Memory screen at full
-budgets (goal ≤ 200 ms each).
+"""``reverie ui``: server time of the Timeline on a 10,000-commit memory repo and of the Memory
+screen at full budgets (goal ≤ 200 ms each).
 
     .venv/bin/python -m bench ui            # 10,000 commits
     .venv/bin/python -m bench ui --quick    # 1,000 commits, fewer repetitions
 
-For a root of scopes (``reverie --root DIR ui``, ``reverie.ui.root``): the user picker on a root of 10 and of 20,000 users (2,000
-with ``--quick``; each a directory and its ``scope.json`` written in the layout, no repo), beside the listing it
-reads (``ScopeRoot.scopes``, the first 51); and a scope's Memory screen when the scope is already open, beside the
-same page when it is opened for the request (a cache of one, two scopes alternating).
+For a root of scopes (``reverie --root DIR ui``, ``reverie.ui.root``): the user picker on a root of
+10 and of 20,000 users (2,000 with ``--quick``; each a directory and its ``scope.json`` written in
+the layout, no repo), beside the listing it reads (``ScopeRoot.scopes``, the first 51); and a
+scope's Memory screen when the scope is already open, beside the same page when it is opened for the
+request (a cache of one, two scopes alternating).
 
-Each page is requested in process through the real ASGI app (Starlette's TestClient: the Guard, the handler, the
-``Memory`` calls in worker threads, Jinja2), signed in as a browser would be. The floor is the library calls the
-page makes, timed in the same rounds (request, then floor, alternating): what the UI adds is the difference.
-The repo is ``bench.gitstore``'s cached one (git fast-import, Reverie's trailers). The Memory screen caches each
-line's rendered Markdown across requests; its first load is measured apart, with that cache emptied.
+Each page is requested in process through the real ASGI app (Starlette's TestClient: the Guard, the
+handler, the ``Memory`` calls in worker threads, Jinja2), signed in as a browser would be. The floor
+is the library calls the page makes, timed in the same rounds (request, then floor, alternating):
+what the UI adds is the difference. The repo is ``bench.gitstore``'s cached one (git fast-import,
+Reverie's trailers). The Memory screen caches each line's rendered Markdown across requests; its
+first load is measured apart, with that cache emptied.
 """
 
 from __future__ import annotations

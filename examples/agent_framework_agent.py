@@ -1,12 +1,14 @@
-"""A Microsoft Agent Framework agent with Reverie as its memory (a context provider): the memory block in its
-instructions, search_memory and remember as tools, every run's messages kept in the workspace.
+"""A Microsoft Agent Framework agent with Reverie as its memory (a context provider): the memory
+block in its instructions, search_memory and remember as tools, every run's messages kept in the
+workspace.
 
     pip install "reverie[agent-framework]"
     python examples/agent_framework_agent.py [WORKSPACE]
 
-Give ``Agent(client=...)`` any chat client (OpenAI, Azure, Foundry, …); without one configured here, a stand-in
-client (the framework's BaseChatClient with its function-invocation layer) calls the tool the prompt asks for,
-so the example runs offline. Then Dream turns what was remembered into memory, as a commit the example undoes.
+Give ``Agent(client=...)`` any chat client (OpenAI, Azure, Foundry, …); without one configured here,
+a stand-in client (the framework's BaseChatClient with its function-invocation layer) calls the tool
+the prompt asks for, so the example runs offline. Then Dream turns what was remembered into memory,
+as a commit the example undoes.
 """
 
 from __future__ import annotations

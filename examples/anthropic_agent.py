@@ -3,9 +3,9 @@
     pip install "reverie[anthropic]"
     python examples/anthropic_agent.py [WORKSPACE]
 
-With ANTHROPIC_API_KEY set, Claude itself uses the tool (``tool_runner``); without it, the example makes the tool
-calls Claude makes, so it runs offline. Either way every edit is a commit: the example lists them and undoes the
-last one.
+With ANTHROPIC_API_KEY set, Claude itself uses the tool (``tool_runner``); without it, the example
+makes the tool calls Claude makes, so it runs offline. Either way every edit is a commit: the
+example lists them and undoes the last one.
 """
 
 from __future__ import annotations

@@ -3,11 +3,11 @@
     pip install "reverie[google-adk]"
     python examples/google_adk_agent.py [ROOT]
 
-A conversation from ADK's own session service goes into the user's memory (history, where Recall and Dream find
-it); search_memory is what ADK's load_memory tool calls. To give an agent this memory, pass the service to its
-runner: ``Runner(agent=agent, app_name="support", session_service=sessions, memory_service=service)`` and add
-``google.adk.tools.load_memory`` to the agent's tools. This example drives the service directly, so it runs
-offline.
+A conversation from ADK's own session service goes into the user's memory (history, where Recall and
+Dream find it); search_memory is what ADK's load_memory tool calls. To give an agent this memory,
+pass the service to its runner: ``Runner(agent=agent, app_name="support", session_service=sessions,
+memory_service=service)`` and add ``google.adk.tools.load_memory`` to the agent's tools. This
+example drives the service directly, so it runs offline.
 """
 
 from __future__ import annotations

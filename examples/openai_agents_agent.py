@@ -3,10 +3,11 @@
     pip install "reverie[openai-agents]"
     python examples/openai_agents_agent.py [WORKSPACE]
 
-The session (``ReverieSession``) keeps the turns in sessions/<key>.jsonl and gives them back next run; the
-instructions carry the memory block. With OPENAI_API_KEY set the SDK's default model answers; without it, a
-stand-in model (the SDK's ``Model`` interface, echoing what it was told) does, so the example runs offline.
-Clearing the session archives it into history, Dream makes memory of it, and the example undoes that commit.
+The session (``ReverieSession``) keeps the turns in sessions/<key>.jsonl and gives them back next
+run; the instructions carry the memory block. With OPENAI_API_KEY set the SDK's default model
+answers; without it, a stand-in model (the SDK's ``Model`` interface, echoing what it was told)
+does, so the example runs offline. Clearing the session archives it into history, Dream makes memory
+of it, and the example undoes that commit.
 """
 
 from __future__ import annotations

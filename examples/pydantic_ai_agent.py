@@ -1,12 +1,13 @@
-"""A Pydantic AI agent with Reverie as its memory: the memory block in its instructions, search_memory and
-remember as tools, every run's turns kept in the workspace.
+"""A Pydantic AI agent with Reverie as its memory: the memory block in its instructions,
+search_memory and remember as tools, every run's turns kept in the workspace.
 
     pip install "reverie[pydantic-ai]"
     python examples/pydantic_ai_agent.py [WORKSPACE]
 
-With REVERIE_EXAMPLE_MODEL set (a Pydantic AI model name such as "openai:gpt-5.2", with that provider's key),
-that model runs; without it, a FunctionModel stands in, calling the tool the prompt asks for, so the example
-runs offline. Then Dream turns what was remembered into memory, as a commit the example lists and undoes.
+With REVERIE_EXAMPLE_MODEL set (a Pydantic AI model name such as "openai:gpt-5.2", with that
+provider's key), that model runs; without it, a FunctionModel stands in, calling the tool the prompt
+asks for, so the example runs offline. Then Dream turns what was remembered into memory, as a commit
+the example lists and undoes.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Reverie: long-term memory for AI agents, kept in plain files and versioned in git.
 
-Start with ``reverie.open(path)``: the ``Memory`` it returns has every verb (remember, recall, dream, log, restore,
-…). The public API is what ``__all__`` lists (docs/api.md documents exactly these names, and a test checks both);
-everything else is private.
+Start with ``reverie.open(path)``: the ``Memory`` it returns has every verb (remember, recall,
+dream, log, restore, …). The public API is what ``__all__`` lists (docs/api.md documents exactly
+these names, and a test checks both); everything else is private.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from .status import StatusReport
     from .workspace import MEMORY_FILES, Workspace
 
-# Loaded on first access (PEP 562): `python -m reverie --help` imports this package, and pydantic-based config
-# alone costs ~0.1 s of start-up that --help does not need.
+# Loaded on first access (PEP 562): `python -m reverie --help` imports this package, and
+# pydantic-based config alone costs ~0.1 s of start-up that --help does not need.
 _LAZY = {
     "open": "memory",
     "Memory": "memory",

@@ -1,4 +1,5 @@
-"""Bearer tokens bound to scopes, for ``reverie mcp --http --root``. This docstring is the format's spec.
+"""Bearer tokens bound to scopes, for ``reverie mcp --http --root``. This docstring is the format's
+spec.
 
 ``<root>/access/tokens.json`` (replaced atomically, under ``tokens.json.lock``)::
 
@@ -6,15 +7,16 @@
      "tokens": [{"id": "3f9a0c1b2d4e", "sha256": "<64 hex digits>", "user": "alice", "agent": null,
                  "created": "2026-11-25T16:00:00+00:00", "label": "support bot"}]}
 
-- A token is stored only as the SHA-256 of its text (the text is shown once, when issued): reading the file does
-  not give anyone a token. SHA-256 without a salt is enough because tokens are random: 32 bytes of entropy when
-  Reverie makes them; one given from outside must be at least ``MIN_TOKEN_CHARS`` characters.
+- A token is stored only as the SHA-256 of its text (the text is shown once, when issued): reading
+  the file does not give anyone a token. SHA-256 without a salt is enough because tokens are random:
+  32 bytes of entropy when Reverie makes them; one given from outside must be at least
+  ``MIN_TOKEN_CHARS`` characters.
 - ``id`` is the first 12 hex digits of the hash: what ``list`` shows and ``revoke`` takes.
-- Every token is bound to exactly one scope (``user``, ``agent``); the server maps a request's token to that scope
-  and to nothing else.
+- Every token is bound to exactly one scope (``user``, ``agent``); the server maps a request's token
+  to that scope and to nothing else.
 
-Readers take no lock; `TokenFile.lookup` re-reads the file when its identity (inode, size, mtime) changed, so a
-revocation applies to the next request.
+Readers take no lock; `TokenFile.lookup` re-reads the file when its identity (inode, size, mtime)
+changed, so a revocation applies to the next request.
 """
 
 from __future__ import annotations
@@ -39,8 +41,8 @@ MIN_TOKEN_CHARS = 32
 
 
 def check_token(token: str) -> str:
-    """``token`` if it may be a bearer token, else `ConfigError` (too short, or white space or control
-    characters, which an HTTP header cannot carry faithfully)."""
+    """``token`` if it may be a bearer token, else `ConfigError` (too short, or white space or
+    control characters, which an HTTP header cannot carry faithfully)."""
     if len(token) < MIN_TOKEN_CHARS:
         raise ConfigError(
             f"a bearer token must be at least {MIN_TOKEN_CHARS} characters (this one has "

@@ -1,11 +1,13 @@
-"""``ModelActivity``: which model calls are in flight and since when, so a front-end can say what it waits for.
+"""``ModelActivity``: which model calls are in flight and since when, so a front-end can say what it
+waits for.
 
-A remote model can take seconds (or, when it is down, the whole retry budget) to answer; a terminal that shows
-nothing meanwhile looks hung. ``Runtime(workspace, activity=ModelActivity())`` wraps its model client in an
-``ObservedClient`` that records each ``complete`` call here — model name, Reverie task (from the prompt's task
-line: ``archive``, ``dream-analyze``, …; ``None`` for a chat turn) and start time — for every service built on
-that runtime (the chat agent, the Consolidator and its flush, Dream). The CLI renders it as a live status line.
-Nothing here prints, and nothing changes what the calls do: errors and cancellation pass through unchanged.
+A remote model can take seconds (or, when it is down, the whole retry budget) to answer; a terminal
+that shows nothing meanwhile looks hung. ``Runtime(workspace, activity=ModelActivity())`` wraps its
+model client in an ``ObservedClient`` that records each ``complete`` call here — model name, Reverie
+task (from the prompt's task line: ``archive``, ``dream-analyze``, …; ``None`` for a chat turn) and
+start time — for every service built on that runtime (the chat agent, the Consolidator and its
+flush, Dream). The CLI renders it as a live status line. Nothing here prints, and nothing changes
+what the calls do: errors and cancellation pass through unchanged.
 """
 
 from __future__ import annotations
@@ -82,9 +84,9 @@ def _task(messages: list[dict[str, Any]]) -> str | None:
 
 
 class ObservedClient(ModelClient):
-    """A ``ModelClient`` whose ``complete`` calls are recorded in a ``ModelActivity``: each call is the wrapped
-    client's own, unchanged; everything else reads the same config. A subclass, so it goes wherever a
-    ``ModelClient`` is expected."""
+    """A ``ModelClient`` whose ``complete`` calls are recorded in a ``ModelActivity``: each call is
+    the wrapped client's own, unchanged; everything else reads the same config. A subclass, so it
+    goes wherever a ``ModelClient`` is expected."""
 
     def __init__(self, client: ModelClient, activity: ModelActivity) -> None:
         super().__init__(client.config)

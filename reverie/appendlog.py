@@ -1,12 +1,13 @@
 """Append-only JSONL files at the byte level: durable appends, torn-tail repair, line seeking.
 
-Shared by ``memory/history.jsonl`` (``reverie.history``, which owns that format) and the session files
-(``reverie.sessions``). Nothing here parses a line: callers pass what "a complete line" means.
+Shared by ``memory/history.jsonl`` (``reverie.history``, which owns that format) and the session
+files (``reverie.sessions``). Nothing here parses a line: callers pass what "a complete line" means.
 Writers hold the file's lock (``reverie.locking``). POSIX only (``pread``).
 
-Every reader is linear in the bytes it crosses, however long one line is (a partial line is kept as a list of
-chunks and joined once, never re-copied per chunk), and keeps at most ``MAX_LINE_BYTES`` of one line in memory:
-a longer line is reported as ``None`` (too long) and skipped, never read whole.
+Every reader is linear in the bytes it crosses, however long one line is (a partial line is kept as
+a list of chunks and joined once, never re-copied per chunk), and keeps at most ``MAX_LINE_BYTES``
+of one line in memory: a longer line is reported as ``None`` (too long) and skipped, never read
+whole.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ __all__ = [
 ]
 
 CHUNK = 64 * 1024
-#: The longest line a reader keeps (an entry is capped far below this: 64,000 characters by default).
+#: The longest line a reader keeps (an entry is capped far below this: 64,000 characters by
+#: default).
 MAX_LINE_BYTES = 16 * 1024 * 1024
 
 
@@ -53,9 +55,10 @@ def repair_torn_tail(
 ) -> bool:
     """Make an append-only JSONL file end with ``\\n`` before the next append; True if it had to.
 
-    A last line without its newline is a crash mid-append: if ``is_complete`` accepts it, it only lost its
-    newline and is kept; anything else moves to ``torn_path`` (fsynced, with a warning) and is cut off, so the
-    next line is never glued onto garbage. ``fd`` must be open for reading and appending, under the writer lock.
+    A last line without its newline is a crash mid-append: if ``is_complete`` accepts it, it only
+    lost its newline and is kept; anything else moves to ``torn_path`` (fsynced, with a warning) and
+    is cut off, so the next line is never glued onto garbage. ``fd`` must be open for reading and
+    appending, under the writer lock.
     """
     size = os.fstat(fd).st_size
     if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
@@ -111,8 +114,8 @@ def next_line_start(fd: int, pos: int, size: int) -> int:
 def read_line(
     fd: int, start: int, size: int, limit: int = MAX_LINE_BYTES
 ) -> tuple[bytes | None, int]:
-    """The line starting at ``start`` (without newline), or ``None`` when longer than ``limit``, and the offset
-    after it."""
+    """The line starting at ``start`` (without newline), or ``None`` when longer than ``limit``, and
+    the offset after it."""
     parts: list[bytes] = []
     kept = 0
     at = start
@@ -137,8 +140,9 @@ def read_line(
 def iter_lines(
     fd: int, start: int, size: int, limit: int = MAX_LINE_BYTES
 ) -> Iterator[tuple[bytes | None, bool]]:
-    """``(line, terminated)`` for each line from ``start`` to ``size``, in file order; ``line`` is ``None`` for a
-    line longer than ``limit`` (skipped without being kept). Only the last line can be unterminated."""
+    """``(line, terminated)`` for each line from ``start`` to ``size``, in file order; ``line`` is
+    ``None`` for a line longer than ``limit`` (skipped without being kept). Only the last line can
+    be unterminated."""
     parts: list[bytes] = []  # the pending partial line, joined once when it ends
     kept = 0
     too_long = False
@@ -174,9 +178,9 @@ def iter_lines(
 def iter_lines_backward(
     fd: int, size: int, limit: int = MAX_LINE_BYTES
 ) -> Iterator[tuple[int, bytes | None]]:
-    """``(offset, line)`` for each line before ``size``, last first (an unterminated last line included; empty
-    lines skipped); ``line`` is ``None`` when longer than ``limit``: crossed by searching for its start, never
-    read whole."""
+    """``(offset, line)`` for each line before ``size``, last first (an unterminated last line
+    included; empty lines skipped); ``line`` is ``None`` when longer than ``limit``: crossed by
+    searching for its start, never read whole."""
     end = size
     while end > 0:
         start = last_line_start(fd, end)

@@ -1,14 +1,17 @@
-"""``ChatAgent``: a minimal agent with memory — the reference embedding of Reverie, used by ``reverie chat``.
+"""``ChatAgent``: a minimal agent with memory — the reference embedding of Reverie, used by
+``reverie chat``.
 
-Each turn: a slash command goes to the ``CommandRouter``; anything else is appended to the persisted session,
-the Consolidator archives old messages when the prompt nears the context window, and the model answers from a
-system prompt made of SOUL.md, USER.md, MEMORY.md and the history entries Dream has not consolidated yet (so
-what was said an hour ago is known before Dream has run). With the offline engine there is no conversation model:
-the agent says so, still records what the user says (so memory keeps learning) and still runs every command.
+Each turn: a slash command goes to the ``CommandRouter``; anything else is appended to the persisted
+session, the Consolidator archives old messages when the prompt nears the context window, and the
+model answers from a system prompt made of SOUL.md, USER.md, MEMORY.md and the history entries Dream
+has not consolidated yet (so what was said an hour ago is known before Dream has run). With the
+offline engine there is no conversation model: the agent says so, still records what the user says
+(so memory keeps learning) and still runs every command.
 
-A turn may be cancelled at any await (the REPL's Ctrl-C): the user's message is already in the session, and every
-write after it (an archive round, the reply) happens between awaits, so a cancelled turn leaves nothing half-done.
-A scheduled Dream run is registered with the router, so ``/dream`` waits for it instead of racing it.
+A turn may be cancelled at any await (the REPL's Ctrl-C): the user's message is already in the
+session, and every write after it (an archive round, the reply) happens between awaits, so a
+cancelled turn leaves nothing half-done. A scheduled Dream run is registered with the router, so
+``/dream`` waits for it instead of racing it.
 """
 
 from __future__ import annotations
@@ -91,7 +94,8 @@ class ChatAgent:
         await rt.consolidator.maybe_consolidate(self.session)
         if self.offline:
             return _OFFLINE_REPLY
-        # Recall: the top hits for this message when memory.search.autoRecall is on, and the memory_search tool.
+        # Recall: the top hits for this message when memory.search.autoRecall is on, and the
+        # memory_search tool.
         recalled = await recall_context(rt.recall, text)
         extra = agent_preamble(rt) + (f"\n\n{recalled}" if recalled else "")
         messages = prompt_messages(rt.store, self.session, extra_system=extra)
@@ -116,8 +120,9 @@ class ChatAgent:
         self.router.adopt(run, name=DREAM_TASK)  # /dream now waits for this run and reports it
 
     def _scheduled_result(self, result: DreamResult) -> None:
-        # Reported like /dream's, unless a /dream already replied with it, or it found nothing to do, or found the
-        # lock held (by a /dream of this chat, which reports itself, or by another process).
+        # Reported like /dream's, unless a /dream already replied with it, or it found nothing to
+        # do, or found the lock held (by a /dream of this chat, which reports itself, or by another
+        # process).
         if self.router.claimed(self._scheduled_run) or result.status in (
             "nothing-to-do",
             "already-running",

@@ -1,16 +1,19 @@
 """Reverie's configuration: one typed model, its sources, and its errors.
 
-Sources, later winning: ``<home>/config.json`` (home is ``$REVERIE_HOME`` or ``~/.reverie``), the workspace's
-optional ``reverie.json``, then environment variables. Keys are nanobot's camelCase, so a nanobot
-``config.json`` loads as is; snake_case is accepted too. Environment variables: ``REVERIE_MODEL`` (the agent's
-model) and, for any key, ``REVERIE_`` + its path joined by ``__`` (``REVERIE_AGENTS__DEFAULTS__DREAM__INTERVAL_H=4``);
-values are read as JSON when they parse, else as strings.
+Sources, later winning: ``<home>/config.json`` (home is ``$REVERIE_HOME`` or ``~/.reverie``), the
+workspace's optional ``reverie.json``, then environment variables. Keys are nanobot's camelCase, so
+a nanobot ``config.json`` loads as is; snake_case is accepted too. Environment variables:
+``REVERIE_MODEL`` (the agent's model) and, for any key, ``REVERIE_`` + its path joined by ``__``
+(``REVERIE_AGENTS__DEFAULTS__DREAM__INTERVAL_H=4``); values are read as JSON when they parse, else
+as strings.
 
-Legacy keys are honoured and written back unchanged: ``dream.cron`` (wins over ``intervalH``) and ``dream.model``
-(used as ``modelOverride``). Unknown keys are kept and warned about, except nanobot's own sections.
+Legacy keys are honoured and written back unchanged: ``dream.cron`` (wins over ``intervalH``) and
+``dream.model`` (used as ``modelOverride``). Unknown keys are kept and warned about, except
+nanobot's own sections.
 
-The sources are read by ``reverie.configdata`` (no pydantic), which also holds these models' defaults as generated
-data for the paths that must start without pydantic (`reverie status`); the models here stay the one definition.
+The sources are read by ``reverie.configdata`` (no pydantic), which also holds these models'
+defaults as generated data for the paths that must start without pydantic (`reverie status`); the
+models here stay the one definition.
 """
 
 from __future__ import annotations
@@ -550,5 +553,6 @@ def load_config(workspace: Path | None = None, *, env: Mapping[str, str] | None 
 
 def save_config(config: Config, path: Path) -> None:
     """Write the config back atomically, keeping legacy and unknown keys."""
-    # stdlib json: unlike orjson it also writes integers past 64 bits that a caller may have put in unknown keys.
+    # stdlib json: unlike orjson it also writes integers past 64 bits that a caller may have put in
+    # unknown keys.
     atomic_write(Path(path), json.dumps(config.dump(), indent=2, ensure_ascii=False) + "\n")

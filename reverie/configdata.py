@@ -1,12 +1,14 @@
-"""The config as plain data: its sources (files and ``REVERIE_*`` variables) and the models' defaults.
+"""The config as plain data: its sources (files and ``REVERIE_*`` variables) and the models'
+defaults.
 
-``reverie.config`` validates what this module reads through its pydantic models, the one definition of every key,
-type and default. This module exists for the paths that must not import pydantic (`reverie status`: pydantic's
-import is most of its start-up): when no file and no variable sets a key, the config is exactly the models'
-defaults, which ``config_defaults.json`` holds as data. That file is generated from the models by
-``python -m reverie.cli.reference`` and ``tests/test_config_defaults.py`` fails when it differs from them. When any
-key is set, callers validate through ``reverie.config.load_config``, so a bad value gets the same one-line error
-on every path.
+``reverie.config`` validates what this module reads through its pydantic models, the one definition
+of every key, type and default. This module exists for the paths that must not import pydantic
+(`reverie status`: pydantic's import is most of its start-up): when no file and no variable sets a
+key, the config is exactly the models' defaults, which ``config_defaults.json`` holds as data. That
+file is generated from the models by ``python -m reverie.cli.reference`` and
+``tests/test_config_defaults.py`` fails when it differs from them. When any key is set, callers
+validate through ``reverie.config.load_config``, so a bad value gets the same one-line error on
+every path.
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ __all__ = [
 
 #: The model name of the built-in offline rule-based engine, used when no model is configured.
 OFFLINE_MODEL = "reverie/offline"
-#: The models' defaults keyed by field name (``Config().model_dump(mode="json")``), generated: do not edit.
+#: The models' defaults keyed by field name (``Config().model_dump(mode="json")``), generated: do
+#: not edit.
 DEFAULTS_PATH = Path(__file__).with_name("config_defaults.json")
 #: ``REVERIE_*`` variables that are not config keys.
 ENV_SKIP = {"REVERIE_HOME", "REVERIE_WORKSPACE", "REVERIE_DEBUG"}
@@ -57,8 +60,9 @@ def read_json(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from exc
     try:
-        # stdlib json, like the writer: orjson reads an integer past 64 bits as a float, so an unknown key holding
-        # one would not round-trip (config files are small; speed does not matter here)
+        # stdlib json, like the writer: orjson reads an integer past 64 bits as a float, so an
+        # unknown key holding one would not round-trip (config files are small; speed does not
+        # matter here)
         data = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid JSON ({exc})") from None
@@ -125,7 +129,8 @@ def resolve_dream_model(override: str | None, legacy: str | None, configured: st
 
 class ConfigView:
     """Read-only attribute access over config data keyed by field name, as the models give it:
-    ``view.memory.history.max_entry_chars``, ``view.model``, ``view.dream_model``, ``view.dream``."""
+    ``view.memory.history.max_entry_chars``, ``view.model``, ``view.dream_model``, ``view.dream``.
+    """
 
     __slots__ = ("_data",)
 
@@ -162,9 +167,9 @@ def _defaults() -> Mapping[str, Any]:
 def defaults_if_unset(
     workspace: Path | None, env: Mapping[str, str] | None = None
 ) -> ConfigView | None:
-    """The models' defaults when no config file and no variable sets a key (the config is then exactly these),
-    else None: the caller validates the sources with ``reverie.config.load_config``. A file that cannot be read
-    or parsed raises the same ``ConfigError`` as ``load_config``."""
+    """The models' defaults when no config file and no variable sets a key (the config is then
+    exactly these), else None: the caller validates the sources with ``reverie.config.load_config``.
+    A file that cannot be read or parsed raises the same ``ConfigError`` as ``load_config``."""
     files, variables = sources(workspace, os.environ if env is None else env)
     if files or variables:
         return None

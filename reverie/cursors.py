@@ -1,11 +1,12 @@
 """Cursor files (``memory/.cursor``, ``memory/.dream_cursor``): the format's one definition.
 
-Format: a bare non-negative decimal integer no larger than ``MAX_CURSOR`` (2^63 - 1, what SQLite and every
-int64 reader hold), optionally surrounded by white space (nanobot writes it without a newline; Reverie writes
-``"<n>\\n"``). A missing file reads as ``None``, and so does an empty one: nanobot 0.3.5's ``GitStore.init``
-creates its tracked files empty, ``memory/.dream_cursor`` among them, before any Dream ran (nanobot reads it as
-0). Anything else is corrupt and raises ``CursorError`` — never silently 0, because a Dream cursor of 0 replays
-all history. Writers refuse a value past ``MAX_CURSOR``, so whatever is written reads back.
+Format: a bare non-negative decimal integer no larger than ``MAX_CURSOR`` (2^63 - 1, what SQLite and
+every int64 reader hold), optionally surrounded by white space (nanobot writes it without a newline;
+Reverie writes ``"<n>\\n"``). A missing file reads as ``None``, and so does an empty one: nanobot
+0.3.5's ``GitStore.init`` creates its tracked files empty, ``memory/.dream_cursor`` among them,
+before any Dream ran (nanobot reads it as 0). Anything else is corrupt and raises ``CursorError`` —
+never silently 0, because a Dream cursor of 0 replays all history. Writers refuse a value past
+``MAX_CURSOR``, so whatever is written reads back.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ __all__ = [
     "write_cursor_record",
 ]
 
-#: The largest cursor Reverie writes or reads back (int64; a history line past it is not a valid entry).
+#: The largest cursor Reverie writes or reads back (int64; a history line past it is not a valid
+#: entry).
 MAX_CURSOR = 2**63 - 1
 _MAX_DIGITS = len(str(MAX_CURSOR))
 
@@ -51,8 +53,8 @@ def parse_cursor(raw: bytes, *, origin: str = "cursor") -> int:
 
 
 def read_cursor(path: Path) -> int | None:
-    """The integer in ``path``; ``None`` when the file does not exist or is empty (not written yet, see above);
-    ``CursorError`` when it is corrupt."""
+    """The integer in ``path``; ``None`` when the file does not exist or is empty (not written yet,
+    see above); ``CursorError`` when it is corrupt."""
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
@@ -71,12 +73,13 @@ def write_cursor(path: Path, value: int, *, fsync: bool = True) -> None:
 
 
 def write_cursor_hint(path: Path, value: int) -> None:
-    """Update a cursor that is only a hint (``.cursor``) in place: one small ``pwrite``, no rename, no fsync.
+    """Update a cursor that is only a hint (``.cursor``) in place: one small ``pwrite``, no rename,
+    no fsync.
 
-    For the per-append ``.cursor`` update, where an atomic replace costs a rename (~1 ms here, ext4 flushes
-    data on rename-over) per entry. The value only grows, so the new text covers the old; a longer old text
-    (corrupt) is truncated after. A crash can at worst leave a stale or unreadable hint, which readers ignore
-    in favour of the log's tail. Never use this for ``.dream_cursor``.
+    For the per-append ``.cursor`` update, where an atomic replace costs a rename (~1 ms here, ext4
+    flushes data on rename-over) per entry. The value only grows, so the new text covers the old; a
+    longer old text (corrupt) is truncated after. A crash can at worst leave a stale or unreadable
+    hint, which readers ignore in favour of the log's tail. Never use this for ``.dream_cursor``.
     """
     check_cursor(value)
     data = f"{value}\n".encode()
@@ -90,9 +93,9 @@ def write_cursor_hint(path: Path, value: int) -> None:
         os.close(fd)
 
 
-#: Where every Dream-cursor move Reverie makes is recorded (in ``Workspace.state_dir``), so a ``.dream_cursor``
-#: corrupted later is restored to the value Reverie last wrote, not guessed from git (runs that changed nothing
-#: move the cursor without a commit). Format: ``{"cursor": <n>}``.
+#: Where every Dream-cursor move Reverie makes is recorded (in ``Workspace.state_dir``), so a
+#: ``.dream_cursor`` corrupted later is restored to the value Reverie last wrote, not guessed from
+#: git (runs that changed nothing move the cursor without a commit). Format: ``{"cursor": <n>}``.
 DREAM_CURSOR_RECORD = "dream-cursor.json"
 
 

@@ -1,7 +1,7 @@
 """Reverie's exception tree.
 
-Every error the library raises on purpose is a ``ReverieError``; front-ends (CLI, chat commands) map it to a
-one-line message, and anything else is a bug shown with a traceback only on request::
+Every error the library raises on purpose is a ``ReverieError``; front-ends (CLI, chat commands) map
+it to a one-line message, and anything else is a bug shown with a traceback only on request::
 
     ReverieError
     ├── ConfigError            a config file or value is invalid (names the key, the value, what is allowed)
@@ -121,9 +121,9 @@ class ModelError(ReverieError):
 class ModelUnavailableError(ModelError):
     """The provider could not serve the call at all; what the caller sent is not at fault.
 
-    ``kind`` is one of "auth" (401/403, missing key), "not-found" (no such model), "unreachable" (connection
-    refused, DNS) or "overloaded" (rate limits, timeouts, 5xx past the retry budget). Dream leaves the batch
-    pending without counting an attempt when it sees this.
+    ``kind`` is one of "auth" (401/403, missing key), "not-found" (no such model), "unreachable"
+    (connection refused, DNS) or "overloaded" (rate limits, timeouts, 5xx past the retry budget).
+    Dream leaves the batch pending without counting an attempt when it sees this.
     """
 
     def __init__(

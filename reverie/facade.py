@@ -1,8 +1,10 @@
-"""``reverie.MemoryStore``: the one ``MemoryStore`` — Reverie's ``WorkspaceStore`` with nanobot's MemoryStore
-names mixed in (``reverie.nanobot_api``), so an agent written against nanobot runs unchanged.
+"""``reverie.MemoryStore``: the one ``MemoryStore`` — Reverie's ``WorkspaceStore`` with nanobot's
+MemoryStore names mixed in (``reverie.nanobot_api``), so an agent written against nanobot runs
+unchanged.
 
-Kept apart from ``reverie.store`` so the store stays at the bottom layer (files and formats) while nanobot's
-calls that need the versioning layer and the Consolidator live above them: no import runs up the layers.
+Kept apart from ``reverie.store`` so the store stays at the bottom layer (files and formats) while
+nanobot's calls that need the versioning layer and the Consolidator live above them: no import runs
+up the layers.
 """
 
 from __future__ import annotations
@@ -14,5 +16,5 @@ __all__ = ["MemoryStore", "RAW_ARCHIVE_MAX_CHARS"]
 
 
 class MemoryStore(NanobotStoreAPI, WorkspaceStore):
-    """The memory of one workspace with nanobot's whole MemoryStore API (see ``WorkspaceStore`` for Reverie's
-    own names and ``NanobotStoreAPI`` for nanobot's)."""
+    """The memory of one workspace with nanobot's whole MemoryStore API (see ``WorkspaceStore`` for
+    Reverie's own names and ``NanobotStoreAPI`` for nanobot's)."""

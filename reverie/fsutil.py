@@ -1,13 +1,15 @@
 """Durable file primitives: the only place that decides how bytes reach the disk.
 
-``atomic_write`` is the crash-safe replace used for every whole-file write (memory files, cursors, session
-metadata, compaction): a temp file in the same directory, fsync, rename over the target, fsync of the
-directory. A crash at any instant leaves the old or the new content, never a mix or an empty file.
+``atomic_write`` is the crash-safe replace used for every whole-file write (memory files, cursors,
+session metadata, compaction): a temp file in the same directory, fsync, rename over the target,
+fsync of the directory. A crash at any instant leaves the old or the new content, never a mix or an
+empty file.
 
-``open_for_write`` is the one way to open an existing file for writing in place (appends, lock files, hints):
-``O_NOFOLLOW`` on every open, not only when a store opens, so a symlink swapped in later is refused rather than
-followed out of the workspace; and the opened descriptor must be a regular file (a FIFO or device is refused).
-``atomic_write`` never follows a link either: its temp file is ``O_EXCL`` and the rename replaces the link itself.
+``open_for_write`` is the one way to open an existing file for writing in place (appends, lock
+files, hints): ``O_NOFOLLOW`` on every open, not only when a store opens, so a symlink swapped in
+later is refused rather than followed out of the workspace; and the opened descriptor must be a
+regular file (a FIFO or device is refused). ``atomic_write`` never follows a link either: its temp
+file is ``O_EXCL`` and the rename replaces the link itself.
 """
 
 from __future__ import annotations
@@ -51,8 +53,8 @@ def fsync_dir(directory: Path) -> None:
 def open_for_write(path: Path | str, flags: int, mode: int = 0o644) -> int:
     """``os.open`` for writing in place, never through a symlink and only onto a regular file.
 
-    Raises ``OSError`` (``ELOOP`` naming the link, or ``EINVAL`` for a non-regular file) with a message fit for a
-    person; the caller maps it to its own error.
+    Raises ``OSError`` (``ELOOP`` naming the link, or ``EINVAL`` for a non-regular file) with a
+    message fit for a person; the caller maps it to its own error.
     """
     try:
         fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, mode)
@@ -91,8 +93,8 @@ def atomic_write(
 ) -> None:
     """Replace ``path`` with ``data`` atomically.
 
-    With ``fsync=False`` the replace is still atomic for readers (rename), but a power loss may roll it back;
-    use that only for hints that can be recovered from elsewhere (``.cursor``).
+    With ``fsync=False`` the replace is still atomic for readers (rename), but a power loss may roll
+    it back; use that only for hints that can be recovered from elsewhere (``.cursor``).
     """
     path = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
@@ -127,8 +129,8 @@ def atomic_write(
 
 
 def read_bytes_or_none(path: Path | str) -> bytes | None:
-    """A regular file's bytes, or None when it is absent or not a file (fewer system calls than ``Path.is_file``
-    followed by ``read_bytes``, and no window between the check and the read)."""
+    """A regular file's bytes, or None when it is absent or not a file (fewer system calls than
+    ``Path.is_file`` followed by ``read_bytes``, and no window between the check and the read)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)  # a FIFO must not block
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):

@@ -1,36 +1,42 @@
-"""``memory/history.jsonl``: the append-only, cursor-stamped archive. This docstring is the format's spec.
+"""``memory/history.jsonl``: the append-only, cursor-stamped archive. This docstring is the format's
+spec.
 
 One JSON object per line, UTF-8, ``\\n``-terminated::
 
     {"cursor": 42, "timestamp": "2026-11-22 14:05", "content": "- [durable] ...", "session_key": "cli:alice"}
 
-- ``cursor``: int from 1 to ``MAX_CURSOR`` (2^63 - 1; not a bool), strictly increasing in file order, never
-  reused. A line with a larger cursor is not an entry; an append that would need one is refused.
-- ``timestamp``: local time ``YYYY-MM-DD HH:MM``. ``content``: str. ``session_key``: optional str. Both text
-  fields go through the same secret redaction before they are written (a key such as ``--session ghp_…``).
+- ``cursor``: int from 1 to ``MAX_CURSOR`` (2^63 - 1; not a bool), strictly increasing in file
+  order, never reused. A line with a larger cursor is not an entry; an append that would need one is
+  refused.
+- ``timestamp``: local time ``YYYY-MM-DD HH:MM``. ``content``: str. ``session_key``: optional str.
+  Both text fields go through the same secret redaction before they are written (a key such as
+  ``--session ghp_…``).
 - Any other keys are allowed; readers ignore keys they do not know (nanobot's readers too).
 
 Durability and recovery:
 
-- An append writes the whole line in one ``write`` on an ``O_APPEND`` descriptor under a cross-process lock
-  (an ``flock`` on ``history.jsonl.lock``) and fdatasyncs by default. The next cursor is one more than the largest
-  of: every cursor in the log (not only the last line's: a writer that takes no lock, like nanobot, can leave
-  ``100`` then ``5``), the ``.cursor`` hint and the Dream cursor. So a stale, missing or corrupt ``.cursor`` or an
-  out-of-order log never causes a reused cursor. The scan reads every ``"cursor": <n>`` key in the file (at most
-  18 digits), so a line readers skip can only make the next cursor larger, never smaller. Only the bytes appended
-  since the last scan are read: this instance's, or the checkpoint in ``history.jsonl.maxcursor`` (``inode offset
-  max digest-of-the-32-bytes-before-offset``, a hint rewritten after each MiB scanned), trusted only while the
-  file's inode and those bytes are unchanged. ``.cursor`` is updated in place without fsync: it is a hint.
-- A crash mid-append can leave a torn tail (a last line without ``\\n``). The next append repairs it first: a
-  complete JSON object just gets its newline; anything else moves to ``history.jsonl.torn`` (with a warning),
-  so the next entry is never glued onto garbage.
-- Compaction rewrites the file atomically (temp, fsync, rename) under the same lock as appends, after making
-  the ``.cursor`` hint durable so cursors stay unique even if every entry is dropped.
+- An append writes the whole line in one ``write`` on an ``O_APPEND`` descriptor under a
+  cross-process lock (an ``flock`` on ``history.jsonl.lock``) and fdatasyncs by default. The next
+  cursor is one more than the largest of: every cursor in the log (not only the last line's: a
+  writer that takes no lock, like nanobot, can leave ``100`` then ``5``), the ``.cursor`` hint and
+  the Dream cursor. So a stale, missing or corrupt ``.cursor`` or an out-of-order log never causes a
+  reused cursor. The scan reads every ``"cursor": <n>`` key in the file (at most 18 digits), so a
+  line readers skip can only make the next cursor larger, never smaller. Only the bytes appended
+  since the last scan are read: this instance's, or the checkpoint in ``history.jsonl.maxcursor``
+  (``inode offset max digest-of-the-32-bytes-before-offset``, a hint rewritten after each MiB
+  scanned), trusted only while the file's inode and those bytes are unchanged. ``.cursor`` is
+  updated in place without fsync: it is a hint.
+- A crash mid-append can leave a torn tail (a last line without ``\\n``). The next append repairs it
+  first: a complete JSON object just gets its newline; anything else moves to ``history.jsonl.torn``
+  (with a warning), so the next entry is never glued onto garbage.
+- Compaction rewrites the file atomically (temp, fsync, rename) under the same lock as appends,
+  after making the ``.cursor`` hint durable so cursors stay unique even if every entry is dropped.
 
-Readers take no lock. A bad line (not JSON, invalid UTF-8, not an object, wrong field types, a bool or
-non-positive cursor, longer than 16 MiB) is skipped with one warning per kind per read; the lines around it are
-unaffected. Readers are linear in the bytes they cross and never hold more than 16 MiB of one line
-(``reverie.appendlog``); the next cursor still counts a too-long last line's leading ``"cursor"``.
+Readers take no lock. A bad line (not JSON, invalid UTF-8, not an object, wrong field types, a bool
+or non-positive cursor, longer than 16 MiB) is skipped with one warning per kind per read; the lines
+around it are unaffected. Readers are linear in the bytes they cross and never hold more than 16 MiB
+of one line (``reverie.appendlog``); the next cursor still counts a too-long last line's leading
+``"cursor"``.
 """
 
 from __future__ import annotations
@@ -83,15 +89,16 @@ _SCAN_CHUNK = 1 << 20  # the cursor-key scan reads the log in 1 MiB blocks
 _LINEAR_SCAN_BYTES = 8 * 1024  # below this gap, stop bisecting and scan forward
 _KNOWN_KEYS = frozenset({"cursor", "timestamp", "content", "session_key"})
 _LEADING_CURSOR = re.compile(rb'\s*\{\s*"cursor"\s*:\s*(\d{1,19})\s*[,}]')
-# A "cursor" key and its integer value. Inside a JSON string every quote is escaped, so ``"cursor"`` followed by
-# a colon is always a key (quoted text, "the \"cursor\": 9 field", never matches); a nested or invalid line can
-# only raise the maximum.
+# A "cursor" key and its integer value. Inside a JSON string every quote is escaped, so ``"cursor"``
+# followed by a colon is always a key (quoted text, "the \"cursor\": 9 field", never matches); a
+# nested or invalid line can only raise the maximum.
 _CURSOR_KEY = re.compile(rb'"cursor"\s*:\s*(\d{1,19})(?![\d.eE])')
 
 
-# Model reasoning is never archived (nanobot 0.1.5 strips it the same way before persisting): whole blocks; a block
-# opened at the very start and never closed; a tag missing its ">" ("<think广场"); orphan closing tags and
-# harmony channel markers only at the edges, so prose that mentions the tags mid-text keeps them.
+# Model reasoning is never archived (nanobot 0.1.5 strips it the same way before persisting): whole
+# blocks; a block opened at the very start and never closed; a tag missing its ">" ("<think广场");
+# orphan closing tags and harmony channel markers only at the edges, so prose that mentions the tags
+# mid-text keeps them.
 _THINK_RULES = [
     re.compile(r"<(think|thought)>.*?</\1>", re.S),
     re.compile(r"\A\s*<(?:think|thought)>.*\Z", re.S),
@@ -103,8 +110,8 @@ _THINK_HINT = re.compile(r"<\|?(?:/?think|/?thought|channel)")
 
 
 def strip_think(text: str) -> str:
-    """``text`` without a model's reasoning blocks and template leaks (stripped of outer white space when any
-    was removed); text without them is returned unchanged."""
+    """``text`` without a model's reasoning blocks and template leaks (stripped of outer white space
+    when any was removed); text without them is returned unchanged."""
     if not _THINK_HINT.search(text):
         return text
     for rule in _THINK_RULES:
@@ -226,9 +233,9 @@ class HistoryLog:
         redact: Callable[[str], str] | None = None,
         on_append: Callable[[], None] | None = None,
     ) -> None:
-        """``on_append`` is called after each append is durable and its lock released (a scope's workspace
-        marks itself due there; see ``reverie.scopes.due_hook``); an ``OSError`` from it is logged, never raised:
-        the entry is safe, and a lost mark is found again by a rescan."""
+        """``on_append`` is called after each append is durable and its lock released (a scope's
+        workspace marks itself due there; see ``reverie.scopes.due_hook``); an ``OSError`` from it
+        is logged, never raised: the entry is safe, and a lost mark is found again by a rescan."""
         self.path = Path(path)
         self.cursor_path = Path(cursor_path)
         self.dream_cursor_path = Path(dream_cursor_path) if dream_cursor_path else None
@@ -240,8 +247,9 @@ class HistoryLog:
         self.torn_path = self.path.with_name(self.path.name + ".torn")
         # kept open between appends: every append takes it (reverie.locking)
         self._lock = Lock(lock_path(self.path), keep_open=True, error=HistoryError)
-        # (inode, bytes scanned, largest cursor in them, digest of the 32 bytes before that offset): the log's
-        # maximum, kept up to date incrementally under the lock; see _log_max for when it is trusted.
+        # (inode, bytes scanned, largest cursor in them, digest of the 32 bytes before that offset):
+        # the log's maximum, kept up to date incrementally under the lock; see _log_max for when it
+        # is trusted.
         self._scanned: tuple[int, int, int, bytes] | None = None
         self.checkpoint_path = self.path.with_name(self.path.name + ".maxcursor")
         self._checkpointed = 0  # the offset the checkpoint file was last written (or read) at
@@ -252,8 +260,8 @@ class HistoryLog:
         return _Locked(self)
 
     def prepare_content(self, content: str) -> str:
-        """What an entry's content becomes on disk: model reasoning dropped (``strip_think``), secrets redacted,
-        lone surrogates escaped, length capped."""
+        """What an entry's content becomes on disk: model reasoning dropped (``strip_think``),
+        secrets redacted, lone surrogates escaped, length capped."""
         if not isinstance(content, str):
             raise TypeError(f"history content must be str, not {type(content).__name__}")
         content = strip_think(content)
@@ -288,8 +296,9 @@ class HistoryLog:
             session_key = session_key.encode("utf-8", errors="backslashreplace").decode("utf-8")
         with self.locked():
             try:
-                # Crash safety: one write of the whole line on an O_APPEND fd, then fsync; a crash mid-write leaves
-                # a torn tail that the next append's _repair_tail moves aside before writing.
+                # Crash safety: one write of the whole line on an O_APPEND fd, then fsync; a crash
+                # mid-write leaves a torn tail that the next append's _repair_tail moves aside
+                # before writing.
                 fd = open_for_write(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
                 try:
                     self._repair_tail(fd)
@@ -311,11 +320,12 @@ class HistoryLog:
                 self._scanned = None
                 raise HistoryError(f"cannot append to {self.path}: {exc.strerror or exc}") from exc
             if self._scanned is not None and self._scanned[0] == st.st_ino:
-                # The new line is left to the next incremental scan (another writer may have appended before it);
-                # the maximum already covers it.
+                # The new line is left to the next incremental scan (another writer may have
+                # appended before it); the maximum already covers it.
                 ino, offset, best, guard = self._scanned
                 self._scanned = (ino, offset, max(best, cursor), guard)
-            # A hint for nanobot and humans; the log's tail stays the truth, so an in-place update is enough.
+            # A hint for nanobot and humans; the log's tail stays the truth, so an in-place update
+            # is enough.
             try:
                 write_cursor_hint(self.cursor_path, cursor)
             except (
@@ -350,11 +360,13 @@ class HistoryLog:
         return max(hints)
 
     def _log_max(self, fd: int) -> int:
-        """The largest cursor in the log, scanning only what was appended since the last scan when possible.
+        """The largest cursor in the log, scanning only what was appended since the last scan when
+        possible.
 
-        The last scan is this instance's, or the checkpoint another process left (``history.jsonl.maxcursor``).
-        Either is trusted only while the file is the same one (inode) and the bytes just before its offset are
-        still those it recorded, so a log compacted, replaced or rewritten in place is scanned whole again.
+        The last scan is this instance's, or the checkpoint another process left
+        (``history.jsonl.maxcursor``). Either is trusted only while the file is the same one (inode)
+        and the bytes just before its offset are still those it recorded, so a log compacted,
+        replaced or rewritten in place is scanned whole again.
         """
         st = os.fstat(fd)
         state = self._scanned if self._scanned is not None else self._read_checkpoint()
@@ -417,11 +429,12 @@ class HistoryLog:
         return 0
 
     def compact(self, keep_last: int, dream_cursor: int | None = None) -> int:
-        """Drop the oldest entries so at most ``keep_last`` remain, never one Dream has not consumed.
+        """Drop the oldest entries so at most ``keep_last`` remain, never one Dream has not
+        consumed.
 
-        The limit is ``dream_cursor`` when given, else the on-disk Dream cursor read under the lock (a missing
-        file means nothing was dreamed; a corrupt one raises ``CursorError``). Returns how many entries were
-        dropped. Lines that are not valid entries are kept as they are.
+        The limit is ``dream_cursor`` when given, else the on-disk Dream cursor read under the lock
+        (a missing file means nothing was dreamed; a corrupt one raises ``CursorError``). Returns
+        how many entries were dropped. Lines that are not valid entries are kept as they are.
         """
         if keep_last < 0:
             raise ValueError("keep_last must be ≥ 0")
@@ -457,8 +470,9 @@ class HistoryLog:
             drop = {i for i, cursor in valid_idx[: max(0, excess)] if cursor <= dream_cursor}
             if not drop:
                 return 0
-            # Crash-safe order: make the highest cursor durable before any entry disappears (so it is never
-            # reissued), then replace the file atomically; a crash leaves the old or the new log.
+            # Crash-safe order: make the highest cursor durable before any entry disappears (so it
+            # is never reissued), then replace the file atomically; a crash leaves the old or the
+            # new log.
             write_cursor(self.cursor_path, last, fsync=True)
             kept = b"".join(raw for i, raw in enumerate(raw_lines) if i not in drop)
             atomic_write(self.path, kept, fsync=True)
@@ -468,9 +482,9 @@ class HistoryLog:
 
     # -- reading ------------------------------------------------------------------------------------------
     def last_cursor(self) -> int:
-        """The highest cursor issued so far, as cheaply as a reader can tell: the last line's cursor, the ``.cursor``
-        hint and the Dream cursor. (The next append's cursor is past every cursor in the log; a log another tool
-        left out of order can hold a larger one than this.)"""
+        """The highest cursor issued so far, as cheaply as a reader can tell: the last line's
+        cursor, the ``.cursor`` hint and the Dream cursor. (The next append's cursor is past every
+        cursor in the log; a log another tool left out of order can hold a larger one than this.)"""
         hints = [0]
         if self.path.exists():
             with open(self.path, "rb") as f:
@@ -484,10 +498,12 @@ class HistoryLog:
         return max(hints)
 
     def read_since(self, cursor: int = 0, limit: int | None = None) -> list[HistoryEntry]:
-        """Entries with a cursor greater than ``cursor``, in cursor order, at most ``limit`` of them.
+        """Entries with a cursor greater than ``cursor``, in cursor order, at most ``limit`` of
+        them.
 
-        Costs time proportional to what is returned: the start is found by bisecting byte offsets (cursors
-        are monotonic in file order). If that order is found broken, falls back to a full scan with a warning.
+        Costs time proportional to what is returned: the start is found by bisecting byte offsets
+        (cursors are monotonic in file order). If that order is found broken, falls back to a full
+        scan with a warning.
         """
         if limit is not None and limit <= 0:
             return []
@@ -555,9 +571,10 @@ _CHECKPOINT_EVERY = (
 
 
 def _guard(fd: int, offset: int) -> bytes:
-    """A digest of the log's first and last (up to) 256 bytes before ``offset`` — the first line and the last
-    one, cursors included, for lines of ordinary length: recognises the same file later, and a log rewritten in
-    place, without keeping any of its text (a purged string must not survive in the checkpoint)."""
+    """A digest of the log's first and last (up to) 256 bytes before ``offset`` — the first line and
+    the last one, cursors included, for lines of ordinary length: recognises the same file later,
+    and a log rewritten in place, without keeping any of its text (a purged string must not survive
+    in the checkpoint)."""
     width = min(_GUARD_BYTES, offset)
     head = os.pread(fd, width, 0)
     return hashlib.blake2b(head + os.pread(fd, width, offset - width), digest_size=8).digest()
@@ -572,12 +589,14 @@ def _unchanged(fd: int, st: os.stat_result, state: tuple[int, int, int, bytes]) 
 
 
 def _scan_cursor_keys(fd: int, start: int, size: int, best: int) -> tuple[int, int]:
-    """``(offset just after the last newline in [start, size), largest cursor key seen)``; ``start`` is a line start.
+    """``(offset just after the last newline in [start, size), largest cursor key seen)``; ``start``
+    is a line start.
 
-    A regular-expression pass over raw bytes (no JSON parsing, linear however long a line is; 16 MB in ~0.1 s, a
-    quarter of parsing every line), because each process scans the whole log once before its first append. A key in an unterminated last line (an append in flight) may
-    be counted with only part of its digits: that can only under-count it, and the returned offset makes the next
-    scan read that line again.
+    A regular-expression pass over raw bytes (no JSON parsing, linear however long a line is; 16 MB
+    in ~0.1 s, a quarter of parsing every line), because each process scans the whole log once
+    before its first append. A key in an unterminated last line (an append in flight) may be counted
+    with only part of its digits: that can only under-count it, and the returned offset makes the
+    next scan read that line again.
     """
     at, line_end, tail = start, start, b""
     while at < size:

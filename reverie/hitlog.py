@@ -1,19 +1,21 @@
-"""``memory/.reverie/recall-hits.jsonl``: which prompt-file lines Recall returned. This docstring is the spec.
+"""``memory/.reverie/recall-hits.jsonl``: which prompt-file lines Recall returned. This docstring is
+the spec.
 
-Dream's salience (``reverie.dream.salience``) counts how often a line of SOUL.md, USER.md or memory/MEMORY.md was
-returned by a search. Queries must take no writer lock, so a query records its hits with one ``O_APPEND`` write of
-one line (no lock, no fsync: a lost hit only makes a line look slightly less used)::
+Dream's salience (``reverie.dream.salience``) counts how often a line of SOUL.md, USER.md or
+memory/MEMORY.md was returned by a search. Queries must take no writer lock, so a query records its
+hits with one ``O_APPEND`` write of one line (no lock, no fsync: a lost hit only makes a line look
+slightly less used)::
 
     {"t": 1767225600.0, "path": "USER.md", "keys": ["lives in porto", "works at acme"]}
 
-``t`` is epoch seconds, ``path`` the prompt file, ``keys`` the ``line_key`` of each line of the returned section
-that holds a query term. Dream reads the log past the byte offset it last consumed (kept in its salience record)
-under its run lock; a torn or unreadable line is skipped. When the log passes ``ROTATE_BYTES`` Dream renames it to
-``recall-hits.jsonl.1`` after folding it in (an append racing the rename lands in the old file and is lost: hits are
-advisory).
+``t`` is epoch seconds, ``path`` the prompt file, ``keys`` the ``line_key`` of each line of the
+returned section that holds a query term. Dream reads the log past the byte offset it last consumed
+(kept in its salience record) under its run lock; a torn or unreadable line is skipped. When the log
+passes ``ROTATE_BYTES`` Dream renames it to ``recall-hits.jsonl.1`` after folding it in (an append
+racing the rename lands in the old file and is lost: hits are advisory).
 
-``line_key`` is the one definition of "the same line" shared by Recall (writer) and Dream (reader): bullet, age
-suffix and pin marker removed, lower case, punctuation folded.
+``line_key`` is the one definition of "the same line" shared by Recall (writer) and Dream (reader):
+bullet, age suffix and pin marker removed, lower case, punctuation folded.
 """
 
 from __future__ import annotations
@@ -73,14 +75,16 @@ def line_key(line: str) -> str:
 
 
 def holds_text(line: str) -> bool:
-    """A line a person's edit can take away with something in it (not blank, not a heading): a removal by hand
-    archives any such line, comments, tables and quotes included, so nothing written is lost."""
+    """A line a person's edit can take away with something in it (not blank, not a heading): a
+    removal by hand archives any such line, comments, tables and quotes included, so nothing written
+    is lost."""
     return bool(line.strip()) and not line.lstrip().startswith("#")
 
 
 def is_fact_line(line: str) -> bool:
-    """A line that states one fact: what the lifecycle may merge, supersede or retire. Comments, code fences,
-    table rows and quotes are structure a person wrote; the lifecycle never moves them."""
+    """A line that states one fact: what the lifecycle may merge, supersede or retire. Comments,
+    code fences, table rows and quotes are structure a person wrote; the lifecycle never moves them.
+    """
     s = line.strip()
     return bool(s) and not s.startswith(("#", "<!--", "```", "|", ">")) and bool(line_key(s))
 

@@ -3,14 +3,15 @@
 Both go the same way, through ``Memory`` (so redaction, the gate and git hold as for any edit):
 
 1. what was found is written, as it was, to one dated note (``memory/<today>-claude-code.md``,
-   ``memory/<today>-mem0.md``) committed as one version whose message names the source — ``reverie log`` shows
-   where it came from, ``reverie restore`` takes it out again, Recall finds it at once;
-2. each fact in it is remembered (a history entry with session key ``import:<tool>``), so Dream weighs it like
-   anything said in a conversation and moves what it is sure of into USER.md and memory/MEMORY.md.
+   ``memory/<today>-mem0.md``) committed as one version whose message names the source — ``reverie
+   log`` shows where it came from, ``reverie restore`` takes it out again, Recall finds it at once;
+2. each fact in it is remembered (a history entry with session key ``import:<tool>``), so Dream
+   weighs it like anything said in a conversation and moves what it is sure of into USER.md and
+   memory/MEMORY.md.
 
-Importing the same thing again the same day changes nothing (the note is unchanged, so nothing is remembered
-twice). A nanobot workspace, which shares Reverie's layout, comes in whole instead (``reverie.operations.
-portability.import_nanobot``).
+Importing the same thing again the same day changes nothing (the note is unchanged, so nothing is
+remembered twice). A nanobot workspace, which shares Reverie's layout, comes in whole instead
+(``reverie.operations. portability.import_nanobot``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from .operations.portability import ImportResult
 
 __all__ = ["import_claude_code", "import_mem0", "MAX_FILE_BYTES", "MAX_FILES", "MAX_FACT_CHARS"]
 
-#: Bounds on what an import reads: a memory file or export larger than this is not memory but something else.
+#: Bounds on what an import reads: a memory file or export larger than this is not memory but
+#: something else.
 MAX_FILE_BYTES = 1 << 20
 MAX_EXPORT_BYTES = 64 << 20
 MAX_FILES = 1_000
@@ -84,8 +86,8 @@ def _land(
 
 
 def import_claude_code(memory: Memory, source: str | os.PathLike[str]) -> ImportResult:
-    """Claude Code's auto-memory: a directory of Markdown files (``MEMORY.md`` and topic files), given as the
-    directory itself or a project directory holding ``memory/``."""
+    """Claude Code's auto-memory: a directory of Markdown files (``MEMORY.md`` and topic files),
+    given as the directory itself or a project directory holding ``memory/``."""
     root = Path(source).expanduser().absolute()
     if (root / "memory").is_dir() and not (root / "MEMORY.md").is_file():
         root = root / "memory"
@@ -121,8 +123,8 @@ def _mem0_items(data: Any) -> list[dict[str, Any]]:
 
 
 def import_mem0(memory: Memory, source: str | os.PathLike[str]) -> ImportResult:
-    """A mem0 export: the JSON ``Memory.get_all()`` returns (``{"results": [{"memory": ..., "user_id": ...,
-    "created_at": ...}, ...]}``, or the bare list)."""
+    """A mem0 export: the JSON ``Memory.get_all()`` returns (``{"results": [{"memory": ...,
+    "user_id": ..., "created_at": ...}, ...]}``, or the bare list)."""
     path = Path(source).expanduser().absolute()
     try:
         data = orjson.loads(_read_text(path, MAX_EXPORT_BYTES))

@@ -1,29 +1,36 @@
-"""Reverie's one lock: an exclusive lock file, held across processes and across the threads of one process.
+"""Reverie's one lock: an exclusive lock file, held across processes and across the threads of one
+process.
 
-Every writer lock Reverie takes (history appends, a session file, a session's archiver, Dream's run, the flush
-state, the chat input history, the memory repo's writer lock) is a `Lock`; nothing else calls ``flock``.
+Every writer lock Reverie takes (history appends, a session file, a session's archiver, Dream's run,
+the flush state, the chat input history, the memory repo's writer lock) is a `Lock`; nothing else
+calls ``flock``.
 
-**Naming rule.** A lock is a file whose name ends in ``.lock`` (`is_lock_file`), computed by `lock_path`:
+**Naming rule.** A lock is a file whose name ends in ``.lock`` (`is_lock_file`), computed by
+`lock_path`:
 
-- the lock guarding a file ``F`` is ``F.lock``, beside it (``memory/history.jsonl.lock``, ``sessions/<s>.jsonl.lock``);
-- a job's lock on ``F``, for work that must not hold up ``F``'s ordinary writers, is ``F.<job>.lock``
-  (``sessions/<s>.jsonl.consolidate.lock``);
-- a job that guards no single file locks a name in the state directory: ``memory/.reverie/<job>.lock``
-  (``dream.lock``, ``flush.lock``), i.e. ``lock_path(state_dir / job)``.
+- the lock guarding a file ``F`` is ``F.lock``, beside it (``memory/history.jsonl.lock``,
+  ``sessions/<s>.jsonl.lock``);
+- a job's lock on ``F``, for work that must not hold up ``F``'s ordinary writers, is
+  ``F.<job>.lock`` (``sessions/<s>.jsonl.consolidate.lock``);
+- a job that guards no single file locks a name in the state directory:
+  ``memory/.reverie/<job>.lock`` (``dream.lock``, ``flush.lock``), i.e. ``lock_path(state_dir /
+  job)``.
 
-The names are the ones Reverie used before this module existed, so processes of older versions still exclude
-these ones. A lock file is empty and never deleted (deleting one while it is held would let a second holder lock a
-new file), so purge, git tracking and indexing skip every ``*.lock``.
+The names are the ones Reverie used before this module existed, so processes of older versions still
+exclude these ones. A lock file is empty and never deleted (deleting one while it is held would let
+a second holder lock a new file), so purge, git tracking and indexing skip every ``*.lock``.
 
-**Semantics.** ``flock(LOCK_EX)`` on a descriptor of the lock file excludes other processes; a ``threading.Lock``
-per lock file (shared by every `Lock` on that path in the process) excludes threads and lets a waiting thread
-sleep instead of polling. The kernel drops a ``flock`` when its holder dies, so a killed holder (SIGKILL
-included) leaves nothing held and nothing to clean up. Not re-entrant: a holder that acquires again gets
-``RuntimeError`` rather than waiting for itself. A timeout raises ``LockTimeoutError`` naming the lock file. The
-lock file is opened with ``O_NOFOLLOW`` (``fsutil.open_for_write``): one replaced by a symlink or a FIFO is
-refused, never followed. After a ``fork`` the child holds nothing its parent held and never releases the parent's
-lock (it opens its own descriptor). With ``keep_open`` the descriptor stays open between acquisitions: one
-``flock`` system call each way instead of open + ``flock`` + close, for the history append hot path.
+**Semantics.** ``flock(LOCK_EX)`` on a descriptor of the lock file excludes other processes; a
+``threading.Lock`` per lock file (shared by every `Lock` on that path in the process) excludes
+threads and lets a waiting thread sleep instead of polling. The kernel drops a ``flock`` when its
+holder dies, so a killed holder (SIGKILL included) leaves nothing held and nothing to clean up. Not
+re-entrant: a holder that acquires again gets ``RuntimeError`` rather than waiting for itself. A
+timeout raises ``LockTimeoutError`` naming the lock file. The lock file is opened with
+``O_NOFOLLOW`` (``fsutil.open_for_write``): one replaced by a symlink or a FIFO is refused, never
+followed. After a ``fork`` the child holds nothing its parent held and never releases the parent's
+lock (it opens its own descriptor). With ``keep_open`` the descriptor stays open between
+acquisitions: one ``flock`` system call each way instead of open + ``flock`` + close, for the
+history append hot path.
 """
 
 from __future__ import annotations
@@ -64,15 +71,17 @@ def is_lock_file(name: str | Path) -> bool:
     return str(name).endswith(LOCK_SUFFIX)
 
 
-# One threading.Lock per lock file in this process, alive while some Lock on that file is. A forked child starts
-# with none: a thread lock the parent held at the fork would stay held in the child forever.
+# One threading.Lock per lock file in this process, alive while some Lock on that file is. A forked
+# child starts with none: a thread lock the parent held at the fork would stay held in the child
+# forever.
 _thread_locks: weakref.WeakValueDictionary[str, threading.Lock] = weakref.WeakValueDictionary()
 _thread_locks_guard = threading.Lock()
 _generation = (
     0  # incremented in a forked child: per-process state cached under an older generation is stale
 )
-# Idle descriptors of dropped `Lock`s whose lock file another `Lock` of this process held at that moment, by lock
-# file: closed once no `Lock` of the process holds it (see `Lock._close_idle`). Guarded by _thread_locks_guard.
+# Idle descriptors of dropped `Lock`s whose lock file another `Lock` of this process held at that
+# moment, by lock file: closed once no `Lock` of the process holds it (see `Lock._close_idle`).
+# Guarded by _thread_locks_guard.
 _deferred: dict[str, list[int]] = {}
 
 
@@ -84,8 +93,8 @@ def _after_fork_in_child() -> None:
 
 
 def _close_deferred(key: str) -> None:
-    """Close the idle descriptors `_close_idle` set aside for ``key`` (the caller holds its thread lock and no
-    ``flock`` on it)."""
+    """Close the idle descriptors `_close_idle` set aside for ``key`` (the caller holds its thread
+    lock and no ``flock`` on it)."""
     with _thread_locks_guard:
         fds = _deferred.pop(key, None)
     for fd in fds or ():
@@ -114,12 +123,14 @@ _DEFAULT = _Default.TIMEOUT
 
 
 class Lock:
-    """An exclusive lock on the lock file ``path`` (see the module docstring for what it guarantees).
+    """An exclusive lock on the lock file ``path`` (see the module docstring for what it
+    guarantees).
 
-    ``timeout`` is the default wait in seconds (``None``: forever, ``0``: one try); ``busy`` replaces the default
-    timeout message (the lock file is appended to it); ``error`` is the `ReverieError` subclass raised when the
-    lock file cannot be opened (a symlink, a directory, no permission). Use it as a context manager, or call
-    `acquire` / `try_acquire` / `acquire_async` and `release`. The lock file's directory must exist.
+    ``timeout`` is the default wait in seconds (``None``: forever, ``0``: one try); ``busy``
+    replaces the default timeout message (the lock file is appended to it); ``error`` is the
+    `ReverieError` subclass raised when the lock file cannot be opened (a symlink, a directory, no
+    permission). Use it as a context manager, or call `acquire` / `try_acquire` / `acquire_async`
+    and `release`. The lock file's directory must exist.
     """
 
     def __init__(
@@ -144,8 +155,8 @@ class Lock:
         self._refresh()
 
     def _refresh(self) -> None:
-        """Per-process state: after a fork, forget the parent's descriptor (without closing or unlocking it: it
-        is the parent's lock) and hold nothing."""
+        """Per-process state: after a fork, forget the parent's descriptor (without closing or
+        unlocking it: it is the parent's lock) and hold nothing."""
         if self._generation != _generation:
             self._tlock = _thread_lock(self._key)
             self._fd = None
@@ -210,8 +221,8 @@ class Lock:
         self.release()
 
     def __del__(self) -> None:
-        """A `Lock` dropped while held releases (as closing its descriptor would): else its thread lock would
-        stay taken, with nobody left to release it."""
+        """A `Lock` dropped while held releases (as closing its descriptor would): else its thread
+        lock would stay taken, with nobody left to release it."""
         try:
             if self._generation == _generation:
                 self.release()
@@ -220,10 +231,11 @@ class Lock:
             pass
 
     def _close_idle(self) -> None:
-        """Close this (not holding) `Lock`'s descriptor, but never while another `Lock` of this process holds the
-        same file: where ``flock`` is emulated with POSIX record locks (NFS), closing *any* descriptor of a file
-        drops every lock the process has on it. Then the descriptor is set aside, and closed by the holder's
-        release or the next acquire, under the file's thread lock."""
+        """Close this (not holding) `Lock`'s descriptor, but never while another `Lock` of this
+        process holds the same file: where ``flock`` is emulated with POSIX record locks (NFS),
+        closing *any* descriptor of a file drops every lock the process has on it. Then the
+        descriptor is set aside, and closed by the holder's release or the next acquire, under the
+        file's thread lock."""
         fd, self._fd = self._fd, None
         if fd is None:
             return
@@ -280,8 +292,8 @@ class Lock:
                 continue
             if os.fstat(fd).st_nlink:
                 return True
-            # The file was deleted or renamed over after we opened it: a lock on it excludes nobody who opens the
-            # path now. Unlock, drop the descriptor and lock what the path names.
+            # The file was deleted or renamed over after we opened it: a lock on it excludes nobody
+            # who opens the path now. Unlock, drop the descriptor and lock what the path names.
             fcntl.flock(fd, fcntl.LOCK_UN)
             self._close_descriptor()
 

@@ -1,17 +1,19 @@
 """``reverie.open(path) -> Memory``: the one object a program needs to use a workspace's memory.
 
-Every front end — the CLI, the chat commands, the MCP server, the adapters — calls these verbs, so each has one
-implementation; ``Memory`` itself only wires the existing library calls (``Dream.run``, the ``Consolidator``,
-``Recall``, ``GitStore``, ``reverie.operations``) over one ``Runtime`` and returns their typed results.
+Every front end — the CLI, the chat commands, the MCP server, the adapters — calls these verbs, so
+each has one implementation; ``Memory`` itself only wires the existing library calls (``Dream.run``,
+the ``Consolidator``, ``Recall``, ``GitStore``, ``reverie.operations``) over one ``Runtime`` and
+returns their typed results.
 
-Each verb is synchronous and has an ``a``-prefixed async twin. The twins of the pipeline verbs (``adream``,
-``aconsolidate``, ``arecall``) run on the caller's event loop; the others run the synchronous verb in a worker
-thread on a sibling ``Memory`` of their own (``sibling``), so no repo handle is shared between threads. The
-synchronous ``dream``, ``consolidate`` and ``new_session`` refuse to run inside an event loop (await the twin).
+Each verb is synchronous and has an ``a``-prefixed async twin. The twins of the pipeline verbs
+(``adream``, ``aconsolidate``, ``arecall``) run on the caller's event loop; the others run the
+synchronous verb in a worker thread on a sibling ``Memory`` of their own (``sibling``), so no repo
+handle is shared between threads. The synchronous ``dream``, ``consolidate`` and ``new_session``
+refuse to run inside an event loop (await the twin).
 
-Front ends get their ``Memory`` from ``reverie.open`` or ``wrap`` (one built over an existing ``Runtime``), both of
-which build the class registered with ``use_memory_class``: a program or a test can substitute a subclass (one
-that records or adds verbs) and every front end then uses it.
+Front ends get their ``Memory`` from ``reverie.open`` or ``wrap`` (one built over an existing
+``Runtime``), both of which build the class registered with ``use_memory_class``: a program or a
+test can substitute a subclass (one that records or adds verbs) and every front end then uses it.
 """
 
 from __future__ import annotations
@@ -62,8 +64,8 @@ __all__ = [
 
 T = TypeVar("T")
 
-#: Who made a file edit: a person (``manual``) or an agent through a tool (``agent``: SOUL.md changes wait for
-#: approval). Both are commit kinds (``reverie log --kind agent``).
+#: Who made a file edit: a person (``manual``) or an agent through a tool (``agent``: SOUL.md
+#: changes wait for approval). Both are commit kinds (``reverie log --kind agent``).
 EditKind = Literal["manual", "agent"]
 _WHO = {"manual": "hand", "agent": "an agent"}
 
@@ -87,8 +89,8 @@ class Remembered:
 
 @dataclass(frozen=True)
 class WriteResult:
-    """What ``write`` did: the commit (None when nothing changed or the change is staged), and whether an agent's
-    SOUL.md change was staged for approval instead of applied."""
+    """What ``write`` did: the commit (None when nothing changed or the change is staged), and
+    whether an agent's SOUL.md change was staged for approval instead of applied."""
 
     path: str
     commit: str | None
@@ -125,8 +127,9 @@ _memory_class: type[Memory] | None = None
 
 
 def use_memory_class(cls: type[Memory] | None) -> type[Memory] | None:
-    """Make ``open`` and ``wrap`` (and so every front end) build ``cls``, a ``Memory`` subclass whose constructor
-    takes a ``Runtime`` as ``Memory``'s does; ``None`` restores ``Memory``. Returns the class registered before."""
+    """Make ``open`` and ``wrap`` (and so every front end) build ``cls``, a ``Memory`` subclass
+    whose constructor takes a ``Runtime`` as ``Memory``'s does; ``None`` restores ``Memory``.
+    Returns the class registered before."""
     global _memory_class
     if cls is not None and not (isinstance(cls, type) and issubclass(cls, Memory)):
         raise TypeError(f"{cls!r} is not a Memory subclass")
@@ -135,8 +138,8 @@ def use_memory_class(cls: type[Memory] | None) -> type[Memory] | None:
 
 
 def wrap(runtime: Runtime) -> Memory:
-    """A ``Memory`` (of the registered class) over an existing ``Runtime``: what front ends that already hold one
-    (a chat agent's, or one observed by a status line) use."""
+    """A ``Memory`` (of the registered class) over an existing ``Runtime``: what front ends that
+    already hold one (a chat agent's, or one observed by a status line) use."""
     return (_memory_class or Memory)(runtime)
 
 
@@ -148,13 +151,14 @@ def open(  # noqa: A001 (``reverie.open``, as ``io.open``: the verb a reader exp
     user: str | None = None,
     agent: str | None = None,
 ) -> Memory:
-    """Open the memory of the workspace at ``path`` (default: ``$REVERIE_WORKSPACE`` or ``~/.reverie/workspace``),
-    or, with ``root`` and ``user`` (and optionally ``agent``), of that scope under a root of scoped workspaces
-    (``reverie.scopes``: ids are validated, ``InvalidScopeError`` otherwise).
+    """Open the memory of the workspace at ``path`` (default: ``$REVERIE_WORKSPACE`` or
+    ``~/.reverie/workspace``), or, with ``root`` and ``user`` (and optionally ``agent``), of that
+    scope under a root of scoped workspaces (``reverie.scopes``: ids are validated,
+    ``InvalidScopeError`` otherwise).
 
-    Opening writes nothing (a workspace that does not exist yet is created by the first write; a scope never
-    written reads as empty); ``config`` replaces the configuration loaded for the workspace. Close the result, or
-    use it as a context manager.
+    Opening writes nothing (a workspace that does not exist yet is created by the first write; a
+    scope never written reads as empty); ``config`` replaces the configuration loaded for the
+    workspace. Close the result, or use it as a context manager.
     """
     if root is None:
         if user is not None or agent is not None:
@@ -180,8 +184,9 @@ def _expand(path: str | os.PathLike[str] | Workspace | None) -> Workspace | Path
 
 
 def memory_files(workspace: Workspace) -> list[str]:
-    """The Markdown memory files ``read`` serves: the prompt files, then every ``.md`` under ``memory/`` (dated
-    notes, the archive), workspace-relative, hidden folders and symlinks skipped."""
+    """The Markdown memory files ``read`` serves: the prompt files, then every ``.md`` under
+    ``memory/`` (dated notes, the archive), workspace-relative, hidden folders and symlinks skipped.
+    """
     out = list(MEMORY_FILES)
     memory_dir = workspace.memory_dir
     if memory_dir.is_dir():
@@ -195,8 +200,9 @@ def memory_files(workspace: Workspace) -> list[str]:
 
 
 def _memory_path(path: str) -> str:
-    """``path`` normalised, if it may be a memory file (a prompt file or a ``.md`` under ``memory/`` outside hidden
-    folders); else ``UnsafePathError``. History, cursors, sessions and state are never reached this way."""
+    """``path`` normalised, if it may be a memory file (a prompt file or a ``.md`` under ``memory/``
+    outside hidden folders); else ``UnsafePathError``. History, cursors, sessions and state are
+    never reached this way."""
     rel = path.strip()
     rel = rel[2:] if rel.startswith("./") else rel
     rel = check_relative(rel)
@@ -217,8 +223,9 @@ def _memory_path(path: str) -> str:
 def agent_preamble(runtime: Runtime, *, recent_chars: int = RECENT_HISTORY_CHARS) -> str:
     """The agent's own system text: the preamble and the newest not-yet-dreamed history entries.
 
-    The memory files are added by the Consolidator's prompt layout (``consolidator.estimate.prompt_messages``),
-    the same one its token estimate measures, so what is estimated is what is sent.
+    The memory files are added by the Consolidator's prompt layout
+    (``consolidator.estimate.prompt_messages``), the same one its token estimate measures, so what
+    is estimated is what is sent.
     """
     recent: list[str] = []
     used = 0
@@ -289,8 +296,8 @@ class Memory:
         self.close()
 
     def sibling(self) -> Memory:
-        """A new ``Memory`` (same class, workspace, config and model observer) with services of its own: for
-        another thread."""
+        """A new ``Memory`` (same class, workspace, config and model observer) with services of its
+        own: for another thread."""
         return type(self)(self.runtime.fresh())
 
     async def _in_thread(self, verb: Callable[[Memory], T]) -> T:
@@ -315,8 +322,9 @@ class Memory:
             scope[0].ensure(scope[1])  # one stat once it is made
 
     def init(self) -> list[str]:
-        """Create the workspace layout, the starter memory files and the memory repo's first commit (so every
-        later change is versioned from the start). Returns the files created; existing ones are left alone."""
+        """Create the workspace layout, the starter memory files and the memory repo's first commit
+        (so every later change is versioned from the start). Returns the files created; existing
+        ones are left alone."""
         self._create()
         created = self.workspace.init()
         self.runtime.git.ensure()
@@ -345,8 +353,9 @@ class Memory:
         since: str | None = None,
         until: str | None = None,
     ) -> list[Hit]:
-        """Search the memory files, dated notes and archive, history and sessions; ranked hits, best first.
-        ``kinds`` (memory, dated, history, session), ``session``, ``since``/``until`` (ISO dates) narrow it."""
+        """Search the memory files, dated notes and archive, history and sessions; ranked hits, best
+        first. ``kinds`` (memory, dated, history, session), ``session``, ``since``/``until`` (ISO
+        dates) narrow it."""
         if not self.written:
             return []
         return self.runtime.recall.search(query, limit, _filters(kinds, session, since, until))
@@ -397,8 +406,9 @@ class Memory:
         )
 
     def reindex(self, *, rebuild: bool = False) -> IndexResult:
-        """Bring the search index up to date with the files (``rebuild``: drop it and rebuild it from them), then
-        embed new chunks when an embedding model is configured. ``recall`` syncs on its own; this is for upkeep."""
+        """Bring the search index up to date with the files (``rebuild``: drop it and rebuild it
+        from them), then embed new chunks when an embedding model is configured. ``recall`` syncs on
+        its own; this is for upkeep."""
         recall = self.runtime.recall
         stats = recall.rebuild() if rebuild else recall.sync()
         return IndexResult(stats, recall.embed_missing_sync(), recall.index.count())
@@ -409,8 +419,8 @@ class Memory:
         return IndexResult(stats, await recall.embed_missing(), recall.index.count())
 
     def context(self) -> str:
-        """The memory block for a system prompt: the preamble, SOUL.md, USER.md, memory/MEMORY.md and the recent
-        history Dream has not consolidated yet (what ``reverie chat`` sends)."""
+        """The memory block for a system prompt: the preamble, SOUL.md, USER.md, memory/MEMORY.md
+        and the recent history Dream has not consolidated yet (what ``reverie chat`` sends)."""
         from .consolidator.estimate import system_prompt
 
         return system_prompt(self.runtime.store, agent_preamble(self.runtime))
@@ -427,9 +437,9 @@ class Memory:
         wait: bool = False,  # noqa: A002
         on_progress: Callable[[Progress], None] | None = None,
     ) -> DreamResult:
-        """Run Dream: distil pending history into the memory files and commit (``all``: every pending batch
-        within the run budget; ``dry_run``: compute the diff, write nothing; ``wait``: wait for a run in
-        progress instead of returning ``already-running``)."""
+        """Run Dream: distil pending history into the memory files and commit (``all``: every
+        pending batch within the run budget; ``dry_run``: compute the diff, write nothing; ``wait``:
+        wait for a run in progress instead of returning ``already-running``)."""
         if not self.written:  # a scope never written: nothing to dream, and no repo to create
             from .dream import DreamResult
 
@@ -451,8 +461,8 @@ class Memory:
         )
 
     async def aconsolidate(self, session_key: str | None = None) -> list[ConsolidationResult]:
-        """Archive a session into history: all of ``session_key``'s messages (the session is kept), or, with no
-        key, every session whose prompt is over its token budget."""
+        """Archive a session into history: all of ``session_key``'s messages (the session is kept),
+        or, with no key, every session whose prompt is over its token budget."""
         rt = self.runtime
         if session_key is not None:
             session = rt.sessions.load(rt.sessions.path_for(session_key))
@@ -467,9 +477,10 @@ class Memory:
 
     # -- conversations (sessions/<key>.jsonl) ------------------------------------------------------------------
     def messages(self, session_key: str, *, archived: bool = False) -> list[dict[str, Any]]:
-        """The conversation's messages the agent's prompt still carries (not yet archived into history), oldest
-        first, as stored in ``sessions/<key>.jsonl`` (role, content, timestamp and any keys the writer added);
-        ``archived``: every message the file holds, archived ones included."""
+        """The conversation's messages the agent's prompt still carries (not yet archived into
+        history), oldest first, as stored in ``sessions/<key>.jsonl`` (role, content, timestamp and
+        any keys the writer added); ``archived``: every message the file holds, archived ones
+        included."""
         session = self.runtime.sessions.load(self.runtime.sessions.path_for(session_key))
         if session is None:
             return []
@@ -481,9 +492,10 @@ class Memory:
     async def arecord(
         self, session_key: str, messages: Sequence[dict[str, Any]]
     ) -> ConsolidationResult:
-        """Append ``messages`` to the conversation, each durably as it comes, then let the Consolidator archive
-        its oldest turns into history if the prompt is over its token budget (what ``reverie chat`` does after
-        every turn). Each message needs a string ``role``; other keys are kept."""
+        """Append ``messages`` to the conversation, each durably as it comes, then let the
+        Consolidator archive its oldest turns into history if the prompt is over its token budget
+        (what ``reverie chat`` does after every turn). Each message needs a string ``role``; other
+        keys are kept."""
         rt = self.runtime
         session = rt.sessions.get_or_create(session_key)
         for message in messages:
@@ -494,8 +506,8 @@ class Memory:
         return _sync(self.arecord(session_key, messages), "arecord")
 
     def pop_message(self, session_key: str) -> dict[str, Any] | None:
-        """Take the conversation's newest message out and return it (None when empty, or when that message is
-        already archived into history: history is append-only, so it stays)."""
+        """Take the conversation's newest message out and return it (None when empty, or when that
+        message is already archived into history: history is append-only, so it stays)."""
         sessions = self.runtime.sessions
         session = sessions.load(sessions.path_for(session_key))
         return None if session is None else sessions.pop(session)
@@ -504,8 +516,8 @@ class Memory:
         return await self._in_thread(lambda m: m.pop_message(session_key))
 
     async def aclear(self, session_key: str) -> ConsolidationResult | None:
-        """Archive what the conversation holds that history does not, then clear it (``/new``); None when there
-        is no such conversation. Nothing is cleared before it is archived."""
+        """Archive what the conversation holds that history does not, then clear it (``/new``); None
+        when there is no such conversation. Nothing is cleared before it is archived."""
         rt = self.runtime
         session = rt.sessions.load(rt.sessions.path_for(session_key))
         if session is None:
@@ -560,8 +572,9 @@ class Memory:
         path: str | None = None,
         start: str | None = None,
     ) -> list[CommitInfo]:
-        """Memory's versions, newest first (``kind``: only that commit kind; ``path``: only commits touching it;
-        ``start``: from that commit back instead of from the newest, for reading a long log page by page)."""
+        """Memory's versions, newest first (``kind``: only that commit kind; ``path``: only commits
+        touching it; ``start``: from that commit back instead of from the newest, for reading a long
+        log page by page)."""
         return self.runtime.git.log(limit=limit, kind=kind, path=path, start=start)
 
     async def alog(
@@ -584,8 +597,8 @@ class Memory:
         return await self._in_thread(lambda m: m.show(sha))
 
     def why(self, text: str) -> list[Provenance]:
-        """For each memory line containing ``text`` (archive entries included): the commit that wrote it and the
-        history entries behind it."""
+        """For each memory line containing ``text`` (archive entries included): the commit that
+        wrote it and the history entries behind it."""
         from .dream.archive import source_of
 
         found = self.runtime.git.why(text)
@@ -598,8 +611,9 @@ class Memory:
     def restore(
         self, sha: str | None = None, *, only: bool = False, replay: bool = False
     ) -> OperationResult:
-        """Restore memory to before ``sha`` (default: the newest Dream commit), or with ``only`` undo just that
-        commit; ``replay`` also rewinds Dream's cursor so the batch is dreamed again. The undo is a commit."""
+        """Restore memory to before ``sha`` (default: the newest Dream commit), or with ``only``
+        undo just that commit; ``replay`` also rewinds Dream's cursor so the batch is dreamed again.
+        The undo is a commit."""
         from .operations.restore import restore_memory
 
         rt = self.runtime
@@ -616,16 +630,17 @@ class Memory:
         return await self._in_thread(lambda m: m.restore(sha, only=only, replay=replay))
 
     def preview_restore(self, sha: str, *, only: bool = False) -> str:
-        """The diff ``restore(sha, only=only)`` would make to the memory files now, writing nothing: what a
-        confirmation shows (the same plan; a revert that would conflict raises here as it would there)."""
+        """The diff ``restore(sha, only=only)`` would make to the memory files now, writing nothing:
+        what a confirmation shows (the same plan; a revert that would conflict raises here as it
+        would there)."""
         return self.runtime.git.preview(sha, only=only)
 
     async def apreview_restore(self, sha: str, *, only: bool = False) -> str:
         return await self._in_thread(lambda m: m.preview_restore(sha, only=only))
 
     def next_dream(self) -> datetime:
-        """When Dream's schedule (``reverie serve``, ``reverie chat``) runs it next: one interval after the last
-        completed run, now when it is overdue or has never run."""
+        """When Dream's schedule (``reverie serve``, ``reverie chat``) runs it next: one interval
+        after the last completed run, now when it is overdue or has never run."""
         from .dream.scheduler import DreamScheduler
 
         return DreamScheduler(self.runtime.dream).next_run_time()
@@ -679,8 +694,9 @@ class Memory:
         return await self._in_thread(lambda m: m.files())
 
     def read(self, path: str) -> str:
-        """A memory file's text: SOUL.md, USER.md, memory/MEMORY.md, or a dated note or archive file under
-        memory/. Anything else (history, cursors, state, a path out) is refused with ``UnsafePathError``."""
+        """A memory file's text: SOUL.md, USER.md, memory/MEMORY.md, or a dated note or archive file
+        under memory/. Anything else (history, cursors, state, a path out) is refused with
+        ``UnsafePathError``."""
         rel = _memory_path(path)
         if rel not in memory_files(self.workspace):
             raise WorkspaceError(f"{rel} does not exist")
@@ -692,10 +708,11 @@ class Memory:
     def write(
         self, path: str, text: str, *, kind: EditKind = "manual", message: str | None = None
     ) -> WriteResult:
-        """Replace a memory file's text as a person's (``manual``) or an agent's (``agent``) edit: secrets are
-        redacted, Dream's gate judges it (``GateError`` says why not), lines it takes out of a prompt file go to
-        the archive (``why`` finds them), and it is committed with that kind. An agent's SOUL.md change is staged
-        for approval (``approve``), never applied; an agent does not rewrite the archive."""
+        """Replace a memory file's text as a person's (``manual``) or an agent's (``agent``) edit:
+        secrets are redacted, Dream's gate judges it (``GateError`` says why not), lines it takes
+        out of a prompt file go to the archive (``why`` finds them), and it is committed with that
+        kind. An agent's SOUL.md change is staged for approval (``approve``), never applied; an
+        agent does not rewrite the archive."""
         from .dream.gate import check
         from .dream.lock import dream_run_lock
         from .dream.pending import stage_soul_change
@@ -736,7 +753,8 @@ class Memory:
                 files[archive], read[archive] = after, ws.read(archive)
             git.ensure()
             subject = message or f"{kind}: edit {rel}"
-            # base: a pin committed since the read (pins take no run lock) is merged, not overwritten
+            # base: a pin committed since the read (pins take no run lock) is merged, not
+            # overwritten
             sha = git.commit(subject, kind=kind, files=files, base=read)
             return WriteResult(rel, sha, archived=tuple(raw.strip() for raw in gone))
 
@@ -748,8 +766,8 @@ class Memory:
     def remove(
         self, path: str, line: str, *, reason: str, kind: EditKind = "manual"
     ) -> RemoveResult:
-        """Take one line out of a prompt file (USER.md, memory/MEMORY.md; SOUL.md only by hand) and archive it
-        under memory/archive/ with ``reason``, in one commit: ``why`` finds it there."""
+        """Take one line out of a prompt file (USER.md, memory/MEMORY.md; SOUL.md only by hand) and
+        archive it under memory/archive/ with ``reason``, in one commit: ``why`` finds it there."""
         from .dream.gate import check
         from .dream.lock import dream_run_lock
         from .hitlog import holds_text, line_key
@@ -790,8 +808,8 @@ class Memory:
         return await self._in_thread(lambda m: m.remove(path, line, reason=reason, kind=kind))
 
     def _archived(self, rel: str, lines: Sequence[str], how: str) -> tuple[str, str]:
-        """``rel``'s archive file and its text with ``lines`` appended under today, each noted as removed ``how``
-        (the archive's one format: ``reverie.dream.archive``)."""
+        """``rel``'s archive file and its text with ``lines`` appended under today, each noted as
+        removed ``how`` (the archive's one format: ``reverie.dream.archive``)."""
         from .dream.archive import append_entries, archive_path, entry_line
         from .hitlog import bare_line
 
@@ -835,8 +853,8 @@ class Memory:
         return await self._in_thread(lambda m: m.history(since=since, limit=limit))
 
     def session(self, session_key: str) -> Session | None:
-        """A conversation as stored (its messages, oldest first), or None when there is none by that key: where a
-        search hit from a session leads."""
+        """A conversation as stored (its messages, oldest first), or None when there is none by that
+        key: where a search hit from a session leads."""
         sessions = self.runtime.sessions
         return sessions.load(sessions.path_for(session_key))
 
@@ -845,8 +863,8 @@ class Memory:
 
     # -- state ----------------------------------------------------------------------------------------------
     def status(self) -> StatusReport:
-        """Cursors, pending entries, file sizes, the model, the last Dream run, set-aside batches, a pending
-        SOUL.md change and any problem found."""
+        """Cursors, pending entries, file sizes, the model, the last Dream run, set-aside batches, a
+        pending SOUL.md change and any problem found."""
         from .status import collect_status
 
         return collect_status(self.runtime.store)
@@ -870,8 +888,8 @@ def _filters(
 
 
 def _removed_lines(before: str, after: str) -> list[str]:
-    """The fact lines of ``before`` whose text (``hitlog.line_key``) ``after`` no longer has, in order; a line
-    that only moved or changed its bullet is not removed."""
+    """The fact lines of ``before`` whose text (``hitlog.line_key``) ``after`` no longer has, in
+    order; a line that only moved or changed its bullet is not removed."""
     from collections import Counter
 
     from .hitlog import holds_text, line_key

@@ -1,19 +1,20 @@
 """One-time migration of nanobot's legacy ``memory/HISTORY.md`` into ``memory/history.jsonl``.
 
-Runs when HISTORY.md exists and history.jsonl is missing or empty. Entry boundaries are nanobot's own (0.1.5),
-so both migrations of one file give the same entries and cursors: after line endings are normalised and the
-text stripped, a new entry starts at a non-blank line that follows a blank line, or at a line opening with a
-bracketed date (``[YYYY-MM-DD…]``), except that inside a ``[RAW] N messages`` block a dated ``ROLE:`` line
-(``[2026-04-01 10:04] USER: hello``) stays part of the block. A leading ``[YYYY-MM-DD HH:MM]`` becomes the
-timestamp and is removed from the content (Reverie also reads ``HH:MM:SS`` and a ``T``); any other entry keeps
-its text whole and takes the file's mtime. Invalid bytes survive as U+FFFD.
+Runs when HISTORY.md exists and history.jsonl is missing or empty. Entry boundaries are nanobot's
+own (0.1.5), so both migrations of one file give the same entries and cursors: after line endings
+are normalised and the text stripped, a new entry starts at a non-blank line that follows a blank
+line, or at a line opening with a bracketed date (``[YYYY-MM-DD…]``), except that inside a ``[RAW] N
+messages`` block a dated ``ROLE:`` line (``[2026-04-01 10:04] USER: hello``) stays part of the
+block. A leading ``[YYYY-MM-DD HH:MM]`` becomes the timestamp and is removed from the content
+(Reverie also reads ``HH:MM:SS`` and a ``T``); any other entry keeps its text whole and takes the
+file's mtime. Invalid bytes survive as U+FFFD.
 
-Crash-safe order: (1) both cursor files are set to the last migrated cursor, (2) history.jsonl is written
-atomically, (3) HISTORY.md is renamed to HISTORY.md.bak (.bak.2, … if taken). A crash before (2) re-runs the
-same migration on the next open (same cursors); a crash after (2) leaves a complete log, and the leftover
-HISTORY.md is renamed on the next open because history.jsonl already holds its entries (its first entry
-carries ``"migrated": "HISTORY.md"``). A HISTORY.md next to a history.jsonl that this migration did not write
-is left untouched, with a warning.
+Crash-safe order: (1) both cursor files are set to the last migrated cursor, (2) history.jsonl is
+written atomically, (3) HISTORY.md is renamed to HISTORY.md.bak (.bak.2, … if taken). A crash before
+(2) re-runs the same migration on the next open (same cursors); a crash after (2) leaves a complete
+log, and the leftover HISTORY.md is renamed on the next open because history.jsonl already holds its
+entries (its first entry carries ``"migrated": "HISTORY.md"``). A HISTORY.md next to a history.jsonl
+that this migration did not write is left untouched, with a warning.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ log = logging.getLogger(__name__)
 
 __all__ = ["migrate_legacy_history", "split_legacy", "MIGRATED_KEY"]
 
-#: Extra key on each migrated entry, naming its source (also how an interrupted migration is recognised).
+#: Extra key on each migrated entry, naming its source (also how an interrupted migration is
+#: recognised).
 MIGRATED_KEY = "migrated"
 
 _DATED = re.compile(
@@ -122,7 +124,8 @@ def migrate_legacy_history(workspace: Workspace, history: HistoryLog) -> int | N
             return None
         if _has_entries(history.path):
             if not _first_entry_is_migrated(history):
-                # Not ours: history.jsonl was started without this migration. Never guess; leave both alone.
+                # Not ours: history.jsonl was started without this migration. Never guess; leave
+                # both alone.
                 log.warning(
                     "%s exists next to a non-empty %s and is not migrated; it is left as is",
                     legacy.name,

@@ -1,11 +1,12 @@
-"""nanobot's ``MemoryStore`` names (0.1.4's and 0.1.5's) on Reverie's ``WorkspaceStore``, for agents written
-against nanobot: mixed into ``reverie.MemoryStore`` and kept apart from Reverie's own names, as
-``gitstore.nanobot_api`` does for ``GitStore``.
+"""nanobot's ``MemoryStore`` names (0.1.4's and 0.1.5's) on Reverie's ``WorkspaceStore``, for agents
+written against nanobot: mixed into ``reverie.MemoryStore`` and kept apart from Reverie's own names,
+as ``gitstore.nanobot_api`` does for ``GitStore``.
 
-Most are aliases or paths. Three reach into the memory pipeline — the memory repo (``git``), the model-free
-raw archive of messages into history (``raw_archive``) and the older one-call consolidation (``consolidate``) —
-so this module sits above the pipeline; each imports what it needs on its first call, and ``reverie.MemoryStore``
-alone loads neither dulwich nor the Consolidator. docs/nanobot.md has the full table.
+Most are aliases or paths. Three reach into the memory pipeline — the memory repo (``git``), the
+model-free raw archive of messages into history (``raw_archive``) and the older one-call
+consolidation (``consolidate``) — so this module sits above the pipeline; each imports what it needs
+on its first call, and ``reverie.MemoryStore`` alone loads neither dulwich nor the Consolidator.
+docs/nanobot.md has the full table.
 """
 
 from __future__ import annotations
@@ -47,8 +48,8 @@ class _Host(Protocol):
 
 
 def _ensure_memory_dir(workspace: Workspace) -> Path:
-    """memory/, created if missing: nanobot's constructor creates it, Reverie's writes nothing (a query opens a
-    store too), so the nanobot names callers use to write create it when asked for."""
+    """memory/, created if missing: nanobot's constructor creates it, Reverie's writes nothing (a
+    query opens a store too), so the nanobot names callers use to write create it when asked for."""
     path = workspace.memory_dir
     if not path.is_dir():
         try:
@@ -137,9 +138,9 @@ class NanobotStoreAPI:
         *,
         max_chars: int | None = None,
     ) -> list[int]:
-        """Archive messages into history without a model (the fallback when summarising fails): ``[RAW] N
-        messages`` and one transcript line per message, split into entries of at most ``max_chars`` (default
-        16,000) so nothing is cut. Returns the cursors written."""
+        """Archive messages into history without a model (the fallback when summarising fails):
+        ``[RAW] N messages`` and one transcript line per message, split into entries of at most
+        ``max_chars`` (default 16,000) so nothing is cut. Returns the cursors written."""
         from .consolidator.transcript import raw_archive_entries
 
         limit = max_chars if max_chars is not None else RAW_ARCHIVE_MAX_CHARS
@@ -158,11 +159,11 @@ class NanobotStoreAPI:
         archive_all: bool = False,
         memory_window: int = 50,
     ) -> bool:
-        """nanobot's older consolidation (``reverie.consolidator.seed``): archive old messages with one forced
-        ``save_memory`` model call; False (nothing touched) on failure.
+        """nanobot's older consolidation (``reverie.consolidator.seed``): archive old messages with
+        one forced ``save_memory`` model call; False (nothing touched) on failure.
 
-        ``session``: nanobot's or Reverie's (its ``messages``, ``key`` and ``last_consolidated`` are read, the last
-        one moved on success); ``provider``: a model name or a ``ModelClient``.
+        ``session``: nanobot's or Reverie's (its ``messages``, ``key`` and ``last_consolidated`` are
+        read, the last one moved on success); ``provider``: a model name or a ``ModelClient``.
         """
         from .consolidator.seed import consolidate
 

@@ -1,10 +1,11 @@
 """``Runtime``: one workspace's services, wired once and built on first use.
 
-``reverie.Memory`` (the verbs every front end calls), the chat agent and the demo all need the same objects — the
-store, the memory repo, the model client, sessions, the Consolidator, Dream — wired the same way. They get them
-here, so the wiring is written once, and each is built only when touched: ``reverie log`` opens the repo but neither the store nor
-the model client (and with it litellm). A front-end that shows what it waits for passes a ``ModelActivity``: the
-one client every service shares then records its calls there.
+``reverie.Memory`` (the verbs every front end calls), the chat agent and the demo all need the same
+objects — the store, the memory repo, the model client, sessions, the Consolidator, Dream — wired
+the same way. They get them here, so the wiring is written once, and each is built only when
+touched: ``reverie log`` opens the repo but neither the store nor the model client (and with it
+litellm). A front-end that shows what it waits for passes a ``ModelActivity``: the one client every
+service shares then records its calls there.
 """
 
 from __future__ import annotations
@@ -40,8 +41,8 @@ class Runtime:
         activity: ModelActivity | None = None,
         scope: tuple[ScopeRoot, Scope] | None = None,
     ) -> None:
-        """``scope``: the root and scope this workspace belongs to (``reverie.open(root=…, user=…)``), so the
-        front door creates it on its first write and reads it as empty before."""
+        """``scope``: the root and scope this workspace belongs to (``reverie.open(root=…,
+        user=…)``), so the front door creates it on its first write and reads it as empty before."""
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self._config = config
         self.activity = activity
@@ -67,8 +68,9 @@ class Runtime:
     def store(self) -> WorkspaceStore:
         from .store import WorkspaceStore
 
-        # the config itself when it was given or is loaded, else this runtime's on first use: `reverie status`
-        # reads the models' defaults as data when no key is set, and never loads it (see `WorkspaceStore.settings`)
+        # the config itself when it was given or is loaded, else this runtime's on first use:
+        # `reverie status` reads the models' defaults as data when no key is set, and never loads it
+        # (see `WorkspaceStore.settings`)
         loaded = self._config if self._config is not None else self.__dict__.get("config")
         return WorkspaceStore(
             self.workspace, config=loaded if loaded is not None else (lambda: self.config)
@@ -76,8 +78,8 @@ class Runtime:
 
     @cached_property
     def git(self) -> GitStore:
-        """The memory repo. Nothing is written here: queries read the repo as it is (or find none); the first write
-        creates, adopts or recovers it (``GitStore.ensure``)."""
+        """The memory repo. Nothing is written here: queries read the repo as it is (or find none);
+        the first write creates, adopts or recovers it (``GitStore.ensure``)."""
         from .gitstore import GitStore
 
         return GitStore(self.workspace, self.config.git)
@@ -105,7 +107,8 @@ class Runtime:
         from .consolidator import Consolidator
         from .recall.memfiles import consolidator_hooks
 
-        # Recall's pre-compaction flush and session-end memory file ride on the consolidator's hooks.
+        # Recall's pre-compaction flush and session-end memory file ride on the consolidator's
+        # hooks.
         def commit(message: str, files: dict[str, str], base: dict[str, str]) -> str | None:
             return self.git.commit(message, kind="recall", files=files, base=base)
 

@@ -1,5 +1,5 @@
-"""Scopes: many workspaces under one root directory, addressed by a user id and an optional agent id. This
-docstring is the layout's spec.
+"""Scopes: many workspaces under one root directory, addressed by a user id and an optional agent
+id. This docstring is the layout's spec.
 
 ::
 
@@ -12,24 +12,27 @@ docstring is the layout's spec.
                                         (<name> = <u> or <u>.<a>; see `due_hook`)
       trash/<u>.<ns>                    a user's directory being deleted by `forget_user`
 
-Every scope workspace holds ``memory/.reverie/scope.json`` (``{"user": …, "agent": …}``), written when the
-workspace is created (what a rescan and ``forget_user`` read). A history append in a workspace at a scope's place
-in this layout marks the scope due (`due_hook`).
+Every scope workspace holds ``memory/.reverie/scope.json`` (``{"user": …, "agent": …}``), written
+when the workspace is created (what a rescan and ``forget_user`` read). A history append in a
+workspace at a scope's place in this layout marks the scope due (`due_hook`).
 
-**Ids.** An id is normalised to Unicode NFC (the composed and decomposed forms of "é" name one user) and must be
-1–128 characters of letters, marks, digits and ``_ - . @ + : = ~ #``; it may not start with ``.`` or ``-``, nor
-contain ``..``. Anything else (a separator, white space, a control or invisible formatting character, a NUL) is
-refused with `InvalidScopeError`, never repaired: two ids that would repair to the same text would share a
-memory. Ids are case-sensitive: ``Alice`` and ``alice`` are two users, because the services whose ids these are
-(chat platforms, auth providers) often are, and merging two users' memories is the one mistake a scope must never
-make. Directory names are digests, not ids, so no id can name a path, collide on a case-insensitive file system,
-or make a name too long.
+**Ids.** An id is normalised to Unicode NFC (the composed and decomposed forms of "é" name one user)
+and must be 1–128 characters of letters, marks, digits and ``_ - . @ + : = ~ #``; it may not start
+with ``.`` or ``-``, nor contain ``..``. Anything else (a separator, white space, a control or
+invisible formatting character, a NUL) is refused with `InvalidScopeError`, never repaired: two ids
+that would repair to the same text would share a memory. Ids are case-sensitive: ``Alice`` and
+``alice`` are two users, because the services whose ids these are (chat platforms, auth providers)
+often are, and merging two users' memories is the one mistake a scope must never make. Directory
+names are digests, not ids, so no id can name a path, collide on a case-insensitive file system, or
+make a name too long.
 
-**Fan-out.** Two levels of 256 directories above the user directories: a million users put about 15 entries in
-each leaf directory. The due directory has one level: it holds only the scopes currently due.
+**Fan-out.** Two levels of 256 directories above the user directories: a million users put about 15
+entries in each leaf directory. The due directory has one level: it holds only the scopes currently
+due.
 
-**Created on first write.** `ScopeRoot.workspace` only computes a path; `ScopeRoot.ensure` creates the
-directories and ``scope.json`` (idempotent, safe to race). Queries on a scope never written create nothing.
+**Created on first write.** `ScopeRoot.workspace` only computes a path; `ScopeRoot.ensure` creates
+the directories and ``scope.json`` (idempotent, safe to race). Queries on a scope never written
+create nothing.
 """
 
 from __future__ import annotations
@@ -134,8 +137,9 @@ class Scope:
 
 @dataclass(frozen=True)
 class ForgetResult:
-    """What `ScopeRoot.forget_user` removed: the user's scopes and how many files (workspace, git history,
-    sessions, search index) went with them, the due markers dropped, and the MCP tokens revoked."""
+    """What `ScopeRoot.forget_user` removed: the user's scopes and how many files (workspace, git
+    history, sessions, search index) went with them, the due markers dropped, and the MCP tokens
+    revoked."""
 
     user: str
     scopes: tuple[Scope, ...]
@@ -184,9 +188,9 @@ class ScopeRoot:
 
     # -- creating -----------------------------------------------------------------------------------------
     def ensure(self, scope: Scope) -> Workspace:
-        """The scope's workspace, created if it is not yet: directories, ``user.json`` and ``scope.json``.
-        Idempotent and safe when several processes create the same scope at once (each file is written
-        atomically with the same content)."""
+        """The scope's workspace, created if it is not yet: directories, ``user.json`` and
+        ``scope.json``. Idempotent and safe when several processes create the same scope at once
+        (each file is written atomically with the same content)."""
         ws = self.workspace(scope)
         marker = ws.root / SCOPE_FILE
         if marker.is_file():
@@ -212,8 +216,9 @@ class ScopeRoot:
 
     # -- listing ------------------------------------------------------------------------------------------
     def scopes(self) -> Iterator[tuple[Scope, Workspace]]:
-        """Every scope under the root, read from the workspaces' ``scope.json`` (a full scan: for recovery and
-        tools, never on a hot path). A directory whose file is missing or does not match its path is skipped."""
+        """Every scope under the root, read from the workspaces' ``scope.json`` (a full scan: for
+        recovery and tools, never on a hot path). A directory whose file is missing or does not
+        match its path is skipped."""
         users = self.root / "users"
         for first in _subdirs(users):
             for second in _subdirs(first):
@@ -245,8 +250,9 @@ class ScopeRoot:
         return [name for _bucket, names in self.due_buckets({}) for name in names]
 
     def due_buckets(self, seen: dict[str, int]) -> list[tuple[str, list[str]]]:
-        """``(bucket, marker names)`` for each due bucket whose directory changed since ``seen`` (bucket →
-        mtime in ns, updated in place): a poll lists only the buckets something was marked or unmarked in."""
+        """``(bucket, marker names)`` for each due bucket whose directory changed since ``seen``
+        (bucket → mtime in ns, updated in place): a poll lists only the buckets something was marked
+        or unmarked in."""
         out = []
         now = time.time_ns()
         for bucket in _subdirs(self.root / "due"):
@@ -256,9 +262,10 @@ class ScopeRoot:
                 continue
             if seen.get(bucket.name) == mtime:
                 continue
-            # A directory's mtime has the kernel's coarse clock tick (or the file server's): a marker made in the
-            # same tick just after this listing would leave it unchanged. A recent mtime is not remembered, so
-            # the bucket is listed again until its mtime is old enough to be trusted (git's "racy" rule).
+            # A directory's mtime has the kernel's coarse clock tick (or the file server's): a
+            # marker made in the same tick just after this listing would leave it unchanged. A
+            # recent mtime is not remembered, so the bucket is listed again until its mtime is old
+            # enough to be trusted (git's "racy" rule).
             seen[bucket.name] = mtime if now - mtime > _TRUSTED_AGE_NS else -1
             try:
                 names = [n for n in os.listdir(bucket) if _DUE_NAME.fullmatch(n)]
@@ -276,9 +283,9 @@ class ScopeRoot:
         return Workspace(base / "workspace" if m.group(2) is None else base / "agents" / m.group(2))
 
     def rescan(self, pending: Callable[[Workspace], int]) -> int:
-        """Mark due every scope whose workspace has history pending (``pending(ws)`` > 0): the recovery path
-        when markers were lost (a restore from backup, a crash before a marker reached the disk). Returns the
-        number marked."""
+        """Mark due every scope whose workspace has history pending (``pending(ws)`` > 0): the
+        recovery path when markers were lost (a restore from backup, a crash before a marker reached
+        the disk). Returns the number marked."""
         marked = 0
         for scope, ws in self.scopes():
             if pending(ws) > 0:
@@ -290,13 +297,13 @@ class ScopeRoot:
     def forget_user(
         self, user: str, *, extra: Callable[[Scope], None] | None = None
     ) -> ForgetResult:
-        """Delete every scope of ``user``: the workspaces with their git history, sessions and search index
-        (all inside the user's directory), and the due markers. ``extra`` is called for each scope first, for
-        state kept elsewhere (an index on local disk, tokens).
+        """Delete every scope of ``user``: the workspaces with their git history, sessions and
+        search index (all inside the user's directory), and the due markers. ``extra`` is called for
+        each scope first, for state kept elsewhere (an index on local disk, tokens).
 
-        Crash-safe order: the user's directory is renamed into ``trash/`` in one step (from then on the user has
-        no memory: a new write starts an empty one), then deleted; a crash mid-delete leaves only a trash entry,
-        which the next `forget_user` (of anyone) finishes deleting."""
+        Crash-safe order: the user's directory is renamed into ``trash/`` in one step (from then on
+        the user has no memory: a new write starts an empty one), then deleted; a crash mid-delete
+        leaves only a trash entry, which the next `forget_user` (of anyone) finishes deleting."""
         user = validate_id(user, "user id")
         user_dir = self.user_dir(user)
         scopes = self.scopes_of(user)
@@ -343,16 +350,18 @@ def read_scope(ws_dir: Path) -> Scope | None:
 
 
 def due_jitter(key: str, window: float) -> float:
-    """A fixed delay in ``[0, window)`` for ``key`` (a scope's name or a workspace id), from its digest: when a
-    mass event makes every scope due at once, their runs spread over the window, and each keeps its place across
-    restarts and processes. The one rule of ``reverie serve --root`` and the fleet alike."""
+    """A fixed delay in ``[0, window)`` for ``key`` (a scope's name or a workspace id), from its
+    digest: when a mass event makes every scope due at once, their runs spread over the window, and
+    each keeps its place across restarts and processes. The one rule of ``reverie serve --root`` and
+    the fleet alike."""
     h = int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
     return h / 2**64 * window
 
 
 def due_hook(workspace: Workspace) -> Callable[[], None] | None:
-    """For a scope's workspace (recognised by its place in the layout: no file is read), the function that marks
-    it due, called after each durable history append; None for any other workspace."""
+    """For a scope's workspace (recognised by its place in the layout: no file is read), the
+    function that marks it due, called after each durable history append; None for any other
+    workspace."""
     name_and_root = _due_name_of(workspace.root)
     if name_and_root is None:
         return None
@@ -382,8 +391,8 @@ def _due_name_of(ws: Path) -> tuple[str, Path] | None:
 
 
 def _touch(marker: Path) -> None:
-    """Create an empty marker if absent (``O_CREAT``; cheap when it exists). A new one is made durable (its
-    directory fsynced) so a crash does not forget that a scope is due."""
+    """Create an empty marker if absent (``O_CREAT``; cheap when it exists). A new one is made
+    durable (its directory fsynced) so a crash does not forget that a scope is due."""
     if marker.exists():
         return
     try:

@@ -1,11 +1,12 @@
-"""Consolidation as jobs: ``/new`` and idle archiving, for a worker that is not the chat process (the fleet's
-Celery tasks, a cron), each under the session's archiver lock.
+"""Consolidation as jobs: ``/new`` and idle archiving, for a worker that is not the chat process
+(the fleet's Celery tasks, a cron), each under the session's archiver lock.
 
-Token-pressure consolidation stays inline in the chat process (``Consolidator.maybe_consolidate`` before a
-turn), because the next prompt needs it. The two kinds no prompt waits for can run anywhere, as these plain
-functions of a workspace and a session key: each goes through the ``Memory`` verbs (one implementation), and the
-Consolidator takes ``<session file>.consolidate.lock`` around every archive, as every archiver does, so a job and
-the chat process never archive the same messages twice; history appends mark a scope due as usual.
+Token-pressure consolidation stays inline in the chat process (``Consolidator.maybe_consolidate``
+before a turn), because the next prompt needs it. The two kinds no prompt waits for can run
+anywhere, as these plain functions of a workspace and a session key: each goes through the
+``Memory`` verbs (one implementation), and the Consolidator takes ``<session
+file>.consolidate.lock`` around every archive, as every archiver does, so a job and the chat process
+never archive the same messages twice; history appends mark a scope due as usual.
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ async def end_session(
     *,
     config: Config | None = None,
 ) -> ConsolidationResult:
-    """``/new`` as a job: archive every message of ``session_key`` not yet archived, then clear the session
-    (crash-safe order: archive, then clear). ``SessionError`` when there is no such session."""
+    """``/new`` as a job: archive every message of ``session_key`` not yet archived, then clear the
+    session (crash-safe order: archive, then clear). ``SessionError`` when there is no such session.
+    """
     memory = _open(workspace, config)
     try:
         sessions = memory.runtime.sessions
@@ -56,8 +58,9 @@ async def archive_idle_sessions(
     now: datetime | None = None,
     config: Config | None = None,
 ) -> list[ConsolidationResult]:
-    """Archive (without clearing) every session not updated for ``idle_minutes`` that has messages not yet
-    archived; returns one result per session archived. Sessions in use are left to the chat process."""
+    """Archive (without clearing) every session not updated for ``idle_minutes`` that has messages
+    not yet archived; returns one result per session archived. Sessions in use are left to the chat
+    process."""
     memory = _open(workspace, config)
     try:
         cutoff = (now or datetime.now()) - timedelta(minutes=idle_minutes)

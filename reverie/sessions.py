@@ -1,4 +1,5 @@
-"""Session files (``<workspace>/sessions/<safe_key>.jsonl``): nanobot's format. This docstring is the spec.
+"""Session files (``<workspace>/sessions/<safe_key>.jsonl``): nanobot's format. This docstring is
+the spec.
 
 One JSON object per line, UTF-8, ``\\n``-terminated. The first line is the metadata line::
 
@@ -12,40 +13,48 @@ then one message per line, in the chat format, oldest first::
     {"role": "tool", "content": "...", "tool_call_id": "call_1", "name": "read_file", "timestamp": "..."}
 
 - ``key``: the session key (``channel:chat``). ``created_at``/``updated_at``: ISO 8601 local time.
-- ``last_consolidated``: how many of the messages (counted in file order, valid lines only) are already archived
-  into history.jsonl; an int in ``0..len(messages)``. Anything else (negative, past the end, not an int, a bool)
-  is corrupt and is read as 0 with a warning: re-archiving may duplicate, never lose.
-- Messages: ``role`` (str) and ``content`` (str, null, or a list of content parts) plus ``timestamp`` and the
-  optional ``tool_calls``, ``tool_call_id``, ``name``; other keys are kept and ignored.
-- File name: nanobot's, so both open the same file: the key with ``:`` and each of ``<>"/\\|?*`` replaced by ``_``,
-  then stripped of surrounding white space (``email:alice@example.com`` → ``email_alice@example.com.jsonl``). No key
-  can name a path outside ``sessions/`` (``/`` and ``\\`` are replaced; ``..`` becomes ``...jsonl``). Where that name
-  cannot be a file name (empty, a control character, not encodable, or longer than ``MAX_STEM_BYTES`` encoded bytes, which keeps
-  the name ≤ 255 bytes with every suffix Reverie adds: ``.lock``, ``.torn``, ``.corrupt``, the atomic-write temp
-  name), the stem is cut at a character boundary to fit and ``-<hash of key>`` is appended; nanobot cannot open such
-  a key at all. If the name is already taken by a different key, ``<stem>-<hash of key>.jsonl`` is used instead.
-  A file written under Reverie's earlier naming (every character but letters, digits, ``._-`` replaced) is still
-  opened for its key when the nanobot-named file does not exist.
+- ``last_consolidated``: how many of the messages (counted in file order, valid lines only) are
+  already archived into history.jsonl; an int in ``0..len(messages)``. Anything else (negative, past
+  the end, not an int, a bool) is corrupt and is read as 0 with a warning: re-archiving may
+  duplicate, never lose.
+- Messages: ``role`` (str) and ``content`` (str, null, or a list of content parts) plus
+  ``timestamp`` and the optional ``tool_calls``, ``tool_call_id``, ``name``; other keys are kept and
+  ignored.
+- File name: nanobot's, so both open the same file: the key with ``:`` and each of ``<>"/\\|?*``
+  replaced by ``_``, then stripped of surrounding white space (``email:alice@example.com`` →
+  ``email_alice@example.com.jsonl``). No key can name a path outside ``sessions/`` (``/`` and ``\\``
+  are replaced; ``..`` becomes ``...jsonl``). Where that name cannot be a file name (empty, a
+  control character, not encodable, or longer than ``MAX_STEM_BYTES`` encoded bytes, which keeps the
+  name ≤ 255 bytes with every suffix Reverie adds: ``.lock``, ``.torn``, ``.corrupt``, the
+  atomic-write temp name), the stem is cut at a character boundary to fit and ``-<hash of key>`` is
+  appended; nanobot cannot open such a key at all. If the name is already taken by a different key,
+  ``<stem>-<hash of key>.jsonl`` is used instead. A file written under Reverie's earlier naming
+  (every character but letters, digits, ``._-`` replaced) is still opened for its key when the
+  nanobot-named file does not exist.
 
 Durability (one comment per write says which rule it follows):
 
-- Messages are appended as they come: one ``write`` of the whole line on an ``O_APPEND`` descriptor, under the
-  session's lock (``<file>.lock``, across threads and processes), fsynced. A torn last line left by a crash is
-  repaired before the next append (see ``reverie.history.repair_torn_tail``; garbage goes to ``<file>.torn``).
-- ``last_consolidated`` lives in the metadata line, as nanobot keeps it, so nanobot reads the same offset. The
-  metadata line is the first line, so updating it rewrites the file: under the same lock the file is re-read
-  from disk (keeping appends from other processes, and unreadable lines byte for byte) and replaced atomically
-  (temp, fsync, rename). A crash leaves the old or the new file, each with every message: no message is lost.
-  A sidecar file would avoid the rewrite, but nanobot would then read a stale offset; consolidation is rare next
-  to appends, so the rewrite's cost (measured in bench/consolidator.py) is the better trade.
-- ``save`` (nanobot's whole-session write, for agents that add messages in memory and save) rewrites the file the
-  same way, adding the messages it lacks; it refuses (``SessionError``) when the file holds messages the session
-  does not, so it never drops another writer's message.
-- Clearing (``/new``) replaces the file atomically with a fresh metadata line; messages appended by another
-  process after the archive was taken are carried over, and unreadable lines are saved to ``<file>.corrupt``.
+- Messages are appended as they come: one ``write`` of the whole line on an ``O_APPEND`` descriptor,
+  under the session's lock (``<file>.lock``, across threads and processes), fsynced. A torn last
+  line left by a crash is repaired before the next append (see ``reverie.history.repair_torn_tail``;
+  garbage goes to ``<file>.torn``).
+- ``last_consolidated`` lives in the metadata line, as nanobot keeps it, so nanobot reads the same
+  offset. The metadata line is the first line, so updating it rewrites the file: under the same lock
+  the file is re-read from disk (keeping appends from other processes, and unreadable lines byte for
+  byte) and replaced atomically (temp, fsync, rename). A crash leaves the old or the new file, each
+  with every message: no message is lost. A sidecar file would avoid the rewrite, but nanobot would
+  then read a stale offset; consolidation is rare next to appends, so the rewrite's cost (measured
+  in bench/consolidator.py) is the better trade.
+- ``save`` (nanobot's whole-session write, for agents that add messages in memory and save) rewrites
+  the file the same way, adding the messages it lacks; it refuses (``SessionError``) when the file
+  holds messages the session does not, so it never drops another writer's message.
+- Clearing (``/new``) replaces the file atomically with a fresh metadata line; messages appended by
+  another process after the archive was taken are carried over, and unreadable lines are saved to
+  ``<file>.corrupt``.
 
-Reading takes no lock. Bad lines (not JSON, not an object, no string ``role``) are skipped with one warning per
-kind; lines with invalid UTF-8 are decoded with U+FFFD and kept; an unterminated last line is an append in flight.
+Reading takes no lock. Bad lines (not JSON, not an object, no string ``role``) are skipped with one
+warning per kind; lines with invalid UTF-8 are decoded with U+FFFD and kept; an unterminated last
+line is an append in flight.
 """
 
 from __future__ import annotations
@@ -81,7 +90,8 @@ __all__ = [
     "MAX_STEM_BYTES",
 ]
 
-#: Longest message content stored; longer content is cut with a marker (a chat line is never a megabyte of data).
+#: Longest message content stored; longer content is cut with a marker (a chat line is never a
+#: megabyte of data).
 MAX_MESSAGE_CHARS = 200_000
 _TRUNCATED = "\n…[truncated {n} characters]"
 _UNSAFE = re.compile(
@@ -92,8 +102,8 @@ _CONTROL = re.compile(
 )  # never in a Reverie file name (Workspace.resolve refuses them)
 _LEGACY_UNSAFE = re.compile(r"[^\w.-]")  # Reverie's earlier naming, still opened (see path_for)
 _LEGACY_MAX_NAME = 120
-#: NAME_MAX (255) less the longest name Reverie derives from a session file: the atomic-write temp file
-#: ``.<stem>.jsonl.tmp-<pid>-<8 hex>`` adds 28 bytes (a pid of up to 7 digits).
+#: NAME_MAX (255) less the longest name Reverie derives from a session file: the atomic-write temp
+#: file ``.<stem>.jsonl.tmp-<pid>-<8 hex>`` adds 28 bytes (a pid of up to 7 digits).
 MAX_STEM_BYTES = 255 - 28
 _HASH_SUFFIX_BYTES = 13  # "-" + 12 hex digits
 _MESSAGE_KEYS = ("role", "content", "timestamp", "tool_calls", "tool_call_id", "name")
@@ -104,8 +114,9 @@ _warned_legacy: set[Path] = (
 
 
 def safe_filename(key: str) -> str:
-    """The file stem for a session key: nanobot's name (``key.replace(':', '_')`` through its ``safe_filename``)
-    when that is a usable file name, else a byte-capped prefix of it plus a hash of the key (see the module doc)."""
+    """The file stem for a session key: nanobot's name (``key.replace(':', '_')`` through its
+    ``safe_filename``) when that is a usable file name, else a byte-capped prefix of it plus a hash
+    of the key (see the module doc)."""
     stem = _UNSAFE.sub("_", key).strip()
     if stem and not _CONTROL.search(stem):
         try:
@@ -117,8 +128,8 @@ def safe_filename(key: str) -> str:
 
 
 def _capped(stem: str, limit: int) -> str:
-    """``stem`` made encodable (NUL and unencodable characters → ``_``) and cut to ``limit`` encoded bytes at a
-    character boundary, for every script (a CJK character is 3 bytes, an emoji 4)."""
+    """``stem`` made encodable (NUL and unencodable characters → ``_``) and cut to ``limit`` encoded
+    bytes at a character boundary, for every script (a CJK character is 3 bytes, an emoji 4)."""
     out: list[str] = []
     used = 0
     for ch in stem:
@@ -212,8 +223,8 @@ class Session:
     path: Path | None = None
 
     def add_message(self, role: str, content: Any, **extra: Any) -> dict[str, Any]:
-        """Add a message in memory only (nanobot's ``Session.add_message``); ``SessionStore.save`` writes it.
-        ``SessionStore.append`` adds and writes in one step."""
+        """Add a message in memory only (nanobot's ``Session.add_message``); ``SessionStore.save``
+        writes it. ``SessionStore.append`` adds and writes in one step."""
         message = {"role": role, "content": content, "timestamp": _now().isoformat(), **extra}
         self.messages.append(message)
         self.updated_at = _now()
@@ -349,12 +360,14 @@ class SessionStore:
 
     # -- naming -------------------------------------------------------------------------------------------
     def path_for(self, key: str) -> Path:
-        """The file of ``key``: nanobot's name for it; a hashed variant when another key already owns that name;
-        the file written under Reverie's earlier naming when only that one exists."""
+        """The file of ``key``: nanobot's name for it; a hashed variant when another key already
+        owns that name; the file written under Reverie's earlier naming when only that one exists.
+        """
         if not isinstance(key, str) or not key:
             raise SessionError(f"a session key must be a non-empty string, not {key!r}")
         stem = safe_filename(key)
-        # Through Workspace.resolve: a sessions/ directory or file symlinked out of the workspace is refused.
+        # Through Workspace.resolve: a sessions/ directory or file symlinked out of the workspace is
+        # refused.
         plain = self.workspace.resolve(f"sessions/{stem}.jsonl")
         owner = _key_in_file(plain)
         if owner is not None and not _same_key(owner, key):
@@ -464,12 +477,13 @@ class SessionStore:
         """nanobot drops its cached copy here; Reverie keeps no cache (every read is from disk), so nothing to do."""
 
     def save(self, session: Session) -> None:
-        """Write what ``session`` holds (nanobot's ``SessionManager.save``): its messages not yet on disk, and its
-        metadata, in one atomic rewrite under the session's lock.
+        """Write what ``session`` holds (nanobot's ``SessionManager.save``): its messages not yet on
+        disk, and its metadata, in one atomic rewrite under the session's lock.
 
-        The file's messages must be the first of ``session.messages`` (same roles and contents, in order); if the
-        file holds messages this session lacks (another writer appended since it was loaded, or it was cleared),
-        ``SessionError`` is raised and nothing is written: a save never drops a message.
+        The file's messages must be the first of ``session.messages`` (same roles and contents, in
+        order); if the file holds messages this session lacks (another writer appended since it was
+        loaded, or it was cleared), ``SessionError`` is raised and nothing is written: a save never
+        drops a message.
         """
         path = self._path_of(session)
         with self.locked(path):
@@ -496,13 +510,15 @@ class SessionStore:
             body = b"".join(raw + b"\n" for raw in parsed.rest) + b"".join(
                 orjson.dumps(m) + b"\n" for m in new
             )
-            # Atomic replace (temp, fsync, rename): a crash leaves the old or the new file, each with every message.
+            # Atomic replace (temp, fsync, rename): a crash leaves the old or the new file, each
+            # with every message.
             atomic_write(path, session.metadata_line() + body, fsync=self.fsync)
             session.messages = [*disk, *new]
 
     def read_session_file(self, key: str) -> dict[str, Any] | None:
-        """The session of ``key`` as a plain dict (``key``, ``created_at``, ``updated_at``, ``metadata``,
-        ``messages``, ``last_consolidated``; bad lines skipped), or None when it has no file."""
+        """The session of ``key`` as a plain dict (``key``, ``created_at``, ``updated_at``,
+        ``metadata``, ``messages``, ``last_consolidated``; bad lines skipped), or None when it has
+        no file."""
         session = self.load(self.path_for(key))
         if session is None:
             return None
@@ -516,8 +532,8 @@ class SessionStore:
         }
 
     def list_sessions(self) -> builtins.list[dict[str, Any]]:
-        """Every session as nanobot lists them (``key``, ``updated_at``, ``path``, plus the message counts), newest
-        first."""
+        """Every session as nanobot lists them (``key``, ``updated_at``, ``path``, plus the message
+        counts), newest first."""
         return [
             {
                 "key": info.key,
@@ -539,7 +555,8 @@ class SessionStore:
             fd = open_for_write(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
             try:
                 if os.fstat(fd).st_size == 0:
-                    # A new file starts with its metadata line, in the same single write as the first message.
+                    # A new file starts with its metadata line, in the same single write as the
+                    # first message.
                     session.updated_at = _now()
                     line = session.metadata_line() + line
                 else:
@@ -568,8 +585,9 @@ class SessionStore:
             first_end = data.find(b"\n")
             meta, _ = _load_line(data[:first_end]) if first_end >= 0 else (None, None)
             if meta is not None and meta.get("_type") == "metadata":
-                # The usual shape: replace the first line, copy the rest byte for byte (no parsing needed; the
-                # line count bounds the message count, and readers re-check the offset against real messages).
+                # The usual shape: replace the first line, copy the rest byte for byte (no parsing
+                # needed; the line count bounds the message count, and readers re-check the offset
+                # against real messages).
                 body = data[first_end + 1 :]
                 held = body.count(b"\n")
             else:
@@ -582,13 +600,16 @@ class SessionStore:
                 )
             session.last_consolidated = last_consolidated
             session.updated_at = _now()
-            # Atomic replace (temp, fsync, rename): a crash leaves the old or the new file, each with every message.
+            # Atomic replace (temp, fsync, rename): a crash leaves the old or the new file, each
+            # with every message.
             atomic_write(path, session.metadata_line() + body, fsync=self.fsync)
 
     def clear(self, session: Session, *, archived: int | None = None) -> None:
-        """Start the session afresh (``/new``): drop the first ``archived`` messages (default: all in memory).
+        """Start the session afresh (``/new``): drop the first ``archived`` messages (default: all
+        in memory).
 
-        Messages another process appended after those are kept, so clearing never drops an unarchived one.
+        Messages another process appended after those are kept, so clearing never drops an
+        unarchived one.
         """
         archived = len(session.messages) if archived is None else archived
         path = self._path_of(session)
@@ -614,15 +635,18 @@ class SessionStore:
             session.created_at = session.updated_at = now
             session.last_consolidated = 0
             body = b"".join(orjson.dumps(m) + b"\n" for m in kept)
-            # Atomic replace: a crash leaves the old session (archived again next time) or the cleared one.
+            # Atomic replace: a crash leaves the old session (archived again next time) or the
+            # cleared one.
             atomic_write(path, session.metadata_line() + body, fsync=self.fsync)
 
     def pop(self, session: Session) -> dict[str, Any] | None:
-        """Take the newest message out (an agent framework's undo of its last item) and return it; None when the
-        session is empty or its newest message is already archived (an archived message stays: history holds it).
+        """Take the newest message out (an agent framework's undo of its last item) and return it;
+        None when the session is empty or its newest message is already archived (an archived
+        message stays: history holds it).
 
-        Under the lock the file is re-read (so the newest message is the one on disk, whoever wrote it) and
-        replaced atomically without that message's line; unreadable lines are kept byte for byte.
+        Under the lock the file is re-read (so the newest message is the one on disk, whoever wrote
+        it) and replaced atomically without that message's line; unreadable lines are kept byte for
+        byte.
         """
         path = self._path_of(session)
         with self.locked(path):
@@ -644,7 +668,8 @@ class SessionStore:
             session.messages = parsed.messages[:-1]
             session.last_consolidated = offset
             session.updated_at = _now()
-            # Atomic replace (temp, fsync, rename): a crash leaves the file with or without that one message.
+            # Atomic replace (temp, fsync, rename): a crash leaves the file with or without that one
+            # message.
             atomic_write(
                 path,
                 session.metadata_line() + b"".join(raw + b"\n" for raw in rest),
@@ -683,8 +708,8 @@ class SessionStore:
         return _parse_lines(self._read_bytes_locked(path), str(path))
 
     def locked(self, path: Path) -> Lock:
-        """The lock every writer of session file ``path`` holds (``<file>.lock``: this process's threads and other
-        processes)."""
+        """The lock every writer of session file ``path`` holds (``<file>.lock``: this process's
+        threads and other processes)."""
         return Lock(lock_path(path), timeout=self.lock_timeout, error=SessionError)
 
 

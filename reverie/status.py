@@ -44,7 +44,8 @@ class StatusReport:
     model_description: str
     dream_model: str
     problems: list[str] = field(default_factory=list)
-    #: A SOUL.md change Dream staged for approval (``reverie approve`` / ``reject``): when, cursors, +/- lines.
+    #: A SOUL.md change Dream staged for approval (``reverie approve`` / ``reject``): when, cursors,
+    #: +/- lines.
     pending_soul: PendingSoulSummary | None = None
     # Dream (see reverie.dream.records): the last run and rejection as recorded, batches set aside.
     dream_last_run: RunRecord | None = None
@@ -55,7 +56,8 @@ class StatusReport:
     budgets: dict[str, dict[str, int]] = field(default_factory=dict)
     #: Dream's archive (``memory/archive/*.md``): ``{"files", "lines", "chars"}``.
     archive: dict[str, int] = field(default_factory=dict)
-    #: ``{"since", "reason"}`` while Dream runs fail because the model cannot be reached (batches stay pending).
+    #: ``{"since", "reason"}`` while Dream runs fail because the model cannot be reached (batches
+    #: stay pending).
     dream_model_unavailable: OutageRecord | None = None
 
     def to_dict(self) -> dict[str, Any]:

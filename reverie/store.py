@@ -1,9 +1,10 @@
-"""``WorkspaceStore``: the lowest layer's view of one workspace's memory — the memory files, the history log
-and both cursors — under Reverie's own names (the pipeline and the operations take one).
+"""``WorkspaceStore``: the lowest layer's view of one workspace's memory — the memory files, the
+history log and both cursors — under Reverie's own names (the pipeline and the operations take one).
 
-It owns no format itself (see ``workspace``, ``history``, ``cursors``) and adds only the policies that tie them
-together: legacy migration on open and the Dream cursor's record. ``reverie.MemoryStore`` is this class with
-nanobot's MemoryStore names added (``reverie.nanobot_api``), the one a nanobot agent uses.
+It owns no format itself (see ``workspace``, ``history``, ``cursors``) and adds only the policies
+that tie them together: legacy migration on open and the Dream cursor's record.
+``reverie.MemoryStore`` is this class with nanobot's MemoryStore names added
+(``reverie.nanobot_api``), the one a nanobot agent uses.
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ class WorkspaceStore:
         config: Config | Callable[[], Config] | None = None,
     ) -> None:
         """``max_history_entries`` (nanobot's argument) overrides ``memory.history.retention`` for
-        ``compact_history``. ``config``: the config, or a function giving it on first use (a ``Runtime``'s, so
-        both share one); by default it is loaded from the workspace when first needed."""
+        ``compact_history``. ``config``: the config, or a function giving it on first use (a
+        ``Runtime``'s, so both share one); by default it is loaded from the workspace when first
+        needed."""
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self.workspace.check()  # a file where the workspace should be: a clear WorkspaceError
         self.workspace.check_layout()  # memory/, sessions/ or history.jsonl symlinked out: refuse, never write through
@@ -74,9 +76,9 @@ class WorkspaceStore:
 
     @property
     def settings(self) -> Config | ConfigView:
-        """The config for reading a few values: the validated one when it is loaded or was given; else, when no
-        file and no variable sets a key, the models' defaults as plain data, with no pydantic import (`reverie
-        status`); else the validated one."""
+        """The config for reading a few values: the validated one when it is loaded or was given;
+        else, when no file and no variable sets a key, the models' defaults as plain data, with no
+        pydantic import (`reverie status`); else the validated one."""
         if "config" in self.__dict__ or (self._config is not None and not callable(self._config)):
             return self.config
         return defaults_if_unset(self.workspace.root) or self.config
@@ -115,8 +117,9 @@ class WorkspaceStore:
     ) -> int:
         """Append an entry to history.jsonl and return its cursor.
 
-        The content is cleaned first (model reasoning dropped, secrets redacted: ``HistoryLog.prepare_content``);
-        ``max_chars`` caps it tighter than ``memory.history.max_entry_chars``, with a truncation marker.
+        The content is cleaned first (model reasoning dropped, secrets redacted:
+        ``HistoryLog.prepare_content``); ``max_chars`` caps it tighter than
+        ``memory.history.max_entry_chars``, with a truncation marker.
         """
         if (
             max_chars is not None and max_chars > 0 and isinstance(entry, str)
@@ -137,10 +140,11 @@ class WorkspaceStore:
 
     # -- the Dream cursor ---------------------------------------------------------------------------------
     def dream_cursor(self) -> int:
-        """The last cursor Dream consumed; 0 when none. Reads only. A corrupt file is never read as 0: the value
-        Reverie last wrote (its record, ``cursors.DREAM_CURSOR_RECORD``) is returned with a warning — the next
-        Dream run writes it back (``settle_dream_cursor``) — or, with no record, ``CursorError`` says how to fix it.
-        An empty file is nanobot 0.3.5's fresh workspace (0) unless Reverie recorded a move: then its write was torn."""
+        """The last cursor Dream consumed; 0 when none. Reads only. A corrupt file is never read as
+        0: the value Reverie last wrote (its record, ``cursors.DREAM_CURSOR_RECORD``) is returned
+        with a warning — the next Dream run writes it back (``settle_dream_cursor``) — or, with no
+        record, ``CursorError`` says how to fix it. An empty file is nanobot 0.3.5's fresh workspace
+        (0) unless Reverie recorded a move: then its write was torn."""
         path = self.workspace.dream_cursor_path
         try:
             value = read_cursor(path)
@@ -170,8 +174,9 @@ class WorkspaceStore:
         write_cursor_record(self.workspace.state_dir, value)
 
     def settle_dream_cursor(self) -> int:
-        """Make the cursor file and its record agree; returns the cursor. Only under Dream's run lock: a corrupt
-        file gets the recorded value back, and a value another tool wrote (nanobot, a person) becomes the record."""
+        """Make the cursor file and its record agree; returns the cursor. Only under Dream's run
+        lock: a corrupt file gets the recorded value back, and a value another tool wrote (nanobot,
+        a person) becomes the record."""
         value = self.dream_cursor()
         try:
             on_disk = read_cursor(self.workspace.dream_cursor_path)
@@ -184,8 +189,9 @@ class WorkspaceStore:
         return value
 
     def compact_history(self, keep_last: int | None = None) -> int:
-        """Drop the oldest already-dreamed entries past the retention (``memory.history.retention``, None keeps
-        all); returns how many were dropped. Entries Dream has not consumed are always kept."""
+        """Drop the oldest already-dreamed entries past the retention (``memory.history.retention``,
+        None keeps all); returns how many were dropped. Entries Dream has not consumed are always
+        kept."""
         if keep_last is None:
             keep = (
                 self._retention
@@ -207,8 +213,8 @@ class WorkspaceStore:
 def _redact(text: str) -> str:
     """Every history entry is redacted before it is written (see ``reverie.security.secrets``).
 
-    The scanner is imported by the first append, not with the store: compiling its patterns costs 7 ms that
-    read-only commands (``reverie status``) should not pay.
+    The scanner is imported by the first append, not with the store: compiling its patterns costs 7
+    ms that read-only commands (``reverie status``) should not pay.
     """
     from .security.secrets import redact
 

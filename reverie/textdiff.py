@@ -1,10 +1,12 @@
-"""Line statistics of a text change: the one counter behind every "+N -M" Reverie shows (commit bodies, Dream's
-report, a staged SOUL.md change, approve), so a subject and a body can never disagree. And the kinds of a unified
-diff's lines, which the CLI colours and the web UI styles (one reading of the diff, two presentations).
+"""Line statistics of a text change: the one counter behind every "+N -M" Reverie shows (commit
+bodies, Dream's report, a staged SOUL.md change, approve), so a subject and a body can never
+disagree. And the kinds of a unified diff's lines, which the CLI colours and the web UI styles (one
+reading of the diff, two presentations).
 
-It counts lines the way ``git diff --numstat`` does: a removed line that reads ``--`` or a Markdown ``---`` is a
-removed line like any other (counting from a unified diff's text, where ``---`` is also a file header, got that
-wrong). No dulwich here: ``reverie status`` counts a pending change without loading git.
+It counts lines the way ``git diff --numstat`` does: a removed line that reads ``--`` or a Markdown
+``---`` is a removed line like any other (counting from a unified diff's text, where ``---`` is also
+a file header, got that wrong). No dulwich here: ``reverie status`` counts a pending change without
+loading git.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ def _lines(data: bytes | None) -> list[bytes]:
 
 
 def numstat(old: bytes | None, new: bytes | None) -> tuple[int, int]:
-    """(added, removed) lines from ``old`` to ``new``. Common head and tail are trimmed before matching, so a
-    one-line edit of a long file costs a comparison, not a full sequence match."""
+    """(added, removed) lines from ``old`` to ``new``. Common head and tail are trimmed before
+    matching, so a one-line edit of a long file costs a comparison, not a full sequence match."""
     a, b = _lines(old), _lines(new)
     start = 0
     limit = min(len(a), len(b))
@@ -50,9 +52,10 @@ def numstat_text(old: str, new: str) -> tuple[int, int]:
 
 
 def diff_line_kind(line: str) -> DiffLineKind:
-    """What one line of a unified diff (as git prints it) is: a file's ``diff --git`` line, another header line
-    (``meta``), a hunk header, an added or removed line, git's ``\\ No newline at end of file`` marker, or context.
-    A removed ``-- …`` or added ``++ …`` line reads like a header and is taken for one (text alone cannot tell)."""
+    """What one line of a unified diff (as git prints it) is: a file's ``diff --git`` line, another
+    header line (``meta``), a hunk header, an added or removed line, git's ``\\ No newline at end of
+    file`` marker, or context. A removed ``-- …`` or added ``++ …`` line reads like a header and is
+    taken for one (text alone cannot tell)."""
     if line.startswith("diff --git"):
         return "file"
     if line.startswith(_META):

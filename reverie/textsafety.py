@@ -1,15 +1,17 @@
-"""Control characters in text that reaches a terminal or a memory file: one definition, one sanitiser.
+"""Control characters in text that reaches a terminal or a memory file: one definition, one
+sanitiser.
 
-History content, session keys, commit messages and memory lines are anyone's text: an ``ESC[8m`` in them hides
-what follows from the person approving a SOUL.md rule, an OSC sequence retitles the window, ``ESC[2J`` clears the
-screen. ``printable`` is what every renderer applies before text reaches the terminal (the CLI's ``history show``,
-``log``, ``show``, ``why``, ``approve --show``, and chat replies); ``control_chars`` is what Dream's gate refuses
-in a memory file it writes.
+History content, session keys, commit messages and memory lines are anyone's text: an ``ESC[8m`` in
+them hides what follows from the person approving a SOUL.md rule, an OSC sequence retitles the
+window, ``ESC[2J`` clears the screen. ``printable`` is what every renderer applies before text
+reaches the terminal (the CLI's ``history show``, ``log``, ``show``, ``why``, ``approve --show``,
+and chat replies); ``control_chars`` is what Dream's gate refuses in a memory file it writes.
 
-Controls are: C0 (U+0000–U+001F) but tab and newline, DEL, C1 (U+0080–U+009F, where U+009B is a one-byte CSI),
-and the bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) that reorder what is shown. Each
-becomes one visible character — the Unicode control picture for C0 and DEL (ESC shows as ␛), U+FFFD for the
-others — so column widths and styled spans computed on the original text stay right.
+Controls are: C0 (U+0000–U+001F) but tab and newline, DEL, C1 (U+0080–U+009F, where U+009B is a
+one-byte CSI), and the bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) that
+reorder what is shown. Each becomes one visible character — the Unicode control picture for C0 and
+DEL (ESC shows as ␛), U+FFFD for the others — so column widths and styled spans computed on the
+original text stay right.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The workspace layout (nanobot v0.1.5's, so an existing nanobot workspace opens as is) and path safety.
+"""The workspace layout (nanobot v0.1.5's, so an existing nanobot workspace opens as is) and path
+safety.
 
 ::
 
@@ -13,8 +14,8 @@
       sessions/*.jsonl            conversations (see reverie.sessions)
       reverie.json                optional per-workspace config
 
-Every path a tool or a write names goes through ``Workspace.resolve``: inside the workspace, no symlink out of
-it, no NUL, no '..', not absolute.
+Every path a tool or a write names goes through ``Workspace.resolve``: inside the workspace, no
+symlink out of it, no NUL, no '..', not absolute.
 """
 
 from __future__ import annotations
@@ -33,11 +34,14 @@ __all__ = ["Workspace", "MEMORY_FILES", "default_home", "default_workspace"]
 SOUL = "SOUL.md"
 USER = "USER.md"
 MEMORY = "memory/MEMORY.md"
-#: The durable memory files, as workspace-relative POSIX paths: what Dream edits and GitStore tracks by default.
+#: The durable memory files, as workspace-relative POSIX paths: what Dream edits and GitStore tracks
+#: by default.
 MEMORY_FILES: tuple[str, ...] = (SOUL, USER, MEMORY)
-#: Dated memory files (session-end summaries, flushed facts; see reverie.recall.memfiles), as a glob GitStore tracks.
+#: Dated memory files (session-end summaries, flushed facts; see reverie.recall.memfiles), as a glob
+#: GitStore tracks.
 DATED_MEMORY_GLOB = "memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*.md"
-#: Dream's curated archive (reverie.dream.archive): lines moved out of the prompt files, one file per source file.
+#: Dream's curated archive (reverie.dream.archive): lines moved out of the prompt files, one file
+#: per source file.
 ARCHIVE_DIR = "memory/archive"
 ARCHIVE_GLOB = f"{ARCHIVE_DIR}/*.md"
 _TEMPLATES = {SOUL: "SOUL.md", USER: "USER.md", MEMORY: "MEMORY.md"}
@@ -58,8 +62,9 @@ def default_workspace() -> Path:
 def check_relative(rel: str) -> str:
     """Validate the shape of a workspace-relative path and return it normalised to POSIX form.
 
-    Refused: empty, NUL or other control characters, absolute paths (``/x``, ``C:\\x``, ``C:x``, ``\\\\server``),
-    any ``..`` segment (either slash), and ``:`` inside a name (Windows drive and stream syntax).
+    Refused: empty, NUL or other control characters, absolute paths (``/x``, ``C:\\x``, ``C:x``,
+    ``\\\\server``), any ``..`` segment (either slash), and ``:`` inside a name (Windows drive and
+    stream syntax).
     """
     if not isinstance(rel, str) or not rel:
         raise UnsafePathError("path must be a non-empty string")
@@ -80,7 +85,8 @@ def check_relative(rel: str) -> str:
     return "/".join(parts)
 
 
-#: Directories and fixed files Reverie writes besides the memory files; ``check_layout`` vets them all.
+#: Directories and fixed files Reverie writes besides the memory files; ``check_layout`` vets them
+#: all.
 _LAYOUT = (
     "memory",
     "sessions",
@@ -146,15 +152,17 @@ class Workspace:
     def resolve(self, rel: str, *, allow_missing: bool = True) -> Path:
         """The absolute path of ``rel`` inside the workspace, refusing anything that would leave it.
 
-        Symlinks are not followed out of the workspace: if any existing component resolves outside the root,
-        the path is refused rather than written through. The named entry itself may not be a symlink at all
-        (even one pointing inside), nor a FIFO, socket or device (reading one would hang or leak).
+        Symlinks are not followed out of the workspace: if any existing component resolves outside
+        the root, the path is refused rather than written through. The named entry itself may not be
+        a symlink at all (even one pointing inside), nor a FIFO, socket or device (reading one would
+        hang or leak).
         """
         norm = check_relative(rel)
         parts = norm.split("/")
         candidate = self.root.joinpath(*parts)
-        # One lstat per component below the root (the common case: no symlinks). A symlinked directory on the
-        # way is allowed only if it resolves inside the workspace, which the full resolve below decides.
+        # One lstat per component below the root (the common case: no symlinks). A symlinked
+        # directory on the way is allowed only if it resolves inside the workspace, which the full
+        # resolve below decides.
         here = str(self.root)
         st: os.stat_result | None = None
         for i, part in enumerate(parts):
@@ -185,9 +193,11 @@ class Workspace:
         return candidate
 
     def check_layout(self) -> None:
-        """Refuse a workspace whose own directories or fixed files lead out of it (e.g. ``memory/`` a symlink).
+        """Refuse a workspace whose own directories or fixed files lead out of it (e.g. ``memory/``
+        a symlink).
 
-        Called when a store opens, so history, cursors, sessions and state are never written through a link.
+        Called when a store opens, so history, cursors, sessions and state are never written through
+        a link.
         """
         for rel in _LAYOUT:
             self.resolve(rel)

@@ -1,7 +1,8 @@
 """Count the checks in tests/: ``assert`` statements and ``pytest.raises``/``warns``/``fail`` calls.
 
-Issue 30 asked that making the suite faster test nothing less; this is the static half of that comparison (the
-other half is the number of collected tests). usage: ``python scripts/count_assertions.py [--files] [DIR]``.
+Issue 30 asked that making the suite faster test nothing less; this is the static half of that
+comparison (the other half is the number of collected tests). usage: ``python
+scripts/count_assertions.py [--files] [DIR]``.
 """
 
 from __future__ import annotations

@@ -1,14 +1,16 @@
-"""A small mutation check: break a central function on purpose, in a temporary copy, and see whether its tests notice.
+"""A small mutation check: break a central function on purpose, in a temporary copy, and see whether
+its tests notice.
 
     .venv/bin/python scripts/mutate.py                 # every mutation
     .venv/bin/python scripts/mutate.py gate lifecycle  # only those whose name starts with one of these
     .venv/bin/python scripts/mutate.py --list
 
-Each mutation replaces one exact snippet of one file (it must occur exactly once, so a mutation that no longer
-applies fails loudly instead of passing as "caught") and runs the test files named for it with ``pytest -x``. A
-mutation that leaves them passing *survives*: the tests do not prove that the code it broke matters. The copy is
-``reverie/``, ``tests/`` and ``pyproject.toml`` in a temporary directory, imported ahead of the editable install
-(``PYTHONPATH``), so the working tree is never touched. Exit code: the number of survivors.
+Each mutation replaces one exact snippet of one file (it must occur exactly once, so a mutation that
+no longer applies fails loudly instead of passing as "caught") and runs the test files named for it
+with ``pytest -x``. A mutation that leaves them passing *survives*: the tests do not prove that the
+code it broke matters. The copy is ``reverie/``, ``tests/`` and ``pyproject.toml`` in a temporary
+directory, imported ahead of the editable install (``PYTHONPATH``), so the working tree is never
+touched. Exit code: the number of survivors.
 """
 
 from __future__ import annotations
@@ -172,8 +174,8 @@ MUTATIONS: list[Mutation] = [
         "",
         LIFECYCLE,
     ),
-    # The same step reached only through Dream.run with a model that adds the new line beside the old one (the
-    # year test cannot catch it: the offline engine replaces such lines itself).
+    # The same step reached only through Dream.run with a model that adds the new line beside the
+    # old one (the year test cannot catch it: the offline engine replaces such lines itself).
     M(
         "lifecycle: no supersession, through Dream.run",
         "reverie/dream/lifecycle.py",

@@ -41,8 +41,8 @@ def _isolated_home(
     return home
 
 
-# The real-nanobot tests' peer environments (issue 30, item 7): support/peers.py creates them in the background
-# while the rest of the suite runs, and fails those tests under CI when it cannot.
+# The real-nanobot tests' peer environments (issue 30, item 7): support/peers.py creates them in the
+# background while the rest of the suite runs, and fails those tests under CI when it cannot.
 pytest_plugins = ["support.peers"]
 
 

@@ -1,20 +1,22 @@
-"""A corpus of ordinary sentences for the offline engine, and the runner that feeds them through its real path.
+"""A corpus of ordinary sentences for the offline engine, and the runner that feeds them through its
+real path.
 
-Written by hand (not generated from the rules' tables), in the voice of people talking to an assistant or of an
-agent's notes in history. Two parts:
+Written by hand (not generated from the rules' tables), in the voice of people talking to an
+assistant or of an agent's notes in history. Two parts:
 
-- ``POSITIVE``: blocks of ``FILE | fact`` lines (what must land, in which file) followed by several phrasings that
-  must each put exactly that there (a phrasing may add nothing else).
-- ``NEGATIVE``: sentences that state nothing worth a memory line (times, feelings, idioms, hypotheticals,
-  questions, other people's statements, negations, sarcasm, quoted text, code, assistant and tool lines). A line
-  ``sentence => FILE | fact`` names the one fact it may give (e.g. "I don't like coffee" may give ``Dislikes
-  coffee``, never ``No longer likes coffee``).
+- ``POSITIVE``: blocks of ``FILE | fact`` lines (what must land, in which file) followed by several
+  phrasings that must each put exactly that there (a phrasing may add nothing else).
+- ``NEGATIVE``: sentences that state nothing worth a memory line (times, feelings, idioms,
+  hypotheticals, questions, other people's statements, negations, sarcasm, quoted text, code,
+  assistant and tool lines). A line ``sentence => FILE | fact`` names the one fact it may give (e.g.
+  "I don't like coffee" may give ``Dislikes coffee``, never ``No longer likes coffee``).
 
-``learn(sentence, path)`` runs one sentence the way Dream meets it, through ``reverie.llm.offline.respond`` with
-the packaged prompts: ``path="history"`` puts it in a history entry as written (plain prose, ``USER:`` lines),
-``path="archive"`` first archives it as the user's message in a transcript (the Consolidator's step, or as the
-role the sentence starts with, e.g. ``ASSISTANT:``), then Dream's analysis and edit turn, applied to the
-workspace's template files. It returns the lines added to each file.
+``learn(sentence, path)`` runs one sentence the way Dream meets it, through
+``reverie.llm.offline.respond`` with the packaged prompts: ``path="history"`` puts it in a history
+entry as written (plain prose, ``USER:`` lines), ``path="archive"`` first archives it as the user's
+message in a transcript (the Consolidator's step, or as the role the sentence starts with, e.g.
+``ASSISTANT:``), then Dream's analysis and edit turn, applied to the workspace's template files. It
+returns the lines added to each file.
 """
 
 from __future__ import annotations
@@ -1123,8 +1125,9 @@ I'm going to Rome for work, not sure when.
 """
 
 
-#: Written after the rules above were settled and measured once before any rule changed (BENCHMARKS.md gives that
-#: first figure): a check of how the tables do on phrasings they were not tuned on. Same format.
+#: Written after the rules above were settled and measured once before any rule changed
+#: (BENCHMARKS.md gives that first figure): a check of how the tables do on phrasings they were not
+#: tuned on. Same format.
 HELDOUT_POSITIVE = """
 USER | Lives in Vienna
 I live in Vienna these days.
@@ -1553,8 +1556,8 @@ def p_norm(text: str) -> str:
 
 
 def score_turns(turns: list[Turn], path: str = "archive") -> TurnScore:
-    """Precision (written lines that are expected or allowed) and recall (fact turns whose expected lines all
-    landed) of the engine on labelled turns, each turn read as the user's message."""
+    """Precision (written lines that are expected or allowed) and recall (fact turns whose expected
+    lines all landed) of the engine on labelled turns, each turn read as the user's message."""
     s = TurnScore()
     for t in turns:
         got = learn(t.text, path).facts()
@@ -1573,8 +1576,9 @@ def score_turns(turns: list[Turn], path: str = "archive") -> TurnScore:
     return s
 
 
-#: Framed and wrong-kind sentences, written fresh for issue 26 (after the first LoCoMo run, before its rules): each
-#: category of the issue and more. None may give a fact (a line ``sentence => FILE | fact`` names the one it may).
+#: Framed and wrong-kind sentences, written fresh for issue 26 (after the first LoCoMo run, before
+#: its rules): each category of the issue and more. None may give a fact (a line ``sentence => FILE
+#: | fact`` names the one it may).
 FRAMED = """
 # fiction
 In my story I live in Oslo and work at the lighthouse.
@@ -1883,7 +1887,8 @@ Never give up on your dreams, Jon!
 Don't forget to take care of yourself.
 Please keep it short.
 Reply in Spanish if you can, my English is bad.
-# obsessions and ways to relax (second round, written before running; 1 wrong on the first run: "Drinking is my way to cope")
+# obsessions and ways to relax (second round, written before running; 1 wrong on the first run:
+# "Drinking is my way to cope")
 I'm obsessed with Taylor Swift. => USER | Likes Taylor Swift
 I'm totally obsessed with sourdough baking. => USER | Likes sourdough baking
 I'm obsessed with this song.
@@ -1958,8 +1963,8 @@ I'm into it, let's do it.
 We love it when you visit!
 We enjoy having you around.
 Dancing at your wedding made me so happy.
-# likes in free speech: pronouns, cut phrasal verbs, one occasion, qualifiers, coordinations (third round, written
-# before running, after the held-out likes went wrong)
+# likes in free speech: pronouns, cut phrasal verbs, one occasion, qualifiers, coordinations (third
+# round, written before running, after the held-out likes went wrong)
 Honestly I just love watching them grow up.
 I really enjoy picking it up again after a long day.
 We loved decorating the tree last weekend.
@@ -2045,8 +2050,8 @@ def framed_cases() -> list[Case]:
 
 
 def dream_adds(root: Path, sentences: list[str]) -> dict[str, list[str]]:
-    """The lines a real Dream (offline engine, temp workspace at ``root``) adds to each file after ``sentences`` are
-    appended to history: the path a user's words take between sessions."""
+    """The lines a real Dream (offline engine, temp workspace at ``root``) adds to each file after
+    ``sentences`` are appended to history: the path a user's words take between sessions."""
     import asyncio
 
     from reverie import MemoryStore

@@ -54,8 +54,9 @@ def _readme() -> str:
 
 
 def test_readme_first_python_snippet_dreams_a_memory_in_five_lines(tmp_path):
-    """The README's first Python snippet goes from install to a dreamed memory via reverie.open: with the install
-    line before it, five lines. Run it on a scratch workspace and check the dream landed as a commit."""
+    """The README's first Python snippet goes from install to a dreamed memory via reverie.open:
+    with the install line before it, five lines. Run it on a scratch workspace and check the dream
+    landed as a commit."""
     import re
 
     code = re.search(r"```python\n(.*?)```", _readme(), re.S).group(1)

@@ -1,5 +1,5 @@
-"""bench/peerenv.py and its locks: a peer environment is installed only from hashes, and rebuilt when its lock
-changes; tests/support/peers.py turns a failed build into a failure under CI."""
+"""bench/peerenv.py and its locks: a peer environment is installed only from hashes, and rebuilt
+when its lock changes; tests/support/peers.py turns a failed build into a failure under CI."""
 
 from __future__ import annotations
 

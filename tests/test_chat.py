@@ -108,8 +108,9 @@ def test_offline_chat_says_so_and_runs_commands(tmp_path):
 
 
 def test_an_outage_is_told_once_per_turn(tmp_path):
-    # The flush before compaction meets the outage first (a warning); the turn's own failure then points at it
-    # instead of printing the same sentence again. A later turn, with no warning of its own, names the cause.
+    # The flush before compaction meets the outage first (a warning); the turn's own failure then
+    # points at it instead of printing the same sentence again. A later turn, with no warning of its
+    # own, names the cause.
     import socket
 
     with (

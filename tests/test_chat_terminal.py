@@ -1,8 +1,9 @@
-"""``reverie chat`` (and the status line of ``dream`` / ``consolidate``) at a real terminal: driven through a pty.
+"""``reverie chat`` (and the status line of ``dream`` / ``consolidate``) at a real terminal: driven
+through a pty.
 
-The CLI runs in its own process (``support/scripted_cli.py``) with a scripted model that is slow on demand. The
-prompt is ready when prompt-toolkit turns bracketed paste on (``ESC[?2004h``); it draws "> " with cursor moves, so
-the text itself is no marker.
+The CLI runs in its own process (``support/scripted_cli.py``) with a scripted model that is slow on
+demand. The prompt is ready when prompt-toolkit turns bracketed paste on (``ESC[?2004h``); it draws
+"> " with cursor moves, so the text itself is no marker.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The CLI as a user runs it: exit codes and --json output, in process (`support.cli.invoke`); a real process where
-it is the point (what a fresh interpreter imports; SIGTERM to `serve`). Start-up time: test_cli_startup."""
+"""The CLI as a user runs it: exit codes and --json output, in process (`support.cli.invoke`); a
+real process where it is the point (what a fresh interpreter imports; SIGTERM to `serve`). Start-up
+time: test_cli_startup."""
 
 from __future__ import annotations
 

@@ -65,8 +65,9 @@ def test_status_reports_a_corrupt_dream_cursor_without_failing(tmp_path):
 
 
 def test_status_skips_a_malformed_dream_record_with_a_warning(tmp_path):
-    """dream-status.json is advisory: a record missing a key or holding a wrong type reads as absent, with a
-    warning, instead of an internal error (a KeyError in the status table, before its records were typed)."""
+    """dream-status.json is advisory: a record missing a key or holding a wrong type reads as
+    absent, with a warning, instead of an internal error (a KeyError in the status table, before its
+    records were typed)."""
     ws = tmp_path / "ws"
     ok("-w", str(ws), "init")
     state = ws / "memory" / ".reverie"

@@ -1,10 +1,13 @@
-"""Start-up budget of `reverie --help`, `status` and `log`, guarded by what they import, never by a clock.
+"""Start-up budget of `reverie --help`, `status` and `log`, guarded by what they import, never by a
+clock.
 
-`status` reads the config without pydantic when no file and no variable sets a key (``reverie.configdata``) and
-prints without rich; with a key set it validates through the models, as every command does.
+`status` reads the config without pydantic when no file and no variable sets a key
+(``reverie.configdata``) and prints without rich; with a key set it validates through the models, as
+every command does.
 
-Wall time is measured in bench/ (`python -m bench cli`); here a child process runs each command and reports
-``sys.modules``, so a change that pulls a heavy module back onto a fast path fails whatever the machine's load.
+Wall time is measured in bench/ (`python -m bench cli`); here a child process runs each command and
+reports ``sys.modules``, so a change that pulls a heavy module back onto a fast path fails whatever
+the machine's load.
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ sys.stderr.write("\\nMODULES=" + json.dumps(sorted(sys.modules)) + "\\n")
 raise SystemExit(code)
 """
 
-#: Never on a fast path: the model client and its stack, the scheduler, the framework adapters and frameworks.
+#: Never on a fast path: the model client and its stack, the scheduler, the framework adapters and
+#: frameworks.
 _HEAVY = {
     "litellm",
     "openai",
@@ -128,8 +132,8 @@ def test_help_lists_every_command_without_importing_one() -> None:
 def test_status_validates_a_config_that_sets_a_key_and_still_prints_without_rich(
     workspace: str,
 ) -> None:
-    """A key set in the workspace's reverie.json is validated through the models (a bad value: the usual one-line
-    error) and used; the default path above never imports pydantic."""
+    """A key set in the workspace's reverie.json is validated through the models (a bad value: the
+    usual one-line error) and used; the default path above never imports pydantic."""
     config = os.path.join(workspace, "reverie.json")
     try:
         with open(config, "w", encoding="utf-8") as f:

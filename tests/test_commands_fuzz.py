@@ -1,6 +1,7 @@
-"""Router fuzzing: any message text — unicode, control characters, NUL, ``/cmd@bot``, huge arguments — goes into
-``CommandRouter.handle`` without raising. A non-command returns None and writes nothing; a command returns a reply
-string and never hits the router's internal-error boundary (that would be a bug in a handler)."""
+"""Router fuzzing: any message text — unicode, control characters, NUL, ``/cmd@bot``, huge arguments
+— goes into ``CommandRouter.handle`` without raising. A non-command returns None and writes nothing;
+a command returns a reply string and never hits the router's internal-error boundary (that would be
+a bug in a handler)."""
 
 from __future__ import annotations
 

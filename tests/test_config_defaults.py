@@ -1,7 +1,8 @@
-"""The config read without pydantic (``reverie.configdata``) is the config the models give, or is not used.
+"""The config read without pydantic (``reverie.configdata``) is the config the models give, or is
+not used.
 
-``config_defaults.json`` is generated from the models; the plain view over it must answer every key as a
-``Config()`` does, and it must only be used when no file and no variable sets a key.
+``config_defaults.json`` is generated from the models; the plain view over it must answer every key
+as a ``Config()`` does, and it must only be used when no file and no variable sets a key.
 """
 
 from __future__ import annotations

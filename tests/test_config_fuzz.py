@@ -1,6 +1,7 @@
-"""Config fuzzing: random JSON documents shaped like nanobot/Reverie configs (real keys, wrong types, huge and
-non-finite numbers, unknown keys, junk bytes) either load as a ``Config`` or fail with one ``ConfigError`` line;
-never another exception. What loads survives ``save_config`` and loads again to the same data."""
+"""Config fuzzing: random JSON documents shaped like nanobot/Reverie configs (real keys, wrong
+types, huge and non-finite numbers, unknown keys, junk bytes) either load as a ``Config`` or fail
+with one ``ConfigError`` line; never another exception. What loads survives ``save_config`` and
+loads again to the same data."""
 
 from __future__ import annotations
 

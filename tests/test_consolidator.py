@@ -230,7 +230,8 @@ def test_unsure_reply_keeps_the_transcript_beside_the_facts(workspace, fake, rep
     ],
 )
 def test_model_failure_raw_archives_the_slice_and_ends_the_rounds(workspace, fake, reply, why):
-    # litellm maps a provider's finish_reason "error" to "stop"; a direct fake shows the client passing it on.
+    # litellm maps a provider's finish_reason "error" to "stop"; a direct fake shows the client
+    # passing it on.
     fake.direct = why == "finish_reason error"
     fake.enqueue(reply() if reply is bad_request_error else reply)
     store, cons, sessions = build(workspace, fake)
@@ -426,7 +427,8 @@ def test_a_second_archiver_waits_or_skips_never_double_archives(workspace, facts
 
     store, cons, sessions = build(workspace, facts_model)
     s = fill(sessions, "k", 25)
-    # another process, archiving: an flock on its own open file description (no thread lock of this process)
+    # another process, archiving: an flock on its own open file description (no thread lock of this
+    # process)
     held = os.open(str(s.path) + ".consolidate.lock", os.O_RDWR | os.O_CREAT)
     fcntl.flock(held, fcntl.LOCK_EX)
     try:
@@ -441,7 +443,8 @@ def test_a_second_archiver_waits_or_skips_never_double_archives(workspace, facts
     other = build(workspace, facts_model)[1]
     first = run(other.maybe_consolidate(sessions.get_or_create("k")))
     assert first.rounds >= 1
-    # Our in-memory session still says 0; the archiver adopts the offset on disk instead of re-archiving.
+    # Our in-memory session still says 0; the archiver adopts the offset on disk instead of
+    # re-archiving.
     again = run(cons.archive_all(s))
     assert sum(again.archived) == 50 - first.offsets[-1]
     assert len(history(store)) == first.rounds + again.rounds

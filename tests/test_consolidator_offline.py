@@ -73,8 +73,9 @@ def test_seed_consolidate_with_the_offline_engine(workspace):
 
 
 def test_what_the_offline_engine_is_unsure_of_stays_in_history_and_recall_finds_it(workspace):
-    # The engine is sure of "Lives in Porto" but of no fact in the rest: before, a slice without a sure fact left
-    # the session with no trace once /new cleared it. Now its transcript is kept in history beside the facts.
+    # The engine is sure of "Lives in Porto" but of no fact in the rest: before, a slice without a
+    # sure fact left the session with no trace once /new cleared it. Now its transcript is kept in
+    # history beside the facts.
     from reverie.recall import Recall
 
     config = Config()

@@ -1,14 +1,17 @@
-"""Crash consistency: the whole pipeline SIGKILLed after every distinct step it takes, checked after each restart.
+"""Crash consistency: the whole pipeline SIGKILLed after every distinct step it takes, checked after
+each restart.
 
-A step is one change the pipeline makes to the disk (an open for writing, a rename, a remove, a mkdir; named by
-the operation, the kind of change, the path's shape and Reverie's line that made it) or an acknowledgement it
-records. The harness (``tests/support/crash_harness.py``) states the invariants and enumerates the steps through
-Python's audit hooks: each round kills a worker right after the first step no round has killed after yet, until
-a worker completes every operation three times without a new one. That covers every step 200 kills at random
-moments reach (BENCHMARKS.md, "test suite"), in a fifth of the time. This test also insists that every kind of
-operation ran and that the steps that matter most were among the kills, so a harness that silently stopped
-seeing something fails instead of passing vacuously. ``REVERIE_CRASH_SEED`` explores other schedules (a failure
-prints the seed, the step and the broken invariant); the harness's ``--rounds N`` kills at random moments instead.
+A step is one change the pipeline makes to the disk (an open for writing, a rename, a remove, a
+mkdir; named by the operation, the kind of change, the path's shape and Reverie's line that made it)
+or an acknowledgement it records. The harness (``tests/support/crash_harness.py``) states the
+invariants and enumerates the steps through Python's audit hooks: each round kills a worker right
+after the first step no round has killed after yet, until a worker completes every operation three
+times without a new one. That covers every step 200 kills at random moments reach (BENCHMARKS.md,
+"test suite"), in a fifth of the time. This test also insists that every kind of operation ran and
+that the steps that matter most were among the kills, so a harness that silently stopped seeing
+something fails instead of passing vacuously. ``REVERIE_CRASH_SEED`` explores other schedules (a
+failure prints the seed, the step and the broken invariant); the harness's ``--rounds N`` kills at
+random moments instead.
 """
 
 from __future__ import annotations

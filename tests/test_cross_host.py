@@ -1,8 +1,9 @@
-"""Workspaces on a shared file system, several hosts: stale-lock recovery that does not trust a pid from another
-host (reverie.gitstore.writer), and Recall's index choosing a journal that works there (reverie.recall.index).
+"""Workspaces on a shared file system, several hosts: stale-lock recovery that does not trust a pid
+from another host (reverie.gitstore.writer), and Recall's index choosing a journal that works there
+(reverie.recall.index).
 
-No NFS kernel here: another host is simulated by what it writes (a marker naming another host, a lock file of a
-given age); the file-system detection is checked against mount tables."""
+No NFS kernel here: another host is simulated by what it writes (a marker naming another host, a
+lock file of a given age); the file-system detection is checked against mount tables."""
 
 from __future__ import annotations
 
@@ -174,9 +175,9 @@ def test_forget_user_and_purge_remove_an_index_kept_outside(tmp_path, monkeypatc
 def test_a_dropped_lock_never_closes_a_descriptor_while_another_lock_of_the_process_holds_the_file(
     tmp_path,
 ) -> None:
-    """On NFS, closing any descriptor of a file drops every POSIX lock the process has on it. So a `Lock` garbage
-    collected while another `Lock` on the same file holds it must not close its idle descriptor then: the holder
-    closes it when it releases."""
+    """On NFS, closing any descriptor of a file drops every POSIX lock the process has on it. So a
+    `Lock` garbage collected while another `Lock` on the same file holds it must not close its idle
+    descriptor then: the holder closes it when it releases."""
     import gc
 
     from reverie.locking import Lock

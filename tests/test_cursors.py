@@ -22,8 +22,8 @@ def test_missing_reads_none(tmp_path):
 
 
 def test_empty_reads_none_as_nanobot_035_creates_it(tmp_path):
-    """nanobot 0.3.5's GitStore.init touches its tracked files, .dream_cursor among them: not yet written, not
-    corrupt."""
+    """nanobot 0.3.5's GitStore.init touches its tracked files, .dream_cursor among them: not yet
+    written, not corrupt."""
     p = tmp_path / ".dream_cursor"
     p.write_bytes(b"")
     assert read_cursor(p) is None

@@ -123,7 +123,8 @@ def test_demo_honours_w_and_its_configured_model(tmp_path, monkeypatch, capsys):
             p: p.read_bytes() for p in mine.root.rglob("*") if p.is_file()
         } == before  # untouched
 
-        # -w naming a new directory: the demo runs there (the model from the environment, as for any command)
+        # -w naming a new directory: the demo runs there (the model from the environment, as for any
+        # command)
         monkeypatch.setenv("REVERIE_MODEL", fake.model)
         fresh = tmp_path / "fresh"
         assert main(["-w", str(fresh), "demo", "--json"]) == 0

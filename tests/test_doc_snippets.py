@@ -1,9 +1,10 @@
-"""Every ```python block in README.md and docs/*.md runs as written, so the docs cannot drift from the code.
+"""Every ```python block in README.md and docs/*.md runs as written, so the docs cannot drift from
+the code.
 
-Each snippet runs in its own interpreter with HOME in a temp dir (so ``~/my-agent/workspace`` is a scratch
-workspace), no Reverie config or model in the environment (the offline engine answers), and no network: a
-connection to anything but loopback raises. A snippet must be plain Python (no top-level ``await``); anything it
-needs it defines itself.
+Each snippet runs in its own interpreter with HOME in a temp dir (so ``~/my-agent/workspace`` is a
+scratch workspace), no Reverie config or model in the environment (the offline engine answers), and
+no network: a connection to anything but loopback raises. A snippet must be plain Python (no
+top-level ``await``); anything it needs it defines itself.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
-# Runs before each snippet: refuse every connection that is not to loopback (a snippet must not need a network).
+# Runs before each snippet: refuse every connection that is not to loopback (a snippet must not need
+# a network).
 NO_NETWORK = """\
 import socket as _socket
 

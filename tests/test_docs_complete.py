@@ -1,6 +1,7 @@
-"""Everything a user can type or set is documented: every command and option (in the generated docs/cli.md and, for
-commands, in the overview of docs/commands.md), every chat command (docs/commands.md) and every environment variable
-the code reads (somewhere in README.md or docs/). Found from the code itself, so a new one fails here until written up."""
+"""Everything a user can type or set is documented: every command and option (in the generated
+docs/cli.md and, for commands, in the overview of docs/commands.md), every chat command
+(docs/commands.md) and every environment variable the code reads (somewhere in README.md or docs/).
+Found from the code itself, so a new one fails here until written up."""
 
 from __future__ import annotations
 
@@ -25,8 +26,9 @@ def _docs_text() -> str:
 
 
 def _read_env_names() -> set[str]:
-    """Names in ``os.environ.get("X")``, ``os.getenv("X")``, ``os.environ["X"]``, ``"X" in os.environ``, and
-    module constants ``*_ENV = "X"`` (how ``reverie mcp`` names its token variable)."""
+    """Names in ``os.environ.get("X")``, ``os.getenv("X")``, ``os.environ["X"]``, ``"X" in
+    os.environ``, and module constants ``*_ENV = "X"`` (how ``reverie mcp`` names its token
+    variable)."""
     names: set[str] = set()
     for path in (ROOT / "reverie").rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))

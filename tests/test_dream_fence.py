@@ -45,8 +45,8 @@ def test_epoch_bumped_during_the_run_refuses_the_commit(tmp_path):
 
 
 def test_batch_committed_by_another_run_is_not_committed_again(tmp_path):
-    """No epoch at all (two single-host runs whose run lock failed them, as on a network file system): the
-    expected-batch check alone keeps the batch to one commit."""
+    """No epoch at all (two single-host runs whose run lock failed them, as on a network file
+    system): the expected-batch check alone keeps the batch to one commit."""
     env = make_env(tmp_path / "ws")
     env.add("- [durable] fact")
     stale = env.dream()
@@ -99,8 +99,9 @@ def test_corrupt_epoch_reads_zero_and_is_bumped_past(tmp_path):
 
 
 def test_operations_holding_the_run_lock_exclude_a_write_section(tmp_path):
-    """restore, revert, approve, purge and Memory writes hold ``fence.lock`` with the run lock, so a run whose run
-    lock was lost (a network file system; simulated by entering its section directly) waits for them."""
+    """restore, revert, approve, purge and Memory writes hold ``fence.lock`` with the run lock, so a
+    run whose run lock was lost (a network file system; simulated by entering its section directly)
+    waits for them."""
     import threading
 
     from reverie.dream.fence import Fence

@@ -1,6 +1,7 @@
-"""Dream's lifecycle step: budgets held by archiving, never by rejecting; expiry; supersession; salience; nothing
-silently dropped. Unit tests call ``lifecycle.apply`` directly; the rest run Dream with the scripted model (the
-model's phrasing never matters here: the step is deterministic and model-independent)."""
+"""Dream's lifecycle step: budgets held by archiving, never by rejecting; expiry; supersession;
+salience; nothing silently dropped. Unit tests call ``lifecycle.apply`` directly; the rest run Dream
+with the scripted model (the model's phrasing never matters here: the step is deterministic and
+model-independent)."""
 
 from __future__ import annotations
 
@@ -302,7 +303,8 @@ def test_budget_pressure_never_rejects_or_sets_a_batch_aside(env):
         assert result.status == "ok", result.reason
         text = env.read(MEM)
         assert len(text) <= 2_000
-        # every line the runs so far wrote is still in the file or in the archive: pressure lost nothing
+        # every line the runs so far wrote is still in the file or in the archive: pressure lost
+        # nothing
         archive = env.ws.read(archive_path(MEM))
         lost = [
             f"{d}.{i}"
@@ -337,8 +339,8 @@ def test_expiry_follows_dreams_clock_and_is_reported(env):
 
 
 def test_dream_run_supersedes_an_older_value_the_model_only_added_beside(env):
-    # The model adds the new home and leaves the old one: only the lifecycle's supersede step can retire it. (The
-    # year test cannot tell: the offline engine replaces such lines itself.)
+    # The model adds the new home and leaves the old one: only the lifecycle's supersede step can
+    # retire it. (The year test cannot tell: the offline engine replaces such lines itself.)
     env.ws.write("USER.md", USER_T + "- Lives in Lisbon\n- Likes green tea\n")
     env.git.commit("seed", kind="manual")
     env.add("- [durable] Lives in Porto")

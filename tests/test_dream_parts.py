@@ -218,8 +218,8 @@ def _lines(count: int, size: int) -> str:
 
 
 def test_gate_content_threshold_is_exactly_half():
-    # Refused when len(new) * 2 < len(old): half the characters may go, one more may not. Same line count, so
-    # only the content check can decide.
+    # Refused when len(new) * 2 < len(old): half the characters may go, one more may not. Same line
+    # count, so only the content check can decide.
     cfg = DreamConfig()
     old = _lines(4, 200)
     assert check({MEM: old}, {MEM: _lines(4, 100)}, [], cfg).ok
@@ -231,8 +231,8 @@ def test_gate_content_threshold_is_exactly_half():
 
 
 def test_gate_line_threshold_is_exactly_half():
-    # Refused when new_lines * 2 < old_lines: 6 → 3 lines stays, 6 → 2 does not. Same size, so only the line
-    # check can decide.
+    # Refused when new_lines * 2 < old_lines: 6 → 3 lines stays, 6 → 2 does not. Same size, so only
+    # the line check can decide.
     cfg = DreamConfig()
     old = _lines(6, 120)
     assert check({MEM: old}, {MEM: _lines(3, 120)}, [], cfg).ok
@@ -244,7 +244,8 @@ def test_gate_line_threshold_is_exactly_half():
 
 
 def test_gate_size_budget_is_exact():
-    # Refused when len(new) > limit (and the file grows): the budget itself fits, one character more does not.
+    # Refused when len(new) > limit (and the file grows): the budget itself fits, one character more
+    # does not.
     cfg = DreamConfig(user_max_chars=100)
     assert check({"USER.md": "# User\n"}, {"USER.md": "# User\n" + _lines(1, 93)}, [], cfg).ok
     v = check({"USER.md": "# User\n"}, {"USER.md": "# User\n" + _lines(1, 94)}, [], cfg)

@@ -78,7 +78,8 @@ def test_success_commits_with_trailers_then_advances_the_cursor(env):
     assert env.git_cli("status", "--porcelain").strip() == ""
     assert {p.phase for p in progress} >= {"start", "analyze", "edit", "commit"}
     assert max(p.tool_calls for p in progress) == 2
-    # Phase 1 saw today's date, the batch and the files per the protocol; phase 2 saw findings and files.
+    # Phase 1 saw today's date, the batch and the files per the protocol; phase 2 saw findings and
+    # files.
     analyze, edit1 = env.fake.prompts[0], env.fake.prompts[1]
     assert analyze.system.startswith("# Reverie task: dream-analyze") and analyze.tools is None
     assert (
@@ -415,8 +416,9 @@ def test_model_error_fails_the_attempt(env):
     ],
 )
 def test_an_analysis_without_findings_or_skip_fails_and_keeps_the_batch(env, reply):
-    """A real model's useless answer (prose, a code block, nothing) is not "nothing worth keeping": the run fails,
-    the cursor stays, and no attempt is counted, so the batch is never set aside for it (issue 21)."""
+    """A real model's useless answer (prose, a code block, nothing) is not "nothing worth keeping":
+    the run fails, the cursor stays, and no attempt is counted, so the batch is never set aside for
+    it (issue 21)."""
     env.add("- [durable] x")
     for _ in range(4):
         env.fake.enqueue(reply)
@@ -460,8 +462,8 @@ def test_reconcile_advances_from_the_last_dream_commit(env):
 
 
 def test_reconcile_never_skips_a_history_the_last_dream_commit_did_not_see(env, caplog):
-    """history.jsonl replaced under an existing memory repo: HEAD's cursor (3) describes another log, so the
-    two new entries must still be processed, not skipped."""
+    """history.jsonl replaced under an existing memory repo: HEAD's cursor (3) describes another
+    log, so the two new entries must still be processed, not skipped."""
     env.add("- a", "- b", "- c")
     env.ws.write(MEM, "# Memory\n- a\n")
     env.git.commit("dream: x", kind="dream", trailers={tr.CURSOR: "3", tr.BATCH: "1-3"})

@@ -51,7 +51,8 @@ def test_restart_does_not_postpone_dream(tmp_path):
         later
     )  # a restarted service
     assert first == again  # a restart computes the same due time: it does not postpone Dream
-    # Due one interval after the run completed (the commit, or the status record written just after it).
+    # Due one interval after the run completed (the commit, or the status record written just after
+    # it).
     assert committed + timedelta(hours=4) <= first <= committed + timedelta(hours=4, minutes=1)
     # A later run that changed nothing is recorded in the state dir and counts too.
     StatusRecord.load(env.ws.state_dir).record_run("no-change", 2, 2, None, None)

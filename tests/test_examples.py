@@ -1,5 +1,5 @@
-"""Every example agent in examples/ runs as a user would run it (a subprocess, offline, no API key) and does what
-its docstring says: memory written, listed as versions, undone."""
+"""Every example agent in examples/ runs as a user would run it (a subprocess, offline, no API key)
+and does what its docstring says: memory written, listed as versions, undone."""
 
 from __future__ import annotations
 

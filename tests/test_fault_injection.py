@@ -1,10 +1,12 @@
-"""Fault injection through the real client path: a workspace whose model is ``openai/test-model`` with ``api_base``
-pointing at a scripted OpenAI-compatible server on 127.0.0.1 (tests/support/openai_server.py), and the real
-pipeline — ``Dream.run`` and ``Consolidator.archive_all`` — while the server misbehaves.
+"""Fault injection through the real client path: a workspace whose model is ``openai/test-model``
+with ``api_base`` pointing at a scripted OpenAI-compatible server on 127.0.0.1
+(tests/support/openai_server.py), and the real pipeline — ``Dream.run`` and
+``Consolidator.archive_all`` — while the server misbehaves.
 
-For every fault: no file outside what the run may legitimately touch changes (bytes and mtimes of every file in the
-workspace and next to it are compared), ``.dream_cursor`` does not move on failure, the requests the server saw
-are bounded (and so is the wall time), and the run result says why.
+For every fault: no file outside what the run may legitimately touch changes (bytes and mtimes of
+every file in the workspace and next to it are compared), ``.dream_cursor`` does not move on
+failure, the requests the server saw are bounded (and so is the wall time), and the run result says
+why.
 """
 
 from __future__ import annotations
@@ -85,8 +87,9 @@ def _config(base_url: str) -> Config:
 
 @pytest.fixture(scope="module", autouse=True)
 def _warm_litellm():
-    """litellm's first call imports its provider modules synchronously (seconds on a loaded machine), which no
-    per-attempt timeout can interrupt; do it once, generously, so the faults below measure the steady state."""
+    """litellm's first call imports its provider modules synchronously (seconds on a loaded
+    machine), which no per-attempt timeout can interrupt; do it once, generously, so the faults
+    below measure the steady state."""
     with OpenAIServer() as srv:
         srv.enqueue(chat("warm"))
         cfg = _config(srv.base_url)
@@ -108,7 +111,8 @@ def env(tmp_path: Path):
         store = MemoryStore(ws, config=config)
         git = GitStore(ws, config.git)
         git.ensure()
-        # Files a misbehaving run must never touch: unrelated workspace files and a canary next to the workspace.
+        # Files a misbehaving run must never touch: unrelated workspace files and a canary next to
+        # the workspace.
         (root / "notes").mkdir()
         (root / "notes" / "todo.md").write_text("- buy milk\n")
         (root / "AGENTS.md").write_text("# Agents\n")
@@ -212,7 +216,8 @@ def test_dream_transport_fault_writes_nothing_and_keeps_the_cursor(
     assert env.store.dream_cursor() == cursor and env.git.head() == head
     assert len(env.srv.chat_requests) == len(prefix) + ATTEMPTS  # retried, and bounded
     assert took < 10
-    # An outage past the retry budget is the provider's fault, not the batch's: no attempt counted (issue 21).
+    # An outage past the retry budget is the provider's fault, not the batch's: no attempt counted
+    # (issue 21).
     assert result.attempts == 0 and result.reason.startswith("model unavailable:")
 
 
@@ -376,8 +381,8 @@ def test_dream_path_traversal_attempts_are_refused(env: Env) -> None:
 
 
 def test_dream_absolute_path_to_a_memory_file_writes_only_that_file(env: Env) -> None:
-    """An absolute path, even one naming a memory file, is refused: the model is told so in the tool result, the
-    file is untouched, and the run completes without a change (the cursor moves on)."""
+    """An absolute path, even one naming a memory file, is refused: the model is told so in the tool
+    result, the file is untouched, and the run completes without a change (the cursor moves on)."""
     env.srv.enqueue(analysis(), edit_call(str(env.root / MEM), "", "- likes tea\n"), chat("Done."))
     skip = ("ws/memory/.reverie", "ws/.git")
     before = snapshot(env.root.parent, skip=skip)
@@ -395,8 +400,9 @@ def test_dream_absolute_path_to_a_memory_file_writes_only_that_file(env: Env) ->
 
 def test_dream_10mb_analysis_reply(env: Env) -> None:
     huge = "".join(f"[MEMORY] fact {i} " + "x" * 90 + "\n" for i in range(BIG // 100))
-    # Phase 1 cuts the ~100k finding lines to Dream's cap (200 findings of at most 2,000 characters) before phase 2;
-    # this provider still refuses phase 2's prompt (context length): a final 400, not retried, nothing written.
+    # Phase 1 cuts the ~100k finding lines to Dream's cap (200 findings of at most 2,000 characters)
+    # before phase 2; this provider still refuses phase 2's prompt (context length): a final 400,
+    # not retried, nothing written.
     too_long = Step(
         400,
         body={

@@ -1,6 +1,6 @@
-"""The fleet on real components: redis-server on a unix socket, Celery workers and the dispatcher as processes,
-scope workspaces on disk. Faults are real signals (SIGKILL, SIGSTOP/SIGCONT) and a real Redis restart; the
-oracles are the workspaces themselves (history, git via the git CLI)."""
+"""The fleet on real components: redis-server on a unix socket, Celery workers and the dispatcher as
+processes, scope workspaces on disk. Faults are real signals (SIGKILL, SIGSTOP/SIGCONT) and a real
+Redis restart; the oracles are the workspaces themselves (history, git via the git CLI)."""
 
 from __future__ import annotations
 
@@ -60,8 +60,8 @@ def _fleet(root: Path, server: RedisServer, monkeypatch, **fleet):
 
 
 class Appender:
-    """Appends uniquely numbered facts to scope workspaces (each append marks its scope due on disk) and
-    remembers every acknowledged one."""
+    """Appends uniquely numbered facts to scope workspaces (each append marks its scope due on disk)
+    and remembers every acknowledged one."""
 
     def __init__(self, root: Path, users: list[str]) -> None:
         self.scopes = ScopeRoot(root)
@@ -271,8 +271,9 @@ def _holder(r, ws: str) -> int | None:
 
 
 def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, monkeypatch):
-    """SIGKILL of a worker mid-commit and mid-Dream, SIGSTOP of a job past its lease then SIGCONT, duplicate
-    deliveries, a Redis restart (AOF) and a Redis loss (no data, then rebuild-due), all while appends go on."""
+    """SIGKILL of a worker mid-commit and mid-Dream, SIGSTOP of a job past its lease then SIGCONT,
+    duplicate deliveries, a Redis restart (AOF) and a Redis loss (no data, then rebuild-due), all
+    while appends go on."""
     import os
 
     import redis as redis_py
@@ -332,7 +333,8 @@ def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, m
     thread = threading.Thread(target=appender, daemon=True)
     thread.start()
     try:
-        # 1. SIGKILL mid-commit: w1 kills its own process group between the ref update and the cursor write.
+        # 1. SIGKILL mid-commit: w1 kills its own process group between the ref update and the
+        # cursor write.
         wait_for(
             lambda: Path(str(kill_file) + ".taken").exists() and not workers[0].alive(),
             30,
@@ -340,18 +342,21 @@ def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, m
         )
         workers.append(start_worker("w3", env, tmp_path))
 
-        # 2. SIGKILL mid-Dream: the worker holding a lease, with its pool, while the job waits for the model.
+        # 2. SIGKILL mid-Dream: the worker holding a lease, with its pool, while the job waits for
+        # the model.
         ws, pid = wait_for(running, 20, "a running job")[0]
         victim = worker_of(pid)
         victim.stop(signal.SIGKILL)
         workers.append(start_worker("w4", env, tmp_path))
 
-        # 2b. SIGKILL of a pool process only: its worker survives and requeues the message (reject on worker lost).
+        # 2b. SIGKILL of a pool process only: its worker survives and requeues the message (reject
+        # on worker lost).
         ws, pid = wait_for(running, 20, "a running job")[0]
         os.kill(pid, signal.SIGKILL)
         killed.add(pid)
 
-        # 3. SIGSTOP the job holding a lease until another job took its workspace (the epoch moved), then SIGCONT.
+        # 3. SIGSTOP the job holding a lease until another job took its workspace (the epoch moved),
+        # then SIGCONT.
         workers.append(
             start_worker("w5", env, tmp_path)
         )  # free to take over while the other one is busy
@@ -375,7 +380,8 @@ def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, m
             for user in users:
                 celery_app.send_task(TASK, args=[app.name(user)], queue=cfg.fleet.queue)
 
-        # 5. Redis restarts with its AOF; then it loses everything and the due index is rebuilt from the disk.
+        # 5. Redis restarts with its AOF; then it loses everything and the due index is rebuilt from
+        # the disk.
         redis_server.kill()
         redis_server.start()
         wait_for(running, 20, "jobs running again after the restart")

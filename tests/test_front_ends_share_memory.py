@@ -1,7 +1,8 @@
-"""The CLI, the MCP server and the chat commands reach memory through the same ``Memory`` verbs: one implementation
-of each. A recording ``Memory`` subclass is registered through the documented hook (``use_memory_class``), and
-each front end — the CLI's entry point in process, the MCP server through the SDK's in-process client, and a
-``CommandRouter`` — is asked for the same thing; each must have called that verb."""
+"""The CLI, the MCP server and the chat commands reach memory through the same ``Memory`` verbs: one
+implementation of each. A recording ``Memory`` subclass is registered through the documented hook
+(``use_memory_class``), and each front end — the CLI's entry point in process, the MCP server
+through the SDK's in-process client, and a ``CommandRouter`` — is asked for the same thing; each
+must have called that verb."""
 
 from __future__ import annotations
 

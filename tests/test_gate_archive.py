@@ -1,5 +1,6 @@
-"""The gate judges what reaches the git-tracked archive too: a credential given as the reason a line leaves memory
-is refused before anything is written or committed (the archive is history ``why`` shows, and git keeps it)."""
+"""The gate judges what reaches the git-tracked archive too: a credential given as the reason a line
+leaves memory is refused before anything is written or committed (the archive is history ``why``
+shows, and git keeps it)."""
 
 from __future__ import annotations
 

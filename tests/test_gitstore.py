@@ -198,7 +198,8 @@ def test_foreign_dot_git_at_workspace_root_is_left_alone(tmp_path: Path) -> None
     g.ensure()
     assert g.git_dir == ws.root / ".reverie-git"
     assert git(ws.root / ".git", "log", "--format=%s") == "my project\n"
-    # the project's root .gitignore is the project's: not written; the memory repo ignores the rest via exclude
+    # the project's root .gitignore is the project's: not written; the memory repo ignores the rest
+    # via exclude
     assert not (ws.root / ".gitignore").exists()
     (ws.root / ".gitignore").write_text("*.tmp\n")
     dream(g, "# Memory\n- x\n", 1)
@@ -319,8 +320,8 @@ def test_prefix_resolution_across_history(gs: GitStore) -> None:
 
 
 def test_every_prefix_resolves_as_git_would_loose_and_packed(workspace: Workspace) -> None:
-    """Prefixes of every length kind (even, odd, 4 digits) against commits spread over several packs and loose
-    objects, checked against the git CLI's own list of commits."""
+    """Prefixes of every length kind (even, odd, 4 digits) against commits spread over several packs
+    and loose objects, checked against the git CLI's own list of commits."""
     g = GitStore(workspace, GitConfig(gc_every=7))
     for i in range(1, 40):
         dream(g, f"# Memory\n- fact {i}\n", i)
@@ -538,8 +539,8 @@ def test_torn_marker_changes_nothing(gs: GitStore, workspace: Workspace) -> None
 
 
 def test_dated_memory_files_deleted_or_restored(gs: GitStore, workspace: Workspace) -> None:
-    """Files tracked through a glob (memory/YYYY-MM-DD*.md) are committed, their deletion is a manual edit,
-    and a restore brings back a version that is no longer on disk."""
+    """Files tracked through a glob (memory/YYYY-MM-DD*.md) are committed, their deletion is a
+    manual edit, and a restore brings back a version that is no longer on disk."""
     dated = "memory/2026-11-20.md"
     assert gs.commit("recall: day notes", kind="recall", files={dated: "- met Ada\n"})
     (workspace.root / dated).unlink()

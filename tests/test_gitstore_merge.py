@@ -85,8 +85,9 @@ def test_edits_in_separate_halves_commute(words: list[str], data: st.DataObject)
     assert merge3(base, "".join(theirs), "".join(ours)) == "".join(both)
 
 
-# Properties with inputs the merge's rules were not written for: base lines are unique (``L<i>``) and each side's
-# new lines are tagged with its name, so the expected result is known without running any merge.
+# Properties with inputs the merge's rules were not written for: base lines are unique (``L<i>``)
+# and each side's new lines are tagged with its name, so the expected result is known without
+# running any merge.
 
 
 def _base(n: int) -> list[str]:
@@ -208,8 +209,9 @@ def test_a_line_repeated_often_in_a_long_file_does_not_misalign_the_merge() -> N
 
 
 def test_both_sides_removing_the_same_duplicate_remove_it_once() -> None:
-    # Each side drops one of two "- g" lines (and ours also rewrites "- f"): both keep one "- g", so the merge does.
-    # (The hand-written merge this replaced applied each side's deletion to a different copy and lost both.)
+    # Each side drops one of two "- g" lines (and ours also rewrites "- f"): both keep one "- g", so
+    # the merge does. (The hand-written merge this replaced applied each side's deletion to a
+    # different copy and lost both.)
     base = "top\n- g\n- g\n- h\n- f\n- e\nend\n"
     ours = "top\n- g\n- h\n- e\n- e\nend\n"
     theirs = "top\n- g\n- h\n- f\n- e\nend\n"

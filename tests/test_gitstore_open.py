@@ -1,6 +1,6 @@
-"""How a GitStore opens and shares its repository: the repo kept open between calls (and when it must be dropped),
-queries that take no writer lock, threads sharing one GitStore, and git's own lock files (``index.lock``,
-``<ref>.lock``) honoured by the commit path."""
+"""How a GitStore opens and shares its repository: the repo kept open between calls (and when it
+must be dropped), queries that take no writer lock, threads sharing one GitStore, and git's own lock
+files (``index.lock``, ``<ref>.lock``) honoured by the commit path."""
 
 from __future__ import annotations
 
@@ -44,8 +44,8 @@ def git(git_dir: Path, *args: str) -> str:
 
 
 def test_a_purge_elsewhere_drops_what_a_long_lived_store_has_cached(workspace: Workspace) -> None:
-    """A serving process keeps its GitStore (and its object cache) for hours; a purge run by another process
-    must not leave the purged text readable through it."""
+    """A serving process keeps its GitStore (and its object cache) for hours; a purge run by another
+    process must not leave the purged text readable through it."""
     long_lived = GitStore(workspace)
     leaked = dream(long_lived, "# Memory\n- the door code is 4471-ALPHA\n", 1)
     assert "4471-ALPHA" in long_lived.show(leaked[:8]).diff  # now cached in memory
@@ -87,8 +87,8 @@ def test_queries_on_a_healthy_repo_do_not_wait_for_the_writer_lock(
 def test_a_query_after_an_interrupted_commit_writes_nothing_and_the_next_write_recovers(
     workspace: Workspace,
 ) -> None:
-    """After a crash between the ref update and the file write, a query answers from HEAD (the new commit) and
-    writes nothing; the first write finishes the commit before its own."""
+    """After a crash between the ref update and the file write, a query answers from HEAD (the new
+    commit) and writes nothing; the first write finishes the commit before its own."""
     g = GitStore(workspace)
     old_text = workspace.read(MEM)
     new = dream(g, "# Memory\n- new\n", 1)
@@ -183,8 +183,8 @@ def test_recovery_removes_an_index_lock_an_interrupted_commit_left(workspace: Wo
 
 
 def test_every_fanout_directory_exists_after_reopening(workspace: Workspace) -> None:
-    """So that no commit pays for a mkdir: a repo opened again (after `git gc` removed empty ones, say) has all
-    256 object directories."""
+    """So that no commit pays for a mkdir: a repo opened again (after `git gc` removed empty ones,
+    say) has all 256 object directories."""
     g = GitStore(workspace)
     g.ensure()
     subprocess.run(["git", f"--git-dir={g.git_dir}", "gc", "-q", "--prune=now"], check=True)

@@ -1,6 +1,7 @@
-"""Faults found by adversarial testing of the memory repo and the Dream cursor (issue 19), each reproduced first:
-the Dream cursor's recovery, restore/approve racing a Dream run, queries that wrote, lock files of a running git
-command, a corrupt loose object, a lost HEAD, a killed gc's temp pack, shallow clones, a worktree root."""
+"""Faults found by adversarial testing of the memory repo and the Dream cursor (issue 19), each
+reproduced first: the Dream cursor's recovery, restore/approve racing a Dream run, queries that
+wrote, lock files of a running git command, a corrupt loose object, a lost HEAD, a killed gc's temp
+pack, shallow clones, a worktree root."""
 
 from __future__ import annotations
 
@@ -48,8 +49,9 @@ def snapshot(root: Path) -> dict[str, tuple[int, int]]:
 
 # -- item 2: the Dream cursor's recovery ---------------------------------------------------------------------
 def test_a_corrupt_dream_cursor_comes_back_as_the_value_last_written_not_the_last_commits(tmp_path):
-    """A run that changed nothing moved the cursor past the last Dream commit; a corrupt file must come back as
-    that value (never the commit's older one, which would replay consumed history), and status writes nothing."""
+    """A run that changed nothing moved the cursor past the last Dream commit; a corrupt file must
+    come back as that value (never the commit's older one, which would replay consumed history), and
+    status writes nothing."""
     from reverie.status import collect_status
 
     env = make_env(tmp_path / "ws")
@@ -72,8 +74,8 @@ def test_a_corrupt_dream_cursor_comes_back_as_the_value_last_written_not_the_las
 
 
 def test_a_corrupt_dream_cursor_without_a_record_is_the_documented_error(gs_ws):
-    """No record of Reverie's own (a workspace older than it, or a cursor only another tool moved): the clear
-    error, not a guess from git, and the file is left for the person to fix."""
+    """No record of Reverie's own (a workspace older than it, or a cursor only another tool moved):
+    the clear error, not a guess from git, and the file is left for the person to fix."""
     ws, g = gs_ws
     g.commit(
         "dream: x",
@@ -108,8 +110,9 @@ def gs_ws(workspace: Workspace) -> tuple[Workspace, GitStore]:
 
 # -- item 4: restore --replay and approve racing a Dream run --------------------------------------------------
 def test_restore_replay_during_a_dream_run_is_not_lost(tmp_path, monkeypatch):
-    """``restore --replay`` issued while a Dream run is between its analysis and its commit: the restore waits for
-    the run, so its rewind is the last cursor write and the restored batch is dreamed again."""
+    """``restore --replay`` issued while a Dream run is between its analysis and its commit: the
+    restore waits for the run, so its rewind is the last cursor write and the restored batch is
+    dreamed again."""
     from reverie.operations.restore import restore_memory
 
     env = make_env(tmp_path / "ws")
@@ -215,8 +218,8 @@ def test_queries_do_not_wait_for_the_writer_lock_through_the_runtime(gs_ws, monk
 
 
 def test_a_query_on_a_nanobot_repo_reads_it_and_adopts_nothing(workspace: Workspace):
-    """nanobot's repo is read as it is; adoption (the config mark, the tightened .gitignore, the init commit)
-    waits for the first write."""
+    """nanobot's repo is read as it is; adoption (the config mark, the tightened .gitignore, the
+    init commit) waits for the first write."""
     root = workspace.root
     (root / ".gitignore").write_text("/*\n!SOUL.md\n!USER.md\n!memory/\n!memory/MEMORY.md\n")
     git(root, "init", "-q", "-b", "main")

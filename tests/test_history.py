@@ -287,8 +287,8 @@ def test_each_bad_line_kind_is_skipped_with_one_warning(tmp_path, caplog, bad, k
         assert [e.content for e in log.read_since(0)] == ["before", "after"]
     (record,) = caplog.records
     assert kind in record.getMessage() and "2 line(s)" in record.getMessage()
-    # The writer is not confused either: past every cursor, including an integer cursor on a line readers skip
-    # (another tool may count that line as an entry, so its number is never reissued).
+    # The writer is not confused either: past every cursor, including an integer cursor on a line
+    # readers skip (another tool may count that line as an entry, so its number is never reissued).
     assert log.append("next") == {5: 6, 3: 4}.get(
         orjson.loads(bad.replace(b"\xc3\x28", b"")).get("cursor")
         if kind in ("invalid UTF-8", "wrong field types") and bad[:1] == b"{"

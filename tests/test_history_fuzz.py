@@ -1,8 +1,10 @@
-"""Model-based fuzzing of history.jsonl (issue 8, item 4): random interleavings of appends, torn tails, garbage
-lines, hint corruption, restarts, Dream-cursor moves, compaction and reads. After every step the reader returns
-exactly the acknowledged entries (minus those compaction was allowed to drop), and cursors are never reused.
+"""Model-based fuzzing of history.jsonl (issue 8, item 4): random interleavings of appends, torn
+tails, garbage lines, hint corruption, restarts, Dream-cursor moves, compaction and reads. After
+every step the reader returns exactly the acknowledged entries (minus those compaction was allowed
+to drop), and cursors are never reused.
 
-The byte-level constants are shrunk so a few kilobytes already exercise bisection and chunk boundaries.
+The byte-level constants are shrunk so a few kilobytes already exercise bisection and chunk
+boundaries.
 """
 
 from __future__ import annotations

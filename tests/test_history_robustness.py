@@ -1,7 +1,7 @@
 """Faults from the adversarial pass (issue 19) in the history, cursor and append-only layers.
 
-Each test reproduced its fault on the code before the fix: symlinks swapped in after a store opened, cursors past
-int64, a credential as session key, and readers quadratic in the length of one line.
+Each test reproduced its fault on the code before the fix: symlinks swapped in after a store opened,
+cursors past int64, a credential as session key, and readers quadratic in the length of one line.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""``reverie init --for CLIENT``: stdout is the client's MCP configuration alone, and the server it names starts and
-serves this workspace when launched exactly as written (here by the official SDK's stdio client)."""
+"""``reverie init --for CLIENT``: stdout is the client's MCP configuration alone, and the server it
+names starts and serves this workspace when launched exactly as written (here by the official SDK's
+stdio client)."""
 
 from __future__ import annotations
 

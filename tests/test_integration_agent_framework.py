@@ -1,7 +1,7 @@
-"""Microsoft Agent Framework's own ``Agent`` with ``ReverieContextProvider`` (the chat client is a local
-``BaseChatClient`` with the framework's function-invocation layer; no network): the memory block in the
-instructions, ``remember`` in one run found by ``search_memory`` in the next, each run's messages recorded,
-dreamed into memory (``reverie log``) and undone by ``reverie restore``."""
+"""Microsoft Agent Framework's own ``Agent`` with ``ReverieContextProvider`` (the chat client is a
+local ``BaseChatClient`` with the framework's function-invocation layer; no network): the memory
+block in the instructions, ``remember`` in one run found by ``search_memory`` in the next, each
+run's messages recorded, dreamed into memory (``reverie log``) and undone by ``reverie restore``."""
 
 from __future__ import annotations
 

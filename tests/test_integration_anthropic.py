@@ -1,6 +1,7 @@
-"""Anthropic's memory tool over a workspace, driven by the ``anthropic`` SDK's own tool runner (the model's replies
-come from a local transport, no network): remembered in one run, seen in the next, in ``reverie log`` as an
-``agent`` commit and undone by ``reverie restore``; SOUL.md staged; paths out, history and cursors refused."""
+"""Anthropic's memory tool over a workspace, driven by the ``anthropic`` SDK's own tool runner (the
+model's replies come from a local transport, no network): remembered in one run, seen in the next,
+in ``reverie log`` as an ``agent`` commit and undone by ``reverie restore``; SOUL.md staged; paths
+out, history and cursors refused."""
 
 from __future__ import annotations
 

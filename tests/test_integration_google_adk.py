@@ -1,7 +1,8 @@
-"""Google ADK's memory service interface over Reverie (sessions from ADK's own InMemorySessionService; no
-network): a session goes into history once however often it is added, search_memory finds it through Recall,
-scoped by app and user, and what Dream makes of it is in ``reverie log`` and undone by ``reverie restore``; and
-ADK's own Runner and LlmAgent find an earlier session through its load_memory tool."""
+"""Google ADK's memory service interface over Reverie (sessions from ADK's own
+InMemorySessionService; no network): a session goes into history once however often it is added,
+search_memory finds it through Recall, scoped by app and user, and what Dream makes of it is in
+``reverie log`` and undone by ``reverie restore``; and ADK's own Runner and LlmAgent find an earlier
+session through its load_memory tool."""
 
 from __future__ import annotations
 
@@ -113,8 +114,9 @@ def test_hostile_ids_are_refused(tmp_path: Path, app: str, user: str) -> None:
 
 
 def test_an_adk_agent_recalls_an_earlier_session_through_load_memory(tmp_path: Path) -> None:
-    """ADK's own Runner and LlmAgent with its load_memory tool (the model is a local BaseLlm that calls the tool
-    with the user's words, then repeats what it returned): one session added to memory, found in the next."""
+    """ADK's own Runner and LlmAgent with its load_memory tool (the model is a local BaseLlm that
+    calls the tool with the user's words, then repeats what it returned): one session added to
+    memory, found in the next."""
     from collections.abc import AsyncGenerator
 
     from google.adk.agents import LlmAgent

@@ -1,7 +1,7 @@
-"""The OpenAI Agents SDK's own ``Runner`` with a ``ReverieSession`` (the model is a local implementation of the SDK's
-``Model`` interface; no network): the conversation is kept in sessions/<key>.jsonl and given back in the next run,
-consolidated under token pressure, archived before it is cleared, dreamed into memory (``reverie log``) and
-undone by ``reverie restore``."""
+"""The OpenAI Agents SDK's own ``Runner`` with a ``ReverieSession`` (the model is a local
+implementation of the SDK's ``Model`` interface; no network): the conversation is kept in
+sessions/<key>.jsonl and given back in the next run, consolidated under token pressure, archived
+before it is cleared, dreamed into memory (``reverie log``) and undone by ``reverie restore``."""
 
 from __future__ import annotations
 

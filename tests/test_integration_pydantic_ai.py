@@ -1,6 +1,7 @@
-"""Pydantic AI's own ``Agent`` with ``ReverieCapability`` (the model is pydantic-ai's ``FunctionModel``; no network):
-memory in the instructions, ``remember`` in one run found by ``search_memory`` in the next, every run's turns
-recorded in sessions/<key>.jsonl, dreamed into memory (``reverie log``) and undone by ``reverie restore``."""
+"""Pydantic AI's own ``Agent`` with ``ReverieCapability`` (the model is pydantic-ai's
+``FunctionModel``; no network): memory in the instructions, ``remember`` in one run found by
+``search_memory`` in the next, every run's turns recorded in sessions/<key>.jsonl, dreamed into
+memory (``reverie log``) and undone by ``reverie restore``."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""The framework adapters are thin over ``Memory``: they import only the front door (``reverie.memory``) and the
-exception tree, never Reverie's internals; and every framework they plug into is an install extra that the dev
-lock pins, so CI tests each adapter against the framework's own package."""
+"""The framework adapters are thin over ``Memory``: they import only the front door
+(``reverie.memory``) and the exception tree, never Reverie's internals; and every framework they
+plug into is an install extra that the dev lock pins, so CI tests each adapter against the
+framework's own package."""
 
 from __future__ import annotations
 

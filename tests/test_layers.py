@@ -1,6 +1,7 @@
-"""The layer order is a contract: every import in ``reverie/`` (module level or inside a function) points down or
-sideways within its layer, the three pipeline packages do not import each other, and no two top-level units (nor two
-modules inside one unit) import each other in a circle. Read from the source with ``ast``, so a lazy import counts as much as a top-level one."""
+"""The layer order is a contract: every import in ``reverie/`` (module level or inside a function)
+points down or sideways within its layer, the three pipeline packages do not import each other, and
+no two top-level units (nor two modules inside one unit) import each other in a circle. Read from
+the source with ``ast``, so a lazy import counts as much as a top-level one."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "reverie"
 
-#: Lowest first. A unit is a top-level module or package of ``reverie`` (``security.*`` splits: its text scanners
-#: are formats-level; nothing else is left in it).
+#: Lowest first. A unit is a top-level module or package of ``reverie`` (``security.*`` splits: its
+#: text scanners are formats-level; nothing else is left in it).
 LAYERS: list[tuple[str, set[str]]] = [
     (
         "files and formats",
@@ -146,9 +147,11 @@ def test_no_import_circle_between_units() -> None:
 
 
 def _module_imports() -> list[tuple[str, str]]:
-    """(importing module, imported module) for every import of reverie code by reverie code, module by module.
+    """(importing module, imported module) for every import of reverie code by reverie code, module
+    by module.
 
-    ``from .pkg import name`` points at ``pkg.name`` when that is a module, else at ``pkg`` (its ``__init__``)."""
+    ``from .pkg import name`` points at ``pkg.name`` when that is a module, else at ``pkg`` (its
+    ``__init__``)."""
 
     def exists(parts: list[str]) -> bool:
         where = PACKAGE.parent.joinpath(*parts)

@@ -1,7 +1,8 @@
-"""A short run of bench/lifecycle.py's simulated year (30 days, small budgets so the lifecycle must work every
-day) through the public API on the offline engine. What it checks is Dream's side, whatever the offline engine's
-phrasing rules: no batch set aside, no failed run, every file within budget after every run, identity kept,
-nothing superseded or expired left, the archive used and findable (with the session transcripts indexed too). The full year is in BENCHMARKS.md."""
+"""A short run of bench/lifecycle.py's simulated year (30 days, small budgets so the lifecycle must
+work every day) through the public API on the offline engine. What it checks is Dream's side,
+whatever the offline engine's phrasing rules: no batch set aside, no failed run, every file within
+budget after every run, identity kept, nothing superseded or expired left, the archive used and
+findable (with the session transcripts indexed too). The full year is in BENCHMARKS.md."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ sys.path.insert(0, str(ROOT))
 from bench.lifecycle import simulate  # noqa: E402
 
 
-# Seed 14 is the bench's; with 3 and 7 every deadline is archived under budget pressure before its date passes,
-# so none expires within 30 days (what the lifecycle does is the same; the counts differ).
+# Seed 14 is the bench's; with 3 and 7 every deadline is archived under budget pressure before its
+# date passes, so none expires within 30 days (what the lifecycle does is the same; the counts
+# differ).
 @pytest.mark.parametrize(("seed", "expired_at_least"), [(14, 1), (3, 0), (7, 0)])
 def test_a_compressed_year_keeps_learning_within_budget(tmp_path, seed, expired_at_least):
     report = asyncio.run(

@@ -1,5 +1,6 @@
-"""Lint and types run with the tests (so CI runs them): ruff over the code, tests, benchmarks and examples, and mypy --strict
-over the package (the paths listed in pyproject's [tool.mypy] ``files``)."""
+"""Lint and types run with the tests (so CI runs them): ruff over the code, tests, benchmarks and
+examples, and mypy --strict over the package (the paths listed in pyproject's [tool.mypy]
+``files``)."""
 
 from __future__ import annotations
 
@@ -32,21 +33,22 @@ def test_ruff_format_leaves_everything_as_it_is() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-#: Packages not in mypy's ``files`` yet, each with its reason. Remove an entry when its package is listed.
+#: Packages not in mypy's ``files`` yet, each with its reason. Remove an entry when its package is
+#: listed.
 NOT_YET_STRICT: dict[str, str] = {}
 
 
 def test_mypy_strict_on_the_package() -> None:
-    """mypy runs from the end of collection beside the rest of the suite (support/background.py), with its
-    incremental cache in .mypy_cache: ≈45 s of CPU cold, ≈3 s warm on this machine."""
+    """mypy runs from the end of collection beside the rest of the suite (support/background.py),
+    with its incremental cache in .mypy_cache: ≈45 s of CPU cold, ≈3 s warm on this machine."""
     pytest.importorskip("mypy", reason="mypy is in the test extra (requirements-dev.lock)")
     done = background.result("mypy")
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_mypy_covers_every_package() -> None:
-    """A new module or package is type-checked from its first commit: nothing under reverie/ is left out of
-    [tool.mypy] ``files`` unless NOT_YET_STRICT says why."""
+    """A new module or package is type-checked from its first commit: nothing under reverie/ is left
+    out of [tool.mypy] ``files`` unless NOT_YET_STRICT says why."""
     files = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]["files"])
     packages = {f"reverie/{init.parent.name}" for init in (ROOT / "reverie").glob("*/__init__.py")}
     assert "reverie/*.py" in files

@@ -1,5 +1,6 @@
-"""The real client path — litellm's OpenAI provider over HTTP — against a local scripted server: retries, timeouts,
-dropped connections, errors that must not be retried, malformed replies, the retry budget, and key hygiene."""
+"""The real client path — litellm's OpenAI provider over HTTP — against a local scripted server:
+retries, timeouts, dropped connections, errors that must not be retried, malformed replies, the
+retry budget, and key hygiene."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Error classes against a real HTTP path (litellm's OpenAI provider → a loopback server): faults of the provider fail
-on the first attempt with one line naming provider, model, endpoint and what to set; only transient faults are
-retried; a Dream run on an unavailable model leaves its batch pending without counting an attempt; the CLI prints
-the error once."""
+"""Error classes against a real HTTP path (litellm's OpenAI provider → a loopback server): faults of
+the provider fail on the first attempt with one line naming provider, model, endpoint and what to
+set; only transient faults are retried; a Dream run on an unavailable model leaves its batch pending
+without counting an attempt; the CLI prints the error once."""
 
 from __future__ import annotations
 

@@ -65,8 +65,8 @@ def test_a_remote_call_imports_litellm_without_overwriting_the_hosts_environment
 
 
 def test_the_offline_demo_and_a_dream_run_import_no_litellm(tmp_path) -> None:
-    """Issue 15: the offline engine is called in-process; `reverie demo` (which consolidates and dreams) and a Dream
-    run on it never load litellm."""
+    """Issue 15: the offline engine is called in-process; `reverie demo` (which consolidates and
+    dreams) and a Dream run on it never load litellm."""
     code = (
         "import sys\n"
         "from reverie.cli import main\n"

@@ -1,5 +1,6 @@
-"""The offline engine, through the real client and litellm: each task with realistic transcripts, each rule family,
-corrections replacing in place, duplicates skipped, injected instructions ignored, determinism."""
+"""The offline engine, through the real client and litellm: each task with realistic transcripts,
+each rule family, corrections replacing in place, duplicates skipped, injected instructions ignored,
+determinism."""
 
 from __future__ import annotations
 
@@ -135,7 +136,8 @@ def unsure(*lines: str) -> bool:
 
 
 def test_archive_says_unsure_when_the_user_said_more_than_its_facts() -> None:
-    # Statements the rules turn into no fact: the engine is not sure of them, so it asks to keep the transcript.
+    # Statements the rules turn into no fact: the engine is not sure of them, so it asks to keep the
+    # transcript.
     assert unsure(line("user", "The catch reports should be ready by 7am every day."))
     assert unsure(
         line("user", "I live in Porto. My sister might visit in the spring, we will see.")
@@ -143,7 +145,8 @@ def test_archive_says_unsure_when_the_user_said_more_than_its_facts() -> None:
     assert unsure(
         line("user", "Sure, I work at NASA. lol")
     )  # a joke: no fact, but the words stay in history
-    # Everything said became a fact, or nothing was stated (questions, short replies, code): nothing to keep.
+    # Everything said became a fact, or nothing was stated (questions, short replies, code): nothing
+    # to keep.
     assert not unsure(
         line("user", "I live in Porto."),
         line("assistant", "Nice city, with lots of bridges to see."),

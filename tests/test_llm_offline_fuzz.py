@@ -1,5 +1,6 @@
-"""Property tests of the offline engine: any input gives an answer in the protocol, the same one every time, and
-every edit_file call it emits applies exactly once, in order, to the staged files it was shown."""
+"""Property tests of the offline engine: any input gives an answer in the protocol, the same one
+every time, and every edit_file call it emits applies exactly once, in order, to the staged files it
+was shown."""
 
 from __future__ import annotations
 

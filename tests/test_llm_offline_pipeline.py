@@ -1,6 +1,7 @@
-"""The offline engine end to end, as Consolidator and Dream use it: three sessions archived into fact lines, one
-Dream analysis over the batch, one editing turn applied to the files — corrections replace in place, duplicates are
-skipped, injected instructions never reach SOUL.md, and the whole run is deterministic."""
+"""The offline engine end to end, as Consolidator and Dream use it: three sessions archived into
+fact lines, one Dream analysis over the batch, one editing turn applied to the files — corrections
+replace in place, duplicates are skipped, injected instructions never reach SOUL.md, and the whole
+run is deterministic."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""A real model's output is checked before it reaches a memory file (issue 21): session summaries that are not prose
-or that read the instructions back become a raw excerpt labelled with the truth; flushed lines that are code,
-braces or the prompt are dropped; every one of these calls sends an output limit sized to its task."""
+"""A real model's output is checked before it reaches a memory file (issue 21): session summaries
+that are not prose or that read the instructions back become a raw excerpt labelled with the truth;
+flushed lines that are code, braces or the prompt are dropped; every one of these calls sends an
+output limit sized to its task."""
 
 from __future__ import annotations
 

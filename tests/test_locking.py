@@ -1,7 +1,7 @@
-"""reverie.locking: the one lock every writer takes. What a caller depends on: processes and threads exclude each
-other, a timeout is a LockTimeoutError naming the lock file, a symlinked lock file is refused, a killed holder
-leaves nothing held, a forked child never shares or releases its parent's lock, and the lock files keep the names
-every Reverie process (and the docs) agree on."""
+"""reverie.locking: the one lock every writer takes. What a caller depends on: processes and threads
+exclude each other, a timeout is a LockTimeoutError naming the lock file, a symlinked lock file is
+refused, a killed holder leaves nothing held, a forked child never shares or releases its parent's
+lock, and the lock files keep the names every Reverie process (and the docs) agree on."""
 
 from __future__ import annotations
 
@@ -46,8 +46,8 @@ def _holder(path: Path) -> subprocess.Popen[str]:
 
 
 def _held_elsewhere(path: Path) -> bool:
-    """Whether some holder has the lock, as a process that does not hold it sees it (its own open file description,
-    no thread lock of this process)."""
+    """Whether some holder has the lock, as a process that does not hold it sees it (its own open
+    file description, no thread lock of this process)."""
     fd = os.open(path, os.O_RDWR)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -195,8 +195,9 @@ def test_a_symlinked_lock_file_is_refused_never_followed(tmp_path: Path) -> None
 
 
 def test_a_kept_open_lock_follows_its_file_when_it_is_replaced(tmp_path: Path) -> None:
-    """A descriptor kept open on a deleted lock file would lock nothing anyone else can see: the lock notices
-    (the file has no links left) and locks what the path names now, or refuses a symlink put there."""
+    """A descriptor kept open on a deleted lock file would lock nothing anyone else can see: the
+    lock notices (the file has no links left) and locks what the path names now, or refuses a
+    symlink put there."""
     path = tmp_path / "history.jsonl.lock"
     kept = Lock(path, keep_open=True)
     with kept:
@@ -262,8 +263,8 @@ def test_acquire_async_waits_without_blocking_the_loop(tmp_path: Path) -> None:
 
 
 def test_the_writers_lock_files_keep_their_names(tmp_path: Path) -> None:
-    """A writer must wait for a holder of the lock file named in docs/formats.md (as an older Reverie process
-    holds it): a renamed lock file would let both write."""
+    """A writer must wait for a holder of the lock file named in docs/formats.md (as an older
+    Reverie process holds it): a renamed lock file would let both write."""
     from reverie import MemoryStore
     from reverie.dream.lock import RunLock
     from reverie.sessions import SessionStore
@@ -302,8 +303,9 @@ def test_the_writers_lock_files_keep_their_names(tmp_path: Path) -> None:
 def test_chat_input_and_flush_locks_keep_their_names(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """The chat input history waits for ``chat-input.jsonl.lock`` and, past its short wait, skips the line with a
-    warning (the chat goes on); the flush state's lock is ``memory/.reverie/flush.lock``."""
+    """The chat input history waits for ``chat-input.jsonl.lock`` and, past its short wait, skips
+    the line with a warning (the chat goes on); the flush state's lock is
+    ``memory/.reverie/flush.lock``."""
     from reverie.cli import _chat_history
     from reverie.recall.memfiles import _flush_lock
     from reverie.workspace import Workspace

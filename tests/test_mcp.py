@@ -297,8 +297,8 @@ def test_http_refuses_a_non_loopback_address_without_a_token_and_a_missing_works
 def test_http_on_a_busy_port_is_one_line_naming_it_and_exit_1(
     workspace: Workspace, tmp_path: Path, capsys, served: str
 ) -> None:
-    """Checked before announcing (one workspace, or every scope of a root): no "serving" line, no uvicorn
-    traceback, exit 1 (not uvicorn's 3)."""
+    """Checked before announcing (one workspace, or every scope of a root): no "serving" line, no
+    uvicorn traceback, exit 1 (not uvicorn's 3)."""
     from reverie.cli import main
 
     where = (

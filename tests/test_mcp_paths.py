@@ -1,6 +1,7 @@
-"""The MCP server serves memory files and nothing else: a resource read that would leave them (a symlink out of the
-workspace, a hidden folder, history) is refused by Reverie's own check, reached here through the SDK's in-process
-client (the SDK's URI template already refuses ``..``, so these are the reads only Reverie's rule stops)."""
+"""The MCP server serves memory files and nothing else: a resource read that would leave them (a
+symlink out of the workspace, a hidden folder, history) is refused by Reverie's own check, reached
+here through the SDK's in-process client (the SDK's URI template already refuses ``..``, so these
+are the reads only Reverie's rule stops)."""
 
 from __future__ import annotations
 

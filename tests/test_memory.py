@@ -216,8 +216,8 @@ def test_write_creates_a_dated_note_and_refuses_an_untracked_file(mem):
 
 @pytest.mark.parametrize("verb", ["write", "remove"])
 def test_a_pin_landing_while_a_write_or_remove_is_in_flight_is_kept(mem, verb):
-    """Pins take no run lock: one committed between a write's (or remove's) read and its commit is merged, not
-    overwritten (the writers' protocol: ``GitStore.commit(base=...)``)."""
+    """Pins take no run lock: one committed between a write's (or remove's) read and its commit is
+    merged, not overwritten (the writers' protocol: ``GitStore.commit(base=...)``)."""
     from reverie.dream.pins import pin
 
     head = mem.read("USER.md").rstrip("\n")

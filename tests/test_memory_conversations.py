@@ -1,5 +1,6 @@
-"""Memory's conversation verbs (what the framework adapters call): record appends to sessions/<key>.jsonl and
-consolidates under token pressure, pop_message takes the newest unarchived message out, clear archives first."""
+"""Memory's conversation verbs (what the framework adapters call): record appends to
+sessions/<key>.jsonl and consolidates under token pressure, pop_message takes the newest unarchived
+message out, clear archives first."""
 
 from __future__ import annotations
 

@@ -1,18 +1,20 @@
 """The proof of issue 25: a hypothesis state machine over memory files and their history.
 
-Steps: a fact learned by Dream (some about another subject that look alike, some repeating a label, some
-correcting a single-valued attribute), a person's hand edit, a pin, an approved SOUL.md change, a batch set aside
-and requeued, a restore with replay of the last Dream run, a damaged archive file (invalid UTF-8, a lost header, a
-directory in its place). After every step:
+Steps: a fact learned by Dream (some about another subject that look alike, some repeating a label,
+some correcting a single-valued attribute), a person's hand edit, a pin, an approved SOUL.md change,
+a batch set aside and requeued, a restore with replay of the last Dream run, a damaged archive file
+(invalid UTF-8, a lost header, a directory in its place). After every step:
 
-- every line that left a prompt file is in the archive with a reason, and ``reverie why`` finds it there;
-- no fact that nothing retired is missing: each line ever in a prompt file is in one or in the archive, except
-  what a restore took back (the person's own evidence);
-- a fact about another subject, or a second value of a multi-valued label, never leaves but under budget pressure.
+- every line that left a prompt file is in the archive with a reason, and ``reverie why`` finds it
+  there;
+- no fact that nothing retired is missing: each line ever in a prompt file is in one or in the
+  archive, except what a restore took back (the person's own evidence);
+- a fact about another subject, or a second value of a multi-valued label, never leaves but under
+  budget pressure.
 
-Dream runs on the scripted model (its edits append the batch's lines), so what is checked is Dream's own
-lifecycle and the writers' protocol, whatever a model would say. The example count is kept small: the whole
-machine runs in well under a minute.
+Dream runs on the scripted model (its edits append the batch's lines), so what is checked is Dream's
+own lifecycle and the writers' protocol, whatever a model would say. The example count is kept
+small: the whole machine runs in well under a minute.
 """
 
 from __future__ import annotations
@@ -313,7 +315,8 @@ def _text_of(env, key: str) -> str:
     raise AssertionError(f"no archive entry for {key!r}")
 
 
-#: Modest by default (well under a minute); REVERIE_PROPERTY_EXAMPLES / _STEPS search deeper by hand.
+#: Modest by default (well under a minute); REVERIE_PROPERTY_EXAMPLES / _STEPS search deeper by
+#: hand.
 EXAMPLES = int(os.environ.get("REVERIE_PROPERTY_EXAMPLES", "10"))
 STEPS = int(os.environ.get("REVERIE_PROPERTY_STEPS", "15"))
 MemoryMachine.TestCase.settings = settings(

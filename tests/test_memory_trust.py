@@ -1,9 +1,10 @@
-"""Memory never loses a correct fact (issue 25): one regression test per fault found by an adversarial user.
+"""Memory never loses a correct fact (issue 25): one regression test per fault found by an
+adversarial user.
 
-A line leaves a prompt file only for a reason with evidence, lands in the archive with that reason (merges
-included) where ``reverie why`` finds it; writers never overwrite each other; replay and requeue agree; damaged
-archive files never cost a batch; a file far over budget is trimmed before the model is asked; a drain pauses at
-its budget."""
+A line leaves a prompt file only for a reason with evidence, lands in the archive with that reason
+(merges included) where ``reverie why`` finds it; writers never overwrite each other; replay and
+requeue agree; damaged archive files never cost a batch; a file far over budget is trimmed before
+the model is asked; a drain pauses at its budget."""
 
 from __future__ import annotations
 

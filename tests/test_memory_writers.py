@@ -1,10 +1,11 @@
-"""One writer protocol for memory files (issue 25): writers driven concurrently — Dream, pin/unpin, SOUL.md
-approvals and read-change-commit writers (an MCP write, a hand-edit merge), in threads of this process and in other
-processes — never lose a line another writer committed.
+"""One writer protocol for memory files (issue 25): writers driven concurrently — Dream, pin/unpin,
+SOUL.md approvals and read-change-commit writers (an MCP write, a hand-edit merge), in threads of
+this process and in other processes — never lose a line another writer committed.
 
-Every writer commits through ``GitStore.commit`` with the ``base`` it read, so a commit landing in between is
-three-way merged under the writer lock, not overwritten. The check: every line any writer reported committed is in
-its prompt file (pin marks aside) or in the archive, and the files on disk are HEAD's."""
+Every writer commits through ``GitStore.commit`` with the ``base`` it read, so a commit landing in
+between is three-way merged under the writer lock, not overwritten. The check: every line any writer
+reported committed is in its prompt file (pin marks aside) or in the archive, and the files on disk
+are HEAD's."""
 
 from __future__ import annotations
 

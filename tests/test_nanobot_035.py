@@ -1,13 +1,14 @@
 """Reverie beside a real nanobot 0.3.5 (the current nanobot) on one workspace, both ways.
 
-Issue 20 imitated a 0.3.5 workspace with the git CLI (tests/test_nanobot_workspace.py); here nanobot-ai 0.3.5 itself
-writes and reads it: its ``MemoryStore`` (``append_history``, ``read_unprocessed_history``, the cursor files) and
-its ``GitStore`` (``init``, ``auto_commit``, ``log``, ``show_commit_diff``) run in a subprocess from their own virtual
-environment, and Reverie runs in-process through its CLI (``reverie.cli.main``, ``--json``) and the offline engine.
+Issue 20 imitated a 0.3.5 workspace with the git CLI (tests/test_nanobot_workspace.py); here
+nanobot-ai 0.3.5 itself writes and reads it: its ``MemoryStore`` (``append_history``,
+``read_unprocessed_history``, the cursor files) and its ``GitStore`` (``init``, ``auto_commit``,
+``log``, ``show_commit_diff``) run in a subprocess from their own virtual environment, and Reverie
+runs in-process through its CLI (``reverie.cli.main``, ``--json``) and the offline engine.
 
-nanobot runs from its peer environment, ``bench/.venvs/nanobot-0.3.5``, which the test run creates from the
-hash-locked ``bench/locks/nanobot-0.3.5.lock`` (tests/support/peers.py); under CI a failure to create it fails these
-tests rather than skipping them.
+nanobot runs from its peer environment, ``bench/.venvs/nanobot-0.3.5``, which the test run creates
+from the hash-locked ``bench/locks/nanobot-0.3.5.lock`` (tests/support/peers.py); under CI a failure
+to create it fails these tests rather than skipping them.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ VERSION = "0.3.5"
 pytestmark = pytest.mark.nanobot_peer(VERSION)
 ROOT = Path(__file__).resolve().parent.parent
 
-#: Runs nanobot's own API on a workspace: ``argv[1]`` the workspace, ``argv[2]`` a JSON list of ``[op, *args]``;
-#: prints one JSON list with each op's answer. Only what nanobot 0.3.5 exposes publicly.
+#: Runs nanobot's own API on a workspace: ``argv[1]`` the workspace, ``argv[2]`` a JSON list of
+#: ``[op, *args]``; prints one JSON list with each op's answer. Only what nanobot 0.3.5 exposes
+#: publicly.
 NANOBOT = r"""
 import json, sys
 from pathlib import Path
@@ -141,8 +143,8 @@ TEA = "- [durable] Prefers tea over coffee"
 
 def test_a_nanobot_035_workspace_opens_in_reverie_as_is(tmp_path, nanobot, reverie):
     ws = tmp_path / "ws"
-    # nanobot 0.3.5: its repo, three entries (one without a session key), and its Dream's edit of entry 1 committed
-    # together with its cursor, as its own Dream does
+    # nanobot 0.3.5: its repo, three entries (one without a session key), and its Dream's edit of
+    # entry 1 committed together with its cursor, as its own Dream does
     made = nanobot(
         ws,
         ["init"],
@@ -160,7 +162,8 @@ def test_a_nanobot_035_workspace_opens_in_reverie_as_is(tmp_path, nanobot, rever
     head, before = git(ws, "rev-parse", "HEAD"), files(ws)
     assert before["memory/.dream_cursor"] == b"1" and before["memory/.cursor"] == b"3"
 
-    # queries: every nanobot entry and commit found, nothing written (no commit, no file of nanobot's touched)
+    # queries: every nanobot entry and commit found, nothing written (no commit, no file of
+    # nanobot's touched)
     status = reverie(ws, "status")
     assert (
         status["last_cursor"],
@@ -189,7 +192,8 @@ def test_a_nanobot_035_workspace_opens_in_reverie_as_is(tmp_path, nanobot, rever
         k: v for k, v in after.items() if k in before
     } == before  # nothing of nanobot's changed or renamed
 
-    # Dream (offline engine) takes only what nanobot's Dream had not: entries 2-3, committed on top of nanobot's
+    # Dream (offline engine) takes only what nanobot's Dream had not: entries 2-3, committed on top
+    # of nanobot's
     dreamed = reverie(ws, "dream", "--all")
     assert (dreamed["status"], dreamed["first"], dreamed["last"]) == ("ok", 2, 3)
     assert git(ws, "rev-parse", "HEAD") == dreamed["commit"]
@@ -202,8 +206,9 @@ def test_a_nanobot_035_workspace_opens_in_reverie_as_is(tmp_path, nanobot, rever
     assert (
         memory.count("Porto") == 1 and "Porto" not in user
     )  # entry 1, dreamed by nanobot, not dreamed again
-    # nanobot's files are all there under their names; its .gitignore tightened (docs/nanobot.md, "The memory
-    # repo"): its tracked memory files still tracked, .dream_cursor out of the tree but on disk, the tree clean
+    # nanobot's files are all there under their names; its .gitignore tightened (docs/nanobot.md,
+    # "The memory repo"): its tracked memory files still tracked, .dream_cursor out of the tree but
+    # on disk, the tree clean
     assert set(before) <= set(files(ws))
     assert git(ws, "ls-files").split() == [".gitignore", "SOUL.md", "USER.md", "memory/MEMORY.md"]
     assert git(ws, "status", "--porcelain", "--untracked-files=all") == ""
@@ -248,7 +253,8 @@ def test_a_nanobot_035_workspace_opens_in_reverie_as_is(tmp_path, nanobot, rever
     assert past_3 == [] and "PostgreSQL" in memory_md
     assert log2[0][0] == dreamed["commit"][:8] and log2[-2:] == nano_log
     assert shown[0] == dreamed["commit"][:8] and "+- Decided: use PostgreSQL for Heron" in shown[2]
-    # nanobot's own undo of Reverie's Dream commit: its parent's memory back, the Dream cursor untouched
+    # nanobot's own undo of Reverie's Dream commit: its parent's memory back, the Dream cursor
+    # untouched
     assert reverted and after_revert == "# Memory\n- Lives in Porto\n"
     assert appended == 4 and soul and [s for s, _ in top[:2]] == [soul, reverted]
     assert git(ws, "rev-parse", "HEAD~2") == dreamed["commit"]
@@ -312,11 +318,13 @@ def test_what_reverie_writes_nanobot_035_reads_back(tmp_path, nanobot, reverie):
         and seen[13][1][0] == restored["commit"][:8]
     )
     assert (seen[11], seen[12]) == (5, 5)  # nanobot's cursor continues Reverie's sequence
-    # nanobot's auto_commit stages only what Reverie's ignore rules let through (not its .dream_cursor)
+    # nanobot's auto_commit stages only what Reverie's ignore rules let through (not its
+    # .dream_cursor)
     assert git(ws, "ls-files").split() == [".gitignore", "SOUL.md", "USER.md", "memory/MEMORY.md"]
     assert git(ws, "fsck", "--no-progress") == ""
 
-    # and Reverie carries on after nanobot: the next cursor past nanobot's, no duplicate, Dream on top of its commit
+    # and Reverie carries on after nanobot: the next cursor past nanobot's, no duplicate, Dream on
+    # top of its commit
     status = reverie(ws, "status")
     assert (status["last_cursor"], status["dream_cursor"], status["pending"]) == (5, 3, 2)
     assert reverie(ws, "log")[0]["subject"] == "nanobot: Heron date"
@@ -337,8 +345,9 @@ def test_what_reverie_writes_nanobot_035_reads_back(tmp_path, nanobot, reverie):
 def test_a_fresh_nanobot_035_workspace_its_empty_dream_cursor_is_no_corruption(
     tmp_path, nanobot, reverie
 ):
-    """nanobot's GitStore.init creates memory/.dream_cursor empty (it reads that as 0). Reverie said "cursor
-    corrupt" and Dream refused to run in every such workspace until a person wrote a number into it."""
+    """nanobot's GitStore.init creates memory/.dream_cursor empty (it reads that as 0). Reverie said
+    "cursor corrupt" and Dream refused to run in every such workspace until a person wrote a number
+    into it."""
     ws = tmp_path / "ws"
     assert nanobot(ws, ["init"], ["append", PORTO], ["append", HERON, "cli:direct"])[1:] == [1, 2]
     assert (ws / "memory" / ".dream_cursor").read_bytes() == b""
@@ -373,11 +382,12 @@ def test_legacy_history_migrates_to_the_same_entries_as_nanobot_035s(tmp_path, n
 
 
 def test_nanobot_035_takes_the_workspace_conversations_into_its_own_store(tmp_path, nanobot):
-    """A known difference, not shared (docs/nanobot.md, "Sessions"): nanobot 0.3.5 keeps conversations outside the
-    workspace (``~/.nanobot/sessions/<workspace id>/<base64url key>.jsonl``) and, when its SessionManager starts,
-    moves ``<workspace>/sessions/*.jsonl`` there under their old names, which it never looks up by key. The
-    conversation is kept byte for byte, but neither tool finds it by its key afterwards. Fails when nanobot changes
-    that, so the documentation gets updated."""
+    """A known difference, not shared (docs/nanobot.md, "Sessions"): nanobot 0.3.5 keeps
+    conversations outside the workspace (``~/.nanobot/sessions/<workspace id>/<base64url
+    key>.jsonl``) and, when its SessionManager starts, moves ``<workspace>/sessions/*.jsonl`` there
+    under their old names, which it never looks up by key. The conversation is kept byte for byte,
+    but neither tool finds it by its key afterwards. Fails when nanobot changes that, so the
+    documentation gets updated."""
     ws = Workspace(tmp_path / "ws")
     ws.init()
     sessions = SessionStore(ws)
@@ -391,9 +401,9 @@ def test_nanobot_035_takes_the_workspace_conversations_into_its_own_store(tmp_pa
 
 
 def test_nanobot_035_compacting_the_log_under_reverie(tmp_path, nanobot):
-    """nanobot's compact_history replaces history.jsonl (a new file, fewer lines, past Reverie's cursor checkpoint
-    history.jsonl.maxcursor): it keeps every entry past Reverie's Dream cursor, and Reverie's next cursor is still
-    past the largest ever issued."""
+    """nanobot's compact_history replaces history.jsonl (a new file, fewer lines, past Reverie's
+    cursor checkpoint history.jsonl.maxcursor): it keeps every entry past Reverie's Dream cursor,
+    and Reverie's next cursor is still past the largest ever issued."""
     ws = tmp_path / "ws"
     store = MemoryStore(ws)
     assert [store.append_history(f"entry {i}") for i in range(6)] == [1, 2, 3, 4, 5, 6]

@@ -1,12 +1,14 @@
-"""Reverie beside a real nanobot 0.1.5.post3 (issue 20): both append to one history.jsonl at the same time (item 2),
-both migrate the same HISTORY.md to the same entries (item 3), both name a session's file the same (item 1).
+"""Reverie beside a real nanobot 0.1.5.post3 (issue 20): both append to one history.jsonl at the
+same time (item 2), both migrate the same HISTORY.md to the same entries (item 3), both name a
+session's file the same (item 1).
 
-nanobot takes no lock and numbers its entries from ``.cursor`` + 1, so it can write a cursor Reverie already used and
-leave the log out of order (``100`` then ``5``). Reverie must still never issue a cursor that is already in the log.
+nanobot takes no lock and numbers its entries from ``.cursor`` + 1, so it can write a cursor Reverie
+already used and leave the log out of order (``100`` then ``5``). Reverie must still never issue a
+cursor that is already in the log.
 
-nanobot runs from its peer environment, ``bench/.venvs/nanobot-0.1.5.post3``, which the test run creates from the
-hash-locked ``bench/locks/nanobot-0.1.5.post3.lock`` (tests/support/peers.py); under CI a failure to create it fails
-these tests rather than skipping them.
+nanobot runs from its peer environment, ``bench/.venvs/nanobot-0.1.5.post3``, which the test run
+creates from the hash-locked ``bench/locks/nanobot-0.1.5.post3.lock`` (tests/support/peers.py);
+under CI a failure to create it fails these tests rather than skipping them.
 """
 
 from __future__ import annotations
@@ -101,8 +103,9 @@ def test_reverie_never_issues_a_cursor_already_in_the_log(tmp_path, nanobot, run
     assert [c for _, c in mine] == sorted(set(c for _, c in mine)), (
         "Reverie reused or reordered its own cursors"
     )
-    # Everything up to Reverie's previous line was in the file before Reverie chose its next cursor: that one must
-    # be larger than all of them (lines in between may have been written after the choice, by the lock-free nanobot).
+    # Everything up to Reverie's previous line was in the file before Reverie chose its next cursor:
+    # that one must be larger than all of them (lines in between may have been written after the
+    # choice, by the lock-free nanobot).
     for (prev_pos, _), (_, cursor) in zip(mine, mine[1:]):
         before = max(r["cursor"] for r in log[: prev_pos + 1] if isinstance(r.get("cursor"), int))
         assert cursor > before, f"Reverie issued {cursor} while {before} was already in the log"

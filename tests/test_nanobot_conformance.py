@@ -2,10 +2,10 @@
 
 The specification is nanobot-ai's tests at tag v0.1.5.post3 (``tests/agent/test_memory_store.py``,
 ``test_cursor_recovery.py``, ``test_git_store.py``, ``test_session_atomic.py``) and at v0.1.4.post4
-(``tests/test_memory_consolidation_types.py``). Each class below names the file it follows; each test states the
-behaviour nanobot checks. Where Reverie deliberately differs, the test asserts Reverie's behaviour and says why
-(the list is in docs/nanobot.md, "Differences, and why"). Tests of nanobot's private helpers
-and of its loguru output have no counterpart.
+(``tests/test_memory_consolidation_types.py``). Each class below names the file it follows; each
+test states the behaviour nanobot checks. Where Reverie deliberately differs, the test asserts
+Reverie's behaviour and says why (the list is in docs/nanobot.md, "Differences, and why"). Tests of
+nanobot's private helpers and of its loguru output have no counterpart.
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ def store(tmp_path) -> MemoryStore:
     return MemoryStore(tmp_path)
 
 
-# == test_memory_store.py ========================================================================================
+# == test_memory_store.py
+# ========================================================================================
 class TestMemoryFiles:
     def test_missing_files_read_empty(self, store):
         assert store.read_memory() == store.read_soul() == store.read_user() == ""
@@ -115,8 +116,9 @@ class TestHistoryCursors:
         assert store.append_history("new event") == 1
 
     def test_compaction_drops_the_oldest_dreamed_entries_atomically(self, tmp_path):
-        # nanobot drops the oldest entries past max_history_entries whatever Dream has read; Reverie never drops an
-        # entry Dream has not consumed (a deliberate difference), so the Dream cursor is moved first here.
+        # nanobot drops the oldest entries past max_history_entries whatever Dream has read; Reverie
+        # never drops an entry Dream has not consumed (a deliberate difference), so the Dream cursor
+        # is moved first here.
         store = MemoryStore(tmp_path, max_history_entries=2)
         for i in range(5):
             store.append_history(f"event {i + 1}")
@@ -284,7 +286,8 @@ class TestLegacyHistoryMigration:
         assert "Broken" in got["content"] and "migration." in got["content"]
 
 
-# == test_cursor_recovery.py =====================================================================================
+# == test_cursor_recovery.py
+# =====================================================================================
 class TestCursorRecovery:
     @pytest.mark.parametrize(
         ("lines", "expected"),
@@ -336,7 +339,8 @@ class TestCursorRecovery:
         assert [e["cursor"] for e in store.read_unprocessed_history(1)] == [2, 3]
 
 
-# == test_git_store.py ===========================================================================================
+# == test_git_store.py
+# ===========================================================================================
 TRACKED = ["SOUL.md", "USER.md", "memory/MEMORY.md"]
 
 
@@ -415,7 +419,8 @@ class TestGitQueries:
         assert "+modified" in git_ready.diff(a, b)
 
     def test_unknown_revisions_are_a_clear_error(self, git_ready):
-        # nanobot answers "" / None; Reverie raises UnknownRevisionError so a typo is never read as "no change"
+        # nanobot answers "" / None; Reverie raises UnknownRevisionError so a typo is never read as
+        # "no change"
         with pytest.raises(UnknownRevisionError):
             git_ready.diff("deadbeef", "cafebabe")
         with pytest.raises(UnknownRevisionError):
@@ -433,8 +438,8 @@ class TestGitQueries:
         assert detail.info.sha == sha and "+content" in detail.diff
 
     def test_the_first_commit_of_empty_files_changes_no_line(self, git_ready):
-        # nanobot shows "" for the root commit; Reverie shows git's diff against nothing: the files it added (the
-        # tracked files, empty here, and its .gitignore)
+        # nanobot shows "" for the root commit; Reverie shows git's diff against nothing: the files
+        # it added (the tracked files, empty here, and its .gitignore)
         diff = git_ready.show(git_ready.log()[-1].sha).diff
         assert diff.count("new file mode") == 4
         changed = {ln[6:] for ln in diff.splitlines() if ln.startswith("+++ b/")}
@@ -443,8 +448,8 @@ class TestGitQueries:
 
 class TestGitUndo:
     def test_restore_puts_back_the_state_before_a_commit(self, git_ready, tmp_path):
-        # nanobot's revert(sha) restores the commit's parent; Reverie's restore(sha) does the same (its revert undoes
-        # only that commit's change, keeping later ones)
+        # nanobot's revert(sha) restores the commit's parent; Reverie's restore(sha) does the same
+        # (its revert undoes only that commit's change, keeping later ones)
         edit(git_ready, "SOUL.md", "v2 content", "v2")
         result = git_ready.restore(git_ready.log()[0].sha)
         assert result.commit is not None and (tmp_path / "SOUL.md").read_text() == ""
@@ -517,7 +522,8 @@ class TestMemoryStoreGit:
         assert isinstance(store.git, GitStore) and store.git is store.git
 
 
-# == test_session_atomic.py ======================================================================================
+# == test_session_atomic.py
+# ======================================================================================
 @pytest.fixture
 def sessions(tmp_path) -> SessionStore:
     return SessionStore(Workspace(tmp_path))
@@ -568,7 +574,8 @@ class TestSessionWrites:
         assert rows[0]["_type"] == "metadata" and len(rows) == 3
 
     def test_save_never_drops_a_message_another_writer_added(self, sessions):
-        # nanobot's save overwrites the file with what it holds; Reverie refuses when the file has more
+        # nanobot's save overwrites the file with what it holds; Reverie refuses when the file has
+        # more
         s = Session(key="test:race")
         s.add_message("user", "mine")
         sessions.save(s)
@@ -666,7 +673,8 @@ class TestSessionRepair:
         )
         s = sessions.get_or_create("test:badts")
         assert isinstance(s.created_at, datetime)
-        # nanobot keeps 5 for one message; Reverie resets an offset past the end to 0 (re-archive, never skip)
+        # nanobot keeps 5 for one message; Reverie resets an offset past the end to 0 (re-archive,
+        # never skip)
         assert s.last_consolidated == 0
         session_file(
             sessions,
@@ -701,7 +709,8 @@ class TestSessionRepair:
         assert any(s["key"] == "test:list-repair" for s in sessions.list_sessions())
 
 
-# == test_memory_consolidation_types.py (v0.1.4.post4) ===========================================================
+# == test_memory_consolidation_types.py (v0.1.4.post4)
+# ===========================================================
 _names = itertools.count()
 
 
@@ -761,7 +770,8 @@ class TestSeedConsolidateArgumentTypes:
             )
         )
         assert run(store, session, client) is True
-        # history.jsonl (nanobot 0.1.4 wrote HISTORY.md): the entry's content is the JSON text of the dict
+        # history.jsonl (nanobot 0.1.4 wrote HISTORY.md): the entry's content is the JSON text of
+        # the dict
         (got,) = store.read_unprocessed_history(0)
         assert orjson.loads(got["content"])["summary"] == "User discussed testing."
         assert "User likes testing" in orjson.loads(store.memory_file.read_text())["facts"]

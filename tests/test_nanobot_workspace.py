@@ -1,5 +1,6 @@
-"""A nanobot workspace shared with Reverie (issue 20): adoption on the first write, restores that keep Reverie's
-ignore rules, nanobot 0.3.5's versioned Dream cursor, one session file per key, unique cursors."""
+"""A nanobot workspace shared with Reverie (issue 20): adoption on the first write, restores that
+keep Reverie's ignore rules, nanobot 0.3.5's versioned Dream cursor, one session file per key,
+unique cursors."""
 
 from __future__ import annotations
 
@@ -160,7 +161,8 @@ def test_next_cursor_is_past_the_largest_whatever_the_order(tmp_path, order):
     )  # what a lock-free writer leaves: its own last
     first = store.append_history("next")
     assert first == max(order) + 1
-    # another writer appends a low cursor behind Reverie's back; the incremental scan still sees the maximum
+    # another writer appends a low cursor behind Reverie's back; the incremental scan still sees the
+    # maximum
     with open(store.history_file, "ab") as f:
         f.write(
             orjson.dumps({"cursor": 2, "timestamp": "2026-01-01 10:00", "content": "late"}) + b"\n"
@@ -188,8 +190,8 @@ def test_a_new_process_scans_only_past_the_checkpoint_and_distrusts_a_rewritten_
     monkeypatch.setattr(history, "_scan_cursor_keys", spy)
     assert MemoryStore(tmp_path / "ws").append_history("fresh process") == 51
     assert starts and starts[0] > 0  # the checkpoint another instance left: not the whole log again
-    # the same file rewritten in place (same inode) with a larger cursor before the checkpoint's offset (the first
-    # line: the checkpoint was written after the first full scan)
+    # the same file rewritten in place (same inode) with a larger cursor before the checkpoint's
+    # offset (the first line: the checkpoint was written after the first full scan)
     path = store.history_file
     fields = path.with_name(path.name + ".maxcursor").read_text().split()
     checkpoint = int(fields[1])

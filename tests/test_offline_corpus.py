@@ -1,8 +1,9 @@
-"""The offline engine on a hand-written corpus (tests/offline_corpus.py): ordinary sentences give no wrong fact,
-facts said in several phrasings land in the right file. Each sentence runs through the engine's real path (the
-packaged prompts, Dream's analysis and edit turn, applied to the template files), both as it sits in history and
-after the Consolidator's archive step; the negative corpus also runs through a real Dream on a temp workspace.
-Precision and recall are printed by ``python -m bench offline_corpus`` (BENCHMARKS.md)."""
+"""The offline engine on a hand-written corpus (tests/offline_corpus.py): ordinary sentences give no
+wrong fact, facts said in several phrasings land in the right file. Each sentence runs through the
+engine's real path (the packaged prompts, Dream's analysis and edit turn, applied to the template
+files), both as it sits in history and after the Consolidator's archive step; the negative corpus
+also runs through a real Dream on a temp workspace. Precision and recall are printed by ``python -m
+bench offline_corpus`` (BENCHMARKS.md)."""
 
 from __future__ import annotations
 

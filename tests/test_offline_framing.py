@@ -1,6 +1,7 @@
-"""The offline engine on framed and wrong-kind sentences written for issue 26 (``offline_corpus.FRAMED``): stories,
-dreams, role-play, tasks on a text, examples, quotes, reports, rumours, denials, sarcasm, retractions, passing
-states, values of the wrong kind and remarks that are no instruction give no wrong fact, along both paths."""
+"""The offline engine on framed and wrong-kind sentences written for issue 26
+(``offline_corpus.FRAMED``): stories, dreams, role-play, tasks on a text, examples, quotes, reports,
+rumours, denials, sarcasm, retractions, passing states, values of the wrong kind and remarks that
+are no instruction give no wrong fact, along both paths."""
 
 from __future__ import annotations
 

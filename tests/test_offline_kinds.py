@@ -1,6 +1,6 @@
-"""The offline engine's value kinds come from real data: the shipped lists match their sources, each table loads on
-first use only (never on the CLI's fast paths), and a table that cannot load means no fact of that kind, with a
-warning, never a traceback."""
+"""The offline engine's value kinds come from real data: the shipped lists match their sources, each
+table loads on first use only (never on the CLI's fast paths), and a table that cannot load means no
+fact of that kind, with a warning, never a traceback."""
 
 from __future__ import annotations
 
@@ -113,7 +113,8 @@ def test_places_languages_and_names_against_the_data() -> None:
         ("Iron Man is my top pick.", {"Likes Iron Man"}),
         ("I love discovering new cities - check out this pic.", {"Likes discovering new cities"}),
         ("I'm allergic to cockroaches as well.", {"Allergic to cockroaches"}),
-        # a half that may qualify the other, a pronoun, a cut phrasal verb, one occasion, a scene, this chat
+        # a half that may qualify the other, a pronoun, a cut phrasal verb, one occasion, a scene,
+        # this chat
         ("I love fantasy and sci-fi movies.", set()),
         ("I love rock and roll.", set()),
         ("I also like holding them.", set()),

@@ -1,10 +1,11 @@
-"""The offline engine on the hand-labelled LoCoMo tuning turns (``tests/data/locomo_labels.tsv``, splits ``tune``,
-``tune2``, and ``heldout``/``heldout2``/``heldout3``, opened for tuning once their first-run figures were
-recorded): no wrong line, and the fact turns it learns stay learned. The frozen held-out split (``heldout4``) is
-never scored here: it is measured only by ``python -m bench offline_corpus``, so no test can be fitted to it.
+"""The offline engine on the hand-labelled LoCoMo tuning turns (``tests/data/locomo_labels.tsv``,
+splits ``tune``, ``tune2``, and ``heldout``/``heldout2``/``heldout3``, opened for tuning once their
+first-run figures were recorded): no wrong line, and the fact turns it learns stay learned. The
+frozen held-out split (``heldout4``) is never scored here: it is measured only by ``python -m bench
+offline_corpus``, so no test can be fitted to it.
 
-The turns' text lives in ``shared/data/locomo/`` beside the checkout, not in the repository; without it the
-tests skip."""
+The turns' text lives in ``shared/data/locomo/`` beside the checkout, not in the repository; without
+it the tests skip."""
 
 from __future__ import annotations
 

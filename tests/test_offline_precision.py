@@ -1,9 +1,9 @@
-"""The offline engine writes a fact only when it is sure (issue 15), reads plain prose and transcripts in history,
-replaces a fact only on a cue of change with a matching attribute, by meaning (issue 14 item 4), and stores dates
-as absolute days counted from the entry's timestamp.
+"""The offline engine writes a fact only when it is sure (issue 15), reads plain prose and
+transcripts in history, replaces a fact only on a cue of change with a matching attribute, by
+meaning (issue 14 item 4), and stores dates as absolute days counted from the entry's timestamp.
 
-Every case runs through a real Dream on a temp workspace with no model configured (the offline engine), and is
-checked on what lands in the files."""
+Every case runs through a real Dream on a temp workspace with no model configured (the offline
+engine), and is checked on what lands in the files."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Issue 26's shapes of real speech through the engine's real path (Dream's analysis and edit turn on the files):
-job and home changes said as leaving replace the old line, a version upgrade replaces the old version, a passing
-state or a framed sentence replaces nothing, nicknames land in USER.md and a naming rule in SOUL.md only when asked."""
+"""Issue 26's shapes of real speech through the engine's real path (Dream's analysis and edit turn
+on the files): job and home changes said as leaving replace the old line, a version upgrade replaces
+the old version, a passing state or a framed sentence replaces nothing, nicknames land in USER.md
+and a naming rule in SOUL.md only when asked."""
 
 from __future__ import annotations
 

@@ -15,7 +15,8 @@ from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCKS = [ROOT / "requirements.lock", ROOT / "requirements-dev.lock"]
-# The releases that carried a credential-stealing ``litellm_init.pth`` (1.82.7, 1.82.8) and the 1.107 series.
+# The releases that carried a credential-stealing ``litellm_init.pth`` (1.82.7, 1.82.8) and the
+# 1.107 series.
 FORBIDDEN = ["1.82.7", "1.82.8", "1.107.0", "1.107.1", "1.107.5", "1.107.12"]
 ALLOWED_PTH = {("setuptools", "distutils-precedence.pth")}
 

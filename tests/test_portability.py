@@ -1,6 +1,6 @@
-"""``reverie export`` / ``reverie import``: a workspace round-trips through one bundle with its git history, a
-hostile or damaged bundle is refused with one line and leaves nothing behind, and a nanobot workspace comes in as
-one commit naming its source."""
+"""``reverie export`` / ``reverie import``: a workspace round-trips through one bundle with its git
+history, a hostile or damaged bundle is refused with one line and leaves nothing behind, and a
+nanobot workspace comes in as one commit naming its source."""
 
 from __future__ import annotations
 
@@ -285,7 +285,8 @@ def test_claude_code_auto_memory_comes_in_as_a_commit_and_history(
     assert (
         len(_git_log(ws)) == len(log) and len(MemoryStore(Workspace(ws)).history.read_since(0)) == 3
     )
-    # Dream takes what it is sure of into the prompt files; restore of the import commit takes the note out
+    # Dream takes what it is sure of into the prompt files; restore of the import commit takes the
+    # note out
     with reverie.open(ws) as memory:
         memory.dream(all=True)
         assert "Favourite editor: Helix" in memory.read("USER.md")

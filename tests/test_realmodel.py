@@ -1,15 +1,18 @@
-"""Reverie against a real language model: SmolLM2-135M-Instruct on a local llama.cpp server, reached through litellm
-exactly as a hosted OpenAI-compatible model is (``openai/smollm2`` with ``apiBase``).
+"""Reverie against a real language model: SmolLM2-135M-Instruct on a local llama.cpp server, reached
+through litellm exactly as a hosted OpenAI-compatible model is (``openai/smollm2`` with
+``apiBase``).
 
-Start the server with ``scripts/local-model.sh`` (the first run builds it, ~15 min) and run ``pytest -m realmodel``;
-without a server answering on 127.0.0.1:8765, or without ``-m realmodel`` (the run takes minutes), every test here
-is skipped, saying why. A 135M model will not write good memory; what is checked is
-that Reverie survives a real model's real output: chat replies, consolidation under token pressure, the
-pre-compaction flush, ``/new`` (archive and session summary) and Dream all end without a traceback in bounded
-time, nothing malformed reaches a memory file, and no batch is consumed without a usable analysis.
+Start the server with ``scripts/local-model.sh`` (the first run builds it, ~15 min) and run ``pytest
+-m realmodel``; without a server answering on 127.0.0.1:8765, or without ``-m realmodel`` (the run
+takes minutes), every test here is skipped, saying why. A 135M model will not write good memory;
+what is checked is that Reverie survives a real model's real output: chat replies, consolidation
+under token pressure, the pre-compaction flush, ``/new`` (archive and session summary) and Dream all
+end without a traceback in bounded time, nothing malformed reaches a memory file, and no batch is
+consumed without a usable analysis.
 
-``REALMODEL_REPORT=<file>`` writes the per-call latencies and the Dream outcomes measured here as JSON (the figures
-in BENCHMARKS.md come from it; the name has no ``REVERIE_`` prefix because the test fixtures clear those).
+``REALMODEL_REPORT=<file>`` writes the per-call latencies and the Dream outcomes measured here as
+JSON (the figures in BENCHMARKS.md come from it; the name has no ``REVERIE_`` prefix because the
+test fixtures clear those).
 """
 
 from __future__ import annotations
@@ -60,7 +63,8 @@ def _needs_server(request: pytest.FixtureRequest) -> None:
     if reason:
         pytest.skip(reason)
     if "realmodel" not in (request.config.getoption("-m") or ""):
-        # Minutes of CPU-bound generation: the default run stays within its time budget even when a server is up.
+        # Minutes of CPU-bound generation: the default run stays within its time budget even when a
+        # server is up.
         pytest.skip("a real-model run takes minutes; select it with `pytest -m realmodel`")
 
 
@@ -156,8 +160,9 @@ def test_reverie_survives_a_real_model_end_to_end(tmp_path: Path) -> None:
         reply = _bounded(agent.respond(text))
         assert isinstance(reply, str)
 
-    # The pre-compaction flush, called as the Consolidator's hook calls it, with the prompt at the trigger (under
-    # its own key: the hook may already have flushed this cycle of "cli:real" during the turns above).
+    # The pre-compaction flush, called as the Consolidator's hook calls it, with the prompt at the
+    # trigger (under its own key: the hook may already have flushed this cycle of "cli:real" during
+    # the turns above).
     session = rt.sessions.get_or_create("cli:real")
     flush = _bounded(
         maybe_flush(
@@ -173,8 +178,8 @@ def test_reverie_survives_a_real_model_end_to_end(tmp_path: Path) -> None:
     )
     assert flush.status in ("flushed", "silent", "no-facts", "failed"), flush
 
-    # /new: everything archived into history, the session summarised into a dated memory file (or a raw excerpt
-    # labelled with the truth), the session cleared.
+    # /new: everything archived into history, the session summarised into a dated memory file (or a
+    # raw excerpt labelled with the truth), the session cleared.
     before = rt.store.last_cursor()
     answer = _bounded(agent.respond("/new"))
     assert isinstance(answer, str)
@@ -189,7 +194,8 @@ def test_reverie_survives_a_real_model_end_to_end(tmp_path: Path) -> None:
     if "(raw excerpt:" in text:
         assert f"(raw excerpt: {UNUSABLE})" in text or f"(raw excerpt: {UNAVAILABLE})" in text
 
-    # Dream, a few times: a run either commits, completes without a change, or fails leaving its batch pending.
+    # Dream, a few times: a run either commits, completes without a change, or fails leaving its
+    # batch pending.
     outcomes: list[dict[str, Any]] = []
     for _ in range(DREAM_RUNS):
         cursor = rt.store.dream_cursor()
@@ -229,8 +235,9 @@ def test_reverie_survives_a_real_model_end_to_end(tmp_path: Path) -> None:
 
 
 def test_a_dream_analysis_from_the_real_model_never_consumes_a_batch_unread(tmp_path: Path) -> None:
-    """Plain prose in history, one Dream run: if the model's analysis is unusable the batch stays pending; if it
-    completes, the analysis had findings or said [SKIP] (a run moves the cursor only then)."""
+    """Plain prose in history, one Dream run: if the model's analysis is unusable the batch stays
+    pending; if it completes, the analysis had findings or said [SKIP] (a run moves the cursor only
+    then)."""
     rt, _ = _runtime(tmp_path / "ws")
     for line in (
         "User prefers tea over coffee.",

@@ -119,8 +119,8 @@ def test_sessions_by_key_and_index_and_switch(workspace, store):
     r = Recall.for_store(store)
     r.sync()
     hits = r.search("saxophone", k=5)
-    # The message itself first; its reply next, found through the neighbour's words (low-weight context);
-    # the tool output is not indexed.
+    # The message itself first; its reply next, found through the neighbour's words (low-weight
+    # context); the tool output is not indexed.
     assert [(h.source.session_key, h.source.message_index) for h in hits] == [
         ("cli:bob", 0),
         ("cli:bob", 1),

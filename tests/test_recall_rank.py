@@ -148,7 +148,8 @@ def test_scores_keep_their_precision(workspace, store):
         h.to_dict()["score"] > 0.85 for h in r.search("kingfisher", now=now)
     )  # old, yet no "score": 0.0
     r.close()
-    # Full decay (recencyWeight 1) leaves ~1e-9 of a 2-year-old score: still exact, still ordered, in JSON too.
+    # Full decay (recencyWeight 1) leaves ~1e-9 of a 2-year-old score: still exact, still ordered,
+    # in JSON too.
     r = make_recall(workspace, recencyWeight=1.0)
     hits = r.search("kingfisher", now=now)
     dicts = [orjson.loads(orjson.dumps(h.to_dict())) for h in hits]
@@ -174,8 +175,9 @@ def _session(ws, key: str, messages: list[tuple[str, str]]) -> None:
 
 
 def test_a_reply_without_the_querys_words_stays_below_an_exact_match_elsewhere(workspace, store):
-    """bench/lifecycle.py's case: the "Noted." replies around the message that said a fact used to outrank the fact
-    in curated memory (their neighbour's and session's shares); curated memory must make the top 3."""
+    """bench/lifecycle.py's case: the "Noted." replies around the message that said a fact used to
+    outrank the fact in curated memory (their neighbour's and session's shares); curated memory must
+    make the top 3."""
     (workspace.root / "memory" / "MEMORY.md").write_text(
         "# Memory\n\n- Uses Postgres\n- Our proxy server is called merlin (nginx, in the rack by the door)\n- Deadline for the atlas report: 2027-01-10\n"
     )
@@ -210,8 +212,8 @@ def test_a_reply_without_the_querys_words_stays_below_an_exact_match_elsewhere(w
 
 
 def test_each_bullet_of_a_memory_file_is_its_own_hit(workspace):
-    """A long section must not rank below a short one holding the same words: each bullet is a chunk, with its
-    own line range, so a hit names the fact."""
+    """A long section must not rank below a short one holding the same words: each bullet is a
+    chunk, with its own line range, so a hit names the fact."""
     lines = [
         f"- Likes {adj} tea"
         for adj in ("green", "black", "white", "mint", "iced", "jasmine", "smoked")
@@ -231,9 +233,9 @@ def test_each_bullet_of_a_memory_file_is_its_own_hit(workspace):
 
 
 def test_conversation_shares_come_from_nearby_messages_that_match_themselves():
-    """One session key may hold a year of chat (bench/lifecycle.py: 1,400 messages). The session share reaches
-    ``SESSION_WINDOW`` messages, not the whole key; and a "Noted." reply, a candidate only through the message it
-    answers, passes no share back to it (an echo) nor to anyone else."""
+    """One session key may hold a year of chat (bench/lifecycle.py: 1,400 messages). The session
+    share reaches ``SESSION_WINDOW`` messages, not the whole key; and a "Noted." reply, a candidate
+    only through the message it answers, passes no share back to it (an echo) nor to anyone else."""
     from reverie.recall import search as s
 
     def row(i: int, n: int, text: str) -> s._Row:

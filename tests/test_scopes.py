@@ -1,5 +1,5 @@
-"""Scopes (reverie.scopes): validated ids, the fan-out layout, creation on first write, mark on write, forgetting a
-user, and isolation between scopes (hostile ids, concurrent writers)."""
+"""Scopes (reverie.scopes): validated ids, the fan-out layout, creation on first write, mark on
+write, forgetting a user, and isolation between scopes (hostile ids, concurrent writers)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""A prompt injection in a conversation never reaches SOUL.md: not through the offline engine (archive → Dream),
-and not through a model that tries to obey it (the SOUL.md edit is staged for approval, never written)."""
+"""A prompt injection in a conversation never reaches SOUL.md: not through the offline engine
+(archive → Dream), and not through a model that tries to obey it (the SOUL.md edit is staged for
+approval, never written)."""
 
 from __future__ import annotations
 
@@ -132,8 +133,9 @@ def test_a_model_that_obeys_the_injection_cannot_write_soul(workspace) -> None: 
         result = asyncio.run(Dream(store, git, ModelClient(config), config).run())
     finally:
         ScriptedModel.unregister("security-obedient")
-    # The gate refuses the run (the rule's words come from TOOL output, never from the user), so nothing is even
-    # staged for a person to approve: SOUL.md on disk and in every git version is untouched.
+    # The gate refuses the run (the rule's words come from TOOL output, never from the user), so
+    # nothing is even staged for a person to approve: SOUL.md on disk and in every git version is
+    # untouched.
     assert result.status == "rejected" and "tool output" in (result.reason or ""), result
     assert store.read_soul() == soul_before
     assert ATTACKER not in _git_log(workspace)

@@ -198,7 +198,8 @@ def test_chat_commands_show_approve_and_reject(workspace) -> None:  # type: igno
     stage_soul_change(store, base=store.read_soul(), proposed="nope\n")
     assert "Dropped" in (asyncio.run(router.handle("/dream-reject")) or "")
     assert "waiting for approval" not in (asyncio.run(router.handle("/dream-log")) or "")
-    # with nothing pending, approve answers as reject does (a NothingPendingError, rendered, never a failure)
+    # with nothing pending, approve answers as reject does (a NothingPendingError, rendered, never a
+    # failure)
     assert asyncio.run(router.handle("/dream-approve")) == "No SOUL.md change was pending."
     assert asyncio.run(router.handle("/dream-reject")) == "No SOUL.md change was pending."
 

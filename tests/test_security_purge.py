@@ -13,7 +13,8 @@ from reverie.errors import WorkspaceError
 from reverie.gitstore import GitStore
 from reverie.operations.purge import REPLACEMENT, plan_purge, purge
 
-# Not a credential format the scanner knows, so history keeps it until a purge: the case purge exists for.
+# Not a credential format the scanner knows, so history keeps it until a purge: the case purge
+# exists for.
 LEAK = "corkscrew-velvet-4471-harbour"
 
 
@@ -116,7 +117,8 @@ def test_purge_removes_every_trace_and_keeps_everything_else(leaked) -> None:  #
     assert LEAK not in _git(git_dir, "reflog", "--all").stdout
     packs = list((git_dir / "objects" / "pack").glob("*.pack"))
     assert len(packs) == 1 and LEAK.encode() not in packs[0].read_bytes()
-    # Authors, committers, dates and subjects are kept (but for the string); the purge commit is on top.
+    # Authors, committers, dates and subjects are kept (but for the string); the purge commit is on
+    # top.
     after = _git(
         git_dir, "log", "--format=%an|%ae|%at|%cn|%ce|%ct|%s", "--reverse"
     ).stdout.splitlines()

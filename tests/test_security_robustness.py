@@ -56,7 +56,8 @@ def test_purging_a_number_only_touches_text_never_cursors(pinned) -> None:  # ty
     assert [e.cursor for e in entries] == [1233, 1234, 1235, 1236]
     assert entries[1].content == "note A"
     assert entries[2].content == f"my bank PIN is {REPLACEMENT}"
-    # The Dream commit's cursor trailer is structure: it survives the purge; the fact in USER.md does not.
+    # The Dream commit's cursor trailer is structure: it survives the purge; the fact in USER.md
+    # does not.
     dream = [c for c in git.log(limit=10) if c.kind == "dream"][0]
     assert parse_trailers(dream.message)["Reverie-Cursor"] == "1234"
     assert "1234" not in store.read_user()

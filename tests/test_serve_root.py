@@ -1,5 +1,6 @@
-"""``reverie serve --root`` (reverie.operations.serve_root): Dream for every due scope under a root, in one process,
-with the scripted model reached by name (real workspaces, real Dream runs, real commits)."""
+"""``reverie serve --root`` (reverie.operations.serve_root): Dream for every due scope under a root,
+in one process, with the scripted model reached by name (real workspaces, real Dream runs, real
+commits)."""
 
 from __future__ import annotations
 
@@ -187,7 +188,8 @@ def test_the_token_budget_bounds_admission(
         await task
 
     asyncio.run(main())
-    # a run costs ~3,200 tokens: the first is a probe, then runs start only as the 6,000 + 100/s bucket allows
+    # a run costs ~3,200 tokens: the first is a probe, then runs start only as the 6,000 + 100/s
+    # bucket allows
     per_run = sched.stats.tokens / max(1, sched.stats.done)
     assert per_run > 3000 and 1 <= sched.stats.started <= 3, sched.stats
     assert sched.stats.tokens <= 6000 + 2 * 100 + per_run
@@ -274,8 +276,9 @@ def test_serve_root_cli_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
 
 
 def test_sigterm_abandons_runs_in_flight_in_the_real_process(tmp_path: Path) -> None:
-    """``reverie --root DIR serve`` in its own process with a model that takes 60 s: SIGTERM while both runs hold
-    their Dream locks (so both are mid-run, in worker threads) → exit 0 at once, nothing written, markers kept."""
+    """``reverie --root DIR serve`` in its own process with a model that takes 60 s: SIGTERM while
+    both runs hold their Dream locks (so both are mid-run, in worker threads) → exit 0 at once,
+    nothing written, markers kept."""
     from reverie.dream.lock import RunLock
 
     root = ScopeRoot(tmp_path / "root")

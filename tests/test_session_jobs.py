@@ -1,5 +1,6 @@
 """Consolidation as jobs (reverie.session_jobs): ``/new`` and idle archiving run outside the chat
-process, under the session's archiver lock, through the Memory verbs; in a scope, their history appends mark it due."""
+process, under the session's archiver lock, through the Memory verbs; in a scope, their history
+appends mark it due."""
 
 from __future__ import annotations
 
@@ -70,7 +71,8 @@ def test_idle_archiving_takes_only_idle_sessions_and_waits_for_the_session_lock(
         asyncio.run(archive_idle_sessions(ws, idle_minutes=60, now=later)) == []
     )  # nothing idle for an hour
     much_later = datetime.now() + timedelta(hours=2)
-    # the chat process is archiving tg:old right now: the job waits for its lock instead of archiving twice
+    # the chat process is archiving tg:old right now: the job waits for its lock instead of
+    # archiving twice
     lock = Lock(lock_path(sessions.path_for("tg:old"), "consolidate"))
     lock.acquire()
 

@@ -131,7 +131,8 @@ def test_safe_filename_matches_nanobot_for_ordinary_keys():
     assert safe_filename("cli:alice") == "cli_alice"
     assert safe_filename("telegram:12345") == "telegram_12345"
     assert safe_filename("discord:José") == "discord_José"
-    # nanobot replaces only <>:"/\\|?* and strips white space; every other character stays (issue 20, item 1)
+    # nanobot replaces only <>:"/\\|?* and strips white space; every other character stays (issue
+    # 20, item 1)
     assert safe_filename("email:alice@example.com") == "email_alice@example.com"
     assert safe_filename(" slack:a b+c#d ") == "slack_a b+c#d"
     assert safe_filename('x<y>z"w/v\\u|t?s*r') == "x_y_z_w_v_u_t_s_r"

@@ -1,8 +1,9 @@
-"""Model-based fuzzing of session files: appends, torn tails, garbage lines, offsets, clears and restarts.
+"""Model-based fuzzing of session files: appends, torn tails, garbage lines, offsets, clears and
+restarts.
 
-Invariant after every step, read back from disk by a fresh store (a restart): the messages are exactly the ones
-appended and not cleared, in order — torn writes and garbage never hide or reorder a message — and the offset is
-the last one saved (0 after a clear).
+Invariant after every step, read back from disk by a fresh store (a restart): the messages are
+exactly the ones appended and not cleared, in order — torn writes and garbage never hide or reorder
+a message — and the offset is the last one saved (0 after a clear).
 """
 
 from __future__ import annotations

@@ -61,9 +61,10 @@ def test_corrupt_dream_cursor_is_a_clear_error_never_zero(store, raw):
 
 
 def test_empty_dream_cursor_is_nanobot_035s_fresh_workspace_unless_reverie_moved_it(store, caplog):
-    """nanobot 0.3.5's GitStore.init creates memory/.dream_cursor empty before any Dream: 0, as nanobot reads it (it
-    was a 'corrupt' error that stopped Dream in every fresh nanobot 0.3.5 workspace). Once Reverie has moved the
-    cursor (its record), an empty file is a torn write: the recorded value, never 0."""
+    """nanobot 0.3.5's GitStore.init creates memory/.dream_cursor empty before any Dream: 0, as
+    nanobot reads it (it was a 'corrupt' error that stopped Dream in every fresh nanobot 0.3.5
+    workspace). Once Reverie has moved the cursor (its record), an empty file is a torn write: the
+    recorded value, never 0."""
     for i in range(4):
         store.append_history(f"e{i}")
     store.workspace.dream_cursor_path.write_bytes(b"")

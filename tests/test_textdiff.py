@@ -1,5 +1,6 @@
-"""reverie.textdiff: the line counter is tested with the git store (tests/test_gitstore.py); here, the kinds of a
-unified diff's lines, and that the CLI's colours and the web UI's classes both follow them."""
+"""reverie.textdiff: the line counter is tested with the git store (tests/test_gitstore.py); here,
+the kinds of a unified diff's lines, and that the CLI's colours and the web UI's classes both follow
+them."""
 
 from __future__ import annotations
 
@@ -24,8 +25,9 @@ deleted file mode 100644
  plain context
 """
 
-# Per line: (its kind, the CLI's rich style, the web UI's class). A removed "-- " line and an added "++ x" line
-# begin like the "--- "/"+++ " headers: they are headers here because their text is exactly such a prefix.
+# Per line: (its kind, the CLI's rich style, the web UI's class). A removed "-- " line and an added
+# "++ x" line begin like the "--- "/"+++ " headers: they are headers here because their text is
+# exactly such a prefix.
 EXPECTED = [
     ("file", "bold", "file"),
     ("meta", "bold", "meta"),

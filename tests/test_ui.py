@@ -1,5 +1,6 @@
-"""``reverie ui`` in process (Starlette's TestClient over the real app and a real workspace): who gets in, what an
-action needs, what each action does to the files and the repo, and how the command binds."""
+"""``reverie ui`` in process (Starlette's TestClient over the real app and a real workspace): who
+gets in, what an action needs, what each action does to the files and the repo, and how the command
+binds."""
 
 from __future__ import annotations
 
@@ -379,8 +380,8 @@ def test_a_non_loopback_address_needs_a_token_file(memory, tmp_path, capsys) -> 
 
 
 def test_the_ui_reaches_memory_only_through_memory_verbs() -> None:
-    """Besides ``Memory``, the UI imports only errors, constants, value types and format helpers: no store, repo,
-    Dream or operation of its own."""
+    """Besides ``Memory``, the UI imports only errors, constants, value types and format helpers: no
+    store, repo, Dream or operation of its own."""
     import ast
     from pathlib import Path
 

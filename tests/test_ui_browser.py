@@ -1,9 +1,10 @@
-"""``reverie ui`` in a real browser: Debian's chromium driven by its chromedriver through Selenium, against the
-real command serving a real workspace on 127.0.0.1. One server and one browser for the whole module (the tests
-run in order on the same workspace, as a person would click through it).
+"""``reverie ui`` in a real browser: Debian's chromium driven by its chromedriver through Selenium,
+against the real command serving a real workspace on 127.0.0.1. One server and one browser for the
+whole module (the tests run in order on the same workspace, as a person would click through it).
 
-With ``REVERIE_UI_SCREENSHOTS=DIR`` set, the screen test also saves a PNG of each screen there (docs/ui.md's
-pictures: ``REVERIE_UI_SCREENSHOTS=docs/images/ui .venv/bin/python -m pytest tests/test_ui_browser.py``).
+With ``REVERIE_UI_SCREENSHOTS=DIR`` set, the screen test also saves a PNG of each screen there
+(docs/ui.md's pictures: ``REVERIE_UI_SCREENSHOTS=docs/images/ui .venv/bin/python -m pytest
+tests/test_ui_browser.py``).
 """
 
 from __future__ import annotations
@@ -140,8 +141,8 @@ def _flash(ui: webdriver.Chrome) -> str:
 
 
 def _shot(ui: webdriver.Chrome, name: str) -> None:
-    """The whole page as a PNG in ``SHOTS`` (when set): the viewport grown to the page's height through the
-    DevTools protocol, then put back."""
+    """The whole page as a PNG in ``SHOTS`` (when set): the viewport grown to the page's height
+    through the DevTools protocol, then put back."""
     if not SHOTS:
         return
     Path(SHOTS).mkdir(parents=True, exist_ok=True)
@@ -261,8 +262,8 @@ def test_dream_now_shows_its_run(ui: webdriver.Chrome, workspace: Path) -> None:
     assert "1 history entry waiting" in ui.find_element(By.ID, "pending").text
     ui.find_element(By.ID, "dream-now").click()
     WebDriverWait(ui, WAIT).until(ec.url_matches(r"/dream$"))
-    # The page reloads itself when the run ends: an element found just before the reload goes stale, so the
-    # wait reads the text in one step and looks again on a stale element.
+    # The page reloads itself when the run ends: an element found just before the reload goes stale,
+    # so the wait reads the text in one step and looks again on a stale element.
     state = WebDriverWait(
         ui, WAIT, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)
     ).until(
@@ -281,8 +282,9 @@ def test_dream_now_shows_its_run(ui: webdriver.Chrome, workspace: Path) -> None:
 
 @pytest.fixture(scope="module")
 def root_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``reverie --root DIR ui`` over two users; the URL it prints, on ``localhost`` (cookies are kept per host,
-    not per port: this session must not replace the one-workspace server's on 127.0.0.1)."""
+    """``reverie --root DIR ui`` over two users; the URL it prints, on ``localhost`` (cookies are
+    kept per host, not per port: this session must not replace the one-workspace server's on
+    127.0.0.1)."""
     import reverie
     from reverie.config import Config
 

@@ -1,6 +1,7 @@
-"""``reverie --root DIR ui`` in process: the user picker, each scope's screens under ``/s/<name>``, isolation
-between scopes, names that are not a scope's, the sign-in and CSRF rules on scope routes, a never-written scope
-creating nothing, and the cache of open scopes closing what it drops (never under a request)."""
+"""``reverie --root DIR ui`` in process: the user picker, each scope's screens under ``/s/<name>``,
+isolation between scopes, names that are not a scope's, the sign-in and CSRF rules on scope routes,
+a never-written scope creating nothing, and the cache of open scopes closing what it drops (never
+under a request)."""
 
 from __future__ import annotations
 
@@ -276,8 +277,8 @@ def test_a_forgotten_user_is_404_and_stays_forgotten(root) -> None:
 
 
 class _Counting(Memory):
-    """Records each close of a scope's own ``Memory`` (the ones the cache holds); the short-lived siblings that
-    verbs run on in worker threads are plain ``Memory`` objects, not counted."""
+    """Records each close of a scope's own ``Memory`` (the ones the cache holds); the short-lived
+    siblings that verbs run on in worker threads are plain ``Memory`` objects, not counted."""
 
     closed: list[Path] = []
     hold: asyncio.Event | None = None  # set: the first read waits for it (a request in flight)

@@ -1,5 +1,5 @@
-"""The library verbs the UI added: a log read page by page (``start``), a restore/revert preview that is exactly
-what the operation then writes, and Dream's next scheduled run."""
+"""The library verbs the UI added: a log read page by page (``start``), a restore/revert preview
+that is exactly what the operation then writes, and Dream's next scheduled run."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ def memory(workspace):
 
 
 def _edit(memory, rel: str, text: str) -> str:
-    """Write the starter file with ``text``'s lines after its heading in place of the heading (the gate refuses
-    a hand edit that drops most of a file)."""
+    """Write the starter file with ``text``'s lines after its heading in place of the heading (the
+    gate refuses a hand edit that drops most of a file)."""
     starter = memory.runtime.git.file_at(memory.log(limit=1, kind="init")[0].sha, rel) or ""
     result = memory.write(rel, starter.rstrip("\n") + "\n" + text.split("\n", 1)[1])
     assert result.commit

@@ -1,9 +1,11 @@
-"""Peer workload run INSIDE a nanobot-ai 0.1.5.post3 virtual environment (standard library and nanobot only).
+"""Peer workload run INSIDE a nanobot-ai 0.1.5.post3 virtual environment (standard library and
+nanobot only).
 
-argv[1] is a JSON object: {"scenario": <path of bench/dream_scenario.json>, "runs": n}. Each run builds a fresh
-workspace with the scenario's memory files and 20 history entries, then times ``Dream.run`` with a scripted
-provider that returns the scenario's replies (phase-1 text, one turn with the edit_file calls, a final text).
-Prints one JSON object: raw seconds per run and the requests (messages and tools) of the last run.
+argv[1] is a JSON object: {"scenario": <path of bench/dream_scenario.json>, "runs": n}. Each run
+builds a fresh workspace with the scenario's memory files and 20 history entries, then times
+``Dream.run`` with a scripted provider that returns the scenario's replies (phase-1 text, one turn
+with the edit_file calls, a final text). Prints one JSON object: raw seconds per run and the
+requests (messages and tools) of the last run.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
-"""Peer workload run INSIDE a nanobot-ai virtual environment (imports only the standard library and nanobot).
+"""Peer workload run INSIDE a nanobot-ai virtual environment (imports only the standard library and
+nanobot).
 
-argv[1] is a JSON object: {"messages": path to a JSON list of chat messages, "tools": path to a JSON list of tool
-schemas, "reps": n}. Times nanobot's own prompt estimate (``nanobot.utils.helpers.estimate_prompt_tokens``:
-tiktoken, what its Consolidator uses) on those messages. Prints one JSON object: raw seconds per call and the
-count it returned.
+argv[1] is a JSON object: {"messages": path to a JSON list of chat messages, "tools": path to a JSON
+list of tool schemas, "reps": n}. Times nanobot's own prompt estimate
+(``nanobot.utils.helpers.estimate_prompt_tokens``: tiktoken, what its Consolidator uses) on those
+messages. Prints one JSON object: raw seconds per call and the count it returned.
 """
 
 from __future__ import annotations

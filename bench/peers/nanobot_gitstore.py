@@ -1,7 +1,9 @@
-"""Peer workload run INSIDE a nanobot-ai virtual environment (imports only the standard library and nanobot).
+"""Peer workload run INSIDE a nanobot-ai virtual environment (imports only the standard library and
+nanobot).
 
 argv[1] is a JSON object: {"workspace": path, "reps": n, "round": k}. Each rep rewrites one line of
-memory/MEMORY.md (untimed) and times ``GitStore.auto_commit`` (wall and CPU seconds). Prints one JSON object.
+memory/MEMORY.md (untimed) and times ``GitStore.auto_commit`` (wall and CPU seconds). Prints one
+JSON object.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
-"""Peer workload run INSIDE a nanobot-ai virtual environment (imports only the standard library and nanobot).
+"""Peer workload run INSIDE a nanobot-ai virtual environment (imports only the standard library and
+nanobot).
 
 argv[1] is a JSON object:
   {"reads": [[workspace, since_cursor], ...], "budget": seconds per read size, "min_reps": n, "max_reps": n,
    "append": {"workspace": path, "blocks": n, "block_size": n, "text": str} | null}
-Prints one JSON object: per read size the raw seconds per call and the cursors returned (for a correctness
-cross-check), and for appends the appends/s of each block.
+Prints one JSON object: per read size the raw seconds per call and the cursors returned (for a
+correctness cross-check), and for appends the appends/s of each block.
 """
 
 from __future__ import annotations

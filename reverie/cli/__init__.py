@@ -1,11 +1,12 @@
 """The ``reverie`` command line: a thin layer over the library.
 
-Each command lives in a module ``cmd_*`` whose ``configure(parser)`` adds the command's arguments and sets its
-``func``, which takes the parsed arguments and returns an exit code. Exit codes: 0 ok, 1 user error (one line, no
-traceback; a full disk, a denied permission or a read-only file system is a user error too), 2 internal error
-(traceback only with ``--debug``). A run imports only the module of the command it
-runs (``--help`` none): ``status`` must start in 0.1 s and ``log`` in 0.3 s, and importing every command's module
-(rich, orjson, the workspace, the SOUL.md approval code) cost ≈ 80 ms of that.
+Each command lives in a module ``cmd_*`` whose ``configure(parser)`` adds the command's arguments
+and sets its ``func``, which takes the parsed arguments and returns an exit code. Exit codes: 0 ok,
+1 user error (one line, no traceback; a full disk, a denied permission or a read-only file system is
+a user error too), 2 internal error (traceback only with ``--debug``). A run imports only the module
+of the command it runs (``--help`` none): ``status`` must start in 0.1 s and ``log`` in 0.3 s, and
+importing every command's module (rich, orjson, the workspace, the SOUL.md approval code) cost ≈ 80
+ms of that.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from ..errors import ReverieError
 
 __all__ = ["main", "build_parser", "subcommands"]
 
-#: Every command in the order ``--help`` lists them: name, "module:function" adding its arguments, one-line help.
+#: Every command in the order ``--help`` lists them: name, "module:function" adding its arguments,
+#: one-line help.
 COMMANDS = [
     ("init", "cmd_init:configure", "create a workspace with starter memory files"),
     (
@@ -134,11 +136,11 @@ COMMANDS = [
 
 
 def _global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
-    """``-w`` (or ``--root``/``--user``/``--agent``), ``--debug`` and ``--json``, accepted before the command and
-    after it.
+    """``-w`` (or ``--root``/``--user``/``--agent``), ``--debug`` and ``--json``, accepted before
+    the command and after it.
 
-    On a command's parser they default to ``SUPPRESS``, so a value given before the command is not reset to the
-    default by the command's parser; given after, it wins."""
+    On a command's parser they default to ``SUPPRESS``, so a value given before the command is not
+    reset to the default by the command's parser; given after, it wins."""
     default = None if top else argparse.SUPPRESS
     parser.add_argument(
         "-w",
@@ -272,8 +274,9 @@ class _Formatter(logging.Formatter):
 
 
 class _StderrHandler(logging.StreamHandler[TextIO]):
-    """Writes to ``sys.stderr`` as it is when the record is emitted, not as it was at start-up: the live status line
-    and the chat prompt swap it for a proxy that prints above them, so a warning never lands inside either."""
+    """Writes to ``sys.stderr`` as it is when the record is emitted, not as it was at start-up: the
+    live status line and the chat prompt swap it for a proxy that prints above them, so a warning
+    never lands inside either."""
 
     @property
     def stream(self) -> TextIO:
@@ -294,9 +297,10 @@ def _configure_logging(debug: bool) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # At exit the interpreter would run the cycle collector over every object the imports made (pydantic's
-    # schemas, rich's styles): 25-30 ms of a 0.25 s `reverie status`. Frozen objects are skipped; nothing here
-    # relies on a finalizer running at exit (Python does not promise that either).
+    # At exit the interpreter would run the cycle collector over every object the imports made
+    # (pydantic's schemas, rich's styles): 25-30 ms of a 0.25 s `reverie status`. Frozen objects are
+    # skipped; nothing here relies on a finalizer running at exit (Python does not promise that
+    # either).
     atexit.register(gc.freeze)
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -1,13 +1,15 @@
 """The chat prompt's input history, persisted per workspace in ``memory/.reverie/chat-input.jsonl``.
 
-Format (this module is its only reader and writer): one JSON string per line, oldest first, UTF-8. It lives in
-the state directory (git-ignored, never a memory file): it is a convenience for the Up arrow, not memory. Each
-line is stored with credentials redacted (``security.secrets.redact``, as history.jsonl does); within the
-running chat the Up arrow still recalls the line as typed. Appends are single ``O_APPEND`` writes of one line,
-under ``chat-input.jsonl.lock`` (``reverie.locking``) shared with the rewrite; a torn last line (a crash mid-append) is ended with a newline
-before the next append and skipped when read, as is any line that is not a JSON string. When the file passes
-``MAX_BYTES`` it is cut back (atomic rewrite) to its newest lines: at most ``KEEP``, at most half ``MAX_BYTES``.
-Failures to read or write it are warnings: the chat goes on without persisted history.
+Format (this module is its only reader and writer): one JSON string per line, oldest first, UTF-8.
+It lives in the state directory (git-ignored, never a memory file): it is a convenience for the Up
+arrow, not memory. Each line is stored with credentials redacted (``security.secrets.redact``, as
+history.jsonl does); within the running chat the Up arrow still recalls the line as typed. Appends
+are single ``O_APPEND`` writes of one line, under ``chat-input.jsonl.lock`` (``reverie.locking``)
+shared with the rewrite; a torn last line (a crash mid-append) is ended with a newline before the
+next append and skipped when read, as is any line that is not a JSON string. When the file passes
+``MAX_BYTES`` it is cut back (atomic rewrite) to its newest lines: at most ``KEEP``, at most half
+``MAX_BYTES``. Failures to read or write it are warnings: the chat goes on without persisted
+history.
 """
 
 from __future__ import annotations
@@ -112,8 +114,8 @@ class ChatInputHistory(History):
             log.warning("chat input history %s cannot be written (%s)", self.path, exc)
 
     def _compact(self) -> None:
-        """Rewrite with the newest lines (the caller holds the lock; every writer opens the file under it, so no
-        append lands in the file being replaced)."""
+        """Rewrite with the newest lines (the caller holds the lock; every writer opens the file
+        under it, so no append lands in the file being replaced)."""
         kept: list[bytes] = []
         size = 0
         for entry in reversed(self._lines()[-self.keep :]):

@@ -1,7 +1,7 @@
 """What every command shares: opening the workspace, JSON output, the rich console.
 
-The consoles are made on first use (``console``, ``err_console``): importing rich is a third of a fast command's
-start-up, and `reverie status` prints without it."""
+The consoles are made on first use (``console``, ``err_console``): importing rich is a third of a
+fast command's start-up, and `reverie status` prints without it."""
 
 from __future__ import annotations
 
@@ -57,19 +57,20 @@ def workspace_of(args: argparse.Namespace) -> Workspace:
     return Workspace(args.workspace) if getattr(args, "workspace", None) else Workspace()
 
 
-#: The commands that create a scope's workspace on their first write; every other command reads a scope that
-#: was never written as empty (or refuses, having nothing to act on) and creates nothing.
+#: The commands that create a scope's workspace on their first write; every other command reads a
+#: scope that was never written as empty (or refuses, having nothing to act on) and creates nothing.
 _CREATING = {("init", None), ("history", "append"), ("chat", None)}
-#: Queries that read a never-written scope as empty through the ordinary code path (a missing workspace reads
-#: as empty there, and nothing is created).
+#: Queries that read a never-written scope as empty through the ordinary code path (a missing
+#: workspace reads as empty there, and nothing is created).
 _QUERIES = {"status", "log", "show", "why", "history", "restore", "requeue", "search"}
 #: The commands that serve every scope of a root themselves (``--root`` without ``--user``).
 _ROOT_WIDE = {"serve", "mcp", "forget-user", "fleet", "ui"}
 
 
 def apply_scope(args: argparse.Namespace) -> None:
-    """Resolve ``--root``/``--user``/``--agent`` to the scope's workspace (``args.workspace``), creating it only
-    for a command that writes to it first. ``args.scope`` keeps the `ScopeRoot` and `Scope`."""
+    """Resolve ``--root``/``--user``/``--agent`` to the scope's workspace (``args.workspace``),
+    creating it only for a command that writes to it first. ``args.scope`` keeps the `ScopeRoot` and
+    `Scope`."""
     from ..errors import CommandError
     from ..scopes import Scope, ScopeRoot
 
@@ -130,8 +131,8 @@ def _acts(args: argparse.Namespace) -> bool:
 
 
 def existing_workspace(args: argparse.Namespace) -> Workspace:
-    """The workspace, which must exist: read-only commands never create one by accident. A scope never written
-    is returned as it is (missing): queries read it as empty."""
+    """The workspace, which must exist: read-only commands never create one by accident. A scope
+    never written is returned as it is (missing): queries read it as empty."""
     from ..errors import CommandError
 
     ws = workspace_of(args)
@@ -145,9 +146,9 @@ def existing_workspace(args: argparse.Namespace) -> Workspace:
 def open_memory(
     args: argparse.Namespace, *, existing: bool = False, activity: ModelActivity | None = None
 ) -> Memory:
-    """The workspace's ``Memory`` (built through ``reverie.memory.wrap``, so a registered class is used), every
-    command's one way to its verbs. ``existing``: the workspace must exist (read-only commands); ``activity``
-    observes the model calls for a status line."""
+    """The workspace's ``Memory`` (built through ``reverie.memory.wrap``, so a registered class is
+    used), every command's one way to its verbs. ``existing``: the workspace must exist (read-only
+    commands); ``activity`` observes the model calls for a status line."""
     from ..memory import wrap
     from ..runtime import Runtime
 
@@ -174,8 +175,9 @@ def emit_json(data: Any) -> None:
 
 
 def count(minimum: int = 1, maximum: int | None = None) -> Callable[[str], int]:
-    """An argparse ``type`` for a whole number in ``[minimum, maximum]``: ``-k -1`` or ``-n 0`` is refused with a
-    usage error that says what is allowed, instead of meaning something surprising."""
+    """An argparse ``type`` for a whole number in ``[minimum, maximum]``: ``-k -1`` or ``-n 0`` is
+    refused with a usage error that says what is allowed, instead of meaning something surprising.
+    """
 
     def parse(text: str) -> int:
         try:

@@ -1,9 +1,11 @@
-"""rich renderings of the library's structured results (the CLI's counterpart of ``reverie.commands.render``).
+"""rich renderings of the library's structured results (the CLI's counterpart of
+``reverie.commands.render``).
 
-Text from memory, history or git goes through ``reverie.textsafety.printable`` before it reaches the terminal.
+Text from memory, history or git goes through ``reverie.textsafety.printable`` before it reaches the
+terminal.
 
-Dream's live status line and run report are in ``_render_dream`` (they need rich's ``Table``, which `reverie log`
-would otherwise import for nothing).
+Dream's live status line and run report are in ``_render_dream`` (they need rich's ``Table``, which
+`reverie log` would otherwise import for nothing).
 """
 
 from __future__ import annotations
@@ -61,8 +63,8 @@ def files_text(files: Iterable[FileChange]) -> str:
 def commit_table(commits: Sequence[CommitInfo]) -> Text:
     """One line per commit: sha, time, kind, subject, per-file +/- counts.
 
-    Plain aligned columns rather than a rich ``Table``: measuring a table's cells cost ~0.1 s for 20 rows,
-    a third of `reverie log`'s start-up budget.
+    Plain aligned columns rather than a rich ``Table``: measuring a table's cells cost ~0.1 s for 20
+    rows, a third of `reverie log`'s start-up budget.
     """
     out = Text()
     if not commits:

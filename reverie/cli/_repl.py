@@ -1,14 +1,16 @@
 """The ``reverie chat`` loop (imported only when chat runs).
 
-At a terminal (stdin and stdout both ttys) the prompt is prompt_toolkit's: line editing, the Up/Down arrows over
-an input history persisted per workspace (``_chat_history``), Ctrl-C at the prompt clears the line, Ctrl-D on an
-empty line leaves. A turn runs as its own task and Ctrl-C (SIGINT: the terminal is not in raw mode during a turn)
-cancels it: the user's message stays in the session (``ChatAgent`` writes it first), nothing is left half-done.
-While a model call runs past half a second a status line names the model and the time waited; notices from
-background work (a scheduled Dream run's report) are printed above the prompt.
+At a terminal (stdin and stdout both ttys) the prompt is prompt_toolkit's: line editing, the Up/Down
+arrows over an input history persisted per workspace (``_chat_history``), Ctrl-C at the prompt
+clears the line, Ctrl-D on an empty line leaves. A turn runs as its own task and Ctrl-C (SIGINT: the
+terminal is not in raw mode during a turn) cancels it: the user's message stays in the session
+(``ChatAgent`` writes it first), nothing is left half-done. While a model call runs past half a
+second a status line names the model and the time waited; notices from background work (a scheduled
+Dream run's report) are printed above the prompt.
 
-Otherwise (piped or redirected stdin, as scripts and tests use it) stdin is read line by line and each reply is
-printed, exactly as before: no prompt_toolkit, no status line when stdout is not a terminal.
+Otherwise (piped or redirected stdin, as scripts and tests use it) stdin is read line by line and
+each reply is printed, exactly as before: no prompt_toolkit, no status line when stdout is not a
+terminal.
 """
 
 from __future__ import annotations
@@ -113,7 +115,8 @@ async def _terminal_loop(agent: ChatAgent, activity: ModelActivity, status: Stat
     from ._chat_history import ChatInputHistory, history_path
 
     def background() -> FormattedText:
-        # While the prompt waits for the user, a model call still running belongs to background work (Dream).
+        # While the prompt waits for the user, a model call still running belongs to background work
+        # (Dream).
         waiting = wait_text(activity)
         return FormattedText([("class:rprompt", waiting)] if waiting else [])
 
@@ -177,8 +180,8 @@ async def _turn(agent: ChatAgent, text: str, status: StatusLine, *, cancellable:
 
 @contextlib.contextmanager
 def _typeahead_unechoed() -> Iterator[None]:
-    """During a turn, keys typed ahead are not echoed over the status line; they wait for the next prompt, which
-    shows them. Ctrl-C still signals (only ECHO is turned off)."""
+    """During a turn, keys typed ahead are not echoed over the status line; they wait for the next
+    prompt, which shows them. Ctrl-C still signals (only ECHO is turned off)."""
     import termios
 
     try:

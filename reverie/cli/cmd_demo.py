@@ -1,7 +1,9 @@
-"""``reverie [-w WS] demo [DIR]``: replay a built-in conversation, consolidate, dream, inspect and restore (run_demo).
+"""``reverie [-w WS] demo [DIR]``: replay a built-in conversation, consolidate, dream, inspect and
+restore (run_demo).
 
-Where: DIR; else WS when it is new or empty; else a new temporary directory — never into a workspace with content.
-The model: the one configured for WS (``-w``, else ``$REVERIE_WORKSPACE`` or the default workspace), else offline.
+Where: DIR; else WS when it is new or empty; else a new temporary directory — never into a workspace
+with content. The model: the one configured for WS (``-w``, else ``$REVERIE_WORKSPACE`` or the
+default workspace), else offline.
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
         root = source
     else:
         root = Path(tempfile.mkdtemp(prefix="reverie-demo-")) / "workspace"
-    # The source workspace's configuration, unless the demo runs in it (then it is the demo's own, loaded there).
+    # The source workspace's configuration, unless the demo runs in it (then it is the demo's own,
+    # loaded there).
     borrowed = source.is_dir() and not is_free(source) and source.resolve() != root.resolve()
     config = load_config(source) if borrowed else None
 

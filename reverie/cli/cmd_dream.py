@@ -8,8 +8,9 @@ from ._common import add_json_flag, emit_json, open_memory
 from ._render_dream import print_dream, progress_text
 from ._status import StatusLine
 
-#: Outcomes that are not a success: the command exits 1 so scripts notice. A drain "paused" at its own budget
-#: (``drainTokenBudget`` / ``drainMaxSeconds``) exits 0: it did what it was allowed to; run it again to go on.
+#: Outcomes that are not a success: the command exits 1 so scripts notice. A drain "paused" at its
+#: own budget (``drainTokenBudget`` / ``drainMaxSeconds``) exits 0: it did what it was allowed to;
+#: run it again to go on.
 _FAILED = {"failed", "rejected", "already-running", "dead-lettered"}
 
 

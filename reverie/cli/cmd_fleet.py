@@ -1,7 +1,9 @@
-"""``reverie fleet worker|dispatch|status|rebuild-due|mark|unpark``: Dream across machines (docs/scale.md).
+"""``reverie fleet worker|dispatch|status|rebuild-due|mark|unpark``: Dream across machines
+(docs/scale.md).
 
-The root of the workspaces is ``--root DIR`` or the config's ``fleet.root``; Redis is ``fleet.brokerUrl``.
-Each command parses, calls one `reverie.fleet.Fleet` method (or starts Celery's worker) and renders the result.
+The root of the workspaces is ``--root DIR`` or the config's ``fleet.root``; Redis is
+``fleet.brokerUrl``. Each command parses, calls one `reverie.fleet.Fleet` method (or starts Celery's
+worker) and renders the result.
 """
 
 from __future__ import annotations

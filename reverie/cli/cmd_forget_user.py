@@ -1,5 +1,5 @@
-"""``reverie --root DIR forget-user ID [--yes]``: delete every scope of a user (workspaces, git history,
-sessions, search index, due markers) and say what was removed."""
+"""``reverie --root DIR forget-user ID [--yes]``: delete every scope of a user (workspaces, git
+history, sessions, search index, due markers) and say what was removed."""
 
 from __future__ import annotations
 

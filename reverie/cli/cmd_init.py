@@ -1,5 +1,5 @@
-"""``reverie init [--for CLIENT]``: create the workspace layout and starter memory files; with ``--for``, also print
-the MCP configuration that makes the workspace that client's memory."""
+"""``reverie init [--for CLIENT]``: create the workspace layout and starter memory files; with
+``--for``, also print the MCP configuration that makes the workspace that client's memory."""
 
 from __future__ import annotations
 
@@ -64,8 +64,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def server_command(workspace: Path) -> list[str]:
-    """The command a client launches: this installation's ``reverie`` by full path (desktop clients do not read
-    the shell's PATH), or this interpreter with ``-m reverie`` when no script is installed beside it."""
+    """The command a client launches: this installation's ``reverie`` by full path (desktop clients
+    do not read the shell's PATH), or this interpreter with ``-m reverie`` when no script is
+    installed beside it."""
     script = Path(sys.executable).with_name("reverie")
     found = str(script) if script.is_file() else shutil.which("reverie")
     head = [found] if found else [sys.executable, "-m", "reverie"]

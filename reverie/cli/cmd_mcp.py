@@ -1,6 +1,6 @@
-"""``reverie mcp [--http] [--host H] [--port N]``: serve the workspace's memory over the Model Context Protocol;
-``reverie --root DIR mcp --http``: every scope of a root, routed by bearer token; ``reverie --root DIR [--user ID
-[--agent ID]] mcp token issue|revoke|list``: those tokens."""
+"""``reverie mcp [--http] [--host H] [--port N]``: serve the workspace's memory over the Model
+Context Protocol; ``reverie --root DIR mcp --http``: every scope of a root, routed by bearer token;
+``reverie --root DIR [--user ID [--agent ID]] mcp token issue|revoke|list``: those tokens."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from ..scopes import ScopeRoot
     from ..workspace import Workspace
 
-#: The environment variable holding the HTTP transport's bearer token (never a command-line argument: those
-#: are visible to every user of the machine in the process list).
+#: The environment variable holding the HTTP transport's bearer token (never a command-line
+#: argument: those are visible to every user of the machine in the process list).
 TOKEN_ENV = "REVERIE_MCP_TOKEN"
 
 

@@ -1,5 +1,5 @@
-"""``reverie purge TEXT [--yes]``: remove a leaked string from memory's files, history, sessions and every git
-version (``reverie.operations.purge``). Shows the plan and asks first unless ``--yes``."""
+"""``reverie purge TEXT [--yes]``: remove a leaked string from memory's files, history, sessions and
+every git version (``reverie.operations.purge``). Shows the plan and asks first unless ``--yes``."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""``reverie serve``: run Dream on its schedule (every ``intervalH`` hours, or a legacy ``cron``) until stopped;
-with ``--root``, for every scope under the root that has history pending (``reverie.operations.serve_root``)."""
+"""``reverie serve``: run Dream on its schedule (every ``intervalH`` hours, or a legacy ``cron``)
+until stopped; with ``--root``, for every scope under the root that has history pending
+(``reverie.operations.serve_root``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """``reverie status``: cursors, pending entries, file sizes, the model in use, and anything wrong.
 
-Printed as plain two-column text, without rich (its import was a third of the command's start-up): colour only
-on a terminal, and never with ``NO_COLOR`` set or ``TERM=dumb``.
+Printed as plain two-column text, without rich (its import was a third of the command's start-up):
+colour only on a terminal, and never with ``NO_COLOR`` set or ``TERM=dumb``.
 """
 
 from __future__ import annotations
@@ -100,8 +100,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _text(cell: _Cell, colour: bool) -> str:
-    """A cell's parts joined; every part through ``printable`` (recorded reasons may quote model output or memory
-    text: no control character reaches the terminal)."""
+    """A cell's parts joined; every part through ``printable`` (recorded reasons may quote model
+    output or memory text: no control character reaches the terminal)."""
     out = []
     for text, name in cell:
         shown = printable(str(text))

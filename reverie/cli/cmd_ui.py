@@ -1,5 +1,6 @@
-"""``reverie ui [--port N] [--no-browser] [--host H --token-file F]``: the local web app (``reverie.ui``), for one
-workspace, or with ``--root DIR`` (no ``--user``) for every scope of the root behind a user picker."""
+"""``reverie ui [--port N] [--no-browser] [--host H --token-file F]``: the local web app
+(``reverie.ui``), for one workspace, or with ``--root DIR`` (no ``--user``) for every scope of the
+root behind a user picker."""
 
 from __future__ import annotations
 

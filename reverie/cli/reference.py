@@ -1,7 +1,7 @@
-"""The CLI and config references in ``docs/``, generated from the parser and the pydantic models so they cannot
-drift (``tests/test_docs_reference.py`` fails when the files differ from what this module renders), and the
-models' defaults as data for the paths that must not import pydantic (``reverie.configdata``; checked by
-``tests/test_config_defaults.py``).
+"""The CLI and config references in ``docs/``, generated from the parser and the pydantic models so
+they cannot drift (``tests/test_docs_reference.py`` fails when the files differ from what this
+module renders), and the models' defaults as data for the paths that must not import pydantic
+(``reverie.configdata``; checked by ``tests/test_config_defaults.py``).
 
     python -m reverie.cli.reference        # rewrite docs/cli.md, docs/config.md, reverie/config_defaults.json
 """

@@ -1,4 +1,5 @@
-"""Chat commands (``/dream``, ``/dream-log``, ``/dream-restore``, ``/new``, ``/help``, ...), transport-agnostic.
+"""Chat commands (``/dream``, ``/dream-log``, ``/dream-restore``, ``/new``, ``/help``, ...),
+transport-agnostic.
 
 Embed them in any agent::
 
@@ -7,8 +8,8 @@ Embed them in any agent::
     if reply is not None:   # it was a command; reply is Markdown
         await send(reply)
 
-Each capability contributes its commands through a module exposing ``commands() -> list[Command]``, listed in
-``COMMAND_MODULES``; a third party calls ``router.register(Command(...))``.
+Each capability contributes its commands through a module exposing ``commands() -> list[Command]``,
+listed in ``COMMAND_MODULES``; a third party calls ``router.register(Command(...))``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """``/dream``: run Dream in the background and report what it changed when it ends.
 
-While a run of this process is in flight — one ``/dream`` started, or a scheduled run the agent registered with
-``router.adopt(task, name="dream")`` — ``/dream`` waits for that run and replies with its result (so a
-``/dream-log`` right after shows it), and the run's own background notice is skipped: one report, not two.
+While a run of this process is in flight — one ``/dream`` started, or a scheduled run the agent
+registered with ``router.adopt(task, name="dream")`` — ``/dream`` waits for that run and replies
+with its result (so a ``/dream-log`` right after shows it), and the run's own background notice is
+skipped: one report, not two.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ log = logging.getLogger(__name__)
 
 __all__ = ["commands", "QUICK_REPLY_SECONDS", "TASK_NAME"]
 
-#: A run that ends within this long (nothing to do, another run holds the lock, a fast offline run) is reported
-#: in the reply itself; a longer one is reported through ``context.notify`` when it ends.
+#: A run that ends within this long (nothing to do, another run holds the lock, a fast offline run)
+#: is reported in the reply itself; a longer one is reported through ``context.notify`` when it
+#: ends.
 QUICK_REPLY_SECONDS = 0.5
 #: The router task name of a Dream run in flight (``router.task(TASK_NAME)``).
 TASK_NAME = "dream"
@@ -63,8 +65,8 @@ async def dream(inv: Invocation) -> str:
 
 
 async def _wait_for(inv: Invocation, run: asyncio.Task[DreamResult]) -> str:
-    """The result of the run in flight, once it ends. Cancelling this wait (Ctrl-C) leaves the run going; it
-    then reports through its own notice as usual."""
+    """The result of the run in flight, once it ends. Cancelling this wait (Ctrl-C) leaves the run
+    going; it then reports through its own notice as usual."""
     inv.router.claim(run)
     try:
         result = await asyncio.shield(run)

@@ -1,7 +1,7 @@
 """``/dream-log`` and ``/dream-restore``: memory's versions (``Memory.log``, ``show``, ``restore``).
 
-Each reply is one ``Memory`` call rendered as Markdown; the CLI's ``log``, ``show`` and ``restore`` and the MCP
-tools make the same calls.
+Each reply is one ``Memory`` call rendered as Markdown; the CLI's ``log``, ``show`` and ``restore``
+and the MCP tools make the same calls.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Markdown renderings of the library's structured results, for chat replies.
 
 Presentation lives here, not in the result types: GitStore, Dream and the Consolidator return values
-(``CommitInfo``, ``DreamResult``, ...) and every front-end decides how they look. The CLI renders the same values
-with rich; these functions are for transports that show Markdown.
+(``CommitInfo``, ``DreamResult``, ...) and every front-end decides how they look. The CLI renders
+the same values with rich; these functions are for transports that show Markdown.
 """
 
 from __future__ import annotations

@@ -1,17 +1,18 @@
 """``CommandRouter``: turns a chat message into a command reply, whatever the transport.
 
-A message is a command when it starts with ``/`` followed by a name (letters, digits, ``-`` or ``_``), optionally
-addressed Telegram-style (``/cmd@botname``). ``_`` and ``-`` are interchangeable (Telegram allows no ``-``), and
-names are case-insensitive. Anything else — including ``/usr/bin`` or a message addressed to another bot — is
-not a command and ``handle`` returns ``None`` so the agent treats it as conversation.
+A message is a command when it starts with ``/`` followed by a name (letters, digits, ``-`` or
+``_``), optionally addressed Telegram-style (``/cmd@botname``). ``_`` and ``-`` are interchangeable
+(Telegram allows no ``-``), and names are case-insensitive. Anything else — including ``/usr/bin``
+or a message addressed to another bot — is not a command and ``handle`` returns ``None`` so the
+agent treats it as conversation.
 
 Commands register through one API, the same one the built-ins use::
 
     router.register(Command("recall", recall_handler, "search memory", usage="/recall QUERY", takes_args=True))
 
-A handler is ``async (Invocation) -> str`` returning Markdown. It raises ``CommandError`` for misuse; any
-``ReverieError`` becomes a one-line reply; anything else is logged with its traceback and reported as an
-internal error, so ``handle`` never raises for a command's failure.
+A handler is ``async (Invocation) -> str`` returning Markdown. It raises ``CommandError`` for
+misuse; any ``ReverieError`` becomes a one-line reply; anything else is logged with its traceback
+and reported as an internal error, so ``handle`` never raises for a command's failure.
 """
 
 from __future__ import annotations
@@ -48,9 +49,10 @@ Notify = Callable[[str], Awaitable[None]]
 class CommandContext:
     """Who is talking, and how to reach them later.
 
-    ``session_key`` names the conversation (``/new`` archives it); ``session`` may carry the live session object
-    an agent holds, so ``/new`` clears that very object. ``notify`` delivers a later message (``/dream`` reports
-    its result when the background run ends); without it the result is only logged.
+    ``session_key`` names the conversation (``/new`` archives it); ``session`` may carry the live
+    session object an agent holds, so ``/new`` clears that very object. ``notify`` delivers a later
+    message (``/dream`` reports its result when the background run ends); without it the result is
+    only logged.
     """
 
     session_key: str = "cli:direct"
@@ -145,8 +147,8 @@ class CommandRouter:
         bot_name: str | None = None,
         commands: Iterable[Command] | None = None,
     ) -> None:
-        """``memory``: ``reverie.open(path)`` (a ``Runtime`` is wrapped in one). ``commands`` defaults to the built-in
-        set plus every registered command module."""
+        """``memory``: ``reverie.open(path)`` (a ``Runtime`` is wrapped in one). ``commands``
+        defaults to the built-in set plus every registered command module."""
         self.memory = memory if isinstance(memory, Memory) else wrap(memory)
         self.bot_name = bot_name
         self._commands: dict[str, Command] = {}
@@ -228,8 +230,9 @@ class CommandRouter:
         return task
 
     def adopt(self, task: asyncio.Task[Any], *, name: str) -> None:
-        """Make work started elsewhere in this process (a scheduled Dream run) visible to commands as ``name``,
-        so ``/dream`` can wait for it. Unlike ``spawn``, ``wait_idle`` does not wait for it: its owner stops it."""
+        """Make work started elsewhere in this process (a scheduled Dream run) visible to commands
+        as ``name``, so ``/dream`` can wait for it. Unlike ``spawn``, ``wait_idle`` does not wait
+        for it: its owner stops it."""
         self._adopted[name] = task
         task.add_done_callback(
             lambda t: self._adopted.pop(name, None) if self._adopted.get(name) is t else None
@@ -246,8 +249,8 @@ class CommandRouter:
         return self.task(name) is not None
 
     def claim(self, task: asyncio.Task[Any], claimed: bool = True) -> None:
-        """Mark ``task``'s result as reported by a command's reply, so the background notice about it is skipped
-        (``claimed=False`` undoes that: the reply did not wait to the end)."""
+        """Mark ``task``'s result as reported by a command's reply, so the background notice about
+        it is skipped (``claimed=False`` undoes that: the reply did not wait to the end)."""
         if claimed:
             self._claimed.add(task)
         else:

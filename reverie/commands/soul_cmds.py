@@ -1,6 +1,8 @@
-"""``/dream-approve`` and ``/dream-reject``: apply or drop the SOUL.md change Dream staged (``dream.protectSoul``).
+"""``/dream-approve`` and ``/dream-reject``: apply or drop the SOUL.md change Dream staged
+(``dream.protectSoul``).
 
-The same ``Memory`` verbs as ``reverie approve`` / ``reverie reject`` and the MCP tools, rendered as Markdown. ``/dream-log`` shows the pending change (``render.pending_soul``).
+The same ``Memory`` verbs as ``reverie approve`` / ``reverie reject`` and the MCP tools, rendered as
+Markdown. ``/dream-log`` shows the pending change (``render.pending_soul``).
 """
 
 from __future__ import annotations

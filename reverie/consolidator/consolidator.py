@@ -1,17 +1,21 @@
-"""The Consolidator: keeps a session's prompt inside the context window by archiving its oldest turns.
+"""The Consolidator: keeps a session's prompt inside the context window by archiving its oldest
+turns.
 
-Trigger: the estimated prompt (``estimate_tokens``) reaches ``budget = contextWindowTokens − maxTokens − 1024``.
-Then the oldest safe slices (``slicing``) are archived, one model call each, until the estimate is at most
-``consolidationRatio × budget``, at most ``MAX_ROUNDS`` rounds per call. Each round, in this order:
+Trigger: the estimated prompt (``estimate_tokens``) reaches ``budget = contextWindowTokens −
+maxTokens − 1024``. Then the oldest safe slices (``slicing``) are archived, one model call each,
+until the estimate is at most ``consolidationRatio × budget``, at most ``MAX_ROUNDS`` rounds per
+call. Each round, in this order:
 
-1. ask the model for fact lines (``archive.summarise``); on any failure, take the raw transcript instead;
-2. append the result to history.jsonl with the session key (``(nothing)`` appends nothing; ``(unsure)`` appends
-   the user's and the assistant's messages of the slice as well, so what the model could not state as a sure fact
-   is still in history);
+1. ask the model for fact lines (``archive.summarise``); on any failure, take the raw transcript
+   instead;
+2. append the result to history.jsonl with the session key (``(nothing)`` appends nothing;
+   ``(unsure)`` appends the user's and the assistant's messages of the slice as well, so what the
+   model could not state as a sure fact is still in history);
 3. only then advance ``last_consolidated`` in the session file.
 
-A crash between 2 and 3 archives that slice again on the next run: a duplicate in history, never a lost slice.
-A raw fallback ends the rounds of that call (the model is failing; the next call tries again).
+A crash between 2 and 3 archives that slice again on the next run: a duplicate in history, never a
+lost slice. A raw fallback ends the rounds of that call (the model is failing; the next call tries
+again).
 """
 
 from __future__ import annotations
@@ -54,7 +58,8 @@ class ConsolidationResult:
     """What one Consolidator call did. ``stop`` says why it ended:
 
     ``below-threshold``, ``target-reached``, ``max-rounds``, ``raw-fallback``, ``no-safe-slice``,
-    ``all-archived`` (archive_all / new_session), ``error`` (a history or session write failed; see ``error``).
+    ``all-archived`` (archive_all / new_session), ``error`` (a history or session write failed; see
+    ``error``).
     """
 
     session_key: str
@@ -83,9 +88,9 @@ class ConsolidationResult:
 def _conversation_only(
     messages: Sequence[Mapping[str, Any]], owner: str | None
 ) -> list[Mapping[str, Any]]:
-    """The user's and the assistant's messages that hold text: what an ``(unsure)`` slice keeps. Tool output and
-    other speakers are untrusted data, not what the user said, and are left out (a model failure's raw archive
-    keeps them, labelled)."""
+    """The user's and the assistant's messages that hold text: what an ``(unsure)`` slice keeps.
+    Tool output and other speakers are untrusted data, not what the user said, and are left out (a
+    model failure's raw archive keeps them, labelled)."""
     return [
         m
         for m in messages
@@ -96,11 +101,12 @@ def _conversation_only(
 class Consolidator:
     """Token-pressure archiving of sessions into history.jsonl, and ``/new``.
 
-    ``tools`` (the agent's tool schemas) and ``extra_system`` (its own system prompt text) make the estimate
-    match what the agent really sends; ``sessions`` defaults to the store's workspace's session files.
-    ``before_compaction(session, estimate, budget)`` runs on every ``maybe_consolidate`` before any archiving, and
-    ``at_new_session(session)`` at ``/new`` after the archive and before the clear: Recall's pre-compaction
-    flush and session-end memory file (``reverie.recall.memfiles.consolidator_hooks``; wired by ``Runtime``).
+    ``tools`` (the agent's tool schemas) and ``extra_system`` (its own system prompt text) make the
+    estimate match what the agent really sends; ``sessions`` defaults to the store's workspace's
+    session files. ``before_compaction(session, estimate, budget)`` runs on every
+    ``maybe_consolidate`` before any archiving, and ``at_new_session(session)`` at ``/new`` after
+    the archive and before the clear: Recall's pre-compaction flush and session-end memory file
+    (``reverie.recall.memfiles.consolidator_hooks``; wired by ``Runtime``).
     """
 
     def __init__(
@@ -148,8 +154,9 @@ class Consolidator:
 
     # -- entry points -------------------------------------------------------------------------------------
     async def maybe_consolidate(self, session: Session) -> ConsolidationResult:
-        """Archive the oldest turns if the prompt is over budget. Write failures are logged and reported in
-        the result (``stop="error"``), never raised: the agent's turn goes on and the next call retries."""
+        """Archive the oldest turns if the prompt is over budget. Write failures are logged and
+        reported in the result (``stop="error"``), never raised: the agent's turn goes on and the
+        next call retries."""
         estimate = self.estimate_tokens(session)
         result = ConsolidationResult(session.key, self.budget, self.target, estimate, estimate)
         if self.before_compaction is not None:
@@ -176,7 +183,8 @@ class Consolidator:
     async def archive_all(self, session: Session) -> ConsolidationResult:
         """Archive every message not yet archived (model first, raw if it fails).
 
-        Raises ``SessionError`` when even the raw archive cannot be written; what was archived stays archived.
+        Raises ``SessionError`` when even the raw archive cannot be written; what was archived stays
+        archived.
         """
         async with self._exclusive(session, wait=True):
             return await self._archive_all_locked(session)
@@ -184,9 +192,10 @@ class Consolidator:
     async def new_session(self, session: Session) -> ConsolidationResult:
         """``/new``: archive everything not yet archived, synchronously, then clear the session.
 
-        Order: archive (history append, then offset) → clear (atomic rewrite). A crash before the clear leaves
-        the session as it was, archived again by the next ``/new`` (a duplicate, never a loss). If the archive
-        cannot be written at all, the session is NOT cleared and ``SessionError`` says so for the user.
+        Order: archive (history append, then offset) → clear (atomic rewrite). A crash before the
+        clear leaves the session as it was, archived again by the next ``/new`` (a duplicate, never
+        a loss). If the archive cannot be written at all, the session is NOT cleared and
+        ``SessionError`` says so for the user.
         """
         async with self._exclusive(session, wait=True):
             result = await self._archive_all_locked(session)
@@ -220,7 +229,8 @@ class Consolidator:
     async def _rounds(
         self, session: Session, result: ConsolidationResult, *, everything: bool
     ) -> None:
-        # Counted again under the lock: another process may have archived part of the session meanwhile.
+        # Counted again under the lock: another process may have archived part of the session
+        # meanwhile.
         estimate = self.estimate_tokens(session) if not everything else result.estimate_before
         tokens_of = _TokenMemo()
         while True:
@@ -253,8 +263,8 @@ class Consolidator:
                     result.stop = "raw-fallback"
                     return
             if not everything:
-                # Subtract the slice (cheap, proportional to the slice); count exactly only once it looks done,
-                # so a round costs O(slice), not O(session) with a real tokenizer.
+                # Subtract the slice (cheap, proportional to the slice); count exactly only once it
+                # looks done, so a round costs O(slice), not O(session) with a real tokenizer.
                 estimate -= sum(tokens_of(m) for m in session.messages[start:end])
                 if estimate <= self.target:
                     estimate = self.estimate_tokens(session)
@@ -298,7 +308,8 @@ class Consolidator:
             fallback_stamp=stamp,
             owner=owner,
             model=self.config.model,
-            # Context ≤ ~budget/8 tokens and a reply ≤ maxTokens: with a slice ≤ budget/2 the call fits the window.
+            # Context ≤ ~budget/8 tokens and a reply ≤ maxTokens: with a slice ≤ budget/2 the call
+            # fits the window.
             context_chars=min(8_000, self.budget // 2),
             max_tokens=max_output_tokens(TASK_ARCHIVE, self.config.defaults.max_tokens),
         )
@@ -348,8 +359,9 @@ class Consolidator:
 
     @contextlib.asynccontextmanager
     async def _exclusive(self, session: Session, *, wait: bool) -> AsyncIterator[None]:
-        """One archiver per session: across tasks (an asyncio lock per event loop) and across processes
-        (``<session file>.consolidate.lock``), so two archivers never archive the same slice twice."""
+        """One archiver per session: across tasks (an asyncio lock per event loop) and across
+        processes (``<session file>.consolidate.lock``), so two archivers never archive the same
+        slice twice."""
         loop_lock = self._locks.setdefault(
             (id(asyncio.get_running_loop()), session.key), asyncio.Lock()
         )

@@ -1,13 +1,15 @@
 """What the agent's next prompt costs: system prompt with memory, unarchived messages, tool schemas.
 
 The system prompt is approximated by the memory Reverie contributes to it (SOUL.md, USER.md and
-``WorkspaceStore.get_memory_context()``) plus any extra text the embedding agent names; the messages are those
-past ``last_consolidated``, reduced to the keys a model sees. Tokens come from ``ModelClient.count_tokens``.
+``WorkspaceStore.get_memory_context()``) plus any extra text the embedding agent names; the messages
+are those past ``last_consolidated``, reduced to the keys a model sees. Tokens come from
+``ModelClient.count_tokens``.
 
-``PromptEstimator`` makes the per-turn estimate incremental: chat-format token counts are additive (a prompt costs
-its priming plus each message's share), so after one full count of a session it only counts the messages
-appended or archived since, and the system part again only when its text changes. A real tokenizer takes
-~20–30 ms on 200 messages; the incremental estimate costs about a millisecond.
+``PromptEstimator`` makes the per-turn estimate incremental: chat-format token counts are additive
+(a prompt costs its priming plus each message's share), so after one full count of a session it only
+counts the messages appended or archived since, and the system part again only when its text
+changes. A real tokenizer takes ~20–30 ms on 200 messages; the incremental estimate costs about a
+millisecond.
 """
 
 from __future__ import annotations
@@ -30,8 +32,9 @@ __all__ = ["system_prompt", "prompt_messages", "model_view", "PromptEstimator", 
 #: The message keys a model sees; the rest (``timestamp``, channel extras) are not sent.
 MODEL_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
 _EMPTY = {"role": "user", "content": ""}
-# Counted with each estimate: if the counter in use changes (the cheap estimate before litellm is loaded, the
-# model's tokenizer after), the memo no longer matches and the session is counted afresh.
+# Counted with each estimate: if the counter in use changes (the cheap estimate before litellm is
+# loaded, the model's tokenizer after), the memo no longer matches and the session is counted
+# afresh.
 _PROBE = [{"role": "user", "content": "Reverie probe: the quick brown fox, 12345 ünïcode."}]
 
 
@@ -155,8 +158,8 @@ class PromptEstimator:
             or _fingerprint(messages[memo.end - 1]) != memo.last
         ):
             return None
-        # A message counted alone costs a tokenizer about twice its share of a whole-list count: past half the
-        # window, one full count is cheaper.
+        # A message counted alone costs a tokenizer about twice its share of a whole-list count:
+        # past half the window, one full count is cheaper.
         if 2 * (abs(start - memo.start) + end - memo.end) > end - start:
             return None
         share = memo.tokens

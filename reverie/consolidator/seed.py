@@ -1,20 +1,23 @@
 """The seed API: nanobot's older ``MemoryStore.consolidate(session, provider, model, …) -> bool``.
 
 One model call with the ``save_memory`` tool forced (``history_entry``: what to append to history;
-``memory_update``: the whole new MEMORY.md). Kept for agents written against that interface; new code uses the
-``Consolidator``. Contract, as documented by nanobot:
+``memory_update``: the whole new MEMORY.md). Kept for agents written against that interface; new
+code uses the ``Consolidator``. Contract, as documented by nanobot:
 
-- messages to archive: all of them with ``archive_all``, else ``messages[last_consolidated : len − memory_window//2]``
-  (nothing to archive → True, nothing touched);
-- on success: MEMORY.md rewritten only when it changed (secrets redacted, as in every history entry), the entry appended to history.jsonl with the session
-  key (unless it is ``(nothing)``), then ``session.last_consolidated`` set (0 with ``archive_all``, else ``len(messages) − memory_window//2``).
-  The caller saves the session, as with nanobot (``SessionStore.save_offset`` for Reverie sessions);
-- arguments as nanobot takes them: a JSON object, or a list whose first element is one; a dict- or list-valued
-  ``history_entry`` or ``memory_update`` is JSON-encoded (kept, not refused);
-- on any failure (model error, no tool call, malformed or missing arguments, a write error): False, with the
-  session and the files as they were.
+- messages to archive: all of them with ``archive_all``, else ``messages[last_consolidated : len −
+  memory_window//2]`` (nothing to archive → True, nothing touched);
+- on success: MEMORY.md rewritten only when it changed (secrets redacted, as in every history
+  entry), the entry appended to history.jsonl with the session key (unless it is ``(nothing)``),
+  then ``session.last_consolidated`` set (0 with ``archive_all``, else ``len(messages) −
+  memory_window//2``). The caller saves the session, as with nanobot (``SessionStore.save_offset``
+  for Reverie sessions);
+- arguments as nanobot takes them: a JSON object, or a list whose first element is one; a dict- or
+  list-valued ``history_entry`` or ``memory_update`` is JSON-encoded (kept, not refused);
+- on any failure (model error, no tool call, malformed or missing arguments, a write error): False,
+  with the session and the files as they were.
 
-Order: MEMORY.md (atomic write) → history append → offset. If the append fails, MEMORY.md is put back.
+Order: MEMORY.md (atomic write) → history append → offset. If the append fails, MEMORY.md is put
+back.
 """
 
 from __future__ import annotations
@@ -61,8 +64,8 @@ _INSTRUCTION = (
 
 
 def _arguments(call: ToolCall) -> dict[str, Any] | None:
-    """The call's arguments object. Providers send it parsed or as JSON text, and some wrap it in a list (its first
-    element is taken when it is an object); anything else is None."""
+    """The call's arguments object. Providers send it parsed or as JSON text, and some wrap it in a
+    list (its first element is taken when it is an object); anything else is None."""
     value: Any = call.arguments
     if value is None or isinstance(value, str):
         text = value if isinstance(value, str) else call.raw_arguments

@@ -1,8 +1,9 @@
 """Where a session may be cut for archiving: safe slices.
 
-A slice is ``messages[start:end]``. It is safe when ``end`` is the index of a user message (the slice stops just
-before it), or the end of the session when everything is archived: an assistant message with ``tool_calls`` and
-its tool results always sit inside one turn, so they are never separated, and the turn in progress is never cut.
+A slice is ``messages[start:end]``. It is safe when ``end`` is the index of a user message (the
+slice stops just before it), or the end of the session when everything is archived: an assistant
+message with ``tool_calls`` and its tool results always sit inside one turn, so they are never
+separated, and the turn in progress is never cut.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ def pick_slice(
 ) -> int | None:
     """The ``end`` of the oldest safe slice from ``start`` that frees at least ``need`` tokens.
 
-    The slice grows turn by turn until it frees ``need`` tokens, but stops before it would exceed ``max_tokens``
-    (what one summary call may carry); it always holds at least one turn. None when no safe slice exists.
+    The slice grows turn by turn until it frees ``need`` tokens, but stops before it would exceed
+    ``max_tokens`` (what one summary call may carry); it always holds at least one turn. None when
+    no safe slice exists.
     """
     ends = safe_ends(messages, start, include_end=include_end)
     if not ends:

@@ -1,11 +1,14 @@
-"""One summary call: a slice of conversation in, fact lines (or ``(nothing)``) out — or a reason it failed.
+"""One summary call: a slice of conversation in, fact lines (or ``(nothing)``) out — or a reason it
+failed.
 
-The request follows the prompt protocol (``reverie.llm.protocol``): the system prompt is the ``archive`` task's
-(``prompts/archive.md``, package data, overridable per workspace: the task keeps the name nanobot gave it), the user message holds ``SECTION_CONTEXT`` (the messages just before
-the slice, for understanding only) and ``SECTION_ARCHIVE`` (the slice), as transcript lines with untrusted
-speakers labelled. The reply is accepted only as fact lines ``- [mark] fact`` or ``(nothing)``; anything else —
-an exception, ``finish_reason`` error/length, empty text, tool calls, no fact line at all — is a failure the
-caller answers with a raw archive, so model garbage never reaches history.jsonl.
+The request follows the prompt protocol (``reverie.llm.protocol``): the system prompt is the
+``archive`` task's (``prompts/archive.md``, package data, overridable per workspace: the task keeps
+the name nanobot gave it), the user message holds ``SECTION_CONTEXT`` (the messages just before the
+slice, for understanding only) and ``SECTION_ARCHIVE`` (the slice), as transcript lines with
+untrusted speakers labelled. The reply is accepted only as fact lines ``- [mark] fact`` or
+``(nothing)``; anything else — an exception, ``finish_reason`` error/length, empty text, tool calls,
+no fact line at all — is a failure the caller answers with a raw archive, so model garbage never
+reaches history.jsonl.
 """
 
 from __future__ import annotations
@@ -35,8 +38,9 @@ _MAX_REPLY_TOKENS = 4_096
 
 @dataclass(frozen=True, slots=True)
 class SummaryReply:
-    """``facts`` is the history entry to append (None for ``(nothing)``) unless ``failure`` says why not;
-    ``unsure``: the model said ``(unsure)``, so the slice's transcript is kept in history as well."""
+    """``facts`` is the history entry to append (None for ``(nothing)``) unless ``failure`` says why
+    not; ``unsure``: the model said ``(unsure)``, so the slice's transcript is kept in history as
+    well."""
 
     facts: str | None = None
     failure: str | None = None
@@ -57,8 +61,9 @@ def request_messages(
     owner: str | None = None,
     context_chars: int = 8_000,
 ) -> list[dict[str, str]]:
-    """The summary call's messages: system prompt, then the two protocol sections (the context keeps its most
-    recent lines within ``context_chars``, so a small context window is not overrun by mere context)."""
+    """The summary call's messages: system prompt, then the two protocol sections (the context keeps
+    its most recent lines within ``context_chars``, so a small context window is not overrun by mere
+    context)."""
     lines = render_transcript(
         context, fallback_stamp=fallback_stamp, owner=owner, limit=1_000
     ).splitlines()

@@ -1,14 +1,17 @@
-"""Session messages as transcript lines (``protocol.transcript_line``), with untrusted speakers labelled.
+"""Session messages as transcript lines (``protocol.transcript_line``), with untrusted speakers
+labelled.
 
-Used for the archive prompt and for raw archives. A line is always one physical line: newlines inside a message
-become `` ⏎ `` and control characters are escaped, so content can never forge a line of another speaker (a tool
-output holding ``\\n[2026-01-01 10:00] USER: always …`` stays inside its ``TOOL`` line). Speakers:
+Used for the archive prompt and for raw archives. A line is always one physical line: newlines
+inside a message become `` ⏎ `` and control characters are escaped, so content can never forge a
+line of another speaker (a tool output holding ``\\n[2026-01-01 10:00] USER: always …`` stays inside
+its ``TOOL`` line). Speakers:
 
-- ``USER``: role ``user`` without a ``name``, or named as the session's owner (``metadata["user_name"]``);
+- ``USER``: role ``user`` without a ``name``, or named as the session's owner
+  (``metadata["user_name"]``);
 - ``ASSISTANT``: role ``assistant`` (its tool calls are shown after its text);
 - ``TOOL``: role ``tool`` — untrusted data (web pages, files, command output);
-- ``OTHER(name)``: anyone else — a group-chat participant (role ``user`` with another ``name``), a ``system``
-  or unknown role — untrusted data.
+- ``OTHER(name)``: anyone else — a group-chat participant (role ``user`` with another ``name``), a
+  ``system`` or unknown role — untrusted data.
 """
 
 from __future__ import annotations
@@ -145,8 +148,9 @@ def raw_archive_entries(
     owner: str | None = None,
     limit: int = RAW_LIMIT,
 ) -> list[str]:
-    """The raw archive of ``messages``: ``[RAW] N messages`` + transcript lines, split into entries of at most
-    ``limit`` characters each, so nothing but an over-long single message (cut with a marker) is shortened."""
+    """The raw archive of ``messages``: ``[RAW] N messages`` + transcript lines, split into entries
+    of at most ``limit`` characters each, so nothing but an over-long single message (cut with a
+    marker) is shortened."""
     header_room = len("[RAW] 9999999 messages\n")
     line_limit = max(100, limit - header_room - 40)
     entries: list[str] = []

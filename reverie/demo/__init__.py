@@ -1,16 +1,17 @@
 """``reverie demo``: Reverie's main job, end to end, on a built-in conversation.
 
-The conversation (``conversation.json``, package data: three sessions of one user, with preferences, a project
-decision, a correction of an earlier fact and a standing rule for the agent) is replayed message by message into
-real session files. A small context window makes the Consolidator archive under real token pressure; each
-session ends with ``/new``. Dream then turns the archive into memory, ``/dream-log`` shows the change, and
-``/dream-restore`` undoes it and then undoes the undo — every step through the same library calls and chat
-commands an agent uses.
+The conversation (``conversation.json``, package data: three sessions of one user, with preferences,
+a project decision, a correction of an earlier fact and a standing rule for the agent) is replayed
+message by message into real session files. A small context window makes the Consolidator archive
+under real token pressure; each session ends with ``/new``. Dream then turns the archive into
+memory, ``/dream-log`` shows the change, and ``/dream-restore`` undoes it and then undoes the undo —
+every step through the same library calls and chat commands an agent uses.
 
-The model is the one configured for the workspace the demo is started from (``config``: its reverie.json, the home
-config, ``REVERIE_MODEL``), else the offline engine. The demo never writes into that workspace: it runs in its
-own new or empty directory, whose reverie.json gets the same configuration without credentials (``apiKey``,
-``extraHeaders``: the run itself uses them from memory) and the demo's small context window.
+The model is the one configured for the workspace the demo is started from (``config``: its
+reverie.json, the home config, ``REVERIE_MODEL``), else the offline engine. The demo never writes
+into that workspace: it runs in its own new or empty directory, whose reverie.json gets the same
+configuration without credentials (``apiKey``, ``extraHeaders``: the run itself uses them from
+memory) and the demo's small context window.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ if TYPE_CHECKING:
 
 __all__ = ["DemoReport", "run_demo", "load_conversation", "Conversation", "DEMO_CONFIG"]
 
-#: The demo workspace's reverie.json: a small context window, so consolidation triggers within a session.
+#: The demo workspace's reverie.json: a small context window, so consolidation triggers within a
+#: session.
 DEMO_CONFIG = {"agents": {"defaults": {"contextWindowTokens": 2048, "maxTokens": 768}}}
 
 Say = Callable[[str, str], None]
@@ -129,8 +131,8 @@ def _prepare(root: Path, config: Config | None) -> Workspace:
         data = _without_credentials(config.dump())
         agents = data["agents"] = dict(data.get("agents") or {})
         agents["defaults"] = {**(agents.get("defaults") or {}), **DEMO_CONFIG["agents"]["defaults"]}
-    # Durable write (atomic_write): the demo workspace keeps its model and small window for later `reverie -w`
-    # commands; owner-only, like any file that names a provider's endpoint.
+    # Durable write (atomic_write): the demo workspace keeps its model and small window for later
+    # `reverie -w` commands; owner-only, like any file that names a provider's endpoint.
     atomic_write(ws.config_path, orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n", mode=0o600)
     return ws
 
@@ -145,9 +147,9 @@ async def run_demo(
 ) -> DemoReport:
     """Run the demo in ``root`` (new or empty), reporting each step as ``say(title, markdown)``.
 
-    ``config`` (loaded from the workspace named by ``config_from``) gives the model and its provider settings;
-    without it the demo workspace's own configuration applies (home config, environment, else offline).
-    ``activity`` records the model calls for a front-end's status line.
+    ``config`` (loaded from the workspace named by ``config_from``) gives the model and its provider
+    settings; without it the demo workspace's own configuration applies (home config, environment,
+    else offline). ``activity`` records the model calls for a front-end's status line.
     """
     started = time.perf_counter()
     ws = _prepare(Path(root), config)

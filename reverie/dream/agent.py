@@ -33,8 +33,8 @@ class EditOutcome:
 def edit_message(
     findings: Sequence[Finding], files: dict[str, str], budgets: str | None = None
 ) -> str:
-    """The phase-2 user message: the findings, then each staged file under its path (so old_text can be exact),
-    then the ``Budgets`` section when given."""
+    """The phase-2 user message: the findings, then each staged file under its path (so old_text can
+    be exact), then the ``Budgets`` section when given."""
     lines = "\n".join(f"[{f.kind}] {f.text}" for f in findings)
     sections = [(protocol.SECTION_FINDINGS, lines)]
     sections += [(rel, files.get(rel, "")) for rel in MEMORY_FILES]
@@ -46,8 +46,8 @@ def edit_message(
 def _assistant_message(content: str | None, calls: Sequence[ToolCall]) -> dict[str, Any]:
     return {
         "role": "assistant",
-        # "" rather than None: llama.cpp's chat templates (and other OpenAI-compatible servers) fail with HTTP 500
-        # on an assistant message whose content is null or absent.
+        # "" rather than None: llama.cpp's chat templates (and other OpenAI-compatible servers) fail
+        # with HTTP 500 on an assistant message whose content is null or absent.
         "content": content or "",
         "tool_calls": [
             {
@@ -84,8 +84,9 @@ async def run_edit_loop(
     budgets: str | None = None,
     max_tokens: int | None = None,
 ) -> EditOutcome:
-    """Loop until the model answers without tool calls. Raises ``BudgetExceeded`` (any cap, or the same failing
-    call ``REPEAT_LIMIT`` times) or ``ModelError``; the staged copy then holds partial edits the caller discards."""
+    """Loop until the model answers without tool calls. Raises ``BudgetExceeded`` (any cap, or the
+    same failing call ``REPEAT_LIMIT`` times) or ``ModelError``; the staged copy then holds partial
+    edits the caller discards."""
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": system},
         {"role": "user", "content": edit_message(findings, tools.staged.current, budgets)},

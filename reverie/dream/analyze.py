@@ -30,8 +30,9 @@ _MARKS = re.compile(r"^\s*\[(permanent|durable|ephemeral|skip|correction)\]\s*",
 
 
 class UnusableAnalysis(ModelError):
-    """The model answered, but not with an analysis: empty, or no finding line and no ``[SKIP]`` (a code block, a
-    chat reply). The run fails and the batch stays pending, without an attempt counted against it."""
+    """The model answered, but not with an analysis: empty, or no finding line and no ``[SKIP]`` (a
+    code block, a chat reply). The run fails and the batch stays pending, without an attempt counted
+    against it."""
 
 
 @dataclass(frozen=True)
@@ -45,9 +46,9 @@ class Analysis:
 def parse_findings(text: str) -> tuple[list[Finding], int]:
     """Finding lines of a phase-1 answer, and how many non-blank lines were not findings (ignored).
 
-    List bullets before a finding are tolerated; consolidator marks inside a finding are stripped, except that a
-    ``[correction]`` mark becomes the words "correction:" so phase 2 replaces the old fact in place. ``[SKIP]`` is
-    dropped: it means "nothing here".
+    List bullets before a finding are tolerated; consolidator marks inside a finding are stripped,
+    except that a ``[correction]`` mark becomes the words "correction:" so phase 2 replaces the old
+    fact in place. ``[SKIP]`` is dropped: it means "nothing here".
     """
     findings: list[Finding] = []
     ignored = 0
@@ -100,15 +101,15 @@ async def analyze(
     response = await budgeted_call(client, budget, messages, model=model, max_tokens=max_tokens)
     raw = response.content or ""
     if not raw.strip():
-        # An empty answer is a model fault, not "nothing worth keeping" (that is [SKIP]): fail the attempt so the
-        # batch is retried instead of the cursor skipping it unread.
+        # An empty answer is a model fault, not "nothing worth keeping" (that is [SKIP]): fail the
+        # attempt so the batch is retried instead of the cursor skipping it unread.
         raise UnusableAnalysis(
             f"{model}: empty reply to the analysis (expected finding lines or [SKIP])"
         )
     findings, ignored = parse_findings(raw)
     if not findings and not _skipped(raw):
-        # Not "nothing worth keeping" (that is [SKIP]): the model did not do the task, so the batch must not be
-        # consumed as if it had been read.
+        # Not "nothing worth keeping" (that is [SKIP]): the model did not do the task, so the batch
+        # must not be consumed as if it had been read.
         raise UnusableAnalysis(
             f"{model}: the analysis has no finding lines and no [SKIP] "
             f"({ignored} other line(s), starting {raw.strip()[:60]!r})"

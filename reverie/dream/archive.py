@@ -1,9 +1,9 @@
 """Dream's curated archive: ``memory/archive/<file>.md``. This docstring is the format's spec.
 
-Every line that leaves a prompt file (SOUL.md, USER.md, memory/MEMORY.md) is appended to the archive file of its
-source — ``memory/archive/soul.md``, ``user.md``, ``memory.md`` — under a heading for the day it left, each entry
-under its own heading (so each is one of Recall's sections, found by its own words rather than diluted by its
-neighbours), the entry line ending with why and when::
+Every line that leaves a prompt file (SOUL.md, USER.md, memory/MEMORY.md) is appended to the archive
+file of its source — ``memory/archive/soul.md``, ``user.md``, ``memory.md`` — under a heading for
+the day it left, each entry under its own heading (so each is one of Recall's sections, found by its
+own words rather than diluted by its neighbours), the entry line ending with why and when::
 
     # Archive: USER.md
 
@@ -17,12 +17,13 @@ neighbours), the entry line ending with why and when::
     ### Likes jazz
     - Likes jazz · archived 2027-03-02 (over budget, recalled 2×)
 
-The files are ordinary Markdown: tracked by the memory repo (``git.trackedFiles`` has ``memory/archive/*.md``),
-indexed by Recall as evergreen memory (``reverie search``, ``memory_search`` and ``/recall`` find them), and a
-person may edit or delete them; Dream only ever appends, and recreates a deleted file on its next archival. A file
-a hand edit damaged (invalid UTF-8, its header gone, a directory in its place) is repaired before the run reads
-it, whatever it held kept (``reverie.dream.archive_files``).
-``entry_line`` / ``parse_entry`` are the one definition of an entry line.
+The files are ordinary Markdown: tracked by the memory repo (``git.trackedFiles`` has
+``memory/archive/*.md``), indexed by Recall as evergreen memory (``reverie search``,
+``memory_search`` and ``/recall`` find them), and a person may edit or delete them; Dream only ever
+appends, and recreates a deleted file on its next archival. A file a hand edit damaged (invalid
+UTF-8, its header gone, a directory in its place) is repaired before the run reads it, whatever it
+held kept (``reverie.dream.archive_files``). ``entry_line`` / ``parse_entry`` are the one definition
+of an entry line.
 """
 
 from __future__ import annotations

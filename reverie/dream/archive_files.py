@@ -1,18 +1,22 @@
-"""Reading the archive files (``memory/archive/*.md``) for a Dream run, repairing what a hand edit damaged.
+"""Reading the archive files (``memory/archive/*.md``) for a Dream run, repairing what a hand edit
+damaged.
 
-The archive is documented as fine to edit by hand, so a run must never fail on it: before the lifecycle step
-reads an archive file, a damaged one is put right on disk — and whatever it held is kept — so the run goes on
-and its commit versions the repair:
+The archive is documented as fine to edit by hand, so a run must never fail on it: before the
+lifecycle step reads an archive file, a damaged one is put right on disk — and whatever it held is
+kept — so the run goes on and its commit versions the repair:
 
-- **invalid UTF-8**: the original bytes are set apart as ``<file>.damaged-<UTC stamp>`` (fsynced first), then the
-  file is rewritten with each invalid byte as U+FFFD;
-- **a missing header** (text that does not start with ``# Archive:``): the header is put back on top;
-- **a directory (or another non-file) in the file's place**: it is moved aside to ``<file>.damaged-<stamp>``
-  with everything in it, and the file comes back with its text as last committed (at HEAD, or as the last commit
-  that had it, should a commit made meanwhile have recorded it deleted).
+- **invalid UTF-8**: the original bytes are set apart as ``<file>.damaged-<UTC stamp>`` (fsynced
+  first), then the file is rewritten with each invalid byte as U+FFFD;
+- **a missing header** (text that does not start with ``# Archive:``): the header is put back on
+  top;
+- **a directory (or another non-file) in the file's place**: it is moved aside to
+  ``<file>.damaged-<stamp>`` with everything in it, and the file comes back with its text as last
+  committed (at HEAD, or as the last commit that had it, should a commit made meanwhile have
+  recorded it deleted).
 
-Each repair is one warning naming the file and what was done (``ArchiveFiles.notes``, shown with the run's
-result). A set-apart copy is left out of git (it does not end in ``.md``) and out of Recall; the person decides.
+Each repair is one warning naming the file and what was done (``ArchiveFiles.notes``, shown with the
+run's result). A set-apart copy is left out of git (it does not end in ``.md``) and out of Recall;
+the person decides.
 """
 
 from __future__ import annotations
@@ -34,14 +38,16 @@ __all__ = ["ArchiveFiles", "read_archives"]
 
 log = logging.getLogger(__name__)
 
-#: ``committed(path)``: the file's text at HEAD, or None (``GitStore.file_at``), to bring back a replaced file.
+#: ``committed(path)``: the file's text at HEAD, or None (``GitStore.file_at``), to bring back a
+#: replaced file.
 Committed = Callable[[str], str | None]
 
 
 @dataclass
 class ArchiveFiles:
-    """The archive files' texts for this run (``texts``) and one message per repair (``notes``); ``unreadable``
-    names a file that could be neither read nor repaired (nothing is archived into it this run)."""
+    """The archive files' texts for this run (``texts``) and one message per repair (``notes``);
+    ``unreadable`` names a file that could be neither read nor repaired (nothing is archived into it
+    this run)."""
 
     texts: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -120,8 +126,8 @@ def _with_header(text: str, source: str) -> str:
 
 
 def _set_apart(path: Path, data: bytes | None = None) -> Path:
-    """Keep what is at ``path`` beside it under a new name: a copy of ``data`` (fsynced before the caller
-    rewrites the file), or the entry itself moved when ``data`` is None."""
+    """Keep what is at ``path`` beside it under a new name: a copy of ``data`` (fsynced before the
+    caller rewrites the file), or the entry itself moved when ``data`` is None."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
     aside = path.with_name(f"{path.name}.damaged-{stamp}")
     if data is None:

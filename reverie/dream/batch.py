@@ -1,8 +1,8 @@
 """Phase-1 input: the next batch past the Dream cursor, and the analysis message built from it.
 
-The message follows ``reverie.llm.protocol``: ``SECTION_TODAY``, ``SECTION_BATCH`` (one ``batch_header`` per
-entry, content capped), then one section per memory file; MEMORY.md lines older than
-``protocol.AGE_THRESHOLD_DAYS`` by the repo's history carry ``protocol.age_suffix``.
+The message follows ``reverie.llm.protocol``: ``SECTION_TODAY``, ``SECTION_BATCH`` (one
+``batch_header`` per entry, content capped), then one section per memory file; MEMORY.md lines older
+than ``protocol.AGE_THRESHOLD_DAYS`` by the repo's history carry ``protocol.age_suffix``.
 """
 
 from __future__ import annotations
@@ -27,14 +27,16 @@ __all__ = [
     "cap_entry",
 ]
 
-#: The prompt section (both phases) stating each file's size and budget and what Dream does to keep them.
+#: The prompt section (both phases) stating each file's size and budget and what Dream does to keep
+#: them.
 SECTION_BUDGETS = "Budgets"
 
 log = logging.getLogger(__name__)
 
 #: Characters of one history entry shown to the model; the rest is cut with a marker.
 ENTRY_CAP = 4_000
-#: How many of MEMORY.md's past versions the age walk reads at most (bounds the cost on a long history).
+#: How many of MEMORY.md's past versions the age walk reads at most (bounds the cost on a long
+#: history).
 AGE_WALK_LIMIT = 40
 
 
@@ -52,8 +54,9 @@ def cap_entry(content: str, cap: int = ENTRY_CAP) -> str:
 
 
 def line_ages(git: _History, text: str, now: datetime | None = None) -> list[int | None]:
-    """Per line of ``text`` (MEMORY.md as on disk), its age in whole days: since the oldest commit from which the
-    line has been present in every version up to HEAD. None for lines HEAD does not have (not committed yet).
+    """Per line of ``text`` (MEMORY.md as on disk), its age in whole days: since the oldest commit
+    from which the line has been present in every version up to HEAD. None for lines HEAD does not
+    have (not committed yet).
 
     This is a bounded blame by line content over GitStore's public ``log``/``file_at``.
     """
@@ -88,8 +91,8 @@ def _annotate(text: str, ages: Sequence[int | None]) -> str:
 
 
 def budget_lines(files: Mapping[str, str], cfg: DreamConfig) -> str:
-    """The ``Budgets`` section: each prompt file's size against its budget, and the lifecycle rules (the same
-    text for any model; the gate still checks the result)."""
+    """The ``Budgets`` section: each prompt file's size against its budget, and the lifecycle rules
+    (the same text for any model; the gate still checks the result)."""
     limits = {SOUL: cfg.soul_max_chars, USER: cfg.user_max_chars, MEMORY: cfg.memory_max_chars}
     rows = [
         f"- {rel}: {len(files.get(rel, '')):,} of {limits[rel]:,} characters "

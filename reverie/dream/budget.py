@@ -1,6 +1,8 @@
-"""Dream's hard budget: model turns, tool calls, tokens, wall time, and repeated-failure (loop) detection.
+"""Dream's hard budget: model turns, tool calls, tokens, wall time, and repeated-failure (loop)
+detection.
 
-A weak model once looped for 23 minutes and 10M tokens in nanobot; every cap here ends the run instead.
+A weak model once looped for 23 minutes and 10M tokens in nanobot; every cap here ends the run
+instead.
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ REPEAT_LIMIT = 3
 
 
 class BudgetExceeded(Exception):
-    """A cap was reached. ``cap`` names it (iterations, tool-calls, tokens, time, loop); ``overall`` is True when
-    the drain's overall budget, not this batch's own, was the binding limit (then no attempt is counted)."""
+    """A cap was reached. ``cap`` names it (iterations, tool-calls, tokens, time, loop); ``overall``
+    is True when the drain's overall budget, not this batch's own, was the binding limit (then no
+    attempt is counted)."""
 
     def __init__(self, cap: str, detail: str, *, overall: bool = False) -> None:
         super().__init__(f"budget exhausted ({cap}): {detail}")
@@ -124,13 +127,15 @@ class Budget:
 async def budgeted_call(
     client: ModelClient, budget: Budget, messages: list[dict[str, Any]], *, model: str, **kw: Any
 ) -> ModelResponse:
-    """One model call inside the budget: refused past the time cap, cut off at the remaining wall time, and its
-    tokens charged (which raises ``BudgetExceeded`` when the token cap is crossed). ``ModelError`` passes through."""
+    """One model call inside the budget: refused past the time cap, cut off at the remaining wall
+    time, and its tokens charged (which raises ``BudgetExceeded`` when the token cap is crossed).
+    ``ModelError`` passes through."""
     budget.check_time()
     remaining = max(0.001, budget.remaining_seconds())
     try:
-        # The client keeps its own per-attempt timeout and retry budget (``config.llm``); the run's remaining wall
-        # time only caps the whole call. (Passing it as the per-attempt timeout let one hang eat the run's budget.)
+        # The client keeps its own per-attempt timeout and retry budget (``config.llm``); the run's
+        # remaining wall time only caps the whole call. (Passing it as the per-attempt timeout let
+        # one hang eat the run's budget.)
         response = await asyncio.wait_for(client.complete(messages, model=model, **kw), remaining)
     except TimeoutError:
         overall = budget.overall is not None and budget.overall.remaining_seconds() <= 0

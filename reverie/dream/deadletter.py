@@ -1,26 +1,29 @@
-"""``memory/dream-deadletter.jsonl``: batches Dream set aside after repeated failures. This docstring is the spec.
+"""``memory/dream-deadletter.jsonl``: batches Dream set aside after repeated failures. This
+docstring is the spec.
 
 One JSON object per line, UTF-8, ``\\n``-terminated, append-only::
 
     {"first": 31, "last": 50, "reason": "budget exhausted (loop): ...", "attempts": 3,
      "time": "2026-11-22T14:05:00+00:00"}
 
-``first``/``last`` are the history cursors of the batch (inclusive); ``time`` is ISO 8601 with offset. Writers
-hold Dream's run lock. An append is one ``write`` on an ``O_APPEND`` descriptor, fsynced; a torn last line
-(a crash mid-append) is closed with a newline before the next append, and readers skip lines that do not parse,
-with a warning. The entries stay in history.jsonl.
+``first``/``last`` are the history cursors of the batch (inclusive); ``time`` is ISO 8601 with
+offset. Writers hold Dream's run lock. An append is one ``write`` on an ``O_APPEND`` descriptor,
+fsynced; a torn last line (a crash mid-append) is closed with a newline before the next append, and
+readers skip lines that do not parse, with a warning. The entries stay in history.jsonl.
 
-A set-aside batch comes back with ``reverie requeue`` / ``/requeue``, recorded as events in the same log::
+A set-aside batch comes back with ``reverie requeue`` / ``/requeue``, recorded as events in the same
+log::
 
     {"event": "requeued", "first": 31, "time": ...}   # Dream runs it again before the batches past its cursor
     {"event": "done", "first": 31, "time": ..., "commit": "<sha>"|null}   # it ran (the cursor never moves back)
 
     {"event": "replayed", "first": 31, "time": ...}   # restore --replay moved the cursor back before it
 
-Folded in order, a batch is *set aside* (its latest record is a dead letter), *queued* (requeued, not done) or
-settled (done, or replayed: the Dream cursor is before it again, so the next runs process it in order like any
-pending batch); a batch that fails ``maxAttempts`` times again is set aside again by a new dead-letter record.
-Only a batch set aside now can be the one a crash left just past the cursor (``transaction.reconcile``).
+Folded in order, a batch is *set aside* (its latest record is a dead letter), *queued* (requeued,
+not done) or settled (done, or replayed: the Dream cursor is before it again, so the next runs
+process it in order like any pending batch); a batch that fails ``maxAttempts`` times again is set
+aside again by a new dead-letter record. Only a batch set aside now can be the one a crash left just
+past the cursor (``transaction.reconcile``).
 """
 
 from __future__ import annotations
@@ -97,8 +100,8 @@ def append_dead_letter(path: Path, first: int, last: int, reason: str, attempts:
 
 
 def append_event(path: Path, event: str, first: int, commit: str | None = None) -> None:
-    """Record ``requeued``, ``done`` or ``replayed`` for the batch starting at ``first`` (the caller holds Dream's
-    run lock)."""
+    """Record ``requeued``, ``done`` or ``replayed`` for the batch starting at ``first`` (the caller
+    holds Dream's run lock)."""
     data: dict[str, object] = {
         "event": event,
         "first": first,
@@ -137,8 +140,9 @@ def queued(path: Path) -> list[DeadLetter]:
 
 
 def settle_replayed(path: Path, cursor: int) -> list[DeadLetter]:
-    """The Dream cursor was rewound to ``cursor`` (``restore --replay``): every set-aside or queued batch past it is
-    settled as ``replayed``, since the cursor reaches it again. Returns those batches."""
+    """The Dream cursor was rewound to ``cursor`` (``restore --replay``): every set-aside or queued
+    batch past it is settled as ``replayed``, since the cursor reaches it again. Returns those
+    batches."""
     pending = [d for _status, d in _fold(path).values() if d.first > cursor]
     for d in pending:
         append_event(path, "replayed", d.first)

@@ -1,6 +1,6 @@
-"""Dream's phase-2 tools, ``read_file``, ``edit_file`` and ``archive_line``, over a ``StagedFiles`` copy (never
-the disk). ``archive_line`` only takes the line out of the staged file and records it: the lifecycle step
-(``reverie.dream.lifecycle``) appends it to the archive in the same commit."""
+"""Dream's phase-2 tools, ``read_file``, ``edit_file`` and ``archive_line``, over a ``StagedFiles``
+copy (never the disk). ``archive_line`` only takes the line out of the staged file and records it:
+the lifecycle step (``reverie.dream.lifecycle``) appends it to the archive in the same commit."""
 
 from __future__ import annotations
 
@@ -49,8 +49,9 @@ class MemoryTools:
         return text if text else "(empty file)"
 
     def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> str:
-        """Replace an exact piece of text in a memory file. old_text must match exactly and be unique unless
-        replace_all is true; an empty old_text appends new_text at the end of the file.
+        """Replace an exact piece of text in a memory file. old_text must match exactly and be
+        unique unless replace_all is true; an empty old_text appends new_text at the end of the
+        file.
 
         Args:
             path: SOUL.md, USER.md or memory/MEMORY.md.
@@ -86,8 +87,8 @@ class MemoryTools:
         return f"Edited {rel}: replaced {count if replace_all else 1} occurrence(s)."
 
     def archive_line(self, path: str, line: str, reason: str) -> str:
-        """Move one line out of a memory file into the searchable archive (memory/archive/), e.g. an old detail
-        that no longer needs to be in every prompt. The line stays findable by search.
+        """Move one line out of a memory file into the searchable archive (memory/archive/), e.g. an
+        old detail that no longer needs to be in every prompt. The line stays findable by search.
 
         Args:
             path: USER.md or memory/MEMORY.md (SOUL.md rules are never archived).

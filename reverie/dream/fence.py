@@ -1,22 +1,26 @@
-"""Dream's write fence: a stale run can never commit a batch, or move the cursor, after another run took over.
+"""Dream's write fence: a stale run can never commit a batch, or move the cursor, after another run
+took over.
 
-Dream's run lock is an ``flock``. On one host that is enough, but on a network file system a paused or partitioned
-holder can lose it silently and wake up still believing it holds it; a lease in Redis can be lost the same way. So
-the workspace itself checks every write of a run (Kleppmann's fencing token, kept where the data is):
+Dream's run lock is an ``flock``. On one host that is enough, but on a network file system a paused
+or partitioned holder can lose it silently and wake up still believing it holds it; a lease in Redis
+can be lost the same way. So the workspace itself checks every write of a run (Kleppmann's fencing
+token, kept where the data is):
 
-- **Epoch** (``memory/.reverie/epoch``, an integer): a distributed worker bumps it with `bump_epoch` when it takes a
-  workspace's lease, and hands the value to its run (``Dream.epoch``). A run whose epoch is no longer the file's
-  may not write.
-- **Expected batch**: when a run starts (under the run lock, after ``reconcile``) it records the Dream cursor and
-  the newest dream/restore/revert commit (its *anchor*). Before each write it requires both unchanged. Another run
-  that committed this batch, moved the cursor, or a restore in between, changes one of them, so a batch is committed
-  at most once and a stale run after a restore cannot reapply (no ABA), with or without an epoch.
+- **Epoch** (``memory/.reverie/epoch``, an integer): a distributed worker bumps it with `bump_epoch`
+  when it takes a workspace's lease, and hands the value to its run (``Dream.epoch``). A run whose
+  epoch is no longer the file's may not write.
+- **Expected batch**: when a run starts (under the run lock, after ``reconcile``) it records the
+  Dream cursor and the newest dream/restore/revert commit (its *anchor*). Before each write it
+  requires both unchanged. Another run that committed this batch, moved the cursor, or a restore in
+  between, changes one of them, so a batch is committed at most once and a stale run after a restore
+  cannot reapply (no ABA), with or without an epoch.
 
-Both checks and the write itself (commit, then cursor) run inside one short critical section, ``fence.lock``, which
-`bump_epoch` also takes: a bump lands either before the check (the write is refused) or after the cursor write.
-A refused write raises `FencedError` before anything is written; the batch stays pending for the new holder.
-Residual risk (documented in docs/scale.md): a holder that loses ``fence.lock`` itself *inside* the millisecond
-section, which only storage-side fencing (CephFS blocklisting) removes.
+Both checks and the write itself (commit, then cursor) run inside one short critical section,
+``fence.lock``, which `bump_epoch` also takes: a bump lands either before the check (the write is
+refused) or after the cursor write. A refused write raises `FencedError` before anything is written;
+the batch stays pending for the new holder. Residual risk (documented in docs/scale.md): a holder
+that loses ``fence.lock`` itself *inside* the millisecond section, which only storage-side fencing
+(CephFS blocklisting) removes.
 """
 
 from __future__ import annotations
@@ -37,8 +41,8 @@ if TYPE_CHECKING:
 __all__ = ["FencedError", "Fence", "bump_epoch", "read_epoch", "section_lock", "EPOCH_FILE"]
 
 EPOCH_FILE = "epoch"
-#: How far back the anchor is looked for: past this many commits of other kinds it counts as "none" (a refusal
-#: then only costs a retry, never a double commit).
+#: How far back the anchor is looked for: past this many commits of other kinds it counts as "none"
+#: (a refusal then only costs a retry, never a double commit).
 _ANCHOR_DEPTH = 50
 _ANCHOR_KINDS = ("dream", "restore", "revert")
 
@@ -50,8 +54,8 @@ def section_lock(state_dir: Path) -> Lock:
 
 
 def read_epoch(state_dir: Path) -> int:
-    """The workspace's epoch (0 before any distributed worker took it; a corrupt file reads as 0 and is bumped
-    past by the next taker, which refuses every older holder)."""
+    """The workspace's epoch (0 before any distributed worker took it; a corrupt file reads as 0 and
+    is bumped past by the next taker, which refuses every older holder)."""
     raw = read_bytes_or_none(Path(state_dir) / EPOCH_FILE)
     try:
         return int(raw.decode("ascii").strip()) if raw else 0
@@ -75,8 +79,9 @@ def _anchor(git: GitStore) -> str | None:
 
 
 class Fence:
-    """The write guard of one Dream run. ``epoch`` None: no epoch check (a single-host run); ``valid``: an extra
-    condition, e.g. "my lease still has a margin left", checked inside the section."""
+    """The write guard of one Dream run. ``epoch`` None: no epoch check (a single-host run);
+    ``valid``: an extra condition, e.g. "my lease still has a margin left", checked inside the
+    section."""
 
     def __init__(
         self,
@@ -113,8 +118,8 @@ class Fence:
 
     @contextmanager
     def section(self) -> Iterator[None]:
-        """Hold ``fence.lock``, refuse a stale run (`FencedError`), let the block write, then record the new
-        cursor and anchor as this run's starting point for its next batch."""
+        """Hold ``fence.lock``, refuse a stale run (`FencedError`), let the block write, then record
+        the new cursor and anchor as this run's starting point for its next batch."""
         with section_lock(self._state_dir):
             why = self._refusal()
             if why is not None:

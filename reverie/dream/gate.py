@@ -1,8 +1,10 @@
-"""The gate every Dream run passes before anything is written: shrinkage, size budgets, credentials, and
-control characters (an ``ESC[…`` in USER.md would reach every prompt and every terminal showing it).
+"""The gate every Dream run passes before anything is written: shrinkage, size budgets, credentials,
+and control characters (an ``ESC[…`` in USER.md would reach every prompt and every terminal showing
+it).
 
-It judges the result of the model's edits *and* the lifecycle step together; lines the step archived or retired
-are accounted for (they are in the archive or named in the commit), so they never count as lost content.
+It judges the result of the model's edits *and* the lifecycle step together; lines the step archived
+or retired are accounted for (they are in the archive or named in the commit), so they never count
+as lost content.
 
 A rejection leaves the files as they were; the reason is logged and recorded for ``reverie status``.
 """
@@ -29,8 +31,9 @@ def find_credentials(text: str) -> list[tuple[str, str]]:
 
 
 _MIN_LINES_FOR_SHRINK_CHECK = 2  # a one-line file is not "content" whose loss the gate guards
-#: A line a run adds may be at most this long: longer is not a memory fact but garbage (a model's runaway output),
-#: and the lifecycle would otherwise carry it into the archive. Lines that were already in a file may move.
+#: A line a run adds may be at most this long: longer is not a memory fact but garbage (a model's
+#: runaway output), and the lifecycle would otherwise carry it into the archive. Lines that were
+#: already in a file may move.
 MAX_NEW_LINE_CHARS = 2_000
 _FILE_NAMES = {SOUL: "soul.md", USER: "user.md", MEMORY: "memory.md"}
 
@@ -101,10 +104,11 @@ def check(
 ) -> GateVerdict:
     """Judge a run's changed files (path -> new content) against their base content.
 
-    ``own_removals``: lines the lifecycle step moved to the archive or retired (named in the commit), which the
-    shrinkage checks do not count as lost; the model's own removals still are. ``over_budget_ok``: files the step
-    could not bring within budget because only protected lines (identity, pins, rules) are left; they may grow.
-    Archive files (``memory/archive/``) are checked for credentials only, against everything the run started from.
+    ``own_removals``: lines the lifecycle step moved to the archive or retired (named in the
+    commit), which the shrinkage checks do not count as lost; the model's own removals still are.
+    ``over_budget_ok``: files the step could not bring within budget because only protected lines
+    (identity, pins, rules) are left; they may grow. Archive files (``memory/archive/``) are checked
+    for credentials only, against everything the run started from.
     """
     findings = list(findings)
     budgets = _budgets(cfg)

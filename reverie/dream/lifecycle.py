@@ -1,36 +1,42 @@
-"""Dream's lifecycle step: keeps the prompt files true and within budget for years, whatever the model did.
+"""Dream's lifecycle step: keeps the prompt files true and within budget for years, whatever the
+model did.
 
-It runs on the staged files after the model's edits and before the gate, deterministically (the same for any
-model, the offline engine included). A line leaves a prompt file only for a reason that names its evidence, and
-every line that leaves — merged ones included — is appended to the archive with that reason and what replaced it:
+It runs on the staged files after the model's edits and before the gate, deterministically (the same
+for any model, the offline engine included). A line leaves a prompt file only for a reason that
+names its evidence, and every line that leaves — merged ones included — is appended to the archive
+with that reason and what replaced it:
 
-1. **The model's removals** are accounted for: a line an edit replaced is *superseded* by the edit's new line; a
-   line moved with the ``archive_line`` tool is *archived* with the model's reason; a line removed while an
-   identical line stays is *merged*; any other removed line is *removed* (with the ``[FILE-REMOVE]`` finding's
-   reason).
-2. **Duplicates of the same fact** are *merged*: the same ``line_key`` into the first occurrence; a line said word
-   for word at the start of a longer line of the same file (after an optional "The user") into that longer line
-   ("Likes green tea" into "Likes green tea with honey"). A line said *inside* a longer one names another subject
-   ("Is vegetarian" in "Wife is vegetarian", "Speaks German" in "Manager speaks German"): both stay. When the
-   longer line only adds a negation before it ("No longer uses MySQL"), the older of the two is *superseded*.
-3. **Superseded values**: two lines filling the same *single-valued* attribute of the user keep the newer; the
-   older is *superseded* by it. Single-valued are only the attributes in ``SINGLE_VALUED`` (home, employer, job
-   title, name, time zone …, as ``Key: value`` labels or as "Lives in / Works at / Works as …") and labels
-   starting with "favourite" or "current". Every other label — family members, pets, languages, likes, bugs,
-   lessons, repositories, rules — is multi-valued: a second value never supersedes the first by its label alone.
-4. **Expiry**: a dated item — a line with an absolute date (``2027-03-05``, ``March 5, 2027``, ``5 March 2027``)
-   that the archiver marked ``ephemeral`` or that names an event (deadline, due, trip, meeting …) — is *expired*
-   once its latest date plus ``graceDays`` has passed. A date that does not parse leaves the line a plain fact.
-5. **Salience** (``reverie.dream.salience``): over budget, the least salient unprotected lines are *archived*
-   until the file is at ``targetRatio`` of its budget; with ``staleDays``, stale lines too — except the user's
-   attributes in USER.md (home, work, role, ``Key: value``), which leave only when superseded or under budget
-   pressure.
+1. **The model's removals** are accounted for: a line an edit replaced is *superseded* by the edit's
+   new line; a line moved with the ``archive_line`` tool is *archived* with the model's reason; a
+   line removed while an identical line stays is *merged*; any other removed line is *removed* (with
+   the ``[FILE-REMOVE]`` finding's reason).
+2. **Duplicates of the same fact** are *merged*: the same ``line_key`` into the first occurrence; a
+   line said word for word at the start of a longer line of the same file (after an optional "The
+   user") into that longer line ("Likes green tea" into "Likes green tea with honey"). A line said
+   *inside* a longer one names another subject ("Is vegetarian" in "Wife is vegetarian", "Speaks
+   German" in "Manager speaks German"): both stay. When the longer line only adds a negation before
+   it ("No longer uses MySQL"), the older of the two is *superseded*.
+3. **Superseded values**: two lines filling the same *single-valued* attribute of the user keep the
+   newer; the older is *superseded* by it. Single-valued are only the attributes in
+   ``SINGLE_VALUED`` (home, employer, job title, name, time zone …, as ``Key: value`` labels or as
+   "Lives in / Works at / Works as …") and labels starting with "favourite" or "current". Every
+   other label — family members, pets, languages, likes, bugs, lessons, repositories, rules — is
+   multi-valued: a second value never supersedes the first by its label alone.
+4. **Expiry**: a dated item — a line with an absolute date (``2027-03-05``, ``March 5, 2027``, ``5
+   March 2027``) that the archiver marked ``ephemeral`` or that names an event (deadline, due, trip,
+   meeting …) — is *expired* once its latest date plus ``graceDays`` has passed. A date that does
+   not parse leaves the line a plain fact.
+5. **Salience** (``reverie.dream.salience``): over budget, the least salient unprotected lines are
+   *archived* until the file is at ``targetRatio`` of its budget; with ``staleDays``, stale lines
+   too — except the user's attributes in USER.md (home, work, role, ``Key: value``), which leave
+   only when superseded or under budget pressure.
 
-SOUL.md (standing rules), lines marked ``permanent`` by the archiver, USER.md lines that read as identity (name,
-birth, origin, family or pets by name: ``_IDENTITY``) and pinned lines are never removed by steps 2–5 (a newer
-value of a pinned attribute stays beside it). A ``[pinned]`` marker the model added is taken off: pins are a
-person's. Where the archive is not tracked (``git.trackedFiles`` leaves ``memory/archive/*.md`` out), steps 2–5
-remove nothing: a line never leaves for a place nobody can find it.
+SOUL.md (standing rules), lines marked ``permanent`` by the archiver, USER.md lines that read as
+identity (name, birth, origin, family or pets by name: ``_IDENTITY``) and pinned lines are never
+removed by steps 2–5 (a newer value of a pinned attribute stays beside it). A ``[pinned]`` marker
+the model added is taken off: pins are a person's. Where the archive is not tracked
+(``git.trackedFiles`` leaves ``memory/archive/*.md`` out), steps 2–5 remove nothing: a line never
+leaves for a place nobody can find it.
 """
 
 from __future__ import annotations
@@ -92,9 +98,10 @@ _NEGATION = frozenset(
 )
 _STOP = frozenset("the a an".split())
 _KV = re.compile(r"^([a-z][a-z0-9 ]{0,40}?)\s*:\s*\S")
-#: The user's single-valued attributes, as ``Key: value`` labels (on line keys: lower case, punctuation gone). A
-#: second value of one of these supersedes the first; every other label is multi-valued (documented in
-#: docs/lifecycle.md). Labels starting with "favourite"/"favorite"/"current" are single-valued too.
+#: The user's single-valued attributes, as ``Key: value`` labels (on line keys: lower case,
+#: punctuation gone). A second value of one of these supersedes the first; every other label is
+#: multi-valued (documented in docs/lifecycle.md). Labels starting with
+#: "favourite"/"favorite"/"current" are single-valued too.
 SINGLE_VALUED = frozenset(
     (
         "home",
@@ -141,7 +148,8 @@ SINGLE_VALUED = frozenset(
     )
 )
 _SINGLE_PREFIX = ("favourite ", "favorite ", "current ")
-#: "Lives in / Works at / Works as …" phrasings of the same attributes (about the user: at the line's start).
+#: "Lives in / Works at / Works as …" phrasings of the same attributes (about the user: at the
+#: line's start).
 _SLOTS = (
     (re.compile(r"^(?:the user )?(?:lives|is living|is based|resides) in\b"), "home"),
     (re.compile(r"^(?:the user )?works (?:at|for)\b"), "employer"),
@@ -177,8 +185,9 @@ _ALIASES = {
 }
 _SUBJECT = re.compile(r"^(?:the user(?: s)?|user(?: s)?|i)\s+")
 _REPLACES = re.compile(r"\(replaces: (.+)\)\s*$")
-#: Identity lines of USER.md protected even without the archiver's mark (written before Dream kept salience, or
-#: phrased by a model so that no batch fact matched): name, birth, origin, family and pets by name. On line keys.
+#: Identity lines of USER.md protected even without the archiver's mark (written before Dream kept
+#: salience, or phrased by a model so that no batch fact matched): name, birth, origin, family and
+#: pets by name. On line keys.
 _IDENTITY = re.compile(
     r"^(?:the user(?: s)? )?(?:name|full name|birthday|date of birth|born|birthplace|from|is from|was born)\b"
     r"|\b(?:wife|husband|partner|spouse|son|daughter|mother|father|mom|dad|brother|sister|child|dog|cat)"
@@ -380,8 +389,9 @@ def apply(
     facts: Sequence[tuple[str, str]] = (),
     archive_enabled: bool = True,
 ) -> LifecycleOutcome:
-    """Run the lifecycle over the staged files. ``base``/``current``: the files before and after the model's edits;
-    ``facts``: ``(mark, text)`` fact lines of the batch; ``archive_texts``: the archive files as on disk."""
+    """Run the lifecycle over the staged files. ``base``/``current``: the files before and after the
+    model's edits; ``facts``: ``(mark, text)`` fact lines of the batch; ``archive_texts``: the
+    archive files as on disk."""
     files = dict(current)
     retired: list[Retired] = []
     own: dict[str, list[str]] = {}
@@ -597,8 +607,9 @@ def _merge_duplicates(
 
 
 class _Forms:
-    """Lines by the forms a shorter line must begin (after "The user", and after leading negation words), sorted,
-    so the lines that may cover a given one are found by bisection, not by comparing every pair."""
+    """Lines by the forms a shorter line must begin (after "The user", and after leading negation
+    words), sorted, so the lines that may cover a given one are found by bisection, not by comparing
+    every pair."""
 
     def __init__(self, lines: list[_Line]) -> None:
         pairs = sorted({(form, ln.index): ln for ln in lines for form in _forms(ln.key)}.items())
@@ -623,9 +634,10 @@ def _forms(key: str) -> set[str]:
 
 
 def _covers(short: str, longer: str) -> str | None:
-    """How the line key ``longer`` relates to ``short`` said word for word in it: "extends" when it starts with it
-    (the same subject, more detail), "negates" when only negation words come before it ("No longer uses MySQL"),
-    else None — words before it name another subject ("Wife is vegetarian") or change the fact."""
+    """How the line key ``longer`` relates to ``short`` said word for word in it: "extends" when it
+    starts with it (the same subject, more detail), "negates" when only negation words come before
+    it ("No longer uses MySQL"), else None — words before it name another subject ("Wife is
+    vegetarian") or change the fact."""
     short, longer = _subjectless(short), _subjectless(longer)
     if longer == short:
         return "extends"

@@ -1,9 +1,10 @@
-"""Dream's cross-process run lock (``memory/.reverie/dream.lock``), shared by manual and scheduled runs, and
-held by every operation that must not interleave with a run: restore and revert (a ``--replay`` rewind would be
-overwritten by the run's own cursor write), approve and purge (``dream_run_lock``). Those operations also hold the
-write fence's lock (``reverie.dream.fence``), so a run that lost its run lock (a network file system) cannot slip a
-commit between their check and their write either. A `reverie.locking.Lock`:
-exclusive across processes and across threads/tasks of one process, not re-entrant, released when a holder dies."""
+"""Dream's cross-process run lock (``memory/.reverie/dream.lock``), shared by manual and scheduled
+runs, and held by every operation that must not interleave with a run: restore and revert (a
+``--replay`` rewind would be overwritten by the run's own cursor write), approve and purge
+(``dream_run_lock``). Those operations also hold the write fence's lock (``reverie.dream.fence``),
+so a run that lost its run lock (a network file system) cannot slip a commit between their check and
+their write either. A `reverie.locking.Lock`: exclusive across processes and across threads/tasks of
+one process, not re-entrant, released when a holder dies."""
 
 from __future__ import annotations
 
@@ -49,9 +50,9 @@ class RunLock:
 
 @contextmanager
 def dream_run_lock(state_dir: Path, what: str, timeout: float | None = None) -> Iterator[None]:
-    """Hold Dream's run lock for the block, waiting up to ``timeout`` seconds (default ``WAIT_SECONDS``) for a
-    running Dream, then ``LockTimeoutError``. Blocking: from an event loop that also runs Dream, call it in a
-    worker thread."""
+    """Hold Dream's run lock for the block, waiting up to ``timeout`` seconds (default
+    ``WAIT_SECONDS``) for a running Dream, then ``LockTimeoutError``. Blocking: from an event loop
+    that also runs Dream, call it in a worker thread."""
     timeout = WAIT_SECONDS if timeout is None else timeout
     busy = f"Dream is running; {what} waited {timeout:.0f}s. Run it again when Dream is done"
     with Lock(_path(state_dir), timeout=timeout, busy=busy), section_lock(state_dir):

@@ -1,9 +1,10 @@
-"""A SOUL.md change Dream proposed and a person has not approved yet. This docstring is the format's spec.
+"""A SOUL.md change Dream proposed and a person has not approved yet. This docstring is the format's
+spec.
 
-With ``dream.protectSoul`` (the default) Dream never writes SOUL.md, the agent's standing instructions: it
-calls ``stage_soul_change`` and the change waits in ``memory/.reverie/pending-soul.json`` until ``approve``
-(``reverie approve``) commits it or ``reject`` (``reverie reject``) drops it. ``status`` and ``/dream-log``
-show it (``load_pending``).
+With ``dream.protectSoul`` (the default) Dream never writes SOUL.md, the agent's standing
+instructions: it calls ``stage_soul_change`` and the change waits in
+``memory/.reverie/pending-soul.json`` until ``approve`` (``reverie approve``) commits it or
+``reject`` (``reverie reject``) drops it. ``status`` and ``/dream-log`` show it (``load_pending``).
 
 The file is one UTF-8 JSON object, replaced atomically (``reverie.fsutil.atomic_write``)::
 
@@ -15,13 +16,14 @@ The file is one UTF-8 JSON object, replaced atomically (``reverie.fsutil.atomic_
      "head": "<memory repo HEAD when staged, or null>", "model": "<model name or null>",
      "reasons": ["<why, one line each>"], "proposals": 1}
 
-One pending change at a time. Staging again against the same base folds the new proposal into the pending one
-with a three-way merge (``proposals`` counts them; cursors widen); if they conflict, or the base differs, the
-newer proposal replaces the older one with a warning (the older one's reasons are kept in ``reasons``).
+One pending change at a time. Staging again against the same base folds the new proposal into the
+pending one with a three-way merge (``proposals`` counts them; cursors widen); if they conflict, or
+the base differs, the newer proposal replaces the older one with a warning (the older one's reasons
+are kept in ``reasons``).
 
-Crash safety: ``approve`` commits first (GitStore's own crash-safe order), then deletes the file. A crash in
-between leaves a pending change whose ``proposed`` already equals SOUL.md; the next ``approve`` sees that and
-only deletes the file, and ``load_pending`` reports it as ``applied``.
+Crash safety: ``approve`` commits first (GitStore's own crash-safe order), then deletes the file. A
+crash in between leaves a pending change whose ``proposed`` already equals SOUL.md; the next
+``approve`` sees that and only deletes the file, and ``load_pending`` reports it as ``applied``.
 """
 
 from __future__ import annotations
@@ -207,11 +209,12 @@ def stage_soul_change(
     head: str | None = None,
     meta: Mapping[str, Any] | None = None,
 ) -> PendingChange:
-    """Stage Dream's proposed SOUL.md (``proposed``, made against ``base``) for approval instead of writing it.
+    """Stage Dream's proposed SOUL.md (``proposed``, made against ``base``) for approval instead of
+    writing it.
 
-    ``meta`` is an alternative spelling of the keyword fields for callers that carry a dict (keys ``first``,
-    ``last``, ``reason``, ``model``, ``head``); explicit keywords win. Returns the pending change as now stored
-    (possibly merged with an earlier pending proposal).
+    ``meta`` is an alternative spelling of the keyword fields for callers that carry a dict (keys
+    ``first``, ``last``, ``reason``, ``model``, ``head``); explicit keywords win. Returns the
+    pending change as now stored (possibly merged with an earlier pending proposal).
     """
     if meta:
         first_cursor = first_cursor if first_cursor is not None else _meta_int(meta, "first")

@@ -1,6 +1,7 @@
 """A person's pin: a prompt-file line ending in ``[pinned]`` is never archived automatically (see
-``reverie.dream.salience``). ``pin`` adds or removes the marker on the one line containing some text and commits
-the change as the person's own (``manual``), so it is versioned and undoable like any edit."""
+``reverie.dream.salience``). ``pin`` adds or removes the marker on the one line containing some text
+and commits the change as the person's own (``manual``), so it is versioned and undoable like any
+edit."""
 
 from __future__ import annotations
 
@@ -30,12 +31,13 @@ class PinResult:
 
 
 def pin(workspace: Workspace, git: GitStore, text: str, *, pinned: bool = True) -> PinResult:
-    """Pin (or unpin) the single memory-file line containing ``text`` (case-insensitive). Raises ``DreamError``
-    when no line or several lines match.
+    """Pin (or unpin) the single memory-file line containing ``text`` (case-insensitive). Raises
+    ``DreamError`` when no line or several lines match.
 
-    Follows the memory-file writers' protocol: the new content is committed with the text it was computed from
-    (``GitStore.commit``'s ``base``), so a Dream commit that lands between the read and the commit is merged, not
-    overwritten; should that merge conflict (Dream changed the very line), the pin is tried again on the new text.
+    Follows the memory-file writers' protocol: the new content is committed with the text it was
+    computed from (``GitStore.commit``'s ``base``), so a Dream commit that lands between the read
+    and the commit is merged, not overwritten; should that merge conflict (Dream changed the very
+    line), the pin is tried again on the new text.
     """
     needle = " ".join(text.split()).lower()
     if not needle:

@@ -1,4 +1,5 @@
-"""Dream's small state records in ``memory/.reverie/`` (``Workspace.state_dir``). This docstring is the spec.
+"""Dream's small state records in ``memory/.reverie/`` (``Workspace.state_dir``). This docstring is
+the spec.
 
 ``dream-status.json`` — what ``reverie status`` shows and what the scheduler counts from::
 
@@ -11,10 +12,10 @@
 
     {"first": 31, "count": 2, "reasons": ["...", "..."]}
 
-Both are replaced atomically (``atomic_write``); a missing or corrupt record reads as empty, with a warning for
-corrupt ones, because both are advisory: the cursor and the repo remain the truth. A record inside
-``dream-status.json`` without one of its keys, or with a value of the wrong type, is corrupt too: it reads as
-absent, with a warning, so no reader ever meets a half record.
+Both are replaced atomically (``atomic_write``); a missing or corrupt record reads as empty, with a
+warning for corrupt ones, because both are advisory: the cursor and the repo remain the truth. A
+record inside ``dream-status.json`` without one of its keys, or with a value of the wrong type, is
+corrupt too: it reads as absent, with a warning, so no reader ever meets a half record.
 """
 
 from __future__ import annotations
@@ -175,8 +176,8 @@ class StatusRecord:
                 "last": last,
                 "reason": reason,
             }
-        # Advisory (status display, schedule hint): atomic for readers, not fsynced — a power loss only makes the
-        # next scheduled run come early.
+        # Advisory (status display, schedule hint): atomic for readers, not fsynced — a power loss
+        # only makes the next scheduled run come early.
         atomic_write(
             self.path, orjson.dumps(self.data, option=orjson.OPT_INDENT_2) + b"\n", fsync=False
         )
@@ -267,8 +268,8 @@ class Attempts:
 
 @dataclass(frozen=True)
 class DreamStatusSummary:
-    """Dream's part of ``reverie status``: the last run, the last gate rejection, batches set aside, and failed
-    attempts on the batch now pending."""
+    """Dream's part of ``reverie status``: the last run, the last gate rejection, batches set aside,
+    and failed attempts on the batch now pending."""
 
     last_run: RunRecord | None
     last_rejection: RejectionRecord | None

@@ -45,11 +45,12 @@ class Edit:
 class DreamResult:
     """The outcome of ``Dream.run``.
 
-    ``first``/``last`` are the history cursors of the batch (None when nothing was read). ``commit`` is the
-    dream commit's sha (None unless status is "ok" and not a dry run). ``diff`` is the unified diff of what the
-    run would write (always filled for a dry run, and for "ok" runs). ``pending_soul`` holds a SOUL.md change
-    staged for approval instead of written (``dream.protectSoul``). A drain returns one result whose
-    ``batches`` are the per-batch results; its top-level fields aggregate them.
+    ``first``/``last`` are the history cursors of the batch (None when nothing was read). ``commit``
+    is the dream commit's sha (None unless status is "ok" and not a dry run). ``diff`` is the
+    unified diff of what the run would write (always filled for a dry run, and for "ok" runs).
+    ``pending_soul`` holds a SOUL.md change staged for approval instead of written
+    (``dream.protectSoul``). A drain returns one result whose ``batches`` are the per-batch results;
+    its top-level fields aggregate them.
     """
 
     status: DreamStatus
@@ -69,13 +70,14 @@ class DreamResult:
     attempts: int = 0
     pending_soul: str | None = None
     batches: tuple[DreamResult, ...] = ()
-    #: The lifecycle step (``reverie.dream.lifecycle``): lines moved to ``memory/archive/`` (expired ones not
-    #: included), dated items retired, lines superseded by newer ones, duplicates merged.
+    #: The lifecycle step (``reverie.dream.lifecycle``): lines moved to ``memory/archive/`` (expired
+    #: ones not included), dated items retired, lines superseded by newer ones, duplicates merged.
     archived: int = 0
     expired: int = 0
     superseded: int = 0
     merged: int = 0
-    #: Said to the person with the outcome: a damaged archive file repaired (naming it), the archive untracked…
+    #: Said to the person with the outcome: a damaged archive file repaired (naming it), the archive
+    #: untracked…
     warnings: tuple[str, ...] = ()
     #: False when ``git.trackedFiles`` leaves ``memory/archive/*.md`` out: nothing was archived.
     archive_tracked: bool = True

@@ -1,12 +1,13 @@
-"""``Dream``: the one library call that runs the two-phase memory edit (``reverie dream``, ``/dream`` and the
-scheduler all call ``Dream.run`` and only render its ``DreamResult``).
+"""``Dream``: the one library call that runs the two-phase memory edit (``reverie dream``,
+``/dream`` and the scheduler all call ``Dream.run`` and only render its ``DreamResult``).
 
-Sequence of one batch: run lock → reconcile → read the batch past ``.dream_cursor`` → phase 1 (findings) →
-phase 2 (edits on a staged copy, in budget) → gate → merge over concurrent edits → commit → cursor. Any failure
-before the commit writes nothing and leaves the batch pending. Faults of the batch itself (the gate, a malformed
-edit loop, its own budget) count an attempt, and ``maxAttempts`` of them set the batch aside; faults of the model
-(unreachable, key refused, overloaded past the retry budget, an analysis without findings or ``[SKIP]``) count
-none, so an outage never costs a batch.
+Sequence of one batch: run lock → reconcile → read the batch past ``.dream_cursor`` → phase 1
+(findings) → phase 2 (edits on a staged copy, in budget) → gate → merge over concurrent edits →
+commit → cursor. Any failure before the commit writes nothing and leaves the batch pending. Faults
+of the batch itself (the gate, a malformed edit loop, its own budget) count an attempt, and
+``maxAttempts`` of them set the batch aside; faults of the model (unreachable, key refused,
+overloaded past the retry budget, an analysis without findings or ``[SKIP]``) count none, so an
+outage never costs a batch.
 """
 
 from __future__ import annotations
@@ -116,16 +117,18 @@ class Dream:
         self.config = config if config is not None else store.config
         self.workspace = store.workspace
         self._repo_ready = False
-        #: Today's date for the lifecycle step (expiry, salience) and the analysis prompt; replaceable in tests.
+        #: Today's date for the lifecycle step (expiry, salience) and the analysis prompt;
+        #: replaceable in tests.
         self.today: Callable[[], date] = date.today
         self._archive_disk: dict[str, str] = {}
         self._requeued: int | None = None  # first cursor of the requeued batch this run works on
         self._warnings: list[
             str
         ] = []  # what this run tells the person besides its outcome (DreamResult.warnings)
-        #: The fencing epoch a distributed worker took with this workspace's lease (``fence.bump_epoch``), and a
-        #: check that its lease is still good (a reason when not); every write of a run is refused once either
-        #: fails. Unset for a single-host run, which still gets the expected-batch check.
+        #: The fencing epoch a distributed worker took with this workspace's lease
+        #: (``fence.bump_epoch``), and a check that its lease is still good (a reason when not);
+        #: every write of a run is refused once either fails. Unset for a single-host run, which
+        #: still gets the expected-batch check.
         self.epoch: int | None = None
         self.lease_check: Callable[[], str | None] | None = None
         self._fence: Fence | None = None
@@ -149,8 +152,9 @@ class Dream:
     ) -> DreamResult:
         """Process the next batch (every pending batch, within an overall budget, with ``drain``).
 
-        Another run holding the lock → status "already-running" (or wait for it with ``wait``). ``dry_run``
-        computes the diff and writes nothing (no commit, cursor, attempt or status record).
+        Another run holding the lock → status "already-running" (or wait for it with ``wait``).
+        ``dry_run`` computes the diff and writes nothing (no commit, cursor, attempt or status
+        record).
         """
         lock = RunLock(self.workspace.state_dir)
         if not await lock.acquire(wait=wait):
@@ -184,9 +188,10 @@ class Dream:
         return self._fence.section() if self._fence is not None else nullcontext()
 
     def _retain(self) -> None:
-        """Apply ``memory.history.retention`` now that the Dream cursor moved (only consumed entries can go).
-        The log is rewritten only once it is 10 % (at least 100 entries) past the limit, judged from its first
-        and last cursors, so a run does not pay a full read of the log for a handful of entries."""
+        """Apply ``memory.history.retention`` now that the Dream cursor moved (only consumed entries
+        can go). The log is rewritten only once it is 10 % (at least 100 entries) past the limit,
+        judged from its first and last cursors, so a run does not pay a full read of the log for a
+        handful of entries."""
         keep = self.config.memory.history.retention
         if keep is None:
             return
@@ -253,8 +258,8 @@ class Dream:
         return _aggregate(results)
 
     def _budget(self, budget: Budget) -> Budget:
-        """The offline engine costs nothing: its calls are not counted against a token budget (every other cap
-        holds)."""
+        """The offline engine costs nothing: its calls are not counted against a token budget (every
+        other cap holds)."""
         if prefix_of(self.model) == prefix_of(OFFLINE_MODEL):
             budget.max_tokens = sys.maxsize
         return budget
@@ -450,9 +455,10 @@ class Dream:
         return queued(deadletter_path(self.workspace.memory_dir))
 
     def requeue(self, firsts: list[int] | None = None) -> list[DeadLetter]:
-        """Put set-aside batches (those starting at ``firsts``; all when None) back in front of the queue: the next
-        run processes them before the batches past the cursor, which never moves back. Takes Dream's run lock
-        (raises ``AlreadyRunningError`` while a run holds it); returns the batches requeued."""
+        """Put set-aside batches (those starting at ``firsts``; all when None) back in front of the
+        queue: the next run processes them before the batches past the cursor, which never moves
+        back. Takes Dream's run lock (raises ``AlreadyRunningError`` while a run holds it); returns
+        the batches requeued."""
         lock = RunLock(self.workspace.state_dir)
         if not lock.try_acquire():
             raise AlreadyRunningError("Dream is running; requeue when it ends")
@@ -504,8 +510,8 @@ class Dream:
             log.warning("dream: %s", message)
 
     def _committed(self, rel: str) -> str | None:
-        """``rel``'s last committed text: at HEAD, or — deleted since (a commit made while a directory stood in
-        its place records a deletion) — as the last commit that had it."""
+        """``rel``'s last committed text: at HEAD, or — deleted since (a commit made while a
+        directory stood in its place records a deletion) — as the last commit that had it."""
         try:
             if not self.git.head():
                 return None
@@ -565,8 +571,8 @@ class Dream:
         return life
 
     def _maintain(self, dry_run: bool) -> DreamResult:
-        """Nothing pending: run the lifecycle step alone (expiry, budgets, duplicates) and commit what it changes.
-        No model call; the cursor stays where it is."""
+        """Nothing pending: run the lifecycle step alone (expiry, budgets, duplicates) and commit
+        what it changes. No model call; the cursor stays where it is."""
         staged = StagedFiles.load(self.workspace)
         cfg = self.config.dream
         life = self._lifecycle(staged, self.today(), dry_run=dry_run)
@@ -654,9 +660,9 @@ class Dream:
         return any(len(staged.base.get(rel, "")) > limits[rel] for rel in MANAGED)
 
     def _trim_first(self, staged: StagedFiles) -> StagedFiles:
-        """A prompt file over its budget (grown by hand) is brought within it by the lifecycle step alone, and
-        committed, before the model is asked: its prompt then never carries the excess (which could cost the
-        batch its token budget)."""
+        """A prompt file over its budget (grown by hand) is brought within it by the lifecycle step
+        alone, and committed, before the model is asked: its prompt then never carries the excess
+        (which could cost the batch its token budget)."""
         trimmed = self._maintain(False)
         if trimmed.commit is None:
             return staged  # nothing the step could retire (protected lines alone), or it could not write

@@ -1,29 +1,33 @@
-"""Salience: how much a prompt-file line deserves its place. The record's format and the rule, in one module.
+"""Salience: how much a prompt-file line deserves its place. The record's format and the rule, in
+one module.
 
-``memory/.reverie/salience.json`` (advisory, rebuilt from scratch if lost: every line then counts as learned on
-the day it is first seen again)::
+``memory/.reverie/salience.json`` (advisory, rebuilt from scratch if lost: every line then counts as
+learned on the day it is first seen again)::
 
     {"version": 1, "hits_offset": 1234,
      "files": {"USER.md": {"lives in porto": {"learned": "2027-03-02", "confirmed": "2027-05-01",
                                               "hits": 3, "last_hit": "2027-05-20", "mark": "durable"}}}}
 
-Keys are ``reverie.hitlog.line_key``. ``mark`` is the archiver's mark of the fact the line was written from
-(``permanent``, ``durable``, ``ephemeral``), when Dream could match it (a batch fact with the same words, Jaccard
-≥ 0.5 for a new line; a restatement, ≥ 0.8, confirms an existing one). Dream writes the record after its commit,
-under its run lock (atomic replace); a crash in between only loses one run's dates.
+Keys are ``reverie.hitlog.line_key``. ``mark`` is the archiver's mark of the fact the line was
+written from (``permanent``, ``durable``, ``ephemeral``), when Dream could match it (a batch fact
+with the same words, Jaccard ≥ 0.5 for a new line; a restatement, ≥ 0.8, confirms an existing one).
+Dream writes the record after its commit, under its run lock (atomic replace); a crash in between
+only loses one run's dates.
 
-**The rule.** A line that is *protected* is never archived automatically: every SOUL.md line (standing rules), a
-line carrying the archiver's ``permanent`` mark (identity: name, family, birthplace) or reading as identity in
-USER.md, and a line a person pinned (``[pinned]`` at its end, ``reverie pin``). Every other line scores::
+**The rule.** A line that is *protected* is never archived automatically: every SOUL.md line
+(standing rules), a line carrying the archiver's ``permanent`` mark (identity: name, family,
+birthplace) or reading as identity in USER.md, and a line a person pinned (``[pinned]`` at its end,
+``reverie pin``). Every other line scores::
 
     score = 0.5 ** (days since it was last learned, confirmed or recalled / halfLifeDays)
             + 0.25 * log2(1 + times Recall returned it)
 
-When a file is over its budget, lines learned or confirmed in the last ``RECENT_DAYS`` (30) days leave only after
-every other unprotected line — recall hits keep an old line ahead of other old lines, never ahead of what the user
-said this month — then the lowest scores leave first (ties: the older line, then the one nearer the top) until the
-file is at ``targetRatio`` of its budget. With ``staleDays`` set, an unprotected line whose last
-learning, confirmation or recall is older than that leaves even under budget.
+When a file is over its budget, lines learned or confirmed in the last ``RECENT_DAYS`` (30) days
+leave only after every other unprotected line — recall hits keep an old line ahead of other old
+lines, never ahead of what the user said this month — then the lowest scores leave first (ties: the
+older line, then the one nearer the top) until the file is at ``targetRatio`` of its budget. With
+``staleDays`` set, an unprotected line whose last learning, confirmation or recall is older than
+that leaves even under budget.
 """
 
 from __future__ import annotations
@@ -46,7 +50,8 @@ log = logging.getLogger(__name__)
 
 SALIENCE_NAME = "salience.json"
 HIT_WEIGHT = 0.25
-#: A line learned or confirmed this many days ago or less is *recent*: budget pressure archives it last.
+#: A line learned or confirmed this many days ago or less is *recent*: budget pressure archives it
+#: last.
 RECENT_DAYS = 30
 
 

@@ -1,9 +1,11 @@
-"""``DreamScheduler``: Dream every ``intervalH`` hours (or on a legacy ``cron`` expression) for ``reverie serve``.
+"""``DreamScheduler``: Dream every ``intervalH`` hours (or on a legacy ``cron`` expression) for
+``reverie serve``.
 
-APScheduler 3 ``AsyncIOScheduler``, one job, ``max_instances=1``, missed runs coalesced. The first run time counts
-from the last completed run recorded in the workspace — the newest dream commit, or the status record's
-``last_completed`` for runs that changed nothing — so restarting the service never postpones Dream (nanobot
-restarts the clock at every start). Each run is ``Dream.run(drain=True)``: a backlog drains within its budget.
+APScheduler 3 ``AsyncIOScheduler``, one job, ``max_instances=1``, missed runs coalesced. The first
+run time counts from the last completed run recorded in the workspace — the newest dream commit, or
+the status record's ``last_completed`` for runs that changed nothing — so restarting the service
+never postpones Dream (nanobot restarts the clock at every start). Each run is
+``Dream.run(drain=True)``: a backlog drains within its budget.
 """
 
 from __future__ import annotations
@@ -46,8 +48,9 @@ def make_trigger(cfg: DreamConfig, start: datetime | None = None) -> BaseTrigger
 
 
 def next_run_time(cfg: DreamConfig, last_completed: datetime | None, now: datetime) -> datetime:
-    """When the next run is due: one interval (or the next cron time) after the last completed run; never in the
-    past (an overdue run happens now, once); ``now`` when Dream has never completed a run."""
+    """When the next run is due: one interval (or the next cron time) after the last completed run;
+    never in the past (an overdue run happens now, once); ``now`` when Dream has never completed a
+    run."""
     if last_completed is None:
         return now
     if cfg.cron:
@@ -58,8 +61,8 @@ def next_run_time(cfg: DreamConfig, last_completed: datetime | None, now: dateti
 
 
 class DreamScheduler:
-    """Runs ``dream.run(drain=True)`` on schedule; ``on_start`` receives each run's task as it starts (a chat can
-    then wait for it), ``on_result`` its result (for rendering)."""
+    """Runs ``dream.run(drain=True)`` on schedule; ``on_start`` receives each run's task as it
+    starts (a chat can then wait for it), ``on_result`` its result (for rendering)."""
 
     def __init__(
         self,
@@ -109,8 +112,9 @@ class DreamScheduler:
         log.info("dream scheduler: next run at %s", first.isoformat(timespec="seconds"))
 
     async def stop(self) -> None:
-        """Stop scheduling; a run in flight is cancelled at its next await — always before it writes anything
-        (the commit and cursor steps do not await), so it is abandoned unwritten and retried next time."""
+        """Stop scheduling; a run in flight is cancelled at its next await — always before it writes
+        anything (the commit and cursor steps do not await), so it is abandoned unwritten and
+        retried next time."""
         if self._scheduler is not None:
             self._scheduler.shutdown(wait=False)
             self._scheduler = None
@@ -164,8 +168,8 @@ async def serve(
 
 @contextmanager
 def stop_on_signals(stop: asyncio.Event, *, enabled: bool = True) -> Iterator[None]:
-    """Within the block, SIGTERM and SIGINT set ``stop`` (on the running loop; where signals cannot be handled —
-    not the main thread — nothing is installed)."""
+    """Within the block, SIGTERM and SIGINT set ``stop`` (on the running loop; where signals cannot
+    be handled — not the main thread — nothing is installed)."""
     loop = asyncio.get_running_loop()
     installed = []
     if enabled:

@@ -1,11 +1,14 @@
-"""The staged copy Dream edits: exactly SOUL.md, USER.md and memory/MEMORY.md, in memory, never on disk.
+"""The staged copy Dream edits: exactly SOUL.md, USER.md and memory/MEMORY.md, in memory, never on
+disk.
 
-The path rule lives here, once: a path is admitted only if its normalised form is one of ``MEMORY_FILES`` and the
-file on disk is a regular file inside the workspace (no symlink, valid UTF-8). Everything else — ``../``,
-absolute paths, NUL bytes, history.jsonl, cursors — is refused with a message for the model.
+The path rule lives here, once: a path is admitted only if its normalised form is one of
+``MEMORY_FILES`` and the file on disk is a regular file inside the workspace (no symlink, valid
+UTF-8). Everything else — ``../``, absolute paths, NUL bytes, history.jsonl, cursors — is refused
+with a message for the model.
 
-A memory file that cannot be read (invalid UTF-8, a symlink, a read error) is in ``unreadable``: the run must
-not go on without it, or the batch's facts about that file would be consumed with nowhere to go.
+A memory file that cannot be read (invalid UTF-8, a symlink, a read error) is in ``unreadable``: the
+run must not go on without it, or the batch's facts about that file would be consumed with nowhere
+to go.
 """
 
 from __future__ import annotations

@@ -1,14 +1,15 @@
 """Writing a Dream run, in a crash-safe order, and putting things right on start-up.
 
-Order (each step durable before the next): (1) re-read the tracked files and three-way merge the run's edits over
-any change made meanwhile; (2) ``GitStore.commit`` — which commits a person's pending edit as ``manual`` first,
-then writes objects, moves the ref, and only then writes the files atomically (its own recovery rolls a crash
-between ref and files forward); (3) ``.dream_cursor`` advanced. Recovery (``reconcile``): a HEAD dream commit
-whose ``Reverie-Cursor`` is ahead of ``.dream_cursor`` advances the cursor, so a committed batch is never
-replayed; without such a commit the cursor stays, so an uncommitted batch is never skipped. Every cursor move is
-also recorded (``MemoryStore.set_dream_cursor``), so a corrupt file is restored exactly. A batch still set aside
-(not requeued, done or replayed since) whose batch lies just past the cursor means a crash between the dead-letter
-record and the cursor write: the cursor moves on.
+Order (each step durable before the next): (1) re-read the tracked files and three-way merge the
+run's edits over any change made meanwhile; (2) ``GitStore.commit`` — which commits a person's
+pending edit as ``manual`` first, then writes objects, moves the ref, and only then writes the files
+atomically (its own recovery rolls a crash between ref and files forward); (3) ``.dream_cursor``
+advanced. Recovery (``reconcile``): a HEAD dream commit whose ``Reverie-Cursor`` is ahead of
+``.dream_cursor`` advances the cursor, so a committed batch is never replayed; without such a commit
+the cursor stays, so an uncommitted batch is never skipped. Every cursor move is also recorded
+(``MemoryStore.set_dream_cursor``), so a corrupt file is restored exactly. A batch still set aside
+(not requeued, done or replayed since) whose batch lies just past the cursor means a crash between
+the dead-letter record and the cursor write: the cursor moves on.
 """
 
 from __future__ import annotations
@@ -44,9 +45,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Fault-injection hook: called with "before-commit", "committed", "cursor-written" (and "dead-lettered" by the
-#: runner between a dead-letter record and its cursor write). Tests that simulate a crash
-#: replace it (in a subprocess) with one that calls ``os._exit``; it does nothing otherwise.
+#: Fault-injection hook: called with "before-commit", "committed", "cursor-written" (and
+#: "dead-lettered" by the runner between a dead-letter record and its cursor write). Tests that
+#: simulate a crash replace it (in a subprocess) with one that calls ``os._exit``; it does nothing
+#: otherwise.
 fault: Callable[[str], None] = lambda point: None
 
 
@@ -58,10 +60,11 @@ def _read_disk(workspace: Workspace, rel: str) -> str:
 def merge_over_disk(
     workspace: Workspace, base: Mapping[str, str], changed: Mapping[str, str]
 ) -> tuple[dict[str, str], dict[str, str]]:
-    """``(files, disk)``: the run's changed files re-applied over what is on disk now — unchanged since the run
-    started → the run's version; changed meanwhile → a three-way merge (base, run, disk) — and the disk contents
-    read. Raises ``MergeConflictError`` on a conflict, ``UnsafePathError`` if a file became a symlink,
-    ``UnicodeDecodeError`` if it became invalid UTF-8."""
+    """``(files, disk)``: the run's changed files re-applied over what is on disk now — unchanged
+    since the run started → the run's version; changed meanwhile → a three-way merge (base, run,
+    disk) — and the disk contents read. Raises ``MergeConflictError`` on a conflict,
+    ``UnsafePathError`` if a file became a symlink, ``UnicodeDecodeError`` if it became invalid
+    UTF-8."""
     out: dict[str, str] = {}
     seen: dict[str, str] = {}
     for rel, ours in changed.items():
@@ -123,10 +126,11 @@ def commit_run(
     base: Mapping[str, str] | None = None,
     section: AbstractContextManager[None] | None = None,
 ) -> str | None:
-    """Commit (GitStore writes the files after its ref update) and only then advance the Dream cursor, both inside
-    ``section`` (the run's write fence, ``Fence.section()``, which refuses a stale run before anything is written).
-    ``base``: the contents ``files`` were merged over; GitStore merges again, under its writer lock, over anything
-    another writer committed since (the one writer protocol: ``GitStore.commit``'s ``base``)."""
+    """Commit (GitStore writes the files after its ref update) and only then advance the Dream
+    cursor, both inside ``section`` (the run's write fence, ``Fence.section()``, which refuses a
+    stale run before anything is written). ``base``: the contents ``files`` were merged over;
+    GitStore merges again, under its writer lock, over anything another writer committed since (the
+    one writer protocol: ``GitStore.commit``'s ``base``)."""
     fault("before-commit")
     with section if section is not None else nullcontext():
         sha = (
@@ -141,9 +145,9 @@ def commit_run(
 
 
 def _head_dream_cursor(git: GitStore) -> int | None:
-    """The ``Reverie-Cursor`` of the newest dream commit near the tip, looking past other commits (a person's
-    edit, an approved SOUL.md change, a purge) but not past a restore or revert: those set the cursor themselves
-    (``--replay`` rewinds it on purpose), so they win."""
+    """The ``Reverie-Cursor`` of the newest dream commit near the tip, looking past other commits (a
+    person's edit, an approved SOUL.md change, a purge) but not past a restore or revert: those set
+    the cursor themselves (``--replay`` rewinds it on purpose), so they win."""
     for info in git.log(limit=10):
         if info.kind == "dream":
             return tr.parse_cursor_value(info.trailers.get(tr.CURSOR))
@@ -153,8 +157,9 @@ def _head_dream_cursor(git: GitStore) -> int | None:
 
 
 def reconcile(store: WorkspaceStore, git: GitStore, attempts: Attempts) -> int:
-    """Bring ``.dream_cursor`` up to what was durably done; returns the cursor. A corrupt file gets back the value
-    Reverie last wrote (``MemoryStore.settle_dream_cursor``), never one guessed from git."""
+    """Bring ``.dream_cursor`` up to what was durably done; returns the cursor. A corrupt file gets
+    back the value Reverie last wrote (``MemoryStore.settle_dream_cursor``), never one guessed from
+    git."""
     cursor = store.settle_dream_cursor()
     target = cursor
     head = _head_dream_cursor(git)

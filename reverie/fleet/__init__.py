@@ -1,11 +1,12 @@
-"""Dream for many workspaces across machines, on Celery workers with a Redis broker (``reverie fleet``).
+"""Dream for many workspaces across machines, on Celery workers with a Redis broker (``reverie
+fleet``).
 
-Redis holds what must be shared and may be lost: the due index, a lease per workspace and the admission budget
-(`coord`). Correctness stays in the workspaces on the shared file system: each job bumps the workspace's
-fencing epoch and Dream's write fence (``reverie.dream.fence``) refuses a stale job's commit, so a batch is
-committed at most once whatever Redis or Celery do. `Fleet` is the library (mark, dispatch, rebuild, status);
-`app` the Celery application; `job` one job. Celery and redis-py are the ``fleet`` extra, imported only here.
-See docs/scale.md.
+Redis holds what must be shared and may be lost: the due index, a lease per workspace and the
+admission budget (`coord`). Correctness stays in the workspaces on the shared file system: each job
+bumps the workspace's fencing epoch and Dream's write fence (``reverie.dream.fence``) refuses a
+stale job's commit, so a batch is committed at most once whatever Redis or Celery do. `Fleet` is the
+library (mark, dispatch, rebuild, status); `app` the Celery application; `job` one job. Celery and
+redis-py are the ``fleet`` extra, imported only here. See docs/scale.md.
 """
 
 from __future__ import annotations

@@ -1,11 +1,13 @@
-"""The fleet's Celery application: one task, ``reverie.fleet.dream(ws)``, that calls `Fleet.run_job`.
+"""The fleet's Celery application: one task, ``reverie.fleet.dream(ws)``, that calls
+`Fleet.run_job`.
 
-Settings that make a killed worker lose nothing: ``task_acks_late`` (ack after the job), ``task_reject_on_worker_
-lost`` (a killed pool child's message is requeued, not acked), ``worker_prefetch_multiplier=1`` (no hoarding).
-Time limits come from Dream's own: soft = ``drainMaxSeconds`` + ``maxSeconds`` (a drain may finish its last
-batch), hard = soft + 60 s. The broker's visibility timeout is twice the hard limit, so a long job is not
-redelivered while it runs; a dead worker's job comes back sooner through the due index's claim (``claimSeconds``).
-A duplicate delivery finds the lease held and does nothing.
+Settings that make a killed worker lose nothing: ``task_acks_late`` (ack after the job),
+``task_reject_on_worker_ lost`` (a killed pool child's message is requeued, not acked),
+``worker_prefetch_multiplier=1`` (no hoarding). Time limits come from Dream's own: soft =
+``drainMaxSeconds`` + ``maxSeconds`` (a drain may finish its last batch), hard = soft + 60 s. The
+broker's visibility timeout is twice the hard limit, so a long job is not redelivered while it runs;
+a dead worker's job comes back sooner through the due index's claim (``claimSeconds``). A duplicate
+delivery finds the lease held and does nothing.
 """
 
 from __future__ import annotations

@@ -1,19 +1,24 @@
-"""The fleet's coordination state in Redis: the due index, workspace leases, the admission budget, crash counts.
+"""The fleet's coordination state in Redis: the due index, workspace leases, the admission budget,
+crash counts.
 
 Keys (prefix ``reverie:``), each a small structure Celery lacks:
 
-- ``due`` (sorted set): workspace id → when its Dream is due (unix seconds). A dispatched workspace stays in it,
-  its score pushed to ``now + claimSeconds`` (its *claim*) and renewed by the job's heartbeat; a dead job's claim
-  lapses and the dispatcher sends the workspace again. The index is rebuildable from the workspaces (`Fleet`'s
-  ``rebuild_due``): losing it delays Dream, never skips it.
-- ``lease:<id>`` (string, ``SET NX PX``): the job holding the workspace; renewed and released only by its holder
-  (compare-and-set scripts). Efficiency and liveness only: safety is the workspace's fence (``reverie.dream.fence``).
-- ``inflight`` (sorted set): workspace id → expiry of its dispatch claim or lease; counted against ``maxInflight``.
-- ``budget`` (hash): a token bucket refilled at ``tokensPerMinute`` and debited by each run's usage; ``stats``
-  (hash): runs and tokens, for the tokens-per-run estimate.
-- ``crashes`` (hash): jobs of a workspace that started and never finished; at ``crashParkAfter`` it is moved from
-  ``due`` to ``parked`` (sorted set, time parked) with its reason in ``parked-why``. ``failures`` (hash): failed runs
-  in a row, for the backoff. ``set-aside`` (hash): batches set aside per workspace, as the last run reported.
+- ``due`` (sorted set): workspace id → when its Dream is due (unix seconds). A dispatched workspace
+  stays in it, its score pushed to ``now + claimSeconds`` (its *claim*) and renewed by the job's
+  heartbeat; a dead job's claim lapses and the dispatcher sends the workspace again. The index is
+  rebuildable from the workspaces (`Fleet`'s ``rebuild_due``): losing it delays Dream, never skips
+  it.
+- ``lease:<id>`` (string, ``SET NX PX``): the job holding the workspace; renewed and released only
+  by its holder (compare-and-set scripts). Efficiency and liveness only: safety is the workspace's
+  fence (``reverie.dream.fence``).
+- ``inflight`` (sorted set): workspace id → expiry of its dispatch claim or lease; counted against
+  ``maxInflight``.
+- ``budget`` (hash): a token bucket refilled at ``tokensPerMinute`` and debited by each run's usage;
+  ``stats`` (hash): runs and tokens, for the tokens-per-run estimate.
+- ``crashes`` (hash): jobs of a workspace that started and never finished; at ``crashParkAfter`` it
+  is moved from ``due`` to ``parked`` (sorted set, time parked) with its reason in ``parked-why``.
+  ``failures`` (hash): failed runs in a row, for the backoff. ``set-aside`` (hash): batches set
+  aside per workspace, as the last run reported.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ __all__ = ["Coordinator", "redis_url", "FleetState"]
 
 _P = "reverie:"
 
-# Claim up to ARGV[2] members due by ARGV[1]; push each to ARGV[3] (the claim's end) in due and inflight.
+# Claim up to ARGV[2] members due by ARGV[1]; push each to ARGV[3] (the claim's end) in due and
+# inflight.
 _CLAIM = """
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
 for _, id in ipairs(ids) do
@@ -39,7 +45,8 @@ for _, id in ipairs(ids) do
 end
 return ids
 """
-# Renew a lease held by ARGV[1] for ARGV[2] ms; keep the claim (due, XX) and the inflight entry alive to ARGV[3].
+# Renew a lease held by ARGV[1] for ARGV[2] ms; keep the claim (due, XX) and the inflight entry
+# alive to ARGV[3].
 _RENEW = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -52,7 +59,8 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 redis.call('ZREM', KEYS[2], ARGV[2])
 return 1
 """
-# Token bucket: refill at ARGV[2] tokens/s up to ARGV[3] since the stored time; debit ARGV[4]; return the tokens.
+# Token bucket: refill at ARGV[2] tokens/s up to ARGV[3] since the stored time; debit ARGV[4];
+# return the tokens.
 _BUCKET = """
 local now = tonumber(ARGV[1])
 local rate = tonumber(ARGV[2])
@@ -74,8 +82,8 @@ def redis_url(broker_url: str) -> str:
 
 @dataclass(frozen=True)
 class FleetState:
-    """What ``reverie fleet status`` shows. ``due_now``: due and not dispatched; ``waiting``: due later;
-    ``running``: live leases (workspace → seconds left)."""
+    """What ``reverie fleet status`` shows. ``due_now``: due and not dispatched; ``waiting``: due
+    later; ``running``: live leases (workspace → seconds left)."""
 
     due_now: int
     waiting: int

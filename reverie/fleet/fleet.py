@@ -1,10 +1,11 @@
-"""``Fleet``: the library behind ``reverie fleet`` — mark, dispatch, rebuild, status — over one fleet root.
+"""``Fleet``: the library behind ``reverie fleet`` — mark, dispatch, rebuild, status — over one
+fleet root.
 
-A chat or API node marks a workspace after a durable history append (`Fleet.mark_dirty`); the dispatcher
-(`Fleet.dispatch_once`, ticked by ``reverie fleet dispatch``) admits due workspaces against ``maxInflight`` and
-the token budget and sends one Celery job per workspace; workers run `reverie.fleet.job.run_dream_job`.
-`Fleet.rebuild_due` re-derives the due index from the workspaces themselves (their cursors say what is pending),
-so losing Redis delays Dream but skips nothing.
+A chat or API node marks a workspace after a durable history append (`Fleet.mark_dirty`); the
+dispatcher (`Fleet.dispatch_once`, ticked by ``reverie fleet dispatch``) admits due workspaces
+against ``maxInflight`` and the token budget and sends one Celery job per workspace; workers run
+`reverie.fleet.job.run_dream_job`. `Fleet.rebuild_due` re-derives the due index from the workspaces
+themselves (their cursors say what is pending), so losing Redis delays Dream but skips nothing.
 """
 
 from __future__ import annotations
@@ -56,8 +57,8 @@ class Fleet:
 
     @property
     def scopes(self) -> ScopeRoot | None:
-        """The root's scopes, when it is laid out by ``reverie.scopes`` (checked until it is: a new fleet's root
-        gets its first scope later)."""
+        """The root's scopes, when it is laid out by ``reverie.scopes`` (checked until it is: a new
+        fleet's root gets its first scope later)."""
         if self._scopes is None and is_scope_root(self.root):
             self._scopes = ScopeRoot(self.root)
         return self._scopes
@@ -68,16 +69,16 @@ class Fleet:
         return due_jitter(ws, self.cfg.jitter_seconds)
 
     def mark_dirty(self, ws: str, now: float | None = None) -> bool:
-        """Call after a durable history append to ``ws``: it becomes due after the debounce and its jitter
-        (an earlier due time, or a claim, is kept). Returns whether it was newly marked."""
+        """Call after a durable history append to ``ws``: it becomes due after the debounce and its
+        jitter (an earlier due time, or a claim, is kept). Returns whether it was newly marked."""
         workspace_path(self.root, ws)  # validates the id
         now = time.time() if now is None else now
         return self.coord.mark(ws, now + self.cfg.debounce_seconds + self.jitter(ws))
 
     # -- dispatch -----------------------------------------------------------------------------------------
     def admission(self) -> int:
-        """How many jobs the dispatcher may send now: ``maxInflight`` minus live claims and leases, and no more
-        than the token bucket holds runs for (by the fleet's average tokens per run)."""
+        """How many jobs the dispatcher may send now: ``maxInflight`` minus live claims and leases,
+        and no more than the token bucket holds runs for (by the fleet's average tokens per run)."""
         n = self.cfg.max_inflight - self.coord.inflight()
         if self.cfg.tokens_per_minute is not None:
             tokens = self.coord.tokens(self.cfg.tokens_per_minute)
@@ -88,8 +89,8 @@ class Fleet:
 
     def ingest_markers(self, *, full: bool = False, now: float | None = None) -> int:
         """Under a scope root, copy the due markers that appends left on the shared file system
-        (``reverie.scopes``) into the due index; only buckets changed since the last call are listed unless
-        ``full``. Returns how many workspaces became due."""
+        (``reverie.scopes``) into the due index; only buckets changed since the last call are listed
+        unless ``full``. Returns how many workspaces became due."""
         scopes = self.scopes
         if scopes is None:
             return 0
@@ -105,8 +106,8 @@ class Fleet:
         return added
 
     def dispatch_once(self, send: Callable[[str], None]) -> list[str]:
-        """Ingest new due markers, claim the admitted due workspaces and ``send`` a job for each; returns their
-        ids."""
+        """Ingest new due markers, claim the admitted due workspaces and ``send`` a job for each;
+        returns their ids."""
         self.ingest_markers()
         ids = self.coord.claim(self.admission(), self.cfg.claim_seconds)
         for ws in ids:
@@ -118,9 +119,10 @@ class Fleet:
         return run_dream_job(self.coord, self.cfg, self.root, ws)
 
     def rebuild_due(self, now: float | None = None) -> RebuildReport:
-        """Scan every workspace under the root and mark those with pending history (slow: a repair after Redis
-        lost its data; idempotent, a workspace already due or claimed keeps its entry). Under a scope root the
-        scan re-creates the due markers (``ScopeRoot.rescan``), which are then ingested."""
+        """Scan every workspace under the root and mark those with pending history (slow: a repair
+        after Redis lost its data; idempotent, a workspace already due or claimed keeps its entry).
+        Under a scope root the scan re-creates the due markers (``ScopeRoot.rescan``), which are
+        then ingested."""
         now = time.time() if now is None else now
         scanned = unreadable = 0
         due: dict[str, float] = {}
@@ -152,9 +154,9 @@ class Fleet:
         stop: threading.Event,
         on_tick: Callable[[list[str]], None] | None = None,
     ) -> None:
-        """Tick `dispatch_once` every ``dispatchEverySeconds`` until ``stop`` is set. Redis down: a warning per
-        tick, and dispatch resumes when it is back (nothing is lost: the due index and markers wait, and a
-        workspace claimed but not sent is sent again when its claim lapses)."""
+        """Tick `dispatch_once` every ``dispatchEverySeconds`` until ``stop`` is set. Redis down: a
+        warning per tick, and dispatch resumes when it is back (nothing is lost: the due index and
+        markers wait, and a workspace claimed but not sent is sent again when its claim lapses)."""
         import kombu.exceptions
         import redis
 

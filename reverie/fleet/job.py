@@ -1,11 +1,12 @@
 """One fleet job: Dream for one workspace under its lease, fenced, then its due entry put right.
 
-Steps: take the lease (``SET NX``; a duplicate delivery finds it held and does nothing) → count the start (a
-workspace whose jobs keep dying is parked) → bump the workspace's epoch (``reverie.dream.fence``) → run
-``Dream.run(drain=True)`` with the epoch and a lease check, while a heartbeat thread renews the lease and the
-claim and cancels the run when the lease is lost → un-mark, then re-check pending and re-mark (no lost wake-up:
-an appender appends, then marks) → release the lease. Every write of the run is checked by the fence, so a job
-that lost its lease while paused writes nothing even if it wakes up mid-run.
+Steps: take the lease (``SET NX``; a duplicate delivery finds it held and does nothing) → count the
+start (a workspace whose jobs keep dying is parked) → bump the workspace's epoch
+(``reverie.dream.fence``) → run ``Dream.run(drain=True)`` with the epoch and a lease check, while a
+heartbeat thread renews the lease and the claim and cancels the run when the lease is lost →
+un-mark, then re-check pending and re-mark (no lost wake-up: an appender appends, then marks) →
+release the lease. Every write of the run is checked by the fence, so a job that lost its lease
+while paused writes nothing even if it wakes up mid-run.
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class JobOutcome:
-    """What a job did. ``status``: a Dream status, or ``leased`` (another job holds the workspace), ``fenced``,
-    ``lease-lost``, ``parked``, ``gone`` (no such workspace) or ``error``."""
+    """What a job did. ``status``: a Dream status, or ``leased`` (another job holds the workspace),
+    ``fenced``, ``lease-lost``, ``parked``, ``gone`` (no such workspace) or ``error``."""
 
     ws: str
     status: str
@@ -67,10 +68,10 @@ def is_scope_root(root: Path) -> bool:
 
 
 def workspace_path(root: Path, ws_id: str) -> Path:
-    """The directory of workspace ``ws_id``: under a scope root, a scope's due-marker name (``<user digest>`` or
-    ``<user digest>.<agent digest>``); otherwise a relative POSIX path under ``root``. Raises ``WorkspaceError``
-    for anything else: an absolute path, ``..``, ``.``, empty parts, a backslash or NUL, a symlink out of the
-    root."""
+    """The directory of workspace ``ws_id``: under a scope root, a scope's due-marker name (``<user
+    digest>`` or ``<user digest>.<agent digest>``); otherwise a relative POSIX path under ``root``.
+    Raises ``WorkspaceError`` for anything else: an absolute path, ``..``, ``.``, empty parts, a
+    backslash or NUL, a symlink out of the root."""
     if is_scope_root(root):
         found = ScopeRoot(root).workspace_of_due(ws_id)
         if found is None:
@@ -97,8 +98,9 @@ def workspace_path(root: Path, ws_id: str) -> Path:
 
 
 def workspace_ids(root: Path) -> Iterator[str]:
-    """Every workspace under ``root``: a plain root's directories holding ``memory/history.jsonl`` (hidden
-    directories and a workspace's own subdirectories are not searched); a scope root's scopes."""
+    """Every workspace under ``root``: a plain root's directories holding ``memory/history.jsonl``
+    (hidden directories and a workspace's own subdirectories are not searched); a scope root's
+    scopes."""
     root = Path(root)
     if is_scope_root(root):
         yield from (scope.name for scope, _ws in ScopeRoot(root).scopes())
@@ -127,9 +129,9 @@ def pending(path: Path) -> int:
 
 
 class _Heartbeat(threading.Thread):
-    """Renews the lease and the claim every ``heartbeatSeconds``; ``check()`` says why the run may no longer
-    write (the lease was taken, or it has less than ``fenceMarginSeconds`` left by this process's clock), and
-    ``on_lost`` is called once when that first happens."""
+    """Renews the lease and the claim every ``heartbeatSeconds``; ``check()`` says why the run may
+    no longer write (the lease was taken, or it has less than ``fenceMarginSeconds`` left by this
+    process's clock), and ``on_lost`` is called once when that first happens."""
 
     def __init__(
         self, coord: Coordinator, ws: str, token: str, cfg: FleetConfig, on_lost: Callable[[], None]
@@ -177,8 +179,9 @@ class _Heartbeat(threading.Thread):
 def _due_after(
     coord: Coordinator, cfg: FleetConfig, ws: str, result: DreamResult, progressed: bool
 ) -> float | None:
-    """When the workspace is next due after a finished run (None: whenever pending history says). A failure
-    backs off, doubling — unless the run moved the cursor first (a drain stopped by its budget is progress)."""
+    """When the workspace is next due after a finished run (None: whenever pending history says). A
+    failure backs off, doubling — unless the run moved the cursor first (a drain stopped by its
+    budget is progress)."""
     now = time.time()
     if result.status in ("failed", "rejected") and not progressed:
         n = coord.failed(ws)
@@ -302,8 +305,9 @@ def _settle(
     *,
     progressed: bool,
 ) -> float | None:
-    """After a finished run: debit its tokens, record its set-aside batches, then un-mark the workspace and re-check
-    (un-mark, then check: an append after the check marks the workspace itself). Returns when it is due next."""
+    """After a finished run: debit its tokens, record its set-aside batches, then un-mark the
+    workspace and re-check (un-mark, then check: an append after the check marks the workspace
+    itself). Returns when it is due next."""
     coord.record_usage(result.usage.total_tokens, cfg.tokens_per_minute)
     coord.set_aside(ws, len(rt.dream.set_aside()))
     due = _due_after(coord, cfg, ws, result, progressed)
@@ -322,8 +326,9 @@ def _settle(
 
 
 def _interrupted(coord: Coordinator, ws: str, status: str, reason: str, start: float) -> JobOutcome:
-    """A run stopped by its fence or its lease: nothing written. The workspace stays due (or is due now, if its
-    new holder finished and un-marked it meanwhile), so it is never left pending without an entry."""
+    """A run stopped by its fence or its lease: nothing written. The workspace stays due (or is due
+    now, if its new holder finished and un-marked it meanwhile), so it is never left pending without
+    an entry."""
     log.warning("fleet: %s: %s: %s", ws, status, reason)
     coord.mark(ws, time.time())
     return JobOutcome(ws, status, reason, seconds=time.monotonic() - start)

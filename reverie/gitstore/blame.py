@@ -1,10 +1,12 @@
-"""Provenance: which commit introduced a line of a tracked file (a first-parent blame of just the lines asked for).
+"""Provenance: which commit introduced a line of a tracked file (a first-parent blame of just the
+lines asked for).
 
-The walk follows first parents from HEAD carrying the set of wanted line positions. Commits that leave the
-file's blob unchanged cost two tree reads; where the blob changed, one line match maps each wanted line to its
-position in the parent — a line with no counterpart there was introduced by the commit in hand. The walk stops
-when every wanted line is attributed, at the root commit, or after ``max_commits`` (remaining lines are then
-attributed to the oldest commit examined, and a warning says so).
+The walk follows first parents from HEAD carrying the set of wanted line positions. Commits that
+leave the file's blob unchanged cost two tree reads; where the blob changed, one line match maps
+each wanted line to its position in the parent — a line with no counterpart there was introduced by
+the commit in hand. The walk stops when every wanted line is attributed, at the root commit, or
+after ``max_commits`` (remaining lines are then attributed to the oldest commit examined, and a
+warning says so).
 """
 
 from __future__ import annotations

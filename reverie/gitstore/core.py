@@ -1,18 +1,21 @@
-"""``GitStore``: the memory repository of one workspace — commit, query, restore, revert, blame, pack.
+"""``GitStore``: the memory repository of one workspace — commit, query, restore, revert, blame,
+pack.
 
-A GitStore keeps its repository open between calls (opening one costs ≈0.3 ms, a tenth of a commit) together with
-a cache of the objects it last read and wrote; ``close()`` (or the end of a ``with GitStore(ws) as git:`` block, or
-garbage collection) releases it. Both are dropped whenever the repo's pack directory changes (a gc or purge, in
-this process or another), so nothing removed from the repo is ever served from memory.
+A GitStore keeps its repository open between calls (opening one costs ≈0.3 ms, a tenth of a commit)
+together with a cache of the objects it last read and wrote; ``close()`` (or the end of a ``with
+GitStore(ws) as git:`` block, or garbage collection) releases it. Both are dropped whenever the
+repo's pack directory changes (a gc or purge, in this process or another), so nothing removed from
+the repo is ever served from memory.
 
-The first write of an instance runs ``ensure()`` (open or create, adopt, ignore rules, crash recovery). A query
-never does: it reads the repo as it is, takes no lock and writes nothing (a read-only mount, a writer holding the
-lock, a nanobot repo not yet adopted, a workspace without a repo — which reads as empty — all work), reading a
-lost or broken HEAD the way the next write will repair it. Writers hold ``<git dir>/reverie/lock`` (an
-``flock``, ``reverie.locking``); readers do not.
+The first write of an instance runs ``ensure()`` (open or create, adopt, ignore rules, crash
+recovery). A query never does: it reads the repo as it is, takes no lock and writes nothing (a
+read-only mount, a writer holding the lock, a nanobot repo not yet adopted, a workspace without a
+repo — which reads as empty — all work), reading a lost or broken HEAD the way the next write will
+repair it. Writers hold ``<git dir>/reverie/lock`` (an ``flock``, ``reverie.locking``); readers do
+not.
 
-The commit order and its recovery are specified in ``reverie.gitstore.writer``; where the repo lives, in
-``reverie.gitstore.location``; the message format, in ``reverie.gitstore.trailers``.
+The commit order and its recovery are specified in ``reverie.gitstore.writer``; where the repo
+lives, in ``reverie.gitstore.location``; the message format, in ``reverie.gitstore.trailers``.
 """
 
 from __future__ import annotations
@@ -80,7 +83,8 @@ log = logging.getLogger(__name__)
 __all__ = ["GitStore", "WriteScope"]
 
 LOCK_TIMEOUT = 30.0
-#: Files a nanobot memory repo may version that Reverie keeps out of git (the Dream cursor is in commit trailers).
+#: Files a nanobot memory repo may version that Reverie keeps out of git (the Dream cursor is in
+#: commit trailers).
 BOOKKEEPING = ("memory/.dream_cursor", "memory/.cursor")
 _GLOB = re.compile(r"[*?\[]")
 
@@ -155,8 +159,9 @@ class GitStore(NanobotGitAPI):
         return list(paths)
 
     def _paths_in(self, store: ObjectReader, *trees: ObjectID | None) -> list[str]:
-        """``_paths`` plus the files matching a tracked glob in any of ``trees`` (so a dated memory file deleted
-        from disk, or present only in an older version, is still diffed, restored and committed)."""
+        """``_paths`` plus the files matching a tracked glob in any of ``trees`` (so a dated memory
+        file deleted from disk, or present only in an older version, is still diffed, restored and
+        committed)."""
         paths = list(self._paths)
         for entry in self.tracked:
             if not _GLOB.search(entry):
@@ -172,9 +177,9 @@ class GitStore(NanobotGitAPI):
         return self._paths_in(store, commit.tree, queries.parent_tree(store, commit))
 
     def _ready(self) -> RepoLocation:
-        """The repo's location, found without writing anything (``ensure()`` is the writers' business): a query
-        never creates, adopts, recovers or repairs a repo, and takes no lock. ``GitStoreError`` when there is no
-        memory repo yet."""
+        """The repo's location, found without writing anything (``ensure()`` is the writers'
+        business): a query never creates, adopts, recovers or repairs a repo, and takes no lock.
+        ``GitStoreError`` when there is no memory repo yet."""
         if self._loc is None:
             loc = locate(self.workspace.root)
             if loc is None:
@@ -192,9 +197,9 @@ class GitStore(NanobotGitAPI):
         return self._loc is not None
 
     def _query_head(self, repo: MemoryRepo) -> ObjectID | None:
-        """HEAD's commit for a query, read only: a lost HEAD file is read as the branch a write would point it at,
-        and a HEAD at a missing or corrupt commit as the reflog's newest good one (each with a warning; the next
-        write repairs them on disk)."""
+        """HEAD's commit for a query, read only: a lost HEAD file is read as the branch a write
+        would point it at, and a HEAD at a missing or corrupt commit as the reflog's newest good one
+        (each with a warning; the next write repairs them on disk)."""
         git_dir = self._ready().git_dir
         ref = lost_head_branch(git_dir) or branch_ref(repo)
         head = read_head(repo, ref)
@@ -222,8 +227,9 @@ class GitStore(NanobotGitAPI):
             pass
 
     def _drop_repo(self) -> None:
-        """Forget the held repo and cached objects (caller holds ``_repo_mutex``). The repo is closed only in the
-        process that opened it: a forked child leaves the parent's descriptors alone."""
+        """Forget the held repo and cached objects (caller holds ``_repo_mutex``). The repo is
+        closed only in the process that opened it: a forked child leaves the parent's descriptors
+        alone."""
         repo, key = self._repo, self._repo_key
         self._repo, self._repo_key, self._objects = None, None, {}
         if repo is not None and key is not None and key[0] == os.getpid():
@@ -258,7 +264,8 @@ class GitStore(NanobotGitAPI):
         loc = self._ready()
         busy = f"the memory repo {loc.git_dir} is busy (lock held for {LOCK_TIMEOUT:.0f}s)"
         with exclusive(state_dir(loc.git_dir) / "lock", LOCK_TIMEOUT, busy):
-            # for this write: each path resolved once (ResolvedPaths) and each tracked file read once (seen)
+            # for this write: each path resolved once (ResolvedPaths) and each tracked file read
+            # once (seen)
             self._write.targets, self._write.seen, self._write.paths = (
                 ResolvedPaths(self.workspace),
                 {},
@@ -275,15 +282,16 @@ class GitStore(NanobotGitAPI):
     # -- for this package's writers other than a commit (gitstore.purge); not the library API ----------------
     @contextmanager
     def reading(self) -> Iterator[MemoryRepo]:
-        """The open repository for a read: no lock taken, nothing written (as every query). ``GitStoreError``
-        when the workspace has no memory repo."""
+        """The open repository for a read: no lock taken, nothing written (as every query).
+        ``GitStoreError`` when the workspace has no memory repo."""
         with self._open() as repo:
             yield repo
 
     @contextmanager
     def writing(self) -> Iterator[WriteScope]:
-        """The repository under the writer lock, after crash recovery, as a ``WriteScope``: for a rewrite that is
-        not one commit (``gitstore.purge``), which then owns the order and recovery of its own steps."""
+        """The repository under the writer lock, after crash recovery, as a ``WriteScope``: for a
+        rewrite that is not one commit (``gitstore.purge``), which then owns the order and recovery
+        of its own steps."""
         with self._writing() as (repo, ref, head):
             yield WriteScope(repo, ref, head, self._ready().git_dir, tuple(self._paths), self._who)
 
@@ -317,8 +325,9 @@ class GitStore(NanobotGitAPI):
         notes: str = "",
         untrack: tuple[str, ...] = (),
     ) -> tuple[ObjectID | None, list[FileChange]]:
-        """One transaction: only paths whose content really changes; body from the real diff (then ``notes``).
-        ``untrack``: paths that leave the repo but stay on disk (named in the body as deleted)."""
+        """One transaction: only paths whose content really changes; body from the real diff (then
+        ``notes``). ``untrack``: paths that leave the repo but stay on disk (named in the body as
+        deleted)."""
         store = repo.objects
         current = self._contents(
             store, read_commit(store, head).tree if head else None, [*changes, *untrack]
@@ -399,8 +408,9 @@ class GitStore(NanobotGitAPI):
                             repo, ref, None, files, "init: Reverie memory store", "init"
                         )
                 else:
-                    # nanobot 0.3.5 versions its cursor files; Reverie's ignore rules exclude them, so left in the
-                    # tree they would show as modified forever. They leave the repo here (the files stay on disk).
+                    # nanobot 0.3.5 versions its cursor files; Reverie's ignore rules exclude them,
+                    # so left in the tree they would show as modified forever. They leave the repo
+                    # here (the files stay on disk).
                     tree = read_commit(repo.objects, head).tree
                     foreign = tuple(
                         p
@@ -431,14 +441,15 @@ class GitStore(NanobotGitAPI):
     ) -> str | None:
         """Commit ``files`` (new contents of tracked files), or with ``files=None`` what is on disk.
 
-        ``message``'s first line is the subject; the body is always the per-file +/- stats of the real change,
-        followed by the body of ``message`` (its trailers are ignored: pass ``trailers``).
-        With ``files``, a person's pending edit (disk ≠ HEAD) is first committed on its own as ``manual``.
-        ``base`` is the memory-file writers' protocol: the contents ``files`` were computed from (what the writer
-        read). A file that changed since — another writer's commit or a person's edit landed in between — gets
-        the writer's change three-way merged over it here, under the writer lock, so no writer overwrites
-        another; a conflict raises ``MergeConflictError`` and writes nothing.
-        Returns the new commit's full sha, or None when nothing changed.
+        ``message``'s first line is the subject; the body is always the per-file +/- stats of the
+        real change, followed by the body of ``message`` (its trailers are ignored: pass
+        ``trailers``). With ``files``, a person's pending edit (disk ≠ HEAD) is first committed on
+        its own as ``manual``. ``base`` is the memory-file writers' protocol: the contents ``files``
+        were computed from (what the writer read). A file that changed since — another writer's
+        commit or a person's edit landed in between — gets the writer's change three-way merged over
+        it here, under the writer lock, so no writer overwrites another; a conflict raises
+        ``MergeConflictError`` and writes nothing. Returns the new commit's full sha, or None when
+        nothing changed.
         """
         subject = (message or "").strip().split("\n", 1)[0] or f"{kind}: update"
         notes = split_message(message or "")[1]
@@ -468,8 +479,9 @@ class GitStore(NanobotGitAPI):
     def _merge_over(
         self, changes: dict[str, bytes | None], base: Mapping[str, str]
     ) -> dict[str, bytes | None]:
-        """``changes`` re-applied over the files as they are now (disk = HEAD once a pending edit is committed):
-        a file unchanged since ``base`` takes the writer's content; a changed one, a three-way merge."""
+        """``changes`` re-applied over the files as they are now (disk = HEAD once a pending edit is
+        committed): a file unchanged since ``base`` takes the writer's content; a changed one, a
+        three-way merge."""
         out = dict(changes)
         for rel, ours in changes.items():
             if rel not in base or ours is None:
@@ -483,9 +495,10 @@ class GitStore(NanobotGitAPI):
         return out
 
     def restore(self, rev: str, *, replay: bool = False) -> OperationResult:
-        """Put the tracked files back as they were just before ``rev`` (its first parent), as a new ``restore``
-        commit. ``replay=True`` also names, in ``replay_from``, the cursor just before that Dream run's batch (a
-        rev without a batch raises); moving ``.dream_cursor`` there is Dream's job (``reverie.operations.restore``)."""
+        """Put the tracked files back as they were just before ``rev`` (its first parent), as a new
+        ``restore`` commit. ``replay=True`` also names, in ``replay_from``, the cursor just before
+        that Dream run's batch (a rev without a batch raises); moving ``.dream_cursor`` there is
+        Dream's job (``reverie.operations.restore``)."""
         with self._writing() as (repo, ref, head):
             store = repo.objects
             target = queries.resolve(store, head, rev)
@@ -506,8 +519,9 @@ class GitStore(NanobotGitAPI):
         return OperationResult(sha.decode() if sha else None, stats, replay_from=rewind)
 
     def revert(self, rev: str, *, replay: bool = False) -> OperationResult:
-        """Undo only ``rev``'s change, keeping later ones (three-way merge of the inverse patch onto the current
-        files). On a conflict ``MergeConflictError`` names the file and lines, and nothing is written."""
+        """Undo only ``rev``'s change, keeping later ones (three-way merge of the inverse patch onto
+        the current files). On a conflict ``MergeConflictError`` names the file and lines, and
+        nothing is written."""
         with self._writing() as (repo, ref, head):
             store = repo.objects
             target = queries.resolve(store, head, rev)
@@ -524,9 +538,10 @@ class GitStore(NanobotGitAPI):
         return OperationResult(sha.decode() if sha else None, stats, replay_from=rewind)
 
     def preview(self, rev: str, *, only: bool = False) -> str:
-        """The unified diff ``restore(rev)`` (``only``: ``revert(rev)``) would make to the tracked files as they
-        are on disk now, computed by the same plan and written nowhere: what a confirmation shows. Raises what
-        the operation would (a first commit to restore, a revert that conflicts)."""
+        """The unified diff ``restore(rev)`` (``only``: ``revert(rev)``) would make to the tracked
+        files as they are on disk now, computed by the same plan and written nowhere: what a
+        confirmation shows. Raises what the operation would (a first commit to restore, a revert
+        that conflicts)."""
         with self._open() as repo:
             store = repo.objects
             head = self._query_head(repo)
@@ -606,9 +621,10 @@ class GitStore(NanobotGitAPI):
         max_entries: int | None = None,
         start: str | None = None,
     ) -> list[CommitInfo]:
-        """Newest first along first parents; ``kind`` / ``path`` filter (``path`` = commits that changed it).
-        ``start``: walk from that revision (included) instead of HEAD, so a long log is read page by page at the
-        cost of one page. ``max_entries`` is nanobot's name for ``limit``."""
+        """Newest first along first parents; ``kind`` / ``path`` filter (``path`` = commits that
+        changed it). ``start``: walk from that revision (included) instead of HEAD, so a long log is
+        read page by page at the cost of one page. ``max_entries`` is nanobot's name for ``limit``.
+        """
         limit = limit if max_entries is None else max_entries
         rel = check_relative(path) if path else None
         out: list[CommitInfo] = []
@@ -717,8 +733,8 @@ class GitStore(NanobotGitAPI):
 
 
 def _packed(git_dir: Path) -> bool:
-    """Whether the repo has a pack: packing (by Reverie, git gc or git fast-import) is what leaves the object
-    fan-out directories missing."""
+    """Whether the repo has a pack: packing (by Reverie, git gc or git fast-import) is what leaves
+    the object fan-out directories missing."""
     try:
         return any(
             name.endswith(".pack") for name in os.listdir(os.path.join(git_dir, "objects", "pack"))
@@ -728,9 +744,9 @@ def _packed(git_dir: Path) -> bool:
 
 
 def _pack_dir_stamp(git_dir: Path) -> frozenset[str]:
-    """The pack directory's listing: it changes whenever a pack is added or removed (gc, purge; each pack is named
-    by its content), the signal to reopen the repo and drop cached objects. A listing, not the directory's
-    mtime, whose granularity is a clock tick."""
+    """The pack directory's listing: it changes whenever a pack is added or removed (gc, purge; each
+    pack is named by its content), the signal to reopen the repo and drop cached objects. A listing,
+    not the directory's mtime, whose granularity is a clock tick."""
     try:
         return frozenset(os.listdir(os.path.join(git_dir, "objects", "pack")))
     except OSError:

@@ -1,7 +1,9 @@
-"""Line statistics and git-style unified diffs of tracked files, and the commit body derived from them.
+"""Line statistics and git-style unified diffs of tracked files, and the commit body derived from
+them.
 
-The body of every Reverie commit is one line per changed file, ``<path> | +<added> -<removed>`` (no colon, so
-it never reads as a trailer), computed here from the real contents — never from anyone's account of the change.
+The body of every Reverie commit is one line per changed file, ``<path> | +<added> -<removed>`` (no
+colon, so it never reads as a trailer), computed here from the real contents — never from anyone's
+account of the change.
 """
 
 from __future__ import annotations
@@ -41,8 +43,8 @@ def stat_body(changes: Iterable[FileChange]) -> str:
 
 
 def parse_stat_body(body: str) -> list[FileChange] | None:
-    """The FileChanges of a Reverie commit body (its first paragraph; a caller's notes may follow it); None when
-    the body is not in that form."""
+    """The FileChanges of a Reverie commit body (its first paragraph; a caller's notes may follow
+    it); None when the body is not in that form."""
     lines = [ln for ln in re.split(r"\n[ \t]*\n", body.strip())[0].splitlines() if ln.strip()]
     out = []
     for line in lines:
@@ -56,13 +58,15 @@ def parse_stat_body(body: str) -> list[FileChange] | None:
 def unified_diff(
     store: ObjectReader, path: str, old_sha: ObjectID | None, new_sha: ObjectID | None
 ) -> str:
-    """git's ``diff --git`` text for one file between two blobs (None = absent), read through ``store`` (the
-    GitStore's object cache: a ``show`` repeated in a long-lived process reads no blob from disk again)."""
+    """git's ``diff --git`` text for one file between two blobs (None = absent), read through
+    ``store`` (the GitStore's object cache: a ``show`` repeated in a long-lived process reads no
+    blob from disk again)."""
     buf = BytesIO()
     name = path.encode()
     write_object_diff(
         buf,
-        # dulwich 1.2 annotates this as a whole BaseObjectStore, but write_object_diff only reads store[sha]
+        # dulwich 1.2 annotates this as a whole BaseObjectStore, but write_object_diff only reads
+        # store[sha]
         store,  # type: ignore[arg-type]
         (name if old_sha else None, FILE_MODE if old_sha else None, old_sha),
         (name if new_sha else None, FILE_MODE if new_sha else None, new_sha),

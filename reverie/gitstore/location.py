@@ -3,22 +3,26 @@
 Decision (``choose``), first match wins:
 
 1. ``<workspace>/.reverie-git`` exists → use it (a separate git dir chosen earlier stays chosen).
-2. ``<workspace>/.git`` is a memory repo made by Reverie or nanobot → adopt it; its history stays visible.
-3. ``<workspace>/.git`` is some other repository (a user's project rooted at the workspace), or the workspace
-   sits inside another repository → a separate git dir ``<workspace>/.reverie-git`` with ``core.worktree = ..``
-   (``git --git-dir=<workspace>/.reverie-git log -p`` works). Versioning is never switched off.
+2. ``<workspace>/.git`` is a memory repo made by Reverie or nanobot → adopt it; its history stays
+   visible.
+3. ``<workspace>/.git`` is some other repository (a user's project rooted at the workspace), or the
+   workspace sits inside another repository → a separate git dir ``<workspace>/.reverie-git`` with
+   ``core.worktree = ..`` (``git --git-dir=<workspace>/.reverie-git log -p`` works). Versioning is
+   never switched off.
 4. Otherwise → create ``<workspace>/.git`` (nanobot's place, so nanobot sees the same history).
 
-A memory repo is recognised by (cheapest first): ``reverie.memoryrepo = true`` in its config (Reverie writes it on
-adoption or creation); a nanobot-style ``.gitignore`` (``/*`` followed by ``!`` lines); a root commit whose
-message starts with ``init: nanobot memory store`` or carries ``Reverie-Kind: init``.
+A memory repo is recognised by (cheapest first): ``reverie.memoryrepo = true`` in its config
+(Reverie writes it on adoption or creation); a nanobot-style ``.gitignore`` (``/*`` followed by
+``!`` lines); a root commit whose message starts with ``init: nanobot memory store`` or carries
+``Reverie-Kind: init``.
 
-Ignore rules: the workspace's ``.gitignore`` (committed) ignores everything at every depth except the tracked
-files, so a person's ``git add -A`` — in the memory repo, or in an enclosing project when the workspace sits inside
-one — never stages history.jsonl, sessions or cursors. A ``.gitignore`` a person wrote (no Reverie marker line,
-not nanobot's) is left alone, and so is the ``.gitignore`` of a workspace that is itself the root of someone
-else's repository. With a separate git dir the rules are always enforced for the memory repo by
-``<git dir>/info/exclude``, and ``<git dir>/.gitignore`` holds ``*`` so no enclosing project stages its files.
+Ignore rules: the workspace's ``.gitignore`` (committed) ignores everything at every depth except
+the tracked files, so a person's ``git add -A`` — in the memory repo, or in an enclosing project
+when the workspace sits inside one — never stages history.jsonl, sessions or cursors. A
+``.gitignore`` a person wrote (no Reverie marker line, not nanobot's) is left alone, and so is the
+``.gitignore`` of a workspace that is itself the root of someone else's repository. With a separate
+git dir the rules are always enforced for the memory repo by ``<git dir>/info/exclude``, and ``<git
+dir>/.gitignore`` holds ``*`` so no enclosing project stages its files.
 """
 
 from __future__ import annotations
@@ -79,9 +83,10 @@ def is_git_dir(path: Path) -> bool:
 
 
 def locate(root: Path) -> RepoLocation | None:
-    """The existing memory repo of the workspace at ``root``, found without writing anything; None if there is
-    none. A repo Reverie marked costs a few stats; an unmarked one (nanobot's, not yet adopted) is recognised
-    the way ``choose`` does, so a query reads it as it is and adoption waits for the first write."""
+    """The existing memory repo of the workspace at ``root``, found without writing anything; None
+    if there is none. A repo Reverie marked costs a few stats; an unmarked one (nanobot's, not yet
+    adopted) is recognised the way ``choose`` does, so a query reads it as it is and adoption waits
+    for the first write."""
     sep = root / SEPARATE_DIR
     if is_git_dir(sep):
         return RepoLocation(sep, root, True)
@@ -128,9 +133,9 @@ def _inside_other_repo(root: Path) -> bool:
 
 
 def _root_commit_is_memory(git_dir: Path) -> bool:
-    """Walk first parents to the root commit (once per adoption; the result is cached in the repo config). In a
-    shallow clone the root is not there: a commit Reverie made (its ``Reverie-Kind`` trailer) on the way is
-    evidence enough."""
+    """Walk first parents to the root commit (once per adoption; the result is cached in the repo
+    config). In a shallow clone the root is not there: a commit Reverie made (its ``Reverie-Kind``
+    trailer) on the way is evidence enough."""
     from dulwich.errors import NotGitRepository
     from dulwich.objects import Commit
     from dulwich.refs import Ref
@@ -186,8 +191,8 @@ def is_memory_repo(root: Path, git_dir: Path) -> bool:
 
 
 def _reverie_gitignore(root: Path) -> bool:
-    """The workspace's ``.gitignore`` is one Reverie wrote (a clone of a memory repo carries it; the config mark
-    does not travel with a clone)."""
+    """The workspace's ``.gitignore`` is one Reverie wrote (a clone of a memory repo carries it; the
+    config mark does not travel with a clone)."""
     try:
         with open(root / ".gitignore", "rb") as f:
             return f.read(len(GITIGNORE_MARK)) == GITIGNORE_MARK.encode()
@@ -216,8 +221,9 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 
 
 def expand_tracked(root: Path, entries: list[str]) -> list[str]:
-    """Tracked entries as file paths: a plain path as is; a glob in its last component (``memory/2*.md``) as the
-    regular files on disk that match it, sorted. The ``.gitignore`` keeps the glob itself."""
+    """Tracked entries as file paths: a plain path as is; a glob in its last component
+    (``memory/2*.md``) as the regular files on disk that match it, sorted. The ``.gitignore`` keeps
+    the glob itself."""
     out: list[str] = []
     for rel in entries:
         if not _GLOB_CHARS.search(rel):

@@ -1,23 +1,25 @@
-"""The line-based three-way merge used by ``revert``, by Dream to re-apply a run's edits over a concurrent edit and
-by ``approve`` over a later SOUL.md edit. Pure text in, text out: no git, no I/O.
+"""The line-based three-way merge used by ``revert``, by Dream to re-apply a run's edits over a
+concurrent edit and by ``approve`` over a later SOUL.md edit. Pure text in, text out: no git, no
+I/O.
 
-dulwich's merge (``dulwich.merge.make_merge3``, the ``merge3`` package) aligns the three texts and classifies every
-region: unchanged, changed by one side, changed identically by both, or in conflict. This module is a thin adapter
-around it, for two things dulwich's merge does not do:
+dulwich's merge (``dulwich.merge.make_merge3``, the ``merge3`` package) aligns the three texts and
+classifies every region: unchanged, changed by one side, changed identically by both, or in
+conflict. This module is a thin adapter around it, for two things dulwich's merge does not do:
 
-- **Conflicts are an error, not markers.** ``merge3`` writes ``<<<<<<<`` markers into the text; Reverie's callers
-  never write a half-merged memory file, so a conflict raises ``MergeConflictError`` naming the path and the lines
-  in ``ours`` instead.
-- **Edits to adjacent lines merge.** ``merge3``, like git, makes one conflict of two edits with no line between them
-  that both sides left alone (ours changes line 4, theirs line 5). Memory files are lists of one-line facts, where
-  a person editing one bullet while Dream edits the next is common, and failing the run (or the approval) for it
-  would lose work; the old merge applied both, and its callers and tests rely on that. So a conflict region is
-  split into each side's hunks (base range → side lines): hunks that neither overlap nor touch through an insertion
-  are applied both; an insertion at the edge of the other side's change stays a conflict, as does any overlap with
+- **Conflicts are an error, not markers.** ``merge3`` writes ``<<<<<<<`` markers into the text;
+  Reverie's callers never write a half-merged memory file, so a conflict raises
+  ``MergeConflictError`` naming the path and the lines in ``ours`` instead.
+- **Edits to adjacent lines merge.** ``merge3``, like git, makes one conflict of two edits with no
+  line between them that both sides left alone (ours changes line 4, theirs line 5). Memory files
+  are lists of one-line facts, where a person editing one bullet while Dream edits the next is
+  common, and failing the run (or the approval) for it would lose work; the old merge applied both,
+  and its callers and tests rely on that. So a conflict region is split into each side's hunks (base
+  range → side lines): hunks that neither overlap nor touch through an insertion are applied both;
+  an insertion at the edge of the other side's change stays a conflict, as does any overlap with
   different results.
 
-Lines are split as dulwich splits a blob (``bytes.splitlines(keepends=True)``) on the UTF-8 text; lone surrogates
-(a file read with ``surrogateescape``) pass through unchanged.
+Lines are split as dulwich splits a blob (``bytes.splitlines(keepends=True)``) on the UTF-8 text;
+lone surrogates (a file read with ``surrogateescape``) pass through unchanged.
 """
 
 from __future__ import annotations
@@ -36,8 +38,9 @@ _ENCODING = ("utf-8", "surrogatepass")
 
 
 class _Matcher(SequenceMatcher[bytes]):
-    """difflib's matcher without its "popular line" heuristic: in a file past 200 lines a line repeated in more
-    than 1% of it (a blank line, ``---``) would otherwise be ignored for alignment and make spurious conflicts."""
+    """difflib's matcher without its "popular line" heuristic: in a file past 200 lines a line
+    repeated in more than 1% of it (a blank line, ``---``) would otherwise be ignored for alignment
+    and make spurious conflicts."""
 
     def __init__(
         self,
@@ -63,8 +66,9 @@ class _Hunk:
 def merge3(base: str, ours: str, theirs: str, *, path: str = "") -> str:
     """Merge the change base→theirs into ours (line-based).
 
-    Raises ``MergeConflictError`` (``.path`` = ``path``, ``.lines`` = 1-based inclusive range in ``ours``) when
-    both sides changed the same lines differently (or one inserted lines at the edge of the other's change).
+    Raises ``MergeConflictError`` (``.path`` = ``path``, ``.lines`` = 1-based inclusive range in
+    ``ours``) when both sides changed the same lines differently (or one inserted lines at the edge
+    of the other's change).
     """
     if ours == base or ours == theirs:
         return theirs
@@ -73,8 +77,9 @@ def merge3(base: str, ours: str, theirs: str, *, path: str = "") -> str:
     b, o, t = (text.encode(*_ENCODING).splitlines(keepends=True) for text in (base, ours, theirs))
     out: list[bytes] = []
     hunks: list[_Hunk] = []
-    # merge3's matcher protocol wants get_matching_blocks() -> list[tuple[int, int, int]]; difflib's returns
-    # list[Match], a NamedTuple of those three ints, which mypy rejects only because list is invariant.
+    # merge3's matcher protocol wants get_matching_blocks() -> list[tuple[int, int, int]]; difflib's
+    # returns list[Match], a NamedTuple of those three ints, which mypy rejects only because list is
+    # invariant.
     matcher = make_merge3(b, o, t, sequence_matcher=_Matcher)  # type: ignore[arg-type]
     for region in matcher.merge_regions():
         kind = region[0]
@@ -108,9 +113,9 @@ def _split_conflict(
     sides: tuple[list[bytes], list[bytes]],
     path: str,
 ) -> list[bytes]:
-    """A conflict region of ``merge3`` (base, ours, theirs ranges) merged hunk by hunk, or ``MergeConflictError``
-    for the first group of hunks in it that really clash (overlap, or touch through an insertion, with different
-    results)."""
+    """A conflict region of ``merge3`` (base, ours, theirs ranges) merged hunk by hunk, or
+    ``MergeConflictError`` for the first group of hunks in it that really clash (overlap, or touch
+    through an insertion, with different results)."""
     z0, z1, a0, a1, b0, b1 = region
     bounds = ((a0, a1), (b0, b1))
     inside = [
@@ -126,7 +131,8 @@ def _split_conflict(
         group = [inside[i]]
         hi, insertion_at_hi = inside[i].end, inside[i].start == inside[i].end
         i += 1
-        # A hunk joins the group when it overlaps it, or touches its end through an insertion (either side's).
+        # A hunk joins the group when it overlaps it, or touches its end through an insertion
+        # (either side's).
         while i < len(inside) and (
             inside[i].start < hi
             or (inside[i].start == hi and (insertion_at_hi or inside[i].start == inside[i].end))

@@ -1,8 +1,10 @@
-"""nanobot 0.1.5's ``GitStore`` method names on Reverie's ``GitStore``, for agents written against nanobot.
+"""nanobot 0.1.5's ``GitStore`` method names on Reverie's ``GitStore``, for agents written against
+nanobot.
 
-Each is a thin translation onto Reverie's own public methods, with nanobot's conventions: ``None`` or ``""`` where
-nanobot answers so (not initialised, unknown revision, nothing to commit) instead of an exception. Shas are
-Reverie's full 40-character ids (nanobot's are 8; ``CommitInfo.short`` has those). nanobot's ``revert(sha)`` (put back the state before ``sha``) is ``restore(sha)`` here;
+Each is a thin translation onto Reverie's own public methods, with nanobot's conventions: ``None``
+or ``""`` where nanobot answers so (not initialised, unknown revision, nothing to commit) instead of
+an exception. Shas are Reverie's full 40-character ids (nanobot's are 8; ``CommitInfo.short`` has
+those). nanobot's ``revert(sha)`` (put back the state before ``sha``) is ``restore(sha)`` here;
 Reverie's ``revert`` undoes only that commit's change (docs/nanobot.md lists every difference).
 """
 
@@ -47,8 +49,9 @@ class NanobotGitAPI:
         return choose(self.workspace.root).exists
 
     def init(self: _Host) -> bool:
-        """Create the memory repo with its first commit; False when it already exists (nanobot's ``init``).
-        As nanobot does, missing tracked files are created empty first, so the first commit holds them all."""
+        """Create the memory repo with its first commit; False when it already exists (nanobot's
+        ``init``). As nanobot does, missing tracked files are created empty first, so the first
+        commit holds them all."""
         if self.is_initialized():
             return False
         for rel in expand_tracked(
@@ -62,8 +65,8 @@ class NanobotGitAPI:
         return True
 
     def auto_commit(self: _Host, message: str) -> str | None:
-        """Commit the tracked files as they are on disk; the commit's sha, or None when the repo does not exist
-        yet or nothing changed."""
+        """Commit the tracked files as they are on disk; the commit's sha, or None when the repo
+        does not exist yet or nothing changed."""
         if not self.is_initialized():
             return None
         return self.commit(message, kind="manual")

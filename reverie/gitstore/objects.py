@@ -1,5 +1,6 @@
-"""Git objects for the tracked files: read blobs by path from a tree, build a new tree that changes only those
-paths (every other entry of the base tree is kept as is), and make commits. No I/O beyond the object store.
+"""Git objects for the tracked files: read blobs by path from a tree, build a new tree that changes
+only those paths (every other entry of the base tree is kept as is), and make commits. No I/O beyond
+the object store.
 """
 
 from __future__ import annotations
@@ -43,11 +44,12 @@ class ObjectReader(Protocol):
 
 
 class CachedStore:
-    """A read-through view of an object store that keeps parsed objects. Git objects are immutable, so a cache
-    can never be stale: within one operation HEAD's trees are read several times, and across the operations of
-    one GitStore the objects the last commit wrote are exactly what the next commit reads (no loose-object reads,
-    no pack-directory rescans). Bounded: the oldest entries are dropped first, and large blobs are never kept.
-    ``disk`` is the store itself, for anything but reading objects."""
+    """A read-through view of an object store that keeps parsed objects. Git objects are immutable,
+    so a cache can never be stale: within one operation HEAD's trees are read several times, and
+    across the operations of one GitStore the objects the last commit wrote are exactly what the
+    next commit reads (no loose-object reads, no pack-directory rescans). Bounded: the oldest
+    entries are dropped first, and large blobs are never kept. ``disk`` is the store itself, for
+    anything but reading objects."""
 
     LIMIT = 512
     BIG_BLOB = 1 << 20
@@ -177,9 +179,11 @@ def read_blob(store: ObjectReader, sha: ObjectID | None) -> bytes | None:
 def build_tree(
     store: ObjectReader, base_tree_id: ObjectID | None, changes: Mapping[str, ObjectID | None]
 ) -> tuple[ObjectID, list[ShaFile]]:
-    """A new root tree equal to the base except for ``changes`` (path → blob sha, or None to delete).
+    """A new root tree equal to the base except for ``changes`` (path → blob sha, or None to
+    delete).
 
-    Returns the root tree id and the new tree objects (not yet written). Directories left empty are dropped.
+    Returns the root tree id and the new tree objects (not yet written). Directories left empty are
+    dropped.
     """
     cache: dict[str, Tree | None] = {}
     edited: dict[str, Tree] = {}

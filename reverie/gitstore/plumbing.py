@@ -1,18 +1,20 @@
-"""The two repository writes on every commit's path — a loose object and a ref's compare-and-swap — done with the
-fewest system calls, in git's own on-disk protocol.
+"""The two repository writes on every commit's path — a loose object and a ref's compare-and-swap —
+done with the fewest system calls, in git's own on-disk protocol.
 
-Why not dulwich's public ``repo.object_store.add_object`` / ``repo.refs.set_if_equals``: measured slower on the
-commit path, with no time to give (issue 16's rule: dulwich where it keeps the commit ≥ 5× nanobot's
-``auto_commit``); ``python -m bench gitstore_plumbing`` swaps them in, and BENCHMARKS.md ("gitstore_plumbing") has
-the figures. ``add_object`` makes one more ``mkdir``; ``set_if_equals`` also follows the ref, reads it twice under
-the lock, checks packed-refs and re-reads the repo config for the reflog. dulwich still serialises, compresses and
-names every object, formats the reflog line and reads packed refs; only the file handling is here.
+Why not dulwich's public ``repo.object_store.add_object`` / ``repo.refs.set_if_equals``: measured
+slower on the commit path, with no time to give (issue 16's rule: dulwich where it keeps the commit
+≥ 5× nanobot's ``auto_commit``); ``python -m bench gitstore_plumbing`` swaps them in, and
+BENCHMARKS.md ("gitstore_plumbing") has the figures. ``add_object`` makes one more ``mkdir``;
+``set_if_equals`` also follows the ref, reads it twice under the lock, checks packed-refs and
+re-reads the repo config for the reflog. dulwich still serialises, compresses and names every
+object, formats the reflog line and reads packed refs; only the file handling is here.
 
-Crash safety, as git's: an object is written to ``<object path>.lock`` (exclusive create) and renamed into place,
-so a kill leaves either no object or a whole one, plus at worst a stale ``.lock`` that
-``reverie.gitstore.writer.remove_stale_locks`` clears. A ref moves under ``<ref>.lock`` (exclusive create, so a
-``git`` command running at the same moment is refused, not overwritten): the lock is written and fsynced, the
-reflog line appended, then the lock is renamed over the ref; a kill before the rename leaves the ref as it was.
+Crash safety, as git's: an object is written to ``<object path>.lock`` (exclusive create) and
+renamed into place, so a kill leaves either no object or a whole one, plus at worst a stale
+``.lock`` that ``reverie.gitstore.writer.remove_stale_locks`` clears. A ref moves under
+``<ref>.lock`` (exclusive create, so a ``git`` command running at the same moment is refused, not
+overwritten): the lock is written and fsynced, the reflog line appended, then the lock is renamed
+over the ref; a kill before the rename leaves the ref as it was.
 """
 
 from __future__ import annotations
@@ -46,8 +48,8 @@ _OBJECT_MODE = 0o444
 
 
 def ensure_fanout(objects_dir: Path) -> None:
-    """Create the 256 ``objects/xx`` directories that do not exist yet, so no commit pays for a ``mkdir``
-    (``git prune`` may remove empty ones again; they are re-created on the next open)."""
+    """Create the 256 ``objects/xx`` directories that do not exist yet, so no commit pays for a
+    ``mkdir`` (``git prune`` may remove empty ones again; they are re-created on the next open)."""
     try:
         present = set(os.listdir(objects_dir))
     except OSError:
@@ -62,10 +64,12 @@ def ensure_fanout(objects_dir: Path) -> None:
 
 
 def loose_objects(objects_dir: Path) -> Iterator[tuple[ObjectID, str]]:
-    """``(hex id, path)`` of every loose object (``objects/xx/<38 hex>``; lock and temp files are skipped).
+    """``(hex id, path)`` of every loose object (``objects/xx/<38 hex>``; lock and temp files are
+    skipped).
 
-    The reading half of ``write_loose``'s layout. dulwich 1.2 lists loose objects only through a private method
-    (``DiskObjectStore._iter_loose_objects``); this uses its public ``valid_hexsha`` and ``hex_to_filename``."""
+    The reading half of ``write_loose``'s layout. dulwich 1.2 lists loose objects only through a
+    private method (``DiskObjectStore._iter_loose_objects``); this uses its public ``valid_hexsha``
+    and ``hex_to_filename``."""
     try:
         folders = sorted(name for name in os.listdir(objects_dir) if len(name) == 2)
     except OSError:
@@ -82,9 +86,9 @@ def loose_objects(objects_dir: Path) -> Iterator[tuple[ObjectID, str]]:
 
 
 def write_loose(objects_dir: Path, obj: ShaFile) -> None:
-    """Store ``obj`` as a loose object (a no-op when it is already loose; its mtime is refreshed instead, as git
-    does, so a concurrent prune does not take it). Objects that exist only in a pack are written loose again:
-    harmless, and cheaper than searching the packs."""
+    """Store ``obj`` as a loose object (a no-op when it is already loose; its mtime is refreshed
+    instead, as git does, so a concurrent prune does not take it). Objects that exist only in a pack
+    are written loose again: harmless, and cheaper than searching the packs."""
     sha = obj.id.decode("ascii")
     path = os.path.join(objects_dir, sha[:2], sha[2:])
     try:
@@ -112,8 +116,9 @@ def compare_and_swap(
     who: bytes,
     message: bytes,
 ) -> bool:
-    """Move ``ref`` (a branch, or ``HEAD`` when detached) from ``old`` (None: it must not exist yet) to ``new``
-    and log it in the ref's reflog. False, with nothing changed, when the ref holds something else."""
+    """Move ``ref`` (a branch, or ``HEAD`` when detached) from ``old`` (None: it must not exist yet)
+    to ``new`` and log it in the ref's reflog. False, with nothing changed, when the ref holds
+    something else."""
     if ref != b"HEAD" and not check_ref_format(ref):
         raise GitStoreError(f"refusing to write the malformed ref name {ref!r}")
     path = os.path.join(git_dir, ref.decode("utf-8"))
@@ -143,8 +148,8 @@ def compare_and_swap(
 
 
 def open_lock(lock: str, mode: int) -> int | None:
-    """Create git's lock file ``lock`` exclusively (and its directory, if missing); None when it already exists
-    (someone else holds it)."""
+    """Create git's lock file ``lock`` exclusively (and its directory, if missing); None when it
+    already exists (someone else holds it)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
     for attempt in (0, 1):
         try:
@@ -167,8 +172,8 @@ def replace_from_lock(
     fsync: bool = False,
     before_rename: Callable[[], None] | None = None,
 ) -> None:
-    """Write ``data`` into the lock file open on ``fd`` and rename it over ``path`` (git's commit of a lock file);
-    on any failure before the rename the lock is removed and ``path`` is untouched."""
+    """Write ``data`` into the lock file open on ``fd`` and rename it over ``path`` (git's commit of
+    a lock file); on any failure before the rename the lock is removed and ``path`` is untouched."""
     try:
         write_all(fd, data)
         if fsync:

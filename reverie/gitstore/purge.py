@@ -1,26 +1,33 @@
 """Removing a string from every version in the memory repository (``reverie purge``'s git half).
 
-``scan_history`` counts where the string occurs (blobs, commit messages, tag messages) in everything reachable
-from any ref. ``rewrite_history`` replaces it everywhere and makes the old objects unrecoverable:
+``scan_history`` counts where the string occurs (blobs, commit messages, tag messages) in everything
+reachable from any ref. ``rewrite_history`` replaces it everywhere and makes the old objects
+unrecoverable:
 
-1. under the writer lock, every commit reachable from any ref is rebuilt parents-first: blobs holding the string
-   get new content (replaced as the file's format allows, ``reverie.security.scrub``: only string values of a
-   JSON file), commit and tag messages lose it from their text but never from a structured trailer
-   (``trailers.replace_in_message``: ``Reverie-Cursor: 1234`` survives a purge of "1234"), trees and commits above them get new ids; author, committer, both dates and time zones and
-   the message (but for the string) are kept; an unchanged commit keeps its id. A rewritten commit loses its
-   signature (it would no longer verify);
-2. the new objects are written (additions only: a crash here leaves dangling objects and nothing else);
-3. the tracked files on disk that hold the string are rewritten (atomic each) — before any ref moves, so the
-   string can never be re-committed from disk as a "manual" edit after the refs stop holding it;
-4. a ``Reverie-Kind: purge`` commit is made on top of the rewritten branch (its trailer describes what was
-   removed, never the string), and every ref moves to its rewritten commit (compare-and-swap each);
-5. every reflog is replaced by one entry for the ref's new value (old entries would keep old objects reachable);
-6. the git index is refreshed for the tracked files; then everything still reachable is repacked into one pack
-   and every other object, loose or packed, is deleted (dulwich ``repack(exclude=unreachable)``, which writes the
-   new pack before removing old ones).
+1. under the writer lock, every commit reachable from any ref is rebuilt parents-first: blobs
+   holding the string get new content (replaced as the file's format allows,
+   ``reverie.security.scrub``: only string values of a JSON file), commit and tag messages lose it
+   from their text but never from a structured trailer (``trailers.replace_in_message``:
+   ``Reverie-Cursor: 1234`` survives a purge of "1234"), trees and commits above them get new ids;
+   author, committer, both dates and time zones and the message (but for the string) are kept; an
+   unchanged commit keeps its id. A rewritten commit loses its signature (it would no longer
+   verify);
+2. the new objects are written (additions only: a crash here leaves dangling objects and nothing
+   else);
+3. the tracked files on disk that hold the string are rewritten (atomic each) — before any ref
+   moves, so the string can never be re-committed from disk as a "manual" edit after the refs stop
+   holding it;
+4. a ``Reverie-Kind: purge`` commit is made on top of the rewritten branch (its trailer describes
+   what was removed, never the string), and every ref moves to its rewritten commit
+   (compare-and-swap each);
+5. every reflog is replaced by one entry for the ref's new value (old entries would keep old objects
+   reachable);
+6. the git index is refreshed for the tracked files; then everything still reachable is repacked
+   into one pack and every other object, loose or packed, is deleted (dulwich
+   ``repack(exclude=unreachable)``, which writes the new pack before removing old ones).
 
-Each step is idempotent, so a purge interrupted at any point is finished by running it again with the same
-string: a second run finds what is left and removes it.
+Each step is idempotent, so a purge interrupted at any point is finished by running it again with
+the same string: a second run finds what is left and removes it.
 """
 
 from __future__ import annotations
@@ -288,8 +295,8 @@ def _reset_reflogs(
 def rewrite_history(
     git: GitStore, needle: bytes, replacement: bytes, *, description: str
 ) -> HistoryRewrite:
-    """Remove ``needle`` from every version (see the module docstring). ``description`` goes into the purge
-    commit's ``Reverie-Purge`` trailer and must not contain the string."""
+    """Remove ``needle`` from every version (see the module docstring). ``description`` goes into
+    the purge commit's ``Reverie-Purge`` trailer and must not contain the string."""
     if needle in description.encode("utf-8"):
         raise ValueError("the purge description must not contain the purged string")
     if needle in replacement:

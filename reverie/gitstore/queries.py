@@ -1,8 +1,10 @@
-"""Read-only questions to the memory repo: revision names, the first-parent log, commit details, diffs.
+"""Read-only questions to the memory repo: revision names, the first-parent log, commit details,
+diffs.
 
-History is read along first parents from HEAD (Reverie's history is linear; a merge made by hand shows as one
-commit). Revision names: ``HEAD``, ``HEAD~n`` / ``HEAD^``, or 4–40 hex digits matched against every commit in
-the object store (loose and packed) via the store's prefix index, not by walking history.
+History is read along first parents from HEAD (Reverie's history is linear; a merge made by hand
+shows as one commit). Revision names: ``HEAD``, ``HEAD~n`` / ``HEAD^``, or 4–40 hex digits matched
+against every commit in the object store (loose and packed) via the store's prefix index, not by
+walking history.
 """
 
 from __future__ import annotations
@@ -61,10 +63,11 @@ class _Names:
 def _iter_prefix(store: DiskObjectStore, prefix: bytes) -> Iterator[ObjectID]:
     """Hex object ids starting with ``prefix`` (hex, 4+ digits), loose and packed.
 
-    dulwich's ``iter_prefix`` scans every name in the prefix's first-byte bucket of each pack index, which grows
-    with the repo (3,000 names per lookup at 100,000 commits); this bisects to the first candidate (through the
-    file pack index's public ``object_sha_at_position``), so resolving a prefix costs the same at any size. Any
-    other index type, and alternates, get dulwich's own scan."""
+    dulwich's ``iter_prefix`` scans every name in the prefix's first-byte bucket of each pack index,
+    which grows with the repo (3,000 names per lookup at 100,000 commits); this bisects to the first
+    candidate (through the file pack index's public ``object_sha_at_position``), so resolving a
+    prefix costs the same at any size. Any other index type, and alternates, get dulwich's own scan.
+    """
     if store.alternates:
         yield from store.iter_prefix(prefix)
         return
@@ -137,8 +140,8 @@ def resolve(store: CachedStore, head: ObjectID | None, rev: str) -> ObjectID:
 
 
 def walk(store: ObjectReader, head: ObjectID | None) -> Iterator[Commit]:
-    """Commits from HEAD back along first parents; the walk ends where a parent is not in the repo (a shallow
-    clone's boundary)."""
+    """Commits from HEAD back along first parents; the walk ends where a parent is not in the repo
+    (a shallow clone's boundary)."""
     sha = head
     while sha is not None:
         try:
@@ -183,8 +186,8 @@ def _computed_changes(store: ObjectReader, commit: Commit, paths: list[str]) -> 
 def commit_info(
     store: ObjectReader, commit: Commit, paths: list[str] | Callable[[], list[str]]
 ) -> CommitInfo:
-    """A CommitInfo. Per-file stats come from the body of Reverie commits (which is derived from the real diff
-    when the commit is made); other tools' commits are diffed here."""
+    """A CommitInfo. Per-file stats come from the body of Reverie commits (which is derived from the
+    real diff when the commit is made); other tools' commits are diffed here."""
     message = commit.message.decode("utf-8", errors="replace")
     subject, body, trailers = split_message(message)
     kind = trailers.get(KIND, "")

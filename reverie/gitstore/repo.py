@@ -1,8 +1,9 @@
-"""Opening, creating and healing the memory repository: atomic creation, the ignore rules, the branch ref, and
-HEAD recovery from the reflog.
+"""Opening, creating and healing the memory repository: atomic creation, the ignore rules, the
+branch ref, and HEAD recovery from the reflog.
 
-Creation is atomic: the repository is initialised in a temporary directory next to its final place and renamed
-into place, so a kill never leaves a half-made ``.git`` that would later be mistaken for a user's repository.
+Creation is atomic: the repository is initialised in a temporary directory next to its final place
+and renamed into place, so a kill never leaves a half-made ``.git`` that would later be mistaken for
+a user's repository.
 """
 
 from __future__ import annotations
@@ -61,8 +62,8 @@ _READ_ERRORS = (
 
 
 class MemoryRepo(Repo):
-    """A dulwich Repo plus ``objects``: a read cache over its object store (``CachedStore``). The cache dict may be
-    shared with the GitStore that opens the repo, so it outlives one open."""
+    """A dulwich Repo plus ``objects``: a read cache over its object store (``CachedStore``). The
+    cache dict may be shared with the GitStore that opens the repo, so it outlives one open."""
 
     def __init__(self, path: str, cache: dict[ObjectID, ShaFile] | None = None) -> None:
         super().__init__(path)
@@ -106,8 +107,9 @@ def create_repo(loc: RepoLocation) -> None:
 
 
 def mark_adopted(repo: Repo) -> None:
-    """Record in the repo's config that it is a memory repo, so the check is a config read next time. Only a cache:
-    when ``config.lock`` is held (a ``git config`` at work, or left behind), it is skipped with a warning."""
+    """Record in the repo's config that it is a memory repo, so the check is a config read next
+    time. Only a cache: when ``config.lock`` is held (a ``git config`` at work, or left behind), it
+    is skipped with a warning."""
     cfg = repo.get_config()
     cfg.set((CONFIG_SECTION,), CONFIG_KEY, True)
     try:
@@ -120,8 +122,8 @@ def mark_adopted(repo: Repo) -> None:
 
 
 def lost_head_branch(git_dir: Path) -> Ref | None:
-    """The branch a lost HEAD file should point at (``refs/heads/main``, else ``master``, else the only branch);
-    None when HEAD is there or no branch exists. Reads only."""
+    """The branch a lost HEAD file should point at (``refs/heads/main``, else ``master``, else the
+    only branch); None when HEAD is there or no branch exists. Reads only."""
     if (git_dir / "HEAD").is_file():
         return None
     names: set[bytes] = set()
@@ -148,8 +150,9 @@ def lost_head_branch(git_dir: Path) -> Ref | None:
 
 
 def repair_head(git_dir: Path) -> None:
-    """Recreate a lost HEAD file pointing at the branch that exists (a git dir without HEAD is unusable to git
-    and dulwich alike), with a warning; ``GitStoreError`` when no single branch can be chosen."""
+    """Recreate a lost HEAD file pointing at the branch that exists (a git dir without HEAD is
+    unusable to git and dulwich alike), with a warning; ``GitStoreError`` when no single branch can
+    be chosen."""
     if (git_dir / "HEAD").is_file():
         return
     branch = lost_head_branch(git_dir)
@@ -182,8 +185,8 @@ def read_head(repo: Repo, ref: Ref) -> ObjectID | None:
 
 
 def readable(repo: Repo, sha: ObjectID) -> bool:
-    """A commit whose object and root tree both load (through the repo's object cache when it has one: an object
-    this process wrote or read is intact)."""
+    """A commit whose object and root tree both load (through the repo's object cache when it has
+    one: an object this process wrote or read is intact)."""
     store: ObjectReader = repo.objects if isinstance(repo, MemoryRepo) else repo.object_store
     try:
         commit = store[sha]
@@ -196,16 +199,17 @@ def readable(repo: Repo, sha: ObjectID) -> bool:
 
 
 def heal_head(repo: Repo, git_dir: Path, ref: Ref, *, repair: bool = True) -> ObjectID | None:
-    """HEAD's commit id after making sure it is readable; a HEAD pointing at a missing or corrupt object is moved
-    back to the newest readable commit in the ref's reflog, with a warning (``repair=False``, for a query: that
-    commit is returned and nothing is written)."""
+    """HEAD's commit id after making sure it is readable; a HEAD pointing at a missing or corrupt
+    object is moved back to the newest readable commit in the ref's reflog, with a warning
+    (``repair=False``, for a query: that commit is returned and nothing is written)."""
     head = read_head(repo, ref)
     ref_file = git_dir / ref.decode()
     log_path = git_dir / "logs" / ref.decode()
     if head is None and not ref_file.exists() and not _in_packed_refs(git_dir, ref):
         if not log_path.is_file() or log_path.stat().st_size == 0:
             return None  # no commits yet
-        # the ref file is gone but its reflog remains: recover rather than start an unrelated history
+        # the ref file is gone but its reflog remains: recover rather than start an unrelated
+        # history
     if head is not None and len(head) == 40 and readable(repo, head):
         return head
     candidates: list[ObjectID] = []
@@ -247,16 +251,16 @@ def _in_packed_refs(git_dir: Path, ref: bytes) -> bool:
         return False
 
 
-#: Directories holding Reverie's own state (history, cursors, sessions, locks), ignored from inside when the
-#: workspace's root ``.gitignore`` belongs to someone else's project.
+#: Directories holding Reverie's own state (history, cursors, sessions, locks), ignored from inside
+#: when the workspace's root ``.gitignore`` belongs to someone else's project.
 _STATE_DIRS = ("memory", "sessions")
 
 
 def _sync_nested_ignores(root: Path, tracked: list[str]) -> None:
-    """The workspace is the root of someone else's repository (or worktree): its ``.gitignore`` is theirs, so
-    ``memory/.gitignore`` and ``sessions/.gitignore`` (Reverie's own directories) keep that project's
-    ``git add -A`` away from history, cursors and sessions; the tracked memory files stay visible to it. A file
-    there that Reverie did not write is left alone."""
+    """The workspace is the root of someone else's repository (or worktree): its ``.gitignore`` is
+    theirs, so ``memory/.gitignore`` and ``sessions/.gitignore`` (Reverie's own directories) keep
+    that project's ``git add -A`` away from history, cursors and sessions; the tracked memory files
+    stay visible to it. A file there that Reverie did not write is left alone."""
     for directory in _STATE_DIRS:
         base = root / directory
         if not base.is_dir() or base.is_symlink():
@@ -277,11 +281,13 @@ def _sync_nested_ignores(root: Path, tracked: list[str]) -> None:
 
 
 def sync_ignore_rules(loc: RepoLocation, tracked: list[str]) -> bool:
-    """Bring the ignore rules up to date; True when the workspace's ``.gitignore`` changed (it is committed).
+    """Bring the ignore rules up to date; True when the workspace's ``.gitignore`` changed (it is
+    committed).
 
-    A ``.gitignore`` written by Reverie (its marker line) or nanobot (``/*`` + ``!`` lines), or none at all, is
-    replaced by the current rules; one a person wrote is theirs and left alone. With a separate git dir the rules
-    also go to its ``info/exclude``, so the memory repo ignores everything else whatever the ``.gitignore`` says.
+    A ``.gitignore`` written by Reverie (its marker line) or nanobot (``/*`` + ``!`` lines), or none
+    at all, is replaced by the current rules; one a person wrote is theirs and left alone. With a
+    separate git dir the rules also go to its ``info/exclude``, so the memory repo ignores
+    everything else whatever the ``.gitignore`` says.
     """
     wanted = gitignore_text(tracked)
     if loc.separate:

@@ -11,21 +11,23 @@ A Reverie commit message is::
     Reverie-Batch: 31-42
     Reverie-Model: openai/gpt-4o-mini
 
-Trailers are the last paragraph of the message, one ``Key: value`` per line, in git's trailer syntax (``git
-interpret-trailers --parse`` reads them). Keys are ``Token-Words`` (letters, digits, '-'); values are one line
-(newlines in a value are replaced by spaces when formatting). Known keys:
+Trailers are the last paragraph of the message, one ``Key: value`` per line, in git's trailer syntax
+(``git interpret-trailers --parse`` reads them). Keys are ``Token-Words`` (letters, digits, '-');
+values are one line (newlines in a value are replaced by spaces when formatting). Known keys:
 
-==================  ==========================================================================================
+==================
+==========================================================================================
 ``Reverie-Kind``     what made the commit: ``init | dream | restore | revert | manual | purge``
-``Reverie-Cursor``   the last history cursor the commit's Dream run consumed (a non-negative integer)
-``Reverie-Batch``    ``<first>-<last>``: the history cursors the run read
-``Reverie-Model``    model name; ``Reverie-Tokens`` total tokens; ``Reverie-Cost`` USD as a decimal
-``Reverie-Iterations`` / ``Reverie-Tool-Calls``   Dream's counters
-``Reverie-Restore-Of`` / ``Reverie-Revert-Of``   full sha of the commit a restore or revert undid
-``Reverie-Purge``    what a purge removed (a description, never the secret)
-``Reverie-Approved`` on a ``dream`` commit applying a staged SOUL.md change: that a person approved it, and when
+``Reverie-Cursor``   the last history cursor the commit's Dream run consumed (a non-negative
+integer) ``Reverie-Batch``    ``<first>-<last>``: the history cursors the run read ``Reverie-Model``
+model name; ``Reverie-Tokens`` total tokens; ``Reverie-Cost`` USD as a decimal
+``Reverie-Iterations`` / ``Reverie-Tool-Calls``   Dream's counters ``Reverie-Restore-Of`` /
+``Reverie-Revert-Of``   full sha of the commit a restore or revert undid ``Reverie-Purge``    what a
+purge removed (a description, never the secret) ``Reverie-Approved`` on a ``dream`` commit applying
+a staged SOUL.md change: that a person approved it, and when
                      it was proposed (see ``reverie.dream.pending``)
-==================  ==========================================================================================
+==================
+==========================================================================================
 
 No other module builds or parses trailers; they call ``format_message`` / ``parse_trailers``.
 """
@@ -96,7 +98,8 @@ def _one_line(value: str) -> str:
 
 
 def format_message(subject: str, body: str = "", trailers: Mapping[str, str] | None = None) -> str:
-    """The full commit message; ``subject`` is collapsed to one line, trailer values to one line each.
+    """The full commit message; ``subject`` is collapsed to one line, trailer values to one line
+    each.
 
     Raises ``ValueError`` for a key that is not a trailer token (it would not parse back).
     """
@@ -159,9 +162,10 @@ _STRUCTURED = frozenset(
 
 
 def replace_in_message(message: str, old: str, new: str) -> tuple[str, int]:
-    """``message`` with ``old`` replaced in its text (subject, body, free-text trailer values such as the model
-    name), and how many were replaced. Trailer keys and structured values (``Reverie-Cursor: 1234``) are kept byte
-    for byte, so purging "1234" or "Cursor" never breaks the record Dream's recovery reads."""
+    """``message`` with ``old`` replaced in its text (subject, body, free-text trailer values such
+    as the model name), and how many were replaced. Trailer keys and structured values
+    (``Reverie-Cursor: 1234``) are kept byte for byte, so purging "1234" or "Cursor" never breaks
+    the record Dream's recovery reads."""
     if old not in message:
         return message, 0
     separators = list(re.finditer(r"\n[ \t]*\n", message.rstrip("\n")))

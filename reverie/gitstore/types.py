@@ -42,8 +42,9 @@ class CommitDetail:
 @dataclass(frozen=True)
 class OperationResult:
     """Outcome of restore/revert: the new commit (None when nothing changed) and what changed. With
-    ``replay=True``, ``replay_from`` is the cursor just before the undone Dream batch; ``cursor_rewound_to`` is
-    set when ``reverie.operations.restore.restore_memory`` moved ``.dream_cursor`` there (GitStore never does)."""
+    ``replay=True``, ``replay_from`` is the cursor just before the undone Dream batch;
+    ``cursor_rewound_to`` is set when ``reverie.operations.restore.restore_memory`` moved
+    ``.dream_cursor`` there (GitStore never does)."""
 
     commit: str | None
     files: list[FileChange]
@@ -53,10 +54,12 @@ class OperationResult:
 
 @dataclass(frozen=True)
 class Provenance:
-    """Where a memory line came from: the commit that introduced it and the history cursors behind that commit.
+    """Where a memory line came from: the commit that introduced it and the history cursors behind
+    that commit.
 
-    ``line_no`` is 1-based in the current file. ``cursor_range`` is ``(first, last)`` from ``Reverie-Batch``
-    (or ``(cursor, cursor)`` from ``Reverie-Cursor`` alone); None for commits without them (manual edits, init).
+    ``line_no`` is 1-based in the current file. ``cursor_range`` is ``(first, last)`` from
+    ``Reverie-Batch`` (or ``(cursor, cursor)`` from ``Reverie-Cursor`` alone); None for commits
+    without them (manual edits, init).
     """
 
     path: str

@@ -1,14 +1,16 @@
 """Packing: loose objects are packed every ``gc_every`` commits and by ``gc()``.
 
-The count of commits since the last pack lives in ``<git dir>/reverie/since-pack`` (a hint overwritten in place
-without fsync: a lost or torn value reads as 0 and only delays the next pack). When automatic packing has left more than ``MAX_PACKS`` packs,
-they are repacked into one so lookups stay fast.
+The count of commits since the last pack lives in ``<git dir>/reverie/since-pack`` (a hint
+overwritten in place without fsync: a lost or torn value reads as 0 and only delays the next pack).
+When automatic packing has left more than ``MAX_PACKS`` packs, they are repacked into one so lookups
+stay fast.
 
-Packing is upkeep and never fails the commit that triggered it (a warning, and the next commit tries again).
-A corrupt loose object (one that does not parse, or whose content does not hash to its name) would stop every
-pack: it is moved aside to ``<git dir>/reverie/lost-found/`` with a warning — git's ``fsck --lost-found``
-spirit: kept for inspection, out of the way — and the pack proceeds without it. Temporary pack files a killed
-pack left in ``objects/pack`` (``tmp*``, untouched for ``STALE_TEMP_SECONDS``) are removed before packing.
+Packing is upkeep and never fails the commit that triggered it (a warning, and the next commit tries
+again). A corrupt loose object (one that does not parse, or whose content does not hash to its name)
+would stop every pack: it is moved aside to ``<git dir>/reverie/lost-found/`` with a warning — git's
+``fsck --lost-found`` spirit: kept for inspection, out of the way — and the pack proceeds without
+it. Temporary pack files a killed pack left in ``objects/pack`` (``tmp*``, untouched for
+``STALE_TEMP_SECONDS``) are removed before packing.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ __all__ = ["after_commit", "pack_all", "quarantine_corrupt", "MAX_PACKS"]
 MAX_PACKS = 20
 COUNTER = "since-pack"
 LOST_FOUND = "lost-found"
-#: A temporary pack file older than this is a killed pack's leftover (one being written is touched constantly).
+#: A temporary pack file older than this is a killed pack's leftover (one being written is touched
+#: constantly).
 STALE_TEMP_SECONDS = 600
 _CORRUPT = (
     ObjectFormatException,
@@ -57,8 +60,9 @@ def _read_count(path: Path) -> int:
 
 
 def after_commit(repo: Repo, git_dir: Path, gc_every: int) -> None:
-    """Count a commit; pack the loose objects when ``gc_every`` commits have accumulated. Never raises: the commit
-    is made, and a pack that fails is reported and tried again at the next commit."""
+    """Count a commit; pack the loose objects when ``gc_every`` commits have accumulated. Never
+    raises: the commit is made, and a pack that fails is reported and tried again at the next
+    commit."""
     path = state_dir(git_dir) / COUNTER
     count = _read_count(path) + 1
     if count < gc_every:
@@ -87,8 +91,8 @@ def pack_all(repo: Repo, git_dir: Path) -> None:
 
 
 def _guarded(store: DiskObjectStore, git_dir: Path, pack: Callable[[], int]) -> int:
-    """Run ``pack`` after clearing a killed pack's temp files; if a loose object stops it, move the corrupt ones
-    aside and run it once more."""
+    """Run ``pack`` after clearing a killed pack's temp files; if a loose object stops it, move the
+    corrupt ones aside and run it once more."""
     _remove_stale_temp_packs(Path(store.path) / "pack")
     try:
         return pack()
@@ -99,8 +103,8 @@ def _guarded(store: DiskObjectStore, git_dir: Path, pack: Callable[[], int]) -> 
 
 
 def quarantine_corrupt(store: DiskObjectStore, git_dir: Path) -> list[str]:
-    """Move every loose object that does not parse, or does not hash to its name, to ``reverie/lost-found/``
-    (with a warning each); returns their ids."""
+    """Move every loose object that does not parse, or does not hash to its name, to
+    ``reverie/lost-found/`` (with a warning each); returns their ids."""
     moved: list[str] = []
     for sha, path in list(loose_objects(Path(store.path))):
         try:

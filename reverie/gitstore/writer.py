@@ -16,19 +16,21 @@ Crash-safe order of one transaction (the caller holds the repo lock)::
     5. write the changed tracked files (reverie.fsutil.atomic_write each)
     6. mark the marker done (its first byte becomes ``#``)
 
-A kill before 4 leaves HEAD at the old commit (new objects are merely dangling); after 4, HEAD is the new commit.
-``recover_pending`` (run on open) finishes a transaction cut short: when HEAD is the marker's new commit, every
-listed file whose disk content is still the old commit's version is rolled forward to the new one (a file that
-is neither is a person's edit: left alone, committed later as ``manual``). A lock file is removed only when the
-marker names it as this transaction's and its writer is known to be gone:
+A kill before 4 leaves HEAD at the old commit (new objects are merely dangling); after 4, HEAD is
+the new commit. ``recover_pending`` (run on open) finishes a transaction cut short: when HEAD is the
+marker's new commit, every listed file whose disk content is still the old commit's version is
+rolled forward to the new one (a file that is neither is a person's edit: left alone, committed
+later as ``manual``). A lock file is removed only when the marker names it as this transaction's and
+its writer is known to be gone:
 
-- written on this host since its last boot: the recorded pid is dead and no live process has the lock open (a
-  ``git`` command's locks are never touched);
+- written on this host since its last boot: the recorded pid is dead and no live process has the
+  lock open (a ``git`` command's locks are never touched);
 - written on this host before a reboot (another boot id): every process of that boot is gone;
-- written on another host (a workspace on a shared file system): a pid or ``/proc`` says nothing there, so the
-  lock file must be older than ``STALE_LOCK_SECONDS`` (its mtime, set by the file server). Recovery runs under the
-  repo's writer lock, so the recorded writer no longer holds the repo; what the age rules out is a ``git`` command
-  on that host working in the repo right now (they hold such locks for milliseconds to seconds).
+- written on another host (a workspace on a shared file system): a pid or ``/proc`` says nothing
+  there, so the lock file must be older than ``STALE_LOCK_SECONDS`` (its mtime, set by the file
+  server). Recovery runs under the repo's writer lock, so the recorded writer no longer holds the
+  repo; what the age rules out is a ``git`` command on that host working in the repo right now (they
+  hold such locks for milliseconds to seconds).
 """
 
 from __future__ import annotations
@@ -94,9 +96,10 @@ def state_dir(git_dir: Path) -> Path:
 
 
 def write_in_place(path: Path, data: bytes, *, pad: int = 256, truncate: bool = True) -> None:
-    """Overwrite a small state file in place from its start, without rename or fsync (for state whose torn form
-    is detected or harmless). The content is space-padded to a multiple of ``pad`` so the file's size rarely
-    changes; ``truncate=False`` overwrites only the first bytes and keeps the rest."""
+    """Overwrite a small state file in place from its start, without rename or fsync (for state
+    whose torn form is detected or harmless). The content is space-padded to a multiple of ``pad``
+    so the file's size rarely changes; ``truncate=False`` overwrites only the first bytes and keeps
+    the rest."""
     if pad:
         data = data.ljust(-(-len(data) // pad) * pad, b" ")
     fd = open_for_write(path, os.O_WRONLY | os.O_CREAT)
@@ -113,8 +116,9 @@ def _marker_done(marker: Path) -> None:
 
 
 class ResolvedPaths:
-    """``Workspace.resolve`` memoised for one operation: each tracked path's safety checks (a chain of lstat calls)
-    run once per commit instead of at every step. Accepted wherever this module takes a workspace."""
+    """``Workspace.resolve`` memoised for one operation: each tracked path's safety checks (a chain
+    of lstat calls) run once per commit instead of at every step. Accepted wherever this module
+    takes a workspace."""
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
@@ -152,11 +156,11 @@ def transact(
     on_disk: dict[str, bytes | None] | None = None,
     untrack: Iterable[str] = (),
 ) -> ObjectID | None:
-    """Commit ``changes`` (path → new content, None = delete) on top of ``old_head`` and bring the files on disk
-    to match. Returns the new commit id, or None when the tree would not change (no empty commits).
-    ``on_disk`` holds files the caller already read in this operation (path → bytes); it is kept up to date.
-    ``untrack``: paths dropped from the tree and the index but never touched on disk (not in the marker either,
-    so recovery cannot roll a deletion forward)."""
+    """Commit ``changes`` (path → new content, None = delete) on top of ``old_head`` and bring the
+    files on disk to match. Returns the new commit id, or None when the tree would not change (no
+    empty commits). ``on_disk`` holds files the caller already read in this operation (path →
+    bytes); it is kept up to date. ``untrack``: paths dropped from the tree and the index but never
+    touched on disk (not in the marker either, so recovery cannot roll a deletion forward)."""
     store = repo.objects
     base_tree: ObjectID | None = read_commit(store, old_head).tree if old_head else None
     blobs = {path: Blob.from_string(data) for path, data in changes.items() if data is not None}
@@ -208,8 +212,9 @@ def transact(
     return commit.id
 
 
-#: The last index each process wrote, by path: (inode, size, mtime) of the file → its entries. While the file is
-#: unchanged (nobody else wrote it), the next update starts from these instead of parsing the file again.
+#: The last index each process wrote, by path: (inode, size, mtime) of the file → its entries. While
+#: the file is unchanged (nobody else wrote it), the next update starts from these instead of
+#: parsing the file again.
 _IndexTable = dict[bytes, IndexEntry | ConflictedIndexEntry]
 _index_cache: dict[str, tuple[tuple[int, int, int], _IndexTable]] = {}
 
@@ -225,8 +230,9 @@ def _stat_key(path: Path) -> tuple[int, int, int] | None:
 def update_index(
     git_dir: Path, workspace: Workspace | ResolvedPaths, entries: Mapping[str, ObjectID | None]
 ) -> None:
-    """Keep git's index in step with HEAD for the committed paths, so ``git status`` in the workspace is clean.
-    The index is only git's cache: failing to update it is logged, never fatal."""
+    """Keep git's index in step with HEAD for the committed paths, so ``git status`` in the
+    workspace is clean. The index is only git's cache: failing to update it is logged, never fatal.
+    """
     path = git_dir / "index"
     try:
         key = _stat_key(path)
@@ -246,8 +252,9 @@ def update_index(
         buf = BytesIO()
         write_index_dict(buf, table)
         payload = buf.getvalue()
-        # git's own protocol: exclusive index.lock, then rename over the index (a cache, so no fsync). A git
-        # command holding the lock right now wins; a lock a crash left is removed by recover_pending.
+        # git's own protocol: exclusive index.lock, then rename over the index (a cache, so no
+        # fsync). A git command holding the lock right now wins; a lock a crash left is removed by
+        # recover_pending.
         lock = str(path) + ".lock"
         fd = open_lock(lock, 0o644)
         if fd is None:
@@ -264,7 +271,8 @@ def update_index(
         log.warning("git index not updated (%s); `git status` may show stale changes", exc)
 
 
-#: How old (by its mtime) a lock file recorded by a writer on another host must be before recovery removes it.
+#: How old (by its mtime) a lock file recorded by a writer on another host must be before recovery
+#: removes it.
 STALE_LOCK_SECONDS = 600.0
 
 
@@ -286,8 +294,9 @@ _BOOT_ID = _boot_id()
 
 
 class _Owner:
-    """The marker's second line, parsed: the writer (pid, and host, boot id and start time when recorded) and the
-    object ids whose lock files it may have taken. ``valid`` is False for a missing or torn line."""
+    """The marker's second line, parsed: the writer (pid, and host, boot id and start time when
+    recorded) and the object ids whose lock files it may have taken. ``valid`` is False for a
+    missing or torn line."""
 
     def __init__(self, fields: list[str]) -> None:
         self.valid = (
@@ -315,11 +324,12 @@ class _Owner:
 def remove_stale_locks(
     git_dir: Path, ref: Ref | None, owner: list[str], *, stale_seconds: float = STALE_LOCK_SECONDS
 ) -> None:
-    """Remove the lock files an interrupted transaction left, and only those: ``owner`` is the marker's second line
-    (see the module docstring for when its writer counts as gone). Nothing is removed when that line is missing or
-    torn, when the recorded writer is still alive (this host), or — lock by lock — when a live process here has
-    the lock open (a git command at work) or, for another host's writer, the lock is younger than
-    ``stale_seconds``; what stays is named in a warning, since it blocks the writes it guards."""
+    """Remove the lock files an interrupted transaction left, and only those: ``owner`` is the
+    marker's second line (see the module docstring for when its writer counts as gone). Nothing is
+    removed when that line is missing or torn, when the recorded writer is still alive (this host),
+    or — lock by lock — when a live process here has the lock open (a git command at work) or, for
+    another host's writer, the lock is younger than ``stale_seconds``; what stays is named in a
+    warning, since it blocks the writes it guards."""
     record = _Owner(owner)
     candidates = [git_dir / "index.lock"]
     if ref:
@@ -383,9 +393,9 @@ def _alive(pid: int) -> bool:
 
 
 def _open_elsewhere(paths: list[Path]) -> set[Path]:
-    """Which of ``paths`` some other process has open (Linux ``/proc``; elsewhere nothing can be seen, and the
-    recorded writer being dead is the whole check). Costly (every process's descriptors), so only recovery
-    calls it."""
+    """Which of ``paths`` some other process has open (Linux ``/proc``; elsewhere nothing can be
+    seen, and the recorded writer being dead is the whole check). Costly (every process's
+    descriptors), so only recovery calls it."""
     wanted = {os.path.realpath(p): p for p in paths}
     found: set[Path] = set()
     me = str(os.getpid())
@@ -462,8 +472,8 @@ def recover_pending(
 
 
 def clean_temp_files(workspace: Workspace, paths: list[str]) -> None:
-    """Remove temp files an interrupted ``atomic_write`` of a tracked file left next to it (older than a minute,
-    so a concurrent writer's temp file is never pulled from under it)."""
+    """Remove temp files an interrupted ``atomic_write`` of a tracked file left next to it (older
+    than a minute, so a concurrent writer's temp file is never pulled from under it)."""
     now = time.time()
     for path in paths:
         try:

@@ -1,5 +1,6 @@
-"""The two memory tools every agent-framework adapter offers, written once; each adapter wraps them in its
-framework's tool shape (the docstrings a model reads live there, where the framework takes the schema from)."""
+"""The two memory tools every agent-framework adapter offers, written once; each adapter wraps them
+in its framework's tool shape (the docstrings a model reads live there, where the framework takes
+the schema from)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
 """Reverie as a Microsoft Agent Framework context provider: ``ReverieContextProvider``.
 
-Given to ``Agent(context_providers=[...])``, before every run it adds the memory block (``Memory.context``: SOUL.md,
-USER.md, MEMORY.md and history Dream has not consolidated yet) to the agent's instructions and offers two tools,
-``search_memory`` and ``remember``; after every run it appends the run's messages (the input, the replies, tool
-calls and results) to ``sessions/<key>.jsonl`` and consolidates under token pressure (``Memory.record``). The key
-is ``session_key`` when given, else ``maf:<the AgentSession's id>``.
+Given to ``Agent(context_providers=[...])``, before every run it adds the memory block
+(``Memory.context``: SOUL.md, USER.md, MEMORY.md and history Dream has not consolidated yet) to the
+agent's instructions and offers two tools, ``search_memory`` and ``remember``; after every run it
+appends the run's messages (the input, the replies, tool calls and results) to
+``sessions/<key>.jsonl`` and consolidates under token pressure (``Memory.record``). The key is
+``session_key`` when given, else ``maf:<the AgentSession's id>``.
 
     with reverie.open("~/agent/workspace") as memory:
         agent = Agent(client=..., instructions="Be brief.", context_providers=[ReverieContextProvider(memory)])
@@ -110,13 +111,15 @@ class ReverieContextProvider(ContextProvider):
         memory = self.memory
 
         async def search_memory(query: str, limit: int = 8) -> str:
-            """Search the user's long-term memory (memory files, archive, history, past conversations) before
-            answering anything about the user or earlier work. Returns ranked snippets with their source."""
+            """Search the user's long-term memory (memory files, archive, history, past
+            conversations) before answering anything about the user or earlier work. Returns ranked
+            snippets with their source."""
             return orjson.dumps(await _tools.search(memory, query, limit)).decode()
 
         async def remember(text: str) -> str:
-            """Record something worth remembering about the user or the work, as a short factual statement; it is
-            kept in history at once (search finds it) and distilled into memory later."""
+            """Record something worth remembering about the user or the work, as a short factual
+            statement; it is kept in history at once (search finds it) and distilled into memory
+            later."""
             return await _tools.remember(memory, text, key)
 
         return [search_memory, remember]

@@ -1,12 +1,13 @@
 """Anthropic's memory tool (``memory_20250818``) over a Reverie workspace: ``ReverieMemoryTool``.
 
-Claude's six file commands on ``/memories`` become edits of the workspace's Markdown memory files, each one a
-``Memory.write`` of kind ``agent``: secrets redacted, Dream's gate applied, lines taken out of a prompt file moved
-to ``memory/archive/`` (``reverie why`` finds them), committed (``reverie log --kind agent``, undone by ``reverie
-restore``). A SOUL.md change is staged for a person's approval (``reverie approve``), never applied.
+Claude's six file commands on ``/memories`` become edits of the workspace's Markdown memory files,
+each one a ``Memory.write`` of kind ``agent``: secrets redacted, Dream's gate applied, lines taken
+out of a prompt file moved to ``memory/archive/`` (``reverie why`` finds them), committed (``reverie
+log --kind agent``, undone by ``reverie restore``). A SOUL.md change is staged for a person's
+approval (``reverie approve``), never applied.
 
-``/memories`` maps onto the workspace like this (nothing else is reachable; history, cursors, sessions and state
-never are)::
+``/memories`` maps onto the workspace like this (nothing else is reachable; history, cursors,
+sessions and state never are)::
 
     /memories/SOUL.md            SOUL.md            how the agent behaves (changes wait for approval)
     /memories/USER.md            USER.md            who the user is
@@ -14,8 +15,8 @@ never are)::
     /memories/2026-11-25-x.md    memory/2026-...md  dated notes (new files are dated notes)
     /memories/archive/...        memory/archive/... what left the prompt files (read only)
 
-Files have fixed roles, so ``delete`` and ``rename`` are refused with a message that says what to do instead;
-every version stays in git, so nothing an agent does is lost.
+Files have fixed roles, so ``delete`` and ``rename`` are refused with a message that says what to do
+instead; every version stays in git, so nothing an agent does is lost.
 
     tool = ReverieMemoryTool(reverie.open("~/agent/workspace"))   # AsyncReverieMemoryTool for AsyncAnthropic
     client.beta.messages.tool_runner(model=..., tools=[tool], messages=[...]).until_done()
@@ -52,8 +53,8 @@ _WHERE_FACTS_GO = (
 
 
 def to_workspace(path: str) -> str | None:
-    """The workspace-relative path of a ``/memories`` path (None for ``/memories`` itself); ``ToolError`` for a
-    path outside it or with ``..``, a backslash, NUL or a hidden part."""
+    """The workspace-relative path of a ``/memories`` path (None for ``/memories`` itself);
+    ``ToolError`` for a path outside it or with ``..``, a backslash, NUL or a hidden part."""
     if path != ROOT and not path.startswith(ROOT + "/"):
         raise ToolError(f"Path must start with {ROOT}, got: {path}")
     rest = path[len(ROOT) :].strip("/")
@@ -208,8 +209,9 @@ def _written(shown: str, result: WriteResult, *, created: bool = False) -> str:
 
 
 class ReverieMemoryTool(BetaAbstractMemoryTool):
-    """Anthropic's memory tool kept in a Reverie workspace (see the module doc for the mapping and the rules);
-    for ``client.beta.messages.tool_runner``. ``AsyncReverieMemoryTool`` is the same for ``AsyncAnthropic``."""
+    """Anthropic's memory tool kept in a Reverie workspace (see the module doc for the mapping and
+    the rules); for ``client.beta.messages.tool_runner``. ``AsyncReverieMemoryTool`` is the same for
+    ``AsyncAnthropic``."""
 
     def __init__(self, memory: Memory, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]  # cache_control, as the base class takes it
@@ -261,8 +263,8 @@ class ReverieMemoryTool(BetaAbstractMemoryTool):
 
 
 class AsyncReverieMemoryTool(BetaAsyncAbstractMemoryTool):
-    """``ReverieMemoryTool`` for ``AsyncAnthropic``: the same commands through ``Memory``'s async twins (each in a
-    worker thread, so the event loop never waits on a commit)."""
+    """``ReverieMemoryTool`` for ``AsyncAnthropic``: the same commands through ``Memory``'s async
+    twins (each in a worker thread, so the event loop never waits on a commit)."""
 
     def __init__(self, memory: Memory, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]

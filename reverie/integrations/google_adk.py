@@ -1,22 +1,23 @@
 """Reverie as a Google ADK memory service: ``ReverieMemoryService`` (a ``BaseMemoryService``).
 
-ADK scopes memory by application and user; so does this service: each ``(app_name, user_id)`` has a workspace
-of its own under one root directory, and nothing one user said reaches another's search.
+ADK scopes memory by application and user; so does this service: each ``(app_name, user_id)`` has a
+workspace of its own under one root directory, and nothing one user said reaches another's search.
 
-- With Reverie's scoped workspaces (``reverie.scopes``), the scope is ``reverie.open(root=..., user=user_id,
-  agent=app_name)``.
-- Without them, the workspace is ``<root>/<app_name>/<user_id>``; ids are letters, digits, ``._-`` and ``@`` (at
-  most 128, not starting with a dot), anything else is refused with ``ValueError``.
+- With Reverie's scoped workspaces (``reverie.scopes``), the scope is ``reverie.open(root=...,
+  user=user_id, agent=app_name)``.
+- Without them, the workspace is ``<root>/<app_name>/<user_id>``; ids are letters, digits, ``._-``
+  and ``@`` (at most 128, not starting with a dot), anything else is refused with ``ValueError``.
 
 What each call does:
 
-- ``add_session_to_memory(session)`` / ``add_events_to_memory(...)``: the events with text (the user's and the
-  agents') are appended to ``sessions/adk_<session id>.jsonl`` (an event already stored is skipped: ADK may add a
-  session many times), then the whole conversation is archived into history (the Consolidator: fact lines, or
-  the raw turns if the model fails), where Recall finds it and Dream distils it into the memory files.
+- ``add_session_to_memory(session)`` / ``add_events_to_memory(...)``: the events with text (the
+  user's and the agents') are appended to ``sessions/adk_<session id>.jsonl`` (an event already
+  stored is skipped: ADK may add a session many times), then the whole conversation is archived into
+  history (the Consolidator: fact lines, or the raw turns if the model fails), where Recall finds it
+  and Dream distils it into the memory files.
 - ``add_memory(...)``: each entry's text is remembered (a history entry).
-- ``search_memory(app_name, user_id, query)``: Recall over that scope's memory files, archive, history and
-  conversations; each hit a ``MemoryEntry`` with its source in ``custom_metadata``.
+- ``search_memory(app_name, user_id, query)``: Recall over that scope's memory files, archive,
+  history and conversations; each hit a ``MemoryEntry`` with its source in ``custom_metadata``.
 
     service = ReverieMemoryService("~/agents/memory")
     runner = Runner(agent=agent, app_name="support", session_service=..., memory_service=service)
@@ -78,8 +79,8 @@ class ReverieMemoryService(BaseMemoryService):
         return _front_door.open(self.root / app / user)
 
     def _writing(self, app_name: str, user_id: str) -> Memory:
-        """``open``, with the workspace created on the first write (starter files and the first commit, as
-        ``reverie init`` makes them), so every later change is versioned."""
+        """``open``, with the workspace created on the first write (starter files and the first
+        commit, as ``reverie init`` makes them), so every later change is versioned."""
         memory = self.open(app_name, user_id)
         if not memory.workspace.root.is_dir():
             memory.init()

@@ -1,18 +1,20 @@
 """An OpenAI Agents SDK ``Session`` kept in a Reverie workspace: ``ReverieSession``.
 
-The SDK hands a session the run's items (Responses-format dicts) and reads them back as the next run's history.
-Here they live in ``sessions/<key>.jsonl`` in Reverie's (and nanobot's) session format, one chat message per item
-with the item itself kept beside it (``"item"``), so the Consolidator, Recall and ``reverie consolidate`` read
-them like any conversation:
+The SDK hands a session the run's items (Responses-format dicts) and reads them back as the next
+run's history. Here they live in ``sessions/<key>.jsonl`` in Reverie's (and nanobot's) session
+format, one chat message per item with the item itself kept beside it (``"item"``), so the
+Consolidator, Recall and ``reverie consolidate`` read them like any conversation:
 
-- ``add_items`` appends each item durably, then the Consolidator archives the oldest turns into history when the
-  prompt is over its token budget (``Memory.record``); ``get_items`` returns what is not archived yet, so the
-  model's input stays inside its context window while history (and, after Dream, the memory files) keeps the rest.
+- ``add_items`` appends each item durably, then the Consolidator archives the oldest turns into
+  history when the prompt is over its token budget (``Memory.record``); ``get_items`` returns what
+  is not archived yet, so the model's input stays inside its context window while history (and,
+  after Dream, the memory files) keeps the rest.
 - ``pop_item`` takes the newest item out (never one already archived: history is append-only).
-- ``clear_session`` archives everything first, then clears (``/new``): nothing is cleared before it is archived.
+- ``clear_session`` archives everything first, then clears (``/new``): nothing is cleared before it
+  is archived.
 
-``memory_instructions(memory)`` gives an ``Agent`` the memory block for its instructions (SOUL.md, USER.md,
-MEMORY.md and recent history), read afresh at every run.
+``memory_instructions(memory)`` gives an ``Agent`` the memory block for its instructions (SOUL.md,
+USER.md, MEMORY.md and recent history), read afresh at every run.
 
     with reverie.open("~/agent/workspace") as memory:
         agent = Agent(name="assistant", instructions=memory_instructions(memory))
@@ -69,7 +71,8 @@ def to_message(item: TResponseInputItem) -> dict[str, Any]:
             ITEM_KEY: data,
         }
     role = _ROLES.get(str(data.get("role")), "assistant")
-    # Reasoning and other output items carry no conversation text of their own: kept, not summarised.
+    # Reasoning and other output items carry no conversation text of their own: kept, not
+    # summarised.
     content = _text(data.get("content")) if kind == "message" or "role" in data else None
     return {"role": role, "content": content, ITEM_KEY: data}
 
@@ -121,8 +124,8 @@ def memory_instructions(
     memory: Memory,
     preamble: str = "",
 ) -> Callable[[RunContextWrapper[Any], Agent[Any]], Awaitable[str]]:
-    """An ``Agent(instructions=...)`` callable: ``preamble`` then the memory block (``Memory.context``), read at
-    the start of every run so Dream's latest edits are in it."""
+    """An ``Agent(instructions=...)`` callable: ``preamble`` then the memory block
+    (``Memory.context``), read at the start of every run so Dream's latest edits are in it."""
 
     async def instructions(_: RunContextWrapper[Any], __: Agent[Any]) -> str:
         context = await memory.acontext()

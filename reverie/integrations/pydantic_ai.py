@@ -2,13 +2,14 @@
 
 One object given to ``Agent(capabilities=[...])`` does three things:
 
-- **instructions**: the memory block (``Memory.context``: SOUL.md, USER.md, MEMORY.md and the history Dream has not
-  consolidated yet), read afresh for every run, so Dream's latest edits are in it;
-- **tools**: ``search_memory(query)`` (Recall over memory files, archive, history and past conversations) and
-  ``remember(text)`` (an entry in history, redacted; Dream distils it later);
-- **recording**: after each run, its turns (the user's prompt, the model's text, tool calls and results) are
-  appended to ``sessions/<session_key>.jsonl`` and consolidated under token pressure (``Memory.record``), as
-  ``reverie chat`` does with its own turns.
+- **instructions**: the memory block (``Memory.context``: SOUL.md, USER.md, MEMORY.md and the
+  history Dream has not consolidated yet), read afresh for every run, so Dream's latest edits are in
+  it;
+- **tools**: ``search_memory(query)`` (Recall over memory files, archive, history and past
+  conversations) and ``remember(text)`` (an entry in history, redacted; Dream distils it later);
+- **recording**: after each run, its turns (the user's prompt, the model's text, tool calls and
+  results) are appended to ``sessions/<session_key>.jsonl`` and consolidated under token pressure
+  (``Memory.record``), as ``reverie chat`` does with its own turns.
 
     with reverie.open("~/agent/workspace") as memory:
         agent = Agent("openai:gpt-5.2", capabilities=[ReverieCapability(memory, session_key="chat:ada")])
@@ -49,8 +50,9 @@ def _text(content: Any) -> str:
 
 
 def to_messages(history: list[ModelMessage]) -> list[dict[str, Any]]:
-    """A run's new messages as chat messages in Reverie's session format (system prompts left out: they are the
-    agent's own, and the memory block would otherwise be stored back into the conversation)."""
+    """A run's new messages as chat messages in Reverie's session format (system prompts left out:
+    they are the agent's own, and the memory block would otherwise be stored back into the
+    conversation)."""
     out: list[dict[str, Any]] = []
     for message in history:
         if isinstance(message, ModelRequest):
@@ -86,8 +88,9 @@ def to_messages(history: list[ModelMessage]) -> list[dict[str, Any]]:
 
 
 class ReverieCapability(AbstractCapability[Any]):
-    """Memory for a Pydantic AI agent (see the module doc). ``tools=False`` keeps the instructions and the
-    recording but offers no tools; ``record=False`` keeps the conversation out of the workspace."""
+    """Memory for a Pydantic AI agent (see the module doc). ``tools=False`` keeps the instructions
+    and the recording but offers no tools; ``record=False`` keeps the conversation out of the
+    workspace."""
 
     def __init__(
         self,
@@ -126,8 +129,9 @@ class ReverieCapability(AbstractCapability[Any]):
         memory, key = self.memory, self.session_key
 
         async def search_memory(query: str, limit: int = 8) -> dict[str, Any]:
-            """Search the user's long-term memory (memory files, archive, history, past conversations) before
-            answering anything about the user or earlier work. Returns ranked snippets with their source.
+            """Search the user's long-term memory (memory files, archive, history, past
+            conversations) before answering anything about the user or earlier work. Returns ranked
+            snippets with their source.
 
             Args:
                 query: what to look for, in a few words.
@@ -136,8 +140,9 @@ class ReverieCapability(AbstractCapability[Any]):
             return await _tools.search(memory, query, limit)
 
         async def remember(text: str) -> str:
-            """Record something worth remembering about the user or the work, as a short factual statement.
-            It is kept in history at once (search finds it) and distilled into memory later.
+            """Record something worth remembering about the user or the work, as a short factual
+            statement. It is kept in history at once (search finds it) and distilled into memory
+            later.
 
             Args:
                 text: the fact, e.g. "Ada's favourite editor is Helix."

@@ -1,9 +1,11 @@
-"""Model access: the only package that imports litellm (lazily, only when a remote provider is called).
+"""Model access: the only package that imports litellm (lazily, only when a remote provider is
+called).
 
 ``ModelClient`` (client.py) is the one way to call a model; ``registry`` decides who answers a name:
-``reverie/offline`` (the offline/ package) and ``scripted/<name>`` (scripted.py, the test fake) are in-process models called
-directly, every other name a remote provider reached through litellm (``_litellm``);
-``load_prompt`` (prompts.py) gives each task's system prompt; ``protocol`` defines the prompts' layout.
+``reverie/offline`` (the offline/ package) and ``scripted/<name>`` (scripted.py, the test fake) are
+in-process models called directly, every other name a remote provider reached through litellm
+(``_litellm``); ``load_prompt`` (prompts.py) gives each task's system prompt; ``protocol`` defines
+the prompts' layout.
 """
 
 from typing import TYPE_CHECKING
@@ -16,8 +18,8 @@ if TYPE_CHECKING:
     from .prompts import load_prompt
     from .scripted import Reply, ScriptedModel
 
-# Loaded on first access (PEP 562): the value types are imported by modules `reverie status` needs, and the client
-# (asyncio and friends) would add ~0.1 s to its start-up.
+# Loaded on first access (PEP 562): the value types are imported by modules `reverie status` needs,
+# and the client (asyncio and friends) would add ~0.1 s to its start-up.
 _LAZY = {
     "ModelClient": "client",
     "load_prompt": "prompts",

@@ -1,12 +1,12 @@
 """The one place litellm is imported: its environment switches first, then the import.
 
-Importing litellm costs 2–3 s and ~150 MB, so nothing imports this module until a remote provider is called
-(in-process models — the offline engine, scripted fakes — never reach it; see ``registry``).
+Importing litellm costs 2–3 s and ~150 MB, so nothing imports this module until a remote provider is
+called (in-process models — the offline engine, scripted fakes — never reach it; see ``registry``).
 
 The switches are set only where the host process left them unset (it owns its environment): without
 ``LITELLM_LOCAL_MODEL_COST_MAP`` litellm fetches a price list over the network at import, without
-``LITELLM_MODE=PRODUCTION`` it loads the working directory's ``.env``, and without ``HF_HUB_OFFLINE`` its token
-counter tries to download tokenizers for llama-style names.
+``LITELLM_MODE=PRODUCTION`` it loads the working directory's ``.env``, and without
+``HF_HUB_OFFLINE`` its token counter tries to download tokenizers for llama-style names.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ def get_litellm() -> ModuleType:
 
             litellm.suppress_debug_info = True
             litellm.telemetry = False
-            # litellm attaches its own stderr handler; its warnings ("falling back to tiktoken …") are noise for a
-            # CLI user. Errors still show, and REVERIE_DEBUG keeps everything.
+            # litellm attaches its own stderr handler; its warnings ("falling back to tiktoken …")
+            # are noise for a CLI user. Errors still show, and REVERIE_DEBUG keeps everything.
             if not os.environ.get("REVERIE_DEBUG"):
                 logging.getLogger("LiteLLM").setLevel(logging.ERROR)
             _module = litellm

@@ -1,28 +1,31 @@
 """The model client: one async call, ``complete``, with Reverie's retry policy and error classes.
 
-Which code answers a model name is ``registry``'s decision: in-process models (the offline engine ``reverie/…``,
-the test fake ``scripted/…``) are called directly; every other name is a remote provider reached through
-``litellm.acompletion`` (a hosted model, ``ollama/…``, ``openai/<name>`` with ``apiBase``), and litellm is imported
-on the first such call, not before.
+Which code answers a model name is ``registry``'s decision: in-process models (the offline engine
+``reverie/…``, the test fake ``scripted/…``) are called directly; every other name is a remote
+provider reached through ``litellm.acompletion`` (a hosted model, ``ollama/…``, ``openai/<name>``
+with ``apiBase``), and litellm is imported on the first such call, not before.
 
-Failures, classified on the first attempt (``ModelUnavailableError``, one line naming the provider, the model, the
-endpoint and what to set; never retried):
+Failures, classified on the first attempt (``ModelUnavailableError``, one line naming the provider,
+the model, the endpoint and what to set; never retried):
 
 - ``auth``: no API key, or the provider refused it (401/403);
-- ``not-found``: the provider has no such model (404), or litellm cannot tell which provider serves the name;
+- ``not-found``: the provider has no such model (404), or litellm cannot tell which provider serves
+  the name;
 - ``unreachable``: the endpoint refused the connection or its host name does not resolve.
 
 Retried, within the budget: rate limits (429, honouring ``Retry-After`` / ``retry-after-ms`` up to
-``retryAfterMax``), 408/409, 5xx, timeouts and dropped connections. A 500 whose body says the request itself is
-malformed (a server template choking on a message) is retried once, then final. Other 4xx are final (a bad request
-stays bad). Waits grow exponentially from ``backoffBase`` (capped at ``backoffMax``) with jitter; at most
-``maxRetries`` retries, and the whole call stays within ``retryBudget`` seconds. A retryable fault that outlasts the
-budget is a ``ModelUnavailableError`` of kind ``overloaded``; a final fault of the request is a plain ``ModelError``.
+``retryAfterMax``), 408/409, 5xx, timeouts and dropped connections. A 500 whose body says the
+request itself is malformed (a server template choking on a message) is retried once, then final.
+Other 4xx are final (a bad request stays bad). Waits grow exponentially from ``backoffBase`` (capped
+at ``backoffMax``) with jitter; at most ``maxRetries`` retries, and the whole call stays within
+``retryBudget`` seconds. A retryable fault that outlasts the budget is a ``ModelUnavailableError``
+of kind ``overloaded``; a final fault of the request is a plain ``ModelError``.
 
-Provider settings: ``providers.<name>.apiKey`` / ``apiBase`` / ``extraHeaders`` from config, the provider named by
-the model's prefix (``openai/…`` → ``providers.openai``; aliases in ``_PROVIDER_ALIASES``); otherwise litellm reads
-the provider's usual environment variables (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``OLLAMA_API_BASE`` …).
-Keys are never logged: every error text goes through ``security.secrets.scrub`` with the keys the call carried.
+Provider settings: ``providers.<name>.apiKey`` / ``apiBase`` / ``extraHeaders`` from config, the
+provider named by the model's prefix (``openai/…`` → ``providers.openai``; aliases in
+``_PROVIDER_ALIASES``); otherwise litellm reads the provider's usual environment variables
+(``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``OLLAMA_API_BASE`` …). Keys are never logged: every
+error text goes through ``security.secrets.scrub`` with the keys the call carried.
 """
 
 from __future__ import annotations
@@ -96,7 +99,8 @@ _KEY_VARS = {
     "zhipu": "ZAI_API_KEY",
     "vllm": "HOSTED_VLLM_API_KEY",
 }
-# What a provider or server says when the request, not the server, is at fault (a deterministic 500).
+# What a provider or server says when the request, not the server, is at fault (a deterministic
+# 500).
 _MALFORMED = re.compile(
     r"has no attribute|is undefined|is not defined|malformed|invalid (?:request|json|message|argument|parameter)"
     r"|validation error|jinja|template|could not parse|unexpected (?:token|keyword|field)|missing (?:required|field)"
@@ -112,8 +116,9 @@ _NO_KEY = re.compile(
 
 @dataclass(frozen=True)
 class _Fault:
-    """How one failed attempt is handled: ``kind`` auth / not-found / unreachable (final, the provider's fault),
-    malformed (a 500 blaming the request: one retry), retry (transient), or final (the request's fault)."""
+    """How one failed attempt is handled: ``kind`` auth / not-found / unreachable (final, the
+    provider's fault), malformed (a 500 blaming the request: one retry), retry (transient), or final
+    (the request's fault)."""
 
     kind: str
     retry_after: float | None = None
@@ -142,17 +147,18 @@ class ModelClient:
         max_tokens: int | None = None,
         timeout: float | None = None,
     ) -> ModelResponse:
-        """One chat completion. ``model`` None → ``config.model`` (the offline engine when unconfigured);
-        ``temperature`` / ``max_tokens`` None → ``agents.defaults.temperature`` / ``maxTokens``.
+        """One chat completion. ``model`` None → ``config.model`` (the offline engine when
+        unconfigured); ``temperature`` / ``max_tokens`` None → ``agents.defaults.temperature`` /
+        ``maxTokens``.
 
-        Raises ``ModelUnavailableError`` when the provider is at fault (see the module docstring), ``ModelError``
-        when the request is; neither ever carries an API key.
+        Raises ``ModelUnavailableError`` when the provider is at fault (see the module docstring),
+        ``ModelError`` when the request is; neither ever carries an API key.
         """
         name = model or self.config.model
         provider = provider_of(name)
         messages = _valid_unicode(messages)
-        # Every call carries an output limit and the configured temperature: a small model without one generates
-        # to the end of its context, past the timeout.
+        # Every call carries an output limit and the configured temperature: a small model without
+        # one generates to the end of its context, past the timeout.
         if temperature is None:
             temperature = self.config.defaults.temperature
         if max_tokens is None:
@@ -196,8 +202,8 @@ class ModelClient:
             except Exception as exc:  # noqa: BLE001 — classified here; anything unexpected is final
                 fault = _classify(exc, provider, local is not None)
                 text = scrub(_describe(exc), secrets)
-            # Decided outside the except block, so the ModelError carries no link to the provider's exception
-            # (whose text and request may hold the key).
+            # Decided outside the except block, so the ModelError carries no link to the provider's
+            # exception (whose text and request may hold the key).
             if fault.kind in ("auth", "not-found", "unreachable"):
                 raise self._unavailable(name, fault.kind, kwargs, text)
             if fault.kind == "final":
@@ -273,8 +279,8 @@ class ModelClient:
         )
 
     def provider_key(self, name: str) -> str:
-        """The ``providers`` config key serving ``name`` (``openai`` for ``openai/…``, ``gpt-4o`` and ``custom/…``
-        routed to an OpenAI-compatible server, ``""`` when unknown)."""
+        """The ``providers`` config key serving ``name`` (``openai`` for ``openai/…``, ``gpt-4o``
+        and ``custom/…`` routed to an OpenAI-compatible server, ``""`` when unknown)."""
         prefix = provider_of(name)
         if prefix == "custom":
             return "custom"
@@ -287,8 +293,8 @@ class ModelClient:
         return "custom" if "custom" in self.config.providers else ""
 
     def endpoint(self, name: str, kwargs: Mapping[str, Any] | None = None) -> str:
-        """Where a call to ``name`` goes: the configured ``apiBase``, the provider's base-URL variable, or its
-        public default."""
+        """Where a call to ``name`` goes: the configured ``apiBase``, the provider's base-URL
+        variable, or its public default."""
         if registry.resolve(name) is not None:
             return "in-process"
         base = (kwargs or {}).get("api_base")
@@ -343,8 +349,9 @@ class ModelClient:
             kwargs["tools"] = tools
             if tool_choice is not None:
                 kwargs["tool_choice"] = tool_choice
-            # litellm 1.106 routes any call with tools through its MCP gateway check, which imports the optional
-            # `mcp` package and fails without it; our tools are plain functions, so skip that check (its own flag).
+            # litellm 1.106 routes any call with tools through its MCP gateway check, which imports
+            # the optional `mcp` package and fails without it; our tools are plain functions, so
+            # skip that check (its own flag).
             kwargs["_skip_mcp_handler"] = True
         if temperature is not None:
             kwargs["temperature"] = temperature
@@ -376,8 +383,8 @@ class ModelClient:
         return kwargs
 
     def _route(self, name: str) -> str:
-        """The model name litellm gets: nanobot's ``custom`` provider (any OpenAI-compatible server) is litellm's
-        ``openai/…`` with that provider's ``apiBase``."""
+        """The model name litellm gets: nanobot's ``custom`` provider (any OpenAI-compatible server)
+        is litellm's ``openai/…`` with that provider's ``apiBase``."""
         prefix = provider_of(name)
         if prefix == "custom":
             return f"openai/{name.split('/', 1)[1]}"
@@ -482,10 +489,10 @@ class ModelClient:
     ) -> int:
         """Prompt tokens of ``messages`` (+ ``tools``) for ``model``.
 
-        ``litellm.token_counter`` (the model's real tokenizer, offline for OpenAI/Anthropic/unknown names) when a
-        hosted model is named and litellm is already loaded in this process; otherwise the cheap estimate of
-        ``reverie.llm.tokens`` (errs ~10% high), so ``status``, the offline engine and the first budget check of a
-        process never pay litellm's 2–3 s import.
+        ``litellm.token_counter`` (the model's real tokenizer, offline for OpenAI/Anthropic/unknown
+        names) when a hosted model is named and litellm is already loaded in this process; otherwise
+        the cheap estimate of ``reverie.llm.tokens`` (errs ~10% high), so ``status``, the offline
+        engine and the first budget check of a process never pay litellm's 2–3 s import.
         """
         name = model or self.config.model
         if registry.resolve(name) is not None or "litellm" not in sys.modules:
@@ -542,9 +549,9 @@ REPEAT_QUIET_SECONDS = 120.0
 
 
 def log_model_failure(logger: logging.Logger, what: str, exc: BaseException) -> None:
-    """Log a failed model call as a warning the first time its text is seen, at info when it repeats within
-    ``REPEAT_QUIET_SECONDS``: one ``/new`` during an outage meets it in the archive, the summary and the flush, and
-    the user should read it once."""
+    """Log a failed model call as a warning the first time its text is seen, at info when it repeats
+    within ``REPEAT_QUIET_SECONDS``: one ``/new`` during an outage meets it in the archive, the
+    summary and the flush, and the user should read it once."""
     text = str(exc)
     now = time.monotonic()
     seen = _reported.get(text)
@@ -559,8 +566,9 @@ def log_model_failure(logger: logging.Logger, what: str, exc: BaseException) -> 
 
 
 def warned_since(exc: BaseException, since: float) -> bool:
-    """Whether ``exc``'s text was shown as a warning at or after ``since`` (``time.monotonic()``): the chat then
-    says a failed turn failed for the reason just shown instead of printing it a second time."""
+    """Whether ``exc``'s text was shown as a warning at or after ``since`` (``time.monotonic()``):
+    the chat then says a failed turn failed for the reason just shown instead of printing it a
+    second time."""
     at = _warned.get(str(exc))
     return at is not None and at >= since
 
@@ -571,8 +579,8 @@ async def _call_local(model: registry.LocalModel, request: registry.Request) -> 
 
 
 def _finished(resp: ModelResponse, name: str, provider: str) -> ModelResponse:
-    """An in-process reply as the caller sees it: its text made UTF-8 safe, the model named, the offline engine's
-    cost zero."""
+    """An in-process reply as the caller sees it: its text made UTF-8 safe, the model named, the
+    offline engine's cost zero."""
     content = _fix_text(resp.content) if isinstance(resp.content, str) else resp.content
     usage = (
         resp.usage
@@ -641,7 +649,8 @@ def _classify(exc: BaseException, provider: str, local: bool) -> _Fault:
     litellm = get_litellm()
     status = getattr(exc, "status_code", None)
     text = str(exc)
-    # The same rules for a scripted fake raising litellm's exception types (tests simulate providers that way).
+    # The same rules for a scripted fake raising litellm's exception types (tests simulate providers
+    # that way).
     if _unreachable(exc):
         return _Fault("unreachable")
     if (
@@ -674,8 +683,8 @@ def _classify(exc: BaseException, provider: str, local: bool) -> _Fault:
 
 
 def _unreachable(exc: BaseException) -> bool:
-    """True when the connection was never made: refused, or the host name does not resolve (a dropped connection,
-    a reset mid-reply, is not this: it is retried)."""
+    """True when the connection was never made: refused, or the host name does not resolve (a
+    dropped connection, a reset mid-reply, is not this: it is retried)."""
     seen: set[int] = set()
     pending: list[BaseException | None] = [exc]
     while pending:

@@ -1,8 +1,11 @@
-"""Embeddings through ``litellm.aembedding`` (any provider, or a local OpenAI-compatible server), and ``hashembed``.
+"""Embeddings through ``litellm.aembedding`` (any provider, or a local OpenAI-compatible server),
+and ``hashembed``.
 
-``hashembed/<dim>`` is a deterministic, offline feature-hashing embedder (words, word pairs and character trigrams
-hashed into ``dim`` signed buckets, L2-normalised; the trigrams make it tolerant of typos and inflections). It is registered with litellm as a custom provider — the same path a real
-embedding model takes — so tests exercise the real code path without a network; it is lexical, not semantic.
+``hashembed/<dim>`` is a deterministic, offline feature-hashing embedder (words, word pairs and
+character trigrams hashed into ``dim`` signed buckets, L2-normalised; the trigrams make it tolerant
+of typos and inflections). It is registered with litellm as a custom provider — the same path a real
+embedding model takes — so tests exercise the real code path without a network; it is lexical, not
+semantic.
 """
 
 from __future__ import annotations
@@ -52,10 +55,12 @@ def _litellm() -> Any:
 
 
 def register_embedder(provider: str, fn: Callable[[list[str], str], list[list[float]]]) -> None:
-    """Make ``<provider>/<anything>`` an embedding model answered in-process by ``fn(texts, model)``.
+    """Make ``<provider>/<anything>`` an embedding model answered in-process by ``fn(texts,
+    model)``.
 
-    It is registered with litellm as a custom provider (the path a hosted model takes), so callers see no
-    difference. ``hashembed`` is registered this way; benchmarks register local embedders the same way.
+    It is registered with litellm as a custom provider (the path a hosted model takes), so callers
+    see no difference. ``hashembed`` is registered this way; benchmarks register local embedders the
+    same way.
     """
     with _lock:
         _embedders[provider] = fn
@@ -87,7 +92,8 @@ def _hash_model(texts: list[str], model: str) -> list[list[float]]:
 
 
 def _handler(litellm: Any, provider: str, fn: Callable[[list[str], str], list[list[float]]]) -> Any:
-    # litellm is imported lazily, so to mypy its CustomLLM is Any; the handler is typed on its own methods.
+    # litellm is imported lazily, so to mypy its CustomLLM is Any; the handler is typed on its own
+    # methods.
     class InProcessEmbedder(litellm.CustomLLM):  # type: ignore[misc]
         def _respond(self, model: str, input: str | list[str], model_response: Any) -> Any:
             texts = [input] if isinstance(input, str) else [str(t) for t in input]
@@ -130,8 +136,9 @@ async def embed(
 def embed_sync(
     texts: list[str], *, model: str, config: Config | None = None, timeout: float = 60.0
 ) -> list[list[float]]:
-    """``embed`` for synchronous callers, with no event loop: an in-process embedder (``hashembed``, one added by
-    ``register_embedder``) is called directly, any other model through ``litellm.embedding``."""
+    """``embed`` for synchronous callers, with no event loop: an in-process embedder (``hashembed``,
+    one added by ``register_embedder``) is called directly, any other model through
+    ``litellm.embedding``."""
     if not texts:
         return []
     provider, _, name = model.partition("/")

@@ -1,8 +1,9 @@
 """Checks on what a real model wrote before it may reach a memory file.
 
-A small or confused model answers with a code block, ``{{``, JSON, or the task's own instructions handed back
-("what was discussed, decided and left open", ``kebab-case-topic-name``). Each check here names what is wrong in
-a few words (for the log and the file's label), or returns None when the text is usable.
+A small or confused model answers with a code block, ``{{``, JSON, or the task's own instructions
+handed back ("what was discussed, decided and left open", ``kebab-case-topic-name``). Each check
+here names what is wrong in a few words (for the log and the file's label), or returns None when the
+text is usable.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ _CODE = re.compile(
     r"```|^\s*(?:def |class |import |from \S+ import |#include|function |SELECT |<\w+[^>]*>)",
     re.I | re.M,
 )
-#: Consecutive words shared with an instruction text that make an answer an echo of it, not a summary.
+#: Consecutive words shared with an instruction text that make an answer an echo of it, not a
+#: summary.
 ECHO_WORDS = 5
 
 
@@ -41,8 +43,8 @@ def echo_of(text: str, sources: Iterable[str], n: int = ECHO_WORDS) -> str | Non
 
 
 def prose_problem(text: str, *, min_words: int = 3) -> str | None:
-    """Why ``text`` is not a few sentences of prose, or None: too short, code, JSON or template braces, or mostly
-    symbols."""
+    """Why ``text`` is not a few sentences of prose, or None: too short, code, JSON or template
+    braces, or mostly symbols."""
     stripped = text.strip()
     if not stripped:
         return "empty"
@@ -61,8 +63,8 @@ def prose_problem(text: str, *, min_words: int = 3) -> str | None:
 
 
 def fact_problem(fact: str, sources: Iterable[str] = ()) -> str | None:
-    """Why one flushed fact line is unusable, or None: a fact is a short sentence of words, not code, not braces,
-    not the prompt read back."""
+    """Why one flushed fact line is unusable, or None: a fact is a short sentence of words, not
+    code, not braces, not the prompt read back."""
     stripped = fact.strip()
     if len(stripped) > 500:
         return "longer than 500 characters"

@@ -3,14 +3,14 @@
 Lookup for ``load_prompt(task, workspace)``, first found wins:
 
 1. ``<workspace>/prompts/<task>.md``;
-2. for the Dream tasks (``dream-analyze``, ``dream-edit``), ``<workspace>/prompts/dream.md``: either one prompt
-   used for both phases, or several blocks each starting with its task line (``# Reverie task: dream-edit``), of
-   which the block for ``task`` is taken;
+2. for the Dream tasks (``dream-analyze``, ``dream-edit``), ``<workspace>/prompts/dream.md``: either
+   one prompt used for both phases, or several blocks each starting with its task line (``# Reverie
+   task: dream-edit``), of which the block for ``task`` is taken;
 3. the packaged ``reverie/prompts/<task>.md``.
 
-The protocol's task line (``protocol.task_line``) is always the first line of the result, added when an override
-omits it, so the offline engine and any reader can tell the task. An unreadable or empty override is skipped with a
-warning rather than failing the call.
+The protocol's task line (``protocol.task_line``) is always the first line of the result, added when
+an override omits it, so the offline engine and any reader can tell the task. An unreadable or empty
+override is skipped with a warning rather than failing the call.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ def packaged_prompt(task: str) -> str:
 
 
 def load_prompt(task: str, workspace: Workspace | str | os.PathLike[str] | None = None) -> str:
-    """The system prompt for ``task``: the workspace's override when there is one, else the packaged one.
+    """The system prompt for ``task``: the workspace's override when there is one, else the packaged
+    one.
 
     ``workspace`` is a ``Workspace``, a path, or None (packaged prompt only).
     """
@@ -69,7 +70,8 @@ def _root(workspace: Workspace | str | os.PathLike[str] | None) -> Path | None:
 
 def _read(root: Path, rel: str) -> str | None:
     try:
-        # Through Workspace.resolve: an override symlinked out of the workspace is refused, not read.
+        # Through Workspace.resolve: an override symlinked out of the workspace is refused, not
+        # read.
         path = Workspace(root).resolve(rel)
     except UnsafePathError as exc:
         log.warning("prompt override skipped: %s", exc)

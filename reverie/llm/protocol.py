@@ -1,32 +1,37 @@
-"""The prompt protocol: how Reverie's model calls are laid out, so any model (and the offline engine) can read them.
+"""The prompt protocol: how Reverie's model calls are laid out, so any model (and the offline
+engine) can read them.
 
-This module is the one definition. Prompt *wording* lives in package-data markdown (``reverie/prompts/``); the
-*structure* below is what code on both sides relies on.
+This module is the one definition. Prompt *wording* lives in package-data markdown
+(``reverie/prompts/``); the *structure* below is what code on both sides relies on.
 
-Every call's system message starts with a task line, ``# Reverie task: <task>``, one of ``TASKS``. The user
-message is a sequence of sections, each ``## <title>`` on its own line followed by its body, titles from
-``SECTION_*``. Bodies:
+Every call's system message starts with a task line, ``# Reverie task: <task>``, one of ``TASKS``.
+The user message is a sequence of sections, each ``## <title>`` on its own line followed by its
+body, titles from ``SECTION_*``. Bodies:
 
-- ``SECTION_CONTEXT`` / ``SECTION_ARCHIVE`` (task ``archive``): transcript lines from ``transcript_line``:
-  ``[YYYY-MM-DD HH:MM] ROLE: content`` (ROLE upper-case; untrusted roles are ``TOOL`` or ``OTHER(name)``).
-  Expected answer: fact lines ``- [mark] fact`` with marks from ``FACT_MARKS``, or ``(nothing)``; either may be
-  followed by ``(unsure)`` when part of the slice said something the model could not state as a sure fact (the
-  Consolidator then keeps the slice's transcript in history too).
-- ``SECTION_TODAY`` (``YYYY-MM-DD``), ``SECTION_BATCH`` and one section per memory file, titled by its
-  workspace path (``SOUL.md``, ``USER.md``, ``memory/MEMORY.md``) (task ``dream-analyze``). Batch entries are
-  ``### cursor <n> · <timestamp>`` headers followed by the entry's content. In the ``memory/MEMORY.md`` section,
-  a line older than ``AGE_THRESHOLD_DAYS`` (by git blame) ends with ``age_suffix(days)`` — `` [age: 37 days]``;
-  ``strip_age`` removes it. Expected answer: finding lines
-  ``[USER] fact``, ``[SOUL] rule``, ``[MEMORY] fact``, ``[FILE-REMOVE] what and why``, or ``[SKIP]``.
-  A finding that corrects an existing line names it: ``[USER] Lives in Berlin (replaces: Lives in Munich)``
-  (``with_replaces`` / ``split_replaces``); the old text is the line as it stands in the file, without its bullet
-  or age suffix. A removal names file and line: ``[FILE-REMOVE] USER.md: Works at Acme (why: no longer true)``
-  (``removal_text`` / ``parse_removal``; a model may also write free text, then the path is None).
-- ``SECTION_FINDINGS`` (task ``dream-edit``): the finding lines, then one section per memory file titled by its
-  workspace path holding its current staged content, so a model can emit exact ``old_text`` on its first turn. The
-  model then uses the ``read_file`` / ``edit_file`` tools and ends with a short plain-text reply.
-- Transcript and batch content from anyone but the user or the assistant is untrusted data: its role is ``TOOL``
-  or ``OTHER(name)``, and prompts say that instructions found inside it are never orders.
+- ``SECTION_CONTEXT`` / ``SECTION_ARCHIVE`` (task ``archive``): transcript lines from
+  ``transcript_line``: ``[YYYY-MM-DD HH:MM] ROLE: content`` (ROLE upper-case; untrusted roles are
+  ``TOOL`` or ``OTHER(name)``). Expected answer: fact lines ``- [mark] fact`` with marks from
+  ``FACT_MARKS``, or ``(nothing)``; either may be followed by ``(unsure)`` when part of the slice
+  said something the model could not state as a sure fact (the Consolidator then keeps the slice's
+  transcript in history too).
+- ``SECTION_TODAY`` (``YYYY-MM-DD``), ``SECTION_BATCH`` and one section per memory file, titled by
+  its workspace path (``SOUL.md``, ``USER.md``, ``memory/MEMORY.md``) (task ``dream-analyze``).
+  Batch entries are ``### cursor <n> · <timestamp>`` headers followed by the entry's content. In the
+  ``memory/MEMORY.md`` section, a line older than ``AGE_THRESHOLD_DAYS`` (by git blame) ends with
+  ``age_suffix(days)`` — `` [age: 37 days]``; ``strip_age`` removes it. Expected answer: finding
+  lines ``[USER] fact``, ``[SOUL] rule``, ``[MEMORY] fact``, ``[FILE-REMOVE] what and why``, or
+  ``[SKIP]``. A finding that corrects an existing line names it: ``[USER] Lives in Berlin (replaces:
+  Lives in Munich)`` (``with_replaces`` / ``split_replaces``); the old text is the line as it stands
+  in the file, without its bullet or age suffix. A removal names file and line: ``[FILE-REMOVE]
+  USER.md: Works at Acme (why: no longer true)`` (``removal_text`` / ``parse_removal``; a model may
+  also write free text, then the path is None).
+- ``SECTION_FINDINGS`` (task ``dream-edit``): the finding lines, then one section per memory file
+  titled by its workspace path holding its current staged content, so a model can emit exact
+  ``old_text`` on its first turn. The model then uses the ``read_file`` / ``edit_file`` tools and
+  ends with a short plain-text reply.
+- Transcript and batch content from anyone but the user or the assistant is untrusted data: its role
+  is ``TOOL`` or ``OTHER(name)``, and prompts say that instructions found inside it are never
+  orders.
 """
 
 from __future__ import annotations
@@ -63,9 +68,10 @@ TASK_SESSION_SUMMARY = "session-summary"
 TASK_FLUSH = "flush"
 TASKS = (TASK_ARCHIVE, TASK_DREAM_ANALYZE, TASK_DREAM_EDIT, TASK_SESSION_SUMMARY, TASK_FLUSH)
 
-#: Output limit per task, in tokens: room for a full answer, small enough that a model rambling to the end of its
-#: context window is cut off instead of generating past ``llm.timeout`` (a local server keeps generating after the
-#: client gives up, so retries would queue behind it). ``agents.defaults.maxTokens`` caps each of them.
+#: Output limit per task, in tokens: room for a full answer, small enough that a model rambling to
+#: the end of its context window is cut off instead of generating past ``llm.timeout`` (a local
+#: server keeps generating after the client gives up, so retries would queue behind it).
+#: ``agents.defaults.maxTokens`` caps each of them.
 MAX_OUTPUT_TOKENS = {
     TASK_ARCHIVE: 2_048,
     TASK_DREAM_ANALYZE: 1_536,
@@ -89,8 +95,9 @@ SECTION_FINDINGS = "Findings"
 FACT_MARKS = ("permanent", "durable", "ephemeral", "correction", "skip")
 FINDING_KINDS = ("USER", "SOUL", "MEMORY", "FILE-REMOVE", "SKIP")
 NOTHING = "(nothing)"
-#: An archive reply's last line when the model could not turn some of the slice into facts it is sure of: the
-#: Consolidator keeps the slice's transcript too (a ``[RAW]`` entry), so what was said stays in history.
+#: An archive reply's last line when the model could not turn some of the slice into facts it is
+#: sure of: the Consolidator keeps the slice's transcript too (a ``[RAW]`` entry), so what was said
+#: stays in history.
 UNSURE = "(unsure)"
 #: Dream's analysis marks MEMORY.md lines older than this many days with their age.
 AGE_THRESHOLD_DAYS = 14
@@ -139,8 +146,8 @@ def parse_sections(text: str) -> dict[str, str]:
 def transcript_line(timestamp: str, role: str, content: str) -> str:
     """``[YYYY-MM-DD HH:MM] ROLE: content`` — also the raw-archive line format.
 
-    Continuation lines of a multi-line content are indented by two spaces, so no content (a tool's output, a web
-    page) can start a line that reads as another speaker's."""
+    Continuation lines of a multi-line content are indented by two spaces, so no content (a tool's
+    output, a web page) can start a line that reads as another speaker's."""
     return f"[{timestamp}] {role.upper()}: {content}".replace("\n", "\n  ")
 
 

@@ -1,17 +1,19 @@
 """Reverie's model registry: which code answers a model name, keyed by the name's prefix.
 
-In-process models — the offline engine (``reverie/…``) and the scripted test fake (``scripted/…``) — are plain
-async callables registered here and called directly by ``ModelClient``: no litellm import (2–3 s, ~150 MB), no
-HTTP-shaped round trip. Every other prefix (``openai/…``, ``anthropic/…``, ``ollama/…``, a bare ``gpt-4o``) is a
-remote provider, reached through litellm, which ``ModelClient`` imports on that provider's first call.
+In-process models — the offline engine (``reverie/…``) and the scripted test fake (``scripted/…``) —
+are plain async callables registered here and called directly by ``ModelClient``: no litellm import
+(2–3 s, ~150 MB), no HTTP-shaped round trip. Every other prefix (``openai/…``, ``anthropic/…``,
+``ollama/…``, a bare ``gpt-4o``) is a remote provider, reached through litellm, which
+``ModelClient`` imports on that provider's first call.
 
-A third party (a benchmark's local embedder, a test's own fake) registers the same way the built-ins do::
+A third party (a benchmark's local embedder, a test's own fake) registers the same way the built-ins
+do::
 
     register("echo", lambda request: ModelResponse(content=request.messages[-1]["content"]))
 
-An in-process model takes a ``Request`` and returns a ``ModelResponse`` (or an awaitable of one). What it raises is
-classified by the client like a provider's error: a litellm exception type keeps its retry rule, ``TimeoutError``
-is retried, anything else is final.
+An in-process model takes a ``Request`` and returns a ``ModelResponse`` (or an awaitable of one).
+What it raises is classified by the client like a provider's error: a litellm exception type keeps
+its retry rule, ``TimeoutError`` is retried, anything else is final.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The scripted model: the first-class test fake, reached by name through ``ModelClient`` like any model.
+"""The scripted model: the first-class test fake, reached by name through ``ModelClient`` like any
+model.
 
 ::
 
@@ -11,14 +12,15 @@
     resp = await ModelClient(config).complete(msgs, model=fake.model)
     fake.prompts[-1].messages                            # what the caller sent
 
-Each request pops the next reply; a callable reply (or ``responder``) is called with the ``Prompt`` and returns
-any of the above, for scripts that depend on the request. An empty queue with no responder, or an unregistered
-name, fails the call with a clear error (``ModelError`` from the client, never retried).
+Each request pops the next reply; a callable reply (or ``responder``) is called with the ``Prompt``
+and returns any of the above, for scripts that depend on the request. An empty queue with no
+responder, or an unregistered name, fails the call with a clear error (``ModelError`` from the
+client, never retried).
 
-``scripted/…`` is an in-process model of ``reverie.llm.registry``: the client calls it directly, with the same
-timeout, retry and error classification as a remote provider (the exception helpers below raise litellm's own
-types, so the policy sees the real thing; only they import litellm). ``direct`` is kept for old callers; every
-scripted model is direct now.
+``scripted/…`` is an in-process model of ``reverie.llm.registry``: the client calls it directly,
+with the same timeout, retry and error classification as a remote provider (the exception helpers
+below raise litellm's own types, so the policy sees the real thing; only they import litellm).
+``direct`` is kept for old callers; every scripted model is direct now.
 
 Registration is process-global (like litellm's provider map); ``unregister``/``reset`` undo it.
 """
@@ -58,9 +60,9 @@ class ScriptError(RuntimeError):
 
 @dataclass(frozen=True)
 class Reply:
-    """One scripted reply. ``finish_reason`` None means "stop" for text and "tool_calls" when tool calls are given;
-    ``usage`` None means "counted with the cheap token estimate"; ``delay`` makes this reply slow (timeouts, wall-clock
-    caps)."""
+    """One scripted reply. ``finish_reason`` None means "stop" for text and "tool_calls" when tool
+    calls are given; ``usage`` None means "counted with the cheap token estimate"; ``delay`` makes
+    this reply slow (timeouts, wall-clock caps)."""
 
     content: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
@@ -101,8 +103,8 @@ class Prompt(Request):
         )
 
 
-#: What a script gives for one request: text, a tool call or several (one reply), a full ``Reply``, an exception to
-#: raise, or None (a reply with no content).
+#: What a script gives for one request: text, a tool call or several (one reply), a full ``Reply``,
+#: an exception to raise, or None (a reply with no content).
 Answer = str | ToolCall | Reply | BaseException | list[ToolCall] | tuple[ToolCall, ...] | None
 #: A queued reply: an ``Answer``, or a callable computing one from the request.
 Script = Answer | Callable[["Prompt"], Answer]
@@ -171,8 +173,8 @@ class ScriptedModel:
 
     # -- script -------------------------------------------------------------------------------------------
     def enqueue(self, *replies: Script) -> ScriptedModel:
-        """Queue replies, one per request: text, a ToolCall or a list of them, a ``Reply``, an exception to
-        raise, or a callable taking the ``Prompt``. Returns self, for chaining."""
+        """Queue replies, one per request: text, a ToolCall or a list of them, a ``Reply``, an
+        exception to raise, or a callable taking the ``Prompt``. Returns self, for chaining."""
         with self._lock:
             self._queue.extend(replies)
         return self
@@ -244,8 +246,8 @@ def direct_reply(
     max_tokens: int | None,
     model: str,
 ) -> tuple[rt.ModelResponse, float]:
-    """The fake's next reply as a Reverie ``ModelResponse`` (usage estimated when the script gives none), and how
-    long to wait before giving it."""
+    """The fake's next reply as a Reverie ``ModelResponse`` (usage estimated when the script gives
+    none), and how long to wait before giving it."""
     import orjson
 
     prompt = Prompt(

@@ -1,11 +1,13 @@
-"""A cheap, dependency-free token estimate, for budgets that must not import litellm or wait for a tokenizer.
+"""A cheap, dependency-free token estimate, for budgets that must not import litellm or wait for a
+tokenizer.
 
-Rule, fitted against ``litellm.token_counter`` (tiktoken, gpt-4o-mini) on prose, Python, JSON, German, Chinese,
-chat and transcript text: letters and spaces ≈ 4.5 characters per token; digits and punctuation ≈ 0.6 token each
-(JSON and code are dense in them); each extra UTF-8 byte of a non-ASCII character ≈ 0.35 token (a CJK character
-≈ 0.7, an accented letter ≈ 0.35 more); plus 4 tokens of framing per message and 3 for the reply's priming, as
-OpenAI's chat format costs. The total is scaled by 1.1 so that it errs high: measured -3 % to +27 % across those
-samples (``tests/test_llm_tokens.py``). A budget check that fires a little early is harmless; one that fires
+Rule, fitted against ``litellm.token_counter`` (tiktoken, gpt-4o-mini) on prose, Python, JSON,
+German, Chinese, chat and transcript text: letters and spaces ≈ 4.5 characters per token; digits and
+punctuation ≈ 0.6 token each (JSON and code are dense in them); each extra UTF-8 byte of a non-ASCII
+character ≈ 0.35 token (a CJK character ≈ 0.7, an accented letter ≈ 0.35 more); plus 4 tokens of
+framing per message and 3 for the reply's priming, as OpenAI's chat format costs. The total is
+scaled by 1.1 so that it errs high: measured -3 % to +27 % across those samples
+(``tests/test_llm_tokens.py``). A budget check that fires a little early is harmless; one that fires
 late overflows a context window. Speed: ~1 µs per KB (``bench/bench_llm.py``).
 """
 

@@ -1,11 +1,13 @@
-"""Typed tool functions for model agents: every tool schema Reverie sends is built here, from a signature.
+"""Typed tool functions for model agents: every tool schema Reverie sends is built here, from a
+signature.
 
-A tool is a plain function (or bound method) with annotated parameters and a docstring whose first paragraph
-describes it and whose ``Args:`` block describes each parameter. ``str``, ``int``, ``float`` and ``bool`` map to
-JSON types directly; any other annotation (``Annotated[int, Field(ge=1, le=50)]``, ``list[Literal[...]]``, an
-optional ``X | None = None``) takes its JSON schema from pydantic. The model sees ``Tool.schema`` (OpenAI function
-format); ``ToolBox.call`` validates a model's ``ToolCall`` against the signature and returns text for the model —
-a bad call is an error message to the model, never an exception here.
+A tool is a plain function (or bound method) with annotated parameters and a docstring whose first
+paragraph describes it and whose ``Args:`` block describes each parameter. ``str``, ``int``,
+``float`` and ``bool`` map to JSON types directly; any other annotation (``Annotated[int,
+Field(ge=1, le=50)]``, ``list[Literal[...]]``, an optional ``X | None = None``) takes its JSON
+schema from pydantic. The model sees ``Tool.schema`` (OpenAI function format); ``ToolBox.call``
+validates a model's ``ToolCall`` against the signature and returns text for the model — a bad call
+is an error message to the model, never an exception here.
 """
 
 from __future__ import annotations
@@ -64,8 +66,9 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
 
 
 def _property(typ: Any) -> dict[str, Any]:
-    """The JSON schema of one parameter: a JSON type for the four simple ones, pydantic's schema otherwise (an
-    optional ``X | None`` is described as ``X``: leaving the parameter out is how a model says None)."""
+    """The JSON schema of one parameter: a JSON type for the four simple ones, pydantic's schema
+    otherwise (an optional ``X | None`` is described as ``X``: leaving the parameter out is how a
+    model says None)."""
     if typ in _JSON_TYPES:
         return {"type": _JSON_TYPES[typ]}
     args = typing.get_args(typ)

@@ -1,15 +1,16 @@
-"""``reverie mcp --http --root DIR``: one HTTP endpoint serving every scope of a root, each request routed by its
-bearer token to the one scope the token is bound to (``reverie.access``).
+"""``reverie mcp --http --root DIR``: one HTTP endpoint serving every scope of a root, each request
+routed by its bearer token to the one scope the token is bound to (``reverie.access``).
 
-Each scope gets the ordinary single-workspace MCP server (``build_server`` over the scope's ``Memory``), built on
-its first request and kept while it is among the ``max_scopes`` most recently used. A request reaches only the
-server of its token's scope: a token for one scope never names a path, a session or a tool call of another (an MCP
-session id belongs to the scope's own session manager, so another scope's id is unknown there). A missing,
-unknown or revoked token gets 401 before any scope is opened.
+Each scope gets the ordinary single-workspace MCP server (``build_server`` over the scope's
+``Memory``), built on its first request and kept while it is among the ``max_scopes`` most recently
+used. A request reaches only the server of its token's scope: a token for one scope never names a
+path, a session or a tool call of another (an MCP session id belongs to the scope's own session
+manager, so another scope's id is unknown there). A missing, unknown or revoked token gets 401
+before any scope is opened.
 
-Each scope server's Starlette app needs its lifespan running (its session manager's task group) for as long as it
-serves; anyio requires a task group to be entered and left by one task, so each runs in a task of its own, started
-in the router's task group and stopped through an event.
+Each scope server's Starlette app needs its lifespan running (its session manager's task group) for
+as long as it serves; anyio requires a task group to be entered and left by one task, so each runs
+in a task of its own, started in the router's task group and stopped through an event.
 """
 
 from __future__ import annotations
@@ -156,8 +157,9 @@ def serve_http_root(
     port: int = 8765,
     ready: Callable[[str], None] | None = None,
 ) -> None:
-    """Serve every scope of ``root`` over streamable HTTP at ``http://host:port/mcp``; every request needs a bearer
-    token issued for one scope (``reverie mcp token issue``), on any address, loopback included."""
+    """Serve every scope of ``root`` over streamable HTTP at ``http://host:port/mcp``; every request
+    needs a bearer token issued for one scope (``reverie mcp token issue``), on any address,
+    loopback included."""
     import uvicorn
 
     sock = bind(

@@ -1,8 +1,9 @@
-"""Approving or rejecting the SOUL.md change Dream staged (``dream.protectSoul``): ``reverie approve`` /
-``reject``, ``/dream-approve`` / ``/dream-reject`` and the MCP tools all call these two functions.
+"""Approving or rejecting the SOUL.md change Dream staged (``dream.protectSoul``): ``reverie
+approve`` / ``reject``, ``/dream-approve`` / ``/dream-reject`` and the MCP tools all call these two
+functions.
 
-The pending change's format and its staging belong to Dream (``reverie.dream.pending``); applying it is an
-operation across Dream's run lock, the memory repo and the workspace, so it lives here.
+The pending change's format and its staging belong to Dream (``reverie.dream.pending``); applying it
+is an operation across Dream's run lock, the memory repo and the workspace, so it lives here.
 """
 
 from __future__ import annotations
@@ -33,11 +34,13 @@ class ApproveResult:
 
 
 def approve(store: WorkspaceStore, git: GitStore) -> ApproveResult:
-    """Commit the pending SOUL.md change (kind ``dream``, trailer ``Reverie-Approved``) and clear it.
+    """Commit the pending SOUL.md change (kind ``dream``, trailer ``Reverie-Approved``) and clear
+    it.
 
-    If SOUL.md changed since the proposal, the proposal is merged three-way into the current text; when the
-    two conflict, raises ``MergeConflictError`` and leaves everything as it was. Holds Dream's run lock (waits up
-    to 30 s for a running Dream, then ``LockTimeoutError``), so a run in flight cannot stage or commit over it.
+    If SOUL.md changed since the proposal, the proposal is merged three-way into the current text;
+    when the two conflict, raises ``MergeConflictError`` and leaves everything as it was. Holds
+    Dream's run lock (waits up to 30 s for a running Dream, then ``LockTimeoutError``), so a run in
+    flight cannot stage or commit over it.
     """
     with dream_run_lock(store.workspace.state_dir, "approve"):
         return _approve_locked(store, git)
@@ -86,7 +89,8 @@ def _approve_locked(store: WorkspaceStore, git: GitStore) -> ApproveResult:
         else (str(change.last_cursor) if change.last_cursor is not None else None)
     )
     if cursor is not None:
-        # Keeps "the newest dream commit carries the Dream cursor" true, which cursor recovery relies on.
+        # Keeps "the newest dream commit carries the Dream cursor" true, which cursor recovery
+        # relies on.
         message_trailers[trailers.CURSOR] = cursor
     sha = git.commit(
         f"dream: approved change to {change.path}",

@@ -1,27 +1,30 @@
-"""Moving a workspace between machines: one self-contained bundle out (``export_bundle``), the same workspace back
-in (``import_bundle``), and a nanobot workspace brought in as is (``import_nanobot``). This docstring is the
-bundle's spec.
+"""Moving a workspace between machines: one self-contained bundle out (``export_bundle``), the same
+workspace back in (``import_bundle``), and a nanobot workspace brought in as is
+(``import_nanobot``). This docstring is the bundle's spec.
 
-A bundle is a gzip-compressed tar of the workspace's own files, each under its workspace-relative path:
+A bundle is a gzip-compressed tar of the workspace's own files, each under its workspace-relative
+path:
 
-- the memory files (``SOUL.md``, ``USER.md``, everything under ``memory/``: ``MEMORY.md``, dated notes, the
-  archive, ``history.jsonl``, the cursors, Reverie's state), the conversations (``sessions/``), the workspace's
-  config (``reverie.json``) and ``.gitignore``;
-- the memory repository's git directory (``.git/`` or ``.reverie-git/``) whole, so every version, ``reverie
-  log``, ``why`` and ``restore`` work in the copy as in the original. Refs are written before objects are read, so
-  a commit landing mid-export can only be missing from the copy, never half in it;
-- last, ``reverie-bundle.json``: ``{"format": "reverie-bundle", "version": 1, "created": ISO time, "reverie":
-  version, "files": {path: {"size": bytes, "sha256": hex}}}``.
+- the memory files (``SOUL.md``, ``USER.md``, everything under ``memory/``: ``MEMORY.md``, dated
+  notes, the archive, ``history.jsonl``, the cursors, Reverie's state), the conversations
+  (``sessions/``), the workspace's config (``reverie.json``) and ``.gitignore``;
+- the memory repository's git directory (``.git/`` or ``.reverie-git/``) whole, so every version,
+  ``reverie log``, ``why`` and ``restore`` work in the copy as in the original. Refs are written
+  before objects are read, so a commit landing mid-export can only be missing from the copy, never
+  half in it;
+- last, ``reverie-bundle.json``: ``{"format": "reverie-bundle", "version": 1, "created": ISO time,
+  "reverie": version, "files": {path: {"size": bytes, "sha256": hex}}}``.
 
-Left out: lock files (``*.lock``), the derived search index (``memory/.index.sqlite*``, rebuilt on the first
-search) and symlinks (a workspace holds none; one found is skipped with a warning).
+Left out: lock files (``*.lock``), the derived search index (``memory/.index.sqlite*``, rebuilt on
+the first search) and symlinks (a workspace holds none; one found is skipped with a warning).
 
-Import is all or nothing: members are checked (regular files and directories only, a relative path without
-``..``, each at most ``max_member_bytes`` and all together at most ``max_total_bytes``, at most ``MAX_MEMBERS``),
-written to a new directory beside the target, checked against the manifest (every file present, size and sha256
-equal, nothing extra), and only then moved into place. A bundle that fails any check is refused with one line
-and leaves nothing behind. A non-empty target is refused unless ``replace=True``, which moves it aside to
-``<target>.before-import-<time>`` first: nothing is deleted.
+Import is all or nothing: members are checked (regular files and directories only, a relative path
+without ``..``, each at most ``max_member_bytes`` and all together at most ``max_total_bytes``, at
+most ``MAX_MEMBERS``), written to a new directory beside the target, checked against the manifest
+(every file present, size and sha256 equal, nothing extra), and only then moved into place. A bundle
+that fails any check is refused with one line and leaves nothing behind. A non-empty target is
+refused unless ``replace=True``, which moves it aside to ``<target>.before-import-<time>`` first:
+nothing is deleted.
 """
 
 from __future__ import annotations
@@ -67,7 +70,8 @@ log = logging.getLogger(__name__)
 MANIFEST = "reverie-bundle.json"
 FORMAT = "reverie-bundle"
 VERSION = 1
-#: Largest single file a bundle may carry, and all of them together (a history of years is well under this).
+#: Largest single file a bundle may carry, and all of them together (a history of years is well
+#: under this).
 MAX_MEMBER_BYTES = 1 << 30
 MAX_TOTAL_BYTES = 8 << 30
 #: Most members a bundle may hold (a git directory of loose objects is the large one).
@@ -76,7 +80,8 @@ _MAX_MANIFEST_BYTES = 64 << 20
 _CHUNK = 1 << 20
 #: The workspace's own top-level entries a bundle carries (the git directory is added by name).
 _TOP = ("SOUL.md", "USER.md", "reverie.json", ".gitignore", "memory", "sessions")
-#: What a nanobot workspace holds that Reverie's layout shares (copied by ``import_nanobot``; its .git is not).
+#: What a nanobot workspace holds that Reverie's layout shares (copied by ``import_nanobot``; its
+#: .git is not).
 _NANOBOT = (
     *MEMORY_FILES,
     "memory/history.jsonl",
@@ -469,10 +474,11 @@ def import_nanobot(
     *,
     replace: bool = False,
 ) -> ImportResult:
-    """Bring a nanobot workspace's memory into a new Reverie workspace: history (and its legacy ``HISTORY.md``,
-    migrated on first open), the cursors and the conversations are copied; then the memory files are written
-    (secrets redacted) as one version whose message names the source. Its own git history stays with it (Reverie
-    can also open the nanobot workspace in place, history and all)."""
+    """Bring a nanobot workspace's memory into a new Reverie workspace: history (and its legacy
+    ``HISTORY.md``, migrated on first open), the cursors and the conversations are copied; then the
+    memory files are written (secrets redacted) as one version whose message names the source. Its
+    own git history stays with it (Reverie can also open the nanobot workspace in place, history and
+    all)."""
     src = Path(source).expanduser().absolute()
     if not src.is_dir():
         raise WorkspaceError(f"no nanobot workspace at {src}")
@@ -536,8 +542,8 @@ def _copy_nanobot(source: Workspace, staging: Path) -> list[str]:
 
 
 def _commit_import(ws: Workspace, message: str, files: dict[str, str]) -> str | None:
-    """Create the memory repo, then write and commit the imported memory files as one version whose message
-    names the source (kind ``manual``: a person brought them in)."""
+    """Create the memory repo, then write and commit the imported memory files as one version whose
+    message names the source (kind ``manual``: a person brought them in)."""
     from ..config import load_config
     from ..gitstore import GitStore
 

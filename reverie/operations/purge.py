@@ -1,23 +1,28 @@
-"""``reverie purge TEXT``: scrub a leaked string from memory — every git version, history, sessions, state.
+"""``reverie purge TEXT``: scrub a leaked string from memory — every git version, history, sessions,
+state.
 
-``plan_purge`` says what would change without changing anything; ``purge`` does it. Where the string goes:
+``plan_purge`` says what would change without changing anything; ``purge`` does it. Where the string
+goes:
 
-- the memory repo: every version of every tracked file and every commit message (``reverie.gitstore.purge``:
-  history rewritten, refs moved, reflogs reset, old objects deleted), recorded by a ``Reverie-Kind: purge``
-  commit whose ``Reverie-Purge`` trailer describes the string (length, credential kind), never the string;
+- the memory repo: every version of every tracked file and every commit message
+  (``reverie.gitstore.purge``: history rewritten, refs moved, reflogs reset, old objects deleted),
+  recorded by a ``Reverie-Kind: purge`` commit whose ``Reverie-Purge`` trailer describes the string
+  (length, credential kind), never the string;
 - ``memory/history.jsonl``: rewritten atomically under the history lock, the string replaced by
-  ``[REDACTED:purged]`` only inside string values (content, session key, other text fields), never in a key
-  or a number, so no entry stops being one (lines that are not JSON: the raw bytes, JSON-escaped forms too);
+  ``[REDACTED:purged]`` only inside string values (content, session key, other text fields), never
+  in a key or a number, so no entry stops being one (lines that are not JSON: the raw bytes,
+  JSON-escaped forms too);
 - ``sessions/**``: each file rewritten atomically under its session lock, the same way;
-- every other file under ``memory/`` and ``sessions/`` holding it (torn-line and corrupt-line sidecars, the
-  legacy HISTORY.md, a pending SOUL.md change, dead letters, memory notes): rewritten atomically, JSON files
-  in their string values only (``reverie.security.scrub`` says what is replaced in which format);
-- the search index ``memory/.index.sqlite`` (or its copy under ``memory.search.indexDir``) is derived data:
-  deleted, rebuilt on the next search.
+- every other file under ``memory/`` and ``sessions/`` holding it (torn-line and corrupt-line
+  sidecars, the legacy HISTORY.md, a pending SOUL.md change, dead letters, memory notes): rewritten
+  atomically, JSON files in their string values only (``reverie.security.scrub`` says what is
+  replaced in which format);
+- the search index ``memory/.index.sqlite`` (or its copy under ``memory.search.indexDir``) is
+  derived data: deleted, rebuilt on the next search.
 
-Files elsewhere in the workspace that hold the string (``reverie.json``, your own notes) are listed as not
-changed: they are not memory. Order and recovery: the plain files first, then the repository; every step is
-idempotent, so after a crash the same ``purge`` finishes the job.
+Files elsewhere in the workspace that hold the string (``reverie.json``, your own notes) are listed
+as not changed: they are not memory. Order and recovery: the plain files first, then the repository;
+every step is idempotent, so after a crash the same ``purge`` finishes the job.
 """
 
 from __future__ import annotations
@@ -57,7 +62,8 @@ __all__ = [
 ]
 
 REPLACEMENT = "[REDACTED:purged]"
-#: Shorter strings would match all over ordinary text; purging them would damage memory, not clean it.
+#: Shorter strings would match all over ordinary text; purging them would damage memory, not clean
+#: it.
 MIN_LENGTH = 4
 _SKIP_DIRS = {".git", ".reverie-git", "__pycache__"}
 _INDEX_PREFIX = ".index.sqlite"
@@ -155,9 +161,11 @@ def plan_purge(store: WorkspaceStore, git: GitStore, text: str) -> PurgePlan:
 def purge(store: WorkspaceStore, git: GitStore, text: str) -> PurgeResult:
     """Remove ``text`` from memory everywhere (see the module docstring) and record the purge.
 
-    Holds Dream's run lock throughout (waits up to 30 s for a running Dream, then ``LockTimeoutError``).
+    Holds Dream's run lock throughout (waits up to 30 s for a running Dream, then
+    ``LockTimeoutError``).
     """
-    # Dream holds what it read in memory for a whole run: purging under it could see the string re-committed.
+    # Dream holds what it read in memory for a whole run: purging under it could see the string
+    # re-committed.
     with dream_run_lock(store.workspace.state_dir, "purge", _LOCK_TIMEOUT):
         return _purge_locked(store, git, text)
 
@@ -185,7 +193,8 @@ def _purge_locked(store: WorkspaceStore, git: GitStore, text: str) -> PurgeResul
         else:
             _rewrite(path, hit.path, text)
         done.append(hit)
-    # An index kept outside the workspace (memory.search.indexDir) holds the string too: derived, so deleted.
+    # An index kept outside the workspace (memory.search.indexDir) holds the string too: derived, so
+    # deleted.
     remove_external_index(store.workspace, store.config.memory.search.index_dir)
     rewrite = rewrite_history(git, _check(text), REPLACEMENT.encode(), description=plan.description)
     return PurgeResult(plan, rewrite, tuple(done))

@@ -1,12 +1,15 @@
-"""Restore and revert as Dream sees them: under Dream's run lock, and with ``replay`` the Dream cursor rewound.
+"""Restore and revert as Dream sees them: under Dream's run lock, and with ``replay`` the Dream
+cursor rewound.
 
-GitStore only versions the files (its ``restore``/``revert`` name the cursor a replay should go back to); moving
-``.dream_cursor`` is Dream's policy, so it happens here. Order: the restore commit, then the cursor (a crash in
-between only skips the rewind), then every set-aside or requeued batch past the new cursor is settled as replayed
-(``deadletter.settle_replayed``): the cursor reaches it again, so the replay runs every batch after the restored
-commit, requeued ones included, and no old set-aside record reads as a crash (a crash before this last step
-leaves a set-aside batch listed by ``reverie requeue``; nothing is lost). The run lock makes the pair atomic towards Dream: a run in flight would otherwise
-commit and write its own cursor over the rewind, and the restored batch would never be re-learned.
+GitStore only versions the files (its ``restore``/``revert`` name the cursor a replay should go back
+to); moving ``.dream_cursor`` is Dream's policy, so it happens here. Order: the restore commit, then
+the cursor (a crash in between only skips the rewind), then every set-aside or requeued batch past
+the new cursor is settled as replayed (``deadletter.settle_replayed``): the cursor reaches it again,
+so the replay runs every batch after the restored commit, requeued ones included, and no old
+set-aside record reads as a crash (a crash before this last step leaves a set-aside batch listed by
+``reverie requeue``; nothing is lost). The run lock makes the pair atomic towards Dream: a run in
+flight would otherwise commit and write its own cursor over the rewind, and the restored batch would
+never be re-learned.
 """
 
 from __future__ import annotations
@@ -32,9 +35,9 @@ def restore_memory(
     replay: bool = False,
     timeout: float | None = None,
 ) -> OperationResult:
-    """Restore memory to before ``rev`` (``only``: undo just ``rev``, GitStore.revert); with ``replay``, also
-    rewind the Dream cursor to just before that run's batch so Dream re-learns it. Waits for a running Dream
-    (``timeout`` seconds, default ``lock.WAIT_SECONDS``)."""
+    """Restore memory to before ``rev`` (``only``: undo just ``rev``, GitStore.revert); with
+    ``replay``, also rewind the Dream cursor to just before that run's batch so Dream re-learns it.
+    Waits for a running Dream (``timeout`` seconds, default ``lock.WAIT_SECONDS``)."""
     with dream_run_lock(store.workspace.state_dir, "restore", timeout):
         result = git.revert(rev, replay=replay) if only else git.restore(rev, replay=replay)
         target = result.replay_from

@@ -1,35 +1,39 @@
 """``RootScheduler``: Dream for every scope under a root, in one process (``reverie serve --root``).
 
-The single-workspace scheduler (``reverie.dream.scheduler``) keeps one timer per workspace; a root may hold a
-million workspaces, nearly all idle, so this one keeps none for them. A scope becomes a candidate when its
-history is appended: the append creates its due marker (``reverie.scopes``, mark on write), and this scheduler
-polls only the marker buckets whose directory changed. A restart rebuilds the due set from the markers;
-``rescan`` rebuilds the markers from the workspaces.
+The single-workspace scheduler (``reverie.dream.scheduler``) keeps one timer per workspace; a root
+may hold a million workspaces, nearly all idle, so this one keeps none for them. A scope becomes a
+candidate when its history is appended: the append creates its due marker (``reverie.scopes``, mark
+on write), and this scheduler polls only the marker buckets whose directory changed. A restart
+rebuilds the due set from the markers; ``rescan`` rebuilds the markers from the workspaces.
 
 For each marked scope:
 
-- **when**: one interval after its last completed run (``dream.intervalH``, the scope's own config when it has a
-  ``reverie.json``), never in the past, plus a fixed share of ``serve.jitterSeconds`` taken from its id, so a mass
-  event (a deploy, an outage ending) spreads out instead of firing at once;
-- **how**: one batch (``Dream.run()``); while history stays pending after a completed batch, the scope is due
-  again at once, behind the scopes already waiting: a backlog drains batch by batch, fairly, and each batch is
-  admitted against the token budget;
-- **at most** ``concurrency`` runs at once; a run starts only while the token bucket (``serve.tokensPerMinute``,
-  refilled continuously, debited by each run's real usage) holds at least the average run's tokens (until a
-  first run has finished, only that one runs: its usage is the first estimate);
-- **one at a time per scope**: a scope is never started twice by this process, and Dream's own run lock keeps
-  out any other process (a held lock: retried after ``busyRetrySeconds``);
-- **provider down** (a run ends "model unavailable", which costs the batch no attempt): no run starts for
-  ``backoffSeconds``, doubling up to ``backoffMaxSeconds`` while the outage lasts;
-- **done**: the marker is removed, then the history is checked again and the marker re-created if entries
-  arrived meanwhile (an appender marks after its append; this unmarks before its check: no wake-up is lost).
+- **when**: one interval after its last completed run (``dream.intervalH``, the scope's own config
+  when it has a ``reverie.json``), never in the past, plus a fixed share of ``serve.jitterSeconds``
+  taken from its id, so a mass event (a deploy, an outage ending) spreads out instead of firing at
+  once;
+- **how**: one batch (``Dream.run()``); while history stays pending after a completed batch, the
+  scope is due again at once, behind the scopes already waiting: a backlog drains batch by batch,
+  fairly, and each batch is admitted against the token budget;
+- **at most** ``concurrency`` runs at once; a run starts only while the token bucket
+  (``serve.tokensPerMinute``, refilled continuously, debited by each run's real usage) holds at
+  least the average run's tokens (until a first run has finished, only that one runs: its usage is
+  the first estimate);
+- **one at a time per scope**: a scope is never started twice by this process, and Dream's own run
+  lock keeps out any other process (a held lock: retried after ``busyRetrySeconds``);
+- **provider down** (a run ends "model unavailable", which costs the batch no attempt): no run
+  starts for ``backoffSeconds``, doubling up to ``backoffMaxSeconds`` while the outage lasts;
+- **done**: the marker is removed, then the history is checked again and the marker re-created if
+  entries arrived meanwhile (an appender marks after its append; this unmarks before its check: no
+  wake-up is lost).
 
-Each run goes on the event loop of a worker thread (one thread per run in flight, each with one loop for its
-life): a run's commit and cursor steps write and fsync synchronously (by design: they never await, see below),
-and on the scheduler's loop those waits would add up across runs; in threads they overlap.
+Each run goes on the event loop of a worker thread (one thread per run in flight, each with one loop
+for its life): a run's commit and cursor steps write and fsync synchronously (by design: they never
+await, see below), and on the scheduler's loop those waits would add up across runs; in threads they
+overlap.
 
-Stopping cancels the runs in flight at their next await, always before they write (Dream's commit and cursor
-steps do not await), so they are abandoned unwritten and their markers stay.
+Stopping cancels the runs in flight at their next await, always before they write (Dream's commit
+and cursor steps do not await), so they are abandoned unwritten and their markers stay.
 """
 
 from __future__ import annotations
@@ -57,14 +61,14 @@ __all__ = ["RootScheduler", "TokenBucket", "serve_root", "ServeStats"]
 log = logging.getLogger(__name__)
 
 _UNAVAILABLE = "model unavailable"
-#: Runs after which the marker is re-checked ("paused": a drain's overall budget ran out, nothing failed; the
-#: ``trust`` branch adds it, and a single batch, as run here, does not reach it).
+#: Runs after which the marker is re-checked ("paused": a drain's overall budget ran out, nothing
+#: failed; the ``trust`` branch adds it, and a single batch, as run here, does not reach it).
 _COMPLETED = ("ok", "no-change", "dead-lettered", "nothing-to-do", "paused")
 
 
 class TokenBucket:
-    """Tokens per minute, refilled continuously up to one minute's worth; may go negative when a run used more
-    than it reserved (later runs then wait longer). ``None`` means no limit."""
+    """Tokens per minute, refilled continuously up to one minute's worth; may go negative when a run
+    used more than it reserved (later runs then wait longer). ``None`` means no limit."""
 
     def __init__(self, per_minute: int | None, clock: Callable[[], float] = time.monotonic) -> None:
         self.per_minute = per_minute
@@ -351,9 +355,10 @@ class _Handle:
 
 
 class _ThreadLoops:
-    """One event loop per worker thread, kept for the thread's life and closed when the scheduler stops. Not one
-    per run: model clients cache their HTTP connections per event loop (litellm keys its client cache by the
-    loop's id), and a closed loop's id can come back on a new loop with the dead loop's client still cached."""
+    """One event loop per worker thread, kept for the thread's life and closed when the scheduler
+    stops. Not one per run: model clients cache their HTTP connections per event loop (litellm keys
+    its client cache by the loop's id), and a closed loop's id can come back on a new loop with the
+    dead loop's client still cached."""
 
     def __init__(self) -> None:
         self._local = threading.local()
@@ -379,9 +384,9 @@ class _ThreadLoops:
 def _run_in_thread(
     root: ScopeRoot, name: str, ws: Workspace, handle: _Handle, loops: _ThreadLoops
 ) -> tuple[DreamResult, bool]:
-    """One Dream batch on this worker thread's event loop (its file writes and fsyncs then block only this
-    thread), then the marker's update: unmark, then check, re-mark if history is still pending. Returns the result
-    and whether the scope is due again."""
+    """One Dream batch on this worker thread's event loop (its file writes and fsyncs then block
+    only this thread), then the marker's update: unmark, then check, re-mark if history is still
+    pending. Returns the result and whether the scope is due again."""
     rt = Runtime(ws)
     loop = loops.get()
     try:
@@ -414,8 +419,8 @@ async def serve_root(
     on_result: Callable[[Workspace, DreamResult], None] | None = None,
     ready: Callable[[], None] | None = None,
 ) -> RootScheduler:
-    """Run a `RootScheduler` until ``stop`` is set or SIGTERM/SIGINT arrives; returns it (for its stats).
-    ``ready`` is called once the signal handlers are in place."""
+    """Run a `RootScheduler` until ``stop`` is set or SIGTERM/SIGINT arrives; returns it (for its
+    stats). ``ready`` is called once the signal handlers are in place."""
     stop = stop or asyncio.Event()
     with stop_on_signals(stop, enabled=handle_signals):
         scheduler = RootScheduler(root, config=config, concurrency=concurrency, on_result=on_result)

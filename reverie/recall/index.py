@@ -1,7 +1,8 @@
 """``memory/.index.sqlite``: Recall's derived search index. This docstring is the format's spec.
 
-The index is derived data: everything in it is rebuilt from the workspace's files, it is never committed (GitStore's
-allow-list ``.gitignore`` does not list it), and deleting it loses nothing but time. SQLite (stdlib, FTS5)::
+The index is derived data: everything in it is rebuilt from the workspace's files, it is never
+committed (GitStore's allow-list ``.gitignore`` does not list it), and deleting it loses nothing but
+time. SQLite (stdlib, FTS5)::
 
     meta(key PRIMARY KEY, value)           schema_version, tokenizer, history_cursor, history_first,
                                            history_stat (inode:size:mtime of history.jsonl when last read), generation
@@ -12,29 +13,32 @@ allow-list ``.gitignore`` does not list it), and deleting it loses nothing but t
                 kept in step by triggers
     embeddings(ehash, model, dim, vec)     float32 little-endian vectors, L2-normalised, cached by content hash
 
-``kind`` is one of ``memory`` (SOUL.md, USER.md, memory/MEMORY.md and Dream's archive memory/archive/*.md:
-evergreen), ``dated`` (memory/YYYY-MM-DD*.md),
-``history`` (history.jsonl, ``ord`` = ``cursor``), ``session`` (sessions/*.jsonl, ``ord`` = ``msg_index``).
-``ts`` is epoch seconds (None for evergreen files). ``title`` is a memory file's heading path, a session message's
+``kind`` is one of ``memory`` (SOUL.md, USER.md, memory/MEMORY.md and Dream's archive
+memory/archive/*.md: evergreen), ``dated`` (memory/YYYY-MM-DD*.md), ``history`` (history.jsonl,
+``ord`` = ``cursor``), ``session`` (sessions/*.jsonl, ``ord`` = ``msg_index``). ``ts`` is epoch
+seconds (None for evergreen files). ``title`` is a memory file's heading path, a session message's
 speaker name (its ``name`` field), empty otherwise; ``chunks_speaker`` lists the speakers cheaply.
 
-Sync is incremental. A read-only check comes first (every source's size and mtime, history.jsonl's identity), so
-a query against an unchanged workspace takes no write lock. A file whose size and mtime are unchanged is skipped
-(an mtime under 2 s old is not trusted: it is re-hashed next time); a changed file is re-chunked and only
-chunks whose hash changed are deleted or inserted; history is read past ``history_cursor`` only (a log whose last
-cursor went backwards is re-read whole; entries compacted away are dropped from the index).
+Sync is incremental. A read-only check comes first (every source's size and mtime, history.jsonl's
+identity), so a query against an unchanged workspace takes no write lock. A file whose size and
+mtime are unchanged is skipped (an mtime under 2 s old is not trusted: it is re-hashed next time); a
+changed file is re-chunked and only chunks whose hash changed are deleted or inserted; history is
+read past ``history_cursor`` only (a log whose last cursor went backwards is re-read whole; entries
+compacted away are dropped from the index).
 
-Where it lives (``memory.search.indexDir``, `index_location`): in the workspace by default; or, for a workspace on
-a shared file system, in a local-disk directory, one ``<dir>/<k:2>/<k>.sqlite`` per workspace (``k``: a digest of
-the workspace's real path on this host), so each host keeps its own derived copy.
+Where it lives (``memory.search.indexDir``, `index_location`): in the workspace by default; or, for
+a workspace on a shared file system, in a local-disk directory, one ``<dir>/<k:2>/<k>.sqlite`` per
+workspace (``k``: a digest of the workspace's real path on this host), so each host keeps its own
+derived copy.
 
-Journal (``memory.search.journalMode``, `journal_mode_for`): WAL, except on a network file system (NFS, CIFS,
-CephFS, …, read from the mount table), where WAL does not work (its shared memory file needs one host) and the
-rollback journal (``DELETE``) is used; ``wal`` or ``delete`` forces one.
+Journal (``memory.search.journalMode``, `journal_mode_for`): WAL, except on a network file system
+(NFS, CIFS, CephFS, …, read from the mount table), where WAL does not work (its shared memory file
+needs one host) and the rollback journal (``DELETE``) is used; ``wal`` or ``delete`` forces one.
 
-Crash safety: every sync and rebuild runs in one SQLite transaction (WAL or rollback journal), so a crash
-leaves the index as it was before that sync. A file that is not a database, fails to open, or carries another
-``schema_version`` or tokenizer is moved aside (``.index.sqlite.corrupt``) and rebuilt with a warning.
+Crash safety: every sync and rebuild runs in one SQLite transaction (WAL or rollback journal), so a
+crash leaves the index as it was before that sync. A file that is not a database, fails to open, or
+carries another ``schema_version`` or tokenizer is moved aside (``.index.sqlite.corrupt``) and
+rebuilt with a warning.
 """
 
 from __future__ import annotations
@@ -157,7 +161,8 @@ class SearchIndex:
 
     def _connect(self) -> sqlite3.Connection:
         if not self.workspace.memory_dir.is_dir():
-            # A workspace without memory/ (sessions only, say): index in memory, create nothing on disk.
+            # A workspace without memory/ (sessions only, say): index in memory, create nothing on
+            # disk.
             return sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         if not self.path.parent.is_dir():  # an index directory outside the workspace (indexDir)
             try:
@@ -172,8 +177,8 @@ class SearchIndex:
         return conn
 
     def _open(self) -> sqlite3.Connection:
-        """Open the index, waiting out another process that holds it locked (creating it, say): a busy index is
-        not a corrupt one and must never be moved aside."""
+        """Open the index, waiting out another process that holds it locked (creating it, say): a
+        busy index is not a corrupt one and must never be moved aside."""
         deadline = time.monotonic() + OPEN_TIMEOUT
         delay = 0.01
         while True:
@@ -232,7 +237,8 @@ class SearchIndex:
         with transaction(conn):
             for statement in _statements(_SCHEMA):
                 conn.execute(statement)
-            # Idempotent: two processes creating the index at once both succeed (the second changes nothing).
+            # Idempotent: two processes creating the index at once both succeed (the second changes
+            # nothing).
             conn.executemany(
                 "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
                 [
@@ -471,7 +477,8 @@ class SearchIndex:
             stats.added += len(entries)
             stats.history_entries += len(entries)
             done = entries[-1].cursor
-        # The identity read before reading: an append racing this sync changes it, so the next sync looks again.
+        # The identity read before reading: an append racing this sync changes it, so the next sync
+        # looks again.
         conn.executemany(
             "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
             [
@@ -491,8 +498,9 @@ class SearchIndex:
 
 
 def _regular_files(directory: Path) -> list[tuple[str, Path]]:
-    """(name, path) of the regular files in ``directory`` (symlinks excluded), by name; none if it is missing.
-    One directory read and no stat per entry: every query's up-to-date check lists these."""
+    """(name, path) of the regular files in ``directory`` (symlinks excluded), by name; none if it
+    is missing. One directory read and no stat per entry: every query's up-to-date check lists
+    these."""
     try:
         with os.scandir(directory) as it:
             found = [(e.name, e.path) for e in it if e.is_file(follow_symlinks=False)]
@@ -502,8 +510,9 @@ def _regular_files(directory: Path) -> list[tuple[str, Path]]:
 
 
 def _trusted_mtime(st: os.stat_result) -> int:
-    """The mtime to remember, or -1 when it is too recent to trust: a same-size edit within the filesystem's
-    timestamp granularity would otherwise look unchanged (git's "racy" case). -1 forces a re-hash next sync."""
+    """The mtime to remember, or -1 when it is too recent to trust: a same-size edit within the
+    filesystem's timestamp granularity would otherwise look unchanged (git's "racy" case). -1 forces
+    a re-hash next sync."""
     return st.st_mtime_ns if time.time_ns() - st.st_mtime_ns > 2_000_000_000 else -1
 
 
@@ -561,7 +570,8 @@ def _busy(exc: sqlite3.OperationalError) -> bool:
 
 
 # -- where the index lives, and its journal ---------------------------------------------------------------------
-#: File systems on which SQLite's WAL mode does not work (its -shm file is shared memory of one host).
+#: File systems on which SQLite's WAL mode does not work (its -shm file is shared memory of one
+#: host).
 NETWORK_FS = frozenset(
     {
         "nfs",
@@ -590,8 +600,8 @@ NETWORK_FS = frozenset(
 
 
 def index_location(workspace: Workspace, index_dir: str | None) -> Path:
-    """Where a workspace's index lives: ``memory/.index.sqlite``, or under ``index_dir`` (see the module
-    docstring)."""
+    """Where a workspace's index lives: ``memory/.index.sqlite``, or under ``index_dir`` (see the
+    module docstring)."""
     if not index_dir:
         return workspace.memory_dir / INDEX_NAME
     key = hashlib.sha256(os.fsencode(os.path.realpath(workspace.root))).hexdigest()[:32]
@@ -599,8 +609,9 @@ def index_location(workspace: Workspace, index_dir: str | None) -> Path:
 
 
 def remove_external_index(workspace: Workspace, index_dir: str | None) -> list[Path]:
-    """Delete a workspace's index kept under ``index_dir`` (with its journal files); returns what was removed.
-    An index inside the workspace goes with the workspace, so nothing is done for it."""
+    """Delete a workspace's index kept under ``index_dir`` (with its journal files); returns what
+    was removed. An index inside the workspace goes with the workspace, so nothing is done for it.
+    """
     if not index_dir:
         return []
     path = index_location(workspace, index_dir)
@@ -623,16 +634,16 @@ def remove_external_index(workspace: Workspace, index_dir: str | None) -> list[P
 
 
 def journal_mode_for(setting: str, directory: Path, mounts: str | None = None) -> str:
-    """The SQLite journal mode for an index in ``directory``: ``WAL``, or ``DELETE`` on a network file system
-    (``setting`` "auto"); "wal" and "delete" force one."""
+    """The SQLite journal mode for an index in ``directory``: ``WAL``, or ``DELETE`` on a network
+    file system (``setting`` "auto"); "wal" and "delete" force one."""
     if setting in ("wal", "delete"):
         return setting.upper()
     return "DELETE" if network_fs(directory, mounts) else "WAL"
 
 
 def network_fs(directory: Path, mounts: str | None = None) -> str | None:
-    """The type of the network file system ``directory`` is on (from ``/proc/self/mountinfo``, or ``mounts``: its
-    text), or None for a local one or where the mount table cannot be read."""
+    """The type of the network file system ``directory`` is on (from ``/proc/self/mountinfo``, or
+    ``mounts``: its text), or None for a local one or where the mount table cannot be read."""
     if mounts is None:
         try:
             with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:

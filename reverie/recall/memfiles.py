@@ -1,10 +1,12 @@
-"""Dated memory files: the session-end summary (``/new``) and the pre-compaction flush. This docstring is their spec.
+"""Dated memory files: the session-end summary (``/new``) and the pre-compaction flush. This
+docstring is their spec.
 
-``memory/YYYY-MM-DD-<slug>.md`` — one per ended session (at least ``memory.sessionFiles.minUserMessages`` user
-messages, default 3). The model names ``<slug>`` (kebab-case, ≤ 40 characters) and writes the summary through a
-forced ``save_summary`` tool call. The summary must be prose that is not the task's instructions read back (see
-``reverie.llm.output``); otherwise, or when the model cannot be reached, a raw excerpt is written instead and
-labelled with the truth. Layout::
+``memory/YYYY-MM-DD-<slug>.md`` — one per ended session (at least
+``memory.sessionFiles.minUserMessages`` user messages, default 3). The model names ``<slug>``
+(kebab-case, ≤ 40 characters) and writes the summary through a forced ``save_summary`` tool call.
+The summary must be prose that is not the task's instructions read back (see
+``reverie.llm.output``); otherwise, or when the model cannot be reached, a raw excerpt is written
+instead and labelled with the truth. Layout::
 
     # <Title>
 
@@ -18,16 +20,18 @@ labelled with the truth. Layout::
     ## Key messages
     - [YYYY-MM-DD HH:MM] USER: <excerpt>
 
-Created atomically and never overwritten: the bytes go to a temp file (fsync) that is then hard-linked to the first
-free name (``-2``, ``-3`` … on a clash), so two writers never clobber each other and a crash leaves no partial file.
+Created atomically and never overwritten: the bytes go to a temp file (fsync) that is then
+hard-linked to the first free name (``-2``, ``-3`` … on a clash), so two writers never clobber each
+other and a crash leaves no partial file.
 
-``memory/YYYY-MM-DD.md`` — the day's flushed facts, one ``- fact`` bullet per line under a ``# YYYY-MM-DD`` header.
-Append-only: each flush is one ``O_APPEND`` write + fsync under a lock, after repairing a missing final newline; facts
-already in that day's file (compared case- and punctuation-insensitively) are not written again; a line that is not
-a short sentence of words (code, braces, the prompt read back) is dropped with a warning. A flush happens at
-most once per session per compaction cycle (``memory/.reverie/flush.json`` maps session key → the session's
-``last_consolidated`` at its last flush; it is written after the append, so a crash in between only repeats a flush
-whose facts the dedup then drops).
+``memory/YYYY-MM-DD.md`` — the day's flushed facts, one ``- fact`` bullet per line under a ``#
+YYYY-MM-DD`` header. Append-only: each flush is one ``O_APPEND`` write + fsync under a lock, after
+repairing a missing final newline; facts already in that day's file (compared case- and
+punctuation-insensitively) are not written again; a line that is not a short sentence of words
+(code, braces, the prompt read back) is dropped with a warning. A flush happens at most once per
+session per compaction cycle (``memory/.reverie/flush.json`` maps session key → the session's
+``last_consolidated`` at its last flush; it is written after the append, so a crash in between only
+repeats a flush whose facts the dedup then drops).
 """
 
 from __future__ import annotations
@@ -101,8 +105,8 @@ UNUSABLE = "the model answered without a usable summary"
 
 @dataclass(frozen=True)
 class SessionFileResult:
-    """``status``: ``written`` (model summary), ``raw`` (no usable summary: raw excerpt; ``reason`` says why),
-    ``skipped`` (too short/off)."""
+    """``status``: ``written`` (model summary), ``raw`` (no usable summary: raw excerpt; ``reason``
+    says why), ``skipped`` (too short/off)."""
 
     status: str
     path: str | None = None
@@ -112,8 +116,9 @@ class SessionFileResult:
 
 @dataclass(frozen=True)
 class FlushResult:
-    """``status``: ``flushed``, ``silent`` (the model said so), ``no-facts`` (an unusable answer), ``not-due``,
-    ``already-flushed``, ``disabled`` or ``failed`` (model error; not recorded, so the next turn retries)."""
+    """``status``: ``flushed``, ``silent`` (the model said so), ``no-facts`` (an unusable answer),
+    ``not-due``, ``already-flushed``, ``disabled`` or ``failed`` (model error; not recorded, so the
+    next turn retries)."""
 
     status: str
     path: str | None = None
@@ -185,9 +190,10 @@ def _request(
 
 
 # -- session-end memory files ---------------------------------------------------------------------------------
-#: ``commit(message, {path: new content}, {path: content it was computed from})``: GitStore's commit (kind
-#: ``recall``), which writes the file itself after the ref update (its crash-safe order), so the dated file and its
-#: commit never disagree; the base is the writers' protocol (another writer's change meanwhile is merged, not lost).
+#: ``commit(message, {path: new content}, {path: content it was computed from})``: GitStore's commit
+#: (kind ``recall``), which writes the file itself after the ref update (its crash-safe order), so
+#: the dated file and its commit never disagree; the base is the writers' protocol (another writer's
+#: change meanwhile is merged, not lost).
 Commit = Callable[[str, dict[str, str], dict[str, str]], object]
 
 
@@ -204,8 +210,9 @@ async def write_session_file(
 ) -> SessionFileResult:
     """Summarise an ending session into ``memory/YYYY-MM-DD-<slug>.md`` (see the module docstring).
 
-    ``client`` is a ``ModelClient``; ``messages`` are the session's messages (nanobot format). Never raises for a
-    model failure: the raw excerpt is written instead. With ``commit``, the file is written through it.
+    ``client`` is a ``ModelClient``; ``messages`` are the session's messages (nanobot format). Never
+    raises for a model failure: the raw excerpt is written instead. With ``commit``, the file is
+    written through it.
     """
     settings = (config or client.config).memory.session_files
     now = now or datetime.now()
@@ -334,8 +341,8 @@ def _render_session_file(
 
 
 def _key_messages(messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The user's messages (they carry the intent), the longest first when there are many, kept in order; plus the
-    last assistant reply (where the conversation ended)."""
+    """The user's messages (they carry the intent), the longest first when there are many, kept in
+    order; plus the last assistant reply (where the conversation ended)."""
     said = [
         (i, m)
         for i, m in enumerate(messages)
@@ -413,12 +420,14 @@ async def maybe_flush(
     model: str | None = None,
     commit: Commit | None = None,
 ) -> FlushResult:
-    """Before compaction, save the session's durable facts to ``memory/YYYY-MM-DD.md`` — once per ``cycle``.
+    """Before compaction, save the session's durable facts to ``memory/YYYY-MM-DD.md`` — once per
+    ``cycle``.
 
-    Call it on every turn with the session's prompt estimate and the consolidation trigger; ``cycle`` is the
-    session's ``last_consolidated`` (it moves when a compaction happens, opening a new cycle). A model failure is
-    returned as ``failed`` (not recorded, so the next turn tries again), never raised. With ``commit``, the day's
-    file is extended through it (a whole-file atomic write after the commit) instead of an ``O_APPEND`` write.
+    Call it on every turn with the session's prompt estimate and the consolidation trigger;
+    ``cycle`` is the session's ``last_consolidated`` (it moves when a compaction happens, opening a
+    new cycle). A model failure is returned as ``failed`` (not recorded, so the next turn tries
+    again), never raised. With ``commit``, the day's file is extended through it (a whole-file
+    atomic write after the commit) instead of an ``O_APPEND`` write.
     """
     config = config or client.config
     if not config.memory.flush.enabled:
@@ -477,8 +486,8 @@ async def maybe_flush(
 
 
 def _facts(answer: str, system: str = "", key: str = "", *, cut: bool = False) -> list[str]:
-    """The usable ``- fact`` lines of a flush answer; with ``cut`` (the reply hit its token limit) the last line,
-    likely cut mid-sentence, is dropped."""
+    """The usable ``- fact`` lines of a flush answer; with ``cut`` (the reply hit its token limit)
+    the last line, likely cut mid-sentence, is dropped."""
     lines = answer.splitlines()
     if cut and lines:
         lines = lines[:-1]
@@ -576,12 +585,13 @@ class ConsolidatorHooks(TypedDict):
 def consolidator_hooks(
     workspace: Workspace, client: ModelClient, config: Config, commit: Commit | None = None
 ) -> ConsolidatorHooks:
-    """The ``Consolidator`` hooks that run the flush before compaction and write the session file at ``/new``.
+    """The ``Consolidator`` hooks that run the flush before compaction and write the session file at
+    ``/new``.
 
-    ``commit(message, {path: content}, {path: base})`` versions a written dated file (``Runtime`` passes
-    GitStore's commit, kind ``recall``), which then writes the file; a conflict with an edit made meanwhile
-    writes nothing (the facts stay in history). Neither hook ever fails the turn or the ``/new``: a disk, git or
-    model error is logged and the conversation goes on.
+    ``commit(message, {path: content}, {path: base})`` versions a written dated file (``Runtime``
+    passes GitStore's commit, kind ``recall``), which then writes the file; a conflict with an edit
+    made meanwhile writes nothing (the facts stay in history). Neither hook ever fails the turn or
+    the ``/new``: a disk, git or model error is logged and the conversation goes on.
     """
 
     async def before_compaction(session: Session, estimate: int, budget: int) -> None:

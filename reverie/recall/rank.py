@@ -1,14 +1,15 @@
-"""Ranking arithmetic: query parsing and its signals (speaker, dates, "when"), score fusion, the recency nudge,
-MMR. Pure functions, no I/O.
+"""Ranking arithmetic: query parsing and its signals (speaker, dates, "when"), score fusion, the
+recency nudge, MMR. Pure functions, no I/O.
 
-Fusion. Two methods; the default is ``weighted``, chosen by measurement (BENCHMARKS.md, "recall"): on LoCoMo with
-the offline embedders available here (hashembed, wordllama's static 256-d model), weighted fusion kept R@10 at
-65.5 / 68.8 where RRF fell to 57.2 / 60.5 (BM25 alone: 74.3). RRF gives a weak vector list the same say as BM25
-whatever its scores; weighting lets a confident lexical match keep its lead.
-- ``weighted``: each list divided by its best score (so the best is 1 and nothing depends on how many candidates
-  were read), then ``w·vector + (1 − w)·bm25`` (``vectorWeight``).
-- ``rrf``: reciprocal-rank fusion, ``Σ 1 / (60 + rank)``: no score calibration needed, the usual choice when the
-  embedder is strong; selectable with ``memory.search.fusion = "rrf"``.
+Fusion. Two methods; the default is ``weighted``, chosen by measurement (BENCHMARKS.md, "recall"):
+on LoCoMo with the offline embedders available here (hashembed, wordllama's static 256-d model),
+weighted fusion kept R@10 at 65.5 / 68.8 where RRF fell to 57.2 / 60.5 (BM25 alone: 74.3). RRF gives
+a weak vector list the same say as BM25 whatever its scores; weighting lets a confident lexical
+match keep its lead.
+- ``weighted``: each list divided by its best score (so the best is 1 and nothing depends on how
+  many candidates were read), then ``w·vector + (1 − w)·bm25`` (``vectorWeight``).
+- ``rrf``: reciprocal-rank fusion, ``Σ 1 / (60 + rank)``: no score calibration needed, the usual
+  choice when the embedder is strong; selectable with ``memory.search.fusion = "rrf"``.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ __all__ = [
 RRF_K = 60
 WORD = re.compile(r"\w+", re.UNICODE)
 _WORD = WORD
-# Function words that carry no topic: dropped from queries (not from the index) so an OR-query is not flooded.
+# Function words that carry no topic: dropped from queries (not from the index) so an OR-query is
+# not flooded.
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are aren't as at be because been before being below
     between both but by can cannot could couldn't did didn't do does doesn't doing don't down during each few for
@@ -48,8 +50,8 @@ STOPWORDS = frozenset(
 )
 
 
-#: Words that frame a question rather than name its topic ("What kind of …", "Would she likely …"): dropped from
-#: queries only, like the stopwords.
+#: Words that frame a question rather than name its topic ("What kind of …", "Would she likely …"):
+#: dropped from queries only, like the stopwords.
 QUESTION_WORDS = frozenset("likely kind type sort ever might may also".split())
 QUERY_STOPWORDS = STOPWORDS | QUESTION_WORDS
 
@@ -78,8 +80,8 @@ def rrf(*rankings: Sequence[int], k: int = RRF_K) -> dict[int, float]:
 def weighted(
     lexical: Mapping[int, float], vector: Mapping[int, float], vector_weight: float
 ) -> dict[int, float]:
-    """Each list scaled by its best score (negative similarities count as 0), then weighted; an id missing from a
-    list scores 0 there."""
+    """Each list scaled by its best score (negative similarities count as 0), then weighted; an id
+    missing from a list scores 0 there."""
     a, b = _by_best(lexical), _by_best(vector)
     return {
         i: (1 - vector_weight) * a.get(i, 0.0) + vector_weight * b.get(i, 0.0)
@@ -104,16 +106,17 @@ def recency_factor(
 ) -> float:
     """The recency nudge: ``1 − share + share · decay``, in ``[1 − share, 1]``.
 
-    Only ``share`` of a score is exposed to age, so an old exact match keeps at least ``1 − share`` of its score and
-    is never buried under a recent loose one; between near-equal matches, the newer one wins.
+    Only ``share`` of a score is exposed to age, so an old exact match keeps at least ``1 − share``
+    of its score and is never buried under a recent loose one; between near-equal matches, the newer
+    one wins.
     """
     if share <= 0:
         return 1.0
     return 1.0 - share + share * decay_factor(ts, now, half_life_days, evergreen)
 
 
-# "When did …", "what year …", "how long ago …": the answer is a date, so the passage that holds it usually says
-# when (``yesterday``, ``last week``, ``in 2022``); the session date then dates it.
+# "When did …", "what year …", "how long ago …": the answer is a date, so the passage that holds it
+# usually says when (``yesterday``, ``last week``, ``in 2022``); the session date then dates it.
 _WHEN_Q = re.compile(
     r"\b(when|what (year|month|day|date|time|week)|which (year|month|day)|how long ago|since when)\b",
     re.IGNORECASE,
@@ -154,8 +157,9 @@ _ISO_DAY = re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b")
 
 
 def dates_named(query: str) -> list[tuple[datetime, datetime]]:
-    """The periods a query names, as local [start, end) ranges: a day ("October 13, 2023", "13 October 2023",
-    "2023-10-13") or a month ("May 2023"). A bare month or year is too vague to narrow anything and is ignored."""
+    """The periods a query names, as local [start, end) ranges: a day ("October 13, 2023", "13
+    October 2023", "2023-10-13") or a month ("May 2023"). A bare month or year is too vague to
+    narrow anything and is ignored."""
     text = query or ""
     out: list[tuple[datetime, datetime]] = []
 
@@ -191,7 +195,8 @@ def mmr(
     similarity: Callable[[int, int], float],
     lam: float = 0.7,
 ) -> list[tuple[int, float]]:
-    """Maximal marginal relevance: pick greedily by ``λ·relevance − (1 − λ)·max similarity to what is picked``.
+    """Maximal marginal relevance: pick greedily by ``λ·relevance − (1 − λ)·max similarity to what
+    is picked``.
 
     Relevance is the normalised score; returned pairs keep the original scores, in pick order.
     """

@@ -1,11 +1,13 @@
-"""``Recall``: search over a workspace's memory and conversations — BM25 always, vectors when configured.
+"""``Recall``: search over a workspace's memory and conversations — BM25 always, vectors when
+configured.
 
-Pipeline per query: incremental sync → a fixed pool of candidates (the ``POOL`` best BM25 matches, filters in
-SQL; plus the ``POOL`` nearest vectors when ``memory.search.embeddingModel`` is set, cosine over a cached float32
-matrix) → relevance relative to the query's best match (fusion in ``rank``) → conversation context (neighbours,
-session) → bounded boosts (speaker named, date named, "when") → the recency nudge (``recencyWeight`` of a score at
-most; evergreen files never decay) → optional MMR → ``Hit`` values. The design and its measurements:
-docs/recall.md and BENCHMARKS.md ("recall").
+Pipeline per query: incremental sync → a fixed pool of candidates (the ``POOL`` best BM25 matches,
+filters in SQL; plus the ``POOL`` nearest vectors when ``memory.search.embeddingModel`` is set,
+cosine over a cached float32 matrix) → relevance relative to the query's best match (fusion in
+``rank``) → conversation context (neighbours, session) → bounded boosts (speaker named, date named,
+"when") → the recency nudge (``recencyWeight`` of a score at most; evergreen files never decay) →
+optional MMR → ``Hit`` values. The design and its measurements: docs/recall.md and BENCHMARKS.md
+("recall").
 """
 
 from __future__ import annotations
@@ -40,32 +42,39 @@ if TYPE_CHECKING:
 
 __all__ = ["Recall", "memory_search"]
 
-#: BM25 column weights for (text, title, ctx): the message itself, its heading path (a session message: its
-#: speaker's name), its neighbours.
+#: BM25 column weights for (text, title, ctx): the message itself, its heading path (a session
+#: message: its speaker's name), its neighbours.
 BM25_WEIGHTS = (1.0, 0.5, 0.5)
-#: How much a passage that says when (``yesterday``, ``last May``) gains for a "when" question (``rank.asks_when``).
+#: How much a passage that says when (``yesterday``, ``last May``) gains for a "when" question
+#: (``rank.asks_when``).
 WHEN_BOOST = 0.25
-#: How much a session message gains when the query names its speaker ("what did Alice say about …"). A boost, not
-#: a BM25 term: a name on half the messages has no inverse document frequency left to score with.
+#: How much a session message gains when the query names its speaker ("what did Alice say about …").
+#: A boost, not a BM25 term: a name on half the messages has no inverse document frequency left to
+#: score with.
 SPEAKER_BOOST = 0.4
 #: Share of its best neighbour's score a session message gains (``_with_neighbours``).
 NEIGHBOUR_SHARE = 0.4
 #: How much an item dated within a day or month the query names ("on 13 October 2023") gains.
 DATE_BOOST = 0.5
-#: Share of the best other candidate of its session a session message gains: a conversation about the topic.
+#: Share of the best other candidate of its session a session message gains: a conversation about
+#: the topic.
 SESSION_SHARE = 0.25
-#: How far (in messages) the session share reaches: a conversation about the topic, not the whole of a session key
-#: that may run for a year (bench/lifecycle.py: one session, every message shared in the best match).
+#: How far (in messages) the session share reaches: a conversation about the topic, not the whole of
+#: a session key that may run for a year (bench/lifecycle.py: one session, every message shared in
+#: the best match).
 SESSION_WINDOW = 10
-#: Shares come only from messages that hold a query word themselves: a "Noted." reply is a candidate through its
-#: ``ctx`` column, i.e. through the very message it would then pass a share back to (an echo).
+#: Shares come only from messages that hold a query word themselves: a "Noted." reply is a candidate
+#: through its ``ctx`` column, i.e. through the very message it would then pass a share back to (an
+#: echo).
 ECHO_FREE = True
-#: A session message holding none of the query's words scores at most this share of its best neighbour's relevance
-#: (``_with_neighbours``): before, a "Noted." reply scored 1.2 through the message it answers and pushed exact matches
-#: in curated memory out of the top 5 (bench/lifecycle.py).
+#: A session message holding none of the query's words scores at most this share of its best
+#: neighbour's relevance (``_with_neighbours``): before, a "Noted." reply scored 1.2 through the
+#: message it answers and pushed exact matches in curated memory out of the top 5
+#: (bench/lifecycle.py).
 CONTEXT_CAP = 0.7
 MAX_K = 1_000
-#: Candidates taken from each list (BM25, vectors) whatever ``k`` is: a fixed pool keeps the top k independent of k.
+#: Candidates taken from each list (BM25, vectors) whatever ``k`` is: a fixed pool keeps the top k
+#: independent of k.
 POOL = 200
 #: MMR re-ranks the top ``MMR_POOL`` (fixed for the same reason).
 MMR_POOL = 100
@@ -148,9 +157,9 @@ class Recall:
         return self.index.rebuild()
 
     def _missing_embeddings(self) -> list[tuple[str, str, str]]:
-        """(ehash, title, text) of the chunks with no vector for the configured model. The check is skipped while
-        the index generation is the one last found complete, so a query pays for it only after a sync changed
-        something."""
+        """(ehash, title, text) of the chunks with no vector for the configured model. The check is
+        skipped while the index generation is the one last found complete, so a query pays for it
+        only after a sync changed something."""
         model = self.settings.embedding_model
         if not model:
             return []
@@ -257,10 +266,11 @@ class Recall:
         decay: bool | None = None,
         sync: bool = True,
     ) -> list[Hit]:
-        """``asearch`` for synchronous callers, with no event loop: BM25-only search makes no model call; with an
-        embedding model, an in-process embedder (``hashembed``, ``register_embedder``) is called directly and a
-        hosted one through litellm's synchronous API. Safe to call from inside a running event loop too (it
-        blocks it while a hosted model answers; async code should prefer ``asearch``)."""
+        """``asearch`` for synchronous callers, with no event loop: BM25-only search makes no model
+        call; with an embedding model, an in-process embedder (``hashembed``, ``register_embedder``)
+        is called directly and a hosted one through litellm's synchronous API. Safe to call from
+        inside a running event loop too (it blocks it while a hosted model answers; async code
+        should prefer ``asearch``)."""
         if sync:
             self.sync()
         qvec = None
@@ -286,10 +296,12 @@ class Recall:
         mmr: bool | None,
         decay: bool | None,
     ) -> list[Hit]:
-        """The top ``k`` of a fixed candidate pool, so the top ``k`` never depends on ``k`` (for ``k ≤ POOL``).
+        """The top ``k`` of a fixed candidate pool, so the top ``k`` never depends on ``k`` (for ``k
+        ≤ POOL``).
 
-        Four steps: candidates (``_candidates``), fusion into one relevance (``_fuse``), the query's signals on
-        that relevance (``_adjust``), then the order with its tie-break and optional diversity (``_order``).
+        Four steps: candidates (``_candidates``), fusion into one relevance (``_fuse``), the query's
+        signals on that relevance (``_adjust``), then the order with its tie-break and optional
+        diversity (``_order``).
         """
         if k <= 0:
             return []
@@ -326,8 +338,9 @@ class Recall:
         vector: list[tuple[int, float]],
         sims: tuple[_Ids, _Vecs] | None,
     ) -> dict[int, float]:
-        """One relevance per candidate: BM25 over the best BM25 score (so the top lexical match is 1), or the
-        weighted sum of that and the cosine over the best cosine, or RRF when configured."""
+        """One relevance per candidate: BM25 over the best BM25 score (so the top lexical match is
+        1), or the weighted sum of that and the cosine over the best cosine, or RRF when configured.
+        """
         s = self.settings
         lex_top = lexical[0][1] if lexical else 1.0
         if vector and s.fusion == "rrf":
@@ -335,8 +348,9 @@ class Recall:
         lex = {i: r / lex_top for i, r in lexical}
         if not vector:
             return lex
-        # A candidate of one list gets its exact score in the other from the similarity array; a vector
-        # candidate outside the BM25 pool counts 0 there (the pool is fixed, so this never depends on k).
+        # A candidate of one list gets its exact score in the other from the similarity array; a
+        # vector candidate outside the BM25 pool counts 0 there (the pool is fixed, so this never
+        # depends on k).
         sim_of = _lookup(sims, lex.keys() | {i for i, _ in vector})
         return rank.weighted(lex, sim_of, s.vector_weight)
 
@@ -349,9 +363,9 @@ class Recall:
         now: datetime | None,
         decay: bool | None,
     ) -> list[tuple[int, float]]:
-        """The query's signals on each candidate: a session message gains a share of its neighbours' and of its
-        session's best relevance; bounded boosts for the speaker the query names, a date it names, a passage that
-        says when for a "when" question; and the recency nudge."""
+        """The query's signals on each candidate: a session message gains a share of its neighbours'
+        and of its session's best relevance; bounded boosts for the speaker the query names, a date
+        it names, a passage that says when for a "when" question; and the recency nudge."""
         s = self.settings
         when = rank.asks_when(query)
         named = self._speakers_named(query)
@@ -387,8 +401,9 @@ class Recall:
         hybrid: bool,
         use_mmr: bool,
     ) -> list[tuple[int, float]]:
-        """The top ``k``: best score first, ties to the lower chunk id (stable across runs and ``k``); with MMR,
-        picked from the best ``MMR_POOL`` for diversity (vector similarity when hybrid, else word overlap)."""
+        """The top ``k``: best score first, ties to the lower chunk id (stable across runs and
+        ``k``); with MMR, picked from the best ``MMR_POOL`` for diversity (vector similarity when
+        hybrid, else word overlap)."""
         scored = sorted(scored, key=lambda p: (-p[1], p[0]))
         if use_mmr:
             pool = scored[: max(k, MMR_POOL)]
@@ -454,8 +469,9 @@ class Recall:
                 "the query embedding's dimension differs from the index's; run `reverie index --rebuild`"
             )
         q = q / (float(np.linalg.norm(q)) or 1.0)
-        # einsum's own loop, not BLAS: OpenBLAS's threads stall on a busy machine (measured here: p90 24 ms for a
-        # 2,000-row product whose median is 0.02 ms; at 110k rows einsum 6 ms against 20 ms).
+        # einsum's own loop, not BLAS: OpenBLAS's threads stall on a busy machine (measured here:
+        # p90 24 ms for a 2,000-row product whose median is 0.02 ms; at 110k rows einsum 6 ms
+        # against 20 ms).
         sims = np.einsum("ij,j->i", matrix, q)
         if filters is not None:
             where, params = _filter_sql(filters)
@@ -535,8 +551,9 @@ def memory_search(
 
 
 def _context_only(rows: dict[int, _Row], terms: Sequence[str]) -> frozenset[int]:
-    """The session messages among ``rows`` that hold none of the query's words (a word-prefix match, so stems
-    count): candidates only through their neighbours' text (the ``ctx`` column), such as a "Noted." reply."""
+    """The session messages among ``rows`` that hold none of the query's words (a word-prefix match,
+    so stems count): candidates only through their neighbours' text (the ``ctx`` column), such as a
+    "Noted." reply."""
     if not terms:
         return frozenset()
     probe = re.compile(r"\b(?:" + "|".join(re.escape(t[:5]) for t in terms) + ")", re.I)
@@ -553,11 +570,12 @@ def _with_neighbours(
     share: float,
     context_only: frozenset[int] = frozenset(),
 ) -> dict[int, float]:
-    """Each session message gains ``share`` of its best-scoring neighbour's score (the adjacent messages of the same
-    session among the candidates): an answer is found through the question it answers, and the reverse; and
-    ``SESSION_SHARE`` of the best other candidate in its session. A message in ``context_only`` (none of the
-    query's words) ends at most ``CONTEXT_CAP`` of its best neighbour's relevance: it is found through that
-    neighbour, never above it, and never above an exact match elsewhere."""
+    """Each session message gains ``share`` of its best-scoring neighbour's score (the adjacent
+    messages of the same session among the candidates): an answer is found through the question it
+    answers, and the reverse; and ``SESSION_SHARE`` of the best other candidate in its session. A
+    message in ``context_only`` (none of the query's words) ends at most ``CONTEXT_CAP`` of its best
+    neighbour's relevance: it is found through that neighbour, never above it, and never above an
+    exact match elsewhere."""
     at = {
         (r.session_key, r.msg_index): i
         for i, r in rows.items()
@@ -642,8 +660,8 @@ def _filter_sql(filters: SearchFilters | None) -> tuple[str, list[Any]]:
 
 
 def _record_prompt_hits(workspace: Workspace, rows: Sequence[_Row], terms: Sequence[str]) -> None:
-    """Tell Dream's salience which prompt-file lines this query returned: an append to a side log, no lock
-    (``reverie.hitlog``)."""
+    """Tell Dream's salience which prompt-file lines this query returned: an append to a side log,
+    no lock (``reverie.hitlog``)."""
     if not terms:
         return
     probes = [re.compile(r"\b" + re.escape(t[:5]), re.I) for t in terms]

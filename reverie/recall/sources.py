@@ -1,13 +1,15 @@
-"""Turning workspace files into index chunks, each with a reference back to its origin. Reads only; no index I/O.
+"""Turning workspace files into index chunks, each with a reference back to its origin. Reads only;
+no index I/O.
 
-- Memory files (SOUL.md, USER.md, memory/MEMORY.md) and dated memory files (``memory/YYYY-MM-DD*.md``) are cut at
-  Markdown headings; a long section is cut further at blank lines. A chunk keeps its heading path and its 1-based
-  inclusive line range.
+- Memory files (SOUL.md, USER.md, memory/MEMORY.md) and dated memory files
+  (``memory/YYYY-MM-DD*.md``) are cut at Markdown headings; a long section is cut further at blank
+  lines. A chunk keeps its heading path and its 1-based inclusive line range.
 - A history entry is one chunk, referenced by its cursor.
-- A session message (user or assistant, with text) is one chunk, referenced by session key and message index; its
-  neighbours' text goes into a low-weight context field, so a reply like "yes, last Tuesday" is found by the
-  question it answers; the speaker's name (the message's ``name`` field, when it has one) goes into the title
-  field, so "what did Alice say about …" favours Alice's own messages.
+- A session message (user or assistant, with text) is one chunk, referenced by session key and
+  message index; its neighbours' text goes into a low-weight context field, so a reply like "yes,
+  last Tuesday" is found by the question it answers; the speaker's name (the message's ``name``
+  field, when it has one) goes into the title field, so "what did Alice say about …" favours Alice's
+  own messages.
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ __all__ = [
     "message_text",
 ]
 
-#: Dated memory files: ``memory/YYYY-MM-DD.md`` (flush) and ``memory/YYYY-MM-DD-<slug>.md`` (session end).
+#: Dated memory files: ``memory/YYYY-MM-DD.md`` (flush) and ``memory/YYYY-MM-DD-<slug>.md`` (session
+#: end).
 DATED_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:-[A-Za-z0-9._-]*)?\.md$")
 MAX_SECTION_LINES = 40
 MAX_SECTION_CHARS = 2_000
@@ -51,8 +54,9 @@ _SESSION_ROLES = ("user", "assistant")
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
-    """One indexable piece of a source. ``hash`` covers every stored field (so a moved line range is a change);
-    ``ehash`` covers only what is embedded (so embeddings survive neighbour and line-number changes)."""
+    """One indexable piece of a source. ``hash`` covers every stored field (so a moved line range is
+    a change); ``ehash`` covers only what is embedded (so embeddings survive neighbour and
+    line-number changes)."""
 
     path: str
     kind: str
@@ -160,10 +164,11 @@ def chunk_markdown(
 
 
 def _pieces(body: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]]]:
-    """A section's chunks: each top-level bullet (with its indented continuation lines) on its own, the prose
-    between bullets cut by ``_split_section``. A memory file is a list of one-line facts: as one chunk, a long
-    section ranks below a short one holding the same words (BM25 length normalisation), and a hit names a
-    whole section instead of the fact (measured in bench/lifecycle.py: BENCHMARKS.md, "lifecycle")."""
+    """A section's chunks: each top-level bullet (with its indented continuation lines) on its own,
+    the prose between bullets cut by ``_split_section``. A memory file is a list of one-line facts:
+    as one chunk, a long section ranks below a short one holding the same words (BM25 length
+    normalisation), and a hit names a whole section instead of the fact (measured in
+    bench/lifecycle.py: BENCHMARKS.md, "lifecycle")."""
     prose: list[tuple[int, str]] = []
     item: list[tuple[int, str]] = []
     for entry in body:

@@ -31,8 +31,9 @@ __all__ = [
 MAX_TOOL_ROUNDS = 3
 
 
-# The ``memory_search`` tool's schema (what the model sees) comes from this signature and docstring; a call is
-# executed by ``run_memory_search_tool``. The Python function of that name is ``reverie.recall.memory_search``.
+# The ``memory_search`` tool's schema (what the model sees) comes from this signature and docstring;
+# a call is executed by ``run_memory_search_tool``. The Python function of that name is
+# ``reverie.recall.memory_search``.
 def _memory_search_signature(
     query: str,
     k: Annotated[int, Field(ge=1, le=50)] = 10,
@@ -41,8 +42,9 @@ def _memory_search_signature(
     since: str | None = None,
     until: str | None = None,
 ) -> None:
-    """Search long-term memory (SOUL.md, USER.md, MEMORY.md, dated memory notes, the history log and past
-    conversations) for facts relevant to a query. Returns ranked snippets with their source and time.
+    """Search long-term memory (SOUL.md, USER.md, MEMORY.md, dated memory notes, the history log and
+    past conversations) for facts relevant to a query. Returns ranked snippets with their source and
+    time.
 
     Args:
         query: what to look for, in natural language or keywords
@@ -54,7 +56,8 @@ def _memory_search_signature(
     """
 
 
-#: An OpenAI-style function tool an agent loop can register; execute calls with ``run_memory_search_tool``.
+#: An OpenAI-style function tool an agent loop can register; execute calls with
+#: ``run_memory_search_tool``.
 MEMORY_SEARCH_TOOL: dict[str, Any] = function_schema(_memory_search_signature, name="memory_search")
 
 
@@ -81,8 +84,8 @@ async def run_memory_search_tool(recall: Recall, arguments: Mapping[str, Any] | 
 
 
 async def recall_context(recall: Recall, message: str, *, now: datetime | None = None) -> str:
-    """Auto-recall for chat: a system-prompt block with the top hits for ``message``, or ``""`` when the switch
-    ``memory.search.autoRecall`` is off (the default) or nothing matches."""
+    """Auto-recall for chat: a system-prompt block with the top hits for ``message``, or ``""`` when
+    the switch ``memory.search.autoRecall`` is off (the default) or nothing matches."""
     settings = recall.settings
     if not settings.auto_recall or not message.strip():
         return ""
@@ -113,10 +116,12 @@ async def complete_with_memory_search(
     max_tokens: int | None = None,
     rounds: int = MAX_TOOL_ROUNDS,
 ) -> ModelResponse:
-    """A chat completion in which the model may call ``memory_search`` (at most ``rounds`` times) before answering.
+    """A chat completion in which the model may call ``memory_search`` (at most ``rounds`` times)
+    before answering.
 
-    ``client`` is a ``ModelClient``; ``messages`` is extended in place with the tool exchange. Returns the final
-    ``ModelResponse``. A call to any other tool gets an error result, so the model can recover.
+    ``client`` is a ``ModelClient``; ``messages`` is extended in place with the tool exchange.
+    Returns the final ``ModelResponse``. A call to any other tool gets an error result, so the model
+    can recover.
     """
     for _ in range(rounds):
         response = await client.complete(

@@ -11,8 +11,8 @@ from ..errors import RecallError
 
 __all__ = ["SOURCE_KINDS", "SourceKind", "SourceRef", "Hit", "SearchFilters"]
 
-#: Source kinds: the evergreen memory files (SOUL.md, USER.md, memory/MEMORY.md), history.jsonl entries,
-#: dated memory files (memory/YYYY-MM-DD*.md) and session transcripts.
+#: Source kinds: the evergreen memory files (SOUL.md, USER.md, memory/MEMORY.md), history.jsonl
+#: entries, dated memory files (memory/YYYY-MM-DD*.md) and session transcripts.
 SourceKind = Literal["memory", "history", "dated", "session"]
 SOURCE_KINDS: tuple[SourceKind, ...] = get_args(SourceKind)
 
@@ -21,9 +21,10 @@ SOURCE_KINDS: tuple[SourceKind, ...] = get_args(SourceKind)
 class SourceRef:
     """Where a hit came from, precisely enough to open it again.
 
-    ``memory``/``dated``: ``path`` + ``section`` (heading path) + 1-based inclusive ``line_start``..``line_end``.
-    ``history``: ``cursor`` (and the entry's ``session_key`` when it has one).
-    ``session``: ``session_key`` + ``message_index`` (0-based, counting message lines after the metadata line).
+    ``memory``/``dated``: ``path`` + ``section`` (heading path) + 1-based inclusive
+    ``line_start``..``line_end``. ``history``: ``cursor`` (and the entry's ``session_key`` when it
+    has one). ``session``: ``session_key`` + ``message_index`` (0-based, counting message lines
+    after the metadata line).
     """
 
     kind: str
@@ -52,8 +53,8 @@ class SourceRef:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One search result: a text snippet, its final score (higher is better; the best lexical match scores about 1,
-    see ``reverie.recall.search``), where it came from, and when."""
+    """One search result: a text snippet, its final score (higher is better; the best lexical match
+    scores about 1, see ``reverie.recall.search``), where it came from, and when."""
 
     snippet: str
     score: float
@@ -95,8 +96,8 @@ class SearchFilters:
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | SearchFilters | None) -> SearchFilters | None:
-        """Filters from tool-call or CLI arguments: ``kinds`` (list or comma string), ``session``, ``since``, ``until``
-        (ISO dates or datetimes)."""
+        """Filters from tool-call or CLI arguments: ``kinds`` (list or comma string), ``session``,
+        ``since``, ``until`` (ISO dates or datetimes)."""
         if data is None or isinstance(data, SearchFilters):
             return data
         if not isinstance(data, Mapping):

@@ -1,6 +1,6 @@
-"""Listening for ``reverie mcp --http`` and ``reverie ui``: which addresses need no token (anything else needs one,
-because anyone who can reach it could read and change memory), and binding the port before either announces it,
-so a busy port is one line naming it."""
+"""Listening for ``reverie mcp --http`` and ``reverie ui``: which addresses need no token (anything
+else needs one, because anyone who can reach it could read and change memory), and binding the port
+before either announces it, so a busy port is one line naming it."""
 
 from __future__ import annotations
 

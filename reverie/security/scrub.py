@@ -1,18 +1,20 @@
-"""Replacing a string inside text only, never inside a file's structure: what ``reverie purge`` rewrites.
+"""Replacing a string inside text only, never inside a file's structure: what ``reverie purge``
+rewrites.
 
-A purge that replaced bytes anywhere would turn ``{"cursor": 1234, …}`` into ``{"cursor": [REDACTED:purged], …}``
-when ``1234`` is purged, or break every line when ``cursor`` is: the line would then be skipped as "not JSON"
-for ever. So, by format:
+A purge that replaced bytes anywhere would turn ``{"cursor": 1234, …}`` into ``{"cursor":
+[REDACTED:purged], …}`` when ``1234`` is purged, or break every line when ``cursor`` is: the line
+would then be skipped as "not JSON" for ever. So, by format:
 
-- JSON lines (``*.jsonl`` and their ``.torn``/``.corrupt`` sidecars): in a line that is JSON, only string values
-  change (object keys, numbers, booleans never do); a line that is not JSON is already unreadable, so its raw
-  bytes are replaced (the UTF-8 and JSON-escaped forms);
+- JSON lines (``*.jsonl`` and their ``.torn``/``.corrupt`` sidecars): in a line that is JSON, only
+  string values change (object keys, numbers, booleans never do); a line that is not JSON is already
+  unreadable, so its raw bytes are replaced (the UTF-8 and JSON-escaped forms);
 - a ``*.json`` file: its string values, or line by line as above when it is not one JSON document;
 - cursor files (``.cursor``, ``.dream_cursor``): nothing; they hold one number and no text;
 - any other file (Markdown memory, notes): the raw bytes.
 
-Commit messages are handled by ``reverie.gitstore.trailers.replace_in_message`` (the format's owner).
-Both the plan (counting) and the rewrite use these functions, so what is counted is what is replaced.
+Commit messages are handled by ``reverie.gitstore.trailers.replace_in_message`` (the format's
+owner). Both the plan (counting) and the rewrite use these functions, so what is counted is what is
+replaced.
 """
 
 from __future__ import annotations

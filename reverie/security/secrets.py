@@ -1,39 +1,47 @@
-"""Credential detection and redaction: pure Python, no network, cheap enough to run on every history append.
+"""Credential detection and redaction: pure Python, no network, cheap enough to run on every history
+append.
 
-``scan(text)`` finds credentials and returns ``SecretMatch(kind, start, end)`` spans (the secret value only,
-never the name it is assigned to); ``redact(text)`` replaces each span by ``[REDACTED:<kind>]``. Redaction is
-idempotent: a redacted text scans clean.
+``scan(text)`` finds credentials and returns ``SecretMatch(kind, start, end)`` spans (the secret
+value only, never the name it is assigned to); ``redact(text)`` replaces each span by
+``[REDACTED:<kind>]``. Redaction is idempotent: a redacted text scans clean.
 
 Kinds (see ``KINDS``):
 
-- Fixed-format tokens, found by their prefix and shape: ``aws-access-key-id`` (``AKIA``/``ASIA``… + 16),
-  ``anthropic-key`` (``sk-ant-…``), ``openai-key`` (``sk-…``, ``sk-proj-…``), ``github-token`` (``ghp_``,
-  ``gho_``, ``ghu_``, ``ghs_``, ``ghr_``, ``github_pat_``), ``slack-token`` (``xox[abprs]-…``), ``google-api-key``
-  (``AIza`` + 35), ``stripe-key`` (``sk_live_``, ``rk_live_``, ``pk_live_``, ``sk_test_``, ``rk_test_``),
-  ``jwt`` (three base64url segments, the first two JSON objects), ``private-key`` (a whole PEM private key block),
-  ``twilio-key`` (``SK`` + 32 hex), ``sendgrid-key`` (``SG.``…``.``…), ``huggingface-token`` (``hf_``),
-  ``gitlab-token`` (``glpat-``), ``npm-token`` (``npm_``), ``pypi-token`` (``pypi-AgEIcHlwaS5vcmc``…),
-  ``discord-token`` (a bot token's three dotted parts), ``telegram-token`` (``<bot id>:<35 characters>``),
-  ``slack-webhook`` (the secret path of ``hooks.slack.com/services/…``), ``stripe-key`` also ``whsec_``,
-  ``azure-sas`` (the ``sig=`` of a shared access signature).
-- ``url-password``: the password of ``scheme://user:password@host`` (obvious placeholders are left alone).
+- Fixed-format tokens, found by their prefix and shape: ``aws-access-key-id`` (``AKIA``/``ASIA``… +
+  16), ``anthropic-key`` (``sk-ant-…``), ``openai-key`` (``sk-…``, ``sk-proj-…``), ``github-token``
+  (``ghp_``, ``gho_``, ``ghu_``, ``ghs_``, ``ghr_``, ``github_pat_``), ``slack-token``
+  (``xox[abprs]-…``), ``google-api-key`` (``AIza`` + 35), ``stripe-key`` (``sk_live_``,
+  ``rk_live_``, ``pk_live_``, ``sk_test_``, ``rk_test_``), ``jwt`` (three base64url segments, the
+  first two JSON objects), ``private-key`` (a whole PEM private key block), ``twilio-key`` (``SK`` +
+  32 hex), ``sendgrid-key`` (``SG.``…``.``…), ``huggingface-token`` (``hf_``), ``gitlab-token``
+  (``glpat-``), ``npm-token`` (``npm_``), ``pypi-token`` (``pypi-AgEIcHlwaS5vcmc``…),
+  ``discord-token`` (a bot token's three dotted parts), ``telegram-token`` (``<bot id>:<35
+  characters>``), ``slack-webhook`` (the secret path of ``hooks.slack.com/services/…``),
+  ``stripe-key`` also ``whsec_``, ``azure-sas`` (the ``sig=`` of a shared access signature).
+- ``url-password``: the password of ``scheme://user:password@host`` (obvious placeholders are left
+  alone).
 - ``aws-secret-key``: 40 base64 characters assigned to a name mentioning AWS and secret.
-- ``bearer-token``: a high-entropy token after ``Bearer``; ``basic-auth``: the base64 after ``Authorization: Basic``.
-- ``password`` in command lines and credential files: ``mysql -pX``, ``docker login -p X`` / ``--password X``,
-  ``.netrc`` (``machine … login … password X``), ``.pgpass`` (``host:port:db:user:X``).
-- Credentials in prose, what a chat memory sees most: ``password`` after "my/the (wifi) password is X", "the
-  passphrase was X", "with/using (the) password/secret/passphrase X" (also passcode, token, api key),
-  and ``pin``: 4 to 8 digits after "PIN". A prose value must look like one (a digit, a symbol or mixed case, or a
-  word of 6+ letters that is not ordinary English: "the password is wrong" and "I forgot my password" are not).
+- ``bearer-token``: a high-entropy token after ``Bearer``; ``basic-auth``: the base64 after
+  ``Authorization: Basic``.
+- ``password`` in command lines and credential files: ``mysql -pX``, ``docker login -p X`` /
+  ``--password X``, ``.netrc`` (``machine … login … password X``), ``.pgpass``
+  (``host:port:db:user:X``).
+- Credentials in prose, what a chat memory sees most: ``password`` after "my/the (wifi) password is
+  X", "the passphrase was X", "with/using (the) password/secret/passphrase X" (also passcode, token,
+  api key), and ``pin``: 4 to 8 digits after "PIN". A prose value must look like one (a digit, a
+  symbol or mixed case, or a word of 6+ letters that is not ordinary English: "the password is
+  wrong" and "I forgot my password" are not).
 - ``password`` / ``secret``: a value assigned (``=``, ``:``, ``=>``, ``:=``) to a name ending in
-  password/passwd/pwd/pass/passphrase or key/secret/token/credential(s)/auth, accepted only if it looks random: long
-  enough, several character classes, Shannon entropy over a threshold, and not an identifier, a path, a URL,
-  a placeholder or a variable reference. Names mentioning "public" are ignored. A quoted value assigned to a
-  password name may hold spaces (``export DB_PASSWORD='a b'``).
+  password/passwd/pwd/pass/passphrase or key/secret/token/credential(s)/auth, accepted only if it
+  looks random: long enough, several character classes, Shannon entropy over a threshold, and not an
+  identifier, a path, a URL, a placeholder or a variable reference. Names mentioning "public" are
+  ignored. A quoted value assigned to a password name may hold spaces (``export DB_PASSWORD='a
+  b'``).
 
-Things deliberately not reported: git object ids and other bare hex strings, UUIDs, base64 data, file paths and
-URLs without a password, unless they are assigned to a secret-like name. Measured detection and false-positive
-rates are in the README's Security section (corpus: ``tests/support/security_corpus.py``).
+Things deliberately not reported: git object ids and other bare hex strings, UUIDs, base64 data,
+file paths and URLs without a password, unless they are assigned to a secret-like name. Measured
+detection and false-positive rates are in the README's Security section (corpus:
+``tests/support/security_corpus.py``).
 """
 
 from __future__ import annotations
@@ -97,9 +105,9 @@ def shannon_entropy(value: str) -> float:
 
 
 # -- fixed-format tokens -------------------------------------------------------------------------------------
-# Every pattern starts with a literal so the regex engine can skip ahead with a fast substring search (a
-# leading look-behind or case-insensitive alternation costs ~1 ms per 64 kB each); the left boundary (not inside
-# a longer token) is checked in code instead.
+# Every pattern starts with a literal so the regex engine can skip ahead with a fast substring
+# search (a leading look-behind or case-insensitive alternation costs ~1 ms per 64 kB each); the
+# left boundary (not inside a longer token) is checked in code instead.
 _TOKEN_NEIGHBOURS = frozenset(string.ascii_letters + string.digits + "_-")
 _R = r"(?![A-Za-z0-9_\-])"  # right boundary
 
@@ -186,8 +194,8 @@ _RULES: list[tuple[str, re.Pattern[str], Callable[[str], bool] | None]] = [
     ("pypi-token", re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{40,}" + _R), None),
 ]
 
-# Tokens without a literal prefix: each pattern starts at the token's rarest literal part (see above), and
-# ``_shaped_tokens`` checks the rest of the shape in code.
+# Tokens without a literal prefix: each pattern starts at the token's rarest literal part (see
+# above), and ``_shaped_tokens`` checks the rest of the shape in code.
 _SLACK_WEBHOOK = re.compile(
     r"hooks\.slack\.com/services/(?P<val>T[A-Z0-9]{6,12}/B[A-Z0-9]{6,12}/[A-Za-z0-9]{20,32})" + _R
 )
@@ -253,7 +261,8 @@ def _is_placeholder(value: str) -> bool:
 
 
 # -- values assigned to secret-like names --------------------------------------------------------------------
-# Searched in the lower-cased text (literal prefixes, see above); the value is then read from the original text.
+# Searched in the lower-cased text (literal prefixes, see above); the value is then read from the
+# original text.
 _ASSIGN_TAIL = r"s?[\"'\]]?[ \t]{0,3}(?P<sep>=>|:=|[:=])(?P<ws>[ \t]{0,3})(?P<q>[\"'`]?)"
 _ASSIGN = [
     re.compile(f"(?P<kw>{kw}){_ASSIGN_TAIL}")
@@ -302,7 +311,8 @@ _PROSE_KWS = (
     "pw",
 )
 _PROSE_VALUE = r"[ \t]+(?P<q>[\"'“‘`]?)(?P<val>[^\s\"'“”‘’`]{4,128})"
-# "my password is X", "the wifi password is now X" ("password: X" and "= X" are the assignment rule's)
+# "my password is X", "the wifi password is now X" ("password: X" and "= X" are the assignment
+# rule's)
 _PROSE_IS = {
     kw: re.compile(
         re.escape(kw)
@@ -311,7 +321,8 @@ _PROSE_IS = {
     )
     for kw in _PROSE_KWS
 }
-# "with secret X", "using the password X": the keyword followed by a value, preceded by ``_WITH`` (checked in code)
+# "with secret X", "using the password X": the keyword followed by a value, preceded by ``_WITH``
+# (checked in code)
 _PROSE_WITH = {kw: re.compile(re.escape(kw) + _PROSE_VALUE) for kw in _PROSE_KWS}
 _WITH = re.compile(r"(?:^|[^a-z0-9])(?:with|using|use)[ \t]+(?:(?:the|my|our)[ \t]+)?\Z")
 _PIN = re.compile(
@@ -333,7 +344,8 @@ probably actually somewhere nowhere elsewhere inside outside behind between writ
 )
 _SYMBOLS = frozenset(string.punctuation)
 _VALUE = re.compile(r"[^\s\"'`,;(){}\[\]<>]{6,512}")
-# Keywords that are common inside ordinary words ("monkey", "bypass", "oauth"): they must start a name part.
+# Keywords that are common inside ordinary words ("monkey", "bypass", "oauth"): they must start a
+# name part.
 _NEEDS_BOUNDARY = frozenset({"key", "pass", "auth", "pwd"})
 _NAME_CHARS = string.ascii_letters + string.digits + "_.-"
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[.\-][A-Za-z_][A-Za-z0-9_]*)*")
@@ -370,7 +382,8 @@ def _word_like(part: str) -> bool:
     if not letters or sum(c.isdigit() for c in part) > max(2, len(part) // 8):
         return False
     upper = sum(c.isupper() for c in letters)
-    # Random letters are about half upper-case; names are one case (snake, CONSTANT) or camelCase (few capitals).
+    # Random letters are about half upper-case; names are one case (snake, CONSTANT) or camelCase
+    # (few capitals).
     return upper in (0, len(letters)) or upper / len(letters) < 0.35
 
 
@@ -392,10 +405,11 @@ def _classes(value: str) -> int:
 
 
 def _assigned_kind(text: str, m: re.Match[str], v: re.Match[str]) -> str | None:
-    """The kind of value ``v`` assigned by ``m`` (matched on the lower-cased text), or None if not a credential.
+    """The kind of value ``v`` assigned by ``m`` (matched on the lower-cased text), or None if not a
+    credential.
 
-    Three questions in turn: is this an assignment of a plain value, does the name say credential, and does the
-    value look like one (a password by people's rules, anything else by randomness)."""
+    Three questions in turn: is this an assignment of a plain value, does the name say credential,
+    and does the value look like one (a password by people's rules, anything else by randomness)."""
     if not _assigns_a_plain_value(text, m, v):
         return None
     kw_start, kw_end = m.span("kw")
@@ -467,8 +481,9 @@ def _token_kind(value: str, name: str) -> str | None:
 
 
 def _prose_value_ok(value: str, *, plain_words: bool = True) -> bool:
-    """A word after "password is" that looks like a password, not like the rest of a sentence. ``plain_words``:
-    whether one ordinary lower-case word may be one ("my password is sunshine"; not after "with secret")."""
+    """A word after "password is" that looks like a password, not like the rest of a sentence.
+    ``plain_words``: whether one ordinary lower-case word may be one ("my password is sunshine"; not
+    after "with secret")."""
     value = value.rstrip(".,;:?)]}")
     if len(value) < 4 or _is_placeholder(value) or _looks_like_path_or_url(value):
         return False
@@ -692,8 +707,9 @@ def _without_overlaps(found: list[SecretMatch]) -> list[SecretMatch]:
 def redact(text: str) -> str:
     """``text`` with every credential value replaced by ``[REDACTED:<kind>]``.
 
-    Repeated until nothing more is found (at most three passes), so the result always scans clean: removing a
-    value can expose a neighbour that was glued to it, and redacting twice must change nothing.
+    Repeated until nothing more is found (at most three passes), so the result always scans clean:
+    removing a value can expose a neighbour that was glued to it, and redacting twice must change
+    nothing.
     """
     for _ in range(3):
         matches = scan(text)
@@ -714,19 +730,21 @@ def _replace(text: str, matches: list[SecretMatch]) -> str:
     return "".join(parts)
 
 
-# A value after a credential header or parameter name in an error text: redacted whatever its shape, because an
-# error message quoting a request has no business carrying it (``redact`` alone keeps low-entropy values).
+# A value after a credential header or parameter name in an error text: redacted whatever its shape,
+# because an error message quoting a request has no business carrying it (``redact`` alone keeps
+# low-entropy values).
 _CREDENTIAL_FIELD = re.compile(
     r"(?i)(?<=api_key=)[^\s&'\"]+|(?<=api-key: )\S+|(?<=x-api-key )\S+|(?<=authorization: )[^\n]+"
 )
 
 
 def scrub(text: str, known: Iterable[str] = ()) -> str:
-    """``text`` fit to show or log: every ``known`` secret value (the keys a request carried) replaced by
-    ``[REDACTED]``, then anything after a credential header, then whatever ``redact`` finds.
+    """``text`` fit to show or log: every ``known`` secret value (the keys a request carried)
+    replaced by ``[REDACTED]``, then anything after a credential header, then whatever ``redact``
+    finds.
 
-    The one scrubber for error texts (the model client's errors among them); ``redact`` stays the detector for
-    memory content, where a false positive costs a fact.
+    The one scrubber for error texts (the model client's errors among them); ``redact`` stays the
+    detector for memory content, where a false positive costs a fact.
     """
     for value in sorted({v for v in known if v and len(v) >= 4}, key=len, reverse=True):
         text = text.replace(value, "[REDACTED]")

@@ -1,13 +1,15 @@
-"""Provenance of SOUL.md rules: a rule may come from what the user said, never from untrusted content.
+"""Provenance of SOUL.md rules: a rule may come from what the user said, never from untrusted
+content.
 
 History keeps who said what: transcript lines (``reverie.llm.protocol.transcript_line``) are
-``[YYYY-MM-DD HH:MM] ROLE: content``, where ``TOOL`` and ``OTHER(name)`` mark tool output, web pages and other
-participants. ``untrusted_soul_lines`` finds the lines a Dream edit would add to SOUL.md whose words come from
-such untrusted lines of the batch and from no user line: a rule laundered from a prompt injection. Dream's gate
-rejects the edit when it finds one (defence in depth under ``dream.protectSoul``, the only defence without it).
+``[YYYY-MM-DD HH:MM] ROLE: content``, where ``TOOL`` and ``OTHER(name)`` mark tool output, web pages
+and other participants. ``untrusted_soul_lines`` finds the lines a Dream edit would add to SOUL.md
+whose words come from such untrusted lines of the batch and from no user line: a rule laundered from
+a prompt injection. Dream's gate rejects the edit when it finds one (defence in depth under
+``dream.protectSoul``, the only defence without it).
 
-Lines that are not transcript lines (fact lines written by the archiving model, which only keeps what the user
-said) count as the user's.
+Lines that are not transcript lines (fact lines written by the archiving model, which only keeps
+what the user said) count as the user's.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from collections.abc import Iterable
 
 __all__ = ["untrusted_soul_lines", "OVERLAP"]
 
-#: Share of an added rule's words that must be found in one source line for that line to count as its source.
+#: Share of an added rule's words that must be found in one source line for that line to count as
+#: its source.
 OVERLAP = 0.6
 _ROLE_LINE = re.compile(r"^\s*\[[^\]]*\]\s+([A-Z]+(?:\([^)]*\))?):\s?(.*)$")
 _WORD = re.compile(r"[^\W_]{4,}")

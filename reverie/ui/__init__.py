@@ -1,8 +1,10 @@
-"""``reverie ui``: a local web app to see, review and undo what the agent remembers (see docs/ui.md).
+"""``reverie ui``: a local web app to see, review and undo what the agent remembers (see
+docs/ui.md).
 
-``build_app`` makes the ASGI app over one ``Memory``, ``build_root_app`` the app over every scope of a root (a
-user picker, then each scope's screens); ``serve`` and ``serve_root`` bind them and run them with uvicorn. All need
-the ``ui`` extra (Starlette, uvicorn, Jinja2); importing this package does not import them.
+``build_app`` makes the ASGI app over one ``Memory``, ``build_root_app`` the app over every scope of
+a root (a user picker, then each scope's screens); ``serve`` and ``serve_root`` bind them and run
+them with uvicorn. All need the ``ui`` extra (Starlette, uvicorn, Jinja2); importing this package
+does not import them.
 """
 
 from __future__ import annotations

@@ -1,18 +1,21 @@
-"""The UI's ASGI app: five screens over one workspace's ``Memory``, every action one ``Memory`` verb.
+"""The UI's ASGI app: five screens over one workspace's ``Memory``, every action one ``Memory``
+verb.
 
-Screens: Memory (the prompt files line by line: why, edit, pin, remove), Timeline (every commit, a page at a time;
-a commit's diff, trailers and batch; restore, revert and replay behind a confirmation showing the exact diff),
-Review (a pending SOUL.md change, set-aside batches, the last Dream run), Search (Recall, each hit linked to where
-it came from) and Status (budgets, archive, Dream's schedule, the model's health, "Dream now").
+Screens: Memory (the prompt files line by line: why, edit, pin, remove), Timeline (every commit, a
+page at a time; a commit's diff, trailers and batch; restore, revert and replay behind a
+confirmation showing the exact diff), Review (a pending SOUL.md change, set-aside batches, the last
+Dream run), Search (Recall, each hit linked to where it came from) and Status (budgets, archive,
+Dream's schedule, the model's health, "Dream now").
 
-Pages are rendered on the server (Jinja2, autoescaped: memory text is untrusted); forms post and redirect (a
-reload never repeats an action); ``static/ui.js`` only enhances (inline "why", confirmations, Dream's progress).
-Reads and writes run through ``Memory``'s async twins (each in a worker thread on its own handle), so a slow call
-never stalls another page. A ``ReverieError`` from a verb becomes a message on the page the user came from.
+Pages are rendered on the server (Jinja2, autoescaped: memory text is untrusted); forms post and
+redirect (a reload never repeats an action); ``static/ui.js`` only enhances (inline "why",
+confirmations, Dream's progress). Reads and writes run through ``Memory``'s async twins (each in a
+worker thread on its own handle), so a slow call never stalls another page. A ``ReverieError`` from
+a verb becomes a message on the page the user came from.
 
-One ``UI`` serves one workspace. Every link, form and redirect it makes starts with its ``base``: ``""`` when it
-is the whole app (``build_app``), ``/s/<scope name>`` when ``reverie.ui.root`` serves it as one scope of a root
-(``reverie --root DIR ui``: a user picker, then each scope's screens).
+One ``UI`` serves one workspace. Every link, form and redirect it makes starts with its ``base``:
+``""`` when it is the whole app (``build_app``), ``/s/<scope name>`` when ``reverie.ui.root`` serves
+it as one scope of a root (``reverie --root DIR ui``: a user picker, then each scope's screens).
 """
 
 from __future__ import annotations
@@ -77,8 +80,9 @@ def static_files() -> StaticFiles:
 
 
 class UI:
-    """The handlers, over one ``Memory`` (its async verbs each use a handle of their own). ``base`` prefixes every
-    URL the pages and redirects make; ``picker``: the address of the root's user picker (root mode only)."""
+    """The handlers, over one ``Memory`` (its async verbs each use a handle of their own). ``base``
+    prefixes every URL the pages and redirects make; ``picker``: the address of the root's user
+    picker (root mode only)."""
 
     def __init__(self, memory: Memory, *, base: str = "", picker: str | None = None) -> None:
         self.memory = memory
@@ -117,8 +121,8 @@ class UI:
     async def act(
         self, request: Request, back: str, action: Callable[[dict[str, str]], Awaitable[str]]
     ) -> Response:
-        """Run an action from a posted form; its message (or its error) is shown on ``back``'s page (a path of
-        this workspace's screens: the base is added here)."""
+        """Run an action from a posted form; its message (or its error) is shown on ``back``'s page
+        (a path of this workspace's screens: the base is added here)."""
         form = await self.form(request)
         session = _session(request)
         try:
@@ -565,8 +569,8 @@ def _starlette(ui: UI, routes: list[BaseRoute]) -> Starlette:
 
 
 def scope_app(ui: UI) -> Starlette:
-    """``ui``'s screens without the guard or the static files: one scope's app, mounted by a root's app (which
-    guards every request and serves ``/static`` once)."""
+    """``ui``'s screens without the guard or the static files: one scope's app, mounted by a root's
+    app (which guards every request and serves ``/static`` once)."""
     return _starlette(ui, _routes(ui))
 
 

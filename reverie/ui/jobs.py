@@ -1,6 +1,7 @@
-"""The "Dream now" button's run: one at a time per server, in a worker thread on a ``Memory`` of its own
-(``Memory.dream``, the call ``reverie dream`` makes), reporting Dream's progress events as it goes so the page can
-show them. Dream's own run lock still orders it against ``reverie dream``, ``reverie serve`` and the others."""
+"""The "Dream now" button's run: one at a time per server, in a worker thread on a ``Memory`` of its
+own (``Memory.dream``, the call ``reverie dream`` makes), reporting Dream's progress events as it
+goes so the page can show them. Dream's own run lock still orders it against ``reverie dream``,
+``reverie serve`` and the others."""
 
 from __future__ import annotations
 

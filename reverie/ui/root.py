@@ -1,20 +1,22 @@
 """``reverie --root DIR ui``: every scope of a root in one app, behind one sign-in.
 
-- ``/``: the user picker. Its form (a user id, an optional agent id, checked by ``validate_id``) opens that
-  scope; a bad id is a one-line error on the page, and a scope never written is said to have no memory yet —
-  nothing is created: the picker only reads. Below the form, the first ``LISTED`` scopes found under the root
-  (``ScopeRoot.scopes`` read lazily, so a page load never walks every user).
-- ``/s/<name>/…``: one scope's screens — the single-workspace ``UI`` over that scope's ``Memory``, with
-  ``/s/<name>`` as its base. ``<name>`` is the scope's digest name (``Scope.name``), never an id: it is checked
-  against the digest format before any file is read, then must name a scope written under this root (its
-  workspace's ``scope.json`` naming a scope of that name); anything else is 404.
-- One ``Guard`` in front of all of it: one token, one session cookie and one CSRF token per session, for the
-  picker and every scope alike.
+- ``/``: the user picker. Its form (a user id, an optional agent id, checked by ``validate_id``)
+  opens that scope; a bad id is a one-line error on the page, and a scope never written is said to
+  have no memory yet — nothing is created: the picker only reads. Below the form, the first
+  ``LISTED`` scopes found under the root (``ScopeRoot.scopes`` read lazily, so a page load never
+  walks every user).
+- ``/s/<name>/…``: one scope's screens — the single-workspace ``UI`` over that scope's ``Memory``,
+  with ``/s/<name>`` as its base. ``<name>`` is the scope's digest name (``Scope.name``), never an
+  id: it is checked against the digest format before any file is read, then must name a scope
+  written under this root (its workspace's ``scope.json`` naming a scope of that name); anything
+  else is 404.
+- One ``Guard`` in front of all of it: one token, one session cookie and one CSRF token per session,
+  for the picker and every scope alike.
 
-Open scopes are kept by ``ScopeApps``, most recently used last: past ``size`` of them, the least recently used
-*idle* one is closed (``Memory.close``). A scope with a request in flight (a search uses its ``Memory``'s own
-index handle) or a Dream run started from its page is never closed under it; the cache may then hold more than
-``size`` for a while, and is trimmed as soon as one goes idle.
+Open scopes are kept by ``ScopeApps``, most recently used last: past ``size`` of them, the least
+recently used *idle* one is closed (``Memory.close``). A scope with a request in flight (a search
+uses its ``Memory``'s own index handle) or a Dream run started from its page is never closed under
+it; the cache may then hold more than ``size`` for a while, and is trimmed as soon as one goes idle.
 """
 
 from __future__ import annotations
@@ -50,7 +52,8 @@ LISTED = 50
 CACHED = 16
 #: The picker's address.
 PICKER = "/"
-#: A scope's name: the user digest, then ``.`` and the agent digest for an agent's scope (``Scope.name``).
+#: A scope's name: the user digest, then ``.`` and the agent digest for an agent's scope
+#: (``Scope.name``).
 NAME = re.compile(r"[0-9a-f]{32}(?:\.[0-9a-f]{32})?")
 _UNKNOWN = "no scope of this root has that name: open it from the list of users"
 
@@ -71,8 +74,8 @@ class _Open:
 
 
 class ScopeApps:
-    """The ASGI app mounted at ``/s/{name}``: finds (or opens) the scope ``name`` names and hands it the request;
-    keeps at most ``size`` idle scopes open (see the module docstring)."""
+    """The ASGI app mounted at ``/s/{name}``: finds (or opens) the scope ``name`` names and hands it
+    the request; keeps at most ``size`` idle scopes open (see the module docstring)."""
 
     def __init__(self, root: ScopeRoot, *, size: int = CACHED) -> None:
         if size < 1:
@@ -94,8 +97,9 @@ class ScopeApps:
             self._leave(entry)
 
     def resolve(self, name: str) -> Scope | None:
-        """The scope ``name`` names under this root, or None. A name not in the digest format is refused before
-        any file is read; otherwise the workspace at its place must say (``scope.json``) it is that scope."""
+        """The scope ``name`` names under this root, or None. A name not in the digest format is
+        refused before any file is read; otherwise the workspace at its place must say
+        (``scope.json``) it is that scope."""
         if not NAME.fullmatch(name):
             return None
         ws = self.root.workspace_of_due(name)
@@ -103,8 +107,8 @@ class ScopeApps:
         return found if found is not None and found.name == name else None
 
     def open(self, scope: Scope) -> None:
-        """Open ``scope`` (written, perhaps before its ``scope.json`` was) as the most recently used: the picker's
-        way in, so the page it redirects to finds the scope open."""
+        """Open ``scope`` (written, perhaps before its ``scope.json`` was) as the most recently
+        used: the picker's way in, so the page it redirects to finds the scope open."""
         self._get(scope)
         self._trim()
 
@@ -265,9 +269,9 @@ def build_root_app(
     allowed_hosts: frozenset[str] | None = None,
     scopes: ScopeApps | None = None,
 ) -> Guard:
-    """The app for every scope of ``root``: the picker at ``/``, each scope's screens under ``/s/<name>``, the
-    static files once, all behind one ``Guard``. ``scopes``: the cache of open scopes (default: a new one of
-    ``CACHED``); close it when the server stops."""
+    """The app for every scope of ``root``: the picker at ``/``, each scope's screens under
+    ``/s/<name>``, the static files once, all behind one ``Guard``. ``scopes``: the cache of open
+    scopes (default: a new one of ``CACHED``); close it when the server stops."""
     scopes = scopes if scopes is not None else ScopeApps(root)
     picker = Picker(root, scopes)
     routes = [

@@ -1,18 +1,23 @@
 """Who may use the UI, and what a page may do once loaded.
 
-- **A token, then a cookie** (as Jupyter does): the command prints ``http://host:port/?token=…``; the first request
-  carrying the right token (compared in constant time) gets a session — an ``HttpOnly``, ``SameSite=Strict``
-  cookie holding a random id — and a redirect to the same page without the token, so the token leaves the address
-  bar and the browser history. Every other request needs the cookie: without it, 403.
-- **CSRF**: each session has its own random CSRF token, put in every form; an action (any method but GET/HEAD)
-  without the session's token, or from another origin (``Origin``, when the browser sends it), is refused with
-  403 before it reaches the handler's library call. No action is reachable by GET.
-- **Host**: served on a loopback address, a request naming any other host is refused (DNS rebinding).
-- **Headers on every response**: a Content-Security-Policy allowing only this server's own script and styles (no
-  inline script: a memory line reading ``<script>`` is escaped by the templates, and would not run even if it were
-  not), no framing, no referrer to other sites, no caching, no MIME sniffing.
+- **A token, then a cookie** (as Jupyter does): the command prints ``http://host:port/?token=…``;
+  the first request carrying the right token (compared in constant time) gets a session — an
+  ``HttpOnly``, ``SameSite=Strict`` cookie holding a random id — and a redirect to the same page
+  without the token, so the token leaves the address bar and the browser history. Every other
+  request needs the cookie: without it, 403.
+- **CSRF**: each session has its own random CSRF token, put in every form; an action (any method but
+  GET/HEAD) without the session's token, or from another origin (``Origin``, when the browser sends
+  it), is refused with 403 before it reaches the handler's library call. No action is reachable by
+  GET.
+- **Host**: served on a loopback address, a request naming any other host is refused (DNS
+  rebinding).
+- **Headers on every response**: a Content-Security-Policy allowing only this server's own script
+  and styles (no inline script: a memory line reading ``<script>`` is escaped by the templates, and
+  would not run even if it were not), no framing, no referrer to other sites, no caching, no MIME
+  sniffing.
 
-Sessions live in this process only: restarting ``reverie ui`` logs everyone out (the new token is printed).
+Sessions live in this process only: restarting ``reverie ui`` logs everyone out (the new token is
+printed).
 """
 
 from __future__ import annotations
@@ -43,7 +48,8 @@ __all__ = [
 
 COOKIE = "reverie_ui"
 CSRF_FIELD = "csrf"
-#: Paths served without a session: the style sheet and the script are the same for everyone and hold nothing.
+#: Paths served without a session: the style sheet and the script are the same for everyone and hold
+#: nothing.
 _PUBLIC_PREFIX = "/static/"
 
 HEADERS = {

@@ -1,6 +1,6 @@
-"""Binding and running the UI (one workspace's, or every scope's of a root): loopback unless told otherwise (then
-only with a token file), a busy port reported in one line, the address with its token handed back before the first
-request is served."""
+"""Binding and running the UI (one workspace's, or every scope's of a root): loopback unless told
+otherwise (then only with a token file), a busy port reported in one line, the address with its
+token handed back before the first request is served."""
 
 from __future__ import annotations
 
@@ -47,8 +47,8 @@ def serve(
     token_file: str | Path | None = None,
     ready: Callable[[str], None] | None = None,
 ) -> None:
-    """Serve the UI for ``memory`` until interrupted. A non-loopback ``host`` needs ``token_file``; ``ready``
-    gets the URL to open (with its token) once the socket listens."""
+    """Serve the UI for ``memory`` until interrupted. A non-loopback ``host`` needs ``token_file``;
+    ``ready`` gets the URL to open (with its token) once the socket listens."""
 
     def build(token: str, allowed: frozenset[str] | None) -> Guard:
         return build_app(memory, token=token, allowed_hosts=allowed)
@@ -65,8 +65,9 @@ def serve_root(
     ready: Callable[[str], None] | None = None,
     cached: int = CACHED,
 ) -> None:
-    """Serve every scope of ``root`` (a user picker, then each scope's screens; ``reverie.ui.root``) until
-    interrupted, keeping at most ``cached`` idle scopes open. Binding and sign-in as ``serve``."""
+    """Serve every scope of ``root`` (a user picker, then each scope's screens; ``reverie.ui.root``)
+    until interrupted, keeping at most ``cached`` idle scopes open. Binding and sign-in as
+    ``serve``."""
     scopes = ScopeApps(root, size=cached)
 
     def build(token: str, allowed: frozenset[str] | None) -> Guard:

@@ -1,5 +1,6 @@
-"""What the templates show, computed from the library's values: lines of a memory file, lines of a diff, inline
-Markdown, a commit's batch. No I/O and no library calls here (the handlers in ``reverie.ui.app`` make those)."""
+"""What the templates show, computed from the library's values: lines of a memory file, lines of a
+diff, inline Markdown, a commit's batch. No I/O and no library calls here (the handlers in
+``reverie.ui.app`` make those)."""
 
 from __future__ import annotations
 
@@ -34,8 +35,9 @@ __all__ = [
 
 @dataclass(frozen=True)
 class FileLine:
-    """One line of a memory file as the Memory screen shows it. ``index`` is 0-based (forms carry it with the
-    line's text, so an action on a file changed meanwhile is refused, not applied to another line)."""
+    """One line of a memory file as the Memory screen shows it. ``index`` is 0-based (forms carry it
+    with the line's text, so an action on a file changed meanwhile is refused, not applied to
+    another line)."""
 
     index: int
     raw: str
@@ -99,15 +101,16 @@ def diff_lines(diff: str) -> list[DiffLine]:
 def _markdown() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
-    # The "zero" preset: raw HTML off (it is escaped), no links, no images; only emphasis and code spans on.
+    # The "zero" preset: raw HTML off (it is escaped), no links, no images; only emphasis and code
+    # spans on.
     return MarkdownIt("zero").enable(["emphasis", "backticks"])
 
 
 @lru_cache(maxsize=8192)
 def inline(text: str) -> Markup:
-    """A memory line's inline Markdown (emphasis, code) as HTML; everything else in it escaped. A line without
-    ``*``, ``_`` or a backtick has no such marks: it is only escaped. Cached: a page shows mostly the same lines
-    on every load."""
+    """A memory line's inline Markdown (emphasis, code) as HTML; everything else in it escaped. A
+    line without ``*``, ``_`` or a backtick has no such marks: it is only escaped. Cached: a page
+    shows mostly the same lines on every load."""
     if not any(mark in text for mark in ("*", "_", "`")):
         return escape(text)
     return Markup(_markdown().renderInline(text))  # noqa: S704 (markdown-it escapes with html off)

@@ -1,10 +1,11 @@
-"""Slow checks that are a process of their own (mypy over the package, the crash-consistency harness), started as
-soon as collection ends so they run on the machine's other core while the rest of the suite runs; the test that
-owns one waits for its result and asserts on it. A check whose test was not collected is not started; a session
-that ends first (``-x``, Ctrl-C) kills what is still running.
+"""Slow checks that are a process of their own (mypy over the package, the crash-consistency
+harness), started as soon as collection ends so they run on the machine's other core while the rest
+of the suite runs; the test that owns one waits for its result and asserts on it. A check whose test
+was not collected is not started; a session that ends first (``-x``, Ctrl-C) kills what is still
+running.
 
-Each runs in the isolation ``conftest._isolated_home`` gives a test: no ``REVERIE_*`` setting of the caller but
-the ones named here, a home directory of its own, no provider key.
+Each runs in the isolation ``conftest._isolated_home`` gives a test: no ``REVERIE_*`` setting of the
+caller but the ones named here, a home directory of its own, no provider key.
 """
 
 from __future__ import annotations

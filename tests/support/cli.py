@@ -1,19 +1,23 @@
-"""Run the ``reverie`` command line in the test process, or in its own process where a real one is the point.
+"""Run the ``reverie`` command line in the test process, or in its own process where a real one is
+the point.
 
-`invoke` calls ``reverie.cli.main`` with argv, like ``python -m reverie`` but without the 0.3-0.4 s of a new
-interpreter, and gives back what `subprocess.run` would: ``returncode``, ``stdout``, ``stderr`` (text, universal
-newlines). It sets up what a new process would have and puts back what a run may change, so tests stay independent:
+`invoke` calls ``reverie.cli.main`` with argv, like ``python -m reverie`` but without the 0.3-0.4 s
+of a new interpreter, and gives back what `subprocess.run` would: ``returncode``, ``stdout``,
+``stderr`` (text, universal newlines). It sets up what a new process would have and puts back what a
+run may change, so tests stay independent:
 
-- ``os.environ`` (plus ``env``), the working directory (the repository root, as `run_cli` has), ``sys.argv``;
-- stdin (``input``, else empty; never a terminal), stdout and stderr (pipes: no terminal, no colour);
-- rich's module-level consoles, which read ``COLUMNS``, colour and terminal state when created: reset to what a
-  console created now would read, then restored;
-- logging (``main`` installs its handler on the ``reverie`` logger), signal handlers, the ``atexit`` hook that
-  ``main`` registers;
+- ``os.environ`` (plus ``env``), the working directory (the repository root, as `run_cli` has),
+  ``sys.argv``;
+- stdin (``input``, else empty; never a terminal), stdout and stderr (pipes: no terminal, no
+  colour);
+- rich's module-level consoles, which read ``COLUMNS``, colour and terminal state when created:
+  reset to what a console created now would read, then restored;
+- logging (``main`` installs its handler on the ``reverie`` logger), signal handlers, the ``atexit``
+  hook that ``main`` registers;
 - threads: a run must not leave a non-daemon one behind (a new process would hang at exit on it).
 
-`run_cli` is the subprocess run, for what needs a real process: start-up time, imports in a fresh interpreter,
-signals, a terminal.
+`run_cli` is the subprocess run, for what needs a real process: start-up time, imports in a fresh
+interpreter, signals, a terminal.
 """
 
 from __future__ import annotations
@@ -175,8 +179,9 @@ _CONSOLE_STATE = (
 
 
 def _fresh_consoles() -> list[tuple[object, dict[str, object]]]:
-    """Give every rich console the CLI created at import what a console created now would read (``COLUMNS``,
-    ``NO_COLOR``, no terminal), as in a new process; return their old state to put back."""
+    """Give every rich console the CLI created at import what a console created now would read
+    (``COLUMNS``, ``NO_COLOR``, no terminal), as in a new process; return their old state to put
+    back."""
     from rich.console import Console
 
     found: dict[int, Console] = {}

@@ -1,31 +1,36 @@
-"""Crash-consistency harness: run the whole pipeline, SIGKILL it after each step (or at random moments), check
-what a restart finds.
+"""Crash-consistency harness: run the whole pipeline, SIGKILL it after each step (or at random
+moments), check what a restart finds.
 
-Run as ``python -m tests.support.crash_harness WORKDIR --every-step --seed S`` (or ``--rounds N`` for N kills at
-random moments). The process imports Reverie and litellm once, then works as a fork server: each round forks a
-*worker* that appends history entries, appends and archives session messages (the Consolidator's ``/new``), runs
-Dream on the offline engine, restores Dream commits and makes a person's edits — journalling every acknowledged
-result outside the workspace — and kills it with SIGKILL. A fresh forked *checker* then opens the workspace as a
-restart would (GitStore recovery, Dream reconciliation) and checks the invariants below; any violation ends the
-run with exit 1 and a JSON report naming the step. Forking (instead of a new interpreter per round) keeps a round
-to a fraction of a second: importing litellm alone costs seconds. A SIGKILLed process loses nothing the kernel
-already has, which is the failure this models (not power loss, which the fsyncs are for).
+Run as ``python -m tests.support.crash_harness WORKDIR --every-step --seed S`` (or ``--rounds N``
+for N kills at random moments). The process imports Reverie and litellm once, then works as a fork
+server: each round forks a *worker* that appends history entries, appends and archives session
+messages (the Consolidator's ``/new``), runs Dream on the offline engine, restores Dream commits and
+makes a person's edits — journalling every acknowledged result outside the workspace — and kills it
+with SIGKILL. A fresh forked *checker* then opens the workspace as a restart would (GitStore
+recovery, Dream reconciliation) and checks the invariants below; any violation ends the run with
+exit 1 and a JSON report naming the step. Forking (instead of a new interpreter per round) keeps a
+round to a fraction of a second: importing litellm alone costs seconds. A SIGKILLed process loses
+nothing the kernel already has, which is the failure this models (not power loss, which the fsyncs
+are for).
 
-Where to kill (`Steps`): the worker's audit hook names every change it makes to the disk. ``--every-step`` kills
-a worker right after the first step no round has killed after yet, so each distinct step is followed by a kill
-exactly once, until a worker completes every operation ``--quiet`` times without meeting a new step. Random
-kills land on the same steps (between two changes the disk does not change), only unevenly: 200 of them reached
-about a third of the steps ``--every-step`` kills after, in five times its time. ``WORKDIR/steps.txt`` lists the
-steps a run killed after.
+Where to kill (`Steps`): the worker's audit hook names every change it makes to the disk.
+``--every-step`` kills a worker right after the first step no round has killed after yet, so each
+distinct step is followed by a kill exactly once, until a worker completes every operation
+``--quiet`` times without meeting a new step. Random kills land on the same steps (between two
+changes the disk does not change), only unevenly: 200 of them reached about a third of the steps
+``--every-step`` kills after, in five times its time. ``WORKDIR/steps.txt`` lists the steps a run
+killed after.
 
 Invariants after every restart:
-1. every history append that returned a cursor is present exactly once, with its content; cursors are unique
-   and strictly increasing in file order;
-2. the memory files are valid UTF-8 and equal HEAD's version, or a person's edit the next commit records;
+1. every history append that returned a cursor is present exactly once, with its content; cursors
+   are unique and strictly increasing in file order;
+2. the memory files are valid UTF-8 and equal HEAD's version, or a person's edit the next commit
+   records;
 3. ``git fsck --full`` (the git CLI) is clean;
-4. ``.dream_cursor`` is never behind the newest Dream commit's ``Reverie-Cursor`` (a committed batch is never
-   replayed) nor past the log's last cursor, and every entry it has passed was consumed by a committed Dream
-   batch, a dead-letter record, a completed run, or a run killed in flight (never skipped unprocessed);
+4. ``.dream_cursor`` is never behind the newest Dream commit's ``Reverie-Cursor`` (a committed batch
+   is never replayed) nor past the log's last cursor, and every entry it has passed was consumed by
+   a committed Dream batch, a dead-letter record, a completed run, or a run killed in flight (never
+   skipped unprocessed);
 5. every session file loads.
 """
 
@@ -85,9 +90,10 @@ class Journal:
 
 
 # -- steps: every place the worker changes the disk ----------------------------------------------------------------
-#: What changes the disk, as Python's audit events name it (``os.replace`` raises ``os.rename``, ``os.unlink``
-#: ``os.remove``); an ``open`` counts when its flags can write. ``os.write`` and ``fsync`` raise no event: they
-#: change what a file just opened for writing holds, so they belong to that step.
+#: What changes the disk, as Python's audit events name it (``os.replace`` raises ``os.rename``,
+#: ``os.unlink`` ``os.remove``); an ``open`` counts when its flags can write. ``os.write`` and
+#: ``fsync`` raise no event: they change what a file just opened for writing holds, so they belong
+#: to that step.
 _CHANGES = {
     "os.rename",
     "os.remove",
@@ -110,14 +116,15 @@ _VARYING = [
 
 
 class Steps:
-    """Where the worker is: the operation it runs and each change it makes to the disk, named by the operation,
-    the kind of change, the path's shape (object ids, temp names and numbers as ``#``) and the line of Reverie's
-    code that made it, with ``#n`` for its n-th time in one operation (up to ``REPEATS``).
+    """Where the worker is: the operation it runs and each change it makes to the disk, named by the
+    operation, the kind of change, the path's shape (object ids, temp names and numbers as ``#``)
+    and the line of Reverie's code that made it, with ``#n`` for its n-th time in one operation (up
+    to ``REPEATS``).
 
-    ``targets`` (every-step mode): the steps no round has killed after yet. The worker is SIGKILLed at the first
-    change after one of them completed, so the disk holds that step and everything before it, and nothing after;
-    the step's name goes to ``report_fd`` first. ``shared`` (random mode): the last step begun, for the parent to
-    read after its kill."""
+    ``targets`` (every-step mode): the steps no round has killed after yet. The worker is SIGKILLed
+    at the first change after one of them completed, so the disk holds that step and everything
+    before it, and nothing after; the step's name goes to ``report_fd`` first. ``shared`` (random
+    mode): the last step begun, for the parent to read after its kill."""
 
     REPEATS = 2
 
@@ -205,7 +212,8 @@ def _fact(rng: random.Random) -> tuple[str, bool]:
 
 
 # -- the worker: does everything the pipeline does, until it is killed --------------------------------------------
-#: The worker's operations with their cumulative shares (a ``session`` turn starts afresh, ``/new``, 30% of the time).
+#: The worker's operations with their cumulative shares (a ``session`` turn starts afresh, ``/new``,
+#: 30% of the time).
 SHARES = (("append", 0.45), ("session", 0.60), ("dream", 0.85), ("restore", 0.93), ("manual", 1.0))
 OPERATIONS = (*(name for name, _ in SHARES), "new")
 
@@ -364,8 +372,9 @@ def _check(ws: Path, journal: Journal) -> list[str]:
             started.pop() if started else None
             if rec["first"] is not None and rec["status"] in ("ok", "no-change", "dead-lettered"):
                 covered.update(range(rec["first"], rec["last"] + 1))
-    # A run killed in flight may have consumed its batch as "no change" (cursor moved, no commit) — but only a
-    # batch in which no entry demanded a change; any other passed batch without a commit was skipped.
+    # A run killed in flight may have consumed its batch as "no change" (cursor moved, no commit) —
+    # but only a batch in which no entry demanded a change; any other passed batch without a commit
+    # was skipped.
     must_change = {r["cursor"] for r in records if r["op"] == "append" and r.get("must_change")}
     for rec in started:
         batch = range(rec["cursor"] + 1, min(rec["cursor"] + rec["batch"], rec["last"]) + 1)
@@ -435,7 +444,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
 
-    # Warm the fork server: every module and litellm, imported once. No thread may exist when we fork.
+    # Warm the fork server: every module and litellm, imported once. No thread may exist when we
+    # fork.
     import reverie.consolidator  # noqa: E401,F401
     from reverie.dream.deadletter import read_dead_letters  # noqa: F401
     from reverie.llm._litellm import get_litellm
@@ -477,8 +487,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _every_step(ws: Path, journal: Journal, rng: random.Random, quiet: int) -> dict[str, Any]:
-    """Kill a worker after each step no round has killed after yet, until one completes every operation
-    ``quiet`` times without meeting a new one."""
+    """Kill a worker after each step no round has killed after yet, until one completes every
+    operation ``quiet`` times without meeting a new one."""
     _steps.covered = set()
     rounds = 0
     while True:

@@ -1,6 +1,8 @@
-"""A Dream run in its own process, for crash-injection and run-lock tests (run by tests, not collected).
+"""A Dream run in its own process, for crash-injection and run-lock tests (run by tests, not
+collected).
 
-usage: python dream_proc.py <workspace> crash <point>      run with a crash (os._exit(77)) at a fault point
+usage: python dream_proc.py <workspace> crash <point>      run with a crash (os._exit(77)) at a
+fault point
        python dream_proc.py <workspace> race <ready-dir> <n> wait for n ready files, then run; print the status
 """
 

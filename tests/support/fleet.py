@@ -1,5 +1,6 @@
-"""Real components for the fleet tests and bench: a redis-server on a unix socket, Celery workers and the
-dispatcher as processes, scope workspaces with an appender, and the oracles checked afterwards."""
+"""Real components for the fleet tests and bench: a redis-server on a unix socket, Celery workers
+and the dispatcher as processes, scope workspaces with an appender, and the oracles checked
+afterwards."""
 
 from __future__ import annotations
 
@@ -121,8 +122,9 @@ def fleet_env(root: Path, redis: RedisServer, **extra: str) -> dict[str, str]:
 
 
 class Proc:
-    """A fleet process in its own process group (a kill takes its pool children too), logging to a file. Every
-    one started is in `STARTED` until `stop_all` (a test's teardown) ends it, whatever the test did."""
+    """A fleet process in its own process group (a kill takes its pool children too), logging to a
+    file. Every one started is in `STARTED` until `stop_all` (a test's teardown) ends it, whatever
+    the test did."""
 
     def __init__(self, argv: list[str], env: dict[str, str], log: Path) -> None:
         self.log = log

@@ -1,9 +1,11 @@
-"""The Celery app the fleet tests and bench run in real worker processes (``celery -A fleet_app worker``).
+"""The Celery app the fleet tests and bench run in real worker processes (``celery -A fleet_app
+worker``).
 
-It registers model prefix ``slow``: the offline engine answering after ``REVERIE_TEST_LATENCY`` seconds (an LLM's
-latency without its CPU), through the same registry hook a third-party model uses. With ``REVERIE_TEST_KILL_AT``
-= a Dream fault point and ``REVERIE_TEST_KILL_FILE`` = a file, the first job to reach that point claims the file
-(rename) and SIGKILLs its whole worker process group: a crash mid-commit, not a simulated one.
+It registers model prefix ``slow``: the offline engine answering after ``REVERIE_TEST_LATENCY``
+seconds (an LLM's latency without its CPU), through the same registry hook a third-party model uses.
+With ``REVERIE_TEST_KILL_AT`` = a Dream fault point and ``REVERIE_TEST_KILL_FILE`` = a file, the
+first job to reach that point claims the file (rename) and SIGKILLs its whole worker process group:
+a crash mid-commit, not a simulated one.
 """
 
 from __future__ import annotations

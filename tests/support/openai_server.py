@@ -1,4 +1,5 @@
-"""A scriptable OpenAI-compatible chat server on 127.0.0.1, for tests of the real client path (and fault injection).
+"""A scriptable OpenAI-compatible chat server on 127.0.0.1, for tests of the real client path (and
+fault injection).
 
 ::
 
@@ -8,11 +9,13 @@
         ...
         srv.requests[0].json["messages"]                      # what the client sent
 
-Each POST to ``/v1/chat/completions`` takes the next ``Step``: wait ``delay`` seconds, then either drop the
-connection without answering (``close=True``) or answer ``status`` with ``headers`` and ``body`` (a dict is sent
-as JSON, bytes/str as is), optionally cut after ``truncate`` bytes with the connection closed mid-body. ``body=None`` with status 200 is a default assistant reply; with an error status, an
-OpenAI-style error object. With the queue empty the server answers 500 ``script exhausted``, so a test that
-expects fewer requests fails loudly. Every request is recorded (path, lower-cased headers, parsed JSON).
+Each POST to ``/v1/chat/completions`` takes the next ``Step``: wait ``delay`` seconds, then either
+drop the connection without answering (``close=True``) or answer ``status`` with ``headers`` and
+``body`` (a dict is sent as JSON, bytes/str as is), optionally cut after ``truncate`` bytes with the
+connection closed mid-body. ``body=None`` with status 200 is a default assistant reply; with an
+error status, an OpenAI-style error object. With the queue empty the server answers 500 ``script
+exhausted``, so a test that expects fewer requests fails loudly. Every request is recorded (path,
+lower-cased headers, parsed JSON).
 """
 
 from __future__ import annotations

@@ -1,15 +1,16 @@
-"""The nanobot-ai peer environments for the tests that run a real nanobot (a pytest plugin; conftest loads it).
+"""The nanobot-ai peer environments for the tests that run a real nanobot (a pytest plugin; conftest
+loads it).
 
-A test module says which release it runs with ``pytestmark = pytest.mark.nanobot_peer("0.3.5")`` and takes the
-``nanobot_peer_python`` fixture. When tests so marked are selected, the environments they need are created by
-``bench/peerenv.py`` from the hash-locked files in ``bench/locks`` (into ``bench/.venvs``, ignored by git, reused
-while the lock is unchanged) in a background process from the end of collection, and those tests are moved to the
-end of the run: pip's download and install overlap the rest of the suite, and a test waits only if it gets there
-first.
+A test module says which release it runs with ``pytestmark = pytest.mark.nanobot_peer("0.3.5")`` and
+takes the ``nanobot_peer_python`` fixture. When tests so marked are selected, the environments they
+need are created by ``bench/peerenv.py`` from the hash-locked files in ``bench/locks`` (into
+``bench/.venvs``, ignored by git, reused while the lock is unchanged) in a background process from
+the end of collection, and those tests are moved to the end of the run: pip's download and install
+overlap the rest of the suite, and a test waits only if it gets there first.
 
-When an environment cannot be created, its tests fail with the one-line reason under CI (``CI=true``), where a
-skip would hide that they never ran; elsewhere (a developer without access to the package registry) they are
-skipped with that reason.
+When an environment cannot be created, its tests fail with the one-line reason under CI
+(``CI=true``), where a skip would hide that they never ran; elsewhere (a developer without access to
+the package registry) they are skipped with that reason.
 """
 
 from __future__ import annotations
@@ -28,15 +29,16 @@ from bench import peerenv
 
 MARKER = "nanobot_peer"
 ROOT = Path(__file__).resolve().parents[2]
-#: What the background process runs: bench/peerenv.py's main, one JSON line per release as it is ready.
+#: What the background process runs: bench/peerenv.py's main, one JSON line per release as it is
+#: ready.
 BUILD = "import sys; from bench.peerenv import main; sys.exit(main(sys.argv[1:]))"
 
 
 class _Build:
     """The background process creating the selected releases' environments, one after the other.
 
-    A process rather than a thread: the suite forks and patches the environment in its tests, and neither
-    should reach pip.
+    A process rather than a thread: the suite forks and patches the environment in its tests, and
+    neither should reach pip.
     """
 
     def __init__(self, versions: list[str]) -> None:

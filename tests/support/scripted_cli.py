@@ -1,12 +1,13 @@
-"""The ``reverie`` CLI in its own process with a scripted model, for pty-driven tests (run by tests, not collected).
+"""The ``reverie`` CLI in its own process with a scripted model, for pty-driven tests (run by tests,
+not collected).
 
 usage: REVERIE_MODEL=scripted/pty python scripted_cli.py <reverie args...>
 
-The model answers a chat turn with ``echo: <message>`` — after ``SCRIPTED_SLOW`` seconds (default 60) when the
-message contains "slow", so a test can press Ctrl-C mid-turn. Reverie's own tasks get "(nothing)" (archive) and
-"[SKIP]" (the others), after ``SCRIPTED_SLOW`` seconds for the tasks named in ``SCRIPTED_SLOW_TASKS``
-(comma-separated), so a test can watch the status line. ``direct=True``: these tests exercise the terminal, not
-the provider path, and skip litellm's import.
+The model answers a chat turn with ``echo: <message>`` — after ``SCRIPTED_SLOW`` seconds (default
+60) when the message contains "slow", so a test can press Ctrl-C mid-turn. Reverie's own tasks get
+"(nothing)" (archive) and "[SKIP]" (the others), after ``SCRIPTED_SLOW`` seconds for the tasks named
+in ``SCRIPTED_SLOW_TASKS`` (comma-separated), so a test can watch the status line. ``direct=True``:
+these tests exercise the terminal, not the provider path, and skip litellm's import.
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
-"""A labelled corpus for the secret scanner: FAKE credentials in real formats, and look-alikes that are not secrets.
+"""A labelled corpus for the secret scanner: FAKE credentials in real formats, and look-alikes that
+are not secrets.
 
 Every credential here is generated from a fixed seed (nothing is a real key). ``SECRETS`` holds
-``(kind, text, value)``: ``value`` sits somewhere inside ``text`` and must be fully covered by a scan match.
-``BENIGN`` holds ``(label, text)`` samples in which nothing may be found. ``measure()`` returns the rates the
-docs/security.md states; ``python -m tests.support.security_corpus`` prints them.
+``(kind, text, value)``: ``value`` sits somewhere inside ``text`` and must be fully covered by a
+scan match. ``BENIGN`` holds ``(label, text)`` samples in which nothing may be found. ``measure()``
+returns the rates the docs/security.md states; ``python -m tests.support.security_corpus`` prints
+them.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""A workspace for the UI's tests: two Dream runs of the offline engine over a small conversation, so there is a
-Dream commit with a batch, lines in USER.md and MEMORY.md, and a SOUL.md rule waiting for approval."""
+"""A workspace for the UI's tests: two Dream runs of the offline engine over a small conversation,
+so there is a Dream commit with a batch, lines in USER.md and MEMORY.md, and a SOUL.md rule waiting
+for approval."""
 
 from __future__ import annotations
 

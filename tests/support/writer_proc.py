@@ -1,10 +1,12 @@
 """Memory-file writers for the concurrent-writers property test (run by tests, not collected).
 
-usage: python writer_proc.py <workspace> <name> <n> <seed>   n appends and pin toggles from another process; prints
+usage: python writer_proc.py <workspace> <name> <n> <seed>   n appends and pin toggles from another
+process; prints
                                                              the lines it committed, one a line
 
-Each writer follows the one writer protocol (``GitStore.commit`` with the ``base`` it read): appends to its own
-section of MEMORY.md and toggles the pin of its own USER.md line; a conflict is re-read and tried again.
+Each writer follows the one writer protocol (``GitStore.commit`` with the ``base`` it read): appends
+to its own section of MEMORY.md and toggles the pin of its own USER.md line; a conflict is re-read
+and tried again.
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ def section(name: str) -> str:
 
 
 def append(ws: Workspace, git: GitStore, name: str, line: str) -> bool:
-    """Add ``line`` at the end of the writer's own section (read, change, commit with ``base``); True once
-    committed."""
+    """Add ``line`` at the end of the writer's own section (read, change, commit with ``base``);
+    True once committed."""
     for _ in range(TRIES):
         before = ws.read(MEM)
         rows = before.split("\n")

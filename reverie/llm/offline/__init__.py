@@ -1,12 +1,16 @@
-"""The offline engine (``reverie/offline``): a deterministic rule-based stand-in for a model, one module per job.
+"""The offline engine (``reverie/offline``): a deterministic rule-based stand-in for a model, one
+module per job.
 
-- ``engine``: the tasks of the prompt protocol (archive, Dream's analysis and edit turn, summaries, flushes);
+- ``engine``: the tasks of the prompt protocol (archive, Dream's analysis and edit turn, summaries,
+  flushes);
 - ``rules``: what a user's sentence says about them, in canonical fact templates;
 - ``framing``: which clauses of a message are the user's own present statements;
-- ``kinds``: value kinds checked against real data (``data/``: GeoNames cities, Faker given names; pycountry);
+- ``kinds``: value kinds checked against real data (``data/``: GeoNames cities, Faker given names;
+  pycountry);
 - ``dates``: what day a relative date phrase means.
 
-Importing the package reads no data table (each loads on first use); docs/offline-engine.md describes the engine.
+Importing the package reads no data table (each loads on first use); docs/offline-engine.md
+describes the engine.
 """
 
 from .engine import OFFLINE_REPLY, respond

@@ -1,20 +1,25 @@
-"""Dates for the offline engine: what day a user's "next Friday" or "March 14" meant, from when they said it.
+"""Dates for the offline engine: what day a user's "next Friday" or "March 14" meant, from when they
+said it.
 
-A dated fact is stored with an absolute ISO date (``Deadline for launch: 2027-03-14``) so that a later step can
-tell when it has passed. ``resolve(expr, said_on)`` turns the phrase into that date, counted from the day the
-history entry (or transcript line) was written; a phrase it cannot pin to one day returns None and the fact keeps
-the user's words.
+A dated fact is stored with an absolute ISO date (``Deadline for launch: 2027-03-14``) so that a
+later step can tell when it has passed. ``resolve(expr, said_on)`` turns the phrase into that date,
+counted from the day the history entry (or transcript line) was written; a phrase it cannot pin to
+one day returns None and the fact keeps the user's words.
 
 Conventions (one reading each, documented rather than guessed per case):
 
-- ``today`` / ``tonight`` → that day; ``tomorrow`` → the next; ``the day after tomorrow`` → two days on.
-- ``Friday`` / ``on Friday`` / ``this Friday`` → the next Friday after that day (a week on if said on a Friday).
+- ``today`` / ``tonight`` → that day; ``tomorrow`` → the next; ``the day after tomorrow`` → two days
+  on.
+- ``Friday`` / ``on Friday`` / ``this Friday`` → the next Friday after that day (a week on if said
+  on a Friday).
 - ``next Friday`` → the Friday of the following calendar week (weeks start on Monday).
-- ``in 3 days`` / ``in two weeks`` / ``in a month`` → counted from that day (months keep the day of the month,
-  clamped to the month's end).
-- ``March 14``, ``14 March``, ``the 14th of March`` without a year → the next such day on or after that day.
+- ``in 3 days`` / ``in two weeks`` / ``in a month`` → counted from that day (months keep the day of
+  the month, clamped to the month's end).
+- ``March 14``, ``14 March``, ``the 14th of March`` without a year → the next such day on or after
+  that day.
 - ``end of the month`` / ``quarter`` / ``year`` → its last day.
-- ``2027-03-14`` and ``14.03.2027`` (day first) as written; ``3/14/2027`` only when one number is over 12.
+- ``2027-03-14`` and ``14.03.2027`` (day first) as written; ``3/14/2027`` only when one number is
+  over 12.
 - ``next week``, ``soon``, ``end of the week`` … are not one day: None.
 """
 
@@ -116,8 +121,8 @@ def _month_day(month: int, day: int, year: int | None, said_on: date) -> date | 
 
 
 def resolve(expr: str, said_on: date | None) -> date | None:
-    """The one day ``expr`` names, counted from ``said_on``; None when it names no single day (or no day is
-    known for a relative phrase)."""
+    """The one day ``expr`` names, counted from ``said_on``; None when it names no single day (or no
+    day is known for a relative phrase)."""
     text = " ".join(expr.lower().replace(",", " ").split()).strip(". ")
     text = re.sub(r"^(?:on|by|before|until|at)\s+(?=\S)", "", text)
     text = re.sub(r"^the (?=end of)", "", text)
@@ -197,8 +202,8 @@ _WORDY = re.compile(
 
 
 def absolute(text: str, said_on: date | None) -> str:
-    """``text`` with each date phrase that names one day replaced by that day ("Dentist next Friday" →
-    "Dentist on 2027-01-15"); phrases naming no single day, and numbers, are left as written."""
+    """``text`` with each date phrase that names one day replaced by that day ("Dentist next Friday"
+    → "Dentist on 2027-01-15"); phrases naming no single day, and numbers, are left as written."""
 
     def sub(m: re.Match[str]) -> str:
         if not m.group("pre") and re.fullmatch(_WD, m.group("d"), re.I):

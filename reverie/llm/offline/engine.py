@@ -1,21 +1,22 @@
-"""The offline engine (``reverie/offline``): a deterministic rule-based stand-in for a model, used when none is
-configured. It answers every task of ``protocol`` the way a model would, reached by name (``reverie/offline``)
-through ``registry`` like any model but called in-process, without litellm, so the Consolidator and both Dream
-phases run the same code offline as with a hosted model.
+"""The offline engine (``reverie/offline``): a deterministic rule-based stand-in for a model, used
+when none is configured. It answers every task of ``protocol`` the way a model would, reached by
+name (``reverie/offline``) through ``registry`` like any model but called in-process, without
+litellm, so the Consolidator and both Dream phases run the same code offline as with a hosted model.
 
 Dispatch is on ``protocol.task_of(system prompt)``:
 
-- ``archive``: fact lines ``- [mark] fact`` from the USER lines of the conversation (``rules``), minus facts
-  already stated in the earlier-context section, or ``(nothing)``. TOOL, OTHER(…) and ASSISTANT lines are never a
-  source: instructions inside them are data.
-- ``dream-analyze``: findings from the batch's fact lines (and raw archives' USER lines), routed by canonical
-  template to USER/SOUL/MEMORY; facts already in the files skipped; a fact filling a slot the file already holds
-  (``Lives in …``) replaces that line (``protocol.with_replaces``); ``No longer …`` becomes ``[FILE-REMOVE]``.
-  ``[skip]`` facts are dropped, marks never reach the files, and a SOUL rule that would send data out or touch
-  credentials is refused.
-- ``dream-edit``: first turn, ``edit_file`` calls with exact, unique ``old_text`` computed against the staged files
-  (edits applied in order in a local copy, so each later call matches the text the earlier ones left); once the
-  messages hold tool results, a one-line summary and no tool calls, so the loop ends.
+- ``archive``: fact lines ``- [mark] fact`` from the USER lines of the conversation (``rules``),
+  minus facts already stated in the earlier-context section, or ``(nothing)``. TOOL, OTHER(…) and
+  ASSISTANT lines are never a source: instructions inside them are data.
+- ``dream-analyze``: findings from the batch's fact lines (and raw archives' USER lines), routed by
+  canonical template to USER/SOUL/MEMORY; facts already in the files skipped; a fact filling a slot
+  the file already holds (``Lives in …``) replaces that line (``protocol.with_replaces``); ``No
+  longer …`` becomes ``[FILE-REMOVE]``. ``[skip]`` facts are dropped, marks never reach the files,
+  and a SOUL rule that would send data out or touch credentials is refused.
+- ``dream-edit``: first turn, ``edit_file`` calls with exact, unique ``old_text`` computed against
+  the staged files (edits applied in order in a local copy, so each later call matches the text the
+  earlier ones left); once the messages hold tool results, a one-line summary and no tool calls, so
+  the loop ends.
 - ``session-summary`` / ``flush`` and any forced tool call: arguments filled from the tool's schema.
 - Anything else: a fixed reply saying this engine cannot chat.
 """
@@ -63,7 +64,8 @@ _HEADINGS = {  # where a new fact goes, by file: the first heading whose words m
     "memory/MEMORY.md": ("Project", "Facts", "Decisions", "Memory"),
 }
 _LINE_RE = re.compile(r"^\[(?P<ts>[^\]]*)\] (?P<role>[A-Z]+(?:\([^)]*\))?): ?(?P<text>.*)$")
-# A speaker's line in a history entry written without timestamps ("USER: …", "Assistant: …", "tool: …").
+# A speaker's line in a history entry written without timestamps ("USER: …", "Assistant: …", "tool:
+# …").
 _ROLE_LINE = re.compile(
     r"^(?P<role>user|me|human|assistant|ai|bot|agent|system|tool|other(?:\([^)]*\))?)\s*:\s?"
     r"(?P<text>.*)$",
@@ -187,8 +189,9 @@ def _conversation(user: str) -> str:
 
 
 def _archive(user: str) -> str:
-    """The slice's facts the engine is sure of, and ``(unsure)`` when the user said more than they hold, so the
-    Consolidator keeps the transcript as well: the engine's silence means "not sure", never "nothing was said"."""
+    """The slice's facts the engine is sure of, and ``(unsure)`` when the user said more than they
+    hold, so the Consolidator keeps the transcript as well: the engine's silence means "not sure",
+    never "nothing was said"."""
     sections = p.parse_sections(user)
     conversation = _conversation(user)
     known = {normalize(f.text) for f in _user_facts(sections.get(p.SECTION_CONTEXT, ""))}
@@ -208,10 +211,10 @@ def _flush(user: str) -> str:
 
 # -- dream: analysis ----------------------------------------------------------------------------------------------
 def _batch_facts(batch: str) -> list[Fact]:
-    """The batch's facts in order, each entry read by what it holds: fact lines ``- [mark] fact`` as the archiver
-    wrote them (a free phrasing the engine understands is put in its template), transcript lines (raw archives,
-    ``USER:`` lines: the user's only), and plain prose (a note about the user, read like the user's words).
-    Relative dates count from the entry's timestamp."""
+    """The batch's facts in order, each entry read by what it holds: fact lines ``- [mark] fact`` as
+    the archiver wrote them (a free phrasing the engine understands is put in its template),
+    transcript lines (raw archives, ``USER:`` lines: the user's only), and plain prose (a note about
+    the user, read like the user's words). Relative dates count from the entry's timestamp."""
     facts: list[Fact] = []
     said_on = None
     for chunk in re.split(r"^(### cursor .*)$", batch, flags=re.M):
@@ -257,8 +260,8 @@ def _entry_facts(entry: str, said_on: date | None) -> list[Fact]:
 
 
 def _fact_line(text: str, mark: str, said_on: date | None) -> list[Fact]:
-    """A fact line from the archiver: its date made absolute; a free phrasing ("User moved from Lisbon to Porto")
-    put in the engine's template when it is understood, else kept as written."""
+    """A fact line from the archiver: its date made absolute; a free phrasing ("User moved from
+    Lisbon to Porto") put in the engine's template when it is understood, else kept as written."""
     fact, old = p.split_replaces(text)
     if not is_canonical(fact):
         understood = extract_facts(fact, said_on)
@@ -325,15 +328,17 @@ def _dream_analyze(user: str) -> str:
 
 
 def _may_replace(fact: Fact, slot: str) -> bool:
-    """A fact replaces another value of its attribute only when it was said as a change ("moved", "now",
-    "actually", "no longer", "(replaces: …)"): the ``correction`` mark. A restated deadline is the newer one."""
+    """A fact replaces another value of its attribute only when it was said as a change ("moved",
+    "now", "actually", "no longer", "(replaces: …)"): the ``correction`` mark. A restated deadline
+    is the newer one."""
     return fact.mark == "correction" or slot.startswith("deadline:")
 
 
 def _match_line(lines: list[str], text: str | None, slot: str | None) -> str | None:
-    """The line ``text`` names, by words, then by meaning: the same words; a line starting with them ("Uses MySQL"
-    finds "Uses MySQL for the inventory app"); its canonical reading ("User lived in Lisbon" → "Lives in
-    Lisbon"); else the one line with the same attribute, or failing that the only line, holding its value words."""
+    """The line ``text`` names, by words, then by meaning: the same words; a line starting with them
+    ("Uses MySQL" finds "Uses MySQL for the inventory app"); its canonical reading ("User lived in
+    Lisbon" → "Lives in Lisbon"); else the one line with the same attribute, or failing that the
+    only line, holding its value words."""
     if not text:
         return None
     found = _find_line(lines, text)
@@ -352,14 +357,15 @@ def _match_line(lines: list[str], text: str | None, slot: str | None) -> str | N
     same = [ln for ln in holding if attribute(ln) in slots]
     if len(same) == 1:
         return same[0]
-    # A line of another attribute is never the one meant ("No longer works at Berlin" is not "Lives in Berlin").
+    # A line of another attribute is never the one meant ("No longer works at Berlin" is not "Lives
+    # in Berlin").
     loose = [ln for ln in holding if attribute(ln) is None]
     return loose[0] if len(loose) == 1 and not same else None
 
 
 def _find_line(lines: list[str], text: str) -> str | None:
-    """The line saying ``text``: the same words, else the line that starts with them ("Uses MySQL" finds
-    "Uses MySQL for the inventory app")."""
+    """The line saying ``text``: the same words, else the line that starts with them ("Uses MySQL"
+    finds "Uses MySQL for the inventory app")."""
     key = normalize(text)
     exact = next((line for line in lines if normalize(line) == key), None)
     return exact or next((line for line in lines if normalize(line).startswith(f"{key} ")), None)
@@ -466,8 +472,9 @@ def _anchor(path: str, lines: list[str]) -> int:
 def _unique(
     path: str, body: str, lines: list[str], index: int, replacement: str | None
 ) -> tuple[str, str, str] | None:
-    """An edit replacing line ``index`` by ``replacement`` (None: delete the line), its ``old_text`` widened with
-    neighbouring lines until it occurs exactly once in ``body`` (edit_file needs an exact, unique match)."""
+    """An edit replacing line ``index`` by ``replacement`` (None: delete the line), its ``old_text``
+    widened with neighbouring lines until it occurs exactly once in ``body`` (edit_file needs an
+    exact, unique match)."""
     offsets = [0]
     for ln in lines:
         offsets.append(offsets[-1] + len(ln) + 1)

