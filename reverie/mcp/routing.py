@@ -2,8 +2,11 @@
 routed by its bearer token to the one scope the token is bound to (``reverie.access``).
 
 Each scope gets the ordinary single-workspace MCP server (``build_server`` over the scope's
-``Memory``), built on its first request and kept while it is among the ``max_scopes`` most recently
-used. A request reaches only the server of its token's scope: a token for one scope never names a
+``Memory``), built on its first request. A scope's server stops when it has been idle for
+``idle_seconds``, or when more than ``max_scopes`` are open and it is the least recently used of the
+idle ones; a scope with a request in flight is never stopped under it (the count may exceed
+``max_scopes`` while every open scope is busy). A client of a stopped server reconnects and gets a
+new session. A request reaches only the server of its token's scope: a token for one scope never names a
 path, a session or a tool call of another (an MCP session id belongs to the scope's own session
 manager, so another scope's id is unknown there). A missing, unknown or revoked token gets 401
 before any scope is opened.
@@ -16,6 +19,7 @@ in a task of its own, started in the router's task group and stopped through an 
 from __future__ import annotations
 
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -38,7 +42,7 @@ log = logging.getLogger(__name__)
 
 
 class _Served:
-    """One scope's running MCP app."""
+    """One scope's running MCP app, with its requests in flight and the time it was last used."""
 
     def __init__(self, app: Any, memory: Any) -> None:
         self.app = app
@@ -46,16 +50,26 @@ class _Served:
         self.ready = anyio.Event()
         self.stop = anyio.Event()
         self.done = anyio.Event()
+        self.in_flight = 0
+        self.last_used = time.monotonic()
 
 
 class ScopeRouter:
     """The ASGI app: authenticate, find the token's scope, hand the request to that scope's MCP app."""
 
-    def __init__(self, root: ScopeRoot, *, host: str = "127.0.0.1", max_scopes: int = 256) -> None:
+    def __init__(
+        self,
+        root: ScopeRoot,
+        *,
+        host: str = "127.0.0.1",
+        max_scopes: int = 256,
+        idle_seconds: float = 600.0,
+    ) -> None:
         self.root = root
         self.tokens = TokenFile(root)
         self.host = host
         self.max_scopes = max_scopes
+        self.idle_seconds = idle_seconds
         self._served: OrderedDict[Scope, _Served] = OrderedDict()
         self._tg: TaskGroup | None = None
         self._guard = anyio.Lock()
@@ -72,11 +86,16 @@ class ScopeRouter:
             await _unauthorized(send)
             return
         served = await self._app_for(bound)
-        await served.app(scope, receive, send)
+        try:
+            await served.app(scope, receive, send)
+        finally:
+            served.in_flight -= 1
+            served.last_used = time.monotonic()
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         async with anyio.create_task_group() as tg:
             self._tg = tg
+            tg.start_soon(self._sweep_idle)
             while True:
                 message = await receive()
                 if message["type"] == "lifespan.startup":
@@ -85,10 +104,13 @@ class ScopeRouter:
                     for served in list(self._served.values()):
                         served.stop.set()
                     self._served.clear()
+                    tg.cancel_scope.cancel()  # the sweeper; the scope tasks end through their stop
                     break
         await send({"type": "lifespan.shutdown.complete"})
 
     async def _app_for(self, scope: Scope) -> _Served:
+        """The scope's running app, started if need be, counted as in use until the caller's
+        request ends (the caller decrements ``in_flight``)."""
         async with self._guard:
             served = self._served.get(scope)
             if served is not None:
@@ -96,11 +118,43 @@ class ScopeRouter:
             else:
                 served = self._start(scope)
                 self._served[scope] = served
-                while len(self._served) > self.max_scopes:
-                    _, oldest = self._served.popitem(last=False)
-                    oldest.stop.set()  # its clients reconnect and get a new session on a new server
+            served.in_flight += 1
+            served.last_used = time.monotonic()
+            self._trim()
         await served.ready.wait()
         return served
+
+    def _trim(self) -> None:
+        """Stop the least recently used idle scopes while more than ``max_scopes`` are open."""
+        excess = len(self._served) - self.max_scopes
+        for key, served in list(self._served.items()):
+            if excess <= 0:
+                break
+            if served.in_flight == 0:
+                self._stop(key)
+                excess -= 1
+
+    def evict_idle(self, now: float | None = None) -> int:
+        """Stop every scope idle for ``idle_seconds`` with no request in flight; how many stopped."""
+        now = time.monotonic() if now is None else now
+        idle = [
+            key
+            for key, served in self._served.items()
+            if served.in_flight == 0 and now - served.last_used >= self.idle_seconds
+        ]
+        for key in idle:
+            self._stop(key)
+        return len(idle)
+
+    def _stop(self, key: Scope) -> None:
+        served = self._served.pop(key)
+        served.stop.set()  # its clients reconnect and get a new session on a new server
+
+    async def _sweep_idle(self) -> None:
+        while True:
+            await anyio.sleep(max(1.0, min(60.0, self.idle_seconds / 4)))
+            async with self._guard:
+                self.evict_idle()
 
     def _start(self, scope: Scope) -> _Served:
         from .server import build_server
