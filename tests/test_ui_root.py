@@ -427,3 +427,25 @@ def test_the_command_serves_a_root_without_user(root, capsys) -> None:
     assert "without --token-file" in capsys.readouterr().err
     assert main(["--root", str(root), "--user", "carol", "ui", "--no-browser"]) == 1
     assert "has no memory yet" in capsys.readouterr().err
+
+
+def test_a_root_that_does_not_exist_is_served_empty_and_says_why(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    import reverie.ui
+
+    served = []
+
+    def fake_serve_root(root, *, host, port, token_file, ready) -> None:
+        served.append(root.root)
+        ready("http://127.0.0.1:1/?token=t")
+
+    monkeypatch.setattr(reverie.ui, "serve_root", fake_serve_root)
+    missing = tmp_path / "no-such-root"
+    assert main(["--root", str(missing), "ui", "--no-browser", "--port", "0"]) == 0
+    err = capsys.readouterr().err
+    assert served == [missing] and "that folder does not exist" in err
+    assert not missing.exists()  # serving creates nothing
+    missing.mkdir()
+    assert main(["--root", str(missing), "ui", "--no-browser", "--port", "0"]) == 0
+    assert "does not exist" not in capsys.readouterr().err

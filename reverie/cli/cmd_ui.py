@@ -50,7 +50,10 @@ def run(args: argparse.Namespace) -> int:
     host, port, token_file = args.host, args.port, args.token_file
     root, scope = getattr(args, "scope", None) or (None, None)
     if root is not None and scope is None:  # --root without --user: every scope, behind a picker
-        ready = _ready(args, f"every scope under {root.root}")
+        what = f"every scope under {root.root}"
+        if not root.root.is_dir():  # a typo shows an empty picker: say why it is empty
+            what += " (none yet: that folder does not exist; a scope's first write creates it)"
+        ready = _ready(args, what)
         serve_root(root, host=host, port=port, token_file=token_file, ready=ready)
         return 0
     with open_memory(args, existing=True) as memory:
