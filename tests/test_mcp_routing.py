@@ -159,3 +159,38 @@ def test_an_unknown_token_opens_no_scope(tmp_path: Path) -> None:
         assert sent[0]["status"] == 401 and router._served == {}
 
     anyio.run(go)
+
+
+def test_the_lifespan_sweeps_idle_scopes_and_shuts_down_promptly(tmp_path: Path) -> None:
+    router, tokens = _router(tmp_path, idle_seconds=0.2)  # swept every second (the floor)
+
+    async def go() -> None:
+        shutdown = anyio.Event()
+        said: list[str] = []
+
+        async def receive() -> dict[str, Any]:
+            if not said:
+                said.append("startup")
+                return {"type": "lifespan.startup"}
+            await shutdown.wait()
+            return {"type": "lifespan.shutdown"}
+
+        async def send(message: dict[str, Any]) -> None:
+            said.append(message["type"])
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(router, {"type": "lifespan"}, receive, send)
+            await anyio.wait_all_tasks_blocked()
+            tg.start_soon(_request, router, tokens["ann"])
+            await anyio.wait_all_tasks_blocked()
+            ann = _open(router)["ann"]
+            ann.app.release.set()
+            with anyio.fail_after(5):
+                await ann.stop.wait()  # stopped by the sweeper, not by the test
+            assert _open(router) == {}
+            shutdown.set()
+            with anyio.fail_after(5):
+                while "lifespan.shutdown.complete" not in said:
+                    await anyio.sleep(0.01)
+
+    anyio.run(go)

@@ -73,6 +73,7 @@ class ScopeRouter:
         self._served: OrderedDict[Scope, _Served] = OrderedDict()
         self._tg: TaskGroup | None = None
         self._guard = anyio.Lock()
+        self._closing = anyio.Event()
 
     async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -104,7 +105,7 @@ class ScopeRouter:
                     for served in list(self._served.values()):
                         served.stop.set()
                     self._served.clear()
-                    tg.cancel_scope.cancel()  # the sweeper; the scope tasks end through their stop
+                    self._closing.set()  # the sweeper ends; each scope's task ends through its stop
                     break
         await send({"type": "lifespan.shutdown.complete"})
 
@@ -152,7 +153,10 @@ class ScopeRouter:
 
     async def _sweep_idle(self) -> None:
         while True:
-            await anyio.sleep(max(1.0, min(60.0, self.idle_seconds / 4)))
+            with anyio.move_on_after(max(1.0, min(60.0, self.idle_seconds / 4))):
+                await self._closing.wait()
+            if self._closing.is_set():
+                return
             async with self._guard:
                 self.evict_idle()
 
