@@ -79,7 +79,49 @@ def static_files() -> StaticFiles:
     return StaticFiles(directory=HERE / "static")
 
 
-class UI:
+class Pages:
+    """What the UI's page handlers share (a workspace's screens, a root's picker): rendering a
+    template with the session's values and the handler's ``frame``, a posted form behind its CSRF
+    check, and the error page."""
+
+    def frame(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def render(
+        self, request: Request, name: str, status_code: int = 200, **context: Any
+    ) -> HTMLResponse:
+        session = session_of(request)
+        context.update(
+            request=request,
+            csrf=session.csrf,
+            csrf_field=CSRF_FIELD,
+            flashes=session.take_flashes(),
+            **self.frame(),
+        )
+        return HTMLResponse(
+            templates().get_template(name).render(**context), status_code=status_code
+        )
+
+    async def form(self, request: Request) -> dict[str, str]:
+        """The posted form, after the CSRF check (403 without the session's token)."""
+        data = await request.form()
+        if not check_csrf(session_of(request), data.get(CSRF_FIELD)):
+            raise HTTPException(403, "missing or wrong CSRF token: reload the page and try again")
+        return {k: v for k, v in data.items() if isinstance(v, str)}
+
+    async def error(self, request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
+        if "ui_session" not in request.scope.get("state", {}):
+            return HTMLResponse(
+                f"<!doctype html><title>Reverie</title><p>{status}</p>", status_code=status
+            )
+        return self.render(
+            request, "error.html", status_code=status, status=status, detail=detail, active=""
+        )
+
+
+class UI(Pages):
     """The handlers, over one ``Memory`` (its async verbs each use a handle of their own). ``base``
     prefixes every URL the pages and redirects make; ``picker``: the address of the root's user
     picker (root mode only)."""
@@ -89,34 +131,19 @@ class UI:
         self.base = base
         self.picker = picker
         self.job = DreamJob()
-        self.env = templates()
         scope = memory.runtime.scope
         self.scope = scope[1] if scope is not None else None  # shown in the header
 
     # -- plumbing ---------------------------------------------------------------------------------------------
-    def render(
-        self, request: Request, name: str, status_code: int = 200, **context: Any
-    ) -> HTMLResponse:
-        session = _session(request)
-        context.update(
-            request=request,
-            csrf=session.csrf,
-            csrf_field=CSRF_FIELD,
-            flashes=session.take_flashes(),
-            workspace=str(self.memory.workspace.root),
-            base=self.base,
-            picker=self.picker,
-            scope=self.scope,
-            screens=True,
-        )
-        return HTMLResponse(self.env.get_template(name).render(**context), status_code=status_code)
-
-    async def form(self, request: Request) -> dict[str, str]:
-        """The posted form, after the CSRF check (403 without the session's token)."""
-        data = await request.form()
-        if not check_csrf(_session(request), data.get(CSRF_FIELD)):
-            raise HTTPException(403, "missing or wrong CSRF token: reload the page and try again")
-        return {k: v for k, v in data.items() if isinstance(v, str)}
+    def frame(self) -> dict[str, Any]:
+        """What every page of this workspace shows around its content (see ``Pages.render``)."""
+        return {
+            "workspace": str(self.memory.workspace.root),
+            "base": self.base,
+            "picker": self.picker,
+            "scope": self.scope,
+            "screens": True,
+        }
 
     async def act(
         self, request: Request, back: str, action: Callable[[dict[str, str]], Awaitable[str]]
@@ -124,7 +151,7 @@ class UI:
         """Run an action from a posted form; its message (or its error) is shown on ``back``'s page
         (a path of this workspace's screens: the base is added here)."""
         form = await self.form(request)
-        session = _session(request)
+        session = session_of(request)
         try:
             session.flash("ok", await action(form))
         except ReverieError as exc:
@@ -450,7 +477,7 @@ class UI:
     async def dream_now(self, request: Request) -> Response:
         await self.form(request)
         if not self.job.start(self.memory):
-            _session(request).flash(
+            session_of(request).flash(
                 "error", "Dream is already running from this page: its progress is below."
             )
         return self.redirect("/dream")
@@ -464,17 +491,6 @@ class UI:
     async def home(self, request: Request) -> Response:
         return self.redirect("/memory")
 
-    async def error(self, request: Request, exc: Exception) -> Response:
-        status = exc.status_code if isinstance(exc, HTTPException) else 500
-        detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
-        if "ui_session" not in request.scope.get("state", {}):
-            return HTMLResponse(
-                f"<!doctype html><title>Reverie</title><p>{status}</p>", status_code=status
-            )
-        return self.render(
-            request, "error.html", status_code=status, status=status, detail=detail, active=""
-        )
-
 
 def _local(path: str | None) -> str | None:
     """A form's path to go back to, if it is one of this server's (``/…``, not ``//host/…``)."""
@@ -483,7 +499,8 @@ def _local(path: str | None) -> str | None:
     return path
 
 
-def _session(request: Request) -> UISession:
+def session_of(request: Request) -> UISession:
+    """The request's session, which the ``Guard`` put in its scope."""
     session: UISession = request.scope["state"]["ui_session"]
     return session
 

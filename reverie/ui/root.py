@@ -31,14 +31,14 @@ from typing import TYPE_CHECKING, Any
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import Mount, Route
 
 from ..errors import InvalidScopeError
 from ..memory import open as open_memory
 from ..scopes import Scope, ScopeRoot, read_scope
-from .app import UI, scope_app, static_files, templates
-from .security import CSRF_FIELD, Guard, Sessions, UISession, check_csrf
+from .app import UI, Pages, scope_app, static_files
+from .security import Guard, Sessions
 
 if TYPE_CHECKING:
     from starlette.types import Receive, Send
@@ -169,30 +169,21 @@ class ScopeApps:
             entry.ui.memory.close()
 
 
-class Picker:
+class Picker(Pages):
     """The picker's handlers: the page, the form's post, and the root's error page."""
 
     def __init__(self, root: ScopeRoot, scopes: ScopeApps) -> None:
         self.root = root
         self.scopes = scopes
 
-    def render(
-        self, request: Request, name: str, status_code: int = 200, **context: Any
-    ) -> HTMLResponse:
-        session = _session(request)
-        context.update(
-            request=request,
-            csrf=session.csrf,
-            csrf_field=CSRF_FIELD,
-            flashes=session.take_flashes(),
-            workspace=str(self.root.root),
-            base="",
-            picker=PICKER,
-            scope=None,
-            screens=False,
-        )
-        html = templates().get_template(name).render(**context)
-        return HTMLResponse(html, status_code=status_code)
+    def frame(self) -> dict[str, Any]:
+        return {
+            "workspace": str(self.root.root),
+            "base": "",
+            "picker": PICKER,
+            "scope": None,
+            "screens": False,
+        }
 
     async def page(
         self,
@@ -221,10 +212,8 @@ class Picker:
         return [scope for scope, _ws in islice(self.root.scopes(), LISTED + 1)]
 
     async def pick(self, request: Request) -> Response:
-        form = await request.form()
-        if not check_csrf(_session(request), form.get(CSRF_FIELD)):
-            raise HTTPException(403, "missing or wrong CSRF token: reload the page and try again")
-        user, agent = _text(form.get("user")), _text(form.get("agent"))
+        form = await self.form(request)
+        user, agent = form.get("user", ""), form.get("agent", "")
         try:
             scope = Scope(user, agent or None)  # an empty agent field: the user's own scope
         except InvalidScopeError as exc:
@@ -240,26 +229,6 @@ class Picker:
             )
         self.scopes.open(scope)
         return RedirectResponse(f"/s/{scope.name}/memory", status_code=303)
-
-    async def error(self, request: Request, exc: Exception) -> Response:
-        status = exc.status_code if isinstance(exc, HTTPException) else 500
-        detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
-        if "ui_session" not in request.scope.get("state", {}):
-            return HTMLResponse(
-                f"<!doctype html><title>Reverie</title><p>{status}</p>", status_code=status
-            )
-        return self.render(
-            request, "error.html", status_code=status, status=status, detail=detail, active=""
-        )
-
-
-def _session(request: Request) -> UISession:
-    session: UISession = request.scope["state"]["ui_session"]
-    return session
-
-
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
 
 
 def build_root_app(
