@@ -1838,17 +1838,15 @@ _LIKE_TAIL = re.compile(
 )
 #: Object pronouns: a like of "them" names nothing out of its conversation ("I also like holding
 #: them").
-_OBJECT_PRONOUNS = _words(
-    "them him her us it one ones those these this that stuff things myself ourselves yourself yourselves "
-    "themselves himself herself itself"
-)
 _PERSONAL = _words("him her them us you me myself ourselves yourself themselves himself herself")
+#: Besides those, what names nothing as a like's last word ("I like it", "I love those").
+_OBJECT_PRONOUNS = _words("it one ones those these this that stuff things yourselves itself")
 #: Particles that end a phrasal verb cut from its object ("curling up [with a book]").
 _PARTICLES = _words("up out down off in on over around away back along through about into")
 #: Gerunds that name no pastime without their object ("playing", "pushing").
 _TRANSITIVE_GERUNDS = _words(
     "playing pushing making taking trying putting keeping giving getting doing having watching using seeing "
-    "learning helping building working trying creating sharing finding"
+    "learning helping building working creating sharing finding"
 )
 #: Particles that only make a phrasal verb ("hanging around"), never a place ("hiking in the
 #: hills").
@@ -1869,7 +1867,8 @@ def liked(text: str) -> str | None:
     """A "Likes …" line as a lasting fact, or None: the qualifier that ends it dropped ("too"), and
     a value that names no lasting thing out of its conversation refused (a pronoun, a cut phrasal
     verb, one occasion: "the feast", a scene: "sinking into different magical worlds"). Precision
-    first: a refused like stays in history."""
+    first: a refused like stays in history. A dislike, an allergy or a preference only loses its
+    trailing qualifier; any other line is returned as it is."""
     for head in ("Dislikes ", "Allergic to ", "Prefers "):
         if text.startswith(head):
             return head + _LIKE_TAIL.sub("", text.removeprefix(head).strip())
