@@ -1029,7 +1029,7 @@ I work at a startup.
 I live in a van.
 I live with my parents.
 I love a good mystery.
-I love the sea.
+I love the sea. => USER | Likes the sea
 I prefer the second option.
 I prefer not to say.
 I prefer to wait.
@@ -2042,6 +2042,82 @@ I'm vegan-curious, still figuring it out.
 I'm basically a professional napper.
 Go Wolves! We're unstoppable this year.
 I moved on from that job a long time ago and never looked back.
+# --- issue 26, fourth round: around each new shape (a generic "the", genres, diets, ways to unwind, language
+# --- lessons, "about different …", "not really into", media about a topic, "The Title")
+# around the fourth round's shapes (written before running)
+I love the idea of living by the ocean.
+I love the ocean view from your balcony.
+I'd love the mountains this time of year.
+My sister loves the ocean.
+Do you love the ocean as much as I do?
+I love the pic of the beach!
+I love the sea in your painting.
+I love the mountains in that photo.
+I love the ocean in my novel's opening scene.
+I love the sound of the rain.
+I love the guy at the beach bar.
+I love the teacher.
+I love the weekend.
+I love the beach, said nobody in my family ever.
+I love black and white movies.
+I love salt and pepper chips.
+I love rock and roll songs.
+My kids love action and adventure movies.
+I used to love horror and thriller movies.
+Do you love action and sci-fi movies?
+I'd love some action and comedy movies tonight.
+I love the action and sci-fi movies you recommended.
+I love old and new movies.
+Dairy-free is a must for my sister.
+A dairy-free option is a must for the party.
+Gluten-free is a must at our bakery.
+Is dairy-free a must for you?
+I can't have dairy this week, doctor's orders.
+I can't have dairy in the house because my son is allergic.
+My daughter can't have dairy.
+If I can't have dairy, I'll just have fruit.
+I can't have gluten-free bread every day, it's too expensive.
+I can't have sugar before the race.
+Yelling into a pillow helps me unwind.
+Talking to you helps me unwind.
+Watching him play helps me unwind.
+Taking a nap sometimes helps me unwind.
+Does reading help you unwind?
+Reading helps my son unwind.
+Nothing helps me unwind these days.
+Painting might help me unwind.
+Crying helps me unwind, weirdly.
+Screaming at the TV helps me unwind.
+My son's German lessons start next week.
+I quit my German lessons last year.
+I'm thinking of taking German lessons.
+My German lessons were a waste of money.
+I gave up on my Spanish classes.
+Are you still taking Spanish lessons?
+I'm taking my daughter to her French lessons.
+I'm taking Friday lessons now.
+I love talking about different things with you.
+I love hearing about different parts of your trip.
+My students love learning about different cultures.
+I'd love learning about different cultures.
+I love learning about different cultures in my novel.
+I'm not really into it.
+I'm not really into him.
+I'm not really into the idea.
+I'm not really into you, sorry.
+It's not that I'm not really into hiking.
+My wife's not really into hiking.
+I'm not really into hiking today.
+I love books about you.
+I love stories about the time we went camping.
+I love documentaries about my hometown.
+My son loves books about dinosaurs.
+I love the books about dinosaurs you gave me.
+Do you love books about space?
+The one you sent is one of my favorites.
+The ending is one of my favorites.
+The kids are my favourites.
+The Hobbit is one of my son's favorites.
 """
 
 

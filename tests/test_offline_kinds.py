@@ -115,7 +115,6 @@ def test_places_languages_and_names_against_the_data() -> None:
         ("I'm allergic to cockroaches as well.", {"Allergic to cockroaches"}),
         # a half that may qualify the other, a pronoun, a cut phrasal verb, one occasion, a scene,
         # this chat
-        ("I love fantasy and sci-fi movies.", set()),
         ("I love rock and roll.", set()),
         ("I also like holding them.", set()),
         ("I love curling up with a good book.", set()),
@@ -151,3 +150,81 @@ def test_a_dated_change_is_no_passing_state() -> None:
     ]
     assert said == ["No longer works at Door Dash"]
     assert extract_facts("I'm working from Café Lisboa this week.") == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "lines"),
+    [
+        # two genres of one kind of work; a pair that is no two genres stays unsure
+        ("I love fantasy and sci-fi movies.", {"Likes fantasy movies", "Likes sci-fi movies"}),
+        ("I enjoy horror and mystery novels.", {"Likes horror novels", "Likes mystery novels"}),
+        ("I love black and white movies.", set()),
+        ("I love salt and pepper chips.", set()),
+        ("My kids love action and adventure movies.", set()),
+        # "the" before a setting named in general; before anything else it points at one thing
+        ("I love the ocean.", {"Likes the ocean"}),
+        ("I've always loved the mountains.", {"Likes the mountains"}),
+        ("I love the teacher.", set()),
+        ("I love the pic of the beach!", set()),
+        ("I love the sea in your painting.", set()),
+        # a title with its "The" among one's favourites
+        ("The Hobbit is one of my favorites too.", {"Likes The Hobbit"}),
+        ("The ending is one of my favorites.", set()),
+        ("The Hobbit is one of my son's favorites.", set()),
+        # pastimes that help one unwind, each of a list; letting off steam is none
+        (
+            "Playing video games or watching movies helps me unwind.",
+            {"Likes playing video games", "Likes watching movies"},
+        ),
+        ("Knitting helps me relax.", {"Likes knitting"}),
+        ("Crying helps me unwind, weirdly.", set()),
+        ("Talking to you helps me unwind.", set()),
+        ("Reading helps my son unwind.", set()),
+        ("Painting might help me unwind.", set()),
+        # a topic of books or films, whole; one tied to this talk or one occasion is none
+        (
+            "I love non-fiction books about personal development and mindset.",
+            {"Likes non-fiction books about personal development and mindset"},
+        ),
+        ("I enjoy documentaries about space.", {"Likes documentaries about space"}),
+        ("I love books about you.", set()),
+        ("I love stories about the time we went camping.", set()),
+        ("I love documentaries about my hometown.", set()),
+        ("I love learning about different cultures.", {"Likes learning about different cultures"}),
+        ("I love hearing about different parts of your trip.", set()),
+        ("I'd love learning about different cultures.", set()),
+        # a "not … but I …" is two clauses, not a correction
+        ("I'm not into hiking but I'm curious to see the trail.", {"Dislikes hiking"}),
+    ],
+)
+def test_fourth_round_likes(sentence: str, lines: set[str]) -> None:
+    written = {line for rel, line in corpus.learn(sentence, "history").facts() if rel == "USER.md"}
+    assert written == lines, sentence
+
+
+@pytest.mark.parametrize(
+    ("sentence", "lines"),
+    [
+        ("Dairy-free is a must for me, especially for desserts.", {"Diet: dairy-free"}),
+        ("Unfortunately, I can't have dairy, so no ice cream for me.", {"Diet: dairy-free"}),
+        ("I can't eat gluten anymore.", {"Diet: gluten-free"}),
+        ("Dairy-free is a must for my sister.", set()),
+        ("A dairy-free option is a must for the party.", set()),
+        ("I can't have dairy in the house because my son is allergic.", set()),
+        ("I can't have dairy this week, doctor's orders.", set()),
+        ("My daughter can't have dairy.", set()),
+        ("I can't have gluten-free bread every day, it's too expensive.", set()),
+        # lessons one takes or keeps up with, in a language ISO 639-1 names
+        ("I'm definitely going to keep up with my German lessons.", {"Is learning German"}),
+        ("I'm taking Spanish classes.", {"Is learning Spanish"}),
+        ("I'm learning how to play the violin now.", {"Is learning the violin"}),
+        ("I quit my German lessons last year.", set()),
+        ("I'm thinking of taking German lessons.", set()),
+        ("I'm taking my daughter to her French lessons.", set()),
+        ("I'm taking Friday lessons now.", set()),
+        ("I'm going to start German lessons next year.", set()),
+    ],
+)
+def test_fourth_round_diets_and_lessons(sentence: str, lines: set[str]) -> None:
+    written = {line for rel, line in corpus.learn(sentence, "history").facts() if rel == "USER.md"}
+    assert written == lines, sentence

@@ -152,7 +152,8 @@ VAGUE = _words(
 UNPLEASANT = _words(
     "waiting wait queue queues traffic stuck delay delays delayed broken bug bugs crash crashes crashing outage "
     "outages taxes tax paperwork overtime deadline deadlines mondays meetings spam ads hold debugging rain "
-    "commute commuting lag failing fails failure errors flu headache headaches hangover hangovers"
+    "commute commuting lag failing fails failure errors flu headache headaches hangover hangovers "
+    "crying screaming yelling shouting venting sobbing"  # ways to let off steam, not pastimes
 )
 #: Technologies: a tool in use is one of these or a capitalised name ("we use Slack", not "we use a
 #: hack").
@@ -176,6 +177,11 @@ KIN = (
     "parrot|hamster|rabbit|horse"
 )
 PETS = "dog|cat|puppy|kitten|parrot|hamster|rabbit|horse|turtle|tortoise|snake|lizard|guinea pig|ferret|bird|fish"
+#: Genres of films, books and games: "action and sci-fi movies" is two likes, "black and white movies" none.
+GENRES = (
+    "action|adventure|animated|anime|comedy|crime|detective|documentary|drama|dystopian|fantasy|historical|horror|"
+    "indie|mystery|romance|romantic|sci-fi|science fiction|spy|superhero|thriller|war|western|zombie"
+)
 INSTRUMENTS = (
     "guitar|bass|piano|keyboard|violin|viola|cello|double bass|clarinet|flute|oboe|bassoon|saxophone|sax|"
     "trumpet|trombone|tuba|french horn|drums|ukulele|harp|banjo|mandolin|harmonica|accordion|organ"
@@ -349,11 +355,18 @@ def is_tool(value: str) -> bool:
 
 
 _EMPTY_TAIL = _words("time out stuff things everything it that this there here together")
+#: Settings that "the" names in general, not one of them in view ("I love the ocean", not "I love the
+#: vase in the pic"): a like of anything else after "the" is about one thing of the conversation.
+_GENERIC_THE = _words(
+    "ocean oceans sea beach mountains outdoors countryside woods forest snow rain sun desert wilderness"
+)
 
 
 def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
     """Something a person can like or dislike: a short noun phrase, not a pronoun, not a vague or unpleasant one."""
     words = [w.strip(".,!'\"").replace("’", "'").lower() for w in _tokens(value)]
+    if len(words) == 2 and words[0] == "the" and words[1] in _GENERIC_THE:
+        return True  # "I love the ocean"
     if (
         not words
         or len(words) > 6
@@ -410,7 +423,7 @@ _ONE_OCCASION = frozenset(
 def is_activity(value: str) -> bool:
     """A pastime said as a gerund ("hiking in the mountains"), or a list of them, and not one
     occasion ("painting together lately")."""
-    items = [i for i in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", value.lower()) if i]
+    items = [i for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", value.lower()) if i]
     return (
         bool(items)
         and len(items) <= 5
@@ -423,6 +436,38 @@ def is_activity(value: str) -> bool:
             for item in items
             for words in [item.split()]
         )
+    )
+
+
+_TITLE = re.compile(r"The(?: (?:of|the|and|a|[A-Z][\w'’:-]*)){0,4} [A-Z][\w'’:-]*")
+
+
+def is_thing_or_title(value: str) -> bool:
+    """A liked thing, or a title that opens with its "The" ("The Hobbit is one of my favorites")."""
+    return is_thing(value) or bool(_TITLE.fullmatch(value.strip()))
+
+
+#: What a topic can be liked in: "I love books about personal development".
+MEDIA = (
+    "books|novels|stories|movies|films|documentaries|podcasts|shows|series|comics|articles|songs"
+)
+_ABOUT = re.compile(rf"(?:[\w-]+ )?(?:{MEDIA}) about [a-z][\w -]*")
+#: Words that tie a topic to this conversation or one occasion ("books about you", "stories about the
+#: time we went camping").
+_NOT_TOPIC = _words(
+    "my your his her their our the a an this that these those it we i you he she they me him them us "
+    "when what how who where which time"
+)
+
+
+def is_about(value: str) -> bool:
+    """Books, films … about a topic: a generic topic of at most eight words in all, no pronoun,
+    no article, no one occasion."""
+    words = value.lower().split()
+    return (
+        bool(_ABOUT.fullmatch(value.strip()))
+        and len(words) <= 8
+        and not set(words) & (_NOT_TOPIC | _QUALIFIERS)
     )
 
 
@@ -507,6 +552,8 @@ _KINDS: dict[str, Callable[[str], bool]] = {
     "specific": is_specific,
     "any-thing": is_any_thing,
     "allergen": is_allergen,
+    "thing-or-title": is_thing_or_title,
+    "about": is_about,
 }
 
 
@@ -809,12 +856,22 @@ _RULES: list[Rule] = [
     ),
     _rule(
         rf"\bi(?:'m| am)(?: (?!my\b|his\b|her\b|their\b|the\b|an?\b|our\b|your\b)[a-z]+){{0,3}}?,? (?:just |also |"
-        rf"currently |now )?learning (?:to play )?(?:the )?(?P<v>{INSTRUMENTS})\b",
+        rf"currently |now )?learning (?:(?:how )?to play )?(?:the )?(?P<v>{INSTRUMENTS})\b",
         "Is learning the {v}",
         "",
     ),
     _rule(
         r"\bi(?:'m| am) (?:just |also |currently |now )?learning (?P<v>[A-Z][a-z]+)\b",
+        "Is learning {v}",
+        "v=lang",
+    ),
+    # lessons the user takes or keeps up with: "I'm taking German lessons", "I'll keep up with my
+    # Spanish classes" (not "I quit my German lessons", "my son's French lessons")
+    _rule(
+        r"\bi(?:'m| am|'ve been| have been|'ll| will)? (?:definitely |still |also |now |currently )?"
+        r"(?:going to |gonna )?(?:keep(?:ing)? up with|keep(?:ing)? going with|continu(?:e|ing) with|"
+        r"carry(?:ing)? on with|tak(?:e|ing)|lov(?:e|ing)|enjoy(?:ing)?) (?:my )?(?P<v>[A-Z][a-z]+) "
+        r"(?:lessons|classes|course|lesson)\b",
         "Is learning {v}",
         "v=lang",
     ),
@@ -916,6 +973,28 @@ _RULES: list[Rule] = [
         "Likes {v}",
         "v=thing",
     ),
+    # "I love action and sci-fi movies": two genres of one kind of work, a like each ("black and
+    # white movies", "rock and roll songs" name no two genres)
+    _rule(
+        rf"\bi (?:really |also |absolutely |just )?(?:like|love|enjoy|adore) (?P<v>{GENRES}) and (?:{GENRES}) "
+        rf"(?P<k>{MEDIA})\b",
+        "Likes {v} {k}",
+        "",
+    ),
+    _rule(
+        rf"\bi (?:really |also |absolutely |just )?(?:like|love|enjoy|adore) (?:{GENRES}) and (?P<v>{GENRES}) "
+        rf"(?P<k>{MEDIA})\b",
+        "Likes {v} {k}",
+        "",
+    ),
+    # "I love non-fiction books about personal development and mindset": the whole topic, to the
+    # sentence's end
+    _rule(
+        r"\bi (?:really |also |absolutely |just )?(?:like|love|enjoy|adore) (?P<v>[a-z][\w -]{3,80}?)"
+        r"(?=\s*(?:[.!;]|$))",
+        "Likes {v}",
+        "v=about",
+    ),
     # a list of pastimes, every item a gerund of at most two words: "I love cooking, baking, and
     # gardening"
     _rule(
@@ -936,6 +1015,14 @@ _RULES: list[Rule] = [
         r"(?:to )?(?:relax|unwind|de-?stress|recharge)\b",
         "Likes {v}",
         "v=activity",
+    ),
+    # "Playing video games or watching movies helps me unwind": each pastime
+    _rule(
+        r"^(?P<v>[a-z]+ing(?: [\w'-]+){0,3}(?:(?:,| or| and| or just| and just) [a-z]+ing(?: [\w'-]+){0,3}){0,2}) "
+        r"(?:really |always |just )?helps? me (?:to )?(?:unwind|relax|de-?stress|recharge|chill(?: out)?)\b",
+        "Likes {v}",
+        "v=activity",
+        each=True,
     ),
     # "I'm a huge Lakers fan": the team, sport or band before "fan" (one or two words)
     _rule(
@@ -979,7 +1066,7 @@ _RULES: list[Rule] = [
         r"one of my (?:faves|favou?rites|favou?rite (?:things|hobbies|pastimes|activities)|passions|hobbies)|"
         r"my top pick|a favou?rite of mine|a passion of mine|at the top of my list)\b",
         "Likes {v}",
-        "v=thing",
+        "v=thing-or-title",
         each=True,
     ),
     # A preference compares, so an unpleasant thing is sincere here ("I prefer early meetings"), not
@@ -1017,6 +1104,20 @@ _RULES: list[Rule] = [
         r"kosher|halal|plant-based|low-carb|sugar-free)(?: diet)?\b",
         "Diet: {v}",
         "",
+    ),
+    _rule(
+        r"^(?P<v>gluten-free|dairy-free|lactose-free|sugar-free) (?:is|has to be) (?:a must|non-negotiable|essential) "
+        r"for me\b",
+        "Diet: {v}",
+        "",
+    ),
+    # "I can't have dairy, so no ice cream for me"; not "… in the house", "… before the race"
+    _rule(
+        r"\bi (?:can't|cannot|can not) (?:have|eat|do|tolerate) (?P<v>dairy|gluten|lactose)"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:anymore|any more|at all)\b)",
+        "Diet: {v}-free",
+        "",
+        negative=True,
     ),
     _rule(
         r"\bi (?:eat|follow|keep) (?:an? |strictly )?(?P<v>gluten-free|dairy-free|keto|paleo|kosher|halal|plant-based|"
@@ -1334,8 +1435,8 @@ _QUESTION_START = re.compile(
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|unless|whether|would|could|might|may be|maybe|perhaps|possibly|probably|wish|imagine|suppose|"
     r"supposing|pretend|hypothetically|in theory|someday|some day|one day|dream of|dreaming|thinking about|"
-    r"thinking of|considering|planning to|plan to|hoping to|hope to|want to|wanted to|wants to|going to (?!(?-i:[A-Z]))"
-    r"|gonna|should i|what if|let's say|used to|was going to|almost|nearly|pretending|joking|kidding|just kidding)\b",
+    r"thinking of|considering|planning to|plan to|hoping to|hope to|want to|wanted to|wants to|going to (?!(?-i:[A-Z])|keep up with|keep going with|continue|carry on)"
+    r"|gonna(?! keep up with| keep going with| continue| carry on)|should i|what if|let's say|used to|was going to|almost|nearly|pretending|joking|kidding|just kidding)\b",
     re.I,
 )
 _REPORTED = re.compile(
@@ -1386,7 +1487,9 @@ _CHANGE_CUE = re.compile(
     re.I,
 )
 _NOT_BUT = re.compile(
-    r"\bnot (?P<p>(?:in|at|as|for) )?(?P<o>[^,.;]{1,40}?),? but (?:(?P=p))?", re.I
+    r"\bnot (?P<p>(?:in|at|as|for) )?(?P<o>[^,.;]{1,40}?),? but (?!(?:i|i'm|i've|it|it's|we|they|he|she|you)\b)"
+    r"(?:(?P=p))?",
+    re.I,
 )
 _FILLER = re.compile(
     r"^(?:oh|well|btw|by the way|so|also|anyway|ok|okay|hmm|and|fyi|fun fact|for the record|"
@@ -1632,8 +1735,11 @@ def _clean(value: str, proper: bool, *, strip: bool = True) -> str:
     if not strip:
         return value
     value = re.sub(r"^(?:the city of|our|my|in|at)\s+", "", value, flags=re.I)
-    if not proper or not re.match(r"^the\s+[A-Z]", value):  # "the Netherlands" keeps its article
-        value = re.sub(r"^the\s+", "", value, flags=re.I)
+    if re.fullmatch(r"(?i:the)\s+\w+", value) and value.split()[-1].lower() in _GENERIC_THE:
+        return value  # "the ocean": without it, one would read "ocean" as a material or a colour
+    if (proper and re.match(r"^the\s+[A-Z]", value)) or _TITLE.fullmatch(value):
+        return value  # "the Netherlands"; a title said with its capital "The" ("The Hobbit")
+    value = re.sub(r"^the\s+", "", value, flags=re.I)
     return value
 
 
@@ -1828,7 +1934,7 @@ def _sentence_capital(value: str) -> bool:
     )
 
 
-_GERUND_LIST = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
+_GERUND_LIST = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
 
 #: Said after a like, these qualify the saying, not the thing ("I love traveling too").
 _LIKE_TAIL = re.compile(
@@ -1878,6 +1984,16 @@ def liked(text: str) -> str | None:
     value = _LIKE_TAIL.sub("", value.strip())
     words = value.split()
     lower = [w.lower().strip(".,!'\"") for w in words]
+    if is_about(value):
+        return f"{head} {value}"  # "books about personal development and mindset": a topic
+    if (
+        len(lower) in (3, 4)
+        and lower[0] in ("learning", "reading")
+        and lower[1] == "about"
+        and lower[2:3] == ["different"]
+        and is_thing(" ".join(lower[3:]))
+    ):
+        return f"{head} {value}"  # "learning about different cultures": a pursuit, "different" no occasion
     if not words or len(words) > 4:
         return None
     if lower[-1] in _OBJECT_PRONOUNS or lower[-1] in _PARTICLES or set(lower) & _PERSONAL:
