@@ -2118,6 +2118,61 @@ The one you sent is one of my favorites.
 The ending is one of my favorites.
 The kids are my favourites.
 The Hobbit is one of my son's favorites.
+# --- issue 26, fourth round, second set: fans of a kind of work, "we love <Title>", favourite colours, learning a
+# --- language, being outdoors, a love shared, "so that might …", "that kind of", "having …", "like to <verb>"
+# around the fourth round's second shapes (written before running)
+I'm a total movie fan, said my brother.
+My dad is a total movie fan.
+Are you a total movie fan?
+I'm a total movie buff wannabe, lol.
+We love Grandma Rose.
+We love Aunt Mary's cooking.
+We love "Home Alone"? Not really.
+My parents love "The Santa Clause".
+We'd love "Home Alone" for movie night.
+Blue's my fave shirt.
+Blue is my sister's favourite colour.
+Red is my fave wine.
+The blue one is my fave.
+Blue's my fave, said Anna.
+Learning German has been tough for my wife.
+Learning German has been a dream of mine.
+Learning German is hard, I hear.
+Learning German would be fun.
+I love being right.
+I love being alone with my thoughts.
+I love being with you.
+I love being outdoors in my dreams.
+They share a love for hiking.
+You two share a love for reading.
+It's great that you share a love for reading with your son.
+Sharing my love for you has been great.
+I do like him, so that might be a problem.
+Maybe I like her, so that might be fun.
+That kind of thing is my jam.
+That kind of weather is the worst.
+I'm kind of a foodie.
+I love having you here.
+I love having friends over.
+I love having a dog.
+I love having time to myself.
+We love having the place to ourselves.
+I love having the kids around.
+I like to think I'm a good cook.
+I'd like to visit Japan.
+I like to keep my options open.
+I love to hear that!
+I love to see it.
+I like to say that life is short.
+I love to see you happy.
+My son likes to collect stamps.
+I used to like to collect stamps.
+I like to collect stamps in my dreams.
+I like to go.
+I like to know what's going on.
+I'd love to travel more.
+I like to remind myself that it's okay.
+I love to help you out.
 """
 
 

@@ -228,3 +228,52 @@ def test_fourth_round_likes(sentence: str, lines: set[str]) -> None:
 def test_fourth_round_diets_and_lessons(sentence: str, lines: set[str]) -> None:
     written = {line for rel, line in corpus.learn(sentence, "history").facts() if rel == "USER.md"}
     assert written == lines, sentence
+
+
+@pytest.mark.parametrize(
+    ("sentence", "lines"),
+    [
+        # a fan of a kind of work likes it in the plural; someone else's words name the speaker after
+        ("I'm a total movie fan!", {"Likes movies"}),
+        ("I'm a total movie fan, said my brother.", set()),
+        ("My dad is a total movie fan.", set()),
+        # "we love" a quoted title; a person is none
+        ('We love "Home Alone" - it always brings lots of laughs!', {"Likes Home Alone"}),
+        ("We love Grandma Rose.", set()),
+        ('My parents love "The Santa Clause".', set()),
+        # a colour said as one's fave, ending its clause
+        ("Blue's my fave, it makes me feel relaxed.", {"Favourite colour: blue"}),
+        ("Blue's my fave shirt.", set()),
+        ("Blue is my sister's favourite colour.", set()),
+        # the speaker's own experience of learning a language
+        ("Learning German has been tough but worth it.", {"Is learning German"}),
+        ("Learning German has been tough for my wife.", set()),
+        ("Learning German has been a dream of mine.", set()),
+        ("Learning German is hard, I hear.", set()),
+        # being outdoors; a love shared by "we"; "having" a plural thing
+        ("We love being outdoors - going for hikes.", {"Likes being outdoors"}),
+        ("I love being right.", set()),
+        ("It's great that we share a love for reading.", {"Likes reading"}),
+        ("They share a love for hiking.", set()),
+        ("Sharing my love for dairy-free desserts has been fun.", {"Likes dairy-free desserts"}),
+        ("I love having picnics.", {"Likes picnics"}),
+        ("I love having friends over.", set()),
+        ("I love having you here.", set()),
+        # "so that might …" is a clause of its own; "that kind of" is no hedge
+        ("Maybe! I do like nature, so that might be fun.", {"Likes nature"}),
+        ("That kind of heart is why I love basketball.", {"Likes basketball"}),
+        ("I'm kind of a foodie.", set()),
+        # "like to <verb>": the pastime as a gerund; a verb of saying, thinking or seeing is none
+        ("I like to collect jerseys.", {"Likes collecting jerseys"}),
+        ("I love to swim.", {"Likes swimming"}),
+        ("I like to think I'm a good cook.", set()),
+        ("I love to see it.", set()),
+        ("I like to keep my options open.", set()),
+        ("I'd like to visit Japan.", set()),
+        ("My son likes to collect stamps.", set()),
+        ("I used to like to collect stamps.", set()),
+    ],
+)
+def test_fourth_round_second_shapes(sentence: str, lines: set[str]) -> None:
+    written = {line for rel, line in corpus.learn(sentence, "history").facts() if rel == "USER.md"}
+    assert written == lines, sentence

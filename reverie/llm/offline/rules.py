@@ -177,6 +177,10 @@ KIN = (
     "parrot|hamster|rabbit|horse"
 )
 PETS = "dog|cat|puppy|kitten|parrot|hamster|rabbit|horse|turtle|tortoise|snake|lizard|guinea pig|ferret|bird|fish"
+COLOURS = (
+    "red|orange|yellow|green|blue|purple|violet|pink|black|white|grey|gray|brown|teal|turquoise|navy|"
+    "lavender|gold|silver"
+)
 #: Genres of films, books and games: "action and sci-fi movies" is two likes, "black and white movies" none.
 GENRES = (
     "action|adventure|animated|anime|comedy|crime|detective|documentary|drama|dystopian|fantasy|historical|horror|"
@@ -357,6 +361,9 @@ def is_tool(value: str) -> bool:
 _EMPTY_TAIL = _words("time out stuff things everything it that this there here together")
 #: Settings that "the" names in general, not one of them in view ("I love the ocean", not "I love the
 #: vase in the pic"): a like of anything else after "the" is about one thing of the conversation.
+_BEING_OUT = frozenset(
+    ("being outdoors", "being outside", "being in nature", "being on the water", "being by the sea")
+)
 _GENERIC_THE = _words(
     "ocean oceans sea beach mountains outdoors countryside woods forest snow rain sun desert wilderness"
 )
@@ -367,6 +374,12 @@ def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
     words = [w.strip(".,!'\"").replace("’", "'").lower() for w in _tokens(value)]
     if len(words) == 2 and words[0] == "the" and words[1] in _GENERIC_THE:
         return True  # "I love the ocean"
+    if " ".join(words) in _BEING_OUT:
+        return True  # "we love being outdoors"
+    if len(words) > 1 and words[0] == "having" and words[-1].endswith("s"):
+        return is_thing(
+            " ".join(words[1:])
+        )  # "having movie marathons": the marathons are the thing
     if (
         not words
         or len(words) > 6
@@ -445,6 +458,29 @@ _TITLE = re.compile(r"The(?: (?:of|the|and|a|[A-Z][\w'’:-]*)){0,4} [A-Z][\w'�
 def is_thing_or_title(value: str) -> bool:
     """A liked thing, or a title that opens with its "The" ("The Hobbit is one of my favorites")."""
     return is_thing(value) or bool(_TITLE.fullmatch(value.strip()))
+
+
+def is_title(value: str) -> bool:
+    """A name of two capitalised words or more that names no person ("Home Alone", not "Grandma
+    Rose")."""
+    words = [w for w in value.split() if w[:1].isupper()]
+    return (
+        len(value.split()) >= 2
+        and words[0].lower() not in _PEOPLE
+        and not any(given_name(w) for w in words)
+    )
+
+
+#: Verbs that name no pastime after "I like to": saying, thinking, seeing and helping are about a
+#: moment or a person ("I like to think …", "I love to see it").
+_NOT_PASTIME_VERBS = _words(
+    "think say know believe hear see keep remind make help go be get have let tell ask imagine remember "
+    "point mention add call check try give put take feel show call"
+)
+
+
+def is_pastime_verb(value: str) -> bool:
+    return value.lower() not in _NOT_PASTIME_VERBS and value.isalpha()
 
 
 #: What a topic can be liked in: "I love books about personal development".
@@ -553,6 +589,8 @@ _KINDS: dict[str, Callable[[str], bool]] = {
     "any-thing": is_any_thing,
     "allergen": is_allergen,
     "thing-or-title": is_thing_or_title,
+    "title": is_title,
+    "pastime-verb": is_pastime_verb,
     "about": is_about,
 }
 
@@ -865,6 +903,14 @@ _RULES: list[Rule] = [
         "Is learning {v}",
         "v=lang",
     ),
+    # "Learning German has been tough but worth it": the speaker's own experience of it, not "…
+    # for my wife", "… a dream of mine"
+    _rule(
+        r"^learning (?P<v>[A-Z][a-z]+) (?:has been|'s been) (?:really |so |pretty |quite )?(?:tough|hard|fun|great|"
+        r"challenging|rewarding|difficult|amazing|slow|worth it)\b(?!.*\bfor (?:my|his|her|their|our)\b)",
+        "Is learning {v}",
+        "v=lang",
+    ),
     # lessons the user takes or keeps up with: "I'm taking German lessons", "I'll keep up with my
     # Spanish classes" (not "I quit my German lessons", "my son's French lessons")
     _rule(
@@ -1026,9 +1072,17 @@ _RULES: list[Rule] = [
     ),
     # "I'm a huge Lakers fan": the team, sport or band before "fan" (one or two words)
     _rule(
-        r"\bi(?:'m| am) (?:a )?(?:really )?(?:big|huge|massive|die-?hard|lifelong) (?P<v>[\w'-]+(?: [\w'-]+)?) fan\b",
+        r"\bi(?:'m| am) (?:a )?(?:really )?(?:big|huge|massive|die-?hard|lifelong|total|avid) "
+        r"(?!(?:movie|film|book|comic|podcast) fan\b)(?P<v>[\w'-]+(?: [\w'-]+)?) fan\b",
         "Likes {v}",
         "v=pastime",
+    ),
+    # "I'm a total movie fan": a kind of work, liked in the plural
+    _rule(
+        r"\bi(?:'m| am) (?:a )?(?:really )?(?:big|huge|massive|die-?hard|lifelong|total|avid) "
+        r"(?P<v>movie|film|book|comic|podcast) fan\b",
+        "Likes {v}s",
+        "",
     ),
     # A passion is a standing like; a value cut at "and" before a bare noun ("improving education
     # and infrastructure") is half of one object, so it gives nothing.
@@ -1045,11 +1099,43 @@ _RULES: list[Rule] = [
         "Likes {v}",
         "v=pastime",
     ),
+    # "Sharing my love for dairy-free desserts has been fun"; "we share a love for reading" (the
+    # user and the other, so the user too)
+    _rule(
+        r"^sharing my (?:passion|love) for (?P<v>[^,.;:!?()]{1,60}?)(?= (?:has|have) been\b)",
+        "Likes {v}",
+        "v=pastime",
+    ),
+    _rule(
+        rf"\b(?:we|i) (?:both )?share (?:a|the|our) (?:passion|love) (?:for|of) {_VAL}{_WHOLE}{_CLAUSE_END}",
+        "Likes {v}",
+        "v=pastime",
+    ),
     # "we" is the user with family or friends: only an activity, said of no one occasion
     _rule(
         rf"^we (?:really |all |both |just |also )?(?:love|enjoy|adore) {_VAL}{_WHOLE}{_CLAUSE_END}",
         "Likes {v}",
         "v=activity",
+    ),
+    # "We love Home Alone" (a quoted title, its marks removed): a name of two words or more, no
+    # person ("We love Grandma Rose")
+    _rule(
+        r"^we (?:really |all |both |just |also )?(?:love|adore) (?P<v>(?-i:[A-Z])[\w'’-]*(?: (?:of|the|and|"
+        r"(?-i:[A-Z])[\w'’-]*)){1,4})(?=\s*(?:[.!;,]|$)|\s+[-–—]|\s+too\b)",
+        "Likes {v}",
+        "v=title",
+    ),
+    # "I like to collect jerseys": the pastime, as a gerund; a verb of saying or thinking is none
+    _rule(
+        r"\bi (?:really |also |just |do )?(?:like|love|enjoy) to (?P<g>[a-z]{2,12}) (?P<v>[a-z][\w' -]{1,40}?)"
+        r"(?=\s*(?:[.!;]|$))",
+        "Likes {g} {v}",
+        "g=pastime-verb v=thing",
+    ),
+    _rule(
+        r"\bi (?:really |also |just |do )?(?:like|love|enjoy) to (?P<g>[a-z]{2,12})(?=\s*(?:[.!;]|$))",
+        "Likes {g}",
+        "g=pastime-verb",
     ),
     _rule(
         r"^(?P<v>[a-z]+ing) makes me (?:so |really |very |super )?happy\b",
@@ -1082,6 +1168,12 @@ _RULES: list[Rule] = [
         "v=thing",
     ),
     _rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {_VAL}", "Favourite {k}: {v}", "v=thing"),
+    _rule(
+        rf"^(?P<v>{COLOURS})(?:'s| is) (?:definitely |always |still )?my (?:fave|favou?rite)(?: colou?r)?"
+        r"(?=\s*(?:[,.!;]|$))",
+        "Favourite colour: {v}",
+        "",
+    ),
     # "Harry Potter is my favorite book": a named work or team, the kind said; "Dancing is my
     # favourite" names none
     _rule(
@@ -1415,7 +1507,7 @@ _IDIOM = re.compile(
     r"\b(?:" + "|".join(re.escape(x) for x in IDIOMS) + r")\b[,;]?\s*(?:but\s+)?", re.I
 )
 _HEDGE = re.compile(
-    r"\b(?:mostly|sort of|kind of|kinda|partly|partially|half|sometimes|occasionally|at times|"
+    r"\b(?:mostly|(?<!\bthat )(?<!\bthis )(?<!\bwhat )(?<!\bthe )(?<!\bany )(?<!\bsome )(?:sort|kind) of|kinda|partly|partially|half|sometimes|occasionally|at times|"
     r"on weekdays|on weekends|more or less|ish|i think|i guess|i suppose|not sure|apparently|"
     r"supposedly|allegedly)\b",
     re.I,
@@ -1442,7 +1534,10 @@ _HYPOTHETICAL = re.compile(
 _REPORTED = re.compile(
     r"\b(?:he|she|they|you|someone|somebody|people|everyone|everybody|nobody|my \w+|his \w+|her \w+|the \w+|"
     r"(?-i:[A-Z])\w+)\s+(?:said|says|say|told me|tells me|thinks|think|thought|claims?|claimed|believes?|"
-    r"believed|wrote|writes|asked|asks|assumes?|assumed|insists?|insisted|mentioned|mentions)\b",
+    r"believed|wrote|writes|asked|asks|assumes?|assumed|insists?|insisted|mentioned|mentions)\b"
+    # the speaker named after the words: "I'm a total movie fan, said my brother"
+    r"|,\s*(?:said|says|asked|asks|wrote|writes|added|adds|replied)\s+(?:(?-i:[A-Z])\w+|my \w+|his \w+|her \w+|"
+    r"the \w+|nobody|no one|someone|everyone|he|she|they)\b",
     re.I,
 )
 _SARCASM = re.compile(
@@ -1866,6 +1961,8 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
     if "k" in groups:
         values["K"] = groups["k"].capitalize()
         values["k"] = _NO_LONGER_TEXT.get(groups["k"].lower(), groups["k"].lower())
+    if "{g}" in template:  # "I like to collect jerseys" → "Likes collecting jerseys"
+        values["g"] = gerund(groups["g"].lower())
     if "{verb}" in template:  # "stop using emojis" → "Never use emojis"
         verb = (groups.get("g") or groups.get("b") or "use").lower()
         values["verb"] = _GERUND.get(verb, verb)
@@ -1892,6 +1989,17 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
         return None
     text = text.strip()
     return text[:1].upper() + text[1:] if text else None
+
+
+def gerund(verb: str) -> str:
+    """The "-ing" form of a verb: "dance" → "dancing", "swim" → "swimming", "cook" → "cooking"."""
+    if verb.endswith("ie"):
+        return verb[:-2] + "ying"
+    if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")) and len(verb) > 2:
+        return verb[:-1] + "ing"
+    if len(verb) <= 4 and re.fullmatch(r"[^aeiou]*[aeiou][^aeiouwxy]", verb):
+        return verb + verb[-1] + "ing"
+    return verb + "ing"
 
 
 def _keep(
@@ -1982,6 +2090,8 @@ def liked(text: str) -> str | None:
     if head != "Likes":
         return text
     value = _LIKE_TAIL.sub("", value.strip())
+    if re.match(r"having \w", value) and is_thing(value):
+        value = value.removeprefix("having ")  # "having picnics": the picnics are the thing liked
     words = value.split()
     lower = [w.lower().strip(".,!'\"") for w in words]
     if is_about(value):
@@ -2230,7 +2340,8 @@ def _spoken(sentence: str) -> list[str]:
 
 
 _CLAUSE_SPLIT = re.compile(
-    r",\s+(?=(?:and|but|so|because|'cause|cause|though|although)\s+i\b)|\s+[-–—]\s+", re.I
+    r",\s+(?=(?:and|but|so|because|'cause|cause|though|although)\s+i\b|so (?:that|it|this)\b)|\s+[-–—]\s+",
+    re.I,
 )
 _CONDITIONAL = re.compile(
     r"^(?:if|when|whenever|unless|once|whether|suppose|supposing|as soon as|in case)\b", re.I
