@@ -2173,6 +2173,34 @@ I like to know what's going on.
 I'd love to travel more.
 I like to remind myself that it's okay.
 I love to help you out.
+# --- issue 26, fourth round, third set: "a different kind of", "mostly into", "interesting to me", "my favorite,
+# --- <Title>", "my love of", ", personally"
+# around the fourth round's third shapes (written before running)
+It's a different kind of tired, honestly.
+It's kind of a big deal for me.
+I'm sort of into hiking.
+I'm mostly into it for the money.
+My kids are mostly into Minecraft.
+I'm mostly into him, not his brother.
+I'm mostly into hiking these days.
+I was mostly into punk as a teen.
+Your story is really interesting to me.
+Watching you paint is interesting to me.
+What you said is interesting to me.
+Winning the lottery would be interesting to me.
+Is gardening interesting to you?
+Here's a pic of my favorite, Sarah!
+This is my favorite, honestly.
+Here's my son's favorite, Lord of the Rings!
+My favorite, The Hobbit, was a gift from my dad. => USER | Likes The Hobbit
+Which one is my favorite, Star Wars or Star Trek?
+My love of gaming is no secret to my sister. => USER | Likes gaming
+She shares my love of hiking.
+His love of gaming drives me nuts.
+I will always love you, personally.
+I will always love her, honestly.
+I'd always love reading, personally.
+I will always love that, personally.
 """
 
 

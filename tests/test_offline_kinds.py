@@ -277,3 +277,39 @@ def test_fourth_round_diets_and_lessons(sentence: str, lines: set[str]) -> None:
 def test_fourth_round_second_shapes(sentence: str, lines: set[str]) -> None:
     written = {line for rel, line in corpus.learn(sentence, "history").facts() if rel == "USER.md"}
     assert written == lines, sentence
+
+
+@pytest.mark.parametrize(
+    ("sentence", "lines"),
+    [
+        # "mostly into" says what one likes most, not a hedge; a phase ("these days") stays one
+        ("I'm mostly into classical music but I'm keen to try jazz.", {"Likes classical music"}),
+        ("Guitar's mostly my thing.", {"Likes guitar"}),
+        ("I'm mostly into hiking these days.", set()),
+        ("My kids are mostly into Minecraft.", set()),
+        ("I'm sort of into hiking.", set()),
+        # "a different kind of X" is a noun; ", personally" and ", to …" end a like
+        (
+            "It's one of the reasons I love traveling to new places, to experience a different kind of magic.",
+            {"Likes traveling to new places"},
+        ),
+        ("I will always love reading, personally.", {"Likes reading"}),
+        ("I will always love you, personally.", set()),
+        # an activity interesting to me; a title after "my favorite,"
+        (
+            "Improving education and infrastructure is particularly interesting to me.",
+            {"Likes improving education and infrastructure"},
+        ),
+        ("Watching you paint is interesting to me.", set()),
+        ("Your story is really interesting to me.", set()),
+        ("Here's a pic of my favorite, Lord of the Rings!", {"Likes Lord of the Rings"}),
+        ("Here's a pic of my favorite, Sarah!", set()),
+        ("Here's my son's favorite, Lord of the Rings!", set()),
+        # my love of X
+        ("I'm hoping to share my love of gaming.", set()),
+        ("His love of gaming drives me nuts.", set()),
+    ],
+)
+def test_fourth_round_third_shapes(sentence: str, lines: set[str]) -> None:
+    written = {line for rel, line in corpus.learn(sentence, "history").facts() if rel == "USER.md"}
+    assert written == lines, sentence

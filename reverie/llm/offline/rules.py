@@ -609,7 +609,7 @@ _LIKE_END = (
     r"(?=\s*(?:[.!;?)(]|$)|\s+[-–—]+\s|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|"
     r"where|which|who|though|although|instead)\b|\s*[:]|,\s*(?:[a-z]+ing(?=\s*(?:,|and\b|or\b|[.!;]|$))|"
     r"(?:and|but|so|which|it|it's|that|this|they|i|i'm|you|we|he|she|especially|like|plus|too|though|as|"
-    r"because|cause|'cause|since|even|when|if|or|not)\b))"
+    r"because|cause|'cause|since|even|when|if|or|not|personally|honestly|for sure|of course|to)\b))"
 )
 _PSTOP = (
     r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|as|in|"
@@ -1004,7 +1004,7 @@ _RULES: list[Rule] = [
         "v=thing",
     ),
     _rule(
-        rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|(?:much |far )?more into|into|all about|(?:really )?drawn to) {_VAL}"
+        rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|(?:much |far )?more into|mostly into|into|all about|(?:really )?drawn to) {_VAL}"
         rf"{_LIKE_END}",
         "Likes {v}",
         "v=thing",
@@ -1094,7 +1094,7 @@ _RULES: list[Rule] = [
     # only as an object ("following my passion for dance"): "My love for dance grew" puts a verb in
     # the value
     _rule(
-        rf"\b(?:follow(?:ing)?|pursu(?:e|ing)|about|of|sharing|share) my (?:passion|love) for {_VAL}{_WHOLE}"
+        rf"\b(?:follow(?:ing)?|pursu(?:e|ing)|about|of|sharing|share) my (?:passion|love) (?:for|of) {_VAL}{_WHOLE}"
         rf"{_CLAUSE_END}",
         "Likes {v}",
         "v=pastime",
@@ -1102,7 +1102,7 @@ _RULES: list[Rule] = [
     # "Sharing my love for dairy-free desserts has been fun"; "we share a love for reading" (the
     # user and the other, so the user too)
     _rule(
-        r"^sharing my (?:passion|love) for (?P<v>[^,.;:!?()]{1,60}?)(?= (?:has|have) been\b)",
+        r"^(?:sharing )?my (?:passion|love) (?:for|of) (?P<v>[^,.;:!?()]{1,60}?)(?= (?:has|have) been\b| is no secret\b)",
         "Likes {v}",
         "v=pastime",
     ),
@@ -1125,6 +1125,20 @@ _RULES: list[Rule] = [
         "Likes {v}",
         "v=title",
     ),
+    # "Improving education is particularly interesting to me": an activity, no one occasion
+    _rule(
+        r"^(?P<v>[a-z]+ing(?: [\w'-]+){0,5}) (?:is|are) (?:particularly |really |very |so |super |always )?"
+        r"(?:interesting|fascinating) to me\b",
+        "Likes {v}",
+        "v=thing",
+    ),
+    # "Here's a pic of my favorite, Lord of the Rings!": a title after the comma, no person
+    _rule(
+        r"\bmy (?:all-time )?favou?rite, (?P<v>(?-i:[A-Z])[\w'’-]*(?: (?:of|the|and|(?-i:[A-Z])[\w'’-]*)){0,5})"
+        r"(?=\s*(?:[.!,;]|$))",
+        "Likes {v}",
+        "v=title",
+    ),
     # "I like to collect jerseys": the pastime, as a gerund; a verb of saying or thinking is none
     _rule(
         r"\bi (?:really |also |just |do )?(?:like|love|enjoy) to (?P<g>[a-z]{2,12}) (?P<v>[a-z][\w' -]{1,40}?)"
@@ -1144,7 +1158,7 @@ _RULES: list[Rule] = [
     ),
     _rule(
         r"^(?P<v>[a-z][\w' -]{1,50}?)(?: is| are|'s| has always been| have always been) (?:really |definitely |"
-        r"totally |also |always |pretty much |just )?"
+        r"totally |also |always |pretty much |just |mostly )?"
         r"(?:my (?:passion|"
         r"jam|thing|favou?rite (?:hobby|hobbies|pastime|thing to do|activity)|main hobb(?:y|ies)|hobby|hobbies|"
         r"go-to for (?:stress relief|relaxing|relaxation|unwinding)|stress relief|stress-buster|"
@@ -1507,7 +1521,10 @@ _IDIOM = re.compile(
     r"\b(?:" + "|".join(re.escape(x) for x in IDIOMS) + r")\b[,;]?\s*(?:but\s+)?", re.I
 )
 _HEDGE = re.compile(
-    r"\b(?:mostly|(?<!\bthat )(?<!\bthis )(?<!\bwhat )(?<!\bthe )(?<!\bany )(?<!\bsome )(?:sort|kind) of|kinda|partly|partially|half|sometimes|occasionally|at times|"
+    # "mostly into X" says what one likes most (not "… these days": a phase); "that / a different
+    # kind of X" is a noun, no hedge
+    r"\b(?:mostly(?! into\b(?!.*\b(?:these days|lately|right now|at the moment|nowadays|for now)\b)| my thing\b)|(?<!\bthat )(?<!\bthis )(?<!\bwhat )(?<!\bthe )(?<!\bany )(?<!\bsome )"
+    r"(?<!\bdifferent )(?<!\bsame )(?<!\bother )(?<!\bevery )(?<!\bone )(?:sort|kind) of|kinda|partly|partially|half|sometimes|occasionally|at times|"
     r"on weekdays|on weekends|more or less|ish|i think|i guess|i suppose|not sure|apparently|"
     r"supposedly|allegedly)\b",
     re.I,
