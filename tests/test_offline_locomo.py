@@ -41,7 +41,9 @@ def test_the_labels_keep_the_held_out_split_apart() -> None:
         == by_split["heldout4"]
         == {"conv-42", "conv-43"}
     )
+    # heldout5 (unseen turns of the tuning conversations) is added by the lead at merge
     assert by_split.get("heldout5", set()) <= {"conv-26", "conv-30", "conv-41"}
+    assert len(corpus.locomo_turns("heldout5")) in (0, 200)
     assert len({t.turn for t in turns}) == len(turns)  # no turn labelled twice
     assert len(corpus.locomo_turns("tune2")) >= 300
     assert len(corpus.locomo_turns("heldout2")) >= 250
