@@ -2201,6 +2201,21 @@ I will always love you, personally.
 I will always love her, honestly.
 I'd always love reading, personally.
 I will always love that, personally.
+# --- issue 26, fourth round, review: written while reading the round's rules, before running them
+# probes of the round's own rules
+Learning German has been tough for him.
+Learning Spanish has been hard for Anna.
+Red's my fave, but I'll drink anything.
+Black is my favourite, no sugar please.
+White's my fave, the red gives me headaches.
+We love Dr Patel, she's the best.
+We love Mr Rogers.
+We love Uncle Bob's barbecue.
+I love to death.
+I love the snow in your photos.
+I can't have dairy or gluten this month.
+I love action and comedy movies with my kids. => USER | Likes action movies; USER | Likes comedy movies
+I'm taking German lessons for my job. => USER | Is learning German
 """
 
 

@@ -240,14 +240,26 @@ def test_fourth_round_diets_and_lessons(sentence: str, lines: set[str]) -> None:
         # "we love" a quoted title; a person is none
         ('We love "Home Alone" - it always brings lots of laughs!', {"Likes Home Alone"}),
         ("We love Grandma Rose.", set()),
+        ("We love Dr Patel, she's the best.", set()),
+        # a like cut at "and" whose second half is not read is unsure; "and how …" opens a clause
+        (
+            "I love action and comedy films with my kids.",
+            {"Likes action films", "Likes comedy films"},
+        ),
+        ("I love hiking and long walks with my dad.", set()),
+        ("I talk a lot about my love for dance and how it makes me feel.", {"Likes dance"}),
+        ("I love to death.", set()),
         ('My parents love "The Santa Clause".', set()),
-        # a colour said as one's fave, ending its clause
-        ("Blue's my fave, it makes me feel relaxed.", {"Favourite colour: blue"}),
+        # a colour said as one's favourite colour; "Red's my fave" is as often wine
+        ("Blue is my favourite colour, it makes me feel relaxed.", {"Favourite colour: blue"}),
+        ("Blue's my fave, it makes me feel relaxed.", set()),
+        ("Red's my fave, but I'll drink anything.", set()),
         ("Blue's my fave shirt.", set()),
         ("Blue is my sister's favourite colour.", set()),
         # the speaker's own experience of learning a language
         ("Learning German has been tough but worth it.", {"Is learning German"}),
         ("Learning German has been tough for my wife.", set()),
+        ("Learning Spanish has been hard for Anna.", set()),
         ("Learning German has been a dream of mine.", set()),
         ("Learning German is hard, I hear.", set()),
         # being outdoors; a love shared by "we"; "having" a plural thing

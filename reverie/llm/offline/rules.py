@@ -177,6 +177,7 @@ KIN = (
     "parrot|hamster|rabbit|horse"
 )
 PETS = "dog|cat|puppy|kitten|parrot|hamster|rabbit|horse|turtle|tortoise|snake|lizard|guinea pig|ferret|bird|fish"
+#: Colours: "Blue is my favourite colour" (said with the word: "Red's my fave" is as often wine).
 COLOURS = (
     "red|orange|yellow|green|blue|purple|violet|pink|black|white|grey|gray|brown|teal|turquoise|navy|"
     "lavender|gold|silver"
@@ -460,13 +461,18 @@ def is_thing_or_title(value: str) -> bool:
     return is_thing(value) or bool(_TITLE.fullmatch(value.strip()))
 
 
+_HONORIFICS = _words(
+    "mr mrs ms miss dr doctor prof professor sir madam auntie grandpa grandma coach"
+)
+
+
 def is_title(value: str) -> bool:
     """A name of two capitalised words or more that names no person ("Home Alone", not "Grandma
     Rose")."""
     words = [w for w in value.split() if w[:1].isupper()]
     return (
         len(value.split()) >= 2
-        and words[0].lower() not in _PEOPLE
+        and words[0].lower().rstrip(".") not in _PEOPLE | _HONORIFICS
         and not any(given_name(w) for w in words)
     )
 
@@ -904,10 +910,10 @@ _RULES: list[Rule] = [
         "v=lang",
     ),
     # "Learning German has been tough but worth it": the speaker's own experience of it, not "…
-    # for my wife", "… a dream of mine"
+    # for him", "… a dream of mine"
     _rule(
         r"^learning (?P<v>[A-Z][a-z]+) (?:has been|'s been) (?:really |so |pretty |quite )?(?:tough|hard|fun|great|"
-        r"challenging|rewarding|difficult|amazing|slow|worth it)\b(?!.*\bfor (?:my|his|her|their|our)\b)",
+        r"challenging|rewarding|difficult|amazing|slow|worth it)\b(?!.*\bfor\b)",
         "Is learning {v}",
         "v=lang",
     ),
@@ -1026,12 +1032,14 @@ _RULES: list[Rule] = [
         rf"(?P<k>{MEDIA})\b",
         "Likes {v} {k}",
         "",
+        each=True,  # read whole: the pair is the rule's own, not a coordination to check
     ),
     _rule(
         rf"\bi (?:really |also |absolutely |just )?(?:like|love|enjoy|adore) (?:{GENRES}) and (?P<v>{GENRES}) "
         rf"(?P<k>{MEDIA})\b",
         "Likes {v} {k}",
         "",
+        each=True,  # read whole: the pair is the rule's own, not a coordination to check
     ),
     # "I love non-fiction books about personal development and mindset": the whole topic, to the
     # sentence's end
@@ -1183,7 +1191,7 @@ _RULES: list[Rule] = [
     ),
     _rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {_VAL}", "Favourite {k}: {v}", "v=thing"),
     _rule(
-        rf"^(?P<v>{COLOURS})(?:'s| is) (?:definitely |always |still )?my (?:fave|favou?rite)(?: colou?r)?"
+        rf"^(?P<v>{COLOURS})(?:'s| is) (?:definitely |always |still )?my (?:fave|favou?rite) colou?r"
         r"(?=\s*(?:[,.!;]|$))",
         "Favourite colour: {v}",
         "",
@@ -1516,6 +1524,9 @@ IDIOMS = (
     "allergic to meetings",
     "always a pleasure",
     "always remember to breathe",
+    "to death",
+    "to bits",
+    "to pieces",
 )
 _IDIOM = re.compile(
     r"\b(?:" + "|".join(re.escape(x) for x in IDIOMS) + r")\b[,;]?\s*(?:but\s+)?", re.I
@@ -2167,6 +2178,10 @@ _CLAUSE_OPENERS = _words(
 )
 
 
+#: ... and so do these ("my love for dance and how it makes me feel").
+_WH = _words("how what why when where who whom whose which whether")
+
+
 def _list_item(value: str) -> bool:
     """One item of a coordinated like that stands alone: a plural ("dramas"), an activity ("hiking") or a name."""
     words = value.split()
@@ -2188,7 +2203,12 @@ def _coordinated(text: str, m: re.Match[str], rule: Rule) -> list[str]:
     if re.match(r"\s+(?:with|to|for|about) (?:you|u)\b", m.string[m.end("v") :], re.I):
         return []  # "I love chatting with you": about this conversation, not a pastime
     tail = _AND_TAIL.match(m.string, m.end("v"))
-    if not tail or tail.group("t").split()[0].lower() in _CLAUSE_OPENERS:
+    if not tail:
+        rest = re.match(r"\s+and\s+([\w'’-]+)", m.string[m.end("v") :])
+        if rest and rest.group(1).lower() not in _CLAUSE_OPENERS | _WH:
+            return []  # "I love action and comedy movies with my kids": the second half not read, unsure
+        return [text]
+    if tail.group("t").split()[0].lower() in _CLAUSE_OPENERS:
         return [text]
     items = [text.removeprefix(head), tail.group("t")]
     kind = dict(rule.kinds).get("v", "thing")
