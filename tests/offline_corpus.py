@@ -2216,6 +2216,17 @@ I love the snow in your photos.
 I can't have dairy or gluten this month.
 I love action and comedy movies with my kids. => USER | Likes action movies; USER | Likes comedy movies
 I'm taking German lessons for my job. => USER | Is learning German
+# "we love <activity> with our friends" (fourth round, last shape; written before running)
+We love hanging out with our friends.
+We love painting with our kids together.
+We love arguing with our neighbours.
+We love fighting with our friends.
+We love spending time with our friends.
+We love having dinner with our friends tonight.
+We loved having movie marathons with our friends.
+They love having movie marathons with their friends.
+We love having you with our friends.
+We love teasing with our friends.
 """
 
 

@@ -271,6 +271,14 @@ def test_fourth_round_diets_and_lessons(sentence: str, lines: set[str]) -> None:
         ("I love having picnics.", {"Likes picnics"}),
         ("I love having friends over.", set()),
         ("I love having you here.", set()),
+        # "we love" an activity with the family or friends it is done with; done to them is none
+        ("We love having movie marathons with our friends.", {"Likes movie marathons"}),
+        ("We love hiking with our kids.", {"Likes hiking"}),
+        ("We love fighting with our friends.", set()),
+        ("We love teasing with our friends.", set()),
+        ("We love arguing with our neighbours.", set()),
+        ("We love having dinner with our friends tonight.", set()),
+        ("They love having movie marathons with their friends.", set()),
         # "so that might …" is a clause of its own; "that kind of" is no hedge
         ("Maybe! I do like nature, so that might be fun.", {"Likes nature"}),
         ("That kind of heart is why I love basketball.", {"Likes basketball"}),

@@ -153,7 +153,8 @@ UNPLEASANT = _words(
     "waiting wait queue queues traffic stuck delay delays delayed broken bug bugs crash crashes crashing outage "
     "outages taxes tax paperwork overtime deadline deadlines mondays meetings spam ads hold debugging rain "
     "commute commuting lag failing fails failure errors flu headache headaches hangover hangovers "
-    "crying screaming yelling shouting venting sobbing"  # ways to let off steam, not pastimes
+    "crying screaming yelling shouting venting sobbing "  # ways to let off steam, not pastimes
+    "fighting arguing bickering teasing quarreling quarrelling"  # done to someone, not a pastime
 )
 #: Technologies: a tool in use is one of these or a capitalised name ("we use Slack", not "we use a
 #: hack").
@@ -1119,9 +1120,12 @@ _RULES: list[Rule] = [
         "Likes {v}",
         "v=pastime",
     ),
-    # "we" is the user with family or friends: only an activity, said of no one occasion
+    # "we" is the user with family or friends: only an activity, said of no one occasion; the
+    # family or friends it is done with may follow ("we love having movie marathons with our friends")
     _rule(
-        rf"^we (?:really |all |both |just |also )?(?:love|enjoy|adore) {_VAL}{_WHOLE}{_CLAUSE_END}",
+        rf"^we (?:really |all |both |just |also )?(?:love|enjoy|adore) {_VAL}{_WHOLE}"
+        rf"(?: with (?:our|my) (?:friends|family|families|kids|children|parents|dogs?)(?=\s*(?:[.!;]|$)))?"
+        rf"{_CLAUSE_END}",
         "Likes {v}",
         "v=activity",
     ),
