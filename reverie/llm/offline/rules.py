@@ -379,9 +379,8 @@ def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
     if " ".join(words) in _BEING_OUT:
         return True  # "we love being outdoors"
     if len(words) > 1 and words[0] == "having" and words[-1].endswith("s"):
-        return is_thing(
-            " ".join(words[1:])
-        )  # "having movie marathons": the marathons are the thing
+        # "having movie marathons": the marathons are the thing
+        return is_thing(" ".join(words[1:]))
     if (
         not words
         or len(words) > 6
@@ -482,11 +481,12 @@ def is_title(value: str) -> bool:
 #: moment or a person ("I like to think …", "I love to see it").
 _NOT_PASTIME_VERBS = _words(
     "think say know believe hear see keep remind make help go be get have let tell ask imagine remember "
-    "point mention add call check try give put take feel show call"
+    "point mention add call check try give put take feel show"
 )
 
 
 def is_pastime_verb(value: str) -> bool:
+    """A verb after "I like to" that can name a pastime ("collect", "swim"), not "think" or "see"."""
     return value.lower() not in _NOT_PASTIME_VERBS and value.isalpha()
 
 
@@ -1863,7 +1863,7 @@ def _clean(value: str, proper: bool, *, strip: bool = True) -> str:
         return value
     value = re.sub(r"^(?:the city of|our|my|in|at)\s+", "", value, flags=re.I)
     if re.fullmatch(r"(?i:the)\s+\w+", value) and value.split()[-1].lower() in _GENERIC_THE:
-        return value  # "the ocean": without it, one would read "ocean" as a material or a colour
+        return value  # "the ocean" keeps its article, as said
     if (proper and re.match(r"^the\s+[A-Z]", value)) or _TITLE.fullmatch(value):
         return value  # "the Netherlands"; a title said with its capital "The" ("The Hobbit")
     value = re.sub(r"^the\s+", "", value, flags=re.I)
