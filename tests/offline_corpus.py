@@ -1029,7 +1029,7 @@ I work at a startup.
 I live in a van.
 I live with my parents.
 I love a good mystery.
-I love the sea.
+I love the sea. => USER | Likes the sea
 I prefer the second option.
 I prefer not to say.
 I prefer to wait.
@@ -2042,6 +2042,191 @@ I'm vegan-curious, still figuring it out.
 I'm basically a professional napper.
 Go Wolves! We're unstoppable this year.
 I moved on from that job a long time ago and never looked back.
+# --- issue 26, fourth round: around each new shape (a generic "the", genres, diets, ways to unwind, language
+# --- lessons, "about different …", "not really into", media about a topic, "The Title")
+# around the fourth round's shapes (written before running)
+I love the idea of living by the ocean.
+I love the ocean view from your balcony.
+I'd love the mountains this time of year.
+My sister loves the ocean.
+Do you love the ocean as much as I do?
+I love the pic of the beach!
+I love the sea in your painting.
+I love the mountains in that photo.
+I love the ocean in my novel's opening scene.
+I love the sound of the rain.
+I love the guy at the beach bar.
+I love the teacher.
+I love the weekend.
+I love the beach, said nobody in my family ever.
+I love black and white movies.
+I love salt and pepper chips.
+I love rock and roll songs.
+My kids love action and adventure movies.
+I used to love horror and thriller movies.
+Do you love action and sci-fi movies?
+I'd love some action and comedy movies tonight.
+I love the action and sci-fi movies you recommended.
+I love old and new movies.
+Dairy-free is a must for my sister.
+A dairy-free option is a must for the party.
+Gluten-free is a must at our bakery.
+Is dairy-free a must for you?
+I can't have dairy this week, doctor's orders.
+I can't have dairy in the house because my son is allergic.
+My daughter can't have dairy.
+If I can't have dairy, I'll just have fruit.
+I can't have gluten-free bread every day, it's too expensive.
+I can't have sugar before the race.
+Yelling into a pillow helps me unwind.
+Talking to you helps me unwind.
+Watching him play helps me unwind.
+Taking a nap sometimes helps me unwind.
+Does reading help you unwind?
+Reading helps my son unwind.
+Nothing helps me unwind these days.
+Painting might help me unwind.
+Crying helps me unwind, weirdly.
+Screaming at the TV helps me unwind.
+My son's German lessons start next week.
+I quit my German lessons last year.
+I'm thinking of taking German lessons.
+My German lessons were a waste of money.
+I gave up on my Spanish classes.
+Are you still taking Spanish lessons?
+I'm taking my daughter to her French lessons.
+I'm taking Friday lessons now.
+I love talking about different things with you.
+I love hearing about different parts of your trip.
+My students love learning about different cultures.
+I'd love learning about different cultures.
+I love learning about different cultures in my novel.
+I'm not really into it.
+I'm not really into him.
+I'm not really into the idea.
+I'm not really into you, sorry.
+It's not that I'm not really into hiking.
+My wife's not really into hiking.
+I'm not really into hiking today.
+I love books about you.
+I love stories about the time we went camping.
+I love documentaries about my hometown.
+My son loves books about dinosaurs.
+I love the books about dinosaurs you gave me.
+Do you love books about space?
+The one you sent is one of my favorites.
+The ending is one of my favorites.
+The kids are my favourites.
+The Hobbit is one of my son's favorites.
+# --- issue 26, fourth round, second set: fans of a kind of work, "we love <Title>", favourite colours, learning a
+# --- language, being outdoors, a love shared, "so that might …", "that kind of", "having …", "like to <verb>"
+# around the fourth round's second shapes (written before running)
+I'm a total movie fan, said my brother.
+My dad is a total movie fan.
+Are you a total movie fan?
+I'm a total movie buff wannabe, lol.
+We love Grandma Rose.
+We love Aunt Mary's cooking.
+We love "Home Alone"? Not really.
+My parents love "The Santa Clause".
+We'd love "Home Alone" for movie night.
+Blue's my fave shirt.
+Blue is my sister's favourite colour.
+Red is my fave wine.
+The blue one is my fave.
+Blue's my fave, said Anna.
+Learning German has been tough for my wife.
+Learning German has been a dream of mine.
+Learning German is hard, I hear.
+Learning German would be fun.
+I love being right.
+I love being alone with my thoughts.
+I love being with you.
+I love being outdoors in my dreams.
+They share a love for hiking.
+You two share a love for reading.
+It's great that you share a love for reading with your son.
+Sharing my love for you has been great.
+I do like him, so that might be a problem.
+Maybe I like her, so that might be fun.
+That kind of thing is my jam.
+That kind of weather is the worst.
+I'm kind of a foodie.
+I love having you here.
+I love having friends over.
+I love having a dog.
+I love having time to myself.
+We love having the place to ourselves.
+I love having the kids around.
+I like to think I'm a good cook.
+I'd like to visit Japan.
+I like to keep my options open.
+I love to hear that!
+I love to see it.
+I like to say that life is short.
+I love to see you happy.
+My son likes to collect stamps.
+I used to like to collect stamps.
+I like to collect stamps in my dreams.
+I like to go.
+I like to know what's going on.
+I'd love to travel more.
+I like to remind myself that it's okay.
+I love to help you out.
+# --- issue 26, fourth round, third set: "a different kind of", "mostly into", "interesting to me", "my favorite,
+# --- <Title>", "my love of", ", personally"
+# around the fourth round's third shapes (written before running)
+It's a different kind of tired, honestly.
+It's kind of a big deal for me.
+I'm sort of into hiking.
+I'm mostly into it for the money.
+My kids are mostly into Minecraft.
+I'm mostly into him, not his brother.
+I'm mostly into hiking these days.
+I was mostly into punk as a teen.
+Your story is really interesting to me.
+Watching you paint is interesting to me.
+What you said is interesting to me.
+Winning the lottery would be interesting to me.
+Is gardening interesting to you?
+Here's a pic of my favorite, Sarah!
+This is my favorite, honestly.
+Here's my son's favorite, Lord of the Rings!
+My favorite, The Hobbit, was a gift from my dad. => USER | Likes The Hobbit
+Which one is my favorite, Star Wars or Star Trek?
+My love of gaming is no secret to my sister. => USER | Likes gaming
+She shares my love of hiking.
+His love of gaming drives me nuts.
+I will always love you, personally.
+I will always love her, honestly.
+I'd always love reading, personally.
+I will always love that, personally.
+# --- issue 26, fourth round, review: written while reading the round's rules, before running them
+# probes of the round's own rules
+Learning German has been tough for him.
+Learning Spanish has been hard for Anna.
+Red's my fave, but I'll drink anything.
+Black is my favourite, no sugar please.
+White's my fave, the red gives me headaches.
+We love Dr Patel, she's the best.
+We love Mr Rogers.
+We love Uncle Bob's barbecue.
+I love to death.
+I love the snow in your photos.
+I can't have dairy or gluten this month.
+I love action and comedy movies with my kids. => USER | Likes action movies; USER | Likes comedy movies
+I'm taking German lessons for my job. => USER | Is learning German
+# "we love <activity> with our friends" (fourth round, last shape; written before running)
+We love hanging out with our friends.
+We love painting with our kids together.
+We love arguing with our neighbours.
+We love fighting with our friends.
+We love spending time with our friends.
+We love having dinner with our friends tonight.
+We loved having movie marathons with our friends.
+They love having movie marathons with their friends.
+We love having you with our friends.
+We love teasing with our friends.
 """
 
 

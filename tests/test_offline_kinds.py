@@ -115,7 +115,6 @@ def test_places_languages_and_names_against_the_data() -> None:
         ("I'm allergic to cockroaches as well.", {"Allergic to cockroaches"}),
         # a half that may qualify the other, a pronoun, a cut phrasal verb, one occasion, a scene,
         # this chat
-        ("I love fantasy and sci-fi movies.", set()),
         ("I love rock and roll.", set()),
         ("I also like holding them.", set()),
         ("I love curling up with a good book.", set()),
@@ -151,3 +150,186 @@ def test_a_dated_change_is_no_passing_state() -> None:
     ]
     assert said == ["No longer works at Door Dash"]
     assert extract_facts("I'm working from Café Lisboa this week.") == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "lines"),
+    [
+        # two genres of one kind of work; a pair that is no two genres stays unsure
+        ("I love fantasy and sci-fi movies.", {"Likes fantasy movies", "Likes sci-fi movies"}),
+        ("I enjoy horror and mystery novels.", {"Likes horror novels", "Likes mystery novels"}),
+        ("I love black and white movies.", set()),
+        ("I love salt and pepper chips.", set()),
+        ("My kids love action and adventure movies.", set()),
+        # "the" before a setting named in general; before anything else it points at one thing
+        ("I love the ocean.", {"Likes the ocean"}),
+        ("I've always loved the mountains.", {"Likes the mountains"}),
+        ("I love the teacher.", set()),
+        ("I love the pic of the beach!", set()),
+        ("I love the sea in your painting.", set()),
+        # a title with its "The" among one's favourites
+        ("The Hobbit is one of my favorites too.", {"Likes The Hobbit"}),
+        ("The ending is one of my favorites.", set()),
+        ("The Hobbit is one of my son's favorites.", set()),
+        # pastimes that help one unwind, each of a list; letting off steam is none
+        (
+            "Playing video games or watching movies helps me unwind.",
+            {"Likes playing video games", "Likes watching movies"},
+        ),
+        ("Knitting helps me relax.", {"Likes knitting"}),
+        ("Crying helps me unwind, weirdly.", set()),
+        ("Talking to you helps me unwind.", set()),
+        ("Reading helps my son unwind.", set()),
+        ("Painting might help me unwind.", set()),
+        # a topic of books or films, whole; one tied to this talk or one occasion is none
+        (
+            "I love non-fiction books about personal development and mindset.",
+            {"Likes non-fiction books about personal development and mindset"},
+        ),
+        ("I enjoy documentaries about space.", {"Likes documentaries about space"}),
+        ("I love books about you.", set()),
+        ("I love stories about the time we went camping.", set()),
+        ("I love documentaries about my hometown.", set()),
+        ("I love learning about different cultures.", {"Likes learning about different cultures"}),
+        ("I love hearing about different parts of your trip.", set()),
+        ("I'd love learning about different cultures.", set()),
+        # a "not … but I …" is two clauses, not a correction
+        ("I'm not into hiking but I'm curious to see the trail.", {"Dislikes hiking"}),
+    ],
+)
+def test_fourth_round_likes(sentence: str, lines: set[str]) -> None:
+    written = {line for rel, line in corpus.learn(sentence, "history").facts() if rel == "USER.md"}
+    assert written == lines, sentence
+
+
+@pytest.mark.parametrize(
+    ("sentence", "lines"),
+    [
+        ("Dairy-free is a must for me, especially for desserts.", {"Diet: dairy-free"}),
+        ("Unfortunately, I can't have dairy, so no ice cream for me.", {"Diet: dairy-free"}),
+        ("I can't eat gluten anymore.", {"Diet: gluten-free"}),
+        ("Dairy-free is a must for my sister.", set()),
+        ("A dairy-free option is a must for the party.", set()),
+        ("I can't have dairy in the house because my son is allergic.", set()),
+        ("I can't have dairy this week, doctor's orders.", set()),
+        ("My daughter can't have dairy.", set()),
+        ("I can't have gluten-free bread every day, it's too expensive.", set()),
+        # lessons one takes or keeps up with, in a language ISO 639-1 names
+        ("I'm definitely going to keep up with my German lessons.", {"Is learning German"}),
+        ("I'm taking Spanish classes.", {"Is learning Spanish"}),
+        ("I'm learning how to play the violin now.", {"Is learning the violin"}),
+        ("I quit my German lessons last year.", set()),
+        ("I'm thinking of taking German lessons.", set()),
+        ("I'm taking my daughter to her French lessons.", set()),
+        ("I'm taking Friday lessons now.", set()),
+        ("I'm going to start German lessons next year.", set()),
+    ],
+)
+def test_fourth_round_diets_and_lessons(sentence: str, lines: set[str]) -> None:
+    written = {line for rel, line in corpus.learn(sentence, "history").facts() if rel == "USER.md"}
+    assert written == lines, sentence
+
+
+@pytest.mark.parametrize(
+    ("sentence", "lines"),
+    [
+        # a fan of a kind of work likes it in the plural; someone else's words name the speaker after
+        ("I'm a total movie fan!", {"Likes movies"}),
+        ("I'm a total movie fan, said my brother.", set()),
+        ("My dad is a total movie fan.", set()),
+        # "we love" a quoted title; a person is none
+        ('We love "Home Alone" - it always brings lots of laughs!', {"Likes Home Alone"}),
+        ("We love Grandma Rose.", set()),
+        ("We love Dr Patel, she's the best.", set()),
+        # a like cut at "and" whose second half is not read is unsure; "and how …" opens a clause
+        (
+            "I love action and comedy films with my kids.",
+            {"Likes action films", "Likes comedy films"},
+        ),
+        ("I love hiking and long walks with my dad.", set()),
+        ("I talk a lot about my love for dance and how it makes me feel.", {"Likes dance"}),
+        ("I love to death.", set()),
+        ('My parents love "The Santa Clause".', set()),
+        # a colour said as one's favourite colour; "Red's my fave" is as often wine
+        ("Blue is my favourite colour, it makes me feel relaxed.", {"Favourite colour: blue"}),
+        ("Blue's my fave, it makes me feel relaxed.", set()),
+        ("Red's my fave, but I'll drink anything.", set()),
+        ("Blue's my fave shirt.", set()),
+        ("Blue is my sister's favourite colour.", set()),
+        # the speaker's own experience of learning a language
+        ("Learning German has been tough but worth it.", {"Is learning German"}),
+        ("Learning German has been tough for my wife.", set()),
+        ("Learning Spanish has been hard for Anna.", set()),
+        ("Learning German has been a dream of mine.", set()),
+        ("Learning German is hard, I hear.", set()),
+        # being outdoors; a love shared by "we"; "having" a plural thing
+        ("We love being outdoors - going for hikes.", {"Likes being outdoors"}),
+        ("I love being right.", set()),
+        ("It's great that we share a love for reading.", {"Likes reading"}),
+        ("They share a love for hiking.", set()),
+        ("Sharing my love for dairy-free desserts has been fun.", {"Likes dairy-free desserts"}),
+        ("I love having picnics.", {"Likes picnics"}),
+        ("I love having friends over.", set()),
+        ("I love having you here.", set()),
+        # "we love" an activity with the family or friends it is done with; done to them is none
+        ("We love having movie marathons with our friends.", {"Likes movie marathons"}),
+        ("We love hiking with our kids.", {"Likes hiking"}),
+        ("We love fighting with our friends.", set()),
+        ("We love teasing with our friends.", set()),
+        ("We love arguing with our neighbours.", set()),
+        ("We love having dinner with our friends tonight.", set()),
+        ("They love having movie marathons with their friends.", set()),
+        # "so that might …" is a clause of its own; "that kind of" is no hedge
+        ("Maybe! I do like nature, so that might be fun.", {"Likes nature"}),
+        ("That kind of heart is why I love basketball.", {"Likes basketball"}),
+        ("I'm kind of a foodie.", set()),
+        # "like to <verb>": the pastime as a gerund; a verb of saying, thinking or seeing is none
+        ("I like to collect jerseys.", {"Likes collecting jerseys"}),
+        ("I love to swim.", {"Likes swimming"}),
+        ("I like to think I'm a good cook.", set()),
+        ("I love to see it.", set()),
+        ("I like to keep my options open.", set()),
+        ("I'd like to visit Japan.", set()),
+        ("My son likes to collect stamps.", set()),
+        ("I used to like to collect stamps.", set()),
+    ],
+)
+def test_fourth_round_second_shapes(sentence: str, lines: set[str]) -> None:
+    written = {line for rel, line in corpus.learn(sentence, "history").facts() if rel == "USER.md"}
+    assert written == lines, sentence
+
+
+@pytest.mark.parametrize(
+    ("sentence", "lines"),
+    [
+        # "mostly into" says what one likes most, not a hedge; a phase ("these days") stays one
+        ("I'm mostly into classical music but I'm keen to try jazz.", {"Likes classical music"}),
+        ("Guitar's mostly my thing.", {"Likes guitar"}),
+        ("I'm mostly into hiking these days.", set()),
+        ("My kids are mostly into Minecraft.", set()),
+        ("I'm sort of into hiking.", set()),
+        # "a different kind of X" is a noun; ", personally" and ", to …" end a like
+        (
+            "It's one of the reasons I love traveling to new places, to experience a different kind of magic.",
+            {"Likes traveling to new places"},
+        ),
+        ("I will always love reading, personally.", {"Likes reading"}),
+        ("I will always love you, personally.", set()),
+        # an activity interesting to me; a title after "my favorite,"
+        (
+            "Improving education and infrastructure is particularly interesting to me.",
+            {"Likes improving education and infrastructure"},
+        ),
+        ("Watching you paint is interesting to me.", set()),
+        ("Your story is really interesting to me.", set()),
+        ("Here's a pic of my favorite, Lord of the Rings!", {"Likes Lord of the Rings"}),
+        ("Here's a pic of my favorite, Sarah!", set()),
+        ("Here's my son's favorite, Lord of the Rings!", set()),
+        # my love of X
+        ("I'm hoping to share my love of gaming.", set()),
+        ("His love of gaming drives me nuts.", set()),
+    ],
+)
+def test_fourth_round_third_shapes(sentence: str, lines: set[str]) -> None:
+    written = {line for rel, line in corpus.learn(sentence, "history").facts() if rel == "USER.md"}
+    assert written == lines, sentence

@@ -152,7 +152,9 @@ VAGUE = _words(
 UNPLEASANT = _words(
     "waiting wait queue queues traffic stuck delay delays delayed broken bug bugs crash crashes crashing outage "
     "outages taxes tax paperwork overtime deadline deadlines mondays meetings spam ads hold debugging rain "
-    "commute commuting lag failing fails failure errors flu headache headaches hangover hangovers"
+    "commute commuting lag failing fails failure errors flu headache headaches hangover hangovers "
+    "crying screaming yelling shouting venting sobbing "  # ways to let off steam, not pastimes
+    "fighting arguing bickering teasing quarreling quarrelling"  # done to someone, not a pastime
 )
 #: Technologies: a tool in use is one of these or a capitalised name ("we use Slack", not "we use a
 #: hack").
@@ -176,6 +178,16 @@ KIN = (
     "parrot|hamster|rabbit|horse"
 )
 PETS = "dog|cat|puppy|kitten|parrot|hamster|rabbit|horse|turtle|tortoise|snake|lizard|guinea pig|ferret|bird|fish"
+#: Colours: "Blue is my favourite colour" (said with the word: "Red's my fave" is as often wine).
+COLOURS = (
+    "red|orange|yellow|green|blue|purple|violet|pink|black|white|grey|gray|brown|teal|turquoise|navy|"
+    "lavender|gold|silver"
+)
+#: Genres of films, books and games: "action and sci-fi movies" is two likes, "black and white movies" none.
+GENRES = (
+    "action|adventure|animated|anime|comedy|crime|detective|documentary|drama|dystopian|fantasy|historical|horror|"
+    "indie|mystery|romance|romantic|sci-fi|science fiction|spy|superhero|thriller|war|western|zombie"
+)
 INSTRUMENTS = (
     "guitar|bass|piano|keyboard|violin|viola|cello|double bass|clarinet|flute|oboe|bassoon|saxophone|sax|"
     "trumpet|trombone|tuba|french horn|drums|ukulele|harp|banjo|mandolin|harmonica|accordion|organ"
@@ -349,11 +361,26 @@ def is_tool(value: str) -> bool:
 
 
 _EMPTY_TAIL = _words("time out stuff things everything it that this there here together")
+#: Settings that "the" names in general, not one of them in view ("I love the ocean", not "I love the
+#: vase in the pic"): a like of anything else after "the" is about one thing of the conversation.
+_BEING_OUT = frozenset(
+    ("being outdoors", "being outside", "being in nature", "being on the water", "being by the sea")
+)
+_GENERIC_THE = _words(
+    "ocean oceans sea beach mountains outdoors countryside woods forest snow rain sun desert wilderness"
+)
 
 
 def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
     """Something a person can like or dislike: a short noun phrase, not a pronoun, not a vague or unpleasant one."""
     words = [w.strip(".,!'\"").replace("’", "'").lower() for w in _tokens(value)]
+    if len(words) == 2 and words[0] == "the" and words[1] in _GENERIC_THE:
+        return True  # "I love the ocean"
+    if " ".join(words) in _BEING_OUT:
+        return True  # "we love being outdoors"
+    if len(words) > 1 and words[0] == "having" and words[-1].endswith("s"):
+        # "having movie marathons": the marathons are the thing
+        return is_thing(" ".join(words[1:]))
     if (
         not words
         or len(words) > 6
@@ -410,7 +437,7 @@ _ONE_OCCASION = frozenset(
 def is_activity(value: str) -> bool:
     """A pastime said as a gerund ("hiking in the mountains"), or a list of them, and not one
     occasion ("painting together lately")."""
-    items = [i for i in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", value.lower()) if i]
+    items = [i for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", value.lower()) if i]
     return (
         bool(items)
         and len(items) <= 5
@@ -423,6 +450,67 @@ def is_activity(value: str) -> bool:
             for item in items
             for words in [item.split()]
         )
+    )
+
+
+_TITLE = re.compile(r"The(?: (?:of|the|and|a|[A-Z][\w'’:-]*)){0,4} [A-Z][\w'’:-]*")
+
+
+def is_thing_or_title(value: str) -> bool:
+    """A liked thing, or a title that opens with its "The" ("The Hobbit is one of my favorites")."""
+    return is_thing(value) or bool(_TITLE.fullmatch(value.strip()))
+
+
+_HONORIFICS = _words(
+    "mr mrs ms miss dr doctor prof professor sir madam auntie grandpa grandma coach"
+)
+
+
+def is_title(value: str) -> bool:
+    """A name of two capitalised words or more that names no person ("Home Alone", not "Grandma
+    Rose")."""
+    words = [w for w in value.split() if w[:1].isupper()]
+    return (
+        len(value.split()) >= 2
+        and words[0].lower().rstrip(".") not in _PEOPLE | _HONORIFICS
+        and not any(given_name(w) for w in words)
+    )
+
+
+#: Verbs that name no pastime after "I like to": saying, thinking, seeing and helping are about a
+#: moment or a person ("I like to think …", "I love to see it").
+_NOT_PASTIME_VERBS = _words(
+    "think say know believe hear see keep remind make help go be get have let tell ask imagine remember "
+    "point mention add call check try give put take feel show"
+)
+
+
+def is_pastime_verb(value: str) -> bool:
+    """A verb after "I like to" that can name a pastime ("collect", "swim"), not "think" or "see"."""
+    return value.lower() not in _NOT_PASTIME_VERBS and value.isalpha()
+
+
+#: What a topic can be liked in: "I love books about personal development".
+MEDIA = (
+    "books|novels|stories|movies|films|documentaries|podcasts|shows|series|comics|articles|songs"
+)
+_ABOUT = re.compile(rf"(?:[\w-]+ )?(?:{MEDIA}) about [a-z][\w -]*")
+#: Words that tie a topic to this conversation or one occasion ("books about you", "stories about the
+#: time we went camping").
+_NOT_TOPIC = _words(
+    "my your his her their our the a an this that these those it we i you he she they me him them us "
+    "when what how who where which time"
+)
+
+
+def is_about(value: str) -> bool:
+    """Books, films … about a topic: a generic topic of at most eight words in all, no pronoun,
+    no article, no one occasion."""
+    words = value.lower().split()
+    return (
+        bool(_ABOUT.fullmatch(value.strip()))
+        and len(words) <= 8
+        and not set(words) & (_NOT_TOPIC | _QUALIFIERS)
     )
 
 
@@ -507,6 +595,10 @@ _KINDS: dict[str, Callable[[str], bool]] = {
     "specific": is_specific,
     "any-thing": is_any_thing,
     "allergen": is_allergen,
+    "thing-or-title": is_thing_or_title,
+    "title": is_title,
+    "pastime-verb": is_pastime_verb,
+    "about": is_about,
 }
 
 
@@ -524,7 +616,7 @@ _LIKE_END = (
     r"(?=\s*(?:[.!;?)(]|$)|\s+[-–—]+\s|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|"
     r"where|which|who|though|although|instead)\b|\s*[:]|,\s*(?:[a-z]+ing(?=\s*(?:,|and\b|or\b|[.!;]|$))|"
     r"(?:and|but|so|which|it|it's|that|this|they|i|i'm|you|we|he|she|especially|like|plus|too|though|as|"
-    r"because|cause|'cause|since|even|when|if|or|not)\b))"
+    r"because|cause|'cause|since|even|when|if|or|not|personally|honestly|for sure|of course|to)\b))"
 )
 _PSTOP = (
     r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|as|in|"
@@ -809,12 +901,30 @@ _RULES: list[Rule] = [
     ),
     _rule(
         rf"\bi(?:'m| am)(?: (?!my\b|his\b|her\b|their\b|the\b|an?\b|our\b|your\b)[a-z]+){{0,3}}?,? (?:just |also |"
-        rf"currently |now )?learning (?:to play )?(?:the )?(?P<v>{INSTRUMENTS})\b",
+        rf"currently |now )?learning (?:(?:how )?to play )?(?:the )?(?P<v>{INSTRUMENTS})\b",
         "Is learning the {v}",
         "",
     ),
     _rule(
         r"\bi(?:'m| am) (?:just |also |currently |now )?learning (?P<v>[A-Z][a-z]+)\b",
+        "Is learning {v}",
+        "v=lang",
+    ),
+    # "Learning German has been tough but worth it": the speaker's own experience of it, not "…
+    # for him", "… a dream of mine"
+    _rule(
+        r"^learning (?P<v>[A-Z][a-z]+) (?:has been|'s been) (?:really |so |pretty |quite )?(?:tough|hard|fun|great|"
+        r"challenging|rewarding|difficult|amazing|slow|worth it)\b(?!.*\bfor\b)",
+        "Is learning {v}",
+        "v=lang",
+    ),
+    # lessons the user takes or keeps up with: "I'm taking German lessons", "I'll keep up with my
+    # Spanish classes" (not "I quit my German lessons", "my son's French lessons")
+    _rule(
+        r"\bi(?:'m| am|'ve been| have been|'ll| will)? (?:definitely |still |also |now |currently )?"
+        r"(?:going to |gonna )?(?:keep(?:ing)? up with|keep(?:ing)? going with|continu(?:e|ing) with|"
+        r"carry(?:ing)? on with|tak(?:e|ing)|lov(?:e|ing)|enjoy(?:ing)?) (?:my )?(?P<v>[A-Z][a-z]+) "
+        r"(?:lessons|classes|course|lesson)\b",
         "Is learning {v}",
         "v=lang",
     ),
@@ -901,7 +1011,7 @@ _RULES: list[Rule] = [
         "v=thing",
     ),
     _rule(
-        rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|(?:much |far )?more into|into|all about|(?:really )?drawn to) {_VAL}"
+        rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|(?:much |far )?more into|mostly into|into|all about|(?:really )?drawn to) {_VAL}"
         rf"{_LIKE_END}",
         "Likes {v}",
         "v=thing",
@@ -915,6 +1025,30 @@ _RULES: list[Rule] = [
         rf"\bi(?:'ve| have| will|'ll) always (?:liked|loved|enjoyed|love|enjoy) {_VAL}{_LIKE_END}",
         "Likes {v}",
         "v=thing",
+    ),
+    # "I love action and sci-fi movies": two genres of one kind of work, a like each ("black and
+    # white movies", "rock and roll songs" name no two genres)
+    _rule(
+        rf"\bi (?:really |also |absolutely |just )?(?:like|love|enjoy|adore) (?P<v>{GENRES}) and (?:{GENRES}) "
+        rf"(?P<k>{MEDIA})\b",
+        "Likes {v} {k}",
+        "",
+        each=True,  # read whole: the pair is the rule's own, not a coordination to check
+    ),
+    _rule(
+        rf"\bi (?:really |also |absolutely |just )?(?:like|love|enjoy|adore) (?:{GENRES}) and (?P<v>{GENRES}) "
+        rf"(?P<k>{MEDIA})\b",
+        "Likes {v} {k}",
+        "",
+        each=True,  # read whole: the pair is the rule's own, not a coordination to check
+    ),
+    # "I love non-fiction books about personal development and mindset": the whole topic, to the
+    # sentence's end
+    _rule(
+        r"\bi (?:really |also |absolutely |just )?(?:like|love|enjoy|adore) (?P<v>[a-z][\w -]{3,80}?)"
+        r"(?=\s*(?:[.!;]|$))",
+        "Likes {v}",
+        "v=about",
     ),
     # a list of pastimes, every item a gerund of at most two words: "I love cooking, baking, and
     # gardening"
@@ -937,11 +1071,27 @@ _RULES: list[Rule] = [
         "Likes {v}",
         "v=activity",
     ),
+    # "Playing video games or watching movies helps me unwind": each pastime
+    _rule(
+        r"^(?P<v>[a-z]+ing(?: [\w'-]+){0,3}(?:(?:,| or| and| or just| and just) [a-z]+ing(?: [\w'-]+){0,3}){0,2}) "
+        r"(?:really |always |just )?helps? me (?:to )?(?:unwind|relax|de-?stress|recharge|chill(?: out)?)\b",
+        "Likes {v}",
+        "v=activity",
+        each=True,
+    ),
     # "I'm a huge Lakers fan": the team, sport or band before "fan" (one or two words)
     _rule(
-        r"\bi(?:'m| am) (?:a )?(?:really )?(?:big|huge|massive|die-?hard|lifelong) (?P<v>[\w'-]+(?: [\w'-]+)?) fan\b",
+        r"\bi(?:'m| am) (?:a )?(?:really )?(?:big|huge|massive|die-?hard|lifelong|total|avid) "
+        r"(?!(?:movie|film|book|comic|podcast) fan\b)(?P<v>[\w'-]+(?: [\w'-]+)?) fan\b",
         "Likes {v}",
         "v=pastime",
+    ),
+    # "I'm a total movie fan": a kind of work, liked in the plural
+    _rule(
+        r"\bi(?:'m| am) (?:a )?(?:really )?(?:big|huge|massive|die-?hard|lifelong|total|avid) "
+        r"(?P<v>movie|film|book|comic|podcast) fan\b",
+        "Likes {v}s",
+        "",
     ),
     # A passion is a standing like; a value cut at "and" before a bare noun ("improving education
     # and infrastructure") is half of one object, so it gives nothing.
@@ -953,16 +1103,65 @@ _RULES: list[Rule] = [
     # only as an object ("following my passion for dance"): "My love for dance grew" puts a verb in
     # the value
     _rule(
-        rf"\b(?:follow(?:ing)?|pursu(?:e|ing)|about|of|sharing|share) my (?:passion|love) for {_VAL}{_WHOLE}"
+        rf"\b(?:follow(?:ing)?|pursu(?:e|ing)|about|of|sharing|share) my (?:passion|love) (?:for|of) {_VAL}{_WHOLE}"
         rf"{_CLAUSE_END}",
         "Likes {v}",
         "v=pastime",
     ),
-    # "we" is the user with family or friends: only an activity, said of no one occasion
+    # "Sharing my love for dairy-free desserts has been fun"; "we share a love for reading" (the
+    # user and the other, so the user too)
     _rule(
-        rf"^we (?:really |all |both |just |also )?(?:love|enjoy|adore) {_VAL}{_WHOLE}{_CLAUSE_END}",
+        r"^(?:sharing )?my (?:passion|love) (?:for|of) (?P<v>[^,.;:!?()]{1,60}?)(?= (?:has|have) been\b| is no secret\b)",
+        "Likes {v}",
+        "v=pastime",
+    ),
+    _rule(
+        rf"\b(?:we|i) (?:both )?share (?:a|the|our) (?:passion|love) (?:for|of) {_VAL}{_WHOLE}{_CLAUSE_END}",
+        "Likes {v}",
+        "v=pastime",
+    ),
+    # "we" is the user with family or friends: only an activity, said of no one occasion; the
+    # family or friends it is done with may follow ("we love having movie marathons with our friends")
+    _rule(
+        rf"^we (?:really |all |both |just |also )?(?:love|enjoy|adore) {_VAL}{_WHOLE}"
+        rf"(?: with (?:our|my) (?:friends|family|families|kids|children|parents|dogs?)(?=\s*(?:[.!;]|$)))?"
+        rf"{_CLAUSE_END}",
         "Likes {v}",
         "v=activity",
+    ),
+    # "We love Home Alone" (a quoted title, its marks removed): a name of two words or more, no
+    # person ("We love Grandma Rose")
+    _rule(
+        r"^we (?:really |all |both |just |also )?(?:love|adore) (?P<v>(?-i:[A-Z])[\w'’-]*(?: (?:of|the|and|"
+        r"(?-i:[A-Z])[\w'’-]*)){1,4})(?=\s*(?:[.!;,]|$)|\s+[-–—]|\s+too\b)",
+        "Likes {v}",
+        "v=title",
+    ),
+    # "Improving education is particularly interesting to me": an activity, no one occasion
+    _rule(
+        r"^(?P<v>[a-z]+ing(?: [\w'-]+){0,5}) (?:is|are) (?:particularly |really |very |so |super |always )?"
+        r"(?:interesting|fascinating) to me\b",
+        "Likes {v}",
+        "v=thing",
+    ),
+    # "Here's a pic of my favorite, Lord of the Rings!": a title after the comma, no person
+    _rule(
+        r"\bmy (?:all-time )?favou?rite, (?P<v>(?-i:[A-Z])[\w'’-]*(?: (?:of|the|and|(?-i:[A-Z])[\w'’-]*)){0,5})"
+        r"(?=\s*(?:[.!,;]|$))",
+        "Likes {v}",
+        "v=title",
+    ),
+    # "I like to collect jerseys": the pastime, as a gerund; a verb of saying or thinking is none
+    _rule(
+        r"\bi (?:really |also |just |do )?(?:like|love|enjoy) to (?P<g>[a-z]{2,12}) (?P<v>[a-z][\w' -]{1,40}?)"
+        r"(?=\s*(?:[.!;]|$))",
+        "Likes {g} {v}",
+        "g=pastime-verb v=thing",
+    ),
+    _rule(
+        r"\bi (?:really |also |just |do )?(?:like|love|enjoy) to (?P<g>[a-z]{2,12})(?=\s*(?:[.!;]|$))",
+        "Likes {g}",
+        "g=pastime-verb",
     ),
     _rule(
         r"^(?P<v>[a-z]+ing) makes me (?:so |really |very |super )?happy\b",
@@ -971,7 +1170,7 @@ _RULES: list[Rule] = [
     ),
     _rule(
         r"^(?P<v>[a-z][\w' -]{1,50}?)(?: is| are|'s| has always been| have always been) (?:really |definitely |"
-        r"totally |also |always |pretty much |just )?"
+        r"totally |also |always |pretty much |just |mostly )?"
         r"(?:my (?:passion|"
         r"jam|thing|favou?rite (?:hobby|hobbies|pastime|thing to do|activity)|main hobb(?:y|ies)|hobby|hobbies|"
         r"go-to for (?:stress relief|relaxing|relaxation|unwinding)|stress relief|stress-buster|"
@@ -979,7 +1178,7 @@ _RULES: list[Rule] = [
         r"one of my (?:faves|favou?rites|favou?rite (?:things|hobbies|pastimes|activities)|passions|hobbies)|"
         r"my top pick|a favou?rite of mine|a passion of mine|at the top of my list)\b",
         "Likes {v}",
-        "v=thing",
+        "v=thing-or-title",
         each=True,
     ),
     # A preference compares, so an unpleasant thing is sincere here ("I prefer early meetings"), not
@@ -995,6 +1194,12 @@ _RULES: list[Rule] = [
         "v=thing",
     ),
     _rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {_VAL}", "Favourite {k}: {v}", "v=thing"),
+    _rule(
+        rf"^(?P<v>{COLOURS})(?:'s| is) (?:definitely |always |still )?my (?:fave|favou?rite) colou?r"
+        r"(?=\s*(?:[,.!;]|$))",
+        "Favourite colour: {v}",
+        "",
+    ),
     # "Harry Potter is my favorite book": a named work or team, the kind said; "Dancing is my
     # favourite" names none
     _rule(
@@ -1017,6 +1222,20 @@ _RULES: list[Rule] = [
         r"kosher|halal|plant-based|low-carb|sugar-free)(?: diet)?\b",
         "Diet: {v}",
         "",
+    ),
+    _rule(
+        r"^(?P<v>gluten-free|dairy-free|lactose-free|sugar-free) (?:is|has to be) (?:a must|non-negotiable|essential) "
+        r"for me\b",
+        "Diet: {v}",
+        "",
+    ),
+    # "I can't have dairy, so no ice cream for me"; not "… in the house", "… before the race"
+    _rule(
+        r"\bi (?:can't|cannot|can not) (?:have|eat|do|tolerate) (?P<v>dairy|gluten|lactose)"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:anymore|any more|at all)\b)",
+        "Diet: {v}-free",
+        "",
+        negative=True,
     ),
     _rule(
         r"\bi (?:eat|follow|keep) (?:an? |strictly )?(?P<v>gluten-free|dairy-free|keto|paleo|kosher|halal|plant-based|"
@@ -1309,12 +1528,18 @@ IDIOMS = (
     "allergic to meetings",
     "always a pleasure",
     "always remember to breathe",
+    "to death",
+    "to bits",
+    "to pieces",
 )
 _IDIOM = re.compile(
     r"\b(?:" + "|".join(re.escape(x) for x in IDIOMS) + r")\b[,;]?\s*(?:but\s+)?", re.I
 )
 _HEDGE = re.compile(
-    r"\b(?:mostly|sort of|kind of|kinda|partly|partially|half|sometimes|occasionally|at times|"
+    # "mostly into X" says what one likes most (not "… these days": a phase); "that / a different
+    # kind of X" is a noun, no hedge
+    r"\b(?:mostly(?! into\b(?!.*\b(?:these days|lately|right now|at the moment|nowadays|for now)\b)| my thing\b)|(?<!\bthat )(?<!\bthis )(?<!\bwhat )(?<!\bthe )(?<!\bany )(?<!\bsome )"
+    r"(?<!\bdifferent )(?<!\bsame )(?<!\bother )(?<!\bevery )(?<!\bone )(?:sort|kind) of|kinda|partly|partially|half|sometimes|occasionally|at times|"
     r"on weekdays|on weekends|more or less|ish|i think|i guess|i suppose|not sure|apparently|"
     r"supposedly|allegedly)\b",
     re.I,
@@ -1334,14 +1559,17 @@ _QUESTION_START = re.compile(
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|unless|whether|would|could|might|may be|maybe|perhaps|possibly|probably|wish|imagine|suppose|"
     r"supposing|pretend|hypothetically|in theory|someday|some day|one day|dream of|dreaming|thinking about|"
-    r"thinking of|considering|planning to|plan to|hoping to|hope to|want to|wanted to|wants to|going to (?!(?-i:[A-Z]))"
-    r"|gonna|should i|what if|let's say|used to|was going to|almost|nearly|pretending|joking|kidding|just kidding)\b",
+    r"thinking of|considering|planning to|plan to|hoping to|hope to|want to|wanted to|wants to|going to (?!(?-i:[A-Z])|keep up with|keep going with|continue|carry on)"
+    r"|gonna(?! keep up with| keep going with| continue| carry on)|should i|what if|let's say|used to|was going to|almost|nearly|pretending|joking|kidding|just kidding)\b",
     re.I,
 )
 _REPORTED = re.compile(
     r"\b(?:he|she|they|you|someone|somebody|people|everyone|everybody|nobody|my \w+|his \w+|her \w+|the \w+|"
     r"(?-i:[A-Z])\w+)\s+(?:said|says|say|told me|tells me|thinks|think|thought|claims?|claimed|believes?|"
-    r"believed|wrote|writes|asked|asks|assumes?|assumed|insists?|insisted|mentioned|mentions)\b",
+    r"believed|wrote|writes|asked|asks|assumes?|assumed|insists?|insisted|mentioned|mentions)\b"
+    # the speaker named after the words: "I'm a total movie fan, said my brother"
+    r"|,\s*(?:said|says|asked|asks|wrote|writes|added|adds|replied)\s+(?:(?-i:[A-Z])\w+|my \w+|his \w+|her \w+|"
+    r"the \w+|nobody|no one|someone|everyone|he|she|they)\b",
     re.I,
 )
 _SARCASM = re.compile(
@@ -1386,7 +1614,9 @@ _CHANGE_CUE = re.compile(
     re.I,
 )
 _NOT_BUT = re.compile(
-    r"\bnot (?P<p>(?:in|at|as|for) )?(?P<o>[^,.;]{1,40}?),? but (?:(?P=p))?", re.I
+    r"\bnot (?P<p>(?:in|at|as|for) )?(?P<o>[^,.;]{1,40}?),? but (?!(?:i|i'm|i've|it|it's|we|they|he|she|you)\b)"
+    r"(?:(?P=p))?",
+    re.I,
 )
 _FILLER = re.compile(
     r"^(?:oh|well|btw|by the way|so|also|anyway|ok|okay|hmm|and|fyi|fun fact|for the record|"
@@ -1632,8 +1862,11 @@ def _clean(value: str, proper: bool, *, strip: bool = True) -> str:
     if not strip:
         return value
     value = re.sub(r"^(?:the city of|our|my|in|at)\s+", "", value, flags=re.I)
-    if not proper or not re.match(r"^the\s+[A-Z]", value):  # "the Netherlands" keeps its article
-        value = re.sub(r"^the\s+", "", value, flags=re.I)
+    if re.fullmatch(r"(?i:the)\s+\w+", value) and value.split()[-1].lower() in _GENERIC_THE:
+        return value  # "the ocean" keeps its article, as said
+    if (proper and re.match(r"^the\s+[A-Z]", value)) or _TITLE.fullmatch(value):
+        return value  # "the Netherlands"; a title said with its capital "The" ("The Hobbit")
+    value = re.sub(r"^the\s+", "", value, flags=re.I)
     return value
 
 
@@ -1760,6 +1993,8 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
     if "k" in groups:
         values["K"] = groups["k"].capitalize()
         values["k"] = _NO_LONGER_TEXT.get(groups["k"].lower(), groups["k"].lower())
+    if "{g}" in template:  # "I like to collect jerseys" → "Likes collecting jerseys"
+        values["g"] = gerund(groups["g"].lower())
     if "{verb}" in template:  # "stop using emojis" → "Never use emojis"
         verb = (groups.get("g") or groups.get("b") or "use").lower()
         values["verb"] = _GERUND.get(verb, verb)
@@ -1786,6 +2021,17 @@ def _fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
         return None
     text = text.strip()
     return text[:1].upper() + text[1:] if text else None
+
+
+def gerund(verb: str) -> str:
+    """The "-ing" form of a verb: "dance" → "dancing", "swim" → "swimming", "cook" → "cooking"."""
+    if verb.endswith("ie"):
+        return verb[:-2] + "ying"
+    if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")) and len(verb) > 2:
+        return verb[:-1] + "ing"
+    if len(verb) <= 4 and re.fullmatch(r"[^aeiou]*[aeiou][^aeiouwxy]", verb):
+        return verb + verb[-1] + "ing"
+    return verb + "ing"
 
 
 def _keep(
@@ -1828,7 +2074,7 @@ def _sentence_capital(value: str) -> bool:
     )
 
 
-_GERUND_LIST = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
+_GERUND_LIST = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
 
 #: Said after a like, these qualify the saying, not the thing ("I love traveling too").
 _LIKE_TAIL = re.compile(
@@ -1876,8 +2122,20 @@ def liked(text: str) -> str | None:
     if head != "Likes":
         return text
     value = _LIKE_TAIL.sub("", value.strip())
+    if re.match(r"having \w", value) and is_thing(value):
+        value = value.removeprefix("having ")  # "having picnics": the picnics are the thing liked
     words = value.split()
     lower = [w.lower().strip(".,!'\"") for w in words]
+    if is_about(value):
+        return f"{head} {value}"  # "books about personal development and mindset": a topic
+    if (
+        len(lower) in (3, 4)
+        and lower[0] in ("learning", "reading")
+        and lower[1] == "about"
+        and lower[2:3] == ["different"]
+        and is_thing(" ".join(lower[3:]))
+    ):
+        return f"{head} {value}"  # "learning about different cultures": a pursuit, "different" no occasion
     if not words or len(words) > 4:
         return None
     if lower[-1] in _OBJECT_PRONOUNS or lower[-1] in _PARTICLES or set(lower) & _PERSONAL:
@@ -1924,6 +2182,10 @@ _CLAUSE_OPENERS = _words(
 )
 
 
+#: ... and so do these ("my love for dance and how it makes me feel").
+_WH = _words("how what why when where who whom whose which whether")
+
+
 def _list_item(value: str) -> bool:
     """One item of a coordinated like that stands alone: a plural ("dramas"), an activity ("hiking") or a name."""
     words = value.split()
@@ -1945,7 +2207,12 @@ def _coordinated(text: str, m: re.Match[str], rule: Rule) -> list[str]:
     if re.match(r"\s+(?:with|to|for|about) (?:you|u)\b", m.string[m.end("v") :], re.I):
         return []  # "I love chatting with you": about this conversation, not a pastime
     tail = _AND_TAIL.match(m.string, m.end("v"))
-    if not tail or tail.group("t").split()[0].lower() in _CLAUSE_OPENERS:
+    if not tail:
+        rest = re.match(r"\s+and\s+([\w'’-]+)", m.string[m.end("v") :])
+        if rest and rest.group(1).lower() not in _CLAUSE_OPENERS | _WH:
+            return []  # "I love action and comedy movies with my kids": the second half not read, unsure
+        return [text]
+    if tail.group("t").split()[0].lower() in _CLAUSE_OPENERS:
         return [text]
     items = [text.removeprefix(head), tail.group("t")]
     kind = dict(rule.kinds).get("v", "thing")
@@ -2114,7 +2381,8 @@ def _spoken(sentence: str) -> list[str]:
 
 
 _CLAUSE_SPLIT = re.compile(
-    r",\s+(?=(?:and|but|so|because|'cause|cause|though|although)\s+i\b)|\s+[-–—]\s+", re.I
+    r",\s+(?=(?:and|but|so|because|'cause|cause|though|although)\s+i\b|so (?:that|it|this)\b)|\s+[-–—]\s+",
+    re.I,
 )
 _CONDITIONAL = re.compile(
     r"^(?:if|when|whenever|unless|once|whether|suppose|supposing|as soon as|in case)\b", re.I
