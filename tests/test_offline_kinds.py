@@ -248,6 +248,13 @@ def test_fourth_round_diets_and_lessons(sentence: str, lines: set[str]) -> None:
         ),
         ("I love hiking and long walks with my dad.", set()),
         ("I talk a lot about my love for dance and how it makes me feel.", {"Likes dance"}),
+        # a pronoun opens a clause after "and" with its verb contracted onto it, too
+        ("I'm passionate about pottery and it'd be nice to teach it.", {"Likes pottery"}),
+        ("I love climbing and they're a great crowd at the gym.", {"Likes climbing"}),
+        ("I really love jazz and that's why I joined the band.", {"Likes jazz"}),
+        ("I love rowing and we'll see how far I get.", {"Likes rowing"}),
+        ("I love chess and I’ll keep playing it.", {"Likes chess"}),
+        ("I love soup and salad bars.", set()),
         ("I love to death.", set()),
         ('My parents love "The Santa Clause".', set()),
         # a colour said as one's favourite colour; "Red's my fave" is as often wine

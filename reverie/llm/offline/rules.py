@@ -2178,8 +2178,14 @@ _AND_TAIL = re.compile(
 #: A word that opens a new clause after "and" ("I love dogs and I have two"), not a second liked
 #: thing.
 _CLAUSE_OPENERS = _words(
-    "i i'm i've i'd we we're it it's that this they he she you my our there so then now also just really"
+    "i we it that this they he she you my our there so then now also just really"
 )
+#: A pronoun keeps opening a clause with its verb contracted onto it ("and it'd be great").
+_CONTRACTION = re.compile(r"['’](?:m|s|d|ll|re|ve)$")
+
+
+def _opens_clause(word: str) -> bool:
+    return _CONTRACTION.sub("", word.lower()) in _CLAUSE_OPENERS
 
 
 #: ... and so do these ("my love for dance and how it makes me feel").
@@ -2209,10 +2215,10 @@ def _coordinated(text: str, m: re.Match[str], rule: Rule) -> list[str]:
     tail = _AND_TAIL.match(m.string, m.end("v"))
     if not tail:
         rest = re.match(r"\s+and\s+([\w'’-]+)", m.string[m.end("v") :])
-        if rest and rest.group(1).lower() not in _CLAUSE_OPENERS | _WH:
+        if rest and not (_opens_clause(rest.group(1)) or rest.group(1).lower() in _WH):
             return []  # "I love action and comedy movies with my kids": the second half not read, unsure
         return [text]
-    if tail.group("t").split()[0].lower() in _CLAUSE_OPENERS:
+    if _opens_clause(tail.group("t").split()[0]):
         return [text]
     items = [text.removeprefix(head), tail.group("t")]
     kind = dict(rule.kinds).get("v", "thing")
