@@ -32,7 +32,7 @@ def test_the_labels_keep_the_held_out_split_apart() -> None:
     by_split: dict[str, set[str]] = {}
     for t in turns:
         by_split.setdefault(t.split, set()).add(t.turn.split("|")[0])
-    assert set(by_split) == {*TUNING, "heldout5"}
+    assert set(by_split) == {*TUNING, "heldout5", "heldout6"}
     assert by_split["tune"] | by_split["tune2"] == {"conv-26", "conv-30", "conv-41"}
     assert (
         by_split["heldout"]
@@ -48,6 +48,8 @@ def test_the_labels_keep_the_held_out_split_apart() -> None:
     assert len(corpus.locomo_turns("heldout4")) >= 190
     assert by_split["heldout5"] == {"conv-26", "conv-30", "conv-41"}  # unseen turns of those
     assert len(corpus.locomo_turns("heldout5")) == 200
+    assert by_split["heldout6"] == {"conv-26", "conv-30", "conv-41"}  # their last first-person turns
+    assert len(corpus.locomo_turns("heldout6")) == 180
 
 
 @pytest.mark.parametrize("path", ["history", "archive"])
