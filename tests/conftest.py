@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import background
@@ -19,8 +20,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start the slow checks that are a process of their own (support/background.py) now, beside the suite."""
-    if not session.config.option.collectonly:
+    shared = getattr(session.config, "workerinput", {}).get("reverie_background")
+    if shared:  # an xdist worker: the controller runs them
+        background.attach(Path(shared))
+    elif not session.config.option.collectonly:
         background.start(item.nodeid for item in session.items)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:  # xdist's WorkerController
+    """pytest-xdist's controller: tell each worker where the checks' results will be."""
+    node.workerinput["reverie_background"] = str(background.share())
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """pytest-xdist's controller: start the checks of what the workers collected (once)."""
+    background.start(ids)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
