@@ -59,7 +59,8 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
     """pytest-xdist's controller: start the checks of what the workers collected (once)."""
-    background.start(ids)
+    if not node.config.option.collectonly:
+        background.start(ids)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
