@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import background
@@ -14,13 +15,52 @@ __all__ = ["ROOT", "run_cli"]  # several test files import them from here
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: background.owns(item.nodeid))  # stable: the rest keep their order
+    """The files of the tests that wait for a background check run last, those tests at their end,
+    giving the checks the whole suite's time. Whole files: under pytest-xdist (``--dist loadfile``)
+    a file's tests run in one worker, in their order, as in a one-process run (they may share a
+    module fixture and its state), and a file is sent to a worker where it first appears."""
+    waiting = {item.nodeid.split("::")[0] for item in items if background.owns(item.nodeid)}
+    items.sort(  # stable: the rest keep their order
+        key=lambda item: (item.nodeid.split("::")[0] in waiting, background.owns(item.nodeid))
+    )
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start the slow checks that are a process of their own (support/background.py) now, beside the suite."""
-    if not session.config.option.collectonly:
+    shared = getattr(session.config, "workerinput", {}).get("reverie_background")
+    if shared:  # an xdist worker: the controller runs them
+        background.attach(Path(shared))
+    elif not session.config.option.collectonly:
         background.start(item.nodeid for item in session.items)
+
+
+#: Set in a pytest-xdist worker's environment from its start (80 and 24), whatever the controller had:
+#: they narrow rich's output and the CLI's status line in the processes tests start.
+_TERMINAL_SIZE = ("COLUMNS", "LINES")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:  # xdist's WorkerController
+    """pytest-xdist's controller: tell each worker where the checks' results will be, and the
+    terminal size variables it had."""
+    node.workerinput["reverie_background"] = str(background.share())
+    node.workerinput["reverie_terminal_size"] = {k: os.environ.get(k) for k in _TERMINAL_SIZE}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """An xdist worker runs its tests in the controller's environment, as a one-process run does."""
+    for name, value in getattr(config, "workerinput", {}).get("reverie_terminal_size", {}).items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """pytest-xdist's controller: start the checks of what the workers collected (once)."""
+    if not node.config.option.collectonly:
+        background.start(ids)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

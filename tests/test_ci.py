@@ -45,6 +45,9 @@ def test_quickstart_has_exactly_two_commands_using_the_locks():
     run, test = quickstart_command("run"), quickstart_command("test")
     assert "--require-hashes -r requirements.lock" in run and ".venv/bin/reverie" in run
     assert "--require-hashes -r requirements-dev.lock" in test and "-m pytest" in test
+    assert test.endswith(
+        "-m pytest -n 2"
+    )  # two processes (pytest-xdist): the suite's time on 2 cores
     for cmd in (run, test):
         shlex.split(cmd)  # well-formed shell
 

@@ -11,6 +11,7 @@ import shlex
 from pathlib import Path
 
 import pytest
+from support.cli import invoke
 
 from reverie.cli import main
 
@@ -26,8 +27,11 @@ def test_the_printed_config_is_json_naming_this_workspace(
     client: str,
 ) -> None:
     ws = tmp_path / "ws"
-    assert main(["-w", str(ws), "init", "--for", client]) == 0
-    out, err = capsys.readouterr()
+    # Wide enough that no line wraps, however long the temporary directory's path (rich wraps stderr
+    # at 80 columns when it is not a terminal).
+    run = invoke("-w", str(ws), "init", "--for", client, env={"COLUMNS": "1000"})
+    assert run.returncode == 0, run.stderr
+    out, err = run.stdout, run.stderr
     server = json.loads(out)["mcpServers"][
         "reverie"
     ]  # stdout is the JSON alone: `> .cursor/mcp.json` works

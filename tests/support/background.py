@@ -6,6 +6,11 @@ running.
 
 Each runs in the isolation ``conftest._isolated_home`` gives a test: no ``REVERIE_*`` setting of the
 caller but the ones named here, a home directory of its own, no provider key.
+
+Under pytest-xdist each worker collects the whole suite, but a check must run once: the controller
+(which runs no test) starts them when the first worker reports its collection, writing each one's
+output and exit code to files in a directory it hands every worker (`share`); the test that owns a
+check, in whichever worker, waits for those files (`attach`).
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,6 +81,8 @@ class _Running:
 
 _running: dict[str, _Running] = {}
 _workdirs: list[Path] = []
+_shared: Path | None = None  # xdist: where the controller writes results, or a worker reads them
+_owner = False  # whether this process starts the checks it shares (the xdist controller)
 
 
 def owns(nodeid: str) -> bool:
@@ -81,12 +90,31 @@ def owns(nodeid: str) -> bool:
     return any(nodeid.endswith(check.test) for check in CHECKS.values())
 
 
+def share() -> Path:
+    """The xdist controller: the directory its checks' results go to, for `attach` in each worker."""
+    global _shared, _owner
+    if _shared is None:
+        _shared = Path(tempfile.mkdtemp(prefix="reverie-checks-"))
+        _workdirs.append(_shared)
+        _owner = True
+    return _shared
+
+
+def attach(shared: Path) -> None:
+    """An xdist worker: read the checks' results from the controller's directory (`share`)."""
+    global _shared
+    _shared = shared
+
+
 def start(nodeids: Iterable[str]) -> None:
-    """Start the check of every collected test that has one."""
+    """Start the check of every collected test that has one (in an xdist worker: none, the
+    controller does)."""
+    if _shared is not None and not _owner:
+        return
     ids = list(nodeids)
     for name, check in CHECKS.items():
         if name not in _running and any(i.endswith(check.test) for i in ids):
-            _start(name)
+            _start(name)  # the controller keeps it in _running: each worker's report starts it once
 
 
 def _start(name: str) -> None:
@@ -102,7 +130,12 @@ def _start(name: str) -> None:
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     (work / "run").mkdir()
     argv = check.argv(work / "run")
-    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    if _owner:
+        assert _shared is not None
+        out, err = open(_shared / f"{name}.out", "w+b"), open(_shared / f"{name}.err", "w+b")
+        (_shared / f"{name}.argv").write_text("\0".join([str(work / "run"), *argv]))
+    else:
+        out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
     proc = subprocess.Popen(
         argv,
         cwd=ROOT,
@@ -113,6 +146,18 @@ def _start(name: str) -> None:
         preexec_fn=_die_with_parent if sys.platform == "linux" else None,
     )
     _running[name] = _Running(argv, proc, out, err, work / "run")
+    if _owner:
+        threading.Thread(target=_publish, args=(name, proc), daemon=True).start()
+
+
+def _publish(name: str, proc: subprocess.Popen[bytes]) -> None:
+    """The controller: write the exit code once the check ends (renamed into place: a reader never
+    sees half of it)."""
+    code = proc.wait()
+    assert _shared is not None
+    tmp = _shared / f"{name}.rc.tmp"
+    tmp.write_text(str(code))
+    tmp.rename(_shared / f"{name}.rc")
 
 
 def _die_with_parent() -> None:
@@ -124,6 +169,8 @@ def _die_with_parent() -> None:
 
 def result(name: str, timeout: float = 600) -> Done:
     """Wait for a check (starting it now if collection did not) and return how it ended."""
+    if _shared is not None and not _owner and (_shared / f"{name}.argv").exists():
+        return _shared_result(_shared, name, timeout)
     if name not in _running:
         _start(name)
     run = _running.pop(name)
@@ -134,6 +181,22 @@ def result(name: str, timeout: float = 600) -> Done:
         run.proc.wait()
         raise
     return Done(run.argv, run.proc.returncode, _read(run.out), _read(run.err), run.workdir)
+
+
+def _shared_result(shared: Path, name: str, timeout: float) -> Done:
+    """An xdist worker: wait for the exit code the controller writes (`_publish`), then read the output."""
+    work, *argv = (shared / f"{name}.argv").read_text().split("\0")
+    deadline = time.monotonic() + timeout
+    while not (shared / f"{name}.rc").exists():
+        if time.monotonic() > deadline:
+            raise subprocess.TimeoutExpired(argv, timeout)
+        time.sleep(0.1)
+    code = int((shared / f"{name}.rc").read_text())
+    text = [
+        (shared / f"{name}.{part}").read_bytes().decode("utf-8", errors="replace")
+        for part in ("out", "err")
+    ]
+    return Done(argv, code, text[0], text[1], Path(work))
 
 
 def _read(stream: IO[bytes]) -> str:

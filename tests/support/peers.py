@@ -144,13 +144,8 @@ def unavailable(reason: str) -> None:
     pytest.skip(line)
 
 
-def pytest_terminal_summary(
-    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
-) -> None:
-    build = config.stash.get(_KEY, None)
-    if build is None or exitstatus == pytest.ExitCode.INTERRUPTED:
-        return  # interrupted: pytest_unconfigure stops the build
-    build.finish()  # a run that stopped early (-x) still completes the environments for the next one
+def _summary(build: _Build) -> str:
+    """What became of each environment; the build must have finished."""
     parts = []
     for version in build.versions:
         found = build.report(version)
@@ -158,7 +153,41 @@ def pytest_terminal_summary(
         if "error" in found:
             state = "unavailable"
         parts.append(f"{version} {state} in {found.get('seconds', 0.0)} s")
-    terminalreporter.write_line(f"nanobot-ai peer environments: {'; '.join(parts)}")
+    return f"nanobot-ai peer environments: {'; '.join(parts)}"
+
+
+_WORKER_LINES = pytest.StashKey[list[str]]()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A pytest-xdist worker, whose terminal nobody sees: finish the build and hand its line to the
+    controller (``workeroutput`` goes back with the worker's end)."""
+    build = session.config.stash.get(_KEY, None)
+    output = getattr(session.config, "workeroutput", None)
+    if build is None or output is None or exitstatus == pytest.ExitCode.INTERRUPTED:
+        return
+    build.finish()
+    output["reverie_peers"] = _summary(build)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """pytest-xdist's controller: keep a worker's peer-environment line for the summary."""
+    line = getattr(node, "workeroutput", {}).get("reverie_peers")
+    if line:
+        node.config.stash.setdefault(_WORKER_LINES, []).append(line)
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> None:
+    for line in dict.fromkeys(config.stash.get(_WORKER_LINES, [])):  # xdist's controller
+        terminalreporter.write_line(line)
+    build = config.stash.get(_KEY, None)
+    if build is None or exitstatus == pytest.ExitCode.INTERRUPTED:
+        return  # interrupted: pytest_unconfigure stops the build
+    build.finish()  # a run that stopped early (-x) still completes the environments for the next one
+    terminalreporter.write_line(_summary(build))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
