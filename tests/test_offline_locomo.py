@@ -48,7 +48,11 @@ def test_the_labels_keep_the_held_out_split_apart() -> None:
     assert len(corpus.locomo_turns("heldout4")) >= 190
     assert by_split["heldout5"] == {"conv-26", "conv-30", "conv-41"}  # unseen turns of those
     assert len(corpus.locomo_turns("heldout5")) == 200
-    assert by_split["heldout6"] == {"conv-26", "conv-30", "conv-41"}  # their last first-person turns
+    assert by_split["heldout6"] == {
+        "conv-26",
+        "conv-30",
+        "conv-41",
+    }  # their last first-person turns
     assert len(corpus.locomo_turns("heldout6")) == 180
 
 
