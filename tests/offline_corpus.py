@@ -2227,6 +2227,91 @@ We loved having movie marathons with our friends.
 They love having movie marathons with their friends.
 We love having you with our friends.
 We love teasing with our friends.
+# --- issue 26, fifth round: a coordination of two nouns read with a lexicon (lemminflect's nouns that are never
+# --- adjectives), fixed binomials, "my love / passion for X" as any verb's object, "have a love for", "so" ends a
+# --- clause (written before running)
+# coordinations: fixed binomials, adjectives, people, one occasion, framed
+I love rock and roll.
+I'm passionate about rock and roll. => USER | Likes rock and roll
+I love salt and pepper on everything.
+I love fish and chips.
+I love mac and cheese.
+I love peace and quiet.
+I love rhythm and blues.
+I love bread and butter.
+I love black and white photos.
+I love trial and error.
+I love hide and seek.
+I love law and order.
+I love pros and cons lists.
+I love wear and tear.
+I love Tom and Jerry.
+I love dance and fashion shows.
+I love dance and fashion in my story.
+In my novel the hero loves dance and fashion.
+She's passionate about dance and fashion.
+My sister loves art and music.
+Do you love art and music?
+If I had time I'd love art and music.
+I used to love art and music.
+I don't love art and music.
+I love art and music, lol.
+I loved the dance and the music last night.
+I love the food and wine here.
+I love him and her.
+I love work and family equally.
+I love bed and breakfast places.
+I'm passionate about life and love.
+I love dogs and that's it. => USER | Likes dogs
+# "my love / passion for X" as an object
+I lost my love for dance and fashion.
+I've lost my passion for painting.
+I gave up my passion for music.
+The divorce killed my love for cooking.
+My love for dance grew after that.
+She questioned my love for painting.
+He doesn't share my love for hiking.
+My sister shares my love for hiking.
+I wanted to ask about your love for dance.
+I'm trying to find my passion for something.
+I wish I had a passion for cooking.
+I had a love for horses when I was a kid.
+She has always had a love for horses.
+Do you have a love for horses?
+I'd have a love for horses if I weren't allergic.
+I've always had a love for it.
+I've always had a love for him.
+# "so" ends a clause
+I'm passionate about cooking so much that it hurts.
+I'm passionate about nothing so far.
+I'm passionate about it so let's go.
+In my story I'm passionate about dance so I open a studio.
+# a possessive love under a plan or a wish, and "and the …" after a like (fifth round, written before running)
+I want to find my love for painting again.
+I'd like to rediscover my passion for music.
+I'm hoping to get back my love for cooking.
+I might lose my love for cooking if this goes on.
+I'm thinking of giving up my passion for golf.
+I'm considering quitting my passion for dance.
+I wanted to share her love for dance with you.
+I want to share your love for hiking.
+I'm hoping to share my sister's love of gaming.
+If I had my love for painting back, I'd be happy.
+I wish I could share my love for painting, lol.
+In my story, I wanted to blend my love for dance and fashion.
+Would you share my love for painting?
+I used to want to share my love for painting.
+I'm going to pretend I share your love of hiking.
+I'd love to hear about your love for painting.
+My mom wanted to share my love for painting. => USER | Likes painting
+I wanted to blend my love for him and his music.
+I wanted to share my love for it with everyone.
+I love the food and the people here.
+I love the beach and the mountains in winter.
+I love my wife and the kids.
+I love hiking and the views from the top. => USER | Likes hiking
+I love you and the kids.
+I love it and the colours.
 """
 
 

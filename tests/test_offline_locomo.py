@@ -60,5 +60,5 @@ def test_no_wrong_line_on_the_tuning_turns(path: str) -> None:
 
 def test_the_tuning_fact_turns_it_learns() -> None:
     s = corpus.score_turns(_tuning(), "history")
-    assert s.positives >= 156
-    assert s.learned >= 75, [m[:2] for m in s.misses]
+    assert s.positives >= 179
+    assert s.learned >= 82, [m[:2] for m in s.misses]

@@ -41,7 +41,7 @@ from typing import TypeVar
 
 from .dates import DATE_PHRASE, resolve
 from .framing import framed, reversed_feeling, temporary
-from .kinds import given_name, known_language, known_place
+from .kinds import given_name, known_language, known_place, noun
 
 __all__ = [
     "Fact",
@@ -605,10 +605,20 @@ _KINDS: dict[str, Callable[[str], bool]] = {
 # -- sentence rules -----------------------------------------------------------------------------------------------
 _STOP = r"(?=\s+[-–—]+\s|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|though|although|instead)\b|[,.;:!?()]|$)"
 _VAL = rf"(?P<v>[^,.;:!?()]{{1,60}}?){_STOP}"
-#: The value is no half of "X and Y" ("education" of "improving education and infrastructure").
-_WHOLE = r"(?!\s+and\s+(?!(?:i|we|it|that|how|what|why|when)\b)[a-z]+(?<!ing)\b)"
+#: Verbs that lose a love rather than have it ("I lost my love for cooking"), or seek it again
+#: ("find", "get back", "rediscover", "regain").
+_LOSING = (
+    r"(?:lost|lose|loses|losing|gave|give|gives|giving|quit|quitting|killed|kill|ruined|ruin|abandoned|outgrew|"
+    r"doubt|doubted|question|questioned|hide|hid|find|finding|found|get|getting|got|re[a-z]+)\b"
+)
+#: The value is no half of "X and Y" ("education" of "improving education and infrastructure"); a
+#: determiner after "and" opens a noun phrase of its own ("my love for reading and the joy of …").
+_WHOLE = r"(?!\s+and\s+(?!(?:i|we|it|that|how|what|why|when|the|a|an|my|our|your|his|her|their)\b)[a-z]+(?<!ing)\b)"
 #: The value ends its clause: not "creating a safe" of "creating a safe, inviting place".
-_CLAUSE_END = r"(?=\s*(?:[.!;]|$)|\s+and\s|\s+but\s|,\s*(?:and|but|so|which|it|that|this|they|i)\b)"
+_CLAUSE_END = (
+    r"(?=\s*(?:[.!;]|$)|\s+and\s|\s+but\s|\s+so\s+(?!much|many|far|long|well|good|often|hard|bad)\b|"
+    r",\s*(?:and|but|so|which|it|that|this|they|i)\b)"
+)
 #: A like's value ends its clause, or a comma opens the next item of a list of activities ("camping,
 #: hiking") or a new clause; never mid-phrase ("creating a safe, inviting place": a comma between
 #: two adjectives).
@@ -665,6 +675,9 @@ class Rule:
         False  # the rule is about a negation: a "not" before the match does not cancel it
     )
     each: bool = False  # the value may be a list of activities ("playing games and watching films"): one fact each
+    # the fact is presupposed by a possessive ("my love for X"), so it holds under a plan or a wish
+    # ("I wanted to blend my love for dance and fashion")
+    presupposed: bool = False
 
 
 def _rule(
@@ -676,9 +689,12 @@ def _rule(
     change: bool = False,
     negative: bool = False,
     each: bool = False,
+    presupposed: bool = False,
 ) -> Rule:
     pairs = tuple((group, kind) for group, _, kind in (x.partition("=") for x in kinds.split()))
-    return Rule(re.compile(pattern, re.I), template, pairs, mark, change, negative, each)
+    return Rule(
+        re.compile(pattern, re.I), template, pairs, mark, change, negative, each, presupposed
+    )
 
 
 _RULES: list[Rule] = [
@@ -1105,6 +1121,23 @@ _RULES: list[Rule] = [
     _rule(
         rf"\b(?:follow(?:ing)?|pursu(?:e|ing)|about|of|sharing|share) my (?:passion|love) (?:for|of) {_VAL}{_WHOLE}"
         rf"{_CLAUSE_END}",
+        "Likes {v}",
+        "v=pastime",
+    ),
+    # ... and as the object of what the user does ("I wanted to blend my love for dance and
+    # fashion", "it lets me combine my love for reading and …", "because of my degree and my passion
+    # for …"), unless the verb loses it ("I lost my love for X", "gave up my passion for X")
+    _rule(
+        rf"(?:\b(?:i|we|to|me)\s+(?:(?!{_LOSING})[a-z]+\s+){{1,2}}|\b(?:and|with|through|into) )my "
+        rf"(?:passion|love) (?:for|of) {_VAL}{_WHOLE}{_CLAUSE_END}",
+        "Likes {v}",
+        "v=pastime",
+        presupposed=True,
+    ),
+    # "I've always had a love for horses": a love one has, not had once ("I had a love for X as a kid")
+    _rule(
+        rf"\bi(?:'ve| have) (?:always |long )?(?:had |got )?a (?:real |deep |great |huge |big |special |strong |"
+        rf"soft spot and a )?(?:love|passion) for {_VAL}{_WHOLE}{_CLAUSE_END}",
         "Likes {v}",
         "v=pastime",
     ),
@@ -1673,6 +1706,27 @@ def first_person(sentence: str) -> str:
     return _USER_OBJECT.sub("me", sentence)
 
 
+#: What makes a sentence a plan, a wish or a guess about the future, while a possessive in it ("my
+#: love for X") still says what is: "I'm considering X because of my passion for Y".
+_MODAL = re.compile(
+    r"\b(?:would|could|might|want to|wanted to|wants to|hoping to|hope to|considering|thinking about|"
+    r"thinking of|planning to|plan to|going to|gonna|someday|some day|one day)\b",
+    re.I,
+)
+
+
+#: A love wished back is one lost ("I want my love for painting back").
+_AGAIN = re.compile(r"\b(?:again|back|anymore|any more|once more)\b", re.I)
+
+
+def modal_only(sentence: str) -> bool:
+    """The sentence is no statement only through a plan, a wish or a guess (``_MODAL``): no question,
+    other speaker, joke, hedge, report, condition, past habit or pretence."""
+    if _statement(sentence) or not _MODAL.search(sentence) or _AGAIN.search(sentence):
+        return False
+    return _statement(_MODAL.sub("do", sentence))
+
+
 def _statement(sentence: str) -> bool:
     """False for what states no fact about the user: questions, hypotheticals, reported speech, jokes, code."""
     if sentence.rstrip().endswith("?") or _QUESTION_START.match(sentence):
@@ -2190,17 +2244,53 @@ def _opens_clause(word: str) -> bool:
 
 #: ... and so do these ("my love for dance and how it makes me feel").
 _WH = _words("how what why when where who whom whose which whether")
+#: A determiner after "and" opens a noun phrase of its own: the like before it is whole ("my love
+#: for reading and the joy of sharing stories"), never a modifier of what follows.
+_DETERMINERS = _words("the a an your his her their its")
 
 
 def _list_item(value: str) -> bool:
-    """One item of a coordinated like that stands alone: a plural ("dramas"), an activity ("hiking") or a name."""
+    """One item of a coordinated like that stands alone: a plural ("dramas"), an activity ("hiking"),
+    a name, or one word the lexicon knows as a noun and never as an adjective ("dance", "pottery";
+    not "black" of "black and white")."""
     words = value.split()
     last = words[-1].lower()
     return (
         words[0][:1].isupper()
         or (words[0].lower().endswith("ing") and len(words[0]) > 4)
         or (last.endswith("s") and not last.endswith(("ss", "us", "is")))
+        or (len(words) == 1 and noun(last))
     )
+
+
+#: Fixed pairs that name one thing ("rock and roll", "salt and pepper", "pros and cons"): never two
+#: likes. A closed class: English has a few dozen in everyday use, and no lexicon here lists them.
+_BINOMIALS = frozenset(
+    tuple(pair.split("+"))
+    for pair in (
+        "rock+roll rhythm+blues salt+pepper fish+chips mac+cheese macaroni+cheese bread+butter "
+        "peanut+butter peace+quiet black+white trial+error hide+seek law+order pros+cons ups+downs "
+        "wear+tear rise+fall give+take trick+treat surf+turf odds+ends nuts+bolts bed+breakfast "
+        "arts+crafts cops+robbers song+dance heart+soul life+death health+safety fun+games "
+        "bells+whistles sticks+stones flesh+blood bits+pieces rest+relaxation lock+key cat+mouse "
+        "research+development hugs+kisses milk+cookies"
+    ).split()
+)
+#: Words too broad to be a like on their own, as a half of a coordination ("life and love").
+_BROAD = _words("life love work family home people stuff things world time fun")
+
+
+def _noun_pair(first: str, second: str) -> bool:
+    """Two halves of "X and Y" that are two things liked: each stands alone, the pair is no fixed
+    binomial, and a bare singular noun is coordinated only with one word ("dance and fashion", not
+    "dance and fashion shows", which may be shows of both)."""
+    a, b = first.lower().split(), second.lower().split()
+    if not a or not b or (a[-1], b[0]) in _BINOMIALS or {a[-1], b[0]} & _BROAD:
+        return False
+    if not (_list_item(first) and _list_item(second)):
+        return False
+    bare = len(a) == 1 and noun(a[0]) and not a[0].endswith(("s", "ing"))
+    return len(b) == 1 or not bare
 
 
 def _coordinated(text: str, m: re.Match[str], rule: Rule) -> list[str]:
@@ -2210,19 +2300,30 @@ def _coordinated(text: str, m: re.Match[str], rule: Rule) -> list[str]:
     head = next((h for h in ("Likes ", "Allergic to ") if text.startswith(h)), None)
     if head is None or not m.groupdict().get("v"):
         return [text]
+    pair = re.fullmatch(r"([\w'’-]+) and ([\w'’-]+)", text.removeprefix(head))
+    if pair:  # a value read whole ("passionate about dance and fashion"): two things, or one
+        first, second = pair.groups()
+        if (first.lower(), second.lower()) in _BINOMIALS:
+            return [text]  # "rock and roll": one thing
+        kind = dict(rule.kinds).get("v", "thing")
+        if _noun_pair(first, second) and _KINDS[kind](first) and _KINDS[kind](second):
+            return [f"{head}{first}", f"{head}{second}"]
+        return []
     if re.match(r"\s+(?:with|to|for|about) (?:you|u)\b", m.string[m.end("v") :], re.I):
         return []  # "I love chatting with you": about this conversation, not a pastime
     tail = _AND_TAIL.match(m.string, m.end("v"))
     if not tail:
         rest = re.match(r"\s+and\s+([\w'’-]+)", m.string[m.end("v") :])
-        if rest and not (_opens_clause(rest.group(1)) or rest.group(1).lower() in _WH):
+        if rest and not (
+            _opens_clause(rest.group(1)) or rest.group(1).lower() in _WH | _DETERMINERS
+        ):
             return []  # "I love action and comedy movies with my kids": the second half not read, unsure
         return [text]
     if _opens_clause(tail.group("t").split()[0]):
         return [text]
     items = [text.removeprefix(head), tail.group("t")]
     kind = dict(rule.kinds).get("v", "thing")
-    if all(_list_item(i) for i in items) and _KINDS[kind](items[1]):
+    if _noun_pair(*items) and _KINDS[kind](items[1]):
         return [f"{head}{i}" for i in items]
     if items[0].split()[0].lower().endswith("ing") and " " in items[0]:
         # "helping people and making a positive impact": an activity with its object stands alone
@@ -2310,7 +2411,8 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
             standing
         ):  # "Could you answer in Spanish from now on?" asks for a standing rule: read it as one
             sentence = standing.group("v")
-        if not sentence or not _statement(sentence):
+        presupposed_only = bool(sentence) and modal_only(sentence)
+        if not sentence or not (presupposed_only or _statement(sentence)):
             continue
         if _CHANGE_CUE.search(sentence):
             correction = True
@@ -2319,6 +2421,8 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
             sentence = _NOT_BUT.sub(lambda m: m.group("p") or "", sentence)
         found = False
         for rule in _RULES:
+            if presupposed_only and not rule.presupposed:
+                continue
             if found and rule.template.startswith(("{K}", "Never {v3}", "Always {v3}")):
                 continue  # "always answer in French" already gave "Reply in French": no generic rule too
             for n, m in enumerate(rule.pattern.finditer(sentence)):

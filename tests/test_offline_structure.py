@@ -1,0 +1,97 @@
+"""Issue 26, fifth round: readings of structure that carry to speech no rule was written for — a
+coordination of two nouns decided by a lexicon, fixed binomials kept whole, a love or passion that
+a possessive presupposes ("my love for X") even under a plan, a determiner after "and" that opens a
+noun phrase of its own. Each shape is checked with its framed and wrong-kind variants."""
+
+from __future__ import annotations
+
+import pytest
+
+from reverie.llm.offline.rules import extract_facts
+
+
+def _facts(sentence: str) -> list[str]:
+    return [f.text for f in extract_facts(sentence)]
+
+
+@pytest.mark.parametrize(
+    "sentence, expected",
+    [
+        ("I love dance and fashion.", ["Likes dance", "Likes fashion"]),
+        ("I'm passionate about dance and fashion.", ["Likes dance", "Likes fashion"]),
+        ("I love painting and pottery.", ["Likes painting", "Likes pottery"]),
+        ("I'm into chess and photography.", ["Likes chess", "Likes photography"]),
+    ],
+)
+def test_two_nouns_that_stand_alone_are_two_likes(sentence: str, expected: list[str]) -> None:
+    assert _facts(sentence) == expected
+
+
+#: Fixed binomials, adjectives, broad words and framed coordinations: no pair of likes.
+NO_PAIR = [
+    "I love rock and roll.",  # a fixed binomial: one thing, and a like only when read whole
+    "I love salt and pepper on everything.",
+    "I love pros and cons lists.",
+    "I love black and white photos.",  # adjectives, not two things
+    "I love dance and fashion shows.",  # shows of both, maybe
+    "I'm passionate about life and love.",  # too broad to be a like
+    "She's passionate about dance and fashion.",
+    "In my novel the hero loves dance and fashion.",
+    "Do you love art and music?",
+    "I used to love art and music.",
+]
+
+
+def test_binomials_adjectives_and_framed_coordinations_give_no_pair() -> None:
+    assert _facts("I love dance and fashion.")  # the shape is read ...
+    for sentence in NO_PAIR:  # ... and these are not
+        facts = _facts(sentence)
+        assert not [f for f in facts if f != "Likes rock and roll"], (sentence, facts)
+
+
+@pytest.mark.parametrize(
+    "sentence, expected",
+    [
+        (
+            "Plus, I wanted to blend my love for dance and fashion, so it was a perfect match.",
+            ["Likes dance", "Likes fashion"],
+        ),
+        (
+            "I'm passionate about dance and fashion so combining them lets me show my creativity.",
+            ["Likes dance", "Likes fashion"],
+        ),
+        (
+            "It lets me combine my love for reading and the joy of sharing stories.",
+            ["Likes reading"],
+        ),
+        ("I've always had a love for horses!", ["Likes horses"]),
+    ],
+)
+def test_a_love_a_possessive_presupposes_holds_under_a_plan(
+    sentence: str, expected: list[str]
+) -> None:
+    assert _facts(sentence) == expected
+
+
+#: A love lost, sought again, someone else's, asked about, past or framed.
+NOT_HELD = [
+    "I lost my love for dance and fashion.",
+    "I gave up my passion for music.",
+    "I want to find my love for painting again.",
+    "I'd like to rediscover my passion for music.",
+    "I'm hoping to get back my love for cooking.",
+    "I wanted to share her love for dance with you.",
+    "If I had my love for painting back, I'd be happy.",
+    "Would you share my love for painting?",
+    "I used to want to share my love for painting.",
+    "In my story, I wanted to blend my love for dance and fashion.",
+    "I had a love for horses when I was a kid.",
+    "I'd have a love for horses if I weren't allergic.",
+    "I'm passionate about cooking so much that it hurts.",
+]
+
+
+def test_a_love_lost_sought_again_someone_elses_or_framed_gives_nothing() -> None:
+    assert _facts("I wanted to share my love for painting.") == ["Likes painting"]
+    for sentence in NOT_HELD:
+        assert _facts(sentence) == [], sentence
