@@ -2312,6 +2312,35 @@ I love my wife and the kids.
 I love hiking and the views from the top. => USER | Likes hiking
 I love you and the kids.
 I love it and the colours.
+# pets held without a name: "we've got a pup and a kitty", "I have two cats" (fifth round, written before running)
+I have a dog walker who comes on Tuesdays.
+I have a cat allergy.
+I have a dog in this fight.
+I have a dog-sitting gig this weekend.
+I have a fish for dinner tonight.
+We have a mouse in the kitchen.
+We have rats in the attic.
+I have a horse in the race.
+I had a dog when I was little.
+I wish I had a cat.
+If I had a dog I'd walk it every day.
+I'd love to have a puppy someday.
+My sister has a cat and a dog.
+Do you have a dog?
+We've got a cat problem in the garden.
+I have a bird's eye view from here.
+I have a cat on my lap right now, my neighbour's.
+In my story, I have a dog named Rex and a cat.
+We've got a dog show this weekend.
+I have two cats, lol.
+I have a snake tattoo.
+I have a turtle neck sweater on.
+We have a dog park nearby.
+I have no dog.
+I don't have a cat anymore.
+We're getting a puppy next month.
+I'm looking after a friend's dog this week.
+I have a rabbit hole of tabs open.
 """
 
 

@@ -95,3 +95,27 @@ def test_a_love_lost_sought_again_someone_elses_or_framed_gives_nothing() -> Non
     assert _facts("I wanted to share my love for painting.") == ["Likes painting"]
     for sentence in NOT_HELD:
         assert _facts(sentence) == [], sentence
+
+
+#: A pet in a compound, a pest, one held once, wished for, someone else's or framed.
+NOT_A_PET = [
+    "I have a cat allergy.",
+    "I have a dog walker who comes on Tuesdays.",
+    "We've got a dog show this weekend.",
+    "I have a bird's eye view from here.",
+    "I have a cat on my lap right now, my neighbour's.",
+    "We have a mouse in the kitchen.",
+    "I had a dog when I was little.",
+    "I wish I had a cat.",
+    "My sister has a cat and a dog.",
+    "Do you have a dog?",
+    "I don't have a cat anymore.",
+    "In my story, I have a dog named Rex and a cat.",
+]
+
+
+def test_a_pet_held_without_a_name_is_written_by_its_kind() -> None:
+    assert _facts("We've got a pup and a kitty.") == ["Has a dog", "Has a cat"]
+    assert _facts("I have two cats.") == ["Has two cats"]
+    for sentence in NOT_A_PET:
+        assert _facts(sentence) == [], sentence

@@ -178,6 +178,16 @@ KIN = (
     "parrot|hamster|rabbit|horse"
 )
 PETS = "dog|cat|puppy|kitten|parrot|hamster|rabbit|horse|turtle|tortoise|snake|lizard|guinea pig|ferret|bird|fish"
+#: How people say "dog" and "cat" to friends: a pet held is written by its kind.
+PET_TALK = {"pup": "dog", "pups": "dogs", "doggo": "dog", "kitty": "cat", "kitties": "cats"}
+_PETS_PLURAL = (
+    "dogs|cats|puppies|kittens|parrots|hamsters|rabbits|horses|turtles|tortoises|snakes|lizards|guinea pigs|"
+    "ferrets|birds|fish|pups|kitties"
+)
+#: "a dog", "a pup", "two turtles": a pet held, counted.
+_PET_NP = rf"(?:an? (?:{PETS}|pup|doggo|kitty)|(?:two|three|four|five) (?:{_PETS_PLURAL}))"
+#: The pet ends its noun phrase and its clause ("a cat allergy", "a dog on my lap" are none).
+_PET_END = r"(?=\s*(?:[.!;]|$)|,\s*(?:and|but|so|which|they|he|she|both)\b|\s+(?:and (?:i|we|they|he|she|it)|but|so|who|that)\b)"
 #: Colours: "Blue is my favourite colour" (said with the word: "Red's my fave" is as often wine).
 COLOURS = (
     "red|orange|yellow|green|blue|purple|violet|pink|black|white|grey|gray|brown|teal|turquoise|navy|"
@@ -843,6 +853,20 @@ _RULES: list[Rule] = [
         rf"a new|our|my) (?:new )?(?P<k>{PETS}) (?:named|called) {_NAME}",
         "Has a {k} named {v}",
         "v=name",
+        "permanent",
+    ),
+    # a pet held, without a name: "we've got a pup and a kitty", "I have two cats"; the pet ends its
+    # noun phrase ("a cat allergy", "a dog show", "a bird's eye view" are none)
+    _rule(
+        rf"\b(?:we|i)(?:'ve| have)? (?:also |still )?(?:got|have) (?P<v>{_PET_NP})(?: and (?:{_PET_NP}))?{_PET_END}",
+        "Has {v}",
+        "",
+        "permanent",
+    ),
+    _rule(
+        rf"\b(?:we|i)(?:'ve| have)? (?:also |still )?(?:got|have) (?:{_PET_NP}) and (?P<v>{_PET_NP}){_PET_END}",
+        "Has {v}",
+        "",
         "permanent",
     ),
     # the second pet of the same statement: "we have a dog named Buddy and a cat named Socks"
@@ -1756,6 +1780,7 @@ _CANON: list[tuple[re.Pattern[str], str, str | None]] = [
         (r"^Grew up in (.+)$", USER, None),
         (r"^Birthday: (.+)$", USER, "birthday"),
         (r"^Has an? (\w+) named (.+)$", USER, None),
+        (rf"^Has (?:an? (?:{PETS})|(?:two|three|four|five) (?:{_PETS_PLURAL}))$", USER, None),
         (r"^Lives in (.+)$", USER, "home"),
         (r"^Works at (.+)$", USER, "employer"),
         (r"^Works as (.+)$", USER, "role"),
@@ -2331,6 +2356,14 @@ def _coordinated(text: str, m: re.Match[str], rule: Rule) -> list[str]:
     return []
 
 
+def _pet_kind(text: str) -> str:
+    """ "Has a pup" → "Has a dog": a pet held is written by its kind."""
+    m = re.fullmatch(r"Has (an? |two |three |four |five )(\w+)", text)
+    if m and m.group(2).lower() in PET_TALK:
+        return f"Has {m.group(1)}{PET_TALK[m.group(2).lower()]}"
+    return text
+
+
 def _each(text: str) -> list[str]:
     """ "Likes playing video games and watching movies" → one fact per activity, when every item is
     one (an "-ing" phrase); "Likes rock and roll" stays whole."""
@@ -2441,6 +2474,7 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
                 if not opens and canon(filled).target == SOUL:
                     continue  # an instruction to the agent opens its sentence; "… - always full of memories" is none
                 texts = _each(filled) if rule.each else _coordinated(filled, m, rule)
+                texts = [_pet_kind(t) for t in texts]
                 for text in filter(None, map(liked, texts)):
                     if _keep(text, rule, sentence, old, correction, seen, out):
                         found = True
