@@ -2341,6 +2341,37 @@ I don't have a cat anymore.
 We're getting a puppy next month.
 I'm looking after a friend's dog this week.
 I have a rabbit hole of tabs open.
+# an instrument with its kind ("acoustic guitar"), one that ends its noun phrase, and a pursuit started years ago
+# (fifth round, written before running)
+I play Guitar Hero with my kids.
+I play guitar hero every weekend.
+I play piano bar gigs sometimes.
+I play air guitar when nobody's looking.
+I play the electric slide at weddings.
+My son plays acoustic guitar.
+I used to play acoustic guitar.
+I'd love to play electric guitar.
+Do you play bass guitar?
+I don't play acoustic guitar anymore.
+In my story I play electric guitar in a band.
+I started playing guitar five years ago but quit last year.
+I started playing violin two years ago and gave up after a month.
+I started playing piano a week ago.
+I started playing tennis yesterday.
+My daughter started playing cello three years ago.
+I started playing guitar five years ago, lol.
+I started doing yoga years ago, then stopped.
+I started playing the drums ten years ago and stopped when I moved.
+If I'd started playing piano ten years ago, I'd be good by now.
+I wish I'd started playing guitar years ago.
+I started playing video games five years ago.
+I started playing it years ago.
+x = 1; I live in Paris;
+int count; I work at Google;
+for (i = 0; i < n; i++) { I love hiking; }
+I love hiking; just kidding.
+I play the guitar; not really, lol.
+In my story I play the violin; she plays the cello.
 """
 
 

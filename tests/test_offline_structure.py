@@ -119,3 +119,36 @@ def test_a_pet_held_without_a_name_is_written_by_its_kind() -> None:
     assert _facts("I have two cats.") == ["Has two cats"]
     for sentence in NOT_A_PET:
         assert _facts(sentence) == [], sentence
+
+
+#: An instrument that is part of another noun, one given up, someone else's, started days ago, or
+#: framed.
+NOT_PLAYED = [
+    "I play Guitar Hero with my kids.",
+    "I play guitar hero every weekend.",
+    "I play air guitar when nobody's looking.",
+    "My son plays acoustic guitar.",
+    "I used to play acoustic guitar.",
+    "I started playing guitar five years ago but quit last year.",
+    "I started playing the drums ten years ago and stopped when I moved.",
+    "I started playing piano a week ago.",
+    "My daughter started playing cello three years ago.",
+    "I wish I'd started playing guitar years ago.",
+    "In my story I play electric guitar in a band.",
+]
+
+
+def test_an_instrument_with_its_kind_ends_its_noun_phrase_and_lasts() -> None:
+    assert _facts("I play acoustic guitar.") == ["Plays the acoustic guitar"]
+    assert _facts("I started playing acoustic guitar about five years ago.") == [
+        "Plays the acoustic guitar"
+    ]
+    assert _facts("I started playing tennis years ago.") == ["Plays tennis"]
+    for sentence in NOT_PLAYED:
+        assert _facts(sentence) == [], sentence
+
+
+def test_a_semicolon_between_clauses_of_prose_is_no_code() -> None:
+    assert _facts("I play the guitar; it's great.") == ["Plays the guitar"]
+    for sentence in ("x = 1; I live in Paris;", "int count; I work at Google;"):
+        assert _facts(sentence) == [], sentence

@@ -202,6 +202,18 @@ INSTRUMENTS = (
     "guitar|bass|piano|keyboard|violin|viola|cello|double bass|clarinet|flute|oboe|bassoon|saxophone|sax|"
     "trumpet|trombone|tuba|french horn|drums|ukulele|harp|banjo|mandolin|harmonica|accordion|organ"
 )
+#: An instrument, with its kind when said ("acoustic guitar", "grand piano"; not "air guitar").
+_INSTRUMENT = (
+    rf"(?:(?:acoustic|electric|classical|bass|lead|rhythm|grand|upright|jazz) )?(?:{INSTRUMENTS})"
+)
+#: The word after an instrument or a sport, checked to be no noun ("Guitar Hero", "tennis elbow").
+_NP_END = r"\b(?:[ -](?P<n>[a-z][\w'’-]*))?"
+#: Years ago, and nothing after it that ends the pursuit ("… but quit last year", "… then stopped").
+_YEARS_AGO = (
+    r"(?:about |around |over |some |almost |nearly |like )?(?:\d+ |a few |several |many |a couple of |two |three |"
+    r"four |five |six |seven |eight |nine |ten |\w+teen |twenty )?years ago\b"
+    r"(?!.*\b(?:quit|stopped|gave up|give up|until|then|dropped|abandoned|but)\b)"
+)
 SPORTS = (
     "tennis|basketball|football|soccer|volleyball|baseball|hockey|golf|rugby|cricket|badminton|squash|"
     "table tennis|ping pong|chess|padel|pickleball|handball|water polo|softball"
@@ -524,6 +536,13 @@ def is_about(value: str) -> bool:
     )
 
 
+def is_no_noun(value: str) -> bool:
+    """No noun of the lexicon, singular or plural (the word after an instrument: "hero" of "Guitar
+    Hero" is one, "every" of "guitar every day" none); an empty value is none."""
+    word = value.lower()
+    return not (word and (noun(word) or (word.endswith("s") and noun(word[:-1]))))
+
+
 def is_pastime(value: str) -> bool:
     """A named pursuit of three words at most ("dance", "charity work"); a longer one is more often
     an aim ("making a positive impact in my town") than something a person does."""
@@ -608,6 +627,7 @@ _KINDS: dict[str, Callable[[str], bool]] = {
     "thing-or-title": is_thing_or_title,
     "title": is_title,
     "pastime-verb": is_pastime_verb,
+    "no-noun": is_no_noun,
     "about": is_about,
 }
 
@@ -922,14 +942,29 @@ _RULES: list[Rule] = [
         negative=True,
     ),
     # activities, memberships, businesses
+    # an instrument with its kind ("acoustic guitar"), ending its noun phrase: "Guitar Hero", "piano
+    # bar gigs" name no instrument played (the word after it is no noun of the lexicon)
     _rule(
-        rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) (?:the )?(?P<v>{INSTRUMENTS})\b",
+        rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) (?:the )?"
+        rf"(?P<v>{_INSTRUMENT}){_NP_END}",
+        "Plays the {v}",
+        "n=no-noun",
+    ),
+    _rule(rf"\bplaying my (?P<v>{_INSTRUMENT}){_NP_END}", "Plays the {v}", "n=no-noun"),
+    _rule(
+        rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) (?P<v>{SPORTS}){_NP_END}",
+        "Plays {v}",
+        "n=no-noun",
+    ),
+    # a pursuit started years ago and not given up since: "I started playing acoustic guitar about
+    # five years ago" (not "… a week ago", "… but quit")
+    _rule(
+        rf"\bi (?:first )?started (?:playing|to play) (?:the )?(?P<v>{_INSTRUMENT}) {_YEARS_AGO}",
         "Plays the {v}",
         "",
     ),
-    _rule(rf"\bplaying my (?P<v>{INSTRUMENTS})\b", "Plays the {v}", ""),
     _rule(
-        rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) (?P<v>{SPORTS})\b",
+        rf"\bi (?:first )?started (?:playing|to play) (?P<v>{SPORTS}) {_YEARS_AGO}",
         "Plays {v}",
         "",
     ),
@@ -2397,9 +2432,13 @@ _MAX_MATCHES = (
 
 def _sentences(block: str) -> list[str]:
     out = []
-    for raw in _SENTENCE_SPLIT.split(block):
-        sentence = raw.strip()
-        if sentence:
+    for line in block.split("\n"):
+        parts = [p.strip() for p in _SENTENCE_SPLIT.split(line) if p.strip()]
+        for i, sentence in enumerate(parts):
+            if i < len(parts) - 1 and sentence.endswith(";") and not _CODE.search(sentence[:-1]):
+                # a semicolon between two clauses of prose ends the first one; only at a line's end
+                # (or beside other code) is it code's
+                sentence = sentence[:-1] + "."
             out.append(sentence[:_MAX_SENTENCE])
     return out
 
