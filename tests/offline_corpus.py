@@ -2372,6 +2372,27 @@ for (i = 0; i < n; i++) { I love hiking; }
 I love hiking; just kidding.
 I play the guitar; not really, lol.
 In my story I play the violin; she plays the cello.
+# "not really into X" (tried as a dislike, kept a hedge: the hand corpus reads it so), and a participle after the
+# user's own clause ("I'm doing my part too, volunteering at a homeless shelter") (fifth round, written before running)
+I'm not really into him.
+I'm not really into it.
+My son's not really into hiking.
+I'm not really into hiking today, too tired.
+Do you think I'm not really into hiking?
+In my story I'm not really into hiking.
+I'm not that into the idea.
+I'm not really into you, lol.
+I'm so proud of you, volunteering at a homeless shelter.
+I'm so proud of my sister, volunteering at the food bank.
+I'm proud of Sarah, volunteering at the shelter like that.
+I'm thinking of you, volunteering at the hospital all week.
+I'm glad you're safe, volunteering at the border.
+I'm not doing my part, volunteering at a shelter once a year.
+I'm sure he's fine, volunteering at the shelter.
+I'm doing my part too, volunteering at a shelter this weekend.
+I was doing my part too, volunteering at a homeless shelter.
+In my story I'm doing my part, volunteering at a homeless shelter.
+I'd be doing my part, volunteering at a homeless shelter.
 """
 
 

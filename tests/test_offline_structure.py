@@ -152,3 +152,26 @@ def test_a_semicolon_between_clauses_of_prose_is_no_code() -> None:
     assert _facts("I play the guitar; it's great.") == ["Plays the guitar"]
     for sentence in ("x = 1; I live in Paris;", "int count; I work at Google;"):
         assert _facts(sentence) == [], sentence
+
+
+def test_a_participle_after_the_users_own_clause_is_the_users() -> None:
+    assert _facts("I'm doing my part too, volunteering at a homeless shelter.") == [
+        "Volunteers at a homeless shelter"
+    ]
+    for sentence in (
+        "I'm so proud of you, volunteering at a homeless shelter.",
+        "I'm so proud of my sister, volunteering at the food bank.",
+        "I'm proud of Sarah, volunteering at the shelter like that.",
+        "I'm sure he's fine, volunteering at the shelter.",
+        "I was doing my part too, volunteering at a homeless shelter.",
+        "I'd be doing my part, volunteering at a homeless shelter.",
+        "I'm doing my part too, volunteering at a shelter this weekend.",
+    ):
+        assert _facts(sentence) == [], sentence
+
+
+def test_a_negated_negation_gives_no_dislike() -> None:
+    assert _facts("I'm not into hiking.") == ["Dislikes hiking"]
+    assert _facts("It's not that I'm not into hiking.") == []
+    # "not really into" is a hedge in the hand corpus (its held-out negatives): still unsure
+    assert _facts("I'm not really into hiking.") == []

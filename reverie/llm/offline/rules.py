@@ -1011,6 +1011,16 @@ _RULES: list[Rule] = [
         "Volunteers at {v}",
         "v=np",
     ),
+    # a participle after the user's own clause has the user for its subject: "I'm doing my part too,
+    # volunteering at a homeless shelter" (not after someone named in that clause: "I'm proud of
+    # you, volunteering at …")
+    _rule(
+        rf"^i(?:'m| am)\b(?![^,]*\b(?:you|him|her|them|us|he|she|they|{'|'.join(sorted(_PEOPLE))}|"
+        r"friends?|kids?|children|(?-i:[A-Z])\w+)\b)[^,]{1,60},\s+volunteering (?:at|with|for) "
+        r"(?P<v>(?:a|an|the|my local|our local) [a-z][a-z -]{2,40}?)(?=[,.;:!?()]|$)",
+        "Volunteers at {v}",
+        "v=np",
+    ),
     _rule(r"\bi (?:started|began) volunteering\b", "Volunteers", ""),
     _rule(
         rf"\bi(?:'ve| have)? (?:just |recently |also )?joined (?P<v>(?:a|an|the|our local|my local) [a-z][a-z -]{{0,40}}?"
@@ -2502,6 +2512,8 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
                     break
                 if not rule.negative and _NEGATION.search(sentence[: m.start()] + " " + m.group(0)):
                     continue  # "I don't live in Berlin", "it's not that I like tea"
+                if rule.negative and _NEGATION.search(sentence[: m.start()]):
+                    continue  # "it's not that I'm not into hiking": a negated negation says neither
                 if passing and rule.mark != "ephemeral" and not rule.change:
                     # "I'm working from Café Lisboa today": a passing state, no lasting fact; a
                     # change ("I lost my job at X this month") is dated by its time phrase, not made
