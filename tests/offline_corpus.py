@@ -2393,6 +2393,33 @@ I'm doing my part too, volunteering at a shelter this weekend.
 I was doing my part too, volunteering at a homeless shelter.
 In my story I'm doing my part, volunteering at a homeless shelter.
 I'd be doing my part, volunteering at a homeless shelter.
+# a later clause's plan or guess reaches no earlier clause ("I've always liked Under Armour, working with them would
+# be really cool") (fifth round, written after the rule and before running it)
+I love hiking, though I would if I had more time. => USER | Likes hiking
+I work at Google, well, I might soon.
+I live in Paris, at least I would if rent allowed.
+I love sushi, I think it would be fun to try.
+I'd love to live in Paris, it would be a dream.
+If I lived in Paris, my life would be different.
+I love PHP, maybe I would learn Rust next. => USER | Likes PHP
+My sister lives in Paris, she would love you.
+In my story I live in Paris, it would be fun to visit.
+I'm a vegan, or at least I would be if cheese didn't exist.
+I love cooking, just kidding, I would never cook.
+I'm from Canada, you would never guess it. => USER | From Canada
+Do you live in Paris, you might know my aunt?
+I'm allergic to cats, I might be wrong though.
+I live in Paris, I guess, it would be hard to leave.
+Sure, I love Mondays, it would be great if they lasted longer.
+I hate hiking, honestly I love it, it would be weird to quit.
+I work at Google, maybe, I could check my contract.
+I love hiking, going with you would be fun. => USER | Likes hiking
+I love hiking, being honest would be nice.
+I'm allergic to cats, owning one would be a nightmare. => USER | Allergic to cats
+I'd love Paris, living there would be a dream.
+My brother loves Paris, living there would be his dream.
+I work at Google, assuming I'd pass the interview.
+I love sushi, trying it would be fun.
 """
 
 

@@ -61,4 +61,4 @@ def test_no_wrong_line_on_the_tuning_turns(path: str) -> None:
 def test_the_tuning_fact_turns_it_learns() -> None:
     s = corpus.score_turns(_tuning(), "history")
     assert s.positives >= 179
-    assert s.learned >= 85, [m[:2] for m in s.misses]
+    assert s.learned >= 86, [m[:2] for m in s.misses]

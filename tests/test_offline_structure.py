@@ -175,3 +175,21 @@ def test_a_negated_negation_gives_no_dislike() -> None:
     assert _facts("It's not that I'm not into hiking.") == []
     # "not really into" is a hedge in the hand corpus (its held-out negatives): still unsure
     assert _facts("I'm not really into hiking.") == []
+
+
+def test_a_later_clauses_plan_reaches_no_earlier_clause() -> None:
+    assert _facts("I've always liked Under Armour, working with them would be really cool.") == [
+        "Likes Under Armour"
+    ]
+    for sentence in (
+        "I love PHP, maybe.",
+        "I work at Google, well, I might soon.",
+        "I love sushi, I think it would be fun to try.",
+        "I love sushi, trying it would be fun.",
+        "I'm allergic to cats, I might be wrong though.",
+        "I work at Google, assuming I'd pass the interview.",
+        "My brother loves Paris, living there would be his dream.",
+        "I'd love Paris, living there would be a dream.",
+        "In my story I live in Paris, it would be fun to visit.",
+    ):
+        assert _facts(sentence) == [], sentence

@@ -1659,7 +1659,7 @@ _QUESTION_START = re.compile(
     re.I,
 )
 _HYPOTHETICAL = re.compile(
-    r"\b(?:if|unless|whether|would|could|might|may be|maybe|perhaps|possibly|probably|wish|imagine|suppose|"
+    r"\b(?:if|unless|whether|assuming|provided that|as long as|in case|would|could|might|may be|maybe|perhaps|possibly|probably|wish|imagine|suppose|"
     r"supposing|pretend|hypothetically|in theory|someday|some day|one day|dream of|dreaming|thinking about|"
     r"thinking of|considering|planning to|plan to|hoping to|hope to|want to|wanted to|wants to|going to (?!(?-i:[A-Z])|keep up with|keep going with|continue|carry on)"
     r"|gonna(?! keep up with| keep going with| continue| carry on)|should i|what if|let's say|used to|was going to|almost|nearly|pretending|joking|kidding|just kidding)\b",
@@ -1786,6 +1786,29 @@ _MODAL = re.compile(
 
 #: A love wished back is one lost ("I want my love for painting back").
 _AGAIN = re.compile(r"\b(?:again|back|anymore|any more|once more)\b", re.I)
+
+
+#: A later clause that is a plan or a guess of its own: ", working with them would be cool".
+#: Its subject is an activity of its own (an "-ing" phrase), so the mood is about that activity;
+#: a pronoun subject ("I might be wrong", "it would be fun to try") may be about the first clause,
+#: and so may a condition or a first try ("assuming I'd pass", "trying it would be fun").
+_MODAL_TAIL = re.compile(
+    r",\s+(?P<t>(?!(?:during|according|regarding|including|concerning|considering|being|nothing|"
+    r"something|anything|everything|assuming|supposing|providing|imagining|pretending|hoping|wishing|"
+    r"planning|thinking|trying|tasting|testing|starting)\b)[a-z]+ing\b[^,]*\b(?:would|could|might)\b[^,]*)$",
+    re.I,
+)
+
+
+def modal_tail_cut(sentence: str) -> str:
+    """The sentence without a last clause that is a plan or a guess of its own ("I've always liked
+    Under Armour, working with them would be really cool" → its first clause), so that clause's
+    mood does not reach back; "" when there is none, or the rest is no statement either."""
+    m = _MODAL_TAIL.search(sentence)
+    if not m or len(m.group("t").split()) < 3:
+        return ""  # "I love PHP, maybe.": a hedge on the whole, no clause of its own
+    head = sentence[: m.start()].strip()
+    return head if len(head.split()) >= 3 and _statement(head) else ""
 
 
 def modal_only(sentence: str) -> bool:
@@ -2493,6 +2516,8 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
             standing
         ):  # "Could you answer in Spanish from now on?" asks for a standing rule: read it as one
             sentence = standing.group("v")
+        if sentence and not _statement(sentence):
+            sentence = modal_tail_cut(sentence) or sentence
         presupposed_only = bool(sentence) and modal_only(sentence)
         if not sentence or not (presupposed_only or _statement(sentence)):
             continue
