@@ -2420,6 +2420,22 @@ I'd love Paris, living there would be a dream.
 My brother loves Paris, living there would be his dream.
 I work at Google, assuming I'd pass the interview.
 I love sushi, trying it would be fun.
+# people and dark words in a coordination ("I love Mom and Dad") (fifth round, written before running; probes of
+# the noun lexicon's reach)
+I love mom and dad.
+I love Mom and Dad.
+I love grandma and grandpa.
+I love husband and kids.
+I love Jesus and Mary.
+I love Sarah and Tom.
+I love kids and dogs.
+I love friends and family.
+I love war and violence.
+I love pain and suffering.
+I love hate and spite.
+I love doom and gloom.
+I love boss and team.
+I'm passionate about students and teachers.
 """
 
 

@@ -193,3 +193,17 @@ def test_a_later_clauses_plan_reaches_no_earlier_clause() -> None:
         "In my story I live in Paris, it would be fun to visit.",
     ):
         assert _facts(sentence) == [], sentence
+
+
+def test_people_and_harm_in_a_coordination_are_no_likes() -> None:
+    assert _facts("I love beer and pizza.") == ["Likes beer", "Likes pizza"]
+    for sentence in (
+        "I love Mom and Dad.",  # wrong on the engine before the round too
+        "I love mom and dad.",
+        "I love Jesus and Mary.",
+        "I love kids and dogs.",
+        "I love husband and kids.",
+        "I love pain and suffering.",
+        "I love war and violence.",
+    ):
+        assert _facts(sentence) == [], sentence

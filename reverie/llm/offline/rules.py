@@ -154,7 +154,8 @@ UNPLEASANT = _words(
     "outages taxes tax paperwork overtime deadline deadlines mondays meetings spam ads hold debugging rain "
     "commute commuting lag failing fails failure errors flu headache headaches hangover hangovers "
     "crying screaming yelling shouting venting sobbing "  # ways to let off steam, not pastimes
-    "fighting arguing bickering teasing quarreling quarrelling"  # done to someone, not a pastime
+    "fighting arguing bickering teasing quarreling quarrelling "  # done to someone, not a pastime
+    "war violence pain suffering hate hatred spite misery doom gloom cruelty abuse"  # harm, said in jest
 )
 #: Technologies: a tool in use is one of these or a capitalised name ("we use Slack", not "we use a
 #: hack").
@@ -2369,8 +2370,14 @@ _BINOMIALS = frozenset(
         "research+development hugs+kisses milk+cookies"
     ).split()
 )
-#: Words too broad to be a like on their own, as a half of a coordination ("life and love").
-_BROAD = _words("life love work family home people stuff things world time fun")
+#: Words too broad to be a like on their own, as a half of a coordination ("life and love"), and
+#: people ("mom and dad", "kids and dogs"): a like is of a thing, not of a person.
+_BROAD = _words(
+    "life love work family home people stuff things world time fun kid kids child children friend friends "
+    "parents baby babies guys girls boys men women teacher teachers student students neighbour neighbours "
+    "neighbor neighbors colleague colleagues team teammates coworkers classmates grandparents grandkids "
+    "grandchildren " + " ".join(_PEOPLE)
+)
 
 
 def _noun_pair(first: str, second: str) -> bool:
@@ -2380,6 +2387,8 @@ def _noun_pair(first: str, second: str) -> bool:
     a, b = first.lower().split(), second.lower().split()
     if not a or not b or (a[-1], b[0]) in _BINOMIALS or {a[-1], b[0]} & _BROAD:
         return False
+    if any(w[:1].isupper() and given_name(w) for w in (first.split()[0], second.split()[0])):
+        return False  # "Jesus and Mary", "Sarah and Tom": people
     if not (_list_item(first) and _list_item(second)):
         return False
     bare = len(a) == 1 and noun(a[0]) and not a[0].endswith(("s", "ing"))
