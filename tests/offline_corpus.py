@@ -2312,6 +2312,8 @@ I love my wife and the kids.
 I love hiking and the views from the top. => USER | Likes hiking
 I love you and the kids.
 I love it and the colours.
+I want to reconnect with my love for music.
+I'm trying to get in touch with my love for art again.
 # pets held without a name: "we've got a pup and a kitty", "I have two cats" (fifth round, written before running)
 I have a dog walker who comes on Tuesdays.
 I have a cat allergy.

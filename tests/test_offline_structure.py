@@ -80,6 +80,8 @@ NOT_HELD = [
     "I want to find my love for painting again.",
     "I'd like to rediscover my passion for music.",
     "I'm hoping to get back my love for cooking.",
+    "I want to reconnect with my love for music.",
+    "I'm trying to get in touch with my love for art again.",
     "I wanted to share her love for dance with you.",
     "If I had my love for painting back, I'd be happy.",
     "Would you share my love for painting?",

@@ -640,7 +640,8 @@ _VAL = rf"(?P<v>[^,.;:!?()]{{1,60}}?){_STOP}"
 #: ("find", "get back", "rediscover", "regain").
 _LOSING = (
     r"(?:lost|lose|loses|losing|gave|give|gives|giving|quit|quitting|killed|kill|ruined|ruin|abandoned|outgrew|"
-    r"doubt|doubted|question|questioned|hide|hid|find|finding|found|get|getting|got|re[a-z]+)\b"
+    r"doubt|doubted|question|questioned|hide|hid|find|finding|found|get|getting|got|"
+    r"re(?:discover|gain|kindle|ignite|capture|new|vive|store|cover|claim|turn|connect)[a-z]*)\b"
 )
 #: The value is no half of "X and Y" ("education" of "improving education and infrastructure"); a
 #: determiner after "and" opens a noun phrase of its own ("my love for reading and the joy of …").
@@ -1198,7 +1199,7 @@ _RULES: list[Rule] = [
     # fashion", "it lets me combine my love for reading and …", "because of my degree and my passion
     # for …"), unless the verb loses it ("I lost my love for X", "gave up my passion for X")
     _rule(
-        rf"(?:\b(?:i|we|to|me)\s+(?:(?!{_LOSING})[a-z]+\s+){{1,2}}|\b(?:and|with|through|into) )my "
+        rf"(?:\b(?:i|we|to|me)\s+(?:(?!{_LOSING})[a-z]+\s+){{1,2}}|\b(?!{_LOSING})[a-z]+ (?:and|with|through|into) )my "
         rf"(?:passion|love) (?:for|of) {_VAL}{_WHOLE}{_CLAUSE_END}",
         "Likes {v}",
         "v=pastime",
@@ -2539,6 +2540,8 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
         for rule in _RULES:
             if presupposed_only and not rule.presupposed:
                 continue
+            if rule.presupposed and _AGAIN.search(sentence):
+                continue  # "get in touch with my love for art again": a love sought again is lost
             if found and rule.template.startswith(("{K}", "Never {v3}", "Always {v3}")):
                 continue  # "always answer in French" already gave "Reply in French": no generic rule too
             for n, m in enumerate(rule.pattern.finditer(sentence)):
