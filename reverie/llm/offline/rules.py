@@ -41,7 +41,7 @@ from typing import TypeVar
 
 from .dates import DATE_PHRASE, resolve
 from .framing import framed, reversed_feeling, temporary
-from .kinds import given_name, known_language, known_place
+from .kinds import given_name, known_language, known_place, noun
 
 __all__ = [
     "Fact",
@@ -154,7 +154,8 @@ UNPLEASANT = _words(
     "outages taxes tax paperwork overtime deadline deadlines mondays meetings spam ads hold debugging rain "
     "commute commuting lag failing fails failure errors flu headache headaches hangover hangovers "
     "crying screaming yelling shouting venting sobbing "  # ways to let off steam, not pastimes
-    "fighting arguing bickering teasing quarreling quarrelling"  # done to someone, not a pastime
+    "fighting arguing bickering teasing quarreling quarrelling "  # done to someone, not a pastime
+    "war violence pain suffering hate hatred spite misery doom gloom cruelty abuse"  # harm, said in jest
 )
 #: Technologies: a tool in use is one of these or a capitalised name ("we use Slack", not "we use a
 #: hack").
@@ -178,6 +179,16 @@ KIN = (
     "parrot|hamster|rabbit|horse"
 )
 PETS = "dog|cat|puppy|kitten|parrot|hamster|rabbit|horse|turtle|tortoise|snake|lizard|guinea pig|ferret|bird|fish"
+#: How people say "dog" and "cat" to friends: a pet held is written by its kind.
+PET_TALK = {"pup": "dog", "pups": "dogs", "doggo": "dog", "kitty": "cat", "kitties": "cats"}
+_PETS_PLURAL = (
+    "dogs|cats|puppies|kittens|parrots|hamsters|rabbits|horses|turtles|tortoises|snakes|lizards|guinea pigs|"
+    "ferrets|birds|fish|pups|kitties"
+)
+#: "a dog", "a pup", "two turtles": a pet held, counted.
+_PET_NP = rf"(?:an? (?:{PETS}|pup|doggo|kitty)|(?:two|three|four|five) (?:{_PETS_PLURAL}))"
+#: The pet ends its noun phrase and its clause ("a cat allergy", "a dog on my lap" are none).
+_PET_END = r"(?=\s*(?:[.!;]|$)|,\s*(?:and|but|so|which|they|he|she|both)\b|\s+(?:and (?:i|we|they|he|she|it)|but|so|who|that)\b)"
 #: Colours: "Blue is my favourite colour" (said with the word: "Red's my fave" is as often wine).
 COLOURS = (
     "red|orange|yellow|green|blue|purple|violet|pink|black|white|grey|gray|brown|teal|turquoise|navy|"
@@ -191,6 +202,18 @@ GENRES = (
 INSTRUMENTS = (
     "guitar|bass|piano|keyboard|violin|viola|cello|double bass|clarinet|flute|oboe|bassoon|saxophone|sax|"
     "trumpet|trombone|tuba|french horn|drums|ukulele|harp|banjo|mandolin|harmonica|accordion|organ"
+)
+#: An instrument, with its kind when said ("acoustic guitar", "grand piano"; not "air guitar").
+_INSTRUMENT = (
+    rf"(?:(?:acoustic|electric|classical|bass|lead|rhythm|grand|upright|jazz) )?(?:{INSTRUMENTS})"
+)
+#: The word after an instrument or a sport, checked to be no noun ("Guitar Hero", "tennis elbow").
+_NP_END = r"\b(?:[ -](?P<n>[a-z][\w'’-]*))?"
+#: Years ago, and nothing after it that ends the pursuit ("… but quit last year", "… then stopped").
+_YEARS_AGO = (
+    r"(?:about |around |over |some |almost |nearly |like )?(?:\d+ |a few |several |many |a couple of |two |three |"
+    r"four |five |six |seven |eight |nine |ten |\w+teen |twenty )?years ago\b"
+    r"(?!.*\b(?:quit|stopped|gave up|give up|until|then|dropped|abandoned|but)\b)"
 )
 SPORTS = (
     "tennis|basketball|football|soccer|volleyball|baseball|hockey|golf|rugby|cricket|badminton|squash|"
@@ -514,6 +537,13 @@ def is_about(value: str) -> bool:
     )
 
 
+def is_no_noun(value: str) -> bool:
+    """No noun of the lexicon, singular or plural (the word after an instrument: "hero" of "Guitar
+    Hero" is one, "every" of "guitar every day" none); an empty value is none."""
+    word = value.lower()
+    return not (word and (noun(word) or (word.endswith("s") and noun(word[:-1]))))
+
+
 def is_pastime(value: str) -> bool:
     """A named pursuit of three words at most ("dance", "charity work"); a longer one is more often
     an aim ("making a positive impact in my town") than something a person does."""
@@ -598,6 +628,7 @@ _KINDS: dict[str, Callable[[str], bool]] = {
     "thing-or-title": is_thing_or_title,
     "title": is_title,
     "pastime-verb": is_pastime_verb,
+    "no-noun": is_no_noun,
     "about": is_about,
 }
 
@@ -605,10 +636,21 @@ _KINDS: dict[str, Callable[[str], bool]] = {
 # -- sentence rules -----------------------------------------------------------------------------------------------
 _STOP = r"(?=\s+[-–—]+\s|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|though|although|instead)\b|[,.;:!?()]|$)"
 _VAL = rf"(?P<v>[^,.;:!?()]{{1,60}}?){_STOP}"
-#: The value is no half of "X and Y" ("education" of "improving education and infrastructure").
-_WHOLE = r"(?!\s+and\s+(?!(?:i|we|it|that|how|what|why|when)\b)[a-z]+(?<!ing)\b)"
+#: Verbs that lose a love rather than have it ("I lost my love for cooking"), or seek it again
+#: ("find", "get back", "rediscover", "regain").
+_LOSING = (
+    r"(?:lost|lose|loses|losing|gave|give|gives|giving|quit|quitting|killed|kill|ruined|ruin|abandoned|outgrew|"
+    r"doubt|doubted|question|questioned|hide|hid|find|finding|found|get|getting|got|"
+    r"re(?:discover|gain|kindle|ignite|capture|new|vive|store|cover|claim|turn|connect)[a-z]*)\b"
+)
+#: The value is no half of "X and Y" ("education" of "improving education and infrastructure"); a
+#: determiner after "and" opens a noun phrase of its own ("my love for reading and the joy of …").
+_WHOLE = r"(?!\s+and\s+(?!(?:i|we|it|that|how|what|why|when|the|a|an|my|our|your|his|her|their)\b)[a-z]+(?<!ing)\b)"
 #: The value ends its clause: not "creating a safe" of "creating a safe, inviting place".
-_CLAUSE_END = r"(?=\s*(?:[.!;]|$)|\s+and\s|\s+but\s|,\s*(?:and|but|so|which|it|that|this|they|i)\b)"
+_CLAUSE_END = (
+    r"(?=\s*(?:[.!;]|$)|\s+and\s|\s+but\s|\s+so\s+(?!much|many|far|long|well|good|often|hard|bad)\b|"
+    r",\s*(?:and|but|so|which|it|that|this|they|i)\b)"
+)
 #: A like's value ends its clause, or a comma opens the next item of a list of activities ("camping,
 #: hiking") or a new clause; never mid-phrase ("creating a safe, inviting place": a comma between
 #: two adjectives).
@@ -665,6 +707,9 @@ class Rule:
         False  # the rule is about a negation: a "not" before the match does not cancel it
     )
     each: bool = False  # the value may be a list of activities ("playing games and watching films"): one fact each
+    # the fact is presupposed by a possessive ("my love for X"), so it holds under a plan or a wish
+    # ("I wanted to blend my love for dance and fashion")
+    presupposed: bool = False
 
 
 def _rule(
@@ -676,9 +721,12 @@ def _rule(
     change: bool = False,
     negative: bool = False,
     each: bool = False,
+    presupposed: bool = False,
 ) -> Rule:
     pairs = tuple((group, kind) for group, _, kind in (x.partition("=") for x in kinds.split()))
-    return Rule(re.compile(pattern, re.I), template, pairs, mark, change, negative, each)
+    return Rule(
+        re.compile(pattern, re.I), template, pairs, mark, change, negative, each, presupposed
+    )
 
 
 _RULES: list[Rule] = [
@@ -829,6 +877,20 @@ _RULES: list[Rule] = [
         "v=name",
         "permanent",
     ),
+    # a pet held, without a name: "we've got a pup and a kitty", "I have two cats"; the pet ends its
+    # noun phrase ("a cat allergy", "a dog show", "a bird's eye view" are none)
+    _rule(
+        rf"\b(?:we|i)(?:'ve| have)? (?:also |still )?(?:got|have) (?P<v>{_PET_NP})(?: and (?:{_PET_NP}))?{_PET_END}",
+        "Has {v}",
+        "",
+        "permanent",
+    ),
+    _rule(
+        rf"\b(?:we|i)(?:'ve| have)? (?:also |still )?(?:got|have) (?:{_PET_NP}) and (?P<v>{_PET_NP}){_PET_END}",
+        "Has {v}",
+        "",
+        "permanent",
+    ),
     # the second pet of the same statement: "we have a dog named Buddy and a cat named Socks"
     _rule(
         rf"\b(?:we|i)(?:'ve| have)? (?:just |recently |also )?(?:got|adopted|rescued|brought home|have) (?:a|an|another|"
@@ -882,14 +944,29 @@ _RULES: list[Rule] = [
         negative=True,
     ),
     # activities, memberships, businesses
+    # an instrument with its kind ("acoustic guitar"), ending its noun phrase: "Guitar Hero", "piano
+    # bar gigs" name no instrument played (the word after it is no noun of the lexicon)
     _rule(
-        rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) (?:the )?(?P<v>{INSTRUMENTS})\b",
+        rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) (?:the )?"
+        rf"(?P<v>{_INSTRUMENT}){_NP_END}",
+        "Plays the {v}",
+        "n=no-noun",
+    ),
+    _rule(rf"\bplaying my (?P<v>{_INSTRUMENT}){_NP_END}", "Plays the {v}", "n=no-noun"),
+    _rule(
+        rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) (?P<v>{SPORTS}){_NP_END}",
+        "Plays {v}",
+        "n=no-noun",
+    ),
+    # a pursuit started years ago and not given up since: "I started playing acoustic guitar about
+    # five years ago" (not "… a week ago", "… but quit")
+    _rule(
+        rf"\bi (?:first )?started (?:playing|to play) (?:the )?(?P<v>{_INSTRUMENT}) {_YEARS_AGO}",
         "Plays the {v}",
         "",
     ),
-    _rule(rf"\bplaying my (?P<v>{INSTRUMENTS})\b", "Plays the {v}", ""),
     _rule(
-        rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) (?P<v>{SPORTS})\b",
+        rf"\bi (?:first )?started (?:playing|to play) (?P<v>{SPORTS}) {_YEARS_AGO}",
         "Plays {v}",
         "",
     ),
@@ -933,6 +1010,16 @@ _RULES: list[Rule] = [
         r"keeping up )?(?:volunteer|volunteering) (?:at|with|for) "
         r"(?P<v>(?:a|an|the|my local|our local) [a-z][a-z -]{2,40}?)(?=\s+(?:and|but|since|because|so|on|every|"
         r"twice|once|for)\b|[,.;:!?()]|$)",
+        "Volunteers at {v}",
+        "v=np",
+    ),
+    # a participle after the user's own clause has the user for its subject: "I'm doing my part too,
+    # volunteering at a homeless shelter" (not after someone named in that clause: "I'm proud of
+    # you, volunteering at …")
+    _rule(
+        rf"^i(?:'m| am)\b(?![^,]*\b(?:you|him|her|them|us|he|she|they|{'|'.join(sorted(_PEOPLE))}|"
+        r"friends?|kids?|children|(?-i:[A-Z])\w+)\b)[^,]{1,60},\s+volunteering (?:at|with|for) "
+        r"(?P<v>(?:a|an|the|my local|our local) [a-z][a-z -]{2,40}?)(?=[,.;:!?()]|$)",
         "Volunteers at {v}",
         "v=np",
     ),
@@ -1105,6 +1192,23 @@ _RULES: list[Rule] = [
     _rule(
         rf"\b(?:follow(?:ing)?|pursu(?:e|ing)|about|of|sharing|share) my (?:passion|love) (?:for|of) {_VAL}{_WHOLE}"
         rf"{_CLAUSE_END}",
+        "Likes {v}",
+        "v=pastime",
+    ),
+    # ... and as the object of what the user does ("I wanted to blend my love for dance and
+    # fashion", "it lets me combine my love for reading and …", "because of my degree and my passion
+    # for …"), unless the verb loses it ("I lost my love for X", "gave up my passion for X")
+    _rule(
+        rf"(?:\b(?:i|we|to|me)\s+(?:(?!{_LOSING})[a-z]+\s+){{1,2}}|\b(?!{_LOSING})[a-z]+ (?:and|with|through|into) )my "
+        rf"(?:passion|love) (?:for|of) {_VAL}{_WHOLE}{_CLAUSE_END}",
+        "Likes {v}",
+        "v=pastime",
+        presupposed=True,
+    ),
+    # "I've always had a love for horses": a love one has, not had once ("I had a love for X as a kid")
+    _rule(
+        rf"\bi(?:'ve| have) (?:always |long )?(?:had |got )?a (?:real |deep |great |huge |big |special |strong |"
+        rf"soft spot and a )?(?:love|passion) for {_VAL}{_WHOLE}{_CLAUSE_END}",
         "Likes {v}",
         "v=pastime",
     ),
@@ -1557,7 +1661,7 @@ _QUESTION_START = re.compile(
     re.I,
 )
 _HYPOTHETICAL = re.compile(
-    r"\b(?:if|unless|whether|would|could|might|may be|maybe|perhaps|possibly|probably|wish|imagine|suppose|"
+    r"\b(?:if|unless|whether|assuming|provided that|as long as|in case|would|could|might|may be|maybe|perhaps|possibly|probably|wish|imagine|suppose|"
     r"supposing|pretend|hypothetically|in theory|someday|some day|one day|dream of|dreaming|thinking about|"
     r"thinking of|considering|planning to|plan to|hoping to|hope to|want to|wanted to|wants to|going to (?!(?-i:[A-Z])|keep up with|keep going with|continue|carry on)"
     r"|gonna(?! keep up with| keep going with| continue| carry on)|should i|what if|let's say|used to|was going to|almost|nearly|pretending|joking|kidding|just kidding)\b",
@@ -1673,6 +1777,50 @@ def first_person(sentence: str) -> str:
     return _USER_OBJECT.sub("me", sentence)
 
 
+#: What makes a sentence a plan, a wish or a guess about the future, while a possessive in it ("my
+#: love for X") still says what is: "I'm considering X because of my passion for Y".
+_MODAL = re.compile(
+    r"\b(?:would|could|might|want to|wanted to|wants to|hoping to|hope to|considering|thinking about|"
+    r"thinking of|planning to|plan to|going to|gonna|someday|some day|one day)\b",
+    re.I,
+)
+
+
+#: A love wished back is one lost ("I want my love for painting back").
+_AGAIN = re.compile(r"\b(?:again|back|anymore|any more|once more)\b", re.I)
+
+
+#: A later clause that is a plan or a guess of its own: ", working with them would be cool".
+#: Its subject is an activity of its own (an "-ing" phrase), so the mood is about that activity;
+#: a pronoun subject ("I might be wrong", "it would be fun to try") may be about the first clause,
+#: and so may a condition or a first try ("assuming I'd pass", "trying it would be fun").
+_MODAL_TAIL = re.compile(
+    r",\s+(?P<t>(?!(?:during|according|regarding|including|concerning|considering|being|nothing|"
+    r"something|anything|everything|assuming|supposing|providing|imagining|pretending|hoping|wishing|"
+    r"planning|thinking|trying|tasting|testing|starting)\b)[a-z]+ing\b[^,]*\b(?:would|could|might)\b[^,]*)$",
+    re.I,
+)
+
+
+def modal_tail_cut(sentence: str) -> str:
+    """The sentence without a last clause that is a plan or a guess of its own ("I've always liked
+    Under Armour, working with them would be really cool" → its first clause), so that clause's
+    mood does not reach back; "" when there is none, or the rest is no statement either."""
+    m = _MODAL_TAIL.search(sentence)
+    if not m or len(m.group("t").split()) < 3:
+        return ""  # "I love PHP, maybe.": a hedge on the whole, no clause of its own
+    head = sentence[: m.start()].strip()
+    return head if len(head.split()) >= 3 and _statement(head) else ""
+
+
+def modal_only(sentence: str) -> bool:
+    """The sentence is no statement only through a plan, a wish or a guess (``_MODAL``): no question,
+    other speaker, joke, hedge, report, condition, past habit or pretence."""
+    if _statement(sentence) or not _MODAL.search(sentence) or _AGAIN.search(sentence):
+        return False
+    return _statement(_MODAL.sub("do", sentence))
+
+
 def _statement(sentence: str) -> bool:
     """False for what states no fact about the user: questions, hypotheticals, reported speech, jokes, code."""
     if sentence.rstrip().endswith("?") or _QUESTION_START.match(sentence):
@@ -1702,6 +1850,7 @@ _CANON: list[tuple[re.Pattern[str], str, str | None]] = [
         (r"^Grew up in (.+)$", USER, None),
         (r"^Birthday: (.+)$", USER, "birthday"),
         (r"^Has an? (\w+) named (.+)$", USER, None),
+        (rf"^Has (?:an? (?:{PETS})|(?:two|three|four|five) (?:{_PETS_PLURAL}))$", USER, None),
         (r"^Lives in (.+)$", USER, "home"),
         (r"^Works at (.+)$", USER, "employer"),
         (r"^Works as (.+)$", USER, "role"),
@@ -2190,17 +2339,61 @@ def _opens_clause(word: str) -> bool:
 
 #: ... and so do these ("my love for dance and how it makes me feel").
 _WH = _words("how what why when where who whom whose which whether")
+#: A determiner after "and" opens a noun phrase of its own: the like before it is whole ("my love
+#: for reading and the joy of sharing stories"), never a modifier of what follows.
+_DETERMINERS = _words("the a an your his her their its")
 
 
 def _list_item(value: str) -> bool:
-    """One item of a coordinated like that stands alone: a plural ("dramas"), an activity ("hiking") or a name."""
+    """One item of a coordinated like that stands alone: a plural ("dramas"), an activity ("hiking"),
+    a name, or one word the lexicon knows as a noun and never as an adjective ("dance", "pottery";
+    not "black" of "black and white")."""
     words = value.split()
     last = words[-1].lower()
     return (
         words[0][:1].isupper()
         or (words[0].lower().endswith("ing") and len(words[0]) > 4)
         or (last.endswith("s") and not last.endswith(("ss", "us", "is")))
+        or (len(words) == 1 and noun(last))
     )
+
+
+#: Fixed pairs that name one thing ("rock and roll", "salt and pepper", "pros and cons"): never two
+#: likes. A closed class: English has a few dozen in everyday use, and no lexicon here lists them.
+_BINOMIALS = frozenset(
+    tuple(pair.split("+"))
+    for pair in (
+        "rock+roll rhythm+blues salt+pepper fish+chips mac+cheese macaroni+cheese bread+butter "
+        "peanut+butter peace+quiet black+white trial+error hide+seek law+order pros+cons ups+downs "
+        "wear+tear rise+fall give+take trick+treat surf+turf odds+ends nuts+bolts bed+breakfast "
+        "arts+crafts cops+robbers song+dance heart+soul life+death health+safety fun+games "
+        "bells+whistles sticks+stones flesh+blood bits+pieces rest+relaxation lock+key cat+mouse "
+        "research+development hugs+kisses milk+cookies"
+    ).split()
+)
+#: Words too broad to be a like on their own, as a half of a coordination ("life and love"), and
+#: people ("mom and dad", "kids and dogs"): a like is of a thing, not of a person.
+_BROAD = _words(
+    "life love work family home people stuff things world time fun kid kids child children friend friends "
+    "parents baby babies guys girls boys men women teacher teachers student students neighbour neighbours "
+    "neighbor neighbors colleague colleagues team teammates coworkers classmates grandparents grandkids "
+    "grandchildren " + " ".join(_PEOPLE)
+)
+
+
+def _noun_pair(first: str, second: str) -> bool:
+    """Two halves of "X and Y" that are two things liked: each stands alone, the pair is no fixed
+    binomial, and a bare singular noun is coordinated only with one word ("dance and fashion", not
+    "dance and fashion shows", which may be shows of both)."""
+    a, b = first.lower().split(), second.lower().split()
+    if not a or not b or (a[-1], b[0]) in _BINOMIALS or {a[-1], b[0]} & _BROAD:
+        return False
+    if any(w[:1].isupper() and given_name(w) for w in (first.split()[0], second.split()[0])):
+        return False  # "Jesus and Mary", "Sarah and Tom": people
+    if not (_list_item(first) and _list_item(second)):
+        return False
+    bare = len(a) == 1 and noun(a[0]) and not a[0].endswith(("s", "ing"))
+    return len(b) == 1 or not bare
 
 
 def _coordinated(text: str, m: re.Match[str], rule: Rule) -> list[str]:
@@ -2210,24 +2403,43 @@ def _coordinated(text: str, m: re.Match[str], rule: Rule) -> list[str]:
     head = next((h for h in ("Likes ", "Allergic to ") if text.startswith(h)), None)
     if head is None or not m.groupdict().get("v"):
         return [text]
+    pair = re.fullmatch(r"([\w'’-]+) and ([\w'’-]+)", text.removeprefix(head))
+    if pair:  # a value read whole ("passionate about dance and fashion"): two things, or one
+        first, second = pair.groups()
+        if (first.lower(), second.lower()) in _BINOMIALS:
+            return [text]  # "rock and roll": one thing
+        kind = dict(rule.kinds).get("v", "thing")
+        if _noun_pair(first, second) and _KINDS[kind](first) and _KINDS[kind](second):
+            return [f"{head}{first}", f"{head}{second}"]
+        return []
     if re.match(r"\s+(?:with|to|for|about) (?:you|u)\b", m.string[m.end("v") :], re.I):
         return []  # "I love chatting with you": about this conversation, not a pastime
     tail = _AND_TAIL.match(m.string, m.end("v"))
     if not tail:
         rest = re.match(r"\s+and\s+([\w'’-]+)", m.string[m.end("v") :])
-        if rest and not (_opens_clause(rest.group(1)) or rest.group(1).lower() in _WH):
+        if rest and not (
+            _opens_clause(rest.group(1)) or rest.group(1).lower() in _WH | _DETERMINERS
+        ):
             return []  # "I love action and comedy movies with my kids": the second half not read, unsure
         return [text]
     if _opens_clause(tail.group("t").split()[0]):
         return [text]
     items = [text.removeprefix(head), tail.group("t")]
     kind = dict(rule.kinds).get("v", "thing")
-    if all(_list_item(i) for i in items) and _KINDS[kind](items[1]):
+    if _noun_pair(*items) and _KINDS[kind](items[1]):
         return [f"{head}{i}" for i in items]
     if items[0].split()[0].lower().endswith("ing") and " " in items[0]:
         # "helping people and making a positive impact": an activity with its object stands alone
         return [text]
     return []
+
+
+def _pet_kind(text: str) -> str:
+    """ "Has a pup" → "Has a dog": a pet held is written by its kind."""
+    m = re.fullmatch(r"Has (an? |two |three |four |five )(\w+)", text)
+    if m and m.group(2).lower() in PET_TALK:
+        return f"Has {m.group(1)}{PET_TALK[m.group(2).lower()]}"
+    return text
 
 
 def _each(text: str) -> list[str]:
@@ -2263,9 +2475,13 @@ _MAX_MATCHES = (
 
 def _sentences(block: str) -> list[str]:
     out = []
-    for raw in _SENTENCE_SPLIT.split(block):
-        sentence = raw.strip()
-        if sentence:
+    for line in block.split("\n"):
+        parts = [p.strip() for p in _SENTENCE_SPLIT.split(line) if p.strip()]
+        for i, sentence in enumerate(parts):
+            if i < len(parts) - 1 and sentence.endswith(";") and not _CODE.search(sentence[:-1]):
+                # a semicolon between two clauses of prose ends the first one; only at a line's end
+                # (or beside other code) is it code's
+                sentence = sentence[:-1] + "."
             out.append(sentence[:_MAX_SENTENCE])
     return out
 
@@ -2310,7 +2526,10 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
             standing
         ):  # "Could you answer in Spanish from now on?" asks for a standing rule: read it as one
             sentence = standing.group("v")
-        if not sentence or not _statement(sentence):
+        if sentence and not _statement(sentence):
+            sentence = modal_tail_cut(sentence) or sentence
+        presupposed_only = bool(sentence) and modal_only(sentence)
+        if not sentence or not (presupposed_only or _statement(sentence)):
             continue
         if _CHANGE_CUE.search(sentence):
             correction = True
@@ -2319,6 +2538,10 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
             sentence = _NOT_BUT.sub(lambda m: m.group("p") or "", sentence)
         found = False
         for rule in _RULES:
+            if presupposed_only and not rule.presupposed:
+                continue
+            if rule.presupposed and _AGAIN.search(sentence):
+                continue  # "get in touch with my love for art again": a love sought again is lost
             if found and rule.template.startswith(("{K}", "Never {v3}", "Always {v3}")):
                 continue  # "always answer in French" already gave "Reply in French": no generic rule too
             for n, m in enumerate(rule.pattern.finditer(sentence)):
@@ -2326,6 +2549,8 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
                     break
                 if not rule.negative and _NEGATION.search(sentence[: m.start()] + " " + m.group(0)):
                     continue  # "I don't live in Berlin", "it's not that I like tea"
+                if rule.negative and _NEGATION.search(sentence[: m.start()]):
+                    continue  # "it's not that I'm not into hiking": a negated negation says neither
                 if passing and rule.mark != "ephemeral" and not rule.change:
                     # "I'm working from Café Lisboa today": a passing state, no lasting fact; a
                     # change ("I lost my job at X this month") is dated by its time phrase, not made
@@ -2337,6 +2562,7 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
                 if not opens and canon(filled).target == SOUL:
                     continue  # an instruction to the agent opens its sentence; "… - always full of memories" is none
                 texts = _each(filled) if rule.each else _coordinated(filled, m, rule)
+                texts = [_pet_kind(t) for t in texts]
                 for text in filter(None, map(liked, texts)):
                     if _keep(text, rule, sentence, old, correction, seen, out):
                         found = True
