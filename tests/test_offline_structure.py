@@ -209,3 +209,26 @@ def test_people_and_harm_in_a_coordination_are_no_likes() -> None:
         "I love war and violence.",
     ):
         assert _facts(sentence) == [], sentence
+
+
+@pytest.mark.parametrize(
+    "sentence, expected",
+    [
+        ("This made me appreciate my love of hiking even more.", ["Likes hiking"]),
+        ("I love baking more than ever.", ["Likes baking"]),
+        ("I love chess so much more now.", ["Likes chess"]),
+        ("I enjoy gardening even more now.", ["Likes gardening"]),
+    ],
+)
+def test_a_degree_said_after_a_like_is_not_its_object(sentence: str, expected: list[str]) -> None:
+    """A comparative of degree qualifies the liking, as "too" does: it is no part of the thing."""
+    assert _facts(sentence) == expected
+
+
+def test_a_degree_leaves_framed_likes_refused() -> None:
+    for sentence in (
+        "My sister loves hiking even more.",
+        "I used to love hiking even more.",
+        "In my novel, she loves baking more than ever.",
+    ):
+        assert _facts(sentence) == [], sentence

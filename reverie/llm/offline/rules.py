@@ -2228,7 +2228,8 @@ _GERUND_LIST = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
 #: Said after a like, these qualify the saying, not the thing ("I love traveling too").
 _LIKE_TAIL = re.compile(
     r"\s+(?:too|also|as well|a lot|so much|very much|the most|most of all|more than anything|"
-    r"personally|for sure|honestly|though)$",
+    r"personally|for sure|honestly|though|"
+    r"(?:even |all the |much |so much |way )?more(?: than ever| than before| now)?)$",
     re.I,
 )
 #: Object pronouns: a like of "them" names nothing out of its conversation ("I also like holding
