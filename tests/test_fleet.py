@@ -193,6 +193,17 @@ def test_job_that_keeps_dying_is_parked(tmp_path, redis_server, monkeypatch):
     assert fleet.unpark(ws) and ws in fleet.coord.due()
 
 
+def test_status_lists_the_held_leases_with_their_time_left(tmp_path, redis_server, monkeypatch):
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
+    assert fleet.coord.acquire("w1", "t1", 30) and fleet.coord.acquire("w2", "t2", 5)
+    fleet.coord.r.set("reverie:lease-like", "x")  # not a lease: the scan's pattern leaves it out
+    running = fleet.status().running
+    assert set(running) == {"w1", "w2"}
+    assert 25 < running["w1"] <= 30 and 0 < running["w2"] <= 5
+    fleet.coord.release("w1", "t1")
+    assert set(fleet.status().running) == {"w2"}
+
+
 def test_rebuild_due_after_redis_lost_everything(tmp_path, redis_server, monkeypatch):
     fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
     app = Appender(tmp_path / "root", ["ann", "bob", "cy"])

@@ -246,11 +246,15 @@ class Coordinator:
     # -- status -------------------------------------------------------------------------------------------
     def state(self, tokens_per_minute: int | None, show: int = 10) -> FleetState:
         now = time.time()
-        running: dict[str, float] = {}
-        for key in self.r.scan_iter(match=_P + "lease:*", count=1000):
-            ttl = self.r.pttl(key)
-            if ttl > 0:
-                running[str(key)[len(_P + "lease:") :]] = ttl / 1000
+        keys = list(self.r.scan_iter(match=_P + "lease:*", count=1000))
+        pipe = self.r.pipeline(transaction=False)  # one round trip for every lease's time left
+        for key in keys:
+            pipe.pttl(key)
+        running = {
+            str(key)[len(_P + "lease:") :]: ttl / 1000
+            for key, ttl in zip(keys, pipe.execute(), strict=True)
+            if ttl > 0
+        }
         raw_why = cast(dict[str, str], self.r.hgetall(_P + "parked-why"))
         parked = {
             ws: raw_why.get(ws, "")
