@@ -34,8 +34,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         background.start(item.nodeid for item in session.items)
 
 
-#: Set in a pytest-xdist worker's environment from its start (80 and 24), whatever the controller had:
-#: they narrow rich's output and the CLI's status line in the processes tests start.
+#: Set in a pytest-xdist worker's environment from its start (80 and 24), whatever the controller
+#: had: they narrow rich's output and the CLI's status line in the processes tests start.
 _TERMINAL_SIZE = ("COLUMNS", "LINES")
 
 

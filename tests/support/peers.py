@@ -186,7 +186,7 @@ def pytest_terminal_summary(
     build = config.stash.get(_KEY, None)
     if build is None or exitstatus == pytest.ExitCode.INTERRUPTED:
         return  # interrupted: pytest_unconfigure stops the build
-    build.finish()  # a run that stopped early (-x) still completes the environments for the next one
+    build.finish()  # a run stopped early (-x) still completes the environments for the next one
     terminalreporter.write_line(_summary(build))
 
 

