@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "cursors",
             "textsafety",
             "workspace",
+            "topics",
             "scopes",
             "access",
             "config",

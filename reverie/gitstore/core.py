@@ -43,7 +43,15 @@ from ..workspace import Workspace, check_relative
 from . import queries
 from .blame import blame_lines, provenance
 from .diffing import file_changes, stat_body, text_diff
-from .location import RepoLocation, choose, expand_tracked, is_marked, is_tracked, locate
+from .location import (
+    TREE,
+    RepoLocation,
+    choose,
+    expand_tracked,
+    is_marked,
+    is_tracked,
+    locate,
+)
 from .merge import merge3
 from .nanobot_api import NanobotGitAPI
 from .objects import (
@@ -51,6 +59,7 @@ from .objects import (
     blob_id,
     identity,
     list_files,
+    list_tree,
     read_blob,
     read_blob_ids,
     read_commit,
@@ -168,6 +177,13 @@ class GitStore(NanobotGitAPI):
                 continue
             directory, _, pattern = entry.rpartition("/")
             for tree in trees:
+                if pattern == TREE:  # a tree of files (topic files): every one, at any depth
+                    paths.extend(
+                        rel
+                        for name in list_tree(store, tree, directory)
+                        if is_tracked(rel := f"{directory}/{name}", [entry])
+                    )
+                    continue
                 for name in list_files(store, tree, directory):
                     if fnmatch.fnmatchcase(name, pattern):
                         paths.append(f"{directory}/{name}" if directory else name)
@@ -436,10 +452,11 @@ class GitStore(NanobotGitAPI):
         *,
         kind: str,
         trailers: Mapping[str, str] | None = None,
-        files: Mapping[str, str] | None = None,
+        files: Mapping[str, str | None] | None = None,
         base: Mapping[str, str] | None = None,
     ) -> str | None:
-        """Commit ``files`` (new contents of tracked files), or with ``files=None`` what is on disk.
+        """Commit ``files`` (new contents of tracked files; None deletes one), or with
+        ``files=None`` what is on disk.
 
         ``message``'s first line is the subject; the body is always the per-file +/- stats of the
         real change, followed by the body of ``message`` (its trailers are ignored: pass
@@ -469,7 +486,9 @@ class GitStore(NanobotGitAPI):
                     raise GitStoreError(
                         f"{path!r} is not a tracked file ({', '.join(self.tracked)})"
                     )
-                changes[rel] = text.encode("utf-8", errors="surrogateescape")
+                changes[rel] = (
+                    None if text is None else text.encode("utf-8", errors="surrogateescape")
+                )
             head = self._commit_manual(repo, ref, head)
             if base:
                 changes = self._merge_over(changes, base)
