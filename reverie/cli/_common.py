@@ -64,7 +64,7 @@ _CREATING = {("init", None), ("history", "append"), ("chat", None)}
 #: workspace reads as empty there, and nothing is created).
 _QUERIES = {"status", "log", "show", "why", "history", "restore", "requeue", "search"}
 #: The commands that serve every scope of a root themselves (``--root`` without ``--user``).
-_ROOT_WIDE = {"serve", "mcp", "forget-user", "fleet", "ui"}
+_ROOT_WIDE = {"serve", "mcp", "forget-user", "fleet", "ui", "import"}
 
 
 def apply_scope(args: argparse.Namespace) -> None:

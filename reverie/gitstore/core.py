@@ -405,6 +405,9 @@ class GitStore(NanobotGitAPI):
             with Repo(str(loc.git_dir)) as repo:
                 mark_adopted(repo)
         state_dir(loc.git_dir).mkdir(exist_ok=True)
+        # A packing writes here; a copy that carries files only (an imported bundle) has no such
+        # folder when its repo was never packed.
+        (loc.git_dir / "objects" / "pack").mkdir(parents=True, exist_ok=True)
         if existed and _packed(
             loc.git_dir
         ):  # a young repo grows its fan-out directories as it goes

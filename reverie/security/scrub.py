@@ -24,10 +24,41 @@ from typing import Any
 
 import orjson
 
-__all__ = ["replace_in_file", "replace_in_jsonl", "replace_in_value", "replace_raw"]
+from .secrets import redact, scan
+
+__all__ = [
+    "replace_in_file",
+    "replace_in_jsonl",
+    "replace_in_value",
+    "replace_raw",
+    "redact_text",
+    "redact_value",
+]
 
 _JSONL_SUFFIXES = (".jsonl", ".jsonl.torn", ".jsonl.corrupt", ".jsonl.tmp")
 _NO_TEXT = frozenset({".cursor", ".dream_cursor"})
+
+
+def redact_text(text: str) -> tuple[str, int]:
+    """``text`` with its credentials redacted (``secrets.redact``), and how many were found."""
+    found = len(scan(text))
+    return (redact(text), found) if found else (text, 0)
+
+
+def redact_value(value: Any) -> tuple[Any, int]:
+    """``value`` (parsed JSON) with credentials redacted in every string value, keys and numbers
+    never touched (as a purge leaves them), and how many were found."""
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, list):
+        items = [redact_value(item) for item in value]
+        total = sum(n for _, n in items)
+        return ([item for item, _ in items], total) if total else (value, 0)
+    if isinstance(value, dict):
+        pairs = {key: redact_value(item) for key, item in value.items()}
+        total = sum(n for _, n in pairs.values())
+        return ({key: item for key, (item, _) in pairs.items()}, total) if total else (value, 0)
+    return value, 0
 
 
 def replace_in_value(value: Any, old: str, new: str) -> tuple[Any, int]:
