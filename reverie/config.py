@@ -447,6 +447,9 @@ class ServeConfig(_Section):
 
 
 class Config(_Section):
+    """A workspace's whole configuration (``reverie.json`` over ``~/.reverie/config.json`` over the
+    defaults): every key is in docs/config.md, where it comes from in docs/configuration.md."""
+
     agents: Agents = Field(default_factory=Agents)
     llm: LLMConfig = Field(default_factory=LLMConfig)
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
@@ -457,10 +460,12 @@ class Config(_Section):
 
     @property
     def defaults(self) -> AgentDefaults:
+        """``agents.defaults``: the agent's model settings and Dream's."""
         return self.agents.defaults
 
     @property
     def dream(self) -> DreamConfig:
+        """``agents.defaults.dream``: Dream's settings."""
         return self.agents.defaults.dream
 
     @property

@@ -61,6 +61,7 @@ class StatusReport:
     dream_model_unavailable: OutageRecord | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as plain JSON (``reverie status --json``)."""
         return asdict(self)
 
 

@@ -122,30 +122,37 @@ class Workspace:
     # -- layout -------------------------------------------------------------------------------------------
     @property
     def memory_dir(self) -> Path:
+        """``<workspace>/memory``: the history log, cursors, dated notes, topic files, the archive."""
         return self.root / "memory"
 
     @property
     def sessions_dir(self) -> Path:
+        """``<workspace>/sessions``: the conversations, one JSONL file each."""
         return self.root / "sessions"
 
     @property
     def history_path(self) -> Path:
+        """``memory/history.jsonl``: the append-only history log."""
         return self.memory_dir / "history.jsonl"
 
     @property
     def cursor_path(self) -> Path:
+        """``memory/.cursor``: the last cursor issued (a hint; the log's tail is the truth)."""
         return self.memory_dir / ".cursor"
 
     @property
     def dream_cursor_path(self) -> Path:
+        """``memory/.dream_cursor``: the last cursor Dream consumed."""
         return self.memory_dir / ".dream_cursor"
 
     @property
     def legacy_history_path(self) -> Path:
+        """``memory/HISTORY.md``: nanobot's legacy log, migrated once to history.jsonl."""
         return self.memory_dir / "HISTORY.md"
 
     @property
     def config_path(self) -> Path:
+        """``reverie.json``: the workspace's own configuration (optional)."""
         return self.root / "reverie.json"
 
     @property

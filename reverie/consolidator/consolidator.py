@@ -82,6 +82,7 @@ class ConsolidationResult:
 
     @property
     def archived_messages(self) -> int:
+        """How many messages this consolidation archived into history."""
         return sum(self.archived)
 
 

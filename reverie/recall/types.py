@@ -46,6 +46,7 @@ class SourceRef:
         return self.path
 
     def to_dict(self) -> dict[str, Any]:
+        """The reference as plain JSON: its fields that are set."""
         return {
             f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None
         }
@@ -68,6 +69,7 @@ class Hit:
     match: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
+        """The hit as plain JSON: snippet, score, match, source (as a string and as its fields), time."""
         return {
             "snippet": self.snippet,
             "score": self.score,  # full precision: rounding would merge near-equal scores
