@@ -40,7 +40,7 @@ from ..operations.portability import (
     head_of,
     move_into_place,
 )
-from ..security.scrub import redact_value
+from ..security.scrub import redact_many
 from ..workspace import MEMORY, MEMORY_FILES, SOUL, TOPICS_DIR, USER, Workspace
 from ._read import Intake
 
@@ -136,16 +136,17 @@ def _history(src: Path, staging: Path, intake: Intake) -> int:
     lines = _lines(src / _HISTORY, _HISTORY, intake)
     if lines is None:
         return 0
-    out: list[bytes] = []
+    kept: list[dict[str, object]] = []
     for n, raw in lines:
         try:
             entry = HistoryEntry.from_json(raw)
         except BadLine as bad:
             intake.skip(f"{_HISTORY} line {n}", f"not a history entry ({bad.kind})")
             continue
-        cleaned, found = redact_value(entry.to_dict())
-        intake.redacted += found
-        out.append(orjson.dumps(cleaned) + b"\n")
+        kept.append(entry.to_dict())
+    cleaned, found = redact_many(kept)
+    intake.redacted += found
+    out = [orjson.dumps(entry) + b"\n" for entry in cleaned]
     if out:
         _write(staging, _HISTORY, b"".join(out))
     return len(out)
@@ -182,16 +183,15 @@ def _sessions(src: Path, staging: Path, intake: Intake) -> None:
         lines = _lines(folder / name, rel, intake)
         if lines is None:
             continue
-        out: list[bytes] = []
+        values: list[object] = []
         for n, raw in lines:
             try:
-                value = orjson.loads(raw)
+                values.append(orjson.loads(raw))
             except orjson.JSONDecodeError:
                 intake.skip(f"{rel} line {n}", "not JSON (or not UTF-8)")
-                continue
-            cleaned, found = redact_value(value)
-            intake.redacted += found
-            out.append(orjson.dumps(cleaned) + b"\n")
+        cleaned, found = redact_many(values)
+        intake.redacted += found
+        out = [orjson.dumps(value) + b"\n" for value in cleaned]
         _write(staging, rel, b"".join(out))
 
 

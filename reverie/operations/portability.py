@@ -354,27 +354,28 @@ def _credentials(text: str) -> set[str]:
     return {text[m.start : m.end] for m in scan(text)}
 
 
-def _texts_of(path: Path, rel: str) -> Iterator[str]:
-    """The texts a file holds as a purge sees them: a JSON line's string values, else the whole."""
+def _text_of(path: Path, rel: str) -> str:
+    """The text a file holds as a purge sees it: a JSON file's string values (one per line), else
+    the whole; scanned in one piece."""
     data = path.read_bytes()
     if not rel.endswith((".jsonl", ".json")):
-        yield data.decode("utf-8", errors="replace")
-        return
+        return data.decode("utf-8", errors="replace")
+    texts: list[str] = []
     for raw in data.splitlines():
         try:
-            value = orjson.loads(raw)
+            stack = [orjson.loads(raw)]
         except orjson.JSONDecodeError:
-            yield raw.decode("utf-8", errors="replace")
+            texts.append(raw.decode("utf-8", errors="replace"))
             continue
-        stack = [value]
         while stack:
             item = stack.pop()
             if isinstance(item, str):
-                yield item
+                texts.append(item)
             elif isinstance(item, list):
                 stack.extend(item)
             elif isinstance(item, dict):
                 stack.extend(item.values())
+    return "\n".join(texts)
 
 
 def purge_credentials(root: Path) -> int:
@@ -393,13 +394,12 @@ def purge_credentials(root: Path) -> int:
         rel = path.relative_to(root).as_posix()
         if path.is_symlink() or not path.is_file() or rel.startswith((".git/", ".reverie-git/")):
             continue
-        for text in _texts_of(path, rel):
-            found |= _credentials(text)
+        found |= _credentials(_text_of(path, rel))
     git = GitStore(ws, load_config(root).git) if locate(root) is not None else None
     try:
         if git is not None:
-            for raw in reachable_texts(git):
-                found |= _credentials(raw.decode("utf-8", errors="replace"))
+            joined = b"\n".join(reachable_texts(git))
+            found |= _credentials(joined.decode("utf-8", errors="replace"))
         values = sorted(v for v in found if len(v) >= MIN_LENGTH and v not in REPLACEMENT)
         if not values:
             return 0
