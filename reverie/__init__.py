@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .facade import MemoryStore
     from .gitstore import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
     from .history import HistoryEntry, HistoryLog
+    from .importers import export_bundle, import_from
     from .memory import (
         IndexResult,
         Memory,
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
         open,
         use_memory_class,
     )
+    from .memory_verbs import FilesResult, MemoryEvent, MemoryItem
     from .operations.approve import ApproveResult
     from .recall import Hit
     from .status import StatusReport
@@ -47,6 +49,11 @@ _LAZY = {
     "WriteResult": "memory",
     "RemoveResult": "memory",
     "IndexResult": "memory",
+    "MemoryItem": "memory_verbs",
+    "MemoryEvent": "memory_verbs",
+    "FilesResult": "memory_verbs",
+    "import_from": "importers",
+    "export_bundle": "importers",
     "DreamResult": "dream",
     "ConsolidationResult": "consolidator",
     "Hit": "recall",
@@ -80,11 +87,17 @@ __all__ = [
     "open",
     "Memory",
     "use_memory_class",
+    # moving memory in and out (reverie.importers)
+    "import_from",
+    "export_bundle",
     # what its verbs return
     "Remembered",
     "WriteResult",
     "RemoveResult",
     "IndexResult",
+    "MemoryItem",
+    "MemoryEvent",
+    "FilesResult",
     "DreamResult",
     "ConsolidationResult",
     "Hit",

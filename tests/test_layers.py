@@ -51,6 +51,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "facade",
             "nanobot_api",
             "memory",
+            "memory_verbs",
             "session_jobs",
             "importers",
         },

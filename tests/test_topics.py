@@ -83,7 +83,7 @@ def test_delete_archives_every_line_in_one_commit_and_a_restore_undoes_it(memory
     archive = (ws.root / FILES_ARCHIVE).read_text()
     assert "- Feature A done. · deleted " in archive and "from memory/topics/progress.md" in archive
     assert "by an agent (stale)" in archive
-    assert {p.path for p in memory.why("Feature A done")} == {FILES_ARCHIVE}
+    assert [p.path for p in memory.why("Feature A done")] == [FILES_ARCHIVE]
     assert memory.log(limit=1)[0].sha == done.commit
     memory.restore(done.commit, only=True)
     assert "- Feature A done." in (ws.root / "memory/topics/progress.md").read_text()

@@ -76,6 +76,7 @@ __all__ = [
     "history_of",
     "search_memory",
     "clean_entry",
+    "entry_item",
     "HISTORY_DEPTH",
 ]
 
@@ -271,11 +272,12 @@ def get_all(rt: Runtime, *, limit: int | None = None) -> list[MemoryItem]:
     for entry in rt.store.read_unprocessed_history():
         said = clean_entry(entry.content, speech=False)
         if said:
-            items.append(_entry_item(entry, "\n".join(said), "pending"))
+            items.append(entry_item(entry, "\n".join(said), "pending"))
     return items[:limit] if limit is not None else items
 
 
-def _entry_item(entry: Any, text: str, state: State) -> MemoryItem:
+def entry_item(entry: Any, text: str, state: State) -> MemoryItem:
+    """A history entry as an item (id ``h<cursor>``), its extra fields as metadata."""
     extra = {k: v for k, v in entry.extra.items()} if entry.extra else {}
     if entry.session_key:
         extra["session_key"] = entry.session_key
@@ -310,7 +312,7 @@ def get(rt: Runtime, memory_id: str) -> MemoryItem | None:
             return None
         state: State = "dreamed" if cursor <= rt.store.dream_cursor() else "pending"
         text = "\n".join(clean_entry(found[0].content)) or found[0].content
-        return _entry_item(found[0], text, state)
+        return entry_item(found[0], text, state)
     said = re.fullmatch(r"c(\d{1,9}):(.+)", memory_id, re.S)
     if said:
         message = _message(rt, said.group(2), int(said.group(1)))

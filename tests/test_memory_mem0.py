@@ -1,0 +1,147 @@
+"""A mem0 user's first ten minutes on ``reverie.open``: the verbs they reach for exist under mem0's
+names and do what mem0's do (add, search with user_id and a threshold, get_all, get, update,
+delete, history of one memory), ids stay stable through Dream, and a wrong argument is named in one
+line — never a bare TypeError from deep inside, never ``kinds='history'`` split into letters."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+
+import reverie
+from reverie.errors import CommandError, RecallError, WorkspaceError
+
+
+def test_the_verbs_a_mem0_user_reaches_for(tmp_path: Path) -> None:
+    """mem0's quickstart, verb for verb (https://docs.mem0.ai: add, search, get_all, get, update,
+    history, delete), on a user's scope."""
+    with reverie.open(root=tmp_path / "root", user="alice") as m:
+        added = m.add(
+            "I prefer tea over coffee and I live in Lisbon.",
+            user_id="alice",
+            metadata={"source": "chat"},
+        )
+        assert [a.state for a in added] == ["pending"] and added[0].metadata["metadata"] == {
+            "source": "chat"
+        }
+        chat = [
+            {"role": "user", "content": "My sister Ines is a nurse in Braga."},
+            {"role": "assistant", "content": "Good to know!"},
+        ]
+        m.add(chat, user_id="alice")
+        hits = m.search("where does alice live", user_id="alice", limit=5)
+        assert hits and "Lisbon" in hits[0].snippet and 0 < hits[0].match <= 1
+        assert m.search("where does alice live", user_id="alice", threshold=1.0) == [
+            h for h in hits if h.match == 1.0
+        ]
+        m.dream(all=True)
+        everything = m.get_all(user_id="alice")
+        lisbon = next(i for i in everything if "Lisbon" in i.memory)
+        assert lisbon.state == "active" and lisbon.id.startswith("m")
+        assert m.get(lisbon.id).memory == lisbon.memory and m.get(lisbon.id).updated_at
+        m.update(lisbon.id, "Lives in Porto")
+        assert m.get(lisbon.id).memory == "Lives in Porto"
+        assert [e.event for e in m.history(lisbon.id)] == ["ADD", "UPDATE"]
+        gone = m.delete(lisbon.id)
+        assert gone.state == "archived" and "deleted by id" in gone.metadata["note"]
+        assert all(i.id != lisbon.id for i in m.get_all(user_id="alice"))
+        assert m.history(lisbon.id)[-1].event == "DELETE"
+        m.restore(m.log(limit=1)[0].sha, only=True)  # delete is undone by a restore
+        assert m.get(lisbon.id).state == "active"
+        with pytest.raises(CommandError, match="user_id 'bob' is not this memory's user"):
+            m.get_all(user_id="bob")
+        with pytest.raises(WorkspaceError, match="no memory m000000000000"):
+            m.delete("m000000000000")
+
+
+def test_async_twins(tmp_path: Path) -> None:
+    import asyncio
+
+    async def go() -> None:
+        async with reverie.open(tmp_path / "ws") as m:
+            added = await m.aadd([{"role": "user", "content": "I moved to Oslo in May."}])
+            assert added and (await m.aget(added[0].id)) is not None
+            assert await m.asearch_memory("Oslo")
+
+    asyncio.run(go())
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda m: m.remember(""), "text is empty"),
+        (lambda m: m.remember(123), "text must be a string, not int"),
+        (lambda m: m.recall("x", limit="5"), "limit must be a whole number of at least 1, not '5'"),
+        (lambda m: m.recall(None), "query must be a string, not NoneType"),
+        (lambda m: m.search("x", kinds=[1]), "kinds must be a kind or a list of kinds"),
+        (lambda m: m.search("x", threshold=2), "threshold must be a number from 0 to 1"),
+        (lambda m: m.write("USER.md", None), "text must be a string, not NoneType"),
+        (lambda m: m.write(7, "x"), "path must be a string, not int"),
+        (lambda m: m.add(42), "messages must be a text, a chat message or a list of them"),
+        (lambda m: m.add([{"content": "x"}]), "messages[0] must be a dict with a string 'role'"),
+        (lambda m: m.add("x y z", metadata=[1]), "metadata must be a dict, not list"),
+        (lambda m: m.get(""), "memory_id is empty"),
+        (lambda m: m.update("m1", 3), "data must be a string, not int"),
+        (lambda m: m.history(since=-1), "since must be a whole number of at least 0"),
+        (lambda m: m.search_memory("x", session_key=5), "session_key must be a string"),
+    ],
+)
+def test_a_wrong_argument_is_named_in_one_line(tmp_path: Path, call, message: str) -> None:
+    with reverie.open(tmp_path / "ws") as m:
+        m.init()
+        with pytest.raises(CommandError) as caught:
+            call(m)
+        assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_one_kind_is_a_kind_not_its_letters(tmp_path: Path) -> None:
+    with reverie.open(tmp_path / "ws") as m:
+        m.remember("The boiler was serviced in March.")
+        hits = m.search("boiler", kinds="history")
+        assert hits and {h.source.kind for h in hits} == {"history"}
+        with pytest.raises(RecallError, match=r"unknown source kind\(s\) \['histories'\]"):
+            m.search("boiler", kinds="histories")
+
+
+def _public_methods(cls: type) -> list[str]:
+    """The public methods and properties Reverie's own code defines on ``cls`` (inherited from
+    pydantic, dataclasses or ``Exception`` left out)."""
+    out = []
+    for name in dir(cls):
+        if name.startswith("_"):
+            continue
+        static = inspect.getattr_static(cls, name)
+        func = static.fget if isinstance(static, property) else getattr(cls, name)
+        if not (inspect.isfunction(func) or isinstance(static, property)):
+            continue
+        if (getattr(func, "__module__", "") or "").startswith("reverie"):
+            out.append(name)
+    return out
+
+
+def test_every_public_name_and_method_has_a_docstring() -> None:
+    """Every name in ``reverie.__all__`` and every public method or property of each public class
+    says what it does (``help(memory.adream)`` is never empty)."""
+    missing = []
+    for name in reverie.__all__:
+        obj = getattr(reverie, name)
+        if not (inspect.isclass(obj) or inspect.isfunction(obj)):
+            continue
+        if not (obj.__doc__ or "").strip():
+            missing.append(name)
+        if not inspect.isclass(obj):
+            continue
+        for attr in _public_methods(obj):
+            static = inspect.getattr_static(obj, attr)
+            member = static.fget if isinstance(static, property) else getattr(obj, attr)
+            doc = inspect.getdoc(member) or ""
+            inherited = any(
+                doc == (inspect.getdoc(getattr(base, attr, None)) or "")
+                for base in obj.__mro__[1:]
+                if not base.__module__.startswith("reverie")
+            )
+            if not doc.strip() or inherited:
+                missing.append(f"{name}.{attr}")
+    assert missing == []
