@@ -33,8 +33,9 @@ if TYPE_CHECKING:
         open,
         use_memory_class,
     )
-    from .memory_verbs import FilesResult, MemoryEvent, MemoryItem
     from .operations.approve import ApproveResult
+    from .operations.files import FilesResult
+    from .operations.items import MemoryEvent, MemoryItem
     from .recall import Hit
     from .status import StatusReport
     from .workspace import MEMORY_FILES, Workspace
@@ -49,9 +50,9 @@ _LAZY = {
     "WriteResult": "memory",
     "RemoveResult": "memory",
     "IndexResult": "memory",
-    "MemoryItem": "memory_verbs",
-    "MemoryEvent": "memory_verbs",
-    "FilesResult": "memory_verbs",
+    "MemoryItem": "operations.items",
+    "MemoryEvent": "operations.items",
+    "FilesResult": "operations.files",
     "import_from": "importers",
     "export_bundle": "importers",
     "DreamResult": "dream",

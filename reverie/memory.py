@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from .errors import CommandError, GateError, NothingPendingError, UnsafePathError, WorkspaceError
-from .memory_verbs import MemoryItem, MemoryVerbs, check_kinds, check_limit, check_text, twin_docs
+from .memory_verbs import MemoryVerbs, check_kinds, check_limit, check_text, twin_docs
 from .runtime import Runtime
-from .topics import check_budget, is_topic, listing, topic_files
+from .topics import TOPICS_DIR, check_topic, is_topic, listing, topic_files
+from .topics import problem as topic_problem
 from .workspace import ARCHIVE_DIR, MEMORY_FILES, SOUL, Workspace, check_relative
 
 if TYPE_CHECKING:
@@ -43,8 +44,8 @@ if TYPE_CHECKING:
     from .dream.result import Progress
     from .gitstore.types import CommitDetail, CommitInfo, OperationResult, Provenance
     from .history import HistoryEntry
-    from .memory_verbs import MemoryEvent
     from .operations.approve import ApproveResult
+    from .operations.items import MemoryEvent
     from .operations.purge import PurgePlan, PurgeResult
     from .recall import Hit
     from .recall.index import SyncStats
@@ -63,7 +64,6 @@ __all__ = [
     "EditKind",
     "memory_files",
     "agent_preamble",
-    "MemoryItem",
 ]
 
 T = TypeVar("T")
@@ -208,12 +208,14 @@ def memory_files(workspace: Workspace) -> list[str]:
 
 
 def _memory_path(path: str) -> str:
-    """``path`` normalised, if it may be a memory file (a prompt file or a ``.md`` under ``memory/``
-    outside hidden folders); else ``UnsafePathError``. History, cursors, sessions and state are
-    never reached this way."""
+    """``path`` normalised, if it may be a memory file (a prompt file, a ``.md`` under ``memory/``
+    outside hidden folders, a topic file); else ``UnsafePathError``. History, cursors, sessions and
+    state are never reached this way."""
     rel = path.strip()
     rel = rel[2:] if rel.startswith("./") else rel
     rel = check_relative(rel)
+    if rel.startswith(TOPICS_DIR + "/") and (wrong := topic_problem(rel)) is not None:
+        raise UnsafePathError(f"{rel} cannot be a topic file: {wrong}")
     parts = Path(rel).parts
     if (
         rel in MEMORY_FILES
@@ -756,9 +758,11 @@ class Memory(MemoryVerbs):
             raise UnsafePathError(
                 f"{rel} is the archive: lines reach it through remove, an agent does not rewrite it"
             )
-        if is_topic(rel):  # a topic file keeps within its budget (reverie.topics)
+        if rel.startswith(
+            TOPICS_DIR + "/"
+        ):  # a topic file keeps within its budget (reverie.topics)
             budget = self.config.memory.topics
-            check_budget(
+            check_topic(
                 self.workspace,
                 rel,
                 text,

@@ -15,14 +15,26 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ._lazy import lazy_exports
 from .errors import CommandError, WorkspaceError
-from .operations import items as _items
-from .operations.files import FilesResult, clear_files, delete_file, rename_file
-from .operations.items import MemoryEvent, MemoryItem
 
 if TYPE_CHECKING:
+    from .operations.files import FilesResult
+    from .operations.items import MemoryEvent, MemoryItem
     from .recall import Hit
     from .runtime import Runtime
+
+# The result types live with the operations that make them; loaded on first use, so `reverie
+# status` and `log`, which build a Memory, import none of the pipeline.
+__getattr__ = lazy_exports(
+    __package__ or "reverie",
+    {
+        "MemoryItem": "operations.items",
+        "MemoryEvent": "operations.items",
+        "FilesResult": "operations.files",
+    },
+    globals(),
+)
 
 __all__ = [
     "MemoryVerbs",
@@ -184,6 +196,8 @@ class MemoryVerbs:
         holds, 0 to 1; ``threshold`` keeps those at or above it). ``kinds``, ``session``,
         ``since`` and ``until`` narrow the search as ``recall``'s do. What every adapter's and the
         MCP server's ``search_memory`` tool returns."""
+        from .operations import items as _items
+
         check_text("query", query)
         check_limit("limit", limit)
         if session_key is not None:
@@ -247,6 +261,8 @@ class MemoryVerbs:
         consolidated at once, so its facts reach history. Returns the new entries as ``pending``
         items (ids ``h<cursor>``): search finds them now, Dream distils them into the memory files
         (where each becomes a line with its own stable id). ``user_id`` must be this memory's."""
+        from .operations import items as _items
+
         self.check_user(user_id, agent_id)
         if run_id is not None:
             check_text("run_id", run_id)
@@ -284,6 +300,8 @@ class MemoryVerbs:
         run_id: str | None = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> list[MemoryItem]:
+        from .operations import items as _items
+
         if isinstance(messages, str | Mapping):
             return await self._in_thread(
                 lambda m: m.add(
@@ -315,6 +333,8 @@ class MemoryVerbs:
         """mem0's ``get_all``: every memory, each with its stable id — the lines of USER.md and
         memory/MEMORY.md (``active``), then the history entries Dream has not read yet that state
         something (``pending``); at most ``limit``. ``user_id`` must be this memory's."""
+        from .operations import items as _items
+
         self.check_user(user_id, agent_id)
         check_limit("limit", limit)
         return _items.get_all(self.runtime, limit=limit)
@@ -331,6 +351,8 @@ class MemoryVerbs:
         ``archived`` with the archive's note, ``pending`` or ``dreamed``, a conversation's message,
         a file's line), or None. An id survives Dream's edits and restores
         (``reverie.operations.items``)."""
+        from .operations import items as _items
+
         return _items.get(self.runtime, check_text("memory_id", memory_id))
 
     async def aget(self, memory_id: str) -> MemoryItem | None:
@@ -340,6 +362,8 @@ class MemoryVerbs:
         """mem0's ``update``: the memory's line now says ``data`` (redacted); the old text goes to
         the archive as superseded by it, so the id stays; one commit judged by Dream's gate,
         undone by ``restore``. ``WorkspaceError`` when no active memory has that id."""
+        from .operations import items as _items
+
         check_text("memory_id", memory_id)
         check_text("data", data)
         self._create()
@@ -353,6 +377,8 @@ class MemoryVerbs:
         one commit undone by ``restore``; ``get`` then reports it ``archived``. Unlike mem0's,
         nothing is destroyed: ``purge`` removes a text everywhere, every version included.
         ``WorkspaceError`` when no active memory has that id."""
+        from .operations import items as _items
+
         check_text("memory_id", memory_id)
         found = _items.locate(self.runtime, memory_id)
         if found is None:
@@ -369,6 +395,8 @@ class MemoryVerbs:
         """mem0's ``history(memory_id)`` (also reachable as ``history(memory_id)``): each ADD,
         UPDATE and DELETE of the memory, oldest first, with the commit, its kind and its time,
         read from the newest 200 commits of USER.md and memory/MEMORY.md."""
+        from .operations import items as _items
+
         return _items.history_of(self.runtime, check_text("memory_id", memory_id))
 
     async def ahistory_of(self, memory_id: str) -> list[MemoryEvent]:
@@ -380,6 +408,8 @@ class MemoryVerbs:
         to the archive (``memory/archive/files.md``) with ``reason``, one commit that ``restore``
         undoes. The prompt files and the archive are never deleted; ``FileNotFoundError`` when
         ``path`` names nothing (``reverie.operations.files``)."""
+        from .operations.files import delete_file
+
         check_text("path", path)
         check_text("reason", reason, empty=True)
         self._create()
@@ -394,6 +424,8 @@ class MemoryVerbs:
         """Move a topic file or dated note (or a folder of topic files) to ``new``, its text
         unchanged, in one commit; ``FileExistsError`` when ``new`` exists, ``FileNotFoundError``
         when ``old`` names nothing."""
+        from .operations.files import rename_file
+
         check_text("old", old)
         check_text("new", new)
         self._create()
@@ -407,6 +439,8 @@ class MemoryVerbs:
         deleted, USER.md and memory/MEMORY.md back to their starter text, every line they held
         archived with ``reason``. SOUL.md is kept; history and conversations are not memory files
         and stay (``purge`` and ``reverie forget-user`` erase those)."""
+        from .operations.files import clear_files
+
         check_text("reason", reason, empty=True)
         self._create()
         return clear_files(self.runtime.workspace, self.runtime.git, kind=kind, reason=reason)

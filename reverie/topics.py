@@ -32,7 +32,9 @@ __all__ = [
     "topic_path",
     "walk_tree",
     "topic_files",
-    "check_budget",
+    "check_topic",
+    "check_place",
+    "problem",
     "listing",
     "description",
     "LISTING_MAX_CHARS",
@@ -40,15 +42,31 @@ __all__ = [
 
 #: Most characters of the prompt's topic list; past it, the rest are counted, not named.
 LISTING_MAX_CHARS = 4_000
+#: A name's most bytes (a file system's limit) and a path's most folders.
+MAX_NAME_BYTES = 255
+MAX_DEPTH = 16
 _DESCRIPTION_MAX = 120
 
 
 def is_topic(rel: str) -> bool:
-    """Whether a workspace-relative path is a topic file's (under ``memory/topics/``, no hidden part)."""
-    if not rel.startswith(TOPICS_DIR + "/"):
-        return False
-    inner = rel[len(TOPICS_DIR) + 1 :]
-    return bool(inner) and not any(p in ("", ".", "..") or p[0] == "." for p in inner.split("/"))
+    """Whether a workspace-relative path is a topic file's (under ``memory/topics/``, no hidden part,
+    names a file system takes)."""
+    return rel.startswith(TOPICS_DIR + "/") and problem(rel) is None
+
+
+def problem(rel: str) -> str | None:
+    """What is wrong with ``rel`` as a topic file's path (under ``memory/topics/``), or None."""
+    inner = rel[len(TOPICS_DIR) + 1 :] if rel.startswith(TOPICS_DIR + "/") else ""
+    parts = inner.split("/")
+    if not inner or any(p in ("", ".", "..") for p in parts):
+        return "it names no file"
+    if any(p[0] == "." for p in parts):
+        return "a hidden (dot) name is not memory"
+    if any(len(p.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES for p in parts):
+        return f"a name is longer than {MAX_NAME_BYTES} bytes"
+    if len(parts) > MAX_DEPTH:
+        return f"it is more than {MAX_DEPTH} folders deep"
+    return None
 
 
 def topic_path(name: str) -> str:
@@ -89,11 +107,31 @@ def topic_files(workspace: Workspace) -> list[str]:
     return [f"{TOPICS_DIR}/{rel}" for rel, _ in walk_tree(base)]
 
 
-def check_budget(
+def check_place(workspace: Workspace, rel: str) -> None:
+    """Refuse (``UnsafePathError`` / ``WorkspaceError``, saying what to do) a topic file's path that
+    is not one, has a file where a folder goes, or names a folder."""
+    found = problem(rel)
+    if found is not None:
+        raise UnsafePathError(f"{rel} cannot be a topic file: {found}")
+    target = workspace.root / rel
+    parent = target.parent
+    while parent != workspace.root and parent != parent.parent:
+        if parent.is_file():
+            shown = parent.relative_to(workspace.root).as_posix()
+            raise WorkspaceError(
+                f"{shown} is a file, so {rel} cannot be inside it: choose another name"
+            )
+        parent = parent.parent
+    if target.is_dir():
+        raise WorkspaceError(f"{rel} is a folder: name a file under it")
+
+
+def check_topic(
     workspace: Workspace, rel: str, text: str, *, max_chars: int, max_files: int
 ) -> None:
     """Refuse (``WorkspaceError``, saying what to do) a topic file over ``max_chars`` characters,
-    or a new one past ``max_files`` files."""
+    a new one past ``max_files`` files, or one ``check_place`` refuses."""
+    check_place(workspace, rel)
     if len(text) > max_chars:
         raise WorkspaceError(
             f"{rel} would hold {len(text):,} characters; a topic file holds at most "

@@ -252,7 +252,7 @@ REFUSALS = [
     ),
     (
         {"command": "create", "path": "/memories/USER.md", "file_text": "# User\n"},
-        "/memories/USER.md was not changed: /memories/USER.md would lose more than half its content at once",
+        "/memories/USER.md was not changed: /memories/USER.md would lose more than half its content (",
     ),
     (
         {"command": "create", "path": "/memories/big.md", "file_text": "- x\n" * 5000},
@@ -486,3 +486,48 @@ def test_the_async_tool_through_async_anthropic(tmp_path: Path) -> None:
 
     asyncio.run(go())
     assert "created successfully" in _text(results[-1])
+
+
+def test_hostile_names_and_shapes_are_tool_errors_never_tracebacks(tmp_path: Path) -> None:
+    """What a model (or an injection) can send: a name no file system takes, a file where a folder
+    goes, a folder where a file goes, a link out, bytes that are not UTF-8 on disk."""
+    with reverie.open(tmp_path / "ws") as memory:
+        memory.init()
+        tool = ReverieMemoryTool(memory)
+        tool.call({"command": "create", "path": "/memories/a", "file_text": "- a file\n"})
+        tool.call({"command": "create", "path": "/memories/dir/x.md", "file_text": "- x\n"})
+        for command, message in (
+            (
+                {"command": "create", "path": "/memories/" + "n" * 300, "file_text": "x"},
+                "longer than 255 bytes",
+            ),
+            (
+                {"command": "create", "path": "/memories/a/b.md", "file_text": "x"},
+                "/memories/a is a file",
+            ),
+            ({"command": "create", "path": "/memories/dir", "file_text": "x"}, "is a directory"),
+            (
+                {
+                    "command": "rename",
+                    "old_path": "/memories/dir/x.md",
+                    "new_path": "/memories/a/x.md",
+                },
+                "/memories/a is a file",
+            ),
+            (
+                {"command": "str_replace", "path": "/memories/dir", "old_str": "x", "new_str": "y"},
+                "does not exist",
+            ),
+        ):
+            with pytest.raises(ToolError) as caught:
+                tool.call(command)
+            assert message in str(caught.value), (command, str(caught.value))
+        outside = tmp_path / "secret.md"
+        outside.write_text("- not memory\n")
+        (memory.workspace.root / "memory/topics/link.md").symlink_to(outside)
+        (memory.workspace.root / "memory/topics/latin1.md").write_bytes(b"- M\xfcnchen\n")
+        listing = str(tool.call({"command": "view", "path": "/memories"}))
+        assert "link.md" not in listing and "latin1.md" in listing
+        with pytest.raises(ToolError, match="does not exist"):
+            tool.call({"command": "view", "path": "/memories/link.md"})
+        assert "M\ufffdnchen" in str(tool.call({"command": "view", "path": "/memories/latin1.md"}))

@@ -14,7 +14,7 @@ import pytest
 import reverie
 from reverie.errors import UnsafePathError, WorkspaceError
 from reverie.operations.files import FILES_ARCHIVE, clear_files, delete_file, rename_file
-from reverie.topics import check_budget, description, listing, topic_files, topic_path
+from reverie.topics import check_topic, description, listing, topic_files, topic_path
 
 GIT = shutil.which("git")
 
@@ -57,12 +57,12 @@ def test_a_topic_file_at_any_depth_is_versioned_indexed_and_listed(memory) -> No
 def test_the_budget_and_the_listing_say_what_to_do(memory) -> None:
     ws = memory.workspace
     with pytest.raises(WorkspaceError, match="holds at most 100: keep what matters"):
-        check_budget(ws, "memory/topics/a.md", "x" * 101, max_chars=100, max_files=5)
+        check_topic(ws, "memory/topics/a.md", "x" * 101, max_chars=100, max_files=5)
     for n in range(3):
         memory.write(f"memory/topics/t{n}.md", f"- fact {n}\n")
     with pytest.raises(WorkspaceError, match="3 topic files already"):
-        check_budget(ws, "memory/topics/new.md", "- y", max_chars=100, max_files=3)
-    check_budget(ws, "memory/topics/t1.md", "- y", max_chars=100, max_files=3)  # an existing one
+        check_topic(ws, "memory/topics/new.md", "- y", max_chars=100, max_files=3)
+    check_topic(ws, "memory/topics/t1.md", "- y", max_chars=100, max_files=3)  # an existing one
     assert listing(ws, max_chars=60).endswith("- … and 1 more (search finds them)")
     assert description("no front matter") is None
     with pytest.raises(UnsafePathError):

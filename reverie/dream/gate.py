@@ -138,16 +138,16 @@ def check(
             if len(new) * 2 < len(judged):
                 return GateVerdict(
                     False,
-                    f"{rel} would lose more than half its content at once "
-                    f"({len(judged)} → {len(new)} characters): take out only the lines that are no "
-                    "longer true, each with why",
+                    f"{rel} would lose more than half its content "
+                    f"({len(judged)} → {len(new)} characters) at once: take out only the lines that "
+                    "are no longer true, each with why",
                 )
             if new_lines * 2 < old_lines:
                 return GateVerdict(
                     False,
-                    f"{rel} would lose more than half its lines at once "
-                    f"({old_lines} → {new_lines}): take out only the lines that are no longer true, "
-                    "each with why",
+                    f"{rel} would lose more than half its lines "
+                    f"({old_lines} → {new_lines}) at once: take out only the lines that are no longer "
+                    "true, each with why",
                 )
         limit = budgets.get(rel)
         # A file already over budget may still shrink; it may not grow.

@@ -26,8 +26,8 @@ from ..dream.archive import append_entries, archive_path, entry_line
 from ..dream.lock import dream_run_lock
 from ..errors import UnsafePathError, WorkspaceError
 from ..hitlog import bare_line, holds_text
-from ..topics import is_topic, topic_files
-from ..workspace import ARCHIVE_DIR, MEMORY, MEMORY_FILES, USER, starter_text
+from ..topics import check_place, is_topic, topic_files
+from ..workspace import ARCHIVE_DIR, MEMORY, MEMORY_FILES, TOPICS_DIR, USER, starter_text
 
 if TYPE_CHECKING:
     from ..gitstore import GitStore
@@ -173,7 +173,9 @@ def rename_file(
         head, tail = new.rstrip("/"), len(old.rstrip("/"))
         moves = {src: head + src[tail:] if folder else new for src in sources}
         for dest in moves.values():
-            if not removable(dest):
+            if dest.startswith(TOPICS_DIR + "/"):
+                check_place(ws, dest)
+            elif not removable(dest):
                 raise UnsafePathError(
                     f"{dest} is not a topic file or a dated note: name it under memory/topics/"
                 )

@@ -141,6 +141,7 @@ class MemoryEvent:
     created_at: str
 
     def to_dict(self) -> dict[str, Any]:
+        """The event as plain JSON (mem0's history rows carry the same fields)."""
         return dict(self.__dict__)
 
 
