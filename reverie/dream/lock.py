@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..locking import Lock, lock_path
-from .fence import section_lock
+from .fence import ensure_state_dir, section_lock
 
 __all__ = ["RunLock", "dream_run_lock", "WAIT_SECONDS"]
 
@@ -22,8 +22,7 @@ WAIT_SECONDS = 30.0
 
 
 def _path(state_dir: Path) -> Path:
-    Path(state_dir).mkdir(parents=True, exist_ok=True)
-    return lock_path(Path(state_dir) / "dream")
+    return lock_path(ensure_state_dir(state_dir) / "dream")
 
 
 class RunLock:
