@@ -13,6 +13,7 @@ import pytest
 
 from reverie.cli import main
 from reverie.errors import InvalidScopeError
+from reverie.operations.forget import forget_user
 from reverie.scopes import MAX_ID_CHARS, Scope, ScopeRoot, due_hook, due_jitter, validate_id
 from reverie.store import WorkspaceStore
 from reverie.workspace import Workspace
@@ -275,7 +276,7 @@ def test_forget_user_finishes_a_deletion_a_crash_interrupted(tmp_path: Path) -> 
     trash.mkdir()
     os.rename(root.user_dir("alice"), trash / "leftover.1")
     assert not root.scopes_of("alice")  # from the rename on, alice has no memory
-    root.forget_user("bob")
+    forget_user(root, "bob")
     assert list(trash.iterdir()) == []
 
 
