@@ -25,7 +25,7 @@ from support.fleet import (
 
 from reverie.config import Config, load_config
 from reverie.dream.fence import read_epoch
-from reverie.scopes import Scope, ScopeRoot
+from reverie.scopes import Scope, ScopeRoot, write_root_kind
 from reverie.store import WorkspaceStore
 
 pytestmark = pytest.mark.skipif(
@@ -124,7 +124,7 @@ def test_duplicate_job_finds_the_lease_and_does_nothing(tmp_path, redis_server, 
     app = Appender(tmp_path / "root", ["ann"])
     app.append("ann")
     ws = app.name("ann")
-    assert fleet.coord.acquire(ws, "someone-else", 30)
+    assert fleet.coord.acquire(ws, "someone-else", 30, 30)
     outcome = fleet.run_job(ws)
     assert outcome.status == "leased"
     assert (
@@ -158,7 +158,7 @@ def test_admission_respects_max_inflight_and_token_budget(tmp_path, redis_server
         tokens_per_run=4_000,
     )
     for i in range(6):
-        fleet.coord.mark(f"w{i}", 0)
+        fleet.coord.make_due({f"w{i}": 0})
     assert fleet.admission() == 2  # the bucket holds 10k tokens: two runs of 4k
     fleet.cfg.tokens_per_minute = None
     assert len(fleet.coord.claim(fleet.admission(), 10)) == 3
@@ -170,12 +170,13 @@ def test_workspace_ids_are_validated(tmp_path, redis_server, monkeypatch):
 
     fleet = _fleet(tmp_path / "plain", redis_server, monkeypatch)
     (tmp_path / "plain").mkdir()
+    write_root_kind(tmp_path / "plain", "plain")
     for bad in ["../x", "/etc", "a/../../b", "a\\b", "", "a//b", "./a", "a\0b"]:
         with pytest.raises(WorkspaceError):
             fleet.mark_dirty(bad)
     (tmp_path / "outside").mkdir()
     (tmp_path / "plain" / "link").symlink_to(tmp_path / "outside")
-    with pytest.raises(WorkspaceError, match="out of the fleet root"):
+    with pytest.raises(WorkspaceError, match="link is a symbolic link"):
         fleet.mark_dirty("link/ws")
 
 
@@ -195,7 +196,7 @@ def test_job_that_keeps_dying_is_parked(tmp_path, redis_server, monkeypatch):
 
 def test_status_lists_the_held_leases_with_their_time_left(tmp_path, redis_server, monkeypatch):
     fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
-    assert fleet.coord.acquire("w1", "t1", 30) and fleet.coord.acquire("w2", "t2", 5)
+    assert fleet.coord.acquire("w1", "t1", 30, 30) and fleet.coord.acquire("w2", "t2", 5, 5)
     fleet.coord.r.set("reverie:lease-like", "x")  # not a lease: the scan's pattern leaves it out
     running = fleet.status().running
     assert set(running) == {"w1", "w2"}
