@@ -65,10 +65,58 @@ def make_app(config: Config | None = None) -> Celery:
 
     @app.task(name=TASK)  # type: ignore[untyped-decorator]
     def dream(ws: str) -> dict[str, Any]:
+        from .metrics import record_job
+
         outcome = _process_fleet(config).run_job(ws)
         log.info(
             "fleet: %s %s%s", ws, outcome.status, f": {outcome.reason}" if outcome.reason else ""
         )
+        record_job(outcome)
         return outcome.to_json()
 
+    if fc.worker_metrics_port is not None:
+        from celery import signals
+
+        def start_exporter(**_: object) -> None:
+            from .metrics import start_worker_exporter
+
+            host, port = start_worker_exporter(fc.worker_metrics_port or 0, fc.metrics_host)
+            log.warning("fleet worker: metrics on http://%s:%d/metrics", host, port)
+
+        signals.worker_init.connect(start_exporter, weak=False)
+    quiet_broker_tracebacks()
     return app
+
+
+class _OneLine(logging.Filter):
+    """Celery logs a lost or refused broker connection with its traceback; this keeps the message
+    (which says what Celery will do: reconnect, and when) on one line, with the error's text."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            if _is_broker_error(exc):
+                text = " ".join(str(exc).split()) or type(exc).__name__
+                record.msg = f"{record.getMessage()} ({type(exc).__name__}: {text})"
+                record.args = None
+                record.exc_info = None
+                record.exc_text = None
+        return True
+
+
+def _is_broker_error(exc: BaseException) -> bool:
+    import kombu.exceptions
+    import redis
+
+    return isinstance(exc, (redis.RedisError, kombu.exceptions.OperationalError, ConnectionError))
+
+
+_FILTER = _OneLine()
+
+
+def quiet_broker_tracebacks() -> None:
+    """Install `_OneLine` on the loggers Celery reports broker faults through (idempotent)."""
+    for name in ("celery.worker.consumer.consumer", "celery.worker.consumer", "kombu", "celery"):
+        logger = logging.getLogger(name)
+        if _FILTER not in logger.filters:
+            logger.addFilter(_FILTER)
