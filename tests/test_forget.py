@@ -138,7 +138,9 @@ def test_forget_user_with_a_job_in_flight_leaves_nothing_of_the_user(
     assert any(index.rglob("*.sqlite")), "the search index lives outside the root"
     TokenFile(scopes).issue(agent, label=f"{SECRET} phone")
     fleet = Fleet(load_config())
-    assert sorted(fleet.dispatch_once(lambda ws: None)) == sorted([alice.name, agent.name, bob.name])
+    assert sorted(fleet.dispatch_once(lambda ws: None)) == sorted(
+        [alice.name, agent.name, bob.name]
+    )
     fleet.coord.set_aside(agent.name, 2)  # what a fleet keeps about a scope besides its due entry
     fleet.coord.failed(agent.name)
     fleet.coord.park(agent.name, f"{SECRET} parked")

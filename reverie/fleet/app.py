@@ -111,12 +111,26 @@ def _is_broker_error(exc: BaseException) -> bool:
     return isinstance(exc, (redis.RedisError, kombu.exceptions.OperationalError, ConnectionError))
 
 
+class _NoNotice(logging.Filter):
+    """Celery 5's notice that a future default will cancel late-acked jobs on a lost connection
+    (a dozen lines at every lost connection, through ``py.warnings``): this app sets
+    ``worker_cancel_long_running_tasks_on_connection_loss`` itself, on purpose (the lease decides)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "worker_cancel_long_running_tasks_on_connection_loss" not in record.getMessage()
+
+
 _FILTER = _OneLine()
+_NOTICE = _NoNotice()
 
 
 def quiet_broker_tracebacks() -> None:
-    """Install `_OneLine` on the loggers Celery reports broker faults through (idempotent)."""
+    """Install `_OneLine` on the loggers Celery reports broker faults through, and `_NoNotice` on
+    the warnings' logger (idempotent)."""
     for name in ("celery.worker.consumer.consumer", "celery.worker.consumer", "kombu", "celery"):
         logger = logging.getLogger(name)
         if _FILTER not in logger.filters:
             logger.addFilter(_FILTER)
+    warnings = logging.getLogger("py.warnings")
+    if _NOTICE not in warnings.filters:
+        warnings.addFilter(_NOTICE)

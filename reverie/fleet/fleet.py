@@ -70,7 +70,7 @@ class Fleet:
         self._next_full = 0.0  # monotonic time of the next listing of every due bucket
         self._generation: str | None = None  # the due index's generation this process built on
         self._parked: set[str] | None = None  # parked workspaces already reported
-        #: Times this process found Redis without its data and rebuilt the due index.
+        #: Times this process found Redis had lost its data and rebuilt the due index.
         self.rebuilds = 0
 
     # -- the root -----------------------------------------------------------------------------------------
@@ -150,13 +150,13 @@ class Fleet:
         rebuilt = False
         if generation is None:
             if self._generation is not None:
+                self.rebuilds += 1
                 log.error(
                     "fleet: Redis lost its data (the due index's generation is gone); rebuilding "
                     "the due index from %s",
                     "the due markers" if self.kind == "scopes" else "a scan of the workspaces",
                 )
             report = self.rebuild_due(scan=self.kind != "scopes")
-            self.rebuilds += 1
             rebuilt = True
             log.warning(
                 "fleet: due index built from the disk: %d workspace(s) due (%d marker(s), %d "
@@ -253,7 +253,8 @@ class Fleet:
         on_tick: Callable[[list[str]], None] | None = None,
     ) -> None:
         """Tick `dispatch_once` every ``dispatchEverySeconds`` until ``stop`` is set. Redis down: one
-        line per failed tick saying when the next try is (the wait doubles, up to a minute), and
+        line per failed tick saying when the next try is (the wait doubles, up to a minute or a quarter
+        of ``claimSeconds``), and
         dispatch resumes when it is back (nothing is lost: the markers wait, and a workspace claimed
         but not sent is sent again when its claim lapses)."""
         import kombu.exceptions
@@ -265,7 +266,9 @@ class Fleet:
                 sent = self.dispatch_once(send)
                 wait = self.cfg.dispatch_every_seconds
             except (redis.RedisError, kombu.exceptions.OperationalError, OSError) as exc:
-                wait = min(max(wait * 2, self.cfg.dispatch_every_seconds), 60.0)
+                # doubling, but never so long that a healed Redis waits past a quarter claim
+                cap = max(self.cfg.dispatch_every_seconds, min(60.0, self.cfg.claim_seconds / 4))
+                wait = min(max(wait * 2, self.cfg.dispatch_every_seconds), cap)
                 log.warning(
                     "fleet dispatch: Redis at %s failed (%s); trying again in %gs",
                     self.cfg.broker_url,

@@ -371,7 +371,7 @@ class RootScheduler:
             max(self.settings.backoff_max_seconds, self.settings.busy_retry_seconds),
         )
         log.warning(
-            "serve: %s: %s (%d failure(s) in a row; next try in %.0fs)", name, why, n, delay
+            "serve: %s: %s (%d failure(s) in a row; next try in %.3gs)", name, why, n, delay
         )
         self._schedule(name, self.clock() + delay)
 
