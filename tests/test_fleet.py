@@ -688,3 +688,70 @@ def _worker_jobs(port: int):
     except OSError:
         return None
     return m if m.get(("reverie_worker_jobs_total", (("status", "ok"),))) else None
+
+
+def test_redis_with_auth_and_tls(tmp_path, monkeypatch):
+    """docs/scale.md's secured Redis: a password and TLS (a certificate from a CA the fleet is
+    given), for the due index, leases and the Celery broker alike, in the URL forms it documents."""
+    import shutil
+    import subprocess
+
+    from support.fleet import REDIS_SERVER
+
+    from reverie.fleet import Fleet
+    from reverie.fleet.app import TASK, make_app
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    d = tmp_path / "tls"
+    d.mkdir()
+
+    def openssl(*args: str) -> None:
+        subprocess.run(["openssl", *args], cwd=d, check=True, capture_output=True)
+
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out",
+            "ca.pem", "-days", "2", "-subj", "/CN=test-ca")  # fmt: skip
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
+            "-subj", "/CN=127.0.0.1")  # fmt: skip
+    (d / "ext.cnf").write_text("subjectAltName=IP:127.0.0.1\n")
+    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+            "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf")  # fmt: skip
+    port = _free_port()
+    server = subprocess.Popen(
+        [REDIS_SERVER, "--port", "0", "--tls-port", str(port), "--tls-cert-file", "server.pem",
+         "--tls-key-file", "server.key", "--tls-ca-cert-file", "ca.pem", "--tls-auth-clients",
+         "no", "--requirepass", "s3cret", "--save", "", "--appendonly", "no", "--dir", str(d)],
+        cwd=d, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"rediss://:s3cret@127.0.0.1:{port}/0?ssl_cert_reqs=required&ssl_ca_certs={d}/ca.pem"
+    try:
+        app = Appender(tmp_path / "root", ["ann"])
+        app.append("ann")
+        monkeypatch.setenv("REVERIE_FLEET__ROOT", str(tmp_path / "root"))
+        monkeypatch.setenv("REVERIE_FLEET__BROKER_URL", url)
+        monkeypatch.setenv("REVERIE_FLEET__DEBOUNCE_SECONDS", "0")
+        monkeypatch.setenv("REVERIE_FLEET__JITTER_SECONDS", "0")
+        fleet = Fleet(load_config())
+        wait_for(lambda: _answers(fleet), 10, "redis-server with TLS")
+        celery_app = make_app(load_config())
+        sent = fleet.dispatch_once(
+            lambda ws: celery_app.send_task(TASK, args=[ws], queue=fleet.cfg.queue)
+        )
+        assert sent == [app.name("ann")] and fleet.status().inflight == 1
+        wrong = url.replace("s3cret", "wrong")
+        monkeypatch.setenv("REVERIE_FLEET__BROKER_URL", wrong)
+        result = invoke("fleet", "status")
+        assert result.returncode == 1 and "Traceback" not in result.stderr
+        assert result.stderr.count("\n") == 1, result.stderr
+    finally:
+        server.kill()
+        server.wait()
+
+
+def _answers(fleet) -> bool:
+    import redis as redis_py
+
+    try:
+        return bool(fleet.coord.r.ping())
+    except redis_py.RedisError:
+        return False
