@@ -156,6 +156,10 @@ class Dream:
         ``dry_run`` computes the diff and writes nothing (no commit, cursor, attempt or status
         record).
         """
+        if (
+            not self.workspace.root.is_dir()
+        ):  # never written, or removed (forget-user): create nothing
+            return DreamResult("nothing-to-do", model=self.model)
         lock = RunLock(self.workspace.state_dir)
         if not await lock.acquire(wait=wait):
             return DreamResult(

@@ -125,12 +125,16 @@ _NOTICE = _NoNotice()
 
 
 def quiet_broker_tracebacks() -> None:
-    """Install `_OneLine` on the loggers Celery reports broker faults through, and `_NoNotice` on
-    the warnings' logger (idempotent)."""
-    for name in ("celery.worker.consumer.consumer", "celery.worker.consumer", "kombu", "celery"):
-        logger = logging.getLogger(name)
-        if _FILTER not in logger.filters:
-            logger.addFilter(_FILTER)
-    warnings = logging.getLogger("py.warnings")
-    if _NOTICE not in warnings.filters:
-        warnings.addFilter(_NOTICE)
+    """Install `_OneLine` and `_NoNotice` on the handlers Celery's logging ends in (every logger's
+    records pass them: Celery's consumer, kombu's timer and transport, the warnings), once Celery
+    has set its logging up, and on the root logger's handlers now (idempotent)."""
+    from celery import signals
+
+    def install(logger: logging.Logger | None = None, **_: object) -> None:
+        for handler in (logger or logging.getLogger()).handlers:
+            for f in (_FILTER, _NOTICE):
+                if f not in handler.filters:
+                    handler.addFilter(f)
+
+    signals.after_setup_logger.connect(install, weak=False)
+    install()
