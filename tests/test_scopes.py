@@ -472,3 +472,19 @@ def test_a_root_made_before_kinds_is_migrated_once_with_a_warning(
     (plain / "users" / "alice" / "memory").mkdir(parents=True)
     assert root_kind(plain) == "plain"  # a users/ folder without the layout's buckets
     assert root_kind(tmp_path / "empty") is None
+
+
+def test_a_token_of_an_id_refused_since_is_ignored_and_the_others_still_work(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from reverie.access import TokenFile
+
+    root = ScopeRoot(tmp_path / "root")
+    tokens = TokenFile(root)
+    text, _record = tokens.issue(Scope("bob"))
+    data = json.loads(tokens.path.read_text())
+    old = {**data["tokens"][0], "id": "old", "sha256": "0" * 64, "user": "\u0430lice"}
+    data["tokens"].append(old)  # written by a version that took mixed-script ids
+    tokens.path.write_text(json.dumps(data))
+    assert TokenFile(root).lookup(text) == Scope("bob")
+    assert "a token of a refused id is ignored" in caplog.text

@@ -226,6 +226,9 @@ def run_dream_job(
     )
     try:
         return _leased(job, runtime)
+    except ReverieError as exc:  # the bookkeeping after a run (a marker refused, a lock timed out)
+        log.error("fleet: %s: %s", ws, exc)
+        return JobOutcome(ws, "error", str(exc), seconds=time.monotonic() - job.start)
     except redis.RedisError as exc:
         reason = (
             f"Redis failed ({_one_line(exc)}) after {Coordinator.RETRIES} retries; the job "
