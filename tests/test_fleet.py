@@ -772,12 +772,12 @@ def test_status_watch_prints_the_backlog_as_json_lines(tmp_path, redis_server, m
     import subprocess
     import sys
 
-    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch, claim_seconds=600)
     app = Appender(tmp_path / "root", ["ann", "bob"])
     for user in app.acked:
         app.append(user)
-    fleet.dispatch_once(lambda ws: None)
-    env = fleet_env(tmp_path / "root", redis_server)
+    fleet.dispatch_once(lambda ws: None)  # two claims, alive for the test's length on any machine
+    env = fleet_env(tmp_path / "root", redis_server, REVERIE_FLEET__CLAIM_SECONDS="600")
     proc = subprocess.Popen(
         [sys.executable, "-m", "reverie", "fleet", "status", "--watch", "--json", "--every", "0.1"],
         stdout=subprocess.PIPE,
@@ -792,3 +792,37 @@ def test_status_watch_prints_the_backlog_as_json_lines(tmp_path, redis_server, m
         proc.communicate(timeout=20)
     assert proc.returncode == 0
     assert lines[-1]["in_flight"] == 2 and "runs_per_minute" in lines[-1]
+
+
+def test_a_parked_workspace_is_reported_by_the_dispatcher(
+    tmp_path, redis_server, monkeypatch, caplog
+):
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
+    app = Appender(tmp_path / "root", ["ann"])
+    app.append("ann")
+    fleet.dispatch_once(lambda ws: None)
+    fleet.coord.park("w-broken", "3 jobs died mid-run")
+    fleet.dispatch_once(lambda ws: None)
+    fleet.dispatch_once(lambda ws: None)
+    parked = [r for r in caplog.records if "parked" in r.getMessage()]
+    assert len(parked) == 1 and parked[0].levelname == "ERROR"  # once, at ERROR, where ops look
+    assert (
+        "w-broken parked: 3 jobs died mid-run (reverie fleet unpark w-broken)"
+        in parked[0].getMessage()
+    )
+
+
+def test_a_job_never_follows_a_link_to_another_scope(tmp_path, redis_server, monkeypatch):
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
+    app = Appender(tmp_path / "root", ["ann", "bob"])
+    app.append("ann")
+    bob = app.path("bob")
+    bob.rename(bob.with_name("moved"))
+    bob.symlink_to(app.path("ann"))  # bob's workspace made a link to ann's
+    monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE", "reverie/offline")
+    outcome = fleet.run_job(app.name("bob"))
+    assert outcome.status == "gone" and "symbolic link" in outcome.reason
+    assert batches_committed(app.path("ann")) == []  # nothing dreamed through the link
+    assert (
+        WorkspaceStore(app.scopes.workspace(Scope("ann")), config=app.config).pending_count() == 1
+    )

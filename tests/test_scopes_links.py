@@ -170,3 +170,41 @@ def test_listing_and_rescans_skip_links(root: ScopeRoot, tmp_path: Path) -> None
     _link(_user_dir(root, "bob"), _user_dir(root, "alice"))
     users = sorted({s.user for s, _ in root.scopes()})
     assert users == ["alice"]
+
+
+def test_serve_root_never_follows_a_link_and_backs_off(
+    root: ScopeRoot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog
+) -> None:
+    import asyncio
+    import time
+
+    from reverie.config import load_config
+    from reverie.operations.serve_root import RootScheduler
+
+    monkeypatch.setenv("REVERIE_SERVE__JITTER_SECONDS", "0")
+    monkeypatch.setenv("REVERIE_SERVE__POLL_SECONDS", "0.05")
+    monkeypatch.setenv("REVERIE_SERVE__BUSY_RETRY_SECONDS", "0.1")
+    bob = Scope("bob")
+    WorkspaceStore(root.ensure(bob)).append_history("bob's entry")
+    link = root.path(bob)
+    link.rename(link.with_name("moved"))
+    _link(link, root.path(Scope("alice")))  # bob's workspace a link to alice's, marked due
+    for name in root.due_names():
+        if name != bob.name:
+            root.unmark_due(name)
+    before = _tree(root.path(Scope("alice")))
+    sched = RootScheduler(root, config=load_config(), concurrency=1)
+
+    async def serve() -> None:
+        stop = asyncio.Event()
+        task = asyncio.ensure_future(sched.run(stop))
+        await asyncio.sleep(1.0)
+        stop.set()
+        await task
+
+    started = time.monotonic()
+    asyncio.run(serve())
+    assert time.monotonic() - started < 10
+    assert _tree(root.path(Scope("alice"))) == before  # not dreamed through the link
+    lines = [r.getMessage() for r in caplog.records if "symbolic link" in r.getMessage()]
+    assert lines and "failure(s) in a row" in lines[0] and len(lines) <= 5
