@@ -156,9 +156,9 @@ class Dream:
         ``dry_run`` computes the diff and writes nothing (no commit, cursor, attempt or status
         record).
         """
-        if (
-            not self.workspace.root.is_dir()
-        ):  # never written, or removed (forget-user): create nothing
+        # A workspace never written, or removed under this run (forget-user): nothing to do, and
+        # nothing is created.
+        if not self.workspace.root.is_dir():
             return DreamResult("nothing-to-do", model=self.model)
         lock = RunLock(self.workspace.state_dir)
         if not await lock.acquire(wait=wait):
@@ -181,8 +181,9 @@ class Dream:
             else:
                 result = await self._drain(attempts, dry_run, emit)
             if not dry_run and result.status in ("ok", "no-change", "dead-lettered"):
-                with self._section():
-                    self._retain()
+                if self.config.memory.history.retention is not None:
+                    with self._section():
+                        self._retain()
             tracked = self._archive_enabled()
             return replace(result, warnings=tuple(self._warnings), archive_tracked=tracked)
         finally:

@@ -126,6 +126,13 @@ def redis_url(broker_url: str) -> str:
     return broker_url
 
 
+def _lease_args(
+    ws: str, token: str, lease_seconds: float, claim_seconds: float
+) -> list[str | int | float]:
+    """The lease scripts' arguments: token, lease in ms, the claim's end (as long as the lease), ws."""
+    return [token, int(lease_seconds * 1000), time.time() + max(claim_seconds, lease_seconds), ws]
+
+
 @dataclass(frozen=True)
 class FleetState:
     """What ``reverie fleet status`` shows. ``due_now``: due and not dispatched; ``waiting``: due
@@ -233,22 +240,12 @@ class Coordinator:
     def acquire(self, ws: str, token: str, lease_seconds: float, claim_seconds: float) -> bool:
         """Take the workspace's lease (and claim it, for as long as the lease runs) unless another
         job holds it."""
-        args: list[str | int | float] = [
-            token,
-            int(lease_seconds * 1000),
-            time.time() + max(claim_seconds, lease_seconds),
-            ws,
-        ]
+        args = _lease_args(ws, token, lease_seconds, claim_seconds)
         return bool(self._acquire(keys=[_P + "lease:" + ws, _P + "claims"], args=args))
 
     def renew(self, ws: str, token: str, lease_seconds: float, claim_seconds: float) -> bool:
         """Extend the lease and the claim (only the lease's holder can); False when it is not ours."""
-        args: list[str | int | float] = [
-            token,
-            int(lease_seconds * 1000),
-            time.time() + max(claim_seconds, lease_seconds),
-            ws,
-        ]
+        args = _lease_args(ws, token, lease_seconds, claim_seconds)
         return bool(self._renew(keys=[_P + "lease:" + ws, _P + "claims"], args=args))
 
     def release(self, ws: str, token: str) -> bool:

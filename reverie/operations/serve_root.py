@@ -194,6 +194,7 @@ class RootScheduler:
         #: The latest `Backlog`, replaced whole each turn of the loop: other threads (a metrics
         #: exporter) read it without a lock.
         self.snapshot = Backlog(0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0)
+        self._snapshot_at = float("-inf")
 
     # -- the due set ------------------------------------------------------------------------------------------
     @property
@@ -261,7 +262,10 @@ class RootScheduler:
                     self.poll()
                     next_poll = now + poll_every
                 wait = min(next_poll - now, self._admit(now))
-                self.snapshot = self.backlog(now)
+                if (
+                    now - self._snapshot_at >= 1.0
+                ):  # (counting the due set is O(due): once a second)
+                    self.snapshot, self._snapshot_at = self.backlog(now), now
                 self._wake.clear()
                 waiter = asyncio.ensure_future(self._wake.wait())
                 stopper = asyncio.ensure_future(stop.wait())
