@@ -379,3 +379,14 @@ def test_the_command_line_names_what_it_left_out(
     )
     assert main(["-w", str(tmp_path / "ws"), "import", "--from", "mem0", str(export)]) == 1
     assert "memories of 2 users" in capsys.readouterr().err
+
+
+def test_one_users_import_into_a_new_scope_from_the_command_line(tmp_path: Path) -> None:
+    export = _mem0_export(tmp_path / "mem0.json")
+    root = tmp_path / "root"
+    assert (
+        main(["--root", str(root), "--user", "bob", "import", "--from", "mem0", str(export)]) == 0
+    )
+    with reverie.open(root=root, user="bob") as memory:
+        assert [e.content for e in memory.history()] == ["Lives in Oslo"]
+    assert ScopeRoot(root).exists(Scope("bob")) and not ScopeRoot(root).exists(Scope("ada"))

@@ -98,9 +98,8 @@ def apply_scope(args: argparse.Namespace) -> None:
     args.workspace = str(root.path(scope))
     if root.exists(scope):
         return
-    if (
-        args.command == "demo"
-    ):  # the demo makes the workspace itself; the scope's own files follow it
+    if args.command in ("demo", "import"):
+        # the demo and an import make the workspace themselves; the scope's own files follow it
         args.func = _then_ensure(args.func, root, scope)
         return
     if args.command == "mcp":
