@@ -402,6 +402,18 @@ class MemoryVerbs:
     async def ahistory_of(self, memory_id: str) -> list[MemoryEvent]:
         return await self._in_thread(lambda m: m.history_of(memory_id))
 
+    def delete_all(self, *, user_id: str | None = None, agent_id: str | None = None) -> FilesResult:
+        """mem0's ``delete_all``: every memory of this workspace leaves for the archive in one
+        commit (``clear_files``: topic files and notes too; SOUL.md kept), undone by one
+        ``restore``. ``user_id`` must be this memory's."""
+        self.check_user(user_id, agent_id)
+        return self.clear_files(kind="manual", reason="delete_all")
+
+    async def adelete_all(
+        self, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> FilesResult:
+        return await self._in_thread(lambda m: m.delete_all(user_id=user_id, agent_id=agent_id))
+
     # -- whole files -----------------------------------------------------------------------------------
     def delete_file(self, path: str, *, kind: str = "manual", reason: str = "") -> FilesResult:
         """Delete a topic file or dated note (or a folder of topic files): every line it held goes

@@ -54,6 +54,10 @@ def test_the_verbs_a_mem0_user_reaches_for(tmp_path: Path) -> None:
             m.get_all(user_id="bob")
         with pytest.raises(WorkspaceError, match="no memory m000000000000"):
             m.delete("m000000000000")
+        cleared = m.delete_all(user_id="alice")  # mem0's delete_all: one commit, one restore
+        assert [i for i in m.get_all() if i.state == "active"] == []
+        m.restore(cleared.commit, only=True)
+        assert m.get(lisbon.id).state == "active"
 
 
 def test_async_twins(tmp_path: Path) -> None:
