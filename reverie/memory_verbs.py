@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._lazy import lazy_exports
-from .errors import CommandError, WorkspaceError
+from .errors import CommandError
 
 if TYPE_CHECKING:
     from .operations.files import FilesResult
@@ -361,7 +361,9 @@ class MemoryVerbs:
     def update(self, memory_id: str, data: str) -> MemoryItem:
         """mem0's ``update``: the memory's line now says ``data`` (redacted); the old text goes to
         the archive as superseded by it, so the id stays; one commit judged by Dream's gate,
-        undone by ``restore``. ``WorkspaceError`` when no active memory has that id."""
+        undone by ``restore``. ``WorkspaceError`` when no active memory has that id, saying what
+        the id is instead (a pending history entry: run ``dream()`` first; an archived line: restore
+        it)."""
         from .operations import items as _items
 
         check_text("memory_id", memory_id)
@@ -382,7 +384,7 @@ class MemoryVerbs:
         check_text("memory_id", memory_id)
         found = _items.locate(self.runtime, memory_id)
         if found is None:
-            raise WorkspaceError(f"no memory {memory_id} (get_all lists them)")
+            raise _items.not_active(self.runtime, memory_id, "delete")
         self.remove(found[0], found[1], reason=f"deleted by id {memory_id}")
         item = self.get(memory_id)
         assert item is not None  # the archive holds it now

@@ -66,7 +66,7 @@ def test_update_and_delete_keep_the_id_and_the_archive(memory) -> None:
     assert "deleted by id" in gone.metadata["note"]
     assert all("coffee" not in i.memory for i in items.get_all(memory.runtime))
     assert items.history_of(memory.runtime, coffee.id)[-1].event == "DELETE"
-    with pytest.raises(WorkspaceError, match="no memory"):
+    with pytest.raises(WorkspaceError, match="is archived .*: restore the commit"):
         items.update(memory.runtime, coffee.id, "x y")
     with pytest.raises(CommandError, match="memory_id must be a non-empty string"):
         items.get(memory.runtime, "")  # type: ignore[arg-type]

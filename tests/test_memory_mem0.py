@@ -60,6 +60,29 @@ def test_the_verbs_a_mem0_user_reaches_for(tmp_path: Path) -> None:
         assert m.get(lisbon.id).state == "active"
 
 
+def test_an_id_update_and_delete_cannot_take_says_what_to_do(tmp_path: Path) -> None:
+    """mem0's quickstart updates what ``add`` returned at once; here that is a history entry
+    Dream has not read (history is kept as written), so the error says how to reach the line it
+    becomes, and every other kind of id that is no active line says what it is, in one line."""
+    with reverie.open(tmp_path / "ws") as m:
+        (added,) = m.add("I live in Lisbon and I prefer tea.")
+        for verb in (m.update, m.delete):
+            args = (added.id, "Lives in Porto") if verb == m.update else (added.id,)
+            with pytest.raises(WorkspaceError, match="is waiting for Dream") as caught:
+                verb(*args)
+            assert "run dream()" in str(caught.value) and "\n" not in str(caught.value)
+        assert m.get(added.id).state == "pending"  # nothing changed
+        m.dream(all=True)
+        with pytest.raises(WorkspaceError, match="Dream has read already"):
+            m.update(added.id, "Lives in Porto")
+        line = next(i for i in m.get_all() if "Lisbon" in i.memory)
+        m.delete(line.id)
+        with pytest.raises(WorkspaceError, match=r"is archived \(.*deleted by id.*\): restore"):
+            m.update(line.id, "Lives in Porto")
+        with pytest.raises(WorkspaceError, match="edit that file with write"):
+            m.delete("USER.md#L1")
+
+
 def test_async_twins(tmp_path: Path) -> None:
     import asyncio
 

@@ -72,6 +72,7 @@ __all__ = [
     "get_all",
     "get",
     "locate",
+    "not_active",
     "update",
     "history_of",
     "search_memory",
@@ -250,6 +251,34 @@ def locate(rt: Runtime, memory_id: str) -> tuple[str, str] | None:
     return None
 
 
+def not_active(rt: Runtime, memory_id: str, verb: str) -> WorkspaceError:
+    """Why ``verb`` (update, delete) cannot act on ``memory_id``, in words that say what to do:
+    only an active line of USER.md or memory/MEMORY.md is changed by id (history is kept as it
+    was written, a conversation is what was said, a file's line is edited with ``write``)."""
+    item = get(rt, memory_id)
+    if item is None:
+        why = f"no memory {memory_id} (get_all lists them)"
+    elif item.state == "pending":
+        why = (
+            f"memory {memory_id} is waiting for Dream, and history is kept as it was written: "
+            f"run dream(), then {verb} the line it became (get_all lists it, with an id starting "
+            "with m), or add() the correction and Dream weighs both"
+        )
+    elif item.state == "dreamed":
+        why = (
+            f"memory {memory_id} is a history entry Dream has read already: {verb} the line it "
+            "became (get_all lists it, with an id starting with m)"
+        )
+    elif item.state == "archived":
+        why = f"memory {memory_id} is archived ({item.metadata.get('note', 'not active')}): "
+        why += "restore the commit that archived it to bring it back"
+    elif item.state == "said":
+        why = f"{memory_id} is a message of a conversation, not a memory: nothing to {verb} by id"
+    else:
+        why = f"{memory_id} is a line of {item.path}: edit that file with write()"
+    return WorkspaceError(why)
+
+
 def _check_id(memory_id: object) -> str:
     if not isinstance(memory_id, str) or not memory_id.strip():
         raise CommandError(f"memory_id must be a non-empty string, not {memory_id!r}")
@@ -386,7 +415,7 @@ def update(rt: Runtime, memory_id: str, text: str, *, kind: str = "manual") -> M
         lineage = _lineage(texts)
         line = next((ln for ln in _active(texts, lineage) if ln.id == memory_id), None)
         if line is None:
-            raise WorkspaceError(f"no memory {memory_id} (get_all lists them)")
+            raise not_active(rt, memory_id, "update")
         if line_key(new_text) == line_key(line.text):
             return _item(line)
         rows = texts[line.path].split("\n")
