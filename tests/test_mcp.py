@@ -31,6 +31,7 @@ TOOLS = {
     "dream",
     "list_versions",
     "show_version",
+    "preview_restore",
     "restore_version",
     "pending_soul_change",
     "approve_soul_change",
@@ -124,7 +125,15 @@ def test_remember_dream_search_versions_restore_and_notifications(workspace: Wor
                 await c.call_tool("show_version", {"sha": versions[0]["short"]})
             ).structured_content
             assert "+" in shown["diff"] and "Porto" in shown["diff"]
+            plan = (
+                await c.call_tool("preview_restore", {"sha": versions[0]["short"]})
+            ).structured_content
+            assert plan["files"] == ["USER.md"] and "-" in plan["diff"] and "Porto" in plan["diff"]
             r = await c.call_tool("restore_version", {"sha": versions[0]["sha"]})
+            assert r.is_error  # no base: the restore must name the state its preview showed
+            r = await c.call_tool(
+                "restore_version", {"sha": versions[0]["sha"], "base": plan["base"]}
+            )
             assert not r.is_error and r.structured_content["commit"], r.content
             status = (await c.call_tool("status", {})).structured_content
             assert status["last_cursor"] == 1 and status["files"]["USER.md"] == len(before)
@@ -158,7 +167,9 @@ def test_bad_calls_get_mcp_errors_and_the_server_keeps_serving(workspace: Worksp
                 ("read_memory_file", {"path": "memory/missing.md"}),
                 ("show_version", {"sha": "zzzz"}),
                 ("show_version", {"sha": "abcdef12"}),
-                ("restore_version", {"sha": "0000"}),
+                ("restore_version", {"sha": "0000", "base": "0" * 40}),
+                ("restore_version", {"sha": "0000", "base": "HEAD"}),
+                ("preview_restore", {"sha": "0000"}),
                 ("no_such_tool", {}),
             ]
             for name, args in bad:
