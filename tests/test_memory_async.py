@@ -163,5 +163,4 @@ def test_async_verb_does_not_block_the_loop(template, tmp_path, verb):
             return await _worst_stall(call(memory))
 
         worst, result = asyncio.run(main())
-    print(f"STALL {verb} {worst * 1e3:.1f}")
     assert worst <= STALL, f"{verb} held the event loop {worst * 1e3:.0f} ms ({result!r:.200})"
