@@ -51,10 +51,22 @@ def test_conflict_names_path_and_lines_in_ours() -> None:
     assert err.value.lines == (5, 6)
 
 
-def test_insertions_at_the_same_place_conflict_unless_equal() -> None:
-    with pytest.raises(MergeConflictError):
-        merge3(BASE, BASE + "ours\n", BASE + "theirs\n")
+def test_insertions_at_the_same_place_keep_both_ours_first() -> None:
+    """Two insertions change no line of the base: Dream and a person both appending a fact to
+    USER.md keep both facts (a fact both added, once)."""
+    assert merge3(BASE, BASE + "ours\n", BASE + "theirs\n") == BASE + "ours\ntheirs\n"
     assert merge3(BASE, BASE + "same\n", BASE + "same\n") == BASE + "same\n"
+    both = merge3(BASE, BASE + "a\nshared\n", BASE + "shared\nb\n")
+    assert both == BASE + "a\nshared\nb\n"
+    middle = BASE.replace("line 4\n", "line 4\nours\n"), BASE.replace("line 4\n", "line 4\nthe\n")
+    assert merge3(BASE, *middle) == BASE.replace("line 4\n", "line 4\nours\nthe\n")
+
+
+def test_a_change_of_the_same_lines_still_conflicts() -> None:
+    with pytest.raises(MergeConflictError):
+        merge3(BASE, edit(BASE, 9, "ours\n"), edit(BASE, 9, "theirs\n"))
+    with pytest.raises(MergeConflictError):
+        merge3(BASE, BASE.replace("line 9\n", ""), edit(BASE, 9, "theirs\n"))
 
 
 def test_an_insertion_at_the_edge_of_the_other_sides_change_merges() -> None:
