@@ -816,7 +816,6 @@ class Memory:
         written. Every front end that shows a file and takes its new text back passes it; without
         it the text replaces whatever the file holds."""
         from .dream.gate import check
-        from .dream.lock import dream_run_lock
         from .dream.pending import stage_soul_change
         from .security.secrets import redact
 
@@ -829,7 +828,7 @@ class Memory:
         self._create()
         ws, git = self.workspace, self.runtime.git
         new = redact(text)
-        with dream_run_lock(ws.state_dir, f"{kind} edit"):  # no Dream run commits over it meanwhile
+        with _edit_section(ws):
             current = ws.read(rel)
             merged = base is not None and content_id(current) != base
             if merged:
@@ -922,7 +921,6 @@ class Memory:
         """Take one line out of a prompt file (USER.md, memory/MEMORY.md; SOUL.md only by hand) and
         archive it under memory/archive/ with ``reason``, in one commit: ``why`` finds it there."""
         from .dream.gate import check
-        from .dream.lock import dream_run_lock
         from .hitlog import holds_text, line_key
 
         rel = _memory_path(path)
@@ -938,7 +936,7 @@ class Memory:
             raise CommandError("say why the line leaves (the archive keeps the reason)")
         ws, git = self.workspace, self.runtime.git
         key = line_key(line)
-        with dream_run_lock(ws.state_dir, f"{kind} removal"):
+        with _edit_section(ws):
             text = ws.read(rel)
             rows = text.split("\n")
             hits = [i for i, raw in enumerate(rows) if holds_text(raw) and line_key(raw) == key]
@@ -1024,6 +1022,18 @@ class Memory:
 
     async def astatus(self) -> StatusReport:
         return await self._offload(lambda m: m.status())
+
+
+def _edit_section(ws: Workspace) -> Any:
+    """What an edit holds from its read to its commit: the write fence's lock (``fence.lock``),
+    short, so it never lands inside a Dream run's commit nor a restore, approve or purge, and edits
+    take turns. Not Dream's run lock: a run in progress (model calls, a minute) never holds up a
+    person's edit, and merges its own over it when it commits (the memory-file writers' protocol,
+    ``GitStore.commit``'s ``base``)."""
+    from .dream.fence import section_lock
+
+    ws.state_dir.mkdir(parents=True, exist_ok=True)  # a first write creates the workspace
+    return section_lock(ws.state_dir)
 
 
 def _on_this_loop(callback: Callable[[T], None] | None) -> Callable[[T], None] | None:

@@ -19,6 +19,7 @@ from reverie.errors import MergeConflictError
 from reverie.memory import Memory
 
 USER = "USER.md"
+MEMORY = "memory/MEMORY.md"
 
 
 @pytest.fixture
@@ -205,3 +206,60 @@ def test_async_twins_take_the_base(mem):
 
     asyncio.run(go())
     assert "Swims" not in mem.read(USER)
+
+
+def test_an_edit_does_not_wait_for_a_dream_run_and_the_run_keeps_it(tmp_path):
+    """A person's edit during a Dream run (here: a model that answers only when told) commits at
+    once instead of waiting for the run (it waited up to 30 s, then failed); the run's commit merges
+    its own edit over it."""
+    import asyncio
+    import threading
+    import time
+
+    from reverie.config import Config
+    from reverie.llm import registry
+    from reverie.llm.offline import respond
+    from reverie.llm.types import ModelResponse
+
+    asked, answer = threading.Event(), threading.Event()
+
+    async def gated(request):  # type: ignore[no-untyped-def]
+        asked.set()
+        while not answer.is_set():
+            await asyncio.sleep(0.01)
+        r = respond(request.messages, tools=request.tools, tool_choice=request.tool_choice)
+        return ModelResponse(r.content, r.tool_calls, r.finish_reason, r.usage, request.model)
+
+    registry.register("gatedmodel", gated)
+    try:
+        cfg = Config.model_validate({"agents": {"defaults": {"model": "gatedmodel/x"}}})
+        with reverie.open(tmp_path / "ws", config=cfg) as memory:
+            memory.init()
+            memory.write(USER, memory.read(USER) + "- Likes tea.\n")
+            answer.set()  # a first run, let through: the newest Dream commit the fence anchors on
+            memory.remember("User: I have a cat.")
+            assert memory.dream().commit
+            answer.clear()
+            asked.clear()
+            memory.remember("User: I live in Lisbon.")
+            results: list[object] = []
+            run = threading.Thread(target=lambda: results.append(memory.dream()))
+            run.start()
+            assert asked.wait(30)
+            text = memory.read(USER)
+            began = time.perf_counter()
+            done = memory.write(USER, text + "- Plays chess.\n", base=content_id(text))
+            assert done.commit and time.perf_counter() - began < 5
+            for i in range(60):  # more commits than the fence's anchor window looked through
+                text = memory.read(MEMORY)
+                memory.write(MEMORY, text + f"- Note {i}.\n", base=content_id(text))
+            answer.set()
+            run.join(60)
+            [result] = results
+            assert result.status == "ok" and result.commit, result  # type: ignore[attr-defined]
+            final = memory.read(USER)
+            assert "Plays chess" in final and "Lisbon" in final and "Likes tea" in final
+            assert "- Note 59." in memory.read(MEMORY)
+    finally:
+        answer.set()
+        registry.unregister("gatedmodel")

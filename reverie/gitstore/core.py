@@ -769,6 +769,24 @@ class GitStore(NanobotGitAPI):
                     return trailers[key]
         return None
 
+    def kinds_since(self, sha: str | None, limit: int = 100_000) -> list[str] | None:
+        """The kinds of the commits made after ``sha`` (HEAD's first-parent line, newest first); all
+        of them when ``sha`` is None. None when ``sha`` is not on that line within ``limit``
+        commits (history was rewritten): the caller cannot tell what landed."""
+        if not self.exists:
+            return [] if sha is None else None
+        target = sha.encode() if sha else None
+        out: list[str] = []
+        with self._open() as repo:
+            for commit in queries.walk(repo.objects, self._query_head(repo)):
+                if commit.id == target:
+                    return out
+                if len(out) >= limit:
+                    return None
+                trailers = split_message(commit.message.decode("utf-8", "replace"))[2]
+                out.append(trailers.get(KIND, ""))
+        return out if target is None else None
+
     def why(self, text: str) -> list[Provenance]:
         """For every line of the tracked files (as committed at HEAD) containing ``text``: where it came from."""
         if not text or not self.exists:
