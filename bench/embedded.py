@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench import Context, Result, Stats
+from bench import Context, Result, Stats, stats_of
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 TASKS = 32
@@ -150,6 +150,36 @@ def lag_main(argv: list[str]) -> None:
     print(json.dumps(out))
 
 
+def _recall_threads(root: Path, threads: int, per_thread: int, guarded: bool) -> float:
+    """Queries a second from ``threads`` threads searching one ``Memory``: the index's pool (a
+    connection per thread at work), or one connection that each query waits its turn for (the pool
+    held to one connection: "a connection guarded by a lock")."""
+    import threading
+
+    import reverie
+
+    words = ["Lisbon coffee", "Postgres", "hiking with Dana", "tea garden", "cello Porto"]
+    with reverie.open(root) as memory:
+        memory.recall("warm up")
+        if guarded:
+            memory.runtime.recall.index._limit = 1
+        start = threading.Barrier(threads + 1)
+
+        def work(n: int) -> None:
+            start.wait()
+            for i in range(per_thread):
+                memory.recall(words[(n + i) % 5])
+
+        workers = [threading.Thread(target=work, args=(n,)) for n in range(threads)]
+        for t in workers:
+            t.start()
+        start.wait()
+        began = time.perf_counter()
+        for t in workers:
+            t.join()
+        return threads * per_thread / (time.perf_counter() - began)
+
+
 def _variant(ctx: Context, template: Path, seconds: float, **opts: Any) -> dict[str, Any]:
     root = ctx.tmpdir("embedded-") / "ws"
     shutil.copytree(template, root)
@@ -198,10 +228,26 @@ def run(ctx: Context) -> list[Result]:
         ),
         ("on the loop (before)", {"mode": "loop"}),
     ]
+    per = 10 if ctx.quick else 40
+    pooled, guarded = [], []
+    for _ in range(3):  # interleaved: drift on a shared machine hits both
+        pooled.append(_recall_threads(template, 8, per, guarded=False))
+        guarded.append(_recall_threads(template, 8, per, guarded=True))
+    print(f"[bench] embedded recall, 8 threads: pool {pooled}, one guarded connection {guarded}")
     outs = {name: _variant(ctx, template, seconds, **opts) for name, opts in variants}
     peer = outs["on the loop (before)"]
     floor = outs["floor"]
-    results = []
+    results = [
+        Result(
+            "embedded",
+            f"recall from 8 threads on one Memory, {ENTRIES:,} entries: queries/s, the pool vs one "
+            "connection guarded by a lock",
+            reverie=stats_of(pooled),
+            peer=stats_of(guarded),
+            peer_name="one guarded connection",
+            unit="queries/s",
+        )
+    ]
     for name, out in outs.items():
         if name in ("floor", "on the loop (before)"):
             continue
@@ -248,7 +294,8 @@ def stress_main(argv: list[str]) -> None:
             root = (Path(a.dir) if a.dir else ctx.tmpdir("stress-")) / f"ws{i}"
             embedded.prepare(root)
             report = embedded.run(root, a.seconds)
-            report.pop("server_stderr", None)
+            if not report["error_count"]:
+                report.pop("server_stderr", None)
             for key in ("calls",):
                 totals[key] += report[key]
             totals["errors"] += report["error_count"]

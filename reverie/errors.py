@@ -144,6 +144,23 @@ class EditConflictError(MergeConflictError):
         self.current_id = current_id
         self.head = head
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickled whole (a worker process, a task queue): its fields are keyword-only."""
+        fields = {
+            "path": self.path,
+            "yours": self.yours,
+            "current": self.current,
+            "base": self.base,
+            "current_id": self.current_id,
+            "head": self.head,
+            "lines": self.lines,
+        }
+        return (_rebuild_edit_conflict, (str(self), fields))
+
+
+def _rebuild_edit_conflict(message: str, fields: dict[str, object]) -> EditConflictError:
+    return EditConflictError(message, **fields)  # type: ignore[arg-type]
+
 
 class ModelError(ReverieError):
     pass

@@ -1,8 +1,9 @@
 """Async verbs never block the event loop: each ``a…`` verb of ``Memory`` does its file, SQLite, git
 and CPU work off the loop (``reverie.memory``'s one bounded executor).
 
-Each verb runs beside a ticker task that sleeps 2 ms at a time and records how late it wakes: the
-worst lateness is the longest time anything held the loop. The workspace is big enough (3,000
+Each verb runs beside a ticker task that sleeps 2 ms at a time and records how late it wakes (the
+worst lateness is the longest the loop was held) and how much CPU the loop's thread used meanwhile
+(what ran on the loop itself). The workspace is big enough (3,000
 history entries, a 400-message conversation, a memory repo with history) that a verb doing its work
 on the loop holds it far longer than the 50 ms allowed: before the executor, the first ``arecall``
 held it about 0.3 s and ``arecord`` about 0.26 s.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
 import shutil
 import time
 from collections.abc import Awaitable, Callable
@@ -127,17 +129,19 @@ def test_every_async_verb_is_covered():
     assert names == set(_calls("x"))
 
 
-async def _worst_stall(call: Awaitable[Any]) -> tuple[float, Any]:
-    """Await ``call`` beside a ticker; the ticker's worst lateness and the call's result (or error)."""
+async def _worst_stall(call: Awaitable[Any]) -> tuple[float, float, Any]:
+    """Await ``call`` beside a ticker: the ticker's worst lateness (wall clock), the most CPU the
+    loop's thread used between two ticks (work done on the loop itself), and the call's result."""
     done = asyncio.Event()
-    worst = 0.0
+    worst = worst_cpu = 0.0
 
     async def tick() -> None:
-        nonlocal worst
+        nonlocal worst, worst_cpu
         while not done.is_set():
-            before = time.perf_counter()
+            before, cpu = time.perf_counter(), time.thread_time()
             await asyncio.sleep(TICK)
             worst = max(worst, time.perf_counter() - before - TICK)
+            worst_cpu = max(worst_cpu, time.thread_time() - cpu)
 
     ticker = asyncio.create_task(tick())
     await asyncio.sleep(TICK)  # the ticker is running before the verb starts
@@ -148,19 +152,150 @@ async def _worst_stall(call: Awaitable[Any]) -> tuple[float, Any]:
     finally:
         done.set()
         await ticker
-    return worst, result
+    return worst, worst_cpu, result
 
 
 @pytest.mark.parametrize("verb", sorted(_calls("x")))
 def test_async_verb_does_not_block_the_loop(template, tmp_path, verb):
-    root = tmp_path / "ws"
-    shutil.copytree(template, root)
-    with reverie.open(root, config=_config()) as memory:
-        head = memory.log(limit=1)[0].sha
-        call = _calls(head)[verb]
+    """The loop's thread never spends more than 50 ms on the verb's work (its CPU time between two
+    ticks: exact, whatever the machine's load), and the ticker is never more than 50 ms late. The
+    second is wall-clock time, which a machine loaded by other work adds to (at a load average of
+    15 on 2 cores the process waits 100 ms and more to be scheduled, whatever it runs): a late
+    ticker with an idle loop thread is measured again on a fresh copy, up to three times in all,
+    and fails only when it stays late (a stall that repeats is the verb's, not the machine's)."""
+    tries = []
+    for attempt in range(3):
+        root = tmp_path / f"ws{attempt}"
+        shutil.copytree(template, root)
+        with reverie.open(root, config=_config()) as memory:
+            head = memory.log(limit=1)[0].sha
+            call = _calls(head)[verb]
 
-        async def main() -> tuple[float, Any]:
-            return await _worst_stall(call(memory))
+            async def main() -> tuple[float, float, Any]:
+                return await _worst_stall(call(memory))
 
-        worst, result = asyncio.run(main())
-    assert worst <= STALL, f"{verb} held the event loop {worst * 1e3:.0f} ms ({result!r:.200})"
+            worst, cpu, result = asyncio.run(main())
+        assert cpu <= STALL, f"{verb} ran {cpu * 1e3:.0f} ms on the event loop ({result!r:.200})"
+        tries.append(worst)
+        if worst <= STALL:
+            return
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    pytest.fail(
+        f"{verb} held the event loop {', '.join(f'{w * 1e3:.0f}' for w in tries)} ms in three "
+        f"tries (load average {load}; {result!r:.200})"
+    )
+
+
+# -- the executor's contract -------------------------------------------------------------------------------
+def test_cancelling_an_async_dream_cancels_it_in_its_thread_and_frees_the_lock(tmp_path):
+    """A caller that cancels ``adream`` (a request timeout) stops the run in its worker thread: the
+    await ends once the run has unwound, Dream's lock is free and nothing was committed."""
+    from reverie.dream.lock import RunLock
+    from reverie.llm import registry
+
+    started = []
+
+    async def stuck(request: Any) -> Any:
+        started.append(request.model)
+        await asyncio.sleep(60)  # a model that never answers
+
+    registry.register("stuckmodel", stuck)
+    try:
+        cfg = Config.model_validate({"agents": {"defaults": {"model": "stuckmodel/x"}}})
+        with reverie.open(tmp_path / "ws", config=cfg) as memory:
+            memory.init()
+            memory.remember("User: I live in Lisbon.")
+            head = memory.log(limit=1)[0].sha
+
+            async def main() -> float:
+                task = asyncio.create_task(memory.adream())
+                while not started:
+                    await asyncio.sleep(0.01)
+                began = time.perf_counter()
+                task.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await task
+                return time.perf_counter() - began
+
+            assert asyncio.run(main()) < 5
+            lock = RunLock(memory.workspace.state_dir)
+            assert lock.try_acquire()
+            lock.release()
+            assert memory.log(limit=1)[0].sha == head and memory.pending() == 1
+    finally:
+        registry.unregister("stuckmodel")
+
+
+def test_progress_is_reported_on_the_callers_loop(tmp_path):
+    with reverie.open(tmp_path / "ws") as memory:
+        memory.init()
+        memory.remember("User: I live in Lisbon and I prefer Postgres over SQLite.")
+        seen: list[tuple[str, int]] = []
+
+        async def main() -> Any:
+            import threading
+
+            me = threading.get_ident()
+            result = await memory.adream(on_progress=lambda p: seen.append((p.phase, me)))
+            return result, me
+
+        result, me = asyncio.run(main())
+        assert result.status == "ok"
+        assert seen and {t for _, t in seen} == {me} and seen[0][0] == "start"
+
+
+def test_a_forked_child_uses_its_own_connections_and_workers(tmp_path):
+    """After ``fork`` the child never touches the parent's pooled SQLite connections nor waits for
+    the parent's worker threads; both go on searching."""
+    import multiprocessing
+
+    with reverie.open(tmp_path / "ws") as memory:
+        memory.init()
+        memory.remember("User: I live in Lisbon.")
+        assert memory.recall("Lisbon")
+        assert asyncio.run(memory.arecall("Lisbon"))  # the executor exists, its threads too
+
+        def child() -> None:
+            ok = memory.recall("Lisbon") and asyncio.run(memory.arecall("Lisbon"))
+            memory.remember("User: from the child.")
+            raise SystemExit(0 if ok and memory.recall("child") else 3)
+
+        proc = multiprocessing.get_context("fork").Process(target=child)
+        proc.start()
+        proc.join(30)
+        if proc.exitcode is None:  # it hangs (waits for the parent's worker threads): stop it
+            proc.kill()
+            proc.join()
+        assert proc.exitcode == 0
+        assert memory.recall("child") and asyncio.run(memory.arecall("Lisbon"))
+
+
+def test_a_conflict_survives_pickling():
+    import pickle
+
+    from reverie import EditConflictError
+
+    err = EditConflictError(
+        "USER.md changed", path="USER.md", yours="a\n", current="b\n", base="c\n", current_id="d"
+    )
+    back = pickle.loads(pickle.dumps(err))
+    assert (back.path, back.yours, back.current, back.base, back.current_id, str(back)) == (
+        "USER.md",
+        "a\n",
+        "b\n",
+        "c\n",
+        "d",
+        "USER.md changed",
+    )
+
+
+def test_synchronous_pipeline_verbs_leave_no_lock_behind_per_loop(tmp_path):
+    """``record`` runs each call on an event loop of its own: the Consolidator's per-loop session
+    locks go with each loop (they were kept forever, keyed by a loop id a later loop may reuse)."""
+    import gc
+
+    with reverie.open(tmp_path / "ws") as memory:
+        for i in range(20):
+            memory.record("t:1", [{"role": "user", "content": f"message {i}"}])
+        gc.collect()
+        assert len(memory.runtime.consolidator._locks) <= 1

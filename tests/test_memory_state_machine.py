@@ -63,6 +63,7 @@ class SharedMemory(RuleBasedStateMachine):
         self.appended: set[str] = set()  # lines an edit acknowledged
         self.removed: set[str] = set()  # lines a removal acknowledged
         self.restored_away: set[str] = set()  # lines an acknowledged restore's preview removed
+        self.claimed: set[str] = set()  # lines a removal is working on
         self.errors: list[str] = []
         self.n = itertools.count()
 
@@ -87,11 +88,12 @@ class SharedMemory(RuleBasedStateMachine):
         raise AssertionError(f"{line!r}: 50 conflicts in a row")
 
     def _remove(self) -> None:
-        with self.lock:
-            candidates = sorted(self.appended - self.removed - self.restored_away)
-        if not candidates:
-            return
-        line = candidates[0]
+        with self.lock:  # each removal takes a line of its own (two at once would race for one)
+            candidates = sorted(self.appended - self.removed - self.restored_away - self.claimed)
+            if not candidates:
+                return
+            line = candidates[0]
+            self.claimed.add(line)
         if line not in self.memory.read(MEM):
             return
         self.memory.remove(MEM, line.lstrip("- "), reason="the state machine removes it")

@@ -59,6 +59,7 @@ import os
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -174,6 +175,23 @@ class SearchIndex:
         self._limit: int | None = None  # 1 for an in-memory index (each connection is its own db)
         self._held = threading.local()  # .conn: the connection this thread checked out
         self._writer = threading.Lock()  # one sync or embedding write at a time in this process
+        _live.add(self)
+
+    def _after_fork(self) -> None:
+        """In a forked child: the parent's connections must never be used (nor closed: SQLite's
+        close could checkpoint under the parent); they are kept aside for the child's life, and
+        every lock starts free (a thread of the parent may have held one at the fork)."""
+        _abandoned.extend(self._idle)
+        held = getattr(self._held, "conn", None)
+        if held is not None:
+            _abandoned.append(held)
+        self._mutex = threading.Lock()
+        self._changed = threading.Condition(self._mutex)
+        self._idle, self._open, self._users = [], 0, 0
+        self._epoch += 1
+        self._exclusive = False
+        self._held = threading.local()
+        self._writer = threading.Lock()
 
     # -- connections --------------------------------------------------------------------------------------
     @property
@@ -643,6 +661,19 @@ class SearchIndex:
     def count(self) -> int:
         with self.connection() as conn:
             return int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+
+#: Every index of this process (for ``_after_fork``), and the connections a forked child inherited.
+_live: weakref.WeakSet[SearchIndex] = weakref.WeakSet()
+_abandoned: list[sqlite3.Connection] = []
+
+
+def _after_fork_in_child() -> None:
+    for index in list(_live):
+        index._after_fork()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class _Damaged(Exception):

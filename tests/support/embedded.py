@@ -170,8 +170,14 @@ def serve(root: Path) -> None:
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    sock.listen(2048)  # clients that connect before uvicorn accepts wait in the backlog
     print(f"port {sock.getsockname()[1]}", flush=True)
-    config = uvicorn.Config(make_app(root), log_level="warning", lifespan="on")
+    # keep-alive past any run: uvicorn closes a connection idle for 5 s by default, and a client
+    # sending on it as it closes gets a transport error (HTTP's race, not the app's); the load's
+    # errors are then the app's own
+    config = uvicorn.Config(
+        make_app(root), log_level="warning", lifespan="on", timeout_keep_alive=3600
+    )
     uvicorn.Server(config).run(sockets=[sock])
 
 
@@ -285,8 +291,9 @@ def check(root: Path, acked: dict[str, list[str]], side: list[str]) -> list[str]
         dirty = memory.runtime.git.dirty()
         if dirty:
             problems.append(f"not committed: {dirty}")
+        git_dir = memory.runtime.git.git_dir  # .git, or a separate one inside another repository
     fsck = subprocess.run(
-        ["git", f"--git-dir={root / '.git'}", "fsck", "--strict"], capture_output=True, text=True
+        ["git", f"--git-dir={git_dir}", "fsck", "--strict"], capture_output=True, text=True
     )
     if fsck.returncode != 0:
         problems.append(f"git fsck: {fsck.stderr.strip()[:500]}")
@@ -331,6 +338,7 @@ def run(root: Path, seconds: float) -> dict[str, Any]:
     )
     assert server.stdout is not None
     port = int(server.stdout.readline().split()[1])
+    _ready(port)
     side = subprocess.Popen(
         [sys.executable, str(here), "append", str(root), str(seconds)],
         stdout=subprocess.PIPE,
@@ -394,6 +402,21 @@ def run(root: Path, seconds: float) -> dict[str, Any]:
         },
         "server_stderr": server_err[-2000:],
     }
+
+
+def _ready(port: int, timeout: float = 60.0) -> None:
+    """Wait until the app answers (its imports and lifespan done), so the load measures the app."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/lag", timeout=5).raise_for_status()
+            return
+        except httpx.HTTPError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def _status(out: str) -> str:
