@@ -332,7 +332,9 @@ class Memory:
     async def __aexit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self.close()
+        # off the loop too: closing waits for a thread still using the repo handle, and SQLite's
+        # close may checkpoint its log
+        await self._offload(lambda m: m.close())
 
     def sibling(self) -> Memory:
         """A new ``Memory`` (same class, workspace, config and model observer) with services of its
@@ -1046,7 +1048,10 @@ def _on_this_loop(callback: Callable[[T], None] | None) -> Callable[[T], None] |
     loop = asyncio.get_running_loop()
 
     def forward(value: T) -> None:
-        loop.call_soon_threadsafe(callback, value)
+        try:
+            loop.call_soon_threadsafe(callback, value)
+        except RuntimeError:  # the caller's loop has closed (it stopped waiting): nobody to tell
+            pass
 
     return forward
 

@@ -155,35 +155,71 @@ async def _worst_stall(call: Awaitable[Any]) -> tuple[float, float, Any]:
     return worst, worst_cpu, result
 
 
+async def _worst_stall_of(
+    call: Callable[[Memory], Awaitable[Any]], memory: Memory
+) -> tuple[float, float, Any]:
+    return await _worst_stall(call(memory))
+
+
 @pytest.mark.parametrize("verb", sorted(_calls("x")))
 def test_async_verb_does_not_block_the_loop(template, tmp_path, verb):
     """The loop's thread never spends more than 50 ms on the verb's work (its CPU time between two
-    ticks: exact, whatever the machine's load), and the ticker is never more than 50 ms late. The
-    second is wall-clock time, which a machine loaded by other work adds to (at a load average of
-    15 on 2 cores the process waits 100 ms and more to be scheduled, whatever it runs): a late
-    ticker with an idle loop thread is measured again on a fresh copy, up to three times in all,
-    and fails only when it stays late (a stall that repeats is the verb's, not the machine's)."""
-    tries = []
+    ticks: exact, whatever the machine's load), and the ticker is never more than 50 ms late.
+
+    The second is wall-clock time, to which a loaded machine adds: the loop's thread gets the GIL
+    back from a busy worker only once the OS schedules it, which at a load average of 12 on 2 cores
+    takes 100 ms and more. So a late ticker with an idle loop thread is measured again on a fresh
+    copy, up to three times; if it stays late, the floor is measured: the same ticker beside a
+    thread that only spins Python code (no Reverie) for as long. Late while that floor is under half
+    the budget: the verb's fault, a failure. Late while the floor itself is as late: this machine,
+    now, cannot time the loop; the test says so and skips (the CPU check above still held)."""
+    tries: list[float] = []
+    spent = 0.0
     for attempt in range(3):
         root = tmp_path / f"ws{attempt}"
         shutil.copytree(template, root)
         with reverie.open(root, config=_config()) as memory:
             head = memory.log(limit=1)[0].sha
             call = _calls(head)[verb]
-
-            async def main() -> tuple[float, float, Any]:
-                return await _worst_stall(call(memory))
-
-            worst, cpu, result = asyncio.run(main())
+            began = time.perf_counter()
+            worst, cpu, result = asyncio.run(_worst_stall_of(call, memory))
+            spent = time.perf_counter() - began
         assert cpu <= STALL, f"{verb} ran {cpu * 1e3:.0f} ms on the event loop ({result!r:.200})"
         tries.append(worst)
         if worst <= STALL:
             return
+    floor = asyncio.run(_worst_stall_beside_a_spinning_thread(max(spent, 0.5)))
+    late = ", ".join(f"{w * 1e3:.0f}" for w in tries)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    if floor >= STALL / 2:
+        pytest.skip(
+            f"this machine delays a loop beside any busy thread {floor * 1e3:.0f} ms now (load "
+            f"average {load}): {verb}'s {late} ms cannot be told from it"
+        )
     pytest.fail(
-        f"{verb} held the event loop {', '.join(f'{w * 1e3:.0f}' for w in tries)} ms in three "
-        f"tries (load average {load}; {result!r:.200})"
+        f"{verb} held the event loop {late} ms in three tries, a busy thread beside it "
+        f"{floor * 1e3:.0f} ms (load average {load}; {result!r:.200})"
     )
+
+
+async def _worst_stall_beside_a_spinning_thread(seconds: float) -> float:
+    """The ticker's worst lateness while another thread runs plain Python for ``seconds``."""
+    import threading
+
+    def spin() -> None:
+        end = time.perf_counter() + seconds
+        n = 0
+        while time.perf_counter() < end:
+            n += 1
+
+    spinner = threading.Thread(target=spin)
+
+    async def spinning() -> None:
+        spinner.start()
+        await asyncio.get_running_loop().run_in_executor(None, spinner.join)
+
+    worst, _cpu, _ = await _worst_stall(spinning())
+    return worst
 
 
 # -- the executor's contract -------------------------------------------------------------------------------
