@@ -32,4 +32,7 @@ def test_one_memory_in_a_web_app_under_load(tmp_path):
     acked = report["acknowledged"]
     assert acked["remember"] and acked["append"] and acked["record"] and acked["side"], report
     assert sum(report["dream_runs"].values()) >= 1, report
+    assert report["dream_runs"].get("ok", 0) >= 1, (
+        report
+    )  # the CLI's Dream committed beside the load
     assert set(report["by_route"]) == {route for route, _weight in embedded.ROUTES}, report

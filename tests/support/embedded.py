@@ -34,6 +34,8 @@ from typing import Any
 
 MEM = "memory/MEMORY.md"
 CLIENTS = 64
+CITIES = ("Lisbon", "Porto", "Berlin", "Lyon", "Oslo", "Madrid", "Vienna", "Krakow")
+JOBS = ("nurse", "teacher", "pilot", "baker", "librarian")
 #: The workspace's config: budgets wide enough that Dream's lifecycle archives none of the lines the
 #: load appends (the check then knows where each must be), a small window so conversations
 #: consolidate.
@@ -190,7 +192,12 @@ def append_for(root: Path, seconds: float) -> list[str]:
     texts = []
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        text = f"User: side process note {uuid.uuid4().hex[:12]}."
+        n = len(texts)
+        text = (
+            f"User: I work as a {JOBS[n // 10 % len(JOBS)]} now."
+            if n % 10 == 0  # a fact now and then: the CLI's Dream runs commit while the load runs
+            else f"User: side process note {uuid.uuid4().hex[:12]}."
+        )
         store.append_history(text, session_key="side")
         texts.append(text)
         time.sleep(0.01)
@@ -232,8 +239,11 @@ async def load(port: int, seconds: float, clients: int = CLIENTS) -> dict[str, A
             while time.monotonic() < deadline:
                 route = rng.choice(names)
                 tag = uuid.uuid4().hex[:12]
+                fact = rng.random() < 0.15  # now and then a fact Dream writes to USER.md
                 params = {
-                    "text": f"User: note {tag} from client {n}.",
+                    "text": f"User: I live in {rng.choice(CITIES)}."
+                    if fact
+                    else f"User: note {tag} from client {n}.",
                     "q": rng.choice(["note client", "Lisbon", "side process", "task"]),
                     "line": f"- Line {tag} from client {n}.",
                     "session": f"web:{n % 8}",
@@ -268,9 +278,9 @@ def check(root: Path, acked: dict[str, list[str]], side: list[str]) -> list[str]
     problems = []
     with reverie.open(root) as memory:
         history = Counter(e.content for e in memory.history())
-        for text in acked["remember"] + side:
-            if history[text] != 1:
-                problems.append(f"history holds {text!r} {history[text]} times")
+        for text, times in Counter(acked["remember"] + side).items():  # facts repeat; notes do not
+            if history[text] != times:
+                problems.append(f"history holds {text!r} {history[text]} times, not {times}")
         cursors = [e.cursor for e in memory.history()]
         if len(cursors) != len(set(cursors)):
             problems.append("a history cursor is issued twice")
@@ -305,6 +315,7 @@ def prepare(root: Path, entries: int = 2_000) -> None:
     """A workspace with memory, versions and history for the run."""
     import reverie
     from reverie.history import HistoryEntry
+    from reverie.store import WorkspaceStore
 
     root.mkdir(parents=True, exist_ok=True)
     (root / "reverie.json").write_text(json.dumps(CONFIG))
@@ -318,6 +329,11 @@ def prepare(root: Path, entries: int = 2_000) -> None:
         for c in range(last + 1, last + entries + 1):
             text = f"User: earlier task {c} about Lisbon and coffee {c % 7}."
             f.write(HistoryEntry(c, "2026-01-01 10:00", text, "old").to_json())
+    # already dreamed: searchable history, and the load's own facts are what Dream reads next (the
+    # first of them pending already, so the CLI's first run commits while the load runs)
+    store = WorkspaceStore(root)
+    store.set_dream_cursor(last + entries)
+    store.append_history("User: I moved to Porto and I work as a nurse.", session_key="old")
 
 
 def run(root: Path, seconds: float) -> dict[str, Any]:
@@ -380,6 +396,10 @@ def run(root: Path, seconds: float) -> dict[str, Any]:
         errors.append(f"the appending process exited {side.returncode}: {side_err[-2000:]}")
     errors += [f"reverie dream exited {rc}: {tail}" for rc, tail in dreams if rc != 0]
     dream_states = Counter(_status(tail) for _rc, tail in dreams)
+    import reverie
+
+    with reverie.open(root) as memory:
+        dream_commits = len(memory.log(limit=10_000, kind="dream"))
     texts = json.loads(side_out) if side.returncode == 0 else []
     problems = check(root, out["acked"], texts)
     busy = [e for e in errors + [server_err] if "busy" in e.lower()]
@@ -391,6 +411,7 @@ def run(root: Path, seconds: float) -> dict[str, Any]:
         "by_route": out["calls"],
         "acknowledged": {k: len(v) for k, v in out["acked"].items()} | {"side": len(texts)},
         "dream_runs": dict(dream_states),
+        "dream_commits": dream_commits,
         "errors": errors[:50],
         "error_count": len(errors),
         "busy": len(busy),
