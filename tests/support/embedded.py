@@ -295,9 +295,11 @@ def check(root: Path, acked: dict[str, list[str]], side: list[str]) -> list[str]
                     content = json.loads(raw).get("content")
                     if isinstance(content, str):
                         sessions[content] += 1
-        for message in acked["record"]:
-            if sessions[message] != 1:
-                problems.append(f"the sessions hold {message!r} {sessions[message]} times")
+        for message, times in Counter(acked["record"]).items():
+            if sessions[message] != times:
+                problems.append(
+                    f"the sessions hold {message!r} {sessions[message]} times, not {times}"
+                )
         dirty = memory.runtime.git.dirty()
         if dirty:
             problems.append(f"not committed: {dirty}")
