@@ -263,3 +263,82 @@ def test_an_edit_does_not_wait_for_a_dream_run_and_the_run_keeps_it(tmp_path):
     finally:
         answer.set()
         registry.unregister("gatedmodel")
+
+
+# -- the adapters: Anthropic's memory tool edits the text it read ------------------------------------------
+def _read_then(mem: Memory, monkeypatch: pytest.MonkeyPatch, meanwhile) -> None:
+    """``mem.read`` returns the file, then another writer commits (``meanwhile``) before the tool's
+    write: the window a Dream commit can land in."""
+    real = mem.read
+
+    def read(path: str) -> str:
+        text = real(path)
+        monkeypatch.setattr(mem, "read", real)
+        meanwhile()
+        return text
+
+    monkeypatch.setattr(mem, "read", read)
+
+
+def test_the_memory_tools_edit_keeps_a_dream_line_committed_between_its_read_and_write(
+    mem: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip(
+        "anthropic", reason="the anthropic SDK (reverie[anthropic]) is not installed"
+    )
+    from reverie.integrations.anthropic import ReverieMemoryTool
+
+    lines: list[str] = []
+    _read_then(mem, monkeypatch, lambda: lines.append(_dream_adds_lisbon(mem)))
+    out = ReverieMemoryTool(mem).call(
+        {
+            "command": "str_replace",
+            "path": "/memories/USER.md",
+            "old_str": "Likes tea",
+            "new_str": "Likes coffee",
+        }
+    )
+    assert "has been edited" in str(out)
+    text = mem.read(USER)
+    assert "- Likes coffee." in text and "Likes tea" not in text
+    assert text.count(lines[0]) == 1  # Dream's line stays, once
+    assert [e.kind for e in mem.log(limit=2)] == ["agent", "dream"]
+
+
+def test_the_memory_tools_edit_of_a_line_changed_meanwhile_is_refused(
+    mem: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip(
+        "anthropic", reason="the anthropic SDK (reverie[anthropic]) is not installed"
+    )
+    from anthropic.lib.tools import ToolError
+
+    from reverie.integrations.anthropic import AsyncReverieMemoryTool
+
+    def person_edits() -> None:
+        mem.write(USER, mem.read(USER).replace("Likes tea", "Likes green tea"))
+
+    real = mem.aread
+
+    async def aread(path: str) -> str:
+        text = await real(path)
+        person_edits()
+        return text
+
+    monkeypatch.setattr(mem, "aread", aread)
+    before = len(mem.log())
+    with pytest.raises(ToolError, match="view the file again"):
+        import asyncio
+
+        asyncio.run(
+            AsyncReverieMemoryTool(mem).call(
+                {
+                    "command": "str_replace",
+                    "path": "/memories/USER.md",
+                    "old_str": "- Likes tea.",
+                    "new_str": "- Likes coffee.",
+                }
+            )
+        )
+    assert "- Likes green tea." in mem.read(USER) and "coffee" not in mem.read(USER)
+    assert len(mem.log()) == before + 1  # the person's edit only
