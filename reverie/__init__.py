@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         Memory,
         Remembered,
         RemoveResult,
+        RestorePlan,
         WriteResult,
         open,
         use_memory_class,
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from .operations.items import MemoryEvent, MemoryItem
     from .recall import Hit
     from .status import StatusReport
-    from .workspace import MEMORY_FILES, Workspace
+    from .workspace import MEMORY_FILES, Workspace, content_id
 
 # Loaded on first access (PEP 562): `python -m reverie --help` imports this package, and
 # pydantic-based config alone costs ~0.1 s of start-up that --help does not need.
@@ -55,6 +56,8 @@ _LAZY = {
     "FilesResult": "operations.files",
     "import_from": "importers",
     "export_bundle": "importers",
+    "RestorePlan": "memory",
+    "content_id": "workspace",
     "DreamResult": "dream",
     "ConsolidationResult": "consolidator",
     "Hit": "recall",
@@ -88,6 +91,7 @@ __all__ = [
     "open",
     "Memory",
     "use_memory_class",
+    "content_id",
     # moving memory in and out (reverie.importers)
     "import_from",
     "export_bundle",
@@ -99,6 +103,7 @@ __all__ = [
     "MemoryItem",
     "MemoryEvent",
     "FilesResult",
+    "RestorePlan",
     "DreamResult",
     "ConsolidationResult",
     "Hit",

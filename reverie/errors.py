@@ -17,6 +17,8 @@ it to a one-line message, and anything else is a bug shown with a traceback only
     │   ├── UnknownRevisionError    no commit matches a sha or prefix
     │   ├── AmbiguousRevisionError  a prefix matches several commits (``candidates`` lists them)
     │   └── MergeConflictError      a revert or merge conflicts (``path`` and ``lines`` say where)
+    │       └── EditConflictError   a write or restore made from an older state conflicts with what
+    │                               changed since (carries both sides: ``yours`` and ``current``)
     ├── ModelError             a model call failed after its retries (never carries an API key)
     │   └── ModelUnavailableError   the provider, not the request, is at fault: unreachable, refused the key,
     │                               unknown model, or overloaded past the retry budget (never costs a batch)
@@ -45,6 +47,7 @@ __all__ = [
     "UnknownRevisionError",
     "AmbiguousRevisionError",
     "MergeConflictError",
+    "EditConflictError",
     "ModelError",
     "ModelUnavailableError",
     "SessionError",
@@ -116,6 +119,51 @@ class MergeConflictError(GitStoreError):
         super().__init__(message)
         self.path = path
         self.lines = lines
+
+
+class EditConflictError(MergeConflictError):
+    """A change made from an older state (a ``base``) that the changes made since conflict with:
+    both touched the same lines. Nothing was written. It carries both sides so a front end can
+    show them and let the person choose: ``yours`` (what the change would make the file),
+    ``current`` (the file now) and ``base`` (what the change was made from; None when that state
+    is not in the memory repo, so no merge was possible). Retry with ``base=current_id`` (a
+    write) or ``base=head`` (a restore) once resolved."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str,
+        yours: str,
+        current: str,
+        base: str | None,
+        current_id: str,
+        head: str | None = None,
+        lines: tuple[int, int] | None = None,
+    ) -> None:
+        super().__init__(message, path, lines)
+        self.yours = yours
+        self.current = current
+        self.base = base
+        self.current_id = current_id
+        self.head = head
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickled whole (a worker process, a task queue): its fields are keyword-only."""
+        fields = {
+            "path": self.path,
+            "yours": self.yours,
+            "current": self.current,
+            "base": self.base,
+            "current_id": self.current_id,
+            "head": self.head,
+            "lines": self.lines,
+        }
+        return (_rebuild_edit_conflict, (str(self), fields))
+
+
+def _rebuild_edit_conflict(message: str, fields: dict[str, object]) -> EditConflictError:
+    return EditConflictError(message, **fields)  # type: ignore[arg-type]
 
 
 class ModelError(ReverieError):

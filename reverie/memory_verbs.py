@@ -127,7 +127,7 @@ class MemoryVerbs:
 
     if TYPE_CHECKING:
 
-        async def _in_thread(self, verb: Callable[[Any], T]) -> T: ...
+        async def _offload(self, verb: Callable[[Any], T]) -> T: ...
 
         def _create(self) -> None: ...
 
@@ -232,7 +232,7 @@ class MemoryVerbs:
         since: str | None = None,
         until: str | None = None,
     ) -> list[MemoryItem]:
-        return await self._in_thread(
+        return await self._offload(
             lambda m: m.search_memory(
                 query,
                 limit=limit,
@@ -300,32 +300,13 @@ class MemoryVerbs:
         run_id: str | None = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> list[MemoryItem]:
-        from .operations import items as _items
-
-        if isinstance(messages, str | Mapping):
-            return await self._in_thread(
-                lambda m: m.add(
-                    messages, user_id=user_id, agent_id=agent_id, run_id=run_id, metadata=metadata
-                )
+        # The whole verb in the executor (its conversation's consolidation included): one thread's
+        # work from the entry's append to reading it back, none of it on the caller's loop.
+        return await self._offload(
+            lambda m: m.add(
+                messages, user_id=user_id, agent_id=agent_id, run_id=run_id, metadata=metadata
             )
-        self.check_user(user_id, agent_id)
-        meta = _metadata(metadata)
-        extra = {
-            k: v for k, v in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id)) if v
-        }
-        key = "mem0" + (f":{user_id}" if user_id else "")
-        before = await self._in_thread(lambda m: m.runtime.store.last_cursor())
-        turns = _chat(messages)
-        await self.arecord(
-            key, [{**t, **({"metadata": meta} if meta else {}), **extra} for t in turns]
         )
-        await self.aconsolidate(key)
-        found = await self._in_thread(lambda m: m.runtime.store.history.read_since(before))
-        return [
-            _items.entry_item(entry, "\n".join(said), "pending")
-            for entry in found
-            if (said := _items.clean_entry(entry.content, speech=False))
-        ]
 
     def get_all(
         self, *, user_id: str | None = None, agent_id: str | None = None, limit: int = 100
@@ -342,7 +323,7 @@ class MemoryVerbs:
     async def aget_all(
         self, *, user_id: str | None = None, agent_id: str | None = None, limit: int = 100
     ) -> list[MemoryItem]:
-        return await self._in_thread(
+        return await self._offload(
             lambda m: m.get_all(user_id=user_id, agent_id=agent_id, limit=limit)
         )
 
@@ -356,7 +337,7 @@ class MemoryVerbs:
         return _items.get(self.runtime, check_text("memory_id", memory_id))
 
     async def aget(self, memory_id: str) -> MemoryItem | None:
-        return await self._in_thread(lambda m: m.get(memory_id))
+        return await self._offload(lambda m: m.get(memory_id))
 
     def update(self, memory_id: str, data: str) -> MemoryItem:
         """mem0's ``update``: the memory's line now says ``data`` (redacted); the old text goes to
@@ -372,7 +353,7 @@ class MemoryVerbs:
         return _items.update(self.runtime, memory_id, data)
 
     async def aupdate(self, memory_id: str, data: str) -> MemoryItem:
-        return await self._in_thread(lambda m: m.update(memory_id, data))
+        return await self._offload(lambda m: m.update(memory_id, data))
 
     def delete(self, memory_id: str) -> MemoryItem:
         """mem0's ``delete``: the memory leaves its file for the archive (why: deleted by id),
@@ -391,7 +372,7 @@ class MemoryVerbs:
         return item
 
     async def adelete(self, memory_id: str) -> MemoryItem:
-        return await self._in_thread(lambda m: m.delete(memory_id))
+        return await self._offload(lambda m: m.delete(memory_id))
 
     def history_of(self, memory_id: str) -> list[MemoryEvent]:
         """mem0's ``history(memory_id)`` (also reachable as ``history(memory_id)``): each ADD,
@@ -402,7 +383,7 @@ class MemoryVerbs:
         return _items.history_of(self.runtime, check_text("memory_id", memory_id))
 
     async def ahistory_of(self, memory_id: str) -> list[MemoryEvent]:
-        return await self._in_thread(lambda m: m.history_of(memory_id))
+        return await self._offload(lambda m: m.history_of(memory_id))
 
     def delete_all(self, *, user_id: str | None = None, agent_id: str | None = None) -> FilesResult:
         """mem0's ``delete_all``: every memory of this workspace leaves for the archive in one
@@ -414,7 +395,7 @@ class MemoryVerbs:
     async def adelete_all(
         self, *, user_id: str | None = None, agent_id: str | None = None
     ) -> FilesResult:
-        return await self._in_thread(lambda m: m.delete_all(user_id=user_id, agent_id=agent_id))
+        return await self._offload(lambda m: m.delete_all(user_id=user_id, agent_id=agent_id))
 
     # -- whole files -----------------------------------------------------------------------------------
     def delete_file(self, path: str, *, kind: str = "manual", reason: str = "") -> FilesResult:
@@ -432,7 +413,7 @@ class MemoryVerbs:
     async def adelete_file(
         self, path: str, *, kind: str = "manual", reason: str = ""
     ) -> FilesResult:
-        return await self._in_thread(lambda m: m.delete_file(path, kind=kind, reason=reason))
+        return await self._offload(lambda m: m.delete_file(path, kind=kind, reason=reason))
 
     def rename_file(self, old: str, new: str, *, kind: str = "manual") -> FilesResult:
         """Move a topic file or dated note (or a folder of topic files) to ``new``, its text
@@ -446,7 +427,7 @@ class MemoryVerbs:
         return rename_file(self.runtime.workspace, self.runtime.git, old, new, kind=kind)
 
     async def arename_file(self, old: str, new: str, *, kind: str = "manual") -> FilesResult:
-        return await self._in_thread(lambda m: m.rename_file(old, new, kind=kind))
+        return await self._offload(lambda m: m.rename_file(old, new, kind=kind))
 
     def clear_files(self, *, kind: str = "manual", reason: str = "") -> FilesResult:
         """Empty memory in one commit that one ``restore`` undoes: every topic file and dated note
@@ -460,7 +441,7 @@ class MemoryVerbs:
         return clear_files(self.runtime.workspace, self.runtime.git, kind=kind, reason=reason)
 
     async def aclear_files(self, *, kind: str = "manual", reason: str = "") -> FilesResult:
-        return await self._in_thread(lambda m: m.clear_files(kind=kind, reason=reason))
+        return await self._offload(lambda m: m.clear_files(kind=kind, reason=reason))
 
 
 def _message_text(message: Mapping[str, Any]) -> str:

@@ -21,6 +21,7 @@ symlink out of it, no NUL, no '..', not absolute.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from dataclasses import dataclass
@@ -30,7 +31,14 @@ from pathlib import Path
 from .errors import UnsafePathError, WorkspaceError
 from .fsutil import atomic_write, read_text_lossy
 
-__all__ = ["Workspace", "MEMORY_FILES", "default_home", "default_workspace", "starter_text"]
+__all__ = [
+    "Workspace",
+    "MEMORY_FILES",
+    "default_home",
+    "default_workspace",
+    "starter_text",
+    "content_id",
+]
 
 SOUL = "SOUL.md"
 USER = "USER.md"
@@ -55,6 +63,15 @@ _TEMPLATES = {SOUL: "SOUL.md", USER: "USER.md", MEMORY: "MEMORY.md"}
 def starter_text(rel: str) -> str:
     """The starter text a prompt file is created with (``init``), and cleared back to."""
     return resources.files("reverie").joinpath("templates", _TEMPLATES[rel]).read_text("utf-8")
+
+
+def content_id(text: str) -> str:
+    """A memory file's content id: the git blob id of ``text`` as UTF-8 (what ``git hash-object``
+    prints for the file). A write names the state it was made from with it (``Memory.write(...,
+    base=content_id(text_read))``): equal ids, same text; and the memory repo finds that text again
+    by the id to merge over what changed since."""
+    data = text.encode("utf-8", "surrogateescape")
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def default_home() -> Path:

@@ -95,7 +95,11 @@ CASES: dict[str, tuple[tuple[str, ...] | None, tuple[str, dict[str, Any]] | None
     "dream": (("dream",), ("dream", {}), "/dream"),
     "log": (("log",), ("list_versions", {}), "/dream-restore"),
     "show": (("show", "HEAD"), ("show_version", {"sha": "HEAD"}), "/dream-log HEAD"),
-    "restore": (("restore", "HEAD"), ("restore_version", {"sha": "HEAD"}), "/dream-restore HEAD"),
+    "restore": (
+        ("restore", "HEAD"),
+        ("restore_version", {"sha": "HEAD", "base": "HEAD"}),  # the base its preview named
+        "/dream-restore HEAD",
+    ),
     "approve": (("approve",), ("approve_soul_change", {}), "/dream-approve"),
     "reject": (("reject",), ("reject_soul_change", {}), "/dream-reject"),
     "pin": (("pin", "Porto"), None, "/pin Porto"),

@@ -54,6 +54,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "memory_verbs",
             "session_jobs",
             "importers",
+            "offload",
         },
     ),
     ("chat commands and agents", {"commands", "chat", "demo"}),

@@ -31,6 +31,7 @@ TOOLS = {
     "dream",
     "list_versions",
     "show_version",
+    "preview_restore",
     "restore_version",
     "pending_soul_change",
     "approve_soul_change",
@@ -124,7 +125,15 @@ def test_remember_dream_search_versions_restore_and_notifications(workspace: Wor
                 await c.call_tool("show_version", {"sha": versions[0]["short"]})
             ).structured_content
             assert "+" in shown["diff"] and "Porto" in shown["diff"]
+            plan = (
+                await c.call_tool("preview_restore", {"sha": versions[0]["short"]})
+            ).structured_content
+            assert plan["files"] == ["USER.md"] and "-" in plan["diff"] and "Porto" in plan["diff"]
             r = await c.call_tool("restore_version", {"sha": versions[0]["sha"]})
+            assert r.is_error  # no base: the restore must name the state its preview showed
+            r = await c.call_tool(
+                "restore_version", {"sha": versions[0]["sha"], "base": plan["base"]}
+            )
             assert not r.is_error and r.structured_content["commit"], r.content
             status = (await c.call_tool("status", {})).structured_content
             assert status["last_cursor"] == 1 and status["files"]["USER.md"] == len(before)
@@ -135,6 +144,42 @@ def test_remember_dream_search_versions_restore_and_notifications(workspace: Wor
         ["git", "-C", str(workspace.root), "log", "--format=%s"], capture_output=True, text=True
     )
     assert log.stdout.splitlines()[0].startswith("restore")
+
+
+def test_restore_version_keeps_a_change_made_after_its_preview(workspace: Workspace) -> None:
+    """A client previews a restore, another writer commits a line, the client confirms with the
+    preview's base: what the preview showed is undone, the new line stays; a change since on the
+    same lines refuses the restore and writes nothing."""
+    import reverie
+
+    with reverie.open(workspace.root) as memory:
+        memory.write("USER.md", memory.read("USER.md") + "- Plays the cello.\n")
+        target = memory.log(limit=1)[0].sha
+
+    async def go() -> None:
+        async with Client(_stdio(workspace.root)) as c:
+            plan = (await c.call_tool("preview_restore", {"sha": target})).structured_content
+            assert "-- Plays the cello." in plan["diff"] and plan["base"] == target
+            with reverie.open(workspace.root) as other:  # another writer, after the preview
+                other.write("USER.md", other.read("USER.md") + "- Lives in Lisbon.\n")
+            r = await c.call_tool("restore_version", {"sha": target, "base": plan["base"]})
+            assert not r.is_error, r.content
+            text = (workspace.root / "USER.md").read_text()
+            assert "cello" not in text and "- Lives in Lisbon." in text
+            # the same lines changed since the preview: refused, nothing written
+            with reverie.open(workspace.root) as other:
+                other.write("USER.md", other.read("USER.md") + "- Has a dog.\n")
+                dog = other.log(limit=1)[0].sha
+            plan = (await c.call_tool("preview_restore", {"sha": dog})).structured_content
+            with reverie.open(workspace.root) as other:
+                other.write("USER.md", other.read("USER.md").replace("Has a dog", "Has two dogs"))
+                head = other.log(limit=1)[0].sha
+            r = await c.call_tool("restore_version", {"sha": dog, "base": plan["base"]})
+            assert r.is_error and "USER.md" in r.content[0].text, r.content
+            with reverie.open(workspace.root) as other:
+                assert other.log(limit=1)[0].sha == head and "Has two dogs" in other.read("USER.md")
+
+    _run(go())
 
 
 def test_bad_calls_get_mcp_errors_and_the_server_keeps_serving(workspace: Workspace) -> None:
@@ -158,7 +203,9 @@ def test_bad_calls_get_mcp_errors_and_the_server_keeps_serving(workspace: Worksp
                 ("read_memory_file", {"path": "memory/missing.md"}),
                 ("show_version", {"sha": "zzzz"}),
                 ("show_version", {"sha": "abcdef12"}),
-                ("restore_version", {"sha": "0000"}),
+                ("restore_version", {"sha": "0000", "base": "0" * 40}),
+                ("restore_version", {"sha": "0000", "base": "HEAD"}),
+                ("preview_restore", {"sha": "0000"}),
                 ("no_such_tool", {}),
             ]
             for name, args in bad:

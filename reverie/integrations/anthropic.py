@@ -26,6 +26,11 @@ Claude is trained on ("The path /memories/x does not exist. Please provide a val
 The destination … already exists"); where Reverie refuses something the reference tool would do, the
 error says what to do instead, in the same plain words.
 
+``str_replace`` and ``insert`` edit the text they read and name it (``Memory.write``'s ``base``):
+a line another writer (Dream, a person) committed between the read and the write is merged in,
+never reverted; an edit of the same lines is refused with a ``ToolError`` saying to view the file
+again. ``create`` gives whole new text, as the command means.
+
     tool = ReverieMemoryTool(reverie.open("~/agent/workspace"))   # AsyncReverieMemoryTool for AsyncAnthropic
     client.beta.messages.tool_runner(model=..., tools=[tool], messages=[...]).until_done()
 """
@@ -36,7 +41,6 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import anyio.to_thread
 from anthropic.lib.tools import BetaAbstractMemoryTool, BetaAsyncAbstractMemoryTool, ToolError
 from anthropic.types.beta import (
     BetaMemoryTool20250818CreateCommand,
@@ -47,8 +51,10 @@ from anthropic.types.beta import (
     BetaMemoryTool20250818ViewCommand,
 )
 
-from ..errors import GateError, ReverieError, UnsafePathError
+from .. import offload
+from ..errors import EditConflictError, GateError, ReverieError, UnsafePathError
 from ..memory import Memory, WriteResult
+from ..workspace import content_id
 
 __all__ = [
     "ReverieMemoryTool",
@@ -230,11 +236,18 @@ class _Commands:
             )
         return rel
 
-    def _write(self, path: str, rel: str, text: str, verb: str) -> WriteResult:
+    def _write(
+        self, path: str, rel: str, text: str, verb: str, *, base: str | None = None
+    ) -> WriteResult:
         try:
             return self.memory.write(
-                rel, text, kind="agent", message=f"agent: memory tool {verb} {path}"
+                rel, text, kind="agent", message=f"agent: memory tool {verb} {path}", base=base
             )
+        except EditConflictError:
+            raise ToolError(
+                f"Error: {path} changed on the same lines while this edit was made (another "
+                "writer's commit): nothing was written; view the file again and redo the edit"
+            ) from None
         except ReverieError as exc:
             raise _refused(path, exc) from None
 
@@ -265,7 +278,7 @@ class _Commands:
                 f"lines: {', '.join(map(str, at))}. Please ensure it is unique"
             )
         changed = text.replace(old, new, 1)
-        result = self._write(path, rel, changed, "str_replace")
+        result = self._write(path, rel, changed, "str_replace", base=content_id(text))
         if result.staged:
             return _staged(path)
         row = text[: text.index(old)].count("\n")
@@ -292,7 +305,7 @@ class _Commands:
                 f"within the range of lines of the file: [0, {len(lines)}]"
             )
         lines.insert(command.insert_line, command.insert_text.rstrip("\n"))
-        result = self._write(path, rel, "\n".join(lines) + "\n", "insert")
+        result = self._write(path, rel, "\n".join(lines) + "\n", "insert", base=content_id(text))
         if result.staged:
             return _staged(path)
         return f"The file {path} has been edited."
@@ -418,8 +431,8 @@ class ReverieMemoryTool(BetaAbstractMemoryTool):
 
 
 class AsyncReverieMemoryTool(BetaAsyncAbstractMemoryTool):
-    """``ReverieMemoryTool`` for ``AsyncAnthropic``: the same commands, each run on a worker thread
-    so the event loop never waits on a commit."""
+    """``ReverieMemoryTool`` for ``AsyncAnthropic``: the same commands, each run in the executor of
+    Memory's async verbs (``reverie.offload``), so the event loop never waits on a commit."""
 
     def __init__(self, memory: Memory, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -427,7 +440,7 @@ class AsyncReverieMemoryTool(BetaAsyncAbstractMemoryTool):
         self._commands = _Commands(memory)
 
     async def _run(self, verb: Callable[[T], str], command: T) -> str:
-        return await anyio.to_thread.run_sync(verb, command)
+        return await offload.run(lambda: verb(command))
 
     async def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
         """See ``ReverieMemoryTool.view``."""
@@ -455,4 +468,4 @@ class AsyncReverieMemoryTool(BetaAsyncAbstractMemoryTool):
 
     async def clear_all_memory(self) -> str:
         """See ``ReverieMemoryTool.clear_all_memory``."""
-        return await anyio.to_thread.run_sync(self._commands.clear_all_memory)
+        return await offload.run(self._commands.clear_all_memory)

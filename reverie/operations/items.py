@@ -49,7 +49,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..dream.archive import append_entries, archive_path, entry_line, parse_entry
-from ..dream.lock import dream_run_lock
+from ..dream.fence import section_lock
 from ..errors import CommandError, GateError, UnsafePathError, WorkspaceError
 from ..hitlog import bare_line, is_fact_line, line_key
 from ..llm.protocol import NOTHING, UNSURE, parse_fact_line, strip_age
@@ -410,7 +410,10 @@ def update(rt: Runtime, memory_id: str, text: str, *, kind: str = "manual") -> M
         raise CommandError(f"text must be a non-empty string, not {text!r}")
     new_text = " ".join(redact(text).split())
     ws, git = rt.workspace, rt.git
-    with dream_run_lock(ws.state_dir, f"{kind} update"):
+    ws.state_dir.mkdir(parents=True, exist_ok=True)  # a first write creates the workspace
+    # An edit's lock, as Memory.write and remove take it: the write fence's, from the read to the
+    # commit; never Dream's run lock (a run merges its own commit over this one by its base).
+    with section_lock(ws.state_dir):
         texts = _texts(rt)
         lineage = _lineage(texts)
         line = next((ln for ln in _active(texts, lineage) if ln.id == memory_id), None)
