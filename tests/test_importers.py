@@ -390,3 +390,34 @@ def test_one_users_import_into_a_new_scope_from_the_command_line(tmp_path: Path)
     with reverie.open(root=root, user="bob") as memory:
         assert [e.content for e in memory.history()] == ["Lives in Oslo"]
     assert ScopeRoot(root).exists(Scope("bob")) and not ScopeRoot(root).exists(Scope("ada"))
+
+
+def test_importing_again_merges_over_what_changed_here_never_overwrites_it(tmp_path: Path) -> None:
+    project = tmp_path / "app"
+    project.mkdir()
+    claude = project / "CLAUDE.md"
+    claude.write_text("# Project\n\n- Use pnpm, never npm.\n- Deploys on Friday.\n")
+    rel = f"{PREFIX}/CLAUDE.md"
+    with reverie.open(tmp_path / "ws") as memory:
+        import_claude_code(memory, project)
+        # an agent's edit of the imported file, then the source changes a different line
+        text = memory.read(rel)
+        memory.write(rel, text.replace("Friday", "Thursday"), kind="agent")
+        claude.write_text(
+            "# Project\n\n- Use pnpm, never npm.\n- Deploys on Friday.\n- Node 22 only.\n"
+        )
+        again = import_claude_code(memory, project)
+        assert memory.read(rel).endswith("- Deploys on Thursday.\n- Node 22 only.\n")
+        assert again.items == 1 and memory.history()[-1].content == "Node 22 only."
+        # both change the same line: the file is left as it is here, and named
+        memory.write(rel, memory.read(rel).replace("Node 22", "Node 20"), kind="agent")
+        claude.write_text(
+            "# Project\n\n- Use pnpm, never npm.\n- Deploys on Friday.\n- Node 24 only.\n"
+        )
+        before = memory.read(rel)
+        third = import_claude_code(memory, project)
+        assert memory.read(rel) == before and third.commits == [] and third.items == 0
+        assert [str(s) for s in third.skipped] == [
+            f"CLAUDE.md: {rel}: changed here since it was imported and in the source, on the "
+            "same lines; left as it is here (merge it by hand)"
+        ]

@@ -20,6 +20,12 @@ and left out, and so are the other Markdown files of a project folder (``README.
 ``CHANGELOG.md``: the project's documents, not Claude's memory). Everything lands in one commit
 whose message names the source (``reverie restore --only`` takes it out again); importing the same
 files again changes nothing and remembers nothing twice.
+
+**Importing again** never overwrites what changed here since (an agent's ``str_replace``, a
+person's edit): the source's change since the import that wrote a file is merged over the file as
+it is now (a three-way merge from that import's text), and only statements new in the source are
+remembered. Where both changed the same lines — or a file of that name was not written by an import
+— the file is left as it is here and named in the result.
 """
 
 from __future__ import annotations
@@ -27,7 +33,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..errors import WorkspaceError
+from ..errors import MergeConflictError, WorkspaceError
+from ..gitstore.merge import merge3
 from ..memory import Memory
 from ..operations.portability import ImportResult, commit_import
 from ..workspace import TOPICS_DIR
@@ -62,6 +69,21 @@ def _found(root: Path) -> list[tuple[Path, str, bool]]:
                 rel = path.relative_to(rules).as_posix()
                 out.append((path, f"{PREFIX}/rules/{rel}", False))
     return out
+
+
+_IMPORTED = "import: claude-code memory"
+
+
+def _imported_text(memory: Memory, rel: str) -> str | None:
+    """``rel`` as the newest import that wrote it left it (the base of the next import's merge), or
+    None when no import in its recent versions wrote it."""
+    git = memory.runtime.git
+    if not git.exists:
+        return None
+    for commit in git.log(limit=50, path=rel):
+        if commit.subject.startswith(_IMPORTED):
+            return git.file_at(commit.sha, rel)
+    return None
 
 
 def _scoped(text: str) -> bool:
@@ -101,16 +123,37 @@ def import_claude_code(memory: Memory, source: str | os.PathLike[str]) -> Import
         if remembered or (rel.startswith(f"{PREFIX}/rules/") and not _scoped(text)):
             remember[rel] = facts(text)
     memory.init()
-    before = {rel: memory.workspace.read(rel) for rel in files}
+    labels = {rel: str(p.relative_to(root)) if root.is_dir() else p.name for p, rel, _ in found}
+    here: dict[str, str] = {}  # the files as they are now, read before the merge: the commit's base
+    for rel in list(files):
+        if not (memory.workspace.root / rel).is_file():
+            continue
+        now = here[rel] = memory.workspace.read(rel)
+        source, last = files[rel], _imported_text(memory, rel)
+        if rel in remember:  # what an earlier import remembered is not remembered twice
+            known = (
+                set(facts(last)) if last is not None else set(facts(now) if now == source else ())
+            )
+            remember[rel] = [line for line in remember[rel] if line not in known]
+        try:
+            files[rel] = merge3(last or "", now, source, path=rel)
+        except MergeConflictError:
+            del files[rel]
+            remember.pop(rel, None)
+            why = (
+                "changed here since it was imported and in the source, on the same lines"
+                if last is not None
+                else "a file of that name is here and no import wrote it"
+            )
+            intake.skip(labels[rel], f"{rel}: {why}; left as it is here (merge it by hand)")
     sha = commit_import(
         memory.workspace,
-        f"import: claude-code memory from {root} ({len(files)} file(s))",
-        files,
+        f"{_IMPORTED} from {root} ({len(files)} file(s))",
+        {rel: text for rel, text in files.items() if here.get(rel) != text},
+        base={rel: here[rel] for rel in files if rel in here},
     )
     items = 0
-    for rel, lines in remember.items():
-        if before[rel] == files[rel]:
-            continue  # unchanged since an earlier import: remembered then
+    for lines in remember.values():
         for line in lines:
             memory.remember(line, session_key=_SESSION_KEY)
             items += 1

@@ -570,15 +570,19 @@ def head_of(ws: Workspace) -> str | None:
 # -- what importers share ------------------------------------------------------------------------------------
 
 
-def commit_import(ws: Workspace, message: str, files: dict[str, str]) -> str | None:
+def commit_import(
+    ws: Workspace, message: str, files: dict[str, str], *, base: dict[str, str] | None = None
+) -> str | None:
     """Create the memory repo, then write and commit the imported memory files as one version whose
-    message names the source (kind ``manual``: a person brought them in). What importers share."""
+    message names the source (kind ``manual``: a person brought them in). What importers share.
+    ``base``: what an import into a workspace in use read of the files it replaces (the writers'
+    protocol, ``GitStore.commit``): a change committed since is merged, never overwritten."""
     from ..config import load_config
     from ..gitstore import GitStore
 
     git = GitStore(ws, load_config(ws.root).git)
     try:
         git.ensure()
-        return git.commit(message, kind="manual", files=files) if files else None
+        return git.commit(message, kind="manual", files=files, base=base) if files else None
     finally:
         git.close()
