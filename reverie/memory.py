@@ -351,8 +351,11 @@ class Memory(MemoryVerbs):
     async def __aexit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        # off the loop too: closing waits for a thread still using the repo handle, and SQLite's
-        # close may checkpoint its log
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """``close`` off the event loop: closing waits for a thread still using the repo handle,
+        and SQLite's close may checkpoint its log (what ``async with`` calls on the way out)."""
         await self._offload(lambda m: m.close())
 
     def sibling(self) -> Memory:

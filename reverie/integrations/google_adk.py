@@ -90,12 +90,12 @@ class ReverieMemoryService(BaseMemoryService):
             return opened
         return _front_door.open(self.root / app / user)
 
-    def _writing(self, app_name: str, user_id: str) -> Memory:
+    async def _writing(self, app_name: str, user_id: str) -> Memory:
         """``open``, with the workspace created on the first write (starter files and the first
         commit, as ``reverie init`` makes them), so every later change is versioned."""
         memory = self.open(app_name, user_id)
         if not memory.workspace.root.is_dir():
-            memory.init()
+            await memory.ainit()
         return memory
 
     async def add_session_to_memory(self, session: Session) -> None:
@@ -120,7 +120,7 @@ class ReverieMemoryService(BaseMemoryService):
         memories: Sequence[MemoryEntry],
         custom_metadata: Mapping[str, object] | None = None,
     ) -> None:
-        with self._writing(app_name, user_id) as memory:
+        async with await self._writing(app_name, user_id) as memory:
             for entry in memories:
                 text = "\n".join(p.text for p in entry.content.parts or [] if p.text).strip()
                 if text:
@@ -130,7 +130,7 @@ class ReverieMemoryService(BaseMemoryService):
         self, *, app_name: str, user_id: str, query: str
     ) -> SearchMemoryResponse:
         """The scope's memories for ``query``, clean for a model, best first (see the module doc)."""
-        with self.open(app_name, user_id) as memory:
+        async with self.open(app_name, user_id) as memory:
             if not memory.workspace.root.is_dir():
                 return SearchMemoryResponse()
             found = await memory.asearch_memory(query, limit=SEARCH_LIMIT)
@@ -160,7 +160,7 @@ class ReverieMemoryService(BaseMemoryService):
         """Purge each of ``memory_ids`` from the scope; returns how many named something."""
         if isinstance(memory_ids, str):
             raise TypeError("memory_ids must be a list of ids, not one string")
-        with self.open(app_name, user_id) as memory:
+        async with self.open(app_name, user_id) as memory:
             if not memory.workspace.root.is_dir():
                 return 0
             texts: list[str] = []
@@ -184,7 +184,7 @@ class ReverieMemoryService(BaseMemoryService):
         self, app_name: str, user_id: str, session_id: str, events: Sequence[Event]
     ) -> None:
         key = f"adk:{session_id}"
-        with self._writing(app_name, user_id) as memory:
+        async with await self._writing(app_name, user_id) as memory:
             known = {m.get(EVENT_KEY) for m in await memory.amessages(key, archived=True)}
             new: list[dict[str, Any]] = []
             for event in events:

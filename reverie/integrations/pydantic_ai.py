@@ -180,8 +180,8 @@ class ReverieCapability(AbstractCapability[Any]):
                     await self.memory_for(ctx).arecord(self.key(ctx), turns)
         finally:
             opened = self._opened.pop(ctx.run_id or "default", None)
-            if opened is not None:
-                opened.close()
+            if opened is not None:  # closed off the loop (it waits for a thread using the repo)
+                await opened.aclose()
         return result
 
     def _tools(self) -> FunctionToolset[Any]:
