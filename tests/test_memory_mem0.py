@@ -172,3 +172,48 @@ def test_every_public_name_and_method_has_a_docstring() -> None:
             if not doc.strip() or inherited:
                 missing.append(f"{name}.{attr}")
     assert missing == []
+
+
+def test_conversations_added_at_once_are_archived_once_each(tmp_path: Path) -> None:
+    """Threads sharing one Memory, and tasks of one loop (whose pipeline verbs run on the executor's
+    threads), add conversations to the same user at once: every message reaches history exactly
+    once. Before, a consolidation holding a copy of the session loaded before another thread
+    appended archived slices the other had archived already (3 copies of one message)."""
+    import asyncio
+    import collections
+    import re
+    import threading
+
+    def counts(m: reverie.Memory) -> collections.Counter[str]:
+        found: collections.Counter[str] = collections.Counter()
+        for entry in m.history():
+            found.update(re.findall(r"city\d\d", entry.content))
+        return found
+
+    with reverie.open(tmp_path / "threads") as m:
+        m.init()
+
+        def work(i: int) -> None:
+            for j in range(4):
+                m.add([{"role": "user", "content": f"I moved to city{i}{j} last year."}])
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert counts(m) == {f"city{i}{j}": 1 for i in range(4) for j in range(4)}
+
+    async def tasks() -> None:
+        async with reverie.open(tmp_path / "tasks") as m:
+            await m.ainit()
+            await asyncio.gather(
+                *(
+                    m.aadd([{"role": "user", "content": f"I moved to city{i}{j} last year."}])
+                    for i in range(4)
+                    for j in range(4)
+                )
+            )
+            assert counts(m) == {f"city{i}{j}": 1 for i in range(4) for j in range(4)}
+
+    asyncio.run(tasks())
