@@ -17,10 +17,11 @@ from .core import Filling, Rule, word_set
 from .lexicon import TECH
 from .person import third_person
 from .templates import NO_LONGER_TEXT
-from .values import clean, is_place, place_named
+from .values import clean, is_place, place_name, place_named
 
 #: Templates whose value is a proper name, kept with its "the" ("Lives in the Netherlands").
 _PROPER = ("Lives in", "From", "Works at", "Travelling to", "Born in", "Grew up in")
+_PLACES = ("Lives in", "From", "Travelling to", "Born in", "Grew up in")
 #: A favourite of these kinds is a title or a name, capitalised wherever it stands ("Titanic is my
 #: favourite movie").
 _TITLE_KINDS = word_set(
@@ -67,6 +68,8 @@ def _values(
     for key in ("v", "o", "p"):
         if key in groups:
             values[key] = clean(groups[key], template.startswith(_PROPER) or key == "p")
+            if template.startswith(_PLACES):
+                values[key] = place_name(values[key])  # "tel aviv" → "Tel Aviv"
     if "b" in groups:
         values["b"] = groups["b"].strip()
     for key in ("t", "e"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..kinds import given_name, known_language, known_place, noun
+from ..kinds import given_name, known_language, known_place, known_place_in_lower_case, noun
 from .core import word_set
 from .lexicon import (
     CONNECTORS,
@@ -79,12 +79,32 @@ _PLACE_ALIASES = word_set("uk u.k. us u.s. usa u.s.a. uae nyc la sf england scot
 
 
 def is_place(value: str) -> bool:
-    """A place the gazetteer knows (``kinds``), written as a proper name: "Lisbon", "the
-    Netherlands". Software, time zones and moods never are ("Linux", "Central Time"); an unknown
-    name needs a cue (``_fill``)."""
+    """A place the gazetteer knows (``kinds``) by any of its Latin names, written as a proper name:
+    "Lisbon", "the Netherlands", "Gdansk", "Cologne"; or typed in lower case when the name is no
+    English word ("krakow", "tel aviv"; never "reading", "nice"). Software, time zones and moods
+    never are ("Linux", "Central Time"); an unknown name needs a cue (``place_named``)."""
+    if value.islower():
+        return _lower_case_place(value)
     return _is_proper(value, max_words=4) and (
         known_place(value) or value.strip().lower() in _PLACE_ALIASES
     )
+
+
+def _lower_case_place(value: str) -> bool:
+    words = value.split()
+    return (
+        0 < len(words) <= 4
+        and not set(words) & (NOT_NAMES | CONNECTORS) - {"de", "la", "el", "san", "los", "las"}
+        and known_place_in_lower_case(value)
+    )
+
+
+def place_name(value: str) -> str:
+    """A place as a memory line writes it: as typed, or capitalised when typed in lower case
+    ("tel aviv" → "Tel Aviv")."""
+    if not value.islower():
+        return value
+    return " ".join(w if w in CONNECTORS else w[:1].upper() + w[1:] for w in value.split())
 
 
 def is_unknown_place(value: str) -> bool:
