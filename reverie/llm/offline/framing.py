@@ -79,6 +79,11 @@ _TEMPORARY = re.compile(
 )
 
 
+_RETRACT_THEN_SAY = re.compile(
+    r"^(?:scratch that|never ?mind|ignore that|i take (?:that|it) back)[,:;!]?\s+\w+\s+\w+", re.I
+)
+
+
 def framed(sentences: list[str]) -> list[bool]:
     """For each sentence of one message, whether a frame covers it (see the module doc)."""
     if any(_TASK.search(s) for s in sentences):
@@ -89,7 +94,10 @@ def framed(sentences: list[str]) -> list[bool]:
             for j in range(i, len(sentences)):
                 out[j] = True
         if _BACKWARD.search(sentence.strip()):
-            for j in range(0, i + 1):
+            # "Scratch that, we're going with X": a retraction that opens its sentence takes back
+            # the earlier ones only
+            last = i if _RETRACT_THEN_SAY.match(sentence.strip()) else i + 1
+            for j in range(0, last):
                 out[j] = True
     return out
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..framing import framed, temporary
 from .person import first_person
+from .shorthand import spelled, with_subject
 
 #: Set phrases that say nothing literal: removed before a sentence is read ("Call me crazy, but I
 #: like Perl").
@@ -147,7 +148,8 @@ STANDING_REQUEST = re.compile(
 
 
 CORRECTION_CUE = re.compile(
-    r"^(?:actually|correction|sorry|no|wait|oops|update|news|quick update|small update)\b"
+    r"^(?:actually|correction|sorry|no|wait|oops|update|news|quick update|small update|quick fix|"
+    r"small thing|scratch that|make that|changed my mind|i changed my mind|update on that)\b"
     r"[,:!\s-]*",
     re.I,
 )
@@ -267,14 +269,19 @@ def sentences_of(block: str) -> list[str]:
 
 
 _CLAUSE_SPLIT = re.compile(
-    r",\s+(?=(?:and|but|so|because|'cause|cause|though|although)\s+i\b|so (?:that|it|this)\b)|\s+[-–—]\s+",
+    r",\s+(?=(?:and|but|so|because|'cause|cause|though|although)\s+i\b|so (?:that|it|this)\b)|\s+[-–—]\s+"
+    # ", so keep that in mind if I ask …": a consequence, its mood its own
+    r"|,\s+(?=so\s+(?!(?:much|many|far|long|well|good|often|hard|bad)\b))",
     re.I,
 )
-
-
+#: A comma before a new subject opens a new main clause ("I haven't eaten meat in ten years, I'm
+#: vegetarian"), when the words before it are a clause of their own (three words or more: "Sometimes,
+#: I …" and "As a kid, I …" stay whole, their adverb reaching the rest).
+_NEW_SUBJECT = re.compile(r",\s+(?=(?:i'm|i am|i've|i have|i'd|i|we're|we are|we|my)\s)", re.I)
 _CONDITIONAL = re.compile(
     r"^(?:if|when|whenever|unless|once|whether|suppose|supposing|as soon as|in case)\b", re.I
 )
+_CONJUNCTION = re.compile(r"^(?:and|but|so|because|'cause|cause|though|although)\s+", re.I)
 
 
 def clauses(sentence: str) -> list[str]:
@@ -283,12 +290,31 @@ def clauses(sentence: str) -> list[str]:
     """
     if _CONDITIONAL.match(sentence):
         return [sentence]
-    parts = [p.strip() for p in _CLAUSE_SPLIT.split(sentence)]
-    return [
-        re.sub(r"^(?:and|but|so|because|'cause|cause|though|although)\s+", "", p, flags=re.I)
-        for p in parts
-        if p
-    ]
+    parts = []
+    for part in _CLAUSE_SPLIT.split(sentence):
+        parts += _at_new_subjects(part.strip())
+    return [_CONJUNCTION.sub("", p) for p in parts if p]
+
+
+#: The words before the comma open with their own subject: a clause, not an adverbial ("From now on,
+#: we …", "Sometimes, I …").
+_OWN_SUBJECT = re.compile(r"^(?:i|i'm|i've|i'd|we|we're|we've|my|our)\b", re.I)
+
+
+def _at_new_subjects(part: str) -> list[str]:
+    """The part cut at each comma before a new subject, where both sides are clauses of their own
+    and the later one is a statement: a later hedge or plan ("…, I might be wrong though", "…, I
+    guess") reaches the earlier clause, so the part stays whole."""
+    out: list[str] = []
+    start = 0
+    for m in _NEW_SUBJECT.finditer(part):
+        left = part[start : m.start()].strip()
+        right = part[m.end() :]
+        if len(left.split()) >= 3 and _OWN_SUBJECT.match(left) and statement(right):
+            out.append(left)
+            start = m.end()
+    out.append(part[start:].strip())
+    return out
 
 
 @dataclass(frozen=True)
@@ -306,7 +332,7 @@ class Clause:
 def message_clauses(message: str) -> list[Clause]:
     """The clauses of a message that are the user's own statements, each prepared for the rules: a
     story, a task on a text, a retraction, code or a clause that states nothing gives none."""
-    sentences = sentences_of(message)
+    sentences = sentences_of(spelled(message))
     out = []
     for sentence, in_frame in zip(sentences, framed(sentences)):
         for i, clause in enumerate(clauses(sentence)):
@@ -330,7 +356,7 @@ def _prepare(clause: str, *, opens: bool) -> Clause | None:
     cue = CORRECTION_CUE.match(text)
     if cue:
         correction, text = True, text[cue.end() :]
-    text = first_person(text)
+    text = first_person(with_subject(text))
     standing = STANDING_REQUEST.match(text)
     if standing:  # "Could you answer in Spanish from now on?" asks for a standing rule
         text = standing.group("v")
