@@ -443,7 +443,7 @@ I currently live in Lisbon.
 I'm living in Lisbon for now.
 Home for me is Lisbon.
 I reside in Lisbon.
-We live in Lisbon, my husband and I.
+We live in Lisbon, my husband and I. => USER | Lives in Lisbon; USER | Has a husband
 I've lived in Lisbon for ten years.
 
 USER | Works at Google

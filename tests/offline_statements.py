@@ -208,7 +208,7 @@ _STOPWORDS = frozenset(
 #: Cues of another time or of the negative: a line saying the present affirmative matches no
 #: expected fact carrying one (and the reverse).
 _NOT_NOW = re.compile(
-    r"\b(?:previously|formerly|used to|no longer|not anymore|anymore|former|ex|was|were|until|moved from|"
+    r"\b(?:previously|formerly|used to|no longer|not anymore|anymore|former|ex|was|were|until|"
     r"plans? to|planning|wants? to|hoping|aiming|might|someday)\b"
 )
 _NEGATIVE = re.compile(
@@ -299,6 +299,7 @@ _KINDS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(r"^Works at (?P<v>.+)$"), ()),
     (re.compile(r"^Works as (?P<v>.+)$"), ()),
     (re.compile(r"^Has an? (?P<k>\w+) named (?P<v>.+)$"), ()),
+    (re.compile(r"^Has an? (?P<k>wife|husband|partner)$"), ("married", "wife", "husband", "partner", "spouse")),
     (re.compile(r"^Has (?P<v>.+)$"), ()),
     (re.compile(r"^Likes (?P<v>.+)$"), ()),
     (re.compile(r"^Dislikes (?P<v>.+)$"), ("dislike", "hate", "not", "can't")),
@@ -377,6 +378,8 @@ def matches(line_file: str, line: str, fact_file: str, fact: str) -> bool:
         if m:
             groups = m.groupdict()
             value, cues, kind = groups.get("v") or "", kind_cues, groups.get("k")
+            if kind and not value:  # "Has a wife": the cue says it all
+                return _cues(fact, cues)
             days = _dates(groups["d"]) if groups.get("d") else None
             break
     if days is not None:

@@ -10,7 +10,7 @@ reach across sentences (a story, a task on a text, a retraction) are ``framing``
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..framing import framed, temporary
 from .person import first_person
@@ -327,6 +327,7 @@ class Clause:
     old: str | None  # the line it says it replaces ("(replaces: …)")
     correction: bool  # said with a cue of change ("Actually, …", "now", "not X but Y")
     presupposed_only: bool  # a plan or a wish: only what a possessive presupposes holds
+    message: str = ""  # the whole message, for a rule that reads its context
 
 
 def message_clauses(message: str) -> list[Clause]:
@@ -340,7 +341,7 @@ def message_clauses(message: str) -> list[Clause]:
                 continue  # a story, a task on a text, a rumour, a retracted line; code, markup
             prepared = _prepare(clause, opens=i == 0)
             if prepared is not None:
-                out.append(prepared)
+                out.append(replace(prepared, message=message))
     return out
 
 

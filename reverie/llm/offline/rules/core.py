@@ -58,6 +58,7 @@ class Filling:
     groups: dict[str, str]
     values: dict[str, str]
     match: re.Match[str]
+    message: str = ""  # the whole message the clause is of (a pet named in the next sentence …)
 
 
 #: A rule's own last step: adjust the filling, or refuse it (False).
@@ -81,6 +82,8 @@ class Rule:
     # ("I wanted to blend my love for dance and fashion")
     presupposed: bool = False
     finish: Finish | None = field(default=None, compare=False)
+    # the filled fact read as several ("Uses Django 5 with PostgreSQL 16" → one line per tool)
+    split: Callable[[str], list[str]] | None = field(default=None, compare=False)
 
 
 def rule(
@@ -94,6 +97,7 @@ def rule(
     each: bool = False,
     presupposed: bool = False,
     finish: Finish | None = None,
+    split: Callable[[str], list[str]] | None = None,
 ) -> Rule:
     return Rule(
         re.compile(pattern, re.I),
@@ -105,6 +109,7 @@ def rule(
         each,
         presupposed,
         finish,
+        split,
     )
 
 

@@ -94,7 +94,7 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
         if not read:
             _remembered(clause, found)
     facts = _unreversed(sentence_block, found.facts)
-    return _drop_shadowed(facts)
+    return _drop_shadowed(_named_over_bare(facts))
 
 
 def _read(clause: Clause, said_on: date | None, found: _Found) -> bool:
@@ -138,12 +138,15 @@ def _matches(rule: Rule, clause: Clause) -> Iterator[re.Match[str]]:
 
 def _readings(rule: Rule, m: re.Match[str], clause: Clause, said_on: date | None) -> list[str]:
     """The facts one match states, each read in its sentence."""
-    filled = fill(rule, m, said_on)
+    filled = fill(rule, m, said_on, clause.message)
     if not filled or len(filled) > _MAX_FACT:
         return []
     if not clause.opens and canon(filled).target == SOUL:
         return []  # an instruction to the agent opens its sentence; "… - always full of memories" is none
-    texts = each(filled) if rule.each else coordinated(filled, m, rule)
+    if rule.split is not None:
+        texts = rule.split(filled)
+    else:
+        texts = each(filled) if rule.each else coordinated(filled, m, rule)
     return [t for t in (likes.liked(pets.by_kind(t)) for t in texts) if t]
 
 
@@ -188,6 +191,12 @@ def _unreversed(message: str, facts: list[Fact]) -> list[Fact]:
         if not (hates_it and f.text.startswith(("Likes ", "Prefers ", "Favourite ")))
         and not (likes_it and f.text.startswith("Dislikes "))
     ]
+
+
+def _named_over_bare(facts: list[Fact]) -> list[Fact]:
+    """ "Has a husband" says less than "Has a husband named Tomasz" from the same message: dropped."""
+    named = {f.text.split(" named ", 1)[0] for f in facts if " named " in f.text}
+    return [f for f in facts if f.text not in named]
 
 
 def _drop_shadowed(facts: list[Fact]) -> list[Fact]:

@@ -29,7 +29,7 @@ _TITLE_KINDS = word_set(
 )
 
 
-def fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
+def fill(rule: Rule, m: re.Match[str], said_on: date | None, message: str = "") -> str | None:
     """The canonical fact ``m`` states by ``rule``, or None when a value is not its kind or the rule
     refuses it."""
     groups = {k: v for k, v in m.groupdict().items() if v}
@@ -37,7 +37,7 @@ def fill(rule: Rule, m: re.Match[str], said_on: date | None) -> str | None:
         groups["v"] = groups["a"]  # "we need to launch by …": the action is the thing that is due
     if not _kinds_hold(rule, groups, m):
         return None
-    f = Filling(rule.template, groups, _values(rule.template, groups, m, said_on), m)
+    f = Filling(rule.template, groups, _values(rule.template, groups, m, said_on), m, message)
     if rule.finish is not None and not rule.finish(f):
         return None
     if (
@@ -72,7 +72,7 @@ def _values(
                 values[key] = place_name(values[key])  # "tel aviv" → "Tel Aviv"
     if "b" in groups:
         values["b"] = groups["b"].strip()
-    for key in ("t", "e"):
+    for key in ("t", "e", "n"):
         if key in groups:
             values[key] = groups[key].strip()
     if (

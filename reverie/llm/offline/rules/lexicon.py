@@ -32,7 +32,14 @@ ROLES = word_set(
     "consultant analyst architect artist musician photographer accountant founder co-founder cto ceo cfo coo vp "
     "intern freelancer contractor carpenter electrician plumber chef cook baker farmer pilot translator "
     "therapist psychologist librarian economist mechanic technician administrator sysadmin tester recruiter "
-    "salesperson marketer entrepreneur veterinarian paramedic firefighter officer lead"
+    "salesperson marketer entrepreneur veterinarian paramedic firefighter officer lead "
+    "postdoc counselor counsellor paralegal cpa associate specialist coordinator clerk cashier driver "
+    "caregiver carer midwife optometrist radiologist physiotherapist physio dietitian nutritionist barista "
+    "bartender waiter waitress hairdresser stylist tailor welder machinist surveyor planner producer animator "
+    "illustrator copywriter tutor instructor trainer coach principal dean statistician actuary auditor banker "
+    "broker trader realtor solicitor barrister notary secretary receptionist nanny gardener landscaper builder "
+    "bricklayer roofer painter sculptor dancer singer actor actress comedian streamer blogger podcaster "
+    "homemaker retiree pensioner owner worker strategist"
 )
 
 

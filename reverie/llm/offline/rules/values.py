@@ -113,9 +113,18 @@ def is_unknown_place(value: str) -> bool:
     return _is_proper(value, max_words=4) and not set(words) & (NOT_ORG | TECH | LANGUAGES)
 
 
+#: Places of work that are an organisation only with a name of their own ("the University of
+#: Edinburgh", not "university"; "Lincoln High School", not "school").
+_BARE_ONLY = word_set("time home remote remotely night nights weekends school university college")
+
+
 def is_org(value: str) -> bool:
-    words = [w.strip(".,").lower() for w in value.split()]
-    return _is_proper(value, max_words=5, digits=True) and not (set(words) & (NOT_ORG | LANGUAGES))
+    words = {w.strip(".,").lower() for w in value.split()} - {"the"}
+    if not words or words <= _BARE_ONLY:
+        return False
+    return _is_proper(value, max_words=5, digits=True) and not (
+        words & ((NOT_ORG - _BARE_ONLY) | LANGUAGES)
+    )
 
 
 def is_name(value: str) -> bool:
@@ -130,7 +139,13 @@ EVALUATIVE = word_set(
 )
 
 
+#: A title that heads something ("head of the science department", "VP of engineering").
+_HEAD_OF = re.compile(r"(?:head|director|vp|chair|dean|lead) of (?:the )?[a-z][a-z -]{2,40}", re.I)
+
+
 def is_role(value: str) -> bool:
+    if _HEAD_OF.fullmatch(value.strip()):
+        return True
     words = [w.strip(".,").lower() for w in _tokens(value)]
     return (
         0 < len(words) <= 4
