@@ -203,7 +203,10 @@ _NUMBERS = {
 }
 _STOPWORDS = frozenset(
     "a an the of to in on at for with and or is are was be been their his her its my our your "
-    "user user's users they them he she it this that as by from into about very really".split()
+    "user user's users they them he she it this that as by from into about very really "
+    # the verbs of the templates, said in other words by the writers ("Backend runs on Django 5" is
+    # "Backend uses Django 5")
+    "use uses used run runs written built hosted deployed store stores data".split()
 )
 #: Cues of another time or of the negative: a line saying the present affirmative matches no
 #: expected fact carrying one (and the reverse).
@@ -234,6 +237,8 @@ _PHRASES = [
     (re.compile(r"\bevery month\b|\bonce a month\b"), "monthly"),
     (re.compile(r"\b(\w+)[ -]free\b"), r"not \1"),  # "gluten-free" is "no gluten"
     (re.compile(r"\bfirst language\b|\bmother tongue\b"), "native"),
+    (re.compile(r"\b(?:at most|up to|no more than|max(?:imum)?)\b"), "under"),
+    (re.compile(r"\b(?:amounts?|currency|costs?)\b"), "price"),
     (re.compile(r"\bpostgre ?sql\b"), "postgres"),
 ]
 
@@ -339,7 +344,7 @@ def _cues(fact: str, cues: Iterable[str]) -> bool:
     cue_words = set(cues)
     if not cue_words:
         return True
-    words = set(fold(fact).split())
+    words = set(fold(fact).split()) | words_of(fact)
     return bool(words & cue_words) or any(_stem(w) in cue_words for w in words)
 
 

@@ -45,6 +45,7 @@ from .rules import (
     is_canonical,
     is_suspicious_rule,
     leaves_unsure,
+    names_database,
     normalize,
     strip_instead,
     value_words,
@@ -314,17 +315,25 @@ def _dream_analyze(user: str) -> str:
             findings.pop(key, None)  # already there (a later repeat)
             continue
         old = named or info.replaces
-        line = _match_line(files[info.target], old, info.slot) if old else None
-        if line is None and info.slot:
-            line = next((ln for ln in files[info.target] if attribute(ln) == info.slot), None)
-            if (
-                (line is not None or key in findings)
-                and not old
-                and not _may_replace(fact, info.slot)
-            ):
+        slot = info.slot or attribute(text)
+        line = _match_line(files[info.target], old, slot) if old else None
+        if line is None and slot:
+            line = next((ln for ln in files[info.target] if attribute(ln) == slot), None)
+            if (line is not None or key in findings) and not old and not _may_replace(fact, slot):
                 continue  # the file (or this batch) holds another value and nothing says it changed: unsure
+        if line is None and not slot and not old and fact.mark == "correction":
+            line = _the_database_line(files[info.target], text)
         findings[key] = f"[{info.target}] {p.with_replaces(text, line) if line else text}"
     return "\n".join(findings.values()) if findings else "[SKIP]"
+
+
+def _the_database_line(lines: list[str], text: str) -> str | None:
+    """ "We're going with ClickHouse instead": a correction naming a database and no project
+    replaces the file's one line that names a database (none, or several: unsure, nothing)."""
+    if not names_database(text):
+        return None
+    found = [ln for ln in lines if names_database(ln)]
+    return found[0] if len(found) == 1 else None
 
 
 def _may_replace(fact: Fact, slot: str) -> bool:

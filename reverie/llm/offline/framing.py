@@ -69,6 +69,7 @@ _BACKWARD = re.compile(
     re.I,
 )
 _TEMPORARY = re.compile(
+    r"(?<!as of )(?<!from )(?<!starting )(?<!since )"
     r"\b(?:today|tonight|this (?:morning|afternoon|evening|week|weekend|month|sprint|trip|semester|term|summer|"
     r"winter)|for (?:this|the|a) (?:project|week|weekend|trip|month|sprint|demo|day|night|holidays?|"
     r"conference|meeting|hackathon|course|class)|for (?:the time being|a few (?:days|weeks))|"

@@ -40,6 +40,7 @@ from .templates import (
     dated,
     is_canonical,
     is_suspicious_rule,
+    names_database,
     normalize,
     strip_instead,
     value_words,
@@ -63,4 +64,5 @@ __all__ = [
     "is_canonical",
     "attribute",
     "value_words",
+    "names_database",
 ]

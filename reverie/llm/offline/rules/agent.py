@@ -95,6 +95,47 @@ def stop_doing(f: Filling) -> bool:
     return True
 
 
+_NUMBER_WORDS = {
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+    "ten": "10",
+}
+_COUNT = r"(?P<n>\d+|one|two|three|four|five|six|seven|eight|nine|ten)"
+_UNIT = r"(?P<u>sentences|words|lines|paragraphs|bullet points)"
+
+
+def at_most(f: Filling) -> bool:
+    """ "Five sentences max" → "Keep answers under 5 sentences"."""
+    n = f.groups["n"].lower()
+    f.values["v"] = f"{_NUMBER_WORDS.get(n, n)} {f.groups['u'].lower()}"
+    return True
+
+
+def a_language_reply(f: Filling) -> bool:
+    value = f.groups.get("v", "")
+    f.values["v"] = value[:1].upper() + value[1:].lower()
+    return is_language(f.values["v"])
+
+
+#: The things a "no X" request bans from answers.
+_BANNED = (
+    r"emojis?|emoticons|exclamation marks|bullet points|bullets|jargon|legal jargon|technical jargon|"
+    r"corporate jargon|markdown|tables|headings|small talk|filler|fluff|disclaimers|lists|numbered lists|"
+    r"apologies|hashtags|code blocks"
+)
+#: Tones an answer can be asked to take ("Be blunt with me").
+_TONES = (
+    r"blunt|direct|honest|candid|formal|informal|casual|friendly|patient|critical|straightforward|specific|"
+    r"precise|thorough|gentle|encouraging|objective|frank|polite"
+)
+
 RULES = [
     # rules for the agent
     rule(rf"{TO_AGENT}(?:call|address) me (?:as )?{NAME}", "Call the user {v}", {"v": is_name}),
@@ -136,7 +177,7 @@ RULES = [
     ),
     rule(
         r"\b(?:give|write) (?:me )?(?:more )?detailed (?:answers|replies)"
-        r"|\bi (?:prefer|like|want) (?:long|longer|detailed) (?:answers|replies)",
+        r"|\bi (?:prefer|like|want|love) (?:long|longer|detailed|in-depth) (?:answers|replies|explanations|responses)",
         "Give detailed answers",
     ),
     rule(
@@ -166,6 +207,63 @@ RULES = [
         "Always {v3}",
         finish=an_instruction,
     ),
+    # "Max 150 words per answer", "Five sentences max.", "no more than 3 sentences"
+    rule(
+        rf"^(?:max(?:imum)?|at most|no more than|under|up to) {_COUNT} {_UNIT}(?: (?:per|in|for) (?:an? )?"
+        r"(?:answer|reply|response|message))?\b",
+        "Keep answers under {v}",
+        finish=at_most,
+    ),
+    rule(
+        rf"^{_COUNT} {_UNIT} (?:max|maximum|tops|at most)\b",
+        "Keep answers under {v}",
+        finish=at_most,
+    ),
+    # "No emojis. Ever.", "no bullet points unless i ask for them", "pls no emojis"
+    rule(
+        rf"^(?:please[,\s]+)?no (?:more )?(?P<v>{_BANNED})(?:[,\s]+(?:please|ever|thanks))*\s*[.!]*$"
+        rf"|^(?:please[,\s]+)?no (?:more )?(?P<w>{_BANNED}) (?:in|for) (?:your |the |my )?"
+        r"(?:answers|replies|responses|messages)\b",
+        "Never use {v}",
+        negative=True,
+        finish=lambda f: _banned(f),
+    ),
+    # "Be blunt with me", "Please be more direct"
+    rule(
+        rf"^(?:please[,\s]+)?(?:just |always )?be (?:more |very |really |totally |brutally )?(?P<v>{_TONES})\b",
+        "Be {v}",
+    ),
+    # "Give me the answer first, then explain", "lead with the summary"
+    rule(
+        rf"{TO_AGENT}(?:show|give|put|lead with|start with|open with) (?:me )?(?:the )?(?P<v>answer|short answer|"
+        r"summary|conclusion|bottom line|tl;?dr|result|recommendation)(?: first)?\b",
+        "Give the {v} first",
+    ),
+    # "spanish replies only", "Answers in French only"
+    rule(
+        r"^(?P<v>[A-Za-z]+) (?:replies|answers|responses) only\b|^(?:replies|answers|responses) in "
+        r"(?P<w>[A-Za-z]+) only\b",
+        "Reply in {v}",
+        finish=lambda f: _reply_language(f),
+    ),
+    # "Currency in rand please", "prices in pesos pls"
+    rule(
+        r"^(?:please[,\s]+)?(?:give |show |quote )?(?:the )?(?:currency|prices|amounts|money|costs)(?: in| as) "
+        r"(?P<v>[a-z]+(?: (?!please|pls|not|instead)[a-z]+)?)(?=\s*(?:[,.;!]|$)|\s+(?:please|not|instead)\b)",
+        "Give prices in {v}",
+    ),
+    # "Please use metric units and 24-hour time": the second unit too
+    rule(
+        r"^(?:please[,\s]+)?use (?:metric units|imperial units|british spelling|american spelling|uk english|"
+        r"us english|celsius|fahrenheit|24-hour time|iso dates) and (?P<v>metric units|imperial units|celsius|"
+        r"fahrenheit|24-hour time|iso dates)\b",
+        "Use {v}",
+    ),
+    # "Shorter, well-structured answers really help me"
+    rule(
+        r"\b(?:short|shorter|brief|concise)(?:,? [\w-]+)? (?:answers|replies|responses) (?:really )?help me\b",
+        "Keep answers short",
+    ),
 ]
 
 CANON = [
@@ -186,4 +284,18 @@ CANON = [
     (r"^Reply in (.+)$", SOUL, "language"),
     (r"^(Keep answers short|Give detailed answers)$", SOUL, "length"),
     (r"^(?:Always|Never) (.+)$", SOUL, None),
+    (rf"^Be ({_TONES})$", SOUL, None),
+    (r"^Give the (.+) first$", SOUL, None),
+    (r"^Give prices in (.+)$", SOUL, "currency"),
 ]
+
+
+def _banned(f: Filling) -> bool:
+    value = (f.groups.get("v") or f.groups.get("w") or "").lower()
+    f.values["v"] = value
+    return bool(value)
+
+
+def _reply_language(f: Filling) -> bool:
+    f.groups["v"] = f.groups.get("v") or f.groups.get("w") or ""
+    return a_language_reply(f)

@@ -92,7 +92,8 @@ _HYPOTHETICAL = re.compile(
 
 _REPORTED = re.compile(
     r"\b(?:he|she|they|you|someone|somebody|people|everyone|everybody|nobody|my \w+|his \w+|her \w+|the \w+|"
-    r"(?-i:[A-Z])\w+)\s+(?:said|says|say|told me|tells me|thinks|think|thought|claims?|claimed|believes?|"
+    r"(?!(?:Always|Never|Please|Just|Also)\b)(?-i:[A-Z])\w+)\s+(?:said|says|say|told me|tells me|thinks|think|"
+    r"thought|claims?|claimed|believes?|"
     r"believed|wrote|writes|asked|asks|assumes?|assumed|insists?|insisted|mentioned|mentions)\b"
     # the speaker named after the words: "I'm a total movie fan, said my brother"
     r"|,\s*(?:said|says|asked|asks|wrote|writes|added|adds|replied)\s+(?:(?-i:[A-Z])\w+|my \w+|his \w+|her \w+|"
@@ -141,14 +142,16 @@ NEGATION = re.compile(r"\b(?:not|never|no|none|nor|neither|without|n't)\b|n't\b"
 # Only with words that make it standing: "can you always …?" may ask about an ability, or be
 # rhetorical.
 STANDING_REQUEST = re.compile(
-    r"^(?:can|could|would|will) you (?:please )?(?P<v>(?:always )?[a-z].*?\b(?:from now on|"
-    r"going forward|in (?:the )?future))(?:,? please)?\s*[?.!]*$",
+    r"^(?:can|could|would|will) you (?:please |kindly )?(?P<v>(?:always )?[a-z].*?\b(?:from now on|"
+    r"going forward|in (?:the )?future)|(?:always )?(?:keep|make|use|stop|avoid|write|answer|reply|respond|give|"
+    r"put|format)\b[^?]*?\byour (?:answers|replies|responses)\b[^?]*?)"
+    r"(?:,? please)?\s*[?.!]*$",
     re.I,
 )
 
 
 CORRECTION_CUE = re.compile(
-    r"^(?:actually|correction|sorry|no|wait|oops|update|news|quick update|small update|quick fix|"
+    r"^(?:actually|correction|sorry|no(?=\s*[,!-])|wait|oops|update|news|quick update|small update|quick fix|"
     r"small thing|scratch that|make that|changed my mind|i changed my mind|update on that)\b"
     r"[,:!\s-]*",
     re.I,
@@ -170,7 +173,8 @@ NOT_BUT = re.compile(
 
 
 FILLER = re.compile(
-    r"^(?:oh|well|btw|by the way|so|also|anyway|ok|okay|hmm|and|fyi|fun fact|for the record|"
+    r"^(?:oh|well|btw|by the way|so|also|anyway|ok|okay|hmm|and|fyi|fun fact|for the record|honestly|frankly|"
+    r"tbh|for reference|for context|context|some context|heads-up|"
     r"just so you know|heads up|note|yes|yeah|yep|right|what can i say|you know what)\b[,:!\s-]+",
     re.I,
 )
@@ -332,8 +336,10 @@ class Clause:
 
 def message_clauses(message: str) -> list[Clause]:
     """The clauses of a message that are the user's own statements, each prepared for the rules: a
-    story, a task on a text, a retraction, code or a clause that states nothing gives none."""
+    story, a task on a text, a retraction, code or a clause that states nothing gives none. A cue of
+    correction that opens the message ("Changed my mind, …", "Update: …") reaches all of it."""
     sentences = sentences_of(spelled(message))
+    corrects = bool(sentences) and bool(CORRECTION_CUE.match(_without_fillers(sentences[0])))
     out = []
     for sentence, in_frame in zip(sentences, framed(sentences)):
         for i, clause in enumerate(clauses(sentence)):
@@ -341,7 +347,9 @@ def message_clauses(message: str) -> list[Clause]:
                 continue  # a story, a task on a text, a rumour, a retracted line; code, markup
             prepared = _prepare(clause, opens=i == 0)
             if prepared is not None:
-                out.append(replace(prepared, message=message))
+                out.append(
+                    replace(prepared, message=message, correction=prepared.correction or corrects)
+                )
     return out
 
 
@@ -357,7 +365,7 @@ def _prepare(clause: str, *, opens: bool) -> Clause | None:
     cue = CORRECTION_CUE.match(text)
     if cue:
         correction, text = True, text[cue.end() :]
-    text = first_person(with_subject(text))
+    text = _STANDING_SCOPE.sub("", first_person(with_subject(_standing(text)))).strip()
     standing = STANDING_REQUEST.match(text)
     if standing:  # "Could you answer in Spanish from now on?" asks for a standing rule
         text = standing.group("v")
@@ -372,6 +380,34 @@ def _prepare(clause: str, *, opens: bool) -> Clause | None:
         correction = True
         text = NOT_BUT.sub(lambda n: n.group("p") or "", text)
     return Clause(text, opens, passing, old, correction, presupposed_only)
+
+
+#: A rule's standing scope said after it ("… unless I ask for more", "… even if I write in
+#: English", "… whatever language I use"): part of the rule, no hypothetical.
+_STANDING_SCOPE = re.compile(
+    r",?\s+(?:unless i (?:ask|say|tell|request|want|need|specify)|even (?:if|when) i (?:write|ask|use|message|"
+    r"talk|type|speak)|whatever (?:language )?i (?:use|write|type)|no matter (?:what|which) (?:language )?i|"
+    r"if i ask(?: for (?:it|them|more|details))?\s*[.!]?$)[^.;]*",
+    re.I,
+)
+
+
+#: A standing condition before a request ("When I ask coding questions, give me the code first"):
+#: the request is a rule the condition scopes, not a hypothetical.
+_WHEN_I_ASK = re.compile(
+    r"^when(?:ever)? (?:i|you) (?:ask|write|want|need|send|give|say|request|message|share|paste|mention|"
+    r"talk|use|explain|suggest|recommend)\b[^,]{2,80},\s+(?P<rest>(?:please |just )?[a-z].+)$",
+    re.I,
+)
+_RULE_OPENER = re.compile(r"^(?:please |just )?(?:no|don't|do not|never|always)\b", re.I)
+
+
+def _standing(text: str) -> str:
+    m = _WHEN_I_ASK.match(text)
+    if not m:
+        return text
+    rest = m.group("rest")
+    return rest if _RULE_OPENER.match(rest) else f"Always {rest}"
 
 
 def _without_fillers(text: str) -> str:

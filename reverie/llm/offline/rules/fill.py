@@ -40,9 +40,7 @@ def fill(rule: Rule, m: re.Match[str], said_on: date | None, message: str = "") 
     f = Filling(rule.template, groups, _values(rule.template, groups, m, said_on), m, message)
     if rule.finish is not None and not rule.finish(f):
         return None
-    if (
-        "{v3}" in f.template
-    ):  # free text addressed to the agent: the user's words, in the third person
+    if "{v3}" in f.template and "v3" not in f.values:  # the user's words, in the third person
         f.values["v3"] = third_person(groups.get("v", "").strip().rstrip(".!"))
     try:
         text = f.template.format(**f.values).strip()

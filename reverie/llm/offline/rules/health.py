@@ -6,7 +6,7 @@ of speech.
 
 from __future__ import annotations
 
-from .core import USER, rule, word_set
+from .core import USER, Filling, rule, word_set
 from .phrases import VAL
 from .values import is_thing
 
@@ -33,6 +33,48 @@ def is_allergen(value: str) -> bool:
     )
 
 
+#: Conditions people tell their assistant about, as a closed class (a headache, a cold, "tired" are
+#: passing and are none).
+CONDITIONS = (
+    r"(?:type [12] |type one |type two )?diabetes|asthma|mild asthma|adhd|add|autism|dyslexia|dyspraxia|ibs|"
+    r"c[oe]?eliac(?: disease)?|crohn'?s(?: disease)?|epilepsy|migraines|arthritis|rheumatoid arthritis|lupus|"
+    r"multiple sclerosis|ms|hypertension|high blood pressure|anxiety|depression|ptsd|ocd|bipolar(?: disorder)?|"
+    r"tinnitus|eczema|psoriasis|endometriosis|pcos|hypothyroidism|sleep apnea|sleep apnoea|insomnia|"
+    r"long covid|chronic fatigue|fibromyalgia|a heart condition|hearing loss|colou?r ?blindness|a peanut allergy|"
+    r"gout|glaucoma|cataracts"
+)
+_ADJECTIVES = {
+    "diabetic": "diabetes",
+    "asthmatic": "asthma",
+    "epileptic": "epilepsy",
+    "celiac": "celiac disease",
+    "coeliac": "coeliac disease",
+    "prediabetic": "prediabetes",
+    "pre-diabetic": "prediabetes",
+    "dyslexic": "dyslexia",
+    "autistic": "autism",
+}
+
+
+def as_condition(f: Filling) -> bool:
+    """ "I'm type 2 diabetic" → "Has type 2 diabetes"; "celiac" → "celiac disease"."""
+    value = f.values["v"].lower()
+    words = value.split()
+    if words and words[-1] in _ADJECTIVES:
+        words[-1] = _ADJECTIVES[words[-1]]
+    f.values["v"] = " ".join(words).replace("adhd", "ADHD").replace("ibs", "IBS")
+    return True
+
+
+def allergen_noun(f: Filling) -> bool:
+    """ "a peanut allergy" → "Allergic to peanuts" (the plural people write, where one is listed)."""
+    value = f.values["v"].lower()
+    if value + "s" in ALLERGENS:
+        value += "s"
+    f.values["v"] = value
+    return True
+
+
 RULES = [
     rule(
         r"\bi(?:'m| am) (?:(?:severely|very|a bit|slightly|mildly) )?(?P<v>lactose|gluten) intolerant\b",
@@ -40,8 +82,54 @@ RULES = [
         None,
         "permanent",
     ),
-    rule(rf"\bi(?:'m| am) allergic to {VAL}", "Allergic to {v}", {"v": is_allergen}, "permanent"),
+    rule(
+        rf"\bi(?:'m| am) (?:(?:severely|seriously|very|mildly|deathly|extremely|really|highly|also) )?"
+        rf"allergic to {VAL}",
+        "Allergic to {v}",
+        {"v": is_allergen},
+        "permanent",
+    ),
+    # "Allergic to shellfish, and to penicillin"
+    rule(
+        rf"\ballergic to [^,.;]{{2,40}}?,? and (?:also )?to {VAL}",
+        "Allergic to {v}",
+        {"v": is_allergen},
+        "permanent",
+    ),
+    # "I have a severe peanut allergy", "severe peanut alergy"
+    rule(
+        r"(?:^|\bi(?: have|'ve got| have got) )(?:an? )?(?:(?:severe|serious|mild|bad|life-threatening) )?"
+        r"(?P<v>[a-z]+(?: [a-z]+)?) (?:allergy|alergy|allergie)\b",
+        "Allergic to {v}",
+        {"v": is_allergen},
+        "permanent",
+        finish=allergen_noun,
+    ),
     rule(r"\bi(?:'m| am) (?:an? )?(?P<v>vegetarian|vegan|pescatarian)(?![\w-])", "Is {v}"),
+    rule(r"\bi(?:'m| am) (?:a )?veggie(?![\w-])", "Is vegetarian"),
+    rule(
+        rf"\bi(?: have|'ve got| have got| was diagnosed with| got diagnosed with| live with) (?P<v>{CONDITIONS})\b",
+        "Has {v}",
+        None,
+        "permanent",
+        finish=as_condition,
+    ),
+    rule(
+        r"\bi(?:'m| am) (?P<v>(?:type [12] )?diabetic|asthmatic|epileptic|c[oe]?eliac|pre-?diabetic|dyslexic|"
+        r"autistic)(?![\w-])",
+        "Has {v}",
+        None,
+        "permanent",
+        finish=as_condition,
+    ),
+    rule(r"\bi(?:'m| am) (?:\d+ weeks )?pregnant\b", "Is pregnant"),
+    rule(
+        r"\bi (?:don't|do not|never|no longer) drink(?: (?P<v>alcohol|coffee|caffeine|beer|wine))?"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:anymore|at all)\b)",
+        "Doesn't drink {v}",
+        negative=True,
+        finish=lambda f: f.values.setdefault("v", "alcohol") is not None,
+    ),
     rule(
         r"\bi(?:'m| am) (?:(?:on )?an? |strictly |completely )?(?P<v>gluten-free|dairy-free|lactose-free|keto|paleo|"
         r"kosher|halal|plant-based|low-carb|sugar-free)(?: diet)?\b",
@@ -60,8 +148,8 @@ RULES = [
         negative=True,
     ),
     rule(
-        r"\bi (?:eat|follow|keep) (?:an? |strictly )?(?P<v>gluten-free|dairy-free|keto|paleo|kosher|halal|plant-based|"
-        r"low-carb|sugar-free)(?: diet| food)?\b",
+        r"\bi (?:eat|follow|keep|stick to) (?:an? |strictly |only )?(?P<v>gluten-free|dairy-free|keto|paleo|kosher|"
+        r"halal|plant-based|low-carb|sugar-free|low-fodmap|low-sodium|low-fat|mediterranean)(?: diet| food)?\b",
         "Diet: {v}",
     ),
     rule(
@@ -78,4 +166,7 @@ CANON = [
     (r"^Is (lactose|gluten) intolerant$", USER, None),
     (r"^Doesn't eat (.+)$", USER, None),
     (r"^Diet: (.+)$", USER, None),
+    (r"^Is pregnant$", USER, None),
+    (r"^Doesn't drink (.+)$", USER, None),
+    (rf"^Has ({CONDITIONS}|prediabetes)$", USER, None),
 ]

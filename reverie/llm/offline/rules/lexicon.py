@@ -176,3 +176,11 @@ QUALIFIERS = word_set(
 GENERIC_THE = word_set(
     "ocean oceans sea beach mountains outdoors countryside woods forest snow rain sun desert wilderness"
 )
+
+#: How often a team or a person does something ("every other Monday", "twice a week", "daily").
+CADENCE = (
+    r"(?:every|each) (?:other |second |single )?(?:day|weekday|week|month|quarter|year|morning|afternoon|evening|"
+    r"sprint|release|\w+day|two|three|four|six|\d+)|(?:once|twice|three times|four times|two times|\d+ times) a "
+    r"(?:day|week|month|quarter|year|sprint)|weekly|daily|monthly|biweekly|bi-weekly|fortnightly|quarterly|"
+    r"(?:on )?(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)"
+)

@@ -74,6 +74,13 @@ _LIKE_END = (
 )
 
 
+def is_title_or_name(value: str) -> bool:
+    """A team or a club by its name: capitalised, no person, no place alone ("I support Barcelona"
+    names a club, but "I support Sarah" a person)."""
+    words = value.split()
+    return bool(words) and not given_name(words[0]) and all(w[:1].isupper() for w in words)
+
+
 def as_gerund(f: Filling) -> bool:
     """ "I like to collect jerseys" → "Likes collecting jerseys"."""
     f.values["g"] = gerund(f.groups["g"].lower())
@@ -302,7 +309,7 @@ RULES = [
         r"totally |also |always |pretty much |just |mostly )?"
         r"(?:my (?:passion|"
         r"jam|thing|favou?rite (?:hobby|hobbies|pastime|thing to do|activity)|main hobb(?:y|ies)|hobby|hobbies|"
-        r"go-to for (?:stress relief|relaxing|relaxation|unwinding)|stress relief|stress-buster|"
+        r"go-to for (?:stress relief|relaxing|relaxation|unwinding)|stress relief|stress-buster|therapy|reset|happy place|"
         r"favou?rite way to (?:relax|unwind|de-?stress))|"
         r"one of my (?:faves|favou?rites|favou?rite (?:things|hobbies|pastimes|activities)|passions|hobbies)|"
         r"my top pick|a favou?rite of mine|a passion of mine|at the top of my list)\b",
@@ -334,16 +341,23 @@ RULES = [
     # favourite" names none
     rule(
         r"^(?P<v>(?-i:[A-Z])[\w'’-]*(?:\s(?:of|the|and|(?-i:[A-Z])[\w'’-]*)){0,4}) (?:is|are) (?:definitely |probably |"
-        r"still )?my (?:all-time )?favou?rite (?P<k>book|novel|movie|film|show|series|band|song|album|team|game|author|"
+        r"still )?my (?:all[- ]time )?(?:favou?rite|fave?) (?P<k>book|novel|movie|film|show|series|band|song|album|team|game|author|"
         r"writer|singer|artist|player|city|dish|food)\b",
         "Favourite {k}: {v}",
         {"v": is_specific},
+    ),
+    # "I support Fenerbahce": a team
+    rule(
+        r"\bi (?:really |also )?support (?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2})"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:so|and|but|since)\b)",
+        "Supports {v}",
+        {"v": is_title_or_name},
     ),
 ]
 
 CANON = [
     (r"^Favou?rite (\w+): (.+)$", USER, "favourite:{1}"),
-    (r"^(?:Likes|Dislikes|Prefers) (.+)$", USER, None),
+    (r"^(?:Likes|Dislikes|Prefers|Supports) (.+)$", USER, None),
 ]
 
 

@@ -242,7 +242,7 @@ RULES = [
 ]
 
 CANON = [
-    (r"^Has an? (\w+) named (.+)$", USER, None),
+    (r"^Has an? (.+?) named (.+)$", USER, None),
     (rf"^Has (?:an? (?:{PETS})|(?:two|three|four|five) (?:{PETS_PLURAL}))$", USER, None),
 ]
 

@@ -44,16 +44,24 @@ _APOSTROPHES = {
     "thx": "thanks",
 }
 _APOSTROPHE_RX = re.compile(r"\b(" + "|".join(_APOSTROPHES) + r")\b", re.I)
-#: A tag at the end that says nothing ("veggie fyi", "celiac here", "vegan btw").
+#: A tag at the end that says nothing ("vegan btw", "Never use emojis, please"); "here" only after
+#: a predicate with no subject ("celiac here").
 _TAIL_TAG = re.compile(
-    r"(?:[,\s]+(?:fyi|btw|by the way|here|tbh|lol|haha|thanks|thank you|please|just so you know))+"
-    r"\s*([.!]*)$",
+    r"(?:,\s*(?:please|thanks|thank you)|[,\s]+(?:fyi|btw|by the way|tbh|just so you know))+\s*([.!]*)$",
     re.I,
+)
+_HERE = re.compile(r"\s+here\s*([.!]*)$", re.I)
+
+
+#: "were on django 5": "we're", where "were" cannot be the past (no subject before it).
+_WERE = re.compile(
+    r"(?:^|(?<=[.!?]\s))were (?=(?:on|using|going|moving|switching|running|based|in)\b)", re.I
 )
 
 
 def spelled(message: str) -> str:
     """The message with its apostrophes put back ("im" → "I'm", "dont" → "don't")."""
+    message = _WERE.sub("we're ", message)
 
     def put(m: re.Match[str]) -> str:
         word = m.group(1)
@@ -137,7 +145,8 @@ def with_subject(clause: str) -> str:
         m = rx.match(text)
         if m:
             return sentence.format(**{k: v.strip() for k, v in m.groupdict().items()})
+    bare = _HERE.sub(r"\1", text)
     for rx, subject in _PREDICATES:
-        if rx.match(text):
-            return subject + text[:1].lower() + text[1:]
+        if rx.match(bare):
+            return subject + bare[:1].lower() + bare[1:]
     return text

@@ -52,7 +52,8 @@ _INSTEAD = re.compile(r"^(?P<new>.+?) instead of (?P<old>.+)$", re.I)
 
 
 _NO_LONGER = re.compile(
-    r"^No longer (?P<k>lives in|live in|works at|work at|works for|work for|likes|like|uses|use) "
+    r"^No longer (?P<k>lives in|live in|works at|work at|works for|work for|likes|like|uses|use|learning|"
+    r"is learning) "
     r"(?P<v>.+)$",
     re.I,
 )
@@ -69,6 +70,8 @@ _NO_LONGER_LINE = {
     "likes": "Likes",
     "use": "Uses",
     "uses": "Uses",
+    "learning": "Is learning",
+    "is learning": "Is learning",
 }
 
 
@@ -165,6 +168,14 @@ def attribute(line: str) -> str | None:
     }
     projects |= {m.lower() for m in re.findall(rf"(?<!\S)(?-i:[a-z])[\w-]* {PROJECT_NOUN}\b", text)}
     return f"database:{projects.pop()}" if len(projects) == 1 else None
+
+
+def names_database(text: str) -> bool:
+    """The text names a database ("Uses MongoDB for the analytics service", "Decided: go with
+    PostgreSQL"), and no cache, queue or search store."""
+    if _NOT_STORAGE.search(text):
+        return False
+    return any(w.lower() in DATABASES for w in re.findall(r"[A-Za-z][\w-]*", strip_instead(text)))
 
 
 _TEMPLATE_WORDS = word_set(

@@ -174,11 +174,32 @@ def is_tool(value: str) -> bool:
     if not head or len(head) > 3:
         return False
     first = head[0].strip(".,")
-    if first.lower() in VAGUE or first.lower() in TIME_WORDS:
+    if first.lower() in VAGUE or first.lower() in TIME_WORDS or _VERSION.fullmatch(first):
         return False
     return all(
-        h.lower().strip(".,") in TECH or (h[:1].isupper() and h.lower() not in NOT_NAMES)
-        for h in head
+        h.lower().strip(".,") in TECH
+        or (h[:1].isupper() and h.lower() not in NOT_NAMES)
+        or (i > 0 and _VERSION.fullmatch(h.strip(".,")) is not None)  # "Django 5", "Go 1.22"
+        or (i > 0 and head[0].lower() in TECH and h.isalpha() and h.islower())  # "spring boot"
+        for i, h in enumerate(head)
+    )
+
+
+#: A version after a tool's name ("5", "3.12", "v2", "16.1").
+_VERSION = re.compile(r"v?\d+(?:\.\d+)*[a-z]?")
+
+
+def is_tech(value: str) -> bool:
+    """A tool, and not a place, a person or a language ("we're going with ClickHouse", never "…
+    with Berlin")."""
+    first = value.split()[0] if value.split() else ""
+    if first.lower() in TECH:
+        return is_tool(value)
+    return (
+        is_tool(value)
+        and not known_place(first)
+        and not given_name(first)
+        and not is_language(first)
     )
 
 
@@ -229,6 +250,8 @@ def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
         "responses",
         "answer",
         "reply",
+        "explanations",
+        "explanation",
     }:
         return False
     return all(re.fullmatch(r"[\w'&+-]+(?:\.\w+)*", w) for w in words)
@@ -367,8 +390,8 @@ def is_firm(value: str) -> bool:
 
 
 def is_project(value: str) -> bool:
-    """A named project ("Heron") or a described one ("inventory app")."""
-    return is_name(value) or bool(re.fullmatch(rf"[a-z][\w-]* {PROJECT_NOUN}", value))
+    """A named project ("Heron") or a described one ("inventory app", "the service")."""
+    return is_name(value) or bool(re.fullmatch(rf"(?:[a-z][\w-]* )?{PROJECT_NOUN}", value))
 
 
 def is_specific(value: str) -> bool:
