@@ -304,7 +304,10 @@ _KINDS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(r"^Works at (?P<v>.+)$"), ()),
     (re.compile(r"^Works as (?P<v>.+)$"), ()),
     (re.compile(r"^Has an? (?P<k>\w+) named (?P<v>.+)$"), ()),
-    (re.compile(r"^Has an? (?P<k>wife|husband|partner)$"), ("married", "wife", "husband", "partner", "spouse")),
+    (
+        re.compile(r"^Has an? (?P<k>wife|husband|partner)$"),
+        ("married", "wife", "husband", "partner", "spouse"),
+    ),
     (re.compile(r"^Has (?P<v>.+)$"), ()),
     (re.compile(r"^Likes (?P<v>.+)$"), ()),
     (re.compile(r"^Dislikes (?P<v>.+)$"), ("dislike", "hate", "not", "can't")),
@@ -323,6 +326,7 @@ _KINDS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(r"^(?:Always|Never) (?P<v>.+)$"), ()),
     (re.compile(r"^Deadline for (?P<v>.+?): (?P<d>.+)$"), ()),
     (re.compile(r"^Deadline: (?P<d>.+)$"), ()),
+    (re.compile(r"^(?P<v>.+?) on (?P<d>\d{4}-\d{2}-\d{2})$"), ()),
     (re.compile(r"^Team (?:agreement|cadence): (?P<v>.+)$"), ()),
     (
         re.compile(
@@ -393,7 +397,8 @@ def matches(line_file: str, line: str, fact_file: str, fact: str) -> bool:
         return False
     if kind and not _kin(kind, fact):
         return False
-    if "not" not in words_of(line) and _negated(value, fact):
+    negative = line.startswith(("Dislikes", "Never", "Doesn't", "No longer"))
+    if not negative and "not" not in words_of(line) and _negated(value, fact):
         return False
     if words_of(fact) and words_of(fact) <= words_of(value):
         return True  # the line says all of it, in the user's own longer words
@@ -451,44 +456,46 @@ class Score:
         return [s for s in self.items if s.item.retired]
 
 
-def judge(item: Item, run: Run, verdicts: dict[tuple[str, str], str] | None = None) -> ItemScore:
+def judge(
+    item: Item, run: Run, verdicts: dict[tuple[str, str], tuple[str, str]] | None = None
+) -> ItemScore:
     """Right, wrong and stale lines, learned and missed facts of one item (see the module doc);
-    ``verdicts`` (item id, line) → "right" | "wrong" overrides the judge after a reading by hand."""
+    ``verdicts`` (item id, line) → (verdict, the expected fact it states) overrides the judge after
+    a reading by hand."""
     verdicts = verdicts or {}
     right, wrong, stale = [], [], []
     learned_facts: set[tuple[str, str]] = set()
     for rel, line in run.lines:
         hits = [e for e in item.expect if matches(rel, line, *e)]
-        verdict = verdicts.get((item.id, line))
-        if verdict == "right" or (hits and verdict != "wrong"):
+        verdict, fact = verdicts.get((item.id, line), ("", ""))
+        if verdict == "right":
+            hits += [e for e in item.expect if e[1] == fact]
+        if hits and verdict != "wrong":
             right.append((rel, line))
             learned_facts.update(hits)
+        elif verdict == "right":
+            right.append((rel, line))
         elif any(matches(rel, line, rel, r) for r in item.retired):
             stale.append((rel, line))
             wrong.append((rel, line))
         else:
             wrong.append((rel, line))
     learned = [e for e in item.expect if e in learned_facts]
-    learned += [
-        e
-        for e in item.expect
-        if e not in learned_facts and verdicts.get((item.id, f"learned: {e[1]}")) == "right"
-    ]
-    missed = [e for e in item.expect if e not in learned]
+    missed = [e for e in item.expect if e not in learned_facts]
     unfound = [text for text, found in run.why_finds.items() if not found]
     return ItemScore(item, run.lines, right, wrong, stale, learned, missed, unfound)
 
 
-def read_verdicts() -> dict[tuple[str, str], str]:
-    """Verdicts changed by hand (``verdicts.tsv``: item id, line or ``learned: FACT``, verdict,
-    reason)."""
+def read_verdicts() -> dict[tuple[str, str], tuple[str, str]]:
+    """Verdicts changed by hand (``verdicts.tsv``: item id, the engine's line, right or wrong, the
+    reason, the expected fact the line states)."""
     path = DATA / "verdicts.tsv"
     out = {}
     if path.is_file():
         for row in path.read_text(encoding="utf-8").splitlines():
             if row.strip() and not row.startswith("#"):
-                item_id, line, verdict, _reason = (row.split("\t") + ["", "", "", ""])[:4]
-                out[(item_id, line)] = verdict
+                item_id, line, verdict, _reason, fact = (row.split("\t") + [""] * 5)[:5]
+                out[(item_id, line)] = (verdict, fact)
     return out
 
 

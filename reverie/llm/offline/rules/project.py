@@ -107,7 +107,8 @@ RULES = [
         change=True,
     ),
     rule(
-        r"\b(?:i|we)(?:'ve| have)? (?:decided|agreed) (?:to |that |on )(?P<v>.{3,120}?)\s*[.!]?$",
+        r"\b(?:i|we)(?:'ve| have)? (?:decided|agreed)(?: (?:yesterday|today|this morning|last week|together))? "
+        r"(?:to |that |on )(?P<v>.{3,120}?)\s*[.!]?$",
         "Decided: {v3}",
         finish=names_a_choice,
     ),
@@ -143,7 +144,8 @@ RULES = [
         {"p": is_project, "v": is_tool},
     ),
     rule(
-        rf"{_PROJECT} (?:is (?:now )?(?:deployed|hosted|running)|(?:now )?runs) on {VAL}",
+        rf"{_PROJECT} (?:is (?:now )?(?:deployed|hosted|running)|(?:now )?runs) on {_TOOLS}"
+        r"(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and|but|so|because|with|which|now)\b)",
         "{p} runs on {v}",
         {"p": is_project, "v": is_tool},
     ),
@@ -247,7 +249,7 @@ RULES = [
     # "backend is kotlin + spring boot 3", "All our infra is Terraform on AWS", "Client portal is Next.js 14"
     rule(
         rf"(?:^|\b(?:the|our|all our|my)\s)(?:[a-z-]+ )?{_PART}(?: for (?:my|our|the) [a-z ]{{2,30}}?)?(?:'s)? "
-        rf"(?:is built (?:with|on|in|using)|is hosted on|is running on|is on|runs on|lives in|is|=) "
+        rf"(?:is built (?:with|on|in|using)|is on|lives in|is|=) "
         rf"{_TOOLS}(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and (?:is|we|our|it|the)|but|so|because|for now|instead)\b)",
         "Uses {v}",
         {"v": is_tech_list},
@@ -294,6 +296,24 @@ RULES = [
     ),
     # "Team agreement: every PR needs two approvals" (a label of the user's)
     rule(r"^team agreement: (?P<v>.{5,160}?)\s*[.!]?$", "Team agreement: {v}", finish=keep_at),
+    # "GoDaddy is cancelled", "Mongo is out": a tool given up
+    rule(
+        r"(?:^|(?<=[,;] ))(?P<v>(?-i:[A-Z])[\w.+-]*(?: (?-i:[A-Z])[\w.+-]*)?) is (?:now )?(?:cancelled|canceled|out|"
+        r"gone|retired|deprecated|dead to us)\b",
+        "No longer uses {v}",
+        {"v": is_tech},
+        "correction",
+        change=True,
+    ),
+    # "We migrated hosting to SiteGround"
+    rule(
+        rf"\bwe(?:'ve| have)? (?:now |just )?(?:migrated|moved|switched) (?:our )?(?P<p>hosting|email|payments|"
+        rf"billing|auth|search|ci|analytics|storage|dns) to {_TOOLS}(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:last|this|"
+        r"and|but|so|because|now)\b)",
+        "Uses {v} for {p}",
+        {"v": is_tech},
+        change=True,
+    ),
 ]
 
 CANON = [

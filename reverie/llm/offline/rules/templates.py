@@ -140,7 +140,9 @@ def is_canonical(fact: str) -> bool:
 
 
 _NOT_STORAGE = re.compile(
-    r"\b(?:cache|caching|queue|queues|sessions|search|logs|logging|analytics)\b", re.I
+    r"\b(?:cache|caching|queue|queues|sessions|search|logs|logging|"
+    r"analytics(?! (?:service|app|api|platform|pipeline|backend|system)))\b",
+    re.I,
 )
 
 
