@@ -321,7 +321,7 @@ _KINDS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(r"^Speaks (?P<v>.+)$"), ()),
     (re.compile(r"^Native language: (?P<v>.+)$"), ("native",)),
     (re.compile(r"^Is learning (?P<v>.+)$"), ("learning", "lesson", "studying")),
-    (re.compile(r"^Reply in (?P<v>.+)$"), ("reply", "answers", "respond", "write")),
+    (re.compile(r"^Reply in (?P<v>.+)$"), ("reply", "answer", "answers", "respond", "write")),
     (re.compile(r"^Keep answers (?P<v>.+)$"), ()),
     (re.compile(r"^(?:Always|Never) (?P<v>.+)$"), ()),
     (re.compile(r"^Deadline for (?P<v>.+?): (?P<d>.+)$"), ()),

@@ -47,6 +47,7 @@ from .rules import (
     leaves_unsure,
     names_database,
     normalize,
+    resolve_correction,
     strip_instead,
     value_words,
 )
@@ -299,6 +300,14 @@ def _dream_analyze(user: str) -> str:
         if fact.mark == "skip":
             continue
         said, named = p.split_replaces(fact.text)
+        corrected = resolve_correction(said, files) if said.startswith("Now: ") else None
+        if said.startswith("Now: "):  # a value said alone: the line it corrects, or nothing
+            if corrected is not None:
+                kind, old_line, new_line = corrected
+                findings[(kind, normalize(old_line))] = (
+                    f"[{kind}] {p.with_replaces(new_line, old_line)}"
+                )
+            continue
         info = canon(said)
         if info.removes is not None:
             line = _match_line(files[info.target], info.removes, canon(info.removes).slot)
@@ -321,7 +330,7 @@ def _dream_analyze(user: str) -> str:
             line = next((ln for ln in files[info.target] if attribute(ln) == slot), None)
             if (line is not None or key in findings) and not old and not _may_replace(fact, slot):
                 continue  # the file (or this batch) holds another value and nothing says it changed: unsure
-        if line is None and not slot and not old and fact.mark == "correction":
+        if line is None and not slot and fact.mark == "correction":
             line = _the_database_line(files[info.target], text)
         findings[key] = f"[{info.target}] {p.with_replaces(text, line) if line else text}"
     return "\n".join(findings.values()) if findings else "[SKIP]"

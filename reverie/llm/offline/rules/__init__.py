@@ -32,6 +32,7 @@ real model handles.
 """
 
 from .core import MEMORY, SOUL, USER, Canon, Fact
+from .corrections import resolve as resolve_correction
 from .extract import extract_facts, leaves_unsure
 from .person import first_person, third_person
 from .templates import (
@@ -65,4 +66,5 @@ __all__ = [
     "attribute",
     "value_words",
     "names_database",
+    "resolve_correction",
 ]

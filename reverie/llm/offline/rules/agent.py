@@ -230,7 +230,8 @@ RULES = [
     ),
     # "Be blunt with me", "Please be more direct"
     rule(
-        rf"^(?:please[,\s]+)?(?:just |always )?be (?:more |very |really |totally |brutally )?(?P<v>{_TONES})\b",
+        rf"^(?:please[,\s]+)?(?:just |always )?be (?:more |very |really |totally |brutally )?(?P<v>{_TONES})"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:with me|in your (?:answers|replies|feedback))\b)",
         "Be {v}",
     ),
     # "Give me the answer first, then explain", "lead with the summary"

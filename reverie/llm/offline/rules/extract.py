@@ -16,6 +16,7 @@ from datetime import date
 from ..framing import reversed_feeling
 from . import (
     agent,
+    corrections,
     family,
     health,
     home,
@@ -56,6 +57,7 @@ RULES: list[Rule] = [
     *likes.RULES,
     *health.RULES,
     *languages.RULES,
+    *corrections.RULES,
     *agent.RULES,
     *project.RULES,
     *schedule.RULES,

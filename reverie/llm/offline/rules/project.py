@@ -107,8 +107,8 @@ RULES = [
         change=True,
     ),
     rule(
-        r"\b(?:i|we)(?:'ve| have)? (?:decided|agreed)(?: (?:yesterday|today|this morning|last week|together))? "
-        r"(?:to |that |on )(?P<v>.{3,120}?)\s*[.!]?$",
+        r"\b(?:i|we|the team|our team)(?:'ve| have)? (?:decided|agreed)(?: (?:yesterday|today|this morning|last week|together))? "
+        r"(?:to |that |on |for )(?P<v>.{3,120}?)\s*[.!]?$",
         "Decided: {v3}",
         finish=names_a_choice,
     ),
