@@ -148,7 +148,8 @@ RULES = [
     ),
     rule(
         r"\b(?:keep|make) (?:your |the )?(?:answers|replies|responses) (?:short|brief|concise)"
-        r"|^(?:please )?be (?:brief|concise)\b|\bi (?:prefer|like|want) (?:short|brief|concise) (?:answers|replies)",
+        r"|^(?:please )?be (?:brief|concise)\b|\bi (?:prefer|like|want) (?:short|brief|concise) (?:answers|replies)"
+        r"|^(?:short|brief|concise) (?:answers|replies|responses)(?:,)? please\b",
         "Keep answers short",
     ),
     rule(
@@ -209,7 +210,7 @@ RULES = [
     ),
     # "Max 150 words per answer", "Five sentences max.", "no more than 3 sentences"
     rule(
-        rf"^(?:max(?:imum)?|at most|no more than|under|up to) {_COUNT} {_UNIT}(?: (?:per|in|for) (?:an? )?"
+        rf"^(?:max(?:imum)?|at most|no more than|not more than|under|up to) {_COUNT} {_UNIT}(?: (?:per|in|for) (?:an? )?"
         r"(?:answer|reply|response|message))?\b",
         "Keep answers under {v}",
         finish=at_most,

@@ -85,7 +85,7 @@ _HYPOTHETICAL = re.compile(
     r"\b(?:if|unless|whether|assuming|provided that|as long as|in case|would|could|might|may be|maybe|perhaps|possibly|probably|wish|imagine|suppose|"
     r"supposing|pretend|hypothetically|in theory|someday|some day|one day|dream of|dreaming|thinking about|"
     r"thinking of|considering|planning to|plan to|hoping to|hope to|want to|wanted to|wants to|going to (?!(?-i:[A-Z])|keep up with|keep going with|continue|carry on)"
-    r"|gonna(?! keep up with| keep going with| continue| carry on)|should i|what if|let's say|used to|was going to|almost|nearly|pretending|joking|kidding|just kidding)\b",
+    r"|gonna(?! keep up with| keep going with| continue| carry on)|should i|what if|let's say|used to|was going to|almost(?! (?:all|every|always|everything|everyone|never))|nearly(?! (?:all|every|always))|either|pretending|joking|kidding|just kidding)\b",
     re.I,
 )
 
@@ -281,7 +281,18 @@ _CLAUSE_SPLIT = re.compile(
 #: A comma before a new subject opens a new main clause ("I haven't eaten meat in ten years, I'm
 #: vegetarian"), when the words before it are a clause of their own (three words or more: "Sometimes,
 #: I …" and "As a kid, I …" stay whole, their adverb reaching the rest).
-_NEW_SUBJECT = re.compile(r",\s+(?=(?:i'm|i am|i've|i have|i'd|i|we're|we are|we|my)\s)", re.I)
+_NEW_SUBJECT = re.compile(
+    r",\s+(?=(?:i'm|i am|i've|i have|i'd|i|we're|we are|we|my|he|she|he's|she's|they|they're)\s|"
+    r"(?:mostly|usually|sometimes|often)\s+(?:i|we)\b)",
+    re.I,
+)
+#: A report with nothing after its verb reaches the clause before ("…, he said", "…, my brother
+#: thinks"); one with its own object is a clause of its own ("…, my doctor told me to watch the carbs").
+_BARE_REPORT = re.compile(
+    r"^\s*(?:he|she|they|my \w+|(?-i:[A-Z])\w+) (?:said|says|thinks|thought|claims|claimed|told me|wrote|"
+    r"insists|believes|reckons)\s*[.!]*$",
+    re.I,
+)
 _CONDITIONAL = re.compile(
     r"^(?:if|when|whenever|unless|once|whether|suppose|supposing|as soon as|in case)\b", re.I
 )
@@ -306,19 +317,41 @@ _OWN_SUBJECT = re.compile(r"^(?:i|i'm|i've|i'd|we|we're|we've|my|our)\b", re.I)
 
 
 def _at_new_subjects(part: str) -> list[str]:
-    """The part cut at each comma before a new subject, where both sides are clauses of their own
-    and the later one is a statement: a later hedge or plan ("…, I might be wrong though", "…, I
-    guess") reaches the earlier clause, so the part stays whole."""
+    """The part cut at each comma before a new subject, where the words before are a clause of their
+    own and the clause after is no hedge, plan or question: "…, I might be wrong though", "…, I
+    guess" reach the earlier clause, so the part stays whole there."""
+    cuts = [m for m in _NEW_SUBJECT.finditer(part)]
     out: list[str] = []
     start = 0
-    for m in _NEW_SUBJECT.finditer(part):
+    for i, m in enumerate(cuts):
         left = part[start : m.start()].strip()
-        right = part[m.end() :]
-        if len(left.split()) >= 3 and _OWN_SUBJECT.match(left) and statement(right):
+        end = cuts[i + 1].start() if i + 1 < len(cuts) else len(part)
+        right = part[m.end() : end]
+        own = _OWN_SUBJECT.match(left) or with_subject(left) != left
+        if len(left.split()) >= 3 and own and not _mood(_TRAILING_HEDGE.sub("", right)):
             out.append(left)
             start = m.end()
     out.append(part[start:].strip())
     return out
+
+
+def _mood(clause: str) -> bool:
+    """A hedge, a plan, a guess or a question: a mood that may reach the clause before."""
+    return bool(
+        clause.rstrip().endswith("?")
+        or _BARE_REPORT.match(clause)
+        or _HEDGE.search(clause)
+        or _HYPOTHETICAL.search(re.sub(r"\b(?:would|'d) rather\b", "prefer", clause, flags=re.I))
+    )
+
+
+#: A hedge that opens a trailing phrase of its own ("…, mostly the morning shift", "…, mostly
+#: Coltrane and Bill Evans") qualifies that phrase, not the clause before it.
+_TRAILING_HEDGE = re.compile(
+    r",\s*(?:(?:mostly|usually|sometimes|often|occasionally|especially|mainly)\s+(?!i\b|we\b)\w+(?:\s+\w+)+[^,]*|"
+    r"\w+(?:\s+\w+)?\s+(?:mostly|usually|mainly))\s*[.!]?$",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -354,6 +387,7 @@ def message_clauses(message: str) -> list[Clause]:
 
 
 def _prepare(clause: str, *, opens: bool) -> Clause | None:
+    clause = _TRAILING_HEDGE.sub("", clause)
     passing = temporary(clause)
     text = IDIOM.sub("", QUOTED.sub(" ", TITLE_LIKED.sub(r"\g<pre>\g<t>", clause))).strip()
     old = None

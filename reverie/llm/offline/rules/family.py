@@ -79,7 +79,8 @@ RULES = [
         finish=named_person,
     ),
     rule(
-        rf"\bmy (?P<k>{KIN}),? {NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes)\b",
+        rf"\bmy (?P<k>{KIN}),? {NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes|starts|"
+        r"started|begins|began|goes|plays|turned|turns|graduated|got|had|works|teaches|runs)\b",
         "Has a {k} named {v}",
         {"v": is_name},
         "permanent",

@@ -78,6 +78,7 @@ def _values(
         and m.start("v") == 0
         and _sentence_capital(values["v"])
         and groups.get("k", "").lower() not in _TITLE_KINDS
+        and not template.startswith("Supports")
     ):
         values["v"] = (
             values["v"][:1].lower() + values["v"][1:]

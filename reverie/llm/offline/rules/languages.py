@@ -134,6 +134,18 @@ RULES = [
         {"v": is_language},
         change=True,
     ),
+    rule(
+        r"\bi (?:learn|study|am studying|'m studying|am learning) (?P<v>[A-Z][a-z]+)\b",
+        "Is learning {v}",
+        {"v": is_language},
+    ),
+    rule(
+        r"\bi(?:'m| am) (?:a )?(?P<v>[A-Za-z]+) native speaker\b",
+        "Native language: {v}",
+        {"v": a_language},
+        "permanent",
+        finish=capitalised,
+    ),
 ]
 
 CANON = [

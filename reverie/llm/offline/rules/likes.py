@@ -69,7 +69,8 @@ _CLAUSE_END = (
 _LIKE_END = (
     r"(?=\s*(?:[.!;?)(]|$)|\s+[-–—]+\s|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|"
     r"where|which|who|though|although|instead)\b|\s*[:]|,\s*(?:[a-z]+ing(?=\s*(?:,|and\b|or\b|[.!;]|$))|"
-    r"(?:and|but|so|which|it|it's|that|this|they|i|i'm|you|we|he|she|especially|like|plus|too|though|as|"
+    r"(?:and|but|so|which|it|it's|that|this|they|i|i'm|you|we|he|she|especially|like|plus|too|though|as|every|each|"
+    r"mostly|usually|"
     r"because|cause|'cause|since|even|when|if|or|not|personally|honestly|for sure|of course|to)\b))"
 )
 
@@ -112,7 +113,7 @@ RULES = [
         negative=True,
     ),
     rule(
-        rf"\bi(?:'m| am) not (?:a (?:big |huge )?fan of|into) {VAL}",
+        rf"\bi(?:'m| am) not (?:a )?(?:(?:big |huge )?fan of|into) {VAL}",
         "Dislikes {v}",
         {"v": is_any_thing},
         negative=True,
@@ -129,7 +130,7 @@ RULES = [
         {"v": is_thing},
     ),
     rule(
-        rf"\bi(?:'m| am) (?:a (?:big |huge )?fan of|really into|(?:much |far )?more into|mostly into|into|all about|(?:really )?drawn to) {VAL}"
+        rf"\bi(?:'m| am) (?:(?:a |an )?(?:big |huge |massive )?fan of|really into|(?:much |far )?more into|mostly into|into|all about|(?:really )?drawn to) {VAL}"
         rf"{_LIKE_END}",
         "Likes {v}",
         {"v": is_thing},
@@ -340,7 +341,7 @@ RULES = [
     # "Harry Potter is my favorite book": a named work or team, the kind said; "Dancing is my
     # favourite" names none
     rule(
-        r"^(?P<v>(?-i:[A-Z])[\w'’-]*(?:\s(?:of|the|and|(?-i:[A-Z])[\w'’-]*)){0,4}) (?:is|are) (?:definitely |probably |"
+        r"(?:^|(?<=, ))(?P<v>(?-i:[A-Z])[\w'’-]*(?:\s(?:of|the|and|(?-i:[A-Z])[\w'’-]*)){0,4}) (?:is|are) (?:definitely |probably |"
         r"still )?my (?:all[- ]time )?(?:favou?rite|fave?) (?P<k>book|novel|movie|film|show|series|band|song|album|team|game|author|"
         r"writer|singer|artist|player|city|dish|food)\b",
         "Favourite {k}: {v}",
@@ -350,6 +351,11 @@ RULES = [
     rule(
         r"\bi (?:really |also )?support (?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2})"
         r"(?=\s*(?:[,.;!]|$)|\s+(?:so|and|but|since)\b)",
+        "Supports {v}",
+        {"v": is_title_or_name},
+    ),
+    rule(
+        r"^(?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2}) (?:is|has always been|has been) my (?:team|club)\b",
         "Supports {v}",
         {"v": is_title_or_name},
     ),
@@ -363,7 +369,7 @@ CANON = [
 
 #: Said after a like, these qualify the saying, not the thing ("I love traveling too").
 _LIKE_TAIL = re.compile(
-    r"\s+(?:too|also|as well|a lot|so much|very much|the most|most of all|more than anything|"
+    r"\s+(?:too|also|as well|a lot|so much|very much|the most|most of all|more than anything|at all|"
     r"personally|for sure|honestly|though|"
     r"(?:even |all the |much |so much |way )?more(?: than ever| than before| now)?)$",
     re.I,

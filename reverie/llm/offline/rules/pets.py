@@ -42,7 +42,7 @@ _ANIMAL = rf"(?:[a-z-]+ ){{0,2}}?(?P<k>{BREEDS}|{PETS})(?: mix)?"
 #: The user holds it: "I have", "we've got", "we adopted".
 _HELD = (
     r"(?:\b(?:we|i)(?:'ve| have)?(?: just| also| recently)? (?:got|have|adopted|rescued|keep|brought home)\b|"
-    r"^(?:one|two|three|four) (?:dogs?|cats?|pets?) at home\b[:,]?)"
+    r"^(?:one|two|three|four) (?:dogs?|cats?|pets?) at home\b[:,]?|\bmy (?:dog|cat|pet) is an?\b)"
 )
 
 #: "a dog", "a pup", "two turtles": a pet held, counted.

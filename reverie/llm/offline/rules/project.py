@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from .core import MEMORY, Filling, rule
+from .person import third_person
 from .lexicon import CADENCE, NOT_NAMES, PROJECT_NOUN
 from .phrases import NAME, VAL
 from .values import clean, is_project, is_specific, is_tech, is_tool
@@ -47,7 +48,7 @@ def whole_event(f: Filling) -> bool:
     """ "Staff meeting at the clinic is every Monday at 7:30am": the event with whom or where."""
     m = f.match
     f.values["e"] = m.string[m.start("e") : m.start("v")].rsplit(" ", 2)[0].strip()
-    f.values["e"] = re.sub(r"\s+(?:is|are|happens?|takes place)$", "", f.values["e"])
+    f.values["e"] = third_person(re.sub(r"\s+(?:is|are|happens?|takes place)$", "", f.values["e"]))
     return keep_at(f)
 
 
@@ -185,7 +186,7 @@ RULES = [
         finish=keep_at,
     ),
     rule(
-        r"^(?:our )?(?P<e>daily standup|standup|stand-up|retro|retrospective|sprint planning|planning|demo|"
+        r"^(?:our |my )?(?P<e>daily standup|standup|stand-up|retro|retrospective|sprint planning|planning|demo|"
         r"sync|releases?|deploys?|deployments?|sprints?|check-in|check in|staff meeting|team meeting|huddle|"
         r"staff huddle|all-hands|1:1|one-on-one|design critique|critique|code review|review|weekly call|call)"
         r"(?: (?:with|at) (?:the |our |my )?[a-z][\w ]{1,30}?)? (?:is|are|happens?|takes place) (?P<v>(?:at|on|every|"
@@ -313,6 +314,13 @@ RULES = [
         "Uses {v} for {p}",
         {"v": is_tech},
         change=True,
+    ),
+    # "we deploy on Fly.io", "we host everything on Hetzner"
+    rule(
+        rf"\bwe (?:deploy|host) (?:it |everything |the app |our app )?(?:on|to) {_TOOLS}"
+        r"(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and|but|so|because|now|to|with)\b)",
+        "Uses {v} for deployment",
+        {"v": is_tech},
     ),
 ]
 

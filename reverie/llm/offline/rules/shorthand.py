@@ -97,6 +97,22 @@ _LABELS: list[tuple[re.Pattern[str], str]] = [
         re.compile(r"^team (?:agreement|rule)(?: [^:]{1,30})?\s*:\s*(?P<v>.+)$", re.I),
         "Team agreement: {v}",
     ),
+    (
+        re.compile(
+            r"^(?:backend|back end|frontend|front end|database|db|hosting|infra|infrastructure)\s*:\s*(?P<v>.+)$",
+            re.I,
+        ),
+        "We use {v}",
+    ),
+    (
+        re.compile(r"^(?:my )?fav(?:ou?rite)? (?P<k>[a-z]+) is (?P<v>.+)$", re.I),
+        "My favourite {k} is {v}",
+    ),
+    (re.compile(r"^(?:my )?(?:home )?city is (?P<v>.+)$", re.I), "I live in {v}"),
+    (
+        re.compile(r"^my home is (?P<v>(?-i:[a-z])[a-z]+(?: [a-z]+)?)(?=[,.;!]|$)(?P<rest>.*)$"),
+        "I live in {v}{rest}",
+    ),
 ]
 
 #: Predicates that open a clause with no subject, and the subject they imply. Only predicates no
@@ -127,7 +143,8 @@ _PREDICATES: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(
-            r"^(?:can't stand|cannot stand|love|hate|adore|grew up|moved (?:to|from)|keep halal|"
+            r"^(?:can't stand|cannot stand|love|hate|adore|grew up|moved (?:to|from)|keep halal|don't like|"
+            r"do not like|don't enjoy|really don't like|"
             r"don't eat|do not eat|don't drink|have (?:type [12] )?(?:diabetes|asthma|celiac|coeliac))\b",
             re.I,
         ),

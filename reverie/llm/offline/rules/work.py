@@ -185,6 +185,17 @@ RULES = [
         change=True,
         negative=True,
     ),
+    # "I'm head chef at Osteria Lupo", "I'm sous chef at Le Petit Zinc" (a title of two words, no article)
+    rule(
+        rf"\bi(?:'m| am) (?:now |currently )?(?P<v>[a-z-]+ (?:{_ROLE_NOUN}))(?= (?:at|for) )",
+        "Works as {v}",
+        {"v": is_role},
+    ),
+    rule(
+        rf"\bi(?:'m| am) (?:now |currently )?[a-z-]+ (?:{_ROLE_NOUN}) (?:at|for) {PLACE}",
+        "Works at {v}",
+        {"v": is_org},
+    ),
 ]
 
 CANON = [
