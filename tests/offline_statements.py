@@ -149,7 +149,7 @@ def run_item(item: Item, root: Path | None = None) -> Run:
         why = {}
         for entry_line in archive.splitlines():
             if entry_line.startswith("- "):
-                text = entry_line[2:].split(" [", 1)[0].strip()
+                text = entry_line[2:].split(" · ", 1)[0].split(" [", 1)[0].strip()
                 why[text] = bool(git.why(text))
         return Run(lines, archive, why)
 
@@ -294,7 +294,7 @@ def _same_place(value: str, fact: str) -> bool:
 #: A line's template → the cues the expected fact needs (any one; none: the value alone decides).
 #: The template's own words are never compared; its value (``v``) is.
 _KINDS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
-    (re.compile(r"^Lives in (?P<v>.+)$"), ("live", "living", "based", "resident", "home", "in")),
+    (re.compile(r"^Lives in (?P<v>.+)$"), ("live", "living", "based", "resident", "home")),
     (re.compile(r"^From (?P<v>.+)$"), ("from", "originally", "native", "grew", "born")),
     (re.compile(r"^Born in (?P<v>.+)$"), ("born",)),
     (re.compile(r"^Grew up in (?P<v>.+)$"), ("grew", "raised", "up")),

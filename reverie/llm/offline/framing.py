@@ -81,7 +81,7 @@ _TEMPORARY = re.compile(
 
 
 _RETRACT_THEN_SAY = re.compile(
-    r"^(?:scratch that|never ?mind|ignore that|i take (?:that|it) back)[,:;!]?\s+\w+\s+\w+", re.I
+    r"^(?:scratch that|never ?mind|ignore that|i take (?:that|it) back)[,:;!]?\s+\S+\s+\S+", re.I
 )
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from .core import MEMORY, Filling, rule
-from .person import third_person
 from .lexicon import CADENCE, NOT_NAMES, PROJECT_NOUN
+from .person import third_person
 from .phrases import NAME, VAL
 from .values import clean, is_project, is_specific, is_tech, is_tool
 
@@ -127,10 +127,12 @@ RULES = [
         split=each_tool,
     ),
     rule(
-        rf"\bour (?:stack|infrastructure|infra|backend|frontend|platform|services?|pipeline|deployment) "
-        rf"(?:now )?(?:runs|is running|is built|is deployed) on {VAL}",
+        rf"\bour (?:[a-z]+ )?(?:stack|infrastructure|infra|backend|frontend|platform|services?|pipeline|deployment) "
+        rf"(?:now )?(?:runs|is running|is built|is deployed) on {_TOOLS}"
+        r"(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and (?:is|we|our|it|the)|but|so|because|now|instead)\b)",
         "Uses {v}",
-        {"v": is_tool},
+        {"v": is_tool_list},
+        split=each_tool,
     ),
     rule(
         rf"{_PROJECT} is (?:written|built|implemented|coded) in {_TOOLS}"
