@@ -275,7 +275,9 @@ def sentences_of(block: str) -> list[str]:
 _CLAUSE_SPLIT = re.compile(
     r",\s+(?=(?:and|but|so|because|'cause|cause|though|although)\s+i\b|so (?:that|it|this)\b)|\s+[-–—]\s+"
     # ", so keep that in mind if I ask …": a consequence, its mood its own
-    r"|,\s+(?=so\s+(?!(?:much|many|far|long|well|good|often|hard|bad)\b))",
+    r"|,\s+(?=so\s+(?!(?:much|many|far|long|well|good|often|hard|bad)\b))"
+    # "…, because half the team is in Manila": a reason, its mood its own
+    r"|,?\s+(?=because\s)",
     re.I,
 )
 #: A comma before a new subject opens a new main clause ("I haven't eaten meat in ten years, I'm

@@ -25,7 +25,7 @@ __all__ = ["RULES", "NOW", "resolve"]
 #: Words that make a message a correction of something said before.
 _CUE = re.compile(
     r"\b(?:actually|sorry|mistake|wrong|typo|autocorrect|i meant|i mean|wait|oops|correction|not \w+|"
-    r"changed my mind|they moved|moved it|slipped|update)\b",
+    r"changed my mind|they moved|moved it|slipped|update|pushed|upgrade|spelled|spelt)\b",
     re.I,
 )
 _DATE = rf"(?P<d>{DATE_PHRASE})"
@@ -75,7 +75,7 @@ def a_language(f: Filling) -> bool:
 RULES = [
     rule(
         rf"\b(?:it's|its|it is|he's|he is|hes|she's|she is|shes|mine is|mine's|mine is called|"
-        rf"the name is|(?:his|her|my) name is actually|i meant) {NAME}(?=\s*(?:[,.;!]|$)|\s+(?:actually|"
+        rf"the name is|(?:his|her|my) name is actually|i meant|(?:it's |its |it is )?spelled|spelt) {NAME}(?=\s*(?:[,.;!]|$)|\s+(?:actually|"
         r"with|not|and|it's|its)\b)",
         "Now: name {v}",
         {"v": is_name},
@@ -93,7 +93,7 @@ RULES = [
     ),
     rule(
         rf"\b(?:now it(?:'s| is)|it(?:'s| is) now|new (?:date|deadline|day) is|(?:moved|pushed|postponed|"
-        rf"changed) (?:it )?to) (?:on )?{_DATE}\b",
+        rf"changed|delayed|slipped) (?:it |the [a-z]+(?: [a-z]+)? )?(?:back )?to) (?:on )?{_DATE}\b",
         "Now: date {d}",
         None,
         "correction",
@@ -110,8 +110,8 @@ RULES = [
         finish=corrects,
     ),
     rule(
-        r"\b(?:upgraded|updated|bumped|moved|migrated) (?:it |us |everything )?to (?:version |v)?"
-        r"(?P<v>\d+\.\d+(?:\.\d+)?)\b",
+        r"\b(?:(?:upgraded|updated|bumped|moved|migrated) (?:it |us |everything )?to|(?:everything|it|we)(?:'s| is|"
+        r"'re| are) (?:now )?on) (?:version |v)?(?P<v>\d+\.\d+(?:\.\d+)?)\b",
         "Now: version {v}",
         None,
         "correction",

@@ -120,7 +120,7 @@ RULES = [
     ),
     # "I dropped Japanese and switched to Korean": one language given up, the other taken up
     rule(
-        r"\bi(?:'ve| have)? (?:dropped|quit|gave up|stopped learning|stopped) (?P<v>[A-Z][a-z]+)\b",
+        r"\bi(?:'ve| have)? (?:dropped|quit|gave up(?: on)?|stopped learning|stopped) (?P<v>[A-Z][a-z]+)\b",
         "No longer learning {v}",
         {"v": is_language},
         "correction",
@@ -128,7 +128,7 @@ RULES = [
         negative=True,
     ),
     rule(
-        r"\bi(?:'ve| have)? (?:dropped|quit|gave up|stopped)\b[^.;]{1,40}?\b(?:and )?(?:switched|moved) to "
+        r"\bi(?:'ve| have)? (?:dropped|quit|gave up|stopped)\b[^.;]{1,60}?\b(?:and )?(?:switched|moved) to "
         r"(?P<v>[A-Z][a-z]+)\b",
         "Is learning {v}",
         {"v": is_language},
