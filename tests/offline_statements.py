@@ -98,7 +98,8 @@ class Run:
 
 
 def run_item(item: Item, root: Path | None = None) -> Run:
-    """The item's turns through the engine's real path, one Dream run per turn (see the module doc)."""
+    """The item's turns through the engine's real path, one Dream run per turn (see the module
+    doc)."""
     from reverie import MemoryStore
     from reverie.config import Config
     from reverie.dream import Dream

@@ -241,7 +241,8 @@ def test_the_judge_counts_no_wrong_line_as_right() -> None:
 
 
 def test_the_held_out_split_is_kept_apart() -> None:
-    """``D`` is scored only by the bench, once, at the end of issue 36; the tuning splits are not it."""
+    """``D`` is scored only by the bench, once, at the end of issue 36; the tuning splits are not
+    it."""
     assert st.HELD_OUT == ("C", "D") and not set(st.TUNING) & set(st.HELD_OUT)
     for writer in st.TUNING:
         assert {i.writer for i in st.items(writer)} == {writer}

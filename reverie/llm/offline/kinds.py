@@ -158,7 +158,8 @@ def _places() -> tuple[frozenset[str], frozenset[str]]:
 
 @cache
 def language_names() -> frozenset[str]:
-    """ISO 639-1 languages by name (case folded), plus the few spoken names ISO files under another one."""
+    """ISO 639-1 languages by name (case folded), plus the few spoken names ISO files under another
+    one."""
 
     def build() -> set[str]:
         pycountry = importlib.import_module("pycountry")
@@ -348,7 +349,8 @@ def known_language(value: str) -> bool:
 
 
 def given_name(value: str) -> bool:
-    """The first word of ``value`` is a given name in some locale ("Priya", "Tomás"; not "Colombian")."""
+    """The first word of ``value`` is a given name in some locale ("Priya", "Tomás"; not
+    "Colombian")."""
     first = value.split()[0] if value.split() else ""
     return fold(first) in _given_names()
 

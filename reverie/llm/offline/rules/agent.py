@@ -80,7 +80,8 @@ def imperative(text: str) -> bool:
 
 
 def an_instruction(f: Filling) -> bool:
-    """Free text after "always" / "never" is a rule only as an instruction the agent can follow, about
+    """Free text after "always" / "never" is a rule only as an instruction the agent can follow,
+    about
     no one reply: "always been like that", "always check the logs first when debugging this one" are
     none."""
     raw = f.groups.get("v", "").strip().rstrip(".!")

@@ -223,7 +223,8 @@ def modal_tail_cut(sentence: str) -> str:
 
 
 def modal_only(sentence: str) -> bool:
-    """The sentence is no statement only through a plan, a wish or a guess (``_MODAL``): no question,
+    """The sentence is no statement only through a plan, a wish or a guess (``_MODAL``): no
+    question,
     other speaker, joke, hedge, report, condition, past habit or pretence."""
     if statement(sentence) or not _MODAL.search(sentence) or AGAIN.search(sentence):
         return False
@@ -231,7 +232,8 @@ def modal_only(sentence: str) -> bool:
 
 
 def statement(sentence: str) -> bool:
-    """False for what states no fact about the user: questions, hypotheticals, reported speech, jokes, code."""
+    """False for what states no fact about the user: questions, hypotheticals, reported speech,
+    jokes, code."""
     if sentence.rstrip().endswith("?") or _QUESTION_START.match(sentence):
         return False
     if (
@@ -281,7 +283,8 @@ _CLAUSE_SPLIT = re.compile(
     re.I,
 )
 #: A comma before a new subject opens a new main clause ("I haven't eaten meat in ten years, I'm
-#: vegetarian"), when the words before it are a clause of their own (three words or more: "Sometimes,
+#: vegetarian"), when the words before it are a clause of their own (three words or more:
+#: "Sometimes,
 #: I …" and "As a kid, I …" stay whole, their adverb reaching the rest).
 _NEW_SUBJECT = re.compile(
     r",\s+(?=(?:i'm|i am|i've|i have|i'd|i|we're|we are|we|my|he|she|he's|she's|they|they're)\s|"
@@ -289,7 +292,8 @@ _NEW_SUBJECT = re.compile(
     re.I,
 )
 #: A report with nothing after its verb reaches the clause before ("…, he said", "…, my brother
-#: thinks"); one with its own object is a clause of its own ("…, my doctor told me to watch the carbs").
+#: thinks"); one with its own object is a clause of its own ("…, my doctor told me to watch the
+#: carbs").
 _BARE_REPORT = re.compile(
     r"^\s*(?:he|she|they|my \w+|(?-i:[A-Z])\w+) (?:said|says|thinks|thought|claims|claimed|told me|wrote|"
     r"insists|believes|reckons)\s*[.!]*$",

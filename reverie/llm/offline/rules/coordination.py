@@ -49,7 +49,8 @@ _DETERMINERS = word_set("the a an your his her their its")
 
 
 def _list_item(value: str) -> bool:
-    """One item of a coordinated like that stands alone: a plural ("dramas"), an activity ("hiking"),
+    """One item of a coordinated like that stands alone: a plural ("dramas"), an activity
+    ("hiking"),
     a name, or one word the lexicon knows as a noun and never as an adjective ("dance", "pottery";
     not "black" of "black and white")."""
     words = value.split()

@@ -1,4 +1,5 @@
-"""Corrections that name only the new value: "its Joao actually", "Mine is called Tofu", "he is Mads",
+"""Corrections that name only the new value: "its Joao actually", "Mine is called Tofu", "he is
+Mads",
 "my surname is Obiora, not Obi", "Now it is 24 May", "They moved our standup to 9:15", "English is
 better".
 

@@ -153,7 +153,8 @@ def _readings(rule: Rule, m: re.Match[str], clause: Clause, said_on: date | None
 
 
 def _keep(text: str, rule: Rule, clause: Clause, found: _Found) -> bool:
-    """Add one filled fact unless it is a one-off rule for the agent or said already: True if added."""
+    """Add one filled fact unless it is a one-off rule for the agent or said already: True if
+    added."""
     if canon(text).target == SOUL and (
         is_suspicious_rule(text) or agent.ONE_OFF.search(clause.text)
     ):
@@ -196,7 +197,8 @@ def _unreversed(message: str, facts: list[Fact]) -> list[Fact]:
 
 
 def _named_over_bare(facts: list[Fact]) -> list[Fact]:
-    """ "Has a husband" says less than "Has a husband named Tomasz" from the same message: dropped."""
+    """ "Has a husband" says less than "Has a husband named Tomasz" from the same message:
+    dropped."""
     named = {f.text.split(" named ", 1)[0] for f in facts if " named " in f.text}
     return [f for f in facts if f.text not in named]
 

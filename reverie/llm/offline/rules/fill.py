@@ -94,7 +94,8 @@ def _values(
 
 
 def _sentence_capital(value: str) -> bool:
-    """The value's capital comes only from opening the sentence ("Drawing flowers"), not from a name ("Rust")."""
+    """The value's capital comes only from opening the sentence ("Drawing flowers"), not from a name
+    ("Rust")."""
     first = value.split(" ", 1)[0]
     if first[:1].isupper() and first[1:].islower() and first.endswith("ing") and " " in value:
         return True  # "Reading fantasy novels": an activity, though Reading is also a town

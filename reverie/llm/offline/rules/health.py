@@ -26,7 +26,8 @@ ALLERGENS = word_set(
 
 
 def is_allergen(value: str) -> bool:
-    """Something a person can be allergic to ("peanuts", "most reptiles", "cat hair"), not a figure of speech."""
+    """Something a person can be allergic to ("peanuts", "most reptiles", "cat hair"), not a figure
+    of speech."""
     words = [w.lower().strip(".,!") for w in value.split()]
     return (
         bool(words) and is_thing(value, unpleasant_ok=True) and any(w in ALLERGENS for w in words)
@@ -67,7 +68,8 @@ def as_condition(f: Filling) -> bool:
 
 
 def allergen_noun(f: Filling) -> bool:
-    """ "a peanut allergy" → "Allergic to peanuts" (the plural people write, where one is listed)."""
+    """ "a peanut allergy" → "Allergic to peanuts" (the plural people write, where one is
+    listed)."""
     value = f.values["v"].lower()
     if value + "s" in ALLERGENS:
         value += "s"

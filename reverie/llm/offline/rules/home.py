@@ -18,7 +18,8 @@ _WE = (
     r"\b(?:i|we|my (?:wife|husband|partner|family|girlfriend|boyfriend) and i)"
     r"(?:\s+(?:now|currently|just|actually|recently|also|still|finally|all))?"
 )
-#: Words that make "I'm in X" a home rather than a visit: a duration, a move, "now", "home", "local".
+#: Words that make "I'm in X" a home rather than a visit: a duration, a move, "now", "home",
+#: "local".
 _LASTING = re.compile(
     r"\b(?:now|since|years?|months|home|local|locally|live|living|based|resident|settled|moved|"
     r"registered|for good)\b",

@@ -17,7 +17,8 @@ _LANG = r"(?P<v>[A-Za-z]+(?: [A-Z][a-z]+)?)"
 
 
 def a_language(value: str) -> bool:
-    """A language ISO 639-1 names, typed with or without its capital ("english", "Haitian Creole")."""
+    """A language ISO 639-1 names, typed with or without its capital ("english", "Haitian
+    Creole")."""
     value = value.strip()
     return is_language(value[:1].upper() + value[1:]) or is_language(value.title())
 
@@ -98,7 +99,8 @@ RULES = [
         "permanent",
         finish=capitalised,
     ),
-    # "fluent in English", "bilingual in Catalan and Spanish", "comfortable in French", "my Swedish is
+    # "fluent in English", "bilingual in Catalan and Spanish", "comfortable in French", "my Swedish
+    # is
     # basically fluent"
     rule(
         r"(?:\bi(?:'m| am)|\bi grew up|\bi was raised|^|,) (?:(?:also|basically|pretty much|now|more|most|quite|very|"

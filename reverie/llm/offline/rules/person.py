@@ -50,7 +50,8 @@ def _base_verb(verb: str) -> str:
 
 
 def first_person(sentence: str) -> str:
-    """A third-person note about the user as the user's own words ("User lives in Porto" → "I live in Porto")."""
+    """A third-person note about the user as the user's own words ("User lives in Porto" → "I live
+    in Porto")."""
     m = _USER_SUBJECT.match(sentence)
     if m:
         sentence = f"I{m.group('adv')} {_base_verb(m.group('verb'))}{sentence[m.end() :]}"

@@ -248,8 +248,10 @@ RULES = [
         change=True,
         negative=True,
     ),
-    # "Our backend runs on Django 5 with PostgreSQL 16", "The mobile app is Flutter 3.22, Riverpod …",
-    # "backend is kotlin + spring boot 3", "All our infra is Terraform on AWS", "Client portal is Next.js 14"
+    # "Our backend runs on Django 5 with PostgreSQL 16", "The mobile app is Flutter 3.22, Riverpod
+    # …",
+    # "backend is kotlin + spring boot 3", "All our infra is Terraform on AWS", "Client portal is
+    # Next.js 14"
     rule(
         rf"(?:^|\b(?:the|our|all our|my)\s)(?:[a-z-]+ )?{_PART}(?: for (?:my|our|the) [a-z ]{{2,30}}?)?(?:'s)? "
         rf"(?:is built (?:with|on|in|using)|is on|lives in|is|=) "

@@ -108,7 +108,8 @@ RULES = [
         {"v": is_place},
         "ephemeral",
     ),
-    # "Our v2.0 release is on 14 November", "launch is now June 3", "Court date for the Hernandez case
+    # "Our v2.0 release is on 14 November", "launch is now June 3", "Court date for the Hernandez
+    # case
     # is March 3"
     rule(
         rf"\b(?:the |our |my )?(?P<v>(?:[\w.-]+ ){{0,3}}(?:{_DELIVERABLES}|{_EVENTS})(?: for (?:the |our |my )?"

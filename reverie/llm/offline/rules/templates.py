@@ -100,7 +100,8 @@ def normalize(text: str) -> str:
 
 
 def is_suspicious_rule(text: str) -> bool:
-    """A would-be SOUL rule that sends data out, names credentials or tries to rewrite the agent's instructions."""
+    """A would-be SOUL rule that sends data out, names credentials or tries to rewrite the agent's
+    instructions."""
     return bool(_SUSPICIOUS.search(text))
 
 
@@ -187,7 +188,8 @@ _TEMPLATE_WORDS = word_set(
 
 
 def value_words(text: str) -> frozenset[str]:
-    """The words that carry a fact's value ("Lives in Lisbon" → {"lisbon"}), for matching a paraphrase."""
+    """The words that carry a fact's value ("Lives in Lisbon" → {"lisbon"}), for matching a
+    paraphrase."""
     return frozenset(
         w
         for w in normalize(strip_instead(text)).replace(":", " ").split()
@@ -202,7 +204,8 @@ def strip_instead(fact: str) -> str:
 
 
 def dated(text: str, said_on: date | None) -> str:
-    """A canonical dated fact with its date made absolute ("Deadline for X: next Friday" → "…: 2027-01-15")."""
+    """A canonical dated fact with its date made absolute ("Deadline for X: next Friday" → "…:
+    2027-01-15")."""
     m = re.match(
         r"^(?P<head>Deadline for .+?: |Deadline: |\S+ appointment on |Travelling to .+? on )(?P<d>.+)$",
         text,

@@ -108,7 +108,8 @@ def place_name(value: str) -> str:
 
 
 def is_unknown_place(value: str) -> bool:
-    """A proper name the gazetteer does not know, for a sentence that says it is a place ("a village near …")."""
+    """A proper name the gazetteer does not know, for a sentence that says it is a place ("a village
+    near …")."""
     words = value.lower().split()
     return _is_proper(value, max_words=4) and not set(words) & (NOT_ORG | TECH | LANGUAGES)
 
@@ -156,7 +157,8 @@ def is_role(value: str) -> bool:
 
 
 def is_language(value: str) -> bool:
-    """A language ISO 639-1 names (``kinds``), as written with its capital: "Portuguese", never "Poetry"."""
+    """A language ISO 639-1 names (``kinds``), as written with its capital: "Portuguese", never
+    "Poetry"."""
     value = value.strip()
     return value[:1].isupper() and (value.lower() in LANGUAGES or known_language(value))
 
@@ -215,7 +217,8 @@ _BEING_OUT = frozenset(
 
 
 def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
-    """Something a person can like or dislike: a short noun phrase, not a pronoun, not a vague or unpleasant one."""
+    """Something a person can like or dislike: a short noun phrase, not a pronoun, not a vague or
+    unpleasant one."""
     words = [w.strip(".,!'\"").replace("’", "'").lower() for w in _tokens(value)]
     if len(words) == 2 and words[0] == "the" and words[1] in GENERIC_THE:
         return True  # "I love the ocean"
@@ -331,7 +334,8 @@ _NOT_PASTIME_VERBS = word_set(
 
 
 def is_pastime_verb(value: str) -> bool:
-    """A verb after "I like to" that can name a pastime ("collect", "swim"), not "think" or "see"."""
+    """A verb after "I like to" that can name a pastime ("collect", "swim"), not "think" or
+    "see"."""
     return value.lower() not in _NOT_PASTIME_VERBS and value.isalpha()
 
 
@@ -385,7 +389,8 @@ def is_np(value: str) -> bool:
 
 
 def is_firm(value: str) -> bool:
-    """An organisation that is no place the gazetteer knows ("I left Google for Stripe", not "… Berlin for Lisbon")."""
+    """An organisation that is no place the gazetteer knows ("I left Google for Stripe", not "…
+    Berlin for Lisbon")."""
     return is_org(value) and not known_place(value)
 
 

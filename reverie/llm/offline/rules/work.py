@@ -74,7 +74,8 @@ RULES = [
         {"v": is_role},
     ),
     rule(rf"\bi(?:'m| am) (?:now |currently )?(?:an?|the) {_ROLE}", "Works as {v}", {"v": is_role}),
-    # titles said without an article: "I'm CTO and co-founder of …", "head of the science department"
+    # titles said without an article: "I'm CTO and co-founder of …", "head of the science
+    # department"
     rule(
         r"\bi(?:'m| am) (?:now |currently )?(?:the )?(?P<v>cto|ceo|cfo|coo|cpo|(?:head|director|vp) of (?:the )?"
         r"[a-z][a-z ]{2,40}?)(?=\s+(?:at|of|for|and|in|since)\b|[,.;!]|$)",
@@ -185,7 +186,8 @@ RULES = [
         change=True,
         negative=True,
     ),
-    # "I'm head chef at Osteria Lupo", "I'm sous chef at Le Petit Zinc" (a title of two words, no article)
+    # "I'm head chef at Osteria Lupo", "I'm sous chef at Le Petit Zinc" (a title of two words, no
+    # article)
     rule(
         rf"\bi(?:'m| am) (?:now |currently )?(?P<v>[a-z-]+ (?:{_ROLE_NOUN}))(?= (?:at|for) )",
         "Works as {v}",
