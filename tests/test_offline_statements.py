@@ -212,6 +212,18 @@ def test_a_correction_retires_the_old_line_to_the_archive_where_why_finds_it(
     assert run.why_finds.get(old), run.why_finds  # and why finds it there
 
 
+def test_decisions_about_two_services_both_land(tmp_path) -> None:
+    """Only a correction takes a database attribute from its text: two plain decisions about two
+    services are two lines (the crash harness's entries found a second one dropped as unsure)."""
+    first, second = (
+        "We decided to use PostgreSQL for service s1.",
+        "We decided to use Redis for service s2.",
+    )
+    run = st.run_item(st.Item("T-2", "T", "project_stack", None, (first, second), (), ()), tmp_path)
+    lines = [line for _, line in run.lines]
+    assert any("PostgreSQL" in ln for ln in lines) and any("Redis" in ln for ln in lines), lines
+
+
 def test_the_judge_counts_no_wrong_line_as_right() -> None:
     assert st.matches(
         "USER.md", "Lives in Krakow", "USER.md", "Lives in Krakow, Poland, since 2019"

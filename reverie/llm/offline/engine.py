@@ -324,7 +324,9 @@ def _dream_analyze(user: str) -> str:
             findings.pop(key, None)  # already there (a later repeat)
             continue
         old = named or info.replaces
-        slot = info.slot or attribute(text)
+        # a correction's attribute may be a project's database ("we switched the analytics service
+        # to ClickHouse"); any other fact fills only its template's slot, as before
+        slot = info.slot or (attribute(text) if fact.mark == "correction" else None)
         line = _match_line(files[info.target], old, slot) if old else None
         if line is None and slot:
             line = next((ln for ln in files[info.target] if attribute(ln) == slot), None)
