@@ -21,7 +21,7 @@ from .core import Filling, rule
 from .phrases import NAME
 from .values import is_language, is_name
 
-__all__ = ["RULES", "NOW", "resolve"]
+__all__ = ["RULES", "CANON", "NOW", "resolve"]
 
 #: Words that make a message a correction of something said before.
 _CUE = re.compile(
@@ -127,6 +127,9 @@ RULES = [
         finish=a_language,
     ),
 ]
+
+#: A ``Now:`` fact is read back by no template: it never reaches a file.
+CANON: list[tuple[str, str, str | None]] = []
 
 _NAMED = re.compile(r"^(?P<head>Has an? .+? named )(?P<v>.+)$")
 _NAME_LINE = re.compile(r"^(?P<head>Name: )(?P<v>.+)$")

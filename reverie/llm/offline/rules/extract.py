@@ -14,21 +14,7 @@ from collections.abc import Iterator
 from datetime import date
 
 from ..framing import reversed_feeling
-from . import (
-    agent,
-    corrections,
-    family,
-    health,
-    home,
-    identity,
-    languages,
-    likes,
-    pets,
-    project,
-    pursuits,
-    schedule,
-    work,
-)
+from . import agent, languages, likes, pets
 from .clauses import (
     AGAIN,
     CODE,
@@ -44,24 +30,10 @@ from .coordination import coordinated, each
 from .core import SOUL, Fact, Rule
 from .fill import fill
 from .person import third_person
-from .templates import canon, is_suspicious_rule, normalize
+from .templates import FACT_KINDS, canon, is_suspicious_rule, normalize
 
 #: Every rule, by kind of fact; within a kind, in the order its module gives.
-RULES: list[Rule] = [
-    *identity.RULES,
-    *family.RULES,
-    *home.RULES,
-    *work.RULES,
-    *pets.RULES,
-    *pursuits.RULES,
-    *likes.RULES,
-    *health.RULES,
-    *languages.RULES,
-    *corrections.RULES,
-    *agent.RULES,
-    *project.RULES,
-    *schedule.RULES,
-]
+RULES: list[Rule] = [r for kind in FACT_KINDS for r in kind.RULES]
 #: Rules for the agent that take free text: tried only when no other rule read the clause.
 _GENERIC = ("{K}", "Never {v3}", "Always {v3}")
 _MAX_FACT = 160

@@ -15,6 +15,7 @@ from datetime import date
 from ..dates import resolve
 from . import (
     agent,
+    corrections,
     family,
     health,
     home,
@@ -30,23 +31,24 @@ from . import (
 from .core import MEMORY, USER, Canon, memo, word_set
 from .lexicon import DATABASES, NOT_NAMES, PROJECT_NOUN, TECH
 
+#: The kinds of fact, in the order their rules run and their templates are read back.
+FACT_KINDS = (
+    identity,
+    family,
+    home,
+    work,
+    pets,
+    pursuits,
+    likes,
+    health,
+    languages,
+    corrections,
+    agent,
+    project,
+    schedule,
+)
 _CANON: list[tuple[re.Pattern[str], str, str | None]] = [
-    (re.compile(p, re.I), target, slot)
-    for module in (
-        identity,
-        family,
-        home,
-        work,
-        pets,
-        pursuits,
-        likes,
-        health,
-        languages,
-        agent,
-        project,
-        schedule,
-    )
-    for p, target, slot in module.CANON
+    (re.compile(p, re.I), target, slot) for module in FACT_KINDS for p, target, slot in module.CANON
 ]
 _INSTEAD = re.compile(r"^(?P<new>.+?) instead of (?P<old>.+)$", re.I)
 
