@@ -463,7 +463,8 @@ class Memory(MemoryVerbs):
     ) -> list[Hit]:
         """``recall`` under the name search tools (and mem0) use: ``user_id`` must be this
         memory's; ``threshold`` keeps the hits whose ``match`` (absolute, 0 to 1: the share of the
-        query's words a hit holds) is at least that."""
+        query's words a hit holds) is at least that. Hits are as stored (marks, transcripts, the
+        assistant's replies); what goes into a model's prompt is ``search_memory``'s."""
         self.check_user(user_id)
         hits = self.recall(
             query, limit=limit, kinds=kinds, session=session, since=since, until=until
