@@ -49,6 +49,8 @@ __all__ = [
 
 T = TypeVar("T")
 _MAX_METADATA_BYTES = 64 << 10
+#: A plain workspace's user (``check_user``), under its state directory.
+_USER_FILE = "user"
 
 
 def check_text(name: str, value: object, *, empty: bool = False) -> str:
@@ -90,7 +92,7 @@ def _metadata(metadata: object) -> dict[str, Any]:
     from .security.scrub import redact_value
 
     try:
-        size = len(orjson.dumps(dict(metadata), option=orjson.OPT_NON_STR_KEYS))
+        size = len(orjson.dumps(dict(metadata)))
     except TypeError as exc:
         raise CommandError(f"metadata must be plain JSON ({exc})") from None
     if size > _MAX_METADATA_BYTES:
@@ -157,12 +159,21 @@ class MemoryVerbs:
     # -- who the memory is ---------------------------------------------------------------------------
     def check_user(self, user_id: str | None, agent_id: str | None = None) -> None:
         """Refuse a ``user_id`` (or ``agent_id``) that is not this memory's: a scope's memory is one
-        user's (``reverie.open(root=..., user=...)`` opens another's); a plain workspace takes any."""
+        user's (``reverie.open(root=..., user=...)`` opens another's); a plain workspace is the
+        user's its first ``add`` with a ``user_id`` named (``memory/.reverie/user``), so another
+        user's call never reads, nor deletes, nor adds to it."""
         for name, value in (("user_id", user_id), ("agent_id", agent_id)):
             if value is not None:
                 check_text(name, value)
         scope = self.runtime.scope
         if scope is None:
+            owner = self.workspace_user()
+            if user_id is not None and owner is not None and user_id != owner:
+                raise CommandError(
+                    f"user_id {user_id!r} is not this workspace's user ({owner!r}, named by its "
+                    "first add): a workspace is one user's memory; open one per user with "
+                    f"reverie.open(root=DIR, user={user_id!r})"
+                )
             return
         mine = scope[1]
         if user_id is not None and user_id != mine.user:
@@ -175,6 +186,37 @@ class MemoryVerbs:
                 f"agent_id {agent_id!r} is not this memory's agent ({mine.agent!r}): open its own "
                 f"with reverie.open(root=..., user=..., agent={agent_id!r})"
             )
+
+    def workspace_user(self) -> str | None:
+        """The user a plain workspace's first ``add(..., user_id=...)`` named, or None."""
+        try:
+            raw = (self.runtime.workspace.state_dir / _USER_FILE).read_bytes()
+        except OSError:
+            return None
+        return raw.decode("utf-8", "replace").strip() or None  # empty: a first add was cut short
+
+    def _own(self, user_id: str | None) -> None:
+        """Record ``user_id`` as this plain workspace's user on its first ``add`` naming one."""
+        if user_id is None or self.runtime.scope is not None or self.workspace_user() is not None:
+            return
+        import os
+        import tempfile
+
+        state = self.runtime.workspace.state_dir
+        state.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=state, prefix=".user.")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(user_id.encode("utf-8", "surrogateescape") + b"\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            try:  # a link never replaces: of two first adds at once, one names the user
+                os.link(tmp, state / _USER_FILE)
+            except FileExistsError:
+                pass
+        finally:
+            os.unlink(tmp)
+        self.check_user(user_id)  # the other one's add is refused here
 
     # -- what a model is handed ------------------------------------------------------------------------
     def search_memory(
@@ -264,6 +306,7 @@ class MemoryVerbs:
         from .operations import items as _items
 
         self.check_user(user_id, agent_id)
+        self._own(user_id)
         if run_id is not None:
             check_text("run_id", run_id)
         extra = {

@@ -83,6 +83,28 @@ def test_an_id_update_and_delete_cannot_take_says_what_to_do(tmp_path: Path) -> 
             m.delete("USER.md#L1")
 
 
+def test_a_plain_workspace_is_the_user_its_first_add_named(tmp_path: Path) -> None:
+    """mem0 keeps every user in one store; a workspace is one user's memory. Code written for mem0
+    that passes another user_id to the same plain workspace is refused, never handed (nor made to
+    delete) the first user's memories."""
+    with reverie.open(tmp_path / "ws") as m:
+        m.add("I live in Lisbon and I prefer tea.", user_id="alice")
+        m.add("I moved my desk to the window.")  # no user_id: this workspace's user
+        for call in (
+            lambda: m.get_all(user_id="bob"),
+            lambda: m.search("Lisbon", user_id="bob"),
+            lambda: m.delete_all(user_id="bob"),
+            lambda: m.add("I live in Oslo.", user_id="bob"),
+        ):
+            with pytest.raises(CommandError, match=r"not this workspace's user \('alice'"):
+                call()
+        assert len(m.get_all(user_id="alice")) == 2 and m.search("Lisbon", user_id="alice")
+        assert "Oslo" not in str(m.history())
+    with reverie.open(tmp_path / "ws") as m:  # kept: the next process knows it too
+        with pytest.raises(CommandError, match="reverie.open\\(root=DIR, user='bob'\\)"):
+            m.get_all(user_id="bob")
+
+
 def test_async_twins(tmp_path: Path) -> None:
     import asyncio
 
@@ -109,6 +131,7 @@ def test_async_twins(tmp_path: Path) -> None:
         (lambda m: m.add(42), "messages must be a text, a chat message or a list of them"),
         (lambda m: m.add([{"content": "x"}]), "messages[0] must be a dict with a string 'role'"),
         (lambda m: m.add("x y z", metadata=[1]), "metadata must be a dict, not list"),
+        (lambda m: m.add("x y z", metadata={1: "a"}), "metadata must be plain JSON"),
         (lambda m: m.get(""), "memory_id is empty"),
         (lambda m: m.update("m1", 3), "data must be a string, not int"),
         (lambda m: m.history(since=-1), "since must be a whole number of at least 0"),
