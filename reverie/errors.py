@@ -40,6 +40,7 @@ __all__ = [
     "UnsafePathError",
     "InvalidScopeError",
     "NothingPendingError",
+    "PendingChangedError",
     "CursorError",
     "HistoryError",
     "LockTimeoutError",
@@ -82,6 +83,23 @@ class InvalidScopeError(WorkspaceError):
 
 class NothingPendingError(WorkspaceError):
     pass
+
+
+class PendingChangedError(WorkspaceError):
+    """The SOUL.md change a confirmation previewed (its ``PendingChange.id``) is no longer the one
+    pending: Dream widened it since. Nothing was applied or dropped; ``current_id`` names the one
+    pending now (show it again)."""
+
+    def __init__(self, message: str, *, current_id: str) -> None:
+        super().__init__(message)
+        self.current_id = current_id
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_pending_changed, (str(self), self.current_id))
+
+
+def _rebuild_pending_changed(message: str, current_id: str) -> PendingChangedError:
+    return PendingChangedError(message, current_id=current_id)
 
 
 class CursorError(ReverieError):
