@@ -8,8 +8,9 @@ it to a one-line message, and anything else is a bug shown with a traceback only
     ├── WorkspaceError         the workspace cannot be used as asked
     │   ├── UnsafePathError    a path escapes the workspace, is absolute, has '..' or NUL, or is a symlink out
     │   ├── InvalidScopeError  a user or agent id is not a valid scope id (reverie.scopes)
-    │   └── NothingPendingError     nothing to act on: approve found no staged SOUL.md change (front-ends
-    │                               answer as reject does), or restore() with no sha found no Dream commit
+    │   ├── NothingPendingError     nothing to act on: approve found no staged SOUL.md change (front-ends
+    │   │                           answer as reject does), or restore() with no sha found no Dream commit
+    │   └── PendingChangedError     the SOUL.md change a confirmation showed was widened since (``current_id``)
     ├── CursorError            a cursor file is corrupt and cannot be recovered automatically
     ├── HistoryError           history.jsonl cannot be read or written
     ├── LockTimeoutError       a cross-process lock was not acquired in time
