@@ -8,8 +8,9 @@ it to a one-line message, and anything else is a bug shown with a traceback only
     ├── WorkspaceError         the workspace cannot be used as asked
     │   ├── UnsafePathError    a path escapes the workspace, is absolute, has '..' or NUL, or is a symlink out
     │   ├── InvalidScopeError  a user or agent id is not a valid scope id (reverie.scopes)
-    │   └── NothingPendingError     nothing to act on: approve found no staged SOUL.md change (front-ends
-    │                               answer as reject does), or restore() with no sha found no Dream commit
+    │   ├── NothingPendingError     nothing to act on: approve found no staged SOUL.md change (front-ends
+    │   │                           answer as reject does), or restore() with no sha found no Dream commit
+    │   └── PendingChangedError     the SOUL.md change a confirmation showed was widened since (``current_id``)
     ├── CursorError            a cursor file is corrupt and cannot be recovered automatically
     ├── HistoryError           history.jsonl cannot be read or written
     ├── LockTimeoutError       a cross-process lock was not acquired in time
@@ -40,6 +41,7 @@ __all__ = [
     "UnsafePathError",
     "InvalidScopeError",
     "NothingPendingError",
+    "PendingChangedError",
     "CursorError",
     "HistoryError",
     "LockTimeoutError",
@@ -82,6 +84,23 @@ class InvalidScopeError(WorkspaceError):
 
 class NothingPendingError(WorkspaceError):
     """Nothing to act on: no staged SOUL.md change to approve, no Dream commit to restore."""
+
+
+class PendingChangedError(WorkspaceError):
+    """The SOUL.md change a confirmation previewed (its ``PendingChange.id``) is no longer the one
+    pending: Dream widened it since. Nothing was applied or dropped; ``current_id`` names the one
+    pending now (show it again)."""
+
+    def __init__(self, message: str, *, current_id: str) -> None:
+        super().__init__(message)
+        self.current_id = current_id
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_pending_changed, (str(self), self.current_id))
+
+
+def _rebuild_pending_changed(message: str, current_id: str) -> PendingChangedError:
+    return PendingChangedError(message, current_id=current_id)
 
 
 class CursorError(ReverieError):

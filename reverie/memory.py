@@ -788,23 +788,26 @@ class Memory(MemoryVerbs):
     async def apending_soul(self) -> PendingChange | None:
         return await self._offload(lambda m: m.pending_soul())
 
-    def approve(self) -> ApproveResult:
-        """Apply the staged SOUL.md change (``NothingPendingError`` when none is)."""
+    def approve(self, *, change: str | None = None) -> ApproveResult:
+        """Apply the staged SOUL.md change (``NothingPendingError`` when none is). ``change``: the
+        ``pending_soul().id`` a confirmation showed; when Dream widened the proposal since,
+        ``PendingChangedError`` and nothing is applied."""
         from .operations.approve import approve
 
-        return approve(self.runtime.store, self.runtime.git)
+        return approve(self.runtime.store, self.runtime.git, change=change)
 
-    async def aapprove(self) -> ApproveResult:
-        return await self._offload(lambda m: m.approve())
+    async def aapprove(self, *, change: str | None = None) -> ApproveResult:
+        return await self._offload(lambda m: m.approve(change=change))
 
-    def reject(self) -> PendingChange | None:
-        """Drop the staged SOUL.md change; returns what was dropped (None when nothing was pending)."""
+    def reject(self, *, change: str | None = None) -> PendingChange | None:
+        """Drop the staged SOUL.md change; returns what was dropped (None when nothing was
+        pending). ``change``: as for ``approve`` (``PendingChangedError``: nothing dropped)."""
         from .operations.approve import reject
 
-        return reject(self.runtime.store)
+        return reject(self.runtime.store, change=change)
 
-    async def areject(self) -> PendingChange | None:
-        return await self._offload(lambda m: m.reject())
+    async def areject(self, *, change: str | None = None) -> PendingChange | None:
+        return await self._offload(lambda m: m.reject(change=change))
 
     # -- lines and files ------------------------------------------------------------------------------------
     def pin(self, text: str, *, unpin: bool = False) -> PinResult:

@@ -100,8 +100,8 @@ CASES: dict[str, tuple[tuple[str, ...] | None, tuple[str, dict[str, Any]] | None
         ("restore_version", {"sha": "HEAD", "base": "HEAD"}),  # the base its preview named
         "/dream-restore HEAD",
     ),
-    "approve": (("approve",), ("approve_soul_change", {}), "/dream-approve"),
-    "reject": (("reject",), ("reject_soul_change", {}), "/dream-reject"),
+    "approve": (("approve",), ("approve_soul_change", {"change": "0" * 64}), "/dream-approve"),
+    "reject": (("reject",), ("reject_soul_change", {"change": "0" * 64}), "/dream-reject"),
     "pin": (("pin", "Porto"), None, "/pin Porto"),
     "set_aside": (("requeue",), None, "/requeue"),
     "status": (("status",), ("status", {}), None),

@@ -182,6 +182,35 @@ def test_restore_version_keeps_a_change_made_after_its_preview(workspace: Worksp
     _run(go())
 
 
+def test_a_soul_change_is_approved_or_rejected_only_as_shown(workspace: Workspace) -> None:
+    """approve_soul_change and reject_soul_change name the proposal pending_soul_change showed:
+    one Dream (here an agent) widened since is neither applied nor dropped unseen."""
+    import reverie
+
+    with reverie.open(workspace.root) as memory:
+        soul = memory.read("SOUL.md")
+        memory.write("SOUL.md", soul + "- Answer in French.\n", kind="agent")
+
+    async def go() -> None:
+        async with Client(_stdio(workspace.root)) as c:
+            shown = (await c.call_tool("pending_soul_change", {})).structured_content["pending"]
+            with reverie.open(workspace.root) as other:  # widened after the preview
+                other.write("SOUL.md", soul + "- Answer in French.\n- Never cite.\n", kind="agent")
+            for tool in ("approve_soul_change", "reject_soul_change"):
+                r = await c.call_tool(tool, {"change": shown["id"]})
+                assert r.is_error and "show it again" in r.content[0].text, r.content
+            with reverie.open(workspace.root) as other:
+                assert other.read("SOUL.md") == soul and other.pending_soul() is not None
+            now = (await c.call_tool("pending_soul_change", {})).structured_content["pending"]
+            assert now["id"] != shown["id"] and "Never cite" in now["diff"]
+            r = await c.call_tool("approve_soul_change", {"change": now["id"]})
+            assert not r.is_error and r.structured_content["commit"], r.content
+            with reverie.open(workspace.root) as other:
+                assert "- Never cite." in other.read("SOUL.md") and other.pending_soul() is None
+
+    _run(go())
+
+
 def test_bad_calls_get_mcp_errors_and_the_server_keeps_serving(workspace: Workspace) -> None:
     (workspace.root / "secret.md").write_text("not memory")
 
@@ -223,10 +252,11 @@ def test_bad_calls_get_mcp_errors_and_the_server_keeps_serving(workspace: Worksp
                 "approve_soul_change",
                 "reject_soul_change",
             ):  # nothing pending: the same answer
-                answer = await c.call_tool(tool, {})
+                answer = await c.call_tool(tool, {"change": "0" * 64})
                 assert not answer.is_error and answer.structured_content["pending"] is False, (
                     answer.content
                 )
+                assert (await c.call_tool(tool, {})).is_error  # the proposal shown is named
             ok = await c.call_tool("remember", {"text": "still serving"})
             assert not ok.is_error and ok.structured_content["cursor"] == 1
 

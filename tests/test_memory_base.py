@@ -15,7 +15,7 @@ import pytest
 
 import reverie
 from reverie import EditConflictError, content_id
-from reverie.errors import MergeConflictError
+from reverie.errors import MergeConflictError, PendingChangedError
 from reverie.memory import Memory
 
 USER = "USER.md"
@@ -124,6 +124,28 @@ def test_an_agents_soul_change_from_an_old_state_is_staged_merged(mem):
     assert mem.approve().commit
     soul = mem.read("SOUL.md")
     assert "Be kind and patient." in soul and "Cite sources." in soul
+
+
+def test_a_soul_approval_or_rejection_names_the_proposal_it_showed(mem):
+    """Dream widens a pending SOUL.md proposal (a second proposal merges into it): a confirmation
+    that showed the first neither applies nor drops the widened one; with the new id it does."""
+    soul = mem.read("SOUL.md")
+    mem.write("SOUL.md", soul + "- Answer in French.\n", kind="agent")
+    shown = mem.pending_soul()
+    assert shown is not None
+    mem.write("SOUL.md", soul + "- Answer in French.\n- Never cite.\n", kind="agent")
+    for verb in (mem.approve, mem.reject):
+        with pytest.raises(PendingChangedError, match="show it again") as err:
+            verb(change=shown.id)
+        assert err.value.current_id != shown.id
+    now = mem.pending_soul()
+    assert now is not None and "Never cite" in now.diff() and mem.read("SOUL.md") == soul
+    assert now.id == err.value.current_id
+    assert mem.reject(change=now.id) == now and mem.pending_soul() is None
+    mem.write("SOUL.md", soul + "- Be brief.\n", kind="agent")
+    shown = mem.pending_soul()
+    assert shown is not None and mem.approve(change=shown.id).commit
+    assert "- Be brief." in mem.read("SOUL.md")
 
 
 def test_a_restore_confirmed_after_a_new_commit_keeps_the_new_line(mem):

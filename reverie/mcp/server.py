@@ -6,7 +6,8 @@ server's one ``Memory``, in a worker thread of ``reverie.offload``'s executor: a
 lock wait) never stalls the event loop nor another client's call, and ``Memory`` is safe to share
 between threads; the workspace's own locks order the writes, between this server's calls and any
 other process alike. ``restore_version`` names the state its preview showed (``base``, from
-``preview_restore``): it never undoes a change the client did not see.
+``preview_restore``), and ``approve_soul_change``/``reject_soul_change`` the proposal
+``pending_soul_change`` showed (its ``id``): no tool undoes or applies a change the client did not see.
 
 Resource change notifications come from a ``ResourceWatcher`` that compares the served files' stat
 signatures: after every write tool (at once) and every ``interval`` seconds (so a commit made by
@@ -91,6 +92,16 @@ Sha = Annotated[
         max_length=40,
         pattern=r"^[0-9a-fA-F]+$",
         description="a commit sha or an unambiguous prefix of at least 4 hex digits",
+    ),
+]
+PendingId = Annotated[
+    str,
+    Field(
+        min_length=64,
+        max_length=64,
+        pattern=r"^[0-9a-f]+$",
+        description="the id pending_soul_change returned: the proposal the user reviewed. When "
+        "Dream widened it since, nothing is done and the answer says to show it again",
     ),
 ]
 
@@ -495,6 +506,7 @@ def _register_tools(server: MCPServer[Any], tools: _Tools) -> None:  # noqa: C90
             return {
                 "notice": DATA_NOTICE,
                 "pending": {
+                    "id": change.id,
                     "created_at": change.created_at,
                     "added": added,
                     "removed": removed,
@@ -506,26 +518,27 @@ def _register_tools(server: MCPServer[Any], tools: _Tools) -> None:  # noqa: C90
         return await tools.call(run)
 
     @server.tool(annotations=_DESTRUCTIVE)
-    async def approve_soul_change() -> dict[str, Any]:
-        """Apply the SOUL.md change Dream proposed (see pending_soul_change). Only do this when the
-        user has reviewed and approved it: SOUL.md shapes how the agent behaves in every
-        conversation."""
+    async def approve_soul_change(change: PendingId) -> dict[str, Any]:
+        """Apply the SOUL.md change Dream proposed, the one pending_soul_change showed (pass its
+        id). Only do this when the user has reviewed and approved it: SOUL.md shapes how the agent
+        behaves in every conversation."""
         from ..errors import NothingPendingError
 
         def run(m: Memory) -> dict[str, Any]:
             try:
-                return {"pending": True, **_plain(m.approve())}
+                return {"pending": True, **_plain(m.approve(change=change))}
             except NothingPendingError:  # the same answer as reject_soul_change
                 return {"pending": False, "commit": None}
 
         return await tools.call(run, writes=True)
 
     @server.tool(annotations=_DESTRUCTIVE)
-    async def reject_soul_change() -> dict[str, Any]:
-        """Drop the SOUL.md change Dream proposed, leaving SOUL.md as it is."""
+    async def reject_soul_change(change: PendingId) -> dict[str, Any]:
+        """Drop the SOUL.md change Dream proposed, the one pending_soul_change showed (pass its
+        id), leaving SOUL.md as it is."""
 
         def run(m: Memory) -> dict[str, Any]:
-            dropped = m.reject() is not None
+            dropped = m.reject(change=change) is not None
             return {"pending": dropped, "dropped": dropped}
 
         return await tools.call(run, writes=True)
