@@ -42,8 +42,7 @@ from anthropic.types.beta import (
 )
 
 from ..errors import EditConflictError, ReverieError, UnsafePathError
-from ..memory import Memory, WriteResult
-from ..workspace import content_id
+from ..memory import Memory, WriteResult, content_id
 
 __all__ = ["ReverieMemoryTool", "AsyncReverieMemoryTool", "ROOT", "to_workspace", "to_memories"]
 
