@@ -53,8 +53,7 @@ from anthropic.types.beta import (
 
 from .. import offload
 from ..errors import EditConflictError, GateError, ReverieError, UnsafePathError
-from ..memory import Memory, WriteResult
-from ..workspace import content_id
+from ..memory import Memory, WriteResult, content_id
 
 __all__ = [
     "ReverieMemoryTool",
