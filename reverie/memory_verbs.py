@@ -167,7 +167,7 @@ class MemoryVerbs:
                 check_text(name, value)
         scope = self.runtime.scope
         if scope is None:
-            owner = self.workspace_user()
+            owner = self._workspace_user()
             if user_id is not None and owner is not None and user_id != owner:
                 raise CommandError(
                     f"user_id {user_id!r} is not this workspace's user ({owner!r}, named by its "
@@ -187,7 +187,7 @@ class MemoryVerbs:
                 f"with reverie.open(root=..., user=..., agent={agent_id!r})"
             )
 
-    def workspace_user(self) -> str | None:
+    def _workspace_user(self) -> str | None:
         """The user a plain workspace's first ``add(..., user_id=...)`` named, or None."""
         try:
             raw = (self.runtime.workspace.state_dir / _USER_FILE).read_bytes()
@@ -197,7 +197,7 @@ class MemoryVerbs:
 
     def _own(self, user_id: str | None) -> None:
         """Record ``user_id`` as this plain workspace's user on its first ``add`` naming one."""
-        if user_id is None or self.runtime.scope is not None or self.workspace_user() is not None:
+        if user_id is None or self.runtime.scope is not None or self._workspace_user() is not None:
             return
         import os
         import tempfile
