@@ -327,10 +327,10 @@ class RootScheduler:
             self._finish(name, ws, result, again, reserved)
         except asyncio.CancelledError:
             pass  # stopped: abandoned before it wrote; the marker stays
-        except ReverieError as exc:
+        except (ReverieError, OSError) as exc:  # OSError: the disk's fault (full, denied), said
             self.stats.errors += 1
             self._recent.append((self.clock(), True, 0))
-            self._retry_later(name, str(exc))
+            self._retry_later(name, str(exc) if isinstance(exc, ReverieError) else _os_text(exc))
         except Exception as exc:  # noqa: BLE001 - one scope's bug must not stop the others
             self.stats.errors += 1
             self._recent.append((self.clock(), True, 0))
@@ -504,6 +504,11 @@ def _run_in_thread(
             root.mark_due(name)
             again = True
     return result, again, len(rt.dream.set_aside())
+
+
+def _os_text(exc: OSError) -> str:
+    where = f"{exc.filename}: " if exc.filename else ""
+    return f"{where}{exc.strerror or exc}"
 
 
 def _unavailable(result: DreamResult) -> bool:

@@ -55,7 +55,7 @@ from pathlib import Path
 from ..errors import LockTimeoutError, RecallError, SessionError
 from ..history import BadLine, HistoryEntry, HistoryLog
 from ..sessions import SessionStore
-from ..workspace import ARCHIVE_DIR, MEMORY_FILES, Workspace
+from ..workspace import ARCHIVE_DIR, MEMORY_FILES, Workspace, workspace_id
 from .sources import (
     DATED_RE,
     Chunk,
@@ -198,6 +198,7 @@ class SearchIndex:
         """A corrupt or foreign-version file is moved aside and recreated (then filled by sync)."""
         fresh = not self.path.exists()
         reason = None
+        stale = False
         conn = None
         try:
             conn = self._connect()
@@ -215,6 +216,8 @@ class SearchIndex:
                     or meta.get("tokenizer") != TOKENIZER
                 ):
                     reason = f"schema version {meta.get('schema_version')!r}, expected {SCHEMA_VERSION!r}"
+                elif meta.get("workspace_id", "") != self._identity():
+                    stale = True  # another workspace's index, one removed since (see `_identity`)
                 else:
                     conn.execute(
                         "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'x'"
@@ -225,11 +228,15 @@ class SearchIndex:
                     conn.close()
                 raise  # _open waits and retries
             reason = f"unreadable ({exc})"
-        if reason is None and not fresh and conn is not None:
+        if reason is None and not fresh and not stale and conn is not None:
             return conn
         if conn is not None:
             conn.close()
-        if reason is not None:
+        if stale:
+            log.info("%s: the index of a workspace no longer at this path; dropped", self.path)
+            self._drop_files()
+            self._rebuilt_on_open = True
+        elif reason is not None:
             log.warning("%s: %s; rebuilding the index from the workspace files", self.path, reason)
             self._move_aside()
             self._rebuilt_on_open = True
@@ -247,9 +254,24 @@ class SearchIndex:
                     ("history_cursor", "0"),
                     ("history_first", "0"),
                     ("generation", "0"),
+                    ("workspace_id", self._identity()),
                 ],
             )
         return conn
+
+    def _identity(self) -> str:
+        """The workspace's identity (``reverie.workspace.workspace_id``; "" when it has none), which
+        the index records: an index kept outside the workspace (``indexDir``, keyed by the path) of
+        a workspace removed since — a user forgotten, then back at the same path — is another
+        workspace's, dropped on open and never searched."""
+        return workspace_id(self.workspace) or ""
+
+    def _drop_files(self) -> None:
+        """Delete the index and its journal files, and what an earlier move aside left: what
+        another workspace left is deleted, never kept aside."""
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(str(self.path) + suffix).unlink(missing_ok=True)
+            Path(str(self.path) + ".corrupt" + suffix).unlink(missing_ok=True)
 
     def _move_aside(self) -> None:
         for suffix in ("", "-wal", "-shm", "-journal"):
