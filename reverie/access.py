@@ -179,7 +179,7 @@ class TokenFile:
             " ".join(label.split()),
         )
         with self._locked():
-            records = self._read()
+            records = self._read_all()  # the ignored ones too: a rewrite never drops a record
             if any(r.sha256 == digest for r in records):
                 raise ConfigError("that token is already issued")
             self._write([*records, record])
