@@ -386,3 +386,15 @@ def test_a_model_call_cut_off_by_the_drain_budget_says_the_drain_ran_out():
         asyncio.run(budgeted_call(Hangs(), run, [], model="m"))  # type: ignore[arg-type]
     assert info.value.overall and "the drain's wall time of 0.05s" in str(info.value)
     assert "300s" not in str(info.value)  # was: "ran past the 300s wall-time cap"
+
+
+def test_the_rebuild_line_counts_the_markers_it_found(tmp_path, redis_server, monkeypatch, caplog):
+    root = tmp_path / "root"
+    fleet = _fleet(root, redis_server, monkeypatch)
+    for user in ("ann", "bob", "cy"):
+        _append(root, user, f"- [durable] Project of {user} uses database db1")
+    fleet.ingest_markers(full=True)
+    fleet.coord.r.flushall()  # Redis lost everything: the dispatcher rebuilds from the markers
+    assert fleet.heal()
+    line = next(r.getMessage() for r in caplog.records if "due index built" in r.getMessage())
+    assert "3 due marker(s)" in line and "3 newly due" in line  # was: "0 workspace(s) due"

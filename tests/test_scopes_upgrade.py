@@ -324,3 +324,17 @@ def test_a_hard_linked_history_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ReverieError, match="hard links"):
         WorkspaceStore(bob).append_history("bob writes", "cli:test")
     assert b"bob writes" not in alice.history_path.read_bytes()
+
+
+def test_forget_user_refusing_a_planted_link_says_how_to_go_on(tmp_path: Path) -> None:
+    root = ScopeRoot(tmp_path / "root")
+    ws = root.ensure(Scope("alice"))
+    WorkspaceStore(ws).append_history("alice secret", "cli:test")
+    elsewhere = tmp_path / "elsewhere"
+    ws.root.rename(elsewhere)
+    ws.root.symlink_to(elsewhere)  # planted: the user's workspace is a link
+    result = invoke("--root", str(root.root), "forget-user", "alice", "--yes")
+    assert result.returncode == 1 and "remove the link itself" in result.stderr  # was: no hint
+    assert (elsewhere / "memory" / "history.jsonl").is_file()  # nothing deleted through it
+    ws.root.unlink()
+    assert invoke("--root", str(root.root), "forget-user", "alice", "--yes").returncode == 0

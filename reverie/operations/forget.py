@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from ..access import TokenFile
 from ..config import load_config
 from ..dream.fence import section_lock
-from ..errors import InvalidScopeError, ReverieError
+from ..errors import InvalidScopeError, ReverieError, UnsafePathError
 from ..recall.index import remove_external_index
 from ..scopes import ForgetResult, LegacyUser, Scope, ScopeRoot, read_scope, validate_id
 from ..workspace import Workspace
@@ -113,7 +113,13 @@ def forget_user(
     targets = [_Target(Scope(now).user_digest, now, False)] if now is not None else []
     targets += [_Target(u.digest, u.user, True) for u in legacy]
     for t in targets:  # 0. look, change nothing
-        _look(scopes, t)
+        try:
+            _look(scopes, t)
+        except UnsafePathError as exc:  # a planted link: say how to go on
+            raise UnsafePathError(
+                f"{exc}: forget-user deletes nothing through a link; remove the link itself (what "
+                "it points to may be another user's and is left alone), then run it again"
+            ) from None
     shown = now if now is not None else user
     done = _Done()
     try:
