@@ -398,3 +398,25 @@ def test_the_rebuild_line_counts_the_markers_it_found(tmp_path, redis_server, mo
     assert fleet.heal()
     line = next(r.getMessage() for r in caplog.records if "due index built" in r.getMessage())
     assert "3 due marker(s)" in line and "3 newly due" in line  # was: "0 workspace(s) due"
+
+
+def test_celery_reconnect_messages_are_one_line_each():
+    import logging
+
+    from celery.worker.consumer.consumer import CONNECTION_ERROR, CONNECTION_RETRY_STEP
+
+    from reverie.fleet.app import _FILTER
+
+    step = CONNECTION_RETRY_STEP.format(when="in 2.00 seconds", retries=1, max_retries="∞")
+    record = logging.LogRecord(
+        "celery.worker.consumer.consumer",
+        logging.ERROR,
+        __file__,
+        1,
+        CONNECTION_ERROR,
+        ("redis://:**@127.0.0.1:1/0", "Error 111 connecting", step),
+        None,
+    )
+    assert _FILTER.filter(record)
+    text = record.getMessage()
+    assert "\n" not in text and "Cannot connect" in text and "Trying again" in text  # was: 3 lines

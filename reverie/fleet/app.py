@@ -119,6 +119,12 @@ class _OneLine(logging.Filter):
                 record.args = None
                 record.exc_info = None
                 record.exc_text = None
+        if record.name.startswith(("celery.worker.consumer", "kombu")):
+            text = (
+                record.getMessage()
+            )  # "Cannot connect to …:\nTrying again in 2s… (1/∞)\n": one line
+            if "\n" in text.strip():
+                record.msg, record.args = " ".join(text.split()), None
         return True
 
 
