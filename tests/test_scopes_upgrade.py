@@ -338,3 +338,25 @@ def test_forget_user_refusing_a_planted_link_says_how_to_go_on(tmp_path: Path) -
     assert (elsewhere / "memory" / "history.jsonl").is_file()  # nothing deleted through it
     ws.root.unlink()
     assert invoke("--root", str(root.root), "forget-user", "alice", "--yes").returncode == 0
+
+
+def test_forget_user_with_a_due_marker_that_is_a_directory(tmp_path: Path) -> None:
+    root = ScopeRoot(tmp_path / "root")
+    WorkspaceStore(root.ensure(Scope("fay"))).append_history("fay secret", "cli:test")
+    marker = root.due_path(Scope("fay").name)
+    marker.unlink()
+    marker.mkdir()  # was: "internal error: IsADirectoryError", exit 2, nothing deleted
+    result = invoke("--root", str(root.root), "forget-user", "fay", "--yes")
+    assert result.returncode == 0, result.stderr
+    assert not root.exists(Scope("fay")) and not marker.exists()
+    WorkspaceStore(root.ensure(Scope("gus"))).append_history("gus secret", "cli:test")
+    full = root.due_path(Scope("gus").name)
+    full.unlink()
+    full.mkdir()
+    (full / "junk").touch()  # cannot be removed as a marker: said in one line, rerun finishes
+    refused = invoke("--root", str(root.root), "forget-user", "gus", "--yes")
+    assert refused.returncode == 1 and "remove it by hand" in refused.stderr
+    assert "Traceback" not in refused.stderr and "internal error" not in refused.stderr
+    shutil.rmtree(full)
+    assert invoke("--root", str(root.root), "forget-user", "gus", "--yes").returncode == 0
+    assert b"gus secret" not in _everything(root.root)
