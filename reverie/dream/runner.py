@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from datetime import date
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..config import OFFLINE_MODEL, Config
 from ..errors import (
     AlreadyRunningError,
+    ContextWindowError,
     GitStoreError,
     MergeConflictError,
     ModelError,
@@ -35,15 +36,18 @@ from ..gitstore.location import is_tracked
 from ..gitstore.trailers import format_message
 from ..history import HistoryEntry
 from ..llm import protocol
+from ..llm.output import content_words
 from ..llm.prompts import load_prompt
 from ..llm.registry import prefix_of
-from ..llm.types import Usage
+from ..llm.replylog import Verdict, keep_reply
+from ..llm.types import ModelResponse, Usage
+from ..llm.window import ContextWindows, room
 from ..security.untrusted import untrusted_soul_lines
 from ..store import WorkspaceStore
 from ..workspace import MEMORY, MEMORY_FILES, SOUL
 from . import transaction
-from .agent import run_edit_loop
-from .analyze import UnusableAnalysis, analyze
+from .agent import EditOutcome, run_edit_loop
+from .analyze import Analysis, UnusableAnalysis, analyze
 from .archive import archive_path
 from .archive_files import read_archives
 from .batch import budget_lines, build_analysis_message, line_ages
@@ -88,7 +92,7 @@ class _Failed(Exception):
         reason: str,
         *,
         count: bool = True,
-        unavailable: bool = False,
+        unavailable: str | None = None,
     ) -> None:
         super().__init__(reason)
         self.status = status
@@ -96,9 +100,39 @@ class _Failed(Exception):
         self.count = (
             count  # False when the batch is not at fault: the drain's overall budget, the model
         )
-        self.unavailable = (
-            unavailable  # the model could not be reached: `reverie status` says since when
-        )
+        # The model could not be reached, or did not answer (the ModelUnavailableError's kind):
+        # `reverie status` says since when.
+        self.unavailable = unavailable
+
+
+class _Shrink(Exception):
+    """Internal: the batch must be its first ``keep`` entries to fit the model's window."""
+
+    def __init__(self, keep: int) -> None:
+        super().__init__(keep)
+        self.keep = keep
+
+
+def _verdict(value: str) -> Verdict:
+    return "refused" if value == "refused" else "lenient" if value == "lenient" else "repaired"
+
+
+def _kept(reply_id: str | None) -> str:
+    return f" (reply kept: {reply_id}; `reverie why --reply {reply_id}`)" if reply_id else ""
+
+
+def _new_facts(entries: list[HistoryEntry], files: Mapping[str, str]) -> list[str]:
+    """The batch's permanent, durable and correction fact lines with a content word none of the
+    memory files holds: what a ``[SKIP]`` would leave only in history."""
+    held = content_words("\n".join(files.values()))
+    out = []
+    for entry in entries:
+        for line in entry.content.splitlines():
+            parsed = protocol.parse_fact_line(line)
+            if parsed and parsed[0] in ("permanent", "durable", "correction"):
+                if content_words(parsed[1]) - held:
+                    out.append(parsed[1])
+    return out
 
 
 class Dream:
@@ -132,6 +166,9 @@ class Dream:
         self.epoch: int | None = None
         self.lease_check: Callable[[], str | None] | None = None
         self._fence: Fence | None = None
+        #: Each model's context window (``reverie.llm.window``): Dream's prompts are sized to it.
+        self.windows = ContextWindows(self.config, self.workspace.state_dir)
+        self._dry_run = False
 
     @property
     def model(self) -> str:
@@ -162,6 +199,7 @@ class Dream:
                 "already-running", reason="another Dream run holds the lock", model=self.model
             )
         self._warnings = []
+        self._dry_run = dry_run
         try:
             self._ensure_repo()
             attempts = Attempts.load(self.workspace.state_dir)
@@ -289,6 +327,58 @@ class Dream:
             )
         if not entries:
             return self._maintain(dry_run)
+        while True:
+            try:
+                return await self._attempt(entries, budget, attempts, dry_run, emit)
+            except _Shrink as shrink:
+                # The model's window does not take this many entries: the batch is the first ones,
+                # and the rest wait for the next batch (a requeued batch is never shrunk).
+                entries = entries[: shrink.keep]
+
+    def _room(self) -> int:
+        """Prompt tokens a call to Dream's model may send (its window less the reply); the offline
+        engine reads any length."""
+        if prefix_of(self.model) == prefix_of(OFFLINE_MODEL):
+            return sys.maxsize
+        window = self.windows.of(self.model)
+        return room(window, self._max_tokens(protocol.TASK_DREAM_EDIT))
+
+    def _fit(self, entries: list[HistoryEntry], system: str, user: str) -> None:
+        """Raise ``_Shrink`` when the analysis prompt is over the model's window and fewer entries
+        would do; ``_Failed`` (no attempt counted) when one entry is already too many."""
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        tokens = self.client.count_tokens(messages, model=self.model)
+        limit = self._room()
+        if tokens <= limit:
+            return
+        if len(entries) > 1 and self._requeued is None:
+            keep = max(1, min(len(entries) - 1, len(entries) * limit // max(tokens, 1)))
+            log.info(
+                "dream: %d entries make a %d-token prompt, over the model's room of %d; taking %d",
+                len(entries),
+                tokens,
+                limit,
+                keep,
+            )
+            raise _Shrink(keep)
+        raise _Failed(
+            "failed",
+            f"the analysis prompt ({tokens} tokens with {len(entries)} entr"
+            f"{'y' if len(entries) == 1 else 'ies'}) does not fit the model's context window "
+            f"({self.windows.of(self.model)} tokens); set models.<name>.contextWindowTokens or "
+            "use a model with a larger window",
+            count=False,
+        )
+
+    async def _attempt(
+        self,
+        entries: list[HistoryEntry],
+        budget: Budget,
+        attempts: Attempts,
+        dry_run: bool,
+        emit: ProgressCallback,
+    ) -> DreamResult:
+        cfg = self.config.dream
         first, last = entries[0].cursor, entries[-1].cursor
         emit(Progress("start", first=first, last=last))
         staged = StagedFiles.load(self.workspace)
@@ -304,33 +394,44 @@ class Dream:
             dry_run=dry_run,
             attempts=attempts.for_batch(first),
         )
+        batch_ref = {"batch": [first, last]}
 
         def progress(phase: ProgressPhase) -> None:
             emit(Progress(phase, budget.iterations, budget.tool_calls, budget.tokens, first, last))
+
+        def refused_edit(
+            response: ModelResponse, asked: Sequence[dict[str, Any]], why: str
+        ) -> None:
+            self._keep(protocol.TASK_DREAM_EDIT, "refused", why, asked, response, batch_ref)
 
         try:
             if staged.unreadable:  # never consume a batch whose facts could not be written anywhere
                 raise _Failed("failed", staged.unreadable, count=False)
             today = self.today()
             sizes = budget_lines(staged.base, cfg)
+            system = load_prompt(protocol.TASK_DREAM_ANALYZE, self.workspace)
+            user = build_analysis_message(
+                entries,
+                staged.base,
+                self._memory_ages(staged.base[MEMORY]),
+                today,
+                budgets=sizes,
+            )
+            self._fit(entries, system, user)
             analysis = await analyze(
                 self.client,
                 budget,
                 model=self.model,
-                system=load_prompt(protocol.TASK_DREAM_ANALYZE, self.workspace),
-                user=build_analysis_message(
-                    entries,
-                    staged.base,
-                    self._memory_ages(staged.base[MEMORY]),
-                    today,
-                    budgets=sizes,
-                ),
+                system=system,
+                user=user,
                 max_tokens=self._max_tokens(protocol.TASK_DREAM_ANALYZE),
             )
             findings = analysis.findings
+            said = self._judged(analysis, entries, staged.base, batch_ref)
             progress("analyze")
+            edited = None
             if findings:
-                await run_edit_loop(
+                edited = await run_edit_loop(
                     self.client,
                     budget,
                     tools,
@@ -340,6 +441,9 @@ class Dream:
                     progress=lambda: progress("edit"),
                     budgets=sizes,
                     max_tokens=self._max_tokens(protocol.TASK_DREAM_EDIT),
+                    on_refused=refused_edit,
+                    window=self.windows.of(self.model),
+                    room_tokens=self._room(),
                 )
             facts = [
                 f
@@ -382,8 +486,9 @@ class Dream:
                 life,
             )
             if not changed and not life.archive:
+                why = said or self._unchanged(findings, tools, edited, batch_ref)
                 return self._finish(
-                    replace(done, status="no-change"), attempts, last, dry_run, life
+                    replace(done, status="no-change", reason=why), attempts, last, dry_run, life
                 )
             if dry_run:
                 files = tuple(
@@ -419,6 +524,7 @@ class Dream:
                 base, findings, tools, budget, attempts, dry_run, _Failed("failed", str(exc))
             )
         except ModelUnavailableError as exc:
+            what = "model not answering" if exc.kind == "not-answering" else "model unavailable"
             return self._fail(
                 base,
                 findings,
@@ -426,9 +532,18 @@ class Dream:
                 budget,
                 attempts,
                 dry_run,
-                _Failed("failed", f"model unavailable: {exc}", count=False, unavailable=True),
+                _Failed("failed", f"{what}: {exc}", count=False, unavailable=exc.kind),
             )
-        except UnusableAnalysis as exc:
+        except ContextWindowError as exc:
+            window = self.windows.learn(self.model, exc.limit, exc.requested, str(exc))
+            if len(entries) > 1 and self._requeued is None:
+                log.info(
+                    "dream: the model's window is %s tokens; batch %d-%d made smaller",
+                    window,
+                    first,
+                    last,
+                )
+                raise _Shrink(max(1, len(entries) // 2)) from None
             return self._fail(
                 base,
                 findings,
@@ -438,12 +553,111 @@ class Dream:
                 dry_run,
                 _Failed("failed", f"model: {exc}", count=False),
             )
+        except UnusableAnalysis as exc:
+            kept = self._keep(
+                protocol.TASK_DREAM_ANALYZE,
+                "refused",
+                str(exc),
+                exc.messages,
+                exc.response,
+                batch_ref,
+            )
+            return self._fail(
+                base,
+                findings,
+                tools,
+                budget,
+                attempts,
+                dry_run,
+                _Failed("failed", f"model: {exc}{_kept(kept)}", count=False),
+            )
         except ModelError as exc:
             return self._fail(
                 base, findings, tools, budget, attempts, dry_run, _Failed("failed", f"model: {exc}")
             )
         except _Failed as exc:
             return self._fail(base, findings, tools, budget, attempts, dry_run, exc)
+
+    def _judged(
+        self,
+        analysis: Analysis,
+        entries: list[HistoryEntry],
+        files: Mapping[str, str],
+        ref: Mapping[str, Any],
+    ) -> str | None:
+        """Keep an analysis that was not trusted as it came; for a whole-reply ``[SKIP]``, the
+        reason the batch is consumed unchanged (and the reply kept when the batch held facts the
+        files do not)."""
+        if not analysis.skipped:
+            if analysis.verdict != "trusted":
+                self._keep(
+                    protocol.TASK_DREAM_ANALYZE,
+                    _verdict(analysis.verdict),
+                    analysis.note,
+                    analysis.messages,
+                    analysis.response,
+                    ref,
+                )
+            return None
+        new = _new_facts(entries, files)
+        if not new:
+            return "nothing to keep: the analysis answered [SKIP]"
+        note = (
+            f"[SKIP] over {len(new)} fact line(s) the files do not hold (first: {new[0][:60]!r}); "
+            "the entries stay in history"
+        )
+        kept = self._keep(
+            protocol.TASK_DREAM_ANALYZE, "lenient", note, analysis.messages, analysis.response, ref
+        )
+        return f"nothing to keep: the analysis answered [SKIP] over {len(new)} new fact line(s){_kept(kept)}"
+
+    def _unchanged(
+        self,
+        findings: tuple[Finding, ...],
+        tools: MemoryTools,
+        edited: EditOutcome | None,
+        ref: Mapping[str, Any],
+    ) -> str:
+        """Why a batch with findings left the files as they were (the run's recorded reason); the
+        edit step's last reply is kept when it made no edit at all."""
+        if not findings:
+            return "nothing to keep"
+        if tools.edits:
+            return f"{len(findings)} finding(s); the edits left the files as they were"
+        kept = None
+        if edited is not None and edited.last is not None:
+            kept = self._keep(
+                protocol.TASK_DREAM_EDIT,
+                "lenient",
+                f"{len(findings)} finding(s) and no edit made",
+                edited.messages,
+                edited.last,
+                ref,
+            )
+        return f"{len(findings)} finding(s); the edit step made no edit{_kept(kept)}"
+
+    def _keep(
+        self,
+        task: str,
+        verdict: Verdict,
+        reason: str,
+        messages: Sequence[Mapping[str, Any]],
+        response: ModelResponse | None,
+        ref: Mapping[str, Any],
+    ) -> str | None:
+        """Keep a reply this run did not take as it came (``reverie.llm.replylog``); never in a dry run."""
+        if self._dry_run:
+            return None
+        return keep_reply(
+            self.workspace.state_dir,
+            task=task,
+            model=self.model,
+            verdict=verdict,
+            reason=reason,
+            messages=messages,
+            response=response,
+            ref=ref,
+        )
 
     # -- set-aside batches --------------------------------------------------------------------------------
     def set_aside(self) -> list[DeadLetter]:
@@ -867,14 +1081,15 @@ class Dream:
         self._record(result, unavailable=failure.unavailable)
         return result
 
-    def _record(self, result: DreamResult, *, unavailable: bool = False) -> None:
+    def _record(self, result: DreamResult, *, unavailable: str | None = None) -> None:
         StatusRecord.load(self.workspace.state_dir).record_run(
             result.status,
             result.first,
             result.last,
             result.reason,
             result.commit,
-            unavailable=unavailable,
+            unavailable=unavailable is not None,
+            outage=unavailable,
         )
 
 
