@@ -45,7 +45,7 @@ from ..llm.protocol import TASK_ARCHIVE, max_output_tokens
 from ..llm.replylog import keep_reply
 from ..llm.tokens import estimate_tokens as _estimate_message_tokens
 from ..llm.types import Usage
-from ..llm.window import ContextWindows
+from ..llm.window import ContextWindows, reply_tokens
 from ..locking import Lock, lock_path
 from ..sessions import Session, SessionStore
 from ..store import WorkspaceStore
@@ -385,7 +385,10 @@ class Consolidator:
                     # the call fits the window.
                     context_chars=context_chars,
                     message_chars=message_chars,
-                    max_tokens=max_output_tokens(TASK_ARCHIVE, self.config.defaults.max_tokens),
+                    max_tokens=reply_tokens(
+                        self.window,
+                        max_output_tokens(TASK_ARCHIVE, self.config.defaults.max_tokens),
+                    ),
                 )
                 return reply, end
             except ContextWindowError as exc:

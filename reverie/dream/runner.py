@@ -41,7 +41,7 @@ from ..llm.prompts import load_prompt
 from ..llm.registry import prefix_of
 from ..llm.replylog import Verdict, keep_reply
 from ..llm.types import ModelResponse, Usage
-from ..llm.window import ContextWindows, room
+from ..llm.window import ContextWindows, reply_tokens, room
 from ..security.untrusted import untrusted_soul_lines
 from ..store import WorkspaceStore
 from ..workspace import MEMORY, MEMORY_FILES, SOUL
@@ -887,7 +887,11 @@ class Dream:
         return StagedFiles.load(self.workspace)
 
     def _max_tokens(self, task: str) -> int:
-        return protocol.max_output_tokens(task, self.config.defaults.max_tokens)
+        """The task's reply limit, within a quarter of the model's window."""
+        wanted = protocol.max_output_tokens(task, self.config.defaults.max_tokens)
+        if prefix_of(self.model) == prefix_of(OFFLINE_MODEL):
+            return wanted
+        return reply_tokens(self.windows.of(self.model), wanted)
 
     def _memory_ages(self, text: str) -> list[int | None]:
         if not text.strip():

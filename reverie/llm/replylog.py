@@ -36,7 +36,7 @@ import hashlib
 import logging
 import os
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,8 +46,6 @@ import orjson
 
 from ..errors import LockTimeoutError, ReverieError
 from ..fsutil import atomic_write, read_bytes_or_none, write_all
-from ..locking import Lock, lock_path
-from ..security.secrets import scrub
 from .types import ModelResponse
 
 log = logging.getLogger(__name__)
@@ -61,6 +59,8 @@ __all__ = [
     "read_replies",
     "find_reply",
     "replies_path",
+    "summarize_replies",
+    "replies_about",
     "MAX_BYTES",
 ]
 
@@ -119,6 +119,8 @@ def replies_path(state_dir: Path) -> Path:
 
 
 def _bounded(text: str, limit: int) -> str:
+    from ..security.secrets import scrub  # the writers' path only: `reverie status` reads the log
+
     text = scrub(text)
     if len(text) <= limit:
         return text
@@ -144,7 +146,7 @@ def _reply(response: ModelResponse | None, content: str | None) -> dict[str, Any
         "finish_reason": response.finish_reason,
         "tool_calls": [
             {
-                "name": scrub(call.name)[:100],
+                "name": _bounded(call.name, 100),
                 "arguments": _bounded(call.raw_arguments, ARGUMENT_CHARS),
             }
             for call in response.tool_calls[:MAX_CALLS]
@@ -168,6 +170,10 @@ def keep_reply(
     its id, or None when it could not be written (logged; the caller goes on)."""
     if state_dir is None:
         return None
+    # Imported here, on the writers' path: `reverie status` reads this log and must start fast.
+    from ..locking import Lock, lock_path
+    from ..security.secrets import scrub
+
     record = KeptReply(
         id=f"r-{secrets.token_hex(4)}",
         time=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -258,3 +264,46 @@ def _from_dict(data: Any) -> KeptReply | None:
         request=part("request"),
         reply=part("reply"),
     )
+
+
+def summarize_replies(state_dir: Path) -> dict[str, Any]:
+    """What ``reverie status`` shows of the log: ``{"count", "verdicts": {verdict: n}, "last":
+    {id, time, task, verdict, reason} or None, "path"}`` (a query: no lock)."""
+    kept = read_replies(state_dir)
+    verdicts: dict[str, int] = {}
+    for reply in kept:
+        verdicts[reply.verdict] = verdicts.get(reply.verdict, 0) + 1
+    last = kept[-1] if kept else None
+    return {
+        "count": len(kept),
+        "verdicts": verdicts,
+        "last": None
+        if last is None
+        else {
+            "id": last.id,
+            "time": last.time,
+            "task": last.task,
+            "verdict": last.verdict,
+            "reason": last.reason,
+        },
+        "path": f"memory/.reverie/{REPLIES_NAME}",
+    }
+
+
+def replies_about(
+    state_dir: Path, text: str, cursors_holding: Callable[[str], set[int]]
+) -> list[KeptReply]:
+    """The kept replies behind ``text``: those whose request or reply holds it, and those about a
+    history entry holding it (``cursors_holding(text)`` gives those entries' cursors). A query."""
+    if not text:
+        return []
+    cursors = cursors_holding(text)
+    needle = text.lower()
+    out = []
+    for reply in read_replies(state_dir):
+        shown = " ".join(
+            [str(reply.request.get("user") or ""), str(reply.reply.get("content") or "")]
+        ).lower()
+        if needle in shown or cursors.intersection(reply.cursors):
+            out.append(reply)
+    return out

@@ -19,8 +19,9 @@ in the workspace's state, one object per model, replaced atomically::
 The file is advisory: a missing or corrupt one reads as empty (a corrupt one with a warning), and
 the next over-window error learns the window again.
 
-``room(window, max_out)`` is what a prompt may use: the window less the reply's ``max_tokens`` and a
-margin for the difference between Reverie's token estimate and the model's own tokenizer.
+``reply_tokens(window, max_out)`` is the ``max_tokens`` a call sends (never more than a quarter of
+a small window), and ``room(window, max_out)`` what its prompt may use: the window less that reply
+and a margin for the difference between Reverie's token estimate and the model's own tokenizer.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from . import registry
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ContextWindows", "room", "parse_limit", "WINDOWS_FILE", "MIN_WINDOW"]
+__all__ = ["ContextWindows", "room", "reply_tokens", "parse_limit", "WINDOWS_FILE", "MIN_WINDOW"]
 
 WINDOWS_FILE = "model-windows.json"
 #: No model is believed to have a smaller window than this (a parse of a nonsense number).
@@ -55,10 +56,17 @@ _REQUESTED = re.compile(r"(?:requested|you requested|requested tokens \()\D{0,3}
 _table: dict[str, int | None] = {}  # litellm's model table, per process
 
 
+def reply_tokens(window: int, max_out: int) -> int:
+    """The ``max_tokens`` a task asking for ``max_out`` sends to a model with ``window``: at most a
+    quarter of the window, so the prompt keeps the rest."""
+    return max(16, min(max_out, window // 4))
+
+
 def room(window: int, max_out: int) -> int:
-    """Prompt tokens a call may send to a model with ``window`` when it asks for ``max_out``: the
-    rest, less a margin of 1/16 of the window (at least 128 tokens) for the estimate's error."""
-    return max(64, window - max_out - max(128, window // 16))
+    """Prompt tokens a call may send to a model with ``window`` when its task asks for ``max_out``:
+    the window less the reply (``reply_tokens``) and a margin of 1/16 of the window (at least 128
+    tokens) for the estimate's error."""
+    return max(64, window - reply_tokens(window, max_out) - max(128, window // 16))
 
 
 def parse_limit(text: str) -> tuple[int | None, int | None]:

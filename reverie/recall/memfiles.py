@@ -58,7 +58,7 @@ from ..llm.prompts import load_prompt
 from ..llm.replylog import Verdict, keep_reply
 from ..llm.tools import function_schema
 from ..llm.types import ModelResponse
-from ..llm.window import ContextWindows, room
+from ..llm.window import ContextWindows, reply_tokens, room
 from ..locking import Lock, lock_path
 from ..sessions import Session
 from ..workspace import Workspace
@@ -219,7 +219,7 @@ async def _fitted_call(
     of the transcript is sent again. Returns the reply and the request. Raises ``ModelError``."""
     name = model or config.model
     windows = ContextWindows(config, workspace.state_dir)
-    max_out = _limit(task, config)
+    max_out = reply_tokens(windows.of(name), _limit(task, config))
     limit = min(MAX_TRANSCRIPT_CHARS, room(windows.of(name), max_out) * _CHARS_PER_TOKEN)
     for tries in range(_FIT_TRIES):
         request = _request(task, workspace, messages, today, max(1_000, limit))
