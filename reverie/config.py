@@ -225,9 +225,10 @@ class ModelSettings(_Section):
     context_window_tokens: int | None = Field(
         None,
         ge=256,
-        description="the model's context window in tokens; unset: litellm's model table, else "
-        "what the provider's own over-window error said (learned and kept), else "
-        "agents.defaults.contextWindowTokens",
+        description="the model's context window in tokens (unset: agents.defaults."
+        "contextWindowTokens when set and this is the agent's model, else litellm's model table, "
+        "else that default); a window the provider's own over-window error names is learned, "
+        "kept in the workspace and caps it",
     )
 
 

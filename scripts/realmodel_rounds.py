@@ -12,7 +12,8 @@ paste that is over the model's 8,192-token window, greetings alone).
 After every round it checks the goals of issue 41 and counts what it saw:
 
 - no message lost: every sentence of the user's that says something (``llm.output.said_something``)
-  is in history word for word, or shares a word with a fact line written for that session;
+  is in history word for word, or shares a word with a fact line written for that session
+  (``tests/support/reply_corpus.lost_sentences``);
 - no batch consumed without a commit or a recorded reason;
 - no malformed memory file (template braces, code fences, the task's schema read back, control
   characters);
@@ -35,7 +36,6 @@ import asyncio
 import hashlib
 import json
 import random
-import re
 import sys
 import tempfile
 import time
@@ -47,9 +47,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from offline_corpus import negative_cases, positive_cases  # noqa: E402
+from support.reply_corpus import lost_sentences, malformed_files  # noqa: E402
 
 from reverie.consolidator.transcript import message_text  # noqa: E402
-from reverie.history import HistoryEntry  # noqa: E402
 from reverie.llm import protocol  # noqa: E402
 from reverie.llm.client import ModelClient  # noqa: E402
 from reverie.llm.output import said_something  # noqa: E402
@@ -272,59 +272,6 @@ class Inputs:
         return messages
 
 
-# -- checks ----------------------------------------------------------------------------------------------------
-_MALFORMED = re.compile(
-    r"\{\{|\}\}|```|kebab-case|at most 40 characters|save_summary|\"type\": \"function\"|[\x00-\x08\x0b\x0c\x0e-\x1f]"
-)
-
-
-def _norm(text: str) -> str:
-    return " ".join(re.findall(r"[^\W_]+", text.lower()))
-
-
-def lost_sentences(
-    messages: list[dict[str, Any]], entries: list[HistoryEntry], key: str
-) -> list[str]:
-    """The user's sentences that say something and are neither in this session's history word for
-    word nor share a word with one of its fact lines."""
-    from reverie.llm.output import content_words
-
-    mine = [e for e in entries if e.session_key == key]
-    raw = _norm("\n".join(e.content for e in mine))
-    facts: set[str] = set()
-    for e in mine:
-        for line in e.content.splitlines():
-            parsed = protocol.parse_fact_line(line)
-            if parsed:
-                facts |= content_words(parsed[1])
-    lost = []
-    for m in messages:
-        if m.get("role") != "user" or m.get("name"):
-            continue
-        for sentence in said_something(message_text(m)):
-            if _norm(scrub(sentence)) in raw or _norm(sentence) in raw:
-                continue
-            if content_words(sentence) & facts:
-                continue
-            lost.append(sentence)
-    return lost
-
-
-def malformed_files(ws: Workspace) -> list[str]:
-    out = []
-    paths = [ws.root / rel for rel in MEMORY_FILES] + sorted((ws.root / "memory").glob("*.md"))
-    for path in paths:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            out.append(f"{path.name}: {exc}")
-            continue
-        bad = _MALFORMED.search(text)
-        if bad:
-            out.append(f"{path.name}: {bad.group(0)!r}")
-    return out
-
-
 # -- a round ---------------------------------------------------------------------------------------------------
 async def one_round(
     rt: Runtime,
@@ -449,10 +396,80 @@ async def one_round(
     out["edit"] = await edit_step(rt, client, findings)
     out["edit_s"] = round(time.monotonic() - t0, 1)
     cases.append(client.case)
+    client.case = None
+    # After a runaway (a tool call's arguments generated past max_tokens, see docs/models.md) the
+    # server keeps generating for minutes; wait for it, so the next round meets an idle server.
+    out["drain_s"] = await drain()
+    stats["drain_seconds"] += int(out["drain_s"])
     bad = malformed_files(rt.workspace)
     out["malformed"] = bad
     stats["malformed"] += len(bad)
     return out
+
+
+SERVER: dict[str, Any] = {"cmd": None, "log": None, "restarts": 0}
+
+
+def _ask_one_token(timeout: float) -> bool:
+    import urllib.request
+
+    body = json.dumps(
+        {"model": "smollm2", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 1}
+    ).encode()
+    req = urllib.request.Request(
+        f"{BASE}/chat/completions", data=body, headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            resp.read()
+        return True
+    except OSError:
+        return False
+
+
+def _server_pids() -> list[int]:
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if "llama_cpp.server" in cmd and "8765" in cmd:
+            pids.append(int(proc.name))
+    return pids
+
+
+def _restart_server() -> None:
+    """Kill the server (SIGKILL: it does not stop while a generation runs) and start it again with
+    ``--server-cmd``."""
+    import os
+    import signal
+    import subprocess
+
+    for pid in _server_pids():
+        os.kill(pid, signal.SIGKILL)
+    time.sleep(2)
+    log = open(SERVER["log"], "ab")  # noqa: SIM115 — handed to the server process
+    subprocess.Popen(SERVER["cmd"], shell=True, stdout=log, stderr=log, start_new_session=True)
+    SERVER["restarts"] += 1
+    for _ in range(120):
+        time.sleep(1)
+        if _ask_one_token(10):
+            return
+    raise SystemExit("the model server did not come back")
+
+
+async def drain(patience: float = 120.0) -> float:
+    """Seconds until the server answers a one-token request (it serves one request at a time).
+    With ``--server-cmd``, a server still busy after ``patience`` seconds (a runaway generation
+    goes on to the end of its 8,192-token window, minutes on a loaded machine) is restarted."""
+    t0 = time.monotonic()
+    wait = patience if SERVER["cmd"] else 3_600.0
+    if not await asyncio.to_thread(_ask_one_token, wait) and SERVER["cmd"]:
+        await asyncio.to_thread(_restart_server)
+    return round(time.monotonic() - t0, 1)
 
 
 def offline_findings(rt: Runtime, convo: list[dict[str, Any]]) -> list[Any]:
@@ -551,6 +568,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     rounds = []
     cases: list[dict[str, Any]] = []
     corpus = Path(args.corpus) if args.corpus else None
+    print(f"server idle after {await drain()} s", flush=True)
     started = time.monotonic()
     for n in range(args.start, args.start + args.rounds):
         t0 = time.monotonic()
@@ -586,6 +604,7 @@ def _write_report(
         "stats": dict(stats),
         "kept_replies": dict(Counter(f"{r.task}:{r.verdict}" for r in kept)),
         "attempts_now": Attempts.load(rt.workspace.state_dir).count,
+        "server_restarts": SERVER["restarts"],
         "pending_now": rt.store.pending_count(),
         "windows": json.loads((rt.workspace.state_dir / "model-windows.json").read_text())
         if (rt.workspace.state_dir / "model-windows.json").exists()
@@ -610,7 +629,14 @@ def main() -> None:
     p.add_argument("--workspace", help="directory for the workspace (default: a new temporary one)")
     p.add_argument("--corpus", help="append the recorded cases to this JSON-lines file")
     p.add_argument("--report", help="write the figures here as JSON")
+    p.add_argument(
+        "--server-cmd",
+        help="command that starts the model server: a server still generating two minutes after "
+        "a round is killed and started again with it",
+    )
+    p.add_argument("--server-log", default="local-model.log")
     args = p.parse_args()
+    SERVER["cmd"], SERVER["log"] = args.server_cmd, args.server_log
     report = asyncio.run(main_async(args))
     print(json.dumps(report, indent=1))
 
