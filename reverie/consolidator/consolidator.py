@@ -153,8 +153,11 @@ class Consolidator:
 
     @property
     def budget(self) -> int:
+        """Prompt tokens the agent may use before the oldest turns are archived: the window less
+        the agent's reply (``maxTokens``, counted for at most half a window it does not fit) and
+        ``RESERVED_TOKENS``."""
         window = self.window
-        reply = min(self.config.defaults.max_tokens, window // 4)
+        reply = min(self.config.defaults.max_tokens, window // 2)
         return max(1, window - reply - RESERVED_TOKENS)
 
     @property
