@@ -580,7 +580,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             with corpus.open("a", encoding="utf-8") as fh:
                 for case in cases:
                     if case["calls"]:
-                        fh.write(json.dumps(case, ensure_ascii=False) + "\n")
+                        # ASCII escapes: a lone surrogate in an input stays an escape, valid JSON
+                        fh.write(json.dumps(case) + "\n")
             cases.clear()
         if args.report:
             _write_report(args, rt, stats, rounds, started)
@@ -625,7 +626,7 @@ def main() -> None:
         "--start", type=int, default=1, help="number of the first round (inputs vary with it)"
     )
     p.add_argument("--seed", type=int, default=41)
-    p.add_argument("--max-tokens", type=int, default=384)
+    p.add_argument("--max-tokens", type=int, default=256)
     p.add_argument("--workspace", help="directory for the workspace (default: a new temporary one)")
     p.add_argument("--corpus", help="append the recorded cases to this JSON-lines file")
     p.add_argument("--report", help="write the figures here as JSON")

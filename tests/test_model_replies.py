@@ -431,3 +431,26 @@ def test_skip_over_a_new_fact_is_taken_with_its_reason_and_evidence(tmp_path: Pa
     assert result.status == "no-change" and "[SKIP] over 1 new fact line" in (result.reason or "")
     assert [r.verdict for r in read_replies(env.ws.state_dir)] == ["lenient"]
     assert (env.ws.root / MEM).exists()
+
+
+def test_a_reply_with_lone_surrogates_is_kept_readable(tmp_path: Path):
+    rid = keep_reply(
+        tmp_path,
+        task="archive",
+        model="m\ud800",
+        verdict="refused",
+        reason="bad \udcff",
+        messages=[{"role": USER, "content": "undecodable \ud800 bytes"}],
+        response=ModelResponse(content="x\udcff"),
+        ref={"session": "k\ud800"},
+    )
+    kept = find_reply(tmp_path, rid or "")
+    assert kept is not None and kept.reply["content"] == "x?" and kept.ref["session"] == "k?"
+
+
+def test_a_symlinked_replies_log_is_never_written_through(tmp_path: Path):
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("keep me\n")
+    replies_path(tmp_path).symlink_to(target)
+    assert keep_reply(tmp_path, task="flush", model="m", verdict="refused", reason="r") is None
+    assert target.read_text() == "keep me\n"

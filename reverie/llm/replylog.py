@@ -45,7 +45,7 @@ from typing import Any, Literal
 import orjson
 
 from ..errors import LockTimeoutError, ReverieError
-from ..fsutil import atomic_write, read_bytes_or_none, write_all
+from ..fsutil import atomic_write, open_for_write, read_bytes_or_none, write_all
 from .types import ModelResponse
 
 log = logging.getLogger(__name__)
@@ -118,10 +118,26 @@ def replies_path(state_dir: Path) -> Path:
     return Path(state_dir) / REPLIES_NAME
 
 
+def _utf8(text: str) -> str:
+    """``text`` writable as UTF-8 JSON: a lone surrogate (from undecodable bytes in a session)
+    becomes "?"."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, str):
+        return _utf8(value)
+    if isinstance(value, Mapping):
+        return {_utf8(str(k)): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
 def _bounded(text: str, limit: int) -> str:
     from ..security.secrets import scrub  # the writers' path only: `reverie status` reads the log
 
-    text = scrub(text)
+    text = scrub(_utf8(text))
     if len(text) <= limit:
         return text
     half = limit // 2
@@ -180,25 +196,25 @@ def keep_reply(
         task=task,
         model=model,
         verdict=verdict,
-        reason=scrub(" ".join(reason.split()))[:_REASON_CHARS],
-        ref=dict(ref or {}),
+        reason=scrub(_utf8(" ".join(reason.split())))[:_REASON_CHARS],
+        ref=_clean(dict(ref or {})),
         request=_request(messages),
         reply=_reply(response, content),
     )
-    line = orjson.dumps(record.to_dict(), default=str) + b"\n"
     path = replies_path(state_dir)
     try:
+        line = orjson.dumps(_clean(record.to_dict()), default=str) + b"\n"
         path.parent.mkdir(parents=True, exist_ok=True)
         with Lock(lock_path(path), timeout=10):
             size = path.stat().st_size if path.exists() else 0
             if size + len(line) > MAX_BYTES:
                 _trim(path, MAX_BYTES // 2 - len(line))
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            fd = open_for_write(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:
                 write_all(fd, line)
             finally:
                 os.close(fd)
-    except (OSError, LockTimeoutError, ReverieError) as exc:
+    except (OSError, LockTimeoutError, ReverieError, TypeError, orjson.JSONEncodeError) as exc:
         log.warning("could not keep the %s reply of %s (%s): %s", task, model, verdict, exc)
         return None
     log.info("kept a %s %s reply as %s: %s", verdict, task, record.id, record.reason)
