@@ -27,6 +27,7 @@ and a margin for the difference between Reverie's token estimate and the model's
 from __future__ import annotations
 
 import logging
+import os
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -92,6 +93,8 @@ class ContextWindows:
     def __init__(self, config: Config, state_dir: Path | None = None) -> None:
         self.config = config
         self.path = Path(state_dir) / WINDOWS_FILE if state_dir is not None else None
+        # The file as last read, by its (inode, size, mtime): asked on every chat turn, read once.
+        self._seen: tuple[tuple[int, int, int] | None, dict[str, dict[str, Any]]] | None = None
 
     def of(self, model: str | None = None) -> int:
         """The window of ``model`` (the agent's model when None), in tokens."""
@@ -115,6 +118,19 @@ class ContextWindows:
         """``{model: {"tokens", "time", "said"}}`` as kept (valid records only)."""
         if self.path is None:
             return {}
+        try:
+            st = os.stat(self.path)
+            stamp: tuple[int, int, int] | None = (st.st_ino, st.st_size, st.st_mtime_ns)
+        except OSError:
+            stamp = None
+        if self._seen is not None and self._seen[0] == stamp:
+            return dict(self._seen[1])
+        found = self._read() if stamp is not None else {}
+        self._seen = (stamp, found)
+        return dict(found)
+
+    def _read(self) -> dict[str, dict[str, Any]]:
+        assert self.path is not None
         try:
             data = orjson.loads(self.path.read_bytes())
         except FileNotFoundError:
