@@ -173,6 +173,15 @@ def test_nothing_entry_moves_the_offset_without_a_history_line(setup, fake):
     assert store.history.read_since(0) == [] and session.last_consolidated == 25
 
 
+def test_nothing_for_a_conversation_that_says_something_is_not_believed(setup, fake):
+    store, session, client = setup
+    session.messages[2]["content"] = "My sister Ewa lives in Berlin and visits every May."
+    fake.enqueue(save(entry="(nothing)", update=OLD_MEMORY))
+    before = snapshot(store, session)
+    assert consolidate(store, session, client, memory_window=10) is False
+    assert snapshot(store, session) == before  # the offset stays: nothing is lost
+
+
 def test_secrets_in_the_update_are_redacted_before_memory_is_written(setup, fake):
     store, session, client = setup
     key = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"

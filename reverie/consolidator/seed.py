@@ -31,13 +31,14 @@ from ..errors import HistoryError, LockTimeoutError, ModelError, WorkspaceError
 from ..history import format_timestamp
 from ..llm import protocol
 from ..llm.client import ModelClient
+from ..llm.output import said_something
 from ..llm.prompts import load_prompt
 from ..llm.tools import function_schema
 from ..llm.types import ToolCall
 from ..security.secrets import redact
 from ..store import WorkspaceStore
 from ..workspace import MEMORY
-from .transcript import render_transcript
+from .transcript import message_text, render_transcript, speaker
 
 log = logging.getLogger(__name__)
 
@@ -151,6 +152,18 @@ async def consolidate(
         return False
     if update is not None and not isinstance(update, str):
         log.warning("consolidate: save_memory's memory_update is not a string")
+        return False
+    said = [
+        sentence
+        for m in old
+        if isinstance(m, dict) and speaker(m) == "USER"
+        for sentence in said_something(message_text(m))
+    ]
+    if entry.strip() == protocol.NOTHING and said:
+        # "Nothing to keep" of a conversation that says something: not believed, nothing moves.
+        log.warning(
+            "consolidate: save_memory answered (nothing) for %r; not archived", said[0][:60]
+        )
         return False
     if isinstance(update, str):
         update = redact(
