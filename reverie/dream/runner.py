@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from datetime import date
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..config import OFFLINE_MODEL, Config
 from ..errors import (
@@ -36,18 +36,16 @@ from ..gitstore.location import is_tracked
 from ..gitstore.trailers import format_message
 from ..history import HistoryEntry
 from ..llm import protocol
-from ..llm.output import content_words
 from ..llm.prompts import load_prompt
 from ..llm.registry import prefix_of
-from ..llm.replylog import Verdict, keep_reply
-from ..llm.types import ModelResponse, Usage
+from ..llm.types import Usage
 from ..llm.window import ContextWindows, reply_tokens, room
 from ..security.untrusted import untrusted_soul_lines
 from ..store import WorkspaceStore
 from ..workspace import MEMORY, MEMORY_FILES, SOUL
 from . import transaction
-from .agent import EditOutcome, run_edit_loop
-from .analyze import Analysis, UnusableAnalysis, analyze
+from .agent import run_edit_loop
+from .analyze import UnusableAnalysis, analyze
 from .archive import archive_path
 from .archive_files import read_archives
 from .batch import budget_lines, build_analysis_message, line_ages
@@ -61,6 +59,7 @@ from .deadletter import (
     set_aside,
 )
 from .edit_tools import MemoryTools
+from .evidence import Evidence, kept_note
 from .fence import Fence
 from .gate import check
 from .lifecycle import MANAGED, LifecycleOutcome, budgets
@@ -113,28 +112,6 @@ class _Shrink(Exception):
         self.keep = keep
 
 
-def _verdict(value: str) -> Verdict:
-    return "refused" if value == "refused" else "lenient" if value == "lenient" else "repaired"
-
-
-def _kept(reply_id: str | None) -> str:
-    return f" (reply kept: {reply_id}; `reverie why --reply {reply_id}`)" if reply_id else ""
-
-
-def _new_facts(entries: list[HistoryEntry], files: Mapping[str, str]) -> list[str]:
-    """The batch's permanent, durable and correction fact lines with a content word none of the
-    memory files holds: what a ``[SKIP]`` would leave only in history."""
-    held = content_words("\n".join(files.values()))
-    out = []
-    for entry in entries:
-        for line in entry.content.splitlines():
-            parsed = protocol.parse_fact_line(line)
-            if parsed and parsed[0] in ("permanent", "durable", "correction"):
-                if content_words(parsed[1]) - held:
-                    out.append(parsed[1])
-    return out
-
-
 class Dream:
     """Dream over one workspace: its memory files (``store``), their repo (``git``) and the model (``client``)."""
 
@@ -168,7 +145,6 @@ class Dream:
         self._fence: Fence | None = None
         #: Each model's context window (``reverie.llm.window``): Dream's prompts are sized to it.
         self.windows = ContextWindows(self.config, self.workspace.state_dir)
-        self._dry_run = False
 
     @property
     def model(self) -> str:
@@ -199,7 +175,6 @@ class Dream:
                 "already-running", reason="another Dream run holds the lock", model=self.model
             )
         self._warnings = []
-        self._dry_run = dry_run
         try:
             self._ensure_repo()
             attempts = Attempts.load(self.workspace.state_dir)
@@ -394,15 +369,10 @@ class Dream:
             dry_run=dry_run,
             attempts=attempts.for_batch(first),
         )
-        batch_ref = {"batch": [first, last]}
+        evidence = Evidence(self.workspace.state_dir, self.model, first, last, dry_run)
 
         def progress(phase: ProgressPhase) -> None:
             emit(Progress(phase, budget.iterations, budget.tool_calls, budget.tokens, first, last))
-
-        def refused_edit(
-            response: ModelResponse, asked: Sequence[dict[str, Any]], why: str
-        ) -> None:
-            self._keep(protocol.TASK_DREAM_EDIT, "refused", why, asked, response, batch_ref)
 
         try:
             if staged.unreadable:  # never consume a batch whose facts could not be written anywhere
@@ -427,7 +397,7 @@ class Dream:
                 max_tokens=self._max_tokens(protocol.TASK_DREAM_ANALYZE),
             )
             findings = analysis.findings
-            said = self._judged(analysis, entries, staged.base, batch_ref)
+            said = evidence.analysis(analysis, entries, staged.base)
             progress("analyze")
             edited = None
             if findings:
@@ -441,7 +411,7 @@ class Dream:
                     progress=lambda: progress("edit"),
                     budgets=sizes,
                     max_tokens=self._max_tokens(protocol.TASK_DREAM_EDIT),
-                    on_refused=refused_edit,
+                    on_refused=evidence.refused_edit,
                     window=self.windows.of(self.model),
                     room_tokens=self._room(),
                 )
@@ -486,7 +456,7 @@ class Dream:
                 life,
             )
             if not changed and not life.archive:
-                why = said or self._unchanged(findings, tools, edited, batch_ref)
+                why = said or evidence.unchanged(findings, tools, edited)
                 return self._finish(
                     replace(done, status="no-change", reason=why), attempts, last, dry_run, life
                 )
@@ -554,13 +524,8 @@ class Dream:
                 _Failed("failed", f"model: {exc}", count=False),
             )
         except UnusableAnalysis as exc:
-            kept = self._keep(
-                protocol.TASK_DREAM_ANALYZE,
-                "refused",
-                str(exc),
-                exc.messages,
-                exc.response,
-                batch_ref,
+            kept = evidence.keep(
+                protocol.TASK_DREAM_ANALYZE, "refused", str(exc), exc.messages, exc.response
             )
             return self._fail(
                 base,
@@ -569,7 +534,7 @@ class Dream:
                 budget,
                 attempts,
                 dry_run,
-                _Failed("failed", f"model: {exc}{_kept(kept)}", count=False),
+                _Failed("failed", f"model: {exc}{kept_note(kept)}", count=False),
             )
         except ModelError as exc:
             return self._fail(
@@ -577,87 +542,6 @@ class Dream:
             )
         except _Failed as exc:
             return self._fail(base, findings, tools, budget, attempts, dry_run, exc)
-
-    def _judged(
-        self,
-        analysis: Analysis,
-        entries: list[HistoryEntry],
-        files: Mapping[str, str],
-        ref: Mapping[str, Any],
-    ) -> str | None:
-        """Keep an analysis that was not trusted as it came; for a whole-reply ``[SKIP]``, the
-        reason the batch is consumed unchanged (and the reply kept when the batch held facts the
-        files do not)."""
-        if not analysis.skipped:
-            if analysis.verdict != "trusted":
-                self._keep(
-                    protocol.TASK_DREAM_ANALYZE,
-                    _verdict(analysis.verdict),
-                    analysis.note,
-                    analysis.messages,
-                    analysis.response,
-                    ref,
-                )
-            return None
-        new = _new_facts(entries, files)
-        if not new:
-            return "nothing to keep: the analysis answered [SKIP]"
-        note = (
-            f"[SKIP] over {len(new)} fact line(s) the files do not hold (first: {new[0][:60]!r}); "
-            "the entries stay in history"
-        )
-        kept = self._keep(
-            protocol.TASK_DREAM_ANALYZE, "lenient", note, analysis.messages, analysis.response, ref
-        )
-        return f"nothing to keep: the analysis answered [SKIP] over {len(new)} new fact line(s){_kept(kept)}"
-
-    def _unchanged(
-        self,
-        findings: tuple[Finding, ...],
-        tools: MemoryTools,
-        edited: EditOutcome | None,
-        ref: Mapping[str, Any],
-    ) -> str:
-        """Why a batch with findings left the files as they were (the run's recorded reason); the
-        edit step's last reply is kept when it made no edit at all."""
-        if not findings:
-            return "nothing to keep"
-        if tools.edits:
-            return f"{len(findings)} finding(s); the edits left the files as they were"
-        kept = None
-        if edited is not None and edited.last is not None:
-            kept = self._keep(
-                protocol.TASK_DREAM_EDIT,
-                "lenient",
-                f"{len(findings)} finding(s) and no edit made",
-                edited.messages,
-                edited.last,
-                ref,
-            )
-        return f"{len(findings)} finding(s); the edit step made no edit{_kept(kept)}"
-
-    def _keep(
-        self,
-        task: str,
-        verdict: Verdict,
-        reason: str,
-        messages: Sequence[Mapping[str, Any]],
-        response: ModelResponse | None,
-        ref: Mapping[str, Any],
-    ) -> str | None:
-        """Keep a reply this run did not take as it came (``reverie.llm.replylog``); never in a dry run."""
-        if self._dry_run:
-            return None
-        return keep_reply(
-            self.workspace.state_dir,
-            task=task,
-            model=self.model,
-            verdict=verdict,
-            reason=reason,
-            messages=messages,
-            response=response,
-            ref=ref,
-        )
 
     # -- set-aside batches --------------------------------------------------------------------------------
     def set_aside(self) -> list[DeadLetter]:
