@@ -373,7 +373,7 @@ async def one_round(
     if moved and not dream.commit and not (dream.reason or "").strip():
         stats["consumed_without_reason"] += 1
         out["consumed_without_reason"] = True
-    if dream.attempts and "model not answering" in (dream.reason or ""):
+    if dream.attempts and "not answering" in (dream.reason or ""):
         stats["attempts_on_outage"] += 1
     if "context window" in (dream.reason or "") or any(
         "context window" in f for f in result.failures

@@ -268,7 +268,9 @@ def test_a_hung_model_costs_no_attempt_and_status_says_not_answering(
     result = asyncio.run(env.dream().run())
     assert time.monotonic() - started < max_seconds + 1.5
     assert result.status == "failed" and result.attempts == 0
-    assert (result.reason or "").startswith("model not answering")
+    assert (result.reason or "").startswith(
+        "model unavailable"
+    ) and "not answering" in result.reason
     assert env.store.dream_cursor() == 0 and env.store.pending_count() == 1
     outage = StatusRecord.load(env.ws.state_dir).model_unavailable
     assert outage is not None and outage.get("kind") == "not-answering"

@@ -322,7 +322,7 @@ def test_a_stopped_server_costs_no_attempt_and_status_says_not_answering(tmp_pat
         os.kill(pid, signal.SIGCONT)
     _report("stopped_server", {"status": result.status, "seconds": round(took, 1)})
     assert result.status == "failed" and result.attempts == 0, result
-    assert (result.reason or "").startswith("model not answering") and took < 45
+    assert "not answering" in (result.reason or "") and took < 45
     assert rt.store.dream_cursor() == 0 and rt.store.pending_count() == 1
 
     status = subprocess_status(rt.workspace.root)

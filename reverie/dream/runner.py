@@ -494,7 +494,6 @@ class Dream:
                 base, findings, tools, budget, attempts, dry_run, _Failed("failed", str(exc))
             )
         except ModelUnavailableError as exc:
-            what = "model not answering" if exc.kind == "not-answering" else "model unavailable"
             return self._fail(
                 base,
                 findings,
@@ -502,7 +501,9 @@ class Dream:
                 budget,
                 attempts,
                 dry_run,
-                _Failed("failed", f"{what}: {exc}", count=False, unavailable=exc.kind),
+                # The prefix is what schedulers read as an outage (reverie.operations.serve_root);
+                # the message says "not answering" for a silent provider.
+                _Failed("failed", f"model unavailable: {exc}", count=False, unavailable=exc.kind),
             )
         except ContextWindowError as exc:
             window = self.windows.learn(self.model, exc.limit, exc.requested, str(exc))
