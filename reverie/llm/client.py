@@ -271,7 +271,11 @@ class ModelClient:
         endpoint = self.endpoint(name, kwargs)
         detail = _short(detail)
         if registry.resolve(name) is not None:
-            message = f"{name}: {detail}"
+            message = (
+                f"{name}: not answering: {detail}"
+                if kind == "not-answering"
+                else f"{name}: {detail}"
+            )
         elif kind == "auth":
             var = (
                 _KEY_VARS.get(provider, f"{provider.upper()}_API_KEY")
