@@ -14,6 +14,7 @@ from reverie.consolidator import SessionStore
 from reverie.consolidator.seed import SAVE_MEMORY_TOOL
 from reverie.llm import protocol
 from reverie.llm.client import ModelClient
+from reverie.llm.replylog import read_replies
 from reverie.llm.scripted import ScriptedModel, bad_request_error
 from reverie.llm.types import ToolCall
 
@@ -180,6 +181,8 @@ def test_nothing_for_a_conversation_that_says_something_is_not_believed(setup, f
     before = snapshot(store, session)
     assert consolidate(store, session, client, memory_window=10) is False
     assert snapshot(store, session) == before  # the offset stays: nothing is lost
+    (kept,) = read_replies(store.workspace.state_dir)  # and the reply is kept, to be read
+    assert kept.verdict == "refused" and "(nothing)" in kept.reason
 
 
 def test_secrets_in_the_update_are_redacted_before_memory_is_written(setup, fake):

@@ -43,6 +43,7 @@ from reverie.dream.staging import StagedFiles
 from reverie.llm import protocol
 from reverie.llm.output import fact_problem, said_something, unaccounted
 from reverie.llm.prompts import load_prompt
+from reverie.llm.replylog import read_replies
 from reverie.llm.scripted import ScriptedModel
 from reverie.recall.memfiles import judge_flush, maybe_flush
 from reverie.runtime import Runtime
@@ -153,6 +154,17 @@ def test_edit_tool_calls_are_applied_or_refused_never_raised(case_id, call, tmp_
 
 
 # -- each recorded step, replayed -----------------------------------------------------------------------------------
+def _unsure(case: dict[str, Any]) -> int:
+    """Archive replies that said ``(unsure)`` as the protocol allows: words kept, reply trusted."""
+    return sum(
+        1
+        for call in case["calls"]
+        if call["task"] == protocol.TASK_ARCHIVE
+        and call["reply"] is not None
+        and protocol.UNSURE in (call["reply"].get("content") or "").lower()
+    )
+
+
 def _config(model: str) -> Config:
     return Config.model_validate(
         {
@@ -192,8 +204,12 @@ def test_new_loses_no_message_whatever_the_model_said(case, tmp_path):
         entries = rt.store.history.read_since(0)
         assert lost_sentences(case["input"]["messages"], entries, key) == []
         assert malformed_files(rt.workspace) == []
-        # every archive reply not taken as it came is kept, with what it wrote
-        assert len(result.kept_replies) >= result.raw_fallbacks - result.failures.count("")
+        # every archive reply not taken as it came is kept, with what it wrote (a call that failed
+        # brought no reply to keep)
+        replies = [f for f in result.failures if not f.startswith("model error")]
+        assert len(result.kept_replies) >= len(replies) + result.kept_raw - _unsure(case)
+        kept = read_replies(rt.workspace.state_dir)
+        assert {r.id for r in kept} >= set(result.kept_replies)
     finally:
         ScriptedModel.unregister(fake.name)
 
@@ -215,6 +231,8 @@ def test_flush_writes_only_facts_whatever_the_model_said(case, tmp_path):
             )
         )
         assert result.status in ("flushed", "silent", "no-facts", "failed")
+        if result.status == "no-facts":  # a refused reply: kept, to be read
+            assert [r.task for r in read_replies(rt.workspace.state_dir)] == ["flush"]
         assert malformed_files(rt.workspace) == []
         system = load_prompt(protocol.TASK_FLUSH, rt.workspace)
         assert all(fact_problem(f, [system]) is None for f in result.added)
@@ -249,8 +267,8 @@ def test_dream_consumes_no_batch_without_a_commit_or_a_reason(case, tmp_path):
             pytest.skip("nothing was pending in this round")
         result, cursor = _dream(rt, case)
         _consumed_for_a_reason(rt, result, cursor)
-        if (result.reason or "").startswith("model: "):
-            assert result.attempts == 0 or "budget" in result.reason
+        if "the analysis" in (result.reason or ""):  # an unusable analysis: kept, no attempt
+            assert "reply kept: r-" in result.reason and result.attempts == 0
     finally:
         ScriptedModel.unregister(fake.name)
 

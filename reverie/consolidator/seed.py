@@ -33,6 +33,7 @@ from ..llm import protocol
 from ..llm.client import ModelClient
 from ..llm.output import said_something
 from ..llm.prompts import load_prompt
+from ..llm.replylog import keep_reply
 from ..llm.tools import function_schema
 from ..llm.types import ToolCall
 from ..security.secrets import redact
@@ -141,18 +142,31 @@ async def consolidate(
     except ModelError as exc:
         log.warning("consolidate: model call failed: %s", exc)
         return False
+
+    def refused(why: str) -> bool:
+        """Log, keep the reply (``reverie.llm.replylog``) and fail: nothing moves."""
+        log.warning("consolidate: %s", why)
+        keep_reply(
+            store.workspace.state_dir,
+            task=protocol.TASK_ARCHIVE,
+            model=model_name or store.config.model,
+            verdict="refused",
+            reason=why,
+            messages=request,
+            response=reply,
+            ref={"session": key} if key else {},
+        )
+        return False
+
     call = next((c for c in reply.tool_calls if c.name == "save_memory"), None)
     args = _arguments(call) if call is not None else None
     if args is None:
-        log.warning("consolidate: the model did not call save_memory with JSON arguments")
-        return False
+        return refused("the model did not call save_memory with JSON arguments")
     entry, update = _as_text(args.get("history_entry")), _as_text(args.get("memory_update"))
     if not isinstance(entry, str) or not entry.strip():
-        log.warning("consolidate: save_memory without a history_entry string")
-        return False
+        return refused("save_memory without a history_entry string")
     if update is not None and not isinstance(update, str):
-        log.warning("consolidate: save_memory's memory_update is not a string")
-        return False
+        return refused("save_memory's memory_update is not a string")
     said = [
         sentence
         for m in old
@@ -161,10 +175,7 @@ async def consolidate(
     ]
     if entry.strip() == protocol.NOTHING and said:
         # "Nothing to keep" of a conversation that says something: not believed, nothing moves.
-        log.warning(
-            "consolidate: save_memory answered (nothing) for %r; not archived", said[0][:60]
-        )
-        return False
+        return refused(f"save_memory answered (nothing) for {said[0][:60]!r}; not archived")
     if isinstance(update, str):
         update = redact(
             update
