@@ -456,3 +456,26 @@ def test_a_symlinked_replies_log_is_never_written_through(tmp_path: Path):
     replies_path(tmp_path).symlink_to(target)
     assert keep_reply(tmp_path, task="flush", model="m", verdict="refused", reason="r") is None
     assert target.read_text() == "keep me\n"
+
+
+def test_threads_keeping_replies_at_once_lose_none(tmp_path: Path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    def keep(i: int) -> str | None:
+        return keep_reply(
+            tmp_path, task="archive", model="m", verdict="refused", reason=f"reply {i}"
+        )
+
+    with ThreadPoolExecutor(4) as pool:
+        ids = list(pool.map(keep, range(200)))
+    assert None not in ids and {r.id for r in read_replies(tmp_path)} == set(ids)
+
+
+def test_a_huge_or_garbled_replies_log_is_read_in_bounded_time(tmp_path: Path):
+    path = replies_path(tmp_path)
+    path.write_bytes(b"\xff\xfe garbage\n" * 1_000_000)  # 11 MB of lines that do not parse
+    keep_reply(tmp_path, task="flush", model="m", verdict="refused", reason="after the garbage")
+    started = time.monotonic()
+    kept = read_replies(tmp_path)
+    assert time.monotonic() - started < 2 and [r.reason for r in kept] == ["after the garbage"]
+    assert path.stat().st_size <= MAX_BYTES  # the writer trimmed it back under its bound

@@ -238,7 +238,7 @@ def _trim(path: Path, keep_bytes: int) -> None:
 
 def read_replies(state_dir: Path, *, limit: int | None = None) -> list[KeptReply]:
     """The kept replies, oldest first (the newest ``limit`` with a limit). A query: no lock."""
-    raw = read_bytes_or_none(replies_path(state_dir))
+    raw = _tail(replies_path(state_dir), 2 * MAX_BYTES)
     if not raw:
         return []
     out: list[KeptReply] = []
@@ -251,6 +251,32 @@ def read_replies(state_dir: Path, *, limit: int | None = None) -> list[KeptReply
         if reply is not None:
             out.append(reply)
     return out[-limit:] if limit else out
+
+
+def _tail(path: Path, limit: int) -> bytes:
+    """The file's last ``limit`` bytes (whole lines: a cut first line is dropped), b"" when absent.
+    The writers keep the log under ``MAX_BYTES``; a log grown by hand costs a reader no more."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return b""
+    try:
+        size = os.fstat(fd).st_size
+        start = max(0, size - limit)
+        os.lseek(fd, start, os.SEEK_SET)
+        data = b""
+        while len(data) < size - start:
+            chunk = os.read(fd, size - start - len(data))
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+    if start:
+        data = data.split(b"\n", 1)[1] if b"\n" in data else b""
+    return data
 
 
 def find_reply(state_dir: Path, reply_id: str) -> KeptReply | None:

@@ -55,6 +55,7 @@ _LIMIT_PATTERNS = (
 )
 _REQUESTED = re.compile(r"(?:requested|you requested|requested tokens \()\D{0,3}(\d[\d,]*)", re.I)
 _table: dict[str, int | None] = {}  # litellm's model table, per process
+_MAX_FILE = 1 << 20  # a learned-windows file is a few hundred bytes; a huge one is not read
 
 
 def reply_tokens(window: int, max_out: int) -> int:
@@ -132,6 +133,8 @@ class ContextWindows:
     def _read(self) -> dict[str, dict[str, Any]]:
         assert self.path is not None
         try:
+            if self.path.stat().st_size > _MAX_FILE:
+                raise OSError(f"over {_MAX_FILE} bytes")
             data = orjson.loads(self.path.read_bytes())
         except FileNotFoundError:
             return {}
