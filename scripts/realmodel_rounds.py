@@ -237,7 +237,7 @@ class Inputs:
     def conversation(self, round_no: int) -> list[dict[str, Any]]:
         rng = self.rng
         messages: list[dict[str, Any]] = []
-        for i in range(rng.randint(3, 6)):
+        for i in range(rng.randint(2, 5)):
             text = " ".join(self.sentence() for _ in range(rng.choice((1, 1, 2))))
             if round_no % 10 == 5 and i == 1:  # a long paste, over the model's window
                 text = "Here is my whole journal, keep the important bits:\n" + " ".join(
@@ -382,7 +382,7 @@ async def one_round(
     # The edit step with tools: smollm2's own analyses rarely hold a finding, so the findings the
     # offline engine reads in this round's conversation are handed to the live model's edit loop
     # (the real loop, tools and gate, on a staged copy: nothing is written).
-    if n % 2 == 0:  # the edit step every other round: its runaways cost minutes (docs/models.md)
+    if n % 3 != 1:  # the edit step every third round: its runaways cost minutes (docs/models.md)
         return _finish(rt, out, stats)
     findings = offline_findings(rt, convo)
     client.case = {
@@ -522,10 +522,10 @@ async def edit_step(rt: Runtime, client: RecordingClient, findings: list[Any]) -
 
     staged = StagedFiles.load(rt.workspace)
     tools = MemoryTools(staged)
-    # A minute: with tool_choice "auto" the server ignores max_tokens for a tool call's
+    # 45 s: with tool_choice "auto" the server ignores max_tokens for a tool call's
     # arguments, and a run that ends on that runaway is an outage like any other (docs/models.md).
     budget = Budget.from_config(rt.config.dream)
-    budget.max_seconds = 60
+    budget.max_seconds = 45
     refused: list[str] = []
     try:
         await run_edit_loop(
@@ -561,7 +561,12 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         json.dumps(
             {
                 "agents": {
-                    "defaults": {"model": MODEL, "maxTokens": args.max_tokens, "temperature": 0.2}
+                    "defaults": {
+                        "model": MODEL,
+                        "maxTokens": args.max_tokens,
+                        "temperature": 0.2,
+                        "dream": {"maxBatchSize": args.batch},
+                    }
                 },
                 "providers": {"openai": {"apiBase": BASE, "apiKey": "none"}},
             }
@@ -633,7 +638,8 @@ def main() -> None:
         "--start", type=int, default=1, help="number of the first round (inputs vary with it)"
     )
     p.add_argument("--seed", type=int, default=41)
-    p.add_argument("--max-tokens", type=int, default=256)
+    p.add_argument("--max-tokens", type=int, default=200)
+    p.add_argument("--batch", type=int, default=5, help="dream.maxBatchSize")
     p.add_argument("--workspace", help="directory for the workspace (default: a new temporary one)")
     p.add_argument("--corpus", help="append the recorded cases to this JSON-lines file")
     p.add_argument("--report", help="write the figures here as JSON")
