@@ -479,3 +479,35 @@ def test_a_huge_or_garbled_replies_log_is_read_in_bounded_time(tmp_path: Path):
     kept = read_replies(tmp_path)
     assert time.monotonic() - started < 2 and [r.reason for r in kept] == ["after the garbage"]
     assert path.stat().st_size <= MAX_BYTES  # the writer trimmed it back under its bound
+
+
+def test_new_does_not_wait_twice_for_a_silent_model(tmp_path: Path):
+    """/new with a model that does not answer: the archive waits once and keeps the messages raw;
+    the session summary does not wait for it again (its file is the labelled raw excerpt)."""
+    from reverie.recall.memfiles import UNAVAILABLE
+    from reverie.runtime import Runtime
+    from reverie.workspace import Workspace
+
+    fake = ScriptedModel.register("silent-new")
+    try:
+        config = Config.model_validate(
+            {
+                "agents": {"defaults": {"model": fake.model}},
+                "llm": {"maxRetries": 0, "timeout": 0.5},
+            }
+        )
+        ws = Workspace(tmp_path / "ws")
+        ws.init()
+        rt = Runtime(ws, config=config)
+        fake.responder = lambda prompt: Reply("(nothing)", delay=60)
+        session = rt.sessions.get_or_create("k")
+        for m in said("I live in Porto.", "My sister Ewa lives in Berlin.", "I like green tea."):
+            rt.sessions.append(session, m)
+        started = time.monotonic()
+        result = asyncio.run(rt.consolidator.new_session(session))
+        assert result.cleared and result.raw_fallbacks == 1 and len(fake.prompts) == 1
+        assert time.monotonic() - started < 5
+        dated = sorted((ws.root / "memory").glob("20*-*.md"))
+        assert dated and f"(raw excerpt: {UNAVAILABLE})" in dated[-1].read_text()
+    finally:
+        ScriptedModel.unregister("silent-new")

@@ -146,6 +146,14 @@ class ModelClient:
     def __init__(self, config: Config | None = None) -> None:
         self.config = config if config is not None else Config()
         self._sleep = asyncio.sleep  # the one wait; tests of the policy may replace it
+        self._outages: dict[str, float] = {}  # model → when a call to it last ended in an outage
+
+    def unavailable_within(self, model: str | None, seconds: float) -> bool:
+        """Whether a call to ``model`` ended in an outage (``ModelUnavailableError``) in the last
+        ``seconds``: a caller with something else to fall back on (a raw excerpt) need not wait
+        for the same provider again."""
+        at = self._outages.get(model or self.config.model)
+        return at is not None and time.monotonic() - at < seconds
 
     @property
     def settings(self) -> LLMConfig:
@@ -209,15 +217,20 @@ class ModelClient:
                 )
             try:
                 if local is not None:
-                    return _finished(
+                    answer = _finished(
                         await asyncio.wait_for(
                             _call_local(local, request), min(per_attempt, remaining)
                         ),
                         name,
                         provider,
                     )
-                raw = await self._acompletion(routed, messages, kwargs, min(per_attempt, remaining))
-                return self._to_response(raw, name, provider, messages, tools)
+                else:
+                    raw = await self._acompletion(
+                        routed, messages, kwargs, min(per_attempt, remaining)
+                    )
+                    answer = self._to_response(raw, name, provider, messages, tools)
+                self._outages.pop(name, None)
+                return answer
             except (asyncio.CancelledError, ModelError):
                 raise
             except Exception as exc:  # noqa: BLE001 — classified here; anything unexpected is final
@@ -267,6 +280,7 @@ class ModelClient:
         self, name: str, kind: str, kwargs: Mapping[str, Any], detail: str
     ) -> ModelUnavailableError:
         """The one-line error for a fault of the provider: what failed, where, and what to set."""
+        self._outages[name] = time.monotonic()
         provider = self.provider_key(name)
         endpoint = self.endpoint(name, kwargs)
         detail = _short(detail)

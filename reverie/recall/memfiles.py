@@ -198,6 +198,9 @@ def _request(
     ]
 
 
+#: Seconds after an outage of the model during which a summary or a flush does not call it again
+#: (the session file gets its labelled raw excerpt; the flush is tried again on a later turn).
+OUTAGE_SECONDS = 60.0
 #: Characters per token assumed when a transcript is cut to a model's window (errs short).
 _CHARS_PER_TOKEN = 3
 _FIT_TRIES = 4
@@ -303,6 +306,9 @@ async def write_session_file(
     cfg = config or client.config
     task = protocol.TASK_SESSION_SUMMARY
     try:
+        if client.unavailable_within(model, OUTAGE_SECONDS):
+            # the archive just met the provider down or silent: the excerpt now, not another wait
+            raise ModelError(f"{model or cfg.model}: unavailable a moment ago; not called again")
         resp, request = await _fitted_call(
             task,
             workspace,
@@ -530,6 +536,8 @@ async def maybe_flush(
     day = f"{now:%Y-%m-%d}"
     task = protocol.TASK_FLUSH
     try:
+        if client.unavailable_within(model, OUTAGE_SECONDS):
+            raise ModelError(f"{model or config.model}: unavailable a moment ago; not called again")
         resp, request = await _fitted_call(
             task, workspace, client, messages, day, config=config, model=model
         )
