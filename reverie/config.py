@@ -227,8 +227,8 @@ class ModelSettings(_Section):
         ge=256,
         description="the model's context window in tokens (unset: agents.defaults."
         "contextWindowTokens when set and this is the agent's model, else litellm's model table, "
-        "else that default); a window the provider's own over-window error names is learned, "
-        "kept in the workspace and caps it",
+        "else that default, each capped by a window the provider's own over-window error named, "
+        "learned and kept in the workspace)",
     )
 
 

@@ -238,12 +238,14 @@ def test_windows_come_from_config_then_the_agent_then_what_was_learned(tmp_path:
     windows = ContextWindows(cfg, tmp_path)
     assert windows.of("openai/a") == 4096 and windows.of("openai/b") == 16384
     assert windows.of("scripted/c") == 4096  # no entry of its own: agents.defaults' value
+    windows.learn("openai/a", 2048, 3000, "maximum context length is 2048")
+    assert ContextWindows(cfg, tmp_path).of("openai/a") == 2048  # kept in the workspace state
     windows.learn("openai/b", 8192, 9000, "maximum context length is 8192")
-    assert ContextWindows(cfg, tmp_path).of("openai/b") == 8192  # kept in the workspace state
+    assert ContextWindows(cfg, tmp_path).of("openai/b") == 16384  # said for it: the person's word
     windows.learn("scripted/c", None, 4000, "too long")
     assert ContextWindows(cfg, tmp_path).of("scripted/c") == 3000
     (tmp_path / "model-windows.json").write_text("{corrupt")
-    assert ContextWindows(cfg, tmp_path).of("openai/b") == 16384
+    assert ContextWindows(cfg, tmp_path).of("openai/a") == 4096
 
 
 # -- a silent provider is an outage -------------------------------------------------------------------------------

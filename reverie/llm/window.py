@@ -9,9 +9,10 @@ Where a model's window comes from, the first that answers:
 4. ``agents.defaults.contextWindowTokens`` (its default, 65,536).
 
 A window *learned* from the provider's own over-window error (``ContextWindowError``: the limit its
-message names, or three quarters of what was sent when it names none) caps whatever the above gave:
-the provider's word is the truth about the server actually answering. It is learned once and kept
-in the workspace's state, one object per model, replaced atomically::
+message names, or three quarters of what was sent when it names none) caps what 2–4 gave: the
+provider's word is the truth about the server actually answering (a window set for the model
+itself, 1, is the person's word and wins). It is learned once and kept in the workspace's state, one
+object per model, replaced atomically (delete an entry to forget it)::
 
     {"openai/smollm2": {"tokens": 8192, "time": "2026-11-30T10:00:00+00:00",
                         "said": "This model's maximum context length is 8192 tokens ..."}}
@@ -100,6 +101,9 @@ class ContextWindows:
     def of(self, model: str | None = None) -> int:
         """The window of ``model`` (the agent's model when None), in tokens."""
         name = model or self.config.model
+        own = self.config.models.get(name)
+        if own is not None and own.context_window_tokens is not None:
+            return own.context_window_tokens  # said for this model: it wins, a learned one too
         window = self.configured(name)
         learned = self.learned().get(name)
         return min(window, learned["tokens"]) if learned is not None else window
