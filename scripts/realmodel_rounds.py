@@ -6,8 +6,8 @@ Reverie's real pipeline (``Runtime``), with the model at 127.0.0.1:8765 (``scrip
 SmolLM2-135M) reached through litellm as ``openai/smollm2``. The inputs vary from round to round:
 statements and non-statements written for the offline engine's corpus (``tests/offline_corpus.py``),
 the demo conversation, and a hand-written set of hard inputs (tool output carrying instructions,
-another participant, code, JSON, other languages, credentials, a lone surrogate, a 30,000-character
-paste that is over the model's 8,192-token window, greetings alone).
+another participant, code, JSON, other languages, credentials, a lone surrogate, a 70,000-character
+paste far over the model's 8,192-token window, greetings alone).
 
 After every round it checks the goals of issue 41 and counts what it saw:
 
@@ -241,7 +241,7 @@ class Inputs:
             text = " ".join(self.sentence() for _ in range(rng.choice((1, 1, 2))))
             if round_no % 10 == 5 and i == 1:  # a long paste, over the model's window
                 text = "Here is my whole journal, keep the important bits:\n" + " ".join(
-                    rng.choice(self.positive + self.negative) for _ in range(600)
+                    rng.choice(self.positive + self.negative) for _ in range(1_500)
                 )
             messages.append({"role": "user", "content": text})
             if round_no % 4 == 1 and i == 0:

@@ -497,3 +497,22 @@ def test_archive_call_fits_a_small_context_window(workspace, facts_model):
     context = protocol.parse_sections(prompt.user)[protocol.SECTION_CONTEXT]
     assert 0 < len(context) <= cons.budget // 2 and prompt.max_tokens == 1024
     assert "assistant turn" in context  # the most recent lines before the slice are the ones kept
+
+
+def test_a_message_longer_than_a_raw_entry_is_split_never_cut(workspace, fake):
+    fake.enqueue("")  # a failed reply: the slice goes raw
+    store, cons, sessions = build(workspace, fake)
+    s = sessions.get_or_create("k")
+    paste = (
+        "Write in the doc. "
+        + " ".join(f"note{i}" for i in range(9_000))
+        + " Never use exclamation marks."
+    )
+    sessions.append(s, {"role": "user", "content": paste})
+    run(cons.new_session(s))
+    entries = history(store)
+    assert len(entries) > 1 and all(len(e.content) <= 16_000 for e in entries)
+    words = " ".join(
+        line.split(") ", 1)[1] for e in entries for line in e.content.splitlines()[1:]
+    ).split()
+    assert words == paste.split()  # every word, in order, once

@@ -161,7 +161,8 @@ def lost_sentences(
 
 def malformed_files(ws: Workspace) -> list[str]:
     """Memory files (the prompt files and the dated ones) that do not read as UTF-8 or hold
-    ``MALFORMED`` text."""
+    ``MALFORMED`` text where the model wrote (a session file's "Key messages" quote the user, whose
+    code fences are theirs)."""
     out = []
     paths = [ws.root / rel for rel in MEMORY_FILES] + sorted((ws.root / "memory").glob("*.md"))
     for path in paths:
@@ -170,6 +171,7 @@ def malformed_files(ws: Workspace) -> list[str]:
         except (OSError, UnicodeDecodeError) as exc:
             out.append(f"{path.name}: {exc}")
             continue
+        text = text.split("\n## Key messages\n", 1)[0]
         bad = MALFORMED.search(text)
         if bad:
             out.append(f"{path.name}: {bad.group(0)!r}")
