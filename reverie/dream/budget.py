@@ -127,9 +127,13 @@ class Budget:
 
 def call_reserve(budget: Budget, timeout: float) -> float:
     """The least run time a model call is begun with: ``llm.timeout``, at most a quarter of the run
-    and a minute. A call begun with less would be cut by the run rather than end on its own
-    timeout, and a provider that is merely slow could not be told from one that is silent."""
-    return min(timeout, budget.max_seconds / 4, 60.0)
+    (of a drain's overall time, when that is shorter) and a minute. A call begun with less would be
+    cut by the run rather than end on its own timeout, and a provider that is merely slow could not
+    be told from one that is silent."""
+    seconds = budget.max_seconds
+    if budget.overall is not None:
+        seconds = min(seconds, budget.overall.max_seconds)
+    return min(timeout, seconds / 4, 60.0)
 
 
 async def budgeted_call(

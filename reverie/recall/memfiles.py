@@ -198,6 +198,10 @@ def _request(
     ]
 
 
+class _RecentOutage(Exception):
+    """Internal: the model was unavailable a moment ago; it is not called again yet."""
+
+
 #: Seconds after an outage of the model during which a summary or a flush does not call it again
 #: (the session file gets its labelled raw excerpt; the flush is tried again on a later turn).
 OUTAGE_SECONDS = 60.0
@@ -307,8 +311,9 @@ async def write_session_file(
     task = protocol.TASK_SESSION_SUMMARY
     try:
         if client.unavailable_within(model, OUTAGE_SECONDS):
-            # the archive just met the provider down or silent: the excerpt now, not another wait
-            raise ModelError(f"{model or cfg.model}: unavailable a moment ago; not called again")
+            # The archive just met the provider down or silent (and said so): the excerpt now, not
+            # another wait.
+            raise _RecentOutage()
         resp, request = await _fitted_call(
             task,
             workspace,
@@ -348,6 +353,9 @@ async def write_session_file(
             raw_reason = "the model did not call save_summary with a summary"
         if summary is None:
             _keep(workspace, task, key, "refused", raw_reason, request, resp, model or cfg.model)
+    except _RecentOutage:
+        raw_reason, label = "the model was unavailable a moment ago", UNAVAILABLE
+        log.info("session %s: the model was unavailable a moment ago; a raw excerpt", key)
     except ModelError as exc:
         raw_reason, label = f"model failed: {exc}", UNAVAILABLE
         log_model_failure(log, f"session {key}: no summary, writing a raw excerpt instead", exc)
@@ -537,7 +545,8 @@ async def maybe_flush(
     task = protocol.TASK_FLUSH
     try:
         if client.unavailable_within(model, OUTAGE_SECONDS):
-            raise ModelError(f"{model or config.model}: unavailable a moment ago; not called again")
+            log.info("flush of session %s: the model was unavailable a moment ago; later", key)
+            return FlushResult("failed", reason="the model was unavailable a moment ago")
         resp, request = await _fitted_call(
             task, workspace, client, messages, day, config=config, model=model
         )
