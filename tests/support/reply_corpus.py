@@ -129,6 +129,10 @@ MALFORMED = re.compile(
 )
 
 
+_HEADER = re.compile(r"^\[RAW\] \d+ messages$")
+_PREFIX = re.compile(r"^(?:\[[^\]]*\] [^:]{1,60}: (?:\(part \d+ of \d+\) )?)")
+
+
 def _norm(text: str) -> str:
     return " ".join(re.findall(r"[^\W_]+", text.lower()))
 
@@ -139,7 +143,16 @@ def lost_sentences(
     """The user's sentences that say something (``llm.output.said_something``) and are neither in
     this session's history word for word nor share a word with one of its fact lines: lost."""
     mine = [e for e in entries if e.session_key == key]
-    raw = _norm("\n".join(e.content for e in mine))
+    # A raw archive's lines without their "[time] ROLE: (part i of n)" prefixes: a message split
+    # into parts reads as one text again.
+    raw = _norm(
+        " ".join(
+            _PREFIX.sub("", ln)
+            for e in mine
+            for ln in e.content.splitlines()
+            if not _HEADER.match(ln)
+        )
+    )
     facts: set[str] = set()
     for entry in mine:
         for line in entry.content.splitlines():
