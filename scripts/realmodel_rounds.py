@@ -631,6 +631,29 @@ def _write_report(
     return report
 
 
+def recheck(args: argparse.Namespace) -> dict[str, Any]:
+    """Check the history of a workspace these rounds wrote again, with today's checks: the same
+    seed gives the same conversations, round by round."""
+    from reverie.store import WorkspaceStore
+
+    store = WorkspaceStore(Workspace(Path(args.workspace) / "ws"))
+    entries = store.history.read_since(0)
+    inputs = Inputs(args.seed)
+    lost: dict[int, list[str]] = {}
+    sentences = 0
+    for n in range(args.start, args.start + args.rounds):
+        convo = inputs.conversation(n)
+        sentences += sum(
+            len(said_something(message_text(m)))
+            for m in convo
+            if m.get("role") == "user" and not m.get("name")
+        )
+        missing = lost_sentences(convo, entries, f"cli:round-{n}")
+        if missing:
+            lost[n] = missing
+    return {"rounds": args.rounds, "sentences": sentences, "lost": lost}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--rounds", type=int, default=50)
@@ -649,7 +672,15 @@ def main() -> None:
         "round's edit step is killed and started again with it",
     )
     p.add_argument("--server-log", default="local-model.log")
+    p.add_argument(
+        "--recheck",
+        action="store_true",
+        help="no model: check the history of --workspace (rounds already run) for lost sentences",
+    )
     args = p.parse_args()
+    if args.recheck:
+        print(json.dumps(recheck(args), indent=1, ensure_ascii=False))
+        return
     SERVER["cmd"], SERVER["log"] = args.server_cmd, args.server_log
     report = asyncio.run(main_async(args))
     print(json.dumps(report, indent=1))
