@@ -413,7 +413,7 @@ def _finish(rt: Runtime, out: dict[str, Any], stats: Counter[str]) -> dict[str, 
     return out
 
 
-SERVER: dict[str, Any] = {"cmd": None, "log": None, "restarts": 0}
+SERVER: dict[str, Any] = {"cmd": None, "log": None, "pidfile": None, "restarts": 0}
 
 
 def _ask_one_token(timeout: float) -> bool:
@@ -433,32 +433,25 @@ def _ask_one_token(timeout: float) -> bool:
         return False
 
 
-def _server_pids() -> list[int]:
-    pids = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if "llama_cpp.server" in cmd and "8765" in cmd:
-            pids.append(int(proc.name))
-    return pids
-
-
 def _restart_server() -> None:
-    """Kill the server (SIGKILL: it does not stop while a generation runs) and start it again with
-    ``--server-cmd``."""
+    """Kill the server this run knows by its pid file (SIGKILL: it does not stop while a
+    generation runs; never a process found by its name) and start it again with ``--server-cmd``,
+    writing the new pid to the file."""
     import os
     import signal
     import subprocess
 
-    for pid in _server_pids():
-        os.kill(pid, signal.SIGKILL)
+    pidfile = Path(SERVER["pidfile"])
+    try:
+        os.killpg(int(pidfile.read_text().strip()), signal.SIGKILL)
+    except (OSError, ValueError):
+        pass
     time.sleep(2)
     log = open(SERVER["log"], "ab")  # noqa: SIM115 — handed to the server process
-    subprocess.Popen(SERVER["cmd"], shell=True, stdout=log, stderr=log, start_new_session=True)
+    proc = subprocess.Popen(
+        SERVER["cmd"], shell=True, stdout=log, stderr=log, start_new_session=True
+    )
+    pidfile.write_text(f"{proc.pid}\n")
     SERVER["restarts"] += 1
     for _ in range(120):
         time.sleep(1)
@@ -673,6 +666,12 @@ def main() -> None:
     )
     p.add_argument("--server-log", default="local-model.log")
     p.add_argument(
+        "--server-pidfile",
+        default="local-model.pid",
+        help="the id of the server's process group (the server started in a session of its own); "
+        "a restart kills that group and writes the new one",
+    )
+    p.add_argument(
         "--recheck",
         action="store_true",
         help="no model: check the history of --workspace (rounds already run) for lost sentences",
@@ -682,6 +681,7 @@ def main() -> None:
         print(json.dumps(recheck(args), indent=1, ensure_ascii=False))
         return
     SERVER["cmd"], SERVER["log"] = args.server_cmd, args.server_log
+    SERVER["pidfile"] = args.server_pidfile
     report = asyncio.run(main_async(args))
     print(json.dumps(report, indent=1))
 
