@@ -69,13 +69,13 @@ def _server_up() -> str | None:
 
 @pytest.fixture(scope="module", autouse=True)
 def _needs_server(request: pytest.FixtureRequest) -> None:
+    if "realmodel" not in (request.config.getoption("-m") or ""):
+        # Minutes of CPU-bound generation: the default run stays within its time budget even when a
+        # server is up, and does not ask the port (a busy server would cost the probe's timeout).
+        pytest.skip("a real-model run takes minutes; select it with `pytest -m realmodel`")
     reason = _server_up()
     if reason:
         pytest.skip(reason)
-    if "realmodel" not in (request.config.getoption("-m") or ""):
-        # Minutes of CPU-bound generation: the default run stays within its time budget even when a
-        # server is up.
-        pytest.skip("a real-model run takes minutes; select it with `pytest -m realmodel`")
 
 
 class TimedClient(ModelClient):
