@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .facade import MemoryStore
     from .gitstore import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
     from .history import HistoryEntry, HistoryLog
+    from .llm.replylog import KeptReply
     from .memory import (
         IndexResult,
         Memory,
@@ -58,6 +59,7 @@ _LAZY = {
     "PendingChange": "dream.pending",
     "ApproveResult": "operations.approve",
     "StatusReport": "status",
+    "KeptReply": "llm.replylog",
     "CommitInfo": "gitstore",
     "CommitDetail": "gitstore",
     "FileChange": "gitstore",
@@ -103,6 +105,7 @@ __all__ = [
     "PendingChange",
     "ApproveResult",
     "StatusReport",
+    "KeptReply",
     # the files underneath (nanobot's MemoryStore API)
     "MemoryStore",
     "Workspace",

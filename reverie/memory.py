@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from .dream.result import Progress
     from .gitstore.types import CommitDetail, CommitInfo, OperationResult, Provenance
     from .history import HistoryEntry
+    from .llm.replylog import KeptReply
     from .operations.approve import ApproveResult
     from .operations.purge import PurgePlan, PurgeResult
     from .recall import Hit
@@ -671,6 +672,32 @@ class Memory:
 
     async def awhy(self, text: str) -> list[Provenance]:
         return await self._offload(lambda m: m.why(text))
+
+    def kept_replies(
+        self, text: str | None = None, *, reply_id: str | None = None
+    ) -> list[KeptReply]:
+        """The model replies kept as evidence (refused, repaired or taken leniently; see
+        docs/models.md): all of them, those behind ``text`` (in the reply or its request, or about a
+        history entry holding it), or the one with ``reply_id``. A query."""
+        from .llm.replylog import find_reply, read_replies, replies_about
+
+        state = self.runtime.workspace.state_dir
+        if reply_id is not None:
+            found = find_reply(state, reply_id)
+            return [] if found is None else [found]
+        if text is None:
+            return read_replies(state)
+        history = self.runtime.store.history
+
+        def holding(needle: str) -> set[int]:
+            return {e.cursor for e in history.read_since(0) if needle in e.content}
+
+        return replies_about(state, text, holding)
+
+    async def akept_replies(
+        self, text: str | None = None, *, reply_id: str | None = None
+    ) -> list[KeptReply]:
+        return await self._offload(lambda m: m.kept_replies(text, reply_id=reply_id))
 
     def restore(
         self,

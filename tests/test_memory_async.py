@@ -98,6 +98,7 @@ def _calls(head: str) -> dict[str, Callable[[Memory], Awaitable[Any]]]:
         "alog": lambda m: m.alog(limit=50),
         "ashow": lambda m: m.ashow(head),
         "awhy": lambda m: m.awhy("Lisbon"),
+        "akept_replies": lambda m: m.akept_replies("Lisbon"),
         "arestore": lambda m: m.arestore(head, base=head),
         "apreview_restore": lambda m: m.apreview_restore(head),
         "aplan_restore": lambda m: m.aplan_restore(head),
