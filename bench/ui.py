@@ -35,12 +35,13 @@ def _client(memory):  # type: ignore[no-untyped-def]
     from starlette.testclient import TestClient
 
     from reverie.ui import build_app
+    from reverie.ui.security import SignIn
 
-    client = TestClient(
-        build_app(memory, token=TOKEN), base_url="http://127.0.0.1:8766", follow_redirects=False
-    )
+    app = build_app(memory, signin=SignIn(TOKEN))
+    client = TestClient(app, base_url="http://127.0.0.1:8766", follow_redirects=False)
     client.__enter__()
     assert client.get(f"/?token={TOKEN}").status_code == 303
+    client.base_url = "http://127.0.0.1:8766" + app.prefix  # every page is under the server's id
     return client
 
 
@@ -49,12 +50,14 @@ def _root_client(root: Path, size: int = 16):  # type: ignore[no-untyped-def]
 
     from reverie.scopes import ScopeRoot
     from reverie.ui.root import ScopeApps, build_root_app
+    from reverie.ui.security import SignIn
 
     scopes = ScopeApps(ScopeRoot(root), size=size)
-    app = build_root_app(ScopeRoot(root), token=TOKEN, scopes=scopes)
+    app = build_root_app(ScopeRoot(root), signin=SignIn(TOKEN), scopes=scopes)
     client = TestClient(app, base_url="http://127.0.0.1:8766", follow_redirects=False)
     client.__enter__()
     assert client.get(f"/?token={TOKEN}").status_code == 303
+    client.base_url = "http://127.0.0.1:8766" + app.prefix
     return client, scopes
 
 

@@ -55,47 +55,47 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield memory.workspace.root
 
 
-@pytest.fixture(scope="module")
-def server(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``reverie ui --no-browser --port 0`` in its own process; the URL (with its token) it prints."""
-    home = tmp_path_factory.mktemp("home")
+def _start_ui(args: list[str], home: Path, env_extra: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    """``reverie ARGS ui --port 0 …`` in its own process (its stderr read line by line)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
-    env.update(REVERIE_HOME=str(home), PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "reverie",
-            "-w",
-            str(workspace),
-            "ui",
-            "--no-browser",
-            "--port",
-            "0",
-        ],
+    env.update(REVERIE_HOME=str(home), PYTHONPATH=str(ROOT), **(env_extra or {}))
+    return subprocess.Popen(
+        [sys.executable, "-m", "reverie", *args, "--port", "0"],
         stderr=subprocess.PIPE,
         text=True,
         env=env,
         cwd=str(ROOT),
     )
-    try:
-        assert proc.stderr is not None
-        lines = []
-        for line in proc.stderr:
-            lines.append(line)
-            found = re.search(r"open (http://127\.0\.0\.1:\d+/\?token=\S+)", line)
-            if found:
-                yield found.group(1)
-                break
-        else:
-            pytest.fail("reverie ui printed no address:\n" + "".join(lines))
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+
+
+def _printed(proc: subprocess.Popen[str], pattern: str = r"open (http://\S+)") -> str:
+    """The first address ``reverie ui`` prints (its first group of ``pattern``)."""
+    assert proc.stderr is not None
+    lines = []
+    for line in proc.stderr:
+        lines.append(line)
+        found = re.search(pattern, line)
+        if found:
+            return found.group(1)
+    pytest.fail("reverie ui printed no address:\n" + "".join(lines))
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    proc.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
+def server(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``reverie ui --no-browser --port 0`` in its own process; the URL (with its token) it prints."""
+    proc = _start_ui(["-w", str(workspace), "ui", "--no-browser"], tmp_path_factory.mktemp("home"))
+    try:
+        yield _printed(proc, r"open (http://127\.0\.0\.1:\d+/\?token=\S+)")
+    finally:
+        _stop(proc)
+
+
+def _chromium(profile: Path) -> webdriver.Chrome:
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in (
@@ -108,12 +108,17 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chro
         "--no-first-run",
         "--disable-dev-shm-usage",
         "--window-size=1280,1000",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium')}",
+        f"--user-data-dir={profile}",
     ):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     service = webdriver.ChromeService(executable_path=CHROMEDRIVER)
-    driver = webdriver.Chrome(options=options, service=service)
+    return webdriver.Chrome(options=options, service=service)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
+    driver = _chromium(tmp_path_factory.mktemp("chromium"))
     try:
         yield driver
     finally:
@@ -124,7 +129,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chro
 def ui(server: str, browser: webdriver.Chrome) -> webdriver.Chrome:
     browser.get(server)  # the token URL: a session cookie, then the page without the token
     WebDriverWait(browser, WAIT).until(ec.url_matches(r"/memory$"))
-    browser.ui_base = server.split("/?")[0]  # type: ignore[attr-defined]
+    browser.ui_base = browser.current_url[: -len("/memory")]  # type: ignore[attr-defined]
     return browser
 
 
@@ -167,7 +172,9 @@ def test_the_token_url_signs_in_and_the_cookie_is_not_readable_by_script(
 ) -> None:
     assert "token=" not in ui.current_url
     assert ui.execute_script("return document.cookie") == ""  # HttpOnly
-    assert ui.get_cookie("reverie_ui")["sameSite"] == "Strict"
+    port = ui.current_url.split(":")[2].split("/")[0]
+    cookie = ui.get_cookie(f"reverie_ui_{port}")
+    assert cookie["sameSite"] == "Lax" and cookie["path"] == "/" + ui.ui_base.rsplit("/", 1)[1]
 
 
 def test_each_screen_loads(ui: webdriver.Chrome) -> None:
@@ -282,9 +289,8 @@ def test_dream_now_shows_its_run(ui: webdriver.Chrome, workspace: Path) -> None:
 
 @pytest.fixture(scope="module")
 def root_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``reverie --root DIR ui`` over two users; the URL it prints, on ``localhost`` (cookies are
-    kept per host, not per port: this session must not replace the one-workspace server's on
-    127.0.0.1)."""
+    """``reverie --root DIR ui`` over two users; the URL it prints, on ``localhost`` (the name a
+    person may type: the Host check accepts it too)."""
     import reverie
     from reverie.config import Config
 
@@ -300,34 +306,19 @@ def root_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         with reverie.open(root=root, user=user, agent=agent, config=config) as memory:
             memory.init()
             memory.write("USER.md", memory.read("USER.md") + line + "\n", message="seed")
-    home = tmp_path_factory.mktemp("home-root")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
-    env.update(REVERIE_HOME=str(home), PYTHONPATH=str(ROOT))
-    command = [sys.executable, "-m", "reverie", "--root", str(root), "ui", "--no-browser"]
-    proc = subprocess.Popen(
-        [*command, "--port", "0"], stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT)
-    )
+    proc = _start_ui(["--root", str(root), "ui", "--no-browser"], tmp_path_factory.mktemp("h"))
     try:
-        assert proc.stderr is not None
-        lines = []
-        for line in proc.stderr:
-            lines.append(line)
-            found = re.search(r"open http://127\.0\.0\.1(:\d+/\?token=\S+)", line)
-            if found:
-                yield "http://localhost" + found.group(1)
-                break
-        else:
-            pytest.fail("reverie --root DIR ui printed no address:\n" + "".join(lines))
+        found = _printed(proc, r"open http://127\.0\.0\.1(:\d+/\?token=\S+)")
+        yield "http://localhost" + found
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        _stop(proc)
 
 
 def test_a_root_picks_a_user_and_shows_their_memory(
     browser: webdriver.Chrome, root_server: str
 ) -> None:
     browser.get(root_server)  # the token URL: a session cookie, then the picker
-    WebDriverWait(browser, WAIT).until(ec.url_matches(r"localhost:\d+/$"))
+    WebDriverWait(browser, WAIT).until(ec.url_matches(r"localhost:\d+/[\w-]{22}/$"))
     assert "token=" not in browser.current_url
     assert {"alice", "bob"} <= set(
         browser.find_element(By.CSS_SELECTOR, "table.scopes").text.split()
@@ -352,3 +343,122 @@ def test_a_root_picks_a_user_and_shows_their_memory(
     assert problem.text.startswith("No memory for this user yet")
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert not [e for e in errors if "404" not in e["message"]], errors  # (carol's page is a 404)
+
+
+# -- sessions: two servers side by side, the history, a link from another page -------------------------------
+
+
+@pytest.fixture(scope="module")
+def second_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Another ``reverie ui`` (another workspace, another port, another token) on 127.0.0.1."""
+    import reverie
+
+    with reverie.open(tmp_path_factory.mktemp("second") / "ws") as memory:
+        memory.init()
+        memory.write("USER.md", memory.read("USER.md") + "- Drinks green tea\n", message="seed")
+        root = memory.workspace.root
+    proc = _start_ui(["-w", str(root), "ui", "--no-browser"], tmp_path_factory.mktemp("home2"))
+    try:
+        yield _printed(proc, r"open (http://127\.0\.0\.1:\d+/\?token=\S+)")
+    finally:
+        _stop(proc)
+
+
+def _signed_in_at(driver: webdriver.Chrome, url: str) -> str:
+    """Open a sign-in ``url``; the signed-in server's base address (``http://host:port/<id>``)."""
+    driver.get(url)
+    WebDriverWait(driver, WAIT).until(ec.url_matches(r"/[\w-]{22}/memory$"))
+    return str(driver.current_url)[: -len("/memory")]
+
+
+def test_two_servers_on_two_ports_stay_signed_in_side_by_side(
+    ui: webdriver.Chrome, second_server: str
+) -> None:
+    first = ui.ui_base  # type: ignore[attr-defined]
+    second = _signed_in_at(ui, second_server)  # signing into the second…
+    assert first.split("/")[2] != second.split("/")[2]  # (another port on the same host)
+    for _ in range(2):  # …never signs the first out, and back and forth they both stay in
+        for base, line in ((first, "Lives in Berlin"), (second, "Drinks green tea")):
+            ui.get(base + "/memory")
+            assert ui.find_element(By.TAG_NAME, "h1").text == "Memory", base
+            assert line in ui.find_element(By.ID, "USER.md").text
+    names = {c["name"] for c in ui.get_cookies()}  # (the cookies of the page shown: the second's)
+    ui.get(first + "/memory")
+    names |= {c["name"] for c in ui.get_cookies()}
+    assert len({n for n in names if n.startswith("reverie_ui_")}) == 2
+
+
+def test_a_link_from_another_page_opens_it_signed_in(ui: webdriver.Chrome, tmp_path: Path) -> None:
+    base = ui.ui_base  # type: ignore[attr-defined]
+    origin = "/".join(base.split("/")[:3])
+    links = tmp_path / "links.html"
+    links.write_text(
+        f'<a id="bare" href="{origin}/timeline?kind=dream">timeline</a> '
+        f'<a id="full" href="{base}/review">review</a>'
+    )
+    ui.get(links.as_uri())
+    ui.find_element(By.ID, "bare").click()  # an address without the server's id: found by ui.js
+    WebDriverWait(ui, WAIT).until(ec.url_matches(r"/[\w-]{22}/timeline\?kind=dream$"))
+    assert ui.find_element(By.TAG_NAME, "h1").text == "Timeline"
+    ui.get(links.as_uri())
+    ui.find_element(By.ID, "full").click()  # from another site: SameSite=Lax sends the cookie
+    WebDriverWait(ui, WAIT).until(ec.url_matches(r"/review$"))
+    assert ui.find_element(By.TAG_NAME, "h1").text == "Review"
+    ui.refresh()
+    assert ui.find_element(By.TAG_NAME, "h1").text == "Review"
+
+
+def test_no_token_in_the_browsers_history_or_any_command_line(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """``reverie ui`` opening the browser itself (``$BROWSER``: a script handing its argument to
+    this test, which opens it in a fresh Chromium): the browser's command line holds a file's
+    address, no process's command line holds a token, and after signing in both ways — the file,
+    then the printed address — the browser's history holds no token that still signs in."""
+    import sqlite3
+    import time
+    import urllib.error
+    import urllib.request
+
+    handed = tmp_path / "handed"
+    script = tmp_path / "browser"
+    script.write_text(f'#!/bin/sh\nprintf "%s" "$1" > {handed}.tmp && mv {handed}.tmp {handed}\n')
+    script.chmod(0o755)
+    proc = _start_ui(["-w", str(workspace), "ui"], tmp_path / "home", {"BROWSER": str(script)})
+    profile = tmp_path / "profile"
+    try:
+        printed = _printed(proc, r"open (http://127\.0\.0\.1:\d+/\?token=\S+)")
+        deadline = time.monotonic() + WAIT
+        while not handed.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        file_url = handed.read_text()
+        found = re.search(r'name="token" value="([^"]+)"', Path(file_url[7:]).read_text())
+        assert found and file_url.startswith("file:///")
+        file_token = found.group(1)
+        tokens = {printed.split("token=")[1], file_token}
+        assert not any(t in file_url for t in tokens)
+        for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+            try:
+                text = cmdline.read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            assert not any(t in text for t in tokens), cmdline
+        driver = _chromium(profile)
+        try:
+            _signed_in_at(driver, file_url)  # what the browser `reverie ui` opened does
+            assert not Path(file_url[7:]).exists()  # the file is gone once used
+            _signed_in_at(driver, printed)  # and the printed address, pasted
+            driver.get(driver.current_url.replace("/memory", "/timeline"))
+        finally:
+            driver.quit()  # (writes the history out)
+        with sqlite3.connect(profile / "Default" / "History") as db:
+            urls = [row[0] for row in db.execute("SELECT url FROM urls")]
+        assert any(u.endswith("/timeline") for u in urls), urls  # the history was recorded
+        assert not any(file_token in u for u in urls), urls
+        pasted = [u for u in urls if "token=" in u]
+        assert pasted == [printed], urls
+        with pytest.raises(urllib.error.HTTPError) as spent:  # spent, so worthless
+            urllib.request.urlopen(printed, timeout=10)
+        assert spent.value.code == 403
+    finally:
+        _stop(proc)

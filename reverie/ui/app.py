@@ -38,7 +38,16 @@ from ..errors import MergeConflictError, ReverieError
 from ..workspace import MEMORY_FILES
 from . import views
 from .jobs import DreamJob
-from .security import CSRF_FIELD, Guard, Sessions, UISession, check_csrf
+from .security import (
+    CSRF_FIELD,
+    Gate,
+    Guard,
+    SessionRef,
+    SignIn,
+    UISession,
+    check_csrf,
+    signed_out_page,
+)
 
 if TYPE_CHECKING:
     from starlette.routing import BaseRoute
@@ -91,11 +100,14 @@ class Pages:
         self, request: Request, name: str, status_code: int = 200, **context: Any
     ) -> HTMLResponse:
         session = session_of(request)
+        prefix = request.scope["state"].get("ui_prefix", "")
         context.update(
             request=request,
             csrf=session.csrf,
             csrf_field=CSRF_FIELD,
             flashes=session.take_flashes(),
+            prefix=prefix,
+            signout=f"{prefix}/signout",
             **self.frame(),
         )
         return HTMLResponse(
@@ -108,6 +120,14 @@ class Pages:
         if not check_csrf(session_of(request), data.get(CSRF_FIELD)):
             raise HTTPException(403, "missing or wrong CSRF token: reload the page and try again")
         return {k: v for k, v in data.items() if isinstance(v, str)}
+
+    async def signout(self, request: Request) -> Response:
+        """End this browser's session (a posted form, so no other site can sign you out)."""
+        await self.form(request)
+        ref: SessionRef = request.scope["state"]["ui_session_ref"]
+        response = signed_out_page()
+        ref.end(response)
+        return response
 
     async def error(self, request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
@@ -574,6 +594,7 @@ def _routes(ui: UI) -> list[BaseRoute]:
         Route("/dream", ui.dream_page),
         Route("/dream", ui.dream_now, methods=["POST"]),
         Route("/dream.json", ui.dream_state),
+        Route("/signout", ui.signout, methods=["POST"]),
     ]
 
 
@@ -591,9 +612,19 @@ def scope_app(ui: UI) -> Starlette:
     return _starlette(ui, _routes(ui))
 
 
-def build_app(memory: Memory, *, token: str, allowed_hosts: frozenset[str] | None = None) -> Guard:
-    """The app for ``memory``'s workspace, behind the ``Guard`` (token, session, CSRF, headers; see
-    ``reverie.ui.security``). ``allowed_hosts``: the ``Host`` values accepted (None: any)."""
-    ui = UI(memory)
+def build_app(
+    memory: Memory,
+    *,
+    signin: SignIn,
+    allowed_hosts: frozenset[str] | None = None,
+    port: int | None = None,
+    server_id: str | None = None,
+) -> Guard:
+    """The app for ``memory``'s workspace under the server's own id, behind the ``Guard`` (tokens,
+    sessions, CSRF, headers; see ``reverie.ui.security``). ``allowed_hosts``: the ``Host`` values
+    accepted (None: any); ``port`` names the session cookie; ``server_id``: the prefix of every page
+    (default: a random one)."""
+    gate = Gate(signin, server_id=server_id, port=port)
+    ui = UI(memory, base=gate.prefix)
     app = _starlette(ui, [*_routes(ui), Mount("/static", static_files(), name="static")])
-    return Guard(app, token=token, sessions=Sessions(), allowed_hosts=allowed_hosts)
+    return Guard(app, gate=gate, allowed_hosts=allowed_hosts)
