@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from .gitstore.types import CommitDetail, CommitInfo, OperationResult, Provenance
     from .history import HistoryEntry
     from .operations.approve import ApproveResult
+    from .operations.faults import Fault
     from .operations.purge import PurgePlan, PurgeResult
     from .recall import Hit
     from .recall.index import SyncStats
@@ -862,6 +863,33 @@ class Memory:
         return await self._in_thread(lambda m: m.session(session_key))
 
     # -- state ----------------------------------------------------------------------------------------------
+    def faults(self) -> list[Fault]:
+        """What is damaged in the workspace (a file a person or a tool broke), each with what to do;
+        reads only. What ``reverie ui`` shows on every page (``reverie.operations.faults``)."""
+        from .gitstore.types import RepoProblem
+        from .operations.faults import find_faults
+
+        def repo() -> list[tuple[str, str, str]]:
+            found: list[RepoProblem] = self.runtime.git.problems()
+            return [(p.path, p.problem, p.remedy) for p in found]
+
+        return find_faults(self.workspace, repo)
+
+    async def afaults(self) -> list[Fault]:
+        return await self._in_thread(lambda m: m.faults())
+
+    def committed(self, path: str) -> str | None:
+        """A memory file as the last commit holds it (None: not committed yet, or no repository):
+        what tells a hand edit not yet committed from the rest."""
+        rel = _memory_path(path)
+        git = self.runtime.git
+        if not git.exists or git.head() is None:
+            return None
+        return git.file_at("HEAD", rel)
+
+    async def acommitted(self, path: str) -> str | None:
+        return await self._in_thread(lambda m: m.committed(path))
+
     def status(self) -> StatusReport:
         """Cursors, pending entries, file sizes, the model, the last Dream run, set-aside batches, a
         pending SOUL.md change and any problem found."""

@@ -255,7 +255,12 @@ def test_confirm_shows_exactly_what_the_undo_then_writes(client, memory) -> None
     dream = memory.log(limit=1, kind="dream")[0]
     page = client.get(f"/commit/{dream.sha}/confirm?action=revert").text
     preview = memory.preview_restore(dream.sha, only=True)
-    shown = [unescape(t) for t in re.findall(r'<span class="d-(?:add|del)">(.*?)</span>', page)]
+    rows = re.findall(
+        r'<div class="d-row d-(?:add|del)">.*?<span class="sign">(.)</span>'
+        r'<span class="code">(.*?)</span></div>',
+        page,
+    )
+    shown = [sign + unescape(re.sub(r"</?mark>", "", text)) for sign, text in rows]
     assert shown == [
         ln for ln in preview.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))
     ]
@@ -420,6 +425,7 @@ def test_the_ui_reaches_memory_only_through_memory_verbs() -> None:
         "dream.result",
         "security.network",
         "textdiff",
+        "textsafety",  # which characters are hidden: each shown as an escape
         "scopes",  # the root's picker: ids checked, names resolved, scopes listed (no memory read there)
         "fsutil",  # the browser's sign-in file, written atomically with mode 0600 (no memory file)
     }

@@ -204,7 +204,7 @@ def test_an_injected_script_line_is_shown_and_inert(ui: webdriver.Chrome) -> Non
     assert ui.title != "pwned" and ui.execute_script("return document.title") == "Memory · Reverie"
     _go(ui, "/timeline?kind=dream")
     ui.find_element(By.CSS_SELECTOR, "table.timeline tbody tr td a").click()
-    assert SCRIPT_LINE in ui.find_element(By.CSS_SELECTOR, "pre.diff").text and ui.title != "pwned"
+    assert SCRIPT_LINE in ui.find_element(By.CSS_SELECTOR, "div.diff").text and ui.title != "pwned"
 
 
 def test_why_opens_inline_with_the_commit_and_the_entries(ui: webdriver.Chrome) -> None:
@@ -235,7 +235,7 @@ def test_edit_a_line_and_see_the_commit(ui: webdriver.Chrome, workspace: Path) -
 
 def test_approve_the_pending_soul_change(ui: webdriver.Chrome, workspace: Path) -> None:
     _go(ui, "/review")
-    assert "Reply in British English" in ui.find_element(By.CSS_SELECTOR, "#soul pre.diff").text
+    assert "Reply in British English" in ui.find_element(By.CSS_SELECTOR, "#soul div.diff").text
     ui.find_element(By.ID, "approve").click()
     assert "Applied the SOUL.md change" in _flash(ui)
     assert "Reply in British English" in (workspace / "SOUL.md").read_text()
@@ -251,8 +251,9 @@ def test_undo_a_dream_commit_from_the_timeline(ui: webdriver.Chrome, workspace: 
     _shot(ui, "commit")
     ui.find_element(By.LINK_TEXT, "Undo just this change").click()
     _shot(ui, "confirm")
-    preview = ui.find_element(By.CSS_SELECTOR, "pre.diff").text
-    assert "-- Deadline for Atlas" in preview and SCRIPT_LINE in preview
+    removed = [e.text for e in ui.find_elements(By.CSS_SELECTOR, "div.diff .d-del .code")]
+    assert any(r.startswith("- Deadline for Atlas") for r in removed), removed
+    assert any(SCRIPT_LINE in r for r in removed), removed
     ui.find_element(By.ID, "confirm").click()
     assert "Undid" in _flash(ui)
     text = (workspace / "memory/MEMORY.md").read_text()
@@ -281,7 +282,87 @@ def test_dream_now_shows_its_run(ui: webdriver.Chrome, workspace: Path) -> None:
     assert "ok" in state
     _shot(ui, "dream")
     ui.find_element(By.PARTIAL_LINK_TEXT, "See commit").click()
-    assert "Miso" in ui.find_element(By.CSS_SELECTOR, "pre.diff").text
+    assert "Miso" in ui.find_element(By.CSS_SELECTOR, "div.diff").text
+
+
+# -- what the agent reads, as drawn ----------------------------------------------------------------------------
+
+LONG = "- " + "x" * 2000  # one word: it cannot wrap at a space
+REVERSED = "- Role: \u202enimda"  # drawn as "admin" when the override is left in the text
+
+#: The WCAG 2.1 contrast ratio of each visible link and button against what is drawn behind it
+#: (backgrounds composited from the page down, opacity included): the failures, as text.
+_CONTRAST = """
+function rgba(text) {
+  var p = text.match(/[\\d.]+/g).map(Number);
+  return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+}
+function over(top, under) {
+  var a = top[3];
+  return [0, 1, 2].map(function (i) { return top[i] * a + under[i] * (1 - a); });
+}
+function luminance(c) {
+  var v = c.map(function (x) { x /= 255; return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); });
+  return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2];
+}
+var failures = [], seen = 0;
+document.querySelectorAll("a, button, summary").forEach(function (el) {
+  var box = el.getBoundingClientRect();
+  if (!box.width || !box.height || el.disabled) return;
+  var chain = [], opacity = 1;
+  for (var e = el; e; e = e.parentElement) { chain.push(e); opacity *= Number(getComputedStyle(e).opacity); }
+  var back = [255, 255, 255];
+  for (var i = chain.length - 1; i >= 0; i--) back = over(rgba(getComputedStyle(chain[i]).backgroundColor), back);
+  var fg = rgba(getComputedStyle(el).color);
+  fg[3] *= opacity;
+  var front = over(fg, back);
+  var l1 = luminance(front), l2 = luminance(back);
+  var ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+  seen += 1;
+  if (ratio < 4.5) failures.push(el.textContent.trim().slice(0, 30) + " " + ratio.toFixed(2));
+});
+return [seen, failures];
+"""
+
+
+def test_hidden_characters_long_lines_and_contrast_as_drawn(
+    ui: webdriver.Chrome, workspace: Path
+) -> None:
+    import reverie
+
+    path = workspace / "USER.md"
+    path.write_text(path.read_text() + f"{REVERSED}\n{LONG}\n")  # a hand edit, as a person makes
+    with reverie.open(workspace) as memory:
+        memory.runtime.git.commit("manual: hostile lines", kind="manual")
+    _go(ui, "/memory")
+    lines = ui.find_elements(By.CSS_SELECTOR, "#USER\\.md li.line")
+    role = next(li for li in lines if "nimda" in li.text)
+    text = role.find_element(By.CSS_SELECTOR, ".text")
+    assert "U+202E" in text.text and "\u202e" not in text.text  # an escape, not the override
+    # Drawn left to right as stored: the "n" of "nimda" left of its "a" (the override would swap).
+    order = ui.execute_script(
+        """
+        var node = arguments[0].lastChild, text = node.textContent, at = text.indexOf("nimda");
+        function x(i) { var r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1);
+                        return r.getBoundingClientRect().left; }
+        return [x(at), x(at + 4)];
+        """,
+        text,
+    )
+    assert order[0] < order[1], order
+    # A 2,000-character line wraps in place: the page is no wider than the window, and the line's
+    # actions stay on screen.
+    width = ui.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], width
+    long_line = next(li for li in lines if "xxxxxxxxxx" in li.text)
+    right = ui.execute_script(
+        "return arguments[0].querySelector('.actions').getBoundingClientRect().right", long_line
+    )
+    assert right <= width[1], (right, width)
+    for page in ("/memory", "/timeline", "/review", "/status"):
+        _go(ui, page)
+        seen, failures = ui.execute_script(_CONTRAST)
+        assert seen > 5 and not failures, (page, failures)  # WCAG AA: at least 4.5:1
 
 
 # -- a root of scopes ----------------------------------------------------------------------------------------

@@ -64,11 +64,19 @@ from .repo import (
     lost_head_branch,
     mark_adopted,
     read_head,
+    readable,
     repair_head,
     sync_ignore_rules,
 )
 from .trailers import BATCH, KIND, RESTORE_OF, REVERT_OF, format_message, parse_batch, split_message
-from .types import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
+from .types import (
+    CommitDetail,
+    CommitInfo,
+    FileChange,
+    OperationResult,
+    Provenance,
+    RepoProblem,
+)
 from .upkeep import after_commit, pack_all
 from .writer import (
     ResolvedPaths,
@@ -726,6 +734,49 @@ class GitStore(NanobotGitAPI):
                 out.extend(provenance(store, origin[i], path, i + 1, lines[i]) for i in wanted)
         return out
 
+    def problems(self) -> list[RepoProblem]:
+        """What is damaged in the memory repo where every query starts (HEAD and the commit it
+        names), and how queries read around it; reads only, like every query. A workspace without a
+        repo has none."""
+        if not self.exists:
+            return []
+        git_dir = self._ready().git_dir
+        where = _shown_path(git_dir, self.workspace.root)
+        fsck = f"to look first: `git --git-dir={git_dir} fsck`"
+        out: list[RepoProblem] = []
+        lost = lost_head_branch(git_dir)
+        if lost is not None:
+            out.append(
+                RepoProblem(
+                    f"{where}/HEAD",
+                    f"the file is missing; memory's history is read from {lost.decode()}",
+                    "the next change recreates it",
+                )
+            )
+        try:
+            with self._open() as repo:
+                ref = lost or branch_ref(repo)
+                head = read_head(repo, ref)
+                if head is not None and readable(repo, head):
+                    return out
+                found = heal_head(repo, git_dir, ref, repair=False)
+        except (GitStoreError, OSError, ValueError, KeyError) as exc:
+            out.append(RepoProblem(where, str(exc), fsck))
+            return out
+        if found is None:
+            return out  # no commits yet
+        bad = head.decode(errors="replace")[:12] if head is not None else "an unreadable value"
+        out.append(
+            RepoProblem(
+                f"{where}/{ref.decode()}",
+                f"it names commit {bad}, which cannot be read (missing or damaged): memory's history "
+                f"is shown from {found.decode()[:12]}, the newest readable commit in its reflog, and "
+                "the change or changes made after it are lost",
+                f"the next change moves {ref.decode()} back to {found.decode()[:12]}; {fsck}",
+            )
+        )
+        return out
+
     def gc(self) -> None:
         """Pack every loose object into one pack."""
         with self._writing() as (repo, _ref, _head):
@@ -751,6 +802,14 @@ def _pack_dir_stamp(git_dir: Path) -> frozenset[str]:
         return frozenset(os.listdir(os.path.join(git_dir, "objects", "pack")))
     except OSError:
         return frozenset()
+
+
+def _shown_path(path: Path, root: Path) -> str:
+    """``path`` relative to the workspace when inside it (``.git``), else as it is."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def _text(data: bytes | None) -> str:

@@ -5,7 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-__all__ = ["FileChange", "CommitInfo", "CommitDetail", "OperationResult", "Provenance"]
+__all__ = [
+    "FileChange",
+    "CommitInfo",
+    "CommitDetail",
+    "OperationResult",
+    "Provenance",
+    "RepoProblem",
+]
 
 
 @dataclass(frozen=True)
@@ -71,3 +78,13 @@ class Provenance:
     time: datetime
     subject: str
     cursor_range: tuple[int, int] | None
+
+
+@dataclass(frozen=True)
+class RepoProblem:
+    """Something damaged in the memory repo, as a query found it (``GitStore.problems``): the file
+    (workspace-relative when inside it), what is wrong and what to do."""
+
+    path: str
+    problem: str
+    remedy: str

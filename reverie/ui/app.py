@@ -20,11 +20,12 @@ it as one scope of a root (``reverie --root DIR ui``: a user picker, then each s
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
@@ -34,7 +35,13 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..errors import MergeConflictError, ReverieError
+from ..errors import (
+    AmbiguousRevisionError,
+    ReverieError,
+    UnknownRevisionError,
+    UnsafePathError,
+)
+from ..textsafety import hidden, visible
 from ..workspace import MEMORY_FILES
 from . import views
 from .jobs import DreamJob
@@ -68,6 +75,7 @@ HITS = 20
 BATCH_SHOWN = 50
 
 Handler = Callable[[Request], Awaitable[Response]]
+T = TypeVar("T")
 
 
 @lru_cache(maxsize=1)
@@ -79,7 +87,9 @@ def templates() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.globals.update(inline=views.inline, ago=views.ago, MEMORY_FILES=MEMORY_FILES)
+    env.finalize = views.shown  # every value printed: escaped, its hidden characters visible
+    env.filters.update(plain=views.plain, token=views.token)
+    env.globals.update(ago=views.ago, MEMORY_FILES=MEMORY_FILES)
     return env
 
 
@@ -90,17 +100,26 @@ def static_files() -> StaticFiles:
 
 class Pages:
     """What the UI's page handlers share (a workspace's screens, a root's picker): rendering a
-    template with the session's values and the handler's ``frame``, a posted form behind its CSRF
-    check, and the error page."""
+    template with the session's values, the handler's ``frame`` and what every page shows
+    (``around``: the faults found, the badges), a posted form behind its CSRF check, a library call
+    whose failure leaves a part of the page out instead of the whole page (``attempt``), and the
+    error page."""
 
     def frame(self) -> dict[str, Any]:
         raise NotImplementedError
 
-    def render(
+    async def around(self, request: Request) -> dict[str, Any]:
+        """What every page shows besides its content (computed per request)."""
+        return {"faults": [], "soul_waiting": False}
+
+    async def render(
         self, request: Request, name: str, status_code: int = 200, **context: Any
     ) -> HTMLResponse:
         session = session_of(request)
-        prefix = request.scope["state"].get("ui_prefix", "")
+        state = request.scope["state"]
+        prefix = state.get("ui_prefix", "")
+        around = await self.around(request)
+        known = {f.problem for f in around["faults"]} | {f.path for f in around["faults"]}
         context.update(
             request=request,
             csrf=session.csrf,
@@ -108,11 +127,26 @@ class Pages:
             flashes=session.take_flashes(),
             prefix=prefix,
             signout=f"{prefix}/signout",
+            left_out=[p for p in state.get("ui_left_out", []) if not _said(p, known)],
+            **around,
             **self.frame(),
         )
         return HTMLResponse(
             templates().get_template(name).render(**context), status_code=status_code
         )
+
+    async def attempt(self, request: Request, call: Awaitable[T], default: T) -> T:
+        """``call``'s result; when the library cannot do it (a damaged file: ``ReverieError``,
+        ``OSError``), ``default``, and the page says what was left out and why (once per cause,
+        and not when a fault on the page already says it)."""
+        try:
+            return await call
+        except (ReverieError, OSError) as exc:
+            left = request.scope["state"].setdefault("ui_left_out", [])
+            text = str(exc)
+            if text not in left:
+                left.append(text)
+            return default
 
     async def form(self, request: Request) -> dict[str, str]:
         """The posted form, after the CSRF check (403 without the session's token)."""
@@ -136,7 +170,7 @@ class Pages:
             return HTMLResponse(
                 f"<!doctype html><title>Reverie</title><p>{status}</p>", status_code=status
             )
-        return self.render(
+        return await self.render(
             request, "error.html", status_code=status, status=status, detail=detail, active=""
         )
 
@@ -155,6 +189,15 @@ class UI(Pages):
         self.scope = scope[1] if scope is not None else None  # shown in the header
 
     # -- plumbing ---------------------------------------------------------------------------------------------
+    async def around(self, request: Request) -> dict[str, Any]:
+        """The faults found in the workspace, and whether a SOUL.md change waits (a badge on
+        Review); a pending change that cannot be read is a fault, not a badge."""
+        faults, change = await asyncio.gather(
+            self.attempt(request, self.memory.afaults(), []),
+            _quietly(self.memory.apending_soul()),
+        )
+        return {"faults": faults, "soul_waiting": change is not None and not change.applied}
+
     def frame(self) -> dict[str, Any]:
         """What every page of this workspace shows around its content (see ``Pages.render``)."""
         return {
@@ -191,19 +234,30 @@ class UI(Pages):
 
     # -- Memory ---------------------------------------------------------------------------------------------
     async def memory_page(self, request: Request) -> Response:
+        texts = await asyncio.gather(
+            *(self.attempt(request, self.memory.aread(rel), None) for rel in MEMORY_FILES)
+        )
+        committed = await asyncio.gather(
+            *(_quietly(self.memory.acommitted(rel)) for rel in MEMORY_FILES)
+        )
         files = []
-        for rel in MEMORY_FILES:
-            text = await self.memory.aread(rel)
-            files.append((rel, views.file_lines(text, rel), len(text)))
-        status = await self.memory.astatus()
-        return self.render(
-            request, "memory.html", files=files, budgets=status.budgets, active="memory"
+        for rel, text, last in zip(MEMORY_FILES, texts, committed, strict=True):
+            lines = views.file_lines(text, rel, last) if text is not None else None
+            files.append((rel, lines, len(text or "")))
+        status = await self.attempt(request, self.memory.astatus(), None)
+        budgets = status.budgets if status is not None else {}
+        return await self.render(
+            request, "memory.html", files=files, budgets=budgets, active="memory"
         )
 
     async def why(self, request: Request) -> Response:
         rel, index, line = _file_line(request)
         found = (
-            [p for p in await self.memory.awhy(line.strip()) if p.path == rel]
+            [
+                p
+                for p in await self.attempt(request, self.memory.awhy(line.strip()), [])
+                if p.path == rel
+            ]
             if line.strip()
             else []
         )
@@ -213,11 +267,19 @@ class UI(Pages):
             shown = await self._entries(*p.cursor_range) if p.cursor_range else []
             entries.append((p, shown[:BATCH_SHOWN]))
         name = "why_fragment.html" if request.query_params.get("fragment") else "why.html"
-        return self.render(request, name, path=rel, line=line, found=entries, active="memory")
+        return await self.render(request, name, path=rel, line=line, found=entries, active="memory")
 
     async def edit_form(self, request: Request) -> Response:
         rel, index, line = _file_line(request)
-        return self.render(request, "edit.html", path=rel, line=line, index=index, active="memory")
+        return await self.render(
+            request,
+            "edit.html",
+            path=rel,
+            line=line,
+            index=index,
+            hidden=len(hidden(line)),
+            active="memory",
+        )
 
     async def edit(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
@@ -234,8 +296,14 @@ class UI(Pages):
 
     async def file_form(self, request: Request) -> Response:
         rel = _memory_file(request.query_params.get("path", ""))
-        return self.render(
-            request, "edit_file.html", path=rel, text=await self.memory.aread(rel), active="memory"
+        text = await self.attempt(request, self.memory.aread(rel), None)
+        return await self.render(
+            request,
+            "edit_file.html",
+            path=rel,
+            text=text,
+            hidden=sum(len(hidden(line)) for line in (text or "").split("\n")),
+            active="memory",
         )
 
     async def edit_file(self, request: Request) -> Response:
@@ -263,7 +331,7 @@ class UI(Pages):
 
     async def remove_form(self, request: Request) -> Response:
         rel, index, line = _file_line(request)
-        return self.render(
+        return await self.render(
             request, "remove.html", path=rel, line=line, index=index, active="memory"
         )
 
@@ -292,10 +360,17 @@ class UI(Pages):
         rel = request.query_params.get("path", "")
         try:
             text = await self.memory.aread(rel)
-        except ReverieError as exc:
+        except UnsafePathError as exc:
             raise HTTPException(404, str(exc)) from None
-        return self.render(
-            request, "file.html", path=rel, lines=views.file_lines(text), active="memory"
+        except (ReverieError, OSError) as exc:
+            raise HTTPException(404, f"{rel} cannot be read: {exc}") from None
+        last = await _quietly(self.memory.acommitted(rel))
+        return await self.render(
+            request,
+            "file.html",
+            path=rel,
+            lines=views.file_lines(text, rel, last),
+            active="memory",
         )
 
     # -- Timeline -------------------------------------------------------------------------------------------
@@ -304,10 +379,13 @@ class UI(Pages):
         start = request.query_params.get("start") or None
         try:
             commits = await self.memory.alog(limit=PAGE_SIZE + 1, kind=kind, start=start)
-        except ReverieError as exc:
+        except (UnknownRevisionError, AmbiguousRevisionError) as exc:
             raise HTTPException(404, str(exc)) from None
+        except (ReverieError, OSError) as exc:
+            commits = []
+            await self.attempt(request, _raise(exc), None)
         older = commits[PAGE_SIZE].sha if len(commits) > PAGE_SIZE else None
-        return self.render(
+        return await self.render(
             request,
             "timeline.html",
             commits=commits[:PAGE_SIZE],
@@ -326,11 +404,11 @@ class UI(Pages):
             if batch
             else []
         )
-        return self.render(
+        return await self.render(
             request,
             "commit.html",
             info=detail.info,
-            diff=views.diff_lines(detail.diff),
+            diff=views.diff_rows(detail.diff),
             batch=batch,
             entries=entries,
             trailers=views.other_trailers(detail.info),
@@ -344,16 +422,16 @@ class UI(Pages):
         problem, diff = None, ""
         try:
             diff = await self.memory.apreview_restore(detail.info.sha, only=only)
-        except MergeConflictError as exc:
+        except (ReverieError, OSError) as exc:  # a conflict, a first commit, a damaged object
             problem = str(exc)
-        return self.render(
+        return await self.render(
             request,
             "confirm.html",
             info=detail.info,
             only=only,
             replay=replay,
             problem=problem,
-            diff=views.diff_lines(diff),
+            diff=views.diff_rows(diff),
             batch=views.batch_of(detail.info),
             active="timeline",
         )
@@ -378,15 +456,15 @@ class UI(Pages):
     async def _show(self, sha: str) -> Any:
         try:
             return await self.memory.ashow(sha)
-        except ReverieError as exc:
+        except (ReverieError, OSError) as exc:  # no such commit, or one that cannot be read
             raise HTTPException(404, str(exc)) from None
 
     async def history(self, request: Request) -> Response:
         first = _int(request.query_params.get("first"), 1)
         last = _int(request.query_params.get("last"), first)
         last = min(last, first + 499)
-        entries = await self._entries(first, last)
-        return self.render(
+        entries = await self.attempt(request, self._entries(first, last), [])
+        return await self.render(
             request, "history.html", entries=entries, first=first, last=last, active="search"
         )
 
@@ -394,12 +472,17 @@ class UI(Pages):
         """History entries ``first`` to ``last`` (a Dream batch, a search hit's entry)."""
         if last < first:
             return []
-        found = await self.memory.ahistory(since=max(first - 1, 0), limit=last - first + 1)
-        return [e for e in found if e.cursor <= last]
+        found = await _quietly(
+            self.memory.ahistory(since=max(first - 1, 0), limit=last - first + 1)
+        )
+        return [e for e in found or [] if e.cursor <= last]
 
     async def session(self, request: Request) -> Response:
         key = request.query_params.get("key", "")
-        found = await self.memory.asession(key) if key else None
+        try:
+            found = await self.memory.asession(key) if key else None
+        except (ReverieError, OSError) as exc:
+            raise HTTPException(404, f"the conversation {key!r} cannot be read: {exc}") from None
         if found is None:
             raise HTTPException(404, f"no conversation {key!r} in this workspace")
         target = _int(request.query_params.get("message"), -1)
@@ -407,7 +490,7 @@ class UI(Pages):
             (i, m.get("role", "?"), _message_text(m.get("content")), m.get("timestamp"))
             for i, m in enumerate(found.messages)
         ]
-        return self.render(
+        return await self.render(
             request,
             "session.html",
             key=found.key,
@@ -419,16 +502,26 @@ class UI(Pages):
 
     # -- Review ---------------------------------------------------------------------------------------------
     async def review(self, request: Request) -> Response:
-        change = await self.memory.apending_soul()
-        status = await self.memory.astatus()
-        last_dream = await self.memory.alog(limit=1, kind="dream")
-        return self.render(
+        unreadable = None
+        try:
+            change = await self.memory.apending_soul()
+        except (ReverieError, OSError) as exc:  # a damaged file: its fault is on the page
+            change, unreadable = None, str(exc)
+        status, last_dream, aside, queued = await asyncio.gather(
+            self.attempt(request, self.memory.astatus(), None),
+            self.attempt(request, self.memory.alog(limit=1, kind="dream"), []),
+            self.attempt(request, self.memory.aset_aside(), []),
+            self.attempt(request, self.memory.aqueued(), []),
+        )
+        waiting = change is not None and not change.applied
+        return await self.render(
             request,
             "review.html",
-            change=change if change and not change.applied else None,
-            diff=views.diff_lines(change.diff()) if change and not change.applied else [],
-            aside=await self.memory.aset_aside(),
-            queued=await self.memory.aqueued(),
+            change=change if waiting else None,
+            unreadable=unreadable,
+            diff=views.diff_rows(change.diff()) if change is not None and waiting else [],
+            aside=aside,
+            queued=queued,
             status=status,
             last_commit=last_dream[0] if last_dream else None,
             active="review",
@@ -472,18 +565,21 @@ class UI(Pages):
         if query:
             try:
                 hits = await self.memory.arecall(query[:2000], limit=HITS)
-            except ReverieError as exc:
+            except (ReverieError, OSError) as exc:
                 problem = str(exc)
-        return self.render(
+        return await self.render(
             request, "search.html", query=query, hits=hits, problem=problem, active="search"
         )
 
     # -- Status ---------------------------------------------------------------------------------------------
     async def status(self, request: Request) -> Response:
-        status = await self.memory.astatus()
-        next_run = await self.memory.anext_dream()
-        last_run, outage = status.dream_last_run, status.dream_model_unavailable
-        return self.render(
+        status, next_run = await asyncio.gather(
+            self.attempt(request, self.memory.astatus(), None),
+            self.attempt(request, self.memory.anext_dream(), None),
+        )
+        last_run = status.dream_last_run if status is not None else None
+        outage = status.dream_model_unavailable if status is not None else None
+        return await self.render(
             request,
             "status.html",
             status=status,
@@ -503,13 +599,38 @@ class UI(Pages):
         return self.redirect("/dream")
 
     async def dream_page(self, request: Request) -> Response:
-        return self.render(request, "dream.html", job=self.job.state, active="status")
+        return await self.render(request, "dream.html", job=self.job.state, active="status")
 
     async def dream_state(self, request: Request) -> Response:
-        return JSONResponse(self.job.state.to_dict())
+        state = (
+            self.job.state.to_dict()
+        )  # text shown by the page's script: hidden characters written out
+        for key in ("phase", "detail", "reason"):
+            if isinstance(state.get(key), str):
+                state[key] = visible(state[key])
+        return JSONResponse(state)
 
     async def home(self, request: Request) -> Response:
         return self.redirect("/memory")
+
+
+async def _quietly(call: Awaitable[T]) -> T | None:
+    """``call``'s result, or None when it fails for a reason a fault reports on the page anyway
+    (the pending change behind the badge, the committed text behind the marks)."""
+    try:
+        return await call
+    except (ReverieError, OSError):
+        return None
+
+
+async def _raise(exc: BaseException) -> None:
+    raise exc
+
+
+def _said(problem: str, known: set[str]) -> bool:
+    """Whether a fault on the page already says ``problem`` (``known``: the faults' problems and
+    paths; a page's left-out part and a fault over the same damaged file name the same file)."""
+    return any(fault in problem or problem in fault for fault in known)
 
 
 def _local(path: str | None) -> str | None:

@@ -199,7 +199,7 @@ class Picker(Pages):
     ) -> Response:
         found = await asyncio.to_thread(self._listing)
         listed = sorted(found[:LISTED], key=lambda s: (s.user, s.agent or ""))
-        return self.render(
+        return await self.render(
             request,
             "picker.html",
             status_code=status_code,
