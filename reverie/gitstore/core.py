@@ -41,7 +41,7 @@ from ..fsutil import read_bytes_or_none
 from ..locking import exclusive
 from ..workspace import Workspace, check_relative
 from . import queries
-from .blame import blame_lines, provenance
+from .blame import provenance, trace_lines
 from .diffing import file_changes, stat_body, text_diff
 from .location import RepoLocation, choose, expand_tracked, is_marked, is_tracked, locate
 from .merge import merge3
@@ -730,8 +730,11 @@ class GitStore(NanobotGitAPI):
                 wanted = [i for i, line in enumerate(lines) if text in line]
                 if not wanted:
                     continue
-                origin = blame_lines(store, head, path, wanted)
-                out.extend(provenance(store, origin[i], path, i + 1, lines[i]) for i in wanted)
+                origin = trace_lines(store, head, path, wanted)
+                out.extend(
+                    provenance(store, origin[i][0], path, i + 1, lines[i], origin[i][1])
+                    for i in wanted
+                )
         return out
 
     def problems(self) -> list[RepoProblem]:

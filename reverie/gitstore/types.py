@@ -66,7 +66,8 @@ class Provenance:
 
     ``line_no`` is 1-based in the current file. ``cursor_range`` is ``(first, last)`` from
     ``Reverie-Batch`` (or ``(cursor, cursor)`` from ``Reverie-Cursor`` alone); None for commits
-    without them (manual edits, init).
+    without them (manual edits, init). ``via``: the restores and reverts that brought the line back
+    after that commit wrote it, newest first (full shas; empty when none did).
     """
 
     path: str
@@ -78,6 +79,7 @@ class Provenance:
     time: datetime
     subject: str
     cursor_range: tuple[int, int] | None
+    via: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
