@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from .dream.result import Progress
     from .gitstore.types import CommitDetail, CommitInfo, OperationResult, Provenance
     from .history import HistoryEntry
-    from .operations.approve import ApproveResult
+    from .operations.approve import ApproveResult, RejectResult
     from .operations.faults import Fault
     from .operations.purge import PurgePlan, PurgeResult
     from .recall import Hit
@@ -668,13 +668,14 @@ class Memory:
     async def aapprove(self) -> ApproveResult:
         return await self._in_thread(lambda m: m.approve())
 
-    def reject(self) -> PendingChange | None:
-        """Drop the staged SOUL.md change; returns what was dropped (None when nothing was pending)."""
+    def reject(self) -> RejectResult | None:
+        """Drop the staged SOUL.md change, keeping it and recording the rejection as a commit that
+        can be undone like any other (None when nothing was pending)."""
         from .operations.approve import reject
 
-        return reject(self.runtime.store)
+        return reject(self.runtime.store, self.runtime.git)
 
-    async def areject(self) -> PendingChange | None:
+    async def areject(self) -> RejectResult | None:
         return await self._in_thread(lambda m: m.reject())
 
     # -- lines and files ------------------------------------------------------------------------------------

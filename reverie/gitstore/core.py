@@ -332,6 +332,7 @@ class GitStore(NanobotGitAPI):
         trailers: Mapping[str, str] | None = None,
         notes: str = "",
         untrack: tuple[str, ...] = (),
+        allow_empty: bool = False,
     ) -> tuple[ObjectID | None, list[FileChange]]:
         """One transaction: only paths whose content really changes; body from the real diff (then
         ``notes``). ``untrack``: paths that leave the repo but stay on disk (named in the body as
@@ -342,13 +343,13 @@ class GitStore(NanobotGitAPI):
         )
         real = {p: d for p, d in changes.items() if d != current[p]}
         gone = tuple(p for p in untrack if current[p] is not None and p not in changes)
-        if not real and not gone:
+        if not real and not gone and not allow_empty:
             return None, []
         stats = file_changes(current, {**real, **dict.fromkeys(gone)})
         extra = {
             k: v for k, v in (trailers or {}).items() if k != KIND
         }  # the kind argument is the one kind
-        body = stat_body(stats) + (f"\n\n{notes.strip()}" if notes.strip() else "")
+        body = "\n\n".join(part for part in (stat_body(stats), notes.strip()) if part)
         message = format_message(subject, body, {KIND: kind, **extra})
         where = getattr(self._write, "targets", None) or self.workspace
         seen = getattr(self._write, "seen", None)
@@ -363,6 +364,7 @@ class GitStore(NanobotGitAPI):
             self._who,
             on_disk=seen,
             untrack=gone,
+            allow_empty=allow_empty,
         )
         if sha is not None:
             after_commit(repo, self._ready().git_dir, self.config.gc_every)
@@ -446,6 +448,7 @@ class GitStore(NanobotGitAPI):
         trailers: Mapping[str, str] | None = None,
         files: Mapping[str, str] | None = None,
         base: Mapping[str, str] | None = None,
+        allow_empty: bool = False,
     ) -> str | None:
         """Commit ``files`` (new contents of tracked files), or with ``files=None`` what is on disk.
 
@@ -457,7 +460,8 @@ class GitStore(NanobotGitAPI):
         commit or a person's edit landed in between — gets the writer's change three-way merged over
         it here, under the writer lock, so no writer overwrites another; a conflict raises
         ``MergeConflictError`` and writes nothing. Returns the new commit's full sha, or None when
-        nothing changed.
+        nothing changed — unless ``allow_empty``: a record that changes no file (a rejected SOUL.md
+        proposal) is committed all the same.
         """
         subject = (message or "").strip().split("\n", 1)[0] or f"{kind}: update"
         notes = split_message(message or "")[1]
@@ -481,7 +485,9 @@ class GitStore(NanobotGitAPI):
             head = self._commit_manual(repo, ref, head)
             if base:
                 changes = self._merge_over(changes, base)
-            sha, _ = self._commit_locked(repo, ref, head, changes, subject, kind, trailers, notes)
+            sha, _ = self._commit_locked(
+                repo, ref, head, changes, subject, kind, trailers, notes, allow_empty=allow_empty
+            )
             return sha.decode() if sha else None
 
     def _merge_over(

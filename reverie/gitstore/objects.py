@@ -210,6 +210,7 @@ def build_tree(
                 editable(prefix.rpartition("/")[0])  # every ancestor must be rewritten too
         return edited[prefix]
 
+    editable("")  # the root, even with no change (a record that changes no file)
     for path, sha in changes.items():
         folder, _, name = path.rpartition("/")
         tree = editable(folder)

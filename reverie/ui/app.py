@@ -41,6 +41,7 @@ from ..errors import (
     UnknownRevisionError,
     UnsafePathError,
 )
+from ..gitstore.trailers import REJECTED, split_message
 from ..textsafety import hidden, visible
 from ..workspace import MEMORY_FILES
 from . import views
@@ -404,10 +405,16 @@ class UI(Pages):
             if batch
             else []
         )
+        proposal = (
+            views.diff_rows(split_message(detail.info.message)[1])
+            if detail.info.kind == "reject"
+            else []
+        )
         return await self.render(
             request,
             "commit.html",
             info=detail.info,
+            proposal=proposal,
             diff=views.diff_rows(detail.diff),
             batch=batch,
             entries=entries,
@@ -424,6 +431,11 @@ class UI(Pages):
             diff = await self.memory.apreview_restore(detail.info.sha, only=only)
         except (ReverieError, OSError) as exc:  # a conflict, a first commit, a damaged object
             problem = str(exc)
+        rejection = None
+        if detail.info.kind == "reject" or (
+            detail.info.kind == "revert" and REJECTED in detail.info.trailers
+        ):
+            rejection = detail.info.kind  # the proposal goes back on Review / is rejected again
         return await self.render(
             request,
             "confirm.html",
@@ -432,6 +444,10 @@ class UI(Pages):
             replay=replay,
             problem=problem,
             diff=views.diff_rows(diff),
+            rejection=rejection,
+            proposal=views.diff_rows(split_message(detail.info.message)[1])
+            if rejection == "reject"
+            else [],
             batch=views.batch_of(detail.info),
             active="timeline",
         )
@@ -507,11 +523,12 @@ class UI(Pages):
             change = await self.memory.apending_soul()
         except (ReverieError, OSError) as exc:  # a damaged file: its fault is on the page
             change, unreadable = None, str(exc)
-        status, last_dream, aside, queued = await asyncio.gather(
+        status, last_dream, aside, queued, rejected = await asyncio.gather(
             self.attempt(request, self.memory.astatus(), None),
             self.attempt(request, self.memory.alog(limit=1, kind="dream"), []),
             self.attempt(request, self.memory.aset_aside(), []),
             self.attempt(request, self.memory.aqueued(), []),
+            self.attempt(request, self.memory.alog(limit=5, kind="reject"), []),
         )
         waiting = change is not None and not change.applied
         return await self.render(
@@ -522,6 +539,7 @@ class UI(Pages):
             diff=views.diff_rows(change.diff()) if change is not None and waiting else [],
             aside=aside,
             queued=queued,
+            rejected=rejected,
             status=status,
             last_commit=last_dream[0] if last_dream else None,
             active="review",
@@ -539,10 +557,12 @@ class UI(Pages):
     async def reject(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
             dropped = await self.memory.areject()
+            if dropped is None:
+                return "No SOUL.md change was pending."
+            record = f" (commit {dropped.commit[:8]})" if dropped.commit else ""
             return (
-                "Dropped the proposed SOUL.md change."
-                if dropped
-                else "No SOUL.md change was pending."
+                f"Rejected the proposed SOUL.md change{record}: it is kept, and undoing that "
+                "commit on the Timeline puts it back on Review."
             )
 
         return await self.act(request, "/review", run)
