@@ -572,11 +572,17 @@ class Memory:
         kind: str | None = None,
         path: str | None = None,
         start: str | None = None,
+        text: str | None = None,
+        since: date | None = None,
+        until: date | None = None,
     ) -> list[CommitInfo]:
         """Memory's versions, newest first (``kind``: only that commit kind; ``path``: only commits
-        touching it; ``start``: from that commit back instead of from the newest, for reading a long
-        log page by page)."""
-        return self.runtime.git.log(limit=limit, kind=kind, path=path, start=start)
+        touching it; ``text``: only commits whose subject or a line they added or removed holds it,
+        any case; ``since`` / ``until``: commit dates, inclusive; ``start``: from that commit back
+        instead of from the newest, for reading a long log page by page)."""
+        return self.runtime.git.log(
+            limit=limit, kind=kind, path=path, start=start, text=text, since=since, until=until
+        )
 
     async def alog(
         self,
@@ -585,9 +591,14 @@ class Memory:
         kind: str | None = None,
         path: str | None = None,
         start: str | None = None,
+        text: str | None = None,
+        since: date | None = None,
+        until: date | None = None,
     ) -> list[CommitInfo]:
         return await self._in_thread(
-            lambda m: m.log(limit=limit, kind=kind, path=path, start=start)
+            lambda m: m.log(
+                limit=limit, kind=kind, path=path, start=start, text=text, since=since, until=until
+            )
         )
 
     def show(self, sha: str) -> CommitDetail:

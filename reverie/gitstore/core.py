@@ -28,6 +28,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import date
 from functools import partial
 from pathlib import Path
 
@@ -42,6 +43,7 @@ from ..locking import exclusive
 from ..workspace import Workspace, check_relative
 from . import queries
 from .blame import provenance, trace_lines
+from .catalog import Catalog, LogFilter, catalog_for
 from .diffing import file_changes, stat_body, text_diff
 from .location import RepoLocation, choose, expand_tracked, is_marked, is_tracked, locate
 from .merge import merge3
@@ -634,35 +636,47 @@ class GitStore(NanobotGitAPI):
         *,
         max_entries: int | None = None,
         start: str | None = None,
+        text: str | None = None,
+        since: date | None = None,
+        until: date | None = None,
     ) -> list[CommitInfo]:
         """Newest first along first parents; ``kind`` / ``path`` filter (``path`` = commits that
-        changed it). ``start``: walk from that revision (included) instead of HEAD, so a long log is
-        read page by page at the cost of one page. ``max_entries`` is nanobot's name for ``limit``.
-        """
+        changed it), ``text`` (case-insensitive, in the subject or a line the commit added or
+        removed), ``since`` / ``until`` (each commit's own date, inclusive). ``start``: from that
+        revision (included) instead of HEAD, so a long log is read page by page at the cost of one
+        page. ``max_entries`` is nanobot's name for ``limit``. Read through the process's catalog
+        of this repository (``reverie.gitstore.catalog``): a filter over a long history is read
+        once, then served from memory."""
         limit = limit if max_entries is None else max_entries
         rel = check_relative(path) if path else None
-        out: list[CommitInfo] = []
-        if not self.exists:
-            return out
+        if not self.exists or limit <= 0:
+            return []
+        wanted = LogFilter(kind, rel, text or None, since, until)
         with self._open() as repo:
             store = repo.objects
             head = self._query_head(repo)
-            first = queries.resolve(store, head, start) if start is not None else head
-            for commit in queries.walk(store, first):
-                if len(out) >= limit:
+            catalog = catalog_for(f"{self._ready().git_dir}|{'|'.join(self.tracked)}")
+            paths = partial(self._paths_for, store)
+            with catalog.lock:
+                catalog.sync(store, head)
+                first = queries.resolve(store, head, start) if start is not None else head
+                at = 0 if start is None else catalog.position(store, first) if first else None
+                if at is None and first is not None:  # not on HEAD's chain: read from it alone
+                    catalog = Catalog(head=first, next=first)
+                    at = 0
+                shas = catalog.select(store, at or 0, limit, wanted, paths) if first else []
+            out: list[CommitInfo] = []
+            for sha in shas:
+                try:
+                    commit = read_commit(store, sha)
+                except (KeyError, GitStoreError):  # damaged since the catalog read it
+                    with catalog.lock:
+                        catalog.cut(sha)
                     break
-                if (
-                    kind is not None
-                    and split_message(commit.message.decode("utf-8", "replace"))[2].get(KIND)
-                    != kind
-                ):
-                    continue
-                if rel is not None and not queries.changed_paths(store, commit, [rel]):
-                    continue
                 out.append(
                     queries.commit_info(store, commit, partial(self._paths_for, store, commit))
                 )
-        return out
+            return out
 
     def show(self, rev: str) -> CommitDetail:
         with self._open() as repo:
@@ -760,6 +774,20 @@ class GitStore(NanobotGitAPI):
                     f"{where}/HEAD",
                     f"the file is missing; memory's history is read from {lost.decode()}",
                     "the next change recreates it",
+                )
+            )
+        catalog = catalog_for(f"{git_dir}|{'|'.join(self.tracked)}")
+        with catalog.lock:
+            broken = catalog.unreadable
+            above = catalog.entries[-1].sha if catalog.entries else None
+        if broken is not None and above is not None:
+            out.append(
+                RepoProblem(
+                    f"{where}/objects/{broken.decode()[:2]}/{broken.decode()[2:]}",
+                    f"commit {broken.decode()[:12]} (the one before {above.decode()[:12]}) cannot "
+                    f"be read: the history before {above.decode()[:12]} is not shown, and why "
+                    "attributes the lines written there to it",
+                    f"restore the object from a copy of the repository, or {fsck}",
                 )
             )
         try:

@@ -23,9 +23,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import date
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import urlencode
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
@@ -193,11 +195,26 @@ class UI(Pages):
     async def around(self, request: Request) -> dict[str, Any]:
         """The faults found in the workspace, and whether a SOUL.md change waits (a badge on
         Review); a pending change that cannot be read is a fault, not a badge."""
-        faults, change = await asyncio.gather(
-            self.attempt(request, self.memory.afaults(), []),
-            _quietly(self.memory.apending_soul()),
-        )
-        return {"faults": faults, "soul_waiting": change is not None and not change.applied}
+
+        def read(memory: Memory) -> tuple[list[Any], bool]:
+            try:
+                change = memory.pending_soul()
+            except (ReverieError, OSError):  # a damaged file: its fault says so
+                change = None
+            return memory.faults(), change is not None and not change.applied
+
+        def run() -> tuple[list[Any], bool]:
+            with self.memory.sibling() as memory:  # one thread hop for both (as Memory's twins)
+                return read(memory)
+
+        faults, waiting = await self.attempt(request, asyncio.to_thread(run), ([], False))
+        return {"faults": faults, "soul_waiting": waiting}
+
+    #: The files the Timeline filters by: the prompt files and their archives.
+    timeline_files = (
+        *MEMORY_FILES,
+        *(f"memory/archive/{n}.md" for n in ("soul", "user", "memory")),
+    )
 
     def frame(self) -> dict[str, Any]:
         """What every page of this workspace shows around its content (see ``Pages.render``)."""
@@ -376,10 +393,25 @@ class UI(Pages):
 
     # -- Timeline -------------------------------------------------------------------------------------------
     async def timeline(self, request: Request) -> Response:
-        kind = request.query_params.get("kind") or None
-        start = request.query_params.get("start") or None
+        params = request.query_params
+        kind = params.get("kind") or None
+        start = params.get("start") or None
+        path = params.get("path") or None
+        text = (params.get("text") or "").strip()[:200] or None
+        since, until = _day(params.get("since")), _day(params.get("until"))
+        if path is not None and path not in self.timeline_files:
+            path = None
+        shown = {"kind": kind, "path": path, "text": text, "since": since, "until": until}
         try:
-            commits = await self.memory.alog(limit=PAGE_SIZE + 1, kind=kind, start=start)
+            commits = await self.memory.alog(
+                limit=PAGE_SIZE + 1,
+                kind=kind,
+                start=start,
+                path=path,
+                text=text,
+                since=since,
+                until=until,
+            )
         except (UnknownRevisionError, AmbiguousRevisionError) as exc:
             raise HTTPException(404, str(exc)) from None
         except (ReverieError, OSError) as exc:
@@ -392,6 +424,13 @@ class UI(Pages):
             commits=commits[:PAGE_SIZE],
             older=older,
             kind=kind or "",
+            filters={k: v for k, v in shown.items() if v},
+            query=urlencode({k: str(v) for k, v in shown.items() if v}),
+            files=self.timeline_files,
+            path=path or "",
+            text=text or "",
+            since=since.isoformat() if since else "",
+            until=until.isoformat() if until else "",
             start=start,
             batch_of=views.batch_of,
             active="timeline",
@@ -651,6 +690,14 @@ def _said(problem: str, known: set[str]) -> bool:
     """Whether a fault on the page already says ``problem`` (``known``: the faults' problems and
     paths; a page's left-out part and a fault over the same damaged file name the same file)."""
     return any(fault in problem or problem in fault for fault in known)
+
+
+def _day(value: str | None) -> date | None:
+    """A ``YYYY-MM-DD`` form value as a date; anything else as no date (the field shows it gone)."""
+    try:
+        return date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
 
 
 def _local(path: str | None) -> str | None:

@@ -13,7 +13,9 @@ file is deleted once its token is used, and when the server stops.
 
 from __future__ import annotations
 
+import logging
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -36,6 +38,8 @@ __all__ = [
     "SignInFile",
     "SIGNIN_FILE_TTL",
 ]
+
+log = logging.getLogger(__name__)
 
 #: A token file's token must be at least this long (a guessable token on a network is no gate).
 MIN_TOKEN_CHARS = 24
@@ -96,6 +100,17 @@ class SignInFile:
                 pass  # gone already
 
 
+def _warm(memory: Memory) -> None:
+    """Read the whole log once, with every commit's changed lines, in the background: the
+    Timeline's filters are then served from the log's catalog (``reverie.gitstore.catalog``) from
+    the first request on. A text no line holds makes ``log`` read every commit's lines."""
+    try:
+        with memory.sibling() as own:
+            own.log(limit=1, text="\x00\x00")
+    except Exception:  # noqa: BLE001 - an optimisation: a failure here is the Timeline's to report
+        log.debug("the log's catalog was not warmed", exc_info=True)
+
+
 def _open_browser(url: str) -> None:
     import webbrowser
 
@@ -120,6 +135,7 @@ def serve(
     def build(signin: SignIn, allowed: frozenset[str] | None, actual: int) -> Guard:
         return build_app(memory, signin=signin, allowed_hosts=allowed, port=actual)
 
+    threading.Thread(target=_warm, args=(memory,), name="reverie-ui-warm", daemon=True).start()
     _serve(
         build,
         host=host,
