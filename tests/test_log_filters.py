@@ -147,3 +147,22 @@ def test_the_timeline_filters(memory) -> None:
         assert "No commit matches these filters" in none
         odd = c.get("/timeline", params={"since": "not-a-date", "path": "../etc/passwd"})
         assert odd.status_code == 200 and hamburg in odd.text  # ignored, not an error
+
+
+def test_a_scan_holds_the_catalog_a_chunk_at_a_time(memory) -> None:
+    """``select`` looks at no more than its budget and says where to go on: ``query`` lets the lock
+    go between chunks, so a long cold scan never holds up another page for its whole length."""
+    from reverie.gitstore.catalog import Catalog, LogFilter
+
+    shas = [_user(memory, f"- fact {n}") for n in range(6)]
+    git = memory.runtime.git
+    with git.reading() as repo:
+        store = repo.objects
+        head = repo.refs[b"HEAD"]
+        catalog = Catalog()
+        catalog.sync(store, head)
+        paths = lambda commit: ["USER.md"]  # noqa: E731
+        found, at = catalog.select(store, catalog.top, 10, LogFilter(text="fact"), paths, budget=2)
+        assert [s.decode() for s in found] == shas[::-1][:2] and at == catalog.top + 2
+        rest, end = catalog.select(store, at, 10, LogFilter(text="fact"), paths, budget=100)
+        assert [s.decode() for s in found + rest] == shas[::-1] and end is None

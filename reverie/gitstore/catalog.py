@@ -34,13 +34,13 @@ from dulwich.objects import Commit, ObjectID
 
 from ..errors import GitStoreError
 from .diffing import parse_stat_body
-from .objects import ObjectReader, commit_datetime, read_blob, read_commit
-from .queries import SHORT, changed_paths
+from .objects import ObjectReader, commit_datetime, read_blob, read_blob_ids, read_commit
+from .queries import SHORT
 from .trailers import KIND, split_message
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Catalog", "LogFilter", "catalog_for", "CATALOGS"]
+__all__ = ["Catalog", "LogFilter", "catalog_for", "query", "CATALOGS"]
 
 #: Repositories whose catalog a process keeps (least recently used dropped first).
 CATALOGS = 16
@@ -71,6 +71,7 @@ class LogFilter:
 class _Entry:
     sha: ObjectID
     parent: ObjectID | None
+    tree: ObjectID
     day: date
     kind: str
     subject: str
@@ -81,7 +82,10 @@ class _Entry:
 
 @dataclass(eq=False)
 class Catalog:
-    """One repository's first-parent chain, newest first (see the module docstring)."""
+    """One repository's first-parent chain, newest first (see the module docstring). Each entry
+    has a serial number that never changes while the catalog lives (newer commits put on top get
+    lower ones), so a query read in chunks, the lock let go between them, keeps its place;
+    ``generation`` changes when the catalog starts again."""
 
     lock: threading.Lock = field(default_factory=threading.Lock)
     head: ObjectID | None = None
@@ -90,11 +94,13 @@ class Catalog:
     top: int = 0  # the serial of entries[0]
     next: ObjectID | None = None  # the commit to read to go deeper; None: the chain is complete
     unreadable: ObjectID | None = None  # where the chain ended on a commit that cannot be read
+    generation: int = 0
 
     # -- keeping it in step ----------------------------------------------------------------------------
     def _reset(self, head: ObjectID | None) -> None:
         self.head, self.entries, self.serial, self.top = head, [], {}, 0
         self.next, self.unreadable = head, None
+        self.generation += 1
 
     def _read(self, store: ObjectReader, sha: ObjectID) -> _Entry | None:
         """The entry of commit ``sha``; None (and ``unreadable`` set) when it cannot be read."""
@@ -163,14 +169,66 @@ class Catalog:
         del self.entries[at - self.top :]
         self.next, self.unreadable = None, sha
 
-    def position(self, store: ObjectReader, sha: ObjectID) -> int | None:
-        """Where ``sha`` is in the chain (reading deeper as needed); None when it is not on it."""
+    def place(self, store: ObjectReader, sha: ObjectID) -> int | None:
+        """The serial of ``sha`` in the chain, reading deeper as needed (one chunk at a time; call
+        with ``lock`` held); None when it is not on the chain."""
         while True:
             found = self.serial.get(sha)
             if found is not None:
-                return found - self.top
+                return found
             if not self.deepen(store):
                 return None
+
+    # -- a commit's files and lines, each computed once ------------------------------------------------
+    def _changes(
+        self, store: ObjectReader, entry: _Entry, paths: Callable[[Commit], list[str]]
+    ) -> dict[str, tuple[ObjectID | None, ObjectID | None]]:
+        """The files ``entry`` changed: path -> (blob before, blob after). A Reverie commit's body
+        names them; another's are looked for among the tracked files."""
+        at = self.serial.get(entry.parent) if entry.parent is not None else None
+        before: ObjectID | None = None
+        if at is not None:
+            before = self.entries[at - self.top].tree
+        elif entry.parent is not None:
+            before = read_commit(store, entry.parent).tree
+        if entry.stat_files is not None:
+            files = list(entry.stat_files)
+        else:
+            files = paths(read_commit(store, entry.sha))
+        new = read_blob_ids(store, entry.tree, files)
+        old = read_blob_ids(store, before, files) if before is not None else dict.fromkeys(files)
+        return {p: (old[p], new[p]) for p in files if old[p] != new[p]}
+
+    def _files(
+        self, store: ObjectReader, entry: _Entry, paths: Callable[[Commit], list[str]]
+    ) -> tuple[str, ...]:
+        if entry.files is None:
+            if entry.stat_files is not None:
+                entry.files = entry.stat_files
+            else:
+                try:
+                    entry.files = tuple(self._changes(store, entry, paths))
+                except (KeyError, GitStoreError):
+                    entry.files = ()
+        return entry.files
+
+    def _text(
+        self, store: ObjectReader, entry: _Entry, paths: Callable[[Commit], list[str]]
+    ) -> str:
+        """The subject and every line the commit added or removed, lower-cased (a line that only
+        moved counts as neither)."""
+        if entry.text is None:
+            parts = [entry.subject]
+            try:
+                for old_id, new_id in self._changes(store, entry, paths).values():
+                    old = _lines(read_blob(store, old_id))
+                    new = _lines(read_blob(store, new_id))
+                    parts.extend((new - old).elements())
+                    parts.extend((old - new).elements())
+            except (KeyError, GitStoreError):
+                pass
+            entry.text = "\n".join(parts).lower()
+        return entry.text
 
     # -- queries ---------------------------------------------------------------------------------------
     def select(
@@ -180,31 +238,36 @@ class Catalog:
         limit: int,
         wanted: LogFilter,
         paths: Callable[[Commit], list[str]],
-    ) -> list[ObjectID]:
-        """The shas of the first ``limit`` commits from position ``start`` down that ``wanted``
-        matches, newest first (call with ``lock`` held)."""
+        budget: int = CHUNK,
+    ) -> tuple[list[ObjectID], int | None]:
+        """From serial ``start`` down, the shas of up to ``limit`` commits ``wanted`` matches,
+        newest first, looking at no more than ``budget`` commits (call with ``lock`` held). Also
+        the serial to go on from, or None when the chain is done."""
         out: list[ObjectID] = []
         needle = wanted.text.lower() if wanted.text else None
-        i = start
-        while len(out) < limit:
-            if i >= len(self.entries) and not self.deepen(store):
+        at = start
+        for _ in range(budget):
+            if len(out) >= limit:
                 break
+            i = at - self.top
+            if i >= len(self.entries) and not self.deepen(store):
+                return out, None
             if i >= len(self.entries):
-                continue
+                return out, at  # (deepen read nothing more: the next call says so)
             entry = self.entries[i]
-            i += 1
+            at += 1
             if wanted.kind is not None and entry.kind != wanted.kind:
                 continue
             if wanted.since is not None and entry.day < wanted.since:
                 continue
             if wanted.until is not None and entry.day > wanted.until:
                 continue
-            if wanted.path and wanted.path not in _files(store, entry, paths):
+            if wanted.path and wanted.path not in self._files(store, entry, paths):
                 continue
-            if needle is not None and needle not in _text(store, entry, paths):
+            if needle is not None and needle not in self._text(store, entry, paths):
                 continue
             out.append(entry.sha)
-        return out
+        return out, at
 
 
 def _entry(commit: Commit, sha: ObjectID) -> _Entry:
@@ -214,6 +277,7 @@ def _entry(commit: Commit, sha: ObjectID) -> _Entry:
     return _Entry(
         sha=sha,
         parent=commit.parents[0] if commit.parents else None,
+        tree=commit.tree,
         day=commit_datetime(commit).date(),
         kind=kind,
         subject=subject,
@@ -221,42 +285,43 @@ def _entry(commit: Commit, sha: ObjectID) -> _Entry:
     )
 
 
-def _files(
-    store: ObjectReader, entry: _Entry, paths: Callable[[Commit], list[str]]
-) -> tuple[str, ...]:
-    if entry.files is None:
-        if entry.stat_files is not None:
-            entry.files = entry.stat_files
-        else:
-            try:
-                commit = read_commit(store, entry.sha)
-                entry.files = tuple(changed_paths(store, commit, paths(commit)))
-            except (KeyError, GitStoreError):
-                entry.files = ()
-    return entry.files
-
-
-def _text(store: ObjectReader, entry: _Entry, paths: Callable[[Commit], list[str]]) -> str:
-    """The subject and every line the commit added or removed, lower-cased (a line that only moved
-    counts as neither)."""
-    if entry.text is None:
-        parts = [entry.subject]
-        try:
-            commit = read_commit(store, entry.sha)
-            files = list(entry.stat_files) if entry.stat_files is not None else paths(commit)
-            for old_id, new_id in changed_paths(store, commit, files).values():
-                old = _lines(read_blob(store, old_id))
-                new = _lines(read_blob(store, new_id))
-                parts.extend((new - old).elements())
-                parts.extend((old - new).elements())
-        except (KeyError, GitStoreError):
-            pass
-        entry.text = "\n".join(parts).lower()
-    return entry.text
-
-
 def _lines(data: bytes | None) -> Counter[str]:
     return Counter(data.decode("utf-8", errors="replace").splitlines()) if data else Counter()
+
+
+def query(
+    catalog: Catalog,
+    store: ObjectReader,
+    head: ObjectID | None,
+    start: ObjectID | None,
+    limit: int,
+    wanted: LogFilter,
+    paths: Callable[[Commit], list[str]],
+) -> list[ObjectID]:
+    """The shas of up to ``limit`` commits ``wanted`` matches from ``start`` (default: HEAD) down
+    the first-parent chain, newest first. The catalog's lock is held a chunk at a time, so a long
+    scan (a text nobody wrote, on a cold catalog) never holds up another query for long; when the
+    catalog starts again meanwhile (a rewritten history), so does the query. A ``start`` off HEAD's
+    chain is read on its own, uncached."""
+    if head is None and start is None:
+        return []
+    while True:
+        with catalog.lock:
+            catalog.sync(store, head)
+            generation = catalog.generation
+            at = catalog.place(store, start) if start is not None else catalog.top
+        if at is None:  # not on HEAD's chain: that commit's own chain, read for this query
+            catalog, start = Catalog(head=start, next=start), None
+            continue
+        out: list[ObjectID] = []
+        while at is not None and len(out) < limit:
+            with catalog.lock:
+                if catalog.generation != generation:
+                    break
+                found, at = catalog.select(store, at, limit - len(out), wanted, paths)
+            out.extend(found)
+        else:
+            return out
 
 
 _catalogs: OrderedDict[str, Catalog] = OrderedDict()

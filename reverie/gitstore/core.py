@@ -43,7 +43,7 @@ from ..locking import exclusive
 from ..workspace import Workspace, check_relative
 from . import queries
 from .blame import provenance, trace_lines
-from .catalog import Catalog, LogFilter, catalog_for
+from .catalog import LogFilter, catalog_for, query
 from .diffing import file_changes, stat_body, text_diff
 from .location import RepoLocation, choose, expand_tracked, is_marked, is_tracked, locate
 from .merge import merge3
@@ -656,15 +656,10 @@ class GitStore(NanobotGitAPI):
             store = repo.objects
             head = self._query_head(repo)
             catalog = catalog_for(f"{self._ready().git_dir}|{'|'.join(self.tracked)}")
-            paths = partial(self._paths_for, store)
-            with catalog.lock:
-                catalog.sync(store, head)
-                first = queries.resolve(store, head, start) if start is not None else head
-                at = 0 if start is None else catalog.position(store, first) if first else None
-                if at is None and first is not None:  # not on HEAD's chain: read from it alone
-                    catalog = Catalog(head=first, next=first)
-                    at = 0
-                shas = catalog.select(store, at or 0, limit, wanted, paths) if first else []
+            first = queries.resolve(store, head, start) if start is not None else None
+            shas = query(
+                catalog, store, head, first, limit, wanted, partial(self._paths_for, store)
+            )
             out: list[CommitInfo] = []
             for sha in shas:
                 try:

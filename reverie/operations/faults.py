@@ -406,8 +406,10 @@ def _dead_letters(workspace: Workspace) -> list[Fault]:
 
 
 #: How much of a history log's end is read the first time it is checked (it is append-only: after
-#: that, only what was appended is read).
+#: that, only what was appended is read), and the most read by one check (a huge append is checked
+#: over the next page loads).
 HISTORY_TAIL = 1 << 20
+HISTORY_STEP = 16 << 20
 
 
 @dataclass
@@ -459,7 +461,7 @@ def _scan_history(path: Path, scan: _HistoryScan) -> None:
     try:
         with open(path, "rb") as f:
             f.seek(scan.offset)
-            data = f.read()
+            data = f.read(HISTORY_STEP)
     except OSError:
         return
     start = 0
