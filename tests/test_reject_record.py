@@ -119,3 +119,30 @@ def test_the_ui_rejects_shows_the_proposal_and_puts_it_back(memory) -> None:
         assert r.status_code == 303
         assert memory.pending_soul() is not None
         assert 'id="soul-badge"' in c.get("/memory").text
+
+
+def test_a_crash_between_the_record_and_the_move_loses_nothing(memory, monkeypatch) -> None:
+    """Reject records first, then moves the file: killed in between, the proposal is still pending
+    (and the log says rejected); rejecting it again finishes the job. The undo the same way round."""
+    from reverie.operations import approve
+
+    proposal = memory.pending_soul()
+    real = approve._move
+
+    def crash(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise KeyboardInterrupt("killed")
+
+    monkeypatch.setattr(approve, "_move", crash)
+    with pytest.raises(KeyboardInterrupt):
+        memory.reject()
+    monkeypatch.setattr(approve, "_move", real)
+    assert memory.pending_soul() == proposal and memory.log(limit=1)[0].kind == "reject"
+    done = memory.reject()
+    assert done is not None and done.change == proposal and memory.pending_soul() is None
+    monkeypatch.setattr(approve, "_move", crash)
+    with pytest.raises(KeyboardInterrupt):
+        memory.restore(done.commit, only=True)
+    monkeypatch.setattr(approve, "_move", real)
+    assert memory.pending_soul() is None  # still kept, not lost
+    memory.restore(done.commit, only=True)
+    assert memory.pending_soul() == proposal

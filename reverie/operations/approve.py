@@ -174,10 +174,7 @@ def reject(store: WorkspaceStore | Workspace, git: GitStore) -> RejectResult | N
         )
         kept = rejected_path(store, name)
         kept.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(path, kept)
-        fsync_dir(path.parent)
-        if kept.parent != path.parent:
-            fsync_dir(kept.parent)
+        _move(path, kept)
         return RejectResult(change, name, sha)
 
 
@@ -206,10 +203,16 @@ def unreject(store: WorkspaceStore, git: GitStore, info: CommitInfo) -> str | No
             files={},
             allow_empty=True,
         )
-        os.replace(kept, path)
-        fsync_dir(path.parent)
-        fsync_dir(kept.parent)
+        _move(kept, path)
         return sha
+
+
+def _move(source: Path, target: Path) -> None:
+    """One rename (atomic), made durable in both folders."""
+    os.replace(source, target)
+    fsync_dir(target.parent)
+    if source.parent != target.parent:
+        fsync_dir(source.parent)
 
 
 def _workspace(store: WorkspaceStore | Workspace) -> Workspace:
