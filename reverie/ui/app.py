@@ -7,15 +7,18 @@ confirmation showing the exact diff), Review (a pending SOUL.md change, set-asid
 Dream run), Search (Recall, each hit linked to where it came from) and Status (budgets, archive,
 Dream's schedule, the model's health, "Dream now").
 
-Pages are rendered on the server (Jinja2, autoescaped: memory text is untrusted); forms post and
-redirect (a reload never repeats an action); ``static/ui.js`` only enhances (inline "why",
-confirmations, Dream's progress). Reads and writes run through ``Memory``'s async twins (each in a
-worker thread on its own handle), so a slow call never stalls another page. A ``ReverieError`` from
-a verb becomes a message on the page the user came from.
+Pages are rendered on the server (Jinja2, autoescaped, every hidden character an escape: memory text
+is untrusted; ``reverie.ui.pages``, ``reverie.ui.views``); forms post and redirect (a reload never
+repeats an action); ``static/ui.js`` only enhances (inline "why", confirmations, Dream's progress).
+Reads and writes run through ``Memory``'s async twins (each in a worker thread on its own handle),
+so a slow call never stalls another page. A ``ReverieError`` from an action becomes a message on the
+page the user came from; one from a read leaves that part of the page out and says why, beside the
+banners of the workspace's faults (``Memory.faults``) every page shows.
 
 One ``UI`` serves one workspace. Every link, form and redirect it makes starts with its ``base``:
-``""`` when it is the whole app (``build_app``), ``/s/<scope name>`` when ``reverie.ui.root`` serves
-it as one scope of a root (``reverie --root DIR ui``: a user picker, then each scope's screens).
+the server's own id (``/<id>``) when it is the whole app (``build_app``), ``/<id>/s/<scope name>``
+when ``reverie.ui.root`` serves it as one scope of a root (``reverie --root DIR ui``: a user picker,
+then each scope's screens).
 """
 
 from __future__ import annotations
@@ -24,18 +27,15 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import date
-from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
 
 from ..errors import (
     AmbiguousRevisionError,
@@ -48,16 +48,8 @@ from ..textsafety import hidden, visible
 from ..workspace import MEMORY_FILES
 from . import views
 from .jobs import DreamJob
-from .security import (
-    CSRF_FIELD,
-    Gate,
-    Guard,
-    SessionRef,
-    SignIn,
-    UISession,
-    check_csrf,
-    signed_out_page,
-)
+from .pages import Pages, quietly, session_of, static_files, templates
+from .security import Gate, Guard, SignIn
 
 if TYPE_CHECKING:
     from starlette.routing import BaseRoute
@@ -78,104 +70,6 @@ HITS = 20
 BATCH_SHOWN = 50
 
 Handler = Callable[[Request], Awaitable[Response]]
-T = TypeVar("T")
-
-
-@lru_cache(maxsize=1)
-def templates() -> Environment:
-    """The templates, loaded once per process and shared by every ``UI`` (a root serves many)."""
-    env = Environment(
-        loader=FileSystemLoader(HERE / "templates"),
-        autoescape=select_autoescape(["html"]),
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.finalize = views.shown  # every value printed: escaped, its hidden characters visible
-    env.filters.update(plain=views.plain, token=views.token)
-    env.globals.update(ago=views.ago, MEMORY_FILES=MEMORY_FILES)
-    return env
-
-
-def static_files() -> StaticFiles:
-    """The style sheet, script and icon, the same for every workspace: served at ``/static`` (public)."""
-    return StaticFiles(directory=HERE / "static")
-
-
-class Pages:
-    """What the UI's page handlers share (a workspace's screens, a root's picker): rendering a
-    template with the session's values, the handler's ``frame`` and what every page shows
-    (``around``: the faults found, the badges), a posted form behind its CSRF check, a library call
-    whose failure leaves a part of the page out instead of the whole page (``attempt``), and the
-    error page."""
-
-    def frame(self) -> dict[str, Any]:
-        raise NotImplementedError
-
-    async def around(self, request: Request) -> dict[str, Any]:
-        """What every page shows besides its content (computed per request)."""
-        return {"faults": [], "soul_waiting": False}
-
-    async def render(
-        self, request: Request, name: str, status_code: int = 200, **context: Any
-    ) -> HTMLResponse:
-        session = session_of(request)
-        state = request.scope["state"]
-        prefix = state.get("ui_prefix", "")
-        around = await self.around(request)
-        known = {f.problem for f in around["faults"]} | {f.path for f in around["faults"]}
-        context.update(
-            request=request,
-            csrf=session.csrf,
-            csrf_field=CSRF_FIELD,
-            flashes=session.take_flashes(),
-            prefix=prefix,
-            signout=f"{prefix}/signout",
-            left_out=[p for p in state.get("ui_left_out", []) if not _said(p, known)],
-            **around,
-            **self.frame(),
-        )
-        return HTMLResponse(
-            templates().get_template(name).render(**context), status_code=status_code
-        )
-
-    async def attempt(self, request: Request, call: Awaitable[T], default: T) -> T:
-        """``call``'s result; when the library cannot do it (a damaged file: ``ReverieError``,
-        ``OSError``), ``default``, and the page says what was left out and why (once per cause,
-        and not when a fault on the page already says it)."""
-        try:
-            return await call
-        except (ReverieError, OSError) as exc:
-            left = request.scope["state"].setdefault("ui_left_out", [])
-            text = str(exc)
-            if text not in left:
-                left.append(text)
-            return default
-
-    async def form(self, request: Request) -> dict[str, str]:
-        """The posted form, after the CSRF check (403 without the session's token)."""
-        data = await request.form()
-        if not check_csrf(session_of(request), data.get(CSRF_FIELD)):
-            raise HTTPException(403, "missing or wrong CSRF token: reload the page and try again")
-        return {k: v for k, v in data.items() if isinstance(v, str)}
-
-    async def signout(self, request: Request) -> Response:
-        """End this browser's session (a posted form, so no other site can sign you out)."""
-        await self.form(request)
-        ref: SessionRef = request.scope["state"]["ui_session_ref"]
-        response = signed_out_page()
-        ref.end(response)
-        return response
-
-    async def error(self, request: Request, exc: Exception) -> Response:
-        status = exc.status_code if isinstance(exc, HTTPException) else 500
-        detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
-        if "ui_session" not in request.scope.get("state", {}):
-            return HTMLResponse(
-                f"<!doctype html><title>Reverie</title><p>{status}</p>", status_code=status
-            )
-        return await self.render(
-            request, "error.html", status_code=status, status=status, detail=detail, active=""
-        )
 
 
 class UI(Pages):
@@ -256,7 +150,7 @@ class UI(Pages):
             *(self.attempt(request, self.memory.aread(rel), None) for rel in MEMORY_FILES)
         )
         committed = await asyncio.gather(
-            *(_quietly(self.memory.acommitted(rel)) for rel in MEMORY_FILES)
+            *(quietly(self.memory.acommitted(rel)) for rel in MEMORY_FILES)
         )
         files = []
         for rel, text, last in zip(MEMORY_FILES, texts, committed, strict=True):
@@ -382,7 +276,7 @@ class UI(Pages):
             raise HTTPException(404, str(exc)) from None
         except (ReverieError, OSError) as exc:
             raise HTTPException(404, f"{rel} cannot be read: {exc}") from None
-        last = await _quietly(self.memory.acommitted(rel))
+        last = await quietly(self.memory.acommitted(rel))
         return await self.render(
             request,
             "file.html",
@@ -416,7 +310,7 @@ class UI(Pages):
             raise HTTPException(404, str(exc)) from None
         except (ReverieError, OSError) as exc:
             commits = []
-            await self.attempt(request, _raise(exc), None)
+            self.leave_out(request, exc)
         older = commits[PAGE_SIZE].sha if len(commits) > PAGE_SIZE else None
         return await self.render(
             request,
@@ -527,9 +421,7 @@ class UI(Pages):
         """History entries ``first`` to ``last`` (a Dream batch, a search hit's entry)."""
         if last < first:
             return []
-        found = await _quietly(
-            self.memory.ahistory(since=max(first - 1, 0), limit=last - first + 1)
-        )
+        found = await quietly(self.memory.ahistory(since=max(first - 1, 0), limit=last - first + 1))
         return [e for e in found or [] if e.cursor <= last]
 
     async def session(self, request: Request) -> Response:
@@ -673,25 +565,6 @@ class UI(Pages):
         return self.redirect("/memory")
 
 
-async def _quietly(call: Awaitable[T]) -> T | None:
-    """``call``'s result, or None when it fails for a reason a fault reports on the page anyway
-    (the pending change behind the badge, the committed text behind the marks)."""
-    try:
-        return await call
-    except (ReverieError, OSError):
-        return None
-
-
-async def _raise(exc: BaseException) -> None:
-    raise exc
-
-
-def _said(problem: str, known: set[str]) -> bool:
-    """Whether a fault on the page already says ``problem`` (``known``: the faults' problems and
-    paths; a page's left-out part and a fault over the same damaged file name the same file)."""
-    return any(fault in problem or problem in fault for fault in known)
-
-
 def _day(value: str | None) -> date | None:
     """A ``YYYY-MM-DD`` form value as a date; anything else as no date (the field shows it gone)."""
     try:
@@ -705,12 +578,6 @@ def _local(path: str | None) -> str | None:
     if not path or not path.startswith("/") or path.startswith(("//", "/\\")):
         return None
     return path
-
-
-def session_of(request: Request) -> UISession:
-    """The request's session, which the ``Guard`` put in its scope."""
-    session: UISession = request.scope["state"]["ui_session"]
-    return session
 
 
 def _int(value: str | None, default: int) -> int:

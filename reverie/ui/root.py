@@ -37,7 +37,8 @@ from starlette.routing import Mount, Route
 from ..errors import InvalidScopeError
 from ..memory import open as open_memory
 from ..scopes import Scope, ScopeRoot, read_scope
-from .app import UI, Pages, scope_app, static_files
+from .app import UI, scope_app
+from .pages import Pages, static_files
 from .security import Gate, Guard, SignIn
 
 if TYPE_CHECKING:
