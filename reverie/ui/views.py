@@ -23,7 +23,7 @@ from markupsafe import Markup, escape
 
 from ..gitstore.trailers import BATCH, KIND, parse_batch
 from ..hitlog import is_pinned
-from ..textdiff import diff_line_kind
+from ..textdiff import diff_line_kinds
 from ..textsafety import describe, hidden
 
 if TYPE_CHECKING:
@@ -176,12 +176,10 @@ _WORDS = re.compile(r"\w+|\s+|[^\w\s]")
 
 def diff_rows(diff: str) -> list[DiffRow]:
     """A unified diff (git's, or a pending change's) as rows: file names instead of headers, line
-    numbers, and within each changed line the words that changed. Inside a hunk a line's first
-    character says what it is (a removed line reading ``-- x`` is a removed line, not a header);
-    outside one, ``reverie.textdiff`` reads the header lines."""
+    numbers, and within each changed line the words that changed. Each line's kind is
+    ``reverie.textdiff.diff_line_kinds``'s, the reading the CLI colours."""
     rows: list[DiffRow] = []
     old = new = 0
-    in_hunk = False
     dels: list[DiffRow] = []
     adds: list[DiffRow] = []
 
@@ -190,31 +188,28 @@ def diff_rows(diff: str) -> list[DiffRow]:
         dels.clear()
         adds.clear()
 
-    for line in diff.splitlines():
-        head = line[:1]
-        if in_hunk and head in ("+", "-") and not line.startswith("diff --git"):
-            if head == "+":
-                adds.append(DiffRow("add", line[1:], None, new))
-                new += 1
-            else:
-                if adds:
-                    flush()
-                dels.append(DiffRow("del", line[1:], old, None))
-                old += 1
+    lines = diff.splitlines()
+    for line, kind in zip(lines, diff_line_kinds(lines), strict=True):
+        if kind == "add":
+            adds.append(DiffRow("add", line[1:], None, new))
+            new += 1
+            continue
+        if kind == "del":
+            if adds:
+                flush()
+            dels.append(DiffRow("del", line[1:], old, None))
+            old += 1
             continue
         flush()
-        kind = diff_line_kind(line)
         if kind == "hunk":
             found = _HUNK.match(line)
             old, new = (int(found.group(1)), int(found.group(2))) if found else (old, new)
             rows.append(DiffRow("hunk", f"line {new}" if found else line))
-            in_hunk = True
         elif kind == "file":
             rows.append(DiffRow("file", line.split(" b/", 1)[-1]))
-            in_hunk = False
         elif kind == "no-newline":
             rows.append(DiffRow("note", line[2:]))
-        elif in_hunk:
+        elif kind == "context":
             rows.append(DiffRow("context", line[1:], old, new))
             old += 1
             new += 1
