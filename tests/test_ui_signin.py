@@ -71,6 +71,8 @@ def test_a_one_time_token_signs_in_once(memory) -> None:
         assert first.status_code == 303 and spent == [token]
         prefix = _prefix(first.headers["location"])
         assert c.get(prefix + "/memory").status_code == 200
+        old = c.get(f"{prefix}/timeline?token={token}")  # signed in, an old link: no refusal
+        assert old.status_code == 303 and old.headers["location"] == prefix + "/timeline"
         again = TestClient(_app(memory, signin), base_url=BASE, follow_redirects=False)
         refused = again.get(f"/?token={token}")  # the address in the history: worthless now
         assert refused.status_code == 403 and "used already" in refused.text

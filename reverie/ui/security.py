@@ -394,9 +394,14 @@ class Guard:
             return None
         if path == SIGNIN_PATH:
             return await self._sign_in(request)
+        inside = path == gate.prefix or path.startswith(gate.prefix + "/")
+        sid = request.cookies.get(gate.cookie)
         given = request.query_params.get("token")
         if given is not None and request.method == "GET":
             if not gate.signin.redeem(given):
+                if inside and gate.sessions.get(sid) is not None:  # signed in: an old link
+                    query = _without_token(request)
+                    return RedirectResponse(path + (f"?{query}" if query else ""), 303)
                 return _page(
                     403,
                     "Not signed in",
@@ -405,8 +410,6 @@ class Guard:
                     next_path=path,
                 )
             return gate.open_session(request, gate.target(path, _without_token(request)))
-        inside = path == gate.prefix or path.startswith(gate.prefix + "/")
-        sid = request.cookies.get(gate.cookie)
         session = gate.sessions.get(sid) if inside else None
         if session is None or sid is None:
             return _page(403, "Not signed in", _NOT_SIGNED_IN, next_path=path)
