@@ -15,7 +15,7 @@ nothing. It is built lazily and kept in step with HEAD:
   starts again;
 - each commit's facts: its kind, time, subject and parent when read; the files it changed when a
   file is asked about; the lines it added and removed (for a text query) when a text is asked
-  about — each computed once.
+  about; the log's value (``CommitInfo``) once a log shows it — each computed once.
 
 A commit that cannot be read (missing, damaged) ends the chain where it is: the catalog keeps the
 sha (``unreadable``), ``GitStore.problems`` reports it, and the log shows the commits above it.
@@ -37,6 +37,7 @@ from .diffing import parse_stat_body
 from .objects import ObjectReader, commit_datetime, read_blob, read_blob_ids, read_commit
 from .queries import SHORT
 from .trailers import KIND, split_message
+from .types import CommitInfo
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +79,7 @@ class _Entry:
     stat_files: tuple[str, ...] | None  # from a Reverie commit's body: no tree read needed
     files: tuple[str, ...] | None = None  # computed on the first file query
     text: str | None = None  # subject and changed lines, lower-cased: on the first text query
+    info: CommitInfo | None = None  # the log's value, once it was shown
 
 
 @dataclass(eq=False)
@@ -168,6 +170,18 @@ class Catalog:
             self.serial.pop(entry.sha, None)
         del self.entries[at - self.top :]
         self.next, self.unreadable = None, sha
+
+    def info(self, sha: ObjectID) -> CommitInfo | None:
+        """The log's value for ``sha`` if it was built before (call with ``lock`` held)."""
+        at = self.serial.get(sha)
+        return self.entries[at - self.top].info if at is not None else None
+
+    def keep_info(self, info: CommitInfo) -> None:
+        """Keep the log's value of a commit in the catalog (commits never change; call with
+        ``lock`` held)."""
+        at = self.serial.get(ObjectID(info.sha.encode()))
+        if at is not None:
+            self.entries[at - self.top].info = info
 
     def place(self, store: ObjectReader, sha: ObjectID) -> int | None:
         """The serial of ``sha`` in the chain, reading deeper as needed (one chunk at a time; call

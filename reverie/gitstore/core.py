@@ -27,7 +27,7 @@ import re
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import partial
 from pathlib import Path
@@ -662,15 +662,22 @@ class GitStore(NanobotGitAPI):
             )
             out: list[CommitInfo] = []
             for sha in shas:
-                try:
-                    commit = read_commit(store, sha)
-                except (KeyError, GitStoreError):  # damaged since the catalog read it
+                with catalog.lock:
+                    info = catalog.info(sha)
+                if info is None:
+                    try:
+                        commit = read_commit(store, sha)
+                    except (KeyError, GitStoreError):  # damaged since the catalog read it
+                        with catalog.lock:
+                            catalog.cut(sha)
+                        break
+                    info = queries.commit_info(
+                        store, commit, partial(self._paths_for, store, commit)
+                    )
                     with catalog.lock:
-                        catalog.cut(sha)
-                    break
-                out.append(
-                    queries.commit_info(store, commit, partial(self._paths_for, store, commit))
-                )
+                        catalog.keep_info(info)
+                # a copy: the catalog's own stays as read, whatever a caller does with this one
+                out.append(replace(info, trailers=dict(info.trailers), files=list(info.files)))
             return out
 
     def show(self, rev: str) -> CommitDetail:
