@@ -175,7 +175,7 @@ def _round(ctx: Context, redis, template: Path, names: list[str], workers: int) 
             for w in ws_dirs
             if w is not None
             and WorkspaceStore(Workspace(w.root)).pending_count() > 0
-            and w.root.name not in fleet.coord.due()
+            and w.root.name not in fleet.coord.known()
         )
         dups = 0
         for w in ws_dirs:

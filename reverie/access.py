@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import secrets
 from collections.abc import Callable
@@ -30,12 +31,14 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .errors import ConfigError
+from .errors import ConfigError, InvalidScopeError
 from .fsutil import atomic_write
 from .locking import Lock, lock_path
 from .scopes import Scope, ScopeRoot
 
 __all__ = ["TokenFile", "TokenRecord", "MIN_TOKEN_CHARS", "check_token"]
+
+log = logging.getLogger(__name__)
 
 MIN_TOKEN_CHARS = 32
 
@@ -120,6 +123,11 @@ class TokenFile:
             try:
                 record = TokenRecord(**item)
                 record.scope  # noqa: B018 - a record naming an invalid scope is refused here, not at use
+            except (
+                InvalidScopeError
+            ) as exc:  # an id this version refuses (a mixed-script one): that
+                log.warning("%s: a token of a refused id is ignored (%s)", self.path, exc)
+                continue  # token alone stops working, never the others
             except (TypeError, ValueError, ConfigError) as exc:
                 raise ConfigError(f"{self.path}: a malformed token entry ({exc})") from None
             out.append(record)

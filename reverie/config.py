@@ -381,6 +381,15 @@ class FleetConfig(_Section):
     crash_park_after: int = Field(
         3, ge=1, description="jobs that died mid-run before a workspace is parked"
     )
+    metrics_host: str = Field(
+        "127.0.0.1", description="address the Prometheus metrics of dispatchers and workers bind"
+    )
+    dispatch_metrics_port: int | None = Field(
+        None, ge=1, le=65535, description="the dispatcher's Prometheus port (null: none)"
+    )
+    worker_metrics_port: int | None = Field(
+        None, ge=1, le=65535, description="a worker's Prometheus port (null: none)"
+    )
 
     @model_validator(mode="after")
     def _lease_outlives_heartbeats(self) -> FleetConfig:
@@ -429,7 +438,20 @@ class ServeConfig(_Section):
         60,
         gt=0,
         description="when a scope is retried whose Dream lock another "
-        "process holds, or whose batch failed",
+        "process holds, or whose batch failed (doubling while it keeps failing, up to "
+        "backoffMaxSeconds)",
+    )
+    metrics_host: str = Field(
+        "127.0.0.1", description="address the Prometheus metrics of serve --root bind"
+    )
+    metrics_port: int | None = Field(
+        None, ge=1, le=65535, description="serve --root's Prometheus port (null: none)"
+    )
+    progress_seconds: float = Field(
+        60,
+        gt=0,
+        description="seconds between serve --root's progress lines when not on a terminal "
+        "(and its JSON lines with --json)",
     )
 
 

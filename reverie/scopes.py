@@ -4,51 +4,76 @@ id. This docstring is the layout's spec.
 ::
 
     <root>/
+      reverie-root.json                 {"kind": "scopes", "version": 1}: what this root is (below)
       users/<u:2>/<u2:4>/<u>/           one directory per user; u = the user id's digest (32 hex digits)
         user.json                       {"user": "<id>"}: whose directory this is (for people and rescans)
         workspace/                      the user's own scope (no agent): an ordinary workspace
         agents/<a>/                     the scope (user, agent); a = the agent id's digest
       due/<u:2>/<name>                  empty marker: the scope has history Dream has not consumed
                                         (<name> = <u> or <u>.<a>; see `due_hook`)
-      trash/<u>.<ns>                    a user's directory being deleted by `forget_user`
+      trash/<u>.<ns>                    a user's directory being deleted (``forget-user``)
 
 Every scope workspace holds ``memory/.reverie/scope.json`` (``{"user": …, "agent": …}``), written
-when the workspace is created (what a rescan and ``forget_user`` read). A history append in a
+when the workspace is created (what a rescan and ``forget-user`` read). A history append in a
 workspace at a scope's place in this layout marks the scope due (`due_hook`).
 
-**Ids.** An id is normalised to Unicode NFC (the composed and decomposed forms of "é" name one user)
-and must be 1–128 characters of letters, marks, digits and ``_ - . @ + : = ~ #``; it may not start
-with ``.`` or ``-``, nor contain ``..``. Anything else (a separator, white space, a control or
-invisible formatting character, a NUL) is refused with `InvalidScopeError`, never repaired: two ids
-that would repair to the same text would share a memory. Ids are case-sensitive: ``Alice`` and
-``alice`` are two users, because the services whose ids these are (chat platforms, auth providers)
-often are, and merging two users' memories is the one mistake a scope must never make. Directory
-names are digests, not ids, so no id can name a path, collide on a case-insensitive file system, or
-make a name too long.
+**The root's kind.** ``reverie-root.json`` says whether a directory is a root of scopes (``"scopes"``)
+or a plain directory of workspaces a fleet runs on (``"plain"``); it is written when the root is
+made (the first scope created, or ``reverie fleet init``) and never inferred from the folders a root
+happens to hold. A root made before the file existed is migrated once (`root_kind`): the old rule
+is read one last time (a ``users/`` folder laid out as above means scopes), the kind is written, and
+a warning says so.
+
+**No links.** Nothing in the layout is reached through a symbolic link: the root itself, ``users``,
+both bucket levels, the user's directory, ``workspace``, ``agents`` and an agent's directory,
+``due`` and its buckets, ``trash`` are each checked with ``lstat`` (never followed), and a link is
+refused with `UnsafePathError` naming it. Directories are created one component at a time, each
+checked; a due marker is created ``O_EXCL | O_NOFOLLOW``; ``forget-user`` moves and deletes through
+directory descriptors opened ``O_NOFOLLOW`` (`trash_user`, `empty_trash`), so it deletes only what
+it proved is inside the root. Inside a workspace, `reverie.workspace.Workspace` refuses links out.
+
+**Ids.** An id is normalised to Unicode NFKC (compatibility forms such as the full-width ``ａｌｉｃｅ``,
+and the composed and decomposed forms of "é", name one user) and must then be 1–128 characters of
+letters, marks, digits and ``_ - . @ + : = ~ #``; it may not start with ``.`` or ``-``, nor contain
+``..``. Its letters must be of one script, or of the combinations Unicode's "moderately restrictive"
+level allows (UTS #39 §5.2: Latin with Han and Japanese kana, with Han and Bopomofo, with Han and
+Hangul, or with any one other script but Cyrillic and Greek), and its digits of one numbering
+system: a Cyrillic ``а`` in ``аlice`` is refused, never taken for another user that looks the same.
+Anything else (a separator, white space, a control or invisible formatting character, a NUL) is
+refused with `InvalidScopeError`, never repaired: two ids that would repair to the same text would
+share a memory. Ids are case-sensitive: ``Alice`` and ``alice`` are two users, because the services
+whose ids these are (chat platforms, auth providers) often are, and merging two users' memories is
+the one mistake a scope must never make. Directory names are digests, not ids, so no id can name a
+path, collide on a case-insensitive file system, or make a name too long.
 
 **Fan-out.** Two levels of 256 directories above the user directories: a million users put about 15
 entries in each leaf directory. The due directory has one level: it holds only the scopes currently
 due.
 
-**Created on first write.** `ScopeRoot.workspace` only computes a path; `ScopeRoot.ensure` creates
-the directories and ``scope.json`` (idempotent, safe to race). Queries on a scope never written
-create nothing.
+**Created on first write.** `ScopeRoot.workspace` only computes (and checks) a path;
+`ScopeRoot.ensure` creates the directories and ``scope.json`` (idempotent, safe to race). Queries on
+a scope never written create nothing.
 """
 
 from __future__ import annotations
 
+import errno
+import functools
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
+import stat
 import time
 import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Literal, cast
 
-from .errors import InvalidScopeError, WorkspaceError
+from .errors import InvalidScopeError, UnsafePathError, WorkspaceError
 from .fsutil import atomic_write, fsync_dir
 from .workspace import Workspace
 
@@ -56,27 +81,85 @@ __all__ = [
     "Scope",
     "ScopeRoot",
     "ForgetResult",
+    "RootKind",
     "validate_id",
     "due_hook",
     "due_jitter",
+    "read_root_kind",
+    "write_root_kind",
+    "root_kind",
+    "check_no_link",
     "MAX_ID_CHARS",
     "SCOPE_FILE",
+    "ROOT_FILE",
 ]
+
+log = logging.getLogger(__name__)
 
 MAX_ID_CHARS = 128
 #: The file naming a workspace's scope, relative to the workspace.
 SCOPE_FILE = "memory/.reverie/scope.json"
+#: The file naming a root's kind, relative to the root.
+ROOT_FILE = "reverie-root.json"
+RootKind = Literal["scopes", "plain"]
+_KINDS: tuple[RootKind, ...] = ("scopes", "plain")
 _PUNCTUATION = frozenset("_-.@+:=~#")
 _DIGEST = re.compile(r"[0-9a-f]{32}")
+_BUCKET = re.compile(r"[0-9a-f]{2}")
 _TRUSTED_AGE_NS = 2_000_000_000
 _DUE_NAME = re.compile(r"([0-9a-f]{32})(?:\.([0-9a-f]{32}))?")
 
+# -- ids ------------------------------------------------------------------------------------------------------
+
+#: Unicode's scripts (ISO 15924 codes, as the ``regex`` module knows them) a letter may belong to.
+_SCRIPTS = (
+    "Adlm Aghb Ahom Arab Armi Armn Avst Bali Bamu Bass Batk Beng Berf Bhks Bopo Brah Brai Bugi Buhd "
+    "Cakm Cans Cari Cham Cher Chrs Copt Cpmn Cprt Cyrl Deva Diak Dogr Dsrt Dupl Egyp Elba Elym Ethi "
+    "Gara Geor Glag Gong Gonm Goth Gran Grek Gujr Gukh Guru Hang Hani Hano Hatr Hebr Hira Hluw Hmng "
+    "Hmnp Hung Ital Java Jurc Kali Kana Kawi Khar Khmr Khoj Kits Knda Krai Kthi Lana Laoo Latn Lepc "
+    "Limb Lina Linb Lisu Lyci Lydi Mahj Maka Mand Mani Marc Medf Mend Merc Mero Miao Mlym Modi Mong "
+    "Mroo Mtei Mult Mymr Nagm Nand Narb Nbat Newa Nkoo Nshu Ogam Olck Onao Orkh Orya Osge Osma Ougr "
+    "Palm Pauc Pcun Perm Phag Phli Phlp Phnx Prti Rjng Rohg Runr Samr Sarb Saur Seal Sgnw Shaw Shrd "
+    "Sidd Sidt Sind Sinh Sogd Sogo Sora Soyo Sund Sunu Sylo Syrc Tagb Takr Tale Talu Taml Tang Tavt "
+    "Tayo Telu Tfng Tglg Thaa Thai Tibt Tirh Tnsa Todr Tols Toto Tutg Ugar Vaii Vith Wara Wcho Xpeo "
+    "Xsux Yezi Yiii Zanb"
+).split()
+#: UTS #39's augmented script sets: Han is also part of Japanese, Korean and Han-with-Bopomofo
+#: writing, kana of Japanese, Hangul of Korean, Bopomofo of Han-with-Bopomofo.
+_AUGMENT = {
+    "Hani": {"Hanb", "Jpan", "Kore"},
+    "Hira": {"Jpan"},
+    "Kana": {"Jpan"},
+    "Hang": {"Kore"},
+    "Bopo": {"Hanb"},
+}
+#: Scripts whose letters look like Latin ones: UTS #39's moderately restrictive level allows Latin
+#: with any one other script but these.
+_LATIN_LOOKALIKES = {"Cyrl", "Grek"}
+_SCRIPT_NAMES = {
+    "Latn": "Latin",
+    "Cyrl": "Cyrillic",
+    "Grek": "Greek",
+    "Arab": "Arabic",
+    "Hebr": "Hebrew",
+    "Armn": "Armenian",
+    "Geor": "Georgian",
+    "Cher": "Cherokee",
+    "Hani": "Han",
+    "Hira": "Hiragana",
+    "Kana": "Katakana",
+    "Hang": "Hangul",
+    "Deva": "Devanagari",
+    "Thai": "Thai",
+}
+_LATIN = frozenset({"Latn"})
+
 
 def validate_id(value: object, what: str = "user id") -> str:
-    """``value`` as a scope id (NFC), or `InvalidScopeError` saying in one line what is wrong with it."""
+    """``value`` as a scope id (NFKC), or `InvalidScopeError` saying in one line what is wrong with it."""
     if not isinstance(value, str):
         raise InvalidScopeError(f"{what} must be a string, not {type(value).__name__}")
-    text = unicodedata.normalize("NFC", value)
+    text = unicodedata.normalize("NFKC", value)
     if not text:
         raise InvalidScopeError(f"{what} is empty")
     if len(text) > MAX_ID_CHARS:
@@ -95,7 +178,63 @@ def validate_id(value: object, what: str = "user id") -> str:
         raise InvalidScopeError(f"{what} {_shown(text)} may not start with {text[0]!r}")
     if ".." in text:
         raise InvalidScopeError(f"{what} {_shown(text)} may not contain '..'")
+    if not text.isascii():
+        _check_scripts(text, what)
     return text
+
+
+def _check_scripts(text: str, what: str) -> None:
+    """Refuse an id mixing scripts beyond UTS #39's moderately restrictive level, or digits of
+    several numbering systems (mixed-number detection)."""
+    zeros = {ord(ch) - unicodedata.digit(ch) for ch in text if unicodedata.category(ch) == "Nd"}
+    if len(zeros) > 1:
+        raise InvalidScopeError(
+            f"{what} {_shown(text)} mixes digits of different numbering systems: refused, "
+            "since look-alike digits could name another user"
+        )
+    sets = [s for s in map(_scripts_of, text) if s]
+    if not sets or frozenset.intersection(*sets):
+        return  # one script (Common and Inherited characters go with any)
+    others = [s for s in sets if "Latn" not in s]
+    rest = frozenset.intersection(*others) if others else frozenset()
+    if rest - _LATIN_LOOKALIKES:
+        return  # Latin and one other script (or a Han combination), not a Latin look-alike
+    found = sorted({min(s - {"Hanb", "Jpan", "Kore"} or s) for s in sets})
+    names = " and ".join(_SCRIPT_NAMES.get(code, code) for code in found)
+    raise InvalidScopeError(
+        f"{what} {_shown(text)} mixes scripts ({names}): refused, since look-alike letters could "
+        "name another user (Unicode UTS #39, moderately restrictive)"
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _scripts_of(ch: str) -> frozenset[str]:
+    """The augmented Script_Extensions of ``ch``; empty for Common and Inherited characters (which
+    go with every script) and for what is no letter or mark."""
+    if ch.isascii():
+        return _LATIN if ch.isalpha() else frozenset()
+    if unicodedata.category(ch)[0] not in "LM":
+        return frozenset()
+    found = {code for code, pattern in _script_patterns() if pattern.match(ch)}
+    if not found:
+        return frozenset({f"U+{ord(ch):04X}"})  # a script this table does not know: its own
+    for code in list(found):
+        found |= _AUGMENT.get(code, set())
+    return frozenset(found)
+
+
+@functools.cache
+def _script_patterns() -> list[tuple[str, Any]]:
+    """One compiled ``\\p{scx=…}`` per script (``regex``, imported only for a non-ASCII id)."""
+    import regex
+
+    out = []
+    for code in _SCRIPTS:
+        try:
+            out.append((code, regex.compile(rf"\p{{scx={code}}}")))
+        except regex.error:  # a script this version of the module does not know
+            continue
+    return out
 
 
 def _shown(text: str) -> str:
@@ -135,11 +274,152 @@ class Scope:
         return f"user {self.user!r}" + (f" agent {self.agent!r}" if self.agent is not None else "")
 
 
+# -- links ----------------------------------------------------------------------------------------------------
+
+
+def check_no_link(base: Path, parts: tuple[str, ...] | list[str]) -> bool:
+    """Check ``base`` and each component of ``parts`` below it with ``lstat``, never following a
+    link: `UnsafePathError` naming the first symbolic link, `WorkspaceError` for a component that
+    is no directory. Returns whether the whole path exists (it stops at the first missing
+    component: nothing below one exists)."""
+    here = str(base)
+    for part in ("", *parts):
+        here = os.path.join(here, part) if part else here
+        try:
+            st = os.lstat(here)
+        except FileNotFoundError:
+            return False
+        except OSError as exc:
+            raise WorkspaceError(f"{here} cannot be checked: {exc.strerror or exc}") from None
+        if stat.S_ISLNK(st.st_mode):
+            raise UnsafePathError(
+                f"{here} is a symbolic link; Reverie never follows a link in a root of scopes"
+            )
+        if not stat.S_ISDIR(st.st_mode):
+            raise WorkspaceError(f"{here} is not a directory")
+    return True
+
+
+def _mkdir_no_link(path: Path) -> None:
+    """Create one directory; an existing one must be a directory, never a link (`check_no_link`)."""
+    try:
+        os.mkdir(path)
+    except FileExistsError:
+        check_no_link(path, ())
+
+
+def _open_dir(name: str | Path, dir_fd: int | None = None) -> int:
+    """A directory descriptor opened without following a link (``ELOOP``/``ENOTDIR`` → refused)."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        return os.open(name, flags, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise UnsafePathError(
+                f"{name} is a symbolic link or no directory; Reverie never follows a link in a "
+                "root of scopes"
+            ) from None
+        raise
+
+
+# -- the root's kind ------------------------------------------------------------------------------------------
+
+
+def read_root_kind(root: Path) -> RootKind | None:
+    """The kind ``reverie-root.json`` records, or None when the root has none (a missing or
+    unreadable file; a file with another kind is an error)."""
+    path = Path(root) / ROOT_FILE
+    try:
+        raw = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise WorkspaceError(f"{path} cannot be read: {exc.strerror or exc}") from None
+    try:
+        kind = json.loads(raw).get("kind")
+    except (ValueError, AttributeError):
+        kind = None
+    if kind not in _KINDS:
+        raise WorkspaceError(f"{path} is not a root kind file (expected kind 'scopes' or 'plain')")
+    return cast(RootKind, kind)
+
+
+def write_root_kind(root: Path, kind: RootKind, *, replace: bool = False) -> RootKind:
+    """Record ``kind`` for ``root`` unless it has a kind already (``replace``: whatever it has);
+    returns the kind now recorded. Safe to race: the file is linked into place, so the first
+    writer wins and every other reads its kind."""
+    root = Path(root)
+    if kind not in _KINDS:
+        raise WorkspaceError(f"a root's kind is 'scopes' or 'plain', not {kind!r}")
+    payload = json.dumps({"kind": kind, "version": 1}) + "\n"
+    if replace:
+        atomic_write(root / ROOT_FILE, payload)
+        return kind
+    tmp = root / f".{ROOT_FILE}.{os.getpid()}.{time.time_ns()}"
+    atomic_write(tmp, payload)
+    try:
+        os.link(tmp, root / ROOT_FILE)
+    except FileExistsError:
+        pass
+    finally:
+        tmp.unlink(missing_ok=True)
+    fsync_dir(root)
+    return read_root_kind(root) or kind
+
+
+def root_kind(root: Path) -> RootKind | None:
+    """The root's recorded kind; for a root made before kinds were recorded (no file, but content),
+    the old rule read once — a ``users/`` folder laid out as a root of scopes means ``scopes``,
+    anything else ``plain`` — then written, with a warning (`migrate_root_kind`). None for a root
+    that does not exist or is empty: it has no kind until it is made."""
+    root = Path(root)
+    kind = read_root_kind(root)
+    if kind is not None:
+        return kind
+    try:
+        entries = [e for e in os.listdir(root) if not e.startswith(".")]
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if not entries:
+        return None
+    return migrate_root_kind(root, "scopes" if _looks_scoped(root) else "plain")
+
+
+def _looks_scoped(root: Path) -> bool:
+    """The old rule, kept only to migrate a root without a kind file: a ``users/`` directory whose
+    subdirectories are the layout's two-hex-digit buckets."""
+    users = root / "users"
+    if users.is_symlink() or not users.is_dir():
+        return False
+    return any(_BUCKET.fullmatch(d.name) for d in _subdirs(users))
+
+
+def migrate_root_kind(root: Path, guess: RootKind) -> RootKind:
+    """Write ``guess`` as the kind of a root made before kinds were recorded, and warn (once: from
+    then on the file decides)."""
+    kind = write_root_kind(root, guess)
+    log.warning(
+        "%s had no %s (made before roots recorded their kind); taken as a %s root, as the old "
+        "rule read it, and written. If that is wrong: reverie fleet --root %s init --kind %s "
+        "--force",
+        root,
+        ROOT_FILE,
+        kind,
+        root,
+        "plain" if kind == "scopes" else "scopes",
+    )
+    return kind
+
+
+# -- the root -------------------------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class ForgetResult:
-    """What `ScopeRoot.forget_user` removed: the user's scopes and how many files (workspace, git
-    history, sessions, search index) went with them, the due markers dropped, and the MCP tokens
-    revoked."""
+    """What ``forget-user`` removed (``reverie.operations.forget``): the user's scopes and the files
+    (workspaces, git history, sessions, an index inside them) that went with them, the due markers
+    dropped, the MCP tokens revoked, the search index files kept outside the root, and the fleet's
+    entries in Redis."""
 
     user: str
     scopes: tuple[Scope, ...]
@@ -147,7 +427,9 @@ class ForgetResult:
     bytes: int
     due_markers: int
     found: bool
-    tokens: int = 0  # MCP bearer tokens revoked (reverie.operations.forget)
+    tokens: int = 0
+    index_files: tuple[str, ...] = ()
+    redis_entries: dict[str, int] = field(default_factory=dict)
 
 
 class ScopeRoot:
@@ -155,50 +437,71 @@ class ScopeRoot:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root).expanduser().absolute()
-        if self.root.exists() and not self.root.is_dir():
-            raise WorkspaceError(f"scope root {self.root} exists and is not a directory")
+        check_no_link(self.root, ())  # the root itself is no link either (name its real path)
+        kind = read_root_kind(self.root)
+        if kind is None and _looks_scoped(self.root):
+            kind = migrate_root_kind(self.root, "scopes")
+        if kind == "plain":
+            raise WorkspaceError(
+                f"{self.root} is a plain root of workspaces ({ROOT_FILE}), not a root of scopes"
+            )
+        self._warned: set[str] = set()
 
     # -- where things are ---------------------------------------------------------------------------------
     def user_dir(self, user: str) -> Path:
+        """The user's directory (which may not exist), checked for links."""
         d = _digest("user", validate_id(user, "user id"))
+        check_no_link(self.root, self._user_parts(d))
         return self._user_dir(d)
 
+    @staticmethod
+    def _user_parts(digest: str) -> tuple[str, ...]:
+        return ("users", digest[:2], digest[2:4], digest)
+
     def _user_dir(self, digest: str) -> Path:
-        return self.root / "users" / digest[:2] / digest[2:4] / digest
+        return self.root.joinpath(*self._user_parts(digest))
+
+    def _scope_parts(self, user_digest: str, agent_digest: str | None) -> tuple[str, ...]:
+        tail = ("workspace",) if agent_digest is None else ("agents", agent_digest)
+        return (*self._user_parts(user_digest), *tail)
 
     def path(self, scope: Scope) -> Path:
-        """The scope's workspace directory (which may not exist)."""
-        base = self._user_dir(scope.user_digest)
-        return (
-            base / "workspace"
-            if scope.agent_digest is None
-            else base / "agents" / scope.agent_digest
-        )
+        """The scope's workspace directory (which may not exist), every component of it checked:
+        `UnsafePathError` when one is a symbolic link."""
+        parts = self._scope_parts(scope.user_digest, scope.agent_digest)
+        check_no_link(self.root, parts)
+        return self.root.joinpath(*parts)
 
     def workspace(self, scope: Scope) -> Workspace:
         """The scope's workspace; nothing is created (see `ensure`)."""
         return Workspace(self.path(scope))
 
     def exists(self, scope: Scope) -> bool:
-        """Whether the scope was ever written (its workspace directory exists)."""
-        return self.path(scope).is_dir()
+        """Whether the scope was ever written (its workspace directory exists, reached without a link)."""
+        return check_no_link(self.root, self._scope_parts(scope.user_digest, scope.agent_digest))
 
     def due_path(self, name: str) -> Path:
         return self.root / "due" / name[:2] / name
 
     # -- creating -----------------------------------------------------------------------------------------
     def ensure(self, scope: Scope) -> Workspace:
-        """The scope's workspace, created if it is not yet: directories, ``user.json`` and
-        ``scope.json``. Idempotent and safe when several processes create the same scope at once
-        (each file is written atomically with the same content)."""
+        """The scope's workspace, created if it is not yet: directories (one at a time, none of them
+        a link), ``user.json`` and ``scope.json``; the root's kind when the root is new. Idempotent
+        and safe when several processes create the same scope at once (each file is written
+        atomically with the same content)."""
         ws = self.workspace(scope)
         marker = ws.root / SCOPE_FILE
         if marker.is_file():
             return ws  # (a workspace first written another way, a session say, gets its files here)
         user_dir = self._user_dir(scope.user_digest)
         try:
-            (ws.root / "memory" / ".reverie").mkdir(parents=True, exist_ok=True)
-            (ws.root / "sessions").mkdir(exist_ok=True)
+            self.make()
+            here = self.root
+            for part in self._scope_parts(scope.user_digest, scope.agent_digest):
+                here = here / part
+                _mkdir_no_link(here)
+            for part in ("memory", "memory/.reverie", "sessions"):
+                _mkdir_no_link(ws.root / part)
             if not (user_dir / "user.json").is_file():
                 atomic_write(
                     user_dir / "user.json",
@@ -214,36 +517,71 @@ class ScopeRoot:
             ) from exc
         return ws
 
+    def make(self) -> None:
+        """Create the root (its parents are the operator's) and record its kind, ``scopes``."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        check_no_link(self.root, ())
+        if read_root_kind(self.root) is None:
+            kind = write_root_kind(self.root, "scopes")
+            if kind != "scopes":
+                raise WorkspaceError(f"{self.root} is a {kind} root, not a root of scopes")
+
     # -- listing ------------------------------------------------------------------------------------------
     def scopes(self) -> Iterator[tuple[Scope, Workspace]]:
         """Every scope under the root, read from the workspaces' ``scope.json`` (a full scan: for
         recovery and tools, never on a hot path). A directory whose file is missing or does not
-        match its path is skipped."""
-        users = self.root / "users"
-        for first in _subdirs(users):
+        match its path is skipped, and so is a link anywhere in the layout."""
+        if not self._dir_ok(self.root / "users"):
+            return
+        for first in _subdirs(self.root / "users"):
             for second in _subdirs(first):
                 for user_dir in _subdirs(second):
                     if not _DIGEST.fullmatch(user_dir.name):
                         continue
-                    candidates = [user_dir / "workspace", *_subdirs(user_dir / "agents")]
+                    agents = user_dir / "agents"
+                    candidates = [user_dir / "workspace"]
+                    candidates += _subdirs(agents) if self._dir_ok(agents) else []
                     for ws_dir in candidates:
-                        scope = read_scope(ws_dir)
-                        if scope is not None and self.path(scope) == ws_dir:
+                        scope = read_scope(ws_dir) if self._dir_ok(ws_dir) else None
+                        if scope is None:
+                            continue
+                        if self._path(scope) == ws_dir:
                             yield scope, Workspace(ws_dir)
+                        else:
+                            self._warn_once(
+                                str(ws_dir),
+                                f"{ws_dir}: its scope.json names {scope}, whose place is "
+                                "elsewhere (an id written before ids were NFKC-normalised?); "
+                                "skipped",
+                            )
+
+    def _path(self, scope: Scope) -> Path:
+        return self.root.joinpath(*self._scope_parts(scope.user_digest, scope.agent_digest))
+
+    def scope_dirs(self, user: str) -> list[Path]:
+        """The user's scope directories that exist (``workspace`` and each agent's), with or
+        without their ``scope.json``; no link followed."""
+        user_dir = self.user_dir(user)
+        if not check_no_link(user_dir, ()):
+            return []
+        check_no_link(user_dir, ("agents",))
+        dirs = [user_dir / "workspace"] if check_no_link(user_dir, ("workspace",)) else []
+        return dirs + [d for d in _subdirs(user_dir / "agents") if _DIGEST.fullmatch(d.name)]
 
     def scopes_of(self, user: str) -> list[Scope]:
         """The scopes of one user that exist (the user's own, then one per agent)."""
-        user_dir = self.user_dir(user)
-        found = [read_scope(d) for d in [user_dir / "workspace", *_subdirs(user_dir / "agents")]]
-        return [s for s in found if s is not None and s.user == unicodedata.normalize("NFC", user)]
+        user = validate_id(user, "user id")
+        found = [read_scope(d) for d in self.scope_dirs(user)]
+        return [s for s in found if s is not None and s.user == user]
 
     # -- due markers (mark on write) ------------------------------------------------------------------------
     def mark_due(self, scope: Scope | str) -> None:
         """Mark a scope (or the scope a due name names) due; a no-op when it is."""
-        _touch(self.due_path(scope if isinstance(scope, str) else scope.name))
+        _touch(self.due_path(scope if isinstance(scope, str) else scope.name), self.root)
 
     def unmark_due(self, name: str) -> None:
-        self.due_path(name).unlink(missing_ok=True)
+        if self._dir_ok(self.root / "due") and self._dir_ok(self.root / "due" / name[:2]):
+            self.due_path(name).unlink(missing_ok=True)
 
     def due_names(self) -> list[str]:
         """The names of every scope marked due (one directory listing per bucket)."""
@@ -252,10 +590,12 @@ class ScopeRoot:
     def due_buckets(self, seen: dict[str, int]) -> list[tuple[str, list[str]]]:
         """``(bucket, marker names)`` for each due bucket whose directory changed since ``seen``
         (bucket → mtime in ns, updated in place): a poll lists only the buckets something was marked
-        or unmarked in."""
+        or unmarked in. A link in place of ``due`` or a bucket is skipped with a warning."""
         out = []
         now = time.time_ns()
-        for bucket in _subdirs(self.root / "due"):
+        if not self._dir_ok(self.root / "due"):
+            return []
+        for bucket in _subdirs(self.root / "due", warn=self._warn_once):
             try:
                 mtime = bucket.stat().st_mtime_ns
             except OSError:
@@ -274,13 +614,29 @@ class ScopeRoot:
             out.append((bucket.name, names))
         return out
 
+    def _dir_ok(self, path: Path) -> bool:
+        """Whether ``path`` may be listed: it exists, and neither it nor anything above it under the
+        root is a link (a link is warned about once and left alone)."""
+        try:
+            return check_no_link(self.root, path.relative_to(self.root).parts)
+        except WorkspaceError as exc:
+            self._warn_once(str(path), str(exc))
+            return False
+
+    def _warn_once(self, key: str, message: str) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            log.warning("%s", message)
+
     def workspace_of_due(self, name: str) -> Workspace | None:
-        """The workspace a due marker names, or None for a name that is not a scope's."""
+        """The workspace a due marker names (its path checked for links: `UnsafePathError`), or None
+        for a name that is not a scope's."""
         m = _DUE_NAME.fullmatch(name)
         if m is None:
             return None
-        base = self._user_dir(m.group(1))
-        return Workspace(base / "workspace" if m.group(2) is None else base / "agents" / m.group(2))
+        parts = self._scope_parts(m.group(1), m.group(2))
+        check_no_link(self.root, parts)
+        return Workspace(self.root.joinpath(*parts))
 
     def rescan(self, pending: Callable[[Workspace], int]) -> int:
         """Mark due every scope whose workspace has history pending (``pending(ws)`` > 0): the
@@ -293,51 +649,92 @@ class ScopeRoot:
                 marked += 1
         return marked
 
-    # -- forgetting a user ----------------------------------------------------------------------------------
-    def forget_user(
-        self, user: str, *, extra: Callable[[Scope], None] | None = None
-    ) -> ForgetResult:
-        """Delete every scope of ``user``: the workspaces with their git history, sessions and
-        search index (all inside the user's directory), and the due markers. ``extra`` is called for
-        each scope first, for state kept elsewhere (an index on local disk, tokens).
+    # -- forgetting a user (the steps of reverie.operations.forget) -----------------------------------------
+    def drop_due_markers(self, user: str) -> int:
+        """Remove the due marker of every scope of ``user`` (found by name in the due bucket, so
+        also one whose directory is gone or has no ``scope.json``); returns how many there were."""
+        digest = _digest("user", validate_id(user, "user id"))
+        bucket = self.root / "due" / digest[:2]
+        if not self._dir_ok(bucket):
+            return 0
+        dropped = 0
+        for name in os.listdir(bucket):
+            if _DUE_NAME.fullmatch(name) and name.split(".")[0] == digest:
+                try:
+                    os.unlink(bucket / name)
+                    dropped += 1
+                except FileNotFoundError:
+                    pass
+        return dropped
 
-        Crash-safe order: the user's directory is renamed into ``trash/`` in one step (from then on
-        the user has no memory: a new write starts an empty one), then deleted; a crash mid-delete
-        leaves only a trash entry, which the next `forget_user` (of anyone) finishes deleting."""
-        user = validate_id(user, "user id")
-        user_dir = self.user_dir(user)
-        scopes = self.scopes_of(user)
-        self._empty_trash()
-        for scope in scopes:
-            if extra is not None:
-                extra(scope)
-        markers = 0
-        digest = user_dir.name  # every scope directory counts, with or without its scope.json
-        for name in [digest, *(f"{digest}.{d.name}" for d in _subdirs(user_dir / "agents"))]:
-            path = self.due_path(name)
-            if path.exists():
-                path.unlink(missing_ok=True)
-                markers += 1
-        if not user_dir.exists():
-            return ForgetResult(user, tuple(scopes), 0, 0, markers, found=bool(scopes))
-        trash = self.root / "trash"
-        trash.mkdir(exist_ok=True)
-        aside = trash / f"{user_dir.name}.{time.time_ns()}"
+    def trash_user(self, user: str) -> str | None:
+        """Move the user's directory into ``trash/`` in one rename, through directory descriptors
+        opened without following links (so only a directory proved to be inside the root moves);
+        returns its name in the trash, or None when the user has no directory. From this rename on
+        the user has no memory: a new write starts an empty one."""
+        digest = _digest("user", validate_id(user, "user id"))
+        if not check_no_link(self.root, self._user_parts(digest)):
+            return None
+        _mkdir_no_link(self.root / "trash")
+        entry = f"{digest}.{time.time_ns()}"
+        fds: list[int] = []
         try:
-            os.rename(user_dir, aside)
+            fds.append(_open_dir(self.root))
+            for part in self._user_parts(digest)[:-1]:
+                fds.append(_open_dir(part, fds[-1]))
+            parent = fds[-1]
+            trash = _open_dir("trash", fds[0])
+            fds.append(trash)
+            _open_close_dir(digest, parent)  # the user's directory itself: no link either
+            os.rename(digest, entry, src_dir_fd=parent, dst_dir_fd=trash)
+            os.fsync(parent)
+            os.fsync(trash)
+        except FileNotFoundError:
+            return None
         except OSError as exc:
             raise WorkspaceError(
                 f"cannot remove the memory of user {user!r}: {exc.strerror or exc}"
             ) from exc
-        fsync_dir(user_dir.parent)
-        fsync_dir(trash)
-        files, size = _tree_size(aside)
-        shutil.rmtree(aside)
-        return ForgetResult(user, tuple(scopes), files, size, markers, found=True)
+        finally:
+            for fd in reversed(fds):
+                os.close(fd)
+        return entry
 
-    def _empty_trash(self) -> None:
-        for entry in _subdirs(self.root / "trash"):
-            shutil.rmtree(entry, ignore_errors=True)
+    def empty_trash(self, only: str | None = None) -> tuple[int, int]:
+        """Delete ``trash/<only>`` (every trash entry when None: a deletion a crash interrupted is
+        finished), through a descriptor of ``trash`` opened without following links, each entry
+        counted first; returns ``(files, bytes)`` deleted."""
+        if not check_no_link(self.root, ("trash",)):
+            return 0, 0
+        files = size = 0
+        root_fd = _open_dir(self.root)
+        try:
+            trash = _open_dir("trash", root_fd)
+        finally:
+            os.close(root_fd)
+        try:
+            names = [only] if only is not None else sorted(os.listdir(trash))
+            for name in names:
+                try:
+                    st = os.lstat(name, dir_fd=trash)
+                except FileNotFoundError:
+                    continue
+                if not stat.S_ISDIR(st.st_mode):
+                    os.unlink(
+                        name, dir_fd=trash
+                    )  # a link or a file: the entry itself, never its target
+                    continue
+                f, b = _tree_size(name, trash)
+                files, size = files + f, size + b
+                shutil.rmtree(name, dir_fd=trash)
+            os.fsync(trash)
+        finally:
+            os.close(trash)
+        return files, size
+
+
+def _open_close_dir(name: str, dir_fd: int) -> None:
+    os.close(_open_dir(name, dir_fd))
 
 
 def read_scope(ws_dir: Path) -> Scope | None:
@@ -367,7 +764,14 @@ def due_hook(workspace: Workspace) -> Callable[[], None] | None:
         return None
     name, root = name_and_root
     marker = root / "due" / name[:2] / name
-    return lambda: _touch(marker)
+
+    def mark() -> None:
+        try:
+            _touch(marker, root)
+        except WorkspaceError as exc:  # the entry is durable already; a rescan finds it again
+            log.warning("%s not marked due: %s", name, exc)
+
+    return mark
 
 
 def _due_name_of(ws: Path) -> tuple[str, Path] | None:
@@ -390,40 +794,47 @@ def _due_name_of(ws: Path) -> tuple[str, Path] | None:
     return name, users.parent
 
 
-def _touch(marker: Path) -> None:
-    """Create an empty marker if absent (``O_CREAT``; cheap when it exists). A new one is made
+def _touch(marker: Path, root: Path) -> None:
+    """Create an empty marker if absent (``O_CREAT | O_EXCL | O_NOFOLLOW``; cheap when it exists),
+    in ``due/<bucket>`` directories made one at a time, none of them a link. A new one is made
     durable (its directory fsynced) so a crash does not forget that a scope is due."""
-    if marker.exists():
+    if os.path.lexists(marker):
         return
+    flags = os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW
+    if not check_no_link(root, ("due", marker.parent.name)):
+        root.mkdir(parents=True, exist_ok=True)  # (its parents are the operator's)
+        _mkdir_no_link(root / "due")
+        _mkdir_no_link(marker.parent)
     try:
-        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC, 0o644)
+        fd = os.open(marker, flags, 0o644)
     except FileExistsError:
         return
-    except FileNotFoundError:
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC, 0o644)
-        except FileExistsError:
-            return
     os.close(fd)
     fsync_dir(marker.parent)
 
 
-def _subdirs(directory: Path) -> list[Path]:
+def _subdirs(directory: Path, warn: Callable[[str, str], None] | None = None) -> list[Path]:
+    """The directories in ``directory`` (links are no directories here: skipped, with ``warn``)."""
     try:
         with os.scandir(directory) as it:
-            return sorted(Path(e.path) for e in it if e.is_dir(follow_symlinks=False))
+            entries = list(it)
     except (FileNotFoundError, NotADirectoryError):
         return []
+    if warn is not None:
+        for e in entries:
+            if e.is_symlink():
+                warn(e.path, f"{e.path} is a symbolic link; skipped (never followed)")
+    return sorted(Path(e.path) for e in entries if e.is_dir(follow_symlinks=False))
 
 
-def _tree_size(directory: Path) -> tuple[int, int]:
+def _tree_size(name: str, dir_fd: int) -> tuple[int, int]:
+    """Files and bytes under the directory ``name`` of ``dir_fd``, walked without following links."""
     files = size = 0
-    for base, _dirs, names in os.walk(directory):
-        for name in names:
+    for _top, _dirs, names, fd in os.fwalk(name, dir_fd=dir_fd, follow_symlinks=False):
+        for entry in names:
             files += 1
             try:
-                size += os.lstat(os.path.join(base, name)).st_size
+                size += os.lstat(entry, dir_fd=fd).st_size
             except OSError:
                 pass
     return files, size

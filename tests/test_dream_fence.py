@@ -125,3 +125,83 @@ def test_operations_holding_the_run_lock_exclude_a_write_section(tmp_path):
         order.append("restore done")
     thread.join()
     assert order == ["restore done", "stale write"]
+
+
+def _records(env) -> dict[str, bytes | None]:
+    """The run's state records as bytes (None: absent)."""
+    out: dict[str, bytes | None] = {}
+    for name in ("dream-status.json", "dream-attempts.json", "salience.json"):
+        path = env.ws.state_dir / name
+        out[name] = path.read_bytes() if path.exists() else None
+    return out
+
+
+def test_a_run_that_lost_its_lock_ends_fenced_and_records_nothing(tmp_path):
+    """Issue 35: a job whose lock was lost (another worker took over and wrote meanwhile) met an
+    edit conflict and ended `failed`, writing the status and attempt records outside the fence, so
+    `status` said "last dream failed … 1 failed on the pending batch" with nothing pending. Now the
+    failure's bookkeeping is fenced too: the run ends fenced and every record is what the other
+    worker left."""
+    from reverie.dream.records import Attempts, StatusRecord
+
+    env = make_env(tmp_path / "ws")
+    env.add("- [durable] fact")
+    stale = env.dream()
+    stale.epoch = bump_epoch(env.ws.state_dir)
+    before = _records(env)
+
+    def taken_over(prompt):  # the other worker takes the lease and edits USER.md meanwhile
+        bump_epoch(env.ws.state_dir)
+        (env.ws.root / MEM).write_text("- something else entirely\n")
+        return "[MEMORY] fact"
+
+    env.fake.enqueue(taken_over, [edit(MEM, "", "- fact\n")], "done")
+    with pytest.raises(FencedError, match="epoch is 2, this run's 1"):
+        asyncio.run(stale.run())
+    assert _records(env) == before
+    assert StatusRecord.load(env.ws.state_dir).last_run is None
+    assert Attempts.load(env.ws.state_dir).count == 0
+
+
+def test_a_fenced_gate_rejection_counts_no_attempt(tmp_path):
+    """A stale run whose batch the gate would reject: no attempt counted, no status written."""
+    from reverie.dream.deadletter import deadletter_path
+    from reverie.dream.records import Attempts
+
+    env = make_env(tmp_path / "ws", max_attempts=1)
+    env.add("- [durable] fact")
+    stale = env.dream()
+    lost: list[str] = []
+    stale.lease_check = lambda: lost[0] if lost else None
+
+    def lease_lost(prompt):  # the lease is lost while the model answers
+        lost.append("the lease was taken over")
+        return "[MEMORY] fact"
+
+    env.fake.enqueue(lease_lost, [edit(MEM, "", "x" * 50_000)], "done")
+    with pytest.raises(FencedError, match="taken over"):
+        asyncio.run(stale.run())
+    assert lost, "the model was asked (the refusal came after it)"
+    assert Attempts.load(env.ws.state_dir).count == 0
+    assert not deadletter_path(env.ws.memory_dir).exists()
+    assert env.store.dream_cursor() == 0
+
+
+def test_a_run_whose_workspace_was_removed_writes_nothing_and_recreates_nothing(tmp_path):
+    """forget-user moves a workspace away while a run waits for the model: the run is refused at
+    its first write and no directory of the workspace comes back."""
+    import shutil
+
+    env = make_env(tmp_path / "ws")
+    env.add("- [durable] fact")
+    dream = env.dream()
+    aside = tmp_path / "trash"
+
+    def forgotten(prompt):
+        shutil.move(env.ws.root, aside)
+        return "[MEMORY] fact"
+
+    env.fake.enqueue(forgotten, [edit(MEM, "", "- fact\n")], "done")
+    with pytest.raises(FencedError, match="removed"):
+        asyncio.run(dream.run())
+    assert not env.ws.root.exists()

@@ -4,9 +4,12 @@ Redis restart; the oracles are the workspaces themselves (history, git via the g
 
 from __future__ import annotations
 
+import json
 import random
+import re
 import signal
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -25,7 +28,8 @@ from support.fleet import (
 
 from reverie.config import Config, load_config
 from reverie.dream.fence import read_epoch
-from reverie.scopes import Scope, ScopeRoot
+from reverie.dream.records import Attempts, StatusRecord
+from reverie.scopes import Scope, ScopeRoot, write_root_kind
 from reverie.store import WorkspaceStore
 
 pytestmark = pytest.mark.skipif(
@@ -107,6 +111,27 @@ def _check_workspaces(app: Appender) -> None:
             f"{user}: memory files differ from HEAD"
         )
         assert store.pending_count() == 0, f"{user}: {store.pending_count()} entries left pending"
+        # no misleading status after a fenced job: nothing failed here, nothing is counted
+        last = StatusRecord.load(store.workspace.state_dir).last_run
+        assert last is None or last["status"] not in ("failed", "rejected"), f"{user}: {last}"
+        assert Attempts.load(store.workspace.state_dir).count == 0, f"{user}: attempts counted"
+
+
+def _redis_knows_every_pending(r, app: Appender) -> bool:
+    """Every workspace with history pending is due, claimed or leased in Redis."""
+    import redis as redis_py
+
+    try:
+        known = set(r.zrange("reverie:due", 0, -1)) | set(r.zrange("reverie:claims", 0, -1))
+        known |= {k.removeprefix("reverie:lease:") for k in r.scan_iter("reverie:lease:*")}
+    except redis_py.RedisError:
+        return False
+    pending = {
+        app.name(u)
+        for u in app.acked
+        if WorkspaceStore(app.scopes.workspace(Scope(u)), config=app.config).pending_count()
+    }
+    return pending <= known
 
 
 def _drained(app: Appender) -> bool:
@@ -124,7 +149,7 @@ def test_duplicate_job_finds_the_lease_and_does_nothing(tmp_path, redis_server, 
     app = Appender(tmp_path / "root", ["ann"])
     app.append("ann")
     ws = app.name("ann")
-    assert fleet.coord.acquire(ws, "someone-else", 30)
+    assert fleet.coord.acquire(ws, "someone-else", 30, 30)
     outcome = fleet.run_job(ws)
     assert outcome.status == "leased"
     assert (
@@ -158,7 +183,7 @@ def test_admission_respects_max_inflight_and_token_budget(tmp_path, redis_server
         tokens_per_run=4_000,
     )
     for i in range(6):
-        fleet.coord.mark(f"w{i}", 0)
+        fleet.coord.make_due({f"w{i}": 0})
     assert fleet.admission() == 2  # the bucket holds 10k tokens: two runs of 4k
     fleet.cfg.tokens_per_minute = None
     assert len(fleet.coord.claim(fleet.admission(), 10)) == 3
@@ -170,12 +195,13 @@ def test_workspace_ids_are_validated(tmp_path, redis_server, monkeypatch):
 
     fleet = _fleet(tmp_path / "plain", redis_server, monkeypatch)
     (tmp_path / "plain").mkdir()
+    write_root_kind(tmp_path / "plain", "plain")
     for bad in ["../x", "/etc", "a/../../b", "a\\b", "", "a//b", "./a", "a\0b"]:
         with pytest.raises(WorkspaceError):
             fleet.mark_dirty(bad)
     (tmp_path / "outside").mkdir()
     (tmp_path / "plain" / "link").symlink_to(tmp_path / "outside")
-    with pytest.raises(WorkspaceError, match="out of the fleet root"):
+    with pytest.raises(WorkspaceError, match="link is a symbolic link"):
         fleet.mark_dirty("link/ws")
 
 
@@ -195,7 +221,7 @@ def test_job_that_keeps_dying_is_parked(tmp_path, redis_server, monkeypatch):
 
 def test_status_lists_the_held_leases_with_their_time_left(tmp_path, redis_server, monkeypatch):
     fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
-    assert fleet.coord.acquire("w1", "t1", 30) and fleet.coord.acquire("w2", "t2", 5)
+    assert fleet.coord.acquire("w1", "t1", 30, 30) and fleet.coord.acquire("w2", "t2", 5, 5)
     fleet.coord.r.set("reverie:lease-like", "x")  # not a lease: the scan's pattern leaves it out
     running = fleet.status().running
     assert set(running) == {"w1", "w2"}
@@ -289,7 +315,6 @@ def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, m
 
     import redis as redis_py
 
-    from reverie.cli import main
     from reverie.fleet.app import TASK, make_app
 
     root = tmp_path / "root"
@@ -384,6 +409,10 @@ def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, m
         finally:
             os.kill(pid, signal.SIGCONT)
 
+        # 3b. SIGKILL of the dispatcher, and a new one: claims live in Redis, nothing is lost.
+        dispatcher.stop(signal.SIGKILL)
+        dispatcher = start_dispatcher(env, tmp_path, name="dispatch2")
+
         # 4. Duplicate deliveries: every workspace sent three more times straight to the queue.
         cfg = load_config(env={k: v for k, v in env.items() if k.startswith("REVERIE_")})
         celery_app = make_app(cfg)
@@ -396,12 +425,14 @@ def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, m
         redis_server.kill()
         redis_server.start()
         wait_for(running, 20, "jobs running again after the restart")
+        # Then it loses everything, and nobody runs rebuild-due: the dispatcher notices (the due
+        # index's generation is gone) and rebuilds from the markers within one claim period.
         redis_server.kill(lose_data=True)
         redis_server.start(aof=False)
-        for key, value in env.items():
-            if key.startswith("REVERIE_FLEET"):
-                monkeypatch.setenv(key, value)
-        assert main(["fleet", "rebuild-due"]) == 0
+        healed_at = time.monotonic()
+        wait_for(lambda: _redis_knows_every_pending(r, app), 4.0, "the fleet to heal by itself")
+        healed = time.monotonic() - healed_at
+        assert healed <= cfg.fleet.claim_seconds, healed
     finally:
         stop.set()
         thread.join()
@@ -415,6 +446,14 @@ def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, m
     assert "lease-lost" in logs or "fenced" in logs, (
         "the paused job was not stopped by its lease or fence"
     )
+    for record in re.split(r"\n(?=\[\d{4}-)", logs):  # one log record each: no Redis traceback
+        raised = (
+            re.findall(r"^([\w.]+(?:Error|Exception)):", record, re.M)
+            if "Traceback" in record
+            else []
+        )
+        assert not [e for e in raised if e.startswith(("redis.", "kombu."))], record[:3000]
+    assert "CPendingDeprecationWarning" not in logs
 
 
 def test_config_refuses_a_lease_its_heartbeat_cannot_keep():
@@ -466,8 +505,10 @@ def test_cli_worker_dispatch_mark_on_a_plain_root(tmp_path, redis_server):
     assert "team/alpha: due" in cli("mark", "team/alpha").stdout
     assert cli("mark", "../etc").returncode == 1
     assert json.loads(cli("dispatch", "--once", "--json").stdout) == {"sent": ["team/alpha"]}
+    port = _free_port()
     worker = Proc(
-        [sys.executable, "-m", "reverie", "fleet", "worker", "-c", "1", "--name", "cli"],
+        [sys.executable, "-m", "reverie", "fleet", "worker", "-c", "2", "--name", "cli"]
+        + ["--metrics-port", str(port)],
         env,
         tmp_path / "cli-worker.log",
     )
@@ -475,8 +516,313 @@ def test_cli_worker_dispatch_mark_on_a_plain_root(tmp_path, redis_server):
         wait_for(
             lambda: WorkspaceStore(ws, config=config).pending_count() == 0, 60, "the job to run"
         )
+        # the job ran in a pool process; the worker's main process exports what it counted
+        metrics = wait_for(lambda: _worker_jobs(port), 20, "the worker's metrics")
+        assert metrics[("reverie_worker_jobs_total", (("status", "ok"),))] == 1
+        assert metrics[("reverie_worker_job_seconds_count", ())] == 1
+        assert metrics[("reverie_worker_model_tokens_total", ())] >= 0
     finally:
         worker.stop(signal.SIGTERM)
     status = json.loads(cli("status", "--json").stdout)
     assert status["due_now"] == 0 and status["running"] == {} and status["parked"] == {}
     assert batches_committed(ws.root) == [(1, 1)]
+
+
+# -- issue 35: scripts that check ownership, one meaning per score, Redis loss, the root's kind ---------------
+
+
+def test_only_the_holder_renews_or_releases_its_lease_and_claim(
+    tmp_path, redis_server, monkeypatch
+):
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
+    c = fleet.coord
+    assert c.acquire("w1", "mine", 30, 60)
+    claim = c.r.zscore("reverie:claims", "w1")
+    assert not c.release("w1", "someone-else")  # the old _RELEASE dropped the claim here
+    assert c.holder("w1") == "mine" and c.r.zscore("reverie:claims", "w1") == claim
+    assert not c.renew("w1", "someone-else", 30, 60)
+    assert c.r.zscore("reverie:claims", "w1") == claim
+    assert c.renew("w1", "mine", 30, 90) and c.r.zscore("reverie:claims", "w1") > claim
+    assert c.release("w1", "mine")
+    assert c.holder("w1") is None and c.r.zscore("reverie:claims", "w1") is None
+
+
+def test_due_holds_due_times_and_claims_hold_claim_ends(tmp_path, redis_server, monkeypatch):
+    """One meaning per score: a claim moves a workspace out of ``due`` into ``claims``; made due
+    again during its job, it waits in ``due`` (not sent twice) until the job releases it; a claim
+    nobody renews lapses back into ``due``; ``make_due`` never moves an entry nor a parked one."""
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
+    c = fleet.coord
+    assert c.make_due({"w1": 100.0, "w2": 100.0}) == 2
+    assert c.make_due({"w1": 50.0}) == 0 and c.due()["w1"] == 100.0  # the first due time stands
+    assert sorted(c.claim(10, 30, now=200.0)) == ["w1", "w2"]
+    assert c.due() == {} and c.r.zscore("reverie:claims", "w1") == 230.0
+    assert c.make_due({"w1": 210.0}) == 1  # appended during its job
+    assert c.claim(10, 30, now=220.0) == []  # still claimed: not sent again
+    assert c.due() == {"w1": 210.0}
+    c.r.zadd("reverie:claims", {"w1": 300.0})  # w1's job renews its claim; w2's died
+    assert c.claim(10, 30, now=231.0) == ["w2"]  # w2's claim lapsed: due again, sent again
+    assert c.due() == {"w1": 210.0} and c.r.zscore("reverie:claims", "w2") == 261.0
+    c.park("w3", "test")
+    assert c.make_due({"w3": 0.0}) == 0 and "w3" not in c.due()
+
+
+def test_the_dispatcher_heals_a_redis_that_lost_its_data(tmp_path, redis_server, monkeypatch):
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
+    app = Appender(tmp_path / "root", ["ann", "bob", "cy"])
+    for user in app.acked:
+        app.append(user)
+    sent: list[str] = []
+    fleet.dispatch_once(sent.append)
+    assert len(sent) == 3 and fleet.coord.generation() is not None
+    fleet.coord.r.flushall()  # a restart without persistence
+    fleet.dispatch_once(sent.append)
+    assert fleet.rebuilds == 1 and fleet.coord.generation() is not None
+    assert len(sent) == 6  # every marked workspace sent again, without a human
+    fleet.dispatch_once(sent.append)
+    assert fleet.rebuilds == 1 and len(sent) == 6  # healed once
+
+
+def test_status_says_when_redis_and_the_markers_disagree(
+    tmp_path, redis_server, monkeypatch, capsys
+):
+    from reverie.cli import main
+
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
+    app = Appender(tmp_path / "root", ["ann", "bob"])
+    for user in app.acked:
+        app.append(user)
+    fleet.dispatch_once(lambda ws: None)
+    assert main(["fleet", "status"]) == 0
+    assert "disagree" not in capsys.readouterr().out
+    fleet.coord.r.flushall()
+    assert main(["fleet", "status"]) == 0
+    out = capsys.readouterr().out
+    assert "Redis holds no due index generation" in out
+    assert "Redis and the disk disagree: 2 of 2 workspace(s) marked due on disk" in out
+    assert main(["fleet", "status", "--json"]) == 0
+    state = json.loads(capsys.readouterr().out)
+    assert state["markers"] == 2 and state["markers_missing"] == 2 and state["generation"] is None
+
+
+def test_a_plain_root_holding_a_users_folder_is_dreamed(
+    tmp_path, redis_server, monkeypatch, capsys
+):
+    """Issue 35: a plain root with a `users/` folder was taken for a root of scopes (rebuild-due
+    scanned 0 workspaces, due plain workspaces ended `gone`). Its kind is now recorded."""
+    from reverie.cli import main
+    from reverie.workspace import Workspace
+
+    root = tmp_path / "plain"
+    ws = Workspace(root / "users" / "alice")
+    ws.init()
+    WorkspaceStore(ws, config=Config()).append_history("- [durable] User works at Acme", "t")
+    fleet = _fleet(root, redis_server, monkeypatch)
+    assert main(["fleet", "init", "--kind", "plain"]) == 0
+    assert "now a plain root" in capsys.readouterr().out
+    assert main(["fleet", "init", "--kind", "scopes"]) == 1  # recorded: not replaced silently
+    monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE", "reverie/offline")
+    report = fleet.rebuild_due()
+    assert (report.scanned, report.pending) == (1, 1)
+    assert fleet.run_job("users/alice").status == "ok"
+
+
+def test_a_job_whose_redis_fails_ends_in_one_line(tmp_path, redis_server, monkeypatch, caplog):
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
+    app = Appender(tmp_path / "root", ["ann"])
+    app.append("ann")
+    redis_server.kill()
+    outcome = fleet.run_job(app.name("ann"))
+    assert outcome.status == "redis-error"
+    assert "sent again once its claim lapses" in outcome.reason and "\n" not in outcome.reason
+    assert "Traceback" not in caplog.text
+
+
+def _scrape(host: str, port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """Every sample of a metrics endpoint, parsed by prometheus-client's own text parser."""
+    import urllib.request
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=10).read().decode()
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+def test_dispatcher_metrics_scraped_with_the_prometheus_parser(tmp_path, redis_server, monkeypatch):
+    from reverie.fleet.metrics import FleetCollector, serve_metrics
+
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
+    app = Appender(tmp_path / "root", ["ann", "bob", "cy"])
+    for user in app.acked:
+        app.append(user)
+    fleet.dispatch_once(lambda ws: None)
+    fleet.coord.park("w-parked", "3 jobs died mid-run")
+    fleet.coord.set_aside("w-aside", 2)
+    for status, tokens in (("ok", 100), ("ok", 80), ("failed", 10)):
+        fleet.coord.record_run(status, tokens, None)
+    host, port = serve_metrics(FleetCollector(fleet), 0, "127.0.0.1")
+    m = _scrape(host, port)
+    assert m[("reverie_redis_up", ())] == 1
+    assert m[("reverie_in_flight_runs", ())] == 3 and m[("reverie_due_workspaces", ())] == 0
+    assert m[("reverie_parked_workspaces", ())] == 1
+    assert m[("reverie_set_aside_batches", ())] == 2
+    assert m[("reverie_runs_total", (("status", "ok"),))] == 2
+    assert m[("reverie_runs_total", (("status", "failed"),))] == 1
+    assert m[("reverie_run_failures_total", ())] == 1
+    assert m[("reverie_model_tokens_total", ())] == 190
+    assert m[("reverie_due_markers", ())] == 3 and m[("reverie_due_markers_missing", ())] == 0
+    fleet.coord.r.flushall()
+    m = _scrape(host, port)
+    assert m[("reverie_due_markers_missing", ())] == 3
+    redis_server.kill()
+    assert _scrape(host, port)[("reverie_redis_up", ())] == 0
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _worker_jobs(port: int):
+    """The worker's samples once its job is counted (None before: not up yet, or not counted)."""
+    try:
+        m = _scrape("127.0.0.1", port)
+    except OSError:
+        return None
+    return m if m.get(("reverie_worker_jobs_total", (("status", "ok"),))) else None
+
+
+def test_redis_with_auth_and_tls(tmp_path, monkeypatch):
+    """docs/scale.md's secured Redis: a password and TLS (a certificate from a CA the fleet is
+    given), for the due index, leases and the Celery broker alike, in the URL forms it documents."""
+    import shutil
+    import subprocess
+
+    from support.fleet import REDIS_SERVER
+
+    from reverie.fleet import Fleet
+    from reverie.fleet.app import TASK, make_app
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    d = tmp_path / "tls"
+    d.mkdir()
+
+    def openssl(*args: str) -> None:
+        subprocess.run(["openssl", *args], cwd=d, check=True, capture_output=True)
+
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out",
+            "ca.pem", "-days", "2", "-subj", "/CN=test-ca")  # fmt: skip
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
+            "-subj", "/CN=127.0.0.1")  # fmt: skip
+    (d / "ext.cnf").write_text("subjectAltName=IP:127.0.0.1\n")
+    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+            "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf")  # fmt: skip
+    port = _free_port()
+    server = subprocess.Popen(
+        [REDIS_SERVER, "--port", "0", "--tls-port", str(port), "--tls-cert-file", "server.pem",
+         "--tls-key-file", "server.key", "--tls-ca-cert-file", "ca.pem", "--tls-auth-clients",
+         "no", "--requirepass", "s3cret", "--save", "", "--appendonly", "no", "--dir", str(d)],
+        cwd=d, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"rediss://:s3cret@127.0.0.1:{port}/0?ssl_cert_reqs=required&ssl_ca_certs={d}/ca.pem"
+    try:
+        app = Appender(tmp_path / "root", ["ann"])
+        app.append("ann")
+        monkeypatch.setenv("REVERIE_FLEET__ROOT", str(tmp_path / "root"))
+        monkeypatch.setenv("REVERIE_FLEET__BROKER_URL", url)
+        monkeypatch.setenv("REVERIE_FLEET__DEBOUNCE_SECONDS", "0")
+        monkeypatch.setenv("REVERIE_FLEET__JITTER_SECONDS", "0")
+        fleet = Fleet(load_config())
+        wait_for(lambda: _answers(fleet), 10, "redis-server with TLS")
+        celery_app = make_app(load_config())
+        sent = fleet.dispatch_once(
+            lambda ws: celery_app.send_task(TASK, args=[ws], queue=fleet.cfg.queue)
+        )
+        assert sent == [app.name("ann")] and fleet.status().inflight == 1
+        wrong = url.replace("s3cret", "wrong")
+        monkeypatch.setenv("REVERIE_FLEET__BROKER_URL", wrong)
+        result = invoke("fleet", "status")
+        assert result.returncode == 1 and "Traceback" not in result.stderr
+        assert result.stderr.count("\n") == 1, result.stderr
+    finally:
+        server.kill()
+        server.wait()
+
+
+def _answers(fleet) -> bool:
+    import redis as redis_py
+
+    try:
+        return bool(fleet.coord.r.ping())
+    except redis_py.RedisError:
+        return False
+
+
+def test_status_watch_prints_the_backlog_as_json_lines(tmp_path, redis_server, monkeypatch):
+    """`reverie fleet status --watch --json` off a terminal: one backlog object a line, until
+    interrupted."""
+    import subprocess
+    import sys
+
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch, claim_seconds=600)
+    app = Appender(tmp_path / "root", ["ann", "bob"])
+    for user in app.acked:
+        app.append(user)
+    fleet.dispatch_once(lambda ws: None)  # two claims, alive for the test's length on any machine
+    env = fleet_env(tmp_path / "root", redis_server, REVERIE_FLEET__CLAIM_SECONDS="600")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reverie", "fleet", "status", "--watch", "--json", "--every", "0.1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        lines = [json.loads(proc.stdout.readline()) for _ in range(2)]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=20)
+    assert proc.returncode == 0
+    assert lines[-1]["in_flight"] == 2 and "runs_per_minute" in lines[-1]
+
+
+def test_a_parked_workspace_is_reported_by_the_dispatcher(
+    tmp_path, redis_server, monkeypatch, caplog
+):
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
+    app = Appender(tmp_path / "root", ["ann"])
+    app.append("ann")
+    fleet.dispatch_once(lambda ws: None)
+    fleet.coord.park("w-broken", "3 jobs died mid-run")
+    fleet.dispatch_once(lambda ws: None)
+    fleet.dispatch_once(lambda ws: None)
+    parked = [r for r in caplog.records if "parked" in r.getMessage()]
+    assert len(parked) == 1 and parked[0].levelname == "ERROR"  # once, at ERROR, where ops look
+    assert (
+        "w-broken parked: 3 jobs died mid-run (reverie fleet unpark w-broken)"
+        in parked[0].getMessage()
+    )
+
+
+def test_a_job_never_follows_a_link_to_another_scope(tmp_path, redis_server, monkeypatch):
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
+    app = Appender(tmp_path / "root", ["ann", "bob"])
+    app.append("ann")
+    bob = app.path("bob")
+    bob.rename(bob.with_name("moved"))
+    bob.symlink_to(app.path("ann"))  # bob's workspace made a link to ann's
+    monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE", "reverie/offline")
+    outcome = fleet.run_job(app.name("bob"))
+    assert outcome.status == "gone" and "symbolic link" in outcome.reason
+    assert batches_committed(app.path("ann")) == []  # nothing dreamed through the link
+    assert (
+        WorkspaceStore(app.scopes.workspace(Scope("ann")), config=app.config).pending_count() == 1
+    )

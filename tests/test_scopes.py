@@ -13,6 +13,7 @@ import pytest
 
 from reverie.cli import main
 from reverie.errors import InvalidScopeError
+from reverie.operations.forget import forget_user
 from reverie.scopes import MAX_ID_CHARS, Scope, ScopeRoot, due_hook, due_jitter, validate_id
 from reverie.store import WorkspaceStore
 from reverie.workspace import Workspace
@@ -275,7 +276,7 @@ def test_forget_user_finishes_a_deletion_a_crash_interrupted(tmp_path: Path) -> 
     trash.mkdir()
     os.rename(root.user_dir("alice"), trash / "leftover.1")
     assert not root.scopes_of("alice")  # from the rename on, alice has no memory
-    root.forget_user("bob")
+    forget_user(root, "bob")
     assert list(trash.iterdir()) == []
 
 
@@ -388,3 +389,102 @@ def test_due_jitter_is_a_fixed_spread_share_of_the_window():
     )
     assert len(set(shares)) == len(names)
     assert due_jitter(names[0], 0) == 0.0
+
+
+# -- ids: NFKC, one script (issue 35 item 7) -------------------------------------------------------------
+
+
+def test_compatibility_forms_name_one_user() -> None:
+    assert Scope("\uff41\uff4c\uff49\uff43\uff45") == Scope("alice")  # full-width ａｌｉｃｅ
+    assert validate_id("user-\ufb01sh") == "user-fish"  # the ligature ﬁ
+    assert Scope("\uff21lice") == Scope("Alice")  # case is still kept
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "\u0430lice",  # Cyrillic а
+        "\u03b1lice",  # Greek α
+        "p\u0430yp\u0430l",  # two Cyrillic а among Latin
+        "\u0438\u0432a\u043d",  # Latin a among Cyrillic
+        "\u03b1\u0431",  # Greek and Cyrillic
+        "abc\u0661\u0662123",  # Arabic-Indic and ASCII digits
+        "user:\u0430dmin",
+    ],
+)
+def test_mixed_script_ids_are_refused_in_one_line(bad: str) -> None:
+    with pytest.raises(InvalidScopeError, match="mixes") as info:
+        Scope(bad)
+    assert "\n" not in str(info.value)
+    assert main(["--root", "/nonexistent-root", "--user", bad, "status"]) == 1
+
+
+@pytest.mark.parametrize(
+    "good",
+    [
+        "\u0410\u043b\u0435\u043a\u0441\u0430\u043d\u0434\u0440",  # Александр: Cyrillic alone
+        "\u03c0\u03b1\u03cd\u03bb\u03bf\u03c2",  # παύλος: Greek alone
+        "\u5c71\u7530\u592a\u90ce\u305f\u308d\u3046",  # 山田太郎たろう: Han with Hiragana
+        "x:\u6771\u4eac\u30bf\u30ef\u30fc",  # x:東京タワー: Latin, Han, Katakana
+        "\ud64d\uae38\ub3d9123",  # 홍길동123: Hangul with digits
+        "user:\u0645\u062d\u0645\u062f",  # user:محمد: Latin with Arabic
+        "telegram:\u674e\u96f7",  # Latin with Han
+    ],
+)
+def test_single_script_ids_and_allowed_combinations_are_accepted(good: str) -> None:
+    assert Scope(good).user == good
+
+
+# -- the root's kind (issue 35 item 5) -----------------------------------------------------------------
+
+
+def test_a_root_records_its_kind_when_made_and_a_plain_root_is_refused(tmp_path: Path) -> None:
+    from reverie.errors import WorkspaceError
+    from reverie.scopes import read_root_kind, write_root_kind
+
+    root = ScopeRoot(tmp_path / "root")
+    assert read_root_kind(root.root) is None  # nothing made yet
+    root.ensure(Scope("alice"))
+    assert read_root_kind(root.root) == "scopes"
+    plain = tmp_path / "plain"
+    (plain / "users" / "alice" / "memory").mkdir(parents=True)  # a workspace that is at users/alice
+    write_root_kind(plain, "plain")
+    with pytest.raises(WorkspaceError, match="plain root"):
+        ScopeRoot(plain)
+    assert write_root_kind(plain, "scopes") == "plain"  # a recorded kind is not replaced
+    assert write_root_kind(plain, "scopes", replace=True) == "scopes"
+
+
+def test_a_root_made_before_kinds_is_migrated_once_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from reverie.scopes import ROOT_FILE, read_root_kind, root_kind
+
+    root = ScopeRoot(tmp_path / "root")
+    root.ensure(Scope("alice"))
+    (root.root / ROOT_FILE).unlink()  # as an older version left it
+    ScopeRoot(root.root)
+    assert read_root_kind(root.root) == "scopes" and "had no reverie-root.json" in caplog.text
+    caplog.clear()
+    ScopeRoot(root.root)
+    assert caplog.text == ""  # once
+    plain = tmp_path / "plain"
+    (plain / "users" / "alice" / "memory").mkdir(parents=True)
+    assert root_kind(plain) == "plain"  # a users/ folder without the layout's buckets
+    assert root_kind(tmp_path / "empty") is None
+
+
+def test_a_token_of_an_id_refused_since_is_ignored_and_the_others_still_work(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from reverie.access import TokenFile
+
+    root = ScopeRoot(tmp_path / "root")
+    tokens = TokenFile(root)
+    text, _record = tokens.issue(Scope("bob"))
+    data = json.loads(tokens.path.read_text())
+    old = {**data["tokens"][0], "id": "old", "sha256": "0" * 64, "user": "\u0430lice"}
+    data["tokens"].append(old)  # written by a version that took mixed-script ids
+    tokens.path.write_text(json.dumps(data))
+    assert TokenFile(root).lookup(text) == Scope("bob")
+    assert "a token of a refused id is ignored" in caplog.text

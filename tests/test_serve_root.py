@@ -346,3 +346,101 @@ def test_rescan_rebuilds_lost_markers(tmp_path: Path, fake: ScriptedModel) -> No
     assert load_config().serve.jitter_seconds == 0
     assert main(["--root", str(root.root), "serve", "--rescan"]) == 0
     assert sorted(root.due_names()) == sorted([Scope("a").name, Scope("b").name])
+
+
+# -- issue 35: what an operator sees --------------------------------------------------------------------
+
+
+def test_serve_root_metrics_scraped_with_the_prometheus_parser(
+    tmp_path: Path, fake: ScriptedModel
+) -> None:
+    pytest.importorskip("prometheus_client", reason="the `fleet` extra is not installed")
+    import urllib.request
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from reverie.fleet.metrics import BacklogCollector, serve_metrics
+
+    root = ScopeRoot(tmp_path / "root")
+    users = [f"u{i}" for i in range(4)]
+    _fill(root, users)
+    sched = RootScheduler(root, config=load_config(), concurrency=2)
+    host, port = serve_metrics(BacklogCollector(lambda: sched.snapshot), 0, "127.0.0.1")
+    asyncio.run(_serve_until(sched, lambda: _drained(root, users)))
+    sched.snapshot = sched.backlog()
+    text = urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=10).read().decode()
+    samples = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for f in text_string_to_metric_families(text)
+        for s in f.samples
+    }
+    assert samples[("reverie_runs_total", (("status", "ok"),))] == 4
+    assert samples[("reverie_run_failures_total", ())] == 0
+    assert samples[("reverie_model_tokens_total", ())] == sched.stats.tokens > 0
+    assert samples[("reverie_due_workspaces", ())] == 0
+    assert samples[("reverie_in_flight_runs", ())] == 0
+    assert samples[("reverie_oldest_due_age_seconds", ())] == 0
+    assert sched.snapshot.runs_per_minute > 0
+
+
+def test_a_broken_scope_backs_off_and_says_so(
+    tmp_path: Path, fake: ScriptedModel, monkeypatch: pytest.MonkeyPatch, caplog
+) -> None:
+    """Issue 35: a broken scope logged a line every busyRetrySeconds forever. Now each failure in a
+    row doubles the wait (up to backoffMaxSeconds), and the line says how many and for how long."""
+    monkeypatch.setenv("REVERIE_SERVE__BUSY_RETRY_SECONDS", "0.05")
+    monkeypatch.setenv("REVERIE_SERVE__BACKOFF_MAX_SECONDS", "0.8")
+    root = ScopeRoot(tmp_path / "root")
+    _fill(root, ["broken"])
+    ws = root.workspace(Scope("broken"))
+    (ws.root / "USER.md").write_bytes(b"\xff\xfe not UTF-8\n")  # cannot be read: the run fails
+    sched = RootScheduler(root, config=load_config(), concurrency=1)
+    started = time.monotonic()
+    asyncio.run(_serve_until(sched, lambda: time.monotonic() - started > 2.5))
+    lines = [r.getMessage() for r in caplog.records if "failure(s) in a row" in r.getMessage()]
+    waits = [float(line.rsplit("next try in ", 1)[1].rstrip("s)")) for line in lines]
+    assert 4 <= len(lines) <= 8, lines  # a fixed 0.05 s retry would have logged ~50
+    assert waits[:5] == [0.05, 0.1, 0.2, 0.4, 0.8], waits
+    assert all(w == 0.8 for w in waits[5:])
+    assert sched.snapshot.failures_per_minute > 0
+
+
+def test_serve_root_json_lines_and_a_live_line_on_a_terminal(tmp_path: Path) -> None:
+    """A real process: --json prints one backlog object a line; on a terminal a live line is
+    rewritten in place."""
+    import json
+
+    pexpect = pytest.importorskip("pexpect")
+    root = ScopeRoot(tmp_path / "root")
+    _fill(root, ["a", "b"])
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT_DIR),
+        "REVERIE_SERVE__JITTER_SECONDS": "0",
+        "REVERIE_SERVE__PROGRESS_SECONDS": "0.2",
+        "REVERIE_MEMORY__HISTORY__FSYNC": "false",
+    }
+    argv = [sys.executable, "-m", "reverie", "--root", str(root.root), "serve"]
+    proc = subprocess.Popen(
+        [*argv, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+    assert proc.stdout is not None
+    seen = []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        seen.append(json.loads(proc.stdout.readline()))
+        if seen[-1]["runs"].get("ok", 0) + seen[-1]["runs"].get("no-change", 0) >= 2:
+            break
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    last = seen[-1]
+    assert {"due", "waiting", "in_flight", "runs_per_minute", "oldest_due_seconds"} <= set(last)
+    assert last["runs_per_minute"] > 0 and last["due"] == 0
+    child = pexpect.spawn(argv[0], argv[1:], env=env, encoding="utf-8", timeout=20)
+    try:
+        child.expect(r"\r\x1b\[2Kdue \d+ · waiting \d+ · in flight \d+ · [\d.]+ runs/min")
+        child.expect(r"\r\x1b\[2Kdue")  # rewritten in place, a second later
+    finally:
+        child.kill(signal.SIGTERM)
+        child.wait()

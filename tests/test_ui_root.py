@@ -23,6 +23,7 @@ from reverie.cli import main
 from reverie.config import Config
 from reverie.dream import DreamResult
 from reverie.memory import Memory, use_memory_class
+from reverie.operations.forget import forget_user
 from reverie.scopes import Scope, ScopeRoot
 from reverie.ui import build_root_app
 from reverie.ui.root import LISTED, ScopeApps
@@ -284,7 +285,7 @@ def test_a_forgotten_user_is_404_and_stays_forgotten(root) -> None:
     with _counting(closed), _client(root) as c:
         _signed_in(c)
         assert c.get(f"/s/{ALICE.name}/memory").status_code == 200
-        ScopeRoot(root).forget_user("alice")
+        forget_user(root, "alice")
         assert c.get(f"/s/{ALICE.name}/memory").status_code == 404
         assert c.get(f"/s/{ALICE.name}/memory").status_code == 404
     assert closed == [ScopeRoot(root).path(ALICE)]

@@ -1,4 +1,4 @@
-"""``reverie fleet worker|dispatch|status|rebuild-due|mark|unpark``: Dream across machines
+"""``reverie fleet init|worker|dispatch|status|rebuild-due|mark|unpark``: Dream across machines
 (docs/scale.md).
 
 The root of the workspaces is ``--root DIR`` or the config's ``fleet.root``; Redis is
@@ -9,16 +9,20 @@ worker) and renders the result.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ._common import add_json_flag, console, emit_json
+from ..errors import CommandError
+from ._common import add_json_flag, console, emit_json, err_console
 
 if TYPE_CHECKING:
     from ..config import Config
     from ..fleet import Fleet
+    from ..fleet.coord import FleetState
+    from ..operations.serve_root import Backlog
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -37,15 +41,38 @@ def configure(p: argparse.ArgumentParser) -> None:
         "--pool", choices=["prefork", "threads", "solo"], default="prefork", help="Celery pool"
     )
     w.add_argument("--name", default=None, help="the worker's node name (default: reverie@<host>)")
+    _metrics_flag(w, "fleet.workerMetricsPort")
     w.set_defaults(func=run_worker)
+    i = fs.add_parser("init", help="record the root's kind (a root of scopes, or plain workspaces)")
+    i.add_argument("--kind", choices=["scopes", "plain"], required=True, help="the root's kind")
+    i.add_argument(
+        "--force", action="store_true", help="replace a kind already recorded (a wrong migration)"
+    )
+    i.set_defaults(func=run_init)
     d = fs.add_parser(
         "dispatch",
         help="admit due workspaces and send their jobs, every fleet.dispatchEverySeconds",
     )
     d.add_argument("--once", action="store_true", help="one tick, then exit")
+    _metrics_flag(d, "fleet.dispatchMetricsPort")
     add_json_flag(d)
     d.set_defaults(func=run_dispatch)
-    s = fs.add_parser("status", help="due, running, set-aside and parked workspaces")
+    s = fs.add_parser(
+        "status", help="backlog, rates, running, set-aside and parked workspaces; Redis vs the disk"
+    )
+    s.add_argument(
+        "--watch",
+        action="store_true",
+        help="keep showing the backlog and rates (a live line on a terminal; with --json, one "
+        "object a line) until Ctrl-C",
+    )
+    s.add_argument(
+        "--every",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="with --watch off a terminal: seconds between lines (default 10)",
+    )
     add_json_flag(s)
     s.set_defaults(func=run_status)
     r = fs.add_parser(
@@ -67,6 +94,16 @@ def configure(p: argparse.ArgumentParser) -> None:
     u = fs.add_parser("unpark", help="let a parked workspace be dispatched again")
     u.add_argument("ids", nargs="+", metavar="WS")
     u.set_defaults(func=run_unpark)
+
+
+def _metrics_flag(p: argparse.ArgumentParser, key: str) -> None:
+    p.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"serve Prometheus metrics on this port (0: any free one; default: {key})",
+    )
 
 
 def _broker_errors(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -137,7 +174,31 @@ def run_worker(args: argparse.Namespace) -> int:
     ]
     if args.concurrency:
         argv += ["-c", str(args.concurrency)]
+    if args.metrics_port is not None:
+        config.fleet.worker_metrics_port = args.metrics_port or None
+        if args.metrics_port == 0:
+            raise CommandError("a worker's --metrics-port needs a fixed port, not 0")
     make_app(config).worker_main(argv)
+    return 0
+
+
+def run_init(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..scopes import read_root_kind, write_root_kind
+
+    root = Path(_config(args).fleet.root or "")
+    if not str(root) or str(root) == ".":
+        raise CommandError("fleet init needs --root DIR or fleet.root")
+    root.mkdir(parents=True, exist_ok=True)
+    before = read_root_kind(root)
+    kind = write_root_kind(root, args.kind, replace=args.force)
+    if kind != args.kind:
+        raise CommandError(
+            f"{root} is a {kind} root already ({root / 'reverie-root.json'}); --force replaces it"
+        )
+    said = "already" if before == kind else "now"
+    console.print(f"{root} is {said} a {'root of scopes' if kind == 'scopes' else 'plain root'}")
     return 0
 
 
@@ -158,6 +219,19 @@ def run_dispatch(args: argparse.Namespace) -> int:
         sent = fleet.dispatch_once(send)
         emit_json({"sent": sent}) if args.json else console.print(f"sent {len(sent)} job(s)")
         return 0
+    port = (
+        args.metrics_port if args.metrics_port is not None else config.fleet.dispatch_metrics_port
+    )
+    if port is not None:
+        from ..fleet.metrics import FleetCollector, serve_metrics
+
+        try:
+            host, bound = serve_metrics(FleetCollector(fleet), port, config.fleet.metrics_host)
+        except OSError as exc:
+            raise CommandError(
+                f"cannot serve metrics on {config.fleet.metrics_host}:{port}: {exc.strerror or exc}"
+            ) from None
+        console.print(f"reverie fleet dispatch: metrics on http://{host}:{bound}/metrics")
     console.print(
         f"reverie fleet dispatch: {fleet.root} every {config.fleet.dispatch_every_seconds:g}s "
         "(Ctrl-C to stop)"
@@ -172,13 +246,17 @@ def run_dispatch(args: argparse.Namespace) -> int:
 
 @_broker_errors
 def run_status(args: argparse.Namespace) -> int:
-    state = _fleet(args).status()
+    from ..fleet.metrics import backlog_of
+    from ._backlog import backlog_line
+
+    fleet = _fleet(args)
+    if args.watch:
+        return _watch(args, fleet)
+    state = fleet.status()
     if args.json:
-        emit_json(state)
+        emit_json({**dataclasses.asdict(state), "backlog": dataclasses.asdict(backlog_of(state))})
         return 0
-    console.print(
-        f"due now {state.due_now}, due later or dispatched {state.waiting}, in flight {state.inflight}"
-    )
+    console.print(backlog_line(backlog_of(state)))
     for ws, left in sorted(state.running.items()):
         console.print(f"running  {ws}  (lease {left:.0f}s left)")
     for ws, n in sorted(state.set_aside.items()):
@@ -190,6 +268,54 @@ def run_status(args: argparse.Namespace) -> int:
     now = time.time()
     for ws, at in state.next_due[:5]:
         console.print(f"[dim]next  {ws}  in {max(at - now, 0):.0f}s[/]")
+    for line in _disagreements(state):
+        console.print(f"[yellow]{line}[/]")
+    return 0
+
+
+def _disagreements(state: FleetState) -> list[str]:
+    """What Redis and the disk disagree on, each with what will happen about it."""
+    out = []
+    if state.generation is None:
+        out.append(
+            "Redis holds no due index generation: it lost its data, or no dispatcher ran yet; a "
+            "running dispatcher rebuilds the index from the disk at its next tick (reverie fleet "
+            "rebuild-due does it now)"
+        )
+    if state.markers_missing:
+        out.append(
+            f"Redis and the disk disagree: {state.markers_missing} of {state.markers} workspace(s) "
+            "marked due on disk are unknown to Redis (new marks wait one dispatcher tick; more, or "
+            "for longer, means Redis lost data: the dispatcher takes every marker in within one "
+            "claim period, reverie fleet rebuild-due at once)"
+        )
+    return out
+
+
+def _watch(args: argparse.Namespace, fleet: Fleet) -> int:
+    import threading
+
+    import redis
+
+    from ..fleet.metrics import backlog_of
+    from ._backlog import watch
+
+    stop = threading.Event()
+    last: list[Backlog] = []
+
+    def source() -> Backlog:
+        try:
+            last[:] = [backlog_of(fleet.status())]
+        except redis.RedisError as exc:
+            err_console.print(f"fleet: Redis failed ({exc}); showing the last state")
+            if not last:
+                raise
+        return last[0]
+
+    try:
+        watch(source, stop, as_json=args.json, every=args.every)
+    except KeyboardInterrupt:
+        stop.set()
     return 0
 
 

@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..errors import CommandError
+from ..errors import CommandError, ReverieError
 from ._common import add_json_flag, console, emit_json
+
+if TYPE_CHECKING:
+    from ..scopes import ForgetResult
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -18,7 +24,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..operations.forget import forget_user
+    from ..operations.forget import ForgetIncomplete, forget_user
     from ..scopes import validate_id
 
     scope = getattr(args, "scope", None)
@@ -27,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
             "forget-user needs --root DIR and takes the user id as its argument, not --user"
         )
     user = validate_id(args.id)
+    outside = _fleet_hook(scope[0].root)  # before anything is deleted: a missing extra stops here
     if not args.yes:
         if not sys.stdin or not sys.stdin.isatty():
             raise CommandError(
@@ -35,7 +42,47 @@ def run(args: argparse.Namespace) -> int:
         if input(f"Delete all memory of user {user!r}? [y/N] ").strip().lower() not in ("y", "yes"):
             console.print("nothing changed")
             return 1
-    result = forget_user(scope[0], user)
+    try:
+        result = forget_user(scope[0], user, outside=outside)
+    except ForgetIncomplete as exc:
+        _report(args, exc.result, scope[0].root)
+        raise
+    _report(args, result, scope[0].root)
+    return 0
+
+
+def _fleet_hook(root: Path) -> Callable[[str], dict[str, int]] | None:
+    """The fleet's Redis clean-up when this root is the configured fleet's (``fleet.root``)."""
+    from ..config import load_config
+
+    cfg = load_config().fleet
+    if not cfg.root or Path(cfg.root).expanduser().absolute() != root:
+        return None
+    try:
+        from ..fleet.coord import Coordinator
+    except ImportError:  # pragma: no cover - the fleet package itself is always there
+        return None
+    try:
+        import redis  # noqa: F401
+    except ImportError:
+        raise CommandError(
+            f"{root} is the fleet's root (fleet.root): forget-user needs the `fleet` extra to "
+            "remove the user's entries in Redis: pip install 'reverie[fleet]'"
+        ) from None
+    import redis as redis_py
+
+    coord = Coordinator.connect(cfg.broker_url)
+
+    def outside(user_digest: str) -> dict[str, int]:
+        try:
+            return coord.forget(user_digest)
+        except redis_py.RedisError as exc:
+            raise ReverieError(f"Redis at {cfg.broker_url} failed: {exc}") from None
+
+    return outside
+
+
+def _report(args: argparse.Namespace, result: ForgetResult, root: Path) -> None:
     if args.json:
         emit_json(
             {
@@ -45,19 +92,28 @@ def run(args: argparse.Namespace) -> int:
                 "bytes": result.bytes,
                 "due_markers": result.due_markers,
                 "tokens_revoked": result.tokens,
+                "index_files": list(result.index_files),
+                "redis_entries": result.redis_entries,
                 "scopes": [{"user": s.user, "agent": s.agent} for s in result.scopes],
             }
         )
-    elif not result.found:
-        console.print(f"user {user!r} has no memory under {scope[0].root}: nothing removed")
-    else:
-        agents = [s.agent for s in result.scopes if s.agent is not None]
-        which = f"{len(result.scopes)} scope(s)" + (
-            f" (agents: {', '.join(agents)})" if agents else ""
-        )
-        console.print(
-            f"removed user {user!r}: {which}, {result.files} files ({result.bytes:,} bytes: workspaces, "
-            f"git history, sessions, search index), {result.due_markers} due marker(s), "
-            f"{result.tokens} MCP token(s)"
-        )
-    return 0
+        return
+    if not result.found and not result.redis_entries and not result.tokens:
+        console.print(f"user {result.user!r} has no memory under {root}: nothing removed")
+        return
+    agents = [s.agent for s in result.scopes if s.agent is not None]
+    which = f"{len(result.scopes)} scope(s)" + (f" (agents: {', '.join(agents)})" if agents else "")
+    lines = [
+        f"removed user {result.user!r}: {which}",
+        f"  files: {result.files} ({result.bytes:,} bytes: workspaces, git history, sessions, "
+        "search index)",
+        f"  due markers: {result.due_markers}",
+        f"  MCP tokens revoked: {result.tokens}",
+    ]
+    if result.index_files:
+        lines.append(f"  search index outside the root: {', '.join(result.index_files)}")
+    if result.redis_entries:
+        kinds = ", ".join(f"{k} {n}" for k, n in sorted(result.redis_entries.items()))
+        lines.append(f"  fleet entries in Redis: {kinds}")
+    for line in lines:
+        console.print(line)

@@ -9,11 +9,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..errors import CommandError
-from ._common import console, count, workspace_of
+from ._common import add_json_flag, console, count, workspace_of
 from ._render_dream import print_dream
 
 if TYPE_CHECKING:
     from ..dream import DreamResult
+    from ..operations.serve_root import RootScheduler
     from ..scopes import ScopeRoot
     from ..workspace import Workspace
 
@@ -31,6 +32,14 @@ def configure(p: argparse.ArgumentParser) -> None:
         help="with --root: mark every scope with pending history due, then exit (recovery after lost "
         "markers)",
     )
+    p.add_argument(
+        "--metrics-port",
+        type=count(0, 65535),
+        metavar="N",
+        help="with --root: serve Prometheus metrics on this port (0: any free one; default: "
+        "serve.metricsPort; needs the fleet extra)",
+    )
+    add_json_flag(p)
     p.set_defaults(func=run)
 
 
@@ -40,8 +49,10 @@ def run(args: argparse.Namespace) -> int:
     scope = getattr(args, "scope", None)
     if scope is not None and scope[1] is None:
         return _serve_root(args, scope[0])
-    if args.concurrency is not None or args.rescan:
-        raise CommandError("--concurrency and --rescan go with --root DIR (without --user)")
+    if args.concurrency is not None or args.rescan or args.metrics_port is not None or args.json:
+        raise CommandError(
+            "--concurrency, --rescan, --metrics-port and --json go with --root DIR (without --user)"
+        )
     from ..dream import serve
     from ..runtime import Runtime
 
@@ -61,8 +72,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _serve_root(args: argparse.Namespace, root: ScopeRoot) -> int:
     import asyncio
+    import threading
 
     from ..operations.serve_root import serve_root
+    from ._backlog import watch
 
     if args.rescan:
         from ..memory import open as open_memory
@@ -78,21 +91,75 @@ def _serve_root(args: argparse.Namespace, root: ScopeRoot) -> int:
         return 0
 
     def report(ws: Workspace, result: DreamResult) -> None:
-        if result.status not in ("ok", "no-change", "nothing-to-do"):
+        if result.status not in ("ok", "no-change", "nothing-to-do") and not args.json:
             console.print(
                 f"[dim]{datetime.now():%Y-%m-%d %H:%M:%S}[/] {ws.root}: {result.status}"
                 + (f" ({result.reason})" if result.reason else "")
             )
 
     def ready() -> None:
-        console.print(
-            f"reverie serve: Dream for every due scope under {root.root} (Ctrl-C to stop)"
-        )
+        if not args.json:
+            console.print(
+                f"reverie serve: Dream for every due scope under {root.root} (Ctrl-C to stop)"
+            )
 
-    sched = asyncio.run(
-        serve_root(root, concurrency=args.concurrency, on_result=report, ready=ready)
-    )
-    console.print(
-        f"reverie serve: stopped ({sched.stats.done} runs, {sched.stats.tokens:,} tokens)"
-    )
+    watching = threading.Event()
+    threads: list[threading.Thread] = []
+
+    def started(sched: RootScheduler) -> None:
+        _export_metrics(args, sched)
+        every = sched.settings.progress_seconds
+        thread = threading.Thread(
+            target=watch,
+            args=(lambda: sched.snapshot, watching),
+            kwargs={"as_json": args.json, "every": every},
+            name="reverie-serve-progress",
+            daemon=True,
+        )
+        thread.start()
+        threads.append(thread)
+
+    try:
+        sched = asyncio.run(
+            serve_root(
+                root,
+                concurrency=args.concurrency,
+                on_result=report,
+                ready=ready,
+                started=started,
+            )
+        )
+    finally:
+        watching.set()
+        for thread in threads:
+            thread.join(5)
+    if not args.json:
+        console.print(
+            f"reverie serve: stopped ({sched.stats.done} runs, {sched.stats.tokens:,} tokens)"
+        )
     return 0
+
+
+def _export_metrics(args: argparse.Namespace, sched: RootScheduler) -> None:
+    port = args.metrics_port if args.metrics_port is not None else sched.settings.metrics_port
+    if port is None:
+        return
+    try:
+        from ..fleet.metrics import BacklogCollector, serve_metrics
+    except ImportError as exc:  # pragma: no cover - the module itself is always there
+        raise CommandError(str(exc)) from None
+    try:
+        host, bound = serve_metrics(
+            BacklogCollector(lambda: sched.snapshot), port, sched.settings.metrics_host
+        )
+    except ImportError:
+        raise CommandError(
+            "--metrics-port needs prometheus-client (the `fleet` extra): "
+            "pip install 'reverie[fleet]'"
+        ) from None
+    except OSError as exc:
+        raise CommandError(
+            f"cannot serve metrics on {sched.settings.metrics_host}:{port}: {exc.strerror or exc}"
+        ) from None
+    if not args.json:
+        console.print(f"reverie serve: metrics on http://{host}:{bound}/metrics")

@@ -15,22 +15,34 @@ token, kept where the data is):
   between, changes one of them, so a batch is committed at most once and a stale run after a restore
   cannot reapply (no ABA), with or without an epoch.
 
-Both checks and the write itself (commit, then cursor) run inside one short critical section,
-``fence.lock``, which `bump_epoch` also takes: a bump lands either before the check (the write is
-refused) or after the cursor write. A refused write raises `FencedError` before anything is written;
-the batch stays pending for the new holder. Residual risk (documented in docs/scale.md): a holder
+- **Identity**: the workspace directory a run started in must still be the one at its path (same
+  device and inode). ``forget-user`` moves a user's directories away while holding their
+  ``fence.lock``, so a run that wakes up after it is refused, and so is one whose path now names a
+  new, empty scope; nothing here ever creates a workspace directory (`ensure_state_dir` makes
+  ``memory/.reverie`` only below a workspace that exists), so a refused run cannot bring a
+  forgotten workspace back either.
+
+Both checks and the writes themselves run inside one short critical section, ``fence.lock``, which
+`bump_epoch` also takes: a bump lands either before the check (the write is refused) or after the
+write. Every state write of a run is made there — the commit and the cursor, and also the status
+and attempt records, the set-aside log, the salience record, a staged SOUL.md change, history
+retention — so a run that may no longer write leaves no trace at all, and ``reverie status`` keeps
+telling what the run that took over did. Sections nest (an inner one is part of the outer). A
+refused write raises `FencedError` before anything is written; the batch stays pending for the new
+holder. Residual risk (documented in docs/scale.md): a holder
 that loses ``fence.lock`` itself *inside* the millisecond section, which only storage-side fencing
 (CephFS blocklisting) removes.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import FencedError
+from ..errors import FencedError, LockTimeoutError, ReverieError, WorkspaceError
 from ..fsutil import atomic_write, read_bytes_or_none
 from ..locking import Lock, lock_path
 
@@ -38,7 +50,17 @@ if TYPE_CHECKING:
     from ..gitstore import GitStore
     from ..store import WorkspaceStore
 
-__all__ = ["FencedError", "Fence", "bump_epoch", "read_epoch", "section_lock", "EPOCH_FILE"]
+__all__ = [
+    "FencedError",
+    "Fence",
+    "bump_epoch",
+    "read_epoch",
+    "section_lock",
+    "ensure_state_dir",
+    "identity",
+    "still_there",
+    "EPOCH_FILE",
+]
 
 EPOCH_FILE = "epoch"
 #: How far back the anchor is looked for: past this many commits of other kinds it counts as "none"
@@ -47,10 +69,53 @@ _ANCHOR_DEPTH = 50
 _ANCHOR_KINDS = ("dream", "restore", "revert")
 
 
-def section_lock(state_dir: Path) -> Lock:
-    """``fence.lock``: held by a run's write section, by `bump_epoch` and by ``dream_run_lock``'s holders."""
-    Path(state_dir).mkdir(parents=True, exist_ok=True)
-    return Lock(lock_path(Path(state_dir) / "fence"), timeout=30.0)
+def ensure_state_dir(state_dir: Path) -> Path:
+    """``memory/.reverie`` of a workspace that exists, created if missing; never the workspace
+    itself (`WorkspaceError` when it is gone: a removed workspace is not brought back)."""
+    state_dir = Path(state_dir)
+    if not state_dir.is_dir():
+        root = state_dir.parent.parent
+        if not root.is_dir():
+            raise WorkspaceError(f"workspace {root} does not exist (removed?)")
+        state_dir.mkdir(parents=True, exist_ok=True)
+    return state_dir
+
+
+def section_lock(state_dir: Path, timeout: float = 30.0) -> Lock:
+    """``fence.lock``: held by a run's write section, by `bump_epoch`, by ``dream_run_lock``'s
+    holders and by ``forget-user`` while it moves a user away."""
+    return Lock(lock_path(ensure_state_dir(state_dir) / "fence"), timeout=timeout)
+
+
+def identity(root: Path) -> tuple[int, int] | None:
+    """The workspace directory's ``(device, inode)``, or None when nothing is at its path."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+@contextmanager
+def still_there(root: Path, expected: tuple[int, int] | None) -> Iterator[bool]:
+    """Hold the workspace's ``fence.lock`` (when it still has one) and say whether the directory at
+    ``root`` is still the one ``expected`` names: what a job checks before it records anything
+    about the workspace elsewhere (Redis), so nothing of a forgotten workspace is written back."""
+    if expected is None or identity(root) != expected:
+        yield False
+        return
+    try:
+        lock = section_lock(Path(root) / "memory" / ".reverie")
+        lock.acquire()
+    except LockTimeoutError:
+        raise
+    except (ReverieError, OSError):  # the directory went between the check and the lock
+        yield False
+        return
+    try:
+        yield identity(root) == expected
+    finally:
+        lock.release()
 
 
 def read_epoch(state_dir: Path) -> int:
@@ -95,8 +160,11 @@ class Fence:
         self.epoch = epoch
         self.valid = valid
         self._state_dir = store.workspace.state_dir
+        self._root = store.workspace.root
+        self._identity = identity(self._root)
         self._cursor: int | None = None
         self._anchor: str | None = None
+        self._depth = 0  # sections open (they nest: an inner one is part of the outer)
 
     def begin(self) -> None:
         """Record what this run starts from (call under the run lock, after reconcile)."""
@@ -104,6 +172,8 @@ class Fence:
         self._anchor = _anchor(self.git)
 
     def _refusal(self) -> str | None:
+        if identity(self._root) != self._identity:
+            return "the workspace was removed (forget-user) or replaced during the run"
         if self.epoch is not None and (now := read_epoch(self._state_dir)) != self.epoch:
             return (
                 f"the workspace's epoch is {now}, this run's {self.epoch}: another worker took over"
@@ -119,11 +189,32 @@ class Fence:
     @contextmanager
     def section(self) -> Iterator[None]:
         """Hold ``fence.lock``, refuse a stale run (`FencedError`), let the block write, then record
-        the new cursor and anchor as this run's starting point for its next batch."""
-        with section_lock(self._state_dir):
+        the new cursor and anchor as this run's starting point for its next batch. Inside another
+        section of the same fence, just the block."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        if identity(self._root) != self._identity:  # checked before the lock: it is not re-made
+            raise FencedError(
+                "dream: write refused, nothing written: the workspace was removed (forget-user) "
+                "or replaced during the run"
+            )
+        try:
+            lock = section_lock(self._state_dir)
+        except WorkspaceError as exc:
+            raise FencedError(f"dream: write refused, nothing written: {exc}") from None
+        with lock:
             why = self._refusal()
             if why is not None:
                 raise FencedError(f"dream: write refused, nothing written: {why}")
-            yield
+            self._depth = 1
+            try:
+                yield
+            finally:
+                self._depth = 0
             if self._cursor is not None:
                 self.begin()

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..locking import Lock, lock_path
-from .fence import section_lock
+from .fence import ensure_state_dir, section_lock
 
 __all__ = ["RunLock", "dream_run_lock", "WAIT_SECONDS"]
 
@@ -21,9 +21,14 @@ __all__ = ["RunLock", "dream_run_lock", "WAIT_SECONDS"]
 WAIT_SECONDS = 30.0
 
 
-def _path(state_dir: Path) -> Path:
-    Path(state_dir).mkdir(parents=True, exist_ok=True)
-    return lock_path(Path(state_dir) / "dream")
+def _path(state_dir: Path, *, create: bool = False) -> Path:
+    """The run lock's file. A Dream run (``create`` false) never creates its workspace: one removed
+    under it (``forget-user``) stays removed; an operation that writes (``dream_run_lock``) creates
+    the workspace's state directory as its first write would."""
+    if create:
+        Path(state_dir).mkdir(parents=True, exist_ok=True)
+        return lock_path(Path(state_dir) / "dream")
+    return lock_path(ensure_state_dir(state_dir) / "dream")
 
 
 class RunLock:
@@ -55,5 +60,5 @@ def dream_run_lock(state_dir: Path, what: str, timeout: float | None = None) -> 
     that also runs Dream, call it in a worker thread."""
     timeout = WAIT_SECONDS if timeout is None else timeout
     busy = f"Dream is running; {what} waited {timeout:.0f}s. Run it again when Dream is done"
-    with Lock(_path(state_dir), timeout=timeout, busy=busy), section_lock(state_dir):
+    with Lock(_path(state_dir, create=True), timeout=timeout, busy=busy), section_lock(state_dir):
         yield

@@ -156,6 +156,10 @@ class Dream:
         ``dry_run`` computes the diff and writes nothing (no commit, cursor, attempt or status
         record).
         """
+        # A workspace never written, or removed under this run (forget-user): nothing to do, and
+        # nothing is created.
+        if not self.workspace.root.is_dir():
+            return DreamResult("nothing-to-do", model=self.model)
         lock = RunLock(self.workspace.state_dir)
         if not await lock.acquire(wait=wait):
             return DreamResult(
@@ -165,8 +169,9 @@ class Dream:
         try:
             self._ensure_repo()
             attempts = Attempts.load(self.workspace.state_dir)
-            transaction.reconcile(self.store, self.git, attempts)
             self._fence = Fence(self.store, self.git, self.epoch, self.lease_check)
+            with self._fence.section():  # a stale run does not even roll a cursor forward
+                transaction.reconcile(self.store, self.git, attempts)
             self._fence.begin()
             emit = on_progress or (lambda p: None)
             if not drain:
@@ -176,7 +181,9 @@ class Dream:
             else:
                 result = await self._drain(attempts, dry_run, emit)
             if not dry_run and result.status in ("ok", "no-change", "dead-lettered"):
-                self._retain()
+                if self.config.memory.history.retention is not None:
+                    with self._section():
+                        self._retain()
             tracked = self._archive_enabled()
             return replace(result, warnings=tuple(self._warnings), archive_tracked=tracked)
         finally:
@@ -488,7 +495,8 @@ class Dream:
                 d.last,
             )
             if not dry_run:
-                append_event(path, "done", d.first)
+                with self._section():
+                    append_event(path, "done", d.first)
         return []
 
     # -- lifecycle ----------------------------------------------------------------------------------------
@@ -544,6 +552,19 @@ class Dream:
     ) -> LifecycleOutcome:
         """Run the lifecycle step over the staged copy (it updates ``staged.current``)."""
         enabled = self._archive_enabled()
+        with nullcontext() if dry_run else self._section():  # repairs write; so does fold_hits
+            return self._lifecycle_step(staged, today, dry_run, tools, findings, facts, enabled)
+
+    def _lifecycle_step(
+        self,
+        staged: StagedFiles,
+        today: date,
+        dry_run: bool,
+        tools: MemoryTools | None,
+        findings: tuple[Finding, ...],
+        facts: list[tuple[str, str]] | None,
+        enabled: bool,
+    ) -> LifecycleOutcome:
         archives = read_archives(self.workspace, self._committed, repair=not dry_run)
         for note in archives.notes:
             self._warn(note)
@@ -579,7 +600,8 @@ class Dream:
         changed = staged.changed()
         if not changed and not life.archive:
             if not dry_run:
-                life.record.save()  # lines seen for the first time get their learned date (advisory state)
+                with self._section():
+                    life.record.save()  # lines seen for the first time get their learned date
             return DreamResult("nothing-to-do", model=self.model)
         files = {**changed, **life.archive}
         verdict = check(
@@ -624,35 +646,37 @@ class Dream:
         message = format_message(
             f"dream: lifecycle, {stats}", "\n".join(life.commit_lines()), trailers
         )
-        try:
-            sha = transaction.commit_run(
-                self.git,
-                self.store,
-                merged,
-                message,
-                trailers,
-                cursor,
-                base=disk,
-                section=self._section(),
+        with self._section():  # the commit and its records: all or nothing
+            try:
+                sha = transaction.commit_run(
+                    self.git,
+                    self.store,
+                    merged,
+                    message,
+                    trailers,
+                    cursor,
+                    base=disk,
+                    section=self._section(),
+                )
+            except MergeConflictError as exc:
+                log.warning(
+                    "dream lifecycle: a memory file changed meanwhile (%s); trying again next run",
+                    exc,
+                )
+                return DreamResult(
+                    "failed",
+                    model=self.model,
+                    reason=f"lifecycle not written, a memory file changed "
+                    f"meanwhile: {exc}; trying again next run",
+                )
+            life.record.save()
+            result = replace(
+                result,
+                commit=sha,
+                files=tuple(changes) if sha else (),
+                diff="".join(unified_diff(rel, disk[rel], text) for rel, text in merged.items()),
             )
-        except MergeConflictError as exc:
-            log.warning(
-                "dream lifecycle: a memory file changed meanwhile (%s); trying again next run", exc
-            )
-            return DreamResult(
-                "failed",
-                model=self.model,
-                reason=f"lifecycle not written, a memory file changed "
-                f"meanwhile: {exc}; trying again next run",
-            )
-        life.record.save()
-        result = replace(
-            result,
-            commit=sha,
-            files=tuple(changes) if sha else (),
-            diff="".join(unified_diff(rel, disk[rel], text) for rel, text in merged.items()),
-        )
-        self._record(result)
+            self._record(result)
         return result
 
     def _over_budget(self, staged: StagedFiles) -> bool:
@@ -719,6 +743,21 @@ class Dream:
                 raise _Failed(
                     "rejected", f"gate (after merging a concurrent edit): {verdict.reason}"
                 )
+        # The staged SOUL.md change, the commit, the cursor and every record of them: written
+        # inside one fence section, all or nothing.
+        with self._section():
+            return self._write_batch(done, files, disk, attempts, life)
+
+    def _write_batch(
+        self,
+        done: DreamResult,
+        files: dict[str, str],
+        disk: dict[str, str],
+        attempts: Attempts,
+        life: LifecycleOutcome,
+    ) -> DreamResult:
+        cfg = self.config.dream
+        assert done.first is not None and done.last is not None
         pending_soul = None
         if cfg.protect_soul and SOUL in files:
             pending_soul = files.pop(SOUL)
@@ -807,10 +846,10 @@ class Dream:
                 append_event(deadletter_path(self.workspace.memory_dir), "done", self._requeued)
             else:
                 self.store.set_dream_cursor(last)
-        if life is not None:
-            life.record.save()
-        attempts.clear()
-        self._record(result)
+            if life is not None:
+                life.record.save()
+            attempts.clear()
+            self._record(result)
         return result
 
     def _fail(
@@ -838,6 +877,12 @@ class Dream:
         )
         if dry_run:
             return result
+        with self._section():  # a stale run counts no attempt and records nothing (FencedError)
+            return self._count_failure(result, base, attempts, failure)
+
+    def _count_failure(
+        self, result: DreamResult, base: DreamResult, attempts: Attempts, failure: _Failed
+    ) -> DreamResult:
         assert base.first is not None and base.last is not None
         n = (
             attempts.fail(base.first, failure.reason)
@@ -868,6 +913,12 @@ class Dream:
         return result
 
     def _record(self, result: DreamResult, *, unavailable: bool = False) -> None:
+        """The status record, written inside the run's fence (a run that may no longer write
+        records nothing: ``reverie status`` keeps telling what the run that took over did)."""
+        with self._section():
+            self._record_unfenced(result, unavailable=unavailable)
+
+    def _record_unfenced(self, result: DreamResult, *, unavailable: bool) -> None:
         StatusRecord.load(self.workspace.state_dir).record_run(
             result.status,
             result.first,

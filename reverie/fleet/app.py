@@ -65,10 +65,76 @@ def make_app(config: Config | None = None) -> Celery:
 
     @app.task(name=TASK)  # type: ignore[untyped-decorator]
     def dream(ws: str) -> dict[str, Any]:
+        from .metrics import record_job
+
         outcome = _process_fleet(config).run_job(ws)
         log.info(
             "fleet: %s %s%s", ws, outcome.status, f": {outcome.reason}" if outcome.reason else ""
         )
+        record_job(outcome)
         return outcome.to_json()
 
+    if fc.worker_metrics_port is not None:
+        from celery import signals
+
+        def start_exporter(**_: object) -> None:
+            from .metrics import start_worker_exporter
+
+            host, port = start_worker_exporter(fc.worker_metrics_port or 0, fc.metrics_host)
+            log.warning("fleet worker: metrics on http://%s:%d/metrics", host, port)
+
+        signals.worker_init.connect(start_exporter, weak=False)
+    quiet_broker_tracebacks()
     return app
+
+
+class _OneLine(logging.Filter):
+    """Celery logs a lost or refused broker connection with its traceback; this keeps the message
+    (which says what Celery will do: reconnect, and when) on one line, with the error's text."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            if _is_broker_error(exc):
+                text = " ".join(str(exc).split()) or type(exc).__name__
+                record.msg = f"{record.getMessage()} ({type(exc).__name__}: {text})"
+                record.args = None
+                record.exc_info = None
+                record.exc_text = None
+        return True
+
+
+def _is_broker_error(exc: BaseException) -> bool:
+    import kombu.exceptions
+    import redis
+
+    return isinstance(exc, (redis.RedisError, kombu.exceptions.OperationalError, ConnectionError))
+
+
+class _NoNotice(logging.Filter):
+    """Celery 5's notice that a future default will cancel late-acked jobs on a lost connection
+    (a dozen lines at every lost connection, through ``py.warnings``): this app sets
+    ``worker_cancel_long_running_tasks_on_connection_loss`` itself, on purpose (the lease decides)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "worker_cancel_long_running_tasks_on_connection_loss" not in record.getMessage()
+
+
+_FILTER = _OneLine()
+_NOTICE = _NoNotice()
+
+
+def quiet_broker_tracebacks() -> None:
+    """Install `_OneLine` and `_NoNotice` on the handlers Celery's logging ends in (every logger's
+    records pass them: Celery's consumer, kombu's timer and transport, the warnings), once Celery
+    has set its logging up, and on the root logger's handlers now (idempotent)."""
+    from celery import signals
+
+    def install(logger: logging.Logger | None = None, **_: object) -> None:
+        for handler in (logger or logging.getLogger()).handlers:
+            for f in (_FILTER, _NOTICE):
+                if f not in handler.filters:
+                    handler.addFilter(f)
+
+    signals.after_setup_logger.connect(install, weak=False)
+    install()

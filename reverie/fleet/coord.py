@@ -1,61 +1,104 @@
-"""The fleet's coordination state in Redis: the due index, workspace leases, the admission budget,
-crash counts.
+"""The fleet's coordination state in Redis: the due index, claims, workspace leases, the admission
+budget, crash and failure counts, run rates, and the generation that tells a Redis which lost its
+data. This docstring is the spec of the keys (prefix ``reverie:``); each score has one meaning:
 
-Keys (prefix ``reverie:``), each a small structure Celery lacks:
+- ``due`` (sorted set): workspace id → **when its Dream is due** (unix seconds). Only `make_due`
+  adds to it (the one verb for "make due": append markers ingested, a job that left work, a fenced
+  job, a failure's back-off, ``unpark``, ``rebuild-due``), never over a parked workspace and never
+  moving an entry (``NX``: the first due time stands until the workspace is dispatched).
+- ``claims`` (sorted set): workspace id → **when its claim ends** (unix seconds). `claim` moves
+  due workspaces from ``due`` to ``claims`` atomically (a workspace still claimed stays in ``due``
+  for after its job); the job's lease renews the claim; a claim nobody renewed lapses, and the
+  next `claim` moves it back into ``due`` (a dead worker's job is sent again after
+  ``claimSeconds``). ``claims`` is what is in flight, counted against ``maxInflight``.
+- ``lease:<id>`` (string, ``SET NX PX``): the job holding the workspace. Acquired, renewed and
+  released by scripts that compare the holder's token and move the claim in the same step: only
+  the holder renews or releases its lease and its claim (redis-py's ``Lock`` has the same token
+  scripts, for one key; here each step must also move the claim, atomically, or a release would
+  drop a new holder's claim). Efficiency and liveness only: safety is the workspace's fence
+  (``reverie.dream.fence``).
+- ``parked`` (sorted set): workspace id → when it was parked, with its reason in ``parked-why``
+  (hash); ``crashes`` (hash): job starts that never finished; ``failures`` (hash): failed runs in
+  a row (the back-off); ``set-aside`` (hash): batches set aside, as the last run reported.
+- ``budget`` (hash): a token bucket refilled at ``tokensPerMinute``; ``stats`` (hash): runs (and
+  ``runs:<status>``), failures and model tokens since the fleet began; ``rate:<t>`` (hash, expires):
+  the same counts per 10-second window, for the rates `state` shows.
+- ``generation`` (string): a random token a dispatcher writes once it has built the due index from
+  the disk. A Redis that lost its data (restarted without persistence, flushed, failed over to an
+  empty replica) has none, or another one: the dispatcher notices and rebuilds on its own.
 
-- ``due`` (sorted set): workspace id → when its Dream is due (unix seconds). A dispatched workspace
-  stays in it, its score pushed to ``now + claimSeconds`` (its *claim*) and renewed by the job's
-  heartbeat; a dead job's claim lapses and the dispatcher sends the workspace again. The index is
-  rebuildable from the workspaces (`Fleet`'s ``rebuild_due``): losing it delays Dream, never skips
-  it.
-- ``lease:<id>`` (string, ``SET NX PX``): the job holding the workspace; renewed and released only
-  by its holder (compare-and-set scripts). Efficiency and liveness only: safety is the workspace's
-  fence (``reverie.dream.fence``).
-- ``inflight`` (sorted set): workspace id → expiry of its dispatch claim or lease; counted against
-  ``maxInflight``.
-- ``budget`` (hash): a token bucket refilled at ``tokensPerMinute`` and debited by each run's usage;
-  ``stats`` (hash): runs and tokens, for the tokens-per-run estimate.
-- ``crashes`` (hash): jobs of a workspace that started and never finished; at ``crashParkAfter`` it
-  is moved from ``due`` to ``parked`` (sorted set, time parked) with its reason in ``parked-why``.
-  ``failures`` (hash): failed runs in a row, for the backoff. ``set-aside`` (hash): batches set
-  aside per workspace, as the last run reported.
+Everything here is rebuildable from the workspaces (the due markers, the cursors): losing it delays
+Dream, never skips it.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     import redis
 
-__all__ = ["Coordinator", "redis_url", "FleetState"]
+__all__ = ["Coordinator", "redis_url", "FleetState", "FAILED"]
 
 _P = "reverie:"
+_RATE_BUCKET = 10  # seconds per rate window
+_RATE_WINDOWS = 6  # windows the rates are taken over (the last minute)
+#: Statuses counted as failures (a run that wrote nothing it meant to, or no run at all).
+FAILED = frozenset({"failed", "rejected", "error"})
 
-# Claim up to ARGV[2] members due by ARGV[1]; push each to ARGV[3] (the claim's end) in due and
-# inflight.
-_CLAIM = """
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
-for _, id in ipairs(ids) do
-  redis.call('ZADD', KEYS[1], 'XX', ARGV[3], id)
-  redis.call('ZADD', KEYS[2], ARGV[3], id)
+# ARGV: ws1, at1, ws2, at2, ...; a parked workspace is left out. Returns how many were added.
+_MAKE_DUE = """
+local added = 0
+for i = 1, #ARGV, 2 do
+  if not redis.call('ZSCORE', KEYS[2], ARGV[i]) then
+    added = added + redis.call('ZADD', KEYS[1], 'NX', ARGV[i + 1], ARGV[i])
+  end
 end
-return ids
+return added
 """
-# Renew a lease held by ARGV[1] for ARGV[2] ms; keep the claim (due, XX) and the inflight entry
-# alive to ARGV[3].
+# Lapsed claims go back to due; then up to ARGV[2] due members (score <= ARGV[1]) not claimed move
+# from due to claims with score ARGV[3] (the claim's end). A claimed member stays in due.
+_CLAIM = """
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])) do
+  redis.call('ZREM', KEYS[2], id)
+  redis.call('ZADD', KEYS[1], 'NX', ARGV[1], id)
+end
+local out, skipped, limit = {}, 0, tonumber(ARGV[2])
+while #out < limit do
+  local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', skipped, limit - #out)
+  if #ids == 0 then break end
+  for _, id in ipairs(ids) do
+    if redis.call('ZSCORE', KEYS[2], id) then
+      skipped = skipped + 1
+    else
+      redis.call('ZREM', KEYS[1], id)
+      redis.call('ZADD', KEYS[2], ARGV[3], id)
+      table.insert(out, id)
+    end
+  end
+end
+return out
+"""
+# KEYS: lease, claims. ARGV: token, lease ms, claim end, ws.
+_ACQUIRE = """
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[2], 'GT', ARGV[3], ARGV[4])
+return 1
+"""
 _RENEW = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('ZADD', KEYS[2], 'XX', 'GT', ARGV[3], ARGV[4])
-redis.call('ZADD', KEYS[3], ARGV[3], ARGV[4])
+redis.call('ZADD', KEYS[2], 'GT', ARGV[3], ARGV[4])
 return 1
 """
+# KEYS: lease, claims. ARGV: token, ws. Only the holder releases, and only then its claim.
 _RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[2])
 return 1
 """
@@ -74,16 +117,31 @@ return tostring(t)
 
 
 def redis_url(broker_url: str) -> str:
-    """redis-py's URL for a kombu broker URL (``redis+socket:///p`` is kombu's spelling of ``unix:///p``)."""
+    """redis-py's URL for a kombu broker URL (``redis+socket:///p`` is kombu's spelling of
+    ``unix:///p``; a password before it, ``redis+socket://:pw@/p``, is kept)."""
     if broker_url.startswith("redis+socket://"):
-        return "unix://" + broker_url[len("redis+socket://") :]
+        rest = broker_url[len("redis+socket://") :]
+        auth, at, path = rest.rpartition("@")
+        return f"unix://{auth}@{path}" if at else "unix://" + rest
     return broker_url
+
+
+def _lease_args(
+    ws: str, token: str, lease_seconds: float, claim_seconds: float
+) -> list[str | int | float]:
+    """The lease scripts' arguments: token, lease in ms, the claim's end (as long as the lease), ws."""
+    return [token, int(lease_seconds * 1000), time.time() + max(claim_seconds, lease_seconds), ws]
 
 
 @dataclass(frozen=True)
 class FleetState:
     """What ``reverie fleet status`` shows. ``due_now``: due and not dispatched; ``waiting``: due
-    later; ``running``: live leases (workspace → seconds left)."""
+    later (debounce, back-off); ``inflight``: claims alive (dispatched or running); ``running``:
+    live leases (workspace → seconds left); ``oldest_due_seconds``: how long the longest-waiting
+    due workspace has been due; rates per minute over the last minute; ``generation``: the due
+    index's generation (None: Redis has none, it lost its data or no dispatcher ran yet).
+    ``markers``/``markers_missing``: under a scope root, the due markers on disk and how many of
+    them Redis does not know (None elsewhere)."""
 
     due_now: int
     waiting: int
@@ -93,14 +151,34 @@ class FleetState:
     set_aside: dict[str, int]
     tokens: float | None
     next_due: list[tuple[str, float]]
+    oldest_due_seconds: float = 0.0
+    runs_per_minute: float = 0.0
+    failures_per_minute: float = 0.0
+    tokens_per_minute: float = 0.0
+    totals: dict[str, int] = field(default_factory=dict)
+    generation: str | None = None
+    markers: int | None = None
+    markers_missing: int | None = None
+
+    @property
+    def set_aside_batches(self) -> int:
+        return sum(self.set_aside.values())
 
 
 class Coordinator:
-    """The Redis side of the fleet, one client per process (redis-py pools connections and is thread-safe)."""
+    """The Redis side of the fleet, one client per process (redis-py pools connections and is
+    thread-safe). The client retries a dropped connection or a timeout itself, with exponential
+    back-off (redis-py's ``Retry``), before an error reaches the caller."""
+
+    #: redis-py's own retry of a connection error or timeout: this many times, backing off
+    #: exponentially from 0.1 s up to 2 s (about 4 s in all).
+    RETRIES = 3
 
     def __init__(self, client: redis.Redis) -> None:
         self.r = client
+        self._make_due = client.register_script(_MAKE_DUE)
         self._claim = client.register_script(_CLAIM)
+        self._acquire = client.register_script(_ACQUIRE)
         self._renew = client.register_script(_RENEW)
         self._release = client.register_script(_RELEASE)
         self._bucket = client.register_script(_BUCKET)
@@ -108,6 +186,8 @@ class Coordinator:
     @classmethod
     def connect(cls, broker_url: str, *, timeout: float = 5.0) -> Coordinator:
         import redis
+        from redis.backoff import ExponentialBackoff
+        from redis.retry import Retry
 
         return cls(
             redis.Redis.from_url(
@@ -115,35 +195,33 @@ class Coordinator:
                 socket_timeout=timeout,
                 socket_connect_timeout=timeout,
                 decode_responses=True,
+                retry=Retry(ExponentialBackoff(cap=2.0, base=0.1), cls.RETRIES),
+                retry_on_error=[redis.ConnectionError, redis.TimeoutError],
             )
         )
 
     # -- due index ----------------------------------------------------------------------------------------
-    def mark(self, ws: str, due_at: float) -> bool:
-        """Make ``ws`` due at ``due_at`` unless it is due (or claimed) already; parked workspaces stay parked."""
-        if self.r.zscore(_P + "parked", ws) is not None:
-            return False
-        return bool(self.r.zadd(_P + "due", {ws: due_at}, nx=True))
-
-    def mark_many(self, due: dict[str, float]) -> int:
-        """Bulk `mark` (rebuild-due): returns how many were added."""
-        parked = set(self.r.zrange(_P + "parked", 0, -1))
-        due = {k: v for k, v in due.items() if k not in parked}
-        return int(cast(int, self.r.zadd(_P + "due", due, nx=True))) if due else 0
-
-    def set_due(self, ws: str, due_at: float) -> None:
-        """Re-mark ``ws`` due at ``due_at`` whatever its score (the end of a job that left work)."""
-        self.r.zadd(_P + "due", {ws: due_at})
+    def make_due(self, due: Mapping[str, float]) -> int:
+        """The one verb that makes workspaces due: each at its time, unless it is due already (its
+        time stands) or parked. Returns how many were added."""
+        items = list(due.items())
+        added = 0
+        for i in range(0, len(items), 1000):
+            args = [v for ws, at in items[i : i + 1000] for v in (ws, at)]
+            added += int(self._make_due(keys=[_P + "due", _P + "parked"], args=args))
+        return added
 
     def unmark(self, ws: str) -> None:
+        """Take ``ws`` out of the due index (a job that finished; it re-checks pending after)."""
         self.r.zrem(_P + "due", ws)
 
     def claim(self, limit: int, claim_seconds: float, now: float | None = None) -> list[str]:
-        """Atomically take up to ``limit`` due workspaces, pushing their score to the end of their claim."""
+        """Atomically take up to ``limit`` due, unclaimed workspaces into ``claims`` until
+        ``now + claim_seconds`` (lapsed claims first go back to due)."""
         if limit <= 0:
             return []
         now = time.time() if now is None else now
-        keys = [_P + "due", _P + "inflight"]
+        keys = [_P + "due", _P + "claims"]
         return cast(list[str], self._claim(keys=keys, args=[now, limit, now + claim_seconds]))
 
     def due(self) -> dict[str, float]:
@@ -151,38 +229,38 @@ class Coordinator:
             cast(list[tuple[str, float]], self.r.zrange(_P + "due", 0, -1, withscores=True))
         )
 
-    # -- leases -------------------------------------------------------------------------------------------
-    def acquire(self, ws: str, token: str, lease_seconds: float) -> bool:
-        ok = bool(self.r.set(_P + "lease:" + ws, token, nx=True, px=int(lease_seconds * 1000)))
-        if ok:
-            self.r.zadd(_P + "inflight", {ws: time.time() + lease_seconds})
-        return ok
+    def known(self) -> set[str]:
+        """Every workspace Redis knows to be due, claimed or parked."""
+        pipe = self.r.pipeline(transaction=False)
+        for key in ("due", "claims", "parked"):
+            pipe.zrange(_P + key, 0, -1)
+        return {ws for members in pipe.execute() for ws in members}
+
+    # -- leases and claims ----------------------------------------------------------------------------------
+    def acquire(self, ws: str, token: str, lease_seconds: float, claim_seconds: float) -> bool:
+        """Take the workspace's lease (and claim it, for as long as the lease runs) unless another
+        job holds it."""
+        args = _lease_args(ws, token, lease_seconds, claim_seconds)
+        return bool(self._acquire(keys=[_P + "lease:" + ws, _P + "claims"], args=args))
 
     def renew(self, ws: str, token: str, lease_seconds: float, claim_seconds: float) -> bool:
-        """Extend the lease (only its holder can) and the workspace's claim; False when the lease is not ours."""
-        now = time.time()
-        keys = [_P + "lease:" + ws, _P + "due", _P + "inflight"]
-        args: list[str | int | float] = [
-            token,
-            int(lease_seconds * 1000),
-            now + max(claim_seconds, lease_seconds),
-            ws,
-        ]
-        return bool(self._renew(keys=keys, args=args))
+        """Extend the lease and the claim (only the lease's holder can); False when it is not ours."""
+        args = _lease_args(ws, token, lease_seconds, claim_seconds)
+        return bool(self._renew(keys=[_P + "lease:" + ws, _P + "claims"], args=args))
 
-    def release(self, ws: str, token: str) -> None:
-        self._release(keys=[_P + "lease:" + ws, _P + "inflight"], args=[token, ws])
+    def release(self, ws: str, token: str) -> bool:
+        """Release the lease and the claim if the lease is ours; False (nothing touched) otherwise."""
+        return bool(self._release(keys=[_P + "lease:" + ws, _P + "claims"], args=[token, ws]))
 
     def holder(self, ws: str) -> str | None:
         return cast("str | None", self.r.get(_P + "lease:" + ws))
 
     def inflight(self, now: float | None = None) -> int:
-        """Jobs dispatched or running whose claim or lease has not lapsed (expired entries are dropped)."""
+        """Claims alive: jobs dispatched or running whose claim has not lapsed."""
         now = time.time() if now is None else now
-        self.r.zremrangebyscore(_P + "inflight", "-inf", now)
-        return int(self.r.zcard(_P + "inflight"))
+        return int(self.r.zcount(_P + "claims", f"({now}", "+inf"))
 
-    # -- budget -------------------------------------------------------------------------------------------
+    # -- budget, counters, rates ----------------------------------------------------------------------------
     def tokens(self, per_minute: int, debit: float = 0.0) -> float:
         """The token bucket's level after refilling (and debiting ``debit``)."""
         return float(
@@ -191,10 +269,18 @@ class Coordinator:
             )
         )
 
-    def record_usage(self, tokens: int, per_minute: int | None) -> None:
-        pipe = self.r.pipeline()
-        pipe.hincrby(_P + "stats", "runs", 1)
-        pipe.hincrby(_P + "stats", "tokens", tokens)
+    def record_run(self, status: str, tokens: int, per_minute: int | None) -> None:
+        """Count a finished run (by status, a failure, its model tokens) in the fleet's totals and
+        in this 10-second window's rates; debit the token bucket."""
+        window = _P + f"rate:{int(time.time() // _RATE_BUCKET)}"
+        pipe = self.r.pipeline(transaction=False)
+        for key in (_P + "stats", window):
+            pipe.hincrby(key, "runs", 1)
+            pipe.hincrby(key, "tokens", tokens)
+            if status in FAILED:
+                pipe.hincrby(key, "failures", 1)
+        pipe.hincrby(_P + "stats", f"runs:{status}", 1)
+        pipe.expire(window, _RATE_BUCKET * (_RATE_WINDOWS + 2))
         pipe.execute()
         if per_minute is not None and tokens:
             self.tokens(per_minute, debit=tokens)
@@ -207,6 +293,26 @@ class Coordinator:
             else float(default)
         )
 
+    def totals(self) -> dict[str, int]:
+        """The fleet's counters since it began: ``runs``, ``runs:<status>``, ``failures``, ``tokens``."""
+        return {k: int(v) for k, v in cast(dict[str, str], self.r.hgetall(_P + "stats")).items()}
+
+    def rates(self, now: float | None = None) -> tuple[float, float, float]:
+        """Runs, failures and model tokens per minute over about the last minute."""
+        now = time.time() if now is None else now
+        current = int(now // _RATE_BUCKET)
+        first = current - _RATE_WINDOWS + 1
+        pipe = self.r.pipeline(transaction=False)
+        for b in range(first, current + 1):
+            pipe.hmget(_P + f"rate:{b}", ["runs", "failures", "tokens"])
+        sums = [0, 0, 0]
+        for row in pipe.execute():
+            for i, v in enumerate(row):
+                sums[i] += int(v or 0)
+        span = max(now - first * _RATE_BUCKET, 1.0)
+        runs, failures, tokens = (s * 60.0 / span for s in sums)
+        return runs, failures, tokens
+
     # -- crashes, failures, parking -----------------------------------------------------------------------
     def started(self, ws: str) -> int:
         """Count a job start; returns the number of earlier starts that never finished."""
@@ -216,12 +322,21 @@ class Coordinator:
         self.r.hdel(_P + "crashes", ws)
 
     def park(self, ws: str, reason: str) -> None:
-        pipe = self.r.pipeline()
+        pipe = self.r.pipeline()  # MULTI: all or nothing
         pipe.zrem(_P + "due", ws)
+        pipe.zrem(_P + "claims", ws)
         pipe.zadd(_P + "parked", {ws: time.time()})
         pipe.hset(_P + "parked-why", ws, reason)
         pipe.hdel(_P + "crashes", ws)
         pipe.execute()
+
+    def parked(self) -> dict[str, str]:
+        """Parked workspaces with their reasons."""
+        raw_why = cast(dict[str, str], self.r.hgetall(_P + "parked-why"))
+        return {
+            ws: raw_why.get(ws, "")
+            for ws in cast(Sequence[str], self.r.zrange(_P + "parked", 0, -1))
+        }
 
     def unpark(self, ws: str) -> bool:
         pipe = self.r.pipeline()
@@ -243,6 +358,35 @@ class Coordinator:
         else:
             self.r.hdel(_P + "set-aside", ws)
 
+    # -- forgetting -----------------------------------------------------------------------------------------
+    def forget(self, prefix: str) -> dict[str, int]:
+        """Remove every entry of the workspaces whose id starts with ``prefix`` (a user's digest: all
+        the user's scopes): due, claims, parked, leases, crashes, failures, set aside, parked-why.
+        Returns how many entries went, by key."""
+        removed: dict[str, int] = {}
+        match = prefix + "*"
+        for key in ("due", "claims", "parked"):
+            members = [m for m, _ in self.r.zscan_iter(_P + key, match=match)]
+            if members:
+                removed[key] = int(self.r.zrem(_P + key, *members))
+        for key in ("crashes", "failures", "set-aside", "parked-why"):
+            fields = [f for f, _ in self.r.hscan_iter(_P + key, match=match)]
+            if fields:
+                removed[key] = int(self.r.hdel(_P + key, *fields))
+        leases = list(self.r.scan_iter(match=_P + "lease:" + match, count=1000))
+        if leases:
+            removed["lease"] = int(self.r.delete(*leases))
+        return removed
+
+    # -- generation -----------------------------------------------------------------------------------------
+    def generation(self) -> str | None:
+        return cast("str | None", self.r.get(_P + "generation"))
+
+    def set_generation(self) -> str:
+        """Record a new generation unless one is there (another dispatcher's); returns the one kept."""
+        self.r.set(_P + "generation", uuid.uuid4().hex, nx=True)
+        return cast(str, self.r.get(_P + "generation"))
+
     # -- status -------------------------------------------------------------------------------------------
     def state(self, tokens_per_minute: int | None, show: int = 10) -> FleetState:
         now = time.time()
@@ -255,17 +399,15 @@ class Coordinator:
             for key, ttl in zip(keys, pipe.execute(), strict=True)
             if ttl > 0
         }
-        raw_why = cast(dict[str, str], self.r.hgetall(_P + "parked-why"))
-        parked = {
-            ws: raw_why.get(ws, "")
-            for ws in cast(Sequence[str], self.r.zrange(_P + "parked", 0, -1))
-        }
+        parked = self.parked()
         aside = {
             k: int(v) for k, v in cast(dict[str, Any], self.r.hgetall(_P + "set-aside")).items()
         }
         head = cast(
             list[tuple[str, float]], self.r.zrange(_P + "due", 0, show - 1, withscores=True)
         )
+        oldest = now - head[0][1] if head and head[0][1] <= now else 0.0
+        runs, failures, tokens = self.rates(now)
         return FleetState(
             due_now=int(self.r.zcount(_P + "due", "-inf", now)),
             waiting=int(self.r.zcount(_P + "due", f"({now}", "+inf")),
@@ -275,4 +417,10 @@ class Coordinator:
             set_aside=aside,
             tokens=self.tokens(tokens_per_minute) if tokens_per_minute else None,
             next_due=[(ws, score) for ws, score in head],
+            oldest_due_seconds=oldest,
+            runs_per_minute=runs,
+            failures_per_minute=failures,
+            tokens_per_minute=tokens,
+            totals=self.totals(),
+            generation=self.generation(),
         )

@@ -1,11 +1,21 @@
-"""``Fleet``: the library behind ``reverie fleet`` — mark, dispatch, rebuild, status — over one
+"""``Fleet``: the library behind ``reverie fleet`` — mark, dispatch, heal, rebuild, status — over one
 fleet root.
 
-A chat or API node marks a workspace after a durable history append (`Fleet.mark_dirty`); the
-dispatcher (`Fleet.dispatch_once`, ticked by ``reverie fleet dispatch``) admits due workspaces
-against ``maxInflight`` and the token budget and sends one Celery job per workspace; workers run
-`reverie.fleet.job.run_dream_job`. `Fleet.rebuild_due` re-derives the due index from the workspaces
-themselves (their cursors say what is pending), so losing Redis delays Dream but skips nothing.
+A chat or API node appends history; in a root of scopes the append leaves a due marker on the
+shared disk, in a plain root the node calls `Fleet.mark_dirty`. The dispatcher (`Fleet.dispatch_once`,
+ticked by ``reverie fleet dispatch``) ingests new markers, admits due workspaces against
+``maxInflight`` and the token budget and sends one Celery job per workspace; workers run
+`reverie.fleet.job.run_dream_job`.
+
+**Redis loss heals itself.** Each tick the dispatcher reads the due index's generation
+(``reverie.fleet.coord``): a Redis that lost its data has none (or another dispatcher's new one),
+and the dispatcher rebuilds the index on its own — from the due markers in a root of scopes (one
+listing of the due buckets), from a scan of the workspaces in a plain root — then writes a new
+generation. Every ``claimSeconds`` it also lists every due bucket in full, not only the changed
+ones, so a mark lost any other way (Redis's last second of writes before a crash, a bucket whose
+change a network file system's attribute cache hid) is back within one claim period. `Fleet.status`
+compares Redis with the markers on disk and says when they disagree. `Fleet.rebuild_due` (``reverie
+fleet rebuild-due``) is the slow repair: it scans every workspace's cursors.
 """
 
 from __future__ import annotations
@@ -15,14 +25,14 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..config import Config, FleetConfig
 from ..errors import ConfigError, ReverieError
-from ..scopes import ScopeRoot, due_jitter
+from ..scopes import RootKind, ScopeRoot, due_jitter, root_kind
 from .coord import Coordinator, FleetState
-from .job import JobOutcome, is_scope_root, pending, run_dream_job, workspace_ids, workspace_path
+from .job import JobOutcome, pending, run_dream_job, workspace_ids, workspace_path
 
 __all__ = ["Fleet", "RebuildReport"]
 
@@ -31,12 +41,14 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class RebuildReport:
-    """``scanned`` workspaces; ``pending``: those with history Dream has not consumed; ``added``: newly due."""
+    """``scanned`` workspaces; ``pending``: those with history Dream has not consumed; ``added``:
+    newly due; ``markers``: due markers read (a root of scopes)."""
 
     scanned: int
     pending: int
     added: int
     unreadable: int
+    markers: int = 0
 
 
 class Fleet:
@@ -52,14 +64,36 @@ class Fleet:
             )
         self.root = Path(self.cfg.root)
         self.coord = coord if coord is not None else Coordinator.connect(self.cfg.broker_url)
+        self._kind: RootKind | None = None
         self._scopes: ScopeRoot | None = None
         self._seen: dict[str, int] = {}  # due-marker buckets already ingested, by directory mtime
+        self._next_full = 0.0  # monotonic time of the next listing of every due bucket
+        self._generation: str | None = None  # the due index's generation this process built on
+        self._parked: set[str] | None = None  # parked workspaces already reported
+        #: Times this process found Redis had lost its data and rebuilt the due index.
+        self.rebuilds = 0
+
+    # -- the root -----------------------------------------------------------------------------------------
+    @property
+    def kind(self) -> RootKind | None:
+        """The root's recorded kind (``reverie.scopes.root_kind``); None until the root is made."""
+        if self._kind is None:
+            self._kind = root_kind(self.root)
+        return self._kind
+
+    def need_kind(self) -> RootKind:
+        kind = self.kind
+        if kind is None:
+            raise ConfigError(
+                f"fleet: {self.root} is not a fleet root yet (no workspace in it, no "
+                f"reverie-root.json): reverie fleet --root {self.root} init --kind scopes|plain"
+            )
+        return kind
 
     @property
     def scopes(self) -> ScopeRoot | None:
-        """The root's scopes, when it is laid out by ``reverie.scopes`` (checked until it is: a new
-        fleet's root gets its first scope later)."""
-        if self._scopes is None and is_scope_root(self.root):
+        """The root's scopes, when it is a root of scopes."""
+        if self._scopes is None and self.kind == "scopes":
             self._scopes = ScopeRoot(self.root)
         return self._scopes
 
@@ -68,17 +102,20 @@ class Fleet:
         """A fixed per-workspace delay in ``[0, jitterSeconds)``: a mass event spreads over the window."""
         return due_jitter(ws, self.cfg.jitter_seconds)
 
+    def due_at(self, ws: str, now: float) -> float:
+        return now + self.cfg.debounce_seconds + self.jitter(ws)
+
     def mark_dirty(self, ws: str, now: float | None = None) -> bool:
         """Call after a durable history append to ``ws``: it becomes due after the debounce and its
         jitter (an earlier due time, or a claim, is kept). Returns whether it was newly marked."""
-        workspace_path(self.root, ws)  # validates the id
+        workspace_path(self.root, ws, self.need_kind())  # validates the id
         now = time.time() if now is None else now
-        return self.coord.mark(ws, now + self.cfg.debounce_seconds + self.jitter(ws))
+        return self.coord.make_due({ws: self.due_at(ws, now)}) > 0
 
     # -- dispatch -----------------------------------------------------------------------------------------
     def admission(self) -> int:
-        """How many jobs the dispatcher may send now: ``maxInflight`` minus live claims and leases,
-        and no more than the token bucket holds runs for (by the fleet's average tokens per run)."""
+        """How many jobs the dispatcher may send now: ``maxInflight`` minus live claims, and no more
+        than the token bucket holds runs for (by the fleet's average tokens per run)."""
         n = self.cfg.max_inflight - self.coord.inflight()
         if self.cfg.tokens_per_minute is not None:
             tokens = self.coord.tokens(self.cfg.tokens_per_minute)
@@ -88,48 +125,96 @@ class Fleet:
         return max(n, 0)
 
     def ingest_markers(self, *, full: bool = False, now: float | None = None) -> int:
-        """Under a scope root, copy the due markers that appends left on the shared file system
-        (``reverie.scopes``) into the due index; only buckets changed since the last call are listed
-        unless ``full``. Returns how many workspaces became due."""
+        """In a root of scopes, copy the due markers that appends left on the shared file system
+        into the due index; only buckets changed since the last call are listed unless ``full``.
+        Returns how many workspaces became due."""
         scopes = self.scopes
         if scopes is None:
             return 0
         if full:
             self._seen.clear()
         now = time.time() if now is None else now
-        added = 0
-        for _bucket, names in scopes.due_buckets(self._seen):
-            if names:
-                added += self.coord.mark_many(
-                    {n: now + self.cfg.debounce_seconds + self.jitter(n) for n in names}
+        due = {
+            n: self.due_at(n, now)
+            for _bucket, names in scopes.due_buckets(self._seen)
+            for n in names
+        }
+        return self.coord.make_due(due) if due else 0
+
+    def heal(self) -> bool:
+        """Notice a Redis that lost its data (its generation is gone or another) and rebuild the due
+        index from the disk; returns whether it rebuilt. Called by every dispatch tick."""
+        generation = self.coord.generation()
+        if generation is not None and generation == self._generation:
+            return False
+        rebuilt = False
+        if generation is None:
+            if self._generation is not None:
+                self.rebuilds += 1
+                log.error(
+                    "fleet: Redis lost its data (the due index's generation is gone); rebuilding "
+                    "the due index from %s",
+                    "the due markers" if self.kind == "scopes" else "a scan of the workspaces",
                 )
-        return added
+            report = self.rebuild_due(scan=self.kind != "scopes")
+            rebuilt = True
+            log.warning(
+                "fleet: due index built from the disk: %d workspace(s) due (%d marker(s), %d "
+                "scanned)",
+                report.added,
+                report.markers,
+                report.scanned,
+            )
+        elif self._generation is not None:  # another dispatcher rebuilt it: take every marker in
+            self.ingest_markers(full=True)
+        self._generation = self.coord.set_generation()
+        return rebuilt
 
     def dispatch_once(self, send: Callable[[str], None]) -> list[str]:
-        """Ingest new due markers, claim the admitted due workspaces and ``send`` a job for each;
-        returns their ids."""
-        self.ingest_markers()
+        """Heal a Redis that lost its data, ingest new due markers (every bucket once a claim
+        period), report newly parked workspaces, claim the admitted due workspaces and ``send`` a
+        job for each; returns their ids."""
+        if self.kind is None:
+            return []  # nothing in the root yet
+        if not self.heal():
+            full = time.monotonic() >= self._next_full
+            self.ingest_markers(full=full)
+            if full:
+                self._next_full = time.monotonic() + self.cfg.claim_seconds
+        self._report_parked()
         ids = self.coord.claim(self.admission(), self.cfg.claim_seconds)
         for ws in ids:
             send(ws)
         return ids
 
+    def _report_parked(self) -> None:
+        """Log each workspace newly parked, once, at ERROR (a job parks it in a worker's log only)."""
+        parked = self.coord.parked()
+        now = set(parked)
+        if self._parked is not None:
+            for ws in sorted(now - self._parked):
+                why = parked[ws]
+                log.error("fleet: workspace %s parked: %s (reverie fleet unpark %s)", ws, why, ws)
+        self._parked = now
+
     # -- jobs, repair, status -----------------------------------------------------------------------------
     def run_job(self, ws: str) -> JobOutcome:
-        return run_dream_job(self.coord, self.cfg, self.root, ws)
+        return run_dream_job(self.coord, self.cfg, self.root, ws, self.need_kind())
 
-    def rebuild_due(self, now: float | None = None) -> RebuildReport:
-        """Scan every workspace under the root and mark those with pending history (slow: a repair
-        after Redis lost its data; idempotent, a workspace already due or claimed keeps its entry).
-        Under a scope root the scan re-creates the due markers (``ScopeRoot.rescan``), which are
-        then ingested."""
+    def rebuild_due(self, now: float | None = None, *, scan: bool = True) -> RebuildReport:
+        """Make due every workspace the disk says is pending, and record the index's generation. In
+        a root of scopes every due marker is ingested; with ``scan`` (the slow repair, ``reverie
+        fleet rebuild-due``) every workspace's cursors are read first and the markers of those with
+        pending history re-created. In a plain root ``scan`` is the only source. Idempotent: a
+        workspace already due or claimed keeps its entry."""
         now = time.time() if now is None else now
+        kind = self.need_kind()
         scanned = unreadable = 0
         due: dict[str, float] = {}
-        for ws in workspace_ids(self.root):
+        for ws in workspace_ids(self.root, kind) if scan else ():
             scanned += 1
             try:
-                if pending(workspace_path(self.root, ws)) > 0:
+                if pending(workspace_path(self.root, ws, kind)) > 0:
                     due[ws] = now + self.jitter(ws)
             except (ReverieError, OSError) as exc:
                 unreadable += 1
@@ -138,15 +223,28 @@ class Fleet:
         if scopes is not None:
             for ws in due:
                 scopes.mark_due(ws)
-        added = 0
-        items = list(due.items())
-        for i in range(0, len(items), 1000):
-            added += self.coord.mark_many(dict(items[i : i + 1000]))
-        added += self.ingest_markers(full=True, now=now)
-        return RebuildReport(scanned, len(due), added, unreadable)
+        added = self.coord.make_due(due) if due else 0
+        markers = 0
+        if scopes is not None:
+            names = scopes.due_names()
+            markers = len(names)
+            added += self.coord.make_due({n: now + self.jitter(n) for n in names})
+            self._seen.clear()
+            scopes.due_buckets(self._seen)  # the buckets are all read now
+            self._next_full = time.monotonic() + self.cfg.claim_seconds
+        self._generation = self.coord.set_generation()
+        return RebuildReport(scanned, len(due), added, unreadable, markers)
 
     def status(self) -> FleetState:
-        return self.coord.state(self.cfg.tokens_per_minute)
+        """The fleet's state in Redis and, in a root of scopes, how it compares with the due markers
+        on disk (``markers_missing``: marked on disk, unknown to Redis)."""
+        state = self.coord.state(self.cfg.tokens_per_minute)
+        scopes = self.scopes
+        if scopes is None:
+            return state
+        names = set(scopes.due_names())
+        known = self.coord.known() | set(state.running)
+        return replace(state, markers=len(names), markers_missing=len(names - known))
 
     def serve_dispatch(
         self,
@@ -154,27 +252,41 @@ class Fleet:
         stop: threading.Event,
         on_tick: Callable[[list[str]], None] | None = None,
     ) -> None:
-        """Tick `dispatch_once` every ``dispatchEverySeconds`` until ``stop`` is set. Redis down: a
-        warning per tick, and dispatch resumes when it is back (nothing is lost: the due index and
-        markers wait, and a workspace claimed but not sent is sent again when its claim lapses)."""
+        """Tick `dispatch_once` every ``dispatchEverySeconds`` until ``stop`` is set. Redis down: one
+        line per failed tick saying when the next try is (the wait doubles, up to a minute or a quarter
+        of ``claimSeconds``), and
+        dispatch resumes when it is back (nothing is lost: the markers wait, and a workspace claimed
+        but not sent is sent again when its claim lapses)."""
         import kombu.exceptions
         import redis
 
+        wait = self.cfg.dispatch_every_seconds
         while not stop.is_set():
             try:
                 sent = self.dispatch_once(send)
+                wait = self.cfg.dispatch_every_seconds
             except (redis.RedisError, kombu.exceptions.OperationalError, OSError) as exc:
+                # doubling, but never so long that a healed Redis waits past a quarter claim
+                cap = max(self.cfg.dispatch_every_seconds, min(60.0, self.cfg.claim_seconds / 4))
+                wait = min(max(wait * 2, self.cfg.dispatch_every_seconds), cap)
                 log.warning(
-                    "fleet dispatch: %s; retrying in %gs", exc, self.cfg.dispatch_every_seconds
+                    "fleet dispatch: Redis at %s failed (%s); trying again in %gs",
+                    self.cfg.broker_url,
+                    " ".join(str(exc).split()) or type(exc).__name__,
+                    wait,
                 )
                 sent = []
             if on_tick is not None:
                 on_tick(sent)
-            stop.wait(self.cfg.dispatch_every_seconds)
+            stop.wait(wait)
 
     def unpark(self, ws: str) -> bool:
         """Let a parked workspace be dispatched again (due now)."""
         if not self.coord.unpark(ws):
             return False
-        self.coord.mark(ws, time.time())
+        self.coord.make_due({ws: time.time()})
         return True
+
+    def forget(self, user_digest: str) -> dict[str, int]:
+        """Remove every Redis entry of a forgotten user's scopes (``forget-user``)."""
+        return self.coord.forget(user_digest)

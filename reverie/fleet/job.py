@@ -25,11 +25,11 @@ from pathlib import Path, PurePosixPath
 
 from ..config import FleetConfig
 from ..dream import DreamResult
-from ..dream.fence import bump_epoch
+from ..dream.fence import bump_epoch, identity, still_there
 from ..errors import FencedError, ReverieError, WorkspaceError
 from ..runtime import Runtime
-from ..scopes import ScopeRoot
-from .coord import Coordinator
+from ..scopes import RootKind, ScopeRoot, check_no_link
+from .coord import FAILED, Coordinator
 
 __all__ = [
     "JobOutcome",
@@ -37,7 +37,6 @@ __all__ = [
     "workspace_path",
     "workspace_ids",
     "pending",
-    "is_scope_root",
 ]
 
 log = logging.getLogger(__name__)
@@ -46,7 +45,8 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class JobOutcome:
     """What a job did. ``status``: a Dream status, or ``leased`` (another job holds the workspace),
-    ``fenced``, ``lease-lost``, ``parked``, ``gone`` (no such workspace) or ``error``."""
+    ``fenced``, ``lease-lost``, ``parked``, ``gone`` (no such workspace), ``error`` or
+    ``redis-error`` (Redis failed under the job: its claim lapses and it is sent again)."""
 
     ws: str
     status: str
@@ -62,17 +62,13 @@ class JobOutcome:
         return dataclasses.asdict(self)
 
 
-def is_scope_root(root: Path) -> bool:
-    """A fleet root laid out by ``reverie.scopes`` (ids are due-marker names) rather than plain directories."""
-    return (Path(root) / "users").is_dir()
-
-
-def workspace_path(root: Path, ws_id: str) -> Path:
-    """The directory of workspace ``ws_id``: under a scope root, a scope's due-marker name (``<user
-    digest>`` or ``<user digest>.<agent digest>``); otherwise a relative POSIX path under ``root``.
-    Raises ``WorkspaceError`` for anything else: an absolute path, ``..``, ``.``, empty parts, a
-    backslash or NUL, a symlink out of the root."""
-    if is_scope_root(root):
+def workspace_path(root: Path, ws_id: str, kind: RootKind) -> Path:
+    """The directory of workspace ``ws_id``: in a root of scopes, a scope's due-marker name (``<user
+    digest>`` or ``<user digest>.<agent digest>``); in a plain root, a relative POSIX path under
+    ``root``. Raises ``WorkspaceError`` for anything else: an absolute path, ``..``, ``.``, empty
+    parts, a backslash or NUL, and a symbolic link anywhere on the way (never followed, even to
+    another workspace of the root)."""
+    if kind == "scopes":
         found = ScopeRoot(root).workspace_of_due(ws_id)
         if found is None:
             raise WorkspaceError(f"fleet: {ws_id[:80]!r} is not a scope's name under {root}")
@@ -90,19 +86,17 @@ def workspace_path(root: Path, ws_id: str) -> Path:
         raise WorkspaceError(
             f"fleet: {ws_id!r} is not a workspace id (a relative path under the fleet root)"
         )
-    root = Path(root).resolve()
-    path = root.joinpath(*parts)
-    if not path.resolve().is_relative_to(root):
-        raise WorkspaceError(f"fleet: workspace {ws_id!r} leads out of the fleet root {root}")
-    return path
+    root = Path(root).absolute()
+    check_no_link(root, parts)
+    return root.joinpath(*parts)
 
 
-def workspace_ids(root: Path) -> Iterator[str]:
+def workspace_ids(root: Path, kind: RootKind) -> Iterator[str]:
     """Every workspace under ``root``: a plain root's directories holding ``memory/history.jsonl``
-    (hidden directories and a workspace's own subdirectories are not searched); a scope root's
-    scopes."""
+    (hidden directories, links and a workspace's own subdirectories are not searched); a scope
+    root's scopes."""
     root = Path(root)
-    if is_scope_root(root):
+    if kind == "scopes":
         yield from (scope.name for scope, _ws in ScopeRoot(root).scopes())
         return
     stack = [root]
@@ -177,17 +171,35 @@ class _Heartbeat(threading.Thread):
 
 
 def _due_after(
-    coord: Coordinator, cfg: FleetConfig, ws: str, result: DreamResult, progressed: bool
+    coord: Coordinator, cfg: FleetConfig, ws: str, status: str, progressed: bool
 ) -> float | None:
     """When the workspace is next due after a finished run (None: whenever pending history says). A
     failure backs off, doubling — unless the run moved the cursor first (a drain stopped by its
     budget is progress)."""
-    now = time.time()
-    if result.status in ("failed", "rejected") and not progressed:
+    if status in FAILED and not progressed:
         n = coord.failed(ws)
-        return now + min(cfg.retry_backoff_seconds * 2.0 ** (n - 1), cfg.retry_backoff_max_seconds)
+        return time.time() + min(
+            cfg.retry_backoff_seconds * 2.0 ** (n - 1), cfg.retry_backoff_max_seconds
+        )
     coord.succeeded(ws)
     return None
+
+
+@dataclass
+class _Job:
+    """One job's fixed facts: where, which workspace, its lease token, and the identity (device,
+    inode) of the workspace directory it started in — what every write it makes, in the workspace
+    and in Redis, is checked against (``forget-user`` moves the directory away)."""
+
+    coord: Coordinator
+    cfg: FleetConfig
+    root: Path
+    kind: RootKind
+    ws: str
+    token: str
+    start: float
+    path: Path | None = None
+    identity: tuple[int, int] | None = None
 
 
 def run_dream_job(
@@ -195,54 +207,82 @@ def run_dream_job(
     cfg: FleetConfig,
     root: Path,
     ws: str,
+    kind: RootKind,
     runtime: Callable[[Path], Runtime] = Runtime,
 ) -> JobOutcome:
-    """Run Dream for workspace ``ws`` under ``root`` as one fleet job (see the module docstring)."""
-    start = time.monotonic()
+    """Run Dream for workspace ``ws`` under ``root`` as one fleet job (see the module docstring). A
+    Redis fault ends the job with one line saying what happens next (its claim lapses and the
+    dispatcher sends it again), never a traceback."""
+    import redis
+
+    job = _Job(
+        coord,
+        cfg,
+        root,
+        kind,
+        ws,
+        f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex}",  # who holds it, for people
+        time.monotonic(),
+    )
     try:
-        path = workspace_path(root, ws)
-    except WorkspaceError as exc:
-        coord.unmark(ws)
-        return JobOutcome(ws, "gone", str(exc))
-    if not (path / "memory" / "history.jsonl").is_file():
-        coord.unmark(ws)
-        return JobOutcome(ws, "gone", f"no workspace at {path}")
-    token = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex}"  # who holds it, for people and tools
-    if not coord.acquire(ws, token, cfg.lease_seconds):
+        return _leased(job, runtime)
+    except ReverieError as exc:  # the bookkeeping after a run (a marker refused, a lock timed out)
+        log.error("fleet: %s: %s", ws, exc)
+        return JobOutcome(ws, "error", str(exc), seconds=time.monotonic() - job.start)
+    except redis.RedisError as exc:
+        reason = (
+            f"Redis failed ({_one_line(exc)}) after {Coordinator.RETRIES} retries; the job "
+            f"stops here and the workspace is sent again once its claim lapses (within "
+            f"{cfg.claim_seconds:g} s of Redis answering again)"
+        )
+        log.error("fleet: %s: %s", ws, reason)
+        return JobOutcome(ws, "redis-error", reason, seconds=time.monotonic() - job.start)
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _leased(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:
+    coord, cfg, ws = job.coord, job.cfg, job.ws
+    if not coord.acquire(ws, job.token, cfg.lease_seconds, cfg.claim_seconds):
         return JobOutcome(ws, "leased", f"held by job {coord.holder(ws)}")
     try:
+        try:
+            job.path = workspace_path(job.root, ws, job.kind)
+        except WorkspaceError as exc:
+            coord.unmark(ws)
+            return JobOutcome(ws, "gone", str(exc))
+        job.identity = identity(job.path)
+        if job.identity is None or not (job.path / "memory" / "history.jsonl").is_file():
+            coord.unmark(ws)
+            return JobOutcome(ws, "gone", f"no workspace at {job.path}")
         died = coord.started(ws)
         if died >= cfg.crash_park_after:
             reason = f"{died} jobs died mid-run (killed, or past the hard time limit)"
             coord.park(ws, reason)
             log.error("fleet: workspace %s parked: %s", ws, reason)
             return JobOutcome(ws, "parked", reason)
-        outcome = _run(coord, cfg, root, path, ws, token, runtime, start)
+        outcome = _run(job, runtime)
         coord.finished(ws)
         return outcome
     finally:
-        coord.release(ws, token)
+        coord.release(ws, job.token)
 
 
-def _run(
-    coord: Coordinator,
-    cfg: FleetConfig,
-    root: Path,
-    path: Path,
-    ws: str,
-    token: str,
-    runtime: Callable[[Path], Runtime],
-    start: float,
-) -> JobOutcome:
-    rt = runtime(path)
+def _run(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:
+    coord, cfg, ws, start = job.coord, job.cfg, job.ws, job.start
+    assert job.path is not None
+    rt = runtime(job.path)
     dream = rt.dream
-    dream.epoch = bump_epoch(rt.workspace.state_dir)
+    try:
+        dream.epoch = bump_epoch(rt.workspace.state_dir)
+    except WorkspaceError as exc:  # removed (forget-user) since the job began
+        return _interrupted(job, "fenced", str(exc))
     if not coord.renew(
-        ws, token, cfg.lease_seconds, cfg.claim_seconds
+        ws, job.token, cfg.lease_seconds, cfg.claim_seconds
     ):  # paused past the lease before the bump
-        return _interrupted(
-            coord, ws, "lease-lost", "the lease expired before the run started", start
-        )
+        return _interrupted(job, "lease-lost", "the lease expired before the run started")
     task: asyncio.Task[DreamResult] | None = None
     loop: asyncio.AbstractEventLoop | None = None
 
@@ -253,7 +293,7 @@ def _run(
             except RuntimeError:  # the run ended and its loop closed meanwhile
                 pass
 
-    beat = _Heartbeat(coord, ws, token, cfg, cancel)
+    beat = _Heartbeat(coord, ws, job.token, cfg, cancel)
     dream.lease_check = beat.check
 
     async def main() -> DreamResult:
@@ -267,12 +307,16 @@ def _run(
     try:
         result = asyncio.run(main())
     except asyncio.CancelledError:
-        return _interrupted(coord, ws, "lease-lost", beat.lost or "cancelled", start)
+        return _interrupted(job, "lease-lost", beat.lost or "cancelled")
     except FencedError as exc:
-        return _interrupted(coord, ws, "fenced", str(exc), start)
+        return _interrupted(job, "fenced", str(exc))
     except (ReverieError, OSError) as exc:
         log.warning("fleet: Dream for %s failed: %s", ws, exc)
-        coord.set_due(ws, time.time() + cfg.retry_backoff_seconds)
+        with still_there(job.path, job.identity) as here:
+            if here:
+                due = _due_after(coord, cfg, ws, "error", progressed=False)
+                coord.unmark(ws)
+                coord.make_due({ws: due or time.time()})
         return JobOutcome(ws, "error", str(exc), seconds=time.monotonic() - start)
     finally:
         beat.stop()
@@ -281,7 +325,7 @@ def _run(
         result.status == "already-running"
     ):  # a local run (CLI, or a stopped job on this host) holds the run lock
         return JobOutcome(ws, result.status, result.reason, seconds=time.monotonic() - start)
-    due = _settle(coord, cfg, root, ws, rt, result, progressed=rt.store.dream_cursor() > cursor)
+    due = _settle(job, rt, result, progressed=rt.store.dream_cursor() > cursor)
     return JobOutcome(
         ws,
         result.status,
@@ -295,40 +339,42 @@ def _run(
     )
 
 
-def _settle(
-    coord: Coordinator,
-    cfg: FleetConfig,
-    root: Path,
-    ws: str,
-    rt: Runtime,
-    result: DreamResult,
-    *,
-    progressed: bool,
-) -> float | None:
-    """After a finished run: debit its tokens, record its set-aside batches, then un-mark the
+def _settle(job: _Job, rt: Runtime, result: DreamResult, *, progressed: bool) -> float | None:
+    """After a finished run: count it and its tokens, record its set-aside batches, then un-mark the
     workspace and re-check (un-mark, then check: an append after the check marks the workspace
-    itself). Returns when it is due next."""
-    coord.record_usage(result.usage.total_tokens, cfg.tokens_per_minute)
-    coord.set_aside(ws, len(rt.dream.set_aside()))
-    due = _due_after(coord, cfg, ws, result, progressed)
-    scopes = ScopeRoot(root) if is_scope_root(root) else None
-    coord.unmark(ws)
-    if scopes is not None:
-        scopes.unmark_due(ws)
-    left = rt.store.pending_count()
-    if due is None and left > 0:
-        due = time.time() + cfg.debounce_seconds
-    if due is not None:
-        coord.set_due(ws, due)
-    if left > 0 and scopes is not None:
-        scopes.mark_due(ws)
-    return due
+    itself). All under the workspace's fence lock, and only while it is still the workspace the job
+    began in: a workspace forgotten meanwhile gets nothing written back. Returns when it is due
+    next."""
+    coord, cfg, ws = job.coord, job.cfg, job.ws
+    coord.record_run(result.status, result.usage.total_tokens, cfg.tokens_per_minute)
+    assert job.path is not None
+    with still_there(job.path, job.identity) as here:
+        if not here:
+            coord.unmark(ws)
+            return None
+        coord.set_aside(ws, len(rt.dream.set_aside()))
+        due = _due_after(coord, cfg, ws, result.status, progressed)
+        scopes = ScopeRoot(job.root) if job.kind == "scopes" else None
+        coord.unmark(ws)
+        if scopes is not None:
+            scopes.unmark_due(ws)
+        left = rt.store.pending_count()
+        if due is None and left > 0:
+            due = time.time() + cfg.debounce_seconds
+        if due is not None:
+            coord.make_due({ws: due})
+        if left > 0 and scopes is not None:
+            scopes.mark_due(ws)
+        return due
 
 
-def _interrupted(coord: Coordinator, ws: str, status: str, reason: str, start: float) -> JobOutcome:
+def _interrupted(job: _Job, status: str, reason: str) -> JobOutcome:
     """A run stopped by its fence or its lease: nothing written. The workspace stays due (or is due
     now, if its new holder finished and un-marked it meanwhile), so it is never left pending without
-    an entry."""
-    log.warning("fleet: %s: %s: %s", ws, status, reason)
-    coord.mark(ws, time.time())
-    return JobOutcome(ws, status, reason, seconds=time.monotonic() - start)
+    an entry — unless it is gone (forgotten): then nothing of it is written back."""
+    log.warning("fleet: %s: %s: %s", job.ws, status, reason)
+    assert job.path is not None
+    with still_there(job.path, job.identity) as here:
+        if here:
+            job.coord.make_due({job.ws: time.time()})
+    return JobOutcome(job.ws, status, reason, seconds=time.monotonic() - job.start)

@@ -21,6 +21,10 @@ For each marked scope:
   the first estimate);
 - **one at a time per scope**: a scope is never started twice by this process, and Dream's own run
   lock keeps out any other process (a held lock: retried after ``busyRetrySeconds``);
+- **a broken scope backs off**: a scope whose runs keep failing (or raising) is retried after
+  ``busyRetrySeconds``, doubling with each failure in a row up to ``backoffMaxSeconds``, and each
+  failure's log line says how many in a row and when the next try is — so it logs less and less,
+  and a run that completes resets it;
 - **provider down** (a run ends "model unavailable", which costs the batch no attempt): no run
   starts for ``backoffSeconds``, doubling up to ``backoffMaxSeconds`` while the outage lasts;
 - **done**: the marker is removed, then the history is checked again and the marker re-created if
@@ -43,6 +47,7 @@ import heapq
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -56,7 +61,7 @@ from ..runtime import Runtime
 from ..scopes import ScopeRoot, due_jitter
 from ..workspace import Workspace
 
-__all__ = ["RootScheduler", "TokenBucket", "serve_root", "ServeStats"]
+__all__ = ["RootScheduler", "TokenBucket", "serve_root", "ServeStats", "Backlog"]
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +118,38 @@ class ServeStats:
         return sum(self.finished.values())
 
 
+@dataclass(frozen=True)
+class Backlog:
+    """What a Dream scheduler is doing now, as ``serve --root`` and ``reverie fleet status`` show it
+    (a live line, JSON) and export it (Prometheus): workspaces ``due`` now and ``waiting`` (due
+    later), runs ``in_flight``, ``parked`` workspaces, batches ``set_aside``, how long the
+    longest-waiting due workspace has been due, runs, failures and model tokens per minute over the
+    last minute, and the totals since start (``runs`` by status)."""
+
+    due: int
+    waiting: int
+    in_flight: int
+    parked: int
+    set_aside: int
+    oldest_due_seconds: float
+    runs_per_minute: float
+    failures_per_minute: float
+    tokens_per_minute: float
+    runs: dict[str, int] = field(default_factory=dict)
+    failures: int = 0
+    tokens: int = 0
+    paused: bool = False
+
+    @property
+    def minutes_to_clear(self) -> float | None:
+        """At the current rate, minutes until every workspace due now has run (None: no rate)."""
+        return self.due / self.runs_per_minute if self.runs_per_minute > 0 else None
+
+
+#: Statuses that count as a failed run.
+FAILED = ("failed", "rejected", "error")
+
+
 class RootScheduler:
     """Runs Dream for the due scopes of ``root`` until stopped (see the module docstring)."""
 
@@ -132,6 +169,7 @@ class RootScheduler:
         self.on_result = on_result
         self.clock = clock
         self.stats = ServeStats()
+        self._started = clock()
         self.tokens = TokenBucket(self.settings.tokens_per_minute)
         self._heap: list[tuple[float, int, str]] = []
         self._due: dict[
@@ -148,6 +186,15 @@ class RootScheduler:
         self._backoff = self.settings.backoff_seconds
         self._estimate = 0.0  # average tokens of a run, reserved when one starts
         self._wake = asyncio.Event()
+        self._failures: dict[str, int] = {}  # scope → failed runs in a row (its back-off)
+        self._recent: deque[tuple[float, bool, int]] = (
+            deque()
+        )  # (when, failed, tokens), last minute
+        self._set_aside: dict[str, int] = {}  # scope → batches set aside, as its last run left them
+        #: The latest `Backlog`, replaced whole each turn of the loop: other threads (a metrics
+        #: exporter) read it without a lock.
+        self.snapshot = Backlog(0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0)
+        self._snapshot_at = float("-inf")
 
     # -- the due set ------------------------------------------------------------------------------------------
     @property
@@ -181,8 +228,11 @@ class RootScheduler:
         return due_jitter(name, self.settings.jitter_seconds)
 
     def _first_due(self, name: str) -> float:
-        ws = self.root.workspace_of_due(name)
         now = self.clock()
+        try:
+            ws = self.root.workspace_of_due(name)
+        except ReverieError:  # a link on its way: its run says so, and backs off
+            return now
         if ws is None:
             return now
         interval = self._interval(ws)
@@ -212,6 +262,10 @@ class RootScheduler:
                     self.poll()
                     next_poll = now + poll_every
                 wait = min(next_poll - now, self._admit(now))
+                if (
+                    now - self._snapshot_at >= 1.0
+                ):  # (counting the due set is O(due): once a second)
+                    self.snapshot, self._snapshot_at = self.backlog(now), now
                 self._wake.clear()
                 waiter = asyncio.ensure_future(self._wake.wait())
                 stopper = asyncio.ensure_future(stop.wait())
@@ -263,24 +317,67 @@ class RootScheduler:
                 self.root.unmark_due(name)
                 return
             loop = asyncio.get_running_loop()
-            result, again = await loop.run_in_executor(
+            result, again, aside = await loop.run_in_executor(
                 self._pool(), _run_in_thread, self.root, name, ws, handle, self._loops
             )
+            if aside:
+                self._set_aside[name] = aside
+            else:
+                self._set_aside.pop(name, None)
             self._finish(name, ws, result, again, reserved)
         except asyncio.CancelledError:
             pass  # stopped: abandoned before it wrote; the marker stays
         except ReverieError as exc:
             self.stats.errors += 1
-            log.error("serve: %s: %s", name, exc)
-            self._schedule(name, self.clock() + self.settings.busy_retry_seconds)
-        except Exception:  # noqa: BLE001 - one scope's bug must not stop the others
+            self._recent.append((self.clock(), True, 0))
+            self._retry_later(name, str(exc))
+        except Exception as exc:  # noqa: BLE001 - one scope's bug must not stop the others
             self.stats.errors += 1
-            log.exception("serve: %s: unexpected error", name)
-            self._schedule(name, self.clock() + self.settings.busy_retry_seconds)
+            self._recent.append((self.clock(), True, 0))
+            log.debug("serve: %s: unexpected error", name, exc_info=True)
+            self._retry_later(name, f"unexpected error: {type(exc).__name__}: {exc}")
         finally:
             self._running.pop(name, None)
             self._handles.pop(name, None)
             self._wake.set()
+
+    def backlog(self, now: float | None = None) -> Backlog:
+        """The scheduler's `Backlog` now (call on its loop; other threads read `snapshot`)."""
+        now = self.clock() if now is None else now
+        while self._recent and self._recent[0][0] < now - 60:
+            self._recent.popleft()
+        due_now = sum(1 for when in self._due.values() if when <= now)
+        oldest = max((now - when for when in self._due.values() if when <= now), default=0.0)
+        span = 60.0 if self.clock() - self._started >= 60 else max(self.clock() - self._started, 1)
+        return Backlog(
+            due=due_now,
+            waiting=len(self._due) - due_now,
+            in_flight=len(self._running),
+            parked=0,
+            set_aside=sum(self._set_aside.values()),
+            oldest_due_seconds=oldest,
+            runs_per_minute=len(self._recent) * 60 / span,
+            failures_per_minute=sum(1 for _, failed, _ in self._recent if failed) * 60 / span,
+            tokens_per_minute=sum(t for _, _, t in self._recent) * 60 / span,
+            runs=dict(self.stats.finished),
+            failures=sum(n for status, n in self.stats.finished.items() if status in FAILED)
+            + self.stats.errors,
+            tokens=self.stats.tokens,
+            paused=now < self._paused_until,
+        )
+
+    def _retry_later(self, name: str, why: str) -> None:
+        """A failed run (or an error): retry after ``busyRetrySeconds``, doubling with each failure
+        in a row up to ``backoffMaxSeconds``; the log line says so."""
+        n = self._failures[name] = self._failures.get(name, 0) + 1
+        delay = min(
+            self.settings.busy_retry_seconds * 2 ** (n - 1),
+            max(self.settings.backoff_max_seconds, self.settings.busy_retry_seconds),
+        )
+        log.warning(
+            "serve: %s: %s (%d failure(s) in a row; next try in %.3gs)", name, why, n, delay
+        )
+        self._schedule(name, self.clock() + delay)
 
     def _pool(self) -> ThreadPoolExecutor:
         if self._executor is None:
@@ -299,6 +396,7 @@ class RootScheduler:
             self._estimate = used if self._estimate == 0 else 0.8 * self._estimate + 0.2 * used
         self.stats.finished[result.status] = self.stats.finished.get(result.status, 0) + 1
         now = self.clock()
+        self._recent.append((now, result.status in FAILED, used))
         if _unavailable(result):
             if now >= self._paused_until:  # a new outage, or one still going after the last pause
                 self.stats.pauses += 1
@@ -312,9 +410,12 @@ class RootScheduler:
             self._schedule(name, self._paused_until)
         elif result.status in _COMPLETED:
             self._backoff = self.settings.backoff_seconds
+            self._failures.pop(name, None)
             if again:  # history still pending (a backlog, or appended meanwhile): due again, behind the others
                 self._schedule(name, now)
-        else:  # already running elsewhere, failed (an attempt counted), rejected: the marker stays
+        elif result.status in FAILED:  # an attempt counted (or the batch is stuck): back off
+            self._retry_later(name, f"{result.status}: {result.reason}")
+        else:  # already running elsewhere: the marker stays
             self._schedule(name, now + self.settings.busy_retry_seconds)
         if self.on_result is not None:
             self.on_result(ws, result)
@@ -383,10 +484,10 @@ class _ThreadLoops:
 
 def _run_in_thread(
     root: ScopeRoot, name: str, ws: Workspace, handle: _Handle, loops: _ThreadLoops
-) -> tuple[DreamResult, bool]:
+) -> tuple[DreamResult, bool, int]:
     """One Dream batch on this worker thread's event loop (its file writes and fsyncs then block
     only this thread), then the marker's update: unmark, then check, re-mark if history is still
-    pending. Returns the result and whether the scope is due again."""
+    pending. Returns the result, whether the scope is due again, and its batches set aside."""
     rt = Runtime(ws)
     loop = loops.get()
     try:
@@ -402,7 +503,7 @@ def _run_in_thread(
         if rt.store.pending_count() > 0:
             root.mark_due(name)
             again = True
-    return result, again
+    return result, again, len(rt.dream.set_aside())
 
 
 def _unavailable(result: DreamResult) -> bool:
@@ -418,13 +519,17 @@ async def serve_root(
     handle_signals: bool = True,
     on_result: Callable[[Workspace, DreamResult], None] | None = None,
     ready: Callable[[], None] | None = None,
+    started: Callable[[RootScheduler], None] | None = None,
 ) -> RootScheduler:
     """Run a `RootScheduler` until ``stop`` is set or SIGTERM/SIGINT arrives; returns it (for its
-    stats). ``ready`` is called once the signal handlers are in place."""
+    stats). ``ready`` is called once the signal handlers are in place, ``started`` with the
+    scheduler before it runs (to watch its `RootScheduler.snapshot` from another thread)."""
     stop = stop or asyncio.Event()
     with stop_on_signals(stop, enabled=handle_signals):
         scheduler = RootScheduler(root, config=config, concurrency=concurrency, on_result=on_result)
         if ready is not None:
             ready()
+        if started is not None:
+            started(scheduler)
         await scheduler.run(stop)
     return scheduler
