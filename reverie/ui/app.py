@@ -90,18 +90,11 @@ class UI(Pages):
         """The faults found in the workspace, and whether a SOUL.md change waits (a badge on
         Review); a pending change that cannot be read is a fault, not a badge."""
 
-        def read(memory: Memory) -> tuple[list[Any], bool]:
-            try:
-                change = memory.pending_soul()
-            except (ReverieError, OSError):  # a damaged file: its fault says so
-                change = None
-            return memory.faults(), change is not None and not change.applied
-
-        def run() -> tuple[list[Any], bool]:
-            with self.memory.sibling() as memory:  # one thread hop for both (as Memory's twins)
-                return read(memory)
-
-        faults, waiting = await self.attempt(request, asyncio.to_thread(run), ([], False))
+        faults, change = await asyncio.gather(
+            self.attempt(request, self.memory.afaults(), []),
+            quietly(self.memory.apending_soul()),  # a damaged file: its fault says so
+        )
+        waiting = change is not None and not change.applied
         return {"faults": faults, "soul_waiting": waiting}
 
     #: The files the Timeline filters by: the prompt files and their archives.
