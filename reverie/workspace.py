@@ -20,6 +20,7 @@ symlink out of it, no NUL, no '..', not absolute.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from pathlib import Path
 from .errors import UnsafePathError, WorkspaceError
 from .fsutil import atomic_write, read_text_lossy
 
-__all__ = ["Workspace", "MEMORY_FILES", "default_home", "default_workspace"]
+__all__ = ["Workspace", "MEMORY_FILES", "default_home", "default_workspace", "content_id"]
 
 SOUL = "SOUL.md"
 USER = "USER.md"
@@ -45,6 +46,15 @@ DATED_MEMORY_GLOB = "memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*.md"
 ARCHIVE_DIR = "memory/archive"
 ARCHIVE_GLOB = f"{ARCHIVE_DIR}/*.md"
 _TEMPLATES = {SOUL: "SOUL.md", USER: "USER.md", MEMORY: "MEMORY.md"}
+
+
+def content_id(text: str) -> str:
+    """A memory file's content id: the git blob id of ``text`` as UTF-8 (what ``git hash-object``
+    prints for the file). A write names the state it was made from with it (``Memory.write(...,
+    base=content_id(text_read))``): equal ids, same text; and the memory repo finds that text again
+    by the id to merge over what changed since."""
+    data = text.encode("utf-8", "surrogateescape")
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def default_home() -> Path:

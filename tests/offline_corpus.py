@@ -443,7 +443,7 @@ I currently live in Lisbon.
 I'm living in Lisbon for now.
 Home for me is Lisbon.
 I reside in Lisbon.
-We live in Lisbon, my husband and I.
+We live in Lisbon, my husband and I. => USER | Lives in Lisbon; USER | Has a husband
 I've lived in Lisbon for ten years.
 
 USER | Works at Google
@@ -2316,7 +2316,7 @@ I want to reconnect with my love for music.
 I'm trying to get in touch with my love for art again.
 # pets held without a name: "we've got a pup and a kitty", "I have two cats" (fifth round, written before running)
 I have a dog walker who comes on Tuesdays.
-I have a cat allergy.
+I have a cat allergy. => USER | Allergic to cats
 I have a dog in this fight.
 I have a dog-sitting gig this weekend.
 I have a fish for dinner tonight.

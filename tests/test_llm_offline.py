@@ -88,7 +88,7 @@ def archive(*lines: str, context: str = "") -> list[tuple[str, str]]:
         ("I prefer tea over coffee.", ("durable", "Prefers tea over coffee")),
         ("Remember that my flat has no lift.", ("durable", "The user's flat has no lift")),
         ("Always cite your sources.", ("durable", "Always cite your sources")),
-        ("Never use emojis, please.", ("durable", "Never use emojis, please")),
+        ("Never use emojis, please.", ("durable", "Never use emojis")),
         ("Please reply in German.", ("durable", "Reply in German")),
         ("Keep your answers short.", ("durable", "Keep answers short")),
         ("Call me Ali.", ("durable", "Call the user Ali")),

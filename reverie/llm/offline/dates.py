@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
 __all__ = ["resolve", "parse_day", "absolute", "DATE_PHRASE"]
@@ -120,75 +121,113 @@ def _month_day(month: int, day: int, year: int | None, said_on: date) -> date | 
     return found
 
 
+#: One form of date phrase: its match and the day it was said → the day it names.
+_Form = Callable[[re.Match[str], date | None], date | None]
+
+
+def _iso(m: re.Match[str], said_on: date | None) -> date | None:
+    return _safe(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+
+
+def _numeric(m: re.Match[str], said_on: date | None) -> date | None:
+    """14.03.2027 (dotted: day first), 3/14/2027 only when one number is over 12; 3/4 is not guessed."""
+    a, sep, b = int(m.group(1)), m.group(2), int(m.group(3))
+    year = int(m.group(4)) if m.group(4) else None
+    if year is not None and year < 100:
+        year += 2000
+    if sep == ".":
+        day, month = a, b  # dotted dates are written day first
+    elif a > 12 >= b:
+        day, month = a, b
+    elif b > 12 >= a:
+        day, month = b, a
+    else:
+        return None  # 3/4: March 4th or April 3rd — not guessed
+    if said_on is None and year is None:
+        return None
+    return _month_day(month, day, year, said_on or date.today())
+
+
+def _named(day: int, month_name: str, year_text: str | None, said_on: date | None) -> date | None:
+    if year_text is None and said_on is None:
+        return None
+    month = _MONTHS[month_name.rstrip(".")]
+    return _month_day(month, day, int(year_text) if year_text else None, said_on or date.today())
+
+
+def _day_month(m: re.Match[str], said_on: date | None) -> date | None:
+    return _named(int(m.group(1)), m.group(2), m.group(3), said_on)
+
+
+def _month_first(m: re.Match[str], said_on: date | None) -> date | None:
+    return _named(int(m.group(2)), m.group(1), m.group(3), said_on)
+
+
+def _days_on(days: int) -> _Form:
+    def handler(m: re.Match[str], said_on: date | None) -> date | None:
+        return said_on + timedelta(days=days) if said_on else None
+
+    return handler
+
+
+def _weekday(m: re.Match[str], said_on: date | None) -> date | None:
+    """Friday / this Friday: the next one after that day; next Friday: the following week's."""
+    if said_on is None:
+        return None
+    target = _WEEKDAYS.index(m.group(2))
+    if m.group(1) == "next ":
+        monday = said_on - timedelta(days=said_on.weekday()) + timedelta(days=7)
+        return monday + timedelta(days=target)
+    ahead = (target - said_on.weekday()) % 7 or 7
+    return said_on + timedelta(days=ahead)
+
+
+def _counted(m: re.Match[str], said_on: date | None) -> date | None:
+    """in 3 days / two weeks / a month (a month keeps the day, clamped to the month's end)."""
+    if said_on is None:
+        return None
+    n = int(m.group(1)) if m.group(1).isdigit() else _NUMBERS[m.group(1)]
+    if m.group(2) == "day":
+        return said_on + timedelta(days=n)
+    if m.group(2) == "week":
+        return said_on + timedelta(weeks=n)
+    return _add_months(said_on, n)
+
+
+def _end_of(m: re.Match[str], said_on: date | None) -> date | None:
+    if said_on is None:
+        return None
+    if m.group(1) == "year":
+        return date(said_on.year, 12, 31)
+    month = said_on.month if m.group(1) == "month" else ((said_on.month - 1) // 3 + 1) * 3
+    return date(said_on.year, month, calendar.monthrange(said_on.year, month)[1])
+
+
+#: Each form a phrase can take, tried in order (every pattern must match the whole phrase).
+_FORMS: list[tuple[re.Pattern[str], _Form]] = [
+    (re.compile(r"(\d{4})-(\d{2})-(\d{2})"), _iso),
+    (re.compile(r"(\d{1,2})([/.])(\d{1,2})(?:[/.](\d{2,4}))?\.?"), _numeric),
+    (re.compile(rf"(?:the )?(\d{{1,2}}){_ORD} (?:of )?({_MON})(?: (\d{{4}}))?"), _day_month),
+    (re.compile(rf"({_MON}) (\d{{1,2}}){_ORD}(?: (\d{{4}}))?"), _month_first),
+    (re.compile(r"today|tonight"), _days_on(0)),
+    (re.compile(r"tomorrow"), _days_on(1)),
+    (re.compile(r"(?:the )?day after tomorrow"), _days_on(2)),
+    (re.compile(rf"(next |this )?({_WD})"), _weekday),
+    (re.compile(rf"in ({_COUNT}) (day|week|month)s?"), _counted),
+    (re.compile(r"end of (?:the )?(month|quarter|year)"), _end_of),
+]
+
+
 def resolve(expr: str, said_on: date | None) -> date | None:
     """The one day ``expr`` names, counted from ``said_on``; None when it names no single day (or no
     day is known for a relative phrase)."""
     text = " ".join(expr.lower().replace(",", " ").split()).strip(". ")
     text = re.sub(r"^(?:on|by|before|until|at)\s+(?=\S)", "", text)
     text = re.sub(r"^the (?=end of)", "", text)
-    m = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})", text)
-    if m:
-        return _safe(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    m = re.fullmatch(r"(\d{1,2})([/.])(\d{1,2})(?:[/.](\d{2,4}))?\.?", text)
-    if m:
-        a, sep, b = int(m.group(1)), m.group(2), int(m.group(3))
-        year = int(m.group(4)) if m.group(4) else None
-        if year is not None and year < 100:
-            year += 2000
-        if sep == ".":
-            day, month = a, b  # dotted dates are written day first
-        elif a > 12 >= b:
-            day, month = a, b
-        elif b > 12 >= a:
-            day, month = b, a
-        else:
-            return None  # 3/4: March 4th or April 3rd — not guessed
-        if said_on is None and year is None:
-            return None
-        return _month_day(month, day, year, said_on or date.today())
-    m = re.fullmatch(rf"(?:the )?(\d{{1,2}}){_ORD} (?:of )?({_MON})(?: (\d{{4}}))?", text) or None
-    if m:
-        day, month, year_text = int(m.group(1)), _MONTHS[m.group(2).rstrip(".")], m.group(3)
-    else:
-        m = re.fullmatch(rf"({_MON}) (\d{{1,2}}){_ORD}(?: (\d{{4}}))?", text)
+    for pattern, form in _FORMS:
+        m = pattern.fullmatch(text)
         if m:
-            day, month, year_text = int(m.group(2)), _MONTHS[m.group(1).rstrip(".")], m.group(3)
-    if m:
-        if year_text is None and said_on is None:
-            return None
-        return _month_day(
-            month, day, int(year_text) if year_text else None, said_on or date.today()
-        )
-    if said_on is None:
-        return None
-    if text in ("today", "tonight"):
-        return said_on
-    if text == "tomorrow":
-        return said_on + timedelta(days=1)
-    if text in ("day after tomorrow", "the day after tomorrow"):
-        return said_on + timedelta(days=2)
-    m = re.fullmatch(rf"(next |this )?({_WD})", text)
-    if m:
-        target = _WEEKDAYS.index(m.group(2))
-        if m.group(1) == "next ":
-            monday = said_on - timedelta(days=said_on.weekday()) + timedelta(days=7)
-            return monday + timedelta(days=target)
-        ahead = (target - said_on.weekday()) % 7 or 7
-        return said_on + timedelta(days=ahead)
-    m = re.fullmatch(rf"in ({_COUNT}) (day|week|month)s?", text)
-    if m:
-        n = int(m.group(1)) if m.group(1).isdigit() else _NUMBERS[m.group(1)]
-        if m.group(2) == "day":
-            return said_on + timedelta(days=n)
-        if m.group(2) == "week":
-            return said_on + timedelta(weeks=n)
-        return _add_months(said_on, n)
-    m = re.fullmatch(r"end of (?:the )?(month|quarter|year)", text)
-    if m:
-        if m.group(1) == "year":
-            return date(said_on.year, 12, 31)
-        month = said_on.month if m.group(1) == "month" else ((said_on.month - 1) // 3 + 1) * 3
-        return date(said_on.year, month, calendar.monthrange(said_on.year, month)[1])
+            return form(m, said_on)
     return None
 
 

@@ -45,7 +45,9 @@ from .rules import (
     is_canonical,
     is_suspicious_rule,
     leaves_unsure,
+    names_database,
     normalize,
+    resolve_correction,
     strip_instead,
     value_words,
 )
@@ -298,6 +300,14 @@ def _dream_analyze(user: str) -> str:
         if fact.mark == "skip":
             continue
         said, named = p.split_replaces(fact.text)
+        corrected = resolve_correction(said, files) if said.startswith("Now: ") else None
+        if said.startswith("Now: "):  # a value said alone: the line it corrects, or nothing
+            if corrected is not None:
+                kind, old_line, new_line = corrected
+                findings[(kind, normalize(old_line))] = (
+                    f"[{kind}] {p.with_replaces(new_line, old_line)}"
+                )
+            continue
         info = canon(said)
         if info.removes is not None:
             line = _match_line(files[info.target], info.removes, canon(info.removes).slot)
@@ -314,17 +324,27 @@ def _dream_analyze(user: str) -> str:
             findings.pop(key, None)  # already there (a later repeat)
             continue
         old = named or info.replaces
-        line = _match_line(files[info.target], old, info.slot) if old else None
-        if line is None and info.slot:
-            line = next((ln for ln in files[info.target] if attribute(ln) == info.slot), None)
-            if (
-                (line is not None or key in findings)
-                and not old
-                and not _may_replace(fact, info.slot)
-            ):
+        # a correction's attribute may be a project's database ("we switched the analytics service
+        # to ClickHouse"); any other fact fills only its template's slot, as before
+        slot = info.slot or (attribute(text) if fact.mark == "correction" else None)
+        line = _match_line(files[info.target], old, slot) if old else None
+        if line is None and slot:
+            line = next((ln for ln in files[info.target] if attribute(ln) == slot), None)
+            if (line is not None or key in findings) and not old and not _may_replace(fact, slot):
                 continue  # the file (or this batch) holds another value and nothing says it changed: unsure
+        if line is None and not slot and fact.mark == "correction":
+            line = _the_database_line(files[info.target], text)
         findings[key] = f"[{info.target}] {p.with_replaces(text, line) if line else text}"
     return "\n".join(findings.values()) if findings else "[SKIP]"
+
+
+def _the_database_line(lines: list[str], text: str) -> str | None:
+    """ "We're going with ClickHouse instead": a correction naming a database and no project
+    replaces the file's one line that names a database (none, or several: unsure, nothing)."""
+    if not names_database(text):
+        return None
+    found = [ln for ln in lines if names_database(ln)]
+    return found[0] if len(found) == 1 else None
 
 
 def _may_replace(fact: Fact, slot: str) -> bool:
@@ -555,44 +575,53 @@ def _fill_args(fn: dict[str, Any], task: str | None, user: str) -> dict[str, Any
     """Arguments for a forced function, from its JSON schema's property names and types."""
     props = (fn.get("parameters") or {}).get("properties") or {}
     conversation = _conversation(user)
-    if task == p.TASK_ARCHIVE or task is None:
-        text = (
-            _archive(user)
-            if task
-            else "\n".join(f"- [{f.mark}] {f.text}" for f in _user_facts(conversation))
-        )
-    elif task == p.TASK_FLUSH:
-        text = _flush(user)
-    else:
-        text = _summary(user)
-    args: dict[str, Any] = {}
-    for name, schema in props.items():
-        kind = (schema or {}).get("type", "string")
-        lname = name.lower()
-        if kind == "array":
-            args[name] = [c for _, r, c in _transcript(conversation) if r == "USER"][:5]
-        elif kind == "boolean":
-            args[name] = False
-        elif kind in ("integer", "number"):
-            args[name] = 0
-        elif any(k in lname for k in ("slug", "title", "filename", "name")):
-            args[name] = _slug(
-                "\n".join(c for _, r, c in _transcript(conversation) if r == "USER") or conversation
-            )
-        elif lname in ("memory_update", "memory"):
-            current = next(
-                (b for t, b in p.parse_sections(user).items() if "memory" in t.lower()), ""
-            )
-            current = "" if current.strip() in ("(empty)", p.NOTHING) else current
-            have = {normalize(x) for x in _file_lines(current)}
-            new = [
-                f"- {f}"
-                for f in (strip_instead(x.text) for x in _user_facts(conversation))
-                if normalize(f) not in have
-            ]
-            args[name] = (
-                "\n".join(x for x in (current.rstrip(), *new) if x) + "\n" if new else current
-            )
-        else:
-            args[name] = text
-    return args
+    text = _task_text(task, user, conversation)
+    return {
+        name: _arg(name, (schema or {}).get("type", "string"), text, user, conversation)
+        for name, schema in props.items()
+    }
+
+
+def _task_text(task: str | None, user: str, conversation: str) -> str:
+    """What the task asks for: the archive's fact lines, a flush, or a summary."""
+    if task == p.TASK_ARCHIVE:
+        return _archive(user)
+    if task is None:
+        return "\n".join(f"- [{f.mark}] {f.text}" for f in _user_facts(conversation))
+    if task == p.TASK_FLUSH:
+        return _flush(user)
+    return _summary(user)
+
+
+def _arg(name: str, kind: str, text: str, user: str, conversation: str) -> Any:
+    """One argument by its type and name: user messages for an array, a slug for a name, the
+    memory file with the new facts for a memory update, else the task's text."""
+    lname = name.lower()
+    if kind == "array":
+        return _user_messages(conversation)[:5]
+    if kind == "boolean":
+        return False
+    if kind in ("integer", "number"):
+        return 0
+    if any(k in lname for k in ("slug", "title", "filename", "name")):
+        return _slug("\n".join(_user_messages(conversation)) or conversation)
+    if lname in ("memory_update", "memory"):
+        return _memory_update(user, conversation)
+    return text
+
+
+def _user_messages(conversation: str) -> list[str]:
+    return [c for _, r, c in _transcript(conversation) if r == "USER"]
+
+
+def _memory_update(user: str, conversation: str) -> str:
+    """The current memory with the conversation's new facts appended (unchanged when none is new)."""
+    current = next((b for t, b in p.parse_sections(user).items() if "memory" in t.lower()), "")
+    current = "" if current.strip() in ("(empty)", p.NOTHING) else current
+    have = {normalize(x) for x in _file_lines(current)}
+    new = [
+        f"- {f}"
+        for f in (strip_instead(x.text) for x in _user_facts(conversation))
+        if normalize(f) not in have
+    ]
+    return "\n".join(x for x in (current.rstrip(), *new) if x) + "\n" if new else current

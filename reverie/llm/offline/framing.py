@@ -69,6 +69,7 @@ _BACKWARD = re.compile(
     re.I,
 )
 _TEMPORARY = re.compile(
+    r"(?<!as of )(?<!from )(?<!starting )(?<!since )"
     r"\b(?:today|tonight|this (?:morning|afternoon|evening|week|weekend|month|sprint|trip|semester|term|summer|"
     r"winter)|for (?:this|the|a) (?:project|week|weekend|trip|month|sprint|demo|day|night|holidays?|"
     r"conference|meeting|hackathon|course|class)|for (?:the time being|a few (?:days|weeks))|"
@@ -76,6 +77,11 @@ _TEMPORARY = re.compile(
     r"visiting|staying (?:at|in|with)|until (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
     r"tomorrow|next)|these few days)\b",
     re.I,
+)
+
+
+_RETRACT_THEN_SAY = re.compile(
+    r"^(?:scratch that|never ?mind|ignore that|i take (?:that|it) back)[,:;!]?\s+\S+\s+\S+", re.I
 )
 
 
@@ -89,7 +95,10 @@ def framed(sentences: list[str]) -> list[bool]:
             for j in range(i, len(sentences)):
                 out[j] = True
         if _BACKWARD.search(sentence.strip()):
-            for j in range(0, i + 1):
+            # "Scratch that, we're going with X": a retraction that opens its sentence takes back
+            # the earlier ones only
+            last = i if _RETRACT_THEN_SAY.match(sentence.strip()) else i + 1
+            for j in range(0, last):
                 out[j] = True
     return out
 

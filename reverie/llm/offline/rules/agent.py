@@ -1,0 +1,304 @@
+"""Standing instructions addressed to the agent (SOUL.md): reply language, answer length and
+format, what to call the user, "Always …" / "Never …".
+
+A rule for the agent is *addressed to it*: an imperative that opens its sentence (after "please",
+"from now on", "always" …) or a request ("I'd like you to …", "you can …"), never a description of
+the user's life ("At home we speak Portuguese", "Never have I ever …") and never about one reply
+("… in the summary below", "this time").
+"""
+
+from __future__ import annotations
+
+import re
+
+from .core import SOUL, Filling, rule, word_set
+from .phrases import NAME
+from .values import is_language, is_name
+
+#: How a sentence addressed to the agent opens: an imperative (after "please", "from now on",
+#: "always" …) or a request ("I'd like you to …", "you can …"). "At home we speak Portuguese" is no
+#: rule for the agent.
+TO_AGENT = (
+    r"(?:^(?:(?:please|pls|kindly|just|and|also|so|always|only|from now on|going forward|"
+    r"in (?:the )?future|feel free to)[,\s]+)*"
+    r"|\byou (?:should |must |can |could |may |will |'ll )?(?:please )?(?:just )?(?:always |only )?"
+    r"|\b(?:i(?:'d| would)? (?:like|want|need|prefer) you to|make sure (?:to|you)|remember to) "
+    r"(?:always |only )?)"
+)
+
+
+ONE_OFF = re.compile(
+    r"\b(?:this|that|these|those|for now|today|tonight|tomorrow|right now|here|yet|below|above|"
+    r"next one)\b",
+    re.I,
+)
+
+
+_GERUND = {
+    "using": "use",
+    "adding": "add",
+    "putting": "put",
+    "writing": "write",
+    "including": "include",
+}
+
+
+_NOT_A_RULE = word_set(
+    "mind heard been seen knew thought happened did was were had again ever forget forgot felt "
+    "got said saw liked loved wanted needed understood managed worked lived the a my i it this "
+    "that so true fun easy works"
+)
+
+
+#: What an agent does when it answers or acts for the user: a free rule opens with one of these.
+#: Between people "always" and "never" open advice and remarks ("Don't ever quit on what you love",
+#: "Always up for something sweet"), which are no instruction to the agent.
+_AGENT_VERBS = word_set(
+    "answer respond reply write use cite show ask apologise apologize include add explain give keep format "
+    "mention quote link check confirm run test summarise summarize suggest recommend call address refer sign "
+    "start end put say translate spell tell list number wrap comment commit push delete remove send mark label "
+    "avoid default assume make greet double-check verify print output return lead open close reference note "
+    "warn offer provide read search look review proofread copy paste edit rewrite shorten simplify"
+)
+
+
+def imperative(text: str) -> bool:
+    """Free text addressed to the agent starts with a verb it can follow ("cite", "use"), not
+    "been", "thought", and not a verb of advice between people ("quit", "give up")."""
+    first = text.split(" ", 1)[0].lower().strip(",.!")
+    if not re.fullmatch(r"[a-z-]+", first) or first in _NOT_A_RULE or first not in _AGENT_VERBS:
+        return False
+    if re.match(r"^\w+ up\b", text, re.I):
+        return False  # "never give up", "always look up to …"
+    if re.match(r"^\w+ (?:i|we|he|she|they|it|you)\b", text, re.I):
+        return (
+            False  # an inversion ("never have I ever been …", "never did we …"): a remark, no rule
+        )
+    if first.endswith("ed") and not first.endswith("eed"):
+        return False
+    return not (first.endswith("s") and not first.endswith(("ss", "us")))
+
+
+def an_instruction(f: Filling) -> bool:
+    """Free text after "always" / "never" is a rule only as an instruction the agent can follow,
+    about
+    no one reply: "always been like that", "always check the logs first when debugging this one" are
+    none."""
+    raw = f.groups.get("v", "").strip().rstrip(".!")
+    return imperative(raw) and not ONE_OFF.search(raw)
+
+
+def stop_doing(f: Filling) -> bool:
+    """ "stop using emojis" → "Never use emojis"."""
+    verb = (f.groups.get("g") or f.groups.get("b") or "use").lower()
+    f.values["verb"] = _GERUND.get(verb, verb)
+    f.values["v"] = f.groups["v"].lower()
+    return True
+
+
+_NUMBER_WORDS = {
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+    "ten": "10",
+}
+_COUNT = r"(?P<n>\d+|one|two|three|four|five|six|seven|eight|nine|ten)"
+_UNIT = r"(?P<u>sentences|words|lines|paragraphs|bullet points)"
+
+
+def at_most(f: Filling) -> bool:
+    """ "Five sentences max" → "Keep answers under 5 sentences"."""
+    n = f.groups["n"].lower()
+    f.values["v"] = f"{_NUMBER_WORDS.get(n, n)} {f.groups['u'].lower()}"
+    return True
+
+
+def a_language_reply(f: Filling) -> bool:
+    value = f.groups.get("v", "")
+    f.values["v"] = value[:1].upper() + value[1:].lower()
+    return is_language(f.values["v"])
+
+
+#: The things a "no X" request bans from answers.
+_BANNED = (
+    r"emojis?|emoticons|exclamation marks|bullet points|bullets|jargon|legal jargon|technical jargon|"
+    r"corporate jargon|markdown|tables|headings|small talk|filler|fluff|disclaimers|lists|numbered lists|"
+    r"apologies|hashtags|code blocks"
+)
+#: Tones an answer can be asked to take ("Be blunt with me").
+_TONES = (
+    r"blunt|direct|honest|candid|formal|informal|casual|friendly|patient|critical|straightforward|specific|"
+    r"precise|thorough|gentle|encouraging|objective|frank|polite"
+)
+
+RULES = [
+    # rules for the agent
+    rule(rf"{TO_AGENT}(?:call|address) me (?:as )?{NAME}", "Call the user {v}", {"v": is_name}),
+    rule(rf"{TO_AGENT}(?:call|address) me (?:as )?{NAME}", "Goes by {v}", {"v": is_name}),
+    rule(
+        rf"{TO_AGENT}(?:reply|respond|answer|talk|speak|write)(?: to me| me| back)?(?: only| always)? in "
+        r"(?P<v>[A-Z][a-z]+)\b",
+        "Reply in {v}",
+        {"v": is_language},
+    ),
+    rule(
+        r"\b(?:keep|make) (?:your |the )?(?:answers|replies|responses) (?:short|brief|concise)"
+        r"|^(?:please )?be (?:brief|concise)\b|\bi (?:prefer|like|want) (?:short|brief|concise) (?:answers|replies)"
+        r"|^(?:short|brief|concise) (?:answers|replies|responses)(?:,)? please\b",
+        "Keep answers short",
+    ),
+    rule(
+        rf"{TO_AGENT}keep (?:it|them|answers|your answers|replies|your replies|responses) (?:under|below|to|within) "
+        r"(?P<v>\d+ (?:sentences|words|lines|paragraphs|bullet points))\b",
+        "Keep answers under {v}",
+    ),
+    rule(
+        r"^(?:please[,\s]+)?(?:answer|reply|respond) (?:in|with|using) no more than (?P<v>\d+ (?:sentences|words|lines))\b",
+        "Keep answers under {v}",
+        negative=True,
+    ),
+    rule(
+        rf"{TO_AGENT}(?:answer|reply|respond|write)(?: to me)? (?:in|with|using) (?P<v>bullet points|bullets|"
+        r"numbered lists|short paragraphs|plain text|plain prose|tables)\b",
+        "Answer in {v}",
+    ),
+    rule(
+        rf"{TO_AGENT}(?:show|give|put) (?:me )?(?:the )?code first\b",
+        "Give the code first, then the explanation",
+    ),
+    rule(
+        r"^(?:please[,\s]+)?use (?P<v>metric units|imperial units|british spelling|american spelling|uk english|us english|"
+        r"celsius|fahrenheit|24-hour time|iso dates)\b",
+        "Use {v}",
+    ),
+    rule(
+        r"\b(?:give|write) (?:me )?(?:more )?detailed (?:answers|replies)"
+        r"|\bi (?:prefer|like|want|love) (?:long|longer|detailed|in-depth) (?:answers|replies|explanations|responses)",
+        "Give detailed answers",
+    ),
+    rule(
+        r"^(?:(?:please|from now on|going forward|in (?:the )?future|and|also|so)[,\s]+)*"
+        r"(?:you should |you must |make sure to |remember to )?(?P<k>always|never) (?P<v>.{3,120}?)\s*[.!]?$",
+        "{K} {v3}",
+        negative=True,
+        finish=an_instruction,
+    ),
+    rule(
+        r"^(?:(?:please|from now on|going forward|and|also)[,\s]+)*(?:don't|do not) ever (?P<v>.{3,120}?)\s*[.!]?$",
+        "Never {v3}",
+        negative=True,
+        finish=an_instruction,
+    ),
+    rule(
+        r"^(?:please[,\s]+)?(?:stop (?P<g>using|adding|putting|writing|including)|(?:don't|do not) "
+        r"(?P<b>use|add|put|write|include)) (?P<v>emojis?|emoticons|exclamation marks|bullet points|jargon|"
+        r"markdown tables|headings|filler|small talk)\b[^.!?]*[.!]?$",
+        "Never {verb} {v}",
+        negative=True,
+        finish=stop_doing,
+    ),
+    rule(
+        r"^(?:from now on|going forward|in (?:the )?future)[,\s]+(?:please )?(?P<v>(?!i\b|we\b|my\b|the\b|it\b)"
+        r"[a-z]+ .{3,120}?)\s*[.!]?$",
+        "Always {v3}",
+        finish=an_instruction,
+    ),
+    # "Max 150 words per answer", "Five sentences max.", "no more than 3 sentences"
+    rule(
+        rf"^(?:max(?:imum)?|at most|no more than|not more than|under|up to) {_COUNT} {_UNIT}(?: (?:per|in|for) (?:an? )?"
+        r"(?:answer|reply|response|message))?\b",
+        "Keep answers under {v}",
+        finish=at_most,
+    ),
+    rule(
+        rf"^{_COUNT} {_UNIT} (?:max|maximum|tops|at most)\b",
+        "Keep answers under {v}",
+        finish=at_most,
+    ),
+    # "No emojis. Ever.", "no bullet points unless i ask for them", "pls no emojis"
+    rule(
+        rf"^(?:please[,\s]+)?no (?:more )?(?P<v>{_BANNED})(?:[,\s]+(?:please|ever|thanks))*\s*[.!]*$"
+        rf"|^(?:please[,\s]+)?no (?:more )?(?P<w>{_BANNED}) (?:in|for) (?:your |the |my )?"
+        r"(?:answers|replies|responses|messages)\b",
+        "Never use {v}",
+        negative=True,
+        finish=lambda f: _banned(f),
+    ),
+    # "Be blunt with me", "Please be more direct"
+    rule(
+        rf"^(?:please[,\s]+)?(?:just |always )?be (?:more |very |really |totally |brutally )?(?P<v>{_TONES})"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:with me|in your (?:answers|replies|feedback))\b)",
+        "Be {v}",
+    ),
+    # "Give me the answer first, then explain", "lead with the summary"
+    rule(
+        rf"{TO_AGENT}(?:show|give|put|lead with|start with|open with) (?:me )?(?:the )?(?P<v>answer|short answer|"
+        r"summary|conclusion|bottom line|tl;?dr|result|recommendation)(?: first)?\b",
+        "Give the {v} first",
+    ),
+    # "spanish replies only", "Answers in French only"
+    rule(
+        r"^(?P<v>[A-Za-z]+) (?:replies|answers|responses) only\b|^(?:replies|answers|responses) in "
+        r"(?P<w>[A-Za-z]+) only\b",
+        "Reply in {v}",
+        finish=lambda f: _reply_language(f),
+    ),
+    # "Currency in rand please", "prices in pesos pls"
+    rule(
+        r"^(?:please[,\s]+)?(?:give |show |quote )?(?:the )?(?:currency|prices|amounts|money|costs)(?: in| as) "
+        r"(?P<v>[a-z]+(?: (?!please|pls|not|instead)[a-z]+)?)(?=\s*(?:[,.;!]|$)|\s+(?:please|not|instead)\b)",
+        "Give prices in {v}",
+    ),
+    # "Please use metric units and 24-hour time": the second unit too
+    rule(
+        r"^(?:please[,\s]+)?use (?:metric units|imperial units|british spelling|american spelling|uk english|"
+        r"us english|celsius|fahrenheit|24-hour time|iso dates) and (?P<v>metric units|imperial units|celsius|"
+        r"fahrenheit|24-hour time|iso dates)\b",
+        "Use {v}",
+    ),
+    # "Shorter, well-structured answers really help me"
+    rule(
+        r"\b(?:short|shorter|brief|concise)(?:,? [\w-]+)? (?:answers|replies|responses) (?:really )?help me\b",
+        "Keep answers short",
+    ),
+]
+
+CANON = [
+    (r"^Call the user (.+)$", SOUL, "call"),
+    (r"^Keep answers under (.+)$", SOUL, "length"),
+    (
+        r"^Answer in (bullet points|bullets|numbered lists|short paragraphs|plain text|plain prose|tables)$",
+        SOUL,
+        "format",
+    ),
+    (r"^(Give the code first, then the explanation)$", SOUL, None),
+    (
+        r"^Use (metric units|imperial units|british spelling|american spelling|uk english|us english|celsius|"
+        r"fahrenheit|24-hour time|iso dates)$",
+        SOUL,
+        None,
+    ),
+    (r"^Reply in (.+)$", SOUL, "language"),
+    (r"^(Keep answers short|Give detailed answers)$", SOUL, "length"),
+    (r"^(?:Always|Never) (.+)$", SOUL, None),
+    (rf"^Be ({_TONES})$", SOUL, None),
+    (r"^Give the (.+) first$", SOUL, None),
+    (r"^Give prices in (.+)$", SOUL, "currency"),
+]
+
+
+def _banned(f: Filling) -> bool:
+    value = (f.groups.get("v") or f.groups.get("w") or "").lower()
+    f.values["v"] = value
+    return bool(value)
+
+
+def _reply_language(f: Filling) -> bool:
+    f.groups["v"] = f.groups.get("v") or f.groups.get("w") or ""
+    return a_language_reply(f)

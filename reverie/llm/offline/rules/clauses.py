@@ -1,0 +1,459 @@
+"""The clause stage: which words of a message are read at all, and as what.
+
+A message is cut into sentences and each sentence into its main clauses (``clauses``); a clause is
+read only when it is a statement (``statement``): no question, hypothetical, hedge, report, joke
+or code. Set phrases that say nothing literal (``IDIOMS``) and quoted text are removed first;
+fillers ("oh,", "btw,") and cues of correction ("Actually, …") are taken off the front. Frames that
+reach across sentences (a story, a task on a text, a retraction) are ``framing``'s.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from ..framing import framed, temporary
+from .person import first_person
+from .shorthand import spelled, with_subject
+
+#: Set phrases that say nothing literal: removed before a sentence is read ("Call me crazy, but I
+#: like Perl").
+IDIOMS = (
+    "call me crazy",
+    "call me old-fashioned",
+    "call me maybe",
+    "look on the bright side",
+    "never say never",
+    "never give up",
+    "live and learn",
+    "live in the moment",
+    "live in fear",
+    "live in hope",
+    "live under a rock",
+    "over the moon",
+    "on cloud nine",
+    "under the weather",
+    "all ears",
+    "at my wits' end",
+    "on the fence",
+    "fish out of water",
+    "work like a dog",
+    "keep your hair on",
+    "agree to disagree",
+    "call it a day",
+    "go with the flow",
+    "allergic to mornings",
+    "allergic to meetings",
+    "always a pleasure",
+    "always remember to breathe",
+    "to death",
+    "to bits",
+    "to pieces",
+)
+
+
+IDIOM = re.compile(
+    r"\b(?:" + "|".join(re.escape(x) for x in IDIOMS) + r")\b[,;]?\s*(?:but\s+)?", re.I
+)
+
+
+_HEDGE = re.compile(
+    # "mostly into X" says what one likes most (not "… these days": a phase); "that / a different
+    # kind of X" is a noun, no hedge
+    r"\b(?:mostly(?! into\b(?!.*\b(?:these days|lately|right now|at the moment|nowadays|for now)\b)| my thing\b)|(?<!\bthat )(?<!\bthis )(?<!\bwhat )(?<!\bthe )(?<!\bany )(?<!\bsome )"
+    r"(?<!\bdifferent )(?<!\bsame )(?<!\bother )(?<!\bevery )(?<!\bone )(?:sort|kind) of|kinda|partly|partially|half|sometimes|occasionally|at times|"
+    r"on weekdays|on weekends|more or less|ish|i think|i guess|i suppose|not sure|apparently|"
+    r"supposedly|allegedly)\b",
+    re.I,
+)
+
+
+REMEMBER = re.compile(
+    r"^(?:please )?remember (?:that )?(?P<v>(?:i|my|we|our)\b.{3,200}?)\s*[.!]?$", re.I
+)
+
+
+_QUESTION_START = re.compile(
+    r"^(?:what|where|when|why|how|who|whom|which|any idea|guess)\b|^(?:do|does|did|can|could|would|should|shall|"
+    r"will|is|are|am|was|were|have|has|had|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|shouldn't|couldn't)"
+    r"\s+(?:you|we|i|they|he|she|it|that|this|there|my|our|the)\b",
+    re.I,
+)
+
+
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if|unless|whether|assuming|provided that|as long as|in case|would|could|might|may be|maybe|perhaps|possibly|probably|wish|imagine|suppose|"
+    r"supposing|pretend|hypothetically|in theory|someday|some day|one day|dream of|dreaming|thinking about|"
+    r"thinking of|considering|planning to|plan to|hoping to|hope to|want to|wanted to|wants to|going to (?!(?-i:[A-Z])|keep up with|keep going with|continue|carry on)"
+    r"|gonna(?! keep up with| keep going with| continue| carry on)|should i|what if|let's say|used to|was going to|almost(?! (?:all|every|always|everything|everyone|never))|nearly(?! (?:all|every|always))|either|pretending|joking|kidding|just kidding)\b",
+    re.I,
+)
+
+
+_REPORTED = re.compile(
+    r"\b(?:he|she|they|you|someone|somebody|people|everyone|everybody|nobody|my \w+|his \w+|her \w+|the \w+|"
+    r"(?!(?:Always|Never|Please|Just|Also)\b)(?-i:[A-Z])\w+)\s+(?:said|says|say|told me|tells me|thinks|think|"
+    r"thought|claims?|claimed|believes?|"
+    r"believed|wrote|writes|asked|asks|assumes?|assumed|insists?|insisted|mentioned|mentions)\b"
+    # the speaker named after the words: "I'm a total movie fan, said my brother"
+    r"|,\s*(?:said|says|asked|asks|wrote|writes|added|adds|replied)\s+(?:(?-i:[A-Z])\w+|my \w+|his \w+|her \w+|"
+    r"the \w+|nobody|no one|someone|everyone|he|she|they)\b",
+    re.I,
+)
+
+
+SARCASM = re.compile(
+    r"\b(?:yeah right|oh great|oh joy|oh wonderful|oh sure|sure thing|lol|lmao|rofl|haha\w*|/s|said no one ever|"
+    r"as if|not!|yeah,? sure|totally not)\b|/s\b|🙄|😂|🤣|\bnot\.$",
+    re.I,
+)
+
+
+_IRONIC = re.compile(r"^(?:sure|totally|of course|obviously|yeah sure|riiight)[,!]\s", re.I)
+
+
+_OTHER_SPEAKER = re.compile(
+    r"^(?:the )?(?:assistant|bot|agent|ai|system|tool|model|claude|gpt|chatgpt)\b", re.I
+)
+
+
+CODE = re.compile(
+    r"`|[{}]|==|=>|->|\(\)|;\s*$|^\s*(?:#|//|>>>|\$ |def |class |import |from \S+ import)|\w\(|\w=\w|"
+    r"\w\.\w+\(|</?\w+>"
+)
+
+
+QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<![\w])'[^']{2,}'(?![\w])")
+
+
+#: A quoted title right after a like ('I love "The Santa Clause"') is the thing liked, not quoted
+#: speech: its marks go before quoted text is dropped. Only a title: capitalised words and short
+#: function words.
+TITLE_LIKED = re.compile(
+    r"(?P<pre>\b(?:love|like|enjoy|adore|fan of|into)\s+)[\"“](?P<t>(?-i:[A-Z])[\w'’-]*(?:\s(?:(?-i:[A-Z])[\w'’-]*|"
+    r"of|the|a|an|and|in|on|to|with|for)){0,7})[\"”]",
+    re.I,
+)
+
+
+NEGATION = re.compile(r"\b(?:not|never|no|none|nor|neither|without|n't)\b|n't\b", re.I)
+
+
+# Only with words that make it standing: "can you always …?" may ask about an ability, or be
+# rhetorical.
+STANDING_REQUEST = re.compile(
+    r"^(?:can|could|would|will) you (?:please |kindly )?(?P<v>(?:always )?[a-z].*?\b(?:from now on|"
+    r"going forward|in (?:the )?future)|(?:always )?(?:keep|make|use|stop|avoid|write|answer|reply|respond|give|"
+    r"put|format)\b[^?]*?\byour (?:answers|replies|responses)\b[^?]*?)"
+    r"(?:,? please)?\s*[?.!]*$",
+    re.I,
+)
+
+
+CORRECTION_CUE = re.compile(
+    r"^(?:actually|correction|sorry|no(?=\s*[,!-])|wait|oops|update|news|quick update|small update|quick fix|"
+    r"small thing|scratch that|make that|changed my mind|i changed my mind|update on that)\b"
+    r"[,:!\s-]*",
+    re.I,
+)
+
+
+CHANGE_CUE = re.compile(
+    r"\b(?:actually|i meant|i was wrong|now|currently|these days|nowadays|no longer|any ?more|"
+    r"since (?:last|this)|moved|relocated|switched|changed|new job|instead|replaces?)\b",
+    re.I,
+)
+
+
+NOT_BUT = re.compile(
+    r"\bnot (?P<p>(?:in|at|as|for) )?(?P<o>[^,.;]{1,40}?),? but (?!(?:i|i'm|i've|it|it's|we|they|he|she|you)\b)"
+    r"(?:(?P=p))?",
+    re.I,
+)
+
+
+FILLER = re.compile(
+    r"^(?:oh|well|btw|by the way|so|also|anyway|ok|okay|hmm|and|fyi|fun fact|for the record|honestly|frankly|"
+    r"tbh|for reference|for context|context|some context|heads-up|"
+    r"just so you know|heads up|note|yes|yeah|yep|right|what can i say|you know what)\b[,:!\s-]+",
+    re.I,
+)
+
+
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+REPLACES = re.compile(r"\s*\(replaces?:\s*(?P<o>[^)]*)\)\s*[.!]?$", re.I)
+
+
+#: What makes a sentence a plan, a wish or a guess about the future, while a possessive in it ("my
+#: love for X") still says what is: "I'm considering X because of my passion for Y".
+_MODAL = re.compile(
+    r"\b(?:would|could|might|want to|wanted to|wants to|hoping to|hope to|considering|thinking about|"
+    r"thinking of|planning to|plan to|going to|gonna|someday|some day|one day)\b",
+    re.I,
+)
+
+
+#: A love wished back is one lost ("I want my love for painting back").
+AGAIN = re.compile(r"\b(?:again|back|anymore|any more|once more)\b", re.I)
+
+
+#: A later clause that is a plan or a guess of its own: ", working with them would be cool".
+#: Its subject is an activity of its own (an "-ing" phrase), so the mood is about that activity;
+#: a pronoun subject ("I might be wrong", "it would be fun to try") may be about the first clause,
+#: and so may a condition or a first try ("assuming I'd pass", "trying it would be fun").
+_MODAL_TAIL = re.compile(
+    r",\s+(?P<t>(?!(?:during|according|regarding|including|concerning|considering|being|nothing|"
+    r"something|anything|everything|assuming|supposing|providing|imagining|pretending|hoping|wishing|"
+    r"planning|thinking|trying|tasting|testing|starting)\b)[a-z]+ing\b[^,]*\b(?:would|could|might)\b[^,]*)$",
+    re.I,
+)
+
+
+def modal_tail_cut(sentence: str) -> str:
+    """The sentence without a last clause that is a plan or a guess of its own ("I've always liked
+    Under Armour, working with them would be really cool" → its first clause), so that clause's
+    mood does not reach back; "" when there is none, or the rest is no statement either."""
+    m = _MODAL_TAIL.search(sentence)
+    if not m or len(m.group("t").split()) < 3:
+        return ""  # "I love PHP, maybe.": a hedge on the whole, no clause of its own
+    head = sentence[: m.start()].strip()
+    return head if len(head.split()) >= 3 and statement(head) else ""
+
+
+def modal_only(sentence: str) -> bool:
+    """The sentence is no statement only through a plan, a wish or a guess (``_MODAL``): no
+    question,
+    other speaker, joke, hedge, report, condition, past habit or pretence."""
+    if statement(sentence) or not _MODAL.search(sentence) or AGAIN.search(sentence):
+        return False
+    return statement(_MODAL.sub("do", sentence))
+
+
+def statement(sentence: str) -> bool:
+    """False for what states no fact about the user: questions, hypotheticals, reported speech,
+    jokes, code."""
+    if sentence.rstrip().endswith("?") or _QUESTION_START.match(sentence):
+        return False
+    if (
+        _OTHER_SPEAKER.match(sentence)
+        or SARCASM.search(sentence)
+        or CODE.search(sentence)
+        or _IRONIC.match(sentence)
+    ):
+        return False
+    if _HEDGE.search(sentence):
+        return False
+    probe = re.sub(r"\b(?:would|'d) rather\b", "prefer", sentence, flags=re.I)
+    if _HYPOTHETICAL.search(probe) or _REPORTED.search(sentence):
+        return False
+    return True
+
+
+_MAX_SENTENCE = (
+    400  # facts are said briefly; a run-on "sentence" (a pasted list, a log line) is cut here
+)
+
+
+MAX_MATCHES = (
+    4  # per rule and sentence: "I love cats, I love cats, …" a thousand times costs no more
+)
+
+
+def sentences_of(block: str) -> list[str]:
+    out = []
+    for line in block.split("\n"):
+        parts = [p.strip() for p in _SENTENCE_SPLIT.split(line) if p.strip()]
+        for i, sentence in enumerate(parts):
+            if i < len(parts) - 1 and sentence.endswith(";") and not CODE.search(sentence[:-1]):
+                # a semicolon between two clauses of prose ends the first one; only at a line's end
+                # (or beside other code) is it code's
+                sentence = sentence[:-1] + "."
+            out.append(sentence[:_MAX_SENTENCE])
+    return out
+
+
+_CLAUSE_SPLIT = re.compile(
+    r",\s+(?=(?:and|but|so|because|'cause|cause|though|although)\s+i\b|so (?:that|it|this)\b)|\s+[-–—]\s+"
+    # ", so keep that in mind if I ask …": a consequence, its mood its own
+    r"|,\s+(?=so\s+(?!(?:much|many|far|long|well|good|often|hard|bad)\b))"
+    # "…, because half the team is in Manila": a reason, its mood its own
+    r"|,?\s+(?=because\s)",
+    re.I,
+)
+#: A comma before a new subject opens a new main clause ("I haven't eaten meat in ten years, I'm
+#: vegetarian"), when the words before it are a clause of their own (three words or more:
+#: "Sometimes,
+#: I …" and "As a kid, I …" stay whole, their adverb reaching the rest).
+_NEW_SUBJECT = re.compile(
+    r",\s+(?=(?:i'm|i am|i've|i have|i'd|i|we're|we are|we|my|he|she|he's|she's|they|they're)\s|"
+    r"(?:mostly|usually|sometimes|often)\s+(?:i|we)\b)",
+    re.I,
+)
+#: A report with nothing after its verb reaches the clause before ("…, he said", "…, my brother
+#: thinks"); one with its own object is a clause of its own ("…, my doctor told me to watch the
+#: carbs").
+_BARE_REPORT = re.compile(
+    r"^\s*(?:he|she|they|my \w+|(?-i:[A-Z])\w+) (?:said|says|thinks|thought|claims|claimed|told me|wrote|"
+    r"insists|believes|reckons)\s*[.!]*$",
+    re.I,
+)
+_CONDITIONAL = re.compile(
+    r"^(?:if|when|whenever|unless|once|whether|suppose|supposing|as soon as|in case)\b", re.I
+)
+_CONJUNCTION = re.compile(r"^(?:and|but|so|because|'cause|cause|though|although)\s+", re.I)
+
+
+def clauses(sentence: str) -> list[str]:
+    """A sentence's main clauses, each read on its own ("Dance is my passion, and I'm gonna …": the
+    plan does not hide the fact). A conditional sentence stays whole: its "if" covers every clause.
+    """
+    if _CONDITIONAL.match(sentence):
+        return [sentence]
+    parts = []
+    for part in _CLAUSE_SPLIT.split(sentence):
+        parts += _at_new_subjects(part.strip())
+    return [_CONJUNCTION.sub("", p) for p in parts if p]
+
+
+#: The words before the comma open with their own subject: a clause, not an adverbial ("From now on,
+#: we …", "Sometimes, I …").
+_OWN_SUBJECT = re.compile(r"^(?:i|i'm|i've|i'd|we|we're|we've|my|our)\b", re.I)
+
+
+def _at_new_subjects(part: str) -> list[str]:
+    """The part cut at each comma before a new subject, where the words before are a clause of their
+    own and the clause after is no hedge, plan or question: "…, I might be wrong though", "…, I
+    guess" reach the earlier clause, so the part stays whole there."""
+    cuts = [m for m in _NEW_SUBJECT.finditer(part)]
+    out: list[str] = []
+    start = 0
+    for i, m in enumerate(cuts):
+        left = part[start : m.start()].strip()
+        end = cuts[i + 1].start() if i + 1 < len(cuts) else len(part)
+        right = part[m.end() : end]
+        own = _OWN_SUBJECT.match(left) or with_subject(left) != left
+        if len(left.split()) >= 3 and own and not _mood(_TRAILING_HEDGE.sub("", right)):
+            out.append(left)
+            start = m.end()
+    out.append(part[start:].strip())
+    return out
+
+
+def _mood(clause: str) -> bool:
+    """A hedge, a plan, a guess or a question: a mood that may reach the clause before."""
+    return bool(
+        clause.rstrip().endswith("?")
+        or _BARE_REPORT.match(clause)
+        or _HEDGE.search(clause)
+        or _HYPOTHETICAL.search(re.sub(r"\b(?:would|'d) rather\b", "prefer", clause, flags=re.I))
+    )
+
+
+#: A hedge that opens a trailing phrase of its own ("…, mostly the morning shift", "…, mostly
+#: Coltrane and Bill Evans") qualifies that phrase, not the clause before it.
+_TRAILING_HEDGE = re.compile(
+    r",\s*(?:(?:mostly|usually|sometimes|often|occasionally|especially|mainly)\s+(?!i\b|we\b)\w+(?:\s+\w+)+[^,]*|"
+    r"\w+(?:\s+\w+)?\s+(?:mostly|usually|mainly))\s*[.!]?$",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One main clause of a message, ready for the rules."""
+
+    text: str
+    opens: bool  # it opens its sentence (an instruction to the agent must)
+    passing: bool  # about a passing state ("today", "this week"): dated facts only
+    old: str | None  # the line it says it replaces ("(replaces: …)")
+    correction: bool  # said with a cue of change ("Actually, …", "now", "not X but Y")
+    presupposed_only: bool  # a plan or a wish: only what a possessive presupposes holds
+    message: str = ""  # the whole message, for a rule that reads its context
+
+
+def message_clauses(message: str) -> list[Clause]:
+    """The clauses of a message that are the user's own statements, each prepared for the rules: a
+    story, a task on a text, a retraction, code or a clause that states nothing gives none. A cue of
+    correction that opens the message ("Changed my mind, …", "Update: …") reaches all of it."""
+    sentences = sentences_of(spelled(message))
+    corrects = bool(sentences) and bool(CORRECTION_CUE.match(_without_fillers(sentences[0])))
+    out = []
+    for sentence, in_frame in zip(sentences, framed(sentences)):
+        for i, clause in enumerate(clauses(sentence)):
+            if in_frame or CODE.search(clause):
+                continue  # a story, a task on a text, a rumour, a retracted line; code, markup
+            prepared = _prepare(clause, opens=i == 0)
+            if prepared is not None:
+                out.append(
+                    replace(prepared, message=message, correction=prepared.correction or corrects)
+                )
+    return out
+
+
+def _prepare(clause: str, *, opens: bool) -> Clause | None:
+    clause = _TRAILING_HEDGE.sub("", clause)
+    passing = temporary(clause)
+    text = IDIOM.sub("", QUOTED.sub(" ", TITLE_LIKED.sub(r"\g<pre>\g<t>", clause))).strip()
+    old = None
+    m = REPLACES.search(text)
+    if m:
+        old, text = m.group("o").strip(), text[: m.start()]
+    text = _without_fillers(text)
+    correction = old is not None
+    cue = CORRECTION_CUE.match(text)
+    if cue:
+        correction, text = True, text[cue.end() :]
+    text = _STANDING_SCOPE.sub("", first_person(with_subject(_standing(text)))).strip()
+    standing = STANDING_REQUEST.match(text)
+    if standing:  # "Could you answer in Spanish from now on?" asks for a standing rule
+        text = standing.group("v")
+    if text and not statement(text):
+        text = modal_tail_cut(text) or text
+    presupposed_only = bool(text) and modal_only(text)
+    if not text or not (presupposed_only or statement(text)):
+        return None
+    if CHANGE_CUE.search(text):
+        correction = True
+    if NOT_BUT.search(text):
+        correction = True
+        text = NOT_BUT.sub(lambda n: n.group("p") or "", text)
+    return Clause(text, opens, passing, old, correction, presupposed_only)
+
+
+#: A rule's standing scope said after it ("… unless I ask for more", "… even if I write in
+#: English", "… whatever language I use"): part of the rule, no hypothetical.
+_STANDING_SCOPE = re.compile(
+    r",?\s+(?:unless i (?:ask|say|tell|request|want|need|specify)|even (?:if|when) i (?:write|ask|use|message|"
+    r"talk|type|speak)|whatever (?:language )?i (?:use|write|type)|no matter (?:what|which) (?:language )?i|"
+    r"if i ask(?: for (?:it|them|more|details))?\s*[.!]?$)[^.;]*",
+    re.I,
+)
+
+
+#: A standing condition before a request ("When I ask coding questions, give me the code first"):
+#: the request is a rule the condition scopes, not a hypothetical.
+_WHEN_I_ASK = re.compile(
+    r"^when(?:ever)? (?:i|you) (?:ask|write|want|need|send|give|say|request|message|share|paste|mention|"
+    r"talk|use|explain|suggest|recommend)\b[^,]{2,80},\s+(?P<rest>(?:please |just )?[a-z].+)$",
+    re.I,
+)
+_RULE_OPENER = re.compile(r"^(?:please |just )?(?:no|don't|do not|never|always)\b", re.I)
+
+
+def _standing(text: str) -> str:
+    m = _WHEN_I_ASK.match(text)
+    if not m:
+        return text
+    rest = m.group("rest")
+    return rest if _RULE_OPENER.match(rest) else f"Always {rest}"
+
+
+def _without_fillers(text: str) -> str:
+    """Leading fillers dropped ("oh,", "btw,"), however many there are."""
+    while True:
+        stripped = FILLER.sub("", text)
+        if stripped == text:
+            return text
+        text = stripped

@@ -1,0 +1,189 @@
+"""The user's family and the people around them, by name: "my wife Priya", "our son Theo starts
+school …", "I have a sister named Ana".
+
+A relative's name must be a given name in some locale (``kinds.given_name``): "my wife is
+Colombian" names no wife.
+"""
+
+from __future__ import annotations
+
+from ..kinds import given_name
+from .core import USER, Filling, rule
+from .phrases import NAME, PSTOP
+from .values import is_name
+
+#: Relatives and colleagues, as a pattern (``lexicon.PEOPLE`` as a set).
+KIN = (
+    "wife|husband|partner|girlfriend|boyfriend|fiancée?|son|daughter|brother|sister|mother|father|mom|mum|dad|"
+    "grandmother|grandfather|grandma|grandpa|uncle|aunt|cousin|niece|nephew|boss|manager"
+)
+
+
+def named_person(f: Filling) -> bool:
+    """A wife or a son has a given name ("Colombian" is none)."""
+    return given_name(f.groups.get("v", ""))
+
+
+#: Children said as a group ("our two boys", "I have twin girls"), written by what they are.
+_CHILDREN = {
+    "kids": "children",
+    "children": "children",
+    "boys": "sons",
+    "sons": "sons",
+    "girls": "daughters",
+    "daughters": "daughters",
+    "grandkids": "grandchildren",
+    "grandchildren": "grandchildren",
+}
+_COUNT = r"(?P<n>two|three|four|five|six|2|3|4|5|6)"
+_ONE_CHILD = {"children": "child", "sons": "son", "daughters": "daughter"}
+
+
+def children(f: Filling) -> bool:
+    """ "our two boys" → "Has two sons"."""
+    f.values["k"] = _CHILDREN[f.groups["k"].lower()]
+    return True
+
+
+def child_named(f: Filling) -> bool:
+    """ "I have twin boys, Arjun and Rohan" → "Has a son named Arjun" (and Rohan)."""
+    kind = _CHILDREN.get(f.groups["k"].lower(), f.groups["k"].lower())
+    f.values["k"] = _ONE_CHILD.get(kind, kind)
+    return given_name(f.groups.get("v", ""))
+
+
+def one_household(f: Filling) -> bool:
+    kind = f.groups.get("k") or f.groups.get("k2", "")
+    f.values["k"] = kind.lower()
+    return bool(kind)
+
+
+def spouse(f: Filling) -> bool:
+    """Married to a person with a given name ("married to the job" is none)."""
+    return given_name(f.groups.get("v", ""))
+
+
+RULES = [
+    rule(
+        rf"\bmy (?P<k>{KIN})(?:'s name)? is (?:called |named ){NAME}",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_person,
+    ),
+    rule(
+        rf"\bmy (?P<k>{KIN})(?:'s name is| is) {NAME}\s*(?:[,.!]|$)",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_person,
+    ),
+    rule(
+        rf"\bmy (?P<k>{KIN}),? {NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes|starts|"
+        r"started|begins|began|goes|plays|turned|turns|graduated|got|had|works|teaches|runs)\b",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_person,
+    ),
+    rule(
+        rf"\bi have an? (?P<k>{KIN}) (?:called|named) {NAME}",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_person,
+    ),
+    rule(
+        rf"\bour (?P<k>{KIN})(?:'s name)? is (?:called |named ){NAME}",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_person,
+    ),
+    rule(
+        rf"\bour (?P<k>{KIN}),? {NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes|"
+        rf"starts|started|goes|plays|turned|turns|graduated|got)\b",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_person,
+    ),
+    # "My husband Tomasz and I have a daughter, Zosia"; "I've got a son, Theo"
+    rule(
+        rf"\b(?:i|we)(?:'ve| have)?(?: got| have)? an? (?P<k>{KIN}),? {NAME}(?=\s*(?:[,.;!]|$)|\s+(?:and|who|is)\b)",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_person,
+    ),
+    # "I have twin boys, Arjun and Rohan": each child by name
+    rule(
+        r"\b(?:i|we)(?:'ve| have)?(?: got| have)? (?:twin |two |three )?(?P<k>boys|girls|sons|daughters|kids|"
+        rf"children)[,:]? (?:named |called )?{NAME}(?=,? and )",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=child_named,
+    ),
+    rule(
+        r"\b(?:i|we)(?:'ve| have)?(?: got| have)? (?:twin |two |three )?(?P<k>boys|girls|sons|daughters|kids|"
+        r"children)[,:]? (?:named |called )?(?-i:[A-Z])[\w'’-]+,? and (?P<v>(?-i:[A-Z])[\w'’-]+)\b",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=child_named,
+    ),
+    # "our two boys", "me, my wife and our two kids", "I have 4 grandkids"
+    rule(
+        rf"\b(?:my|our|(?:i|we) (?:have|'ve got|have got)) {_COUNT} (?:little |young |grown |"
+        r"teenage )?(?P<k>kids|children|boys|girls|sons|daughters|grandkids|grandchildren)\b",
+        "Has {n} {k}",
+        None,
+        "permanent",
+        finish=children,
+    ),
+    # a spouse said as one household with the user: "with my wife", "my husband and I", "me, my
+    # wife and our two kids" (not "my ex-wife", "my wife-to-be"; "my wife is Colombian" says more
+    # about her than about a marriage, and is left to the named rules)
+    rule(
+        r"(?:\b(?:with|me,?(?: and)?) my (?P<k>wife|husband)\b(?![-'’])|\bmy (?P<k2>wife|husband) and i\b)",
+        "Has a {k}",
+        None,
+        "permanent",
+        finish=one_household,
+    ),
+    rule(
+        rf"\bi(?:'m| am| got| just got) married to {NAME}",
+        "Married to {v}",
+        {"v": is_name},
+        "permanent",
+        finish=spouse,
+    ),
+    rule(
+        rf"\b{NAME} and i (?:just )?got married\b",
+        "Married to {v}",
+        {"v": is_name},
+        "permanent",
+        finish=spouse,
+    ),
+    rule(
+        r"\bi(?:'m| am) (?:a )?single (?P<v>mom|mum|dad|mother|father|parent)\b",
+        "Is a single {v}",
+        None,
+        "permanent",
+    ),
+    rule(
+        r"\b(?:we(?:'re| are)|i(?:'m| am)) expecting (?:our |my )?(?:first |second |third )?(?:baby|child)"
+        rf"(?: in (?P<v>[A-Z][a-z]+|the (?:spring|summer|autumn|fall|winter)))?{PSTOP}",
+        "Expecting a baby in {v}",
+    ),
+]
+
+CANON = [
+    (rf"^Has an? ({KIN}) named (.+)$", USER, None),
+    (r"^Has an? (wife|husband|partner)$", USER, None),
+    (r"^Has (?:two|three|four|five|six|\d) (?:children|sons|daughters|grandchildren)$", USER, None),
+    (r"^Married to (.+)$", USER, None),
+    (r"^Is a single (?:mother|father|mom|mum|dad|parent)$", USER, None),
+    (r"^Expecting a baby(?: in .+)?$", USER, None),
+]

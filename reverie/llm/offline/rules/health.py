@@ -1,0 +1,174 @@
+"""What the user eats and cannot eat: allergies, intolerances, diets.
+
+An allergy is to something people are allergic to (``ALLERGENS``): "allergic to drama" is a figure
+of speech.
+"""
+
+from __future__ import annotations
+
+from .core import USER, Filling, rule, word_set
+from .phrases import VAL
+from .values import is_thing
+
+#: What people are allergic to: food allergens, animals and insects, plants, medicines, materials.
+#: "Allergic to drama" is a figure of speech: an allergy to anything else gives no fact.
+ALLERGENS = word_set(
+    "nut nuts peanut peanuts tree almond almonds cashew cashews walnut walnuts hazelnut hazelnuts pecan pecans "
+    "pistachio pistachios shellfish shrimp prawn prawns crab lobster fish seafood egg eggs milk dairy lactose "
+    "gluten wheat soy soya sesame mustard celery lupin sulphites sulfites corn strawberries strawberry kiwi "
+    "banana bananas tomato tomatoes chocolate garlic onion onions avocado mango "
+    "pollen grass hay ragweed birch trees flowers dust mites mold mould latex nickel wool perfume fragrance "
+    "penicillin aspirin ibuprofen antibiotics sulfa codeine morphine anaesthetic anesthetic "
+    "bee bees wasp wasps hornet hornets mosquito mosquitoes insect insects cockroach cockroaches ant ants "
+    "cat cats dog dogs horse horses rabbit rabbits hamster hamsters guinea pigs bird birds feathers fur pets "
+    "animals reptiles rodents mice dander"
+)
+
+
+def is_allergen(value: str) -> bool:
+    """Something a person can be allergic to ("peanuts", "most reptiles", "cat hair"), not a figure
+    of speech."""
+    words = [w.lower().strip(".,!") for w in value.split()]
+    return (
+        bool(words) and is_thing(value, unpleasant_ok=True) and any(w in ALLERGENS for w in words)
+    )
+
+
+#: Conditions people tell their assistant about, as a closed class (a headache, a cold, "tired" are
+#: passing and are none).
+CONDITIONS = (
+    r"(?:type [12] |type one |type two )?diabetes|asthma|mild asthma|adhd|add|autism|dyslexia|dyspraxia|ibs|"
+    r"c[oe]?eliac(?: disease)?|crohn'?s(?: disease)?|epilepsy|migraines|arthritis|rheumatoid arthritis|lupus|"
+    r"multiple sclerosis|ms|hypertension|high blood pressure|anxiety|depression|ptsd|ocd|bipolar(?: disorder)?|"
+    r"tinnitus|eczema|psoriasis|endometriosis|pcos|hypothyroidism|sleep apnea|sleep apnoea|insomnia|"
+    r"long covid|chronic fatigue|fibromyalgia|a heart condition|hearing loss|colou?r ?blindness|a peanut allergy|"
+    r"gout|glaucoma|cataracts"
+)
+_ADJECTIVES = {
+    "diabetic": "diabetes",
+    "asthmatic": "asthma",
+    "epileptic": "epilepsy",
+    "celiac": "celiac disease",
+    "coeliac": "coeliac disease",
+    "prediabetic": "prediabetes",
+    "pre-diabetic": "prediabetes",
+    "dyslexic": "dyslexia",
+    "autistic": "autism",
+}
+
+
+def as_condition(f: Filling) -> bool:
+    """ "I'm type 2 diabetic" → "Has type 2 diabetes"; "celiac" → "celiac disease"."""
+    value = f.values["v"].lower()
+    words = value.split()
+    if words and words[-1] in _ADJECTIVES:
+        words[-1] = _ADJECTIVES[words[-1]]
+    f.values["v"] = " ".join(words).replace("adhd", "ADHD").replace("ibs", "IBS")
+    return True
+
+
+def allergen_noun(f: Filling) -> bool:
+    """ "a peanut allergy" → "Allergic to peanuts" (the plural people write, where one is
+    listed)."""
+    value = f.values["v"].lower()
+    if value + "s" in ALLERGENS:
+        value += "s"
+    f.values["v"] = value
+    return True
+
+
+RULES = [
+    rule(
+        r"\bi(?:'m| am) (?:(?:severely|very|a bit|slightly|mildly) )?(?P<v>lactose|gluten) intolerant\b",
+        "Is {v} intolerant",
+        None,
+        "permanent",
+    ),
+    rule(
+        rf"\bi(?:'m| am) (?:(?:severely|seriously|very|mildly|deathly|extremely|really|highly|also) )?"
+        rf"allergic to {VAL}",
+        "Allergic to {v}",
+        {"v": is_allergen},
+        "permanent",
+    ),
+    # "Allergic to shellfish, and to penicillin"
+    rule(
+        rf"\ballergic to [^,.;]{{2,40}}?,? and (?:also )?to {VAL}",
+        "Allergic to {v}",
+        {"v": is_allergen},
+        "permanent",
+    ),
+    # "I have a severe peanut allergy", "severe peanut alergy"
+    rule(
+        r"(?:^|\bi(?: have|'ve got| have got) )(?:an? )?(?:(?:severe|serious|mild|bad|life-threatening) )?"
+        r"(?P<v>[a-z]+(?: [a-z]+)?) (?:allergy|alergy|allergie)\b",
+        "Allergic to {v}",
+        {"v": is_allergen},
+        "permanent",
+        finish=allergen_noun,
+    ),
+    rule(r"\bi(?:'m| am) (?:an? )?(?P<v>vegetarian|vegan|pescatarian)(?![\w-])", "Is {v}"),
+    rule(r"\bi(?:'m| am) (?:a )?veggie(?![\w-])", "Is vegetarian"),
+    rule(
+        rf"\bi(?: have|'ve got| have got| was diagnosed with| got diagnosed with| live with) (?P<v>{CONDITIONS})\b",
+        "Has {v}",
+        None,
+        "permanent",
+        finish=as_condition,
+    ),
+    rule(
+        r"\bi(?:'m| am) (?P<v>(?:type [12] )?diabetic|asthmatic|epileptic|c[oe]?eliac|pre-?diabetic|dyslexic|"
+        r"autistic)(?![\w-])",
+        "Has {v}",
+        None,
+        "permanent",
+        finish=as_condition,
+    ),
+    rule(r"\bi(?:'m| am) (?:\d+ weeks )?pregnant\b", "Is pregnant"),
+    rule(
+        r"\bi (?:don't|do not|never|no longer) drink(?: (?P<v>alcohol|coffee|caffeine|beer|wine))?"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:anymore|at all)\b)",
+        "Doesn't drink {v}",
+        negative=True,
+        finish=lambda f: f.values.setdefault("v", "alcohol") is not None,
+    ),
+    rule(
+        r"\bi(?:'m| am) (?:(?:on )?an? |strictly |completely )?(?P<v>gluten-free|dairy-free|lactose-free|keto|paleo|"
+        r"kosher|halal|plant-based|low-carb|sugar-free)(?: diet)?\b",
+        "Diet: {v}",
+    ),
+    rule(
+        r"^(?P<v>gluten-free|dairy-free|lactose-free|sugar-free) (?:is|has to be) (?:a must|non-negotiable|essential) "
+        r"for me\b",
+        "Diet: {v}",
+    ),
+    # "I can't have dairy, so no ice cream for me"; not "… in the house", "… before the race"
+    rule(
+        r"\bi (?:can't|cannot|can not) (?:have|eat|do|tolerate) (?P<v>dairy|gluten|lactose)"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:anymore|any more|at all)\b)",
+        "Diet: {v}-free",
+        negative=True,
+    ),
+    rule(
+        r"\bi (?:eat|follow|keep|stick to) (?:an? |strictly |only )?(?P<v>gluten-free|dairy-free|keto|paleo|kosher|"
+        r"halal|plant-based|low-carb|sugar-free|low-fodmap|low-sodium|low-fat|mediterranean)(?: diet| food)?\b",
+        "Diet: {v}",
+    ),
+    rule(
+        r"\bi (?:don't|do not|never|no longer) eat (?P<v>meat|red meat|pork|beef|fish|seafood|dairy|eggs|gluten|"
+        r"sugar|nuts|shellfish)\b",
+        "Doesn't eat {v}",
+        negative=True,
+    ),
+]
+
+CANON = [
+    (r"^Allergic to (.+)$", USER, None),
+    (r"^Is (vegetarian|vegan|pescatarian)$", USER, "diet"),
+    (r"^Is (lactose|gluten) intolerant$", USER, None),
+    (r"^Doesn't eat (.+)$", USER, None),
+    (r"^Diet: (.+)$", USER, None),
+    (r"^Is pregnant$", USER, None),
+    (r"^Doesn't drink (.+)$", USER, None),
+    (rf"^Has ({CONDITIONS}|prediabetes)$", USER, None),
+]

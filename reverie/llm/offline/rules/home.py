@@ -1,0 +1,127 @@
+"""Where the user lives, a move from one place to another, and their time zone.
+
+A home is a place the gazetteer knows (``values.is_place``), or an unknown proper name the sentence
+says is a place ("Little Hinton, a village near Oxford"). A move is a cue of change: the new home
+replaces the old line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .core import USER, Filling, rule
+from .phrases import OLD, OLDTO, PLACE, VAL, I
+from .values import is_place, is_specific
+
+#: The user, or the user's household ("we", "my wife and I"), as a subject.
+_WE = (
+    r"\b(?:i|we|my (?:wife|husband|partner|family|girlfriend|boyfriend) and i)"
+    r"(?:\s+(?:now|currently|just|actually|recently|also|still|finally|all))?"
+)
+#: Words that make "I'm in X" a home rather than a visit: a duration, a move, "now", "home",
+#: "local".
+_LASTING = re.compile(
+    r"\b(?:now|since|years?|months|home|local|locally|live|living|based|resident|settled|moved|"
+    r"registered|for good)\b",
+    re.I,
+)
+
+
+def at_home(f: Filling) -> bool:
+    """ "I'm in X" is a home only with a word that makes it lasting ("… now", "… since 2015",
+    "Have been for three years") or its country after it ("Krakow, Poland"); "I'm in Tokyo" alone
+    may be a visit."""
+    rest = f.match.string[f.match.end() :]
+    country = re.match(r"\s*,\s*((?-i:[A-Z])[\w'’ .-]{2,30}?)\s*(?:[,.;!]|$)", rest)
+    return bool(_LASTING.search(f.match.string)) or bool(country and is_place(country.group(1)))
+
+
+RULES = [
+    rule(
+        rf"{_WE}(?: live| am living|'m living|'re living| are living| am based|'m based|'re based|"
+        rf" are based| reside| live out| live over) in {PLACE}",
+        "Lives in {v}",
+        {"v": is_place},
+    ),
+    rule(
+        rf"(?:\bmy home is (?:now )?in|^home (?:base )?(?:for (?:me|us) )?is(?: now)?) {PLACE}",
+        "Lives in {v}",
+        {"v": is_place},
+    ),
+    # "my flat's in krakow", "our house is in Molndal"
+    rule(
+        rf"\b(?:my|our) (?:flat|apartment|house|home|place)(?:'s|s| is)(?: now)? (?:in|out in) {PLACE}",
+        "Lives in {v}",
+        {"v": is_place},
+    ),
+    # "Zurich is home", "Lekki, Lagos is home"
+    rule(
+        r"(?<![\w'’-])(?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2}) is (?:my |our |now |still )*home\b"
+        r"(?! (?:to|of|for)\b)",
+        "Lives in {v}",
+        {"v": is_place},
+    ),
+    rule(
+        r"\bi(?:'m| am) an? (?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2}) resident\b",
+        "Lives in {v}",
+        {"v": is_place},
+    ),
+    rule(
+        rf"{_WE}(?:'m|'re| am| are) (?:now |currently |still )?(?:in|out in|over in) {PLACE}",
+        "Lives in {v}",
+        {"v": is_place},
+        finish=at_home,
+    ),
+    rule(
+        rf"\b(?:i|we)(?:'ve| have) (?:lived|been living|been) in {PLACE}(?=\s*,?\s+(?:for|since)\b)",
+        "Lives in {v}",
+        {"v": is_place},
+    ),
+    rule(
+        rf"\bborn and (?:raised|bred|brought up) in {PLACE}(?:\s*,)?\s+and\s+(?:i\s+)?still\s+"
+        r"(?:live\s+)?here\b",
+        "Lives in {v}",
+        {"v": is_place},
+    ),
+    rule(
+        rf"{_WE}(?:'ve| have)? (?:just )?(?:moved|relocated) from {OLD} to {PLACE}",
+        "Lives in {v} instead of {o}",
+        {"v": is_place, "o": is_place},
+        change=True,
+    ),
+    rule(
+        rf"{_WE}(?:'ve| have)? (?:just )?(?:moved|relocated) (?:back |over |down |up )?to {PLACE}",
+        "Lives in {v}",
+        {"v": is_place},
+        change=True,
+    ),
+    rule(
+        rf"{I}(?:'ve| have)? (?:left|swapped) {OLDTO} for {PLACE}",
+        "Lives in {v} instead of {o}",
+        {"v": is_place, "o": is_place},
+        "correction",
+        change=True,
+    ),
+    rule(
+        rf"\bi (?:don't|do not) (?P<k>live in) {VAL}\s+any ?more\b",
+        "No longer {k} {v}",
+        {"v": is_specific},
+        "correction",
+        change=True,
+        negative=True,
+    ),
+    rule(
+        rf"\bi no longer (?P<k>live in) {VAL}",
+        "No longer {k} {v}",
+        {"v": is_specific},
+        "correction",
+        change=True,
+        negative=True,
+    ),
+    rule(r"\bmy time ?zone is (?P<v>[A-Z][\w/+:-]{1,30})", "Timezone: {v}"),
+]
+
+CANON = [
+    (r"^Lives in (.+)$", USER, "home"),
+    (r"^Timezone: (.+)$", USER, "timezone"),
+]

@@ -1,0 +1,189 @@
+"""The languages the user speaks, was raised in, and is learning (lessons included).
+
+A language is one ISO 639-1 names (``values.is_language``), written with its capital: "Portuguese",
+never "Poetry". Every language of a list is a line ("I speak English, French and Portuguese").
+"""
+
+from __future__ import annotations
+
+import re
+
+from .clauses import NEGATION
+from .core import USER, Filling, rule
+from .values import is_language
+
+#: A language named after a cue of speaking, in any case ("fluent in afrikaans, english and zulu").
+_LANG = r"(?P<v>[A-Za-z]+(?: [A-Z][a-z]+)?)"
+
+
+def a_language(value: str) -> bool:
+    """A language ISO 639-1 names, typed with or without its capital ("english", "Haitian
+    Creole")."""
+    value = value.strip()
+    return is_language(value[:1].upper() + value[1:]) or is_language(value.title())
+
+
+def capitalised(f: Filling) -> bool:
+    f.values["v"] = " ".join(
+        w if w in ("and", "or") else w[:1].upper() + w[1:] for w in f.values["v"].split()
+    )
+    return True
+
+
+def each_language(text: str) -> list[str]:
+    """ "Speaks Afrikaans, English and Zulu" → one line per language, while each is one."""
+    head, _, rest = text.partition(" ")
+    if head != "Speaks":
+        return [text]
+    items = [i.strip() for i in _LIST_SPLIT.split(rest) if i.strip()]
+    out = []
+    for item in items:
+        word = item[:1].upper() + item[1:]
+        if not a_language(word):
+            break
+        out.append(f"Speaks {word}")
+    return out or [text]
+
+
+RULES = [
+    rule(
+        r"(?:\bi(?:'m| am)|, and) (?:just |also |currently |now )?learning (?P<v>[A-Z][a-z]+)\b",
+        "Is learning {v}",
+        {"v": is_language},
+    ),
+    # "Learning German has been tough but worth it": the speaker's own experience of it, not "…
+    # for him", "… a dream of mine"
+    rule(
+        r"^learning (?P<v>[A-Z][a-z]+) (?:has been|'s been) (?:really |so |pretty |quite )?(?:tough|hard|fun|great|"
+        r"challenging|rewarding|difficult|amazing|slow|worth it)\b(?!.*\bfor\b)",
+        "Is learning {v}",
+        {"v": is_language},
+    ),
+    # lessons the user takes or keeps up with: "I'm taking German lessons", "I'll keep up with my
+    # Spanish classes" (not "I quit my German lessons", "my son's French lessons")
+    rule(
+        r"\bi(?:'m| am|'ve been| have been|'ll| will)? (?:definitely |still |also |now |currently )?"
+        r"(?:going to |gonna )?(?:keep(?:ing)? up with|keep(?:ing)? going with|continu(?:e|ing) with|"
+        r"carry(?:ing)? on with|tak(?:e|ing)|lov(?:e|ing)|enjoy(?:ing)?) (?:my )?(?P<v>[A-Z][a-z]+) "
+        r"(?:lessons|classes|course|lesson)\b",
+        "Is learning {v}",
+        {"v": is_language},
+    ),
+    rule(r"\bi (?:can )?speak (?:fluent )?(?P<v>[A-Z][a-z]+)\b", "Speaks {v}", {"v": is_language}),
+    rule(
+        r"\bmy (?:native|first|mother) (?:language|tongue) is (?P<v>[A-Z][a-z]+)\b",
+        "Native language: {v}",
+        {"v": is_language},
+        "permanent",
+    ),
+    # "I'm a native Polish speaker", "native speaker of Dutch"
+    rule(
+        r"\bi(?:'m| am) (?:a )?native (?P<v>[A-Za-z]+) speaker\b|\bi(?:'m| am) a native speaker of (?P<v2>[A-Za-z]+)\b",
+        "Native language: {v}",
+        None,
+        "permanent",
+        finish=lambda f: _native(f),
+    ),
+    # "Portuguese is my first language", "Yoruba is my mother tongue", "(my) mother tongue is Dutch"
+    rule(
+        rf"^{_LANG} is my (?:first|native|mother) (?:language|tongue|languge)\b",
+        "Native language: {v}",
+        {"v": a_language},
+        "permanent",
+        finish=capitalised,
+    ),
+    rule(
+        rf"^(?:my )?(?:native|first|mother) (?:language|tongue) is {_LANG}\b",
+        "Native language: {v}",
+        {"v": a_language},
+        "permanent",
+        finish=capitalised,
+    ),
+    # "fluent in English", "bilingual in Catalan and Spanish", "comfortable in French", "my Swedish
+    # is
+    # basically fluent"
+    rule(
+        r"(?:\bi(?:'m| am)|\bi grew up|\bi was raised|^|,) (?:(?:also|basically|pretty much|now|more|most|quite|very|"
+        r"perfectly|fully) )*(?:fluent|bilingual|comfortable) in (?P<v>[A-Za-z]+(?:(?:,| and|, and) [A-Za-z]+){0,3})",
+        "Speaks {v}",
+        {"v": lambda v: a_language(v.split(",")[0].split(" and ")[0])},
+        split=each_language,
+        finish=capitalised,
+    ),
+    rule(
+        r"\bmy (?P<v>[A-Z][a-z]+) is (?:basically |pretty much |now |almost )?(?:fluent|native|good|decent)\b",
+        "Speaks {v}",
+        {"v": is_language},
+    ),
+    rule(
+        r"\b(?:i(?:'m| am) )?working on my (?P<v>[A-Z][a-z]+)\b",
+        "Is learning {v}",
+        {"v": is_language},
+    ),
+    # "I dropped Japanese and switched to Korean": one language given up, the other taken up
+    rule(
+        r"\bi(?:'ve| have)? (?:dropped|quit|gave up(?: on)?|stopped learning|stopped) (?P<v>[A-Z][a-z]+)\b",
+        "No longer learning {v}",
+        {"v": is_language},
+        "correction",
+        change=True,
+        negative=True,
+    ),
+    rule(
+        r"\bi(?:'ve| have)? (?:dropped|quit|gave up|stopped)\b[^.;]{1,60}?\b(?:and )?(?:switched|moved) to "
+        r"(?P<v>[A-Z][a-z]+)\b",
+        "Is learning {v}",
+        {"v": is_language},
+        change=True,
+    ),
+    rule(
+        r"\bi (?:learn|study|am studying|'m studying|am learning) (?P<v>[A-Z][a-z]+)\b",
+        "Is learning {v}",
+        {"v": is_language},
+    ),
+    rule(
+        r"\bi(?:'m| am) (?:a )?(?P<v>[A-Za-z]+) native speaker\b",
+        "Native language: {v}",
+        {"v": a_language},
+        "permanent",
+        finish=capitalised,
+    ),
+]
+
+CANON = [
+    (r"^Speaks (.+)$", USER, None),
+    (r"^Native language: (.+)$", USER, "native-language"),
+    (r"^Is learning (.+)$", USER, None),
+]
+
+
+_SPEAK_LIST = re.compile(r"\bi (?:can )?speak (?P<v>[^.;:!?()]{1,120})", re.I)
+
+
+_LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|as well as\s+)?|\s+(?:and|as well as)\s+")
+
+
+def spoken(sentence: str) -> list[str]:
+    """Every language of "I speak English, French and Portuguese", in order, up to the first item
+    that is not a bare language ("… and a bit of French" stops the list there)."""
+    m = _SPEAK_LIST.search(sentence)
+    if not m or NEGATION.search(sentence[: m.start()]):
+        return []
+    out = []
+    for item in _LIST_SPLIT.split(m.group("v").strip()):
+        item = re.sub(r"^fluent\s+", "", item.strip(), flags=re.I)
+        word = item.split(" ", 1)[0]
+        if not is_language(word):
+            break
+        out.append(word)
+        if " " in item:  # "Portuguese at home": the list ends here
+            break
+    return out
+
+
+def _native(f: Filling) -> bool:
+    value = f.groups.get("v") or f.groups.get("v2") or ""
+    if not a_language(value):
+        return False
+    f.values["v"] = value[:1].upper() + value[1:]
+    return True

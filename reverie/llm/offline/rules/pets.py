@@ -1,0 +1,255 @@
+"""The user's pets: named ("we adopted a cat named Miso", "my dog Rex …") or held ("we've got a pup
+and a kitty", "I have two cats").
+
+A pet held is written by its kind ("a pup" → ``Has a dog``) and must end its noun phrase: "a cat
+allergy", "a dog show" and "a bird's eye view" hold no pet. A pet named with a bare "is" needs a
+given name ("my dog is Hungry" names no dog); with "named" or "called" any proper name will do
+("Biscuit").
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..kinds import given_name
+from .core import USER, Filling, rule
+from .lexicon import PETS, PETS_PLURAL
+from .phrases import NAME
+from .values import is_name
+
+#: The pets "my dog is called Rex" and "our cat, Miso, …" are read for.
+PET_KIN = "dog|cat|puppy|kitten|parrot|hamster|rabbit|horse"
+#: How people say "dog" and "cat" to friends: a pet held is written by its kind.
+PET_TALK = {"pup": "dog", "pups": "dogs", "doggo": "dog", "kitty": "cat", "kitties": "cats"}
+#: Breeds and kinds of pet people name their pet by ("a beagle called Max", "my African grey").
+BREEDS = (
+    "golden retriever|labrador retriever|labrador|lab|retriever|border collie|collie|shiba inu|shiba|"
+    "greyhound|whippet|dachshund|poodle|pug|husky|terrier|bulldog|french bulldog|pit ?bull|rottweiler|"
+    "chihuahua|corgi|spaniel|cocker spaniel|german shepherd|shepherd|schnauzer|yorkie|labradoodle|"
+    "goldendoodle|doodle|cockapoo|dalmatian|akita|mutt|boxer|mastiff|samoyed|malamute|great dane|beagle|"
+    "siamese|persian|maine coon|ragdoll|tabby|bengal|sphynx|tomcat|tom|"
+    "budgie|parakeet|cockatiel|canary|african grey|macaw|cockatoo|axolotl|bearded dragon|gecko|iguana|"
+    "hedgehog|chinchilla|gerbil|rat|mouse|goat|pig|pony|donkey|hen|chicken"
+)
+_PLURALS = (
+    "dogs|cats|horses|rabbits|birds|fish|hamsters|guinea pigs|turtles|tortoises|parrots|budgies|axolotls|"
+    "chickens|hens|goats|ponies|ferrets|rats|mice"
+)
+_SINGULAR = {"ponies": "pony", "mice": "mouse", "fish": "fish"}
+#: A pet by kind or breed, after at most two words that describe it ("a ginger cat", "an old
+#: shiba", "a rescue pitbull mix").
+_ANIMAL = rf"(?:[a-z-]+ ){{0,2}}?(?P<k>{BREEDS}|{PETS})(?: mix)?"
+#: The user holds it: "I have", "we've got", "we adopted".
+_HELD = (
+    r"(?:\b(?:we|i)(?:'ve| have)?(?: just| also| recently)? (?:got|have|adopted|rescued|keep|brought home)\b|"
+    r"^(?:one|two|three|four) (?:dogs?|cats?|pets?) at home\b[:,]?|\bmy (?:dog|cat|pet) is an?\b)"
+)
+
+#: "a dog", "a pup", "two turtles": a pet held, counted.
+_PET_NP = rf"(?:an? (?:{PETS}|pup|doggo|kitty)|(?:two|three|four|five) (?:{PETS_PLURAL}))"
+#: The pet ends its noun phrase and its clause ("a cat allergy", "a dog on my lap" are none).
+_PET_END = (
+    r"(?=\s*(?:[.!;]|$)|,\s*(?:and|but|so|which|they|he|she|both)\b|"
+    r"\s+(?:and (?:i|we|they|he|she|it)|but|so|who|that)\b)"
+)
+
+
+def named_pet(f: Filling) -> bool:
+    """A pet named with "named" or "called" (or set off by a comma: "a beagle, Max") may have any
+    proper name; with a bare "is" a given name. The article fits the kind ("an African grey")."""
+    kind = f.values.get("k", "")
+    f.values["k"] = _SINGULAR.get(
+        kind, kind.removesuffix("s") if kind.endswith(("ts", "gs", "ns")) else kind
+    )
+    if f.values["k"][:1] in "aeiou":
+        f.template = f.template.replace("Has a {k}", "Has an {k}")
+    return given_name(f.groups.get("v", "")) or bool(
+        re.search(r"\b(?:named|called|names?)\b|,", f.match.group(0), re.I)
+    )
+
+
+def named_in_context(f: Filling) -> bool:
+    """ "his name is Bolt", "she's called Luna": the pet the message says the user holds, when it
+    names one kind."""
+    held = re.findall(rf"{_HELD}[^.;]*?\b(?:an? |one |our |my )?{_ANIMAL}\b", f.message, re.I)
+    kinds = {k.lower() for k in held}
+    if len(kinds) != 1:
+        return False
+    f.groups["k"] = f.values["k"] = kinds.pop()
+    f.values["K"] = f.values["k"].capitalize()
+    return named_pet(f)
+
+
+def held_by_user(f: Filling) -> bool:
+    """The second pet of "I have a budgie called Kiwi and a tortoise, Franz": the clause says the
+    user holds them."""
+    return bool(re.search(_HELD, f.match.string, re.I)) and named_pet(f)
+
+
+RULES = [
+    rule(
+        rf"\bmy (?P<k>{PET_KIN})(?:'s name)? is (?:called |named ){NAME}",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_pet,
+    ),
+    rule(
+        rf"\bmy (?P<k>{PET_KIN})(?:'s name is| is) {NAME}\s*(?:[,.!]|$)",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_pet,
+    ),
+    rule(
+        rf"\bmy (?P<k>{PET_KIN}),? {NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes)\b",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_pet,
+    ),
+    rule(
+        rf"\bi have an? (?P<k>{PET_KIN}) (?:called|named) {NAME}",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_pet,
+    ),
+    rule(
+        rf"\bour (?P<k>{PET_KIN})(?:'s name)? is (?:called |named ){NAME}",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_pet,
+    ),
+    rule(
+        rf"\bour (?P<k>{PET_KIN}),? {NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes|"
+        rf"starts|started|goes|plays|turned|turns|graduated|got)\b",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_pet,
+    ),
+    rule(
+        rf"\b(?:we|i)(?:'ve| have)? (?:just |recently |also )?(?:got|adopted|rescued|brought home|have) (?:a|an|another|"
+        rf"a new|our|my) (?:new )?(?P<k>{PETS}) (?:named|called) {NAME}",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_pet,
+    ),
+    # a pet held, without a name: "we've got a pup and a kitty", "I have two cats"; the pet ends its
+    # noun phrase ("a cat allergy", "a dog show", "a bird's eye view" are none)
+    rule(
+        rf"\b(?:we|i)(?:'ve| have)? (?:also |still )?(?:got|have) (?P<v>{_PET_NP})(?: and (?:{_PET_NP}))?{_PET_END}",
+        "Has {v}",
+        None,
+        "permanent",
+    ),
+    rule(
+        rf"\b(?:we|i)(?:'ve| have)? (?:also |still )?(?:got|have) (?:{_PET_NP}) and (?P<v>{_PET_NP}){_PET_END}",
+        "Has {v}",
+        None,
+        "permanent",
+    ),
+    # the second pet of the same statement: "we have a dog named Buddy and a cat named Socks"
+    rule(
+        rf"\b(?:we|i)(?:'ve| have)? (?:just |recently |also )?(?:got|adopted|rescued|brought home|have) (?:a|an|another|"
+        rf"a new|our|my) (?:new )?(?:{PETS}) (?:named|called) (?-i:[A-Z])[\w'’-]+,? and (?:a|an|another) (?:new )?"
+        rf"(?P<k>{PETS}) (?:named|called) {NAME}",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_pet,
+    ),
+    # "a ginger cat called Pierogi", "a rescue greyhound named Bolt", "I've got a beagle, Max."
+    rule(
+        rf"{_HELD} (?:a|an|another|a new|one|our|my) {_ANIMAL}(?: (?:named|called)|,) {NAME}",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_pet,
+    ),
+    rule(
+        rf",? and (?:a|an|another) {_ANIMAL}(?: (?:named|called)|,) {NAME}",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=held_by_user,
+    ),
+    # "two cats, Salt and Pepper"
+    rule(
+        rf"{_HELD} (?:two|three) (?P<k>{_PLURALS})(?: (?:named|called)|,) {NAME}(?= and )",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_pet,
+    ),
+    rule(
+        rf"{_HELD} (?:two|three) (?P<k>{_PLURALS})(?: (?:named|called)|,) (?-i:[A-Z])[\w'’-]+ and "
+        r"(?P<v>(?-i:[A-Z])[\w'’-]+)",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_pet,
+    ),
+    # "Max is my beagle", "Chico, my African grey, is 22"
+    rule(
+        rf"(?:^|(?<=[,.;] )){NAME}(?: is|,) my {_ANIMAL}\b",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_pet,
+    ),
+    # "we adopted a rescue greyhound last month, his name's Bolt"
+    rule(
+        rf"\b(?:his|her|its) name(?:'s| is|s)? {NAME}",
+        "Has a {k} named {v}",
+        None,
+        "permanent",
+        finish=named_in_context,
+    ),
+    rule(
+        rf"\b(?:he|she|it)(?:'s| is) called {NAME}",
+        "Has a {k} named {v}",
+        None,
+        "permanent",
+        finish=named_in_context,
+    ),
+    # "Our family dog is a golden retriever named Biscuit"
+    rule(
+        rf"\b(?:our|my) (?:family )?(?:{PET_KIN}) is an? {_ANIMAL} (?:named|called) {NAME}",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_pet,
+    ),
+    rule(
+        rf",? and (?:two|three) (?P<k>{_PLURALS})(?: (?:named|called)|,) {NAME}(?= and )",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=held_by_user,
+    ),
+    rule(
+        rf",? and (?:two|three) (?P<k>{_PLURALS})(?: (?:named|called)|,) (?-i:[A-Z])[\w'’-]+ and "
+        r"(?P<v>(?-i:[A-Z])[\w'’-]+)",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=held_by_user,
+    ),
+]
+
+CANON = [
+    (r"^Has an? (.+?) named (.+)$", USER, None),
+    (rf"^Has (?:an? (?:{PETS})|(?:two|three|four|five) (?:{PETS_PLURAL}))$", USER, None),
+]
+
+
+def by_kind(text: str) -> str:
+    """ "Has a pup" → "Has a dog": a pet held is written by its kind."""
+    m = re.fullmatch(r"Has (an? |two |three |four |five )(\w+)", text)
+    if m and m.group(2).lower() in PET_TALK:
+        return f"Has {m.group(1)}{PET_TALK[m.group(2).lower()]}"
+    return text

@@ -1,0 +1,26 @@
+"""Pattern pieces the rules of several kinds of fact share: where a captured value ends, a proper
+name, the user as a subject. A piece used by one kind only lives in that kind's module."""
+
+from __future__ import annotations
+
+#: Where a value ends: a dash, a conjunction or a relative word opening the next clause, or a mark.
+STOP = (
+    r"(?=\s+[-–—]+\s|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|"
+    r"where|which|who|though|although|instead)\b|[,.;:!?()]|$)"
+)
+#: A value of one to sixty characters, up to ``STOP``.
+VAL = rf"(?P<v>[^,.;:!?()]{{1,60}}?){STOP}"
+#: Where a proper name (a place, an employer) ends: also before a preposition or a time phrase.
+PSTOP = (
+    r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|as|in|"
+    r"on|at|last|next|this|for|from|until|today|yesterday|tomorrow|a few|two|three|near|after|before|though|"
+    r"although|instead|full-time|part-time|originally)\b|[,.;:!?()]|$)"
+)
+PLACE = rf"(?P<v>[^,.;:!?()]{{1,60}}?){PSTOP}"
+#: The old value of a change: "moved from OLD to …", "left OLD for …".
+OLD = r"(?P<o>[^,.;:!?()]{1,60}?)(?=\s+to\b)"
+OLDTO = r"(?P<o>[^,.;:!?()]{1,60}?)(?=\s+(?:to|for|and)\b)"
+#: A proper name of one or two capitalised words.
+NAME = r"(?P<v>(?-i:[A-Z])[\w'’-]+(?:\s(?-i:[A-Z])[\w'’-]+)?)"
+#: "I", the user, with an adverb of time or degree ("I now", "I actually").
+I = r"\bi(?:\s+(?:now|currently|just|actually|recently|also|still))?"  # noqa: E741

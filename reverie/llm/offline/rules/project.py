@@ -1,0 +1,341 @@
+"""What stays true about the user's work: tools in use and their versions, what a service is written
+in and runs on, a project's name and database, choices and decisions, team agreements and cadences.
+
+A tool is a technology of ``lexicon.TECH`` or a capitalised name (``values.is_tool``): "we use a
+hack" names none. An upgrade ("we upgraded Postgres from 14 to 16") replaces the old version's line;
+a decision names what was decided on ("we decided to call it a day" gives nothing).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .core import MEMORY, Filling, rule
+from .lexicon import CADENCE, NOT_NAMES, PROJECT_NOUN
+from .person import third_person
+from .phrases import NAME, VAL
+from .values import clean, is_project, is_specific, is_tech, is_tool
+
+# A project: a capitalised name, or a described one ("the inventory app"), as the subject of a
+# storage fact.
+_PROJECT = (
+    rf"(?:\b|^)(?:the |our )?(?P<p>(?-i:[A-Z])[\w-]+|(?-i:[a-z])[\w-]* {PROJECT_NOUN}|"
+    rf"(?<=the )(?-i:{PROJECT_NOUN}))"
+)
+
+
+#: What a team holds on a cadence ("we have a retro every Friday"), not "we have fun every time".
+_TEAM_EVENT = (
+    r"(?:a |an |our |the )?(?:daily |weekly |sprint |team )?(?:standup|stand-up|retro|retrospective|demo|sync|"
+    r"planning|review|code review|meeting|one-on-one|1:1|all-hands|release|deploy|deployment|check-in)s?"
+)
+
+
+def names_a_choice(f: Filling) -> bool:
+    """A decision names what was decided on: "we decided to call it a day" gives nothing."""
+    raw = f.groups.get("v", "").strip().rstrip(".!")
+    return any(
+        is_tool(w.strip(",.")) and w[:1].isupper() and w.lower() not in NOT_NAMES
+        for w in raw.split()[1:]
+    )
+
+
+def capital_tool(f: Filling) -> bool:
+    """ "python" → "Python": a tool typed in lower case, written as its name."""
+    tool = f.values.get("t", "")
+    f.values["t"] = tool[:1].upper() + tool[1:] if tool.islower() else tool
+    return True
+
+
+def whole_event(f: Filling) -> bool:
+    """ "Staff meeting at the clinic is every Monday at 7:30am": the event with whom or where."""
+    m = f.match
+    f.values["e"] = m.string[m.start("e") : m.start("v")].rsplit(" ", 2)[0].strip()
+    f.values["e"] = third_person(re.sub(r"\s+(?:is|are|happens?|takes place)$", "", f.values["e"]))
+    return keep_at(f)
+
+
+def keep_at(f: Filling) -> bool:
+    """A cadence keeps its "at": "at 9:30 every day"."""
+    f.values["v"] = clean(f.groups["v"], False, strip=False)
+    return True
+
+
+#: What a stack is said of: "our backend", "the mobile app", "the warehouse", "client portal".
+_PART = (
+    r"(?:stack|tech stack|infrastructure|infra|backend|back end|frontend|front end|platform|services?|pipeline|"
+    r"data pipeline|deployment|app|mobile app|web app|api|site|website|web site|portal|client portal|database|"
+    r"db|warehouse|data warehouse|design system|codebase|repo|project|system|server|hosting|cms|shop|store|"
+    r"booking app|ordering)"
+)
+#: A list of tools with their versions ("Flutter 3.22", "Next.js 14"): a period only inside a word.
+_TOOLS = r"(?P<v>(?:[^,.;:!?()]|\.(?=\w)){1,80}?)"
+_LIST = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+\+\s+|\s+and\s+|\s+with\s+|\s*&\s*)\s*")
+
+
+def each_tool(text: str) -> list[str]:
+    """ "Uses Django 5 with PostgreSQL 16" → one line per tool, each a tool ("… and Gusto for
+    payroll" is one, "… with my team" none: the list ends there)."""
+    head, _, rest = text.partition(" ")
+    if head != "Uses":
+        return [text]
+    out = []
+    for item in _LIST.split(rest):
+        item = item.strip()
+        if not item or not is_tech(item):
+            break
+        if item.islower():  # "postgres 16" → "Postgres 16"
+            item = " ".join(w[:1].upper() + w[1:] for w in item.split())
+        out.append(f"Uses {item}")
+    return out or [text]
+
+
+def is_tech_list(value: str) -> bool:
+    """Tools in a list ("Django 5 + Postgres 16", "kotlin + spring boot 3"): the first is one."""
+    first = _LIST.split(value.strip(), maxsplit=1)[0]
+    return is_tech(first)
+
+
+def is_tool_list(value: str) -> bool:
+    """As ``is_tech_list``, any tool ("we use Slack", as the older rule read it)."""
+    return is_tool(value) or is_tech_list(value)
+
+
+RULES = [
+    # project facts and decisions
+    rule(
+        rf"\bwe(?:'ve| have)? (?:now )?(?:switched|moved|migrated) (?:\w+ )?from (?P<o>[^,.;!?()]{{1,40}}?) to {VAL}",
+        "Uses {v} instead of {o}",
+        {"v": is_tool, "o": is_tool},
+        "correction",
+        change=True,
+    ),
+    rule(
+        r"\b(?:i|we|the team|our team)(?:'ve| have)? (?:decided|agreed)(?: (?:yesterday|today|this morning|last week|together))? "
+        r"(?:to |that |on |for )(?P<v>.{3,120}?)\s*[.!]?$",
+        "Decided: {v3}",
+        finish=names_a_choice,
+    ),
+    rule(
+        rf"\b(?:i|we)(?:'ve| have)? (?:chose|chosen|picked|went with|settled on|opted for) {VAL}",
+        "Chose {v}",
+        {"v": is_tool},
+    ),
+    rule(
+        rf"\bwe(?:'re| are|'ve been| have been)? (?:now |currently )?(?:use|using|run on|running on|build on|"
+        rf"building on|rely on) {_TOOLS}(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and (?:we|it|our|the)|but|so|because|"
+        r"instead|now|these days)\b)",
+        "Uses {v}",
+        {"v": is_tool_list},
+        split=each_tool,
+    ),
+    rule(
+        rf"\bour (?:[a-z]+ )?(?:stack|infrastructure|infra|backend|frontend|platform|services?|pipeline|deployment) "
+        rf"(?:now )?(?:runs|is running|is built|is deployed) on {_TOOLS}"
+        r"(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and (?:is|we|our|it|the)|but|so|because|now|instead)\b)",
+        "Uses {v}",
+        {"v": is_tool_list},
+        split=each_tool,
+    ),
+    rule(
+        rf"{_PROJECT} is (?:written|built|implemented|coded) in {_TOOLS}"
+        r"(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and|but|so|because|with|which)\b)",
+        "{p} is written in {v}",
+        {"p": is_project, "v": is_tool},
+    ),
+    rule(
+        rf"{_PROJECT} is (?:written|built|implemented) in [^,.;]{{1,40}}? and (?:is )?(?:deployed|hosted|running|runs) "
+        rf"on {VAL}",
+        "{p} runs on {v}",
+        {"p": is_project, "v": is_tool},
+    ),
+    rule(
+        rf"{_PROJECT} (?:is (?:now )?(?:deployed|hosted|running)|(?:now )?runs) on {_TOOLS}"
+        r"(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and|but|so|because|with|which|now)\b)",
+        "{p} runs on {v}",
+        {"p": is_project, "v": is_tool},
+    ),
+    rule(
+        r"\bwe(?:'ve| have)? (?:just |now |finally )?(?:upgraded|updated|moved|bumped|migrated) (?P<t>(?-i:[A-Z])[\w.+-]*)"
+        r" from (?:version |v)?(?P<o>\d+(?:\.\d+)*[a-z]?) to (?:version |v)?(?P<v>\d+(?:\.\d+)*[a-z]?)",
+        "Uses {t} {v} instead of {t} {o}",
+        {"t": is_tool},
+        "correction",
+        change=True,
+    ),
+    rule(
+        r"\bwe(?:'ve| have)? (?:just |now |finally )?(?:upgraded|updated|bumped) (?P<t>(?-i:[A-Z])[\w.+-]*) to "
+        r"(?:version |v)?(?P<v>\d+(?:\.\d+)*[a-z]?)",
+        "Uses {t} {v}",
+        {"t": is_tool},
+        "correction",
+        change=True,
+    ),
+    rule(
+        r"\bwe(?:'re| are) (?:now |currently |still )?on (?P<t>[A-Za-z][\w.+-]*) (?:version |v)?(?P<v>\d+(?:\.\d+)*[a-z]?)",
+        "Uses {t} {v}",
+        {"t": is_tool},
+        finish=capital_tool,
+    ),
+    rule(
+        rf"^(?:we|our team|the team)(?:'ve| have)? (?:all )?(?:agreed|decided) (?:to |that we(?:'ll| will) |on )"
+        rf"(?P<v>[^.;!?]{{3,80}}?\b(?:{CADENCE})\b[^.;!?]{{0,40}}?)\s*[.!]?$",
+        "Team agreement: {v}",
+        finish=keep_at,
+    ),
+    rule(
+        rf"^(?:we|our team|the team) (?P<v>(?:deploy|release|ship|meet|demo|plan|sync|review code|pair|"
+        rf"(?:do|have|hold|run) {_TEAM_EVENT}) (?:{CADENCE})[^.;!?]{{0,40}}?)"
+        r"\s*[.!]?$",
+        "Team cadence: {v}",
+        finish=keep_at,
+    ),
+    rule(
+        r"^(?:our |my )?(?P<e>daily standup|standup|stand-up|retro|retrospective|sprint planning|planning|demo|"
+        r"sync|releases?|deploys?|deployments?|sprints?|check-in|check in|staff meeting|team meeting|huddle|"
+        r"staff huddle|all-hands|1:1|one-on-one|design critique|critique|code review|review|weekly call|call)"
+        r"(?: (?:with|at) (?:the |our |my )?[a-z][\w ]{1,30}?)? (?:is|are|happens?|takes place) (?P<v>(?:at|on|every|"
+        r"each|once|twice|weekly|daily|biweekly|fortnightly|mondays|tuesdays|wednesdays|thursdays|fridays|"
+        r"saturdays|sundays|\w+ weeks long)[^.;!?,]{0,40}?)(?=\s*(?:[.!;]|,\s*(?:and|but)\b|$))",
+        "Team cadence: {e} {v}",
+        finish=whole_event,
+    ),
+    rule(
+        rf"\bwe (?:no longer use|stopped using|don't use \S+ any ?more) {VAL}",
+        "No longer uses {v}",
+        {"v": is_tool},
+        "correction",
+        change=True,
+        negative=True,
+    ),
+    rule(
+        rf"\b(?:the|our|my) (?P<k>project|app|product|service|system|repo|startup|company|team|tool|library) is "
+        rf"(?:called|named) {NAME}",
+        "The {k} is called {v}",
+        {"v": is_project},
+    ),
+    rule(
+        rf"\bi(?:'m| am) (?:leading|working on|building|running) (?:a|an|the) (?P<k>project|app|product|service|"
+        rf"startup|tool|library) (?:called|named) {NAME}",
+        "The {k} is called {v}",
+        {"v": is_project},
+    ),
+    rule(
+        rf"{_PROJECT}(?:'s)? (?:now )?(?:stores|keeps|saves|persists) (?:its|their|all its)? ?data in {VAL}",
+        "{p} stores its data in {v}",
+        {"p": is_project, "v": is_tool},
+    ),
+    rule(
+        rf"\bwe (?:now )?(?:store|keep|save|persist) {_PROJECT}'s data in {VAL}",
+        "{p} stores its data in {v}",
+        {"p": is_project, "v": is_tool},
+    ),
+    rule(
+        rf"{_PROJECT}'s (?:database|data store|datastore|storage) is (?:now )?{VAL}",
+        "{p} stores its data in {v}",
+        {"p": is_project, "v": is_tool},
+    ),
+    rule(
+        rf"\bi (?:don't|do not) (?P<k>use) {VAL}\s+any ?more\b",
+        "No longer {k} {v}",
+        {"v": is_specific},
+        "correction",
+        change=True,
+        negative=True,
+    ),
+    rule(
+        rf"\bi no longer (?P<k>use) {VAL}",
+        "No longer {k} {v}",
+        {"v": is_specific},
+        "correction",
+        change=True,
+        negative=True,
+    ),
+    # "Our backend runs on Django 5 with PostgreSQL 16", "The mobile app is Flutter 3.22, Riverpod
+    # …",
+    # "backend is kotlin + spring boot 3", "All our infra is Terraform on AWS", "Client portal is
+    # Next.js 14"
+    rule(
+        rf"(?:^|\b(?:the|our|all our|my)\s)(?:[a-z-]+ )?{_PART}(?: for (?:my|our|the) [a-z ]{{2,30}}?)?(?:'s)? "
+        rf"(?:is built (?:with|on|in|using)|is on|lives in|is|=) "
+        rf"{_TOOLS}(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and (?:is|we|our|it|the)|but|so|because|for now|instead)\b)",
+        "Uses {v}",
+        {"v": is_tech_list},
+        split=each_tool,
+    ),
+    rule(
+        rf"\b(?:we(?:'re| are)|we)\s+(?:now |currently |still )?on {_TOOLS}"
+        r"(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:for (?:the|our) \w+|now|these days|and (?:we|it))\b)",
+        "Uses {v}",
+        {"v": is_tech_list},
+        split=each_tool,
+    ),
+    # "For my PhD thesis I'm using PyTorch 2.3"; "I use Vim"
+    rule(
+        rf"\bi(?:'m| am)? (?:now |currently |mostly |mainly )?(?:using|use) {_TOOLS}"
+        r"(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and|but|so|because|for (?!this\b|that\b))\b)",
+        "Uses {v}",
+        {"v": is_tech_list},
+        split=each_tool,
+    ),
+    # "we're going with ClickHouse instead", "we'll go with Postgres"
+    rule(
+        r"\b(?:we(?:'re| are)|we(?:'ll| will)|i(?:'m| am)|let's) (?:now )?(?:going|go) with (?P<v>[^,.;:!?()]{1,40}?)"
+        r"(?=\s*(?:[,.;!?]|$)|\s+(?:instead|for|now|then)\b)",
+        "Uses {v}",
+        {"v": is_tech},
+        change=True,
+    ),
+    # "we switched the analytics service to ClickHouse"
+    rule(
+        rf"\bwe(?:'ve| have)? (?:now |just )?(?:switched|moved|migrated) (?:the |our )?(?P<p>[a-z][\w-]* {PROJECT_NOUN}) "
+        rf"to {VAL}",
+        "Uses {v} for the {p}",
+        {"v": is_tech},
+        change=True,
+    ),
+    # "project is on python 3.10"
+    rule(
+        rf"\b(?:the |our |my )?(?:[a-z-]+ )?{_PART} is (?:now |still )?on (?P<t>[A-Za-z][\w.+-]*) "
+        r"(?:version |v)?(?P<v>\d+(?:\.\d+)*[a-z]?)\b",
+        "Uses {t} {v}",
+        {"t": is_tech},
+        finish=capital_tool,
+    ),
+    # "Team agreement: every PR needs two approvals" (a label of the user's)
+    rule(r"^team agreement: (?P<v>.{5,160}?)\s*[.!]?$", "Team agreement: {v}", finish=keep_at),
+    # "GoDaddy is cancelled", "Mongo is out": a tool given up
+    rule(
+        r"(?:^|(?<=[,;] ))(?P<v>(?-i:[A-Z])[\w.+-]*(?: (?-i:[A-Z])[\w.+-]*)?) is (?:now )?(?:cancelled|canceled|out|"
+        r"gone|retired|deprecated|dead to us)\b",
+        "No longer uses {v}",
+        {"v": is_tech},
+        "correction",
+        change=True,
+    ),
+    # "We migrated hosting to SiteGround"
+    rule(
+        rf"\bwe(?:'ve| have)? (?:now |just )?(?:migrated|moved|switched) (?:our )?(?P<p>hosting|email|payments|"
+        rf"billing|auth|search|ci|analytics|storage|dns) to {_TOOLS}(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:last|this|"
+        r"and|but|so|because|now)\b)",
+        "Uses {v} for {p}",
+        {"v": is_tech},
+        change=True,
+    ),
+    # "we deploy on Fly.io", "we host everything on Hetzner"
+    rule(
+        rf"\bwe (?:deploy|host) (?:it |everything |the app |our app )?(?:on|to) {_TOOLS}"
+        r"(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and|but|so|because|now|to|with)\b)",
+        "Uses {v} for deployment",
+        {"v": is_tech},
+    ),
+]
+
+CANON = [
+    (r"^(.+?) is written in (.+)$", MEMORY, "language:{1}"),
+    (r"^(.+?) runs on (.+)$", MEMORY, None),
+    (r"^Team (?:agreement|cadence): (.+)$", MEMORY, None),
+    (r"^The (\w+) is called (.+)$", MEMORY, "name:{1}"),
+    (r"^(.+?) stores its data in (.+)$", MEMORY, "database:{1}"),
+    (r"^(?:Uses|Chose|Decided:|No longer uses) (.+)$", MEMORY, None),
+]

@@ -1,0 +1,175 @@
+"""Dated things: deadlines with their full subject, appointments, trips.
+
+A date is made absolute from the day it was said (``dates.resolve``); a phrase that names no single
+day keeps the user's words ("Deadline for thesis: 3/4"), and one that is no date at all ("due
+soon") gives no fact.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..dates import DATE_PHRASE
+from .core import MEMORY, USER, Filling, rule
+from .lexicon import CADENCE
+from .person import third_person
+from .phrases import NAME
+from .values import is_any_thing, is_place, is_specific
+
+APPOINTMENTS = (
+    "dentist|doctor|doctor's|dental|eye|hair|haircut|vet|physio|therapy|job|interview|medical|"
+    "hospital|optician|check-up|checkup"
+)
+_DATE = rf"(?P<d>{DATE_PHRASE})"
+
+
+def what_is_due(f: Filling) -> bool:
+    """A deadline said with no subject ("the deadline is Friday") is a bare deadline."""
+    if "v" not in f.values:
+        f.template = f.template.replace("Deadline for {v}", "Deadline")
+    return True
+
+
+#: Dated things a deadline is for (a correction of one replaces the old day: ``deadline:<what>``).
+_DELIVERABLES = (
+    r"(?:release|launch|go-live|go live|submission|delivery|deadline|due date|cutover|rollout)"
+)
+#: Other dated events, kept as "<event> on <day>".
+_EVENTS = (
+    r"(?:exam|test|court date|hearing|interview|presentation|demo|conference|wedding|surgery|operation|"
+    r"defen[cs]e|audit|review|trip|flight|party|move|moving day|opening|graduation)"
+)
+#: Work a routine is of: a routine with one of these is the work's (MEMORY), else the user's (USER).
+_WORK = re.compile(
+    r"\b(?:meeting|call|1:1|one-on-one|standup|stand-up|sync|payroll|staff|team|clients?|shifts?|office|manager|"
+    r"developer|freelancer|boss|class|classes|lectures?|patients|review|report|invoices?|newsletter)\b",
+    re.I,
+)
+
+
+def dated_event(f: Filling) -> bool:
+    """ "Our v2.0 release is on 14 November" → a deadline for it ("… deadline", "deadline for …"
+    taken off: the template says it); "Court date for X is March 3" → an event on that day."""
+    said = f.values.get("v", "")
+    deliverable = re.search(rf"\b{_DELIVERABLES}\b", said, re.I)
+    what = re.sub(r"\s+deadline$", "", said, flags=re.I)
+    what = re.sub(r"^(?:the )?deadline for (?:the |our |my )?", "", what, flags=re.I)
+    f.values["v"] = what
+    if not what:
+        return False
+    if not deliverable:
+        f.template = "{V} on {d}"
+        f.values["V"] = what[:1].upper() + what[1:]
+    return True
+
+
+def a_routine(f: Filling) -> bool:
+    """The user's routine in their words, third person, in the file of what it is about."""
+    text = third_person(f.match.group(0).strip().rstrip(".!"))
+    text = re.sub(r"^the user\s+", "", text, flags=re.I)
+    f.values["v3"] = text
+    if not _WORK.search(f.match.group(0)):
+        f.template = "Habit: {v3}"
+    return True
+
+
+RULES = [
+    rule(
+        rf"\bthe deadline (?:for (?P<v>[\w\s-]{{2,40}}?) )?is (?:on |by )?{_DATE}\b",
+        "Deadline for {v}: {d}",
+        None,
+        "ephemeral",
+        finish=what_is_due,
+    ),
+    rule(
+        rf"\b(?:the |our |my )?(?P<v>[\w-]+(?: [\w-]+(?:\.\w+)*){{0,3}}) (?:is|are) due (?:on |by )?{_DATE}\b",
+        "Deadline for {v}: {d}",
+        {"v": is_any_thing},
+        "ephemeral",
+        finish=what_is_due,
+    ),
+    rule(
+        rf"\bwe (?:need to|have to|must|want to|'ve got to|have got to) (?P<a>ship|release|launch|deliver|finish|submit)(?: (?:the |our )?"
+        rf"(?P<v>[\w-]+(?: [\w-]+){{0,3}}))? by {_DATE}\b",
+        "Deadline for {v}: {d}",
+        {"v": is_any_thing},
+        "ephemeral",
+        finish=what_is_due,
+    ),
+    rule(
+        rf"\bi(?:'ve| have)(?: got)? an? (?P<k>{APPOINTMENTS}) appointment (?:on |at |for )?{_DATE}\b",
+        "{K} appointment on {d}",
+        None,
+        "ephemeral",
+    ),
+    rule(
+        rf"\bi(?:'m| am) (?:going|flying|travelling|traveling|driving|heading) to {NAME} (?:on |this |next )?{_DATE}\b",
+        "Travelling to {v} on {d}",
+        {"v": is_place},
+        "ephemeral",
+    ),
+    # "Our v2.0 release is on 14 November", "launch is now June 3", "Court date for the Hernandez
+    # case
+    # is March 3"
+    rule(
+        rf"\b(?:the |our |my )?(?P<v>(?:[\w.-]+ ){{0,3}}(?:{_DELIVERABLES}|{_EVENTS})(?: for (?:the |our |my )?"
+        rf"[\w .-]{{2,40}}?)?) (?:is|are|was moved to|has moved to) (?:now |still )?(?:on |set for |scheduled for |"
+        rf"planned for )?{_DATE}\b",
+        "Deadline for {v}: {d}",
+        {"v": is_specific},
+        "ephemeral",
+        finish=dated_event,
+    ),
+    # "My thesis submission deadline is 30 June 2026"
+    rule(
+        rf"\b(?:the |our |my )(?P<v>[\w\s.-]{{2,40}}?) deadline is (?:now |still )?(?:on |by )?{_DATE}\b",
+        "Deadline for {v}: {d}",
+        {"v": is_any_thing},
+        "ephemeral",
+    ),
+    # "We ship v2.0 on November 14th"
+    rule(
+        rf"\bwe(?:'ll| will|'re going to| are going to)? (?:ship|release|launch|go live with|deliver) (?:the |our )?"
+        rf"(?P<v>[\w.-]+(?: [\w.-]+){{0,2}}?) on {_DATE}\b",
+        "Deadline for {v}: {d}",
+        {"v": is_any_thing},
+        "ephemeral",
+    ),
+    # "I have a 1:1 with my manager every Thursday at 4pm", "I run payroll every other Friday": a
+    # scheduled thing of the user's, on a cadence
+    rule(
+        rf"^i (?:have|run|attend|host|lead|teach|do) (?:a |an |my |our |the )?(?:weekly |daily |monthly |regular )?"
+        r"(?:1:1|one-on-one|meeting|call|sync|check-in|standup|stand-up|class|classes|lesson|lessons|session|"
+        r"review|payroll|shift|shifts|training|practice|rehearsal|appointment|therapy|physio)\b[^,;]{0,60}?"
+        rf"\b(?:{CADENCE})\b[^,;]{{0,40}}?(?=\s*(?:[,;.!]|$))",
+        "Routine: {v3}",
+        finish=a_routine,
+    ),
+    # "I swim three times a week", "I go bouldering every Saturday": a pursuit on a cadence
+    rule(
+        r"^i (?:swim|cycle|train|work out|climb|go (?:to the gym|running|swimming|climbing|bouldering|cycling|"
+        r"hiking|dancing)|do (?:yoga|pilates|crossfit))\b[^,;]{0,40}?"
+        rf"\b(?:{CADENCE})\b[^,;]{{0,30}}?(?=\s*(?:[,;.!]|$))",
+        "Habit: {v3}",
+        finish=a_routine,
+    ),
+    # "i dont work fridays"
+    rule(
+        r"\bi (?:don't|do not|never) work (?:on )?(?P<v>mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|"
+        r"sundays|weekends)\b",
+        "Doesn't work on {v}",
+        negative=True,
+        finish=lambda f: f.values.update(v=f.values["v"].capitalize()) is None,
+    ),
+]
+
+CANON = [
+    (r"^Deadline for (.+?): (.+)$", MEMORY, "deadline:{1}"),
+    (r"^Deadline: (.+)$", MEMORY, None),
+    (r"^(\S+) appointment on (.+)$", MEMORY, None),
+    (r"^Travelling to (.+)$", MEMORY, None),
+    (r"^Routine: (.+)$", MEMORY, None),
+    (r"^Habit: (.+)$", USER, None),
+    (r"^Doesn't work on (.+)$", USER, None),
+    (r"^(.+?) on (\d{4}-\d{2}-\d{2})$", MEMORY, "date:{1}"),
+]

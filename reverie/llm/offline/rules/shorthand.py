@@ -1,0 +1,169 @@
+"""How people type to an assistant, read as the full sentence it stands for: apostrophes left out
+("im", "dont"), a subject left out ("Big Arsenal fan", "Vegan since 2018", "Allergic to
+shellfish"), a label instead of a sentence ("Job: data scientist. Company: Grab."), a tag at the end
+("veggie fyi", "celiac here").
+
+Each form is a closed class: a word list or a label list, never a guess at grammar. The sentence it
+gives still goes through every other check (framing, mood, kinds), so "Love it!" becomes "I love
+it" and gives nothing, as before.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["spelled", "with_subject"]
+
+#: Contractions typed without their apostrophe. Words that are words without it ("were", "wont",
+#: "ill", "id", "its", "hell") are left alone.
+_APOSTROPHES = {
+    "im": "I'm",
+    "ive": "I've",
+    "dont": "don't",
+    "doesnt": "doesn't",
+    "didnt": "didn't",
+    "cant": "can't",
+    "isnt": "isn't",
+    "arent": "aren't",
+    "wasnt": "wasn't",
+    "havent": "haven't",
+    "hasnt": "hasn't",
+    "wouldnt": "wouldn't",
+    "couldnt": "couldn't",
+    "shouldnt": "shouldn't",
+    "thats": "that's",
+    "whats": "what's",
+    "theres": "there's",
+    "shes": "she's",
+    "hes": "he's",
+    "theyre": "they're",
+    "youre": "you're",
+    "weve": "we've",
+    "pls": "please",
+    "plz": "please",
+    "thx": "thanks",
+}
+_APOSTROPHE_RX = re.compile(r"\b(" + "|".join(_APOSTROPHES) + r")\b", re.I)
+#: A tag at the end that says nothing ("vegan btw", "Never use emojis, please"); "here" only after
+#: a predicate with no subject ("celiac here").
+_TAIL_TAG = re.compile(
+    r"(?:,\s*(?:please|thanks|thank you)|[,\s]+(?:fyi|btw|by the way|tbh|just so you know))+\s*([.!]*)$",
+    re.I,
+)
+_HERE = re.compile(r"\s+here\s*([.!]*)$", re.I)
+
+
+#: "were on django 5": "we're", where "were" cannot be the past (no subject before it).
+_WERE = re.compile(
+    r"(?:^|(?<=[.!?]\s))were (?=(?:on|using|going|moving|switching|running|based|in)\b)", re.I
+)
+
+
+def spelled(message: str) -> str:
+    """The message with its apostrophes put back ("im" → "I'm", "dont" → "don't")."""
+    message = _WERE.sub("we're ", message)
+
+    def put(m: re.Match[str]) -> str:
+        word = m.group(1)
+        full = _APOSTROPHES[word.lower()]
+        return full if full[:1] == "I" or word.islower() else full[:1].upper() + full[1:]
+
+    return _APOSTROPHE_RX.sub(put, message)
+
+
+#: Labels and the sentence each stands for ("Job: data scientist" → "I work as a data scientist").
+_LABELS: list[tuple[re.Pattern[str], str]] = [
+    (
+        re.compile(
+            r"^(?:my )?(?:job|role|position|job title|occupation)\s*:\s*(?:an? )?(?P<v>.+)$", re.I
+        ),
+        "I work as a {v}",
+    ),
+    (re.compile(r"^(?:company|employer|workplace)\s*:\s*(?P<v>.+)$", re.I), "I work at {v}"),
+    (
+        re.compile(r"^(?:home|location|city|home town|hometown)\s*:\s*(?P<v>.+)$", re.I),
+        "I live in {v}",
+    ),
+    (re.compile(r"^(?:my )?name\s*:\s*(?P<v>.+)$", re.I), "My name is {v}"),
+    (
+        re.compile(r"^(?:my )?fav(?:ou?rite)? (?P<k>[a-z]+)\s*:\s*(?P<v>.+)$", re.I),
+        "My favourite {k} is {v}",
+    ),
+    (
+        re.compile(r"^(?:tech )?stack(?: for [^:]{1,40})?\s*:\s*(?P<v>.+)$", re.I),
+        "We use {v}",
+    ),
+    (
+        re.compile(r"^team (?:agreement|rule)(?: [^:]{1,30})?\s*:\s*(?P<v>.+)$", re.I),
+        "Team agreement: {v}",
+    ),
+    (
+        re.compile(
+            r"^(?:backend|back end|frontend|front end|database|db|hosting|infra|infrastructure)\s*:\s*(?P<v>.+)$",
+            re.I,
+        ),
+        "We use {v}",
+    ),
+    (
+        re.compile(r"^(?:my )?fav(?:ou?rite)? (?P<k>[a-z]+) is (?P<v>.+)$", re.I),
+        "My favourite {k} is {v}",
+    ),
+    (re.compile(r"^(?:my )?(?:home )?city is (?P<v>.+)$", re.I), "I live in {v}"),
+    (
+        re.compile(r"^my home is (?P<v>(?-i:[a-z])[a-z]+(?: [a-z]+)?)(?=[,.;!]|$)(?P<rest>.*)$"),
+        "I live in {v}{rest}",
+    ),
+]
+
+#: Predicates that open a clause with no subject, and the subject they imply. Only predicates no
+#: request to the agent opens: "Speak French", "Play some jazz", "Work at your own pace" are
+#: instructions, so "speak", "play", "work", "live in" are not among them.
+_DIET_END = r"(?=\s*(?:[,.;!]|$)|\s+(?:since|for|and|here|now|btw|fyi|too|as well)\b)"
+_PREDICATES: list[tuple[re.Pattern[str], str]] = [
+    (
+        re.compile(
+            r"^(?:a |an )?(?:(?:big|huge|massive|die-?hard|lifelong|total|avid|long-?time)\s+)+"
+            r"(?:\w+\s+){0,2}(?:fan|supporter)\b",
+            re.I,
+        ),
+        "I'm ",
+    ),
+    (
+        re.compile(
+            rf"^(?:(?:vegan|vegetarian|pescatarian|veggie|celiac|coeliac|(?:type [12] )?diabetic|"
+            rf"pre-?diabetic|(?:lactose|gluten) intolerant){_DIET_END}|"
+            r"(?:really |honestly |definitely )?not (?:a |the )?(?:big |huge )?fan of\b|"
+            r"(?:a )?(?:big |huge )?fan of\b|(?:severely |seriously |mildly |deathly |very )?allergic to\b|"
+            r"fluent in\b|a native (?:\w+ )?speaker\b|native \w+ speaker\b|based (?:in|out of)\b|"
+            r"originally from\b|married to\b|single (?:mom|mum|dad|mother|father|parent)\b|living in\b|"
+            r"obsessed with\b|passionate about\b|(?:\d+ weeks )?pregnant\b)",
+            re.I,
+        ),
+        "I'm ",
+    ),
+    (
+        re.compile(
+            r"^(?:can't stand|cannot stand|love|hate|adore|grew up|moved (?:to|from)|keep halal|don't like|"
+            r"do not like|don't enjoy|really don't like|"
+            r"don't eat|do not eat|don't drink|have (?:type [12] )?(?:diabetes|asthma|celiac|coeliac))\b",
+            re.I,
+        ),
+        "I ",
+    ),
+    (re.compile(r"^(?:born|raised|born and raised) in\b", re.I), "I was "),
+]
+
+
+def with_subject(clause: str) -> str:
+    """The clause as a full statement: a label read as its sentence, a missing subject put back
+    ("Vegan since 2018" → "I'm vegan since 2018"), a tag at the end dropped ("veggie fyi")."""
+    text = _TAIL_TAG.sub(r"\1", clause).strip()
+    for rx, sentence in _LABELS:
+        m = rx.match(text)
+        if m:
+            return sentence.format(**{k: v.strip() for k, v in m.groupdict().items()})
+    bare = _HERE.sub(r"\1", text)
+    for rx, subject in _PREDICATES:
+        if rx.match(bare):
+            return subject + bare[:1].lower() + bare[1:]
+    return text

@@ -1,0 +1,206 @@
+"""Where the user works and as what: employer, job title, a new job, a job left.
+
+An employer is an organisation that is no department or time zone (``values.is_org``); a job ends
+in a job title of ``lexicon.ROLES`` with no judging word before it ("a terrible cook" is no cook by
+trade). Leaving one employer for another replaces the old line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .core import USER, Filling, rule
+from .lexicon import ROLES
+from .phrases import OLDTO, PLACE, VAL, I
+from .values import is_firm, is_org, is_role, is_specific
+
+_ROLE_NOUN = "|".join(sorted(ROLES, key=len, reverse=True))
+#: A job title of up to four words, ending where a preposition or a clause begins.
+_ROLE = (
+    r"(?P<v>(?:[\w-]+ ){0,4}?[a-z-]+)(?=\s+(?:at|for|in|with|and|but|since|because|so|now|who|which|"
+    r"from|by|on)\b|[,.;:!?()]|$)"
+)
+
+#: Words that say a message is about a job: "I left Mercy last month. I'm at Kaiser now, same role."
+_JOB_CUE = re.compile(
+    r"\b(?:job|role|position|work|working|company|employer|team|hired|joined|promoted|quit|resigned|"
+    r"colleagues|boss|manager|office|teaching|nurse|engineer|developer|teacher)\b",
+    re.I,
+)
+
+
+def about_a_job(f: Filling) -> bool:
+    """ "I left X" / "I'm at X now" name an employer only in a message about a job."""
+    return bool(_JOB_CUE.search(f.message or f.match.string))
+
+
+RULES = [
+    rule(rf"{I}(?: work| am working|'m working) (?:at|for) {PLACE}", "Works at {v}", {"v": is_org}),
+    rule(
+        rf"\bi(?:'m| am) (?:now )?(?:employed|working) (?:at|by|for) {PLACE}",
+        "Works at {v}",
+        {"v": is_org},
+    ),
+    rule(
+        rf"{I}(?:'ve| have)? (?:started (?:a new job|working) at|got a (?:new )?job at|been hired by|"
+        rf"switched jobs to|moved to a new job at) {PLACE}",
+        "Works at {v}",
+        {"v": is_org},
+        change=True,
+    ),
+    rule(
+        rf"{I}(?:'ve| have)? (?:joined|started at) {PLACE}(?= as an? )",
+        "Works at {v}",
+        {"v": is_org},
+        change=True,
+    ),
+    rule(
+        rf"{I}(?:'ve| have)? (?:joined|started at) [^,.;]{{1,60}}? as an? {_ROLE}",
+        "Works as {v}",
+        {"v": is_role},
+        change=True,
+    ),
+    rule(
+        rf"{I}(?:'ve| have)? left {PLACE}(?=\s+(?:to join|to start|and joined|last (?:week|month|year))\b)",
+        "No longer works at {v}",
+        {"v": is_firm},
+        "correction",
+        change=True,
+    ),
+    rule(
+        rf"{I}(?: work| am working|'m working)(?: (?:part[- ]time|full[- ]time|freelance|remotely|mostly))?"
+        rf"(?: (?:at|for) [^,.;]*?)? as (?:an? )?{_ROLE}",
+        "Works as {v}",
+        {"v": is_role},
+    ),
+    rule(rf"\bi(?:'m| am) (?:now |currently )?(?:an?|the) {_ROLE}", "Works as {v}", {"v": is_role}),
+    # titles said without an article: "I'm CTO and co-founder of …", "head of the science
+    # department"
+    rule(
+        r"\bi(?:'m| am) (?:now |currently )?(?:the )?(?P<v>cto|ceo|cfo|coo|cpo|(?:head|director|vp) of (?:the )?"
+        r"[a-z][a-z ]{2,40}?)(?=\s+(?:at|of|for|and|in|since)\b|[,.;!]|$)",
+        "Works as {v}",
+        {"v": is_role},
+    ),
+    # "I've been a UX researcher at Spotify for four years now"
+    rule(
+        rf"\bi(?:'ve| have) been an? (?:[a-z-]+ ){{0,3}}(?:{_ROLE_NOUN}) (?:at|for|with) {PLACE}",
+        "Works at {v}",
+        {"v": is_org},
+    ),
+    rule(
+        rf"\bi(?:'ve| have) been an? {_ROLE}(?= (?:at|for|with) )", "Works as {v}", {"v": is_role}
+    ),
+    # "Day job is ML engineer at Infosys", "my job is data scientist at Grab"
+    rule(
+        rf"\b(?:my )?(?:day )?job is (?:an? )?(?:[\w-]+ ){{0,3}}(?:{_ROLE_NOUN}) (?:at|for|with) {PLACE}",
+        "Works at {v}",
+        {"v": is_org},
+    ),
+    rule(rf"^(?:my )?day job is (?:an? )?{_ROLE}", "Works as {v}", {"v": is_role}),
+    rule(
+        rf"\b(?:i(?:'ve| have)? )?(?:just )?(?:got |been )?promoted to (?:an? |the )?{_ROLE}",
+        "Works as {v}",
+        {"v": is_role},
+        change=True,
+    ),
+    # "I teach 4th grade at Lincoln Elementary", "I lead a team of six developers at Rakuten"
+    rule(
+        rf"\bi (?:teach|lecture|lead a team|manage a team|run a team|nurse|coach)\b[^,.;]{{0,40}}? at {PLACE}",
+        "Works at {v}",
+        {"v": is_org},
+    ),
+    # "I left Booking, I'm at Adyen now", "I'm teaching at Riverside High now"
+    rule(
+        rf"\bi(?:'m| am) (?:now |currently )?(?:teaching |working |nursing )?at {PLACE}(?=[^.;]*?\b(?:now|same role)\b)",
+        "Works at {v}",
+        {"v": is_org},
+        change=True,
+        finish=about_a_job,
+    ),
+    rule(
+        rf"{I}(?:'ve| have)? left {PLACE}(?=\s*(?:[,.;!]|$)|\s+(?:last|this|a few|two|three)\b)",
+        "No longer works at {v}",
+        {"v": is_firm},
+        "correction",
+        change=True,
+        finish=about_a_job,
+    ),
+    rule(
+        rf"\bi(?:'m| am| work| am working|'m working) (?:now |currently )?(?:as )?(?:an?|the) (?:[a-z-]+ ){{0,3}}"
+        rf"(?:{_ROLE_NOUN})(?: (?:for|of|on|in) (?:the |our )?[a-z][^,.;]{{1,40}}?)? (?:at|for) {PLACE}",
+        "Works at {v}",
+        {"v": is_org},
+    ),
+    rule(rf"\bmy job is (?:an? )?{VAL}", "Works as {v}", {"v": is_role}),
+    rule(rf"\bmy (?:current )?employer is {PLACE}", "Works at {v}", {"v": is_org}),
+    rule(
+        rf"\bi(?:'ve| have) (?:worked|been working) (?:at|for) {PLACE}(?=\s+(?:for|since)\b)",
+        "Works at {v}",
+        {"v": is_org},
+    ),
+    # job and home changes said as leaving one for another
+    rule(
+        rf"{I}(?:'ve| have)? (?:left|quit) {OLDTO} (?:to join|to work at|to work for|and joined) {PLACE}",
+        "Works at {v} instead of {o}",
+        {"v": is_org, "o": is_org},
+        "correction",
+        change=True,
+    ),
+    rule(
+        rf"{I}(?:'ve| have)? (?:left|quit) {OLDTO} for {PLACE}",
+        "Works at {v} instead of {o}",
+        {"v": is_firm, "o": is_firm},
+        "correction",
+        change=True,
+    ),
+    rule(
+        rf"{I}(?:'ve| have)? (?:quit|left|lost) my (?:job|position|role) (?:at|with) {PLACE}",
+        "No longer works at {v}",
+        {"v": is_org},
+        "correction",
+        change=True,
+        negative=True,
+    ),
+    rule(
+        rf"\bi (?:don't|do not) (?P<k>work at|work for) {VAL}\s+any ?more\b",
+        "No longer {k} {v}",
+        {"v": is_specific},
+        "correction",
+        change=True,
+        negative=True,
+    ),
+    rule(
+        rf"\bi no longer (?P<k>work at|work for) {VAL}",
+        "No longer {k} {v}",
+        {"v": is_specific},
+        "correction",
+        change=True,
+        negative=True,
+    ),
+    rule(
+        rf"\bi(?:'m| am) no longer (?:working|employed) (?:at|for|by) {PLACE}",
+        "No longer works at {v}",
+        {"v": is_org},
+        "correction",
+        change=True,
+        negative=True,
+    ),
+    # "I'm head chef at Osteria Lupo", "I'm sous chef at Le Petit Zinc" (a title of two words, no
+    # article)
+    rule(
+        rf"\bi(?:'m| am) (?:now |currently )?(?P<v>[a-z-]+ (?:{_ROLE_NOUN}))(?= (?:at|for) )",
+        "Works as {v}",
+        {"v": is_role},
+    ),
+    rule(
+        rf"\bi(?:'m| am) (?:now |currently )?[a-z-]+ (?:{_ROLE_NOUN}) (?:at|for) {PLACE}",
+        "Works at {v}",
+        {"v": is_org},
+    ),
+]
+
+CANON = [
+    (r"^Works at (.+)$", USER, "employer"),
+    (r"^Works as (.+)$", USER, "role"),
+]
