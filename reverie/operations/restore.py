@@ -46,7 +46,7 @@ def restore_memory(
     Review; undoing that undo rejects it again (``reverie.operations.approve``)."""
     undone = git.log(limit=1, start=rev)[0] if rev else None
     if undone is not None and _rejection(git, undone) is not None:
-        return _undo_rejection(store, git, undone, only=only)
+        return _undo_rejection(store, git, undone, only=only, base=base)
     with dream_run_lock(store.workspace.state_dir, "restore", timeout):
         if only:
             result = git.revert(rev, replay=replay, base=base)
@@ -82,7 +82,7 @@ def _rejection(git: GitStore, info: CommitInfo) -> str | None:
 
 
 def _undo_rejection(
-    store: WorkspaceStore, git: GitStore, info: CommitInfo, *, only: bool
+    store: WorkspaceStore, git: GitStore, info: CommitInfo, *, only: bool, base: str | None = None
 ) -> OperationResult:
     """Undo ``info``, a rejection (the proposal goes back on Review) or the undo of one (rejected
     again); with ``only=False`` the files also go back to before it first, as any restore."""
@@ -91,7 +91,7 @@ def _undo_rejection(
     before: OperationResult | None = None
     if not only:
         with dream_run_lock(store.workspace.state_dir, "restore"):
-            before = git.restore(info.sha)
+            before = git.restore(info.sha, base=base)
     if _rejection(git, info) == "reject":
         sha = unreject(store, git, info)
     else:
