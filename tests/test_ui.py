@@ -11,6 +11,7 @@ from html import unescape
 import pytest
 from starlette.testclient import TestClient
 
+import reverie
 from reverie.cli import main
 from reverie.dream.deadletter import append_dead_letter, deadletter_path
 from reverie.ui import build_app
@@ -265,8 +266,10 @@ def test_confirm_shows_exactly_what_the_undo_then_writes(client, memory) -> None
         ln for ln in preview.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))
     ]
     assert "Deadline for Atlas" in "".join(shown)
+    base = re.search(r'name="base" value="([0-9a-f]{40})"', page).group(1)
     r = client.post(
-        f"/commit/{dream.sha}/restore", data={"csrf": _csrf(client), "action": "revert"}
+        f"/commit/{dream.sha}/restore",
+        data={"csrf": _csrf(client), "action": "revert", "base": base},
     )
     assert r.status_code == 303
     assert "Atlas" not in (memory.workspace.root / "memory/MEMORY.md").read_text()
@@ -279,7 +282,7 @@ def test_restore_with_replay_rewinds_dreams_cursor(client, memory) -> None:
     assert "reads entries 1–3 again" in unescape(page)
     client.post(
         f"/commit/{first_dream.sha}/restore",
-        data={"csrf": _csrf(client), "action": "restore", "replay": "1"},
+        data={"csrf": _csrf(client), "action": "restore", "replay": "1", "base": _head(memory)},
     )
     assert "Alice" not in memory.read("USER.md") and "Atlas" not in memory.read("memory/MEMORY.md")
     assert memory.runtime.store.dream_cursor() == 0
@@ -420,6 +423,7 @@ def test_the_ui_reaches_memory_only_through_memory_verbs() -> None:
         "history",
         "hitlog",
         "gitstore.trailers",
+        "gitstore.diffing",  # a conflict's two texts as a diff (no repository read)
         "gitstore.types",
         "dream.records",
         "dream.result",
@@ -465,7 +469,7 @@ def test_each_action_is_its_memory_verb(tmp_path) -> None:
         "apin",
         "aremove",
         "arestore",
-        "apreview_restore",
+        "aplan_restore",
         "aapprove",
         "areject",
         "arequeue",
@@ -503,10 +507,11 @@ def test_each_action_is_its_memory_verb(tmp_path) -> None:
                 ),
                 "remove",
             ),
-            (lambda: c.get(f"/commit/{dream}/confirm?action=revert"), "preview_restore"),
+            (lambda: c.get(f"/commit/{dream}/confirm?action=revert"), "plan_restore"),
             (
                 lambda: c.post(
-                    f"/commit/{dream}/restore", data={"csrf": token, "action": "revert"}
+                    f"/commit/{dream}/restore",
+                    data={"csrf": token, "action": "revert", "base": _head(memory)},
                 ),
                 "restore",
             ),
@@ -553,12 +558,14 @@ def test_edit_a_whole_file(client, memory) -> None:
     text = memory.read("memory/MEMORY.md") + "- The office moves to Leipzig in June\n"
     page = client.get("/memory/file?path=memory/MEMORY.md").text
     assert "Deadline for Atlas" in page
+    base = re.search(r'name="base" value="([0-9a-f]{40})"', page).group(1)
     client.post(
         "/memory/file",
         data={
             "csrf": _csrf(client),
             "path": "memory/MEMORY.md",
             "text": text.replace("\n", "\r\n"),
+            "base": base,
         },
     )
     assert memory.read("memory/MEMORY.md") == text  # the browser's CRLF is the file's LF
@@ -567,7 +574,12 @@ def test_edit_a_whole_file(client, memory) -> None:
     head = commit.sha
     client.post(
         "/memory/file",
-        data={"csrf": _csrf(client), "path": "memory/MEMORY.md", "text": "# Memory\n"},
+        data={
+            "csrf": _csrf(client),
+            "path": "memory/MEMORY.md",
+            "text": "# Memory\n",
+            "base": reverie.content_id(text),
+        },
     )
     assert _head(memory) == head and "refused" in _flash(
         client, "/memory"

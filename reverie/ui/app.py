@@ -24,6 +24,8 @@ then each scope's screens).
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import date
@@ -39,13 +41,14 @@ from starlette.routing import Mount, Route
 
 from ..errors import (
     AmbiguousRevisionError,
+    EditConflictError,
     ReverieError,
     UnknownRevisionError,
     UnsafePathError,
 )
 from ..gitstore.trailers import REJECTED, split_message
 from ..textsafety import hidden, visible
-from ..workspace import MEMORY_FILES
+from ..workspace import MEMORY_FILES, content_id
 from . import views
 from .jobs import DreamJob
 from .pages import Pages, quietly, session_of, static_files, templates
@@ -55,7 +58,7 @@ if TYPE_CHECKING:
     from starlette.routing import BaseRoute
 
     from ..history import HistoryEntry
-    from ..memory import Memory
+    from ..memory import Memory, WriteResult
 
 __all__ = ["UI", "build_app", "scope_app", "templates", "static_files", "PAGE_SIZE"]
 
@@ -122,6 +125,8 @@ class UI(Pages):
         session = session_of(request)
         try:
             session.flash("ok", await action(form))
+        except EditConflictError as exc:  # both sides shown, the person chooses: nothing written
+            return await self.conflict(request, exc, form)
         except ReverieError as exc:
             session.flash("error", str(exc))
             back = _local(form.get("back_on_error")) or back
@@ -175,7 +180,21 @@ class UI(Pages):
         return await self.render(request, name, path=rel, line=line, found=entries, active="memory")
 
     async def edit_form(self, request: Request) -> Response:
+        """A line's edit form, carrying the file as it loaded it (its content id and text): the
+        edit is made from that state, and merged over whatever changed since (``Memory.write``'s
+        ``base``)."""
         rel, index, line = _file_line(request)
+        try:
+            text = await self.memory.aread(rel)
+        except (ReverieError, OSError) as exc:
+            session_of(request).flash("error", f"{rel} cannot be read: {exc}")
+            return self.redirect("/memory")
+        rows = text.split("\n")
+        if not 0 <= index < len(rows) or rows[index] != line:
+            session_of(request).flash(
+                "error", f"{rel} changed since the page was loaded: here it is as it is now."
+            )
+            return self.redirect("/memory")
         return await self.render(
             request,
             "edit.html",
@@ -183,21 +202,39 @@ class UI(Pages):
             line=line,
             index=index,
             hidden=len(hidden(line)),
+            loaded_id=content_id(text),
+            loaded=_packed(text),
             active="memory",
         )
 
     async def edit(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
-            rel, rows, i = await self._line_of(form)
+            rel, rows, i, base = await self._loaded_line(form)
             rows[i] = form.get("text", "").replace("\r", " ").replace("\n", " ")
             result = await self.memory.awrite(
-                rel, "\n".join(rows), message=f"manual: edit a line of {rel}"
+                rel, "\n".join(rows), message=f"manual: edit a line of {rel}", base=base
             )
-            return f"Edited {rel}" + (
-                f" as commit {result.commit[:8]}." if result.commit else " (no change)."
-            )
+            return _edited(rel, result)
 
         return await self.act(request, "/memory", run)
+
+    async def _loaded_line(self, form: dict[str, str]) -> tuple[str, list[str], int, str]:
+        """The file's lines as the edit form loaded them (``loaded``, whose content id is
+        ``base``), the index of the line edited, and that base; a form without them (from an
+        older page) edits the file as it is now, if its line still reads as the form says."""
+        if not form.get("base") and not form.get("loaded"):
+            rel, rows, i = await self._line_of(form)
+            return rel, rows, i, content_id("\n".join(rows))
+        rel = _memory_file(form.get("path", ""))
+        base = form.get("base", "")
+        loaded = _unpacked(form.get("loaded", ""))
+        if loaded is None or content_id(loaded) != base:
+            raise ReverieError("the edit form arrived damaged: nothing was done (reload the page)")
+        rows = loaded.split("\n")
+        i = _int(form.get("line"), -1)
+        if not 0 <= i < len(rows) or rows[i] != form.get("original"):
+            raise ReverieError("the edit form arrived damaged: nothing was done (reload the page)")
+        return rel, rows, i, base
 
     async def file_form(self, request: Request) -> Response:
         rel = _memory_file(request.query_params.get("path", ""))
@@ -207,20 +244,55 @@ class UI(Pages):
             "edit_file.html",
             path=rel,
             text=text,
+            loaded_id=content_id(text) if text is not None else "",
             hidden=sum(len(hidden(line)) for line in (text or "").split("\n")),
             active="memory",
         )
 
     async def edit_file(self, request: Request) -> Response:
+        """A whole file's new text, made from the state whose content id the form carries
+        (``base``): merged over what changed since, or the conflict page. Never a blind write."""
+
         async def run(form: dict[str, str]) -> str:
             rel = _memory_file(form.get("path", ""))
+            base = form.get("base", "")
+            if not base:
+                raise ReverieError(
+                    f"this form does not say which version of {rel} it was made from: nothing "
+                    "was written (reload the page)"
+                )
             text = form.get("text", "").replace("\r\n", "\n")
-            result = await self.memory.awrite(rel, text, message=f"manual: edit {rel}")
-            return f"Edited {rel}" + (
-                f" as commit {result.commit[:8]}." if result.commit else " (no change)."
-            )
+            result = await self.memory.awrite(rel, text, message=f"manual: edit {rel}", base=base)
+            return _edited(rel, result)
 
         return await self.act(request, "/memory", run)
+
+    async def conflict(
+        self, request: Request, exc: EditConflictError, form: dict[str, str]
+    ) -> Response:
+        """The page for a change made from a state that moved on the same lines: what the file
+        holds now beside what the change would make it, and a choice (keep the file as it is, or
+        save a text made from both; an undo is previewed again from now). Nothing was written."""
+        sha = request.path_params.get("sha")
+        current = exc.current.split("\n")
+        yours = exc.yours.split("\n")
+        return await self.render(
+            request,
+            "conflict.html",
+            status_code=409,
+            path=exc.path,
+            lines=exc.lines,
+            message=str(exc),
+            sides=views.sides(current, yours),
+            diff=views.diff_rows(views.text_diff(exc.path, exc.current, exc.yours)),
+            current_id=exc.current_id,
+            yours=exc.yours,
+            sha=sha,
+            again=urlencode(
+                {"action": form.get("action", "restore"), "replay": form.get("replay", "0")}
+            ),
+            active="timeline" if sha else "memory",
+        )
 
     async def pin(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
@@ -352,9 +424,10 @@ class UI(Pages):
         detail = await self._show(request.path_params["sha"])
         only = request.query_params.get("action") == "revert"
         replay = request.query_params.get("replay") == "1"
-        problem, diff = None, ""
+        problem, diff, base = None, "", ""
         try:
-            diff = await self.memory.apreview_restore(detail.info.sha, only=only)
+            plan = await self.memory.aplan_restore(detail.info.sha, only=only)
+            diff, base = plan.diff, plan.base or ""
         except (ReverieError, OSError) as exc:  # a conflict, a first commit, a damaged object
             problem = str(exc)
         rejection = None
@@ -370,6 +443,7 @@ class UI(Pages):
             replay=replay,
             problem=problem,
             diff=views.diff_rows(diff),
+            previewed=base,
             rejection=rejection,
             proposal=views.diff_rows(split_message(detail.info.message)[1])
             if rejection == "reject"
@@ -383,7 +457,15 @@ class UI(Pages):
 
         async def run(form: dict[str, str]) -> str:
             only, replay = form.get("action") == "revert", form.get("replay") == "1"
-            result = await self.memory.arestore(sha, only=only, replay=replay)
+            # the state the confirmation's diff was made at: the undo does what it showed, over
+            # what changed since (or the conflict page)
+            base = form.get("base")
+            if not base:
+                raise ReverieError(
+                    "this confirmation does not say which state it previewed: nothing was done "
+                    "(open the confirmation again)"
+                )
+            result = await self.memory.arestore(sha, only=only, replay=replay, base=base)
             what = f"Undid {sha[:8]}" if only else f"Restored memory to before {sha[:8]}"
             done = f" as commit {result.commit[:8]}" if result.commit else " (nothing changed)"
             rewound = (
@@ -556,6 +638,30 @@ class UI(Pages):
 
     async def home(self, request: Request) -> Response:
         return self.redirect("/memory")
+
+
+def _edited(rel: str, result: WriteResult) -> str:
+    """What an edit did, said in one line."""
+    if result.commit is None:
+        return f"Edited {rel} (no change)."
+    merged = " (merged with the changes made since you opened it)" if result.merged else ""
+    return f"Edited {rel} as commit {result.commit[:8]}{merged}."
+
+
+def _packed(text: str) -> str:
+    """A file's text for a hidden form field, byte for byte (a browser rewrites line breaks in a
+    field's value: base64 has none)."""
+    return base64.b64encode(text.encode("utf-8", "surrogateescape")).decode("ascii")
+
+
+def _unpacked(value: str) -> str | None:
+    """``_packed``'s text back; None when the field is not one."""
+    try:
+        return base64.b64decode(value.encode("ascii"), validate=True).decode(
+            "utf-8", "surrogateescape"
+        )
+    except (ValueError, binascii.Error, UnicodeError):
+        return None
 
 
 def _day(value: str | None) -> date | None:

@@ -21,6 +21,7 @@ from urllib.parse import urlencode
 
 from markupsafe import Markup, escape
 
+from ..gitstore.diffing import text_diff as _bytes_diff
 from ..gitstore.trailers import BATCH, KIND, parse_batch
 from ..hitlog import is_pinned
 from ..textdiff import diff_line_kinds
@@ -39,6 +40,9 @@ __all__ = [
     "line_item",
     "DiffRow",
     "diff_rows",
+    "Side",
+    "sides",
+    "text_diff",
     "batch_of",
     "ago",
     "other_trailers",
@@ -318,6 +322,41 @@ def _paired(dels: list[DiffRow], adds: list[DiffRow]) -> list[DiffRow]:
 
 def _whole(row: DiffRow) -> DiffRow:
     return DiffRow(row.kind, row.text, row.old, row.new, ((row.text, False),))
+
+
+def text_diff(path: str, old: str, new: str) -> str:
+    """The unified diff from ``old`` to ``new`` (``path``'s two texts), as the Timeline shows one."""
+    return _bytes_diff(
+        path, old.encode("utf-8", "surrogateescape"), new.encode("utf-8", "surrogateescape")
+    )
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a conflict as the page shows it: each line with its number, and whether the
+    other side lacks it (what makes the two differ)."""
+
+    title: str
+    lines: tuple[tuple[int, str, bool], ...]
+
+
+def sides(now: list[str], yours: list[str]) -> tuple[Side, Side]:
+    """The file as it is now and as the change would make it, side by side, each line that the
+    other side does not have at its place marked."""
+    matcher = SequenceMatcher(None, now, yours, autojunk=False)
+    left: list[tuple[int, str, bool]] = []
+    right: list[tuple[int, str, bool]] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        left.extend((i + 1, now[i], tag != "equal") for i in range(i1, i2))
+        right.extend((j + 1, yours[j], tag != "equal") for j in range(j1, j2))
+    return Side("now", _trimmed(left)), Side("yours", _trimmed(right))
+
+
+def _trimmed(lines: list[tuple[int, str, bool]]) -> tuple[tuple[int, str, bool], ...]:
+    """A side without the empty last line a final newline makes."""
+    if lines and lines[-1][1] == "" and not lines[-1][2]:
+        lines = lines[:-1]
+    return tuple(lines)
 
 
 def batch_of(info: CommitInfo) -> tuple[int, int] | None:
