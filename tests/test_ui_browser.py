@@ -285,6 +285,138 @@ def test_dream_now_shows_its_run(ui: webdriver.Chrome, workspace: Path) -> None:
     assert "Miso" in ui.find_element(By.CSS_SELECTOR, "div.diff").text
 
 
+# -- two tabs: no blind writes ---------------------------------------------------------------------------------
+
+
+def _edit_in_this_tab(ui: webdriver.Chrome, workspace: Path, rel: str, line: str) -> None:
+    """Open the edit form of the line of ``rel`` reading ``line`` (the Memory screen's link)."""
+    from urllib.parse import urlencode
+
+    index = (workspace / rel).read_text().split("\n").index(line)
+    _go(ui, "/memory/edit?" + urlencode({"path": rel, "line": index, "text": line}))
+    WebDriverWait(ui, WAIT).until(ec.presence_of_element_located((By.NAME, "text")))
+
+
+def _save_line(ui: webdriver.Chrome, text: str) -> None:
+    field = ui.find_element(By.NAME, "text")
+    field.clear()
+    field.send_keys(text)
+    ui.find_element(By.CSS_SELECTOR, "form.stack button[type=submit]").click()
+
+
+def _only_conflicts_logged(ui: webdriver.Chrome) -> None:
+    """The browser's log holds no error but the conflict pages' status (409), and is emptied."""
+    errors = [e for e in ui.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors and all("status of 409" in e["message"] for e in errors), errors
+
+
+def test_two_tabs_editing_one_file_merge_or_choose(ui: webdriver.Chrome, workspace: Path) -> None:
+    """Two tabs of one session, each with an edit form loaded from the same USER.md: the second
+    save is merged over the first when they changed different lines; when they changed the same
+    line, the conflict page shows both and the text the person makes from them is saved."""
+    user = workspace / "USER.md"
+    first = ui.current_window_handle
+    _edit_in_this_tab(ui, workspace, "USER.md", "- Name: Alice")
+    ui.switch_to.new_window("tab")
+    second = ui.current_window_handle
+    try:
+        _edit_in_this_tab(ui, workspace, "USER.md", "- Works at ACME Robotics")
+        _save_line(ui, "- Works at ACME Robotics GmbH")
+        assert "Edited USER.md as commit" in _flash(ui)
+        ui.switch_to.window(first)  # its form still holds the file as it was before that save
+        _save_line(ui, "- Name: Alice Smith")
+        assert "merged with the changes made since you opened it" in _flash(ui)
+        text = user.read_text()
+        assert "- Name: Alice Smith\n" in text and "- Works at ACME Robotics GmbH\n" in text
+
+        _edit_in_this_tab(ui, workspace, "USER.md", "- Name: Alice Smith")
+        ui.switch_to.window(second)
+        _edit_in_this_tab(ui, workspace, "USER.md", "- Name: Alice Smith")
+        _save_line(ui, "- Name: Alice Jones")
+        assert "Edited USER.md as commit" in _flash(ui)
+        ui.switch_to.window(first)
+        _save_line(ui, "- Name: Alice Brown")
+        WebDriverWait(ui, WAIT).until(ec.presence_of_element_located((By.ID, "resolved")))
+        assert ui.find_element(By.TAG_NAME, "h1").text == "USER.md changed since you opened it"
+        assert "- Name: Alice Jones" in user.read_text() and "Brown" not in user.read_text()
+        now = ui.find_element(By.CSS_SELECTOR, "#side-now li.differs").text
+        yours = ui.find_element(By.CSS_SELECTOR, "#side-yours li.differs").text
+        assert "- Name: Alice Jones" in now and "- Name: Alice Brown" in yours
+        seen, failures = ui.execute_script(_CONTRAST)
+        assert seen and not failures, failures
+        _shot(ui, "conflict")
+        chosen = user.read_text().replace("- Name: Alice Jones", "- Name: Alice Jones (born Brown)")
+        area = ui.find_element(By.ID, "resolved")
+        area.clear()
+        area.send_keys(chosen)
+        ui.find_element(By.ID, "save-resolved").click()
+        assert "Edited USER.md as commit" in _flash(ui)
+        assert user.read_text() == chosen
+    finally:
+        ui.switch_to.window(second)
+        ui.close()
+        ui.switch_to.window(first)
+    _only_conflicts_logged(ui)
+
+
+def test_an_undo_confirmed_after_another_tab_changed_its_lines(
+    ui: webdriver.Chrome, workspace: Path
+) -> None:
+    """A confirmation open in one tab while another tab edits the file: confirmed, the undo keeps
+    an edit to other lines, and for an edit to its own lines shows both sides and writes nothing."""
+    # Dream's line from the run just above, in whichever file it wrote it
+    rel = next(r for r in ("USER.md", "memory/MEMORY.md") if "Miso" in (workspace / r).read_text())
+    user = workspace / rel
+    first = ui.current_window_handle
+    line = next(ln for ln in user.read_text().split("\n") if "Miso" in ln)
+
+    def confirm_in_this_tab(subject: str) -> None:
+        _go(ui, "/timeline")
+        row = next(
+            r
+            for r in ui.find_elements(By.CSS_SELECTOR, "table.timeline tbody tr")
+            if subject in r.text
+        )
+        row.find_element(By.CSS_SELECTOR, "td a").click()
+        ui.find_element(By.LINK_TEXT, "Undo just this change").click()
+        WebDriverWait(ui, WAIT).until(ec.presence_of_element_located((By.ID, "confirm")))
+
+    confirm_in_this_tab("dream")  # the newest Dream commit: the one that wrote the Miso line
+    ui.switch_to.new_window("tab")
+    second = ui.current_window_handle
+    try:
+        _edit_in_this_tab(ui, workspace, rel, line)
+        _save_line(ui, "- Has two cats, Miso and Tofu")
+        assert f"Edited {rel} as commit" in _flash(ui)
+        ui.switch_to.window(first)
+        ui.find_element(By.ID, "confirm").click()
+        WebDriverWait(ui, WAIT).until(ec.presence_of_element_located((By.ID, "again")))
+        assert ui.find_element(By.TAG_NAME, "h1").text.endswith(
+            "changed since the undo was previewed"
+        )
+        assert "Miso and Tofu" in ui.find_element(By.ID, "side-now").text
+        assert "- Has two cats, Miso and Tofu\n" in user.read_text()  # nothing written
+        ui.find_element(By.ID, "again").click()  # previewed again from now: it no longer applies
+        assert "cannot be done as asked" in _flash(ui)
+
+        confirm_in_this_tab(f"manual: edit a line of {rel}")  # undo the two cats, from tab one
+        ui.switch_to.window(second)
+        other = user.read_text().split("\n")[0]  # the heading, far from the cats
+        _edit_in_this_tab(ui, workspace, rel, other)
+        _save_line(ui, other + " (checked)")
+        assert f"Edited {rel} as commit" in _flash(ui)
+        ui.switch_to.window(first)
+        ui.find_element(By.ID, "confirm").click()
+        assert "Undid" in _flash(ui)
+        text = user.read_text()
+        assert other + " (checked)\n" in text and "Tofu" not in text and line + "\n" in text
+    finally:
+        ui.switch_to.window(second)
+        ui.close()
+        ui.switch_to.window(first)
+    _only_conflicts_logged(ui)
+
+
 # -- what the agent reads, as drawn ----------------------------------------------------------------------------
 
 LONG = "- " + "x" * 2000  # one word: it cannot wrap at a space
