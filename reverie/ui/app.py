@@ -184,17 +184,9 @@ class UI(Pages):
         edit is made from that state, and merged over whatever changed since (``Memory.write``'s
         ``base``)."""
         rel, index, line = _file_line(request)
-        try:
-            text = await self.memory.aread(rel)
-        except (ReverieError, OSError) as exc:
-            session_of(request).flash("error", f"{rel} cannot be read: {exc}")
-            return self.redirect("/memory")
-        rows = text.split("\n")
-        if not 0 <= index < len(rows) or rows[index] != line:
-            session_of(request).flash(
-                "error", f"{rel} changed since the page was loaded: here it is as it is now."
-            )
-            return self.redirect("/memory")
+        text = await self.attempt(request, self.memory.aread(rel), None)
+        rows = text.split("\n") if text is not None else []
+        moved = text is not None and (not 0 <= index < len(rows) or rows[index] != line)
         return await self.render(
             request,
             "edit.html",
@@ -202,8 +194,9 @@ class UI(Pages):
             line=line,
             index=index,
             hidden=len(hidden(line)),
-            loaded_id=content_id(text),
-            loaded=_packed(text),
+            moved=moved,
+            loaded_id=content_id(text) if text is not None else "",
+            loaded=_packed(text) if text is not None and not moved else None,
             active="memory",
         )
 
