@@ -302,6 +302,7 @@ def _save_line(ui: webdriver.Chrome, text: str) -> None:
     field.clear()
     field.send_keys(text)
     ui.find_element(By.CSS_SELECTOR, "form.stack button[type=submit]").click()
+    WebDriverWait(ui, WAIT).until(ec.staleness_of(field))  # the next page, not this one
 
 
 def _only_conflicts_logged(ui: webdriver.Chrome) -> None:
@@ -350,6 +351,7 @@ def test_two_tabs_editing_one_file_merge_or_choose(ui: webdriver.Chrome, workspa
         area.clear()
         area.send_keys(chosen)
         ui.find_element(By.ID, "save-resolved").click()
+        WebDriverWait(ui, WAIT).until(ec.staleness_of(area))  # (the conflict page has a .flash too)
         assert "Edited USER.md as commit" in _flash(ui)
         assert user.read_text() == chosen
     finally:
@@ -396,7 +398,9 @@ def test_an_undo_confirmed_after_another_tab_changed_its_lines(
         )
         assert "Miso and Tofu" in ui.find_element(By.ID, "side-now").text
         assert "- Has two cats, Miso and Tofu\n" in user.read_text()  # nothing written
-        ui.find_element(By.ID, "again").click()  # previewed again from now: it no longer applies
+        again = ui.find_element(By.ID, "again")
+        again.click()  # previewed again from now: it no longer applies
+        WebDriverWait(ui, WAIT).until(ec.staleness_of(again))
         assert "cannot be done as asked" in _flash(ui)
 
         confirm_in_this_tab(f"manual: edit a line of {rel}")  # undo the two cats, from tab one
