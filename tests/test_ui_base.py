@@ -206,3 +206,38 @@ def test_a_confirmation_without_its_base_does_nothing(client, memory) -> None:  
     r = client.post(f"/commit/{dream}/restore", data={"csrf": _csrf(client), "action": "revert"})
     assert r.status_code == 303 and _head(memory) == head
     assert "does not say which state it previewed" in _flash(client, f"/commit/{dream}")
+
+
+def test_an_edit_made_from_a_state_no_commit_holds_is_a_conflict_page(
+    client,  # noqa: F811
+    memory,  # noqa: F811
+) -> None:
+    """The form loaded a hand edit not committed yet, and the file moved on before the save: there
+    is nothing to merge from, so both sides are shown (never a 500, never an overwrite)."""
+    user = memory.workspace.root / "USER.md"
+    user.write_text(user.read_text() + "- Plays the cello\n")  # by hand: no commit holds it
+    fields = _edit_form(client, 6, "- Works at ACME")
+    user.write_text(user.read_text().replace("- Name: Alice", "- Name: Alice Smith"))  # by hand
+    head, now = _head(memory), memory.read("USER.md")
+    r = client.post("/memory/edit", data={**fields, "text": "- Works at Globex"})
+    assert r.status_code == 409 and _head(memory) == head and memory.read("USER.md") == now
+    assert "- Works at Globex" in unescape(r.text) and "Nothing was written" in r.text
+
+
+def test_an_edit_from_a_hand_edit_is_merged_once_a_commit_holds_it(
+    client,  # noqa: F811
+    memory,  # noqa: F811
+) -> None:
+    """The next write commits a hand edit first (kind ``manual``): an edit form loaded from it then
+    merges over that write like any other."""
+    user = memory.workspace.root / "USER.md"
+    user.write_text(user.read_text() + "- Plays the cello\n")
+    fields = _edit_form(client, 6, "- Works at ACME")
+    memory.write("USER.md", memory.read("USER.md").replace("- Name: Alice", "- Name: Alice Smith"))
+    r = client.post("/memory/edit", data={**fields, "text": "- Works at Globex"})
+    assert r.status_code == 303
+    text = memory.read("USER.md")
+    assert all(
+        f"{line}\n" in text
+        for line in ("- Plays the cello", "- Name: Alice Smith", "- Works at Globex")
+    )
