@@ -241,3 +241,21 @@ def test_an_edit_from_a_hand_edit_is_merged_once_a_commit_holds_it(
         f"{line}\n" in text
         for line in ("- Plays the cello", "- Name: Alice Smith", "- Works at Globex")
     )
+
+
+def test_a_conflicts_sides_fold_the_lines_both_have() -> None:
+    """A long file with one line changed on each side shows that line, three neighbours each way,
+    and a fold saying how many equal lines it hides, numbered as in the file."""
+    from reverie.ui.views import sides
+
+    now = [f"- fact {i}" for i in range(1, 101)] + [""]
+    yours = list(now)
+    now[49], yours[49] = "- fact 50 (theirs)", "- fact 50 (mine)"
+    left, right = sides(now, yours)
+    assert [n for n, _, _ in left.lines] == [None, 47, 48, 49, 50, 51, 52, 53, None]
+    assert left.lines[0][1] == "… 46 lines the same on both sides"
+    assert left.lines[-1][1] == "… 47 lines the same on both sides"
+    assert [(n, t) for n, t, d in left.lines if d] == [(50, "- fact 50 (theirs)")]
+    assert [(n, t) for n, t, d in right.lines if d] == [(50, "- fact 50 (mine)")]
+    short_left, _ = sides(["a", "b", "c", ""], ["a", "x", "c", ""])
+    assert short_left.lines == ((1, "a", False), (2, "b", True), (3, "c", False))

@@ -331,30 +331,53 @@ def text_diff(path: str, old: str, new: str) -> str:
     )
 
 
+#: Lines shown around each difference of a conflict's two sides; longer runs of equal lines fold.
+SIDE_CONTEXT = 3
+
+
 @dataclass(frozen=True)
 class Side:
-    """One side of a conflict as the page shows it: each line with its number, and whether the
-    other side lacks it (what makes the two differ)."""
+    """One side of a conflict as the page shows it: each line with its number (None: a fold of
+    equal lines, its text saying how many), and whether the other side lacks it (what makes the
+    two differ)."""
 
     title: str
-    lines: tuple[tuple[int, str, bool], ...]
+    lines: tuple[tuple[int | None, str, bool], ...]
 
 
 def sides(now: list[str], yours: list[str]) -> tuple[Side, Side]:
-    """The file as it is now and as the change would make it, side by side, each line that the
-    other side does not have at its place marked."""
+    """The file as it is now and as the change would make it, side by side: each line that the
+    other side does not have at its place marked, and long runs of lines both have folded (a
+    500-line file with one line changed shows that line and its neighbours)."""
+    if now[-1:] == yours[-1:] == [""]:  # both end with a newline: no line after it to show
+        now, yours = now[:-1], yours[:-1]
     matcher = SequenceMatcher(None, now, yours, autojunk=False)
-    left: list[tuple[int, str, bool]] = []
-    right: list[tuple[int, str, bool]] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    left: list[tuple[int | None, str, bool]] = []
+    right: list[tuple[int | None, str, bool]] = []
+    opcodes = matcher.get_opcodes()
+    for k, (tag, i1, i2, j1, j2) in enumerate(opcodes):
+        keep = (SIDE_CONTEXT if k > 0 else 0, SIDE_CONTEXT if k < len(opcodes) - 1 else 0)
+        if tag == "equal" and i2 - i1 > sum(keep) + 1:
+            folded = i2 - i1 - sum(keep)
+            fold = (
+                None,
+                f"… {folded} line{'s' if folded != 1 else ''} the same on both sides",
+                False,
+            )
+            for side, rows, a in ((left, now, i1), (right, yours, j1)):
+                side.extend((a + n + 1, rows[a + n], False) for n in range(keep[0]))
+                side.append(fold)
+                end = a + (i2 - i1)
+                side.extend((n + 1, rows[n], False) for n in range(end - keep[1], end))
+            continue
         left.extend((i + 1, now[i], tag != "equal") for i in range(i1, i2))
         right.extend((j + 1, yours[j], tag != "equal") for j in range(j1, j2))
     return Side("now", _trimmed(left)), Side("yours", _trimmed(right))
 
 
-def _trimmed(lines: list[tuple[int, str, bool]]) -> tuple[tuple[int, str, bool], ...]:
+def _trimmed(lines: list[tuple[int | None, str, bool]]) -> tuple[tuple[int | None, str, bool], ...]:
     """A side without the empty last line a final newline makes."""
-    if lines and lines[-1][1] == "" and not lines[-1][2]:
+    if lines and lines[-1][1] == "" and not lines[-1][2] and lines[-1][0] is not None:
         lines = lines[:-1]
     return tuple(lines)
 
