@@ -259,3 +259,26 @@ def test_a_conflicts_sides_fold_the_lines_both_have() -> None:
     assert [(n, t) for n, t, d in right.lines if d] == [(50, "- fact 50 (mine)")]
     short_left, _ = sides(["a", "b", "c", ""], ["a", "x", "c", ""])
     assert short_left.lines == ((1, "a", False), (2, "b", True), (3, "c", False))
+
+
+def test_a_restore_confirmed_after_its_lines_changed_offers_the_same_restore_again(
+    client,  # noqa: F811
+    memory,  # noqa: F811
+) -> None:
+    dream = memory.log(limit=1, kind="dream")[0].sha
+    page = client.get(f"/commit/{dream}/confirm?action=restore&replay=1")
+    fields = _fields(page.text, f"/commit/{dream}/restore")
+    assert fields["action"] == "restore" and fields["replay"] == "1"
+    memory.write(
+        "memory/MEMORY.md", memory.read("memory/MEMORY.md").replace("2027-03-14", "2027-04-01")
+    )
+    head, cursor = _head(memory), memory.runtime.store.dream_cursor()
+    r = client.post(f"/commit/{dream}/restore", data=fields)
+    assert r.status_code == 409 and _head(memory) == head
+    assert memory.runtime.store.dream_cursor() == cursor  # nor was Dream's cursor moved
+    again = unescape(re.search(r'id="again" href="([^"]+)"', r.text).group(1))
+    assert again.endswith(f"/commit/{dream}/confirm?action=restore&replay=1")
+    fresh = _fields(client.get(BASE + again).text, f"/commit/{dream}/restore")
+    assert fresh["base"] == head  # previewed from now: confirming it restores over the new line
+    assert client.post(f"/commit/{dream}/restore", data=fresh).status_code == 303
+    assert "Atlas" not in memory.read("memory/MEMORY.md")
