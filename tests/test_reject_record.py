@@ -115,7 +115,12 @@ def test_the_ui_rejects_shows_the_proposal_and_puts_it_back(memory) -> None:
         assert "reject" in c.get("/timeline?kind=reject").text
         confirm = c.get(f"/commit/{sha}/confirm?action=revert").text
         assert "goes back on Review" in confirm and 'id="confirm"' in confirm
-        r = c.post(f"/commit/{sha}/restore", data={"csrf": csrf("/review"), "action": "revert"})
+        base = re.search(r'name="base" value="([0-9a-f]{40})"', confirm)
+        assert base  # the state the confirmation previewed
+        r = c.post(
+            f"/commit/{sha}/restore",
+            data={"csrf": csrf("/review"), "action": "revert", "base": base.group(1)},
+        )
         assert r.status_code == 303
         assert memory.pending_soul() is not None
         assert 'id="soul-badge"' in c.get("/memory").text

@@ -240,7 +240,10 @@ def test_pin_then_remove_with_a_reason(client, memory) -> None:
 
 def test_approve_applies_the_soul_change(client, memory) -> None:
     assert "Reply in British English" in client.get("/review").text
-    client.post("/review/approve", data={"csrf": _csrf(client, "/review")})
+    client.post(
+        "/review/approve",
+        data={"csrf": _csrf(client, "/review"), "change": memory.pending_soul().id},
+    )
     assert "Reply in British English" in (memory.workspace.root / "SOUL.md").read_text()
     assert "Reverie-Approved" in memory.log(limit=1)[0].trailers
     assert memory.pending_soul() is None and "Nothing is waiting" in client.get("/review").text
@@ -515,7 +518,12 @@ def test_each_action_is_its_memory_verb(tmp_path) -> None:
                 ),
                 "restore",
             ),
-            (lambda: c.post("/review/approve", data={"csrf": token}), "approve"),
+            (
+                lambda: c.post(
+                    "/review/approve", data={"csrf": token, "change": memory.pending_soul().id}
+                ),
+                "approve",
+            ),
             (lambda: c.post("/review/reject", data={"csrf": token}), "reject"),
             (lambda: c.post("/review/requeue", data={"csrf": token, "all": "1"}), "requeue"),
             (

@@ -282,3 +282,36 @@ def test_a_restore_confirmed_after_its_lines_changed_offers_the_same_restore_aga
     assert fresh["base"] == head  # previewed from now: confirming it restores over the new line
     assert client.post(f"/commit/{dream}/restore", data=fresh).status_code == 303
     assert "Atlas" not in memory.read("memory/MEMORY.md")
+
+
+# -- Review ------------------------------------------------------------------------------------------------------
+
+
+def test_approve_and_reject_name_the_soul_proposal_the_page_showed(
+    client,  # noqa: F811
+    memory,  # noqa: F811
+) -> None:
+    """Dream widens the pending SOUL.md proposal while Review is open: the page's Approve and
+    Reject apply or drop nothing unseen; Review then shows the widened one, whose forms do."""
+    page = client.get("/review").text
+    approve, reject = _fields(page, "/review/approve"), _fields(page, "/review/reject")
+    shown = memory.pending_soul()
+    assert approve["change"] == reject["change"] == shown.id
+    soul, head = memory.read("SOUL.md"), _head(memory)
+    memory.write("SOUL.md", shown.proposed + "- Never use emoji.\n", kind="agent")  # widened
+    for form, path in ((approve, "/review/approve"), (reject, "/review/reject")):
+        assert client.post(path, data=form).status_code == 303
+        assert "not the one shown" in _flash(client, "/timeline")
+        assert memory.read("SOUL.md") == soul and _head(memory) == head
+    page = client.get("/review").text
+    assert "Never use emoji" in page
+    fresh = _fields(page, "/review/approve")
+    assert client.post("/review/approve", data=fresh).status_code == 303
+    assert "- Never use emoji." in memory.read("SOUL.md")
+    forged = {k: v for k, v in fresh.items() if k != "change"}
+    memory.write("SOUL.md", memory.read("SOUL.md") + "- Be brief.\n", kind="agent")
+    head = _head(memory)
+    client.post("/review/approve", data=forged)
+    assert _head(memory) == head and "does not say which SOUL.md proposal" in _flash(
+        client, "/timeline"
+    )

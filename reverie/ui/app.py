@@ -546,7 +546,13 @@ class UI(Pages):
 
     async def approve(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
-            result = await self.memory.aapprove()
+            shown = form.get("change")  # the proposal this page showed: Dream may widen it since
+            if not shown:
+                raise ReverieError(
+                    "this form does not say which SOUL.md proposal it showed: nothing was applied "
+                    "(look at it again)"
+                )
+            result = await self.memory.aapprove(change=shown)
             merged = " (merged with your later edits)" if result.merged else ""
             done = f" as commit {result.commit[:8]}" if result.commit else ""
             return f"Applied the SOUL.md change{done}{merged}: +{result.added} -{result.removed} lines."
@@ -555,7 +561,8 @@ class UI(Pages):
 
     async def reject(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
-            dropped = await self.memory.areject()
+            # the proposal shown (none when its file cannot be read: rejected all the same)
+            dropped = await self.memory.areject(change=form.get("change") or None)
             if dropped is None:
                 return "No SOUL.md change was pending."
             record = f" (commit {dropped.commit[:8]})" if dropped.commit else ""
