@@ -198,6 +198,12 @@ class Workspace:
         if st is not None:
             if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
                 raise UnsafePathError(f"{rel!r} is not a regular file or directory")
+            if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                # a hard link shares the file with another place (another user's workspace):
+                # reading or appending through it would cross that boundary
+                raise UnsafePathError(
+                    f"{rel!r} has {st.st_nlink} hard links; a workspace file must not be shared"
+                )
         elif not allow_missing:
             raise WorkspaceError(f"{rel!r} does not exist in the workspace")
         return candidate
@@ -247,3 +253,42 @@ class Workspace:
                 atomic_write(path, text)
                 created.append(rel)
         return created
+
+
+#: A workspace's identity: a random id written once, when Reverie creates the workspace as a scope
+#: (``reverie.scopes``), never changed. What is derived from a workspace and kept elsewhere (a
+#: search index under ``memory.search.indexDir``) records it, so a new workspace at a path where a
+#: removed one was (a user forgotten, then back) is never taken for the old one.
+WORKSPACE_ID_FILE = "memory/.reverie/workspace-id"
+
+
+def workspace_id(workspace: Workspace) -> str | None:
+    """The workspace's identity (`WORKSPACE_ID_FILE`), or None when it has none (made before
+    identities, or not as a scope) or it cannot be read."""
+    try:
+        with open(workspace.root / WORKSPACE_ID_FILE, "rb") as f:
+            raw = f.read(65)
+    except OSError:
+        return None
+    text = raw.decode("ascii", "replace").strip()
+    return text if 0 < len(text) <= 64 and text.isalnum() else None
+
+
+def ensure_workspace_id(workspace: Workspace) -> str:
+    """The workspace's identity, written now if it has none (its ``memory/.reverie`` must exist).
+    Safe to race: the file is linked into place, so the first writer's id stands."""
+    found = workspace_id(workspace)
+    if found is not None:
+        return found
+    import secrets
+
+    path = workspace.root / WORKSPACE_ID_FILE
+    tmp = path.with_name(f".workspace-id.{os.getpid()}.{secrets.token_hex(4)}")
+    atomic_write(tmp, secrets.token_hex(16) + "\n")
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        pass
+    finally:
+        tmp.unlink(missing_ok=True)
+    return workspace_id(workspace) or ""

@@ -69,7 +69,7 @@ from typing import TypeVar
 from ..errors import LockTimeoutError, RecallError, SessionError
 from ..history import BadLine, HistoryEntry, HistoryLog
 from ..sessions import SessionStore
-from ..workspace import ARCHIVE_DIR, MEMORY_FILES, Workspace
+from ..workspace import ARCHIVE_DIR, MEMORY_FILES, Workspace, workspace_id
 from .sources import (
     DATED_RE,
     Chunk,
@@ -340,7 +340,8 @@ class SearchIndex:
 
     def _open_once(self) -> sqlite3.Connection:
         """A connection to a usable index, creating the schema in a new file; ``_Damaged`` for a
-        corrupt or foreign-version file (moved aside by ``_recreate_if_damaged``)."""
+        corrupt or foreign-version file (moved aside by ``_recreate_if_damaged``) or another workspace's
+        index (deleted)."""
         fresh = not self.path.exists()
         conn = self._connect()
         try:
@@ -360,11 +361,14 @@ class SearchIndex:
                     raise _Damaged(
                         f"schema version {meta.get('schema_version')!r}, expected {SCHEMA_VERSION!r}"
                     )
+                if meta.get("workspace_id", "") != self._identity():
+                    # another workspace's index, one removed since (see `_identity`)
+                    raise _Damaged("the index of a workspace no longer at this path", stale=True)
                 conn.execute(
                     "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'x'"
                 ).fetchone()
                 return conn
-            self._create_schema(conn)
+            self._create_schema(conn, self._identity())
             return conn
         except sqlite3.DatabaseError as exc:
             conn.close()
@@ -376,7 +380,7 @@ class SearchIndex:
             raise
 
     @staticmethod
-    def _create_schema(conn: sqlite3.Connection) -> None:
+    def _create_schema(conn: sqlite3.Connection, identity: str) -> None:
         with transaction(conn):
             for statement in _statements(_SCHEMA):
                 conn.execute(statement)
@@ -390,6 +394,7 @@ class SearchIndex:
                     ("history_cursor", "0"),
                     ("history_first", "0"),
                     ("generation", "0"),
+                    ("workspace_id", identity),
                 ],
             )
 
@@ -399,9 +404,27 @@ class SearchIndex:
         try:
             self._open_checked().close()
         except _Damaged as exc:
-            log.warning("%s: %s; rebuilding the index from the workspace files", self.path, exc)
-            self._move_aside()
+            if exc.stale:
+                log.info("%s: %s; dropped", self.path, exc)
+                self._drop_files()
+            else:
+                log.warning("%s: %s; rebuilding the index from the workspace files", self.path, exc)
+                self._move_aside()
             self._rebuilt_on_open = True
+
+    def _identity(self) -> str:
+        """The workspace's identity (``reverie.workspace.workspace_id``; "" when it has none), which
+        the index records: an index kept outside the workspace (``indexDir``, keyed by the path) of
+        a workspace removed since — a user forgotten, then back at the same path — is another
+        workspace's, dropped on open and never searched."""
+        return workspace_id(self.workspace) or ""
+
+    def _drop_files(self) -> None:
+        """Delete the index and its journal files, and what an earlier move aside left: what
+        another workspace left is deleted, never kept aside."""
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(str(self.path) + suffix).unlink(missing_ok=True)
+            Path(str(self.path) + ".corrupt" + suffix).unlink(missing_ok=True)
 
     def _move_aside(self) -> None:
         for suffix in ("", "-wal", "-shm", "-journal"):
@@ -677,7 +700,12 @@ os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class _Damaged(Exception):
-    """Internal: the index file is not a usable index (corrupt, or another schema version)."""
+    """Internal: the index file is not a usable index (corrupt, or another schema version), or it
+    is ``stale``: another workspace's, deleted rather than kept aside."""
+
+    def __init__(self, message: str, *, stale: bool = False) -> None:
+        super().__init__(message)
+        self.stale = stale
 
 
 def _regular_files(directory: Path) -> list[tuple[str, Path]]:
