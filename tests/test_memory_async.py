@@ -108,6 +108,8 @@ def _calls(head: str) -> dict[str, Callable[[Memory], Awaitable[Any]]]:
         "areject": lambda m: m.areject(),
         "apin": lambda m: m.apin("topic 3"),
         "afiles": lambda m: m.afiles(),
+        "afaults": lambda m: m.afaults(),
+        "acommitted": lambda m: m.acommitted("USER.md"),
         "aread": lambda m: m.aread("USER.md"),
         "awrite": lambda m: m.awrite("USER.md", "# User\n- Likes tea.\n- Likes topic 1.\n"),
         "aremove": lambda m: m.aremove("USER.md", "Likes topic 2.", reason="a test"),

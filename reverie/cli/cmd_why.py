@@ -47,9 +47,12 @@ def run(args: argparse.Namespace) -> int:
     table = Table(box=None, pad_edge=False)
     for column in ("file:line", "line", "commit", "kind", "time", "history"):
         table.add_column(column)
-    archived = []
+    archived, undone = [], []
     for p in found:
         cursors = f"entries {p.cursor_range[0]}–{p.cursor_range[1]}" if p.cursor_range else "—"
+        if p.via:
+            undos = ", ".join(v[:8] for v in p.via)
+            undone.append(f"{escape(printable(p.path))}:{p.line_no} was brought back by {undos}")
         table.add_row(
             escape(printable(f"{p.path}:{p.line_no}")),
             escape(printable(p.line.strip())),
@@ -67,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
     console.print(table)
     for line in archived:
         console.print(f"[dim]archive:[/] {line}")
+    for line in undone:
+        console.print(f"[dim]undo:[/] {line} (an undo; the commit above first wrote it)")
     console.print("[dim]see an entry with: reverie history show --since <first-1> --limit <n>[/]")
     return 0
 
