@@ -428,6 +428,8 @@ class ItemScore:
     learned: list[tuple[str, str]]
     missed: list[tuple[str, str]]
     archived_unfound: list[str]
+    #: the retired facts an archived line states (the old line left its file for the archive)
+    retired_archived: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -484,7 +486,12 @@ def judge(
     learned = [e for e in item.expect if e in learned_facts]
     missed = [e for e in item.expect if e not in learned_facts]
     unfound = [text for text, found in run.why_finds.items() if not found]
-    return ItemScore(item, run.lines, right, wrong, stale, learned, missed, unfound)
+    archived = [
+        r
+        for r in item.retired
+        if any(matches(rel, text, rel, r) for text in run.why_finds for rel in FILES)
+    ]
+    return ItemScore(item, run.lines, right, wrong, stale, learned, missed, unfound, archived)
 
 
 def read_verdicts() -> dict[tuple[str, str], tuple[str, str]]:

@@ -67,6 +67,27 @@ ENDED = [
         "Team cadence: check-in with the developer Wednesdays at 3pm",
         "Team cadence: check-in with the developer Thursdays at 3pm",
     ),
+    ("We have a cat named Miso.", "Our old cat died in the spring.", "Has a cat named Miso", None),
+    (
+        "My husband is called Tom.",
+        "My ex-husband Tom still calls every week.",
+        "Has a husband named Tom",
+        None,
+    ),
+    ("I have two kids.", "I have three kids now.", "Has two children", "Has three children"),
+    (
+        "Our standup is every Monday at 9am.",
+        "The standup is now on Tuesdays at 10am.",
+        "Team cadence: standup every Monday at 9am",
+        "Team cadence: standup every Tuesdays at 10am",
+    ),
+    ("No emojis please.", "You can use emojis again.", "Never use emojis", None),
+    (
+        "Keep answers under 100 words.",
+        "Forget the word limit.",
+        "Keep answers under 100 words",
+        None,
+    ),
     (
         "Keep your answers under 100 words.",
         "Let me correct: for technical topics you can go up to 300 words, for everything else "
@@ -112,6 +133,8 @@ KEPT = [
     ("I'm vegetarian.", "I might start eating fish again.", "Is vegetarian"),
     ("I'm allergic to peanuts.", "Almonds are fine for me.", "Allergic to peanuts"),
     ("I'm a nurse.", "My wife got promoted last week.", "Works as nurse"),
+    ("We have a cat named Miso.", "My sister's cat died last week.", "Has a cat named Miso"),
+    ("No emojis please.", "Emojis are fine for my sister's birthday card.", "Never use emojis"),
 ]
 
 

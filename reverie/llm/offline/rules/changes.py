@@ -31,7 +31,7 @@ __all__ = ["RULES", "CANON", "GONE", "NARROWED", "said", "retire", "without_read
 
 #: How an ended attribute is said; the fact it gives (never a file's line).
 GONE = re.compile(
-    r"^Gone: (?P<k>home|role|job|partner|pet|diet|allergy|length)(?: (?P<v>[^;]+?))?"
+    r"^Gone: (?P<k>home|role|job|partner|pet|animal|diet|allergy|length|never|cadence)(?: (?P<v>[^;]+?))?"
     r"(?:; said: (?P<h>.*))?$"
 )
 _QUOTE = 90
@@ -97,7 +97,7 @@ _WORD_LIMIT = r"\b(?:up to|under|max(?:imum)?|at most|no more than|less than)\s+
 #: "except code reviews". A default the user may lift ("unless I ask for more", "unless I say
 #: otherwise") and a rule made stronger ("even if I write in English") are none.
 NARROWED = re.compile(
-    r"(?<!even )\b(?:when(?:ever)?|if|unless|only when|only if) (?:i|you) (?:write|message|text|"
+    r"(?<!even )(?<!also )\b(?:when(?:ever)?|if|unless|only when|only if) (?:i|you) (?:write|message|text|"
     r"speak|talk|type|ask|am writing|'m writing)(?: to you| you| me)? in\b|"
     r"(?<!say )(?<!tell you )(?<!said )\botherwise\b|\bexcept\b|\bapart from\b",
     re.I,
@@ -140,6 +140,11 @@ def a_cadence(f: Filling) -> bool:
     if event and event.lower() not in ("it", "that", "them"):
         f.template += f"; said: {event}"
     return True
+
+
+def a_ban(f: Filling) -> bool:
+    f.values["v"] = f.groups.get("v") or f.groups.get("w", "")
+    return said(f)
 
 
 def a_birth(f: Filling) -> bool:
@@ -329,6 +334,88 @@ RULES = [
     ),
 ]
 
+RULES += [
+    # a pet by its kind alone: "our old cat died in the spring" (the one cat in memory)
+    rule(
+        r"\b(?:our|my) (?:old |elderly |sweet |poor )?(?P<v>dog|cat|rabbit|hamster|parrot|horse|"
+        r"budgie|guinea pig|tortoise|turtle|ferret) (?:sadly |recently |just )?(?:died|passed away|"
+        r"passed on|crossed the rainbow bridge|was put down|had to be put (?:down|to sleep)|"
+        r"was rehomed|got rehomed)\b",
+        "Gone: animal {v}",
+        None,
+        "correction",
+        change=True,
+        finish=said,
+    ),
+    # a former partner by name: "my ex Sam", "my ex-husband Tom"
+    rule(
+        rf"\bmy ex(?:-| )?(?:{_PARTNER})?,? (?P<v>{_GIVEN})\b",
+        "Gone: partner {v}",
+        None,
+        "correction",
+        change=True,
+        finish=said,
+    ),
+    # a cadence said anew: "the standup is now on Tuesdays"
+    rule(
+        rf"\b(?:our |the |my )?(?P<e>[a-z]+(?:[ -][a-z]+)?) (?:is|are) now (?:on |every )?{_CADENCE}\b",
+        "Now: cadence {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_cadence,
+    ),
+    # a cadence ended: "we don't do standups anymore", "we dropped the Friday demo for good"
+    rule(
+        r"\b(?:we(?:'ve| have)? )?(?:no longer (?:do|have|hold)|stopped (?:doing|having)|dropped|"
+        r"scrapped|got rid of|killed) (?:the |our |doing )?(?:weekly |daily |monday |friday )?"
+        r"(?P<v>standups?|retros?|retrospectives?|check-ins?|1:1s?|one-on-ones?|syncs?|demos?|"
+        r"[a-z]+ (?:meetings?|syncs?|calls?|reviews?))\b(?! today| this week| tomorrow)",
+        "Gone: cadence {v}",
+        None,
+        "correction",
+        change=True,
+        finish=said,
+    ),
+    rule(
+        r"\bwe don't (?:do|have|hold) (?:the |our |any )?(?:weekly |daily )?(?P<v>standups?|retros?|"
+        r"check-ins?|1:1s?|one-on-ones?|syncs?|demos?|[a-z]+ (?:meetings?|syncs?|calls?))"
+        r" (?:anymore|any more)\b",
+        "Gone: cadence {v}",
+        None,
+        "correction",
+        change=True,
+        negative=True,
+        finish=said,
+    ),
+    # a ban lifted: "you can use emojis again", "bullet points are fine now"
+    rule(
+        r"\b(?:you can|feel free to|it's (?:fine|ok|okay) to|go ahead and) (?:use |add |include )?"
+        r"(?:some )?(?P<v>emojis?|emoticons|exclamation marks|bullet points|bullets|markdown|tables|"
+        r"headings|lists|numbered lists|code blocks|jargon)(?: again| now| after all)\b|"
+        r"\b(?P<w>emojis?|emoticons|exclamation marks|bullet points|bullets|markdown|tables|headings|"
+        r"lists|numbered lists|code blocks|jargon) (?:are|is) (?:fine|ok|okay|allowed) (?:again|now|"
+        r"after all)\b",
+        "Gone: never {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_ban,
+    ),
+    # a length rule lifted: "forget the word limit", "no need to keep answers short anymore"
+    rule(
+        r"\b(?:forget|drop|ignore|scrap|lift) (?:the|that|my) (?:word limit|length (?:limit|rule)|"
+        r"word count(?: rule)?)\b|\bno (?:need|longer need) to keep (?:it|answers|them|replies|"
+        r"your answers) (?:short|brief|under \d+ words)\b",
+        "Gone: length",
+        None,
+        "correction",
+        change=True,
+        negative=True,
+        finish=said,
+    ),
+]
+
 #: Canonical, so that Dream takes it as written (it is never read again as the user's words), and
 #: resolved before any template is read back: a ``Gone:`` fact never reaches a file.
 CANON: list[tuple[str, str, str | None]] = [(r"^Gone: ", USER, None)]
@@ -345,6 +432,7 @@ _FAMILY = re.compile(
     r"colleague|child|baby|stepson|stepdaughter)$",
     re.I,
 )
+_PET_BARE = re.compile(r"^Has an? (?P<k>[\w -]+)$")
 _DIET_LINE = re.compile(r"^Is (?:vegetarian|vegan|pescatarian)$")
 _LENGTH_LINE = re.compile(r"^(?:Keep answers (?:under .+|short)|Give detailed answers)$")
 
@@ -378,10 +466,31 @@ def retire(fact: str, files: dict[str, list[str]]) -> tuple[str, list[str], str]
             and not _FAMILY.match(pm.group("k"))
             and fold(pm.group("n")) == fold(value)
         ]
+    elif kind == "animal":
+        found = [
+            ln
+            for ln in user
+            if (pm := _PET_LINE.match(ln) or _PET_BARE.match(ln))
+            and fold(pm.group("k")) == fold(value)
+        ]
     elif kind == "diet":
         found = [ln for ln in user if _DIET_LINE.match(ln)]
     elif kind == "allergy":
         found = [ln for ln in user if ln.startswith("Allergic to ") and _same(ln[12:], value)]
+    elif kind == "never":
+        soul = [
+            ln
+            for ln in files.get("SOUL", [])
+            if ln.startswith("Never use ") and _same(ln[10:], value)
+        ]
+        return ("SOUL", soul, words) if len(soul) == 1 else None
+    elif kind == "cadence":
+        memory = [
+            ln
+            for ln in files.get("MEMORY", [])
+            if ln.startswith(("Team cadence: ", "Routine: ")) and _same_event(ln, value)
+        ]
+        return ("MEMORY", memory, words) if len(memory) == 1 else None
     else:  # length
         soul = [ln for ln in files.get("SOUL", []) if _LENGTH_LINE.match(ln)]
         return ("SOUL", soul, words) if len(soul) == 1 else None
@@ -392,6 +501,12 @@ def _partner_named(line: str, name: str) -> bool:
     m = _PARTNER_LINE.match(line)
     held = (m.group("n") or m.group("m") or "") if m else ""
     return bool(held) and fold(held).split()[0] == fold(name).split()[0]
+
+
+def _same_event(line: str, event: str) -> bool:
+    """ "standups" is the event of "Team cadence: standup daily at 9:15" (its head word)."""
+    head = fold(event).split()[0].rstrip("s")
+    return head in {w.rstrip("s") for w in re.findall(r"[\w:-]+", fold(line))}
 
 
 def _same(a: str, b: str) -> bool:
