@@ -82,6 +82,15 @@ ENDED = [
         "Team cadence: standup every Tuesdays at 10am",
     ),
     ("No emojis please.", "You can use emojis again.", "Never use emojis", None),
+    ("We use Redis for caching.", "We dropped Redis last month.", "Uses Redis for caching", None),
+    (
+        "Our CI runs on Jenkins.",
+        "We replaced Jenkins with GitHub Actions.",
+        "CI runs on Jenkins",
+        "Uses GitHub Actions",
+    ),
+    ("I'm a nurse at St Mary's.", "I retired last month.", "Works as nurse", None),
+    ("Reply in German.", "Switch back to English please.", "Reply in German", "Reply in English"),
     (
         "Keep answers under 100 words.",
         "Forget the word limit.",
@@ -109,7 +118,9 @@ def test_a_fact_ended_or_changed_leaves_for_the_archive_with_the_words_that_ende
     assert run.why_finds.get(old), run.why_finds
     if new is None:
         assert lines == [], lines  # nothing read with confidence: nothing written
-        assert later.split(",")[0][:20] in run.archive  # the user's words are the reason
+        reason = later.split(",")[0][:20]
+        # the user's words are the reason ("No longer …" facts: the finding that removed it)
+        assert reason in run.archive or "(why: no longer true)" in run.archive
     else:
         assert new in lines, lines
 
@@ -135,6 +146,13 @@ KEPT = [
     ("I'm a nurse.", "My wife got promoted last week.", "Works as nurse"),
     ("We have a cat named Miso.", "My sister's cat died last week.", "Has a cat named Miso"),
     ("No emojis please.", "Emojis are fine for my sister's birthday card.", "Never use emojis"),
+    (
+        "We use Redis for caching.",
+        "We dropped the ball on the Redis upgrade.",
+        "Uses Redis for caching",
+    ),
+    ("I'm a nurse.", "I retired the old laptop.", "Works as nurse"),
+    ("I live in Leeds.", "We moved house a lot when I was a kid.", "Lives in Leeds"),
 ]
 
 

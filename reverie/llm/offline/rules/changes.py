@@ -25,7 +25,7 @@ from ..kinds import fold
 from .core import USER, Fact, Filling, rule
 from .health import is_allergen
 from .phrases import NAME
-from .values import is_place
+from .values import is_place, is_tech
 
 __all__ = ["RULES", "CANON", "GONE", "NARROWED", "said", "retire", "without_read_values"]
 
@@ -145,6 +145,19 @@ def a_cadence(f: Filling) -> bool:
 def a_ban(f: Filling) -> bool:
     f.values["v"] = f.groups.get("v") or f.groups.get("w", "")
     return said(f)
+
+
+def a_tool(f: Filling) -> bool:
+    tool = f.groups.get("v") or f.groups.get("w", "")
+    f.values["v"] = tool.strip()
+    return is_tech(tool)
+
+
+def tools_swapped(f: Filling) -> bool:
+    old = (f.groups.get("o") or f.groups.get("o2", "")).strip()
+    new = (f.groups.get("v") or f.groups.get("v2", "")).strip()
+    f.values["o"], f.values["v"] = old, new
+    return is_tech(old) and is_tech(new) and fold(old) != fold(new)
 
 
 def a_birth(f: Filling) -> bool:
@@ -413,6 +426,46 @@ RULES += [
         change=True,
         negative=True,
         finish=said,
+    ),
+]
+
+_TOOL = r"(?-i:[A-Z])[\w.+#-]*(?: (?-i:[A-Z])[\w.+#-]*)?"
+
+RULES += [
+    # the job ended: "I retired last month", "I'm between jobs now"
+    rule(
+        r"\bi(?:'ve| have)? (?:just |finally |officially )?retired(?=\s*(?:[,.;!]|$)|\s+(?:last|this|"
+        r"in|from|after|on|early|recently|a|at)\b)|\bi(?:'m| am) (?:now |currently )?(?:unemployed|"
+        r"between jobs|out of work|retired now)\b",
+        "Gone: job",
+        None,
+        "correction",
+        change=True,
+        finish=said,
+    ),
+    # a tool given up: "we dropped Redis", "we're off Heroku now"
+    rule(
+        rf"\bwe(?:'ve| have)? (?:just |finally |recently )?(?:dropped|ditched|got rid of|stopped using|"
+        rf"moved off(?: of)?|migrated (?:away )?(?:off|from)|sunset(?:ted)?|retired|decommissioned) "
+        rf"(?P<v>{_TOOL})(?=\s*(?:[,.;!]|$)|\s+(?:last|this|in|completely|entirely|for good|now)\b)|"
+        rf"\bwe(?:'re| are) (?:completely |fully )?off (?P<w>{_TOOL})(?: now)?(?=\s*(?:[,.;!]|$))",
+        "No longer uses {v}",
+        {"v": is_tech},
+        "correction",
+        change=True,
+        negative=True,
+        finish=a_tool,
+    ),
+    # a tool replaced: "we replaced Jenkins with GitHub Actions", "we ditched MongoDB for Postgres"
+    rule(
+        rf"\bwe(?:'ve| have)? (?:just |finally |recently )?(?:replaced|swapped(?: out)?) (?P<o>{_TOOL}) "
+        rf"(?:with|for) (?P<v>{_TOOL})\b|\bwe(?:'ve| have)? (?:just |finally |recently )?(?:ditched|"
+        rf"dropped) (?P<o2>{_TOOL}) for (?P<v2>{_TOOL})\b",
+        "Uses {v} instead of {o}",
+        None,
+        "correction",
+        change=True,
+        finish=tools_swapped,
     ),
 ]
 
