@@ -90,6 +90,18 @@ ENDED = [
         "Uses GitHub Actions",
     ),
     ("I'm a nurse at St Mary's.", "I retired last month.", "Works as nurse", None),
+    (
+        "I'm learning Spanish.",
+        "I'm fluent in Spanish now.",
+        "Is learning Spanish",
+        "Speaks Spanish",
+    ),
+    (
+        "My girlfriend is called Anna.",
+        "Anna and I got married last weekend!",
+        "Has a girlfriend named Anna",
+        "Married to Anna",
+    ),
     ("Reply in German.", "Switch back to English please.", "Reply in German", "Reply in English"),
     (
         "Keep answers under 100 words.",

@@ -25,13 +25,13 @@ from ..kinds import fold
 from .core import USER, Fact, Filling, rule
 from .health import is_allergen
 from .phrases import NAME
-from .values import is_place, is_tech
+from .values import is_language, is_place, is_tech
 
 __all__ = ["RULES", "CANON", "GONE", "NARROWED", "said", "retire", "without_read_values"]
 
 #: How an ended attribute is said; the fact it gives (never a file's line).
 GONE = re.compile(
-    r"^Gone: (?P<k>home|role|job|partner|pet|animal|diet|allergy|length|never|cadence)(?: (?P<v>[^;]+?))?"
+    r"^Gone: (?P<k>home|role|job|partner|dating|pet|animal|diet|allergy|length|never|cadence|learning)(?: (?P<v>[^;]+?))?"
     r"(?:; said: (?P<h>.*))?$"
 )
 _QUOTE = 90
@@ -158,6 +158,11 @@ def tools_swapped(f: Filling) -> bool:
     new = (f.groups.get("v") or f.groups.get("v2", "")).strip()
     f.values["o"], f.values["v"] = old, new
     return is_tech(old) and is_tech(new) and fold(old) != fold(new)
+
+
+def a_language_learnt(f: Filling) -> bool:
+    f.values["v"] = f.groups.get("v") or f.groups.get("w", "")
+    return is_language(f.values["v"]) and said(f)
 
 
 def a_birth(f: Filling) -> bool:
@@ -469,6 +474,30 @@ RULES += [
     ),
 ]
 
+RULES += [
+    # a language learnt: "I'm fluent in Spanish now" (the one "Is learning Spanish" ends)
+    rule(
+        r"\bi(?:'m| am) (?:now |finally )?(?:fluent|conversational|bilingual) in (?P<v>[A-Z][a-z]+) now\b|"
+        r"\bi(?:'m| am) now (?:fluent|conversational|bilingual) in (?P<w>[A-Z][a-z]+)\b",
+        "Gone: learning {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_language_learnt,
+    ),
+    # a partner married: "Anna and I got married" (a girlfriend, boyfriend or fiancée of that name)
+    rule(
+        rf"\b(?P<v>{_GIVEN}) and i (?:just |finally )?(?:got married|tied the knot|are (?:now )?married)\b|"
+        rf"\bi (?:just |finally )?(?:married|got married to) (?:my (?:girlfriend|boyfriend|fianc[eé]e?) )?"
+        rf"(?P<w>{_GIVEN})\b",
+        "Gone: dating {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_ban,
+    ),
+]
+
 #: Canonical, so that Dream takes it as written (it is never read again as the user's words), and
 #: resolved before any template is read back: a ``Gone:`` fact never reaches a file.
 CANON: list[tuple[str, str, str | None]] = [(r"^Gone: ", USER, None)]
@@ -485,6 +514,7 @@ _FAMILY = re.compile(
     r"colleague|child|baby|stepson|stepdaughter)$",
     re.I,
 )
+_DATING_LINE = re.compile(r"^Has an? (?:girlfriend|boyfriend|fianc[eé]e?) named (?P<n>.+)$")
 _PET_BARE = re.compile(r"^Has an? (?P<k>[\w -]+)$")
 _DIET_LINE = re.compile(r"^Is (?:vegetarian|vegan|pescatarian)$")
 _LENGTH_LINE = re.compile(r"^(?:Keep answers (?:under .+|short)|Give detailed answers)$")
@@ -511,6 +541,16 @@ def retire(fact: str, files: dict[str, list[str]]) -> tuple[str, list[str], str]
         found = [ln for ln in user if _PARTNER_LINE.match(ln)]
         if value:
             found = [ln for ln in found if _partner_named(ln, value)]
+    elif kind == "dating":
+        found = [
+            ln
+            for ln in user
+            if (dm := _DATING_LINE.match(ln)) and fold(dm.group("n")).split()[0] == fold(value)
+        ]
+    elif kind == "learning":
+        found = [
+            ln for ln in user if ln.startswith("Is learning ") and fold(ln[12:]) == fold(value)
+        ]
     elif kind == "pet":
         found = [
             ln
