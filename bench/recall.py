@@ -626,16 +626,15 @@ def _speed_results(ctx, n_history: int, n_messages: int, queries: int) -> list: 
     # Hybrid: random unit vectors stand in for embeddings (the query path is what is timed, not an
     # embedder).
     model, dim = "hashembed/256", 256
-    hashes = [r[0] for r in recall.index.conn.execute("SELECT DISTINCT ehash FROM chunks")]
+    with recall.index.connection() as conn:
+        hashes = [r[0] for r in conn.execute("SELECT DISTINCT ehash FROM chunks")]
     vecs = np.random.default_rng(7).standard_normal((len(hashes), dim)).astype("<f4")
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    conn = recall.index.conn
-    conn.execute("BEGIN")
-    conn.executemany(
-        "INSERT OR REPLACE INTO embeddings(ehash, model, dim, vec) VALUES (?,?,?,?)",
-        ((h, model, dim, vecs[i].tobytes()) for i, h in enumerate(hashes)),
-    )
-    conn.execute("COMMIT")
+    with recall.index.writing() as conn:
+        conn.executemany(
+            "INSERT OR REPLACE INTO embeddings(ehash, model, dim, vec) VALUES (?,?,?,?)",
+            ((h, model, dim, vecs[i].tobytes()) for i, h in enumerate(hashes)),
+        )
     recall.close()
     hybrid_recall = Recall(
         ws, Config.model_validate({"memory": {"search": {"embeddingModel": model}}})

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         Memory,
         Remembered,
         RemoveResult,
+        RestorePlan,
         WriteResult,
         open,
         use_memory_class,
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from .operations.approve import ApproveResult
     from .recall import Hit
     from .status import StatusReport
-    from .workspace import MEMORY_FILES, Workspace
+    from .workspace import MEMORY_FILES, Workspace, content_id
 
 # Loaded on first access (PEP 562): `python -m reverie --help` imports this package, and
 # pydantic-based config alone costs ~0.1 s of start-up that --help does not need.
@@ -47,6 +48,8 @@ _LAZY = {
     "WriteResult": "memory",
     "RemoveResult": "memory",
     "IndexResult": "memory",
+    "RestorePlan": "memory",
+    "content_id": "workspace",
     "DreamResult": "dream",
     "ConsolidationResult": "consolidator",
     "Hit": "recall",
@@ -80,11 +83,13 @@ __all__ = [
     "open",
     "Memory",
     "use_memory_class",
+    "content_id",
     # what its verbs return
     "Remembered",
     "WriteResult",
     "RemoveResult",
     "IndexResult",
+    "RestorePlan",
     "DreamResult",
     "ConsolidationResult",
     "Hit",

@@ -26,21 +26,32 @@ import json
 import logging
 import os
 import secrets
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-from .errors import ConfigError, InvalidScopeError
+from .errors import ConfigError, InvalidScopeError, WorkspaceError
 from .fsutil import atomic_write
 from .locking import Lock, lock_path
-from .scopes import Scope, ScopeRoot
+from .scopes import Scope, ScopeRoot, check_no_link, read_small_file, validate_id
 
 __all__ = ["TokenFile", "TokenRecord", "MIN_TOKEN_CHARS", "check_token"]
 
 log = logging.getLogger(__name__)
 
 MIN_TOKEN_CHARS = 32
+_MAX_BYTES = 64 << 20  # a token file of a million tokens is ~250 MB; past this, not one
+
+
+def _normalised(user: str) -> str:
+    """A recorded id as this version reads it (NFKC); one it refuses stays as it was (NFC)."""
+    try:
+        return validate_id(user, "user id")
+    except InvalidScopeError:
+        return unicodedata.normalize("NFC", user)
 
 
 def check_token(token: str) -> str:
@@ -107,29 +118,48 @@ class TokenFile:
         self._cache = (key, table)
         return table
 
-    def _read(self) -> list[TokenRecord]:
+    def _raw(self) -> dict[str, Any]:
+        """The file's JSON, read without following a link (``access`` and ``tokens.json`` must
+        be a directory and a regular file of the root: a link could bind another root's tokens)."""
+        check_no_link(self.path.parent.parent, ("access",))
         try:
-            data = json.loads(self.path.read_text("utf-8"))
+            data = json.loads(read_small_file(self.path, _MAX_BYTES))
         except FileNotFoundError:
-            return []
-        except (OSError, ValueError) as exc:
+            return {"tokens": []}
+        except (OSError, ValueError, WorkspaceError) as exc:
             raise ConfigError(f"{self.path}: cannot be read as a token file ({exc})") from None
         if not isinstance(data, dict) or not isinstance(data.get("tokens"), list):
             raise ConfigError(
                 f"{self.path}: not a token file (expected an object with a list of tokens)"
             )
+        return data
+
+    def _read(self) -> list[TokenRecord]:
+        data = self._raw()
         out = []
         for item in data["tokens"]:
             try:
                 record = TokenRecord(**item)
-                record.scope  # noqa: B018 - a record naming an invalid scope is refused here, not at use
-            except (
-                InvalidScopeError
-            ) as exc:  # an id this version refuses (a mixed-script one): that
+                scope = record.scope
+            except InvalidScopeError as exc:
+                # an id this version refuses (a mixed-script one): that token alone stops
+                # working, never the others
                 log.warning("%s: a token of a refused id is ignored (%s)", self.path, exc)
-                continue  # token alone stops working, never the others
+                continue
             except (TypeError, ValueError, ConfigError) as exc:
                 raise ConfigError(f"{self.path}: a malformed token entry ({exc})") from None
+            if (scope.user, scope.agent) != (record.user, record.agent):
+                # recorded by an older version under an id this one normalises (NFKC) to another:
+                # it was bound to that older scope, never to the one the id names now
+                log.warning(
+                    "%s: token %s is ignored: it was issued for %r, which this version reads as "
+                    "%r (a scope recorded by an older version: reverie --root … legacy-ids)",
+                    self.path,
+                    record.id,
+                    record.user,
+                    scope.user,
+                )
+                continue
             out.append(record)
         return out
 
@@ -149,7 +179,7 @@ class TokenFile:
             " ".join(label.split()),
         )
         with self._locked():
-            records = self._read()
+            records = self._read_all()  # the ignored ones too: a rewrite never drops a record
             if any(r.sha256 == digest for r in records):
                 raise ConfigError("that token is already issued")
             self._write([*records, record])
@@ -160,23 +190,51 @@ class TokenFile:
         wanted = _digest(token_id) if len(token_id) >= MIN_TOKEN_CHARS else None
         return self._drop(lambda r: r.id == token_id or r.sha256 == wanted)
 
-    def revoke_user(self, user: str) -> list[TokenRecord]:
-        """Revoke every token of ``user``'s scopes (``forget-user``)."""
-        scope_user = Scope(user).user
-        return self._drop(lambda r: r.user == scope_user)
+    def revoke_user(self, user: str, recorded: Iterable[str] = ()) -> list[TokenRecord]:
+        """Revoke every token of ``user``'s scopes (``forget-user``): each record whose id is
+        ``user`` once normalised (so also one an older version recorded under a compatibility
+        form), or is one of the ``recorded`` ids exactly (users an older version recorded under ids
+        this one refuses)."""
+        exact = set(recorded)
+        return self._drop(lambda r: r.user in exact or _normalised(r.user) == user)
+
+    def rebind_user(self, recorded: str, user: str) -> list[TokenRecord]:
+        """Bind the tokens recorded for the id ``recorded`` (exactly) to ``user`` (a legacy user's
+        directory migrated to ``user``'s place); returns the records rebound."""
+        with self._locked():
+            records = self._read_all()
+            moved = [r for r in records if r.user == recorded]
+            if moved:
+                self._write([replace(r, user=user) if r.user == recorded else r for r in records])
+        return moved
 
     def _drop(self, match: Callable[[TokenRecord], bool]) -> list[TokenRecord]:
         if not self.path.exists():
             return []
         with self._locked():
-            records = self._read()
+            records = self._read_all()
             gone = [r for r in records if match(r)]
             if gone:
                 self._write([r for r in records if not match(r)])
         return gone
 
+    def _read_all(self) -> list[TokenRecord]:
+        """Every record, those this version ignores too (a rewrite keeps or revokes them; it
+        never drops one silently)."""
+        data = self._raw()
+        try:
+            return [TokenRecord(**item) for item in data["tokens"]]
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"{self.path}: a malformed token entry ({exc})") from None
+
     def _locked(self) -> Lock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        root = self.path.parent.parent
+        if not check_no_link(root, ("access",)):
+            root.mkdir(parents=True, exist_ok=True)  # (the root's own parents are the operator's)
+            try:
+                os.mkdir(self.path.parent)
+            except FileExistsError:
+                check_no_link(root, ("access",))
         return Lock(lock_path(self.path), timeout=30)
 
     def _write(self, records: list[TokenRecord]) -> None:

@@ -8,8 +8,9 @@ it to a one-line message, and anything else is a bug shown with a traceback only
     ├── WorkspaceError         the workspace cannot be used as asked
     │   ├── UnsafePathError    a path escapes the workspace, is absolute, has '..' or NUL, or is a symlink out
     │   ├── InvalidScopeError  a user or agent id is not a valid scope id (reverie.scopes)
-    │   └── NothingPendingError     nothing to act on: approve found no staged SOUL.md change (front-ends
-    │                               answer as reject does), or restore() with no sha found no Dream commit
+    │   ├── NothingPendingError     nothing to act on: approve found no staged SOUL.md change (front-ends
+    │   │                           answer as reject does), or restore() with no sha found no Dream commit
+    │   └── PendingChangedError     the SOUL.md change a confirmation showed was widened since (``current_id``)
     ├── CursorError            a cursor file is corrupt and cannot be recovered automatically
     ├── HistoryError           history.jsonl cannot be read or written
     ├── LockTimeoutError       a cross-process lock was not acquired in time
@@ -17,6 +18,8 @@ it to a one-line message, and anything else is a bug shown with a traceback only
     │   ├── UnknownRevisionError    no commit matches a sha or prefix
     │   ├── AmbiguousRevisionError  a prefix matches several commits (``candidates`` lists them)
     │   └── MergeConflictError      a revert or merge conflicts (``path`` and ``lines`` say where)
+    │       └── EditConflictError   a write or restore made from an older state conflicts with what
+    │                               changed since (carries both sides: ``yours`` and ``current``)
     ├── ModelError             a model call failed after its retries (never carries an API key)
     │   └── ModelUnavailableError   the provider, not the request, is at fault: unreachable, refused the key,
     │                               unknown model, or overloaded past the retry budget (never costs a batch)
@@ -38,6 +41,7 @@ __all__ = [
     "UnsafePathError",
     "InvalidScopeError",
     "NothingPendingError",
+    "PendingChangedError",
     "CursorError",
     "HistoryError",
     "LockTimeoutError",
@@ -45,6 +49,7 @@ __all__ = [
     "UnknownRevisionError",
     "AmbiguousRevisionError",
     "MergeConflictError",
+    "EditConflictError",
     "ModelError",
     "ModelUnavailableError",
     "SessionError",
@@ -81,6 +86,23 @@ class NothingPendingError(WorkspaceError):
     pass
 
 
+class PendingChangedError(WorkspaceError):
+    """The SOUL.md change a confirmation previewed (its ``PendingChange.id``) is no longer the one
+    pending: Dream widened it since. Nothing was applied or dropped; ``current_id`` names the one
+    pending now (show it again)."""
+
+    def __init__(self, message: str, *, current_id: str) -> None:
+        super().__init__(message)
+        self.current_id = current_id
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_pending_changed, (str(self), self.current_id))
+
+
+def _rebuild_pending_changed(message: str, current_id: str) -> PendingChangedError:
+    return PendingChangedError(message, current_id=current_id)
+
+
 class CursorError(ReverieError):
     pass
 
@@ -112,6 +134,51 @@ class MergeConflictError(GitStoreError):
         super().__init__(message)
         self.path = path
         self.lines = lines
+
+
+class EditConflictError(MergeConflictError):
+    """A change made from an older state (a ``base``) that the changes made since conflict with:
+    both touched the same lines. Nothing was written. It carries both sides so a front end can
+    show them and let the person choose: ``yours`` (what the change would make the file),
+    ``current`` (the file now) and ``base`` (what the change was made from; None when that state
+    is not in the memory repo, so no merge was possible). Retry with ``base=current_id`` (a
+    write) or ``base=head`` (a restore) once resolved."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str,
+        yours: str,
+        current: str,
+        base: str | None,
+        current_id: str,
+        head: str | None = None,
+        lines: tuple[int, int] | None = None,
+    ) -> None:
+        super().__init__(message, path, lines)
+        self.yours = yours
+        self.current = current
+        self.base = base
+        self.current_id = current_id
+        self.head = head
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickled whole (a worker process, a task queue): its fields are keyword-only."""
+        fields = {
+            "path": self.path,
+            "yours": self.yours,
+            "current": self.current,
+            "base": self.base,
+            "current_id": self.current_id,
+            "head": self.head,
+            "lines": self.lines,
+        }
+        return (_rebuild_edit_conflict, (str(self), fields))
+
+
+def _rebuild_edit_conflict(message: str, fields: dict[str, object]) -> EditConflictError:
+    return EditConflictError(message, **fields)  # type: ignore[arg-type]
 
 
 class ModelError(ReverieError):

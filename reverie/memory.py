@@ -5,11 +5,22 @@ each has one implementation; ``Memory`` itself only wires the existing library c
 the ``Consolidator``, ``Recall``, ``GitStore``, ``reverie.operations``) over one ``Runtime`` and
 returns their typed results.
 
-Each verb is synchronous and has an ``a``-prefixed async twin. The twins of the pipeline verbs
-(``adream``, ``aconsolidate``, ``arecall``) run on the caller's event loop; the others run the
-synchronous verb in a worker thread on a sibling ``Memory`` of their own (``sibling``), so no repo
-handle is shared between threads. The synchronous ``dream``, ``consolidate`` and ``new_session``
-refuse to run inside an event loop (await the twin).
+Threads: one ``Memory`` may be used by any number of threads at once; every verb is safe to call
+from any of them (the ``Runtime``'s services are built once and are themselves safe to share; the
+workspace's locks order the writes, between threads and processes alike). ``sibling`` gives a
+``Memory`` with services of its own, for isolation, never needed for safety.
+
+Each verb is synchronous and has an ``a``-prefixed async twin that does all its work (files,
+SQLite, git, CPU) off the caller's event loop, in ``reverie.offload``'s one bounded executor: the
+pipeline verbs (``adream``, ``aconsolidate``, ``arecord``, ``aclear``, ``anew_session``) as a
+coroutine on a worker thread's own loop, the others as the synchronous verb. The synchronous
+``dream``, ``consolidate``, ``record``, ``clear`` and ``new_session`` refuse to run inside an event
+loop (await the twin).
+
+No blind writes: a write that replaces content names the state it was made from (``write(…,
+base=content_id(text_read))``; ``restore(…, base=plan.base)`` with the ``RestorePlan`` a
+confirmation showed). What changed since is merged three-way when the changes touch different lines,
+else ``EditConflictError`` carries both sides and nothing is written.
 
 Front ends get their ``Memory`` from ``reverie.open`` or ``wrap`` (one built over an existing
 ``Runtime``), both of which build the class registered with ``use_memory_class``: a program or a
@@ -25,9 +36,17 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from .errors import CommandError, GateError, NothingPendingError, UnsafePathError, WorkspaceError
+from .errors import (
+    CommandError,
+    EditConflictError,
+    GateError,
+    MergeConflictError,
+    NothingPendingError,
+    UnsafePathError,
+    WorkspaceError,
+)
 from .runtime import Runtime
-from .workspace import ARCHIVE_DIR, MEMORY_FILES, SOUL, Workspace, check_relative
+from .workspace import ARCHIVE_DIR, MEMORY_FILES, SOUL, Workspace, check_relative, content_id
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -57,6 +76,8 @@ __all__ = [
     "WriteResult",
     "RemoveResult",
     "IndexResult",
+    "RestorePlan",
+    "content_id",
     "EditKind",
     "memory_files",
     "agent_preamble",
@@ -90,12 +111,16 @@ class Remembered:
 @dataclass(frozen=True)
 class WriteResult:
     """What ``write`` did: the commit (None when nothing changed or the change is staged), and
-    whether an agent's SOUL.md change was staged for approval instead of applied."""
+    whether an agent's SOUL.md change was staged for approval instead of applied. ``content_id``:
+    the file's content id after the write (the ``base`` of a next edit); ``merged``: the file had
+    changed since the ``base`` the write named, and the write was merged over those changes."""
 
     path: str
     commit: str | None
     staged: bool = False
     archived: tuple[str, ...] = ()  # lines the edit took out of a prompt file, now in the archive
+    content_id: str = ""
+    merged: bool = False
 
     @property
     def changed(self) -> bool:
@@ -109,6 +134,20 @@ class IndexResult:
     stats: SyncStats
     embedded: int
     chunks: int
+
+
+@dataclass(frozen=True)
+class RestorePlan:
+    """What ``restore(sha, only=only)`` would do now (``plan_restore``), for a confirmation to show:
+    the ``diff`` to the memory files and the ``files`` it touches. ``base`` is the commit the plan
+    was made at: the confirmation passes it back (``restore(sha, only=only, base=plan.base)``) and
+    the restore then does what the diff shows and nothing else (changes made since are kept)."""
+
+    sha: str
+    only: bool
+    base: str | None
+    diff: str
+    files: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -293,21 +332,27 @@ class Memory:
     async def __aexit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self.close()
+        # off the loop too: closing waits for a thread still using the repo handle, and SQLite's
+        # close may checkpoint its log
+        await self._offload(lambda m: m.close())
 
     def sibling(self) -> Memory:
         """A new ``Memory`` (same class, workspace, config and model observer) with services of its
-        own: for another thread."""
+        own: for isolation (its own repo handle, search connections and model client), never
+        needed for thread safety."""
         return type(self)(self.runtime.fresh())
 
-    async def _in_thread(self, verb: Callable[[Memory], T]) -> T:
-        def run() -> T:
-            with self.sibling() as memory:
-                return verb(memory)
+    async def _offload(self, verb: Callable[[Memory], T]) -> T:
+        """``verb(self)`` in the shared executor's worker thread, off the caller's event loop."""
+        from . import offload
 
-        import asyncio
+        return await offload.run(lambda: verb(self))
 
-        return await asyncio.to_thread(run)
+    async def _offload_async(self, work: Callable[[], Coroutine[Any, Any, T]]) -> T:
+        """A pipeline verb's coroutine on a worker thread's own event loop (``offload.run_async``)."""
+        from . import offload
+
+        return await offload.run_async(work)
 
     @property
     def written(self) -> bool:
@@ -331,7 +376,7 @@ class Memory:
         return created
 
     async def ainit(self) -> list[str]:
-        return await self._in_thread(lambda m: m.init())
+        return await self._offload(lambda m: m.init())
 
     # -- history and search ---------------------------------------------------------------------------------
     def remember(self, text: str, *, session_key: str | None = None) -> Remembered:
@@ -341,7 +386,7 @@ class Memory:
         return Remembered(cursor, session_key)
 
     async def aremember(self, text: str, *, session_key: str | None = None) -> Remembered:
-        return await self._in_thread(lambda m: m.remember(text, session_key=session_key))
+        return await self._offload(lambda m: m.remember(text, session_key=session_key))
 
     def recall(
         self,
@@ -370,10 +415,10 @@ class Memory:
         since: str | None = None,
         until: str | None = None,
     ) -> list[Hit]:
-        if not self.written:
-            return []
-        return await self.runtime.recall.asearch(
-            query, limit, _filters(kinds, session, since, until)
+        return await self._offload(
+            lambda m: m.recall(
+                query, limit=limit, kinds=kinds, session=session, since=since, until=until
+            )
         )
 
     def search(
@@ -414,9 +459,7 @@ class Memory:
         return IndexResult(stats, recall.embed_missing_sync(), recall.index.count())
 
     async def areindex(self, *, rebuild: bool = False) -> IndexResult:
-        recall = self.runtime.recall
-        stats = recall.rebuild() if rebuild else recall.sync()
-        return IndexResult(stats, await recall.embed_missing(), recall.index.count())
+        return await self._offload(lambda m: m.reindex(rebuild=rebuild))
 
     def context(self) -> str:
         """The memory block for a system prompt: the preamble, SOUL.md, USER.md, memory/MEMORY.md
@@ -426,7 +469,7 @@ class Memory:
         return system_prompt(self.runtime.store, agent_preamble(self.runtime))
 
     async def acontext(self) -> str:
-        return await self._in_thread(lambda m: m.context())
+        return await self._offload(lambda m: m.context())
 
     # -- the pipeline ---------------------------------------------------------------------------------------
     async def adream(
@@ -439,13 +482,24 @@ class Memory:
     ) -> DreamResult:
         """Run Dream: distil pending history into the memory files and commit (``all``: every
         pending batch within the run budget; ``dry_run``: compute the diff, write nothing; ``wait``:
-        wait for a run in progress instead of returning ``already-running``)."""
+        wait for a run in progress instead of returning ``already-running``). ``on_progress`` is
+        called on the caller's event loop."""
+        forward = _on_this_loop(on_progress)
+        return await self._offload_async(lambda: self._dream(all, dry_run, wait, forward))
+
+    async def _dream(
+        self,
+        drain: bool,
+        dry_run: bool,
+        wait: bool,
+        on_progress: Callable[[Progress], None] | None,
+    ) -> DreamResult:
         if not self.written:  # a scope never written: nothing to dream, and no repo to create
             from .dream import DreamResult
 
             return DreamResult("nothing-to-do", model=self.config.dream_model)
         return await self.runtime.dream.run(
-            drain=all, wait=wait, dry_run=dry_run, on_progress=on_progress
+            drain=drain, wait=wait, dry_run=dry_run, on_progress=on_progress
         )
 
     def dream(
@@ -456,13 +510,14 @@ class Memory:
         wait: bool = False,  # noqa: A002
         on_progress: Callable[[Progress], None] | None = None,
     ) -> DreamResult:
-        return _sync(
-            self.adream(all=all, dry_run=dry_run, wait=wait, on_progress=on_progress), "adream"
-        )
+        return _sync(self._dream(all, dry_run, wait, on_progress), "adream")
 
     async def aconsolidate(self, session_key: str | None = None) -> list[ConsolidationResult]:
         """Archive a session into history: all of ``session_key``'s messages (the session is kept),
         or, with no key, every session whose prompt is over its token budget."""
+        return await self._offload_async(lambda: self._consolidate(session_key))
+
+    async def _consolidate(self, session_key: str | None) -> list[ConsolidationResult]:
         rt = self.runtime
         if session_key is not None:
             session = rt.sessions.load(rt.sessions.path_for(session_key))
@@ -473,7 +528,7 @@ class Memory:
         return [await rt.consolidator.maybe_consolidate(s) for s in sessions if s is not None]
 
     def consolidate(self, session_key: str | None = None) -> list[ConsolidationResult]:
-        return _sync(self.aconsolidate(session_key), "aconsolidate")
+        return _sync(self._consolidate(session_key), "aconsolidate")
 
     # -- conversations (sessions/<key>.jsonl) ------------------------------------------------------------------
     def messages(self, session_key: str, *, archived: bool = False) -> list[dict[str, Any]]:
@@ -487,7 +542,7 @@ class Memory:
         return list(session.messages if archived else session.unconsolidated)
 
     async def amessages(self, session_key: str, *, archived: bool = False) -> list[dict[str, Any]]:
-        return await self._in_thread(lambda m: m.messages(session_key, archived=archived))
+        return await self._offload(lambda m: m.messages(session_key, archived=archived))
 
     async def arecord(
         self, session_key: str, messages: Sequence[dict[str, Any]]
@@ -496,6 +551,11 @@ class Memory:
         Consolidator archive its oldest turns into history if the prompt is over its token budget
         (what ``reverie chat`` does after every turn). Each message needs a string ``role``; other
         keys are kept."""
+        return await self._offload_async(lambda: self._record(session_key, messages))
+
+    async def _record(
+        self, session_key: str, messages: Sequence[dict[str, Any]]
+    ) -> ConsolidationResult:
         rt = self.runtime
         session = rt.sessions.get_or_create(session_key)
         for message in messages:
@@ -503,7 +563,7 @@ class Memory:
         return await rt.consolidator.maybe_consolidate(session)
 
     def record(self, session_key: str, messages: Sequence[dict[str, Any]]) -> ConsolidationResult:
-        return _sync(self.arecord(session_key, messages), "arecord")
+        return _sync(self._record(session_key, messages), "arecord")
 
     def pop_message(self, session_key: str) -> dict[str, Any] | None:
         """Take the conversation's newest message out and return it (None when empty, or when that
@@ -513,11 +573,14 @@ class Memory:
         return None if session is None else sessions.pop(session)
 
     async def apop_message(self, session_key: str) -> dict[str, Any] | None:
-        return await self._in_thread(lambda m: m.pop_message(session_key))
+        return await self._offload(lambda m: m.pop_message(session_key))
 
     async def aclear(self, session_key: str) -> ConsolidationResult | None:
         """Archive what the conversation holds that history does not, then clear it (``/new``); None
         when there is no such conversation. Nothing is cleared before it is archived."""
+        return await self._offload_async(lambda: self._clear(session_key))
+
+    async def _clear(self, session_key: str) -> ConsolidationResult | None:
         rt = self.runtime
         session = rt.sessions.load(rt.sessions.path_for(session_key))
         if session is None:
@@ -525,43 +588,46 @@ class Memory:
         return await rt.consolidator.new_session(session)
 
     def clear(self, session_key: str) -> ConsolidationResult | None:
-        return _sync(self.aclear(session_key), "aclear")
+        return _sync(self._clear(session_key), "aclear")
 
     async def anew_session(self, session: Session) -> ConsolidationResult:
         """Consolidate all of ``session`` into history and clear it (``/new``)."""
+        return await self._offload_async(lambda: self._new_session(session))
+
+    async def _new_session(self, session: Session) -> ConsolidationResult:
         self._create()
         return await self.runtime.consolidator.new_session(session)
 
     def new_session(self, session: Session) -> ConsolidationResult:
-        return _sync(self.anew_session(session), "anew_session")
+        return _sync(self._new_session(session), "anew_session")
 
     def set_aside(self) -> list[DeadLetter]:
         """The batches Dream set aside after repeated failures."""
         return self.runtime.dream.set_aside()
 
     async def aset_aside(self) -> list[DeadLetter]:
-        return await self._in_thread(lambda m: m.set_aside())
+        return await self._offload(lambda m: m.set_aside())
 
     def queued(self) -> list[DeadLetter]:
         """Set-aside batches already requeued (they run with the next Dream)."""
         return self.runtime.dream.queued()
 
     async def aqueued(self) -> list[DeadLetter]:
-        return await self._in_thread(lambda m: m.queued())
+        return await self._offload(lambda m: m.queued())
 
     def requeue(self, firsts: Sequence[int] | None = None) -> list[DeadLetter]:
         """Put set-aside batches (by first history cursor; None: all) back in front of Dream's queue."""
         return self.runtime.dream.requeue(None if firsts is None else list(firsts))
 
     async def arequeue(self, firsts: Sequence[int] | None = None) -> list[DeadLetter]:
-        return await self._in_thread(lambda m: m.requeue(firsts))
+        return await self._offload(lambda m: m.requeue(firsts))
 
     def pending(self) -> int:
         """How many history entries Dream has not consumed yet."""
         return self.runtime.store.pending_count()
 
     async def apending(self) -> int:
-        return await self._in_thread(lambda m: m.pending())
+        return await self._offload(lambda m: m.pending())
 
     # -- versions -------------------------------------------------------------------------------------------
     def log(
@@ -585,16 +651,14 @@ class Memory:
         path: str | None = None,
         start: str | None = None,
     ) -> list[CommitInfo]:
-        return await self._in_thread(
-            lambda m: m.log(limit=limit, kind=kind, path=path, start=start)
-        )
+        return await self._offload(lambda m: m.log(limit=limit, kind=kind, path=path, start=start))
 
     def show(self, sha: str) -> CommitDetail:
         """One version: its commit (what changed and why) and its diff."""
         return self.runtime.git.show(sha)
 
     async def ashow(self, sha: str) -> CommitDetail:
-        return await self._in_thread(lambda m: m.show(sha))
+        return await self._offload(lambda m: m.show(sha))
 
     def why(self, text: str) -> list[Provenance]:
         """For each memory line containing ``text`` (archive entries included): the commit that
@@ -606,37 +670,65 @@ class Memory:
         return [p for p in found if not (source_of(p.path) and p.line.startswith("#"))]
 
     async def awhy(self, text: str) -> list[Provenance]:
-        return await self._in_thread(lambda m: m.why(text))
+        return await self._offload(lambda m: m.why(text))
 
     def restore(
-        self, sha: str | None = None, *, only: bool = False, replay: bool = False
+        self,
+        sha: str | None = None,
+        *,
+        only: bool = False,
+        replay: bool = False,
+        base: str | None = None,
     ) -> OperationResult:
         """Restore memory to before ``sha`` (default: the newest Dream commit), or with ``only``
         undo just that commit; ``replay`` also rewinds Dream's cursor so the batch is dreamed again.
-        The undo is a commit."""
+        The undo is a commit. ``base``: the commit the confirmation's preview was made at
+        (``plan_restore(...).base``): the restore then does what that preview showed and nothing
+        else; changes made since are kept (merged three-way), or, where they touch the same lines,
+        ``EditConflictError`` and nothing is written."""
         from .operations.restore import restore_memory
 
         rt = self.runtime
-        if sha is None:
-            latest = rt.git.log(limit=1, kind="dream")
-            if not latest:
-                raise NothingPendingError("Dream has not committed anything to restore")
-            sha = latest[0].sha
-        return restore_memory(rt.store, rt.git, sha, only=only, replay=replay)
+        return restore_memory(
+            rt.store, rt.git, self._restore_target(sha), only=only, replay=replay, base=base
+        )
+
+    def _restore_target(self, sha: str | None) -> str:
+        if sha is not None:
+            return sha
+        latest = self.runtime.git.log(limit=1, kind="dream")
+        if not latest:
+            raise NothingPendingError("Dream has not committed anything to restore")
+        return latest[0].sha
 
     async def arestore(
-        self, sha: str | None = None, *, only: bool = False, replay: bool = False
+        self,
+        sha: str | None = None,
+        *,
+        only: bool = False,
+        replay: bool = False,
+        base: str | None = None,
     ) -> OperationResult:
-        return await self._in_thread(lambda m: m.restore(sha, only=only, replay=replay))
+        return await self._offload(lambda m: m.restore(sha, only=only, replay=replay, base=base))
+
+    def plan_restore(self, sha: str | None = None, *, only: bool = False) -> RestorePlan:
+        """What ``restore(sha, only=only)`` would change now, writing nothing: what a confirmation
+        shows, with the ``base`` it passes back so the restore does exactly that (a revert that
+        would conflict raises here as it would there)."""
+        target = self._restore_target(sha)
+        base, diff, files = self.runtime.git.plan(target, only=only)
+        return RestorePlan(self.runtime.git.resolve(target), only, base, diff, tuple(files))
+
+    async def aplan_restore(self, sha: str | None = None, *, only: bool = False) -> RestorePlan:
+        return await self._offload(lambda m: m.plan_restore(sha, only=only))
 
     def preview_restore(self, sha: str, *, only: bool = False) -> str:
-        """The diff ``restore(sha, only=only)`` would make to the memory files now, writing nothing:
-        what a confirmation shows (the same plan; a revert that would conflict raises here as it
-        would there)."""
-        return self.runtime.git.preview(sha, only=only)
+        """The diff ``restore(sha, only=only)`` would make to the memory files now (``plan_restore``'s
+        diff; a confirmation that will confirm should use ``plan_restore`` for its ``base``)."""
+        return self.plan_restore(sha, only=only).diff
 
     async def apreview_restore(self, sha: str, *, only: bool = False) -> str:
-        return await self._in_thread(lambda m: m.preview_restore(sha, only=only))
+        return await self._offload(lambda m: m.preview_restore(sha, only=only))
 
     def next_dream(self) -> datetime:
         """When Dream's schedule (``reverie serve``, ``reverie chat``) runs it next: one interval
@@ -646,7 +738,7 @@ class Memory:
         return DreamScheduler(self.runtime.dream).next_run_time()
 
     async def anext_dream(self) -> datetime:
-        return await self._in_thread(lambda m: m.next_dream())
+        return await self._offload(lambda m: m.next_dream())
 
     # -- SOUL.md approval -----------------------------------------------------------------------------------
     def pending_soul(self) -> PendingChange | None:
@@ -656,25 +748,28 @@ class Memory:
         return load_pending(self.runtime.store)
 
     async def apending_soul(self) -> PendingChange | None:
-        return await self._in_thread(lambda m: m.pending_soul())
+        return await self._offload(lambda m: m.pending_soul())
 
-    def approve(self) -> ApproveResult:
-        """Apply the staged SOUL.md change (``NothingPendingError`` when none is)."""
+    def approve(self, *, change: str | None = None) -> ApproveResult:
+        """Apply the staged SOUL.md change (``NothingPendingError`` when none is). ``change``: the
+        ``pending_soul().id`` a confirmation showed; when Dream widened the proposal since,
+        ``PendingChangedError`` and nothing is applied."""
         from .operations.approve import approve
 
-        return approve(self.runtime.store, self.runtime.git)
+        return approve(self.runtime.store, self.runtime.git, change=change)
 
-    async def aapprove(self) -> ApproveResult:
-        return await self._in_thread(lambda m: m.approve())
+    async def aapprove(self, *, change: str | None = None) -> ApproveResult:
+        return await self._offload(lambda m: m.approve(change=change))
 
-    def reject(self) -> PendingChange | None:
-        """Drop the staged SOUL.md change; returns what was dropped (None when nothing was pending)."""
+    def reject(self, *, change: str | None = None) -> PendingChange | None:
+        """Drop the staged SOUL.md change; returns what was dropped (None when nothing was
+        pending). ``change``: as for ``approve`` (``PendingChangedError``: nothing dropped)."""
         from .operations.approve import reject
 
-        return reject(self.runtime.store)
+        return reject(self.runtime.store, change=change)
 
-    async def areject(self) -> PendingChange | None:
-        return await self._in_thread(lambda m: m.reject())
+    async def areject(self, *, change: str | None = None) -> PendingChange | None:
+        return await self._offload(lambda m: m.reject(change=change))
 
     # -- lines and files ------------------------------------------------------------------------------------
     def pin(self, text: str, *, unpin: bool = False) -> PinResult:
@@ -684,14 +779,14 @@ class Memory:
         return pin(self.runtime.workspace, self.runtime.git, text, pinned=not unpin)
 
     async def apin(self, text: str, *, unpin: bool = False) -> PinResult:
-        return await self._in_thread(lambda m: m.pin(text, unpin=unpin))
+        return await self._offload(lambda m: m.pin(text, unpin=unpin))
 
     def files(self) -> list[str]:
         """The memory files ``read`` serves (see ``memory_files``)."""
         return memory_files(self.workspace)
 
     async def afiles(self) -> list[str]:
-        return await self._in_thread(lambda m: m.files())
+        return await self._offload(lambda m: m.files())
 
     def read(self, path: str) -> str:
         """A memory file's text: SOUL.md, USER.md, memory/MEMORY.md, or a dated note or archive file
@@ -703,18 +798,29 @@ class Memory:
         return self.workspace.read(rel)
 
     async def aread(self, path: str) -> str:
-        return await self._in_thread(lambda m: m.read(path))
+        return await self._offload(lambda m: m.read(path))
 
     def write(
-        self, path: str, text: str, *, kind: EditKind = "manual", message: str | None = None
+        self,
+        path: str,
+        text: str,
+        *,
+        kind: EditKind = "manual",
+        message: str | None = None,
+        base: str | None = None,
     ) -> WriteResult:
         """Replace a memory file's text as a person's (``manual``) or an agent's (``agent``) edit:
         secrets are redacted, Dream's gate judges it (``GateError`` says why not), lines it takes
         out of a prompt file go to the archive (``why`` finds them), and it is committed with that
         kind. An agent's SOUL.md change is staged for approval (``approve``), never applied; an
-        agent does not rewrite the archive."""
+        agent does not rewrite the archive.
+
+        ``base``: the content id (``content_id``) of the text the edit was made from. When the file
+        changed since, the edit is merged three-way over it (a line added meanwhile stays) if the
+        changes touch different lines, else ``EditConflictError`` carries both sides and nothing is
+        written. Every front end that shows a file and takes its new text back passes it; without
+        it the text replaces whatever the file holds."""
         from .dream.gate import check
-        from .dream.lock import dream_run_lock
         from .dream.pending import stage_soul_change
         from .security.secrets import redact
 
@@ -727,24 +833,29 @@ class Memory:
         self._create()
         ws, git = self.workspace, self.runtime.git
         new = redact(text)
-        with dream_run_lock(ws.state_dir, f"{kind} edit"):  # no Dream run commits over it meanwhile
-            base = ws.read(rel)
-            if new == base:
-                return WriteResult(rel, None)
-            verdict = check({rel: base}, {rel: new}, (), self.config.dream)
+        with _edit_section(ws):
+            current = ws.read(rel)
+            merged = base is not None and content_id(current) != base
+            if merged:
+                new = self._over(rel, base or "", current, new)
+            if new == current:
+                return WriteResult(rel, None, content_id=content_id(current), merged=merged)
+            verdict = check({rel: current}, {rel: new}, (), self.config.dream)
             if not verdict.ok:
                 raise GateError(f"{kind} edit refused: {verdict.reason}")
             if rel == SOUL and kind == "agent":
                 stage_soul_change(
                     ws,
-                    base=base,
+                    base=current,
                     proposed=new,
                     reason=message or "an agent's edit",
                     head=git.head(),
                 )
-                return WriteResult(rel, None, staged=True)
-            files, read = {rel: new}, {rel: base}
-            gone = _removed_lines(base, new) if rel in MEMORY_FILES else []
+                return WriteResult(
+                    rel, None, staged=True, content_id=content_id(current), merged=merged
+                )
+            files, read = {rel: new}, {rel: current}
+            gone = _removed_lines(current, new) if rel in MEMORY_FILES else []
             if gone:
                 how = f"by {_WHO[kind]} in an edit" + (
                     f" ({' '.join(message.split())})" if message else ""
@@ -756,12 +867,58 @@ class Memory:
             # base: a pin committed since the read (pins take no run lock) is merged, not
             # overwritten
             sha = git.commit(subject, kind=kind, files=files, base=read)
-            return WriteResult(rel, sha, archived=tuple(raw.strip() for raw in gone))
+            return WriteResult(
+                rel,
+                sha,
+                archived=tuple(raw.strip() for raw in gone),
+                content_id=content_id(ws.read(rel)),
+                merged=merged,
+            )
+
+    def _over(self, rel: str, base: str, current: str, yours: str) -> str:
+        """``yours`` (an edit made from the text whose content id is ``base``) merged over
+        ``current``; ``EditConflictError`` when they touch the same lines, or when the base text is
+        not in the memory repo (nothing to merge from)."""
+        from .gitstore.merge import merge3
+
+        original = self.runtime.git.text_of(base)
+        if original is None:
+            raise EditConflictError(
+                f"{rel} changed since it was read, and the version it was read at ({base[:12]!r}) "
+                "is not in the memory repo to merge from: nothing was written; read it again",
+                path=rel,
+                yours=yours,
+                current=current,
+                base=None,
+                current_id=content_id(current),
+            )
+        try:
+            return merge3(original, current, yours, path=rel)
+        except MergeConflictError as exc:
+            where = f" (lines {exc.lines[0]}-{exc.lines[1]})" if exc.lines else ""
+            raise EditConflictError(
+                f"{rel} changed since it was read, on the lines this edit changes{where}: "
+                "nothing was written; both versions are in the error",
+                path=rel,
+                yours=yours,
+                current=current,
+                base=original,
+                current_id=content_id(current),
+                lines=exc.lines,
+            ) from None
 
     async def awrite(
-        self, path: str, text: str, *, kind: EditKind = "manual", message: str | None = None
+        self,
+        path: str,
+        text: str,
+        *,
+        kind: EditKind = "manual",
+        message: str | None = None,
+        base: str | None = None,
     ) -> WriteResult:
-        return await self._in_thread(lambda m: m.write(path, text, kind=kind, message=message))
+        return await self._offload(
+            lambda m: m.write(path, text, kind=kind, message=message, base=base)
+        )
 
     def remove(
         self, path: str, line: str, *, reason: str, kind: EditKind = "manual"
@@ -769,7 +926,6 @@ class Memory:
         """Take one line out of a prompt file (USER.md, memory/MEMORY.md; SOUL.md only by hand) and
         archive it under memory/archive/ with ``reason``, in one commit: ``why`` finds it there."""
         from .dream.gate import check
-        from .dream.lock import dream_run_lock
         from .hitlog import holds_text, line_key
 
         rel = _memory_path(path)
@@ -785,7 +941,7 @@ class Memory:
             raise CommandError("say why the line leaves (the archive keeps the reason)")
         ws, git = self.workspace, self.runtime.git
         key = line_key(line)
-        with dream_run_lock(ws.state_dir, f"{kind} removal"):
+        with _edit_section(ws):
             text = ws.read(rel)
             rows = text.split("\n")
             hits = [i for i, raw in enumerate(rows) if holds_text(raw) and line_key(raw) == key]
@@ -805,7 +961,7 @@ class Memory:
     async def aremove(
         self, path: str, line: str, *, reason: str, kind: EditKind = "manual"
     ) -> RemoveResult:
-        return await self._in_thread(lambda m: m.remove(path, line, reason=reason, kind=kind))
+        return await self._offload(lambda m: m.remove(path, line, reason=reason, kind=kind))
 
     def _archived(self, rel: str, lines: Sequence[str], how: str) -> tuple[str, str]:
         """``rel``'s archive file and its text with ``lines`` appended under today, each noted as
@@ -827,7 +983,7 @@ class Memory:
         return plan_purge(self.runtime.store, self.runtime.git, text)
 
     async def aplan_purge(self, text: str) -> PurgePlan:
-        return await self._in_thread(lambda m: m.plan_purge(text))
+        return await self._offload(lambda m: m.plan_purge(text))
 
     def purge(self, text: str) -> PurgeResult:
         """Remove ``text`` from memory everywhere ``plan_purge`` finds it, rewriting the memory repo's history."""
@@ -836,21 +992,21 @@ class Memory:
         return purge(self.runtime.store, self.runtime.git, text)
 
     async def apurge(self, text: str) -> PurgeResult:
-        return await self._in_thread(lambda m: m.purge(text))
+        return await self._offload(lambda m: m.purge(text))
 
     def gc(self) -> None:
         """Pack the memory repo's loose objects."""
         self.runtime.git.gc()
 
     async def agc(self) -> None:
-        await self._in_thread(lambda m: m.gc())
+        await self._offload(lambda m: m.gc())
 
     def history(self, *, since: int = 0, limit: int | None = None) -> list[HistoryEntry]:
         """History entries with a cursor greater than ``since`` (at most ``limit``), oldest first."""
         return self.runtime.store.history.read_since(since, limit)
 
     async def ahistory(self, *, since: int = 0, limit: int | None = None) -> list[HistoryEntry]:
-        return await self._in_thread(lambda m: m.history(since=since, limit=limit))
+        return await self._offload(lambda m: m.history(since=since, limit=limit))
 
     def session(self, session_key: str) -> Session | None:
         """A conversation as stored (its messages, oldest first), or None when there is none by that
@@ -859,7 +1015,7 @@ class Memory:
         return sessions.load(sessions.path_for(session_key))
 
     async def asession(self, session_key: str) -> Session | None:
-        return await self._in_thread(lambda m: m.session(session_key))
+        return await self._offload(lambda m: m.session(session_key))
 
     # -- state ----------------------------------------------------------------------------------------------
     def status(self) -> StatusReport:
@@ -870,7 +1026,37 @@ class Memory:
         return collect_status(self.runtime.store)
 
     async def astatus(self) -> StatusReport:
-        return await self._in_thread(lambda m: m.status())
+        return await self._offload(lambda m: m.status())
+
+
+def _edit_section(ws: Workspace) -> Any:
+    """What an edit holds from its read to its commit: the write fence's lock (``fence.lock``),
+    short, so it never lands inside a Dream run's commit nor a restore, approve or purge, and edits
+    take turns. Not Dream's run lock: a run in progress (model calls, a minute) never holds up a
+    person's edit, and merges its own over it when it commits (the memory-file writers' protocol,
+    ``GitStore.commit``'s ``base``)."""
+    from .dream.fence import section_lock
+
+    ws.state_dir.mkdir(parents=True, exist_ok=True)  # a first write creates the workspace
+    return section_lock(ws.state_dir)
+
+
+def _on_this_loop(callback: Callable[[T], None] | None) -> Callable[[T], None] | None:
+    """``callback`` as a worker thread may call it: scheduled on the calling event loop, in order
+    (before the awaited verb returns), where the caller expects it to run."""
+    if callback is None:
+        return None
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+
+    def forward(value: T) -> None:
+        try:
+            loop.call_soon_threadsafe(callback, value)
+        except RuntimeError:  # the caller's loop has closed (it stopped waiting): nobody to tell
+            pass
+
+    return forward
 
 
 def _filters(

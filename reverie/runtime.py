@@ -6,13 +6,19 @@ the same way. They get them here, so the wiring is written once, and each is bui
 touched: ``reverie log`` opens the repo but neither the store nor the model client (and with it
 litellm). A front-end that shows what it waits for passes a ``ModelActivity``: the one client every
 service shares then records its calls there.
+
+Threads: a ``Runtime`` is shared by every thread of a ``Memory``. Each service is built once (threads
+that race for it wait for the first to build it, ``_service``) and is itself safe to share: the
+search index hands each thread a connection of its own, the memory repo handle is used by one
+thread at a time (others open their own), and the files' writers take the workspace's locks.
 """
 
 from __future__ import annotations
 
 import os
-from functools import cached_property
-from typing import TYPE_CHECKING
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from .workspace import Workspace
 
@@ -28,6 +34,41 @@ if TYPE_CHECKING:
     from .store import WorkspaceStore
 
 __all__ = ["Runtime"]
+
+S = TypeVar("S")
+
+
+class _service(Generic[S]):  # noqa: N801 (a decorator, named like the cached_property it replaces)
+    """``functools.cached_property`` whose first build happens once across threads: a thread that
+    finds the service unbuilt builds it under the runtime's lock, and the others wait for it
+    (``cached_property`` has no lock from Python 3.12 on, and two search indexes or repo handles
+    for one ``Runtime`` would leave one never closed). Once built, a read is a plain attribute
+    lookup."""
+
+    def __init__(self, build: Callable[[Any], S]) -> None:
+        self.build = build
+        self.name = build.__name__
+        self.__doc__ = build.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, runtime: None, owner: type | None = None) -> _service[S]: ...
+    @overload
+    def __get__(self, runtime: Runtime, owner: type | None = None) -> S: ...
+    def __get__(self, runtime: Runtime | None, owner: type | None = None) -> S | _service[S]:
+        if runtime is None:
+            return self
+        built = runtime.__dict__
+        if self.name in built:
+            value: S = built[self.name]
+            return value
+        with runtime._building:  # re-entrant: building one service may build another
+            if self.name not in built:
+                built[self.name] = self.build(runtime)
+            value = built[self.name]
+        return value
 
 
 class Runtime:
@@ -47,6 +88,7 @@ class Runtime:
         self._config = config
         self.activity = activity
         self.scope = scope
+        self._building = threading.RLock()
 
     def fresh(self) -> Runtime:
         """A new runtime over the same workspace, config and observer, with services of its own (for a thread)."""
@@ -54,7 +96,7 @@ class Runtime:
             self.workspace, config=self._config, activity=self.activity, scope=self.scope
         )
 
-    @cached_property
+    @_service
     def config(self) -> Config:
         """Loaded without opening the store: `reverie log` needs only its git section."""
         if self._config is not None:
@@ -64,7 +106,7 @@ class Runtime:
         self.workspace.check()  # a file where the workspace should be: the store's clear error, not a config one
         return load_config(self.workspace.root)
 
-    @cached_property
+    @_service
     def store(self) -> WorkspaceStore:
         from .store import WorkspaceStore
 
@@ -76,7 +118,7 @@ class Runtime:
             self.workspace, config=loaded if loaded is not None else (lambda: self.config)
         )
 
-    @cached_property
+    @_service
     def git(self) -> GitStore:
         """The memory repo. Nothing is written here: queries read the repo as it is (or find none);
         the first write creates, adopts or recovers it (``GitStore.ensure``)."""
@@ -84,7 +126,7 @@ class Runtime:
 
         return GitStore(self.workspace, self.config.git)
 
-    @cached_property
+    @_service
     def client(self) -> ModelClient:
         """The one model client every service of this runtime shares (observed when ``activity`` is given)."""
         from .llm.client import ModelClient
@@ -96,13 +138,13 @@ class Runtime:
 
         return ObservedClient(client, self.activity)
 
-    @cached_property
+    @_service
     def sessions(self) -> SessionStore:
         from .consolidator import SessionStore
 
         return SessionStore(self.workspace)
 
-    @cached_property
+    @_service
     def consolidator(self) -> Consolidator:
         from .consolidator import Consolidator
         from .recall.memfiles import consolidator_hooks
@@ -115,13 +157,13 @@ class Runtime:
         hooks = consolidator_hooks(self.workspace, self.client, self.config, commit=commit)
         return Consolidator(self.store, self.client, self.config, sessions=self.sessions, **hooks)
 
-    @cached_property
+    @_service
     def dream(self) -> Dream:
         from .dream import Dream
 
         return Dream(self.store, self.git, self.client, self.config)
 
-    @cached_property
+    @_service
     def recall(self) -> Recall:
         """Search over this workspace (the index opens on first query; no model import without embeddings)."""
         from .recall import Recall

@@ -57,6 +57,8 @@ a scope never written create nothing.
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
 import errno
 import functools
 import hashlib
@@ -75,12 +77,17 @@ from typing import Any, Literal, cast
 
 from .errors import InvalidScopeError, UnsafePathError, WorkspaceError
 from .fsutil import atomic_write, fsync_dir
-from .workspace import Workspace
+from .locking import Lock, lock_path
+from .workspace import WORKSPACE_ID_FILE, Workspace, ensure_workspace_id
 
 __all__ = [
     "Scope",
     "ScopeRoot",
     "ForgetResult",
+    "LegacyUser",
+    "LEGACY_FILE",
+    "remove_marker",
+    "read_small_file",
     "RootKind",
     "validate_id",
     "due_hook",
@@ -101,6 +108,8 @@ MAX_ID_CHARS = 128
 SCOPE_FILE = "memory/.reverie/scope.json"
 #: The file naming a root's kind, relative to the root.
 ROOT_FILE = "reverie-root.json"
+#: The user directories recorded under ids this version changes or refuses, relative to the root.
+LEGACY_FILE = "legacy-ids.json"
 RootKind = Literal["scopes", "plain"]
 _KINDS: tuple[RootKind, ...] = ("scopes", "plain")
 _PUNCTUATION = frozenset("_-.@+:=~#")
@@ -108,6 +117,7 @@ _DIGEST = re.compile(r"[0-9a-f]{32}")
 _BUCKET = re.compile(r"[0-9a-f]{2}")
 _TRUSTED_AGE_NS = 2_000_000_000
 _DUE_NAME = re.compile(r"([0-9a-f]{32})(?:\.([0-9a-f]{32}))?")
+_ROOT_FILE_MAX = 4096  # a kind file is a few dozen bytes: anything longer is not one
 
 # -- ids ------------------------------------------------------------------------------------------------------
 
@@ -134,8 +144,9 @@ _AUGMENT = {
     "Bopo": {"Hanb"},
 }
 #: Scripts whose letters look like Latin ones: UTS #39's moderately restrictive level allows Latin
-#: with any one other script but these.
-_LATIN_LOOKALIKES = {"Cyrl", "Grek"}
+#: with any one other script but Cyrillic and Greek; Armenian is refused with Latin too (its օ ս ց
+#: pass for o u g), stricter than the standard.
+_LATIN_LOOKALIKES = {"Cyrl", "Grek", "Armn"}
 _SCRIPT_NAMES = {
     "Latn": "Latin",
     "Cyrl": "Cyrillic",
@@ -163,8 +174,9 @@ def validate_id(value: object, what: str = "user id") -> str:
     if not text:
         raise InvalidScopeError(f"{what} is empty")
     if len(text) > MAX_ID_CHARS:
+        grown = f" once normalised (NFKC; it was {len(value)})" if len(value) != len(text) else ""
         raise InvalidScopeError(
-            f"{what} is {len(text)} characters long; the limit is {MAX_ID_CHARS}"
+            f"{what} is {len(text)} characters long{grown}; the limit is {MAX_ID_CHARS}"
         )
     for ch in text:
         if ch in _PUNCTUATION or unicodedata.category(ch)[0] in "LMN":
@@ -186,6 +198,13 @@ def validate_id(value: object, what: str = "user id") -> str:
 def _check_scripts(text: str, what: str) -> None:
     """Refuse an id mixing scripts beyond UTS #39's moderately restrictive level, or digits of
     several numbering systems (mixed-number detection)."""
+    for ch in text:
+        if ch not in _PUNCTUATION and not _allowed(ch):
+            raise InvalidScopeError(
+                f"{what} {_shown(text)} contains {ch!r} (U+{ord(ch):04X}), which Unicode does not "
+                "allow in identifiers (UTS #39 Identifier_Status: invisible, obsolete, technical or "
+                "limited-use characters): refused, since it could name another user unseen"
+            )
     zeros = {ord(ch) - unicodedata.digit(ch) for ch in text if unicodedata.category(ch) == "Nd"}
     if len(zeros) > 1:
         raise InvalidScopeError(
@@ -205,6 +224,25 @@ def _check_scripts(text: str, what: str) -> None:
         f"{what} {_shown(text)} mixes scripts ({names}): refused, since look-alike letters could "
         "name another user (Unicode UTS #39, moderately restrictive)"
     )
+
+
+def _allowed(ch: str) -> bool:
+    """Whether ``ch`` has Unicode's ``Identifier_Status=Allowed`` (UTS #39 §3.1; the ranges in
+    ``data/identifier-allowed.txt``, made from ICU by scripts/gen-identifier-status.py)."""
+    starts, ends = _allowed_ranges()
+    i = bisect.bisect_right(starts, ord(ch)) - 1
+    return i >= 0 and ord(ch) <= ends[i]
+
+
+@functools.cache
+def _allowed_ranges() -> tuple[list[int], list[int]]:
+    from importlib import resources
+
+    text = resources.files("reverie").joinpath("data", "identifier-allowed.txt").read_text("ascii")
+    lines = [line for line in text.splitlines() if line and not line.startswith("#")]
+    pairs = [tuple(int(x, 16) for x in line.split()) for line in lines]
+    ranges = [p for p in pairs if len(p) == 2]
+    return [a for a, _ in ranges], [b for _, b in ranges]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -240,7 +278,7 @@ def _script_patterns() -> list[tuple[str, Any]]:
 def _shown(text: str) -> str:
     """An id quoted for an error message: printable, and short."""
     safe = text.encode("unicode_escape").decode("ascii")
-    return repr(safe if len(safe) <= 40 else safe[:37] + "...")
+    return "'" + (safe if len(safe) <= 40 else safe[:37] + "...") + "'"  # escaped once, not twice
 
 
 def _digest(kind: str, ident: str) -> str:
@@ -326,22 +364,45 @@ def _open_dir(name: str | Path, dir_fd: int | None = None) -> int:
 
 
 def read_root_kind(root: Path) -> RootKind | None:
-    """The kind ``reverie-root.json`` records, or None when the root has none (a missing or
-    unreadable file; a file with another kind is an error)."""
+    """The kind ``reverie-root.json`` records, or None when the root has none. The file is opened
+    without following a link and must be a small regular file (a link, a FIFO, a device or a huge
+    file is refused, never read); anything but a kind file is an error that says how to repair it."""
     path = Path(root) / ROOT_FILE
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
-        raw = path.read_bytes()
+        fd = os.open(path, flags)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _damaged_kind(path, "is a symbolic link") from None
         raise WorkspaceError(f"{path} cannot be read: {exc.strerror or exc}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _damaged_kind(path, "is not a regular file")
+        if st.st_size > _ROOT_FILE_MAX:
+            raise _damaged_kind(path, f"is {st.st_size:,} bytes long, not a root kind file")
+        raw = os.read(fd, _ROOT_FILE_MAX + 1)
+    except OSError as exc:
+        raise WorkspaceError(f"{path} cannot be read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
     try:
         kind = json.loads(raw).get("kind")
     except (ValueError, AttributeError):
         kind = None
     if kind not in _KINDS:
-        raise WorkspaceError(f"{path} is not a root kind file (expected kind 'scopes' or 'plain')")
+        raise _damaged_kind(path, "is not a root kind file (expected kind 'scopes' or 'plain')")
     return cast(RootKind, kind)
+
+
+def _damaged_kind(path: Path, what: str) -> WorkspaceError:
+    root = path.parent
+    return WorkspaceError(
+        f"{path} {what}; repair it with: reverie fleet --root {root} init --kind scopes|plain "
+        "--force"
+    )
 
 
 def write_root_kind(root: Path, kind: RootKind, *, replace: bool = False) -> RootKind:
@@ -430,6 +491,24 @@ class ForgetResult:
     tokens: int = 0
     index_files: tuple[str, ...] = ()
     redis_entries: dict[str, int] = field(default_factory=dict)
+    #: the fleet's Redis: ``cleaned`` (searched, and ``redis_entries`` removed), ``failed`` (not
+    #: reached: run again), ``none`` (this root is no fleet's root on this machine: not searched)
+    redis: str = "none"
+    #: ids an older version recorded that were forgotten with the user (ids this version changes
+    #: or refuses, see `ScopeRoot.legacy_users`)
+    legacy: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LegacyUser:
+    """A user directory an older version recorded under an id this version changes or refuses:
+    ``user`` as recorded, ``digest`` its directory's name, ``now`` the id it reads as today (None:
+    refused), ``problem`` in words."""
+
+    user: str
+    digest: str
+    now: str | None
+    problem: str
 
 
 class ScopeRoot:
@@ -492,6 +571,8 @@ class ScopeRoot:
         ws = self.workspace(scope)
         marker = ws.root / SCOPE_FILE
         if marker.is_file():
+            if not os.path.lexists(ws.root / WORKSPACE_ID_FILE):
+                ensure_workspace_id(ws)  # a scope made before workspaces had an identity
             return ws  # (a workspace first written another way, a session say, gets its files here)
         user_dir = self._user_dir(scope.user_digest)
         try:
@@ -507,6 +588,7 @@ class ScopeRoot:
                     user_dir / "user.json",
                     json.dumps({"user": scope.user}, ensure_ascii=False) + "\n",
                 )
+            ensure_workspace_id(ws)  # before scope.json: a scope's marker means it has one
             atomic_write(
                 marker,
                 json.dumps({"user": scope.user, "agent": scope.agent}, ensure_ascii=False) + "\n",
@@ -522,9 +604,12 @@ class ScopeRoot:
         self.root.mkdir(parents=True, exist_ok=True)
         check_no_link(self.root, ())
         if read_root_kind(self.root) is None:
+            new = not os.path.lexists(self.root / "users")
             kind = write_root_kind(self.root, "scopes")
             if kind != "scopes":
                 raise WorkspaceError(f"{self.root} is a {kind} root, not a root of scopes")
+            if new and not os.path.lexists(self.root / LEGACY_FILE):
+                self._write_legacy([])  # made by this version: no id of an older one to find
 
     # -- listing ------------------------------------------------------------------------------------------
     def scopes(self) -> Iterator[tuple[Scope, Workspace]]:
@@ -580,8 +665,9 @@ class ScopeRoot:
         _touch(self.due_path(scope if isinstance(scope, str) else scope.name), self.root)
 
     def unmark_due(self, name: str) -> None:
+        """Remove a scope's due marker (`remove_marker`: a `WorkspaceError` for what cannot be)."""
         if self._dir_ok(self.root / "due") and self._dir_ok(self.root / "due" / name[:2]):
-            self.due_path(name).unlink(missing_ok=True)
+            remove_marker(self.due_path(name))
 
     def due_names(self) -> list[str]:
         """The names of every scope marked due (one directory listing per bucket)."""
@@ -650,29 +736,36 @@ class ScopeRoot:
         return marked
 
     # -- forgetting a user (the steps of reverie.operations.forget) -----------------------------------------
-    def drop_due_markers(self, user: str) -> int:
-        """Remove the due marker of every scope of ``user`` (found by name in the due bucket, so
-        also one whose directory is gone or has no ``scope.json``); returns how many there were."""
-        digest = _digest("user", validate_id(user, "user id"))
+    # Each step takes the user directory's digest (its name), not an id: a user recorded by an older
+    # version under an id this one changes or refuses (`legacy_users`) is forgotten the same way.
+    def scope_dirs_of(self, digest: str) -> list[Path]:
+        """The scope directories under the user directory ``digest`` (``workspace`` and each
+        agent's), with or without their ``scope.json``; no link followed."""
+        user_dir = self._user_dir(digest)
+        if not check_no_link(self.root, self._user_parts(digest)):
+            return []
+        check_no_link(user_dir, ("agents",))
+        dirs = [user_dir / "workspace"] if check_no_link(user_dir, ("workspace",)) else []
+        return dirs + [d for d in _subdirs(user_dir / "agents") if _DIGEST.fullmatch(d.name)]
+
+    def drop_due_markers(self, digest: str) -> int:
+        """Remove the due marker of every scope under the user directory ``digest`` (found by name
+        in the due bucket, so also one whose directory is gone or has no ``scope.json``); returns how
+        many there were."""
         bucket = self.root / "due" / digest[:2]
         if not self._dir_ok(bucket):
             return 0
         dropped = 0
         for name in os.listdir(bucket):
             if _DUE_NAME.fullmatch(name) and name.split(".")[0] == digest:
-                try:
-                    os.unlink(bucket / name)
-                    dropped += 1
-                except FileNotFoundError:
-                    pass
+                dropped += remove_marker(bucket / name)
         return dropped
 
-    def trash_user(self, user: str) -> str | None:
-        """Move the user's directory into ``trash/`` in one rename, through directory descriptors
-        opened without following links (so only a directory proved to be inside the root moves);
-        returns its name in the trash, or None when the user has no directory. From this rename on
-        the user has no memory: a new write starts an empty one."""
-        digest = _digest("user", validate_id(user, "user id"))
+    def trash_user(self, digest: str) -> str | None:
+        """Move the user directory ``digest`` into ``trash/`` in one rename, through directory
+        descriptors opened without following links (so only a directory proved to be inside the
+        root moves); returns its name in the trash, or None when there is no such directory. From
+        this rename on the user has no memory: a new write starts an empty one."""
         if not check_no_link(self.root, self._user_parts(digest)):
             return None
         _mkdir_no_link(self.root / "trash")
@@ -693,17 +786,28 @@ class ScopeRoot:
             return None
         except OSError as exc:
             raise WorkspaceError(
-                f"cannot remove the memory of user {user!r}: {exc.strerror or exc}"
+                f"cannot move {self._user_dir(digest)} into the trash: {exc.strerror or exc}"
             ) from exc
         finally:
             for fd in reversed(fds):
                 os.close(fd)
+        self._prune_buckets(digest)
         return entry
 
-    def empty_trash(self, only: str | None = None) -> tuple[int, int]:
-        """Delete ``trash/<only>`` (every trash entry when None: a deletion a crash interrupted is
-        finished), through a descriptor of ``trash`` opened without following links, each entry
-        counted first; returns ``(files, bytes)`` deleted."""
+    def _prune_buckets(self, digest: str) -> None:
+        """Remove the user's two bucket directories if they are empty now (another user's entry, or
+        one created meanwhile, keeps them: rmdir refuses a directory that is not empty)."""
+        for parts in (self._user_parts(digest)[:3], self._user_parts(digest)[:2]):
+            try:
+                os.rmdir(self.root.joinpath(*parts))
+            except OSError:
+                return
+
+    def empty_trash(self, prefix: str = "") -> tuple[int, int]:
+        """Delete the trash entries whose names start with ``prefix`` (every entry for ""): a
+        deletion a crash interrupted is finished. Through a descriptor of ``trash`` opened without
+        following links; entries that vanish meanwhile (another ``forget-user`` deleting them) are
+        skipped. Returns ``(files, bytes)`` deleted of the entries starting with ``prefix``."""
         if not check_no_link(self.root, ("trash",)):
             return 0, 0
         files = size = 0
@@ -713,24 +817,192 @@ class ScopeRoot:
         finally:
             os.close(root_fd)
         try:
-            names = [only] if only is not None else sorted(os.listdir(trash))
-            for name in names:
+            for name in sorted(n for n in os.listdir(trash) if n.startswith(prefix)):
                 try:
                     st = os.lstat(name, dir_fd=trash)
+                    if not stat.S_ISDIR(st.st_mode):
+                        # a link or a file: the entry itself, never its target
+                        os.unlink(name, dir_fd=trash)
+                        continue
                 except FileNotFoundError:
-                    continue
-                if not stat.S_ISDIR(st.st_mode):
-                    os.unlink(
-                        name, dir_fd=trash
-                    )  # a link or a file: the entry itself, never its target
                     continue
                 f, b = _tree_size(name, trash)
                 files, size = files + f, size + b
-                shutil.rmtree(name, dir_fd=trash)
+                shutil.rmtree(name, dir_fd=trash, onerror=_gone_is_fine)
             os.fsync(trash)
         finally:
             os.close(trash)
         return files, size
+
+    # -- ids recorded by an older version ---------------------------------------------------------------
+    def legacy_users(self, *, rescan: bool = False) -> list[LegacyUser]:
+        """The user directories an older version recorded under an id this version changes (NFKC)
+        or refuses (mixed scripts, invisible characters): their place is not the one the id names
+        now, so no ``--user`` reaches them. Read from ``legacy-ids.json``; the root is scanned once
+        (and with ``rescan``) and the file written: this version never makes such a directory, so
+        the list only shrinks (`forget_legacy`, `migrate_user`)."""
+        path = self.root / LEGACY_FILE
+        if not rescan:
+            try:
+                data = json.loads(read_small_file(path, 16 << 20))
+                return [LegacyUser(**item) for item in data["users"]]
+            except FileNotFoundError:
+                pass
+            except (OSError, ValueError, KeyError, TypeError, WorkspaceError) as exc:
+                log.warning("%s: unreadable (%s); scanning the root again", path, exc)
+        found = list(self._scan_legacy())
+        self._write_legacy(found)
+        return found
+
+    def _scan_legacy(self) -> Iterator[LegacyUser]:
+        if not self._dir_ok(self.root / "users"):
+            return
+        for first in _subdirs(self.root / "users"):
+            for second in _subdirs(first):
+                for user_dir in _subdirs(second):
+                    if not _DIGEST.fullmatch(user_dir.name):
+                        continue
+                    recorded = _recorded_user(user_dir)
+                    if recorded is None:
+                        continue
+                    try:
+                        now: str | None = validate_id(recorded, "user id")
+                    except InvalidScopeError as exc:
+                        yield LegacyUser(recorded, user_dir.name, None, str(exc))
+                        continue
+                    if _digest("user", cast(str, now)) != user_dir.name:
+                        yield LegacyUser(
+                            recorded, user_dir.name, now, f"this version reads it as {now!r}"
+                        )
+
+    def _write_legacy(self, users: list[LegacyUser]) -> None:
+        data = {"version": 1, "users": [dataclasses.asdict(u) for u in users]}
+        atomic_write(self.root / LEGACY_FILE, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+
+    def move_user(self, digest: str, user: str) -> Path:
+        """Move the user directory ``digest`` to the place of ``user`` (which must have none) in one
+        rename, through directory descriptors opened without following links, and record ``user``
+        in its ``user.json`` and each scope's ``scope.json``; returns the new directory. For a
+        directory an older version recorded under an id this one changes or refuses."""
+        user = validate_id(user, "user id")
+        new = _digest("user", user)
+        if check_no_link(self.root, self._user_parts(new)):
+            raise WorkspaceError(
+                f"user {user!r} has a memory already: two users' memories are never merged "
+                "(forget one of them, or migrate to another id)"
+            )
+        if not check_no_link(self.root, self._user_parts(digest)):
+            raise WorkspaceError(f"no user directory {digest} under {self.root}")
+        here = self.root
+        for part in self._user_parts(new)[:-1]:
+            here = here / part
+            _mkdir_no_link(here)
+        fds: list[int] = []
+        try:
+            fds.append(_open_dir(self.root))
+            for part in self._user_parts(digest)[:-1]:
+                fds.append(_open_dir(part, fds[-1]))
+            src = fds[-1]
+            dst = fds[0]
+            for part in self._user_parts(new)[:-1]:
+                dst = _open_dir(part, dst)
+                fds.append(dst)
+            _open_close_dir(digest, src)
+            os.rename(digest, new, src_dir_fd=src, dst_dir_fd=dst)
+            os.fsync(src)
+            os.fsync(dst)
+        except OSError as exc:
+            raise WorkspaceError(f"cannot move user directory {digest}: {exc.strerror}") from exc
+        finally:
+            for fd in reversed(fds):
+                os.close(fd)
+        self._prune_buckets(digest)
+        moved = self._user_dir(new)
+        atomic_write(moved / "user.json", json.dumps({"user": user}, ensure_ascii=False) + "\n")
+        for ws_dir in self.scope_dirs_of(new):
+            agent = None
+            if ws_dir.name != "workspace":
+                try:
+                    agent = json.loads(read_small_file(ws_dir / SCOPE_FILE, 1 << 16)).get("agent")
+                except (OSError, ValueError, AttributeError, WorkspaceError):
+                    agent = None
+            atomic_write(
+                ws_dir / SCOPE_FILE,
+                json.dumps({"user": user, "agent": agent}, ensure_ascii=False) + "\n",
+            )
+        return moved
+
+    def forget_legacy(self, digests: set[str]) -> None:
+        """Take the user directories ``digests`` off the legacy list (forgotten or migrated)."""
+        if not digests or not (self.root / LEGACY_FILE).exists():
+            return
+        with Lock(lock_path(self.root / LEGACY_FILE), timeout=30):
+            users = self.legacy_users()
+            self._write_legacy([u for u in users if u.digest not in digests])
+
+
+def _gone_is_fine(function: Callable[..., Any], path: str, exc_info: Any) -> None:
+    """``rmtree``'s error handler: an entry that vanished (another run deleting it) is fine."""
+    if not isinstance(exc_info[1], FileNotFoundError):
+        raise exc_info[1]
+
+
+def remove_marker(marker: Path) -> int:
+    """Remove a due marker; returns 1 if one was there. Something else at its place (an empty
+    directory) is removed too; what cannot be removed (a directory with content) is a
+    `WorkspaceError` naming it, never a traceback."""
+    try:
+        os.unlink(marker)
+        return 1
+    except FileNotFoundError:
+        return 0
+    except IsADirectoryError:
+        pass
+    except OSError as exc:
+        raise WorkspaceError(f"cannot remove the due marker {marker}: {exc.strerror}") from None
+    try:
+        os.rmdir(marker)
+        return 1
+    except FileNotFoundError:
+        return 0
+    except OSError as exc:
+        raise WorkspaceError(
+            f"{marker} is a directory, not a due marker, and cannot be removed "
+            f"({exc.strerror}): remove it by hand"
+        ) from None
+
+
+def _recorded_user(user_dir: Path) -> str | None:
+    """The id a user directory was recorded under (``user.json``, else a scope's ``scope.json``)."""
+    for path in (user_dir / "user.json", user_dir / "workspace" / SCOPE_FILE):
+        try:
+            value = json.loads(read_small_file(path, 1 << 16)).get("user")
+        except (OSError, ValueError, AttributeError, WorkspaceError):
+            continue
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def read_small_file(path: Path, limit: int) -> bytes:
+    """A small regular file's bytes, opened without following a link (`WorkspaceError` for a link,
+    anything but a regular file, or one longer than ``limit``; ``FileNotFoundError`` when absent)."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise WorkspaceError(f"{path} is a symbolic link; never followed") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise WorkspaceError(f"{path} is not a regular file")
+        if st.st_size > limit:
+            raise WorkspaceError(f"{path} is {st.st_size:,} bytes long (at most {limit:,})")
+        return os.read(fd, limit + 1)
+    finally:
+        os.close(fd)
 
 
 def _open_close_dir(name: str, dir_fd: int) -> None:
@@ -807,10 +1079,12 @@ def _touch(marker: Path, root: Path) -> None:
         _mkdir_no_link(marker.parent)
     try:
         fd = os.open(marker, flags, 0o644)
+        os.close(fd)
+        fsync_dir(marker.parent)
     except FileExistsError:
         return
-    os.close(fd)
-    fsync_dir(marker.parent)
+    except OSError as exc:  # a full disk, a denied directory: one line, never a traceback
+        raise WorkspaceError(f"cannot mark {marker.name} due: {exc.strerror or exc}") from None
 
 
 def _subdirs(directory: Path, warn: Callable[[str, str], None] | None = None) -> list[Path]:

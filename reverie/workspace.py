@@ -20,6 +20,7 @@ symlink out of it, no NUL, no '..', not absolute.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from pathlib import Path
 from .errors import UnsafePathError, WorkspaceError
 from .fsutil import atomic_write, read_text_lossy
 
-__all__ = ["Workspace", "MEMORY_FILES", "default_home", "default_workspace"]
+__all__ = ["Workspace", "MEMORY_FILES", "default_home", "default_workspace", "content_id"]
 
 SOUL = "SOUL.md"
 USER = "USER.md"
@@ -45,6 +46,15 @@ DATED_MEMORY_GLOB = "memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*.md"
 ARCHIVE_DIR = "memory/archive"
 ARCHIVE_GLOB = f"{ARCHIVE_DIR}/*.md"
 _TEMPLATES = {SOUL: "SOUL.md", USER: "USER.md", MEMORY: "MEMORY.md"}
+
+
+def content_id(text: str) -> str:
+    """A memory file's content id: the git blob id of ``text`` as UTF-8 (what ``git hash-object``
+    prints for the file). A write names the state it was made from with it (``Memory.write(...,
+    base=content_id(text_read))``): equal ids, same text; and the memory repo finds that text again
+    by the id to merge over what changed since."""
+    data = text.encode("utf-8", "surrogateescape")
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def default_home() -> Path:
@@ -188,6 +198,12 @@ class Workspace:
         if st is not None:
             if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
                 raise UnsafePathError(f"{rel!r} is not a regular file or directory")
+            if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                # a hard link shares the file with another place (another user's workspace):
+                # reading or appending through it would cross that boundary
+                raise UnsafePathError(
+                    f"{rel!r} has {st.st_nlink} hard links; a workspace file must not be shared"
+                )
         elif not allow_missing:
             raise WorkspaceError(f"{rel!r} does not exist in the workspace")
         return candidate
@@ -237,3 +253,42 @@ class Workspace:
                 atomic_write(path, text)
                 created.append(rel)
         return created
+
+
+#: A workspace's identity: a random id written once, when Reverie creates the workspace as a scope
+#: (``reverie.scopes``), never changed. What is derived from a workspace and kept elsewhere (a
+#: search index under ``memory.search.indexDir``) records it, so a new workspace at a path where a
+#: removed one was (a user forgotten, then back) is never taken for the old one.
+WORKSPACE_ID_FILE = "memory/.reverie/workspace-id"
+
+
+def workspace_id(workspace: Workspace) -> str | None:
+    """The workspace's identity (`WORKSPACE_ID_FILE`), or None when it has none (made before
+    identities, or not as a scope) or it cannot be read."""
+    try:
+        with open(workspace.root / WORKSPACE_ID_FILE, "rb") as f:
+            raw = f.read(65)
+    except OSError:
+        return None
+    text = raw.decode("ascii", "replace").strip()
+    return text if 0 < len(text) <= 64 and text.isalnum() else None
+
+
+def ensure_workspace_id(workspace: Workspace) -> str:
+    """The workspace's identity, written now if it has none (its ``memory/.reverie`` must exist).
+    Safe to race: the file is linked into place, so the first writer's id stands."""
+    found = workspace_id(workspace)
+    if found is not None:
+        return found
+    import secrets
+
+    path = workspace.root / WORKSPACE_ID_FILE
+    tmp = path.with_name(f".workspace-id.{os.getpid()}.{secrets.token_hex(4)}")
+    atomic_write(tmp, secrets.token_hex(16) + "\n")
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        pass
+    finally:
+        tmp.unlink(missing_ok=True)
+    return workspace_id(workspace) or ""

@@ -99,8 +99,8 @@ def test_corrupt_epoch_reads_zero_and_is_bumped_past(tmp_path):
 
 
 def test_operations_holding_the_run_lock_exclude_a_write_section(tmp_path):
-    """restore, revert, approve, purge and Memory writes hold ``fence.lock`` with the run lock, so a
-    run whose run lock was lost (a network file system; simulated by entering its section directly)
+    """restore, revert, approve and purge hold ``fence.lock`` with the run lock (Memory writes hold
+    ``fence.lock`` alone), so a run whose run lock was lost (a network file system; simulated by entering its section directly)
     waits for them."""
     import threading
 

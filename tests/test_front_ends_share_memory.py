@@ -95,9 +95,13 @@ CASES: dict[str, tuple[tuple[str, ...] | None, tuple[str, dict[str, Any]] | None
     "dream": (("dream",), ("dream", {}), "/dream"),
     "log": (("log",), ("list_versions", {}), "/dream-restore"),
     "show": (("show", "HEAD"), ("show_version", {"sha": "HEAD"}), "/dream-log HEAD"),
-    "restore": (("restore", "HEAD"), ("restore_version", {"sha": "HEAD"}), "/dream-restore HEAD"),
-    "approve": (("approve",), ("approve_soul_change", {}), "/dream-approve"),
-    "reject": (("reject",), ("reject_soul_change", {}), "/dream-reject"),
+    "restore": (
+        ("restore", "HEAD"),
+        ("restore_version", {"sha": "HEAD", "base": "HEAD"}),  # the base its preview named
+        "/dream-restore HEAD",
+    ),
+    "approve": (("approve",), ("approve_soul_change", {"change": "0" * 64}), "/dream-approve"),
+    "reject": (("reject",), ("reject_soul_change", {"change": "0" * 64}), "/dream-reject"),
     "pin": (("pin", "Porto"), None, "/pin Porto"),
     "set_aside": (("requeue",), None, "/requeue"),
     "status": (("status",), ("status", {}), None),

@@ -51,10 +51,42 @@ def test_conflict_names_path_and_lines_in_ours() -> None:
     assert err.value.lines == (5, 6)
 
 
-def test_insertions_at_the_same_place_conflict_unless_equal() -> None:
-    with pytest.raises(MergeConflictError):
-        merge3(BASE, BASE + "ours\n", BASE + "theirs\n")
+def test_insertions_at_the_same_place_keep_both_ours_first() -> None:
+    """Two insertions change no line of the base: Dream and a person both appending a fact to
+    USER.md keep both facts (a fact both added, once)."""
+    assert merge3(BASE, BASE + "ours\n", BASE + "theirs\n") == BASE + "ours\ntheirs\n"
     assert merge3(BASE, BASE + "same\n", BASE + "same\n") == BASE + "same\n"
+    both = merge3(BASE, BASE + "a\nshared\n", BASE + "shared\nb\n")
+    assert both == BASE + "a\nshared\nb\n"
+    middle = BASE.replace("line 4\n", "line 4\nours\n"), BASE.replace("line 4\n", "line 4\nthe\n")
+    assert merge3(BASE, *middle) == BASE.replace("line 4\n", "line 4\nours\nthe\n")
+
+
+def test_a_change_of_the_same_lines_still_conflicts() -> None:
+    with pytest.raises(MergeConflictError):
+        merge3(BASE, edit(BASE, 9, "ours\n"), edit(BASE, 9, "theirs\n"))
+    with pytest.raises(MergeConflictError):
+        merge3(BASE, BASE.replace("line 9\n", ""), edit(BASE, 9, "theirs\n"))
+
+
+def test_an_insertion_at_the_edge_of_the_other_sides_change_merges() -> None:
+    """A line appended after the line the other side edited or removed has one place: both apply
+    (a fact Dream adds at the end of a list while a person edits or removes its last line)."""
+    appended = BASE + "new fact\n"
+    last_removed = BASE.replace("line 9\n", "")
+    assert merge3(BASE, appended, last_removed) == last_removed + "new fact\n"
+    assert merge3(BASE, last_removed, appended) == last_removed + "new fact\n"
+    last_edited = edit(BASE, 9, "line nine\n")
+    assert merge3(BASE, last_edited, appended) == last_edited + "new fact\n"
+    before = BASE.replace("line 4\n", "new fact\nline 4\n")
+    assert merge3(BASE, edit(BASE, 4, "four\n"), before) == edit(before, 5, "four\n")
+
+
+def test_an_insertion_inside_the_other_sides_change_conflicts() -> None:
+    inside = BASE.replace("line 5\n", "line 5\nnew\n")
+    replaced = BASE.replace("line 4\nline 5\nline 6\n", "X\n")
+    with pytest.raises(MergeConflictError):
+        merge3(BASE, replaced, inside)
 
 
 lines = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "d\n", "e\n"]), max_size=12).map("".join)
@@ -110,8 +142,8 @@ def _separated_edits(
     )  # 0: the edits may touch (adjacent lines), 1: one line both leave alone
     i = draw(st.integers(0, k - 1))
     j = draw(
-        st.integers(i + 1, k)
-    )  # ours replaces a non-empty range: a pure insertion at k would touch theirs
+        st.integers(i, k)
+    )  # i == j: a pure insertion (at k it touches theirs: still one place)
     lo = k + gap
     if lo >= n:
         lo = n - 1

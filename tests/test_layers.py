@@ -52,6 +52,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "memory",
             "session_jobs",
             "importers",
+            "offload",
         },
     ),
     ("chat commands and agents", {"commands", "chat", "demo"}),

@@ -31,6 +31,7 @@ TOOLS = {
     "dream",
     "list_versions",
     "show_version",
+    "preview_restore",
     "restore_version",
     "pending_soul_change",
     "approve_soul_change",
@@ -124,7 +125,15 @@ def test_remember_dream_search_versions_restore_and_notifications(workspace: Wor
                 await c.call_tool("show_version", {"sha": versions[0]["short"]})
             ).structured_content
             assert "+" in shown["diff"] and "Porto" in shown["diff"]
+            plan = (
+                await c.call_tool("preview_restore", {"sha": versions[0]["short"]})
+            ).structured_content
+            assert plan["files"] == ["USER.md"] and "-" in plan["diff"] and "Porto" in plan["diff"]
             r = await c.call_tool("restore_version", {"sha": versions[0]["sha"]})
+            assert r.is_error  # no base: the restore must name the state its preview showed
+            r = await c.call_tool(
+                "restore_version", {"sha": versions[0]["sha"], "base": plan["base"]}
+            )
             assert not r.is_error and r.structured_content["commit"], r.content
             status = (await c.call_tool("status", {})).structured_content
             assert status["last_cursor"] == 1 and status["files"]["USER.md"] == len(before)
@@ -135,6 +144,71 @@ def test_remember_dream_search_versions_restore_and_notifications(workspace: Wor
         ["git", "-C", str(workspace.root), "log", "--format=%s"], capture_output=True, text=True
     )
     assert log.stdout.splitlines()[0].startswith("restore")
+
+
+def test_restore_version_keeps_a_change_made_after_its_preview(workspace: Workspace) -> None:
+    """A client previews a restore, another writer commits a line, the client confirms with the
+    preview's base: what the preview showed is undone, the new line stays; a change since on the
+    same lines refuses the restore and writes nothing."""
+    import reverie
+
+    with reverie.open(workspace.root) as memory:
+        memory.write("USER.md", memory.read("USER.md") + "- Plays the cello.\n")
+        target = memory.log(limit=1)[0].sha
+
+    async def go() -> None:
+        async with Client(_stdio(workspace.root)) as c:
+            plan = (await c.call_tool("preview_restore", {"sha": target})).structured_content
+            assert "-- Plays the cello." in plan["diff"] and plan["base"] == target
+            with reverie.open(workspace.root) as other:  # another writer, after the preview
+                other.write("USER.md", other.read("USER.md") + "- Lives in Lisbon.\n")
+            r = await c.call_tool("restore_version", {"sha": target, "base": plan["base"]})
+            assert not r.is_error, r.content
+            text = (workspace.root / "USER.md").read_text()
+            assert "cello" not in text and "- Lives in Lisbon." in text
+            # the same lines changed since the preview: refused, nothing written
+            with reverie.open(workspace.root) as other:
+                other.write("USER.md", other.read("USER.md") + "- Has a dog.\n")
+                dog = other.log(limit=1)[0].sha
+            plan = (await c.call_tool("preview_restore", {"sha": dog})).structured_content
+            with reverie.open(workspace.root) as other:
+                other.write("USER.md", other.read("USER.md").replace("Has a dog", "Has two dogs"))
+                head = other.log(limit=1)[0].sha
+            r = await c.call_tool("restore_version", {"sha": dog, "base": plan["base"]})
+            assert r.is_error and "USER.md" in r.content[0].text, r.content
+            with reverie.open(workspace.root) as other:
+                assert other.log(limit=1)[0].sha == head and "Has two dogs" in other.read("USER.md")
+
+    _run(go())
+
+
+def test_a_soul_change_is_approved_or_rejected_only_as_shown(workspace: Workspace) -> None:
+    """approve_soul_change and reject_soul_change name the proposal pending_soul_change showed:
+    one Dream (here an agent) widened since is neither applied nor dropped unseen."""
+    import reverie
+
+    with reverie.open(workspace.root) as memory:
+        soul = memory.read("SOUL.md")
+        memory.write("SOUL.md", soul + "- Answer in French.\n", kind="agent")
+
+    async def go() -> None:
+        async with Client(_stdio(workspace.root)) as c:
+            shown = (await c.call_tool("pending_soul_change", {})).structured_content["pending"]
+            with reverie.open(workspace.root) as other:  # widened after the preview
+                other.write("SOUL.md", soul + "- Answer in French.\n- Never cite.\n", kind="agent")
+            for tool in ("approve_soul_change", "reject_soul_change"):
+                r = await c.call_tool(tool, {"change": shown["id"]})
+                assert r.is_error and "show it again" in r.content[0].text, r.content
+            with reverie.open(workspace.root) as other:
+                assert other.read("SOUL.md") == soul and other.pending_soul() is not None
+            now = (await c.call_tool("pending_soul_change", {})).structured_content["pending"]
+            assert now["id"] != shown["id"] and "Never cite" in now["diff"]
+            r = await c.call_tool("approve_soul_change", {"change": now["id"]})
+            assert not r.is_error and r.structured_content["commit"], r.content
+            with reverie.open(workspace.root) as other:
+                assert "- Never cite." in other.read("SOUL.md") and other.pending_soul() is None
+
+    _run(go())
 
 
 def test_bad_calls_get_mcp_errors_and_the_server_keeps_serving(workspace: Workspace) -> None:
@@ -158,7 +232,9 @@ def test_bad_calls_get_mcp_errors_and_the_server_keeps_serving(workspace: Worksp
                 ("read_memory_file", {"path": "memory/missing.md"}),
                 ("show_version", {"sha": "zzzz"}),
                 ("show_version", {"sha": "abcdef12"}),
-                ("restore_version", {"sha": "0000"}),
+                ("restore_version", {"sha": "0000", "base": "0" * 40}),
+                ("restore_version", {"sha": "0000", "base": "HEAD"}),
+                ("preview_restore", {"sha": "0000"}),
                 ("no_such_tool", {}),
             ]
             for name, args in bad:
@@ -176,10 +252,11 @@ def test_bad_calls_get_mcp_errors_and_the_server_keeps_serving(workspace: Worksp
                 "approve_soul_change",
                 "reject_soul_change",
             ):  # nothing pending: the same answer
-                answer = await c.call_tool(tool, {})
+                answer = await c.call_tool(tool, {"change": "0" * 64})
                 assert not answer.is_error and answer.structured_content["pending"] is False, (
                     answer.content
                 )
+                assert (await c.call_tool(tool, {})).is_error  # the proposal shown is named
             ok = await c.call_tool("remember", {"text": "still serving"})
             assert not ok.is_error and ok.structured_content["cursor"] == 1
 

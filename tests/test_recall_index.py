@@ -32,9 +32,8 @@ def write_session(ws, key: str, messages: list[tuple[str, str, str]]) -> Path:
 
 
 def chunk_ids(recall: Recall, path: str) -> set[int]:
-    return {
-        r[0] for r in recall.index.conn.execute("SELECT id FROM chunks WHERE path = ?", (path,))
-    }
+    with recall.index.connection() as conn:
+        return {r[0] for r in conn.execute("SELECT id FROM chunks WHERE path = ?", (path,))}
 
 
 @pytest.fixture
@@ -152,12 +151,14 @@ def test_corrupt_index_is_rebuilt_with_a_warning(store, recall, caplog):
 def test_version_mismatch_is_rebuilt(store, recall, caplog):
     store.append_history("the quokka photo")
     recall.sync()
-    recall.index.conn.execute("UPDATE meta SET value = '0' WHERE key = 'schema_version'")
+    with recall.index.connection() as conn:
+        conn.execute("UPDATE meta SET value = '0' WHERE key = 'schema_version'")
     recall.close()
     with caplog.at_level(logging.WARNING, logger="reverie.recall"):
         assert recall.sync().rebuilt
     assert "schema version" in caplog.text
-    row = recall.index.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    with recall.index.connection() as conn:
+        row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
     assert row[0] == SCHEMA_VERSION
     assert len(recall.search("quokka")) == 1
 

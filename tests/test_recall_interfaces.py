@@ -208,7 +208,8 @@ def test_sync_search_with_an_embedder_runs_no_event_loop_and_checks_embeddings_o
     )
     r.search("saxofone")  # embeds everything once
     statements: list[str] = []
-    r.index.conn.set_trace_callback(statements.append)
+    with r.index.connection() as conn:  # one thread: the pool hands this connection back each time
+        conn.set_trace_callback(statements.append)
 
     def no_loop(*_a, **_k):
         raise AssertionError("a synchronous search started an event loop")

@@ -444,3 +444,48 @@ def test_serve_root_json_lines_and_a_live_line_on_a_terminal(tmp_path: Path) -> 
     finally:
         child.kill(signal.SIGTERM)
         child.wait()
+
+
+def test_serve_rates_are_never_extrapolated_and_errors_are_runs(
+    tmp_path: Path, fake: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 35's attack: two failures in the first second read "119.0 failed/min", and an error
+    counted in runs/min but not in the runs total. Now a rate is the last minute's count."""
+    from reverie.operations import serve_root
+
+    monkeypatch.setenv("REVERIE_SERVE__BUSY_RETRY_SECONDS", "0.05")
+    monkeypatch.setenv("REVERIE_SERVE__BACKOFF_MAX_SECONDS", "0.1")
+    root = ScopeRoot(tmp_path / "root")
+    _fill(root, ["full"])
+
+    def disk_full(*args: object) -> None:  # the disk's fault: an error, not a run's failure
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(serve_root, "_run_in_thread", disk_full)
+    sched = RootScheduler(root, config=load_config(), concurrency=1)
+    asyncio.run(_serve_until(sched, lambda: sched.stats.errors >= 3))
+    b = sched.backlog()
+    assert b.failures_per_minute == b.runs_per_minute == sched.stats.errors  # was: ×60/elapsed
+    assert sum(b.runs.values()) == sched.stats.errors and b.failures == sched.stats.errors
+
+
+def test_a_run_refused_because_its_user_was_forgotten_is_no_failure(
+    tmp_path: Path, fake: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reverie.errors import FencedError
+    from reverie.operations import serve_root
+    from reverie.operations.forget import forget_user
+
+    root = ScopeRoot(tmp_path / "root")
+    _fill(root, ["gone"])
+
+    def forgotten_mid_run(*args: object) -> None:  # forget-user ran while the run was in flight
+        forget_user(root, "gone")
+        raise FencedError("the workspace was replaced while the run was in flight")
+
+    monkeypatch.setattr(serve_root, "_run_in_thread", forgotten_mid_run)
+    sched = RootScheduler(root, config=load_config(), concurrency=1)
+    asyncio.run(_serve_until(sched, lambda: not root.exists(Scope("gone")) and not sched._running))
+    b = sched.backlog()
+    assert sched.stats.errors == 0 and b.failures == 0 and b.failures_per_minute == 0
+    assert root.due_names() == []

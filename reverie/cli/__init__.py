@@ -121,6 +121,11 @@ COMMANDS = [
         "cmd_forget_user:configure",
         "delete every scope of a user under --root (workspaces, git history, index)",
     ),
+    (
+        "legacy-ids",
+        "cmd_legacy_ids:configure",
+        "list users an older version recorded under ids this one changes or refuses; migrate one",
+    ),
     # portability
     (
         "export",

@@ -68,7 +68,9 @@ def watch(
     out = out or sys.stdout
     live = not as_json and out.isatty()
     period = 1.0 if live else every
-    while not stop.wait(0 if live else period):
+    first = True
+    while not stop.wait(0 if live or first else period):  # the first line at once, everywhere
+        first = False
         b = source()
         if as_json:
             out.write(backlog_json(b).decode() + "\n")

@@ -64,7 +64,7 @@ _CREATING = {("init", None), ("history", "append"), ("chat", None)}
 #: workspace reads as empty there, and nothing is created).
 _QUERIES = {"status", "log", "show", "why", "history", "restore", "requeue", "search"}
 #: The commands that serve every scope of a root themselves (``--root`` without ``--user``).
-_ROOT_WIDE = {"serve", "mcp", "forget-user", "fleet", "ui"}
+_ROOT_WIDE = {"serve", "mcp", "forget-user", "legacy-ids", "fleet", "ui"}
 
 
 def apply_scope(args: argparse.Namespace) -> None:
@@ -82,6 +82,13 @@ def apply_scope(args: argparse.Namespace) -> None:
         )
     if args.user is None and args.agent is not None:
         raise CommandError("--agent needs --user")
+    if args.command == "fleet":
+        if args.user is not None:
+            raise CommandError(
+                "`fleet` serves every workspace of a root: give --root without --user"
+            )
+        args.scope = None  # a fleet root may be plain: its kind is the fleet's to read (cmd_fleet)
+        return
     root = ScopeRoot(args.root)
     if args.command == "forget-user" and args.user is not None:
         raise CommandError("forget-user takes the user id as its argument, not --user")

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..errors import CommandError
+from ..errors import CommandError, ReverieError
 from ._common import add_json_flag, console, emit_json, err_console
 
 if TYPE_CHECKING:
@@ -41,6 +41,12 @@ def configure(p: argparse.ArgumentParser) -> None:
         "--pool", choices=["prefork", "threads", "solo"], default="prefork", help="Celery pool"
     )
     w.add_argument("--name", default=None, help="the worker's node name (default: reverie@<host>)")
+    w.add_argument(
+        "--no-supervise",
+        action="store_true",
+        help="run Celery in this process (under systemd or Kubernetes, which restart it); by "
+        "default a worker that exits by itself is started again",
+    )
     _metrics_flag(w, "fleet.workerMetricsPort")
     w.set_defaults(func=run_worker)
     i = fs.add_parser("init", help="record the root's kind (a root of scopes, or plain workspaces)")
@@ -68,7 +74,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     )
     s.add_argument(
         "--every",
-        type=float,
+        type=_seconds,
         default=10.0,
         metavar="SECONDS",
         help="with --watch off a terminal: seconds between lines (default 10)",
@@ -96,6 +102,20 @@ def configure(p: argparse.ArgumentParser) -> None:
     u.set_defaults(func=run_unpark)
 
 
+def _seconds(text: str) -> float:
+    """A period for --every: a finite number of seconds, at least 0.1 (0, negative, nan or inf
+    would busy-loop or never print)."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value < 0.1:
+        raise argparse.ArgumentTypeError(f"{text} is not a period: give 0.1 seconds or more")
+    return value
+
+
 def _metrics_flag(p: argparse.ArgumentParser, key: str) -> None:
     p.add_argument(
         "--metrics-port",
@@ -119,7 +139,9 @@ def _broker_errors(run: Callable[[argparse.Namespace], int]) -> Callable[[argpar
         try:
             return run(args)
         except redis.RedisError as exc:
-            url = _config(args).fleet.broker_url
+            from ..fleet.coord import redact_url
+
+            url = redact_url(_config(args).fleet.broker_url)
             raise ReverieError(f"fleet: Redis at {url} failed: {exc}") from None
 
     return wrapped
@@ -155,12 +177,20 @@ def _fleet(args: argparse.Namespace) -> Fleet:
 
 
 def run_worker(args: argparse.Namespace) -> int:
+    import os
     import socket
+    import sys
 
     from ..fleet.app import make_app
+    from ..fleet.supervise import CHILD_ENV, supervise
 
     config = _config(args)
     _fleet(args)  # fails early, in one line, without fleet.root
+    if args.metrics_port is not None and not 0 <= args.metrics_port < 65536:
+        raise CommandError(f"--metrics-port {args.metrics_port} is not a port (1-65535)")
+    if not args.no_supervise and os.environ.get(CHILD_ENV) != "1":
+        argv = [sys.executable, "-m", "reverie", "fleet", "worker", *_worker_flags(args)]
+        return supervise(argv, dict(os.environ), say=lambda line: err_console.print(line))
     argv = [
         "worker",
         "-Q",
@@ -182,6 +212,19 @@ def run_worker(args: argparse.Namespace) -> int:
     return 0
 
 
+def _worker_flags(args: argparse.Namespace) -> list[str]:
+    out = ["--pool", args.pool]
+    if args.concurrency:
+        out += ["-c", str(args.concurrency)]
+    if args.name:
+        out += ["--name", args.name]
+    if args.metrics_port is not None:
+        out += ["--metrics-port", str(args.metrics_port)]
+    if getattr(args, "root", None):
+        out = ["--root", str(args.root), *out]
+    return out
+
+
 def run_init(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -191,7 +234,12 @@ def run_init(args: argparse.Namespace) -> int:
     if not str(root) or str(root) == ".":
         raise CommandError("fleet init needs --root DIR or fleet.root")
     root.mkdir(parents=True, exist_ok=True)
-    before = read_root_kind(root)
+    try:
+        before = read_root_kind(root)
+    except ReverieError:
+        if not args.force:
+            raise
+        before = None  # a damaged file: --force replaces it
     kind = write_root_kind(root, args.kind, replace=args.force)
     if kind != args.kind:
         raise CommandError(

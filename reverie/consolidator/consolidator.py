@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import logging
 import sys
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -129,7 +130,10 @@ class Consolidator:
         self.extra_system = extra_system
         self.before_compaction = before_compaction
         self.at_new_session = at_new_session
-        self._locks: dict[tuple[int, str], asyncio.Lock] = {}
+        # per event loop (weakly: a loop that ends takes its locks with it, and a new loop reusing
+        # a dead one's id never finds a lock bound to the dead loop), per session key
+        self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Lock]]
+        self._locks = weakref.WeakKeyDictionary()
         self._estimator = PromptEstimator(client)
 
     # -- budget -------------------------------------------------------------------------------------------
@@ -362,9 +366,8 @@ class Consolidator:
         """One archiver per session: across tasks (an asyncio lock per event loop) and across
         processes (``<session file>.consolidate.lock``), so two archivers never archive the same
         slice twice."""
-        loop_lock = self._locks.setdefault(
-            (id(asyncio.get_running_loop()), session.key), asyncio.Lock()
-        )
+        loop = asyncio.get_running_loop()
+        loop_lock = self._locks.setdefault(loop, {}).setdefault(session.key, asyncio.Lock())
         async with loop_lock:
             path = session.path if session.path is not None else self.sessions.path_for(session.key)
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -139,10 +139,10 @@ async def budgeted_call(
         response = await asyncio.wait_for(client.complete(messages, model=model, **kw), remaining)
     except TimeoutError:
         overall = budget.overall is not None and budget.overall.remaining_seconds() <= 0
+        cap = budget.overall.max_seconds if overall and budget.overall else budget.max_seconds
+        which = "the drain's wall time of" if overall else "the run's wall-time cap of"
         raise BudgetExceeded(
-            "time",
-            f"a model call ran past the {budget.max_seconds:g}s wall-time cap",
-            overall=overall,
+            "time", f"a model call was still running when {which} {cap:g}s ran out", overall=overall
         ) from None
     budget.usage = budget.usage + response.usage
     budget.charge_tokens(response.usage.total_tokens)

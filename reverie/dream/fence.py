@@ -164,12 +164,14 @@ class Fence:
         self._identity = identity(self._root)
         self._cursor: int | None = None
         self._anchor: str | None = None
+        self._head: str | None = None  # HEAD when the run began (or last wrote)
         self._depth = 0  # sections open (they nest: an inner one is part of the outer)
 
     def begin(self) -> None:
         """Record what this run starts from (call under the run lock, after reconcile)."""
         self._cursor = self.store.dream_cursor()
         self._anchor = _anchor(self.git)
+        self._head = self.git.head()
 
     def _refusal(self) -> str | None:
         if identity(self._root) != self._identity:
@@ -182,9 +184,19 @@ class Fence:
             return why
         if self._cursor is not None and (cursor := self.store.dream_cursor()) != self._cursor:
             return f"the Dream cursor moved from {self._cursor} to {cursor} during the run"
-        if self._cursor is not None and _anchor(self.git) != self._anchor:
+        if self._cursor is not None and self._landed():
             return "another dream, restore or revert commit landed during the run"
         return None
+
+    def _landed(self) -> bool:
+        """Whether a dream, restore or revert commit landed since the run began: every commit since
+        its HEAD is looked at (a web app's edits may add hundreds during one run, and a look at the
+        newest few would lose the anchor among them). A HEAD no longer on the line (history
+        rewritten) counts as landed."""
+        if self._head is None:  # no commit when it began
+            return _anchor(self.git) != self._anchor
+        kinds = self.git.kinds_since(self._head)
+        return kinds is None or any(kind in _ANCHOR_KINDS for kind in kinds)
 
     @contextmanager
     def section(self) -> Iterator[None]:

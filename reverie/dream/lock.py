@@ -12,13 +12,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..errors import LockTimeoutError
 from ..locking import Lock, lock_path
 from .fence import ensure_state_dir, section_lock
 
-__all__ = ["RunLock", "dream_run_lock", "WAIT_SECONDS"]
+__all__ = ["RunLock", "dream_run_lock", "WAIT_SECONDS", "GRACE_SECONDS"]
 
 #: How long an operation waits for a running Dream before giving up with a clear error.
 WAIT_SECONDS = 30.0
+#: How long a run that does not wait (``reverie dream``, a scheduled run) still waits for the lock
+#: before answering "already-running": an edit, a removal or a restore holds it for a commit's time
+#: (milliseconds), and a run must not report another run for one of those (a web app's edits under
+#: load hold it most of the time, each briefly).
+GRACE_SECONDS = 0.4
 
 
 def _path(state_dir: Path, *, create: bool = False) -> Path:
@@ -43,9 +49,16 @@ class RunLock:
         return self._lock.try_acquire()
 
     async def acquire(self, *, wait: bool, poll: float = 0.1) -> bool:
-        """Take the lock; with ``wait`` poll until it is free (without blocking the event loop)."""
+        """Take the lock; with ``wait`` poll until it is free (without blocking the event loop),
+        else give up once it stayed held ``GRACE_SECONDS`` (another run holds it)."""
         if not wait:
-            return self.try_acquire()
+            if self.try_acquire():
+                return True
+            try:
+                await self._lock.acquire_async(GRACE_SECONDS, min(poll, 0.01))
+            except LockTimeoutError:
+                return False
+            return True
         await self._lock.acquire_async(None, poll)
         return True
 

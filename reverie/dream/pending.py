@@ -84,6 +84,13 @@ class PendingChange:
     def base_sha256(self) -> str:
         return _sha256(self.base)
 
+    @property
+    def id(self) -> str:
+        """Names this proposal (its base and proposed text): a confirmation that showed its diff
+        passes it back to ``approve``/``reject`` (``change=``), so a proposal Dream widened since
+        the preview is never applied or dropped unseen."""
+        return _sha256(self.base + "\0" + self.proposed)
+
     def diff(self, against: str | None = None) -> str:
         """Unified diff from ``against`` (default: the base) to the proposed content."""
         old = self.base if against is None else against

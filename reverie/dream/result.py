@@ -81,6 +81,10 @@ class DreamResult:
     warnings: tuple[str, ...] = ()
     #: False when ``git.trackedFiles`` leaves ``memory/archive/*.md`` out: nothing was archived.
     archive_tracked: bool = True
+    #: A prompt file was over its budget before the model call: the lifecycle step's trim, which a
+    #: run commits on its own first (its result, with that commit); in a dry run, the trim it would
+    #: commit (its diff also leads ``diff``).
+    trim: DreamResult | None = None
 
     @property
     def lifecycle_summary(self) -> str:

@@ -132,6 +132,8 @@ class Dream:
         self.epoch: int | None = None
         self.lease_check: Callable[[], str | None] | None = None
         self._fence: Fence | None = None
+        #: This run's over-budget trim (``_trim_first``): committed first, or previewed.
+        self._trim: DreamResult | None = None
 
     @property
     def model(self) -> str:
@@ -166,6 +168,7 @@ class Dream:
                 "already-running", reason="another Dream run holds the lock", model=self.model
             )
         self._warnings = []
+        self._trim = None
         try:
             self._ensure_repo()
             attempts = Attempts.load(self.workspace.state_dir)
@@ -185,7 +188,12 @@ class Dream:
                     with self._section():
                         self._retain()
             tracked = self._archive_enabled()
-            return replace(result, warnings=tuple(self._warnings), archive_tracked=tracked)
+            trim = self._trim
+            if trim is not None and dry_run:  # the preview: the trim's commit, then the run's
+                result = replace(result, diff=trim.diff + result.diff)
+            return replace(
+                result, warnings=tuple(self._warnings), archive_tracked=tracked, trim=trim
+            )
         finally:
             self._fence = None
             lock.release()
@@ -299,8 +307,8 @@ class Dream:
         first, last = entries[0].cursor, entries[-1].cursor
         emit(Progress("start", first=first, last=last))
         staged = StagedFiles.load(self.workspace)
-        if not dry_run and not staged.unreadable and self._over_budget(staged):
-            staged = self._trim_first(staged)
+        if not staged.unreadable and self._over_budget(staged):
+            staged = self._trim_first(staged, dry_run)
         tools = MemoryTools(staged)
         findings: tuple[Finding, ...] = ()
         base = DreamResult(
@@ -591,10 +599,11 @@ class Dream:
             log.info("dream lifecycle: %s", "; ".join(life.commit_lines(limit=0)[:1]))
         return life
 
-    def _maintain(self, dry_run: bool) -> DreamResult:
+    def _maintain(self, dry_run: bool, staged: StagedFiles | None = None) -> DreamResult:
         """Nothing pending: run the lifecycle step alone (expiry, budgets, duplicates) and commit
-        what it changes. No model call; the cursor stays where it is."""
-        staged = StagedFiles.load(self.workspace)
+        what it changes. No model call; the cursor stays where it is. ``staged`` (a dry run's):
+        the copy the step runs on, left holding what it would write."""
+        staged = staged if staged is not None else StagedFiles.load(self.workspace)
         cfg = self.config.dream
         life = self._lifecycle(staged, self.today(), dry_run=dry_run)
         changed = staged.changed()
@@ -683,13 +692,27 @@ class Dream:
         limits = budgets(self.config.dream)
         return any(len(staged.base.get(rel, "")) > limits[rel] for rel in MANAGED)
 
-    def _trim_first(self, staged: StagedFiles) -> StagedFiles:
+    def _trim_first(self, staged: StagedFiles, dry_run: bool) -> StagedFiles:
         """A prompt file over its budget (grown by hand) is brought within it by the lifecycle step
         alone, and committed, before the model is asked: its prompt then never carries the excess
-        (which could cost the batch its token budget)."""
+        (which could cost the batch its token budget). A dry run shows that commit first (its diff
+        leads the run's, ``DreamResult.trim``) and goes on from the trimmed files, as a real run
+        would."""
+        if dry_run:
+            trimmed_copy = StagedFiles.from_texts(staged.base)
+            preview = self._maintain(True, trimmed_copy)
+            if preview.status != "ok" or not preview.diff:
+                return staged
+            self._trim = preview
+            self._warn(
+                f"over budget before the model call: a real run first commits the lifecycle "
+                f"({preview.lifecycle_summary}) on its own; its diff comes first below"
+            )
+            return StagedFiles.from_texts(trimmed_copy.current)
         trimmed = self._maintain(False)
         if trimmed.commit is None:
             return staged  # nothing the step could retire (protected lines alone), or it could not write
+        self._trim = trimmed
         self._warn(
             f"over budget before the model call: the lifecycle {trimmed.lifecycle_summary} first "
             f"(commit {trimmed.commit[:8]})"

@@ -58,6 +58,9 @@ def make_app(config: Config | None = None) -> Celery:
         task_default_queue=fc.queue,
         broker_transport_options={"visibility_timeout": int(2 * (soft + 60))},
         broker_connection_retry_on_startup=True,
+        # Celery gives up after 100 reconnects (about 46 minutes) by default; a fleet worker keeps
+        # trying for as long as Redis is down, its wait capped (one line per try)
+        broker_connection_max_retries=None,
         worker_cancel_long_running_tasks_on_connection_loss=False,
         worker_max_tasks_per_child=200,
         worker_hijack_root_logger=False,
@@ -80,10 +83,25 @@ def make_app(config: Config | None = None) -> Celery:
         def start_exporter(**_: object) -> None:
             from .metrics import start_worker_exporter
 
-            host, port = start_worker_exporter(fc.worker_metrics_port or 0, fc.metrics_host)
+            try:
+                host, port = start_worker_exporter(fc.worker_metrics_port or 0, fc.metrics_host)
+            except OSError as exc:
+                log.error(
+                    "fleet worker: cannot serve metrics on %s:%s (%s); running without them",
+                    fc.metrics_host,
+                    fc.worker_metrics_port,
+                    exc.strerror or exc,
+                )
+                return
             log.warning("fleet worker: metrics on http://%s:%d/metrics", host, port)
 
+        def drop_metrics(**_: object) -> None:
+            from .metrics import stop_worker_exporter
+
+            stop_worker_exporter()
+
         signals.worker_init.connect(start_exporter, weak=False)
+        signals.worker_shutdown.connect(drop_metrics, weak=False)
     quiet_broker_tracebacks()
     return app
 
@@ -101,6 +119,12 @@ class _OneLine(logging.Filter):
                 record.args = None
                 record.exc_info = None
                 record.exc_text = None
+        if record.name.startswith(("celery.worker.consumer", "kombu")):
+            text = (
+                record.getMessage()
+            )  # "Cannot connect to …:\nTrying again in 2s… (1/∞)\n": one line
+            if "\n" in text.strip():
+                record.msg, record.args = " ".join(text.split()), None
         return True
 
 

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, cast
 if TYPE_CHECKING:
     import redis
 
-__all__ = ["Coordinator", "redis_url", "FleetState", "FAILED"]
+__all__ = ["Coordinator", "redis_url", "redact_url", "FleetState", "FAILED"]
 
 _P = "reverie:"
 _RATE_BUCKET = 10  # seconds per rate window
@@ -124,6 +124,14 @@ def redis_url(broker_url: str) -> str:
         auth, at, path = rest.rpartition("@")
         return f"unix://{auth}@{path}" if at else "unix://" + rest
     return broker_url
+
+
+def redact_url(broker_url: str) -> str:
+    """``broker_url`` as it may be shown (a log line, an error): its password masked the way Celery
+    masks it (``redis://:**@host``; kombu's own helper)."""
+    from kombu.utils.url import maybe_sanitize_url
+
+    return str(maybe_sanitize_url(broker_url))
 
 
 def _lease_args(
@@ -365,6 +373,11 @@ class Coordinator:
         Returns how many entries went, by key."""
         removed: dict[str, int] = {}
         match = prefix + "*"
+        # The leases first: a job's heartbeat renews its claim only while its lease is there, so
+        # once they are gone no renewal can put a claim back after it was removed.
+        leases = list(self.r.scan_iter(match=_P + "lease:" + match, count=1000))
+        if leases:
+            removed["lease"] = int(self.r.delete(*leases))
         for key in ("due", "claims", "parked"):
             members = [m for m, _ in self.r.zscan_iter(_P + key, match=match)]
             if members:
@@ -373,9 +386,6 @@ class Coordinator:
             fields = [f for f, _ in self.r.hscan_iter(_P + key, match=match)]
             if fields:
                 removed[key] = int(self.r.hdel(_P + key, *fields))
-        leases = list(self.r.scan_iter(match=_P + "lease:" + match, count=1000))
-        if leases:
-            removed["lease"] = int(self.r.delete(*leases))
         return removed
 
     # -- generation -----------------------------------------------------------------------------------------

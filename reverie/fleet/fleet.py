@@ -31,7 +31,7 @@ from pathlib import Path
 from ..config import Config, FleetConfig
 from ..errors import ConfigError, ReverieError
 from ..scopes import RootKind, ScopeRoot, due_jitter, root_kind
-from .coord import Coordinator, FleetState
+from .coord import Coordinator, FleetState, redact_url
 from .job import JobOutcome, pending, run_dream_job, workspace_ids, workspace_path
 
 __all__ = ["Fleet", "RebuildReport"]
@@ -159,11 +159,12 @@ class Fleet:
             report = self.rebuild_due(scan=self.kind != "scopes")
             rebuilt = True
             log.warning(
-                "fleet: due index built from the disk: %d workspace(s) due (%d marker(s), %d "
-                "scanned)",
-                report.added,
+                "fleet: due index built from the disk: %d due marker(s), %d workspace(s) scanned "
+                "with %d pending; %d newly due (the others were due already)",
                 report.markers,
                 report.scanned,
+                report.pending,
+                report.added,
             )
         elif self._generation is not None:  # another dispatcher rebuilt it: take every marker in
             self.ingest_markers(full=True)
@@ -271,7 +272,7 @@ class Fleet:
                 wait = min(max(wait * 2, self.cfg.dispatch_every_seconds), cap)
                 log.warning(
                     "fleet dispatch: Redis at %s failed (%s); trying again in %gs",
-                    self.cfg.broker_url,
+                    redact_url(self.cfg.broker_url),
                     " ".join(str(exc).split()) or type(exc).__name__,
                     wait,
                 )

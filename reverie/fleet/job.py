@@ -226,9 +226,11 @@ def run_dream_job(
     )
     try:
         return _leased(job, runtime)
-    except ReverieError as exc:  # the bookkeeping after a run (a marker refused, a lock timed out)
-        log.error("fleet: %s: %s", ws, exc)
-        return JobOutcome(ws, "error", str(exc), seconds=time.monotonic() - job.start)
+    except (ReverieError, OSError) as exc:
+        # the bookkeeping after a run (a marker refused, a lock timed out, a full disk)
+        text = str(exc) if isinstance(exc, ReverieError) else f"{type(exc).__name__}: {exc}"
+        log.error("fleet: %s: %s", ws, text)
+        return JobOutcome(ws, "error", text, seconds=time.monotonic() - job.start)
     except redis.RedisError as exc:
         reason = (
             f"Redis failed ({_one_line(exc)}) after {Coordinator.RETRIES} retries; the job "
@@ -251,23 +253,42 @@ def _leased(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:
         try:
             job.path = workspace_path(job.root, ws, job.kind)
         except WorkspaceError as exc:
-            coord.unmark(ws)
-            return JobOutcome(ws, "gone", str(exc))
+            return _gone(job, str(exc))
         job.identity = identity(job.path)
         if job.identity is None or not (job.path / "memory" / "history.jsonl").is_file():
-            coord.unmark(ws)
-            return JobOutcome(ws, "gone", f"no workspace at {job.path}")
+            return _gone(job, f"no workspace at {job.path}")
         died = coord.started(ws)
         if died >= cfg.crash_park_after:
             reason = f"{died} jobs died mid-run (killed, or past the hard time limit)"
             coord.park(ws, reason)
             log.error("fleet: workspace %s parked: %s", ws, reason)
             return JobOutcome(ws, "parked", reason)
-        outcome = _run(job, runtime)
-        coord.finished(ws)
-        return outcome
+        try:
+            return _run(job, runtime)
+        finally:
+            coord.finished(ws)  # the job ended here, whatever its bookkeeping did: it did not die
     finally:
         coord.release(ws, job.token)
+
+
+def _gone(job: _Job, reason: str) -> JobOutcome:
+    """No workspace to dream (forgotten, never written, or reached only through a link): take it
+    out of the due index and, in a root of scopes, remove its stray marker — then check again and
+    mark it back if a workspace with history pending appeared meanwhile (unmark, then check: a new
+    append marks it itself)."""
+    job.coord.unmark(job.ws)
+    if job.kind == "scopes":
+        scopes = ScopeRoot(job.root)
+        scopes.unmark_due(job.ws)
+        try:
+            path = workspace_path(job.root, job.ws, job.kind)
+        except WorkspaceError:
+            path = None
+        if path is not None and pending(path) > 0:
+            scopes.mark_due(job.ws)
+            job.coord.make_due({job.ws: time.time()})
+    log.warning("fleet: %s gone: %s; its due entry and marker are removed", job.ws, reason)
+    return JobOutcome(job.ws, "gone", reason)
 
 
 def _run(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:

@@ -55,6 +55,7 @@ __all__ = [
     "FleetCollector",
     "serve_metrics",
     "start_worker_exporter",
+    "stop_worker_exporter",
     "record_job",
 ]
 
@@ -166,16 +167,27 @@ def serve_metrics(collector: Collector, port: int, host: str) -> tuple[str, int]
 def start_worker_exporter(port: int, host: str) -> tuple[str, int]:
     """In a worker's main process, before its pool starts: count the jobs of every pool process
     (prometheus-client's multiprocess mode, in a fresh directory) and serve them."""
+    from prometheus_client import CollectorRegistry, multiprocess, start_http_server, values
+
+    registry = CollectorRegistry(auto_describe=False)
+    server, _thread = start_http_server(port, host, registry)  # a port in use fails here, first
     path = tempfile.mkdtemp(prefix="reverie-worker-metrics-")
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = path
     os.environ[_WORKER_FLAG] = "1"
-    from prometheus_client import CollectorRegistry, multiprocess, start_http_server, values
-
     values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]  # multiprocess values
-    registry = CollectorRegistry(auto_describe=False)
     multiprocess.MultiProcessCollector(registry, path=path)  # type: ignore[no-untyped-call]
-    server, _thread = start_http_server(port, host, registry)
     return host, int(server.server_port)
+
+
+def stop_worker_exporter() -> None:
+    """At a worker's shutdown: remove its multiprocess directory (it holds only this run's counts)."""
+    import shutil
+
+    path = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+    if os.environ.get(_WORKER_FLAG) == "1" and os.path.basename(path).startswith(
+        "reverie-worker-metrics-"
+    ):
+        shutil.rmtree(path, ignore_errors=True)
 
 
 _job_metrics: tuple[Any, Any, Any] | None = None

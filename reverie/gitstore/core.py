@@ -25,18 +25,18 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from dulwich.objects import Commit, ObjectID, ShaFile
+from dulwich.objects import Blob, Commit, ObjectID, ShaFile
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from ..config import GitConfig
-from ..errors import GitStoreError
+from ..errors import EditConflictError, GitStoreError, MergeConflictError
 from ..fsutil import read_bytes_or_none
 from ..locking import exclusive
 from ..workspace import Workspace, check_relative
@@ -47,6 +47,7 @@ from .location import RepoLocation, choose, expand_tracked, is_marked, is_tracke
 from .merge import merge3
 from .nanobot_api import NanobotGitAPI
 from .objects import (
+    CachedStore,
     ObjectReader,
     blob_id,
     identity,
@@ -494,17 +495,20 @@ class GitStore(NanobotGitAPI):
             out[rel] = merge3(original, mine, now, path=rel).encode("utf-8", "surrogateescape")
         return out
 
-    def restore(self, rev: str, *, replay: bool = False) -> OperationResult:
+    def restore(
+        self, rev: str, *, replay: bool = False, base: str | None = None
+    ) -> OperationResult:
         """Put the tracked files back as they were just before ``rev`` (its first parent), as a new
         ``restore`` commit. ``replay=True`` also names, in ``replay_from``, the cursor just before
         that Dream run's batch (a rev without a batch raises); moving ``.dream_cursor`` there is
-        Dream's job (``reverie.operations.restore``)."""
+        Dream's job (``reverie.operations.restore``). ``base``: the commit the person saw the
+        restore previewed at (``plan``); what changed since is kept, merged (see ``plan``)."""
         with self._writing() as (repo, ref, head):
             store = repo.objects
             target = queries.resolve(store, head, rev)
             commit = read_commit(store, target)
             rewind = self._replay_target(commit) if replay else None
-            wanted = self._restore_plan(store, head, rev, commit)
+            wanted, notes = self._planned(store, head, rev, commit, only=False, base=base)
             head = self._commit_manual(repo, ref, head)
             short = target.decode()[: queries.SHORT]
             sha, stats = self._commit_locked(
@@ -515,46 +519,88 @@ class GitStore(NanobotGitAPI):
                 f"restore: memory as before {short}",
                 "restore",
                 {RESTORE_OF: target.decode()},
+                notes,
             )
         return OperationResult(sha.decode() if sha else None, stats, replay_from=rewind)
 
-    def revert(self, rev: str, *, replay: bool = False) -> OperationResult:
+    def revert(self, rev: str, *, replay: bool = False, base: str | None = None) -> OperationResult:
         """Undo only ``rev``'s change, keeping later ones (three-way merge of the inverse patch onto
         the current files). On a conflict ``MergeConflictError`` names the file and lines, and
-        nothing is written."""
+        nothing is written. ``base``: as for ``restore``."""
         with self._writing() as (repo, ref, head):
             store = repo.objects
             target = queries.resolve(store, head, rev)
             commit = read_commit(store, target)
             rewind = self._replay_target(commit) if replay else None
-            merged = self._revert_plan(store, commit)
+            merged, notes = self._planned(store, head, rev, commit, only=True, base=base)
             head = self._commit_manual(repo, ref, head)
             subject = split_message(commit.message.decode("utf-8", "replace"))[0]
             short = target.decode()[: queries.SHORT]
             title = f"revert: undo {short} ({subject})"[:200]
             sha, stats = self._commit_locked(
-                repo, ref, head, merged, title, "revert", {REVERT_OF: target.decode()}
+                repo, ref, head, merged, title, "revert", {REVERT_OF: target.decode()}, notes
             )
         return OperationResult(sha.decode() if sha else None, stats, replay_from=rewind)
 
     def preview(self, rev: str, *, only: bool = False) -> str:
         """The unified diff ``restore(rev)`` (``only``: ``revert(rev)``) would make to the tracked
-        files as they are on disk now, computed by the same plan and written nowhere: what a
-        confirmation shows. Raises what the operation would (a first commit to restore, a revert
-        that conflicts)."""
+        files as they are on disk now: ``plan``'s diff."""
+        return self.plan(rev, only=only)[1]
+
+    def plan(self, rev: str, *, only: bool = False) -> tuple[str | None, str, list[str]]:
+        """What ``restore(rev, base=head)`` (``only``: ``revert``) would write now, written nowhere:
+        (``head``, the unified diff from the files on disk, the files it changes). ``head`` is the state a confirmation
+        names as its ``base``: the operation then does what this diff shows and nothing else. If
+        commits land before the confirmation, the previewed change (the files at ``head`` → their
+        planned contents) is merged three-way over them, so a line added meanwhile stays; where
+        both touched the same lines it raises ``EditConflictError`` and writes nothing. Raises what
+        the operation would (a first commit to restore, a revert that conflicts)."""
         with self._open() as repo:
             store = repo.objects
             head = self._query_head(repo)
             commit = read_commit(store, queries.resolve(store, head, rev))
-            plan = (
-                self._revert_plan(store, commit)
-                if only
-                else self._restore_plan(store, head, rev, commit)
-            )
+            base = head.decode() if head is not None else None
+            plan, _notes = self._planned(store, head, rev, commit, only=only, base=base)
         now = self._disk(list(plan))
-        return "".join(
-            text_diff(path, now[path], data) for path, data in plan.items() if now[path] != data
+        changed = [path for path, data in plan.items() if now[path] != data]
+        return base, "".join(text_diff(path, now[path], plan[path]) for path in changed), changed
+
+    def _planned(
+        self,
+        store: CachedStore,
+        head: ObjectID | None,
+        rev: str,
+        commit: Commit,
+        *,
+        only: bool,
+        base: str | None,
+    ) -> tuple[dict[str, bytes | None], str]:
+        """The files a restore (``only``: a revert) of ``commit`` writes, and a note for its commit.
+        Without ``base``: planned over the files as they are. With it: planned over the files at
+        ``base``, and that change (base → planned) applied over the files as they are now."""
+        if base is None or head is None:
+            if only:
+                return self._revert_plan(store, commit, self._disk), ""
+            return self._restore_plan(store, head, rev, commit), ""
+        at = queries.resolve(store, head, base)
+        tree = read_commit(store, at).tree
+
+        def at_base(paths: list[str]) -> dict[str, bytes | None]:
+            return self._contents(store, tree, paths)
+
+        if only:
+            planned = self._revert_plan(store, commit, at_base)
+        else:
+            planned = self._restore_plan(store, at, rev, commit)  # a file added since: kept
+        before, now = at_base(list(planned)), self._disk(list(planned))
+        out = {
+            path: _over(before[path], now[path], data, path, head) for path, data in planned.items()
+        }
+        moved = any(now[p] != before[p] for p in planned)
+        note = (
+            f"Applied over the changes made since {at.decode()[: queries.SHORT]}." if moved else ""
         )
+        return out, note
 
     def _restore_plan(
         self, store: ObjectReader, head: ObjectID | None, rev: str, commit: Commit
@@ -568,22 +614,27 @@ class GitStore(NanobotGitAPI):
             before,
             self._paths_in(store, before, read_commit(store, head).tree if head else None),
         )
-        wanted.pop(
-            ".gitignore", None
-        )  # the ignore rules are not memory: an older (nanobot's) set never returns
+        # the ignore rules are not memory: an older (nanobot's) set never returns
+        wanted.pop(".gitignore", None)
         return wanted
 
-    def _revert_plan(self, store: ObjectReader, commit: Commit) -> dict[str, bytes | None]:
-        """The files ``commit`` changed, with its change merged out of their current (disk) contents."""
+    def _revert_plan(
+        self,
+        store: ObjectReader,
+        commit: Commit,
+        state: Callable[[list[str]], dict[str, bytes | None]],
+    ) -> dict[str, bytes | None]:
+        """The files ``commit`` changed, with its change merged out of their contents in ``state``
+        (the files on disk, or at a base commit)."""
         parent_tree = read_commit(store, commit.parents[0]).tree if commit.parents else None
         changed = queries.changed_paths(
             store, commit, self._paths_in(store, commit.tree, parent_tree)
         )
         changed.pop(".gitignore", None)  # as in restore: the ignore rules are not memory
-        disk = self._disk(list(changed))
+        ours_now = state(list(changed))
         merged: dict[str, bytes | None] = {}
         for path, (old_id, new_id) in changed.items():
-            old, new, ours = read_blob(store, old_id), read_blob(store, new_id), disk[path]
+            old, new, ours = read_blob(store, old_id), read_blob(store, new_id), ours_now[path]
             text = merge3(_text(new), _text(ours), _text(old), path=path)
             merged[path] = (
                 None if (old is None and text == "") else text.encode("utf-8", "surrogateescape")
@@ -672,6 +723,22 @@ class GitStore(NanobotGitAPI):
             data = read_blob(store, read_blob_ids(store, commit.tree, [rel])[rel])
         return None if data is None else data.decode("utf-8", errors="replace")
 
+    def text_of(self, content_id: str) -> str | None:
+        """The text whose content id (git blob id) is ``content_id``, if the repo holds it: every
+        version of a memory file ever committed. None when it does not (or the id is malformed)."""
+        if not self.exists or len(content_id) != 40:
+            return None
+        try:
+            int(content_id, 16)
+        except ValueError:
+            return None
+        with self._open() as repo:
+            try:
+                obj = repo.objects[ObjectID(content_id.lower().encode())]
+            except (KeyError, ValueError):
+                return None
+        return _text(obj.as_raw_string()) if isinstance(obj, Blob) else None
+
     def dirty(self) -> list[str]:
         """Tracked files whose disk content differs from HEAD."""
         if not self.exists:
@@ -701,6 +768,24 @@ class GitStore(NanobotGitAPI):
                 if key in trailers and (kind is None or trailers.get(KIND) == kind):
                     return trailers[key]
         return None
+
+    def kinds_since(self, sha: str | None, limit: int = 100_000) -> list[str] | None:
+        """The kinds of the commits made after ``sha`` (HEAD's first-parent line, newest first); all
+        of them when ``sha`` is None. None when ``sha`` is not on that line within ``limit``
+        commits (history was rewritten): the caller cannot tell what landed."""
+        if not self.exists:
+            return [] if sha is None else None
+        target = sha.encode() if sha else None
+        out: list[str] = []
+        with self._open() as repo:
+            for commit in queries.walk(repo.objects, self._query_head(repo)):
+                if commit.id == target:
+                    return out
+                if len(out) >= limit:
+                    return None
+                trailers = split_message(commit.message.decode("utf-8", "replace"))[2]
+                out.append(trailers.get(KIND, ""))
+        return out if target is None else None
 
     def why(self, text: str) -> list[Provenance]:
         """For every line of the tracked files (as committed at HEAD) containing ``text``: where it came from."""
@@ -755,3 +840,31 @@ def _pack_dir_stamp(git_dir: Path) -> frozenset[str]:
 
 def _text(data: bytes | None) -> str:
     return "" if data is None else data.decode("utf-8", errors="surrogateescape")
+
+
+def _over(
+    base: bytes | None, now: bytes | None, planned: bytes | None, path: str, head: ObjectID
+) -> bytes | None:
+    """``planned`` (a change made from ``base``) applied over ``now``: three-way, so what changed
+    since ``base`` stays; ``EditConflictError`` with both sides where both touched the same lines."""
+    if now == base or now == planned:
+        return planned
+    if planned == base:
+        return now  # the previewed change left this file alone: keep what changed since
+    try:
+        merged = merge3(_text(base), _text(now), _text(planned), path=path)
+    except MergeConflictError as exc:
+        raise EditConflictError(
+            f"{path} changed since the state this was previewed at, on the same lines "
+            f"{exc.lines[0]}-{exc.lines[1]}: nothing was written; preview it again"
+            if exc.lines
+            else f"{path} changed since the state this was previewed at: nothing was written",
+            path=path,
+            yours=_text(planned),
+            current=_text(now),
+            base=_text(base),
+            current_id=blob_id(now or b"").decode(),
+            head=head.decode(),
+            lines=exc.lines,
+        ) from None
+    return None if planned is None and merged == "" else merged.encode("utf-8", "surrogateescape")

@@ -14,9 +14,13 @@ conflict. This module is a thin adapter around it, for two things dulwich's merg
   are lists of one-line facts, where a person editing one bullet while Dream edits the next is
   common, and failing the run (or the approval) for it would lose work; the old merge applied both,
   and its callers and tests rely on that. So a conflict region is split into each side's hunks (base
-  range → side lines): hunks that neither overlap nor touch through an insertion are applied both;
-  an insertion at the edge of the other side's change stays a conflict, as does any overlap with
-  different results.
+  range → side lines): hunks that do not overlap are applied both. An insertion at the edge of the
+  other side's change (a line appended after a line the other side edited or removed: a new fact
+  at the end of a list while a person edits its last line) has one place only, so both apply too.
+  Two insertions at the same place (Dream and a person both appending to USER.md) change no line
+  of the base: both are kept, ours first, then the lines of theirs that ours did not insert too
+  (the same fact added by both is kept once; in a list of facts the order carries no meaning). Any
+  overlap of changed lines with different results stays a conflict.
 
 Lines are split as dulwich splits a blob (``bytes.splitlines(keepends=True)``) on the UTF-8 text;
 lone surrogates (a file read with ``surrogateescape``) pass through unchanged.
@@ -145,6 +149,23 @@ def _split_conflict(
             i += 1
         lo = group[0].start
         out.extend(base[pos:lo])
+        if _separable(group):  # touching through an insertion only: each hunk in base order
+            at = lo
+            inserted: tuple[int, list[bytes]] | None = None  # the last insertion: (place, lines)
+            for h in sorted(group, key=lambda h: (h.start, h.end, h.side)):
+                out.extend(base[at : h.start])
+                lines = sides[h.side][h.lo : h.hi]
+                if h.start == h.end and inserted is not None and inserted[0] == h.start:
+                    lines = [ln for ln in lines if ln not in inserted[1]]  # both added it: once
+                out.extend(lines)
+                if h.start == h.end:
+                    inserted = (h.start, sides[h.side][h.lo : h.hi])
+                at = h.end
+            out.extend(base[at:hi])
+            for h in group:
+                shift[h.side] += (h.hi - h.lo) - (h.end - h.start)
+            pos = hi
+            continue
         spans = []
         for side in (0, 1):
             own = [h for h in group if h.side == side]
@@ -166,3 +187,26 @@ def _split_conflict(
         pos = hi
     out.extend(base[pos:z1])
     return out
+
+
+def _separable(group: list[_Hunk]) -> bool:
+    """Whether the two sides' hunks of a group only touch (never overlap), so applying each in base
+    order is the result: an insertion at either end of the other side's range (not strictly inside
+    it), two insertions (at the same place: ours first), or ranges that merely meet. Not any
+    overlap of changed lines."""
+    for a in group:
+        for b in group:
+            if a.side != 0 or b.side != 1:
+                continue
+            a_ins, b_ins = a.start == a.end, b.start == b.end
+            if a_ins and b_ins:
+                continue  # at the same place or not: both apply, in order (see _split_conflict)
+            if a_ins:
+                if b.start < a.start < b.end:
+                    return False
+            elif b_ins:
+                if a.start < b.start < a.end:
+                    return False
+            elif a.start < b.end and b.start < a.end:
+                return False
+    return True

@@ -15,6 +15,11 @@ sessions and state never are)::
     /memories/2026-11-25-x.md    memory/2026-...md  dated notes (new files are dated notes)
     /memories/archive/...        memory/archive/... what left the prompt files (read only)
 
+``str_replace`` and ``insert`` edit the text they read and name it (``Memory.write``'s ``base``):
+a line another writer (Dream, a person) committed between the read and the write is merged in,
+never reverted; an edit of the same lines is refused with a ``ToolError`` saying to view the file
+again. ``create`` gives whole new text, as the command means.
+
 Files have fixed roles, so ``delete`` and ``rename`` are refused with a message that says what to do
 instead; every version stays in git, so nothing an agent does is lost.
 
@@ -36,8 +41,8 @@ from anthropic.types.beta import (
     BetaMemoryTool20250818ViewCommand,
 )
 
-from ..errors import ReverieError, UnsafePathError
-from ..memory import Memory, WriteResult
+from ..errors import EditConflictError, ReverieError, UnsafePathError
+from ..memory import Memory, WriteResult, content_id
 
 __all__ = ["ReverieMemoryTool", "AsyncReverieMemoryTool", "ROOT", "to_workspace", "to_memories"]
 
@@ -196,6 +201,13 @@ def _message(verb: str, shown: str) -> str:
     return f"agent: memory tool {verb} {shown}"
 
 
+def _conflict(shown: str) -> ToolError:
+    return ToolError(
+        f"{shown} changed on the same lines while this edit was made (another writer's commit): "
+        "nothing was written; view the file again and redo the edit"
+    )
+
+
 def _written(shown: str, result: WriteResult, *, created: bool = False) -> str:
     if result.staged:
         return (
@@ -232,14 +244,16 @@ class ReverieMemoryTool(BetaAbstractMemoryTool):
 
     def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
         rel = _writable(command.path)
+        text = self._read(command.path, rel)
         return self._write(
-            command.path, rel, _replaced(command, self._read(command.path, rel)), "str_replace"
+            command.path, rel, _replaced(command, text), "str_replace", base=content_id(text)
         )
 
     def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
         rel = _writable(command.path)
+        text = self._read(command.path, rel)
         return self._write(
-            command.path, rel, _inserted(command, self._read(command.path, rel)), "insert"
+            command.path, rel, _inserted(command, text), "insert", base=content_id(text)
         )
 
     def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> str:
@@ -254,9 +268,22 @@ class ReverieMemoryTool(BetaAbstractMemoryTool):
         except ReverieError as exc:
             raise _read_error(shown, rel, exc) from None
 
-    def _write(self, shown: str, rel: str, text: str, verb: str, *, created: bool = False) -> str:
+    def _write(
+        self,
+        shown: str,
+        rel: str,
+        text: str,
+        verb: str,
+        *,
+        created: bool = False,
+        base: str | None = None,
+    ) -> str:
         try:
-            result = self.memory.write(rel, text, kind="agent", message=_message(verb, shown))
+            result = self.memory.write(
+                rel, text, kind="agent", message=_message(verb, shown), base=base
+            )
+        except EditConflictError:
+            raise _conflict(shown) from None
         except ReverieError as exc:
             raise ToolError(str(exc)) from None
         return _written(shown, result, created=created)
@@ -286,12 +313,16 @@ class AsyncReverieMemoryTool(BetaAsyncAbstractMemoryTool):
     async def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
         rel = _writable(command.path)
         text = await self._read(command.path, rel)
-        return await self._write(command.path, rel, _replaced(command, text), "str_replace")
+        return await self._write(
+            command.path, rel, _replaced(command, text), "str_replace", base=content_id(text)
+        )
 
     async def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
         rel = _writable(command.path)
         text = await self._read(command.path, rel)
-        return await self._write(command.path, rel, _inserted(command, text), "insert")
+        return await self._write(
+            command.path, rel, _inserted(command, text), "insert", base=content_id(text)
+        )
 
     async def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> str:
         raise _refuse_delete(command)
@@ -306,12 +337,21 @@ class AsyncReverieMemoryTool(BetaAsyncAbstractMemoryTool):
             raise _read_error(shown, rel, exc) from None
 
     async def _write(
-        self, shown: str, rel: str, text: str, verb: str, *, created: bool = False
+        self,
+        shown: str,
+        rel: str,
+        text: str,
+        verb: str,
+        *,
+        created: bool = False,
+        base: str | None = None,
     ) -> str:
         try:
             result = await self.memory.awrite(
-                rel, text, kind="agent", message=_message(verb, shown)
+                rel, text, kind="agent", message=_message(verb, shown), base=base
             )
+        except EditConflictError:
+            raise _conflict(shown) from None
         except ReverieError as exc:
             raise ToolError(str(exc)) from None
         return _written(shown, result, created=created)

@@ -1,12 +1,13 @@
 """The MCP server over one workspace: tools, resources, the memory-context prompt, and change
 notifications.
 
-Every tool is a call on ``reverie.Memory`` (the verbs the CLI and the chat commands call too). Each
-call runs in a worker thread on a ``Memory.sibling()`` of its own (a fresh memory repo handle, store
-and model client), so a slow call (Dream, a lock wait) never stalls another client's, and no object
-is shared between threads; the workspace's own locks order the writes, between this server's calls
-and any other process alike. Search runs on the event loop with the server's own ``Memory``
-(``arecall``: BM25 needs no thread; embeddings are awaited).
+Every tool is a call on ``reverie.Memory`` (the verbs the CLI and the chat commands call too), the
+server's one ``Memory``, in a worker thread of ``reverie.offload``'s executor: a slow call (Dream, a
+lock wait) never stalls the event loop nor another client's call, and ``Memory`` is safe to share
+between threads; the workspace's own locks order the writes, between this server's calls and any
+other process alike. ``restore_version`` names the state its preview showed (``base``, from
+``preview_restore``), and ``approve_soul_change``/``reject_soul_change`` the proposal
+``pending_soul_change`` showed (its ``id``): no tool undoes or applies a change the client did not see.
 
 Resource change notifications come from a ``ResourceWatcher`` that compares the served files' stat
 signatures: after every write tool (at once) and every ``interval`` seconds (so a commit made by
@@ -32,6 +33,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChang
 from mcp_types import EmptyResult, SubscribeRequestParams, ToolAnnotations, UnsubscribeRequestParams
 from pydantic import Field
 
+from .. import offload
 from ..errors import ReverieError, WorkspaceError
 from ..memory import Memory, memory_files
 from ..memory import open as open_memory
@@ -90,6 +92,16 @@ Sha = Annotated[
         max_length=40,
         pattern=r"^[0-9a-fA-F]+$",
         description="a commit sha or an unambiguous prefix of at least 4 hex digits",
+    ),
+]
+PendingId = Annotated[
+    str,
+    Field(
+        min_length=64,
+        max_length=64,
+        pattern=r"^[0-9a-f]+$",
+        description="the id pending_soul_change returned: the proposal the user reviewed. When "
+        "Dream widened it since, nothing is done and the answer says to show it again",
     ),
 ]
 
@@ -182,7 +194,7 @@ class ResourceWatcher:
 
 
 class _Tools:
-    """What the tools share: the server's ``Memory``, and running a verb on a sibling in a worker thread."""
+    """What the tools share: the server's ``Memory``, and running a verb on it in a worker thread."""
 
     def __init__(self, memory: Memory, watcher: ResourceWatcher) -> None:
         self.memory = memory
@@ -197,15 +209,12 @@ class _Tools:
             )
 
     async def call(self, verb: Callable[[Memory], T], *, writes: bool = False) -> T:
-        """``verb`` on a sibling ``Memory`` in a worker thread; a ``ReverieError`` becomes the tool's error."""
+        """``verb`` on the server's ``Memory`` in a worker thread; a ``ReverieError`` becomes the
+        tool's error."""
         self.existing()
-
-        def run() -> T:
-            with self.memory.sibling() as memory:
-                return verb(memory)
-
+        memory = self.memory
         try:
-            return await anyio.to_thread.run_sync(run)
+            return await offload.run(lambda: verb(memory))
         except ReverieError as exc:
             raise ToolError(str(exc)) from None
         finally:
@@ -215,7 +224,7 @@ class _Tools:
     async def search(self, query: str, k: int, filters: dict[str, Any]) -> dict[str, Any]:
         self.existing()
         try:
-            hits = await self.memory.arecall(query, limit=k, **filters)
+            hits = await self.memory.arecall(query, limit=k, **filters)  # in the executor too
         except ReverieError as exc:
             raise ToolError(str(exc)) from None
         return {"notice": DATA_NOTICE, "hits": [h.to_dict() for h in hits]}
@@ -424,9 +433,46 @@ def _register_tools(server: MCPServer[Any], tools: _Tools) -> None:  # noqa: C90
 
         return await tools.call(run)
 
+    @server.tool(annotations=_READ_ONLY)
+    async def preview_restore(
+        sha: Sha,
+        only: Annotated[
+            bool,
+            Field(description="preview undoing just that commit (a revert) instead"),
+        ] = False,
+    ) -> dict[str, Any]:
+        """Preview restore_version: the exact diff restoring memory to before a version (or, with
+        only, undoing just that version) would make now, and the base to pass to restore_version
+        so that it does exactly this. Writes nothing."""
+
+        def run(m: Memory) -> dict[str, Any]:
+            plan = m.plan_restore(sha, only=only)
+            cut = len(plan.diff) > MAX_DIFF_CHARS
+            return {
+                "notice": DATA_NOTICE,
+                "sha": plan.sha,
+                "only": plan.only,
+                "base": plan.base,
+                "files": list(plan.files),
+                "diff": plan.diff[:MAX_DIFF_CHARS] + ("\n[diff truncated]" if cut else ""),
+            }
+
+        return await tools.call(run)
+
     @server.tool(annotations=_DESTRUCTIVE)
     async def restore_version(
         sha: Sha,
+        base: Annotated[
+            str,
+            Field(
+                min_length=40,
+                max_length=40,
+                pattern=r"^[0-9a-fA-F]+$",
+                description="the base preview_restore returned: the state the previewed diff was "
+                "made at. The restore does exactly what that preview showed; a change made since "
+                "is kept, or, where it touches the same lines, the restore is refused",
+            ),
+        ],
         only: Annotated[
             bool,
             Field(
@@ -439,11 +485,12 @@ def _register_tools(server: MCPServer[Any], tools: _Tools) -> None:  # noqa: C90
             Field(description="also rewind Dream's cursor so the undone history is dreamed again"),
         ] = False,
     ) -> dict[str, Any]:
-        """Restore memory to how it was before a version (or, with only, undo just that version).
-        This rewrites the memory files; the undo is itself a new commit, so it can be undone in
-        turn."""
+        """Restore memory to how it was before a version (or, with only, undo just that version),
+        exactly as preview_restore showed: call preview_restore first and pass its base. This
+        rewrites the memory files; the undo is itself a new commit, so it can be undone in turn."""
+
         return await tools.call(
-            lambda m: _plain(m.restore(sha, only=only, replay=replay)), writes=True
+            lambda m: _plain(m.restore(sha, only=only, replay=replay, base=base)), writes=True
         )
 
     @server.tool(annotations=_READ_ONLY)
@@ -459,6 +506,7 @@ def _register_tools(server: MCPServer[Any], tools: _Tools) -> None:  # noqa: C90
             return {
                 "notice": DATA_NOTICE,
                 "pending": {
+                    "id": change.id,
                     "created_at": change.created_at,
                     "added": added,
                     "removed": removed,
@@ -470,26 +518,27 @@ def _register_tools(server: MCPServer[Any], tools: _Tools) -> None:  # noqa: C90
         return await tools.call(run)
 
     @server.tool(annotations=_DESTRUCTIVE)
-    async def approve_soul_change() -> dict[str, Any]:
-        """Apply the SOUL.md change Dream proposed (see pending_soul_change). Only do this when the
-        user has reviewed and approved it: SOUL.md shapes how the agent behaves in every
-        conversation."""
+    async def approve_soul_change(change: PendingId) -> dict[str, Any]:
+        """Apply the SOUL.md change Dream proposed, the one pending_soul_change showed (pass its
+        id). Only do this when the user has reviewed and approved it: SOUL.md shapes how the agent
+        behaves in every conversation."""
         from ..errors import NothingPendingError
 
         def run(m: Memory) -> dict[str, Any]:
             try:
-                return {"pending": True, **_plain(m.approve())}
+                return {"pending": True, **_plain(m.approve(change=change))}
             except NothingPendingError:  # the same answer as reject_soul_change
                 return {"pending": False, "commit": None}
 
         return await tools.call(run, writes=True)
 
     @server.tool(annotations=_DESTRUCTIVE)
-    async def reject_soul_change() -> dict[str, Any]:
-        """Drop the SOUL.md change Dream proposed, leaving SOUL.md as it is."""
+    async def reject_soul_change(change: PendingId) -> dict[str, Any]:
+        """Drop the SOUL.md change Dream proposed, the one pending_soul_change showed (pass its
+        id), leaving SOUL.md as it is."""
 
         def run(m: Memory) -> dict[str, Any]:
-            dropped = m.reject() is not None
+            dropped = m.reject(change=change) is not None
             return {"pending": dropped, "dropped": dropped}
 
         return await tools.call(run, writes=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..dream.lock import dream_run_lock
 from ..dream.pending import PendingChange, load_pending, pending_path
-from ..errors import MergeConflictError, NothingPendingError, WorkspaceError
+from ..errors import MergeConflictError, NothingPendingError, PendingChangedError, WorkspaceError
 from ..fsutil import fsync_dir
 from ..gitstore import GitStore, trailers
 from ..store import WorkspaceStore
@@ -33,7 +33,7 @@ class ApproveResult:
     removed: int
 
 
-def approve(store: WorkspaceStore, git: GitStore) -> ApproveResult:
+def approve(store: WorkspaceStore, git: GitStore, *, change: str | None = None) -> ApproveResult:
     """Commit the pending SOUL.md change (kind ``dream``, trailer ``Reverie-Approved``) and clear
     it.
 
@@ -41,15 +41,19 @@ def approve(store: WorkspaceStore, git: GitStore) -> ApproveResult:
     when the two conflict, raises ``MergeConflictError`` and leaves everything as it was. Holds
     Dream's run lock (waits up to 30 s for a running Dream, then ``LockTimeoutError``), so a run in
     flight cannot stage or commit over it.
+
+    ``change``: the ``PendingChange.id`` the confirmation showed; when Dream widened the proposal
+    since, ``PendingChangedError`` and nothing is applied.
     """
     with dream_run_lock(store.workspace.state_dir, "approve"):
-        return _approve_locked(store, git)
+        return _approve_locked(store, git, change)
 
 
-def _approve_locked(store: WorkspaceStore, git: GitStore) -> ApproveResult:
+def _approve_locked(store: WorkspaceStore, git: GitStore, shown: str | None) -> ApproveResult:
     change = load_pending(store)
     if change is None:
         raise NothingPendingError("no SOUL.md change is pending approval")
+    _check_shown(change, shown, "approved")
     path = pending_path(store)
     current = store.workspace.read(change.path)
     if change.applied:
@@ -106,18 +110,33 @@ def _approve_locked(store: WorkspaceStore, git: GitStore) -> ApproveResult:
     return ApproveResult(sha, change, merged, added, removed)
 
 
-def reject(store: WorkspaceStore | Workspace) -> PendingChange | None:
-    """Drop the pending SOUL.md change (even an unreadable one). Returns what was dropped, if readable."""
+def _check_shown(change: PendingChange, shown: str | None, verb: str) -> None:
+    if shown is not None and change.id != shown:
+        raise PendingChangedError(
+            f"the pending {change.path} change is not the one shown: Dream widened it since "
+            f"(now {change.proposals} proposal(s), updated {change.updated_at}); nothing was "
+            f"{verb}: show it again",
+            current_id=change.id,
+        )
+
+
+def reject(store: WorkspaceStore | Workspace, *, change: str | None = None) -> PendingChange | None:
+    """Drop the pending SOUL.md change (even an unreadable one). Returns what was dropped, if
+    readable. ``change``: the ``PendingChange.id`` the confirmation showed; when Dream widened the
+    proposal since, ``PendingChangedError`` and nothing is dropped (an unreadable one is dropped
+    all the same: nothing else can clear it)."""
     path = pending_path(store)
     try:
-        change = load_pending(store)
+        pending = load_pending(store)
     except WorkspaceError:
-        change = None
+        pending = None
     if not path.exists():
         return None
+    if pending is not None:
+        _check_shown(pending, change, "dropped")
     path.unlink()
     fsync_dir(path.parent)
-    return change
+    return pending
 
 
 def _lines(lines: tuple[int, int] | None) -> str:

@@ -34,12 +34,18 @@ def restore_memory(
     only: bool = False,
     replay: bool = False,
     timeout: float | None = None,
+    base: str | None = None,
 ) -> OperationResult:
     """Restore memory to before ``rev`` (``only``: undo just ``rev``, GitStore.revert); with
     ``replay``, also rewind the Dream cursor to just before that run's batch so Dream re-learns it.
-    Waits for a running Dream (``timeout`` seconds, default ``lock.WAIT_SECONDS``)."""
+    ``base``: the commit the confirmation's preview was made at (``GitStore.plan``): changes made
+    since are kept. Waits for a running Dream (``timeout`` seconds, default
+    ``lock.WAIT_SECONDS``)."""
     with dream_run_lock(store.workspace.state_dir, "restore", timeout):
-        result = git.revert(rev, replay=replay) if only else git.restore(rev, replay=replay)
+        if only:
+            result = git.revert(rev, replay=replay, base=base)
+        else:
+            result = git.restore(rev, replay=replay, base=base)
         target = result.replay_from
         if target is None:
             return result

@@ -327,10 +327,13 @@ class RootScheduler:
             self._finish(name, ws, result, again, reserved)
         except asyncio.CancelledError:
             pass  # stopped: abandoned before it wrote; the marker stays
-        except ReverieError as exc:
+        except (ReverieError, OSError) as exc:  # OSError: the disk's fault (full, denied), said
+            if self._forgotten(name):  # forget-user took the scope mid-run: no failure of its own
+                log.info("serve: %s: forgotten while it ran (%s)", name, exc)
+                return
             self.stats.errors += 1
             self._recent.append((self.clock(), True, 0))
-            self._retry_later(name, str(exc))
+            self._retry_later(name, str(exc) if isinstance(exc, ReverieError) else _os_text(exc))
         except Exception as exc:  # noqa: BLE001 - one scope's bug must not stop the others
             self.stats.errors += 1
             self._recent.append((self.clock(), True, 0))
@@ -341,6 +344,17 @@ class RootScheduler:
             self._handles.pop(name, None)
             self._wake.set()
 
+    def _forgotten(self, name: str) -> bool:
+        """Whether ``name``'s scope is gone (forget-user); its stray marker is removed then."""
+        try:
+            ws = self.root.workspace_of_due(name)
+            if ws is not None and ws.root.is_dir():
+                return False
+            self.root.unmark_due(name)
+        except (ReverieError, OSError):
+            return False
+        return True
+
     def backlog(self, now: float | None = None) -> Backlog:
         """The scheduler's `Backlog` now (call on its loop; other threads read `snapshot`)."""
         now = self.clock() if now is None else now
@@ -348,7 +362,12 @@ class RootScheduler:
             self._recent.popleft()
         due_now = sum(1 for when in self._due.values() if when <= now)
         oldest = max((now - when for when in self._due.values() if when <= now), default=0.0)
-        span = 60.0 if self.clock() - self._started >= 60 else max(self.clock() - self._started, 1)
+        # Rates count the last minute's events as they are: never extrapolated from the first
+        # seconds (two failures in one second are not "120 failed/min").
+        span = 60.0
+        runs = dict(self.stats.finished)
+        if self.stats.errors:  # a run that ended in an error is a run, in the total as in the rate
+            runs["error"] = runs.get("error", 0) + self.stats.errors
         return Backlog(
             due=due_now,
             waiting=len(self._due) - due_now,
@@ -359,9 +378,8 @@ class RootScheduler:
             runs_per_minute=len(self._recent) * 60 / span,
             failures_per_minute=sum(1 for _, failed, _ in self._recent if failed) * 60 / span,
             tokens_per_minute=sum(t for _, _, t in self._recent) * 60 / span,
-            runs=dict(self.stats.finished),
-            failures=sum(n for status, n in self.stats.finished.items() if status in FAILED)
-            + self.stats.errors,
+            runs=runs,
+            failures=sum(n for status, n in runs.items() if status in FAILED),
             tokens=self.stats.tokens,
             paused=now < self._paused_until,
         )
@@ -504,6 +522,11 @@ def _run_in_thread(
             root.mark_due(name)
             again = True
     return result, again, len(rt.dream.set_aside())
+
+
+def _os_text(exc: OSError) -> str:
+    where = f"{exc.filename}: " if exc.filename else ""
+    return f"{where}{exc.strerror or exc}"
 
 
 def _unavailable(result: DreamResult) -> bool:

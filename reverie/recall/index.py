@@ -35,6 +35,16 @@ Journal (``memory.search.journalMode``, `journal_mode_for`): WAL, except on a ne
 (NFS, CIFS, CephFS, …, read from the mount table), where WAL does not work (its shared memory file
 needs one host) and the rollback journal (``DELETE``) is used; ``wal`` or ``delete`` forces one.
 
+Threads: one ``SearchIndex`` serves any number of threads at once. A SQLite connection is never
+used by two threads at a time (that crashes CPython): each block of work checks one out of a pool
+(``connection()``: the idle one last returned, or a new one), so queries run side by side (WAL lets
+readers read while a writer writes, and the sqlite3 module releases the GIL while SQLite works).
+A sync's write transaction is taken by one thread of the process at a time (``writing()``), the
+others wait for it and then find the index up to date; other processes wait in SQLite (30 s). Moving
+a damaged file aside or rebuilding waits until no connection of the process is in use
+(``_exclusively``). ``close()`` may be called from any thread at any time: idle connections close
+at once, those in use when their block ends.
+
 Crash safety: every sync and rebuild runs in one SQLite transaction (WAL or rollback journal), so a
 crash leaves the index as it was before that sync. A file that is not a database, fails to open, or
 carries another ``schema_version`` or tokenizer is moved aside (``.index.sqlite.corrupt``) and
@@ -47,15 +57,19 @@ import hashlib
 import logging
 import os
 import sqlite3
+import threading
 import time
-from collections.abc import Iterable
+import weakref
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from ..errors import LockTimeoutError, RecallError, SessionError
 from ..history import BadLine, HistoryEntry, HistoryLog
 from ..sessions import SessionStore
-from ..workspace import ARCHIVE_DIR, MEMORY_FILES, Workspace
+from ..workspace import ARCHIVE_DIR, MEMORY_FILES, Workspace, workspace_id
 from .sources import (
     DATED_RE,
     Chunk,
@@ -68,6 +82,8 @@ from .sources import (
 )
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 __all__ = [
     "SearchIndex",
@@ -127,7 +143,8 @@ class SyncStats:
 
 
 class SearchIndex:
-    """The SQLite index of one workspace: opening (with automatic rebuild), sync, and raw access for ranking."""
+    """The SQLite index of one workspace: opening (with automatic rebuild), sync, and raw access for
+    ranking. Safe to share between threads (see "Threads" in the module docstring)."""
 
     def __init__(
         self,
@@ -143,27 +160,152 @@ class SearchIndex:
         self.include_sessions = include_sessions
         self.path = path or workspace.memory_dir / INDEX_NAME
         self.journal = journal
-        self._conn: sqlite3.Connection | None = None
         self._rebuilt_on_open = False
         self._sessions = SessionStore(workspace)  # the session format's owner reads the files
+        # The pool (see "Threads"): idle connections, how many exist, and who may take one.
+        self._mutex = threading.Lock()
+        self._changed = threading.Condition(
+            self._mutex
+        )  # a connection came back, or exclusive ended
+        self._idle: list[sqlite3.Connection] = []
+        self._open = 0  # connections of the current epoch, idle or in use
+        self._users = 0  # connections checked out now
+        self._epoch = 0  # bumped by close(): older connections are closed when they come back
+        self._exclusive = False  # the file is being moved aside or rebuilt: nobody checks out
+        self._limit: int | None = None  # 1 for an in-memory index (each connection is its own db)
+        self._held = threading.local()  # .conn: the connection this thread checked out
+        self._writer = threading.Lock()  # one sync or embedding write at a time in this process
+        _live.add(self)
 
-    # -- opening ------------------------------------------------------------------------------------------
+    def _after_fork(self) -> None:
+        """In a forked child: the parent's connections must never be used (nor closed: SQLite's
+        close could checkpoint under the parent); they are kept aside for the child's life, and
+        every lock starts free (a thread of the parent may have held one at the fork)."""
+        _abandoned.extend(self._idle)
+        held = getattr(self._held, "conn", None)
+        if held is not None:
+            _abandoned.append(held)
+        self._mutex = threading.Lock()
+        self._changed = threading.Condition(self._mutex)
+        self._idle, self._open, self._users = [], 0, 0
+        self._epoch += 1
+        self._exclusive = False
+        self._held = threading.local()
+        self._writer = threading.Lock()
+
+    # -- connections --------------------------------------------------------------------------------------
     @property
     def conn(self) -> sqlite3.Connection:
-        if self._conn is None:
-            self._conn = self._open()
-        return self._conn
+        """The connection this thread holds inside ``connection()`` (``RuntimeError`` outside)."""
+        conn: sqlite3.Connection | None = getattr(self._held, "conn", None)
+        if conn is None:
+            raise RuntimeError("SearchIndex.conn is only valid inside `with index.connection():`")
+        return conn
+
+    @contextmanager
+    def connection(self) -> Iterator[sqlite3.Connection]:
+        """A connection for this thread alone for the block (re-entrant: a nested block gets the
+        same one). Taken from the pool, or opened; put back after, or closed if ``close()`` ran
+        meanwhile."""
+        held = getattr(self._held, "conn", None)
+        if held is not None:
+            yield held
+            return
+        conn, epoch = self._checkout()
+        self._held.conn = conn
+        try:
+            yield conn
+        finally:
+            self._held.conn = None
+            self._checkin(conn, epoch)
 
     def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        """Close the idle connections; those in use are closed when their block ends. The index
+        opens again on next use. Safe from any thread, at any time."""
+        with self._mutex:
+            idle, self._idle = self._idle, []
+            self._epoch += 1
+            self._open = 0  # the ones in use belong to the old epoch now
+            self._changed.notify_all()
+        for conn in idle:
+            conn.close()
+
+    def _checkout(self) -> tuple[sqlite3.Connection, int]:
+        for _ in range(3):
+            with self._mutex:
+                while self._exclusive or (
+                    self._limit is not None and not self._idle and self._open >= self._limit
+                ):
+                    self._changed.wait()
+                self._users += 1
+                epoch = self._epoch
+                if self._idle:
+                    return self._idle.pop(), epoch
+                self._open += 1
+            try:
+                return self._open_checked(), epoch
+            except _Damaged:
+                self._release_slot(epoch)
+            except BaseException:
+                self._release_slot(epoch)
+                raise
+            self._exclusively(self._recreate_if_damaged)
+        raise RecallError(f"{self.path}: the index stays unusable after being rebuilt")
+
+    def _checkin(self, conn: sqlite3.Connection, epoch: int) -> None:
+        if conn.in_transaction:  # an error left one open (a rollback that itself failed)
+            try:
+                conn.rollback()
+            except sqlite3.Error:
+                pass
+        with self._mutex:
+            self._users -= 1
+            keep = epoch == self._epoch and not self._exclusive
+            if keep:
+                self._idle.append(conn)
+            self._changed.notify_all()
+        if not keep:
+            conn.close()
+
+    def _release_slot(self, epoch: int) -> None:
+        """A checkout that got no connection gives its place back."""
+        with self._mutex:
+            self._users -= 1
+            if epoch == self._epoch:
+                self._open -= 1
+            self._changed.notify_all()
+
+    def _exclusively(self, work: Callable[[], T]) -> T:
+        """Run ``work`` with no connection of this process open on the file (moving it aside or
+        rebuilding it under an open connection would corrupt the new one): waits for the blocks in
+        progress to end, closes the idle connections, and lets nobody check out meanwhile."""
+        if getattr(self._held, "conn", None) is not None:
+            raise RuntimeError("the index cannot be rebuilt inside `with index.connection():`")
+        with self._mutex:
+            while self._exclusive:
+                self._changed.wait()
+            self._exclusive = True
+            while self._users:
+                self._changed.wait()
+            idle, self._idle = self._idle, []
+            self._epoch += 1
+            self._open = 0
+        try:
+            for conn in idle:
+                conn.close()
+            return work()
+        finally:
+            with self._mutex:
+                self._exclusive = False
+                self._changed.notify_all()
 
     def _connect(self) -> sqlite3.Connection:
         if not self.workspace.memory_dir.is_dir():
             # A workspace without memory/ (sessions only, say): index in memory, create nothing on
-            # disk.
+            # disk. Each such connection is a database of its own, so the pool keeps just one.
+            self._limit = 1
             return sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        self._limit = None
         if not self.path.parent.is_dir():  # an index directory outside the workspace (indexDir)
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -171,14 +313,16 @@ class SearchIndex:
                 raise RecallError(
                     f"cannot create the index directory {self.path.parent}: {exc.strerror}"
                 ) from exc
+        # check_same_thread=False: a pooled connection moves between threads, one at a time
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
         conn.execute(f"PRAGMA journal_mode={journal_mode_for(self.journal, self.path.parent)}")
         conn.execute("PRAGMA synchronous=NORMAL")
         return conn
 
-    def _open(self) -> sqlite3.Connection:
-        """Open the index, waiting out another process that holds it locked (creating it, say): a
-        busy index is not a corrupt one and must never be moved aside."""
+    def _open_checked(self) -> sqlite3.Connection:
+        """Open a connection, waiting out another process that holds the file locked (creating it,
+        say): a busy index is not a corrupt one and must never be moved aside. ``_Damaged`` when
+        the file is not a usable index."""
         deadline = time.monotonic() + OPEN_TIMEOUT
         delay = 0.01
         while True:
@@ -195,12 +339,12 @@ class SearchIndex:
                 delay = min(delay * 2, 0.5)
 
     def _open_once(self) -> sqlite3.Connection:
-        """A corrupt or foreign-version file is moved aside and recreated (then filled by sync)."""
+        """A connection to a usable index, creating the schema in a new file; ``_Damaged`` for a
+        corrupt or foreign-version file (moved aside by ``_recreate_if_damaged``) or another workspace's
+        index (deleted)."""
         fresh = not self.path.exists()
-        reason = None
-        conn = None
+        conn = self._connect()
         try:
-            conn = self._connect()
             if (
                 not fresh
                 and not conn.execute(
@@ -214,26 +358,29 @@ class SearchIndex:
                     meta.get("schema_version") != SCHEMA_VERSION
                     or meta.get("tokenizer") != TOKENIZER
                 ):
-                    reason = f"schema version {meta.get('schema_version')!r}, expected {SCHEMA_VERSION!r}"
-                else:
-                    conn.execute(
-                        "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'x'"
-                    ).fetchone()
-        except sqlite3.DatabaseError as exc:
-            if isinstance(exc, sqlite3.OperationalError) and _busy(exc):
-                if conn is not None:
-                    conn.close()
-                raise  # _open waits and retries
-            reason = f"unreadable ({exc})"
-        if reason is None and not fresh and conn is not None:
+                    raise _Damaged(
+                        f"schema version {meta.get('schema_version')!r}, expected {SCHEMA_VERSION!r}"
+                    )
+                if meta.get("workspace_id", "") != self._identity():
+                    # another workspace's index, one removed since (see `_identity`)
+                    raise _Damaged("the index of a workspace no longer at this path", stale=True)
+                conn.execute(
+                    "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'x'"
+                ).fetchone()
+                return conn
+            self._create_schema(conn, self._identity())
             return conn
-        if conn is not None:
+        except sqlite3.DatabaseError as exc:
             conn.close()
-        if reason is not None:
-            log.warning("%s: %s; rebuilding the index from the workspace files", self.path, reason)
-            self._move_aside()
-            self._rebuilt_on_open = True
-        conn = self._connect()
+            if isinstance(exc, sqlite3.OperationalError) and _busy(exc):
+                raise  # _open_checked waits and retries
+            raise _Damaged(f"unreadable ({exc})") from exc
+        except BaseException:
+            conn.close()
+            raise
+
+    @staticmethod
+    def _create_schema(conn: sqlite3.Connection, identity: str) -> None:
         with transaction(conn):
             for statement in _statements(_SCHEMA):
                 conn.execute(statement)
@@ -247,9 +394,37 @@ class SearchIndex:
                     ("history_cursor", "0"),
                     ("history_first", "0"),
                     ("generation", "0"),
+                    ("workspace_id", identity),
                 ],
             )
-        return conn
+
+    def _recreate_if_damaged(self) -> None:
+        """(Exclusively.) Check the file again, and move it aside when it is still damaged: another
+        thread may have rebuilt it while this one waited."""
+        try:
+            self._open_checked().close()
+        except _Damaged as exc:
+            if exc.stale:
+                log.info("%s: %s; dropped", self.path, exc)
+                self._drop_files()
+            else:
+                log.warning("%s: %s; rebuilding the index from the workspace files", self.path, exc)
+                self._move_aside()
+            self._rebuilt_on_open = True
+
+    def _identity(self) -> str:
+        """The workspace's identity (``reverie.workspace.workspace_id``; "" when it has none), which
+        the index records: an index kept outside the workspace (``indexDir``, keyed by the path) of
+        a workspace removed since — a user forgotten, then back at the same path — is another
+        workspace's, dropped on open and never searched."""
+        return workspace_id(self.workspace) or ""
+
+    def _drop_files(self) -> None:
+        """Delete the index and its journal files, and what an earlier move aside left: what
+        another workspace left is deleted, never kept aside."""
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(str(self.path) + suffix).unlink(missing_ok=True)
+            Path(str(self.path) + ".corrupt" + suffix).unlink(missing_ok=True)
 
     def _move_aside(self) -> None:
         for suffix in ("", "-wal", "-shm", "-journal"):
@@ -262,10 +437,13 @@ class SearchIndex:
 
     def rebuild(self) -> SyncStats:
         """Drop the index and build it again from the files."""
-        self.close()
-        self._move_aside()
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            Path(str(self.path) + ".corrupt" + suffix).unlink(missing_ok=True)
+
+        def drop() -> None:
+            self._move_aside()
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(str(self.path) + ".corrupt" + suffix).unlink(missing_ok=True)
+
+        self._exclusively(drop)
         stats = self.sync()
         stats.rebuilt = True
         return stats
@@ -274,26 +452,35 @@ class SearchIndex:
     def sync(self) -> SyncStats:
         """Bring the index in step with the files, touching only what changed. One transaction."""
         try:
-            return self._sync_once()
+            with self.connection() as conn:
+                return self._sync_once(conn)
         except sqlite3.DatabaseError as exc:
-            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            if isinstance(exc, sqlite3.OperationalError) and _busy(exc):
                 raise RecallError(
-                    f"{self.path}: the index is busy (another process is writing it)"
+                    f"{self.path}: the index stayed locked by another process for 30s ({exc})"
                 ) from exc
             log.warning("%s: %s during sync; rebuilding the index", self.path, exc)
-            self.close()
-            self._move_aside()
-            stats = self._sync_once()
+            self._exclusively(self._move_aside)
+            with self.connection() as conn:
+                stats = self._sync_once(conn)
             stats.rebuilt = True
             return stats
 
-    def _sync_once(self) -> SyncStats:
-        conn = self.conn
+    @contextmanager
+    def writing(self) -> Iterator[sqlite3.Connection]:
+        """This thread's connection in a write transaction, one writer of this process at a time
+        (the others wait here rather than in SQLite's busy loop); other processes wait in SQLite."""
+        with self.connection() as conn, self._writer, transaction(conn):
+            yield conn
+
+    def _sync_once(self, conn: sqlite3.Connection) -> SyncStats:
         stats = SyncStats(rebuilt=self._rebuilt_on_open)
         self._rebuilt_on_open = False
         if self._up_to_date():
             return stats  # the common case for a query: stats only, no write lock taken
-        with transaction(conn):
+        with self.writing():
+            if self._up_to_date():
+                return stats  # another thread synced it while this one waited
             indexed = {
                 row[0]: row[1:]
                 for row in conn.execute("SELECT path, kind, size, mtime_ns, hash FROM files")
@@ -490,11 +677,35 @@ class SearchIndex:
 
     # -- reading --------------------------------------------------------------------------------------------
     def generation(self) -> int:
-        row = self.conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        with self.connection() as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
         return int(row[0]) if row else 0
 
     def count(self) -> int:
-        return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+        with self.connection() as conn:
+            return int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+
+#: Every index of this process (for ``_after_fork``), and the connections a forked child inherited.
+_live: weakref.WeakSet[SearchIndex] = weakref.WeakSet()
+_abandoned: list[sqlite3.Connection] = []
+
+
+def _after_fork_in_child() -> None:
+    for index in list(_live):
+        index._after_fork()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+class _Damaged(Exception):
+    """Internal: the index file is not a usable index (corrupt, or another schema version), or it
+    is ``stale``: another workspace's, deleted rather than kept aside."""
+
+    def __init__(self, message: str, *, stale: bool = False) -> None:
+        super().__init__(message)
+        self.stale = stale
 
 
 def _regular_files(directory: Path) -> list[tuple[str, Path]]:

@@ -26,7 +26,7 @@ from ..history import HistoryLog
 from ..hitlog import line_key, record_hits
 from ..workspace import MEMORY_FILES, Workspace
 from . import rank
-from .index import SearchIndex, SyncStats, index_location, transaction
+from .index import SearchIndex, SyncStats, index_location
 from .types import Hit, SearchFilters, SourceRef, from_epoch, to_epoch
 
 log = logging.getLogger(__name__)
@@ -166,11 +166,12 @@ class Recall:
         gen = self.index.generation()
         if self._embedded == (gen, model):
             return []
-        todo = self.index.conn.execute(
-            "SELECT DISTINCT c.ehash, c.title, c.text FROM chunks c LEFT JOIN embeddings e "
-            "ON e.ehash = c.ehash AND e.model = ? WHERE e.ehash IS NULL",
-            (model,),
-        ).fetchall()
+        with self.index.connection() as conn:
+            todo = conn.execute(
+                "SELECT DISTINCT c.ehash, c.title, c.text FROM chunks c LEFT JOIN embeddings e "
+                "ON e.ehash = c.ehash AND e.model = ? WHERE e.ehash IS NULL",
+                (model,),
+            ).fetchall()
         if not todo:
             self._embedded = (gen, model)
         return todo
@@ -178,7 +179,7 @@ class Recall:
     def _store_vectors(self, batch: list[tuple[str, str, str]], vectors: list[list[float]]) -> int:
         model = self.settings.embedding_model
         rows = [(h, model, len(v), _pack(v)) for (h, _, _), v in zip(batch, vectors)]
-        with transaction(self.index.conn) as conn:
+        with self.index.writing() as conn:
             conn.executemany(
                 "INSERT OR REPLACE INTO embeddings(ehash, model, dim, vec) VALUES (?,?,?,?)", rows
             )
@@ -305,6 +306,19 @@ class Recall:
         """
         if k <= 0:
             return []
+        with self.index.connection():  # one connection for the whole ranking (self.index.conn)
+            return self._rank_held(query, k, filters, qvec, now, mmr, decay)
+
+    def _rank_held(
+        self,
+        query: str,
+        k: int,
+        filters: SearchFilters | None,
+        qvec: Sequence[float] | None,
+        now: datetime | None,
+        mmr: bool | None,
+        decay: bool | None,
+    ) -> list[Hit]:
         k = min(k, MAX_K)
         terms = rank.query_terms(query)
         sims = self._similarities(qvec, filters) if qvec is not None else None

@@ -1,0 +1,81 @@
+"""``reverie fleet worker`` keeps its Celery worker running: it runs it as a child process and
+starts it again when it exits on its own.
+
+Why: a Celery worker can exit for good on a broker fault it does not count as a connection error.
+Seen here (issue 35's attack): with Redis killed while jobs were in flight, kombu's Redis transport
+restored the unacknowledged messages of a channel whose connection Celery had already collected
+(``Connection.collect`` clears the transport's client), and ``Channel._connparams`` raised
+``AttributeError: 'NoneType' object has no attribute 'hostname'`` — an "Unrecoverable error" that
+ends the worker, which then drains nothing when Redis comes back (the same failure is reported
+upstream: celery/kombu issues 582 and 970). It is a race in kombu, not reproducible on demand (10
+runs here with kombu 5.7.0 survived), so no setting prevents it; a supervisor does. The messages
+it held are not lost: their claims lapse and the dispatcher sends them again.
+
+The supervisor forwards SIGTERM, SIGINT and SIGQUIT to the worker and exits with it when told to
+stop; a worker that exits by itself is started again after a back-off (1 s, doubling up to 60 s,
+back to 1 s once a worker has run a minute), one line each time. Under systemd or Kubernetes, which
+restart a process themselves, ``--no-supervise`` runs Celery in the foreground instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from types import FrameType
+
+__all__ = ["supervise", "CHILD_ENV"]
+
+log = logging.getLogger(__name__)
+
+#: Set in the worker child's environment: that process runs Celery itself.
+CHILD_ENV = "REVERIE_FLEET_WORKER_CHILD"
+_FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT)
+
+
+def supervise(
+    argv: Sequence[str],
+    env: dict[str, str],
+    *,
+    say: Callable[[str], None],
+    first_backoff: float = 1.0,
+    max_backoff: float = 60.0,
+    healthy_after: float = 60.0,
+    stop: threading.Event | None = None,
+) -> int:
+    """Run ``argv`` (the worker) with ``env`` until a forwarded signal stops it; returns its exit
+    code then. A run that exits by itself is started again after a doubling back-off."""
+    stop = stop or threading.Event()
+    child: list[subprocess.Popen[bytes]] = []
+
+    def forward(signum: int, _frame: FrameType | None) -> None:
+        stop.set()
+        if child and child[0].poll() is None:
+            child[0].send_signal(signum)
+
+    previous = {s: signal.signal(s, forward) for s in _FORWARDED}
+    backoff = first_backoff
+    try:
+        while True:
+            started = time.monotonic()
+            proc = subprocess.Popen(list(argv), env={**env, CHILD_ENV: "1"})
+            child[:] = [proc]
+            say(f"reverie fleet worker: Celery worker started (pid {proc.pid})")
+            code = proc.wait()
+            if stop.is_set():
+                return code
+            if time.monotonic() - started >= healthy_after:
+                backoff = first_backoff
+            say(
+                f"reverie fleet worker: the Celery worker exited by itself (exit code {code}); "
+                f"starting it again in {backoff:g}s"
+            )
+            if stop.wait(backoff):
+                return code
+            backoff = min(backoff * 2, max_backoff)
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
