@@ -69,7 +69,13 @@ def build_workspace(root: Path, commits: int, unrelated: int = UNRELATED) -> Wor
         tr = {T.KIND: kind}
         if kind == "dream":
             tr.update({T.CURSOR: str(i * 3), T.BATCH: T.format_batch(i * 3 - 2, i * 3)})
-        msg = T.format_message(f"{kind}: commit {i}", f"{MEM} | +1 -1", tr).encode()
+        body = f"{MEM} | +1 -1"
+        if i == 0:  # the first commit adds every file: its body says so, as Reverie's do
+            body = "\n".join(
+                f"{p} | +{n} -0"
+                for p, n in (("SOUL.md", 3), ("USER.md", 3), (MEM, 62), (".gitignore", 10))
+            )
+        msg = T.format_message(f"{kind}: commit {i}", body, tr).encode()
         out.append(b"commit refs/heads/main\n")
         out.append(b"committer Reverie <reverie@localhost> %d +0100\n" % (1_760_000_000 + i * 60))
         out.append(data(msg))
@@ -87,7 +93,7 @@ def build_workspace(root: Path, commits: int, unrelated: int = UNRELATED) -> Wor
 
 
 def cached_workspace(ctx: Context, commits: int) -> Path:
-    base = ctx.cache / f"gitstore-{commits}"
+    base = ctx.cache / f"gitstore2-{commits}"  # 2: the first commit's body lists every file
     if not (base / ".complete").exists():
         shutil.rmtree(base, ignore_errors=True)
         build_workspace(base / "ws", commits)

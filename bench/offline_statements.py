@@ -2,7 +2,7 @@
 precision, recall and corrections per writer's split, through the real path (archive, Dream with
 its lifecycle and archive), judged as ``tests/offline_statements.py`` says.
 
-    .venv/bin/python -m bench offline_statements [A B C D] [--show] [--raw]
+    .venv/bin/python -m bench offline_statements [A B C D E] [--show] [--raw]
 
 ``--show`` lists every wrong line, stale line and missed fact (never for a held-out split unless
 named on the command line); ``--raw`` scores without the verdicts read by hand
@@ -49,11 +49,13 @@ def main(argv: list[str] | None = None) -> None:
         took = time.perf_counter() - t0
         corr = s.corrections()
         stale_items = sum(1 for c in corr if c.stale)
+        retired = sum(1 for c in corr if c.retired_archived)
         unfound = sum(len(c.archived_unfound) for c in s.items)
         print(
             f"| {writer} | {len(s.items)} | {s.facts} | {s.lines} | {s.count('wrong')} | "
             f"{s.count('stale')} | {s.precision:.1%} | {s.recall:.1%} ({s.count('learned')}/{s.facts}) | "
-            f"{len(corr)} items, {stale_items} with a stale line, {unfound} archived lines why misses | "
+            f"{len(corr)} items, {retired} with the old line archived, {stale_items} with a stale line, "
+            f"{unfound} archived lines why misses | "
             f"{took:.1f} s |"
         )
         if "--show" in args and (writer in st.TUNING or writer in named):

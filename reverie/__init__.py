@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .gitstore import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
     from .history import HistoryEntry, HistoryLog
     from .importers import export_bundle, import_from
+    from .llm.replylog import KeptReply
     from .memory import (
         IndexResult,
         Memory,
@@ -66,6 +67,7 @@ _LAZY = {
     "PendingChange": "dream.pending",
     "ApproveResult": "operations.approve",
     "StatusReport": "status",
+    "KeptReply": "llm.replylog",
     "CommitInfo": "gitstore",
     "CommitDetail": "gitstore",
     "FileChange": "gitstore",
@@ -117,6 +119,7 @@ __all__ = [
     "PendingChange",
     "ApproveResult",
     "StatusReport",
+    "KeptReply",
     # the files underneath (nanobot's MemoryStore API)
     "MemoryStore",
     "Workspace",

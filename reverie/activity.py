@@ -97,6 +97,9 @@ class ObservedClient(ModelClient):
     def wrapped(self) -> ModelClient:
         return self._client
 
+    def unavailable_within(self, model: str | None, seconds: float) -> bool:
+        return self._client.unavailable_within(model, seconds)  # the calls are the wrapped one's
+
     async def complete(
         self, messages: list[dict[str, Any]], *args: Any, **kwargs: Any
     ) -> ModelResponse:

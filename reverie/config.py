@@ -48,6 +48,7 @@ __all__ = [
     "DreamConfig",
     "LifecycleConfig",
     "ProviderConfig",
+    "ModelSettings",
     "HistoryConfig",
     "GitConfig",
     "LLMConfig",
@@ -215,6 +216,20 @@ class ProviderConfig(_Section):
     api_base: str | None = Field(None, description="the provider's endpoint URL")
     extra_headers: dict[str, str] | None = Field(
         None, repr=False, description="HTTP headers sent with every call to the provider"
+    )
+
+
+class ModelSettings(_Section):
+    """What Reverie should know about one model (``models.<model name>``), where its provider's
+    table or its error messages do not say it."""
+
+    context_window_tokens: int | None = Field(
+        None,
+        ge=256,
+        description="the model's context window in tokens (unset: agents.defaults."
+        "contextWindowTokens when set and this is the agent's model, else litellm's model table, "
+        "else that default, each capped by a window the provider's own over-window error named, "
+        "learned and kept in the workspace)",
     )
 
 
@@ -475,6 +490,9 @@ class Config(_Section):
     agents: Agents = Field(default_factory=Agents)
     llm: LLMConfig = Field(default_factory=LLMConfig)
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
+    models: dict[str, ModelSettings] = Field(
+        default_factory=dict, description="per model name (as configured): its settings"
+    )
     memory: MemoryConfig = Field(default_factory=MemoryConfig)
     git: GitConfig = Field(default_factory=GitConfig)
     fleet: FleetConfig = Field(default_factory=FleetConfig)
@@ -528,6 +546,8 @@ def _align_keys(data: Any, model: type[BaseModel] | None) -> Any:
         )
         if sub is None and alias == "providers" and isinstance(value, dict):
             value = {k.lower(): _align_keys(v, ProviderConfig) for k, v in value.items()}
+        if sub is None and alias == "models" and isinstance(value, dict):
+            value = {k: _align_keys(v, ModelSettings) for k, v in value.items()}
         value = _align_keys(value, sub)
         if isinstance(value, dict) and isinstance(out.get(alias), dict):
             value = merge(out[alias], value)

@@ -21,8 +21,11 @@ it to a one-line message, and anything else is a bug shown with a traceback only
     │       └── EditConflictError   a write or restore made from an older state conflicts with what
     │                               changed since (carries both sides: ``yours`` and ``current``)
     ├── ModelError             a model call failed after its retries (never carries an API key)
-    │   └── ModelUnavailableError   the provider, not the request, is at fault: unreachable, refused the key,
-    │                               unknown model, or overloaded past the retry budget (never costs a batch)
+    │   ├── ModelUnavailableError   the provider, not the request, is at fault: unreachable, refused the key,
+    │   │                           unknown model, not answering in time, or overloaded past the retry
+    │   │                           budget (never costs a batch)
+    │   └── ContextWindowError      the request is longer than the model's context window (``limit``, when
+    │                               the provider said it, is learned; callers shrink their input and retry)
     ├── SessionError           a session could not be archived or cleared
     ├── GateError              Dream's gate refused a person's or an agent's edit (the message says why)
     ├── DreamError             a Dream run could not start
@@ -52,6 +55,7 @@ __all__ = [
     "EditConflictError",
     "ModelError",
     "ModelUnavailableError",
+    "ContextWindowError",
     "SessionError",
     "GateError",
     "DreamError",
@@ -193,7 +197,8 @@ class ModelUnavailableError(ModelError):
     """The provider could not serve the call at all; what the caller sent is not at fault.
 
     ``kind`` is one of "auth" (401/403, missing key), "not-found" (no such model), "unreachable"
-    (connection refused, DNS) or "overloaded" (rate limits, timeouts, 5xx past the retry budget).
+    (connection refused, DNS), "not-answering" (every attempt timed out without a reply: a hung or
+    stopped server) or "overloaded" (rate limits, 5xx, or a mix of faults past the retry budget).
     Dream leaves the batch pending without counting an attempt when it sees this.
     """
 
@@ -211,6 +216,19 @@ class ModelUnavailableError(ModelError):
         self.provider = provider
         self.model = model
         self.endpoint = endpoint
+
+
+class ContextWindowError(ModelError):
+    """The request did not fit the model's context window (the provider said so). ``limit`` is the
+    window the provider named, when its message names one; ``requested`` the tokens it counted.
+    Never retried as is: the caller shrinks what it sends (a smaller batch, a shorter transcript)."""
+
+    def __init__(
+        self, message: str, *, limit: int | None = None, requested: int | None = None
+    ) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.requested = requested
 
 
 class SessionError(ReverieError):

@@ -63,7 +63,9 @@ if TYPE_CHECKING:
     from .dream.result import Progress
     from .gitstore.types import CommitDetail, CommitInfo, OperationResult, Provenance
     from .history import HistoryEntry
-    from .operations.approve import ApproveResult
+    from .llm.replylog import KeptReply
+    from .operations.approve import ApproveResult, RejectResult
+    from .operations.faults import Fault
     from .operations.items import MemoryEvent
     from .operations.purge import PurgePlan, PurgeResult
     from .recall import Hit
@@ -676,11 +678,17 @@ class Memory(MemoryVerbs):
         kind: str | None = None,
         path: str | None = None,
         start: str | None = None,
+        text: str | None = None,
+        since: date | None = None,
+        until: date | None = None,
     ) -> list[CommitInfo]:
         """Memory's versions, newest first (``kind``: only that commit kind; ``path``: only commits
-        touching it; ``start``: from that commit back instead of from the newest, for reading a long
-        log page by page)."""
-        return self.runtime.git.log(limit=limit, kind=kind, path=path, start=start)
+        touching it; ``text``: only commits whose subject or a line they added or removed holds it,
+        any case; ``since`` / ``until``: commit dates, inclusive; ``start``: from that commit back
+        instead of from the newest, for reading a long log page by page)."""
+        return self.runtime.git.log(
+            limit=limit, kind=kind, path=path, start=start, text=text, since=since, until=until
+        )
 
     async def alog(
         self,
@@ -689,8 +697,15 @@ class Memory(MemoryVerbs):
         kind: str | None = None,
         path: str | None = None,
         start: str | None = None,
+        text: str | None = None,
+        since: date | None = None,
+        until: date | None = None,
     ) -> list[CommitInfo]:
-        return await self._offload(lambda m: m.log(limit=limit, kind=kind, path=path, start=start))
+        return await self._offload(
+            lambda m: m.log(
+                limit=limit, kind=kind, path=path, start=start, text=text, since=since, until=until
+            )
+        )
 
     def show(self, sha: str) -> CommitDetail:
         """One version: its commit (what changed and why) and its diff."""
@@ -709,6 +724,32 @@ class Memory(MemoryVerbs):
 
     async def awhy(self, text: str) -> list[Provenance]:
         return await self._offload(lambda m: m.why(text))
+
+    def kept_replies(
+        self, text: str | None = None, *, reply_id: str | None = None
+    ) -> list[KeptReply]:
+        """The model replies kept as evidence (refused, repaired or taken leniently; see
+        docs/models.md): all of them, those behind ``text`` (in the reply or its request, or about a
+        history entry holding it), or the one with ``reply_id``. A query."""
+        from .llm.replylog import find_reply, read_replies, replies_about
+
+        state = self.runtime.workspace.state_dir
+        if reply_id is not None:
+            found = find_reply(state, reply_id)
+            return [] if found is None else [found]
+        if text is None:
+            return read_replies(state)
+        history = self.runtime.store.history
+
+        def holding(needle: str) -> set[int]:
+            return {e.cursor for e in history.read_since(0) if needle in e.content}
+
+        return replies_about(state, text, holding)
+
+    async def akept_replies(
+        self, text: str | None = None, *, reply_id: str | None = None
+    ) -> list[KeptReply]:
+        return await self._offload(lambda m: m.kept_replies(text, reply_id=reply_id))
 
     def restore(
         self,
@@ -799,14 +840,15 @@ class Memory(MemoryVerbs):
     async def aapprove(self, *, change: str | None = None) -> ApproveResult:
         return await self._offload(lambda m: m.approve(change=change))
 
-    def reject(self, *, change: str | None = None) -> PendingChange | None:
-        """Drop the staged SOUL.md change; returns what was dropped (None when nothing was
-        pending). ``change``: as for ``approve`` (``PendingChangedError``: nothing dropped)."""
+    def reject(self, *, change: str | None = None) -> RejectResult | None:
+        """Drop the staged SOUL.md change, keeping it and recording the rejection as a commit that
+        can be undone like any other (None when nothing was pending). ``change``: as for
+        ``approve`` (``PendingChangedError``: nothing rejected)."""
         from .operations.approve import reject
 
-        return reject(self.runtime.store, change=change)
+        return reject(self.runtime.store, self.runtime.git, change=change)
 
-    async def areject(self, *, change: str | None = None) -> PendingChange | None:
+    async def areject(self, *, change: str | None = None) -> RejectResult | None:
         return await self._offload(lambda m: m.reject(change=change))
 
     # -- lines and files ------------------------------------------------------------------------------------
@@ -1094,6 +1136,33 @@ class Memory(MemoryVerbs):
         return await self._offload(lambda m: m.session(session_key))
 
     # -- state ----------------------------------------------------------------------------------------------
+    def faults(self) -> list[Fault]:
+        """What is damaged in the workspace (a file a person or a tool broke), each with what to do;
+        reads only. What ``reverie ui`` shows on every page (``reverie.operations.faults``)."""
+        from .gitstore.types import RepoProblem
+        from .operations.faults import find_faults
+
+        def repo() -> list[tuple[str, str, str]]:
+            found: list[RepoProblem] = self.runtime.git.problems()
+            return [(p.path, p.problem, p.remedy) for p in found]
+
+        return find_faults(self.workspace, repo)
+
+    async def afaults(self) -> list[Fault]:
+        return await self._offload(lambda m: m.faults())
+
+    def committed(self, path: str) -> str | None:
+        """A memory file as the last commit holds it (None: not committed yet, or no repository):
+        what tells a hand edit not yet committed from the rest."""
+        rel = _memory_path(path)
+        git = self.runtime.git
+        if not git.exists or git.head() is None:
+            return None
+        return git.file_at("HEAD", rel)
+
+    async def acommitted(self, path: str) -> str | None:
+        return await self._offload(lambda m: m.committed(path))
+
     def status(self) -> StatusReport:
         """Cursors, pending entries, file sizes, the model, the last Dream run, set-aside batches, a
         pending SOUL.md change and any problem found."""

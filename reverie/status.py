@@ -6,10 +6,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, TypedDict
 
 from .configdata import OFFLINE_MODEL
-from .dream.deadletter import deadletter_path, set_aside
+from .dream.deadletter import deadletter_path, queued, set_aside
 from .dream.pending import load_pending
 from .dream.records import DeadLetterRecord, OutageRecord, RejectionRecord, RunRecord, summarize
 from .errors import CursorError, WorkspaceError
+from .llm.replylog import summarize_replies
 from .store import WorkspaceStore
 from .workspace import ARCHIVE_DIR, MEMORY, MEMORY_FILES, SOUL, USER
 
@@ -56,9 +57,16 @@ class StatusReport:
     budgets: dict[str, dict[str, int]] = field(default_factory=dict)
     #: Dream's archive (``memory/archive/*.md``): ``{"files", "lines", "chars"}``.
     archive: dict[str, int] = field(default_factory=dict)
-    #: ``{"since", "reason"}`` while Dream runs fail because the model cannot be reached (batches
-    #: stay pending).
+    #: ``{"since", "reason", "kind"}`` while Dream runs fail because the model cannot be reached
+    #: or does not answer (``kind`` ``not-answering``); batches stay pending.
     dream_model_unavailable: OutageRecord | None = None
+    #: Batches put back with ``reverie requeue`` that the next runs take first (their entries are
+    #: behind the cursor, so ``pending`` does not count them; ``queued_entries`` does).
+    dream_queued: list[DeadLetterRecord] = field(default_factory=list)
+    queued_entries: int = 0
+    #: The model replies kept as evidence (``reverie.llm.replylog``): ``{"count", "verdicts",
+    #: "last", "path"}``.
+    kept_replies: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The report as plain JSON (``reverie status --json``)."""
@@ -79,7 +87,12 @@ def collect_status(store: WorkspaceStore) -> StatusReport:
     files = {rel: len(ws.read(rel)) for rel in MEMORY_FILES}
     pending_soul = _pending_soul(store, problems)
     cfg = store.settings  # no pydantic import when no key is set
-    dream_summary = summarize(ws.state_dir, set_aside(deadletter_path(ws.memory_dir)))
+    letters = deadletter_path(ws.memory_dir)
+    dream_summary = summarize(ws.state_dir, set_aside(letters))
+    waiting = [
+        DeadLetterRecord(first=d.first, last=d.last, reason=d.reason, time=d.time)
+        for d in queued(letters)
+    ]
     limits = {
         SOUL: cfg.dream.soul_max_chars,
         USER: cfg.dream.user_max_chars,
@@ -108,6 +121,9 @@ def collect_status(store: WorkspaceStore) -> StatusReport:
         budgets=budgets,
         archive=_archive_size(store),
         dream_model_unavailable=dream_summary.model_unavailable,
+        dream_queued=waiting,
+        queued_entries=sum(d["last"] - d["first"] + 1 for d in waiting),
+        kept_replies=summarize_replies(ws.state_dir),
     )
 
 

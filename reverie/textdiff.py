@@ -11,13 +11,15 @@ loading git.
 
 from __future__ import annotations
 
+import re
 from difflib import SequenceMatcher
 from typing import Literal
 
-__all__ = ["DiffLineKind", "diff_line_kind", "numstat", "numstat_text"]
+__all__ = ["DiffLineKind", "diff_line_kind", "diff_line_kinds", "numstat", "numstat_text"]
 
 DiffLineKind = Literal["file", "meta", "hunk", "add", "del", "no-newline", "context"]
 _META = ("index ", "--- ", "+++ ", "new file", "deleted file")
+_HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 
 
 def _lines(data: bytes | None) -> list[bytes]:
@@ -69,3 +71,39 @@ def diff_line_kind(line: str) -> DiffLineKind:
     if line.startswith("-"):
         return "del"
     return "context"
+
+
+def diff_line_kinds(lines: list[str]) -> list[DiffLineKind]:
+    """The kind of every line of a unified diff, read in order: inside a hunk (as many lines as its
+    header counts) a line's first character says what it is, so a removed line reading ``-- x``
+    is a removed line, not a header; outside one, ``diff_line_kind``. What the CLI colours and the
+    web UI shows."""
+    out: list[DiffLineKind] = []
+    old = new = 0
+    for line in lines:
+        if old > 0 or new > 0:
+            head = line[:1]
+            if head == "-":
+                out.append("del")
+                old -= 1
+                continue
+            if head == "+":
+                out.append("add")
+                new -= 1
+                continue
+            if head == " " or line == "":
+                out.append("context")
+                old, new = old - 1, new - 1
+                continue
+            if head == "\\":
+                out.append("no-newline")
+                continue
+            old = new = 0  # a hunk cut short: read the line as it stands
+        kind = diff_line_kind(line)
+        if kind == "hunk":
+            found = _HUNK.match(line)
+            if found:
+                old = int(found.group(1)) if found.group(1) is not None else 1
+                new = int(found.group(2)) if found.group(2) is not None else 1
+        out.append(kind)
+    return out

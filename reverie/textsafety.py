@@ -12,13 +12,22 @@ one-byte CSI), and the bidirectional overrides and isolates (U+202A–U+202E, U+
 reorder what is shown. Each becomes one visible character — the Unicode control picture for C0 and
 DEL (ESC shows as ␛), U+FFFD for the others — so column widths and styled spans computed on the
 original text stay right.
+
+``hidden`` is wider, for a page that must show exactly what the agent reads (``reverie ui``): every
+character a reader does not see or that changes how the rest is seen — the controls above, every
+other format character (zero-width spaces and joiners, marks such as U+200E, the tag characters an
+attacker can hide ASCII text in), line and paragraph separators, surrogates, private-use and
+unassigned code points, and Unicode's other default-ignorable code points (the Hangul fillers,
+variation selectors). Left alone, because they are how emoji are written: a zero-width joiner
+between two pictographs, and a variation selector after a symbol.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
-__all__ = ["CONTROL", "printable", "control_chars"]
+__all__ = ["CONTROL", "printable", "control_chars", "hidden", "describe", "visible"]
 
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
@@ -40,3 +49,79 @@ def printable(text: str) -> str:
 def control_chars(text: str) -> set[str]:
     """The distinct control characters in ``text`` (empty for text safe to store and show)."""
     return set(CONTROL.findall(text))
+
+
+#: Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt) outside the format
+#: category: drawn as nothing, read by a model as characters.
+_IGNORABLE = re.compile(
+    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\ufff0-\ufff8"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
+_ZWJ, _VARIATION = "\u200d", ("\ufe0e", "\ufe0f")
+
+
+def _is_hidden(ch: str) -> bool:
+    if ch in "\t\n":
+        return False
+    return unicodedata.category(ch) in _HIDDEN_CATEGORIES or bool(_IGNORABLE.match(ch))
+
+
+def _emoji_part(text: str, i: int) -> bool:
+    """Whether the character at ``i`` is a joiner or variation selector of an emoji sequence."""
+    before = text[i - 1] if i > 0 else ""
+    if text[i] in _VARIATION:
+        keycap = before in "0123456789#*" and text[i + 1 : i + 2] == "\u20e3"
+        return bool(before) and (unicodedata.category(before) == "So" or keycap)
+    if text[i] != _ZWJ:
+        return False
+    k = i - 1
+    while k >= 0 and (text[k] in _VARIATION or "\U0001f3fb" <= text[k] <= "\U0001f3ff"):
+        k -= 1  # a pictograph's own variation selector or skin tone
+    after = text[i + 1 : i + 2]
+    return (
+        k >= 0
+        and bool(after)
+        and unicodedata.category(text[k]) == "So" == unicodedata.category(after)
+    )
+
+
+def hidden(text: str) -> list[int]:
+    """The positions in ``text`` of hidden characters (see the module docstring), in order."""
+    if text.isascii():
+        return (
+            [i for i, ch in enumerate(text) if ch not in "\t\n" and not ch.isprintable()]
+            if not text.isprintable()
+            else []
+        )
+    return [i for i, ch in enumerate(text) if _is_hidden(ch) and not _emoji_part(text, i)]
+
+
+_CONTROL_NAMES = {0: "NULL", 0x1B: "ESCAPE", 0x7F: "DELETE", 0x0D: "CARRIAGE RETURN"}
+
+
+def describe(ch: str) -> str:
+    """``U+202E RIGHT-TO-LEFT OVERRIDE``: a hidden character as a person can read it."""
+    code = ord(ch)
+    name = unicodedata.name(ch, "") or _CONTROL_NAMES.get(code, "")
+    if not name:
+        category = unicodedata.category(ch)
+        name = {"Cc": "CONTROL", "Cs": "SURROGATE", "Co": "PRIVATE USE", "Cn": "UNASSIGNED"}.get(
+            category, category
+        )
+    return f"U+{code:04X} {name}"
+
+
+def visible(text: str) -> str:
+    """``text`` with each hidden character written as ``⟨U+XXXX⟩``: plain text for where no markup
+    can go (a page's JSON, a title)."""
+    spots = hidden(text)
+    if not spots:
+        return text
+    out, last = [], 0
+    for i in spots:
+        out.append(text[last:i])
+        out.append(f"\u27e8U+{ord(text[i]):04X}\u27e9")
+        last = i + 1
+    out.append(text[last:])
+    return "".join(out)

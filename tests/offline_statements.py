@@ -2,11 +2,11 @@
 runs them through the offline engine's real path.
 
 The corpus (``tests/data/statements/writer-X.jsonl``, format in ``WRITER_BRIEF.md`` beside it) was
-written by four writers who never read the rules. Each item is one or more user turns, the facts a
+written by five writers who never read the rules. Each item is one or more user turns, the facts a
 careful assistant would then keep (``expect``: file and a short third-person line in the writer's
 words) and, for a correction, the old facts that must be gone (``retired``). Splits are by writer:
-``A`` and ``B`` tune the rules; ``C`` and ``D`` were held out until their first run (recorded in
-BENCHMARKS.md).
+``A`` and ``B`` tune the rules; ``C``, ``D`` and ``E`` (a fifth writer's corrections only) were held
+out until their first run (recorded in BENCHMARKS.md).
 
 **The path.** Each item gets a fresh workspace; each turn is the user's message in a transcript,
 archived by the engine (the Consolidator's step: fact lines, and the message kept raw when the
@@ -48,7 +48,7 @@ DATA = Path(__file__).resolve().parent / "data" / "statements"
 SAID = "2027-01-04 09:00"  # a Monday, as in offline_corpus
 SAID_ON = date(2027, 1, 4)
 TUNING = ("A", "B")
-HELD_OUT = ("C", "D")
+HELD_OUT = ("C", "D", "E")
 FILES = ("USER.md", "SOUL.md", "memory/MEMORY.md")
 
 
@@ -428,6 +428,8 @@ class ItemScore:
     learned: list[tuple[str, str]]
     missed: list[tuple[str, str]]
     archived_unfound: list[str]
+    #: the retired facts an archived line states (the old line left its file for the archive)
+    retired_archived: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -484,7 +486,12 @@ def judge(
     learned = [e for e in item.expect if e in learned_facts]
     missed = [e for e in item.expect if e not in learned_facts]
     unfound = [text for text, found in run.why_finds.items() if not found]
-    return ItemScore(item, run.lines, right, wrong, stale, learned, missed, unfound)
+    archived = [
+        r
+        for r in item.retired
+        if any(matches(rel, text, rel, r) for text in run.why_finds for rel in FILES)
+    ]
+    return ItemScore(item, run.lines, right, wrong, stale, learned, missed, unfound, archived)
 
 
 def read_verdicts() -> dict[tuple[str, str], tuple[str, str]]:

@@ -42,7 +42,8 @@ def fake():
 @pytest.fixture
 def facts_model(fake):
     counter = itertools.count(1)
-    fake.responder = lambda prompt: f"- [durable] fact number {next(counter)}"
+    # A model that does its job: its fact lines are about the turns it was shown.
+    fake.responder = lambda prompt: f"- [durable] turn fact number {next(counter)}"
     return fake
 
 
@@ -122,7 +123,7 @@ def test_over_threshold_archives_oldest_safe_slices_down_to_target(workspace, fa
     entries = history(store)
     assert [e.cursor for e in entries] == result.cursors
     assert all(
-        e.session_key == "cli:alice" and e.content.startswith("- [durable] fact number")
+        e.session_key == "cli:alice" and e.content.startswith("- [durable] turn fact number")
         for e in entries
     )
     # The oldest turns went first, and nothing past the offset was sent for archiving.
@@ -171,10 +172,13 @@ def test_no_safe_slice_when_one_turn_fills_the_window(workspace, facts_model):
     assert result.stop == "no-safe-slice" and result.rounds == 0 and history(store) == []
 
 
-def test_nothing_reply_still_advances(workspace, fake):
+def test_nothing_reply_still_advances_where_the_user_said_nothing(workspace, fake):
     fake.responder = lambda prompt: "(nothing)"
     store, cons, sessions = build(workspace, fake)
-    s = fill(sessions, "k", 40)
+    s = sessions.get_or_create("k")
+    for t in range(40):  # greetings and questions: nothing a fact could come from
+        sessions.append(s, {"role": "user", "content": f"Hi again, how are you today, friend {t}?"})
+        sessions.append(s, {"role": "assistant", "content": f"Fine, thanks! ({t}) " + "a" * 300})
     result = run(cons.maybe_consolidate(s))
     assert result.nothing_rounds == result.rounds >= 1 and result.raw_fallbacks == 0
     assert (
@@ -182,22 +186,57 @@ def test_nothing_reply_still_advances(workspace, fake):
     )
 
 
-def test_skip_lines_and_chatter_are_dropped(workspace, fake):
-    fake.enqueue(
-        "Sure! Here are the facts:\n- [skip] said hello\n- [permanent] Name is Alice\n* [CORRECTION]  Lives in  Bonn\n"
-    )
+def test_nothing_for_a_slice_that_says_something_is_refused_and_the_slice_kept_raw(workspace, fake):
     fake.responder = lambda prompt: "(nothing)"
     store, cons, sessions = build(workspace, fake)
-    run(cons.maybe_consolidate(fill(sessions, "k", 40)))
-    assert history(store)[0].content == "- [permanent] Name is Alice\n- [correction] Lives in Bonn"
+    s = fill(sessions, "k", 40)
+    result = run(cons.maybe_consolidate(s))
+    assert result.stop == "raw-fallback" and result.nothing_rounds == 0
+    assert "'(nothing)' for a conversation in which the user said something" in result.failures[0]
+    body = "\n".join(e.content for e in history(store))
+    assert body.startswith(f"[RAW] {result.archived[0]} messages") and "user turn 0 " in body
+    assert len(result.kept_replies) == 1  # the refused reply is kept, with what it produced
+
+
+def test_nothing_mixed_with_an_echo_is_refused_nothing_is_lost(workspace, fake):
+    """The reply a real model gave at /new (issue 41): the transcript echoed, then '(nothing)'."""
+    fake.enqueue("[2026-11-20 10:00] USER: By the way, my sister Ewa lives in Berlin.\n(nothing)")
+    store, cons, sessions = build(workspace, fake)
+    s = sessions.get_or_create("k")
+    sessions.append(s, {"role": "user", "content": "By the way, my sister Ewa lives in Berlin."})
+    sessions.append(s, {"role": "assistant", "content": "Noted!"})
+    result = run(cons.new_session(s))
+    assert result.cleared and result.raw_fallbacks == 1
+    assert "mixed with 1 other line" in result.failures[0]
+    assert any("my sister Ewa lives in Berlin" in e.content for e in history(store))
+
+
+def test_skip_lines_and_chatter_are_dropped(workspace, fake):
+    fake.enqueue(
+        "Sure! Here are the facts:\n- [skip] said hello\n- [permanent] Name is Alice\n"
+        "* [CORRECTION]  Lives in  Bonn\n"
+    )
+    store, cons, sessions = build(workspace, fake)
+    s = sessions.get_or_create("k")
+    sessions.append(s, {"role": "user", "content": "Hello there! My name is Alice."})
+    sessions.append(s, {"role": "assistant", "content": "Hi Alice!"})
+    sessions.append(s, {"role": "user", "content": "I moved to Bonn last month."})
+    result = run(cons.new_session(s))
+    entries = history(store)
+    assert entries[0].content == "- [permanent] Name is Alice\n- [correction] Lives in Bonn"
+    # The chatter line makes the reply a lenient one: the user's words are kept beside the facts,
+    # and the reply itself is kept as evidence.
+    assert result.kept_raw == 1 and entries[1].content.startswith("[RAW] 3 messages")
+    assert len(result.kept_replies) == 1
 
 
 @pytest.mark.parametrize(
-    "reply", ["- [durable] Name is Alice\n(unsure)", "(nothing)\n(unsure)", "(unsure)"]
+    "reply",
+    ["- [durable] Name is Alice, said in turn 0\n(unsure)", "(nothing)\n(unsure)", "(unsure)"],
 )
 def test_unsure_reply_keeps_the_transcript_beside_the_facts(workspace, fake, reply):
     fake.enqueue(reply)
-    fake.responder = lambda prompt: "(nothing)"
+    fake.responder = lambda prompt: "- [skip] turn chatter"
     store, cons, sessions = build(workspace, fake)
     result = run(cons.maybe_consolidate(fill(sessions, "k", 40)))
     assert result.raw_fallbacks == 0 and result.failures == [] and result.kept_raw == 1
@@ -206,7 +245,7 @@ def test_unsure_reply_keeps_the_transcript_beside_the_facts(workspace, fake, rep
     entries = history(store)
     facts = [e.content for e in entries if not e.content.startswith("[RAW]")]
     raw = [e.content for e in entries if e.content.startswith("[RAW]")]
-    assert facts == (["- [durable] Name is Alice"] if "Alice" in reply else [])
+    assert facts == (["- [durable] Name is Alice, said in turn 0"] if "Alice" in reply else [])
     assert entries[-1].content.startswith(
         "[RAW]"
     )  # after the facts: history first, then the offset
@@ -226,7 +265,7 @@ def test_unsure_reply_keeps_the_transcript_beside_the_facts(workspace, fake, rep
         ("", "empty reply"),
         (Reply(None), "empty reply"),
         (ToolCall("c1", "edit_file", {"path": "SOUL.md"}), "called tools"),
-        ("I am a language model and this is garbage", "no fact lines"),
+        ("I am a language model and this is garbage", "no usable fact line"),
     ],
 )
 def test_model_failure_raw_archives_the_slice_and_ends_the_rounds(workspace, fake, reply, why):
@@ -458,3 +497,22 @@ def test_archive_call_fits_a_small_context_window(workspace, facts_model):
     context = protocol.parse_sections(prompt.user)[protocol.SECTION_CONTEXT]
     assert 0 < len(context) <= cons.budget // 2 and prompt.max_tokens == 1024
     assert "assistant turn" in context  # the most recent lines before the slice are the ones kept
+
+
+def test_a_message_longer_than_a_raw_entry_is_split_never_cut(workspace, fake):
+    fake.enqueue("")  # a failed reply: the slice goes raw
+    store, cons, sessions = build(workspace, fake)
+    s = sessions.get_or_create("k")
+    paste = (
+        "Write in the doc. "
+        + " ".join(f"note{i}" for i in range(9_000))
+        + " Never use exclamation marks."
+    )
+    sessions.append(s, {"role": "user", "content": paste})
+    run(cons.new_session(s))
+    entries = history(store)
+    assert len(entries) > 1 and all(len(e.content) <= 16_000 for e in entries)
+    words = " ".join(
+        line.split(") ", 1)[1] for e in entries for line in e.content.splitlines()[1:]
+    ).split()
+    assert words == paste.split()  # every word, in order, once

@@ -14,6 +14,7 @@ from reverie.consolidator import SessionStore
 from reverie.consolidator.seed import SAVE_MEMORY_TOOL
 from reverie.llm import protocol
 from reverie.llm.client import ModelClient
+from reverie.llm.replylog import read_replies
 from reverie.llm.scripted import ScriptedModel, bad_request_error
 from reverie.llm.types import ToolCall
 
@@ -171,6 +172,17 @@ def test_nothing_entry_moves_the_offset_without_a_history_line(setup, fake):
     fake.enqueue(save(entry="(nothing)", update=OLD_MEMORY))
     assert consolidate(store, session, client, memory_window=10)
     assert store.history.read_since(0) == [] and session.last_consolidated == 25
+
+
+def test_nothing_for_a_conversation_that_says_something_is_not_believed(setup, fake):
+    store, session, client = setup
+    session.messages[2]["content"] = "My sister Ewa lives in Berlin and visits every May."
+    fake.enqueue(save(entry="(nothing)", update=OLD_MEMORY))
+    before = snapshot(store, session)
+    assert consolidate(store, session, client, memory_window=10) is False
+    assert snapshot(store, session) == before  # the offset stays: nothing is lost
+    (kept,) = read_replies(store.workspace.state_dir)  # and the reply is kept, to be read
+    assert kept.verdict == "refused" and "(nothing)" in kept.reason
 
 
 def test_secrets_in_the_update_are_redacted_before_memory_is_written(setup, fake):

@@ -19,6 +19,7 @@ from reverie.dream.lock import RunLock
 from reverie.dream.records import StatusRecord
 from reverie.dream.scheduler import DreamScheduler, make_trigger, next_run_time, serve
 from reverie.errors import ConfigError
+from reverie.llm.client import ModelClient
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -83,10 +84,11 @@ def test_serve_runs_when_due_and_stops_on_request(tmp_path):
     assert result.status == "no-change" and env.store.dream_cursor() == 1
 
 
-class HangingClient:
+class HangingClient(ModelClient):
     """A model that never answers: the run stays in flight until cancelled."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.called = asyncio.Event()
 
     async def complete(self, messages, **kw):

@@ -18,7 +18,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import orjson
 import pytest
 from support.openai_server import OpenAIServer, Step, chat, tool_call_reply
 
@@ -28,6 +27,7 @@ from reverie.consolidator import Consolidator, SessionStore
 from reverie.dream import Dream
 from reverie.gitstore import GitStore
 from reverie.llm import ModelClient
+from reverie.llm.replylog import read_replies, replies_path
 from reverie.workspace import MEMORY_FILES, Workspace
 
 KEY = "sk-test-FAULTKEY0123456789abcdef"
@@ -217,8 +217,9 @@ def test_dream_transport_fault_writes_nothing_and_keeps_the_cursor(
     assert len(env.srv.chat_requests) == len(prefix) + ATTEMPTS  # retried, and bounded
     assert took < 10
     # An outage past the retry budget is the provider's fault, not the batch's: no attempt counted
-    # (issue 21).
+    # (issue 21); a provider that never answers is told as such (issue 41).
     assert result.attempts == 0 and result.reason.startswith("model unavailable:")
+    assert ("is not answering" in result.reason) == (fault == "hang")
 
 
 def test_dream_recovers_after_429_and_500(env: Env) -> None:
@@ -401,8 +402,10 @@ def test_dream_absolute_path_to_a_memory_file_writes_only_that_file(env: Env) ->
 def test_dream_10mb_analysis_reply(env: Env) -> None:
     huge = "".join(f"[MEMORY] fact {i} " + "x" * 90 + "\n" for i in range(BIG // 100))
     # Phase 1 cuts the ~100k finding lines to Dream's cap (200 findings of at most 2,000 characters)
-    # before phase 2; this provider still refuses phase 2's prompt (context length): a final 400,
-    # not retried, nothing written.
+    # before phase 2. 200 findings do not fit the model's 4,096-token window, so phase 2 is never
+    # sent: the batch is made smaller (its first entry) and analysed again, and this provider then
+    # refuses even that prompt as over its window (a 400 naming no number): nothing written, no
+    # attempt counted, the batch pending.
     too_long = Step(
         400,
         body={
@@ -423,11 +426,13 @@ def test_dream_10mb_analysis_reply(env: Env) -> None:
         ),
     )
     result, took = dream_run(env)
-    assert result.status == "failed" and "maximum context length" in (result.reason or ""), result
-    assert len(env.srv.chat_requests) == 2 and len(result.findings) == 200
-    assert (
-        len(orjson.dumps(env.srv.chat_requests[1].json)) < 1_000_000
-    )  # the cap reached phase 2's prompt
+    assert result.status == "failed" and "context window" in (result.reason or ""), result
+    assert len(env.srv.chat_requests) == 2 and result.attempts == 0
+    assert result.first == result.last == 1  # the smaller batch
+    # The huge reply is kept as evidence, bounded.
+    kept = read_replies(env.ws.state_dir)
+    assert kept and kept[0].task == "dream-analyze" and kept[0].verdict == "repaired"
+    assert replies_path(env.ws.state_dir).stat().st_size < 64_000
     assert _memory_and_state(env) == (mem, head, cursor)
     assert (
         changed(
@@ -575,7 +580,8 @@ def test_consolidator_fault_falls_back_to_a_raw_archive(env: Env, fault: str) ->
 
 
 def test_consolidator_10mb_summary_is_bounded(env: Env) -> None:
-    """A 10 MB answer is archived cut to ``history.maxEntryChars`` with a visible marker; nothing else changes."""
+    """A 10 MB answer is no fact line (over 500 characters): refused, the slice archived raw, the
+    reply kept bounded; nothing else changes."""
     session = _session(env)
     env.srv.enqueue(chat("- [durable] User moved to Lisbon " + "z" * BIG))
     mem, head, cursor = _memory_and_state(env)
@@ -594,7 +600,10 @@ def test_consolidator_10mb_summary_is_bounded(env: Env) -> None:
     assert new and all(
         len(e.content) < env.config.memory.history.max_entry_chars + 200 for e in new
     )
-    assert "Lisbon" in new[0].content and "truncated" in new[0].content.lower()
+    assert new[0].content.startswith("[RAW]") and "Lisbon" in new[0].content
+    assert "zzzzzzzzzz" not in "".join(e.content for e in new)
+    assert result.raw_fallbacks == 1 and len(result.kept_replies) == 1
+    assert replies_path(env.ws.state_dir).stat().st_size < 64_000
     assert (env.root / "memory" / "history.jsonl").stat().st_size < 1_000_000
     assert changed(before, snapshot(env.root.parent, skip=skip)) == set()
     assert _memory_and_state(env) == (mem, head, cursor)

@@ -14,6 +14,7 @@ import signal
 import socket
 import sys
 import time
+import types
 from pathlib import Path
 
 import pytest
@@ -377,6 +378,8 @@ def test_a_model_call_cut_off_by_the_drain_budget_says_the_drain_ran_out():
     from reverie.dream.budget import Budget, BudgetExceeded, budgeted_call
 
     class Hangs:
+        settings = types.SimpleNamespace(timeout=30.0)
+
         async def complete(self, messages, **kw):  # a model still answering when time runs out
             await asyncio.sleep(5)
 

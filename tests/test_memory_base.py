@@ -141,7 +141,8 @@ def test_a_soul_approval_or_rejection_names_the_proposal_it_showed(mem):
     now = mem.pending_soul()
     assert now is not None and "Never cite" in now.diff() and mem.read("SOUL.md") == soul
     assert now.id == err.value.current_id
-    assert mem.reject(change=now.id) == now and mem.pending_soul() is None
+    rejected = mem.reject(change=now.id)
+    assert rejected is not None and rejected.change == now and mem.pending_soul() is None
     mem.write("SOUL.md", soul + "- Be brief.\n", kind="agent")
     shown = mem.pending_soul()
     assert shown is not None and mem.approve(change=shown.id).commit

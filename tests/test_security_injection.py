@@ -100,7 +100,7 @@ def test_offline_engine_pipeline_never_puts_the_injection_in_soul(workspace) -> 
         assert ATTACKER not in memory and ATTACKER not in _git_log(workspace)
         pending = load_pending(store)
         assert pending is None or ATTACKER not in pending.proposed
-        reject(store)
+        reject(store, git)
 
 
 def test_a_model_that_obeys_the_injection_cannot_write_soul(workspace) -> None:  # type: ignore[no-untyped-def]

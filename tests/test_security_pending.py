@@ -42,13 +42,17 @@ def test_stage_accepts_a_meta_dict(store) -> None:  # type: ignore[no-untyped-de
 
 
 def test_reject_drops_it(store) -> None:  # type: ignore[no-untyped-def]
+    from reverie.gitstore import GitStore
+
+    git = GitStore(store.workspace)
     base = store.read_soul()
     stage_soul_change(store, base=base, proposed=base + "x\n")
-    dropped = reject(store)
-    assert dropped is not None and dropped.proposed == base + "x\n"
+    dropped = reject(store, git)
+    assert dropped is not None and dropped.change is not None
+    assert dropped.change.proposed == base + "x\n"
     assert load_pending(store) is None
     assert store.read_soul() == base
-    assert reject(store) is None
+    assert reject(store, git) is None
 
 
 def test_a_corrupt_pending_file_is_an_error_not_a_guess_and_reject_clears_it(store) -> None:  # type: ignore[no-untyped-def]
@@ -57,8 +61,13 @@ def test_a_corrupt_pending_file_is_an_error_not_a_guess_and_reject_clears_it(sto
     path.write_bytes(b'{"version": 1, "base": "a", "proposed": ')
     with pytest.raises(WorkspaceError, match="reverie reject"):
         load_pending(store)
-    assert reject(store) is None
+    from reverie.gitstore import GitStore
+
+    dropped = reject(store, GitStore(store.workspace))
+    assert dropped is not None and dropped.change is None  # dropped, and kept as it was
     assert not path.exists()
+    kept = store.workspace.state_dir / "rejected" / dropped.kept
+    assert kept.read_bytes() == b'{"version": 1, "base": "a", "proposed": '
 
 
 def test_a_hand_edited_base_is_refused(store) -> None:  # type: ignore[no-untyped-def]
@@ -172,7 +181,7 @@ def test_cli_status_shows_it_and_approve_reject_apply_or_drop_it(workspace) -> N
 
     stage_soul_change(store, base=store.read_soul(), proposed="# replaced\n")
     rejected = invoke("-w", ws, "reject")
-    assert rejected.returncode == 0 and "dropped" in rejected.stdout
+    assert rejected.returncode == 0 and "rejected the pending SOUL.md change" in rejected.stdout
     assert store.read_soul() == base + "- Be brief.\n"
     assert "pending SOUL.md" not in invoke("-w", ws, "status").stdout
 

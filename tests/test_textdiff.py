@@ -5,8 +5,8 @@ them."""
 from __future__ import annotations
 
 from reverie.cli._render import diff_text
-from reverie.textdiff import diff_line_kind
-from reverie.ui.views import diff_lines
+from reverie.textdiff import diff_line_kind, diff_line_kinds
+from reverie.ui.views import diff_rows
 
 DIFF = """diff --git a/USER.md b/USER.md
 index 3b18e51..a9c2d10 100644
@@ -25,9 +25,9 @@ deleted file mode 100644
  plain context
 """
 
-# Per line: (its kind, the CLI's rich style, the web UI's class). A removed "-- " line and an added
-# "++ x" line begin like the "--- "/"+++ " headers: they are headers here because their text is
-# exactly such a prefix.
+# Per line: (its kind read alone, the CLI's rich style, its kind read in order). A removed "-- x"
+# line and an added "++ x" line begin like the "--- "/"+++ " headers: read alone they are headers;
+# read in order, inside the hunk whose header counts them, they are the lines they are.
 EXPECTED = [
     ("file", "bold", "file"),
     ("meta", "bold", "meta"),
@@ -35,15 +35,11 @@ EXPECTED = [
     ("meta", "bold", "meta"),
     ("hunk", "cyan", "hunk"),
     ("context", "", "context"),
-    ("meta", "bold", "meta"),
+    ("meta", "red", "del"),
     ("del", "red", "del"),
-    ("meta", "bold", "meta"),
+    ("meta", "green", "add"),
     ("add", "green", "add"),
-    (
-        "no-newline",
-        "",
-        "meta",
-    ),  # git shows its marker as context; the web UI mutes it with the headers
+    ("no-newline", "", "no-newline"),  # git shows its marker as context
     ("file", "bold", "file"),
     ("meta", "bold", "meta"),
     ("meta", "bold", "meta"),
@@ -67,6 +63,13 @@ def test_the_cli_colours_and_the_ui_classes_follow_the_kinds():
     offsets = [sum(len(ln) + 1 for ln in lines[:i]) for i in range(len(lines))]
     assert [by_start.get(at, "") for at in offsets] == [style for _, style, _ in EXPECTED]
     assert len(styles) == sum(1 for _, style, _ in EXPECTED if style)
-    assert [(d.kind, d.text) for d in diff_lines(DIFF)] == [
-        (cls, ln) for (_, _, cls), ln in zip(EXPECTED, lines)
-    ]
+    assert diff_line_kinds(lines) == [kind for _, _, kind in EXPECTED]
+    shown = [(d.kind, d.text) for d in diff_rows(DIFF) if d.kind in ("add", "del", "context")]
+    assert (
+        shown
+        == [  # the web UI shows the same lines as the same kinds, marks cut off
+            (kind, ln[1:])
+            for (_, _, kind), ln in zip(EXPECTED, lines)
+            if kind in ("add", "del", "context")
+        ]
+    )

@@ -11,15 +11,19 @@ from html import unescape
 import pytest
 from starlette.testclient import TestClient
 
+import reverie
 from reverie.cli import main
 from reverie.dream.deadletter import append_dead_letter, deadletter_path
 from reverie.ui import build_app
 from reverie.ui.app import PAGE_SIZE
-from reverie.ui.security import COOKIE, HEADERS
+from reverie.ui.security import HEADERS, SignIn, cookie_name
 from tests.support.ui_workspace import SCRIPT_LINE, seeded
 
 TOKEN = "t0k3n-" + "x" * 30
 BASE = "http://127.0.0.1:8766"
+SERVER_ID = "server-id-" + "x" * 12  # every page's prefix (a random id in a real server)
+PREFIX = f"/{SERVER_ID}"
+COOKIE = cookie_name(8766)
 
 
 @pytest.fixture
@@ -29,9 +33,25 @@ def memory(tmp_path):
     m.close()
 
 
-def _client(memory, **kw) -> TestClient:
-    app = build_app(memory, token=TOKEN, allowed_hosts=frozenset({"127.0.0.1:8766"}), **kw)
+def _client(memory, signin: SignIn | None = None) -> TestClient:
+    """A browser on the app; ``signin``: its tokens (default: ``TOKEN``, a standing one)."""
+    app = build_app(
+        memory,
+        signin=signin or SignIn(TOKEN),
+        allowed_hosts=frozenset({"127.0.0.1:8766"}),
+        port=8766,
+        server_id=SERVER_ID,
+    )
     return TestClient(app, base_url=BASE, follow_redirects=False)
+
+
+def _signed_in(c: TestClient) -> TestClient:
+    """``c`` signed in, its addresses under the server's prefix from now on (``/memory`` is
+    ``/<server id>/memory``)."""
+    r = c.get(f"/?token={TOKEN}")
+    assert r.status_code == 303 and r.headers["location"] == PREFIX + "/"
+    c.base_url = BASE + PREFIX
+    return c
 
 
 @pytest.fixture
@@ -39,8 +59,7 @@ def client(memory):
     with _client(
         memory
     ) as c:  # one event loop for the whole test: a Dream started by a request keeps running
-        assert c.get(f"/?token={TOKEN}").status_code == 303
-        yield c
+        yield _signed_in(c)
 
 
 def _csrf(client: TestClient, page: str = "/memory") -> str:
@@ -66,20 +85,21 @@ def _head(memory) -> str:
 def test_the_token_opens_a_session_and_leaves_the_address(memory) -> None:
     c = _client(memory)
     assert c.get("/memory").status_code == 403
+    assert c.get(PREFIX + "/memory").status_code == 403
     assert c.get("/memory?token=wrong").status_code == 403
     r = c.get(f"/timeline?kind=dream&token={TOKEN}")
-    assert r.status_code == 303 and r.headers["location"] == "/timeline?kind=dream"
+    assert r.status_code == 303 and r.headers["location"] == PREFIX + "/timeline?kind=dream"
     cookie = r.headers["set-cookie"]
-    assert (
-        cookie.startswith(f"{COOKIE}=")
-        and "HttpOnly" in cookie
-        and "samesite=strict" in cookie.lower()
-    )
+    assert cookie.startswith(f"{COOKIE}=") and "HttpOnly" in cookie
+    assert "samesite=lax" in cookie.lower()  # a link from another site opens a page signed in
+    assert f"Path={PREFIX};" in cookie  # sent to this server only, not to every port of the host
+    assert re.search(r"Max-Age=\d+", cookie)  # an expiry
     assert TOKEN not in cookie
-    assert c.get("/timeline?kind=dream").status_code == 200
+    assert c.get(PREFIX + "/timeline?kind=dream").status_code == 200
+    assert c.get("/timeline?kind=dream").status_code == 403  # outside the prefix: no page
     other = _client(memory)  # another browser: the cookie is not the token
-    other.cookies.set(COOKIE, "made-up")
-    assert other.get("/memory").status_code == 403
+    other.cookies.set(COOKIE, "made-up", path=PREFIX)
+    assert other.get(PREFIX + "/memory").status_code == 403
 
 
 def test_only_its_own_host_and_every_response_has_the_headers(client) -> None:
@@ -220,7 +240,10 @@ def test_pin_then_remove_with_a_reason(client, memory) -> None:
 
 def test_approve_applies_the_soul_change(client, memory) -> None:
     assert "Reply in British English" in client.get("/review").text
-    client.post("/review/approve", data={"csrf": _csrf(client, "/review")})
+    client.post(
+        "/review/approve",
+        data={"csrf": _csrf(client, "/review"), "change": memory.pending_soul().id},
+    )
     assert "Reply in British English" in (memory.workspace.root / "SOUL.md").read_text()
     assert "Reverie-Approved" in memory.log(limit=1)[0].trailers
     assert memory.pending_soul() is None and "Nothing is waiting" in client.get("/review").text
@@ -236,13 +259,20 @@ def test_confirm_shows_exactly_what_the_undo_then_writes(client, memory) -> None
     dream = memory.log(limit=1, kind="dream")[0]
     page = client.get(f"/commit/{dream.sha}/confirm?action=revert").text
     preview = memory.preview_restore(dream.sha, only=True)
-    shown = [unescape(t) for t in re.findall(r'<span class="d-(?:add|del)">(.*?)</span>', page)]
+    rows = re.findall(
+        r'<div class="d-row d-(?:add|del)">.*?<span class="sign">(.)</span>'
+        r'<span class="code">(.*?)</span></div>',
+        page,
+    )
+    shown = [sign + unescape(re.sub(r"</?mark>", "", text)) for sign, text in rows]
     assert shown == [
         ln for ln in preview.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))
     ]
     assert "Deadline for Atlas" in "".join(shown)
+    base = re.search(r'name="base" value="([0-9a-f]{40})"', page).group(1)
     r = client.post(
-        f"/commit/{dream.sha}/restore", data={"csrf": _csrf(client), "action": "revert"}
+        f"/commit/{dream.sha}/restore",
+        data={"csrf": _csrf(client), "action": "revert", "base": base},
     )
     assert r.status_code == 303
     assert "Atlas" not in (memory.workspace.root / "memory/MEMORY.md").read_text()
@@ -255,7 +285,7 @@ def test_restore_with_replay_rewinds_dreams_cursor(client, memory) -> None:
     assert "reads entries 1–3 again" in unescape(page)
     client.post(
         f"/commit/{first_dream.sha}/restore",
-        data={"csrf": _csrf(client), "action": "restore", "replay": "1"},
+        data={"csrf": _csrf(client), "action": "restore", "replay": "1", "base": _head(memory)},
     )
     assert "Alice" not in memory.read("USER.md") and "Atlas" not in memory.read("memory/MEMORY.md")
     assert memory.runtime.store.dream_cursor() == 0
@@ -286,7 +316,7 @@ def test_requeue_a_set_aside_batch(client, memory) -> None:
 def test_dream_now_runs_dream_and_reports_it(client, memory) -> None:
     memory.remember("- [durable] Has a cat called Miso", session_key="cli:alice")
     r = client.post("/dream", data={"csrf": _csrf(client, "/status")})
-    assert r.status_code == 303 and r.headers["location"] == "/dream"
+    assert r.status_code == 303 and r.headers["location"] == PREFIX + "/dream"
     job = client.app.app.state.ui.job
     client.portal.call(job.wait)  # the run started by the request, on the app's event loop
     state = client.get("/dream.json").json()
@@ -306,12 +336,13 @@ def test_timeline_pages_cover_every_commit_once(client, memory) -> None:
     seen, url = [], "/timeline"
     while url:
         html = client.get(url).text
-        seen += re.findall(r'<td><a href="/commit/([0-9a-f]{40})"><code>', html)
-        more = re.search(r'rel="next" href="([^"]+)"', html)
+        seen += re.findall(rf'<td><a href="{PREFIX}/commit/([0-9a-f]{{40}})"><code>', html)
+        more = re.search(rf'rel="next" href="{PREFIX}([^"]+)"', html)
         url = unescape(more.group(1)) if more else ""
     assert seen == everything and len(everything) > PAGE_SIZE
     dreams = re.findall(
-        r'<td><a href="/commit/([0-9a-f]{40})"><code>', client.get("/timeline?kind=dream").text
+        rf'<td><a href="{PREFIX}/commit/([0-9a-f]{{40}})"><code>',
+        client.get("/timeline?kind=dream").text,
     )
     assert dreams == [c.sha for c in memory.log(limit=10, kind="dream")]
 
@@ -319,9 +350,12 @@ def test_timeline_pages_cover_every_commit_once(client, memory) -> None:
 def test_search_links_each_hit_to_its_origin(client) -> None:
     html = client.get("/search?q=Berlin").text
     assert (
-        'href="/memory#USER.md-L6"' in html and 'id="USER.md-L6"' in client.get("/memory").text
+        f'href="{PREFIX}/memory#USER.md-L6"' in html
+        and 'id="USER.md-L6"' in client.get("/memory").text
     )  # the line in the memory file
-    assert re.search(r'href="/history\?first=2&amp;last=2#c2"', html)  # the history entry behind it
+    assert re.search(
+        rf'href="{PREFIX}/history\?first=2&amp;last=2#c2"', html
+    )  # the history entry behind it
 
 
 def test_why_names_the_commit_and_the_entries(client, memory) -> None:
@@ -392,12 +426,15 @@ def test_the_ui_reaches_memory_only_through_memory_verbs() -> None:
         "history",
         "hitlog",
         "gitstore.trailers",
+        "gitstore.diffing",  # a conflict's two texts as a diff (no repository read)
         "gitstore.types",
         "dream.records",
         "dream.result",
         "security.network",
         "textdiff",
+        "textsafety",  # which characters are hidden: each shown as an escape
         "scopes",  # the root's picker: ids checked, names resolved, scopes listed (no memory read there)
+        "fsutil",  # the browser's sign-in file, written atomically with mode 0600 (no memory file)
     }
     folder = Path(__file__).resolve().parent.parent / "reverie" / "ui"
     used = set()
@@ -435,7 +472,7 @@ def test_each_action_is_its_memory_verb(tmp_path) -> None:
         "apin",
         "aremove",
         "arestore",
-        "apreview_restore",
+        "aplan_restore",
         "aapprove",
         "areject",
         "arequeue",
@@ -456,7 +493,7 @@ def test_each_action_is_its_memory_verb(tmp_path) -> None:
         use_memory_class(previous)
     assert isinstance(memory, Recording)
     with _client(memory) as c:
-        c.get(f"/?token={TOKEN}")
+        _signed_in(c)
         token = _csrf(c)
         line = {"csrf": token, "path": "USER.md", "line": "6", "original": "- Works at ACME"}
         dream = memory.log(limit=1, kind="dream")[0].sha
@@ -473,14 +510,20 @@ def test_each_action_is_its_memory_verb(tmp_path) -> None:
                 ),
                 "remove",
             ),
-            (lambda: c.get(f"/commit/{dream}/confirm?action=revert"), "preview_restore"),
+            (lambda: c.get(f"/commit/{dream}/confirm?action=revert"), "plan_restore"),
             (
                 lambda: c.post(
-                    f"/commit/{dream}/restore", data={"csrf": token, "action": "revert"}
+                    f"/commit/{dream}/restore",
+                    data={"csrf": token, "action": "revert", "base": _head(memory)},
                 ),
                 "restore",
             ),
-            (lambda: c.post("/review/approve", data={"csrf": token}), "approve"),
+            (
+                lambda: c.post(
+                    "/review/approve", data={"csrf": token, "change": memory.pending_soul().id}
+                ),
+                "approve",
+            ),
             (lambda: c.post("/review/reject", data={"csrf": token}), "reject"),
             (lambda: c.post("/review/requeue", data={"csrf": token, "all": "1"}), "requeue"),
             (
@@ -511,7 +554,7 @@ def test_a_conversation_hit_leads_to_its_message(client, memory) -> None:
         {"role": "user", "content": "I adopted a cat called Miso <img src=x onerror=alert(1)>"},
     )
     html = client.get("/search?q=Miso").text
-    link = re.search(r'href="(/session\?[^"]+)"', html)
+    link = re.search(rf'href="{PREFIX}(/session\?[^"]+)"', html)
     assert link, html
     page = client.get(unescape(link.group(1)).split("#")[0]).text
     assert 'id="m0" class="message role-user target"' in page
@@ -523,12 +566,14 @@ def test_edit_a_whole_file(client, memory) -> None:
     text = memory.read("memory/MEMORY.md") + "- The office moves to Leipzig in June\n"
     page = client.get("/memory/file?path=memory/MEMORY.md").text
     assert "Deadline for Atlas" in page
+    base = re.search(r'name="base" value="([0-9a-f]{40})"', page).group(1)
     client.post(
         "/memory/file",
         data={
             "csrf": _csrf(client),
             "path": "memory/MEMORY.md",
             "text": text.replace("\n", "\r\n"),
+            "base": base,
         },
     )
     assert memory.read("memory/MEMORY.md") == text  # the browser's CRLF is the file's LF
@@ -537,70 +582,16 @@ def test_edit_a_whole_file(client, memory) -> None:
     head = commit.sha
     client.post(
         "/memory/file",
-        data={"csrf": _csrf(client), "path": "memory/MEMORY.md", "text": "# Memory\n"},
+        data={
+            "csrf": _csrf(client),
+            "path": "memory/MEMORY.md",
+            "text": "# Memory\n",
+            "base": reverie.content_id(text),
+        },
     )
     assert _head(memory) == head and "refused" in _flash(
         client, "/memory"
     )  # the gate: most of the file gone
-
-
-def test_the_command_serves_on_loopback_until_stopped(memory, tmp_path) -> None:
-    """The real process: it prints a loopback address with a token, serves it through uvicorn, and SIGTERM stops it."""
-    import os
-    import subprocess
-    import sys
-    import urllib.error
-    import urllib.request
-
-    from tests.conftest import ROOT
-
-    token_file = tmp_path / "token"
-    token_file.write_text("a-token-from-a-file-" + "z" * 20 + "\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
-    env.update(REVERIE_HOME=str(tmp_path / "home"), PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "reverie",
-            "-w",
-            str(memory.workspace.root),
-            "ui",
-            "--no-browser",
-            "--port",
-            "0",
-            "--token-file",
-            str(token_file),
-        ],
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
-        assert proc.stderr is not None
-        url = next(m.group(1) for line in proc.stderr if (m := re.search(r"open (\S+)", line)))
-        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=a-token-from-a-file-z{20}", url)
-
-        class NoRedirect(urllib.request.HTTPRedirectHandler):
-            def redirect_request(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-                return None
-
-        opener = urllib.request.build_opener(NoRedirect)
-        with pytest.raises(urllib.error.HTTPError) as signed_in:
-            opener.open(url, timeout=10)
-        assert signed_in.value.code == 303
-        cookie = signed_in.value.headers["set-cookie"].split(";")[0]
-        page = opener.open(
-            urllib.request.Request(url.split("?")[0] + "memory", headers={"cookie": cookie}),
-            timeout=10,
-        )
-        assert page.status == 200 and b"Lives in Berlin" in page.read()
-        with pytest.raises(urllib.error.HTTPError) as refused:
-            opener.open(url.split("?")[0] + "memory", timeout=10)
-        assert refused.value.code == 403
-    finally:
-        proc.terminate()
-        assert proc.wait(timeout=30) in (0, -15)
 
 
 @pytest.mark.parametrize(

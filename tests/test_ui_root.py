@@ -27,9 +27,12 @@ from reverie.operations.forget import forget_user
 from reverie.scopes import Scope, ScopeRoot
 from reverie.ui import build_root_app
 from reverie.ui.root import LISTED, ScopeApps
+from reverie.ui.security import SignIn
 
 TOKEN = "t0k3n-" + "r" * 30
 BASE = "http://127.0.0.1:8766"
+SERVER_ID = "root-server-" + "x" * 10  # every page's prefix (a random id in a real server)
+PREFIX = f"/{SERVER_ID}"
 ALICE, BOB, BOT = Scope("alice"), Scope("bob"), Scope("bob", "support-bot")
 
 
@@ -53,16 +56,26 @@ def root(tmp_path: Path) -> Path:
 
 def _client(root: Path, scopes: ScopeApps | None = None) -> TestClient:
     app = build_root_app(
-        ScopeRoot(root), token=TOKEN, allowed_hosts=frozenset({"127.0.0.1:8766"}), scopes=scopes
+        ScopeRoot(root),
+        signin=SignIn(TOKEN),
+        allowed_hosts=frozenset({"127.0.0.1:8766"}),
+        scopes=scopes,
+        server_id=SERVER_ID,
     )
     return TestClient(app, base_url=BASE, follow_redirects=False)
+
+
+def _signed_in(c: TestClient) -> TestClient:
+    """``c`` signed in, its addresses under the server's prefix from now on."""
+    assert c.get(f"/?token={TOKEN}").status_code == 303
+    c.base_url = BASE + PREFIX
+    return c
 
 
 @pytest.fixture
 def client(root: Path):
     with _client(root) as c:
-        assert c.get(f"/?token={TOKEN}").status_code == 303
-        yield c
+        yield _signed_in(c)
 
 
 def _csrf(client: TestClient, page: str = "/") -> str:
@@ -98,23 +111,24 @@ def _user_md(root: Path, scope: Scope) -> str:
 
 def test_the_picker_lists_the_scopes_and_opens_one_by_its_ids(client) -> None:
     page = client.get("/")
-    assert page.status_code == 200 and 'action="/"' in page.text
+    assert page.status_code == 200 and f'action="{PREFIX}/"' in page.text
     for scope in (ALICE, BOB, BOT):  # each listed, linked by its digest name
-        assert f'href="/s/{scope.name}/memory"' in page.text
+        assert f'href="{PREFIX}/s/{scope.name}/memory"' in page.text
     assert "support-bot" in page.text and "Every scope under the root: 3." in page.text
     opened = _pick(client, "bob", "support-bot")
-    assert opened.status_code == 303 and opened.headers["location"] == f"/s/{BOT.name}/memory"
-    memory = client.get(opened.headers["location"])
+    location = f"{PREFIX}/s/{BOT.name}/memory"
+    assert opened.status_code == 303 and opened.headers["location"] == location
+    memory = client.get(f"/s/{BOT.name}/memory")
     assert memory.status_code == 200 and "Prefers short answers" in memory.text
     assert "user <b>bob</b> · agent <b>support-bot</b>" in memory.text
-    assert '<a class="picker" href="/">All users</a>' in memory.text
+    assert f'<a class="picker" href="{PREFIX}/">All users</a>' in memory.text
 
 
 def test_every_screen_of_a_scope_links_under_its_prefix(client, root) -> None:
     base = f"/s/{ALICE.name}"
     assert client.get(base).status_code in (307, 308)  # to base + "/"
     home = client.get(base + "/")
-    assert home.status_code == 303 and home.headers["location"] == f"{base}/memory"
+    assert home.status_code == 303 and home.headers["location"] == f"{PREFIX}{base}/memory"
     with reverie.open(root=root, user="alice") as alice:
         sha = alice.log(limit=1)[0].sha
     pages = ["/memory", "/timeline", "/review", "/search?q=Berlin", "/status", "/dream"]
@@ -124,8 +138,9 @@ def test_every_screen_of_a_scope_links_under_its_prefix(client, root) -> None:
         assert r.status_code == 200, page
         urls = re.findall(r'(?:href|action|data-poll|data-why|src)="([^"#]*)', r.text)
         assert urls, page
-        for url in urls:  # every link stays in the scope, but for the shared files and the picker
-            assert url.startswith((base + "/", "/static/")) or url == "/", (page, url)
+        for url in urls:  # every link stays in the scope, but for the shared files, the picker
+            scoped = url.startswith((PREFIX + base + "/", "/static/"))  # and the sign-out
+            assert scoped or url in (PREFIX + "/", PREFIX + "/signout"), (page, url)
     assert client.get(base + "/dream.json").json()["running"] is False
 
 
@@ -148,7 +163,7 @@ def test_an_edit_lands_in_its_scope_only_and_no_page_shows_another_scopes_lines(
             "text": "- Lives in Hamburg",
         },
     )
-    assert edit.status_code == 303 and edit.headers["location"] == base + "/memory"
+    assert edit.status_code == 303 and edit.headers["location"] == PREFIX + base + "/memory"
     assert "- Lives in Hamburg\n" in _user_md(root, ALICE)
     with reverie.open(root=root, user="alice") as alice:
         commit = alice.log(limit=1)[0]
@@ -236,11 +251,14 @@ def test_scope_routes_need_the_session_and_actions_the_csrf_token(root) -> None:
     before = _user_md(root, ALICE)
     stranger = _client(root)
     assert stranger.get("/").status_code == 403
-    assert stranger.get(base + "/memory").status_code == 403
+    assert stranger.get(PREFIX + "/").status_code == 403
+    assert stranger.get(PREFIX + base + "/memory").status_code == 403
     assert stranger.get(f"{base}/memory?token=wrong").status_code == 403
     signed = stranger.get(f"{base}/timeline?token={TOKEN}")  # the token works on any page
-    assert signed.status_code == 303 and signed.headers["location"] == base + "/timeline"
+    location = PREFIX + base + "/timeline"
+    assert signed.status_code == 303 and signed.headers["location"] == location
     c = stranger
+    c.base_url = BASE + PREFIX
     token = _csrf(c, base + "/memory")
     edit = {"path": "USER.md", "line": "1", "original": _user_md(root, ALICE).split("\n")[1]}
     edit["text"] = "- owned"
@@ -265,7 +283,7 @@ def test_scope_routes_need_the_session_and_actions_the_csrf_token(root) -> None:
 def test_a_forgotten_user_is_404_and_stays_forgotten(root) -> None:
     closed: list[Path] = []
     with _counting(closed), _client(root) as c:
-        c.get(f"/?token={TOKEN}")
+        _signed_in(c)
         assert c.get(f"/s/{ALICE.name}/memory").status_code == 200
         forget_user(root, "alice")
         assert c.get(f"/s/{ALICE.name}/memory").status_code == 404
@@ -329,7 +347,7 @@ def test_the_least_recently_used_scope_is_closed_past_the_limit(root) -> None:
     where = ScopeRoot(root).path
     scopes = ScopeApps(ScopeRoot(root), size=2)
     with _counting(closed), _client(root, scopes) as c:
-        c.get(f"/?token={TOKEN}")
+        _signed_in(c)
         for scope in (ALICE, BOB):
             assert c.get(f"/s/{scope.name}/memory").status_code == 200
         assert scopes.names == [ALICE.name, BOB.name] and closed == []
@@ -347,12 +365,13 @@ def test_a_scope_is_not_closed_under_a_request_in_flight(root) -> None:
     closed: list[Path] = []
     where = ScopeRoot(root).path
     scopes = ScopeApps(ScopeRoot(root), size=1)
-    app = build_root_app(ScopeRoot(root), token=TOKEN, scopes=scopes)
+    app = build_root_app(ScopeRoot(root), signin=SignIn(TOKEN), scopes=scopes, server_id=SERVER_ID)
 
     async def run() -> None:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url=BASE) as c:
             await c.get(f"/?token={TOKEN}")
+            c.base_url = BASE + PREFIX
             _Counting.hold, _Counting.entered = asyncio.Event(), asyncio.Event()
             slow = asyncio.create_task(c.get(f"/s/{ALICE.name}/memory"))
             await _Counting.entered.wait()  # alice's page is reading its files
@@ -380,10 +399,10 @@ def test_a_scope_running_dream_from_its_page_stays_open(root) -> None:
     _Sibling.release = threading.Event()
     try:
         with _counting(closed), _client(root, scopes) as c:
-            c.get(f"/?token={TOKEN}")
+            _signed_in(c)
             base = f"/s/{ALICE.name}"
             started = c.post(base + "/dream", data={"csrf": _csrf(c, base + "/status")})
-            assert started.headers["location"] == base + "/dream"
+            assert started.headers["location"] == PREFIX + base + "/dream"
             assert c.get(base + "/dream.json").json()["running"] is True
             assert c.get(f"/s/{BOB.name}/memory").status_code == 200
             assert closed == [where(BOB)] and scopes.names == [ALICE.name]  # alice's run goes on
@@ -407,9 +426,9 @@ def test_the_list_is_partial_past_its_length(tmp_path) -> None:
     for n in range(LISTED + 1):  # a written scope's own files, without a repo: enough to be listed
         scopes.ensure(Scope(f"user{n:03d}"))
     with _client(root) as c:
-        c.get(f"/?token={TOKEN}")
+        _signed_in(c)
         page = c.get("/").text
-    assert page.count('href="/s/') == LISTED and 'id="partial"' in page
+    assert page.count(f'href="{PREFIX}/s/') == LISTED and 'id="partial"' in page
 
 
 # -- the command ----------------------------------------------------------------------------------------------
@@ -437,7 +456,7 @@ def test_a_root_that_does_not_exist_is_served_empty_and_says_why(
 
     served = []
 
-    def fake_serve_root(root, *, host, port, token_file, ready) -> None:
+    def fake_serve_root(root, *, host, port, token_file, ready, renewed, browser) -> None:
         served.append(root.root)
         ready("http://127.0.0.1:1/?token=t")
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 from rich.text import Text
 
-from ..textdiff import DiffLineKind, diff_line_kind
+from ..textdiff import DiffLineKind, diff_line_kinds
 from ..textsafety import printable
 from ._common import console
 
@@ -43,8 +43,9 @@ _DIFF_STYLES: dict[DiffLineKind, str] = {
 def diff_text(diff: str) -> Text:
     """A unified diff coloured the way git colours it."""
     out = Text()
-    for line in printable(diff).splitlines():
-        out.append(line + "\n", style=_DIFF_STYLES[diff_line_kind(line)])
+    lines = printable(diff).splitlines()
+    for line, kind in zip(lines, diff_line_kinds(lines), strict=True):
+        out.append(line + "\n", style=_DIFF_STYLES[kind])
     return out
 
 

@@ -54,11 +54,21 @@ def run_approve(args: argparse.Namespace) -> int:
 def run_reject(args: argparse.Namespace) -> int:
     dropped = open_memory(args).reject()
     if args.json:
-        emit_json({"pending": dropped is not None, "dropped": dropped is not None})
-    else:
-        console.print(
-            "dropped the pending SOUL.md change"
-            if dropped
-            else "[dim]no SOUL.md change is pending[/]"
+        emit_json(
+            {
+                "pending": dropped is not None,
+                "dropped": dropped is not None,
+                "commit": dropped.commit if dropped else None,
+                "kept": dropped.kept if dropped else None,
+            }
         )
+    elif dropped is None:
+        console.print("[dim]no SOUL.md change is pending[/]")
+    else:
+        undo = (
+            f"; `reverie restore {dropped.commit[:8]} --only` puts it back"
+            if dropped.commit
+            else ""
+        )
+        console.print(f"rejected the pending SOUL.md change (kept{undo})")
     return 0

@@ -40,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
     row("history", f"last cursor {report.last_cursor}")
     dream = "corrupt" if report.dream_cursor is None else str(report.dream_cursor)
     pending = "?" if report.pending is None else str(report.pending)
-    row("dream", f"cursor {dream}, {pending} entries pending")
+    queued = f" (+{report.queued_entries} requeued)" if report.queued_entries else ""
+    row("dream", f"cursor {dream}, {pending} entries pending{queued}")
     if (run := report.dream_last_run) is not None:
         why = f": {run['reason']}" if run.get("reason") else ""
         span = (
@@ -58,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
         row("dream attempts", f"{report.dream_attempts} failed on the pending batch")
     for d in report.dream_dead_letters[-3:]:
         row("set aside", f"history {d['first']}-{d['last']} at {d['time']}: {d['reason']}")
+    for d in report.dream_queued:
+        row("queued", f"history {d['first']}-{d['last']} (requeued; the next dream runs it first)")
     for rel, size in report.files.items():
         b = report.budgets.get(rel)
         use = f" of {b['limit']:,} ({b['percent']} % of its budget)" if b else ""
@@ -70,16 +73,24 @@ def run(args: argparse.Namespace) -> int:
             "under memory/archive/",
         )
     if down := report.dream_model_unavailable:
+        state = "not answering" if down.get("kind") == "not-answering" else "unreachable"
         row(
             "model",
             report.model_description,
-            (f"  model unreachable since {down.get('since')}", "red"),
+            (f"  model {state} since {down.get('since')}", "red"),
             " (Dream leaves batches pending; see last dream)",
         )
     else:
         row("model", report.model_description)
     if report.dream_model != report.model:
         row("dream model", describe_model(report.dream_model))
+    if (kept := report.kept_replies).get("count") and (last := kept.get("last")):
+        counts = ", ".join(f"{n} {v}" for v, n in sorted(kept["verdicts"].items()))
+        row(
+            "model replies",
+            f"{counts} kept in {kept['path']}; last: {last['time']} {last['task']} "
+            f"{last['verdict']}: {last['reason']} — `reverie why --reply {last['id']}`",
+        )
     if p := report.pending_soul:
         cursors = (
             f", cursors {p['first_cursor']}–{p['last_cursor']}"

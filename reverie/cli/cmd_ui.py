@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from typing import Any
 
 from ..errors import CommandError
 from ._common import open_memory
@@ -47,31 +47,41 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port < 65536:
         raise CommandError(f"--port must be 0-65535, not {args.port}")
-    host, port, token_file = args.host, args.port, args.token_file
     root, scope = getattr(args, "scope", None) or (None, None)
     if root is not None and scope is None:  # --root without --user: every scope, behind a picker
         what = f"every scope under {root.root}"
         if not root.root.is_dir():  # a typo shows an empty picker: say why it is empty
             what += " (none yet: that folder does not exist; a scope's first write creates it)"
-        ready = _ready(args, what)
-        serve_root(root, host=host, port=port, token_file=token_file, ready=ready)
+        serve_root(root, **_options(args, what))
         return 0
     with open_memory(args, existing=True) as memory:
-        ready = _ready(args, str(memory.workspace.root))
-        serve(memory, host=host, port=port, token_file=token_file, ready=ready)
+        serve(memory, **_options(args, str(memory.workspace.root)))
     return 0
 
 
-def _ready(args: argparse.Namespace, what: str) -> Callable[[str], None]:
+def _options(args: argparse.Namespace, what: str) -> dict[str, Any]:
+    """What ``serve`` / ``serve_root`` take from the command line, and what they print."""
+
     def ready(url: str) -> None:
-        print(
-            f"reverie ui: serving {what}\n  open {url}\n  (Ctrl-C stops it)",
-            file=sys.stderr,
-            flush=True,
+        how = (
+            f"sign in with the token in {args.token_file}"
+            if args.token_file
+            else "it signs one browser in, once"
         )
-        if not args.no_browser:
-            import webbrowser
+        _say(f"reverie ui: serving {what}\n  open {url}  ({how})\n  (Ctrl-C stops it)")
 
-            webbrowser.open(url)
+    def renewed(url: str) -> None:
+        _say(f"reverie ui: a browser signed in; to sign in another, open {url}")
 
-    return ready
+    return {
+        "host": args.host,
+        "port": args.port,
+        "token_file": args.token_file,
+        "ready": ready,
+        "renewed": renewed,
+        "browser": not args.no_browser,
+    }
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)

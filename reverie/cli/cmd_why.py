@@ -1,8 +1,10 @@
-"""``reverie why TEXT``: which commit, and which history entries, put each matching memory line there."""
+"""``reverie why TEXT``: which commit, and which history entries, put each matching memory line
+there, and which kept model replies are behind it; ``reverie why --reply ID``: one kept reply."""
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from rich.table import Table
@@ -10,9 +12,17 @@ from rich.table import Table
 from ..textsafety import printable
 from ._common import add_json_flag, console, emit_json, open_memory
 
+if TYPE_CHECKING:
+    from ..llm.replylog import KeptReply
+
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("text")
+    p.add_argument("text", nargs="?", help="text of a memory line (or of a history entry)")
+    p.add_argument(
+        "--reply",
+        metavar="ID",
+        help="show one model reply kept as evidence (its id is in `reverie status` or a run's reason)",
+    )
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -20,19 +30,29 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..dream.archive import parse_entry, source_of
 
-    found = open_memory(args, existing=True).why(args.text)
+    memory = open_memory(args, existing=True)
+    if args.reply:
+        return _show_reply(args, memory.kept_replies(reply_id=args.reply))
+    if not args.text:
+        console.print("[red]error:[/] give TEXT, or --reply ID")
+        return 2
+    found = memory.why(args.text)
     if args.json:
         emit_json(found)
         return 0
+    _replies_behind(memory.kept_replies(args.text))
     if not found:
         console.print(f"no memory line contains {escape(printable(repr(args.text)))}")
         return 0
     table = Table(box=None, pad_edge=False)
     for column in ("file:line", "line", "commit", "kind", "time", "history"):
         table.add_column(column)
-    archived = []
+    archived, undone = [], []
     for p in found:
         cursors = f"entries {p.cursor_range[0]}–{p.cursor_range[1]}" if p.cursor_range else "—"
+        if p.via:
+            undos = ", ".join(v[:8] for v in p.via)
+            undone.append(f"{escape(printable(p.path))}:{p.line_no} was brought back by {undos}")
         table.add_row(
             escape(printable(f"{p.path}:{p.line_no}")),
             escape(printable(p.line.strip())),
@@ -50,5 +70,49 @@ def run(args: argparse.Namespace) -> int:
     console.print(table)
     for line in archived:
         console.print(f"[dim]archive:[/] {line}")
+    for line in undone:
+        console.print(f"[dim]undo:[/] {line} (an undo; the commit above first wrote it)")
     console.print("[dim]see an entry with: reverie history show --since <first-1> --limit <n>[/]")
     return 0
+
+
+def _replies_behind(replies: list[KeptReply]) -> None:
+    """The kept model replies behind the text: a reply that was refused, repaired or taken leniently
+    about it, or about a history entry holding it."""
+    for r in replies[-10:]:
+        console.print(
+            f"[dim]model reply:[/] {escape(r.id)} {escape(r.time)} {escape(r.task)} "
+            f"[yellow]{escape(r.verdict)}[/]: {escape(printable(r.reason))} "
+            f"[dim](`reverie why --reply {escape(r.id)}` shows it)[/]"
+        )
+
+
+def _show_reply(args: argparse.Namespace, found: list[KeptReply]) -> int:
+    if not found:
+        console.print(f"[red]error:[/] no kept model reply {escape(printable(repr(args.reply)))}")
+        return 1
+    reply = found[0]
+    if args.json:
+        emit_json(reply.to_dict())
+        return 0
+    console.print(
+        f"{escape(reply.id)}  {escape(reply.time)}  {escape(reply.task)}  {escape(reply.model)}  "
+        f"[yellow]{escape(reply.verdict)}[/]: {escape(printable(reply.reason))}"
+    )
+    if reply.ref:
+        console.print(f"[dim]about:[/] {escape(printable(str(reply.ref)))}")
+    console.print("[dim]── request (its last user message) ──[/]")
+    _lines(str(reply.request.get("user") or ""))
+    console.print("[dim]── reply ──[/]")
+    _lines(str(reply.reply.get("content") or ""))
+    for call in reply.reply.get("tool_calls") or []:
+        console.print(
+            f"[dim]tool call:[/] {escape(printable(str(call.get('name'))))}"
+            f"({escape(printable(str(call.get('arguments'))))})"
+        )
+    return 0
+
+
+def _lines(text: str) -> None:
+    for line in text.splitlines():
+        console.print(escape(printable(line)), highlight=False)

@@ -85,7 +85,7 @@ def config_keys(
     model: type[BaseModel] | None = None, prefix: str = ""
 ) -> list[tuple[str, str, str, str]]:
     """Every leaf key of the config: ``(camelCase path, type, default as JSON, meaning)``."""
-    from ..config import Config, ProviderConfig
+    from ..config import Config, ModelSettings, ProviderConfig
 
     model = model or Config
     rows: list[tuple[str, str, str, str]] = []
@@ -95,11 +95,12 @@ def config_keys(
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             rows += config_keys(annotation, key + ".")
             continue
-        if (
-            typing.get_origin(annotation) is dict
-            and typing.get_args(annotation)[1] is ProviderConfig
-        ):
-            rows += config_keys(ProviderConfig, key + ".<name>.")
+        entry = typing.get_args(annotation)[1] if typing.get_origin(annotation) is dict else None
+        if entry in (ProviderConfig, ModelSettings):
+            assert entry is not None
+            rows += config_keys(
+                entry, key + (".<name>." if entry is ProviderConfig else ".<model>.")
+            )
             continue
         default = field.get_default(call_default_factory=True)
         if default is PydanticUndefined:

@@ -6,16 +6,25 @@ maxTokens − 1024``. Then the oldest safe slices (``slicing``) are archived, on
 until the estimate is at most ``consolidationRatio × budget``, at most ``MAX_ROUNDS`` rounds per
 call. Each round, in this order:
 
-1. ask the model for fact lines (``archive.summarise``); on any failure, take the raw transcript
-   instead;
-2. append the result to history.jsonl with the session key (``(nothing)`` appends nothing;
-   ``(unsure)`` appends the user's and the assistant's messages of the slice as well, so what the
-   model could not state as a sure fact is still in history);
-3. only then advance ``last_consolidated`` in the session file.
+1. ask the model for fact lines (``summary.summarise``); on any failure, or a reply that does not
+   account for the slice (``summary.interpret``), take the raw transcript instead;
+2. append the result to history.jsonl with the session key (``(nothing)`` appends nothing, and is
+   believed only of a slice in which the user said nothing; ``(unsure)``, or facts that leave
+   something the user said unaccounted for, append the user's and the assistant's messages of the
+   slice as well, so what the model did not state as a sure fact is still in history);
+3. only then advance ``last_consolidated`` in the session file;
+4. keep a reply that was not trusted as it came, with its request and the cursors written for it
+   (``reverie.llm.replylog``).
 
 A crash between 2 and 3 archives that slice again on the next run: a duplicate in history, never a
 lost slice. A raw fallback ends the rounds of that call (the model is failing; the next call tries
 again).
+
+Every call is sized to the model's context window (``reverie.llm.window``): the budget above uses
+it, and a slice never carries more than half of it. When the provider still answers that the
+prompt is over its window, the window it names is learned and kept, and the slice is made smaller
+(down to one turn, then each message shown shorter) and sent again; only a slice that cannot be made
+to fit is raw-archived.
 """
 
 from __future__ import annotations
@@ -30,18 +39,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import Config
-from ..errors import HistoryError, LockTimeoutError, SessionError
+from ..errors import ContextWindowError, HistoryError, LockTimeoutError, SessionError
 from ..history import format_timestamp
 from ..llm.client import ModelClient
 from ..llm.protocol import TASK_ARCHIVE, max_output_tokens
+from ..llm.replylog import keep_reply
 from ..llm.tokens import estimate_tokens as _estimate_message_tokens
 from ..llm.types import Usage
+from ..llm.window import ContextWindows, reply_tokens
 from ..locking import Lock, lock_path
 from ..sessions import Session, SessionStore
 from ..store import WorkspaceStore
 from .estimate import PromptEstimator, model_view
-from .slicing import pick_slice
-from .summary import CONTEXT_MESSAGES, summarise
+from .slicing import pick_slice, safe_ends
+from .summary import CONTEXT_MESSAGES, SummaryReply, summarise
 from .transcript import content_text, raw_archive_entries, speaker
 
 log = logging.getLogger(__name__)
@@ -76,6 +87,7 @@ class ConsolidationResult:
     nothing_rounds: int = 0
     kept_raw: int = 0  # rounds whose transcript was kept beside the facts: the model said (unsure)
     failures: list[str] = field(default_factory=list)  # why the model's answer was not used
+    kept_replies: list[str] = field(default_factory=list)  # ids of replies kept as evidence
     usage: Usage = field(default_factory=Usage)
     stop: str = "below-threshold"
     error: str | None = None
@@ -136,12 +148,22 @@ class Consolidator:
         self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Lock]]
         self._locks = weakref.WeakKeyDictionary()
         self._estimator = PromptEstimator(client)
+        self.windows = ContextWindows(self.config, store.workspace.state_dir)
 
     # -- budget -------------------------------------------------------------------------------------------
     @property
+    def window(self) -> int:
+        """The agent's model's context window (``reverie.llm.window``: config, learned, litellm's table)."""
+        return self.windows.of(self.config.model)
+
+    @property
     def budget(self) -> int:
-        d = self.config.defaults
-        return max(1, d.context_window_tokens - d.max_tokens - RESERVED_TOKENS)
+        """Prompt tokens the agent may use before the oldest turns are archived: the window less
+        the agent's reply (``maxTokens``, counted for at most half a window it does not fit) and
+        ``RESERVED_TOKENS``."""
+        window = self.window
+        reply = min(self.config.defaults.max_tokens, window // 2)
+        return max(1, window - reply - RESERVED_TOKENS)
 
     @property
     def target(self) -> int:
@@ -297,7 +319,8 @@ class Consolidator:
         *,
         rest_if_raw: bool,
     ) -> bool:
-        """Archive ``messages[start:end]``; False when it had to be raw-archived."""
+        """Archive ``messages[start:end]`` (or a smaller slice from ``start`` when the model's window
+        demands it); False when it had to be raw-archived."""
         messages = session.messages
         owner = (
             session.metadata.get("user_name")
@@ -305,35 +328,22 @@ class Consolidator:
             else None
         )
         stamp = format_timestamp()
-        reply = await summarise(
-            self.client,
-            self.store.workspace,
-            messages[max(0, start - CONTEXT_MESSAGES) : start],
-            messages[start:end],
-            fallback_stamp=stamp,
-            owner=owner,
-            model=self.config.model,
-            # Context ≤ ~budget/8 tokens and a reply ≤ maxTokens: with a slice ≤ budget/2 the call
-            # fits the window.
-            context_chars=min(8_000, self.budget // 2),
-            max_tokens=max_output_tokens(TASK_ARCHIVE, self.config.defaults.max_tokens),
-        )
+        reply, end = await self._summarise_fitting(session, start, end, stamp, owner, rest_if_raw)
         result.usage = result.usage + reply.usage
         result.rounds += 1
+        written: list[int] = []
         if reply.ok:
             if reply.facts is None and not reply.unsure:
                 result.nothing_rounds += 1
             if reply.facts is not None:
-                result.cursors.append(self.store.history.append(reply.facts, session.key))
-            if (
-                reply.unsure
-            ):  # the model was not sure of all of it: the words themselves stay in history
+                written.append(self.store.history.append(reply.facts, session.key))
+            if reply.unsure:  # the words themselves stay in history
                 for entry in raw_archive_entries(
                     _conversation_only(messages[start:end], owner),
                     fallback_stamp=stamp,
                     owner=owner,
                 ):
-                    result.cursors.append(self.store.history.append(entry, session.key))
+                    written.append(self.store.history.append(entry, session.key))
                 result.kept_raw += 1
         else:
             result.failures.append(reply.failure or "")
@@ -345,12 +355,96 @@ class Consolidator:
             for entry in raw_archive_entries(
                 messages[start:end], fallback_stamp=stamp, owner=owner
             ):
-                result.cursors.append(self.store.history.append(entry, session.key))
+                written.append(self.store.history.append(entry, session.key))
+        result.cursors.extend(written)
         # History first, then the offset: a crash in between re-archives this slice, never loses it.
         self.sessions.save_offset(session, end)
         result.archived.append(end - start)
         result.offsets.append(end)
+        self._keep(reply, session.key, written, result)
         return reply.ok
+
+    async def _summarise_fitting(
+        self,
+        session: Session,
+        start: int,
+        end: int,
+        stamp: str,
+        owner: str | None,
+        everything: bool,
+    ) -> tuple[SummaryReply, int]:
+        """The summary of ``messages[start:end]``, made smaller until the model's window takes it:
+        on an over-window answer the window is learned, then the slice halved (down to one turn),
+        then each message shown shorter. Returns the reply and the slice's end."""
+        messages = session.messages
+        message_chars = 8_000
+        context_chars = min(8_000, self.budget // 2)
+        for _ in range(8):
+            try:
+                reply = await summarise(
+                    self.client,
+                    self.store.workspace,
+                    messages[max(0, start - CONTEXT_MESSAGES) : start],
+                    messages[start:end],
+                    fallback_stamp=stamp,
+                    owner=owner,
+                    model=self.config.model,
+                    # Context ≤ ~budget/8 tokens and a reply ≤ maxTokens: with a slice ≤ budget/2
+                    # the call fits the window.
+                    context_chars=context_chars,
+                    message_chars=message_chars,
+                    max_tokens=reply_tokens(
+                        self.window,
+                        max_output_tokens(TASK_ARCHIVE, self.config.defaults.max_tokens),
+                    ),
+                )
+                return reply, end
+            except ContextWindowError as exc:
+                window = self.windows.learn(self.config.model, exc.limit, exc.requested, str(exc))
+                log.info(
+                    "archive of %s: the prompt was over the model's window (%s tokens now); "
+                    "sending less",
+                    session.key,
+                    window,
+                )
+                smaller = self._half_slice(messages, start, end, everything)
+                if smaller < end:
+                    end = smaller
+                elif message_chars > 500:
+                    message_chars //= 2
+                context_chars //= 2
+        why = "the slice does not fit the model's context window, even one short message at a time"
+        return SummaryReply(failure=why, verdict="refused", note=why), end
+
+    @staticmethod
+    def _half_slice(
+        messages: Sequence[Mapping[str, Any]], start: int, end: int, everything: bool
+    ) -> int:
+        """The largest safe end no further than halfway through ``messages[start:end]`` (``end``
+        itself when the slice is one turn)."""
+        half = start + max(1, (end - start) // 2)
+        ends = [e for e in safe_ends(messages, start, include_end=everything) if e <= half]
+        return ends[-1] if ends else end
+
+    def _keep(
+        self, reply: SummaryReply, key: str, written: list[int], result: ConsolidationResult
+    ) -> None:
+        """Keep a reply that was not trusted as it came, with what it wrote (``llm.replylog``)."""
+        if reply.verdict == "trusted" or (reply.response is None and not reply.request):
+            return
+        verdict = "refused" if not reply.ok else reply.verdict
+        kept = keep_reply(
+            self.store.workspace.state_dir,
+            task=TASK_ARCHIVE,
+            model=self.config.model,
+            verdict="lenient" if verdict == "lenient" else verdict,  # type: ignore[arg-type]
+            reason=reply.note or reply.failure or "",
+            messages=reply.request,
+            response=reply.response,
+            ref={"session": key, "cursors": written},
+        )
+        if kept:
+            result.kept_replies.append(kept)
 
     def _adopt_disk_offset(self, session: Session) -> None:
         """If another process archived further meanwhile, start from its offset (no double archiving)."""

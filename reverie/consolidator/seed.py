@@ -31,13 +31,15 @@ from ..errors import HistoryError, LockTimeoutError, ModelError, WorkspaceError
 from ..history import format_timestamp
 from ..llm import protocol
 from ..llm.client import ModelClient
+from ..llm.output import said_something
 from ..llm.prompts import load_prompt
+from ..llm.replylog import keep_reply
 from ..llm.tools import function_schema
 from ..llm.types import ToolCall
 from ..security.secrets import redact
 from ..store import WorkspaceStore
 from ..workspace import MEMORY
-from .transcript import render_transcript
+from .transcript import message_text, render_transcript, speaker
 
 log = logging.getLogger(__name__)
 
@@ -140,18 +142,40 @@ async def consolidate(
     except ModelError as exc:
         log.warning("consolidate: model call failed: %s", exc)
         return False
+
+    def refused(why: str) -> bool:
+        """Log, keep the reply (``reverie.llm.replylog``) and fail: nothing moves."""
+        log.warning("consolidate: %s", why)
+        keep_reply(
+            store.workspace.state_dir,
+            task=protocol.TASK_ARCHIVE,
+            model=model_name or store.config.model,
+            verdict="refused",
+            reason=why,
+            messages=request,
+            response=reply,
+            ref={"session": key} if key else {},
+        )
+        return False
+
     call = next((c for c in reply.tool_calls if c.name == "save_memory"), None)
     args = _arguments(call) if call is not None else None
     if args is None:
-        log.warning("consolidate: the model did not call save_memory with JSON arguments")
-        return False
+        return refused("the model did not call save_memory with JSON arguments")
     entry, update = _as_text(args.get("history_entry")), _as_text(args.get("memory_update"))
     if not isinstance(entry, str) or not entry.strip():
-        log.warning("consolidate: save_memory without a history_entry string")
-        return False
+        return refused("save_memory without a history_entry string")
     if update is not None and not isinstance(update, str):
-        log.warning("consolidate: save_memory's memory_update is not a string")
-        return False
+        return refused("save_memory's memory_update is not a string")
+    said = [
+        sentence
+        for m in old
+        if isinstance(m, dict) and speaker(m) == "USER"
+        for sentence in said_something(message_text(m))
+    ]
+    if entry.strip() == protocol.NOTHING and said:
+        # "Nothing to keep" of a conversation that says something: not believed, nothing moves.
+        return refused(f"save_memory answered (nothing) for {said[0][:60]!r}; not archived")
     if isinstance(update, str):
         update = redact(
             update

@@ -5,26 +5,43 @@ The request follows the prompt protocol (``reverie.llm.protocol``): the system p
 ``archive`` task's (``prompts/archive.md``, package data, overridable per workspace: the task keeps
 the name nanobot gave it), the user message holds ``SECTION_CONTEXT`` (the messages just before the
 slice, for understanding only) and ``SECTION_ARCHIVE`` (the slice), as transcript lines with
-untrusted speakers labelled. The reply is accepted only as fact lines ``- [mark] fact`` or
-``(nothing)``; anything else — an exception, ``finish_reason`` error/length, empty text, tool calls,
-no fact line at all — is a failure the caller answers with a raw archive, so model garbage never
-reaches history.jsonl.
+untrusted speakers labelled.
+
+A reply must account for the slice (``interpret``); its verdict is one of:
+
+- *trusted*: fact lines only (optionally ending ``(unsure)``), each sharing a word with the slice,
+  together covering every sentence of the user's that says something; or ``(nothing)`` as the whole
+  reply for a slice in which the user said nothing (greetings, questions, tool output); or
+  ``(nothing)`` / nothing followed by ``(unsure)``.
+- *lenient*: usable fact lines beside lines that are not (chatter, an echoed transcript, a fact
+  sharing no word with the slice, which is dropped), or facts that leave a sentence of the user's
+  unaccounted for: the facts are kept and so are the slice's words (as for ``(unsure)``), so nothing
+  the user said is lost.
+- *refused*: an exception, ``finish_reason`` error/length, empty text, tool calls, no usable fact
+  line, ``(nothing)`` mixed with anything but ``(unsure)``, or ``(nothing)`` for a slice in which the
+  user said something: the caller raw-archives the slice, so model garbage never reaches
+  history.jsonl and never costs a message.
+
+A reply wrapped whole in a code fence is unwrapped first (*repaired*). Every reply that is not
+trusted is kept with its request (``reverie.llm.replylog``) by the caller.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..errors import ModelError
+from ..errors import ContextWindowError, ModelError
 from ..llm import protocol
 from ..llm.client import ModelClient, log_model_failure
+from ..llm.output import content_words, line_problem, said_something, unaccounted, unwrap_fence
 from ..llm.prompts import load_prompt
-from ..llm.types import Usage
+from ..llm.types import ModelResponse, Usage
 from ..workspace import Workspace
-from .transcript import render_transcript
+from .transcript import message_text, render_transcript, speaker
 
 log = logging.getLogger(__name__)
 
@@ -34,18 +51,25 @@ __all__ = ["SummaryReply", "request_messages", "interpret", "summarise", "CONTEX
 CONTEXT_MESSAGES = 8
 _FAILED_FINISH = {"error", "length", "content_filter"}
 _MAX_REPLY_TOKENS = 4_096
+_BULLET = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
 
 
 @dataclass(frozen=True, slots=True)
 class SummaryReply:
     """``facts`` is the history entry to append (None for ``(nothing)``) unless ``failure`` says why
-    not; ``unsure``: the model said ``(unsure)``, so the slice's transcript is kept in history as
-    well."""
+    not; ``unsure``: the slice's words are kept in history as well (the model said ``(unsure)``, or
+    its facts did not account for the whole slice). ``verdict`` (trusted, repaired, lenient,
+    refused) and ``note`` say how the reply was taken; ``response`` and ``request`` are the call
+    itself, for the kept-replies log."""
 
     facts: str | None = None
     failure: str | None = None
     unsure: bool = False
     usage: Usage = field(default_factory=Usage)
+    verdict: str = "trusted"
+    note: str = ""
+    response: ModelResponse | None = None
+    request: tuple[dict[str, str], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -60,10 +84,11 @@ def request_messages(
     fallback_stamp: str,
     owner: str | None = None,
     context_chars: int = 8_000,
+    message_chars: int = 8_000,
 ) -> list[dict[str, str]]:
     """The summary call's messages: system prompt, then the two protocol sections (the context keeps
     its most recent lines within ``context_chars``, so a small context window is not overrun by mere
-    context)."""
+    context; each archived message is shown up to ``message_chars``)."""
     lines = render_transcript(
         context, fallback_stamp=fallback_stamp, owner=owner, limit=1_000
     ).splitlines()
@@ -79,7 +104,9 @@ def request_messages(
             (protocol.SECTION_CONTEXT, "\n".join(reversed(kept)) or protocol.NOTHING),
             (
                 protocol.SECTION_ARCHIVE,
-                render_transcript(archive, fallback_stamp=fallback_stamp, owner=owner),
+                render_transcript(
+                    archive, fallback_stamp=fallback_stamp, owner=owner, limit=message_chars
+                ),
             ),
         ]
     )
@@ -89,33 +116,114 @@ def request_messages(
     ]
 
 
-def interpret(content: str | None, finish_reason: str, has_tool_calls: bool) -> SummaryReply:
-    """The reply's fact lines, ``(nothing)`` and ``(unsure)``, or why the reply is unusable."""
+def _marker(line: str) -> str | None:
+    """``(nothing)`` or ``(unsure)`` when the line is one (a bullet, case and a full stop aside)."""
+    word = _BULLET.sub("", line.strip()).rstrip(".").strip().lower()
+    return word if word in (protocol.NOTHING, protocol.UNSURE) else None
+
+
+def interpret(
+    content: str | None,
+    finish_reason: str,
+    has_tool_calls: bool,
+    archive: Sequence[Mapping[str, Any]] = (),
+    *,
+    owner: str | None = None,
+    instructions: str = "",
+) -> SummaryReply:
+    """How the reply to the slice ``archive`` is taken (see the module docstring): its fact lines
+    and whether the slice's words are kept too, or why it is refused. ``instructions`` (the system
+    prompt) is what a fact may not repeat."""
     if has_tool_calls:
-        return SummaryReply(failure="the model called tools instead of answering")
+        return _refused("the model called tools instead of answering")
     if finish_reason in _FAILED_FINISH:
-        return SummaryReply(failure=f"finish_reason {finish_reason}")
+        return _refused(f"finish_reason {finish_reason}")
     text = (content or "").strip()
     if not text:
-        return SummaryReply(failure="empty reply")
+        return _refused("empty reply")
+    repaired = unwrap_fence(text)
+    notes = []
+    if repaired is not None:
+        text, notes = repaired.strip(), ["the reply was wrapped in a code fence"]
     facts: list[str] = []
-    skipped = 0
-    nothing = unsure = False
+    skips: list[str] = []
+    dropped: list[str] = []
+    other = 0
+    markers: set[str] = set()
+    slice_text = "\n".join(message_text(m) for m in archive)
+    slice_words = content_words(slice_text)
     for line in text.splitlines():
+        if not line.strip():
+            continue
+        marker = _marker(line)
+        if marker is not None:
+            markers.add(marker)
+            continue
         parsed = protocol.parse_fact_line(line)
         if parsed is None:
-            word = line.strip().rstrip(".").lower()
-            nothing = nothing or word == protocol.NOTHING
-            unsure = unsure or word == protocol.UNSURE
+            other += 1
             continue
         mark, fact = parsed
+        fact = " ".join(fact.split())
         if mark == "skip":
-            skipped += 1
+            skips.append(fact)
             continue
-        facts.append(f"- [{mark}] {' '.join(fact.split())}")
-    if facts or nothing or skipped or unsure:
-        return SummaryReply(facts="\n".join(facts) or None, unsure=unsure)
-    return SummaryReply(failure="no fact lines and no (nothing) in the reply")
+        problem = line_problem(fact, [instructions] if instructions else [])
+        if problem is None and archive and not content_words(fact) & slice_words:
+            problem = "shares no word with the conversation"
+        if problem is not None:
+            dropped.append(f"{fact[:60]!r} ({problem})")
+            continue
+        facts.append(f"- [{mark}] {fact}")
+    said = _user_said(archive, owner)
+    unsure = protocol.UNSURE in markers
+    if protocol.NOTHING in markers:
+        if facts or skips or dropped or other:
+            mixed = len(facts) + len(skips) + len(dropped) + other
+            return _refused(f"'(nothing)' mixed with {mixed} other line(s)")
+        if said and not unsure:
+            return _refused(
+                f"'(nothing)' for a conversation in which the user said something "
+                f"({said[0][:60]!r})"
+            )
+        return _taken(None, unsure, notes)
+    if not facts and not skips:
+        if unsure:
+            return _taken(None, True, notes + ([f"{other} other line(s)"] if other else []))
+        why = "; ".join(dropped[:3]) if dropped else f"{other} line(s) that are not fact lines"
+        return _refused(f"no usable fact line and no (nothing): {why}")
+    if other:
+        notes.append(f"{other} line(s) that are not fact lines ignored")
+    if dropped:
+        notes.append(f"{len(dropped)} fact line(s) dropped: " + "; ".join(dropped[:3]))
+    missed = unaccounted(said, [*facts, *skips])
+    if missed:
+        notes.append(
+            f"{len(missed)} sentence(s) of the user's not accounted for ({missed[0][:60]!r})"
+        )
+    lenient = bool(other or dropped or missed)
+    return _taken("\n".join(facts) or None, unsure or lenient, notes, lenient=lenient)
+
+
+def _user_said(archive: Sequence[Mapping[str, Any]], owner: str | None) -> list[str]:
+    """The sentences of the user's messages in the slice that say something."""
+    return [
+        sentence
+        for m in archive
+        if speaker(m, owner) == "USER"
+        for sentence in said_something(message_text(m))
+    ]
+
+
+def _refused(why: str) -> SummaryReply:
+    return SummaryReply(failure=why, verdict="refused", note=why)
+
+
+def _taken(
+    facts: str | None, unsure: bool, notes: list[str], *, lenient: bool = False
+) -> SummaryReply:
+    verdict = "lenient" if lenient else "repaired" if notes else "trusted"
+    return SummaryReply(facts=facts, unsure=unsure, verdict=verdict, note="; ".join(notes))
 
 
 async def summarise(
@@ -128,9 +236,11 @@ async def summarise(
     owner: str | None = None,
     model: str | None = None,
     context_chars: int = 8_000,
+    message_chars: int = 8_000,
     max_tokens: int = _MAX_REPLY_TOKENS,
 ) -> SummaryReply:
-    """Ask the model for the slice's fact lines; never raises for a model failure (it is reported instead)."""
+    """Ask the model for the slice's fact lines; never raises for a model failure (it is reported
+    instead), except ``ContextWindowError``: the prompt did not fit, and the caller sends less."""
     messages = request_messages(
         workspace,
         context,
@@ -138,15 +248,27 @@ async def summarise(
         fallback_stamp=fallback_stamp,
         owner=owner,
         context_chars=context_chars,
+        message_chars=message_chars,
     )
     try:
         reply = await client.complete(messages, model=model, max_tokens=max_tokens)
+    except ContextWindowError:
+        raise  # the caller learns the window and sends a smaller slice
     except (
         ModelError
     ) as exc:  # the client turns every provider failure into ModelError after its retries
         log_model_failure(log, "summary call failed", exc)
         return SummaryReply(failure=f"model error: {exc}")
-    answer = interpret(reply.content, reply.finish_reason, bool(reply.tool_calls))
+    answer = interpret(
+        reply.content,
+        reply.finish_reason,
+        bool(reply.tool_calls),
+        archive,
+        owner=owner,
+        instructions=messages[0]["content"],
+    )
     if answer.failure:
         log.warning("archive reply rejected: %s", answer.failure)
-    return replace(answer, usage=reply.usage)
+    elif answer.verdict != "trusted":
+        log.info("archive reply taken (%s): %s", answer.verdict, answer.note)
+    return replace(answer, usage=reply.usage, response=reply, request=tuple(messages))

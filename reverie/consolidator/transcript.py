@@ -148,24 +148,45 @@ def raw_archive_entries(
     owner: str | None = None,
     limit: int = RAW_LIMIT,
 ) -> list[str]:
-    """The raw archive of ``messages``: ``[RAW] N messages`` + transcript lines, split into entries
-    of at most ``limit`` characters each, so nothing but an over-long single message (cut with a
-    marker) is shortened."""
+    """The raw archive of ``messages``: ``[RAW] N messages`` + transcript lines (N counts the
+    lines), split into entries of at most ``limit`` characters each. Nothing is shortened: a
+    message longer than an entry holds is split into lines ``(part 2 of 3) …`` at word boundaries,
+    in entries of their own."""
     header_room = len("[RAW] 9999999 messages\n")
     line_limit = max(100, limit - header_room - 40)
     entries: list[str] = []
     batch: list[str] = []
     size = 0
     for message in messages:
-        line = render_line(message, fallback_stamp=fallback_stamp, owner=owner, limit=line_limit)
-        if batch and size + len(line) + 1 > limit - header_room:
-            entries.append(_raw(batch))
-            batch, size = [], 0
-        batch.append(line)
-        size += len(line) + 1
+        for line in _lines_of(message, fallback_stamp, owner, line_limit):
+            if batch and size + len(line) + 1 > limit - header_room:
+                entries.append(_raw(batch))
+                batch, size = [], 0
+            batch.append(line)
+            size += len(line) + 1
     if batch:
         entries.append(_raw(batch))
     return entries
+
+
+def _lines_of(
+    message: Mapping[str, Any], fallback_stamp: str, owner: str | None, line_limit: int
+) -> list[str]:
+    """One transcript line, or the parts of a message too long for one, each a line of its own."""
+    text = message_text(message)
+    stamp, who = stamp_of(message, fallback_stamp), speaker(message, owner)
+    room = line_limit - len(transcript_line(stamp, who, "")) - len("(part 9999 of 9999) ")
+    if len(text) <= room:
+        return [transcript_line(stamp, who, text)]
+    parts: list[str] = []
+    while text:
+        cut = len(text) if len(text) <= room else (text.rfind(" ", room // 2, room) + 1 or room)
+        parts.append(text[:cut].rstrip())
+        text = text[cut:].lstrip()
+    return [
+        transcript_line(stamp, who, f"(part {i} of {len(parts)}) {part}")
+        for i, part in enumerate(parts, 1)
+    ]
 
 
 def _raw(lines: list[str]) -> str:

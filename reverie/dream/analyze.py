@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
 from ..llm import protocol
-from ..llm.types import Usage
+from ..llm.output import unwrap_fence
+from ..llm.types import ModelResponse, Usage
 from .budget import Budget, budgeted_call
 from .result import Finding
 
 if TYPE_CHECKING:
     from ..llm.client import ModelClient
 
-__all__ = ["Analysis", "UnusableAnalysis", "analyze", "parse_findings"]
+__all__ = ["Analysis", "UnusableAnalysis", "analyze", "judge", "parse_findings"]
 
 log = logging.getLogger(__name__)
 
@@ -30,28 +32,53 @@ _MARKS = re.compile(r"^\s*\[(permanent|durable|ephemeral|skip|correction)\]\s*",
 
 
 class UnusableAnalysis(ModelError):
-    """The model answered, but not with an analysis: empty, or no finding line and no ``[SKIP]`` (a
-    code block, a chat reply). The run fails and the batch stays pending, without an attempt counted
-    against it."""
+    """The model answered, but not with an analysis it can be trusted for: empty, no finding line
+    and no ``[SKIP]`` (a code block, a chat reply), or ``[SKIP]`` mixed with other lines. The run
+    fails and the batch stays pending, without an attempt counted against it. ``response`` and
+    ``messages`` are the call, for the kept-replies log."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        response: ModelResponse | None = None,
+        messages: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
+        super().__init__(message)
+        self.response = response
+        self.messages = list(messages)
 
 
 @dataclass(frozen=True)
 class Analysis:
+    """A usable analysis. ``verdict`` says how it was taken: ``trusted``, ``repaired`` (unwrapped
+    from a code fence, findings cut) or ``lenient`` (lines that are not findings ignored); ``note``
+    says why; ``skipped`` is True for a whole-reply ``[SKIP]``."""
+
     findings: tuple[Finding, ...]
     usage: Usage
     raw: str
     ignored_lines: int
+    verdict: str = "trusted"
+    note: str = ""
+    skipped: bool = False
+    response: ModelResponse | None = None
+    messages: tuple[Mapping[str, Any], ...] = ()
 
 
-def parse_findings(text: str) -> tuple[list[Finding], int]:
-    """Finding lines of a phase-1 answer, and how many non-blank lines were not findings (ignored).
+@dataclass(frozen=True)
+class _Lines:
+    """A phase-1 answer read line by line."""
 
-    List bullets before a finding are tolerated; consolidator marks inside a finding are stripped,
-    except that a ``[correction]`` mark becomes the words "correction:" so phase 2 replaces the old
-    fact in place. ``[SKIP]`` is dropped: it means "nothing here".
-    """
+    findings: list[Finding]
+    skips: int  # [SKIP] lines, and finding lines marked [skip]
+    skip_kind: int  # [SKIP] lines alone
+    ignored: int  # non-blank lines that are neither
+
+
+def _read(text: str) -> _Lines:
     findings: list[Finding] = []
-    ignored = 0
+    skips = skip_kind = ignored = 0
     for line in (text or "").splitlines():
         if not line.strip():
             continue
@@ -61,30 +88,86 @@ def parse_findings(text: str) -> tuple[list[Finding], int]:
             continue
         kind, body = parsed
         if kind == "SKIP":
+            skips += 1
+            skip_kind += 1
             continue
         m = _MARKS.match(body)
         if m:
             body = body[m.end() :]
             if m.group(1).lower() == "skip":
+                skips += 1
                 continue
             if m.group(1).lower() == "correction":
                 body = f"correction: {body}"
         body = protocol.strip_age(body.strip())[0].strip()
         if body:
             findings.append(Finding(kind, body))
-    return findings, ignored
+    return _Lines(findings, skips, skip_kind, ignored)
 
 
-def _skipped(text: str) -> bool:
-    """True when the answer says, in the protocol, that the batch holds nothing worth keeping."""
-    for line in text.splitlines():
-        parsed = protocol.parse_finding_line(_LIST_PREFIX.sub("", line, count=1))
-        if parsed is None:
-            continue
-        mark = _MARKS.match(parsed[1])
-        if parsed[0] == "SKIP" or (mark is not None and mark.group(1).lower() == "skip"):
-            return True
-    return False
+def parse_findings(text: str) -> tuple[list[Finding], int]:
+    """Finding lines of a phase-1 answer, and how many non-blank lines were not findings (ignored).
+
+    List bullets before a finding are tolerated; consolidator marks inside a finding are stripped,
+    except that a ``[correction]`` mark becomes the words "correction:" so phase 2 replaces the old
+    fact in place. ``[SKIP]`` and lines marked ``[skip]`` are dropped: they mean "nothing here".
+    """
+    lines = _read(text)
+    return lines.findings, lines.ignored
+
+
+def judge(text: str) -> Analysis:
+    """How a phase-1 answer is taken (usage and the call left empty), or ``UnusableAnalysis``.
+
+    ``[SKIP]`` means "nothing in this batch" and is believed only as the whole answer: beside
+    findings it contradicts them, and among lines that are not findings it is one guess among junk
+    (a small model's echo of the prompt holds it). Findings beside other lines are taken, the other
+    lines ignored (``lenient``)."""
+    raw = text or ""
+    if not raw.strip():
+        # An empty answer is a model fault, not "nothing worth keeping" (that is [SKIP]): fail the
+        # attempt so the batch is retried instead of the cursor skipping it unread.
+        raise UnusableAnalysis("empty reply to the analysis (expected finding lines or [SKIP])")
+    notes: list[str] = []
+    body = unwrap_fence(raw.strip())
+    if body is not None:
+        notes.append("the reply was wrapped in a code fence")
+    lines = _read(body if body is not None else raw)
+    findings = lines.findings
+    if lines.skips and not findings:
+        if lines.ignored:
+            raise UnusableAnalysis(
+                f"[SKIP] among {lines.ignored} line(s) that are not findings "
+                f"(starting {raw.strip()[:60]!r}): not a whole-reply [SKIP]"
+            )
+        return Analysis(
+            (), Usage(), raw, 0, "repaired" if notes else "trusted", "; ".join(notes), True
+        )
+    if lines.skip_kind and findings:
+        raise UnusableAnalysis(
+            f"[SKIP] mixed with {len(findings)} finding(s): the answer contradicts itself"
+        )
+    if not findings:
+        # Not "nothing worth keeping" (that is [SKIP]): the model did not do the task, so the batch
+        # must not be consumed as if it had been read.
+        raise UnusableAnalysis(
+            f"the analysis has no finding lines and no [SKIP] "
+            f"({lines.ignored} other line(s), starting {raw.strip()[:60]!r})"
+        )
+    verdict = "repaired" if notes else "trusted"
+    if lines.ignored or lines.skips:
+        verdict = "lenient"
+        notes.append(f"{lines.ignored + lines.skips} line(s) that are not findings ignored")
+    long = sum(len(f.text) > MAX_FINDING_CHARS for f in findings)
+    if long:
+        notes.append(f"{long} finding(s) longer than {MAX_FINDING_CHARS} characters cut")
+        findings = [Finding(f.kind, f.text[:MAX_FINDING_CHARS]) for f in findings]
+        verdict = "lenient" if verdict == "lenient" else "repaired"
+    if len(findings) > MAX_FINDINGS:
+        notes.append(f"kept the first {MAX_FINDINGS} of {len(findings)} findings")
+        findings = findings[:MAX_FINDINGS]
+        verdict = "lenient" if verdict == "lenient" else "repaired"
+    return Analysis(tuple(findings), Usage(), raw, lines.ignored, verdict, "; ".join(notes))
 
 
 async def analyze(
@@ -96,35 +179,14 @@ async def analyze(
     user: str,
     max_tokens: int | None = None,
 ) -> Analysis:
-    """Run phase 1; raises ``UnusableAnalysis``, ``ModelError`` or ``BudgetExceeded``."""
+    """Run phase 1; raises ``UnusableAnalysis``, ``ModelError`` (``ContextWindowError`` among them)
+    or ``BudgetExceeded``."""
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     response = await budgeted_call(client, budget, messages, model=model, max_tokens=max_tokens)
-    raw = response.content or ""
-    if not raw.strip():
-        # An empty answer is a model fault, not "nothing worth keeping" (that is [SKIP]): fail the
-        # attempt so the batch is retried instead of the cursor skipping it unread.
-        raise UnusableAnalysis(
-            f"{model}: empty reply to the analysis (expected finding lines or [SKIP])"
-        )
-    findings, ignored = parse_findings(raw)
-    if not findings and not _skipped(raw):
-        # Not "nothing worth keeping" (that is [SKIP]): the model did not do the task, so the batch
-        # must not be consumed as if it had been read.
-        raise UnusableAnalysis(
-            f"{model}: the analysis has no finding lines and no [SKIP] "
-            f"({ignored} other line(s), starting {raw.strip()[:60]!r})"
-        )
-    if ignored:
-        log.warning("dream analysis: ignored %d line(s) that are not findings", ignored)
-    long = sum(len(f.text) > MAX_FINDING_CHARS for f in findings)
-    if long:
-        log.warning(
-            "dream analysis: %d finding(s) longer than %d characters were cut",
-            long,
-            MAX_FINDING_CHARS,
-        )
-        findings = [Finding(f.kind, f.text[:MAX_FINDING_CHARS]) for f in findings]
-    if len(findings) > MAX_FINDINGS:
-        log.warning("dream analysis: kept the first %d of %d findings", MAX_FINDINGS, len(findings))
-        findings = findings[:MAX_FINDINGS]
-    return Analysis(tuple(findings), response.usage, raw, ignored)
+    try:
+        analysis = judge(response.content or "")
+    except UnusableAnalysis as exc:
+        raise UnusableAnalysis(f"{model}: {exc}", response=response, messages=messages) from None
+    if analysis.note:
+        log.warning("dream analysis (%s): %s", analysis.verdict, analysis.note)
+    return replace(analysis, usage=response.usage, response=response, messages=tuple(messages))

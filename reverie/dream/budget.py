@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..config import DreamConfig
+from ..errors import ModelUnavailableError
 from ..llm.types import ModelResponse, Usage
 
 if TYPE_CHECKING:
     from ..llm.client import ModelClient
 
-__all__ = ["Budget", "BudgetExceeded", "REPEAT_LIMIT", "budgeted_call"]
+__all__ = ["Budget", "BudgetExceeded", "REPEAT_LIMIT", "budgeted_call", "call_reserve"]
 
 #: The same failing tool call (name + arguments) this many times ends the run.
 REPEAT_LIMIT = 3
@@ -124,25 +125,62 @@ class Budget:
             )
 
 
+def call_reserve(budget: Budget, timeout: float) -> float:
+    """The least run time a model call is begun with: ``llm.timeout``, at most a quarter of the run
+    (of a drain's overall time, when that is shorter) and a minute. A call begun with less would be
+    cut by the run rather than end on its own timeout, and a provider that is merely slow could not
+    be told from one that is silent."""
+    seconds = budget.max_seconds
+    if budget.overall is not None:
+        seconds = min(seconds, budget.overall.max_seconds)
+    return min(timeout, seconds / 4, 60.0)
+
+
 async def budgeted_call(
     client: ModelClient, budget: Budget, messages: list[dict[str, Any]], *, model: str, **kw: Any
 ) -> ModelResponse:
-    """One model call inside the budget: refused past the time cap, cut off at the remaining wall
-    time, and its tokens charged (which raises ``BudgetExceeded`` when the token cap is crossed).
-    ``ModelError`` passes through."""
+    """One model call inside the budget: refused past the time cap (or with less time left than a
+    call may need, ``call_reserve``), given the run's remaining time as its deadline, and its tokens
+    charged (which raises ``BudgetExceeded`` when the token cap is crossed). ``ModelError`` passes
+    through.
+
+    The client's own per-attempt timeout (``llm.timeout``) and retry budget bind inside that
+    deadline, so a provider that does not answer ends the call on its own timeout, as a
+    ``ModelUnavailableError`` of kind ``not-answering`` (an outage: Dream counts no attempt), before
+    the run's limit can fire. Should the call still outlive the run's time, it is the same outage."""
     budget.check_time()
     remaining = max(0.001, budget.remaining_seconds())
-    try:
-        # The client keeps its own per-attempt timeout and retry budget (``config.llm``); the run's
-        # remaining wall time only caps the whole call. (Passing it as the per-attempt timeout let
-        # one hang eat the run's budget.)
-        response = await asyncio.wait_for(client.complete(messages, model=model, **kw), remaining)
-    except TimeoutError:
-        overall = budget.overall is not None and budget.overall.remaining_seconds() <= 0
+    reserve = call_reserve(budget, client.settings.timeout)
+    if remaining < reserve:
+        overall = budget.overall is not None and budget.overall.remaining_seconds() < reserve
         cap = budget.overall.max_seconds if overall and budget.overall else budget.max_seconds
-        which = "the drain's wall time of" if overall else "the run's wall-time cap of"
+        which = "the drain's wall time of" if overall else "the wall-time cap of"
         raise BudgetExceeded(
-            "time", f"a model call was still running when {which} {cap:g}s ran out", overall=overall
+            "time",
+            f"{remaining:.0f}s left of {which} {cap:g}s, less than a model call may need "
+            f"({reserve:.0f}s)",
+            overall=overall,
+        )
+    # The client must give up a little before the run does (its own wait adds a second).
+    margin = min(remaining / 4, max(2.0, remaining * 0.02))
+    deadline = time.monotonic() + remaining - margin
+    try:
+        response = await asyncio.wait_for(
+            client.complete(messages, model=model, deadline=deadline, **kw), remaining
+        )
+    except TimeoutError:
+        if budget.overall is not None and budget.overall.remaining_seconds() <= 0:
+            # the drain's shared time ran out under the call: the drain's limit, not an outage
+            raise BudgetExceeded(
+                "time",
+                f"a model call was still running when the drain's wall time of "
+                f"{budget.overall.max_seconds:g}s ran out",
+                overall=True,
+            ) from None
+        raise ModelUnavailableError(
+            f"{model}: no reply within the run's remaining {remaining:.0f}s",
+            kind="not-answering",
+            model=model,
         ) from None
     budget.usage = budget.usage + response.usage
     budget.charge_tokens(response.usage.total_tokens)

@@ -6,7 +6,8 @@ the spec.
     {"last_run": {"time": ISO, "status": "ok", "first": 31, "last": 50, "reason": null, "commit": "<sha>"},
      "last_completed": ISO,          # the last run that finished a batch (ok, no-change, dead-lettered)
      "last_rejection": {"time": ISO, "first": 31, "last": 50, "reason": "..."},
-     "model_unavailable": {"since": ISO, "reason": "..."}}   # while runs fail because the model is unreachable
+     "model_unavailable": {"since": ISO, "reason": "...", "kind": "not-answering"}}
+                                     # while runs fail because the model is unreachable or silent
 
 ``dream-attempts.json`` — failed attempts on the batch starting after the Dream cursor::
 
@@ -25,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 import orjson
 
@@ -71,10 +72,12 @@ class RejectionRecord(TypedDict):
 
 
 class OutageRecord(TypedDict):
-    """``model_unavailable``: since when runs fail because the model cannot be reached."""
+    """``model_unavailable``: since when runs fail because the model cannot be reached; ``kind`` is
+    the failure's (``not-answering`` for a provider that timed out, ``unreachable`` …)."""
 
     since: str
     reason: str | None
+    kind: NotRequired[str]
 
 
 class DeadLetterRecord(TypedDict):
@@ -149,14 +152,19 @@ class StatusRecord:
         commit: str | None,
         *,
         unavailable: bool = False,
+        outage: str | None = None,
     ) -> None:
         when = now_iso()
         if (
             unavailable
         ):  # "since" is the first failure of the outage; a run that reached the model ends it
-            outage = self.model_unavailable
-            since = outage["since"] if outage is not None else when
-            self.data["model_unavailable"] = {"since": since, "reason": reason}
+            previous = self.model_unavailable
+            since = previous["since"] if previous is not None else when
+            self.data["model_unavailable"] = {
+                "since": since,
+                "reason": reason,
+                "kind": outage or "unreachable",
+            }
         else:
             self.data.pop("model_unavailable", None)
         self.data["last_run"] = {
@@ -212,7 +220,14 @@ class StatusRecord:
     @property
     def model_unavailable(self) -> OutageRecord | None:
         v = self._valid("model_unavailable", _OUTAGE)
-        return None if v is None else OutageRecord(since=v["since"], reason=v["reason"])
+        if v is None:
+            return None
+        kind = v.get("kind")
+        return OutageRecord(
+            since=v["since"],
+            reason=v["reason"],
+            kind=kind if isinstance(kind, str) else "unreachable",
+        )
 
     @property
     def last_rejection(self) -> RejectionRecord | None:

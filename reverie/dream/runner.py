@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Literal
 from ..config import OFFLINE_MODEL, Config
 from ..errors import (
     AlreadyRunningError,
+    ContextWindowError,
     GitStoreError,
     MergeConflictError,
     ModelError,
@@ -38,6 +39,7 @@ from ..llm import protocol
 from ..llm.prompts import load_prompt
 from ..llm.registry import prefix_of
 from ..llm.types import Usage
+from ..llm.window import ContextWindows, reply_tokens, room
 from ..security.untrusted import untrusted_soul_lines
 from ..store import WorkspaceStore
 from ..workspace import MEMORY, MEMORY_FILES, SOUL
@@ -57,6 +59,7 @@ from .deadletter import (
     set_aside,
 )
 from .edit_tools import MemoryTools
+from .evidence import Evidence, kept_note
 from .fence import Fence
 from .gate import check
 from .lifecycle import MANAGED, LifecycleOutcome, budgets
@@ -88,7 +91,7 @@ class _Failed(Exception):
         reason: str,
         *,
         count: bool = True,
-        unavailable: bool = False,
+        unavailable: str | None = None,
     ) -> None:
         super().__init__(reason)
         self.status = status
@@ -96,9 +99,17 @@ class _Failed(Exception):
         self.count = (
             count  # False when the batch is not at fault: the drain's overall budget, the model
         )
-        self.unavailable = (
-            unavailable  # the model could not be reached: `reverie status` says since when
-        )
+        # The model could not be reached, or did not answer (the ModelUnavailableError's kind):
+        # `reverie status` says since when.
+        self.unavailable = unavailable
+
+
+class _Shrink(Exception):
+    """Internal: the batch must be its first ``keep`` entries to fit the model's window."""
+
+    def __init__(self, keep: int) -> None:
+        super().__init__(keep)
+        self.keep = keep
 
 
 class Dream:
@@ -134,6 +145,8 @@ class Dream:
         self._fence: Fence | None = None
         #: This run's over-budget trim (``_trim_first``): committed first, or previewed.
         self._trim: DreamResult | None = None
+        #: Each model's context window (``reverie.llm.window``): Dream's prompts are sized to it.
+        self.windows = ContextWindows(self.config, self.workspace.state_dir)
 
     @property
     def model(self) -> str:
@@ -304,6 +317,58 @@ class Dream:
             )
         if not entries:
             return self._maintain(dry_run)
+        while True:
+            try:
+                return await self._attempt(entries, budget, attempts, dry_run, emit)
+            except _Shrink as shrink:
+                # The model's window does not take this many entries: the batch is the first ones,
+                # and the rest wait for the next batch (a requeued batch is never shrunk).
+                entries = entries[: shrink.keep]
+
+    def _room(self) -> int:
+        """Prompt tokens a call to Dream's model may send (its window less the reply); the offline
+        engine reads any length."""
+        if prefix_of(self.model) == prefix_of(OFFLINE_MODEL):
+            return sys.maxsize
+        window = self.windows.of(self.model)
+        return room(window, self._max_tokens(protocol.TASK_DREAM_EDIT))
+
+    def _fit(self, entries: list[HistoryEntry], system: str, user: str) -> None:
+        """Raise ``_Shrink`` when the analysis prompt is over the model's window and fewer entries
+        would do; ``_Failed`` (no attempt counted) when one entry is already too many."""
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        tokens = self.client.count_tokens(messages, model=self.model)
+        limit = self._room()
+        if tokens <= limit:
+            return
+        if len(entries) > 1 and self._requeued is None:
+            keep = max(1, min(len(entries) - 1, len(entries) * limit // max(tokens, 1)))
+            log.info(
+                "dream: %d entries make a %d-token prompt, over the model's room of %d; taking %d",
+                len(entries),
+                tokens,
+                limit,
+                keep,
+            )
+            raise _Shrink(keep)
+        raise _Failed(
+            "failed",
+            f"the analysis prompt ({tokens} tokens with {len(entries)} entr"
+            f"{'y' if len(entries) == 1 else 'ies'}) does not fit the model's context window "
+            f"({self.windows.of(self.model)} tokens); set models.<name>.contextWindowTokens or "
+            "use a model with a larger window",
+            count=False,
+        )
+
+    async def _attempt(
+        self,
+        entries: list[HistoryEntry],
+        budget: Budget,
+        attempts: Attempts,
+        dry_run: bool,
+        emit: ProgressCallback,
+    ) -> DreamResult:
+        cfg = self.config.dream
         first, last = entries[0].cursor, entries[-1].cursor
         emit(Progress("start", first=first, last=last))
         staged = StagedFiles.load(self.workspace)
@@ -319,6 +384,7 @@ class Dream:
             dry_run=dry_run,
             attempts=attempts.for_batch(first),
         )
+        evidence = Evidence(self.workspace.state_dir, self.model, first, last, dry_run)
 
         def progress(phase: ProgressPhase) -> None:
             emit(Progress(phase, budget.iterations, budget.tool_calls, budget.tokens, first, last))
@@ -328,24 +394,29 @@ class Dream:
                 raise _Failed("failed", staged.unreadable, count=False)
             today = self.today()
             sizes = budget_lines(staged.base, cfg)
+            system = load_prompt(protocol.TASK_DREAM_ANALYZE, self.workspace)
+            user = build_analysis_message(
+                entries,
+                staged.base,
+                self._memory_ages(staged.base[MEMORY]),
+                today,
+                budgets=sizes,
+            )
+            self._fit(entries, system, user)
             analysis = await analyze(
                 self.client,
                 budget,
                 model=self.model,
-                system=load_prompt(protocol.TASK_DREAM_ANALYZE, self.workspace),
-                user=build_analysis_message(
-                    entries,
-                    staged.base,
-                    self._memory_ages(staged.base[MEMORY]),
-                    today,
-                    budgets=sizes,
-                ),
+                system=system,
+                user=user,
                 max_tokens=self._max_tokens(protocol.TASK_DREAM_ANALYZE),
             )
             findings = analysis.findings
+            said = evidence.analysis(analysis, entries, staged.base)
             progress("analyze")
+            edited = None
             if findings:
-                await run_edit_loop(
+                edited = await run_edit_loop(
                     self.client,
                     budget,
                     tools,
@@ -355,6 +426,9 @@ class Dream:
                     progress=lambda: progress("edit"),
                     budgets=sizes,
                     max_tokens=self._max_tokens(protocol.TASK_DREAM_EDIT),
+                    on_refused=evidence.refused_edit,
+                    window=self.windows.of(self.model),
+                    room_tokens=self._room(),
                 )
             facts = [
                 f
@@ -397,8 +471,9 @@ class Dream:
                 life,
             )
             if not changed and not life.archive:
+                why = said or evidence.unchanged(findings, tools, edited)
                 return self._finish(
-                    replace(done, status="no-change"), attempts, last, dry_run, life
+                    replace(done, status="no-change", reason=why), attempts, last, dry_run, life
                 )
             if dry_run:
                 files = tuple(
@@ -441,9 +516,20 @@ class Dream:
                 budget,
                 attempts,
                 dry_run,
-                _Failed("failed", f"model unavailable: {exc}", count=False, unavailable=True),
+                # The prefix is what schedulers read as an outage (reverie.operations.serve_root);
+                # the message says "not answering" for a silent provider.
+                _Failed("failed", f"model unavailable: {exc}", count=False, unavailable=exc.kind),
             )
-        except UnusableAnalysis as exc:
+        except ContextWindowError as exc:
+            window = self.windows.learn(self.model, exc.limit, exc.requested, str(exc))
+            if len(entries) > 1 and self._requeued is None:
+                log.info(
+                    "dream: the model's window is %s tokens; batch %d-%d made smaller",
+                    window,
+                    first,
+                    last,
+                )
+                raise _Shrink(max(1, len(entries) // 2)) from None
             return self._fail(
                 base,
                 findings,
@@ -452,6 +538,19 @@ class Dream:
                 attempts,
                 dry_run,
                 _Failed("failed", f"model: {exc}", count=False),
+            )
+        except UnusableAnalysis as exc:
+            kept = evidence.keep(
+                protocol.TASK_DREAM_ANALYZE, "refused", str(exc), exc.messages, exc.response
+            )
+            return self._fail(
+                base,
+                findings,
+                tools,
+                budget,
+                attempts,
+                dry_run,
+                _Failed("failed", f"model: {exc}{kept_note(kept)}", count=False),
             )
         except ModelError as exc:
             return self._fail(
@@ -720,7 +819,11 @@ class Dream:
         return StagedFiles.load(self.workspace)
 
     def _max_tokens(self, task: str) -> int:
-        return protocol.max_output_tokens(task, self.config.defaults.max_tokens)
+        """The task's reply limit, within a quarter of the model's window."""
+        wanted = protocol.max_output_tokens(task, self.config.defaults.max_tokens)
+        if prefix_of(self.model) == prefix_of(OFFLINE_MODEL):
+            return wanted
+        return reply_tokens(self.windows.of(self.model), wanted)
 
     def _memory_ages(self, text: str) -> list[int | None]:
         if not text.strip():
@@ -935,20 +1038,23 @@ class Dream:
         self._record(result, unavailable=failure.unavailable)
         return result
 
-    def _record(self, result: DreamResult, *, unavailable: bool = False) -> None:
+    def _record(self, result: DreamResult, *, unavailable: str | None = None) -> None:
         """The status record, written inside the run's fence (a run that may no longer write
-        records nothing: ``reverie status`` keeps telling what the run that took over did)."""
+        records nothing: ``reverie status`` keeps telling what the run that took over did);
+        ``unavailable`` is the outage's kind when the model could not be reached or did not
+        answer."""
         with self._section():
             self._record_unfenced(result, unavailable=unavailable)
 
-    def _record_unfenced(self, result: DreamResult, *, unavailable: bool) -> None:
+    def _record_unfenced(self, result: DreamResult, *, unavailable: str | None) -> None:
         StatusRecord.load(self.workspace.state_dir).record_run(
             result.status,
             result.first,
             result.last,
             result.reason,
             result.commit,
-            unavailable=unavailable,
+            unavailable=unavailable is not None,
+            outage=unavailable,
         )
 
 

@@ -27,7 +27,8 @@ import re
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import date
 from functools import partial
 from pathlib import Path
 
@@ -41,7 +42,8 @@ from ..fsutil import read_bytes_or_none
 from ..locking import exclusive
 from ..workspace import Workspace, check_relative
 from . import queries
-from .blame import blame_lines, provenance
+from .blame import provenance, trace_lines
+from .catalog import LogFilter, catalog_for, query
 from .diffing import file_changes, stat_body, text_diff
 from .location import (
     TREE,
@@ -74,11 +76,19 @@ from .repo import (
     lost_head_branch,
     mark_adopted,
     read_head,
+    readable,
     repair_head,
     sync_ignore_rules,
 )
 from .trailers import BATCH, KIND, RESTORE_OF, REVERT_OF, format_message, parse_batch, split_message
-from .types import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
+from .types import (
+    CommitDetail,
+    CommitInfo,
+    FileChange,
+    OperationResult,
+    Provenance,
+    RepoProblem,
+)
 from .upkeep import after_commit, pack_all
 from .writer import (
     ResolvedPaths,
@@ -341,6 +351,7 @@ class GitStore(NanobotGitAPI):
         trailers: Mapping[str, str] | None = None,
         notes: str = "",
         untrack: tuple[str, ...] = (),
+        allow_empty: bool = False,
     ) -> tuple[ObjectID | None, list[FileChange]]:
         """One transaction: only paths whose content really changes; body from the real diff (then
         ``notes``). ``untrack``: paths that leave the repo but stay on disk (named in the body as
@@ -351,13 +362,13 @@ class GitStore(NanobotGitAPI):
         )
         real = {p: d for p, d in changes.items() if d != current[p]}
         gone = tuple(p for p in untrack if current[p] is not None and p not in changes)
-        if not real and not gone:
+        if not real and not gone and not allow_empty:
             return None, []
         stats = file_changes(current, {**real, **dict.fromkeys(gone)})
         extra = {
             k: v for k, v in (trailers or {}).items() if k != KIND
         }  # the kind argument is the one kind
-        body = stat_body(stats) + (f"\n\n{notes.strip()}" if notes.strip() else "")
+        body = "\n\n".join(part for part in (stat_body(stats), notes.strip()) if part)
         message = format_message(subject, body, {KIND: kind, **extra})
         where = getattr(self._write, "targets", None) or self.workspace
         seen = getattr(self._write, "seen", None)
@@ -372,6 +383,7 @@ class GitStore(NanobotGitAPI):
             self._who,
             on_disk=seen,
             untrack=gone,
+            allow_empty=allow_empty,
         )
         if sha is not None:
             after_commit(repo, self._ready().git_dir, self.config.gc_every)
@@ -458,6 +470,7 @@ class GitStore(NanobotGitAPI):
         trailers: Mapping[str, str] | None = None,
         files: Mapping[str, str | None] | None = None,
         base: Mapping[str, str] | None = None,
+        allow_empty: bool = False,
     ) -> str | None:
         """Commit ``files`` (new contents of tracked files; None deletes one), or with
         ``files=None`` what is on disk.
@@ -470,7 +483,8 @@ class GitStore(NanobotGitAPI):
         commit or a person's edit landed in between — gets the writer's change three-way merged over
         it here, under the writer lock, so no writer overwrites another; a conflict raises
         ``MergeConflictError`` and writes nothing. Returns the new commit's full sha, or None when
-        nothing changed.
+        nothing changed — unless ``allow_empty``: a record that changes no file (a rejected SOUL.md
+        proposal) is committed all the same.
         """
         subject = (message or "").strip().split("\n", 1)[0] or f"{kind}: update"
         notes = split_message(message or "")[1]
@@ -496,7 +510,9 @@ class GitStore(NanobotGitAPI):
             head = self._commit_manual(repo, ref, head)
             if base:
                 changes = self._merge_over(changes, base)
-            sha, _ = self._commit_locked(repo, ref, head, changes, subject, kind, trailers, notes)
+            sha, _ = self._commit_locked(
+                repo, ref, head, changes, subject, kind, trailers, notes, allow_empty=allow_empty
+            )
             return sha.decode() if sha else None
 
     def _merge_over(
@@ -693,35 +709,49 @@ class GitStore(NanobotGitAPI):
         *,
         max_entries: int | None = None,
         start: str | None = None,
+        text: str | None = None,
+        since: date | None = None,
+        until: date | None = None,
     ) -> list[CommitInfo]:
         """Newest first along first parents; ``kind`` / ``path`` filter (``path`` = commits that
-        changed it). ``start``: walk from that revision (included) instead of HEAD, so a long log is
-        read page by page at the cost of one page. ``max_entries`` is nanobot's name for ``limit``.
-        """
+        changed it), ``text`` (case-insensitive, in the subject or a line the commit added or
+        removed), ``since`` / ``until`` (each commit's own date, inclusive). ``start``: from that
+        revision (included) instead of HEAD, so a long log is read page by page at the cost of one
+        page. ``max_entries`` is nanobot's name for ``limit``. Read through the process's catalog
+        of this repository (``reverie.gitstore.catalog``): a filter over a long history is read
+        once, then served from memory."""
         limit = limit if max_entries is None else max_entries
         rel = check_relative(path) if path else None
-        out: list[CommitInfo] = []
-        if not self.exists:
-            return out
+        if not self.exists or limit <= 0:
+            return []
+        wanted = LogFilter(kind, rel, text or None, since, until)
         with self._open() as repo:
             store = repo.objects
             head = self._query_head(repo)
-            first = queries.resolve(store, head, start) if start is not None else head
-            for commit in queries.walk(store, first):
-                if len(out) >= limit:
-                    break
-                if (
-                    kind is not None
-                    and split_message(commit.message.decode("utf-8", "replace"))[2].get(KIND)
-                    != kind
-                ):
-                    continue
-                if rel is not None and not queries.changed_paths(store, commit, [rel]):
-                    continue
-                out.append(
-                    queries.commit_info(store, commit, partial(self._paths_for, store, commit))
-                )
-        return out
+            catalog = catalog_for(f"{self._ready().git_dir}|{'|'.join(self.tracked)}")
+            first = queries.resolve(store, head, start) if start is not None else None
+            shas = query(
+                catalog, store, head, first, limit, wanted, partial(self._paths_for, store)
+            )
+            out: list[CommitInfo] = []
+            for sha in shas:
+                with catalog.lock:
+                    info = catalog.info(sha)
+                if info is None:
+                    try:
+                        commit = read_commit(store, sha)
+                    except (KeyError, GitStoreError):  # damaged since the catalog read it
+                        with catalog.lock:
+                            catalog.cut(sha)
+                        break
+                    info = queries.commit_info(
+                        store, commit, partial(self._paths_for, store, commit)
+                    )
+                    with catalog.lock:
+                        catalog.keep_info(info)
+                # a copy: the catalog's own stays as read, whatever a caller does with this one
+                out.append(replace(info, trailers=dict(info.trailers), files=list(info.files)))
+            return out
 
     def show(self, rev: str) -> CommitDetail:
         with self._open() as repo:
@@ -829,8 +859,68 @@ class GitStore(NanobotGitAPI):
                 wanted = [i for i, line in enumerate(lines) if text in line]
                 if not wanted:
                     continue
-                origin = blame_lines(store, head, path, wanted)
-                out.extend(provenance(store, origin[i], path, i + 1, lines[i]) for i in wanted)
+                origin = trace_lines(store, head, path, wanted)
+                out.extend(
+                    provenance(store, origin[i][0], path, i + 1, lines[i], origin[i][1])
+                    for i in wanted
+                )
+        return out
+
+    def problems(self) -> list[RepoProblem]:
+        """What is damaged in the memory repo where every query starts (HEAD and the commit it
+        names), and how queries read around it; reads only, like every query. A workspace without a
+        repo has none."""
+        if not self.exists:
+            return []
+        git_dir = self._ready().git_dir
+        where = _shown_path(git_dir, self.workspace.root)
+        fsck = f"to look first: `git --git-dir={git_dir} fsck`"
+        out: list[RepoProblem] = []
+        lost = lost_head_branch(git_dir)
+        if lost is not None:
+            out.append(
+                RepoProblem(
+                    f"{where}/HEAD",
+                    f"the file is missing; memory's history is read from {lost.decode()}",
+                    "the next change recreates it",
+                )
+            )
+        catalog = catalog_for(f"{git_dir}|{'|'.join(self.tracked)}")
+        with catalog.lock:
+            broken = catalog.unreadable
+            above = catalog.entries[-1].sha if catalog.entries else None
+        if broken is not None and above is not None:
+            out.append(
+                RepoProblem(
+                    f"{where}/objects/{broken.decode()[:2]}/{broken.decode()[2:]}",
+                    f"commit {broken.decode()[:12]} (the one before {above.decode()[:12]}) cannot "
+                    f"be read: the history before {above.decode()[:12]} is not shown, and why "
+                    "attributes the lines written there to it",
+                    f"restore the object from a copy of the repository, or {fsck}",
+                )
+            )
+        try:
+            with self._open() as repo:
+                ref = lost or branch_ref(repo)
+                head = read_head(repo, ref)
+                if head is not None and readable(repo, head):
+                    return out
+                found = heal_head(repo, git_dir, ref, repair=False)
+        except (GitStoreError, OSError, ValueError, KeyError) as exc:
+            out.append(RepoProblem(where, str(exc), fsck))
+            return out
+        if found is None:
+            return out  # no commits yet
+        bad = head.decode(errors="replace")[:12] if head is not None else "an unreadable value"
+        out.append(
+            RepoProblem(
+                f"{where}/{ref.decode()}",
+                f"it names commit {bad}, which cannot be read (missing or damaged): memory's history "
+                f"is shown from {found.decode()[:12]}, the newest readable commit in its reflog, and "
+                "the change or changes made after it are lost",
+                f"the next change moves {ref.decode()} back to {found.decode()[:12]}; {fsck}",
+            )
+        )
         return out
 
     def gc(self) -> None:
@@ -858,6 +948,14 @@ def _pack_dir_stamp(git_dir: Path) -> frozenset[str]:
         return frozenset(os.listdir(os.path.join(git_dir, "objects", "pack")))
     except OSError:
         return frozenset()
+
+
+def _shown_path(path: Path, root: Path) -> str:
+    """``path`` relative to the workspace when inside it (``.git``), else as it is."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def _text(data: bytes | None) -> str:

@@ -5,10 +5,12 @@ the object store.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Protocol
 
+from dulwich.errors import ChecksumMismatch, ObjectFormatException
 from dulwich.object_store import DiskObjectStore
 from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tree
 
@@ -61,9 +63,17 @@ class CachedStore:
         self._cache: dict[ObjectID, ShaFile] = cache if cache is not None else {}
 
     def __getitem__(self, sha: ObjectID) -> ShaFile:
+        """The object ``sha``: ``KeyError`` when it is missing, ``GitStoreError`` when it is there
+        but cannot be read (truncated, overwritten, not zlib data)."""
         obj = self._cache.get(sha)
         if obj is None:
-            obj = self.disk[sha]
+            try:
+                obj = self.disk[sha]
+            except (ChecksumMismatch, ObjectFormatException, zlib.error) as exc:
+                raise GitStoreError(
+                    f"object {sha.decode(errors='replace')} of the memory repo is damaged "
+                    f"({type(exc).__name__})"
+                ) from None
             self.remember(obj, sha)
         return obj
 
@@ -220,6 +230,7 @@ def build_tree(
                 editable(prefix.rpartition("/")[0])  # every ancestor must be rewritten too
         return edited[prefix]
 
+    editable("")  # the root, even with no change (a record that changes no file)
     for path, sha in changes.items():
         folder, _, name = path.rpartition("/")
         tree = editable(folder)

@@ -16,7 +16,7 @@ import shutil
 import zlib
 from pathlib import Path
 
-from dulwich.errors import ObjectFormatException
+from dulwich.errors import ChecksumMismatch, ObjectFormatException
 from dulwich.file import FileLocked
 from dulwich.objects import Commit, ObjectID, ShaFile, Tree
 from dulwich.reflog import read_reflog
@@ -53,6 +53,8 @@ __all__ = [
 
 _READ_ERRORS = (
     KeyError,
+    ChecksumMismatch,  # a truncated or overwritten loose object
+    GitStoreError,  # the same, read through ``CachedStore``
     ValueError,
     TypeError,
     zlib.error,

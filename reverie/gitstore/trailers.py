@@ -53,6 +53,7 @@ __all__ = [
     "REVERT_OF",
     "PURGE",
     "APPROVED",
+    "REJECTED",
     "KINDS",
     "format_message",
     "parse_trailers",
@@ -75,6 +76,7 @@ RESTORE_OF = "Reverie-Restore-Of"
 REVERT_OF = "Reverie-Revert-Of"
 PURGE = "Reverie-Purge"
 APPROVED = "Reverie-Approved"
+REJECTED = "Reverie-Rejected"
 
 #: The kinds Reverie writes. Unknown kinds read from other tools' commits are kept as they are.
 KINDS: tuple[str, ...] = (
@@ -86,6 +88,7 @@ KINDS: tuple[str, ...] = (
     "agent",
     "purge",
     "recall",
+    "reject",
 )
 
 _KEY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")

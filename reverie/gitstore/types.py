@@ -5,7 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-__all__ = ["FileChange", "CommitInfo", "CommitDetail", "OperationResult", "Provenance"]
+__all__ = [
+    "FileChange",
+    "CommitInfo",
+    "CommitDetail",
+    "OperationResult",
+    "Provenance",
+    "RepoProblem",
+]
 
 
 @dataclass(frozen=True)
@@ -59,7 +66,8 @@ class Provenance:
 
     ``line_no`` is 1-based in the current file. ``cursor_range`` is ``(first, last)`` from
     ``Reverie-Batch`` (or ``(cursor, cursor)`` from ``Reverie-Cursor`` alone); None for commits
-    without them (manual edits, init).
+    without them (manual edits, init). ``via``: the restores and reverts that brought the line back
+    after that commit wrote it, newest first (full shas; empty when none did).
     """
 
     path: str
@@ -71,3 +79,14 @@ class Provenance:
     time: datetime
     subject: str
     cursor_range: tuple[int, int] | None
+    via: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RepoProblem:
+    """Something damaged in the memory repo, as a query found it (``GitStore.problems``): the file
+    (workspace-relative when inside it), what is wrong and what to do."""
+
+    path: str
+    problem: str
+    remedy: str

@@ -155,12 +155,15 @@ def transact(
     write_files: bool = True,
     on_disk: dict[str, bytes | None] | None = None,
     untrack: Iterable[str] = (),
+    allow_empty: bool = False,
 ) -> ObjectID | None:
     """Commit ``changes`` (path → new content, None = delete) on top of ``old_head`` and bring the
     files on disk to match. Returns the new commit id, or None when the tree would not change (no
     empty commits). ``on_disk`` holds files the caller already read in this operation (path →
     bytes); it is kept up to date. ``untrack``: paths dropped from the tree and the index but never
-    touched on disk (not in the marker either, so recovery cannot roll a deletion forward)."""
+    touched on disk (not in the marker either, so recovery cannot roll a deletion forward).
+    ``allow_empty``: commit even when the tree does not change (a record with no change to the files,
+    such as a rejected SOUL.md proposal)."""
     store = repo.objects
     base_tree: ObjectID | None = read_commit(store, old_head).tree if old_head else None
     blobs = {path: Blob.from_string(data) for path, data in changes.items() if data is not None}
@@ -169,7 +172,7 @@ def transact(
     }
     entries.update({p: None for p in untrack if p not in changes})
     tree_id, trees = build_tree(store, base_tree, entries)
-    if tree_id == base_tree:
+    if tree_id == base_tree and not allow_empty:
         return None
     commit: Commit = make_commit(tree_id, [old_head] if old_head else [], message, who)
     marker = state_dir(git_dir) / PENDING

@@ -18,8 +18,15 @@ Retried, within the budget: rate limits (429, honouring ``Retry-After`` / ``retr
 request itself is malformed (a server template choking on a message) is retried once, then final.
 Other 4xx are final (a bad request stays bad). Waits grow exponentially from ``backoffBase`` (capped
 at ``backoffMax``) with jitter; at most ``maxRetries`` retries, and the whole call stays within
-``retryBudget`` seconds. A retryable fault that outlasts the budget is a ``ModelUnavailableError``
-of kind ``overloaded``; a final fault of the request is a plain ``ModelError``.
+``retryBudget`` seconds — and within the caller's ``deadline`` when it gives one (Dream gives its
+run's, so a call always ends on its own timeout before the run's limit). A retryable fault that
+outlasts the budget is a ``ModelUnavailableError``: of kind ``not-answering`` when no attempt got
+any reply (every one timed out: a hung or stopped server), else ``overloaded``; a final fault of the
+request is a plain ``ModelError``.
+
+A request longer than the model's context window (litellm's ``ContextWindowExceededError``, or a 4xx
+whose text says so) is a ``ContextWindowError`` carrying the window the provider named, never
+retried as is: the caller learns the window (``reverie.llm.window``) and sends less.
 
 Provider settings: ``providers.<name>.apiKey`` / ``apiBase`` / ``extraHeaders`` from config, the
 provider named by the model's prefix (``openai/…`` → ``providers.openai``; aliases in
@@ -47,12 +54,13 @@ from typing import Any
 import orjson
 
 from ..config import Config, LLMConfig, ProviderConfig
-from ..errors import ModelError, ModelUnavailableError
+from ..errors import ContextWindowError, ModelError, ModelUnavailableError
 from ..security.secrets import scrub
 from . import registry
 from .registry import prefix_of as provider_of
 from .tokens import estimate_tokens
 from .types import ModelResponse, ToolCall, Usage
+from .window import parse_limit
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +115,13 @@ _MALFORMED = re.compile(
     r"|TypeError|KeyError|AttributeError|ValueError",
     re.I,
 )
+# What a provider says when the prompt is longer than the model's window (OpenAI, vLLM, llama.cpp,
+# Ollama, Anthropic phrasings).
+_OVER_WINDOW = re.compile(
+    r"context[_ ]length[_ ]exceeded|maximum context length|exceeds? (?:the )?(?:model'?s? )?context"
+    r"|context window|prompt is too long|too many tokens|input (?:is )?too long|n_ctx",
+    re.I,
+)
 _NO_KEY = re.compile(
     r"missing credentials|api_key client option must be set|no api key|api key (?:is )?(?:missing|"
     r"not (?:set|found|provided))|without an api key",
@@ -117,8 +132,9 @@ _NO_KEY = re.compile(
 @dataclass(frozen=True)
 class _Fault:
     """How one failed attempt is handled: ``kind`` auth / not-found / unreachable (final, the
-    provider's fault), malformed (a 500 blaming the request: one retry), retry (transient), or final
-    (the request's fault)."""
+    provider's fault), malformed (a 500 blaming the request: one retry), retry (transient), timeout
+    (no reply in time: transient), window (the prompt is over the model's window: final, the
+    caller shrinks it), or final (the request's fault)."""
 
     kind: str
     retry_after: float | None = None
@@ -130,6 +146,14 @@ class ModelClient:
     def __init__(self, config: Config | None = None) -> None:
         self.config = config if config is not None else Config()
         self._sleep = asyncio.sleep  # the one wait; tests of the policy may replace it
+        self._outages: dict[str, float] = {}  # model → when a call to it last ended in an outage
+
+    def unavailable_within(self, model: str | None, seconds: float) -> bool:
+        """Whether a call to ``model`` ended in an outage (``ModelUnavailableError``) in the last
+        ``seconds``: a caller with something else to fall back on (a raw excerpt) need not wait
+        for the same provider again."""
+        at = self._outages.get(model or self.config.model)
+        return at is not None and time.monotonic() - at < seconds
 
     @property
     def settings(self) -> LLMConfig:
@@ -146,13 +170,16 @@ class ModelClient:
         temperature: float | None = None,
         max_tokens: int | None = None,
         timeout: float | None = None,
+        deadline: float | None = None,
     ) -> ModelResponse:
         """One chat completion. ``model`` None → ``config.model`` (the offline engine when
         unconfigured); ``temperature`` / ``max_tokens`` None → ``agents.defaults.temperature`` /
-        ``maxTokens``.
+        ``maxTokens``; ``timeout`` None → ``llm.timeout`` per attempt; ``deadline`` (a
+        ``time.monotonic()`` instant) ends the call, retries included, by then.
 
         Raises ``ModelUnavailableError`` when the provider is at fault (see the module docstring),
-        ``ModelError`` when the request is; neither ever carries an API key.
+        ``ContextWindowError`` when the prompt is over the model's window, ``ModelError`` when the
+        request is otherwise at fault; none ever carries an API key.
         """
         name = model or self.config.model
         provider = provider_of(name)
@@ -173,30 +200,37 @@ class ModelClient:
         s = self.settings
         per_attempt = timeout if timeout is not None else s.timeout
         started = time.monotonic()
-        deadline = started + s.retry_budget
+        budget = s.retry_budget if deadline is None else min(s.retry_budget, deadline - started)
+        ends = started + budget
         attempt = 0
         malformed = 0
         text = ""
+        silent = True  # every attempt so far timed out without any reply
         while True:
-            remaining = deadline - time.monotonic()
+            remaining = ends - time.monotonic()
             if remaining <= 0:
                 raise self._unavailable(
                     name,
-                    "overloaded",
+                    "not-answering" if silent else "overloaded",
                     kwargs,
-                    f"{text or 'no reply'} (no time left in the retry budget, {s.retry_budget:g}s)",
+                    f"{text or 'no reply'} (no time left for the call, {budget:.0f}s)",
                 )
             try:
                 if local is not None:
-                    return _finished(
+                    answer = _finished(
                         await asyncio.wait_for(
                             _call_local(local, request), min(per_attempt, remaining)
                         ),
                         name,
                         provider,
                     )
-                raw = await self._acompletion(routed, messages, kwargs, min(per_attempt, remaining))
-                return self._to_response(raw, name, provider, messages, tools)
+                else:
+                    raw = await self._acompletion(
+                        routed, messages, kwargs, min(per_attempt, remaining)
+                    )
+                    answer = self._to_response(raw, name, provider, messages, tools)
+                self._outages.pop(name, None)
+                return answer
             except (asyncio.CancelledError, ModelError):
                 raise
             except Exception as exc:  # noqa: BLE001 — classified here; anything unexpected is final
@@ -204,8 +238,17 @@ class ModelClient:
                 text = scrub(_describe(exc), secrets)
             # Decided outside the except block, so the ModelError carries no link to the provider's
             # exception (whose text and request may hold the key).
+            silent = silent and fault.kind == "timeout"
             if fault.kind in ("auth", "not-found", "unreachable"):
                 raise self._unavailable(name, fault.kind, kwargs, text)
+            if fault.kind == "window":
+                limit, requested = parse_limit(text)
+                sent = estimate_tokens(messages, tools)
+                raise ContextWindowError(
+                    f"{name}: the prompt is longer than the model's context window ({_short(text)})",
+                    limit=limit,
+                    requested=requested or sent,
+                )
             if fault.kind == "final":
                 raise ModelError(f"{name}: {text}")
             if fault.kind == "malformed":
@@ -214,19 +257,20 @@ class ModelClient:
                     raise ModelError(
                         f"{name}: {text} (the server blamed the request twice; not retried again)"
                     )
+            gave_up = "not-answering" if silent else "overloaded"
             if attempt >= s.max_retries:
                 raise self._unavailable(
-                    name, "overloaded", kwargs, f"{text} (gave up after {attempt + 1} attempts)"
+                    name, gave_up, kwargs, f"{text} (gave up after {attempt + 1} attempts)"
                 )
             delay = self._delay(attempt, fault.retry_after)
-            if time.monotonic() + delay >= deadline:
+            if time.monotonic() + delay >= ends:
                 spent = time.monotonic() - started
                 raise self._unavailable(
                     name,
-                    "overloaded",
+                    gave_up,
                     kwargs,
                     f"{text} (gave up after {attempt + 1} attempts, "
-                    f"{spent:.1f}s; retry budget {s.retry_budget:g}s)",
+                    f"{spent:.1f}s; time for the call {budget:.0f}s)",
                 )
             log.info("model %s: %s; retry %d in %.2fs", name, text, attempt + 1, delay)
             attempt += 1
@@ -236,11 +280,16 @@ class ModelClient:
         self, name: str, kind: str, kwargs: Mapping[str, Any], detail: str
     ) -> ModelUnavailableError:
         """The one-line error for a fault of the provider: what failed, where, and what to set."""
+        self._outages[name] = time.monotonic()
         provider = self.provider_key(name)
         endpoint = self.endpoint(name, kwargs)
         detail = _short(detail)
         if registry.resolve(name) is not None:
-            message = f"{name}: {detail}"
+            message = (
+                f"{name}: not answering: {detail}"
+                if kind == "not-answering"
+                else f"{name}: {detail}"
+            )
         elif kind == "auth":
             var = (
                 _KEY_VARS.get(provider, f"{provider.upper()}_API_KEY")
@@ -272,6 +321,8 @@ class ModelClient:
             )
             where = f"providers.{provider}.apiBase" if provider else "providers.<name>.apiBase"
             message = f"{name}: cannot reach {endpoint} ({why}); start the server or set {where}"
+        elif kind == "not-answering":
+            message = f"{name}: {endpoint} is not answering: {detail}"
         else:
             message = f"{name}: {provider or 'the provider'} at {endpoint} kept failing: {detail}"
         return ModelUnavailableError(
@@ -641,7 +692,7 @@ def _cost(raw: Any) -> float | None:
 def _classify(exc: BaseException, provider: str, local: bool) -> _Fault:
     """What one failed attempt means (see the module docstring)."""
     if isinstance(exc, TimeoutError) or type(exc).__name__ == "TimeoutError":
-        return _Fault("retry")  # a direct in-process model that did not answer in time
+        return _Fault("timeout")  # a direct in-process model that did not answer in time
     if "litellm" not in sys.modules:
         return _Fault("final")  # an in-process model's own failure (a broken script, an engine bug)
     from ._litellm import get_litellm
@@ -665,8 +716,14 @@ def _classify(exc: BaseException, provider: str, local: bool) -> _Fault:
         or "LLM Provider NOT provided" in text
     ):
         return _Fault("not-found")
-    if isinstance(exc, (litellm.Timeout, litellm.APIConnectionError)):
+    if isinstance(exc, litellm.ContextWindowExceededError):
+        return _Fault("window")
+    if isinstance(exc, litellm.Timeout):
+        return _Fault("timeout")
+    if isinstance(exc, litellm.APIConnectionError):
         return _Fault("retry")
+    if isinstance(status, int) and status in (400, 413, 422, 500) and _OVER_WINDOW.search(text):
+        return _Fault("window")  # some servers answer an over-long prompt with a bare 500
     if isinstance(status, int):
         if status in _RETRY_STATUS or status >= 500:
             if status == 500 and _MALFORMED.search(text):

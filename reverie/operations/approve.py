@@ -1,25 +1,49 @@
 """Approving or rejecting the SOUL.md change Dream staged (``dream.protectSoul``): ``reverie
-approve`` / ``reject``, ``/dream-approve`` / ``/dream-reject`` and the MCP tools all call these two
+approve`` / ``reject``, ``/dream-approve`` / ``/dream-reject`` and the MCP tools all call these
 functions.
 
 The pending change's format and its staging belong to Dream (``reverie.dream.pending``); applying it
 is an operation across Dream's run lock, the memory repo and the workspace, so it lives here.
+
+A rejection is kept and recorded: the pending file moves (one rename) to
+``memory/.reverie/rejected/<stamp>-<digest>.json``, and a commit of kind ``reject`` that changes no
+file records it in memory's log — its body the proposal's reasons and diff, its
+``Reverie-Rejected`` trailer the kept file's name. Undoing that commit (``restore_memory``, the
+Timeline's undo) puts the proposal back on Review (``unreject``, a ``revert`` commit naming it);
+undoing that undo rejects it again. Order: the record, then the rename (a crash between leaves the
+proposal pending with a record that says rejected; rejecting it again keeps it and records again).
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
 
 from ..dream.lock import dream_run_lock
 from ..dream.pending import PendingChange, load_pending, pending_path
 from ..errors import MergeConflictError, NothingPendingError, PendingChangedError, WorkspaceError
 from ..fsutil import fsync_dir
 from ..gitstore import GitStore, trailers
+from ..gitstore.types import CommitInfo
 from ..store import WorkspaceStore
 from ..textdiff import numstat_text
 from ..workspace import Workspace
 
-__all__ = ["ApproveResult", "approve", "reject"]
+__all__ = [
+    "ApproveResult",
+    "RejectResult",
+    "approve",
+    "reject",
+    "unreject",
+    "rejected_path",
+    "REJECTED_DIR",
+]
+
+#: Where rejected proposals are kept (under the workspace's state directory).
+REJECTED_DIR = "rejected"
 
 
 @dataclass(frozen=True)
@@ -120,23 +144,124 @@ def _check_shown(change: PendingChange, shown: str | None, verb: str) -> None:
         )
 
 
-def reject(store: WorkspaceStore | Workspace, *, change: str | None = None) -> PendingChange | None:
-    """Drop the pending SOUL.md change (even an unreadable one). Returns what was dropped, if
-    readable. ``change``: the ``PendingChange.id`` the confirmation showed; when Dream widened the
-    proposal since, ``PendingChangedError`` and nothing is dropped (an unreadable one is dropped
-    all the same: nothing else can clear it)."""
+@dataclass(frozen=True)
+class RejectResult:
+    """What ``reject`` did: the proposal dropped (None when its file could not be read), where it is
+    kept, and the commit recording it."""
+
+    change: PendingChange | None
+    kept: str  # the file's name under ``memory/.reverie/rejected/``
+    commit: str | None
+
+
+def rejected_path(store: WorkspaceStore | Workspace, name: str) -> Path:
+    """The kept file of a rejected proposal, by the name its ``reject`` commit records."""
+    if not name or "/" in name or "\\" in name or name.startswith("."):
+        raise WorkspaceError(f"{name!r} is not the name of a rejected proposal")
+    return _workspace(store).state_dir / REJECTED_DIR / name
+
+
+def reject(
+    store: WorkspaceStore | Workspace, git: GitStore, *, change: str | None = None
+) -> RejectResult | None:
+    """Drop the pending SOUL.md change (even an unreadable one): keep its file under
+    ``rejected/`` and record it as a ``reject`` commit (see the module docstring). None when nothing
+    was pending. Holds Dream's run lock, as ``approve`` does. ``change``: the ``PendingChange.id``
+    the confirmation showed; when Dream widened the proposal since, ``PendingChangedError`` and
+    nothing is rejected (an unreadable one is rejected all the same: nothing else can clear it)."""
+    ws = _workspace(store)
+    shown = change
+    with dream_run_lock(ws.state_dir, "reject"):
+        path = pending_path(store)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        try:
+            pending = load_pending(store)
+        except WorkspaceError:
+            pending = None  # unreadable: dropped all the same, its bytes kept as they are
+        if pending is not None:
+            _check_shown(pending, shown, "rejected")
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        name = f"{stamp}-{hashlib.sha256(raw).hexdigest()[:12]}.json"
+        git.ensure()
+        sha = git.commit(
+            _reject_subject(pending) + "\n\n" + _reject_body(pending, name),
+            kind="reject",
+            trailers=_reject_trailers(pending, name),
+            files={},
+            allow_empty=True,
+        )
+        kept = rejected_path(store, name)
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        _move(path, kept)
+        return RejectResult(pending, name, sha)
+
+
+def unreject(store: WorkspaceStore, git: GitStore, info: CommitInfo) -> str | None:
+    """Put the proposal the ``reject`` commit ``info`` dropped back on Review, recorded as a
+    ``revert`` of that commit; returns the record's sha. Refused when another change waits (approve
+    or reject it first) or the kept file is gone."""
+    name = info.trailers.get(trailers.REJECTED, "")
+    kept = rejected_path(store, name)
     path = pending_path(store)
-    try:
-        pending = load_pending(store)
-    except WorkspaceError:
-        pending = None
-    if not path.exists():
-        return None
-    if pending is not None:
-        _check_shown(pending, change, "dropped")
-    path.unlink()
-    fsync_dir(path.parent)
-    return pending
+    with dream_run_lock(store.workspace.state_dir, "undo a reject"):
+        if path.exists():
+            raise WorkspaceError(
+                "another SOUL.md change waits for approval: approve or reject it, then undo "
+                f"the rejection {info.short} again"
+            )
+        if not kept.is_file():
+            raise WorkspaceError(
+                f"the proposal {info.short} rejected was kept as {kept}, which is gone: "
+                "nothing can be put back"
+            )
+        sha = git.commit(
+            f"revert: undo {info.short} ({info.subject})"[:200],
+            kind="revert",
+            trailers={trailers.REVERT_OF: info.sha, trailers.REJECTED: name},
+            files={},
+            allow_empty=True,
+        )
+        _move(kept, path)
+        return sha
+
+
+def _move(source: Path, target: Path) -> None:
+    """One rename (atomic), made durable in both folders."""
+    os.replace(source, target)
+    fsync_dir(target.parent)
+    if source.parent != target.parent:
+        fsync_dir(source.parent)
+
+
+def _workspace(store: WorkspaceStore | Workspace) -> Workspace:
+    return store if isinstance(store, Workspace) else store.workspace
+
+
+def _reject_subject(change: PendingChange | None) -> str:
+    if change is None:
+        return "reject: the proposed SOUL.md change (unreadable)"
+    added, removed = change.counts()
+    return f"reject: the proposed change to {change.path} (+{added} -{removed})"
+
+
+def _reject_trailers(change: PendingChange | None, name: str) -> dict[str, str]:
+    out = {trailers.REJECTED: name}
+    if change is not None and change.first_cursor is not None and change.last_cursor is not None:
+        out[trailers.BATCH] = trailers.format_batch(change.first_cursor, change.last_cursor)
+    return out
+
+
+def _reject_body(change: PendingChange | None, name: str) -> str:
+    """The record's body: why Dream proposed it, and the proposal as a diff (what was refused)."""
+    where = f"memory/.reverie/{REJECTED_DIR}/{name}"
+    if change is None:
+        return f"The pending change could not be read; its file is kept as {where}."
+    reasons = "\n".join(f"- {r}" for r in change.reasons)
+    head = f"Proposed {change.created_at}; kept as {where}."
+    return "\n\n".join(part for part in (head, reasons, change.diff().rstrip("\n")) if part)
 
 
 def _lines(lines: tuple[int, int] | None) -> str:

@@ -19,8 +19,8 @@ from dataclasses import replace
 from ..dream.deadletter import deadletter_path, settle_replayed
 from ..dream.lock import dream_run_lock
 from ..errors import CursorError
-from ..gitstore import GitStore
-from ..gitstore.types import OperationResult
+from ..gitstore import GitStore, trailers
+from ..gitstore.types import CommitInfo, OperationResult
 from ..store import WorkspaceStore
 
 __all__ = ["restore_memory"]
@@ -40,7 +40,13 @@ def restore_memory(
     ``replay``, also rewind the Dream cursor to just before that run's batch so Dream re-learns it.
     ``base``: the commit the confirmation's preview was made at (``GitStore.plan``): changes made
     since are kept. Waits for a running Dream (``timeout`` seconds, default
-    ``lock.WAIT_SECONDS``)."""
+    ``lock.WAIT_SECONDS``).
+
+    Undoing a rejection of a SOUL.md proposal (a ``reject`` commit) puts the proposal back on
+    Review; undoing that undo rejects it again (``reverie.operations.approve``)."""
+    undone = git.log(limit=1, start=rev)[0] if rev else None
+    if undone is not None and _rejection(git, undone) is not None:
+        return _undo_rejection(store, git, undone, only=only, base=base)
     with dream_run_lock(store.workspace.state_dir, "restore", timeout):
         if only:
             result = git.revert(rev, replay=replay, base=base)
@@ -58,3 +64,38 @@ def restore_memory(
         store.set_dream_cursor(target)
         settle_replayed(deadletter_path(store.workspace.memory_dir), target)
         return replace(result, cursor_rewound_to=target)
+
+
+def _rejection(git: GitStore, info: CommitInfo) -> str | None:
+    """``reject`` when ``info`` rejected a SOUL.md proposal, ``unreject`` when it undid such a
+    rejection, else None."""
+    if trailers.REJECTED not in info.trailers:
+        return None
+    if info.kind == "reject":
+        return "reject"
+    undone = info.trailers.get(trailers.REVERT_OF)
+    if info.kind == "revert" and undone:
+        found = git.log(limit=1, start=undone)
+        if found and found[0].kind == "reject":
+            return "unreject"
+    return None
+
+
+def _undo_rejection(
+    store: WorkspaceStore, git: GitStore, info: CommitInfo, *, only: bool, base: str | None = None
+) -> OperationResult:
+    """Undo ``info``, a rejection (the proposal goes back on Review) or the undo of one (rejected
+    again); with ``only=False`` the files also go back to before it first, as any restore."""
+    from .approve import reject, unreject
+
+    before: OperationResult | None = None
+    if not only:
+        with dream_run_lock(store.workspace.state_dir, "restore"):
+            before = git.restore(info.sha, base=base)
+    if _rejection(git, info) == "reject":
+        sha = unreject(store, git, info)
+    else:
+        done = reject(store, git)
+        sha = done.commit if done is not None else None
+    files = before.files if before is not None else []
+    return OperationResult(sha, files)

@@ -44,18 +44,21 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 import orjson
 
 from ..config import Config
-from ..errors import ModelError, ReverieError
+from ..errors import ContextWindowError, ModelError, ReverieError
 from ..fsutil import atomic_write, fsync_dir, read_text_lossy
 from ..llm import protocol
 from ..llm.client import ModelClient, log_model_failure
-from ..llm.output import echo_of, fact_problem, prose_problem
+from ..llm.output import echo_of, fact_problem, prose_problem, unwrap_fence
 from ..llm.prompts import load_prompt
+from ..llm.replylog import Verdict, keep_reply
 from ..llm.tools import function_schema
+from ..llm.types import ModelResponse
+from ..llm.window import ContextWindows, reply_tokens, room
 from ..locking import Lock, lock_path
 from ..sessions import Session
 from ..workspace import Workspace
@@ -74,6 +77,8 @@ __all__ = [
     "maybe_flush",
     "slugify",
     "consolidator_hooks",
+    "judge_flush",
+    "FlushAnswer",
 ]
 
 SILENT = "[silent]"
@@ -178,15 +183,83 @@ def transcript(messages: Sequence[Mapping[str, Any]], limit: int = MAX_TRANSCRIP
 
 
 def _request(
-    task: str, workspace: Workspace, messages: Sequence[Mapping[str, Any]], today: str
+    task: str,
+    workspace: Workspace,
+    messages: Sequence[Mapping[str, Any]],
+    today: str,
+    limit: int = MAX_TRANSCRIPT_CHARS,
 ) -> list[dict[str, str]]:
     body = protocol.render_sections(
-        [(protocol.SECTION_TODAY, today), (protocol.SECTION_ARCHIVE, transcript(messages))]
+        [(protocol.SECTION_TODAY, today), (protocol.SECTION_ARCHIVE, transcript(messages, limit))]
     )
     return [
         {"role": "system", "content": load_prompt(task, workspace)},
         {"role": "user", "content": body},
     ]
+
+
+class _RecentOutage(Exception):
+    """Internal: the model was unavailable a moment ago; it is not called again yet."""
+
+
+#: Seconds after an outage of the model during which a summary or a flush does not call it again
+#: (the session file gets its labelled raw excerpt; the flush is tried again on a later turn).
+OUTAGE_SECONDS = 60.0
+#: Characters per token assumed when a transcript is cut to a model's window (errs short).
+_CHARS_PER_TOKEN = 3
+_FIT_TRIES = 4
+
+
+async def _fitted_call(
+    task: str,
+    workspace: Workspace,
+    client: ModelClient,
+    messages: Sequence[Mapping[str, Any]],
+    today: str,
+    *,
+    config: Config,
+    model: str | None,
+    **kw: Any,
+) -> tuple[ModelResponse, list[dict[str, str]]]:
+    """One call of ``task`` over the transcript of ``messages``, cut to the model's context window
+    (``reverie.llm.window``); an over-window answer teaches the window and the newest, shorter part
+    of the transcript is sent again. Returns the reply and the request. Raises ``ModelError``."""
+    name = model or config.model
+    windows = ContextWindows(config, workspace.state_dir)
+    max_out = reply_tokens(windows.of(name), _limit(task, config))
+    limit = min(MAX_TRANSCRIPT_CHARS, room(windows.of(name), max_out) * _CHARS_PER_TOKEN)
+    for tries in range(_FIT_TRIES):
+        request = _request(task, workspace, messages, today, max(1_000, limit))
+        try:
+            return await client.complete(request, model=model, max_tokens=max_out, **kw), request
+        except ContextWindowError as exc:
+            window = windows.learn(name, exc.limit, exc.requested, str(exc))
+            if tries + 1 == _FIT_TRIES or limit <= 1_000:
+                raise
+            limit = min(limit // 2, room(window or 1, max_out) * _CHARS_PER_TOKEN)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _keep(
+    workspace: Workspace,
+    task: str,
+    key: str,
+    verdict: Verdict,
+    reason: str,
+    request: Sequence[Mapping[str, Any]],
+    response: ModelResponse,
+    model: str,
+) -> None:
+    keep_reply(
+        workspace.state_dir,
+        task=task,
+        model=model,
+        verdict=verdict,
+        reason=reason,
+        messages=request,
+        response=response,
+        ref={"session": key},
+    )
 
 
 # -- session-end memory files ---------------------------------------------------------------------------------
@@ -234,13 +307,23 @@ async def write_session_file(
         )
     slug, summary, raw_reason, label = None, None, "", UNUSABLE
     system = load_prompt(protocol.TASK_SESSION_SUMMARY, workspace)
+    cfg = config or client.config
+    task = protocol.TASK_SESSION_SUMMARY
     try:
-        resp = await client.complete(
-            _request(protocol.TASK_SESSION_SUMMARY, workspace, messages, f"{now:%Y-%m-%d}"),
+        if client.unavailable_within(model, OUTAGE_SECONDS):
+            # The archive just met the provider down or silent (and said so): the excerpt now, not
+            # another wait.
+            raise _RecentOutage()
+        resp, request = await _fitted_call(
+            task,
+            workspace,
+            client,
+            messages,
+            f"{now:%Y-%m-%d}",
+            config=cfg,
             model=model,
             tools=[SAVE_SUMMARY_TOOL],
             tool_choice=_FORCE_SUMMARY,
-            max_tokens=_limit(protocol.TASK_SESSION_SUMMARY, config or client.config),
         )
         args = next(
             (c.arguments for c in resp.tool_calls if c.name == "save_summary" and c.arguments), None
@@ -251,11 +334,28 @@ async def write_session_file(
             problem = _summary_problem(candidate, system)
             if problem is None:
                 summary = candidate
-                slug = _usable_slug(str(args.get("slug") or ""), system) or slugify(summary)
+                slug = _usable_slug(str(args.get("slug") or ""), system)
+                if not slug:
+                    slug = slugify(summary)
+                    _keep(
+                        workspace,
+                        task,
+                        key,
+                        "repaired",
+                        "the slug was the schema's wording or empty; made from the summary",
+                        request,
+                        resp,
+                        model or cfg.model,
+                    )
             else:
                 raw_reason = f"the summary was rejected: {problem}"
         else:
             raw_reason = "the model did not call save_summary with a summary"
+        if summary is None:
+            _keep(workspace, task, key, "refused", raw_reason, request, resp, model or cfg.model)
+    except _RecentOutage:
+        raw_reason, label = "the model was unavailable a moment ago", UNAVAILABLE
+        log.info("session %s: the model was unavailable a moment ago; a raw excerpt", key)
     except ModelError as exc:
         raw_reason, label = f"model failed: {exc}", UNAVAILABLE
         log_model_failure(log, f"session {key}: no summary, writing a raw excerpt instead", exc)
@@ -442,32 +542,35 @@ async def maybe_flush(
             return FlushResult("already-flushed")
     now = now or datetime.now()
     day = f"{now:%Y-%m-%d}"
+    task = protocol.TASK_FLUSH
     try:
-        resp = await client.complete(
-            _request(protocol.TASK_FLUSH, workspace, messages, day),
-            model=model,
-            max_tokens=_limit(protocol.TASK_FLUSH, config),
+        if client.unavailable_within(model, OUTAGE_SECONDS):
+            log.info("flush of session %s: the model was unavailable a moment ago; later", key)
+            return FlushResult("failed", reason="the model was unavailable a moment ago")
+        resp, request = await _fitted_call(
+            task, workspace, client, messages, day, config=config, model=model
         )
     except ModelError as exc:
         log_model_failure(log, f"flush of session {key} failed", exc)
         return FlushResult("failed", reason=str(exc))
-    answer = (resp.content or "").strip()
-    silent = answer.lower().startswith(SILENT)
-    facts = (
-        []
-        if silent
-        else _facts(
-            answer,
-            load_prompt(protocol.TASK_FLUSH, workspace),
-            key,
-            cut=resp.finish_reason == "length",
-        )
+    judged = judge_flush(
+        resp.content,
+        load_prompt(task, workspace),
+        key,
+        cut=resp.finish_reason == "length",
     )
+    silent, facts = judged.silent, judged.facts
+    if judged.verdict != "trusted":
+        _keep(
+            workspace, task, key, judged.verdict, judged.note, request, resp, model or config.model
+        )
     if not silent and not facts:
         log.warning(
-            "flush of session %s: the answer had no '- fact' lines and was not %s; nothing saved",
+            "flush of session %s: the answer had no usable '- fact' line and was not %s alone; "
+            "nothing saved (%s)",
             key,
             SILENT,
+            judged.note,
         )
     rel = f"memory/{day}.md"
     added: list[str] = []
@@ -483,6 +586,54 @@ async def maybe_flush(
     if not facts:
         return FlushResult("silent" if silent else "no-facts")
     return FlushResult("flushed", rel, added, duplicates)
+
+
+@dataclass(frozen=True)
+class FlushAnswer:
+    """How a flush answer is taken: ``silent`` (a whole-reply ``[silent]``), the usable ``facts``,
+    and ``verdict`` (trusted, repaired, lenient, refused) with ``note`` saying why."""
+
+    silent: bool
+    facts: list[str]
+    verdict: Verdict | Literal["trusted"]
+    note: str = ""
+
+
+def judge_flush(
+    content: str | None, system: str = "", key: str = "", *, cut: bool = False
+) -> FlushAnswer:
+    """A flush answer's facts: ``[silent]`` is believed only as the whole answer; ``- fact`` lines
+    are taken, code, braces and the prompt read back dropped (``lenient``); the last line of an
+    answer cut at its token limit is dropped (``repaired``); an answer with no usable line, or
+    ``[silent]`` beside other lines, is refused (nothing saved)."""
+    answer = (content or "").strip()
+    notes: list[str] = []
+    unwrapped = unwrap_fence(answer)
+    if unwrapped is not None:
+        answer = unwrapped.strip()
+        notes.append("the reply was wrapped in a code fence")
+    lines = [ln for ln in answer.splitlines() if ln.strip()]
+    silent_lines = [ln for ln in lines if _is_silent(ln)]
+    if silent_lines and len(lines) == 1:
+        return FlushAnswer(True, [], "repaired" if notes else "trusted", "; ".join(notes))
+    if silent_lines:
+        why = f"{SILENT} mixed with {len(lines) - len(silent_lines)} other line(s)"
+        return FlushAnswer(False, [], "refused", why)
+    facts = _facts(answer, system, key, cut=cut)
+    if not facts:
+        why = "no usable '- fact' line" if answer else "empty reply"
+        return FlushAnswer(False, [], "refused", "; ".join([*notes, why]))
+    if cut:
+        notes.append("cut at the token limit: its last line dropped")
+    other = len(lines) - len(facts) - (1 if cut and lines else 0)
+    if other > 0:
+        notes.append(f"{other} line(s) that are not usable facts ignored")
+        return FlushAnswer(False, facts, "lenient", "; ".join(notes))
+    return FlushAnswer(False, facts, "repaired" if notes else "trusted", "; ".join(notes))
+
+
+def _is_silent(line: str) -> bool:
+    return _FACT_BULLET.sub(r"\1", line).strip().rstrip(".").strip().lower() == SILENT
 
 
 def _facts(answer: str, system: str = "", key: str = "", *, cut: bool = False) -> list[str]:

@@ -7,44 +7,58 @@ confirmation showing the exact diff), Review (a pending SOUL.md change, set-asid
 Dream run), Search (Recall, each hit linked to where it came from) and Status (budgets, archive,
 Dream's schedule, the model's health, "Dream now").
 
-Pages are rendered on the server (Jinja2, autoescaped: memory text is untrusted); forms post and
-redirect (a reload never repeats an action); ``static/ui.js`` only enhances (inline "why",
-confirmations, Dream's progress). Reads and writes run through ``Memory``'s async twins (each in a
-worker thread on its own handle), so a slow call never stalls another page. A ``ReverieError`` from
-a verb becomes a message on the page the user came from.
+Pages are rendered on the server (Jinja2, autoescaped, every hidden character an escape: memory text
+is untrusted; ``reverie.ui.pages``, ``reverie.ui.views``); forms post and redirect (a reload never
+repeats an action); ``static/ui.js`` only enhances (inline "why", confirmations, Dream's progress).
+Reads and writes run through ``Memory``'s async twins (each in a worker thread on its own handle),
+so a slow call never stalls another page. A ``ReverieError`` from an action becomes a message on the
+page the user came from; one from a read leaves that part of the page out and says why, beside the
+banners of the workspace's faults (``Memory.faults``) every page shows.
 
 One ``UI`` serves one workspace. Every link, form and redirect it makes starts with its ``base``:
-``""`` when it is the whole app (``build_app``), ``/s/<scope name>`` when ``reverie.ui.root`` serves
-it as one scope of a root (``reverie --root DIR ui``: a user picker, then each scope's screens).
+the server's own id (``/<id>``) when it is the whole app (``build_app``), ``/<id>/s/<scope name>``
+when ``reverie.ui.root`` serves it as one scope of a root (``reverie --root DIR ui``: a user picker,
+then each scope's screens).
 """
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import binascii
 import logging
 from collections.abc import Awaitable, Callable
-from functools import lru_cache
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
-from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
 
-from ..errors import MergeConflictError, ReverieError
-from ..workspace import MEMORY_FILES
+from ..errors import (
+    AmbiguousRevisionError,
+    EditConflictError,
+    ReverieError,
+    UnknownRevisionError,
+    UnsafePathError,
+)
+from ..gitstore.trailers import REJECTED, split_message
+from ..textsafety import hidden, visible
+from ..workspace import MEMORY_FILES, content_id
 from . import views
 from .jobs import DreamJob
-from .security import CSRF_FIELD, Guard, Sessions, UISession, check_csrf
+from .pages import Pages, quietly, session_of, static_files, templates
+from .security import Gate, Guard, SignIn
 
 if TYPE_CHECKING:
     from starlette.routing import BaseRoute
 
     from ..history import HistoryEntry
-    from ..memory import Memory
+    from ..memory import Memory, WriteResult
 
 __all__ = ["UI", "build_app", "scope_app", "templates", "static_files", "PAGE_SIZE"]
 
@@ -61,66 +75,6 @@ BATCH_SHOWN = 50
 Handler = Callable[[Request], Awaitable[Response]]
 
 
-@lru_cache(maxsize=1)
-def templates() -> Environment:
-    """The templates, loaded once per process and shared by every ``UI`` (a root serves many)."""
-    env = Environment(
-        loader=FileSystemLoader(HERE / "templates"),
-        autoescape=select_autoescape(["html"]),
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.globals.update(inline=views.inline, ago=views.ago, MEMORY_FILES=MEMORY_FILES)
-    return env
-
-
-def static_files() -> StaticFiles:
-    """The style sheet, script and icon, the same for every workspace: served at ``/static`` (public)."""
-    return StaticFiles(directory=HERE / "static")
-
-
-class Pages:
-    """What the UI's page handlers share (a workspace's screens, a root's picker): rendering a
-    template with the session's values and the handler's ``frame``, a posted form behind its CSRF
-    check, and the error page."""
-
-    def frame(self) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def render(
-        self, request: Request, name: str, status_code: int = 200, **context: Any
-    ) -> HTMLResponse:
-        session = session_of(request)
-        context.update(
-            request=request,
-            csrf=session.csrf,
-            csrf_field=CSRF_FIELD,
-            flashes=session.take_flashes(),
-            **self.frame(),
-        )
-        return HTMLResponse(
-            templates().get_template(name).render(**context), status_code=status_code
-        )
-
-    async def form(self, request: Request) -> dict[str, str]:
-        """The posted form, after the CSRF check (403 without the session's token)."""
-        data = await request.form()
-        if not check_csrf(session_of(request), data.get(CSRF_FIELD)):
-            raise HTTPException(403, "missing or wrong CSRF token: reload the page and try again")
-        return {k: v for k, v in data.items() if isinstance(v, str)}
-
-    async def error(self, request: Request, exc: Exception) -> Response:
-        status = exc.status_code if isinstance(exc, HTTPException) else 500
-        detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
-        if "ui_session" not in request.scope.get("state", {}):
-            return HTMLResponse(
-                f"<!doctype html><title>Reverie</title><p>{status}</p>", status_code=status
-            )
-        return self.render(
-            request, "error.html", status_code=status, status=status, detail=detail, active=""
-        )
-
-
 class UI(Pages):
     """The handlers, over one ``Memory`` (its async verbs each use a handle of their own). ``base``
     prefixes every URL the pages and redirects make; ``picker``: the address of the root's user
@@ -135,6 +89,23 @@ class UI(Pages):
         self.scope = scope[1] if scope is not None else None  # shown in the header
 
     # -- plumbing ---------------------------------------------------------------------------------------------
+    async def around(self, request: Request) -> dict[str, Any]:
+        """The faults found in the workspace, and whether a SOUL.md change waits (a badge on
+        Review); a pending change that cannot be read is a fault, not a badge."""
+
+        faults, change = await asyncio.gather(
+            self.attempt(request, self.memory.afaults(), []),
+            quietly(self.memory.apending_soul()),  # a damaged file: its fault says so
+        )
+        waiting = change is not None and not change.applied
+        return {"faults": faults, "soul_waiting": waiting}
+
+    #: The files the Timeline filters by: the prompt files and their archives.
+    timeline_files = (
+        *MEMORY_FILES,
+        *(f"memory/archive/{n}.md" for n in ("soul", "user", "memory")),
+    )
+
     def frame(self) -> dict[str, Any]:
         """What every page of this workspace shows around its content (see ``Pages.render``)."""
         return {
@@ -154,6 +125,8 @@ class UI(Pages):
         session = session_of(request)
         try:
             session.flash("ok", await action(form))
+        except EditConflictError as exc:  # both sides shown, the person chooses: nothing written
+            return await self.conflict(request, exc, form)
         except ReverieError as exc:
             session.flash("error", str(exc))
             back = _local(form.get("back_on_error")) or back
@@ -171,19 +144,30 @@ class UI(Pages):
 
     # -- Memory ---------------------------------------------------------------------------------------------
     async def memory_page(self, request: Request) -> Response:
+        texts = await asyncio.gather(
+            *(self.attempt(request, self.memory.aread(rel), None) for rel in MEMORY_FILES)
+        )
+        committed = await asyncio.gather(
+            *(quietly(self.memory.acommitted(rel)) for rel in MEMORY_FILES)
+        )
         files = []
-        for rel in MEMORY_FILES:
-            text = await self.memory.aread(rel)
-            files.append((rel, views.file_lines(text, rel), len(text)))
-        status = await self.memory.astatus()
-        return self.render(
-            request, "memory.html", files=files, budgets=status.budgets, active="memory"
+        for rel, text, last in zip(MEMORY_FILES, texts, committed, strict=True):
+            lines = views.file_lines(text, rel, last) if text is not None else None
+            files.append((rel, lines, len(text or "")))
+        status = await self.attempt(request, self.memory.astatus(), None)
+        budgets = status.budgets if status is not None else {}
+        return await self.render(
+            request, "memory.html", files=files, budgets=budgets, active="memory"
         )
 
     async def why(self, request: Request) -> Response:
         rel, index, line = _file_line(request)
         found = (
-            [p for p in await self.memory.awhy(line.strip()) if p.path == rel]
+            [
+                p
+                for p in await self.attempt(request, self.memory.awhy(line.strip()), [])
+                if p.path == rel
+            ]
             if line.strip()
             else []
         )
@@ -193,41 +177,115 @@ class UI(Pages):
             shown = await self._entries(*p.cursor_range) if p.cursor_range else []
             entries.append((p, shown[:BATCH_SHOWN]))
         name = "why_fragment.html" if request.query_params.get("fragment") else "why.html"
-        return self.render(request, name, path=rel, line=line, found=entries, active="memory")
+        return await self.render(request, name, path=rel, line=line, found=entries, active="memory")
 
     async def edit_form(self, request: Request) -> Response:
+        """A line's edit form, carrying the file as it loaded it (its content id and text): the
+        edit is made from that state, and merged over whatever changed since (``Memory.write``'s
+        ``base``)."""
         rel, index, line = _file_line(request)
-        return self.render(request, "edit.html", path=rel, line=line, index=index, active="memory")
+        text = await self.attempt(request, self.memory.aread(rel), None)
+        rows = text.split("\n") if text is not None else []
+        moved = text is not None and (not 0 <= index < len(rows) or rows[index] != line)
+        return await self.render(
+            request,
+            "edit.html",
+            path=rel,
+            line=line,
+            index=index,
+            hidden=len(hidden(line)),
+            moved=moved,
+            loaded_id=content_id(text) if text is not None else "",
+            loaded=_packed(text) if text is not None and not moved else None,
+            active="memory",
+        )
 
     async def edit(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
-            rel, rows, i = await self._line_of(form)
+            rel, rows, i, base = await self._loaded_line(form)
             rows[i] = form.get("text", "").replace("\r", " ").replace("\n", " ")
             result = await self.memory.awrite(
-                rel, "\n".join(rows), message=f"manual: edit a line of {rel}"
+                rel, "\n".join(rows), message=f"manual: edit a line of {rel}", base=base
             )
-            return f"Edited {rel}" + (
-                f" as commit {result.commit[:8]}." if result.commit else " (no change)."
-            )
+            return _edited(rel, result)
 
         return await self.act(request, "/memory", run)
+
+    async def _loaded_line(self, form: dict[str, str]) -> tuple[str, list[str], int, str]:
+        """The file's lines as the edit form loaded them (``loaded``, whose content id is
+        ``base``), the index of the line edited, and that base; a form without them (from an
+        older page) edits the file as it is now, if its line still reads as the form says."""
+        if not form.get("base") and not form.get("loaded"):
+            rel, rows, i = await self._line_of(form)
+            return rel, rows, i, content_id("\n".join(rows))
+        rel = _memory_file(form.get("path", ""))
+        base = form.get("base", "")
+        loaded = _unpacked(form.get("loaded", ""))
+        if loaded is None or content_id(loaded) != base:
+            raise ReverieError("the edit form arrived damaged: nothing was done (reload the page)")
+        rows = loaded.split("\n")
+        i = _int(form.get("line"), -1)
+        if not 0 <= i < len(rows) or rows[i] != form.get("original"):
+            raise ReverieError("the edit form arrived damaged: nothing was done (reload the page)")
+        return rel, rows, i, base
 
     async def file_form(self, request: Request) -> Response:
         rel = _memory_file(request.query_params.get("path", ""))
-        return self.render(
-            request, "edit_file.html", path=rel, text=await self.memory.aread(rel), active="memory"
+        text = await self.attempt(request, self.memory.aread(rel), None)
+        return await self.render(
+            request,
+            "edit_file.html",
+            path=rel,
+            text=text,
+            loaded_id=content_id(text) if text is not None else "",
+            hidden=sum(len(hidden(line)) for line in (text or "").split("\n")),
+            active="memory",
         )
 
     async def edit_file(self, request: Request) -> Response:
+        """A whole file's new text, made from the state whose content id the form carries
+        (``base``): merged over what changed since, or the conflict page. Never a blind write."""
+
         async def run(form: dict[str, str]) -> str:
             rel = _memory_file(form.get("path", ""))
+            base = form.get("base", "")
+            if not base:
+                raise ReverieError(
+                    f"this form does not say which version of {rel} it was made from: nothing "
+                    "was written (reload the page)"
+                )
             text = form.get("text", "").replace("\r\n", "\n")
-            result = await self.memory.awrite(rel, text, message=f"manual: edit {rel}")
-            return f"Edited {rel}" + (
-                f" as commit {result.commit[:8]}." if result.commit else " (no change)."
-            )
+            result = await self.memory.awrite(rel, text, message=f"manual: edit {rel}", base=base)
+            return _edited(rel, result)
 
         return await self.act(request, "/memory", run)
+
+    async def conflict(
+        self, request: Request, exc: EditConflictError, form: dict[str, str]
+    ) -> Response:
+        """The page for a change made from a state that moved on the same lines: what the file
+        holds now beside what the change would make it, and a choice (keep the file as it is, or
+        save a text made from both; an undo is previewed again from now). Nothing was written."""
+        sha = request.path_params.get("sha")
+        current = exc.current.split("\n")
+        yours = exc.yours.split("\n")
+        return await self.render(
+            request,
+            "conflict.html",
+            status_code=409,
+            path=exc.path,
+            lines=exc.lines,
+            message=str(exc),
+            sides=views.sides(current, yours),
+            diff=views.diff_rows(views.text_diff(exc.path, exc.current, exc.yours)),
+            current_id=exc.current_id,
+            yours=exc.yours,
+            sha=sha,
+            again=urlencode(
+                {"action": form.get("action", "restore"), "replay": form.get("replay", "0")}
+            ),
+            active="timeline" if sha else "memory",
+        )
 
     async def pin(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
@@ -243,7 +301,7 @@ class UI(Pages):
 
     async def remove_form(self, request: Request) -> Response:
         rel, index, line = _file_line(request)
-        return self.render(
+        return await self.render(
             request, "remove.html", path=rel, line=line, index=index, active="memory"
         )
 
@@ -272,27 +330,59 @@ class UI(Pages):
         rel = request.query_params.get("path", "")
         try:
             text = await self.memory.aread(rel)
-        except ReverieError as exc:
+        except UnsafePathError as exc:
             raise HTTPException(404, str(exc)) from None
-        return self.render(
-            request, "file.html", path=rel, lines=views.file_lines(text), active="memory"
+        except (ReverieError, OSError) as exc:
+            raise HTTPException(404, f"{rel} cannot be read: {exc}") from None
+        last = await quietly(self.memory.acommitted(rel))
+        return await self.render(
+            request,
+            "file.html",
+            path=rel,
+            lines=views.file_lines(text, rel, last),
+            active="memory",
         )
 
     # -- Timeline -------------------------------------------------------------------------------------------
     async def timeline(self, request: Request) -> Response:
-        kind = request.query_params.get("kind") or None
-        start = request.query_params.get("start") or None
+        params = request.query_params
+        kind = params.get("kind") or None
+        start = params.get("start") or None
+        path = params.get("path") or None
+        text = (params.get("text") or "").strip()[:200] or None
+        since, until = _day(params.get("since")), _day(params.get("until"))
+        if path is not None and path not in self.timeline_files:
+            path = None
+        shown = {"kind": kind, "path": path, "text": text, "since": since, "until": until}
         try:
-            commits = await self.memory.alog(limit=PAGE_SIZE + 1, kind=kind, start=start)
-        except ReverieError as exc:
+            commits = await self.memory.alog(
+                limit=PAGE_SIZE + 1,
+                kind=kind,
+                start=start,
+                path=path,
+                text=text,
+                since=since,
+                until=until,
+            )
+        except (UnknownRevisionError, AmbiguousRevisionError) as exc:
             raise HTTPException(404, str(exc)) from None
+        except (ReverieError, OSError) as exc:
+            commits = []
+            self.leave_out(request, exc)
         older = commits[PAGE_SIZE].sha if len(commits) > PAGE_SIZE else None
-        return self.render(
+        return await self.render(
             request,
             "timeline.html",
             commits=commits[:PAGE_SIZE],
             older=older,
             kind=kind or "",
+            filters={k: v for k, v in shown.items() if v},
+            query=urlencode({k: str(v) for k, v in shown.items() if v}),
+            files=self.timeline_files,
+            path=path or "",
+            text=text or "",
+            since=since.isoformat() if since else "",
+            until=until.isoformat() if until else "",
             start=start,
             batch_of=views.batch_of,
             active="timeline",
@@ -306,11 +396,17 @@ class UI(Pages):
             if batch
             else []
         )
-        return self.render(
+        proposal = (
+            views.diff_rows(split_message(detail.info.message)[1])
+            if detail.info.kind == "reject"
+            else []
+        )
+        return await self.render(
             request,
             "commit.html",
             info=detail.info,
-            diff=views.diff_lines(detail.diff),
+            proposal=proposal,
+            diff=views.diff_rows(detail.diff),
             batch=batch,
             entries=entries,
             trailers=views.other_trailers(detail.info),
@@ -321,19 +417,30 @@ class UI(Pages):
         detail = await self._show(request.path_params["sha"])
         only = request.query_params.get("action") == "revert"
         replay = request.query_params.get("replay") == "1"
-        problem, diff = None, ""
+        problem, diff, base = None, "", ""
         try:
-            diff = await self.memory.apreview_restore(detail.info.sha, only=only)
-        except MergeConflictError as exc:
+            plan = await self.memory.aplan_restore(detail.info.sha, only=only)
+            diff, base = plan.diff, plan.base or ""
+        except (ReverieError, OSError) as exc:  # a conflict, a first commit, a damaged object
             problem = str(exc)
-        return self.render(
+        rejection = None
+        if detail.info.kind == "reject" or (
+            detail.info.kind == "revert" and REJECTED in detail.info.trailers
+        ):
+            rejection = detail.info.kind  # the proposal goes back on Review / is rejected again
+        return await self.render(
             request,
             "confirm.html",
             info=detail.info,
             only=only,
             replay=replay,
             problem=problem,
-            diff=views.diff_lines(diff),
+            diff=views.diff_rows(diff),
+            previewed=base,
+            rejection=rejection,
+            proposal=views.diff_rows(split_message(detail.info.message)[1])
+            if rejection == "reject"
+            else [],
             batch=views.batch_of(detail.info),
             active="timeline",
         )
@@ -343,7 +450,15 @@ class UI(Pages):
 
         async def run(form: dict[str, str]) -> str:
             only, replay = form.get("action") == "revert", form.get("replay") == "1"
-            result = await self.memory.arestore(sha, only=only, replay=replay)
+            # the state the confirmation's diff was made at: the undo does what it showed, over
+            # what changed since (or the conflict page)
+            base = form.get("base")
+            if not base:
+                raise ReverieError(
+                    "this confirmation does not say which state it previewed: nothing was done "
+                    "(open the confirmation again)"
+                )
+            result = await self.memory.arestore(sha, only=only, replay=replay, base=base)
             what = f"Undid {sha[:8]}" if only else f"Restored memory to before {sha[:8]}"
             done = f" as commit {result.commit[:8]}" if result.commit else " (nothing changed)"
             rewound = (
@@ -358,15 +473,15 @@ class UI(Pages):
     async def _show(self, sha: str) -> Any:
         try:
             return await self.memory.ashow(sha)
-        except ReverieError as exc:
+        except (ReverieError, OSError) as exc:  # no such commit, or one that cannot be read
             raise HTTPException(404, str(exc)) from None
 
     async def history(self, request: Request) -> Response:
         first = _int(request.query_params.get("first"), 1)
         last = _int(request.query_params.get("last"), first)
         last = min(last, first + 499)
-        entries = await self._entries(first, last)
-        return self.render(
+        entries = await self.attempt(request, self._entries(first, last), [])
+        return await self.render(
             request, "history.html", entries=entries, first=first, last=last, active="search"
         )
 
@@ -374,12 +489,15 @@ class UI(Pages):
         """History entries ``first`` to ``last`` (a Dream batch, a search hit's entry)."""
         if last < first:
             return []
-        found = await self.memory.ahistory(since=max(first - 1, 0), limit=last - first + 1)
-        return [e for e in found if e.cursor <= last]
+        found = await quietly(self.memory.ahistory(since=max(first - 1, 0), limit=last - first + 1))
+        return [e for e in found or [] if e.cursor <= last]
 
     async def session(self, request: Request) -> Response:
         key = request.query_params.get("key", "")
-        found = await self.memory.asession(key) if key else None
+        try:
+            found = await self.memory.asession(key) if key else None
+        except (ReverieError, OSError) as exc:
+            raise HTTPException(404, f"the conversation {key!r} cannot be read: {exc}") from None
         if found is None:
             raise HTTPException(404, f"no conversation {key!r} in this workspace")
         target = _int(request.query_params.get("message"), -1)
@@ -387,7 +505,7 @@ class UI(Pages):
             (i, m.get("role", "?"), _message_text(m.get("content")), m.get("timestamp"))
             for i, m in enumerate(found.messages)
         ]
-        return self.render(
+        return await self.render(
             request,
             "session.html",
             key=found.key,
@@ -399,16 +517,28 @@ class UI(Pages):
 
     # -- Review ---------------------------------------------------------------------------------------------
     async def review(self, request: Request) -> Response:
-        change = await self.memory.apending_soul()
-        status = await self.memory.astatus()
-        last_dream = await self.memory.alog(limit=1, kind="dream")
-        return self.render(
+        unreadable = None
+        try:
+            change = await self.memory.apending_soul()
+        except (ReverieError, OSError) as exc:  # a damaged file: its fault is on the page
+            change, unreadable = None, str(exc)
+        status, last_dream, aside, queued, rejected = await asyncio.gather(
+            self.attempt(request, self.memory.astatus(), None),
+            self.attempt(request, self.memory.alog(limit=1, kind="dream"), []),
+            self.attempt(request, self.memory.aset_aside(), []),
+            self.attempt(request, self.memory.aqueued(), []),
+            self.attempt(request, self.memory.alog(limit=5, kind="reject"), []),
+        )
+        waiting = change is not None and not change.applied
+        return await self.render(
             request,
             "review.html",
-            change=change if change and not change.applied else None,
-            diff=views.diff_lines(change.diff()) if change and not change.applied else [],
-            aside=await self.memory.aset_aside(),
-            queued=await self.memory.aqueued(),
+            change=change if waiting else None,
+            unreadable=unreadable,
+            diff=views.diff_rows(change.diff()) if change is not None and waiting else [],
+            aside=aside,
+            queued=queued,
+            rejected=rejected,
             status=status,
             last_commit=last_dream[0] if last_dream else None,
             active="review",
@@ -416,7 +546,13 @@ class UI(Pages):
 
     async def approve(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
-            result = await self.memory.aapprove()
+            shown = form.get("change")  # the proposal this page showed: Dream may widen it since
+            if not shown:
+                raise ReverieError(
+                    "this form does not say which SOUL.md proposal it showed: nothing was applied "
+                    "(look at it again)"
+                )
+            result = await self.memory.aapprove(change=shown)
             merged = " (merged with your later edits)" if result.merged else ""
             done = f" as commit {result.commit[:8]}" if result.commit else ""
             return f"Applied the SOUL.md change{done}{merged}: +{result.added} -{result.removed} lines."
@@ -425,11 +561,14 @@ class UI(Pages):
 
     async def reject(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
-            dropped = await self.memory.areject()
+            # the proposal shown (none when its file cannot be read: rejected all the same)
+            dropped = await self.memory.areject(change=form.get("change") or None)
+            if dropped is None:
+                return "No SOUL.md change was pending."
+            record = f" (commit {dropped.commit[:8]})" if dropped.commit else ""
             return (
-                "Dropped the proposed SOUL.md change."
-                if dropped
-                else "No SOUL.md change was pending."
+                f"Rejected the proposed SOUL.md change{record}: it is kept, and undoing that "
+                "commit on the Timeline puts it back on Review."
             )
 
         return await self.act(request, "/review", run)
@@ -452,18 +591,21 @@ class UI(Pages):
         if query:
             try:
                 hits = await self.memory.arecall(query[:2000], limit=HITS)
-            except ReverieError as exc:
+            except (ReverieError, OSError) as exc:
                 problem = str(exc)
-        return self.render(
+        return await self.render(
             request, "search.html", query=query, hits=hits, problem=problem, active="search"
         )
 
     # -- Status ---------------------------------------------------------------------------------------------
     async def status(self, request: Request) -> Response:
-        status = await self.memory.astatus()
-        next_run = await self.memory.anext_dream()
-        last_run, outage = status.dream_last_run, status.dream_model_unavailable
-        return self.render(
+        status, next_run = await asyncio.gather(
+            self.attempt(request, self.memory.astatus(), None),
+            self.attempt(request, self.memory.anext_dream(), None),
+        )
+        last_run = status.dream_last_run if status is not None else None
+        outage = status.dream_model_unavailable if status is not None else None
+        return await self.render(
             request,
             "status.html",
             status=status,
@@ -483,13 +625,51 @@ class UI(Pages):
         return self.redirect("/dream")
 
     async def dream_page(self, request: Request) -> Response:
-        return self.render(request, "dream.html", job=self.job.state, active="status")
+        return await self.render(request, "dream.html", job=self.job.state, active="status")
 
     async def dream_state(self, request: Request) -> Response:
-        return JSONResponse(self.job.state.to_dict())
+        state = (
+            self.job.state.to_dict()
+        )  # text shown by the page's script: hidden characters written out
+        for key in ("phase", "detail", "reason"):
+            if isinstance(state.get(key), str):
+                state[key] = visible(state[key])
+        return JSONResponse(state)
 
     async def home(self, request: Request) -> Response:
         return self.redirect("/memory")
+
+
+def _edited(rel: str, result: WriteResult) -> str:
+    """What an edit did, said in one line."""
+    if result.commit is None:
+        return f"Edited {rel} (no change)."
+    merged = " (merged with the changes made since you opened it)" if result.merged else ""
+    return f"Edited {rel} as commit {result.commit[:8]}{merged}."
+
+
+def _packed(text: str) -> str:
+    """A file's text for a hidden form field, byte for byte (a browser rewrites line breaks in a
+    field's value: base64 has none)."""
+    return base64.b64encode(text.encode("utf-8", "surrogateescape")).decode("ascii")
+
+
+def _unpacked(value: str) -> str | None:
+    """``_packed``'s text back; None when the field is not one."""
+    try:
+        return base64.b64decode(value.encode("ascii"), validate=True).decode(
+            "utf-8", "surrogateescape"
+        )
+    except (ValueError, binascii.Error, UnicodeError):
+        return None
+
+
+def _day(value: str | None) -> date | None:
+    """A ``YYYY-MM-DD`` form value as a date; anything else as no date (the field shows it gone)."""
+    try:
+        return date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
 
 
 def _local(path: str | None) -> str | None:
@@ -497,12 +677,6 @@ def _local(path: str | None) -> str | None:
     if not path or not path.startswith("/") or path.startswith(("//", "/\\")):
         return None
     return path
-
-
-def session_of(request: Request) -> UISession:
-    """The request's session, which the ``Guard`` put in its scope."""
-    session: UISession = request.scope["state"]["ui_session"]
-    return session
 
 
 def _int(value: str | None, default: int) -> int:
@@ -574,6 +748,7 @@ def _routes(ui: UI) -> list[BaseRoute]:
         Route("/dream", ui.dream_page),
         Route("/dream", ui.dream_now, methods=["POST"]),
         Route("/dream.json", ui.dream_state),
+        Route("/signout", ui.signout, methods=["POST"]),
     ]
 
 
@@ -591,9 +766,19 @@ def scope_app(ui: UI) -> Starlette:
     return _starlette(ui, _routes(ui))
 
 
-def build_app(memory: Memory, *, token: str, allowed_hosts: frozenset[str] | None = None) -> Guard:
-    """The app for ``memory``'s workspace, behind the ``Guard`` (token, session, CSRF, headers; see
-    ``reverie.ui.security``). ``allowed_hosts``: the ``Host`` values accepted (None: any)."""
-    ui = UI(memory)
+def build_app(
+    memory: Memory,
+    *,
+    signin: SignIn,
+    allowed_hosts: frozenset[str] | None = None,
+    port: int | None = None,
+    server_id: str | None = None,
+) -> Guard:
+    """The app for ``memory``'s workspace under the server's own id, behind the ``Guard`` (tokens,
+    sessions, CSRF, headers; see ``reverie.ui.security``). ``allowed_hosts``: the ``Host`` values
+    accepted (None: any); ``port`` names the session cookie; ``server_id``: the prefix of every page
+    (default: a random one)."""
+    gate = Gate(signin, server_id=server_id, port=port)
+    ui = UI(memory, base=gate.prefix)
     app = _starlette(ui, [*_routes(ui), Mount("/static", static_files(), name="static")])
-    return Guard(app, token=token, sessions=Sessions(), allowed_hosts=allowed_hosts)
+    return Guard(app, gate=gate, allowed_hosts=allowed_hosts)

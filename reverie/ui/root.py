@@ -37,8 +37,9 @@ from starlette.routing import Mount, Route
 from ..errors import InvalidScopeError
 from ..memory import open as open_memory
 from ..scopes import Scope, ScopeRoot, read_scope
-from .app import UI, Pages, scope_app, static_files
-from .security import Guard, Sessions
+from .app import UI, scope_app
+from .pages import Pages, static_files
+from .security import Gate, Guard, SignIn
 
 if TYPE_CHECKING:
     from starlette.types import Receive, Send
@@ -82,6 +83,9 @@ class ScopeApps:
             raise ValueError(f"size must be at least 1, not {size}")
         self.root = root
         self.size = size
+        self.prefix = (
+            ""  # the server's prefix (``build_root_app`` sets it): a scope's base follows it
+        )
         self._open: OrderedDict[str, _Open] = OrderedDict()
 
     @property
@@ -146,7 +150,7 @@ class ScopeApps:
         entry = self._open.get(scope.name)
         if entry is None:
             memory = open_memory(root=self.root.root, user=scope.user, agent=scope.agent)
-            ui = UI(memory, base=f"/s/{scope.name}", picker=PICKER)
+            ui = UI(memory, base=f"{self.prefix}/s/{scope.name}", picker=self.prefix + PICKER)
             entry = self._open[scope.name] = _Open(scope, ui, scope_app(ui))
         self._open.move_to_end(scope.name)
         return entry
@@ -179,8 +183,8 @@ class Picker(Pages):
     def frame(self) -> dict[str, Any]:
         return {
             "workspace": str(self.root.root),
-            "base": "",
-            "picker": PICKER,
+            "base": self.scopes.prefix,
+            "picker": self.scopes.prefix + PICKER,
             "scope": None,
             "screens": False,
         }
@@ -196,7 +200,7 @@ class Picker(Pages):
     ) -> Response:
         found = await asyncio.to_thread(self._listing)
         listed = sorted(found[:LISTED], key=lambda s: (s.user, s.agent or ""))
-        return self.render(
+        return await self.render(
             request,
             "picker.html",
             status_code=status_code,
@@ -228,28 +232,34 @@ class Picker(Pages):
                 request, user=user, agent=agent, problem=problem, status_code=404
             )
         self.scopes.open(scope)
-        return RedirectResponse(f"/s/{scope.name}/memory", status_code=303)
+        return RedirectResponse(f"{self.scopes.prefix}/s/{scope.name}/memory", status_code=303)
 
 
 def build_root_app(
     root: ScopeRoot,
     *,
-    token: str,
+    signin: SignIn,
     allowed_hosts: frozenset[str] | None = None,
     scopes: ScopeApps | None = None,
+    port: int | None = None,
+    server_id: str | None = None,
 ) -> Guard:
-    """The app for every scope of ``root``: the picker at ``/``, each scope's screens under
-    ``/s/<name>``, the static files once, all behind one ``Guard``. ``scopes``: the cache of open
-    scopes (default: a new one of ``CACHED``); close it when the server stops."""
+    """The app for every scope of ``root`` under the server's own id: the picker at ``/``, each
+    scope's screens under ``/s/<name>``, the static files once, all behind one ``Guard``.
+    ``scopes``: the cache of open scopes (default: a new one of ``CACHED``); close it when the
+    server stops. The other arguments as ``reverie.ui.app.build_app``'s."""
+    gate = Gate(signin, server_id=server_id, port=port)
     scopes = scopes if scopes is not None else ScopeApps(root)
+    scopes.prefix = gate.prefix
     picker = Picker(root, scopes)
     routes = [
         Route(PICKER, picker.page),
         Route(PICKER, picker.pick, methods=["POST"]),
+        Route("/signout", picker.signout, methods=["POST"]),
         Mount("/s/{name}", app=scopes),
         Mount("/static", static_files(), name="static"),
     ]
     app = Starlette(
         routes=routes, exception_handlers={HTTPException: picker.error, Exception: picker.error}
     )
-    return Guard(app, token=token, sessions=Sessions(), allowed_hosts=allowed_hosts)
+    return Guard(app, gate=gate, allowed_hosts=allowed_hosts)

@@ -1,24 +1,53 @@
 """Binding and running the UI (one workspace's, or every scope's of a root): loopback unless told
-otherwise (then only with a token file), a busy port reported in one line, the address with its
-token handed back before the first request is served."""
+otherwise (then only with a token file), a busy port reported in one line, the address to open
+handed back before the first request is served, and the browser opened without the token on its
+command line.
+
+Sign-in (``reverie.ui.security``): without a token file, the printed address carries a one-time
+token; once it is used, a fresh address is handed to ``renewed`` for the next browser. The browser
+this command opens gets a one-time token of its own through a local sign-in file (``SignInFile``):
+an HTML page in a private temporary folder whose form posts the token, so the browser's command
+line (visible to every local user in ``ps``) and its history hold only the file's address. The
+file is deleted once its token is used, and when the server stops.
+"""
 
 from __future__ import annotations
 
+import logging
+import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from markupsafe import escape
+
 from ..errors import CommandError
+from ..fsutil import atomic_write
 from ..memory import Memory
 from ..scopes import ScopeRoot
 from ..security.network import bind, is_loopback
 from .app import build_app
 from .root import CACHED, ScopeApps, build_root_app
-from .security import Guard, new_token
+from .security import SIGNIN_PATH, Guard, SignIn
 
-__all__ = ["serve", "serve_root", "read_token_file", "MIN_TOKEN_CHARS"]
+__all__ = [
+    "serve",
+    "serve_root",
+    "read_token_file",
+    "MIN_TOKEN_CHARS",
+    "SignInFile",
+    "SIGNIN_FILE_TTL",
+]
+
+log = logging.getLogger(__name__)
 
 #: A token file's token must be at least this long (a guessable token on a network is no gate).
 MIN_TOKEN_CHARS = 24
+#: Seconds the browser's sign-in file stays usable (its token expires then, used or not).
+SIGNIN_FILE_TTL = 600
+
+#: Builds the app: the sign-in tokens, the accepted ``Host`` values, the port (the cookie's name).
+Build = Callable[[SignIn, frozenset[str] | None, int], Guard]
 
 
 def read_token_file(path: str | Path) -> str:
@@ -39,6 +68,55 @@ def _url_host(host: str) -> str:
     return f"[{host.strip('[]')}]" if ":" in host.strip("[]") else host
 
 
+_SIGNIN_HTML = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Reverie: signing in</title></head><body>
+<form method="post" action="{action}" id="sign-in"><input type="hidden" name="token" value="{token}">
+<input type="hidden" name="next" value="/"><button type="submit">Sign in to Reverie</button></form>
+<script>document.getElementById("sign-in").submit();</script></body></html>
+"""
+
+
+class SignInFile:
+    """A one-time local page that signs a browser in: a form posting ``token`` to ``base``'s
+    sign-in address, submitted by itself on load. It lives in a folder of its own (mode 0700, the
+    file 0600: no other local user can read it); ``remove`` deletes both."""
+
+    def __init__(self, base: str, token: str) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="reverie-ui-"))
+        self.path = self.folder / "sign-in.html"
+        html = _SIGNIN_HTML.format(action=escape(base + SIGNIN_PATH), token=escape(token))
+        atomic_write(self.path, html.encode(), mode=0o600)
+        self.token = token
+
+    @property
+    def url(self) -> str:
+        return self.path.as_uri()
+
+    def remove(self) -> None:
+        for path in (self.path, self.folder):
+            try:
+                path.unlink() if path.is_file() else path.rmdir()
+            except OSError:
+                pass  # gone already
+
+
+def _warm(memory: Memory) -> None:
+    """Read the whole log once, with every commit's changed lines, in the background: the
+    Timeline's filters are then served from the log's catalog (``reverie.gitstore.catalog``) from
+    the first request on. A text no line holds makes ``log`` read every commit's lines."""
+    try:
+        with memory.sibling() as own:
+            own.log(limit=1, text="\x00\x00")
+    except Exception:  # noqa: BLE001 - an optimisation: a failure here is the Timeline's to report
+        log.debug("the log's catalog was not warmed", exc_info=True)
+
+
+def _open_browser(url: str) -> None:
+    import webbrowser
+
+    webbrowser.open(url)
+
+
 def serve(
     memory: Memory,
     *,
@@ -46,14 +124,27 @@ def serve(
     port: int = 0,
     token_file: str | Path | None = None,
     ready: Callable[[str], None] | None = None,
+    renewed: Callable[[str], None] | None = None,
+    browser: bool = False,
 ) -> None:
     """Serve the UI for ``memory`` until interrupted. A non-loopback ``host`` needs ``token_file``;
-    ``ready`` gets the URL to open (with its token) once the socket listens."""
+    ``ready`` gets the address to open once the socket listens (with a one-time token, unless a
+    token file holds the token), ``renewed`` a fresh one each time that token is used; ``browser``:
+    open a browser signed in through a local sign-in file."""
 
-    def build(token: str, allowed: frozenset[str] | None) -> Guard:
-        return build_app(memory, token=token, allowed_hosts=allowed)
+    def build(signin: SignIn, allowed: frozenset[str] | None, actual: int) -> Guard:
+        return build_app(memory, signin=signin, allowed_hosts=allowed, port=actual)
 
-    _serve(build, host=host, port=port, token_file=token_file, ready=ready)
+    threading.Thread(target=_warm, args=(memory,), name="reverie-ui-warm", daemon=True).start()
+    _serve(
+        build,
+        host=host,
+        port=port,
+        token_file=token_file,
+        ready=ready,
+        renewed=renewed,
+        browser=browser,
+    )
 
 
 def serve_root(
@@ -63,6 +154,8 @@ def serve_root(
     port: int = 0,
     token_file: str | Path | None = None,
     ready: Callable[[str], None] | None = None,
+    renewed: Callable[[str], None] | None = None,
+    browser: bool = False,
     cached: int = CACHED,
 ) -> None:
     """Serve every scope of ``root`` (a user picker, then each scope's screens; ``reverie.ui.root``)
@@ -70,22 +163,34 @@ def serve_root(
     ``serve``."""
     scopes = ScopeApps(root, size=cached)
 
-    def build(token: str, allowed: frozenset[str] | None) -> Guard:
-        return build_root_app(root, token=token, allowed_hosts=allowed, scopes=scopes)
+    def build(signin: SignIn, allowed: frozenset[str] | None, actual: int) -> Guard:
+        return build_root_app(
+            root, signin=signin, allowed_hosts=allowed, scopes=scopes, port=actual
+        )
 
     try:
-        _serve(build, host=host, port=port, token_file=token_file, ready=ready)
+        _serve(
+            build,
+            host=host,
+            port=port,
+            token_file=token_file,
+            ready=ready,
+            renewed=renewed,
+            browser=browser,
+        )
     finally:
         scopes.close()
 
 
 def _serve(
-    build: Callable[[str, frozenset[str] | None], Guard],
+    build: Build,
     *,
     host: str,
     port: int,
     token_file: str | Path | None,
     ready: Callable[[str], None] | None,
+    renewed: Callable[[str], None] | None,
+    browser: bool,
 ) -> None:
     import uvicorn
 
@@ -94,11 +199,13 @@ def _serve(
             f"refusing to serve on {host} (not a loopback address) without --token-file: "
             "anyone who can reach it could read and change this memory"
         )
-    token = read_token_file(token_file) if token_file is not None else new_token()
+    standing = read_token_file(token_file) if token_file is not None else None
     sock = bind(host, port)
+    files: list[SignInFile] = []
     try:
         actual = sock.getsockname()[1]
         where = f"{_url_host(host)}:{actual}"
+        base = f"http://{where}"
         allowed = (
             frozenset(
                 {where.lower(), f"localhost:{actual}", f"127.0.0.1:{actual}", f"[::1]:{actual}"}
@@ -106,10 +213,30 @@ def _serve(
             if is_loopback(host)
             else None
         )
-        app = build(token, allowed)
+        printed: list[str] = []
+
+        def spent(token: str) -> None:
+            for file in files:
+                if file.token == token:
+                    file.remove()
+            if printed and token == printed[-1]:
+                printed.append(signin.issue())
+                if renewed is not None:
+                    renewed(f"{base}/?token={printed[-1]}")
+
+        signin = SignIn(standing, on_spent=spent)
+        app = build(signin, allowed, actual)
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+        if standing is None:
+            printed.append(signin.issue())
         if ready is not None:
-            ready(f"http://{where}/?token={token}")
+            ready(f"{base}/?token={printed[-1]}" if printed else f"{base}/")
+        if browser:
+            file = SignInFile(base, signin.issue(ttl=SIGNIN_FILE_TTL))
+            files.append(file)
+            _open_browser(file.url)
         server.run(sockets=[sock])
     finally:
+        for file in files:
+            file.remove()
         sock.close()

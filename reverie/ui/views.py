@@ -1,53 +1,107 @@
-"""What the templates show, computed from the library's values: lines of a memory file, lines of a
-diff, inline Markdown, a commit's batch. No I/O and no library calls here (the handlers in
-``reverie.ui.app`` make those)."""
+"""What the templates show, computed from the library's values: text exactly as the agent reads it,
+lines of a memory file, a diff's rows with the words that changed, a commit's batch. No I/O and no
+library calls here (the handlers in ``reverie.ui.app`` make those).
+
+Text is shown as it is, never interpreted: Markdown marks stay marks (``7*7`` reads 7*7), runs of
+spaces stay (``white-space: pre-wrap``), and every hidden character (``reverie.textsafety.hidden``:
+a right-to-left override that would make "nimda" read "admin", a zero-width space, a tag character)
+is a visible escape naming it. The templates' ``finalize`` (``shown``) does this for every value
+they print; ``plain`` marks a value for an attribute or a text area, where markup cannot go.
+"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from markupsafe import Markup, escape
 
+from ..gitstore.diffing import text_diff as _bytes_diff
 from ..gitstore.trailers import BATCH, KIND, parse_batch
 from ..hitlog import is_pinned
-from ..textdiff import diff_line_kind
+from ..textdiff import diff_line_kinds
+from ..textsafety import describe, hidden
+from .security import CSRF_FIELD
 
 if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
-
     from ..gitstore.types import CommitInfo
 
 __all__ = [
+    "shown",
+    "plain",
+    "token",
     "FileLine",
     "file_lines",
-    "DiffLine",
-    "diff_lines",
-    "inline",
+    "line_item",
+    "DiffRow",
+    "diff_rows",
+    "Side",
+    "sides",
+    "text_diff",
     "batch_of",
     "ago",
     "other_trailers",
 ]
 
 
+def shown(value: object) -> object:
+    """A value as a page prints it (the templates' ``finalize``): text escaped, each hidden
+    character a visible escape; markup (already built) and non-text values as they are."""
+    if isinstance(value, Markup) or not isinstance(value, str):
+        return value
+    return _shown(value)
+
+
+@lru_cache(maxsize=8192)
+def _shown(text: str) -> Markup:
+    """Cached: a page shows mostly the same lines on every load."""
+    spots = hidden(text)
+    if not spots:
+        return escape(text)
+    parts, last = [], 0
+    for i in spots:
+        name = describe(text[i])
+        parts.append(escape(text[last:i]))
+        code = name.split(" ", 1)[0]
+        parts.append(Markup('<span class="esc" title="{}">{}</span>').format(name, code))
+        last = i + 1
+    parts.append(escape(text[last:]))
+    return Markup("").join(parts)
+
+
+def plain(value: object) -> Markup:
+    """A value for an attribute or a text area: escaped, nothing added (``shown`` leaves it)."""
+    return escape(value)
+
+
+_NOT_TOKEN = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def token(value: object) -> Markup:
+    """A value read from a file (a commit's kind, a run's status, a message's role) where only a
+    name can go (a CSS class, a commit id in an address): its letters, digits, ``_.-``."""
+    return Markup(_NOT_TOKEN.sub("", "" if value is None else str(value)))  # noqa: S704
+
+
 @dataclass(frozen=True)
 class FileLine:
     """One line of a memory file as the Memory screen shows it. ``index`` is 0-based (forms carry it
     with the line's text, so an action on a file changed meanwhile is refused, not applied to
-    another line)."""
+    another line). ``uncommitted``: the line is on disk but not in the last commit (an edit made
+    outside Reverie, committed as ``manual`` by the next change)."""
 
     index: int
     raw: str
     kind: str  # heading | item | text | blank
     level: int  # a heading's level (1-6), else 0
-    body: str  # the text without its Markdown marker
     pinned: bool
-    query: str = (
-        ""  # ``path=…&line=…&text=…``: what the line's links carry (built once, not per link)
-    )
+    uncommitted: bool = False
+    query: str = ""  # ``path=…&line=…&text=…``: what the line's links carry (built once)
 
     @property
     def number(self) -> int:
@@ -57,63 +111,275 @@ class FileLine:
     def actionable(self) -> bool:
         return self.kind in ("item", "text")
 
+    @property
+    def hidden(self) -> int:
+        """How many hidden characters the line holds (the edit form warns of them)."""
+        return len(hidden(self.raw))
 
-def file_lines(text: str, path: str = "") -> list[FileLine]:
-    out = []
+
+@lru_cache(maxsize=32)
+def _file_lines(text: str, path: str, committed: str | None) -> tuple[FileLine, ...]:
+    return tuple(_read_lines(text, path, committed))
+
+
+def file_lines(text: str, path: str = "", committed: str | None = None) -> list[FileLine]:
+    """``text``'s lines; with ``committed`` (the file as last committed; None: never), each line
+    not in it is marked ``uncommitted``. Cached: a page loads mostly the same files."""
+    return list(_file_lines(text, path, committed))
+
+
+def _read_lines(text: str, path: str, committed: str | None) -> list[FileLine]:
     rows = text.split("\n")
+    fresh = _uncommitted(rows, committed) if path else set()
+    out = []
     for i, raw in enumerate(rows):
         stripped = raw.strip()
         if not stripped:
             if i < len(rows) - 1:  # (not the file's final newline)
-                out.append(FileLine(i, raw, "blank", 0, "", False))
+                out.append(FileLine(i, raw, "blank", 0, False, i in fresh))
             continue
         query = urlencode({"path": path, "line": i, "text": raw}) if path else ""
+        kind, level = "text", 0
         if stripped.startswith("#"):
             marks = len(stripped) - len(stripped.lstrip("#"))
             if marks <= 6 and stripped[marks : marks + 1] in (" ", ""):
-                out.append(
-                    FileLine(i, raw, "heading", marks, stripped[marks:].strip(), False, query)
-                )
-                continue
-        if stripped[:2] in ("- ", "* "):
-            out.append(FileLine(i, raw, "item", 0, stripped[2:], is_pinned(raw), query))
-            continue
-        out.append(FileLine(i, raw, "text", 0, stripped, is_pinned(raw), query))
+                kind, level = "heading", marks
+        elif stripped[:2] in ("- ", "* "):
+            kind = "item"
+        pinned = kind != "heading" and is_pinned(raw)
+        out.append(FileLine(i, raw, kind, level, pinned, i in fresh, query))
     return out
+
+
+def _uncommitted(rows: list[str], committed: str | None) -> set[int]:
+    """The indexes of ``rows`` that the committed text does not have (all of them: never committed)."""
+    if committed is None:
+        return set(range(len(rows)))
+    before = committed.split("\n")
+    if before == rows:
+        return set()
+    matcher = SequenceMatcher(None, before, rows, autojunk=False)
+    return {
+        j
+        for tag, _i1, _i2, j1, j2 in matcher.get_opcodes()
+        if tag in ("insert", "replace")
+        for j in range(j1, j2)
+    }
+
+
+_UNCOMMITTED = (
+    "on disk, not in the last commit: an edit made outside Reverie (the next change commits it as "
+    "manual)"
+)
+
+
+@lru_cache(maxsize=4096)
+def line_item(line: FileLine, anchor: str, rel: str, base: str, csrf: str) -> Markup:
+    """One line of the Memory screen as HTML: its number, its exact text, its badges and actions.
+    Built here rather than in the template, and cached (a page of 400 lines is mostly the same
+    lines on every load: the template's ~20 interpolations a line were most of its time)."""
+    marks = " uncommitted" if line.uncommitted else ""
+    head = Markup('<li id="{}-L{}" class="line {}{}{}"><span class="lineno">{}</span>').format(
+        anchor, line.number, line.kind, " pinned" if line.pinned else "", marks, line.number
+    )
+    if line.kind == "blank":
+        return head + Markup("</li>")
+    heading = f" h h{line.level}" if line.kind == "heading" else ""
+    parts = [head, Markup('<span class="text{}">{}</span>').format(heading, shown(line.raw))]
+    if line.pinned:
+        parts.append(Markup('<span class="badge">pinned</span>'))
+    if line.uncommitted:
+        parts.append(
+            Markup('<span class="badge uncommitted" title="{}">not committed</span>').format(
+                _UNCOMMITTED
+            )
+        )
+    why = f"{base}/memory/why?{line.query}"
+    parts.append(
+        Markup(
+            '<span class="actions"><details class="why" data-why="{}&amp;fragment=1"><summary>why'
+            '</summary><div class="why-body"><a href="{}">show where this line came from</a></div>'
+            "</details>"
+        ).format(why, why)
+    )
+    if line.actionable:
+        unpin = Markup('<input type="hidden" name="unpin" value="1">') if line.pinned else ""
+        parts.append(
+            Markup(
+                '<a href="{base}/memory/edit?{q}">edit</a><form method="post" '
+                'action="{base}/memory/pin" class="inline"><input type="hidden" name="{field}" '
+                'value="{csrf}"><input type="hidden" name="path" value="{rel}"><input '
+                'type="hidden" name="line" value="{index}"><input type="hidden" name="original" '
+                'value="{raw}">{unpin}<button type="submit" class="link">{verb}</button></form>'
+                '<a href="{base}/memory/remove?{q}">remove</a>'
+            ).format(
+                base=base,
+                q=line.query,
+                field=CSRF_FIELD,
+                csrf=csrf,
+                rel=rel,
+                index=line.index,
+                raw=line.raw,
+                unpin=unpin,
+                verb="unpin" if line.pinned else "pin",
+            )
+        )
+    parts.append(Markup("</span></li>"))
+    return Markup("").join(parts)
 
 
 @dataclass(frozen=True)
-class DiffLine:
-    kind: str  # file | hunk | add | del | context | meta
+class DiffRow:
+    """One row of a diff as a page shows it. ``kind``: ``file`` (a file's name), ``note`` (a new or
+    deleted file, git's no-newline marker), ``hunk`` (where the next lines are), ``add``, ``del``,
+    ``context``. ``old`` / ``new``: the line's numbers on each side. ``parts``: its text in runs,
+    each marked when it is a word that changed (against the line it replaces)."""
+
+    kind: str
     text: str
+    old: int | None = None
+    new: int | None = None
+    parts: tuple[tuple[str, bool], ...] = ()
+
+    @property
+    def sign(self) -> str:
+        return {"add": "+", "del": "-"}.get(self.kind, " ")
 
 
-def diff_lines(diff: str) -> list[DiffLine]:
-    """The diff's lines with their kinds (``reverie.textdiff``); git's no-newline marker is muted like a header."""
-    out = []
-    for line in diff.splitlines():
-        kind = diff_line_kind(line)
-        out.append(DiffLine("meta" if kind == "no-newline" else kind, line))
-    return out
+_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+_WORDS = re.compile(r"\w+|\s+|[^\w\s]")
 
 
-@lru_cache(maxsize=1)
-def _markdown() -> MarkdownIt:
-    from markdown_it import MarkdownIt
+def diff_rows(diff: str) -> list[DiffRow]:
+    """A unified diff (git's, or a pending change's) as rows: file names instead of headers, line
+    numbers, and within each changed line the words that changed. Each line's kind is
+    ``reverie.textdiff.diff_line_kinds``'s, the reading the CLI colours."""
+    rows: list[DiffRow] = []
+    old = new = 0
+    dels: list[DiffRow] = []
+    adds: list[DiffRow] = []
 
-    # The "zero" preset: raw HTML off (it is escaped), no links, no images; only emphasis and code
-    # spans on.
-    return MarkdownIt("zero").enable(["emphasis", "backticks"])
+    def flush() -> None:
+        rows.extend(_paired(dels, adds))
+        dels.clear()
+        adds.clear()
+
+    lines = diff.splitlines()
+    for line, kind in zip(lines, diff_line_kinds(lines), strict=True):
+        if kind == "add":
+            adds.append(DiffRow("add", line[1:], None, new))
+            new += 1
+            continue
+        if kind == "del":
+            if adds:
+                flush()
+            dels.append(DiffRow("del", line[1:], old, None))
+            old += 1
+            continue
+        flush()
+        if kind == "hunk":
+            found = _HUNK.match(line)
+            old, new = (int(found.group(1)), int(found.group(2))) if found else (old, new)
+            rows.append(DiffRow("hunk", f"line {new}" if found else line))
+        elif kind == "file":
+            rows.append(DiffRow("file", line.split(" b/", 1)[-1]))
+        elif kind == "no-newline":
+            rows.append(DiffRow("note", line[2:]))
+        elif kind == "context":
+            rows.append(DiffRow("context", line[1:], old, new))
+            old += 1
+            new += 1
+        elif line.startswith("--- ") and (not rows or rows[-1].kind not in ("file", "note")):
+            rows.append(DiffRow("file", line[4:].removeprefix("a/")))  # no git header line
+        elif line.startswith(("new file", "deleted file")):
+            rows.append(DiffRow("note", line.split(" mode")[0]))
+    flush()
+    return rows
 
 
-@lru_cache(maxsize=8192)
-def inline(text: str) -> Markup:
-    """A memory line's inline Markdown (emphasis, code) as HTML; everything else in it escaped. A
-    line without ``*``, ``_`` or a backtick has no such marks: it is only escaped. Cached: a page
-    shows mostly the same lines on every load."""
-    if not any(mark in text for mark in ("*", "_", "`")):
-        return escape(text)
-    return Markup(_markdown().renderInline(text))  # noqa: S704 (markdown-it escapes with html off)
+def _paired(dels: list[DiffRow], adds: list[DiffRow]) -> list[DiffRow]:
+    """A run of removed lines then added ones: each removed line paired with the added line at the
+    same place in the run, when the two are alike enough to be one line changed, gets its changed
+    words marked (and so does its partner)."""
+    out_del = [_whole(r) for r in dels]
+    out_add = [_whole(r) for r in adds]
+    for k in range(min(len(dels), len(adds))):
+        a, b = _WORDS.findall(dels[k].text), _WORDS.findall(adds[k].text)
+        matcher = SequenceMatcher(None, a, b, autojunk=False)
+        if matcher.ratio() < 0.4:
+            continue
+        left: list[tuple[str, bool]] = []
+        right: list[tuple[str, bool]] = []
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if i2 > i1:
+                left.append(("".join(a[i1:i2]), tag != "equal"))
+            if j2 > j1:
+                right.append(("".join(b[j1:j2]), tag != "equal"))
+        out_del[k] = DiffRow("del", dels[k].text, dels[k].old, None, tuple(left))
+        out_add[k] = DiffRow("add", adds[k].text, None, adds[k].new, tuple(right))
+    return out_del + out_add
+
+
+def _whole(row: DiffRow) -> DiffRow:
+    return DiffRow(row.kind, row.text, row.old, row.new, ((row.text, False),))
+
+
+def text_diff(path: str, old: str, new: str) -> str:
+    """The unified diff from ``old`` to ``new`` (``path``'s two texts), as the Timeline shows one."""
+    return _bytes_diff(
+        path, old.encode("utf-8", "surrogateescape"), new.encode("utf-8", "surrogateescape")
+    )
+
+
+#: Lines shown around each difference of a conflict's two sides; longer runs of equal lines fold.
+SIDE_CONTEXT = 3
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a conflict as the page shows it: each line with its number (None: a fold of
+    equal lines, its text saying how many), and whether the other side lacks it (what makes the
+    two differ)."""
+
+    title: str
+    lines: tuple[tuple[int | None, str, bool], ...]
+
+
+def sides(now: list[str], yours: list[str]) -> tuple[Side, Side]:
+    """The file as it is now and as the change would make it, side by side: each line that the
+    other side does not have at its place marked, and long runs of lines both have folded (a
+    500-line file with one line changed shows that line and its neighbours)."""
+    if now[-1:] == yours[-1:] == [""]:  # both end with a newline: no line after it to show
+        now, yours = now[:-1], yours[:-1]
+    matcher = SequenceMatcher(None, now, yours, autojunk=False)
+    left: list[tuple[int | None, str, bool]] = []
+    right: list[tuple[int | None, str, bool]] = []
+    opcodes = matcher.get_opcodes()
+    for k, (tag, i1, i2, j1, j2) in enumerate(opcodes):
+        keep = (SIDE_CONTEXT if k > 0 else 0, SIDE_CONTEXT if k < len(opcodes) - 1 else 0)
+        if tag == "equal" and i2 - i1 > sum(keep) + 1:
+            folded = i2 - i1 - sum(keep)
+            fold = (
+                None,
+                f"… {folded} line{'s' if folded != 1 else ''} the same on both sides",
+                False,
+            )
+            for side, rows, a in ((left, now, i1), (right, yours, j1)):
+                side.extend((a + n + 1, rows[a + n], False) for n in range(keep[0]))
+                side.append(fold)
+                end = a + (i2 - i1)
+                side.extend((n + 1, rows[n], False) for n in range(end - keep[1], end))
+            continue
+        left.extend((i + 1, now[i], tag != "equal") for i in range(i1, i2))
+        right.extend((j + 1, yours[j], tag != "equal") for j in range(j1, j2))
+    return Side("now", _trimmed(left)), Side("yours", _trimmed(right))
+
+
+def _trimmed(lines: list[tuple[int | None, str, bool]]) -> tuple[tuple[int | None, str, bool], ...]:
+    """A side without the empty last line a final newline makes."""
+    if lines and lines[-1][1] == "" and not lines[-1][2] and lines[-1][0] is not None:
+        lines = lines[:-1]
+    return tuple(lines)
 
 
 def batch_of(info: CommitInfo) -> tuple[int, int] | None:

@@ -48,6 +48,7 @@ from .rules import (
     names_database,
     normalize,
     resolve_correction,
+    retire_line,
     strip_instead,
     value_words,
 )
@@ -300,6 +301,9 @@ def _dream_analyze(user: str) -> str:
         if fact.mark == "skip":
             continue
         said, named = p.split_replaces(fact.text)
+        if said.startswith("Gone: "):  # an attribute ended: the one line stating it, retired
+            _retire(said, files, findings)
+            continue
         corrected = resolve_correction(said, files) if said.startswith("Now: ") else None
         if said.startswith("Now: "):  # a value said alone: the line it corrects, or nothing
             if corrected is not None:
@@ -335,7 +339,49 @@ def _dream_analyze(user: str) -> str:
         if line is None and not slot and fact.mark == "correction":
             line = _the_database_line(files[info.target], text)
         findings[key] = f"[{info.target}] {p.with_replaces(text, line) if line else text}"
-    return "\n".join(findings.values()) if findings else "[SKIP]"
+    return "\n".join(_unreplaced(findings).values()) if findings else "[SKIP]"
+
+
+def _retire(fact: str, files: dict[str, list[str]], findings: dict[tuple[str, str], str]) -> None:
+    """A ``Gone:`` fact: the line it ends leaves its file with the user's words as the reason (the
+    archive keeps both, where ``why`` finds them). A value this batch would write is ended first
+    (said and ended in one batch: it is not written, and a line it replaced leaves with it)."""
+    pending: dict[str, dict[str, tuple[tuple[str, str], str | None]]] = {k: {} for k in FILES}
+    for key, finding in findings.items():
+        parsed = p.parse_finding_line(finding)
+        if parsed and parsed[0] in FILES:
+            new, old = p.split_replaces(parsed[1])
+            pending[parsed[0]][new] = (key, old)
+    ended = retire_line(fact, {kind: list(lines) for kind, lines in pending.items()})
+    gone: list[tuple[str, str]] = []
+    if ended is not None:
+        kind, lines, words = ended
+        for line in lines:
+            key, old = pending[kind][line]
+            findings.pop(key, None)
+            gone += [(kind, old)] if old else []
+    else:
+        ended = retire_line(fact, files)
+        if ended is None:
+            return
+        kind, lines, words = ended
+        gone = [(kind, line) for line in lines]
+    why = f'superseded, the user said: "{words}"' if words else "no longer true"
+    for kind, line in gone:
+        findings[("REMOVE", normalize(line))] = (
+            f"[FILE-REMOVE] {p.removal_text(FILES[kind], line, why)}"
+        )
+
+
+def _unreplaced(findings: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
+    """The findings less a removal of a line another finding replaces (a new value read with
+    the end of the old one: the replacement supersedes it, one change)."""
+    replaced = {
+        normalize(old)
+        for f in findings.values()
+        if (parsed := p.parse_finding_line(f)) and (old := p.split_replaces(parsed[1])[1])
+    }
+    return {k: f for k, f in findings.items() if not (k[0] == "REMOVE" and k[1] in replaced)}
 
 
 def _the_database_line(lines: list[str], text: str) -> str | None:

@@ -1,8 +1,24 @@
 // Reverie UI: small enhancements over plain server-rendered pages (everything works without this file).
 // - "why" loads a line's provenance inline when its <details> opens (the page link is the fallback);
 // - buttons with data-confirm ask before posting;
-// - the Dream page follows the run's progress until it finishes, then reloads to show the result.
+// - the Dream page follows the run's progress until it finishes, then reloads to show the result;
+// - a signed-in page remembers its server's prefix (localStorage is per origin, so per port): a link
+//   to this server from elsewhere (/timeline) then finds its way to /<prefix>/timeline; signing out
+//   forgets it.
 "use strict";
+
+(function () {
+  var body = document.body;
+  if (!body || !body.dataset.storageKey) return;
+  var key = body.dataset.storageKey, store;
+  try { store = window.localStorage; } catch (e) { return; }
+  if (body.dataset.prefix) { store.setItem(key, body.dataset.prefix); return; }
+  if (body.dataset.signedOut === "1") { store.removeItem(key); return; }
+  var prefix = store.getItem(key), path = window.location.pathname;
+  if (body.dataset.signin === "1" && prefix && path !== prefix && path.indexOf(prefix + "/") !== 0) {
+    window.location.replace(prefix + path + window.location.search + window.location.hash);
+  }
+})();
 
 document.addEventListener("toggle", function (event) {
   var details = event.target;

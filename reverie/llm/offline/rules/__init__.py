@@ -31,6 +31,7 @@ patterns, not language understanding: it catches the common phrasings and misses
 real model handles.
 """
 
+from .changes import retire as retire_line
 from .core import MEMORY, SOUL, USER, Canon, Fact
 from .corrections import resolve as resolve_correction
 from .extract import extract_facts, leaves_unsure
@@ -67,4 +68,5 @@ __all__ = [
     "value_words",
     "names_database",
     "resolve_correction",
+    "retire_line",
 ]

@@ -147,6 +147,14 @@ RULES = [
         "Reply in {v}",
         {"v": is_language},
     ),
+    # "switch back to English please", "go back to replying in English": the reply language changed
+    rule(
+        r"^(?:please |can you |could you |pls )?(?:switch|go|change|get) back to (?:replying |answering "
+        r"|writing )?(?:in )?(?P<v>[A-Z][a-z]+)\b(?=\s*(?:[,.;!?]|$)|\s+(?:please|pls|again|from now on)\b)",
+        "Reply in {v}",
+        {"v": is_language},
+        change=True,
+    ),
     rule(
         r"\b(?:keep|make) (?:your |the )?(?:answers|replies|responses) (?:short|brief|concise)"
         r"|^(?:please )?be (?:brief|concise)\b|\bi (?:prefer|like|want) (?:short|brief|concise) (?:answers|replies)"

@@ -17,7 +17,7 @@ import re
 from ..dates import DATE_PHRASE
 from ..dates import resolve as resolve_date
 from ..kinds import fold
-from .core import Filling, rule
+from .core import USER, Filling, rule
 from .phrases import NAME
 from .values import is_language, is_name
 
@@ -32,7 +32,7 @@ _CUE = re.compile(
 _DATE = rf"(?P<d>{DATE_PHRASE})"
 #: How a value-only correction is said; the fact it gives.
 NOW = re.compile(
-    r"^Now: (?P<k>name|surname|date|time|language|version) (?P<v>.+?)(?:; said: (?P<h>.*))?$"
+    r"^Now: (?P<k>name|surname|date|time|language|version|allergy|children|cadence) (?P<v>.+?)(?:; said: (?P<h>.*))?$"
 )
 #: A date corrected is said to have moved.
 _DATE_CUE = re.compile(
@@ -128,8 +128,9 @@ RULES = [
     ),
 ]
 
-#: A ``Now:`` fact is read back by no template: it never reaches a file.
-CANON: list[tuple[str, str, str | None]] = []
+#: Canonical, so that Dream takes a ``Now:`` fact as written (never read again as the user's
+#: words); it is resolved before any template is read back and never reaches a file.
+CANON: list[tuple[str, str, str | None]] = [(r"^Now: ", USER, None)]
 
 _NAMED = re.compile(r"^(?P<head>Has an? .+? named )(?P<v>.+)$")
 _NAME_LINE = re.compile(r"^(?P<head>Name: )(?P<v>.+)$")
@@ -144,10 +145,13 @@ def resolve(fact: str, files: dict[str, list[str]]) -> tuple[str, str, str] | No
     if not m:
         return None
     kind, value = m.group("k"), m.group("v")
+    said = m.group("h") or ""
+    if kind in _SAID:
+        candidates = _SAID[kind](files, value, said)
+        return candidates[0] if len(candidates) == 1 else None
     candidates = _CANDIDATES[kind](files, value)
     if kind == "name":
-        said = (m.group("h") or "").split()
-        candidates = [c for c in candidates if _meant(c[1], value, said)]
+        candidates = [c for c in candidates if _meant(c[1], value, said.split())]
     return candidates[0] if len(candidates) == 1 else None
 
 
@@ -244,3 +248,57 @@ _CANDIDATES = {
     "language": _languages,
     "version": _versions,
 }
+
+
+def _allergies(files: dict[str, list[str]], value: str, old: str) -> list[tuple[str, str, str]]:
+    """ "not peanuts, it's tree nuts": the line naming the old allergen, with the new one."""
+    return [
+        ("USER", line, f"Allergic to {value}")
+        for line in files.get("USER", [])
+        if line.startswith("Allergic to ") and fold(line[12:]).rstrip("s") == fold(old).rstrip("s")
+    ]
+
+
+_COUNTS = ("two", "three", "four", "five", "six")
+_COUNT_LINE = re.compile(r"^Has (?P<n>two|three|four|five|six|\d) (?P<k>children|sons|daughters)$")
+
+
+def _children(files: dict[str, list[str]], value: str, _said: str) -> list[tuple[str, str, str]]:
+    """ "Make that three! Our son was born": the one count of children (or of sons, for a son) said
+    before, at its new number; a count of daughters is not changed by a son."""
+    number, _, child = value.partition(" ")
+    number = _COUNTS[int(number) - 2] if number.isdigit() and 2 <= int(number) <= 6 else number
+    nouns = {"children", f"{child}s"}
+    out = []
+    for line in files.get("USER", []):
+        m = _COUNT_LINE.match(line)
+        if m and m.group("k") in nouns and m.group("n") != number:
+            out.append(("USER", line, f"Has {number} {m.group('k')}"))
+    return out
+
+
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+_WHEN = re.compile(
+    rf"\b(?:every |on )?{_WEEKDAY}(?:\s+(?:at|@)\s+\d{{1,2}}(?::\d{{2}})?\s*(?:am|pm)?)?", re.I
+)
+
+
+def _cadences(files: dict[str, list[str]], value: str, event: str) -> list[tuple[str, str, str]]:
+    """ "He moved it to Thursdays at 3pm": the one line of memory holding a weekday (of the event,
+    when it is named), its day and time said anew."""
+    out = []
+    for line in files.get("MEMORY", []):
+        days = _WHEN.findall(line)
+        if len(days) != 1 or (event and fold(event) not in fold(line)):
+            continue
+        new = value if re.search(r"\d", value) or not re.search(r"\d", days[0]) else None
+        if new is None:  # a day said alone keeps the line's time
+            new = re.sub(rf"{_WEEKDAY}", value, days[0], count=1, flags=re.I)
+        lead = re.match(r"(?:every |on )", days[0], re.I)
+        new_line = line.replace(days[0], f"{lead.group(0) if lead else ''}{new}", 1)
+        if new_line != line:
+            out.append(("MEMORY", line, new_line))
+    return out
+
+
+_SAID = {"allergy": _allergies, "children": _children, "cadence": _cadences}

@@ -15,6 +15,7 @@ from datetime import date
 
 from ..framing import reversed_feeling
 from . import agent, languages, likes, pets
+from .changes import NARROWED, without_read_values
 from .clauses import (
     AGAIN,
     CODE,
@@ -68,7 +69,7 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
         if not read:
             _remembered(clause, found)
     facts = _unreversed(sentence_block, found.facts)
-    return _drop_shadowed(_named_over_bare(facts))
+    return without_read_values(_drop_shadowed(_named_over_bare(facts)))
 
 
 def _read(clause: Clause, said_on: date | None, found: _Found) -> bool:
@@ -131,11 +132,22 @@ def _keep(text: str, rule: Rule, clause: Clause, found: _Found) -> bool:
         is_suspicious_rule(text) or agent.ONE_OFF.search(clause.text)
     ):
         return False  # "be concise in the summary below": about one reply, not a standing rule
+    if canon(text).target == SOUL and _narrowed(clause):
+        return (
+            False  # "Reply in German when I write in German": a rule without its condition is wrong
+        )
     if clause.old and "instead of" not in text and canon(text).removes is None:
         text = f"{text} (replaces: {clause.old})"
     changed = clause.correction or rule.change
     mark = "correction" if changed and rule.mark != "ephemeral" else rule.mark
     return found.add(text, mark)
+
+
+def _narrowed(clause: Clause) -> bool:
+    """The clause's sentence limits the rule with a condition its template drops."""
+    head = clause.text[:24]
+    sentence = next((s for s in sentences_of(clause.message) if head in s), clause.text)
+    return bool(NARROWED.search(sentence))
 
 
 def _spoken_rest(clause: Clause, found: _Found) -> None:

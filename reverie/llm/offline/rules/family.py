@@ -182,7 +182,12 @@ RULES = [
 CANON = [
     (rf"^Has an? ({KIN}) named (.+)$", USER, None),
     (r"^Has an? (wife|husband|partner)$", USER, None),
-    (r"^Has (?:two|three|four|five|six|\d) (?:children|sons|daughters|grandchildren)$", USER, None),
+    # the count of children is one value ("we now have three kids" replaces "Has two children")
+    (
+        r"^Has (?:two|three|four|five|six|\d) (children|sons|daughters|grandchildren)$",
+        USER,
+        "count:{1}",
+    ),
     (r"^Married to (.+)$", USER, None),
     (r"^Is a single (?:mother|father|mom|mum|dad|parent)$", USER, None),
     (r"^Expecting a baby(?: in .+)?$", USER, None),

@@ -15,6 +15,7 @@ from datetime import date
 from ..dates import resolve
 from . import (
     agent,
+    changes,
     corrections,
     family,
     health,
@@ -43,6 +44,7 @@ FACT_KINDS = (
     health,
     languages,
     corrections,
+    changes,
     agent,
     project,
     schedule,

@@ -34,6 +34,10 @@ def about_a_job(f: Filling) -> bool:
     return bool(_JOB_CUE.search(f.message or f.match.string))
 
 
+def promoted(f: Filling) -> bool:
+    return bool(re.search(r"\bpromoted\b", f.message or f.match.string, re.I))
+
+
 RULES = [
     rule(rf"{I}(?: work| am working|'m working) (?:at|for) {PLACE}", "Works at {v}", {"v": is_org}),
     rule(
@@ -103,6 +107,15 @@ RULES = [
         "Works as {v}",
         {"v": is_role},
         change=True,
+    ),
+    # "got promoted last week!! platform engineering manager now": the title said after a promotion
+    rule(
+        r"^(?:i(?:'m| am) )?(?:now )?(?:an? |the )?(?P<v>(?:[\w-]+ ){0,3}[a-z-]+) (?:there |here )?now"
+        r"(?=\s*(?:[,.;!]|$))",
+        "Works as {v}",
+        {"v": is_role},
+        change=True,
+        finish=promoted,
     ),
     # "I teach 4th grade at Lincoln Elementary", "I lead a team of six developers at Rakuten"
     rule(

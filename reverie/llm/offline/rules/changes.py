@@ -1,0 +1,631 @@
+"""Facts that end or change without naming a value the rules can read: "we moved across the
+harbour", "got promoted", "Sam and I split up", "we had to rehome Max", "eating fish again",
+"peanuts are fine", "make that three", "he moved it to Thursdays", "for technical topics up to 300
+words".
+
+Such a message makes a line already in memory untrue, whether or not its new value can be read. The
+rules here give a ``Gone: <attribute> [<value>]; said: <the words>`` fact for the attribute it ends
+(or a ``Now:`` fact, ``corrections``, when it names the new value of one); Dream's analysis
+(``engine``) then finds the one line of memory stating that attribute and retires it, with the
+user's words as its reason, into the archive where ``why`` finds it. When no line, or more than
+one, could be meant, nothing leaves. A ``Gone:`` fact never reaches a memory file as such; a new
+value read with confidence is written by its own kind's rule, beside it.
+
+Precision first, both ways: each rule needs the user (``I``, ``we``) as the subject and the
+attribute's own words ("moved" with a place or a home, "promoted", "split up", a pet by name); a
+plan or a hedge ("we're thinking of moving") never reaches a rule (``clauses``); a friend who
+moved, a trip, a second pet name nothing the user holds.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..kinds import fold
+from .core import USER, Fact, Filling, rule
+from .health import is_allergen
+from .phrases import NAME
+from .values import is_language, is_place, is_tech
+
+__all__ = ["RULES", "CANON", "GONE", "NARROWED", "said", "retire", "without_read_values"]
+
+#: How an ended attribute is said; the fact it gives (never a file's line).
+GONE = re.compile(
+    r"^Gone: (?P<k>home|role|job|partner|dating|pet|animal|diet|allergy|length|never|cadence|learning)(?: (?P<v>[^;]+?))?"
+    r"(?:; said: (?P<h>.*))?$"
+)
+_QUOTE = 90
+
+
+def said(f: Filling) -> bool:
+    """The user's words ride with the fact: the reason the old line leaves, kept in the archive."""
+    if "v" not in f.values:
+        f.template = f.template.replace(" {v}", "")
+    words = " ".join((f.message or f.match.string).split())
+    quote = words if len(words) <= _QUOTE else words[: _QUOTE - 1].rstrip() + "…"
+    f.template += f"; said: {quote.replace(';', ',')}"
+    return True
+
+
+#: Where a move takes the user: a place the gazetteer knows, or words only a home move takes.
+_HOME_WORDS = re.compile(
+    r"^(?:house|home|flats?|apartments?|out(?: of (?:the city|town|[A-Z][\w -]+))?|away|abroad|"
+    r"overseas|back home|countries|cities|states|across (?:the )?(?:harbou?r|river|bay|city|town|"
+    r"country|border|street|road|pond|channel|island)|in with (?:my|our) |"
+    r"to (?:a |the )?(?:new )?(?:house|flat|apartment|home|place in|city|town|village|countryside|"
+    r"suburbs|burbs|coast|island|mountains)|to (?:the )?[a-z]+ (?:coast|island|islands|valley|"
+    r"mountains|highlands|countryside)\b)",
+    re.I,
+)
+_AFTER_MOVE = r"(?P<w>[^,.;!?]{0,40})"
+_LONG_AGO = re.compile(
+    r"\b(?:when i was|as a (?:kid|child|teen(?:ager)?)|growing up|back then|in my (?:childhood|youth)|"
+    r"(?:my|our) childhood)\b",
+    re.I,
+)
+
+
+def a_home_move(f: Filling) -> bool:
+    """ "moved across the harbour", "moved to the gold coast", "moved to Leeds": a new home (a team
+    that "moved to Postgres" or "moved our standup" moved no home)."""
+    where = f.groups.get("w", "").strip()
+    if _LONG_AGO.search(f.message or f.match.string):
+        return False  # "we moved house a lot when I was a kid": a story, not today's home
+    if _HOME_WORDS.match(where):
+        return said(f)
+    m = re.match(
+        r"^(?:back |over |down |up )?to (?P<p>[A-Z][\w'’ -]{1,40}?)(?=\s+(?:in|last|this|"
+        r"a|after|with|for|since|recently)\b|$)",
+        where,
+    )
+    return m is not None and is_place(m.group("p")) and said(f)
+
+
+_GIVEN = r"(?-i:[A-Z])[\w'’-]+"
+_PARTNER = r"(?:wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|spouse)"
+_SPLIT = (
+    r"(?:split up|broke up|separated|divorced|got divorced|called it quits|went our separate ways|"
+    r"ended (?:it|things))"
+)
+_SPLIT_END = (
+    r"(?=\s*(?:[,.;!]|$)|\s+(?:in|last|a|after|recently|this|earlier|back|over|for good)\b)"
+)
+_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+_CADENCE = rf"(?P<v>{_DAY}(?:\s+(?:at|@)\s+\d{{1,2}}(?::\d{{2}})?\s*(?:am|pm)?)?)"
+_WORD_LIMIT = r"\b(?:up to|under|max(?:imum)?|at most|no more than|less than)\s+\d+\s+words\b"
+#: A condition or exception a rule's template cannot carry: "when I write in German", "otherwise",
+#: "except code reviews". A default the user may lift ("unless I ask for more", "unless I say
+#: otherwise") and a rule made stronger ("even if I write in English") are none.
+NARROWED = re.compile(
+    r"(?<!even )(?<!also )\b(?:when(?:ever)?|if|unless|only when|only if) (?:i|you) (?:write|message|text|"
+    r"speak|talk|type|ask|am writing|'m writing)(?: to you| you| me)? in\b|"
+    r"(?<!say )(?<!tell you )(?<!said )\botherwise\b|\bexcept\b|\bapart from\b",
+    re.I,
+)
+_SCOPE = re.compile(
+    r"\bfor (?:\w+ ){0,2}(?:topics?|questions?|stuff|things|code|tasks?)\b|\beverything else\b"
+)
+
+
+def pet_named(f: Filling) -> bool:
+    """A pet by its name, never a person ("my grandfather Max passed away")."""
+    before = f.match.string[: f.match.start("v")].lower().split()
+    return not (before and _FAMILY.match(before[-1].strip(","))) and said(f)
+
+
+def a_scope(f: Filling) -> bool:
+    """A length said with a scope or an exception ("for technical topics up to 300 words"): the
+    rule in memory no longer says all of it."""
+    message = f.message or f.match.string
+    return bool(NARROWED.search(message) or _SCOPE.search(message)) and said(f)
+
+
+def allergen(f: Filling) -> bool:
+    return is_allergen(f.groups.get("v", "")) and said(f)
+
+
+def allergy_said(f: Filling) -> bool:
+    """ "not peanuts, it's tree nuts": the new allergen, and the old one to find (``said``)."""
+    old, new = f.groups.get("o", ""), f.groups.get("v", "")
+    if not (is_allergen(old) and is_allergen(new)) or fold(old) == fold(new):
+        return False
+    f.template += f"; said: {old.strip()}"
+    return True
+
+
+def a_cadence(f: Filling) -> bool:
+    """ "moved it to Thursdays": the event when named, else the one cadence in memory."""
+    event = f.groups.get("e", "")
+    f.values["v"] = f.groups["v"]
+    if event and event.lower() not in ("it", "that", "them"):
+        f.template += f"; said: {event}"
+    return True
+
+
+def a_ban(f: Filling) -> bool:
+    f.values["v"] = f.groups.get("v") or f.groups.get("w", "")
+    return said(f)
+
+
+def a_tool(f: Filling) -> bool:
+    tool = f.groups.get("v") or f.groups.get("w", "")
+    f.values["v"] = tool.strip()
+    return is_tech(tool)
+
+
+def tools_swapped(f: Filling) -> bool:
+    old = (f.groups.get("o") or f.groups.get("o2", "")).strip()
+    new = (f.groups.get("v") or f.groups.get("v2", "")).strip()
+    f.values["o"], f.values["v"] = old, new
+    return is_tech(old) and is_tech(new) and fold(old) != fold(new)
+
+
+def a_language_learnt(f: Filling) -> bool:
+    f.values["v"] = f.groups.get("v") or f.groups.get("w", "")
+    return is_language(f.values["v"]) and said(f)
+
+
+def a_birth(f: Filling) -> bool:
+    """ "Make that three! Our son Ethan was born": the count said again, with a child arriving."""
+    message = f.message or f.match.string
+    if not re.match(r"\W*make (?:that|it) \w+\b", message, re.I) or not re.search(
+        r"\b(?:born|arrived|baby|newborn|welcomed|adopted)\b", message, re.I
+    ):
+        return False
+    kind = re.search(r"\b(son|daughter)\b", message, re.I)
+    f.values["k"] = kind.group(1).lower() if kind else "child"
+    return True
+
+
+RULES = [
+    # home: "we moved across the harbour in june", "moved house", "I relocated to Leeds"
+    rule(
+        rf"(?:\b(?:i|we)(?:'ve| have|'d| had)?|^)\s*(?:just |recently |finally |officially |since )?"
+        rf"(?:moved|relocated)\b\s*{_AFTER_MOVE}",
+        "Gone: home",
+        None,
+        "correction",
+        change=True,
+        finish=a_home_move,
+    ),
+    # job title: "got promoted", "I was promoted last week"
+    rule(
+        r"(?:\bi(?:'ve| have)?|^)(?:\s*(?:just|finally|recently))?(?:\s*(?:got|been|was|get))?\s*"
+        r"promoted\b",
+        "Gone: role",
+        None,
+        "correction",
+        change=True,
+        finish=said,
+    ),
+    # the job itself: "I quit my job", "I got laid off"
+    rule(
+        r"\bi(?:'ve| have)? (?:just |finally )?(?:quit|left|lost) my job\b|"
+        r"\bi (?:got|was|have been|'ve been) (?:laid off|fired|let go|made redundant)\b",
+        "Gone: job",
+        None,
+        "correction",
+        change=True,
+        finish=said,
+    ),
+    # a partner: "Sam and I split up in March", "my husband and I divorced", "I'm single now"
+    rule(
+        rf"(?:\b(?P<v>{_GIVEN}) and i|\bmy {_PARTNER} and i|\bwe|\bi)"
+        rf"(?: have| had|'ve)?(?: just| recently| finally| officially)? {_SPLIT}{_SPLIT_END}",
+        "Gone: partner {v}",
+        None,
+        "correction",
+        change=True,
+        finish=said,
+    ),
+    rule(
+        rf"\bi (?:broke up with|split up with|separated from|divorced) (?:my {_PARTNER} )?{NAME}",
+        "Gone: partner {v}",
+        None,
+        "correction",
+        change=True,
+        finish=said,
+    ),
+    rule(
+        r"\bi(?:'m| am) (?:single|divorced|separated)(?: now)?(?=\s*(?:[,.;!]|$))",
+        "Gone: partner",
+        None,
+        "correction",
+        change=True,
+        finish=said,
+    ),
+    # a pet by name: "we had to rehome Max", "Max passed away", "we lost Luna last week"
+    rule(
+        rf"\b(?:had to |have to |we |i )?(?:rehome[d]?|re-home[d]?|gave away|gave up|put down) "
+        rf"(?:our |my )?(?:(?:dog|cat|pup|puppy|kitten|bird|rabbit|horse) )?{NAME}",
+        "Gone: pet {v}",
+        None,
+        "correction",
+        change=True,
+        finish=pet_named,
+    ),
+    rule(
+        rf"(?:\b(?:our|my) (?:dog|cat|pup|puppy|kitten|bird|rabbit|horse|hamster|parrot),? )?{NAME}"
+        r"(?: sadly| recently| just)? (?:died|passed away|passed on|crossed the rainbow bridge|"
+        r"was put down|had to be put (?:down|to sleep)|was rehomed|got rehomed)\b",
+        "Gone: pet {v}",
+        None,
+        "correction",
+        change=True,
+        finish=pet_named,
+    ),
+    rule(
+        rf"\b(?:we|i) lost (?:our |my )?(?:(?:dog|cat|pup|puppy|kitten) )?{NAME}"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:last|in|this|to|recently|a few|earlier|yesterday)\b)",
+        "Gone: pet {v}",
+        None,
+        "correction",
+        change=True,
+        finish=pet_named,
+    ),
+    # a diet: "started eating fish again", "not vegetarian anymore", "I quit being vegan"
+    rule(
+        r"(?:\b(?:i|i'm|i am|i've|i have|we|we're|we've)\s+(?:just |finally |also |now )?|^)"
+        r"(?:eating|eat|ate|started (?:to eat|eating)|back (?:to|on) eating|having) (?:meat|fish|"
+        r"chicken|seafood|dairy|eggs|animal products|steak|bacon)(?: again| now)\b",
+        "Gone: diet",
+        None,
+        "correction",
+        change=True,
+        finish=said,
+    ),
+    rule(
+        r"\b(?:no longer|stopped being|quit being|gave up being|done being) (?:a )?"
+        r"(?:vegetarian|vegan|pescatarian|veggie)\b|"
+        r"\bnot (?:a )?(?:vegetarian|vegan|pescatarian|veggie) (?:anymore|any more)\b",
+        "Gone: diet",
+        None,
+        "correction",
+        change=True,
+        negative=True,
+        finish=said,
+    ),
+    # an allergy: "peanuts are fine for me", "not allergic to cats anymore", "outgrew my egg allergy"
+    rule(
+        r"\b(?P<v>[a-z][a-z ]{1,30}?) (?:is|are) (?:fine|ok|okay|no problem) (?:for me|after all)",
+        "Gone: allergy {v}",
+        None,
+        "correction",
+        change=True,
+        finish=allergen,
+    ),
+    rule(
+        r"\bi(?:'m| am) not (?:actually )?allergic to (?P<v>[a-z][a-z ]{1,30}?)"
+        r"(?= (?:anymore|any more|after all)\b)",
+        "Gone: allergy {v}",
+        None,
+        "correction",
+        change=True,
+        negative=True,
+        finish=allergen,
+    ),
+    rule(
+        r"\b(?:outgrew|outgrown|grew out of) (?:my|the) (?P<v>[a-z][a-z ]{1,30}?) allergy\b",
+        "Gone: allergy {v}",
+        None,
+        "correction",
+        change=True,
+        finish=allergen,
+    ),
+    rule(
+        r"^(?:sorry,? |actually,? |oops,? |no,? )?not (?P<o>[a-z][a-z ]{1,30}?),? "
+        r"(?:it'?s|it is) (?P<v>[a-z][a-z ]{1,30}?)(?=\s*(?:[,.;!]|$))",
+        "Now: allergy {v}",
+        None,
+        "correction",
+        change=True,
+        negative=True,
+        finish=allergy_said,
+    ),
+    # the count of children: "Make that three! Our son Ethan was born"
+    rule(
+        r"^(?:make that |make it )?(?P<n>three|four|five|six|3|4|5|6)\b(?=\s*(?:[,.;!]|$))",
+        "Now: children {n} {k}",
+        None,
+        "correction",
+        change=True,
+        finish=a_birth,
+    ),
+    # a cadence: "He moved it to Thursdays at 3pm", "the standup is now on Tuesdays"
+    rule(
+        rf"\b(?:moved|changed|shifted|pushed|switched) (?:it|that|them|(?:our |the |my )?"
+        rf"(?P<e>[a-z]+(?:[ -][a-z]+)?)) to {_CADENCE}\b",
+        "Now: cadence {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_cadence,
+    ),
+    # an answer length given a scope or exception later: the rule in memory is no longer all of it
+    rule(
+        _WORD_LIMIT,
+        "Gone: length",
+        None,
+        "correction",
+        change=True,
+        finish=a_scope,
+    ),
+]
+
+RULES += [
+    # a pet by its kind alone: "our old cat died in the spring" (the one cat in memory)
+    rule(
+        r"\b(?:our|my) (?:old |elderly |sweet |poor )?(?P<v>dog|cat|rabbit|hamster|parrot|horse|"
+        r"budgie|guinea pig|tortoise|turtle|ferret) (?:sadly |recently |just )?(?:died|passed away|"
+        r"passed on|crossed the rainbow bridge|was put down|had to be put (?:down|to sleep)|"
+        r"was rehomed|got rehomed)\b",
+        "Gone: animal {v}",
+        None,
+        "correction",
+        change=True,
+        finish=said,
+    ),
+    # a former partner by name: "my ex Sam", "my ex-husband Tom"
+    rule(
+        rf"\bmy ex(?:-| )?(?:{_PARTNER})?,? (?P<v>{_GIVEN})\b",
+        "Gone: partner {v}",
+        None,
+        "correction",
+        change=True,
+        finish=said,
+    ),
+    # a cadence said anew: "the standup is now on Tuesdays"
+    rule(
+        rf"\b(?:our |the |my )?(?P<e>[a-z]+(?:[ -][a-z]+)?) (?:is|are) now (?:on |every )?{_CADENCE}\b",
+        "Now: cadence {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_cadence,
+    ),
+    # a cadence ended: "we don't do standups anymore", "we dropped the Friday demo for good"
+    rule(
+        r"\b(?:we(?:'ve| have)? )?(?:no longer (?:do|have|hold)|stopped (?:doing|having)|dropped|"
+        r"scrapped|got rid of|killed) (?:the |our |doing )?(?:weekly |daily |monday |friday )?"
+        r"(?P<v>standups?|retros?|retrospectives?|check-ins?|1:1s?|one-on-ones?|syncs?|demos?|"
+        r"[a-z]+ (?:meetings?|syncs?|calls?|reviews?))\b(?! today| this week| tomorrow)",
+        "Gone: cadence {v}",
+        None,
+        "correction",
+        change=True,
+        finish=said,
+    ),
+    rule(
+        r"\bwe don't (?:do|have|hold) (?:the |our |any )?(?:weekly |daily )?(?P<v>standups?|retros?|"
+        r"check-ins?|1:1s?|one-on-ones?|syncs?|demos?|[a-z]+ (?:meetings?|syncs?|calls?))"
+        r" (?:anymore|any more)\b",
+        "Gone: cadence {v}",
+        None,
+        "correction",
+        change=True,
+        negative=True,
+        finish=said,
+    ),
+    # a ban lifted: "you can use emojis again", "bullet points are fine now"
+    rule(
+        r"\b(?:you can|feel free to|it's (?:fine|ok|okay) to|go ahead and) (?:use |add |include )?"
+        r"(?:some )?(?P<v>emojis?|emoticons|exclamation marks|bullet points|bullets|markdown|tables|"
+        r"headings|lists|numbered lists|code blocks|jargon)(?: again| now| after all)\b|"
+        r"\b(?P<w>emojis?|emoticons|exclamation marks|bullet points|bullets|markdown|tables|headings|"
+        r"lists|numbered lists|code blocks|jargon) (?:are|is) (?:fine|ok|okay|allowed) (?:again|now|"
+        r"after all)\b",
+        "Gone: never {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_ban,
+    ),
+    # a length rule lifted: "forget the word limit", "no need to keep answers short anymore"
+    rule(
+        r"\b(?:forget|drop|ignore|scrap|lift) (?:the|that|my) (?:word limit|length (?:limit|rule)|"
+        r"word count(?: rule)?)\b|\bno (?:need|longer need) to keep (?:it|answers|them|replies|"
+        r"your answers) (?:short|brief|under \d+ words)\b",
+        "Gone: length",
+        None,
+        "correction",
+        change=True,
+        negative=True,
+        finish=said,
+    ),
+]
+
+_TOOL = r"(?-i:[A-Z])[\w.+#-]*(?: (?-i:[A-Z])[\w.+#-]*)?"
+
+RULES += [
+    # the job ended: "I retired last month", "I'm between jobs now"
+    rule(
+        r"\bi(?:'ve| have)? (?:just |finally |officially )?retired(?=\s*(?:[,.;!]|$)|\s+(?:last|this|"
+        r"in|from|after|on|early|recently|a|at)\b)|\bi(?:'m| am) (?:now |currently )?(?:unemployed|"
+        r"between jobs|out of work|retired now)\b",
+        "Gone: job",
+        None,
+        "correction",
+        change=True,
+        finish=said,
+    ),
+    # a tool given up: "we dropped Redis", "we're off Heroku now"
+    rule(
+        rf"\bwe(?:'ve| have)? (?:just |finally |recently )?(?:dropped|ditched|got rid of|stopped using|"
+        rf"moved off(?: of)?|migrated (?:away )?(?:off|from)|sunset(?:ted)?|retired|decommissioned) "
+        rf"(?P<v>{_TOOL})(?=\s*(?:[,.;!]|$)|\s+(?:last|this|in|completely|entirely|for good|now)\b)|"
+        rf"\bwe(?:'re| are) (?:completely |fully )?off (?P<w>{_TOOL})(?: now)?(?=\s*(?:[,.;!]|$))",
+        "No longer uses {v}",
+        {"v": is_tech},
+        "correction",
+        change=True,
+        negative=True,
+        finish=a_tool,
+    ),
+    # a tool replaced: "we replaced Jenkins with GitHub Actions", "we ditched MongoDB for Postgres"
+    rule(
+        rf"\bwe(?:'ve| have)? (?:just |finally |recently )?(?:replaced|swapped(?: out)?) (?P<o>{_TOOL}) "
+        rf"(?:with|for) (?P<v>{_TOOL})\b|\bwe(?:'ve| have)? (?:just |finally |recently )?(?:ditched|"
+        rf"dropped) (?P<o2>{_TOOL}) for (?P<v2>{_TOOL})\b",
+        "Uses {v} instead of {o}",
+        None,
+        "correction",
+        change=True,
+        finish=tools_swapped,
+    ),
+]
+
+RULES += [
+    # a language learnt: "I'm fluent in Spanish now" (the one "Is learning Spanish" ends)
+    rule(
+        r"\bi(?:'m| am) (?:now |finally )?(?:fluent|conversational|bilingual) in (?P<v>[A-Z][a-z]+) now\b|"
+        r"\bi(?:'m| am) now (?:fluent|conversational|bilingual) in (?P<w>[A-Z][a-z]+)\b",
+        "Gone: learning {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_language_learnt,
+    ),
+    # a partner married: "Anna and I got married" (a girlfriend, boyfriend or fiancée of that name)
+    rule(
+        rf"\b(?P<v>{_GIVEN}) and i (?:just |finally )?(?:got married|tied the knot|are (?:now )?married)\b|"
+        rf"\bi (?:just |finally )?(?:married|got married to) (?:my (?:girlfriend|boyfriend|fianc[eé]e?) )?"
+        rf"(?P<w>{_GIVEN})\b",
+        "Gone: dating {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_ban,
+    ),
+]
+
+#: Canonical, so that Dream takes it as written (it is never read again as the user's words), and
+#: resolved before any template is read back: a ``Gone:`` fact never reaches a file.
+CANON: list[tuple[str, str, str | None]] = [(r"^Gone: ", USER, None)]
+
+
+# -- the line a ``Gone:`` fact retires ---------------------------------------------------------------
+_PARTNER_LINE = re.compile(
+    rf"^(?:Has an? {_PARTNER}(?: named (?P<n>.+))?|Married to (?P<m>.+))$", re.I
+)
+_PET_LINE = re.compile(r"^Has an? (?P<k>[\w -]+?) named (?P<n>.+)$")
+_FAMILY = re.compile(
+    r"^(?:wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|spouse|son|daughter|brother|sister|"
+    r"mother|father|mom|mum|dad|grand\w+|uncle|aunt|cousin|niece|nephew|boss|manager|friend|"
+    r"colleague|child|baby|stepson|stepdaughter)$",
+    re.I,
+)
+_DATING_LINE = re.compile(r"^Has an? (?:girlfriend|boyfriend|fianc[eé]e?) named (?P<n>.+)$")
+_PET_BARE = re.compile(r"^Has an? (?P<k>[\w -]+)$")
+_DIET_LINE = re.compile(r"^Is (?:vegetarian|vegan|pescatarian)$")
+_LENGTH_LINE = re.compile(r"^(?:Keep answers (?:under .+|short)|Give detailed answers)$")
+
+
+def retire(fact: str, files: dict[str, list[str]]) -> tuple[str, list[str], str] | None:
+    """The lines the ``Gone:`` ``fact`` ends: (file kind, lines, the user's words), or None when no
+    line, or more than one for a single attribute, could be meant (unsure: both stay)."""
+    m = GONE.match(fact)
+    if not m:
+        return None
+    kind, value, words = m.group("k"), (m.group("v") or "").strip(), m.group("h") or ""
+    user = files.get("USER", [])
+    if kind == "home":
+        found = [ln for ln in user if ln.startswith("Lives in ")]
+    elif kind == "role":
+        found = [ln for ln in user if ln.startswith("Works as ")]
+    elif kind == "job":
+        roles = [ln for ln in user if ln.startswith("Works as ")]
+        firms = [ln for ln in user if ln.startswith("Works at ")]
+        found = [*roles, *firms] if len(roles) <= 1 and len(firms) <= 1 else []
+        return ("USER", found, words) if found else None
+    elif kind == "partner":
+        found = [ln for ln in user if _PARTNER_LINE.match(ln)]
+        if value:
+            found = [ln for ln in found if _partner_named(ln, value)]
+    elif kind == "dating":
+        found = [
+            ln
+            for ln in user
+            if (dm := _DATING_LINE.match(ln)) and fold(dm.group("n")).split()[0] == fold(value)
+        ]
+    elif kind == "learning":
+        found = [
+            ln for ln in user if ln.startswith("Is learning ") and fold(ln[12:]) == fold(value)
+        ]
+    elif kind == "pet":
+        found = [
+            ln
+            for ln in user
+            if (pm := _PET_LINE.match(ln))
+            and not _FAMILY.match(pm.group("k"))
+            and fold(pm.group("n")) == fold(value)
+        ]
+    elif kind == "animal":
+        found = [
+            ln
+            for ln in user
+            if (pm := _PET_LINE.match(ln) or _PET_BARE.match(ln))
+            and fold(pm.group("k")) == fold(value)
+        ]
+    elif kind == "diet":
+        found = [ln for ln in user if _DIET_LINE.match(ln)]
+    elif kind == "allergy":
+        found = [ln for ln in user if ln.startswith("Allergic to ") and _same(ln[12:], value)]
+    elif kind == "never":
+        soul = [
+            ln
+            for ln in files.get("SOUL", [])
+            if ln.startswith("Never use ") and _same(ln[10:], value)
+        ]
+        return ("SOUL", soul, words) if len(soul) == 1 else None
+    elif kind == "cadence":
+        memory = [
+            ln
+            for ln in files.get("MEMORY", [])
+            if ln.startswith(("Team cadence: ", "Routine: ")) and _same_event(ln, value)
+        ]
+        return ("MEMORY", memory, words) if len(memory) == 1 else None
+    else:  # length
+        soul = [ln for ln in files.get("SOUL", []) if _LENGTH_LINE.match(ln)]
+        return ("SOUL", soul, words) if len(soul) == 1 else None
+    return ("USER", found, words) if len(found) == 1 else None
+
+
+def _partner_named(line: str, name: str) -> bool:
+    m = _PARTNER_LINE.match(line)
+    held = (m.group("n") or m.group("m") or "") if m else ""
+    return bool(held) and fold(held).split()[0] == fold(name).split()[0]
+
+
+def _same_event(line: str, event: str) -> bool:
+    """ "standups" is the event of "Team cadence: standup daily at 9:15" (its head word)."""
+    head = fold(event).split()[0].rstrip("s")
+    return head in {w.rstrip("s") for w in re.findall(r"[\w:-]+", fold(line))}
+
+
+def _same(a: str, b: str) -> bool:
+    """The same allergen said twice ("peanuts", "Peanuts", "peanut")."""
+    x, y = fold(a).strip(" ."), fold(b).strip(" .")
+    return x == y or x.rstrip("s") == y.rstrip("s")
+
+
+#: A value read in the same message ends nothing by a ``Gone:`` fact: it replaces the old line
+#: itself ("we moved to Leeds": ``Lives in Leeds`` supersedes the old home, one change).
+_READ_AS = {
+    "home": ("Lives in ",),
+    "role": ("Works as ",),
+    "job": ("Works as ", "Works at "),
+    "diet": ("Is vegetarian", "Is vegan", "Is pescatarian"),
+    "length": ("Keep answers ", "Give detailed answers"),
+}
+
+
+def without_read_values(facts: list[Fact]) -> list[Fact]:
+    """The facts of one message less a ``Gone:`` fact whose attribute a fact of it states anew."""
+    out = []
+    for fact in facts:
+        m = GONE.match(fact.text)
+        heads = _READ_AS.get(m.group("k"), ()) if m else ()
+        if heads and any(f.text.startswith(heads) for f in facts if f is not fact):
+            continue
+        out.append(fact)
+    return out

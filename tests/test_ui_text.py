@@ -1,0 +1,154 @@
+"""What the agent reads, exactly (in process; the browser checks what is drawn in
+tests/test_ui_browser.py): hidden characters as visible escapes wherever text is shown, Markdown
+marks shown as they are, lines not committed yet marked, a badge while a SOUL.md change waits, and
+diffs with the words that changed inside a changed line."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from reverie.textsafety import hidden, visible
+from reverie.ui import build_app
+from reverie.ui.security import SignIn
+from reverie.ui.views import diff_rows, file_lines
+from tests.support.ui_workspace import seeded
+
+TOKEN = "t0k3n-" + "t" * 30
+BASE = "http://127.0.0.1:8766"
+PREFIX = "/" + "t" * 22
+RLO = "\u202e"
+HOSTILE = [
+    f"- Role: {RLO}nimda",  # reads "admin" when drawn
+    "- Zero\u200bwidth and a tag\U000e0041 char",
+    "- Computes 7*7 and **bold** and _under_ and `code`",
+    "- Escape \x1b[8mhidden\x1b[0m text",
+]
+
+
+@pytest.fixture
+def memory(tmp_path: Path):  # type: ignore[no-untyped-def]
+    m = seeded(tmp_path / "ws")
+    yield m
+    m.close()
+
+
+@pytest.fixture
+def client(memory):  # type: ignore[no-untyped-def]
+    app = build_app(memory, signin=SignIn(TOKEN), server_id=PREFIX[1:])
+    with TestClient(app, base_url=BASE, follow_redirects=False) as c:
+        c.get(f"/?token={TOKEN}")
+        c.base_url = BASE + PREFIX
+        yield c
+
+
+def _outside_attributes(html: str) -> str:
+    """The page without its attribute values (a form field carries a line's exact text)."""
+    return re.sub(r'="[^"]*"', '=""', html)
+
+
+def test_hidden_characters_are_escapes_on_every_page_that_shows_them(client, memory) -> None:
+    user = memory.read("USER.md") + "\n".join(HOSTILE) + "\n"
+    (memory.workspace.root / "USER.md").write_text(user)  # a hand edit: the gate refuses these
+    sha = memory.runtime.git.commit(f"manual: add lines {RLO}evil", kind="manual")
+    memory.remember(f"- [durable] history line {RLO}nimda", session_key="cli:alice")
+    talk = memory.runtime.sessions.get_or_create("cli:alice")
+    memory.runtime.sessions.append(talk, {"role": "user", "content": f"say {RLO}nimda \ud800"})
+    index = user.split("\n").index(HOSTILE[0])
+    query = {"path": "USER.md", "line": str(index), "text": HOSTILE[0]}
+    pages = {
+        "/memory": ["U+202E", "U+200B", "U+E0041", "U+001B"],
+        "/timeline": ["U+202E"],  # the commit's subject
+        f"/commit/{sha}": ["U+202E", "U+200B"],
+        "/history?first=1&last=20": ["U+202E"],
+        "/session?key=cli:alice": ["U+202E"],
+        "/memory/why?" + "&".join(f"{k}={v}" for k, v in query.items()): ["U+202E"],
+        "/memory/file?path=USER.md": ["hidden character"],  # the text area's warning
+    }
+    for page, escapes in pages.items():
+        r = client.get(page, params=query if page.startswith("/memory/edit") else None)
+        assert r.status_code == 200, (page, r.text[-500:])
+        shown = _outside_attributes(r.text)
+        for name in escapes:
+            assert name in shown, (page, name)
+        if page != "/memory/file?path=USER.md":  # (a text area holds the file's exact text)
+            assert not hidden(shown.replace("\n", "")), (page, visible(shown)[:300])
+    edit = client.get("/memory/edit", params=query)
+    assert "1 hidden character" in edit.text and "U+202E RIGHT-TO-LEFT OVERRIDE" in edit.text
+    assert f'name="original" value="- Role: {RLO}nimda"' in edit.text  # round-trips exactly
+
+
+def test_an_escape_names_the_character_and_emoji_stay_emoji() -> None:
+    from reverie.ui.views import shown
+
+    html = str(shown(f"a{RLO}b 👨\u200d👩\u200d👧 ❤\ufe0f"))
+    assert 'title="U+202E RIGHT-TO-LEFT OVERRIDE">U+202E</span>' in html
+    assert "👨\u200d👩\u200d👧" in html and "❤\ufe0f" in html  # joiners of an emoji are no escape
+    assert visible(f"x{RLO}y") == "x\u27e8U+202E\u27e9y"
+    lone = str(
+        shown("bad \ud800 byte")
+    )  # a lone surrogate (invalid UTF-8 read with surrogateescape)
+    assert "U+D800" in lone and lone.encode("utf-8")  # would make the response fail to encode
+
+
+def test_markdown_marks_are_shown_not_interpreted(client, memory) -> None:
+    memory.write("USER.md", memory.read("USER.md") + HOSTILE[2] + "\n")
+    html = client.get("/memory").text
+    line = re.search(
+        r'<li id="USER.md-L\d+" class="line item">(?:(?!</li>).)*7\*7.*?</li>', html, re.S
+    )
+    assert line and "7*7 and **bold** and _under_ and `code`" in unescape(line.group(0))
+    assert not re.search(r"<(em|strong|code)>", line.group(0))
+    assert ">- Name: Alice<" in html and "># User<" in html  # the marks the agent reads
+
+
+def test_lines_not_committed_yet_are_marked(client, memory) -> None:
+    path = memory.workspace.root / "USER.md"
+    path.write_text(path.read_text().replace("- Lives in Berlin", "- Lives in Hamburg"))
+    html = client.get("/memory").text
+    hamburg = re.search(r'<li id="USER.md-L(\d+)" class="line item([^"]*)">', html)
+    marked = re.findall(r'<li id="([^"]+)" class="line [a-z]+[^"]*uncommitted', html)
+    assert marked == ["USER.md-L6"], marked
+    assert hamburg and "1 line not committed yet" in html
+    memory.runtime.git.commit("manual: the hand edit", kind="manual")  # committed now
+    assert "uncommitted" not in client.get("/memory").text.split("</header>")[1]
+
+
+def test_uncommitted_lines_are_the_ones_the_commit_lacks() -> None:
+    lines = file_lines("# A\n- x\n- y\n- z\n", "USER.md", "# A\n- x\n- z\n")
+    assert [line.raw for line in lines if line.uncommitted] == ["- y"]
+    assert all(line.uncommitted for line in file_lines("- a\n", "USER.md", None))
+    assert not any(line.uncommitted for line in file_lines("- a\n", "USER.md", "- a\n"))
+
+
+def test_a_badge_in_the_navigation_while_a_soul_change_waits(client, memory) -> None:
+    for page in ("/memory", "/timeline", "/status", "/search?q=x"):
+        assert 'id="soul-badge"' in client.get(page).text, page
+    memory.approve()
+    assert 'id="soul-badge"' not in client.get("/memory").text
+
+
+def test_a_changed_line_shows_the_words_that_changed(client, memory) -> None:
+    text = memory.read("USER.md").replace("- Lives in Berlin", "- Lives in Hamburg")
+    sha = memory.write("USER.md", text).commit
+    html = client.get(f"/commit/{sha}").text
+    assert "<mark>Berlin</mark>" in html and "<mark>Hamburg</mark>" in html
+    assert "index " not in html and "+++ b/" not in html  # git's headers: the file's name instead
+    assert '<div class="d-file">USER.md</div>' in html
+
+
+def test_diff_rows_read_a_removed_line_that_looks_like_a_header() -> None:
+    rows = diff_rows(
+        "diff --git a/M.md b/M.md\n--- a/M.md\n+++ b/M.md\n@@ -1,2 +1,1 @@\n # M\n--- a rule\n"
+    )
+    assert [(r.kind, r.text) for r in rows] == [
+        ("file", "M.md"),
+        ("hunk", "line 1"),
+        ("context", "# M"),
+        ("del", "-- a rule"),
+    ]
+    assert rows[3].old == 2 and rows[2].new == 1
