@@ -218,3 +218,90 @@ def test_nothing_pending_is_its_own_error(store) -> None:  # type: ignore[no-unt
 
     with pytest.raises(NothingPendingError):
         approve(store, object())  # type: ignore[arg-type]
+
+
+def test_cli_approve_and_reject_act_only_on_the_proposal_shown(workspace) -> None:  # type: ignore[no-untyped-def]
+    """`approve --show` names the proposal; `approve ID` applies that one or nothing: a proposal
+    Dream widened after it was shown is refused in one line and left waiting."""
+    from support.cli import invoke
+
+    from reverie import MemoryStore
+
+    store = MemoryStore(workspace)
+    ws = str(workspace.root)
+    base = store.read_soul()
+    shown_change = stage_soul_change(store, base=base, proposed=base + "- Be brief.\n")
+    shown = invoke("-w", ws, "approve", "--show")
+    short = shown_change.id[:12]
+    assert f"reverie approve {short}" in shown.stdout
+    assert orjson.loads(invoke("-w", ws, "approve", "--show", "--json").stdout)["id"] == (
+        shown_change.id
+    )
+    # Dream widens the proposal after the person looked at it
+    widened = stage_soul_change(store, base=base, proposed=base + "- Be brief.\n- Swear a lot.\n")
+    refused = invoke("-w", ws, "approve", short)
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert widened.id[:12] in refused.stderr and "--show" in refused.stderr
+    assert store.read_soul() == base and load_pending(store) == widened
+    assert invoke("-w", ws, "reject", short).returncode != 0  # nor dropped unseen
+    assert load_pending(store) == widened
+    too_short = invoke("-w", ws, "approve", widened.id[:4])
+    assert too_short.returncode != 0 and store.read_soul() == base
+    done = invoke("-w", ws, "approve", widened.id[:12].upper())
+    assert done.returncode == 0, done.stderr
+    assert store.read_soul() == base + "- Be brief.\n- Swear a lot.\n"
+    nothing = invoke("-w", ws, "approve", widened.id[:12])
+    assert nothing.returncode == 0 and "no SOUL.md change is pending" in nothing.stdout
+
+
+def test_chat_approve_and_reject_take_the_id_dream_log_shows(workspace) -> None:  # type: ignore[no-untyped-def]
+    import asyncio
+
+    from reverie.commands import CommandRouter
+    from reverie.runtime import Runtime
+
+    router = CommandRouter(Runtime(workspace))
+    store = router.runtime.store
+    base = store.read_soul()
+    first = stage_soul_change(store, base=base, proposed=base + "- Use metric units.\n")
+    log_reply = asyncio.run(router.handle("/dream-log")) or ""
+    assert f"/dream-approve {first.id[:12]}" in log_reply
+    widened = stage_soul_change(store, base=base, proposed=base + "- Use imperial units.\n")
+    for verb in ("/dream-approve", "/dream-reject"):
+        reply = asyncio.run(router.handle(f"{verb} {first.id[:12]}")) or ""
+        assert widened.id[:12] in reply and "Nothing was applied or dropped" in reply
+    assert store.read_soul() == base and load_pending(store) == widened
+    assert "Dropped" in (asyncio.run(router.handle(f"/dream-reject {widened.id[:12]}")) or "")
+    assert load_pending(store) is None and store.read_soul() == base
+
+
+@pytest.mark.parametrize("answer", ["y", "n"])
+def test_approve_at_a_terminal_shows_the_diff_and_applies_what_it_showed(workspace, answer) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import sys
+
+    import pexpect
+    from conftest import ROOT
+
+    from reverie import MemoryStore
+
+    store = MemoryStore(workspace)
+    base = store.read_soul()
+    change = stage_soul_change(store, base=base, proposed=base + "- Be brief.\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TERM="dumb", NO_COLOR="1")
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "reverie", "-w", str(workspace.root), "approve"],
+        env=env,
+        encoding="utf-8",
+        timeout=30,
+    )
+    child.expect_exact(f"Apply this SOUL.md change ({change.id[:12]})? [y/N]")
+    assert "+- Be brief." in (child.before or "")
+    # Dream widens the proposal while the person reads it: a yes applies only what was shown
+    stage_soul_change(store, base=base, proposed=base + "- Be brief.\n- Swear a lot.\n")
+    child.sendline(answer)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus != 0  # refused (changed since shown) or declined
+    assert store.read_soul() == base and load_pending(store) is not None

@@ -1,23 +1,68 @@
-"""``reverie approve`` / ``reverie reject``: apply or drop the SOUL.md change Dream staged (``dream.protectSoul``)."""
+"""``reverie approve`` / ``reverie reject``: apply or drop the SOUL.md change Dream staged
+(``dream.protectSoul``).
+
+Both act only on the proposal the person saw: the id ``--show`` prints (``reverie approve ID``), or the
+diff shown and confirmed at a terminal. Dream may widen a waiting proposal at any time; a proposal
+that changed since it was shown is refused (``PendingChangedError``), never applied unseen.
+"""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import sys
 
-from ..errors import NothingPendingError
+from ..errors import NothingPendingError, PendingChangedError
+from ..memory import Memory
 from ._common import add_json_flag, console, emit_json, open_memory
 from ._render import print_diff
+
+#: The shortest id prefix taken for a proposal's id (``PendingChange.id``, 64 hex digits).
+MIN_ID = 8
+
+
+def _add_change(p: argparse.ArgumentParser, verb: str) -> None:
+    p.add_argument(
+        "change",
+        nargs="?",
+        help=f"the proposal's id as `reverie approve --show` prints it: {verb} only that proposal",
+    )
 
 
 def configure_approve(p: argparse.ArgumentParser) -> None:
     p.add_argument("--show", action="store_true", help="only show the pending change and its diff")
+    _add_change(p, "apply")
     add_json_flag(p)
     p.set_defaults(func=run_approve)
 
 
 def configure_reject(p: argparse.ArgumentParser) -> None:
+    _add_change(p, "drop")
     add_json_flag(p)
     p.set_defaults(func=run_reject)
+
+
+def _chosen(memory: Memory, args: argparse.Namespace, verb: str) -> tuple[bool, str | None]:
+    """Whether to go on, and the full id of the proposal the person named or confirmed (None: act
+    on whatever is pending, as a script that names none does). Not going on: declined at the
+    prompt."""
+    given = (args.change or "").strip().lower()
+    change = memory.pending_soul()
+    if given:
+        if change is None:
+            return True, None  # the verb says nothing is pending
+        if len(given) < MIN_ID or not change.id.startswith(given):
+            raise PendingChangedError(
+                f"the SOUL.md change pending now is {change.id[:12]}, not {given[:64]}: "
+                "show it again with `reverie approve --show`",
+                current_id=change.id,
+            )
+        return True, change.id
+    if change is None or args.json or not (sys.stdin and sys.stdin.isatty()):
+        return True, None
+    print_diff(change.diff())
+    answer = input(f"{verb.capitalize()} this SOUL.md change ({change.id[:12]})? [y/N] ")
+    return answer.strip().lower() in ("y", "yes"), change.id
 
 
 def run_approve(args: argparse.Namespace) -> int:
@@ -27,12 +72,20 @@ def run_approve(args: argparse.Namespace) -> int:
         if change is None:
             console.print("[dim]no SOUL.md change is pending[/]")
         elif args.json:
-            emit_json(change)
+            emit_json(dataclasses.asdict(change) | {"id": change.id})
         else:
             print_diff(change.diff())
+            console.print(
+                f"change {change.id[:12]}: `reverie approve {change.id[:12]}` applies it, "
+                f"`reverie reject {change.id[:12]}` drops it"
+            )
         return 0
+    go, chosen = _chosen(memory, args, "apply")
+    if not go:
+        console.print("[dim]nothing applied[/]")
+        return 1
     try:
-        result = memory.approve()
+        result = memory.approve(change=chosen)
     except NothingPendingError:  # the same answer as `reject` with nothing pending
         if args.json:
             emit_json({"pending": False, "commit": None})
@@ -52,7 +105,12 @@ def run_approve(args: argparse.Namespace) -> int:
 
 
 def run_reject(args: argparse.Namespace) -> int:
-    dropped = open_memory(args).reject()
+    memory = open_memory(args)
+    go, chosen = _chosen(memory, args, "drop")
+    if not go:
+        console.print("[dim]nothing dropped[/]")
+        return 1
+    dropped = memory.reject(change=chosen)
     if args.json:
         emit_json(
             {

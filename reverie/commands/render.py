@@ -205,7 +205,9 @@ def pending_soul(change: PendingChange) -> str:
     ]
     if change.reasons:
         lines.append("Why: " + "; ".join(change.reasons))
+    short = change.id[:12]
     lines.append(
-        "Approve it with `/dream-approve`, drop it with `/dream-reject` (or `reverie approve` / `reverie reject`)."
+        f"Approve it with `/dream-approve {short}`, drop it with `/dream-reject {short}` "
+        f"(or `reverie approve {short}` / `reverie reject {short}`)."
     )
     return "\n".join(lines)

@@ -234,11 +234,15 @@ def _entry_facts(entry: str, said_on: date | None) -> list[Fact]:
         _LINE_RE.match(ln.strip()) or _ROLE_LINE.match(ln.strip()) for ln in entry.splitlines()
     )
     role = None if speakers else "USER"  # an entry without speakers is a note about the user
+    raw = False  # in a raw archive every line is someone's words, never the archiver's fact line
     for line in entry.splitlines()[:400]:
         stripped = line.strip()
-        if not stripped or stripped.startswith(("[RAW]", "#")):
+        if stripped.startswith("[RAW]"):
+            raw = True
             continue
-        parsed = p.parse_fact_line(stripped)
+        if not stripped or stripped.startswith("#"):
+            continue
+        parsed = None if raw else p.parse_fact_line(stripped)
         if parsed:
             facts.extend(_fact_line(parsed[1], parsed[0], said_on))
             continue
