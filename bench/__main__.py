@@ -14,9 +14,9 @@ import tempfile
 import time
 from types import ModuleType
 
+from . import peerenv
 from ._core import (
     BENCH_DIR,
-    NANOBOT_VERSIONS,
     ROOT,
     TABLE_HEADER,
     Context,
@@ -56,8 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--peers",
         action="store_true",
-        help="create the nanobot-ai venvs from their hash-locked files (bench/locks -> bench/.venvs; "
-        "the test run creates them too) and exit",
+        help="create the peer venvs (the nanobot-ai releases, the frameworks' oldest supported "
+        "releases) from their hash-locked files (bench/locks -> bench/.venvs; the test run creates "
+        "them too) and exit",
     )
     args = parser.parse_args(argv)
     areas = discover()
@@ -65,8 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(sorted(areas)))
         return 0
     if args.peers:
-        for version in NANOBOT_VERSIONS:
-            print(f"nanobot-ai {version}: {ensure_nanobot(version)}")
+        for name in peerenv.PEERS:
+            print(f"{name}: {ensure_nanobot(name)}")
         return 0
     unknown = [a for a in args.areas if a not in areas]
     if unknown:

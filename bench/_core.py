@@ -212,7 +212,8 @@ class Context:
 
 
 def ensure_nanobot(version: str) -> Path:
-    """The python of the nanobot-ai ``version`` peer environment, created from its hash-locked file when missing."""
+    """The python of the nanobot-ai ``version`` peer environment (or any peer's, by name), created
+    from its hash-locked file when missing."""
     if peerenv.ready(version) is None:
         print(
             f"[bench] creating {peerenv.venv_dir(version).relative_to(ROOT)} (once; reused)",

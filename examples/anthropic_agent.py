@@ -4,8 +4,9 @@
     python examples/anthropic_agent.py [WORKSPACE]
 
 With ANTHROPIC_API_KEY set, Claude itself uses the tool (``tool_runner``); without it, the example
-makes the tool calls Claude makes, so it runs offline. Either way every edit is a commit: the
-example lists them and undoes the last one.
+makes the tool calls Claude makes, so it runs offline: it looks, adds a line to USER.md, keeps its
+own progress notes in a file it names, and tidies up with rename and delete. Every edit is a
+commit: the example lists them and undoes the deletion.
 """
 
 from __future__ import annotations
@@ -47,6 +48,26 @@ def run(workspace: str) -> None:
                     }
                 )
             )
+            # a file of its own (a topic file: versioned, searchable, listed in the prompt by name)
+            print(
+                tool.call(
+                    {
+                        "command": "create",
+                        "path": "/memories/progress/draft.md",
+                        "file_text": "# Progress\n- Noted the coffee preference.\n",
+                    }
+                )
+            )
+            print(
+                tool.call(
+                    {
+                        "command": "rename",
+                        "old_path": "/memories/progress/draft.md",
+                        "new_path": "/memories/progress/today.md",
+                    }
+                )
+            )
+            print(tool.call({"command": "delete", "path": "/memories/progress/today.md"}))
             try:  # history, cursors and paths outside /memories are out of reach
                 tool.call({"command": "view", "path": "/memories/../reverie.json"})
             except Exception as exc:  # anthropic's ToolError: Claude sees it as an error result
@@ -56,11 +77,12 @@ def run(workspace: str) -> None:
         for commit in memory.log(limit=5):
             print(f"  {commit.sha[:8]}  {commit.kind:<7} {commit.subject}")
         latest = memory.log(limit=1, kind="agent")
-        if latest:
+        if (
+            latest
+        ):  # offline, the deletion: its lines went to the archive, a restore brings them back
             memory.restore(latest[0].sha, only=True)
-            print(
-                f"undid {latest[0].sha[:8]}; USER.md mentions coffee: {'coffee' in memory.read('USER.md')}"
-            )
+            print(f"undid {latest[0].sha[:8]} ({latest[0].subject})")
+            print("memory files now:", ", ".join(memory.files()))
 
 
 if __name__ == "__main__":

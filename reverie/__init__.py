@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .facade import MemoryStore
     from .gitstore import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
     from .history import HistoryEntry, HistoryLog
+    from .importers import export_bundle, import_from
     from .llm.replylog import KeptReply
     from .memory import (
         IndexResult,
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
         use_memory_class,
     )
     from .operations.approve import ApproveResult
+    from .operations.files import FilesResult
+    from .operations.items import MemoryEvent, MemoryItem
     from .recall import Hit
     from .status import StatusReport
     from .workspace import MEMORY_FILES, Workspace, content_id
@@ -49,6 +52,11 @@ _LAZY = {
     "WriteResult": "memory",
     "RemoveResult": "memory",
     "IndexResult": "memory",
+    "MemoryItem": "operations.items",
+    "MemoryEvent": "operations.items",
+    "FilesResult": "operations.files",
+    "import_from": "importers",
+    "export_bundle": "importers",
     "RestorePlan": "memory",
     "content_id": "workspace",
     "DreamResult": "dream",
@@ -86,11 +94,17 @@ __all__ = [
     "Memory",
     "use_memory_class",
     "content_id",
+    # moving memory in and out (reverie.importers)
+    "import_from",
+    "export_bundle",
     # what its verbs return
     "Remembered",
     "WriteResult",
     "RemoveResult",
     "IndexResult",
+    "MemoryItem",
+    "MemoryEvent",
+    "FilesResult",
     "RestorePlan",
     "DreamResult",
     "ConsolidationResult",

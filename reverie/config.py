@@ -38,7 +38,7 @@ from .configdata import (
 )
 from .errors import ConfigError
 from .fsutil import atomic_write
-from .workspace import ARCHIVE_GLOB, DATED_MEMORY_GLOB, MEMORY_FILES
+from .workspace import ARCHIVE_GLOB, DATED_MEMORY_GLOB, MEMORY_FILES, TOPICS_GLOB
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,7 @@ __all__ = [
     "SearchConfig",
     "FlushConfig",
     "SessionFilesConfig",
+    "TopicsConfig",
     "FleetConfig",
     "ServeConfig",
     "load_config",
@@ -309,18 +310,30 @@ class SessionFilesConfig(_Section):
     )
 
 
+class TopicsConfig(_Section):
+    """Topic files ``memory/topics/**`` (reverie.topics): listed in the prompt by name, read on demand."""
+
+    max_file_chars: int = Field(
+        16_000,
+        ge=100,
+        description="largest topic file, in characters (Claude's memory tool shows 16,000 at a time)",
+    )
+    max_files: int = Field(200, ge=1, description="most topic files a workspace keeps")
+
+
 class MemoryConfig(_Section):
     history: HistoryConfig = Field(default_factory=HistoryConfig)
     search: SearchConfig = Field(default_factory=SearchConfig)
     flush: FlushConfig = Field(default_factory=FlushConfig)
     session_files: SessionFilesConfig = Field(default_factory=SessionFilesConfig)
+    topics: TopicsConfig = Field(default_factory=TopicsConfig)
 
 
 class GitConfig(_Section):
     author_name: str = Field("Reverie", description="author of memory commits")
     author_email: str = Field("reverie@localhost", description="author e-mail of memory commits")
     tracked_files: list[str] = Field(
-        default_factory=lambda: [*MEMORY_FILES, DATED_MEMORY_GLOB, ARCHIVE_GLOB],
+        default_factory=lambda: [*MEMORY_FILES, DATED_MEMORY_GLOB, ARCHIVE_GLOB, TOPICS_GLOB],
         description="paths and globs the memory repo versions",
     )
     gc_every: int = Field(
@@ -471,6 +484,9 @@ class ServeConfig(_Section):
 
 
 class Config(_Section):
+    """A workspace's whole configuration (``reverie.json`` over ``~/.reverie/config.json`` over the
+    defaults): every key is in docs/config.md, where it comes from in docs/configuration.md."""
+
     agents: Agents = Field(default_factory=Agents)
     llm: LLMConfig = Field(default_factory=LLMConfig)
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
@@ -484,10 +500,12 @@ class Config(_Section):
 
     @property
     def defaults(self) -> AgentDefaults:
+        """``agents.defaults``: the agent's model settings and Dream's."""
         return self.agents.defaults
 
     @property
     def dream(self) -> DreamConfig:
+        """``agents.defaults.dream``: Dream's settings."""
         return self.agents.defaults.dream
 
     @property

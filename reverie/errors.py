@@ -71,23 +71,23 @@ class ReverieError(Exception):
 
 
 class ConfigError(ReverieError):
-    pass
+    """A config file or value is invalid; the message names the key, the value and what is allowed."""
 
 
 class WorkspaceError(ReverieError):
-    pass
+    """The workspace cannot be used as asked (missing, not a directory, a file that is not memory)."""
 
 
 class UnsafePathError(WorkspaceError):
-    pass
+    """A path escapes the workspace (absolute, ``..``, NUL, a symlink out) or is not a memory file."""
 
 
 class InvalidScopeError(WorkspaceError):
-    pass
+    """A user or agent id is not a valid scope id (``reverie.scopes``)."""
 
 
 class NothingPendingError(WorkspaceError):
-    pass
+    """Nothing to act on: no staged SOUL.md change to approve, no Dream commit to restore."""
 
 
 class PendingChangedError(WorkspaceError):
@@ -108,32 +108,36 @@ def _rebuild_pending_changed(message: str, current_id: str) -> PendingChangedErr
 
 
 class CursorError(ReverieError):
-    pass
+    """A cursor file is corrupt and cannot be recovered automatically."""
 
 
 class HistoryError(ReverieError):
-    pass
+    """history.jsonl cannot be read or written."""
 
 
 class LockTimeoutError(ReverieError):
-    pass
+    """A cross-process lock was not acquired in time."""
 
 
 class GitStoreError(ReverieError):
-    pass
+    """The memory repository failed."""
 
 
 class UnknownRevisionError(GitStoreError):
-    pass
+    """No commit matches a sha or prefix."""
 
 
 class AmbiguousRevisionError(GitStoreError):
+    """A prefix matches several commits; ``candidates`` lists them."""
+
     def __init__(self, message: str, candidates: list[str] | None = None) -> None:
         super().__init__(message)
         self.candidates = list(candidates or [])
 
 
 class MergeConflictError(GitStoreError):
+    """A revert or merge conflicts; ``path`` and ``lines`` say where."""
+
     def __init__(self, message: str, path: str = "", lines: tuple[int, int] | None = None) -> None:
         super().__init__(message)
         self.path = path
@@ -186,7 +190,7 @@ def _rebuild_edit_conflict(message: str, fields: dict[str, object]) -> EditConfl
 
 
 class ModelError(ReverieError):
-    pass
+    """A model call failed after its retries (the message never carries an API key)."""
 
 
 class ModelUnavailableError(ModelError):
@@ -228,19 +232,19 @@ class ContextWindowError(ModelError):
 
 
 class SessionError(ReverieError):
-    pass
+    """A session could not be archived or cleared."""
 
 
 class GateError(ReverieError):
-    pass
+    """Dream's gate refused a person's or an agent's edit; the message says why and what to do."""
 
 
 class DreamError(ReverieError):
-    pass
+    """A Dream run could not start."""
 
 
 class AlreadyRunningError(DreamError):
-    pass
+    """Another Dream run holds the run lock."""
 
 
 class FencedError(DreamError):
@@ -248,8 +252,8 @@ class FencedError(DreamError):
 
 
 class CommandError(ReverieError):
-    pass
+    """A chat command, CLI invocation or verb argument is malformed; the message names it."""
 
 
 class RecallError(ReverieError):
-    pass
+    """The search index cannot be built or queried (a corrupt index is rebuilt, not raised)."""

@@ -153,9 +153,11 @@ class HistoryEntry:
         return self.to_dict()[key]
 
     def get(self, key: str, default: Any = None) -> Any:
+        """The entry's field ``key`` as nanobot's dict has it, or ``default``."""
         return self.to_dict().get(key, default)
 
     def keys(self) -> list[str]:
+        """The entry's field names, as its JSON object has them."""
         return list(self.to_dict())
 
     def __contains__(self, key: object) -> bool:

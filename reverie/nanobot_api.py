@@ -67,37 +67,45 @@ class NanobotStoreAPI:
     # -- where things are (nanobot 0.1.5's attribute names) ----------------------------------------------
     @property
     def memory_dir(self: _Host) -> Path:
+        """``memory/`` (created if missing, as nanobot's property does)."""
         return _ensure_memory_dir(self.workspace)
 
     @property
     def memory_file(self: _Host) -> Path:
+        """``memory/MEMORY.md``'s path."""
         return self.workspace.root / MEMORY
 
     @property
     def soul_file(self: _Host) -> Path:
+        """``SOUL.md``'s path."""
         return self.workspace.root / SOUL
 
     @property
     def user_file(self: _Host) -> Path:
+        """``USER.md``'s path."""
         return self.workspace.root / USER
 
     @property
     def history_file(self: _Host) -> Path:
+        """``memory/history.jsonl``'s path (``memory/`` created if missing)."""
         _ensure_memory_dir(self.workspace)
         return self.workspace.history_path
 
     @property
     def cursor_file(self: _Host) -> Path:
+        """``memory/.cursor``'s path, the last cursor issued (a hint; ``memory/`` created if missing)."""
         _ensure_memory_dir(self.workspace)
         return self.workspace.cursor_path
 
     @property
     def dream_cursor_file(self: _Host) -> Path:
+        """``memory/.dream_cursor``'s path, the last cursor Dream consumed (``memory/`` created if missing)."""
         _ensure_memory_dir(self.workspace)
         return self.workspace.dream_cursor_path
 
     @property
     def legacy_history_file(self: _Host) -> Path:
+        """``memory/HISTORY.md``'s path, nanobot's legacy log (migrated to history.jsonl on open)."""
         return self.workspace.legacy_history_path
 
     @staticmethod
@@ -110,15 +118,19 @@ class NanobotStoreAPI:
 
     # -- aliases (nanobot 0.1.5's names for 0.1.4's) ----------------------------------------------------------
     def read_memory(self: _Host) -> str:
+        """MEMORY.md's text (nanobot 0.1.5's name for ``read_long_term``)."""
         return self.read_long_term()
 
     def write_memory(self: _Host, content: str) -> None:
+        """Replace MEMORY.md's text (nanobot 0.1.5's name for ``write_long_term``)."""
         self.write_long_term(content)
 
     def get_last_dream_cursor(self: _Host) -> int:
+        """The last history cursor Dream consumed (nanobot's name for ``dream_cursor``)."""
         return self.dream_cursor()
 
     def set_last_dream_cursor(self: _Host, value: int) -> None:
+        """Record the last history cursor Dream consumed (nanobot's name for ``set_dream_cursor``)."""
         self.set_dream_cursor(value)
 
     # -- the calls that reach into the pipeline ---------------------------------------------------------------

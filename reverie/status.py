@@ -69,6 +69,7 @@ class StatusReport:
     kept_replies: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as plain JSON (``reverie status --json``)."""
         return asdict(self)
 
 

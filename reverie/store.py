@@ -85,25 +85,32 @@ class WorkspaceStore:
 
     @property
     def root(self) -> Path:
+        """The workspace's directory."""
         return self.workspace.root
 
     # -- durable files -------------------------------------------------------------
     def read_long_term(self) -> str:
+        """``memory/MEMORY.md``'s text (``""`` when missing)."""
         return self.workspace.read(MEMORY)
 
     def write_long_term(self, content: str) -> None:
+        """Replace ``memory/MEMORY.md``'s text atomically (not committed: ``reverie log`` shows it as a person's edit when the next commit finds it)."""
         self.workspace.write(MEMORY, content)
 
     def read_soul(self) -> str:
+        """``SOUL.md``'s text (``""`` when missing)."""
         return self.workspace.read(SOUL)
 
     def write_soul(self, content: str) -> None:
+        """Replace ``SOUL.md``'s text atomically (as ``write_long_term``)."""
         self.workspace.write(SOUL, content)
 
     def read_user(self) -> str:
+        """``USER.md``'s text (``""`` when missing)."""
         return self.workspace.read(USER)
 
     def write_user(self, content: str) -> None:
+        """Replace ``USER.md``'s text atomically (as ``write_long_term``)."""
         self.workspace.write(USER, content)
 
     def get_memory_context(self) -> str:
@@ -136,6 +143,7 @@ class WorkspaceStore:
         )
 
     def last_cursor(self) -> int:
+        """The largest cursor history has issued (0 when it is empty)."""
         return self.history.last_cursor()
 
     # -- the Dream cursor ---------------------------------------------------------------------------------

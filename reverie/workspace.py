@@ -11,6 +11,7 @@ safety.
       memory/.dream_cursor        last history cursor Dream consumed
       memory/HISTORY.md           legacy archive, migrated once to history.jsonl
       memory/archive/*.md         lines Dream moved out of the prompt files (tracked by git, indexed by Recall)
+      memory/topics/**            topic files an agent keeps by name (tracked, indexed, listed in the prompt)
       sessions/*.jsonl            conversations (see reverie.sessions)
       reverie.json                optional per-workspace config
 
@@ -30,7 +31,14 @@ from pathlib import Path
 from .errors import UnsafePathError, WorkspaceError
 from .fsutil import atomic_write, read_text_lossy
 
-__all__ = ["Workspace", "MEMORY_FILES", "default_home", "default_workspace", "content_id"]
+__all__ = [
+    "Workspace",
+    "MEMORY_FILES",
+    "default_home",
+    "default_workspace",
+    "starter_text",
+    "content_id",
+]
 
 SOUL = "SOUL.md"
 USER = "USER.md"
@@ -45,7 +53,16 @@ DATED_MEMORY_GLOB = "memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*.md"
 #: per source file.
 ARCHIVE_DIR = "memory/archive"
 ARCHIVE_GLOB = f"{ARCHIVE_DIR}/*.md"
+#: Topic files (reverie.topics): any other memory an agent keeps by name, at any depth under
+#: memory/topics/, versioned as a tree (``**``: every file but hidden ones).
+TOPICS_DIR = "memory/topics"
+TOPICS_GLOB = f"{TOPICS_DIR}/**"
 _TEMPLATES = {SOUL: "SOUL.md", USER: "USER.md", MEMORY: "MEMORY.md"}
+
+
+def starter_text(rel: str) -> str:
+    """The starter text a prompt file is created with (``init``), and cleared back to."""
+    return resources.files("reverie").joinpath("templates", _TEMPLATES[rel]).read_text("utf-8")
 
 
 def content_id(text: str) -> str:
@@ -122,30 +139,37 @@ class Workspace:
     # -- layout -------------------------------------------------------------------------------------------
     @property
     def memory_dir(self) -> Path:
+        """``<workspace>/memory``: the history log, cursors, dated notes, topic files, the archive."""
         return self.root / "memory"
 
     @property
     def sessions_dir(self) -> Path:
+        """``<workspace>/sessions``: the conversations, one JSONL file each."""
         return self.root / "sessions"
 
     @property
     def history_path(self) -> Path:
+        """``memory/history.jsonl``: the append-only history log."""
         return self.memory_dir / "history.jsonl"
 
     @property
     def cursor_path(self) -> Path:
+        """``memory/.cursor``: the last cursor issued (a hint; the log's tail is the truth)."""
         return self.memory_dir / ".cursor"
 
     @property
     def dream_cursor_path(self) -> Path:
+        """``memory/.dream_cursor``: the last cursor Dream consumed."""
         return self.memory_dir / ".dream_cursor"
 
     @property
     def legacy_history_path(self) -> Path:
+        """``memory/HISTORY.md``: nanobot's legacy log, migrated once to history.jsonl."""
         return self.memory_dir / "HISTORY.md"
 
     @property
     def config_path(self) -> Path:
+        """``reverie.json``: the workspace's own configuration (optional)."""
         return self.root / "reverie.json"
 
     @property
@@ -246,11 +270,10 @@ class Workspace:
             raise WorkspaceError(
                 f"cannot create the workspace at {self.root}: {exc.strerror or exc}"
             ) from exc
-        for rel, template in _TEMPLATES.items():
+        for rel in _TEMPLATES:
             path = self.resolve(rel)
             if not path.exists():
-                text = resources.files("reverie").joinpath("templates", template).read_text("utf-8")
-                atomic_write(path, text)
+                atomic_write(path, starter_text(rel))
                 created.append(rel)
         return created
 

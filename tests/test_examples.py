@@ -17,16 +17,21 @@ EXAMPLES = {
     "anthropic_agent.py": (
         "anthropic",
         [
-            "has been edited",
-            "refused: Path /memories/../reverie.json",
+            "The file /memories/USER.md has been edited.",
+            "File created successfully at: /memories/progress/draft.md",
+            "Successfully renamed /memories/progress/draft.md to /memories/progress/today.md",
+            "Successfully deleted /memories/progress/today.md",
+            "refused: Error: The path /memories/../reverie.json is not allowed",
             "agent   agent: memory tool insert /memories/USER.md",
-            "USER.md mentions coffee: False",
+            "(agent: delete memory/topics/progress/today.md",
+            "memory/topics/progress/today.md",
         ],
     ),
     "openai_agents_agent.py": (
         "agents",
         [
             "(turn 2) you said: What did I just tell you?",
+            "(remember) remembered (history entry",
             "'- Lives in Lisbon'",
             "Lisbon in USER.md: False",
         ],

@@ -1,6 +1,8 @@
 """Anthropic's memory tool over a workspace, driven by the ``anthropic`` SDK's own tool runner (the
-model's replies come from a local transport, no network): remembered in one run, seen in the next,
-in ``reverie log`` as an ``agent`` commit and undone by ``reverie restore``; SOUL.md staged; paths
+model's replies come from a local transport, no network), held to the tool's documented contract:
+any path under /memories works (files Claude names are topic files: versioned, searchable, listed
+in the prompt by name); all six commands and clear_all_memory, each a commit that a restore undoes;
+results and errors in the documentation's words, never Reverie's internals; SOUL.md staged; paths
 out, history and cursors refused."""
 
 from __future__ import annotations
@@ -197,57 +199,225 @@ def test_removed_lines_go_to_the_archive(tmp_path: Path) -> None:
         assert memory.why("Launch is on Friday")
 
 
-@pytest.mark.parametrize(
-    "command, message",
-    [
-        ({"command": "view", "path": "/etc/passwd"}, "must start with /memories"),
-        ({"command": "view", "path": "/memories/../reverie.json"}, "outside /memories"),
-        ({"command": "view", "path": "/memories/history.jsonl"}, "not a memory file"),
-        ({"command": "view", "path": "/memories/.dream_cursor"}, "hidden"),
-        ({"command": "create", "path": "/memories/notes.md", "file_text": "x"}, "dated note"),
-        ({"command": "create", "path": "/memories/archive/USER.md", "file_text": "x"}, "read only"),
-        ({"command": "delete", "path": "/memories/USER.md"}, "not deleted"),
-        (
-            {"command": "rename", "old_path": "/memories/USER.md", "new_path": "/memories/ME.md"},
-            "not renamed",
-        ),
-        (
-            {"command": "create", "path": "/memories/USER.md", "file_text": "# User\n"},
-            "lose more than half",
-        ),
-        (
-            {
-                "command": "str_replace",
-                "path": "/memories/USER.md",
-                "old_str": "no such text",
-                "new_str": "x",
-            },
-            "did not appear verbatim",
-        ),
-        (
-            {
-                "command": "insert",
-                "path": "/memories/USER.md",
-                "insert_line": 999,
-                "insert_text": "x",
-            },
-            "Invalid `insert_line`",
-        ),
-    ],
+#: The memory tool's documented errors (platform.claude.com, "Memory tool", each command's "Error
+#: handling"), and Reverie's own refusals, which say what to do instead.
+REFUSALS = [
+    (
+        {"command": "view", "path": "/etc/passwd"},
+        "Error: The path /etc/passwd is outside /memories",
+    ),
+    ({"command": "view", "path": "/memories/../reverie.json"}, "a memory path has no '..'"),
+    ({"command": "view", "path": "/memories/%2e%2e/x"}, "no encoded characters"),
+    ({"command": "view", "path": "/memories/.dream_cursor"}, "no hidden (dot) parts"),
+    (
+        {"command": "view", "path": "/memories/projects"},
+        "The path /memories/projects does not exist. Please provide a valid path.",
+    ),
+    (
+        {"command": "view", "path": "/memories/history.jsonl"},
+        "The path /memories/history.jsonl does not exist. Please provide a valid path.",
+    ),
+    (
+        {"command": "str_replace", "path": "/memories/none.md", "old_str": "a", "new_str": "b"},
+        "Error: The path /memories/none.md does not exist. Please provide a valid path.",
+    ),
+    (
+        {"command": "insert", "path": "/memories/none.md", "insert_line": 0, "insert_text": "x"},
+        "Error: The path /memories/none.md does not exist",
+    ),
+    (
+        {"command": "delete", "path": "/memories/none.md"},
+        "Error: The path /memories/none.md does not exist",
+    ),
+    (
+        {"command": "rename", "old_path": "/memories/none.md", "new_path": "/memories/b.md"},
+        "Error: The path /memories/none.md does not exist",
+    ),
+    (
+        {"command": "rename", "old_path": "/memories/notes.md", "new_path": "/memories/todo.md"},
+        "Error: The destination /memories/todo.md already exists",
+    ),
+    (
+        {"command": "delete", "path": "/memories"},
+        "Error: The /memories directory itself cannot be deleted",
+    ),
+    ({"command": "create", "path": "/memories/archive/USER.md", "file_text": "x"}, "is read only"),
+    (
+        {"command": "delete", "path": "/memories/USER.md"},
+        "cannot be deleted: it is loaded into every conversation",
+    ),
+    (
+        {"command": "rename", "old_path": "/memories/USER.md", "new_path": "/memories/ME.md"},
+        "cannot be renamed: it is loaded into every conversation",
+    ),
+    (
+        {"command": "create", "path": "/memories/USER.md", "file_text": "# User\n"},
+        "/memories/USER.md was not changed: /memories/USER.md would lose more than half its content (",
+    ),
+    (
+        {"command": "create", "path": "/memories/big.md", "file_text": "- x\n" * 5000},
+        "a topic file holds at most 16,000: keep what matters, or split it",
+    ),
+    (
+        {
+            "command": "str_replace",
+            "path": "/memories/USER.md",
+            "old_str": "no such text",
+            "new_str": "x",
+        },
+        "No replacement was performed, old_str `no such text` did not appear verbatim in /memories/USER.md.",
+    ),
+    (
+        {"command": "str_replace", "path": "/memories/notes.md", "old_str": "- ", "new_str": "* "},
+        "No replacement was performed. Multiple occurrences of old_str `- ` in lines: 1, 2.",
+    ),
+    (
+        {"command": "insert", "path": "/memories/USER.md", "insert_line": 999, "insert_text": "x"},
+        "Error: Invalid `insert_line` parameter: 999. It should be within the range of lines of the file: [0, 4]",
+    ),
+]
+#: Reverie's own words, which a model cannot act on: never in a tool result or error.
+INTERNALS = (
+    "[FILE-REMOVE]",
+    "finding",
+    "Error:",
+    "memory/topics",
+    "workspace",
+    "refused:",
+    "Traceback",
 )
-def test_refusals_are_clear_tool_errors(
+
+
+@pytest.mark.parametrize("command, message", REFUSALS)
+def test_errors_are_the_documented_ones_in_the_tools_words(
     tmp_path: Path, command: dict[str, Any], message: str
 ) -> None:
     with reverie.open(tmp_path / "ws") as memory:
         memory.init()
         memory.write("USER.md", "# User\n- Name: Ada.\n- Lives in Lisbon.\n- Likes chess.\n")
-        memory.remember(
-            "Ada's history entry."
-        )  # history.jsonl and the cursor exist: still out of reach
-        with pytest.raises(ToolError, match=re.escape(message)) as caught:
+        memory.write("memory/topics/notes.md", "- one\n- two\n")
+        memory.write("memory/topics/todo.md", "- call Bob\n")
+        memory.remember("Ada's history entry.")  # history.jsonl and the cursor exist: out of reach
+        before = len(memory.log(limit=100))
+        with pytest.raises(ToolError) as caught:
             ReverieMemoryTool(memory).call(command)
-        assert "\n" not in str(caught.value)
-        assert len(memory.log(kind="agent")) == 0
+        text = str(caught.value)
+        assert message in text and "\n" not in text
+        assert not any(word in text.replace("Error: ", "", 1) for word in INTERNALS), text
+        assert len(memory.log(limit=100)) == before  # nothing written
+
+
+def test_claude_names_its_own_files_and_they_are_memory(tmp_path: Path) -> None:
+    with reverie.open(tmp_path / "ws") as memory:
+        memory.init()
+        tool = ReverieMemoryTool(memory)
+        for path, text in (
+            ("/memories/user_preferences.md", "# Preferences\n- Prefers tabs over spaces.\n"),
+            ("/memories/progress.md", "# Progress\n- Feature A is done; B is next.\n"),
+            (
+                "/memories/projects/acme/guidelines.xml",
+                "<guidelines>Reply within a day</guidelines>\n",
+            ),
+        ):
+            assert tool.call({"command": "create", "path": path, "file_text": text}) == (
+                f"File created successfully at: {path}"
+            )
+        listing = str(tool.call({"command": "view", "path": "/memories"}))
+        assert listing.startswith(
+            "Here're the files and directories up to 2 levels deep in /memories, excluding hidden "
+            "items and node_modules:\n"
+        )
+        for shown in (
+            "/memories/progress.md",
+            "/memories/USER.md",
+            "/memories/projects/",
+            "/memories/projects/acme/",
+        ):
+            assert f"\t{shown}\n" in listing + "\n", shown
+        assert "guidelines.xml" not in listing  # three levels down
+        assert "guidelines.xml" in str(tool.call({"command": "view", "path": "/memories/projects"}))
+        assert [c.subject for c in memory.log(limit=3, kind="agent")][0] == (
+            "agent: memory tool create /memories/projects/acme/guidelines.xml"
+        )
+        context = memory.context()
+        assert "memory/topics/progress.md" in context  # listed by name ...
+        assert "Feature A is done" not in context  # ... never loaded whole
+        assert memory.search_memory("feature done")[0].memory == "Feature A is done; B is next."
+        assert "Reply within a day" in str(
+            tool.call({"command": "view", "path": "/memories/projects/acme/guidelines.xml"})
+        )
+
+
+def test_delete_rename_and_clear_are_commits_a_restore_undoes(tmp_path: Path) -> None:
+    with reverie.open(tmp_path / "ws") as memory:
+        memory.init()
+        tool = ReverieMemoryTool(memory)
+        tool.call(
+            {
+                "command": "create",
+                "path": "/memories/old/plan.md",
+                "file_text": "- Ship v2 in May.\n",
+            }
+        )
+        assert tool.call(
+            {"command": "rename", "old_path": "/memories/old", "new_path": "/memories/plans"}
+        ) == ("Successfully renamed /memories/old to /memories/plans")
+        assert "Ship v2" in str(tool.call({"command": "view", "path": "/memories/plans/plan.md"}))
+        assert tool.call({"command": "delete", "path": "/memories/plans/plan.md"}) == (
+            "Successfully deleted /memories/plans/plan.md"
+        )
+        archived = str(tool.call({"command": "view", "path": "/memories/archive/files.md"}))
+        assert "Ship v2 in May." in archived and "from memory/topics/plans/plan.md" in archived
+        assert memory.why("Ship v2 in May")
+        deleted = memory.log(limit=1, kind="agent")[0]
+        memory.restore(deleted.sha, only=True)
+        assert "Ship v2" in str(tool.call({"command": "view", "path": "/memories/plans/plan.md"}))
+
+        memory.write("USER.md", memory.read("USER.md") + "\n- Lives in Lisbon.\n")
+        assert tool.clear_all_memory() == "All memory cleared"
+        cleared = memory.log(limit=1)[0]
+        assert "Lisbon" not in memory.read("USER.md")
+        with pytest.raises(ToolError, match="does not exist"):
+            tool.call({"command": "view", "path": "/memories/plans"})
+        memory.restore(cleared.sha, only=True)
+        assert "Lisbon" in memory.read("USER.md")
+        assert "Ship v2" in str(tool.call({"command": "view", "path": "/memories/plans/plan.md"}))
+
+
+def test_a_folder_that_does_not_exist_yet(tmp_path: Path) -> None:
+    """The archive before anything was archived is a folder that does not exist yet: the
+    documented answer, not a refusal."""
+    with reverie.open(tmp_path / "ws") as memory:
+        memory.init()
+        with pytest.raises(ToolError) as caught:
+            ReverieMemoryTool(memory).call({"command": "view", "path": "/memories/archive"})
+        assert str(caught.value) == (
+            "The path /memories/archive does not exist. Please provide a valid path."
+        )
+        listing = str(ReverieMemoryTool(memory).call({"command": "view", "path": "/memories"}))
+        assert listing.splitlines()[1].endswith("\t/memories")  # an empty store lists itself
+
+
+def test_a_long_file_is_viewed_a_range_at_a_time(tmp_path: Path) -> None:
+    with reverie.open(tmp_path / "ws") as memory:
+        memory.init()
+        memory.write(
+            "memory/topics/log.md",
+            "".join(f"- entry {n:04d} of the build log\n" for n in range(1, 451)),
+        )
+        tool = ReverieMemoryTool(memory)
+        first = str(tool.call({"command": "view", "path": "/memories/log.md"}))
+        assert (
+            len(first) < 16_500
+            and "(the file continues: it has 450 lines; view the rest with view_range [" in first
+        )
+        tail = str(
+            tool.call({"command": "view", "path": "/memories/log.md", "view_range": [449, -1]})
+        )
+        assert tail.splitlines()[1:] == [
+            "   449\t- entry 0449 of the build log",
+            "   450\t- entry 0450 of the build log",
+        ]
 
 
 def test_a_dated_note_is_created_and_committed(tmp_path: Path) -> None:
@@ -306,7 +476,7 @@ def test_the_async_tool_through_async_anthropic(tmp_path: Path) -> None:
                 messages=[{"role": "user", "content": "Note the demo move."}],
             )
             await runner.until_done()
-            with pytest.raises(ToolError, match="must start with /memories"):
+            with pytest.raises(ToolError, match="is outside /memories"):
                 await AsyncReverieMemoryTool(memory).call({"command": "view", "path": "/tmp"})
             assert "moved to Thursday" in memory.read("memory/2026-11-25-standup.md")
             assert (
@@ -316,3 +486,48 @@ def test_the_async_tool_through_async_anthropic(tmp_path: Path) -> None:
 
     asyncio.run(go())
     assert "created successfully" in _text(results[-1])
+
+
+def test_hostile_names_and_shapes_are_tool_errors_never_tracebacks(tmp_path: Path) -> None:
+    """What a model (or an injection) can send: a name no file system takes, a file where a folder
+    goes, a folder where a file goes, a link out, bytes that are not UTF-8 on disk."""
+    with reverie.open(tmp_path / "ws") as memory:
+        memory.init()
+        tool = ReverieMemoryTool(memory)
+        tool.call({"command": "create", "path": "/memories/a", "file_text": "- a file\n"})
+        tool.call({"command": "create", "path": "/memories/dir/x.md", "file_text": "- x\n"})
+        for command, message in (
+            (
+                {"command": "create", "path": "/memories/" + "n" * 300, "file_text": "x"},
+                "longer than 255 bytes",
+            ),
+            (
+                {"command": "create", "path": "/memories/a/b.md", "file_text": "x"},
+                "/memories/a is a file",
+            ),
+            ({"command": "create", "path": "/memories/dir", "file_text": "x"}, "is a directory"),
+            (
+                {
+                    "command": "rename",
+                    "old_path": "/memories/dir/x.md",
+                    "new_path": "/memories/a/x.md",
+                },
+                "/memories/a is a file",
+            ),
+            (
+                {"command": "str_replace", "path": "/memories/dir", "old_str": "x", "new_str": "y"},
+                "does not exist",
+            ),
+        ):
+            with pytest.raises(ToolError) as caught:
+                tool.call(command)
+            assert message in str(caught.value), (command, str(caught.value))
+        outside = tmp_path / "secret.md"
+        outside.write_text("- not memory\n")
+        (memory.workspace.root / "memory/topics/link.md").symlink_to(outside)
+        (memory.workspace.root / "memory/topics/latin1.md").write_bytes(b"- M\xfcnchen\n")
+        listing = str(tool.call({"command": "view", "path": "/memories"}))
+        assert "link.md" not in listing and "latin1.md" in listing
+        with pytest.raises(ToolError, match="does not exist"):
+            tool.call({"command": "view", "path": "/memories/link.md"})
+        assert "M\ufffdnchen" in str(tool.call({"command": "view", "path": "/memories/latin1.md"}))

@@ -192,3 +192,46 @@ def test_an_adk_agent_recalls_an_earlier_session_through_load_memory(tmp_path: P
     ada, bob = asyncio.run(go())
     assert ada.startswith("I recall: ") and "Lives in Lisbon" in ada
     assert bob == "I recall: nothing"  # another user's memory is not searched
+
+
+def test_delete_memory_purges_it_and_search_hands_only_clean_memory(tmp_path: Path) -> None:
+    """ADK's delete_memory with the id a search returned: the text is gone from history, the
+    conversation, the index and every git version, and adding the session again does not bring it
+    back; what search returns has no internal marks and none of the agent's own replies."""
+    service = ReverieMemoryService(tmp_path / "memory")
+    secret = "Ada keeps the spare key under the blue flowerpot."
+
+    async def go() -> list[MemoryEntry]:
+        session = await _session(
+            "support",
+            "ada",
+            ("user", secret),
+            ("support_agent", "Noted: the spare key is under the blue flowerpot, Ada."),
+        )
+        await service.add_session_to_memory(session)
+        with service.open("support", "ada") as memory:
+            memory.runtime.store.append_history("- [durable] Ada's flowerpot is blue")
+        found = (
+            await service.search_memory(app_name="support", user_id="ada", query="flowerpot key")
+        ).memories
+        texts = [m.content.parts[0].text or "" for m in found]
+        assert "Ada's flowerpot is blue" in texts and secret in texts
+        for bad in ("[durable]", "[RAW]", "ASSISTANT", "Noted:"):
+            assert not any(bad in t for t in texts), (bad, texts)
+        assert all(0 < m.custom_metadata["score"] <= 1 for m in found)
+        target = next(m for m in found if m.content.parts[0].text == secret)
+        await service.delete_memory(app_name="support", user_id="ada", memory_id=target.id)
+        await service.delete_memory(app_name="support", user_id="ada", memory_id="h9999")  # no-op
+        await service.add_session_to_memory(session)  # ADK adds the session again
+        return (
+            await service.search_memory(app_name="support", user_id="ada", query="flowerpot key")
+        ).memories
+
+    after = asyncio.run(go())
+    assert all(secret not in (m.content.parts[0].text or "") for m in after)
+    root = tmp_path / "memory"
+    leaks = [p for p in root.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+    assert leaks == []
+    with service.open("support", "ada") as memory:
+        plan = memory.plan_purge(secret)  # nowhere: memory files, history, sessions, git versions
+        assert plan.history.occurrences == 0 and all(f.occurrences == 0 for f in plan.files)

@@ -21,7 +21,11 @@ from openai.types.responses import ResponseOutputMessage, ResponseOutputText  # 
 
 import reverie  # noqa: E402
 from reverie.cli import main  # noqa: E402
-from reverie.integrations.openai_agents import ReverieSession, memory_instructions  # noqa: E402
+from reverie.integrations.openai_agents import (  # noqa: E402
+    ReverieSession,
+    memory_instructions,
+    memory_tools,
+)
 
 set_tracing_disabled(True)  # the SDK would otherwise try to export traces to OpenAI at exit
 
@@ -129,3 +133,81 @@ def test_adding_items_consolidates_under_token_pressure(tmp_path: Path) -> None:
         assert (
             sum(m["role"] == "user" for m in on_disk) == 12
         )  # the session file keeps every message
+
+
+class ToolModel(Model):
+    """Calls the tool its script names with its arguments, then says what the tool returned."""
+
+    def __init__(self, script: list[tuple[str, dict[str, Any]]]) -> None:
+        self.script = script
+        self.inputs: list[Any] = []
+
+    async def get_response(
+        self, system_instructions: str | None, input: Any, *args: Any, **kwargs: Any
+    ) -> ModelResponse:
+        from openai.types.responses import ResponseFunctionToolCall
+
+        self.inputs.append(input)
+        items = input if isinstance(input, list) else []
+        asked = max(
+            (n for n, i in enumerate(items) if isinstance(i, dict) and i.get("role") == "user"),
+            default=0,
+        )
+        outputs = [  # this run's (the session gives earlier runs' items back too)
+            i
+            for i in items[asked:]
+            if isinstance(i, dict) and i.get("type") == "function_call_output"
+        ]
+        if outputs and len(outputs) >= len(self.script):
+            text = "tool said: " + str(outputs[-1]["output"])
+            message = ResponseOutputMessage(
+                id="msg_done",
+                type="message",
+                role="assistant",
+                status="completed",
+                content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
+            )
+            return ModelResponse(output=[message], usage=Usage(), response_id=None)
+        name, args = self.script[len(outputs)]
+        call = ResponseFunctionToolCall(
+            id=f"fc_{len(outputs)}",
+            call_id=f"call_{len(outputs)}",
+            type="function_call",
+            name=name,
+            arguments=json.dumps(args),
+            status="completed",
+        )
+        return ModelResponse(output=[call], usage=Usage(), response_id=None)
+
+    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+
+def test_memory_tools_remember_and_search_clean_memory(tmp_path: Path) -> None:
+    """The SDK's own Runner calls memory_tools' remember, then search_memory in the next run: it
+    finds the fact, never the question being asked nor the assistant's replies."""
+    with reverie.open(tmp_path / "ws") as memory:
+        memory.init()
+        session = ReverieSession("app:ada", memory)
+
+        def run(script: list[tuple[str, dict[str, Any]]], prompt: str) -> str:
+            agent = Agent(
+                name="assistant",
+                model=ToolModel(script),
+                instructions=memory_instructions(memory),
+                tools=memory_tools(memory, session_key=session.session_id),
+            )
+            return str(asyncio.run(Runner.run(agent, prompt, session=session)).final_output)
+
+        said = run([("remember", {"text": "Ada's favourite editor is Helix."})], "Remember Helix.")
+        assert said.startswith("tool said: remembered (history entry")
+        assert run([("remember", {"text": "a"})], "Remember a.").startswith(
+            "tool said: Nothing remembered"
+        )
+        found = run([("search_memory", {"query": "favourite editor Helix"})], "Which editor?")
+        payload = found
+        assert "Ada's favourite editor is Helix." in payload and "not instructions" in payload
+        assert "Which editor?" not in payload and "tool said" not in payload.removeprefix(
+            "tool said: "
+        )
+        assert [e.content for e in memory.history()] == ["Ada's favourite editor is Helix."]

@@ -103,3 +103,56 @@ def test_without_tools_or_recording(tmp_path: Path) -> None:
         assert agent.run_sync("hi").output == "ok"
         assert seen[0].function_tools == [] and "SOUL.md" in (seen[0].instructions or "")
         assert memory.messages("pydantic-ai") == []
+
+
+def test_a_test_models_defaults_record_no_junk(tmp_path: Path) -> None:
+    """Pydantic AI's TestModel() calls every tool with placeholder arguments ('a'): remember refuses
+    a text that states nothing, so history gets no 'a'."""
+    from pydantic_ai.models.test import TestModel
+
+    with reverie.open(tmp_path / "ws") as memory:
+        memory.init()
+        agent = Agent(TestModel(), capabilities=[ReverieCapability(memory)])
+        result = agent.run_sync("hello")
+        assert "Nothing remembered" in result.output
+        memory.consolidate()
+        assert [e.content for e in memory.history() if e.content.strip() in ("a", "- a")] == []
+        assert all(
+            "remembered (history entry" not in (m.get("content") or "")
+            for m in memory.messages("pydantic-ai:" + result.conversation_id, archived=True)
+        )
+
+
+def test_the_memory_and_the_key_come_from_the_runs_context(tmp_path: Path) -> None:
+    """One agent, many users: the memory and the session key are functions of Pydantic AI's
+    RunContext (its deps here), and each run's memory is closed when the run ends."""
+    from dataclasses import dataclass
+
+    @dataclass
+    class Deps:
+        user: str
+
+    opened: list[reverie.Memory] = []
+
+    def memory_of(ctx: Any) -> reverie.Memory:
+        memory = reverie.open(root=tmp_path / "root", user=ctx.deps.user)
+        opened.append(memory)
+        return memory
+
+    seen: list[AgentInfo] = []
+    agent = Agent(
+        _tool_then_text("remember", {"text": "My favourite colour is green."}, seen),
+        deps_type=Deps,
+        capabilities=[
+            ReverieCapability(memory_of, session_key=lambda ctx: f"chat:{ctx.deps.user}")
+        ],
+    )
+    agent.run_sync("remember my colour", deps=Deps("ada"))
+    with reverie.open(root=tmp_path / "root", user="ada") as ada:
+        assert [e.content for e in ada.history()][0] == "My favourite colour is green."
+        assert [m["role"] for m in ada.messages("chat:ada")][0] == "user"
+    with reverie.open(root=tmp_path / "root", user="bob") as bob:
+        assert bob.history() == [] and bob.messages("chat:ada") == []
+    assert len(opened) == 1
+    with pytest.raises(TypeError, match="session_key must be a string or a function"):
+        ReverieCapability(memory_of, session_key=3)  # type: ignore[arg-type]

@@ -10,13 +10,16 @@ import tomllib
 from pathlib import Path
 
 from conftest import ROOT
+from packaging.version import Version
 
 ALLOWED = {
     "reverie.memory",
     "reverie.errors",
     "reverie",
     "reverie.integrations._tools",
-}  # _tools: their own
+    "reverie.offload",
+}  # _tools: their own; offload: the async verbs' executor (documented, ``use_executor``), where an
+# async adapter runs its synchronous work too
 #: adapter module -> the extra that installs its framework
 EXTRAS = {
     "anthropic": "anthropic",
@@ -72,3 +75,41 @@ def test_every_adapter_has_an_extra_pinned_in_the_dev_lock() -> None:
                 .lower()
             )
             assert name in pinned, f"{name} (extra {extra}) is not pinned in requirements-dev.lock"
+
+
+def test_every_adapter_is_tested_on_its_oldest_and_newest_release() -> None:
+    """The dev lock pins each framework's newest release (the suite runs every adapter on it); the
+    oldest its extra allows is either that same release or has a peer environment whose tests run
+    the adapter on it (tests/test_frameworks_oldest.py, built from bench/locks by bench/peerenv.py)."""
+    from packaging.requirements import Requirement
+
+    from bench import peerenv  # (the benchmarks' package: imported here, where it is needed)
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    lock = (ROOT / "requirements-dev.lock").read_text("utf-8")
+    pinned = dict(
+        line.split(" ")[0].split("==")
+        for line in lock.splitlines()
+        if "==" in line and not line.startswith(" ")
+    )
+    oldest_tested = (ROOT / "tests" / "test_frameworks_oldest.py").read_text("utf-8")
+    for extra in EXTRAS.values():
+        for text in project["optional-dependencies"][extra]:
+            req = Requirement(text)
+            floors = [s.version for s in req.specifier if s.operator == ">="]
+            assert floors, f"{req.name}: the extra names no oldest supported release (>=)"
+            oldest = floors[0]
+            newest = pinned[req.name]
+            assert req.specifier.contains(newest), (
+                f"{req.name}: the dev lock's {newest} is outside {req}"
+            )
+            if Version(oldest) == Version(newest):
+                continue
+            name = f"{req.name}-{Version(oldest)}"
+            candidates = [p for p in peerenv.PEERS.values() if p.dist == req.name]
+            assert any(Version(p.version) == Version(oldest) for p in candidates), (
+                f"{req.name} {oldest} (the oldest {extra} allows) has no peer environment"
+            )
+            found = next(p for p in candidates if Version(p.version) == Version(oldest))
+            assert peerenv.lock_file(found.name).is_file(), name
+            assert f'NAME = "{found.name}"' in oldest_tested, f"{found.name} is not tested"

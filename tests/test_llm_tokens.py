@@ -27,17 +27,26 @@ SAMPLES = {
 }
 
 
+#: The tokenizers counted against (litellm's offline tiktoken files), with how far above each the
+#: estimate may be. It is fitted to cl100k (gpt-4's: what litellm before 1.108 also used for
+#: "openai/gpt-4o-mini"); o200k (gpt-4o's, which litellm 1.110 uses for that name) codes CJK text
+#: in ~40 % fewer tokens, so there the estimate errs higher still (+63 % on the Chinese sample),
+#: on the safe side. It may never count more than 8 % under either.
+TOKENIZERS = {"gpt-4": 0.35, "openai/gpt-4o-mini": 0.70}
+
+
+@pytest.mark.parametrize("model", sorted(TOKENIZERS))
 @pytest.mark.parametrize("kind", sorted(SAMPLES))
-def test_estimate_is_close_to_tiktoken_and_errs_high(kind: str) -> None:
+def test_estimate_is_close_to_tiktoken_and_errs_high(kind: str, model: str) -> None:
     from reverie.llm._litellm import get_litellm
 
     messages = [
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": SAMPLES[kind]},
     ]
-    real = get_litellm().token_counter(model="openai/gpt-4o-mini", messages=messages)
+    real = get_litellm().token_counter(model=model, messages=messages)
     est = estimate_tokens(messages)
-    assert -0.08 <= (est - real) / real <= 0.35, (kind, est, real)
+    assert -0.08 <= (est - real) / real <= TOKENIZERS[model], (kind, model, est, real)
 
 
 def test_tools_tool_calls_and_parts_count() -> None:

@@ -119,7 +119,33 @@ def _calls(head: str) -> dict[str, Callable[[Memory], Awaitable[Any]]]:
         "ahistory": lambda m: m.ahistory(since=0),
         "asession": lambda m: m.asession("t:big"),
         "astatus": lambda m: m.astatus(),
+        "aclose": lambda m: m.aclose(),
+        # mem0's verbs and the whole-file verbs
+        "aadd": lambda m: m.aadd(msg),
+        "asearch_memory": lambda m: m.asearch_memory("Lisbon coffee hiking"),
+        "aget_all": lambda m: m.aget_all(),
+        "aget": lambda m: _on_first(m, lambda i: m.aget(i)),
+        "aupdate": lambda m: _on_first(m, lambda i: m.aupdate(i, "Likes topic one hundred")),
+        "adelete": lambda m: _on_first(m, lambda i: m.adelete(i)),
+        "ahistory_of": lambda m: _on_first(m, lambda i: m.ahistory_of(i)),
+        "adelete_all": lambda m: m.adelete_all(),
+        "adelete_file": lambda m: _on_topic(m, lambda p: m.adelete_file(p, reason="a test")),
+        "arename_file": lambda m: _on_topic(
+            m, lambda p: m.arename_file(p, "memory/topics/music/cello.md")
+        ),
+        "aclear_files": lambda m: m.aclear_files(reason="a test"),
     }
+
+
+async def _on_first(m: Memory, verb: Callable[[str], Awaitable[Any]]) -> Any:
+    """``verb`` on the id of the first memory ``aget_all`` lists (both awaited, both timed)."""
+    return await verb((await m.aget_all(limit=1))[0].id)
+
+
+async def _on_topic(m: Memory, verb: Callable[[str], Awaitable[Any]]) -> Any:
+    """``verb`` on a topic file written first (both awaited, both timed)."""
+    await m.awrite("memory/topics/cello.md", "- Practice scales daily.\n")
+    return await verb("memory/topics/cello.md")
 
 
 def test_every_async_verb_is_covered():

@@ -341,14 +341,8 @@ def test_the_memory_tools_edit_of_a_line_changed_meanwhile_is_refused(
     def person_edits() -> None:
         mem.write(USER, mem.read(USER).replace("Likes tea", "Likes green tea"))
 
-    real = mem.aread
-
-    async def aread(path: str) -> str:
-        text = await real(path)
-        person_edits()
-        return text
-
-    monkeypatch.setattr(mem, "aread", aread)
+    # the async tool runs the commands in the async verbs' executor, where it reads with ``read``
+    _read_then(mem, monkeypatch, person_edits)
     before = len(mem.log())
     with pytest.raises(ToolError, match="view the file again"):
         import asyncio

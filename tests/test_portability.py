@@ -1,6 +1,6 @@
 """``reverie export`` / ``reverie import``: a workspace round-trips through one bundle with its git
-history, a hostile or damaged bundle is refused with one line and leaves nothing behind, and a
-nanobot workspace comes in as one commit naming its source."""
+history, and a hostile or damaged bundle is refused with one line and leaves nothing behind (other
+tools' memory: tests/test_importers.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-import reverie
 from reverie import MemoryStore
 from reverie.cli import main
 from reverie.gitstore import GitStore
@@ -206,143 +205,3 @@ def test_a_bundle_over_the_total_limit_is_refused(tmp_path: Path) -> None:
     )
     with pytest.raises(BundleError, match="holds more than 5,000 bytes"):
         import_bundle(bundle, tmp_path / "t", max_total_bytes=5000)
-
-
-def test_a_nanobot_workspace_comes_in_as_one_commit_naming_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    nano = tmp_path / "nanobot"
-    (nano / "memory").mkdir(parents=True)
-    (nano / "sessions").mkdir()
-    (nano / "SOUL.md").write_text("# Soul\n- Answer briefly.\n")
-    (nano / "USER.md").write_text(
-        "# User\n- Name: Ada.\n- api key sk-ant-api03-AbCdEf1234567890AbCdEf1234567890"
-        "AbCdEf1234567890AbCdEf12345"
-        "67890abcdEFGH12345678-xyzAA\n"
-    )
-    (nano / "memory" / "MEMORY.md").write_text("# Memory\n- The launch is in March.\n")
-    (nano / "memory" / "history.jsonl").write_text(
-        json.dumps({"cursor": 1, "timestamp": "2026-03-01 10:00", "content": "Ada chose Postgres."})
-        + "\n"
-    )
-    (nano / "memory" / ".cursor").write_text("1")
-    (nano / "sessions" / "cli_ada.jsonl").write_text(
-        json.dumps({"_type": "metadata", "key": "cli:ada", "last_consolidated": 0})
-        + "\n"
-        + json.dumps({"role": "user", "content": "hello"})
-        + "\n"
-    )
-    target = tmp_path / "ws"
-    assert main(["-w", str(target), "import", "--from", "nanobot", str(nano)]) == 0
-    assert "committed" in capsys.readouterr().out
-    log = _git_log(target)
-    assert log[0].endswith(f"import: nanobot workspace from {nano}")
-    user = (target / "USER.md").read_text()
-    assert "Name: Ada." in user and "sk-ant-api03" not in user  # redacted on the way in
-    assert (target / "memory" / "MEMORY.md").read_text() == "# Memory\n- The launch is in March.\n"
-    assert MemoryStore(Workspace(target)).history.read_since(0)[0].content == "Ada chose Postgres."
-    assert (target / "sessions" / "cli_ada.jsonl").is_file()
-    assert (
-        main(["-w", str(target), "import", "--from", "nanobot", str(nano)]) == 1
-    )  # not empty any more
-
-
-def test_claude_code_auto_memory_comes_in_as_a_commit_and_history(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    project = tmp_path / "claude" / "projects" / "-home-ada-app"
-    (project / "memory").mkdir(parents=True)
-    (project / "memory" / "MEMORY.md").write_text(
-        "# Memory index\n\n- My favourite editor is Helix.\n"
-        "- See debugging.md for the flaky test.\n"
-    )
-    (project / "memory" / "debugging.md").write_text(
-        "# Debugging\n\n```sh\nmake test\n```\n- The payments test is flaky on CI.\n"
-    )
-    (project / "memory" / "link.md").symlink_to("/etc/hostname")
-    ws = tmp_path / "ws"
-    assert main(["-w", str(ws), "import", "--from", "claude-code", str(project), "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
-    assert report["files"] == 2 and len(report["commits"]) == 1
-    log = _git_log(ws)
-    assert (
-        log[0].split(" ", 1)[1].startswith(f"import: claude-code memory from {project / 'memory'}")
-    )
-    notes = list((ws / "memory").glob("*-claude-code.md"))
-    assert (
-        len(notes) == 1
-        and "## debugging.md" in notes[0].read_text()
-        and "hostname" not in notes[0].read_text()
-    )
-    history = [e.content for e in MemoryStore(Workspace(ws)).history.read_since(0)]
-    assert history == [
-        "My favourite editor is Helix.",
-        "See debugging.md for the flaky test.",
-        "The payments test is flaky on CI.",
-    ]
-    # again: nothing new (no commit, nothing remembered twice)
-    assert main(["-w", str(ws), "import", "--from", "claude-code", str(project / "memory")]) == 0
-    assert (
-        len(_git_log(ws)) == len(log) and len(MemoryStore(Workspace(ws)).history.read_since(0)) == 3
-    )
-    # Dream takes what it is sure of into the prompt files; restore of the import commit takes the
-    # note out
-    with reverie.open(ws) as memory:
-        memory.dream(all=True)
-        assert "Favourite editor: Helix" in memory.read("USER.md")
-    assert main(["-w", str(ws), "restore", "--only", log[0].split()[0]]) == 0
-    assert not notes[0].exists()  # the note the import added is gone again
-
-
-def test_a_mem0_export_comes_in_redacted_with_its_provenance(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    export = tmp_path / "mem0.json"
-    export.write_text(
-        json.dumps(
-            {
-                "results": [
-                    {
-                        "id": "1",
-                        "memory": "Prefers tea over coffee",
-                        "user_id": "ada",
-                        "created_at": "2026-03-01T10:00:00",
-                    },
-                    {
-                        "id": "2",
-                        "memory": "Uses the key sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD for tests",
-                        "user_id": "ada",
-                    },
-                    {"id": "3", "memory": "   "},
-                    "not a memory",
-                ],
-                "relations": [],
-            }
-        )
-    )
-    ws = tmp_path / "ws"
-    assert main(["-w", str(ws), "import", "--from", "mem0", str(export)]) == 0
-    assert "committed" in capsys.readouterr().out
-    assert _git_log(ws)[0].split(" ", 1)[1] == f"import: mem0 memory from {export} (2 item(s))"
-    note = next((ws / "memory").glob("*-mem0.md")).read_text()
-    assert "- Prefers tea over coffee (user_id ada, 2026-03-01)" in note and "sk-proj" not in note
-    history = "\n".join(e.content for e in MemoryStore(Workspace(ws)).history.read_since(0))
-    assert "Prefers tea over coffee" in history and "sk-proj" not in history
-
-
-@pytest.mark.parametrize(
-    "content, message",
-    [
-        ("{not json", "is not JSON"),
-        ('{"results": 3}', "not a mem0 export"),
-        ('{"results": []}', "holds no mem0 memories"),
-    ],
-)
-def test_a_bad_mem0_export_is_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, message: str
-) -> None:
-    export = tmp_path / "mem0.json"
-    export.write_text(content)
-    assert main(["-w", str(tmp_path / "ws"), "import", "--from", "mem0", str(export)]) == 1
-    err = capsys.readouterr().err
-    assert message in err and err.count("\n") == 1

@@ -64,7 +64,7 @@ _CREATING = {("init", None), ("history", "append"), ("chat", None)}
 #: workspace reads as empty there, and nothing is created).
 _QUERIES = {"status", "log", "show", "why", "history", "restore", "requeue", "search"}
 #: The commands that serve every scope of a root themselves (``--root`` without ``--user``).
-_ROOT_WIDE = {"serve", "mcp", "forget-user", "legacy-ids", "fleet", "ui"}
+_ROOT_WIDE = {"serve", "mcp", "forget-user", "legacy-ids", "fleet", "ui", "import"}
 
 
 def apply_scope(args: argparse.Namespace) -> None:
@@ -105,9 +105,8 @@ def apply_scope(args: argparse.Namespace) -> None:
     args.workspace = str(root.path(scope))
     if root.exists(scope):
         return
-    if (
-        args.command == "demo"
-    ):  # the demo makes the workspace itself; the scope's own files follow it
+    if args.command in ("demo", "import"):
+        # the demo and an import make the workspace themselves; the scope's own files follow it
         args.func = _then_ensure(args.func, root, scope)
         return
     if args.command == "mcp":

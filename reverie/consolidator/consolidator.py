@@ -95,6 +95,7 @@ class ConsolidationResult:
 
     @property
     def archived_messages(self) -> int:
+        """How many messages this consolidation archived into history."""
         return sum(self.archived)
 
 
@@ -450,6 +451,15 @@ class Consolidator:
         if session.path is None:
             return
         on_disk = self.sessions.load(session.path)
+        held = len(session.messages)
+        if (
+            on_disk is not None
+            and len(on_disk.messages) > held
+            and on_disk.messages[:held] == session.messages
+        ):  # another thread or process appended since this copy was loaded: the file is the whole
+            # conversation (else its offset, past this copy's end, was never adopted: a slice
+            # archived twice)
+            session.messages[held:] = on_disk.messages[held:]
         if on_disk is not None and session.last_consolidated < on_disk.last_consolidated <= len(
             session.messages
         ):

@@ -65,6 +65,7 @@ class DeadLetter:
     time: str
 
     def to_json(self) -> bytes:
+        """The record as one JSON line (its file's format)."""
         return (
             orjson.dumps(
                 {

@@ -128,7 +128,8 @@ def check(
             if introduced:
                 return GateVerdict(
                     False,
-                    f"an edit to {rel} would introduce a credential ({', '.join(introduced)})",
+                    f"an edit to {rel} would introduce a credential ({', '.join(introduced)}): "
+                    "leave it out",
                 )
             continue
         judged = _without(old, own.get(rel, ()))
@@ -138,13 +139,15 @@ def check(
                 return GateVerdict(
                     False,
                     f"{rel} would lose more than half its content "
-                    f"({len(judged)} → {len(new)} characters) without a [FILE-REMOVE] finding",
+                    f"({len(judged)} → {len(new)} characters) at once: take out only the lines that "
+                    "are no longer true, each with why",
                 )
             if new_lines * 2 < old_lines:
                 return GateVerdict(
                     False,
                     f"{rel} would lose more than half its lines "
-                    f"({old_lines} → {new_lines}) without a [FILE-REMOVE] finding",
+                    f"({old_lines} → {new_lines}) at once: take out only the lines that are no longer "
+                    "true, each with why",
                 )
         limit = budgets.get(rel)
         # A file already over budget may still shrink; it may not grow.
@@ -155,7 +158,9 @@ def check(
             and rel not in allowed_over
         ):
             return GateVerdict(
-                False, f"{rel} would exceed its size budget ({len(new)} > {limit} characters)"
+                False,
+                f"{rel} would exceed its size budget ({len(new)} > {limit} characters): shorten or "
+                "merge lines instead of adding",
             )
         introduced_controls = control_chars(new) - control_chars(old)
         if introduced_controls:
@@ -167,6 +172,8 @@ def check(
         introduced = sorted({kind for kind, value in find_credentials(new) if value not in before})
         if introduced:
             return GateVerdict(
-                False, f"an edit to {rel} would introduce a credential ({', '.join(introduced)})"
+                False,
+                f"an edit to {rel} would introduce a credential ({', '.join(introduced)}): leave "
+                "it out",
             )
     return GateVerdict(True)

@@ -82,6 +82,7 @@ class PendingChange:
 
     @property
     def base_sha256(self) -> str:
+        """The sha256 of the SOUL.md text the change was made from (what approval checks before applying it)."""
         return _sha256(self.base)
 
     @property
@@ -110,6 +111,7 @@ class PendingChange:
         return numstat_text(self.base, self.proposed)
 
     def to_json(self) -> bytes:
+        """The pending change as its file's JSON (``reverie.dream.pending``'s format)."""
         obj: dict[str, Any] = {
             "version": FORMAT_VERSION,
             "path": self.path,

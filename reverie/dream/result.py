@@ -102,6 +102,7 @@ class DreamResult:
 
     @property
     def changed(self) -> bool:
+        """Whether the run changed a memory file."""
         return bool(self.files)
 
 

@@ -45,7 +45,15 @@ from . import queries
 from .blame import provenance, trace_lines
 from .catalog import LogFilter, catalog_for, query
 from .diffing import file_changes, stat_body, text_diff
-from .location import RepoLocation, choose, expand_tracked, is_marked, is_tracked, locate
+from .location import (
+    TREE,
+    RepoLocation,
+    choose,
+    expand_tracked,
+    is_marked,
+    is_tracked,
+    locate,
+)
 from .merge import merge3
 from .nanobot_api import NanobotGitAPI
 from .objects import (
@@ -54,6 +62,7 @@ from .objects import (
     blob_id,
     identity,
     list_files,
+    list_tree,
     read_blob,
     read_blob_ids,
     read_commit,
@@ -179,6 +188,13 @@ class GitStore(NanobotGitAPI):
                 continue
             directory, _, pattern = entry.rpartition("/")
             for tree in trees:
+                if pattern == TREE:  # a tree of files (topic files): every one, at any depth
+                    paths.extend(
+                        rel
+                        for name in list_tree(store, tree, directory)
+                        if is_tracked(rel := f"{directory}/{name}", [entry])
+                    )
+                    continue
                 for name in list_files(store, tree, directory):
                     if fnmatch.fnmatchcase(name, pattern):
                         paths.append(f"{directory}/{name}" if directory else name)
@@ -402,6 +418,9 @@ class GitStore(NanobotGitAPI):
             with Repo(str(loc.git_dir)) as repo:
                 mark_adopted(repo)
         state_dir(loc.git_dir).mkdir(exist_ok=True)
+        # A packing writes here; a copy that carries files only (an imported bundle) has no such
+        # folder when its repo was never packed.
+        (loc.git_dir / "objects" / "pack").mkdir(parents=True, exist_ok=True)
         if existed and _packed(
             loc.git_dir
         ):  # a young repo grows its fan-out directories as it goes
@@ -449,11 +468,12 @@ class GitStore(NanobotGitAPI):
         *,
         kind: str,
         trailers: Mapping[str, str] | None = None,
-        files: Mapping[str, str] | None = None,
+        files: Mapping[str, str | None] | None = None,
         base: Mapping[str, str] | None = None,
         allow_empty: bool = False,
     ) -> str | None:
-        """Commit ``files`` (new contents of tracked files), or with ``files=None`` what is on disk.
+        """Commit ``files`` (new contents of tracked files; None deletes one), or with
+        ``files=None`` what is on disk.
 
         ``message``'s first line is the subject; the body is always the per-file +/- stats of the
         real change, followed by the body of ``message`` (its trailers are ignored: pass
@@ -484,7 +504,9 @@ class GitStore(NanobotGitAPI):
                     raise GitStoreError(
                         f"{path!r} is not a tracked file ({', '.join(self.tracked)})"
                     )
-                changes[rel] = text.encode("utf-8", errors="surrogateescape")
+                changes[rel] = (
+                    None if text is None else text.encode("utf-8", errors="surrogateescape")
+                )
             head = self._commit_manual(repo, ref, head)
             if base:
                 changes = self._merge_over(changes, base)

@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..topics import walk_tree
 from .trailers import KIND, parse_trailers
 
 log = logging.getLogger(__name__)
@@ -49,6 +50,7 @@ __all__ = [
     "nanobot_gitignore",
     "expand_tracked",
     "is_tracked",
+    "TREE",
     "GITIGNORE_MARK",
     "SEPARATE_DIR",
 ]
@@ -218,12 +220,15 @@ def choose(root: Path) -> RepoLocation:
 
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
+#: The last component of a tracked entry that names a whole tree (``memory/topics/**``).
+TREE = "**"
 
 
 def expand_tracked(root: Path, entries: list[str]) -> list[str]:
     """Tracked entries as file paths: a plain path as is; a glob in its last component
-    (``memory/2*.md``) as the regular files on disk that match it, sorted. The ``.gitignore`` keeps
-    the glob itself."""
+    (``memory/2*.md``) as the regular files on disk that match it, sorted; ``dir/**`` (a tree) as
+    every regular file under ``dir`` at any depth, hidden names (``.x``) and symlinks left out. The
+    ``.gitignore`` keeps the glob itself."""
     out: list[str] = []
     for rel in entries:
         if not _GLOB_CHARS.search(rel):
@@ -234,6 +239,9 @@ def expand_tracked(root: Path, entries: list[str]) -> list[str]:
             log.warning("tracked entry %r: a glob is allowed in the file name only; ignored", rel)
             continue
         base = root / directory if directory else root
+        if pattern == TREE:
+            out.extend(f"{directory}/{name}" if directory else name for name in _tree(base))
+            continue
         try:
             names = sorted(os.listdir(base))
         except OSError:
@@ -245,6 +253,13 @@ def expand_tracked(root: Path, entries: list[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _tree(base: Path) -> list[str]:
+    """The regular files under ``base`` (relative POSIX paths), hidden names and symlinks skipped."""
+    if base.is_symlink():
+        return []
+    return [rel for rel, _ in walk_tree(base)]
+
+
 def is_tracked(rel: str, entries: list[str]) -> bool:
     """Whether ``rel`` is a tracked path: listed as is, or matching a glob entry (its directory literally)."""
     for entry in entries:
@@ -252,6 +267,11 @@ def is_tracked(rel: str, entries: list[str]) -> bool:
             return True
         if _GLOB_CHARS.search(entry):
             directory, _, pattern = entry.rpartition("/")
+            if pattern == TREE:
+                inner = rel[len(directory) + 1 :] if rel.startswith(directory + "/") else ""
+                if inner and not any(p.startswith(".") for p in inner.split("/")):
+                    return True
+                continue
             rdir, _, name = rel.rpartition("/")
             if rdir == directory and fnmatch.fnmatchcase(name, pattern):
                 return True
@@ -273,5 +293,8 @@ def gitignore_text(tracked: list[str]) -> str:
             if d not in dirs:
                 dirs.append(d)
                 lines.append(f"!/{d}/")
-    lines.extend(f"!/{rel}" for rel in tracked)
+    for rel in tracked:
+        lines.append(f"!/{rel}")
+        if rel.endswith("/" + TREE):  # a tree: everything under it but hidden names
+            lines.append(f"/{rel}/.*")
     return "\n".join(lines) + "\n"

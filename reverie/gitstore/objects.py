@@ -177,6 +177,26 @@ def list_files(store: ObjectReader, tree_id: ObjectID | None, directory: str) ->
     ]
 
 
+def list_tree(store: ObjectReader, tree_id: ObjectID | None, directory: str) -> list[str]:
+    """Every regular file under ``directory`` at any depth (paths relative to it; [] when absent)."""
+    if not tree_id:
+        return []
+    tree = _subtree(store, tree_id, {}, directory)
+    out: list[str] = []
+    stack: list[tuple[str, Tree]] = [("", tree)] if tree is not None else []
+    while stack:
+        prefix, here = stack.pop()
+        for item in here.iteritems():
+            name = prefix + item.path.decode("utf-8", "replace")
+            if item.mode == DIR_MODE:
+                sub = store[item.sha]
+                if isinstance(sub, Tree):
+                    stack.append((name + "/", sub))
+            else:
+                out.append(name)
+    return sorted(out)
+
+
 def read_blob(store: ObjectReader, sha: ObjectID | None) -> bytes | None:
     if sha is None:
         return None

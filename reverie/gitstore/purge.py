@@ -57,7 +57,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["HistoryScan", "HistoryRewrite", "scan_history", "rewrite_history"]
+__all__ = [
+    "HistoryScan",
+    "HistoryRewrite",
+    "scan_history",
+    "rewrite_history",
+    "reachable_texts",
+]
 
 
 @dataclass(frozen=True)
@@ -270,6 +276,40 @@ def scan_history(git: GitStore, needle: bytes) -> HistoryScan:
     with git.reading() as repo:
         rw, _, commits = _run(repo, needle, b"")
         return _scan(rw, commits)
+
+
+def reachable_texts(git: GitStore) -> list[bytes]:
+    """Every distinct blob and commit or tag message reachable from any ref of ``git``'s memory
+    repo: what a search for a string in every version must read (an import looks for credentials
+    in them). Nothing is written."""
+    found: list[bytes] = []
+    seen: set[ObjectID] = set()
+    with git.reading() as repo:
+        store = repo.object_store
+        refs, roots = _peel_roots(repo)
+        for sha in refs.values():
+            obj = store[sha]
+            if isinstance(obj, Tag):
+                found.append(obj.message)
+        stack: list[ObjectID] = []
+        for commit in _all_commits(store, roots):
+            found.append(commit.message)
+            stack.append(commit.tree)
+        while stack:
+            sha = stack.pop()
+            if sha in seen:
+                continue
+            seen.add(sha)
+            obj = store[sha]
+            if isinstance(obj, Tree):
+                stack.extend(
+                    item.sha
+                    for item in obj.iteritems()
+                    if stat.S_ISDIR(item.mode) or stat.S_ISREG(item.mode)
+                )
+            elif isinstance(obj, Blob):
+                found.append(obj.as_raw_string())
+    return found
 
 
 def _reflog_path(git_dir: Path, ref: bytes) -> Path:

@@ -29,6 +29,7 @@ from .location import (
     CONFIG_KEY,
     CONFIG_SECTION,
     GITIGNORE_MARK,
+    TREE,
     RepoLocation,
     gitignore_text,
     nanobot_gitignore,
@@ -272,8 +273,14 @@ def _sync_nested_ignores(root: Path, tracked: list[str]) -> None:
             GITIGNORE_MARK
             + ": Reverie's state stays out of this project; only memory files are visible.",
             "*",
-            *(f"!/{rel}" for rel in inside if "/" not in rel),
         ]
+        for rel in inside:  # each tracked entry, and the folders leading to it
+            parts = rel.split("/")
+            lines.extend(f"!/{'/'.join(parts[:i])}/" for i in range(1, len(parts)))
+            lines.append(f"!/{rel}")
+            if rel.endswith("/" + TREE):
+                lines.append(f"/{rel}/.*")
+        lines = list(dict.fromkeys(lines))
         wanted = "\n".join(lines) + "\n"
         path = base / ".gitignore"
         current = read_text_lossy(path) if path.exists() else None

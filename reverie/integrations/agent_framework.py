@@ -88,12 +88,14 @@ class ReverieContextProvider(ContextProvider):
         self.record = record
 
     def key(self, session: Any) -> str:
+        """The conversation's session key: ``session_key``, else ``maf:<the AgentSession's id>``."""
         session_id = getattr(session, "session_id", None)
         return self.session_key or f"maf:{session_id or 'default'}"
 
     async def before_run(
         self, *, agent: Any, session: Any, context: Any, state: dict[str, Any]
     ) -> None:
+        """Add the memory block to the run's instructions, and the two tools."""
         context.extend_instructions(self.source_id, await self.memory.acontext())
         if self.tools:
             context.extend_tools(self.source_id, self._tools(self.key(session)))
@@ -101,6 +103,7 @@ class ReverieContextProvider(ContextProvider):
     async def after_run(
         self, *, agent: Any, session: Any, context: Any, state: dict[str, Any]
     ) -> None:
+        """Record the run's messages in the session and consolidate under token pressure."""
         if not self.record or context.response is None:
             return
         turns = to_messages([*context.input_messages, *context.response.messages])
@@ -114,7 +117,7 @@ class ReverieContextProvider(ContextProvider):
             """Search the user's long-term memory (memory files, archive, history, past
             conversations) before answering anything about the user or earlier work. Returns ranked
             snippets with their source."""
-            return orjson.dumps(await _tools.search(memory, query, limit)).decode()
+            return orjson.dumps(await _tools.search(memory, query, limit, key)).decode()
 
         async def remember(text: str) -> str:
             """Record something worth remembering about the user or the work, as a short factual

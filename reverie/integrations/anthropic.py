@@ -1,27 +1,35 @@
 """Anthropic's memory tool (``memory_20250818``) over a Reverie workspace: ``ReverieMemoryTool``.
 
-Claude's six file commands on ``/memories`` become edits of the workspace's Markdown memory files,
-each one a ``Memory.write`` of kind ``agent``: secrets redacted, Dream's gate applied, lines taken
-out of a prompt file moved to ``memory/archive/`` (``reverie why`` finds them), committed (``reverie
-log --kind agent``, undone by ``reverie restore``). A SOUL.md change is staged for a person's
-approval (``reverie approve``), never applied.
+Claude names its own files under ``/memories`` and works on them with six commands (``view``,
+``create``, ``str_replace``, ``insert``, ``delete``, ``rename``); the application may call
+``clear_all_memory``. Every path under ``/memories`` works, mapped onto the workspace like this::
 
-``/memories`` maps onto the workspace like this (nothing else is reachable; history, cursors,
-sessions and state never are)::
+    /memories/SOUL.md            SOUL.md             how the agent behaves (changes wait for approval)
+    /memories/USER.md            USER.md             who the user is
+    /memories/MEMORY.md          memory/MEMORY.md    what stays true about the work
+    /memories/2026-11-25-x.md    memory/2026-...md   a dated note
+    /memories/archive/...        memory/archive/...  what left memory, with why and when (read only)
+    /memories/<anything else>    memory/topics/...   a topic file (reverie.topics)
 
-    /memories/SOUL.md            SOUL.md            how the agent behaves (changes wait for approval)
-    /memories/USER.md            USER.md            who the user is
-    /memories/MEMORY.md          memory/MEMORY.md   what stays true about the work
-    /memories/2026-11-25-x.md    memory/2026-...md  dated notes (new files are dated notes)
-    /memories/archive/...        memory/archive/... what left the prompt files (read only)
+The three prompt files are in every conversation's prompt; topic files are listed there by name
+and read with ``view`` when needed. Every change is a ``Memory`` verb of kind ``agent``: secrets
+redacted, Dream's gate applied, committed (``reverie log --kind agent``), undone by ``reverie
+restore``; a SOUL.md change is staged for a person's approval (``reverie approve``), never applied.
+Nothing is lost: lines a ``str_replace`` takes out of a prompt file, and every line of a deleted
+file, go to the archive with why and when (``reverie why`` finds them). ``delete`` and ``rename``
+work on topic files, dated notes and folders of them; the prompt files keep their names (their lines
+are edited instead) and the archive is read only. ``clear_all_memory`` empties memory in one commit
+(``Memory.clear_files``), undone by one restore.
+
+Results and errors are the ones the memory tool's documentation gives for each command, in the words
+Claude is trained on ("The path /memories/x does not exist. Please provide a valid path.", "Error:
+The destination … already exists"); where Reverie refuses something the reference tool would do, the
+error says what to do instead, in the same plain words.
 
 ``str_replace`` and ``insert`` edit the text they read and name it (``Memory.write``'s ``base``):
 a line another writer (Dream, a person) committed between the read and the write is merged in,
 never reverted; an edit of the same lines is refused with a ``ToolError`` saying to view the file
 again. ``create`` gives whole new text, as the command means.
-
-Files have fixed roles, so ``delete`` and ``rename`` are refused with a message that says what to do
-instead; every version stays in git, so nothing an agent does is lost.
 
     tool = ReverieMemoryTool(reverie.open("~/agent/workspace"))   # AsyncReverieMemoryTool for AsyncAnthropic
     client.beta.messages.tool_runner(model=..., tools=[tool], messages=[...]).until_done()
@@ -30,6 +38,8 @@ instead; every version stays in git, so nothing an agent does is lost.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from anthropic.lib.tools import BetaAbstractMemoryTool, BetaAsyncAbstractMemoryTool, ToolError
 from anthropic.types.beta import (
@@ -41,34 +51,64 @@ from anthropic.types.beta import (
     BetaMemoryTool20250818ViewCommand,
 )
 
-from ..errors import EditConflictError, ReverieError, UnsafePathError
+from .. import offload
+from ..errors import EditConflictError, GateError, ReverieError, UnsafePathError
 from ..memory import Memory, WriteResult, content_id
 
-__all__ = ["ReverieMemoryTool", "AsyncReverieMemoryTool", "ROOT", "to_workspace", "to_memories"]
+__all__ = [
+    "ReverieMemoryTool",
+    "AsyncReverieMemoryTool",
+    "ROOT",
+    "MAX_VIEW_CHARS",
+    "to_workspace",
+    "to_memories",
+]
 
 ROOT = "/memories"
-#: The memory-tool names of the prompt files; every other name lives under ``memory/``.
-_PROMPT_FILES = {"SOUL.md": "SOUL.md", "USER.md": "USER.md", "MEMORY.md": "memory/MEMORY.md"}
-_DATED = re.compile(r"^\d{4}-\d{2}-\d{2}[^/]*\.md$")
+#: Most characters of a file one ``view`` shows (the tool's documented limit); the rest by range.
+MAX_VIEW_CHARS = 16_000
+MAX_LINES = 999_999
 _NUMBER_WIDTH = 6
-_WHERE_FACTS_GO = (
-    "durable facts go in /memories/USER.md (about the user) or /memories/MEMORY.md (about the "
-    "work); a new file is a dated note, /memories/YYYY-MM-DD-topic.md"
-)
+_PROMPT_FILES = {"SOUL.md": "SOUL.md", "USER.md": "USER.md", "MEMORY.md": "memory/MEMORY.md"}
+_ARCHIVE, _TOPICS = "memory/archive", "memory/topics"
+_DATED = re.compile(r"^\d{4}-\d{2}-\d{2}[^/]*\.md$")
+_RESERVED_TOPLEVEL = ("archive",)
+T = TypeVar("T")
+
+
+def _missing(path: str, *, error: bool = False) -> ToolError:
+    """The documented "does not exist" answer (``view``'s without the ``Error:`` prefix)."""
+    text = f"The path {path} does not exist. Please provide a valid path."
+    return ToolError(f"Error: {text}" if error else text)
 
 
 def to_workspace(path: str) -> str | None:
-    """The workspace-relative path of a ``/memories`` path (None for ``/memories`` itself);
-    ``ToolError`` for a path outside it or with ``..``, a backslash, NUL or a hidden part."""
-    if path != ROOT and not path.startswith(ROOT + "/"):
-        raise ToolError(f"Path must start with {ROOT}, got: {path}")
+    """The workspace-relative path of a ``/memories`` path (None for ``/memories`` itself, or a
+    folder's path), ``ToolError`` for a path outside it or with ``..``, a backslash, NUL or a
+    hidden part."""
+    if not isinstance(path, str) or (path != ROOT and not path.startswith(ROOT + "/")):
+        raise ToolError(
+            f"Error: The path {path} is outside {ROOT}: every memory path starts with {ROOT}/"
+        )
     rest = path[len(ROOT) :].strip("/")
     if not rest:
         return None
     parts = rest.split("/")
-    if any(p in ("", ".", "..") or p.startswith(".") or "\\" in p or "\0" in p for p in parts):
-        raise ToolError(f"Path {path} is outside {ROOT} or names a hidden file: refused")
-    return _PROMPT_FILES.get(rest, f"memory/{rest}")
+    if any(
+        p in ("", ".", "..") or p.startswith(".") or "\\" in p or "\0" in p or "%" in p
+        for p in parts
+    ):
+        raise ToolError(
+            f"Error: The path {path} is not allowed: a memory path has no '..', no hidden "
+            "(dot) parts and no encoded characters"
+        )
+    if rest in _PROMPT_FILES:
+        return _PROMPT_FILES[rest]
+    if parts[0] in _RESERVED_TOPLEVEL:
+        return "/".join([_ARCHIVE, *parts[1:]])
+    if len(parts) == 1 and _DATED.match(rest):
+        return f"memory/{rest}"
+    return f"{_TOPICS}/{rest}"
 
 
 def to_memories(rel: str) -> str:
@@ -76,7 +116,10 @@ def to_memories(rel: str) -> str:
     for name, target in _PROMPT_FILES.items():
         if rel == target:
             return f"{ROOT}/{name}"
-    return f"{ROOT}/{rel.removeprefix('memory/')}"
+    for prefix, shown in ((_TOPICS + "/", ""), (_ARCHIVE + "/", "archive/"), ("memory/", "")):
+        if rel.startswith(prefix):
+            return f"{ROOT}/{shown}{rel[len(prefix) :]}"
+    return f"{ROOT}/{rel}"
 
 
 def _lines(text: str) -> list[str]:
@@ -88,136 +131,262 @@ def _lines(text: str) -> list[str]:
 
 
 def _size(n: int) -> str:
-    if n < 1024:
-        return f"{n}B"
-    return f"{n / 1024:.1f}K" if n < 1024 * 1024 else f"{n / (1024 * 1024):.1f}M"
+    """A human-readable size, as the reference tool prints it (``512B``, ``1.5K``, ``2.0M``)."""
+    for unit, scale in (("M", 1 << 20), ("K", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f}{unit}"
+    return f"{n}B"
 
 
-# -- the commands, as pure steps both tools share -----------------------------------------------------------
+def _numbered(lines: list[str], start: int = 1) -> list[str]:
+    return [f"{n:>{_NUMBER_WIDTH}}\t{line}" for n, line in enumerate(lines, start)]
 
 
-def _numbered(command: BetaMemoryTool20250818ViewCommand, text: str) -> str:
-    lines = _lines(text)
-    start, end = 1, len(lines)
-    if command.view_range and len(command.view_range) == 2:
-        start = max(1, command.view_range[0])
-        end = len(lines) if command.view_range[1] == -1 else min(len(lines), command.view_range[1])
-    numbered = [f"{n:>{_NUMBER_WIDTH}}\t{lines[n - 1]}" for n in range(start, end + 1)]
-    return f"Here's the content of {command.path} with line numbers:\n" + "\n".join(numbered)
+# -- the commands: one implementation, run by both tools ------------------------------------------------
 
 
-def _is_folder(rel: str | None, files: list[str]) -> bool:
-    return rel is None or (rel not in files and any(f.startswith(rel + "/") for f in files))
+class _Commands:
+    """The six commands and ``clear_all_memory`` over ``Memory``'s verbs (synchronous; the async tool
+    runs them on a worker thread)."""
 
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
 
-def _listing(memory: Memory, shown: str, files: list[str]) -> str:
-    """The files under ``shown``, two levels deep, with their sizes (as the reference tool lists them)."""
-    rows: list[str] = []
-    dirs: set[str] = set()
-    base = shown.rstrip("/")
-    for f in files:
-        path = to_memories(f)
-        if not path.startswith(base + "/"):
-            continue
-        inner = path[len(base) + 1 :]
-        if inner.count("/") > 1:
-            continue
-        if "/" in inner:
-            folder = f"{base}/{inner.split('/', 1)[0]}/"
-            if folder not in dirs:
-                dirs.add(folder)
-                rows.append(f"-\t{folder}")
-        target = memory.workspace.root / f
-        rows.append(f"{_size(target.stat().st_size if target.is_file() else 0)}\t{path}")
-    header = (
-        f"Here're the files and directories up to 2 levels deep in {shown}, excluding hidden items:"
-    )
-    return "\n".join([header, f"-\t{shown}", *rows])
+    # -- reading ---------------------------------------------------------------------------------------
+    def _files(self) -> dict[str, str]:
+        """Every file ``/memories`` shows: its ``/memories`` path -> workspace path."""
+        return {to_memories(rel): rel for rel in self.memory.files()}
 
+    def _under(self, path: str, files: dict[str, str]) -> list[str]:
+        base = path.rstrip("/")
+        return [shown for shown in files if shown.startswith(base + "/")]
 
-def _read_error(shown: str, rel: str, exc: ReverieError) -> ToolError:
-    if isinstance(exc, UnsafePathError):  # history, cursors, state: not memory files
-        return ToolError(str(exc).replace(repr(rel), shown))
-    return ToolError(f"The path {shown} does not exist. Please provide a valid path.")
+    def _read(self, path: str, rel: str, *, error: bool) -> str:
+        try:
+            return self.memory.read(rel)
+        except ReverieError:
+            raise _missing(path, error=error) from None
 
+    def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
+        path = command.path.rstrip("/") or command.path
+        rel = to_workspace(path)
+        files = self._files()
+        if path in files and rel is not None:
+            return self._view_file(command, path, self._read(path, rel, error=False))
+        inside = self._under(path, files) if path != ROOT else list(files)
+        if path != ROOT and not inside:
+            raise _missing(command.path)
+        return self._listing(path, inside, files)
 
-def _replaced(command: BetaMemoryTool20250818StrReplaceCommand, text: str) -> str:
-    count = text.count(command.old_str) if command.old_str else 0
-    if count == 0:
-        raise ToolError(
-            f"No replacement was performed, old_str `{command.old_str}` did not appear verbatim in "
-            f"{command.path}."
+    def _listing(self, path: str, inside: list[str], files: dict[str, str]) -> str:
+        """The files and folders up to two levels under ``path`` with their sizes, as the tool's
+        documentation lays them out."""
+        sizes: dict[str, int] = {}
+        for shown in inside:
+            target = self.memory.workspace.root / files[shown]
+            size = target.stat().st_size if target.is_file() else 0
+            parts = shown[len(path) + 1 :].split("/")
+            for depth in range(1, min(len(parts), 2) + 1):
+                key = f"{path}/{'/'.join(parts[:depth])}" + ("/" if depth < len(parts) else "")
+                sizes[key] = sizes.get(key, 0) + size
+        total = sum(s for k, s in sizes.items() if k.count("/") == path.count("/") + 1)
+        header = (
+            f"Here're the files and directories up to 2 levels deep in {path}, excluding hidden "
+            "items and node_modules:"
         )
-    if count > 1:
-        at = [
-            text[: m.start()].count("\n") + 1 for m in re.finditer(re.escape(command.old_str), text)
-        ]
-        raise ToolError(
-            f"No replacement was performed. Multiple occurrences of old_str `{command.old_str}` in "
-            f"lines: {', '.join(map(str, at))}. Please ensure it is unique"
-        )
-    return text.replace(command.old_str, command.new_str, 1)
+        rows = [f"{_size(total)}\t{path}"] + [f"{_size(sizes[k])}\t{k}" for k in sorted(sizes)]
+        return "\n".join([header, *rows])
 
+    def _view_file(self, command: BetaMemoryTool20250818ViewCommand, path: str, text: str) -> str:
+        lines = _lines(text)
+        if len(lines) > MAX_LINES:
+            raise ToolError(f"File {path} exceeds maximum line limit of 999,999 lines.")
+        start, end = 1, len(lines)
+        if command.view_range and len(command.view_range) == 2:
+            start = max(1, command.view_range[0])
+            end = (
+                len(lines)
+                if command.view_range[1] == -1
+                else min(len(lines), command.view_range[1])
+            )
+        out: list[str] = []
+        used = 0
+        for n in range(start, end + 1):
+            row = f"{n:>{_NUMBER_WIDTH}}\t{lines[n - 1]}"
+            if used + len(row) > MAX_VIEW_CHARS and not command.view_range:
+                out.append(
+                    f"(the file continues: it has {len(lines)} lines; view the rest with "
+                    f"view_range [{n}, -1])"
+                )
+                break
+            out.append(row)
+            used += len(row) + 1
+        return f"Here's the content of {path} with line numbers:\n" + "\n".join(out)
 
-def _inserted(command: BetaMemoryTool20250818InsertCommand, text: str) -> str:
-    lines = _lines(text)
-    if not 0 <= command.insert_line <= len(lines):
-        raise ToolError(
-            f"Invalid `insert_line` parameter: {command.insert_line}. It should be within the range "
-            f"[0, {len(lines)}]."
-        )
-    lines.insert(command.insert_line, command.insert_text.rstrip("\n"))
-    return "\n".join(lines) + "\n"
+    # -- writing ---------------------------------------------------------------------------------------
+    def _writable(self, path: str) -> str:
+        rel = to_workspace(path)
+        if rel is None:
+            raise ToolError(f"Error: {path} is a directory: name a file under it")
+        if rel == _ARCHIVE or rel.startswith(_ARCHIVE + "/"):
+            raise ToolError(
+                f"Error: {path} is read only: {ROOT}/archive/ keeps what left memory, with why "
+                "and when. Write your notes in another file"
+            )
+        return rel
 
+    def _write(
+        self, path: str, rel: str, text: str, verb: str, *, base: str | None = None
+    ) -> WriteResult:
+        try:
+            return self.memory.write(
+                rel, text, kind="agent", message=f"agent: memory tool {verb} {path}", base=base
+            )
+        except EditConflictError:
+            raise ToolError(
+                f"Error: {path} changed on the same lines while this edit was made (another "
+                "writer's commit): nothing was written; view the file again and redo the edit"
+            ) from None
+        except ReverieError as exc:
+            raise _refused(path, exc) from None
 
-def _refuse_delete(command: BetaMemoryTool20250818DeleteCommand) -> ToolError:
-    to_workspace(command.path)
-    return ToolError(
-        f"{command.path} is not deleted: memory files keep their roles and every version of them "
-        "is kept. Take lines out with str_replace (they move to /memories/archive/, with the "
-        "reason) or rewrite a dated note with create"
-    )
+    def create(self, command: BetaMemoryTool20250818CreateCommand) -> str:
+        path = command.path
+        rel = self._writable(path)
+        if self._under(path, self._files()):
+            raise ToolError(f"Error: {path} is a directory: name a file under it")
+        result = self._write(path, rel, command.file_text, "create")
+        if result.staged:
+            return _staged(path)
+        return f"File created successfully at: {path}"
 
-
-def _refuse_rename(command: BetaMemoryTool20250818RenameCommand) -> ToolError:
-    to_workspace(command.old_path)
-    to_workspace(command.new_path)
-    return ToolError(
-        f"{command.old_path} is not renamed: memory files have fixed names; {_WHERE_FACTS_GO}"
-    )
-
-
-def _writable(path: str) -> str:
-    rel = to_workspace(path)
-    if rel is None or rel.startswith("memory/archive/") or rel == "memory/archive":
-        raise ToolError(f"{path} is read only: the archive keeps what left the prompt files")
-    name = rel.removeprefix("memory/")
-    if rel not in _PROMPT_FILES.values() and not _DATED.match(name):
-        raise ToolError(f"{path} cannot be written: {_WHERE_FACTS_GO}")
-    return rel
-
-
-def _message(verb: str, shown: str) -> str:
-    return f"agent: memory tool {verb} {shown}"
-
-
-def _conflict(shown: str) -> ToolError:
-    return ToolError(
-        f"{shown} changed on the same lines while this edit was made (another writer's commit): "
-        "nothing was written; view the file again and redo the edit"
-    )
-
-
-def _written(shown: str, result: WriteResult, *, created: bool = False) -> str:
-    if result.staged:
+    def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
+        path = command.path
+        rel = self._writable(path)
+        text = self._read(path, rel, error=True)
+        old, new = command.old_str, command.new_str or ""
+        count = text.count(old) if old else 0
+        if count == 0:
+            raise ToolError(
+                f"No replacement was performed, old_str `{old}` did not appear verbatim in {path}."
+            )
+        if count > 1:
+            at = [text[: m.start()].count("\n") + 1 for m in re.finditer(re.escape(old), text)]
+            raise ToolError(
+                f"No replacement was performed. Multiple occurrences of old_str `{old}` in "
+                f"lines: {', '.join(map(str, at))}. Please ensure it is unique"
+            )
+        changed = text.replace(old, new, 1)
+        result = self._write(path, rel, changed, "str_replace", base=content_id(text))
+        if result.staged:
+            return _staged(path)
+        row = text[: text.index(old)].count("\n")
+        lines = _lines(changed)
+        first = max(0, row - 2)
+        snippet = _numbered(lines[first : row + 3 + new.count("\n")], first + 1)
+        moved = _moved(result)
         return (
-            f"The change to {shown} is staged, not applied: SOUL.md changes take effect when a person "
-            "approves them (`reverie approve`)."
+            "The memory file has been edited." + moved + " Here is the snippet showing the change "
+            "(with line numbers):\n" + "\n".join(snippet)
         )
-    moved = f" ({len(result.archived)} line(s) moved to {ROOT}/archive/)" if result.archived else ""
-    if created:
-        return f"File created successfully at: {shown}{moved}"
-    return f"The memory file {shown} has been edited{moved}."
+
+    def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
+        path = command.path
+        rel = self._writable(path)
+        try:
+            text = self.memory.read(rel)
+        except ReverieError:
+            raise ToolError(f"Error: The path {path} does not exist") from None
+        lines = _lines(text)
+        if not 0 <= command.insert_line <= len(lines):
+            raise ToolError(
+                f"Error: Invalid `insert_line` parameter: {command.insert_line}. It should be "
+                f"within the range of lines of the file: [0, {len(lines)}]"
+            )
+        lines.insert(command.insert_line, command.insert_text.rstrip("\n"))
+        result = self._write(path, rel, "\n".join(lines) + "\n", "insert", base=content_id(text))
+        if result.staged:
+            return _staged(path)
+        return f"The file {path} has been edited."
+
+    # -- files -----------------------------------------------------------------------------------------
+    def _movable(self, path: str, verb: str) -> str:
+        rel = to_workspace(path)
+        if rel is None and path.rstrip("/") == ROOT:
+            raise ToolError(f"Error: The {ROOT} directory itself cannot be {verb}d")
+        if rel in _PROMPT_FILES.values():
+            raise ToolError(
+                f"Error: {path} cannot be {verb}d: it is loaded into every conversation and keeps "
+                "its name. Edit its lines instead (str_replace); lines taken out go to "
+                f"{ROOT}/archive/ with why"
+            )
+        if rel is not None and (rel == _ARCHIVE or rel.startswith(_ARCHIVE + "/")):
+            raise ToolError(
+                f"Error: {path} is read only: {ROOT}/archive/ keeps what left memory, with why "
+                "and when"
+            )
+        assert rel is not None
+        return rel
+
+    def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> str:
+        path = command.path.rstrip("/") or command.path
+        rel = self._movable(path, "delete")
+        try:
+            self.memory.delete_file(rel, kind="agent", reason=f"memory tool delete {path}")
+        except FileNotFoundError:
+            raise ToolError(f"Error: The path {path} does not exist") from None
+        except ReverieError as exc:
+            raise _refused(path, exc) from None
+        return f"Successfully deleted {path}"
+
+    def rename(self, command: BetaMemoryTool20250818RenameCommand) -> str:
+        old, new = command.old_path.rstrip("/"), command.new_path.rstrip("/")
+        source = self._movable(old, "rename")
+        target = self._movable(new, "rename")
+        try:
+            self.memory.rename_file(source, target, kind="agent")
+        except FileNotFoundError:
+            raise ToolError(f"Error: The path {command.old_path} does not exist") from None
+        except FileExistsError:
+            raise ToolError(f"Error: The destination {command.new_path} already exists") from None
+        except ReverieError as exc:
+            raise _refused(new, exc) from None
+        return f"Successfully renamed {command.old_path} to {command.new_path}"
+
+    def clear_all_memory(self) -> str:
+        self.memory.clear_files(kind="manual", reason="clear_all_memory")
+        return "All memory cleared"
+
+
+def _staged(path: str) -> str:
+    return (
+        f"The change to {path} is staged, not applied: SOUL.md changes take effect when a person "
+        "approves them."
+    )
+
+
+def _moved(result: WriteResult) -> str:
+    n = len(result.archived)
+    return f" ({n} line{'s' if n != 1 else ''} moved to {ROOT}/archive/.)" if n else ""
+
+
+def _refused(path: str, exc: ReverieError) -> ToolError:
+    """A refusal in the tool's words: the reason with workspace paths said as ``/memories`` paths."""
+    reason = str(exc)
+    if isinstance(exc, GateError):
+        reason = reason.split(": ", 1)[-1]
+    for rel in sorted(_known_paths(reason), key=len, reverse=True):
+        reason = reason.replace(rel, to_memories(rel))
+    if isinstance(exc, UnsafePathError):
+        return ToolError(f"Error: {path} cannot be used as a memory file: {reason}")
+    return ToolError(f"Error: {path} was not changed: {reason}")
+
+
+def _known_paths(text: str) -> set[str]:
+    return set(re.findall(r"(?:memory/[^\s:;,)]+|SOUL\.md|USER\.md)", text))
+
+
+# -- the tools -------------------------------------------------------------------------------------------
 
 
 class ReverieMemoryTool(BetaAbstractMemoryTool):
@@ -225,133 +394,77 @@ class ReverieMemoryTool(BetaAbstractMemoryTool):
     the rules); for ``client.beta.messages.tool_runner``. ``AsyncReverieMemoryTool`` is the same for
     ``AsyncAnthropic``."""
 
-    def __init__(self, memory: Memory, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]  # cache_control, as the base class takes it
+    def __init__(self, memory: Memory, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self.memory = memory
+        self._commands = _Commands(memory)
 
     def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
-        rel = to_workspace(command.path)
-        files = self.memory.files()
-        if _is_folder(rel, files):
-            return _listing(self.memory, command.path, files)
-        assert rel is not None
-        return _numbered(command, self._read(command.path, rel))
+        """A folder's files up to two levels deep, or a file's lines (numbered; ``view_range``)."""
+        return self._commands.view(command)
 
     def create(self, command: BetaMemoryTool20250818CreateCommand) -> str:
-        return self._write(
-            command.path, _writable(command.path), command.file_text, "create", created=True
-        )
+        """Write a file (a new topic file or note, or a prompt file's whole text), committed."""
+        return self._commands.create(command)
 
     def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
-        rel = _writable(command.path)
-        text = self._read(command.path, rel)
-        return self._write(
-            command.path, rel, _replaced(command, text), "str_replace", base=content_id(text)
-        )
+        """Replace the one occurrence of ``old_str``; lines it takes out of a prompt file are archived."""
+        return self._commands.str_replace(command)
 
     def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
-        rel = _writable(command.path)
-        text = self._read(command.path, rel)
-        return self._write(
-            command.path, rel, _inserted(command, text), "insert", base=content_id(text)
-        )
+        """Insert ``insert_text`` after line ``insert_line`` (0: at the top)."""
+        return self._commands.insert(command)
 
     def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> str:
-        raise _refuse_delete(command)
+        """Delete a topic file, dated note or folder of them; every line goes to the archive."""
+        return self._commands.delete(command)
 
     def rename(self, command: BetaMemoryTool20250818RenameCommand) -> str:
-        raise _refuse_rename(command)
+        """Move a topic file, dated note or folder of them; its text is unchanged."""
+        return self._commands.rename(command)
 
-    def _read(self, shown: str, rel: str) -> str:
-        try:
-            return self.memory.read(rel)
-        except ReverieError as exc:
-            raise _read_error(shown, rel, exc) from None
-
-    def _write(
-        self,
-        shown: str,
-        rel: str,
-        text: str,
-        verb: str,
-        *,
-        created: bool = False,
-        base: str | None = None,
-    ) -> str:
-        try:
-            result = self.memory.write(
-                rel, text, kind="agent", message=_message(verb, shown), base=base
-            )
-        except EditConflictError:
-            raise _conflict(shown) from None
-        except ReverieError as exc:
-            raise ToolError(str(exc)) from None
-        return _written(shown, result, created=created)
+    def clear_all_memory(self) -> str:
+        """Empty memory in one commit (``Memory.clear_files``): topic files and notes deleted,
+        USER.md and MEMORY.md back to their starter text, every line archived; SOUL.md kept."""
+        return self._commands.clear_all_memory()
 
 
 class AsyncReverieMemoryTool(BetaAsyncAbstractMemoryTool):
-    """``ReverieMemoryTool`` for ``AsyncAnthropic``: the same commands through ``Memory``'s async
-    twins (each in a worker thread, so the event loop never waits on a commit)."""
+    """``ReverieMemoryTool`` for ``AsyncAnthropic``: the same commands, each run in the executor of
+    Memory's async verbs (``reverie.offload``), so the event loop never waits on a commit."""
 
-    def __init__(self, memory: Memory, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, memory: Memory, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self.memory = memory
+        self._commands = _Commands(memory)
+
+    async def _run(self, verb: Callable[[T], str], command: T) -> str:
+        return await offload.run(lambda: verb(command))
 
     async def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
-        rel = to_workspace(command.path)
-        files = await self.memory.afiles()
-        if _is_folder(rel, files):
-            return _listing(self.memory, command.path, files)
-        assert rel is not None
-        return _numbered(command, await self._read(command.path, rel))
+        """See ``ReverieMemoryTool.view``."""
+        return await self._run(self._commands.view, command)
 
     async def create(self, command: BetaMemoryTool20250818CreateCommand) -> str:
-        return await self._write(
-            command.path, _writable(command.path), command.file_text, "create", created=True
-        )
+        """See ``ReverieMemoryTool.create``."""
+        return await self._run(self._commands.create, command)
 
     async def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
-        rel = _writable(command.path)
-        text = await self._read(command.path, rel)
-        return await self._write(
-            command.path, rel, _replaced(command, text), "str_replace", base=content_id(text)
-        )
+        """See ``ReverieMemoryTool.str_replace``."""
+        return await self._run(self._commands.str_replace, command)
 
     async def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
-        rel = _writable(command.path)
-        text = await self._read(command.path, rel)
-        return await self._write(
-            command.path, rel, _inserted(command, text), "insert", base=content_id(text)
-        )
+        """See ``ReverieMemoryTool.insert``."""
+        return await self._run(self._commands.insert, command)
 
     async def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> str:
-        raise _refuse_delete(command)
+        """See ``ReverieMemoryTool.delete``."""
+        return await self._run(self._commands.delete, command)
 
     async def rename(self, command: BetaMemoryTool20250818RenameCommand) -> str:
-        raise _refuse_rename(command)
+        """See ``ReverieMemoryTool.rename``."""
+        return await self._run(self._commands.rename, command)
 
-    async def _read(self, shown: str, rel: str) -> str:
-        try:
-            return await self.memory.aread(rel)
-        except ReverieError as exc:
-            raise _read_error(shown, rel, exc) from None
-
-    async def _write(
-        self,
-        shown: str,
-        rel: str,
-        text: str,
-        verb: str,
-        *,
-        created: bool = False,
-        base: str | None = None,
-    ) -> str:
-        try:
-            result = await self.memory.awrite(
-                rel, text, kind="agent", message=_message(verb, shown), base=base
-            )
-        except EditConflictError:
-            raise _conflict(shown) from None
-        except ReverieError as exc:
-            raise ToolError(str(exc)) from None
-        return _written(shown, result, created=created)
+    async def clear_all_memory(self) -> str:
+        """See ``ReverieMemoryTool.clear_all_memory``."""
+        return await offload.run(self._commands.clear_all_memory)

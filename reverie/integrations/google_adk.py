@@ -17,7 +17,17 @@ What each call does:
   and Dream distils it into the memory files.
 - ``add_memory(...)``: each entry's text is remembered (a history entry).
 - ``search_memory(app_name, user_id, query)``: Recall over that scope's memory files, archive,
-  history and conversations; each hit a ``MemoryEntry`` with its source in ``custom_metadata``.
+  history and conversations, made clean for a model (``Memory.search_memory``: no internal marks,
+  never the assistant's own replies); each a ``MemoryEntry`` whose ``id`` is the memory's id and
+  whose ``custom_metadata`` says where it came from and its score (the share of the query's words it
+  holds, 0 to 1).
+- ``delete_memory(app_name, user_id, memory_id)`` / ``delete_memories(..., memory_ids)``: the
+  memory a search returned is **purged**, as ADK's own services delete it: its text is removed from
+  everywhere that scope keeps it — the memory files, history, conversations, the search index and
+  every version in git (``Memory.purge``; the purge is recorded as a commit that says what kind of
+  string went, never the string). A conversation's message stays in its file, its text replaced, so
+  adding the session again does not bring it back. An id that names nothing is a no-op, as in ADK's
+  in-memory service; a text under four characters cannot be purged (``ValueError``).
 
     service = ReverieMemoryService("~/agents/memory")
     runner = Runner(agent=agent, app_name="support", session_service=..., memory_service=service)
@@ -42,6 +52,8 @@ from .. import memory as _front_door
 from ..memory import Memory
 
 __all__ = ["ReverieMemoryService", "EVENT_KEY", "SEARCH_LIMIT"]
+
+_PURGE_MIN = 4  # reverie.operations.purge.MIN_LENGTH: a shorter text would match everywhere
 
 #: The key under which a stored message keeps the id of the ADK event it came from.
 EVENT_KEY = "adk_event"
@@ -78,12 +90,12 @@ class ReverieMemoryService(BaseMemoryService):
             return opened
         return _front_door.open(self.root / app / user)
 
-    def _writing(self, app_name: str, user_id: str) -> Memory:
+    async def _writing(self, app_name: str, user_id: str) -> Memory:
         """``open``, with the workspace created on the first write (starter files and the first
         commit, as ``reverie init`` makes them), so every later change is versioned."""
         memory = self.open(app_name, user_id)
         if not memory.workspace.root.is_dir():
-            memory.init()
+            await memory.ainit()
         return memory
 
     async def add_session_to_memory(self, session: Session) -> None:
@@ -108,7 +120,7 @@ class ReverieMemoryService(BaseMemoryService):
         memories: Sequence[MemoryEntry],
         custom_metadata: Mapping[str, object] | None = None,
     ) -> None:
-        with self._writing(app_name, user_id) as memory:
+        async with await self._writing(app_name, user_id) as memory:
             for entry in memories:
                 text = "\n".join(p.text for p in entry.content.parts or [] if p.text).strip()
                 if text:
@@ -117,33 +129,62 @@ class ReverieMemoryService(BaseMemoryService):
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str
     ) -> SearchMemoryResponse:
-        with self.open(app_name, user_id) as memory:
+        """The scope's memories for ``query``, clean for a model, best first (see the module doc)."""
+        async with self.open(app_name, user_id) as memory:
             if not memory.workspace.root.is_dir():
                 return SearchMemoryResponse()
-            hits = await memory.asearch(query, limit=SEARCH_LIMIT)
-        entries = []
-        for hit in hits:
-            found = hit.to_dict()
-            entries.append(
-                MemoryEntry(
-                    content=types.Content(role="user", parts=[types.Part(text=hit.snippet)]),
-                    id=found["source"],
-                    author=f"reverie:{hit.source.kind}",
-                    timestamp=found["timestamp"],
-                    custom_metadata={
-                        "source": found["source"],
-                        "ref": found["ref"],
-                        "score": hit.score,
-                    },
-                )
+            found = await memory.asearch_memory(query, limit=SEARCH_LIMIT)
+        entries = [
+            MemoryEntry(
+                content=types.Content(role="user", parts=[types.Part(text=item.memory)]),
+                id=item.id,
+                author=f"reverie:{item.state}",
+                timestamp=item.updated_at,
+                custom_metadata={"source": item.source, "score": item.score, "path": item.path},
             )
+            for item in found
+        ]
         return SearchMemoryResponse(memories=entries)
+
+    async def delete_memory(
+        self, *, app_name: str, user_id: str, memory_id: str | None = None
+    ) -> None:
+        """Purge the memory ``memory_id`` (an id ``search_memory`` returned) from the scope (see
+        the module doc)."""
+        if memory_id:
+            await self.delete_memories(app_name=app_name, user_id=user_id, memory_ids=[memory_id])
+
+    async def delete_memories(
+        self, *, app_name: str, user_id: str, memory_ids: Sequence[str]
+    ) -> int:
+        """Purge each of ``memory_ids`` from the scope; returns how many named something."""
+        if isinstance(memory_ids, str):
+            raise TypeError("memory_ids must be a list of ids, not one string")
+        async with self.open(app_name, user_id) as memory:
+            if not memory.workspace.root.is_dir():
+                return 0
+            texts: list[str] = []
+            for memory_id in memory_ids:
+                item = await memory.aget(memory_id)
+                if item is None:
+                    continue
+                lines = [line.strip() for line in item.memory.split("\n") if line.strip()]
+                short = [line for line in lines if len(line) < _PURGE_MIN]
+                if short:
+                    raise ValueError(
+                        f"memory {memory_id} is too short to purge ({short[0]!r}: at least "
+                        f"{_PURGE_MIN} characters)"
+                    )
+                texts.append(memory_id)
+                for line in lines:
+                    await memory.apurge(line)
+            return len(texts)
 
     async def _add(
         self, app_name: str, user_id: str, session_id: str, events: Sequence[Event]
     ) -> None:
         key = f"adk:{session_id}"
-        with self._writing(app_name, user_id) as memory:
+        async with await self._writing(app_name, user_id) as memory:
             known = {m.get(EVENT_KEY) for m in await memory.amessages(key, archived=True)}
             new: list[dict[str, Any]] = []
             for event in events:

@@ -14,11 +14,20 @@ Consolidator, Recall and ``reverie consolidate`` read them like any conversation
   is archived.
 
 ``memory_instructions(memory)`` gives an ``Agent`` the memory block for its instructions (SOUL.md,
-USER.md, MEMORY.md and recent history), read afresh at every run.
+USER.md, MEMORY.md, the topic files by name and recent history), read afresh at every run;
+``memory_tools(memory, session_key=...)`` gives it two tools, ``search_memory`` (clean memory, never
+the conversation in progress nor the assistant's own replies) and ``remember`` (a fact into history).
+The key may be a function of the run's context (``RunContextWrapper``), so one agent serves many
+conversations.
 
     with reverie.open("~/agent/workspace") as memory:
-        agent = Agent(name="assistant", instructions=memory_instructions(memory))
-        await Runner.run(agent, "I moved to Lisbon.", session=ReverieSession("chat:alice", memory))
+        session = ReverieSession("chat:alice", memory)
+        agent = Agent(
+            name="assistant",
+            instructions=memory_instructions(memory),
+            tools=memory_tools(memory, session_key=session.session_id),
+        )
+        await Runner.run(agent, "I moved to Lisbon.", session=session)
 """
 
 from __future__ import annotations
@@ -26,13 +35,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agents import Agent, RunContextWrapper
+from agents import Agent, FunctionTool, RunContextWrapper, function_tool
 from agents.items import TResponseInputItem
 from agents.memory import SessionSettings
 
 from ..memory import Memory
+from . import _tools
 
-__all__ = ["ReverieSession", "memory_instructions", "to_message", "ITEM_KEY"]
+__all__ = ["ReverieSession", "memory_instructions", "memory_tools", "to_message", "ITEM_KEY"]
 
 #: The key under which a stored message keeps the SDK's item as it was given.
 ITEM_KEY = "item"
@@ -101,6 +111,7 @@ class ReverieSession:
         self.session_settings = settings
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
+        """The items not archived yet, oldest first (the newest ``limit``, or the settings')."""
         messages = await self.memory.amessages(self.session_id)
         if limit is None and self.session_settings is not None:
             limit = self.session_settings.limit
@@ -109,14 +120,17 @@ class ReverieSession:
         return [_to_item(m) for m in messages]
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
+        """Append the run's items durably, then consolidate if the prompt is over its budget."""
         if items:
             await self.memory.arecord(self.session_id, [to_message(item) for item in items])
 
     async def pop_item(self) -> TResponseInputItem | None:
+        """Take the newest item out (None when empty, or when it is archived already)."""
         message = await self.memory.apop_message(self.session_id)
         return None if message is None else _to_item(message)
 
     async def clear_session(self) -> None:
+        """Archive what history does not hold yet, then clear the conversation."""
         await self.memory.aclear(self.session_id)
 
 
@@ -132,3 +146,47 @@ def memory_instructions(
         return f"{preamble}\n\n{context}" if preamble else context
 
     return instructions
+
+
+def memory_tools(
+    memory: Memory,
+    *,
+    session_key: str | Callable[[RunContextWrapper[Any]], str] = "openai-agents",
+) -> list[FunctionTool]:
+    """``search_memory`` and ``remember`` as the SDK's function tools, for ``Agent(tools=...)``.
+    ``session_key`` is the conversation the tools serve (the ``ReverieSession``'s id, or a
+    function of the run's ``RunContextWrapper``): ``remember`` records under it, and
+    ``search_memory`` leaves out its messages the model has in its input already."""
+
+    def key(ctx: RunContextWrapper[Any]) -> str:
+        found = session_key(ctx) if callable(session_key) else session_key
+        if not isinstance(found, str) or not found:
+            raise TypeError(f"session_key gave {found!r}, not a non-empty string")
+        return found
+
+    @function_tool
+    async def search_memory(
+        ctx: RunContextWrapper[Any], query: str, limit: int = 8
+    ) -> dict[str, Any]:
+        """Search the user's long-term memory (memory files, archive, history, past
+        conversations) before answering anything about the user or earlier work. Returns the
+        memories found, best first, with where each came from.
+
+        Args:
+            query: what to look for, in a few words.
+            limit: how many memories, at most 20.
+        """
+        return await _tools.search(memory, query, limit, key(ctx))
+
+    @function_tool
+    async def remember(ctx: RunContextWrapper[Any], text: str) -> str:
+        """Record something worth remembering about the user or the work, as a short factual
+        statement. It is kept in history at once (search finds it) and distilled into memory
+        later.
+
+        Args:
+            text: the fact, e.g. "Ada's favourite editor is Helix."
+        """
+        return await _tools.remember(memory, text, key(ctx))
+
+    return [search_memory, remember]

@@ -2,22 +2,33 @@
 
 One object given to ``Agent(capabilities=[...])`` does three things:
 
-- **instructions**: the memory block (``Memory.context``: SOUL.md, USER.md, MEMORY.md and the
-  history Dream has not consolidated yet), read afresh for every run, so Dream's latest edits are in
-  it;
+- **instructions**: the memory block (``Memory.context``: SOUL.md, USER.md, MEMORY.md, the topic
+  files by name and the history Dream has not consolidated yet), read afresh for every run, so
+  Dream's latest edits are in it;
 - **tools**: ``search_memory(query)`` (Recall over memory files, archive, history and past
-  conversations) and ``remember(text)`` (an entry in history, redacted; Dream distils it later);
+  conversations; never the conversation in progress nor the assistant's own replies) and
+  ``remember(text)`` (an entry in history, redacted; Dream distils it later);
 - **recording**: after each run, its turns (the user's prompt, the model's text, tool calls and
-  results) are appended to ``sessions/<session_key>.jsonl`` and consolidated under token pressure
+  results) are appended to ``sessions/<key>.jsonl`` and consolidated under token pressure
   (``Memory.record``), as ``reverie chat`` does with its own turns.
 
-    with reverie.open("~/agent/workspace") as memory:
-        agent = Agent("openai:gpt-5.2", capabilities=[ReverieCapability(memory, session_key="chat:ada")])
-        agent.run_sync("I moved to Lisbon.")
+Both the memory and the session key are taken per run from Pydantic AI's own ``RunContext``: the
+key is ``pydantic-ai:<conversation_id>`` by default (Pydantic AI gives runs that share a message
+history one conversation id), or what ``session_key`` says (a string, or a function of the run's
+context); ``memory`` may be a function of the context too, so one agent serves many users::
+
+    capability = ReverieCapability(
+        lambda ctx: reverie.open(root="/srv/memory", user=ctx.deps.user_id),
+        session_key=lambda ctx: f"chat:{ctx.deps.user_id}",
+    )
+    agent = Agent("openai:gpt-5.2", deps_type=Deps, capabilities=[capability])
+
+A memory a function gives is closed at the end of the run.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -38,7 +49,7 @@ from pydantic_ai.toolsets import FunctionToolset
 from ..memory import Memory
 from . import _tools
 
-__all__ = ["ReverieCapability", "to_messages"]
+__all__ = ["ReverieCapability", "to_messages", "MemorySource", "KeySource"]
 
 
 def _text(content: Any) -> str:
@@ -87,6 +98,11 @@ def to_messages(history: list[ModelMessage]) -> list[dict[str, Any]]:
     return out
 
 
+#: What ``memory`` and ``session_key`` may be: a value, or a function of the run's context.
+MemorySource = Memory | Callable[[RunContext[Any]], Memory]
+KeySource = str | Callable[[RunContext[Any]], str] | None
+
+
 class ReverieCapability(AbstractCapability[Any]):
     """Memory for a Pydantic AI agent (see the module doc). ``tools=False`` keeps the instructions
     and the recording but offers no tools; ``record=False`` keeps the conversation out of the
@@ -94,22 +110,60 @@ class ReverieCapability(AbstractCapability[Any]):
 
     def __init__(
         self,
-        memory: Memory,
+        memory: MemorySource,
         *,
-        session_key: str = "pydantic-ai",
+        session_key: KeySource = None,
         tools: bool = True,
         record: bool = True,
     ) -> None:
+        if not isinstance(memory, Memory) and not callable(memory):
+            raise TypeError(
+                f"memory must be a Memory or a function of the run's context, not "
+                f"{type(memory).__name__}"
+            )
+        if (
+            session_key is not None
+            and not isinstance(session_key, str)
+            and not callable(session_key)
+        ):
+            raise TypeError(
+                f"session_key must be a string or a function of the run's context, not "
+                f"{type(session_key).__name__}"
+            )
         self.memory = memory
         self.session_key = session_key
         self.record = record
         self._toolset: FunctionToolset[Any] | None = self._tools() if tools else None
+        self._opened: dict[str, Memory] = {}  # run id -> the memory a function gave for it
+
+    def key(self, ctx: RunContext[Any]) -> str:
+        """The run's session key (see the module doc)."""
+        if isinstance(self.session_key, str):
+            return self.session_key
+        if self.session_key is not None:
+            key = self.session_key(ctx)
+            if not isinstance(key, str) or not key:
+                raise TypeError(f"session_key gave {key!r}, not a non-empty string")
+            return key
+        return f"pydantic-ai:{ctx.conversation_id or 'default'}"
+
+    def memory_for(self, ctx: RunContext[Any]) -> Memory:
+        """The run's memory: ``memory`` itself, or what the function gave for this run (made once
+        per run, closed when it ends)."""
+        if isinstance(self.memory, Memory):
+            return self.memory
+        run = ctx.run_id or "default"
+        found = self._opened.get(run)
+        if found is None:
+            found = self.memory(ctx)
+            if not isinstance(found, Memory):
+                raise TypeError(f"memory gave a {type(found).__name__}, not a Memory")
+            self._opened[run] = found
+        return found
 
     def get_instructions(self) -> Any:
-        memory = self.memory
-
-        async def memory_context() -> str:
-            return await memory.acontext()
+        async def memory_context(ctx: RunContext[Any]) -> str:
+            return await self.memory_for(ctx).acontext()
 
         return memory_context
 
@@ -119,16 +173,19 @@ class ReverieCapability(AbstractCapability[Any]):
     async def after_run(
         self, ctx: RunContext[Any], *, result: AgentRunResult[Any]
     ) -> AgentRunResult[Any]:
-        if self.record:
-            turns = to_messages(result.new_messages())
-            if turns:
-                await self.memory.arecord(self.session_key, turns)
+        try:
+            if self.record:
+                turns = to_messages(result.new_messages())
+                if turns:
+                    await self.memory_for(ctx).arecord(self.key(ctx), turns)
+        finally:
+            opened = self._opened.pop(ctx.run_id or "default", None)
+            if opened is not None:  # closed off the loop (it waits for a thread using the repo)
+                await opened.aclose()
         return result
 
     def _tools(self) -> FunctionToolset[Any]:
-        memory, key = self.memory, self.session_key
-
-        async def search_memory(query: str, limit: int = 8) -> dict[str, Any]:
+        async def search_memory(ctx: RunContext[Any], query: str, limit: int = 8) -> dict[str, Any]:
             """Search the user's long-term memory (memory files, archive, history, past
             conversations) before answering anything about the user or earlier work. Returns ranked
             snippets with their source.
@@ -137,9 +194,9 @@ class ReverieCapability(AbstractCapability[Any]):
                 query: what to look for, in a few words.
                 limit: how many snippets, at most 20.
             """
-            return await _tools.search(memory, query, limit)
+            return await _tools.search(self.memory_for(ctx), query, limit, self.key(ctx))
 
-        async def remember(text: str) -> str:
+        async def remember(ctx: RunContext[Any], text: str) -> str:
             """Record something worth remembering about the user or the work, as a short factual
             statement. It is kept in history at once (search finds it) and distilled into memory
             later.
@@ -147,6 +204,6 @@ class ReverieCapability(AbstractCapability[Any]):
             Args:
                 text: the fact, e.g. "Ada's favourite editor is Helix."
             """
-            return await _tools.remember(memory, text, key)
+            return await _tools.remember(self.memory_for(ctx), text, self.key(ctx))
 
         return FunctionToolset([search_memory, remember])

@@ -101,6 +101,7 @@ class KeptReply:
         return ()
 
     def to_dict(self) -> dict[str, Any]:
+        """The kept reply as plain JSON (what ``--json`` prints)."""
         return {
             "id": self.id,
             "time": self.time,

@@ -1,7 +1,8 @@
 """A cheap, dependency-free token estimate, for budgets that must not import litellm or wait for a
 tokenizer.
 
-Rule, fitted against ``litellm.token_counter`` (tiktoken, gpt-4o-mini) on prose, Python, JSON,
+Rule, fitted against ``litellm.token_counter`` (tiktoken's cl100k, gpt-4's; o200k, gpt-4o's, codes
+CJK text in fewer tokens, where the estimate errs higher still) on prose, Python, JSON,
 German, Chinese, chat and transcript text: letters and spaces ≈ 4.5 characters per token; digits and
 punctuation ≈ 0.6 token each (JSON and code are dense in them); each extra UTF-8 byte of a non-ASCII
 character ≈ 0.35 token (a CJK character ≈ 0.7, an accented letter ≈ 0.35 more); plus 4 tokens of

@@ -223,11 +223,11 @@ class _Tools:
 
     async def search(self, query: str, k: int, filters: dict[str, Any]) -> dict[str, Any]:
         self.existing()
-        try:
-            hits = await self.memory.arecall(query, limit=k, **filters)  # in the executor too
+        try:  # clean for a model (no internal marks, never its own replies); in the executor too
+            found = await self.memory.asearch_memory(query, limit=k, **filters)
         except ReverieError as exc:
             raise ToolError(str(exc)) from None
-        return {"notice": DATA_NOTICE, "hits": [h.to_dict() for h in hits]}
+        return {"notice": DATA_NOTICE, "hits": [item.to_dict() for item in found]}
 
 
 class ReverieServer(MCPServer[Any]):

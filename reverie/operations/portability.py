@@ -1,6 +1,7 @@
 """Moving a workspace between machines: one self-contained bundle out (``export_bundle``), the same
-workspace back in (``import_bundle``), and a nanobot workspace brought in as is
-(``import_nanobot``). This docstring is the bundle's spec.
+workspace back in (``import_bundle``); and what every importer shares (the result types, the
+target's checks, the move into place, the import commit; ``reverie.importers`` holds the importers
+of other tools' memory). This docstring is the bundle's spec.
 
 A bundle is a gzip-compressed tar of the workspace's own files, each under its workspace-relative
 path:
@@ -25,6 +26,13 @@ most ``MAX_MEMBERS``), written to a new directory beside the target, checked aga
 that fails any check is refused with one line and leaves nothing behind. A non-empty target is
 refused unless ``replace=True``, which moves it aside to ``<target>.before-import-<time>`` first:
 nothing is deleted.
+
+No credential comes in whatever a bundle holds: before the checked copy is moved into place, every
+text in it — its files and every version in its memory repository — is scanned
+(``reverie.security.secrets``), and each credential found is purged from all of them
+(``reverie.operations.purge``: the string replaced by ``[REDACTED:purged]``, the repository's history
+rewritten). A bundle Reverie exported holds none (it redacts on the way in), so it comes back byte for
+byte.
 """
 
 from __future__ import annotations
@@ -47,16 +55,22 @@ import orjson
 from ..dream.lock import dream_run_lock
 from ..errors import UnsafePathError, WorkspaceError
 from ..gitstore.location import locate
-from ..security.secrets import redact
-from ..workspace import MEMORY_FILES, Workspace, check_relative
+from ..security.secrets import scan
+from ..workspace import Workspace, check_relative
 
 __all__ = [
     "BundleError",
     "ExportResult",
     "ImportResult",
+    "Skipped",
+    "ScopeImport",
     "export_bundle",
     "import_bundle",
-    "import_nanobot",
+    "purge_credentials",
+    "check_target",
+    "move_into_place",
+    "head_of",
+    "commit_import",
     "MANIFEST",
     "FORMAT",
     "VERSION",
@@ -80,15 +94,6 @@ _MAX_MANIFEST_BYTES = 64 << 20
 _CHUNK = 1 << 20
 #: The workspace's own top-level entries a bundle carries (the git directory is added by name).
 _TOP = ("SOUL.md", "USER.md", "reverie.json", ".gitignore", "memory", "sessions")
-#: What a nanobot workspace holds that Reverie's layout shares (copied by ``import_nanobot``; its
-#: .git is not).
-_NANOBOT = (
-    *MEMORY_FILES,
-    "memory/history.jsonl",
-    "memory/HISTORY.md",
-    "memory/.cursor",
-    "memory/.dream_cursor",
-)
 
 
 class BundleError(WorkspaceError):
@@ -103,6 +108,27 @@ class ExportResult:
 
 
 @dataclass(frozen=True)
+class Skipped:
+    """Something an import did not bring in, and why (one line): every such item is named."""
+
+    item: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.item}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class ScopeImport:
+    """What an import into a root of scoped workspaces brought into one scope."""
+
+    user: str
+    agent: str | None
+    workspace: Path
+    items: int
+
+
+@dataclass(frozen=True)
 class ImportResult:
     workspace: Path
     files: int
@@ -112,6 +138,16 @@ class ImportResult:
     #: The memory repository's head after the import (None when the bundle has no repository).
     head: str | None = None
     commits: list[str] = field(default_factory=list)
+    #: Memories, notes or history entries brought in (beyond whole files).
+    items: int = 0
+    #: What was not brought in, each named with the reason (never dropped silently).
+    skipped: tuple[Skipped, ...] = ()
+    #: Files copied as they are that are not memory (nanobot's AGENTS.md, skills/, …).
+    kept: tuple[str, ...] = ()
+    #: Credentials found in what came in and redacted (or purged) on the way.
+    redacted: int = 0
+    #: An import into a root: what each scope received.
+    scopes: tuple[ScopeImport, ...] = ()
 
 
 # -- export -----------------------------------------------------------------------------------------------------
@@ -253,7 +289,8 @@ def _is_empty(root: Path) -> bool:
     return not root.exists() or (root.is_dir() and not any(root.iterdir()))
 
 
-def _target(ws: Workspace, replace: bool) -> None:
+def check_target(ws: Workspace, replace: bool) -> None:
+    """Refuse a target that is a symlink, a file, or (without ``replace``) not empty."""
     if ws.root.is_symlink():
         raise WorkspaceError(f"{ws.root} is a symlink; import into a real directory")
     if ws.root.exists() and not ws.root.is_dir():
@@ -300,16 +337,81 @@ def import_bundle(
     source = Path(bundle).expanduser()
     if not source.is_file():
         raise WorkspaceError(f"no bundle at {source}")
-    _target(ws, replace)
+    check_target(ws, replace)
     ws.root.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{ws.root.name}.import-", dir=ws.root.parent))
     try:
         files, total = _extract(source, staging, max_member_bytes, max_total_bytes)
-        moved = _move_into_place(staging, ws.root, replace)
+        purged = purge_credentials(staging)
+        moved = move_into_place(staging, ws.root, replace)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return ImportResult(ws.root, files, total, moved, _head(ws))
+    return ImportResult(ws.root, files, total, moved, head_of(ws), redacted=purged)
+
+
+def _credentials(text: str) -> set[str]:
+    return {text[m.start : m.end] for m in scan(text)}
+
+
+def _text_of(path: Path, rel: str) -> str:
+    """The text a file holds as a purge sees it: a JSON file's string values (one per line), else
+    the whole; scanned in one piece."""
+    data = path.read_bytes()
+    if not rel.endswith((".jsonl", ".json")):
+        return data.decode("utf-8", errors="replace")
+    texts: list[str] = []
+    for raw in data.splitlines():
+        try:
+            stack = [orjson.loads(raw)]
+        except orjson.JSONDecodeError:
+            texts.append(raw.decode("utf-8", errors="replace"))
+            continue
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                texts.append(item)
+            elif isinstance(item, list):
+                stack.extend(item)
+            elif isinstance(item, dict):
+                stack.extend(item.values())
+    return "\n".join(texts)
+
+
+def purge_credentials(root: Path) -> int:
+    """Purge every credential found in the workspace at ``root`` — in its files and in every
+    version its memory repository holds — from all of them (``reverie.operations.purge``). Returns
+    how many distinct values were purged."""
+    from ..config import load_config
+    from ..gitstore import GitStore
+    from ..gitstore.purge import reachable_texts
+    from ..store import WorkspaceStore
+    from .purge import MIN_LENGTH, REPLACEMENT, purge
+
+    ws = Workspace(root)
+    found: set[str] = set()
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.is_symlink() or not path.is_file() or rel.startswith((".git/", ".reverie-git/")):
+            continue
+        found |= _credentials(_text_of(path, rel))
+    git = GitStore(ws, load_config(root).git) if locate(root) is not None else None
+    try:
+        if git is not None:
+            joined = b"\n".join(reachable_texts(git))
+            found |= _credentials(joined.decode("utf-8", errors="replace"))
+        values = sorted(v for v in found if len(v) >= MIN_LENGTH and v not in REPLACEMENT)
+        if not values:
+            return 0
+        if git is None:
+            git = GitStore(ws, load_config(root).git)
+        store = WorkspaceStore(ws)
+        for value in values:
+            purge(store, git, value)
+        return len(values)
+    finally:
+        if git is not None:
+            git.close()
 
 
 def _extract(source: Path, staging: Path, max_member: int, max_total: int) -> tuple[int, int]:
@@ -430,7 +532,7 @@ def _check_manifest(
             raise BundleError(f"{source} is damaged: {rel!r} does not match its manifest entry")
 
 
-def _move_into_place(staging: Path, root: Path, replace: bool) -> Path | None:
+def move_into_place(staging: Path, root: Path, replace: bool) -> Path | None:
     """Rename the checked copy to ``root``; a non-empty ``root`` (with ``replace``) is renamed aside first."""
     moved: Path | None = None
     if root.is_dir() and not any(root.iterdir()):
@@ -453,7 +555,7 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _head(ws: Workspace) -> str | None:
+def head_of(ws: Workspace) -> str | None:
     from ..gitstore import GitStore
 
     if locate(ws.root) is None:
@@ -465,91 +567,22 @@ def _head(ws: Workspace) -> str | None:
         git.close()
 
 
-# -- nanobot ----------------------------------------------------------------------------------------------------
+# -- what importers share ------------------------------------------------------------------------------------
 
 
-def import_nanobot(
-    source: str | os.PathLike[str],
-    workspace: Workspace | str | os.PathLike[str],
-    *,
-    replace: bool = False,
-) -> ImportResult:
-    """Bring a nanobot workspace's memory into a new Reverie workspace: history (and its legacy
-    ``HISTORY.md``, migrated on first open), the cursors and the conversations are copied; then the
-    memory files are written (secrets redacted) as one version whose message names the source. Its
-    own git history stays with it (Reverie can also open the nanobot workspace in place, history and
-    all)."""
-    src = Path(source).expanduser().absolute()
-    if not src.is_dir():
-        raise WorkspaceError(f"no nanobot workspace at {src}")
-    ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
-    if not any(
-        (src / rel).is_file()
-        for rel in (*MEMORY_FILES, "memory/history.jsonl", "memory/HISTORY.md")
-    ):
-        raise WorkspaceError(
-            f"{src} holds no nanobot memory (no SOUL.md, USER.md, memory/MEMORY.md or history)"
-        )
-    _target(ws, replace)
-    source_ws = Workspace(src)
-    memory = {rel: _read_source(source_ws, rel) for rel in MEMORY_FILES}
-    ws.root.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{ws.root.name}.import-", dir=ws.root.parent))
-    try:
-        copied = _copy_nanobot(source_ws, staging)
-        moved = _move_into_place(staging, ws.root, replace)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    texts = {rel: redact(text) for rel, text in memory.items() if text is not None}
-    commit = _commit_import(ws, f"import: nanobot workspace from {src}", texts)
-    files = [*copied, *texts]
-    size = sum((ws.root / rel).stat().st_size for rel in files)
-    return ImportResult(ws.root, len(files), size, moved, _head(ws), [commit] if commit else [])
-
-
-def _read_source(source: Workspace, rel: str) -> str | None:
-    try:
-        path = source.resolve(rel)
-    except UnsafePathError as exc:
-        log.warning("import: %s skipped (%s)", rel, exc)
-        return None
-    return source.read(rel) if path.is_file() else None
-
-
-def _copy_nanobot(source: Workspace, staging: Path) -> list[str]:
-    """History, cursors and sessions, byte for byte (the memory files are committed afterwards)."""
-    copied: list[str] = []
-    rels = [rel for rel in _NANOBOT if rel not in MEMORY_FILES]
-    sessions = source.sessions_dir
-    if sessions.is_dir() and not sessions.is_symlink():
-        rels.extend(
-            f"sessions/{name}" for name in sorted(os.listdir(sessions)) if name.endswith(".jsonl")
-        )
-    for rel in rels:
-        try:
-            path = source.resolve(rel)
-        except UnsafePathError as exc:
-            log.warning("import: %s skipped (%s)", rel, exc)
-            continue
-        if not path.is_file():
-            continue
-        out = staging.joinpath(*rel.split("/"))
-        out.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, out)
-        copied.append(rel)
-    return copied
-
-
-def _commit_import(ws: Workspace, message: str, files: dict[str, str]) -> str | None:
+def commit_import(
+    ws: Workspace, message: str, files: dict[str, str], *, base: dict[str, str] | None = None
+) -> str | None:
     """Create the memory repo, then write and commit the imported memory files as one version whose
-    message names the source (kind ``manual``: a person brought them in)."""
+    message names the source (kind ``manual``: a person brought them in). What importers share.
+    ``base``: what an import into a workspace in use read of the files it replaces (the writers'
+    protocol, ``GitStore.commit``): a change committed since is merged, never overwritten."""
     from ..config import load_config
     from ..gitstore import GitStore
 
     git = GitStore(ws, load_config(ws.root).git)
     try:
         git.ensure()
-        return git.commit(message, kind="manual", files=files) if files else None
+        return git.commit(message, kind="manual", files=files, base=base) if files else None
     finally:
         git.close()

@@ -69,7 +69,8 @@ from typing import TypeVar
 from ..errors import LockTimeoutError, RecallError, SessionError
 from ..history import BadLine, HistoryEntry, HistoryLog
 from ..sessions import SessionStore
-from ..workspace import ARCHIVE_DIR, MEMORY_FILES, Workspace, workspace_id
+from ..topics import walk_tree
+from ..workspace import ARCHIVE_DIR, MEMORY_FILES, TOPICS_DIR, Workspace, workspace_id
 from .sources import (
     DATED_RE,
     Chunk,
@@ -540,6 +541,10 @@ class SearchIndex:
         for name, file in _regular_files(ws.memory_dir):
             if DATED_RE.match(name):
                 yield f"memory/{name}", "dated", file
+        topics = ws.root / TOPICS_DIR
+        if not topics.is_symlink():  # topic files (reverie.topics): evergreen memory
+            for rel, file in walk_tree(topics):
+                yield f"{TOPICS_DIR}/{rel}", "memory", file
         if self.include_sessions:
             for name, file in _regular_files(ws.sessions_dir):
                 if name.endswith(".jsonl"):

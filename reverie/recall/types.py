@@ -46,6 +46,7 @@ class SourceRef:
         return self.path
 
     def to_dict(self) -> dict[str, Any]:
+        """The reference as plain JSON: its fields that are set."""
         return {
             f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None
         }
@@ -53,18 +54,26 @@ class SourceRef:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One search result: a text snippet, its final score (higher is better; the best lexical match
-    scores about 1, see ``reverie.recall.search``), where it came from, and when."""
+    """One search result: a text snippet, its final score (higher is better; relative: the best
+    lexical match scores about 1, see ``reverie.recall.search``), where it came from, and when.
+
+    ``match`` has an absolute meaning, the same for every query: the share of the query's words
+    (stop words aside) that the hit's text holds, each compared by its first five letters, from 0
+    to 1 (1: all of them). A threshold is set on it (``Memory.search(..., threshold=0.5)``: at least
+    half the words), never on ``score``."""
 
     snippet: str
     score: float
     source: SourceRef
     timestamp: datetime | None = None
+    match: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
+        """The hit as plain JSON: snippet, score, match, source (as a string and as its fields), time."""
         return {
             "snippet": self.snippet,
             "score": self.score,  # full precision: rounding would merge near-equal scores
+            "match": self.match,
             "source": str(self.source),
             "ref": self.source.to_dict(),
             "timestamp": self.timestamp.isoformat() if self.timestamp else None,

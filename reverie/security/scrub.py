@@ -24,10 +24,70 @@ from typing import Any
 
 import orjson
 
-__all__ = ["replace_in_file", "replace_in_jsonl", "replace_in_value", "replace_raw"]
+from .secrets import redact, scan
+
+__all__ = [
+    "replace_in_file",
+    "replace_in_jsonl",
+    "replace_in_value",
+    "replace_raw",
+    "redact_text",
+    "redact_value",
+    "redact_many",
+]
 
 _JSONL_SUFFIXES = (".jsonl", ".jsonl.torn", ".jsonl.corrupt", ".jsonl.tmp")
 _NO_TEXT = frozenset({".cursor", ".dream_cursor"})
+
+
+def redact_text(text: str) -> tuple[str, int]:
+    """``text`` with its credentials redacted (``secrets.redact``), and how many were found."""
+    found = len(scan(text))
+    return (redact(text), found) if found else (text, 0)
+
+
+def redact_value(value: Any) -> tuple[Any, int]:
+    """``value`` (parsed JSON) with credentials redacted in every string value, keys and numbers
+    never touched (as a purge leaves them), and how many were found."""
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, list):
+        items = [redact_value(item) for item in value]
+        total = sum(n for _, n in items)
+        return ([item for item, _ in items], total) if total else (value, 0)
+    if isinstance(value, dict):
+        pairs = {key: redact_value(item) for key, item in value.items()}
+        total = sum(n for _, n in pairs.values())
+        return ({key: item for key, (item, _) in pairs.items()}, total) if total else (value, 0)
+    return value, 0
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    return []
+
+
+def redact_many(values: list[Any]) -> tuple[list[Any], int]:
+    """``redact_value`` over many values (a file's JSON lines), in one scan of all their strings:
+    only the values holding a credential that scan found are scanned again and redacted, so a
+    history of thousands of clean entries costs one scan, not one per string."""
+    joined = "\n".join(s for value in values for s in _strings(value))
+    found = {joined[m.start : m.end] for m in scan(joined)}
+    if not found:
+        return values, 0
+    out: list[Any] = []
+    total = 0
+    for value in values:
+        if any(secret in s for s in _strings(value) for secret in found):
+            value, n = redact_value(value)
+            total += n
+        out.append(value)
+    return out, total
 
 
 def replace_in_value(value: Any, old: str, new: str) -> tuple[Any, int]:

@@ -1,8 +1,9 @@
-"""The nanobot-ai peer environments for the tests that run a real nanobot (a pytest plugin; conftest
-loads it).
+"""The peer environments for the tests that run a real nanobot or a framework's oldest supported
+release (a pytest plugin; conftest loads it).
 
 A test module says which release it runs with ``pytestmark = pytest.mark.nanobot_peer("0.3.5")`` and
-takes the ``nanobot_peer_python`` fixture. When tests so marked are selected, the environments they
+takes the ``nanobot_peer_python`` fixture, or with ``pytest.mark.framework_peer("openai-agents-0.20.0")``
+and takes ``framework_peer_python``. When tests so marked are selected, the environments they
 need are created by ``bench/peerenv.py`` from the hash-locked files in ``bench/locks`` (into
 ``bench/.venvs``, ignored by git, reused while the lock is unchanged) in a background process from
 the end of collection, and those tests are moved to the end of the run: pip's download and install
@@ -28,6 +29,7 @@ import pytest
 from bench import peerenv
 
 MARKER = "nanobot_peer"
+FRAMEWORK_MARKER = "framework_peer"
 ROOT = Path(__file__).resolve().parents[2]
 #: What the background process runs: bench/peerenv.py's main, one JSON line per release as it is
 #: ready.
@@ -95,7 +97,8 @@ _KEY = pytest.StashKey[_Build]()
 
 
 def _version(item: pytest.Item) -> str | None:
-    mark = item.get_closest_marker(MARKER)
+    """The peer environment a test runs in: a nanobot-ai version, or a framework peer's name."""
+    mark = item.get_closest_marker(MARKER) or item.get_closest_marker(FRAMEWORK_MARKER)
     return str(mark.args[0]) if mark else None
 
 
@@ -104,6 +107,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         f"{MARKER}(version): runs a real nanobot-ai of that release from its peer environment "
         "(created by the test run from bench/locks; tests/support/peers.py)",
+    )
+    config.addinivalue_line(
+        "markers",
+        f"{FRAMEWORK_MARKER}(name): runs an adapter's tests on a framework's oldest supported "
+        "release, in its peer environment (bench/locks/<name>.lock; tests/support/peers.py)",
     )
 
 
@@ -120,20 +128,32 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         session.config.stash[_KEY] = _Build(versions)
 
 
-@pytest.fixture(scope="module")
-def nanobot_peer_python(request: pytest.FixtureRequest) -> Path:
-    """The python of the marked release's peer environment (it imports ``nanobot``)."""
-    mark = request.node.get_closest_marker(MARKER)
-    assert mark is not None, f"mark the module with pytest.mark.{MARKER}(version)"
+def _peer_python(request: pytest.FixtureRequest, marker: str) -> Path:
+    mark = request.node.get_closest_marker(marker)
+    assert mark is not None, f"mark the module with pytest.mark.{marker}(...)"
     version = str(mark.args[0])
     build = request.config.stash.get(_KEY, None)
+    release = peerenv.peer(version)
     try:
         if build is None or version not in build.versions:  # not seen at collection
             return peerenv.ensure(version)
         return build.python(version)
     except peerenv.PeerEnvError as exc:
-        unavailable(f"nanobot-ai {version} peer environment: {exc}")
+        unavailable(f"{release.dist} {release.version} peer environment: {exc}")
         raise  # unreachable: unavailable() always raises
+
+
+@pytest.fixture(scope="module")
+def nanobot_peer_python(request: pytest.FixtureRequest) -> Path:
+    """The python of the marked release's peer environment (it imports ``nanobot``)."""
+    return _peer_python(request, MARKER)
+
+
+@pytest.fixture(scope="module")
+def framework_peer_python(request: pytest.FixtureRequest) -> Path:
+    """The python of the marked framework release's peer environment (Reverie's dependencies, the
+    framework at that release, pytest; Reverie itself runs from the checkout)."""
+    return _peer_python(request, FRAMEWORK_MARKER)
 
 
 def unavailable(reason: str) -> None:
@@ -153,7 +173,7 @@ def _summary(build: _Build) -> str:
         if "error" in found:
             state = "unavailable"
         parts.append(f"{version} {state} in {found.get('seconds', 0.0)} s")
-    return f"nanobot-ai peer environments: {'; '.join(parts)}"
+    return f"peer environments: {'; '.join(parts)}"
 
 
 _WORKER_LINES = pytest.StashKey[list[str]]()

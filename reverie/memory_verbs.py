@@ -1,0 +1,511 @@
+"""The verbs ``Memory`` has beyond its core, written in one place it inherits from: the ones a mem0
+user reaches for (``add``, ``get_all``, ``get``, ``update``, ``delete``, ``history(memory_id)``),
+what a model is handed (``search_memory``), and whole memory files leaving or moving
+(``delete_file``, ``rename_file``, ``clear_files``); and the argument checks every verb shares, so a
+wrong argument is named in one line instead of failing deep inside.
+
+Each verb is a thin call of ``reverie.operations`` (``items``: ids, lifecycle, the clean view;
+``files``: whole files) over the ``Memory``'s ``Runtime``, with an ``a``-prefixed async twin, as
+every ``Memory`` verb has. The ids, how they are kept through Dream's edits and restores, and the
+scores are specified in ``reverie.operations.items``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ._lazy import lazy_exports
+from .errors import CommandError
+
+if TYPE_CHECKING:
+    from .operations.files import FilesResult
+    from .operations.items import MemoryEvent, MemoryItem
+    from .recall import Hit
+    from .runtime import Runtime
+
+# The result types live with the operations that make them; loaded on first use, so `reverie
+# status` and `log`, which build a Memory, import none of the pipeline.
+__getattr__ = lazy_exports(
+    __package__ or "reverie",
+    {
+        "MemoryItem": "operations.items",
+        "MemoryEvent": "operations.items",
+        "FilesResult": "operations.files",
+    },
+    globals(),
+)
+
+__all__ = [
+    "MemoryVerbs",
+    "MemoryItem",
+    "MemoryEvent",
+    "FilesResult",
+    "check_text",
+    "check_limit",
+    "check_kinds",
+    "twin_docs",
+]
+
+T = TypeVar("T")
+_MAX_METADATA_BYTES = 64 << 10
+#: A plain workspace's user (``check_user``), under its state directory.
+_USER_FILE = "user"
+
+
+def check_text(name: str, value: object, *, empty: bool = False) -> str:
+    """``value`` if it is a string (non-blank unless ``empty``), else ``CommandError`` naming ``name``."""
+    if not isinstance(value, str):
+        raise CommandError(f"{name} must be a string, not {type(value).__name__}")
+    if not empty and not value.strip():
+        raise CommandError(f"{name} is empty: say what it is")
+    return value
+
+
+def check_limit(name: str, value: object, *, zero: bool = False) -> int:
+    """``value`` if it is a whole number (at least 1, or 0 with ``zero``), else ``CommandError``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < (0 if zero else 1):
+        least = 0 if zero else 1
+        raise CommandError(f"{name} must be a whole number of at least {least}, not {value!r}")
+    return value
+
+
+def check_kinds(kinds: str | Sequence[str] | None) -> list[str] | None:
+    """``kinds`` as a list: one kind given as a string is that kind (``kinds='history'``), never its
+    letters; anything else than strings is named."""
+    if kinds is None:
+        return None
+    if isinstance(kinds, str):
+        return [kinds]
+    if not isinstance(kinds, Sequence) or not all(isinstance(k, str) for k in kinds):
+        raise CommandError(f"kinds must be a kind or a list of kinds, not {kinds!r}")
+    return list(kinds)
+
+
+def _metadata(metadata: object) -> dict[str, Any]:
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping):
+        raise CommandError(f"metadata must be a dict, not {type(metadata).__name__}")
+    import orjson
+
+    from .security.scrub import redact_value
+
+    try:
+        size = len(orjson.dumps(dict(metadata)))
+    except TypeError as exc:
+        raise CommandError(f"metadata must be plain JSON ({exc})") from None
+    if size > _MAX_METADATA_BYTES:
+        raise CommandError(f"metadata is {size:,} bytes of JSON (at most {_MAX_METADATA_BYTES:,})")
+    cleaned, _ = redact_value(dict(metadata))
+    return dict(cleaned)
+
+
+def twin_docs(cls: type[T]) -> type[T]:
+    """Give each ``a``-twin without a docstring its verb's (and each verb its twin's): ``help()``
+    shows what every verb does, however it is spelled."""
+    for name in dir(cls):
+        if name.startswith("_"):
+            continue
+        member = getattr(cls, name)
+        if not callable(member) or member.__doc__:
+            continue
+        other = name[1:] if name.startswith("a") and hasattr(cls, name[1:]) else "a" + name
+        twin = getattr(cls, other, None)
+        if twin is None or not twin.__doc__:
+            continue
+        if name.startswith("a") and other == name[1:]:
+            member.__doc__ = f"``{other}``, awaited (its work off the event loop). {twin.__doc__}"
+        else:
+            member.__doc__ = f"``{other}`` for code outside an event loop. {twin.__doc__}"
+    return cls
+
+
+class MemoryVerbs:
+    """The verbs (see the module doc) ``Memory`` inherits; ``runtime`` and the core verbs they use
+    are ``Memory``'s."""
+
+    runtime: Runtime
+
+    if TYPE_CHECKING:
+
+        async def _offload(self, verb: Callable[[Any], T]) -> T: ...
+
+        def _create(self) -> None: ...
+
+        def remove(self, path: str, line: str, *, reason: str, kind: Any = ...) -> Any: ...
+
+        def remember(self, text: str, *, session_key: str | None = None) -> Any: ...
+
+        def record(self, session_key: str, messages: Sequence[dict[str, Any]]) -> Any: ...
+
+        def consolidate(self, session_key: str | None = None) -> Any: ...
+
+        async def arecord(self, session_key: str, messages: Sequence[dict[str, Any]]) -> Any: ...
+
+        async def aconsolidate(self, session_key: str | None = None) -> Any: ...
+
+        def recall(
+            self,
+            query: str,
+            *,
+            limit: int = 10,
+            kinds: Sequence[str] | str | None = None,
+            session: str | None = None,
+            since: str | None = None,
+            until: str | None = None,
+        ) -> list[Hit]: ...
+
+    # -- who the memory is ---------------------------------------------------------------------------
+    def check_user(self, user_id: str | None, agent_id: str | None = None) -> None:
+        """Refuse a ``user_id`` (or ``agent_id``) that is not this memory's: a scope's memory is one
+        user's (``reverie.open(root=..., user=...)`` opens another's); a plain workspace is the
+        user's its first ``add`` with a ``user_id`` named (``memory/.reverie/user``), so another
+        user's call never reads, nor deletes, nor adds to it."""
+        for name, value in (("user_id", user_id), ("agent_id", agent_id)):
+            if value is not None:
+                check_text(name, value)
+        scope = self.runtime.scope
+        if scope is None:
+            owner = self._workspace_user()
+            if user_id is not None and owner is not None and user_id != owner:
+                raise CommandError(
+                    f"user_id {user_id!r} is not this workspace's user ({owner!r}, named by its "
+                    "first add): a workspace is one user's memory; open one per user with "
+                    f"reverie.open(root=DIR, user={user_id!r})"
+                )
+            return
+        mine = scope[1]
+        if user_id is not None and user_id != mine.user:
+            raise CommandError(
+                f"user_id {user_id!r} is not this memory's user ({mine.user!r}): open its own with "
+                f"reverie.open(root=..., user={user_id!r})"
+            )
+        if agent_id is not None and agent_id != mine.agent:
+            raise CommandError(
+                f"agent_id {agent_id!r} is not this memory's agent ({mine.agent!r}): open its own "
+                f"with reverie.open(root=..., user=..., agent={agent_id!r})"
+            )
+
+    def _workspace_user(self) -> str | None:
+        """The user a plain workspace's first ``add(..., user_id=...)`` named, or None."""
+        try:
+            raw = (self.runtime.workspace.state_dir / _USER_FILE).read_bytes()
+        except OSError:
+            return None
+        return raw.decode("utf-8", "replace").strip() or None  # empty: a first add was cut short
+
+    def _own(self, user_id: str | None) -> None:
+        """Record ``user_id`` as this plain workspace's user on its first ``add`` naming one."""
+        if user_id is None or self.runtime.scope is not None or self._workspace_user() is not None:
+            return
+        import os
+        import tempfile
+
+        state = self.runtime.workspace.state_dir
+        state.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=state, prefix=".user.")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(user_id.encode("utf-8", "surrogateescape") + b"\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            try:  # a link never replaces: of two first adds at once, one names the user
+                os.link(tmp, state / _USER_FILE)
+            except FileExistsError:
+                pass
+        finally:
+            os.unlink(tmp)
+        self.check_user(user_id)  # the other one's add is refused here
+
+    # -- what a model is handed ------------------------------------------------------------------------
+    def search_memory(
+        self,
+        query: str,
+        *,
+        limit: int = 8,
+        session_key: str | None = None,
+        threshold: float | None = None,
+        kinds: Sequence[str] | str | None = None,
+        session: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> list[MemoryItem]:
+        """Search memory as a model should be handed it: Recall's hits made clean (no internal
+        marks, no raw dumps), never the assistant's own replies, the conversation in progress
+        (``session_key``'s messages not yet archived) or the question itself; each a
+        ``MemoryItem`` with its id and an absolute ``score`` (the share of the query's words it
+        holds, 0 to 1; ``threshold`` keeps those at or above it). ``kinds``, ``session``,
+        ``since`` and ``until`` narrow the search as ``recall``'s do. What every adapter's and the
+        MCP server's ``search_memory`` tool returns."""
+        from .operations import items as _items
+
+        check_text("query", query)
+        check_limit("limit", limit)
+        if session_key is not None:
+            check_text("session_key", session_key)
+        if threshold is not None and (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, int | float)
+            or not 0 <= threshold <= 1
+        ):
+            raise CommandError(f"threshold must be a number from 0 to 1, not {threshold!r}")
+        hits = self.recall(
+            query,
+            limit=max(limit * 3, 20),
+            kinds=kinds,
+            session=session,
+            since=since,
+            until=until,
+        )
+        return _items.search_memory(
+            self.runtime, hits, query, limit=limit, session_key=session_key, threshold=threshold
+        )
+
+    async def asearch_memory(
+        self,
+        query: str,
+        *,
+        limit: int = 8,
+        session_key: str | None = None,
+        threshold: float | None = None,
+        kinds: Sequence[str] | str | None = None,
+        session: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> list[MemoryItem]:
+        return await self._offload(
+            lambda m: m.search_memory(
+                query,
+                limit=limit,
+                session_key=session_key,
+                threshold=threshold,
+                kinds=kinds,
+                session=session,
+                since=since,
+                until=until,
+            )
+        )
+
+    # -- mem0's verbs ----------------------------------------------------------------------------------
+    def add(
+        self,
+        messages: str | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> list[MemoryItem]:
+        """mem0's ``add``: a text (or one chat message) becomes a history entry, redacted, with
+        ``metadata`` and the ids kept beside it; a list of chat messages is recorded as a
+        conversation (``sessions/mem0_<user>.jsonl``, each message carrying ``metadata``) and
+        consolidated at once, so its facts reach history. Returns the new entries as ``pending``
+        items (ids ``h<cursor>``): search finds them now, Dream distils them into the memory files
+        (where each becomes a line with its own stable id). ``user_id`` must be this memory's."""
+        from .operations import items as _items
+
+        self.check_user(user_id, agent_id)
+        self._own(user_id)
+        if run_id is not None:
+            check_text("run_id", run_id)
+        extra = {
+            k: v for k, v in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id)) if v
+        }
+        meta = _metadata(metadata)
+        key = "mem0" + (f":{user_id}" if user_id else "")
+        store = self.runtime.store
+        before = store.last_cursor() if self.runtime.workspace.history_path.exists() else 0
+        if isinstance(messages, str) or isinstance(messages, Mapping):
+            text = messages if isinstance(messages, str) else _message_text(messages)
+            check_text("messages", text)
+            self._create()
+            store.history.append(text, key, extra={**extra, **({"metadata": meta} if meta else {})})
+        else:
+            turns = _chat(messages)
+            self.record(
+                key, [{**t, **({"metadata": meta} if meta else {}), **extra} for t in turns]
+            )
+            self.consolidate(key)
+        found = store.history.read_since(before)
+        return [
+            _items.entry_item(entry, "\n".join(said), "pending")
+            for entry in found
+            if (said := _items.clean_entry(entry.content, speech=False))
+        ]
+
+    async def aadd(
+        self,
+        messages: str | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> list[MemoryItem]:
+        # The whole verb in the executor (its conversation's consolidation included): one thread's
+        # work from the entry's append to reading it back, none of it on the caller's loop.
+        return await self._offload(
+            lambda m: m.add(
+                messages, user_id=user_id, agent_id=agent_id, run_id=run_id, metadata=metadata
+            )
+        )
+
+    def get_all(
+        self, *, user_id: str | None = None, agent_id: str | None = None, limit: int = 100
+    ) -> list[MemoryItem]:
+        """mem0's ``get_all``: every memory, each with its stable id — the lines of USER.md and
+        memory/MEMORY.md (``active``), then the history entries Dream has not read yet that state
+        something (``pending``); at most ``limit``. ``user_id`` must be this memory's."""
+        from .operations import items as _items
+
+        self.check_user(user_id, agent_id)
+        check_limit("limit", limit)
+        return _items.get_all(self.runtime, limit=limit)
+
+    async def aget_all(
+        self, *, user_id: str | None = None, agent_id: str | None = None, limit: int = 100
+    ) -> list[MemoryItem]:
+        return await self._offload(
+            lambda m: m.get_all(user_id=user_id, agent_id=agent_id, limit=limit)
+        )
+
+    def get(self, memory_id: str) -> MemoryItem | None:
+        """mem0's ``get``: the memory ``memory_id`` names, in whatever state it is now (``active``,
+        ``archived`` with the archive's note, ``pending`` or ``dreamed``, a conversation's message,
+        a file's line), or None. An id survives Dream's edits and restores
+        (``reverie.operations.items``)."""
+        from .operations import items as _items
+
+        return _items.get(self.runtime, check_text("memory_id", memory_id))
+
+    async def aget(self, memory_id: str) -> MemoryItem | None:
+        return await self._offload(lambda m: m.get(memory_id))
+
+    def update(self, memory_id: str, data: str) -> MemoryItem:
+        """mem0's ``update``: the memory's line now says ``data`` (redacted); the old text goes to
+        the archive as superseded by it, so the id stays; one commit judged by Dream's gate,
+        undone by ``restore``. ``WorkspaceError`` when no active memory has that id, saying what
+        the id is instead (a pending history entry: run ``dream()`` first; an archived line: restore
+        it)."""
+        from .operations import items as _items
+
+        check_text("memory_id", memory_id)
+        check_text("data", data)
+        self._create()
+        return _items.update(self.runtime, memory_id, data)
+
+    async def aupdate(self, memory_id: str, data: str) -> MemoryItem:
+        return await self._offload(lambda m: m.update(memory_id, data))
+
+    def delete(self, memory_id: str) -> MemoryItem:
+        """mem0's ``delete``: the memory leaves its file for the archive (why: deleted by id),
+        one commit undone by ``restore``; ``get`` then reports it ``archived``. Unlike mem0's,
+        nothing is destroyed: ``purge`` removes a text everywhere, every version included.
+        ``WorkspaceError`` when no active memory has that id."""
+        from .operations import items as _items
+
+        check_text("memory_id", memory_id)
+        found = _items.locate(self.runtime, memory_id)
+        if found is None:
+            raise _items.not_active(self.runtime, memory_id, "delete")
+        self.remove(found[0], found[1], reason=f"deleted by id {memory_id}")
+        item = self.get(memory_id)
+        assert item is not None  # the archive holds it now
+        return item
+
+    async def adelete(self, memory_id: str) -> MemoryItem:
+        return await self._offload(lambda m: m.delete(memory_id))
+
+    def history_of(self, memory_id: str) -> list[MemoryEvent]:
+        """mem0's ``history(memory_id)`` (also reachable as ``history(memory_id)``): each ADD,
+        UPDATE and DELETE of the memory, oldest first, with the commit, its kind and its time,
+        read from the newest 200 commits of USER.md and memory/MEMORY.md."""
+        from .operations import items as _items
+
+        return _items.history_of(self.runtime, check_text("memory_id", memory_id))
+
+    async def ahistory_of(self, memory_id: str) -> list[MemoryEvent]:
+        return await self._offload(lambda m: m.history_of(memory_id))
+
+    def delete_all(self, *, user_id: str | None = None, agent_id: str | None = None) -> FilesResult:
+        """mem0's ``delete_all``: every memory of this workspace leaves for the archive in one
+        commit (``clear_files``: topic files and notes too; SOUL.md kept), undone by one
+        ``restore``. ``user_id`` must be this memory's."""
+        self.check_user(user_id, agent_id)
+        return self.clear_files(kind="manual", reason="delete_all")
+
+    async def adelete_all(
+        self, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> FilesResult:
+        return await self._offload(lambda m: m.delete_all(user_id=user_id, agent_id=agent_id))
+
+    # -- whole files -----------------------------------------------------------------------------------
+    def delete_file(self, path: str, *, kind: str = "manual", reason: str = "") -> FilesResult:
+        """Delete a topic file or dated note (or a folder of topic files): every line it held goes
+        to the archive (``memory/archive/files.md``) with ``reason``, one commit that ``restore``
+        undoes. The prompt files and the archive are never deleted; ``FileNotFoundError`` when
+        ``path`` names nothing (``reverie.operations.files``)."""
+        from .operations.files import delete_file
+
+        check_text("path", path)
+        check_text("reason", reason, empty=True)
+        self._create()
+        return delete_file(self.runtime.workspace, self.runtime.git, path, kind=kind, reason=reason)
+
+    async def adelete_file(
+        self, path: str, *, kind: str = "manual", reason: str = ""
+    ) -> FilesResult:
+        return await self._offload(lambda m: m.delete_file(path, kind=kind, reason=reason))
+
+    def rename_file(self, old: str, new: str, *, kind: str = "manual") -> FilesResult:
+        """Move a topic file or dated note (or a folder of topic files) to ``new``, its text
+        unchanged, in one commit; ``FileExistsError`` when ``new`` exists, ``FileNotFoundError``
+        when ``old`` names nothing."""
+        from .operations.files import rename_file
+
+        check_text("old", old)
+        check_text("new", new)
+        self._create()
+        return rename_file(self.runtime.workspace, self.runtime.git, old, new, kind=kind)
+
+    async def arename_file(self, old: str, new: str, *, kind: str = "manual") -> FilesResult:
+        return await self._offload(lambda m: m.rename_file(old, new, kind=kind))
+
+    def clear_files(self, *, kind: str = "manual", reason: str = "") -> FilesResult:
+        """Empty memory in one commit that one ``restore`` undoes: every topic file and dated note
+        deleted, USER.md and memory/MEMORY.md back to their starter text, every line they held
+        archived with ``reason``. SOUL.md is kept; history and conversations are not memory files
+        and stay (``purge`` and ``reverie forget-user`` erase those)."""
+        from .operations.files import clear_files
+
+        check_text("reason", reason, empty=True)
+        self._create()
+        return clear_files(self.runtime.workspace, self.runtime.git, kind=kind, reason=reason)
+
+    async def aclear_files(self, *, kind: str = "manual", reason: str = "") -> FilesResult:
+        return await self._offload(lambda m: m.clear_files(kind=kind, reason=reason))
+
+
+def _message_text(message: Mapping[str, Any]) -> str:
+    from .recall.sources import message_text
+
+    return message_text(message.get("content"))
+
+
+def _chat(messages: object) -> list[dict[str, Any]]:
+    """``messages`` as chat messages (each a dict with a string ``role`` and its ``content``)."""
+    if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
+        raise CommandError(
+            f"messages must be a text, a chat message or a list of them, not {type(messages).__name__}"
+        )
+    out = []
+    for n, message in enumerate(messages):
+        if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
+            raise CommandError(
+                f"messages[{n}] must be a dict with a string 'role', not {message!r}"
+            )
+        out.append(dict(message))
+    if not out:
+        raise CommandError("messages is an empty list: give at least one message")
+    return out
