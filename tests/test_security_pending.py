@@ -241,7 +241,7 @@ def test_cli_approve_and_reject_act_only_on_the_proposal_shown(workspace) -> Non
     widened = stage_soul_change(store, base=base, proposed=base + "- Be brief.\n- Swear a lot.\n")
     refused = invoke("-w", ws, "approve", short)
     assert refused.returncode != 0 and "Traceback" not in refused.stderr
-    assert widened.id[:12] in refused.stderr and "--show" in refused.stderr
+    assert widened.id[:12] in refused.stderr and "show it again" in refused.stderr
     assert store.read_soul() == base and load_pending(store) == widened
     assert invoke("-w", ws, "reject", short).returncode != 0  # nor dropped unseen
     assert load_pending(store) == widened

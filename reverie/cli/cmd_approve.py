@@ -12,13 +12,10 @@ import argparse
 import dataclasses
 import sys
 
-from ..errors import NothingPendingError, PendingChangedError
+from ..errors import NothingPendingError
 from ..memory import Memory
 from ._common import add_json_flag, console, emit_json, open_memory
 from ._render import print_diff
-
-#: The shortest id prefix taken for a proposal's id (``PendingChange.id``, 64 hex digits).
-MIN_ID = 8
 
 
 def _add_change(p: argparse.ArgumentParser, verb: str) -> None:
@@ -43,21 +40,12 @@ def configure_reject(p: argparse.ArgumentParser) -> None:
 
 
 def _chosen(memory: Memory, args: argparse.Namespace, verb: str) -> tuple[bool, str | None]:
-    """Whether to go on, and the full id of the proposal the person named or confirmed (None: act
-    on whatever is pending, as a script that names none does). Not going on: declined at the
-    prompt."""
-    given = (args.change or "").strip().lower()
+    """Whether to go on, and the proposal the person named (its id or a prefix, checked by the verb
+    under its lock) or confirmed at a terminal; None: act on whatever is pending, as a script that
+    names none does. Not going on: declined at the prompt."""
+    if args.change:
+        return True, args.change
     change = memory.pending_soul()
-    if given:
-        if change is None:
-            return True, None  # the verb says nothing is pending
-        if len(given) < MIN_ID or not change.id.startswith(given):
-            raise PendingChangedError(
-                f"the SOUL.md change pending now is {change.id[:12]}, not {given[:64]}: "
-                "show it again with `reverie approve --show`",
-                current_id=change.id,
-            )
-        return True, change.id
     if change is None or args.json or not (sys.stdin and sys.stdin.isatty()):
         return True, None
     print_diff(change.diff())

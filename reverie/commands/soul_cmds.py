@@ -13,25 +13,10 @@ from .router import Command, Invocation
 __all__ = ["commands"]
 
 
-#: The shortest id prefix taken for a proposal (``PendingChange.id``), as ``reverie approve`` does.
-MIN_ID = 8
-
-
-async def _named(inv: Invocation) -> str | None:
-    """The full id of the proposal ``/dream-approve <id>`` names (as ``/dream-log`` shows it); None
-    when none is named. A proposal Dream widened since it was shown is refused, never applied."""
-    given = (inv.args[0] if inv.args else "").strip().lower()
-    if not given:
-        return None
-    change = await inv.memory.apending_soul()
-    if change is None:
-        return None
-    if len(given) < MIN_ID or not change.id.startswith(given):
-        raise PendingChangedError(
-            f"the SOUL.md change pending now is {change.id[:12]}, not {given[:64]}",
-            current_id=change.id,
-        )
-    return change.id
+def _named(inv: Invocation) -> str | None:
+    """The proposal ``/dream-approve <id>`` names (its id or a prefix, as ``/dream-log`` shows it;
+    the verb checks it under its lock); None when none is named."""
+    return inv.args[0] if inv.args else None
 
 
 def _changed(exc: PendingChangedError) -> str:
@@ -44,7 +29,7 @@ def _changed(exc: PendingChangedError) -> str:
 async def dream_approve(inv: Invocation) -> str:
     try:
         # in a thread: it waits for a scheduled Dream on this loop
-        result = await inv.memory.aapprove(change=await _named(inv))
+        result = await inv.memory.aapprove(change=_named(inv))
     except NothingPendingError:
         return "No SOUL.md change was pending."  # as /dream-reject says it
     except PendingChangedError as exc:
@@ -59,7 +44,7 @@ async def dream_approve(inv: Invocation) -> str:
 
 async def dream_reject(inv: Invocation) -> str:
     try:
-        dropped = await inv.memory.areject(change=await _named(inv))
+        dropped = await inv.memory.areject(change=_named(inv))
     except PendingChangedError as exc:
         return _changed(exc)
     return "Dropped the pending SOUL.md change." if dropped else "No SOUL.md change was pending."

@@ -134,11 +134,21 @@ def _approve_locked(store: WorkspaceStore, git: GitStore, shown: str | None) -> 
     return ApproveResult(sha, change, merged, added, removed)
 
 
+#: The shortest prefix of a proposal's id (64 hex digits) that names it, as a person types it from
+#: ``reverie approve --show`` or ``/dream-log``.
+MIN_ID_PREFIX = 8
+
+
 def _check_shown(change: PendingChange, shown: str | None, verb: str) -> None:
-    if shown is not None and change.id != shown:
+    """Under the lock: ``shown`` (the id, or a prefix of at least ``MIN_ID_PREFIX`` characters,
+    any case) must name the proposal pending now, else nothing is done."""
+    if shown is None:
+        return
+    given = shown.strip().lower()
+    if len(given) < MIN_ID_PREFIX or not change.id.startswith(given):
         raise PendingChangedError(
-            f"the pending {change.path} change is not the one shown: Dream widened it since "
-            f"(now {change.proposals} proposal(s), updated {change.updated_at}); nothing was "
+            f"the pending {change.path} change is not the one shown (it is {change.id[:12]} now, "
+            f"{change.proposals} proposal(s), updated {change.updated_at}); nothing was "
             f"{verb}: show it again",
             current_id=change.id,
         )
