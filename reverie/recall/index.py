@@ -400,8 +400,8 @@ class SearchIndex:
             )
 
     def _recreate_if_damaged(self) -> None:
-        """(Exclusively.) Check the file again, and move it aside when it is still damaged: another
-        thread may have rebuilt it while this one waited."""
+        """(Exclusively.) Check the file again: move it aside when it is still damaged, delete it
+        when it is another workspace's; another thread may have rebuilt it while this one waited."""
         try:
             self._open_checked().close()
         except _Damaged as exc:
@@ -439,12 +439,7 @@ class SearchIndex:
     def rebuild(self) -> SyncStats:
         """Drop the index and build it again from the files."""
 
-        def drop() -> None:
-            self._move_aside()
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                Path(str(self.path) + ".corrupt" + suffix).unlink(missing_ok=True)
-
-        self._exclusively(drop)
+        self._exclusively(self._drop_files)
         stats = self.sync()
         stats.rebuilt = True
         return stats
