@@ -620,12 +620,18 @@ _READ_AS = {
 
 
 def without_read_values(facts: list[Fact]) -> list[Fact]:
-    """The facts of one message less a ``Gone:`` fact whose attribute a fact of it states anew."""
+    """The facts of one message less a ``Gone:`` fact whose attribute a fact of it states anew; that
+    fact is then a change ("I'm not vegan anymore, … so vegetarian": ``Is vegetarian`` replaces the
+    old diet, whatever cue its own clause had)."""
     out = []
+    renewed: set[int] = set()
     for fact in facts:
         m = GONE.match(fact.text)
         heads = _READ_AS.get(m.group("k"), ()) if m else ()
-        if heads and any(f.text.startswith(heads) for f in facts if f is not fact):
+        anew = [i for i, f in enumerate(facts) if f is not fact and f.text.startswith(heads)]
+        if heads and anew:
+            renewed.update(anew)
             continue
         out.append(fact)
-    return out
+    marked = {id(facts[i]) for i in renewed}
+    return [Fact(f.text, "correction") if id(f) in marked else f for f in out]

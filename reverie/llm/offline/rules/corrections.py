@@ -19,7 +19,7 @@ from ..dates import resolve as resolve_date
 from ..kinds import fold
 from .core import USER, Filling, rule
 from .phrases import NAME
-from .values import is_language, is_name
+from .values import is_language, is_name, is_place
 
 __all__ = ["RULES", "CANON", "NOW", "resolve"]
 
@@ -32,7 +32,8 @@ _CUE = re.compile(
 _DATE = rf"(?P<d>{DATE_PHRASE})"
 #: How a value-only correction is said; the fact it gives.
 NOW = re.compile(
-    r"^Now: (?P<k>name|surname|date|time|language|version|allergy|children|cadence) (?P<v>.+?)(?:; said: (?P<h>.*))?$"
+    r"^Now: (?P<k>name|surname|date|time|language|version|allergy|children|cadence|swap) (?P<v>.+?)"
+    r"(?:; said: (?P<h>.*))?$"
 )
 #: A date corrected is said to have moved.
 _DATE_CUE = re.compile(
@@ -63,6 +64,11 @@ def name_corrected(f: Filling) -> bool:
     return True
 
 
+def moved_or_corrects(f: Filling) -> bool:
+    """A place said alone is a home only in a message that corrects one or says a move."""
+    return corrects(f) or bool(re.search(r"\b(?:moved|relocated)\b", f.message or "", re.I))
+
+
 def date_corrected(f: Filling) -> bool:
     return corrects(f) and bool(_DATE_CUE.search(f.message or f.match.string))
 
@@ -73,7 +79,96 @@ def a_language(f: Filling) -> bool:
     return is_language(f.values["v"]) and corrects(f)
 
 
+#: A value of one to three words, said bare in a swap ("KPMG", "type 2", "a turtle").
+_BARE = r"(?:(?:an?|the) )?(?P<{g}>[\w'’.+#-]+(?: [\w'’.+#-]+){{0,2}}?)"
+_NEW, _OLD = _BARE.format(g="v"), _BARE.format(g="o")
+_SWAP_LEAD = (
+    r"^(?:i meant|i mean|it's|its|it is|it should be|should be|that's|make that|it was)?\s*"
+)
+_SWAP_END = r"\s*(?:[.!]+\s*)?$"
+
+
+def swapped(f: Filling) -> bool:
+    """ "KPMG not Deloitte", "not Leicester, Leeds", "Gus is a turtle, not a tortoise": the old
+    value named beside the new one, both short and different; the subject said, when there is one,
+    rides with the old value (the line must hold it too)."""
+    new, old = _bare(f.values.get("v", "")), _bare(f.values.get("o", ""))
+    if not new or not old or fold(new) == fold(old):
+        return False
+    if set(fold(new).split()) & _NOT_VALUES or set(fold(old).split()) & _NOT_VALUES:
+        return False
+    subject = f.groups.get("s")
+    f.template = f"Now: swap {new}; said: {old}" + (f"; of: {subject}" if subject else "")
+    return True
+
+
+def meant(f: Filling) -> bool:
+    """ "Sorry, I meant Danish": a value said alone as the one meant, of a kind the old one can be
+    told by (a language, a place, a given name, a word and a number: "type 2")."""
+    value = _bare(f.values.get("v", ""))
+    f.template = f"Now: swap {value}"
+    return corrects(f) and _kind_of(value) is not None
+
+
+def _bare(value: str) -> str:
+    return value.strip().rstrip(".!,;")
+
+
+#: Words no swapped value holds ("it's fine, not a problem", "I like tea, not coffee": a
+#: clause, not a value).
+_NOT_VALUES = frozenset(
+    "i me my we our us you your he she they it that this there fine ok okay problem big deal joke "
+    "sure really true right wrong kidding worry worries biggie rush hurry yet now always never much "
+    "more less like love hate want need am is are was were be have has had do does did can will "
+    "just only so too very all i'm im i've i'd we're we've it's anymore any longer".split()
+)
+
 RULES = [
+    rule(
+        rf"{_SWAP_LEAD}{_NEW},? not {_OLD}{_SWAP_END}",
+        "Now: swap {v}; said: {o}",
+        None,
+        "correction",
+        change=True,
+        negative=True,
+        finish=swapped,
+    ),
+    rule(
+        rf"^not {_OLD},? (?:it's |its |it is |but |i meant )?{_NEW}{_SWAP_END}",
+        "Now: swap {v}; said: {o}",
+        None,
+        "correction",
+        change=True,
+        negative=True,
+        finish=swapped,
+    ),
+    rule(
+        rf"^(?P<s>(?-i:[A-Z])[\w'’-]+)(?: is|'s) {_NEW},? not {_OLD}{_SWAP_END}",
+        "Now: swap {v}; said: {o}",
+        None,
+        "correction",
+        change=True,
+        negative=True,
+        finish=swapped,
+    ),
+    # "correction, basel now": a place said alone as where the user is now
+    rule(
+        r"^(?:i'm |im |i am |we're |were |we are )?(?:(?:based|living) )?(?:in )?"
+        r"(?P<v>[\w'’ -]{2,40}?) now(?: (?:moved|since)\b.*)?\s*[.!]*$",
+        "Lives in {v}",
+        {"v": is_place},
+        "correction",
+        change=True,
+        finish=moved_or_corrects,
+    ),
+    rule(
+        rf"^i meant {_NEW}{_SWAP_END}",
+        "Now: swap {v}",
+        None,
+        "correction",
+        change=True,
+        finish=meant,
+    ),
     rule(
         rf"\b(?:it's|its|it is|he's|he is|hes|she's|she is|shes|mine is|mine's|mine is called|"
         rf"the name is|(?:his|her|my) name is actually|i meant|(?:it's |its |it is )?spelled|spelt) {NAME}(?=\s*(?:[,.;!]|$)|\s+(?:actually|"
@@ -146,6 +241,9 @@ def resolve(fact: str, files: dict[str, list[str]]) -> tuple[str, str, str] | No
         return None
     kind, value = m.group("k"), m.group("v")
     said = m.group("h") or ""
+    if kind == "swap":
+        candidates = _swaps(files, value, said)
+        return candidates[0] if len(candidates) == 1 else None
     if kind in _SAID:
         candidates = _SAID[kind](files, value, said)
         return candidates[0] if len(candidates) == 1 else None
@@ -302,3 +400,83 @@ def _cadences(files: dict[str, list[str]], value: str, event: str) -> list[tuple
 
 
 _SAID = {"allergy": _allergies, "children": _children, "cadence": _cadences}
+
+
+# -- a value swapped for another ------------------------------------------------------------------
+_NUMBERED = re.compile(r"^(?P<w>[A-Za-z]+) (?P<n>\d+)$")
+#: The words of a template that are never its value ("Lives in", "Has a … named").
+_HEADS = frozenset(
+    "lives in works at as from born grew up likes dislikes prefers uses has have a an named is "
+    "favourite native language speaks reply keep answers always never use team cadence agreement "
+    "decided chose the of to for with on and".split()
+)
+
+
+def _kind_of(value: str) -> str | None:
+    """What kind of value a bare one is, when it can be told: a language, a place, a given name, a
+    word and a number ("type 2")."""
+    if _NUMBERED.match(value):
+        return "numbered"
+    if is_language(value):
+        return "language"
+    if is_place(value):
+        return "place"
+    if is_name(value) and len(value.split()) == 1:
+        return "name"
+    return None
+
+
+def _swaps(files: dict[str, list[str]], value: str, said: str) -> list[tuple[str, str, str]]:
+    """The one line holding the old value (said, or of the new value's kind), with the new value in
+    its place; the line must stay in a template the engine knows. Several lines could be meant:
+    none is (unsure, both stay)."""
+    old, _, subject = said.partition("; of: ")
+    out = []
+    for kind, lines in files.items():
+        for line in lines:
+            spans = [old] if old else _spans_of_kind(line, value)
+            for span in spans:
+                new_line = _swapped_line(line, span, value)
+                if new_line is None or (subject and fold(subject) not in fold(line)):
+                    continue
+                out.append((kind, line, new_line))
+    return out
+
+
+def _spans_of_kind(line: str, value: str) -> list[str]:
+    """The values in ``line`` of the same kind as ``value`` (and not it)."""
+    kind = _kind_of(value)
+    words = line.split()
+    out = []
+    for i in range(len(words)):
+        for j in range(i + 1, min(len(words), i + 3) + 1):
+            span = " ".join(words[i:j]).strip(".,;:()")
+            if span and fold(span) != fold(value) and not set(fold(span).split()) & _HEADS:
+                if kind == "numbered":
+                    n, m = _NUMBERED.match(span), _NUMBERED.match(value)
+                    if n and m and fold(n.group("w")) == fold(m.group("w")):
+                        out.append(span)
+                elif kind is not None and _kind_of(span) == kind:
+                    out.append(span)
+    return out
+
+
+def _swapped_line(line: str, old: str, new: str) -> str | None:
+    """``line`` with the value ``old`` (whole words, folded) replaced by ``new``; None when the line
+    does not hold it as a value, or the result is in no template of the engine's."""
+    from .templates import is_canonical  # the templates read every kind, this one too
+
+    words = fold(old).split()
+    if not words or set(words) <= _HEADS:
+        return None
+    folded = fold(line)
+    m = re.search(rf"(?<![\w-]){re.escape(' '.join(words))}(?![\w-])", folded)
+    if m is None or len(folded) != len(line):
+        return None
+    head = line[: m.start()]
+    if set(fold(head).split()) - _HEADS - {":"} and not head.rstrip().endswith(":"):
+        pass  # the value may follow other value words ("Has type 1 diabetes")
+    value = new if new[:1].isupper() or not line[m.start()].isupper() else new[:1].upper() + new[1:]
+    head = re.sub(r"\b(an?) $", lambda a: "an " if value[:1].lower() in "aeiou" else "a ", head)
+    new_line = f"{head}{value}{line[m.end() :]}"
+    return new_line if is_canonical(new_line) and new_line != line else None

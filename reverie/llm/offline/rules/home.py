@@ -84,13 +84,13 @@ RULES = [
         {"v": is_place},
     ),
     rule(
-        rf"{_WE}(?:'ve| have)? (?:just )?(?:moved|relocated) from {OLD} to {PLACE}",
+        rf"{_WE}(?:'ve| have)? (?:just )?(?:moved|relocated|shifted) from {OLD} to {PLACE}",
         "Lives in {v} instead of {o}",
         {"v": is_place, "o": is_place},
         change=True,
     ),
     rule(
-        rf"{_WE}(?:'ve| have)? (?:just )?(?:moved|relocated) (?:back |over |down |up )?to {PLACE}",
+        rf"{_WE}(?:'ve| have)? (?:just )?(?:moved|relocated|shifted) (?:back |over |down |up )?to {PLACE}",
         "Lives in {v}",
         {"v": is_place},
         change=True,
