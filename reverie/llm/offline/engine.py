@@ -312,13 +312,16 @@ def _dream_analyze(user: str) -> str:
         if said.startswith("Now: "):  # a value said alone: the line it corrects, or nothing
             if corrected is not None:
                 kind, old_line, new_line = corrected
-                findings[(kind, normalize(old_line))] = (
+                # a swap ("KPMG not Deloitte") yields to a finding of the value's own kind
+                tag = "SWAP" if said.startswith("Now: swap ") else kind
+                findings[(tag, normalize(old_line))] = (
                     f"[{kind}] {p.with_replaces(new_line, old_line)}"
                 )
             continue
         info = canon(said)
         if info.removes is not None:
             line = _match_line(files[info.target], info.removes, canon(info.removes).slot)
+            line = line or _the_line_holding(files[info.target], info.removes)
             if line is not None:
                 findings[("REMOVE", normalize(line))] = (
                     f"[FILE-REMOVE] {p.removal_text(FILES[info.target], line, 'no longer true')}"
@@ -331,7 +334,7 @@ def _dream_analyze(user: str) -> str:
         if any(normalize(line) == normalize(text) for line in files[info.target]):
             findings.pop(key, None)  # already there (a later repeat)
             continue
-        old = named or info.replaces
+        old = named or info.replaces or _opposite(text, files[info.target])
         # a correction's attribute may be a project's database ("we switched the analytics service
         # to ClickHouse"); any other fact fills only its template's slot, as before
         slot = info.slot or (attribute(text) if fact.mark == "correction" else None)
@@ -344,6 +347,20 @@ def _dream_analyze(user: str) -> str:
             line = _the_database_line(files[info.target], text)
         findings[key] = f"[{info.target}] {p.with_replaces(text, line) if line else text}"
     return "\n".join(_unreplaced(findings).values()) if findings else "[SKIP]"
+
+
+_OPPOSITES = (("Likes ", "Dislikes "), ("Always ", "Never "))
+
+
+def _opposite(text: str, lines: list[str]) -> str | None:
+    """The line saying the opposite of ``text`` of the same thing ("Likes running" after "Dislikes
+    running"): the newer word replaces it."""
+    for a, b in _OPPOSITES:
+        for this, that in ((a, b), (b, a)):
+            if text.startswith(this):
+                want = normalize(that + text[len(this) :])
+                return next((ln for ln in lines if normalize(ln) == want), None)
+    return None
 
 
 def _retire(fact: str, files: dict[str, list[str]], findings: dict[tuple[str, str], str]) -> None:
@@ -380,12 +397,33 @@ def _retire(fact: str, files: dict[str, list[str]], findings: dict[tuple[str, st
 def _unreplaced(findings: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
     """The findings less a removal of a line another finding replaces (a new value read with
     the end of the old one: the replacement supersedes it, one change)."""
-    replaced = {
-        normalize(old)
-        for f in findings.values()
-        if (parsed := p.parse_finding_line(f)) and (old := p.split_replaces(parsed[1])[1])
+
+    def replaced(kinds: set[str] | None) -> set[str]:
+        return {
+            normalize(old)
+            for k, f in findings.items()
+            if (kinds is None or k[0] in kinds)
+            and (parsed := p.parse_finding_line(f))
+            and (old := p.split_replaces(parsed[1])[1])
+        }
+
+    every = replaced(None)
+    own = replaced({k[0] for k in findings} - {"SWAP"})
+    return {
+        k: f
+        for k, f in findings.items()
+        if not (k[0] == "REMOVE" and k[1] in every) and not (k[0] == "SWAP" and k[1] in own)
     }
-    return {k: f for k, f in findings.items() if not (k[0] == "REMOVE" and k[1] in replaced)}
+
+
+def _the_line_holding(lines: list[str], text: str) -> str | None:
+    """ "No longer uses React Native" when no line says "Uses …" of it: the one line of the file
+    holding its value ("Mobile app is written in React Native"); none, or several: nothing."""
+    wanted = value_words(text)
+    if not wanted or all(len(w) < 3 for w in wanted):
+        return None
+    found = [ln for ln in lines if wanted <= set(normalize(ln).replace(":", " ").split())]
+    return found[0] if len(found) == 1 else None
 
 
 def _the_database_line(lines: list[str], text: str) -> str | None:

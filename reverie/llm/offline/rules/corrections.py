@@ -19,7 +19,7 @@ from ..dates import resolve as resolve_date
 from ..kinds import fold
 from .core import USER, Filling, rule
 from .phrases import NAME
-from .values import is_language, is_name, is_place
+from .values import is_language, is_name, is_place, is_role
 
 __all__ = ["RULES", "CANON", "NOW", "resolve"]
 
@@ -69,6 +69,13 @@ def moved_or_corrects(f: Filling) -> bool:
     return corrects(f) or bool(re.search(r"\b(?:moved|relocated)\b", f.message or "", re.I))
 
 
+def a_new_job(f: Filling) -> bool:
+    """A title said alone is the user's job only in a message about a new one."""
+    return bool(
+        re.search(r"\bnew (?:gig|job|role|position)\b|\bgot (?:a|the) job\b", f.message or "", re.I)
+    )
+
+
 def date_corrected(f: Filling) -> bool:
     return corrects(f) and bool(_DATE_CUE.search(f.message or f.match.string))
 
@@ -86,6 +93,10 @@ _SWAP_LEAD = (
     r"^(?:i meant|i mean|it's|its|it is|it should be|should be|that's|make that|it was)?\s*"
 )
 _SWAP_END = r"\s*(?:[.!]+\s*)?$"
+_SWAP_STOP = (
+    r"(?=\s*(?:[,.;!]|$)|\s+(?:last|this|in|on|at|a|after|because|since|for|and|but|so|now|"
+    r"recently|yesterday)\b)"
+)
 
 
 def swapped(f: Filling) -> bool:
@@ -150,6 +161,44 @@ RULES = [
         change=True,
         negative=True,
         finish=swapped,
+    ),
+    # "we switched from Jenkins to GitHub Actions", "replaced Jenkins with Buildkite"
+    rule(
+        rf"\b(?:switched|moved|migrated|changed|went|gone|upgraded|downgraded|swapped|converted) "
+        rf"(?:\w+ )?from {_OLD} (?:over )?to {_NEW}{_SWAP_STOP}",
+        "Now: swap {v}; said: {o}",
+        None,
+        "correction",
+        change=True,
+        finish=swapped,
+    ),
+    rule(
+        rf"\b(?:replaced|swapped(?: out)?) {_OLD} (?:with|for) {_NEW}{_SWAP_STOP}",
+        "Now: swap {v}; said: {o}",
+        None,
+        "correction",
+        change=True,
+        finish=swapped,
+    ),
+    # "standup is 10:00 now"
+    rule(
+        r"^(?:the |our )?(?P<e>[a-z]+(?:[ -][a-z]+)?) (?:is|'s) (?:now )?(?:at )?"
+        r"(?P<v>\d{1,2}(?::\d{2})?\s*(?:am|pm)?) now\s*[.!]*$",
+        "Now: time {v} {e}",
+        None,
+        "correction",
+        change=True,
+    ),
+    # "got a new gig, sous chef at a bistro downtown now": a title said alone as the new one
+    rule(
+        r"^(?:(?:i )?got (?:a|the) new (?:gig|job|role|position)(?: as)?,?\s+)?(?:i'm |im |i am )?(?:now )?(?:an? )?"
+        r"(?P<v>[a-z][a-z -]{2,40}?)(?: (?:at|for|with|in) [^,.;!?]{2,40}?)?"
+        r" now\s*[.!]*$",
+        "Works as {v}",
+        {"v": is_role},
+        "correction",
+        change=True,
+        finish=a_new_job,
     ),
     # "correction, basel now": a place said alone as where the user is now
     rule(
