@@ -321,7 +321,8 @@ def _dream_analyze(user: str) -> str:
         info = canon(said)
         if info.removes is not None:
             line = _match_line(files[info.target], info.removes, canon(info.removes).slot)
-            line = line or _the_line_holding(files[info.target], info.removes)
+            if line is None and canon(info.removes).slot is None:
+                line = _the_line_holding(files[info.target], info.removes)
             if line is not None:
                 findings[("REMOVE", normalize(line))] = (
                     f"[FILE-REMOVE] {p.removal_text(FILES[info.target], line, 'no longer true')}"
@@ -418,7 +419,9 @@ def _unreplaced(findings: dict[tuple[str, str], str]) -> dict[tuple[str, str], s
 
 def _the_line_holding(lines: list[str], text: str) -> str | None:
     """ "No longer uses React Native" when no line says "Uses …" of it: the one line of the file
-    holding its value ("Mobile app is written in React Native"); none, or several: nothing."""
+    holding its value ("Mobile app is written in React Native"); none, or several: nothing. Only
+    for a removal of no single-valued attribute ("No longer works at Berlin" never takes "Lives in
+    Berlin")."""
     wanted = value_words(text)
     if not wanted or all(len(w) < 3 for w in wanted):
         return None
