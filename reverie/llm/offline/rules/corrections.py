@@ -69,6 +69,39 @@ def moved_or_corrects(f: Filling) -> bool:
     return corrects(f) or bool(re.search(r"\b(?:moved|relocated)\b", f.message or "", re.I))
 
 
+def old_named(f: Filling) -> bool:
+    """The one other proper name of the message is the old value the new one replaces."""
+    message = f.message or f.match.string
+    others = {
+        w
+        for w in re.findall(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z])[\w'’-]+", message)
+        if w != f.values["v"] and w not in ("I", "I'm")
+    }
+    if len(others) != 1:
+        return False
+    f.template = f"Now: swap {f.values['v']}; said: {others.pop()}"
+    return True
+
+
+_CONVENTIONS = {
+    "metric": "metric units",
+    "imperial": "imperial units",
+    "british": "british spelling",
+    "american": "american spelling",
+    "12-hour": "12-hour time",
+    "12 hour": "12-hour time",
+    "24-hour": "24-hour time",
+    "24 hour": "24-hour time",
+    "celsius": "celsius",
+    "fahrenheit": "fahrenheit",
+}
+
+
+def a_convention(f: Filling) -> bool:
+    f.values["v"] = _CONVENTIONS[f.values["v"].lower()]
+    return True
+
+
 def a_new_job(f: Filling) -> bool:
     """A title said alone is the user's job only in a message about a new one."""
     return bool(
@@ -179,6 +212,25 @@ RULES = [
         "correction",
         change=True,
         finish=swapped,
+    ),
+    # "It's Radiohead these days, Coldplay was a phase": the new value, and the old one named
+    rule(
+        rf"^(?:it's|its|it is|that's|now it's) {NAME} (?:these days|now|nowadays)\b",
+        "Now: swap {v}",
+        None,
+        "correction",
+        change=True,
+        finish=old_named,
+    ),
+    # "12-hour with am/pm is better actually", "imperial is fine": a convention for the agent
+    rule(
+        r"^(?P<v>metric|imperial|british|american|12-hour|24-hour|12 hour|24 hour|celsius|fahrenheit)"
+        r"(?: units| spelling| time| clock)?(?: with am/pm)? (?:is|are) (?:better|fine|preferred|ok|okay)\b",
+        "Use {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_convention,
     ),
     # "standup is 10:00 now"
     rule(
