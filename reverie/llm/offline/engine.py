@@ -47,7 +47,7 @@ from .rules import (
     leaves_unsure,
     names_database,
     normalize,
-    resolve_correction,
+    resolve_corrections,
     retire_line,
     strip_instead,
     value_words,
@@ -308,10 +308,8 @@ def _dream_analyze(user: str) -> str:
         if said.startswith("Gone: "):  # an attribute ended: the one line stating it, retired
             _retire(said, files, findings)
             continue
-        corrected = resolve_correction(said, files) if said.startswith("Now: ") else None
-        if said.startswith("Now: "):  # a value said alone: the line it corrects, or nothing
-            if corrected is not None:
-                kind, old_line, new_line = corrected
+        if said.startswith("Now: "):  # a value said alone: the lines it corrects, or nothing
+            for kind, old_line, new_line in resolve_corrections(said, files):
                 # a swap ("KPMG not Deloitte") yields to a finding of the value's own kind
                 tag = "SWAP" if said.startswith("Now: swap ") else kind
                 findings[(tag, normalize(old_line))] = (

@@ -34,6 +34,7 @@ real model handles.
 from .changes import retire as retire_line
 from .core import MEMORY, SOUL, USER, Canon, Fact
 from .corrections import resolve as resolve_correction
+from .corrections import resolve_all as resolve_corrections
 from .extract import extract_facts, leaves_unsure
 from .person import first_person, third_person
 from .templates import (
@@ -68,5 +69,6 @@ __all__ = [
     "value_words",
     "names_database",
     "resolve_correction",
+    "resolve_corrections",
     "retire_line",
 ]

@@ -137,10 +137,19 @@ _TONES = (
     r"precise|thorough|gentle|encouraging|objective|frank|polite"
 )
 
+_NO_TITLE = r"(?!(?:dr|mr|mrs|ms|mx|prof|doctor|professor|sir|dame|madam)\b)"
+
 RULES = [
     # rules for the agent
-    rule(rf"{TO_AGENT}(?:call|address) me (?:as )?{NAME}", "Call the user {v}", {"v": is_name}),
-    rule(rf"{TO_AGENT}(?:call|address) me (?:as )?{NAME}", "Goes by {v}", {"v": is_name}),
+    # a title is no name ("address me as Dr. Okafor" is left to a model, never "Goes by Dr")
+    rule(
+        rf"{TO_AGENT}(?:call|address) me (?:as )?{_NO_TITLE}{NAME}",
+        "Call the user {v}",
+        {"v": is_name},
+    ),
+    rule(
+        rf"{TO_AGENT}(?:call|address) me (?:as )?{_NO_TITLE}{NAME}", "Goes by {v}", {"v": is_name}
+    ),
     rule(
         rf"{TO_AGENT}(?:reply|respond|answer|talk|speak|write)(?: to me| me| back)?(?: only| always)? in "
         r"(?P<v>[A-Z][a-z]+)\b",

@@ -182,7 +182,7 @@ def a_birth(f: Filling) -> bool:
 #: said about replying in French", "scratch Redux", "I don't have the cat anymore", "stop ending
 #: with questions", "I've given up on Japanese", "we cancelled Sentry".
 _ABOUT = r"(?:the |my |our |that |those |a |an )?(?P<v>[\w'’ +#./-]{2,40}?)"
-_ABOUT_END = r"(?: thing| stuff| one| bit| part| rule| request| note)?(?=\s*(?:[,.;!]|$)|\s+(?:anymore|any more|again|then|now|so|please|pls|too)\b)"
+_ABOUT_END = r"(?: thing| stuff| one| bit| part| rule| request| note)?(?=\s*(?:[,.;!]|$)|\s+(?:anymore|any more|again|then|now|so|please|pls|too|last|this|in|yesterday|recently|a while)\b)"
 _NOT_ABOUT = frozenset(
     "that it this what everything anything all them those me you us him her one thing stuff "
     "job work".split()

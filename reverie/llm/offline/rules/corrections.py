@@ -21,7 +21,7 @@ from .core import USER, Filling, rule
 from .phrases import NAME
 from .values import is_language, is_name, is_place, is_role
 
-__all__ = ["RULES", "CANON", "NOW", "resolve"]
+__all__ = ["RULES", "CANON", "NOW", "resolve", "resolve_all"]
 
 #: Words that make a message a correction of something said before.
 _CUE = re.compile(
@@ -198,7 +198,7 @@ RULES = [
     # "we switched from Jenkins to GitHub Actions", "replaced Jenkins with Buildkite"
     rule(
         rf"\b(?:switched|moved|migrated|changed|went|gone|upgraded|downgraded|swapped|converted) "
-        rf"(?:\w+ )?from {_OLD} (?:over )?to {_NEW}{_SWAP_STOP}",
+        rf"(?:\w+ )?(?:from|off(?: of)?) {_OLD} (?:over )?to {_NEW}{_SWAP_STOP}",
         "Now: swap {v}; said: {o}",
         None,
         "correction",
@@ -330,6 +330,7 @@ CANON: list[tuple[str, str, str | None]] = [(r"^Now: ", USER, None)]
 
 _NAMED = re.compile(r"^(?P<head>Has an? .+? named )(?P<v>.+)$")
 _NAME_LINE = re.compile(r"^(?P<head>Name: )(?P<v>.+)$")
+_CALLED = re.compile(r"^(?P<head>Goes by |Call the user )(?P<v>\S+)$")
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?(?:\s*(?:am|pm))?\b", re.I)
 
@@ -351,14 +352,39 @@ def resolve(fact: str, files: dict[str, list[str]]) -> tuple[str, str, str] | No
     candidates = _CANDIDATES[kind](files, value)
     if kind == "name":
         candidates = [c for c in candidates if _meant(c[1], value, said.split())]
+        return _one_name(candidates)
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def resolve_all(fact: str, files: dict[str, list[str]]) -> list[tuple[str, str, str]]:
+    """As ``resolve``, with every line a name correction means: "It's John with an h" corrects
+    ``Goes by Jon`` and ``Call the user Jon`` both (one name, said in two templates)."""
+    m = NOW.match(fact)
+    if m and m.group("k") == "name":
+        found = [
+            c
+            for c in _names(files, m.group("v"))
+            if _meant(c[1], m.group("v"), (m.group("h") or "").split())
+        ]
+        olds = {_held_name(c[1]) for c in found}
+        return found if len(olds) == 1 else []
+    one = resolve(fact, files)
+    return [one] if one else []
+
+
+def _held_name(line: str) -> str:
+    m = _NAME_LINE.match(line) or _NAMED.match(line) or _CALLED.match(line)
+    return m.group("v") if m else ""
+
+
+def _one_name(candidates: list[tuple[str, str, str]]) -> tuple[str, str, str] | None:
     return candidates[0] if len(candidates) == 1 else None
 
 
 def _meant(line: str, value: str, said: list[str]) -> bool:
     """The old name is the one meant: said again ("Luna is my sister's cat"), the word "name" said,
     or spelled like the new one ("Jose" and "Joao", "Max" and "Mads", "Jurgen" and "Jürgen")."""
-    m = _NAME_LINE.match(line) or _NAMED.match(line)
-    old = m.group("v") if m else ""
+    old = _held_name(line)
     if old in said or "name" in said:
         return True
     a, b = fold(old), fold(value)
@@ -377,10 +403,11 @@ def _distance(a: str, b: str) -> int:
 
 def _names(files: dict[str, list[str]], value: str) -> list[tuple[str, str, str]]:
     out = []
-    for line in files.get("USER", []):
-        m = _NAME_LINE.match(line) or _NAMED.match(line)
-        if m and m.group("v") != value:
-            out.append(("USER", line, f"{m.group('head')}{value}"))
+    for kind in ("USER", "SOUL"):
+        for line in files.get(kind, []):
+            m = _NAME_LINE.match(line) or _NAMED.match(line) or _CALLED.match(line)
+            if m and m.group("v") != value:
+                out.append((kind, line, f"{m.group('head')}{value}"))
     return out
 
 

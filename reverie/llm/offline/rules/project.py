@@ -13,7 +13,7 @@ import re
 from .core import MEMORY, Filling, rule
 from .lexicon import CADENCE, NOT_NAMES, PROJECT_NOUN
 from .person import third_person
-from .phrases import NAME, VAL
+from .phrases import NAME, PSTOP, VAL
 from .values import clean, is_place, is_project, is_specific, is_tech, is_tool
 
 # A project: a capitalised name, or a described one ("the inventory app"), as the subject of a
@@ -109,7 +109,8 @@ def _a_tool_no_place(value: str) -> bool:
 RULES = [
     # project facts and decisions
     rule(
-        rf"\bwe(?:'ve| have)? (?:now )?(?:switched|moved|migrated) (?:\w+ )?from (?P<o>[^,.;!?()]{{1,40}}?) to {VAL}",
+        rf"\bwe(?:'ve| have)? (?:now )?(?:switched|moved|migrated) (?:\w+ )?from (?P<o>[^,.;!?()]{{1,40}}?) to "
+        rf"(?P<v>[^,.;:!?()]{{1,60}}?){PSTOP}",
         "Uses {v} instead of {o}",
         {"v": _a_tool_no_place, "o": _a_tool_no_place},
         "correction",
