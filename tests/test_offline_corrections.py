@@ -80,6 +80,12 @@ CORRECTED = [
         "Use american spelling",
     ),
     ("Call me Kat.", "It's Cat with a C, actually.", "Goes by Kat", "Goes by Cat"),
+    (
+        "My boyfriend is called Marco.",
+        "Marco's my husband now, we got married in June.",
+        "Has a boyfriend named Marco",
+        "Has a husband named Marco",
+    ),
     ("fyi based in leeds", "correction, york now", "Lives in Leeds", "Lives in York"),
 ]
 

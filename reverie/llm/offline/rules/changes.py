@@ -20,6 +20,7 @@ moved, a trip, a second pet name nothing the user holds.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ..kinds import fold
 from .core import USER, Fact, Filling, rule
@@ -625,69 +626,97 @@ def retire(fact: str, files: dict[str, list[str]]) -> tuple[str, list[str], str]
     if not m:
         return None
     kind, value, words = m.group("k"), (m.group("v") or "").strip(), m.group("h") or ""
+    if kind == "about":
+        return _about(files, value, words)
+    target, found = _FINDERS[kind](value, files)
+    if kind == "job":  # the title and the employer leave together
+        return (target, found, words) if found else None
+    return (target, found, words) if len(found) == 1 else None
+
+
+Lines = dict[str, list[str]]
+
+
+def _user(files: Lines, keep: Callable[[str], object]) -> tuple[str, list[str]]:
+    return "USER", [ln for ln in files.get("USER", []) if keep(ln)]
+
+
+def _job(_value: str, files: Lines) -> tuple[str, list[str]]:
     user = files.get("USER", [])
-    if kind == "home":
-        found = [ln for ln in user if ln.startswith("Lives in ")]
-    elif kind == "role":
-        found = [ln for ln in user if ln.startswith("Works as ")]
-    elif kind == "job":
-        roles = [ln for ln in user if ln.startswith("Works as ")]
-        firms = [ln for ln in user if ln.startswith("Works at ")]
-        found = [*roles, *firms] if len(roles) <= 1 and len(firms) <= 1 else []
-        return ("USER", found, words) if found else None
-    elif kind == "partner":
-        found = [ln for ln in user if _PARTNER_LINE.match(ln)]
-        if value:
-            found = [ln for ln in found if _partner_named(ln, value)]
-    elif kind == "dating":
-        found = [
-            ln
-            for ln in user
-            if (dm := _DATING_LINE.match(ln)) and fold(dm.group("n")).split()[0] == fold(value)
-        ]
-    elif kind == "learning":
-        found = [
-            ln for ln in user if ln.startswith("Is learning ") and fold(ln[12:]) == fold(value)
-        ]
-    elif kind == "pet":
-        found = [
-            ln
-            for ln in user
-            if (pm := _PET_LINE.match(ln))
+    roles = [ln for ln in user if ln.startswith("Works as ")]
+    firms = [ln for ln in user if ln.startswith("Works at ")]
+    return "USER", [*roles, *firms] if len(roles) <= 1 and len(firms) <= 1 else []
+
+
+def _partner(value: str, files: Lines) -> tuple[str, list[str]]:
+    return _user(
+        files, lambda ln: _PARTNER_LINE.match(ln) and (not value or _partner_named(ln, value))
+    )
+
+
+def _dating(value: str, files: Lines) -> tuple[str, list[str]]:
+    return _user(
+        files,
+        lambda ln: (dm := _DATING_LINE.match(ln)) and fold(dm.group("n")).split()[0] == fold(value),
+    )
+
+
+def _pet(value: str, files: Lines) -> tuple[str, list[str]]:
+    return _user(
+        files,
+        lambda ln: (
+            (pm := _PET_LINE.match(ln))
             and not _FAMILY.match(pm.group("k"))
             and fold(pm.group("n")) == fold(value)
-        ]
-    elif kind == "animal":
-        found = [
-            ln
-            for ln in user
-            if (pm := _PET_LINE.match(ln) or _PET_BARE.match(ln))
+        ),
+    )
+
+
+def _animal(value: str, files: Lines) -> tuple[str, list[str]]:
+    return _user(
+        files,
+        lambda ln: (
+            (pm := _PET_LINE.match(ln) or _PET_BARE.match(ln))
             and fold(pm.group("k")) == fold(value)
-        ]
-    elif kind == "diet":
-        found = [ln for ln in user if _DIET_LINE.match(ln)]
-    elif kind == "allergy":
-        found = [ln for ln in user if ln.startswith("Allergic to ") and _same(ln[12:], value)]
-    elif kind == "never":
-        soul = [
-            ln
-            for ln in files.get("SOUL", [])
-            if ln.startswith("Never use ") and _same(ln[10:], value)
-        ]
-        return ("SOUL", soul, words) if len(soul) == 1 else None
-    elif kind == "cadence":
-        memory = [
-            ln
-            for ln in files.get("MEMORY", [])
-            if ln.startswith(("Team cadence: ", "Routine: ")) and _same_event(ln, value)
-        ]
-        return ("MEMORY", memory, words) if len(memory) == 1 else None
-    elif kind == "about":
-        return _about(files, value, words)
-    else:  # length
-        soul = [ln for ln in files.get("SOUL", []) if _LENGTH_LINE.match(ln)]
-        return ("SOUL", soul, words) if len(soul) == 1 else None
-    return ("USER", found, words) if len(found) == 1 else None
+        ),
+    )
+
+
+def _never(value: str, files: Lines) -> tuple[str, list[str]]:
+    soul = files.get("SOUL", [])
+    return "SOUL", [ln for ln in soul if ln.startswith("Never use ") and _same(ln[10:], value)]
+
+
+def _cadence(value: str, files: Lines) -> tuple[str, list[str]]:
+    memory = files.get("MEMORY", [])
+    heads = ("Team cadence: ", "Routine: ")
+    return "MEMORY", [ln for ln in memory if ln.startswith(heads) and _same_event(ln, value)]
+
+
+def _length(_value: str, files: Lines) -> tuple[str, list[str]]:
+    return "SOUL", [ln for ln in files.get("SOUL", []) if _LENGTH_LINE.match(ln)]
+
+
+#: Each ended attribute: the lines that may state it (one must, for it to leave).
+_FINDERS: dict[str, Callable[[str, Lines], tuple[str, list[str]]]] = {
+    "home": lambda _v, files: _user(files, lambda ln: ln.startswith("Lives in ")),
+    "role": lambda _v, files: _user(files, lambda ln: ln.startswith("Works as ")),
+    "job": _job,
+    "partner": _partner,
+    "dating": _dating,
+    "learning": lambda v, files: _user(
+        files, lambda ln: ln.startswith("Is learning ") and fold(ln[12:]) == fold(v)
+    ),
+    "pet": _pet,
+    "animal": _animal,
+    "diet": lambda _v, files: _user(files, _DIET_LINE.match),
+    "allergy": lambda v, files: _user(
+        files, lambda ln: ln.startswith("Allergic to ") and _same(ln[12:], v)
+    ),
+    "never": _never,
+    "cadence": _cadence,
+    "length": _length,
+}
 
 
 def _stems(text: str) -> set[str]:
