@@ -214,7 +214,7 @@ def disliked_no_more(f: Filling) -> bool:
 RULES = [
     # any line, by its words: "forget the metric thing", "scratch Redux"
     rule(
-        rf"^(?:please |pls |and |so |but )?(?:forget|ignore|scratch|disregard|drop|never mind) "
+        rf"^(?:please |pls |and |so |but )?(?:forget|ignore|scratch|disregard|drop) "
         rf"(?:about |what i (?:said|told you|wrote|mentioned) (?:about|re|regarding) |the bit about |"
         rf"everything about |all that about )?{_ABOUT}{_ABOUT_END}",
         "Gone: about {v}",
@@ -225,7 +225,7 @@ RULES = [
         finish=about,
     ),
     rule(
-        rf"\b(?:i|we)(?:'ve| have)? (?:also |just |finally |officially )?(?:given up(?: on)?|gave up(?: on)?|"
+        rf"\b(?:i|we)(?:'ve| have)? (?:also |just |finally |officially )?(?:given up on|gave up on|"
         rf"quit|got rid of|stopped doing|stopped going to) {_ABOUT}{_ABOUT_END}",
         "Gone: about {v}",
         None,
