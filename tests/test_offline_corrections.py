@@ -43,6 +43,12 @@ CORRECTED = [
         "Has type 1 diabetes",
     ),
     (
+        "We're on Postgres 16.",
+        "We switched from Postgres to MySQL.",
+        "Uses Postgres 16",
+        "Uses MySQL",
+    ),
+    (
         "Our CI runs on Travis.",
         "We moved from Travis to CircleCI last month.",
         "CI runs on Travis",
@@ -118,6 +124,10 @@ LOOKALIKES = [
     ("I live in Paris.", "The food here in Rome is amazing, we're visiting for a week."),
     ("I live in Paris.", "Lyon now? No, just for the weekend."),
     ("Call me Kat.", "It's Tuesday, actually."),
+    ("I live in London.", "My brother moved from London to Leeds."),
+    ("We use Redis for caching.", "My friend's team replaced Redis with Memcached."),
+    ("I like jazz.", "forget the jazz, let's talk about rock"),
+    ("Call me Sam.", "Sorry, I meant London."),
     ("I like jazz.", "My brother doesn't like jazz."),
 ]
 

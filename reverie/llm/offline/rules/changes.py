@@ -183,7 +183,7 @@ def a_birth(f: Filling) -> bool:
 #: said about replying in French", "scratch Redux", "I don't have the cat anymore", "stop ending
 #: with questions", "I've given up on Japanese", "we cancelled Sentry".
 _ABOUT = r"(?:the |my |our |that |those |a |an )?(?P<v>[\w'’ +#./-]{2,40}?)"
-_ABOUT_END = r"(?: thing| stuff| one| bit| part| rule| request| note)?(?=\s*(?:[,.;!]|$)|\s+(?:anymore|any more|again|then|now|so|please|pls|too|last|this|in|yesterday|recently|a while)\b)"
+_ABOUT_END = r"(?: thing| stuff| one| bit| part| rule| request| note)?(?=\s*(?:[,.;!]|$)|\s+(?:anymore|any more|again|then|now|so|please|pls|too|last|this|yesterday|recently|a while)\b)"
 _NOT_ABOUT = frozenset(
     "that it this what everything anything all them those me you us him her one thing stuff "
     "job work".split()
@@ -214,7 +214,8 @@ def disliked_no_more(f: Filling) -> bool:
 RULES = [
     # any line, by its words: "forget the metric thing", "scratch Redux"
     rule(
-        rf"^(?:please |pls |and |so |but )?(?:forget|ignore|scratch|disregard|drop) "
+        rf"^(?:please |pls |and |so |but )?(?:(?:scratch|drop) |(?:forget|ignore|disregard) (?=(?:about |what i |"
+        rf"the bit |everything |all that |.{{2,40}}? (?:thing|stuff|bit|part|rule|request|note)\b)))"
         rf"(?:about |what i (?:said|told you|wrote|mentioned) (?:about|re|regarding) |the bit about |"
         rf"everything about |all that about )?{_ABOUT}{_ABOUT_END}",
         "Gone: about {v}",

@@ -197,7 +197,8 @@ RULES = [
     ),
     # "we switched from Jenkins to GitHub Actions", "replaced Jenkins with Buildkite"
     rule(
-        rf"\b(?:switched|moved|migrated|changed|went|gone|upgraded|downgraded|swapped|converted) "
+        rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also|all))? )"
+        rf"(?:switched|moved|migrated|changed|went|gone|upgraded|downgraded|swapped|converted) "
         rf"(?:\w+ )?(?:from|off(?: of)?) {_OLD} (?:over )?to {_NEW}{_SWAP_STOP}",
         "Now: swap {v}; said: {o}",
         None,
@@ -206,7 +207,8 @@ RULES = [
         finish=swapped,
     ),
     rule(
-        rf"\b(?:replaced|swapped(?: out)?) {_OLD} (?:with|for) {_NEW}{_SWAP_STOP}",
+        rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also))? )"
+        rf"(?:replaced|swapped(?: out)?) {_OLD} (?:with|for) {_NEW}{_SWAP_STOP}",
         "Now: swap {v}; said: {o}",
         None,
         "correction",
@@ -571,9 +573,21 @@ def _swaps(files: dict[str, list[str]], value: str, said: str) -> list[tuple[str
     return out
 
 
+#: The templates whose value may be of a kind ("London" corrects a home, never ``Goes by Sam``).
+_KIND_LINES = {
+    "place": re.compile(r"^(?:Lives in|From|Born in|Grew up in) "),
+    "language": re.compile(r"^(?:Speaks|Native language:|Reply in|Is learning) "),
+    "name": re.compile(r"^(?:Name:|Goes by|Call the user|Has an? .+ named) "),
+    "numbered": re.compile(r""),
+}
+
+
 def _spans_of_kind(line: str, value: str) -> list[str]:
-    """The values in ``line`` of the same kind as ``value`` (and not it)."""
+    """The values in ``line`` of the same kind as ``value`` (and not it), in a template that holds
+    that kind of value."""
     kind = _kind_of(value)
+    if kind is None or not _KIND_LINES[kind].match(line):
+        return []
     words = line.split()
     out = []
     for i in range(len(words)):
@@ -606,5 +620,7 @@ def _swapped_line(line: str, old: str, new: str) -> str | None:
         pass  # the value may follow other value words ("Has type 1 diabetes")
     value = new if new[:1].isupper() or not line[m.start()].isupper() else new[:1].upper() + new[1:]
     head = re.sub(r"\b(an?) $", lambda a: "an " if value[:1].lower() in "aeiou" else "a ", head)
-    new_line = f"{head}{value}{line[m.end() :]}"
+    # a tool swapped leaves its old version behind ("Uses Postgres 16" → "Uses MySQL")
+    tail = re.sub(r"^ v?\d+(?:\.\d+)*\b", "", line[m.end() :])
+    new_line = f"{head}{value}{tail}"
     return new_line if is_canonical(new_line) and new_line != line else None
