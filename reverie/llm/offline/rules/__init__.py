@@ -31,10 +31,11 @@ patterns, not language understanding: it catches the common phrasings and misses
 real model handles.
 """
 
+from functools import partial
+
+from . import corrections as _corrections
 from .changes import retire as retire_line
 from .core import MEMORY, SOUL, USER, Canon, Fact
-from .corrections import resolve as resolve_correction
-from .corrections import resolve_all as resolve_corrections
 from .extract import extract_facts, leaves_unsure
 from .person import first_person, third_person
 from .templates import (
@@ -48,6 +49,11 @@ from .templates import (
     strip_instead,
     value_words,
 )
+
+# a swapped line must stay in a template the engine knows (``templates`` reads every kind, so the
+# check is handed in rather than imported by ``corrections``)
+resolve_correction = partial(_corrections.resolve, canonical=is_canonical)
+resolve_corrections = partial(_corrections.resolve_all, canonical=is_canonical)
 
 __all__ = [
     "Fact",

@@ -13,6 +13,7 @@ fact never reaches a memory file as such.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ..dates import DATE_PHRASE
 from ..dates import resolve as resolve_date
@@ -337,7 +338,9 @@ _ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?(?:\s*(?:am|pm))?\b", re.I)
 
 
-def resolve(fact: str, files: dict[str, list[str]]) -> tuple[str, str, str] | None:
+def resolve(
+    fact: str, files: dict[str, list[str]], canonical: Callable[[str], bool] | None = None
+) -> tuple[str, str, str] | None:
     """The correction ``fact`` (``Now: …``) applied to the one line it can mean: (file kind, old
     line, new line), or None when no line, or more than one, holds a value of its kind."""
     m = NOW.match(fact)
@@ -345,8 +348,8 @@ def resolve(fact: str, files: dict[str, list[str]]) -> tuple[str, str, str] | No
         return None
     kind, value = m.group("k"), m.group("v")
     said = m.group("h") or ""
-    if kind == "swap":
-        candidates = _swaps(files, value, said)
+    if kind == "swap":  # a swapped line must stay in a template (``canonical``); unchecked: none
+        candidates = _swaps(files, value, said, canonical) if canonical else []
         return candidates[0] if len(candidates) == 1 else None
     if kind in _SAID:
         candidates = _SAID[kind](files, value, said)
@@ -358,7 +361,9 @@ def resolve(fact: str, files: dict[str, list[str]]) -> tuple[str, str, str] | No
     return candidates[0] if len(candidates) == 1 else None
 
 
-def resolve_all(fact: str, files: dict[str, list[str]]) -> list[tuple[str, str, str]]:
+def resolve_all(
+    fact: str, files: dict[str, list[str]], canonical: Callable[[str], bool] | None = None
+) -> list[tuple[str, str, str]]:
     """As ``resolve``, with every line a name correction means: "It's John with an h" corrects
     ``Goes by Jon`` and ``Call the user Jon`` both (one name, said in two templates)."""
     m = NOW.match(fact)
@@ -370,7 +375,7 @@ def resolve_all(fact: str, files: dict[str, list[str]]) -> list[tuple[str, str, 
         ]
         olds = {_held_name(c[1]) for c in found}
         return found if len(olds) == 1 else []
-    one = resolve(fact, files)
+    one = resolve(fact, files, canonical)
     return [one] if one else []
 
 
@@ -556,7 +561,9 @@ def _kind_of(value: str) -> str | None:
     return None
 
 
-def _swaps(files: dict[str, list[str]], value: str, said: str) -> list[tuple[str, str, str]]:
+def _swaps(
+    files: dict[str, list[str]], value: str, said: str, canonical: Callable[[str], bool]
+) -> list[tuple[str, str, str]]:
     """The one line holding the old value (said, or of the new value's kind), with the new value in
     its place; the line must stay in a template the engine knows. Several lines could be meant:
     none is (unsure, both stay)."""
@@ -566,7 +573,7 @@ def _swaps(files: dict[str, list[str]], value: str, said: str) -> list[tuple[str
         for line in lines:
             spans = [old] if old else _spans_of_kind(line, value)
             for span in spans:
-                new_line = _swapped_line(line, span, value)
+                new_line = _swapped_line(line, span, value, canonical)
                 if new_line is None or (subject and fold(subject) not in fold(line)):
                     continue
                 out.append((kind, line, new_line))
@@ -603,11 +610,9 @@ def _spans_of_kind(line: str, value: str) -> list[str]:
     return out
 
 
-def _swapped_line(line: str, old: str, new: str) -> str | None:
+def _swapped_line(line: str, old: str, new: str, canonical: Callable[[str], bool]) -> str | None:
     """``line`` with the value ``old`` (whole words, folded) replaced by ``new``; None when the line
     does not hold it as a value, or the result is in no template of the engine's."""
-    from .templates import is_canonical  # the templates read every kind, this one too
-
     words = fold(old).split()
     if not words or set(words) <= _HEADS:
         return None
@@ -623,4 +628,4 @@ def _swapped_line(line: str, old: str, new: str) -> str | None:
     # a tool swapped leaves its old version behind ("Uses Postgres 16" → "Uses MySQL")
     tail = re.sub(r"^ v?\d+(?:\.\d+)*\b", "", line[m.end() :])
     new_line = f"{head}{value}{tail}"
-    return new_line if is_canonical(new_line) and new_line != line else None
+    return new_line if canonical(new_line) and new_line != line else None
