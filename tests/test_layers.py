@@ -37,6 +37,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "hitlog",
             "security",
             "textdiff",
+            "backoff",
         },
     ),
     ("versioning", {"gitstore"}),
