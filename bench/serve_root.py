@@ -96,7 +96,7 @@ def _serve(
         "REVERIE_MEMORY__HISTORY__FSYNC": "false",
     }
     os.environ.update(env)
-    sched = RootScheduler(ScopeRoot(root), config=load_config(), concurrency=concurrency)
+    sched = RootScheduler(ScopeRoot(root), config=load_config(), max_inflight=concurrency)
     base = _rss()
     peak = base
 

@@ -203,3 +203,31 @@ def test_api_key_is_not_in_repr():
 def test_non_finite_numbers_are_refused(value):
     with pytest.raises(ConfigError, match="intervalH"):
         validate_config({"agents": {"defaults": {"dream": {"intervalH": value}}}})
+
+
+def test_serve_keys_renamed_to_the_fleets_names_are_still_read_with_a_warning(caplog):
+    """One knob, one name: ``serve.concurrency`` is ``serve.maxInflight`` (as ``fleet.maxInflight``),
+    ``busyRetrySeconds`` / ``backoffMaxSeconds`` are ``retryBackoffSeconds`` /
+    ``retryBackoffMaxSeconds`` (as the fleet's), ``backoffSeconds`` is ``outageBackoffSeconds``. An
+    old name is still read, in any spelling, and warned about; the new one wins when both are set."""
+    data = {
+        "serve": {
+            "concurrency": 7,
+            "busy_retry_seconds": 5,
+            "backoffMaxSeconds": 50,
+            "backoffSeconds": 3,
+        }
+    }
+    with caplog.at_level(logging.WARNING, logger="reverie.config"):
+        serve = validate_config(data).serve
+    assert (serve.max_inflight, serve.retry_backoff_seconds) == (7, 5)
+    assert (serve.retry_backoff_max_seconds, serve.outage_backoff_seconds) == (50, 3)
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 4 and "serve.concurrency is now called serve.maxInflight" in said[0]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="reverie.config"):
+        serve = validate_config({"serve": {"concurrency": 7, "maxInflight": 9}}).serve
+    assert serve.max_inflight == 9
+    assert "serve.concurrency is ignored" in caplog.records[0].getMessage()
+    env = {"REVERIE_SERVE__CONCURRENCY": "5"}
+    assert load_config(env=env).serve.max_inflight == 5

@@ -193,7 +193,7 @@ def test_serve_root_never_follows_a_link_and_backs_off(
         if name != bob.name:
             root.unmark_due(name)
     before = _tree(root.path(Scope("alice")))
-    sched = RootScheduler(root, config=load_config(), concurrency=1)
+    sched = RootScheduler(root, config=load_config(), max_inflight=1)
 
     async def serve() -> None:
         stop = asyncio.Event()
