@@ -59,6 +59,7 @@ LAYERS: list[tuple[str, set[str]]] = [
         },
     ),
     ("chat commands and agents", {"commands", "chat", "demo"}),
+    ("serving", {"serving"}),
     ("front-ends", {"cli", "mcp", "ui", "fleet", "__main__", "integrations"}),
 ]
 INDEPENDENT = {"consolidator", "dream", "recall"}

@@ -435,6 +435,8 @@ def test_the_ui_reaches_memory_only_through_memory_verbs() -> None:
         "textsafety",  # which characters are hidden: each shown as an escape
         "scopes",  # the root's picker: ids checked, names resolved, scopes listed (no memory read there)
         "fsutil",  # the browser's sign-in file, written atomically with mode 0600 (no memory file)
+        "serving.auth",  # the sign-in token's constant-time comparison, shared with the MCP server
+        "serving.scopecache",  # the root's open scopes, the one cache mcp --http --root uses too
     }
     folder = Path(__file__).resolve().parent.parent / "reverie" / "ui"
     used = set()

@@ -18,7 +18,6 @@ signatures: after every write tool (at once) and every ``interval`` seconds (so 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
 import os
 from collections.abc import AsyncIterator, Callable
@@ -39,10 +38,11 @@ from ..memory import Memory, memory_files
 from ..memory import open as open_memory
 from ..recall.types import SourceKind
 from ..security.network import bind, is_loopback
+from ..serving.auth import BearerAuth
 from ..workspace import Workspace
 
 if TYPE_CHECKING:
-    from starlette.types import ASGIApp, Receive, Scope, Send
+    pass
 
 __all__ = [
     "build_server",
@@ -640,35 +640,6 @@ def serve_stdio(workspace: Workspace | str | os.PathLike[str] | Memory) -> None:
         anyio.run(server.run_stdio_async)
     finally:
         server.reverie_memory.close()
-
-
-class BearerAuth:
-    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>`` (compared in
-    constant time); anything else gets 401 and never reaches the MCP app."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self.expected = b"Bearer " + token.encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
-                body = b'{"error": "missing or wrong bearer token"}'
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 401,
-                        "headers": [
-                            (b"content-type", b"application/json"),
-                            (b"www-authenticate", b"Bearer"),
-                            (b"content-length", str(len(body)).encode()),
-                        ],
-                    }
-                )
-                await send({"type": "http.response.body", "body": body})
-                return
-        await self.app(scope, receive, send)
 
 
 def serve_http(
