@@ -7,13 +7,14 @@ these names, and a test checks both); everything else is private.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._lazy import lazy_exports
 from .errors import *  # noqa: F403  (the documented exception tree)
 from .errors import __all__ as _errors_all
 
 if TYPE_CHECKING:
+    __version__: str
     from .config import Config, load_config
     from .consolidator import ConsolidationResult
     from .dream import DreamResult
@@ -83,10 +84,25 @@ _LAZY = {
 }
 
 
-__getattr__ = lazy_exports(__name__, _LAZY, globals())
+_exported = lazy_exports(__name__, _LAZY, globals())
 
 
-__version__ = "0.1.0"
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        globals()[name] = _installed_version()
+        return globals()[name]
+    return _exported(name)
+
+
+def _installed_version() -> str:
+    """The installed distribution's version (pyproject.toml's, the one place it is written); read on
+    first use, so ``reverie --help`` never pays for the metadata lookup."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("reverie")
+    except PackageNotFoundError:  # run from a checkout that was never installed (a peer env)
+        return "0+unknown"
 
 __all__ = [
     # the front door

@@ -249,7 +249,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Long-term memory for AI agents, kept in plain files and versioned in git.",
     )
     _global_options(parser, top=True)
-    parser.add_argument("--version", action="version", version=f"reverie {_version()}")
+    parser.add_argument(
+        "--version", action=_ShowVersion, nargs=0, help="show program's version number and exit"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
     sub.required = True
     for name, target, help_ in COMMANDS:
@@ -267,10 +269,14 @@ def _takes_json(parser: argparse.ArgumentParser, command: str) -> bool:
     return found is not None and has_json(found)
 
 
-def _version() -> str:
-    from .. import __version__
+class _ShowVersion(argparse.Action):
+    """``--version``: the version is looked up only when asked for."""
 
-    return __version__
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from .. import __version__
+
+        print(f"reverie {__version__}")
+        parser.exit()
 
 
 class _Formatter(logging.Formatter):

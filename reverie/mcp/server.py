@@ -32,7 +32,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChang
 from mcp_types import EmptyResult, SubscribeRequestParams, ToolAnnotations, UnsubscribeRequestParams
 from pydantic import Field
 
-from .. import offload
+from .. import __version__, offload
 from ..errors import ReverieError, WorkspaceError
 from ..memory import Memory, memory_files
 from ..memory import open as open_memory
@@ -254,7 +254,7 @@ def build_server(
 
     server = ReverieServer(
         "reverie",
-        version=_version(),
+        version=__version__,
         instructions=(
             "Reverie is this user's long-term memory, kept in plain files and versioned in git. Search it with "
             "search_memory before answering questions about the user or past work; record what should be "
@@ -622,12 +622,6 @@ def _register_legacy_subscribe(server: MCPServer[Any], watcher: ResourceWatcher)
     low = server._lowlevel_server  # noqa: SLF001 (see the docstring)
     low.add_request_handler("resources/subscribe", SubscribeRequestParams, subscribe)
     low.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, unsubscribe)
-
-
-def _version() -> str:
-    from .. import __version__
-
-    return __version__
 
 
 # -- transports ---------------------------------------------------------------------------------------------
