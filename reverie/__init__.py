@@ -104,6 +104,7 @@ def _installed_version() -> str:
     except PackageNotFoundError:  # run from a checkout that was never installed (a peer env)
         return "0+unknown"
 
+
 __all__ = [
     # the front door
     "open",

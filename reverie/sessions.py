@@ -86,6 +86,7 @@ __all__ = [
     "SessionInfo",
     "SessionStore",
     "safe_filename",
+    "content_text",
     "MAX_MESSAGE_CHARS",
     "MAX_STEM_BYTES",
 ]
@@ -208,6 +209,21 @@ def normalize_message(message: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(out.get("timestamp"), str):
         out["timestamp"] = _now().isoformat()
     return out
+
+
+def content_text(content: Any) -> str:
+    """The text of a message's content: a string, or the text parts of a list of content parts
+    (one a line); ``""`` for anything else. Search, the UI, mem0's verbs and the session-end files
+    read a message's words through this one function (a transcript for a model marks images and
+    tool calls too: ``reverie.llm.transcript``)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+        ]
+        return "\n".join(parts)
+    return ""
 
 
 @dataclass

@@ -424,6 +424,7 @@ def test_the_ui_reaches_memory_only_through_memory_verbs() -> None:
         "workspace",
         "memory",
         "history",
+        "sessions",  # a message's text (content_text), the one reading of the session format
         "hitlog",
         "gitstore.trailers",
         "gitstore.diffing",  # a conflict's two texts as a diff (no repository read)

@@ -39,9 +39,9 @@ from ..llm import protocol
 from ..llm.client import ModelClient, log_model_failure
 from ..llm.output import content_words, line_problem, said_something, unaccounted, unwrap_fence
 from ..llm.prompts import load_prompt
+from ..llm.transcript import render_transcript, speaker, transcript_text
 from ..llm.types import ModelResponse, Usage
 from ..workspace import Workspace
-from .transcript import message_text, render_transcript, speaker
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +150,7 @@ def interpret(
     dropped: list[str] = []
     other = 0
     markers: set[str] = set()
-    slice_text = "\n".join(message_text(m) for m in archive)
+    slice_text = "\n".join(transcript_text(m) for m in archive)
     slice_words = content_words(slice_text)
     for line in text.splitlines():
         if not line.strip():
@@ -211,7 +211,7 @@ def _user_said(archive: Sequence[Mapping[str, Any]], owner: str | None) -> list[
         sentence
         for m in archive
         if speaker(m, owner) == "USER"
-        for sentence in said_something(message_text(m))
+        for sentence in said_something(transcript_text(m))
     ]
 
 

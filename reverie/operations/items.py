@@ -55,7 +55,7 @@ from ..hitlog import bare_line, is_fact_line, line_key
 from ..llm.protocol import NOTHING, UNSURE, parse_fact_line, strip_age
 from ..recall.rank import query_terms
 from ..recall.search import match
-from ..recall.sources import message_text
+from ..sessions import content_text
 from ..topics import is_topic
 from ..workspace import MEMORY, SOUL, USER, check_relative, starter_text
 
@@ -350,7 +350,7 @@ def get(rt: Runtime, memory_id: str) -> MemoryItem | None:
             return None
         return MemoryItem(
             memory_id,
-            message_text(message.get("content")),
+            content_text(message.get("content")),
             "said",
             f"sessions ({said.group(2)})",
             created_at=message.get("timestamp"),
@@ -601,7 +601,7 @@ def _clean_hit(
             return None  # the assistant's own replies are not memory of the user
         if ref.session_key == live[0] and ref.message_index in live[1]:
             return None  # the conversation in progress: in the prompt already
-        text = " ".join(message_text(message.get("content")).split())
+        text = " ".join(content_text(message.get("content")).split())
         return MemoryItem(
             f"c{ref.message_index}:{ref.session_key}",
             text,

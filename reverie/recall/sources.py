@@ -26,6 +26,7 @@ import orjson
 
 from ..fsutil import decode_lossy
 from ..history import HistoryEntry
+from ..sessions import content_text
 from .types import to_epoch
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,6 @@ __all__ = [
     "chunk_history",
     "chunk_session",
     "parse_stamp",
-    "message_text",
 ]
 
 #: Dated memory files: ``memory/YYYY-MM-DD.md`` (flush) and ``memory/YYYY-MM-DD-<slug>.md`` (session
@@ -233,22 +233,15 @@ def chunk_history(entry: HistoryEntry, path: str = "memory/history.jsonl") -> Ch
     )
 
 
-def message_text(content: Any) -> str:
-    """The text of a message's content: a string, or the text parts of a multimodal list."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [
-            p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
-        ]
-        return "\n".join(parts)
-    return ""
+#: ``content_text``'s old name here: ``reverie.memory_verbs`` (issue 37's branch rewrites it now)
+#: still imports it. Goes when that branch has landed.
+message_text = content_text
 
 
 def chunk_session(path: str, key: str, messages: list[dict[str, Any]]) -> list[Chunk]:
     """One chunk per user/assistant message with text; neighbouring messages' text as context."""
     texts = [
-        message_text(m.get("content")).strip() if m.get("role") in _SESSION_ROLES else ""
+        content_text(m.get("content")).strip() if m.get("role") in _SESSION_ROLES else ""
         for m in messages
     ]
     chunks: list[Chunk] = []
