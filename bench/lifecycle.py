@@ -378,7 +378,7 @@ def _pools(rng: random.Random) -> dict[str, list[Any]]:
 
 
 def _key(text: str) -> str:
-    from reverie.hitlog import line_key
+    from reverie.text.memline import line_key
 
     return line_key(text)
 

@@ -19,8 +19,8 @@ from reverie.dream.lifecycle import apply, line_dates
 from reverie.dream.result import Edit, Finding
 from reverie.dream.salience import LineInfo, SalienceRecord
 from reverie.gitstore import trailers as tr
-from reverie.hitlog import line_key
 from reverie.recall import Recall
+from reverie.text.memline import line_key
 
 TODAY = date(2027, 6, 1)
 USER_T = "# User\n\nWho the user is.\n\n"

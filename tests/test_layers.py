@@ -38,6 +38,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "security",
             "textdiff",
             "backoff",
+            "text",
         },
     ),
     ("versioning", {"gitstore"}),

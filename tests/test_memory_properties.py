@@ -33,9 +33,9 @@ from reverie.dream.archive import archive_path, parse_entry
 from reverie.dream.pending import stage_soul_change
 from reverie.dream.pins import pin
 from reverie.errors import DreamError
-from reverie.hitlog import line_key
 from reverie.operations.approve import approve
 from reverie.operations.restore import restore_memory
+from reverie.text.memline import line_key
 from reverie.workspace import SOUL, USER
 
 PROMPT_FILES = (USER, MEM)

@@ -17,7 +17,7 @@ from reverie.config import DreamConfig
 from reverie.dream.archive import archive_path, parse_entry
 from reverie.dream.lifecycle import apply, single_valued
 from reverie.dream.salience import SalienceRecord
-from reverie.hitlog import line_key
+from reverie.text.memline import line_key
 
 TODAY = date(2027, 6, 1)
 USER_T = "# User\n\nWho the user is.\n\n"

@@ -24,8 +24,8 @@ from reverie.dream.archive import archive_path, parse_entry
 from reverie.dream.pending import stage_soul_change
 from reverie.errors import LockTimeoutError, MergeConflictError
 from reverie.gitstore import GitStore
-from reverie.hitlog import line_key
 from reverie.operations.approve import approve
+from reverie.text.memline import line_key
 from reverie.workspace import SOUL, USER
 
 THREADS = ("a", "b")

@@ -429,6 +429,7 @@ def test_the_ui_reaches_memory_only_through_memory_verbs() -> None:
         "gitstore.trailers",
         "gitstore.diffing",  # a conflict's two texts as a diff (no repository read)
         "gitstore.types",
+        "text.memline",  # whether a line is pinned
         "dream.records",
         "dream.result",
         "security.network",

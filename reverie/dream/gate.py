@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..config import DreamConfig
-from ..hitlog import bare_line
 from ..security.secrets import scan
+from ..text.memline import bare_line
 from ..textsafety import control_chars
 from ..workspace import MEMORY, SOUL, USER
 from .archive import parse_entry

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from ..config import DreamConfig
-from ..hitlog import bare_line, is_fact_line, is_pinned, line_key
+from ..text.memline import bare_line, is_fact_line, is_pinned, line_key
 from ..workspace import MEMORY, SOUL, USER
 from . import archive as arc
 from .result import Edit, Finding

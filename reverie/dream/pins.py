@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import DreamError, MergeConflictError
-from ..hitlog import PIN_MARK, is_pinned
+from ..text.memline import PIN_MARK, is_pinned
 from ..workspace import MEMORY_FILES, Workspace
 
 if TYPE_CHECKING:

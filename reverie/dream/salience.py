@@ -8,7 +8,7 @@ learned on the day it is first seen again)::
      "files": {"USER.md": {"lives in porto": {"learned": "2027-03-02", "confirmed": "2027-05-01",
                                               "hits": 3, "last_hit": "2027-05-20", "mark": "durable"}}}}
 
-Keys are ``reverie.hitlog.line_key``. ``mark`` is the archiver's mark of the fact the line was
+Keys are ``reverie.text.memline.line_key``. ``mark`` is the archiver's mark of the fact the line was
 written from (``permanent``, ``durable``, ``ephemeral``), when Dream could match it (a batch fact
 with the same words, Jaccard ≥ 0.5 for a new line; a restatement, ≥ 0.8, confirms an existing one).
 Dream writes the record after its commit, under its run lock (atomic replace); a crash in between

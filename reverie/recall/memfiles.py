@@ -62,6 +62,7 @@ from ..llm.types import ModelResponse
 from ..llm.window import ContextWindows, reply_tokens, room
 from ..locking import Lock, lock_path
 from ..sessions import Session, content_text
+from ..text.memline import bullet_text, strip_bullet
 from ..workspace import Workspace
 from .rank import STOPWORDS
 
@@ -86,7 +87,6 @@ MAX_SLUG = 40
 MAX_TRANSCRIPT_CHARS = 60_000
 EXCERPT_CHARS = 280
 MAX_EXCERPTS = 8
-_FACT_BULLET = re.compile(r"^\s*[-*•]\s+(.+?)\s*$")
 
 
 def save_summary(slug: str, summary: str) -> None:
@@ -611,7 +611,7 @@ def judge_flush(
 
 
 def _is_silent(line: str) -> bool:
-    return _FACT_BULLET.sub(r"\1", line).strip().rstrip(".").strip().lower() == SILENT
+    return strip_bullet(line).rstrip(".").strip().lower() == SILENT
 
 
 def _facts(answer: str, system: str = "", key: str = "", *, cut: bool = False) -> list[str]:
@@ -622,9 +622,9 @@ def _facts(answer: str, system: str = "", key: str = "", *, cut: bool = False) -
         lines = lines[:-1]
     facts = []
     for line in lines:
-        m = _FACT_BULLET.match(line)
-        if m and m.group(1).strip().lower() != SILENT:
-            fact = " ".join(m.group(1).split())
+        said = bullet_text(line)
+        if said and said.lower() != SILENT:
+            fact = " ".join(said.split())
             problem = fact_problem(fact, [system] if system else [])
             if problem:
                 log.warning("flush of session %s: dropped a line (%s): %.80r", key, problem, fact)
@@ -652,7 +652,7 @@ def _append_facts(
     """Append the facts not already in the day's file (caller holds the flush lock). One write, fsynced."""
     path: Path = workspace.resolve(rel)
     existing = read_text_lossy(path)
-    seen = {_norm(m.group(1)) for line in existing.splitlines() if (m := _FACT_BULLET.match(line))}
+    seen = {_norm(said) for line in existing.splitlines() if (said := bullet_text(line))}
     new: list[str] = []
     for fact in facts:
         n = _norm(fact)

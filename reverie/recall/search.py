@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 from ..config import Config, SearchConfig, load_config
 from ..errors import ModelError, RecallError, WorkspaceError
 from ..history import HistoryLog
-from ..hitlog import line_key, record_hits
+from ..hitlog import record_hits
+from ..text.memline import line_key
 from ..workspace import MEMORY_FILES, Workspace
 from . import rank
 from .index import SearchIndex, SyncStats, index_location

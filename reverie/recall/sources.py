@@ -27,6 +27,7 @@ import orjson
 from ..fsutil import decode_lossy
 from ..history import HistoryEntry
 from ..sessions import content_text
+from ..text.memline import TOP_BULLET
 from .types import to_epoch
 
 log = logging.getLogger(__name__)
@@ -48,7 +49,6 @@ MAX_SECTION_CHARS = 2_000
 MAX_CHUNK_CHARS = 16_000  # what the index keeps of one huge entry or message
 CONTEXT_CHARS = 400  # of each neighbouring session message
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_BULLET_RE = re.compile(r"^[-*+] |^\d{1,3}[.)] ")  # a top-level list item
 _SESSION_ROLES = ("user", "assistant")
 
 
@@ -173,7 +173,7 @@ def _pieces(body: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]]]:
     item: list[tuple[int, str]] = []
     for entry in body:
         line = entry[1]
-        if _BULLET_RE.match(line):
+        if TOP_BULLET.match(line):
             if item:
                 yield item
             yield from _split_section(prose)

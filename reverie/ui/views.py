@@ -23,7 +23,7 @@ from markupsafe import Markup, escape
 
 from ..gitstore.diffing import text_diff as _bytes_diff
 from ..gitstore.trailers import BATCH, KIND, parse_batch
-from ..hitlog import is_pinned
+from ..text.memline import is_pinned
 from ..textdiff import diff_line_kinds
 from ..textsafety import describe, hidden
 from .security import CSRF_FIELD

@@ -1,0 +1,1 @@
+"""Text rules below every layer: what a memory line is."""
