@@ -77,6 +77,7 @@ from .errors import SessionError
 from .fsutil import atomic_write, open_for_write
 from .history import repair_torn_tail, write_all
 from .locking import Lock, lock_path
+from .text.dates import parse_timestamp
 from .workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -166,12 +167,7 @@ def _now() -> datetime:
 
 
 def _parse_time(value: Any, fallback: datetime) -> datetime:
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value)
-        except ValueError:
-            pass
-    return fallback
+    return parse_timestamp(value) or fallback
 
 
 def clean_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:

@@ -43,6 +43,7 @@ import orjson
 
 from ..fsutil import atomic_write
 from ..hitlog import ROTATE_BYTES, read_hits, rotate_hits
+from ..text.dates import parse_timestamp
 
 __all__ = ["LineInfo", "SalienceRecord", "score", "recent", "SALIENCE_NAME", "RECENT_DAYS"]
 
@@ -56,12 +57,8 @@ RECENT_DAYS = 30
 
 
 def _day(value: Any) -> date | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return date.fromisoformat(value[:10])
-    except ValueError:
-        return None
+    when = parse_timestamp(value[:10]) if isinstance(value, str) else None
+    return None if when is None else when.date()
 
 
 @dataclass

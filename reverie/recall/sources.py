@@ -27,6 +27,7 @@ import orjson
 from ..fsutil import decode_lossy
 from ..history import HistoryEntry
 from ..sessions import content_text
+from ..text.dates import parse_timestamp
 from ..text.memline import TOP_BULLET
 from .types import to_epoch
 
@@ -213,12 +214,8 @@ def _split_section(body: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]
 
 def parse_stamp(value: Any) -> float | None:
     """Epoch seconds of a history ``YYYY-MM-DD HH:MM`` or an ISO timestamp; None when absent or malformed."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return to_epoch(datetime.fromisoformat(value.strip().replace("Z", "+00:00")))
-    except ValueError:
-        return None
+    when = parse_timestamp(value)
+    return None if when is None else to_epoch(when)
 
 
 def chunk_history(entry: HistoryEntry, path: str = "memory/history.jsonl") -> Chunk:
