@@ -26,7 +26,7 @@ from .commands.router import Notify
 from .config import OFFLINE_MODEL
 from .consolidator.estimate import prompt_messages
 from .memory import agent_preamble
-from .recall.tool import complete_with_memory_search, recall_context
+from .recall.tool import complete_with_search_memory, recall_context
 from .runtime import Runtime
 
 if TYPE_CHECKING:
@@ -95,11 +95,11 @@ class ChatAgent:
         if self.offline:
             return _OFFLINE_REPLY
         # Recall: the top hits for this message when memory.search.autoRecall is on, and the
-        # memory_search tool.
+        # search_memory tool.
         recalled = await recall_context(rt.recall, text)
         extra = agent_preamble(rt) + (f"\n\n{recalled}" if recalled else "")
         messages = prompt_messages(rt.store, self.session, extra_system=extra)
-        response = await complete_with_memory_search(
+        response = await complete_with_search_memory(
             rt.client, rt.recall, messages, max_tokens=rt.config.defaults.max_tokens
         )
         answer = (response.content or "").strip()
