@@ -4,7 +4,7 @@
 Each turn: a slash command goes to the ``CommandRouter``; anything else is appended to the persisted
 session, the Consolidator archives old messages when the prompt nears the context window, and the
 model answers from a system prompt made of SOUL.md, USER.md, MEMORY.md and the history entries Dream
-has not consolidated yet (so what was said an hour ago is known before Dream has run). With the
+has not read yet (so what was said an hour ago is known before Dream has run). With the
 offline engine there is no conversation model: the agent says so, still records what the user says
 (so memory keeps learning) and still runs every command.
 

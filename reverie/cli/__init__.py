@@ -66,7 +66,7 @@ COMMANDS = [
         "cmd_consolidate:configure",
         "consolidate a session into history (no KEY: every session over budget)",
     ),
-    ("dream", "cmd_dream:configure", "consolidate pending history into memory now"),
+    ("dream", "cmd_dream:configure", "turn pending history into memory now"),
     (
         "pin",
         "cmd_pin:configure",

@@ -600,7 +600,7 @@ def _register_prompt(server: MCPServer[Any], tools: _Tools) -> None:
         name="memory_context",
         title="Reverie memory context",
         description="The memory block for a system prompt: SOUL.md, USER.md, memory/MEMORY.md and "
-        "the recent history Dream has not consolidated yet (what `reverie chat` uses).",
+        "the recent history Dream has not read yet (what `reverie chat` uses).",
     )
     async def memory_context() -> str:
         return await tools.call(lambda m: m.context())
