@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import itertools
+from asyncio import run
 
 import pytest
 
@@ -13,10 +13,6 @@ from reverie.llm.scripted import ScriptedModel
 from reverie.runtime import Runtime
 
 _counter = itertools.count()
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 @pytest.fixture

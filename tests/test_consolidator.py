@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import os
+from asyncio import run
 
 import orjson
 import pytest
@@ -91,10 +91,6 @@ def history(store: MemoryStore):
 
 def on_disk(sessions: SessionStore, key: str):
     return sessions.get_or_create(key)
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 def test_below_threshold_does_nothing(workspace, facts_model):

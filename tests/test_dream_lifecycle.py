@@ -5,8 +5,8 @@ model-independent)."""
 
 from __future__ import annotations
 
-import asyncio
 import re
+from asyncio import run
 from datetime import date, timedelta
 
 import pytest
@@ -25,10 +25,6 @@ from reverie.text.memline import line_key
 TODAY = date(2027, 6, 1)
 USER_T = "# User\n\nWho the user is.\n\n"
 MEM_T = "# Memory\n\nProject facts.\n\n"
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 def _apply(tmp_path, files, *, base=None, cfg=None, record=None, **kw):

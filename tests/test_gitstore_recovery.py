@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from support.dream_helpers import edit, make_env
+from support.gitcli import git
 
 from reverie import MemoryStore
 from reverie.dream import transaction
@@ -29,12 +30,6 @@ from reverie.gitstore.writer import state_dir
 from reverie.workspace import Workspace
 
 MEM = "memory/MEMORY.md"
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
-    ).stdout
 
 
 def snapshot(root: Path) -> dict[str, tuple[int, int]]:

@@ -4,10 +4,10 @@ retry budget, and key hygiene."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import time
+from asyncio import run
 
 import pytest
 from support.openai_server import OpenAIServer, Step, anthropic_message, chat, tool_call_reply
@@ -48,10 +48,6 @@ def client_for(srv: OpenAIServer, **llm: float) -> ModelClient:
     for k, v in settings.items():
         setattr(cfg.llm, k, v)
     return ModelClient(cfg)
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 def test_reply_usage_and_request_shape(server: OpenAIServer) -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
+from asyncio import run
 
 import pytest
 
@@ -30,10 +30,6 @@ def _client(**llm: object) -> ModelClient:
     for k, v in llm.items():
         setattr(cfg.llm, k, v)
     return ModelClient(cfg)
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 def test_text_tool_calls_finish_reason_and_usage_round_trip() -> None:

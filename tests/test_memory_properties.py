@@ -19,9 +19,9 @@ small: the whole machine runs in well under a minute.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import tempfile
+from asyncio import run
 from pathlib import Path
 
 from hypothesis import HealthCheck, settings
@@ -63,10 +63,6 @@ _TOPICS = (
     "celery",
     "dulwich",
 )
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 def _keys(text: str) -> set[str]:

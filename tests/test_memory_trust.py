@@ -8,7 +8,7 @@ the model is asked; a drain pauses at its budget."""
 
 from __future__ import annotations
 
-import asyncio
+from asyncio import run
 from datetime import date
 
 from support.dream_helpers import MEM, edit, make_env
@@ -22,10 +22,6 @@ from reverie.text.memline import line_key
 TODAY = date(2027, 6, 1)
 USER_T = "# User\n\nWho the user is.\n\n"
 MEM_T = "# Memory\n\nProject facts.\n\n"
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 def _apply(tmp_path, files, *, base=None, **kw):

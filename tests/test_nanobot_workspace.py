@@ -9,6 +9,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from support.gitcli import git
 
 from reverie import MemoryStore
 from reverie.gitstore import GitStore
@@ -17,12 +18,6 @@ from reverie.sessions import SessionStore
 from reverie.workspace import Workspace
 
 ENV = ["-c", "user.name=nanobot", "-c", "user.email=nanobot@dream"]
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(root), *args], check=True, capture_output=True, text=True
-    ).stdout
 
 
 def nanobot_035_workspace(root: Path) -> None:

@@ -6,10 +6,10 @@ commit whose removed lines land in the archive, undone by a restore of that comm
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from support.gitcli import git
 
 import reverie
 from reverie.errors import UnsafePathError, WorkspaceError
@@ -26,13 +26,6 @@ def memory(tmp_path: Path):
         yield memory
 
 
-def _git(ws: Path, *args: str) -> str:
-    assert GIT is not None
-    return subprocess.run(
-        [GIT, "-C", str(ws), *args], capture_output=True, text=True, check=True
-    ).stdout
-
-
 def test_a_topic_file_at_any_depth_is_versioned_indexed_and_listed(memory) -> None:
     ws = memory.workspace
     rel = "memory/topics/projects/acme/notes.md"
@@ -43,9 +36,9 @@ def test_a_topic_file_at_any_depth_is_versioned_indexed_and_listed(memory) -> No
     hidden = ws.root / "memory/topics/projects/.draft.md"
     hidden.write_text("- scratch\n")
     if GIT:
-        assert _git(ws.root, "ls-files", "memory/topics").split() == [rel]
-        assert ".draft.md" in _git(ws.root, "status", "--porcelain", "--ignored")
-        assert _git(ws.root, "status", "--porcelain", "--untracked-files=all", "memory") == ""
+        assert git(ws.root, "ls-files", "memory/topics").split() == [rel]
+        assert ".draft.md" in git(ws.root, "status", "--porcelain", "--ignored")
+        assert git(ws.root, "status", "--porcelain", "--untracked-files=all", "memory") == ""
     assert topic_files(ws) == [rel]
     hits = memory.search("invoices EUR")
     assert hits and hits[0].source.path == rel
