@@ -7,7 +7,6 @@ import itertools
 import sys
 
 import orjson
-import pytest
 from support.cli import invoke
 
 from reverie.cli import main
@@ -16,13 +15,6 @@ from reverie.llm.scripted import Prompt, ScriptedModel
 from reverie.workspace import Workspace
 
 _counter = itertools.count()
-
-
-@pytest.fixture
-def fake():
-    fake = ScriptedModel.register(f"chat{next(_counter)}")
-    yield fake
-    ScriptedModel.unregister(fake.name)
 
 
 def answer(prompt: Prompt) -> str:

@@ -16,10 +16,8 @@ from reverie.consolidator.consolidator import MAX_ROUNDS
 from reverie.errors import SessionError
 from reverie.llm import protocol
 from reverie.llm.client import ModelClient
-from reverie.llm.scripted import Reply, ScriptedModel, bad_request_error
+from reverie.llm.scripted import Reply, bad_request_error
 from reverie.llm.types import ToolCall
-
-_counter = itertools.count()
 
 
 def make_config(model: str, **defaults) -> Config:
@@ -30,13 +28,6 @@ def make_config(model: str, **defaults) -> Config:
     }  # budget 2048, target 1024
     base.update(defaults)
     return Config.model_validate({"agents": {"defaults": base}})
-
-
-@pytest.fixture
-def fake():
-    fake = ScriptedModel.register(f"cons{next(_counter)}")
-    yield fake
-    ScriptedModel.unregister(fake.name)
 
 
 @pytest.fixture

@@ -22,9 +22,9 @@ from support.fleet import (
     git,
     start_dispatcher,
     start_worker,
-    stop_all,
     wait_for,
 )
+from support.fleet_fixtures import needs_redis
 
 from reverie.config import Config, load_config
 from reverie.dream.fence import read_epoch
@@ -32,24 +32,8 @@ from reverie.dream.records import Attempts, StatusRecord
 from reverie.scopes import Scope, ScopeRoot, write_root_kind
 from reverie.store import WorkspaceStore
 
-pytestmark = pytest.mark.skipif(
-    REDIS_SERVER is None, reason="redis-server is not installed (scripts/system-deps installs it)"
-)
+pytestmark = [needs_redis, pytest.mark.usefixtures("no_process_left")]
 celery = pytest.importorskip("celery", reason="the `fleet` extra (celery, redis) is not installed")
-
-
-@pytest.fixture(autouse=True)
-def _no_process_left():
-    yield
-    stop_all()
-
-
-@pytest.fixture
-def redis_server():
-    server = RedisServer()
-    server.start()
-    yield server
-    server.close()
 
 
 def _fleet(root: Path, server: RedisServer, monkeypatch, **fleet):
@@ -704,8 +688,6 @@ def test_redis_with_auth_and_tls(tmp_path, monkeypatch):
     given), for the due index, leases and the Celery broker alike, in the URL forms it documents."""
     import shutil
     import subprocess
-
-    from support.fleet import REDIS_SERVER
 
     from reverie.fleet import Fleet
     from reverie.fleet.app import TASK, make_app

@@ -28,15 +28,16 @@ ROOT_DIR = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> ScriptedModel:
-    model = ScriptedModel.register("serve-root", responder=dream_responder)
+def fake(fake: ScriptedModel, monkeypatch: pytest.MonkeyPatch) -> ScriptedModel:
+    """The shared scripted model (conftest), answering Dream's tasks, with a fast serve config."""
+    model = fake
+    model.responder = dream_responder
     monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE", model.model)
     monkeypatch.setenv("REVERIE_MEMORY__HISTORY__FSYNC", "false")
     monkeypatch.setenv("REVERIE_LLM__MAX_RETRIES", "0")
     monkeypatch.setenv("REVERIE_SERVE__JITTER_SECONDS", "0")
     monkeypatch.setenv("REVERIE_SERVE__POLL_SECONDS", "0.05")
-    yield model
-    ScriptedModel.unregister("serve-root")
+    return model
 
 
 def _fill(root: ScopeRoot, users: list[str], entries: int = 1) -> None:
