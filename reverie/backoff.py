@@ -1,8 +1,9 @@
 """Capped exponential backoff, the one formula every retry in Reverie waits by.
 
 The model client's retries (``reverie.llm.client``), a Dream scheduler's delay after a workspace's
-runs failed in a row or while the model is down (``reverie.dream.policy``), and the fleet's restart
-of a dead dispatcher (``reverie.fleet.supervise``) all wait ``first · 2ⁿ⁻¹`` before the n-th retry,
+runs failed in a row or while the model is down (``reverie.dream.policy``), the fleet's restart of
+a dead worker (``reverie.fleet.supervise``), and the polls for a held file lock
+(``reverie.locking``) or a busy search index (``reverie.recall.index``) all wait ``first · 2ⁿ⁻¹`` before the n-th retry,
 capped at ``cap``. tenacity computes it (``wait_exponential``, which also turns an overflowing
 power into the cap, so a workspace failing for months never raises ``OverflowError``); the model
 client also runs its retry loop on tenacity's ``AsyncRetrying``.
@@ -12,8 +13,6 @@ from __future__ import annotations
 
 import random
 from typing import TYPE_CHECKING, cast
-
-from tenacity import wait_exponential
 
 if TYPE_CHECKING:
     from tenacity import RetryCallState
@@ -33,6 +32,9 @@ class _Attempt:
 def capped_backoff(n: int, first: float, cap: float) -> float:
     """The wait before retry ``n`` (1 for the first): ``first``, doubling with each retry, never over
     ``cap`` (nor under 0)."""
+    # Imported on first use: the file lock's poll loop imports this module on every fast path.
+    from tenacity import wait_exponential
+
     wait = wait_exponential(multiplier=first, max=cap, exp_base=2)
     return float(wait(cast("RetryCallState", _Attempt(max(n, 1)))))
 

@@ -66,6 +66,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from ..backoff import capped_backoff
 from ..errors import LockTimeoutError, RecallError, SessionError
 from ..history import BadLine, HistoryEntry, HistoryLog
 from ..sessions import SessionStore
@@ -325,7 +326,7 @@ class SearchIndex:
         say): a busy index is not a corrupt one and must never be moved aside. ``_Damaged`` when
         the file is not a usable index."""
         deadline = time.monotonic() + OPEN_TIMEOUT
-        delay = 0.01
+        polls = 0
         while True:
             try:
                 return self._open_once()
@@ -336,8 +337,8 @@ class SearchIndex:
                     raise LockTimeoutError(
                         f"{self.path} stayed locked for {OPEN_TIMEOUT:.0f}s ({exc})"
                     ) from None
-                time.sleep(delay)
-                delay = min(delay * 2, 0.5)
+                polls += 1
+                time.sleep(capped_backoff(polls, 0.01, 0.5))
 
     def _open_once(self) -> sqlite3.Connection:
         """A connection to a usable index, creating the schema in a new file; ``_Damaged`` for a
