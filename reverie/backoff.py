@@ -3,10 +3,10 @@
 The model client's retries (``reverie.llm.client``), a Dream scheduler's delay after a workspace's
 runs failed in a row or while the model is down (``reverie.dream.policy``), the fleet's restart of
 a dead worker (``reverie.fleet.supervise``), and the polls for a held file lock
-(``reverie.locking``) or a busy search index (``reverie.recall.index``) all wait ``first · 2ⁿ⁻¹`` before the n-th retry,
-capped at ``cap``. tenacity computes it (``wait_exponential``, which also turns an overflowing
-power into the cap, so a workspace failing for months never raises ``OverflowError``); the model
-client also runs its retry loop on tenacity's ``AsyncRetrying``.
+(``reverie.locking``) or a busy search index (``reverie.recall.index``) all wait ``first · 2ⁿ⁻¹``
+before the n-th retry, capped at ``cap``. tenacity computes it (``wait_exponential``, which also
+turns an overflowing power into the cap, so a workspace failing for months never raises
+``OverflowError``); the model client also runs its retry loop on tenacity's ``AsyncRetrying``.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ class _Attempt:
 
 
 def capped_backoff(n: int, first: float, cap: float) -> float:
-    """The wait before retry ``n`` (1 for the first): ``first``, doubling with each retry, never over
-    ``cap`` (nor under 0)."""
+    """The wait before retry ``n`` (1 for the first): ``first``, doubling with each retry, never
+    over ``cap`` (nor under 0)."""
     # Imported on first use: the file lock's poll loop imports this module on every fast path.
     from tenacity import wait_exponential
 

@@ -55,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
         return _serve_root(args, scope[0])
     if args.max_inflight is not None or args.rescan or args.metrics_port is not None or args.json:
         raise CommandError(
-            "--max-inflight, --rescan, --metrics-port and --json go with --root DIR (without --user)"
+            "--max-inflight, --rescan, --metrics-port and --json go with --root DIR "
+            "(without --user)"
         )
     from ..dream import serve
     from ..runtime import Runtime

@@ -345,7 +345,7 @@ class ModelClient:
         return _Retryable(fault, text)
 
     def _give_up(self, call: _Call, state: RetryCallState) -> ModelResponse:
-        """The retry loop stopped on a transient fault: out of retries, or of time for the next one."""
+        """The retry loop stopped on a transient fault: out of retries, or of time for the next."""
         attempts = state.attempt_number
         text = _last_fault(state).text
         gave_up = "not-answering" if call.silent else "overloaded"

@@ -22,11 +22,12 @@ For each marked scope:
 - **one at a time per scope**: a scope is never started twice by this process, and Dream's own run
   lock keeps out any other process (a held lock: retried after ``retryBackoffSeconds``);
 - **a broken scope backs off**: a scope whose runs keep failing (or raising) is retried after
-  ``retryBackoffSeconds``, doubling with each failure in a row up to ``retryBackoffMaxSeconds``, and each
-  failure's log line says how many in a row and when the next try is — so it logs less and less,
-  and a run that completes resets it;
+  ``retryBackoffSeconds``, doubling with each failure in a row up to ``retryBackoffMaxSeconds``,
+  and each failure's log line says how many in a row and when the next try is — so it logs less
+  and less, and a run that completes resets it;
 - **provider down** (a run ends "model unavailable", which costs the batch no attempt): no run
-  starts for ``outageBackoffSeconds``, doubling up to ``retryBackoffMaxSeconds`` while the outage lasts;
+  starts for ``outageBackoffSeconds``, doubling up to ``retryBackoffMaxSeconds`` while the outage
+  lasts;
 - **done**: the marker is removed, then the history is checked again and the marker re-created if
   entries arrived meanwhile (an appender marks after its append; this unmarks before its check: no
   wake-up is lost).

@@ -1,8 +1,8 @@
 """The agent-facing side of Recall: the ``search_memory`` tool and auto-recall for ``reverie chat``.
 
-``search_memory`` is the one name of the search tool a model is handed, here as in the MCP server and
-the framework adapters; a call by its old name here, ``memory_search``, is still answered (a model
-may have it from an earlier conversation)."""
+``search_memory`` is the one name of the search tool a model is handed, here as in the MCP server
+and the framework adapters; a call by its old name here, ``memory_search``, is still answered (a
+model may have it from an earlier conversation)."""
 
 from __future__ import annotations
 

@@ -19,7 +19,8 @@ V = TypeVar("V")
 
 
 class ScopeCache(Generic[K, V]):
-    """Open entries by key; ``idle(entry)`` says whether one may close, ``close(entry)`` closes it."""
+    """Open entries by key: ``idle(entry)`` says whether one may close, ``close(entry)`` closes
+    it."""
 
     def __init__(self, size: int, *, idle: Callable[[V], bool], close: Callable[[V], None]) -> None:
         if size < 1:
