@@ -122,13 +122,13 @@ ESCAPES = "evil \x1b[8mhidden\x1b[0m \x1b]0;title\x07 \x1b[2J \x9b31m \u202egnp.
 
 
 def _raw_controls(out: str) -> list[str]:
-    from reverie.textsafety import CONTROL
+    from reverie.text.safety import CONTROL
 
     return CONTROL.findall(out)
 
 
 def test_printable_keeps_text_and_layout_but_shows_every_control() -> None:
-    from reverie.textsafety import printable
+    from reverie.text.safety import printable
 
     out = printable(ESCAPES + "\n\ttab kept")
     assert _raw_controls(out) == [] and len(out) == len(ESCAPES + "\n\ttab kept")

@@ -432,9 +432,9 @@ def test_the_ui_reaches_memory_only_through_memory_verbs() -> None:
         "text.memline",  # whether a line is pinned
         "dream.records",
         "dream.result",
-        "security.network",
-        "textdiff",
-        "textsafety",  # which characters are hidden: each shown as an escape
+        "serving.network",
+        "text.diff",
+        "text.safety",  # which characters are hidden: each shown as an escape
         "scopes",  # the root's picker: ids checked, names resolved, scopes listed (no memory read there)
         "fsutil",  # the browser's sign-in file, written atomically with mode 0600 (no memory file)
         "serving.auth",  # the sign-in token's constant-time comparison, shared with the MCP server

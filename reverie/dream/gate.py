@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ..config import DreamConfig
 from ..security.secrets import scan
 from ..text.memline import bare_line
-from ..textsafety import control_chars
+from ..text.safety import control_chars
 from ..workspace import MEMORY, SOUL, USER
 from .archive import parse_entry
 from .result import Finding

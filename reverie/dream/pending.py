@@ -41,7 +41,7 @@ import orjson
 
 from ..errors import MergeConflictError, WorkspaceError
 from ..fsutil import atomic_write
-from ..textdiff import numstat_text
+from ..text.diff import numstat_text
 from ..workspace import SOUL, Workspace
 
 if TYPE_CHECKING:

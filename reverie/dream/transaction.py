@@ -24,7 +24,7 @@ from ..gitstore.merge import merge3
 from ..gitstore.types import FileChange
 from ..llm.types import Usage
 from ..store import WorkspaceStore
-from ..textdiff import numstat_text
+from ..text.diff import numstat_text
 from ..workspace import Workspace
 from .deadletter import deadletter_path, set_aside
 from .records import Attempts

@@ -29,8 +29,8 @@ from anyio.abc import TaskGroup
 from ..access import TokenFile
 from ..memory import open as open_memory
 from ..scopes import Scope, ScopeRoot
-from ..security.network import bind
 from ..serving.auth import bearer_token, unauthorized
+from ..serving.network import bind
 from ..serving.scopecache import ScopeCache
 
 if TYPE_CHECKING:

@@ -37,8 +37,8 @@ from ..errors import ReverieError, WorkspaceError
 from ..memory import Memory, memory_files
 from ..memory import open as open_memory
 from ..recall.types import SourceKind
-from ..security.network import bind, is_loopback
 from ..serving.auth import BearerAuth
+from ..serving.network import bind, is_loopback
 from ..workspace import Workspace
 
 if TYPE_CHECKING:

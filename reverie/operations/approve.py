@@ -29,7 +29,7 @@ from ..fsutil import fsync_dir
 from ..gitstore import GitStore, trailers
 from ..gitstore.types import CommitInfo
 from ..store import WorkspaceStore
-from ..textdiff import numstat_text
+from ..text.diff import numstat_text
 from ..workspace import Workspace
 
 __all__ = [

@@ -40,7 +40,7 @@ from ..dream.deadletter import deadletter_path
 from ..dream.pending import load_pending, pending_path
 from ..errors import ConfigError, CursorError, ReverieError, WorkspaceError
 from ..history import BadLine, HistoryEntry
-from ..textsafety import CONTROL, describe, hidden
+from ..text.safety import CONTROL, describe, hidden
 from ..workspace import MEMORY_FILES, Workspace
 
 log = logging.getLogger(__name__)

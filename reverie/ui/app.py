@@ -48,7 +48,7 @@ from ..errors import (
 )
 from ..gitstore.trailers import REJECTED, split_message
 from ..sessions import content_text
-from ..textsafety import hidden, visible
+from ..text.safety import hidden, visible
 from ..workspace import MEMORY_FILES, content_id
 from . import views
 from .jobs import DreamJob
