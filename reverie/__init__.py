@@ -88,21 +88,11 @@ _exported = lazy_exports(__name__, _LAZY, globals())
 
 
 def __getattr__(name: str) -> Any:
-    if name == "__version__":
-        globals()[name] = _installed_version()
-        return globals()[name]
+    if name == "__version__":  # (reverie.version: read on first use)
+        from .version import version
+
+        return version()
     return _exported(name)
-
-
-def _installed_version() -> str:
-    """The installed distribution's version (pyproject.toml's, the one place it is written); read on
-    first use, so ``reverie --help`` never pays for the metadata lookup."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("reverie")
-    except PackageNotFoundError:  # run from a checkout that was never installed (a peer env)
-        return "0+unknown"
 
 
 __all__ = [

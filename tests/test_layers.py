@@ -37,6 +37,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "security",
             "backoff",
             "text",
+            "version",
         },
     ),
     ("versioning", {"gitstore"}),

@@ -273,9 +273,9 @@ class _ShowVersion(argparse.Action):
     """``--version``: the version is looked up only when asked for."""
 
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        from .. import __version__
+        from ..version import version
 
-        print(f"reverie {__version__}")
+        print(f"reverie {version()}")
         parser.exit()
 
 

@@ -32,13 +32,14 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChang
 from mcp_types import EmptyResult, SubscribeRequestParams, ToolAnnotations, UnsubscribeRequestParams
 from pydantic import Field
 
-from .. import __version__, offload
+from .. import offload
 from ..errors import ReverieError, WorkspaceError
 from ..memory import Memory, memory_files
 from ..memory import open as open_memory
 from ..recall.types import SourceKind
 from ..serving.auth import BearerAuth
 from ..serving.network import bind, is_loopback
+from ..version import version
 from ..workspace import Workspace
 
 if TYPE_CHECKING:
@@ -254,7 +255,7 @@ def build_server(
 
     server = ReverieServer(
         "reverie",
-        version=__version__,
+        version=version(),
         instructions=(
             "Reverie is this user's long-term memory, kept in plain files and versioned in git. Search it with "
             "search_memory before answering questions about the user or past work; record what should be "
