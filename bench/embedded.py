@@ -105,10 +105,22 @@ async def _lag(root: Path, seconds: float, mode: str) -> dict[str, Any]:
                 await asyncio.sleep(0)
             calls += 1
 
-    # warm up: each verb once, so first-use imports (the offline engine's rules) are not measured
-    await memory.arecall("Lisbon")
-    await memory.arecord("bench:warm", [{"role": "user", "content": "I like tea."}])
-    await memory.aremember("User: warming up.")
+    # warm up: each verb on every worker at once, so first-use imports (the offline engine's
+    # rules) and, in process mode, the workers' start-up are not measured
+    from reverie import offload
+
+    for _ in range(2):
+        await asyncio.gather(
+            *(
+                call
+                for n in range(offload.MAX_WORKERS)
+                for call in (
+                    memory.arecall("Lisbon"),
+                    memory.arecord(f"bench:warm{n}", [{"role": "user", "content": "I like tea."}]),
+                    memory.aremember("User: warming up."),
+                )
+            )
+        )
     ticker = asyncio.create_task(tick())
     await asyncio.sleep(0.2)
     lags.clear()
@@ -139,13 +151,13 @@ def lag_main(argv: list[str]) -> None:
     p.add_argument("--mode", choices=("executor", "loop", "floor"), default="executor")
     p.add_argument("--workers", type=int, default=0)
     p.add_argument("--switch", type=float, default=0.0)
+    p.add_argument("--offload", choices=("threads", "processes"), default="threads")
     a = p.parse_args(argv)
     if a.switch:
         sys.setswitchinterval(a.switch)
-    if a.workers:
-        from reverie import offload
+    from reverie import offload
 
-        offload.MAX_WORKERS = a.workers
+    offload.configure(a.offload, workers=a.workers or None)
     out = asyncio.run(_lag(Path(a.root), a.seconds, a.mode))
     print(json.dumps(out))
 
@@ -225,6 +237,11 @@ def run(ctx: Context) -> list[Result]:
         (
             f"executor {offload.MAX_WORKERS} threads, switch 1 ms",
             {"mode": "executor", "switch": 0.001},
+        ),
+        ("processes, 2 workers", {"mode": "executor", "offload": "processes", "workers": 2}),
+        (
+            f"processes, {offload.MAX_WORKERS} workers",
+            {"mode": "executor", "offload": "processes"},
         ),
         ("on the loop (before)", {"mode": "loop"}),
     ]

@@ -96,6 +96,7 @@ _owned = False  # the executor is this module's (shut down on replacement), not 
 _local = threading.local()  # .loop: a worker thread's own event loop, kept for its life
 _mode: Mode | None = None  # None: not chosen yet (the environment, else threads, on first use)
 _pool: _Processes | None = None
+_workers = 0  # worker processes ``configure`` asked for (0: one per CPU, at most MAX_WORKERS)
 
 
 class Portable(Protocol):
@@ -122,10 +123,12 @@ def _parse_mode(value: str, where: str) -> Mode:
 
 
 def configure(how: Mode, *, workers: int | None = None) -> None:
-    """Run the async verbs of this process in ``threads`` or worker ``processes`` (at most
-    ``workers``, default ``MAX_WORKERS``, of each), from the next call on. Calls in flight finish
-    where they are; the previous worker processes leave once idle."""
-    global _mode, MAX_WORKERS
+    """Run the async verbs of this process in ``threads`` or worker ``processes``, from the next
+    call on: at most ``workers`` of each (default: ``MAX_WORKERS`` threads, and one process per
+    CPU up to that: more CPU-bound processes than cores only compete with the event loop's own
+    process, BENCHMARKS.md "embedded"). Calls in flight finish where they are; the previous worker
+    processes leave once idle."""
+    global _mode, MAX_WORKERS, _workers
     chosen = _parse_mode(how, "the offload mode")
     if workers is not None:
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -136,7 +139,7 @@ def configure(how: Mode, *, workers: int | None = None) -> None:
         _mode = chosen
         resize = workers is not None and workers != MAX_WORKERS
         if workers is not None:
-            MAX_WORKERS = workers
+            MAX_WORKERS = _workers = workers
     if resize:
         use_executor(None)  # the next call builds one of the new size
     _stop_pool()
@@ -429,7 +432,7 @@ class _Worker:
 
 
 class _Processes:
-    """The worker processes: started on demand, at most ``MAX_WORKERS`` at once, each serving
+    """The worker processes: started on demand, at most ``size`` at once, each serving
     one call at a time, kept idle for the next."""
 
     def __init__(self) -> None:
@@ -438,8 +441,8 @@ class _Processes:
         self.lock = threading.Lock()
         self.idle: list[_Worker] = []
         self.busy: set[_Worker] = set()
-        self.slots = threading.BoundedSemaphore(MAX_WORKERS)
-        self.size = MAX_WORKERS
+        self.size = _workers or min(MAX_WORKERS, os.cpu_count() or 1)
+        self.slots = threading.BoundedSemaphore(self.size)
         self.closed = False
         self.users: weakref.WeakSet[object] = weakref.WeakSet()  # the Memory objects served
         self.ids = itertools.count(1)
