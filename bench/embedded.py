@@ -288,7 +288,8 @@ def run(ctx: Context) -> list[Result]:
                     f"p50 {out['p50'] * 1e3:.2f} ms, p99 {out['p99'] * 1e3:.2f} ms, max "
                     f"{out['max'] * 1e3:.1f} ms; {out['rate']:.0f} calls/s (on the loop: "
                     f"{peer['rate']:.0f}); floor p99 {floor['p99'] * 1e3:.2f} ms, max "
-                    f"{floor['max'] * 1e3:.1f} ms"
+                    f"{floor['max'] * 1e3:.1f} ms; p99 {out['p99'] / floor['p99']:.2f}× the "
+                    f"floor's; the loop's own CPU a tick p99 {out['cpu99'] * 1e3:.2f} ms"
                 ),
             )
         )

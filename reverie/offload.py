@@ -274,8 +274,8 @@ async def call_async(
 
 
 def release(memory: object) -> None:
-    """``memory`` was closed: when no other ``Memory`` has used the worker processes since they
-    started, they leave now (the next call starts new ones)."""
+    """``memory`` was closed: when no other open ``Memory`` uses the worker processes, they leave
+    now (the next call starts new ones)."""
     with _lock:
         pool = _pool
         if pool is None:
@@ -398,7 +398,7 @@ class _Worker:
         import signal
         import subprocess
 
-        self.conn.close()
+        self.close()
         try:
             code = self.proc.wait(5)
         except subprocess.TimeoutExpired:  # its pipe broke but it lives on: end it
@@ -420,12 +420,18 @@ class _Worker:
                 self.conn.send_bytes(pickle.dumps(("exit",)))
         except OSError:
             pass
-        self.conn.close()
+        self.close()
         try:
             self.proc.wait(wait)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+    def close(self) -> None:
+        """Close this side of the pipe, never while a cancel is being sent (its descriptor could be
+        reused by then)."""
+        with self.send_lock:
+            self.conn.close()
 
     def forget(self) -> None:
         self.conn.close()
