@@ -224,15 +224,7 @@ async def run_async(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
         return _thread_loop().run_until_complete(main())
 
     future = asyncio.get_running_loop().run_in_executor(executor(), work)
-    try:
-        return await asyncio.shield(future)
-    except asyncio.CancelledError:
-        handle.cancel()
-        try:
-            await future  # until the worker has unwound (a second cancel stops waiting)
-        except BaseException:  # noqa: BLE001 - its outcome is the cancellation's, raised below
-            pass
-        raise
+    return await _until_unwound(future, handle.cancel)
 
 
 # -- process mode --------------------------------------------------------------------------------------------
@@ -262,10 +254,16 @@ async def call_async(
     handle = _Remote()
     work = (spec, name, args, dict(kwargs), True)
     future = asyncio.get_running_loop().run_in_executor(executor(), pool.call, work, handle)
+    return await _until_unwound(future, handle.cancel)
+
+
+async def _until_unwound(future: asyncio.Future[T], cancel: Callable[[], None]) -> T:
+    """``future``'s result; a cancellation of the caller calls ``cancel`` (which stops the work
+    where it runs) and ends once the work has unwound (a second cancel stops waiting)."""
     try:
         return await asyncio.shield(future)
     except asyncio.CancelledError:
-        handle.cancel()
+        cancel()
         try:
             await future  # until the worker has unwound (a second cancel stops waiting)
         except BaseException:  # noqa: BLE001 - its outcome is the cancellation's, raised below
