@@ -292,3 +292,22 @@ def test_configure_refuses_a_mode_it_does_not_know():
         offload.configure("fork")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="workers"):
         offload.configure("processes", workers=0)
+
+
+def test_the_environment_chooses_the_mode(monkeypatch):
+    """``REVERIE_OFFLOAD`` decides when the program did not (``configure``); a wrong value is
+    named."""
+    from reverie.errors import ConfigError
+
+    monkeypatch.setattr(offload, "_mode", None)
+    monkeypatch.setenv("REVERIE_OFFLOAD", "processes")
+    assert offload.mode() == "processes"
+    monkeypatch.setattr(offload, "_mode", None)
+    monkeypatch.setenv("REVERIE_OFFLOAD", "")
+    assert offload.mode() == "threads"
+    monkeypatch.setattr(offload, "_mode", None)
+    monkeypatch.setenv("REVERIE_OFFLOAD", "fork")
+    with pytest.raises(
+        ConfigError, match="REVERIE_OFFLOAD is 'threads' or 'processes', not 'fork'"
+    ):
+        offload.mode()
