@@ -311,3 +311,29 @@ def test_the_environment_chooses_the_mode(monkeypatch):
         ConfigError, match="REVERIE_OFFLOAD is 'threads' or 'processes', not 'fork'"
     ):
         offload.mode()
+
+
+def test_a_forked_child_starts_workers_of_its_own(tmp_path):
+    """After ``fork`` the child never writes to the parent's workers' pipes (it closes its copies)
+    and starts its own; the parent's workers go on answering."""
+    import multiprocessing
+
+    with reverie.open(tmp_path / "ws") as memory:
+        memory.init()
+        memory.remember("User: I live in Lisbon.")
+        assert asyncio.run(memory.arecall("Lisbon"))
+        parents = _pids()
+
+        def child() -> None:
+            ok = asyncio.run(memory.arecall("Lisbon")) and set(_pids()).isdisjoint(parents)
+            memory.close()
+            raise SystemExit(0 if ok else 3)
+
+        proc = multiprocessing.get_context("fork").Process(target=child)
+        proc.start()
+        proc.join(60)
+        if proc.exitcode is None:
+            proc.kill()
+            proc.join()
+        assert proc.exitcode == 0
+        assert _pids() == parents and asyncio.run(memory.arecall("Lisbon"))
