@@ -13,7 +13,8 @@ workspace's locks order the writes, between threads and processes alike). ``sibl
 Each verb is synchronous and has an ``a``-prefixed async twin that does all its work (files,
 SQLite, git, CPU) off the caller's event loop, in ``reverie.offload``'s one bounded executor: the
 pipeline verbs (``adream``, ``aconsolidate``, ``arecord``, ``aclear``, ``anew_session``) as a
-coroutine on a worker thread's own loop, the others as the synchronous verb. The synchronous
+coroutine on a worker's own loop, the others as the synchronous verb; in a worker thread, or in
+process mode in a worker process holding a ``Memory`` of the same workspace (``_call``, by name). The synchronous
 ``dream``, ``consolidate``, ``record``, ``clear`` and ``new_session`` refuse to run inside an event
 loop (await the twin).
 
