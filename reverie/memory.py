@@ -451,46 +451,6 @@ class Memory(MemoryVerbs):
             )
         )
 
-    def search(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        limit: int = 10,
-        kinds: Sequence[str] | str | None = None,
-        session: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        threshold: float | None = None,
-    ) -> list[Hit]:
-        """``recall`` under the name search tools (and mem0) use: ``user_id`` must be this
-        memory's; ``threshold`` keeps the hits whose ``match`` (absolute, 0 to 1: the share of the
-        query's words a hit holds) is at least that. Hits are as stored (marks, transcripts, the
-        assistant's replies); what goes into a model's prompt is ``search_memory``'s."""
-        self.check_user(user_id)
-        hits = self.recall(
-            query, limit=limit, kinds=kinds, session=session, since=since, until=until
-        )
-        return _above(hits, threshold)
-
-    async def asearch(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        limit: int = 10,
-        kinds: Sequence[str] | str | None = None,
-        session: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        threshold: float | None = None,
-    ) -> list[Hit]:
-        self.check_user(user_id)
-        hits = await self.arecall(
-            query, limit=limit, kinds=kinds, session=session, since=since, until=until
-        )
-        return _above(hits, threshold)
-
     def reindex(self, *, rebuild: bool = False) -> IndexResult:
         """Bring the search index up to date with the files (``rebuild``: drop it and rebuild it
         from them), then embed new chunks when an embedding model is configured. ``recall`` syncs on
@@ -1227,19 +1187,6 @@ def _filters(
         "until": until,
     }
     return SearchFilters.from_mapping({k: v for k, v in given.items() if v is not None})
-
-
-def _above(hits: list[Hit], threshold: float | None) -> list[Hit]:
-    """``hits`` whose absolute ``match`` is at least ``threshold`` (all of them when it is None)."""
-    if threshold is None:
-        return hits
-    if (
-        isinstance(threshold, bool)
-        or not isinstance(threshold, int | float)
-        or not 0 <= threshold <= 1
-    ):
-        raise CommandError(f"threshold must be a number from 0 to 1, not {threshold!r}")
-    return [h for h in hits if h.match >= threshold]
 
 
 def _removed_lines(before: str, after: str) -> list[str]:

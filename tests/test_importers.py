@@ -59,7 +59,7 @@ def _leaks(root: Path) -> list[str]:
 def _indexed(ws: Path) -> None:
     """Build the search index (a search syncs it) so the leak check reads it too."""
     with reverie.open(ws) as memory:
-        memory.search("anything at all")
+        memory.recall("anything at all")
     assert (ws / "memory" / ".index.sqlite").is_file()
 
 
@@ -313,7 +313,7 @@ def test_a_mem0_export_of_several_users_goes_one_scope_each_with_its_provenance(
         assert kept["id"] == "m-1" and kept["categories"] == ["food"] and kept["hash"] == "h1"
         assert kept["updated_at"] == "2026-03-02T11:00:00+00:00"
         assert kept["metadata"] == {"source": "chat", "note": "token [REDACTED:github-token]"}
-        assert memory.search("tea")[0].snippet.startswith("Prefers tea")
+        assert memory.search("tea")[0].memory.startswith("Prefers tea")
     with reverie.open(root=root, user="bob") as memory:
         assert [e.content for e in memory.history()] == ["Lives in Oslo"]
         assert memory.history()[0].extra["mem0"]["run_id"] == "r9"
