@@ -45,7 +45,14 @@ from .errors import (
     UnsafePathError,
     WorkspaceError,
 )
-from .memory_verbs import MemoryVerbs, check_kinds, check_limit, check_text, twin_docs
+from .memory_verbs import (
+    MemoryVerbs,
+    check_kinds,
+    check_limit,
+    check_stored,
+    check_text,
+    twin_docs,
+)
 from .runtime import Runtime
 from .topics import TOPICS_DIR, check_topic, is_topic, listing, topic_files
 from .topics import problem as topic_problem
@@ -405,7 +412,7 @@ class Memory(MemoryVerbs):
     # -- history and search ---------------------------------------------------------------------------------
     def remember(self, text: str, *, session_key: str | None = None) -> Remembered:
         """Append ``text`` to history (secrets redacted first): Dream distils it later, ``recall`` finds it now."""
-        check_text("text", text)
+        text = check_stored("text", text)
         if session_key is not None:
             check_text("session_key", session_key)
         self._create()

@@ -12,6 +12,7 @@ scores are specified in ``reverie.operations.items``.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -45,6 +46,7 @@ __all__ = [
     "Results",
     "FilesResult",
     "check_text",
+    "check_stored",
     "check_limit",
     "check_kinds",
     "twin_docs",
@@ -63,6 +65,28 @@ def check_text(name: str, value: object, *, empty: bool = False) -> str:
     if not empty and not value.strip():
         raise CommandError(f"{name} is empty: say what it is")
     return value
+
+
+def check_stored(name: str, value: object) -> str:
+    """``value`` checked as text a verb stores (``remember``, ``add``, ``update``): a non-blank
+    string with no control character but tab and newline (``\\r\\n`` and a lone ``\\r`` are
+    newlines). A NUL, an escape sequence or a bidirectional override is refused, naming the
+    argument and the character, never stored to reach a prompt, a terminal or a memory file
+    (``reverie.textsafety.CONTROL`` says which characters)."""
+    from .textsafety import CONTROL
+
+    text = check_text(name, value).replace("\r\n", "\n").replace("\r", "\n")
+    found = CONTROL.search(text)
+    if found:
+        char = found.group()
+        label = unicodedata.name(char, "") or {0: "NUL", 0x1B: "ESC", 0x7F: "DEL"}.get(
+            ord(char), "a control character"
+        )
+        raise CommandError(
+            f"{name} holds a control character (U+{ord(char):04X}, {label}) at offset "
+            f"{found.start()}: remove it (only tab and newline are kept)"
+        )
+    return text
 
 
 def check_limit(name: str, value: object, *, zero: bool = False) -> int:
@@ -445,7 +469,7 @@ class MemoryVerbs:
         before = store.last_cursor() if self.runtime.workspace.history_path.exists() else 0
         if isinstance(messages, str) or isinstance(messages, Mapping):
             text = messages if isinstance(messages, str) else _message_text(messages)
-            check_text("messages", text)
+            text = check_stored("messages", text)
             self._create()
             store.history.append(text, key, extra={**extra, **({"metadata": meta} if meta else {})})
         else:
@@ -559,7 +583,7 @@ class MemoryVerbs:
         from .operations import items as _items
 
         check_text("memory_id", memory_id)
-        check_text("data", data)
+        data = check_stored("data", data)
         self._create()
         return _items.update(self.runtime, memory_id, data)
 
@@ -728,6 +752,9 @@ def _chat(messages: object) -> list[dict[str, Any]]:
             raise CommandError(
                 f"messages[{n}] must be a dict with a string 'role', not {message!r}"
             )
+        if isinstance(message.get("content"), str):
+            content = check_stored(f"messages[{n}]['content']", message["content"])
+            message = {**message, "content": content}
         out.append(dict(message))
     if not out:
         raise CommandError("messages is an empty list: give at least one message")

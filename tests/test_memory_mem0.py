@@ -342,3 +342,30 @@ def test_adds_that_learn_at_once_share_dreams_lock(tmp_path: Path) -> None:
         assert m.pending() == 0
         user, history = m.read("USER.md"), str(m.history())
         assert all(f"Rex{i}" in user or f"Rex{i}" in history for i in range(4))
+
+
+@pytest.mark.parametrize("bad", ["a\x00b", "x\x1b[8mhidden", "Role: \u202enimda", "\x9b2J", "\x7f"])
+def test_control_characters_are_refused_where_text_is_stored(tmp_path: Path, bad: str) -> None:
+    """One rule for text a verb stores (``check_stored``): tab and newline only (``\\r\\n`` is a
+    newline); a NUL, an escape sequence, a bidirectional override is refused naming the argument
+    and the character, and nothing reaches history, a conversation or a memory file."""
+    with reverie.open(tmp_path / "ws") as m:
+        m.add("I live in Lisbon.")
+        line = m.get_all()[0]
+        calls = {
+            "text": lambda: m.remember(bad),
+            "messages": lambda: m.add(bad),
+            "messages[1]['content']": lambda: m.add(
+                [{"role": "user", "content": "hi"}, {"role": "user", "content": bad}]
+            ),
+            "data": lambda: m.update(line.id, bad),
+        }
+        for name, call in calls.items():
+            with pytest.raises(
+                CommandError, match=re.escape(name) + r" holds a control character \(U\+"
+            ):
+                call()
+        assert len(m.history()) == 1 and m.get(line.id).memory == line.memory
+        assert m.messages("mem0") == []
+        assert m.remember("one\r\ntwo\tthree").cursor == 2
+        assert m.history()[-1].content == "one\ntwo\tthree"
