@@ -224,8 +224,10 @@ class MemoryVerbs:
             return None
         return raw.decode("utf-8", "replace").strip() or None  # empty: a first add was cut short
 
-    def _own(self, user_id: str | None) -> None:
-        """Record ``user_id`` as this plain workspace's user on its first ``add`` naming one."""
+    def record_user(self, user_id: str | None) -> None:
+        """Record ``user_id`` as this plain workspace's user, when it has none yet (the first
+        ``add`` naming one does, and a mem0 import of one user's memories); ``CommandError`` when
+        it is another user's already (``check_user``)."""
         if user_id is None or self.runtime.scope is not None or self._workspace_user() is not None:
             return
         import os
@@ -457,7 +459,7 @@ class MemoryVerbs:
             raise CommandError(f"infer must be True or False, not {infer!r}")
 
         self.check_user(user_id, agent_id)
-        self._own(user_id)
+        self.record_user(user_id)
         if run_id is not None:
             check_text("run_id", run_id)
         extra = {

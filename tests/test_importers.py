@@ -17,7 +17,7 @@ from dulwich.repo import Repo
 
 import reverie
 from reverie.cli import main
-from reverie.errors import WorkspaceError
+from reverie.errors import CommandError, WorkspaceError
 from reverie.importers import (
     export_bundle,
     import_claude_code,
@@ -335,6 +335,14 @@ def test_a_mem0_export_into_one_workspace_is_one_users_or_refused(tmp_path: Path
         skipped = {str(s) for s in result.skipped}
         assert "item 1 (id m-1): user ada's, not bob's" in skipped
         assert "item 5 (id m-5): no user_id: not taken for bob's" in skipped
+        assert result.user == "bob"  # whose memories came in: now this workspace's user
+        with pytest.raises(CommandError, match=r"not this workspace's user \('bob'"):
+            memory.get_all(user_id="ada")
+        with pytest.raises(CommandError, match=r"user_id 'ada' is not this workspace's user"):
+            import_mem0(memory, export, user="ada")  # another user's memories: refused
+        assert [e.content for e in memory.history()] == ["Lives in Oslo"]
+    with reverie.open(tmp_path / "ws") as memory:  # kept: the next process knows it too
+        assert memory.get_all(user_id="bob")["results"][0]["memory"] == "Lives in Oslo"
     bad = tmp_path / "bad.json"
     bad.write_bytes(b'{"results": [{"memory": "caf\xe9"}]}')
     with pytest.raises(WorkspaceError, match=r"not UTF-8 \(byte 0xe9 at offset 28\)"):
