@@ -869,6 +869,7 @@ class Memory(MemoryVerbs):
         it the text replaces whatever the file holds."""
         from .dream.gate import check
         from .dream.pending import stage_soul_change
+        from .operations.files import removed_lines
         from .security.secrets import redact
 
         rel = _memory_path(check_text("path", path))
@@ -914,7 +915,7 @@ class Memory(MemoryVerbs):
                     rel, None, staged=True, content_id=content_id(current), merged=merged
                 )
             files, read = {rel: new}, {rel: current}
-            gone = _removed_lines(current, new) if rel in MEMORY_FILES else []
+            gone = removed_lines(current, new) if rel in MEMORY_FILES else []
             if gone:
                 how = f"by {_WHO[kind]} in an edit" + (
                     f" ({' '.join(message.split())})" if message else ""
@@ -1194,26 +1195,6 @@ def _filters(
         "until": until,
     }
     return SearchFilters.from_mapping({k: v for k, v in given.items() if v is not None})
-
-
-def _removed_lines(before: str, after: str) -> list[str]:
-    """The fact lines of ``before`` whose text (``hitlog.line_key``) ``after`` no longer has, in
-    order; a line that only moved or changed its bullet is not removed."""
-    from collections import Counter
-
-    from .hitlog import holds_text, line_key
-
-    left = Counter(line_key(raw) for raw in after.split("\n") if holds_text(raw))
-    gone = []
-    for raw in before.split("\n"):
-        if not holds_text(raw):
-            continue
-        key = line_key(raw)
-        if left[key] > 0:
-            left[key] -= 1
-        elif key:
-            gone.append(raw)
-    return gone
 
 
 def _check_kind(kind: str) -> None:

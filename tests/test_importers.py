@@ -429,3 +429,31 @@ def test_importing_again_merges_over_what_changed_here_never_overwrites_it(tmp_p
             f"CLAUDE.md: {rel}: changed here since it was imported and in the source, on the "
             "same lines; left as it is here (merge it by hand)"
         ]
+
+
+def test_a_line_the_source_dropped_leaves_for_the_archive_at_a_reimport(tmp_path: Path) -> None:
+    """A line leaves a memory file only for a reason with evidence, and lands in the archive where
+    ``why`` finds it: a re-import after the source dropped a line archives it (with the source
+    named), in the import's one commit, which ``restore`` undoes."""
+    project = tmp_path / "app"
+    (project / ".claude" / "rules").mkdir(parents=True)
+    claude = project / "CLAUDE.md"
+    claude.write_text("# Project\n\n- Use pnpm, never npm.\n- Deploys on Friday.\n")
+    rule = project / ".claude" / "rules" / "style.md"
+    rule.write_text("- Tabs, not spaces.\n- Max line 100.\n")
+    rel = f"{PREFIX}/CLAUDE.md"
+    with reverie.open(tmp_path / "ws") as memory:
+        import_claude_code(memory, project)
+        claude.write_text("# Project\n\n- Use pnpm, never npm.\n")
+        rule.write_text("- Max line 100.\n")
+        again = import_claude_code(memory, project)
+        assert "Deploys on Friday" not in memory.read(rel)
+        assert "Tabs, not spaces" not in memory.read(f"{PREFIX}/rules/style.md")
+        assert len(again.commits) == 1 and "2 line(s) archived" in memory.log(limit=1)[0].subject
+        archive = memory.read("memory/archive/files.md")
+        assert f"Deploys on Friday. · gone from the source at a re-import of {project}" in archive
+        for text in ("Deploys on Friday", "Tabs, not spaces"):
+            found = memory.why(text)
+            assert any(p.path == "memory/archive/files.md" for p in found), text
+        memory.restore(again.commits[0], only=True)
+        assert "Deploys on Friday" in memory.read(rel)
