@@ -369,3 +369,25 @@ def test_control_characters_are_refused_where_text_is_stored(tmp_path: Path, bad
         assert m.messages("mem0") == []
         assert m.remember("one\r\ntwo\tthree").cursor == 2
         assert m.history()[-1].content == "one\ntwo\tthree"
+
+
+def test_a_query_naming_a_kind_of_fact_finds_the_lines_of_that_kind(tmp_path: Path) -> None:
+    """Offline, with no embeddings, a question naming a kind of fact finds lines that share no word
+    with it (``reverie.recall.categories``), after the question's own hits; the score keeps its
+    absolute meaning: a word naming the kind counts as held by a line of that kind."""
+    with reverie.open(tmp_path / "ws") as m:
+        m.add([{"role": "user", "content": "I'm vegetarian and I work as a nurse."}])
+        m.add("I have a dog called Rex.")
+        assert "Is vegetarian" in m.read("USER.md")
+        diet = m.search("dietary restrictions")
+        assert diet and diet[0].memory == "Is vegetarian" and diet[0].score == 1.0
+        assert all("vegetarian" in r.memory.lower() for r in diet)  # never the job, the dog
+        job = {r.memory: r.score for r in m.search("what is my job at the hospital?")}
+        assert job.get("Works as nurse") == 0.5  # the job, not the hospital
+        full = [r.memory for r in m.search("my job", threshold=1.0)]
+        assert "Works as nurse" in full and all("nurse" in r for r in full)
+        pets = [r.memory for r in m.search("Do I have pets?")]
+        assert pets and "Rex" in pets[0]
+        about = [r.memory for r in m.search("What do you know about me?")]
+        assert {"Is vegetarian", "Works as nurse"} <= set(about) and any("Rex" in a for a in about)
+        assert m.search("quantum chromodynamics") == []  # nothing named, nothing held

@@ -343,6 +343,19 @@ def get_all(rt: Runtime, *, limit: int | None = None) -> list[MemoryItem]:
     return items[:limit] if limit is not None else items
 
 
+def _recent(rt: Runtime, count: int) -> list[MemoryItem]:
+    """The newest ``count`` history entries Dream has read, newest first, as what the user said
+    (what Dream left in history is still memory: search finds it)."""
+    done = rt.store.dream_cursor()
+    start = max(0, done - count)
+    entries = [e for e in rt.store.history.read_since(start, count) if e.cursor <= done]
+    return [
+        entry_item(entry, "\n".join(said), "dreamed")
+        for entry in reversed(entries)
+        if (said := clean_entry(entry.content))
+    ]
+
+
 def _pending(rt: Runtime) -> list[MemoryItem]:
     """The history entries Dream has not read yet that state something (raw transcripts left out)."""
     return [
@@ -611,9 +624,9 @@ def search_memory(
 ) -> list[MemoryItem]:
     """Recall's ``hits`` for ``query`` as a model is handed them (see the module doc), best first,
     at most ``limit``. A query naming a kind of fact (``reverie.recall.categories``) is scored by
-    it (a word naming the kind held by a line of that kind) and ordered by that score; one asking
-    about the user as a whole ("what do you know about me?") is also handed USER.md's lines and
-    what the user said that Dream has not read yet."""
+    it (a word naming the kind held by a line of that kind), its kind's lines after its own hits;
+    one asking about the user as a whole ("what do you know about me?") is also handed USER.md's
+    lines, then what the user said that Dream has not read yet, then the newest entries it has."""
     from ..recall import categories
 
     kinds = categories.kinds_named(query)
@@ -630,7 +643,7 @@ def search_memory(
     )
     if categories.SELF in kinds:
         profile = [_item(ln) for ln in active.values() if ln.path == USER]
-        candidates = itertools.chain(candidates, profile, _pending(rt))
+        candidates = itertools.chain(candidates, profile, _pending(rt), _recent(rt, limit))
     for item in candidates:
         if item is None or _same(item.memory, query) or line_key(item.memory) in seen:
             continue
@@ -639,11 +652,9 @@ def search_memory(
             continue
         seen.add(line_key(item.memory))
         found.append(replace(item, score=score))
-        if len(found) >= limit and not kinds:
+        if len(found) >= limit:
             break
-    if kinds:  # ordered by the kind-aware score, Recall's order among equals
-        found.sort(key=lambda i: -(i.score or 0.0))
-    return found[:limit]
+    return found
 
 
 def _live(rt: Runtime, session_key: str | None) -> set[int]:
