@@ -147,7 +147,6 @@ def run_mem0_docs() -> None:
     at once, the offline engine), then ``search``; found when the results hold at least 30 % of the
     added text's words (what it said, as a line Dream wrote or as history)."""
     import reverie
-
     from reverie.recall.rank import query_terms
     from reverie.recall.search import match
 
