@@ -12,6 +12,7 @@ scores are specified in ``reverie.operations.items``.
 
 from __future__ import annotations
 
+import logging
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -53,6 +54,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 _MAX_METADATA_BYTES = 64 << 10
 #: A plain workspace's user (``check_user``), under its state directory.
 _USER_FILE = "user"
@@ -450,7 +452,8 @@ class MemoryVerbs:
         rewritten (``UPDATE``, the old text in ``metadata["previous_memory"]``) or archived
         (``DELETE``), with its stable id. Precision first: what the engine is unsure of is not
         written; when nothing was, the entries are returned with ``event="NONE"`` (kept in
-        history, found by search). With a remote model each such ``add`` is a Dream run (model
+        history, found by search; when the run failed — a model down — with why under
+        ``metadata["not_learned"]``, and a warning logged). With a remote model each such ``add`` is a Dream run (model
         calls); ``infer=False`` only records (ids ``h<cursor>``, state ``pending``) and leaves
         the distilling to the next ``dream()`` or schedule, one run for many adds."""
         from .operations import items as _items
@@ -488,12 +491,23 @@ class MemoryVerbs:
         if not infer:
             return _results(found)
         active = _items.active_items(self.runtime)
-        self.dream(all=True, wait=True)
+        run = self.dream(all=True, wait=True)
         made = _items.changes(self.runtime, active)
         if made:
             return _results(made)
+        why = None
+        if run.status not in ("ok", "no-change", "nothing-to-do"):  # the model down, a refusal
+            why = f"Dream {run.status}" + (f": {run.reason}" if run.reason else "")
+            log.warning("add: kept in history, not learned (%s)", why)
         kept = (_items.get(self.runtime, item.id) or item for item in found)
-        return _results(replace(item, event="NONE") for item in kept)
+        return _results(
+            replace(
+                item,
+                event="NONE",
+                metadata={**item.metadata, **({"not_learned": why} if why else {})},
+            )
+            for item in kept
+        )
 
     async def aadd(
         self,
