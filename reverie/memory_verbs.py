@@ -48,6 +48,7 @@ __all__ = [
     "FilesResult",
     "check_text",
     "check_stored",
+    "record_user",
     "check_limit",
     "check_kinds",
     "twin_docs",
@@ -226,7 +227,7 @@ class MemoryVerbs:
             return None
         return raw.decode("utf-8", "replace").strip() or None  # empty: a first add was cut short
 
-    def record_user(self, user_id: str | None) -> None:
+    def _record_user(self, user_id: str | None) -> None:
         """Record ``user_id`` as this plain workspace's user, when it has none yet (the first
         ``add`` naming one does, and a mem0 import of one user's memories); ``CommandError`` when
         it is another user's already (``check_user``)."""
@@ -462,7 +463,7 @@ class MemoryVerbs:
             raise CommandError(f"infer must be True or False, not {infer!r}")
 
         self.check_user(user_id, agent_id)
-        self.record_user(user_id)
+        self._record_user(user_id)
         if run_id is not None:
             check_text("run_id", run_id)
         extra = {
@@ -702,6 +703,13 @@ class MemoryVerbs:
 
     async def aclear_files(self, *, kind: str = "manual", reason: str = "") -> FilesResult:
         return await self._offload(lambda m: m.clear_files(kind=kind, reason=reason))
+
+
+def record_user(memory: MemoryVerbs, user_id: str) -> None:
+    """Make ``user_id`` a plain workspace's user (what its first ``add`` naming one does): what a
+    mem0 import of one user's memories records; ``CommandError`` when it is another user's."""
+    memory.check_user(user_id)
+    memory._record_user(user_id)
 
 
 def _results(items: Iterable[MemoryItem]) -> Results:

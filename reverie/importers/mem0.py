@@ -37,6 +37,7 @@ from ..errors import InvalidScopeError, WorkspaceError
 from ..history import format_timestamp
 from ..memory import Memory
 from ..memory import open as open_memory
+from ..memory_verbs import record_user
 from ..operations.portability import ImportResult, ScopeImport
 from ..security.scrub import redact_value
 from ._read import Intake
@@ -179,7 +180,7 @@ def import_mem0(
         memory.check_user(owner)  # another user's workspace: refused before anything is written
     added = _bring(memory, items, intake, path)
     if owner is not None:
-        memory.record_user(owner)
+        record_user(memory, owner)
     return ImportResult(
         memory.workspace.root,
         0,
