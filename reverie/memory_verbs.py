@@ -461,6 +461,8 @@ class MemoryVerbs:
 
         if not isinstance(infer, bool):
             raise CommandError(f"infer must be True or False, not {infer!r}")
+        if infer:
+            _no_running_loop()  # refused before anything is recorded, never halfway
 
         self.check_user(user_id, agent_id)
         self._record_user(user_id)
@@ -710,6 +712,20 @@ def record_user(memory: MemoryVerbs, user_id: str) -> None:
     mem0 import of one user's memories records; ``CommandError`` when it is another user's."""
     memory.check_user(user_id)
     memory._record_user(user_id)
+
+
+def _no_running_loop() -> None:
+    """``add(infer=True)`` runs Dream, which cannot block a running event loop."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise CommandError(
+        "add(infer=True) called from a running event loop: await Memory.aadd(...) instead "
+        "(or pass infer=False to only record)"
+    )
 
 
 def _results(items: Iterable[MemoryItem]) -> Results:

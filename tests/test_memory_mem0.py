@@ -391,3 +391,23 @@ def test_a_query_naming_a_kind_of_fact_finds_the_lines_of_that_kind(tmp_path: Pa
         about = [r.memory for r in m.search("What do you know about me?")]
         assert {"Is vegetarian", "Works as nurse"} <= set(about) and any("Rex" in a for a in about)
         assert m.search("quantum chromodynamics") == []  # nothing named, nothing held
+
+
+def test_add_that_learns_inside_an_event_loop_says_to_await_aadd(tmp_path: Path) -> None:
+    """``add(infer=True)`` runs Dream, which cannot block a running loop: refused before anything
+    is recorded (never halfway), saying what to call; ``aadd`` does it, ``infer=False`` records."""
+    import asyncio
+
+    async def go() -> None:
+        with reverie.open(tmp_path / "ws") as m:
+            with pytest.raises(CommandError, match=r"await Memory\.aadd\(\.\.\.\) instead"):
+                m.add("I live in Lisbon.")
+            assert m.history() == []
+            assert [r.state for r in m.add("I live in Lisbon.", infer=False)] == ["pending"]
+            learned = await m.aadd("I prefer tea.")  # Dream distils every pending entry
+            assert {(r.event, r.memory) for r in learned} == {
+                ("ADD", "Prefers tea"),
+                ("ADD", "Lives in Lisbon"),
+            }
+
+    asyncio.run(go())
