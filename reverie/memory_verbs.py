@@ -755,6 +755,14 @@ def _filters(filters: object) -> dict[str, Any]:
                 f"filters[{key!r}]: {sorted(set(value) - {'in', 'eq'})} not supported "
                 "(a value, {'eq': value} or {'in': [values]})"
             )
+        if (
+            isinstance(value, Mapping)
+            and "in" in value
+            and (isinstance(value["in"], str | bytes) or not isinstance(value["in"], Sequence))
+        ):
+            raise CommandError(
+                f"filters[{key!r}]['in'] must be a list of values, not {value['in']!r}"
+            )
         out[key] = value
     return out
 

@@ -141,6 +141,7 @@ def test_scope_ids_and_filters_are_checked(tmp_path: Path) -> None:
         for bad, said in (
             ({"OR": [{"user_id": "alice"}]}, "'OR' is not supported"),
             ({"created_at": {"gte": "2024-07-01"}}, "['gte'] not supported"),
+            ({"run_id": {"in": "s1"}}, "must be a list of values"),
             ([1], "filters must be a dict"),
         ):
             with pytest.raises(CommandError, match=re.escape(said)):
