@@ -349,9 +349,7 @@ class MemoryVerbs:
         ``metadata``). ``top_k`` is ``limit``'s other name. Recall's raw hits (marks, transcripts,
         scores that rank) are ``recall``'s."""
         wanted = self._scope(filters, user_id, agent_id, run_id)
-        size = check_limit(
-            "top_k" if top_k is not None else "limit", top_k if top_k is not None else limit
-        )
+        size = _size(limit, top_k)
         items = self.search_memory(
             query,
             limit=size if not wanted else max(size * 5, 50),
@@ -554,9 +552,7 @@ class MemoryVerbs:
         from .operations import items as _items
 
         wanted = self._scope(filters, user_id, agent_id, run_id)
-        size = check_limit(
-            "top_k" if top_k is not None else "limit", top_k if top_k is not None else limit
-        )
+        size = _size(limit, top_k)
         everything = _items.get_all(self.runtime, limit=None if wanted else size)
         return _results(self._kept(everything, wanted)[:size])
 
@@ -712,6 +708,13 @@ def record_user(memory: MemoryVerbs, user_id: str) -> None:
     mem0 import of one user's memories records; ``CommandError`` when it is another user's."""
     memory.check_user(user_id)
     memory._record_user(user_id)
+
+
+def _size(limit: object, top_k: object) -> int:
+    """How many results: ``top_k`` (mem0 3's name) when given, else ``limit``; checked by name."""
+    if top_k is not None:
+        return check_limit("top_k", top_k)
+    return check_limit("limit", limit)
 
 
 def _no_running_loop() -> None:
