@@ -547,14 +547,18 @@ class MemoryVerbs:
         """mem0's ``get_all``: every memory, each with its stable id — the lines of USER.md and
         memory/MEMORY.md (``active``), then the history entries Dream has not read yet that state
         something (``pending``); at most ``limit`` (``top_k``). ``user_id`` / ``agent_id`` (as
-        arguments or in ``filters``) must be this memory's; ``run_id`` and other ``filters`` keys
-        keep what ``add`` carried them (as ``search``)."""
+        arguments or in ``filters``) must be this memory's. With ``run_id`` or another key of
+        ``filters``: what ``add`` recorded carrying that value — its history entries (read or not)
+        and its conversation's messages (a memory line carries no metadata)."""
         from .operations import items as _items
 
         wanted = self._scope(filters, user_id, agent_id, run_id)
         size = _size(limit, top_k)
-        everything = _items.get_all(self.runtime, limit=None if wanted else size)
-        return _results(self._kept(everything, wanted)[:size])
+        if not wanted:
+            return _results(_items.get_all(self.runtime, limit=size))
+        user = self.runtime.scope[1].user if self.runtime.scope else self._workspace_user()
+        keys = ["mem0", *([f"mem0:{user}"] if user else [])]  # add's keys, without a user and with
+        return _results(self._kept(_items.added(self.runtime, keys), wanted)[:size])
 
     async def aget_all(
         self,

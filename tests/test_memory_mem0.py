@@ -138,6 +138,12 @@ def test_scope_ids_and_filters_are_checked(tmp_path: Path) -> None:
         assert [r.memory for r in m.get_all(run_id="s1")] == ["I live in Lisbon."]
         assert len(m.get_all(filters={"run_id": {"in": ["s1", "s2"]}}, top_k=5)) == 2
         assert len(m.get_all(filters={"user_id": "alice", "run_id": "*"})) == 2
+        m.dream(all=True)  # read by Dream: still what those runs added
+        assert [r.memory for r in m.get_all(run_id="s1")] == ["I live in Lisbon."]
+        chat = [{"role": "user", "content": "I love sci-fi movies."}]
+        m.add(chat, user_id="alice", run_id="s3", metadata={"category": "movies"})
+        said = m.get_all(filters={"category": "movies"})
+        assert [(r.memory, r.state) for r in said] == [("I love sci-fi movies.", "said")]
         for bad, said in (
             ({"OR": [{"user_id": "alice"}]}, "'OR' is not supported"),
             ({"created_at": {"gte": "2024-07-01"}}, "['gte'] not supported"),

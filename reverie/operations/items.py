@@ -84,6 +84,7 @@ __all__ = [
     "clean_entry",
     "entry_item",
     "carried",
+    "added",
     "HISTORY_DEPTH",
 ]
 
@@ -341,6 +342,26 @@ def get_all(rt: Runtime, *, limit: int | None = None) -> list[MemoryItem]:
     texts = _texts(rt)
     items = [_item(line) for line in _active(texts, _lineage(texts))] + _pending(rt)
     return items[:limit] if limit is not None else items
+
+
+def added(rt: Runtime, keys: Sequence[str]) -> list[MemoryItem]:
+    """Everything ``add`` recorded that carries its ids and metadata: every history entry with
+    extra fields (``dreamed`` or ``pending``), then the messages of the conversations ``add`` keeps
+    under ``keys`` (``said``). What a filtered ``get_all`` chooses from: a memory line carries
+    no metadata, the entries and messages it came from do."""
+    done = rt.store.dream_cursor()
+    out = [
+        entry_item(entry, "\n".join(said), "dreamed" if entry.cursor <= done else "pending")
+        for entry in rt.store.history.read_since(0)
+        if entry.extra and (said := clean_entry(entry.content))
+    ]
+    for key in dict.fromkeys(keys):
+        session = rt.sessions.load(rt.sessions.path_for(key))
+        for n, message in enumerate(session.messages if session is not None else ()):
+            if message.get("role") == "user":
+                text = " ".join(message_text(message.get("content")).split())
+                out.append(MemoryItem(f"c{n}:{key}", text, "said", f"sessions ({key})"))
+    return out
 
 
 def _recent(rt: Runtime, count: int) -> list[MemoryItem]:
