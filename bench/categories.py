@@ -17,7 +17,7 @@ the question shares no word with memory: the mem0 flow's case, which LoCoMo's qu
 
 Usage::
 
-    python bench/categories.py [--split dev|heldout|all]
+    python bench/categories.py [--split dev|heldout|all] [--quick]
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from reverie.recall.categories import kinds_named, score, with_kinds  # noqa: E4
 KS = (5, 10)
 
 
-def run(split: str) -> None:
+def run_locomo(split: str) -> None:
     samples = [
         s for s in orjson.loads(DEFAULT_DATA.read_bytes()) if s["sample_id"] in SPLITS[split]
     ]
@@ -170,8 +170,10 @@ def run_mem0_docs() -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--split", default="all", choices=sorted(SPLITS))
-    split = parser.parse_args(argv).split
-    run(split)
+    parser.add_argument("--quick", action="store_true", help="the dev split only")
+    args = parser.parse_args(argv)
+    split = "dev" if args.quick else args.split
+    run_locomo(split)
     run_facts(split)
     run_mem0_docs()
 

@@ -3,7 +3,7 @@ the offline engine) against ``add(text, infer=False)`` (record only), the floor,
 
 Usage::
 
-    python bench/mem0_add.py [--adds 30]
+    python bench/mem0_add.py [--adds 30] [--quick]
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import reverie  # noqa: E402
 
 
-def run(adds: int) -> None:
+def measure(adds: int) -> None:
     medians = {}
     for infer in (False, True):
         with tempfile.TemporaryDirectory() as tmp, reverie.open(Path(tmp) / "ws") as memory:
@@ -40,7 +40,9 @@ def run(adds: int) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--adds", type=int, default=30)
-    run(parser.parse_args(argv).adds)
+    parser.add_argument("--quick", action="store_true", help="10 adds each")
+    args = parser.parse_args(argv)
+    measure(10 if args.quick else args.adds)
 
 
 if __name__ == "__main__":
