@@ -1,16 +1,16 @@
 """The category bridge (``reverie.recall.categories``) measured on questions it did not see: LoCoMo's
-questions that name a kind of fact ("What pets does Melanie have?", "What is Caroline's job?").
+questions that name a category of fact ("What pets does Melanie have?", "What is Caroline's job?").
 
 The lexicon was written before this benchmark read a LoCoMo question, and is not tuned on it. Each
 conversation becomes a workspace of its sessions (``bench/recall.py``'s ``build_workspace``); every
-question with evidence that names a kind is a query. Evidence recall R@k (the share of its evidence
+question with evidence that names a category is a query. Evidence recall R@k (the share of its evidence
 turns among the top k), two ways, as ``Memory.search`` ranks:
 
 - ``query``: Recall's hits of the question alone (what search did before the bridge);
-- ``bridged``: ``with_kinds`` as ``Memory.search`` uses it: the question's hits in Recall's order,
-  then the kind's hits (additive: they fill in where the question's own words find little);
+- ``bridged``: ``with_categories`` as ``Memory.search`` uses it: the question's hits in Recall's order,
+  then the category's hits (additive: they fill in where the question's own words find little);
 - ``re-sorted``: the design first tried, and measured worse here: the same pool ordered by the
-  kind-aware score (``categories.score``), Recall's order among equals.
+  category-aware score (``categories.score``), Recall's order among equals.
 
 The figures the docs quote are ``bridged`` against ``query`` (no loss), and the hits each adds where
 the question shares no word with memory: the mem0 flow's case, which LoCoMo's questions rarely are.
@@ -37,7 +37,7 @@ from recall import DEFAULT_DATA, SPLITS, build_workspace, evidence_ids  # noqa: 
 
 from reverie.config import Config  # noqa: E402
 from reverie.recall import Recall  # noqa: E402
-from reverie.recall.categories import kinds_named, score, with_kinds  # noqa: E402
+from reverie.recall.categories import categories_named, score, with_categories  # noqa: E402
 
 KS = (5, 10)
 
@@ -47,7 +47,7 @@ def run_locomo(split: str) -> None:
         s for s in orjson.loads(DEFAULT_DATA.read_bytes()) if s["sample_id"] in SPLITS[split]
     ]
     rows: dict[str, list[list[float]]] = {"query": [], "bridged": [], "re-sorted": []}
-    kinds_seen: Counter[str] = Counter()
+    named_seen: Counter[str] = Counter()
     asked = 0
     for sample in samples:
         with tempfile.TemporaryDirectory() as tmp:
@@ -56,24 +56,26 @@ def run_locomo(split: str) -> None:
             recall.sync()
             for qa in sample["qa"]:
                 gold = set(evidence_ids(qa))
-                kinds = kinds_named(qa["question"])
+                kinds = categories_named(qa["question"])
                 if not gold:
                     continue
                 asked += 1
                 if not kinds:
                     continue
-                kinds_seen.update(k.name for k in kinds)
+                named_seen.update(k.name for k in kinds)
                 q = qa["question"]
                 plain = recall.search(q, max(KS), now=now, sync=False)
-                pool = with_kinds(lambda x: recall.search(x, max(KS), now=now, sync=False), q)
-                wide = with_kinds(lambda x: recall.search(x, 30, now=now, sync=False), q)
+                pool = with_categories(lambda x: recall.search(x, max(KS), now=now, sync=False), q)
+                wide = with_categories(lambda x: recall.search(x, 30, now=now, sync=False), q)
                 ranked = sorted(wide, key=lambda h: -score(h.snippet, q))
                 for name, hits in (("query", plain), ("bridged", pool), ("re-sorted", ranked)):
                     got = [refs.get((h.source.session_key, h.source.message_index)) for h in hits]
                     rows[name].append([len(gold & set(got[:k])) / len(gold) for k in KS])
             recall.close()
     n = len(rows["query"])
-    print(f"LoCoMo {split}: {n} of {asked} questions with evidence name a kind {dict(kinds_seen)}")
+    print(
+        f"LoCoMo {split}: {n} of {asked} questions with evidence name a category {dict(named_seen)}"
+    )
     for name, got in rows.items():
         means = [100 * sum(r[i] for r in got) / max(len(got), 1) for i in range(len(KS))]
         print(f"  {name:8s} " + "  ".join(f"R@{k} {m:5.1f}" for k, m in zip(KS, means)))
@@ -108,7 +110,7 @@ def run_facts(split: str) -> None:
             for qa in sample["qa"]:
                 q = qa["question"]
                 gold = {d for d in evidence_ids(qa) if d in facts}
-                if not gold or not kinds_named(q):
+                if not gold or not categories_named(q):
                     continue
                 terms = query_terms(q)
                 texts = [f for d in gold for f in facts[d]]
@@ -116,7 +118,7 @@ def run_facts(split: str) -> None:
                     ["no shared word"] if not any(match(t, terms) for t in texts) else []
                 )
                 plain = recall.search(q, 10, sync=False)
-                bridged = with_kinds(lambda x: recall.search(x, 10, sync=False), q)
+                bridged = with_categories(lambda x: recall.search(x, 10, sync=False), q)
                 for name, hits in (("query", plain), ("bridged", bridged)):
                     got = {where.get(h.source.cursor or -1) for h in hits[:10]}
                     for g in groups:

@@ -269,7 +269,7 @@ class MemoryVerbs:
         marks, no raw dumps), never the assistant's own replies, the conversation in progress
         (``session_key``'s messages not yet archived) or the question itself; each a
         ``MemoryItem`` with its id and an absolute ``score`` (the share of the query's words it
-        holds, 0 to 1, a word naming a kind of fact held by a line of that kind:
+        holds, 0 to 1, a word naming a category of fact held by a line of it:
         ``reverie.recall.categories``; ``threshold`` keeps those at or above it). ``kinds``, ``session``,
         ``since`` and ``until`` narrow the search as ``recall``'s do. What every adapter's and the
         MCP server's ``search_memory`` tool returns."""
@@ -285,9 +285,9 @@ class MemoryVerbs:
             or not 0 <= threshold <= 1
         ):
             raise CommandError(f"threshold must be a number from 0 to 1, not {threshold!r}")
-        from .recall.categories import with_kinds
+        from .recall.categories import with_categories
 
-        hits = with_kinds(
+        hits = with_categories(
             lambda q: self.recall(
                 q, limit=max(limit * 3, 20), kinds=kinds, session=session, since=since, until=until
             ),
@@ -342,8 +342,8 @@ class MemoryVerbs:
         """mem0's ``search``: the memories that answer ``query``, best first, as ``search_memory``
         hands them to a model (clean, each with its id and an absolute ``score``: the share of the
         query's words it holds, 0 to 1; ``threshold`` keeps those at or above it). A query that
-        names a kind of fact ("dietary restrictions", "what do you know about me?") also finds
-        the lines of that kind (``reverie.recall.categories``). ``user_id`` / ``agent_id`` (as
+        names a category of fact ("dietary restrictions", "what do you know about me?") also
+        finds the lines of that category (``reverie.recall.categories``). ``user_id`` / ``agent_id`` (as
         arguments or in ``filters``, mem0's two spellings) must be this memory's; ``run_id`` and
         any other key of ``filters`` keep the items whose ``add`` carried that value (in its ids or
         ``metadata``). ``top_k`` is ``limit``'s other name. Recall's raw hits (marks, transcripts,

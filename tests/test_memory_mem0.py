@@ -378,10 +378,10 @@ def test_control_characters_are_refused_where_text_is_stored(tmp_path: Path, bad
         assert m.history()[-1].content == "one\ntwo\tthree"
 
 
-def test_a_query_naming_a_kind_of_fact_finds_the_lines_of_that_kind(tmp_path: Path) -> None:
-    """Offline, with no embeddings, a question naming a kind of fact finds lines that share no word
+def test_a_query_naming_a_category_of_fact_finds_its_lines(tmp_path: Path) -> None:
+    """Offline, with no embeddings, a question naming a category of fact finds lines that share no word
     with it (``reverie.recall.categories``), after the question's own hits; the score keeps its
-    absolute meaning: a word naming the kind counts as held by a line of that kind."""
+    absolute meaning: a word naming the category counts as held by a line of it."""
     with reverie.open(tmp_path / "ws") as m:
         m.add([{"role": "user", "content": "I'm vegetarian and I work as a nurse."}])
         m.add("I have a dog called Rex.")

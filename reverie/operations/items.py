@@ -644,15 +644,15 @@ def search_memory(
     threshold: float | None = None,
 ) -> list[MemoryItem]:
     """Recall's ``hits`` for ``query`` as a model is handed them (see the module doc), best first,
-    at most ``limit``. A query naming a kind of fact (``reverie.recall.categories``) is scored by
-    it (a word naming the kind held by a line of that kind), its kind's lines after its own hits;
+    at most ``limit``. A query naming a category of fact (``reverie.recall.categories``) is scored
+    by it (a word naming the category held by a line of it), its category's lines after its own hits;
     one asking about the user as a whole ("what do you know about me?") is also handed USER.md's
     lines, then what the user said that Dream has not read yet, then the newest entries it has."""
     from ..recall import categories
 
-    kinds = categories.kinds_named(query)
+    named = categories.categories_named(query)
     terms = query_terms(query)
-    clean = [*terms, *(w for k in kinds for w in k.lines)]  # what a kind's hit is cut around
+    clean = [*terms, *(w for c in named for w in c.lines)]  # what a category's hit is cut around
     texts = _texts(rt)
     lineage = _lineage(texts)
     active = {(ln.path, ln.number): ln for ln in _active(texts, lineage)}
@@ -662,7 +662,7 @@ def search_memory(
     candidates: Iterable[MemoryItem | None] = (
         _clean_hit(rt, hit, clean, active, (session_key, live)) for hit in hits
     )
-    if categories.SELF in kinds:
+    if categories.SELF in named:
         profile = [_item(ln) for ln in active.values() if ln.path == USER]
         candidates = itertools.chain(candidates, profile, _pending(rt), _recent(rt, limit))
     for item in candidates:
