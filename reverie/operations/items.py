@@ -481,7 +481,7 @@ def carried(rt: Runtime, item: MemoryItem) -> dict[str, Any]:
     if said:
         message = _message(rt, said.group(2), int(said.group(1))) or {}
         return {k: v for k, v in message.items() if k not in ("role", "content", "timestamp")}
-    if item.id.startswith("h"):
+    if re.fullmatch(r"h\d{1,18}", item.id):
         full = get(rt, item.id)
         return dict(full.metadata) if full is not None else {}
     return dict(item.metadata) if item.state in ("pending", "dreamed") else {}
