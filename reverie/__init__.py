@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     )
     from .operations.approve import ApproveResult
     from .operations.files import FilesResult
-    from .operations.items import MemoryEvent, MemoryItem
+    from .operations.items import MemoryEvent, MemoryItem, Results
     from .recall import Hit
     from .status import StatusReport
     from .workspace import MEMORY_FILES, Workspace, content_id
@@ -55,6 +55,7 @@ _LAZY = {
     "IndexResult": "memory",
     "MemoryItem": "operations.items",
     "MemoryEvent": "operations.items",
+    "Results": "operations.items",
     "FilesResult": "operations.files",
     "import_from": "importers",
     "export_bundle": "importers",
@@ -111,6 +112,7 @@ __all__ = [
     "IndexResult",
     "MemoryItem",
     "MemoryEvent",
+    "Results",
     "FilesResult",
     "RestorePlan",
     "DreamResult",

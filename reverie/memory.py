@@ -47,7 +47,14 @@ from .errors import (
     UnsafePathError,
     WorkspaceError,
 )
-from .memory_verbs import MemoryVerbs, check_kinds, check_limit, check_text, twin_docs
+from .memory_verbs import (
+    MemoryVerbs,
+    check_kinds,
+    check_limit,
+    check_stored,
+    check_text,
+    twin_docs,
+)
 from .runtime import Runtime
 from .topics import TOPICS_DIR, check_topic, is_topic, listing, topic_files
 from .topics import problem as topic_problem
@@ -452,7 +459,7 @@ class Memory(MemoryVerbs):
     # -- history and search ---------------------------------------------------------------------------------
     def remember(self, text: str, *, session_key: str | None = None) -> Remembered:
         """Append ``text`` to history (secrets redacted first): Dream distils it later, ``recall`` finds it now."""
-        check_text("text", text)
+        text = check_stored("text", text)
         if session_key is not None:
             check_text("session_key", session_key)
         self._create()
@@ -501,46 +508,6 @@ class Memory(MemoryVerbs):
             since=since,
             until=until,
         )
-
-    def search(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        limit: int = 10,
-        kinds: Sequence[str] | str | None = None,
-        session: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        threshold: float | None = None,
-    ) -> list[Hit]:
-        """``recall`` under the name search tools (and mem0) use: ``user_id`` must be this
-        memory's; ``threshold`` keeps the hits whose ``match`` (absolute, 0 to 1: the share of the
-        query's words a hit holds) is at least that. Hits are as stored (marks, transcripts, the
-        assistant's replies); what goes into a model's prompt is ``search_memory``'s."""
-        self.check_user(user_id)
-        hits = self.recall(
-            query, limit=limit, kinds=kinds, session=session, since=since, until=until
-        )
-        return _above(hits, threshold)
-
-    async def asearch(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        limit: int = 10,
-        kinds: Sequence[str] | str | None = None,
-        session: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        threshold: float | None = None,
-    ) -> list[Hit]:
-        self.check_user(user_id)
-        hits = await self.arecall(
-            query, limit=limit, kinds=kinds, session=session, since=since, until=until
-        )
-        return _above(hits, threshold)
 
     def reindex(self, *, rebuild: bool = False) -> IndexResult:
         """Bring the search index up to date with the files (``rebuild``: drop it and rebuild it
@@ -961,6 +928,7 @@ class Memory(MemoryVerbs):
         it the text replaces whatever the file holds."""
         from .dream.gate import check
         from .dream.pending import stage_soul_change
+        from .operations.files import removed_lines
         from .security.secrets import redact
 
         rel = _memory_path(check_text("path", path))
@@ -1006,7 +974,7 @@ class Memory(MemoryVerbs):
                     rel, None, staged=True, content_id=content_id(current), merged=merged
                 )
             files, read = {rel: new}, {rel: current}
-            gone = _removed_lines(current, new) if rel in MEMORY_FILES else []
+            gone = removed_lines(current, new) if rel in MEMORY_FILES else []
             if gone:
                 how = f"by {_WHO[kind]} in an edit" + (
                     f" ({' '.join(message.split())})" if message else ""
@@ -1319,39 +1287,6 @@ def _filters(
         "until": until,
     }
     return SearchFilters.from_mapping({k: v for k, v in given.items() if v is not None})
-
-
-def _above(hits: list[Hit], threshold: float | None) -> list[Hit]:
-    """``hits`` whose absolute ``match`` is at least ``threshold`` (all of them when it is None)."""
-    if threshold is None:
-        return hits
-    if (
-        isinstance(threshold, bool)
-        or not isinstance(threshold, int | float)
-        or not 0 <= threshold <= 1
-    ):
-        raise CommandError(f"threshold must be a number from 0 to 1, not {threshold!r}")
-    return [h for h in hits if h.match >= threshold]
-
-
-def _removed_lines(before: str, after: str) -> list[str]:
-    """The fact lines of ``before`` whose text (``hitlog.line_key``) ``after`` no longer has, in
-    order; a line that only moved or changed its bullet is not removed."""
-    from collections import Counter
-
-    from .hitlog import holds_text, line_key
-
-    left = Counter(line_key(raw) for raw in after.split("\n") if holds_text(raw))
-    gone = []
-    for raw in before.split("\n"):
-        if not holds_text(raw):
-            continue
-        key = line_key(raw)
-        if left[key] > 0:
-            left[key] -= 1
-        elif key:
-            gone.append(raw)
-    return gone
 
 
 def _check_kind(kind: str) -> None:

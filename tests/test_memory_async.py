@@ -129,6 +129,7 @@ def _calls(head: str) -> dict[str, Callable[[Memory], Awaitable[Any]]]:
         "adelete": lambda m: _on_first(m, lambda i: m.adelete(i)),
         "ahistory_of": lambda m: _on_first(m, lambda i: m.ahistory_of(i)),
         "adelete_all": lambda m: m.adelete_all(),
+        "areset": lambda m: m.areset(),
         "adelete_file": lambda m: _on_topic(m, lambda p: m.adelete_file(p, reason="a test")),
         "arename_file": lambda m: _on_topic(
             m, lambda p: m.arename_file(p, "memory/topics/music/cello.md")

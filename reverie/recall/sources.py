@@ -230,11 +230,6 @@ def chunk_history(entry: HistoryEntry, path: str = "memory/history.jsonl") -> Ch
     )
 
 
-#: ``content_text``'s old name here: ``reverie.memory_verbs`` (issue 37's branch rewrites it now)
-#: still imports it. Goes when that branch has landed.
-message_text = content_text
-
-
 def chunk_session(path: str, key: str, messages: list[dict[str, Any]]) -> list[Chunk]:
     """One chunk per user/assistant message with text; neighbouring messages' text as context."""
     texts = [
