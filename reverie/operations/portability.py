@@ -54,8 +54,10 @@ import orjson
 
 from ..dream.lock import dream_run_lock
 from ..errors import UnsafePathError, WorkspaceError
+from ..fsutil import fsync_dir
 from ..gitstore.location import locate
 from ..security.secrets import scan
+from ..version import version
 from ..workspace import Workspace, check_relative
 
 __all__ = [
@@ -247,7 +249,7 @@ def export_bundle(
                         "format": FORMAT,
                         "version": VERSION,
                         "created": datetime.now().isoformat(),
-                        "reverie": _version(),
+                        "reverie": version(),
                         "files": manifest,
                     },
                     option=orjson.OPT_INDENT_2,
@@ -276,12 +278,6 @@ def _add_file(tar: tarfile.TarFile, path: Path, rel: str) -> dict[str, Any] | No
         reader = _Hashing(handle, st.st_size)
         tar.addfile(info, reader)
     return {"size": st.st_size, "sha256": reader.digest.hexdigest()}
-
-
-def _version() -> str:
-    from .. import __version__
-
-    return __version__
 
 
 # -- import -----------------------------------------------------------------------------------------------------
@@ -545,16 +541,8 @@ def move_into_place(staging: Path, root: Path, replace: bool) -> Path | None:
         moved = root.with_name(f"{root.name}.before-import-{datetime.now():%Y%m%d-%H%M%S}")
         os.rename(root, moved)
     os.rename(staging, root)
-    _fsync_dir(root.parent)
+    fsync_dir(root.parent)
     return moved
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def head_of(ws: Workspace) -> str | None:
