@@ -15,7 +15,6 @@ passes ``ROTATE_BYTES`` Dream renames it to ``recall-hits.jsonl.1`` after foldin
 racing the rename lands in the old file and is lost: hits are advisory).
 
 ``line_key`` (``reverie.text.memline``) is "the same line" for Recall (writer) and Dream (reader).
-The line names are also reachable here until their last importers move to ``reverie.text.memline``.
 """
 
 from __future__ import annotations
@@ -29,17 +28,10 @@ from pathlib import Path
 import orjson
 
 from .fsutil import write_all
-from .text.memline import PIN_MARK, bare_line, holds_text, is_fact_line, is_pinned, line_key
 
 __all__ = [
     "HITS_NAME",
     "ROTATE_BYTES",
-    "PIN_MARK",
-    "line_key",
-    "bare_line",
-    "is_pinned",
-    "holds_text",
-    "is_fact_line",
     "record_hits",
     "read_hits",
     "rotate_hits",

@@ -1043,7 +1043,7 @@ class Memory(MemoryVerbs):
         """Take one line out of a prompt file (USER.md, memory/MEMORY.md; SOUL.md only by hand) and
         archive it under memory/archive/ with ``reason``, in one commit: ``why`` finds it there."""
         from .dream.gate import check
-        from .hitlog import holds_text, line_key
+        from .text.memline import holds_text, line_key
 
         rel = _memory_path(check_text("path", path))
         check_text("line", line)
@@ -1085,7 +1085,7 @@ class Memory(MemoryVerbs):
         """``rel``'s archive file and its text with ``lines`` appended under today, each noted as
         removed ``how`` (the archive's one format: ``reverie.dream.archive``)."""
         from .dream.archive import append_entries, archive_path, entry_line
-        from .hitlog import bare_line
+        from .text.memline import bare_line
 
         today = date.today()
         archive = archive_path(rel)

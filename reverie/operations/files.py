@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from ..dream.archive import append_entries, archive_path, entry_line
 from ..dream.lock import dream_run_lock
 from ..errors import UnsafePathError, WorkspaceError
-from ..hitlog import bare_line, holds_text
+from ..text.memline import bare_line, holds_text
 from ..topics import check_place, is_topic, topic_files
 from ..workspace import ARCHIVE_DIR, MEMORY, MEMORY_FILES, TOPICS_DIR, USER, starter_text
 
@@ -107,7 +107,7 @@ def removed_lines(before: str, after: str) -> list[str]:
     order; a line that only moved or changed its bullet is not removed."""
     from collections import Counter
 
-    from ..hitlog import line_key
+    from ..text.memline import line_key
 
     left = Counter(line_key(raw) for raw in after.split("\n") if holds_text(raw))
     gone = []
