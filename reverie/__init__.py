@@ -15,13 +15,13 @@ from .errors import __all__ as _errors_all
 
 if TYPE_CHECKING:
     __version__: str
+    from .compat.memory_store import MemoryStore
     from .config import Config, load_config
     from .consolidator import ConsolidationResult
     from .dream import DreamResult
     from .dream.deadletter import DeadLetter
     from .dream.pending import PendingChange
     from .dream.pins import PinResult
-    from .facade import MemoryStore
     from .gitstore import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
     from .history import HistoryEntry, HistoryLog
     from .importers import export_bundle, import_from
@@ -75,7 +75,7 @@ _LAZY = {
     "FileChange": "gitstore",
     "OperationResult": "gitstore",
     "Provenance": "gitstore",
-    "MemoryStore": "facade",
+    "MemoryStore": "compat.memory_store",
     "Workspace": "workspace",
     "MEMORY_FILES": "workspace",
     "Config": "config",

@@ -4,7 +4,7 @@ history log and both cursors — under Reverie's own names (the pipeline and the
 It owns no format itself (see ``workspace``, ``history``, ``cursors``) and adds only the policies
 that tie them together: legacy migration on open and the Dream cursor's record.
 ``reverie.MemoryStore`` is this class with nanobot's MemoryStore names added
-(``reverie.nanobot_api``), the one a nanobot agent uses.
+(``reverie.compat.nanobot_api``), the one a nanobot agent uses.
 """
 
 from __future__ import annotations
