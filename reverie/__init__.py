@@ -16,14 +16,12 @@ from .errors import __all__ as _errors_all
 if TYPE_CHECKING:
     __version__: str
     from .compat.memory_store import MemoryStore
-    from .config import Config, load_config
     from .consolidator import ConsolidationResult
     from .dream import DreamResult
     from .dream.deadletter import DeadLetter
     from .dream.pending import PendingChange
     from .dream.pins import PinResult
     from .gitstore import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
-    from .history import HistoryEntry, HistoryLog
     from .importers import export_bundle, import_from
     from .llm.replylog import KeptReply
     from .memory import (
@@ -41,7 +39,9 @@ if TYPE_CHECKING:
     from .operations.items import MemoryEvent, MemoryItem, Results
     from .recall import Hit
     from .status import StatusReport
-    from .workspace import MEMORY_FILES, Workspace, content_id
+    from .storage.config import Config, load_config
+    from .storage.history import HistoryEntry, HistoryLog
+    from .storage.workspace import MEMORY_FILES, Workspace, content_id
 
 # Loaded on first access (PEP 562): `python -m reverie --help` imports this package, and
 # pydantic-based config alone costs ~0.1 s of start-up that --help does not need.
@@ -60,7 +60,7 @@ _LAZY = {
     "import_from": "importers",
     "export_bundle": "importers",
     "RestorePlan": "memory",
-    "content_id": "workspace",
+    "content_id": "storage.workspace",
     "DreamResult": "dream",
     "ConsolidationResult": "consolidator",
     "Hit": "recall",
@@ -76,12 +76,12 @@ _LAZY = {
     "OperationResult": "gitstore",
     "Provenance": "gitstore",
     "MemoryStore": "compat.memory_store",
-    "Workspace": "workspace",
-    "MEMORY_FILES": "workspace",
-    "Config": "config",
-    "load_config": "config",
-    "HistoryLog": "history",
-    "HistoryEntry": "history",
+    "Workspace": "storage.workspace",
+    "MEMORY_FILES": "storage.workspace",
+    "Config": "storage.config",
+    "load_config": "storage.config",
+    "HistoryLog": "storage.history",
+    "HistoryEntry": "storage.history",
 }
 
 

@@ -3,7 +3,7 @@
 The model client's retries (``reverie.llm.client``), a Dream scheduler's delay after a workspace's
 runs failed in a row or while the model is down (``reverie.dream.policy``), the fleet's restart of
 a dead worker (``reverie.fleet.supervise``), and the polls for a held file lock
-(``reverie.locking``) or a busy search index (``reverie.recall.index``) all wait ``first · 2ⁿ⁻¹``
+(``reverie.storage.locking``) or a busy search index (``reverie.recall.index``) all wait ``first · 2ⁿ⁻¹``
 before the n-th retry, capped at ``cap``. tenacity computes it (``wait_exponential``, which also
 turns an overflowing power into the cap, so a workspace failing for months never raises
 ``OverflowError``); the model client also runs its retry loop on tenacity's ``AsyncRetrying``.

@@ -23,18 +23,18 @@ from .commands import CommandContext, CommandRouter
 from .commands.dream_cmds import TASK_NAME as DREAM_TASK
 from .commands.render import dream_result
 from .commands.router import Notify
-from .config import OFFLINE_MODEL
 from .consolidator.estimate import prompt_messages
 from .memory import agent_preamble
 from .recall.tool import complete_with_search_memory, recall_context
 from .runtime import Runtime
+from .storage.config import OFFLINE_MODEL
 
 if TYPE_CHECKING:
     import asyncio
 
     from .dream import DreamResult
     from .dream.scheduler import DreamScheduler
-    from .sessions import Session
+    from .storage.sessions import Session
 
 log = logging.getLogger(__name__)
 

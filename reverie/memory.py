@@ -56,14 +56,20 @@ from .memory_verbs import (
     twin_docs,
 )
 from .runtime import Runtime
-from .topics import TOPICS_DIR, check_topic, is_topic, listing, topic_files
-from .topics import problem as topic_problem
-from .workspace import ARCHIVE_DIR, MEMORY_FILES, SOUL, Workspace, check_relative, content_id
+from .storage.topics import TOPICS_DIR, check_topic, is_topic, listing, topic_files
+from .storage.topics import problem as topic_problem
+from .storage.workspace import (
+    ARCHIVE_DIR,
+    MEMORY_FILES,
+    SOUL,
+    Workspace,
+    check_relative,
+    content_id,
+)
 
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from .config import Config
     from .consolidator import ConsolidationResult
     from .dream import DreamResult
     from .dream.deadletter import DeadLetter
@@ -71,7 +77,6 @@ if TYPE_CHECKING:
     from .dream.pins import PinResult
     from .dream.result import Progress
     from .gitstore.types import CommitDetail, CommitInfo, OperationResult, Provenance
-    from .history import HistoryEntry
     from .llm.replylog import KeptReply
     from .operations.approve import ApproveResult, RejectResult
     from .operations.faults import Fault
@@ -79,8 +84,10 @@ if TYPE_CHECKING:
     from .operations.purge import PurgePlan, PurgeResult
     from .recall import Hit
     from .recall.index import SyncStats
-    from .sessions import Session
     from .status import StatusReport
+    from .storage.config import Config
+    from .storage.history import HistoryEntry
+    from .storage.sessions import Session
 
 __all__ = [
     "Memory",
@@ -213,7 +220,7 @@ def open(  # noqa: A001 (``reverie.open``, as ``io.open``: the verb a reader exp
 ) -> Memory:
     """Open the memory of the workspace at ``path`` (default: ``$REVERIE_WORKSPACE`` or
     ``~/.reverie/workspace``), or, with ``root`` and ``user`` (and optionally ``agent``), of that
-    scope under a root of scoped workspaces (``reverie.scopes``: ids are validated,
+    scope under a root of scoped workspaces (``reverie.storage.scopes``: ids are validated,
     ``InvalidScopeError`` otherwise).
 
     Opening writes nothing (a workspace that does not exist yet is created by the first write; a
@@ -224,7 +231,7 @@ def open(  # noqa: A001 (``reverie.open``, as ``io.open``: the verb a reader exp
         if user is not None or agent is not None:
             raise CommandError("user and agent name a scope under a root: pass root= too")
         return wrap(Runtime(_expand(path), config=config))
-    from .scopes import Scope, ScopeRoot
+    from .storage.scopes import Scope, ScopeRoot
 
     if path is not None:
         raise CommandError("open() takes a path or a root with a user, not both")
@@ -245,7 +252,7 @@ def _expand(path: str | os.PathLike[str] | Workspace | None) -> Workspace | Path
 
 def memory_files(workspace: Workspace) -> list[str]:
     """The memory files ``read`` serves: the prompt files, then every ``.md`` under ``memory/``
-    (dated notes, the archive) and every topic file (``reverie.topics``, any name),
+    (dated notes, the archive) and every topic file (``reverie.storage.topics``, any name),
     workspace-relative, hidden folders and symlinks skipped.
     """
     out = list(MEMORY_FILES) + [rel for rel in topic_files(workspace) if not rel.endswith(".md")]
@@ -940,7 +947,7 @@ class Memory(MemoryVerbs):
             )
         if rel.startswith(
             TOPICS_DIR + "/"
-        ):  # a topic file keeps within its budget (reverie.topics)
+        ):  # a topic file keeps within its budget (reverie.storage.topics)
             budget = self.config.memory.topics
             check_topic(
                 self.workspace,

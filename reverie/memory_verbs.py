@@ -474,7 +474,9 @@ class MemoryVerbs:
         store = self.runtime.store
         before = store.last_cursor() if self.runtime.workspace.history_path.exists() else 0
         if isinstance(messages, str) or isinstance(messages, Mapping):
-            from .sessions import content_text  # (here: ``reverie log`` imports this module)
+            from .storage.sessions import (
+                content_text,  # (here: ``reverie log`` imports this module)
+            )
 
             text = messages if isinstance(messages, str) else content_text(messages.get("content"))
             text = check_stored("messages", text)

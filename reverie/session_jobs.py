@@ -14,12 +14,12 @@ from __future__ import annotations
 import os
 from datetime import datetime, timedelta
 
-from .config import Config
 from .consolidator import ConsolidationResult
 from .errors import SessionError
 from .memory import Memory, wrap
 from .runtime import Runtime
-from .workspace import Workspace
+from .storage.config import Config
+from .storage.workspace import Workspace
 
 __all__ = ["end_session", "archive_idle_sessions"]
 

@@ -92,7 +92,7 @@ pytest_plugins = ["support.peers", "support.fleet_fixtures"]
 
 @pytest.fixture
 def workspace(tmp_path: Path):
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     ws = Workspace(tmp_path / "ws")
     ws.init()

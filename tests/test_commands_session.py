@@ -7,8 +7,8 @@ from asyncio import run
 import pytest
 
 from reverie.commands import CommandContext, CommandRouter
-from reverie.config import Config
 from reverie.runtime import Runtime
+from reverie.storage.config import Config
 
 
 @pytest.fixture

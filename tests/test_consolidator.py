@@ -10,7 +10,6 @@ import orjson
 import pytest
 
 from reverie import MemoryStore
-from reverie.config import Config
 from reverie.consolidator import Consolidator, SessionStore
 from reverie.consolidator.consolidator import MAX_ROUNDS
 from reverie.errors import SessionError
@@ -18,6 +17,7 @@ from reverie.llm import protocol
 from reverie.llm.client import ModelClient
 from reverie.llm.scripted import Reply, bad_request_error
 from reverie.llm.types import ToolCall
+from reverie.storage.config import Config
 
 
 def make_config(model: str, **defaults) -> Config:

@@ -8,7 +8,6 @@ import os
 import pytest
 
 from reverie import MemoryStore
-from reverie.config import Config
 from reverie.consolidator import SessionStore
 from reverie.consolidator.seed import SAVE_MEMORY_TOOL
 from reverie.llm import protocol
@@ -16,6 +15,7 @@ from reverie.llm.client import ModelClient
 from reverie.llm.replylog import read_replies
 from reverie.llm.scripted import bad_request_error
 from reverie.llm.types import ToolCall
+from reverie.storage.config import Config
 
 OLD_MEMORY = "# Memory\n- Lives in Berlin\n"
 

@@ -13,13 +13,13 @@ import pytest
 from support.cli import invoke
 from support.dream_helpers import MEM, edit, make_env
 
-from reverie.config import Config, DreamConfig
 from reverie.dream.archive import archive_path, parse_entry
 from reverie.dream.lifecycle import apply, line_dates
 from reverie.dream.result import Edit, Finding
 from reverie.dream.salience import LineInfo, SalienceRecord
 from reverie.gitstore import trailers as tr
 from reverie.recall import Recall
+from reverie.storage.config import Config, DreamConfig
 from reverie.text.memline import line_key
 
 TODAY = date(2027, 6, 1)

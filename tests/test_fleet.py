@@ -26,11 +26,11 @@ from support.fleet import (
 )
 from support.fleet_fixtures import needs_redis
 
-from reverie.config import Config, load_config
 from reverie.dream.fence import read_epoch
 from reverie.dream.records import Attempts, StatusRecord
-from reverie.scopes import Scope, ScopeRoot, write_root_kind
-from reverie.store import WorkspaceStore
+from reverie.storage.config import Config, load_config
+from reverie.storage.scopes import Scope, ScopeRoot, write_root_kind
+from reverie.storage.store import WorkspaceStore
 
 pytestmark = [needs_redis, pytest.mark.usefixtures("no_process_left")]
 celery = pytest.importorskip("celery", reason="the `fleet` extra (celery, redis) is not installed")
@@ -229,7 +229,7 @@ def test_rebuild_due_after_redis_lost_everything(tmp_path, redis_server, monkeyp
 
 
 def test_plain_root_rebuild_and_job(tmp_path, redis_server, monkeypatch):
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     root = tmp_path / "plain"
     ws = Workspace(root / "team" / "alpha")
@@ -470,7 +470,7 @@ def test_cli_worker_dispatch_mark_on_a_plain_root(tmp_path, redis_server):
 
     from support.fleet import Proc
 
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     root = tmp_path / "plain"
     ws = Workspace(root / "team" / "alpha")
@@ -595,7 +595,7 @@ def test_a_plain_root_holding_a_users_folder_is_dreamed(
     """Issue 35: a plain root with a `users/` folder was taken for a root of scopes (rebuild-due
     scanned 0 workspaces, due plain workspaces ended `gone`). Its kind is now recorded."""
     from reverie.cli import main
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     root = tmp_path / "plain"
     ws = Workspace(root / "users" / "alice")

@@ -28,9 +28,9 @@ from support.fleet import (
 )
 from support.fleet_fixtures import needs_redis
 
-from reverie.config import Config, load_config
-from reverie.scopes import Scope, ScopeRoot
-from reverie.store import WorkspaceStore
+from reverie.storage.config import Config, load_config
+from reverie.storage.scopes import Scope, ScopeRoot
+from reverie.storage.store import WorkspaceStore
 
 pytestmark = [needs_redis, pytest.mark.usefixtures("no_process_left")]
 celery = pytest.importorskip("celery", reason="the `fleet` extra (celery, redis) is not installed")

@@ -16,12 +16,12 @@ from support.cli import invoke
 from support.fleet import RedisServer, fleet_env
 from support.fleet_fixtures import needs_redis
 
-from reverie.access import TokenFile
-from reverie.config import load_config
 from reverie.llm import registry
 from reverie.llm.types import ModelResponse
-from reverie.scopes import Scope, ScopeRoot
-from reverie.store import WorkspaceStore
+from reverie.storage.access import TokenFile
+from reverie.storage.config import load_config
+from reverie.storage.scopes import Scope, ScopeRoot
+from reverie.storage.store import WorkspaceStore
 
 pytestmark = [needs_redis, pytest.mark.usefixtures("no_process_left")]
 pytest.importorskip("celery", reason="the `fleet` extra (celery, redis) is not installed")

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from support.gitcli import git
 
-from reverie.config import GitConfig
 from reverie.errors import (
     AmbiguousRevisionError,
     GitStoreError,
@@ -20,7 +19,8 @@ from reverie.errors import (
 )
 from reverie.gitstore import FileChange, GitStore
 from reverie.gitstore import trailers as T
-from reverie.workspace import Workspace
+from reverie.storage.config import GitConfig
+from reverie.storage.workspace import Workspace
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git CLI not installed")
 

@@ -22,7 +22,7 @@ from reverie.gitstore import core as gitstore_core
 from reverie.gitstore import trailers as T
 from reverie.gitstore.writer import state_dir
 from reverie.operations.purge import purge
-from reverie.workspace import Workspace
+from reverie.storage.workspace import Workspace
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git CLI not installed")
 

@@ -27,7 +27,7 @@ from reverie.gitstore import GitStore
 from reverie.gitstore import core as gitstore_core
 from reverie.gitstore import trailers as T
 from reverie.gitstore.writer import state_dir
-from reverie.workspace import Workspace
+from reverie.storage.workspace import Workspace
 
 MEM = "memory/MEMORY.md"
 
@@ -335,7 +335,7 @@ def _plant_corrupt_objects(git_dir: Path) -> list[Path]:
 def test_a_corrupt_loose_object_is_moved_aside_and_gc_and_commits_keep_working(
     workspace: Workspace, caplog
 ):
-    from reverie.config import GitConfig
+    from reverie.storage.config import GitConfig
 
     g = GitStore(workspace, GitConfig(gc_every=3))
     g.commit("dream: a", kind="dream", files={MEM: "# Memory\n- a\n"})

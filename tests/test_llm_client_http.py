@@ -12,9 +12,9 @@ from asyncio import run
 import pytest
 from support.openai_server import OpenAIServer, Step, anthropic_message, chat, tool_call_reply
 
-from reverie.config import Config, ProviderConfig
 from reverie.errors import ModelError
 from reverie.llm import ModelClient
+from reverie.storage.config import Config, ProviderConfig
 
 KEY = "sk-test-SECRETKEY1234567890abcdef"
 MSGS = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hello"}]

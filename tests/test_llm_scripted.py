@@ -7,10 +7,10 @@ from asyncio import run
 
 import pytest
 
-from reverie.config import Config
 from reverie.errors import ModelError
 from reverie.llm import ModelClient, Reply, ScriptedModel, ToolCall, Usage
 from reverie.llm.scripted import bad_request_error, rate_limit_error, server_error
+from reverie.storage.config import Config
 
 TOOLS = [
     {

@@ -14,9 +14,9 @@ import pytest
 
 pytest.importorskip("mcp", reason="the MCP SDK (a dependency of reverie mcp) is not installed")
 
-from reverie.access import TokenFile  # noqa: E402
 from reverie.mcp import routing  # noqa: E402
-from reverie.scopes import Scope, ScopeRoot  # noqa: E402
+from reverie.storage.access import TokenFile  # noqa: E402
+from reverie.storage.scopes import Scope, ScopeRoot  # noqa: E402
 
 
 class _HeldApp:

@@ -35,8 +35,8 @@ from reverie.dream.pins import pin
 from reverie.errors import DreamError
 from reverie.operations.approve import approve
 from reverie.operations.restore import restore_memory
+from reverie.storage.workspace import SOUL, USER
 from reverie.text.memline import line_key
-from reverie.workspace import SOUL, USER
 
 PROMPT_FILES = (USER, MEM)
 REASONS = ("archived", "expired", "superseded", "merged", "removed")

@@ -24,8 +24,8 @@ from support import gitcli
 
 from reverie import MemoryStore
 from reverie.cli import main
-from reverie.sessions import SessionStore
-from reverie.workspace import Workspace
+from reverie.storage.sessions import SessionStore
+from reverie.storage.workspace import Workspace
 
 VERSION = "0.3.5"
 pytestmark = pytest.mark.nanobot_peer(VERSION)

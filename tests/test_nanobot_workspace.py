@@ -14,8 +14,8 @@ from support.gitcli import git
 from reverie import MemoryStore
 from reverie.gitstore import GitStore
 from reverie.gitstore import trailers as T
-from reverie.sessions import SessionStore
-from reverie.workspace import Workspace
+from reverie.storage.sessions import SessionStore
+from reverie.storage.workspace import Workspace
 
 ENV = ["-c", "user.name=nanobot", "-c", "user.email=nanobot@dream"]
 
@@ -170,7 +170,7 @@ def test_next_cursor_is_past_the_largest_whatever_the_order(tmp_path, order):
 def test_a_new_process_scans_only_past_the_checkpoint_and_distrusts_a_rewritten_log(
     tmp_path, monkeypatch
 ):
-    from reverie import history
+    from reverie.storage import history
 
     store = MemoryStore(tmp_path / "ws")
     for i in range(50):

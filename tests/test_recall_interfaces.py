@@ -8,9 +8,9 @@ import orjson
 import pytest
 from support.cli import invoke
 
-from reverie.config import Config
 from reverie.recall import Recall, memory_search
 from reverie.recall.tool import SEARCH_MEMORY_TOOL, recall_context, run_search_memory_tool
+from reverie.storage.config import Config
 
 
 def test_tool_schema_is_a_valid_function_tool():
@@ -186,7 +186,7 @@ def test_searching_a_missing_workspace_is_an_error_and_creates_nothing(tmp_path)
 
 def test_a_workspace_without_memory_dir_is_searched_in_memory(tmp_path):
     """Sessions only, no memory/: the search answers and writes nothing."""
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     ws = Workspace(tmp_path / "ws")
     ws.sessions_dir.mkdir(parents=True)
@@ -231,7 +231,7 @@ def test_sync_search_with_an_embedder_runs_no_event_loop_and_checks_embeddings_o
 def test_sync_search_with_hashembed_does_not_import_litellm(workspace, store):
     store.append_history("nothing heavy")
     code = (
-        "import sys; from reverie.recall import memory_search; from reverie.config import Config; "
+        "import sys; from reverie.recall import memory_search; from reverie.storage.config import Config; "
         "c = Config.model_validate({'memory': {'search': {'embeddingModel': 'hashembed/32'}}}); "
         f"memory_search('heavy', workspace={str(workspace.root)!r}, config=c); print('litellm' in sys.modules)"
     )

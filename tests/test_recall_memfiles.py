@@ -9,11 +9,11 @@ from datetime import datetime
 
 import orjson
 
-from reverie.config import Config
 from reverie.llm import ModelClient, ScriptedModel, ToolCall
 from reverie.llm.scripted import bad_request_error
 from reverie.recall import Recall
 from reverie.recall.memfiles import flush_due, maybe_flush, slugify, write_session_file
+from reverie.storage.config import Config
 
 NOW = datetime(2026, 11, 22, 15, 30)
 
@@ -353,10 +353,10 @@ def test_dated_files_are_versioned_and_the_index_is_not(workspace):
 def test_a_flush_merges_over_a_commit_landing_between_its_read_and_its_commit(tmp_path):
     """The recall flush follows the writers' protocol: a hand edit committed to the day's file after
     the flush read it is merged with the flushed facts, not overwritten."""
-    from reverie.config import load_config
     from reverie.gitstore import GitStore
     from reverie.recall.memfiles import _append_facts
-    from reverie.workspace import Workspace
+    from reverie.storage.config import load_config
+    from reverie.storage.workspace import Workspace
 
     ws = Workspace(tmp_path / "ws")
     ws.init()

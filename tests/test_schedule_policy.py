@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from reverie.backoff import capped_backoff, jittered_backoff
-from reverie.config import DreamConfig
 from reverie.dream.policy import admissible, next_due, retry_delay
 from reverie.dream.scheduler import next_run_time
+from reverie.storage.config import DreamConfig
 
 
 def test_next_due_is_one_interval_after_the_last_run_never_in_the_past() -> None:

@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 
 from bench.serve_root import dream_responder
-from reverie.config import load_config
 from reverie.dream.policy import TokenBucket
 from reverie.dream.records import StatusRecord
 from reverie.llm.scripted import Reply, ScriptedModel
 from reverie.llm.types import Usage
 from reverie.operations.serve_root import RootScheduler
-from reverie.scopes import Scope, ScopeRoot
-from reverie.store import WorkspaceStore
+from reverie.storage.config import load_config
+from reverie.storage.scopes import Scope, ScopeRoot
+from reverie.storage.store import WorkspaceStore
 
 ROOT_DIR = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""Topic files (reverie.topics) and whole files leaving or moving (reverie.operations.files): a topic
+"""Topic files (reverie.storage.topics) and whole files leaving or moving (reverie.operations.files): a topic
 file at any depth is versioned (the git CLI sees it tracked, a hidden file beside it ignored),
 indexed by Recall, within its budget and listed by name; delete, rename and clear are each one
 commit whose removed lines land in the archive, undone by a restore of that commit."""
@@ -14,7 +14,7 @@ from support.gitcli import git
 import reverie
 from reverie.errors import UnsafePathError, WorkspaceError
 from reverie.operations.files import FILES_ARCHIVE, clear_files, delete_file, rename_file
-from reverie.topics import check_topic, description, listing, topic_files, topic_path
+from reverie.storage.topics import check_topic, description, listing, topic_files, topic_path
 
 GIT = shutil.which("git")
 

@@ -15,8 +15,8 @@ from ._render_dream import print_dream
 if TYPE_CHECKING:
     from ..dream import DreamResult
     from ..operations.serve_root import RootScheduler
-    from ..scopes import ScopeRoot
-    from ..workspace import Workspace
+    from ..storage.scopes import ScopeRoot
+    from ..storage.workspace import Workspace
 
 
 def configure(p: argparse.ArgumentParser) -> None:

@@ -16,18 +16,18 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..history import HistoryLog, format_timestamp
-from ..workspace import MEMORY, SOUL, USER, Workspace
+from ..storage.history import HistoryLog, format_timestamp
+from ..storage.workspace import MEMORY, SOUL, USER, Workspace
 
 if TYPE_CHECKING:
-    from ..config import Config
     from ..gitstore import GitStore
     from ..llm.client import ModelClient
-    from ..store import WorkspaceStore
+    from ..storage.config import Config
+    from ..storage.store import WorkspaceStore
 
 __all__ = ["NanobotStoreAPI", "RAW_ARCHIVE_MAX_CHARS"]
 
-log = logging.getLogger("reverie.store")
+log = logging.getLogger("reverie.storage.store")
 
 #: Longest raw-archive entry (nanobot's default); a longer transcript is split into several entries.
 RAW_ARCHIVE_MAX_CHARS = 16_000

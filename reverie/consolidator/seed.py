@@ -28,7 +28,6 @@ from typing import Any
 import orjson
 
 from ..errors import HistoryError, LockTimeoutError, ModelError, WorkspaceError
-from ..history import format_timestamp
 from ..llm import protocol
 from ..llm.client import ModelClient
 from ..llm.output import said_something
@@ -38,8 +37,9 @@ from ..llm.tools import function_schema
 from ..llm.transcript import render_transcript, speaker, transcript_text
 from ..llm.types import ToolCall
 from ..security.secrets import redact
-from ..store import WorkspaceStore
-from ..workspace import MEMORY
+from ..storage.history import format_timestamp
+from ..storage.store import WorkspaceStore
+from ..storage.workspace import MEMORY
 
 log = logging.getLogger(__name__)
 

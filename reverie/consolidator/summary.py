@@ -40,8 +40,8 @@ from ..llm.output import content_words, line_problem, said_something, unaccounte
 from ..llm.prompts import load_prompt
 from ..llm.transcript import render_transcript, speaker, transcript_text
 from ..llm.types import ModelResponse, Usage
+from ..storage.workspace import Workspace
 from ..text.memline import strip_bullet
-from ..workspace import Workspace
 
 log = logging.getLogger(__name__)
 

@@ -49,10 +49,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from ..config import DreamConfig
+from ..storage.config import DreamConfig
+from ..storage.workspace import MEMORY, SOUL, USER
 from ..text.dates import MONTH_NAME, month_number
 from ..text.memline import bare_line, is_fact_line, is_pinned, line_key
-from ..workspace import MEMORY, SOUL, USER
 from . import archive as arc
 from .result import Edit, Finding
 from .salience import LineInfo, SalienceRecord, recent, score

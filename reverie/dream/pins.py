@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import DreamError, MergeConflictError
+from ..storage.workspace import MEMORY_FILES, Workspace
 from ..text.memline import PIN_MARK, is_pinned
-from ..workspace import MEMORY_FILES, Workspace
 
 if TYPE_CHECKING:
     from ..gitstore import GitStore

@@ -8,7 +8,7 @@ workers (``reverie.fleet``). Each asks this module:
 
 - **due**: `next_due`, one interval after the last completed run, never in the past (an overdue run
   happens now, once); a root's and a fleet's workspaces add a fixed share of ``jitterSeconds`` from
-  their id (``reverie.scopes.due_jitter``) so a mass event spreads out;
+  their id (``reverie.storage.scopes.due_jitter``) so a mass event spreads out;
 - **back-off**: `retry_delay`, after ``n`` failed runs in a row, ``retryBackoffSeconds`` doubling up
   to ``retryBackoffMaxSeconds`` (``reverie.backoff``); ``serve --root``'s pause while the model is
   down grows the same way from ``outageBackoffSeconds``;

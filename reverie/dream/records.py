@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 import orjson
 
-from ..fsutil import atomic_write
+from ..storage.fsutil import atomic_write
 from ..text.dates import parse_timestamp
 
 if TYPE_CHECKING:

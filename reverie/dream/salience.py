@@ -41,8 +41,8 @@ from typing import Any
 
 import orjson
 
-from ..fsutil import atomic_write
-from ..hitlog import ROTATE_BYTES, read_hits, rotate_hits
+from ..storage.fsutil import atomic_write
+from ..storage.hitlog import ROTATE_BYTES, read_hits, rotate_hits
 from ..text.dates import parse_timestamp
 
 __all__ = ["LineInfo", "SalienceRecord", "score", "recent", "SALIENCE_NAME", "RECENT_DAYS"]
@@ -143,7 +143,7 @@ class SalienceRecord:
         return self.files.get(rel, {}).get(key)
 
     def fold_hits(self) -> None:
-        """Count the hits Recall logged since the last run (``reverie.hitlog``)."""
+        """Count the hits Recall logged since the last run (``reverie.storage.hitlog``)."""
         hits, self.hits_offset = read_hits(self.path.parent, self.hits_offset)
         for hit in hits:
             lines = self.files.get(hit.path)

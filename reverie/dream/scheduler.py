@@ -23,8 +23,8 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from ..config import DreamConfig
 from ..errors import ConfigError, ReverieError
+from ..storage.config import DreamConfig
 from .policy import next_due
 from .records import StatusRecord
 from .result import DreamResult

@@ -27,10 +27,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..config import Config, FleetConfig
 from ..dream.policy import admissible
 from ..errors import ConfigError, ReverieError
-from ..scopes import RootKind, ScopeRoot, due_jitter, root_kind
+from ..storage.config import Config, FleetConfig
+from ..storage.scopes import RootKind, ScopeRoot, due_jitter, root_kind
 from .coord import Coordinator, FleetState, redact_url
 from .job import JobOutcome, pending, run_dream_job, workspace_ids, workspace_path
 
@@ -76,7 +76,7 @@ class Fleet:
     # -- the root -----------------------------------------------------------------------------------------
     @property
     def kind(self) -> RootKind | None:
-        """The root's recorded kind (``reverie.scopes.root_kind``); None until the root is made."""
+        """The root's recorded kind (``reverie.storage.scopes.root_kind``); None until the root is made."""
         if self._kind is None:
             self._kind = root_kind(self.root)
         return self._kind

@@ -23,13 +23,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ..config import FleetConfig
 from ..dream import DreamResult
 from ..dream.fence import bump_epoch, identity, still_there
 from ..dream.policy import retry_delay
 from ..errors import FencedError, ReverieError, WorkspaceError
 from ..runtime import Runtime
-from ..scopes import RootKind, ScopeRoot, check_no_link
+from ..storage.config import FleetConfig
+from ..storage.scopes import RootKind, ScopeRoot, check_no_link
 from .coord import FAILED, Coordinator
 
 __all__ = [

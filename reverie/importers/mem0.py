@@ -33,12 +33,12 @@ from typing import Any
 import orjson
 
 from ..errors import InvalidScopeError, WorkspaceError
-from ..history import format_timestamp
 from ..memory import Memory
 from ..memory import open as open_memory
 from ..memory_verbs import record_user
 from ..operations.portability import ImportResult, ScopeImport
 from ..security.scrub import redact_value
+from ..storage.history import format_timestamp
 from ..text.dates import parse_timestamp
 from ._read import Intake
 

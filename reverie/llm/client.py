@@ -55,9 +55,9 @@ import orjson
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
 
 from ..backoff import jittered_backoff
-from ..config import Config, LLMConfig, ProviderConfig
 from ..errors import ContextWindowError, ModelError, ModelUnavailableError
 from ..security.secrets import scrub
+from ..storage.config import Config, LLMConfig, ProviderConfig
 from . import registry
 from .registry import prefix_of as provider_of
 from .tokens import estimate_tokens

@@ -1,5 +1,5 @@
 """``reverie mcp --http --root DIR``: one HTTP endpoint serving every scope of a root, each request
-routed by its bearer token to the one scope the token is bound to (``reverie.access``).
+routed by its bearer token to the one scope the token is bound to (``reverie.storage.access``).
 
 Each scope gets the ordinary single-workspace MCP server (``build_server`` over the scope's
 ``Memory``), built on its first request. A scope's server stops when it has been idle for
@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.abc import TaskGroup
 
-from ..access import TokenFile
 from ..memory import open as open_memory
-from ..scopes import Scope, ScopeRoot
 from ..serving.auth import bearer_token, unauthorized
 from ..serving.network import bind
 from ..serving.scopecache import ScopeCache
+from ..storage.access import TokenFile
+from ..storage.scopes import Scope, ScopeRoot
 
 if TYPE_CHECKING:
     from starlette.types import Receive, Send

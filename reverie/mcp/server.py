@@ -39,8 +39,8 @@ from ..memory import open as open_memory
 from ..recall.types import SourceKind
 from ..serving.auth import BearerAuth
 from ..serving.network import bind, is_loopback
+from ..storage.workspace import Workspace
 from ..version import version
-from ..workspace import Workspace
 
 if TYPE_CHECKING:
     pass

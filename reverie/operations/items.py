@@ -55,10 +55,10 @@ from ..errors import CommandError, GateError, UnsafePathError, WorkspaceError
 from ..llm.protocol import NOTHING, UNSURE, parse_fact_line, strip_age
 from ..recall.rank import query_terms
 from ..recall.search import match
-from ..sessions import content_text
+from ..storage.sessions import content_text
+from ..storage.topics import is_topic
+from ..storage.workspace import MEMORY, SOUL, USER, check_relative, starter_text
 from ..text.memline import bare_line, is_fact_line, line_key
-from ..topics import is_topic
-from ..workspace import MEMORY, SOUL, USER, check_relative, starter_text
 
 if TYPE_CHECKING:
     from ..recall import Hit

@@ -54,11 +54,11 @@ import orjson
 
 from ..dream.lock import dream_run_lock
 from ..errors import UnsafePathError, WorkspaceError
-from ..fsutil import fsync_dir
 from ..gitstore.location import locate
 from ..security.secrets import scan
+from ..storage.fsutil import fsync_dir
+from ..storage.workspace import Workspace, check_relative
 from ..version import version
-from ..workspace import Workspace, check_relative
 
 __all__ = [
     "BundleError",
@@ -380,10 +380,10 @@ def purge_credentials(root: Path) -> int:
     """Purge every credential found in the workspace at ``root`` — in its files and in every
     version its memory repository holds — from all of them (``reverie.operations.purge``). Returns
     how many distinct values were purged."""
-    from ..config import load_config
     from ..gitstore import GitStore
     from ..gitstore.purge import reachable_texts
-    from ..store import WorkspaceStore
+    from ..storage.config import load_config
+    from ..storage.store import WorkspaceStore
     from .purge import MIN_LENGTH, REPLACEMENT, purge
 
     ws = Workspace(root)
@@ -567,8 +567,8 @@ def commit_import(
     message names the source (kind ``manual``: a person brought them in). What importers share.
     ``base``: what an import into a workspace in use read of the files it replaces (the writers'
     protocol, ``GitStore.commit``): a change committed since is merged, never overwritten."""
-    from ..config import load_config
     from ..gitstore import GitStore
+    from ..storage.config import load_config
 
     git = GitStore(ws, load_config(ws.root).git)
     try:

@@ -2,7 +2,7 @@
 
 The single-workspace scheduler (``reverie.dream.scheduler``) keeps one timer per workspace; a root
 may hold a million workspaces, nearly all idle, so this one keeps none for them. A scope becomes a
-candidate when its history is appended: the append creates its due marker (``reverie.scopes``, mark
+candidate when its history is appended: the append creates its due marker (``reverie.storage.scopes``, mark
 on write), and this scheduler polls only the marker buckets whose directory changed. A restart
 rebuilds the due set from the markers; ``rescan`` rebuilds the markers from the workspaces.
 
@@ -53,15 +53,15 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from ..config import Config, load_config
 from ..dream.policy import TokenBucket, next_due, retry_delay
 from ..dream.records import StatusRecord
 from ..dream.result import DreamResult
 from ..dream.scheduler import stop_on_signals
 from ..errors import ReverieError
 from ..runtime import Runtime
-from ..scopes import ScopeRoot, due_jitter
-from ..workspace import Workspace
+from ..storage.config import Config, load_config
+from ..storage.scopes import ScopeRoot, due_jitter
+from ..storage.workspace import Workspace
 
 __all__ = ["RootScheduler", "serve_root", "ServeStats", "Backlog"]
 

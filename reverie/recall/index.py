@@ -68,10 +68,10 @@ from typing import TypeVar
 
 from ..backoff import capped_backoff
 from ..errors import LockTimeoutError, RecallError, SessionError
-from ..history import BadLine, HistoryEntry, HistoryLog
-from ..sessions import SessionStore
-from ..topics import walk_tree
-from ..workspace import ARCHIVE_DIR, MEMORY_FILES, TOPICS_DIR, Workspace, workspace_id
+from ..storage.history import BadLine, HistoryEntry, HistoryLog
+from ..storage.sessions import SessionStore
+from ..storage.topics import walk_tree
+from ..storage.workspace import ARCHIVE_DIR, MEMORY_FILES, TOPICS_DIR, Workspace, workspace_id
 from .sources import (
     DATED_RE,
     Chunk,
@@ -415,7 +415,7 @@ class SearchIndex:
             self._rebuilt_on_open = True
 
     def _identity(self) -> str:
-        """The workspace's identity (``reverie.workspace.workspace_id``; "" when it has none), which
+        """The workspace's identity (``reverie.storage.workspace.workspace_id``; "" when it has none), which
         the index records: an index kept outside the workspace (``indexDir``, keyed by the path) of
         a workspace removed since — a user forgotten, then back at the same path — is another
         workspace's, dropped on open and never searched."""
@@ -538,7 +538,7 @@ class SearchIndex:
             if DATED_RE.match(name):
                 yield f"memory/{name}", "dated", file
         topics = ws.root / TOPICS_DIR
-        if not topics.is_symlink():  # topic files (reverie.topics): evergreen memory
+        if not topics.is_symlink():  # topic files (reverie.storage.topics): evergreen memory
             for rel, file in walk_tree(topics):
                 yield f"{TOPICS_DIR}/{rel}", "memory", file
         if self.include_sessions:

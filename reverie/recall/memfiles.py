@@ -48,9 +48,7 @@ from typing import Any, Literal, TypedDict
 
 import orjson
 
-from ..config import Config
 from ..errors import ContextWindowError, ModelError, ReverieError
-from ..fsutil import atomic_write, fsync_dir, read_text_lossy
 from ..llm import protocol
 from ..llm.client import ModelClient, log_model_failure
 from ..llm.output import echo_of, fact_problem, prose_problem, unwrap_fence
@@ -60,10 +58,12 @@ from ..llm.tools import function_schema
 from ..llm.transcript import render_line, speaker, stamp_of
 from ..llm.types import ModelResponse
 from ..llm.window import ContextWindows, reply_tokens, room
-from ..locking import Lock, lock_path
-from ..sessions import Session, content_text
+from ..storage.config import Config
+from ..storage.fsutil import atomic_write, fsync_dir, read_text_lossy
+from ..storage.locking import Lock, lock_path
+from ..storage.sessions import Session, content_text
+from ..storage.workspace import Workspace
 from ..text.memline import bullet_text, strip_bullet
-from ..workspace import Workspace
 from .rank import STOPWORDS
 
 log = logging.getLogger(__name__)

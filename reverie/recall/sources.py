@@ -24,9 +24,9 @@ from typing import Any
 
 import orjson
 
-from ..fsutil import decode_lossy
-from ..history import HistoryEntry
-from ..sessions import content_text
+from ..storage.fsutil import decode_lossy
+from ..storage.history import HistoryEntry
+from ..storage.sessions import content_text
 from ..text.dates import parse_timestamp
 from ..text.memline import TOP_BULLET
 from .types import to_epoch

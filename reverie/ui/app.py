@@ -47,9 +47,9 @@ from ..errors import (
     UnsafePathError,
 )
 from ..gitstore.trailers import REJECTED, split_message
-from ..sessions import content_text
+from ..storage.sessions import content_text
+from ..storage.workspace import MEMORY_FILES, content_id
 from ..text.safety import hidden, visible
-from ..workspace import MEMORY_FILES, content_id
 from . import views
 from .jobs import DreamJob
 from .pages import Pages, quietly, session_of, static_files, templates
@@ -58,8 +58,8 @@ from .security import Gate, Guard, SignIn
 if TYPE_CHECKING:
     from starlette.routing import BaseRoute
 
-    from ..history import HistoryEntry
     from ..memory import Memory, WriteResult
+    from ..storage.history import HistoryEntry
 
 __all__ = ["UI", "build_app", "scope_app", "templates", "static_files", "PAGE_SIZE"]
 #: What the UI shows for a message without text (an image, a tool call).

@@ -35,8 +35,8 @@ from starlette.routing import Mount, Route
 
 from ..errors import InvalidScopeError
 from ..memory import open as open_memory
-from ..scopes import Scope, ScopeRoot, read_scope
 from ..serving.scopecache import ScopeCache
+from ..storage.scopes import Scope, ScopeRoot, read_scope
 from .app import UI, scope_app
 from .pages import Pages, static_files
 from .security import Gate, Guard, SignIn

@@ -32,7 +32,6 @@ from typing import Any
 import orjson
 
 from reverie.errors import ContextWindowError
-from reverie.history import HistoryEntry
 from reverie.llm import protocol
 from reverie.llm.output import content_words, said_something
 from reverie.llm.scripted import Prompt, Reply, ScriptError
@@ -40,7 +39,8 @@ from reverie.llm.transcript import transcript_text
 from reverie.llm.types import ToolCall
 from reverie.llm.window import parse_limit
 from reverie.security.secrets import scrub
-from reverie.workspace import MEMORY_FILES, Workspace
+from reverie.storage.history import HistoryEntry
+from reverie.storage.workspace import MEMORY_FILES, Workspace
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "model-replies.jsonl.gz"
 

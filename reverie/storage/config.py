@@ -11,7 +11,7 @@ Legacy keys are honoured and written back unchanged: ``dream.cron`` (wins over `
 ``dream.model`` (used as ``modelOverride``). Unknown keys are kept and warned about, except
 nanobot's own sections.
 
-The sources are read by ``reverie.configdata`` (no pydantic), which also holds these models'
+The sources are read by ``reverie.storage.configdata`` (no pydantic), which also holds these models'
 defaults as generated data for the paths that must start without pydantic (`reverie status`); the
 models here stay the one definition.
 """
@@ -28,6 +28,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
+from ..errors import ConfigError
 from .configdata import (
     OFFLINE_MODEL,
     home_config_path,
@@ -36,7 +37,6 @@ from .configdata import (
     resolve_model,
     sources,
 )
-from .errors import ConfigError
 from .fsutil import atomic_write
 from .workspace import ARCHIVE_GLOB, DATED_MEMORY_GLOB, MEMORY_FILES, TOPICS_GLOB
 
@@ -311,7 +311,7 @@ class SessionFilesConfig(_Section):
 
 
 class TopicsConfig(_Section):
-    """Topic files ``memory/topics/**`` (reverie.topics): listed in the prompt by name, read on demand."""
+    """Topic files ``memory/topics/**`` (reverie.storage.topics): listed in the prompt by name, read on demand."""
 
     max_file_chars: int = Field(
         16_000,

@@ -36,7 +36,7 @@ Durability (one comment per write says which rule it follows):
 
 - Messages are appended as they come: one ``write`` of the whole line on an ``O_APPEND`` descriptor,
   under the session's lock (``<file>.lock``, across threads and processes), fsynced. A torn last
-  line left by a crash is repaired before the next append (see ``reverie.history.repair_torn_tail``;
+  line left by a crash is repaired before the next append (see ``reverie.storage.history.repair_torn_tail``;
   garbage goes to ``<file>.torn``).
 - ``last_consolidated`` lives in the metadata line, as nanobot keeps it, so nanobot reads the same
   offset. The metadata line is the first line, so updating it rewrites the file: under the same lock
@@ -73,11 +73,11 @@ from typing import Any
 
 import orjson
 
-from .errors import SessionError
+from ..errors import SessionError
+from ..text.dates import parse_timestamp
 from .fsutil import atomic_write, open_for_write
 from .history import repair_torn_tail, write_all
 from .locking import Lock, lock_path
-from .text.dates import parse_timestamp
 from .workspace import Workspace
 
 log = logging.getLogger(__name__)

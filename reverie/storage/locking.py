@@ -47,8 +47,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 
-from .backoff import capped_backoff
-from .errors import LockTimeoutError, ReverieError
+from ..backoff import capped_backoff
+from ..errors import LockTimeoutError, ReverieError
 from .fsutil import open_for_write
 
 __all__ = ["Lock", "lock_path", "is_lock_file", "exclusive", "LOCK_SUFFIX"]
