@@ -218,3 +218,22 @@ def test_read_commands_never_create_a_workspace(tmp_path):
         proc = invoke("-w", str(tmp_path / "missing"), *args)
         assert proc.returncode == 1 and "no workspace at" in proc.stderr, args
     assert not (tmp_path / "missing").exists()
+
+
+def test_requeue_with_nothing_set_aside_says_so_and_agrees_with_json(tmp_path):
+    """Issue 40: `requeue --all` with nothing set aside exited 1 printing nothing, and 0 with
+    --json. Nothing to requeue is not an error (0, one line); a FIRST that starts no set-aside
+    batch is (1, one line on stderr), with --json too."""
+    ws = str(tmp_path / "ws")
+    assert invoke("-w", ws, "init").returncode == 0
+    everything = invoke("-w", ws, "requeue", "--all")
+    assert (everything.returncode, everything.stdout.strip()) == (0, "no batch is set aside")
+    as_json = invoke("-w", ws, "requeue", "--all", "--json")
+    assert as_json.returncode == 0
+    assert json.loads(as_json.stdout) == {"requeued": [], "not_found": []}
+    one = invoke("-w", ws, "requeue", "7")
+    assert one.returncode == 1 and one.stdout == ""
+    assert one.stderr.strip() == "reverie: error: no set-aside batch starts at 7"
+    one_json = invoke("-w", ws, "requeue", "7", "--json")
+    assert one_json.returncode == 1
+    assert json.loads(one_json.stdout) == {"requeued": [], "not_found": [7]}
