@@ -47,32 +47,14 @@ def test_version_is_a_string():
     assert isinstance(reverie.__version__, str) and reverie.__version__
 
 
-def _readme() -> str:
+def test_api_page_memory_store_example_runs(tmp_path):
+    """docs/api.md's MemoryStore snippet (nanobot's names) is real code: run it on a scratch workspace."""
+    import re
+
     from conftest import ROOT
 
-    return (ROOT / "README.md").read_text("utf-8")
-
-
-def test_readme_first_python_snippet_dreams_a_memory_in_five_lines(tmp_path):
-    """The README's first Python snippet goes from install to a dreamed memory via reverie.open:
-    with the install line before it, five lines. Run it on a scratch workspace and check the dream
-    landed as a commit."""
-    import re
-
-    code = re.search(r"```python\n(.*?)```", _readme(), re.S).group(1)
-    assert "reverie.open(" in code and len([ln for ln in code.splitlines() if ln.strip()]) <= 4
-    ws = tmp_path / "ws"
-    exec(code.replace('"~/my-agent/workspace"', repr(str(ws))), {})  # noqa: S102
-    with reverie.open(ws) as memory:
-        assert "Lisbon" in memory.read("USER.md")
-        assert [c.kind for c in memory.log()][:1] == ["dream"]
-
-
-def test_readme_memory_store_example_runs(tmp_path):
-    """The README's MemoryStore snippet (nanobot's names) is real code: run it on a scratch workspace."""
-    import re
-
-    section = _readme().split("## Library API", 1)[1]
+    page = (ROOT / "docs" / "api.md").read_text("utf-8")
+    section = page.split("## MemoryStore", 1)[1]
     code = next(c for c in re.findall(r"```python\n(.*?)```", section, re.S) if "MemoryStore" in c)
     assert '"~/my-agent/workspace"' in code
     namespace: dict = {}

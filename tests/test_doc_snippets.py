@@ -1,10 +1,28 @@
-"""Every ```python block in README.md and docs/*.md runs as written, so the docs cannot drift from
-the code.
+"""Every shell and Python block in README.md, CONTRIBUTING.md and docs/*.md runs as written, and
+shows the output it claims, so the docs cannot drift from the code.
 
-Each snippet runs in its own interpreter with HOME in a temp dir (so ``~/my-agent/workspace`` is a
-scratch workspace), no Reverie config or model in the environment (the offline engine answers), and
-no network: a connection to anything but loopback raises. A snippet must be plain Python (no
-top-level ``await``); anything it needs it defines itself.
+How a page runs: its ``sh``/``bash`` and ``python`` blocks, in page order, become one bash script
+(a Python block is fed to the virtual environment's ``python`` on stdin), run with ``set -e`` in a
+scratch folder with HOME in it (so ``~/.reverie/workspace`` is a scratch workspace), the test's
+virtual environment first on PATH and linked as ``.venv`` (so ``. .venv/bin/activate`` works), no
+Reverie config, model or provider key in the environment (the offline engine answers), and no
+network for Python blocks (a connection to anything but loopback raises). One process per page, not
+per block: a page is read top to bottom, and later blocks build on earlier ones.
+
+What a page may say about a block, in an HTML comment on the line before its fence:
+
+- ``<!-- output -->`` before a ``text`` block: it is the output of the block just before it
+  (stdout and stderr), compared line by line, blank lines and trailing spaces left out. ``…`` inside a line matches any text; a line that is only ``…`` matches any lines.
+  Commit ids (7-40 hex digits) and ``YYYY-MM-DD HH:MM`` times match any others; the scratch
+  home folder is shown as ``/home/you``.
+- ``<!-- server: N -->``: the block starts something that runs until stopped (a server); it is
+  sent SIGINT after N seconds, and must not have exited with an error before then.
+- ``<!-- not run: REASON -->``: the block is not executed (it needs what a test machine cannot
+  have, such as another program or the package registry); the reason is listed by
+  ``test_blocks_not_run_say_why``.
+
+``quickstart:`` blocks are the README's two install commands: CI runs the test command verbatim
+(tests/test_ci.py), and tests/test_install.py runs the install steps both share.
 """
 
 from __future__ import annotations
@@ -13,16 +31,22 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+DOCS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
+FENCE = re.compile(
+    r"(?:^<!--\s*(?P<note>.*?)\s*-->\n(?:\n)?)?^```(?P<lang>[\w-]*)\n(?P<body>.*?)^```\n?",
+    re.S | re.M,
+)
+SHELL = {"sh", "bash", "shell"}
+#: What a page may show in a fence that is neither run nor output (a synopsis, a file's contents).
+SHOWN = {"text", "json", "markdown", "toml", "jsonl", "diff", "ini", "yaml", ""}
 
-# Runs before each snippet: refuse every connection that is not to loopback (a snippet must not need
-# a network).
+# Runs before each Python block: refuse every connection that is not to loopback.
 NO_NETWORK = """\
 import socket as _socket
 
@@ -31,7 +55,7 @@ _connect = _socket.socket.connect
 def _local_only(self, address, *args):
     host = address[0] if isinstance(address, tuple) else address
     if isinstance(host, str) and host not in ("127.0.0.1", "::1", "localhost") and not host.startswith("/"):
-        raise OSError(f"doc snippet tried to reach {host!r}: snippets must run offline")
+        raise OSError(f"doc block tried to reach {host!r}: blocks must run offline")
     return _connect(self, address, *args)
 
 _socket.socket.connect = _local_only
@@ -39,70 +63,197 @@ del _socket
 """
 
 
-def _snippets() -> list[tuple[str, str]]:
-    found = []
+@dataclass
+class Block:
+    page: str
+    line: int
+    lang: str
+    body: str
+    note: str = ""
+    expected: list[str] | None = None  # the output block that follows, if any
+
+
+@dataclass
+class Page:
+    name: str
+    blocks: list[Block] = field(default_factory=list)
+
+    @property
+    def run(self) -> list[Block]:
+        return [b for b in self.blocks if _runs(b)]
+
+
+def _runs(block: Block) -> bool:
+    return (block.lang in SHELL or block.lang == "python") and not block.note.startswith(
+        ("not run", "quickstart:")
+    )
+
+
+def _pages() -> list[Page]:
+    pages = []
     for path in DOCS:
-        for n, m in enumerate(BLOCK.finditer(path.read_text("utf-8")), 1):
-            found.append((f"{path.relative_to(ROOT)}#{n}", m.group(1)))
-    return found
+        if not path.exists():
+            continue
+        text = path.read_text("utf-8")
+        page = Page(str(path.relative_to(ROOT)))
+        last_run: Block | None = None
+        for m in FENCE.finditer(text):
+            line = text.count("\n", 0, m.start("lang")) + 1
+            block = Block(page.name, line, m["lang"], m["body"], (m["note"] or "").strip())
+            if block.note == "output":
+                assert block.lang == "text", f"{page.name}:{line}: an output block is ```text"
+                assert last_run is not None, f"{page.name}:{line}: output with no block before it"
+                last_run.expected = block.body.splitlines()
+                last_run = None
+                continue
+            page.blocks.append(block)
+            if _runs(block):
+                last_run = block
+        pages.append(page)
+    return pages
 
 
-SNIPPETS = _snippets()
+PAGES = _pages()
 
 
-def test_the_snippets_the_docs_rely_on_are_collected():
-    """The collector finds the snippets of the pages that have them (so an empty run cannot pass)."""
-    files = {name.split("#")[0] for name, _ in SNIPPETS}
+def test_every_block_is_run_shown_or_says_why():
+    """A fence is a block the suite runs, an output it checks, a file or synopsis shown (``text``,
+    ``json``, …), or one marked ``not run`` with a reason: an unlabelled or unknown fence fails."""
+    wrong = [
+        f"{b.page}:{b.line} ```{b.lang}"
+        for p in PAGES
+        for b in p.blocks
+        if b.lang not in SHELL | SHOWN | {"python"} or b.lang == ""
+    ]
+    assert not wrong, f"label these fences (sh, python, text, json, …): {wrong}"
+
+
+def test_blocks_not_run_say_why():
+    skipped = [b for p in PAGES for b in p.blocks if b.note.startswith("not run")]
+    assert all(len(b.note) > len("not run: ") + 10 for b in skipped), skipped
+    assert len(skipped) <= 8, "most blocks must run: " + ", ".join(
+        f"{b.page}:{b.line}" for b in skipped
+    )
+
+
+def test_the_blocks_the_docs_rely_on_are_collected():
+    """The collector finds the pages that have blocks (so an empty run cannot pass)."""
+    pages = {p.name for p in PAGES if p.run}
     assert {
         "README.md",
         "docs/api.md",
-        "docs/consolidator.md",
-        "docs/dream.md",
-        "docs/recall.md",
+        "docs/chat.md",
+        "docs/mcp.md",
         "docs/versioning.md",
-        "docs/commands.md",
-        "docs/models.md",
-    } <= files
+    } <= pages
+    readme = next(p for p in PAGES if p.name == "README.md")
+    assert (
+        sum(b.expected is not None for b in readme.run) >= 4
+    )  # the tutorial's outputs are checked
 
 
-@pytest.mark.parametrize(("name", "code"), SNIPPETS, ids=[name for name, _ in SNIPPETS])
-def test_snippet_runs_as_written(name, code, tmp_path):
-    compile(code, name, "exec")  # a top-level await (or any syntax error) fails here, with the line
-    home = tmp_path / "home"
-    home.mkdir()
+def _script(page: Page, workdir: Path) -> str:
+    parts = ["set -e", "exec 2>&1"]
+    for n, block in enumerate(page.run):
+        parts.append(f"printf '\\n@@block {n}@@\\n'")
+        body = block.body
+        if block.lang == "python":
+            body = f"python - <<'REVERIE_DOC_PY'\n{NO_NETWORK}\n{body}REVERIE_DOC_PY\n"
+        if block.note.startswith("server:"):
+            seconds = int(block.note.split(":", 1)[1])
+            quoted = body.replace("'", "'\\''")
+            body = f"timeout -s INT {seconds} bash -e -c '{quoted}' || [ $? -eq 124 ]\n"
+        parts.append(body.rstrip("\n"))
+    parts.append("printf '\\n@@block end@@\\n'")
+    return "\n".join(parts) + "\n"
+
+
+HEX = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
+TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d")
+
+
+def _norm(line: str) -> str:
+    return TIME.sub("<time>", HEX.sub("<sha>", line.rstrip()))
+
+
+def _matches(expected: list[str], actual: list[str]) -> bool:
+    """``expected`` matches ``actual`` line by line; ``…`` alone on a line matches any lines."""
+    if not expected:
+        return not actual
+    head = _norm(expected[0])
+    if head == "…":
+        return any(_matches(expected[1:], actual[i:]) for i in range(len(actual) + 1))
+    if not actual:
+        return False
+    pattern = ".*".join(re.escape(part) for part in head.split("…"))
+    return bool(re.fullmatch(pattern, _norm(actual[0]))) and _matches(expected[1:], actual[1:])
+
+
+def _env(home: Path) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("REVERIE_", "OPENAI_", "ANTHROPIC_"))
+        if not k.startswith(("REVERIE_", "OPENAI_", "ANTHROPIC_", "VIRTUAL_ENV"))
     }
     env.update(
         HOME=str(home),
         REVERIE_HOME=str(home / ".reverie"),
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
         PYTHONDONTWRITEBYTECODE="1",
         NO_COLOR="1",
+        COLUMNS="200",
         PYTHONPATH=str(ROOT),
     )
-    script = tmp_path / "snippet.py"
-    script.write_text(NO_NETWORK + "\n" + code, "utf-8")
+    return env
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.run], ids=lambda p: p.name)
+def test_page_blocks_run_as_written(page: Page, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".venv").symlink_to(Path(sys.prefix))
+    script = tmp_path / "page.sh"
+    script.write_text(_script(page, home), "utf-8")
     proc = subprocess.run(
-        [sys.executable, str(script)],
-        cwd=tmp_path,
-        env=env,
+        ["bash", str(script)],
+        cwd=home,
+        env=_env(home),
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=240,
         stdin=subprocess.DEVNULL,
     )
-    assert proc.returncode == 0, f"{name} failed:\n{code}\n--- stderr ---\n{proc.stderr[-3000:]}"
+    outputs = re.split(r"^\n?@@block (\d+|end)@@\n", "\n" + proc.stdout, flags=re.M)
+    ran = dict(zip(outputs[1::2], outputs[2::2], strict=True))
+    blocks = page.run
+    if "end" not in ran:
+        last = int(max((k for k in ran if k != "end"), key=int, default="0"))
+        block = blocks[last]
+        pytest.fail(
+            f"{block.page}:{block.line} failed (exit {proc.returncode}):\n{block.body}\n"
+            f"--- its output ---\n{ran.get(str(last), '')[-3000:]}"
+        )
+    for n, block in enumerate(blocks):
+        if block.expected is None:
+            continue
+        printed = ran[str(n)].replace(str(home), "/home/you")
+        actual = [line for line in printed.splitlines() if line.strip()]
+        expected = [line for line in block.expected if line.strip()]
+        assert _matches(expected, actual), (
+            f"{block.page}:{block.line}: the output shown is not what runs:\n--- shown ---\n"
+            + "\n".join(expected)
+            + "\n--- printed ---\n"
+            + "\n".join(actual)
+        )
 
 
-@pytest.mark.parametrize("doc", ["README.md", "docs/commands.md"])
+@pytest.mark.parametrize("doc", ["docs/commands.md"])
 def test_command_list_names_every_command(doc):
     """The command block under "## Commands" names every command the CLI has (reverie.cli.COMMANDS)."""
     from reverie.cli import COMMANDS
 
     text = (ROOT / doc).read_text("utf-8")
-    block = re.search(r"^## Commands\n.*?^```\n(.*?)^```", text, re.S | re.M).group(1)
+    block = re.search(r"^## Commands\n.*?^```\w*\n(.*?)^```", text, re.S | re.M).group(1)
     listed = set(re.findall(r"^\s{2}(\w[\w-]*)", block, re.M)) | set(
         re.findall(r"/ (\w[\w-]*)", block)
     )
@@ -114,6 +265,8 @@ def test_relative_links_point_at_files_that_exist():
     """A page moved or renamed cannot leave a dangling link in README.md or docs/."""
     dangling = []
     for path in DOCS:
+        if not path.exists():
+            continue
         for m in re.finditer(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", path.read_text("utf-8")):
             target = m.group(1)
             if "://" not in target and not (path.parent / target).exists():
