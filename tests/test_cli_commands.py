@@ -213,6 +213,35 @@ def test_serve_runs_due_dream_and_stops_on_sigterm(tmp_path):
     assert "dark mode" in (ws / "USER.md").read_text()
 
 
+def test_serve_stops_cleanly_on_ctrl_c_with_exit_0(tmp_path):
+    """Ctrl-C is how `serve` is meant to stop (like SIGTERM: the run in progress ends, then
+    "stopped", exit 0), unlike a one-shot command it cuts short (130): docs/commands.md says both."""
+    import signal
+
+    ws = tmp_path / "ws"
+    assert invoke("-w", str(ws), "init").returncode == 0
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reverie", "-w", str(ws), "serve"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=str(ROOT),
+    )
+    try:
+        assert "(Ctrl-C to stop)" in proc.stdout.readline()
+        # running: its first scheduled run (nothing to do) is due at once
+        assert "scheduled Dream run" in proc.stdout.readline()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert out.splitlines()[-1] == "reverie serve: stopped"
+
+
 def test_read_commands_never_create_a_workspace(tmp_path):
     for args in (["log"], ["show", "abcd"], ["why", "x"], ["restore"]):
         proc = invoke("-w", str(tmp_path / "missing"), *args)
