@@ -74,9 +74,37 @@ def _documented_names() -> list[str]:
     section = page.split("## Public names", 1)[1].split("\n## ", 1)[0]
     names: list[str] = []
     for line in section.splitlines():
-        if line.startswith("- "):
-            names += re.findall(r"`(\w+)`", line[2:].split(" — ", 1)[0])
+        if line.lstrip().startswith("- "):
+            names += re.findall(r"`(\w+)`", line.lstrip()[2:].split(" — ", 1)[0])
     return names
+
+
+def test_docs_api_draws_the_exception_tree_as_it_is():
+    """Each error in docs/api.md's tree is nested under its base class (issue 40: the page promised
+    a tree and showed a flat list)."""
+    import re
+
+    from conftest import ROOT
+
+    page = (ROOT / "docs" / "api.md").read_text("utf-8")
+    section = page.split("## Public names", 1)[1].split("\n## ", 1)[0]
+    parents: dict[int, str] = {}
+    drawn = 0
+    for line in section.splitlines():
+        m = re.match(r"^( *)- `(\w+Error)`", line)
+        if not m:
+            continue
+        depth = len(m.group(1)) // 2
+        parents[depth] = m.group(2)
+        cls = getattr(reverie, m.group(2))
+        if depth == 0:
+            assert cls is reverie.ReverieError
+        else:
+            assert cls.__bases__ == (getattr(reverie, parents[depth - 1]),), m.group(2)
+        drawn += 1
+    errors = {n for n in reverie.__all__ if isinstance(getattr(reverie, n), type)}
+    errors = {n for n in errors if issubclass(getattr(reverie, n), reverie.ReverieError)}
+    assert drawn == len(errors)
 
 
 def test_docs_api_lists_exactly_all():
