@@ -7,7 +7,8 @@ scratch folder with HOME in it (so ``~/.reverie/workspace`` is a scratch workspa
 virtual environment first on PATH and linked as ``.venv`` (so ``. .venv/bin/activate`` works), no
 Reverie config, model or provider key in the environment (the offline engine answers), and no
 network for Python blocks (a connection to anything but loopback raises). One process per page, not
-per block: a page is read top to bottom, and later blocks build on earlier ones.
+per block: a page is read top to bottom, and later blocks build on earlier ones. Every page but
+the README starts where the README's tutorial does after ``reverie init``: with a default workspace.
 
 What a page may say about a block, in an HTML comment on the line before its fence:
 
@@ -21,8 +22,9 @@ What a page may say about a block, in an HTML comment on the line before its fen
   have, such as another program or the package registry); the reason is listed by
   ``test_blocks_not_run_say_why``.
 
-``quickstart:`` blocks are the README's two install commands: CI runs the test command verbatim
-(tests/test_ci.py), and tests/test_install.py runs the install steps both share.
+``quickstart:`` blocks are the README's two setup commands: CI runs the test command verbatim
+(tests/test_ci.py). ``install:`` blocks (docs/install.md) install packages from the registry:
+tests/test_install.py runs them, when selected with ``-m install``.
 """
 
 from __future__ import annotations
@@ -154,6 +156,8 @@ def test_the_blocks_the_docs_rely_on_are_collected():
 
 def _script(page: Page, workdir: Path) -> str:
     parts = ["set -e", "exec 2>&1"]
+    if page.name != "README.md":  # the README's tutorial makes the workspace every other page uses
+        parts.append("reverie init >/dev/null")
     for n, block in enumerate(page.run):
         parts.append(f"printf '\\n@@block {n}@@\\n'")
         body = block.body
@@ -169,7 +173,7 @@ def _script(page: Page, workdir: Path) -> str:
 
 
 HEX = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
-TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d")
+TIME = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d)?(\.\d+)?([+-]\d\d:\d\d|Z)?")
 
 
 def _norm(line: str) -> str:
