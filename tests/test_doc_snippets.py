@@ -265,14 +265,47 @@ def test_command_list_names_every_command(doc):
     assert not missing, f"{doc}'s command list lacks {missing}"
 
 
-def test_relative_links_point_at_files_that_exist():
-    """A page moved or renamed cannot leave a dangling link in README.md or docs/."""
+def _anchors(text: str) -> set[str]:
+    """The anchors GitHub gives a page's headings (outside code fences)."""
+    found, fence = set(), False
+    for line in text.splitlines():
+        fence ^= line.startswith("```")
+        if not fence and re.match(r"#{1,6} ", line):
+            heading = re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower())
+            found.add(heading.replace(" ", "-"))
+    return found
+
+
+def test_relative_links_point_at_files_and_headings_that_exist():
+    """A page moved, split or renamed cannot leave a dangling link (or ``#anchor``) in README.md,
+    CONTRIBUTING.md or docs/."""
     dangling = []
     for path in DOCS:
         if not path.exists():
             continue
-        for m in re.finditer(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", path.read_text("utf-8")):
-            target = m.group(1)
-            if "://" not in target and not (path.parent / target).exists():
+        for m in re.finditer(r"\]\(([^)#\s]*)(?:#([^)\s]*))?\)", path.read_text("utf-8")):
+            target, anchor = m.group(1), m.group(2)
+            if "://" in target or not (target or anchor):
+                continue
+            file = path.parent / target if target else path
+            if not file.exists():
                 dangling.append(f"{path.relative_to(ROOT)} → {target}")
+            elif anchor and file.suffix == ".md" and anchor not in _anchors(file.read_text("utf-8")):
+                dangling.append(f"{path.relative_to(ROOT)} → {target}#{anchor}")
     assert not dangling
+
+
+#: Pages other branches were rewriting while the docs were split (issue 40): still over the limit.
+NOT_YET_SPLIT = {"docs/api.md", "docs/integrations.md", "docs/offline-engine.md"}
+GENERATED = {"docs/cli.md", "docs/config.md"}
+
+
+def test_no_page_is_over_1500_words():
+    """A page a person reads in one go: 1,500 words at most (the generated references aside)."""
+    long = {
+        str(path.relative_to(ROOT)): len(path.read_text("utf-8").split())
+        for path in DOCS
+        if path.exists()
+    }
+    over = {page: n for page, n in long.items() if n > 1500 and page not in GENERATED}
+    assert set(over) <= NOT_YET_SPLIT, f"split or cut: {over}"
