@@ -50,3 +50,14 @@ def test_json_before_a_command_that_has_none_is_a_usage_error(argv, tmp_path):
     result = invoke("-w", str(tmp_path / "ws"), *argv)
     assert result.returncode == 2
     assert f"--json is not available for `{' '.join(argv[1:])}`" in result.stderr
+
+
+def test_the_pages_name_the_same_commands_without_json():
+    """docs/commands.md's synopsis and docs/cli.md name the commands without --json as the code does."""
+    from conftest import ROOT
+
+    overview = (ROOT / "docs" / "commands.md").read_text("utf-8")
+    assert "--json: every command but chat, mcp, ui and fleet worker" in overview
+    reference = " ".join((ROOT / "docs" / "cli.md").read_text("utf-8").split())
+    assert "every command takes it except `chat`, `mcp`, `ui`, `fleet worker`." in reference
+    assert WITHOUT_JSON == ("chat", "mcp", "ui", "fleet worker")

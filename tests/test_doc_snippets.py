@@ -309,3 +309,19 @@ def test_no_page_is_over_1500_words():
     }
     over = {page: n for page, n in long.items() if n > 1500 and page not in GENERATED}
     assert set(over) <= NOT_YET_SPLIT, f"split or cut: {over}"
+
+
+def test_no_sentence_is_said_on_two_pages():
+    """One place per fact: a sentence of 15 words or more appears on one page only (a page links
+    to the other instead), code blocks and the generated references aside."""
+    said: dict[str, set[str]] = {}
+    for path in DOCS:
+        name = str(path.relative_to(ROOT))
+        if not path.exists() or name in GENERATED:
+            continue
+        text = re.sub(r"```.*?```", "", path.read_text("utf-8"), flags=re.S)
+        for sentence in re.split(r"(?<=[.!?])\s+", " ".join(text.split())):
+            if len(sentence.split()) >= 15:
+                said.setdefault(sentence, set()).add(name)
+    twice = {s[:80]: sorted(pages) for s, pages in said.items() if len(pages) > 1}
+    assert not twice, twice
