@@ -266,3 +266,24 @@ def test_requeue_with_nothing_set_aside_says_so_and_agrees_with_json(tmp_path):
     one_json = invoke("-w", ws, "requeue", "7", "--json")
     assert one_json.returncode == 1
     assert json.loads(one_json.stdout) == {"requeued": [], "not_found": [7]}
+
+
+def test_the_demos_closing_hint_names_a_command_that_runs_from_here(monkeypatch, tmp_path):
+    """Issue 40: the demo ended with `reverie -w … log`, which a shell without the virtual
+    environment activated does not find. The hint names what was run: `reverie` only when that
+    name on PATH is this program."""
+    from reverie.cli.cmd_demo import invocation
+
+    venv_bin = tmp_path / ".venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    script = venv_bin / "reverie"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", [".venv/bin/reverie", "demo"])
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert invocation() == ".venv/bin/reverie"
+    monkeypatch.setenv("PATH", f"{venv_bin}:/usr/bin:/bin")
+    assert invocation() == "reverie"
+    monkeypatch.setattr(sys, "argv", ["/x/reverie/__main__.py", "demo"])
+    assert invocation() == f"{sys.executable} -m reverie"
