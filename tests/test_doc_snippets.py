@@ -87,7 +87,7 @@ class Page:
 
 def _runs(block: Block) -> bool:
     return (block.lang in SHELL or block.lang == "python") and not block.note.startswith(
-        ("not run", "quickstart:")
+        ("not run", "quickstart:", "install:")
     )
 
 
@@ -290,7 +290,9 @@ def test_relative_links_point_at_files_and_headings_that_exist():
             file = path.parent / target if target else path
             if not file.exists():
                 dangling.append(f"{path.relative_to(ROOT)} → {target}")
-            elif anchor and file.suffix == ".md" and anchor not in _anchors(file.read_text("utf-8")):
+            elif (
+                anchor and file.suffix == ".md" and anchor not in _anchors(file.read_text("utf-8"))
+            ):
                 dangling.append(f"{path.relative_to(ROOT)} → {target}#{anchor}")
     assert not dangling
 
