@@ -57,7 +57,18 @@ def test_the_pages_name_the_same_commands_without_json():
     from conftest import ROOT
 
     overview = (ROOT / "docs" / "commands.md").read_text("utf-8")
-    assert "--json: every command but chat, mcp, ui and fleet worker" in overview
+    assert (
+        "--json: every command but chat, mcp, ui and fleet worker (serve: with --root)" in overview
+    )
     reference = " ".join((ROOT / "docs" / "cli.md").read_text("utf-8").split())
-    assert "every command takes it except `chat`, `mcp`, `ui`, `fleet worker`." in reference
+    assert (
+        "every command takes it except `chat`, `mcp`, `ui`, `fleet worker`, and `serve` takes it "
+        "only with `--root` (without `--user`)." in reference
+    )
     assert WITHOUT_JSON == ("chat", "mcp", "ui", "fleet worker")
+
+
+def test_serve_takes_json_only_with_a_root(tmp_path):
+    """`serve --json` on one workspace is refused in one line, as the pages say."""
+    result = invoke("-w", str(tmp_path / "ws"), "serve", "--json")
+    assert result.returncode == 1 and "--json go with --root DIR" in result.stderr

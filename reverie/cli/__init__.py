@@ -176,7 +176,9 @@ def _global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
             "--json",
             action="store_true",
             default=argparse.SUPPRESS,
-            help="print machine-readable JSON (every command but " + ", ".join(WITHOUT_JSON) + ")",
+            help="print machine-readable JSON (every command but "
+            + ", ".join(WITHOUT_JSON)
+            + "; serve only with --root)",
         )
 
 

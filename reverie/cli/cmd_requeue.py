@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     done = memory.requeue(None if args.all else args.first)
     # A FIRST that starts no set-aside batch is a user error (exit 1, its line); --all with nothing
     # set aside has nothing to do, which is not one (exit 0, and it says so).
-    missing = sorted(set(args.first) - {d.first for d in done})
+    missing = [] if args.all else sorted(set(args.first) - {d.first for d in done})
     if args.json:
         emit_json({"requeued": done, "not_found": missing})
         return 1 if missing else 0

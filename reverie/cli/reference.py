@@ -96,7 +96,7 @@ def cli_reference() -> str:
         "accepted by every command, before or after it, and are not repeated below. `--json` prints",
         "machine-readable JSON; every command takes it except "
         + ", ".join(f"`{name}`" for name in WITHOUT_JSON)
-        + ".",
+        + ", and `serve` takes it only with `--root` (without `--user`).",
         "",
         "```text",
         _help(parser),
