@@ -557,14 +557,14 @@ def _align_keys(data: Any, model: type[BaseModel] | None, where: str = "") -> An
         if isinstance(value, dict) and isinstance(out.get(alias), dict):
             value = merge(out[alias], value)
         elif alias in out and out[alias] != value:
+            # The values are not shown: the key may be a credential (apiKey and api_key).
             log.warning(
-                "config%s: %s and %s are one key (%s) with different values; using %s = %s",
+                "config%s: %s and %s are one key (%s) with different values; using %s, the later",
                 f" ({where})" if where else "",
                 spelled[alias],
                 key,
                 alias,
                 key,
-                json.dumps(value, default=str),
             )
         out[alias] = value
         spelled[alias] = key

@@ -102,8 +102,14 @@ def test_a_snake_case_key_is_the_same_key_as_its_camel_case(_isolated_home, tmp_
     with caplog.at_level(logging.WARNING, logger="reverie.config"):
         assert load_config(ws, env={}).dream.interval_h == 4
     (warning,) = [r.getMessage() for r in caplog.records]
-    assert "intervalH and interval_h are one key" in warning and "using interval_h = 4" in warning
+    assert "intervalH and interval_h are one key" in warning and "using interval_h" in warning
     assert str(ws / "reverie.json") in warning
+    caplog.clear()
+    key = "sk-" + "Zq9" * 12
+    write_json(ws / "reverie.json", {"providers": {"openai": {"apiKey": "old", "api_key": key}}})
+    with caplog.at_level(logging.WARNING, logger="reverie.config"):
+        assert load_config(ws, env={}).providers["openai"].api_key == key
+    assert "apiKey and api_key are one key" in caplog.text and key not in caplog.text
 
 
 def test_workspace_file_overrides_home_and_env_overrides_both(_isolated_home, tmp_path):

@@ -166,7 +166,8 @@ def _script(page: Page, workdir: Path) -> str:
         if block.note.startswith("server:"):
             seconds = int(block.note.split(":", 1)[1])
             quoted = body.replace("'", "'\\''")
-            body = f"timeout -s INT {seconds} bash -e -c '{quoted}' || [ $? -eq 124 ]\n"
+            # SIGINT after N seconds (how a person stops it); SIGKILL 10 s later if it ignored that
+            body = f"timeout -k 10 -s INT {seconds} bash -e -c '{quoted}' || [ $? -eq 124 ]\n"
         parts.append(body.rstrip("\n"))
     parts.append("printf '\\n@@block end@@\\n'")
     return "\n".join(parts) + "\n"
@@ -218,15 +219,19 @@ def test_page_blocks_run_as_written(page: Page, tmp_path: Path) -> None:
     (home / ".venv").symlink_to(Path(sys.prefix))
     script = tmp_path / "page.sh"
     script.write_text(_script(page, home), "utf-8")
-    proc = subprocess.run(
-        ["bash", str(script)],
-        cwd=home,
-        env=_env(home),
-        capture_output=True,
-        text=True,
-        timeout=240,
-        stdin=subprocess.DEVNULL,
-    )
+    try:
+        proc = subprocess.run(
+            ["bash", str(script)],
+            cwd=home,
+            env=_env(home),
+            capture_output=True,
+            text=True,
+            timeout=240,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired as exc:
+        printed = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
+        pytest.fail(f"{page.name} still running after 240 s; it printed:\n{printed[-3000:]}")
     outputs = re.split(r"^\n?@@block (\d+|end)@@\n", "\n" + proc.stdout, flags=re.M)
     ran = dict(zip(outputs[1::2], outputs[2::2], strict=True))
     blocks = page.run
