@@ -29,8 +29,10 @@ tests/test_install.py runs them, when selected with ``-m install``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -219,20 +221,27 @@ def test_page_blocks_run_as_written(page: Page, tmp_path: Path) -> None:
     (home / ".venv").symlink_to(Path(sys.prefix))
     script = tmp_path / "page.sh"
     script.write_text(_script(page, home), "utf-8")
+    # A session of its own: whatever a block started (a server) goes with it, even on a timeout.
+    proc = subprocess.Popen(
+        ["bash", str(script)],
+        cwd=home,
+        env=_env(home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
-        proc = subprocess.run(
-            ["bash", str(script)],
-            cwd=home,
-            env=_env(home),
-            capture_output=True,
-            text=True,
-            timeout=240,
-            stdin=subprocess.DEVNULL,
-        )
-    except subprocess.TimeoutExpired as exc:
-        printed = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
-        pytest.fail(f"{page.name} still running after 240 s; it printed:\n{printed[-3000:]}")
-    outputs = re.split(r"^\n?@@block (\d+|end)@@\n", "\n" + proc.stdout, flags=re.M)
+        stdout, _ = proc.communicate(timeout=240)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, _ = proc.communicate()
+        pytest.fail(f"{page.name} still running after 240 s; it printed:\n{stdout[-3000:]}")
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    outputs = re.split(r"^\n?@@block (\d+|end)@@\n", "\n" + stdout, flags=re.M)
     ran = dict(zip(outputs[1::2], outputs[2::2], strict=True))
     blocks = page.run
     if "end" not in ran:
