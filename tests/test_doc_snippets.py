@@ -158,8 +158,8 @@ def test_the_blocks_the_docs_rely_on_are_collected():
 
 def _script(page: Page, workdir: Path) -> str:
     parts = ["set -e", "exec 2>&1"]
-    if page.name != "README.md":  # the README's tutorial makes the workspace every other page uses
-        parts.append("reverie init >/dev/null")
+    if page.name != "README.md" and any(b.lang in SHELL for b in page.run):
+        parts.append("reverie init >/dev/null")  # where the README's tutorial leaves a reader
     for n, block in enumerate(page.run):
         parts.append(f"printf '\\n@@block {n}@@\\n'")
         body = block.body

@@ -159,7 +159,7 @@ def config_reference() -> str:
         "# Config reference",
         "",
         "Generated from the pydantic models in `reverie/config.py` by `python -m reverie.cli.reference`; do not",
-        "edit by hand. Keys are camelCase (snake_case is accepted too). Sources, later winning: "
+        "edit by hand. Keys are camelCase (a snake_case spelling is the same key). Sources, later winning: "
         "`~/.reverie/config.json`,",
         "the workspace's `reverie.json`, then `REVERIE_` + the key path joined by `__` "
         "(`REVERIE_AGENTS__DEFAULTS__DREAM__INTERVAL_H=4`).",
