@@ -341,3 +341,17 @@ def test_no_sentence_is_said_on_two_pages():
                 said.setdefault(sentence, set()).add(name)
     twice = {s[:80]: sorted(pages) for s, pages in said.items() if len(pages) > 1}
     assert not twice, twice
+
+
+def test_the_output_check_fails_on_output_that_differs():
+    """The matcher the pages rely on: a wildcard matches, anything else must be equal (so a page
+    cannot pass with an output it does not print)."""
+    assert _matches(
+        ["commit  751d79c6  (undo)", "…", "done"], ["commit  0a1b2c3d  (undo)", "x", "done"]
+    )
+    assert _matches(["open http://127.0.0.1:…/?token=…"], ["open http://127.0.0.1:4242/?token=abc"])
+    assert _matches(["2026-11-28 08:52  dream"], ["2027-01-04 10:00  dream"])
+    assert not _matches(["- Lives in Lisbon"], ["- Lives in Porto"])
+    assert not _matches(["ok"], ["ok", "and more"])
+    assert not _matches(["ok", "more"], ["ok"])
+    assert not _matches(["status  ok"], ["status  failed"])
