@@ -170,6 +170,19 @@ def test_consolidate_over_budget_then_one_session(tmp_path):
     assert proc.returncode == 1 and "no session 'cli:nobody'" in proc.stderr
 
 
+def _serve(ws) -> subprocess.Popen[str]:
+    """`reverie -w WS serve` in a real process (signals are the point), its output unbuffered."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+    return subprocess.Popen(
+        [sys.executable, "-m", "reverie", "-w", str(ws), "serve"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=str(ROOT),
+    )
+
+
 def test_serve_runs_due_dream_and_stops_on_sigterm(tmp_path):
     import signal
     import time
@@ -181,15 +194,7 @@ def test_serve_runs_due_dream_and_stops_on_sigterm(tmp_path):
         ).returncode
         == 0
     )
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "reverie", "-w", str(ws), "serve"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=str(ROOT),
-    )
+    proc = _serve(ws)
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -220,15 +225,7 @@ def test_serve_stops_cleanly_on_ctrl_c_with_exit_0(tmp_path):
 
     ws = tmp_path / "ws"
     assert invoke("-w", str(ws), "init").returncode == 0
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "reverie", "-w", str(ws), "serve"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=str(ROOT),
-    )
+    proc = _serve(ws)
     try:
         assert "(Ctrl-C to stop)" in proc.stdout.readline()
         # running: its first scheduled run (nothing to do) is due at once
