@@ -6,7 +6,8 @@ written by five writers who never read the rules. Each item is one or more user 
 careful assistant would then keep (``expect``: file and a short third-person line in the writer's
 words) and, for a correction, the old facts that must be gone (``retired``). Splits are by writer:
 ``A`` and ``B`` tune the rules; ``C``, ``D`` and ``E`` (a fifth writer's corrections only) were held
-out until their first run (recorded in BENCHMARKS.md).
+out until their first run (recorded in BENCHMARKS.md) and tune them since; ``F`` and ``G``, written
+blind by two more writers, are held out.
 
 **The path.** Each item gets a fresh workspace; each turn is the user's message in a transcript,
 archived by the engine (the Consolidator's step: fact lines, and the message kept raw when the
@@ -47,8 +48,8 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parent / "data" / "statements"
 SAID = "2027-01-04 09:00"  # a Monday, as in offline_corpus
 SAID_ON = date(2027, 1, 4)
-TUNING = ("A", "B")
-HELD_OUT = ("C", "D", "E")
+TUNING = ("A", "B", "C", "D", "E")  # C, D and E were held out until their first runs
+HELD_OUT = ("F", "G")  # written blind; first run by the coordinator once their files land
 FILES = ("USER.md", "SOUL.md", "memory/MEMORY.md")
 
 

@@ -253,8 +253,10 @@ def test_the_judge_counts_no_wrong_line_as_right() -> None:
 
 
 def test_the_held_out_split_is_kept_apart() -> None:
-    """The held-out splits (``C``, ``D``, and ``E``, corrections only) are scored only by the bench,
-    each first run recorded in BENCHMARKS.md; the tuning splits are not them."""
-    assert st.HELD_OUT == ("C", "D", "E") and not set(st.TUNING) & set(st.HELD_OUT)
+    """The held-out splits (``F`` and ``G``) are scored only by the bench, each first run recorded
+    in BENCHMARKS.md; the tuning splits (``A`` to ``E``, whose first runs are recorded) are not
+    them. A held-out split's file may not have landed yet."""
+    assert st.HELD_OUT == ("F", "G") and not set(st.TUNING) & set(st.HELD_OUT)
     for writer in (*st.TUNING, *st.HELD_OUT):
-        assert {i.writer for i in st.items(writer)} == {writer}
+        if writer in st.TUNING or (st.DATA / f"writer-{writer}.jsonl").is_file():
+            assert {i.writer for i in st.items(writer)} == {writer}

@@ -47,7 +47,7 @@ from .rules import (
     leaves_unsure,
     names_database,
     normalize,
-    resolve_correction,
+    resolve_corrections,
     retire_line,
     strip_instead,
     value_words,
@@ -295,58 +295,98 @@ def _file_lines(body: str) -> list[str]:
     return lines
 
 
+Findings = dict[tuple[str, str], str]  # (target, slot or text key) → finding line; later facts win
+
+
 def _dream_analyze(user: str) -> str:
     sections = p.parse_sections(user)
     files = {kind: _file_lines(sections.get(path, "")) for kind, path in FILES.items()}
-    findings: dict[
-        tuple[str, str], str
-    ] = {}  # (target, slot or text key) → finding line; later facts win
+    findings: Findings = {}
     for fact in _batch_facts(sections.get(p.SECTION_BATCH, "")):
         if fact.mark == "skip":
             continue
         said, named = p.split_replaces(fact.text)
         if said.startswith("Gone: "):  # an attribute ended: the one line stating it, retired
             _retire(said, files, findings)
-            continue
-        corrected = resolve_correction(said, files) if said.startswith("Now: ") else None
-        if said.startswith("Now: "):  # a value said alone: the line it corrects, or nothing
-            if corrected is not None:
-                kind, old_line, new_line = corrected
-                findings[(kind, normalize(old_line))] = (
-                    f"[{kind}] {p.with_replaces(new_line, old_line)}"
-                )
-            continue
-        info = canon(said)
-        if info.removes is not None:
-            line = _match_line(files[info.target], info.removes, canon(info.removes).slot)
-            if line is not None:
-                findings[("REMOVE", normalize(line))] = (
-                    f"[FILE-REMOVE] {p.removal_text(FILES[info.target], line, 'no longer true')}"
-                )
-            continue
-        text = strip_instead(said)
-        if info.target == SOUL and is_suspicious_rule(text):
-            continue
-        key = (info.target, info.slot or normalize(text))
-        if any(normalize(line) == normalize(text) for line in files[info.target]):
-            findings.pop(key, None)  # already there (a later repeat)
-            continue
-        old = named or info.replaces
-        # a correction's attribute may be a project's database ("we switched the analytics service
-        # to ClickHouse"); any other fact fills only its template's slot, as before
-        slot = info.slot or (attribute(text) if fact.mark == "correction" else None)
-        line = _match_line(files[info.target], old, slot) if old else None
-        if line is None and slot:
-            line = next((ln for ln in files[info.target] if attribute(ln) == slot), None)
-            if (line is not None or key in findings) and not old and not _may_replace(fact, slot):
-                continue  # the file (or this batch) holds another value and nothing says it changed: unsure
-        if line is None and not slot and fact.mark == "correction":
-            line = _the_database_line(files[info.target], text)
-        findings[key] = f"[{info.target}] {p.with_replaces(text, line) if line else text}"
+        elif said.startswith("Now: "):  # a value said alone: the lines it corrects, or nothing
+            _corrected(said, files, findings)
+        elif canon(said).removes is not None:
+            _removed(said, files, findings)
+        else:
+            _stated(fact, said, named, files, findings)
     return "\n".join(_unreplaced(findings).values()) if findings else "[SKIP]"
 
 
-def _retire(fact: str, files: dict[str, list[str]], findings: dict[tuple[str, str], str]) -> None:
+def _corrected(said: str, files: dict[str, list[str]], findings: Findings) -> None:
+    """A ``Now:`` fact: each line it corrects, with its new value."""
+    for kind, old_line, new_line in resolve_corrections(said, files):
+        # a swap ("KPMG not Deloitte") yields to a finding of the value's own kind
+        tag = "SWAP" if said.startswith("Now: swap ") else kind
+        findings[(tag, normalize(old_line))] = f"[{kind}] {p.with_replaces(new_line, old_line)}"
+
+
+def _removed(said: str, files: dict[str, list[str]], findings: Findings) -> None:
+    """A ``No longer …`` fact: the line it retracts, if one can be meant."""
+    info = canon(said)
+    removes = info.removes or ""
+    line = _match_line(files[info.target], removes, canon(removes).slot)
+    if line is None and canon(removes).slot is None:
+        line = _the_line_holding(files[info.target], removes)
+    if line is not None:
+        findings[("REMOVE", normalize(line))] = (
+            f"[FILE-REMOVE] {p.removal_text(FILES[info.target], line, 'no longer true')}"
+        )
+
+
+def _stated(
+    fact: Fact, said: str, named: str | None, files: dict[str, list[str]], findings: Findings
+) -> None:
+    """A fact in its template: a new line, or the replacement of the line it names or whose slot
+    it fills when it says it changed."""
+    info = canon(said)
+    text = strip_instead(said)
+    if info.target == SOUL and is_suspicious_rule(text):
+        return
+    key = (info.target, info.slot or normalize(text))
+    if any(normalize(line) == normalize(text) for line in files[info.target]):
+        findings.pop(key, None)  # already there (a later repeat)
+        return
+    old = named or info.replaces or _opposite(text, files[info.target])
+    # a correction's attribute may be a project's database ("we switched the analytics service
+    # to ClickHouse"); any other fact fills only its template's slot, as before
+    slot = info.slot or (attribute(text) if fact.mark == "correction" else None)
+    line = _match_line(files[info.target], old, slot) if old else None
+    if line is None and slot:
+        line = next((ln for ln in files[info.target] if attribute(ln) == slot), None)
+        if (line is not None or key in findings) and not old and not _may_replace(fact, slot):
+            return  # the file (or this batch) holds another value and nothing says it changed: unsure
+    if line is None and not slot and fact.mark == "correction":
+        line = _the_database_line(files[info.target], text)
+    findings[key] = f"[{info.target}] {p.with_replaces(text, line) if line else text}"
+
+
+_OPPOSITES = (("Likes ", "Dislikes "), ("Always ", "Never "))
+_SPOUSE = re.compile(r"^Has an? (?:wife|husband|spouse) named (?P<n>.+)$")
+_DATING = re.compile(r"^Has an? (?:girlfriend|boyfriend|fianc[eé]e?|partner) named (?P<n>.+)$")
+
+
+def _opposite(text: str, lines: list[str]) -> str | None:
+    """The line saying the opposite of ``text`` of the same thing ("Likes running" after "Dislikes
+    running"), or the same person in an earlier relation ("Has a wife named Sofie" after "Has a
+    girlfriend named Sofie"): the newer statement replaces it."""
+    m = _SPOUSE.match(text)
+    if m:  # "Sofie's my wife now": the girlfriend of that name became a wife
+        name = m.group("n")
+        return next((ln for ln in lines if (d := _DATING.match(ln)) and d.group("n") == name), None)
+    for a, b in _OPPOSITES:
+        for this, that in ((a, b), (b, a)):
+            if text.startswith(this):
+                want = normalize(that + text[len(this) :])
+                return next((ln for ln in lines if normalize(ln) == want), None)
+    return None
+
+
+def _retire(fact: str, files: dict[str, list[str]], findings: Findings) -> None:
     """A ``Gone:`` fact: the line it ends leaves its file with the user's words as the reason (the
     archive keeps both, where ``why`` finds them). A value this batch would write is ended first
     (said and ended in one batch: it is not written, and a line it replaced leaves with it)."""
@@ -379,13 +419,37 @@ def _retire(fact: str, files: dict[str, list[str]], findings: dict[tuple[str, st
 
 def _unreplaced(findings: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
     """The findings less a removal of a line another finding replaces (a new value read with
-    the end of the old one: the replacement supersedes it, one change)."""
-    replaced = {
-        normalize(old)
-        for f in findings.values()
-        if (parsed := p.parse_finding_line(f)) and (old := p.split_replaces(parsed[1])[1])
+    the end of the old one: the replacement supersedes it, one change), and less a swap of a line
+    a finding of the value's own kind replaces ("we moved from Bombay to Pune": ``Lives in Pune``)."""
+
+    def replaced(kinds: set[str] | None) -> set[str]:
+        return {
+            normalize(old)
+            for k, f in findings.items()
+            if (kinds is None or k[0] in kinds)
+            and (parsed := p.parse_finding_line(f))
+            and (old := p.split_replaces(parsed[1])[1])
+        }
+
+    every = replaced(None)
+    own = replaced({k[0] for k in findings} - {"SWAP"})
+    return {
+        k: f
+        for k, f in findings.items()
+        if not (k[0] == "REMOVE" and k[1] in every) and not (k[0] == "SWAP" and k[1] in own)
     }
-    return {k: f for k, f in findings.items() if not (k[0] == "REMOVE" and k[1] in replaced)}
+
+
+def _the_line_holding(lines: list[str], text: str) -> str | None:
+    """ "No longer uses React Native" when no line says "Uses …" of it: the one line of the file
+    holding its value ("Mobile app is written in React Native"); none, or several: nothing. Only
+    for a removal of no single-valued attribute ("No longer works at Berlin" never takes "Lives in
+    Berlin")."""
+    wanted = value_words(text)
+    if not wanted or all(len(w) < 3 for w in wanted):
+        return None
+    found = [ln for ln in lines if wanted <= set(normalize(ln).replace(":", " ").split())]
+    return found[0] if len(found) == 1 else None
 
 
 def _the_database_line(lines: list[str], text: str) -> str | None:

@@ -65,7 +65,7 @@ _BACKWARD = re.compile(
     r"\b(?:just )?(?:kidding|joking)\b|\bj/?k\b|\(jk\)|\bnot really[.!]*$|^no[,.!]* not really\b|\bscratch that\b"
     r"|\bnever ?mind\b|\bor not\b|\bwho am i kidding\b|\bthat(?:'s| is| was) (?:not true|a joke|a lie|false)\b"
     r"|\bi take (?:that|it) back\b|\bnot!|\blol,? no\b|\bnah[,.!]?\s*$|^nah\b|\bfor real\?|^(?:as )?if[.!]*$"
-    r"|\bdisregard (?:that|the above)\b|\bignore (?:that|what i (?:just )?said)\b|^(?:wait,?\s*)?no[.!]*$",
+    r"|\bdisregard (?:that|the above)\b|\bignore (?:that|what i (?:just )?said)\b(?! (?:about|re|regarding)\b)|^(?:wait,?\s*)?no[.!]*$",
     re.I,
 )
 _TEMPORARY = re.compile(

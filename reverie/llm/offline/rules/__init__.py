@@ -31,9 +31,11 @@ patterns, not language understanding: it catches the common phrasings and misses
 real model handles.
 """
 
+from functools import partial
+
+from . import corrections as _corrections
 from .changes import retire as retire_line
 from .core import MEMORY, SOUL, USER, Canon, Fact
-from .corrections import resolve as resolve_correction
 from .extract import extract_facts, leaves_unsure
 from .person import first_person, third_person
 from .templates import (
@@ -47,6 +49,11 @@ from .templates import (
     strip_instead,
     value_words,
 )
+
+# a swapped line must stay in a template the engine knows (``templates`` reads every kind, so the
+# check is handed in rather than imported by ``corrections``)
+resolve_correction = partial(_corrections.resolve, canonical=is_canonical)
+resolve_corrections = partial(_corrections.resolve_all, canonical=is_canonical)
 
 __all__ = [
     "Fact",
@@ -68,5 +75,6 @@ __all__ = [
     "value_words",
     "names_database",
     "resolve_correction",
+    "resolve_corrections",
     "retire_line",
 ]

@@ -137,10 +137,19 @@ _TONES = (
     r"precise|thorough|gentle|encouraging|objective|frank|polite"
 )
 
+_NO_TITLE = r"(?!(?:dr|mr|mrs|ms|mx|prof|doctor|professor|sir|dame|madam)\b)"
+
 RULES = [
     # rules for the agent
-    rule(rf"{TO_AGENT}(?:call|address) me (?:as )?{NAME}", "Call the user {v}", {"v": is_name}),
-    rule(rf"{TO_AGENT}(?:call|address) me (?:as )?{NAME}", "Goes by {v}", {"v": is_name}),
+    # a title is no name ("address me as Dr. Okafor" is left to a model, never "Goes by Dr")
+    rule(
+        rf"{TO_AGENT}(?:call|address) me (?:as )?{_NO_TITLE}{NAME}",
+        "Call the user {v}",
+        {"v": is_name},
+    ),
+    rule(
+        rf"{TO_AGENT}(?:call|address) me (?:as )?{_NO_TITLE}{NAME}", "Goes by {v}", {"v": is_name}
+    ),
     rule(
         rf"{TO_AGENT}(?:reply|respond|answer|talk|speak|write)(?: to me| me| back)?(?: only| always)? in "
         r"(?P<v>[A-Z][a-z]+)\b",
@@ -182,8 +191,18 @@ RULES = [
     ),
     rule(
         r"^(?:please[,\s]+)?use (?P<v>metric units|imperial units|british spelling|american spelling|uk english|us english|"
-        r"celsius|fahrenheit|24-hour time|iso dates)\b",
+        r"celsius|fahrenheit|24-hour time|12-hour time|iso dates)\b",
         "Use {v}",
+    ),
+    # "switch to american spelling pls": the convention changed (it replaces the one of its kind)
+    rule(
+        r"^(?:please[,\s]+)?(?:switch|change|go|move) (?:back )?to (?P<v>metric units|imperial units|"
+        r"british spelling|american spelling|uk english|us english|celsius|fahrenheit|24-hour time|"
+        r"12-hour time|iso dates)\b",
+        "Use {v}",
+        None,
+        "correction",
+        change=True,
     ),
     rule(
         r"\b(?:give|write) (?:me )?(?:more )?detailed (?:answers|replies)"
@@ -286,12 +305,13 @@ CANON = [
         "format",
     ),
     (r"^(Give the code first, then the explanation)$", SOUL, None),
-    (
-        r"^Use (metric units|imperial units|british spelling|american spelling|uk english|us english|celsius|"
-        r"fahrenheit|24-hour time|iso dates)$",
-        SOUL,
-        None,
-    ),
+    # one convention of each kind: a new one replaces the old when said as a change
+    (r"^Use (?:metric|imperial) (units)$", SOUL, "use:{1}"),
+    (r"^Use (?:british|american) (spelling)$", SOUL, "use:{1}"),
+    (r"^Use (?:uk|us) (english)$", SOUL, "use:spelling"),
+    (r"^Use (?:celsius|fahrenheit)$", SOUL, "use:temperature"),
+    (r"^Use (?:24|12)-hour (time)$", SOUL, "use:{1}"),
+    (r"^Use (iso dates)$", SOUL, None),
     (r"^Reply in (.+)$", SOUL, "language"),
     (r"^(Keep answers short|Give detailed answers)$", SOUL, "length"),
     (r"^(?:Always|Never) (.+)$", SOUL, None),

@@ -20,6 +20,7 @@ moved, a trip, a second pet name nothing the user holds.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ..kinds import fold
 from .core import USER, Fact, Filling, rule
@@ -31,7 +32,8 @@ __all__ = ["RULES", "CANON", "GONE", "NARROWED", "said", "retire", "without_read
 
 #: How an ended attribute is said; the fact it gives (never a file's line).
 GONE = re.compile(
-    r"^Gone: (?P<k>home|role|job|partner|dating|pet|animal|diet|allergy|length|never|cadence|learning)(?: (?P<v>[^;]+?))?"
+    r"^Gone: (?P<k>home|role|job|partner|dating|pet|animal|diet|allergy|length|never|cadence|learning|about)"
+    r"(?: (?P<v>[^;]+?))?"
     r"(?:; said: (?P<h>.*))?$"
 )
 _QUOTE = 90
@@ -88,7 +90,7 @@ _SPLIT = (
     r"ended (?:it|things))"
 )
 _SPLIT_END = (
-    r"(?=\s*(?:[,.;!]|$)|\s+(?:in|last|a|after|recently|this|earlier|back|over|for good)\b)"
+    r"(?=\s*(?:[,.;!]|$)|\s+(?:in|last|a|after|recently|this|earlier|back|over|for good|now)\b)"
 )
 _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
 _CADENCE = rf"(?P<v>{_DAY}(?:\s+(?:at|@)\s+\d{{1,2}}(?::\d{{2}})?\s*(?:am|pm)?)?)"
@@ -177,7 +179,105 @@ def a_birth(f: Filling) -> bool:
     return True
 
 
+#: What the user takes back or gives up, by its words: "forget the metric thing", "ignore what I
+#: said about replying in French", "scratch Redux", "I don't have the cat anymore", "stop ending
+#: with questions", "I've given up on Japanese", "we cancelled Sentry".
+_ABOUT = r"(?:the |my |our |that |those |a |an )?(?P<v>[\w'’ +#./-]{2,40}?)"
+_ABOUT_END = r"(?: thing| stuff| one| bit| part| rule| request| note)?(?=\s*(?:[,.;!]|$)|\s+(?:anymore|any more|again|then|now|so|please|pls|too|last|this|yesterday|recently|a while)\b)"
+_NOT_ABOUT = frozenset(
+    "that it this what everything anything all them those me you us him her one thing stuff "
+    "job work".split()
+)
+
+
+def about(f: Filling) -> bool:
+    """The words that name the line taken back: a few, of content (not "that", "it")."""
+    words = [w for w in fold(f.values.get("v", "")).split() if w not in _NOT_ABOUT]
+    if not words or len(words) > 5 or not any(len(w) >= 3 for w in words):
+        return False
+    f.values["v"] = " ".join(words)
+    return said(f)
+
+
+def eats_again(f: Filling) -> bool:
+    """ "I eat pork these days" ends the line saying the user does not ("Doesn't eat pork")."""
+    f.values["v"] = f"doesn't eat {f.values.get('v', '')}"
+    return about(f)
+
+
+def disliked_no_more(f: Filling) -> bool:
+    """ "I've come around on coriander" ends the dislike of it."""
+    f.values["v"] = f"dislikes {f.values.get('v', '')}"
+    return about(f)
+
+
 RULES = [
+    # any line, by its words: "forget the metric thing", "scratch Redux"
+    rule(
+        rf"^(?:please |pls |and |so |but )?(?:(?:scratch|drop) |(?:forget|ignore|disregard) (?=(?:about |what i |"
+        rf"the bit |everything |all that |.{{2,40}}? (?:thing|stuff|bit|part|rule|request|note)\b)))"
+        rf"(?:about |what i (?:said|told you|wrote|mentioned) (?:about|re|regarding) |the bit about |"
+        rf"everything about |all that about )?{_ABOUT}{_ABOUT_END}",
+        "Gone: about {v}",
+        None,
+        "correction",
+        change=True,
+        negative=True,
+        finish=about,
+    ),
+    rule(
+        rf"\b(?:i|we)(?:'ve| have)? (?:also |just |finally |officially )?(?:given up on|gave up on|"
+        rf"quit|got rid of|stopped doing|stopped going to) {_ABOUT}{_ABOUT_END}",
+        "Gone: about {v}",
+        None,
+        "correction",
+        change=True,
+        finish=about,
+    ),
+    # a named thing dropped ("we cancelled Sentry"), never an event ("we cancelled the meeting")
+    rule(
+        rf"\b(?:i|we)(?:'ve| have)? (?:also |just |finally |officially )?(?:dropped|ditched|cancell?ed|"
+        rf"ripped out|killed|retired|sunset) (?:the |our |my )?(?P<v>(?-i:[A-Z])[\w'’+#./-]+(?: (?-i:[A-Z])[\w'’+#./-]+){{0,2}}){_ABOUT_END}",
+        "Gone: about {v}",
+        None,
+        "correction",
+        change=True,
+        finish=about,
+    ),
+    rule(
+        rf"\b(?:i|we) (?:don't|do not|no longer) (?:have|own|do|keep) {_ABOUT}(?: any ?more)?(?=\s*(?:[,.;!]|$))",
+        "Gone: about {v}",
+        None,
+        "correction",
+        change=True,
+        negative=True,
+        finish=about,
+    ),
+    rule(
+        r"^(?:please |pls )?stop (?P<v>[a-z]+ing\b[\w'’ +#./-]{0,40}?)(?:,? please|,? pls)?(?=\s*(?:[,.;!]|$))",
+        "Gone: about {v}",
+        None,
+        "correction",
+        change=True,
+        finish=about,
+    ),
+    # "I eat pork these days", "I've come around on coriander": the line saying the opposite
+    rule(
+        r"\bi(?: do| now)? eat (?P<v>[a-z]+)(?: again| these days| now| nowadays)\b",
+        "Gone: about {v}",
+        None,
+        "correction",
+        change=True,
+        finish=eats_again,
+    ),
+    rule(
+        rf"\bi(?:'ve| have)? (?:finally |weirdly |actually )?come (?:a)?round (?:on|to) {_ABOUT}{_ABOUT_END}",
+        "Gone: about {v}",
+        None,
+        "correction",
+        change=True,
+        finish=disliked_no_more,
+    ),
     # home: "we moved across the harbour in june", "moved house", "I relocated to Leeds"
     rule(
         rf"(?:\b(?:i|we)(?:'ve| have|'d| had)?|^)\s*(?:just |recently |finally |officially |since )?"
@@ -211,7 +311,7 @@ RULES = [
     # a partner: "Sam and I split up in March", "my husband and I divorced", "I'm single now"
     rule(
         rf"(?:\b(?P<v>{_GIVEN}) and i|\bmy {_PARTNER} and i|\bwe|\bi)"
-        rf"(?: have| had|'ve)?(?: just| recently| finally| officially)? {_SPLIT}{_SPLIT_END}",
+        rf"(?: have| had|'ve| are| were|'re| got)?(?: just| recently| finally| officially)? {_SPLIT}{_SPLIT_END}",
         "Gone: partner {v}",
         None,
         "correction",
@@ -527,67 +627,122 @@ def retire(fact: str, files: dict[str, list[str]]) -> tuple[str, list[str], str]
     if not m:
         return None
     kind, value, words = m.group("k"), (m.group("v") or "").strip(), m.group("h") or ""
+    if kind == "about":
+        return _about(files, value, words)
+    target, found = _FINDERS[kind](value, files)
+    if kind == "job":  # the title and the employer leave together
+        return (target, found, words) if found else None
+    return (target, found, words) if len(found) == 1 else None
+
+
+Lines = dict[str, list[str]]
+
+
+def _user(files: Lines, keep: Callable[[str], object]) -> tuple[str, list[str]]:
+    return "USER", [ln for ln in files.get("USER", []) if keep(ln)]
+
+
+def _job(_value: str, files: Lines) -> tuple[str, list[str]]:
     user = files.get("USER", [])
-    if kind == "home":
-        found = [ln for ln in user if ln.startswith("Lives in ")]
-    elif kind == "role":
-        found = [ln for ln in user if ln.startswith("Works as ")]
-    elif kind == "job":
-        roles = [ln for ln in user if ln.startswith("Works as ")]
-        firms = [ln for ln in user if ln.startswith("Works at ")]
-        found = [*roles, *firms] if len(roles) <= 1 and len(firms) <= 1 else []
-        return ("USER", found, words) if found else None
-    elif kind == "partner":
-        found = [ln for ln in user if _PARTNER_LINE.match(ln)]
-        if value:
-            found = [ln for ln in found if _partner_named(ln, value)]
-    elif kind == "dating":
-        found = [
-            ln
-            for ln in user
-            if (dm := _DATING_LINE.match(ln)) and fold(dm.group("n")).split()[0] == fold(value)
-        ]
-    elif kind == "learning":
-        found = [
-            ln for ln in user if ln.startswith("Is learning ") and fold(ln[12:]) == fold(value)
-        ]
-    elif kind == "pet":
-        found = [
-            ln
-            for ln in user
-            if (pm := _PET_LINE.match(ln))
+    roles = [ln for ln in user if ln.startswith("Works as ")]
+    firms = [ln for ln in user if ln.startswith("Works at ")]
+    return "USER", [*roles, *firms] if len(roles) <= 1 and len(firms) <= 1 else []
+
+
+def _partner(value: str, files: Lines) -> tuple[str, list[str]]:
+    return _user(
+        files, lambda ln: _PARTNER_LINE.match(ln) and (not value or _partner_named(ln, value))
+    )
+
+
+def _dating(value: str, files: Lines) -> tuple[str, list[str]]:
+    return _user(
+        files,
+        lambda ln: (dm := _DATING_LINE.match(ln)) and fold(dm.group("n")).split()[0] == fold(value),
+    )
+
+
+def _pet(value: str, files: Lines) -> tuple[str, list[str]]:
+    return _user(
+        files,
+        lambda ln: (
+            (pm := _PET_LINE.match(ln))
             and not _FAMILY.match(pm.group("k"))
             and fold(pm.group("n")) == fold(value)
-        ]
-    elif kind == "animal":
-        found = [
-            ln
-            for ln in user
-            if (pm := _PET_LINE.match(ln) or _PET_BARE.match(ln))
+        ),
+    )
+
+
+def _animal(value: str, files: Lines) -> tuple[str, list[str]]:
+    return _user(
+        files,
+        lambda ln: (
+            (pm := _PET_LINE.match(ln) or _PET_BARE.match(ln))
             and fold(pm.group("k")) == fold(value)
-        ]
-    elif kind == "diet":
-        found = [ln for ln in user if _DIET_LINE.match(ln)]
-    elif kind == "allergy":
-        found = [ln for ln in user if ln.startswith("Allergic to ") and _same(ln[12:], value)]
-    elif kind == "never":
-        soul = [
-            ln
-            for ln in files.get("SOUL", [])
-            if ln.startswith("Never use ") and _same(ln[10:], value)
-        ]
-        return ("SOUL", soul, words) if len(soul) == 1 else None
-    elif kind == "cadence":
-        memory = [
-            ln
-            for ln in files.get("MEMORY", [])
-            if ln.startswith(("Team cadence: ", "Routine: ")) and _same_event(ln, value)
-        ]
-        return ("MEMORY", memory, words) if len(memory) == 1 else None
-    else:  # length
-        soul = [ln for ln in files.get("SOUL", []) if _LENGTH_LINE.match(ln)]
-        return ("SOUL", soul, words) if len(soul) == 1 else None
-    return ("USER", found, words) if len(found) == 1 else None
+        ),
+    )
+
+
+def _never(value: str, files: Lines) -> tuple[str, list[str]]:
+    soul = files.get("SOUL", [])
+    return "SOUL", [ln for ln in soul if ln.startswith("Never use ") and _same(ln[10:], value)]
+
+
+def _cadence(value: str, files: Lines) -> tuple[str, list[str]]:
+    memory = files.get("MEMORY", [])
+    heads = ("Team cadence: ", "Routine: ")
+    return "MEMORY", [ln for ln in memory if ln.startswith(heads) and _same_event(ln, value)]
+
+
+def _length(_value: str, files: Lines) -> tuple[str, list[str]]:
+    return "SOUL", [ln for ln in files.get("SOUL", []) if _LENGTH_LINE.match(ln)]
+
+
+#: Each ended attribute: the lines that may state it (one must, for it to leave).
+_FINDERS: dict[str, Callable[[str, Lines], tuple[str, list[str]]]] = {
+    "home": lambda _v, files: _user(files, lambda ln: ln.startswith("Lives in ")),
+    "role": lambda _v, files: _user(files, lambda ln: ln.startswith("Works as ")),
+    "job": _job,
+    "partner": _partner,
+    "dating": _dating,
+    "learning": lambda v, files: _user(
+        files, lambda ln: ln.startswith("Is learning ") and fold(ln[12:]) == fold(v)
+    ),
+    "pet": _pet,
+    "animal": _animal,
+    "diet": lambda _v, files: _user(files, _DIET_LINE.match),
+    "allergy": lambda v, files: _user(
+        files, lambda ln: ln.startswith("Allergic to ") and _same(ln[12:], v)
+    ),
+    "never": _never,
+    "cadence": _cadence,
+    "length": _length,
+}
+
+
+def _stems(text: str) -> set[str]:
+    """Content words, crudely stemmed ("replying" and "reply", "questions" and "question")."""
+    out = set()
+    for w in re.findall(r"[a-z0-9][a-z0-9+#'-]*", fold(text).replace("-", " ")):
+        for suffix in ("ing", "ed", "es", "s"):
+            if len(w) > len(suffix) + 2 and w.endswith(suffix):
+                w = w[: -len(suffix)]
+                break
+        out.add(w)
+    return out - _NOT_ABOUT - {"the", "a", "an", "of", "to", "in", "on", "with", "for", "my", "and"}
+
+
+def _about(
+    files: dict[str, list[str]], value: str, words: str
+) -> tuple[str, list[str], str] | None:
+    """The one line of any file holding every word the user named (none, or several: unsure)."""
+    key = _stems(value)
+    if not key:
+        return None
+    found = [(kind, ln) for kind, lines in files.items() for ln in lines if key <= _stems(ln)]
+    if len(found) != 1:
+        return None
+    return found[0][0], [found[0][1]], words
 
 
 def _partner_named(line: str, name: str) -> bool:
@@ -620,12 +775,18 @@ _READ_AS = {
 
 
 def without_read_values(facts: list[Fact]) -> list[Fact]:
-    """The facts of one message less a ``Gone:`` fact whose attribute a fact of it states anew."""
+    """The facts of one message less a ``Gone:`` fact whose attribute a fact of it states anew; that
+    fact is then a change ("I'm not vegan anymore, … so vegetarian": ``Is vegetarian`` replaces the
+    old diet, whatever cue its own clause had)."""
     out = []
+    renewed: set[int] = set()
     for fact in facts:
         m = GONE.match(fact.text)
         heads = _READ_AS.get(m.group("k"), ()) if m else ()
-        if heads and any(f.text.startswith(heads) for f in facts if f is not fact):
+        anew = [i for i, f in enumerate(facts) if f is not fact and f.text.startswith(heads)]
+        if heads and anew:
+            renewed.update(anew)
             continue
         out.append(fact)
-    return out
+    marked = {id(facts[i]) for i in renewed}
+    return [Fact(f.text, "correction") if id(f) in marked else f for f in out]

@@ -13,15 +13,16 @@ fact never reaches a memory file as such.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ..dates import DATE_PHRASE
 from ..dates import resolve as resolve_date
 from ..kinds import fold
 from .core import USER, Filling, rule
 from .phrases import NAME
-from .values import is_language, is_name
+from .values import is_language, is_name, is_place, is_role
 
-__all__ = ["RULES", "CANON", "NOW", "resolve"]
+__all__ = ["RULES", "CANON", "NOW", "resolve", "resolve_all"]
 
 #: Words that make a message a correction of something said before.
 _CUE = re.compile(
@@ -32,7 +33,8 @@ _CUE = re.compile(
 _DATE = rf"(?P<d>{DATE_PHRASE})"
 #: How a value-only correction is said; the fact it gives.
 NOW = re.compile(
-    r"^Now: (?P<k>name|surname|date|time|language|version|allergy|children|cadence) (?P<v>.+?)(?:; said: (?P<h>.*))?$"
+    r"^Now: (?P<k>name|surname|date|time|language|version|allergy|children|cadence|swap) (?P<v>.+?)"
+    r"(?:; said: (?P<h>.*))?$"
 )
 #: A date corrected is said to have moved.
 _DATE_CUE = re.compile(
@@ -63,6 +65,51 @@ def name_corrected(f: Filling) -> bool:
     return True
 
 
+def moved_or_corrects(f: Filling) -> bool:
+    """A place said alone is a home only in a message that corrects one or says a move."""
+    return corrects(f) or bool(re.search(r"\b(?:moved|relocated)\b", f.message or "", re.I))
+
+
+def old_named(f: Filling) -> bool:
+    """The one other proper name of the message is the old value the new one replaces."""
+    message = f.message or f.match.string
+    others = {
+        w
+        for w in re.findall(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z])[\w'’-]+", message)
+        if w != f.values["v"] and w not in ("I", "I'm")
+    }
+    if len(others) != 1:
+        return False
+    f.template = f"Now: swap {f.values['v']}; said: {others.pop()}"
+    return True
+
+
+_CONVENTIONS = {
+    "metric": "metric units",
+    "imperial": "imperial units",
+    "british": "british spelling",
+    "american": "american spelling",
+    "12-hour": "12-hour time",
+    "12 hour": "12-hour time",
+    "24-hour": "24-hour time",
+    "24 hour": "24-hour time",
+    "celsius": "celsius",
+    "fahrenheit": "fahrenheit",
+}
+
+
+def a_convention(f: Filling) -> bool:
+    f.values["v"] = _CONVENTIONS[f.values["v"].lower()]
+    return True
+
+
+def a_new_job(f: Filling) -> bool:
+    """A title said alone is the user's job only in a message about a new one."""
+    return bool(
+        re.search(r"\bnew (?:gig|job|role|position)\b|\bgot (?:a|the) job\b", f.message or "", re.I)
+    )
+
+
 def date_corrected(f: Filling) -> bool:
     return corrects(f) and bool(_DATE_CUE.search(f.message or f.match.string))
 
@@ -73,7 +120,159 @@ def a_language(f: Filling) -> bool:
     return is_language(f.values["v"]) and corrects(f)
 
 
+#: A value of one to three words, said bare in a swap ("KPMG", "type 2", "a turtle").
+_BARE = r"(?:(?:an?|the) )?(?P<{g}>[\w'’.+#-]+(?: [\w'’.+#-]+){{0,2}}?)"
+_NEW, _OLD = _BARE.format(g="v"), _BARE.format(g="o")
+_SWAP_LEAD = (
+    r"^(?:i meant|i mean|it's|its|it is|it should be|should be|that's|make that|it was)?\s*"
+)
+_SWAP_END = r"\s*(?:[.!]+\s*)?$"
+_SWAP_STOP = (
+    r"(?=\s*(?:[,.;!]|$)|\s+(?:last|this|in|on|at|a|after|because|since|for|and|but|so|now|"
+    r"recently|yesterday)\b)"
+)
+
+
+def swapped(f: Filling) -> bool:
+    """ "KPMG not Deloitte", "not Leicester, Leeds", "Gus is a turtle, not a tortoise": the old
+    value named beside the new one, both short and different; the subject said, when there is one,
+    rides with the old value (the line must hold it too)."""
+    new, old = _bare(f.values.get("v", "")), _bare(f.values.get("o", ""))
+    if not new or not old or fold(new) == fold(old):
+        return False
+    if set(fold(new).split()) & _NOT_VALUES or set(fold(old).split()) & _NOT_VALUES:
+        return False
+    subject = f.groups.get("s")
+    f.template = f"Now: swap {new}; said: {old}" + (f"; of: {subject}" if subject else "")
+    return True
+
+
+def meant(f: Filling) -> bool:
+    """ "Sorry, I meant Danish": a value said alone as the one meant, of a kind the old one can be
+    told by (a language, a place, a given name, a word and a number: "type 2")."""
+    value = _bare(f.values.get("v", ""))
+    f.template = f"Now: swap {value}"
+    return corrects(f) and _kind_of(value) is not None
+
+
+def _bare(value: str) -> str:
+    return value.strip().rstrip(".!,;")
+
+
+#: Words no swapped value holds ("it's fine, not a problem", "I like tea, not coffee": a
+#: clause, not a value).
+_NOT_VALUES = frozenset(
+    "i me my we our us you your he she they it that this there fine ok okay problem big deal joke "
+    "sure really true right wrong kidding worry worries biggie rush hurry yet now always never much "
+    "more less like love hate want need am is are was were be have has had do does did can will "
+    "just only so too very all i'm im i've i'd we're we've it's anymore any longer".split()
+)
+
 RULES = [
+    rule(
+        rf"{_SWAP_LEAD}{_NEW},? not {_OLD}{_SWAP_END}",
+        "Now: swap {v}; said: {o}",
+        None,
+        "correction",
+        change=True,
+        negative=True,
+        finish=swapped,
+    ),
+    rule(
+        rf"^not {_OLD},? (?:it's |its |it is |but |i meant )?{_NEW}{_SWAP_END}",
+        "Now: swap {v}; said: {o}",
+        None,
+        "correction",
+        change=True,
+        negative=True,
+        finish=swapped,
+    ),
+    rule(
+        rf"^(?P<s>(?-i:[A-Z])[\w'’-]+)(?: is|'s) {_NEW},? not {_OLD}{_SWAP_END}",
+        "Now: swap {v}; said: {o}",
+        None,
+        "correction",
+        change=True,
+        negative=True,
+        finish=swapped,
+    ),
+    # "we switched from Jenkins to GitHub Actions", "replaced Jenkins with Buildkite"
+    rule(
+        rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also|all))? )"
+        rf"(?:switched|moved|migrated|changed|went|gone|upgraded|downgraded|swapped|converted) "
+        rf"(?:\w+ )?(?:from|off(?: of)?) {_OLD} (?:over )?to {_NEW}{_SWAP_STOP}",
+        "Now: swap {v}; said: {o}",
+        None,
+        "correction",
+        change=True,
+        finish=swapped,
+    ),
+    rule(
+        rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also))? )"
+        rf"(?:replaced|swapped(?: out)?) {_OLD} (?:with|for) {_NEW}{_SWAP_STOP}",
+        "Now: swap {v}; said: {o}",
+        None,
+        "correction",
+        change=True,
+        finish=swapped,
+    ),
+    # "It's Radiohead these days, Coldplay was a phase": the new value, and the old one named
+    rule(
+        rf"^(?:it's|its|it is|that's|now it's) {NAME} (?:these days|now|nowadays)\b",
+        "Now: swap {v}",
+        None,
+        "correction",
+        change=True,
+        finish=old_named,
+    ),
+    # "12-hour with am/pm is better actually", "imperial is fine": a convention for the agent
+    rule(
+        r"^(?P<v>metric|imperial|british|american|12-hour|24-hour|12 hour|24 hour|celsius|fahrenheit)"
+        r"(?: units| spelling| time| clock)?(?: with am/pm)? (?:is|are) (?:better|fine|preferred|ok|okay)\b",
+        "Use {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_convention,
+    ),
+    # "standup is 10:00 now"
+    rule(
+        r"^(?:the |our )?(?P<e>[a-z]+(?:[ -][a-z]+)?) (?:is|'s) (?:now )?(?:at )?"
+        r"(?P<v>\d{1,2}(?::\d{2})?\s*(?:am|pm)?) now\s*[.!]*$",
+        "Now: time {v} {e}",
+        None,
+        "correction",
+        change=True,
+    ),
+    # "got a new gig, sous chef at a bistro downtown now": a title said alone as the new one
+    rule(
+        r"^(?:(?:i )?got (?:a|the) new (?:gig|job|role|position)(?: as)?,?\s+)?(?:i'm |im |i am )?(?:now )?(?:an? )?"
+        r"(?P<v>[a-z][a-z -]{2,40}?)(?: (?:at|for|with|in) [^,.;!?]{2,40}?)?"
+        r" now\s*[.!]*$",
+        "Works as {v}",
+        {"v": is_role},
+        "correction",
+        change=True,
+        finish=a_new_job,
+    ),
+    # "correction, basel now": a place said alone as where the user is now
+    rule(
+        r"^(?:i'm |im |i am |we're |were |we are )?(?:(?:based|living) )?(?:in )?"
+        r"(?P<v>[\w'’ -]{2,40}?) now(?: (?:moved|since)\b.*)?\s*[.!]*$",
+        "Lives in {v}",
+        {"v": is_place},
+        "correction",
+        change=True,
+        finish=moved_or_corrects,
+    ),
+    rule(
+        rf"^i meant {_NEW}{_SWAP_END}",
+        "Now: swap {v}",
+        None,
+        "correction",
+        change=True,
+        finish=meant,
+    ),
     rule(
         rf"\b(?:it's|its|it is|he's|he is|hes|she's|she is|shes|mine is|mine's|mine is called|"
         rf"the name is|(?:his|her|my) name is actually|i meant|(?:it's |its |it is )?spelled|spelt) {NAME}(?=\s*(?:[,.;!]|$)|\s+(?:actually|"
@@ -134,11 +333,14 @@ CANON: list[tuple[str, str, str | None]] = [(r"^Now: ", USER, None)]
 
 _NAMED = re.compile(r"^(?P<head>Has an? .+? named )(?P<v>.+)$")
 _NAME_LINE = re.compile(r"^(?P<head>Name: )(?P<v>.+)$")
+_CALLED = re.compile(r"^(?P<head>Goes by |Call the user )(?P<v>\S+)$")
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?(?:\s*(?:am|pm))?\b", re.I)
 
 
-def resolve(fact: str, files: dict[str, list[str]]) -> tuple[str, str, str] | None:
+def resolve(
+    fact: str, files: dict[str, list[str]], canonical: Callable[[str], bool] | None = None
+) -> tuple[str, str, str] | None:
     """The correction ``fact`` (``Now: …``) applied to the one line it can mean: (file kind, old
     line, new line), or None when no line, or more than one, holds a value of its kind."""
     m = NOW.match(fact)
@@ -146,20 +348,50 @@ def resolve(fact: str, files: dict[str, list[str]]) -> tuple[str, str, str] | No
         return None
     kind, value = m.group("k"), m.group("v")
     said = m.group("h") or ""
+    if kind == "swap":  # a swapped line must stay in a template (``canonical``); unchecked: none
+        candidates = _swaps(files, value, said, canonical) if canonical else []
+        return candidates[0] if len(candidates) == 1 else None
     if kind in _SAID:
         candidates = _SAID[kind](files, value, said)
         return candidates[0] if len(candidates) == 1 else None
     candidates = _CANDIDATES[kind](files, value)
     if kind == "name":
         candidates = [c for c in candidates if _meant(c[1], value, said.split())]
+        return _one_name(candidates)
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def resolve_all(
+    fact: str, files: dict[str, list[str]], canonical: Callable[[str], bool] | None = None
+) -> list[tuple[str, str, str]]:
+    """As ``resolve``, with every line a name correction means: "It's John with an h" corrects
+    ``Goes by Jon`` and ``Call the user Jon`` both (one name, said in two templates)."""
+    m = NOW.match(fact)
+    if m and m.group("k") == "name":
+        found = [
+            c
+            for c in _names(files, m.group("v"))
+            if _meant(c[1], m.group("v"), (m.group("h") or "").split())
+        ]
+        olds = {_held_name(c[1]) for c in found}
+        return found if len(olds) == 1 else []
+    one = resolve(fact, files, canonical)
+    return [one] if one else []
+
+
+def _held_name(line: str) -> str:
+    m = _NAME_LINE.match(line) or _NAMED.match(line) or _CALLED.match(line)
+    return m.group("v") if m else ""
+
+
+def _one_name(candidates: list[tuple[str, str, str]]) -> tuple[str, str, str] | None:
     return candidates[0] if len(candidates) == 1 else None
 
 
 def _meant(line: str, value: str, said: list[str]) -> bool:
     """The old name is the one meant: said again ("Luna is my sister's cat"), the word "name" said,
     or spelled like the new one ("Jose" and "Joao", "Max" and "Mads", "Jurgen" and "Jürgen")."""
-    m = _NAME_LINE.match(line) or _NAMED.match(line)
-    old = m.group("v") if m else ""
+    old = _held_name(line)
     if old in said or "name" in said:
         return True
     a, b = fold(old), fold(value)
@@ -178,10 +410,11 @@ def _distance(a: str, b: str) -> int:
 
 def _names(files: dict[str, list[str]], value: str) -> list[tuple[str, str, str]]:
     out = []
-    for line in files.get("USER", []):
-        m = _NAME_LINE.match(line) or _NAMED.match(line)
-        if m and m.group("v") != value:
-            out.append(("USER", line, f"{m.group('head')}{value}"))
+    for kind in ("USER", "SOUL"):
+        for line in files.get(kind, []):
+            m = _NAME_LINE.match(line) or _NAMED.match(line) or _CALLED.match(line)
+            if m and m.group("v") != value:
+                out.append((kind, line, f"{m.group('head')}{value}"))
     return out
 
 
@@ -302,3 +535,97 @@ def _cadences(files: dict[str, list[str]], value: str, event: str) -> list[tuple
 
 
 _SAID = {"allergy": _allergies, "children": _children, "cadence": _cadences}
+
+
+# -- a value swapped for another ------------------------------------------------------------------
+_NUMBERED = re.compile(r"^(?P<w>[A-Za-z]+) (?P<n>\d+)$")
+#: The words of a template that are never its value ("Lives in", "Has a … named").
+_HEADS = frozenset(
+    "lives in works at as from born grew up likes dislikes prefers uses has have a an named is "
+    "favourite native language speaks reply keep answers always never use team cadence agreement "
+    "decided chose the of to for with on and".split()
+)
+
+
+def _kind_of(value: str) -> str | None:
+    """What kind of value a bare one is, when it can be told: a language, a place, a given name, a
+    word and a number ("type 2")."""
+    if _NUMBERED.match(value):
+        return "numbered"
+    if is_language(value):
+        return "language"
+    if is_place(value):
+        return "place"
+    if is_name(value) and len(value.split()) == 1:
+        return "name"
+    return None
+
+
+def _swaps(
+    files: dict[str, list[str]], value: str, said: str, canonical: Callable[[str], bool]
+) -> list[tuple[str, str, str]]:
+    """The one line holding the old value (said, or of the new value's kind), with the new value in
+    its place; the line must stay in a template the engine knows. Several lines could be meant:
+    none is (unsure, both stay)."""
+    old, _, subject = said.partition("; of: ")
+    out = []
+    for kind, lines in files.items():
+        for line in lines:
+            spans = [old] if old else _spans_of_kind(line, value)
+            for span in spans:
+                new_line = _swapped_line(line, span, value, canonical)
+                if new_line is None or (subject and fold(subject) not in fold(line)):
+                    continue
+                out.append((kind, line, new_line))
+    return out
+
+
+#: The templates whose value may be of a kind ("London" corrects a home, never ``Goes by Sam``).
+_KIND_LINES = {
+    "place": re.compile(r"^(?:Lives in|From|Born in|Grew up in) "),
+    "language": re.compile(r"^(?:Speaks|Native language:|Reply in|Is learning) "),
+    "name": re.compile(r"^(?:Name:|Goes by|Call the user|Has an? .+ named) "),
+    "numbered": re.compile(r""),
+}
+
+
+def _spans_of_kind(line: str, value: str) -> list[str]:
+    """The values in ``line`` of the same kind as ``value`` (and not it), in a template that holds
+    that kind of value."""
+    kind = _kind_of(value)
+    if kind is None or not _KIND_LINES[kind].match(line):
+        return []
+    words = line.split()
+    out = []
+    for i in range(len(words)):
+        for j in range(i + 1, min(len(words), i + 3) + 1):
+            span = " ".join(words[i:j]).strip(".,;:()")
+            if span and fold(span) != fold(value) and not set(fold(span).split()) & _HEADS:
+                if kind == "numbered":
+                    n, m = _NUMBERED.match(span), _NUMBERED.match(value)
+                    if n and m and fold(n.group("w")) == fold(m.group("w")):
+                        out.append(span)
+                elif kind is not None and _kind_of(span) == kind:
+                    out.append(span)
+    return out
+
+
+def _swapped_line(line: str, old: str, new: str, canonical: Callable[[str], bool]) -> str | None:
+    """``line`` with the value ``old`` (whole words, folded) replaced by ``new``; None when the line
+    does not hold it as a value, or the result is in no template of the engine's."""
+    words = fold(old).split()
+    if not words or set(words) <= _HEADS:
+        return None
+    folded = fold(line)
+    m = re.search(rf"(?<![\w-]){re.escape(' '.join(words))}(?![\w-])", folded)
+    if m is None or len(folded) != len(line):
+        return None
+    head = line[: m.start()]
+    if set(fold(head).split()) - _HEADS - {":"} and not head.rstrip().endswith(":"):
+        pass  # the value may follow other value words ("Has type 1 diabetes")
+    value = new if new[:1].isupper() or not line[m.start()].isupper() else new[:1].upper() + new[1:]
+    head = re.sub(r"\b(an?) $", lambda a: "an " if value[:1].lower() in "aeiou" else "a ", head)
+    # a tool swapped leaves its old version behind ("Uses Postgres 16" → "Uses MySQL")
+    tail = re.sub(r"^ v?\d+(?:\.\d+)*\b", "", line[m.end() :])
+    new_line = f"{head}{value}{tail}"
+    return new_line if canonical(new_line) and new_line != line else None

@@ -64,6 +64,16 @@ def spouse(f: Filling) -> bool:
 
 
 RULES = [
+    # "Sofie's my wife now": a partner named as the new kin
+    rule(
+        rf"(?:^|\b(?:and|so|now)\s+){NAME}(?:'s| is) (?:now )?my (?P<k>wife|husband|fianc[eé]e?|partner)"
+        r"(?: now)?\s*(?:[,.!]|$)",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        change=True,
+        finish=named_person,
+    ),
     rule(
         rf"\bmy (?P<k>{KIN})(?:'s name)? is (?:called |named ){NAME}",
         "Has a {k} named {v}",

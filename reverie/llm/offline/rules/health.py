@@ -108,6 +108,14 @@ RULES = [
         finish=allergen_noun,
     ),
     rule(r"\bi(?:'m| am) (?:an? )?(?P<v>vegetarian|vegan|pescatarian)(?![\w-])", "Is {v}"),
+    rule(
+        r"\b(?:i(?:'ve| have)? )?(?:gone|went|switched|moved|am going|'m going) back to (?:being )?(?:an? )?"
+        r"(?P<v>vegetarian|vegan|pescatarian)(?![\w-])",
+        "Is {v}",
+        None,
+        "correction",
+        change=True,
+    ),
     rule(r"\bi(?:'m| am) (?:a )?veggie(?![\w-])", "Is vegetarian"),
     rule(
         rf"\bi(?: have|'ve got| have got| was diagnosed with| got diagnosed with| live with) (?P<v>{CONDITIONS})\b",

@@ -36,6 +36,29 @@ def at_home(f: Filling) -> bool:
     return bool(_LASTING.search(f.match.string)) or bool(country and is_place(country.group(1)))
 
 
+_TRIP = re.compile(
+    r"\b(?:visit(?:ing)?|trip|holiday|vacation|travel(?:l?ing)?|staying|conference|tour(?:ing)?|"
+    r"week(?:end)?|days?|stopover|layover|business)\b",
+    re.I,
+)
+
+
+def no_trip(f: Filling) -> bool:
+    """ "here in X" is home in a message that says no trip, visit or stay."""
+    return not _TRIP.search(f.message or f.match.string)
+
+
+def is_place_or_with_country(value: str) -> bool:
+    """A place, or a place followed by its country ("suva fiji"): the place."""
+    if is_place(value):
+        return True
+    words = value.split()
+    return any(
+        is_place(" ".join(words[:i])) and is_place(" ".join(words[i:]))
+        for i in range(1, len(words))
+    )
+
+
 RULES = [
     rule(
         rf"{_WE}(?: live| am living|'m living|'re living| are living| am based|'m based|'re based|"
@@ -44,7 +67,8 @@ RULES = [
         {"v": is_place},
     ),
     rule(
-        rf"(?:\bmy home is (?:now )?in|^home (?:base )?(?:for (?:me|us) )?is(?: now)?) {PLACE}",
+        rf"(?:\bmy home is (?:now )?in|(?:^|\bbut |\band |\bso )home (?:base )?(?:for (?:me|us) )?is(?: now)?"
+        rf"(?: (?:out|over|up|down))?(?: in)?) {PLACE}",
         "Lives in {v}",
         {"v": is_place},
     ),
@@ -84,13 +108,13 @@ RULES = [
         {"v": is_place},
     ),
     rule(
-        rf"{_WE}(?:'ve| have)? (?:just )?(?:moved|relocated) from {OLD} to {PLACE}",
+        rf"{_WE}(?:'ve| have)? (?:just )?(?:moved|relocated|shifted) from {OLD} to {PLACE}",
         "Lives in {v} instead of {o}",
         {"v": is_place, "o": is_place},
         change=True,
     ),
     rule(
-        rf"{_WE}(?:'ve| have)? (?:just )?(?:moved|relocated) (?:back |over |down |up )?to {PLACE}",
+        rf"{_WE}(?:'ve| have)? (?:just )?(?:moved|relocated|shifted) (?:back |over |down |up )?to {PLACE}",
         "Lives in {v}",
         {"v": is_place},
         change=True,
@@ -117,6 +141,31 @@ RULES = [
         "correction",
         change=True,
         negative=True,
+    ),
+    # "I've finally settled in Cluj"
+    rule(
+        rf"{_WE}(?:'ve| have)? (?:finally |now |just )?settled (?:down )?in {PLACE}",
+        "Lives in {v}",
+        {"v": is_place},
+        change=True,
+    ),
+    # "lahore based btw", "based in suva fiji btw": a subjectless note
+    rule(
+        r"^(?:i'm |im |i am |we're |we are )?(?P<v>[\w'’ .-]{2,30}?)[ -]based(?=\s*(?:[,.!]|$)|\s+(?:btw|fyi|now)\b)",
+        "Lives in {v}",
+        {"v": is_place},
+    ),
+    rule(
+        r"^(?:currently |now )?based (?:in|out of) (?P<v>[\w'’ .-]{2,40}?)(?=\s*(?:[,.!]|$)|\s+(?:btw|fyi|now)\b)",
+        "Lives in {v}",
+        {"v": is_place_or_with_country},
+    ),
+    # "the shelter here in Sofia": the user's own place, when the message says no trip
+    rule(
+        rf"\bhere in {PLACE}",
+        "Lives in {v}",
+        {"v": is_place},
+        finish=no_trip,
     ),
     rule(r"\bmy time ?zone is (?P<v>[A-Z][\w/+:-]{1,30})", "Timezone: {v}"),
 ]

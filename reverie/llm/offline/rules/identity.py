@@ -64,5 +64,5 @@ CANON = [
     (r"^Born in (.+)$", USER, "birthplace"),
     (r"^Grew up in (.+)$", USER, None),
     (r"^Birthday: (.+)$", USER, "birthday"),
-    (r"^Goes by (.+)$", USER, None),
+    (r"^Goes by (.+)$", USER, "nickname"),
 ]

@@ -39,7 +39,7 @@ ROLES = word_set(
     "illustrator copywriter tutor instructor trainer coach principal dean statistician actuary auditor banker "
     "broker trader realtor solicitor barrister notary secretary receptionist nanny gardener landscaper builder "
     "bricklayer roofer painter sculptor dancer singer actor actress comedian streamer blogger podcaster "
-    "homemaker retiree pensioner owner worker strategist"
+    "homemaker retiree pensioner owner worker strategist sre swe sde dba devops"
 )
 
 

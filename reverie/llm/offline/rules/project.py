@@ -13,8 +13,8 @@ import re
 from .core import MEMORY, Filling, rule
 from .lexicon import CADENCE, NOT_NAMES, PROJECT_NOUN
 from .person import third_person
-from .phrases import NAME, VAL
-from .values import clean, is_project, is_specific, is_tech, is_tool
+from .phrases import NAME, PSTOP, VAL
+from .values import clean, is_place, is_project, is_specific, is_tech, is_tool
 
 # A project: a capitalised name, or a described one ("the inventory app"), as the subject of a
 # storage fact.
@@ -101,12 +101,18 @@ def is_tool_list(value: str) -> bool:
     return is_tool(value) or is_tech_list(value)
 
 
+def _a_tool_no_place(value: str) -> bool:
+    """A tool a team moves to, never a town it moves to ("we moved from Bombay to Pune")."""
+    return is_tool(value) and not is_place(value)
+
+
 RULES = [
     # project facts and decisions
     rule(
-        rf"\bwe(?:'ve| have)? (?:now )?(?:switched|moved|migrated) (?:\w+ )?from (?P<o>[^,.;!?()]{{1,40}}?) to {VAL}",
+        rf"\bwe(?:'ve| have)? (?:now )?(?:switched|moved|migrated) (?:\w+ )?from (?P<o>[^,.;!?()]{{1,40}}?) to "
+        rf"(?P<v>[^,.;:!?()]{{1,60}}?){PSTOP}",
         "Uses {v} instead of {o}",
-        {"v": is_tool, "o": is_tool},
+        {"v": _a_tool_no_place, "o": _a_tool_no_place},
         "correction",
         change=True,
     ),
