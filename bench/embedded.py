@@ -68,15 +68,17 @@ async def _lag(root: Path, seconds: float, mode: str) -> dict[str, Any]:
 
     memory = reverie.open(root)
     lags: list[float] = []
+    cpus: list[float] = []
     calls = 0
     done = asyncio.Event()
     words = ["Lisbon coffee", "Postgres", "hiking with Dana", "tea garden", "cello Porto"]
 
     async def tick() -> None:
         while not done.is_set():
-            before = time.perf_counter()
+            before, cpu0 = time.perf_counter(), time.thread_time()
             await asyncio.sleep(TICK)
             lags.append(time.perf_counter() - before - TICK)
+            cpus.append(time.thread_time() - cpu0)
 
     async def caller(n: int) -> None:
         nonlocal calls
@@ -105,23 +107,37 @@ async def _lag(root: Path, seconds: float, mode: str) -> dict[str, Any]:
                 await asyncio.sleep(0)
             calls += 1
 
-    # warm up: each verb once, so first-use imports (the offline engine's rules) are not measured
-    await memory.arecall("Lisbon")
-    await memory.arecord("bench:warm", [{"role": "user", "content": "I like tea."}])
-    await memory.aremember("User: warming up.")
+    # warm up: each verb on every worker at once, so first-use imports (the offline engine's
+    # rules) and, in process mode, the workers' start-up are not measured
+    from reverie import offload
+
+    for _ in range(2):
+        await asyncio.gather(
+            *(
+                call
+                for n in range(offload.MAX_WORKERS)
+                for call in (
+                    memory.arecall("Lisbon"),
+                    memory.arecord(f"bench:warm{n}", [{"role": "user", "content": "I like tea."}]),
+                    memory.aremember("User: warming up."),
+                )
+            )
+        )
     ticker = asyncio.create_task(tick())
     await asyncio.sleep(0.2)
     lags.clear()
+    cpus.clear()
     tasks = [asyncio.create_task(caller(n)) for n in range(TASKS if mode != "floor" else 0)]
     started = time.perf_counter()
     await asyncio.sleep(seconds)
     done.set()
     measured = lags[:]  # the window only: the tasks' last calls end after it
+    measured_cpus = cpus[:]
     await asyncio.gather(*tasks)
     elapsed = time.perf_counter() - started
     await ticker
     memory.close()
-    return {"lags": measured, "calls": calls, "seconds": elapsed}
+    return {"lags": measured, "calls": calls, "seconds": elapsed, "cpus": measured_cpus}
 
 
 async def _on_loop_record(memory: Any, key: str, message: dict[str, Any]) -> None:
@@ -139,13 +155,13 @@ def lag_main(argv: list[str]) -> None:
     p.add_argument("--mode", choices=("executor", "loop", "floor"), default="executor")
     p.add_argument("--workers", type=int, default=0)
     p.add_argument("--switch", type=float, default=0.0)
+    p.add_argument("--offload", choices=("threads", "processes"), default="threads")
     a = p.parse_args(argv)
     if a.switch:
         sys.setswitchinterval(a.switch)
-    if a.workers:
-        from reverie import offload
+    from reverie import offload
 
-        offload.MAX_WORKERS = a.workers
+    offload.configure(a.offload, workers=a.workers or None)
     out = asyncio.run(_lag(Path(a.root), a.seconds, a.mode))
     print(json.dumps(out))
 
@@ -192,10 +208,12 @@ def _variant(ctx: Context, template: Path, seconds: float, **opts: Any) -> dict[
     out: dict[str, Any] = json.loads(proc.stdout.splitlines()[-1])
     lags = sorted(out["lags"])
     out["p50"], out["p99"], out["max"] = _pct(lags, 0.5), _pct(lags, 0.99), lags[-1]
+    out["cpu99"] = _pct(sorted(out["cpus"]), 0.99)  # the loop thread's own CPU between two ticks
     out["rate"] = out["calls"] / out["seconds"]
     print(
         f"[bench] embedded {opts}: lag p50 {out['p50'] * 1e3:.2f} ms, p99 {out['p99'] * 1e3:.2f} ms, "
-        f"max {out['max'] * 1e3:.1f} ms; {out['rate']:.0f} calls/s",
+        f"max {out['max'] * 1e3:.1f} ms; {out['rate']:.0f} calls/s; the loop's own CPU a tick p99 "
+        f"{out['cpu99'] * 1e3:.2f} ms",
         flush=True,
     )
     return out
@@ -226,6 +244,12 @@ def run(ctx: Context) -> list[Result]:
             f"executor {offload.MAX_WORKERS} threads, switch 1 ms",
             {"mode": "executor", "switch": 0.001},
         ),
+        ("processes, 1 worker", {"mode": "executor", "offload": "processes", "workers": 1}),
+        (
+            f"processes, {min(offload.MAX_WORKERS, os.cpu_count() or 1)} workers (one per CPU)",
+            {"mode": "executor", "offload": "processes"},
+        ),
+        ("processes, 4 workers", {"mode": "executor", "offload": "processes", "workers": 4}),
         ("on the loop (before)", {"mode": "loop"}),
     ]
     per = 10 if ctx.quick else 40
@@ -264,7 +288,8 @@ def run(ctx: Context) -> list[Result]:
                     f"p50 {out['p50'] * 1e3:.2f} ms, p99 {out['p99'] * 1e3:.2f} ms, max "
                     f"{out['max'] * 1e3:.1f} ms; {out['rate']:.0f} calls/s (on the loop: "
                     f"{peer['rate']:.0f}); floor p99 {floor['p99'] * 1e3:.2f} ms, max "
-                    f"{floor['max'] * 1e3:.1f} ms"
+                    f"{floor['max'] * 1e3:.1f} ms; p99 {out['p99'] / floor['p99']:.2f}× the "
+                    f"floor's; the loop's own CPU a tick p99 {out['cpu99'] * 1e3:.2f} ms"
                 ),
             )
         )

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     )
     from .operations.approve import ApproveResult
     from .operations.files import FilesResult
-    from .operations.items import MemoryEvent, MemoryItem
+    from .operations.items import MemoryEvent, MemoryItem, Results
     from .recall import Hit
     from .status import StatusReport
     from .workspace import MEMORY_FILES, Workspace, content_id
@@ -54,6 +54,7 @@ _LAZY = {
     "IndexResult": "memory",
     "MemoryItem": "operations.items",
     "MemoryEvent": "operations.items",
+    "Results": "operations.items",
     "FilesResult": "operations.files",
     "import_from": "importers",
     "export_bundle": "importers",
@@ -104,6 +105,7 @@ __all__ = [
     "IndexResult",
     "MemoryItem",
     "MemoryEvent",
+    "Results",
     "FilesResult",
     "RestorePlan",
     "DreamResult",

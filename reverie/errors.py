@@ -32,6 +32,7 @@ it to a one-line message, and anything else is a bug shown with a traceback only
     │   ├── AlreadyRunningError     another run holds the run lock
     │   └── FencedError             a stale run's write was refused (fencing epoch or batch moved); nothing written
     ├── CommandError           a chat command or CLI invocation is malformed
+    ├── WorkerError            a worker process of the async verbs died or could not carry a call
     └── RecallError            the search index cannot be built or queried (a corrupt index is rebuilt, not raised)
 """
 
@@ -62,6 +63,7 @@ __all__ = [
     "AlreadyRunningError",
     "FencedError",
     "CommandError",
+    "WorkerError",
     "RecallError",
 ]
 
@@ -253,6 +255,13 @@ class FencedError(DreamError):
 
 class CommandError(ReverieError):
     """A chat command, CLI invocation or verb argument is malformed; the message names it."""
+
+
+class WorkerError(ReverieError):
+    """A worker process of the async verbs (``reverie.offload`` in process mode) died during a call,
+    or could not carry it (an argument, result or error that does not pickle). A write it was doing
+    is either whole or not made (every write is atomic, and a multi-step change recovers on the
+    next writer's turn), as when a CLI run is killed; the next call starts a new worker."""
 
 
 class RecallError(ReverieError):

@@ -13,7 +13,8 @@ workspace's locks order the writes, between threads and processes alike). ``sibl
 Each verb is synchronous and has an ``a``-prefixed async twin that does all its work (files,
 SQLite, git, CPU) off the caller's event loop, in ``reverie.offload``'s one bounded executor: the
 pipeline verbs (``adream``, ``aconsolidate``, ``arecord``, ``aclear``, ``anew_session``) as a
-coroutine on a worker thread's own loop, the others as the synchronous verb. The synchronous
+coroutine on a worker's own loop, the others as the synchronous verb; in a worker thread, or in
+process mode in a worker process holding a ``Memory`` of the same workspace (``_call``, by name). The synchronous
 ``dream``, ``consolidate``, ``record``, ``clear`` and ``new_session`` refuse to run inside an event
 loop (await the twin).
 
@@ -30,11 +31,12 @@ test can substitute a subclass (one that records or adds verbs) and every front 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar, overload
 
 from .errors import (
     CommandError,
@@ -45,7 +47,14 @@ from .errors import (
     UnsafePathError,
     WorkspaceError,
 )
-from .memory_verbs import MemoryVerbs, check_kinds, check_limit, check_text, twin_docs
+from .memory_verbs import (
+    MemoryVerbs,
+    check_kinds,
+    check_limit,
+    check_stored,
+    check_text,
+    twin_docs,
+)
 from .runtime import Runtime
 from .topics import TOPICS_DIR, check_topic, is_topic, listing, topic_files
 from .topics import problem as topic_problem
@@ -90,6 +99,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 #: Who made a file edit: a person (``manual``) or an agent through a tool (``agent``: SOUL.md
 #: changes wait for approval). Both are commit kinds (``reverie log --kind agent``).
@@ -338,6 +348,9 @@ class Memory(MemoryVerbs):
         git = built.pop("git", None)
         if git is not None:
             git.close()
+        offload = sys.modules.get("reverie.offload")  # only if an async verb ever ran
+        if offload is not None:
+            offload.release(self)
 
     def __enter__(self) -> Memory:
         return self
@@ -367,7 +380,8 @@ class Memory(MemoryVerbs):
         return type(self)(self.runtime.fresh())
 
     async def _offload(self, verb: Callable[[Memory], T]) -> T:
-        """``verb(self)`` in the shared executor's worker thread, off the caller's event loop."""
+        """``verb(self)`` in the shared executor's worker thread, off the caller's event loop (a
+        verb whose work cannot leave this process; the others use ``_call``)."""
         from . import offload
 
         return await offload.run(lambda: verb(self))
@@ -377,6 +391,42 @@ class Memory(MemoryVerbs):
         from . import offload
 
         return await offload.run_async(work)
+
+    async def _call(
+        self, verb: Callable[Concatenate[Memory, P], T], /, *args: P.args, **kwargs: P.kwargs
+    ) -> T:
+        """``verb`` (a ``Memory`` method, sent by name: a subclass's override is the one run) off
+        the caller's event loop, in ``reverie.offload``'s executor: a worker thread, or in process
+        mode a worker process with its own ``Memory`` of this workspace (``_portable``)."""
+        from . import offload
+
+        result: T = await offload.call(self, verb.__name__, args, kwargs)
+        return result
+
+    async def _call_async(
+        self,
+        verb: Callable[Concatenate[Memory, P], Coroutine[Any, Any, T]],
+        /,
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> T:
+        """A pipeline coroutine, as ``_call`` (on the worker's own event loop)."""
+        from . import offload
+
+        result: T = await offload.call_async(self, verb.__name__, args, kwargs)
+        return result
+
+    def _portable(self) -> bytes | None:
+        """This ``Memory`` as a worker process rebuilds it (its class, workspace, config and
+        scope), pickled; None when it cannot leave this process: it has a model observer, its
+        class or config does not pickle (or lives in ``__main__``), or one of its models was
+        registered by this program (``reverie.llm.registry``: a fresh interpreter lacks it)."""
+        spec: bytes | None = self.__dict__.get("_spec", b"")
+        if spec == b"":
+            spec = self.__dict__["_spec"] = _rebuilder(self)
+        if spec is None or not _models_portable(self.config):
+            return None
+        return spec
 
     @property
     def written(self) -> bool:
@@ -400,12 +450,12 @@ class Memory(MemoryVerbs):
         return created
 
     async def ainit(self) -> list[str]:
-        return await self._offload(lambda m: m.init())
+        return await self._call(Memory.init)
 
     # -- history and search ---------------------------------------------------------------------------------
     def remember(self, text: str, *, session_key: str | None = None) -> Remembered:
         """Append ``text`` to history (secrets redacted first): Dream distils it later, ``recall`` finds it now."""
-        check_text("text", text)
+        text = check_stored("text", text)
         if session_key is not None:
             check_text("session_key", session_key)
         self._create()
@@ -413,7 +463,7 @@ class Memory(MemoryVerbs):
         return Remembered(cursor, session_key)
 
     async def aremember(self, text: str, *, session_key: str | None = None) -> Remembered:
-        return await self._offload(lambda m: m.remember(text, session_key=session_key))
+        return await self._call(Memory.remember, text, session_key=session_key)
 
     def recall(
         self,
@@ -445,51 +495,15 @@ class Memory(MemoryVerbs):
         since: str | None = None,
         until: str | None = None,
     ) -> list[Hit]:
-        return await self._offload(
-            lambda m: m.recall(
-                query, limit=limit, kinds=kinds, session=session, since=since, until=until
-            )
+        return await self._call(
+            Memory.recall,
+            query,
+            limit=limit,
+            kinds=kinds,
+            session=session,
+            since=since,
+            until=until,
         )
-
-    def search(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        limit: int = 10,
-        kinds: Sequence[str] | str | None = None,
-        session: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        threshold: float | None = None,
-    ) -> list[Hit]:
-        """``recall`` under the name search tools (and mem0) use: ``user_id`` must be this
-        memory's; ``threshold`` keeps the hits whose ``match`` (absolute, 0 to 1: the share of the
-        query's words a hit holds) is at least that. Hits are as stored (marks, transcripts, the
-        assistant's replies); what goes into a model's prompt is ``search_memory``'s."""
-        self.check_user(user_id)
-        hits = self.recall(
-            query, limit=limit, kinds=kinds, session=session, since=since, until=until
-        )
-        return _above(hits, threshold)
-
-    async def asearch(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        limit: int = 10,
-        kinds: Sequence[str] | str | None = None,
-        session: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        threshold: float | None = None,
-    ) -> list[Hit]:
-        self.check_user(user_id)
-        hits = await self.arecall(
-            query, limit=limit, kinds=kinds, session=session, since=since, until=until
-        )
-        return _above(hits, threshold)
 
     def reindex(self, *, rebuild: bool = False) -> IndexResult:
         """Bring the search index up to date with the files (``rebuild``: drop it and rebuild it
@@ -500,7 +514,7 @@ class Memory(MemoryVerbs):
         return IndexResult(stats, recall.embed_missing_sync(), recall.index.count())
 
     async def areindex(self, *, rebuild: bool = False) -> IndexResult:
-        return await self._offload(lambda m: m.reindex(rebuild=rebuild))
+        return await self._call(Memory.reindex, rebuild=rebuild)
 
     def context(self) -> str:
         """The memory block for a system prompt: the preamble, SOUL.md, USER.md, memory/MEMORY.md
@@ -510,7 +524,7 @@ class Memory(MemoryVerbs):
         return system_prompt(self.runtime.store, agent_preamble(self.runtime))
 
     async def acontext(self) -> str:
-        return await self._offload(lambda m: m.context())
+        return await self._call(Memory.context)
 
     # -- the pipeline ---------------------------------------------------------------------------------------
     async def adream(
@@ -525,7 +539,9 @@ class Memory(MemoryVerbs):
         pending batch within the run budget; ``dry_run``: compute the diff, write nothing; ``wait``:
         wait for a run in progress instead of returning ``already-running``). ``on_progress`` is
         called on the caller's event loop."""
-        forward = _on_this_loop(on_progress)
+        if on_progress is None:
+            return await self._call_async(Memory._dream, all, dry_run, wait, None)
+        forward = _on_this_loop(on_progress)  # a callback into this process: its thread runs it
         return await self._offload_async(lambda: self._dream(all, dry_run, wait, forward))
 
     async def _dream(
@@ -556,7 +572,7 @@ class Memory(MemoryVerbs):
     async def aconsolidate(self, session_key: str | None = None) -> list[ConsolidationResult]:
         """Archive a session into history: all of ``session_key``'s messages (the session is kept),
         or, with no key, every session whose prompt is over its token budget."""
-        return await self._offload_async(lambda: self._consolidate(session_key))
+        return await self._call_async(Memory._consolidate, session_key)
 
     async def _consolidate(self, session_key: str | None) -> list[ConsolidationResult]:
         rt = self.runtime
@@ -583,7 +599,7 @@ class Memory(MemoryVerbs):
         return list(session.messages if archived else session.unconsolidated)
 
     async def amessages(self, session_key: str, *, archived: bool = False) -> list[dict[str, Any]]:
-        return await self._offload(lambda m: m.messages(session_key, archived=archived))
+        return await self._call(Memory.messages, session_key, archived=archived)
 
     async def arecord(
         self, session_key: str, messages: Sequence[dict[str, Any]]
@@ -592,7 +608,7 @@ class Memory(MemoryVerbs):
         Consolidator archive its oldest turns into history if the prompt is over its token budget
         (what ``reverie chat`` does after every turn). Each message needs a string ``role``; other
         keys are kept."""
-        return await self._offload_async(lambda: self._record(session_key, messages))
+        return await self._call_async(Memory._record, session_key, messages)
 
     async def _record(
         self, session_key: str, messages: Sequence[dict[str, Any]]
@@ -614,12 +630,12 @@ class Memory(MemoryVerbs):
         return None if session is None else sessions.pop(session)
 
     async def apop_message(self, session_key: str) -> dict[str, Any] | None:
-        return await self._offload(lambda m: m.pop_message(session_key))
+        return await self._call(Memory.pop_message, session_key)
 
     async def aclear(self, session_key: str) -> ConsolidationResult | None:
         """Archive what the conversation holds that history does not, then clear it (``/new``); None
         when there is no such conversation. Nothing is cleared before it is archived."""
-        return await self._offload_async(lambda: self._clear(session_key))
+        return await self._call_async(Memory._clear, session_key)
 
     async def _clear(self, session_key: str) -> ConsolidationResult | None:
         rt = self.runtime
@@ -633,6 +649,7 @@ class Memory(MemoryVerbs):
 
     async def anew_session(self, session: Session) -> ConsolidationResult:
         """Consolidate all of ``session`` into history and clear it (``/new``)."""
+        # in this process: it clears the caller's own Session object
         return await self._offload_async(lambda: self._new_session(session))
 
     async def _new_session(self, session: Session) -> ConsolidationResult:
@@ -647,28 +664,28 @@ class Memory(MemoryVerbs):
         return self.runtime.dream.set_aside()
 
     async def aset_aside(self) -> list[DeadLetter]:
-        return await self._offload(lambda m: m.set_aside())
+        return await self._call(Memory.set_aside)
 
     def queued(self) -> list[DeadLetter]:
         """Set-aside batches already requeued (they run with the next Dream)."""
         return self.runtime.dream.queued()
 
     async def aqueued(self) -> list[DeadLetter]:
-        return await self._offload(lambda m: m.queued())
+        return await self._call(Memory.queued)
 
     def requeue(self, firsts: Sequence[int] | None = None) -> list[DeadLetter]:
         """Put set-aside batches (by first history cursor; None: all) back in front of Dream's queue."""
         return self.runtime.dream.requeue(None if firsts is None else list(firsts))
 
     async def arequeue(self, firsts: Sequence[int] | None = None) -> list[DeadLetter]:
-        return await self._offload(lambda m: m.requeue(firsts))
+        return await self._call(Memory.requeue, firsts)
 
     def pending(self) -> int:
         """How many history entries Dream has not consumed yet."""
         return self.runtime.store.pending_count()
 
     async def apending(self) -> int:
-        return await self._offload(lambda m: m.pending())
+        return await self._call(Memory.pending)
 
     # -- versions -------------------------------------------------------------------------------------------
     def log(
@@ -701,10 +718,15 @@ class Memory(MemoryVerbs):
         since: date | None = None,
         until: date | None = None,
     ) -> list[CommitInfo]:
-        return await self._offload(
-            lambda m: m.log(
-                limit=limit, kind=kind, path=path, start=start, text=text, since=since, until=until
-            )
+        return await self._call(
+            Memory.log,
+            limit=limit,
+            kind=kind,
+            path=path,
+            start=start,
+            text=text,
+            since=since,
+            until=until,
         )
 
     def show(self, sha: str) -> CommitDetail:
@@ -712,7 +734,7 @@ class Memory(MemoryVerbs):
         return self.runtime.git.show(sha)
 
     async def ashow(self, sha: str) -> CommitDetail:
-        return await self._offload(lambda m: m.show(sha))
+        return await self._call(Memory.show, sha)
 
     def why(self, text: str) -> list[Provenance]:
         """For each memory line containing ``text`` (archive entries included): the commit that
@@ -723,7 +745,7 @@ class Memory(MemoryVerbs):
         return [p for p in found if not (p.path.startswith(archived) and p.line.startswith("#"))]
 
     async def awhy(self, text: str) -> list[Provenance]:
-        return await self._offload(lambda m: m.why(text))
+        return await self._call(Memory.why, text)
 
     def kept_replies(
         self, text: str | None = None, *, reply_id: str | None = None
@@ -749,7 +771,7 @@ class Memory(MemoryVerbs):
     async def akept_replies(
         self, text: str | None = None, *, reply_id: str | None = None
     ) -> list[KeptReply]:
-        return await self._offload(lambda m: m.kept_replies(text, reply_id=reply_id))
+        return await self._call(Memory.kept_replies, text, reply_id=reply_id)
 
     def restore(
         self,
@@ -788,7 +810,7 @@ class Memory(MemoryVerbs):
         replay: bool = False,
         base: str | None = None,
     ) -> OperationResult:
-        return await self._offload(lambda m: m.restore(sha, only=only, replay=replay, base=base))
+        return await self._call(Memory.restore, sha, only=only, replay=replay, base=base)
 
     def plan_restore(self, sha: str | None = None, *, only: bool = False) -> RestorePlan:
         """What ``restore(sha, only=only)`` would change now, writing nothing: what a confirmation
@@ -799,7 +821,7 @@ class Memory(MemoryVerbs):
         return RestorePlan(self.runtime.git.resolve(target), only, base, diff, tuple(files))
 
     async def aplan_restore(self, sha: str | None = None, *, only: bool = False) -> RestorePlan:
-        return await self._offload(lambda m: m.plan_restore(sha, only=only))
+        return await self._call(Memory.plan_restore, sha, only=only)
 
     def preview_restore(self, sha: str, *, only: bool = False) -> str:
         """The diff ``restore(sha, only=only)`` would make to the memory files now (``plan_restore``'s
@@ -807,7 +829,7 @@ class Memory(MemoryVerbs):
         return self.plan_restore(sha, only=only).diff
 
     async def apreview_restore(self, sha: str, *, only: bool = False) -> str:
-        return await self._offload(lambda m: m.preview_restore(sha, only=only))
+        return await self._call(Memory.preview_restore, sha, only=only)
 
     def next_dream(self) -> datetime:
         """When Dream's schedule (``reverie serve``, ``reverie chat``) runs it next: one interval
@@ -817,7 +839,7 @@ class Memory(MemoryVerbs):
         return DreamScheduler(self.runtime.dream).next_run_time()
 
     async def anext_dream(self) -> datetime:
-        return await self._offload(lambda m: m.next_dream())
+        return await self._call(Memory.next_dream)
 
     # -- SOUL.md approval -----------------------------------------------------------------------------------
     def pending_soul(self) -> PendingChange | None:
@@ -827,7 +849,7 @@ class Memory(MemoryVerbs):
         return load_pending(self.runtime.store)
 
     async def apending_soul(self) -> PendingChange | None:
-        return await self._offload(lambda m: m.pending_soul())
+        return await self._call(Memory.pending_soul)
 
     def approve(self, *, change: str | None = None) -> ApproveResult:
         """Apply the staged SOUL.md change (``NothingPendingError`` when none is). ``change``: the
@@ -838,7 +860,7 @@ class Memory(MemoryVerbs):
         return approve(self.runtime.store, self.runtime.git, change=change)
 
     async def aapprove(self, *, change: str | None = None) -> ApproveResult:
-        return await self._offload(lambda m: m.approve(change=change))
+        return await self._call(Memory.approve, change=change)
 
     def reject(self, *, change: str | None = None) -> RejectResult | None:
         """Drop the staged SOUL.md change, keeping it and recording the rejection as a commit that
@@ -849,7 +871,7 @@ class Memory(MemoryVerbs):
         return reject(self.runtime.store, self.runtime.git, change=change)
 
     async def areject(self, *, change: str | None = None) -> RejectResult | None:
-        return await self._offload(lambda m: m.reject(change=change))
+        return await self._call(Memory.reject, change=change)
 
     # -- lines and files ------------------------------------------------------------------------------------
     def pin(self, text: str, *, unpin: bool = False) -> PinResult:
@@ -859,14 +881,14 @@ class Memory(MemoryVerbs):
         return pin(self.runtime.workspace, self.runtime.git, text, pinned=not unpin)
 
     async def apin(self, text: str, *, unpin: bool = False) -> PinResult:
-        return await self._offload(lambda m: m.pin(text, unpin=unpin))
+        return await self._call(Memory.pin, text, unpin=unpin)
 
     def files(self) -> list[str]:
         """The memory files ``read`` serves (see ``memory_files``)."""
         return memory_files(self.workspace)
 
     async def afiles(self) -> list[str]:
-        return await self._offload(lambda m: m.files())
+        return await self._call(Memory.files)
 
     def read(self, path: str) -> str:
         """A memory file's text: SOUL.md, USER.md, memory/MEMORY.md, or a dated note or archive file
@@ -878,7 +900,7 @@ class Memory(MemoryVerbs):
         return self.workspace.read(rel)
 
     async def aread(self, path: str) -> str:
-        return await self._offload(lambda m: m.read(path))
+        return await self._call(Memory.read, path)
 
     def write(
         self,
@@ -902,6 +924,7 @@ class Memory(MemoryVerbs):
         it the text replaces whatever the file holds."""
         from .dream.gate import check
         from .dream.pending import stage_soul_change
+        from .operations.files import removed_lines
         from .security.secrets import redact
 
         rel = _memory_path(check_text("path", path))
@@ -947,7 +970,7 @@ class Memory(MemoryVerbs):
                     rel, None, staged=True, content_id=content_id(current), merged=merged
                 )
             files, read = {rel: new}, {rel: current}
-            gone = _removed_lines(current, new) if rel in MEMORY_FILES else []
+            gone = removed_lines(current, new) if rel in MEMORY_FILES else []
             if gone:
                 how = f"by {_WHO[kind]} in an edit" + (
                     f" ({' '.join(message.split())})" if message else ""
@@ -1008,9 +1031,7 @@ class Memory(MemoryVerbs):
         message: str | None = None,
         base: str | None = None,
     ) -> WriteResult:
-        return await self._offload(
-            lambda m: m.write(path, text, kind=kind, message=message, base=base)
-        )
+        return await self._call(Memory.write, path, text, kind=kind, message=message, base=base)
 
     def remove(
         self, path: str, line: str, *, reason: str, kind: EditKind = "manual"
@@ -1054,7 +1075,7 @@ class Memory(MemoryVerbs):
     async def aremove(
         self, path: str, line: str, *, reason: str, kind: EditKind = "manual"
     ) -> RemoveResult:
-        return await self._offload(lambda m: m.remove(path, line, reason=reason, kind=kind))
+        return await self._call(Memory.remove, path, line, reason=reason, kind=kind)
 
     def _archived(self, rel: str, lines: Sequence[str], how: str) -> tuple[str, str]:
         """``rel``'s archive file and its text with ``lines`` appended under today, each noted as
@@ -1076,7 +1097,7 @@ class Memory(MemoryVerbs):
         return plan_purge(self.runtime.store, self.runtime.git, text)
 
     async def aplan_purge(self, text: str) -> PurgePlan:
-        return await self._offload(lambda m: m.plan_purge(text))
+        return await self._call(Memory.plan_purge, text)
 
     def purge(self, text: str) -> PurgeResult:
         """Remove ``text`` from memory everywhere ``plan_purge`` finds it, rewriting the memory repo's history."""
@@ -1085,14 +1106,14 @@ class Memory(MemoryVerbs):
         return purge(self.runtime.store, self.runtime.git, text)
 
     async def apurge(self, text: str) -> PurgeResult:
-        return await self._offload(lambda m: m.purge(text))
+        return await self._call(Memory.purge, text)
 
     def gc(self) -> None:
         """Pack the memory repo's loose objects."""
         self.runtime.git.gc()
 
     async def agc(self) -> None:
-        await self._offload(lambda m: m.gc())
+        await self._call(Memory.gc)
 
     @overload
     def history(self, *, since: int = 0, limit: int | None = None) -> list[HistoryEntry]: ...
@@ -1124,7 +1145,7 @@ class Memory(MemoryVerbs):
     ) -> list[HistoryEntry] | list[MemoryEvent]:
         if memory_id is not None:
             return await self.ahistory_of(memory_id)
-        return await self._offload(lambda m: m.history(since=since, limit=limit))
+        return await self._call(Memory.history, since=since, limit=limit)
 
     def session(self, session_key: str) -> Session | None:
         """A conversation as stored (its messages, oldest first), or None when there is none by that
@@ -1133,7 +1154,7 @@ class Memory(MemoryVerbs):
         return sessions.load(sessions.path_for(session_key))
 
     async def asession(self, session_key: str) -> Session | None:
-        return await self._offload(lambda m: m.session(session_key))
+        return await self._call(Memory.session, session_key)
 
     # -- state ----------------------------------------------------------------------------------------------
     def faults(self) -> list[Fault]:
@@ -1149,7 +1170,7 @@ class Memory(MemoryVerbs):
         return find_faults(self.workspace, repo)
 
     async def afaults(self) -> list[Fault]:
-        return await self._offload(lambda m: m.faults())
+        return await self._call(Memory.faults)
 
     def committed(self, path: str) -> str | None:
         """A memory file as the last commit holds it (None: not committed yet, or no repository):
@@ -1161,7 +1182,7 @@ class Memory(MemoryVerbs):
         return git.file_at("HEAD", rel)
 
     async def acommitted(self, path: str) -> str | None:
-        return await self._offload(lambda m: m.committed(path))
+        return await self._call(Memory.committed, path)
 
     def status(self) -> StatusReport:
         """Cursors, pending entries, file sizes, the model, the last Dream run, set-aside batches, a
@@ -1171,7 +1192,42 @@ class Memory(MemoryVerbs):
         return collect_status(self.runtime.store)
 
     async def astatus(self) -> StatusReport:
-        return await self._offload(lambda m: m.status())
+        return await self._call(Memory.status)
+
+
+def _rebuilder(memory: Memory) -> bytes | None:
+    """``memory`` as ``_rebuild``'s pickled call, or None when it cannot be sent (see ``_portable``)."""
+    import functools
+    import pickle
+
+    rt = memory.runtime
+    cls = type(memory)
+    if rt.activity is not None or cls.__module__ == "__main__" or "<locals>" in cls.__qualname__:
+        return None
+    try:
+        factory = functools.partial(_rebuild, cls, rt.workspace.root, rt._config, rt.scope)
+        data = pickle.dumps(factory, protocol=5)
+        pickle.loads(data)
+    except Exception:  # noqa: BLE001 - whatever does not pickle stays in this process
+        return None
+    return data
+
+
+def _rebuild(cls: type[Memory], root: Path, config: Config | None, scope: Any) -> Memory:
+    """A worker process's ``Memory`` of the same workspace, config and scope."""
+    return cls(Runtime(root, config=config, scope=scope))
+
+
+def _models_portable(config: Config) -> bool:
+    """True when every model ``config`` names is one a fresh interpreter resolves the same way: the
+    offline engine, or a remote provider (not one registered in this process, nor the scripted fake
+    whose queue lives here)."""
+    from .llm import registry
+
+    for model in {config.model, config.dream_model}:
+        if registry.resolve(model) is not None and registry.prefix_of(model) != "reverie":
+            return False
+    return True
 
 
 def _edit_section(ws: Workspace) -> Any:
@@ -1227,39 +1283,6 @@ def _filters(
         "until": until,
     }
     return SearchFilters.from_mapping({k: v for k, v in given.items() if v is not None})
-
-
-def _above(hits: list[Hit], threshold: float | None) -> list[Hit]:
-    """``hits`` whose absolute ``match`` is at least ``threshold`` (all of them when it is None)."""
-    if threshold is None:
-        return hits
-    if (
-        isinstance(threshold, bool)
-        or not isinstance(threshold, int | float)
-        or not 0 <= threshold <= 1
-    ):
-        raise CommandError(f"threshold must be a number from 0 to 1, not {threshold!r}")
-    return [h for h in hits if h.match >= threshold]
-
-
-def _removed_lines(before: str, after: str) -> list[str]:
-    """The fact lines of ``before`` whose text (``hitlog.line_key``) ``after`` no longer has, in
-    order; a line that only moved or changed its bullet is not removed."""
-    from collections import Counter
-
-    from .hitlog import holds_text, line_key
-
-    left = Counter(line_key(raw) for raw in after.split("\n") if holds_text(raw))
-    gone = []
-    for raw in before.split("\n"):
-        if not holds_text(raw):
-            continue
-        key = line_key(raw)
-        if left[key] > 0:
-            left[key] -= 1
-        elif key:
-            gone.append(raw)
-    return gone
 
 
 def _check_kind(kind: str) -> None:

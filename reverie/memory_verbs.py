@@ -12,7 +12,10 @@ scores are specified in ``reverie.operations.items``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import logging
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._lazy import lazy_exports
@@ -20,7 +23,7 @@ from .errors import CommandError
 
 if TYPE_CHECKING:
     from .operations.files import FilesResult
-    from .operations.items import MemoryEvent, MemoryItem
+    from .operations.items import MemoryEvent, MemoryItem, Results
     from .recall import Hit
     from .runtime import Runtime
 
@@ -31,6 +34,7 @@ __getattr__ = lazy_exports(
     {
         "MemoryItem": "operations.items",
         "MemoryEvent": "operations.items",
+        "Results": "operations.items",
         "FilesResult": "operations.files",
     },
     globals(),
@@ -40,14 +44,18 @@ __all__ = [
     "MemoryVerbs",
     "MemoryItem",
     "MemoryEvent",
+    "Results",
     "FilesResult",
     "check_text",
+    "check_stored",
+    "record_user",
     "check_limit",
     "check_kinds",
     "twin_docs",
 ]
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 _MAX_METADATA_BYTES = 64 << 10
 #: A plain workspace's user (``check_user``), under its state directory.
 _USER_FILE = "user"
@@ -60,6 +68,28 @@ def check_text(name: str, value: object, *, empty: bool = False) -> str:
     if not empty and not value.strip():
         raise CommandError(f"{name} is empty: say what it is")
     return value
+
+
+def check_stored(name: str, value: object) -> str:
+    """``value`` checked as text a verb stores (``remember``, ``add``, ``update``): a non-blank
+    string with no control character but tab and newline (``\\r\\n`` and a lone ``\\r`` are
+    newlines). A NUL, an escape sequence or a bidirectional override is refused, naming the
+    argument and the character, never stored to reach a prompt, a terminal or a memory file
+    (``reverie.textsafety.CONTROL`` says which characters)."""
+    from .textsafety import CONTROL
+
+    text = check_text(name, value).replace("\r\n", "\n").replace("\r", "\n")
+    found = CONTROL.search(text)
+    if found:
+        char = found.group()
+        label = unicodedata.name(char, "") or {0: "NUL", 0x1B: "ESC", 0x7F: "DEL"}.get(
+            ord(char), "a control character"
+        )
+        raise CommandError(
+            f"{name} holds a control character (U+{ord(char):04X}, {label}) at offset "
+            f"{found.start()}: remove it (only tab and newline are kept)"
+        )
+    return text
 
 
 def check_limit(name: str, value: object, *, zero: bool = False) -> int:
@@ -145,6 +175,8 @@ class MemoryVerbs:
 
         async def aconsolidate(self, session_key: str | None = None) -> Any: ...
 
+        def dream(self, *, all: bool = ..., wait: bool = ...) -> Any: ...  # noqa: A002
+
         def recall(
             self,
             query: str,
@@ -195,8 +227,10 @@ class MemoryVerbs:
             return None
         return raw.decode("utf-8", "replace").strip() or None  # empty: a first add was cut short
 
-    def _own(self, user_id: str | None) -> None:
-        """Record ``user_id`` as this plain workspace's user on its first ``add`` naming one."""
+    def _record_user(self, user_id: str | None) -> None:
+        """Record ``user_id`` as this plain workspace's user, when it has none yet (the first
+        ``add`` naming one does, and a mem0 import of one user's memories); ``CommandError`` when
+        it is another user's already (``check_user``)."""
         if user_id is None or self.runtime.scope is not None or self._workspace_user() is not None:
             return
         import os
@@ -235,7 +269,8 @@ class MemoryVerbs:
         marks, no raw dumps), never the assistant's own replies, the conversation in progress
         (``session_key``'s messages not yet archived) or the question itself; each a
         ``MemoryItem`` with its id and an absolute ``score`` (the share of the query's words it
-        holds, 0 to 1; ``threshold`` keeps those at or above it). ``kinds``, ``session``,
+        holds, 0 to 1, a word naming a category of fact held by a line of it:
+        ``reverie.recall.categories``; ``threshold`` keeps those at or above it). ``kinds``, ``session``,
         ``since`` and ``until`` narrow the search as ``recall``'s do. What every adapter's and the
         MCP server's ``search_memory`` tool returns."""
         from .operations import items as _items
@@ -250,13 +285,13 @@ class MemoryVerbs:
             or not 0 <= threshold <= 1
         ):
             raise CommandError(f"threshold must be a number from 0 to 1, not {threshold!r}")
-        hits = self.recall(
+        from .recall.categories import with_categories
+
+        hits = with_categories(
+            lambda q: self.recall(
+                q, limit=max(limit * 3, 20), kinds=kinds, session=session, since=since, until=until
+            ),
             query,
-            limit=max(limit * 3, 20),
-            kinds=kinds,
-            session=session,
-            since=since,
-            until=until,
         )
         return _items.search_memory(
             self.runtime, hits, query, limit=limit, session_key=session_key, threshold=threshold
@@ -288,6 +323,112 @@ class MemoryVerbs:
         )
 
     # -- mem0's verbs ----------------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        filters: Mapping[str, Any] | None = None,
+        limit: int = 10,
+        top_k: int | None = None,
+        threshold: float | None = None,
+        kinds: Sequence[str] | str | None = None,
+        session: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> Results:
+        """mem0's ``search``: the memories that answer ``query``, best first, as ``search_memory``
+        hands them to a model (clean, each with its id and an absolute ``score``: the share of the
+        query's words it holds, 0 to 1; ``threshold`` keeps those at or above it). A query that
+        names a category of fact ("dietary restrictions", "what do you know about me?") also
+        finds the lines of that category (``reverie.recall.categories``). ``user_id`` / ``agent_id`` (as
+        arguments or in ``filters``, mem0's two spellings) must be this memory's; ``run_id`` and
+        any other key of ``filters`` keep the items whose ``add`` carried that value (in its ids or
+        ``metadata``). ``top_k`` is ``limit``'s other name. Recall's raw hits (marks, transcripts,
+        scores that rank) are ``recall``'s."""
+        wanted = self._scope(filters, user_id, agent_id, run_id)
+        size = _size(limit, top_k)
+        items = self.search_memory(
+            query,
+            limit=size if not wanted else max(size * 5, 50),
+            threshold=threshold,
+            kinds=kinds,
+            session=session,
+            since=since,
+            until=until,
+        )
+        return _results(self._kept(items, wanted)[:size])
+
+    async def asearch(
+        self,
+        query: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        filters: Mapping[str, Any] | None = None,
+        limit: int = 10,
+        top_k: int | None = None,
+        threshold: float | None = None,
+        kinds: Sequence[str] | str | None = None,
+        session: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> Results:
+        return await self._offload(
+            lambda m: m.search(
+                query,
+                user_id=user_id,
+                agent_id=agent_id,
+                run_id=run_id,
+                filters=filters,
+                limit=limit,
+                top_k=top_k,
+                threshold=threshold,
+                kinds=kinds,
+                session=session,
+                since=since,
+                until=until,
+            )
+        )
+
+    def _scope(
+        self,
+        filters: Mapping[str, Any] | None,
+        user_id: str | None,
+        agent_id: str | None,
+        run_id: str | None,
+    ) -> dict[str, Any]:
+        """mem0's ids and filters, checked: ``user_id`` / ``agent_id`` (given either way) must be
+        this memory's; what is left (``run_id``, metadata keys) is returned to keep items by."""
+        wanted = _filters(filters)
+        for name, value in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id)):
+            if value is None:
+                continue
+            check_text(name, value)
+            if name in wanted and wanted[name] != value:
+                raise CommandError(f"{name} {value!r} and filters' {wanted[name]!r} disagree")
+            wanted[name] = value
+        self.check_user(wanted.pop("user_id", None), wanted.pop("agent_id", None))
+        return wanted
+
+    def _kept(self, items: Sequence[MemoryItem], wanted: Mapping[str, Any]) -> list[MemoryItem]:
+        """``items`` whose ``add`` carried every value of ``wanted`` (a memory line carries none:
+        with a filter, only the history entries that carry it are kept)."""
+        if not wanted:
+            return list(items)
+        from .operations import items as _items
+
+        out = []
+        for item in items:
+            carried = _items.carried(self.runtime, item)
+            carried.update(carried.pop("metadata", None) or {})
+            if all(_holds(carried.get(k), v) for k, v in wanted.items()):
+                out.append(item)
+        return out
+
     def add(
         self,
         messages: str | Mapping[str, Any] | Sequence[Mapping[str, Any]],
@@ -296,17 +437,33 @@ class MemoryVerbs:
         agent_id: str | None = None,
         run_id: str | None = None,
         metadata: Mapping[str, Any] | None = None,
-    ) -> list[MemoryItem]:
+        infer: bool = True,
+    ) -> Results:
         """mem0's ``add``: a text (or one chat message) becomes a history entry, redacted, with
         ``metadata`` and the ids kept beside it; a list of chat messages is recorded as a
         conversation (``sessions/mem0_<user>.jsonl``, each message carrying ``metadata``) and
-        consolidated at once, so its facts reach history. Returns the new entries as ``pending``
-        items (ids ``h<cursor>``): search finds them now, Dream distils them into the memory files
-        (where each becomes a line with its own stable id). ``user_id`` must be this memory's."""
+        consolidated at once, so its facts reach history. ``user_id`` must be this memory's.
+
+        ``infer=True`` (mem0's default) then learns at once: a Dream run (``dream(all=True,
+        wait=True)``: under its lock, within its budget, through its gate; it waits for a
+        scheduled run in progress) distils every pending entry — these and any others waiting —
+        and ``add`` returns what that did to memory, mem0's way: each line written (``ADD``),
+        rewritten (``UPDATE``, the old text in ``metadata["previous_memory"]``) or archived
+        (``DELETE``), with its stable id. Precision first: what the engine is unsure of is not
+        written; when nothing was, the entries are returned with ``event="NONE"`` (kept in
+        history, found by search; when the run failed — a model down — with why under
+        ``metadata["not_learned"]``, and a warning logged). With a remote model each such ``add`` is a Dream run (model
+        calls); ``infer=False`` only records (ids ``h<cursor>``, state ``pending``) and leaves
+        the distilling to the next ``dream()`` or schedule, one run for many adds."""
         from .operations import items as _items
 
+        if not isinstance(infer, bool):
+            raise CommandError(f"infer must be True or False, not {infer!r}")
+        if infer:
+            _no_running_loop()  # refused before anything is recorded, never halfway
+
         self.check_user(user_id, agent_id)
-        self._own(user_id)
+        self._record_user(user_id)
         if run_id is not None:
             check_text("run_id", run_id)
         extra = {
@@ -318,7 +475,7 @@ class MemoryVerbs:
         before = store.last_cursor() if self.runtime.workspace.history_path.exists() else 0
         if isinstance(messages, str) or isinstance(messages, Mapping):
             text = messages if isinstance(messages, str) else _message_text(messages)
-            check_text("messages", text)
+            text = check_stored("messages", text)
             self._create()
             store.history.append(text, key, extra={**extra, **({"metadata": meta} if meta else {})})
         else:
@@ -327,12 +484,31 @@ class MemoryVerbs:
                 key, [{**t, **({"metadata": meta} if meta else {}), **extra} for t in turns]
             )
             self.consolidate(key)
-        found = store.history.read_since(before)
-        return [
+        found = [
             _items.entry_item(entry, "\n".join(said), "pending")
-            for entry in found
+            for entry in store.history.read_since(before)
             if (said := _items.clean_entry(entry.content, speech=False))
         ]
+        if not infer:
+            return _results(found)
+        active = _items.active_items(self.runtime)
+        run = self.dream(all=True, wait=True)
+        made = _items.changes(self.runtime, active)
+        if made:
+            return _results(made)
+        why = None
+        if run.status not in ("ok", "no-change", "nothing-to-do"):  # the model down, a refusal
+            why = f"Dream {run.status}" + (f": {run.reason}" if run.reason else "")
+            log.warning("add: kept in history, not learned (%s)", why)
+        kept = (_items.get(self.runtime, item.id) or item for item in found)
+        return _results(
+            replace(
+                item,
+                event="NONE",
+                metadata={**item.metadata, **({"not_learned": why} if why else {})},
+            )
+            for item in kept
+        )
 
     async def aadd(
         self,
@@ -342,32 +518,67 @@ class MemoryVerbs:
         agent_id: str | None = None,
         run_id: str | None = None,
         metadata: Mapping[str, Any] | None = None,
-    ) -> list[MemoryItem]:
-        # The whole verb in the executor (its conversation's consolidation included): one thread's
-        # work from the entry's append to reading it back, none of it on the caller's loop.
+        infer: bool = True,
+    ) -> Results:
+        # The whole verb in the executor (its conversation's consolidation and Dream run included):
+        # one thread's work from the entry's append to reading memory back, none on the caller's
+        # loop.
         return await self._offload(
             lambda m: m.add(
-                messages, user_id=user_id, agent_id=agent_id, run_id=run_id, metadata=metadata
+                messages,
+                user_id=user_id,
+                agent_id=agent_id,
+                run_id=run_id,
+                metadata=metadata,
+                infer=infer,
             )
         )
 
     def get_all(
-        self, *, user_id: str | None = None, agent_id: str | None = None, limit: int = 100
-    ) -> list[MemoryItem]:
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        filters: Mapping[str, Any] | None = None,
+        limit: int = 100,
+        top_k: int | None = None,
+    ) -> Results:
         """mem0's ``get_all``: every memory, each with its stable id — the lines of USER.md and
         memory/MEMORY.md (``active``), then the history entries Dream has not read yet that state
-        something (``pending``); at most ``limit``. ``user_id`` must be this memory's."""
+        something (``pending``); at most ``limit`` (``top_k``). ``user_id`` / ``agent_id`` (as
+        arguments or in ``filters``) must be this memory's. With ``run_id`` or another key of
+        ``filters``: what ``add`` recorded carrying that value — its history entries (read or not)
+        and its conversation's messages (a memory line carries no metadata)."""
         from .operations import items as _items
 
-        self.check_user(user_id, agent_id)
-        check_limit("limit", limit)
-        return _items.get_all(self.runtime, limit=limit)
+        wanted = self._scope(filters, user_id, agent_id, run_id)
+        size = _size(limit, top_k)
+        if not wanted:
+            return _results(_items.get_all(self.runtime, limit=size))
+        user = self.runtime.scope[1].user if self.runtime.scope else self._workspace_user()
+        keys = ["mem0", *([f"mem0:{user}"] if user else [])]  # add's keys, without a user and with
+        return _results(self._kept(_items.added(self.runtime, keys), wanted)[:size])
 
     async def aget_all(
-        self, *, user_id: str | None = None, agent_id: str | None = None, limit: int = 100
-    ) -> list[MemoryItem]:
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        filters: Mapping[str, Any] | None = None,
+        limit: int = 100,
+        top_k: int | None = None,
+    ) -> Results:
         return await self._offload(
-            lambda m: m.get_all(user_id=user_id, agent_id=agent_id, limit=limit)
+            lambda m: m.get_all(
+                user_id=user_id,
+                agent_id=agent_id,
+                run_id=run_id,
+                filters=filters,
+                limit=limit,
+                top_k=top_k,
+            )
         )
 
     def get(self, memory_id: str) -> MemoryItem | None:
@@ -391,7 +602,7 @@ class MemoryVerbs:
         from .operations import items as _items
 
         check_text("memory_id", memory_id)
-        check_text("data", data)
+        data = check_stored("data", data)
         self._create()
         return _items.update(self.runtime, memory_id, data)
 
@@ -440,6 +651,15 @@ class MemoryVerbs:
     ) -> FilesResult:
         return await self._offload(lambda m: m.delete_all(user_id=user_id, agent_id=agent_id))
 
+    def reset(self) -> FilesResult:
+        """mem0's ``reset``: memory emptied, as ``delete_all`` (one commit, every line archived,
+        one ``restore`` brings it back). Unlike mem0's, history and conversations stay: ``purge``
+        and ``reverie forget-user`` erase those."""
+        return self.clear_files(kind="manual", reason="reset")
+
+    async def areset(self) -> FilesResult:
+        return await self._offload(lambda m: m.reset())
+
     # -- whole files -----------------------------------------------------------------------------------
     def delete_file(self, path: str, *, kind: str = "manual", reason: str = "") -> FilesResult:
         """Delete a topic file or dated note (or a folder of topic files): every line it held goes
@@ -487,6 +707,88 @@ class MemoryVerbs:
         return await self._offload(lambda m: m.clear_files(kind=kind, reason=reason))
 
 
+def record_user(memory: MemoryVerbs, user_id: str) -> None:
+    """Make ``user_id`` a plain workspace's user (what its first ``add`` naming one does): what a
+    mem0 import of one user's memories records; ``CommandError`` when it is another user's."""
+    memory.check_user(user_id)
+    memory._record_user(user_id)
+
+
+def _size(limit: object, top_k: object) -> int:
+    """How many results: ``top_k`` (mem0 3's name) when given, else ``limit``; checked by name."""
+    if top_k is not None:
+        return check_limit("top_k", top_k)
+    return check_limit("limit", limit)
+
+
+def _no_running_loop() -> None:
+    """``add(infer=True)`` runs Dream, which cannot block a running event loop."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise CommandError(
+        "add(infer=True) called from a running event loop: await Memory.aadd(...) instead "
+        "(or pass infer=False to only record)"
+    )
+
+
+def _results(items: Iterable[MemoryItem]) -> Results:
+    from .operations.items import Results
+
+    return Results(items)
+
+
+def _filters(filters: object) -> dict[str, Any]:
+    """mem0's ``filters`` as plain key → value pairs (a value, or ``{"in": [...]}``); mem0's
+    ``AND``/``OR`` and other operators are named as not supported, never ignored."""
+    if filters is None:
+        return {}
+    if not isinstance(filters, Mapping):
+        raise CommandError(f"filters must be a dict, not {type(filters).__name__}")
+    out: dict[str, Any] = {}
+    for key, value in filters.items():
+        if not isinstance(key, str) or key.upper() in ("AND", "OR", "NOT"):
+            raise CommandError(
+                f"filters: {key!r} is not supported (give keys and values: {{'user_id': ..., "
+                "'category': ...}, a value or {'in': [...]})"
+            )
+        if value == "*":
+            continue  # mem0's wildcard: any value
+        if isinstance(value, Mapping) and set(value) - {"in", "eq"}:
+            raise CommandError(
+                f"filters[{key!r}]: {sorted(set(value) - {'in', 'eq'})} not supported "
+                "(a value, {'eq': value} or {'in': [values]})"
+            )
+        if (
+            isinstance(value, Mapping)
+            and "in" in value
+            and (isinstance(value["in"], str | bytes) or not isinstance(value["in"], Sequence))
+        ):
+            raise CommandError(
+                f"filters[{key!r}]['in'] must be a list of values, not {value['in']!r}"
+            )
+        out[key] = value
+    return out
+
+
+def _holds(carried: object, wanted: object) -> bool:
+    if isinstance(wanted, Mapping):
+        if "eq" in wanted and carried != wanted["eq"]:
+            return False
+        if "in" in wanted:
+            options = wanted["in"]
+            return (
+                isinstance(options, Sequence)
+                and not isinstance(options, str)
+                and (carried in options)
+            )
+        return True
+    return carried == wanted
+
+
 def _message_text(message: Mapping[str, Any]) -> str:
     from .recall.sources import message_text
 
@@ -505,6 +807,9 @@ def _chat(messages: object) -> list[dict[str, Any]]:
             raise CommandError(
                 f"messages[{n}] must be a dict with a string 'role', not {message!r}"
             )
+        if isinstance(message.get("content"), str):
+            content = check_stored(f"messages[{n}]['content']", message["content"])
+            message = {**message, "content": content}
         out.append(dict(message))
     if not out:
         raise CommandError("messages is an empty list: give at least one message")

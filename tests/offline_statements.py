@@ -49,7 +49,7 @@ DATA = Path(__file__).resolve().parent / "data" / "statements"
 SAID = "2027-01-04 09:00"  # a Monday, as in offline_corpus
 SAID_ON = date(2027, 1, 4)
 TUNING = ("A", "B", "C", "D", "E")  # C, D and E were held out until their first runs
-HELD_OUT = ("F", "G")  # written blind; first run by the coordinator once their files land
+HELD_OUT = ("F", "G")  # written blind; first runs recorded in BENCHMARKS.md (2026-11-28)
 FILES = ("USER.md", "SOUL.md", "memory/MEMORY.md")
 
 

@@ -17,7 +17,7 @@ from dulwich.repo import Repo
 
 import reverie
 from reverie.cli import main
-from reverie.errors import WorkspaceError
+from reverie.errors import CommandError, WorkspaceError
 from reverie.importers import (
     export_bundle,
     import_claude_code,
@@ -59,7 +59,7 @@ def _leaks(root: Path) -> list[str]:
 def _indexed(ws: Path) -> None:
     """Build the search index (a search syncs it) so the leak check reads it too."""
     with reverie.open(ws) as memory:
-        memory.search("anything at all")
+        memory.recall("anything at all")
     assert (ws / "memory" / ".index.sqlite").is_file()
 
 
@@ -313,7 +313,7 @@ def test_a_mem0_export_of_several_users_goes_one_scope_each_with_its_provenance(
         assert kept["id"] == "m-1" and kept["categories"] == ["food"] and kept["hash"] == "h1"
         assert kept["updated_at"] == "2026-03-02T11:00:00+00:00"
         assert kept["metadata"] == {"source": "chat", "note": "token [REDACTED:github-token]"}
-        assert memory.search("tea")[0].snippet.startswith("Prefers tea")
+        assert memory.search("tea")[0].memory.startswith("Prefers tea")
     with reverie.open(root=root, user="bob") as memory:
         assert [e.content for e in memory.history()] == ["Lives in Oslo"]
         assert memory.history()[0].extra["mem0"]["run_id"] == "r9"
@@ -335,6 +335,14 @@ def test_a_mem0_export_into_one_workspace_is_one_users_or_refused(tmp_path: Path
         skipped = {str(s) for s in result.skipped}
         assert "item 1 (id m-1): user ada's, not bob's" in skipped
         assert "item 5 (id m-5): no user_id: not taken for bob's" in skipped
+        assert result.user == "bob"  # whose memories came in: now this workspace's user
+        with pytest.raises(CommandError, match=r"not this workspace's user \('bob'"):
+            memory.get_all(user_id="ada")
+        with pytest.raises(CommandError, match=r"user_id 'ada' is not this workspace's user"):
+            import_mem0(memory, export, user="ada")  # another user's memories: refused
+        assert [e.content for e in memory.history()] == ["Lives in Oslo"]
+    with reverie.open(tmp_path / "ws") as memory:  # kept: the next process knows it too
+        assert memory.get_all(user_id="bob")["results"][0]["memory"] == "Lives in Oslo"
     bad = tmp_path / "bad.json"
     bad.write_bytes(b'{"results": [{"memory": "caf\xe9"}]}')
     with pytest.raises(WorkspaceError, match=r"not UTF-8 \(byte 0xe9 at offset 28\)"):
@@ -421,3 +429,31 @@ def test_importing_again_merges_over_what_changed_here_never_overwrites_it(tmp_p
             f"CLAUDE.md: {rel}: changed here since it was imported and in the source, on the "
             "same lines; left as it is here (merge it by hand)"
         ]
+
+
+def test_a_line_the_source_dropped_leaves_for_the_archive_at_a_reimport(tmp_path: Path) -> None:
+    """A line leaves a memory file only for a reason with evidence, and lands in the archive where
+    ``why`` finds it: a re-import after the source dropped a line archives it (with the source
+    named), in the import's one commit, which ``restore`` undoes."""
+    project = tmp_path / "app"
+    (project / ".claude" / "rules").mkdir(parents=True)
+    claude = project / "CLAUDE.md"
+    claude.write_text("# Project\n\n- Use pnpm, never npm.\n- Deploys on Friday.\n")
+    rule = project / ".claude" / "rules" / "style.md"
+    rule.write_text("- Tabs, not spaces.\n- Max line 100.\n")
+    rel = f"{PREFIX}/CLAUDE.md"
+    with reverie.open(tmp_path / "ws") as memory:
+        import_claude_code(memory, project)
+        claude.write_text("# Project\n\n- Use pnpm, never npm.\n")
+        rule.write_text("- Max line 100.\n")
+        again = import_claude_code(memory, project)
+        assert "Deploys on Friday" not in memory.read(rel)
+        assert "Tabs, not spaces" not in memory.read(f"{PREFIX}/rules/style.md")
+        assert len(again.commits) == 1 and "2 line(s) archived" in memory.log(limit=1)[0].subject
+        archive = memory.read("memory/archive/files.md")
+        assert f"Deploys on Friday. · gone from the source at a re-import of {project}" in archive
+        for text in ("Deploys on Friday", "Tabs, not spaces"):
+            found = memory.why(text)
+            assert any(p.path == "memory/archive/files.md" for p in found), text
+        memory.restore(again.commits[0], only=True)
+        assert "Deploys on Friday" in memory.read(rel)

@@ -129,6 +129,7 @@ def _calls(head: str) -> dict[str, Callable[[Memory], Awaitable[Any]]]:
         "adelete": lambda m: _on_first(m, lambda i: m.adelete(i)),
         "ahistory_of": lambda m: _on_first(m, lambda i: m.ahistory_of(i)),
         "adelete_all": lambda m: m.adelete_all(),
+        "areset": lambda m: m.areset(),
         "adelete_file": lambda m: _on_topic(m, lambda p: m.adelete_file(p, reason="a test")),
         "arename_file": lambda m: _on_topic(
             m, lambda p: m.arename_file(p, "memory/topics/music/cello.md")
@@ -364,3 +365,28 @@ def test_synchronous_pipeline_verbs_leave_no_lock_behind_per_loop(tmp_path):
             memory.record("t:1", [{"role": "user", "content": f"message {i}"}])
         gc.collect()
         assert len(memory.runtime.consolidator._locks) <= 1
+
+
+def test_every_async_verb_in_worker_processes(template, tmp_path):
+    """Process mode (``offload.configure("processes")``): every verb's arguments, result and
+    errors cross to a worker process and back (no ``WorkerError``), and the loop's thread spends at
+    most 50 ms of CPU on any of them."""
+    from reverie import offload
+    from reverie.errors import WorkerError
+
+    before = offload.MAX_WORKERS
+    offload.configure("processes", workers=2)
+    try:
+        root = tmp_path / "ws"
+        shutil.copytree(template, root)
+        with reverie.open(root, config=_config()) as memory:
+            assert memory._portable() is not None
+            head = memory.log(limit=1)[0].sha
+            for verb, call in _calls(head).items():
+                worst, cpu, result = asyncio.run(_worst_stall_of(call, memory))
+                assert not isinstance(result, WorkerError), f"{verb}: {result}"
+                assert cpu <= STALL, f"{verb} ran {cpu * 1e3:.0f} ms on the event loop"
+    finally:
+        offload.configure("threads", workers=before)
+        offload._workers = 0
+    assert offload._pool is None

@@ -103,7 +103,7 @@ def test_what_a_model_is_handed_is_clean(memory) -> None:
     _transcript(memory, "old", [("user", "Ines is a nurse"), ("assistant", "Noted about Ines!")])
     _transcript(memory, "now", [("user", "what does my sister Ines do?")])
     query = "what does my sister Ines do?"
-    hits = memory.search(query, limit=20)
+    hits = memory.recall(query, limit=20)
     found = items.search_memory(memory.runtime, hits, query, limit=10, session_key="now")
     texts = [f.memory for f in found]
     joined = json.dumps([f.to_dict() for f in found])

@@ -6,6 +6,7 @@ line — never a bare TypeError from deep inside, never ``kinds='history'`` spli
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 
 import pytest
@@ -14,58 +15,91 @@ import reverie
 from reverie.errors import CommandError, RecallError, WorkspaceError
 
 
-def test_the_verbs_a_mem0_user_reaches_for(tmp_path: Path) -> None:
-    """mem0's quickstart, verb for verb (https://docs.mem0.ai: add, search, get_all, get, update,
-    history, delete), on a user's scope."""
+def test_mem0_quickstart_verbatim(tmp_path: Path) -> None:
+    """mem0's Python quickstart and its memory-operations pages (docs.mem0.ai: open-source
+    python-quickstart; core-concepts/memory-operations add, search, update, delete), as written,
+    with ``reverie.open(...)`` in place of ``Memory()``: no renamed verb, argument or key."""
+    m = reverie.open(tmp_path / "ws")
+    messages = [
+        {"role": "user", "content": "Hi, I'm Alex. I love basketball and gaming."},
+        {"role": "assistant", "content": "Hey Alex! I'll remember your interests."},
+    ]
+    added = m.add(messages, user_id="alex")
+    assert {r["event"] for r in added["results"]} == {"ADD"}
+    assert all(r["id"].startswith("m") for r in added["results"])  # memories, with their ids
+    results = m.search("What do you know about me?", filters={"user_id": "alex"})
+    said = [r["memory"] for r in results["results"]]
+    assert any("basketball" in s for s in said) and any("gaming" in s for s in said)
+    assert all(0 < r["score"] <= 1 for r in results["results"])
+
+    movie = [
+        {"role": "user", "content": "I'm planning to watch a movie tonight. Any recommendations?"},
+        {"role": "assistant", "content": "How about thriller movies? They can be quite engaging."},
+        {
+            "role": "user",
+            "content": "I'm not a big fan of thriller movies but I love sci-fi movies.",
+        },
+        {"role": "assistant", "content": "Got it! I'll avoid thriller recommendations."},
+    ]
+    result = m.add(movie, user_id="alex", metadata={"category": "movie_recommendations"})
+    assert [r["event"] for r in result["results"]] == ["ADD"] * len(result["results"])
+    food = [{"role": "user", "content": "I'm vegetarian and allergic to nuts."}]
+    raw = m.add(food, user_id="alex", metadata={"category": "food"}, infer=False)
+    assert raw["results"] and {r["state"] for r in raw["results"]} == {"pending"}
+    memories = m.search("food preferences", filters={"user_id": "alex"})
+    assert any("vegetarian" in r["memory"] for r in memories["results"])
+    found = m.search("movies", filters={"user_id": "alex", "category": "movie_recommendations"})
+    assert found["results"] and all("movie" in r["memory"] for r in found["results"])
+    assert "sci-fi" in str(found["results"]) and "vegetarian" not in str(found["results"])
+
+    all_memories = m.get_all(filters={"user_id": "alex"})
+    memory_id = all_memories["results"][0]["id"]
+    specific_memory = m.get(memory_id)
+    assert specific_memory["memory"] == all_memories["results"][0]["memory"]
+    m.update(memory_id=memory_id, data="Likes to play basketball on weekends")
+    assert m.get(memory_id)["memory"] == "Likes to play basketball on weekends"
+    history = m.history(memory_id=memory_id)
+    assert [h["event"] for h in history] == ["ADD", "UPDATE"]
+    assert history[-1]["new_memory"] == "Likes to play basketball on weekends"
+    m.delete(memory_id=memory_id)
+    assert m.get(memory_id)["state"] == "archived" and m.history(memory_id)[-1].event == "DELETE"
+    m.delete_all(user_id="alex")
+    assert [r for r in m.get_all(user_id="alex")["results"] if r["state"] == "active"] == []
+    m.reset()  # memory empty already: nothing to commit, nothing refused
+    m.close()
+
+
+def test_add_learns_at_once_and_says_what_it_did(tmp_path: Path) -> None:
+    """``add`` (``infer=True``, mem0's default) runs Dream on what it recorded and returns mem0's
+    events with the lines' stable ids: ADD, then NONE for what memory holds already or what the
+    engine is unsure of (kept in history, found by search), UPDATE with the old text for a
+    correction; ``infer=False`` only records."""
     with reverie.open(root=tmp_path / "root", user="alice") as m:
-        added = m.add(
-            "I prefer tea over coffee and I live in Lisbon.",
-            user_id="alice",
-            metadata={"source": "chat"},
-        )
-        assert [a.state for a in added] == ["pending"] and added[0].metadata["metadata"] == {
-            "source": "chat"
-        }
-        chat = [
-            {"role": "user", "content": "My sister Ines is a nurse in Braga."},
-            {"role": "assistant", "content": "Good to know!"},
-        ]
-        m.add(chat, user_id="alice")
-        hits = m.search("where does alice live", user_id="alice", limit=5)
-        assert hits and "Lisbon" in hits[0].snippet and 0 < hits[0].match <= 1
-        assert m.search("where does alice live", user_id="alice", threshold=1.0) == [
-            h for h in hits if h.match == 1.0
-        ]
-        m.dream(all=True)
-        everything = m.get_all(user_id="alice")
-        lisbon = next(i for i in everything if "Lisbon" in i.memory)
-        assert lisbon.state == "active" and lisbon.id.startswith("m")
-        assert m.get(lisbon.id).memory == lisbon.memory and m.get(lisbon.id).updated_at
-        m.update(lisbon.id, "Lives in Porto")
-        assert m.get(lisbon.id).memory == "Lives in Porto"
-        assert [e.event for e in m.history(lisbon.id)] == ["ADD", "UPDATE"]
-        gone = m.delete(lisbon.id)
-        assert gone.state == "archived" and "deleted by id" in gone.metadata["note"]
-        assert all(i.id != lisbon.id for i in m.get_all(user_id="alice"))
-        assert m.history(lisbon.id)[-1].event == "DELETE"
-        m.restore(m.log(limit=1)[0].sha, only=True)  # delete is undone by a restore
-        assert m.get(lisbon.id).state == "active"
-        with pytest.raises(CommandError, match="user_id 'bob' is not this memory's user"):
-            m.get_all(user_id="bob")
-        with pytest.raises(WorkspaceError, match="no memory m000000000000"):
-            m.delete("m000000000000")
-        cleared = m.delete_all(user_id="alice")  # mem0's delete_all: one commit, one restore
-        assert [i for i in m.get_all() if i.state == "active"] == []
-        m.restore(cleared.commit, only=True)
-        assert m.get(lisbon.id).state == "active"
+        first = m.add("I prefer tea over coffee and I live in Lisbon.", user_id="alice")
+        assert [(r.event, r.state) for r in first] == [("ADD", "active")] * 2
+        lisbon = next(r for r in first if "Lisbon" in r.memory)
+        again = m.add("I prefer tea over coffee and I live in Lisbon.", user_id="alice")
+        assert [(r.event, r.state) for r in again] == [("NONE", "dreamed")]
+        unsure = m.add("Maybe I like jazz, not sure.", user_id="alice")
+        assert [r.event for r in unsure] == ["NONE"] and "jazz" not in m.read("USER.md")
+        assert any(r.id == unsure[0].id for r in m.search("jazz"))  # history keeps it
+        moved = m.add("I moved to Porto last month.", user_id="alice")
+        assert [(r.event, r.id) for r in moved] == [("UPDATE", lisbon.id)]
+        assert moved[0].metadata["previous_memory"] == lisbon.memory and "Porto" in moved[0].memory
+        assert m.get(lisbon.id).memory == moved[0].memory  # the id survived Dream's edit
+        kept = m.add("My sister Ines is a nurse.", user_id="alice", metadata={"s": 1}, infer=False)
+        assert [r.state for r in kept] == ["pending"] and kept[0].metadata["metadata"] == {"s": 1}
+        assert m.pending() == 1 and "Ines" not in m.read("USER.md")
+        with pytest.raises(CommandError, match="infer must be True or False"):
+            m.add("x y z", infer="yes")  # type: ignore[arg-type]
 
 
 def test_an_id_update_and_delete_cannot_take_says_what_to_do(tmp_path: Path) -> None:
-    """mem0's quickstart updates what ``add`` returned at once; here that is a history entry
-    Dream has not read (history is kept as written), so the error says how to reach the line it
-    becomes, and every other kind of id that is no active line says what it is, in one line."""
+    """With ``infer=False`` what ``add`` returns is a history entry Dream has not read (history is
+    kept as written), so the error says how to reach the line it becomes, and every other kind of
+    id that is no active line says what it is, in one line."""
     with reverie.open(tmp_path / "ws") as m:
-        (added,) = m.add("I live in Lisbon and I prefer tea.")
+        (added,) = m.add("I live in Lisbon and I prefer tea.", infer=False)
         for verb in (m.update, m.delete):
             args = (added.id, "Lives in Porto") if verb == m.update else (added.id,)
             with pytest.raises(WorkspaceError, match="is waiting for Dream") as caught:
@@ -81,6 +115,49 @@ def test_an_id_update_and_delete_cannot_take_says_what_to_do(tmp_path: Path) -> 
             m.update(line.id, "Lives in Porto")
         with pytest.raises(WorkspaceError, match="edit that file with write"):
             m.delete("USER.md#L1")
+        m.restore(m.log(limit=1)[0].sha, only=True)  # delete is undone by a restore
+        assert m.get(line.id).state == "active"
+        with pytest.raises(WorkspaceError, match="no memory m000000000000"):
+            m.delete("m000000000000")
+
+
+def test_scope_ids_and_filters_are_checked(tmp_path: Path) -> None:
+    """``user_id`` / ``agent_id`` as arguments or in ``filters`` must be this memory's; filters
+    mem0 has that Reverie does not (AND/OR, operators) are named, never ignored."""
+    with reverie.open(root=tmp_path / "root", user="alice") as m:
+        m.add("I live in Lisbon.", user_id="alice", run_id="s1", infer=False)
+        m.add("I drink tea.", user_id="alice", run_id="s2", infer=False)
+        for call in (
+            lambda: m.get_all(user_id="bob"),
+            lambda: m.search("Lisbon", filters={"user_id": "bob"}),
+            lambda: m.get_all(filters={"agent_id": "x"}),
+        ):
+            with pytest.raises(CommandError, match="is not this memory's"):
+                call()
+        assert [r.memory for r in m.get_all(filters={"run_id": "s2"})] == ["I drink tea."]
+        assert [r.memory for r in m.get_all(run_id="s1")] == ["I live in Lisbon."]
+        assert len(m.get_all(filters={"run_id": {"in": ["s1", "s2"]}}, top_k=5)) == 2
+        assert len(m.get_all(filters={"user_id": "alice", "run_id": "*"})) == 2
+        m.dream(all=True)  # read by Dream: still what those runs added
+        assert [r.memory for r in m.get_all(run_id="s1")] == ["I live in Lisbon."]
+        chat = [{"role": "user", "content": "I love sci-fi movies."}]
+        m.add(chat, user_id="alice", run_id="s3", metadata={"category": "movies"})
+        said = m.get_all(filters={"category": "movies"})
+        assert [(r.memory, r.state) for r in said] == [("I love sci-fi movies.", "said")]
+        for bad, said in (
+            ({"OR": [{"user_id": "alice"}]}, "'OR' is not supported"),
+            ({"created_at": {"gte": "2024-07-01"}}, "['gte'] not supported"),
+            ({"run_id": {"in": "s1"}}, "must be a list of values"),
+            ([1], "filters must be a dict"),
+        ):
+            with pytest.raises(CommandError, match=re.escape(said)):
+                m.search("Lisbon", filters=bad)  # type: ignore[arg-type]
+        with pytest.raises(CommandError, match="user_id 'alice' and filters' 'bob' disagree"):
+            m.search("Lisbon", user_id="alice", filters={"user_id": "bob"})
+        with pytest.raises(CommandError, match="top_k must be a whole number"):
+            m.search("Lisbon", top_k=0)
+        with pytest.raises(KeyError, match="results are a list"):
+            m.search("Lisbon")["memories"]
 
 
 def test_a_plain_workspace_is_the_user_its_first_add_named(tmp_path: Path) -> None:
@@ -88,8 +165,8 @@ def test_a_plain_workspace_is_the_user_its_first_add_named(tmp_path: Path) -> No
     that passes another user_id to the same plain workspace is refused, never handed (nor made to
     delete) the first user's memories."""
     with reverie.open(tmp_path / "ws") as m:
-        m.add("I live in Lisbon and I prefer tea.", user_id="alice")
-        m.add("I moved my desk to the window.")  # no user_id: this workspace's user
+        m.add("I live in Lisbon and I prefer tea.", user_id="alice", infer=False)
+        m.add("I moved my desk to the window.", infer=False)  # no user_id: this workspace's user
         for call in (
             lambda: m.get_all(user_id="bob"),
             lambda: m.search("Lisbon", user_id="bob"),
@@ -149,8 +226,9 @@ def test_a_wrong_argument_is_named_in_one_line(tmp_path: Path, call, message: st
 def test_one_kind_is_a_kind_not_its_letters(tmp_path: Path) -> None:
     with reverie.open(tmp_path / "ws") as m:
         m.remember("The boiler was serviced in March.")
-        hits = m.search("boiler", kinds="history")
+        hits = m.recall("boiler", kinds="history")
         assert hits and {h.source.kind for h in hits} == {"history"}
+        assert [i.id for i in m.search("boiler", kinds="history")] == ["h1"]
         with pytest.raises(RecallError, match=r"unknown source kind\(s\) \['histories'\]"):
             m.search("boiler", kinds="histories")
 
@@ -218,7 +296,10 @@ def test_conversations_added_at_once_are_archived_once_each(tmp_path: Path) -> N
 
         def work(i: int) -> None:
             for j in range(4):
-                m.add([{"role": "user", "content": f"I moved to city{i}{j} last year."}])
+                m.add(
+                    [{"role": "user", "content": f"I moved to city{i}{j} last year."}],
+                    infer=False,
+                )
 
         threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
         for t in threads:
@@ -232,7 +313,10 @@ def test_conversations_added_at_once_are_archived_once_each(tmp_path: Path) -> N
             await m.ainit()
             await asyncio.gather(
                 *(
-                    m.aadd([{"role": "user", "content": f"I moved to city{i}{j} last year."}])
+                    m.aadd(
+                        [{"role": "user", "content": f"I moved to city{i}{j} last year."}],
+                        infer=False,
+                    )
                     for i in range(4)
                     for j in range(4)
                 )
@@ -240,3 +324,97 @@ def test_conversations_added_at_once_are_archived_once_each(tmp_path: Path) -> N
             assert counts(m) == {f"city{i}{j}": 1 for i in range(4) for j in range(4)}
 
     asyncio.run(tasks())
+
+
+def test_adds_that_learn_at_once_share_dreams_lock(tmp_path: Path) -> None:
+    """Threads adding with ``infer=True`` at once (each a Dream run, one at a time under its lock,
+    a waiting one distilling what the others left): no error, every add says what it did, and
+    each fact is in USER.md or, when the engine left it, in history."""
+    import threading
+
+    facts = [f"I have a dog called Rex{i}." for i in range(4)]
+    out: dict[int, list[str]] = {}
+    with reverie.open(tmp_path / "ws") as m:
+        m.init()
+
+        def work(i: int) -> None:
+            out[i] = [r.event or "" for r in m.add(facts[i])]
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(out) == [0, 1, 2, 3] and all(out[i] for i in out)
+        assert m.pending() == 0
+        user, history = m.read("USER.md"), str(m.history())
+        assert all(f"Rex{i}" in user or f"Rex{i}" in history for i in range(4))
+
+
+@pytest.mark.parametrize("bad", ["a\x00b", "x\x1b[8mhidden", "Role: \u202enimda", "\x9b2J", "\x7f"])
+def test_control_characters_are_refused_where_text_is_stored(tmp_path: Path, bad: str) -> None:
+    """One rule for text a verb stores (``check_stored``): tab and newline only (``\\r\\n`` is a
+    newline); a NUL, an escape sequence, a bidirectional override is refused naming the argument
+    and the character, and nothing reaches history, a conversation or a memory file."""
+    with reverie.open(tmp_path / "ws") as m:
+        m.add("I live in Lisbon.")
+        line = m.get_all()[0]
+        calls = {
+            "text": lambda: m.remember(bad),
+            "messages": lambda: m.add(bad),
+            "messages[1]['content']": lambda: m.add(
+                [{"role": "user", "content": "hi"}, {"role": "user", "content": bad}]
+            ),
+            "data": lambda: m.update(line.id, bad),
+        }
+        for name, call in calls.items():
+            with pytest.raises(
+                CommandError, match=re.escape(name) + r" holds a control character \(U\+"
+            ):
+                call()
+        assert len(m.history()) == 1 and m.get(line.id).memory == line.memory
+        assert m.messages("mem0") == []
+        assert m.remember("one\r\ntwo\tthree").cursor == 2
+        assert m.history()[-1].content == "one\ntwo\tthree"
+
+
+def test_a_query_naming_a_category_of_fact_finds_its_lines(tmp_path: Path) -> None:
+    """Offline, with no embeddings, a question naming a category of fact finds lines that share no word
+    with it (``reverie.recall.categories``), after the question's own hits; the score keeps its
+    absolute meaning: a word naming the category counts as held by a line of it."""
+    with reverie.open(tmp_path / "ws") as m:
+        m.add([{"role": "user", "content": "I'm vegetarian and I work as a nurse."}])
+        m.add("I have a dog called Rex.")
+        assert "Is vegetarian" in m.read("USER.md")
+        diet = m.search("dietary restrictions")
+        assert diet and diet[0].memory == "Is vegetarian" and diet[0].score == 1.0
+        assert all("vegetarian" in r.memory.lower() for r in diet)  # never the job, the dog
+        job = {r.memory: r.score for r in m.search("what is my job at the hospital?")}
+        assert job.get("Works as nurse") == 0.5  # the job, not the hospital
+        full = [r.memory for r in m.search("my job", threshold=1.0)]
+        assert "Works as nurse" in full and all("nurse" in r for r in full)
+        pets = [r.memory for r in m.search("Do I have pets?")]
+        assert pets and "Rex" in pets[0]
+        about = [r.memory for r in m.search("What do you know about me?")]
+        assert {"Is vegetarian", "Works as nurse"} <= set(about) and any("Rex" in a for a in about)
+        assert m.search("quantum chromodynamics") == []  # nothing named, nothing held
+
+
+def test_add_that_learns_inside_an_event_loop_says_to_await_aadd(tmp_path: Path) -> None:
+    """``add(infer=True)`` runs Dream, which cannot block a running loop: refused before anything
+    is recorded (never halfway), saying what to call; ``aadd`` does it, ``infer=False`` records."""
+    import asyncio
+
+    async def go() -> None:
+        with reverie.open(tmp_path / "ws") as m:
+            with pytest.raises(CommandError, match=r"await Memory\.aadd\(\.\.\.\) instead"):
+                m.add("I live in Lisbon.")
+            assert m.history() == []
+            assert [r.state for r in m.add("I live in Lisbon.", infer=False)] == ["pending"]
+            learned = await m.aadd("I prefer tea.")  # Dream distils every pending entry
+            assert {(r.event, r.memory) for r in learned} == {
+                ("ADD", "Prefers tea"),
+                ("ADD", "Lives in Lisbon"),
+            }
+
+    asyncio.run(go())

@@ -158,3 +158,14 @@ def test_homes_said_as_people_note_them() -> None:
     assert facts("The weather here in Rome is lovely, we're on holiday.") == []
     assert facts("cloud based") == []
     assert not [f for f in facts("Please address me as Dr. Okafor from now on.") if "Dr" in f]
+
+
+def test_every_canonical_template_reads_a_line_of_its_own() -> None:
+    """A template whose slot names no captured value ('use:temperature') reads its line: the slot
+    was filled from group 1 even when it had no '{1}', so "Use Celsius" raised IndexError inside
+    the engine (found by held-out split F's first run)."""
+    from reverie.llm.offline.rules.templates import canon
+
+    assert canon("Use celsius").slot == "use:temperature"
+    assert canon("Use metric units").slot == "use:units"
+    assert canon("Favourite band: Radiohead").slot == "favourite:band"

@@ -47,7 +47,7 @@ def test_a_topic_file_at_any_depth_is_versioned_indexed_and_listed(memory) -> No
         assert ".draft.md" in _git(ws.root, "status", "--porcelain", "--ignored")
         assert _git(ws.root, "status", "--porcelain", "--untracked-files=all", "memory") == ""
     assert topic_files(ws) == [rel]
-    hits = memory.search("invoices EUR")
+    hits = memory.recall("invoices EUR")
     assert hits and hits[0].source.path == rel
     assert listing(ws) == f"- {rel} ({len(text)} B): what Acme asked for"
     memory.restore(done.commit, only=True)

@@ -55,7 +55,9 @@ def test_hidden_characters_are_escapes_on_every_page_that_shows_them(client, mem
     user = memory.read("USER.md") + "\n".join(HOSTILE) + "\n"
     (memory.workspace.root / "USER.md").write_text(user)  # a hand edit: the gate refuses these
     sha = memory.runtime.git.commit(f"manual: add lines {RLO}evil", kind="manual")
-    memory.remember(f"- [durable] history line {RLO}nimda", session_key="cli:alice")
+    # remember refuses it (Memory.remember: check_stored); history written before, or by another
+    # writer, may hold it all the same, and the page shows it escaped
+    memory.runtime.store.append_history(f"- [durable] history line {RLO}nimda", "cli:alice")
     talk = memory.runtime.sessions.get_or_create("cli:alice")
     memory.runtime.sessions.append(talk, {"role": "user", "content": f"say {RLO}nimda \ud800"})
     index = user.split("\n").index(HOSTILE[0])

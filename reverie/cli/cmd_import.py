@@ -64,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
         f"imported {' and '.join(x for x in (what, items) if x) or 'nothing new'} from "
         f"{args.source} into [bold]{result.workspace}[/]"
     )
+    if result.user is not None:
+        console.print(f"  mem0 user {result.user}'s memories: this workspace is now theirs")
     for scope_import in result.scopes:
         agent = f" agent {scope_import.agent}" if scope_import.agent else ""
         console.print(f"  user {scope_import.user}{agent}: {scope_import.items} memories")

@@ -24,18 +24,22 @@ files again changes nothing and remembers nothing twice.
 **Importing again** never overwrites what changed here since (an agent's ``str_replace``, a
 person's edit): the source's change since the import that wrote a file is merged over the file as
 it is now (a three-way merge from that import's text), and only statements new in the source are
-remembered. Where both changed the same lines — or a file of that name was not written by an import
-— the file is left as it is here and named in the result.
+remembered. A line the source no longer has leaves the file for the archive
+(``memory/archive/files.md``, noted "gone from the source at a re-import of <source>", where
+``why`` finds it), in the same commit. Where both changed the same lines — or a file of that name
+was not written by an import — the file is left as it is here and named in the result.
 """
 
 from __future__ import annotations
 
 import os
+from datetime import date
 from pathlib import Path
 
 from ..errors import MergeConflictError, WorkspaceError
 from ..gitstore.merge import merge3
 from ..memory import Memory
+from ..operations.files import archived_lines, removed_lines
 from ..operations.portability import ImportResult, commit_import
 from ..workspace import TOPICS_DIR
 from ._read import Intake, facts, strip_front_matter
@@ -146,11 +150,26 @@ def import_claude_code(memory: Memory, source: str | os.PathLike[str]) -> Import
                 else "a file of that name is here and no import wrote it"
             )
             intake.skip(labels[rel], f"{rel}: {why}; left as it is here (merge it by hand)")
+    changed = {rel: text for rel, text in files.items() if here.get(rel) != text}
+    base = {rel: here[rel] for rel in files if rel in here}
+    # A line the source no longer has leaves the file for the archive, with that reason (``why``
+    # finds it there), in the import's one commit.
+    gone = {
+        rel: "\n".join(lines)
+        for rel in changed
+        if rel in here and (lines := removed_lines(here[rel], changed[rel]))
+    }
+    archive, dropped = archived_lines(
+        memory.workspace, gone, f"gone from the source at a re-import of {root}", date.today()
+    )
+    for rel, text in archive.items():
+        base[rel], changed[rel] = memory.workspace.read(rel), text
     sha = commit_import(
         memory.workspace,
-        f"{_IMPORTED} from {root} ({len(files)} file(s))",
-        {rel: text for rel, text in files.items() if here.get(rel) != text},
-        base={rel: here[rel] for rel in files if rel in here},
+        f"{_IMPORTED} from {root} ({len(files)} file(s))"
+        + (f", {dropped} line(s) archived" if dropped else ""),
+        changed,
+        base=base,
     )
     items = 0
     for lines in remember.values():

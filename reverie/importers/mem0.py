@@ -9,7 +9,9 @@ into:
   on the way; an item without a ``user_id`` cannot be placed and is named;
 - **one workspace** (``-w DIR``, ``import_mem0``): only when the export is one user's, or for the one
   ``user`` asked for (the others' items are named as left out); an export of several users is
-  refused with their ids, never merged into one person's memory.
+  refused with their ids, never merged into one person's memory. That user becomes the workspace's
+  user (``Memory.check_user``: mem0's verbs given another ``user_id`` are refused), and a
+  workspace that is another user's already is refused.
 
 Each memory becomes a history entry (session key ``import:mem0``), as anything said does: Recall
 finds it at once, and Dream weighs it for USER.md and memory/MEMORY.md. The entry is dated with the
@@ -35,6 +37,7 @@ from ..errors import InvalidScopeError, WorkspaceError
 from ..history import format_timestamp
 from ..memory import Memory
 from ..memory import open as open_memory
+from ..memory_verbs import record_user
 from ..operations.portability import ImportResult, ScopeImport
 from ..security.scrub import redact_value
 from ._read import Intake
@@ -172,7 +175,12 @@ def import_mem0(
             else:
                 chosen.append((name, item))
         items = chosen
+    owner = user if user is not None else (users[0] if users else None)
+    if owner is not None:
+        memory.check_user(owner)  # another user's workspace: refused before anything is written
     added = _bring(memory, items, intake, path)
+    if owner is not None:
+        record_user(memory, owner)
     return ImportResult(
         memory.workspace.root,
         0,
@@ -180,6 +188,7 @@ def import_mem0(
         items=added,
         skipped=tuple(intake.skipped),
         redacted=intake.redacted,
+        user=owner,
     )
 
 

@@ -40,6 +40,8 @@ __all__ = [
     "rename_file",
     "clear_files",
     "removable",
+    "removed_lines",
+    "archived_lines",
 ]
 
 #: The archive file of topic files and dated notes (one for all: their names are free).
@@ -100,7 +102,27 @@ def _refuse(rel: str, verb: str) -> None:
         raise UnsafePathError(f"{rel} is the archive: it keeps what left memory and is read only")
 
 
-def _archived_lines(
+def removed_lines(before: str, after: str) -> list[str]:
+    """The fact lines of ``before`` whose text (``hitlog.line_key``) ``after`` no longer has, in
+    order; a line that only moved or changed its bullet is not removed."""
+    from collections import Counter
+
+    from ..hitlog import line_key
+
+    left = Counter(line_key(raw) for raw in after.split("\n") if holds_text(raw))
+    gone = []
+    for raw in before.split("\n"):
+        if not holds_text(raw):
+            continue
+        key = line_key(raw)
+        if left[key] > 0:
+            left[key] -= 1
+        elif key:
+            gone.append(raw)
+    return gone
+
+
+def archived_lines(
     ws: Workspace, files: Mapping[str, str], note: str, today: date
 ) -> tuple[dict[str, str], int]:
     """The archive files with every text line of ``files`` appended, each noted with its file and
@@ -145,7 +167,7 @@ def delete_file(
             raise FileNotFoundError(path)
         texts = {rel: ws.read(rel) for rel in targets}
         changes: dict[str, str | None] = dict.fromkeys(targets)
-        archive, count = _archived_lines(ws, texts, note, today)
+        archive, count = archived_lines(ws, texts, note, today)
         base = {**texts, **{rel: ws.read(rel) for rel in archive}}
         changes.update(archive)
         subject = f"{kind}: delete {path}" + (f" ({why})" if why else "")
@@ -203,7 +225,7 @@ def clear_files(
         gone = topic_files(ws) + _dated_notes(ws)
         texts = {rel: ws.read(rel) for rel in gone}
         changes: dict[str, str | None] = dict.fromkeys(gone)
-        archive, count = _archived_lines(ws, texts, note, today)
+        archive, count = archived_lines(ws, texts, note, today)
         base = dict(texts)
         for rel, after in archive.items():
             base[rel] = ws.read(rel)

@@ -42,9 +42,10 @@ query's words the text holds (``Hit.match``, 0 to 1).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -66,6 +67,10 @@ if TYPE_CHECKING:
 __all__ = [
     "ITEM_FILES",
     "MemoryItem",
+    "Results",
+    "Event",
+    "active_items",
+    "changes",
     "MemoryEvent",
     "State",
     "item_id",
@@ -78,6 +83,8 @@ __all__ = [
     "search_memory",
     "clean_entry",
     "entry_item",
+    "carried",
+    "added",
     "HISTORY_DEPTH",
 ]
 
@@ -86,6 +93,9 @@ ITEM_FILES = (USER, MEMORY)
 #: How many of a file's newest commits ``history(id)`` reads.
 HISTORY_DEPTH = 200
 State = Literal["active", "archived", "pending", "dreamed", "said", "file"]
+#: What ``add(..., infer=True)`` did to a memory (mem0's events): NONE is an entry kept in history
+#: with no line written of it (the engine was unsure, or it stated nothing new).
+Event = Literal["ADD", "UPDATE", "DELETE", "NONE"]
 _LINEAGE = re.compile(
     r'^(?:superseded|merged) \d{4}-\d{2}-\d{2}\b.*?\b(?:by|into) "(.*)"(?: \([^()]*\))?$'
 )
@@ -94,8 +104,25 @@ _SAID = re.compile(r"^\[[^\]]*\] USER(?:\([^)]*\))?: (.*)$")
 _ID = re.compile(r"^m[0-9a-f]{12}(?:-\d+)?$")
 
 
+class _Keyed:
+    """mem0's spelling on a result: ``item["memory"]`` and ``item.get("score")`` read the field of
+    that name (``KeyError`` for a name that is no field), as on mem0's result dicts."""
+
+    __dataclass_fields__: dict[str, Any]
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self.__dataclass_fields__:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The field ``key``, or ``default`` when it is None or no field."""
+        value = getattr(self, key, None) if key in self.__dataclass_fields__ else None
+        return default if value is None else value
+
+
 @dataclass(frozen=True)
-class MemoryItem:
+class MemoryItem(_Keyed):
     """One memory (see the module doc): its ``id``, its text (``memory``, mem0's name), its
     ``state``, where it is (``path``), when (``created_at`` / ``updated_at``, ISO, when known), what
     it carries (``metadata``: an archived line's note, a history entry's extra fields), and for a
@@ -111,6 +138,8 @@ class MemoryItem:
     metadata: dict[str, Any] = field(default_factory=dict)
     score: float | None = None
     source: str | None = None
+    #: What ``add`` did (``add(..., infer=True)`` only): ADD, UPDATE, DELETE or NONE.
+    event: Event | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The item as plain JSON (``None`` fields left out)."""
@@ -124,12 +153,25 @@ class MemoryItem:
             "metadata": self.metadata or None,
             "score": self.score,
             "source": self.source,
+            "event": self.event,
         }
         return {k: v for k, v in out.items() if v is not None}
 
 
+class Results(list[MemoryItem]):
+    """The items a mem0 verb returns, as a list; ``results["results"]`` (mem0's result shape,
+    ``{"results": [...]}``) is the same items, so code written for mem0 reads them unchanged."""
+
+    def __getitem__(self, key: Any) -> Any:
+        if key == "results":
+            return list(self)
+        if isinstance(key, str):
+            raise KeyError(f"{key!r}: the results are a list of items (results['results'] too)")
+        return super().__getitem__(key)
+
+
 @dataclass(frozen=True)
-class MemoryEvent:
+class MemoryEvent(_Keyed):
     """One change of a memory (a row of mem0's ``history(memory_id)``): ``event`` is ADD, UPDATE or
     DELETE, with the text before and after, and the commit that made it (its sha, kind and time)."""
 
@@ -298,12 +340,76 @@ def get_all(rt: Runtime, *, limit: int | None = None) -> list[MemoryItem]:
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
         raise CommandError(f"limit must be a positive whole number, not {limit!r}")
     texts = _texts(rt)
-    items = [_item(line) for line in _active(texts, _lineage(texts))]
-    for entry in rt.store.read_unprocessed_history():
-        said = clean_entry(entry.content, speech=False)
-        if said:
-            items.append(entry_item(entry, "\n".join(said), "pending"))
+    items = [_item(line) for line in _active(texts, _lineage(texts))] + _pending(rt)
     return items[:limit] if limit is not None else items
+
+
+def added(rt: Runtime, keys: Sequence[str]) -> list[MemoryItem]:
+    """Everything ``add`` recorded that carries its ids and metadata: every history entry with
+    extra fields (``dreamed`` or ``pending``), then the messages of the conversations ``add`` keeps
+    under ``keys`` (``said``). What a filtered ``get_all`` chooses from: a memory line carries
+    no metadata, the entries and messages it came from do."""
+    done = rt.store.dream_cursor()
+    out = [
+        entry_item(entry, "\n".join(said), "dreamed" if entry.cursor <= done else "pending")
+        for entry in rt.store.history.read_since(0)
+        if entry.extra and (said := clean_entry(entry.content))
+    ]
+    for key in dict.fromkeys(keys):
+        session = rt.sessions.load(rt.sessions.path_for(key))
+        for n, message in enumerate(session.messages if session is not None else ()):
+            if message.get("role") == "user":
+                text = " ".join(message_text(message.get("content")).split())
+                out.append(MemoryItem(f"c{n}:{key}", text, "said", f"sessions ({key})"))
+    return out
+
+
+def _recent(rt: Runtime, count: int) -> list[MemoryItem]:
+    """The newest ``count`` history entries Dream has read, newest first, as what the user said
+    (what Dream left in history is still memory: search finds it)."""
+    done = rt.store.dream_cursor()
+    start = max(0, done - count)
+    entries = [e for e in rt.store.history.read_since(start, count) if e.cursor <= done]
+    return [
+        entry_item(entry, "\n".join(said), "dreamed")
+        for entry in reversed(entries)
+        if (said := clean_entry(entry.content))
+    ]
+
+
+def _pending(rt: Runtime) -> list[MemoryItem]:
+    """The history entries Dream has not read yet that state something (raw transcripts left out)."""
+    return [
+        entry_item(entry, "\n".join(said), "pending")
+        for entry in rt.store.read_unprocessed_history()
+        if (said := clean_entry(entry.content, speech=False))
+    ]
+
+
+def active_items(rt: Runtime) -> dict[str, MemoryItem]:
+    """Every active memory by id (USER.md, then memory/MEMORY.md): what ``changes`` compares."""
+    texts = _texts(rt)
+    return {line.id: _item(line) for line in _active(texts, _lineage(texts))}
+
+
+def changes(rt: Runtime, before: dict[str, MemoryItem]) -> list[MemoryItem]:
+    """What memory became since ``before`` (an ``active_items`` of earlier), as mem0's events: an
+    id new to memory is ADD; an id whose text changed is UPDATE (its old text under
+    ``metadata["previous_memory"]``, mem0's name); an id no longer active is DELETE (as the
+    archive keeps it, with why)."""
+    after = active_items(rt)
+    out: list[MemoryItem] = []
+    for ident, item in after.items():
+        old = before.get(ident)
+        if old is None:
+            out.append(replace(item, event="ADD"))
+        elif line_key(old.memory) != line_key(item.memory):
+            meta = {**item.metadata, "previous_memory": old.memory}
+            out.append(replace(item, event="UPDATE", metadata=meta))
+    for ident, old in before.items():
+        if ident not in after:
+            out.append(replace(get(rt, ident) or old, event="DELETE"))
+    return out
 
 
 def entry_item(entry: Any, text: str, state: State) -> MemoryItem:
@@ -366,6 +472,19 @@ def get(rt: Runtime, memory_id: str) -> MemoryItem | None:
             return None
         return MemoryItem(memory_id, bare_line(rows[number - 1]), "file", path)
     return None
+
+
+def carried(rt: Runtime, item: MemoryItem) -> dict[str, Any]:
+    """What ``add`` stored beside ``item`` (its ids, ``metadata``): a history entry's extra fields,
+    a conversation message's own; a memory line carries none."""
+    said = re.fullmatch(r"c(\d{1,9}):(.+)", item.id, re.S)
+    if said:
+        message = _message(rt, said.group(2), int(said.group(1))) or {}
+        return {k: v for k, v in message.items() if k not in ("role", "content", "timestamp")}
+    if re.fullmatch(r"h\d{1,18}", item.id):
+        full = get(rt, item.id)
+        return dict(full.metadata) if full is not None else {}
+    return dict(item.metadata) if item.state in ("pending", "dreamed") else {}
 
 
 def _memory_file(rt: Runtime, path: str) -> bool:
@@ -525,38 +644,38 @@ def search_memory(
     threshold: float | None = None,
 ) -> list[MemoryItem]:
     """Recall's ``hits`` for ``query`` as a model is handed them (see the module doc), best first,
-    at most ``limit``."""
+    at most ``limit``. A query naming a category of fact (``reverie.recall.categories``) is scored
+    by it (a word naming the category held by a line of it), its category's lines after its own hits;
+    one asking about the user as a whole ("what do you know about me?") is also handed USER.md's
+    lines, then what the user said that Dream has not read yet, then the newest entries it has."""
+    from ..recall import categories
+
+    named = categories.categories_named(query)
     terms = query_terms(query)
+    clean = [*terms, *(w for c in named for w in c.lines)]  # what a category's hit is cut around
     texts = _texts(rt)
     lineage = _lineage(texts)
     active = {(ln.path, ln.number): ln for ln in _active(texts, lineage)}
-    out: list[MemoryItem] = []
+    found: list[MemoryItem] = []
     seen: set[str] = set()
     live = _live(rt, session_key)
-    for hit in hits:
-        item = _clean_hit(rt, hit, terms, active, (session_key, live))
+    candidates: Iterable[MemoryItem | None] = (
+        _clean_hit(rt, hit, clean, active, (session_key, live)) for hit in hits
+    )
+    if categories.SELF in named:
+        profile = [_item(ln) for ln in active.values() if ln.path == USER]
+        candidates = itertools.chain(candidates, profile, _pending(rt), _recent(rt, limit))
+    for item in candidates:
         if item is None or _same(item.memory, query) or line_key(item.memory) in seen:
             continue
-        score = match(item.memory, terms)
+        score = categories.score(item.memory, query, item.path)
         if threshold is not None and score < threshold:
             continue
         seen.add(line_key(item.memory))
-        out.append(
-            MemoryItem(
-                item.id,
-                item.memory,
-                item.state,
-                item.path,
-                item.created_at,
-                item.updated_at,
-                item.metadata,
-                score,
-                item.source,
-            )
-        )
-        if len(out) >= limit:
+        found.append(replace(item, score=score))
+        if len(found) >= limit:
             break
-    return out
+    return found
 
 
 def _live(rt: Runtime, session_key: str | None) -> set[int]:
@@ -620,6 +739,8 @@ def _clean_hit(
         for n in span
         if 0 < n <= len(rows) and rows[n - 1].strip() and not rows[n - 1].lstrip().startswith("#")
     ]
+    if "/archive/" in f"/{ref.path}":  # its entries only, never the file's description
+        lines = [(n, raw) for n, raw in lines if parse_entry(raw.strip())]
     kept = [(n, raw) for n, raw in lines if match(raw, terms) > 0] or lines[:1]
     if not kept:
         return None

@@ -148,6 +148,8 @@ class ImportResult:
     redacted: int = 0
     #: An import into a root: what each scope received.
     scopes: tuple[ScopeImport, ...] = ()
+    #: A mem0 import into one workspace: whose memories came in (now the workspace's user).
+    user: str | None = None
 
 
 # -- export -----------------------------------------------------------------------------------------------------

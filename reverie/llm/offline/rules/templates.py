@@ -125,7 +125,7 @@ def canon(fact: str) -> Canon:
     for rx, target, slot in _CANON:
         cm = rx.match(text)
         if cm:
-            if slot:
+            if slot and "{1}" in slot:
                 slot = slot.replace("{1}", normalize(cm.group(1)))
             replaces = (
                 f"{text[: cm.start(cm.lastindex or 0)]}{old}" if old and cm.lastindex else None
