@@ -47,32 +47,14 @@ def test_version_is_a_string():
     assert isinstance(reverie.__version__, str) and reverie.__version__
 
 
-def _readme() -> str:
+def test_api_page_memory_store_example_runs(tmp_path):
+    """docs/api.md's MemoryStore snippet (nanobot's names) is real code: run it on a scratch workspace."""
+    import re
+
     from conftest import ROOT
 
-    return (ROOT / "README.md").read_text("utf-8")
-
-
-def test_readme_first_python_snippet_dreams_a_memory_in_five_lines(tmp_path):
-    """The README's first Python snippet goes from install to a dreamed memory via reverie.open:
-    with the install line before it, five lines. Run it on a scratch workspace and check the dream
-    landed as a commit."""
-    import re
-
-    code = re.search(r"```python\n(.*?)```", _readme(), re.S).group(1)
-    assert "reverie.open(" in code and len([ln for ln in code.splitlines() if ln.strip()]) <= 4
-    ws = tmp_path / "ws"
-    exec(code.replace('"~/my-agent/workspace"', repr(str(ws))), {})  # noqa: S102
-    with reverie.open(ws) as memory:
-        assert "Lisbon" in memory.read("USER.md")
-        assert [c.kind for c in memory.log()][:1] == ["dream"]
-
-
-def test_readme_memory_store_example_runs(tmp_path):
-    """The README's MemoryStore snippet (nanobot's names) is real code: run it on a scratch workspace."""
-    import re
-
-    section = _readme().split("## Library API", 1)[1]
+    page = (ROOT / "docs" / "api.md").read_text("utf-8")
+    section = page.split("## MemoryStore", 1)[1]
     code = next(c for c in re.findall(r"```python\n(.*?)```", section, re.S) if "MemoryStore" in c)
     assert '"~/my-agent/workspace"' in code
     namespace: dict = {}
@@ -92,9 +74,37 @@ def _documented_names() -> list[str]:
     section = page.split("## Public names", 1)[1].split("\n## ", 1)[0]
     names: list[str] = []
     for line in section.splitlines():
-        if line.startswith("- "):
-            names += re.findall(r"`(\w+)`", line[2:].split(" — ", 1)[0])
+        if line.lstrip().startswith("- "):
+            names += re.findall(r"`(\w+)`", line.lstrip()[2:].split(" — ", 1)[0])
     return names
+
+
+def test_docs_api_draws_the_exception_tree_as_it_is():
+    """Each error in docs/api.md's tree is nested under its base class (issue 40: the page promised
+    a tree and showed a flat list)."""
+    import re
+
+    from conftest import ROOT
+
+    page = (ROOT / "docs" / "api.md").read_text("utf-8")
+    section = page.split("## Public names", 1)[1].split("\n## ", 1)[0]
+    parents: dict[int, str] = {}
+    drawn = 0
+    for line in section.splitlines():
+        m = re.match(r"^( *)- `(\w+Error)`", line)
+        if not m:
+            continue
+        depth = len(m.group(1)) // 2
+        parents[depth] = m.group(2)
+        cls = getattr(reverie, m.group(2))
+        if depth == 0:
+            assert cls is reverie.ReverieError
+        else:
+            assert cls.__bases__ == (getattr(reverie, parents[depth - 1]),), m.group(2)
+        drawn += 1
+    errors = {n for n in reverie.__all__ if isinstance(getattr(reverie, n), type)}
+    errors = {n for n in errors if issubclass(getattr(reverie, n), reverie.ReverieError)}
+    assert drawn == len(errors)
 
 
 def test_docs_api_lists_exactly_all():

@@ -170,6 +170,19 @@ def test_consolidate_over_budget_then_one_session(tmp_path):
     assert proc.returncode == 1 and "no session 'cli:nobody'" in proc.stderr
 
 
+def _serve(ws) -> subprocess.Popen[str]:
+    """`reverie -w WS serve` in a real process (signals are the point), its output unbuffered."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+    return subprocess.Popen(
+        [sys.executable, "-m", "reverie", "-w", str(ws), "serve"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=str(ROOT),
+    )
+
+
 def test_serve_runs_due_dream_and_stops_on_sigterm(tmp_path):
     import signal
     import time
@@ -181,15 +194,7 @@ def test_serve_runs_due_dream_and_stops_on_sigterm(tmp_path):
         ).returncode
         == 0
     )
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "reverie", "-w", str(ws), "serve"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=str(ROOT),
-    )
+    proc = _serve(ws)
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -213,8 +218,69 @@ def test_serve_runs_due_dream_and_stops_on_sigterm(tmp_path):
     assert "dark mode" in (ws / "USER.md").read_text()
 
 
+def test_serve_stops_cleanly_on_ctrl_c_with_exit_0(tmp_path):
+    """Ctrl-C is how `serve` is meant to stop (like SIGTERM: the run in progress ends, then
+    "stopped", exit 0), unlike a one-shot command it cuts short (130): docs/commands.md says both."""
+    import signal
+
+    ws = tmp_path / "ws"
+    assert invoke("-w", str(ws), "init").returncode == 0
+    proc = _serve(ws)
+    try:
+        assert "(Ctrl-C to stop)" in proc.stdout.readline()
+        # running: its first scheduled run (nothing to do) is due at once
+        assert "scheduled Dream run" in proc.stdout.readline()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert out.splitlines()[-1] == "reverie serve: stopped"
+
+
 def test_read_commands_never_create_a_workspace(tmp_path):
     for args in (["log"], ["show", "abcd"], ["why", "x"], ["restore"]):
         proc = invoke("-w", str(tmp_path / "missing"), *args)
         assert proc.returncode == 1 and "no workspace at" in proc.stderr, args
     assert not (tmp_path / "missing").exists()
+
+
+def test_requeue_with_nothing_set_aside_says_so_and_agrees_with_json(tmp_path):
+    """Issue 40: `requeue --all` with nothing set aside exited 1 printing nothing, and 0 with
+    --json. Nothing to requeue is not an error (0, one line); a FIRST that starts no set-aside
+    batch is (1, one line on stderr), with --json too."""
+    ws = str(tmp_path / "ws")
+    assert invoke("-w", ws, "init").returncode == 0
+    everything = invoke("-w", ws, "requeue", "--all")
+    assert (everything.returncode, everything.stdout.strip()) == (0, "no batch is set aside")
+    as_json = invoke("-w", ws, "requeue", "--all", "--json")
+    assert as_json.returncode == 0
+    assert json.loads(as_json.stdout) == {"requeued": [], "not_found": []}
+    one = invoke("-w", ws, "requeue", "7")
+    assert one.returncode == 1 and one.stdout == ""
+    assert one.stderr.strip() == "reverie: error: no set-aside batch starts at 7"
+    one_json = invoke("-w", ws, "requeue", "7", "--json")
+    assert one_json.returncode == 1
+    assert json.loads(one_json.stdout) == {"requeued": [], "not_found": [7]}
+
+
+def test_the_demos_closing_hint_names_a_command_that_runs_from_here(monkeypatch, tmp_path):
+    """Issue 40: the demo ended with `reverie -w … log`, which a shell without the virtual
+    environment activated does not find. The hint names what was run: `reverie` only when that
+    name on PATH is this program."""
+    from reverie.cli.cmd_demo import invocation
+
+    venv_bin = tmp_path / ".venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    script = venv_bin / "reverie"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", [".venv/bin/reverie", "demo"])
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert invocation() == ".venv/bin/reverie"
+    monkeypatch.setenv("PATH", f"{venv_bin}:/usr/bin:/bin")
+    assert invocation() == "reverie"
+    monkeypatch.setattr(sys, "argv", ["/x/reverie/__main__.py", "demo"])
+    assert invocation() == f"{sys.executable} -m reverie"

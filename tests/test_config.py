@@ -84,6 +84,34 @@ def test_snake_case_keys_are_accepted():
     assert cfg.defaults.max_tokens == 100 and cfg.dream.interval_h == 3
 
 
+def test_a_snake_case_key_is_the_same_key_as_its_camel_case(_isolated_home, tmp_path, caplog):
+    """Issue 40: a snake_case ``interval_h`` in reverie.json lost to a camelCase ``intervalH`` in
+    ~/.reverie/config.json (both kept, the alias won). They are one key: the later source wins,
+    silently; two spellings in one file with different values warn, naming both and the file."""
+    write_json(
+        _isolated_home / "config.json", {"agents": {"defaults": {"dream": {"intervalH": 9}}}}
+    )
+    ws = tmp_path / "ws"
+    write_json(ws / "reverie.json", {"agents": {"defaults": {"dream": {"interval_h": 2}}}})
+    with caplog.at_level(logging.WARNING, logger="reverie.storage.config"):
+        assert load_config(ws, env={}).dream.interval_h == 2
+    assert caplog.records == []
+    write_json(
+        ws / "reverie.json", {"agents": {"defaults": {"dream": {"intervalH": 3, "interval_h": 4}}}}
+    )
+    with caplog.at_level(logging.WARNING, logger="reverie.storage.config"):
+        assert load_config(ws, env={}).dream.interval_h == 4
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert "intervalH and interval_h are one key" in warning and "using interval_h" in warning
+    assert str(ws / "reverie.json") in warning
+    caplog.clear()
+    key = "sk-" + "Zq9" * 12
+    write_json(ws / "reverie.json", {"providers": {"openai": {"apiKey": "old", "api_key": key}}})
+    with caplog.at_level(logging.WARNING, logger="reverie.storage.config"):
+        assert load_config(ws, env={}).providers["openai"].api_key == key
+    assert "apiKey and api_key are one key" in caplog.text and key not in caplog.text
+
+
 def test_workspace_file_overrides_home_and_env_overrides_both(_isolated_home, tmp_path):
     write_json(
         _isolated_home / "config.json",

@@ -112,3 +112,15 @@ def test_every_command_is_in_the_overview_and_every_option_in_the_reference() ->
         if opt.startswith("--") and opt not in reference
     )
     assert not missing_options, f"options missing from docs/cli.md: {missing_options}"
+
+
+def test_every_commit_kind_is_in_the_versioning_page() -> None:
+    """docs/versioning.md names each kind Reverie writes (issue 40: it listed 5 of the 8 then in use)."""
+    from reverie.gitstore.trailers import KINDS
+
+    text = (DOCS / "versioning.md").read_text(encoding="utf-8")
+    section = text.split("**Commits:**", 1)[1].split("\n- **", 1)[0]
+    named = set(re.findall(r"`(\w+)` \(", section))
+    assert named == set(KINDS), f"in the code, not the page: {set(KINDS) - named}; " + (
+        f"on the page, not the code: {named - set(KINDS)}"
+    )

@@ -52,3 +52,22 @@ def test_a_dry_run_within_budget_has_no_trim(tmp_path):
     )
     dry = asyncio.run(env.dream().run(dry_run=True))
     assert dry.status == "ok" and dry.trim is None
+
+
+def test_a_dry_run_shows_a_soul_change_as_staged_like_the_real_run(tmp_path):
+    """Issue 40: the preview listed SOUL.md among the files it would write, while a real run (with
+    protectSoul, the default) only stages it for approval. Both now agree, through the CLI too."""
+    from support.cli import invoke
+
+    ws = tmp_path / "ws"
+    assert invoke("-w", str(ws), "init").returncode == 0
+    said = "User: Please always keep your answers short. I live in Lisbon."
+    assert invoke("-w", str(ws), "history", "append", said).returncode == 0
+    dry = invoke("-w", str(ws), "dream", "--dry-run")
+    assert dry.returncode == 0
+    assert "files    USER.md +2 -0" in dry.stdout
+    assert "a real run stages this change for approval" in dry.stdout
+    assert "+- Keep answers short" in dry.stdout  # the proposal is still shown
+    real = invoke("-w", str(ws), "dream")
+    assert "files    USER.md +2 -0" in real.stdout and "waiting for approval" in real.stdout
+    assert "Keep answers short" not in (ws / "SOUL.md").read_text()

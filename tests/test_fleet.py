@@ -487,6 +487,11 @@ def test_cli_worker_dispatch_mark_on_a_plain_root(tmp_path, redis_server):
         return invoke("fleet", *args, env=env)
 
     assert "team/alpha: due" in cli("mark", "team/alpha").stdout
+    again = json.loads(cli("mark", "team/alpha", "--json").stdout)
+    assert again == {"due": [], "already": ["team/alpha"]}
+    unpark = cli("unpark", "team/alpha", "--json")
+    assert unpark.returncode == 1
+    assert json.loads(unpark.stdout) == {"unparked": [], "not_parked": ["team/alpha"]}
     assert cli("mark", "../etc").returncode == 1
     assert json.loads(cli("dispatch", "--once", "--json").stdout) == {"sent": ["team/alpha"]}
     port = _free_port()
@@ -604,6 +609,8 @@ def test_a_plain_root_holding_a_users_folder_is_dreamed(
     fleet = _fleet(root, redis_server, monkeypatch)
     assert main(["fleet", "init", "--kind", "plain"]) == 0
     assert "now a plain root" in capsys.readouterr().out
+    assert main(["fleet", "init", "--kind", "plain", "--json"]) == 0
+    assert '"changed": false' in capsys.readouterr().out
     assert main(["fleet", "init", "--kind", "scopes"]) == 1  # recorded: not replaced silently
     monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE", "reverie/offline")
     report = fleet.rebuild_due()

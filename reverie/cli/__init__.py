@@ -176,7 +176,9 @@ def _global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
             "--json",
             action="store_true",
             default=argparse.SUPPRESS,
-            help="print machine-readable JSON (for every command but chat, serve, mcp and ui)",
+            help="print machine-readable JSON (every command but "
+            + ", ".join(WITHOUT_JSON)
+            + "; serve only with --root)",
         )
 
 
@@ -259,14 +261,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _takes_json(parser: argparse.ArgumentParser, command: str) -> bool:
-    """Whether ``command``'s parser (or one of its sub-commands) defines ``--json``."""
+#: The commands that print no JSON (a chat, a server, a worker), exactly: ``--json`` is refused by
+#: them and taken by every other command (tests/test_cli_json.py derives this from the parser).
+WITHOUT_JSON = ("chat", "mcp", "ui", "fleet worker")
 
-    def has_json(p: argparse.ArgumentParser) -> bool:
-        return _has_option(p, "--json") or any(has_json(n) for n in subcommands(p).values())
 
-    found = subcommands(parser).get(command)
-    return found is not None and has_json(found)
+def _leaf(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the command ``args`` ran: ``fleet``'s ``worker``, not ``fleet``."""
+    found = parser
+    while True:
+        nested = None
+        for action in found._actions:  # noqa: SLF001
+            if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+                nested = action.choices.get(getattr(args, action.dest, None) or "")
+        if nested is None:
+            return found
+        found = nested
 
 
 class _ShowVersion(argparse.Action):
@@ -315,8 +325,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     atexit.register(gc.freeze)
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "json", False) and not _takes_json(parser, args.command):
-        parser.error(f"--json is not available for `{args.command}`")
+    if getattr(args, "json", False) and not _has_option(_leaf(parser, args), "--json"):
+        parser.error(
+            f"--json is not available for `{_leaf(parser, args).prog.removeprefix('reverie ')}`"
+        )
     args.json = getattr(args, "json", False)
     debug = args.debug or bool(os.environ.get("REVERIE_DEBUG"))
     _configure_logging(debug)

@@ -61,7 +61,12 @@ def print_dream(result: DreamResult) -> None:
         )
     if len(result.batches) > 1:
         table.add_row("batches", str(len(result.batches)))
-    if result.pending_soul:
+    if result.pending_soul and result.dry_run:
+        table.add_row(
+            "SOUL.md",
+            "[yellow]a real run stages this change for approval (reverie approve), not writes it[/]",
+        )
+    elif result.pending_soul:
         table.add_row(
             "SOUL.md", "[yellow]a change is waiting for approval (reverie approve / reject)[/]"
         )

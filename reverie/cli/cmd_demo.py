@@ -9,6 +9,9 @@ default workspace), else offline.
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -71,8 +74,30 @@ def run(args: argparse.Namespace) -> int:
         emit_json(report)
     else:
         console.print(Rule(style="cyan"))
+        me = invocation()
         console.print(
-            f"Done in {report.seconds:.1f} s. The workspace stays at [bold]{report.workspace}[/]: try "
-            f"`reverie -w {report.workspace} log` or `reverie -w {report.workspace} chat`."
+            f"Done in {report.seconds:.1f} s. The workspace stays at [bold]{report.workspace}[/]. "
+            f"In a shell: `{me} -w {report.workspace} log` or `{me} -w {report.workspace} chat` "
+            "(in the chat, /dream-log and /dream-restore are the commands used above)."
         )
     return 0
+
+
+def invocation() -> str:
+    """How the person can run this same ``reverie`` again from where they are: ``reverie`` when
+    that name on PATH is this program, else the path they ran (``.venv/bin/reverie``, with no
+    activated environment), or ``python -m reverie``."""
+    ran = Path(sys.argv[0])
+    if ran.name == "__main__.py":
+        return f"{_shown(Path(sys.executable))} -m reverie"
+    on_path = shutil.which("reverie")
+    if on_path and Path(on_path).resolve() == ran.resolve():
+        return "reverie"
+    return _shown(ran)
+
+
+def _shown(path: Path) -> str:
+    try:
+        return os.path.relpath(path) if not path.is_absolute() else str(path)
+    except ValueError:
+        return str(path)

@@ -54,6 +54,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     i.add_argument(
         "--force", action="store_true", help="replace a kind already recorded (a wrong migration)"
     )
+    add_json_flag(i)
     i.set_defaults(func=run_init)
     d = fs.add_parser(
         "dispatch",
@@ -96,9 +97,11 @@ def configure(p: argparse.ArgumentParser) -> None:
         metavar="WS",
         help="workspace id: a path under the root, or a scope's name",
     )
+    add_json_flag(m)
     m.set_defaults(func=run_mark)
     u = fs.add_parser("unpark", help="let a parked workspace be dispatched again")
     u.add_argument("ids", nargs="+", metavar="WS")
+    add_json_flag(u)
     u.set_defaults(func=run_unpark)
 
 
@@ -246,6 +249,9 @@ def run_init(args: argparse.Namespace) -> int:
             f"{root} is a {kind} root already ({root / 'reverie-root.json'}); --force replaces it"
         )
     said = "already" if before == kind else "now"
+    if args.json:
+        emit_json({"root": str(root), "kind": kind, "changed": before != kind})
+        return 0
     console.print(f"{root} is {said} a {'root of scopes' if kind == 'scopes' else 'plain root'}")
     return 0
 
@@ -384,8 +390,17 @@ def run_rebuild(args: argparse.Namespace) -> int:
 @_broker_errors
 def run_mark(args: argparse.Namespace) -> int:
     fleet = _fleet(args)
-    for ws in args.ids:
-        console.print(f"{ws}: {'due' if fleet.mark_dirty(ws) else 'already due (or parked)'}")
+    marked = {ws: fleet.mark_dirty(ws) for ws in args.ids}
+    if args.json:
+        emit_json(
+            {
+                "due": [ws for ws, new in marked.items() if new],
+                "already": [ws for ws, new in marked.items() if not new],
+            }
+        )
+        return 0
+    for ws, new in marked.items():
+        console.print(f"{ws}: {'due' if new else 'already due (or parked)'}")
     return 0
 
 
@@ -393,6 +408,9 @@ def run_mark(args: argparse.Namespace) -> int:
 def run_unpark(args: argparse.Namespace) -> int:
     fleet = _fleet(args)
     missing = [ws for ws in args.ids if not fleet.unpark(ws)]
+    if args.json:
+        emit_json({"unparked": [ws for ws in args.ids if ws not in missing], "not_parked": missing})
+        return 1 if missing else 0
     for ws in missing:
         console.print(f"[yellow]{ws} is not parked[/]")
     return 1 if missing else 0

@@ -6,7 +6,7 @@ import argparse
 
 from rich.markup import escape
 
-from ._common import add_json_flag, console, emit_json, open_memory
+from ._common import add_json_flag, console, emit_json, err_console, open_memory
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -40,14 +40,18 @@ def run(args: argparse.Namespace) -> int:
             console.print("[dim]requeue with: reverie requeue FIRST … or --all[/]")
         return 0
     done = memory.requeue(None if args.all else args.first)
+    # A FIRST that starts no set-aside batch is a user error (exit 1, its line); --all with nothing
+    # set aside has nothing to do, which is not one (exit 0, and it says so).
+    missing = [] if args.all else sorted(set(args.first) - {d.first for d in done})
     if args.json:
-        emit_json({"requeued": done})
-        return 0
-    missing = sorted(set(args.first) - {d.first for d in done})
+        emit_json({"requeued": done, "not_found": missing})
+        return 1 if missing else 0
     for d in done:
         console.print(
             f"requeued history {d.first}–{d.last}: the next `reverie dream` runs it again"
         )
     for first in missing:
-        console.print(f"[yellow]no set-aside batch starts at {first}[/]")
-    return 1 if missing or not done else 0
+        err_console.print(f"reverie: error: no set-aside batch starts at {first}")
+    if not done and not missing:
+        console.print("no batch is set aside")
+    return 1 if missing else 0

@@ -46,9 +46,42 @@ def _help(parser: argparse.ArgumentParser) -> str:
             os.environ["COLUMNS"] = old
 
 
+#: Options every command takes (``reverie --help`` shows them once): hidden from each command's
+#: section so the reference says them once.
+_GLOBAL = {"-h", "-w", "--root", "--user", "--agent", "--debug"}
+
+
+def _command_help(parser: argparse.ArgumentParser) -> str:
+    """A command's ``--help`` without the global options."""
+    parser.format_help()  # completes a command's parser first (it adds its options then)
+    hidden = [
+        (a, a.help)
+        for a in parser._actions  # noqa: SLF001
+        if _GLOBAL & set(a.option_strings)
+    ]
+    try:
+        for action, _ in hidden:
+            action.help = argparse.SUPPRESS
+        return _help(parser)
+    finally:
+        for action, text in hidden:
+            action.help = text
+
+
+def _commands(parser: argparse.ArgumentParser, words: str, level: int) -> list[str]:
+    """The section of a command, then its sub-commands', at any depth (``mcp token issue``)."""
+    from . import subcommands
+
+    out = [f"{'#' * level} reverie {words}", "", "```text", _command_help(parser), "```", ""]
+    for name, nested in subcommands(parser).items():
+        out += _commands(nested, f"{words} {name}", min(level + 1, 4))
+    return out
+
+
 def cli_reference() -> str:
-    """``docs/cli.md``: ``reverie --help`` and every command's ``--help``, in ``--help``'s order."""
-    from . import COMMANDS, build_parser, subcommands
+    """``docs/cli.md``: ``reverie --help``, then every command's ``--help`` (global options left
+    out: they are in the first block), in ``--help``'s order, sub-commands at any depth."""
+    from . import COMMANDS, WITHOUT_JSON, build_parser, subcommands
 
     parser = build_parser()
     parser.prog = "reverie"
@@ -56,19 +89,23 @@ def cli_reference() -> str:
         "# CLI reference",
         "",
         "Generated from the parser by `python -m reverie.cli.reference`; do not edit by hand.",
-        "Global options (`-w`, `--debug`, `--json`) are accepted before or after the command.",
         "",
-        "```",
+        "## Global options",
+        "",
+        "The options in this first block (`-w`, `--root`, `--user`, `--agent`, `--debug`, `-h`) are",
+        "accepted by every command, before or after it, and are not repeated below. `--json` prints",
+        "machine-readable JSON; every command takes it except "
+        + ", ".join(f"`{name}`" for name in WITHOUT_JSON)
+        + ", and `serve` takes it only with `--root` (without `--user`).",
+        "",
+        "```text",
         _help(parser),
         "```",
         "",
     ]
     commands = subcommands(parser)
     for name, _, _ in COMMANDS:
-        sub = commands[name]
-        out += [f"## reverie {name}", "", "```", _help(sub), "```", ""]
-        for nested_name, nested in subcommands(sub).items():
-            out += [f"### reverie {name} {nested_name}", "", "```", _help(nested), "```", ""]
+        out += _commands(commands[name], name, 2)
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -122,7 +159,7 @@ def config_reference() -> str:
         "# Config reference",
         "",
         "Generated from the pydantic models in `reverie/storage/config.py` by `python -m reverie.cli.reference`; do not",
-        "edit by hand. Keys are camelCase (snake_case is accepted too). Sources, later winning: "
+        "edit by hand. Keys are camelCase (a snake_case spelling is the same key). Sources, later winning: "
         "`~/.reverie/config.json`,",
         "the workspace's `reverie.json`, then `REVERIE_` + the key path joined by `__` "
         "(`REVERIE_AGENTS__DEFAULTS__DREAM__INTERVAL_H=4`).",

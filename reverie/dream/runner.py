@@ -476,9 +476,13 @@ class Dream:
                     replace(done, status="no-change", reason=why), attempts, last, dry_run, life
                 )
             if dry_run:
+                # As a real run would: a SOUL.md change under protectSoul is staged for approval,
+                # not written, so it is the pending change here, not one of the files.
+                soul = changed.get(SOUL) if self.config.dream.protect_soul else None
+                written = {k: v for k, v in changed.items() if soul is None or k != SOUL}
                 files = tuple(
                     transaction.file_changes(
-                        self._archive_base(staged), {**changed, **life.archive}
+                        self._archive_base(staged), {**written, **life.archive}
                     )
                 )
                 return replace(
@@ -486,6 +490,7 @@ class Dream:
                     status="ok",
                     diff=staged.diff() + _archive_diff(self._archive_base(staged), life.archive),
                     files=files,
+                    pending_soul=soul,
                 )
             progress("commit")
             return self._commit(done, staged, {**changed, **life.archive}, attempts, life)

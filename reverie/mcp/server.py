@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import anyio
 import orjson
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError, UnexpectedToolError
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChanged, ResourceUpdated
 from mcp_types import EmptyResult, SubscribeRequestParams, ToolAnnotations, UnsubscribeRequestParams
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from .. import offload
 from ..errors import ReverieError, WorkspaceError
@@ -235,6 +235,30 @@ class ReverieServer(MCPServer[Any]):
     """An ``MCPServer`` that holds the memory it serves, closed by the serve functions when the server stops."""
 
     reverie_memory: Memory
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        """The SDK's ``call_tool``, except that arguments outside the tool's schema (``k`` over
+        50, an empty query) are one line naming the argument, not pydantic's four-line report
+        ending in a URL."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            raise ToolError(_arguments_error(name, cause)) from cause
+
+
+def _arguments_error(tool: str, exc: ValidationError) -> str:
+    """``search_memory: k: Input should be less than or equal to 50 (got 1000)``."""
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    where = ".".join(str(part) for part in first["loc"]) or "arguments"
+    given = repr(first.get("input"))
+    given = given if len(given) <= 40 else given[:37] + "..."
+    got = "" if first["type"] == "missing" else f" (got {given})"
+    more = f"; and {len(errors) - 1} more" if len(errors) > 1 else ""
+    return f"{tool}: {where}: {first['msg']}{got}{more}"
 
 
 def build_server(

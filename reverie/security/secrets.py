@@ -40,7 +40,7 @@ Kinds (see ``KINDS``):
 
 Things deliberately not reported: git object ids and other bare hex strings, UUIDs, base64 data,
 file paths and URLs without a password, unless they are assigned to a secret-like name. Measured
-detection and false-positive rates are in the README's Security section (corpus:
+detection and false-positive rates are in docs/security.md and BENCHMARKS.md (corpus:
 ``tests/support/security_corpus.py``).
 """
 

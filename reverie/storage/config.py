@@ -31,11 +31,12 @@ from pydantic.alias_generators import to_camel
 from ..errors import ConfigError
 from .configdata import (
     OFFLINE_MODEL,
+    env_overrides,
+    file_layers,
     home_config_path,
     merge,
     resolve_dream_model,
     resolve_model,
-    sources,
 )
 from .fsutil import atomic_write
 from .workspace import ARCHIVE_GLOB, DATED_MEMORY_GLOB, MEMORY_FILES, TOPICS_GLOB
@@ -530,14 +531,18 @@ def _canon(name: str) -> str:
     return name.replace("_", "").lower()
 
 
-def _align_keys(data: Any, model: type[BaseModel] | None) -> Any:
-    """Rename environment-derived keys (``DREAM``, ``INTERVAL_H``) to the model's aliases."""
+def _align_keys(data: Any, model: type[BaseModel] | None, where: str = "") -> Any:
+    """Rename keys to the model's aliases (snake_case ``interval_h``, an environment-derived
+    ``INTERVAL_H``: ``intervalH``), so every spelling of a key is one key and the later source wins.
+    Two spellings of one key in one source with different values: the later one is used, and a
+    warning names both (``where`` is the source)."""
     if not isinstance(data, dict) or model is None:
         return data
     fields = {
         _canon(f.alias or n): (f.alias or n, f.annotation) for n, f in model.model_fields.items()
     }
     out: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
     for key, value in data.items():
         alias, annotation = fields.get(_canon(key), (key, None))
         sub = (
@@ -546,13 +551,24 @@ def _align_keys(data: Any, model: type[BaseModel] | None) -> Any:
             else None
         )
         if sub is None and alias == "providers" and isinstance(value, dict):
-            value = {k.lower(): _align_keys(v, ProviderConfig) for k, v in value.items()}
+            value = {k.lower(): _align_keys(v, ProviderConfig, where) for k, v in value.items()}
         if sub is None and alias == "models" and isinstance(value, dict):
-            value = {k: _align_keys(v, ModelSettings) for k, v in value.items()}
-        value = _align_keys(value, sub)
+            value = {k: _align_keys(v, ModelSettings, where) for k, v in value.items()}
+        value = _align_keys(value, sub, where)
         if isinstance(value, dict) and isinstance(out.get(alias), dict):
             value = merge(out[alias], value)
+        elif alias in out and out[alias] != value:
+            # The values are not shown: the key may be a credential (apiKey and api_key).
+            log.warning(
+                "config%s: %s and %s are one key (%s) with different values; using %s, the later",
+                f" ({where})" if where else "",
+                spelled[alias],
+                key,
+                alias,
+                key,
+            )
         out[alias] = value
+        spelled[alias] = key
     return out
 
 
@@ -652,8 +668,11 @@ def validate_config(data: Mapping[str, Any]) -> Config:
 
 def load_config(workspace: Path | None = None, *, env: Mapping[str, str] | None = None) -> Config:
     """Home config, then ``<workspace>/reverie.json``, then the environment."""
-    files, variables = sources(workspace, os.environ if env is None else env)
-    return validate_config(merge(files, _align_keys(variables, Config)))
+    data: dict[str, Any] = {}
+    for path, layer in file_layers(workspace):
+        data = merge(data, _align_keys(layer, Config, str(path)))
+    variables = env_overrides(os.environ if env is None else env)
+    return validate_config(merge(data, _align_keys(variables, Config, "environment")))
 
 
 def save_config(config: Config, path: Path) -> None:

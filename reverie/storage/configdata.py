@@ -111,10 +111,18 @@ def sources(
     workspace: Path | None, env: Mapping[str, str]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The files' data (home config, then ``<workspace>/reverie.json`` over it) and the variables' data, raw."""
-    data = read_json(home_config_path())
-    if workspace is not None:
-        data = merge(data, read_json(Path(workspace) / "reverie.json"))
+    data: dict[str, Any] = {}
+    for _, layer in file_layers(workspace):
+        data = merge(data, layer)
     return data, env_overrides(env)
+
+
+def file_layers(workspace: Path | None) -> list[tuple[Path, dict[str, Any]]]:
+    """Each config file that exists, with its raw data, earliest (losing) first."""
+    paths = [home_config_path()]
+    if workspace is not None:
+        paths.append(Path(workspace) / "reverie.json")
+    return [(path, data) for path in paths if (data := read_json(path))]
 
 
 def resolve_model(configured: str | None) -> str:
