@@ -35,9 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from recall import DEFAULT_DATA, SPLITS, build_workspace, evidence_ids  # noqa: E402
 
-from reverie.config import Config  # noqa: E402
 from reverie.recall import Recall  # noqa: E402
 from reverie.recall.categories import categories_named, score, with_categories  # noqa: E402
+from reverie.storage.config import Config  # noqa: E402
 
 KS = (5, 10)
 

@@ -69,9 +69,9 @@ def _piped(ctx: Context) -> float:
 
 def _per_call(calls: int) -> tuple[list[float], list[float]]:
     from reverie.activity import ModelActivity, ObservedClient
-    from reverie.config import Config
     from reverie.llm.client import ModelClient
     from reverie.llm.scripted import ScriptedModel
+    from reverie.storage.config import Config
 
     fake = ScriptedModel.register("bench-chat", responder=lambda p: "ok", direct=True)
     try:

@@ -37,13 +37,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._core import Context, Result, stats_of  # noqa: E402
 from reverie import MemoryStore  # noqa: E402
-from reverie.config import Config  # noqa: E402
 from reverie.consolidator import Consolidator, SessionStore  # noqa: E402
 from reverie.consolidator.estimate import prompt_messages  # noqa: E402
-from reverie.fsutil import atomic_write  # noqa: E402
 from reverie.llm.client import ModelClient  # noqa: E402
 from reverie.llm.scripted import ScriptedModel  # noqa: E402
-from reverie.workspace import Workspace  # noqa: E402
+from reverie.storage.config import Config  # noqa: E402
+from reverie.storage.fsutil import atomic_write  # noqa: E402
+from reverie.storage.workspace import Workspace  # noqa: E402
 
 TOOLS = [
     {

@@ -57,13 +57,13 @@ def _reverie_once(
     root: Path, scenario: dict[str, Any], name: str
 ) -> tuple[float, float, float, list[dict[str, Any]]]:
     from reverie import MemoryStore
-    from reverie.config import Config
     from reverie.dream import Dream
     from reverie.gitstore import GitStore
     from reverie.llm.client import ModelClient
     from reverie.llm.scripted import ScriptedModel
     from reverie.llm.types import ToolCall
-    from reverie.workspace import Workspace
+    from reverie.storage.config import Config
+    from reverie.storage.workspace import Workspace
 
     fake = ScriptedModel.register(name, direct=True)
     ws = Workspace(root)
@@ -96,8 +96,8 @@ def _reverie_once(
 
 
 def _prompt_tokens(requests: list[dict[str, Any]]) -> int:
-    from reverie.config import Config
     from reverie.llm.client import ModelClient
+    from reverie.storage.config import Config
 
     client = ModelClient(Config())
     return sum(

@@ -44,7 +44,7 @@ CONFIG = {"agents": {"defaults": {"contextWindowTokens": 4_096, "maxTokens": 512
 def build(root: Path, entries: int = ENTRIES) -> None:
     """A workspace with ``entries`` history entries, memory files and its search index built."""
     import reverie
-    from reverie.history import HistoryEntry
+    from reverie.storage.history import HistoryEntry
 
     root.mkdir(parents=True, exist_ok=True)
     (root / "reverie.json").write_text(json.dumps(CONFIG))

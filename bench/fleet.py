@@ -49,9 +49,9 @@ def _support():  # type: ignore[no-untyped-def]
 
 
 def _build(root: Path, n: int) -> list[str]:
-    from reverie.config import Config
-    from reverie.scopes import Scope, ScopeRoot
-    from reverie.store import WorkspaceStore
+    from reverie.storage.config import Config
+    from reverie.storage.scopes import Scope, ScopeRoot
+    from reverie.storage.store import WorkspaceStore
 
     scopes, config = ScopeRoot(root), Config()
     names = []
@@ -106,11 +106,11 @@ def _wait_ready(procs: list, timeout: float = 60) -> None:  # type: ignore[type-
 
 
 def _round(ctx: Context, redis, template: Path, names: list[str], workers: int) -> dict[str, float]:  # type: ignore[no-untyped-def]
-    from reverie.config import load_config
     from reverie.fleet import Fleet
     from reverie.fleet.app import TASK, make_app
-    from reverie.store import WorkspaceStore
-    from reverie.workspace import Workspace
+    from reverie.storage.config import load_config
+    from reverie.storage.store import WorkspaceStore
+    from reverie.storage.workspace import Workspace
 
     fs = _support()
     work = ctx.tmpdir(f"fleet-p{workers}-")
@@ -210,11 +210,11 @@ def _recovery(ctx: Context, redis, template: Path, names: list[str]) -> tuple[fl
     front of its second job."""
     import redis as redis_py
 
-    from reverie.config import load_config
     from reverie.fleet import Fleet
     from reverie.fleet.app import TASK, make_app
-    from reverie.scopes import ScopeRoot
-    from reverie.store import WorkspaceStore
+    from reverie.storage.config import load_config
+    from reverie.storage.scopes import ScopeRoot
+    from reverie.storage.store import WorkspaceStore
 
     fs = _support()
     work = ctx.tmpdir("fleet-recover-")

@@ -33,7 +33,7 @@ from bench import Context, Result, measure, stats_of
 from reverie.gitstore import GitStore
 from reverie.gitstore import trailers as T
 from reverie.gitstore.location import gitignore_text
-from reverie.workspace import Workspace
+from reverie.storage.workspace import Workspace
 
 MEM = "memory/MEMORY.md"
 TRACKED = ["SOUL.md", "USER.md", MEM]

@@ -54,7 +54,7 @@ from bench.gitstore import MEM, _copy, _memory_text, cached_workspace
 from reverie.gitstore import GitStore
 from reverie.gitstore import core as gs_core
 from reverie.gitstore import writer as gs_writer
-from reverie.workspace import Workspace
+from reverie.storage.workspace import Workspace
 
 PEER = "0.3.5"
 COMMITS = 1_000

@@ -89,7 +89,7 @@ def _reverie_appends(ws: Path, block: int, fsync: bool) -> float:
     import time
 
     from reverie import MemoryStore
-    from reverie.config import validate_config
+    from reverie.storage.config import validate_config
 
     store = MemoryStore(ws, config=validate_config({"memory": {"history": {"fsync": fsync}}}))
     t0 = time.perf_counter()

@@ -378,7 +378,7 @@ def _pools(rng: random.Random) -> dict[str, list[Any]]:
 
 
 def _key(text: str) -> str:
-    from reverie.hitlog import line_key
+    from reverie.text.memline import line_key
 
     return line_key(text)
 
@@ -405,10 +405,10 @@ async def simulate(
     progress: Callable[[str], None] = lambda s: None,
 ) -> dict[str, Any]:
     """Run the simulation in a new workspace at ``root``; returns the report (see the module docstring)."""
-    from reverie.config import Config
     from reverie.dream.archive import parse_entry
     from reverie.runtime import Runtime
-    from reverie.workspace import MEMORY, MEMORY_FILES, SOUL, USER, Workspace
+    from reverie.storage.config import Config
+    from reverie.storage.workspace import MEMORY, MEMORY_FILES, SOUL, USER, Workspace
 
     rng = random.Random(seed)
     pools = _pools(rng)

@@ -24,11 +24,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from reverie.config import Config  # noqa: E402
 from reverie.llm import ModelClient, ScriptedModel, load_prompt  # noqa: E402
 from reverie.llm import protocol as p  # noqa: E402
 from reverie.llm.offline import respond  # noqa: E402
 from reverie.llm.tokens import estimate_tokens  # noqa: E402
+from reverie.storage.config import Config  # noqa: E402
 
 SAYINGS = [
     "I live in Munich and I work at Siemens as an engineer.",

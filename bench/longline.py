@@ -9,7 +9,7 @@ worst case for the backward reader, which must cross it to find the last cursor)
 - ``read_since(0)`` (the forward reader, as ``status``, ``history show`` and Dream use it);
 - ``reverie status`` as a user runs it (a subprocess), on the 16 MB line.
 
-A line is a valid entry up to ``reverie.appendlog.MAX_LINE_BYTES``; a longer one is skipped with a
+A line is a valid entry up to ``reverie.storage.appendlog.MAX_LINE_BYTES``; a longer one is skipped with a
 warning without being read into memory, so the 64 MB case measures the skip.
 """
 
@@ -56,7 +56,7 @@ def _time(fn, repeat: int) -> list[float]:  # type: ignore[no-untyped-def]
 
 
 def run(ctx: Context) -> list[Result]:
-    from reverie.history import HistoryLog
+    from reverie.storage.history import HistoryLog
 
     sizes = (
         [8 * _MB, 16 * _MB, 64 * _MB]

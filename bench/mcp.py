@@ -36,7 +36,7 @@ def run(ctx: Context) -> list[Result]:
 
     from reverie import MemoryStore
     from reverie.recall import Recall
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     entries, calls = (2_000, 60) if ctx.quick else (20_000, 300)
     ws = Workspace(ctx.tmpdir() / "ws")

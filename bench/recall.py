@@ -41,10 +41,10 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from reverie.config import Config  # noqa: E402
-from reverie.history import HistoryEntry  # noqa: E402
 from reverie.recall import Recall, search  # noqa: E402
-from reverie.workspace import Workspace  # noqa: E402
+from reverie.storage.config import Config  # noqa: E402
+from reverie.storage.history import HistoryEntry  # noqa: E402
+from reverie.storage.workspace import Workspace  # noqa: E402
 
 _REPO = Path(__file__).resolve().parent.parent
 #: ``../shared`` next to the checkout (main), or two levels up (a worktree under wt/).

@@ -73,10 +73,10 @@ class _Side:
 
     def __init__(self, root: Path, name: str) -> None:
         from reverie import MemoryStore
-        from reverie.config import Config
         from reverie.gitstore import GitStore
         from reverie.llm.scripted import ScriptedModel
-        from reverie.workspace import Workspace
+        from reverie.storage.config import Config
+        from reverie.storage.workspace import Workspace
 
         self.ws = Workspace(root)
         self.fake = ScriptedModel.register(name, direct=True)

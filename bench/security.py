@@ -28,7 +28,7 @@ def _fill(parts: list[str], n: int = 64_000) -> str:
 def _appends_per_s(ctx: Context, redactor, n: int) -> float:  # type: ignore[no-untyped-def]
     import time
 
-    from reverie.history import HistoryLog
+    from reverie.storage.history import HistoryLog
 
     d = ctx.tmpdir("security-append-")
     log = HistoryLog(Path(d) / "history.jsonl", Path(d) / ".cursor", redact=redactor)

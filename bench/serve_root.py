@@ -62,8 +62,8 @@ def _rss() -> int:
 
 def _build(root: Path, scopes: int) -> None:
     from reverie.gitstore import GitStore
-    from reverie.scopes import Scope, ScopeRoot
-    from reverie.store import WorkspaceStore
+    from reverie.storage.scopes import Scope, ScopeRoot
+    from reverie.storage.store import WorkspaceStore
 
     sr = ScopeRoot(root)
     t0 = time.perf_counter()
@@ -84,10 +84,10 @@ def _build(root: Path, scopes: int) -> None:
 def _serve(
     root: Path, concurrency: int, latency: float, scopes: int
 ) -> tuple[float, int, int, dict[str, int]]:
-    from reverie.config import load_config
     from reverie.llm.scripted import ScriptedModel
     from reverie.operations.serve_root import RootScheduler
-    from reverie.scopes import ScopeRoot
+    from reverie.storage.config import load_config
+    from reverie.storage.scopes import ScopeRoot
 
     fake = ScriptedModel.register("bench-serve-root", responder=dream_responder, latency=latency)
     env = {
@@ -96,7 +96,7 @@ def _serve(
         "REVERIE_MEMORY__HISTORY__FSYNC": "false",
     }
     os.environ.update(env)
-    sched = RootScheduler(ScopeRoot(root), config=load_config(), concurrency=concurrency)
+    sched = RootScheduler(ScopeRoot(root), config=load_config(), max_inflight=concurrency)
     base = _rss()
     peak = base
 

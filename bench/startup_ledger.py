@@ -42,12 +42,12 @@ _STEPS = [
         "import importlib.metadata as m; m.entry_points(group='pydantic')",
     ),
     (
-        "+ orjson, reverie.workspace, reverie.fsutil",
-        "import orjson, reverie.workspace, reverie.fsutil",
+        "+ orjson, reverie.storage.workspace, reverie.storage.fsutil",
+        "import orjson, reverie.storage.workspace, reverie.storage.fsutil",
     ),
     (
-        "+ reverie.config (the 16 model classes) and load_config",
-        "import reverie.config as c; c.load_config(None)",
+        "+ reverie.storage.config (the 16 model classes) and load_config",
+        "import reverie.storage.config as c; c.load_config(None)",
     ),
     (
         "+ reverie.status, reverie.memory, reverie.cli.cmd_status",
@@ -99,7 +99,7 @@ def run(ctx: Context) -> list[Result]:
     # files with
     rest = (
         "import atexit, gc; atexit.register(gc.freeze); import argparse, logging, orjson, reverie.cli, "
-        "reverie.workspace, reverie.fsutil, reverie.history, reverie.dream.records, reverie.dream.deadletter, "
+        "reverie.storage.workspace, reverie.storage.fsutil, reverie.storage.history, reverie.dream.records, reverie.dream.deadletter, "
         "reverie.dream.pending"
     )
     argvs.append(

@@ -56,7 +56,7 @@ def _client(memory):  # type: ignore[no-untyped-def]
 def _root_client(root: Path, size: int = 16):  # type: ignore[no-untyped-def]
     from starlette.testclient import TestClient
 
-    from reverie.scopes import ScopeRoot
+    from reverie.storage.scopes import ScopeRoot
     from reverie.ui.root import ScopeApps, build_root_app
     from reverie.ui.security import SignIn
 
@@ -71,7 +71,7 @@ def _root_client(root: Path, size: int = 16):  # type: ignore[no-untyped-def]
 
 def _listed_root(root: Path, users: int) -> None:
     """``users`` scopes as the layout holds them (directory and ``scope.json``; no repo): what the picker lists."""
-    from reverie.scopes import SCOPE_FILE, Scope, ScopeRoot
+    from reverie.storage.scopes import SCOPE_FILE, Scope, ScopeRoot
 
     layout = ScopeRoot(root)
     for n in range(users):
@@ -326,7 +326,7 @@ def run(ctx: Context) -> list[Result]:
 
 def _root_results(ctx: Context, repeat: int) -> list[Result]:
     import reverie
-    from reverie.scopes import Scope, ScopeRoot
+    from reverie.storage.scopes import Scope, ScopeRoot
 
     out = []
     for users in (10, 2_000 if ctx.quick else 20_000):

@@ -7,22 +7,21 @@ these names, and a test checks both); everything else is private.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._lazy import lazy_exports
 from .errors import *  # noqa: F403  (the documented exception tree)
 from .errors import __all__ as _errors_all
 
 if TYPE_CHECKING:
-    from .config import Config, load_config
+    __version__: str
+    from .compat.memory_store import MemoryStore
     from .consolidator import ConsolidationResult
     from .dream import DreamResult
     from .dream.deadletter import DeadLetter
     from .dream.pending import PendingChange
     from .dream.pins import PinResult
-    from .facade import MemoryStore
     from .gitstore import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
-    from .history import HistoryEntry, HistoryLog
     from .importers import export_bundle, import_from
     from .llm.replylog import KeptReply
     from .memory import (
@@ -40,7 +39,9 @@ if TYPE_CHECKING:
     from .operations.items import MemoryEvent, MemoryItem, Results
     from .recall import Hit
     from .status import StatusReport
-    from .workspace import MEMORY_FILES, Workspace, content_id
+    from .storage.config import Config, load_config
+    from .storage.history import HistoryEntry, HistoryLog
+    from .storage.workspace import MEMORY_FILES, Workspace, content_id
 
 # Loaded on first access (PEP 562): `python -m reverie --help` imports this package, and
 # pydantic-based config alone costs ~0.1 s of start-up that --help does not need.
@@ -59,7 +60,7 @@ _LAZY = {
     "import_from": "importers",
     "export_bundle": "importers",
     "RestorePlan": "memory",
-    "content_id": "workspace",
+    "content_id": "storage.workspace",
     "DreamResult": "dream",
     "ConsolidationResult": "consolidator",
     "Hit": "recall",
@@ -74,20 +75,26 @@ _LAZY = {
     "FileChange": "gitstore",
     "OperationResult": "gitstore",
     "Provenance": "gitstore",
-    "MemoryStore": "facade",
-    "Workspace": "workspace",
-    "MEMORY_FILES": "workspace",
-    "Config": "config",
-    "load_config": "config",
-    "HistoryLog": "history",
-    "HistoryEntry": "history",
+    "MemoryStore": "compat.memory_store",
+    "Workspace": "storage.workspace",
+    "MEMORY_FILES": "storage.workspace",
+    "Config": "storage.config",
+    "load_config": "storage.config",
+    "HistoryLog": "storage.history",
+    "HistoryEntry": "storage.history",
 }
 
 
-__getattr__ = lazy_exports(__name__, _LAZY, globals())
+_exported = lazy_exports(__name__, _LAZY, globals())
 
 
-__version__ = "0.1.0"
+def __getattr__(name: str) -> Any:
+    if name == "__version__":  # (reverie.version: read on first use)
+        from .version import version
+
+        return version()
+    return _exported(name)
+
 
 __all__ = [
     # the front door

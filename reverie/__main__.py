@@ -2,4 +2,6 @@
 
 from .cli import main
 
-raise SystemExit(main())
+# A tool that walks the package (pdoc, autodoc) imports this module: it must run nothing then.
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -4,7 +4,7 @@
 Each turn: a slash command goes to the ``CommandRouter``; anything else is appended to the persisted
 session, the Consolidator archives old messages when the prompt nears the context window, and the
 model answers from a system prompt made of SOUL.md, USER.md, MEMORY.md and the history entries Dream
-has not consolidated yet (so what was said an hour ago is known before Dream has run). With the
+has not read yet (so what was said an hour ago is known before Dream has run). With the
 offline engine there is no conversation model: the agent says so, still records what the user says
 (so memory keeps learning) and still runs every command.
 
@@ -23,18 +23,18 @@ from .commands import CommandContext, CommandRouter
 from .commands.dream_cmds import TASK_NAME as DREAM_TASK
 from .commands.render import dream_result
 from .commands.router import Notify
-from .config import OFFLINE_MODEL
 from .consolidator.estimate import prompt_messages
 from .memory import agent_preamble
-from .recall.tool import complete_with_memory_search, recall_context
+from .recall.tool import complete_with_search_memory, recall_context
 from .runtime import Runtime
+from .storage.config import OFFLINE_MODEL
 
 if TYPE_CHECKING:
     import asyncio
 
     from .dream import DreamResult
     from .dream.scheduler import DreamScheduler
-    from .sessions import Session
+    from .storage.sessions import Session
 
 log = logging.getLogger(__name__)
 
@@ -95,11 +95,11 @@ class ChatAgent:
         if self.offline:
             return _OFFLINE_REPLY
         # Recall: the top hits for this message when memory.search.autoRecall is on, and the
-        # memory_search tool.
+        # search_memory tool.
         recalled = await recall_context(rt.recall, text)
         extra = agent_preamble(rt) + (f"\n\n{recalled}" if recalled else "")
         messages = prompt_messages(rt.store, self.session, extra_system=extra)
-        response = await complete_with_memory_search(
+        response = await complete_with_search_memory(
             rt.client, rt.recall, messages, max_tokens=rt.config.defaults.max_tokens
         )
         answer = (response.content or "").strip()

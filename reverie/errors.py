@@ -7,7 +7,7 @@ it to a one-line message, and anything else is a bug shown with a traceback only
     ├── ConfigError            a config file or value is invalid (names the key, the value, what is allowed)
     ├── WorkspaceError         the workspace cannot be used as asked
     │   ├── UnsafePathError    a path escapes the workspace, is absolute, has '..' or NUL, or is a symlink out
-    │   ├── InvalidScopeError  a user or agent id is not a valid scope id (reverie.scopes)
+    │   ├── InvalidScopeError  a user or agent id is not a valid scope id (reverie.storage.scopes)
     │   ├── NothingPendingError     nothing to act on: approve found no staged SOUL.md change (front-ends
     │   │                           answer as reject does), or restore() with no sha found no Dream commit
     │   └── PendingChangedError     the SOUL.md change a confirmation showed was widened since (``current_id``)
@@ -85,7 +85,7 @@ class UnsafePathError(WorkspaceError):
 
 
 class InvalidScopeError(WorkspaceError):
-    """A user or agent id is not a valid scope id (``reverie.scopes``)."""
+    """A user or agent id is not a valid scope id (``reverie.storage.scopes``)."""
 
 
 class NothingPendingError(WorkspaceError):

@@ -75,8 +75,8 @@ def check_stored(name: str, value: object) -> str:
     string with no control character but tab and newline (``\\r\\n`` and a lone ``\\r`` are
     newlines). A NUL, an escape sequence or a bidirectional override is refused, naming the
     argument and the character, never stored to reach a prompt, a terminal or a memory file
-    (``reverie.textsafety.CONTROL`` says which characters)."""
-    from .textsafety import CONTROL
+    (``reverie.text.safety.CONTROL`` says which characters)."""
+    from .text.safety import CONTROL
 
     text = check_text(name, value).replace("\r\n", "\n").replace("\r", "\n")
     found = CONTROL.search(text)
@@ -474,7 +474,11 @@ class MemoryVerbs:
         store = self.runtime.store
         before = store.last_cursor() if self.runtime.workspace.history_path.exists() else 0
         if isinstance(messages, str) or isinstance(messages, Mapping):
-            text = messages if isinstance(messages, str) else _message_text(messages)
+            from .storage.sessions import (
+                content_text,  # (here: ``reverie log`` imports this module)
+            )
+
+            text = messages if isinstance(messages, str) else content_text(messages.get("content"))
             text = check_stored("messages", text)
             self._create()
             store.history.append(text, key, extra={**extra, **({"metadata": meta} if meta else {})})
@@ -787,12 +791,6 @@ def _holds(carried: object, wanted: object) -> bool:
             )
         return True
     return carried == wanted
-
-
-def _message_text(message: Mapping[str, Any]) -> str:
-    from .recall.sources import message_text
-
-    return message_text(message.get("content"))
 
 
 def _chat(messages: object) -> list[dict[str, Any]]:

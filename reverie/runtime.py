@@ -20,18 +20,18 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
-from .workspace import Workspace
+from .storage.workspace import Workspace
 
 if TYPE_CHECKING:
     from .activity import ModelActivity
-    from .config import Config
     from .consolidator import Consolidator, SessionStore
     from .dream import Dream
     from .gitstore import GitStore
     from .llm.client import ModelClient
     from .recall import Recall
-    from .scopes import Scope, ScopeRoot
-    from .store import WorkspaceStore
+    from .storage.config import Config
+    from .storage.scopes import Scope, ScopeRoot
+    from .storage.store import WorkspaceStore
 
 __all__ = ["Runtime"]
 
@@ -101,14 +101,14 @@ class Runtime:
         """Loaded without opening the store: `reverie log` needs only its git section."""
         if self._config is not None:
             return self._config
-        from .config import load_config
+        from .storage.config import load_config
 
         self.workspace.check()  # a file where the workspace should be: the store's clear error, not a config one
         return load_config(self.workspace.root)
 
     @_service
     def store(self) -> WorkspaceStore:
-        from .store import WorkspaceStore
+        from .storage.store import WorkspaceStore
 
         # the config itself when it was given or is loaded, else this runtime's on first use:
         # `reverie status` reads the models' defaults as data when no key is set, and never loads it

@@ -14,12 +14,12 @@ from __future__ import annotations
 import os
 from datetime import datetime, timedelta
 
-from .config import Config
 from .consolidator import ConsolidationResult
 from .errors import SessionError
 from .memory import Memory, wrap
 from .runtime import Runtime
-from .workspace import Workspace
+from .storage.config import Config
+from .storage.workspace import Workspace
 
 __all__ = ["end_session", "archive_idle_sessions"]
 
@@ -41,11 +41,10 @@ async def end_session(
     """
     memory = _open(workspace, config)
     try:
-        sessions = memory.runtime.sessions
-        session = sessions.load(sessions.path_for(session_key))
-        if session is None:
+        result = await memory.aclear(session_key)
+        if result is None:
             raise SessionError(f"no session {session_key!r} in {memory.workspace.sessions_dir}")
-        return await memory.anew_session(session)
+        return result
     finally:
         if not isinstance(workspace, Memory):
             memory.close()

@@ -1,6 +1,6 @@
 """Write ``reverie/data/identifier-allowed.txt``: the code point ranges of Unicode's
 ``Identifier_Status=Allowed`` (UTS #39 §3.1, the General Security Profile), which scope ids are
-checked against (``reverie.scopes``).
+checked against (``reverie.storage.scopes``).
 
 The set is read from the ICU library on this machine (``uspoof_getRecommendedUnicodeSet``: "the set
 of characters that are recommended for use in identifiers, per UTS #39 Identifier_Status=Allowed"),

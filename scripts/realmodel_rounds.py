@@ -56,7 +56,7 @@ from reverie.llm.output import said_something  # noqa: E402
 from reverie.llm.types import ModelResponse  # noqa: E402
 from reverie.runtime import Runtime  # noqa: E402
 from reverie.security.secrets import scrub  # noqa: E402
-from reverie.workspace import MEMORY_FILES, Workspace  # noqa: E402
+from reverie.storage.workspace import MEMORY_FILES, Workspace  # noqa: E402
 
 BASE = "http://127.0.0.1:8765/v1"
 MODEL = "openai/smollm2"
@@ -627,7 +627,7 @@ def _write_report(
 def recheck(args: argparse.Namespace) -> dict[str, Any]:
     """Check the history of a workspace these rounds wrote again, with today's checks: the same
     seed gives the same conversations, round by round."""
-    from reverie.store import WorkspaceStore
+    from reverie.storage.store import WorkspaceStore
 
     store = WorkspaceStore(Workspace(Path(args.workspace) / "ws"))
     entries = store.history.read_since(0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,9 @@ from support import background
 from support.cli import ROOT, run_cli
 
 __all__ = ["ROOT", "run_cli"]  # several test files import them from here
+
+#: Names for the scripted models of the ``fake`` fixture (each test its own).
+_FAKES = itertools.count(1)
 
 
 @pytest.hookimpl(trylast=True)
@@ -83,12 +87,12 @@ def _isolated_home(
 
 # The real-nanobot tests' peer environments (issue 30, item 7): support/peers.py creates them in the
 # background while the rest of the suite runs, and fails those tests under CI when it cannot.
-pytest_plugins = ["support.peers"]
+pytest_plugins = ["support.peers", "support.fleet_fixtures"]
 
 
 @pytest.fixture
 def workspace(tmp_path: Path):
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     ws = Workspace(tmp_path / "ws")
     ws.init()
@@ -100,3 +104,14 @@ def store(workspace):
     from reverie import MemoryStore
 
     return MemoryStore(workspace)
+
+
+@pytest.fixture
+def fake():
+    """A scripted model (``reverie.llm.scripted``) under a name of this test's own, unregistered
+    after it: ``fake.model`` is what a config names, ``fake.enqueue(...)`` what it answers."""
+    from reverie.llm.scripted import ScriptedModel
+
+    model = ScriptedModel.register(f"fake{next(_FAKES)}")
+    yield model
+    ScriptedModel.unregister(model.name)

@@ -2451,11 +2451,11 @@ def dream_adds(root: Path, sentences: list[str]) -> dict[str, list[str]]:
     import asyncio
 
     from reverie import MemoryStore
-    from reverie.config import Config
     from reverie.dream import Dream
     from reverie.gitstore import GitStore
     from reverie.llm.client import ModelClient
-    from reverie.workspace import Workspace
+    from reverie.storage.config import Config
+    from reverie.storage.workspace import Workspace
 
     ws = Workspace(root / "ws")
     ws.init()

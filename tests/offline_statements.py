@@ -102,14 +102,14 @@ def run_item(item: Item, root: Path | None = None) -> Run:
     """The item's turns through the engine's real path, one Dream run per turn (see the module
     doc)."""
     from reverie import MemoryStore
-    from reverie.config import Config
     from reverie.dream import Dream
     from reverie.gitstore import GitStore
     from reverie.llm import load_prompt
     from reverie.llm import protocol as p
     from reverie.llm.client import ModelClient
     from reverie.llm.offline import respond
-    from reverie.workspace import Workspace
+    from reverie.storage.config import Config
+    from reverie.storage.workspace import Workspace
 
     with tempfile.TemporaryDirectory(dir=root) as tmp:
         ws = Workspace(Path(tmp) / "ws")

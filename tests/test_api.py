@@ -28,11 +28,11 @@ def test_core_names_are_public():
 
 def test_there_is_one_memory_store():
     """One class is called MemoryStore (the store proper is WorkspaceStore; nanobot's names are a mixin)."""
-    import reverie.store
-    from reverie.nanobot_api import NanobotStoreAPI
+    import reverie.storage.store
+    from reverie.compat.nanobot_api import NanobotStoreAPI
 
-    assert not hasattr(reverie.store, "MemoryStore")
-    assert issubclass(reverie.MemoryStore, reverie.store.WorkspaceStore)
+    assert not hasattr(reverie.storage.store, "MemoryStore")
+    assert issubclass(reverie.MemoryStore, reverie.storage.store.WorkspaceStore)
     assert issubclass(reverie.MemoryStore, NanobotStoreAPI)
 
 

@@ -7,22 +7,14 @@ import itertools
 import sys
 
 import orjson
-import pytest
 from support.cli import invoke
 
 from reverie.cli import main
 from reverie.llm import protocol
 from reverie.llm.scripted import Prompt, ScriptedModel
-from reverie.workspace import Workspace
+from reverie.storage.workspace import Workspace
 
 _counter = itertools.count()
-
-
-@pytest.fixture
-def fake():
-    fake = ScriptedModel.register(f"chat{next(_counter)}")
-    yield fake
-    ScriptedModel.unregister(fake.name)
 
 
 def answer(prompt: Prompt) -> str:
@@ -189,9 +181,9 @@ def test_dream_during_a_scheduled_run_waits_for_it_and_dream_log_agrees(workspac
     from support.dream_helpers import edit
 
     from reverie.chat import ChatAgent
-    from reverie.config import Config
     from reverie.llm.scripted import Reply
     from reverie.runtime import Runtime
+    from reverie.storage.config import Config
 
     fake = ScriptedModel.register(f"sched{next(_counter)}", direct=True)
     fake.enqueue(

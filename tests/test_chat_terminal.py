@@ -18,7 +18,7 @@ import pexpect
 import pytest
 from conftest import ROOT
 
-from reverie.workspace import Workspace
+from reverie.storage.workspace import Workspace
 
 READY = "\x1b[?2004h"
 UP = "\x1b[A"

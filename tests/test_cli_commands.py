@@ -140,7 +140,7 @@ def test_status_json_parses(tmp_path):
 def test_consolidate_over_budget_then_one_session(tmp_path):
     ws = tmp_path / "ws"
     from reverie.consolidator import SessionStore
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     workspace = Workspace(ws)
     workspace.init()

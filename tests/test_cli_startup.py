@@ -2,7 +2,7 @@
 clock.
 
 `status` reads the config without pydantic when no file and no variable sets a key
-(``reverie.configdata``) and prints without rich; with a key set it validates through the models, as
+(``reverie.storage.configdata``) and prints without rich; with a key set it validates through the models, as
 every command does.
 
 Wall time is measured in bench/ (`python -m bench cli`); here a child process runs each command and
@@ -50,12 +50,19 @@ _HEAVY = {
 #: What each fast command must not import (top-level packages, or exact module names).
 _FORBIDDEN = {
     "--help": _HEAVY
-    | {"pydantic", "rich", "orjson", "dulwich", "reverie.config", "reverie.workspace"},
+    | {
+        "pydantic",
+        "rich",
+        "orjson",
+        "dulwich",
+        "reverie.storage.config",
+        "reverie.storage.workspace",
+    },
     "status": _HEAVY
     | {
         "pydantic",
         "rich",
-        "reverie.config",
+        "reverie.storage.config",
         "dulwich",
         "filelock",
         "asyncio",
@@ -69,8 +76,8 @@ _FORBIDDEN = {
         "filelock",
         "asyncio",
         "reverie.status",
-        "reverie.store",
-        "reverie.history",
+        "reverie.storage.store",
+        "reverie.storage.history",
         "reverie.security",
         "reverie.dream",
         "rich.table",
@@ -165,6 +172,6 @@ def test_the_librarys_status_needs_neither_pydantic_nor_rich(workspace: str) -> 
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
     )
     assert proc.returncode == 0, proc.stderr
-    from reverie.config import Config
+    from reverie.storage.config import Config
 
     assert json.loads(proc.stdout) == [Config().model, Config().dream.soul_max_chars, []]

@@ -11,10 +11,10 @@ import pytest
 from support.cli import invoke
 
 from reverie.commands import CommandContext, CommandRouter, dream_cmds
-from reverie.config import Config
 from reverie.dream.lock import RunLock
 from reverie.llm.scripted import ScriptedModel, bad_request_error
 from reverie.runtime import Runtime
+from reverie.storage.config import Config
 
 FACTS = [
     "- [durable] Lives in Porto\n- [durable] Prefers Python for everything",

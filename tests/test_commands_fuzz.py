@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from reverie.commands import CommandRouter, parse_command
 from reverie.runtime import Runtime
-from reverie.workspace import Workspace
+from reverie.storage.workspace import Workspace
 
 BOT = "reverie_bot"
 FUZZ = settings(

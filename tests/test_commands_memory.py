@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
+from asyncio import run
 
 import pytest
 
 from reverie.commands import CommandRouter
 from reverie.gitstore.trailers import BATCH, CURSOR
 from reverie.runtime import Runtime
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 @pytest.fixture

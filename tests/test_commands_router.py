@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from asyncio import run
 
 import pytest
 
 from reverie.commands import Command, CommandContext, CommandRouter, Invocation, parse_command
 from reverie.errors import CommandError, GitStoreError
 from reverie.runtime import Runtime
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 @pytest.fixture

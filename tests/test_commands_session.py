@@ -2,28 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
-import itertools
+from asyncio import run
 
 import pytest
 
 from reverie.commands import CommandContext, CommandRouter
-from reverie.config import Config
-from reverie.llm.scripted import ScriptedModel
 from reverie.runtime import Runtime
-
-_counter = itertools.count()
-
-
-def run(coro):
-    return asyncio.run(coro)
-
-
-@pytest.fixture
-def fake():
-    fake = ScriptedModel.register(f"newcmd{next(_counter)}")
-    yield fake
-    ScriptedModel.unregister(fake.name)
+from reverie.storage.config import Config
 
 
 @pytest.fixture

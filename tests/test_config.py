@@ -8,8 +8,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from reverie.config import OFFLINE_MODEL, load_config, save_config, validate_config
 from reverie.errors import ConfigError
+from reverie.storage.config import OFFLINE_MODEL, load_config, save_config, validate_config
 
 DATA = Path(__file__).parent / "data"
 
@@ -26,7 +26,7 @@ def test_nanobot_config_json_loads_as_is_without_warnings(_isolated_home, versio
     (_isolated_home / "config.json").write_bytes(
         (DATA / f"nanobot-{version}-config.json").read_bytes()
     )
-    with caplog.at_level(logging.WARNING, logger="reverie.config"):
+    with caplog.at_level(logging.WARNING, logger="reverie.storage.config"):
         cfg = load_config()
     assert caplog.records == []
     assert cfg.model == "anthropic/claude-opus-4-5"
@@ -93,13 +93,13 @@ def test_a_snake_case_key_is_the_same_key_as_its_camel_case(_isolated_home, tmp_
     )
     ws = tmp_path / "ws"
     write_json(ws / "reverie.json", {"agents": {"defaults": {"dream": {"interval_h": 2}}}})
-    with caplog.at_level(logging.WARNING, logger="reverie.config"):
+    with caplog.at_level(logging.WARNING, logger="reverie.storage.config"):
         assert load_config(ws, env={}).dream.interval_h == 2
     assert caplog.records == []
     write_json(
         ws / "reverie.json", {"agents": {"defaults": {"dream": {"intervalH": 3, "interval_h": 4}}}}
     )
-    with caplog.at_level(logging.WARNING, logger="reverie.config"):
+    with caplog.at_level(logging.WARNING, logger="reverie.storage.config"):
         assert load_config(ws, env={}).dream.interval_h == 4
     (warning,) = [r.getMessage() for r in caplog.records]
     assert "intervalH and interval_h are one key" in warning and "using interval_h" in warning
@@ -107,7 +107,7 @@ def test_a_snake_case_key_is_the_same_key_as_its_camel_case(_isolated_home, tmp_
     caplog.clear()
     key = "sk-" + "Zq9" * 12
     write_json(ws / "reverie.json", {"providers": {"openai": {"apiKey": "old", "api_key": key}}})
-    with caplog.at_level(logging.WARNING, logger="reverie.config"):
+    with caplog.at_level(logging.WARNING, logger="reverie.storage.config"):
         assert load_config(ws, env={}).providers["openai"].api_key == key
     assert "apiKey and api_key are one key" in caplog.text and key not in caplog.text
 
@@ -135,7 +135,7 @@ def test_workspace_file_overrides_home_and_env_overrides_both(_isolated_home, tm
 
 
 def test_reverie_home_and_workspace_variables_are_not_config_keys(caplog):
-    with caplog.at_level(logging.WARNING, logger="reverie.config"):
+    with caplog.at_level(logging.WARNING, logger="reverie.storage.config"):
         load_config(env={"REVERIE_HOME": "/x", "REVERIE_WORKSPACE": "/y", "REVERIE_DEBUG": "1"})
     assert caplog.records == []
 
@@ -205,7 +205,7 @@ def test_unknown_keys_warn_once_and_are_kept(caplog, tmp_path):
         "agents": {"defaults": {"modle": "typo", "dream": {"intervall": 3}}},
         "extraSection": {"a": 1},
     }
-    with caplog.at_level(logging.WARNING, logger="reverie.config"):
+    with caplog.at_level(logging.WARNING, logger="reverie.storage.config"):
         cfg = validate_config(data)
     (record,) = caplog.records
     for key in ("agents.defaults.modle", "agents.defaults.dream.intervall", "extraSection"):
@@ -231,3 +231,31 @@ def test_api_key_is_not_in_repr():
 def test_non_finite_numbers_are_refused(value):
     with pytest.raises(ConfigError, match="intervalH"):
         validate_config({"agents": {"defaults": {"dream": {"intervalH": value}}}})
+
+
+def test_serve_keys_renamed_to_the_fleets_names_are_still_read_with_a_warning(caplog):
+    """One knob, one name: ``serve.concurrency`` is ``serve.maxInflight`` (as ``fleet.maxInflight``),
+    ``busyRetrySeconds`` / ``backoffMaxSeconds`` are ``retryBackoffSeconds`` /
+    ``retryBackoffMaxSeconds`` (as the fleet's), ``backoffSeconds`` is ``outageBackoffSeconds``. An
+    old name is still read, in any spelling, and warned about; the new one wins when both are set."""
+    data = {
+        "serve": {
+            "concurrency": 7,
+            "busy_retry_seconds": 5,
+            "backoffMaxSeconds": 50,
+            "backoffSeconds": 3,
+        }
+    }
+    with caplog.at_level(logging.WARNING, logger="reverie.storage.config"):
+        serve = validate_config(data).serve
+    assert (serve.max_inflight, serve.retry_backoff_seconds) == (7, 5)
+    assert (serve.retry_backoff_max_seconds, serve.outage_backoff_seconds) == (50, 3)
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 4 and "serve.concurrency is now called serve.maxInflight" in said[0]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="reverie.storage.config"):
+        serve = validate_config({"serve": {"concurrency": 7, "maxInflight": 9}}).serve
+    assert serve.max_inflight == 9
+    assert "serve.concurrency is ignored" in caplog.records[0].getMessage()
+    env = {"REVERIE_SERVE__CONCURRENCY": "5"}
+    assert load_config(env=env).serve.max_inflight == 5

@@ -1,4 +1,4 @@
-"""The config read without pydantic (``reverie.configdata``) is the config the models give, or is
+"""The config read without pydantic (``reverie.storage.configdata``) is the config the models give, or is
 not used.
 
 ``config_defaults.json`` is generated from the models; the plain view over it must answer every key
@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from reverie import configdata
 from reverie.cli.reference import config_defaults
-from reverie.config import Config, load_config, validate_config
-from reverie.configdata import ConfigView, defaults_if_unset
 from reverie.errors import ConfigError
-from reverie.store import WorkspaceStore
-from reverie.workspace import Workspace
+from reverie.storage import configdata
+from reverie.storage.config import Config, load_config, validate_config
+from reverie.storage.configdata import ConfigView, defaults_if_unset
+from reverie.storage.store import WorkspaceStore
+from reverie.storage.workspace import Workspace
 
 
 def test_the_defaults_file_is_what_the_models_give() -> None:

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reverie.config import Config, load_config, save_config, validate_config
 from reverie.errors import ConfigError
+from reverie.storage.config import Config, load_config, save_config, validate_config
 
 FUZZ = settings(
     max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
@@ -89,7 +89,7 @@ def _nested(doc: dict) -> dict:
 
 @pytest.fixture(autouse=True)
 def _quiet(caplog):
-    caplog.set_level(logging.ERROR, logger="reverie.config")
+    caplog.set_level(logging.ERROR, logger="reverie.storage.config")
 
 
 @FUZZ

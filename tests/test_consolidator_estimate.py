@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from reverie import MemoryStore
-from reverie.config import Config
 from reverie.consolidator import SessionStore
 from reverie.consolidator.estimate import PromptEstimator, prompt_messages
 from reverie.llm.client import ModelClient
+from reverie.storage.config import Config
 
 TOOLS = [
     {

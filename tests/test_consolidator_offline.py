@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 
 from reverie import MemoryStore
-from reverie.config import Config
 from reverie.consolidator import Consolidator, SessionStore
 from reverie.llm.client import ModelClient
+from reverie.storage.config import Config
 
 
 def conversation(sessions: SessionStore, key: str):

@@ -3,30 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 import os
 
 import pytest
 
 from reverie import MemoryStore
-from reverie.config import Config
 from reverie.consolidator import SessionStore
 from reverie.consolidator.seed import SAVE_MEMORY_TOOL
 from reverie.llm import protocol
 from reverie.llm.client import ModelClient
 from reverie.llm.replylog import read_replies
-from reverie.llm.scripted import ScriptedModel, bad_request_error
+from reverie.llm.scripted import bad_request_error
 from reverie.llm.types import ToolCall
+from reverie.storage.config import Config
 
-_counter = itertools.count()
 OLD_MEMORY = "# Memory\n- Lives in Berlin\n"
-
-
-@pytest.fixture
-def fake():
-    fake = ScriptedModel.register(f"seed{next(_counter)}")
-    yield fake
-    ScriptedModel.unregister(fake.name)
 
 
 @pytest.fixture

@@ -22,17 +22,17 @@ from support import background
 
 #: Steps a kill must have followed: the acknowledgements and the commit points of each operation.
 MUST_KILL_AFTER = [
-    "append: open memory/history.jsonl at fsutil.py",
+    "append: open memory/history.jsonl at storage/fsutil.py",
     "append: journal append",
-    "session: open sessions/cli_crash.jsonl at fsutil.py",
-    "new: os.rename sessions/cli_crash.jsonl at fsutil.py",
-    "new: open memory/history.jsonl at fsutil.py",
+    "session: open sessions/cli_crash.jsonl at storage/fsutil.py",
+    "new: os.rename sessions/cli_crash.jsonl at storage/fsutil.py",
+    "new: open memory/history.jsonl at storage/fsutil.py",
     "dream: os.rename .git/refs/heads/main at gitstore/plumbing.py",
-    "dream: os.rename memory/.dream_cursor at fsutil.py",
-    "dream: os.rename memory/MEMORY.md at fsutil.py",
+    "dream: os.rename memory/.dream_cursor at storage/fsutil.py",
+    "dream: os.rename memory/MEMORY.md at storage/fsutil.py",
     "dream: journal dream-end",
     "restore: os.rename .git/refs/heads/main at gitstore/plumbing.py",
-    "manual: os.rename USER.md at fsutil.py",
+    "manual: os.rename USER.md at storage/fsutil.py",
 ]
 
 

@@ -14,7 +14,7 @@ import time
 
 from reverie.gitstore import GitStore
 from reverie.gitstore.writer import STALE_LOCK_SECONDS, state_dir
-from reverie.workspace import Workspace
+from reverie.storage.workspace import Workspace
 
 MEM = "memory/MEMORY.md"
 
@@ -127,7 +127,7 @@ def test_the_index_can_live_on_local_disk_and_use_the_rollback_journal(
 
     from reverie.recall import Recall
     from reverie.recall.index import index_location
-    from reverie.store import WorkspaceStore
+    from reverie.storage.store import WorkspaceStore
 
     local = tmp_path / "local-index"
     monkeypatch.setenv("REVERIE_MEMORY__SEARCH__INDEX_DIR", str(local))
@@ -151,8 +151,8 @@ def test_forget_user_and_purge_remove_an_index_kept_outside(tmp_path, monkeypatc
     from reverie.operations.purge import purge
     from reverie.recall import Recall
     from reverie.recall.index import index_location
-    from reverie.scopes import Scope, ScopeRoot
-    from reverie.store import WorkspaceStore
+    from reverie.storage.scopes import Scope, ScopeRoot
+    from reverie.storage.store import WorkspaceStore
 
     local = tmp_path / "local-index"
     monkeypatch.setenv("REVERIE_MEMORY__SEARCH__INDEX_DIR", str(local))
@@ -180,7 +180,7 @@ def test_a_dropped_lock_never_closes_a_descriptor_while_another_lock_of_the_proc
     descriptor then: the holder closes it when it releases."""
     import gc
 
-    from reverie.locking import Lock
+    from reverie.storage.locking import Lock
 
     path = tmp_path / "history.jsonl.lock"
     idle = Lock(path, keep_open=True)

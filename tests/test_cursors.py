@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reverie.cursors import read_cursor, write_cursor
 from reverie.errors import CursorError
+from reverie.storage.cursors import read_cursor, write_cursor
 
 
 @pytest.mark.parametrize(

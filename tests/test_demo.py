@@ -81,7 +81,7 @@ def test_demo_honours_w_and_its_configured_model(tmp_path, monkeypatch, capsys):
     from reverie.cli import main
     from reverie.llm import protocol
     from reverie.llm.scripted import ScriptedModel
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()

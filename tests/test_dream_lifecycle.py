@@ -5,30 +5,26 @@ model-independent)."""
 
 from __future__ import annotations
 
-import asyncio
 import re
+from asyncio import run
 from datetime import date, timedelta
 
 import pytest
 from support.cli import invoke
 from support.dream_helpers import MEM, edit, make_env
 
-from reverie.config import Config, DreamConfig
 from reverie.dream.archive import archive_path, parse_entry
 from reverie.dream.lifecycle import apply, line_dates
 from reverie.dream.result import Edit, Finding
 from reverie.dream.salience import LineInfo, SalienceRecord
 from reverie.gitstore import trailers as tr
-from reverie.hitlog import line_key
 from reverie.recall import Recall
+from reverie.storage.config import Config, DreamConfig
+from reverie.text.memline import line_key
 
 TODAY = date(2027, 6, 1)
 USER_T = "# User\n\nWho the user is.\n\n"
 MEM_T = "# Memory\n\nProject facts.\n\n"
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 def _apply(tmp_path, files, *, base=None, cfg=None, record=None, **kw):

@@ -6,11 +6,11 @@ import asyncio
 import re
 
 from reverie import MemoryStore
-from reverie.config import Config
 from reverie.dream import Dream
 from reverie.gitstore import GitStore
 from reverie.llm.client import ModelClient
-from reverie.workspace import Workspace
+from reverie.storage.config import Config
+from reverie.storage.workspace import Workspace
 
 MEM = "memory/MEMORY.md"
 

@@ -6,7 +6,6 @@ import os
 
 import pytest
 
-from reverie.config import DreamConfig
 from reverie.dream.analyze import parse_findings
 from reverie.dream.budget import Budget, BudgetExceeded
 from reverie.dream.deadletter import append_dead_letter, read_dead_letters
@@ -18,6 +17,7 @@ from reverie.dream.result import Finding
 from reverie.dream.staging import StagedFiles
 from reverie.llm.tools import tool_from_function
 from reverie.llm.types import ToolCall
+from reverie.storage.config import DreamConfig
 
 MEM = "memory/MEMORY.md"
 
@@ -109,7 +109,7 @@ def test_paths_outside_the_staged_set_are_refused(path):
 
 
 def test_symlinked_memory_file_is_refused_and_untouched(tmp_path):
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     ws = Workspace(tmp_path / "ws")
     ws.init()

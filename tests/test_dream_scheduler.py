@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from support.dream_helpers import edit, make_env
 
-from reverie.config import DreamConfig
 from reverie.dream import Dream
 from reverie.dream.lock import RunLock
 from reverie.dream.records import StatusRecord
 from reverie.dream.scheduler import DreamScheduler, make_trigger, next_run_time, serve
 from reverie.errors import ConfigError
 from reverie.llm.client import ModelClient
+from reverie.storage.config import DreamConfig
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 

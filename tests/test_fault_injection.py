@@ -22,13 +22,13 @@ import pytest
 from support.openai_server import OpenAIServer, Step, chat, tool_call_reply
 
 from reverie import MemoryStore
-from reverie.config import Config, ProviderConfig
 from reverie.consolidator import Consolidator, SessionStore
 from reverie.dream import Dream
 from reverie.gitstore import GitStore
 from reverie.llm import ModelClient
 from reverie.llm.replylog import read_replies, replies_path
-from reverie.workspace import MEMORY_FILES, Workspace
+from reverie.storage.config import Config, ProviderConfig
+from reverie.storage.workspace import MEMORY_FILES, Workspace
 
 KEY = "sk-test-FAULTKEY0123456789abcdef"
 MEM = "memory/MEMORY.md"

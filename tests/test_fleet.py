@@ -22,34 +22,18 @@ from support.fleet import (
     git,
     start_dispatcher,
     start_worker,
-    stop_all,
     wait_for,
 )
+from support.fleet_fixtures import needs_redis
 
-from reverie.config import Config, load_config
 from reverie.dream.fence import read_epoch
 from reverie.dream.records import Attempts, StatusRecord
-from reverie.scopes import Scope, ScopeRoot, write_root_kind
-from reverie.store import WorkspaceStore
+from reverie.storage.config import Config, load_config
+from reverie.storage.scopes import Scope, ScopeRoot, write_root_kind
+from reverie.storage.store import WorkspaceStore
 
-pytestmark = pytest.mark.skipif(
-    REDIS_SERVER is None, reason="redis-server is not installed (scripts/system-deps installs it)"
-)
+pytestmark = [needs_redis, pytest.mark.usefixtures("no_process_left")]
 celery = pytest.importorskip("celery", reason="the `fleet` extra (celery, redis) is not installed")
-
-
-@pytest.fixture(autouse=True)
-def _no_process_left():
-    yield
-    stop_all()
-
-
-@pytest.fixture
-def redis_server():
-    server = RedisServer()
-    server.start()
-    yield server
-    server.close()
 
 
 def _fleet(root: Path, server: RedisServer, monkeypatch, **fleet):
@@ -245,7 +229,7 @@ def test_rebuild_due_after_redis_lost_everything(tmp_path, redis_server, monkeyp
 
 
 def test_plain_root_rebuild_and_job(tmp_path, redis_server, monkeypatch):
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     root = tmp_path / "plain"
     ws = Workspace(root / "team" / "alpha")
@@ -486,7 +470,7 @@ def test_cli_worker_dispatch_mark_on_a_plain_root(tmp_path, redis_server):
 
     from support.fleet import Proc
 
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     root = tmp_path / "plain"
     ws = Workspace(root / "team" / "alpha")
@@ -616,7 +600,7 @@ def test_a_plain_root_holding_a_users_folder_is_dreamed(
     """Issue 35: a plain root with a `users/` folder was taken for a root of scopes (rebuild-due
     scanned 0 workspaces, due plain workspaces ended `gone`). Its kind is now recorded."""
     from reverie.cli import main
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     root = tmp_path / "plain"
     ws = Workspace(root / "users" / "alice")
@@ -711,8 +695,6 @@ def test_redis_with_auth_and_tls(tmp_path, monkeypatch):
     given), for the due index, leases and the Celery broker alike, in the URL forms it documents."""
     import shutil
     import subprocess
-
-    from support.fleet import REDIS_SERVER
 
     from reverie.fleet import Fleet
     from reverie.fleet.app import TASK, make_app

@@ -20,39 +20,22 @@ from pathlib import Path
 import pytest
 from support.cli import invoke
 from support.fleet import (
-    REDIS_SERVER,
     Proc,
     RedisServer,
     fleet_env,
     start_dispatcher,
-    stop_all,
     wait_for,
 )
+from support.fleet_fixtures import needs_redis
 
-from reverie.config import Config, load_config
-from reverie.scopes import Scope, ScopeRoot
-from reverie.store import WorkspaceStore
+from reverie.storage.config import Config, load_config
+from reverie.storage.scopes import Scope, ScopeRoot
+from reverie.storage.store import WorkspaceStore
 
-pytestmark = pytest.mark.skipif(
-    REDIS_SERVER is None, reason="redis-server is not installed (scripts/system-deps installs it)"
-)
+pytestmark = [needs_redis, pytest.mark.usefixtures("no_process_left")]
 celery = pytest.importorskip("celery", reason="the `fleet` extra (celery, redis) is not installed")
 
 PASSWORD_URL = "redis://:S3cretPassw0rd@127.0.0.1:1/0"  # nothing listens on port 1
-
-
-@pytest.fixture(autouse=True)
-def _no_process_left():
-    yield
-    stop_all()
-
-
-@pytest.fixture
-def redis_server():
-    server = RedisServer()
-    server.start()
-    yield server
-    server.close()
 
 
 def _env(root: Path, server: RedisServer, monkeypatch: pytest.MonkeyPatch, **fleet: object) -> None:

@@ -13,35 +13,20 @@ from pathlib import Path
 
 import pytest
 from support.cli import invoke
-from support.fleet import REDIS_SERVER, RedisServer, fleet_env, stop_all
+from support.fleet import RedisServer, fleet_env
+from support.fleet_fixtures import needs_redis
 
-from reverie.access import TokenFile
-from reverie.config import load_config
 from reverie.llm import registry
 from reverie.llm.types import ModelResponse
-from reverie.scopes import Scope, ScopeRoot
-from reverie.store import WorkspaceStore
+from reverie.storage.access import TokenFile
+from reverie.storage.config import load_config
+from reverie.storage.scopes import Scope, ScopeRoot
+from reverie.storage.store import WorkspaceStore
 
-pytestmark = pytest.mark.skipif(
-    REDIS_SERVER is None, reason="redis-server is not installed (scripts/system-deps installs it)"
-)
+pytestmark = [needs_redis, pytest.mark.usefixtures("no_process_left")]
 pytest.importorskip("celery", reason="the `fleet` extra (celery, redis) is not installed")
 
 SECRET = "alice-secret-7f3a"
-
-
-@pytest.fixture(autouse=True)
-def _no_process_left():
-    yield
-    stop_all()
-
-
-@pytest.fixture
-def redis_server():
-    server = RedisServer()
-    server.start()
-    yield server
-    server.close()
 
 
 class Gate:

@@ -9,8 +9,8 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from support.gitcli import git
 
-from reverie.config import GitConfig
 from reverie.errors import (
     AmbiguousRevisionError,
     GitStoreError,
@@ -19,18 +19,12 @@ from reverie.errors import (
 )
 from reverie.gitstore import FileChange, GitStore
 from reverie.gitstore import trailers as T
-from reverie.workspace import Workspace
+from reverie.storage.config import GitConfig
+from reverie.storage.workspace import Workspace
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git CLI not installed")
 
 MEM = "memory/MEMORY.md"
-
-
-def git(git_dir: Path, *args: str, cwd: Path | None = None) -> str:
-    out = subprocess.run(
-        ["git", f"--git-dir={git_dir}", *args], capture_output=True, text=True, cwd=cwd, check=True
-    )
-    return out.stdout
 
 
 def fsck(git_dir: Path) -> None:

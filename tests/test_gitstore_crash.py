@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from reverie.gitstore import GitStore
-from reverie.workspace import Workspace
+from reverie.storage.workspace import Workspace
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git CLI not installed")
 
@@ -25,7 +25,7 @@ WRITER = textwrap.dedent(
     """
     import sys
     from reverie.gitstore import GitStore
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     g = GitStore(Workspace(sys.argv[1]))
     g.ensure()
@@ -94,7 +94,7 @@ CONCURRENT = textwrap.dedent(
     """
     import sys
     from reverie.gitstore import GitStore
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     g = GitStore(Workspace(sys.argv[1]))
     path = sys.argv[2]

@@ -11,9 +11,9 @@ import shutil
 import subprocess
 import threading
 import time
-from pathlib import Path
 
 import pytest
+from support.gitcli import git
 
 from reverie import MemoryStore
 from reverie.errors import GitStoreError, LockTimeoutError, UnknownRevisionError
@@ -22,7 +22,7 @@ from reverie.gitstore import core as gitstore_core
 from reverie.gitstore import trailers as T
 from reverie.gitstore.writer import state_dir
 from reverie.operations.purge import purge
-from reverie.workspace import Workspace
+from reverie.storage.workspace import Workspace
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git CLI not installed")
 
@@ -35,12 +35,6 @@ def dream(g: GitStore, text: str, cursor: int) -> str:
     )
     assert sha is not None
     return sha
-
-
-def git(git_dir: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", f"--git-dir={git_dir}", *args], capture_output=True, text=True, check=True
-    ).stdout
 
 
 def test_a_purge_elsewhere_drops_what_a_long_lived_store_has_cached(workspace: Workspace) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from support.dream_helpers import edit, make_env
+from support.gitcli import git
 
 from reverie import MemoryStore
 from reverie.dream import transaction
@@ -26,15 +27,9 @@ from reverie.gitstore import GitStore
 from reverie.gitstore import core as gitstore_core
 from reverie.gitstore import trailers as T
 from reverie.gitstore.writer import state_dir
-from reverie.workspace import Workspace
+from reverie.storage.workspace import Workspace
 
 MEM = "memory/MEMORY.md"
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
-    ).stdout
 
 
 def snapshot(root: Path) -> dict[str, tuple[int, int]]:
@@ -340,7 +335,7 @@ def _plant_corrupt_objects(git_dir: Path) -> list[Path]:
 def test_a_corrupt_loose_object_is_moved_aside_and_gc_and_commits_keep_working(
     workspace: Workspace, caplog
 ):
-    from reverie.config import GitConfig
+    from reverie.storage.config import GitConfig
 
     g = GitStore(workspace, GitConfig(gc_every=3))
     g.commit("dream: a", kind="dream", files={MEM: "# Memory\n- a\n"})

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from reverie.history import HistoryEntry, HistoryLog
+from reverie.storage.history import HistoryEntry, HistoryLog
 
 
 def make_log(tmp_path: Path, **kw) -> HistoryLog:
@@ -148,7 +148,7 @@ def test_bad_lines_are_skipped_with_one_warning_per_kind(tmp_path, caplog):
     ]
     data = b"".join(x for pair in zip(good, bad) for x in pair) + b"".join(bad[6:])
     log.path.write_bytes(data)
-    with caplog.at_level(logging.WARNING, logger="reverie.history"):
+    with caplog.at_level(logging.WARNING, logger="reverie.storage.history"):
         entries = log.read_since(0)
     assert [e.cursor for e in entries] == [1, 2, 3, 4, 5, 6]
     kinds = [r.getMessage() for r in caplog.records]
@@ -283,7 +283,7 @@ GOOD_B = HistoryEntry(2, "2026-01-01 10:01", "after").to_json()
 def test_each_bad_line_kind_is_skipped_with_one_warning(tmp_path, caplog, bad, kind):
     log = make_log(tmp_path)
     log.path.write_bytes(GOOD_A + bad + bad + GOOD_B)
-    with caplog.at_level(logging.WARNING, logger="reverie.history"):
+    with caplog.at_level(logging.WARNING, logger="reverie.storage.history"):
         assert [e.content for e in log.read_since(0)] == ["before", "after"]
     (record,) = caplog.records
     assert kind in record.getMessage() and "2 line(s)" in record.getMessage()

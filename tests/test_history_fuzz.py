@@ -25,11 +25,11 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from reverie import appendlog
-from reverie import history as history_module
-from reverie.config import save_config, validate_config
 from reverie.errors import ConfigError
-from reverie.history import HistoryEntry, HistoryLog
+from reverie.storage import appendlog
+from reverie.storage import history as history_module
+from reverie.storage.config import save_config, validate_config
+from reverie.storage.history import HistoryEntry, HistoryLog
 
 TEXT = st.text(max_size=120) | st.sampled_from(
     ["", "\n", "ascii line", "é" * 50, 'quote " and \\ backslash', '{"cursor": 1}', "x" * 400]

@@ -12,9 +12,15 @@ from pathlib import Path
 import orjson
 import pytest
 
-from reverie.cursors import MAX_CURSOR, parse_cursor, read_cursor, write_cursor, write_cursor_hint
 from reverie.errors import CursorError, HistoryError
-from reverie.history import HistoryEntry, HistoryLog
+from reverie.storage.cursors import (
+    MAX_CURSOR,
+    parse_cursor,
+    read_cursor,
+    write_cursor,
+    write_cursor_hint,
+)
+from reverie.storage.history import HistoryEntry, HistoryLog
 
 
 def make_log(tmp_path: Path, **kw) -> HistoryLog:  # type: ignore[no-untyped-def]
@@ -148,7 +154,7 @@ def _entry(cursor: int, content: str = "x") -> bytes:
 
 
 def _huge_line(cursor: int) -> bytes:
-    from reverie.appendlog import MAX_LINE_BYTES
+    from reverie.storage.appendlog import MAX_LINE_BYTES
 
     head = b'{"cursor": %d, "timestamp": "2026-01-01 10:00", "content": "' % cursor
     return head + b"y" * (MAX_LINE_BYTES + 10) + b'"}\n'
@@ -167,7 +173,7 @@ def test_a_line_past_the_bound_is_skipped_with_a_warning_and_its_cursor_never_re
 
 
 def test_line_readers_agree_with_split_at_every_chunk_boundary(monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from reverie import appendlog
+    from reverie.storage import appendlog
 
     monkeypatch.setattr(appendlog, "CHUNK", 7)
     data = b"a\n\nbcdefghijklmnopqrstu\nvw\n" + b"z" * 40 + b"\nlast-unterminated"
@@ -199,7 +205,7 @@ def test_line_readers_agree_with_split_at_every_chunk_boundary(monkeypatch, tmp_
 def test_disk_full_and_permission_denied_are_user_errors(
     tmp_path: Path, monkeypatch, capsys, code: int, words: str
 ) -> None:  # type: ignore[no-untyped-def]
-    import reverie.fsutil as fsutil
+    import reverie.storage.fsutil as fsutil
     from reverie.cli import main
 
     def refuse(fd: int, data: bytes) -> None:

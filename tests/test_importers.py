@@ -27,7 +27,7 @@ from reverie.importers import (
     import_nanobot,
 )
 from reverie.importers.claude_code import PREFIX
-from reverie.scopes import Scope, ScopeRoot
+from reverie.storage.scopes import Scope, ScopeRoot
 
 _R = random.Random(37)
 #: Fake credentials in real formats (the scanner finds both), random so no test text holds them.

@@ -4,17 +4,17 @@ retry budget, and key hygiene."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import time
+from asyncio import run
 
 import pytest
 from support.openai_server import OpenAIServer, Step, anthropic_message, chat, tool_call_reply
 
-from reverie.config import Config, ProviderConfig
 from reverie.errors import ModelError
 from reverie.llm import ModelClient
+from reverie.storage.config import Config, ProviderConfig
 
 KEY = "sk-test-SECRETKEY1234567890abcdef"
 MSGS = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hello"}]
@@ -48,10 +48,6 @@ def client_for(srv: OpenAIServer, **llm: float) -> ModelClient:
     for k, v in settings.items():
         setattr(cfg.llm, k, v)
     return ModelClient(cfg)
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 def test_reply_usage_and_request_shape(server: OpenAIServer) -> None:

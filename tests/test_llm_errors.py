@@ -16,12 +16,12 @@ from support.cli import invoke
 from support.dream_helpers import make_env
 from support.openai_server import OpenAIServer, Step, chat, tool_call_reply
 
-from reverie.config import Config, ProviderConfig
 from reverie.dream import Dream
 from reverie.dream.records import Attempts, StatusRecord
 from reverie.errors import ModelError, ModelUnavailableError
 from reverie.llm import ModelClient
 from reverie.status import collect_status
+from reverie.storage.config import Config, ProviderConfig
 
 KEY = "sk-test-SECRETKEY1234567890abcdef"
 MSGS = [{"role": "user", "content": "hello"}]
@@ -279,7 +279,7 @@ def test_new_during_an_outage_warns_about_it_once(
     """/new meets the same outage in the archive call and the session summary: the user reads it once."""
     from reverie.chat import ChatAgent
     from reverie.runtime import Runtime
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     ws = Workspace(tmp_path / "ws")
     ws.init()

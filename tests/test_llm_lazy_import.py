@@ -18,9 +18,9 @@ def _modules_after(code: str) -> str:
 
 def test_importing_reverie_does_not_import_litellm() -> None:
     code = (
-        "import sys, reverie, reverie.store, reverie.cli, reverie.llm, reverie.llm.client, reverie.llm.scripted,"
+        "import sys, reverie, reverie.storage.store, reverie.cli, reverie.llm, reverie.llm.client, reverie.llm.scripted,"
         " reverie.llm.offline, reverie.llm.prompts, reverie.llm.tokens\n"
-        "from reverie.config import Config\n"
+        "from reverie.storage.config import Config\n"
         "from reverie.llm import ModelClient, load_prompt\n"
         "c = ModelClient(Config())\n"
         "c.count_tokens([{'role': 'user', 'content': 'hello'}], model='openai/gpt-4o-mini')\n"
@@ -33,7 +33,7 @@ def test_importing_reverie_does_not_import_litellm() -> None:
 def test_in_process_models_are_called_without_litellm() -> None:
     code = (
         "import asyncio, sys\n"
-        "from reverie.config import Config\n"
+        "from reverie.storage.config import Config\n"
         "from reverie.llm import ModelClient, ScriptedModel\n"
         "c = ModelClient(Config())\n"
         "r = asyncio.run(c.complete([{'role': 'user', 'content': 'hi'}]))\n"
@@ -50,7 +50,7 @@ def test_a_remote_call_imports_litellm_without_overwriting_the_hosts_environment
         "import asyncio, os, sys\n"
         "os.environ['LITELLM_MODE'] = 'DEV'\n"
         "os.environ.pop('HF_HUB_OFFLINE', None)\n"
-        "from reverie.config import Config\n"
+        "from reverie.storage.config import Config\n"
         "from reverie.errors import ModelUnavailableError\n"
         "from reverie.llm import ModelClient\n"
         "cfg = Config.model_validate({'providers': {'openai': {'apiBase': 'http://127.0.0.1:9/v1', 'apiKey': 'k'}}})\n"

@@ -8,10 +8,10 @@ import asyncio
 
 import pytest
 
-from reverie.config import Config
 from reverie.llm import ModelClient, load_prompt
 from reverie.llm import protocol as p
 from reverie.llm.offline import OFFLINE_REPLY, respond
+from reverie.storage.config import Config
 
 EDIT_TOOLS = [
     {

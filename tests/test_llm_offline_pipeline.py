@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import asyncio
 
-from reverie.config import Config
 from reverie.llm import ModelClient, load_prompt
 from reverie.llm import protocol as p
+from reverie.storage.config import Config
 
 TOOLS = [
     {

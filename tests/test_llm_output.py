@@ -10,11 +10,11 @@ from datetime import datetime
 
 import pytest
 
-from reverie.config import Config
-from reverie.llm import ModelClient, ScriptedModel, ToolCall, protocol
+from reverie.llm import ModelClient, ToolCall, protocol
 from reverie.llm.output import echo_of, fact_problem, prose_problem
 from reverie.llm.scripted import Reply, connection_error
 from reverie.recall.memfiles import UNAVAILABLE, UNUSABLE, maybe_flush, write_session_file
+from reverie.storage.config import Config
 
 NOW = datetime(2026, 11, 22, 15, 30)
 CONVO = [
@@ -30,13 +30,6 @@ CONVO = [
         ]
     )
 ]
-
-
-@pytest.fixture
-def fake():
-    model = ScriptedModel.register("output")
-    yield model
-    ScriptedModel.unregister("output")
 
 
 def _config() -> Config:

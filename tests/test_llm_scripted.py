@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
+from asyncio import run
 
 import pytest
 
-from reverie.config import Config
 from reverie.errors import ModelError
 from reverie.llm import ModelClient, Reply, ScriptedModel, ToolCall, Usage
 from reverie.llm.scripted import bad_request_error, rate_limit_error, server_error
+from reverie.storage.config import Config
 
 TOOLS = [
     {
@@ -30,10 +30,6 @@ def _client(**llm: object) -> ModelClient:
     for k, v in llm.items():
         setattr(cfg.llm, k, v)
     return ModelClient(cfg)
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 def test_text_tool_calls_finish_reason_and_usage_round_trip() -> None:

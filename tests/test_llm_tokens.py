@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from reverie.config import Config
 from reverie.llm import ModelClient
 from reverie.llm.tokens import estimate_tokens
+from reverie.storage.config import Config
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = {

@@ -1,4 +1,4 @@
-"""reverie.locking: the one lock every writer takes. What a caller depends on: processes and threads
+"""reverie.storage.locking: the one lock every writer takes. What a caller depends on: processes and threads
 exclude each other, a timeout is a LockTimeoutError naming the lock file, a symlinked lock file is
 refused, a killed holder leaves nothing held, a forked child never shares or releases its parent's
 lock, and the lock files keep the names every Reverie process (and the docs) agree on."""
@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from reverie.errors import HistoryError, LockTimeoutError, ReverieError
-from reverie.locking import Lock, is_lock_file, lock_path
+from reverie.storage.locking import Lock, is_lock_file, lock_path
 
 _HOLDER = """
 import sys
-from reverie.locking import Lock
+from reverie.storage.locking import Lock
 lock = Lock(sys.argv[1], timeout=10)
 lock.acquire()
 print("held", flush=True)
@@ -267,8 +267,8 @@ def test_the_writers_lock_files_keep_their_names(tmp_path: Path) -> None:
     Reverie process holds it): a renamed lock file would let both write."""
     from reverie import MemoryStore
     from reverie.dream.lock import RunLock
-    from reverie.sessions import SessionStore
-    from reverie.workspace import Workspace
+    from reverie.storage.sessions import SessionStore
+    from reverie.storage.workspace import Workspace
 
     ws = Workspace(tmp_path / "ws")
     store = MemoryStore(ws)
@@ -308,7 +308,7 @@ def test_chat_input_and_flush_locks_keep_their_names(
     ``memory/.reverie/flush.lock``."""
     from reverie.cli import _chat_history
     from reverie.recall.memfiles import _flush_lock
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     path = tmp_path / "chat-input.jsonl"
     hist = _chat_history.ChatInputHistory(path)

@@ -20,7 +20,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from support.cli import invoke  # noqa: E402
 
-from reverie.workspace import Workspace  # noqa: E402
+from reverie.storage.workspace import Workspace  # noqa: E402
 
 USER_URI = "reverie://workspace/USER.md"
 TOOLS = {

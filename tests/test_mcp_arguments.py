@@ -14,7 +14,7 @@ pytest.importorskip("mcp", reason="the MCP SDK (a dependency of reverie mcp) is 
 from mcp import Client  # noqa: E402
 
 from reverie.mcp import build_server  # noqa: E402
-from reverie.workspace import Workspace  # noqa: E402
+from reverie.storage.workspace import Workspace  # noqa: E402
 
 
 async def _call(ws: Workspace, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:

@@ -16,7 +16,7 @@ pytest.importorskip("mcp", reason="the MCP SDK (a dependency of reverie mcp) is 
 from mcp import Client  # noqa: E402
 
 from reverie.mcp import build_server  # noqa: E402
-from reverie.workspace import Workspace  # noqa: E402
+from reverie.storage.workspace import Workspace  # noqa: E402
 
 PREFIX = "reverie://workspace/"
 SECRET = "TOP-SECRET-OUTSIDE-MEMORY"

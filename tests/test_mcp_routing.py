@@ -14,9 +14,9 @@ import pytest
 
 pytest.importorskip("mcp", reason="the MCP SDK (a dependency of reverie mcp) is not installed")
 
-from reverie.access import TokenFile  # noqa: E402
 from reverie.mcp import routing  # noqa: E402
-from reverie.scopes import Scope, ScopeRoot  # noqa: E402
+from reverie.storage.access import TokenFile  # noqa: E402
+from reverie.storage.scopes import Scope, ScopeRoot  # noqa: E402
 
 
 class _HeldApp:
@@ -156,7 +156,7 @@ def test_an_unknown_token_opens_no_scope(tmp_path: Path) -> None:
 
     async def go() -> None:
         sent = await _request(router, "x" * 40)
-        assert sent[0]["status"] == 401 and router._served == {}
+        assert sent[0]["status"] == 401 and len(router._served) == 0
 
     anyio.run(go)
 

@@ -1,4 +1,4 @@
-"""``reverie mcp --http --root``: every bearer token bound to one scope (reverie.access), requests
+"""``reverie mcp --http --root``: every bearer token bound to one scope (reverie.storage.access), requests
 routed by token (reverie.mcp.routing), and no request reaching another scope's memory. A real server
 process on 127.0.0.1 and the MCP SDK's own client."""
 
@@ -22,11 +22,11 @@ from conftest import ROOT  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
-from reverie.access import MIN_TOKEN_CHARS, TokenFile  # noqa: E402
 from reverie.cli import main  # noqa: E402
 from reverie.errors import ConfigError  # noqa: E402
 from reverie.operations.forget import forget_user  # noqa: E402
-from reverie.scopes import Scope, ScopeRoot  # noqa: E402
+from reverie.storage.access import MIN_TOKEN_CHARS, TokenFile  # noqa: E402
+from reverie.storage.scopes import Scope, ScopeRoot  # noqa: E402
 
 
 def test_tokens_are_bound_to_one_scope_and_stored_hashed(tmp_path: Path) -> None:

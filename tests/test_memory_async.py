@@ -24,10 +24,10 @@ import orjson
 import pytest
 
 import reverie
-from reverie.config import Config
 from reverie.errors import ReverieError
-from reverie.history import HistoryEntry
 from reverie.memory import Memory
+from reverie.storage.config import Config
+from reverie.storage.history import HistoryEntry
 
 #: The longest the loop may be held by a verb, in seconds.
 STALL = 0.050

@@ -239,10 +239,10 @@ def test_an_edit_does_not_wait_for_a_dream_run_and_the_run_keeps_it(tmp_path):
     import threading
     import time
 
-    from reverie.config import Config
     from reverie.llm import registry
     from reverie.llm.offline import respond
     from reverie.llm.types import ModelResponse
+    from reverie.storage.config import Config
 
     asked, answer = threading.Event(), threading.Event()
 

@@ -19,9 +19,9 @@ small: the whole machine runs in well under a minute.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import tempfile
+from asyncio import run
 from pathlib import Path
 
 from hypothesis import HealthCheck, settings
@@ -33,10 +33,10 @@ from reverie.dream.archive import archive_path, parse_entry
 from reverie.dream.pending import stage_soul_change
 from reverie.dream.pins import pin
 from reverie.errors import DreamError
-from reverie.hitlog import line_key
 from reverie.operations.approve import approve
 from reverie.operations.restore import restore_memory
-from reverie.workspace import SOUL, USER
+from reverie.storage.workspace import SOUL, USER
+from reverie.text.memline import line_key
 
 PROMPT_FILES = (USER, MEM)
 REASONS = ("archived", "expired", "superseded", "merged", "removed")
@@ -63,10 +63,6 @@ _TOPICS = (
     "celery",
     "dulwich",
 )
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 def _keys(text: str) -> set[str]:

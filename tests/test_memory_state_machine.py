@@ -29,7 +29,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 import reverie
 from reverie import EditConflictError, content_id
-from reverie.config import Config
+from reverie.storage.config import Config
 
 MEM = "memory/MEMORY.md"
 CONFIG = {"agents": {"defaults": {"dream": {"memoryMaxChars": 200_000, "userMaxChars": 200_000}}}}

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import reverie
-from reverie.history import HistoryEntry
+from reverie.storage.history import HistoryEntry
 
 PROC = Path(__file__).parent / "support" / "threads_proc.py"
 

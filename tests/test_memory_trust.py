@@ -8,24 +8,20 @@ the model is asked; a drain pauses at its budget."""
 
 from __future__ import annotations
 
-import asyncio
+from asyncio import run
 from datetime import date
 
 from support.dream_helpers import MEM, edit, make_env
 
-from reverie.config import DreamConfig
 from reverie.dream.archive import archive_path, parse_entry
 from reverie.dream.lifecycle import apply, single_valued
 from reverie.dream.salience import SalienceRecord
-from reverie.hitlog import line_key
+from reverie.storage.config import DreamConfig
+from reverie.text.memline import line_key
 
 TODAY = date(2027, 6, 1)
 USER_T = "# User\n\nWho the user is.\n\n"
 MEM_T = "# Memory\n\nProject facts.\n\n"
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 def _apply(tmp_path, files, *, base=None, **kw):
@@ -426,7 +422,7 @@ def test_a_drain_stopping_at_its_token_budget_pauses_says_what_is_left_and_exits
 
 
 def test_the_offline_engine_is_not_counted_against_a_token_budget(tmp_path):
-    from reverie.config import OFFLINE_MODEL
+    from reverie.storage.config import OFFLINE_MODEL
 
     env = make_env(tmp_path / "ws", max_batch_size=2, drain_token_budget=1000, token_budget=1000)
     env.config.dream.model_override = OFFLINE_MODEL

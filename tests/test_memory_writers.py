@@ -24,9 +24,9 @@ from reverie.dream.archive import archive_path, parse_entry
 from reverie.dream.pending import stage_soul_change
 from reverie.errors import LockTimeoutError, MergeConflictError
 from reverie.gitstore import GitStore
-from reverie.hitlog import line_key
 from reverie.operations.approve import approve
-from reverie.workspace import SOUL, USER
+from reverie.storage.workspace import SOUL, USER
+from reverie.text.memline import line_key
 
 THREADS = ("a", "b")
 PROCESSES = ("p", "q")
@@ -76,7 +76,7 @@ def _approve_writer(env, n: int, out: list[str]) -> None:
 
 
 def _thread_writer(root: Path, config, name: str, n: int, seed: int, out: list[str]) -> None:
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     ws = Workspace(root)
     git = GitStore(ws, config.git)

@@ -10,8 +10,8 @@ import orjson
 import pytest
 
 from reverie import MemoryStore
-from reverie.migrate import MIGRATED_KEY, migrate_legacy_history, split_legacy
-from reverie.workspace import Workspace
+from reverie.storage.migrate import MIGRATED_KEY, migrate_legacy_history, split_legacy
+from reverie.storage.workspace import Workspace
 
 MTIME = datetime(2024, 5, 6, 7, 8).timestamp()
 

@@ -15,7 +15,6 @@ from support.cli import run_cli
 from support.dream_helpers import MEM, edit, make_env
 
 from reverie import MemoryStore
-from reverie.config import Config, DreamConfig, LLMConfig
 from reverie.consolidator import Consolidator, SessionStore
 from reverie.consolidator.summary import interpret
 from reverie.dream.analyze import UnusableAnalysis, judge
@@ -35,6 +34,7 @@ from reverie.llm.types import ModelResponse, ToolCall
 from reverie.llm.window import ContextWindows, parse_limit
 from reverie.recall.memfiles import judge_flush
 from reverie.status import collect_status
+from reverie.storage.config import Config, DreamConfig, LLMConfig
 
 USER = "user"
 
@@ -293,7 +293,7 @@ def test_a_dead_provider_is_still_unreachable_in_status(tmp_path: Path):
 
 
 def _provider(base: str):
-    from reverie.config import ProviderConfig
+    from reverie.storage.config import ProviderConfig
 
     return ProviderConfig(api_base=base, api_key="none")
 
@@ -488,7 +488,7 @@ def test_new_does_not_wait_twice_for_a_silent_model(tmp_path: Path):
     the session summary does not wait for it again (its file is the labelled raw excerpt)."""
     from reverie.recall.memfiles import UNAVAILABLE
     from reverie.runtime import Runtime
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     fake = ScriptedModel.register("silent-new")
     try:

@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import gitcli
 
 from reverie import MemoryStore
 from reverie.cli import main
-from reverie.sessions import SessionStore
-from reverie.workspace import Workspace
+from reverie.storage.sessions import SessionStore
+from reverie.storage.workspace import Workspace
 
 VERSION = "0.3.5"
 pytestmark = pytest.mark.nanobot_peer(VERSION)
@@ -123,9 +124,7 @@ def reverie(capsys):
 
 
 def git(ws: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(ws), *args], check=True, capture_output=True, text=True
-    ).stdout.strip()
+    return gitcli.git(ws, *args).strip()
 
 
 def files(ws: Path) -> dict[str, bytes]:

@@ -208,8 +208,8 @@ def test_session_files_have_nanobots_names(tmp_path, nanobot):
         check=True,
         env={**os.environ, "HOME": str(tmp_path)},
     ).stdout
-    from reverie.sessions import SessionStore
-    from reverie.workspace import Workspace
+    from reverie.storage.sessions import SessionStore
+    from reverie.storage.workspace import Workspace
 
     sessions = SessionStore(Workspace(tmp_path / "ws"))
     assert [sessions.path_for(k).name for k in KEYS] == orjson.loads(out.splitlines()[-1])

@@ -20,15 +20,15 @@ import orjson
 import pytest
 
 from reverie import MemoryStore
-from reverie.config import Config, GitConfig
 from reverie.errors import GitStoreError, SessionError, UnknownRevisionError
 from reverie.gitstore import GitStore
-from reverie.history import DEFAULT_MAX_ENTRY_CHARS
 from reverie.llm.client import ModelClient
 from reverie.llm.scripted import ScriptedModel
 from reverie.llm.types import ToolCall
-from reverie.sessions import Session, SessionStore
-from reverie.workspace import Workspace
+from reverie.storage.config import Config, GitConfig
+from reverie.storage.history import DEFAULT_MAX_ENTRY_CHARS
+from reverie.storage.sessions import Session, SessionStore
+from reverie.storage.workspace import Workspace
 
 
 def write_lines(path: Path, *lines: str) -> None:

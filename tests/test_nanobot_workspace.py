@@ -9,20 +9,15 @@ from pathlib import Path
 
 import orjson
 import pytest
+from support.gitcli import git
 
 from reverie import MemoryStore
 from reverie.gitstore import GitStore
 from reverie.gitstore import trailers as T
-from reverie.sessions import SessionStore
-from reverie.workspace import Workspace
+from reverie.storage.sessions import SessionStore
+from reverie.storage.workspace import Workspace
 
 ENV = ["-c", "user.name=nanobot", "-c", "user.email=nanobot@dream"]
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(root), *args], check=True, capture_output=True, text=True
-    ).stdout
 
 
 def nanobot_035_workspace(root: Path) -> None:
@@ -175,7 +170,7 @@ def test_next_cursor_is_past_the_largest_whatever_the_order(tmp_path, order):
 def test_a_new_process_scans_only_past_the_checkpoint_and_distrusts_a_rewritten_log(
     tmp_path, monkeypatch
 ):
-    from reverie import history
+    from reverie.storage import history
 
     store = MemoryStore(tmp_path / "ws")
     for i in range(50):

@@ -13,13 +13,13 @@ from datetime import date
 import pytest
 
 from reverie import MemoryStore
-from reverie.config import Config
 from reverie.dream import Dream
 from reverie.gitstore import GitStore
 from reverie.llm.client import ModelClient
 from reverie.llm.offline.dates import resolve
 from reverie.llm.offline.rules import extract_facts
-from reverie.workspace import Workspace
+from reverie.storage.config import Config
+from reverie.storage.workspace import Workspace
 
 MEM = "memory/MEMORY.md"
 

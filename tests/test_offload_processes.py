@@ -226,8 +226,8 @@ def test_cancelling_a_pipeline_verb_cancels_it_in_its_worker(tmp_path):
 def test_what_cannot_leave_the_process_runs_in_a_thread(tmp_path):
     """A model registered by the program, a class defined in a function, an observer: the verb
     runs in the executor's thread, as in thread mode (and still off the loop)."""
-    from reverie.config import Config
     from reverie.llm import registry
+    from reverie.storage.config import Config
 
     class Local(Memory):
         pass

@@ -16,7 +16,7 @@ from reverie import MemoryStore
 from reverie.cli import main
 from reverie.gitstore import GitStore
 from reverie.operations.portability import MANIFEST, BundleError, export_bundle, import_bundle
-from reverie.workspace import Workspace
+from reverie.storage.workspace import Workspace
 
 
 def _filled(root: Path) -> Workspace:

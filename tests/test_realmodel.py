@@ -40,12 +40,12 @@ from typing import Any
 import pytest
 
 from reverie.chat import ChatAgent
-from reverie.config import Config
 from reverie.llm import protocol
 from reverie.llm.client import ModelClient
 from reverie.recall.memfiles import UNAVAILABLE, UNUSABLE, maybe_flush
 from reverie.runtime import Runtime
-from reverie.workspace import MEMORY_FILES, Workspace
+from reverie.storage.config import Config
+from reverie.storage.workspace import MEMORY_FILES, Workspace
 
 pytestmark = pytest.mark.realmodel
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from reverie.config import Config
 from reverie.recall import Recall, SearchFilters
 from reverie.recall.index import SCHEMA_VERSION
+from reverie.storage.config import Config
 
 
 def write_session(ws, key: str, messages: list[tuple[str, str, str]]) -> Path:
@@ -201,7 +201,7 @@ def test_filters(workspace, store, recall):
 
 _CREATE_INDEX = """
 import sys
-from reverie.config import Config
+from reverie.storage.config import Config
 from reverie.recall import Recall
 print("ready", flush=True)
 sys.stdin.readline()  # every process is loaded: all of them create the index at once

@@ -8,14 +8,14 @@ import orjson
 import pytest
 from support.cli import invoke
 
-from reverie.config import Config
 from reverie.recall import Recall, memory_search
-from reverie.recall.tool import MEMORY_SEARCH_TOOL, recall_context, run_memory_search_tool
+from reverie.recall.tool import SEARCH_MEMORY_TOOL, recall_context, run_search_memory_tool
+from reverie.storage.config import Config
 
 
 def test_tool_schema_is_a_valid_function_tool():
-    fn = MEMORY_SEARCH_TOOL["function"]
-    assert MEMORY_SEARCH_TOOL["type"] == "function" and fn["name"] == "memory_search"
+    fn = SEARCH_MEMORY_TOOL["function"]
+    assert SEARCH_MEMORY_TOOL["type"] == "function" and fn["name"] == "search_memory"
     params = fn["parameters"]
     assert params["type"] == "object" and params["required"] == ["query"]
     assert set(params["properties"]) == {"query", "k", "kinds", "session", "since", "until"}
@@ -25,13 +25,13 @@ def test_tool_schema_is_a_valid_function_tool():
         "dated",
         "session",
     ]
-    orjson.dumps(MEMORY_SEARCH_TOOL)  # serialisable as sent to a model
+    orjson.dumps(SEARCH_MEMORY_TOOL)  # serialisable as sent to a model
 
 
 def test_tool_runs_and_reports_bad_arguments(store):
     store.append_history("the spare key is under the flowerpot", session_key="cli:a")
     recall = Recall.for_store(store)
-    out = orjson.loads(asyncio.run(run_memory_search_tool(recall, {"query": "spare key", "k": 3})))
+    out = orjson.loads(asyncio.run(run_search_memory_tool(recall, {"query": "spare key", "k": 3})))
     assert out["hits"][0]["ref"]["cursor"] == 1 and "flowerpot" in out["hits"][0]["snippet"]
     for bad in (
         {},
@@ -41,9 +41,9 @@ def test_tool_runs_and_reports_bad_arguments(store):
         {"query": "x", "kinds": ["nope"]},
         {"query": "x", "since": "yesterday"},
     ):
-        assert "error" in orjson.loads(asyncio.run(run_memory_search_tool(recall, bad)))
+        assert "error" in orjson.loads(asyncio.run(run_search_memory_tool(recall, bad)))
     filtered = orjson.loads(
-        asyncio.run(run_memory_search_tool(recall, {"query": "key", "kinds": ["session"]}))
+        asyncio.run(run_search_memory_tool(recall, {"query": "key", "kinds": ["session"]}))
     )
     assert filtered["hits"] == []
     recall.close()
@@ -131,19 +131,20 @@ def _chat_agent(workspace, model: str, **search):
     return ChatAgent(Runtime(workspace, config=Config.model_validate(data)), session_key="cli:t")
 
 
-def test_chat_agent_uses_the_memory_search_tool(workspace, store):
+@pytest.mark.parametrize("called", ["search_memory", "memory_search"])
+def test_chat_agent_uses_the_search_memory_tool(workspace, store, called):
+    """The chat agent hands the model ``search_memory`` (the MCP server's and the adapters' name
+    too); a call by the old name, ``memory_search``, is still answered."""
     from reverie.llm import ScriptedModel, ToolCall
 
     store.append_history("the passport is in the blue drawer")
     fake = ScriptedModel.register("recall-chat")
     try:
-        fake.enqueue(
-            ToolCall("c1", "memory_search", {"query": "passport", "k": 2}), "In the blue drawer."
-        )
+        fake.enqueue(ToolCall("c1", called, {"query": "passport", "k": 2}), "In the blue drawer.")
         agent = _chat_agent(workspace, fake.model)
         assert asyncio.run(agent.respond("where did I put my passport?")) == "In the blue drawer."
         first, second = fake.prompts
-        assert [t["function"]["name"] for t in first.tools] == ["memory_search"]
+        assert [t["function"]["name"] for t in first.tools] == ["search_memory"]
         tool_msg = second.messages[-1]
         assert tool_msg["role"] == "tool" and tool_msg["tool_call_id"] == "c1"
         result = orjson.loads(tool_msg["content"])
@@ -185,7 +186,7 @@ def test_searching_a_missing_workspace_is_an_error_and_creates_nothing(tmp_path)
 
 def test_a_workspace_without_memory_dir_is_searched_in_memory(tmp_path):
     """Sessions only, no memory/: the search answers and writes nothing."""
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     ws = Workspace(tmp_path / "ws")
     ws.sessions_dir.mkdir(parents=True)
@@ -230,7 +231,7 @@ def test_sync_search_with_an_embedder_runs_no_event_loop_and_checks_embeddings_o
 def test_sync_search_with_hashembed_does_not_import_litellm(workspace, store):
     store.append_history("nothing heavy")
     code = (
-        "import sys; from reverie.recall import memory_search; from reverie.config import Config; "
+        "import sys; from reverie.recall import memory_search; from reverie.storage.config import Config; "
         "c = Config.model_validate({'memory': {'search': {'embeddingModel': 'hashembed/32'}}}); "
         f"memory_search('heavy', workspace={str(workspace.root)!r}, config=c); print('litellm' in sys.modules)"
     )

@@ -8,8 +8,8 @@ from datetime import datetime
 import orjson
 import pytest
 
-from reverie.config import Config
 from reverie.recall import Recall, rank
+from reverie.storage.config import Config
 
 
 def make_recall(workspace, **search):

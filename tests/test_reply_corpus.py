@@ -35,7 +35,6 @@ from support.reply_corpus import (
     reply_of,
 )
 
-from reverie.config import Config
 from reverie.consolidator.summary import interpret
 from reverie.dream.analyze import UnusableAnalysis, judge
 from reverie.dream.edit_tools import MemoryTools
@@ -47,7 +46,8 @@ from reverie.llm.replylog import read_replies
 from reverie.llm.scripted import ScriptedModel
 from reverie.recall.memfiles import judge_flush, maybe_flush
 from reverie.runtime import Runtime
-from reverie.workspace import MEMORY_FILES, Workspace
+from reverie.storage.config import Config
+from reverie.storage.workspace import MEMORY_FILES, Workspace
 
 CASES = load_cases()
 

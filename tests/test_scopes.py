@@ -1,4 +1,4 @@
-"""Scopes (reverie.scopes): validated ids, the fan-out layout, creation on first write, mark on
+"""Scopes (reverie.storage.scopes): validated ids, the fan-out layout, creation on first write, mark on
 write, forgetting a user, and isolation between scopes (hostile ids, concurrent writers)."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import pytest
 from reverie.cli import main
 from reverie.errors import InvalidScopeError
 from reverie.operations.forget import forget_user
-from reverie.scopes import MAX_ID_CHARS, Scope, ScopeRoot, due_hook, due_jitter, validate_id
-from reverie.store import WorkspaceStore
-from reverie.workspace import Workspace
+from reverie.storage.scopes import MAX_ID_CHARS, Scope, ScopeRoot, due_hook, due_jitter, validate_id
+from reverie.storage.store import WorkspaceStore
+from reverie.storage.workspace import Workspace
 
 HOSTILE = [
     "",
@@ -440,7 +440,7 @@ def test_single_script_ids_and_allowed_combinations_are_accepted(good: str) -> N
 
 def test_a_root_records_its_kind_when_made_and_a_plain_root_is_refused(tmp_path: Path) -> None:
     from reverie.errors import WorkspaceError
-    from reverie.scopes import read_root_kind, write_root_kind
+    from reverie.storage.scopes import read_root_kind, write_root_kind
 
     root = ScopeRoot(tmp_path / "root")
     assert read_root_kind(root.root) is None  # nothing made yet
@@ -458,7 +458,7 @@ def test_a_root_records_its_kind_when_made_and_a_plain_root_is_refused(tmp_path:
 def test_a_root_made_before_kinds_is_migrated_once_with_a_warning(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from reverie.scopes import ROOT_FILE, read_root_kind, root_kind
+    from reverie.storage.scopes import ROOT_FILE, read_root_kind, root_kind
 
     root = ScopeRoot(tmp_path / "root")
     root.ensure(Scope("alice"))
@@ -477,7 +477,7 @@ def test_a_root_made_before_kinds_is_migrated_once_with_a_warning(
 def test_a_token_of_an_id_refused_since_is_ignored_and_the_others_still_work(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from reverie.access import TokenFile
+    from reverie.storage.access import TokenFile
 
     root = ScopeRoot(tmp_path / "root")
     tokens = TokenFile(root)

@@ -14,8 +14,8 @@ import reverie
 from reverie.cli import main
 from reverie.errors import UnsafePathError
 from reverie.operations.forget import forget_user
-from reverie.scopes import Scope, ScopeRoot
-from reverie.store import WorkspaceStore
+from reverie.storage.scopes import Scope, ScopeRoot
+from reverie.storage.store import WorkspaceStore
 
 
 def _tree(path: Path) -> dict[str, bytes | None]:
@@ -178,8 +178,8 @@ def test_serve_root_never_follows_a_link_and_backs_off(
     import asyncio
     import time
 
-    from reverie.config import load_config
     from reverie.operations.serve_root import RootScheduler
+    from reverie.storage.config import load_config
 
     monkeypatch.setenv("REVERIE_SERVE__JITTER_SECONDS", "0")
     monkeypatch.setenv("REVERIE_SERVE__POLL_SECONDS", "0.05")
@@ -193,7 +193,7 @@ def test_serve_root_never_follows_a_link_and_backs_off(
         if name != bob.name:
             root.unmark_due(name)
     before = _tree(root.path(Scope("alice")))
-    sched = RootScheduler(root, config=load_config(), concurrency=1)
+    sched = RootScheduler(root, config=load_config(), max_inflight=1)
 
     async def serve() -> None:
         stop = asyncio.Event()

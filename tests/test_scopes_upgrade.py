@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 from support.cli import invoke
 
-from reverie.access import TokenFile
 from reverie.errors import ConfigError, InvalidScopeError, ReverieError, WorkspaceError
 from reverie.operations.forget import ForgetIncomplete, forget_user
-from reverie.scopes import ROOT_FILE, Scope, ScopeRoot, read_root_kind, validate_id
-from reverie.store import WorkspaceStore
-from reverie.workspace import Workspace
+from reverie.storage.access import TokenFile
+from reverie.storage.scopes import ROOT_FILE, Scope, ScopeRoot, read_root_kind, validate_id
+from reverie.storage.store import WorkspaceStore
+from reverie.storage.workspace import Workspace
 
 
 def _old_scope(root: Path, user: str, text: str) -> Path:

@@ -8,7 +8,6 @@ import asyncio
 import subprocess
 
 from reverie import MemoryStore
-from reverie.config import Config
 from reverie.consolidator import Consolidator, SessionStore
 from reverie.dream import Dream
 from reverie.dream.pending import load_pending
@@ -17,6 +16,7 @@ from reverie.llm.client import ModelClient
 from reverie.llm.scripted import ScriptedModel
 from reverie.llm.types import ToolCall
 from reverie.operations.approve import reject
+from reverie.storage.config import Config
 
 ATTACKER = "attacker@example.com"
 INJECTION = (

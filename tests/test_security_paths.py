@@ -9,7 +9,7 @@ import pytest
 
 from reverie import MemoryStore
 from reverie.errors import UnsafePathError
-from reverie.workspace import MEMORY_FILES, Workspace, check_relative
+from reverie.storage.workspace import MEMORY_FILES, Workspace, check_relative
 
 BAD_NAMES = [
     ("memory/MEMORY.md\x00.txt", "NUL"),
@@ -105,7 +105,7 @@ def test_a_fifo_is_not_a_memory_file(workspace: Workspace) -> None:
 
 
 def test_sessions_dir_symlinked_out_is_refused(workspace: Workspace, outside: Path) -> None:
-    from reverie.sessions import SessionStore
+    from reverie.storage.sessions import SessionStore
 
     (workspace.root / "sessions").rmdir()
     (workspace.root / "sessions").symlink_to(outside, target_is_directory=True)
@@ -119,7 +119,7 @@ def test_sessions_dir_symlinked_out_is_refused(workspace: Workspace, outside: Pa
 def test_a_session_file_swapped_for_a_symlink_is_not_written_through(
     workspace: Workspace, outside: Path
 ) -> None:
-    from reverie.sessions import SessionStore
+    from reverie.storage.sessions import SessionStore
 
     sessions = SessionStore(workspace)
     session = sessions.get_or_create("cli:bob")

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import orjson
 import pytest
+from support import gitcli
 
 from reverie.dream.pending import load_pending, pending_path, stage_soul_change
 from reverie.errors import MergeConflictError, WorkspaceError
@@ -85,12 +84,6 @@ def test_approve_with_nothing_pending_is_a_clear_error(store) -> None:  # type: 
         approve(store, object())  # type: ignore[arg-type]
 
 
-def _git(ws, *args: str) -> str:  # type: ignore[no-untyped-def]
-    return subprocess.run(
-        ["git", "-C", str(ws.root), *args], capture_output=True, text=True, check=True
-    ).stdout
-
-
 def test_approve_commits_through_gitstore_with_the_approved_trailer(store) -> None:  # type: ignore[no-untyped-def]
     from reverie.gitstore import GitStore
 
@@ -106,7 +99,7 @@ def test_approve_commits_through_gitstore_with_the_approved_trailer(store) -> No
     info = git.log(limit=1)[0]
     assert info.kind == "dream" and "Reverie-Approved" in info.trailers
     assert info.trailers.get("Reverie-Batch") == "1-4"
-    assert "Reverie-Approved:" in _git(store.workspace, "log", "-1", "--format=%B")
+    assert "Reverie-Approved:" in gitcli.git(store.workspace.root, "log", "-1", "--format=%B")
 
 
 def test_approve_merges_over_a_later_edit_or_refuses_a_conflict(store) -> None:  # type: ignore[no-untyped-def]
@@ -173,7 +166,7 @@ def test_cli_status_shows_it_and_approve_reject_apply_or_drop_it(workspace) -> N
     assert done.returncode == 0, done.stderr
     assert "approved: SOUL.md +1 -0" in done.stdout
     assert store.read_soul() == base + "- Be brief.\n"
-    assert "Reverie-Approved:" in _git(workspace, "log", "-1", "--format=%B")
+    assert "Reverie-Approved:" in gitcli.git(workspace.root, "log", "-1", "--format=%B")
     again = invoke("-w", ws, "approve")
     assert (
         again.returncode == 0 and "no SOUL.md change is pending" in again.stdout

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import orjson
 import pytest
 from support.cli import invoke
+from support.gitcli import git_run
 
 from reverie import MemoryStore
 from reverie.errors import WorkspaceError
@@ -16,12 +15,6 @@ from reverie.operations.purge import REPLACEMENT, plan_purge, purge
 # Not a credential format the scanner knows, so history keeps it until a purge: the case purge
 # exists for.
 LEAK = "corkscrew-velvet-4471-harbour"
-
-
-def _git(git_dir, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
-    return subprocess.run(
-        ["git", "--git-dir", str(git_dir), *args], capture_output=True, text=True, check=check
-    )
 
 
 @pytest.fixture
@@ -65,7 +58,7 @@ def leaked(workspace):  # type: ignore[no-untyped-def]
 
 
 def _objects(git_dir) -> set[str]:  # type: ignore[no-untyped-def]
-    out = _git(git_dir, "rev-list", "--objects", "--all").stdout
+    out = git_run(git_dir, "rev-list", "--objects", "--all").stdout
     return {line.split()[0] for line in out.splitlines()}
 
 
@@ -73,8 +66,8 @@ def _blobs_with(git_dir, needle: str) -> list[str]:  # type: ignore[no-untyped-d
     found = []
     for sha in _objects(git_dir):
         if (
-            _git(git_dir, "cat-file", "-t", sha).stdout.strip() == "blob"
-            and needle in _git(git_dir, "cat-file", "-p", sha).stdout
+            git_run(git_dir, "cat-file", "-t", sha).stdout.strip() == "blob"
+            and needle in git_run(git_dir, "cat-file", "-p", sha).stdout
         ):
             found.append(sha)
     return found
@@ -99,27 +92,27 @@ def test_purge_removes_every_trace_and_keeps_everything_else(leaked) -> None:  #
     git_dir = git.git_dir
     old_blobs = _blobs_with(git_dir, LEAK)
     assert len(old_blobs) >= 2
-    before = _git(
+    before = git_run(
         git_dir, "log", "--format=%an|%ae|%at|%cn|%ce|%ct|%s", "--reverse"
     ).stdout.splitlines()
 
     result = purge(store, git, LEAK)
 
     # git: no trace in any version or message, the old blobs are gone, the repository is sound.
-    log_p = _git(git_dir, "log", "-p", "--all").stdout
+    log_p = git_run(git_dir, "log", "-p", "--all").stdout
     assert LEAK not in log_p and REPLACEMENT in log_p
     for sha in old_blobs:
-        assert _git(git_dir, "cat-file", "-p", sha, check=False).returncode != 0
+        assert git_run(git_dir, "cat-file", "-p", sha, check=False).returncode != 0
         assert sha in result.rewrite.removed_objects
-    fsck = _git(git_dir, "fsck", "--full", "--strict", check=False)
+    fsck = git_run(git_dir, "fsck", "--full", "--strict", check=False)
     assert fsck.returncode == 0, fsck.stdout + fsck.stderr
     assert "dangling" not in fsck.stdout + fsck.stderr
-    assert LEAK not in _git(git_dir, "reflog", "--all").stdout
+    assert LEAK not in git_run(git_dir, "reflog", "--all").stdout
     packs = list((git_dir / "objects" / "pack").glob("*.pack"))
     assert len(packs) == 1 and LEAK.encode() not in packs[0].read_bytes()
     # Authors, committers, dates and subjects are kept (but for the string); the purge commit is on
     # top.
-    after = _git(
+    after = git_run(
         git_dir, "log", "--format=%an|%ae|%at|%cn|%ce|%ct|%s", "--reverse"
     ).stdout.splitlines()
     assert after[:-1] == [line.replace(LEAK, REPLACEMENT) for line in before]
@@ -145,7 +138,7 @@ def test_purge_removes_every_trace_and_keeps_everything_else(leaked) -> None:  #
     # The repository keeps working: a new commit, a status with nothing dirty, and git agrees.
     assert git.dirty() == []
     assert git.commit("dream: more", kind="dream", files={"USER.md": store.read_user() + "- new\n"})
-    assert _git(git_dir, "fsck", "--full", check=False).returncode == 0
+    assert git_run(git_dir, "fsck", "--full", check=False).returncode == 0
     # A second purge finds nothing more.
     assert not plan_purge(store, git, LEAK).found
 
@@ -160,7 +153,7 @@ def test_cli_refuses_without_a_terminal_or_yes_then_purges_with_yes(leaked) -> N
     done = invoke("-w", ws, "purge", LEAK, "--yes")
     assert done.returncode == 0, done.stderr
     assert "purged a 29-character string" in done.stdout and LEAK not in done.stdout
-    assert LEAK not in _git(git.git_dir, "log", "-p", "--all").stdout
+    assert LEAK not in git_run(git.git_dir, "log", "-p", "--all").stdout
     again = invoke("-w", ws, "purge", LEAK, "--yes")
     assert again.returncode == 0 and "not found" in again.stdout
 

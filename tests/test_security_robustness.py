@@ -11,8 +11,8 @@ import pytest
 from reverie import MemoryStore
 from reverie.gitstore import GitStore
 from reverie.gitstore.trailers import parse_trailers
-from reverie.history import HistoryEntry
 from reverie.operations.purge import REPLACEMENT, plan_purge, purge
+from reverie.storage.history import HistoryEntry
 
 
 def _line(cursor: int, content: str, session: str | None = "cli:alice") -> bytes:
@@ -122,13 +122,13 @@ ESCAPES = "evil \x1b[8mhidden\x1b[0m \x1b]0;title\x07 \x1b[2J \x9b31m \u202egnp.
 
 
 def _raw_controls(out: str) -> list[str]:
-    from reverie.textsafety import CONTROL
+    from reverie.text.safety import CONTROL
 
     return CONTROL.findall(out)
 
 
 def test_printable_keeps_text_and_layout_but_shows_every_control() -> None:
-    from reverie.textsafety import printable
+    from reverie.text.safety import printable
 
     out = printable(ESCAPES + "\n\ttab kept")
     assert _raw_controls(out) == [] and len(out) == len(ESCAPES + "\n\ttab kept")
@@ -140,7 +140,7 @@ def test_cli_renderers_never_print_a_raw_escape(tmp_path) -> None:  # type: igno
     from support.cli import invoke
 
     from reverie.dream.pending import stage_soul_change
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     ws_dir = tmp_path / "ws"
     assert invoke("-w", str(ws_dir), "init").returncode == 0
@@ -175,8 +175,8 @@ def test_cli_renderers_never_print_a_raw_escape(tmp_path) -> None:  # type: igno
 
 
 def test_the_gate_refuses_a_memory_edit_that_adds_control_characters() -> None:
-    from reverie.config import DreamConfig
     from reverie.dream.gate import check
+    from reverie.storage.config import DreamConfig
 
     base = {"USER.md": "# User\n"}
     verdict = check(base, {"USER.md": "# User\n- likes \x1b[31mred\x1b[0m\n"}, [], DreamConfig())
@@ -253,7 +253,7 @@ def test_status_shows_a_recorded_reason_without_escapes_or_markup(tmp_path) -> N
     from support.cli import invoke
 
     from reverie.dream.records import StatusRecord
-    from reverie.workspace import Workspace
+    from reverie.storage.workspace import Workspace
 
     ws_dir = tmp_path / "ws"
     assert invoke("-w", str(ws_dir), "init").returncode == 0

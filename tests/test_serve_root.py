@@ -15,27 +15,29 @@ from pathlib import Path
 import pytest
 
 from bench.serve_root import dream_responder
-from reverie.config import load_config
+from reverie.dream.policy import TokenBucket
 from reverie.dream.records import StatusRecord
 from reverie.llm.scripted import Reply, ScriptedModel
 from reverie.llm.types import Usage
-from reverie.operations.serve_root import RootScheduler, TokenBucket
-from reverie.scopes import Scope, ScopeRoot
-from reverie.store import WorkspaceStore
+from reverie.operations.serve_root import RootScheduler
+from reverie.storage.config import load_config
+from reverie.storage.scopes import Scope, ScopeRoot
+from reverie.storage.store import WorkspaceStore
 
 ROOT_DIR = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> ScriptedModel:
-    model = ScriptedModel.register("serve-root", responder=dream_responder)
+def fake(fake: ScriptedModel, monkeypatch: pytest.MonkeyPatch) -> ScriptedModel:
+    """The shared scripted model (conftest), answering Dream's tasks, with a fast serve config."""
+    model = fake
+    model.responder = dream_responder
     monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE", model.model)
     monkeypatch.setenv("REVERIE_MEMORY__HISTORY__FSYNC", "false")
     monkeypatch.setenv("REVERIE_LLM__MAX_RETRIES", "0")
     monkeypatch.setenv("REVERIE_SERVE__JITTER_SECONDS", "0")
     monkeypatch.setenv("REVERIE_SERVE__POLL_SECONDS", "0.05")
-    yield model
-    ScriptedModel.unregister("serve-root")
+    return model
 
 
 def _fill(root: ScopeRoot, users: list[str], entries: int = 1) -> None:
@@ -72,7 +74,7 @@ def test_every_due_scope_is_dreamed_within_the_concurrency_bound(
     users = [f"u{i}" for i in range(8)]
     _fill(root, users, entries=2)
     root.ensure(Scope("idle"))  # written once, never appended: not due, never touched
-    sched = RootScheduler(root, concurrency=3)
+    sched = RootScheduler(root, max_inflight=3)
     asyncio.run(_serve_until(sched, lambda: _drained(root, users)))
     assert sched.stats.finished == {"ok": 8} and sched.stats.started == 8
     assert sched.stats.peak == 3
@@ -98,7 +100,7 @@ def test_a_backlog_drains_batch_by_batch_and_an_append_meanwhile_is_not_lost(
         return dream_responder(prompt)
 
     fake.responder = respond
-    sched = RootScheduler(root, concurrency=4)
+    sched = RootScheduler(root, max_inflight=4)
     asyncio.run(_serve_until(sched, lambda: _drained(root, ["a"])))
     assert store.dream_cursor() == 6 and sched.stats.finished["ok"] == 3  # batches 1-2, 3-4, 5-6
     assert appended == [
@@ -148,7 +150,7 @@ def test_a_provider_outage_pauses_every_run_and_costs_no_attempt(
         return dream_responder(prompt)
 
     fake.responder = respond
-    sched = RootScheduler(root, concurrency=2)
+    sched = RootScheduler(root, max_inflight=2)
     asyncio.run(_serve_until(sched, lambda: _drained(root, users)))
     assert sched.stats.finished.get("ok") == 4
     assert sched.stats.finished.get("failed") == 2 and 1 <= sched.stats.pauses <= 2
@@ -178,7 +180,7 @@ def test_the_token_budget_bounds_admission(
         )  # heavy analysis calls
 
     fake.responder = respond
-    sched = RootScheduler(root, concurrency=10)
+    sched = RootScheduler(root, max_inflight=10)
     stop = asyncio.Event()
 
     async def main() -> None:
@@ -212,7 +214,7 @@ def test_stopping_abandons_runs_in_flight_before_they_write(
     fake.latency = 5
     root = ScopeRoot(tmp_path / "root")
     _fill(root, ["a", "b"])
-    sched = RootScheduler(root, concurrency=2)
+    sched = RootScheduler(root, max_inflight=2)
     asyncio.run(_serve_until(sched, lambda: sched.running == 2))
     for u in ("a", "b"):
         ws = root.workspace(Scope(u))
@@ -255,7 +257,8 @@ def test_a_scope_whose_dream_lock_is_held_elsewhere_is_retried(
 
 
 def test_serve_root_cli_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
-    """A real process: started on a root, SIGTERM while idle → exit 0 with the stop line."""
+    """A real process: started on a root, SIGTERM while idle → exit 0 with the stop line. (It is
+    given ``--concurrency``, the old name of ``--max-inflight``, still taken.)"""
     root = ScopeRoot(tmp_path / "root")
     env = {**os.environ, "PYTHONPATH": str(ROOT_DIR)}
     proc = subprocess.Popen(
@@ -298,7 +301,7 @@ def test_sigterm_abandons_runs_in_flight_in_the_real_process(tmp_path: Path) -> 
             "--root",
             str(root.root),
             "serve",
-            "--concurrency",
+            "--max-inflight",
             "4",
         ],
         stdout=subprocess.PIPE,
@@ -364,7 +367,7 @@ def test_serve_root_metrics_scraped_with_the_prometheus_parser(
     root = ScopeRoot(tmp_path / "root")
     users = [f"u{i}" for i in range(4)]
     _fill(root, users)
-    sched = RootScheduler(root, config=load_config(), concurrency=2)
+    sched = RootScheduler(root, config=load_config(), max_inflight=2)
     host, port = serve_metrics(BacklogCollector(lambda: sched.snapshot), 0, "127.0.0.1")
     asyncio.run(_serve_until(sched, lambda: _drained(root, users)))
     sched.snapshot = sched.backlog()
@@ -386,15 +389,16 @@ def test_serve_root_metrics_scraped_with_the_prometheus_parser(
 def test_a_broken_scope_backs_off_and_says_so(
     tmp_path: Path, fake: ScriptedModel, monkeypatch: pytest.MonkeyPatch, caplog
 ) -> None:
-    """Issue 35: a broken scope logged a line every busyRetrySeconds forever. Now each failure in a
-    row doubles the wait (up to backoffMaxSeconds), and the line says how many and for how long."""
-    monkeypatch.setenv("REVERIE_SERVE__BUSY_RETRY_SECONDS", "0.05")
-    monkeypatch.setenv("REVERIE_SERVE__BACKOFF_MAX_SECONDS", "0.8")
+    """Issue 35: a broken scope logged a line every retryBackoffSeconds forever. Now each failure in
+    a row doubles the wait (up to retryBackoffMaxSeconds), and the line says how many and for how
+    long."""
+    monkeypatch.setenv("REVERIE_SERVE__RETRY_BACKOFF_SECONDS", "0.05")
+    monkeypatch.setenv("REVERIE_SERVE__RETRY_BACKOFF_MAX_SECONDS", "0.8")
     root = ScopeRoot(tmp_path / "root")
     _fill(root, ["broken"])
     ws = root.workspace(Scope("broken"))
     (ws.root / "USER.md").write_bytes(b"\xff\xfe not UTF-8\n")  # cannot be read: the run fails
-    sched = RootScheduler(root, config=load_config(), concurrency=1)
+    sched = RootScheduler(root, config=load_config(), max_inflight=1)
     started = time.monotonic()
     asyncio.run(_serve_until(sched, lambda: time.monotonic() - started > 2.5))
     lines = [r.getMessage() for r in caplog.records if "failure(s) in a row" in r.getMessage()]
@@ -462,7 +466,7 @@ def test_serve_rates_are_never_extrapolated_and_errors_are_runs(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(serve_root, "_run_in_thread", disk_full)
-    sched = RootScheduler(root, config=load_config(), concurrency=1)
+    sched = RootScheduler(root, config=load_config(), max_inflight=1)
     asyncio.run(_serve_until(sched, lambda: sched.stats.errors >= 3))
     b = sched.backlog()
     assert b.failures_per_minute == b.runs_per_minute == sched.stats.errors  # was: ×60/elapsed
@@ -484,7 +488,7 @@ def test_a_run_refused_because_its_user_was_forgotten_is_no_failure(
         raise FencedError("the workspace was replaced while the run was in flight")
 
     monkeypatch.setattr(serve_root, "_run_in_thread", forgotten_mid_run)
-    sched = RootScheduler(root, config=load_config(), concurrency=1)
+    sched = RootScheduler(root, config=load_config(), max_inflight=1)
     asyncio.run(_serve_until(sched, lambda: not root.exists(Scope("gone")) and not sched._running))
     b = sched.backlog()
     assert sched.stats.errors == 0 and b.failures == 0 and b.failures_per_minute == 0

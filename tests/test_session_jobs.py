@@ -14,10 +14,10 @@ import pytest
 from reverie.consolidator import SessionStore
 from reverie.errors import SessionError
 from reverie.llm.scripted import ScriptedModel
-from reverie.locking import Lock, lock_path
-from reverie.scopes import Scope, ScopeRoot
 from reverie.session_jobs import archive_idle_sessions, end_session
-from reverie.store import WorkspaceStore
+from reverie.storage.locking import Lock, lock_path
+from reverie.storage.scopes import Scope, ScopeRoot
+from reverie.storage.store import WorkspaceStore
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from reverie.errors import SessionError
-from reverie.sessions import MAX_STEM_BYTES, Session, SessionStore, safe_filename
+from reverie.storage.sessions import MAX_STEM_BYTES, Session, SessionStore, safe_filename
 
 
 def rows(path) -> list[dict]:

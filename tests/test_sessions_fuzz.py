@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from reverie.sessions import SessionStore
-from reverie.workspace import Workspace
+from reverie.storage.sessions import SessionStore
+from reverie.storage.workspace import Workspace
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 

@@ -1,11 +1,11 @@
-"""reverie.textdiff: the line counter is tested with the git store (tests/test_gitstore.py); here,
+"""reverie.text.diff: the line counter is tested with the git store (tests/test_gitstore.py); here,
 the kinds of a unified diff's lines, and that the CLI's colours and the web UI's classes both follow
 them."""
 
 from __future__ import annotations
 
 from reverie.cli._render import diff_text
-from reverie.textdiff import diff_line_kind, diff_line_kinds
+from reverie.text.diff import diff_line_kind, diff_line_kinds
 from reverie.ui.views import diff_rows
 
 DIFF = """diff --git a/USER.md b/USER.md

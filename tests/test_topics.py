@@ -1,4 +1,4 @@
-"""Topic files (reverie.topics) and whole files leaving or moving (reverie.operations.files): a topic
+"""Topic files (reverie.storage.topics) and whole files leaving or moving (reverie.operations.files): a topic
 file at any depth is versioned (the git CLI sees it tracked, a hidden file beside it ignored),
 indexed by Recall, within its budget and listed by name; delete, rename and clear are each one
 commit whose removed lines land in the archive, undone by a restore of that commit."""
@@ -6,15 +6,15 @@ commit whose removed lines land in the archive, undone by a restore of that comm
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from support.gitcli import git
 
 import reverie
 from reverie.errors import UnsafePathError, WorkspaceError
 from reverie.operations.files import FILES_ARCHIVE, clear_files, delete_file, rename_file
-from reverie.topics import check_topic, description, listing, topic_files, topic_path
+from reverie.storage.topics import check_topic, description, listing, topic_files, topic_path
 
 GIT = shutil.which("git")
 
@@ -24,13 +24,6 @@ def memory(tmp_path: Path):
     with reverie.open(tmp_path / "ws") as memory:
         memory.init()
         yield memory
-
-
-def _git(ws: Path, *args: str) -> str:
-    assert GIT is not None
-    return subprocess.run(
-        [GIT, "-C", str(ws), *args], capture_output=True, text=True, check=True
-    ).stdout
 
 
 def test_a_topic_file_at_any_depth_is_versioned_indexed_and_listed(memory) -> None:
@@ -43,9 +36,9 @@ def test_a_topic_file_at_any_depth_is_versioned_indexed_and_listed(memory) -> No
     hidden = ws.root / "memory/topics/projects/.draft.md"
     hidden.write_text("- scratch\n")
     if GIT:
-        assert _git(ws.root, "ls-files", "memory/topics").split() == [rel]
-        assert ".draft.md" in _git(ws.root, "status", "--porcelain", "--ignored")
-        assert _git(ws.root, "status", "--porcelain", "--untracked-files=all", "memory") == ""
+        assert git(ws.root, "ls-files", "memory/topics").split() == [rel]
+        assert ".draft.md" in git(ws.root, "status", "--porcelain", "--ignored")
+        assert git(ws.root, "status", "--porcelain", "--untracked-files=all", "memory") == ""
     assert topic_files(ws) == [rel]
     hits = memory.recall("invoices EUR")
     assert hits and hits[0].source.path == rel

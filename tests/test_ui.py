@@ -421,20 +421,24 @@ def test_the_ui_reaches_memory_only_through_memory_verbs() -> None:
 
     allowed = {
         "errors",
-        "workspace",
+        "storage.workspace",
         "memory",
-        "history",
-        "hitlog",
+        "storage.history",
+        "storage.sessions",  # a message's text (content_text), the one reading of the session format
+        "storage.hitlog",
         "gitstore.trailers",
         "gitstore.diffing",  # a conflict's two texts as a diff (no repository read)
         "gitstore.types",
+        "text.memline",  # whether a line is pinned
         "dream.records",
         "dream.result",
-        "security.network",
-        "textdiff",
-        "textsafety",  # which characters are hidden: each shown as an escape
-        "scopes",  # the root's picker: ids checked, names resolved, scopes listed (no memory read there)
-        "fsutil",  # the browser's sign-in file, written atomically with mode 0600 (no memory file)
+        "serving.network",
+        "text.diff",
+        "text.safety",  # which characters are hidden: each shown as an escape
+        "storage.scopes",  # the root's picker: ids checked, names resolved, scopes listed (no memory read there)
+        "storage.fsutil",  # the browser's sign-in file, written atomically with mode 0600 (no memory file)
+        "serving.auth",  # the sign-in token's constant-time comparison, shared with the MCP server
+        "serving.scopecache",  # the root's open scopes, the one cache mcp --http --root uses too
     }
     folder = Path(__file__).resolve().parent.parent / "reverie" / "ui"
     used = set()

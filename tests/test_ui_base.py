@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from html import unescape
 
-from reverie.workspace import content_id
+from reverie.storage.workspace import content_id
 from tests.test_ui import BASE, _csrf, _flash, _head, client, memory  # noqa: F401 (fixtures)
 
 

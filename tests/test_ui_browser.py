@@ -509,7 +509,7 @@ def root_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``reverie --root DIR ui`` over two users; the URL it prints, on ``localhost`` (the name a
     person may type: the Host check accepts it too)."""
     import reverie
-    from reverie.config import Config
+    from reverie.storage.config import Config
 
     root = tmp_path_factory.mktemp("ui-root") / "root"
     config = Config()

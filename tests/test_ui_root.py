@@ -20,11 +20,11 @@ from starlette.testclient import TestClient
 
 import reverie
 from reverie.cli import main
-from reverie.config import Config
 from reverie.dream import DreamResult
 from reverie.memory import Memory, use_memory_class
 from reverie.operations.forget import forget_user
-from reverie.scopes import Scope, ScopeRoot
+from reverie.storage.config import Config
+from reverie.storage.scopes import Scope, ScopeRoot
 from reverie.ui import build_root_app
 from reverie.ui.root import LISTED, ScopeApps
 from reverie.ui.security import SignIn

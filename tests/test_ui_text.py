@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from reverie.textsafety import hidden, visible
+from reverie.text.safety import hidden, visible
 from reverie.ui import build_app
 from reverie.ui.security import SignIn
 from reverie.ui.views import diff_rows, file_lines

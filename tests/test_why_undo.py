@@ -14,7 +14,7 @@ import pytest
 import reverie
 from reverie.cli import main
 from reverie.demo import run_demo
-from reverie.workspace import MEMORY_FILES
+from reverie.storage.workspace import MEMORY_FILES
 
 
 def _conversations(memory, rel: str, index: int, line: str) -> set[str]:  # type: ignore[no-untyped-def]

@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from reverie import fsutil
 from reverie.errors import UnsafePathError, WorkspaceError
-from reverie.workspace import MEMORY_FILES, Workspace, default_workspace
+from reverie.storage import fsutil
+from reverie.storage.workspace import MEMORY_FILES, Workspace, default_workspace
 
 
 def test_init_creates_the_nanobot_layout_once(tmp_path):
@@ -93,7 +93,7 @@ def test_invalid_utf8_reads_with_replacement_and_one_warning(tmp_path, caplog):
     ws = Workspace(tmp_path / "ws")
     ws.init()
     ws.resolve("USER.md").write_bytes(b"# User\nname: Jos\xe9 \xff\n")
-    with caplog.at_level(logging.WARNING, logger="reverie.fsutil"):
+    with caplog.at_level(logging.WARNING, logger="reverie.storage.fsutil"):
         first = ws.read("USER.md")
         second = ws.read("USER.md")
     assert first == second == "# User\nname: Jos\ufffd \ufffd\n"

@@ -66,7 +66,7 @@ COMMANDS = [
         "cmd_consolidate:configure",
         "consolidate a session into history (no KEY: every session over budget)",
     ),
-    ("dream", "cmd_dream:configure", "consolidate pending history into memory now"),
+    ("dream", "cmd_dream:configure", "turn pending history into memory now"),
     (
         "pin",
         "cmd_pin:configure",
@@ -251,7 +251,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Long-term memory for AI agents, kept in plain files and versioned in git.",
     )
     _global_options(parser, top=True)
-    parser.add_argument("--version", action="version", version=f"reverie {_version()}")
+    parser.add_argument(
+        "--version", action=_ShowVersion, nargs=0, help="show program's version number and exit"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
     sub.required = True
     for name, target, help_ in COMMANDS:
@@ -277,10 +279,14 @@ def _leaf(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse
         found = nested
 
 
-def _version() -> str:
-    from .. import __version__
+class _ShowVersion(argparse.Action):
+    """``--version``: the version is looked up only when asked for."""
 
-    return __version__
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from ..version import version
+
+        print(f"reverie {version()}")
+        parser.exit()
 
 
 class _Formatter(logging.Formatter):

@@ -4,7 +4,7 @@ Format (this module is its only reader and writer): one JSON string per line, ol
 It lives in the state directory (git-ignored, never a memory file): it is a convenience for the Up
 arrow, not memory. Each line is stored with credentials redacted (``security.secrets.redact``, as
 history.jsonl does); within the running chat the Up arrow still recalls the line as typed. Appends
-are single ``O_APPEND`` writes of one line, under ``chat-input.jsonl.lock`` (``reverie.locking``)
+are single ``O_APPEND`` writes of one line, under ``chat-input.jsonl.lock`` (``reverie.storage.locking``)
 shared with the rewrite; a torn last line (a crash mid-append) is ended with a newline before the
 next append and skipped when read, as is any line that is not a JSON string. When the file passes
 ``MAX_BYTES`` it is cut back (atomic rewrite) to its newest lines: at most ``KEEP``, at most half
@@ -23,9 +23,9 @@ import orjson
 from prompt_toolkit.history import History
 
 from ..errors import ReverieError
-from ..fsutil import atomic_write, write_all
-from ..locking import Lock, lock_path
 from ..security.secrets import redact
+from ..storage.fsutil import atomic_write, write_all
+from ..storage.locking import Lock, lock_path
 
 log = logging.getLogger(__name__)
 

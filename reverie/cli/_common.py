@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..workspace import Workspace
+from ..storage.workspace import Workspace
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from ..activity import ModelActivity
     from ..memory import Memory
-    from ..scopes import Scope, ScopeRoot
+    from ..storage.scopes import Scope, ScopeRoot
 
 __all__ = [
     "console",
@@ -72,7 +72,7 @@ def apply_scope(args: argparse.Namespace) -> None:
     creating it only for a command that writes to it first. ``args.scope`` keeps the `ScopeRoot` and
     `Scope`."""
     from ..errors import CommandError
-    from ..scopes import Scope, ScopeRoot
+    from ..storage.scopes import Scope, ScopeRoot
 
     if args.root is None:
         raise CommandError("--user and --agent need --root DIR (the root of the scoped workspaces)")

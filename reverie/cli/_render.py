@@ -1,7 +1,7 @@
 """rich renderings of the library's structured results (the CLI's counterpart of
 ``reverie.commands.render``).
 
-Text from memory, history or git goes through ``reverie.textsafety.printable`` before it reaches the
+Text from memory, history or git goes through ``reverie.text.safety.printable`` before it reaches the
 terminal.
 
 Dream's live status line and run report are in ``_render_dream`` (they need rich's ``Table``, which
@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 from rich.text import Text
 
-from ..textdiff import DiffLineKind, diff_line_kinds
-from ..textsafety import printable
+from ..text.diff import DiffLineKind, diff_line_kinds
+from ..text.safety import printable
 from ._common import console
 
 if TYPE_CHECKING:

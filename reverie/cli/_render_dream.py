@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 from rich.table import Table
 
-from ..textsafety import printable
+from ..text.safety import printable
 from ._common import console
 from ._render import files_text, print_diff
 

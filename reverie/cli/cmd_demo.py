@@ -36,8 +36,8 @@ def run(args: argparse.Namespace) -> int:
     from rich.rule import Rule
 
     from ..activity import ModelActivity
-    from ..config import load_config
     from ..demo import is_free, run_demo
+    from ..storage.config import load_config
     from ._status import StatusLine
 
     ws = workspace_of(args)

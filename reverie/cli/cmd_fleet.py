@@ -19,10 +19,10 @@ from ..errors import CommandError, ReverieError
 from ._common import add_json_flag, console, emit_json, err_console
 
 if TYPE_CHECKING:
-    from ..config import Config
     from ..fleet import Fleet
     from ..fleet.coord import FleetState
     from ..operations.serve_root import Backlog
+    from ..storage.config import Config
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -164,7 +164,7 @@ def _need_extra() -> None:
 
 
 def _config(args: argparse.Namespace) -> Config:
-    from ..config import load_config
+    from ..storage.config import load_config
 
     _need_extra()
     config = load_config()
@@ -231,7 +231,7 @@ def _worker_flags(args: argparse.Namespace) -> list[str]:
 def run_init(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ..scopes import read_root_kind, write_root_kind
+    from ..storage.scopes import read_root_kind, write_root_kind
 
     root = Path(_config(args).fleet.root or "")
     if not str(root) or str(root) == ".":

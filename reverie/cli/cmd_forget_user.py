@@ -14,7 +14,7 @@ from ..errors import CommandError, ReverieError
 from ._common import add_json_flag, console, emit_json
 
 if TYPE_CHECKING:
-    from ..scopes import ForgetResult
+    from ..storage.scopes import ForgetResult
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
 def _fleet_hook(root: Path) -> Callable[[str], dict[str, int]] | None:
     """The fleet's Redis clean-up when this root is the configured fleet's (``fleet.root``, compared
     by real path: another spelling of the same directory is the same root)."""
-    from ..config import load_config
+    from ..storage.config import load_config
 
     cfg = load_config().fleet
     if not cfg.root or os.path.realpath(Path(cfg.root).expanduser()) != os.path.realpath(root):

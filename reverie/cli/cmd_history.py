@@ -6,7 +6,7 @@ import argparse
 
 from rich.markup import escape
 
-from ..textsafety import printable
+from ..text.safety import printable
 from ._common import add_json_flag, console, count, emit_json, open_memory
 
 

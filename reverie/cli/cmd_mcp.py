@@ -9,14 +9,14 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from ..access import MIN_TOKEN_CHARS, check_token
 from ..errors import CommandError
+from ..storage.access import MIN_TOKEN_CHARS, check_token
 from ._common import add_json_flag, console, emit_json, existing_workspace
 
 if TYPE_CHECKING:
     from ..memory import Memory
-    from ..scopes import ScopeRoot
-    from ..workspace import Workspace
+    from ..storage.scopes import ScopeRoot
+    from ..storage.workspace import Workspace
 
 #: The environment variable holding the HTTP transport's bearer token (never a command-line
 #: argument: those are visible to every user of the machine in the process list).
@@ -135,7 +135,7 @@ def _serve_root(args: argparse.Namespace, root: ScopeRoot) -> int:
 
 
 def run_token(args: argparse.Namespace) -> int:
-    from ..access import TokenFile
+    from ..storage.access import TokenFile
 
     scope = getattr(args, "scope", None)
     if scope is None:

@@ -15,16 +15,20 @@ from ._render_dream import print_dream
 if TYPE_CHECKING:
     from ..dream import DreamResult
     from ..operations.serve_root import RootScheduler
-    from ..scopes import ScopeRoot
-    from ..workspace import Workspace
+    from ..storage.scopes import ScopeRoot
+    from ..storage.workspace import Workspace
 
 
 def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--concurrency",
+        "--max-inflight",
         type=count(1, 10_000),
         metavar="N",
-        help="with --root: Dream runs in flight at once (default: serve.concurrency)",
+        help="with --root: Dream runs in flight at once (default: serve.maxInflight)",
+    )
+    # The old name of --max-inflight (one name per knob, as in the config): still taken, not shown.
+    p.add_argument(
+        "--concurrency", type=count(1, 10_000), dest="max_inflight", help=argparse.SUPPRESS
     )
     p.add_argument(
         "--rescan",
@@ -49,9 +53,10 @@ def run(args: argparse.Namespace) -> int:
     scope = getattr(args, "scope", None)
     if scope is not None and scope[1] is None:
         return _serve_root(args, scope[0])
-    if args.concurrency is not None or args.rescan or args.metrics_port is not None or args.json:
+    if args.max_inflight is not None or args.rescan or args.metrics_port is not None or args.json:
         raise CommandError(
-            "--concurrency, --rescan, --metrics-port and --json go with --root DIR (without --user)"
+            "--max-inflight, --rescan, --metrics-port and --json go with --root DIR "
+            "(without --user)"
         )
     from ..dream import serve
     from ..runtime import Runtime
@@ -123,7 +128,7 @@ def _serve_root(args: argparse.Namespace, root: ScopeRoot) -> int:
         sched = asyncio.run(
             serve_root(
                 root,
-                concurrency=args.concurrency,
+                max_inflight=args.max_inflight,
                 on_result=report,
                 ready=ready,
                 started=started,

@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from ..textsafety import printable
+from ..text.safety import printable
 from ._common import add_json_flag, emit_json, open_memory
 
 #: A cell: its text in parts, each plain (None) or in a colour.

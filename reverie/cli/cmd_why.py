@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 from rich.table import Table
 
-from ..textsafety import printable
+from ..text.safety import printable
 from ._common import add_json_flag, console, emit_json, open_memory
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """The CLI and config references in ``docs/``, generated from the parser and the pydantic models so
 they cannot drift (``tests/test_docs_reference.py`` fails when the files differ from what this
 module renders), and the models' defaults as data for the paths that must not import pydantic
-(``reverie.configdata``; checked by ``tests/test_config_defaults.py``).
+(``reverie.storage.configdata``; checked by ``tests/test_config_defaults.py``).
 
     python -m reverie.cli.reference        # rewrite docs/cli.md, docs/config.md, reverie/config_defaults.json
 """
@@ -122,7 +122,7 @@ def config_keys(
     model: type[BaseModel] | None = None, prefix: str = ""
 ) -> list[tuple[str, str, str, str]]:
     """Every leaf key of the config: ``(camelCase path, type, default as JSON, meaning)``."""
-    from ..config import Config, ModelSettings, ProviderConfig
+    from ..storage.config import Config, ModelSettings, ProviderConfig
 
     model = model or Config
     rows: list[tuple[str, str, str, str]] = []
@@ -158,7 +158,7 @@ def config_reference() -> str:
     out = [
         "# Config reference",
         "",
-        "Generated from the pydantic models in `reverie/config.py` by `python -m reverie.cli.reference`; do not",
+        "Generated from the pydantic models in `reverie/storage/config.py` by `python -m reverie.cli.reference`; do not",
         "edit by hand. Keys are camelCase (a snake_case spelling is the same key). Sources, later winning: "
         "`~/.reverie/config.json`,",
         "the workspace's `reverie.json`, then `REVERIE_` + the key path joined by `__` "
@@ -175,13 +175,13 @@ def config_reference() -> str:
 
 def config_defaults() -> str:
     """``reverie/config_defaults.json``: every key's default, keyed by field name, as the models give them."""
-    from ..config import Config
+    from ..storage.config import Config
 
     return json.dumps(Config().model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
 
 
 def write(docs: Path = DOCS) -> list[Path]:
-    from ..configdata import DEFAULTS_PATH
+    from ..storage.configdata import DEFAULTS_PATH
 
     docs.mkdir(exist_ok=True)
     written = []

@@ -128,9 +128,7 @@ async def pin_cmd(inv: Invocation) -> str:
 
 def commands() -> list[Command]:
     return [
-        Command(
-            "dream", dream, "consolidate pending history into memory now (runs in the background)"
-        ),
+        Command("dream", dream, "turn pending history into memory now (runs in the background)"),
         Command(
             "pin",
             pin_cmd,

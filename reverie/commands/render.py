@@ -183,10 +183,11 @@ def dream_result(result: DreamResult) -> str:
     return "\n".join(lines)
 
 
-def consolidation_reply(result: ConsolidationResult) -> str:
-    """What a ``/new`` (or any Consolidator call) archived (a ``ConsolidationResult``)."""
-    n = result.archived_messages
-    if n == 0:
+def consolidation_reply(result: ConsolidationResult | None) -> str:
+    """What a ``/new`` (or any Consolidator call) archived (a ``ConsolidationResult``; None: there
+    was no such session)."""
+    n = 0 if result is None else result.archived_messages
+    if result is None or n == 0:
         return "Nothing to archive."
     noun = "message" if n == 1 else "messages"
     entries = len(result.cursors)

@@ -33,7 +33,7 @@ from ..memory import Memory, wrap
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
-    from ..sessions import Session
+    from ..storage.sessions import Session
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")

@@ -1,6 +1,6 @@
 """Sessions and the token-pressure Consolidator.
 
-- ``reverie.sessions`` (files-and-formats layer, re-exported here): the session file format
+- ``reverie.storage.sessions`` (files-and-formats layer, re-exported here): the session file format
   (nanobot's) and ``SessionStore``;
 - ``estimate``: what the agent's next prompt costs in tokens;
 - ``slicing``: where a session may be cut; ``transcript``: messages as labelled transcript lines;
@@ -8,7 +8,7 @@
   the rounds, ``/new``; ``seed``: ``MemoryStore.consolidate``.
 """
 
-from ..sessions import Session, SessionInfo, SessionStore
+from ..storage.sessions import Session, SessionInfo, SessionStore
 from .consolidator import ConsolidationResult, Consolidator
 from .seed import consolidate
 

@@ -38,22 +38,22 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config import Config
 from ..errors import ContextWindowError, HistoryError, LockTimeoutError, SessionError
-from ..history import format_timestamp
 from ..llm.client import ModelClient
 from ..llm.protocol import TASK_ARCHIVE, max_output_tokens
 from ..llm.replylog import keep_reply
 from ..llm.tokens import estimate_tokens as _estimate_message_tokens
+from ..llm.transcript import raw_archive_entries, speaker, transcript_content
 from ..llm.types import Usage
 from ..llm.window import ContextWindows, reply_tokens
-from ..locking import Lock, lock_path
-from ..sessions import Session, SessionStore
-from ..store import WorkspaceStore
+from ..storage.config import Config
+from ..storage.history import format_timestamp
+from ..storage.locking import Lock, lock_path
+from ..storage.sessions import Session, SessionStore
+from ..storage.store import WorkspaceStore
 from .estimate import PromptEstimator, model_view
 from .slicing import pick_slice, safe_ends
 from .summary import CONTEXT_MESSAGES, SummaryReply, summarise
-from .transcript import content_text, raw_archive_entries, speaker
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,8 @@ def _conversation_only(
     return [
         m
         for m in messages
-        if speaker(m, owner) in ("USER", "ASSISTANT") and content_text(m.get("content")).strip()
+        if speaker(m, owner) in ("USER", "ASSISTANT")
+        and transcript_content(m.get("content")).strip()
     ]
 
 

@@ -23,9 +23,9 @@ from typing import Any
 import orjson
 
 from ..llm.client import ModelClient
-from ..sessions import Session
-from ..store import WorkspaceStore
-from ..workspace import MEMORY_FILES
+from ..storage.sessions import Session
+from ..storage.store import WorkspaceStore
+from ..storage.workspace import MEMORY_FILES
 
 __all__ = ["system_prompt", "prompt_messages", "model_view", "PromptEstimator", "MODEL_KEYS"]
 

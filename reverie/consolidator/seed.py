@@ -28,18 +28,18 @@ from typing import Any
 import orjson
 
 from ..errors import HistoryError, LockTimeoutError, ModelError, WorkspaceError
-from ..history import format_timestamp
 from ..llm import protocol
 from ..llm.client import ModelClient
 from ..llm.output import said_something
 from ..llm.prompts import load_prompt
 from ..llm.replylog import keep_reply
 from ..llm.tools import function_schema
+from ..llm.transcript import render_transcript, speaker, transcript_text
 from ..llm.types import ToolCall
 from ..security.secrets import redact
-from ..store import WorkspaceStore
-from ..workspace import MEMORY
-from .transcript import message_text, render_transcript, speaker
+from ..storage.history import format_timestamp
+from ..storage.store import WorkspaceStore
+from ..storage.workspace import MEMORY
 
 log = logging.getLogger(__name__)
 
@@ -171,7 +171,7 @@ async def consolidate(
         sentence
         for m in old
         if isinstance(m, dict) and speaker(m) == "USER"
-        for sentence in said_something(message_text(m))
+        for sentence in said_something(transcript_text(m))
     ]
     if entry.strip() == protocol.NOTHING and said:
         # "Nothing to keep" of a conversation that says something: not believed, nothing moves.

@@ -29,7 +29,6 @@ trusted is kept with its request (``reverie.llm.replylog``) by the caller.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -39,9 +38,10 @@ from ..llm import protocol
 from ..llm.client import ModelClient, log_model_failure
 from ..llm.output import content_words, line_problem, said_something, unaccounted, unwrap_fence
 from ..llm.prompts import load_prompt
+from ..llm.transcript import render_transcript, speaker, transcript_text
 from ..llm.types import ModelResponse, Usage
-from ..workspace import Workspace
-from .transcript import message_text, render_transcript, speaker
+from ..storage.workspace import Workspace
+from ..text.memline import strip_bullet
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,6 @@ __all__ = ["SummaryReply", "request_messages", "interpret", "summarise", "CONTEX
 CONTEXT_MESSAGES = 8
 _FAILED_FINISH = {"error", "length", "content_filter"}
 _MAX_REPLY_TOKENS = 4_096
-_BULLET = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +117,7 @@ def request_messages(
 
 def _marker(line: str) -> str | None:
     """``(nothing)`` or ``(unsure)`` when the line is one (a bullet, case and a full stop aside)."""
-    word = _BULLET.sub("", line.strip()).rstrip(".").strip().lower()
+    word = strip_bullet(line).rstrip(".").strip().lower()
     return word if word in (protocol.NOTHING, protocol.UNSURE) else None
 
 
@@ -150,7 +149,7 @@ def interpret(
     dropped: list[str] = []
     other = 0
     markers: set[str] = set()
-    slice_text = "\n".join(message_text(m) for m in archive)
+    slice_text = "\n".join(transcript_text(m) for m in archive)
     slice_words = content_words(slice_text)
     for line in text.splitlines():
         if not line.strip():
@@ -211,7 +210,7 @@ def _user_said(archive: Sequence[Mapping[str, Any]], owner: str | None) -> list[
         sentence
         for m in archive
         if speaker(m, owner) == "USER"
-        for sentence in said_something(message_text(m))
+        for sentence in said_something(transcript_text(m))
     ]
 
 

@@ -29,14 +29,14 @@ import orjson
 from ..commands import CommandContext, CommandRouter
 from ..commands.render import dream_result, fence
 from ..errors import WorkspaceError
-from ..fsutil import atomic_write
 from ..runtime import Runtime
-from ..workspace import MEMORY_FILES, Workspace
+from ..storage.fsutil import atomic_write
+from ..storage.workspace import MEMORY_FILES, Workspace
 
 if TYPE_CHECKING:
     from ..activity import ModelActivity
-    from ..config import Config
     from ..dream.result import DreamResult
+    from ..storage.config import Config
 
 __all__ = ["DemoReport", "run_demo", "load_conversation", "Conversation", "DEMO_CONFIG"]
 

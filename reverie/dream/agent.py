@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ContextWindowError
 from ..llm import protocol
 from ..llm.types import ModelResponse, ToolCall, Usage
-from ..workspace import MEMORY_FILES
+from ..storage.workspace import MEMORY_FILES
 from .batch import SECTION_BUDGETS
 from .budget import Budget, budgeted_call
 from .edit_tools import MemoryTools

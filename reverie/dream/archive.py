@@ -32,7 +32,7 @@ import re
 from collections.abc import Sequence
 from datetime import date
 
-from ..workspace import ARCHIVE_DIR, MEMORY, SOUL, USER
+from ..storage.workspace import ARCHIVE_DIR, MEMORY, SOUL, USER
 
 __all__ = [
     "archive_path",

@@ -30,8 +30,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..errors import ReverieError
-from ..fsutil import atomic_write, fsync_dir
-from ..workspace import MEMORY_FILES, Workspace
+from ..storage.fsutil import atomic_write, fsync_dir
+from ..storage.workspace import MEMORY_FILES, Workspace
 from .archive import archive_path, header
 
 __all__ = ["ArchiveFiles", "read_archives"]

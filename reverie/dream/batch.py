@@ -12,11 +12,11 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Protocol
 
-from ..config import DreamConfig
 from ..gitstore.types import CommitInfo
-from ..history import HistoryEntry
 from ..llm import protocol
-from ..workspace import MEMORY, MEMORY_FILES, SOUL, USER
+from ..storage.config import DreamConfig
+from ..storage.history import HistoryEntry
+from ..storage.workspace import MEMORY, MEMORY_FILES, SOUL, USER
 
 __all__ = [
     "ENTRY_CAP",

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..config import DreamConfig
 from ..errors import ModelUnavailableError
 from ..llm.types import ModelResponse, Usage
+from ..storage.config import DreamConfig
 
 if TYPE_CHECKING:
     from ..llm.client import ModelClient

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import orjson
 
-from ..fsutil import open_for_write
+from ..storage.fsutil import open_for_write
 
 __all__ = [
     "DeadLetter",

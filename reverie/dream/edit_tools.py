@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import difflib
 
-from ..hitlog import bare_line, line_key
 from ..llm.tools import ToolBox, ToolError, tool_from_function
+from ..text.memline import bare_line, line_key
 from .lifecycle import MovedLine
 from .result import Edit
 from .staging import PathRefused, StagedFiles

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..history import HistoryEntry
 from ..llm import protocol
 from ..llm.output import content_words
 from ..llm.replylog import Verdict, keep_reply
 from ..llm.types import ModelResponse
+from ..storage.history import HistoryEntry
 from .agent import EditOutcome
 from .analyze import Analysis
 from .edit_tools import MemoryTools

@@ -43,12 +43,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import FencedError, LockTimeoutError, ReverieError, WorkspaceError
-from ..fsutil import atomic_write, read_bytes_or_none
-from ..locking import Lock, lock_path
+from ..storage.fsutil import atomic_write, read_bytes_or_none
+from ..storage.locking import Lock, lock_path
 
 if TYPE_CHECKING:
     from ..gitstore import GitStore
-    from ..store import WorkspaceStore
+    from ..storage.store import WorkspaceStore
 
 __all__ = [
     "FencedError",

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ..config import DreamConfig
-from ..hitlog import bare_line
 from ..security.secrets import scan
-from ..textsafety import control_chars
-from ..workspace import MEMORY, SOUL, USER
+from ..storage.config import DreamConfig
+from ..storage.workspace import MEMORY, SOUL, USER
+from ..text.memline import bare_line
+from ..text.safety import control_chars
 from .archive import parse_entry
 from .result import Finding
 

@@ -49,9 +49,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from ..config import DreamConfig
-from ..hitlog import bare_line, is_fact_line, is_pinned, line_key
-from ..workspace import MEMORY, SOUL, USER
+from ..storage.config import DreamConfig
+from ..storage.workspace import MEMORY, SOUL, USER
+from ..text.dates import MONTH_NAME, month_number
+from ..text.memline import bare_line, is_fact_line, is_pinned, line_key
 from . import archive as arc
 from .result import Edit, Finding
 from .salience import LineInfo, SalienceRecord, recent, score
@@ -72,19 +73,9 @@ log = logging.getLogger(__name__)
 #: Files the automatic steps 2-5 act on; SOUL.md's standing rules are never retired automatically.
 MANAGED = (USER, MEMORY)
 
-_MONTHS = {
-    m: i + 1
-    for i, m in enumerate(
-        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-    )
-}
-_MONTH_RX = (
-    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
-    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
-)
 _ISO = re.compile(r"(?<![\d-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])")
-_MDY = re.compile(rf"\b({_MONTH_RX})\.? (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b", re.I)
-_DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_MONTH_RX})\.?,? (\d{{4}})\b", re.I)
+_MDY = re.compile(rf"\b({MONTH_NAME})\.? (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b", re.I)
+_DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({MONTH_NAME})\.?,? (\d{{4}})\b", re.I)
 _EVENT = re.compile(
     r"\b(?:deadline|due|until|till|trip|travel\w*|flight|flying|appointment|meeting|exam|interview|launch\w*"
     r"|release|event|conference|visit\w*|vacation|holiday|reservation|booked|expir\w*|renew\w*|submit\w*"
@@ -285,9 +276,9 @@ def line_dates(text: str) -> list[date]:
     for y, m, d in _ISO.findall(text):
         found += _date(int(y), int(m), int(d))
     for mon, d, y in _MDY.findall(text):
-        found += _date(int(y), _MONTHS[mon[:3].lower()], int(d))
+        found += _date(int(y), month_number(mon), int(d))
     for d, mon, y in _DMY.findall(text):
-        found += _date(int(y), _MONTHS[mon[:3].lower()], int(d))
+        found += _date(int(y), month_number(mon), int(d))
     return found
 
 

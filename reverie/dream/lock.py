@@ -3,7 +3,7 @@ runs, and held by every operation that must not interleave with a run: restore a
 ``--replay`` rewind would be overwritten by the run's own cursor write), approve and purge
 (``dream_run_lock``). Those operations also hold the write fence's lock (``reverie.dream.fence``),
 so a run that lost its run lock (a network file system) cannot slip a commit between their check and
-their write either. A `reverie.locking.Lock`: exclusive across processes and across threads/tasks of
+their write either. A `reverie.storage.locking.Lock`: exclusive across processes and across threads/tasks of
 one process, not re-entrant, released when a holder dies."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import LockTimeoutError
-from ..locking import Lock, lock_path
+from ..storage.locking import Lock, lock_path
 from .fence import ensure_state_dir, section_lock
 
 __all__ = ["RunLock", "dream_run_lock", "WAIT_SECONDS", "GRACE_SECONDS"]

@@ -6,7 +6,7 @@ instructions: it calls ``stage_soul_change`` and the change waits in
 ``memory/.reverie/pending-soul.json`` until ``approve`` (``reverie approve``) commits it or
 ``reject`` (``reverie reject``) drops it. ``status`` and ``/dream-log`` show it (``load_pending``).
 
-The file is one UTF-8 JSON object, replaced atomically (``reverie.fsutil.atomic_write``)::
+The file is one UTF-8 JSON object, replaced atomically (``reverie.storage.fsutil.atomic_write``)::
 
     {"version": 1, "path": "SOUL.md",
      "base": "<SOUL.md the proposal was made against>", "base_sha256": "<hex of base>",
@@ -40,12 +40,12 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..errors import MergeConflictError, WorkspaceError
-from ..fsutil import atomic_write
-from ..textdiff import numstat_text
-from ..workspace import SOUL, Workspace
+from ..storage.fsutil import atomic_write
+from ..storage.workspace import SOUL, Workspace
+from ..text.diff import numstat_text
 
 if TYPE_CHECKING:
-    from ..store import WorkspaceStore
+    from ..storage.store import WorkspaceStore
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import DreamError, MergeConflictError
-from ..hitlog import PIN_MARK, is_pinned
-from ..workspace import MEMORY_FILES, Workspace
+from ..storage.workspace import MEMORY_FILES, Workspace
+from ..text.memline import PIN_MARK, is_pinned
 
 if TYPE_CHECKING:
     from ..gitstore import GitStore

@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 import orjson
 
-from ..fsutil import atomic_write
+from ..storage.fsutil import atomic_write
+from ..text.dates import parse_timestamp
 
 if TYPE_CHECKING:
     from .deadletter import DeadLetter
@@ -108,11 +109,8 @@ def now_iso() -> str:
 
 
 def parse_time(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
+    parsed = parse_timestamp(value)
+    if parsed is None:
         return None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 

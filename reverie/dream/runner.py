@@ -20,7 +20,6 @@ from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING, Literal
 
-from ..config import OFFLINE_MODEL, Config
 from ..errors import (
     AlreadyRunningError,
     ContextWindowError,
@@ -34,15 +33,16 @@ from ..errors import (
 from ..gitstore import trailers as tr
 from ..gitstore.location import is_tracked
 from ..gitstore.trailers import format_message
-from ..history import HistoryEntry
 from ..llm import protocol
 from ..llm.prompts import load_prompt
 from ..llm.registry import prefix_of
 from ..llm.types import Usage
 from ..llm.window import ContextWindows, reply_tokens, room
 from ..security.untrusted import untrusted_soul_lines
-from ..store import WorkspaceStore
-from ..workspace import MEMORY, MEMORY_FILES, SOUL
+from ..storage.config import OFFLINE_MODEL, Config
+from ..storage.history import HistoryEntry
+from ..storage.store import WorkspaceStore
+from ..storage.workspace import MEMORY, MEMORY_FILES, SOUL
 from . import transaction
 from .agent import run_edit_loop
 from .analyze import UnusableAnalysis, analyze

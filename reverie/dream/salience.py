@@ -8,7 +8,7 @@ learned on the day it is first seen again)::
      "files": {"USER.md": {"lives in porto": {"learned": "2027-03-02", "confirmed": "2027-05-01",
                                               "hits": 3, "last_hit": "2027-05-20", "mark": "durable"}}}}
 
-Keys are ``reverie.hitlog.line_key``. ``mark`` is the archiver's mark of the fact the line was
+Keys are ``reverie.text.memline.line_key``. ``mark`` is the archiver's mark of the fact the line was
 written from (``permanent``, ``durable``, ``ephemeral``), when Dream could match it (a batch fact
 with the same words, Jaccard ≥ 0.5 for a new line; a restatement, ≥ 0.8, confirms an existing one).
 Dream writes the record after its commit, under its run lock (atomic replace); a crash in between
@@ -41,8 +41,9 @@ from typing import Any
 
 import orjson
 
-from ..fsutil import atomic_write
-from ..hitlog import ROTATE_BYTES, read_hits, rotate_hits
+from ..storage.fsutil import atomic_write
+from ..storage.hitlog import ROTATE_BYTES, read_hits, rotate_hits
+from ..text.dates import parse_timestamp
 
 __all__ = ["LineInfo", "SalienceRecord", "score", "recent", "SALIENCE_NAME", "RECENT_DAYS"]
 
@@ -56,12 +57,8 @@ RECENT_DAYS = 30
 
 
 def _day(value: Any) -> date | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return date.fromisoformat(value[:10])
-    except ValueError:
-        return None
+    when = parse_timestamp(value[:10]) if isinstance(value, str) else None
+    return None if when is None else when.date()
 
 
 @dataclass
@@ -146,7 +143,7 @@ class SalienceRecord:
         return self.files.get(rel, {}).get(key)
 
     def fold_hits(self) -> None:
-        """Count the hits Recall logged since the last run (``reverie.hitlog``)."""
+        """Count the hits Recall logged since the last run (``reverie.storage.hitlog``)."""
         hits, self.hits_offset = read_hits(self.path.parent, self.hits_offset)
         for hit in hits:
             lines = self.files.get(hit.path)

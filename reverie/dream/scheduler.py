@@ -1,7 +1,8 @@
 """``DreamScheduler``: Dream every ``intervalH`` hours (or on a legacy ``cron`` expression) for
 ``reverie serve``.
 
-APScheduler 3 ``AsyncIOScheduler``, one job, ``max_instances=1``, missed runs coalesced. The first
+The workspace driver of Dream's one scheduling policy (``reverie.dream.policy``): APScheduler 3
+``AsyncIOScheduler``, one job, ``max_instances=1``, missed runs coalesced. The first
 run time counts from the last completed run recorded in the workspace — the newest dream commit, or
 the status record's ``last_completed`` for runs that changed nothing — so restarting the service
 never postpones Dream (nanobot restarts the clock at every start). Each run is
@@ -22,8 +23,9 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from ..config import DreamConfig
 from ..errors import ConfigError, ReverieError
+from ..storage.config import DreamConfig
+from .policy import next_due
 from .records import StatusRecord
 from .result import DreamResult
 from .runner import Dream
@@ -51,13 +53,12 @@ def next_run_time(cfg: DreamConfig, last_completed: datetime | None, now: dateti
     """When the next run is due: one interval (or the next cron time) after the last completed run;
     never in the past (an overdue run happens now, once); ``now`` when Dream has never completed a
     run."""
-    if last_completed is None:
-        return now
-    if cfg.cron:
-        due = make_trigger(cfg).get_next_fire_time(None, last_completed + timedelta(seconds=1))
-    else:
-        due = last_completed + timedelta(hours=cfg.interval_h)
-    return now if due is None or due <= now else due
+    if last_completed is None or not cfg.cron:
+        last = None if last_completed is None else last_completed.timestamp()
+        due = next_due(last, cfg.interval_h * 3600, now.timestamp())
+        return now if due <= now.timestamp() else datetime.fromtimestamp(due, UTC)
+    fire = make_trigger(cfg).get_next_fire_time(None, last_completed + timedelta(seconds=1))
+    return now if fire is None or fire <= now else fire
 
 
 class DreamScheduler:

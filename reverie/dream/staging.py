@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..errors import UnsafePathError, WorkspaceError
-from ..workspace import MEMORY_FILES, Workspace, check_relative
+from ..storage.workspace import MEMORY_FILES, Workspace, check_relative
 
 __all__ = ["StagedFiles", "PathRefused", "unified_diff"]
 

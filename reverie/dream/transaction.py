@@ -23,9 +23,9 @@ from ..gitstore import trailers as tr
 from ..gitstore.merge import merge3
 from ..gitstore.types import FileChange
 from ..llm.types import Usage
-from ..store import WorkspaceStore
-from ..textdiff import numstat_text
-from ..workspace import Workspace
+from ..storage.store import WorkspaceStore
+from ..storage.workspace import Workspace
+from ..text.diff import numstat_text
 from .deadletter import deadletter_path, set_aside
 from .records import Attempts
 from .result import Finding

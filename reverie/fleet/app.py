@@ -16,7 +16,7 @@ import logging
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..config import Config, load_config
+from ..storage.config import Config, load_config
 
 if TYPE_CHECKING:
     from celery import Celery

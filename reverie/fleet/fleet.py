@@ -21,16 +21,16 @@ fleet rebuild-due``) is the slow repair: it scans every workspace's cursors.
 from __future__ import annotations
 
 import logging
-import math
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..config import Config, FleetConfig
+from ..dream.policy import admissible
 from ..errors import ConfigError, ReverieError
-from ..scopes import RootKind, ScopeRoot, due_jitter, root_kind
+from ..storage.config import Config, FleetConfig
+from ..storage.scopes import RootKind, ScopeRoot, due_jitter, root_kind
 from .coord import Coordinator, FleetState, redact_url
 from .job import JobOutcome, pending, run_dream_job, workspace_ids, workspace_path
 
@@ -76,7 +76,7 @@ class Fleet:
     # -- the root -----------------------------------------------------------------------------------------
     @property
     def kind(self) -> RootKind | None:
-        """The root's recorded kind (``reverie.scopes.root_kind``); None until the root is made."""
+        """The root's recorded kind (``reverie.storage.scopes.root_kind``); None until the root is made."""
         if self._kind is None:
             self._kind = root_kind(self.root)
         return self._kind
@@ -116,13 +116,11 @@ class Fleet:
     def admission(self) -> int:
         """How many jobs the dispatcher may send now: ``maxInflight`` minus live claims, and no more
         than the token bucket holds runs for (by the fleet's average tokens per run)."""
-        n = self.cfg.max_inflight - self.coord.inflight()
-        if self.cfg.tokens_per_minute is not None:
-            tokens = self.coord.tokens(self.cfg.tokens_per_minute)
-            n = min(
-                n, max(0, math.floor(tokens / self.coord.tokens_per_run(self.cfg.tokens_per_run)))
-            )
-        return max(n, 0)
+        free = self.cfg.max_inflight - self.coord.inflight()
+        if self.cfg.tokens_per_minute is None:
+            return admissible(free, None, 1)
+        tokens = self.coord.tokens(self.cfg.tokens_per_minute)
+        return admissible(free, tokens, self.coord.tokens_per_run(self.cfg.tokens_per_run))
 
     def ingest_markers(self, *, full: bool = False, now: float | None = None) -> int:
         """In a root of scopes, copy the due markers that appends left on the shared file system

@@ -23,12 +23,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ..config import FleetConfig
 from ..dream import DreamResult
 from ..dream.fence import bump_epoch, identity, still_there
+from ..dream.policy import retry_delay
 from ..errors import FencedError, ReverieError, WorkspaceError
 from ..runtime import Runtime
-from ..scopes import RootKind, ScopeRoot, check_no_link
+from ..storage.config import FleetConfig
+from ..storage.scopes import RootKind, ScopeRoot, check_no_link
 from .coord import FAILED, Coordinator
 
 __all__ = [
@@ -178,8 +179,8 @@ def _due_after(
     budget is progress)."""
     if status in FAILED and not progressed:
         n = coord.failed(ws)
-        return time.time() + min(
-            cfg.retry_backoff_seconds * 2.0 ** (n - 1), cfg.retry_backoff_max_seconds
+        return time.time() + retry_delay(
+            n, cfg.retry_backoff_seconds, cfg.retry_backoff_max_seconds
         )
     coord.succeeded(ws)
     return None

@@ -27,6 +27,8 @@ import time
 from collections.abc import Callable, Sequence
 from types import FrameType
 
+from ..backoff import capped_backoff
+
 __all__ = ["supervise", "CHILD_ENV"]
 
 log = logging.getLogger(__name__)
@@ -57,7 +59,7 @@ def supervise(
             child[0].send_signal(signum)
 
     previous = {s: signal.signal(s, forward) for s in _FORWARDED}
-    backoff = first_backoff
+    exits = 0  # exits in a row, each after a short run (the back-off's count)
     try:
         while True:
             started = time.monotonic()
@@ -67,15 +69,14 @@ def supervise(
             code = proc.wait()
             if stop.is_set():
                 return code
-            if time.monotonic() - started >= healthy_after:
-                backoff = first_backoff
+            exits = 1 if time.monotonic() - started >= healthy_after else exits + 1
+            backoff = capped_backoff(exits, first_backoff, max(max_backoff, first_backoff))
             say(
                 f"reverie fleet worker: the Celery worker exited by itself (exit code {code}); "
                 f"starting it again in {backoff:g}s"
             )
             if stop.wait(backoff):
                 return code
-            backoff = min(backoff * 2, max_backoff)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)

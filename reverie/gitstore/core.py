@@ -11,7 +11,7 @@ The first write of an instance runs ``ensure()`` (open or create, adopt, ignore 
 recovery). A query never does: it reads the repo as it is, takes no lock and writes nothing (a
 read-only mount, a writer holding the lock, a nanobot repo not yet adopted, a workspace without a
 repo — which reads as empty — all work), reading a lost or broken HEAD the way the next write will
-repair it. Writers hold ``<git dir>/reverie/lock`` (an ``flock``, ``reverie.locking``); readers do
+repair it. Writers hold ``<git dir>/reverie/lock`` (an ``flock``, ``reverie.storage.locking``); readers do
 not.
 
 The commit order and its recovery are specified in ``reverie.gitstore.writer``; where the repo
@@ -36,11 +36,11 @@ from dulwich.objects import Blob, Commit, ObjectID, ShaFile
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
-from ..config import GitConfig
 from ..errors import EditConflictError, GitStoreError, MergeConflictError
-from ..fsutil import read_bytes_or_none
-from ..locking import exclusive
-from ..workspace import Workspace, check_relative
+from ..storage.config import GitConfig
+from ..storage.fsutil import read_bytes_or_none
+from ..storage.locking import exclusive
+from ..storage.workspace import Workspace, check_relative
 from . import queries
 from .blame import provenance, trace_lines
 from .catalog import LogFilter, catalog_for, query

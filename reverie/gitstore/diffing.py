@@ -16,7 +16,7 @@ from io import BytesIO
 from dulwich.objects import ObjectID
 from dulwich.patch import write_object_diff
 
-from ..textdiff import numstat
+from ..text.diff import numstat
 from .objects import FILE_MODE, ObjectReader
 from .types import FileChange
 

@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..topics import walk_tree
+from ..storage.topics import walk_tree
 from .trailers import KIND, parse_trailers
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from ..errors import GitStoreError
-from ..workspace import Workspace
+from ..storage.workspace import Workspace
 from .location import choose, expand_tracked
 from .types import CommitDetail, CommitInfo
 

@@ -30,7 +30,7 @@ from dulwich.reflog import format_reflog_line
 from dulwich.refs import Ref, check_ref_format
 
 from ..errors import GitStoreError
-from ..fsutil import write_all
+from ..storage.fsutil import write_all
 
 if TYPE_CHECKING:
     from dulwich.repo import Repo

@@ -45,8 +45,8 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from ..errors import GitStoreError
-from ..fsutil import atomic_write
 from ..security.scrub import replace_in_file
+from ..storage.fsutil import atomic_write
 from .objects import ObjectReader, make_commit, read_blob_ids, read_commit, read_tree
 from .repo import HEAD
 from .trailers import KIND, PURGE, format_message, replace_in_message

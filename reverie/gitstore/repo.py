@@ -24,7 +24,7 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from ..errors import GitStoreError
-from ..fsutil import atomic_write, fsync_dir, read_text_lossy
+from ..storage.fsutil import atomic_write, fsync_dir, read_text_lossy
 from .location import (
     CONFIG_KEY,
     CONFIG_SECTION,

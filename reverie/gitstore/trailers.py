@@ -37,8 +37,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ..cursors import parse_cursor
 from ..errors import CursorError
+from ..storage.cursors import parse_cursor
 
 __all__ = [
     "KIND",

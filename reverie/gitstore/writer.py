@@ -13,7 +13,7 @@ Crash-safe order of one transaction (the caller holds the repo lock)::
        instead of rolled forward — attributed differently, never lost
     3. write the objects (each loose object: lock file + rename; see reverie.gitstore.plumbing)
     4. move the branch ref old → new (git's lock file + fsync, reflog entry, rename; same module)
-    5. write the changed tracked files (reverie.fsutil.atomic_write each)
+    5. write the changed tracked files (reverie.storage.fsutil.atomic_write each)
     6. mark the marker done (its first byte becomes ``#``)
 
 A kill before 4 leaves HEAD at the old commit (new objects are merely dangling); after 4, HEAD is
@@ -56,8 +56,8 @@ from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.refs import Ref
 
 from ..errors import GitStoreError, WorkspaceError
-from ..fsutil import atomic_write, open_for_write, read_bytes_or_none
-from ..workspace import Workspace
+from ..storage.fsutil import atomic_write, open_for_write, read_bytes_or_none
+from ..storage.workspace import Workspace
 from .objects import (
     FILE_MODE,
     blob_id,

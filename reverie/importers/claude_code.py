@@ -41,7 +41,7 @@ from ..gitstore.merge import merge3
 from ..memory import Memory
 from ..operations.files import archived_lines, removed_lines
 from ..operations.portability import ImportResult, commit_import
-from ..workspace import TOPICS_DIR
+from ..storage.workspace import TOPICS_DIR
 from ._read import Intake, facts, strip_front_matter
 
 __all__ = ["import_claude_code", "PREFIX", "MAX_FILES"]

@@ -27,19 +27,19 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from ..errors import InvalidScopeError, WorkspaceError
-from ..history import format_timestamp
 from ..memory import Memory
 from ..memory import open as open_memory
 from ..memory_verbs import record_user
 from ..operations.portability import ImportResult, ScopeImport
 from ..security.scrub import redact_value
+from ..storage.history import format_timestamp
+from ..text.dates import parse_timestamp
 from ._read import Intake
 
 __all__ = ["import_mem0", "import_mem0_root", "read_export", "MAX_EXPORT_BYTES", "SESSION_KEY"]
@@ -103,11 +103,8 @@ def read_export(path: Path, intake: Intake) -> list[tuple[str, dict[str, Any]]]:
 
 def _stamp(value: Any) -> str | None:
     """mem0's ISO ``created_at`` as history's local ``YYYY-MM-DD HH:MM`` (None when unreadable)."""
-    if not isinstance(value, str):
-        return None
-    try:
-        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
+    when = parse_timestamp(value)
+    if when is None:
         return None
     return format_timestamp(when.astimezone() if when.tzinfo else when)
 

@@ -31,7 +31,6 @@ from pathlib import Path
 import orjson
 
 from ..errors import WorkspaceError
-from ..history import BadLine, HistoryEntry
 from ..operations.files import removable
 from ..operations.portability import (
     ImportResult,
@@ -41,7 +40,8 @@ from ..operations.portability import (
     move_into_place,
 )
 from ..security.scrub import redact_many
-from ..workspace import MEMORY, MEMORY_FILES, SOUL, TOPICS_DIR, USER, Workspace
+from ..storage.history import BadLine, HistoryEntry
+from ..storage.workspace import MEMORY, MEMORY_FILES, SOUL, TOPICS_DIR, USER, Workspace
 from ._read import Intake
 
 __all__ = ["import_nanobot", "NANOBOT_FILES"]

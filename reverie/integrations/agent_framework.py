@@ -1,7 +1,7 @@
 """Reverie as a Microsoft Agent Framework context provider: ``ReverieContextProvider``.
 
 Given to ``Agent(context_providers=[...])``, before every run it adds the memory block
-(``Memory.context``: SOUL.md, USER.md, MEMORY.md and history Dream has not consolidated yet) to the
+(``Memory.context``: SOUL.md, USER.md, MEMORY.md and history Dream has not read yet) to the
 agent's instructions and offers two tools, ``search_memory`` and ``remember``; after every run it
 appends the run's messages (the input, the replies, tool calls and results) to
 ``sessions/<key>.jsonl`` and consolidates under token pressure (``Memory.record``). The key is

@@ -9,7 +9,7 @@ Claude names its own files under ``/memories`` and works on them with six comman
     /memories/MEMORY.md          memory/MEMORY.md    what stays true about the work
     /memories/2026-11-25-x.md    memory/2026-...md   a dated note
     /memories/archive/...        memory/archive/...  what left memory, with why and when (read only)
-    /memories/<anything else>    memory/topics/...   a topic file (reverie.topics)
+    /memories/<anything else>    memory/topics/...   a topic file (reverie.storage.topics)
 
 The three prompt files are in every conversation's prompt; topic files are listed there by name
 and read with ``view`` when needed. Every change is a ``Memory`` verb of kind ``agent``: secrets

@@ -3,7 +3,7 @@
 ADK scopes memory by application and user; so does this service: each ``(app_name, user_id)`` has a
 workspace of its own under one root directory, and nothing one user said reaches another's search.
 
-- With Reverie's scoped workspaces (``reverie.scopes``), the scope is ``reverie.open(root=...,
+- With Reverie's scoped workspaces (``reverie.storage.scopes``), the scope is ``reverie.open(root=...,
   user=user_id, agent=app_name)``.
 - Without them, the workspace is ``<root>/<app_name>/<user_id>``; ids are letters, digits, ``._-``
   and ``@`` (at most 128, not starting with a dot), anything else is refused with ``ValueError``.
@@ -80,7 +80,7 @@ class ReverieMemoryService(BaseMemoryService):
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root).expanduser()
-        self._scoped = find_spec("reverie.scopes") is not None
+        self._scoped = find_spec("reverie.storage.scopes") is not None
 
     def open(self, app_name: str, user_id: str) -> Memory:
         """The memory of one application's user (close it, or use it as a context manager)."""

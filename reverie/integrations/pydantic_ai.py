@@ -3,7 +3,7 @@
 One object given to ``Agent(capabilities=[...])`` does three things:
 
 - **instructions**: the memory block (``Memory.context``: SOUL.md, USER.md, MEMORY.md, the topic
-  files by name and the history Dream has not consolidated yet), read afresh for every run, so
+  files by name and the history Dream has not read yet), read afresh for every run, so
   Dream's latest edits are in it;
 - **tools**: ``search_memory(query)`` (Recall over memory files, archive, history and past
   conversations; never the conversation in progress nor the assistant's own replies) and

@@ -52,10 +52,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
 
-from ..config import Config, LLMConfig, ProviderConfig
+from ..backoff import jittered_backoff
 from ..errors import ContextWindowError, ModelError, ModelUnavailableError
 from ..security.secrets import scrub
+from ..storage.config import Config, LLMConfig, ProviderConfig
 from . import registry
 from .registry import prefix_of as provider_of
 from .tokens import estimate_tokens
@@ -140,6 +142,46 @@ class _Fault:
     retry_after: float | None = None
 
 
+class _Retryable(Exception):
+    """A transient fault of one attempt: the retry loop waits and tries again, or gives up."""
+
+    def __init__(self, fault: _Fault, text: str) -> None:
+        super().__init__(text)
+        self.fault = fault
+        self.text = text
+
+
+@dataclass
+class _Call:
+    """One ``complete`` call across its attempts: what every attempt sends, its time, and what the
+    attempts so far said (``silent``: every one timed out without any reply)."""
+
+    name: str
+    provider: str
+    local: registry.LocalModel | None
+    request: registry.Request
+    routed: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] | None
+    kwargs: dict[str, Any]
+    secrets: list[str]
+    started: float
+    budget: float
+    text: str = ""
+    silent: bool = True
+    malformed: int = 0
+
+    @property
+    def ends(self) -> float:
+        return self.started + self.budget
+
+
+def _last_fault(state: RetryCallState) -> _Retryable:
+    exc = state.outcome.exception() if state.outcome is not None else None
+    assert isinstance(exc, _Retryable)  # the loop retries only on these
+    return exc
+
+
 class ModelClient:
     """Async model calls with retries, usage and cost. One instance per config; safe to share between tasks."""
 
@@ -196,85 +238,126 @@ class ModelClient:
             name, provider, tools, tool_choice, temperature, max_tokens, remote=local is None
         )
         routed = self._route(name) if local is None else name
-        secrets = _secrets_of(kwargs)
         s = self.settings
         per_attempt = timeout if timeout is not None else s.timeout
         started = time.monotonic()
         budget = s.retry_budget if deadline is None else min(s.retry_budget, deadline - started)
-        ends = started + budget
-        attempt = 0
-        malformed = 0
-        text = ""
-        silent = True  # every attempt so far timed out without any reply
-        while True:
-            remaining = ends - time.monotonic()
-            if remaining <= 0:
-                raise self._unavailable(
-                    name,
-                    "not-answering" if silent else "overloaded",
-                    kwargs,
-                    f"{text or 'no reply'} (no time left for the call, {budget:.0f}s)",
+        call = _Call(
+            name,
+            provider,
+            local,
+            request,
+            routed,
+            messages,
+            tools,
+            kwargs,
+            _secrets_of(kwargs),
+            started,
+            budget,
+        )
+
+        def wait(state: RetryCallState) -> float:
+            return self._delay(state.attempt_number - 1, _last_fault(state).fault.retry_after)
+
+        def stop(state: RetryCallState) -> bool:
+            return state.attempt_number > s.max_retries or (
+                time.monotonic() + state.upcoming_sleep >= call.ends
+            )
+
+        def log_retry(state: RetryCallState) -> None:
+            log.info(
+                "model %s: %s; retry %d in %.2fs",
+                name,
+                _last_fault(state).text,
+                state.attempt_number,
+                state.upcoming_sleep,
+            )
+
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type(_Retryable),
+            wait=wait,
+            stop=stop,
+            sleep=lambda delay: self._sleep(delay),
+            before_sleep=log_retry,
+            retry_error_callback=lambda state: self._give_up(call, state),
+        )
+        answer: ModelResponse = await retrying(self._attempt, call, per_attempt)
+        return answer
+
+    async def _attempt(self, call: _Call, per_attempt: float) -> ModelResponse:
+        """One attempt within the call's time: the answer, or raises — `_Retryable` for a
+        transient fault (the retry loop's to decide), the final error otherwise."""
+        remaining = call.ends - time.monotonic()
+        if remaining <= 0:
+            raise self._unavailable(
+                call.name,
+                "not-answering" if call.silent else "overloaded",
+                call.kwargs,
+                f"{call.text or 'no reply'} (no time left for the call, {call.budget:.0f}s)",
+            )
+        try:
+            if call.local is not None:
+                answer = _finished(
+                    await asyncio.wait_for(
+                        _call_local(call.local, call.request), min(per_attempt, remaining)
+                    ),
+                    call.name,
+                    call.provider,
                 )
-            try:
-                if local is not None:
-                    answer = _finished(
-                        await asyncio.wait_for(
-                            _call_local(local, request), min(per_attempt, remaining)
-                        ),
-                        name,
-                        provider,
-                    )
-                else:
-                    raw = await self._acompletion(
-                        routed, messages, kwargs, min(per_attempt, remaining)
-                    )
-                    answer = self._to_response(raw, name, provider, messages, tools)
-                self._outages.pop(name, None)
-                return answer
-            except (asyncio.CancelledError, ModelError):
-                raise
-            except Exception as exc:  # noqa: BLE001 — classified here; anything unexpected is final
-                fault = _classify(exc, provider, local is not None)
-                text = scrub(_describe(exc), secrets)
-            # Decided outside the except block, so the ModelError carries no link to the provider's
-            # exception (whose text and request may hold the key).
-            silent = silent and fault.kind == "timeout"
-            if fault.kind in ("auth", "not-found", "unreachable"):
-                raise self._unavailable(name, fault.kind, kwargs, text)
-            if fault.kind == "window":
-                limit, requested = parse_limit(text)
-                sent = estimate_tokens(messages, tools)
-                raise ContextWindowError(
-                    f"{name}: the prompt is longer than the model's context window ({_short(text)})",
-                    limit=limit,
-                    requested=requested or sent,
+            else:
+                raw = await self._acompletion(
+                    call.routed, call.messages, call.kwargs, min(per_attempt, remaining)
                 )
-            if fault.kind == "final":
-                raise ModelError(f"{name}: {text}")
-            if fault.kind == "malformed":
-                malformed += 1
-                if malformed > 1:
-                    raise ModelError(
-                        f"{name}: {text} (the server blamed the request twice; not retried again)"
-                    )
-            gave_up = "not-answering" if silent else "overloaded"
-            if attempt >= s.max_retries:
-                raise self._unavailable(
-                    name, gave_up, kwargs, f"{text} (gave up after {attempt + 1} attempts)"
+                answer = self._to_response(raw, call.name, call.provider, call.messages, call.tools)
+            self._outages.pop(call.name, None)
+            return answer
+        except (asyncio.CancelledError, ModelError):
+            raise
+        except Exception as exc:  # noqa: BLE001 — classified here; anything unexpected is final
+            fault = _classify(exc, call.provider, call.local is not None)
+            call.text = scrub(_describe(exc), call.secrets)
+        # Decided outside the except block, so the ModelError carries no link to the provider's
+        # exception (whose text and request may hold the key).
+        raise self._final(call, fault)
+
+    def _final(self, call: _Call, fault: _Fault) -> Exception:
+        """What a failed attempt raises: the final error for its fault, or `_Retryable`."""
+        name, text = call.name, call.text
+        call.silent = call.silent and fault.kind == "timeout"
+        if fault.kind in ("auth", "not-found", "unreachable"):
+            return self._unavailable(name, fault.kind, call.kwargs, text)
+        if fault.kind == "window":
+            limit, requested = parse_limit(text)
+            sent = estimate_tokens(call.messages, call.tools)
+            return ContextWindowError(
+                f"{name}: the prompt is longer than the model's context window ({_short(text)})",
+                limit=limit,
+                requested=requested or sent,
+            )
+        if fault.kind == "final":
+            return ModelError(f"{name}: {text}")
+        if fault.kind == "malformed":
+            call.malformed += 1
+            if call.malformed > 1:
+                return ModelError(
+                    f"{name}: {text} (the server blamed the request twice; not retried again)"
                 )
-            delay = self._delay(attempt, fault.retry_after)
-            if time.monotonic() + delay >= ends:
-                spent = time.monotonic() - started
-                raise self._unavailable(
-                    name,
-                    gave_up,
-                    kwargs,
-                    f"{text} (gave up after {attempt + 1} attempts, "
-                    f"{spent:.1f}s; time for the call {budget:.0f}s)",
-                )
-            log.info("model %s: %s; retry %d in %.2fs", name, text, attempt + 1, delay)
-            attempt += 1
-            await self._sleep(delay)
+        return _Retryable(fault, text)
+
+    def _give_up(self, call: _Call, state: RetryCallState) -> ModelResponse:
+        """The retry loop stopped on a transient fault: out of retries, or of time for the next."""
+        attempts = state.attempt_number
+        text = _last_fault(state).text
+        gave_up = "not-answering" if call.silent else "overloaded"
+        if attempts > self.settings.max_retries:
+            detail = f"{text} (gave up after {attempts} attempts)"
+        else:
+            spent = time.monotonic() - call.started
+            detail = (
+                f"{text} (gave up after {attempts} attempts, "
+                f"{spent:.1f}s; time for the call {call.budget:.0f}s)"
+            )
+        raise self._unavailable(call.name, gave_up, call.kwargs, detail)
 
     def _unavailable(
         self, name: str, kind: str, kwargs: Mapping[str, Any], detail: str
@@ -362,11 +445,12 @@ class ModelClient:
         )
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
+        """The wait before retry ``attempt + 1``: the server's ``Retry-After`` (capped) when it
+        gave one, else the jittered backoff."""
         s = self.settings
         if retry_after is not None:
             return min(retry_after, s.retry_after_max) + random.uniform(0, 0.1 * s.backoff_base)
-        base = min(s.backoff_max, s.backoff_base * (2.0**attempt))
-        return base * random.uniform(0.5, 1.0)  # jitter spreads clients that failed together
+        return jittered_backoff(attempt + 1, s.backoff_base, s.backoff_max)
 
     async def _acompletion(
         self, name: str, messages: list[dict[str, Any]], kwargs: dict[str, Any], timeout: float

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ModelError
 
 if TYPE_CHECKING:
-    from ..config import Config
+    from ..storage.config import Config
 
 __all__ = ["embed", "embed_sync", "hash_embedding", "register_embedder", "HASH_PROVIDER"]
 

@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import UnsafePathError
-from ..workspace import Workspace
+from ..storage.workspace import Workspace
 from . import protocol
 
 log = logging.getLogger(__name__)

@@ -45,7 +45,7 @@ from typing import Any, Literal
 import orjson
 
 from ..errors import LockTimeoutError, ReverieError
-from ..fsutil import atomic_write, open_for_write, read_bytes_or_none, write_all
+from ..storage.fsutil import atomic_write, open_for_write, read_bytes_or_none, write_all
 from .types import ModelResponse
 
 log = logging.getLogger(__name__)
@@ -188,8 +188,8 @@ def keep_reply(
     if state_dir is None:
         return None
     # Imported here, on the writers' path: `reverie status` reads this log and must start fast.
-    from ..locking import Lock, lock_path
     from ..security.secrets import scrub
+    from ..storage.locking import Lock, lock_path
 
     record = KeptReply(
         id=f"r-{secrets.token_hex(4)}",

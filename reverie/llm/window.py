@@ -37,8 +37,8 @@ from typing import Any
 
 import orjson
 
-from ..config import Config
-from ..fsutil import atomic_write
+from ..storage.config import Config
+from ..storage.fsutil import atomic_write
 from . import registry
 
 log = logging.getLogger(__name__)

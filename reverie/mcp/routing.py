@@ -1,5 +1,5 @@
 """``reverie mcp --http --root DIR``: one HTTP endpoint serving every scope of a root, each request
-routed by its bearer token to the one scope the token is bound to (``reverie.access``).
+routed by its bearer token to the one scope the token is bound to (``reverie.storage.access``).
 
 Each scope gets the ordinary single-workspace MCP server (``build_server`` over the scope's
 ``Memory``), built on its first request. A scope's server stops when it has been idle for
@@ -20,17 +20,18 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import TaskGroup
 
-from ..access import TokenFile
 from ..memory import open as open_memory
-from ..scopes import Scope, ScopeRoot
-from ..security.network import bind
+from ..serving.auth import bearer_token, unauthorized
+from ..serving.network import bind
+from ..serving.scopecache import ScopeCache
+from ..storage.access import TokenFile
+from ..storage.scopes import Scope, ScopeRoot
 
 if TYPE_CHECKING:
     from starlette.types import Receive, Send
@@ -70,7 +71,9 @@ class ScopeRouter:
         self.host = host
         self.max_scopes = max_scopes
         self.idle_seconds = idle_seconds
-        self._served: OrderedDict[Scope, _Served] = OrderedDict()
+        self._served: ScopeCache[Scope, _Served] = ScopeCache(
+            max_scopes, idle=lambda served: served.in_flight == 0, close=_stop
+        )
         self._tg: TaskGroup | None = None
         self._guard = anyio.Lock()
         self._closing = anyio.Event()
@@ -81,10 +84,10 @@ class ScopeRouter:
             return
         if scope["type"] != "http":
             return
-        token = _bearer(scope)
+        token = bearer_token(scope)
         bound = self.tokens.lookup(token) if token else None
         if bound is None:
-            await _unauthorized(send)
+            await unauthorized(send, "missing, unknown or revoked bearer token")
             return
         served = await self._app_for(bound)
         try:
@@ -102,9 +105,8 @@ class ScopeRouter:
                 if message["type"] == "lifespan.startup":
                     await send({"type": "lifespan.startup.complete"})
                 elif message["type"] == "lifespan.shutdown":
-                    for served in list(self._served.values()):
-                        served.stop.set()
-                    self._served.clear()
+                    for served in self._served.drain():
+                        _stop(served)
                     self._closing.set()  # the sweeper ends; each scope's task ends through its stop
                     break
         await send({"type": "lifespan.shutdown.complete"})
@@ -114,26 +116,13 @@ class ScopeRouter:
         request ends (the caller decrements ``in_flight``)."""
         async with self._guard:
             served = self._served.get(scope)
-            if served is not None:
-                self._served.move_to_end(scope)
-            else:
-                served = self._start(scope)
-                self._served[scope] = served
+            if served is None:
+                served = self._served.put(scope, self._start(scope))
             served.in_flight += 1
             served.last_used = time.monotonic()
-            self._trim()
+            self._served.trim()
         await served.ready.wait()
         return served
-
-    def _trim(self) -> None:
-        """Stop the least recently used idle scopes while more than ``max_scopes`` are open."""
-        excess = len(self._served) - self.max_scopes
-        for key, served in list(self._served.items()):
-            if excess <= 0:
-                break
-            if served.in_flight == 0:
-                self._stop(key)
-                excess -= 1
 
     def evict_idle(self, now: float | None = None) -> int:
         """Stop every scope idle for ``idle_seconds`` with no request in flight; how many stopped."""
@@ -144,12 +133,8 @@ class ScopeRouter:
             if served.in_flight == 0 and now - served.last_used >= self.idle_seconds
         ]
         for key in idle:
-            self._stop(key)
+            _stop(self._served.pop(key))
         return len(idle)
-
-    def _stop(self, key: Scope) -> None:
-        served = self._served.pop(key)
-        served.stop.set()  # its clients reconnect and get a new session on a new server
 
     async def _sweep_idle(self) -> None:
         while True:
@@ -183,29 +168,8 @@ class ScopeRouter:
             served.done.set()
 
 
-def _bearer(scope: AsgiScope) -> str | None:
-    for name, value in scope.get("headers") or []:
-        if name == b"authorization":
-            text = value.decode("latin-1")
-            kind, _, token = text.partition(" ")
-            return token.strip() if kind.lower() == "bearer" else None
-    return None
-
-
-async def _unauthorized(send: Send) -> None:
-    body = b'{"error": "missing, unknown or revoked bearer token"}'
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"www-authenticate", b"Bearer"),
-                (b"content-length", str(len(body)).encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+def _stop(served: _Served) -> None:
+    served.stop.set()  # its clients reconnect and get a new session on a new server
 
 
 def serve_http_root(

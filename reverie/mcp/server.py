@@ -18,7 +18,6 @@ signatures: after every write tool (at once) and every ``interval`` seconds (so 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
 import os
 from collections.abc import AsyncIterator, Callable
@@ -38,11 +37,13 @@ from ..errors import ReverieError, WorkspaceError
 from ..memory import Memory, memory_files
 from ..memory import open as open_memory
 from ..recall.types import SourceKind
-from ..security.network import bind, is_loopback
-from ..workspace import Workspace
+from ..serving.auth import BearerAuth
+from ..serving.network import bind, is_loopback
+from ..storage.workspace import Workspace
+from ..version import version
 
 if TYPE_CHECKING:
-    from starlette.types import ASGIApp, Receive, Scope, Send
+    pass
 
 __all__ = [
     "build_server",
@@ -278,7 +279,7 @@ def build_server(
 
     server = ReverieServer(
         "reverie",
-        version=_version(),
+        version=version(),
         instructions=(
             "Reverie is this user's long-term memory, kept in plain files and versioned in git. Search it with "
             "search_memory before answering questions about the user or past work; record what should be "
@@ -624,7 +625,7 @@ def _register_prompt(server: MCPServer[Any], tools: _Tools) -> None:
         name="memory_context",
         title="Reverie memory context",
         description="The memory block for a system prompt: SOUL.md, USER.md, memory/MEMORY.md and "
-        "the recent history Dream has not consolidated yet (what `reverie chat` uses).",
+        "the recent history Dream has not read yet (what `reverie chat` uses).",
     )
     async def memory_context() -> str:
         return await tools.call(lambda m: m.context())
@@ -648,12 +649,6 @@ def _register_legacy_subscribe(server: MCPServer[Any], watcher: ResourceWatcher)
     low.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, unsubscribe)
 
 
-def _version() -> str:
-    from .. import __version__
-
-    return __version__
-
-
 # -- transports ---------------------------------------------------------------------------------------------
 
 
@@ -664,35 +659,6 @@ def serve_stdio(workspace: Workspace | str | os.PathLike[str] | Memory) -> None:
         anyio.run(server.run_stdio_async)
     finally:
         server.reverie_memory.close()
-
-
-class BearerAuth:
-    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>`` (compared in
-    constant time); anything else gets 401 and never reaches the MCP app."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self.expected = b"Bearer " + token.encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
-                body = b'{"error": "missing or wrong bearer token"}'
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 401,
-                        "headers": [
-                            (b"content-type", b"application/json"),
-                            (b"www-authenticate", b"Bearer"),
-                            (b"content-length", str(len(body)).encode()),
-                        ],
-                    }
-                )
-                await send({"type": "http.response.body", "body": body})
-                return
-        await self.app(scope, receive, send)
 
 
 def serve_http(

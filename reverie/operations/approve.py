@@ -25,12 +25,12 @@ from pathlib import Path
 from ..dream.lock import dream_run_lock
 from ..dream.pending import PendingChange, load_pending, pending_path
 from ..errors import MergeConflictError, NothingPendingError, PendingChangedError, WorkspaceError
-from ..fsutil import fsync_dir
 from ..gitstore import GitStore, trailers
 from ..gitstore.types import CommitInfo
-from ..store import WorkspaceStore
-from ..textdiff import numstat_text
-from ..workspace import Workspace
+from ..storage.fsutil import fsync_dir
+from ..storage.store import WorkspaceStore
+from ..storage.workspace import Workspace
+from ..text.diff import numstat_text
 
 __all__ = [
     "ApproveResult",

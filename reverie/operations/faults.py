@@ -34,14 +34,14 @@ from pathlib import Path
 
 import orjson
 
-from ..cursors import parse_cursor, read_cursor_record
 from ..dream.archive import archive_path
 from ..dream.deadletter import deadletter_path
 from ..dream.pending import load_pending, pending_path
 from ..errors import ConfigError, CursorError, ReverieError, WorkspaceError
-from ..history import BadLine, HistoryEntry
-from ..textsafety import CONTROL, describe, hidden
-from ..workspace import MEMORY_FILES, Workspace
+from ..storage.cursors import parse_cursor, read_cursor_record
+from ..storage.history import BadLine, HistoryEntry
+from ..storage.workspace import MEMORY_FILES, Workspace
+from ..text.safety import CONTROL, describe, hidden
 
 log = logging.getLogger(__name__)
 
@@ -128,15 +128,15 @@ def _rel(workspace: Workspace, path: Path) -> str:
 
 # -- the settings --------------------------------------------------------------------------------------------
 def _config(workspace: Workspace) -> list[Fault]:
-    from ..configdata import home_config_path
+    from ..storage.configdata import home_config_path
 
     files = [home_config_path(), workspace.root / "reverie.json"]
     return _cached("config", files, lambda: _config_check(workspace, files))
 
 
 def _config_check(workspace: Workspace, files: list[Path]) -> list[Fault]:
-    from ..config import load_config
-    from ..configdata import read_json
+    from ..storage.config import load_config
+    from ..storage.configdata import read_json
 
     remedy = (
         "fix it (or move it aside); until then nothing that needs the settings runs, and "

@@ -1,6 +1,6 @@
 """Whole memory files leaving or moving: ``delete_file``, ``rename_file``, ``clear_files``.
 
-What may go: topic files (``memory/topics/**``, ``reverie.topics``) and dated notes
+What may go: topic files (``memory/topics/**``, ``reverie.storage.topics``) and dated notes
 (``memory/YYYY-MM-DD*.md``), one by one or a folder of them. The prompt files (SOUL.md, USER.md,
 memory/MEMORY.md) are loaded into every conversation and keep their names: they are never deleted
 or renamed, only emptied line by line (``Memory.remove``) or, by ``clear_files``, put back to their
@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING
 from ..dream.archive import append_entries, archive_path, entry_line
 from ..dream.lock import dream_run_lock
 from ..errors import UnsafePathError, WorkspaceError
-from ..hitlog import bare_line, holds_text
-from ..topics import check_place, is_topic, topic_files
-from ..workspace import ARCHIVE_DIR, MEMORY, MEMORY_FILES, TOPICS_DIR, USER, starter_text
+from ..storage.topics import check_place, is_topic, topic_files
+from ..storage.workspace import ARCHIVE_DIR, MEMORY, MEMORY_FILES, TOPICS_DIR, USER, starter_text
+from ..text.memline import bare_line, holds_text
 
 if TYPE_CHECKING:
     from ..gitstore import GitStore
-    from ..workspace import Workspace
+    from ..storage.workspace import Workspace
 
 __all__ = [
     "FilesResult",
@@ -107,7 +107,7 @@ def removed_lines(before: str, after: str) -> list[str]:
     order; a line that only moved or changed its bullet is not removed."""
     from collections import Counter
 
-    from ..hitlog import line_key
+    from ..text.memline import line_key
 
     left = Counter(line_key(raw) for raw in after.split("\n") if holds_text(raw))
     gone = []

@@ -14,7 +14,7 @@ idempotent and nothing later depends on one that failed):
 0. **Look, change nothing**: which directories, each scope's ``memory.search.indexDir`` (a
    workspace whose ``reverie.json`` is invalid falls back to the home config's, with a warning: a
    broken config never blocks forgetting). What fails here fails before anything changed.
-1. **Tokens** bound to the user's scopes are revoked (``reverie.access``): from here on no MCP
+1. **Tokens** bound to the user's scopes are revoked (``reverie.storage.access``): from here on no MCP
    request can write for the user again.
 2. A deletion a crash interrupted for these directories (``trash/<digest>.*``) is finished.
 3. For each directory, **holding** the write fence (``fence.lock``, ``reverie.dream.fence``) of
@@ -42,13 +42,13 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 
-from ..access import TokenFile
-from ..config import load_config
 from ..dream.fence import section_lock
 from ..errors import InvalidScopeError, ReverieError, UnsafePathError
 from ..recall.index import remove_external_index
-from ..scopes import ForgetResult, LegacyUser, Scope, ScopeRoot, read_scope, validate_id
-from ..workspace import Workspace
+from ..storage.access import TokenFile
+from ..storage.config import load_config
+from ..storage.scopes import ForgetResult, LegacyUser, Scope, ScopeRoot, read_scope, validate_id
+from ..storage.workspace import Workspace
 
 __all__ = ["forget_user", "ForgetIncomplete", "forget_targets"]
 

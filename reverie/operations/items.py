@@ -52,13 +52,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..dream.archive import append_entries, archive_path, entry_line, parse_entry
 from ..dream.fence import section_lock
 from ..errors import CommandError, GateError, UnsafePathError, WorkspaceError
-from ..hitlog import bare_line, is_fact_line, line_key
 from ..llm.protocol import NOTHING, UNSURE, parse_fact_line, strip_age
 from ..recall.rank import query_terms
 from ..recall.search import match
-from ..recall.sources import message_text
-from ..topics import is_topic
-from ..workspace import MEMORY, SOUL, USER, check_relative, starter_text
+from ..storage.sessions import content_text
+from ..storage.topics import is_topic
+from ..storage.workspace import MEMORY, SOUL, USER, check_relative, starter_text
+from ..text.memline import bare_line, is_fact_line, line_key
 
 if TYPE_CHECKING:
     from ..recall import Hit
@@ -359,7 +359,7 @@ def added(rt: Runtime, keys: Sequence[str]) -> list[MemoryItem]:
         session = rt.sessions.load(rt.sessions.path_for(key))
         for n, message in enumerate(session.messages if session is not None else ()):
             if message.get("role") == "user":
-                text = " ".join(message_text(message.get("content")).split())
+                text = " ".join(content_text(message.get("content")).split())
                 out.append(MemoryItem(f"c{n}:{key}", text, "said", f"sessions ({key})"))
     return out
 
@@ -456,7 +456,7 @@ def get(rt: Runtime, memory_id: str) -> MemoryItem | None:
             return None
         return MemoryItem(
             memory_id,
-            message_text(message.get("content")),
+            content_text(message.get("content")),
             "said",
             f"sessions ({said.group(2)})",
             created_at=message.get("timestamp"),
@@ -720,7 +720,7 @@ def _clean_hit(
             return None  # the assistant's own replies are not memory of the user
         if ref.session_key == live[0] and ref.message_index in live[1]:
             return None  # the conversation in progress: in the prompt already
-        text = " ".join(message_text(message.get("content")).split())
+        text = " ".join(content_text(message.get("content")).split())
         return MemoryItem(
             f"c{ref.message_index}:{ref.session_key}",
             text,

@@ -56,7 +56,9 @@ from ..dream.lock import dream_run_lock
 from ..errors import UnsafePathError, WorkspaceError
 from ..gitstore.location import locate
 from ..security.secrets import scan
-from ..workspace import Workspace, check_relative
+from ..storage.fsutil import fsync_dir
+from ..storage.workspace import Workspace, check_relative
+from ..version import version
 
 __all__ = [
     "BundleError",
@@ -247,7 +249,7 @@ def export_bundle(
                         "format": FORMAT,
                         "version": VERSION,
                         "created": datetime.now().isoformat(),
-                        "reverie": _version(),
+                        "reverie": version(),
                         "files": manifest,
                     },
                     option=orjson.OPT_INDENT_2,
@@ -276,12 +278,6 @@ def _add_file(tar: tarfile.TarFile, path: Path, rel: str) -> dict[str, Any] | No
         reader = _Hashing(handle, st.st_size)
         tar.addfile(info, reader)
     return {"size": st.st_size, "sha256": reader.digest.hexdigest()}
-
-
-def _version() -> str:
-    from .. import __version__
-
-    return __version__
 
 
 # -- import -----------------------------------------------------------------------------------------------------
@@ -384,10 +380,10 @@ def purge_credentials(root: Path) -> int:
     """Purge every credential found in the workspace at ``root`` — in its files and in every
     version its memory repository holds — from all of them (``reverie.operations.purge``). Returns
     how many distinct values were purged."""
-    from ..config import load_config
     from ..gitstore import GitStore
     from ..gitstore.purge import reachable_texts
-    from ..store import WorkspaceStore
+    from ..storage.config import load_config
+    from ..storage.store import WorkspaceStore
     from .purge import MIN_LENGTH, REPLACEMENT, purge
 
     ws = Workspace(root)
@@ -545,16 +541,8 @@ def move_into_place(staging: Path, root: Path, replace: bool) -> Path | None:
         moved = root.with_name(f"{root.name}.before-import-{datetime.now():%Y%m%d-%H%M%S}")
         os.rename(root, moved)
     os.rename(staging, root)
-    _fsync_dir(root.parent)
+    fsync_dir(root.parent)
     return moved
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def head_of(ws: Workspace) -> str | None:
@@ -579,8 +567,8 @@ def commit_import(
     message names the source (kind ``manual``: a person brought them in). What importers share.
     ``base``: what an import into a workspace in use read of the files it replaces (the writers'
     protocol, ``GitStore.commit``): a change committed since is merged, never overwritten."""
-    from ..config import load_config
     from ..gitstore import GitStore
+    from ..storage.config import load_config
 
     git = GitStore(ws, load_config(ws.root).git)
     try:

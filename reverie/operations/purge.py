@@ -36,17 +36,17 @@ from typing import TYPE_CHECKING
 
 from ..dream.lock import dream_run_lock
 from ..errors import WorkspaceError
-from ..fsutil import atomic_write
-from ..locking import is_lock_file
 from ..recall.index import remove_external_index
 from ..security.scrub import replace_in_file
 from ..security.secrets import scan
-from ..sessions import SessionStore
+from ..storage.fsutil import atomic_write
+from ..storage.locking import is_lock_file
+from ..storage.sessions import SessionStore
 
 if TYPE_CHECKING:
     from ..gitstore import GitStore
     from ..gitstore.purge import HistoryRewrite, HistoryScan
-    from ..store import WorkspaceStore
+    from ..storage.store import WorkspaceStore
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from ..dream.lock import dream_run_lock
 from ..errors import CursorError
 from ..gitstore import GitStore, trailers
 from ..gitstore.types import CommitInfo, OperationResult
-from ..store import WorkspaceStore
+from ..storage.store import WorkspaceStore
 
 __all__ = ["restore_memory"]
 

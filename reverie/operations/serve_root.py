@@ -2,7 +2,7 @@
 
 The single-workspace scheduler (``reverie.dream.scheduler``) keeps one timer per workspace; a root
 may hold a million workspaces, nearly all idle, so this one keeps none for them. A scope becomes a
-candidate when its history is appended: the append creates its due marker (``reverie.scopes``, mark
+candidate when its history is appended: the append creates its due marker (``reverie.storage.scopes``, mark
 on write), and this scheduler polls only the marker buckets whose directory changed. A restart
 rebuilds the due set from the markers; ``rescan`` rebuilds the markers from the workspaces.
 
@@ -15,18 +15,19 @@ For each marked scope:
 - **how**: one batch (``Dream.run()``); while history stays pending after a completed batch, the
   scope is due again at once, behind the scopes already waiting: a backlog drains batch by batch,
   fairly, and each batch is admitted against the token budget;
-- **at most** ``concurrency`` runs at once; a run starts only while the token bucket
+- **at most** ``maxInflight`` runs at once; a run starts only while the token bucket
   (``serve.tokensPerMinute``, refilled continuously, debited by each run's real usage) holds at
   least the average run's tokens (until a first run has finished, only that one runs: its usage is
   the first estimate);
 - **one at a time per scope**: a scope is never started twice by this process, and Dream's own run
-  lock keeps out any other process (a held lock: retried after ``busyRetrySeconds``);
+  lock keeps out any other process (a held lock: retried after ``retryBackoffSeconds``);
 - **a broken scope backs off**: a scope whose runs keep failing (or raising) is retried after
-  ``busyRetrySeconds``, doubling with each failure in a row up to ``backoffMaxSeconds``, and each
-  failure's log line says how many in a row and when the next try is — so it logs less and less,
-  and a run that completes resets it;
+  ``retryBackoffSeconds``, doubling with each failure in a row up to ``retryBackoffMaxSeconds``,
+  and each failure's log line says how many in a row and when the next try is — so it logs less
+  and less, and a run that completes resets it;
 - **provider down** (a run ends "model unavailable", which costs the batch no attempt): no run
-  starts for ``backoffSeconds``, doubling up to ``backoffMaxSeconds`` while the outage lasts;
+  starts for ``outageBackoffSeconds``, doubling up to ``retryBackoffMaxSeconds`` while the outage
+  lasts;
 - **done**: the marker is removed, then the history is checked again and the marker re-created if
   entries arrived meanwhile (an appender marks after its append; this unmarks before its check: no
   wake-up is lost).
@@ -52,16 +53,17 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from ..config import Config, load_config
+from ..dream.policy import TokenBucket, next_due, retry_delay
 from ..dream.records import StatusRecord
 from ..dream.result import DreamResult
 from ..dream.scheduler import stop_on_signals
 from ..errors import ReverieError
 from ..runtime import Runtime
-from ..scopes import ScopeRoot, due_jitter
-from ..workspace import Workspace
+from ..storage.config import Config, load_config
+from ..storage.scopes import ScopeRoot, due_jitter
+from ..storage.workspace import Workspace
 
-__all__ = ["RootScheduler", "TokenBucket", "serve_root", "ServeStats", "Backlog"]
+__all__ = ["RootScheduler", "serve_root", "ServeStats", "Backlog"]
 
 log = logging.getLogger(__name__)
 
@@ -69,37 +71,6 @@ _UNAVAILABLE = "model unavailable"
 #: Runs after which the marker is re-checked ("paused": a drain's overall budget ran out, nothing
 #: failed; the ``trust`` branch adds it, and a single batch, as run here, does not reach it).
 _COMPLETED = ("ok", "no-change", "dead-lettered", "nothing-to-do", "paused")
-
-
-class TokenBucket:
-    """Tokens per minute, refilled continuously up to one minute's worth; may go negative when a run
-    used more than it reserved (later runs then wait longer). ``None`` means no limit."""
-
-    def __init__(self, per_minute: int | None, clock: Callable[[], float] = time.monotonic) -> None:
-        self.per_minute = per_minute
-        self.clock = clock
-        self.level = float(per_minute or 0)
-        self._at = clock()
-
-    def _refill(self) -> None:
-        now = self.clock()
-        if self.per_minute is not None:
-            self.level = min(
-                float(self.per_minute), self.level + (now - self._at) * self.per_minute / 60
-            )
-        self._at = now
-
-    def wait_for(self, tokens: float) -> float:
-        """Seconds until ``tokens`` are available (0: now)."""
-        if self.per_minute is None:
-            return 0.0
-        self._refill()
-        want = min(tokens, float(self.per_minute))
-        return 0.0 if self.level >= want else (want - self.level) * 60 / self.per_minute
-
-    def take(self, tokens: float) -> None:
-        self._refill()
-        self.level -= tokens
 
 
 @dataclass
@@ -158,14 +129,14 @@ class RootScheduler:
         root: ScopeRoot,
         *,
         config: Config | None = None,
-        concurrency: int | None = None,
+        max_inflight: int | None = None,
         on_result: Callable[[Workspace, DreamResult], None] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.root = root
         self.config = config if config is not None else load_config()
         self.settings = self.config.serve
-        self.concurrency = concurrency or self.settings.concurrency
+        self.max_inflight = max_inflight or self.settings.max_inflight
         self.on_result = on_result
         self.clock = clock
         self.stats = ServeStats()
@@ -183,7 +154,7 @@ class RootScheduler:
         self._seen: dict[str, int] = {}  # due bucket → its mtime when last listed
         self._listed: dict[str, set[str]] = {}  # due bucket → the names it held
         self._paused_until = 0.0
-        self._backoff = self.settings.backoff_seconds
+        self._outages = 0  # outage pauses in a row (their back-off)
         self._estimate = 0.0  # average tokens of a run, reserved when one starts
         self._wake = asyncio.Event()
         self._failures: dict[str, int] = {}  # scope → failed runs in a row (its back-off)
@@ -235,9 +206,8 @@ class RootScheduler:
             return now
         if ws is None:
             return now
-        interval = self._interval(ws)
         last = StatusRecord.load(ws.state_dir).last_completed
-        due = now if last is None else max(now, last.timestamp() + interval)
+        due = next_due(None if last is None else last.timestamp(), self._interval(ws), now)
         return due + self.jitter(name)
 
     def _interval(self, ws: Workspace) -> float:
@@ -286,7 +256,7 @@ class RootScheduler:
                 continue
             if when > now:
                 return when - now
-            if len(self._running) >= self.concurrency:
+            if len(self._running) >= self.max_inflight:
                 return 3600.0  # a finishing run wakes the loop
             if now < self._paused_until:
                 return self._paused_until - now
@@ -385,13 +355,11 @@ class RootScheduler:
         )
 
     def _retry_later(self, name: str, why: str) -> None:
-        """A failed run (or an error): retry after ``busyRetrySeconds``, doubling with each failure
-        in a row up to ``backoffMaxSeconds``; the log line says so."""
+        """A failed run (or an error): retry after ``retryBackoffSeconds``, doubling with each
+        failure in a row up to ``retryBackoffMaxSeconds``; the log line says so."""
         n = self._failures[name] = self._failures.get(name, 0) + 1
-        delay = min(
-            self.settings.busy_retry_seconds * 2 ** (n - 1),
-            max(self.settings.backoff_max_seconds, self.settings.busy_retry_seconds),
-        )
+        first = self.settings.retry_backoff_seconds
+        delay = retry_delay(n, first, max(self.settings.retry_backoff_max_seconds, first))
         log.warning(
             "serve: %s: %s (%d failure(s) in a row; next try in %.3gs)", name, why, n, delay
         )
@@ -400,7 +368,7 @@ class RootScheduler:
     def _pool(self) -> ThreadPoolExecutor:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(
-                self.concurrency, thread_name_prefix="reverie-serve"
+                self.max_inflight, thread_name_prefix="reverie-serve"
             )
         return self._executor
 
@@ -418,23 +386,26 @@ class RootScheduler:
         if _unavailable(result):
             if now >= self._paused_until:  # a new outage, or one still going after the last pause
                 self.stats.pauses += 1
-                self._paused_until = now + self._backoff
+                self._outages += 1
+                first = self.settings.outage_backoff_seconds
+                cap = max(self.settings.retry_backoff_max_seconds, first)
+                pause = retry_delay(self._outages, first, cap)
+                self._paused_until = now + pause
                 log.warning(
                     "serve: the model is unavailable; no run starts for %.0fs (%s)",
-                    self._backoff,
+                    pause,
                     result.reason,
                 )
-                self._backoff = min(self._backoff * 2, self.settings.backoff_max_seconds)
             self._schedule(name, self._paused_until)
         elif result.status in _COMPLETED:
-            self._backoff = self.settings.backoff_seconds
+            self._outages = 0
             self._failures.pop(name, None)
             if again:  # history still pending (a backlog, or appended meanwhile): due again, behind the others
                 self._schedule(name, now)
         elif result.status in FAILED:  # an attempt counted (or the batch is stuck): back off
             self._retry_later(name, f"{result.status}: {result.reason}")
         else:  # already running elsewhere: the marker stays
-            self._schedule(name, now + self.settings.busy_retry_seconds)
+            self._schedule(name, now + self.settings.retry_backoff_seconds)
         if self.on_result is not None:
             self.on_result(ws, result)
 
@@ -537,7 +508,7 @@ async def serve_root(
     root: ScopeRoot,
     *,
     config: Config | None = None,
-    concurrency: int | None = None,
+    max_inflight: int | None = None,
     stop: asyncio.Event | None = None,
     handle_signals: bool = True,
     on_result: Callable[[Workspace, DreamResult], None] | None = None,
@@ -549,7 +520,9 @@ async def serve_root(
     scheduler before it runs (to watch its `RootScheduler.snapshot` from another thread)."""
     stop = stop or asyncio.Event()
     with stop_on_signals(stop, enabled=handle_signals):
-        scheduler = RootScheduler(root, config=config, concurrency=concurrency, on_result=on_result)
+        scheduler = RootScheduler(
+            root, config=config, max_inflight=max_inflight, on_result=on_result
+        )
         if ready is not None:
             ready()
         if started is not None:

@@ -3,8 +3,8 @@
 Public API (``__all__``): ``Recall`` (sync, rebuild, search/asearch), ``memory_search``, the
 ``Hit``/``SourceRef``/``SearchFilters`` values and the index (``SearchIndex``, ``SyncStats``,
 ``INDEX_NAME``; its format is specified in ``reverie.recall.index``). Imported from their modules:
-the agent's ``memory_search`` tool and auto-recall (``reverie.recall.tool``: ``MEMORY_SEARCH_TOOL``,
-``run_memory_search_tool``, ``recall_context``), session-end memory files and the pre-compaction
+the agent's ``search_memory`` tool and auto-recall (``reverie.recall.tool``: ``SEARCH_MEMORY_TOOL``,
+``run_search_memory_tool``, ``recall_context``), session-end memory files and the pre-compaction
 flush (``reverie.recall.memfiles``).
 """
 

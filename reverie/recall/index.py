@@ -66,11 +66,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from ..backoff import capped_backoff
 from ..errors import LockTimeoutError, RecallError, SessionError
-from ..history import BadLine, HistoryEntry, HistoryLog
-from ..sessions import SessionStore
-from ..topics import walk_tree
-from ..workspace import ARCHIVE_DIR, MEMORY_FILES, TOPICS_DIR, Workspace, workspace_id
+from ..storage.history import BadLine, HistoryEntry, HistoryLog
+from ..storage.sessions import SessionStore
+from ..storage.topics import walk_tree
+from ..storage.workspace import ARCHIVE_DIR, MEMORY_FILES, TOPICS_DIR, Workspace, workspace_id
 from .sources import (
     DATED_RE,
     Chunk,
@@ -325,7 +326,7 @@ class SearchIndex:
         say): a busy index is not a corrupt one and must never be moved aside. ``_Damaged`` when
         the file is not a usable index."""
         deadline = time.monotonic() + OPEN_TIMEOUT
-        delay = 0.01
+        polls = 0
         while True:
             try:
                 return self._open_once()
@@ -336,8 +337,8 @@ class SearchIndex:
                     raise LockTimeoutError(
                         f"{self.path} stayed locked for {OPEN_TIMEOUT:.0f}s ({exc})"
                     ) from None
-                time.sleep(delay)
-                delay = min(delay * 2, 0.5)
+                polls += 1
+                time.sleep(capped_backoff(polls, 0.01, 0.5))
 
     def _open_once(self) -> sqlite3.Connection:
         """A connection to a usable index, creating the schema in a new file; ``_Damaged`` for a
@@ -414,7 +415,7 @@ class SearchIndex:
             self._rebuilt_on_open = True
 
     def _identity(self) -> str:
-        """The workspace's identity (``reverie.workspace.workspace_id``; "" when it has none), which
+        """The workspace's identity (``reverie.storage.workspace.workspace_id``; "" when it has none), which
         the index records: an index kept outside the workspace (``indexDir``, keyed by the path) of
         a workspace removed since — a user forgotten, then back at the same path — is another
         workspace's, dropped on open and never searched."""
@@ -537,7 +538,7 @@ class SearchIndex:
             if DATED_RE.match(name):
                 yield f"memory/{name}", "dated", file
         topics = ws.root / TOPICS_DIR
-        if not topics.is_symlink():  # topic files (reverie.topics): evergreen memory
+        if not topics.is_symlink():  # topic files (reverie.storage.topics): evergreen memory
             for rel, file in walk_tree(topics):
                 yield f"{TOPICS_DIR}/{rel}", "memory", file
         if self.include_sessions:

@@ -48,22 +48,23 @@ from typing import Any, Literal, TypedDict
 
 import orjson
 
-from ..config import Config
 from ..errors import ContextWindowError, ModelError, ReverieError
-from ..fsutil import atomic_write, fsync_dir, read_text_lossy
 from ..llm import protocol
 from ..llm.client import ModelClient, log_model_failure
 from ..llm.output import echo_of, fact_problem, prose_problem, unwrap_fence
 from ..llm.prompts import load_prompt
 from ..llm.replylog import Verdict, keep_reply
 from ..llm.tools import function_schema
+from ..llm.transcript import render_line, speaker, stamp_of
 from ..llm.types import ModelResponse
 from ..llm.window import ContextWindows, reply_tokens, room
-from ..locking import Lock, lock_path
-from ..sessions import Session
-from ..workspace import Workspace
+from ..storage.config import Config
+from ..storage.fsutil import atomic_write, fsync_dir, read_text_lossy
+from ..storage.locking import Lock, lock_path
+from ..storage.sessions import Session, content_text
+from ..storage.workspace import Workspace
+from ..text.memline import bullet_text, strip_bullet
 from .rank import STOPWORDS
-from .sources import message_text
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +87,6 @@ MAX_SLUG = 40
 MAX_TRANSCRIPT_CHARS = 60_000
 EXCERPT_CHARS = 280
 MAX_EXCERPTS = 8
-_FACT_BULLET = re.compile(r"^\s*[-*•]\s+(.+?)\s*$")
 
 
 def save_summary(slug: str, summary: str) -> None:
@@ -144,33 +144,13 @@ def slugify(text: str, limit: int = MAX_SLUG) -> str:
     return slug or ("-".join(words)[:limit].strip("-") if words else "")
 
 
-def _stamp(value: Any) -> str:
-    """A message timestamp as ``YYYY-MM-DD HH:MM`` (the transcript format), or ``""``."""
-    if isinstance(value, str) and value:
-        try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M")
-        except ValueError:
-            return value[:16]
-    return ""
-
-
-def _role(message: Mapping[str, Any]) -> str:
-    role = message.get("role")
-    if role in ("user", "assistant"):
-        return str(role)
-    if role == "tool":
-        return "tool"
-    return f"other({message.get('name') or role})"
-
-
 def transcript(messages: Sequence[Mapping[str, Any]], limit: int = MAX_TRANSCRIPT_CHARS) -> str:
-    """Protocol transcript lines for the messages with text; the newest ``limit`` characters when too long."""
+    """Transcript lines (``reverie.llm.transcript``) for the messages with text; the newest
+    ``limit`` characters when too long."""
     lines = [
-        protocol.transcript_line(
-            _stamp(m.get("timestamp")), _role(m), message_text(m.get("content")).strip()
-        )
+        render_line(m, fallback_stamp="", limit=limit)
         for m in messages
-        if isinstance(m, Mapping) and message_text(m.get("content")).strip()
+        if isinstance(m, Mapping) and content_text(m.get("content")).strip()
     ]
     out: list[str] = []
     size = 0
@@ -294,7 +274,7 @@ async def write_session_file(
         for m in messages
         if isinstance(m, Mapping)
         and m.get("role") == "user"
-        and message_text(m.get("content")).strip()
+        and content_text(m.get("content")).strip()
     ]
     if not settings.enabled:
         return SessionFileResult(
@@ -362,7 +342,7 @@ async def write_session_file(
     if summary is None:
         if label == UNUSABLE:  # an outage was already reported (once) above
             log.warning("session %s: %s; writing a raw excerpt instead", key, raw_reason)
-        first = message_text(users[0].get("content"))
+        first = content_text(users[0].get("content"))
         slug = (
             slugify(" ".join(w for w in first.split() if w.lower() not in STOPWORDS))
             or slugify(first)
@@ -412,9 +392,7 @@ def _render_session_file(
     now: datetime,
     label: str = UNAVAILABLE,
 ) -> str:
-    stamps = [
-        s for s in (_stamp(m.get("timestamp")) for m in messages if isinstance(m, Mapping)) if s
-    ]
+    stamps = [s for s in (stamp_of(m, "") for m in messages if isinstance(m, Mapping)) if s]
     span = f"{stamps[0]} – {stamps[-1]}" if stamps else "unknown"
     note = "" if summary is not None else f" (raw excerpt: {label})"
     lines = [
@@ -434,9 +412,9 @@ def _render_session_file(
         lines.append("No summary: the key messages below are the record.")
     lines += ["", "## Key messages", ""]
     for m in _key_messages(messages):
-        body = " ".join(message_text(m.get("content")).split())
+        body = " ".join(content_text(m.get("content")).split())
         body = body if len(body) <= EXCERPT_CHARS else body[: EXCERPT_CHARS - 1] + "…"
-        lines.append("- " + protocol.transcript_line(_stamp(m.get("timestamp")), _role(m), body))
+        lines.append("- " + protocol.transcript_line(stamp_of(m, ""), speaker(m), body))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -448,10 +426,10 @@ def _key_messages(messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, An
         for i, m in enumerate(messages)
         if isinstance(m, Mapping)
         and m.get("role") in ("user", "assistant")
-        and message_text(m.get("content")).strip()
+        and content_text(m.get("content")).strip()
     ]
     users = [(i, m) for i, m in said if m.get("role") == "user"]
-    chosen = sorted(users, key=lambda p: -len(message_text(p[1].get("content"))))[
+    chosen = sorted(users, key=lambda p: -len(content_text(p[1].get("content"))))[
         : MAX_EXCERPTS - 1
     ]
     last_reply = next(((i, m) for i, m in reversed(said) if m.get("role") == "assistant"), None)
@@ -633,7 +611,7 @@ def judge_flush(
 
 
 def _is_silent(line: str) -> bool:
-    return _FACT_BULLET.sub(r"\1", line).strip().rstrip(".").strip().lower() == SILENT
+    return strip_bullet(line).rstrip(".").strip().lower() == SILENT
 
 
 def _facts(answer: str, system: str = "", key: str = "", *, cut: bool = False) -> list[str]:
@@ -644,9 +622,9 @@ def _facts(answer: str, system: str = "", key: str = "", *, cut: bool = False) -
         lines = lines[:-1]
     facts = []
     for line in lines:
-        m = _FACT_BULLET.match(line)
-        if m and m.group(1).strip().lower() != SILENT:
-            fact = " ".join(m.group(1).split())
+        said = bullet_text(line)
+        if said and said.lower() != SILENT:
+            fact = " ".join(said.split())
             problem = fact_problem(fact, [system] if system else [])
             if problem:
                 log.warning("flush of session %s: dropped a line (%s): %.80r", key, problem, fact)
@@ -674,7 +652,7 @@ def _append_facts(
     """Append the facts not already in the day's file (caller holds the flush lock). One write, fsynced."""
     path: Path = workspace.resolve(rel)
     existing = read_text_lossy(path)
-    seen = {_norm(m.group(1)) for line in existing.splitlines() if (m := _FACT_BULLET.match(line))}
+    seen = {_norm(said) for line in existing.splitlines() if (said := bullet_text(line))}
     new: list[str] = []
     for fact in facts:
         n = _norm(fact)

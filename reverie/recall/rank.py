@@ -19,6 +19,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 
+from ..text.dates import MONTH_NAME, MONTHS, month_number
+
 __all__ = [
     "query_terms",
     "fts_query",
@@ -121,12 +123,11 @@ _WHEN_Q = re.compile(
     r"\b(when|what (year|month|day|date|time|week)|which (year|month|day)|how long ago|since when)\b",
     re.IGNORECASE,
 )
-_MONTHS = "january february march april may june july august september october november december"
 _DAYS = "monday tuesday wednesday thursday friday saturday sunday"
 _TIME_EXPR = re.compile(
     r"\b(yesterday|today|tonight|tomorrow|ago|last|next|recently|earlier|later|soon|since|weekend|"
     r"(this|that|the other|past) (week|month|year|morning|evening|night|summer|winter|spring|fall|autumn)|"
-    + "|".join(_MONTHS.split() + _DAYS.split())
+    + "|".join([*MONTHS, *_DAYS.split()])
     + r"|(19|20)\d\d)\b",
     re.IGNORECASE,
 )
@@ -142,10 +143,7 @@ def mentions_time(text: str) -> bool:
     return bool(_TIME_EXPR.search(text or ""))
 
 
-_MONTH_NUM = {m: i for i, m in enumerate(_MONTHS.split(), 1)} | {
-    m[:3]: i for i, m in enumerate(_MONTHS.split(), 1)
-}
-_M = r"(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?"
+_M = rf"({MONTH_NAME})\.?"
 _DAY_MONTH_YEAR = re.compile(
     rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_M},?\s+((?:19|20)\d\d)\b", re.IGNORECASE
 )
@@ -171,14 +169,14 @@ def dates_named(query: str) -> list[tuple[datetime, datetime]]:
         out.append((start, start + timedelta(days=1)))
 
     for m in _DAY_MONTH_YEAR.finditer(text):
-        add_day(int(m.group(3)), _MONTH_NUM[m.group(2).lower()[:3]], int(m.group(1)))
+        add_day(int(m.group(3)), month_number(m.group(2)), int(m.group(1)))
     for m in _MONTH_DAY_YEAR.finditer(text):
-        add_day(int(m.group(3)), _MONTH_NUM[m.group(1).lower()[:3]], int(m.group(2)))
+        add_day(int(m.group(3)), month_number(m.group(1)), int(m.group(2)))
     for m in _ISO_DAY.finditer(text):
         add_day(int(m.group(1)), int(m.group(2)), int(m.group(3)))
     if not out:
         for m in _MONTH_YEAR.finditer(text):
-            y, mo = int(m.group(2)), _MONTH_NUM[m.group(1).lower()[:3]]
+            y, mo = int(m.group(2)), month_number(m.group(1))
             out.append((datetime(y, mo, 1), datetime(y + mo // 12, mo % 12 + 1, 1)))
     return out
 

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..config import Config, SearchConfig, load_config
 from ..errors import ModelError, RecallError, WorkspaceError
-from ..history import HistoryLog
-from ..hitlog import line_key, record_hits
-from ..workspace import MEMORY_FILES, Workspace
+from ..storage.config import Config, SearchConfig, load_config
+from ..storage.history import HistoryLog
+from ..storage.hitlog import record_hits
+from ..storage.workspace import MEMORY_FILES, Workspace
+from ..text.memline import line_key
 from . import rank
 from .index import SearchIndex, SyncStats, index_location
 from .types import Hit, SearchFilters, SourceRef, from_epoch, to_epoch
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     import numpy
     from numpy.typing import NDArray
 
-    from ..store import WorkspaceStore
+    from ..storage.store import WorkspaceStore
 
     _Ids = NDArray[numpy.int64]  # chunk ids, ascending
     _Vecs = NDArray[numpy.float32]  # one row (or one value) per id
@@ -675,7 +676,7 @@ def _filter_sql(filters: SearchFilters | None) -> tuple[str, list[Any]]:
 
 def _record_prompt_hits(workspace: Workspace, rows: Sequence[_Row], terms: Sequence[str]) -> None:
     """Tell Dream's salience which prompt-file lines this query returned: an append to a side log,
-    no lock (``reverie.hitlog``)."""
+    no lock (``reverie.storage.hitlog``)."""
     if not terms:
         return
     probes = [re.compile(r"\b" + re.escape(t[:5]), re.I) for t in terms]

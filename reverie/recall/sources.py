@@ -24,8 +24,11 @@ from typing import Any
 
 import orjson
 
-from ..fsutil import decode_lossy
-from ..history import HistoryEntry
+from ..storage.fsutil import decode_lossy
+from ..storage.history import HistoryEntry
+from ..storage.sessions import content_text
+from ..text.dates import parse_timestamp
+from ..text.memline import TOP_BULLET
 from .types import to_epoch
 
 log = logging.getLogger(__name__)
@@ -37,7 +40,6 @@ __all__ = [
     "chunk_history",
     "chunk_session",
     "parse_stamp",
-    "message_text",
 ]
 
 #: Dated memory files: ``memory/YYYY-MM-DD.md`` (flush) and ``memory/YYYY-MM-DD-<slug>.md`` (session
@@ -48,7 +50,6 @@ MAX_SECTION_CHARS = 2_000
 MAX_CHUNK_CHARS = 16_000  # what the index keeps of one huge entry or message
 CONTEXT_CHARS = 400  # of each neighbouring session message
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_BULLET_RE = re.compile(r"^[-*+] |^\d{1,3}[.)] ")  # a top-level list item
 _SESSION_ROLES = ("user", "assistant")
 
 
@@ -173,7 +174,7 @@ def _pieces(body: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]]]:
     item: list[tuple[int, str]] = []
     for entry in body:
         line = entry[1]
-        if _BULLET_RE.match(line):
+        if TOP_BULLET.match(line):
             if item:
                 yield item
             yield from _split_section(prose)
@@ -213,12 +214,8 @@ def _split_section(body: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]
 
 def parse_stamp(value: Any) -> float | None:
     """Epoch seconds of a history ``YYYY-MM-DD HH:MM`` or an ISO timestamp; None when absent or malformed."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return to_epoch(datetime.fromisoformat(value.strip().replace("Z", "+00:00")))
-    except ValueError:
-        return None
+    when = parse_timestamp(value)
+    return None if when is None else to_epoch(when)
 
 
 def chunk_history(entry: HistoryEntry, path: str = "memory/history.jsonl") -> Chunk:
@@ -233,22 +230,10 @@ def chunk_history(entry: HistoryEntry, path: str = "memory/history.jsonl") -> Ch
     )
 
 
-def message_text(content: Any) -> str:
-    """The text of a message's content: a string, or the text parts of a multimodal list."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [
-            p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
-        ]
-        return "\n".join(parts)
-    return ""
-
-
 def chunk_session(path: str, key: str, messages: list[dict[str, Any]]) -> list[Chunk]:
     """One chunk per user/assistant message with text; neighbouring messages' text as context."""
     texts = [
-        message_text(m.get("content")).strip() if m.get("role") in _SESSION_ROLES else ""
+        content_text(m.get("content")).strip() if m.get("role") in _SESSION_ROLES else ""
         for m in messages
     ]
     chunks: list[Chunk] = []

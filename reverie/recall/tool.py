@@ -1,4 +1,8 @@
-"""The agent-facing side of Recall: the ``memory_search`` tool and auto-recall for ``reverie chat``."""
+"""The agent-facing side of Recall: the ``search_memory`` tool and auto-recall for ``reverie chat``.
+
+``search_memory`` is the one name of the search tool a model is handed, here as in the MCP server
+and the framework adapters; a call by its old name here, ``memory_search``, is still answered (a
+model may have it from an earlier conversation)."""
 
 from __future__ import annotations
 
@@ -19,22 +23,25 @@ if TYPE_CHECKING:
     from ..llm.types import ModelResponse
 
 __all__ = [
-    "MEMORY_SEARCH_TOOL",
-    "run_memory_search_tool",
+    "SEARCH_MEMORY_TOOL",
+    "run_search_memory_tool",
     "recall_context",
     "render_hits",
-    "complete_with_memory_search",
+    "complete_with_search_memory",
     "MAX_TOOL_ROUNDS",
 ]
 
-#: Model turns that may call ``memory_search`` before the answer is requested without tools.
+#: The search tool's name, and the old name a call may still use.
+SEARCH_TOOL = "search_memory"
+_OLD_NAMES = ("memory_search",)
+#: Model turns that may call ``search_memory`` before the answer is requested without tools.
 MAX_TOOL_ROUNDS = 3
 
 
-# The ``memory_search`` tool's schema (what the model sees) comes from this signature and docstring;
-# a call is executed by ``run_memory_search_tool``. The Python function of that name is
+# The ``search_memory`` tool's schema (what the model sees) comes from this signature and docstring;
+# a call is executed by ``run_search_memory_tool``. The one-shot Python search is
 # ``reverie.recall.memory_search``.
-def _memory_search_signature(
+def _search_memory_signature(
     query: str,
     k: Annotated[int, Field(ge=1, le=50)] = 10,
     kinds: list[SourceKind] | None = None,
@@ -57,12 +64,12 @@ def _memory_search_signature(
 
 
 #: An OpenAI-style function tool an agent loop can register; execute calls with
-#: ``run_memory_search_tool``.
-MEMORY_SEARCH_TOOL: dict[str, Any] = function_schema(_memory_search_signature, name="memory_search")
+#: ``run_search_memory_tool``.
+SEARCH_MEMORY_TOOL: dict[str, Any] = function_schema(_search_memory_signature, name=SEARCH_TOOL)
 
 
-async def run_memory_search_tool(recall: Recall, arguments: Mapping[str, Any] | None) -> str:
-    """Execute a ``memory_search`` tool call; returns the JSON text to send back as the tool result.
+async def run_search_memory_tool(recall: Recall, arguments: Mapping[str, Any] | None) -> str:
+    """Execute a ``search_memory`` tool call; returns the JSON text to send back as the tool result.
 
     Bad arguments come back as ``{"error": ...}`` so the model can correct itself; they never raise.
     """
@@ -108,7 +115,7 @@ def _json(data: Any) -> str:
     return orjson.dumps(data).decode()
 
 
-async def complete_with_memory_search(
+async def complete_with_search_memory(
     client: ModelClient,
     recall: Recall,
     messages: list[dict[str, Any]],
@@ -116,7 +123,7 @@ async def complete_with_memory_search(
     max_tokens: int | None = None,
     rounds: int = MAX_TOOL_ROUNDS,
 ) -> ModelResponse:
-    """A chat completion in which the model may call ``memory_search`` (at most ``rounds`` times)
+    """A chat completion in which the model may call ``search_memory`` (at most ``rounds`` times)
     before answering.
 
     ``client`` is a ``ModelClient``; ``messages`` is extended in place with the tool exchange.
@@ -125,7 +132,7 @@ async def complete_with_memory_search(
     """
     for _ in range(rounds):
         response = await client.complete(
-            messages, tools=[MEMORY_SEARCH_TOOL], max_tokens=max_tokens
+            messages, tools=[SEARCH_MEMORY_TOOL], max_tokens=max_tokens
         )
         if not response.tool_calls:
             return response
@@ -147,11 +154,11 @@ async def complete_with_memory_search(
             }
         )
         for call in response.tool_calls:
-            if call.name == "memory_search":
-                result = await run_memory_search_tool(recall, call.arguments)
+            if call.name in (SEARCH_TOOL, *_OLD_NAMES):
+                result = await run_search_memory_tool(recall, call.arguments)
             else:
                 result = _json(
-                    {"error": f"unknown tool {call.name!r}; the only tool is memory_search"}
+                    {"error": f"unknown tool {call.name!r}; the only tool is {SEARCH_TOOL}"}
                 )
             messages.append(
                 {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": result}

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal, get_args
 
 from ..errors import RecallError
+from ..text.dates import parse_timestamp
 
 __all__ = ["SOURCE_KINDS", "SourceKind", "SourceRef", "Hit", "SearchFilters"]
 
@@ -132,12 +133,10 @@ def _parse_when(value: Any, name: str) -> datetime | None:
         return value
     if not isinstance(value, str):
         raise RecallError(f"filters.{name} must be an ISO date string")
-    try:
-        return datetime.fromisoformat(value.strip())
-    except ValueError:
-        raise RecallError(
-            f"filters.{name}: {value!r} is not an ISO date (YYYY-MM-DD[THH:MM])"
-        ) from None
+    when = parse_timestamp(value)
+    if when is None:
+        raise RecallError(f"filters.{name}: {value!r} is not an ISO date (YYYY-MM-DD[THH:MM])")
+    return when
 
 
 def to_epoch(when: datetime) -> float:

@@ -47,8 +47,9 @@ from ..errors import (
     UnsafePathError,
 )
 from ..gitstore.trailers import REJECTED, split_message
-from ..textsafety import hidden, visible
-from ..workspace import MEMORY_FILES, content_id
+from ..storage.sessions import content_text
+from ..storage.workspace import MEMORY_FILES, content_id
+from ..text.safety import hidden, visible
 from . import views
 from .jobs import DreamJob
 from .pages import Pages, quietly, session_of, static_files, templates
@@ -57,10 +58,12 @@ from .security import Gate, Guard, SignIn
 if TYPE_CHECKING:
     from starlette.routing import BaseRoute
 
-    from ..history import HistoryEntry
     from ..memory import Memory, WriteResult
+    from ..storage.history import HistoryEntry
 
 __all__ = ["UI", "build_app", "scope_app", "templates", "static_files", "PAGE_SIZE"]
+#: What the UI shows for a message without text (an image, a tool call).
+_NO_TEXT = "(no text)"
 
 log = logging.getLogger(__name__)
 
@@ -502,7 +505,7 @@ class UI(Pages):
             raise HTTPException(404, f"no conversation {key!r} in this workspace")
         target = _int(request.query_params.get("message"), -1)
         messages = [
-            (i, m.get("role", "?"), _message_text(m.get("content")), m.get("timestamp"))
+            (i, m.get("role", "?"), content_text(m.get("content")) or _NO_TEXT, m.get("timestamp"))
             for i, m in enumerate(found.messages)
         ]
         return await self.render(
@@ -684,16 +687,6 @@ def _int(value: str | None, default: int) -> int:
         return int(value) if value is not None else default
     except ValueError:
         return default
-
-
-def _message_text(content: object) -> str:
-    """A message's text as stored: a string, or the text parts of a list of content parts."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [p.get("text") for p in content if isinstance(p, dict)]
-        return "\n".join(p for p in parts if isinstance(p, str)) or "(no text)"
-    return "(no text)"
 
 
 def _memory_file(rel: str) -> str:

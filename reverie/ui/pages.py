@@ -18,7 +18,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.staticfiles import StaticFiles
 
 from ..errors import ReverieError
-from ..workspace import MEMORY_FILES
+from ..storage.workspace import MEMORY_FILES
 from . import views
 from .security import CSRF_FIELD, SessionRef, UISession, check_csrf, signed_out_page
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections import OrderedDict
 from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -36,7 +35,8 @@ from starlette.routing import Mount, Route
 
 from ..errors import InvalidScopeError
 from ..memory import open as open_memory
-from ..scopes import Scope, ScopeRoot, read_scope
+from ..serving.scopecache import ScopeCache
+from ..storage.scopes import Scope, ScopeRoot, read_scope
 from .app import UI, scope_app
 from .pages import Pages, static_files
 from .security import Gate, Guard, SignIn
@@ -79,14 +79,14 @@ class ScopeApps:
     the request; keeps at most ``size`` idle scopes open (see the module docstring)."""
 
     def __init__(self, root: ScopeRoot, *, size: int = CACHED) -> None:
-        if size < 1:
-            raise ValueError(f"size must be at least 1, not {size}")
         self.root = root
         self.size = size
         self.prefix = (
             ""  # the server's prefix (``build_root_app`` sets it): a scope's base follows it
         )
-        self._open: OrderedDict[str, _Open] = OrderedDict()
+        self._open: ScopeCache[str, _Open] = ScopeCache(
+            size, idle=lambda entry: entry.idle, close=lambda entry: entry.ui.memory.close()
+        )
 
     @property
     def names(self) -> list[str]:
@@ -114,12 +114,11 @@ class ScopeApps:
         """Open ``scope`` (written, perhaps before its ``scope.json`` was) as the most recently
         used: the picker's way in, so the page it redirects to finds the scope open."""
         self._get(scope)
-        self._trim()
+        self._open.trim()
 
     def close(self) -> None:
         """Close every open scope's ``Memory`` (the server is stopping)."""
-        entries, self._open = list(self._open.values()), OrderedDict()
-        for entry in entries:
+        for entry in self._open.drain():
             entry.ui.memory.close()
 
     # -- the cache ------------------------------------------------------------------------------------------
@@ -135,36 +134,23 @@ class ScopeApps:
             if scope is None:
                 raise HTTPException(404, _UNKNOWN)
             entry = self._get(scope)  # (another request may have opened it meanwhile)
-        self._open.move_to_end(name)
         entry.busy += 1  # before trimming: the scope being entered is never the one closed
-        self._trim()
+        self._open.trim()
         return entry
 
     def _leave(self, entry: _Open) -> None:
         entry.busy -= 1
         if entry.dropped and entry.busy == 0:
             entry.ui.memory.close()
-        self._trim()
+        self._open.trim()
 
     def _get(self, scope: Scope) -> _Open:
         entry = self._open.get(scope.name)
         if entry is None:
             memory = open_memory(root=self.root.root, user=scope.user, agent=scope.agent)
             ui = UI(memory, base=f"{self.prefix}/s/{scope.name}", picker=self.prefix + PICKER)
-            entry = self._open[scope.name] = _Open(scope, ui, scope_app(ui))
-        self._open.move_to_end(scope.name)
+            entry = self._open.put(scope.name, _Open(scope, ui, scope_app(ui)))
         return entry
-
-    def _trim(self) -> None:
-        """Close the least recently used idle scopes until at most ``size`` are open."""
-        excess = len(self._open) - self.size
-        for name, entry in list(self._open.items()):
-            if excess <= 0:
-                return
-            if entry.idle:
-                del self._open[name]
-                entry.ui.memory.close()
-                excess -= 1
 
     def _drop(self, name: str) -> None:
         entry = self._open.pop(name)

@@ -33,7 +33,6 @@ rule protects against; this module is where each is kept.
 
 from __future__ import annotations
 
-import hmac
 import re
 import secrets
 import time
@@ -47,6 +46,8 @@ from markupsafe import escape
 from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from ..serving.auth import tokens_match
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -201,7 +202,7 @@ class SignIn:
         clock: Callable[[], float] = time.monotonic,
         on_spent: Callable[[str], None] | None = None,
     ) -> None:
-        self.standing = standing.encode() if standing else None
+        self.standing = standing or None
         self.clock = clock
         self.on_spent = on_spent
         self._one_time: dict[str, float | None] = {}  # token -> expiry (None: until used)
@@ -217,15 +218,14 @@ class SignIn:
 
     def redeem(self, given: str) -> bool:
         """Whether ``given`` opens a session (a one-time token is used up by it)."""
-        raw = given.encode()
-        if self.standing is not None and hmac.compare_digest(raw, self.standing):
+        if self.standing is not None and tokens_match(given, self.standing):
             return True
         now = self.clock()
         for token, expiry in list(self._one_time.items()):
             if expiry is not None and now > expiry:
                 del self._one_time[token]
                 continue
-            if hmac.compare_digest(raw, token.encode()):
+            if tokens_match(given, token):
                 del self._one_time[token]
                 if self.on_spent is not None:
                     self.on_spent(token)
@@ -234,7 +234,7 @@ class SignIn:
 
 
 def check_csrf(session: UISession, given: object) -> bool:
-    return isinstance(given, str) and hmac.compare_digest(given.encode(), session.csrf.encode())
+    return isinstance(given, str) and tokens_match(given, session.csrf)
 
 
 @dataclass(frozen=True)

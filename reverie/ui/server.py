@@ -22,10 +22,10 @@ from pathlib import Path
 from markupsafe import escape
 
 from ..errors import CommandError
-from ..fsutil import atomic_write
 from ..memory import Memory
-from ..scopes import ScopeRoot
-from ..security.network import bind, is_loopback
+from ..serving.network import bind, is_loopback
+from ..storage.fsutil import atomic_write
+from ..storage.scopes import ScopeRoot
 from .app import build_app
 from .root import CACHED, ScopeApps, build_root_app
 from .security import SIGNIN_PATH, Guard, SignIn

@@ -3,7 +3,7 @@ lines of a memory file, a diff's rows with the words that changed, a commit's ba
 library calls here (the handlers in ``reverie.ui.app`` make those).
 
 Text is shown as it is, never interpreted: Markdown marks stay marks (``7*7`` reads 7*7), runs of
-spaces stay (``white-space: pre-wrap``), and every hidden character (``reverie.textsafety.hidden``:
+spaces stay (``white-space: pre-wrap``), and every hidden character (``reverie.text.safety.hidden``:
 a right-to-left override that would make "nimda" read "admin", a zero-width space, a tag character)
 is a visible escape naming it. The templates' ``finalize`` (``shown``) does this for every value
 they print; ``plain`` marks a value for an attribute or a text area, where markup cannot go.
@@ -23,9 +23,9 @@ from markupsafe import Markup, escape
 
 from ..gitstore.diffing import text_diff as _bytes_diff
 from ..gitstore.trailers import BATCH, KIND, parse_batch
-from ..hitlog import is_pinned
-from ..textdiff import diff_line_kinds
-from ..textsafety import describe, hidden
+from ..text.diff import diff_line_kinds
+from ..text.memline import is_pinned
+from ..text.safety import describe, hidden
 from .security import CSRF_FIELD
 
 if TYPE_CHECKING:
@@ -253,7 +253,7 @@ _WORDS = re.compile(r"\w+|\s+|[^\w\s]")
 def diff_rows(diff: str) -> list[DiffRow]:
     """A unified diff (git's, or a pending change's) as rows: file names instead of headers, line
     numbers, and within each changed line the words that changed. Each line's kind is
-    ``reverie.textdiff.diff_line_kinds``'s, the reading the CLI colours."""
+    ``reverie.text.diff.diff_line_kinds``'s, the reading the CLI colours."""
     rows: list[DiffRow] = []
     old = new = 0
     dels: list[DiffRow] = []

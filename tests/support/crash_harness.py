@@ -289,8 +289,8 @@ def _worker(ws: Path, journal: Journal, seed: int, until: int | None) -> None:
 def _check(ws: Path, journal: Journal) -> list[str]:
     from reverie.dream.deadletter import deadletter_path, read_dead_letters
     from reverie.gitstore import trailers as tr
-    from reverie.history import BadLine, HistoryEntry
     from reverie.runtime import Runtime
+    from reverie.storage.history import BadLine, HistoryEntry
 
     problems: list[str] = []
     records = journal.read()

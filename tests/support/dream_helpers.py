@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reverie import MemoryStore
-from reverie.config import Config
 from reverie.dream import Dream
 from reverie.gitstore import GitStore
 from reverie.llm.client import ModelClient
 from reverie.llm.scripted import ScriptedModel
 from reverie.llm.types import ToolCall
-from reverie.workspace import Workspace
+from reverie.storage.config import Config
+from reverie.storage.workspace import Workspace
 
 MEM = "memory/MEMORY.md"
 _ids = itertools.count()

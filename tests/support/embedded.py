@@ -186,7 +186,7 @@ def serve(root: Path) -> None:
 # -- the other process ----------------------------------------------------------------------------------------
 def append_for(root: Path, seconds: float) -> list[str]:
     """A second process appending history through the store (its own locks, its own cursors)."""
-    from reverie.store import WorkspaceStore
+    from reverie.storage.store import WorkspaceStore
 
     store = WorkspaceStore(root)
     texts = []
@@ -316,8 +316,8 @@ def check(root: Path, acked: dict[str, list[str]], side: list[str]) -> list[str]
 def prepare(root: Path, entries: int = 2_000) -> None:
     """A workspace with memory, versions and history for the run."""
     import reverie
-    from reverie.history import HistoryEntry
-    from reverie.store import WorkspaceStore
+    from reverie.storage.history import HistoryEntry
+    from reverie.storage.store import WorkspaceStore
 
     root.mkdir(parents=True, exist_ok=True)
     (root / "reverie.json").write_text(json.dumps(CONFIG))

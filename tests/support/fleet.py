@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from .gitcli import git_run
+
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
 REDIS_SERVER = shutil.which("redis-server")
@@ -204,7 +206,7 @@ def start_dispatcher(env: dict[str, str], logs: Path, name: str = "dispatch") ->
 
 
 def git(ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", "-C", str(ws), *args], capture_output=True, text=True)
+    return git_run(ws, *args, check=False)
 
 
 def batches_committed(ws: Path) -> list[tuple[int, int]]:

@@ -31,16 +31,16 @@ from typing import Any
 
 import orjson
 
-from reverie.consolidator.transcript import message_text
 from reverie.errors import ContextWindowError
-from reverie.history import HistoryEntry
 from reverie.llm import protocol
 from reverie.llm.output import content_words, said_something
 from reverie.llm.scripted import Prompt, Reply, ScriptError
+from reverie.llm.transcript import transcript_text
 from reverie.llm.types import ToolCall
 from reverie.llm.window import parse_limit
 from reverie.security.secrets import scrub
-from reverie.workspace import MEMORY_FILES, Workspace
+from reverie.storage.history import HistoryEntry
+from reverie.storage.workspace import MEMORY_FILES, Workspace
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "model-replies.jsonl.gz"
 
@@ -163,7 +163,7 @@ def lost_sentences(
     for m in messages:
         if m.get("role") != "user" or m.get("name"):
             continue
-        for sentence in said_something(message_text(m)):
+        for sentence in said_something(transcript_text(m)):
             if _norm(scrub(sentence)) in raw or _norm(sentence) in raw:
                 continue
             if content_words(sentence) & facts:

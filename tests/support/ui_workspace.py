@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import reverie
-from reverie.config import Config
 from reverie.memory import Memory
-from reverie.workspace import Workspace
+from reverie.storage.config import Config
+from reverie.storage.workspace import Workspace
 
 #: A line an attacker could get into memory: the UI must show it as text, never run it.
 SCRIPT_LINE = "Favourite tag is <script>document.title='pwned'</script> apparently"

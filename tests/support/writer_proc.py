@@ -15,11 +15,11 @@ import random
 import sys
 from pathlib import Path
 
-from reverie.config import Config
 from reverie.dream.pins import pin
 from reverie.errors import MergeConflictError
 from reverie.gitstore import GitStore
-from reverie.workspace import Workspace
+from reverie.storage.config import Config
+from reverie.storage.workspace import Workspace
 
 MEM = "memory/MEMORY.md"
 TRIES = 20

@@ -2,4 +2,5 @@
 
 from .kinds import write_lists
 
-write_lists()
+if __name__ == "__main__":  # importing this module (pdoc, autodoc) must not rewrite data files
+    write_lists()

@@ -28,32 +28,13 @@ from __future__ import annotations
 import calendar
 import re
 from collections.abc import Callable
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
+
+from ...text.dates import MONTH_NAME, month_number, parse_timestamp
 
 __all__ = ["resolve", "parse_day", "absolute", "DATE_PHRASE"]
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_MONTHS = {
-    name: i
-    for i, names in enumerate(
-        [
-            ("jan", "january"),
-            ("feb", "february"),
-            ("mar", "march"),
-            ("apr", "april"),
-            ("may",),
-            ("jun", "june"),
-            ("jul", "july"),
-            ("aug", "august"),
-            ("sep", "sept", "september"),
-            ("oct", "october"),
-            ("nov", "november"),
-            ("dec", "december"),
-        ],
-        1,
-    )
-    for name in names
-}
 _NUMBERS = {
     "a": 1,
     "an": 1,
@@ -74,7 +55,7 @@ _NUMBERS = {
 }
 
 _WD = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-_MON = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_MON = rf"{MONTH_NAME}\.?"
 _ORD = r"(?:st|nd|rd|th)?"
 _COUNT = r"(?:\d{1,3}|a couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 #: A date phrase as it appears in a sentence (used by the sentence rules as their ``{d}`` group).
@@ -91,12 +72,8 @@ DATE_PHRASE = (
 def parse_day(stamp: str) -> date | None:
     """The day of a history or transcript timestamp (``YYYY-MM-DD HH:MM``, ISO forms too), else None."""
     m = re.match(r"\s*(\d{4}-\d{2}-\d{2})", stamp or "")
-    if not m:
-        return None
-    try:
-        return datetime.strptime(m.group(1), "%Y-%m-%d").date()
-    except ValueError:
-        return None
+    when = parse_timestamp(m.group(1)) if m else None
+    return None if when is None else when.date()
 
 
 def _add_months(day: date, months: int) -> date:
@@ -151,7 +128,7 @@ def _numeric(m: re.Match[str], said_on: date | None) -> date | None:
 def _named(day: int, month_name: str, year_text: str | None, said_on: date | None) -> date | None:
     if year_text is None and said_on is None:
         return None
-    month = _MONTHS[month_name.rstrip(".")]
+    month = month_number(month_name.rstrip("."))
     return _month_day(month, day, int(year_text) if year_text else None, said_on or date.today())
 
 

@@ -322,7 +322,7 @@ def write_lists() -> None:
     from importlib.metadata import version
     from pathlib import Path
 
-    from ...fsutil import atomic_write
+    from ...storage.fsutil import atomic_write
 
     folder = Path(__file__).resolve().parent / _DATA
     folder.mkdir(exist_ok=True)

@@ -4,7 +4,7 @@ history log and both cursors — under Reverie's own names (the pipeline and the
 It owns no format itself (see ``workspace``, ``history``, ``cursors``) and adds only the policies
 that tie them together: legacy migration on open and the Dream cursor's record.
 ``reverie.MemoryStore`` is this class with nanobot's MemoryStore names added
-(``reverie.nanobot_api``), the one a nanobot agent uses.
+(``reverie.compat.nanobot_api``), the one a nanobot agent uses.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..errors import CursorError
 from .configdata import ConfigView, defaults_if_unset
 from .cursors import read_cursor, read_cursor_record, write_cursor, write_cursor_record
-from .errors import CursorError
 from .history import TRUNCATION_MARKER, HistoryEntry, HistoryLog, strip_think
 from .migrate import migrate_legacy_history
 from .scopes import due_hook
@@ -224,6 +224,6 @@ def _redact(text: str) -> str:
     The scanner is imported by the first append, not with the store: compiling its patterns costs 7
     ms that read-only commands (``reverie status``) should not pay.
     """
-    from .security.secrets import redact
+    from ..security.secrets import redact
 
     return redact(text)

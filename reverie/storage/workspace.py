@@ -6,13 +6,13 @@ safety.
     <workspace>/
       SOUL.md  USER.md            durable knowledge, tracked by git
       memory/MEMORY.md            durable knowledge, tracked by git
-      memory/history.jsonl        append-only archive (see reverie.history)
+      memory/history.jsonl        append-only archive (see reverie.storage.history)
       memory/.cursor              last history cursor issued (a hint; the log's tail is the truth)
       memory/.dream_cursor        last history cursor Dream consumed
       memory/HISTORY.md           legacy archive, migrated once to history.jsonl
       memory/archive/*.md         lines Dream moved out of the prompt files (tracked by git, indexed by Recall)
       memory/topics/**            topic files an agent keeps by name (tracked, indexed, listed in the prompt)
-      sessions/*.jsonl            conversations (see reverie.sessions)
+      sessions/*.jsonl            conversations (see reverie.storage.sessions)
       reverie.json                optional per-workspace config
 
 Every path a tool or a write names goes through ``Workspace.resolve``: inside the workspace, no
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from .errors import UnsafePathError, WorkspaceError
+from ..errors import UnsafePathError, WorkspaceError
 from .fsutil import atomic_write, read_text_lossy
 
 __all__ = [
@@ -53,7 +53,7 @@ DATED_MEMORY_GLOB = "memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*.md"
 #: per source file.
 ARCHIVE_DIR = "memory/archive"
 ARCHIVE_GLOB = f"{ARCHIVE_DIR}/*.md"
-#: Topic files (reverie.topics): any other memory an agent keeps by name, at any depth under
+#: Topic files (reverie.storage.topics): any other memory an agent keeps by name, at any depth under
 #: memory/topics/, versioned as a tree (``**``: every file but hidden ones).
 TOPICS_DIR = "memory/topics"
 TOPICS_GLOB = f"{TOPICS_DIR}/**"
@@ -248,7 +248,7 @@ class Workspace:
         return read_text_lossy(self.resolve(rel))
 
     def write(self, rel: str, content: str, *, fsync: bool = True) -> None:
-        """Atomically replace a workspace file (see ``reverie.fsutil.atomic_write``)."""
+        """Atomically replace a workspace file (see ``reverie.storage.fsutil.atomic_write``)."""
         path = self.resolve(rel)
         try:
             atomic_write(path, content, fsync=fsync)
@@ -279,7 +279,7 @@ class Workspace:
 
 
 #: A workspace's identity: a random id written once, when Reverie creates the workspace as a scope
-#: (``reverie.scopes``), never changed. What is derived from a workspace and kept elsewhere (a
+#: (``reverie.storage.scopes``), never changed. What is derived from a workspace and kept elsewhere (a
 #: search index under ``memory.search.indexDir``) records it, so a new workspace at a path where a
 #: removed one was (a user forgotten, then back) is never taken for the old one.
 WORKSPACE_ID_FILE = "memory/.reverie/workspace-id"

@@ -14,15 +14,13 @@ returned section that holds a query term. Dream reads the log past the byte offs
 passes ``ROTATE_BYTES`` Dream renames it to ``recall-hits.jsonl.1`` after folding it in (an append
 racing the rename lands in the old file and is lost: hits are advisory).
 
-``line_key`` is the one definition of "the same line" shared by Recall (writer) and Dream (reader):
-bullet, age suffix and pin marker removed, lower case, punctuation folded.
+``line_key`` (``reverie.text.memline``) is "the same line" for Recall (writer) and Dream (reader).
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,10 +32,6 @@ from .fsutil import write_all
 __all__ = [
     "HITS_NAME",
     "ROTATE_BYTES",
-    "PIN_MARK",
-    "line_key",
-    "bare_line",
-    "is_pinned",
     "record_hits",
     "read_hits",
     "rotate_hits",
@@ -48,45 +42,7 @@ log = logging.getLogger(__name__)
 
 HITS_NAME = "recall-hits.jsonl"
 ROTATE_BYTES = 1 << 20
-#: A person pins a line (it is never archived automatically) by ending it with this marker.
-PIN_MARK = "[pinned]"
-
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_AGE = re.compile(r"\s\[age: \d+ days?\]$")
-_PIN = re.compile(r"\s*(?:\[pinned\]|📌)", re.I)
-_PUNCT = re.compile(r"[^\w\s:]")
 _MAX_KEYS = 50
-
-
-def is_pinned(line: str) -> bool:
-    return bool(_PIN.search(line))
-
-
-def bare_line(line: str) -> str:
-    """A memory line's text: without its bullet, age annotation or pin marker."""
-    text = _AGE.sub("", line.rstrip())
-    text = _PIN.sub("", text)
-    return _BULLET.sub("", text).strip()
-
-
-def line_key(line: str) -> str:
-    """The comparison key of a memory line (see the module docstring)."""
-    return " ".join(_PUNCT.sub(" ", bare_line(line).lower()).split())
-
-
-def holds_text(line: str) -> bool:
-    """A line a person's edit can take away with something in it (not blank, not a heading): a
-    removal by hand archives any such line, comments, tables and quotes included, so nothing written
-    is lost."""
-    return bool(line.strip()) and not line.lstrip().startswith("#")
-
-
-def is_fact_line(line: str) -> bool:
-    """A line that states one fact: what the lifecycle may merge, supersede or retire. Comments,
-    code fences, table rows and quotes are structure a person wrote; the lifecycle never moves them.
-    """
-    s = line.strip()
-    return bool(s) and not s.startswith(("#", "<!--", "```", "|", ">")) and bool(line_key(s))
 
 
 @dataclass(frozen=True, slots=True)

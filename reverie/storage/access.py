@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError, InvalidScopeError, WorkspaceError
+from ..errors import ConfigError, InvalidScopeError, WorkspaceError
 from .fsutil import atomic_write
 from .locking import Lock, lock_path
 from .scopes import Scope, ScopeRoot, check_no_link, read_small_file, validate_id

@@ -16,18 +16,18 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .history import HistoryLog, format_timestamp
-from .workspace import MEMORY, SOUL, USER, Workspace
+from ..storage.history import HistoryLog, format_timestamp
+from ..storage.workspace import MEMORY, SOUL, USER, Workspace
 
 if TYPE_CHECKING:
-    from .config import Config
-    from .gitstore import GitStore
-    from .llm.client import ModelClient
-    from .store import WorkspaceStore
+    from ..gitstore import GitStore
+    from ..llm.client import ModelClient
+    from ..storage.config import Config
+    from ..storage.store import WorkspaceStore
 
 __all__ = ["NanobotStoreAPI", "RAW_ARCHIVE_MAX_CHARS"]
 
-log = logging.getLogger("reverie.store")
+log = logging.getLogger("reverie.storage.store")
 
 #: Longest raw-archive entry (nanobot's default); a longer transcript is split into several entries.
 RAW_ARCHIVE_MAX_CHARS = 16_000
@@ -138,7 +138,7 @@ class NanobotStoreAPI:
     def git(self: _Host) -> GitStore:
         """The workspace's memory repo (created or adopted on its first write, not here). One per store."""
         if self._git is None:
-            from .gitstore import GitStore
+            from ..gitstore import GitStore
 
             self._git = GitStore(self.workspace, self.config.git)
         return self._git
@@ -153,7 +153,7 @@ class NanobotStoreAPI:
         """Archive messages into history without a model (the fallback when summarising fails):
         ``[RAW] N messages`` and one transcript line per message, split into entries of at most
         ``max_chars`` (default 16,000) so nothing is cut. Returns the cursors written."""
-        from .consolidator.transcript import raw_archive_entries
+        from ..llm.transcript import raw_archive_entries
 
         limit = max_chars if max_chars is not None else RAW_ARCHIVE_MAX_CHARS
         entries = raw_archive_entries(messages, fallback_stamp=format_timestamp(), limit=limit)
@@ -177,7 +177,7 @@ class NanobotStoreAPI:
         ``session``: nanobot's or Reverie's (its ``messages``, ``key`` and ``last_consolidated`` are
         read, the last one moved on success); ``provider``: a model name or a ``ModelClient``.
         """
-        from .consolidator.seed import consolidate
+        from ..consolidator.seed import consolidate
 
         store: WorkspaceStore = self  # type: ignore[assignment]  # mixed into MemoryStore only
         return await consolidate(

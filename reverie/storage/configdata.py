@@ -1,13 +1,13 @@
 """The config as plain data: its sources (files and ``REVERIE_*`` variables) and the models'
 defaults.
 
-``reverie.config`` validates what this module reads through its pydantic models, the one definition
+``reverie.storage.config`` validates what this module reads through its pydantic models, the one definition
 of every key, type and default. This module exists for the paths that must not import pydantic
 (`reverie status`: pydantic's import is most of its start-up): when no file and no variable sets a
 key, the config is exactly the models' defaults, which ``config_defaults.json`` holds as data. That
 file is generated from the models by ``python -m reverie.cli.reference`` and
 ``tests/test_config_defaults.py`` fails when it differs from them. When any key is set, callers
-validate through ``reverie.config.load_config``, so a bad value gets the same one-line error on
+validate through ``reverie.storage.config.load_config``, so a bad value gets the same one-line error on
 every path.
 """
 
@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from .errors import ConfigError
+from ..errors import ConfigError
 from .workspace import default_home
 
 __all__ = [
@@ -43,7 +43,7 @@ __all__ = [
 OFFLINE_MODEL = "reverie/offline"
 #: The models' defaults keyed by field name (``Config().model_dump(mode="json")``), generated: do
 #: not edit.
-DEFAULTS_PATH = Path(__file__).with_name("config_defaults.json")
+DEFAULTS_PATH = Path(__file__).resolve().parent.parent / "config_defaults.json"
 #: ``REVERIE_*`` variables that are not config keys.
 ENV_SKIP = {"REVERIE_HOME", "REVERIE_WORKSPACE", "REVERIE_DEBUG"}
 
@@ -176,7 +176,7 @@ def defaults_if_unset(
     workspace: Path | None, env: Mapping[str, str] | None = None
 ) -> ConfigView | None:
     """The models' defaults when no config file and no variable sets a key (the config is then
-    exactly these), else None: the caller validates the sources with ``reverie.config.load_config``.
+    exactly these), else None: the caller validates the sources with ``reverie.storage.config.load_config``.
     A file that cannot be read or parsed raises the same ``ConfigError`` as ``load_config``."""
     files, variables = sources(workspace, os.environ if env is None else env)
     if files or variables:

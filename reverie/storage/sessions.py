@@ -36,7 +36,7 @@ Durability (one comment per write says which rule it follows):
 
 - Messages are appended as they come: one ``write`` of the whole line on an ``O_APPEND`` descriptor,
   under the session's lock (``<file>.lock``, across threads and processes), fsynced. A torn last
-  line left by a crash is repaired before the next append (see ``reverie.history.repair_torn_tail``;
+  line left by a crash is repaired before the next append (see ``reverie.storage.history.repair_torn_tail``;
   garbage goes to ``<file>.torn``).
 - ``last_consolidated`` lives in the metadata line, as nanobot keeps it, so nanobot reads the same
   offset. The metadata line is the first line, so updating it rewrites the file: under the same lock
@@ -73,7 +73,8 @@ from typing import Any
 
 import orjson
 
-from .errors import SessionError
+from ..errors import SessionError
+from ..text.dates import parse_timestamp
 from .fsutil import atomic_write, open_for_write
 from .history import repair_torn_tail, write_all
 from .locking import Lock, lock_path
@@ -86,6 +87,7 @@ __all__ = [
     "SessionInfo",
     "SessionStore",
     "safe_filename",
+    "content_text",
     "MAX_MESSAGE_CHARS",
     "MAX_STEM_BYTES",
 ]
@@ -165,12 +167,7 @@ def _now() -> datetime:
 
 
 def _parse_time(value: Any, fallback: datetime) -> datetime:
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value)
-        except ValueError:
-            pass
-    return fallback
+    return parse_timestamp(value) or fallback
 
 
 def clean_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
@@ -208,6 +205,21 @@ def normalize_message(message: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(out.get("timestamp"), str):
         out["timestamp"] = _now().isoformat()
     return out
+
+
+def content_text(content: Any) -> str:
+    """The text of a message's content: a string, or the text parts of a list of content parts
+    (one a line); ``""`` for anything else. Search, the UI, mem0's verbs and the session-end files
+    read a message's words through this one function (a transcript for a model marks images and
+    tool calls too: ``reverie.llm.transcript``)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+        ]
+        return "\n".join(parts)
+    return ""
 
 
 @dataclass

@@ -47,7 +47,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 
-from .errors import LockTimeoutError, ReverieError
+from ..backoff import capped_backoff
+from ..errors import LockTimeoutError, ReverieError
 from .fsutil import open_for_write
 
 __all__ = ["Lock", "lock_path", "is_lock_file", "exclusive", "LOCK_SUFFIX"]
@@ -277,7 +278,7 @@ class Lock:
 
     def _flock(self, deadline: float | None) -> bool:
         """``flock`` the lock file, polling with backoff until ``deadline``; False when it passes."""
-        delay = 0.0005
+        polls = 0
         while True:
             fd = self._descriptor()
             try:
@@ -285,10 +286,11 @@ class Lock:
             except BlockingIOError:
                 if deadline is not None and time.monotonic() >= deadline:
                     return False
+                polls += 1
+                delay = capped_backoff(polls, 0.0005, 0.02)
                 time.sleep(
                     delay if deadline is None else max(0.0, min(delay, deadline - time.monotonic()))
                 )
-                delay = min(delay * 2, 0.02)
                 continue
             if os.fstat(fd).st_nlink:
                 return True

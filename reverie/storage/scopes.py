@@ -30,7 +30,7 @@ both bucket levels, the user's directory, ``workspace``, ``agents`` and an agent
 refused with `UnsafePathError` naming it. Directories are created one component at a time, each
 checked; a due marker is created ``O_EXCL | O_NOFOLLOW``; ``forget-user`` moves and deletes through
 directory descriptors opened ``O_NOFOLLOW`` (`trash_user`, `empty_trash`), so it deletes only what
-it proved is inside the root. Inside a workspace, `reverie.workspace.Workspace` refuses links out.
+it proved is inside the root. Inside a workspace, `reverie.storage.workspace.Workspace` refuses links out.
 
 **Ids.** An id is normalised to Unicode NFKC (compatibility forms such as the full-width ``ａｌｉｃｅ``,
 and the composed and decomposed forms of "é", name one user) and must then be 1–128 characters of
@@ -75,7 +75,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from .errors import InvalidScopeError, UnsafePathError, WorkspaceError
+from ..errors import InvalidScopeError, UnsafePathError, WorkspaceError
 from .fsutil import atomic_write, fsync_dir
 from .locking import Lock, lock_path
 from .workspace import WORKSPACE_ID_FILE, Workspace, ensure_workspace_id

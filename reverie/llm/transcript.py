@@ -20,13 +20,14 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..llm.protocol import transcript_line
+from .protocol import transcript_line
 
 __all__ = [
     "speaker",
-    "content_text",
-    "message_text",
+    "transcript_content",
+    "transcript_text",
     "render_line",
+    "stamp_of",
     "render_transcript",
     "raw_archive_entries",
     "RAW_LIMIT",
@@ -68,7 +69,7 @@ def _safe_name(name: str) -> str:
     return _NAME_UNSAFE.sub("_", name)[:40] or "unknown"
 
 
-def content_text(content: Any) -> str:
+def transcript_content(content: Any) -> str:
     """A message content's text alone: a string, or a list's text parts with a placeholder (``[image]``) for others."""
     if content is None:
         return ""
@@ -91,9 +92,9 @@ def content_text(content: Any) -> str:
     return str(content)
 
 
-def message_text(message: Mapping[str, Any]) -> str:
+def transcript_text(message: Mapping[str, Any]) -> str:
     """A message's text on one line: content, then any tool calls; a tool result names its tool."""
-    text = content_text(message.get("content"))
+    text = transcript_content(message.get("content"))
     if message.get("role") == "tool" and isinstance(message.get("name"), str):
         text = f"({_safe_name(message['name'])}) {text}"
     calls = message.get("tool_calls")
@@ -122,7 +123,7 @@ def stamp_of(message: Mapping[str, Any], fallback: str) -> str:
 def render_line(
     message: Mapping[str, Any], *, fallback_stamp: str, owner: str | None = None, limit: int
 ) -> str:
-    text = message_text(message)
+    text = transcript_text(message)
     if len(text) > limit:
         text = text[:limit] + _TRUNC.format(n=len(text) - limit)
     return transcript_line(stamp_of(message, fallback_stamp), speaker(message, owner), text)
@@ -173,7 +174,7 @@ def _lines_of(
     message: Mapping[str, Any], fallback_stamp: str, owner: str | None, line_limit: int
 ) -> list[str]:
     """One transcript line, or the parts of a message too long for one, each a line of its own."""
-    text = message_text(message)
+    text = transcript_text(message)
     stamp, who = stamp_of(message, fallback_stamp), speaker(message, owner)
     room = line_limit - len(transcript_line(stamp, who, "")) - len("(part 9999 of 9999) ")
     if len(text) <= room:

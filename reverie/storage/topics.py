@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .errors import UnsafePathError, WorkspaceError
+from ..errors import UnsafePathError, WorkspaceError
 from .workspace import TOPICS_DIR, Workspace, check_relative
 
 __all__ = [

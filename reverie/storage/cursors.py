@@ -15,7 +15,7 @@ import json
 import os
 from pathlib import Path
 
-from .errors import CursorError
+from ..errors import CursorError
 from .fsutil import atomic_write, open_for_write
 
 __all__ = [

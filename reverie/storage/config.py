@@ -11,7 +11,7 @@ Legacy keys are honoured and written back unchanged: ``dream.cron`` (wins over `
 ``dream.model`` (used as ``modelOverride``). Unknown keys are kept and warned about, except
 nanobot's own sections.
 
-The sources are read by ``reverie.configdata`` (no pydantic), which also holds these models'
+The sources are read by ``reverie.storage.configdata`` (no pydantic), which also holds these models'
 defaults as generated data for the paths that must start without pydantic (`reverie status`); the
 models here stay the one definition.
 """
@@ -28,6 +28,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
+from ..errors import ConfigError
 from .configdata import (
     OFFLINE_MODEL,
     env_overrides,
@@ -37,7 +38,6 @@ from .configdata import (
     resolve_dream_model,
     resolve_model,
 )
-from .errors import ConfigError
 from .fsutil import atomic_write
 from .workspace import ARCHIVE_GLOB, DATED_MEMORY_GLOB, MEMORY_FILES, TOPICS_GLOB
 
@@ -312,7 +312,7 @@ class SessionFilesConfig(_Section):
 
 
 class TopicsConfig(_Section):
-    """Topic files ``memory/topics/**`` (reverie.topics): listed in the prompt by name, read on demand."""
+    """Topic files ``memory/topics/**`` (reverie.storage.topics): listed in the prompt by name, read on demand."""
 
     max_file_chars: int = Field(
         16_000,
@@ -438,8 +438,8 @@ class FleetConfig(_Section):
 class ServeConfig(_Section):
     """``reverie serve --root``: Dream for every scope under a root, in one process (reverie.operations.serve_root)."""
 
-    concurrency: int = Field(
-        16, ge=1, le=10_000, description="Dream runs in flight at once (--concurrency wins)"
+    max_inflight: int = Field(
+        16, ge=1, le=10_000, description="Dream runs in flight at once (--max-inflight wins)"
     )
     tokens_per_minute: int | None = Field(
         None,
@@ -456,19 +456,20 @@ class ServeConfig(_Section):
     poll_seconds: float = Field(
         1.0, gt=0, le=60, description="how often the due markers are looked at"
     )
-    backoff_seconds: float = Field(
+    outage_backoff_seconds: float = Field(
         30,
         gt=0,
         description="first pause of every run while the provider is down "
-        "(doubles while it stays down)",
+        "(doubles while it stays down, up to retryBackoffMaxSeconds)",
     )
-    backoff_max_seconds: float = Field(900, gt=0, description="longest such pause")
-    busy_retry_seconds: float = Field(
+    retry_backoff_seconds: float = Field(
         60,
         gt=0,
-        description="when a scope is retried whose Dream lock another "
-        "process holds, or whose batch failed (doubling while it keeps failing, up to "
-        "backoffMaxSeconds)",
+        description="first delay before a scope is retried whose Dream lock another process "
+        "holds, or whose run failed (doubling while it keeps failing)",
+    )
+    retry_backoff_max_seconds: float = Field(
+        900, gt=0, description="longest delay after failed runs, and longest outage pause"
     )
     metrics_host: str = Field(
         "127.0.0.1", description="address the Prometheus metrics of serve --root bind"
@@ -611,10 +612,54 @@ def _explain(exc: ValidationError, data: Mapping[str, Any]) -> str:
     return f"config: {key} = {shown}: {err['msg']}{more}"
 
 
+#: Keys renamed so that one knob has one name in ``serve`` and ``fleet``: the old name is still
+#: read, with a warning, and the new one wins when both are set.
+_RENAMED = {
+    ("serve", "concurrency"): "maxInflight",
+    ("serve", "busyRetrySeconds"): "retryBackoffSeconds",
+    ("serve", "backoffMaxSeconds"): "retryBackoffMaxSeconds",
+    ("serve", "backoffSeconds"): "outageBackoffSeconds",
+}
+
+
+def _read_renamed(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` with each old key of `_RENAMED` under its new name (any spelling: camelCase,
+    snake_case, an environment variable's capitals), each one warned about."""
+    out = dict(data)
+    for (section, old), new in _RENAMED.items():
+        part = out.get(section)
+        if not isinstance(part, dict):
+            continue
+        spelled = {_canon(key): key for key in part}
+        if _canon(old) not in spelled:
+            continue
+        part = dict(part)
+        value = part.pop(spelled[_canon(old)])
+        if _canon(new) in spelled:
+            log.warning(
+                "config: %s.%s is ignored: it is the old name of %s.%s, set too",
+                section,
+                old,
+                section,
+                new,
+            )
+        else:
+            part[new] = value
+            log.warning(
+                "config: %s.%s is now called %s.%s (read this time: rename it)",
+                section,
+                old,
+                section,
+                new,
+            )
+        out[section] = part
+    return out
+
+
 def validate_config(data: Mapping[str, Any]) -> Config:
     """Validate config data, turning pydantic's error into one line naming key, value and what is allowed."""
     try:
-        config = Config.model_validate(dict(data))
+        config = Config.model_validate(_read_renamed(data))
     except ValidationError as exc:
         raise ConfigError(_explain(exc, data)) from None
     _warn_unknown(config)

@@ -35,7 +35,7 @@ Durability and recovery:
 Readers take no lock. A bad line (not JSON, invalid UTF-8, not an object, wrong field types, a bool
 or non-positive cursor, longer than 16 MiB) is skipped with one warning per kind per read; the lines
 around it are unaffected. Readers are linear in the bytes they cross and never hold more than 16 MiB
-of one line (``reverie.appendlog``); the next cursor still counts a too-long last line's leading
+of one line (``reverie.storage.appendlog``); the next cursor still counts a too-long last line's leading
 ``"cursor"``.
 """
 
@@ -54,6 +54,7 @@ from typing import Any
 
 import orjson
 
+from ..errors import CursorError, HistoryError
 from .appendlog import (
     MAX_LINE_BYTES,
     datasync,
@@ -65,7 +66,6 @@ from .appendlog import (
     write_all,
 )
 from .cursors import MAX_CURSOR, read_cursor, write_cursor, write_cursor_hint
-from .errors import CursorError, HistoryError
 from .fsutil import atomic_write, open_for_write
 from .locking import Lock, lock_path
 
@@ -236,7 +236,7 @@ class HistoryLog:
         on_append: Callable[[], None] | None = None,
     ) -> None:
         """``on_append`` is called after each append is durable and its lock released (a scope's
-        workspace marks itself due there; see ``reverie.scopes.due_hook``); an ``OSError`` from it
+        workspace marks itself due there; see ``reverie.storage.scopes.due_hook``); an ``OSError`` from it
         is logged, never raised: the entry is safe, and a lost mark is found again by a rescan."""
         self.path = Path(path)
         self.cursor_path = Path(cursor_path)
@@ -247,7 +247,7 @@ class HistoryLog:
         self.redact = redact
         self.on_append = on_append
         self.torn_path = self.path.with_name(self.path.name + ".torn")
-        # kept open between appends: every append takes it (reverie.locking)
+        # kept open between appends: every append takes it (reverie.storage.locking)
         self._lock = Lock(lock_path(self.path), keep_open=True, error=HistoryError)
         # (inode, bytes scanned, largest cursor in them, digest of the 32 bytes before that offset):
         # the log's maximum, kept up to date incrementally under the lock; see _log_max for when it
@@ -565,7 +565,7 @@ class _Locked:
         self.owner._lock.release()
 
 
-# -- entry-aware scanning (the byte-level primitives are in reverie.appendlog) -------------------------------
+# -- entry-aware scanning (the byte-level primitives are in reverie.storage.appendlog) -------------------------------
 _GUARD_BYTES = 256  # the guard hashes the log's first and last bytes before a scan offset
 _CHECKPOINT_EVERY = (
     1 << 20
