@@ -1,9 +1,9 @@
 """``reverie approve`` / ``reverie reject``: apply or drop the SOUL.md change Dream staged
 (``dream.protectSoul``).
 
-Both act only on the proposal the person saw: the id ``--show`` prints (``reverie approve ID``), or the
-diff shown and confirmed at a terminal. Dream may widen a waiting proposal at any time; a proposal
-that changed since it was shown is refused (``PendingChangedError``), never applied unseen.
+Both act only on the proposal the person saw: the id ``--show`` prints (``reverie approve ID``), or
+the diff shown and confirmed at a terminal. Dream may widen a waiting proposal at any time; a
+proposal that changed since it was shown is refused (``PendingChangedError``), never applied unseen.
 """
 
 from __future__ import annotations

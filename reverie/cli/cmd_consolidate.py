@@ -1,4 +1,5 @@
-"""``reverie consolidate [KEY]``: consolidate one session into history now, or every session over its budget."""
+"""``reverie consolidate [KEY]``: consolidate one session into history now, or every session over
+its budget."""
 
 from __future__ import annotations
 

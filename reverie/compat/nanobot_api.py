@@ -64,7 +64,7 @@ class NanobotStoreAPI:
 
     _git: GitStore | None = None
 
-    # -- where things are (nanobot 0.1.5's attribute names) ----------------------------------------------
+    # -- where things are (nanobot 0.1.5's attribute names) ----------------------------------------
     @property
     def memory_dir(self: _Host) -> Path:
         """``memory/`` (created if missing, as nanobot's property does)."""
@@ -93,19 +93,22 @@ class NanobotStoreAPI:
 
     @property
     def cursor_file(self: _Host) -> Path:
-        """``memory/.cursor``'s path, the last cursor issued (a hint; ``memory/`` created if missing)."""
+        """``memory/.cursor``'s path, the last cursor issued (a hint; ``memory/`` created if
+        missing)."""
         _ensure_memory_dir(self.workspace)
         return self.workspace.cursor_path
 
     @property
     def dream_cursor_file(self: _Host) -> Path:
-        """``memory/.dream_cursor``'s path, the last cursor Dream consumed (``memory/`` created if missing)."""
+        """``memory/.dream_cursor``'s path, the last cursor Dream consumed (``memory/`` created if
+        missing)."""
         _ensure_memory_dir(self.workspace)
         return self.workspace.dream_cursor_path
 
     @property
     def legacy_history_file(self: _Host) -> Path:
-        """``memory/HISTORY.md``'s path, nanobot's legacy log (migrated to history.jsonl on open)."""
+        """``memory/HISTORY.md``'s path, nanobot's legacy log (migrated to history.jsonl on
+        open)."""
         return self.workspace.legacy_history_path
 
     @staticmethod
@@ -116,7 +119,7 @@ class NanobotStoreAPI:
         except FileNotFoundError:
             return ""
 
-    # -- aliases (nanobot 0.1.5's names for 0.1.4's) ----------------------------------------------------------
+    # -- aliases (nanobot 0.1.5's names for 0.1.4's) -----------------------------------------------
     def read_memory(self: _Host) -> str:
         """MEMORY.md's text (nanobot 0.1.5's name for ``read_long_term``)."""
         return self.read_long_term()
@@ -130,13 +133,15 @@ class NanobotStoreAPI:
         return self.dream_cursor()
 
     def set_last_dream_cursor(self: _Host, value: int) -> None:
-        """Record the last history cursor Dream consumed (nanobot's name for ``set_dream_cursor``)."""
+        """Record the last history cursor Dream consumed (nanobot's name for
+        ``set_dream_cursor``)."""
         self.set_dream_cursor(value)
 
-    # -- the calls that reach into the pipeline ---------------------------------------------------------------
+    # -- the calls that reach into the pipeline ----------------------------------------------------
     @property
     def git(self: _Host) -> GitStore:
-        """The workspace's memory repo (created or adopted on its first write, not here). One per store."""
+        """The workspace's memory repo (created or adopted on its first write, not here). One per
+        store."""
         if self._git is None:
             from ..gitstore import GitStore
 

@@ -151,10 +151,11 @@ class Consolidator:
         self._estimator = PromptEstimator(client)
         self.windows = ContextWindows(self.config, store.workspace.state_dir)
 
-    # -- budget -------------------------------------------------------------------------------------------
+    # -- budget ------------------------------------------------------------------------------------
     @property
     def window(self) -> int:
-        """The agent's model's context window (``reverie.llm.window``: config, learned, litellm's table)."""
+        """The agent's model's context window (``reverie.llm.window``: config, learned, litellm's
+        table)."""
         return self.windows.of(self.config.model)
 
     @property
@@ -171,7 +172,8 @@ class Consolidator:
         return int(self.config.defaults.consolidation_ratio * self.budget)
 
     def estimate_tokens(self, session: Session) -> int:
-        """Prompt tokens the agent would send now: system prompt with memory, unarchived messages, tools."""
+        """Prompt tokens the agent would send now: system prompt with memory, unarchived messages,
+        tools."""
         return self._estimator.estimate(
             self.store,
             session,
@@ -180,7 +182,7 @@ class Consolidator:
             model=self.config.model,
         )
 
-    # -- entry points -------------------------------------------------------------------------------------
+    # -- entry points ------------------------------------------------------------------------------
     async def maybe_consolidate(self, session: Session) -> ConsolidationResult:
         """Archive the oldest turns if the prompt is over budget. Write failures are logged and
         reported in the result (``stop="error"``), never raised: the agent's turn goes on and the
@@ -195,9 +197,8 @@ class Consolidator:
             async with self._exclusive(session, wait=False):
                 await self._over_budget(session, result)
         except _Busy:
-            result.stop = (
-                "busy"  # another process is archiving this session right now; the next turn retries
-            )
+            # another process is archiving this session right now; the next turn retries
+            result.stop = "busy"
         return result
 
     async def _over_budget(self, session: Session, result: ConsolidationResult) -> None:
@@ -228,20 +229,20 @@ class Consolidator:
         async with self._exclusive(session, wait=True):
             result = await self._archive_all_locked(session)
             if self.at_new_session is not None:
-                await self.at_new_session(
-                    session
-                )  # never raises; the session still holds every message here
+                # never raises; the session still holds every message here
+                await self.at_new_session(session)
             try:
                 self.sessions.clear(session, archived=len(session.messages))
             except (OSError, LockTimeoutError) as exc:
                 raise SessionError(
-                    f"The conversation was archived but could not be cleared ({exc}); it was kept. Try /new again."
+                    "The conversation was archived but could not be "
+                    f"cleared ({exc}); it was kept. Try /new again."
                 ) from exc
             result.cleared = True
             result.estimate_after = self.estimate_tokens(session)
             return result
 
-    # -- internals ----------------------------------------------------------------------------------------
+    # -- internals ---------------------------------------------------------------------------------
     async def _archive_all_locked(self, session: Session) -> ConsolidationResult:
         estimate = self.estimate_tokens(session)
         result = ConsolidationResult(session.key, self.budget, self.target, estimate, estimate)
@@ -249,7 +250,8 @@ class Consolidator:
             await self._rounds(session, result, everything=True)
         except _WRITE_ERRORS as exc:
             raise SessionError(
-                f"Could not archive the conversation ({exc}); nothing was cleared. Try again once memory is writable."
+                f"Could not archive the conversation ({exc}); nothing "
+                "was cleared. Try again once memory is writable."
             ) from exc
         result.estimate_after = self.estimate_tokens(session)
         return result
@@ -300,7 +302,8 @@ class Consolidator:
     def _largest_slice(
         self, session: Session, start: int, tokens_of: Callable[[Mapping[str, Any]], int]
     ) -> int:
-        """For archive_all: as many turns as one call may carry (``budget // 2`` tokens), at least one."""
+        """For archive_all: as many turns as one call may carry (``budget // 2`` tokens), at least
+        one."""
         end = pick_slice(
             session.messages,
             start,
@@ -320,8 +323,8 @@ class Consolidator:
         *,
         rest_if_raw: bool,
     ) -> bool:
-        """Archive ``messages[start:end]`` (or a smaller slice from ``start`` when the model's window
-        demands it); False when it had to be raw-archived."""
+        """Archive ``messages[start:end]`` (or a smaller slice from ``start`` when the model's
+        window demands it); False when it had to be raw-archived."""
         messages = session.messages
         owner = (
             session.metadata.get("user_name")
@@ -350,9 +353,8 @@ class Consolidator:
             result.failures.append(reply.failure or "")
             result.raw_fallbacks += 1
             if rest_if_raw:
-                end = len(
-                    messages
-                )  # the model is failing: archive the rest raw rather than call it again
+                # the model is failing: archive the rest raw rather than call it again
+                end = len(messages)
             for entry in raw_archive_entries(
                 messages[start:end], fallback_stamp=stamp, owner=owner
             ):
@@ -448,7 +450,8 @@ class Consolidator:
             result.kept_replies.append(kept)
 
     def _adopt_disk_offset(self, session: Session) -> None:
-        """If another process archived further meanwhile, start from its offset (no double archiving)."""
+        """If another process archived further meanwhile, start from its offset (no double
+        archiving)."""
         if session.path is None:
             return
         on_disk = self.sessions.load(session.path)
@@ -482,7 +485,8 @@ class Consolidator:
             except LockTimeoutError:
                 if wait:
                     raise SessionError(
-                        f"Another process is archiving session {session.key!r}; try again in a moment."
+                        "Another process is archiving session "
+                        f"{session.key!r}; try again in a moment."
                     ) from None
                 raise _Busy() from None
             try:
@@ -497,7 +501,8 @@ class _Busy(Exception):
 
 
 class _TokenMemo:
-    """Each message's cheap token estimate, computed once per call (slicing and the round's bookkeeping share it)."""
+    """Each message's cheap token estimate, computed once per call (slicing and the round's
+    bookkeeping share it)."""
 
     def __init__(self) -> None:
         self._seen: dict[int, tuple[Mapping[str, Any], int]] = {}

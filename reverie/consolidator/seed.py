@@ -50,17 +50,18 @@ def save_memory(history_entry: str, memory_update: str) -> None:
     """Save what this conversation taught you into long-term memory.
 
     Args:
-        history_entry: What happened, for the searchable history log: fact lines '- [mark] fact', or a short
-            paragraph starting with [YYYY-MM-DD HH:MM].
-        memory_update: The complete new memory/MEMORY.md: every existing fact that still holds plus the new ones.
-            Return it unchanged when nothing new was learned.
+        history_entry: What happened, for the searchable history log: fact lines '- [mark] fact', or
+            a short paragraph starting with [YYYY-MM-DD HH:MM].
+        memory_update: The complete new memory/MEMORY.md: every existing fact that still holds plus
+            the new ones. Return it unchanged when nothing new was learned.
     """
 
 
 SAVE_MEMORY_TOOL: dict[str, Any] = function_schema(save_memory)
 _FORCE = {"type": "function", "function": {"name": "save_memory"}}
 _INSTRUCTION = (
-    "\n\nAnswer by calling the save_memory tool exactly once: `history_entry` holds your fact lines, "
+    "\n\nAnswer by calling the save_memory tool exactly once: `history_entry` holds your "
+    "fact lines, "
     '`memory_update` the complete updated content of the section "memory/MEMORY.md".'
 )
 
@@ -81,7 +82,8 @@ def _arguments(call: ToolCall) -> dict[str, Any] | None:
 
 
 def _as_text(value: Any) -> Any:
-    """A structured value the model sent where text was asked for, as JSON text (nanobot keeps it that way)."""
+    """A structured value the model sent where text was asked for, as JSON text (nanobot keeps it
+    that way)."""
     if isinstance(value, (dict, list)):
         return orjson.dumps(value).decode()
     return value
@@ -101,7 +103,8 @@ async def consolidate(
     archive_all: bool = False,
     memory_window: int = 50,
 ) -> bool:
-    """Archive old messages of ``session`` with one forced ``save_memory`` call; False on any failure."""
+    """Archive old messages of ``session`` with one forced ``save_memory`` call; False on any
+    failure."""
     messages = list(getattr(session, "messages", None) or [])
     key = getattr(session, "key", None)
     key = key if isinstance(key, str) else None
@@ -177,23 +180,20 @@ async def consolidate(
         # "Nothing to keep" of a conversation that says something: not believed, nothing moves.
         return refused(f"save_memory answered (nothing) for {said[0][:60]!r}; not archived")
     if isinstance(update, str):
-        update = redact(
-            update
-        )  # a credential quoted in the conversation never lands in MEMORY.md (or git)
+        # a credential quoted in the conversation never lands in MEMORY.md (or git)
+        update = redact(update)
     changed = isinstance(update, str) and update.strip() != "" and update != current
     try:
         if changed:
             store.write_long_term(update)  # atomic replace
         try:
-            if (
-                entry.strip() != protocol.NOTHING
-            ):  # nothing worth keeping: no history line, the offset still moves
+            # nothing worth keeping: no history line, the offset still moves
+            if entry.strip() != protocol.NOTHING:
                 store.append_history(entry.strip(), key)
         except (HistoryError, LockTimeoutError, OSError):
             if changed:
-                store.write_long_term(
-                    current
-                )  # put MEMORY.md back: a failed call leaves the files untouched
+                # put MEMORY.md back: a failed call leaves the files untouched
+                store.write_long_term(current)
             raise
     except (HistoryError, LockTimeoutError, WorkspaceError, OSError) as exc:
         log.warning("consolidate: could not write memory: %s", exc)

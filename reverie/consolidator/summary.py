@@ -18,8 +18,8 @@ A reply must account for the slice (``interpret``); its verdict is one of:
   unaccounted for: the facts are kept and so are the slice's words (as for ``(unsure)``), so nothing
   the user said is lost.
 - *refused*: an exception, ``finish_reason`` error/length, empty text, tool calls, no usable fact
-  line, ``(nothing)`` mixed with anything but ``(unsure)``, or ``(nothing)`` for a slice in which the
-  user said something: the caller raw-archives the slice, so model garbage never reaches
+  line, ``(nothing)`` mixed with anything but ``(unsure)``, or ``(nothing)`` for a slice in which
+  the user said something: the caller raw-archives the slice, so model garbage never reaches
   history.jsonl and never costs a message.
 
 A reply wrapped whole in a code fence is unwrapped first (*repaired*). Every reply that is not

@@ -12,7 +12,8 @@ The file is one UTF-8 JSON object, replaced atomically (``reverie.storage.fsutil
      "base": "<SOUL.md the proposal was made against>", "base_sha256": "<hex of base>",
      "proposed": "<the whole new SOUL.md>",
      "created_at": "2026-11-22T14:05:00+00:00", "updated_at": "...",
-     "first_cursor": 31, "last_cursor": 42,      # history cursors the proposing run(s) read, or null
+     # history cursors the proposing run(s) read, or null
+     "first_cursor": 31, "last_cursor": 42,
      "head": "<memory repo HEAD when staged, or null>", "model": "<model name or null>",
      "reasons": ["<why, one line each>"], "proposals": 1}
 
@@ -65,7 +66,8 @@ def _now() -> str:
 
 @dataclass(frozen=True)
 class PendingChange:
-    """A staged SOUL.md change. ``applied`` is True when SOUL.md already holds ``proposed`` (see module doc)."""
+    """A staged SOUL.md change. ``applied`` is True when SOUL.md already holds ``proposed`` (see
+    module doc)."""
 
     path: str
     base: str
@@ -82,7 +84,8 @@ class PendingChange:
 
     @property
     def base_sha256(self) -> str:
-        """The sha256 of the SOUL.md text the change was made from (what approval checks before applying it)."""
+        """The sha256 of the SOUL.md text the change was made from (what approval checks before
+        applying it)."""
         return _sha256(self.base)
 
     @property
@@ -131,7 +134,8 @@ class PendingChange:
 
     @classmethod
     def from_json(cls, raw: bytes, *, origin: str) -> PendingChange:
-        """Parse the file; raises ``WorkspaceError`` naming what is wrong (never guesses a proposal)."""
+        """Parse the file; raises ``WorkspaceError`` naming what is wrong (never guesses a
+        proposal)."""
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
@@ -140,7 +144,8 @@ class PendingChange:
             ) from None
         if not isinstance(obj, dict) or obj.get("version") != FORMAT_VERSION:
             raise WorkspaceError(
-                f"{origin}: not a version-{FORMAT_VERSION} pending change; drop it with `reverie reject`"
+                f"{origin}: not a version-{FORMAT_VERSION} "
+                "pending change; drop it with `reverie reject`"
             )
         base, proposed = obj.get("base"), obj.get("proposed")
         if not isinstance(base, str) or not isinstance(proposed, str):
@@ -149,7 +154,8 @@ class PendingChange:
             )
         if obj.get("base_sha256") not in (None, _sha256(base)):
             raise WorkspaceError(
-                f"{origin}: 'base' does not match 'base_sha256' (edited by hand?); drop it with `reverie reject`"
+                f"{origin}: 'base' does not match 'base_sha256' "
+                "(edited by hand?); drop it with `reverie reject`"
             )
 
         def _int(key: str) -> int | None:
@@ -243,7 +249,8 @@ def stage_soul_change(
             merged = merge3(base, previous.proposed, proposed, path=SOUL)
         except MergeConflictError:
             log.warning(
-                "a new SOUL.md proposal conflicts with the pending one; the newer proposal replaces it"
+                "a new SOUL.md proposal conflicts with the "
+                "pending one; the newer proposal replaces it"
             )
         else:
             change = replace(
@@ -277,9 +284,8 @@ def stage_soul_change(
         reasons=kept + ((reason_line,) if reason_line else ()),
         proposals=(previous.proposals + 1) if previous is not None and kept else 1,
     )
-    atomic_write(
-        pending_path(store), change.to_json()
-    )  # one atomic replace: old or new proposal, never a mix
+    # one atomic replace: old or new proposal, never a mix
+    atomic_write(pending_path(store), change.to_json())
     return change
 
 

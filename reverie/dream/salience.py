@@ -5,8 +5,9 @@ one module.
 learned on the day it is first seen again)::
 
     {"version": 1, "hits_offset": 1234,
-     "files": {"USER.md": {"lives in porto": {"learned": "2027-03-02", "confirmed": "2027-05-01",
-                                              "hits": 3, "last_hit": "2027-05-20", "mark": "durable"}}}}
+     "files": {"USER.md": {"lives in porto": {
+         "learned": "2027-03-02", "confirmed": "2027-05-01",
+         "hits": 3, "last_hit": "2027-05-20", "mark": "durable"}}}}
 
 Keys are ``reverie.text.memline.line_key``. ``mark`` is the archiver's mark of the fact the line was
 written from (``permanent``, ``durable``, ``ephemeral``), when Dream could match it (a batch fact
@@ -107,7 +108,8 @@ def score(info: LineInfo, today: date, half_life_days: float) -> float:
 
 
 def recent(info: LineInfo, today: date) -> bool:
-    """Learned or confirmed (restated by the user) in the last ``RECENT_DAYS`` days; a recall hit does not count."""
+    """Learned or confirmed (restated by the user) in the last ``RECENT_DAYS`` days; a recall hit
+    does not count."""
     said = max(d for d in (info.learned, info.confirmed) if d is not None)
     return (today - said).days <= RECENT_DAYS
 

@@ -152,7 +152,8 @@ def _parse_paragraph(paragraph: str) -> dict[str, str] | None:
 
 
 def parse_trailers(message: str) -> dict[str, str]:
-    """The trailers of a commit message (``{}`` when it has none). A repeated key keeps its last value."""
+    """The trailers of a commit message (``{}`` when it has none). A repeated key keeps its last
+    value."""
     if not message:
         return {}
     return split_message(message)[2]

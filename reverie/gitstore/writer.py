@@ -3,14 +3,15 @@
 Crash-safe order of one transaction (the caller holds the repo lock)::
 
     1. build blobs, trees and the commit in memory (ids known, nothing written)
-    2. write the intent marker <git dir>/reverie/pending = "<old head> <new commit> <path>... END" and a second
-       line "pid <pid> host <hostname> boot <boot id> at <unix time> <object id>... END" naming the writer and
-       the lock files this transaction may take (the ref's, ``index.lock``, and those of the listed objects;
-       older writers wrote "pid <pid> <object id>... END"), overwriting the file in place (no create,
-       rename or fsync: the file is reused by every commit); a marker without its END tokens can only come from a
-       kill during this step, when HEAD has not moved and no lock was taken: recovery drops it.
-       Not fsynced: after a power loss without it, an unfinished file write is committed later as ``manual``
-       instead of rolled forward — attributed differently, never lost
+    2. write the intent marker <git dir>/reverie/pending = "<old head> <new commit> <path>... END"
+       and a second line "pid <pid> host <hostname> boot <boot id> at <unix time> <object id>...
+       END" naming the writer and the lock files this transaction may take (the ref's,
+       ``index.lock``, and those of the listed objects; older writers wrote "pid <pid> <object
+       id>... END"), overwriting the file in place (no create, rename or fsync: the file is reused
+       by every commit); a marker without its END tokens can only come from a kill during this step,
+       when HEAD has not moved and no lock was taken: recovery drops it. Not fsynced: after a power
+       loss without it, an unfinished file write is committed later as ``manual`` instead of rolled
+       forward — attributed differently, never lost
     3. write the objects (each loose object: lock file + rename; see reverie.gitstore.plumbing)
     4. move the branch ref old → new (git's lock file + fsync, reflog entry, rename; same module)
     5. write the changed tracked files (reverie.storage.fsutil.atomic_write each)
@@ -162,8 +163,8 @@ def transact(
     empty commits). ``on_disk`` holds files the caller already read in this operation (path →
     bytes); it is kept up to date. ``untrack``: paths dropped from the tree and the index but never
     touched on disk (not in the marker either, so recovery cannot roll a deletion forward).
-    ``allow_empty``: commit even when the tree does not change (a record with no change to the files,
-    such as a rejected SOUL.md proposal)."""
+    ``allow_empty``: commit even when the tree does not change (a record with no change to the
+    files, such as a rejected SOUL.md proposal)."""
     store = repo.objects
     base_tree: ObjectID | None = read_commit(store, old_head).tree if old_head else None
     blobs = {path: Blob.from_string(data) for path, data in changes.items() if data is not None}
@@ -194,9 +195,8 @@ def transact(
     try:
         moved = compare_and_swap(repo, git_dir, ref, old_head, commit.id, who, reflog)
     except GitStoreError:
-        _marker_done(
-            marker
-        )  # refused before HEAD moved: nothing to recover, and the lock is not ours
+        # refused before HEAD moved: nothing to recover, and the lock is not ours
+        _marker_done(marker)
         raise
     if not moved:
         _marker_done(marker)
@@ -263,9 +263,8 @@ def update_index(
         if fd is None:
             log.warning("git index not updated: %s exists (a git command is running)", lock)
             return
-        replace_from_lock(
-            fd, lock, str(path), payload + hashlib.sha1(payload).digest()
-        )  # ends with its SHA-1
+        # ends with its SHA-1
+        replace_from_lock(fd, lock, str(path), payload + hashlib.sha1(payload).digest())
         written = _stat_key(path)
         if written is not None:
             _index_cache.clear()  # one repo per process is the common case; never grow
@@ -280,7 +279,8 @@ STALE_LOCK_SECONDS = 600.0
 
 
 def _boot_id() -> str:
-    """This boot's id (Linux), or "-" where the system does not say: a pid is only meaningful within one boot."""
+    """This boot's id (Linux), or "-" where the system does not say: a pid is only meaningful within
+    one boot."""
     try:
         with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as f:
             return f.read().strip() or "-"
@@ -363,7 +363,8 @@ def remove_stale_locks(
             age = _age(path, now)
             if age is not None and age < stale_seconds:
                 log.warning(
-                    "lock %s left alone: written by host %s %.0fs ago (removed once older than %.0fs)",
+                    "lock %s left alone: written by host %s "
+                    "%.0fs ago (removed once older than %.0fs)",
                     path,
                     record.host,
                     age,
@@ -425,7 +426,8 @@ def _open_elsewhere(paths: list[Path]) -> set[Path]:
 def recover_pending(
     repo: Repo, git_dir: Path, workspace: Workspace | ResolvedPaths, ref: Ref | None
 ) -> None:
-    """Finish or discard a transaction a crash interrupted (see the module docstring). Caller holds the lock."""
+    """Finish or discard a transaction a crash interrupted (see the module docstring). Caller holds
+    the lock."""
     marker = state_dir(git_dir) / PENDING
     try:
         text = marker.read_bytes().decode("utf-8", errors="replace")
@@ -468,7 +470,8 @@ def recover_pending(
                 write_workspace_file(workspace, path, read_blob(store, new_ids[path]))
             else:
                 log.warning(
-                    "%s changed during an interrupted commit; kept (it will be committed as manual)",
+                    "%s changed during an interrupted commit; "
+                    "kept (it will be committed as manual)",
                     path,
                 )
     _marker_done(marker)

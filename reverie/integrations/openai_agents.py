@@ -16,9 +16,9 @@ Consolidator, Recall and ``reverie consolidate`` read them like any conversation
 ``memory_instructions(memory)`` gives an ``Agent`` the memory block for its instructions (SOUL.md,
 USER.md, MEMORY.md, the topic files by name and recent history), read afresh at every run;
 ``memory_tools(memory, session_key=...)`` gives it two tools, ``search_memory`` (clean memory, never
-the conversation in progress nor the assistant's own replies) and ``remember`` (a fact into history).
-The key may be a function of the run's context (``RunContextWrapper``), so one agent serves many
-conversations.
+the conversation in progress nor the assistant's own replies) and ``remember`` (a fact into
+history). The key may be a function of the run's context (``RunContextWrapper``), so one agent
+serves many conversations.
 
     with reverie.open("~/agent/workspace") as memory:
         session = ReverieSession("chat:alice", memory)
@@ -50,7 +50,8 @@ _ROLES = {"user": "user", "assistant": "assistant", "system": "system", "develop
 
 
 def _text(content: Any) -> str | None:
-    """The text of an item's content: a string, or the text of its parts (input_text, output_text, refusal)."""
+    """The text of an item's content: a string, or the text of its parts (input_text, output_text,
+    refusal)."""
     if content is None or isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -62,7 +63,8 @@ def _text(content: Any) -> str | None:
 
 
 def to_message(item: TResponseInputItem) -> dict[str, Any]:
-    """The chat message a Responses item is stored as (role, content, tool calls), the item kept under ``item``."""
+    """The chat message a Responses item is stored as (role, content, tool calls), the item kept
+    under ``item``."""
     data: dict[str, Any] = dict(item)
     kind = data.get("type", "message")
     if kind == "function_call":

@@ -36,12 +36,12 @@ _installed: set[str] = set()
 
 
 def _litellm() -> Any:
-    """litellm with Reverie's switches and providers (``_litellm.get_litellm``), plus the registered embedders."""
+    """litellm with Reverie's switches and providers (``_litellm.get_litellm``), plus the registered
+    embedders."""
     from ._litellm import get_litellm
 
-    litellm: Any = (
-        get_litellm()
-    )  # a module mypy does not follow (lazy and large): its provider map is set by name
+    # a module mypy does not follow (lazy and large): its provider map is set by name
+    litellm: Any = get_litellm()
     with _lock:
         pending = {name: fn for name, fn in _embedders.items() if name not in _installed}
         if pending:
@@ -121,7 +121,8 @@ def _handler(litellm: Any, provider: str, fn: Callable[[list[str], str], list[li
 async def embed(
     texts: list[str], *, model: str, config: Config | None = None, timeout: float = 60.0
 ) -> list[list[float]]:
-    """Embed ``texts`` with ``model`` (a litellm model name). Raises ``ModelError`` (never with an API key in it)."""
+    """Embed ``texts`` with ``model`` (a litellm model name). Raises ``ModelError`` (never with an
+    API key in it)."""
     if not texts:
         return []
     litellm = _litellm()
@@ -163,7 +164,8 @@ def embed_sync(
 
 
 def _failed(model: str) -> ModelError:
-    """The one error for any embedding failure, logged with its cause at debug level (never with a key)."""
+    """The one error for any embedding failure, logged with its cause at debug level (never with a
+    key)."""
     exc = sys.exc_info()[1]
     log.debug("embedding with %s failed", model, exc_info=True)
     return ModelError(f"embedding with {model} failed: {type(exc).__name__}")

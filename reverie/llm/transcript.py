@@ -70,7 +70,8 @@ def _safe_name(name: str) -> str:
 
 
 def transcript_content(content: Any) -> str:
-    """A message content's text alone: a string, or a list's text parts with a placeholder (``[image]``) for others."""
+    """A message content's text alone: a string, or a list's text parts with a placeholder
+    (``[image]``) for others."""
     if content is None:
         return ""
     if isinstance(content, str):

@@ -91,7 +91,7 @@ class UI(Pages):
         scope = memory.runtime.scope
         self.scope = scope[1] if scope is not None else None  # shown in the header
 
-    # -- plumbing ---------------------------------------------------------------------------------------------
+    # -- plumbing ----------------------------------------------------------------------------------
     async def around(self, request: Request) -> dict[str, Any]:
         """The faults found in the workspace, and whether a SOUL.md change waits (a badge on
         Review); a pending change that cannot be read is a fault, not a badge."""
@@ -145,7 +145,7 @@ class UI(Pages):
         """To ``path`` of this workspace's screens (``/memory``…), under the base."""
         return RedirectResponse(self.base + path, status_code=303)
 
-    # -- Memory ---------------------------------------------------------------------------------------------
+    # -- Memory ------------------------------------------------------------------------------------
     async def memory_page(self, request: Request) -> Response:
         texts = await asyncio.gather(
             *(self.attempt(request, self.memory.aread(rel), None) for rel in MEMORY_FILES)
@@ -319,7 +319,8 @@ class UI(Pages):
         return await self.act(request, "/memory", run)
 
     async def _line_of(self, form: dict[str, str]) -> tuple[str, list[str], int]:
-        """The file, its lines and the index the form names, if that line still reads as the form says."""
+        """The file, its lines and the index the form names, if that line still reads as the form
+        says."""
         rel = _memory_file(form.get("path", ""))
         rows = (await self.memory.aread(rel)).split("\n")
         i = _int(form.get("line"), -1)
@@ -346,7 +347,7 @@ class UI(Pages):
             active="memory",
         )
 
-    # -- Timeline -------------------------------------------------------------------------------------------
+    # -- Timeline ----------------------------------------------------------------------------------
     async def timeline(self, request: Request) -> Response:
         params = request.query_params
         kind = params.get("kind") or None
@@ -518,7 +519,7 @@ class UI(Pages):
             active="search",
         )
 
-    # -- Review ---------------------------------------------------------------------------------------------
+    # -- Review ------------------------------------------------------------------------------------
     async def review(self, request: Request) -> Response:
         unreadable = None
         try:
@@ -558,7 +559,10 @@ class UI(Pages):
             result = await self.memory.aapprove(change=shown)
             merged = " (merged with your later edits)" if result.merged else ""
             done = f" as commit {result.commit[:8]}" if result.commit else ""
-            return f"Applied the SOUL.md change{done}{merged}: +{result.added} -{result.removed} lines."
+            return (
+                f"Applied the SOUL.md change{done}{merged}: "
+                f"+{result.added} -{result.removed} lines."
+            )
 
         return await self.act(request, "/review", run)
 
@@ -587,7 +591,7 @@ class UI(Pages):
 
         return await self.act(request, "/review", run)
 
-    # -- Search ---------------------------------------------------------------------------------------------
+    # -- Search ------------------------------------------------------------------------------------
     async def search(self, request: Request) -> Response:
         query = request.query_params.get("q", "").strip()
         hits, problem = [], None
@@ -600,7 +604,7 @@ class UI(Pages):
             request, "search.html", query=query, hits=hits, problem=problem, active="search"
         )
 
-    # -- Status ---------------------------------------------------------------------------------------------
+    # -- Status ------------------------------------------------------------------------------------
     async def status(self, request: Request) -> Response:
         status, next_run = await asyncio.gather(
             self.attempt(request, self.memory.astatus(), None),
@@ -631,9 +635,8 @@ class UI(Pages):
         return await self.render(request, "dream.html", job=self.job.state, active="status")
 
     async def dream_state(self, request: Request) -> Response:
-        state = (
-            self.job.state.to_dict()
-        )  # text shown by the page's script: hidden characters written out
+        # text shown by the page's script: hidden characters written out
+        state = self.job.state.to_dict()
         for key in ("phase", "detail", "reason"):
             if isinstance(state.get(key), str):
                 state[key] = visible(state[key])
@@ -698,7 +701,8 @@ def _memory_file(rel: str) -> str:
 
 
 def _file_line(request: Request) -> tuple[str, int, str]:
-    """The ``path`` and ``line`` (0-based) a GET names, and that line's text as the page showed it."""
+    """The ``path`` and ``line`` (0-based) a GET names, and that line's text as the page showed
+    it."""
     rel = _memory_file(request.query_params.get("path", ""))
     index = _int(request.query_params.get("line"), -1)
     text = request.query_params.get("text")
