@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     for r in results:
         table.add_row(
             escape(r.session_key),
-            str(r.archived_messages),
+            str(r.consolidated_messages),
             ", ".join(map(str, r.cursors)) or "—",
             f"{r.estimate_before:,} → {r.estimate_after:,}",
             r.stop,

@@ -158,10 +158,10 @@ class NanobotStoreAPI:
         """Archive messages into history without a model (the fallback when summarising fails):
         ``[RAW] N messages`` and one transcript line per message, split into entries of at most
         ``max_chars`` (default 16,000) so nothing is cut. Returns the cursors written."""
-        from ..llm.transcript import raw_archive_entries
+        from ..llm.transcript import raw_entries
 
         limit = max_chars if max_chars is not None else RAW_ARCHIVE_MAX_CHARS
-        entries = raw_archive_entries(messages, fallback_stamp=format_timestamp(), limit=limit)
+        entries = raw_entries(messages, fallback_stamp=format_timestamp(), limit=limit)
         cursors = [self.history.append(text, session_key) for text in entries]
         if cursors:
             log.warning("raw-archived %d messages (no summary)", len(messages))

@@ -1,4 +1,5 @@
-"""What the agent's next prompt costs: system prompt with memory, unarchived messages, tool schemas.
+"""What the agent's next prompt costs: system prompt with memory, messages not yet in history, tool
+schemas.
 
 The system prompt is approximated by the memory Reverie contributes to it (SOUL.md, USER.md and
 ``WorkspaceStore.get_memory_context()``) plus any extra text the embedding agent names; the messages
@@ -7,7 +8,7 @@ are those past ``last_consolidated``, reduced to the keys a model sees. Tokens c
 
 ``PromptEstimator`` makes the per-turn estimate incremental: chat-format token counts are additive
 (a prompt costs its priming plus each message's share), so after one full count of a session it only
-counts the messages appended or archived since, and the system part again only when its text
+counts the messages appended or consolidated since, and the system part again only when its text
 changes. A real tokenizer takes ~20–30 ms on 200 messages; the incremental estimate costs about a
 millisecond.
 """

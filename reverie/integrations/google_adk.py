@@ -12,9 +12,9 @@ What each call does:
 
 - ``add_session_to_memory(session)`` / ``add_events_to_memory(...)``: the events with text (the
   user's and the agents') are appended to ``sessions/adk_<session id>.jsonl`` (an event already
-  stored is skipped: ADK may add a session many times), then the whole conversation is archived into
-  history (the Consolidator: fact lines, or the raw turns if the model fails), where Recall finds it
-  and Dream distils it into the memory files.
+  stored is skipped: ADK may add a session many times), then the whole conversation is consolidated
+  into history (the Consolidator: fact lines, or the raw turns if the model fails), where Recall
+  finds it and Dream distils it into the memory files.
 - ``add_memory(...)``: each entry's text is remembered (a history entry).
 - ``search_memory(app_name, user_id, query)``: Recall over that scope's memory files, archive,
   history and conversations, made clean for a model (``Memory.search_memory``: no internal marks,

@@ -5,13 +5,13 @@ run's history. Here they live in ``sessions/<key>.jsonl`` in Reverie's (and nano
 format, one chat message per item with the item itself kept beside it (``"item"``), so the
 Consolidator, Recall and ``reverie consolidate`` read them like any conversation:
 
-- ``add_items`` appends each item durably, then the Consolidator archives the oldest turns into
+- ``add_items`` appends each item durably, then the Consolidator consolidates the oldest turns into
   history when the prompt is over its token budget (``Memory.record``); ``get_items`` returns what
-  is not archived yet, so the model's input stays inside its context window while history (and,
+  is not in history yet, so the model's input stays inside its context window while history (and,
   after Dream, the memory files) keeps the rest.
-- ``pop_item`` takes the newest item out (never one already archived: history is append-only).
-- ``clear_session`` archives everything first, then clears (``/new``): nothing is cleared before it
-  is archived.
+- ``pop_item`` takes the newest item out (never one already in history: history is append-only).
+- ``clear_session`` consolidates everything first, then clears (``/new``): nothing is cleared
+  before it is in history.
 
 ``memory_instructions(memory)`` gives an ``Agent`` the memory block for its instructions (SOUL.md,
 USER.md, MEMORY.md, the topic files by name and recent history), read afresh at every run;
@@ -113,7 +113,7 @@ class ReverieSession:
         self.session_settings = settings
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
-        """The items not archived yet, oldest first (the newest ``limit``, or the settings')."""
+        """The items not in history yet, oldest first (the newest ``limit``, or the settings')."""
         messages = await self.memory.amessages(self.session_id)
         if limit is None and self.session_settings is not None:
             limit = self.session_settings.limit
@@ -127,12 +127,12 @@ class ReverieSession:
             await self.memory.arecord(self.session_id, [to_message(item) for item in items])
 
     async def pop_item(self) -> TResponseInputItem | None:
-        """Take the newest item out (None when empty, or when it is archived already)."""
+        """Take the newest item out (None when empty, or when it is in history already)."""
         message = await self.memory.apop_message(self.session_id)
         return None if message is None else _to_item(message)
 
     async def clear_session(self) -> None:
-        """Archive what history does not hold yet, then clear the conversation."""
+        """Consolidate what history does not hold yet, then clear the conversation."""
         await self.memory.aclear(self.session_id)
 
 

@@ -15,9 +15,9 @@ then one message per line, in the chat format, oldest first::
 
 - ``key``: the session key (``channel:chat``). ``created_at``/``updated_at``: ISO 8601 local time.
 - ``last_consolidated``: how many of the messages (counted in file order, valid lines only) are
-  already archived into history.jsonl; an int in ``0..len(messages)``. Anything else (negative, past
-  the end, not an int, a bool) is corrupt and is read as 0 with a warning: re-archiving may
-  duplicate, never lose.
+  already consolidated into history.jsonl; an int in ``0..len(messages)``. Anything else (negative,
+  past the end, not an int, a bool) is corrupt and is read as 0 with a warning: consolidating again
+  may duplicate, never lose.
 - Messages: ``role`` (str) and ``content`` (str, null, or a list of content parts) plus
   ``timestamp`` and the optional ``tool_calls``, ``tool_call_id``, ``name``; other keys are kept and
   ignored.
@@ -50,8 +50,8 @@ Durability (one comment per write says which rule it follows):
   the file the same way, adding the messages it lacks; it refuses (``SessionError``) when the file
   holds messages the session does not, so it never drops another writer's message.
 - Clearing (``/new``) replaces the file atomically with a fresh metadata line; messages appended by
-  another process after the archive was taken are carried over, and unreadable lines are saved to
-  ``<file>.corrupt``.
+  another process after the consolidation was taken are carried over, and unreadable lines are saved
+  to ``<file>.corrupt``.
 
 Reading takes no lock. Bad lines (not JSON, not an object, no string ``role``) are skipped with one
 warning per kind; lines with invalid UTF-8 are decoded with U+FFFD and kept; an unterminated last
@@ -225,7 +225,7 @@ def content_text(content: Any) -> str:
 
 @dataclass
 class Session:
-    """One conversation: its messages in order and how many of them are archived
+    """One conversation: its messages in order and how many of them are consolidated
     (``last_consolidated``)."""
 
     key: str
@@ -246,7 +246,7 @@ class Session:
 
     @property
     def unconsolidated(self) -> list[dict[str, Any]]:
-        """The messages not yet archived, which the agent's prompt still carries."""
+        """The messages not yet consolidated, which the agent's prompt still carries."""
         return self.messages[self.last_consolidated :]
 
     def metadata_line(self) -> bytes:
@@ -348,7 +348,7 @@ def _valid_offset(value: Any, n_messages: int, origin: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= n_messages:
         log.warning(
             "%s: last_consolidated %r is not an int in 0..%d; reset "
-            "to 0 (unarchived messages are re-archived, never lost)",
+            "to 0 (messages not in history are consolidated again, never lost)",
             origin,
             value,
             n_messages,
@@ -587,8 +587,8 @@ class SessionStore:
         return stored
 
     def save_offset(self, session: Session, last_consolidated: int) -> None:
-        """Record that the first ``last_consolidated`` messages are archived (atomic rewrite under
-        the lock)."""
+        """Record that the first ``last_consolidated`` messages are consolidated (atomic rewrite
+        under the lock)."""
         if (
             isinstance(last_consolidated, bool)
             or not isinstance(last_consolidated, int)
@@ -615,7 +615,7 @@ class SessionStore:
             if last_consolidated > held:
                 raise SessionError(
                     f"{path}: cannot mark {last_consolidated} "
-                    f"messages archived; the file holds {held}"
+                    f"messages consolidated; the file holds {held}"
                 )
             session.last_consolidated = last_consolidated
             session.updated_at = _now()
@@ -623,14 +623,14 @@ class SessionStore:
             # with every message.
             atomic_write(path, session.metadata_line() + body, fsync=self.fsync)
 
-    def clear(self, session: Session, *, archived: int | None = None) -> None:
-        """Start the session afresh (``/new``): drop the first ``archived`` messages (default: all
-        in memory).
+    def clear(self, session: Session, *, consolidated: int | None = None) -> None:
+        """Start the session afresh (``/new``): drop the first ``consolidated`` messages (default:
+        all in memory).
 
-        Messages another process appended after those are kept, so clearing never drops an
-        unarchived one.
+        Messages another process appended after those are kept, so clearing never drops one
+        that is not in history yet.
         """
-        archived = len(session.messages) if archived is None else archived
+        consolidated = len(session.messages) if consolidated is None else consolidated
         path = self._path_of(session)
         with self.locked(path):
             parsed = self._read_locked(path)
@@ -648,19 +648,19 @@ class SessionStore:
                     len(parsed.bad),
                     corrupt.name,
                 )
-            kept = parsed.messages[archived:]
+            kept = parsed.messages[consolidated:]
             now = _now()
             session.messages = kept
             session.created_at = session.updated_at = now
             session.last_consolidated = 0
             body = b"".join(orjson.dumps(m) + b"\n" for m in kept)
-            # Atomic replace: a crash leaves the old session (archived again next time) or the
+            # Atomic replace: a crash leaves the old session (consolidated again next time) or the
             # cleared one.
             atomic_write(path, session.metadata_line() + body, fsync=self.fsync)
 
     def pop(self, session: Session) -> dict[str, Any] | None:
         """Take the newest message out (an agent framework's undo of its last item) and return it;
-        None when the session is empty or its newest message is already archived (an archived
+        None when the session is empty or its newest message is already consolidated (a consolidated
         message stays: history holds it).
 
         Under the lock the file is re-read (so the newest message is the one on disk, whoever wrote

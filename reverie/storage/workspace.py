@@ -6,10 +6,10 @@ safety.
     <workspace>/
       SOUL.md  USER.md            durable knowledge, tracked by git
       memory/MEMORY.md            durable knowledge, tracked by git
-      memory/history.jsonl        append-only archive (see reverie.storage.history)
+      memory/history.jsonl        append-only history log (see reverie.storage.history)
       memory/.cursor              last history cursor issued (a hint; the log's tail is the truth)
       memory/.dream_cursor        last history cursor Dream consumed
-      memory/HISTORY.md           legacy archive, migrated once to history.jsonl
+      memory/HISTORY.md           nanobot's legacy log, migrated once to history.jsonl
       memory/archive/*.md         lines Dream moved out of the prompt files (tracked by git,
                                   indexed by Recall)
       memory/topics/**            topic files an agent keeps by name (tracked, indexed, listed
