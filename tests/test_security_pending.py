@@ -157,7 +157,7 @@ def test_cli_status_shows_it_and_approve_reject_apply_or_drop_it(workspace) -> N
     ws = str(workspace.root)
     status = invoke("-w", ws, "status")
     assert status.returncode == 0, status.stderr
-    assert "pending SOUL.md" in status.stdout and "reverie approve" in status.stdout
+    assert "SOUL.md proposal" in status.stdout and "reverie approve" in status.stdout
     as_json = orjson.loads(invoke("-w", ws, "status", "--json").stdout)
     assert as_json["pending_soul"]["added"] == 1 and as_json["pending_soul"]["last_cursor"] == 5
     shown = invoke("-w", ws, "approve", "--show")
@@ -169,14 +169,14 @@ def test_cli_status_shows_it_and_approve_reject_apply_or_drop_it(workspace) -> N
     assert "Reverie-Approved:" in gitcli.git(workspace.root, "log", "-1", "--format=%B")
     again = invoke("-w", ws, "approve")
     assert (
-        again.returncode == 0 and "no SOUL.md change is pending" in again.stdout
+        again.returncode == 0 and "no SOUL.md proposal is waiting" in again.stdout
     )  # as `reject` says it
 
     stage_soul_change(store, base=store.read_soul(), proposed="# replaced\n")
     rejected = invoke("-w", ws, "reject")
-    assert rejected.returncode == 0 and "rejected the pending SOUL.md change" in rejected.stdout
+    assert rejected.returncode == 0 and "rejected the SOUL.md proposal" in rejected.stdout
     assert store.read_soul() == base + "- Be brief.\n"
-    assert "pending SOUL.md" not in invoke("-w", ws, "status").stdout
+    assert "SOUL.md proposal" not in invoke("-w", ws, "status").stdout
 
 
 def test_chat_commands_show_approve_and_reject(workspace) -> None:  # type: ignore[no-untyped-def]
@@ -244,7 +244,7 @@ def test_cli_approve_and_reject_act_only_on_the_proposal_shown(workspace) -> Non
     assert done.returncode == 0, done.stderr
     assert store.read_soul() == base + "- Be brief.\n- Swear a lot.\n"
     nothing = invoke("-w", ws, "approve", widened.id[:12])
-    assert nothing.returncode == 0 and "no SOUL.md change is pending" in nothing.stdout
+    assert nothing.returncode == 0 and "no SOUL.md proposal is waiting" in nothing.stdout
 
 
 def test_chat_approve_and_reject_take_the_id_dream_log_shows(workspace) -> None:  # type: ignore[no-untyped-def]

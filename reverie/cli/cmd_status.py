@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         proposed = (
             f"+{p['added']} -{p['removed']} lines proposed by Dream {p['created_at']}{cursors}"
         )
-        row("pending SOUL.md", (proposed, "yellow"), " — `reverie approve` or `reverie reject`")
+        row("SOUL.md proposal", (proposed, "yellow"), " — `reverie approve` or `reverie reject`")
     colour = _colour_on(sys.stdout)
     width = max(len(label) for label, _ in rows)
     lines = [f"{label:<{width}}  {_text(cell, colour)}".rstrip() for label, cell in rows]

@@ -65,7 +65,7 @@ from .gate import check
 from .lifecycle import MANAGED, LifecycleOutcome, budgets
 from .lifecycle import apply as run_lifecycle
 from .lock import RunLock
-from .pending import stage_soul_change
+from .proposal import stage_soul_change
 from .records import Attempts, StatusRecord
 from .result import DreamResult, DreamStatus, Finding, Progress, ProgressPhase
 from .salience import SalienceRecord
@@ -477,7 +477,7 @@ class Dream:
                 )
             if dry_run:
                 # As a real run would: a SOUL.md change under protectSoul is staged for approval,
-                # not written, so it is the pending change here, not one of the files.
+                # not written, so it is the SOUL.md proposal here, not one of the files.
                 soul = changed.get(SOUL) if self.config.dream.protect_soul else None
                 written = {k: v for k, v in changed.items() if soul is None or k != SOUL}
                 files = tuple(

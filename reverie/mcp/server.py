@@ -530,7 +530,7 @@ def _register_tools(server: MCPServer[Any], tools: _Tools) -> None:  # noqa: C90
     @server.tool(annotations=_READ_ONLY)
     async def pending_soul_change() -> dict[str, Any]:
         """Show the SOUL.md change Dream proposed and is waiting for a person's approval, with its
-        diff (null when none is pending)."""
+        diff (null when there is none)."""
 
         def run(m: Memory) -> dict[str, Any]:
             change = m.pending_soul()
@@ -580,8 +580,8 @@ def _register_tools(server: MCPServer[Any], tools: _Tools) -> None:  # noqa: C90
     @server.tool(annotations=_READ_ONLY)
     async def status() -> dict[str, Any]:
         """The memory's state: history and Dream cursors, entries waiting for Dream, memory file
-        sizes, the model in use, the last Dream run, batches set aside, a pending SOUL.md change and
-        any problem found."""
+        sizes, the model in use, the last Dream run, batches set aside, a SOUL.md proposal and any
+        problem found."""
         return await tools.call(lambda m: _plain(m.status().to_dict()))
 
 

@@ -246,7 +246,7 @@ class Session:
 
     @property
     def unconsolidated(self) -> list[dict[str, Any]]:
-        """The messages not yet consolidated, which the agent's prompt still carries."""
+        """The messages not in history yet, which the agent's prompt still carries."""
         return self.messages[self.last_consolidated :]
 
     def metadata_line(self) -> bytes:

@@ -3,7 +3,7 @@ verb.
 
 Screens: Memory (the prompt files line by line: why, edit, pin, remove), Timeline (every commit, a
 page at a time; a commit's diff, trailers and batch; restore, revert and replay behind a
-confirmation showing the exact diff), Review (a pending SOUL.md change, set-aside batches, the last
+confirmation showing the exact diff), Review (a SOUL.md proposal, set-aside batches, the last
 Dream run), Search (Recall, each hit linked to where it came from) and Status (budgets, archive,
 Dream's schedule, the model's health, "Dream now").
 
@@ -94,7 +94,7 @@ class UI(Pages):
     # -- plumbing ----------------------------------------------------------------------------------
     async def around(self, request: Request) -> dict[str, Any]:
         """The faults found in the workspace, and whether a SOUL.md change waits (a badge on
-        Review); a pending change that cannot be read is a fault, not a badge."""
+        Review); a proposal that cannot be read is a fault, not a badge."""
 
         faults, change = await asyncio.gather(
             self.attempt(request, self.memory.afaults(), []),
@@ -571,7 +571,7 @@ class UI(Pages):
             # the proposal shown (none when its file cannot be read: rejected all the same)
             dropped = await self.memory.areject(change=form.get("change") or None)
             if dropped is None:
-                return "No SOUL.md change was pending."
+                return "No SOUL.md proposal was waiting."
             record = f" (commit {dropped.commit[:8]})" if dropped.commit else ""
             return (
                 f"Rejected the proposed SOUL.md change{record}: it is kept, and undoing that "

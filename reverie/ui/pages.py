@@ -132,7 +132,7 @@ class Pages:
 
 async def quietly(call: Awaitable[T]) -> T | None:
     """``call``'s result, or None when it fails for a reason a fault reports on the page anyway
-    (the pending change behind the badge, the committed text behind the marks)."""
+    (the SOUL.md proposal behind the badge, the committed text behind the marks)."""
     try:
         return await call
     except (ReverieError, OSError):

@@ -252,7 +252,7 @@ _WORDS = re.compile(r"\w+|\s+|[^\w\s]")
 
 
 def diff_rows(diff: str) -> list[DiffRow]:
-    """A unified diff (git's, or a pending change's) as rows: file names instead of headers, line
+    """A unified diff (git's, or a SOUL.md proposal's) as rows: file names instead of headers, line
     numbers, and within each changed line the words that changed. Each line's kind is
     ``reverie.text.diff.diff_line_kinds``'s, the reading the CLI colours."""
     rows: list[DiffRow] = []
