@@ -93,7 +93,7 @@ class NothingPendingError(WorkspaceError):
 
 
 class PendingChangedError(WorkspaceError):
-    """The SOUL.md change a confirmation previewed (its ``PendingChange.id``) is no longer the one
+    """The SOUL.md change a confirmation previewed (its ``SoulProposal.id``) is no longer the one
     pending: Dream widened it since. Nothing was applied or dropped; ``current_id`` names the one
     pending now (show it again)."""
 

@@ -73,8 +73,8 @@ if TYPE_CHECKING:
     from .consolidator import ConsolidationResult
     from .dream import DreamResult
     from .dream.deadletter import DeadLetter
-    from .dream.pending import PendingChange
     from .dream.pins import PinResult
+    from .dream.proposal import SoulProposal
     from .dream.result import Progress
     from .gitstore.types import CommitDetail, CommitInfo, OperationResult, Provenance
     from .llm.replylog import KeptReply
@@ -853,13 +853,13 @@ class Memory(MemoryVerbs):
         return await self._call(Memory.next_dream)
 
     # -- SOUL.md approval -----------------------------------------------------------------------------------
-    def pending_soul(self) -> PendingChange | None:
+    def pending_soul(self) -> SoulProposal | None:
         """The SOUL.md change waiting for approval (None when none is; an applied one is reported as such)."""
-        from .dream.pending import load_pending
+        from .dream.proposal import load_proposal
 
-        return load_pending(self.runtime.store)
+        return load_proposal(self.runtime.store)
 
-    async def apending_soul(self) -> PendingChange | None:
+    async def apending_soul(self) -> SoulProposal | None:
         return await self._call(Memory.pending_soul)
 
     def approve(self, *, change: str | None = None) -> ApproveResult:
@@ -934,7 +934,7 @@ class Memory(MemoryVerbs):
         written. Every front end that shows a file and takes its new text back passes it; without
         it the text replaces whatever the file holds."""
         from .dream.gate import check
-        from .dream.pending import stage_soul_change
+        from .dream.proposal import stage_soul_change
         from .operations.files import removed_lines
         from .security.secrets import redact
 
@@ -1197,7 +1197,7 @@ class Memory(MemoryVerbs):
 
     def status(self) -> StatusReport:
         """Cursors, pending entries, file sizes, the model, the last Dream run, set-aside batches, a
-        pending SOUL.md change and any problem found."""
+        SOUL.md proposal and any problem found."""
         from .status import collect_status
 
         return collect_status(self.runtime.store)

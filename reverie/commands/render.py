@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..consolidator.consolidator import ConsolidationResult
-    from ..dream.pending import PendingChange
+    from ..dream.proposal import SoulProposal
     from ..dream.result import DreamResult
     from ..gitstore.types import CommitDetail, CommitInfo, FileChange, OperationResult
 
@@ -197,11 +197,11 @@ def consolidation_reply(result: ConsolidationResult | None) -> str:
     return text + "."
 
 
-def pending_soul(change: PendingChange) -> str:
-    """A SOUL.md change Dream staged for approval (``reverie.dream.pending.PendingChange``)."""
+def pending_soul(change: SoulProposal) -> str:
+    """A SOUL.md change Dream staged for approval (``reverie.dream.proposal.SoulProposal``)."""
     added, removed = change.counts()
     lines = [
-        f"**Pending** `{change.path}` change (+{added} -{removed}), waiting for approval:",
+        f"**Proposed** `{change.path}` change (+{added} -{removed}), waiting for approval:",
         fence(change.diff(), "diff"),
     ]
     if change.reasons:
