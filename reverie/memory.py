@@ -581,7 +581,7 @@ class Memory(MemoryVerbs):
         return _sync(self._dream(all, dry_run, wait, on_progress), "adream")
 
     async def aconsolidate(self, session_key: str | None = None) -> list[ConsolidationResult]:
-        """Archive a session into history: all of ``session_key``'s messages (the session is kept),
+        """Consolidate a session into history: all of ``session_key``'s messages (the session is kept),
         or, with no key, every session whose prompt is over its token budget."""
         return await self._call_async(Memory._consolidate, session_key)
 
@@ -591,7 +591,7 @@ class Memory(MemoryVerbs):
             session = rt.sessions.load(rt.sessions.path_for(session_key))
             if session is None:
                 raise CommandError(f"no session {session_key!r} in {rt.workspace.sessions_dir}")
-            return [await rt.consolidator.archive_all(session)]
+            return [await rt.consolidator.consolidate_all(session)]
         sessions = [rt.sessions.load(info.path) for info in rt.sessions.list()]
         return [await rt.consolidator.maybe_consolidate(s) for s in sessions if s is not None]
 
@@ -600,10 +600,10 @@ class Memory(MemoryVerbs):
 
     # -- conversations (sessions/<key>.jsonl) ------------------------------------------------------------------
     def messages(self, session_key: str, *, archived: bool = False) -> list[dict[str, Any]]:
-        """The conversation's messages the agent's prompt still carries (not yet archived into
-        history), oldest first, as stored in ``sessions/<key>.jsonl`` (role, content, timestamp and
-        any keys the writer added); ``archived``: every message the file holds, archived ones
-        included."""
+        """The conversation's messages the agent's prompt still carries (not in history yet), oldest
+        first, as stored in ``sessions/<key>.jsonl`` (role, content, timestamp and any keys the
+        writer added); ``archived`` (its first name, kept): every message the file holds, those
+        consolidated into history included."""
         session = self.runtime.sessions.load(self.runtime.sessions.path_for(session_key))
         if session is None:
             return []
@@ -616,7 +616,7 @@ class Memory(MemoryVerbs):
         self, session_key: str, messages: Sequence[dict[str, Any]]
     ) -> ConsolidationResult:
         """Append ``messages`` to the conversation, each durably as it comes, then let the
-        Consolidator archive its oldest turns into history if the prompt is over its token budget
+        Consolidator consolidate its oldest turns into history if the prompt is over its token budget
         (what ``reverie chat`` does after every turn). Each message needs a string ``role``; other
         keys are kept."""
         return await self._call_async(Memory._record, session_key, messages)
@@ -635,7 +635,7 @@ class Memory(MemoryVerbs):
 
     def pop_message(self, session_key: str) -> dict[str, Any] | None:
         """Take the conversation's newest message out and return it (None when empty, or when that
-        message is already archived into history: history is append-only, so it stays)."""
+        message is already consolidated into history: history is append-only, so it stays)."""
         sessions = self.runtime.sessions
         session = sessions.load(sessions.path_for(session_key))
         return None if session is None else sessions.pop(session)
@@ -644,8 +644,8 @@ class Memory(MemoryVerbs):
         return await self._call(Memory.pop_message, session_key)
 
     async def aclear(self, session_key: str) -> ConsolidationResult | None:
-        """Archive what the conversation holds that history does not, then clear it (``/new``); None
-        when there is no such conversation. Nothing is cleared before it is archived."""
+        """Consolidate what the conversation holds that history does not, then clear it (``/new``);
+        None when there is no such conversation. Nothing is cleared before it is in history."""
         return await self._call_async(Memory._clear, session_key)
 
     async def _clear(self, session_key: str) -> ConsolidationResult | None:

@@ -184,14 +184,16 @@ def dream_result(result: DreamResult) -> str:
 
 
 def consolidation_reply(result: ConsolidationResult | None) -> str:
-    """What a ``/new`` (or any Consolidator call) archived (a ``ConsolidationResult``; None: there
+    """What a ``/new`` (or any Consolidator call) consolidated (a ``ConsolidationResult``; None: there
     was no such session)."""
-    n = 0 if result is None else result.archived_messages
+    n = 0 if result is None else result.consolidated_messages
     if result is None or n == 0:
-        return "Nothing to archive."
+        return "Nothing to consolidate."
     noun = "message" if n == 1 else "messages"
     entries = len(result.cursors)
-    text = f"Archived {n} {noun} into {entries} history {'entry' if entries == 1 else 'entries'}"
+    text = (
+        f"Consolidated {n} {noun} into {entries} history {'entry' if entries == 1 else 'entries'}"
+    )
     if result.raw_fallbacks:
         text += " (the model's summary failed, so the raw transcript was kept)"
     return text + "."
