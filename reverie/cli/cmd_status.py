@@ -35,8 +35,8 @@ def run(args: argparse.Namespace) -> int:
     def row(label: str, *parts: tuple[str, str | None] | str) -> None:
         rows.append((label, [(p, None) if isinstance(p, str) else p for p in parts]))
 
-    pending_init = "" if report.initialised else "  (not initialised: run `reverie init`)"
-    row("workspace", report.workspace, (pending_init, "yellow"))
+    not_initialised = "" if report.initialised else "  (not initialised: run `reverie init`)"
+    row("workspace", report.workspace, (not_initialised, "yellow"))
     row("history", f"last cursor {report.last_cursor}")
     dream = "corrupt" if report.dream_cursor is None else str(report.dream_cursor)
     pending = "?" if report.pending is None else str(report.pending)

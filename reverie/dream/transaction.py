@@ -2,14 +2,14 @@
 
 Order (each step durable before the next): (1) re-read the tracked files and three-way merge the
 run's edits over any change made meanwhile; (2) ``GitStore.commit`` — which commits a person's
-pending edit as ``manual`` first, then writes objects, moves the ref, and only then writes the files
-atomically (its own recovery rolls a crash between ref and files forward); (3) ``.dream_cursor``
-advanced. Recovery (``reconcile``): a HEAD dream commit whose ``Reverie-Cursor`` is ahead of
-``.dream_cursor`` advances the cursor, so a committed batch is never replayed; without such a commit
-the cursor stays, so an uncommitted batch is never skipped. Every cursor move is also recorded
-(``MemoryStore.set_dream_cursor``), so a corrupt file is restored exactly. A batch still set aside
-(not requeued, done or replayed since) whose batch lies just past the cursor means a crash between
-the dead-letter record and the cursor write: the cursor moves on.
+uncommitted edit as ``manual`` first, then writes objects, moves the ref, and only then writes the
+files atomically (its own recovery rolls a crash between ref and files forward); (3)
+``.dream_cursor`` advanced. Recovery (``reconcile``): a HEAD dream commit whose ``Reverie-Cursor``
+is ahead of ``.dream_cursor`` advances the cursor, so a committed batch is never replayed; without
+such a commit the cursor stays, so an uncommitted batch is never skipped. Every cursor move is also
+recorded (``MemoryStore.set_dream_cursor``), so a corrupt file is restored exactly. A batch still
+set aside (not requeued, done or replayed since) whose batch lies just past the cursor means a crash
+between the dead-letter record and the cursor write: the cursor moves on.
 """
 
 from __future__ import annotations

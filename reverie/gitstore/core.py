@@ -93,7 +93,7 @@ from .upkeep import after_commit, pack_all
 from .writer import (
     ResolvedPaths,
     clean_temp_files,
-    recover_pending,
+    recover_transaction,
     state_dir,
     transact,
 )
@@ -299,7 +299,7 @@ class GitStore(NanobotGitAPI):
             try:
                 with self._open() as repo:
                     ref = branch_ref(repo)
-                    recover_pending(repo, loc.git_dir, self._write.targets, ref)
+                    recover_transaction(repo, loc.git_dir, self._write.targets, ref)
                     yield repo, ref, heal_head(repo, loc.git_dir, ref)
             finally:
                 self._write.targets = self._write.seen = self._write.paths = None
@@ -388,8 +388,8 @@ class GitStore(NanobotGitAPI):
         return sha, stats
 
     def _commit_manual(self, repo: MemoryRepo, ref: Ref, head: ObjectID | None) -> ObjectID | None:
-        """Commit a person's pending edits of tracked files (disk ≠ HEAD) as their own ``manual``
-        commit."""
+        """Commit a person's uncommitted edits of tracked files (disk ≠ HEAD) as their own
+        ``manual`` commit."""
         head_tree = read_commit(repo.objects, head).tree if head else None
         paths = self._paths_in(repo.objects, head_tree)
         disk = self._disk(paths)
@@ -476,14 +476,14 @@ class GitStore(NanobotGitAPI):
 
         ``message``'s first line is the subject; the body is always the per-file +/- stats of the
         real change, followed by the body of ``message`` (its trailers are ignored: pass
-        ``trailers``). With ``files``, a person's pending edit (disk ≠ HEAD) is first committed on
-        its own as ``manual``. ``base`` is the memory-file writers' protocol: the contents ``files``
-        were computed from (what the writer read). A file that changed since — another writer's
-        commit or a person's edit landed in between — gets the writer's change three-way merged over
-        it here, under the writer lock, so no writer overwrites another; a conflict raises
-        ``MergeConflictError`` and writes nothing. Returns the new commit's full sha, or None when
-        nothing changed — unless ``allow_empty``: a record that changes no file (a rejected SOUL.md
-        proposal) is committed all the same.
+        ``trailers``). With ``files``, a person's uncommitted edit (disk ≠ HEAD) is first committed
+        on its own as ``manual``. ``base`` is the memory-file writers' protocol: the contents
+        ``files`` were computed from (what the writer read). A file that changed since — another
+        writer's commit or a person's edit landed in between — gets the writer's change three-way
+        merged over it here, under the writer lock, so no writer overwrites another; a conflict
+        raises ``MergeConflictError`` and writes nothing. Returns the new commit's full sha, or None
+        when nothing changed — unless ``allow_empty``: a record that changes no file (a rejected
+        SOUL.md proposal) is committed all the same.
         """
         subject = (message or "").strip().split("\n", 1)[0] or f"{kind}: update"
         notes = split_message(message or "")[1]
@@ -517,9 +517,9 @@ class GitStore(NanobotGitAPI):
     def _merge_over(
         self, changes: dict[str, bytes | None], base: Mapping[str, str]
     ) -> dict[str, bytes | None]:
-        """``changes`` re-applied over the files as they are now (disk = HEAD once a pending edit is
-        committed): a file unchanged since ``base`` takes the writer's content; a changed one, a
-        three-way merge."""
+        """``changes`` re-applied over the files as they are now (disk = HEAD once an uncommitted
+        edit is committed): a file unchanged since ``base`` takes the writer's content; a changed
+        one, a three-way merge."""
         out = dict(changes)
         for rel, ours in changes.items():
             if rel not in base or ours is None:

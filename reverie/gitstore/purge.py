@@ -349,7 +349,7 @@ def rewrite_history(
         repo, branch, head, git_dir = scope.repo, scope.branch, scope.head, scope.git_dir
         rw, refs, commits = _run(repo, needle, replacement)
         scan = _scan(rw, commits)
-        # Tracked files on disk (committed or a person's pending edit) that hold the string.
+        # Tracked files on disk (committed or a person's uncommitted edit) that hold the string.
         disk_files: dict[str, bytes] = {}
         for rel in scope.paths:
             path = workspace.resolve(rel)

@@ -18,8 +18,8 @@ Crash-safe order of one transaction (the caller holds the repo lock)::
     6. mark the marker done (its first byte becomes ``#``)
 
 A kill before 4 leaves HEAD at the old commit (new objects are merely dangling); after 4, HEAD is
-the new commit. ``recover_pending`` (run on open) finishes a transaction cut short: when HEAD is the
-marker's new commit, every listed file whose disk content is still the old commit's version is
+the new commit. ``recover_transaction`` (run on open) finishes a transaction cut short: when HEAD is
+the marker's new commit, every listed file whose disk content is still the old commit's version is
 rolled forward to the new one (a file that is neither is a person's edit: left alone, committed
 later as ``manual``). A lock file is removed only when the marker names it as this transaction's and
 its writer is known to be gone:
@@ -79,7 +79,7 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "transact",
-    "recover_pending",
+    "recover_transaction",
     "state_dir",
     "write_workspace_file",
     "clean_temp_files",
@@ -89,7 +89,8 @@ __all__ = [
     "ResolvedPaths",
 ]
 
-PENDING = "pending"
+#: The intent marker's file name (on disk since the first writers: kept).
+INTENT_MARKER = "pending"
 
 
 def state_dir(git_dir: Path) -> Path:
@@ -176,7 +177,7 @@ def transact(
     if tree_id == base_tree and not allow_empty:
         return None
     commit: Commit = make_commit(tree_id, [old_head] if old_head else [], message, who)
-    marker = state_dir(git_dir) / PENDING
+    marker = state_dir(git_dir) / INTENT_MARKER
     old_text = (old_head or b"-").decode()
     objects = [*blobs.values(), *trees, commit]
     owner = " ".join([*_owner_fields(), *(o.id.decode() for o in objects), "END"])
@@ -257,7 +258,7 @@ def update_index(
         payload = buf.getvalue()
         # git's own protocol: exclusive index.lock, then rename over the index (a cache, so no
         # fsync). A git command holding the lock right now wins; a lock a crash left is removed by
-        # recover_pending.
+        # recover_transaction.
         lock = str(path) + ".lock"
         fd = open_lock(lock, 0o644)
         if fd is None:
@@ -423,12 +424,12 @@ def _open_elsewhere(paths: list[Path]) -> set[Path]:
     return found
 
 
-def recover_pending(
+def recover_transaction(
     repo: Repo, git_dir: Path, workspace: Workspace | ResolvedPaths, ref: Ref | None
 ) -> None:
     """Finish or discard a transaction a crash interrupted (see the module docstring). Caller holds
     the lock."""
-    marker = state_dir(git_dir) / PENDING
+    marker = state_dir(git_dir) / INTENT_MARKER
     try:
         text = marker.read_bytes().decode("utf-8", errors="replace")
     except FileNotFoundError:

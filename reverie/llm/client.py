@@ -833,9 +833,9 @@ def _unreachable(exc: BaseException) -> bool:
     """True when the connection was never made: refused, or the host name does not resolve (a
     dropped connection, a reset mid-reply, is not this: it is retried)."""
     seen: set[int] = set()
-    pending: list[BaseException | None] = [exc]
-    while pending:
-        e = pending.pop()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop()
         if e is None or id(e) in seen:
             continue
         seen.add(id(e))
@@ -847,7 +847,7 @@ def _unreachable(exc: BaseException) -> bool:
             return True
         if type(e).__name__ == "ClientConnectorError":  # aiohttp's failed connect
             return True
-        pending += [e.__cause__, e.__context__, getattr(e, "original_exception", None)]
+        todo += [e.__cause__, e.__context__, getattr(e, "original_exception", None)]
     return bool(
         re.search(
             r"connection refused|errno 111|name or service not known|nodename nor servname|"

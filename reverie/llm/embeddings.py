@@ -43,14 +43,14 @@ def _litellm() -> Any:
     # a module mypy does not follow (lazy and large): its provider map is set by name
     litellm: Any = get_litellm()
     with _lock:
-        pending = {name: fn for name, fn in _embedders.items() if name not in _installed}
-        if pending:
-            kept = [p for p in litellm.custom_provider_map if p.get("provider") not in pending]
+        missing = {name: fn for name, fn in _embedders.items() if name not in _installed}
+        if missing:
+            kept = [p for p in litellm.custom_provider_map if p.get("provider") not in missing]
             litellm.custom_provider_map = kept + [
                 {"provider": name, "custom_handler": _handler(litellm, name, fn)}
-                for name, fn in pending.items()
+                for name, fn in missing.items()
             ]
-            _installed.update(pending)
+            _installed.update(missing)
     return litellm
 
 

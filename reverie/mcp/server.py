@@ -96,7 +96,7 @@ Sha = Annotated[
         description="a commit sha or an unambiguous prefix of at least 4 hex digits",
     ),
 ]
-PendingId = Annotated[
+ProposalId = Annotated[
     str,
     Field(
         min_length=64,
@@ -552,7 +552,7 @@ def _register_tools(server: MCPServer[Any], tools: _Tools) -> None:  # noqa: C90
         return await tools.call(run)
 
     @server.tool(annotations=_DESTRUCTIVE)
-    async def approve_soul_change(change: PendingId) -> dict[str, Any]:
+    async def approve_soul_change(change: ProposalId) -> dict[str, Any]:
         """Apply the SOUL.md change Dream proposed, the one pending_soul_change showed (pass its
         id). Only do this when the user has reviewed and approved it: SOUL.md shapes how the agent
         behaves in every conversation."""
@@ -567,7 +567,7 @@ def _register_tools(server: MCPServer[Any], tools: _Tools) -> None:  # noqa: C90
         return await tools.call(run, writes=True)
 
     @server.tool(annotations=_DESTRUCTIVE)
-    async def reject_soul_change(change: PendingId) -> dict[str, Any]:
+    async def reject_soul_change(change: ProposalId) -> dict[str, Any]:
         """Drop the SOUL.md change Dream proposed, the one pending_soul_change showed (pass its
         id), leaving SOUL.md as it is."""
 

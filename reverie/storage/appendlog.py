@@ -145,7 +145,7 @@ def iter_lines(
     """``(line, terminated)`` for each line from ``start`` to ``size``, in file order; ``line`` is
     ``None`` for a line longer than ``limit`` (skipped without being kept). Only the last line can
     be unterminated."""
-    parts: list[bytes] = []  # the pending partial line, joined once when it ends
+    parts: list[bytes] = []  # the partial line so far, joined once when it ends
     kept = 0
     too_long = False
     at = start
