@@ -103,7 +103,7 @@ def _approve_locked(store: WorkspaceStore, git: GitStore, shown: str | None) -> 
         new_text = change.proposed
     git.ensure()
     message_trailers = {
-        trailers.APPROVED: f"pending change of {change.created_at}"
+        trailers.APPROVED: f"SOUL.md proposal of {change.created_at}"
         + (" (merged)" if merged else "")
     }
     if change.first_cursor is not None and change.last_cursor is not None:
