@@ -3,7 +3,7 @@ written against nanobot: mixed into ``reverie.MemoryStore`` and kept apart from 
 as ``gitstore.nanobot_api`` does for ``GitStore``.
 
 Most are aliases or paths. Three reach into the memory pipeline — the memory repo (``git``), the
-model-free raw archive of messages into history (``raw_archive``) and the older one-call
+model-free raw entries of messages into history (``raw_archive``) and the older one-call
 consolidation (``consolidate``) — so this module sits above the pipeline; each imports what it needs
 on its first call, and ``reverie.MemoryStore`` alone loads neither dulwich nor the Consolidator.
 docs/nanobot.md has the full table.
@@ -29,7 +29,7 @@ __all__ = ["NanobotStoreAPI", "RAW_ARCHIVE_MAX_CHARS"]
 
 log = logging.getLogger("reverie.storage.store")
 
-#: Longest raw-archive entry (nanobot's default); a longer transcript is split into several entries.
+#: Longest raw entry (nanobot's default); a longer transcript is split into several entries.
 RAW_ARCHIVE_MAX_CHARS = 16_000
 
 
@@ -155,7 +155,7 @@ class NanobotStoreAPI:
         *,
         max_chars: int | None = None,
     ) -> list[int]:
-        """Archive messages into history without a model (the fallback when summarising fails):
+        """Put messages into history without a model (the fallback when summarising fails):
         ``[RAW] N messages`` and one transcript line per message, split into entries of at most
         ``max_chars`` (default 16,000) so nothing is cut. Returns the cursors written."""
         from ..llm.transcript import raw_entries
@@ -164,7 +164,7 @@ class NanobotStoreAPI:
         entries = raw_entries(messages, fallback_stamp=format_timestamp(), limit=limit)
         cursors = [self.history.append(text, session_key) for text in entries]
         if cursors:
-            log.warning("raw-archived %d messages (no summary)", len(messages))
+            log.warning("%d messages went into history raw (no summary)", len(messages))
         return cursors
 
     async def consolidate(
@@ -176,8 +176,8 @@ class NanobotStoreAPI:
         archive_all: bool = False,
         memory_window: int = 50,
     ) -> bool:
-        """nanobot's older consolidation (``reverie.consolidator.seed``): archive old messages with
-        one forced ``save_memory`` model call; False (nothing touched) on failure.
+        """nanobot's older consolidation (``reverie.consolidator.seed``): consolidate old messages
+        with one forced ``save_memory`` model call; False (nothing touched) on failure.
 
         ``session``: nanobot's or Reverie's (its ``messages``, ``key`` and ``last_consolidated`` are
         read, the last one moved on success); ``provider``: a model name or a ``ModelClient``.

@@ -4,8 +4,9 @@ One model call with the ``save_memory`` tool forced (``history_entry``: what to 
 ``memory_update``: the whole new MEMORY.md). Kept for agents written against that interface; new
 code uses the ``Consolidator``. Contract, as documented by nanobot:
 
-- messages to archive: all of them with ``archive_all``, else ``messages[last_consolidated : len −
-  memory_window//2]`` (nothing to archive → True, nothing touched);
+- messages to consolidate: all of them with ``archive_all`` (nanobot's name), else
+  ``messages[last_consolidated : len − memory_window//2]`` (nothing to consolidate → True, nothing
+  touched);
 - on success: MEMORY.md rewritten only when it changed (secrets redacted, as in every history
   entry), the entry appended to history.jsonl with the session key (unless it is ``(nothing)``),
   then ``session.last_consolidated`` set (0 with ``archive_all``, else ``len(messages) −
@@ -104,7 +105,7 @@ async def consolidate(
     archive_all: bool = False,
     memory_window: int = 50,
 ) -> bool:
-    """Archive old messages of ``session`` with one forced ``save_memory`` call; False on any
+    """Consolidate old messages of ``session`` with one forced ``save_memory`` call; False on any
     failure."""
     picked = _old_messages(session, archive_all, memory_window)
     if picked is None:
@@ -151,7 +152,7 @@ async def consolidate(
 def _old_messages(
     session: Any, archive_all: bool, memory_window: int
 ) -> tuple[list[Any], int] | None:
-    """The messages to archive and the session's offset after them; None when there are none."""
+    """The messages to consolidate and the session's offset after them; None when there are none."""
     messages = list(getattr(session, "messages", None) or [])
     if archive_all:
         old, new_offset = messages, 0
@@ -165,8 +166,8 @@ def _old_messages(
 
 
 def _request(store: WorkspaceStore, current: str, old: list[Any]) -> list[dict[str, Any]]:
-    """The one request: the archive prompt with its instruction, then MEMORY.md and the
-    transcript."""
+    """The one request: the summary prompt (task ``archive``) with its instruction, then MEMORY.md
+    and the transcript."""
     body = protocol.render_sections(
         [
             (MEMORY, current),

@@ -19,8 +19,8 @@ A reply must account for the slice (``interpret``); its verdict is one of:
   the user said is lost.
 - *refused*: an exception, ``finish_reason`` error/length, empty text, tool calls, no usable fact
   line, ``(nothing)`` mixed with anything but ``(unsure)``, or ``(nothing)`` for a slice in which
-  the user said something: the caller raw-archives the slice, so model garbage never reaches
-  history.jsonl and never costs a message.
+  the user said something: the caller puts the slice into history as a raw entry, so model garbage
+  never reaches history.jsonl and never costs a message.
 
 A reply wrapped whole in a code fence is unwrapped first (*repaired*). Every reply that is not
 trusted is kept with its request (``reverie.llm.replylog``) by the caller.

@@ -146,7 +146,7 @@ def parse_sections(text: str) -> dict[str, str]:
 
 
 def transcript_line(timestamp: str, role: str, content: str) -> str:
-    """``[YYYY-MM-DD HH:MM] ROLE: content`` — also the raw-archive line format.
+    """``[YYYY-MM-DD HH:MM] ROLE: content`` — also the raw entry's line format.
 
     Continuation lines of a multi-line content are indented by two spaces, so no content (a tool's
     output, a web page) can start a line that reads as another speaker's."""

@@ -2,13 +2,13 @@
 memory task did not take as it came. This docstring is the spec.
 
 A task's parser judges each reply (``reverie.llm.output``): *trusted* replies are used and not kept;
-a reply *refused* (not used: the Consolidator raw-archives the slice, Dream's analysis fails and the
-batch stays pending, a summary becomes a labelled raw excerpt), *repaired* (used after a change: a
-code fence unwrapped, a line cut at the token limit dropped, a slug replaced) or *accepted
-leniently* (used, with lines ignored or the slice's words kept beside its facts) is kept here, so
-what the model really said can be read after the fact: ``reverie status`` names the last one,
-``reverie why TEXT`` lists those behind a history entry holding TEXT, ``reverie why --reply ID``
-shows one.
+a reply *refused* (not used: the Consolidator keeps the slice as a raw entry, Dream's analysis fails
+and the batch stays pending, a summary becomes a labelled raw excerpt), *repaired* (used after
+a change: a code fence unwrapped, a line cut at the token limit dropped, a slug replaced) or
+*accepted leniently* (used, with lines ignored or the slice's words kept beside its facts) is kept
+here, so what the model really said can be read after the fact: ``reverie status`` names the last
+one, ``reverie why TEXT`` lists those behind a history entry holding TEXT, ``reverie why --reply
+ID`` shows one.
 
 One JSON object per line, UTF-8, ``\\n``-terminated::
 

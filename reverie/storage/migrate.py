@@ -84,7 +84,7 @@ def _starts_entry(line: str, current: list[str]) -> bool:
 
 
 def _is_raw_block(lines: list[str]) -> bool:
-    """Whether the entry being built is a raw archive (``[date] [RAW] N messages`` then one line per
+    """Whether the entry being built is a raw entry (``[date] [RAW] N messages`` then one line per
     message)."""
     first = next((ln for ln in lines if ln.strip()), "")
     m = _NANOBOT_STAMP.match(first)
