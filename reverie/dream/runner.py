@@ -936,9 +936,8 @@ class Dream:
                 base=disk,
                 section=self._section(),
             )
-        except (
-            MergeConflictError
-        ) as exc:  # another writer committed the same lines meanwhile: not the batch's fault
+        except MergeConflictError as exc:
+            # another writer committed the same lines meanwhile: not the batch's fault
             raise _Failed(
                 "failed",
                 f"a memory file changed during the commit and the edits conflict: {exc}",

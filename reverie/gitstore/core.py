@@ -424,10 +424,8 @@ class GitStore(NanobotGitAPI):
         # a young repo grows its fan-out directories as it goes
         if existed and _packed(loc.git_dir):
             ensure_fanout(loc.git_dir / "objects")  # (and upkeep fills them in after packing)
-        self._loc, self._ensured = (
-            loc,
-            True,
-        )  # set first: the write below must not run ensure() again
+        # set first: the write below must not run ensure() again
+        self._loc, self._ensured = loc, True
         try:
             gitignore_changed = sync_ignore_rules(loc, self.tracked)
             clean_temp_files(self.workspace, self._paths)

@@ -651,9 +651,8 @@ def _fix_text(text: str) -> str:
     try:
         text.encode("utf-8")
         return text
-    except (
-        UnicodeEncodeError
-    ):  # lone surrogates (from undecodable bytes): U+FFFD, so no provider chokes on them
+    except UnicodeEncodeError:
+        # lone surrogates (from undecodable bytes): U+FFFD, so no provider chokes on them
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
@@ -743,9 +742,8 @@ def _tool_call(index: int, call: Any) -> ToolCall:
     if fn is None and isinstance(call, Mapping):
         fn = call.get("function")
 
-    def get(
-        key: str,
-    ) -> object:  # a provider's call is a litellm object or, from some servers, a plain dict
+    # a provider's call is a litellm object or, from some servers, a plain dict
+    def get(key: str) -> object:
         return fn.get(key) if isinstance(fn, Mapping) else getattr(fn, key, None)
 
     raw = get("arguments")

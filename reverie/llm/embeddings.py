@@ -148,9 +148,8 @@ def embed_sync(
     if local is not None:
         try:
             vectors = [list(map(float, v)) for v in local(list(texts), name or model)]
-        except (
-            Exception
-        ):  # an embedder's failure is a model failure, never a traceback for the caller
+        except Exception:
+            # an embedder's failure is a model failure, never a traceback for the caller
             raise _failed(model) from None
     else:
         litellm = _litellm()

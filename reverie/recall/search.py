@@ -254,9 +254,8 @@ class Recall:
                 qvec = (
                     await embed([query], model=self.settings.embedding_model, config=self.config)
                 )[0]
-            except (
-                ModelError
-            ) as exc:  # the embedding service is down: answer from BM25 rather than not at all
+            except ModelError as exc:
+                # the embedding service is down: answer from BM25 rather than not at all
                 log.warning("vector search skipped, BM25 only: %s", exc)
         return self._rank(query, k, SearchFilters.from_mapping(filters), qvec, now, mmr, decay)
 

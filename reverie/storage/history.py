@@ -332,9 +332,8 @@ class HistoryLog:
             # is enough.
             try:
                 write_cursor_hint(self.cursor_path, cursor)
-            except (
-                OSError
-            ) as exc:  # the entry is durable; a missing hint is recovered from the tail
+            except OSError as exc:
+                # the entry is durable; a missing hint is recovered from the tail
                 log.warning("could not update %s: %s", self.cursor_path, exc.strerror or exc)
         if self.on_append is not None:
             try:

@@ -133,9 +133,8 @@ class UI(Pages):
         except ReverieError as exc:
             session.flash("error", str(exc))
             back = _local(form.get("back_on_error")) or back
-        except (
-            OSError
-        ) as exc:  # the machine's fault (a full disk, a read-only mount): said, not a 500
+        except OSError as exc:
+            # the machine's fault (a full disk, a read-only mount): said, not a 500
             where = f"{exc.filename}: " if exc.filename else ""
             session.flash("error", f"nothing was changed: {where}{exc.strerror or exc}")
             back = _local(form.get("back_on_error")) or back

@@ -102,9 +102,8 @@ class DreamJob:
                 phase="",
             )
             return
-        except (
-            Exception
-        ) as exc:  # the job's boundary: the page reports it instead of the server losing it
+        except Exception as exc:
+            # the job's boundary: the page reports it instead of the server losing it
             log.exception("dream now: the run failed")
             self.state = replace(
                 self.state,
