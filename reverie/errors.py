@@ -93,9 +93,9 @@ class NothingPendingError(WorkspaceError):
 
 
 class PendingChangedError(WorkspaceError):
-    """The SOUL.md change a confirmation previewed (its ``SoulProposal.id``) is no longer the one
-    pending: Dream widened it since. Nothing was applied or dropped; ``current_id`` names the one
-    pending now (show it again)."""
+    """The SOUL.md proposal a confirmation previewed (its ``SoulProposal.id``) is no longer the one
+    waiting: Dream widened it since. Nothing was applied or dropped; ``current_id`` names the one
+    waiting now (show it again)."""
 
     def __init__(self, message: str, *, current_id: str) -> None:
         super().__init__(message)

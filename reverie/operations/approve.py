@@ -11,7 +11,7 @@ file records it in memory's log — its body the proposal's reasons and diff, it
 ``Reverie-Rejected`` trailer the kept file's name. Undoing that commit (``restore_memory``, the
 Timeline's undo) puts the proposal back on Review (``unreject``, a ``revert`` commit naming it);
 undoing that undo rejects it again. Order: the record, then the rename (a crash between leaves the
-proposal pending with a record that says rejected; rejecting it again keeps it and records again).
+proposal waiting with a record that says rejected; rejecting it again keeps it and records again).
 """
 
 from __future__ import annotations
