@@ -47,7 +47,8 @@ ARCHIVE_MISUSED = re.compile(
 #: A SOUL.md proposal (or an uncommitted edit, or the commit intent marker) called pending.
 PENDING_MISUSED = re.compile(
     r"\bPendingChange\b|\bload_pending\b|\bpending_path\b|\brecover_pending\b"
-    r"|SOUL\.md change (?:is |was )?pending|pending (?:SOUL\.md )?(?:change|proposal|record|edit)s?\b",
+    r"|SOUL\.md change (?:is |was )?pending|pending (?:SOUL\.md )?(?:change|proposal|record|edit)s?\b"
+    r"|the one\s+pending\b(?!_)|proposal pending",
     re.I,
 )
 #: Where a retired word may stay, and why: (file, what the line holds).
