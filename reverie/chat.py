@@ -2,8 +2,8 @@
 ``reverie chat``.
 
 Each turn: a slash command goes to the ``CommandRouter``; anything else is appended to the persisted
-session, the Consolidator consolidates old messages into history when the prompt nears the context window, and the
-model answers from a system prompt made of SOUL.md, USER.md, MEMORY.md and the history entries Dream
+session, the Consolidator consolidates old messages into history when the prompt nears the
+context window, and the model answers from a system prompt made of SOUL.md, USER.md, MEMORY.md and the history entries Dream
 has not read yet (so what was said an hour ago is known before Dream has run). With the
 offline engine there is no conversation model: the agent says so, still records what the user says
 (so memory keeps learning) and still runs every command.
@@ -42,7 +42,8 @@ __all__ = ["ChatAgent", "OFFLINE_NOTICE", "agent_preamble"]
 
 OFFLINE_NOTICE = (
     "No model is configured, so the offline rule-based engine is in use: it maintains memory but does not "
-    "converse. What you say is still saved, consolidated into history and dreamed into memory, and every /command works. "
+    "converse. What you say is still saved, consolidated into history and dreamed into memory, "
+    "and every /command works. "
     "Set agents.defaults.model (or REVERIE_MODEL) for real replies."
 )
 _OFFLINE_REPLY = "(noted — the offline engine does not reply; /help lists the commands)"

@@ -581,8 +581,8 @@ class Memory(MemoryVerbs):
         return _sync(self._dream(all, dry_run, wait, on_progress), "adream")
 
     async def aconsolidate(self, session_key: str | None = None) -> list[ConsolidationResult]:
-        """Consolidate a session into history: all of ``session_key``'s messages (the session is kept),
-        or, with no key, every session whose prompt is over its token budget."""
+        """Consolidate a session into history: all of ``session_key``'s messages (the session is
+        kept), or, with no key, every session whose prompt is over its token budget."""
         return await self._call_async(Memory._consolidate, session_key)
 
     async def _consolidate(self, session_key: str | None) -> list[ConsolidationResult]:
@@ -616,9 +616,9 @@ class Memory(MemoryVerbs):
         self, session_key: str, messages: Sequence[dict[str, Any]]
     ) -> ConsolidationResult:
         """Append ``messages`` to the conversation, each durably as it comes, then let the
-        Consolidator consolidate its oldest turns into history if the prompt is over its token budget
-        (what ``reverie chat`` does after every turn). Each message needs a string ``role``; other
-        keys are kept."""
+        Consolidator consolidate its oldest turns into history if the prompt is over its token
+        budget (what ``reverie chat`` does after every turn). Each message needs a string ``role``;
+        other keys are kept."""
         return await self._call_async(Memory._record, session_key, messages)
 
     async def _record(

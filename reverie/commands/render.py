@@ -184,8 +184,8 @@ def dream_result(result: DreamResult) -> str:
 
 
 def consolidation_reply(result: ConsolidationResult | None) -> str:
-    """What a ``/new`` (or any Consolidator call) consolidated (a ``ConsolidationResult``; None: there
-    was no such session)."""
+    """What a ``/new`` (or any Consolidator call) consolidated (a ``ConsolidationResult``; None:
+    there was no such session)."""
     n = 0 if result is None else result.consolidated_messages
     if result is None or n == 0:
         return "Nothing to consolidate."
