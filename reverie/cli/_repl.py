@@ -208,11 +208,8 @@ async def _foreground(work: Awaitable[T], *, on_cancel: Callable[[], None]) -> T
     try:
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         installed = True
-    except (
-        NotImplementedError,
-        RuntimeError,
-        ValueError,
-    ):  # no signal support here (not the main thread)
+    except (NotImplementedError, RuntimeError, ValueError):
+        # no signal support here (not the main thread)
         installed = False
     try:
         return await task

@@ -473,7 +473,8 @@ class Consolidator:
             on_disk is not None
             and len(on_disk.messages) > held
             and on_disk.messages[:held] == session.messages
-        ):  # another thread or process appended since this copy was loaded: the file is the whole
+        ):
+            # another thread or process appended since this copy was loaded: the file is the whole
             # conversation (else its offset, past this copy's end, was never adopted: a slice
             # consolidated twice)
             session.messages[held:] = on_disk.messages[held:]
