@@ -40,7 +40,7 @@ OLD_TOOL_HOME = PACKAGE / "recall" / "tool.py"
 #: The Consolidator's work, raw entries, history or a bundle called an archive.
 ARCHIVE_MISUSED = re.compile(
     r"raw[ -]archiv|raw_archive_entries|\b(?:un|re-?)archiv|append-only archive|legacy archive"
-    r"|tar archive|archiv\w* (?:\w+ ){0,4}into history|archiv\w* (?:its |the )?old(?:est)? (?:messages|turns)"
+    r"|tar archive|archived entries|the archiver|archiv\w* (?:\w+ ){0,4}into history|archiv\w* (?:its |the )?old(?:est)? (?:messages|turns)"
     r"|\barchive_all\b|\barchived_messages\b|\barchive_idle_sessions\b|_archive_slice|_archive_all_locked",
     re.I,
 )
@@ -62,7 +62,7 @@ KEPT: list[tuple[str, re.Pattern[str]]] = [
     ("reverie/dream/pending.py", re.compile(r".")),
     ("reverie/__init__.py", re.compile(r"\bPendingChange\b")),
     # i36d's offline engine (being rewritten in parallel): its "raw archives" are raw entries
-    ("reverie/llm/offline/engine.py", re.compile(r"raw archive|archiver's")),
+    ("reverie/llm/offline/engine.py", re.compile(r"raw archive|archiver")),
 ]
 
 

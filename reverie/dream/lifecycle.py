@@ -23,15 +23,15 @@ with that reason and what replaced it:
    other label — family members, pets, languages, likes, bugs, lessons, repositories, rules — is
    multi-valued: a second value never supersedes the first by its label alone.
 4. **Expiry**: a dated item — a line with an absolute date (``2027-03-05``, ``March 5, 2027``, ``5
-   March 2027``) that the archiver marked ``ephemeral`` or that names an event (deadline, due, trip,
-   meeting …) — is *expired* once its latest date plus ``graceDays`` has passed. A date that does
-   not parse leaves the line a plain fact.
+   March 2027``) that the summary call marked ``ephemeral`` or that names an event (deadline, due,
+   trip, meeting …) — is *expired* once its latest date plus ``graceDays`` has passed. A date that
+   does not parse leaves the line a plain fact.
 5. **Salience** (``reverie.dream.salience``): over budget, the least salient unprotected lines are
    *archived* until the file is at ``targetRatio`` of its budget; with ``staleDays``, stale lines
    too — except the user's attributes in USER.md (home, work, role, ``Key: value``), which leave
    only when superseded or under budget pressure.
 
-SOUL.md (standing rules), lines marked ``permanent`` by the archiver, USER.md lines that read as
+SOUL.md (standing rules), lines marked ``permanent`` by the summary call, USER.md lines that read as
 identity (name, birth, origin, family or pets by name: ``_IDENTITY``) and pinned lines are never
 removed by steps 2–5 (a newer value of a pinned attribute stays beside it). A ``[pinned]`` marker
 the model added is taken off: pins are a person's. Where the archive is not tracked
@@ -178,9 +178,9 @@ _ALIASES = {
 }
 _SUBJECT = re.compile(r"^(?:the user(?: s)?|user(?: s)?|i)\s+")
 _REPLACES = re.compile(r"\(replaces: (.+)\)\s*$")
-#: Identity lines of USER.md protected even without the archiver's mark (written before Dream kept
-#: salience, or phrased by a model so that no batch fact matched): name, birth, origin, family and
-#: pets by name. On line keys.
+#: Identity lines of USER.md protected even without the summary call's mark (written before Dream
+#: kept salience, or phrased by a model so that no batch fact matched): name, birth, origin, family
+#: and pets by name. On line keys.
 _IDENTITY = re.compile(
     r"^(?:the user(?: s)? )?(?:name|full name|birthday|date of "
     r"birth|born|birthplace|from|is from|was born)\b"
