@@ -623,14 +623,17 @@ class SessionStore:
             # with every message.
             atomic_write(path, session.metadata_line() + body, fsync=self.fsync)
 
-    def clear(self, session: Session, *, consolidated: int | None = None) -> None:
+    def clear(
+        self, session: Session, *, consolidated: int | None = None, archived: int | None = None
+    ) -> None:
         """Start the session afresh (``/new``): drop the first ``consolidated`` messages (default:
-        all in memory).
+        all in memory; ``archived`` is the argument's first name, still taken).
 
         Messages another process appended after those are kept, so clearing never drops one
         that is not in history yet.
         """
-        consolidated = len(session.messages) if consolidated is None else consolidated
+        if consolidated is None:
+            consolidated = len(session.messages) if archived is None else archived
         path = self._path_of(session)
         with self.locked(path):
             parsed = self._read_locked(path)
