@@ -21,7 +21,7 @@ from ._common import add_json_flag, console, emit_json, err_console
 if TYPE_CHECKING:
     from ..fleet import Fleet
     from ..fleet.coord import FleetState
-    from ..operations.serve_root import Backlog
+    from ..schedule.backlog import Backlog
     from ..storage.config import Config
 
 

@@ -1,7 +1,7 @@
 """``DreamScheduler``: Dream every ``intervalH`` hours (or on a legacy ``cron`` expression) for
 ``reverie serve``.
 
-The workspace driver of Dream's one scheduling policy (``reverie.dream.policy``): APScheduler 3
+The workspace driver of Dream's one scheduling policy (``reverie.schedule.policy``): APScheduler 3
 ``AsyncIOScheduler``, one job, ``max_instances=1``, missed runs coalesced. The first
 run time counts from the last completed run recorded in the workspace — the newest dream commit, or
 the status record's ``last_completed`` for runs that changed nothing — so restarting the service
@@ -23,12 +23,12 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from ..dream.records import StatusRecord
+from ..dream.result import DreamResult
+from ..dream.runner import Dream
 from ..errors import ConfigError, ReverieError
 from ..storage.config import DreamConfig
 from .policy import next_due
-from .records import StatusRecord
-from .result import DreamResult
-from .runner import Dream
 
 __all__ = ["DreamScheduler", "serve", "next_run_time", "make_trigger", "stop_on_signals"]
 
@@ -38,7 +38,8 @@ _JOB_ID = "reverie-dream"
 
 
 def make_trigger(cfg: DreamConfig, start: datetime | None = None) -> BaseTrigger:
-    """``CronTrigger`` for a legacy ``cron`` expression (it wins), else an ``IntervalTrigger`` of ``intervalH``."""
+    """``CronTrigger`` for a legacy ``cron`` expression (it wins), else an ``IntervalTrigger`` of
+    ``intervalH``."""
     if cfg.cron:
         try:
             return CronTrigger.from_crontab(cfg.cron, timezone=UTC)

@@ -16,9 +16,9 @@ from support.dream_helpers import edit, make_env
 from reverie.dream import Dream
 from reverie.dream.lock import RunLock
 from reverie.dream.records import StatusRecord
-from reverie.dream.scheduler import DreamScheduler, make_trigger, next_run_time, serve
 from reverie.errors import ConfigError
 from reverie.llm.client import ModelClient
+from reverie.schedule.workspace import DreamScheduler, make_trigger, next_run_time, serve
 from reverie.storage.config import DreamConfig
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -126,7 +126,7 @@ def test_sigterm_stops_serve_cleanly(tmp_path):
     code = (
         "import asyncio, sys\n"
         "from support.dream_helpers import make_env\n"
-        "from reverie.dream.scheduler import serve\n"
+        "from reverie.schedule.workspace import serve\n"
         f"env = make_env({str(root)!r})\n"
         "async def main():\n"
         "    t = asyncio.create_task(serve(env.dream()))\n"
