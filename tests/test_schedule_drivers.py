@@ -255,3 +255,21 @@ def test_jobs_that_find_the_model_down_at_once_start_one_pause(
     assert ends == [now + 30] * 8
     assert fleet.coord.r.get("reverie:outages") == "1"
     assert fleet.coord.pause(now + 31, 30, 900) == now + 31 + 60  # still down after it: doubled
+
+
+def test_damaged_policy_keys_in_redis_do_not_stop_the_dispatcher(
+    tmp_path: Path, redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keys written over by someone else (or a bad restore): read as none, never a traceback."""
+    root = tmp_path / "root"
+    _fill(root, ["ann"])
+    fleet = _fleet(root, redis_server, monkeypatch, tokens_per_minute=10_000)
+    ws = Scope("ann").name
+    fleet.coord.r.set("reverie:paused-until", "soon")
+    fleet.coord.r.set("reverie:estimate", "nan")
+    fleet.coord.r.set("reverie:outages", "many")
+    assert fleet.dispatch_once(lambda w: None) == [ws]
+    fleet.coord.r.hset("reverie:reserved", ws, "\xff")
+    fleet.coord.record_run(ws, "ok", 500, 10_000)
+    assert fleet.coord.tokens_per_run(20_000) == 500.0
+    assert fleet.coord.pause(time.time(), 30, 900) > time.time()

@@ -37,6 +37,7 @@ Dream, never skips it.
 
 from __future__ import annotations
 
+import math
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -118,6 +119,16 @@ t = math.min(cap, t + math.max(0, now - at) * rate) - tonumber(ARGV[4])
 redis.call('HSET', KEYS[1], 'tokens', tostring(t), 'at', ARGV[1])
 return tostring(t)
 """
+
+
+def _number(value: object) -> float:
+    """A number this module stored as text (0 for none, or for a value that is not a finite
+    number: a key someone else wrote over must not stop the dispatcher)."""
+    try:
+        number = float(cast("str | float", value)) if value is not None else 0.0
+    except (TypeError, ValueError):
+        return 0.0
+    return number if math.isfinite(number) else 0.0
 
 
 def redis_url(broker_url: str) -> str:
@@ -303,7 +314,7 @@ class Coordinator:
         *_, estimate = pipe.execute()
         if tokens:
             # read, then write: two runs ending at once may lose one update of an average
-            new = next_estimate(float(estimate or 0), tokens)
+            new = next_estimate(_number(estimate), tokens)
             self.r.set(_P + "estimate", repr(new))
         self.settle(ws, tokens, per_minute)
 
@@ -314,7 +325,7 @@ class Coordinator:
         pipe = self.r.pipeline(transaction=False)
         pipe.hget(_P + "reserved", ws)
         pipe.hdel(_P + "reserved", ws)
-        reserved = float(pipe.execute()[0] or 0)
+        reserved = _number(pipe.execute()[0])
         if per_minute is not None and used != reserved:
             self.tokens(per_minute, debit=used - reserved)
 
@@ -328,13 +339,13 @@ class Coordinator:
 
     def tokens_per_run(self, default: int) -> float:
         """The average run's tokens (``default``, ``tokensPerRun``, until a run has used some)."""
-        estimate = cast("str | None", self.r.get(_P + "estimate"))
-        return float(estimate) if estimate and float(estimate) > 0 else float(default)
+        estimate = _number(self.r.get(_P + "estimate"))
+        return estimate if estimate > 0 else float(default)
 
     # -- outages -----------------------------------------------------------------------------------
     def paused_until(self) -> float:
         """Before this time no job is sent: the model was unavailable (0: no pause)."""
-        return float(cast("str | None", self.r.get(_P + "paused-until")) or 0)
+        return _number(self.r.get(_P + "paused-until"))
 
     def pause(self, now: float, first: float, cap: float) -> float:
         """A run found the model unavailable: unless a pause is on already, pause every dispatch
@@ -348,10 +359,10 @@ class Coordinator:
             while True:
                 try:
                     pipe.watch(*keys)  # type: ignore[no-untyped-call]
-                    until = float(pipe.get(keys[0]) or 0)
+                    until = _number(pipe.get(keys[0]))
                     if now < until:
                         return until
-                    n = int(pipe.get(keys[1]) or 0) + 1
+                    n = int(_number(pipe.get(keys[1]))) + 1
                     until = now + retry_delay(n, first, cap)
                     pipe.multi()
                     pipe.set(keys[0], repr(until))
