@@ -273,3 +273,33 @@ def test_damaged_policy_keys_in_redis_do_not_stop_the_dispatcher(
     fleet.coord.record_run(ws, "ok", 500, 10_000)
     assert fleet.coord.tokens_per_run(20_000) == 500.0
     assert fleet.coord.pause(time.time(), 30, 900) > time.time()
+
+
+def test_a_workspace_whose_run_raises_an_unexpected_error_backs_off_in_the_fleet(
+    tmp_path: Path, redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch, fake: ScriptedModel
+) -> None:
+    """A bug that raises out of one workspace's run: ``serve --root`` backs the scope off like a
+    failure; the fleet's job let it out (a traceback in the worker) and the workspace came back
+    every ``claimSeconds``, unslowed. Now it is an ``error`` with one line and the back-off."""
+    from reverie.fleet.job import run_dream_job
+    from reverie.runtime import Runtime
+
+    root = tmp_path / "root"
+    _fill(root, ["bug"])
+    fleet = _fleet(root, redis_server, monkeypatch, retry_backoff_seconds=30)
+    ws = Scope("bug").name
+
+    def buggy(path: Path) -> Runtime:
+        rt = Runtime(path)
+
+        async def run(**_: object) -> None:
+            raise KeyError("a bug")
+
+        rt.dream.run = run  # type: ignore[method-assign]
+        return rt
+
+    assert fleet.dispatch_once(lambda w: None) == [ws]
+    outcome = run_dream_job(fleet.coord, fleet.cfg, fleet.root, ws, "scopes", runtime=buggy)
+    assert outcome.status == "error" and outcome.reason == "unexpected error: KeyError: 'a bug'"
+    assert 25 < fleet.coord.due()[ws] - time.time() <= 30
+    assert fleet.coord.inflight() == 0 and int(fleet.coord.r.hget("reverie:failures", ws)) == 1

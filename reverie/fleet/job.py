@@ -350,14 +350,19 @@ def _run(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:
         return _interrupted(job, "lease-lost", beat.lost or "cancelled")
     except FencedError as exc:
         return _interrupted(job, "fenced", str(exc))
-    except (ReverieError, OSError) as exc:
-        log.warning("fleet: Dream for %s failed: %s", ws, exc)
+    except Exception as exc:  # noqa: BLE001 - one workspace's fault, or a bug: it backs off
+        # (serve --root's rule); it was re-sent every claimSeconds, a traceback each time
+        text = str(exc)
+        if not isinstance(exc, (ReverieError, OSError)):
+            log.debug("fleet: %s: unexpected error", ws, exc_info=True)
+            text = f"unexpected error: {type(exc).__name__}: {exc}"
+        log.warning("fleet: Dream for %s failed: %s", ws, text)
         with still_there(job.path, job.identity) as here:
             if here:
-                due = _due_after(coord, cfg, ws, ("error", str(exc)), progressed=False)
+                due = _due_after(coord, cfg, ws, ("error", text), progressed=False)
                 coord.unmark(ws)
                 coord.make_due({ws: due or time.time()})
-        return JobOutcome(ws, "error", str(exc), seconds=time.monotonic() - start)
+        return JobOutcome(ws, "error", text, seconds=time.monotonic() - start)
     finally:
         beat.stop()
         rt.git.close()
