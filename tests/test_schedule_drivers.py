@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.cli import invoke
 from support.fleet import RedisServer, fleet_env, wait_for
 from support.fleet_fixtures import needs_redis
 
@@ -123,6 +124,8 @@ def test_a_provider_outage_pauses_every_fleet_dispatch_and_costs_no_failure(
     assert fleet.admission() == (0, 0.0)
     assert fleet.dispatch_once(lambda w: None) == []  # the others wait with it
     assert backlog_of(fleet.status()).paused
+    shown = invoke("fleet", "status", env=dict(os.environ))
+    assert "paused: model unavailable" in shown.stdout and "no job is sent for" in shown.stdout
     assert fleet.coord.r.hgetall("reverie:failures") == {}
     wait_for(lambda: time.time() >= paused, 5, "the pause to end")
     while any(_pending(scopes, u) for u in users):
