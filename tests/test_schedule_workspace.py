@@ -225,3 +225,22 @@ def test_a_workspace_failing_repeatedly_is_retried_with_the_shared_back_off(tmp_
     assert all(r.status in ("failed", "error", "rejected") for r in results), results
     gaps = [b - a for a, b in zip(seen, seen[1:], strict=False)]
     assert [g >= w * 0.9 for g, w in zip(gaps, (0.1, 0.2, 0.4), strict=True)] == [True] * 3, gaps
+
+
+def test_a_run_that_cannot_start_is_one_line_and_retried(tmp_path, caplog):
+    """A Dream cursor that cannot be read (no record to restore it from): each try is one line, no
+    traceback, and it is retried by the back-off, not at the next interval."""
+    env = make_env(tmp_path / "ws")
+    env.config.serve.retry_backoff_seconds = 0.1
+    env.add("- [durable] x")
+    env.ws.dream_cursor_path.write_text("not a number\n")
+
+    async def main():
+        stop = asyncio.Event()
+        asyncio.get_running_loop().call_later(1.5, stop.set)
+        await serve(env.dream(), stop=stop, handle_signals=False)
+
+    asyncio.run(main())
+    tries = [r for r in caplog.records if "run failed to start" in r.getMessage()]
+    assert len(tries) >= 3, [r.getMessage() for r in caplog.records]
+    assert all(r.exc_info is None for r in caplog.records)

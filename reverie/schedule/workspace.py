@@ -137,7 +137,7 @@ class DreamScheduler:
     async def _tick(self) -> None:
         if self._inflight is not None:  # a retry and the schedule met: one run at a time
             return
-        cursor = self.dream.store.dream_cursor()
+        cursor = self._cursor()
         self._inflight = asyncio.ensure_future(self.dream.run(drain=True))
         if self.on_start is not None:
             self.on_start(self._inflight)
@@ -156,11 +156,18 @@ class DreamScheduler:
             result.last,
             f": {result.reason}" if result.reason else "",
         )
-        self._retry(
-            result.status, result.reason, progressed=self.dream.store.dream_cursor() > cursor
-        )
+        after = self._cursor()
+        progressed = cursor is not None and after is not None and after > cursor
+        self._retry(result.status, result.reason, progressed=progressed)
         if self.on_result is not None:
             self.on_result(result)
+
+    def _cursor(self) -> int | None:
+        """Dream's cursor, to tell a run that made progress (None: unreadable; the run says why)."""
+        try:
+            return self.dream.store.dream_cursor()
+        except (ReverieError, OSError):
+            return None
 
     def _retry(self, status: str, reason: str | None, *, progressed: bool) -> None:
         """After a run that did not complete, one extra run before the schedule's next, as
