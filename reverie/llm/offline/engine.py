@@ -357,7 +357,7 @@ def _stated(
     slot = info.slot or (attribute(text) if fact.mark == "correction" else None)
     line = _match_line(files[info.target], old, slot) if old else None
     if line is None and slot:
-        line = next((ln for ln in files[info.target] if attribute(ln) == slot), None)
+        line = next((ln for ln in files[info.target] if _same_slot(attribute(ln), slot)), None)
         if (line is not None or key in findings) and not old and not _may_replace(fact, slot):
             return  # the file (or this batch) holds another value and nothing says it changed: unsure
     if line is None and not slot and fact.mark == "correction":
@@ -459,6 +459,21 @@ def _the_database_line(lines: list[str], text: str) -> str | None:
         return None
     found = [ln for ln in lines if names_database(ln)]
     return found[0] if len(found) == 1 else None
+
+
+_DATED_SLOTS = ("deadline:", "date:")
+
+
+def _same_slot(held: str | None, slot: str) -> bool:
+    """The same attribute: the same slot, or a dated thing named with fewer words ("the abstract
+    deadline" is the one of "the conference abstract deadline": the words of one within the other's,
+    the same head word)."""
+    if held == slot:
+        return True
+    if not held or not slot.startswith(_DATED_SLOTS) or held.split(":")[0] != slot.split(":")[0]:
+        return False
+    a, b = held.split(":", 1)[1].split(), slot.split(":", 1)[1].split()
+    return bool(a and b) and a[-1] == b[-1] and (set(a) <= set(b) or set(b) <= set(a))
 
 
 def _may_replace(fact: Fact, slot: str) -> bool:

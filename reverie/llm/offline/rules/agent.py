@@ -158,8 +158,9 @@ RULES = [
     ),
     # "switch back to English please", "go back to replying in English": the reply language changed
     rule(
-        r"^(?:please |can you |could you |pls )?(?:switch|go|change|get) back to (?:replying |answering "
-        r"|writing )?(?:in )?(?P<v>[A-Z][a-z]+)\b(?=\s*(?:[,.;!?]|$)|\s+(?:please|pls|again|from now on)\b)",
+        r"^(?:please |can you |could you |pls |let's |lets |ok,? |okay,? )?(?:switch|go|change|get) back "
+        r"to (?:replying |answering |writing )?(?:in )?(?P<v>[A-Z][a-z]+)\b(?=\s*(?:[,.;!?]|$)|\s+(?:please|"
+        r"pls|again|from now on|for (?:answers|replies|responses|your answers))\b)",
         "Reply in {v}",
         {"v": is_language},
         change=True,
@@ -183,6 +184,24 @@ RULES = [
     rule(
         rf"{TO_AGENT}(?:answer|reply|respond|write)(?: to me)? (?:in|with|using) (?P<v>bullet points|bullets|"
         r"numbered lists|short paragraphs|plain text|plain prose|tables)\b",
+        "Answer in {v}",
+    ),
+    # "just write normal paragraphs from now on", "plain paragraphs work better": a format changed
+    rule(
+        rf"(?:{TO_AGENT}|,\s*(?:just |please )?)(?:write|use|give me|stick to|go with|answer in|reply in) "
+        r"(?:normal |plain |regular "
+        r"|full )?(?P<v>paragraphs)\b(?! for\b| when\b| if\b)|^(?:no bullet points|no bullets)\W+(?:just |use )?"
+        r"(?:normal |plain |regular )?(?P<w>paragraphs)\b|^(?:normal |plain |regular )(?P<x>paragraphs)"
+        r"(?: work better| are better| please| instead)\b",
+        "Answer in paragraphs",
+        None,
+        "correction",
+        change=True,
+    ),
+    # "always give me answers in bullet points"
+    rule(
+        rf"{TO_AGENT}(?:give me|write|format|put) (?:your |the |all )?(?:answers|replies|responses) (?:in|as|with) "
+        r"(?P<v>bullet points|bullets|numbered lists|tables)\b",
         "Answer in {v}",
     ),
     rule(
@@ -300,7 +319,8 @@ CANON = [
     (r"^Call the user (.+)$", SOUL, "call"),
     (r"^Keep answers under (.+)$", SOUL, "length"),
     (
-        r"^Answer in (bullet points|bullets|numbered lists|short paragraphs|plain text|plain prose|tables)$",
+        r"^Answer in (bullet points|bullets|numbered lists|short paragraphs|paragraphs|plain text|"
+        r"plain prose|tables)$",
         SOUL,
         "format",
     ),

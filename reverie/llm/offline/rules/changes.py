@@ -25,14 +25,15 @@ from collections.abc import Callable
 from ..kinds import fold
 from .core import USER, Fact, Filling, rule
 from .health import is_allergen
-from .phrases import NAME
+from .phrases import BACKGROUND, NAME, PROMOTED
 from .values import is_language, is_place, is_tech
 
 __all__ = ["RULES", "CANON", "GONE", "NARROWED", "said", "retire", "without_read_values"]
 
 #: How an ended attribute is said; the fact it gives (never a file's line).
 GONE = re.compile(
-    r"^Gone: (?P<k>home|role|job|partner|dating|pet|animal|diet|allergy|length|never|cadence|learning|about)"
+    r"^Gone: (?P<k>home|role|job|partner|dating|pet|animal|diet|allergy|length|format|never|cadence|"
+    r"learning|like|line|about)"
     r"(?: (?P<v>[^;]+?))?"
     r"(?:; said: (?P<h>.*))?$"
 )
@@ -73,14 +74,17 @@ def a_home_move(f: Filling) -> bool:
     where = f.groups.get("w", "").strip()
     if _LONG_AGO.search(f.message or f.match.string):
         return False  # "we moved house a lot when I was a kid": a story, not today's home
+    if re.search(BACKGROUND, f.match.string[: f.match.start()], re.I):
+        return False  # "… when we moved to Vite": the time of something else
     if _HOME_WORDS.match(where):
         return said(f)
     m = re.match(
         r"^(?:back |over |down |up )?to (?P<p>[A-Z][\w'’ -]{1,40}?)(?=\s+(?:in|last|this|"
-        r"a|after|with|for|since|recently)\b|$)",
+        r"a|after|with|for|since|recently|over|during|around|at|back|early|late|earlier)\b|$)",
         where,
     )
-    return m is not None and is_place(m.group("p")) and said(f)
+    place = m.group("p") if m else ""
+    return bool(place) and is_place(place) and not is_tech(place) and said(f)
 
 
 _GIVEN = r"(?-i:[A-Z])[\w'’-]+"
@@ -109,8 +113,16 @@ _SCOPE = re.compile(
 )
 
 
+#: Sentence adverbs a capital letter can make look like a name's first word ("Sadly Pepper died").
+_ADVERB = re.compile(
+    r"^(?:sadly|unfortunately|tragically|so|well|and|but|also|recently|finally|yesterday|today)\s+",
+    re.I,
+)
+
+
 def pet_named(f: Filling) -> bool:
     """A pet by its name, never a person ("my grandfather Max passed away")."""
+    f.values["v"] = _ADVERB.sub("", f.values.get("v", ""))
     before = f.match.string[: f.match.start("v")].lower().split()
     return not (before and _FAMILY.match(before[-1].strip(","))) and said(f)
 
@@ -122,8 +134,45 @@ def a_scope(f: Filling) -> bool:
     return bool(NARROWED.search(message) or _SCOPE.search(message)) and said(f)
 
 
+#: A message about an allergy: a test, a reaction, the word itself.
+_ALLERGY_TALK = re.compile(
+    r"\ballerg|\btest(?:ed|ing|s)?\b|\breaction\b|\bfor me\b|\bafter all\b", re.I
+)
+
+
 def allergen(f: Filling) -> bool:
     return is_allergen(f.groups.get("v", "")) and said(f)
+
+
+def allergen_cleared(f: Filling) -> bool:
+    """ "shellfish is fine", "other shellfish are fine" in a message about an allergy (a test, a
+    reaction): the line naming that allergen ends."""
+    return bool(_ALLERGY_TALK.search(f.message or f.match.string)) and allergen(f)
+
+
+def allergen_narrowed(f: Filling) -> bool:
+    """ "it's only shrimp and crab", "it's actually tree nuts" in a message about an allergy: the new
+    allergen replaces the one allergy line in memory (``corrections``)."""
+    message = f.message or f.match.string
+    return bool(re.search(r"\ballerg|\btest", message, re.I)) and is_allergen(f.values["v"])
+
+
+#: A message that narrows a rule for the agent to some cases ("bullets only when you're listing
+#: steps", "longer answers are fine for code"): the rule in memory no longer says all of it.
+_ONLY_SOME = re.compile(
+    r"\bonly (?:when|if|for|in)\b|\bexcept\b|\bapart from\b|\beverything else\b|"
+    r"\b(?:are|is) (?:fine|ok|okay) for\b",
+    re.I,
+)
+
+
+def a_format_narrowed(f: Filling) -> bool:
+    return bool(_ONLY_SOME.search(f.message or f.match.string)) and said(f)
+
+
+def a_like_dropped(f: Filling) -> bool:
+    """ "I've gone off jazz": the like of it ends (a few content words, as ``about``)."""
+    return about(f)
 
 
 def allergy_said(f: Filling) -> bool:
@@ -291,16 +340,19 @@ RULES = [
     # job title: "got promoted", "I was promoted last week"
     rule(
         r"(?:\bi(?:'ve| have)?|^)(?:\s*(?:just|finally|recently))?(?:\s*(?:got|been|was|get))?\s*"
-        r"promoted\b",
+        rf"{PROMOTED}\b",
         "Gone: role",
         None,
         "correction",
         change=True,
         finish=said,
     ),
-    # the job itself: "I quit my job", "I got laid off"
+    # the job itself: "I quit my job", "I got laid off", "I've left teaching"
     rule(
         r"\bi(?:'ve| have)? (?:just |finally )?(?:quit|left|lost) my job\b|"
+        r"\bi(?:'ve| have)? (?:just |finally |officially )?(?:quit|left|gave up|given up) (?:teaching|nursing|"
+        r"consulting|accounting|banking|law|medicine|retail|hospitality|academia|journalism|"
+        r"engineering|the (?:army|navy|military|police|force|civil service))\b|"
         r"\bi (?:got|was|have been|'ve been) (?:laid off|fired|let go|made redundant)\b",
         "Gone: job",
         None,
@@ -387,12 +439,22 @@ RULES = [
     ),
     # an allergy: "peanuts are fine for me", "not allergic to cats anymore", "outgrew my egg allergy"
     rule(
-        r"\b(?P<v>[a-z][a-z ]{1,30}?) (?:is|are) (?:fine|ok|okay|no problem) (?:for me|after all)",
+        r"\b(?:(?:all |the )?other )?(?P<v>[a-z][a-z ]{1,30}?) (?:is|are) (?:fine|ok|okay|no problem|not a "
+        r"problem)\b",
         "Gone: allergy {v}",
         None,
         "correction",
         change=True,
-        finish=allergen,
+        finish=allergen_cleared,
+    ),
+    rule(
+        r"\b(?:it's|its|it is)(?: (?:actually|only|just|really))+ (?P<v>[a-z][a-z ]{1,30}?)"
+        r"(?=\s*(?:[,.;!]|$))",
+        "Now: allergy {v}",
+        None,
+        "correction",
+        change=True,
+        finish=allergen_narrowed,
     ),
     rule(
         r"\bi(?:'m| am) not (?:actually )?allergic to (?P<v>[a-z][a-z ]{1,30}?)"
@@ -440,6 +502,45 @@ RULES = [
         "correction",
         change=True,
         finish=a_cadence,
+    ),
+    # a like ended: "I've gone off jazz", "I'm over reality TV", "fell out of love with running"
+    rule(
+        rf"\bi(?:'ve| have|ve)? (?:totally |really |kind of |kinda )?(?:gone off|gone cold on|gotten over|"
+        rf"fallen out of love with|fell out of love with|lost interest in|lost my taste for) {_ABOUT}"
+        rf"{_ABOUT_END}",
+        "Gone: like {v}",
+        None,
+        "correction",
+        change=True,
+        negative=True,
+        finish=a_like_dropped,
+    ),
+    rule(
+        rf"\bi(?:'m| am|m) (?:so |totally )?over {_ABOUT}(?: now| these days)(?=\s*(?:[,.;!]|$))",
+        "Gone: like {v}",
+        None,
+        "correction",
+        change=True,
+        negative=True,
+        finish=a_like_dropped,
+    ),
+    # a format narrowed: "normal paragraphs, and bullets only when you're listing steps"
+    rule(
+        r"\b(?:bullets?|bullet points|paragraphs|numbered lists|tables)\b",
+        "Gone: format",
+        None,
+        "correction",
+        change=True,
+        finish=a_format_narrowed,
+    ),
+    # a length rule narrowed: "longer answers are fine for code"
+    rule(
+        r"\b(?:longer|long|detailed|longer-form) (?:answers|replies|responses) (?:are|is) (?:fine|ok|okay)\b",
+        "Gone: length",
+        None,
+        "correction",
+        change=True,
+        finish=a_scope,
     ),
     # an answer length given a scope or exception later: the rule in memory is no longer all of it
     rule(
@@ -618,6 +719,10 @@ _DATING_LINE = re.compile(r"^Has an? (?:girlfriend|boyfriend|fianc[eé]e?) named
 _PET_BARE = re.compile(r"^Has an? (?P<k>[\w -]+)$")
 _DIET_LINE = re.compile(r"^Is (?:vegetarian|vegan|pescatarian)$")
 _LENGTH_LINE = re.compile(r"^(?:Keep answers (?:under .+|short)|Give detailed answers)$")
+_FORMAT_LINE = re.compile(
+    r"^(?:Answer in .+|(?:Always|Never) .*\b(?:bullet|bullets|paragraphs|numbered lists|tables)\b.*)$"
+)
+_LIKE_LINE = re.compile(r"^(?:Likes|Loves|Enjoys|Is into|Is a fan of|Supports|Favourite [\w ]+:) ")
 
 
 def retire(fact: str, files: dict[str, list[str]]) -> tuple[str, list[str], str] | None:
@@ -698,6 +803,27 @@ def _length(_value: str, files: Lines) -> tuple[str, list[str]]:
     return "SOUL", [ln for ln in files.get("SOUL", []) if _LENGTH_LINE.match(ln)]
 
 
+def _format(_value: str, files: Lines) -> tuple[str, list[str]]:
+    return "SOUL", [ln for ln in files.get("SOUL", []) if _FORMAT_LINE.match(ln)]
+
+
+def _like(value: str, files: Lines) -> tuple[str, list[str]]:
+    """The one like holding every word named ("jazz" ends ``Likes jazz``, never ``Plays jazz``)."""
+    key = _stems(value)
+    return _user(files, lambda ln: bool(key) and _LIKE_LINE.match(ln) and key <= _stems(ln))
+
+
+def _line(value: str, files: Lines) -> tuple[str, list[str]]:
+    """The line stating ``value`` word for word (a negated restatement: "I'm not prediabetic
+    anymore" ends ``Has prediabetes``), in whichever file holds it."""
+    key = fold(value).strip(" .")
+    for kind, lines in files.items():
+        found = [ln for ln in lines if fold(ln).strip(" .") == key]
+        if found:
+            return kind, found[:1]
+    return "USER", []
+
+
 #: Each ended attribute: the lines that may state it (one must, for it to leave).
 _FINDERS: dict[str, Callable[[str, Lines], tuple[str, list[str]]]] = {
     "home": lambda _v, files: _user(files, lambda ln: ln.startswith("Lives in ")),
@@ -717,6 +843,9 @@ _FINDERS: dict[str, Callable[[str, Lines], tuple[str, list[str]]]] = {
     "never": _never,
     "cadence": _cadence,
     "length": _length,
+    "format": _format,
+    "like": _like,
+    "line": _line,
 }
 
 

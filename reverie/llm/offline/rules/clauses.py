@@ -102,11 +102,35 @@ _REPORTED = re.compile(
 )
 
 
+#: Sarcasm: the whole message is unsure ("Oh great, I'm the boss now 🙄").
 SARCASM = re.compile(
-    r"\b(?:yeah right|oh great|oh joy|oh wonderful|oh sure|sure thing|lol|lmao|rofl|haha\w*|/s|said no one ever|"
-    r"as if|not!|yeah,? sure|totally not)\b|/s\b|🙄|😂|🤣|\bnot\.$",
+    r"\b(?:yeah right|oh great|oh joy|oh wonderful|oh sure|sure thing|/s|said no one ever|"
+    r"as if|not!|yeah,? sure|totally not)\b|/s\b|🙄|\bnot\.$",
     re.I,
 )
+#: Laughter: its own sentence is unsure ("I'm the Queen of England, haha."), and the sentence
+#: before it when it stands alone ("Sure, I work at NASA. lol"); the rest of the message stands
+#: ("my husky destroys everything lol. I live in Oslo").
+_LAUGH = r"(?:\b(?:lol|lmao|rofl|haha\w*)\b|😂|🤣)"
+LAUGH = re.compile(_LAUGH, re.I)
+#: Laughter at one's own slip covers nothing: "lol autocorrect, it's Rollo", "typo haha".
+_SELF_LAUGH = re.compile(
+    rf"{_LAUGH}[,.!:]*\s*(?=(?:autocorrect|typo|my bad|oops|whoops|sorry|i mistyped|i meant)\b)|"
+    rf"\b(?:autocorrect|typo|my bad|oops|whoops|mistyped|misspelled)\W*{_LAUGH}",
+    re.I,
+)
+_LAUGH_ALONE = re.compile(rf"([.!?]+)\s+({_LAUGH})[.!?]*(?=\s|$)", re.I)
+
+
+def joking(sentence: str) -> bool:
+    """Sarcasm, or laughter that is no laughter at the user's own slip, in ``sentence``."""
+    return bool(SARCASM.search(sentence) or LAUGH.search(_SELF_LAUGH.sub(" ", sentence)))
+
+
+def laughter_attached(message: str) -> str:
+    """A sentence of laughter alone joined to the one it laughs at: "I work at NASA. lol" is one
+    joke."""
+    return _LAUGH_ALONE.sub(r" \2\1", message)
 
 
 _IRONIC = re.compile(r"^(?:sure|totally|of course|obviously|yeah sure|riiight)[,!]\s", re.I)
@@ -238,7 +262,7 @@ def statement(sentence: str) -> bool:
         return False
     if (
         _OTHER_SPEAKER.match(sentence)
-        or SARCASM.search(sentence)
+        or joking(sentence)
         or CODE.search(sentence)
         or _IRONIC.match(sentence)
     ):
@@ -319,7 +343,27 @@ def clauses(sentence: str) -> list[str]:
 
 #: The words before the comma open with their own subject: a clause, not an adverbial ("From now on,
 #: we …", "Sometimes, I …").
-_OWN_SUBJECT = re.compile(r"^(?:i|i'm|i've|i'd|we|we're|we've|my|our)\b", re.I)
+_OWN_SUBJECT = re.compile(
+    r"^(?:(?:honestly|actually|ok|okay|so|well|also|oh|anyway|update|btw)[,:]?\s+)?"
+    r"(?:i|i'm|i've|i'd|we|we're|we've|my|our)\b"
+    # "Not Krakow anymore actually, we relocated …": the old value denied, a clause of its own
+    r"|^not [\w'’ -]{2,40}? any ?more\b",
+    re.I,
+)
+
+
+#: An instruction to the agent opening the words before the comma ("switch to Celsius, …").
+_TO_AGENT_FIRST = re.compile(
+    r"^(?:(?:actually|ok|okay|so|please|pls|and)[,]?\s+)*(?:switch|change|go back|use|reply|answer|"
+    r"respond|keep|write|call me|give me)\b",
+    re.I,
+)
+#: A hedge that reaches back to the clause before ("…, I guess", "…, if that's ok").
+_HEDGE_BACK = re.compile(
+    r"\b(?:i think|i guess|i suppose|not sure|i might be wrong|maybe|probably|if (?:that's|it's|you)|"
+    r"or not|for now|just this once|for this)\b",
+    re.I,
+)
 
 
 def _at_new_subjects(part: str) -> list[str]:
@@ -334,7 +378,12 @@ def _at_new_subjects(part: str) -> list[str]:
         end = cuts[i + 1].start() if i + 1 < len(cuts) else len(part)
         right = part[m.end() : end]
         own = _OWN_SUBJECT.match(left) or with_subject(left) != left
-        if len(left.split()) >= 3 and own and not _mood(_TRAILING_HEDGE.sub("", right)):
+        if _TO_AGENT_FIRST.match(left) and not _HEDGE_BACK.search(right):
+            # "Actually switch to Celsius, I'm trying to get used to it": the plan is the user's,
+            # the instruction stands
+            out.append(left)
+            start = m.end()
+        elif len(left.split()) >= 3 and own and not _mood(_TRAILING_HEDGE.sub("", right)):
             out.append(left)
             start = m.end()
     out.append(part[start:].strip())
@@ -371,6 +420,8 @@ class Clause:
     correction: bool  # said with a cue of change ("Actually, …", "now", "not X but Y")
     presupposed_only: bool  # a plan or a wish: only what a possessive presupposes holds
     message: str = ""  # the whole message, for a rule that reads its context
+    #: under a hedge ("… so pescatarian now I guess"): what it ends is sure, what it states is not
+    ends_only: bool = False
 
 
 def message_clauses(message: str) -> list[Clause]:
@@ -390,6 +441,12 @@ def message_clauses(message: str) -> list[Clause]:
                     replace(prepared, message=message, correction=prepared.correction or corrects)
                 )
     return out
+
+
+#: A hedge of the user's own on what they now are ("so pescatarian now I guess"), not a report.
+_OWN_HEDGE = re.compile(
+    r"\b(?:i guess|i think|i suppose|kinda|more or less|i reckon|mostly)\b", re.I
+)
 
 
 def _prepare(clause: str, *, opens: bool) -> Clause | None:
@@ -412,6 +469,9 @@ def _prepare(clause: str, *, opens: bool) -> Clause | None:
     if text and not statement(text):
         text = modal_tail_cut(text) or text
     presupposed_only = bool(text) and modal_only(text)
+    if text and not (presupposed_only or statement(text)) and statement(_OWN_HEDGE.sub("", text)):
+        # "started eating fish again so pescatarian now I guess": the hedge is on the new value
+        return Clause(text, opens, passing, old, True, False, ends_only=True)
     if not text or not (presupposed_only or statement(text)):
         return None
     if CHANGE_CUE.search(text):

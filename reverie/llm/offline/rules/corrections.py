@@ -20,20 +20,22 @@ from ..dates import resolve as resolve_date
 from ..kinds import fold
 from .core import USER, Filling, rule
 from .phrases import NAME
-from .values import is_language, is_name, is_place, is_role
+from .values import is_language, is_name, is_place, is_role, is_tech
 
 __all__ = ["RULES", "CANON", "NOW", "resolve", "resolve_all"]
 
 #: Words that make a message a correction of something said before.
 _CUE = re.compile(
     r"\b(?:actually|sorry|mistake|wrong|typo|autocorrect|i meant|i mean|wait|oops|correction|not \w+|"
-    r"changed my mind|they moved|moved it|slipped|update|pushed|upgrade|spelled|spelt)\b",
+    r"changed my mind|they moved|moved it|slipped|update|pushed|upgrade|spelled|spelt|mistyped|"
+    r"misspelled|meant|scratch that|second thought)\b",
     re.I,
 )
 _DATE = rf"(?P<d>{DATE_PHRASE})"
 #: How a value-only correction is said; the fact it gives.
 NOW = re.compile(
-    r"^Now: (?P<k>name|surname|date|time|language|version|allergy|children|cadence|swap) (?P<v>.+?)"
+    r"^Now: (?P<k>name|surname|date|time|language|version|allergy|children|cadence|favourite|swap) "
+    r"(?P<v>.+?)"
     r"(?:; said: (?P<h>.*))?$"
 )
 #: A date corrected is said to have moved.
@@ -123,6 +125,26 @@ def a_language(f: Filling) -> bool:
 #: A value of one to three words, said bare in a swap ("KPMG", "type 2", "a turtle").
 _BARE = r"(?:(?:an?|the) )?(?P<{g}>[\w'’.+#-]+(?: [\w'’.+#-]+){{0,2}}?)"
 _NEW, _OLD = _BARE.format(g="v"), _BARE.format(g="o")
+#: An event of a team's calendar, as said ("standup", "1:1s", "the 1:1 with Priya", "team meeting").
+_EVENT = r"[a-z0-9:-]+(?: [a-z0-9:-]+)?(?: with (?-i:[A-Z])[\w'’-]+)?"
+_CADENCE = (
+    r"(?P<v>(?:mon|tues|wednes|thurs|fri|satur|sun)days?(?:\s+(?:at|@)\s+\d{1,2}(?::\d{2})?"
+    r"\s*(?:am|pm)?)?)"
+)
+
+
+def a_tool_version(f: Filling) -> bool:
+    tool = f.groups.get("t") or f.groups.get("t2") or ""
+    f.values["t"], f.values["v"] = tool, f.groups.get("v") or f.groups.get("v2") or ""
+    return is_tech(tool)
+
+
+def a_cadence_of(f: Filling) -> bool:
+    """The event rides with the new day ("; said: 1:1s"): its line must name it."""
+    f.template += f"; said: {f.groups['e']}"
+    return True
+
+
 _SWAP_LEAD = (
     r"^(?:i meant|i mean|it's|its|it is|it should be|should be|that's|make that|it was)?\s*"
 )
@@ -145,6 +167,27 @@ def swapped(f: Filling) -> bool:
     subject = f.groups.get("s")
     f.template = f"Now: swap {new}; said: {old}" + (f"; of: {subject}" if subject else "")
     return True
+
+
+def same_kind_swapped(f: Filling) -> bool:
+    """ "Rex not Max", "Leiria not lisbon": a swap only when both words are values of one kind the
+    engine can tell (a place, a language, a given name), said as a correction."""
+    new, old = f.values.get("v", ""), f.values.get("o", "")
+    kind = _kind_of(new[:1].upper() + new[1:])
+    return (
+        kind in ("place", "language", "name")
+        and _kind_of(old[:1].upper() + old[1:]) == kind
+        and corrects(f)
+        and swapped(f)
+    )
+
+
+def a_favourite(f: Filling) -> bool:
+    """ "summer's my favourite, winter here is brutal": the new favourite, and the message, where the
+    old value must be named for its line to be the one meant."""
+    words = " ".join((f.message or f.match.string).split()).replace(";", ",")
+    f.template += f"; said: {words}"
+    return corrects(f)
 
 
 def meant(f: Filling) -> bool:
@@ -196,6 +239,17 @@ RULES = [
         negative=True,
         finish=swapped,
     ),
+    # mid-clause, both values of one kind: "the beagle's name is Rex not Max", "i live in Leiria
+    # not lisbon"
+    rule(
+        r"\b(?P<v>[\w'’-]+),? not (?P<o>[\w'’-]+)(?=\s*(?:[,.;!]|$))",
+        "Now: swap {v}; said: {o}",
+        None,
+        "correction",
+        change=True,
+        negative=True,
+        finish=same_kind_swapped,
+    ),
     # "we switched from Jenkins to GitHub Actions", "replaced Jenkins with Buildkite"
     rule(
         rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also|all))? )"
@@ -234,6 +288,55 @@ RULES = [
         "correction",
         change=True,
         finish=a_convention,
+    ),
+    # "scratch that, summer's my favourite": the one favourite line whose value the message names
+    rule(
+        r"(?:^|\b(?:that|no|actually|wait)[,.!]?\s+)(?P<v>[a-z][\w'’-]*(?: [a-z][\w'’-]*)?)(?:'s| is) "
+        r"(?:actually |really )?my (?:favou?rite|fave|fav)(?=\s*(?:[,.;!]|$))",
+        "Now: favourite {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_favourite,
+    ),
+    # "we upgraded to Python 3.12", "bumped Node to 22": the tool's one versioned line
+    rule(
+        r"\b(?:upgraded|updated|bumped|moved|migrated|switched|went)(?: (?:everything|it|us|the app|the "
+        r"project))?(?: up| over)? to (?P<t>(?-i:[A-Z])[\w.+#-]*) (?:version |v)?(?P<v>\d+(?:\.\d+)*)\b|"
+        r"\b(?:upgraded|updated|bumped) (?P<t2>(?-i:[A-Z])[\w.+#-]*) to (?:version |v)?"
+        r"(?P<v2>\d+(?:\.\d+)*)\b",
+        "Now: version {t} {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_tool_version,
+    ),
+    # "standup moved to 10:15", "the 1:1 with Priya moved to Wednesdays": the event said first
+    rule(
+        rf"^(?:the |our |my )?(?P<e>{_EVENT}) (?:has |have |was |were |got |is |are )?(?:been )?"
+        r"(?:moved|changed|pushed|shifted|bumped)(?: back| forward| up)? to "
+        r"(?P<v>\d{1,2}(?::\d{2})?\s*(?:am|pm)?)(?=\s*(?:[,.;!]|$)|\s+(?:starting|from|on|every|now)\b)",
+        "Now: time {v} {e}",
+        None,
+        "correction",
+        change=True,
+    ),
+    rule(
+        rf"^(?:the |our |my )?(?P<e>{_EVENT}) (?:has |have |was |were |got |is |are )?(?:been )?"
+        rf"(?:moved|changed|pushed|shifted|bumped)(?: back| forward| up)? to {_CADENCE}\b",
+        "Now: cadence {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_cadence_of,
+    ),
+    rule(
+        rf"\b(?:moved|changed|shifted|pushed|switched) (?:the |our |my )(?P<e>{_EVENT}) to {_CADENCE}\b",
+        "Now: cadence {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_cadence_of,
     ),
     # "standup is 10:00 now"
     rule(
@@ -292,7 +395,7 @@ RULES = [
         finish=corrects,
     ),
     rule(
-        rf"\b(?:now it(?:'s| is)|it(?:'s| is) now|new (?:date|deadline|day) is|(?:moved|pushed|postponed|"
+        rf"\b(?:now it(?:'s| is)|it(?:'s| is) now|new (?:date|deadline|day) is|(?:it's|its|it is)(?= (?:{DATE_PHRASE})\s+now\b)|(?:moved|pushed|postponed|"
         rf"changed|delayed|slipped) (?:it |the [a-z]+(?: [a-z]+)? )?(?:back )?to) (?:on )?{_DATE}\b",
         "Now: date {d}",
         None,
@@ -448,7 +551,7 @@ def _times(files: dict[str, list[str]], value: str) -> list[tuple[str, str, str]
     out = []
     for line in files.get("MEMORY", []):
         times = _TIME.findall(line)
-        if event and event.lower() in line.lower() and len(times) == 1:
+        if event and _names_event(line, event) and len(times) == 1:
             out.append(("MEMORY", line, line.replace(times[0], time, 1)))
     return out
 
@@ -456,7 +559,21 @@ def _times(files: dict[str, list[str]], value: str) -> list[tuple[str, str, str]
 _VERSIONED = re.compile(r"^(?P<head>Uses [A-Za-z][\w.+-]*) (?P<v>v?\d+(?:\.\d+)*[a-z]?)$")
 
 
+def _names_event(line: str, event: str) -> bool:
+    """ "standups", "the 1:1s" name the event of "Team cadence: standup at 9:30" (folded, singular)."""
+    key = re.sub(r"s\b", "", fold(event))
+    return fold(event) in fold(line) or key in re.sub(r"s\b", "", fold(line))
+
+
 def _versions(files: dict[str, list[str]], value: str) -> list[tuple[str, str, str]]:
+    tool, _, number = value.rpartition(" ")
+    if tool:  # "Python 3.12": the one line naming Python at another version, anywhere in it
+        held = re.compile(rf"(?<![\w.]){re.escape(tool)} v?(?P<v>\d+(?:\.\d+)*)\b", re.I)
+        return [
+            ("MEMORY", line, line[: m.start("v")] + number + line[m.end("v") :])
+            for line in files.get("MEMORY", [])
+            if (m := held.search(line)) and m.group("v") != number
+        ]
     out = []
     for line in files.get("MEMORY", []):
         m = _VERSIONED.match(line)
@@ -484,11 +601,14 @@ _CANDIDATES = {
 
 
 def _allergies(files: dict[str, list[str]], value: str, old: str) -> list[tuple[str, str, str]]:
-    """ "not peanuts, it's tree nuts": the line naming the old allergen, with the new one."""
+    """ "not peanuts, it's tree nuts": the line naming the old allergen, with the new one; "it's
+    only shrimp and crab" (no old one said): the one allergy line."""
     return [
         ("USER", line, f"Allergic to {value}")
         for line in files.get("USER", [])
-        if line.startswith("Allergic to ") and fold(line[12:]).rstrip("s") == fold(old).rstrip("s")
+        if line.startswith("Allergic to ")
+        and fold(line[12:]) != fold(value)
+        and (not old or fold(line[12:]).rstrip("s") == fold(old).rstrip("s"))
     ]
 
 
@@ -522,19 +642,41 @@ def _cadences(files: dict[str, list[str]], value: str, event: str) -> list[tuple
     out = []
     for line in files.get("MEMORY", []):
         days = _WHEN.findall(line)
-        if len(days) != 1 or (event and fold(event) not in fold(line)):
+        if len(days) != 1 or (event and not _names_event(line, event)):
             continue
         new = value if re.search(r"\d", value) or not re.search(r"\d", days[0]) else None
         if new is None:  # a day said alone keeps the line's time
             new = re.sub(rf"{_WEEKDAY}", value, days[0], count=1, flags=re.I)
         lead = re.match(r"(?:every |on )", days[0], re.I)
+        if lead and lead.group(0).lower() == "every ":  # "every Thursday" → "every Monday"
+            new = re.sub(r"^(\w+day)s\b", r"\1", new, flags=re.I)
         new_line = line.replace(days[0], f"{lead.group(0) if lead else ''}{new}", 1)
         if new_line != line:
             out.append(("MEMORY", line, new_line))
     return out
 
 
-_SAID = {"allergy": _allergies, "children": _children, "cadence": _cadences}
+_FAVOURITE = re.compile(r"^(?P<head>Favourite [\w ]+: )(?P<v>.+)$")
+
+
+def _favourites(files: dict[str, list[str]], value: str, said: str) -> list[tuple[str, str, str]]:
+    """The favourite line whose value the message names ("winter here is brutal" names the old
+    favourite season): its value is the new one."""
+    out = []
+    for line in files.get("USER", []):
+        m = _FAVOURITE.match(line)
+        old = m.group("v") if m else ""
+        if m and fold(old) != fold(value) and re.search(rf"\b{re.escape(fold(old))}\b", fold(said)):
+            out.append(("USER", line, f"{m.group('head')}{value}"))
+    return out
+
+
+_SAID = {
+    "allergy": _allergies,
+    "children": _children,
+    "cadence": _cadences,
+    "favourite": _favourites,
+}
 
 
 # -- a value swapped for another ------------------------------------------------------------------

@@ -14,7 +14,8 @@ from .values import is_thing
 #: "Allergic to drama" is a figure of speech: an allergy to anything else gives no fact.
 ALLERGENS = word_set(
     "nut nuts peanut peanuts tree almond almonds cashew cashews walnut walnuts hazelnut hazelnuts pecan pecans "
-    "pistachio pistachios shellfish shrimp prawn prawns crab lobster fish seafood egg eggs milk dairy lactose "
+    "pistachio pistachios shellfish shrimp prawn prawns crab crabs lobster crustaceans crustacean "
+    "fish seafood egg eggs milk dairy lactose "
     "gluten wheat soy soya sesame mustard celery lupin sulphites sulfites corn strawberries strawberry kiwi "
     "banana bananas tomato tomatoes chocolate garlic onion onions avocado mango "
     "pollen grass hay ragweed birch trees flowers dust mites mold mould latex nickel wool perfume fragrance "

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from .core import USER, Filling, rule
-from .phrases import OLD, OLDTO, PLACE, VAL, I
-from .values import is_place, is_specific
+from .phrases import BACKGROUND, OLD, OLDTO, PLACE, VAL, I
+from .values import is_place, is_specific, is_tech
 
 #: The user, or the user's household ("we", "my wife and I"), as a subject.
 _WE = (
@@ -46,6 +46,17 @@ _TRIP = re.compile(
 def no_trip(f: Filling) -> bool:
     """ "here in X" is home in a message that says no trip, visit or stay."""
     return not _TRIP.search(f.message or f.match.string)
+
+
+def is_home(value: str) -> bool:
+    """A place one moves to, never a tool a team moves to ("when we moved to Vite")."""
+    return is_place(value) and not is_tech(value)
+
+
+def no_background(f: Filling) -> bool:
+    """ "We replaced Jest with Vitest when we moved to Vite": a move told as the time of something
+    else (after "when") is background, not a statement of home."""
+    return not re.search(BACKGROUND, f.match.string[: f.match.start()], re.I)
 
 
 def is_place_or_with_country(value: str) -> bool:
@@ -116,8 +127,9 @@ RULES = [
     rule(
         rf"{_WE}(?:'ve| have)? (?:just )?(?:moved|relocated|shifted) (?:back |over |down |up )?to {PLACE}",
         "Lives in {v}",
-        {"v": is_place},
+        {"v": is_home},
         change=True,
+        finish=no_background,
     ),
     rule(
         rf"{I}(?:'ve| have)? (?:left|swapped) {OLDTO} for {PLACE}",

@@ -89,6 +89,14 @@ def as_gerund(f: Filling) -> bool:
 
 
 RULES = [
+    # "Got into running this year", "I've really gotten into climbing": an activity taken up (a
+    # gerund only: "got into Oxford", "got into trouble" are none)
+    rule(
+        r"(?:^|\bi(?:'ve| have)? )(?:finally |really |recently |also )?(?:got|gotten) (?:really |properly |"
+        r"seriously |big )?into (?P<v>[a-z]{3,}ing)(?=\s*(?:[,.;!]|$)|\s+(?:this year|lately|recently|"
+        r"these days|again|last year|over the)\b)",
+        "Likes {v}",
+    ),
     rule(
         rf"\bi (?:don't|do not) (?P<k>like) {VAL}\s+any ?more\b",
         "No longer {k} {v}",

@@ -41,7 +41,7 @@ _SINGULAR = {"ponies": "pony", "mice": "mouse", "fish": "fish"}
 _ANIMAL = rf"(?:[a-z-]+ ){{0,2}}?(?P<k>{BREEDS}|{PETS})(?: mix)?"
 #: The user holds it: "I have", "we've got", "we adopted".
 _HELD = (
-    r"(?:\b(?:we|i)(?:'ve| have)?(?: just| also| recently)? (?:got|have|adopted|rescued|keep|brought home)\b|"
+    r"(?:\b(?:we|i)(?:'ve| have)?(?: just| also| recently| since)? (?:got|have|adopted|rescued|keep|brought home)\b|"
     r"^(?:one|two|three|four) (?:dogs?|cats?|pets?) at home\b[:,]?|\bmy (?:dog|cat|pet) is an?\b)"
 )
 
@@ -131,7 +131,7 @@ RULES = [
         finish=named_pet,
     ),
     rule(
-        rf"\b(?:we|i)(?:'ve| have)? (?:just |recently |also )?(?:got|adopted|rescued|brought home|have) (?:a|an|another|"
+        rf"\b(?:we|i)(?:'ve| have)? (?:just |recently |also |since )?(?:got|adopted|rescued|brought home|have) (?:a|an|another|"
         rf"a new|our|my) (?:new )?(?P<k>{PETS}) (?:named|called) {NAME}",
         "Has a {k} named {v}",
         {"v": is_name},
@@ -154,7 +154,7 @@ RULES = [
     ),
     # the second pet of the same statement: "we have a dog named Buddy and a cat named Socks"
     rule(
-        rf"\b(?:we|i)(?:'ve| have)? (?:just |recently |also )?(?:got|adopted|rescued|brought home|have) (?:a|an|another|"
+        rf"\b(?:we|i)(?:'ve| have)? (?:just |recently |also |since )?(?:got|adopted|rescued|brought home|have) (?:a|an|another|"
         rf"a new|our|my) (?:new )?(?:{PETS}) (?:named|called) (?-i:[A-Z])[\w'’-]+,? and (?:a|an|another) (?:new )?"
         rf"(?P<k>{PETS}) (?:named|called) {NAME}",
         "Has a {k} named {v}",

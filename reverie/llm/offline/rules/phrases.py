@@ -24,3 +24,8 @@ OLDTO = r"(?P<o>[^,.;:!?()]{1,60}?)(?=\s+(?:to|for|and)\b)"
 NAME = r"(?P<v>(?-i:[A-Z])[\w'’-]+(?:\s(?-i:[A-Z])[\w'’-]+)?)"
 #: "I", the user, with an adverb of time or degree ("I now", "I actually").
 I = r"\bi(?:\s+(?:now|currently|just|actually|recently|also|still))?"  # noqa: E741
+#: The end of the words before a move told as the time of something else ("… when we moved to
+#: Vite"): background, not a statement of home.
+BACKGROUND = r"\b(?:when|after|before|since|until|once)\s*$"
+#: "promoted", as typed in a hurry ("promted", "promtoed").
+PROMOTED = r"prom(?:oted|ted|toed|otted|otoed|oed)"

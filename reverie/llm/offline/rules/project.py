@@ -19,7 +19,7 @@ from .values import clean, is_place, is_project, is_specific, is_tech, is_tool
 # A project: a capitalised name, or a described one ("the inventory app"), as the subject of a
 # storage fact.
 _PROJECT = (
-    rf"(?:\b|^)(?:the |our )?(?P<p>(?-i:[A-Z])[\w-]+|(?-i:[a-z])[\w-]* {PROJECT_NOUN}|"
+    rf"(?:\b|^)(?<!['’])(?:the |our )?(?P<p>(?-i:[A-Z])[\w-]+|(?-i:[a-z])[\w-]* {PROJECT_NOUN}|"
     rf"(?<=the )(?-i:{PROJECT_NOUN}))"
 )
 

@@ -27,7 +27,15 @@ def what_is_due(f: Filling) -> bool:
     """A deadline said with no subject ("the deadline is Friday") is a bare deadline."""
     if "v" not in f.values:
         f.template = f.template.replace("Deadline for {v}", "Deadline")
+    elif f.values["v"].lower() in _NO_SUBJECT:
+        return (
+            False  # "the new deadline is March 17": a date corrected (``corrections``), no subject
+        )
     return True
+
+
+#: Words before "deadline" that name no subject ("the new deadline", "the final date").
+_NO_SUBJECT = frozenset("new next final real actual revised updated current same".split())
 
 
 #: Dated things a deadline is for (a correction of one replaces the old day: ``deadline:<what>``).
@@ -55,7 +63,7 @@ def dated_event(f: Filling) -> bool:
     what = re.sub(r"\s+deadline$", "", said, flags=re.I)
     what = re.sub(r"^(?:the )?deadline for (?:the |our |my )?", "", what, flags=re.I)
     f.values["v"] = what
-    if not what:
+    if not what or what.lower() in _NO_SUBJECT:
         return False
     if not deliverable:
         f.template = "{V} on {d}"
@@ -126,6 +134,7 @@ RULES = [
         "Deadline for {v}: {d}",
         {"v": is_any_thing},
         "ephemeral",
+        finish=what_is_due,
     ),
     # "We ship v2.0 on November 14th"
     rule(

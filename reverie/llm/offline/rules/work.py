@@ -11,7 +11,7 @@ import re
 
 from .core import USER, Filling, rule
 from .lexicon import ROLES
-from .phrases import OLDTO, PLACE, VAL, I
+from .phrases import OLDTO, PLACE, PROMOTED, VAL, I
 from .values import is_firm, is_org, is_role, is_specific
 
 _ROLE_NOUN = "|".join(sorted(ROLES, key=len, reverse=True))
@@ -23,7 +23,7 @@ _ROLE = (
 
 #: Words that say a message is about a job: "I left Mercy last month. I'm at Kaiser now, same role."
 _JOB_CUE = re.compile(
-    r"\b(?:job|role|position|work|working|company|employer|team|hired|joined|promoted|quit|resigned|"
+    rf"\b(?:job|role|position|work|working|company|employer|team|hired|joined|{PROMOTED}|quit|resigned|"
     r"colleagues|boss|manager|office|teaching|nurse|engineer|developer|teacher)\b",
     re.I,
 )
@@ -34,8 +34,22 @@ def about_a_job(f: Filling) -> bool:
     return bool(_JOB_CUE.search(f.message or f.match.string))
 
 
+#: A start that is today's job: said as recent, or with the old job left in the same message ("I
+#: started as a junior dev at X, now I lead it" is a career story).
+_RECENT_START = re.compile(
+    r"\b(?:just started|this (?:week|month)|last (?:week|month)|recently|yesterday|today|on monday|"
+    r"new job|left|quit|update)\b",
+    re.I,
+)
+
+
+def a_new_start(f: Filling) -> bool:
+    message = f.message or f.match.string
+    return bool(_RECENT_START.search(message)) and not re.search(r"\bnow i\b", message, re.I)
+
+
 def promoted(f: Filling) -> bool:
-    return bool(re.search(r"\bpromoted\b", f.message or f.match.string, re.I))
+    return bool(re.search(rf"\b{PROMOTED}\b", f.message or f.match.string, re.I))
 
 
 RULES = [
@@ -63,6 +77,21 @@ RULES = [
         "Works as {v}",
         {"v": is_role},
         change=True,
+    ),
+    # "I started as a data analyst at Standard Bank this month": a new job, title and employer
+    rule(
+        rf"{I}(?:'ve| have)? (?:just )?started (?:out )?(?:as|working as) an? {_ROLE}",
+        "Works as {v}",
+        {"v": is_role},
+        change=True,
+        finish=a_new_start,
+    ),
+    rule(
+        rf"{I}(?:'ve| have)? (?:just )?started (?:out )?(?:as|working as) an? [^,.;]{{1,50}}? at {PLACE}",
+        "Works at {v}",
+        {"v": is_org},
+        change=True,
+        finish=a_new_start,
     ),
     rule(
         rf"{I}(?:'ve| have)? left {PLACE}(?=\s+(?:to join|to start|and joined|last (?:week|month|year))\b)",
@@ -103,7 +132,7 @@ RULES = [
     ),
     rule(rf"^(?:my )?day job is (?:an? )?{_ROLE}", "Works as {v}", {"v": is_role}),
     rule(
-        rf"\b(?:i(?:'ve| have)? )?(?:just )?(?:got |been )?promoted to (?:an? |the )?{_ROLE}",
+        rf"(?:^|\bi(?:'ve| have)? |\bi )(?:just )?(?:got |been |was |get )?{PROMOTED} to (?:an? |the )?{_ROLE}",
         "Works as {v}",
         {"v": is_role},
         change=True,
