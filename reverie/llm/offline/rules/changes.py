@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable
 
 from ..kinds import fold
-from .core import USER, Fact, Filling, rule
+from .core import USER, Fact, Filling, change, rule, rules_of
 from .health import is_allergen
 from .phrases import BACKGROUND, NAME, PROMOTED
 from .values import is_language, is_place, is_tech
@@ -262,153 +262,104 @@ def disliked_no_more(f: Filling) -> bool:
 
 RULES = [
     # any line, by its words: "forget the metric thing", "scratch Redux"
-    rule(
+    change(
         rf"^(?:please |pls |and |so |but )?(?:(?:scratch|drop) |(?:forget|ignore|disregard) (?=(?:about |what i |"
         rf"the bit |everything |all that |.{{2,40}}? (?:thing|stuff|bit|part|rule|request|note)\b)))"
         rf"(?:about |what i (?:said|told you|wrote|mentioned) (?:about|re|regarding) |the bit about |"
         rf"everything about |all that about )?{_ABOUT}{_ABOUT_END}",
         "Gone: about {v}",
-        None,
-        "correction",
-        change=True,
         negative=True,
         finish=about,
     ),
-    rule(
-        rf"\b(?:i|we)(?:'ve| have)? (?:also |just |finally |officially )?(?:given up on|gave up on|"
-        rf"quit|got rid of|stopped doing|stopped going to) {_ABOUT}{_ABOUT_END}",
+    *rules_of(
+        (
+            rf"\b(?:i|we)(?:'ve| have)? (?:also |just |finally |officially )?(?:given up on|gave up on|"
+            rf"quit|got rid of|stopped doing|stopped going to) {_ABOUT}{_ABOUT_END}",
+            # a named thing dropped ("we cancelled Sentry"), never an event ("we cancelled the meeting")
+            rf"\b(?:i|we)(?:'ve| have)? (?:also |just |finally |officially )?(?:dropped|ditched|cancell?ed|"
+            rf"ripped out|killed|retired|sunset) (?:the |our |my )?(?P<v>(?-i:[A-Z])[\w'’+#./-]+(?: (?-i:[A-Z])[\w'’+#./-]+){{0,2}}){_ABOUT_END}",
+        ),
         "Gone: about {v}",
         None,
         "correction",
         change=True,
         finish=about,
     ),
-    # a named thing dropped ("we cancelled Sentry"), never an event ("we cancelled the meeting")
-    rule(
-        rf"\b(?:i|we)(?:'ve| have)? (?:also |just |finally |officially )?(?:dropped|ditched|cancell?ed|"
-        rf"ripped out|killed|retired|sunset) (?:the |our |my )?(?P<v>(?-i:[A-Z])[\w'’+#./-]+(?: (?-i:[A-Z])[\w'’+#./-]+){{0,2}}){_ABOUT_END}",
-        "Gone: about {v}",
-        None,
-        "correction",
-        change=True,
-        finish=about,
-    ),
-    rule(
+    change(
         rf"\b(?:i|we) (?:don't|do not|no longer) (?:have|own|do|keep) {_ABOUT}(?: any ?more)?(?=\s*(?:[,.;!]|$))",
         "Gone: about {v}",
-        None,
-        "correction",
-        change=True,
         negative=True,
         finish=about,
     ),
-    rule(
+    change(
         r"^(?:please |pls )?stop (?P<v>[a-z]+ing\b[\w'’ +#./-]{0,40}?)(?:,? please|,? pls)?(?=\s*(?:[,.;!]|$))",
         "Gone: about {v}",
-        None,
-        "correction",
-        change=True,
         finish=about,
     ),
     # "I eat pork these days", "I've come around on coriander": the line saying the opposite
-    rule(
+    change(
         r"\bi(?: do| now)? eat (?P<v>[a-z]+)(?: again| these days| now| nowadays)\b",
         "Gone: about {v}",
-        None,
-        "correction",
-        change=True,
         finish=eats_again,
     ),
-    rule(
+    change(
         rf"\bi(?:'ve| have)? (?:finally |weirdly |actually )?come (?:a)?round (?:on|to) {_ABOUT}{_ABOUT_END}",
         "Gone: about {v}",
-        None,
-        "correction",
-        change=True,
         finish=disliked_no_more,
     ),
     # home: "we moved across the harbour in june", "moved house", "I relocated to Leeds"
-    rule(
+    change(
         rf"(?:\b(?:i|we)(?:'ve| have|'d| had)?|^)\s*(?:just |recently |finally |officially |since )?"
         rf"(?:moved|relocated)\b\s*{_AFTER_MOVE}",
         "Gone: home",
-        None,
-        "correction",
-        change=True,
         finish=a_home_move,
     ),
     # job title: "got promoted", "I was promoted last week"
-    rule(
+    change(
         r"(?:\bi(?:'ve| have)?|^)(?:\s*(?:just|finally|recently))?(?:\s*(?:got|been|was|get))?\s*"
         rf"{PROMOTED}\b",
         "Gone: role",
-        None,
-        "correction",
-        change=True,
         finish=said,
     ),
     # the job itself: "I quit my job", "I got laid off", "I've left teaching"
-    rule(
+    change(
         r"\bi(?:'ve| have)? (?:just |finally )?(?:quit|left|lost) my job\b|"
         r"\bi(?:'ve| have)? (?:just |finally |officially )?(?:quit|left|gave up|given up) (?:teaching|nursing|"
         r"consulting|accounting|banking|law|medicine|retail|hospitality|academia|journalism|"
         r"engineering|the (?:army|navy|military|police|force|civil service))\b|"
         r"\bi (?:got|was|have been|'ve been) (?:laid off|fired|let go|made redundant)\b",
         "Gone: job",
-        None,
-        "correction",
-        change=True,
         finish=said,
     ),
     # a partner: "Sam and I split up in March", "my husband and I divorced", "I'm single now"
-    rule(
-        rf"(?:\b(?P<v>{_GIVEN}) and i|\bmy {_PARTNER} and i|\bwe|\bi)"
-        rf"(?: have| had|'ve| are| were|'re| got)?(?: just| recently| finally| officially)? {_SPLIT}{_SPLIT_END}",
+    *rules_of(
+        (
+            rf"(?:\b(?P<v>{_GIVEN}) and i|\bmy {_PARTNER} and i|\bwe|\bi)"
+            rf"(?: have| had|'ve| are| were|'re| got)?(?: just| recently| finally| officially)? {_SPLIT}{_SPLIT_END}",
+            rf"\bi (?:broke up with|split up with|separated from|divorced) (?:my {_PARTNER} )?{NAME}",
+        ),
         "Gone: partner {v}",
         None,
         "correction",
         change=True,
         finish=said,
     ),
-    rule(
-        rf"\bi (?:broke up with|split up with|separated from|divorced) (?:my {_PARTNER} )?{NAME}",
-        "Gone: partner {v}",
-        None,
-        "correction",
-        change=True,
-        finish=said,
-    ),
-    rule(
+    change(
         r"\bi(?:'m| am) (?:single|divorced|separated)(?: now)?(?=\s*(?:[,.;!]|$))",
         "Gone: partner",
-        None,
-        "correction",
-        change=True,
         finish=said,
     ),
     # a pet by name: "we had to rehome Max", "Max passed away", "we lost Luna last week"
-    rule(
-        rf"\b(?:had to |have to |we |i )?(?:rehome[d]?|re-home[d]?|gave away|gave up|put down) "
-        rf"(?:our |my )?(?:(?:dog|cat|pup|puppy|kitten|bird|rabbit|horse) )?{NAME}",
-        "Gone: pet {v}",
-        None,
-        "correction",
-        change=True,
-        finish=pet_named,
-    ),
-    rule(
-        rf"(?:\b(?:our|my) (?:dog|cat|pup|puppy|kitten|bird|rabbit|horse|hamster|parrot),? )?{NAME}"
-        r"(?: sadly| recently| just)? (?:died|passed away|passed on|crossed the rainbow bridge|"
-        r"was put down|had to be put (?:down|to sleep)|was rehomed|got rehomed)\b",
-        "Gone: pet {v}",
-        None,
-        "correction",
-        change=True,
-        finish=pet_named,
-    ),
-    rule(
-        rf"\b(?:we|i) lost (?:our |my )?(?:(?:dog|cat|pup|puppy|kitten) )?{NAME}"
-        r"(?=\s*(?:[,.;!]|$)|\s+(?:last|in|this|to|recently|a few|earlier|yesterday)\b)",
+    *rules_of(
+        (
+            rf"\b(?:had to |have to |we |i )?(?:rehome[d]?|re-home[d]?|gave away|gave up|put down) "
+            rf"(?:our |my )?(?:(?:dog|cat|pup|puppy|kitten|bird|rabbit|horse) )?{NAME}",
+            rf"(?:\b(?:our|my) (?:dog|cat|pup|puppy|kitten|bird|rabbit|horse|hamster|parrot),? )?{NAME}"
+            r"(?: sadly| recently| just)? (?:died|passed away|passed on|crossed the rainbow bridge|"
+            r"was put down|had to be put (?:down|to sleep)|was rehomed|got rehomed)\b",
+            rf"\b(?:we|i) lost (?:our |my )?(?:(?:dog|cat|pup|puppy|kitten) )?{NAME}"
+            r"(?=\s*(?:[,.;!]|$)|\s+(?:last|in|this|to|recently|a few|earlier|yesterday)\b)",
+        ),
         "Gone: pet {v}",
         None,
         "correction",
@@ -416,107 +367,74 @@ RULES = [
         finish=pet_named,
     ),
     # a diet: "started eating fish again", "not vegetarian anymore", "I quit being vegan"
-    rule(
+    change(
         r"(?:\b(?:i|i'm|i am|i've|i have|we|we're|we've)\s+(?:just |finally |also |now )?|^)"
         r"(?:eating|eat|ate|started (?:to eat|eating)|back (?:to|on) eating|having) (?:meat|fish|"
         r"chicken|seafood|dairy|eggs|animal products|steak|bacon)(?: again| now)\b",
         "Gone: diet",
-        None,
-        "correction",
-        change=True,
         finish=said,
     ),
-    rule(
+    change(
         r"\b(?:no longer|stopped being|quit being|gave up being|done being) (?:a )?"
         r"(?:vegetarian|vegan|pescatarian|veggie)\b|"
         r"\bnot (?:a )?(?:vegetarian|vegan|pescatarian|veggie) (?:anymore|any more)\b",
         "Gone: diet",
-        None,
-        "correction",
-        change=True,
         negative=True,
         finish=said,
     ),
     # an allergy: "peanuts are fine for me", "not allergic to cats anymore", "outgrew my egg allergy"
-    rule(
+    change(
         r"\b(?:(?:all |the )?other )?(?P<v>[a-z][a-z ]{1,30}?) (?:is|are) (?:fine|ok|okay|no problem|not a "
         r"problem)\b",
         "Gone: allergy {v}",
-        None,
-        "correction",
-        change=True,
         finish=allergen_cleared,
     ),
-    rule(
+    change(
         r"\b(?:it's|its|it is)(?: (?:actually|only|just|really))+ (?P<v>[a-z][a-z ]{1,30}?)"
         r"(?=\s*(?:[,.;!]|$))",
         "Now: allergy {v}",
-        None,
-        "correction",
-        change=True,
         finish=allergen_narrowed,
     ),
-    rule(
+    change(
         r"\bi(?:'m| am) not (?:actually )?allergic to (?P<v>[a-z][a-z ]{1,30}?)"
         r"(?= (?:anymore|any more|after all)\b)",
         "Gone: allergy {v}",
-        None,
-        "correction",
-        change=True,
         negative=True,
         finish=allergen,
     ),
-    rule(
+    change(
         r"\b(?:outgrew|outgrown|grew out of) (?:my|the) (?P<v>[a-z][a-z ]{1,30}?) allergy\b",
         "Gone: allergy {v}",
-        None,
-        "correction",
-        change=True,
         finish=allergen,
     ),
-    rule(
+    change(
         r"^(?:sorry,? |actually,? |oops,? |no,? )?not (?P<o>[a-z][a-z ]{1,30}?),? "
         r"(?:it'?s|it is) (?P<v>[a-z][a-z ]{1,30}?)(?=\s*(?:[,.;!]|$))",
         "Now: allergy {v}",
-        None,
-        "correction",
-        change=True,
         negative=True,
         finish=allergy_said,
     ),
     # the count of children: "Make that three! Our son Ethan was born"
-    rule(
+    change(
         r"^(?:make that |make it )?(?P<n>three|four|five|six|3|4|5|6)\b(?=\s*(?:[,.;!]|$))",
         "Now: children {n} {k}",
-        None,
-        "correction",
-        change=True,
         finish=a_birth,
     ),
     # a cadence: "He moved it to Thursdays at 3pm", "the standup is now on Tuesdays"
-    rule(
+    change(
         rf"\b(?:moved|changed|shifted|pushed|switched) (?:it|that|them|(?:our |the |my )?"
         rf"(?P<e>[a-z]+(?:[ -][a-z]+)?)) to {_CADENCE}\b",
         "Now: cadence {v}",
-        None,
-        "correction",
-        change=True,
         finish=a_cadence,
     ),
     # a like ended: "I've gone off jazz", "I'm over reality TV", "fell out of love with running"
-    rule(
-        rf"\bi(?:'ve| have|ve)? (?:totally |really |kind of |kinda )?(?:gone off|gone cold on|gotten over|"
-        rf"fallen out of love with|fell out of love with|lost interest in|lost my taste for) {_ABOUT}"
-        rf"{_ABOUT_END}",
-        "Gone: like {v}",
-        None,
-        "correction",
-        change=True,
-        negative=True,
-        finish=a_like_dropped,
-    ),
-    rule(
-        rf"\bi(?:'m| am|m) (?:so |totally )?over {_ABOUT}(?: now| these days)(?=\s*(?:[,.;!]|$))",
+    *rules_of(
+        (
+            rf"\bi(?:'ve| have|ve)? (?:totally |really |kind of |kinda )?(?:gone off|gone cold on|gotten over|"
+            rf"fallen out of love with|fell out of love with|lost interest in|lost my taste for) {_ABOUT}"
+            rf"{_ABOUT_END}",
+            rf"\bi(?:'m| am|m) (?:so |totally )?over {_ABOUT}(?: now| these days)(?=\s*(?:[,.;!]|$))",
+        ),
         "Gone: like {v}",
         None,
         "correction",
@@ -525,26 +443,18 @@ RULES = [
         finish=a_like_dropped,
     ),
     # a format narrowed: "normal paragraphs, and bullets only when you're listing steps"
-    rule(
+    change(
         r"\b(?:bullets?|bullet points|paragraphs|numbered lists|tables)\b",
         "Gone: format",
-        None,
-        "correction",
-        change=True,
         finish=a_format_narrowed,
     ),
     # a length rule narrowed: "longer answers are fine for code"
-    rule(
-        r"\b(?:longer|long|detailed|longer-form) (?:answers|replies|responses) (?:are|is) (?:fine|ok|okay)\b",
-        "Gone: length",
-        None,
-        "correction",
-        change=True,
-        finish=a_scope,
-    ),
-    # an answer length given a scope or exception later: the rule in memory is no longer all of it
-    rule(
-        _WORD_LIMIT,
+    *rules_of(
+        (
+            r"\b(?:longer|long|detailed|longer-form) (?:answers|replies|responses) (?:are|is) (?:fine|ok|okay)\b",
+            # an answer length given a scope or exception later: the rule in memory is no longer all of it
+            _WORD_LIMIT,
+        ),
         "Gone: length",
         None,
         "correction",
@@ -555,60 +465,45 @@ RULES = [
 
 RULES += [
     # a pet by its kind alone: "our old cat died in the spring" (the one cat in memory)
-    rule(
+    change(
         r"\b(?:our|my) (?:old |elderly |sweet |poor )?(?P<v>dog|cat|rabbit|hamster|parrot|horse|"
         r"budgie|guinea pig|tortoise|turtle|ferret) (?:sadly |recently |just )?(?:died|passed away|"
         r"passed on|crossed the rainbow bridge|was put down|had to be put (?:down|to sleep)|"
         r"was rehomed|got rehomed)\b",
         "Gone: animal {v}",
-        None,
-        "correction",
-        change=True,
         finish=said,
     ),
     # a former partner by name: "my ex Sam", "my ex-husband Tom"
-    rule(
+    change(
         rf"\bmy ex(?:-| )?(?:{_PARTNER})?,? (?P<v>{_GIVEN})\b",
         "Gone: partner {v}",
-        None,
-        "correction",
-        change=True,
         finish=said,
     ),
     # a cadence said anew: "the standup is now on Tuesdays"
-    rule(
+    change(
         rf"\b(?:our |the |my )?(?P<e>[a-z]+(?:[ -][a-z]+)?) (?:is|are) now (?:on |every )?{_CADENCE}\b",
         "Now: cadence {v}",
-        None,
-        "correction",
-        change=True,
         finish=a_cadence,
     ),
     # a cadence ended: "we don't do standups anymore", "we dropped the Friday demo for good"
-    rule(
+    change(
         r"\b(?:we(?:'ve| have)? )?(?:no longer (?:do|have|hold)|stopped (?:doing|having)|dropped|"
         r"scrapped|got rid of|killed) (?:the |our |doing )?(?:weekly |daily |monday |friday )?"
         r"(?P<v>standups?|retros?|retrospectives?|check-ins?|1:1s?|one-on-ones?|syncs?|demos?|"
         r"[a-z]+ (?:meetings?|syncs?|calls?|reviews?))\b(?! today| this week| tomorrow)",
         "Gone: cadence {v}",
-        None,
-        "correction",
-        change=True,
         finish=said,
     ),
-    rule(
+    change(
         r"\bwe don't (?:do|have|hold) (?:the |our |any )?(?:weekly |daily )?(?P<v>standups?|retros?|"
         r"check-ins?|1:1s?|one-on-ones?|syncs?|demos?|[a-z]+ (?:meetings?|syncs?|calls?))"
         r" (?:anymore|any more)\b",
         "Gone: cadence {v}",
-        None,
-        "correction",
-        change=True,
         negative=True,
         finish=said,
     ),
     # a ban lifted: "you can use emojis again", "bullet points are fine now"
-    rule(
+    change(
         r"\b(?:you can|feel free to|it's (?:fine|ok|okay) to|go ahead and) (?:use |add |include )?"
         r"(?:some )?(?P<v>emojis?|emoticons|exclamation marks|bullet points|bullets|markdown|tables|"
         r"headings|lists|numbered lists|code blocks|jargon)(?: again| now| after all)\b|"
@@ -616,20 +511,14 @@ RULES += [
         r"lists|numbered lists|code blocks|jargon) (?:are|is) (?:fine|ok|okay|allowed) (?:again|now|"
         r"after all)\b",
         "Gone: never {v}",
-        None,
-        "correction",
-        change=True,
         finish=a_ban,
     ),
     # a length rule lifted: "forget the word limit", "no need to keep answers short anymore"
-    rule(
+    change(
         r"\b(?:forget|drop|ignore|scrap|lift) (?:the|that|my) (?:word limit|length (?:limit|rule)|"
         r"word count(?: rule)?)\b|\bno (?:need|longer need) to keep (?:it|answers|them|replies|"
         r"your answers) (?:short|brief|under \d+ words)\b",
         "Gone: length",
-        None,
-        "correction",
-        change=True,
         negative=True,
         finish=said,
     ),
@@ -639,14 +528,11 @@ _TOOL = r"(?-i:[A-Z])[\w.+#-]*(?: (?-i:[A-Z])[\w.+#-]*)?"
 
 RULES += [
     # the job ended: "I retired last month", "I'm between jobs now"
-    rule(
+    change(
         r"\bi(?:'ve| have)? (?:just |finally |officially )?retired(?=\s*(?:[,.;!]|$)|\s+(?:last|this|"
         r"in|from|after|on|early|recently|a|at)\b)|\bi(?:'m| am) (?:now |currently )?(?:unemployed|"
         r"between jobs|out of work|retired now)\b",
         "Gone: job",
-        None,
-        "correction",
-        change=True,
         finish=said,
     ),
     # a tool given up: "we dropped Redis", "we're off Heroku now"
@@ -663,38 +549,29 @@ RULES += [
         finish=a_tool,
     ),
     # a tool replaced: "we replaced Jenkins with GitHub Actions", "we ditched MongoDB for Postgres"
-    rule(
+    change(
         rf"\bwe(?:'ve| have)? (?:just |finally |recently )?(?:replaced|swapped(?: out)?) (?P<o>{_TOOL}) "
         rf"(?:with|for) (?P<v>{_TOOL})\b|\bwe(?:'ve| have)? (?:just |finally |recently )?(?:ditched|"
         rf"dropped) (?P<o2>{_TOOL}) for (?P<v2>{_TOOL})\b",
         "Uses {v} instead of {o}",
-        None,
-        "correction",
-        change=True,
         finish=tools_swapped,
     ),
 ]
 
 RULES += [
     # a language learnt: "I'm fluent in Spanish now" (the one "Is learning Spanish" ends)
-    rule(
+    change(
         r"\bi(?:'m| am) (?:now |finally )?(?:fluent|conversational|bilingual) in (?P<v>[A-Z][a-z]+) now\b|"
         r"\bi(?:'m| am) now (?:fluent|conversational|bilingual) in (?P<w>[A-Z][a-z]+)\b",
         "Gone: learning {v}",
-        None,
-        "correction",
-        change=True,
         finish=a_language_learnt,
     ),
     # a partner married: "Anna and I got married" (a girlfriend, boyfriend or fiancée of that name)
-    rule(
+    change(
         rf"\b(?P<v>{_GIVEN}) and i (?:just |finally )?(?:got married|tied the knot|are (?:now )?married)\b|"
         rf"\bi (?:just |finally )?(?:married|got married to) (?:my (?:girlfriend|boyfriend|fianc[eé]e?) )?"
         rf"(?P<w>{_GIVEN})\b",
         "Gone: dating {v}",
-        None,
-        "correction",
-        change=True,
         finish=a_ban,
     ),
 ]

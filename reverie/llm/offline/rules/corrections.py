@@ -18,7 +18,7 @@ from collections.abc import Callable
 from ..dates import DATE_PHRASE
 from ..dates import resolve as resolve_date
 from ..kinds import fold
-from .core import USER, Filling, rule
+from .core import USER, Filling, change, rule, rules_of
 from .phrases import NAME
 from .values import is_language, is_name, is_place, is_role, is_tech
 
@@ -212,26 +212,12 @@ _NOT_VALUES = frozenset(
 )
 
 RULES = [
-    rule(
-        rf"{_SWAP_LEAD}{_NEW},? not {_OLD}{_SWAP_END}",
-        "Now: swap {v}; said: {o}",
-        None,
-        "correction",
-        change=True,
-        negative=True,
-        finish=swapped,
-    ),
-    rule(
-        rf"^not {_OLD},? (?:it's |its |it is |but |i meant )?{_NEW}{_SWAP_END}",
-        "Now: swap {v}; said: {o}",
-        None,
-        "correction",
-        change=True,
-        negative=True,
-        finish=swapped,
-    ),
-    rule(
-        rf"^(?P<s>(?-i:[A-Z])[\w'’-]+)(?: is|'s) {_NEW},? not {_OLD}{_SWAP_END}",
+    *rules_of(
+        (
+            rf"{_SWAP_LEAD}{_NEW},? not {_OLD}{_SWAP_END}",
+            rf"^not {_OLD},? (?:it's |its |it is |but |i meant )?{_NEW}{_SWAP_END}",
+            rf"^(?P<s>(?-i:[A-Z])[\w'’-]+)(?: is|'s) {_NEW},? not {_OLD}{_SWAP_END}",
+        ),
         "Now: swap {v}; said: {o}",
         None,
         "correction",
@@ -241,29 +227,21 @@ RULES = [
     ),
     # mid-clause, both values of one kind: "the beagle's name is Rex not Max", "i live in Leiria
     # not lisbon"
-    rule(
+    change(
         r"\b(?P<v>[\w'’-]+),? not (?P<o>[\w'’-]+)(?=\s*(?:[,.;!]|$))",
         "Now: swap {v}; said: {o}",
-        None,
-        "correction",
-        change=True,
         negative=True,
         finish=same_kind_swapped,
     ),
     # "we switched from Jenkins to GitHub Actions", "replaced Jenkins with Buildkite"
-    rule(
-        rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also|all))? )"
-        rf"(?:switched|moved|migrated|changed|went|gone|upgraded|downgraded|swapped|converted) "
-        rf"(?:\w+ )?(?:from|off(?: of)?) {_OLD} (?:over )?to {_NEW}{_SWAP_STOP}",
-        "Now: swap {v}; said: {o}",
-        None,
-        "correction",
-        change=True,
-        finish=swapped,
-    ),
-    rule(
-        rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also))? )"
-        rf"(?:replaced|swapped(?: out)?) {_OLD} (?:with|for) {_NEW}{_SWAP_STOP}",
+    *rules_of(
+        (
+            rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also|all))? )"
+            rf"(?:switched|moved|migrated|changed|went|gone|upgraded|downgraded|swapped|converted) "
+            rf"(?:\w+ )?(?:from|off(?: of)?) {_OLD} (?:over )?to {_NEW}{_SWAP_STOP}",
+            rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also))? )"
+            rf"(?:replaced|swapped(?: out)?) {_OLD} (?:with|for) {_NEW}{_SWAP_STOP}",
+        ),
         "Now: swap {v}; said: {o}",
         None,
         "correction",
@@ -271,67 +249,47 @@ RULES = [
         finish=swapped,
     ),
     # "It's Radiohead these days, Coldplay was a phase": the new value, and the old one named
-    rule(
+    change(
         rf"^(?:it's|its|it is|that's|now it's) {NAME} (?:these days|now|nowadays)\b",
         "Now: swap {v}",
-        None,
-        "correction",
-        change=True,
         finish=old_named,
     ),
     # "12-hour with am/pm is better actually", "imperial is fine": a convention for the agent
-    rule(
+    change(
         r"^(?P<v>metric|imperial|british|american|12-hour|24-hour|12 hour|24 hour|celsius|fahrenheit)"
         r"(?: units| spelling| time| clock)?(?: with am/pm)? (?:is|are) (?:better|fine|preferred|ok|okay)\b",
         "Use {v}",
-        None,
-        "correction",
-        change=True,
         finish=a_convention,
     ),
     # "scratch that, summer's my favourite": the one favourite line whose value the message names
-    rule(
+    change(
         r"(?:^|\b(?:that|no|actually|wait)[,.!]?\s+)(?P<v>[a-z][\w'’-]*(?: [a-z][\w'’-]*)?)(?:'s| is) "
         r"(?:actually |really )?my (?:favou?rite|fave|fav)(?=\s*(?:[,.;!]|$))",
         "Now: favourite {v}",
-        None,
-        "correction",
-        change=True,
         finish=a_favourite,
     ),
     # "we upgraded to Python 3.12", "bumped Node to 22": the tool's one versioned line
-    rule(
+    change(
         r"\b(?:upgraded|updated|bumped|moved|migrated|switched|went)(?: (?:everything|it|us|the app|the "
         r"project))?(?: up| over)? to (?P<t>(?-i:[A-Z])[\w.+#-]*) (?:version |v)?(?P<v>\d+(?:\.\d+)*)\b|"
         r"\b(?:upgraded|updated|bumped) (?P<t2>(?-i:[A-Z])[\w.+#-]*) to (?:version |v)?"
         r"(?P<v2>\d+(?:\.\d+)*)\b",
         "Now: version {t} {v}",
-        None,
-        "correction",
-        change=True,
         finish=a_tool_version,
     ),
     # "standup moved to 10:15", "the 1:1 with Priya moved to Wednesdays": the event said first
-    rule(
+    change(
         rf"^(?:the |our |my )?(?P<e>{_EVENT}) (?:has |have |was |were |got |is |are )?(?:been )?"
         r"(?:moved|changed|pushed|shifted|bumped)(?: back| forward| up)? to "
         r"(?P<v>\d{1,2}(?::\d{2})?\s*(?:am|pm)?)(?=\s*(?:[,.;!]|$)|\s+(?:starting|from|on|every|now)\b)",
         "Now: time {v} {e}",
-        None,
-        "correction",
-        change=True,
     ),
-    rule(
-        rf"^(?:the |our |my )?(?P<e>{_EVENT}) (?:has |have |was |were |got |is |are )?(?:been )?"
-        rf"(?:moved|changed|pushed|shifted|bumped)(?: back| forward| up)? to {_CADENCE}\b",
-        "Now: cadence {v}",
-        None,
-        "correction",
-        change=True,
-        finish=a_cadence_of,
-    ),
-    rule(
-        rf"\b(?:moved|changed|shifted|pushed|switched) (?:the |our |my )(?P<e>{_EVENT}) to {_CADENCE}\b",
+    *rules_of(
+        (
+            rf"^(?:the |our |my )?(?P<e>{_EVENT}) (?:has |have |was |were |got |is |are )?(?:been )?"
+            rf"(?:moved|changed|pushed|shifted|bumped)(?: back| forward| up)? to {_CADENCE}\b",
+            rf"\b(?:moved|changed|shifted|pushed|switched) (?:the |our |my )(?P<e>{_EVENT}) to {_CADENCE}\b",
+        ),
         "Now: cadence {v}",
         None,
         "correction",
@@ -339,13 +297,10 @@ RULES = [
         finish=a_cadence_of,
     ),
     # "standup is 10:00 now"
-    rule(
+    change(
         r"^(?:the |our )?(?P<e>[a-z]+(?:[ -][a-z]+)?) (?:is|'s) (?:now )?(?:at )?"
         r"(?P<v>\d{1,2}(?::\d{2})?\s*(?:am|pm)?) now\s*[.!]*$",
         "Now: time {v} {e}",
-        None,
-        "correction",
-        change=True,
     ),
     # "got a new gig, sous chef at a bistro downtown now": a title said alone as the new one
     rule(
@@ -368,12 +323,9 @@ RULES = [
         change=True,
         finish=moved_or_corrects,
     ),
-    rule(
+    change(
         rf"^i meant {_NEW}{_SWAP_END}",
         "Now: swap {v}",
-        None,
-        "correction",
-        change=True,
         finish=meant,
     ),
     rule(
@@ -394,38 +346,26 @@ RULES = [
         change=True,
         finish=corrects,
     ),
-    rule(
+    change(
         rf"\b(?:now it(?:'s| is)|it(?:'s| is) now|new (?:date|deadline|day) is|(?:it's|its|it is)(?= (?:{DATE_PHRASE})\s+now\b)|(?:moved|pushed|postponed|"
         rf"changed|delayed|slipped) (?:it |the [a-z]+(?: [a-z]+)? )?(?:back )?to) (?:on )?{_DATE}\b",
         "Now: date {d}",
-        None,
-        "correction",
-        change=True,
         finish=date_corrected,
     ),
-    rule(
+    change(
         r"\b(?:moved|changed|pushed) (?:our |the )?(?P<e>[a-z]+(?:[ -][a-z]+)?) to "
         r"(?P<v>\d{1,2}(?::\d{2})?\s*(?:am|pm)?)(?=\s*(?:[,.;!]|$)|\s+(?:starting|from|on|every)\b)",
         "Now: time {v} {e}",
-        None,
-        "correction",
-        change=True,
         finish=corrects,
     ),
-    rule(
+    change(
         r"\b(?:(?:upgraded|updated|bumped|moved|migrated) (?:it |us |everything )?to|(?:everything|it|we)(?:'s| is|"
         r"'re| are) (?:now )?on) (?:version |v)?(?P<v>\d+\.\d+(?:\.\d+)?)\b",
         "Now: version {v}",
-        None,
-        "correction",
-        change=True,
     ),
-    rule(
+    change(
         r"^(?P<v>[A-Za-z]+) is better\b",
         "Now: language {v}",
-        None,
-        "correction",
-        change=True,
         finish=a_language,
     ),
 ]
