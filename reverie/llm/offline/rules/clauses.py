@@ -119,7 +119,8 @@ _SELF_LAUGH = re.compile(
     rf"\b(?:autocorrect|typo|my bad|oops|whoops|mistyped|misspelled)\W*{_LAUGH}",
     re.I,
 )
-_LAUGH_ALONE = re.compile(rf"([.!?]+)\s+({_LAUGH})[.!?]*(?=\s|$)", re.I)
+#: Laughter alone, or in a few words ("not really, lol", "jk haha"), after a sentence.
+_LAUGH_ALONE = re.compile(rf"([.!?;]+)\s+([^.!?;]{{0,20}}?{_LAUGH})[.!?]*(?=\s|$)", re.I)
 
 
 def joking(sentence: str) -> bool:
@@ -128,8 +129,8 @@ def joking(sentence: str) -> bool:
 
 
 def laughter_attached(message: str) -> str:
-    """A sentence of laughter alone joined to the one it laughs at: "I work at NASA. lol" is one
-    joke."""
+    """A sentence of laughter alone (or of a few words with it) joined to the one it laughs at: "I
+    work at NASA. lol" and "I play the guitar; not really, lol" are one joke each."""
     return _LAUGH_ALONE.sub(r" \2\1", message)
 
 
