@@ -32,7 +32,8 @@ __all__ = ["RULES", "CANON", "GONE", "NARROWED", "said", "retire", "without_read
 
 #: How an ended attribute is said; the fact it gives (never a file's line).
 GONE = re.compile(
-    r"^Gone: (?P<k>home|role|job|partner|dating|pet|animal|diet|allergy|length|format|never|cadence|"
+    r"^Gone: (?P<k>home|role|job|partner|dating|pet|animal|diet|allergy|length|format|never|"
+    r"cadence|"
     r"learning|like|line|about)"
     r"(?: (?P<v>[^;]+?))?"
     r"(?:; said: (?P<h>.*))?$"
@@ -62,7 +63,8 @@ _HOME_WORDS = re.compile(
 )
 _AFTER_MOVE = r"(?P<w>[^,.;!?]{0,40})"
 _LONG_AGO = re.compile(
-    r"\b(?:when i was|as a (?:kid|child|teen(?:ager)?)|growing up|back then|in my (?:childhood|youth)|"
+    r"\b(?:when i was|as a (?:kid|child|teen(?:ager)?)|growing up|back then|in my (?:childhood|"
+    r"youth)|"
     r"(?:my|our) childhood)\b",
     re.I,
 )
@@ -103,7 +105,8 @@ _WORD_LIMIT = r"\b(?:up to|under|max(?:imum)?|at most|no more than|less than)\s+
 #: "except code reviews". A default the user may lift ("unless I ask for more", "unless I say
 #: otherwise") and a rule made stronger ("even if I write in English") are none.
 NARROWED = re.compile(
-    r"(?<!even )(?<!also )\b(?:when(?:ever)?|if|unless|only when|only if) (?:i|you) (?:write|message|text|"
+    r"(?<!even )(?<!also )\b(?:when(?:ever)?|if|unless|only when|only if) (?:i|you) (?:write|"
+    r"message|text|"
     r"speak|talk|type|ask|am writing|'m writing)(?: to you| you| me)? in\b|"
     r"(?<!say )(?<!tell you )(?<!said )\botherwise\b|\bexcept\b|\bapart from\b",
     re.I,
@@ -151,7 +154,8 @@ def allergen_cleared(f: Filling) -> bool:
 
 
 def allergen_narrowed(f: Filling) -> bool:
-    """ "it's only shrimp and crab", "it's actually tree nuts" in a message about an allergy: the new
+    """ "it's only shrimp and crab", "it's actually tree nuts" in a message about an allergy: the
+    new
     allergen replaces the one allergy line in memory (``corrections``)."""
     message = f.message or f.match.string
     return bool(re.search(r"\ballerg|\btest", message, re.I)) and is_allergen(f.values["v"])
@@ -232,7 +236,10 @@ def a_birth(f: Filling) -> bool:
 #: said about replying in French", "scratch Redux", "I don't have the cat anymore", "stop ending
 #: with questions", "I've given up on Japanese", "we cancelled Sentry".
 _ABOUT = r"(?:the |my |our |that |those |a |an )?(?P<v>[\w'’ +#./-]{2,40}?)"
-_ABOUT_END = r"(?: thing| stuff| one| bit| part| rule| request| note)?(?=\s*(?:[,.;!]|$)|\s+(?:anymore|any more|again|then|now|so|please|pls|too|last|this|yesterday|recently|a while)\b)"
+_ABOUT_END = (
+    r"(?: thing| stuff| one| bit| part| rule| request| note)?(?=\s*(?:[,.;!]|$)|\s+(?:anymore|any "
+    r"more|again|then|now|so|please|pls|too|last|this|yesterday|recently|a while)\b)"
+)
 _NOT_ABOUT = frozenset(
     "that it this what everything anything all them those me you us him her one thing stuff "
     "job work".split()
@@ -263,9 +270,12 @@ def disliked_no_more(f: Filling) -> bool:
 RULES = [
     # any line, by its words: "forget the metric thing", "scratch Redux"
     change(
-        rf"^(?:please |pls |and |so |but )?(?:(?:scratch|drop) |(?:forget|ignore|disregard) (?=(?:about |what i |"
-        rf"the bit |everything |all that |.{{2,40}}? (?:thing|stuff|bit|part|rule|request|note)\b)))"
-        rf"(?:about |what i (?:said|told you|wrote|mentioned) (?:about|re|regarding) |the bit about |"
+        r"^(?:please |pls |and |so |but )?(?:(?:scratch|drop) |(?:forget|ignore|disregard) "
+        r"(?=(?:about |what i |"
+        rf"the bit |everything |all that |.{{2,40}}? (?:thing|stuff|bit|part|rule|request|"
+        r"note)\b)))"
+        r"(?:about |what i (?:said|told you|wrote|mentioned) (?:about|re|regarding) |the bit "
+        r"about |"
         rf"everything about |all that about )?{_ABOUT}{_ABOUT_END}",
         "Gone: about {v}",
         negative=True,
@@ -273,11 +283,15 @@ RULES = [
     ),
     *rules_of(
         (
-            rf"\b(?:i|we)(?:'ve| have)? (?:also |just |finally |officially )?(?:given up on|gave up on|"
+            r"\b(?:i|we)(?:'ve| have)? (?:also |just |finally |officially )?(?:given up on|gave "
+            r"up on|"
             rf"quit|got rid of|stopped doing|stopped going to) {_ABOUT}{_ABOUT_END}",
-            # a named thing dropped ("we cancelled Sentry"), never an event ("we cancelled the meeting")
-            rf"\b(?:i|we)(?:'ve| have)? (?:also |just |finally |officially )?(?:dropped|ditched|cancell?ed|"
-            rf"ripped out|killed|retired|sunset) (?:the |our |my )?(?P<v>(?-i:[A-Z])[\w'’+#./-]+(?: (?-i:[A-Z])[\w'’+#./-]+){{0,2}}){_ABOUT_END}",
+            # a named thing dropped ("we cancelled Sentry"), never an event ("we cancelled the
+            # meeting")
+            r"\b(?:i|we)(?:'ve| have)? (?:also |just |finally |officially )?(?:dropped|ditched|"
+            r"cancell?ed|"
+            r"ripped out|killed|retired|sunset) (?:the |our |my "
+            rf")?(?P<v>(?-i:[A-Z])[\w'’+#./-]+(?: (?-i:[A-Z])[\w'’+#./-]+){{0,2}}){_ABOUT_END}",
         ),
         "Gone: about {v}",
         None,
@@ -286,13 +300,15 @@ RULES = [
         finish=about,
     ),
     change(
-        rf"\b(?:i|we) (?:don't|do not|no longer) (?:have|own|do|keep) {_ABOUT}(?: any ?more)?(?=\s*(?:[,.;!]|$))",
+        rf"\b(?:i|we) (?:don't|do not|no longer) (?:have|own|do|keep) {_ABOUT}(?: any "
+        r"?more)?(?=\s*(?:[,.;!]|$))",
         "Gone: about {v}",
         negative=True,
         finish=about,
     ),
     change(
-        r"^(?:please |pls )?stop (?P<v>[a-z]+ing\b[\w'’ +#./-]{0,40}?)(?:,? please|,? pls)?(?=\s*(?:[,.;!]|$))",
+        r"^(?:please |pls )?stop (?P<v>[a-z]+ing\b[\w'’ +#./-]{0,40}?)(?:,? please|,? "
+        r"pls)?(?=\s*(?:[,.;!]|$))",
         "Gone: about {v}",
         finish=about,
     ),
@@ -303,13 +319,15 @@ RULES = [
         finish=eats_again,
     ),
     change(
-        rf"\bi(?:'ve| have)? (?:finally |weirdly |actually )?come (?:a)?round (?:on|to) {_ABOUT}{_ABOUT_END}",
+        r"\bi(?:'ve| have)? (?:finally |weirdly |actually )?come (?:a)?round (?:on|to) "
+        rf"{_ABOUT}{_ABOUT_END}",
         "Gone: about {v}",
         finish=disliked_no_more,
     ),
     # home: "we moved across the harbour in june", "moved house", "I relocated to Leeds"
     change(
-        rf"(?:\b(?:i|we)(?:'ve| have|'d| had)?|^)\s*(?:just |recently |finally |officially |since )?"
+        r"(?:\b(?:i|we)(?:'ve| have|'d| had)?|^)\s*(?:just |recently |finally |officially |since "
+        r")?"
         rf"(?:moved|relocated)\b\s*{_AFTER_MOVE}",
         "Gone: home",
         finish=a_home_move,
@@ -324,7 +342,8 @@ RULES = [
     # the job itself: "I quit my job", "I got laid off", "I've left teaching"
     change(
         r"\bi(?:'ve| have)? (?:just |finally )?(?:quit|left|lost) my job\b|"
-        r"\bi(?:'ve| have)? (?:just |finally |officially )?(?:quit|left|gave up|given up) (?:teaching|nursing|"
+        r"\bi(?:'ve| have)? (?:just |finally |officially )?(?:quit|left|gave up|given up) "
+        r"(?:teaching|nursing|"
         r"consulting|accounting|banking|law|medicine|retail|hospitality|academia|journalism|"
         r"engineering|the (?:army|navy|military|police|force|civil service))\b|"
         r"\bi (?:got|was|have been|'ve been) (?:laid off|fired|let go|made redundant)\b",
@@ -335,8 +354,10 @@ RULES = [
     *rules_of(
         (
             rf"(?:\b(?P<v>{_GIVEN}) and i|\bmy {_PARTNER} and i|\bwe|\bi)"
-            rf"(?: have| had|'ve| are| were|'re| got)?(?: just| recently| finally| officially)? {_SPLIT}{_SPLIT_END}",
-            rf"\bi (?:broke up with|split up with|separated from|divorced) (?:my {_PARTNER} )?{NAME}",
+            r"(?: have| had|'ve| are| were|'re| got)?(?: just| recently| finally| officially)? "
+            rf"{_SPLIT}{_SPLIT_END}",
+            rf"\bi (?:broke up with|split up with|separated from|divorced) (?:my {_PARTNER} "
+            rf")?{NAME}",
         ),
         "Gone: partner {v}",
         None,
@@ -354,7 +375,8 @@ RULES = [
         (
             rf"\b(?:had to |have to |we |i )?(?:rehome[d]?|re-home[d]?|gave away|gave up|put down) "
             rf"(?:our |my )?(?:(?:dog|cat|pup|puppy|kitten|bird|rabbit|horse) )?{NAME}",
-            rf"(?:\b(?:our|my) (?:dog|cat|pup|puppy|kitten|bird|rabbit|horse|hamster|parrot),? )?{NAME}"
+            r"(?:\b(?:our|my) (?:dog|cat|pup|puppy|kitten|bird|rabbit|horse|hamster|parrot),? "
+            rf")?{NAME}"
             r"(?: sadly| recently| just)? (?:died|passed away|passed on|crossed the rainbow bridge|"
             r"was put down|had to be put (?:down|to sleep)|was rehomed|got rehomed)\b",
             rf"\b(?:we|i) lost (?:our |my )?(?:(?:dog|cat|pup|puppy|kitten) )?{NAME}"
@@ -382,9 +404,11 @@ RULES = [
         negative=True,
         finish=said,
     ),
-    # an allergy: "peanuts are fine for me", "not allergic to cats anymore", "outgrew my egg allergy"
+    # an allergy: "peanuts are fine for me", "not allergic to cats anymore", "outgrew my egg
+    # allergy"
     change(
-        r"\b(?:(?:all |the )?other )?(?P<v>[a-z][a-z ]{1,30}?) (?:is|are) (?:fine|ok|okay|no problem|not a "
+        r"\b(?:(?:all |the )?other )?(?P<v>[a-z][a-z ]{1,30}?) (?:is|are) (?:fine|ok|okay|no "
+        r"problem|not a "
         r"problem)\b",
         "Gone: allergy {v}",
         finish=allergen_cleared,
@@ -430,10 +454,13 @@ RULES = [
     # a like ended: "I've gone off jazz", "I'm over reality TV", "fell out of love with running"
     *rules_of(
         (
-            rf"\bi(?:'ve| have|ve)? (?:totally |really |kind of |kinda )?(?:gone off|gone cold on|gotten over|"
-            rf"fallen out of love with|fell out of love with|lost interest in|lost my taste for) {_ABOUT}"
+            r"\bi(?:'ve| have|ve)? (?:totally |really |kind of |kinda )?(?:gone off|gone cold on|"
+            r"gotten over|"
+            r"fallen out of love with|fell out of love with|lost interest in|lost my taste for) "
+            rf"{_ABOUT}"
             rf"{_ABOUT_END}",
-            rf"\bi(?:'m| am|m) (?:so |totally )?over {_ABOUT}(?: now| these days)(?=\s*(?:[,.;!]|$))",
+            rf"\bi(?:'m| am|m) (?:so |totally )?over {_ABOUT}(?: now| these days)(?=\s*(?:[,.;!]|"
+            r"$))",
         ),
         "Gone: like {v}",
         None,
@@ -451,8 +478,10 @@ RULES = [
     # a length rule narrowed: "longer answers are fine for code"
     *rules_of(
         (
-            r"\b(?:longer|long|detailed|longer-form) (?:answers|replies|responses) (?:are|is) (?:fine|ok|okay)\b",
-            # an answer length given a scope or exception later: the rule in memory is no longer all of it
+            r"\b(?:longer|long|detailed|longer-form) (?:answers|replies|responses) (?:are|is) "
+            r"(?:fine|ok|okay)\b",
+            # an answer length given a scope or exception later: the rule in memory is no longer all
+            # of it
             _WORD_LIMIT,
         ),
         "Gone: length",
@@ -481,7 +510,8 @@ RULES += [
     ),
     # a cadence said anew: "the standup is now on Tuesdays"
     change(
-        rf"\b(?:our |the |my )?(?P<e>[a-z]+(?:[ -][a-z]+)?) (?:is|are) now (?:on |every )?{_CADENCE}\b",
+        r"\b(?:our |the |my )?(?P<e>[a-z]+(?:[ -][a-z]+)?) (?:is|are) now (?:on |every "
+        rf")?{_CADENCE}\b",
         "Now: cadence {v}",
         finish=a_cadence,
     ),
@@ -495,7 +525,8 @@ RULES += [
         finish=said,
     ),
     change(
-        r"\bwe don't (?:do|have|hold) (?:the |our |any )?(?:weekly |daily )?(?P<v>standups?|retros?|"
+        r"\bwe don't (?:do|have|hold) (?:the |our |any )?(?:weekly |daily )?(?P<v>standups?|"
+        r"retros?|"
         r"check-ins?|1:1s?|one-on-ones?|syncs?|demos?|[a-z]+ (?:meetings?|syncs?|calls?))"
         r" (?:anymore|any more)\b",
         "Gone: cadence {v}",
@@ -505,10 +536,13 @@ RULES += [
     # a ban lifted: "you can use emojis again", "bullet points are fine now"
     change(
         r"\b(?:you can|feel free to|it's (?:fine|ok|okay) to|go ahead and) (?:use |add |include )?"
-        r"(?:some )?(?P<v>emojis?|emoticons|exclamation marks|bullet points|bullets|markdown|tables|"
+        r"(?:some )?(?P<v>emojis?|emoticons|exclamation marks|bullet points|bullets|markdown|"
+        r"tables|"
         r"headings|lists|numbered lists|code blocks|jargon)(?: again| now| after all)\b|"
-        r"\b(?P<w>emojis?|emoticons|exclamation marks|bullet points|bullets|markdown|tables|headings|"
-        r"lists|numbered lists|code blocks|jargon) (?:are|is) (?:fine|ok|okay|allowed) (?:again|now|"
+        r"\b(?P<w>emojis?|emoticons|exclamation marks|bullet points|bullets|markdown|tables|"
+        r"headings|"
+        r"lists|numbered lists|code blocks|jargon) (?:are|is) (?:fine|ok|okay|allowed) (?:again|"
+        r"now|"
         r"after all)\b",
         "Gone: never {v}",
         finish=a_ban,
@@ -529,7 +563,8 @@ _TOOL = r"(?-i:[A-Z])[\w.+#-]*(?: (?-i:[A-Z])[\w.+#-]*)?"
 RULES += [
     # the job ended: "I retired last month", "I'm between jobs now"
     change(
-        r"\bi(?:'ve| have)? (?:just |finally |officially )?retired(?=\s*(?:[,.;!]|$)|\s+(?:last|this|"
+        r"\bi(?:'ve| have)? (?:just |finally |officially )?retired(?=\s*(?:[,.;!]|$)|\s+(?:last|"
+        r"this|"
         r"in|from|after|on|early|recently|a|at)\b)|\bi(?:'m| am) (?:now |currently )?(?:unemployed|"
         r"between jobs|out of work|retired now)\b",
         "Gone: job",
@@ -537,9 +572,12 @@ RULES += [
     ),
     # a tool given up: "we dropped Redis", "we're off Heroku now"
     rule(
-        rf"\bwe(?:'ve| have)? (?:just |finally |recently )?(?:dropped|ditched|got rid of|stopped using|"
-        rf"moved off(?: of)?|migrated (?:away )?(?:off|from)|sunset(?:ted)?|retired|decommissioned) "
-        rf"(?P<v>{_TOOL})(?=\s*(?:[,.;!]|$)|\s+(?:last|this|in|completely|entirely|for good|now)\b)|"
+        r"\bwe(?:'ve| have)? (?:just |finally |recently )?(?:dropped|ditched|got rid of|stopped "
+        r"using|"
+        r"moved off(?: of)?|migrated (?:away )?(?:off|from)|sunset(?:ted)?|retired|"
+        r"decommissioned) "
+        rf"(?P<v>{_TOOL})(?=\s*(?:[,.;!]|$)|\s+(?:last|this|in|completely|entirely|for good|"
+        r"now)\b)|"
         rf"\bwe(?:'re| are) (?:completely |fully )?off (?P<w>{_TOOL})(?: now)?(?=\s*(?:[,.;!]|$))",
         "No longer uses {v}",
         {"v": is_tech},
@@ -550,8 +588,10 @@ RULES += [
     ),
     # a tool replaced: "we replaced Jenkins with GitHub Actions", "we ditched MongoDB for Postgres"
     change(
-        rf"\bwe(?:'ve| have)? (?:just |finally |recently )?(?:replaced|swapped(?: out)?) (?P<o>{_TOOL}) "
-        rf"(?:with|for) (?P<v>{_TOOL})\b|\bwe(?:'ve| have)? (?:just |finally |recently )?(?:ditched|"
+        r"\bwe(?:'ve| have)? (?:just |finally |recently )?(?:replaced|swapped(?: out)?) "
+        rf"(?P<o>{_TOOL}) "
+        rf"(?:with|for) (?P<v>{_TOOL})\b|\bwe(?:'ve| have)? (?:just |finally |recently "
+        r")?(?:ditched|"
         rf"dropped) (?P<o2>{_TOOL}) for (?P<v2>{_TOOL})\b",
         "Uses {v} instead of {o}",
         finish=tools_swapped,
@@ -561,15 +601,18 @@ RULES += [
 RULES += [
     # a language learnt: "I'm fluent in Spanish now" (the one "Is learning Spanish" ends)
     change(
-        r"\bi(?:'m| am) (?:now |finally )?(?:fluent|conversational|bilingual) in (?P<v>[A-Z][a-z]+) now\b|"
+        r"\bi(?:'m| am) (?:now |finally )?(?:fluent|conversational|bilingual) in "
+        r"(?P<v>[A-Z][a-z]+) now\b|"
         r"\bi(?:'m| am) now (?:fluent|conversational|bilingual) in (?P<w>[A-Z][a-z]+)\b",
         "Gone: learning {v}",
         finish=a_language_learnt,
     ),
     # a partner married: "Anna and I got married" (a girlfriend, boyfriend or fiancée of that name)
     change(
-        rf"\b(?P<v>{_GIVEN}) and i (?:just |finally )?(?:got married|tied the knot|are (?:now )?married)\b|"
-        rf"\bi (?:just |finally )?(?:married|got married to) (?:my (?:girlfriend|boyfriend|fianc[eé]e?) )?"
+        rf"\b(?P<v>{_GIVEN}) and i (?:just |finally )?(?:got married|tied the knot|are (?:now "
+        r")?married)\b|"
+        r"\bi (?:just |finally )?(?:married|got married to) (?:my (?:girlfriend|boyfriend|"
+        r"fianc[eé]e?) )?"
         rf"(?P<w>{_GIVEN})\b",
         "Gone: dating {v}",
         finish=a_ban,
@@ -581,7 +624,8 @@ RULES += [
 CANON: list[tuple[str, str, str | None]] = [(r"^Gone: ", USER, None)]
 
 
-# -- the line a ``Gone:`` fact retires ---------------------------------------------------------------
+# -- the line a ``Gone:`` fact retires
+# ---------------------------------------------------------------
 _PARTNER_LINE = re.compile(
     rf"^(?:Has an? {_PARTNER}(?: named (?P<n>.+))?|Married to (?P<m>.+))$", re.I
 )
@@ -597,7 +641,8 @@ _PET_BARE = re.compile(r"^Has an? (?P<k>[\w -]+)$")
 _DIET_LINE = re.compile(r"^Is (?:vegetarian|vegan|pescatarian)$")
 _LENGTH_LINE = re.compile(r"^(?:Keep answers (?:under .+|short)|Give detailed answers)$")
 _FORMAT_LINE = re.compile(
-    r"^(?:Answer in .+|(?:Always|Never) .*\b(?:bullet|bullets|paragraphs|numbered lists|tables)\b.*)$"
+    r"^(?:Answer in .+|(?:Always|Never) .*\b(?:bullet|bullets|paragraphs|numbered lists|"
+    r"tables)\b.*)$"
 )
 _LIKE_LINE = re.compile(r"^(?:Likes|Loves|Enjoys|Is into|Is a fan of|Supports|Favourite [\w ]+:) ")
 

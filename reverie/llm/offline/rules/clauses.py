@@ -60,8 +60,10 @@ IDIOM = re.compile(
 _HEDGE = re.compile(
     # "mostly into X" says what one likes most (not "… these days": a phase); "that / a different
     # kind of X" is a noun, no hedge
-    r"\b(?:mostly(?! into\b(?!.*\b(?:these days|lately|right now|at the moment|nowadays|for now)\b)| my thing\b)|(?<!\bthat )(?<!\bthis )(?<!\bwhat )(?<!\bthe )(?<!\bany )(?<!\bsome )"
-    r"(?<!\bdifferent )(?<!\bsame )(?<!\bother )(?<!\bevery )(?<!\bone )(?:sort|kind) of|kinda|partly|partially|half|sometimes|occasionally|at times|"
+    r"\b(?:mostly(?! into\b(?!.*\b(?:these days|lately|right now|at the moment|nowadays|for "
+    r"now)\b)| my thing\b)|(?<!\bthat )(?<!\bthis )(?<!\bwhat )(?<!\bthe )(?<!\bany )(?<!\bsome )"
+    r"(?<!\bdifferent )(?<!\bsame )(?<!\bother )(?<!\bevery )(?<!\bone )(?:sort|kind) of|kinda|"
+    r"partly|partially|half|sometimes|occasionally|at times|"
     r"on weekdays|on weekends|more or less|ish|i think|i guess|i suppose|not sure|apparently|"
     r"supposedly|allegedly)\b",
     re.I,
@@ -74,29 +76,39 @@ REMEMBER = re.compile(
 
 
 _QUESTION_START = re.compile(
-    r"^(?:what|where|when|why|how|who|whom|which|any idea|guess)\b|^(?:do|does|did|can|could|would|should|shall|"
-    r"will|is|are|am|was|were|have|has|had|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|shouldn't|couldn't)"
+    r"^(?:what|where|when|why|how|who|whom|which|any idea|guess)\b|^(?:do|does|did|can|could|would|"
+    r"should|shall|"
+    r"will|is|are|am|was|were|have|has|had|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|"
+    r"shouldn't|couldn't)"
     r"\s+(?:you|we|i|they|he|she|it|that|this|there|my|our|the)\b",
     re.I,
 )
 
 
 _HYPOTHETICAL = re.compile(
-    r"\b(?:if|unless|whether|assuming|provided that|as long as|in case|would|could|might|may be|maybe|perhaps|possibly|probably|wish|imagine|suppose|"
-    r"supposing|pretend|hypothetically|in theory|someday|some day|one day|dream of|dreaming|thinking about|"
-    r"thinking of|considering|planning to|plan to|hoping to|hope to|want to|wanted to|wants to|going to (?!(?-i:[A-Z])|keep up with|keep going with|continue|carry on)"
-    r"|gonna(?! keep up with| keep going with| continue| carry on)|should i|what if|let's say|used to|was going to|almost(?! (?:all|every|always|everything|everyone|never))|nearly(?! (?:all|every|always))|either|pretending|joking|kidding|just kidding)\b",
+    r"\b(?:if|unless|whether|assuming|provided that|as long as|in case|would|could|might|may be|"
+    r"maybe|perhaps|possibly|probably|wish|imagine|suppose|"
+    r"supposing|pretend|hypothetically|in theory|someday|some day|one day|dream of|dreaming|"
+    r"thinking about|"
+    r"thinking of|considering|planning to|plan to|hoping to|hope to|want to|wanted to|wants to|"
+    r"going to (?!(?-i:[A-Z])|keep up with|keep going with|continue|carry on)"
+    r"|gonna(?! keep up with| keep going with| continue| carry on)|should i|what if|let's say|used "
+    r"to|was going to|almost(?! (?:all|every|always|everything|everyone|never))|nearly(?! (?:all|"
+    r"every|always))|either|pretending|joking|kidding|just kidding)\b",
     re.I,
 )
 
 
 _REPORTED = re.compile(
-    r"\b(?:he|she|they|you|someone|somebody|people|everyone|everybody|nobody|my \w+|his \w+|her \w+|the \w+|"
-    r"(?!(?:Always|Never|Please|Just|Also)\b)(?-i:[A-Z])\w+)\s+(?:said|says|say|told me|tells me|thinks|think|"
+    r"\b(?:he|she|they|you|someone|somebody|people|everyone|everybody|nobody|my \w+|his \w+|her "
+    r"\w+|the \w+|"
+    r"(?!(?:Always|Never|Please|Just|Also)\b)(?-i:[A-Z])\w+)\s+(?:said|says|say|told me|tells me|"
+    r"thinks|think|"
     r"thought|claims?|claimed|believes?|"
     r"believed|wrote|writes|asked|asks|assumes?|assumed|insists?|insisted|mentioned|mentions)\b"
     # the speaker named after the words: "I'm a total movie fan, said my brother"
-    r"|,\s*(?:said|says|asked|asks|wrote|writes|added|adds|replied)\s+(?:(?-i:[A-Z])\w+|my \w+|his \w+|her \w+|"
+    r"|,\s*(?:said|says|asked|asks|wrote|writes|added|adds|replied)\s+(?:(?-i:[A-Z])\w+|my \w+|his "
+    r"\w+|her \w+|"
     r"the \w+|nobody|no one|someone|everyone|he|she|they)\b",
     re.I,
 )
@@ -143,7 +155,8 @@ _OTHER_SPEAKER = re.compile(
 
 
 CODE = re.compile(
-    r"`|[{}]|==|=>|->|\(\)|;\s*$|^\s*(?:#|//|>>>|\$ |def |class |import |from \S+ import)|\w\(|\w=\w|"
+    r"`|[{}]|==|=>|->|\(\)|;\s*$|^\s*(?:#|//|>>>|\$ |def |class |import |from \S+ import)|\w\(|"
+    r"\w=\w|"
     r"\w\.\w+\(|</?\w+>"
 )
 
@@ -155,7 +168,8 @@ QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<![\w])'[^']{2,}'
 #: speech: its marks go before quoted text is dropped. Only a title: capitalised words and short
 #: function words.
 TITLE_LIKED = re.compile(
-    r"(?P<pre>\b(?:love|like|enjoy|adore|fan of|into)\s+)[\"“](?P<t>(?-i:[A-Z])[\w'’-]*(?:\s(?:(?-i:[A-Z])[\w'’-]*|"
+    r"(?P<pre>\b(?:love|like|enjoy|adore|fan of|into)\s+)[\"“](?P<t>(?-i:[A-Z])[\w'’-]*(?:\s(?:(?-i"
+    r":[A-Z])[\w'’-]*|"
     r"of|the|a|an|and|in|on|to|with|for)){0,7})[\"”]",
     re.I,
 )
@@ -168,7 +182,8 @@ NEGATION = re.compile(r"\b(?:not|never|no|none|nor|neither|without|n't)\b|n't\b"
 # rhetorical.
 STANDING_REQUEST = re.compile(
     r"^(?:can|could|would|will) you (?:please |kindly )?(?P<v>(?:always )?[a-z].*?\b(?:from now on|"
-    r"going forward|in (?:the )?future)|(?:always )?(?:keep|make|use|stop|avoid|write|answer|reply|respond|give|"
+    r"going forward|in (?:the )?future)|(?:always )?(?:keep|make|use|stop|avoid|write|answer|reply|"
+    r"respond|give|"
     r"put|format)\b[^?]*?\byour (?:answers|replies|responses)\b[^?]*?)"
     r"(?:,? please)?\s*[?.!]*$",
     re.I,
@@ -176,7 +191,8 @@ STANDING_REQUEST = re.compile(
 
 
 CORRECTION_CUE = re.compile(
-    r"^(?:actually|correction|sorry|no(?=\s*[,!-])|wait|oops|update|news|quick update|small update|quick fix|"
+    r"^(?:actually|correction|sorry|no(?=\s*[,!-])|wait|oops|update|news|quick update|small update|"
+    r"quick fix|"
     r"small thing|scratch that|make that|changed my mind|i changed my mind|update on that)\b"
     r"[,:!\s-]*",
     re.I,
@@ -191,14 +207,16 @@ CHANGE_CUE = re.compile(
 
 
 NOT_BUT = re.compile(
-    r"\bnot (?P<p>(?:in|at|as|for) )?(?P<o>[^,.;]{1,40}?),? but (?!(?:i|i'm|i've|it|it's|we|they|he|she|you)\b)"
+    r"\bnot (?P<p>(?:in|at|as|for) )?(?P<o>[^,.;]{1,40}?),? but (?!(?:i|i'm|i've|it|it's|we|they|"
+    r"he|she|you)\b)"
     r"(?:(?P=p))?",
     re.I,
 )
 
 
 FILLER = re.compile(
-    r"^(?:oh|well|btw|by the way|so|also|anyway|ok|okay|hmm|and|fyi|fun fact|for the record|honestly|frankly|"
+    r"^(?:oh|well|btw|by the way|so|also|anyway|ok|okay|hmm|and|fyi|fun fact|for the record|"
+    r"honestly|frankly|"
     r"tbh|for reference|for context|context|some context|heads-up|"
     r"just so you know|heads up|note|yes|yeah|yep|right|what can i say|you know what)\b[,:!\s-]+",
     re.I,
@@ -214,7 +232,8 @@ REPLACES = re.compile(r"\s*\(replaces?:\s*(?P<o>[^)]*)\)\s*[.!]?$", re.I)
 #: What makes a sentence a plan, a wish or a guess about the future, while a possessive in it ("my
 #: love for X") still says what is: "I'm considering X because of my passion for Y".
 _MODAL = re.compile(
-    r"\b(?:would|could|might|want to|wanted to|wants to|hoping to|hope to|considering|thinking about|"
+    r"\b(?:would|could|might|want to|wanted to|wants to|hoping to|hope to|considering|thinking "
+    r"about|"
     r"thinking of|planning to|plan to|going to|gonna|someday|some day|one day)\b",
     re.I,
 )
@@ -230,8 +249,10 @@ AGAIN = re.compile(r"\b(?:again|back|anymore|any more|once more)\b", re.I)
 #: and so may a condition or a first try ("assuming I'd pass", "trying it would be fun").
 _MODAL_TAIL = re.compile(
     r",\s+(?P<t>(?!(?:during|according|regarding|including|concerning|considering|being|nothing|"
-    r"something|anything|everything|assuming|supposing|providing|imagining|pretending|hoping|wishing|"
-    r"planning|thinking|trying|tasting|testing|starting)\b)[a-z]+ing\b[^,]*\b(?:would|could|might)\b[^,]*)$",
+    r"something|anything|everything|assuming|supposing|providing|imagining|pretending|hoping|"
+    r"wishing|"
+    r"planning|thinking|trying|tasting|testing|starting)\b)[a-z]+ing\b[^,]*\b(?:would|could|"
+    r"might)\b[^,]*)$",
     re.I,
 )
 
@@ -300,7 +321,8 @@ def sentences_of(block: str) -> list[str]:
 
 
 _CLAUSE_SPLIT = re.compile(
-    r",\s+(?=(?:and|but|so|because|'cause|cause|though|although)\s+i\b|so (?:that|it|this)\b)|\s+[-–—]\s+"
+    r",\s+(?=(?:and|but|so|because|'cause|cause|though|although)\s+i\b|so (?:that|it|this)\b)|"
+    r"\s+[-–—]\s+"
     # ", so keep that in mind if I ask …": a consequence, its mood its own
     r"|,\s+(?=so\s+(?!(?:much|many|far|long|well|good|often|hard|bad)\b))"
     # "…, because half the team is in Manila": a reason, its mood its own
@@ -320,7 +342,8 @@ _NEW_SUBJECT = re.compile(
 #: thinks"); one with its own object is a clause of its own ("…, my doctor told me to watch the
 #: carbs").
 _BARE_REPORT = re.compile(
-    r"^\s*(?:he|she|they|my \w+|(?-i:[A-Z])\w+) (?:said|says|thinks|thought|claims|claimed|told me|wrote|"
+    r"^\s*(?:he|she|they|my \w+|(?-i:[A-Z])\w+) (?:said|says|thinks|thought|claims|claimed|told me|"
+    r"wrote|"
     r"insists|believes|reckons)\s*[.!]*$",
     re.I,
 )
@@ -361,7 +384,8 @@ _TO_AGENT_FIRST = re.compile(
 )
 #: A hedge that reaches back to the clause before ("…, I guess", "…, if that's ok").
 _HEDGE_BACK = re.compile(
-    r"\b(?:i think|i guess|i suppose|not sure|i might be wrong|maybe|probably|if (?:that's|it's|you)|"
+    r"\b(?:i think|i guess|i suppose|not sure|i might be wrong|maybe|probably|if (?:that's|it's|"
+    r"you)|"
     r"or not|for now|just this once|for this)\b",
     re.I,
 )
@@ -404,7 +428,8 @@ def _mood(clause: str) -> bool:
 #: A hedge that opens a trailing phrase of its own ("…, mostly the morning shift", "…, mostly
 #: Coltrane and Bill Evans") qualifies that phrase, not the clause before it.
 _TRAILING_HEDGE = re.compile(
-    r",\s*(?:(?:mostly|usually|sometimes|often|occasionally|especially|mainly)\s+(?!i\b|we\b)\w+(?:\s+\w+)+[^,]*|"
+    r",\s*(?:(?:mostly|usually|sometimes|often|occasionally|especially|mainly)\s+(?!i\b|"
+    r"we\b)\w+(?:\s+\w+)+[^,]*|"
     r"\w+(?:\s+\w+)?\s+(?:mostly|usually|mainly))\s*[.!]?$",
     re.I,
 )
@@ -486,8 +511,10 @@ def _prepare(clause: str, *, opens: bool) -> Clause | None:
 #: A rule's standing scope said after it ("… unless I ask for more", "… even if I write in
 #: English", "… whatever language I use"): part of the rule, no hypothetical.
 _STANDING_SCOPE = re.compile(
-    r",?\s+(?:unless i (?:ask|say|tell|request|want|need|specify)|even (?:if|when) i (?:write|ask|use|message|"
-    r"talk|type|speak)|whatever (?:language )?i (?:use|write|type)|no matter (?:what|which) (?:language )?i|"
+    r",?\s+(?:unless i (?:ask|say|tell|request|want|need|specify)|even (?:if|when) i (?:write|ask|"
+    r"use|message|"
+    r"talk|type|speak)|whatever (?:language )?i (?:use|write|type)|no matter (?:what|which) "
+    r"(?:language )?i|"
     r"if i ask(?: for (?:it|them|more|details))?\s*[.!]?$)[^.;]*",
     re.I,
 )
@@ -496,7 +523,8 @@ _STANDING_SCOPE = re.compile(
 #: A standing condition before a request ("When I ask coding questions, give me the code first"):
 #: the request is a rule the condition scopes, not a hypothetical.
 _WHEN_I_ASK = re.compile(
-    r"^when(?:ever)? (?:i|you) (?:ask|write|want|need|send|give|say|request|message|share|paste|mention|"
+    r"^when(?:ever)? (?:i|you) (?:ask|write|want|need|send|give|say|request|message|share|paste|"
+    r"mention|"
     r"talk|use|explain|suggest|recommend)\b[^,]{2,80},\s+(?P<rest>(?:please |just )?[a-z].+)$",
     re.I,
 )

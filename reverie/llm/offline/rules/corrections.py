@@ -26,7 +26,8 @@ __all__ = ["RULES", "CANON", "NOW", "resolve", "resolve_all"]
 
 #: Words that make a message a correction of something said before.
 _CUE = re.compile(
-    r"\b(?:actually|sorry|mistake|wrong|typo|autocorrect|i meant|i mean|wait|oops|correction|not \w+|"
+    r"\b(?:actually|sorry|mistake|wrong|typo|autocorrect|i meant|i mean|wait|oops|correction|not "
+    r"\w+|"
     r"changed my mind|they moved|moved it|slipped|update|pushed|upgrade|spelled|spelt|mistyped|"
     r"misspelled|meant|scratch that|second thought)\b",
     re.I,
@@ -183,7 +184,8 @@ def same_kind_swapped(f: Filling) -> bool:
 
 
 def a_favourite(f: Filling) -> bool:
-    """ "summer's my favourite, winter here is brutal": the new favourite, and the message, where the
+    """ "summer's my favourite, winter here is brutal": the new favourite, and the message, where
+    the
     old value must be named for its line to be the one meant."""
     words = " ".join((f.message or f.match.string).split()).replace(";", ",")
     f.template += f"; said: {words}"
@@ -206,7 +208,8 @@ def _bare(value: str) -> str:
 #: clause, not a value).
 _NOT_VALUES = frozenset(
     "i me my we our us you your he she they it that this there fine ok okay problem big deal joke "
-    "sure really true right wrong kidding worry worries biggie rush hurry yet now always never much "
+    "sure really true right wrong kidding worry worries biggie rush hurry yet now always never "
+    "much "
     "more less like love hate want need am is are was were be have has had do does did can will "
     "just only so too very all i'm im i've i'd we're we've it's anymore any longer".split()
 )
@@ -256,22 +259,27 @@ RULES = [
     ),
     # "12-hour with am/pm is better actually", "imperial is fine": a convention for the agent
     change(
-        r"^(?P<v>metric|imperial|british|american|12-hour|24-hour|12 hour|24 hour|celsius|fahrenheit)"
-        r"(?: units| spelling| time| clock)?(?: with am/pm)? (?:is|are) (?:better|fine|preferred|ok|okay)\b",
+        r"^(?P<v>metric|imperial|british|american|12-hour|24-hour|12 hour|24 hour|celsius|"
+        r"fahrenheit)"
+        r"(?: units| spelling| time| clock)?(?: with am/pm)? (?:is|are) (?:better|fine|preferred|"
+        r"ok|okay)\b",
         "Use {v}",
         finish=a_convention,
     ),
     # "scratch that, summer's my favourite": the one favourite line whose value the message names
     change(
-        r"(?:^|\b(?:that|no|actually|wait)[,.!]?\s+)(?P<v>[a-z][\w'’-]*(?: [a-z][\w'’-]*)?)(?:'s| is) "
+        r"(?:^|\b(?:that|no|actually|wait)[,.!]?\s+)(?P<v>[a-z][\w'’-]*(?: [a-z][\w'’-]*)?)(?:'s| "
+        r"is) "
         r"(?:actually |really )?my (?:favou?rite|fave|fav)(?=\s*(?:[,.;!]|$))",
         "Now: favourite {v}",
         finish=a_favourite,
     ),
     # "we upgraded to Python 3.12", "bumped Node to 22": the tool's one versioned line
     change(
-        r"\b(?:upgraded|updated|bumped|moved|migrated|switched|went)(?: (?:everything|it|us|the app|the "
-        r"project))?(?: up| over)? to (?P<t>(?-i:[A-Z])[\w.+#-]*) (?:version |v)?(?P<v>\d+(?:\.\d+)*)\b|"
+        r"\b(?:upgraded|updated|bumped|moved|migrated|switched|went)(?: (?:everything|it|us|the "
+        r"app|the "
+        r"project))?(?: up| over)? to (?P<t>(?-i:[A-Z])[\w.+#-]*) (?:version |"
+        r"v)?(?P<v>\d+(?:\.\d+)*)\b|"
         r"\b(?:upgraded|updated|bumped) (?P<t2>(?-i:[A-Z])[\w.+#-]*) to (?:version |v)?"
         r"(?P<v2>\d+(?:\.\d+)*)\b",
         "Now: version {t} {v}",
@@ -281,14 +289,17 @@ RULES = [
     change(
         rf"^(?:the |our |my )?(?P<e>{_EVENT}) (?:has |have |was |were |got |is |are )?(?:been )?"
         r"(?:moved|changed|pushed|shifted|bumped)(?: back| forward| up)? to "
-        r"(?P<v>\d{1,2}(?::\d{2})?\s*(?:am|pm)?)(?=\s*(?:[,.;!]|$)|\s+(?:starting|from|on|every|now)\b)",
+        r"(?P<v>\d{1,2}(?::\d{2})?\s*(?:am|pm)?)(?=\s*(?:[,.;!]|$)|\s+(?:starting|from|on|every|"
+        r"now)\b)",
         "Now: time {v} {e}",
     ),
     *rules_of(
         (
-            rf"^(?:the |our |my )?(?P<e>{_EVENT}) (?:has |have |was |were |got |is |are )?(?:been )?"
+            rf"^(?:the |our |my )?(?P<e>{_EVENT}) (?:has |have |was |were |got |is |are )?(?:been "
+            r")?"
             rf"(?:moved|changed|pushed|shifted|bumped)(?: back| forward| up)? to {_CADENCE}\b",
-            rf"\b(?:moved|changed|shifted|pushed|switched) (?:the |our |my )(?P<e>{_EVENT}) to {_CADENCE}\b",
+            rf"\b(?:moved|changed|shifted|pushed|switched) (?:the |our |my )(?P<e>{_EVENT}) to "
+            rf"{_CADENCE}\b",
         ),
         "Now: cadence {v}",
         None,
@@ -304,7 +315,8 @@ RULES = [
     ),
     # "got a new gig, sous chef at a bistro downtown now": a title said alone as the new one
     rule(
-        r"^(?:(?:i )?got (?:a|the) new (?:gig|job|role|position)(?: as)?,?\s+)?(?:i'm |im |i am )?(?:now )?(?:an? )?"
+        r"^(?:(?:i )?got (?:a|the) new (?:gig|job|role|position)(?: as)?,?\s+)?(?:i'm |im |i am "
+        r")?(?:now )?(?:an? )?"
         r"(?P<v>[a-z][a-z -]{2,40}?)(?: (?:at|for|with|in) [^,.;!?]{2,40}?)?"
         r" now\s*[.!]*$",
         "Works as {v}",
@@ -330,7 +342,8 @@ RULES = [
     ),
     rule(
         rf"\b(?:it's|its|it is|he's|he is|hes|she's|she is|shes|mine is|mine's|mine is called|"
-        rf"the name is|(?:his|her|my) name is actually|i meant|(?:it's |its |it is )?spelled|spelt) {NAME}(?=\s*(?:[,.;!]|$)|\s+(?:actually|"
+        r"the name is|(?:his|her|my) name is actually|i meant|(?:it's |its |it is )?spelled|"
+        rf"spelt) {NAME}(?=\s*(?:[,.;!]|$)|\s+(?:actually|"
         r"with|not|and|it's|its)\b)",
         "Now: name {v}",
         {"v": is_name},
@@ -347,8 +360,10 @@ RULES = [
         finish=corrects,
     ),
     change(
-        rf"\b(?:now it(?:'s| is)|it(?:'s| is) now|new (?:date|deadline|day) is|(?:it's|its|it is)(?= (?:{DATE_PHRASE})\s+now\b)|(?:moved|pushed|postponed|"
-        rf"changed|delayed|slipped) (?:it |the [a-z]+(?: [a-z]+)? )?(?:back )?to) (?:on )?{_DATE}\b",
+        r"\b(?:now it(?:'s| is)|it(?:'s| is) now|new (?:date|deadline|day) is|(?:it's|its|it "
+        rf"is)(?= (?:{DATE_PHRASE})\s+now\b)|(?:moved|pushed|postponed|"
+        r"changed|delayed|slipped) (?:it |the [a-z]+(?: [a-z]+)? )?(?:back )?to) "
+        rf"(?:on )?{_DATE}\b",
         "Now: date {d}",
         finish=date_corrected,
     ),
@@ -359,7 +374,8 @@ RULES = [
         finish=corrects,
     ),
     change(
-        r"\b(?:(?:upgraded|updated|bumped|moved|migrated) (?:it |us |everything )?to|(?:everything|it|we)(?:'s| is|"
+        r"\b(?:(?:upgraded|updated|bumped|moved|migrated) (?:it |us |everything )?to|(?:everything|"
+        r"it|we)(?:'s| is|"
         r"'re| are) (?:now )?on) (?:version |v)?(?P<v>\d+\.\d+(?:\.\d+)?)\b",
         "Now: version {v}",
     ),
@@ -500,7 +516,8 @@ _VERSIONED = re.compile(r"^(?P<head>Uses [A-Za-z][\w.+-]*) (?P<v>v?\d+(?:\.\d+)*
 
 
 def _names_event(line: str, event: str) -> bool:
-    """ "standups", "the 1:1s" name the event of "Team cadence: standup at 9:30" (folded, singular)."""
+    """ "standups", "the 1:1s" name the event of "Team cadence: standup at 9:30" (folded,
+    singular)."""
     key = re.sub(r"s\b", "", fold(event))
     return fold(event) in fold(line) or key in re.sub(r"s\b", "", fold(line))
 

@@ -62,7 +62,8 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
     duplicates. ``said_on`` is the day it was said: relative dates ("next Friday") are counted from
     it."""
     if SARCASM.search(sentence_block):
-        return []  # sarcasm anywhere in the message ("Oh great, I'm the boss now 🙄"): nothing is sure
+        # sarcasm anywhere in the message ("Oh great, I'm the boss now 🙄"): nothing is sure
+        return []
     sentence_block = laughter_attached(sentence_block)  # "I work at NASA. lol": one joke
     found = _Found()
     for clause in message_clauses(sentence_block):
@@ -124,7 +125,8 @@ def _readings(rule: Rule, m: re.Match[str], clause: Clause, said_on: date | None
     if not filled or len(filled) > _MAX_FACT:
         return []
     if not clause.opens and canon(filled).target == SOUL:
-        return []  # an instruction to the agent opens its sentence; "… - always full of memories" is none
+        # an instruction to the agent opens its sentence; "… - always full of memories" is none
+        return []
     if rule.split is not None:
         texts = rule.split(filled)
     else:
@@ -168,7 +170,8 @@ def _spoken_rest(clause: Clause, found: _Found) -> None:
 #: "I'm not prediabetic anymore", "I no longer live in Leeds", "we don't use Jira any more": a
 #: statement the user ends, read without its negation.
 _ENDED = re.compile(
-    r"^(?:(?:ok|okay|so|well|also|update|good news|actually)[,:!]?\s+)*(?P<s>i'm|i am|i|we're|we are|we)"
+    r"^(?:(?:ok|okay|so|well|also|update|good news|actually)[,:!]?\s+)*(?P<s>i'm|i am|i|we're|we "
+    r"are|we)"
     r" (?:(?P<neg>not|no longer|don't|do not|didn't)) (?P<rest>[^,;]{2,80}?)"
     r"(?P<more> any ?more| these days| nowadays)?\s*[.!]*$",
     re.I,

@@ -78,20 +78,23 @@ RULES = [
         {"v": is_place},
     ),
     rule(
-        rf"(?:\bmy home is (?:now )?in|(?:^|\bbut |\band |\bso )home (?:base )?(?:for (?:me|us) )?is(?: now)?"
+        r"(?:\bmy home is (?:now )?in|(?:^|\bbut |\band |\bso )home (?:base )?(?:for (?:me|us) "
+        r")?is(?: now)?"
         rf"(?: (?:out|over|up|down))?(?: in)?) {PLACE}",
         "Lives in {v}",
         {"v": is_place},
     ),
     # "my flat's in krakow", "our house is in Molndal"
     rule(
-        rf"\b(?:my|our) (?:flat|apartment|house|home|place)(?:'s|s| is)(?: now)? (?:in|out in) {PLACE}",
+        r"\b(?:my|our) (?:flat|apartment|house|home|place)(?:'s|s| is)(?: now)? (?:in|out in) "
+        rf"{PLACE}",
         "Lives in {v}",
         {"v": is_place},
     ),
     # "Zurich is home", "Lekki, Lagos is home"
     rule(
-        r"(?<![\w'’-])(?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2}) is (?:my |our |now |still )*home\b"
+        r"(?<![\w'’-])(?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2}) is (?:my |our |now |"
+        r"still )*home\b"
         r"(?! (?:to|of|for)\b)",
         "Lives in {v}",
         {"v": is_place},
@@ -108,7 +111,8 @@ RULES = [
         finish=at_home,
     ),
     rule(
-        rf"\b(?:i|we)(?:'ve| have) (?:lived|been living|been) in {PLACE}(?=\s*,?\s+(?:for|since)\b)",
+        rf"\b(?:i|we)(?:'ve| have) (?:lived|been living|been) in {PLACE}"
+        r"(?=\s*,?\s+(?:for|since)\b)",
         "Lives in {v}",
         {"v": is_place},
     ),
@@ -125,7 +129,8 @@ RULES = [
         change=True,
     ),
     rule(
-        rf"{_WE}(?:'ve| have)? (?:just )?(?:moved|relocated|shifted) (?:back |over |down |up )?to {PLACE}",
+        rf"{_WE}(?:'ve| have)? (?:just )?(?:moved|relocated|shifted) (?:back |over |down |up )?to "
+        rf"{PLACE}",
         "Lives in {v}",
         {"v": is_home},
         change=True,
@@ -163,12 +168,14 @@ RULES = [
     ),
     # "lahore based btw", "based in suva fiji btw": a subjectless note
     rule(
-        r"^(?:i'm |im |i am |we're |we are )?(?P<v>[\w'’ .-]{2,30}?)[ -]based(?=\s*(?:[,.!]|$)|\s+(?:btw|fyi|now)\b)",
+        r"^(?:i'm |im |i am |we're |we are )?(?P<v>[\w'’ .-]{2,30}?)[ -]based(?=\s*(?:[,.!]|$)|"
+        r"\s+(?:btw|fyi|now)\b)",
         "Lives in {v}",
         {"v": is_place},
     ),
     rule(
-        r"^(?:currently |now )?based (?:in|out of) (?P<v>[\w'’ .-]{2,40}?)(?=\s*(?:[,.!]|$)|\s+(?:btw|fyi|now)\b)",
+        r"^(?:currently |now )?based (?:in|out of) (?P<v>[\w'’ .-]{2,40}?)(?=\s*(?:[,.!]|$)|"
+        r"\s+(?:btw|fyi|now)\b)",
         "Lives in {v}",
         {"v": is_place_or_with_country},
     ),
