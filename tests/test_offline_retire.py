@@ -238,3 +238,10 @@ def test_a_new_deadline_has_no_subject_named_new() -> None:
     assert not [
         f for f in facts("Release got pushed, the new deadline is March 17.") if "for new" in f
     ]
+
+
+def test_values_typed_in_lower_case() -> None:
+    assert facts("reply in arabic from now on") == ["Reply in Arabic"]
+    assert facts("reply in kind") == []
+    assert facts("radiohead is my all time fav band, no contest") == ["Favourite band: Radiohead"]
+    assert facts("this is my favourite band") == []

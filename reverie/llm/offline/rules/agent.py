@@ -162,7 +162,7 @@ RULES = [
         r"always)? in "
         r"(?P<v>[A-Z][a-z]+)\b",
         "Reply in {v}",
-        {"v": is_language},
+        finish=a_language_reply,  # "reply in arabic": typed without its capital
     ),
     # "switch back to English please", "go back to replying in English": the reply language changed
     rule(
@@ -172,8 +172,8 @@ RULES = [
         r"\s+(?:please|"
         r"pls|again|from now on|for (?:answers|replies|responses|your answers))\b)",
         "Reply in {v}",
-        {"v": is_language},
         change=True,
+        finish=a_language_reply,
     ),
     rule(
         r"\b(?:keep|make) (?:your |the )?(?:answers|replies|responses) (?:short|brief|concise)"

@@ -99,6 +99,19 @@ def as_gerund(f: Filling) -> bool:
     return True
 
 
+def capital_name(f: Filling) -> bool:
+    """A name typed in lower case, written with its capitals ("radiohead" → "Radiohead"); a word
+    of the engine's own lists of things (a genre, a colour) is no name."""
+    value = f.values.get("v", "")
+    if value.lower() in _NOT_NAMES:
+        return False
+    f.values["v"] = " ".join(w[:1].upper() + w[1:] for w in value.split())
+    return True
+
+
+_NOT_NAMES = frozenset("this that it mine music rock jazz pop metal football food it's".split())
+
+
 RULES = [
     # "Got into running this year", "I've really gotten into climbing": an activity taken up (a
     # gerund only: "got into Oxford", "got into trouble" are none)
@@ -389,6 +402,15 @@ RULES = [
     ),
     # "Harry Potter is my favorite book": a named work or team, the kind said; "Dancing is my
     # favourite" names none
+    # "radiohead is my all time fav band": a name typed in lower case, the kind said after it
+    rule(
+        r"^(?P<v>[a-z][\w'’-]*(?: [a-z][\w'’-]*)?) (?:is|are) (?:definitely |probably |still )?my "
+        r"(?:all[- ]time )?(?:favou?rite|fave?) (?P<k>band|singer|artist|author|writer|team|album|"
+        r"game)(?=\s*(?:[,.;!]|$)|,? no contest\b)",
+        "Favourite {k}: {v}",
+        {"v": is_specific},
+        finish=capital_name,
+    ),
     rule(
         r"(?:^|(?<=, ))(?P<v>(?-i:[A-Z])[\w'’-]*(?:\s(?:of|the|and|(?-i:[A-Z])[\w'’-]*)){0,4}) "
         r"(?:is|are) (?:definitely |probably |"
