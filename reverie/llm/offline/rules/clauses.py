@@ -193,7 +193,8 @@ STANDING_REQUEST = re.compile(
 CORRECTION_CUE = re.compile(
     r"^(?:actually|correction|sorry|no(?=\s*[,!-])|wait|oops|update|news|quick update|small update|"
     r"quick fix|"
-    r"small thing|scratch that|make that|changed my mind|i changed my mind|update on that)\b"
+    r"small thing|scratch that|make that|changed my mind|i changed my mind|update on that|"
+    r"change of plans?(?: on [a-z]+)?|on second thought|heads up)\b"
     r"[,:!\s-]*",
     re.I,
 )
