@@ -245,3 +245,21 @@ def test_values_typed_in_lower_case() -> None:
     assert facts("reply in kind") == []
     assert facts("radiohead is my all time fav band, no contest") == ["Favourite band: Radiohead"]
     assert facts("this is my favourite band") == []
+
+
+def test_a_swap_names_the_old_value_by_its_acronym() -> None:
+    from reverie.llm.offline.rules import resolve_correction
+
+    def files(*lines: str) -> dict[str, list[str]]:
+        return {"USER": [], "SOUL": [], "MEMORY": list(lines)}
+
+    assert resolve_correction(
+        "Now: swap Vite; said: CRA", files("Uses React 18", "Uses Create React App")
+    ) == ("MEMORY", "Uses Create React App", "Uses Vite")
+    # only a whole name: "NY" is no part of "New York City", "CB" none of "Google Cloud Build"
+    home = {"USER": ["Lives in New York City"], "SOUL": [], "MEMORY": []}
+    assert resolve_correction("Now: swap Boston; said: NY", home) is None
+    assert (
+        resolve_correction("Now: swap AWS; said: CB", files("CI runs on Google Cloud Build"))
+        is None
+    )

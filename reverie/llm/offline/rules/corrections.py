@@ -670,7 +670,7 @@ def _swaps(
     out = []
     for kind, lines in files.items():
         for line in lines:
-            spans = [old] if old else _spans_of_kind(line, value)
+            spans = [old, *_spelled_out(line, old)] if old else _spans_of_kind(line, value)
             for span in spans:
                 new_line = _swapped_line(line, span, value, canonical)
                 if new_line is None or (subject and fold(subject) not in fold(line)):
@@ -707,6 +707,24 @@ def _spans_of_kind(line: str, value: str) -> list[str]:
                 elif kind is not None and _kind_of(span) == kind:
                     out.append(span)
     return out
+
+
+def _spelled_out(line: str, acronym: str) -> list[str]:
+    """The words of ``line`` an acronym stands for ("CRA" in ``Uses Create React App``): as many
+    capitalised words as it has letters, their initials its letters."""
+    if not re.fullmatch(r"[A-Z]{2,5}", acronym):
+        return []
+    words = line.split()
+    n = len(acronym)
+    capital = [w[:1].isupper() for w in [*words, ""]]
+    return [
+        " ".join(words[i : i + n])
+        for i in range(len(words) - n + 1)
+        if all(capital[i : i + n])
+        and not capital[i + n]  # the whole name: "NY" is not "New York" of "New York City"
+        and not (i and capital[i - 1] and i > 1)
+        and "".join(w[0] for w in words[i : i + n]) == acronym
+    ]
 
 
 def _swapped_line(line: str, old: str, new: str, canonical: Callable[[str], bool]) -> str | None:
