@@ -48,8 +48,8 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parent / "data" / "statements"
 SAID = "2027-01-04 09:00"  # a Monday, as in offline_corpus
 SAID_ON = date(2027, 1, 4)
-TUNING = ("A", "B", "C", "D", "E")  # C, D and E were held out until their first runs
-HELD_OUT = ("F", "G")  # written blind; first runs recorded in BENCHMARKS.md (2026-11-28)
+TUNING = ("A", "B", "C", "D", "E", "F", "G")  # C to G were held out until their first runs
+HELD_OUT = ("H", "I")  # written blind; first runs recorded in BENCHMARKS.md (2026-11-28, 13:30 UTC)
 FILES = ("USER.md", "SOUL.md", "memory/MEMORY.md")
 
 

@@ -4,8 +4,8 @@ corrections go through a real Dream and leave their old line in the archive, whe
 it; the scorer of the blind corpus (tests/offline_statements.py) can fail.
 
 The blind corpus is scored by ``python -m bench.offline_statements`` (BENCHMARKS.md), not here: the
-tuning splits take minutes through a real Dream per turn. The held-out split ``D`` is never scored
-by a test."""
+tuning splits take minutes through a real Dream per turn. The held-out splits (``H``, ``I``) are
+never scored by a test."""
 
 from __future__ import annotations
 
@@ -253,10 +253,10 @@ def test_the_judge_counts_no_wrong_line_as_right() -> None:
 
 
 def test_the_held_out_split_is_kept_apart() -> None:
-    """The held-out splits (``F`` and ``G``) are scored only by the bench, each first run recorded
-    in BENCHMARKS.md; the tuning splits (``A`` to ``E``, whose first runs are recorded) are not
+    """The held-out splits (``H`` and ``I``) are scored only by the bench, each first run recorded
+    in BENCHMARKS.md; the tuning splits (``A`` to ``G``, whose first runs are recorded) are not
     them. A held-out split's file may not have landed yet."""
-    assert st.HELD_OUT == ("F", "G") and not set(st.TUNING) & set(st.HELD_OUT)
+    assert st.HELD_OUT == ("H", "I") and not set(st.TUNING) & set(st.HELD_OUT)
     for writer in (*st.TUNING, *st.HELD_OUT):
         if writer in st.TUNING or (st.DATA / f"writer-{writer}.jsonl").is_file():
             assert {i.writer for i in st.items(writer)} == {writer}
