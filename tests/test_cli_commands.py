@@ -311,3 +311,18 @@ def test_why_with_no_line_is_a_user_error_like_pin_and_its_hint_names_real_curso
     assert found.returncode == 0, found.stderr
     assert "reverie history show --since 2 --limit 2" in found.stdout
     assert "<" not in found.stdout.splitlines()[-1]
+
+
+def test_nothing_to_do_exits_0_with_one_line_and_a_missing_thing_exits_1(tmp_path):
+    """docs/commands.md's rule for exit codes: having nothing to do is not an error (0, one line
+    saying so); asking for something that is not there is (1, one line on stderr)."""
+    ws = str(tmp_path / "ws")
+    assert invoke("-w", ws, "init").returncode == 0
+    for command in (["approve"], ["reject"], ["purge", "nothing", "--yes"], ["requeue", "--all"]):
+        proc = invoke("-w", ws, *command)
+        assert proc.returncode == 0 and proc.stderr == "", (command, proc.stderr)
+        assert len(proc.stdout.strip().splitlines()) == 1, (command, proc.stdout)
+    for command in (["why", "x"], ["pin", "x"], ["show", "deadbeef"], ["requeue", "3"]):
+        proc = invoke("-w", ws, *command)
+        assert proc.returncode == 1 and proc.stdout == "", (command, proc.stdout)
+        assert len(proc.stderr.strip().splitlines()) == 1, (command, proc.stderr)
