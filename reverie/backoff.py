@@ -1,12 +1,13 @@
 """Capped exponential backoff, the one formula every retry in Reverie waits by.
 
 The model client's retries (``reverie.llm.client``), a Dream scheduler's delay after a workspace's
-runs failed in a row or while the model is down (``reverie.dream.policy``), the fleet's restart of
-a dead worker (``reverie.fleet.supervise``), and the polls for a held file lock
-(``reverie.storage.locking``) or a busy search index (``reverie.recall.index``) all wait ``first · 2ⁿ⁻¹``
-before the n-th retry, capped at ``cap``. tenacity computes it (``wait_exponential``, which also
-turns an overflowing power into the cap, so a workspace failing for months never raises
-``OverflowError``); the model client also runs its retry loop on tenacity's ``AsyncRetrying``.
+runs failed in a row, while the model is down or while Redis is (``reverie.schedule.policy``), the
+fleet's restart of a dead worker (``reverie.fleet.supervise``), and the polls for a held file lock
+(``reverie.storage.locking``) or a busy search index (``reverie.recall.index``) all wait
+``first · 2ⁿ⁻¹`` before the n-th retry, capped at ``cap``. tenacity computes it
+(``wait_exponential``, which also turns an overflowing power into the cap, so a workspace failing
+for months never raises ``OverflowError``); the model client also runs its retry loop on
+tenacity's ``AsyncRetrying``.
 """
 
 from __future__ import annotations

@@ -2,14 +2,14 @@
 ``reverie chat``.
 
 Each turn: a slash command goes to the ``CommandRouter``; anything else is appended to the persisted
-session, the Consolidator archives old messages when the prompt nears the context window, and the
-model answers from a system prompt made of SOUL.md, USER.md, MEMORY.md and the history entries Dream
+session, the Consolidator consolidates old messages into history when the prompt nears the
+context window, and the model answers from a system prompt made of SOUL.md, USER.md, MEMORY.md and the history entries Dream
 has not read yet (so what was said an hour ago is known before Dream has run). With the
 offline engine there is no conversation model: the agent says so, still records what the user says
 (so memory keeps learning) and still runs every command.
 
 A turn may be cancelled at any await (the REPL's Ctrl-C): the user's message is already in the
-session, and every write after it (an archive round, the reply) happens between awaits, so a
+session, and every write after it (a consolidation round, the reply) happens between awaits, so a
 cancelled turn leaves nothing half-done. A scheduled Dream run is registered with the router, so
 ``/dream`` waits for it instead of racing it.
 """
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     import asyncio
 
     from .dream import DreamResult
-    from .dream.scheduler import DreamScheduler
+    from .schedule.workspace import DreamScheduler
     from .storage.sessions import Session
 
 log = logging.getLogger(__name__)
@@ -42,7 +42,8 @@ __all__ = ["ChatAgent", "OFFLINE_NOTICE", "agent_preamble"]
 
 OFFLINE_NOTICE = (
     "No model is configured, so the offline rule-based engine is in use: it maintains memory but does not "
-    "converse. What you say is still saved, archived and dreamed into memory, and every /command works. "
+    "converse. What you say is still saved, consolidated into history and dreamed into memory, "
+    "and every /command works. "
     "Set agents.defaults.model (or REVERIE_MODEL) for real replies."
 )
 _OFFLINE_REPLY = "(noted — the offline engine does not reply; /help lists the commands)"
@@ -90,7 +91,7 @@ class ChatAgent:
             return reply
         rt = self.runtime
         rt.sessions.append(self.session, {"role": "user", "content": text})
-        # Archive old messages first, so the prompt built below fits the context window.
+        # Consolidate old messages first, so the prompt built below fits the context window.
         await rt.consolidator.maybe_consolidate(self.session)
         if self.offline:
             return _OFFLINE_REPLY
@@ -108,7 +109,7 @@ class ChatAgent:
 
     async def start_schedule(self) -> None:
         """Run Dream on its schedule (``intervalH`` / ``cron``) in the background while the conversation lasts."""
-        from .dream import DreamScheduler
+        from .schedule.workspace import DreamScheduler
 
         self._scheduler = DreamScheduler(
             self.runtime.dream, on_result=self._scheduled_result, on_start=self._scheduled_start

@@ -26,7 +26,7 @@ it to a one-line message, and anything else is a bug shown with a traceback only
     │   │                           budget (never costs a batch)
     │   └── ContextWindowError      the request is longer than the model's context window (``limit``, when
     │                               the provider said it, is learned; callers shrink their input and retry)
-    ├── SessionError           a session could not be archived or cleared
+    ├── SessionError           a session could not be consolidated or cleared
     ├── GateError              Dream's gate refused a person's or an agent's edit (the message says why)
     ├── DreamError             a Dream run could not start
     │   ├── AlreadyRunningError     another run holds the run lock
@@ -93,9 +93,9 @@ class NothingPendingError(WorkspaceError):
 
 
 class PendingChangedError(WorkspaceError):
-    """The SOUL.md change a confirmation previewed (its ``PendingChange.id``) is no longer the one
-    pending: Dream widened it since. Nothing was applied or dropped; ``current_id`` names the one
-    pending now (show it again)."""
+    """The SOUL.md proposal a confirmation previewed (its ``SoulProposal.id``) is no longer the one
+    waiting: Dream widened it since. Nothing was applied or dropped; ``current_id`` names the one
+    waiting now (show it again)."""
 
     def __init__(self, message: str, *, current_id: str) -> None:
         super().__init__(message)
@@ -234,7 +234,7 @@ class ContextWindowError(ModelError):
 
 
 class SessionError(ReverieError):
-    """A session could not be archived or cleared."""
+    """A session could not be consolidated or cleared."""
 
 
 class GateError(ReverieError):

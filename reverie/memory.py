@@ -73,8 +73,8 @@ if TYPE_CHECKING:
     from .consolidator import ConsolidationResult
     from .dream import DreamResult
     from .dream.deadletter import DeadLetter
-    from .dream.pending import PendingChange
     from .dream.pins import PinResult
+    from .dream.proposal import SoulProposal
     from .dream.result import Progress
     from .gitstore.types import CommitDetail, CommitInfo, OperationResult, Provenance
     from .llm.replylog import KeptReply
@@ -581,8 +581,8 @@ class Memory(MemoryVerbs):
         return _sync(self._dream(all, dry_run, wait, on_progress), "adream")
 
     async def aconsolidate(self, session_key: str | None = None) -> list[ConsolidationResult]:
-        """Archive a session into history: all of ``session_key``'s messages (the session is kept),
-        or, with no key, every session whose prompt is over its token budget."""
+        """Consolidate a session into history: all of ``session_key``'s messages (the session is
+        kept), or, with no key, every session whose prompt is over its token budget."""
         return await self._call_async(Memory._consolidate, session_key)
 
     async def _consolidate(self, session_key: str | None) -> list[ConsolidationResult]:
@@ -591,7 +591,7 @@ class Memory(MemoryVerbs):
             session = rt.sessions.load(rt.sessions.path_for(session_key))
             if session is None:
                 raise CommandError(f"no session {session_key!r} in {rt.workspace.sessions_dir}")
-            return [await rt.consolidator.archive_all(session)]
+            return [await rt.consolidator.consolidate_all(session)]
         sessions = [rt.sessions.load(info.path) for info in rt.sessions.list()]
         return [await rt.consolidator.maybe_consolidate(s) for s in sessions if s is not None]
 
@@ -600,10 +600,10 @@ class Memory(MemoryVerbs):
 
     # -- conversations (sessions/<key>.jsonl) ------------------------------------------------------------------
     def messages(self, session_key: str, *, archived: bool = False) -> list[dict[str, Any]]:
-        """The conversation's messages the agent's prompt still carries (not yet archived into
-        history), oldest first, as stored in ``sessions/<key>.jsonl`` (role, content, timestamp and
-        any keys the writer added); ``archived``: every message the file holds, archived ones
-        included."""
+        """The conversation's messages the agent's prompt still carries (not in history yet), oldest
+        first, as stored in ``sessions/<key>.jsonl`` (role, content, timestamp and any keys the
+        writer added); ``archived`` (its first name, kept): every message the file holds, those
+        consolidated into history included."""
         session = self.runtime.sessions.load(self.runtime.sessions.path_for(session_key))
         if session is None:
             return []
@@ -616,9 +616,9 @@ class Memory(MemoryVerbs):
         self, session_key: str, messages: Sequence[dict[str, Any]]
     ) -> ConsolidationResult:
         """Append ``messages`` to the conversation, each durably as it comes, then let the
-        Consolidator archive its oldest turns into history if the prompt is over its token budget
-        (what ``reverie chat`` does after every turn). Each message needs a string ``role``; other
-        keys are kept."""
+        Consolidator consolidate its oldest turns into history if the prompt is over its token
+        budget (what ``reverie chat`` does after every turn). Each message needs a string ``role``;
+        other keys are kept."""
         return await self._call_async(Memory._record, session_key, messages)
 
     async def _record(
@@ -635,7 +635,7 @@ class Memory(MemoryVerbs):
 
     def pop_message(self, session_key: str) -> dict[str, Any] | None:
         """Take the conversation's newest message out and return it (None when empty, or when that
-        message is already archived into history: history is append-only, so it stays)."""
+        message is already consolidated into history: history is append-only, so it stays)."""
         sessions = self.runtime.sessions
         session = sessions.load(sessions.path_for(session_key))
         return None if session is None else sessions.pop(session)
@@ -644,8 +644,8 @@ class Memory(MemoryVerbs):
         return await self._call(Memory.pop_message, session_key)
 
     async def aclear(self, session_key: str) -> ConsolidationResult | None:
-        """Archive what the conversation holds that history does not, then clear it (``/new``); None
-        when there is no such conversation. Nothing is cleared before it is archived."""
+        """Consolidate what the conversation holds that history does not, then clear it (``/new``);
+        None when there is no such conversation. Nothing is cleared before it is in history."""
         return await self._call_async(Memory._clear, session_key)
 
     async def _clear(self, session_key: str) -> ConsolidationResult | None:
@@ -845,7 +845,7 @@ class Memory(MemoryVerbs):
     def next_dream(self) -> datetime:
         """When Dream's schedule (``reverie serve``, ``reverie chat``) runs it next: one interval
         after the last completed run, now when it is overdue or has never run."""
-        from .dream.scheduler import DreamScheduler
+        from .schedule.workspace import DreamScheduler
 
         return DreamScheduler(self.runtime.dream).next_run_time()
 
@@ -853,13 +853,13 @@ class Memory(MemoryVerbs):
         return await self._call(Memory.next_dream)
 
     # -- SOUL.md approval -----------------------------------------------------------------------------------
-    def pending_soul(self) -> PendingChange | None:
+    def pending_soul(self) -> SoulProposal | None:
         """The SOUL.md change waiting for approval (None when none is; an applied one is reported as such)."""
-        from .dream.pending import load_pending
+        from .dream.proposal import load_proposal
 
-        return load_pending(self.runtime.store)
+        return load_proposal(self.runtime.store)
 
-    async def apending_soul(self) -> PendingChange | None:
+    async def apending_soul(self) -> SoulProposal | None:
         return await self._call(Memory.pending_soul)
 
     def approve(self, *, change: str | None = None) -> ApproveResult:
@@ -934,7 +934,7 @@ class Memory(MemoryVerbs):
         written. Every front end that shows a file and takes its new text back passes it; without
         it the text replaces whatever the file holds."""
         from .dream.gate import check
-        from .dream.pending import stage_soul_change
+        from .dream.proposal import stage_soul_change
         from .operations.files import removed_lines
         from .security.secrets import redact
 
@@ -1197,7 +1197,7 @@ class Memory(MemoryVerbs):
 
     def status(self) -> StatusReport:
         """Cursors, pending entries, file sizes, the model, the last Dream run, set-aside batches, a
-        pending SOUL.md change and any problem found."""
+        SOUL.md proposal and any problem found."""
         from .status import collect_status
 
         return collect_status(self.runtime.store)

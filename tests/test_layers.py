@@ -29,6 +29,10 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("versioning", {"gitstore"}),
     ("models", {"llm", "activity"}),
     ("memory pipeline", {"consolidator", "dream", "recall"}),
+    # Dream's one scheduling policy and its in-process drivers: above Dream, which they run; below
+    # the wiring (a root's scheduler is handed its scopes' Dream) and the front door, which reads
+    # the next run's time.
+    ("scheduling", {"schedule"}),
     (
         "operations",
         {
