@@ -36,7 +36,9 @@ def capped_backoff(n: int, first: float, cap: float) -> float:
     # Imported on first use: the file lock's poll loop imports this module on every fast path.
     from tenacity import wait_exponential
 
-    wait = wait_exponential(multiplier=first, max=cap, exp_base=2)
+    # 2.0, not 2: a float power overflows into the cap at once; an int one first builds an n-bit
+    # number (capped_backoff(10**9, ...) took ~30 s of CPU and 125 MB). Same values for every n.
+    wait = wait_exponential(multiplier=first, max=cap, exp_base=2.0)
     return float(wait(cast("RetryCallState", _Attempt(max(n, 1)))))
 
 

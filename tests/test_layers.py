@@ -6,6 +6,7 @@ the source with ``ast``, so a lazy import counts as much as a top-level one."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from pathlib import Path
 
@@ -63,6 +64,7 @@ def _layer(unit: str) -> int:
     )
 
 
+@functools.cache  # the package is parsed once, not once per test (~2-3 s a parse)
 def _imports() -> list[tuple[str, str, str, int]]:
     """(importing unit, imported unit, file, line) for every import of reverie code by reverie code."""
     out = []
@@ -140,6 +142,7 @@ def test_no_import_circle_between_units() -> None:
     assert not circles, "import circles:\n" + "\n".join(sorted(set(circles)))
 
 
+@functools.cache
 def _module_imports() -> list[tuple[str, str]]:
     """(importing module, imported module) for every import of reverie code by reverie code, module
     by module.
