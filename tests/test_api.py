@@ -48,12 +48,13 @@ def test_version_is_a_string():
 
 
 def test_api_page_memory_store_example_runs(tmp_path):
-    """docs/api.md's MemoryStore snippet (nanobot's names) is real code: run it on a scratch workspace."""
+    """docs/api-names.md's MemoryStore snippet (nanobot's names) is real code: run it on a scratch
+    workspace."""
     import re
 
     from conftest import ROOT
 
-    page = (ROOT / "docs" / "api.md").read_text("utf-8")
+    page = (ROOT / "docs" / "api-names.md").read_text("utf-8")
     section = page.split("## MemoryStore", 1)[1]
     code = next(c for c in re.findall(r"```python\n(.*?)```", section, re.S) if "MemoryStore" in c)
     assert '"~/my-agent/workspace"' in code
@@ -65,13 +66,16 @@ def test_api_page_memory_store_example_runs(tmp_path):
 
 
 def _documented_names() -> list[str]:
-    """The names docs/api.md's *Public names* section lists (the backticked names before each bullet's dash)."""
+    """The names docs/api-names.md's *Public names* section and docs/errors.md's tree list (the
+    backticked names before each bullet's dash)."""
     import re
 
     from conftest import ROOT
 
-    page = (ROOT / "docs" / "api.md").read_text("utf-8")
+    page = (ROOT / "docs" / "api-names.md").read_text("utf-8")
     section = page.split("## Public names", 1)[1].split("\n## ", 1)[0]
+    errors = (ROOT / "docs" / "errors.md").read_text("utf-8")
+    section += errors.split("## The exception tree", 1)[1].split("\n## ", 1)[0]
     names: list[str] = []
     for line in section.splitlines():
         if line.lstrip().startswith("- "):
@@ -80,14 +84,14 @@ def _documented_names() -> list[str]:
 
 
 def test_docs_api_draws_the_exception_tree_as_it_is():
-    """Each error in docs/api.md's tree is nested under its base class (issue 40: the page promised
+    """Each error in docs/errors.md's tree is nested under its base class (issue 40: the page promised
     a tree and showed a flat list)."""
     import re
 
     from conftest import ROOT
 
-    page = (ROOT / "docs" / "api.md").read_text("utf-8")
-    section = page.split("## Public names", 1)[1].split("\n## ", 1)[0]
+    page = (ROOT / "docs" / "errors.md").read_text("utf-8")
+    section = page.split("## The exception tree", 1)[1].split("\n## ", 1)[0]
     parents: dict[int, str] = {}
     drawn = 0
     for line in section.splitlines():
@@ -111,18 +115,21 @@ def test_docs_api_lists_exactly_all():
     documented = _documented_names()
     assert len(documented) == len(set(documented)), "a name is listed twice"
     assert set(documented) == set(reverie.__all__), (
-        f"missing from docs/api.md: {sorted(set(reverie.__all__) - set(documented))}; "
+        f"missing from docs/api-names.md: {sorted(set(reverie.__all__) - set(documented))}; "
         f"not in __all__: {sorted(set(documented) - set(reverie.__all__))}"
     )
 
 
 def test_docs_api_names_no_private_deep_paths():
-    """The API page points at public names, never at a module path inside a package (``reverie.a.b.c``)."""
+    """The API pages point at public names, never at a module path inside a package (``reverie.a.b.c``)."""
     import re
 
     from conftest import ROOT
 
-    page = (ROOT / "docs" / "api.md").read_text("utf-8")
+    page = "".join(
+        (ROOT / "docs" / name).read_text("utf-8")
+        for name in ("api.md", "api-names.md", "errors.md")
+    )
     deep = re.findall(r"reverie(?:\.\w+){3,}", page)
     assert not deep, deep
     for module, name in re.findall(r"reverie\.(\w+)\.(\w+)", page):

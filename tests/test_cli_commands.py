@@ -284,3 +284,45 @@ def test_the_demos_closing_hint_names_a_command_that_runs_from_here(monkeypatch,
     assert invocation() == "reverie"
     monkeypatch.setattr(sys, "argv", ["/x/reverie/__main__.py", "demo"])
     assert invocation() == f"{sys.executable} -m reverie"
+
+
+def test_why_with_no_line_is_a_user_error_like_pin_and_its_hint_names_real_cursors(tmp_path):
+    """Issue 40: `why TEXT` matching no line exited 0 where `pin TEXT` exits 1 for the same
+    mistake; both now exit 1 with one line on stderr (with --json too, after the empty list).
+    The hint under a found line named `--since <first-1>`; it now gives the real cursors."""
+    ws = str(tmp_path / "ws")
+    assert invoke("-w", ws, "init").returncode == 0
+    for command in (["why", "Lisbon"], ["pin", "Lisbon"]):
+        proc = invoke("-w", ws, *command)
+        assert proc.returncode == 1 and proc.stdout == "", command
+        assert proc.stderr.startswith("reverie: error: no memory line contains 'Lisbon'"), command
+        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    as_json = invoke("-w", ws, "why", "Lisbon", "--json")
+    assert as_json.returncode == 1 and json.loads(as_json.stdout) == []
+    from reverie.runtime import Runtime
+
+    Runtime(ws).git.commit(
+        "dream: entries 3-4",
+        kind="dream",
+        trailers={"Reverie-Batch": "3-4", "Reverie-Cursor": "4"},
+        files={"USER.md": "# User\n- Lives in Porto\n"},
+    )
+    found = invoke("-w", ws, "why", "Porto")
+    assert found.returncode == 0, found.stderr
+    assert "reverie history show --since 2 --limit 2" in found.stdout
+    assert "<" not in found.stdout.splitlines()[-1]
+
+
+def test_nothing_to_do_exits_0_with_one_line_and_a_missing_thing_exits_1(tmp_path):
+    """docs/commands.md's rule for exit codes: having nothing to do is not an error (0, one line
+    saying so); asking for something that is not there is (1, one line on stderr)."""
+    ws = str(tmp_path / "ws")
+    assert invoke("-w", ws, "init").returncode == 0
+    for command in (["approve"], ["reject"], ["purge", "nothing", "--yes"], ["requeue", "--all"]):
+        proc = invoke("-w", ws, *command)
+        assert proc.returncode == 0 and proc.stderr == "", (command, proc.stderr)
+        assert len(proc.stdout.strip().splitlines()) == 1, (command, proc.stdout)
+    for command in (["why", "x"], ["pin", "x"], ["show", "deadbeef"], ["requeue", "3"]):
+        proc = invoke("-w", ws, *command)
+        assert proc.returncode == 1 and proc.stdout == "", (command, proc.stdout)
+        assert len(proc.stderr.strip().splitlines()) == 1, (command, proc.stderr)

@@ -188,6 +188,8 @@ def test_cli_queries_create_no_repo(tmp_path, argv):
     assert "Traceback" not in proc.stderr
     if argv[0] == "show":
         assert proc.returncode == 1 and "no memory repo" in proc.stderr
+    elif argv[0] == "why":  # no line holds the text: a user error, one line
+        assert proc.returncode == 1 and "no memory line contains 'a'" in proc.stderr
     else:
         assert proc.returncode == 0, proc.stderr
     if argv[0] == "log":

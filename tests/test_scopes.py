@@ -125,12 +125,14 @@ def test_cli_queries_on_a_never_written_scope_are_empty_and_create_nothing(
         ["search", "--json", "anything"],
         ["log"],
         ["history", "show"],
-        ["why", "x"],
         ["restore"],
     ):
         assert main([*base, *command]) == 0, command
     out = capsys.readouterr().out
     assert "[]" in out
+    # `why` finding no line is a user error (exit 1, one line), as on any workspace
+    assert main([*base, "why", "x"]) == 1
+    assert "no memory line contains 'x'" in capsys.readouterr().err
     assert not (tmp_path / "root").exists()
     for command in (["gc"], ["dream"], ["pin", "x"], ["index"]):
         assert main([*base, *command]) == 1

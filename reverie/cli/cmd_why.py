@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 from rich.table import Table
 
+from ..errors import CommandError
 from ..text.safety import printable
 from ._common import add_json_flag, console, emit_json, open_memory
 
@@ -38,13 +39,19 @@ def run(args: argparse.Namespace) -> int:
         console.print("[red]error:[/] give TEXT, or --reply ID")
         return 2
     found = memory.why(args.text)
+    # No line holds TEXT: a user error, as for `pin` (exit 1, one line on stderr), with --json too.
+    missing = CommandError(
+        f"no memory line contains {printable(repr(args.text))} "
+        "(`reverie search` also looks in history and conversations)"
+    )
     if args.json:
         emit_json(found)
+        if not found:
+            raise missing
         return 0
     _replies_behind(memory.kept_replies(args.text))
     if not found:
-        console.print(f"no memory line contains {escape(printable(repr(args.text)))}")
-        return 0
+        raise missing
     table = Table(box=None, pad_edge=False)
     for column in ("file:line", "line", "commit", "kind", "time", "history"):
         table.add_column(column)
@@ -73,7 +80,13 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"[dim]archive:[/] {line}")
     for line in undone:
         console.print(f"[dim]undo:[/] {line} (an undo; the commit above first wrote it)")
-    console.print("[dim]see an entry with: reverie history show --since <first-1> --limit <n>[/]")
+    ranges = [p.cursor_range for p in found if p.cursor_range]
+    if ranges:
+        first, last = ranges[0]
+        console.print(
+            f"[dim]see the entries behind the first line: reverie history show --since {first - 1} "
+            f"--limit {last - first + 1}[/]"
+        )
     return 0
 
 
