@@ -258,7 +258,7 @@ class CommandError(ReverieError):
 
 
 class WorkerError(ReverieError):
-    """A worker process of the async verbs (``reverie.offload`` in process mode) died during a call,
+    """A worker process of the async verbs (``reverie.memory.offload`` in process mode) died during a call,
     or could not carry it (an argument, result or error that does not pickle). A write it was doing
     is either whole or not made (every write is atomic, and a multi-step change recovers on the
     next writer's turn), as when a CLI run is killed; the next call starts a new worker."""

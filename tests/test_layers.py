@@ -11,42 +11,27 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "reverie"
 
-#: Lowest first. A unit is a top-level module or package of ``reverie`` (``security.*`` splits: its
-#: text scanners are formats-level; nothing else is left in it).
+#: Lowest first. A unit is a top-level module or folder of ``reverie`` (``SPLITS`` names the
+#: modules that stand apart from their folder's layer).
 LAYERS: list[tuple[str, set[str]]] = [
-    (
-        "files and formats",
-        {
-            "errors",
-            "_lazy",
-            "backoff",
-            "version",
-            "text",
-            "storage",
-            "security",
-        },
-    ),
+    ("files and formats", {"errors", "_lazy", "backoff", "version", "text", "storage", "security"}),
     ("versioning", {"gitstore"}),
     ("models", {"llm", "activity"}),
     ("memory pipeline", {"consolidator", "dream", "recall"}),
-    (
-        "operations",
-        {
-            "operations",
-            "status",
-            "runtime",
-            "compat",
-            "memory",
-            "memory_verbs",
-            "session_jobs",
-            "importers",
-            "offload",
-        },
-    ),
-    ("chat commands and agents", {"commands", "chat", "demo"}),
+    ("operations", {"operations", "compat"}),
+    ("the front door", {"memory"}),
+    ("chat: the agent and its commands", {"chat"}),
     ("serving", {"serving"}),
-    ("front-ends", {"cli", "mcp", "ui", "fleet", "__main__", "integrations"}),
+    (
+        "front-ends",
+        {"cli", "mcp", "ui", "fleet", "__main__", "integrations", "operations.serve_root"},
+    ),
+    # The old module paths the docs promised, each the moved module under its old name.
+    ("old paths", {"offload", "session_jobs", "importers", "commands"}),
 ]
+#: A module whose layer is not its folder's: the workspace scheduler's root driver, a front end
+#: (``reverie serve --root``) still filed under ``operations/``.
+SPLITS = {("operations", "serve_root"): "operations.serve_root"}
 INDEPENDENT = {"consolidator", "dream", "recall"}
 
 
@@ -59,6 +44,13 @@ def _layer(unit: str) -> int:
     )
 
 
+def _unit(parts: list[str]) -> str:
+    """The unit of the module ``reverie.<parts>`` (``SPLITS`` first, else its top-level name)."""
+    if not parts:
+        return ""
+    return SPLITS.get((parts[0], parts[1]) if len(parts) > 1 else ("", ""), parts[0])
+
+
 def _imports() -> list[tuple[str, str, str, int]]:
     """(importing unit, imported unit, file, line) for every import of reverie code by reverie code."""
     out = []
@@ -68,7 +60,7 @@ def _imports() -> list[tuple[str, str, str, int]]:
         package = parts[:-1] if parts[-1] != "__init__" else parts[:-1]
         if parts[-1] == "__init__":
             parts = parts[:-1]
-        unit = parts[1] if len(parts) > 1 else ""
+        unit = _unit(parts[1:])
         if not unit:
             continue  # reverie/__init__.py: the public API's lazy map names every layer by design
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -90,11 +82,14 @@ def _imports() -> list[tuple[str, str, str, int]]:
                 is_unit = len(pieces) > 1 and (
                     (PACKAGE / pieces[1]).is_dir() or (PACKAGE / f"{pieces[1]}.py").exists()
                 )
-                if (
-                    pieces[0] == "reverie" and is_unit
-                ):  # (``from .. import __version__`` names no unit)
+                if pieces[0] == "reverie" and is_unit:  # (``from .. import __version__``: none)
                     out.append(
-                        (unit, pieces[1], str(path.relative_to(PACKAGE.parent)), node.lineno)
+                        (
+                            unit,
+                            _unit(pieces[1:]),
+                            str(path.relative_to(PACKAGE.parent)),
+                            node.lineno,
+                        )
                     )
     return out
 

@@ -1,5 +1,5 @@
 """``reverie import SOURCE [--from KIND] [--replace]``: restore a bundle, or bring memory in from
-another tool (``reverie.importers.import_from``); every item left out is named with the reason."""
+another tool (``reverie.memory.importers.import_from``); every item left out is named with the reason."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..importers import import_from
+    from ..memory.importers import import_from
 
     scope = getattr(args, "scope", None)
     root = scope[0].root if scope is not None else None

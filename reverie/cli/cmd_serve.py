@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
             "(without --user)"
         )
     from ..dream import serve
-    from ..runtime import Runtime
+    from ..memory.runtime import Runtime
 
     rt = Runtime(workspace_of(args))
     cfg = rt.config.dream

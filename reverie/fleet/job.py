@@ -27,7 +27,7 @@ from ..dream import DreamResult
 from ..dream.fence import bump_epoch, identity, still_there
 from ..dream.policy import retry_delay
 from ..errors import FencedError, ReverieError, WorkspaceError
-from ..runtime import Runtime
+from ..memory.runtime import Runtime
 from ..storage.config import FleetConfig
 from ..storage.scopes import RootKind, ScopeRoot, check_no_link
 from .coord import FAILED, Coordinator

@@ -2,7 +2,7 @@
 notifications.
 
 Every tool is a call on ``reverie.Memory`` (the verbs the CLI and the chat commands call too), the
-server's one ``Memory``, in a worker thread of ``reverie.offload``'s executor: a slow call (Dream, a
+server's one ``Memory``, in a worker thread of ``reverie.memory.offload``'s executor: a slow call (Dream, a
 lock wait) never stalls the event loop nor another client's call, and ``Memory`` is safe to share
 between threads; the workspace's own locks order the writes, between this server's calls and any
 other process alike. ``restore_version`` names the state its preview showed (``base``, from
@@ -32,9 +32,8 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChang
 from mcp_types import EmptyResult, SubscribeRequestParams, ToolAnnotations, UnsubscribeRequestParams
 from pydantic import Field, ValidationError
 
-from .. import offload
 from ..errors import ReverieError, WorkspaceError
-from ..memory import Memory, memory_files
+from ..memory import Memory, memory_files, offload
 from ..memory import open as open_memory
 from ..recall.types import SourceKind
 from ..serving.auth import BearerAuth
@@ -411,7 +410,7 @@ def _register_tools(server: MCPServer[Any], tools: _Tools) -> None:  # noqa: C90
         """Run Dream now: distil pending history into the memory files and commit the change (a
         SOUL.md change waits for approval). Returns a summary; if another Dream run is in progress,
         says so and changes nothing."""
-        from ..commands.render import dream_result
+        from ..chat.commands.render import dream_result
 
         def run(m: Memory) -> dict[str, Any]:
             result = m.dream(all=drain)

@@ -62,7 +62,7 @@ from ..text.memline import bare_line, is_fact_line, line_key
 
 if TYPE_CHECKING:
     from ..recall import Hit
-    from ..runtime import Runtime
+    from .services import Services
 
 __all__ = [
     "ITEM_FILES",
@@ -242,7 +242,7 @@ def _ids(
     return out
 
 
-def _texts(rt: Runtime) -> dict[str, str]:
+def _texts(rt: Services) -> dict[str, str]:
     ws = rt.workspace
     rels = [*ITEM_FILES, *(archive_path(r) for r in ITEM_FILES)]
     return {rel: ws.read(rel) for rel in rels}
@@ -282,7 +282,7 @@ def _archived(
     return out
 
 
-def locate(rt: Runtime, memory_id: str) -> tuple[str, str] | None:
+def locate(rt: Services, memory_id: str) -> tuple[str, str] | None:
     """(file, the line as it stands) of the active memory ``memory_id``, or None."""
     _check_id(memory_id)
     texts = _texts(rt)
@@ -293,7 +293,7 @@ def locate(rt: Runtime, memory_id: str) -> tuple[str, str] | None:
     return None
 
 
-def not_active(rt: Runtime, memory_id: str, verb: str) -> WorkspaceError:
+def not_active(rt: Services, memory_id: str, verb: str) -> WorkspaceError:
     """Why ``verb`` (update, delete) cannot act on ``memory_id``, in words that say what to do:
     only an active line of USER.md or memory/MEMORY.md is changed by id (history is kept as it
     was written, a conversation is what was said, a file's line is edited with ``write``)."""
@@ -334,7 +334,7 @@ def _item(line: _Line, state: State = "active", note: str | None = None) -> Memo
     return MemoryItem(line.id, line.text, state, line.path, metadata={"note": note} if note else {})
 
 
-def get_all(rt: Runtime, *, limit: int | None = None) -> list[MemoryItem]:
+def get_all(rt: Services, *, limit: int | None = None) -> list[MemoryItem]:
     """Every active memory (USER.md, then memory/MEMORY.md, in file order), then the history
     entries Dream has not read yet that state something (``pending``; raw transcripts left out)."""
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
@@ -344,7 +344,7 @@ def get_all(rt: Runtime, *, limit: int | None = None) -> list[MemoryItem]:
     return items[:limit] if limit is not None else items
 
 
-def added(rt: Runtime, keys: Sequence[str]) -> list[MemoryItem]:
+def added(rt: Services, keys: Sequence[str]) -> list[MemoryItem]:
     """Everything ``add`` recorded that carries its ids and metadata: every history entry with
     extra fields (``dreamed`` or ``pending``), then the messages of the conversations ``add`` keeps
     under ``keys`` (``said``). What a filtered ``get_all`` chooses from: a memory line carries
@@ -364,7 +364,7 @@ def added(rt: Runtime, keys: Sequence[str]) -> list[MemoryItem]:
     return out
 
 
-def _recent(rt: Runtime, count: int) -> list[MemoryItem]:
+def _recent(rt: Services, count: int) -> list[MemoryItem]:
     """The newest ``count`` history entries Dream has read, newest first, as what the user said
     (what Dream left in history is still memory: search finds it)."""
     done = rt.store.dream_cursor()
@@ -377,7 +377,7 @@ def _recent(rt: Runtime, count: int) -> list[MemoryItem]:
     ]
 
 
-def _pending(rt: Runtime) -> list[MemoryItem]:
+def _pending(rt: Services) -> list[MemoryItem]:
     """The history entries Dream has not read yet that state something (raw transcripts left out)."""
     return [
         entry_item(entry, "\n".join(said), "pending")
@@ -386,13 +386,13 @@ def _pending(rt: Runtime) -> list[MemoryItem]:
     ]
 
 
-def active_items(rt: Runtime) -> dict[str, MemoryItem]:
+def active_items(rt: Services) -> dict[str, MemoryItem]:
     """Every active memory by id (USER.md, then memory/MEMORY.md): what ``changes`` compares."""
     texts = _texts(rt)
     return {line.id: _item(line) for line in _active(texts, _lineage(texts))}
 
 
-def changes(rt: Runtime, before: dict[str, MemoryItem]) -> list[MemoryItem]:
+def changes(rt: Services, before: dict[str, MemoryItem]) -> list[MemoryItem]:
     """What memory became since ``before`` (an ``active_items`` of earlier), as mem0's events: an
     id new to memory is ADD; an id whose text changed is UPDATE (its old text under
     ``metadata["previous_memory"]``, mem0's name); an id no longer active is DELETE (as the
@@ -428,7 +428,7 @@ def entry_item(entry: Any, text: str, state: State) -> MemoryItem:
     )
 
 
-def get(rt: Runtime, memory_id: str) -> MemoryItem | None:
+def get(rt: Services, memory_id: str) -> MemoryItem | None:
     """The memory ``memory_id`` names, in whatever state (see the module doc), or None."""
     _check_id(memory_id)
     if _ID.match(memory_id):
@@ -474,7 +474,7 @@ def get(rt: Runtime, memory_id: str) -> MemoryItem | None:
     return None
 
 
-def carried(rt: Runtime, item: MemoryItem) -> dict[str, Any]:
+def carried(rt: Services, item: MemoryItem) -> dict[str, Any]:
     """What ``add`` stored beside ``item`` (its ids, ``metadata``): a history entry's extra fields,
     a conversation message's own; a memory line carries none."""
     said = re.fullmatch(r"c(\d{1,9}):(.+)", item.id, re.S)
@@ -487,7 +487,7 @@ def carried(rt: Runtime, item: MemoryItem) -> dict[str, Any]:
     return dict(item.metadata) if item.state in ("pending", "dreamed") else {}
 
 
-def _memory_file(rt: Runtime, path: str) -> bool:
+def _memory_file(rt: Services, path: str) -> bool:
     """Whether ``path`` is a memory file (a prompt file, a Markdown file or topic file under
     memory/), never history, cursors, state or sessions."""
     try:
@@ -501,7 +501,7 @@ def _memory_file(rt: Runtime, path: str) -> bool:
     return ok and (rt.workspace.root / rel).is_file()
 
 
-def _dated(rt: Runtime, item: MemoryItem) -> MemoryItem:
+def _dated(rt: Services, item: MemoryItem) -> MemoryItem:
     """``item`` with ``updated_at``: when its current text was committed (``why``)."""
     found = [p for p in rt.git.why(item.memory) if p.path == item.path] if rt.git.exists else []
     if not found:
@@ -510,14 +510,14 @@ def _dated(rt: Runtime, item: MemoryItem) -> MemoryItem:
     return MemoryItem(item.id, item.memory, item.state, item.path, None, when, item.metadata)
 
 
-def _message(rt: Runtime, key: str, index: int) -> dict[str, Any] | None:
+def _message(rt: Services, key: str, index: int) -> dict[str, Any] | None:
     session = rt.sessions.load(rt.sessions.path_for(key))
     if session is None or not 0 <= index < len(session.messages):
         return None
     return session.messages[index]
 
 
-def update(rt: Runtime, memory_id: str, text: str, *, kind: str = "manual") -> MemoryItem:
+def update(rt: Services, memory_id: str, text: str, *, kind: str = "manual") -> MemoryItem:
     """Replace the memory's text (its bullet kept), archiving the old text as superseded by the new
     one so the id stays; one commit, judged by Dream's gate. ``WorkspaceError`` when no active
     memory has that id."""
@@ -559,7 +559,7 @@ def update(rt: Runtime, memory_id: str, text: str, *, kind: str = "manual") -> M
     return MemoryItem(memory_id, new_text, "active", line.path)
 
 
-def history_of(rt: Runtime, memory_id: str, *, depth: int = HISTORY_DEPTH) -> list[MemoryEvent]:
+def history_of(rt: Services, memory_id: str, *, depth: int = HISTORY_DEPTH) -> list[MemoryEvent]:
     """Each ADD, UPDATE and DELETE of memory ``memory_id``, oldest first, read from the newest
     ``depth`` commits of USER.md and memory/MEMORY.md."""
     _check_id(memory_id)
@@ -635,7 +635,7 @@ def _same(a: str, b: str) -> bool:
 
 
 def search_memory(
-    rt: Runtime,
+    rt: Services,
     hits: Sequence[Hit],
     query: str,
     *,
@@ -678,7 +678,7 @@ def search_memory(
     return found
 
 
-def _live(rt: Runtime, session_key: str | None) -> set[int]:
+def _live(rt: Services, session_key: str | None) -> set[int]:
     """The message indexes of ``session_key`` the prompt still carries (not archived yet)."""
     if session_key is None:
         return set()
@@ -689,7 +689,7 @@ def _live(rt: Runtime, session_key: str | None) -> set[int]:
 
 
 def _clean_hit(
-    rt: Runtime,
+    rt: Services,
     hit: Hit,
     terms: Sequence[str],
     active: dict[tuple[str, int], _Line],

@@ -1,6 +1,6 @@
 """Moving a workspace between machines: one self-contained bundle out (``export_bundle``), the same
 workspace back in (``import_bundle``); and what every importer shares (the result types, the
-target's checks, the move into place, the import commit; ``reverie.importers`` holds the importers
+target's checks, the move into place, the import commit; ``reverie.memory.importers`` holds the importers
 of other tools' memory). This docstring is the bundle's spec.
 
 A bundle is a gzip-compressed tar of the workspace's own files, each under its workspace-relative

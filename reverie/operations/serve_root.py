@@ -58,7 +58,7 @@ from ..dream.records import StatusRecord
 from ..dream.result import DreamResult
 from ..dream.scheduler import stop_on_signals
 from ..errors import ReverieError
-from ..runtime import Runtime
+from ..memory.runtime import Runtime
 from ..storage.config import Config, load_config
 from ..storage.scopes import ScopeRoot, due_jitter
 from ..storage.workspace import Workspace

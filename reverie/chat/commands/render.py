@@ -11,10 +11,10 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..consolidator.consolidator import ConsolidationResult
-    from ..dream.pending import PendingChange
-    from ..dream.result import DreamResult
-    from ..gitstore.types import CommitDetail, CommitInfo, FileChange, OperationResult
+    from ...consolidator.consolidator import ConsolidationResult
+    from ...dream.pending import PendingChange
+    from ...dream.result import DreamResult
+    from ...gitstore.types import CommitDetail, CommitInfo, FileChange, OperationResult
 
 __all__ = [
     "files_line",

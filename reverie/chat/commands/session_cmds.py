@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..consolidator import ConsolidationResult
-from ..errors import SessionError
+from ...consolidator import ConsolidationResult
+from ...errors import SessionError
 from .render import consolidation_reply
 from .router import Command, Invocation
 

@@ -20,18 +20,18 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
-from .storage.workspace import Workspace
+from ..storage.workspace import Workspace
 
 if TYPE_CHECKING:
-    from .activity import ModelActivity
-    from .consolidator import Consolidator, SessionStore
-    from .dream import Dream
-    from .gitstore import GitStore
-    from .llm.client import ModelClient
-    from .recall import Recall
-    from .storage.config import Config
-    from .storage.scopes import Scope, ScopeRoot
-    from .storage.store import WorkspaceStore
+    from ..activity import ModelActivity
+    from ..consolidator import Consolidator, SessionStore
+    from ..dream import Dream
+    from ..gitstore import GitStore
+    from ..llm.client import ModelClient
+    from ..recall import Recall
+    from ..storage.config import Config
+    from ..storage.scopes import Scope, ScopeRoot
+    from ..storage.store import WorkspaceStore
 
 __all__ = ["Runtime"]
 
@@ -101,14 +101,14 @@ class Runtime:
         """Loaded without opening the store: `reverie log` needs only its git section."""
         if self._config is not None:
             return self._config
-        from .storage.config import load_config
+        from ..storage.config import load_config
 
         self.workspace.check()  # a file where the workspace should be: the store's clear error, not a config one
         return load_config(self.workspace.root)
 
     @_service
     def store(self) -> WorkspaceStore:
-        from .storage.store import WorkspaceStore
+        from ..storage.store import WorkspaceStore
 
         # the config itself when it was given or is loaded, else this runtime's on first use:
         # `reverie status` reads the models' defaults as data when no key is set, and never loads it
@@ -122,32 +122,32 @@ class Runtime:
     def git(self) -> GitStore:
         """The memory repo. Nothing is written here: queries read the repo as it is (or find none);
         the first write creates, adopts or recovers it (``GitStore.ensure``)."""
-        from .gitstore import GitStore
+        from ..gitstore import GitStore
 
         return GitStore(self.workspace, self.config.git)
 
     @_service
     def client(self) -> ModelClient:
         """The one model client every service of this runtime shares (observed when ``activity`` is given)."""
-        from .llm.client import ModelClient
+        from ..llm.client import ModelClient
 
         client = ModelClient(self.config)
         if self.activity is None:
             return client
-        from .activity import ObservedClient
+        from ..activity import ObservedClient
 
         return ObservedClient(client, self.activity)
 
     @_service
     def sessions(self) -> SessionStore:
-        from .consolidator import SessionStore
+        from ..consolidator import SessionStore
 
         return SessionStore(self.workspace)
 
     @_service
     def consolidator(self) -> Consolidator:
-        from .consolidator import Consolidator
-        from .recall.memfiles import consolidator_hooks
+        from ..consolidator import Consolidator
+        from ..operations.memfiles import consolidator_hooks
 
         # Recall's pre-compaction flush and session-end memory file ride on the consolidator's
         # hooks.
@@ -159,13 +159,13 @@ class Runtime:
 
     @_service
     def dream(self) -> Dream:
-        from .dream import Dream
+        from ..dream import Dream
 
         return Dream(self.store, self.git, self.client, self.config)
 
     @_service
     def recall(self) -> Recall:
         """Search over this workspace (the index opens on first query; no model import without embeddings)."""
-        from .recall import Recall
+        from ..recall import Recall
 
         return Recall.for_store(self.store)

@@ -58,13 +58,13 @@ from ..llm.tools import function_schema
 from ..llm.transcript import render_line, speaker, stamp_of
 from ..llm.types import ModelResponse
 from ..llm.window import ContextWindows, reply_tokens, room
+from ..recall.rank import STOPWORDS
 from ..storage.config import Config
 from ..storage.fsutil import atomic_write, fsync_dir, read_text_lossy
 from ..storage.locking import Lock, lock_path
 from ..storage.sessions import Session, content_text
 from ..storage.workspace import Workspace
 from ..text.memline import bullet_text, strip_bullet
-from .rank import STOPWORDS
 
 log = logging.getLogger(__name__)
 

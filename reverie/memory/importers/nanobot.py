@@ -30,18 +30,18 @@ from pathlib import Path
 
 import orjson
 
-from ..errors import WorkspaceError
-from ..operations.files import removable
-from ..operations.portability import (
+from ...errors import WorkspaceError
+from ...operations.files import removable
+from ...operations.portability import (
     ImportResult,
     check_target,
     commit_import,
     head_of,
     move_into_place,
 )
-from ..security.scrub import redact_many
-from ..storage.history import BadLine, HistoryEntry
-from ..storage.workspace import MEMORY, MEMORY_FILES, SOUL, TOPICS_DIR, USER, Workspace
+from ...security.scrub import redact_many
+from ...storage.history import BadLine, HistoryEntry
+from ...storage.workspace import MEMORY, MEMORY_FILES, SOUL, TOPICS_DIR, USER, Workspace
 from ._read import Intake
 
 __all__ = ["import_nanobot", "NANOBOT_FILES"]

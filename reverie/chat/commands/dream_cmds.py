@@ -12,12 +12,12 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from ..errors import CommandError, ReverieError
+from ...errors import CommandError, ReverieError
 from .render import dream_result
 from .router import Command, Invocation
 
 if TYPE_CHECKING:
-    from ..dream import DreamResult
+    from ...dream import DreamResult
 
 log = logging.getLogger(__name__)
 

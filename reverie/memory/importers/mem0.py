@@ -32,14 +32,14 @@ from typing import Any
 
 import orjson
 
-from ..errors import InvalidScopeError, WorkspaceError
-from ..memory import Memory
-from ..memory import open as open_memory
-from ..memory_verbs import record_user
-from ..operations.portability import ImportResult, ScopeImport
-from ..security.scrub import redact_value
-from ..storage.history import format_timestamp
-from ..text.dates import parse_timestamp
+from ...errors import InvalidScopeError, WorkspaceError
+from ...operations.portability import ImportResult, ScopeImport
+from ...security.scrub import redact_value
+from ...storage.history import format_timestamp
+from ...text.dates import parse_timestamp
+from ..core import Memory
+from ..core import open as open_memory
+from ..verbs import record_user
 from ._read import Intake
 
 __all__ = ["import_mem0", "import_mem0_root", "read_export", "MAX_EXPORT_BYTES", "SESSION_KEY"]

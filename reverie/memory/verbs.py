@@ -18,13 +18,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ._lazy import lazy_exports
-from .errors import CommandError
+from .._lazy import lazy_exports
+from ..errors import CommandError
 
 if TYPE_CHECKING:
-    from .operations.files import FilesResult
-    from .operations.items import MemoryEvent, MemoryItem, Results
-    from .recall import Hit
+    from ..operations.files import FilesResult
+    from ..operations.items import MemoryEvent, MemoryItem, Results
+    from ..recall import Hit
     from .runtime import Runtime
 
 # The result types live with the operations that make them; loaded on first use, so `reverie
@@ -76,7 +76,7 @@ def check_stored(name: str, value: object) -> str:
     newlines). A NUL, an escape sequence or a bidirectional override is refused, naming the
     argument and the character, never stored to reach a prompt, a terminal or a memory file
     (``reverie.text.safety.CONTROL`` says which characters)."""
-    from .text.safety import CONTROL
+    from ..text.safety import CONTROL
 
     text = check_text(name, value).replace("\r\n", "\n").replace("\r", "\n")
     found = CONTROL.search(text)
@@ -119,7 +119,7 @@ def _metadata(metadata: object) -> dict[str, Any]:
         raise CommandError(f"metadata must be a dict, not {type(metadata).__name__}")
     import orjson
 
-    from .security.scrub import redact_value
+    from ..security.scrub import redact_value
 
     try:
         size = len(orjson.dumps(dict(metadata)))
@@ -273,7 +273,7 @@ class MemoryVerbs:
         ``reverie.recall.categories``; ``threshold`` keeps those at or above it). ``kinds``, ``session``,
         ``since`` and ``until`` narrow the search as ``recall``'s do. What every adapter's and the
         MCP server's ``search_memory`` tool returns."""
-        from .operations import items as _items
+        from ..operations import items as _items
 
         check_text("query", query)
         check_limit("limit", limit)
@@ -285,7 +285,7 @@ class MemoryVerbs:
             or not 0 <= threshold <= 1
         ):
             raise CommandError(f"threshold must be a number from 0 to 1, not {threshold!r}")
-        from .recall.categories import with_categories
+        from ..recall.categories import with_categories
 
         hits = with_categories(
             lambda q: self.recall(
@@ -419,7 +419,7 @@ class MemoryVerbs:
         with a filter, only the history entries that carry it are kept)."""
         if not wanted:
             return list(items)
-        from .operations import items as _items
+        from ..operations import items as _items
 
         out = []
         for item in items:
@@ -455,7 +455,7 @@ class MemoryVerbs:
         ``metadata["not_learned"]``, and a warning logged). With a remote model each such ``add`` is a Dream run (model
         calls); ``infer=False`` only records (ids ``h<cursor>``, state ``pending``) and leaves
         the distilling to the next ``dream()`` or schedule, one run for many adds."""
-        from .operations import items as _items
+        from ..operations import items as _items
 
         if not isinstance(infer, bool):
             raise CommandError(f"infer must be True or False, not {infer!r}")
@@ -474,7 +474,7 @@ class MemoryVerbs:
         store = self.runtime.store
         before = store.last_cursor() if self.runtime.workspace.history_path.exists() else 0
         if isinstance(messages, str) or isinstance(messages, Mapping):
-            from .storage.sessions import (
+            from ..storage.sessions import (
                 content_text,  # (here: ``reverie log`` imports this module)
             )
 
@@ -554,7 +554,7 @@ class MemoryVerbs:
         arguments or in ``filters``) must be this memory's. With ``run_id`` or another key of
         ``filters``: what ``add`` recorded carrying that value — its history entries (read or not)
         and its conversation's messages (a memory line carries no metadata)."""
-        from .operations import items as _items
+        from ..operations import items as _items
 
         wanted = self._scope(filters, user_id, agent_id, run_id)
         size = _size(limit, top_k)
@@ -590,7 +590,7 @@ class MemoryVerbs:
         ``archived`` with the archive's note, ``pending`` or ``dreamed``, a conversation's message,
         a file's line), or None. An id survives Dream's edits and restores
         (``reverie.operations.items``)."""
-        from .operations import items as _items
+        from ..operations import items as _items
 
         return _items.get(self.runtime, check_text("memory_id", memory_id))
 
@@ -603,7 +603,7 @@ class MemoryVerbs:
         undone by ``restore``. ``WorkspaceError`` when no active memory has that id, saying what
         the id is instead (a pending history entry: run ``dream()`` first; an archived line: restore
         it)."""
-        from .operations import items as _items
+        from ..operations import items as _items
 
         check_text("memory_id", memory_id)
         data = check_stored("data", data)
@@ -618,7 +618,7 @@ class MemoryVerbs:
         one commit undone by ``restore``; ``get`` then reports it ``archived``. Unlike mem0's,
         nothing is destroyed: ``purge`` removes a text everywhere, every version included.
         ``WorkspaceError`` when no active memory has that id."""
-        from .operations import items as _items
+        from ..operations import items as _items
 
         check_text("memory_id", memory_id)
         found = _items.locate(self.runtime, memory_id)
@@ -636,7 +636,7 @@ class MemoryVerbs:
         """mem0's ``history(memory_id)`` (also reachable as ``history(memory_id)``): each ADD,
         UPDATE and DELETE of the memory, oldest first, with the commit, its kind and its time,
         read from the newest 200 commits of USER.md and memory/MEMORY.md."""
-        from .operations import items as _items
+        from ..operations import items as _items
 
         return _items.history_of(self.runtime, check_text("memory_id", memory_id))
 
@@ -670,7 +670,7 @@ class MemoryVerbs:
         to the archive (``memory/archive/files.md``) with ``reason``, one commit that ``restore``
         undoes. The prompt files and the archive are never deleted; ``FileNotFoundError`` when
         ``path`` names nothing (``reverie.operations.files``)."""
-        from .operations.files import delete_file
+        from ..operations.files import delete_file
 
         check_text("path", path)
         check_text("reason", reason, empty=True)
@@ -686,7 +686,7 @@ class MemoryVerbs:
         """Move a topic file or dated note (or a folder of topic files) to ``new``, its text
         unchanged, in one commit; ``FileExistsError`` when ``new`` exists, ``FileNotFoundError``
         when ``old`` names nothing."""
-        from .operations.files import rename_file
+        from ..operations.files import rename_file
 
         check_text("old", old)
         check_text("new", new)
@@ -701,7 +701,7 @@ class MemoryVerbs:
         deleted, USER.md and memory/MEMORY.md back to their starter text, every line they held
         archived with ``reason``. SOUL.md is kept; history and conversations are not memory files
         and stay (``purge`` and ``reverie forget-user`` erase those)."""
-        from .operations.files import clear_files
+        from ..operations.files import clear_files
 
         check_text("reason", reason, empty=True)
         self._create()
@@ -740,7 +740,7 @@ def _no_running_loop() -> None:
 
 
 def _results(items: Iterable[MemoryItem]) -> Results:
-    from .operations.items import Results
+    from ..operations.items import Results
 
     return Results(items)
 

@@ -28,12 +28,12 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..errors import CommandError, ReverieError
-from ..memory import Memory, wrap
+from ...errors import CommandError, ReverieError
+from ...memory import Memory, wrap
 
 if TYPE_CHECKING:
-    from ..runtime import Runtime
-    from ..storage.sessions import Session
+    from ...memory.runtime import Runtime
+    from ...storage.sessions import Session
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -280,11 +280,11 @@ async def _help(inv: Invocation) -> str:
 
 #: Modules whose ``commands()`` make up the default command set (add yours here).
 COMMAND_MODULES = [
-    "reverie.commands.memory_cmds",
-    "reverie.commands.dream_cmds",
-    "reverie.commands.session_cmds",
-    "reverie.commands.soul_cmds",  # security: /dream-approve, /dream-reject
-    "reverie.commands.recall_cmds",
+    "reverie.chat.commands.memory_cmds",
+    "reverie.chat.commands.dream_cmds",
+    "reverie.chat.commands.session_cmds",
+    "reverie.chat.commands.soul_cmds",  # security: /dream-approve, /dream-reject
+    "reverie.chat.commands.recall_cmds",
 ]
 
 

@@ -26,17 +26,17 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 import orjson
 
+from ...errors import WorkspaceError
+from ...memory.runtime import Runtime
+from ...storage.fsutil import atomic_write
+from ...storage.workspace import MEMORY_FILES, Workspace
 from ..commands import CommandContext, CommandRouter
 from ..commands.render import dream_result, fence
-from ..errors import WorkspaceError
-from ..runtime import Runtime
-from ..storage.fsutil import atomic_write
-from ..storage.workspace import MEMORY_FILES, Workspace
 
 if TYPE_CHECKING:
-    from ..activity import ModelActivity
-    from ..dream.result import DreamResult
-    from ..storage.config import Config
+    from ...activity import ModelActivity
+    from ...dream.result import DreamResult
+    from ...storage.config import Config
 
 __all__ = ["DemoReport", "run_demo", "load_conversation", "Conversation", "DEMO_CONFIG"]
 
@@ -87,7 +87,7 @@ class DemoReport:
 
 
 def load_conversation() -> Conversation:
-    data = resources.files("reverie.demo").joinpath("conversation.json").read_bytes()
+    data = resources.files("reverie.chat.demo").joinpath("conversation.json").read_bytes()
     conversation: Conversation = orjson.loads(data)  # package data, checked by the demo's tests
     return conversation
 

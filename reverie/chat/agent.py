@@ -19,22 +19,22 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from ..consolidator.estimate import prompt_messages
+from ..memory import agent_preamble
+from ..memory.runtime import Runtime
+from ..recall.tool import complete_with_search_memory, recall_context
+from ..storage.config import OFFLINE_MODEL
 from .commands import CommandContext, CommandRouter
 from .commands.dream_cmds import TASK_NAME as DREAM_TASK
 from .commands.render import dream_result
 from .commands.router import Notify
-from .consolidator.estimate import prompt_messages
-from .memory import agent_preamble
-from .recall.tool import complete_with_search_memory, recall_context
-from .runtime import Runtime
-from .storage.config import OFFLINE_MODEL
 
 if TYPE_CHECKING:
     import asyncio
 
-    from .dream import DreamResult
-    from .dream.scheduler import DreamScheduler
-    from .storage.sessions import Session
+    from ..dream import DreamResult
+    from ..dream.scheduler import DreamScheduler
+    from ..storage.sessions import Session
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ class ChatAgent:
 
     async def start_schedule(self) -> None:
         """Run Dream on its schedule (``intervalH`` / ``cron``) in the background while the conversation lasts."""
-        from .dream import DreamScheduler
+        from ..dream import DreamScheduler
 
         self._scheduler = DreamScheduler(
             self.runtime.dream, on_result=self._scheduled_result, on_start=self._scheduled_start

@@ -6,7 +6,7 @@ and the MCP tools make the same calls.
 
 from __future__ import annotations
 
-from ..errors import AmbiguousRevisionError, CommandError
+from ...errors import AmbiguousRevisionError, CommandError
 from .render import commit_detail, operation_reply, pending_soul, versions_table
 from .router import Command, Invocation
 

@@ -11,7 +11,7 @@ workspace's locks order the writes, between threads and processes alike). ``sibl
 ``Memory`` with services of its own, for isolation, never needed for safety.
 
 Each verb is synchronous and has an ``a``-prefixed async twin that does all its work (files,
-SQLite, git, CPU) off the caller's event loop, in ``reverie.offload``'s one bounded executor: the
+SQLite, git, CPU) off the caller's event loop, in ``reverie.memory.offload``'s one bounded executor: the
 pipeline verbs (``adream``, ``aconsolidate``, ``arecord``, ``aclear``, ``anew_session``) as a
 coroutine on a worker's own loop, the others as the synchronous verb; in a worker thread, or in
 process mode in a worker process holding a ``Memory`` of the same workspace (``_call``, by name). The synchronous
@@ -38,7 +38,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar, overload
 
-from .errors import (
+from ..errors import (
     CommandError,
     EditConflictError,
     GateError,
@@ -47,18 +47,9 @@ from .errors import (
     UnsafePathError,
     WorkspaceError,
 )
-from .memory_verbs import (
-    MemoryVerbs,
-    check_kinds,
-    check_limit,
-    check_stored,
-    check_text,
-    twin_docs,
-)
-from .runtime import Runtime
-from .storage.topics import TOPICS_DIR, check_topic, is_topic, listing, topic_files
-from .storage.topics import problem as topic_problem
-from .storage.workspace import (
+from ..storage.topics import TOPICS_DIR, check_topic, is_topic, listing, topic_files
+from ..storage.topics import problem as topic_problem
+from ..storage.workspace import (
     ARCHIVE_DIR,
     MEMORY_FILES,
     SOUL,
@@ -66,28 +57,37 @@ from .storage.workspace import (
     check_relative,
     content_id,
 )
+from .runtime import Runtime
+from .verbs import (
+    MemoryVerbs,
+    check_kinds,
+    check_limit,
+    check_stored,
+    check_text,
+    twin_docs,
+)
 
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from .consolidator import ConsolidationResult
-    from .dream import DreamResult
-    from .dream.deadletter import DeadLetter
-    from .dream.pending import PendingChange
-    from .dream.pins import PinResult
-    from .dream.result import Progress
-    from .gitstore.types import CommitDetail, CommitInfo, OperationResult, Provenance
-    from .llm.replylog import KeptReply
-    from .operations.approve import ApproveResult, RejectResult
-    from .operations.faults import Fault
-    from .operations.items import MemoryEvent
-    from .operations.purge import PurgePlan, PurgeResult
-    from .recall import Hit
-    from .recall.index import SyncStats
+    from ..consolidator import ConsolidationResult
+    from ..dream import DreamResult
+    from ..dream.deadletter import DeadLetter
+    from ..dream.pending import PendingChange
+    from ..dream.pins import PinResult
+    from ..dream.result import Progress
+    from ..gitstore.types import CommitDetail, CommitInfo, OperationResult, Provenance
+    from ..llm.replylog import KeptReply
+    from ..operations.approve import ApproveResult, RejectResult
+    from ..operations.faults import Fault
+    from ..operations.items import MemoryEvent
+    from ..operations.purge import PurgePlan, PurgeResult
+    from ..recall import Hit
+    from ..recall.index import SyncStats
+    from ..storage.config import Config
+    from ..storage.history import HistoryEntry
+    from ..storage.sessions import Session
     from .status import StatusReport
-    from .storage.config import Config
-    from .storage.history import HistoryEntry
-    from .storage.sessions import Session
 
 __all__ = [
     "Memory",
@@ -231,7 +231,7 @@ def open(  # noqa: A001 (``reverie.open``, as ``io.open``: the verb a reader exp
         if user is not None or agent is not None:
             raise CommandError("user and agent name a scope under a root: pass root= too")
         return wrap(Runtime(_expand(path), config=config))
-    from .storage.scopes import Scope, ScopeRoot
+    from ..storage.scopes import Scope, ScopeRoot
 
     if path is not None:
         raise CommandError("open() takes a path or a root with a user, not both")
@@ -359,7 +359,7 @@ class Memory(MemoryVerbs):
         git = built.pop("git", None)
         if git is not None:
             git.close()
-        offload = sys.modules.get("reverie.offload")  # only if an async verb ever ran
+        offload = sys.modules.get("reverie.memory.offload")  # only if an async verb ever ran
         if offload is not None:
             offload.release(self)
 
@@ -407,7 +407,7 @@ class Memory(MemoryVerbs):
         self, verb: Callable[Concatenate[Memory, P], T], /, *args: P.args, **kwargs: P.kwargs
     ) -> T:
         """``verb`` (a ``Memory`` method, sent by name: a subclass's override is the one run) off
-        the caller's event loop, in ``reverie.offload``'s executor: a worker thread, or in process
+        the caller's event loop, in ``reverie.memory.offload``'s executor: a worker thread, or in process
         mode a worker process with its own ``Memory`` of this workspace (``_portable``)."""
         from . import offload
 
@@ -530,7 +530,7 @@ class Memory(MemoryVerbs):
     def context(self) -> str:
         """The memory block for a system prompt: the preamble, SOUL.md, USER.md, memory/MEMORY.md
         and the recent history Dream has not read yet (what ``reverie chat`` sends)."""
-        from .consolidator.estimate import system_prompt
+        from ..consolidator.estimate import system_prompt
 
         return system_prompt(self.runtime.store, agent_preamble(self.runtime))
 
@@ -563,7 +563,7 @@ class Memory(MemoryVerbs):
         on_progress: Callable[[Progress], None] | None,
     ) -> DreamResult:
         if not self.written:  # a scope never written: nothing to dream, and no repo to create
-            from .dream import DreamResult
+            from ..dream import DreamResult
 
             return DreamResult("nothing-to-do", model=self.config.dream_model)
         return await self.runtime.dream.run(
@@ -764,7 +764,7 @@ class Memory(MemoryVerbs):
         """The model replies kept as evidence (refused, repaired or taken leniently; see
         docs/models.md): all of them, those behind ``text`` (in the reply or its request, or about a
         history entry holding it), or the one with ``reply_id``. A query."""
-        from .llm.replylog import find_reply, read_replies, replies_about
+        from ..llm.replylog import find_reply, read_replies, replies_about
 
         state = self.runtime.workspace.state_dir
         if reply_id is not None:
@@ -798,7 +798,7 @@ class Memory(MemoryVerbs):
         (``plan_restore(...).base``): the restore then does what that preview showed and nothing
         else; changes made since are kept (merged three-way), or, where they touch the same lines,
         ``EditConflictError`` and nothing is written."""
-        from .operations.restore import restore_memory
+        from ..operations.restore import restore_memory
 
         rt = self.runtime
         return restore_memory(
@@ -845,7 +845,7 @@ class Memory(MemoryVerbs):
     def next_dream(self) -> datetime:
         """When Dream's schedule (``reverie serve``, ``reverie chat``) runs it next: one interval
         after the last completed run, now when it is overdue or has never run."""
-        from .dream.scheduler import DreamScheduler
+        from ..dream.scheduler import DreamScheduler
 
         return DreamScheduler(self.runtime.dream).next_run_time()
 
@@ -855,7 +855,7 @@ class Memory(MemoryVerbs):
     # -- SOUL.md approval -----------------------------------------------------------------------------------
     def pending_soul(self) -> PendingChange | None:
         """The SOUL.md change waiting for approval (None when none is; an applied one is reported as such)."""
-        from .dream.pending import load_pending
+        from ..dream.pending import load_pending
 
         return load_pending(self.runtime.store)
 
@@ -866,7 +866,7 @@ class Memory(MemoryVerbs):
         """Apply the staged SOUL.md change (``NothingPendingError`` when none is). ``change``: the
         ``pending_soul().id`` a confirmation showed; when Dream widened the proposal since,
         ``PendingChangedError`` and nothing is applied."""
-        from .operations.approve import approve
+        from ..operations.approve import approve
 
         return approve(self.runtime.store, self.runtime.git, change=change)
 
@@ -877,7 +877,7 @@ class Memory(MemoryVerbs):
         """Drop the staged SOUL.md change, keeping it and recording the rejection as a commit that
         can be undone like any other (None when nothing was pending). ``change``: as for
         ``approve`` (``PendingChangedError``: nothing rejected)."""
-        from .operations.approve import reject
+        from ..operations.approve import reject
 
         return reject(self.runtime.store, self.runtime.git, change=change)
 
@@ -887,7 +887,7 @@ class Memory(MemoryVerbs):
     # -- lines and files ------------------------------------------------------------------------------------
     def pin(self, text: str, *, unpin: bool = False) -> PinResult:
         """Pin (``unpin``: unpin) the one memory line containing ``text``: a pinned line is never archived."""
-        from .dream.pins import pin
+        from ..dream.pins import pin
 
         return pin(self.runtime.workspace, self.runtime.git, text, pinned=not unpin)
 
@@ -933,10 +933,10 @@ class Memory(MemoryVerbs):
         changes touch different lines, else ``EditConflictError`` carries both sides and nothing is
         written. Every front end that shows a file and takes its new text back passes it; without
         it the text replaces whatever the file holds."""
-        from .dream.gate import check
-        from .dream.pending import stage_soul_change
-        from .operations.files import removed_lines
-        from .security.secrets import redact
+        from ..dream.gate import check
+        from ..dream.pending import stage_soul_change
+        from ..operations.files import removed_lines
+        from ..security.secrets import redact
 
         rel = _memory_path(check_text("path", path))
         check_text("text", text, empty=True)
@@ -1005,7 +1005,7 @@ class Memory(MemoryVerbs):
         """``yours`` (an edit made from the text whose content id is ``base``) merged over
         ``current``; ``EditConflictError`` when they touch the same lines, or when the base text is
         not in the memory repo (nothing to merge from)."""
-        from .gitstore.merge import merge3
+        from ..gitstore.merge import merge3
 
         original = self.runtime.git.text_of(base)
         if original is None:
@@ -1049,8 +1049,8 @@ class Memory(MemoryVerbs):
     ) -> RemoveResult:
         """Take one line out of a prompt file (USER.md, memory/MEMORY.md; SOUL.md only by hand) and
         archive it under memory/archive/ with ``reason``, in one commit: ``why`` finds it there."""
-        from .dream.gate import check
-        from .text.memline import holds_text, line_key
+        from ..dream.gate import check
+        from ..text.memline import holds_text, line_key
 
         rel = _memory_path(check_text("path", path))
         check_text("line", line)
@@ -1091,8 +1091,8 @@ class Memory(MemoryVerbs):
     def _archived(self, rel: str, lines: Sequence[str], how: str) -> tuple[str, str]:
         """``rel``'s archive file and its text with ``lines`` appended under today, each noted as
         removed ``how`` (the archive's one format: ``reverie.dream.archive``)."""
-        from .dream.archive import append_entries, archive_path, entry_line
-        from .text.memline import bare_line
+        from ..dream.archive import append_entries, archive_path, entry_line
+        from ..text.memline import bare_line
 
         today = date.today()
         archive = archive_path(rel)
@@ -1103,7 +1103,7 @@ class Memory(MemoryVerbs):
     # -- upkeep -------------------------------------------------------------------------------------------
     def plan_purge(self, text: str) -> PurgePlan:
         """Where ``text`` is in memory (files, history, sessions, every git version); nothing is written."""
-        from .operations.purge import plan_purge
+        from ..operations.purge import plan_purge
 
         return plan_purge(self.runtime.store, self.runtime.git, text)
 
@@ -1112,7 +1112,7 @@ class Memory(MemoryVerbs):
 
     def purge(self, text: str) -> PurgeResult:
         """Remove ``text`` from memory everywhere ``plan_purge`` finds it, rewriting the memory repo's history."""
-        from .operations.purge import purge
+        from ..operations.purge import purge
 
         return purge(self.runtime.store, self.runtime.git, text)
 
@@ -1171,8 +1171,8 @@ class Memory(MemoryVerbs):
     def faults(self) -> list[Fault]:
         """What is damaged in the workspace (a file a person or a tool broke), each with what to do;
         reads only. What ``reverie ui`` shows on every page (``reverie.operations.faults``)."""
-        from .gitstore.types import RepoProblem
-        from .operations.faults import find_faults
+        from ..gitstore.types import RepoProblem
+        from ..operations.faults import find_faults
 
         def repo() -> list[tuple[str, str, str]]:
             found: list[RepoProblem] = self.runtime.git.problems()
@@ -1233,7 +1233,7 @@ def _models_portable(config: Config) -> bool:
     """True when every model ``config`` names is one a fresh interpreter resolves the same way: the
     offline engine, or a remote provider (not one registered in this process, nor the scripted fake
     whose queue lives here)."""
-    from .llm import registry
+    from ..llm import registry
 
     for model in {config.model, config.dream_model}:
         if registry.resolve(model) is not None and registry.prefix_of(model) != "reverie":
@@ -1247,7 +1247,7 @@ def _edit_section(ws: Workspace) -> Any:
     take turns. Not Dream's run lock: a run in progress (model calls, a minute) never holds up a
     person's edit, and merges its own over it when it commits (the memory-file writers' protocol,
     ``GitStore.commit``'s ``base``)."""
-    from .dream.fence import section_lock
+    from ..dream.fence import section_lock
 
     ws.state_dir.mkdir(parents=True, exist_ok=True)  # a first write creates the workspace
     return section_lock(ws.state_dir)
@@ -1280,7 +1280,7 @@ def _filters(
     until: str | None,
 ) -> Any:
     """The search's filters, every argument checked (each named when it is wrong)."""
-    from .recall import SearchFilters
+    from ..recall import SearchFilters
 
     check_text("query", query)
     check_limit("limit", limit)

@@ -36,12 +36,12 @@ import os
 from datetime import date
 from pathlib import Path
 
-from ..errors import MergeConflictError, WorkspaceError
-from ..gitstore.merge import merge3
-from ..memory import Memory
-from ..operations.files import archived_lines, removed_lines
-from ..operations.portability import ImportResult, commit_import
-from ..storage.workspace import TOPICS_DIR
+from ...errors import MergeConflictError, WorkspaceError
+from ...gitstore.merge import merge3
+from ...operations.files import archived_lines, removed_lines
+from ...operations.portability import ImportResult, commit_import
+from ...storage.workspace import TOPICS_DIR
+from ..core import Memory
 from ._read import Intake, facts, strip_front_matter
 
 __all__ = ["import_claude_code", "PREFIX", "MAX_FILES"]
