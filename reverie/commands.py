@@ -1,5 +1,6 @@
-"""``reverie.commands``, the path the docs gave the chat commands before it moved to ``reverie.chat.commands``:
-the same module under its old name, so code written against it keeps working."""
+"""``reverie.commands``, the path the docs gave the chat commands before it moved to
+``reverie.chat.commands``: the same module under its old name, so code written against it keeps
+working."""
 
 import sys
 

@@ -1,5 +1,6 @@
-"""``reverie.importers``, the path the docs gave the importers before it moved to ``reverie.memory.importers``:
-the same module under its old name, so code written against it keeps working."""
+"""``reverie.importers``, the path the docs gave the importers before it moved to
+``reverie.memory.importers``: the same module under its old name, so code written against it keeps
+working."""
 
 import sys
 

@@ -1,5 +1,6 @@
-"""``reverie.offload``, the path the docs gave the async verbs' executor before it moved to ``reverie.memory.offload``:
-the same module under its old name, so code written against it keeps working."""
+"""``reverie.offload``, the path the docs gave the async verbs' executor before it moved to
+``reverie.memory.offload``: the same module under its old name, so code written against it keeps
+working."""
 
 import sys
 

@@ -1,5 +1,6 @@
-"""``reverie.session_jobs``, the path the docs gave consolidation as jobs before it moved to ``reverie.memory.session_jobs``:
-the same module under its old name, so code written against it keeps working."""
+"""``reverie.session_jobs``, the path the docs gave consolidation as jobs before it moved to
+``reverie.memory.session_jobs``: the same module under its old name, so code written against it
+keeps working."""
 
 import sys
 

@@ -52,7 +52,8 @@ def _unit(parts: list[str]) -> str:
 
 
 def _imports() -> list[tuple[str, str, str, int]]:
-    """(importing unit, imported unit, file, line) for every import of reverie code by reverie code."""
+    """(importing unit, imported unit, file, line) for every import of reverie code by reverie
+    code."""
     out = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE.parent).with_suffix("")
@@ -96,7 +97,8 @@ def _imports() -> list[tuple[str, str, str, int]]:
 
 def test_every_import_points_down_the_layers() -> None:
     upward = [
-        f"{file}:{line}: reverie.{a} ({LAYERS[_layer(a)][0]}) imports reverie.{b} ({LAYERS[_layer(b)][0]})"
+        f"{file}:{line}: reverie.{a} ({LAYERS[_layer(a)][0]}) "
+        f"imports reverie.{b} ({LAYERS[_layer(b)][0]})"
         for a, b, file, line in _imports()
         if _layer(b) > _layer(a)
     ]
@@ -198,13 +200,15 @@ def _same_unit(a: str, b: str) -> bool:
 
 
 def test_no_import_circle_inside_a_unit() -> None:
-    """Inside ``llm/`` (or any package) no two modules import each other, directly or round a longer loop."""
+    """Inside ``llm/`` (or any package) no two modules import each other, directly or round a longer
+    loop."""
     circles = _circles([(a, b) for a, b in _module_imports() if _same_unit(a, b)])
     assert not circles, "import circles inside a package:\n" + "\n".join(circles)
 
 
 def test_the_module_checker_sees_a_circle() -> None:
-    """The oracle can fail: a made-up back edge closes a loop it reports, and real edges are resolved to modules."""
+    """The oracle can fail: a made-up back edge closes a loop it reports, and real edges are
+    resolved to modules."""
     edges = _module_imports()
     assert ("reverie.llm.scripted", "reverie.llm.types") in edges  # ``from .types import ...``
     assert (

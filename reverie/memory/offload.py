@@ -6,7 +6,8 @@ every other task of an async server for as long (0.3 s for a first search of a 3
 before this module). Here it runs in a worker thread instead, so the loop only waits on a future:
 
 - ``run(fn)``: a synchronous verb in a worker thread.
-- ``run_async(factory)``: a pipeline verb (Dream, the Consolidator: model calls interleaved with file
+- ``run_async(factory)``: a pipeline verb (Dream, the Consolidator: model calls interleaved with
+file
   and git work) as a coroutine on the worker thread's own event loop. Cancelling the caller's await
   cancels it there, and the caller's await ends once it has unwound (so Dream's lock is released
   when the cancellation reaches the caller).
@@ -85,7 +86,8 @@ T = TypeVar("T")
 #: loop's turn (BENCHMARKS.md, "embedded").
 MAX_WORKERS = 4
 
-#: Where the ``a…`` verbs' work runs: ``threads`` (the default) or ``processes`` (see the module doc).
+#: Where the ``a…`` verbs' work runs: ``threads`` (the default) or ``processes`` (see the module
+#: doc).
 Mode = Literal["threads", "processes"]
 _MODES = ("threads", "processes")
 #: The environment variable a deployment sets to choose the mode without code.
@@ -107,7 +109,8 @@ class Portable(Protocol):
 
 
 def mode() -> Mode:
-    """How the async verbs run now: ``configure``'s choice, else ``$REVERIE_OFFLOAD``, else threads."""
+    """How the async verbs run now: ``configure``'s choice, else ``$REVERIE_OFFLOAD``, else
+    threads."""
     global _mode
     with _lock:
         if _mode is None:
@@ -228,7 +231,7 @@ async def run_async(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
     return await _until_unwound(future, handle.cancel)
 
 
-# -- process mode --------------------------------------------------------------------------------------------
+# -- process mode ----------------------------------------------------------------------------------
 async def call(
     memory: Portable, name: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
 ) -> Any:
@@ -455,7 +458,8 @@ class _Processes:
     def call(
         self, work: tuple[bytes, str, tuple[Any, ...], dict[str, Any], bool], handle: _Remote | None
     ) -> Any:
-        """Run ``work`` (spec, verb, args, kwargs, coroutine?) in a worker: in an executor thread."""
+        """Run ``work`` (spec, verb, args, kwargs, coroutine?) in a worker: in an executor
+        thread."""
         from ..errors import WorkerError
 
         spec, name, args, kwargs, coro = work

@@ -7,9 +7,9 @@ touched: ``reverie log`` opens the repo but neither the store nor the model clie
 litellm). A front-end that shows what it waits for passes a ``ModelActivity``: the one client every
 service shares then records its calls there.
 
-Threads: a ``Runtime`` is shared by every thread of a ``Memory``. Each service is built once (threads
-that race for it wait for the first to build it, ``_service``) and is itself safe to share: the
-search index hands each thread a connection of its own, the memory repo handle is used by one
+Threads: a ``Runtime`` is shared by every thread of a ``Memory``. Each service is built once
+(threads that race for it wait for the first to build it, ``_service``) and is itself safe to share:
+the search index hands each thread a connection of its own, the memory repo handle is used by one
 thread at a time (others open their own), and the files' writers take the workspace's locks.
 """
 
@@ -72,7 +72,8 @@ class _service(Generic[S]):  # noqa: N801 (a decorator, named like the cached_pr
 
 
 class Runtime:
-    """The services of one workspace. Cheap to create; each property builds its service on first access."""
+    """The services of one workspace. Cheap to create; each property builds its service on first
+    access."""
 
     def __init__(
         self,
@@ -91,7 +92,8 @@ class Runtime:
         self._building = threading.RLock()
 
     def fresh(self) -> Runtime:
-        """A new runtime over the same workspace, config and observer, with services of its own (for a thread)."""
+        """A new runtime over the same workspace, config and observer, with services of its own (for
+        a thread)."""
         return Runtime(
             self.workspace, config=self._config, activity=self.activity, scope=self.scope
         )
@@ -103,7 +105,8 @@ class Runtime:
             return self._config
         from ..storage.config import load_config
 
-        self.workspace.check()  # a file where the workspace should be: the store's clear error, not a config one
+        # a file where the workspace should be: the store's clear error, not a config one
+        self.workspace.check()
         return load_config(self.workspace.root)
 
     @_service
@@ -128,7 +131,8 @@ class Runtime:
 
     @_service
     def client(self) -> ModelClient:
-        """The one model client every service of this runtime shares (observed when ``activity`` is given)."""
+        """The one model client every service of this runtime shares (observed when ``activity`` is
+        given)."""
         from ..llm.client import ModelClient
 
         client = ModelClient(self.config)
@@ -165,7 +169,8 @@ class Runtime:
 
     @_service
     def recall(self) -> Recall:
-        """Search over this workspace (the index opens on first query; no model import without embeddings)."""
+        """Search over this workspace (the index opens on first query; no model import without
+        embeddings)."""
         from ..recall import Recall
 
         return Recall.for_store(self.store)

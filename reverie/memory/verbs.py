@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import logging
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from .._lazy import lazy_exports
 from ..errors import CommandError
@@ -51,10 +51,13 @@ __all__ = [
     "record_user",
     "check_limit",
     "check_kinds",
+    "twin",
     "twin_docs",
 ]
 
 T = TypeVar("T")
+P = ParamSpec("P")
+V = TypeVar("V", bound="MemoryVerbs")
 log = logging.getLogger(__name__)
 _MAX_METADATA_BYTES = 64 << 10
 #: A plain workspace's user (``check_user``), under its state directory.
@@ -62,7 +65,8 @@ _USER_FILE = "user"
 
 
 def check_text(name: str, value: object, *, empty: bool = False) -> str:
-    """``value`` if it is a string (non-blank unless ``empty``), else ``CommandError`` naming ``name``."""
+    """``value`` if it is a string (non-blank unless ``empty``), else ``CommandError`` naming
+    ``name``."""
     if not isinstance(value, str):
         raise CommandError(f"{name} must be a string, not {type(value).__name__}")
     if not empty and not value.strip():
@@ -131,6 +135,29 @@ def _metadata(metadata: object) -> dict[str, Any]:
     return dict(cleaned)
 
 
+def twin(
+    verb: Callable[Concatenate[V, P], T], *, here: bool = False
+) -> Callable[Concatenate[V, P], Coroutine[Any, Any, T]]:
+    """``verb``'s ``a``-twin, written once for every verb: the same call, awaited, its work off the
+    caller's event loop in ``reverie.memory.offload``'s executor. Sent by name, so a subclass's
+    override is the one run: in a worker thread, or in process mode a worker process
+    (``Memory._call``); ``here``: always in this process's worker thread. Its docstring is the
+    verb's (``twin_docs``), and ``__wrapped__`` hands ``inspect.signature`` (pdoc, ``help``) the
+    verb's parameters; type checkers read them from this signature."""
+    name = verb.__name__
+
+    async def call(self: V, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        if here:
+            return await self._offload(lambda m: getattr(m, name)(*args, **kwargs))
+        return await self._call(verb, *args, **kwargs)
+
+    call.__name__ = "a" + name
+    call.__qualname__ = f"{verb.__qualname__.rpartition('.')[0]}.a{name}".lstrip(".")
+    call.__module__ = verb.__module__
+    call.__wrapped__ = verb  # type: ignore[attr-defined]
+    return call
+
+
 def twin_docs(cls: type[T]) -> type[T]:
     """Give each ``a``-twin without a docstring its verb's (and each verb its twin's): ``help()``
     shows what every verb does, however it is spelled."""
@@ -161,6 +188,10 @@ class MemoryVerbs:
 
         async def _offload(self, verb: Callable[[Any], T]) -> T: ...
 
+        async def _call(
+            self, verb: Callable[Concatenate[Any, P], T], /, *args: P.args, **kwargs: P.kwargs
+        ) -> T: ...
+
         def _create(self) -> None: ...
 
         def remove(self, path: str, line: str, *, reason: str, kind: Any = ...) -> Any: ...
@@ -188,7 +219,7 @@ class MemoryVerbs:
             until: str | None = None,
         ) -> list[Hit]: ...
 
-    # -- who the memory is ---------------------------------------------------------------------------
+    # -- who the memory is -------------------------------------------------------------------------
     def check_user(self, user_id: str | None, agent_id: str | None = None) -> None:
         """Refuse a ``user_id`` (or ``agent_id``) that is not this memory's: a scope's memory is one
         user's (``reverie.open(root=..., user=...)`` opens another's); a plain workspace is the
@@ -252,7 +283,7 @@ class MemoryVerbs:
             os.unlink(tmp)
         self.check_user(user_id)  # the other one's add is refused here
 
-    # -- what a model is handed ------------------------------------------------------------------------
+    # -- what a model is handed --------------------------------------------------------------------
     def search_memory(
         self,
         query: str,
@@ -270,9 +301,9 @@ class MemoryVerbs:
         (``session_key``'s messages not yet archived) or the question itself; each a
         ``MemoryItem`` with its id and an absolute ``score`` (the share of the query's words it
         holds, 0 to 1, a word naming a category of fact held by a line of it:
-        ``reverie.recall.categories``; ``threshold`` keeps those at or above it). ``kinds``, ``session``,
-        ``since`` and ``until`` narrow the search as ``recall``'s do. What every adapter's and the
-        MCP server's ``search_memory`` tool returns."""
+        ``reverie.recall.categories``; ``threshold`` keeps those at or above it). ``kinds``,
+        ``session``, ``since`` and ``until`` narrow the search as ``recall``'s do. What every
+        adapter's and the MCP server's ``search_memory`` tool returns."""
         from ..operations import items as _items
 
         check_text("query", query)
@@ -297,32 +328,9 @@ class MemoryVerbs:
             self.runtime, hits, query, limit=limit, session_key=session_key, threshold=threshold
         )
 
-    async def asearch_memory(
-        self,
-        query: str,
-        *,
-        limit: int = 8,
-        session_key: str | None = None,
-        threshold: float | None = None,
-        kinds: Sequence[str] | str | None = None,
-        session: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-    ) -> list[MemoryItem]:
-        return await self._offload(
-            lambda m: m.search_memory(
-                query,
-                limit=limit,
-                session_key=session_key,
-                threshold=threshold,
-                kinds=kinds,
-                session=session,
-                since=since,
-                until=until,
-            )
-        )
+    asearch_memory = twin(search_memory, here=True)
 
-    # -- mem0's verbs ----------------------------------------------------------------------------------
+    # -- mem0's verbs ------------------------------------------------------------------------------
     def search(
         self,
         query: str,
@@ -343,8 +351,8 @@ class MemoryVerbs:
         hands them to a model (clean, each with its id and an absolute ``score``: the share of the
         query's words it holds, 0 to 1; ``threshold`` keeps those at or above it). A query that
         names a category of fact ("dietary restrictions", "what do you know about me?") also
-        finds the lines of that category (``reverie.recall.categories``). ``user_id`` / ``agent_id`` (as
-        arguments or in ``filters``, mem0's two spellings) must be this memory's; ``run_id`` and
+        finds the lines of that category (``reverie.recall.categories``). ``user_id`` / ``agent_id``
+        (as arguments or in ``filters``, mem0's two spellings) must be this memory's; ``run_id`` and
         any other key of ``filters`` keep the items whose ``add`` carried that value (in its ids or
         ``metadata``). ``top_k`` is ``limit``'s other name. Recall's raw hits (marks, transcripts,
         scores that rank) are ``recall``'s."""
@@ -361,38 +369,7 @@ class MemoryVerbs:
         )
         return _results(self._kept(items, wanted)[:size])
 
-    async def asearch(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        filters: Mapping[str, Any] | None = None,
-        limit: int = 10,
-        top_k: int | None = None,
-        threshold: float | None = None,
-        kinds: Sequence[str] | str | None = None,
-        session: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-    ) -> Results:
-        return await self._offload(
-            lambda m: m.search(
-                query,
-                user_id=user_id,
-                agent_id=agent_id,
-                run_id=run_id,
-                filters=filters,
-                limit=limit,
-                top_k=top_k,
-                threshold=threshold,
-                kinds=kinds,
-                session=session,
-                since=since,
-                until=until,
-            )
-        )
+    asearch = twin(search, here=True)
 
     def _scope(
         self,
@@ -452,9 +429,10 @@ class MemoryVerbs:
         (``DELETE``), with its stable id. Precision first: what the engine is unsure of is not
         written; when nothing was, the entries are returned with ``event="NONE"`` (kept in
         history, found by search; when the run failed — a model down — with why under
-        ``metadata["not_learned"]``, and a warning logged). With a remote model each such ``add`` is a Dream run (model
-        calls); ``infer=False`` only records (ids ``h<cursor>``, state ``pending``) and leaves
-        the distilling to the next ``dream()`` or schedule, one run for many adds."""
+        ``metadata["not_learned"]``, and a warning logged). With a remote model each such ``add`` is
+        a Dream run (model calls); ``infer=False`` only records (ids ``h<cursor>``, state
+        ``pending``) and leaves the distilling to the next ``dream()`` or schedule, one run for many
+        adds."""
         from ..operations import items as _items
 
         if not isinstance(infer, bool):
@@ -514,29 +492,11 @@ class MemoryVerbs:
             for item in kept
         )
 
-    async def aadd(
-        self,
-        messages: str | Mapping[str, Any] | Sequence[Mapping[str, Any]],
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        infer: bool = True,
-    ) -> Results:
         # The whole verb in the executor (its conversation's consolidation and Dream run included):
         # one thread's work from the entry's append to reading memory back, none on the caller's
         # loop.
-        return await self._offload(
-            lambda m: m.add(
-                messages,
-                user_id=user_id,
-                agent_id=agent_id,
-                run_id=run_id,
-                metadata=metadata,
-                infer=infer,
-            )
-        )
+
+    aadd = twin(add, here=True)
 
     def get_all(
         self,
@@ -564,26 +524,7 @@ class MemoryVerbs:
         keys = ["mem0", *([f"mem0:{user}"] if user else [])]  # add's keys, without a user and with
         return _results(self._kept(_items.added(self.runtime, keys), wanted)[:size])
 
-    async def aget_all(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        filters: Mapping[str, Any] | None = None,
-        limit: int = 100,
-        top_k: int | None = None,
-    ) -> Results:
-        return await self._offload(
-            lambda m: m.get_all(
-                user_id=user_id,
-                agent_id=agent_id,
-                run_id=run_id,
-                filters=filters,
-                limit=limit,
-                top_k=top_k,
-            )
-        )
+    aget_all = twin(get_all, here=True)
 
     def get(self, memory_id: str) -> MemoryItem | None:
         """mem0's ``get``: the memory ``memory_id`` names, in whatever state it is now (``active``,
@@ -594,8 +535,7 @@ class MemoryVerbs:
 
         return _items.get(self.runtime, check_text("memory_id", memory_id))
 
-    async def aget(self, memory_id: str) -> MemoryItem | None:
-        return await self._offload(lambda m: m.get(memory_id))
+    aget = twin(get, here=True)
 
     def update(self, memory_id: str, data: str) -> MemoryItem:
         """mem0's ``update``: the memory's line now says ``data`` (redacted); the old text goes to
@@ -610,8 +550,7 @@ class MemoryVerbs:
         self._create()
         return _items.update(self.runtime, memory_id, data)
 
-    async def aupdate(self, memory_id: str, data: str) -> MemoryItem:
-        return await self._offload(lambda m: m.update(memory_id, data))
+    aupdate = twin(update, here=True)
 
     def delete(self, memory_id: str) -> MemoryItem:
         """mem0's ``delete``: the memory leaves its file for the archive (why: deleted by id),
@@ -629,8 +568,7 @@ class MemoryVerbs:
         assert item is not None  # the archive holds it now
         return item
 
-    async def adelete(self, memory_id: str) -> MemoryItem:
-        return await self._offload(lambda m: m.delete(memory_id))
+    adelete = twin(delete, here=True)
 
     def history_of(self, memory_id: str) -> list[MemoryEvent]:
         """mem0's ``history(memory_id)`` (also reachable as ``history(memory_id)``): each ADD,
@@ -640,8 +578,7 @@ class MemoryVerbs:
 
         return _items.history_of(self.runtime, check_text("memory_id", memory_id))
 
-    async def ahistory_of(self, memory_id: str) -> list[MemoryEvent]:
-        return await self._offload(lambda m: m.history_of(memory_id))
+    ahistory_of = twin(history_of, here=True)
 
     def delete_all(self, *, user_id: str | None = None, agent_id: str | None = None) -> FilesResult:
         """mem0's ``delete_all``: every memory of this workspace leaves for the archive in one
@@ -650,10 +587,7 @@ class MemoryVerbs:
         self.check_user(user_id, agent_id)
         return self.clear_files(kind="manual", reason="delete_all")
 
-    async def adelete_all(
-        self, *, user_id: str | None = None, agent_id: str | None = None
-    ) -> FilesResult:
-        return await self._offload(lambda m: m.delete_all(user_id=user_id, agent_id=agent_id))
+    adelete_all = twin(delete_all, here=True)
 
     def reset(self) -> FilesResult:
         """mem0's ``reset``: memory emptied, as ``delete_all`` (one commit, every line archived,
@@ -661,10 +595,9 @@ class MemoryVerbs:
         and ``reverie forget-user`` erase those."""
         return self.clear_files(kind="manual", reason="reset")
 
-    async def areset(self) -> FilesResult:
-        return await self._offload(lambda m: m.reset())
+    areset = twin(reset, here=True)
 
-    # -- whole files -----------------------------------------------------------------------------------
+    # -- whole files -------------------------------------------------------------------------------
     def delete_file(self, path: str, *, kind: str = "manual", reason: str = "") -> FilesResult:
         """Delete a topic file or dated note (or a folder of topic files): every line it held goes
         to the archive (``memory/archive/files.md``) with ``reason``, one commit that ``restore``
@@ -677,10 +610,7 @@ class MemoryVerbs:
         self._create()
         return delete_file(self.runtime.workspace, self.runtime.git, path, kind=kind, reason=reason)
 
-    async def adelete_file(
-        self, path: str, *, kind: str = "manual", reason: str = ""
-    ) -> FilesResult:
-        return await self._offload(lambda m: m.delete_file(path, kind=kind, reason=reason))
+    adelete_file = twin(delete_file, here=True)
 
     def rename_file(self, old: str, new: str, *, kind: str = "manual") -> FilesResult:
         """Move a topic file or dated note (or a folder of topic files) to ``new``, its text
@@ -693,8 +623,7 @@ class MemoryVerbs:
         self._create()
         return rename_file(self.runtime.workspace, self.runtime.git, old, new, kind=kind)
 
-    async def arename_file(self, old: str, new: str, *, kind: str = "manual") -> FilesResult:
-        return await self._offload(lambda m: m.rename_file(old, new, kind=kind))
+    arename_file = twin(rename_file, here=True)
 
     def clear_files(self, *, kind: str = "manual", reason: str = "") -> FilesResult:
         """Empty memory in one commit that one ``restore`` undoes: every topic file and dated note
@@ -707,8 +636,7 @@ class MemoryVerbs:
         self._create()
         return clear_files(self.runtime.workspace, self.runtime.git, kind=kind, reason=reason)
 
-    async def aclear_files(self, *, kind: str = "manual", reason: str = "") -> FilesResult:
-        return await self._offload(lambda m: m.clear_files(kind=kind, reason=reason))
+    aclear_files = twin(clear_files, here=True)
 
 
 def record_user(memory: MemoryVerbs, user_id: str) -> None:
@@ -797,7 +725,8 @@ def _chat(messages: object) -> list[dict[str, Any]]:
     """``messages`` as chat messages (each a dict with a string ``role`` and its ``content``)."""
     if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
         raise CommandError(
-            f"messages must be a text, a chat message or a list of them, not {type(messages).__name__}"
+            "messages must be a text, a chat message or a list of them, "
+            f"not {type(messages).__name__}"
         )
     out = []
     for n, message in enumerate(messages):

@@ -1,4 +1,5 @@
-"""``/new``: consolidate the conversation into history and start a fresh one (the Consolidator's ``new_session``)."""
+"""``/new``: consolidate the conversation into history and start a fresh one (the Consolidator's
+``new_session``)."""
 
 from __future__ import annotations
 

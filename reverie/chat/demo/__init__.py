@@ -67,7 +67,8 @@ class Conversation(TypedDict):
 
 @dataclass
 class DemoReport:
-    """What the demo did, for the CLI's ``--json`` and for tests (assert on files and commits, not prose)."""
+    """What the demo did, for the CLI's ``--json`` and for tests (assert on files and commits, not
+    prose)."""
 
     workspace: str
     model: str
@@ -158,7 +159,8 @@ async def run_demo(
     source = f" (configured in `{config_from}`)" if config_from else ""
     say("Workspace", f"`{ws.root}` · model: `{rt.config.model}`{source}")
     router = CommandRouter(rt)
-    rt.git.ensure()  # create the memory repo now: its init commit predates everything the demo learns
+    # create the memory repo now: its init commit predates everything the demo learns
+    rt.git.ensure()
 
     for number, spec in enumerate(load_conversation()["sessions"], 1):
         session = rt.sessions.get_or_create(spec["key"])
@@ -178,8 +180,8 @@ async def run_demo(
     report.history_entries = rt.store.last_cursor()
     say(
         "History",
-        f"{report.history_entries} entries archived ({report.pressure_rounds} of the archive rounds "
-        f"were forced by token pressure); {rt.store.pending_count()} pending for Dream.",
+        f"{report.history_entries} entries archived ({report.pressure_rounds} of the archive "
+        f"rounds were forced by token pressure); {rt.store.pending_count()} pending for Dream.",
     )
 
     dream = await rt.dream.run(drain=True)

@@ -1,7 +1,8 @@
 """Memory in and out of Reverie, from Python as from the command line (``reverie export`` and
 ``reverie import`` call these): one function per source, and ``import_from`` choosing by kind.
 
-- ``export_bundle(workspace, dest)`` / ``import_bundle(bundle, workspace)``: a whole workspace as one
+- ``export_bundle(workspace, dest)`` / ``import_bundle(bundle, workspace)``: a whole workspace as
+one
   bundle, every version included (``reverie.operations.portability``);
 - ``import_nanobot(source, workspace)``: a nanobot workspace into a new one
   (``reverie.memory.importers.nanobot``);
