@@ -1,8 +1,8 @@
 """The verbs ``Memory`` has beyond its core, written in one place it inherits from: the ones a mem0
 user reaches for (``add``, ``get_all``, ``get``, ``update``, ``delete``, ``history(memory_id)``),
 what a model is handed (``search_memory``), and whole memory files leaving or moving
-(``delete_file``, ``rename_file``, ``clear_files``); and the argument checks every verb shares, so a
-wrong argument is named in one line instead of failing deep inside.
+(``delete_file``, ``rename_file``, ``clear_files``). Their arguments are checked by
+``reverie.memory.checks``, and their ``a``-twins made by ``reverie.memory.twins``.
 
 Each verb is a thin call of ``reverie.operations`` (``items``: ids, lifecycle, the clean view;
 ``files``: whole files) over the ``Memory``'s ``Runtime``, with an ``a``-prefixed async twin, as
@@ -13,13 +13,23 @@ scores are specified in ``reverie.operations.items``.
 from __future__ import annotations
 
 import logging
-import unicodedata
-from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from .._lazy import lazy_exports
 from ..errors import CommandError
+from .checks import (
+    check_chat,
+    check_filters,
+    check_limit,
+    check_metadata,
+    check_size,
+    check_stored,
+    check_text,
+    holds,
+)
+from .twins import twin
 
 if TYPE_CHECKING:
     from ..operations.files import FilesResult
@@ -30,7 +40,7 @@ if TYPE_CHECKING:
 # The result types live with the operations that make them; loaded on first use, so `reverie
 # status` and `log`, which build a Memory, import none of the pipeline.
 __getattr__ = lazy_exports(
-    __package__ or "reverie",
+    "reverie",
     {
         "MemoryItem": "operations.items",
         "MemoryEvent": "operations.items",
@@ -46,136 +56,14 @@ __all__ = [
     "MemoryEvent",
     "Results",
     "FilesResult",
-    "check_text",
-    "check_stored",
     "record_user",
-    "check_limit",
-    "check_kinds",
-    "twin",
-    "twin_docs",
 ]
 
 T = TypeVar("T")
 P = ParamSpec("P")
-V = TypeVar("V", bound="MemoryVerbs")
 log = logging.getLogger(__name__)
-_MAX_METADATA_BYTES = 64 << 10
 #: A plain workspace's user (``check_user``), under its state directory.
 _USER_FILE = "user"
-
-
-def check_text(name: str, value: object, *, empty: bool = False) -> str:
-    """``value`` if it is a string (non-blank unless ``empty``), else ``CommandError`` naming
-    ``name``."""
-    if not isinstance(value, str):
-        raise CommandError(f"{name} must be a string, not {type(value).__name__}")
-    if not empty and not value.strip():
-        raise CommandError(f"{name} is empty: say what it is")
-    return value
-
-
-def check_stored(name: str, value: object) -> str:
-    """``value`` checked as text a verb stores (``remember``, ``add``, ``update``): a non-blank
-    string with no control character but tab and newline (``\\r\\n`` and a lone ``\\r`` are
-    newlines). A NUL, an escape sequence or a bidirectional override is refused, naming the
-    argument and the character, never stored to reach a prompt, a terminal or a memory file
-    (``reverie.text.safety.CONTROL`` says which characters)."""
-    from ..text.safety import CONTROL
-
-    text = check_text(name, value).replace("\r\n", "\n").replace("\r", "\n")
-    found = CONTROL.search(text)
-    if found:
-        char = found.group()
-        label = unicodedata.name(char, "") or {0: "NUL", 0x1B: "ESC", 0x7F: "DEL"}.get(
-            ord(char), "a control character"
-        )
-        raise CommandError(
-            f"{name} holds a control character (U+{ord(char):04X}, {label}) at offset "
-            f"{found.start()}: remove it (only tab and newline are kept)"
-        )
-    return text
-
-
-def check_limit(name: str, value: object, *, zero: bool = False) -> int:
-    """``value`` if it is a whole number (at least 1, or 0 with ``zero``), else ``CommandError``."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < (0 if zero else 1):
-        least = 0 if zero else 1
-        raise CommandError(f"{name} must be a whole number of at least {least}, not {value!r}")
-    return value
-
-
-def check_kinds(kinds: str | Sequence[str] | None) -> list[str] | None:
-    """``kinds`` as a list: one kind given as a string is that kind (``kinds='history'``), never its
-    letters; anything else than strings is named."""
-    if kinds is None:
-        return None
-    if isinstance(kinds, str):
-        return [kinds]
-    if not isinstance(kinds, Sequence) or not all(isinstance(k, str) for k in kinds):
-        raise CommandError(f"kinds must be a kind or a list of kinds, not {kinds!r}")
-    return list(kinds)
-
-
-def _metadata(metadata: object) -> dict[str, Any]:
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, Mapping):
-        raise CommandError(f"metadata must be a dict, not {type(metadata).__name__}")
-    import orjson
-
-    from ..security.scrub import redact_value
-
-    try:
-        size = len(orjson.dumps(dict(metadata)))
-    except TypeError as exc:
-        raise CommandError(f"metadata must be plain JSON ({exc})") from None
-    if size > _MAX_METADATA_BYTES:
-        raise CommandError(f"metadata is {size:,} bytes of JSON (at most {_MAX_METADATA_BYTES:,})")
-    cleaned, _ = redact_value(dict(metadata))
-    return dict(cleaned)
-
-
-def twin(
-    verb: Callable[Concatenate[V, P], T], *, here: bool = False
-) -> Callable[Concatenate[V, P], Coroutine[Any, Any, T]]:
-    """``verb``'s ``a``-twin, written once for every verb: the same call, awaited, its work off the
-    caller's event loop in ``reverie.memory.offload``'s executor. Sent by name, so a subclass's
-    override is the one run: in a worker thread, or in process mode a worker process
-    (``Memory._call``); ``here``: always in this process's worker thread. Its docstring is the
-    verb's (``twin_docs``), and ``__wrapped__`` hands ``inspect.signature`` (pdoc, ``help``) the
-    verb's parameters; type checkers read them from this signature."""
-    name = verb.__name__
-
-    async def call(self: V, /, *args: P.args, **kwargs: P.kwargs) -> T:
-        if here:
-            return await self._offload(lambda m: getattr(m, name)(*args, **kwargs))
-        return await self._call(verb, *args, **kwargs)
-
-    call.__name__ = "a" + name
-    call.__qualname__ = f"{verb.__qualname__.rpartition('.')[0]}.a{name}".lstrip(".")
-    call.__module__ = verb.__module__
-    call.__wrapped__ = verb  # type: ignore[attr-defined]
-    return call
-
-
-def twin_docs(cls: type[T]) -> type[T]:
-    """Give each ``a``-twin without a docstring its verb's (and each verb its twin's): ``help()``
-    shows what every verb does, however it is spelled."""
-    for name in dir(cls):
-        if name.startswith("_"):
-            continue
-        member = getattr(cls, name)
-        if not callable(member) or member.__doc__:
-            continue
-        other = name[1:] if name.startswith("a") and hasattr(cls, name[1:]) else "a" + name
-        twin = getattr(cls, other, None)
-        if twin is None or not twin.__doc__:
-            continue
-        if name.startswith("a") and other == name[1:]:
-            member.__doc__ = f"``{other}``, awaited (its work off the event loop). {twin.__doc__}"
-        else:
-            member.__doc__ = f"``{other}`` for code outside an event loop. {twin.__doc__}"
-    return cls
 
 
 class MemoryVerbs:
@@ -357,7 +245,7 @@ class MemoryVerbs:
         ``metadata``). ``top_k`` is ``limit``'s other name. Recall's raw hits (marks, transcripts,
         scores that rank) are ``recall``'s."""
         wanted = self._scope(filters, user_id, agent_id, run_id)
-        size = _size(limit, top_k)
+        size = check_size(limit, top_k)
         items = self.search_memory(
             query,
             limit=size if not wanted else max(size * 5, 50),
@@ -380,7 +268,7 @@ class MemoryVerbs:
     ) -> dict[str, Any]:
         """mem0's ids and filters, checked: ``user_id`` / ``agent_id`` (given either way) must be
         this memory's; what is left (``run_id``, metadata keys) is returned to keep items by."""
-        wanted = _filters(filters)
+        wanted = check_filters(filters)
         for name, value in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id)):
             if value is None:
                 continue
@@ -402,7 +290,7 @@ class MemoryVerbs:
         for item in items:
             carried = _items.carried(self.runtime, item)
             carried.update(carried.pop("metadata", None) or {})
-            if all(_holds(carried.get(k), v) for k, v in wanted.items()):
+            if all(holds(carried.get(k), v) for k, v in wanted.items()):
                 out.append(item)
         return out
 
@@ -447,7 +335,7 @@ class MemoryVerbs:
         extra = {
             k: v for k, v in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id)) if v
         }
-        meta = _metadata(metadata)
+        meta = check_metadata(metadata)
         key = "mem0" + (f":{user_id}" if user_id else "")
         store = self.runtime.store
         before = store.last_cursor() if self.runtime.workspace.history_path.exists() else 0
@@ -461,7 +349,7 @@ class MemoryVerbs:
             self._create()
             store.history.append(text, key, extra={**extra, **({"metadata": meta} if meta else {})})
         else:
-            turns = _chat(messages)
+            turns = check_chat(messages)
             self.record(
                 key, [{**t, **({"metadata": meta} if meta else {}), **extra} for t in turns]
             )
@@ -517,7 +405,7 @@ class MemoryVerbs:
         from ..operations import items as _items
 
         wanted = self._scope(filters, user_id, agent_id, run_id)
-        size = _size(limit, top_k)
+        size = check_size(limit, top_k)
         if not wanted:
             return _results(_items.get_all(self.runtime, limit=size))
         user = self.runtime.scope[1].user if self.runtime.scope else self._workspace_user()
@@ -646,13 +534,6 @@ def record_user(memory: MemoryVerbs, user_id: str) -> None:
     memory._record_user(user_id)
 
 
-def _size(limit: object, top_k: object) -> int:
-    """How many results: ``top_k`` (mem0 3's name) when given, else ``limit``; checked by name."""
-    if top_k is not None:
-        return check_limit("top_k", top_k)
-    return check_limit("limit", limit)
-
-
 def _no_running_loop() -> None:
     """``add(infer=True)`` runs Dream, which cannot block a running event loop."""
     import asyncio
@@ -671,73 +552,3 @@ def _results(items: Iterable[MemoryItem]) -> Results:
     from ..operations.items import Results
 
     return Results(items)
-
-
-def _filters(filters: object) -> dict[str, Any]:
-    """mem0's ``filters`` as plain key → value pairs (a value, or ``{"in": [...]}``); mem0's
-    ``AND``/``OR`` and other operators are named as not supported, never ignored."""
-    if filters is None:
-        return {}
-    if not isinstance(filters, Mapping):
-        raise CommandError(f"filters must be a dict, not {type(filters).__name__}")
-    out: dict[str, Any] = {}
-    for key, value in filters.items():
-        if not isinstance(key, str) or key.upper() in ("AND", "OR", "NOT"):
-            raise CommandError(
-                f"filters: {key!r} is not supported (give keys and values: {{'user_id': ..., "
-                "'category': ...}, a value or {'in': [...]})"
-            )
-        if value == "*":
-            continue  # mem0's wildcard: any value
-        if isinstance(value, Mapping) and set(value) - {"in", "eq"}:
-            raise CommandError(
-                f"filters[{key!r}]: {sorted(set(value) - {'in', 'eq'})} not supported "
-                "(a value, {'eq': value} or {'in': [values]})"
-            )
-        if (
-            isinstance(value, Mapping)
-            and "in" in value
-            and (isinstance(value["in"], str | bytes) or not isinstance(value["in"], Sequence))
-        ):
-            raise CommandError(
-                f"filters[{key!r}]['in'] must be a list of values, not {value['in']!r}"
-            )
-        out[key] = value
-    return out
-
-
-def _holds(carried: object, wanted: object) -> bool:
-    if isinstance(wanted, Mapping):
-        if "eq" in wanted and carried != wanted["eq"]:
-            return False
-        if "in" in wanted:
-            options = wanted["in"]
-            return (
-                isinstance(options, Sequence)
-                and not isinstance(options, str)
-                and (carried in options)
-            )
-        return True
-    return carried == wanted
-
-
-def _chat(messages: object) -> list[dict[str, Any]]:
-    """``messages`` as chat messages (each a dict with a string ``role`` and its ``content``)."""
-    if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
-        raise CommandError(
-            "messages must be a text, a chat message or a list of them, "
-            f"not {type(messages).__name__}"
-        )
-    out = []
-    for n, message in enumerate(messages):
-        if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
-            raise CommandError(
-                f"messages[{n}] must be a dict with a string 'role', not {message!r}"
-            )
-        if isinstance(message.get("content"), str):
-            content = check_stored(f"messages[{n}]['content']", message["content"])
-            message = {**message, "content": content}
-        out.append(dict(message))
-    if not out:
-        raise CommandError("messages is an empty list: give at least one message")
-    return out
