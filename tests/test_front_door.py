@@ -144,3 +144,33 @@ def test_a_generated_twin_shows_its_verbs_parameters_and_docstring(name: str) ->
     assert inspect.signature(twin) == inspect.signature(verb)
     assert twin.__name__ == name and twin.__qualname__.endswith("." + name)
     assert verb.__doc__ and verb.__doc__ in (twin.__doc__ or "")
+
+
+def test_a_generated_twin_runs_a_subclass_override(tmp_path: Path) -> None:
+    """A twin calls its verb by name: a ``Memory`` subclass's override is what the twin runs,
+    in the executor (and its mem0 twins, which stay in this process, the same)."""
+    import asyncio
+
+    class Recording(Memory):
+        seen: list[str] = []
+
+        def remember(self, text: str, *, session_key: str | None = None) -> reverie.Remembered:
+            self.seen.append(text)
+            return super().remember(text, session_key=session_key)
+
+        def get(self, memory_id: str) -> reverie.MemoryItem | None:
+            self.seen.append(f"get {memory_id}")
+            return super().get(memory_id)
+
+    previous = reverie.use_memory_class(Recording)
+    try:
+        with reverie.open(tmp_path / "ws") as memory:
+
+            async def both() -> None:
+                await memory.aremember("I moved to Porto.", session_key="t:1")
+                assert await memory.aget("h1") is not None
+
+            asyncio.run(both())
+            assert Recording.seen == ["I moved to Porto.", "get h1"]
+    finally:
+        reverie.use_memory_class(previous)
