@@ -28,6 +28,7 @@ import orjson
 
 from ...errors import WorkspaceError
 from ...memory.runtime import Runtime
+from ...operations.conversation import record
 from ...storage.fsutil import atomic_write
 from ...storage.workspace import MEMORY_FILES, Workspace
 from ..commands import CommandContext, CommandRouter
@@ -166,9 +167,9 @@ async def run_demo(
         session = rt.sessions.get_or_create(spec["key"])
         clock = datetime.fromisoformat(spec["started"])
         for message in spec["messages"]:
-            rt.sessions.append(session, {**message, "timestamp": clock.isoformat()})
+            stamped = {**message, "timestamp": clock.isoformat()}
+            result = await record(rt.consolidator, session, [stamped])  # Memory.record's turn
             clock += timedelta(minutes=2)
-            result = await rt.consolidator.maybe_consolidate(session)
             report.pressure_rounds += result.rounds
             report.messages += 1
         reply = await router.handle(
