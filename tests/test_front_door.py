@@ -38,19 +38,20 @@ def test_an_old_path_is_the_moved_module(old: str, new: str) -> None:
 def test_setting_the_executor_through_the_old_path_sets_the_one_executor() -> None:
     """The old path is no copy: a program that configures ``reverie.offload`` configures the
     executor every async verb uses."""
+    from concurrent.futures import ThreadPoolExecutor
+
     import reverie.memory.offload as offload
     import reverie.offload as old
 
-    before = offload.use_executor(None)
-    try:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(1) as pool:
-            old.use_executor(pool)
+    with ThreadPoolExecutor(1) as pool:
+        old.use_executor(pool)
+        try:
             assert offload.executor() is pool
-            old.use_executor(None)
-    finally:
-        offload.use_executor(before)
+        finally:
+            # back to a shared executor of the module's own, built on the next call (never the
+            # one this replaced: replacing shut it down)
+            offload.use_executor(None)
+    assert offload.executor() is not pool
 
 
 #: What writes a memory file or its versions: Recall imports none of it.
