@@ -458,7 +458,7 @@ async def simulate(
                 },
             )
             stamp += timedelta(minutes=3)
-        await rt.consolidator.archive_all(session)
+        await rt.consolidator.consolidate_all(session)
         if set_clock:
             set_clock(morning.replace(hour=21))
         result = await rt.dream.run(drain=True)

@@ -100,7 +100,7 @@ def run(ctx: Context) -> list[Result]:
     rest = (
         "import atexit, gc; atexit.register(gc.freeze); import argparse, logging, orjson, reverie.cli, "
         "reverie.storage.workspace, reverie.storage.fsutil, reverie.storage.history, reverie.dream.records, reverie.dream.deadletter, "
-        "reverie.dream.pending"
+        "reverie.dream.proposal"
     )
     argvs.append(
         ("status's other imports alone (no rich, no pydantic)", [sys.executable, "-c", rest])

@@ -19,8 +19,9 @@ if TYPE_CHECKING:
     from .consolidator import ConsolidationResult
     from .dream import DreamResult
     from .dream.deadletter import DeadLetter
-    from .dream.pending import PendingChange
     from .dream.pins import PinResult
+    from .dream.proposal import SoulProposal
+    from .dream.proposal import SoulProposal as PendingChange
     from .gitstore import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
     from .llm.replylog import KeptReply
     from .memory import (
@@ -66,7 +67,8 @@ _LAZY = {
     "Hit": "recall",
     "PinResult": "dream.pins",
     "DeadLetter": "dream.deadletter",
-    "PendingChange": "dream.pending",
+    "SoulProposal": "dream.proposal",
+    "PendingChange": "dream.pending",  # SoulProposal's first name, kept
     "ApproveResult": "operations.approve",
     "StatusReport": "memory.status",
     "KeptReply": "llm.replylog",
@@ -125,6 +127,7 @@ __all__ = [
     "Provenance",
     "PinResult",
     "DeadLetter",
+    "SoulProposal",
     "PendingChange",
     "ApproveResult",
     "StatusReport",

@@ -1,4 +1,5 @@
-"""``python -m reverie`` runs the CLI (tests use this to run the CLI without an installed entry point)."""
+"""``python -m reverie`` runs the CLI (tests use this to run the CLI without an installed entry
+point)."""
 
 from .cli import main
 

@@ -4,16 +4,20 @@ Every error the library raises on purpose is a ``ReverieError``; front-ends (CLI
 it to a one-line message, and anything else is a bug shown with a traceback only on request::
 
     ReverieError
-    ├── ConfigError            a config file or value is invalid (names the key, the value, what is
-    allowed) ├── WorkspaceError         the workspace cannot be used as asked
-    │   ├── UnsafePathError    a path escapes the workspace, is absolute, has '..' or NUL, or is a
-    symlink out │   ├── InvalidScopeError  a user or agent id is not a valid scope id
-    (reverie.storage.scopes) │   ├── NothingPendingError     nothing to act on: approve found no
-    staged SOUL.md change (front-ends │   │                           answer as reject does), or
-    restore() with no sha found no Dream commit │   └── PendingChangedError     the SOUL.md change a
-    confirmation showed was widened since (``current_id``) ├── CursorError            a cursor file
-    is corrupt and cannot be recovered automatically ├── HistoryError           history.jsonl cannot
-    be read or written ├── LockTimeoutError       a cross-process lock was not acquired in time
+    ├── ConfigError            a config file or value is invalid (names the key, the value, what
+    │                          is allowed)
+    ├── WorkspaceError         the workspace cannot be used as asked
+    │   ├── UnsafePathError    a path escapes the workspace, is absolute, has '..' or NUL, or is
+    │   │                      a symlink out
+    │   ├── InvalidScopeError  a user or agent id is not a valid scope id (reverie.storage.scopes)
+    │   ├── NothingPendingError     nothing to act on: approve found no staged SOUL.md change
+    │   │                           (front-ends answer as reject does), or restore() with no sha
+    │   │                           found no Dream commit
+    │   └── PendingChangedError     the SOUL.md change a confirmation showed was widened since
+    │                               (``current_id``)
+    ├── CursorError            a cursor file is corrupt and cannot be recovered automatically
+    ├── HistoryError           history.jsonl cannot be read or written
+    ├── LockTimeoutError       a cross-process lock was not acquired in time
     ├── GitStoreError          the memory repository failed
     │   ├── UnknownRevisionError    no commit matches a sha or prefix
     │   ├── AmbiguousRevisionError  a prefix matches several commits (``candidates`` lists them)
@@ -21,20 +25,23 @@ it to a one-line message, and anything else is a bug shown with a traceback only
     │       └── EditConflictError   a write or restore made from an older state conflicts with what
     │                               changed since (carries both sides: ``yours`` and ``current``)
     ├── ModelError             a model call failed after its retries (never carries an API key)
-    │   ├── ModelUnavailableError   the provider, not the request, is at fault: unreachable, refused
-    the key, │   │                           unknown model, not answering in time, or overloaded
-    past the retry │   │                           budget (never costs a batch)
+    │   ├── ModelUnavailableError   the provider, not the request, is at fault: unreachable,
+    │   │                           refused the key, unknown model, not answering in time, or
+    │   │                           overloaded past the retry budget (never costs a batch)
     │   └── ContextWindowError      the request is longer than the model's context window
-    (``limit``, when │                               the provider said it, is learned; callers
-    shrink their input and retry) ├── SessionError           a session could not be archived or
-    cleared ├── GateError              Dream's gate refused a person's or an agent's edit (the
-    message says why) ├── DreamError             a Dream run could not start
+    │                               (``limit``, when the provider said it, is learned; callers
+    │                               shrink their input and retry)
+    ├── SessionError           a session could not be consolidated or cleared
+    ├── GateError              Dream's gate refused a person's or an agent's edit (the message
+    │                          says why)
+    ├── DreamError             a Dream run could not start
     │   ├── AlreadyRunningError     another run holds the run lock
-    │   └── FencedError             a stale run's write was refused (fencing epoch or batch moved);
-    nothing written ├── CommandError           a chat command or CLI invocation is malformed
+    │   └── FencedError             a stale run's write was refused (fencing epoch or batch
+    │                               moved); nothing written
+    ├── CommandError           a chat command or CLI invocation is malformed
     ├── WorkerError            a worker process of the async verbs died or could not carry a call
     └── RecallError            the search index cannot be built or queried (a corrupt index is
-    rebuilt, not raised)
+                               rebuilt, not raised)
 """
 
 from __future__ import annotations
@@ -97,9 +104,9 @@ class NothingPendingError(WorkspaceError):
 
 
 class PendingChangedError(WorkspaceError):
-    """The SOUL.md change a confirmation previewed (its ``PendingChange.id``) is no longer the one
-    pending: Dream widened it since. Nothing was applied or dropped; ``current_id`` names the one
-    pending now (show it again)."""
+    """The SOUL.md proposal a confirmation previewed (its ``SoulProposal.id``) is no longer the one
+    waiting: Dream widened it since. Nothing was applied or dropped; ``current_id`` names the one
+    waiting now (show it again)."""
 
     def __init__(self, message: str, *, current_id: str) -> None:
         super().__init__(message)
@@ -239,7 +246,7 @@ class ContextWindowError(ModelError):
 
 
 class SessionError(ReverieError):
-    """A session could not be archived or cleared."""
+    """A session could not be consolidated or cleared."""
 
 
 class GateError(ReverieError):

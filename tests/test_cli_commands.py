@@ -105,7 +105,7 @@ def test_approve_and_reject_agree_when_nothing_is_pending(tmp_path):
     assert invoke("-w", ws, "init").returncode == 0
     for command in ("approve", "reject"):
         proc = invoke("-w", ws, command)
-        assert proc.returncode == 0 and "no SOUL.md change is pending" in proc.stdout, (
+        assert proc.returncode == 0 and "no SOUL.md proposal is waiting" in proc.stdout, (
             command,
             proc.stderr,
         )

@@ -152,7 +152,7 @@ def test_dream_log_shows_a_pending_soul_change(rt, router):
         reason="the user asked for it",
     )
     reply = run(router.handle("/dream-log"))
-    assert "**Pending** `SOUL.md` change (+1 -0)" in reply
+    assert "**Proposed** `SOUL.md` change (+1 -0)" in reply
     assert "+- Always answer in British English" in reply
     assert "the user asked for it" in reply
     assert "Always answer" not in rt.store.read_soul()

@@ -30,7 +30,7 @@ def test_new_archives_then_clears(rt, fake):
     fake.enqueue("- [durable] The user asked three questions")
     chat(rt, "tg:1", 3)
     reply = run(CommandRouter(rt).handle("/new", CommandContext(session_key="tg:1")))
-    assert reply == "Archived 6 messages into 1 history entry. New session started."
+    assert reply == "Consolidated 6 messages into 1 history entry. New session started."
     entries = rt.store.history.read_since(0)
     assert [e.content for e in entries] == ["- [durable] The user asked three questions"]
     assert entries[0].session_key == "tg:1"
@@ -46,7 +46,7 @@ def test_new_clears_the_live_session_object(rt, fake):
 
 def test_new_on_an_empty_session(rt):
     assert run(CommandRouter(rt).handle("/new", CommandContext(session_key="cli:empty"))) == (
-        "Nothing to archive. New session started."
+        "Nothing to consolidate. New session started."
     )
 
 

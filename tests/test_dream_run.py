@@ -344,9 +344,9 @@ def test_soul_edits_are_held_for_approval_when_protected(env):
     assert env.read("SOUL.md") == soul
     assert result.pending_soul is not None and "Always answer in French" in result.pending_soul
     assert env.store.dream_cursor() == 1
-    from reverie.dream.pending import load_pending
+    from reverie.dream.proposal import load_proposal
 
-    staged = load_pending(env.ws)
+    staged = load_proposal(env.ws)
     assert staged is not None and staged.base == soul and staged.proposed == result.pending_soul
     assert (staged.first_cursor, staged.last_cursor) == (1, 1)
 

@@ -1,7 +1,7 @@
 """Fault injection through the real client path: a workspace whose model is ``openai/test-model``
 with ``api_base`` pointing at a scripted OpenAI-compatible server on 127.0.0.1
 (tests/support/openai_server.py), and the real pipeline — ``Dream.run`` and
-``Consolidator.archive_all`` — while the server misbehaves.
+``Consolidator.consolidate_all`` — while the server misbehaves.
 
 For every fault: no file outside what the run may legitimately touch changes (bytes and mtimes of
 every file in the workspace and next to it are compared), ``.dream_cursor`` does not move on
@@ -557,7 +557,7 @@ def test_consolidator_fault_falls_back_to_a_raw_archive(env: Env, fault: str) ->
     )
     before = snapshot(env.root.parent, skip=skip)
     t0 = time.monotonic()
-    result = asyncio.run(env.consolidator().archive_all(session))
+    result = asyncio.run(env.consolidator().consolidate_all(session))
     took = time.monotonic() - t0
 
     assert result.stop == "all-archived", result
@@ -594,7 +594,7 @@ def test_consolidator_10mb_summary_is_bounded(env: Env) -> None:
         "ws/sessions",
     )
     before = snapshot(env.root.parent, skip=skip)
-    result = asyncio.run(env.consolidator().archive_all(session))
+    result = asyncio.run(env.consolidator().consolidate_all(session))
     assert result.stop == "all-archived" and len(env.srv.chat_requests) == 1
     new = env.store.history.read_since(last)
     assert new and all(

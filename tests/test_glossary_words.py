@@ -7,6 +7,13 @@ model) and from the generated CLI reference.
 - The search tool a model is handed is ``search_memory`` everywhere; ``memory_search`` is only its
   old name, still answered by the chat agent (``reverie.recall.tool``), and the one-shot Python
   function ``reverie.recall.memory_search``.
+- "archive" is ``memory/archive/`` alone: the Consolidator's moving of messages into history is
+  consolidating (its model-free fallback a raw entry), history is a log, a bundle a tar file.
+- "pending" is history past the Dream cursor alone: a SOUL.md change waiting for a person is a
+  proposal, a person's edit git has not recorded is an uncommitted edit.
+
+First names kept on purpose (on disk, on the wire, nanobot's, or aliases for callers) are listed in
+``KEPT`` with the one file each may appear in.
 """
 
 from __future__ import annotations
@@ -28,6 +35,46 @@ DREAM_CONSOLIDATES = re.compile(
 OLD_TOOL = re.compile(r"""["']memory_search["']""")
 EXPORT = re.compile(r"""^\s*(?:__all__ = \[.*)?["']memory_search["'],?\s*(?:\])?\s*$""")
 OLD_TOOL_HOME = PACKAGE / "recall" / "tool.py"
+
+
+#: The Consolidator's work, raw entries, history or a bundle called an archive.
+ARCHIVE_MISUSED = re.compile(
+    r"raw[ -]archiv|raw_archive_entries|\b(?:un|re-?)archiv|append-only archive|legacy archive"
+    r"|tar archive|archived entries|the archiver|archiv\w* (?:\w+ ){0,4}into history|archiv\w* (?:its |the )?old(?:est)? (?:messages|turns)"
+    r"|\barchive_all\b|\barchived_messages\b|\barchive_idle_sessions\b|_archive_slice|_archive_all_locked",
+    re.I,
+)
+#: A SOUL.md proposal (or an uncommitted edit, or the commit intent marker) called pending.
+PENDING_MISUSED = re.compile(
+    r"\bPendingChange\b|\bload_pending\b|\bpending_path\b|\brecover_pending\b"
+    r"|SOUL\.md change (?:is |was )?pending|pending (?:SOUL\.md )?(?:change|proposal|record|edit)s?\b"
+    r"|the one\s+pending\b(?!_)|proposal pending",
+    re.I,
+)
+#: Where a retired word may stay, and why: (file, what the line holds).
+KEPT: list[tuple[str, re.Pattern[str]]] = [
+    # nanobot's parameter name in its compatible API (MemoryStore.consolidate and the seed API)
+    ("reverie/compat/nanobot_api.py", re.compile(r"\barchive_all\b")),
+    ("reverie/consolidator/seed.py", re.compile(r"\barchive_all\b")),
+    # first names, kept as aliases for callers
+    ("reverie/consolidator/consolidator.py", re.compile(r"def archive(?:_all|d_messages)\(")),
+    ("reverie/session_jobs.py", re.compile(r"\barchive_idle_sessions\b")),
+    ("reverie/dream/pending.py", re.compile(r".")),
+    ("reverie/__init__.py", re.compile(r"\bPendingChange\b")),
+    # i36d's offline engine (being rewritten in parallel): its "raw archives" are raw entries
+    ("reverie/llm/offline/engine.py", re.compile(r"raw archive|archiver")),
+]
+
+
+def _misused(pattern: re.Pattern[str]) -> list[str]:
+    found = []
+    for path in _texts():
+        rel = path.relative_to(ROOT).as_posix()
+        kept = [allowed for name, allowed in KEPT if name == rel]
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if pattern.search(line) and not any(allowed.search(line) for allowed in kept):
+                found.append(f"{rel}:{n}: {line.strip()[:90]}")
+    return found
 
 
 def _texts() -> list[Path]:
@@ -58,8 +105,38 @@ def test_the_search_tool_has_one_name() -> None:
     assert not found, f"the search tool by its old name (it is search_memory): {found}"
 
 
+def test_archive_is_memory_archive_only() -> None:
+    found = _misused(ARCHIVE_MISUSED)
+    assert not found, '"archive" for something other than memory/archive/:\n' + "\n".join(found)
+
+
+def test_pending_is_history_dream_has_not_read() -> None:
+    found = _misused(PENDING_MISUSED)
+    assert not found, '"pending" for something other than undreamed history:\n' + "\n".join(found)
+
+
+def test_the_kept_names_are_still_there() -> None:
+    """An entry of ``KEPT`` whose name is gone from its file is stale: remove it."""
+    stale = [
+        name
+        for name, allowed in KEPT
+        if not any(allowed.search(line) for line in (ROOT / name).read_text("utf-8").splitlines())
+    ]
+    assert not stale, f"KEPT entries no longer needed: {stale}"
+
+
 def test_the_checks_find_what_they_look_for() -> None:
     assert DREAM_CONSOLIDATES.search("the recent history Dream has not consolidated yet")
     assert DREAM_CONSOLIDATES.search("dream: consolidate pending history into memory now")
     assert not DREAM_CONSOLIDATES.search("consolidate a session into history")
     assert OLD_TOOL.search('if call.name == "memory_search":')
+    assert ARCHIVE_MISUSED.search("the Consolidator archives the oldest turns into history")
+    assert ARCHIVE_MISUSED.search("when it fails, the slice is raw-archived")
+    assert ARCHIVE_MISUSED.search("result.archived_messages")
+    assert not ARCHIVE_MISUSED.search("Dream's lifecycle archives its least salient lines")
+    assert not ARCHIVE_MISUSED.search("the line moves to memory/archive/user.md")
+    assert PENDING_MISUSED.search("No SOUL.md change was pending.")
+    assert PENDING_MISUSED.search("rejected the pending SOUL.md change")
+    assert PENDING_MISUSED.search("a person's pending edits of tracked files")
+    assert not PENDING_MISUSED.search("3 entries pending: send /dream again")
+    assert not PENDING_MISUSED.search("the MCP tool pending_soul_change")

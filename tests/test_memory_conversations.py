@@ -20,7 +20,7 @@ def test_record_messages_pop_and_clear(tmp_path: Path) -> None:
                 {"role": "assistant", "content": "Noted."},
             ],
         )
-        assert result.archived_messages == 0  # far under the token budget: nothing archived
+        assert result.consolidated_messages == 0  # far under the token budget: nothing consolidated
         held = memory.messages("app:alice")
         assert [m["content"] for m in held] == ["I moved to Lisbon.", "Noted."] and held[0][
             "extra"
@@ -34,7 +34,7 @@ def test_record_messages_pop_and_clear(tmp_path: Path) -> None:
 
         assert len(memory.messages("app:alice", archived=True)) == 1
         cleared = memory.clear("app:alice")
-        assert cleared is not None and cleared.archived_messages == 1
+        assert cleared is not None and cleared.consolidated_messages == 1
         assert memory.messages("app:alice") == []
         assert "Lisbon" in "\n".join(
             e.content for e in memory.history()

@@ -30,8 +30,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from support.dream_helpers import MEM, edit, make_env
 
 from reverie.dream.archive import archive_path, parse_entry
-from reverie.dream.pending import stage_soul_change
 from reverie.dream.pins import pin
+from reverie.dream.proposal import stage_soul_change
 from reverie.errors import DreamError
 from reverie.operations.approve import approve
 from reverie.operations.restore import restore_memory

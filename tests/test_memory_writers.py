@@ -21,7 +21,7 @@ from support.dream_helpers import MEM, edit, make_env
 from support.writer_proc import append, section, toggle_pin
 
 from reverie.dream.archive import archive_path, parse_entry
-from reverie.dream.pending import stage_soul_change
+from reverie.dream.proposal import stage_soul_change
 from reverie.errors import LockTimeoutError, MergeConflictError
 from reverie.gitstore import GitStore
 from reverie.operations.approve import approve

@@ -6,7 +6,7 @@ import orjson
 import pytest
 from support import gitcli
 
-from reverie.dream.pending import load_pending, pending_path, stage_soul_change
+from reverie.dream.proposal import load_proposal, proposal_path, stage_soul_change
 from reverie.errors import MergeConflictError, WorkspaceError
 from reverie.operations.approve import approve, reject
 
@@ -24,11 +24,11 @@ def test_stage_writes_the_documented_file_and_leaves_soul_alone(store) -> None: 
         model="m",
     )
     assert store.read_soul() == base
-    data = orjson.loads(pending_path(store).read_bytes())
+    data = orjson.loads(proposal_path(store).read_bytes())
     assert data["version"] == 1 and data["path"] == "SOUL.md"
     assert data["base"] == base and data["proposed"] == proposed
     assert (data["first_cursor"], data["last_cursor"]) == (3, 9)
-    assert load_pending(store) == change
+    assert load_proposal(store) == change
     assert change.counts() == (2, 0)  # a blank line and the rule
     assert "+- Answer in French" in change.diff()
 
@@ -49,17 +49,17 @@ def test_reject_drops_it(store) -> None:  # type: ignore[no-untyped-def]
     dropped = reject(store, git)
     assert dropped is not None and dropped.change is not None
     assert dropped.change.proposed == base + "x\n"
-    assert load_pending(store) is None
+    assert load_proposal(store) is None
     assert store.read_soul() == base
     assert reject(store, git) is None
 
 
 def test_a_corrupt_pending_file_is_an_error_not_a_guess_and_reject_clears_it(store) -> None:  # type: ignore[no-untyped-def]
-    path = pending_path(store)
+    path = proposal_path(store)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b'{"version": 1, "base": "a", "proposed": ')
     with pytest.raises(WorkspaceError, match="reverie reject"):
-        load_pending(store)
+        load_proposal(store)
     from reverie.gitstore import GitStore
 
     dropped = reject(store, GitStore(store.workspace))
@@ -71,16 +71,16 @@ def test_a_corrupt_pending_file_is_an_error_not_a_guess_and_reject_clears_it(sto
 
 def test_a_hand_edited_base_is_refused(store) -> None:  # type: ignore[no-untyped-def]
     stage_soul_change(store, base="a\n", proposed="b\n")
-    path = pending_path(store)
+    path = proposal_path(store)
     data = orjson.loads(path.read_bytes())
     data["base"] = "something else\n"
     path.write_bytes(orjson.dumps(data))
     with pytest.raises(WorkspaceError, match="base_sha256"):
-        load_pending(store)
+        load_proposal(store)
 
 
 def test_approve_with_nothing_pending_is_a_clear_error(store) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(WorkspaceError, match="no SOUL.md change is pending"):
+    with pytest.raises(WorkspaceError, match="no SOUL.md proposal is waiting"):
         approve(store, object())  # type: ignore[arg-type]
 
 
@@ -95,7 +95,7 @@ def test_approve_commits_through_gitstore_with_the_approved_trailer(store) -> No
     result = approve(store, git)
     assert result.commit is not None and not result.merged
     assert store.read_soul() == proposed
-    assert load_pending(store) is None
+    assert load_proposal(store) is None
     info = git.log(limit=1)[0]
     assert info.kind == "dream" and "Reverie-Approved" in info.trailers
     assert info.trailers.get("Reverie-Batch") == "1-4"
@@ -122,7 +122,7 @@ def test_approve_merges_over_a_later_edit_or_refuses_a_conflict(store) -> None: 
     with pytest.raises(MergeConflictError, match="changed since Dream proposed"):
         approve(store, git)
     assert store.read_soul() == current.replace("line two", "line 2 (person)")
-    assert load_pending(store) is not None
+    assert load_proposal(store) is not None
 
 
 def test_an_approval_interrupted_after_its_commit_is_finished_by_the_next_approve(store) -> None:  # type: ignore[no-untyped-def]
@@ -136,12 +136,12 @@ def test_an_approval_interrupted_after_its_commit_is_finished_by_the_next_approv
     git.commit(
         "dream: approved change to SOUL.md", kind="dream", files={"SOUL.md": proposed}
     )  # crash after this
-    change = load_pending(store)
+    change = load_proposal(store)
     assert change is not None and change.applied
     head = git.head()
     result = approve(store, git)
     assert result.commit is None and git.head() == head
-    assert load_pending(store) is None
+    assert load_proposal(store) is None
 
 
 def test_cli_status_shows_it_and_approve_reject_apply_or_drop_it(workspace) -> None:  # type: ignore[no-untyped-def]
@@ -157,7 +157,7 @@ def test_cli_status_shows_it_and_approve_reject_apply_or_drop_it(workspace) -> N
     ws = str(workspace.root)
     status = invoke("-w", ws, "status")
     assert status.returncode == 0, status.stderr
-    assert "pending SOUL.md" in status.stdout and "reverie approve" in status.stdout
+    assert "SOUL.md proposal" in status.stdout and "reverie approve" in status.stdout
     as_json = orjson.loads(invoke("-w", ws, "status", "--json").stdout)
     assert as_json["pending_soul"]["added"] == 1 and as_json["pending_soul"]["last_cursor"] == 5
     shown = invoke("-w", ws, "approve", "--show")
@@ -169,14 +169,14 @@ def test_cli_status_shows_it_and_approve_reject_apply_or_drop_it(workspace) -> N
     assert "Reverie-Approved:" in gitcli.git(workspace.root, "log", "-1", "--format=%B")
     again = invoke("-w", ws, "approve")
     assert (
-        again.returncode == 0 and "no SOUL.md change is pending" in again.stdout
+        again.returncode == 0 and "no SOUL.md proposal is waiting" in again.stdout
     )  # as `reject` says it
 
     stage_soul_change(store, base=store.read_soul(), proposed="# replaced\n")
     rejected = invoke("-w", ws, "reject")
-    assert rejected.returncode == 0 and "rejected the pending SOUL.md change" in rejected.stdout
+    assert rejected.returncode == 0 and "rejected the SOUL.md proposal" in rejected.stdout
     assert store.read_soul() == base + "- Be brief.\n"
-    assert "pending SOUL.md" not in invoke("-w", ws, "status").stdout
+    assert "SOUL.md proposal" not in invoke("-w", ws, "status").stdout
 
 
 def test_chat_commands_show_approve_and_reject(workspace) -> None:  # type: ignore[no-untyped-def]
@@ -202,8 +202,8 @@ def test_chat_commands_show_approve_and_reject(workspace) -> None:  # type: igno
     assert "waiting for approval" not in (asyncio.run(router.handle("/dream-log")) or "")
     # with nothing pending, approve answers as reject does (a NothingPendingError, rendered, never a
     # failure)
-    assert asyncio.run(router.handle("/dream-approve")) == "No SOUL.md change was pending."
-    assert asyncio.run(router.handle("/dream-reject")) == "No SOUL.md change was pending."
+    assert asyncio.run(router.handle("/dream-approve")) == "No SOUL.md proposal was waiting."
+    assert asyncio.run(router.handle("/dream-reject")) == "No SOUL.md proposal was waiting."
 
 
 def test_nothing_pending_is_its_own_error(store) -> None:  # type: ignore[no-untyped-def]
@@ -235,16 +235,16 @@ def test_cli_approve_and_reject_act_only_on_the_proposal_shown(workspace) -> Non
     refused = invoke("-w", ws, "approve", short)
     assert refused.returncode != 0 and "Traceback" not in refused.stderr
     assert widened.id[:12] in refused.stderr and "show it again" in refused.stderr
-    assert store.read_soul() == base and load_pending(store) == widened
+    assert store.read_soul() == base and load_proposal(store) == widened
     assert invoke("-w", ws, "reject", short).returncode != 0  # nor dropped unseen
-    assert load_pending(store) == widened
+    assert load_proposal(store) == widened
     too_short = invoke("-w", ws, "approve", widened.id[:4])
     assert too_short.returncode != 0 and store.read_soul() == base
     done = invoke("-w", ws, "approve", widened.id[:12].upper())
     assert done.returncode == 0, done.stderr
     assert store.read_soul() == base + "- Be brief.\n- Swear a lot.\n"
     nothing = invoke("-w", ws, "approve", widened.id[:12])
-    assert nothing.returncode == 0 and "no SOUL.md change is pending" in nothing.stdout
+    assert nothing.returncode == 0 and "no SOUL.md proposal is waiting" in nothing.stdout
 
 
 def test_chat_approve_and_reject_take_the_id_dream_log_shows(workspace) -> None:  # type: ignore[no-untyped-def]
@@ -263,9 +263,9 @@ def test_chat_approve_and_reject_take_the_id_dream_log_shows(workspace) -> None:
     for verb in ("/dream-approve", "/dream-reject"):
         reply = asyncio.run(router.handle(f"{verb} {first.id[:12]}")) or ""
         assert widened.id[:12] in reply and "Nothing was applied or dropped" in reply
-    assert store.read_soul() == base and load_pending(store) == widened
+    assert store.read_soul() == base and load_proposal(store) == widened
     assert "Dropped" in (asyncio.run(router.handle(f"/dream-reject {widened.id[:12]}")) or "")
-    assert load_pending(store) is None and store.read_soul() == base
+    assert load_proposal(store) is None and store.read_soul() == base
 
 
 @pytest.mark.parametrize("answer", ["y", "n"])
@@ -297,4 +297,17 @@ def test_approve_at_a_terminal_shows_the_diff_and_applies_what_it_showed(workspa
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus != 0  # refused (changed since shown) or declined
-    assert store.read_soul() == base and load_pending(store) is not None
+    assert store.read_soul() == base and load_proposal(store) is not None
+
+
+def test_the_first_names_still_answer() -> None:
+    """``reverie.dream.pending`` and ``reverie.PendingChange`` were the proposal's names before the
+    glossary kept "pending" for history Dream has not read: code written against them still runs."""
+    import reverie
+    from reverie.dream import pending, proposal
+
+    assert pending.PendingChange is proposal.SoulProposal is reverie.PendingChange
+    assert reverie.SoulProposal is proposal.SoulProposal
+    assert pending.load_pending is proposal.load_proposal
+    assert pending.pending_path is proposal.proposal_path
+    assert pending.stage_soul_change is proposal.stage_soul_change

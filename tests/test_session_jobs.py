@@ -14,7 +14,7 @@ import pytest
 from reverie.consolidator import SessionStore
 from reverie.errors import SessionError
 from reverie.llm.scripted import ScriptedModel
-from reverie.memory.session_jobs import archive_idle_sessions, end_session
+from reverie.memory.session_jobs import consolidate_idle_sessions, end_session
 from reverie.storage.locking import Lock, lock_path
 from reverie.storage.scopes import Scope, ScopeRoot
 from reverie.storage.store import WorkspaceStore
@@ -68,7 +68,7 @@ def test_idle_archiving_takes_only_idle_sessions_and_waits_for_the_session_lock(
     _chat(ws.root, "tg:fresh", 2)
     later = datetime.now() + timedelta(minutes=30)
     assert (
-        asyncio.run(archive_idle_sessions(ws, idle_minutes=60, now=later)) == []
+        asyncio.run(consolidate_idle_sessions(ws, idle_minutes=60, now=later)) == []
     )  # nothing idle for an hour
     much_later = datetime.now() + timedelta(hours=2)
     # the chat process is archiving tg:old right now: the job waits for its lock instead of
@@ -77,7 +77,7 @@ def test_idle_archiving_takes_only_idle_sessions_and_waits_for_the_session_lock(
     lock.acquire()
 
     async def job():
-        task = asyncio.ensure_future(archive_idle_sessions(ws, idle_minutes=60, now=much_later))
+        task = asyncio.ensure_future(consolidate_idle_sessions(ws, idle_minutes=60, now=much_later))
         await asyncio.sleep(0.3)
         assert not task.done()
         lock.release()
@@ -87,6 +87,6 @@ def test_idle_archiving_takes_only_idle_sessions_and_waits_for_the_session_lock(
     assert sorted(r.session_key for r in results) == ["tg:fresh", "tg:old"]
     assert len(WorkspaceStore(ws).history.read_since(0)) == 2
     assert (
-        asyncio.run(archive_idle_sessions(ws, idle_minutes=60, now=much_later)) == []
+        asyncio.run(consolidate_idle_sessions(ws, idle_minutes=60, now=much_later)) == []
     )  # all archived now
     assert SessionStore(ws.root).get_or_create("tg:old").messages  # archived, not cleared

@@ -357,7 +357,7 @@ def test_concurrent_appends_and_offset_writes_lose_nothing(sessions):
     assert len(loaded.messages) == 151 and loaded.last_consolidated == 1
 
 
-def test_clear_keeps_unarchived_later_messages_and_saves_bad_lines(sessions):
+def test_clear_keeps_later_messages_not_in_history_and_saves_bad_lines(sessions):
     s = sessions.get_or_create("k")
     for i in range(3):
         sessions.append(s, user(str(i)))
@@ -366,7 +366,7 @@ def test_clear_keeps_unarchived_later_messages_and_saves_bad_lines(sessions):
     SessionStore(sessions.workspace).append(
         SessionStore(sessions.workspace).get_or_create("k"), user("late")
     )
-    sessions.clear(s, archived=3)
+    sessions.clear(s, consolidated=3)
     loaded = sessions.get_or_create("k")
     assert [m["content"] for m in loaded.messages] == ["late"] and loaded.last_consolidated == 0
     assert rows(s.path)[0]["_type"] == "metadata"

@@ -73,9 +73,9 @@ class SessionFiles(RuleBasedStateMachine):
     def clear(self, data: st.DataObject) -> None:
         if self.session.path is None or not self.session.path.exists():
             return
-        archived = data.draw(st.integers(0, len(self.live)))
-        self.store.clear(self.session, archived=archived)
-        self.live = self.live[archived:]
+        consolidated = data.draw(st.integers(0, len(self.live)))
+        self.store.clear(self.session, consolidated=consolidated)
+        self.live = self.live[consolidated:]
         self.offset = 0
 
     @rule()

@@ -26,7 +26,7 @@ PREFIX = "/" + "f" * 22
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The seeded workspace (two Dream runs, a pending SOUL.md change), an archive file, a set-aside
+    """The seeded workspace (two Dream runs, a SOUL.md proposal), an archive file, a set-aside
     batch and a conversation: every file there is to damage."""
     from reverie.dream.deadletter import append_dead_letter, deadletter_path
 
@@ -61,17 +61,17 @@ Damage = Callable[[Path], None]
 #: (name, what to do to the workspace, the file the banner must name — None: read around silently).
 DAMAGES: list[tuple[str, Damage, str | None]] = [
     (
-        "pending change not JSON",
+        "SOUL.md proposal not JSON",
         lambda ws: (ws / "memory/.reverie/pending-soul.json").write_text("{not json"),
         "memory/.reverie/pending-soul.json",
     ),
     (
-        "pending change of another version",
+        "SOUL.md proposal of another version",
         lambda ws: (ws / "memory/.reverie/pending-soul.json").write_text('{"version": 9}'),
         "memory/.reverie/pending-soul.json",
     ),
     (
-        "pending change binary",
+        "SOUL.md proposal binary",
         lambda ws: (ws / "memory/.reverie/pending-soul.json").write_bytes(b"\xff\xfe\x00"),
         "memory/.reverie/pending-soul.json",
     ),
@@ -248,6 +248,6 @@ def test_a_page_shows_what_it_can_beside_the_fault(source: Path, tmp_path: Path)
             assert "Deadline for Atlas" in page  # MEMORY.md is still shown…
             assert "USER.md cannot be read: see the problem above" in page  # …USER.md is not
             review = c.get("/review").text
-            assert "Nothing is waiting" not in review  # a damaged pending change is no "nothing"
+            assert "Nothing is waiting" not in review  # a damaged SOUL.md proposal is no "nothing"
             assert "cannot be read" in review and 'id="reject"' in review
             assert 'id="soul-badge"' not in review

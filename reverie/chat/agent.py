@@ -2,14 +2,14 @@
 ``reverie chat``.
 
 Each turn: a slash command goes to the ``CommandRouter``; anything else is appended to the persisted
-session, the Consolidator archives old messages when the prompt nears the context window, and the
-model answers from a system prompt made of SOUL.md, USER.md, MEMORY.md and the history entries Dream
-has not read yet (so what was said an hour ago is known before Dream has run). With the
-offline engine there is no conversation model: the agent says so, still records what the user says
-(so memory keeps learning) and still runs every command.
+session, the Consolidator consolidates old messages into history when the prompt nears the
+context window, and the model answers from a system prompt made of SOUL.md, USER.md, MEMORY.md and
+the history entries Dream has not read yet (so what was said an hour ago is known before Dream has
+run). With the offline engine there is no conversation model: the agent says so, still records what
+the user says (so memory keeps learning) and still runs every command.
 
 A turn may be cancelled at any await (the REPL's Ctrl-C): the user's message is already in the
-session, and every write after it (an archive round, the reply) happens between awaits, so a
+session, and every write after it (a consolidation round, the reply) happens between awaits, so a
 cancelled turn leaves nothing half-done. A scheduled Dream run is registered with the router, so
 ``/dream`` waits for it instead of racing it.
 """
@@ -43,8 +43,8 @@ __all__ = ["ChatAgent", "OFFLINE_NOTICE", "agent_preamble"]
 
 OFFLINE_NOTICE = (
     "No model is configured, so the offline rule-based engine is in use: it maintains memory but "
-    "does not converse. What you say is still saved, archived and dreamed into memory, and every "
-    "/command works. "
+    "does not converse. What you say is still saved, consolidated into history and dreamed into "
+    "memory, and every /command works. "
     "Set agents.defaults.model (or REVERIE_MODEL) for real replies."
 )
 _OFFLINE_REPLY = "(noted — the offline engine does not reply; /help lists the commands)"
@@ -94,7 +94,7 @@ class ChatAgent:
             return reply
         rt = self.runtime
         # Recorded as ``Memory.record`` records a turn (its one implementation, on this loop): the
-        # message appended, then old messages archived, so the prompt built below fits the window.
+        # message appended, then old messages consolidated, so the prompt below fits the window.
         await record(rt.consolidator, self.session, [{"role": "user", "content": text}])
         if self.offline:
             return _OFFLINE_REPLY

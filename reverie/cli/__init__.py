@@ -81,7 +81,8 @@ COMMANDS = [
     (
         "demo",
         "cmd_demo:configure",
-        "see Reverie's main job end to end in a new workspace (DIR, else -w if empty, else a temp dir)",
+        "see Reverie's main job end to end in a new "
+        "workspace (DIR, else -w if empty, else a temp dir)",
     ),
     (
         "chat",
@@ -101,7 +102,8 @@ COMMANDS = [
     (
         "ui",
         "cmd_ui:configure",
-        "see, review and undo what the agent remembers, in a local web app (--root alone: every user)",
+        "see, review and undo what the agent remembers, "
+        "in a local web app (--root alone: every user)",
     ),
     # security
     (
@@ -198,16 +200,16 @@ def _adopt_globals(parser: argparse.ArgumentParser) -> None:
     """Give a command's parser (and its own sub-commands') the global options."""
     for action in parser._actions:  # noqa: SLF001
         if "--json" in action.option_strings:
-            action.default = (
-                argparse.SUPPRESS
-            )  # so `reverie --json CMD` is not undone by CMD's default
+            # so `reverie --json CMD` is not undone by CMD's default
+            action.default = argparse.SUPPRESS
     for nested in subcommands(parser).values():
         _adopt_globals(nested)
     _global_options(parser, top=False)
 
 
 class _CommandParser(argparse.ArgumentParser):
-    """A command's parser, completed by its module's ``configure`` the first time it parses (or shows help)."""
+    """A command's parser, completed by its module's ``configure`` the first time it parses (or
+    shows help)."""
 
     target: str | None = None  # "module:function" still to call
 
@@ -353,9 +355,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _internal_error(exc, debug)
         if debug:
             raise
-        print(
-            f"reverie: error: {_os_error_text(exc)}", file=sys.stderr
-        )  # the machine's fault, not a bug
+        # the machine's fault, not a bug
+        print(f"reverie: error: {_os_error_text(exc)}", file=sys.stderr)
         return 1
     except Exception as exc:  # the CLI boundary: anything else is a bug, reported as such
         return _internal_error(exc, debug)
@@ -395,7 +396,8 @@ def _internal_error(exc: BaseException, debug: bool) -> int:
         traceback.print_exception(exc)
     else:
         print(
-            f"reverie: internal error: {type(exc).__name__}: {exc} (run with --debug for a traceback)",
+            f"reverie: internal error: {type(exc).__name__}: "
+            f"{exc} (run with --debug for a traceback)",
             file=sys.stderr,
         )
     return 2

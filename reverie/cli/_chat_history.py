@@ -4,12 +4,12 @@ Format (this module is its only reader and writer): one JSON string per line, ol
 It lives in the state directory (git-ignored, never a memory file): it is a convenience for the Up
 arrow, not memory. Each line is stored with credentials redacted (``security.secrets.redact``, as
 history.jsonl does); within the running chat the Up arrow still recalls the line as typed. Appends
-are single ``O_APPEND`` writes of one line, under ``chat-input.jsonl.lock`` (``reverie.storage.locking``)
-shared with the rewrite; a torn last line (a crash mid-append) is ended with a newline before the
-next append and skipped when read, as is any line that is not a JSON string. When the file passes
-``MAX_BYTES`` it is cut back (atomic rewrite) to its newest lines: at most ``KEEP``, at most half
-``MAX_BYTES``. Failures to read or write it are warnings: the chat goes on without persisted
-history.
+are single ``O_APPEND`` writes of one line, under ``chat-input.jsonl.lock``
+(``reverie.storage.locking``) shared with the rewrite; a torn last line (a crash mid-append) is
+ended with a newline before the next append and skipped when read, as is any line that is not a JSON
+string. When the file passes ``MAX_BYTES`` it is cut back (atomic rewrite) to its newest lines: at
+most ``KEEP``, at most half ``MAX_BYTES``. Failures to read or write it are warnings: the chat goes
+on without persisted history.
 """
 
 from __future__ import annotations
@@ -36,9 +36,8 @@ KEEP = 1_000
 #: Size past which the file is rewritten with its newest lines only.
 MAX_BYTES = 1 << 20
 _MAX_LINE_CHARS = 16_000  # a pasted document is not worth recalling with the Up arrow
-_LOCK_SECONDS = (
-    2.0  # another chat holds the lock for one append; past this, skip the line (the chat goes on)
-)
+# another chat holds the lock for one append; past this, skip the line (the chat goes on)
+_LOCK_SECONDS = 2.0
 
 
 def history_path(state_dir: Path) -> Path:

@@ -128,7 +128,8 @@ def _then_ensure(
 
 
 def _acts(args: argparse.Namespace) -> bool:
-    """Whether a listing command was asked to change something (``restore SHA``, ``requeue --all``)."""
+    """Whether a listing command was asked to change something (``restore SHA``, ``requeue
+    --all``)."""
     return bool(
         getattr(args, "sha", None)
         if args.command == "restore"

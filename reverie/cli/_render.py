@@ -1,8 +1,8 @@
 """rich renderings of the library's structured results (the CLI's counterpart of
 ``reverie.chat.commands.render``).
 
-Text from memory, history or git goes through ``reverie.text.safety.printable`` before it reaches the
-terminal.
+Text from memory, history or git goes through ``reverie.text.safety.printable`` before it reaches
+the terminal.
 
 Dream's live status line and run report are in ``_render_dream`` (they need rich's ``Table``, which
 `reverie log` would otherwise import for nothing).
@@ -93,7 +93,8 @@ def commit_table(commits: Sequence[CommitInfo]) -> Text:
 def print_commit(detail: CommitDetail) -> None:
     info = detail.info
     console.print(
-        f"[yellow]commit {info.sha}[/]  [bold]{escape(printable(info.kind))}[/]  [dim]{info.time.isoformat()}[/]"
+        f"[yellow]commit {info.sha}[/]  [bold]{escape(printable(info.kind))}[/]  "
+        f"[dim]{info.time.isoformat()}[/]"
     )
     console.print(escape(printable(info.message.rstrip())), highlight=False)
     console.print(f"files: {files_text(info.files)}")
@@ -104,11 +105,13 @@ def print_commit(detail: CommitDetail) -> None:
 def print_operation(verb: str, target: str, result: OperationResult) -> None:
     if result.commit is None:
         console.print(
-            f"nothing to do: memory already matches what {verb} {escape(printable(target))} would give"
+            "nothing to do: memory already matches what "
+            f"{verb} {escape(printable(target))} would give"
         )
         return
     console.print(
-        f"{verb} [yellow]{escape(printable(target))}[/] as [yellow]{result.commit[:8]}[/]: {files_text(result.files)}"
+        f"{verb} [yellow]{escape(printable(target))}[/] as "
+        f"[yellow]{result.commit[:8]}[/]: {files_text(result.files)}"
     )
     if result.cursor_rewound_to is not None:
         console.print(f"dream cursor rewound to {result.cursor_rewound_to}")
@@ -116,7 +119,8 @@ def print_operation(verb: str, target: str, result: OperationResult) -> None:
 
 
 def markdown(text: str) -> Markdown:
-    """A chat reply for the terminal: rich Markdown that keeps the reply's line breaks (outside code fences)."""
+    """A chat reply for the terminal: rich Markdown that keeps the reply's line breaks (outside code
+    fences)."""
     from rich.markdown import Markdown
 
     out, fenced = [], False

@@ -1,4 +1,5 @@
-"""rich renderings of a Dream run: its phase for the live status line while it runs and the report when it ends."""
+"""rich renderings of a Dream run: its phase for the live status line while it runs and the report
+when it ends."""
 
 from __future__ import annotations
 
@@ -18,14 +19,19 @@ __all__ = ["progress_text", "print_dream"]
 
 
 def progress_text(p: Progress) -> str:
-    """Dream's phase for the status line (phase, batch, iteration, tool calls, tokens), from ``on_progress``."""
+    """Dream's phase for the status line (phase, batch, iteration, tool calls, tokens), from
+    ``on_progress``."""
     batch = f" entries {p.first}–{p.last}" if p.first is not None else ""
-    text = f"dream: {p.phase}{batch} · turn {p.iteration} · {p.tool_calls} tool calls · {p.tokens:,} tokens"
+    text = (
+        f"dream: {p.phase}{batch} · turn {p.iteration} · "
+        f"{p.tool_calls} tool calls · {p.tokens:,} tokens"
+    )
     return f"{text} · {p.message}" if p.message else text
 
 
 def print_dream(result: DreamResult) -> None:
-    """A finished Dream run: outcome, batch, changed files, commit, usage (and the diff of a dry run)."""
+    """A finished Dream run: outcome, batch, changed files, commit, usage (and the diff of a dry
+    run)."""
     ok = result.status in ("ok", "no-change", "nothing-to-do")
     colour = "green" if ok else "yellow" if result.status == "paused" else "red"
     table = Table(show_header=False, box=None, pad_edge=False)
@@ -64,7 +70,8 @@ def print_dream(result: DreamResult) -> None:
     if result.pending_soul and result.dry_run:
         table.add_row(
             "SOUL.md",
-            "[yellow]a real run stages this change for approval (reverie approve), not writes it[/]",
+            "[yellow]a real run stages this change for "
+            "approval (reverie approve), not writes it[/]",
         )
     elif result.pending_soul:
         table.add_row(

@@ -43,7 +43,8 @@ T = TypeVar("T")
 
 
 def _stdin_lines(loop: asyncio.AbstractEventLoop) -> asyncio.Queue[str]:
-    """Lines from stdin on a daemon thread, so Ctrl-C never waits for a blocked read; "" marks the end."""
+    """Lines from stdin on a daemon thread, so Ctrl-C never waits for a blocked read; "" marks the
+    end."""
     queue: asyncio.Queue[str] = asyncio.Queue()
 
     def pump() -> None:
@@ -70,8 +71,9 @@ async def repl(args: argparse.Namespace) -> int:
     )
     agent.runtime.workspace.init()  # a first chat starts from the starter memory files
     console.print(
-        f"[dim]reverie chat · {escape(str(agent.runtime.workspace.root))} · model "
-        f"[bold]{escape(agent.model_line())}[/bold] · /help for commands, /exit or Ctrl-D to leave[/]"
+        f"[dim]reverie chat · {escape(str(agent.runtime.workspace.root))} "
+        f"· model [bold]{escape(agent.model_line())}[/bold] · /help for "
+        "commands, /exit or Ctrl-D to leave[/]"
     )
     if agent.offline:
         console.print(f"[yellow]{OFFLINE_NOTICE}[/]")
@@ -85,9 +87,8 @@ async def repl(args: argparse.Namespace) -> int:
             else:
                 await _line_loop(agent, status)
         finally:
-            if (
-                terminal
-            ):  # Ctrl-C stops waiting for a /dream still running (it is abandoned before it writes)
+            # Ctrl-C stops waiting for a /dream still running (it is abandoned before it writes)
+            if terminal:
                 await _foreground(agent.close(), on_cancel=lambda: None)
             else:
                 await agent.close()
@@ -95,7 +96,8 @@ async def repl(args: argparse.Namespace) -> int:
 
 
 async def _line_loop(agent: ChatAgent, status: StatusLine) -> None:
-    """Piped stdin: one message per line, replies printed; a "> " prompt only when stdin is a terminal."""
+    """Piped stdin: one message per line, replies printed; a "> " prompt only when stdin is a
+    terminal."""
     lines, interactive = _stdin_lines(asyncio.get_running_loop()), sys.stdin.isatty()
     while True:
         if interactive:
@@ -141,7 +143,8 @@ async def _terminal_loop(agent: ChatAgent, activity: ModelActivity, status: Stat
 
 
 async def _turn(agent: ChatAgent, text: str, status: StatusLine, *, cancellable: bool) -> None:
-    """One message and its reply; at a terminal Ctrl-C cancels it (the message is kept when it is conversation)."""
+    """One message and its reply; at a terminal Ctrl-C cancels it (the message is kept when it is
+    conversation)."""
     command = agent.router.is_command(text)
 
     cancelled = False
@@ -158,9 +161,8 @@ async def _turn(agent: ChatAgent, text: str, status: StatusLine, *, cancellable:
         else:
             reply = await agent.respond(text)
     except ReverieError as exc:  # a failed model call ends the turn, not the conversation
-        with (
-            status.paused()
-        ):  # the same outage met earlier in the turn (the flush, the archive) was shown already
+        # the same outage met earlier in the turn (the flush, the archive) was shown already
+        with status.paused():
             said = (
                 "no reply: the model failed for the reason above"
                 if warned_since(exc, started)
@@ -168,9 +170,8 @@ async def _turn(agent: ChatAgent, text: str, status: StatusLine, *, cancellable:
             )
             err_console.print(f"[red]error:[/] {escape(said)}")
         return
-    with (
-        status.paused()
-    ):  # the reply replaces the status line rather than printing above a stale one
+    # the reply replaces the status line rather than printing above a stale one
+    with status.paused():
         if cancelled:
             kept = "" if command else " (your message is kept in the session)"
             console.print(f"[yellow]cancelled[/]{kept}")
@@ -200,17 +201,15 @@ def _typeahead_unechoed() -> Iterator[None]:
 
 
 async def _foreground(work: Awaitable[T], *, on_cancel: Callable[[], None]) -> T | None:
-    """Await ``work`` as a task that Ctrl-C (SIGINT) cancels; None and ``on_cancel()`` when it was."""
+    """Await ``work`` as a task that Ctrl-C (SIGINT) cancels; None and ``on_cancel()`` when it
+    was."""
     loop = asyncio.get_running_loop()
     task = asyncio.ensure_future(work)
     try:
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         installed = True
-    except (
-        NotImplementedError,
-        RuntimeError,
-        ValueError,
-    ):  # no signal support here (not the main thread)
+    except (NotImplementedError, RuntimeError, ValueError):
+        # no signal support here (not the main thread)
         installed = False
     try:
         return await task

@@ -43,7 +43,8 @@ def elapsed_text(seconds: float) -> str:
 def wait_text(
     activity: ModelActivity, delay: float = DELAY, now: float | None = None
 ) -> str | None:
-    """ "waiting for MODEL (task) · 3.2 s" for the longest call in flight past ``delay``, else None."""
+    """ "waiting for MODEL (task) · 3.2 s" for the longest call in flight past ``delay``, else
+    None."""
     call = activity.current()
     if call is None:
         return None
@@ -125,7 +126,8 @@ class StatusLine:
             self.refresh()
 
     def refresh(self) -> None:
-        """Show, update or hide the line to match ``text()`` (the watcher thread calls this every tick)."""
+        """Show, update or hide the line to match ``text()`` (the watcher thread calls this every
+        tick)."""
         with self._lock:
             text = None if self._paused or self._stop.is_set() else self.text()
             if text is None:

@@ -1,9 +1,9 @@
 """``reverie approve`` / ``reverie reject``: apply or drop the SOUL.md change Dream staged
 (``dream.protectSoul``).
 
-Both act only on the proposal the person saw: the id ``--show`` prints (``reverie approve ID``), or the
-diff shown and confirmed at a terminal. Dream may widen a waiting proposal at any time; a proposal
-that changed since it was shown is refused (``PendingChangedError``), never applied unseen.
+Both act only on the proposal the person saw: the id ``--show`` prints (``reverie approve ID``), or
+the diff shown and confirmed at a terminal. Dream may widen a waiting proposal at any time; a
+proposal that changed since it was shown is refused (``PendingChangedError``), never applied unseen.
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ def _add_change(p: argparse.ArgumentParser, verb: str) -> None:
 
 
 def configure_approve(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--show", action="store_true", help="only show the pending change and its diff")
+    p.add_argument(
+        "--show", action="store_true", help="only show the SOUL.md proposal and its diff"
+    )
     _add_change(p, "apply")
     add_json_flag(p)
     p.set_defaults(func=run_approve)
@@ -41,8 +43,8 @@ def configure_reject(p: argparse.ArgumentParser) -> None:
 
 def _chosen(memory: Memory, args: argparse.Namespace, verb: str) -> tuple[bool, str | None]:
     """Whether to go on, and the proposal the person named (its id or a prefix, checked by the verb
-    under its lock) or confirmed at a terminal; None: act on whatever is pending, as a script that
-    names none does. Not going on: declined at the prompt."""
+    under its lock) or confirmed at a terminal; None: act on whatever proposal is waiting, as a
+    script that names none does. Not going on: declined at the prompt."""
     if args.change:
         return True, args.change
     change = memory.pending_soul()
@@ -58,7 +60,7 @@ def run_approve(args: argparse.Namespace) -> int:
     if args.show:
         change = memory.pending_soul()
         if change is None:
-            console.print("[dim]no SOUL.md change is pending[/]")
+            console.print("[dim]no SOUL.md proposal is waiting[/]")
         elif args.json:
             emit_json(dataclasses.asdict(change) | {"id": change.id})
         else:
@@ -74,16 +76,16 @@ def run_approve(args: argparse.Namespace) -> int:
         return 1
     try:
         result = memory.approve(change=chosen)
-    except NothingPendingError:  # the same answer as `reject` with nothing pending
+    except NothingPendingError:  # the same answer as `reject` with no proposal
         if args.json:
             emit_json({"pending": False, "commit": None})
         else:
-            console.print("[dim]no SOUL.md change is pending[/]")
+            console.print("[dim]no SOUL.md proposal is waiting[/]")
         return 0
     if args.json:
         emit_json(result)
     elif result.commit is None:
-        console.print("SOUL.md already held the approved change; cleared the pending record")
+        console.print("SOUL.md already held the approved change; cleared the proposal's record")
     else:
         how = " (merged with your later edits)" if result.merged else ""
         console.print(
@@ -109,12 +111,12 @@ def run_reject(args: argparse.Namespace) -> int:
             }
         )
     elif dropped is None:
-        console.print("[dim]no SOUL.md change is pending[/]")
+        console.print("[dim]no SOUL.md proposal is waiting[/]")
     else:
         undo = (
             f"; `reverie restore {dropped.commit[:8]} --only` puts it back"
             if dropped.commit
             else ""
         )
-        console.print(f"rejected the pending SOUL.md change (kept{undo})")
+        console.print(f"rejected the SOUL.md proposal (kept{undo})")
     return 0

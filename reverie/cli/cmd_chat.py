@@ -1,4 +1,5 @@
-"""``reverie chat``: talk to an agent with memory (ChatAgent); every /command works; Dream runs on its schedule."""
+"""``reverie chat``: talk to an agent with memory (ChatAgent); every /command works; Dream runs on
+its schedule."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``reverie consolidate [KEY]``: consolidate one session into history now, or every session over its budget."""
+"""``reverie consolidate [KEY]``: consolidate one session into history now, or every session over
+its budget."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     for r in results:
         table.add_row(
             escape(r.session_key),
-            str(r.archived_messages),
+            str(r.consolidated_messages),
             ", ".join(map(str, r.cursors)) or "—",
             f"{r.estimate_before:,} → {r.estimate_after:,}",
             r.stop,

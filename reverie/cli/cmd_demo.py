@@ -24,7 +24,8 @@ def configure(p: argparse.ArgumentParser) -> None:
         "dir",
         nargs="?",
         type=Path,
-        help="a new or empty directory for the demo workspace (default: -w's when new or empty, else a temp dir)",
+        help="a new or empty directory for the demo workspace "
+        "(default: -w's when new or empty, else a temp dir)",
     )
     add_json_flag(p)
     p.set_defaults(func=run)

@@ -1,4 +1,5 @@
-"""``reverie dream [--all] [--dry-run]``: run Dream now, with a live status line (Dream.run; the model and its wait)."""
+"""``reverie dream [--all] [--dry-run]``: run Dream now, with a live status line (Dream.run; the
+model and its wait)."""
 
 from __future__ import annotations
 

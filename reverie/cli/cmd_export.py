@@ -1,4 +1,5 @@
-"""``reverie export [FILE]``: the whole workspace as one bundle (see ``reverie.operations.portability``)."""
+"""``reverie export [FILE]``: the whole workspace as one bundle (see
+``reverie.operations.portability``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``reverie import SOURCE [--from KIND] [--replace]``: restore a bundle, or bring memory in from
-another tool (``reverie.memory.importers.import_from``); every item left out is named with the reason."""
+another tool (``reverie.importers.import_from``); every item left out is named with the reason."""
 
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ def configure(p: argparse.ArgumentParser) -> None:
         dest="kind",
         choices=SOURCES,
         default="bundle",
-        help="what SOURCE is: a Reverie bundle (default) or a nanobot workspace, each into an empty "
-        "workspace; Claude Code memory (CLAUDE.md, a project folder, ~/.claude or an auto-memory "
-        "folder) or a mem0 JSON export (get_all()), each added to this workspace; a mem0 export "
-        "with --root and no --user goes into one scope per user",
+        help="what SOURCE is: a Reverie bundle (default) or a nanobot workspace, each into an "
+        "empty workspace; Claude Code memory (CLAUDE.md, a project folder, ~/.claude or "
+        "an auto-memory folder) or a mem0 JSON export (get_all()), each added to this "
+        "workspace; a mem0 export with --root and no --user goes into one scope per user",
     )
     p.add_argument(
         "--replace",

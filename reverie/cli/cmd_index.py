@@ -1,4 +1,5 @@
-"""``reverie index [--rebuild] [--json]``: bring the search index up to date (or rebuild it from the files)."""
+"""``reverie index [--rebuild] [--json]``: bring the search index up to date (or rebuild it from the
+files)."""
 
 from __future__ import annotations
 

@@ -94,8 +94,8 @@ def configure(p: argparse.ArgumentParser) -> None:
         "--for",
         dest="client",
         choices=sorted(CLIENTS),
-        help="also print the MCP configuration for this client (stdout: the JSON alone, so it can be "
-        "redirected into the client's file; where it goes is said on stderr)",
+        help="also print the MCP configuration for this client (stdout: the JSON alone, so "
+        "it can be redirected into the client's file; where it goes is said on stderr)",
     )
     add_json_flag(p)
     p.set_defaults(func=run)

@@ -80,9 +80,8 @@ def run(args: argparse.Namespace) -> int:
         return _serve_root(args, scope[0])
     ws = existing_workspace(args)
     target: Workspace | Memory = ws
-    if (
-        scope is not None and scope[1] is not None
-    ):  # one scope: read empty, created by its first write
+    # one scope: read empty, created by its first write
+    if scope is not None and scope[1] is not None:
         from ..memory import open as open_memory
 
         target = open_memory(root=scope[0].root, user=scope[1].user, agent=scope[1].agent)
@@ -116,7 +115,8 @@ def _serve_root(args: argparse.Namespace, root: ScopeRoot) -> int:
 
     if not args.http:
         raise CommandError(
-            "--root without --user serves every scope over HTTP: add --http (or --user ID for stdio)"
+            "--root without --user serves every scope over "
+            "HTTP: add --http (or --user ID for stdio)"
         )
     if not 0 < args.port < 65536:
         raise CommandError(f"--port must be 1-65535, not {args.port}")

@@ -1,4 +1,5 @@
-"""``reverie pin TEXT [--unpin]``: keep the memory line containing TEXT in the prompt files (never archived)."""
+"""``reverie pin TEXT [--unpin]``: keep the memory line containing TEXT in the prompt files (never
+archived)."""
 
 from __future__ import annotations
 

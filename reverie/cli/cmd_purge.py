@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "text",
-        help='the exact string to remove (tip: `read -rs S; reverie purge "$S"` keeps it out of shell history)',
+        help='the exact string to remove (tip: `read -rs S; reverie purge "$S"` keeps it out '
+        "of shell history)",
     )
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     add_json_flag(p)
@@ -56,9 +57,10 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         console.print(
-            f"purged {plan.description}: {result.rewrite.rewritten} commits rewritten, "
-            f"{len(result.rewrite.removed_objects)} old objects deleted, {len(result.files)} files cleaned; "
-            f"recorded as {result.rewrite.head[:8] if result.rewrite.head else '(no commit)'}"
+            f"purged {plan.description}: {result.rewrite.rewritten} commits "
+            f"rewritten, {len(result.rewrite.removed_objects)} old objects "
+            f"deleted, {len(result.files)} files cleaned; recorded as "
+            f"{result.rewrite.head[:8] if result.rewrite.head else '(no commit)'}"
         )
     return 0
 
@@ -73,7 +75,8 @@ def _show(plan: PurgePlan) -> None:
     table.add_column("action")
     if h.occurrences:
         table.add_row(
-            f"git: {h.commits_affected} of {h.commits} commits ({', '.join(h.paths) or 'messages'})",
+            f"git: {h.commits_affected} of {h.commits} "
+            f"commits ({', '.join(h.paths) or 'messages'})",
             str(h.occurrences),
             "rewrite history, delete old objects",
         )

@@ -1,4 +1,5 @@
-"""``reverie requeue [FIRST ...|--all]``: list the batches Dream set aside, or put them back in front of the queue."""
+"""``reverie requeue [FIRST ...|--all]``: list the batches Dream set aside, or put them back in
+front of the queue."""
 
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ def run(args: argparse.Namespace) -> int:
             console.print(f"set aside  history {d.first}–{d.last}  {d.time}  {escape(d.reason)}")
         for d in waiting:
             console.print(
-                f"[green]requeued[/]   history {d.first}–{d.last}  (runs with the next `reverie dream`)"
+                f"[green]requeued[/]   history {d.first}–{d.last}  "
+                "(runs with the next `reverie dream`)"
             )
         if not aside and not waiting:
             console.print("no batch is set aside")

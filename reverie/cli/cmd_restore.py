@@ -1,4 +1,5 @@
-"""``reverie restore [sha] [--only] [--replay]``: the CLI face of ``/dream-restore`` (the same Memory verbs)."""
+"""``reverie restore [sha] [--only] [--replay]``: the CLI face of ``/dream-restore`` (the same
+Memory verbs)."""
 
 from __future__ import annotations
 

@@ -33,8 +33,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--rescan",
         action="store_true",
-        help="with --root: mark every scope with pending history due, then exit (recovery after lost "
-        "markers)",
+        help="with --root: mark every scope with pending history "
+        "due, then exit (recovery after lost markers)",
     )
     p.add_argument(
         "--metrics-port",

@@ -37,8 +37,8 @@ def run(args: argparse.Namespace) -> int:
     def row(label: str, *parts: tuple[str, str | None] | str) -> None:
         rows.append((label, [(p, None) if isinstance(p, str) else p for p in parts]))
 
-    pending_init = "" if report.initialised else "  (not initialised: run `reverie init`)"
-    row("workspace", report.workspace, (pending_init, "yellow"))
+    not_initialised = "" if report.initialised else "  (not initialised: run `reverie init`)"
+    row("workspace", report.workspace, (not_initialised, "yellow"))
     row("history", f"last cursor {report.last_cursor}")
     dream = "corrupt" if report.dream_cursor is None else str(report.dream_cursor)
     pending = "?" if report.pending is None else str(report.pending)
@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         proposed = (
             f"+{p['added']} -{p['removed']} lines proposed by Dream {p['created_at']}{cursors}"
         )
-        row("pending SOUL.md", (proposed, "yellow"), " — `reverie approve` or `reverie reject`")
+        row("SOUL.md proposal", (proposed, "yellow"), " — `reverie approve` or `reverie reject`")
     colour = _colour_on(sys.stdout)
     width = max(len(label) for label, _ in rows)
     lines = [f"{label:<{width}}  {_text(cell, colour)}".rstrip() for label, cell in rows]

@@ -21,7 +21,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--reply",
         metavar="ID",
-        help="show one model reply kept as evidence (its id is in `reverie status` or a run's reason)",
+        help="show one model reply kept as evidence (its "
+        "id is in `reverie status` or a run's reason)",
     )
     add_json_flag(p)
     p.set_defaults(func=run)

@@ -3,7 +3,8 @@ they cannot drift (``tests/test_docs_reference.py`` fails when the files differ 
 module renders), and the models' defaults as data for the paths that must not import pydantic
 (``reverie.storage.configdata``; checked by ``tests/test_config_defaults.py``).
 
-    python -m reverie.cli.reference        # rewrite docs/cli.md, docs/config.md, reverie/config_defaults.json
+    # rewrite docs/cli.md, docs/config.md, reverie/config_defaults.json
+    python -m reverie.cli.reference
 """
 
 from __future__ import annotations
@@ -34,9 +35,8 @@ _WIDTH = "100"
 
 def _help(parser: argparse.ArgumentParser) -> str:
     old = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = (
-        _WIDTH  # argparse wraps to the terminal: a fixed width keeps the file stable
-    )
+    # argparse wraps to the terminal: a fixed width keeps the file stable
+    os.environ["COLUMNS"] = _WIDTH
     try:
         return parser.format_help().rstrip()
     finally:
@@ -92,8 +92,10 @@ def cli_reference() -> str:
         "",
         "## Global options",
         "",
-        "The options in this first block (`-w`, `--root`, `--user`, `--agent`, `--debug`, `-h`) are",
-        "accepted by every command, before or after it, and are not repeated below. `--json` prints",
+        "The options in this first block (`-w`, `--root`, "
+        "`--user`, `--agent`, `--debug`, `-h`) are",
+        "accepted by every command, before or after it, "
+        "and are not repeated below. `--json` prints",
         "machine-readable JSON; every command takes it except "
         + ", ".join(f"`{name}`" for name in WITHOUT_JSON)
         + ", and `serve` takes it only with `--root` (without `--user`).",
@@ -158,9 +160,10 @@ def config_reference() -> str:
     out = [
         "# Config reference",
         "",
-        "Generated from the pydantic models in `reverie/storage/config.py` by `python -m reverie.cli.reference`; do not",
-        "edit by hand. Keys are camelCase (a snake_case spelling is the same key). Sources, later winning: "
-        "`~/.reverie/config.json`,",
+        "Generated from the pydantic models in `reverie/storage/config.py` "
+        "by `python -m reverie.cli.reference`; do not",
+        "edit by hand. Keys are camelCase (a snake_case spelling is the "
+        "same key). Sources, later winning: `~/.reverie/config.json`,",
         "the workspace's `reverie.json`, then `REVERIE_` + the key path joined by `__` "
         "(`REVERIE_AGENTS__DEFAULTS__DREAM__INTERVAL_H=4`).",
         "",
@@ -174,7 +177,8 @@ def config_reference() -> str:
 
 
 def config_defaults() -> str:
-    """``reverie/config_defaults.json``: every key's default, keyed by field name, as the models give them."""
+    """``reverie/config_defaults.json``: every key's default, keyed by field name, as the models
+    give them."""
     from ..storage.config import Config
 
     return json.dumps(Config().model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"

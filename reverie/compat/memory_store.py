@@ -1,10 +1,10 @@
 """``reverie.MemoryStore``: the one ``MemoryStore`` — Reverie's ``WorkspaceStore`` with nanobot's
-MemoryStore names mixed in (``reverie.compat.nanobot_api``), so an agent written against nanobot runs
-unchanged.
+MemoryStore names mixed in (``reverie.compat.nanobot_api``), so an agent written against nanobot
+runs unchanged.
 
-Kept apart from ``reverie.storage.store`` so the store stays at the bottom layer (files and formats) while
-nanobot's calls that need the versioning layer and the Consolidator live above them: no import runs
-up the layers.
+Kept apart from ``reverie.storage.store`` so the store stays at the bottom layer (files and formats)
+while nanobot's calls that need the versioning layer and the Consolidator live above them: no import
+runs up the layers.
 """
 
 from __future__ import annotations

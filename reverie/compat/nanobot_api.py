@@ -3,7 +3,7 @@ written against nanobot: mixed into ``reverie.MemoryStore`` and kept apart from 
 as ``gitstore.nanobot_api`` does for ``GitStore``.
 
 Most are aliases or paths. Three reach into the memory pipeline — the memory repo (``git``), the
-model-free raw archive of messages into history (``raw_archive``) and the older one-call
+model-free raw entries of messages into history (``raw_archive``) and the older one-call
 consolidation (``consolidate``) — so this module sits above the pipeline; each imports what it needs
 on its first call, and ``reverie.MemoryStore`` alone loads neither dulwich nor the Consolidator.
 docs/nanobot.md has the full table.
@@ -29,7 +29,7 @@ __all__ = ["NanobotStoreAPI", "RAW_ARCHIVE_MAX_CHARS"]
 
 log = logging.getLogger("reverie.storage.store")
 
-#: Longest raw-archive entry (nanobot's default); a longer transcript is split into several entries.
+#: Longest raw entry (nanobot's default); a longer transcript is split into several entries.
 RAW_ARCHIVE_MAX_CHARS = 16_000
 
 
@@ -64,7 +64,7 @@ class NanobotStoreAPI:
 
     _git: GitStore | None = None
 
-    # -- where things are (nanobot 0.1.5's attribute names) ----------------------------------------------
+    # -- where things are (nanobot 0.1.5's attribute names) ----------------------------------------
     @property
     def memory_dir(self: _Host) -> Path:
         """``memory/`` (created if missing, as nanobot's property does)."""
@@ -93,19 +93,22 @@ class NanobotStoreAPI:
 
     @property
     def cursor_file(self: _Host) -> Path:
-        """``memory/.cursor``'s path, the last cursor issued (a hint; ``memory/`` created if missing)."""
+        """``memory/.cursor``'s path, the last cursor issued (a hint; ``memory/`` created if
+        missing)."""
         _ensure_memory_dir(self.workspace)
         return self.workspace.cursor_path
 
     @property
     def dream_cursor_file(self: _Host) -> Path:
-        """``memory/.dream_cursor``'s path, the last cursor Dream consumed (``memory/`` created if missing)."""
+        """``memory/.dream_cursor``'s path, the last cursor Dream consumed (``memory/`` created if
+        missing)."""
         _ensure_memory_dir(self.workspace)
         return self.workspace.dream_cursor_path
 
     @property
     def legacy_history_file(self: _Host) -> Path:
-        """``memory/HISTORY.md``'s path, nanobot's legacy log (migrated to history.jsonl on open)."""
+        """``memory/HISTORY.md``'s path, nanobot's legacy log (migrated to history.jsonl on
+        open)."""
         return self.workspace.legacy_history_path
 
     @staticmethod
@@ -116,7 +119,7 @@ class NanobotStoreAPI:
         except FileNotFoundError:
             return ""
 
-    # -- aliases (nanobot 0.1.5's names for 0.1.4's) ----------------------------------------------------------
+    # -- aliases (nanobot 0.1.5's names for 0.1.4's) -----------------------------------------------
     def read_memory(self: _Host) -> str:
         """MEMORY.md's text (nanobot 0.1.5's name for ``read_long_term``)."""
         return self.read_long_term()
@@ -130,13 +133,15 @@ class NanobotStoreAPI:
         return self.dream_cursor()
 
     def set_last_dream_cursor(self: _Host, value: int) -> None:
-        """Record the last history cursor Dream consumed (nanobot's name for ``set_dream_cursor``)."""
+        """Record the last history cursor Dream consumed (nanobot's name for
+        ``set_dream_cursor``)."""
         self.set_dream_cursor(value)
 
-    # -- the calls that reach into the pipeline ---------------------------------------------------------------
+    # -- the calls that reach into the pipeline ----------------------------------------------------
     @property
     def git(self: _Host) -> GitStore:
-        """The workspace's memory repo (created or adopted on its first write, not here). One per store."""
+        """The workspace's memory repo (created or adopted on its first write, not here). One per
+        store."""
         if self._git is None:
             from ..gitstore import GitStore
 
@@ -150,16 +155,16 @@ class NanobotStoreAPI:
         *,
         max_chars: int | None = None,
     ) -> list[int]:
-        """Archive messages into history without a model (the fallback when summarising fails):
+        """Put messages into history without a model (the fallback when summarising fails):
         ``[RAW] N messages`` and one transcript line per message, split into entries of at most
         ``max_chars`` (default 16,000) so nothing is cut. Returns the cursors written."""
-        from ..llm.transcript import raw_archive_entries
+        from ..llm.transcript import raw_entries
 
         limit = max_chars if max_chars is not None else RAW_ARCHIVE_MAX_CHARS
-        entries = raw_archive_entries(messages, fallback_stamp=format_timestamp(), limit=limit)
+        entries = raw_entries(messages, fallback_stamp=format_timestamp(), limit=limit)
         cursors = [self.history.append(text, session_key) for text in entries]
         if cursors:
-            log.warning("raw-archived %d messages (no summary)", len(messages))
+            log.warning("%d messages went into history raw (no summary)", len(messages))
         return cursors
 
     async def consolidate(
@@ -171,8 +176,8 @@ class NanobotStoreAPI:
         archive_all: bool = False,
         memory_window: int = 50,
     ) -> bool:
-        """nanobot's older consolidation (``reverie.consolidator.seed``): archive old messages with
-        one forced ``save_memory`` model call; False (nothing touched) on failure.
+        """nanobot's older consolidation (``reverie.consolidator.seed``): consolidate old messages
+        with one forced ``save_memory`` model call; False (nothing touched) on failure.
 
         ``session``: nanobot's or Reverie's (its ``messages``, ``key`` and ``last_consolidated`` are
         read, the last one moved on success); ``provider``: a model name or a ``ModelClient``.

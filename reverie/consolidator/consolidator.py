@@ -1,8 +1,8 @@
-"""The Consolidator: keeps a session's prompt inside the context window by archiving its oldest
+"""The Consolidator: keeps a session's prompt inside the context window by consolidating its oldest
 turns.
 
 Trigger: the estimated prompt (``estimate_tokens``) reaches ``budget = contextWindowTokens −
-maxTokens − 1024``. Then the oldest safe slices (``slicing``) are archived, one model call each,
+maxTokens − 1024``. Then the oldest safe slices (``slicing``) are consolidated, one model call each,
 until the estimate is at most ``consolidationRatio × budget``, at most ``MAX_ROUNDS`` rounds per
 call. Each round, in this order:
 
@@ -16,15 +16,15 @@ call. Each round, in this order:
 4. keep a reply that was not trusted as it came, with its request and the cursors written for it
    (``reverie.llm.replylog``).
 
-A crash between 2 and 3 archives that slice again on the next run: a duplicate in history, never a
-lost slice. A raw fallback ends the rounds of that call (the model is failing; the next call tries
+A crash between 2 and 3 consolidates that slice again on the next run: a duplicate in history, never
+a lost slice. A raw fallback ends the rounds of that call (the model is failing; the next call tries
 again).
 
 Every call is sized to the model's context window (``reverie.llm.window``): the budget above uses
 it, and a slice never carries more than half of it. When the provider still answers that the
 prompt is over its window, the window it names is learned and kept, and the slice is made smaller
 (down to one turn, then each message shown shorter) and sent again; only a slice that cannot be made
-to fit is raw-archived.
+to fit goes into history as a raw entry.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from ..llm.client import ModelClient
 from ..llm.protocol import TASK_ARCHIVE, max_output_tokens
 from ..llm.replylog import keep_reply
 from ..llm.tokens import estimate_tokens as _estimate_message_tokens
-from ..llm.transcript import raw_archive_entries, speaker, transcript_content
+from ..llm.transcript import raw_entries, speaker, transcript_content
 from ..llm.types import Usage
 from ..llm.window import ContextWindows, reply_tokens
 from ..storage.config import Config
@@ -70,7 +70,8 @@ class ConsolidationResult:
     """What one Consolidator call did. ``stop`` says why it ended:
 
     ``below-threshold``, ``target-reached``, ``max-rounds``, ``raw-fallback``, ``no-safe-slice``,
-    ``all-archived`` (archive_all / new_session), ``error`` (a history or session write failed; see
+    ``all-archived`` (consolidate_all / new_session; the value keeps its first
+    name), ``error`` (a history or session write failed; see
     ``error``).
     """
 
@@ -80,7 +81,8 @@ class ConsolidationResult:
     estimate_before: int
     estimate_after: int = 0
     rounds: int = 0
-    archived: list[int] = field(default_factory=list)  # messages archived, per round
+    # messages moved into history, per round (the name is a key of `reverie consolidate --json`)
+    archived: list[int] = field(default_factory=list)
     cursors: list[int] = field(default_factory=list)  # history cursors written
     offsets: list[int] = field(default_factory=list)  # last_consolidated after each round
     raw_fallbacks: int = 0
@@ -94,9 +96,14 @@ class ConsolidationResult:
     cleared: bool = False
 
     @property
-    def archived_messages(self) -> int:
-        """How many messages this consolidation archived into history."""
+    def consolidated_messages(self) -> int:
+        """How many messages this consolidation moved into history."""
         return sum(self.archived)
+
+    @property
+    def archived_messages(self) -> int:  # glossary: retired name, kept for callers
+        """``consolidated_messages`` by its first name."""
+        return self.consolidated_messages
 
 
 def _conversation_only(
@@ -104,7 +111,7 @@ def _conversation_only(
 ) -> list[Mapping[str, Any]]:
     """The user's and the assistant's messages that hold text: what an ``(unsure)`` slice keeps.
     Tool output and other speakers are untrusted data, not what the user said, and are left out (a
-    model failure's raw archive keeps them, labelled)."""
+    model failure's raw entry keeps them, labelled)."""
     return [
         m
         for m in messages
@@ -114,14 +121,14 @@ def _conversation_only(
 
 
 class Consolidator:
-    """Token-pressure archiving of sessions into history.jsonl, and ``/new``.
+    """Token-pressure consolidation of sessions into history.jsonl, and ``/new``.
 
     ``tools`` (the agent's tool schemas) and ``extra_system`` (its own system prompt text) make the
     estimate match what the agent really sends; ``sessions`` defaults to the store's workspace's
     session files. ``before_compaction(session, estimate, budget)`` runs on every
-    ``maybe_consolidate`` before any archiving, and ``at_new_session(session)`` at ``/new`` after
-    the archive and before the clear: Recall's pre-compaction flush and session-end memory file
-    (``reverie.operations.memfiles.consolidator_hooks``; wired by ``Runtime``).
+    ``maybe_consolidate`` before any consolidation, and ``at_new_session(session)`` at ``/new``
+    after the consolidation and before the clear: Recall's pre-compaction flush and session-end
+    memory file (``reverie.operations.memfiles.consolidator_hooks``; wired by ``Runtime``).
     """
 
     def __init__(
@@ -151,15 +158,16 @@ class Consolidator:
         self._estimator = PromptEstimator(client)
         self.windows = ContextWindows(self.config, store.workspace.state_dir)
 
-    # -- budget -------------------------------------------------------------------------------------------
+    # -- budget ------------------------------------------------------------------------------------
     @property
     def window(self) -> int:
-        """The agent's model's context window (``reverie.llm.window``: config, learned, litellm's table)."""
+        """The agent's model's context window (``reverie.llm.window``: config, learned, litellm's
+        table)."""
         return self.windows.of(self.config.model)
 
     @property
     def budget(self) -> int:
-        """Prompt tokens the agent may use before the oldest turns are archived: the window less
+        """Prompt tokens the agent may use before the oldest turns are consolidated: the window less
         the agent's reply (``maxTokens``, counted for at most half a window it does not fit) and
         ``RESERVED_TOKENS``."""
         window = self.window
@@ -171,7 +179,8 @@ class Consolidator:
         return int(self.config.defaults.consolidation_ratio * self.budget)
 
     def estimate_tokens(self, session: Session) -> int:
-        """Prompt tokens the agent would send now: system prompt with memory, unarchived messages, tools."""
+        """Prompt tokens the agent would send now: system prompt with memory, messages not yet in
+        history, tools."""
         return self._estimator.estimate(
             self.store,
             session,
@@ -180,9 +189,9 @@ class Consolidator:
             model=self.config.model,
         )
 
-    # -- entry points -------------------------------------------------------------------------------------
+    # -- entry points ------------------------------------------------------------------------------
     async def maybe_consolidate(self, session: Session) -> ConsolidationResult:
-        """Archive the oldest turns if the prompt is over budget. Write failures are logged and
+        """Consolidate the oldest turns if the prompt is over budget. Write failures are logged and
         reported in the result (``stop="error"``), never raised: the agent's turn goes on and the
         next call retries."""
         estimate = self.estimate_tokens(session)
@@ -195,9 +204,8 @@ class Consolidator:
             async with self._exclusive(session, wait=False):
                 await self._over_budget(session, result)
         except _Busy:
-            result.stop = (
-                "busy"  # another process is archiving this session right now; the next turn retries
-            )
+            # another process is consolidating this session right now; the next turn retries
+            result.stop = "busy"
         return result
 
     async def _over_budget(self, session: Session, result: ConsolidationResult) -> None:
@@ -208,48 +216,54 @@ class Consolidator:
             result.stop, result.error = "error", str(exc)
         result.estimate_after = self.estimate_tokens(session)
 
-    async def archive_all(self, session: Session) -> ConsolidationResult:
-        """Archive every message not yet archived (model first, raw if it fails).
+    async def consolidate_all(self, session: Session) -> ConsolidationResult:
+        """Move every message not yet in history into it (model first, raw if it fails).
 
-        Raises ``SessionError`` when even the raw archive cannot be written; what was archived stays
-        archived.
+        Raises ``SessionError`` when even the raw entry cannot be written; what went into history
+        stays there.
         """
         async with self._exclusive(session, wait=True):
-            return await self._archive_all_locked(session)
+            return await self._consolidate_all_locked(session)
+
+    async def archive_all(self, session: Session) -> ConsolidationResult:
+        """``consolidate_all`` by its first name, kept for callers (docs/glossary.md)."""
+        return await self.consolidate_all(session)
 
     async def new_session(self, session: Session) -> ConsolidationResult:
-        """``/new``: archive everything not yet archived, synchronously, then clear the session.
+        """``/new``: consolidate everything not yet in history, synchronously, then clear the
+        session.
 
-        Order: archive (history append, then offset) → clear (atomic rewrite). A crash before the
-        clear leaves the session as it was, archived again by the next ``/new`` (a duplicate, never
-        a loss). If the archive cannot be written at all, the session is NOT cleared and
-        ``SessionError`` says so for the user.
+        Order: consolidate (history append, then offset) → clear (atomic rewrite). A crash before
+        the clear leaves the session as it was, consolidated again by the next ``/new`` (a
+        duplicate, never a loss). If history cannot be written at all, the session is NOT cleared
+        and ``SessionError`` says so for the user.
         """
         async with self._exclusive(session, wait=True):
-            result = await self._archive_all_locked(session)
+            result = await self._consolidate_all_locked(session)
             if self.at_new_session is not None:
-                await self.at_new_session(
-                    session
-                )  # never raises; the session still holds every message here
+                # never raises; the session still holds every message here
+                await self.at_new_session(session)
             try:
-                self.sessions.clear(session, archived=len(session.messages))
+                self.sessions.clear(session, consolidated=len(session.messages))
             except (OSError, LockTimeoutError) as exc:
                 raise SessionError(
-                    f"The conversation was archived but could not be cleared ({exc}); it was kept. Try /new again."
+                    "The conversation is in history but could not be "
+                    f"cleared ({exc}); it was kept. Try /new again."
                 ) from exc
             result.cleared = True
             result.estimate_after = self.estimate_tokens(session)
             return result
 
-    # -- internals ----------------------------------------------------------------------------------------
-    async def _archive_all_locked(self, session: Session) -> ConsolidationResult:
+    # -- internals ---------------------------------------------------------------------------------
+    async def _consolidate_all_locked(self, session: Session) -> ConsolidationResult:
         estimate = self.estimate_tokens(session)
         result = ConsolidationResult(session.key, self.budget, self.target, estimate, estimate)
         try:
             await self._rounds(session, result, everything=True)
         except _WRITE_ERRORS as exc:
             raise SessionError(
-                f"Could not archive the conversation ({exc}); nothing was cleared. Try again once memory is writable."
+                f"Could not move the conversation into history ({exc}); nothing "
+                "was cleared. Try again once memory is writable."
             ) from exc
         result.estimate_after = self.estimate_tokens(session)
         return result
@@ -257,7 +271,7 @@ class Consolidator:
     async def _rounds(
         self, session: Session, result: ConsolidationResult, *, everything: bool
     ) -> None:
-        # Counted again under the lock: another process may have archived part of the session
+        # Counted again under the lock: another process may have consolidated part of the session
         # meanwhile.
         estimate = self.estimate_tokens(session) if not everything else result.estimate_before
         tokens_of = _TokenMemo()
@@ -286,7 +300,9 @@ class Consolidator:
                     result.stop = "no-safe-slice"
                     return
                 end = picked
-            if not await self._archive_slice(session, start, end, result, rest_if_raw=everything):
+            if not await self._consolidate_slice(
+                session, start, end, result, rest_if_raw=everything
+            ):
                 if not everything:
                     result.stop = "raw-fallback"
                     return
@@ -300,7 +316,8 @@ class Consolidator:
     def _largest_slice(
         self, session: Session, start: int, tokens_of: Callable[[Mapping[str, Any]], int]
     ) -> int:
-        """For archive_all: as many turns as one call may carry (``budget // 2`` tokens), at least one."""
+        """For consolidate_all: as many turns as one call may carry (``budget // 2`` tokens), at
+        least one."""
         end = pick_slice(
             session.messages,
             start,
@@ -311,7 +328,7 @@ class Consolidator:
         )
         return len(session.messages) if end is None else end
 
-    async def _archive_slice(
+    async def _consolidate_slice(
         self,
         session: Session,
         start: int,
@@ -320,8 +337,8 @@ class Consolidator:
         *,
         rest_if_raw: bool,
     ) -> bool:
-        """Archive ``messages[start:end]`` (or a smaller slice from ``start`` when the model's window
-        demands it); False when it had to be raw-archived."""
+        """Consolidate ``messages[start:end]`` (or a smaller slice from ``start`` when the model's
+        window demands it); False when it went into history as a raw entry."""
         messages = session.messages
         owner = (
             session.metadata.get("user_name")
@@ -339,7 +356,7 @@ class Consolidator:
             if reply.facts is not None:
                 written.append(self.store.history.append(reply.facts, session.key))
             if reply.unsure:  # the words themselves stay in history
-                for entry in raw_archive_entries(
+                for entry in raw_entries(
                     _conversation_only(messages[start:end], owner),
                     fallback_stamp=stamp,
                     owner=owner,
@@ -350,15 +367,13 @@ class Consolidator:
             result.failures.append(reply.failure or "")
             result.raw_fallbacks += 1
             if rest_if_raw:
-                end = len(
-                    messages
-                )  # the model is failing: archive the rest raw rather than call it again
-            for entry in raw_archive_entries(
-                messages[start:end], fallback_stamp=stamp, owner=owner
-            ):
+                # the model is failing: the rest goes in raw rather than call it again
+                end = len(messages)
+            for entry in raw_entries(messages[start:end], fallback_stamp=stamp, owner=owner):
                 written.append(self.store.history.append(entry, session.key))
         result.cursors.extend(written)
-        # History first, then the offset: a crash in between re-archives this slice, never loses it.
+        # History first, then the offset: a crash in between consolidates this slice again, never
+        # loses it.
         self.sessions.save_offset(session, end)
         result.archived.append(end - start)
         result.offsets.append(end)
@@ -403,7 +418,7 @@ class Consolidator:
             except ContextWindowError as exc:
                 window = self.windows.learn(self.config.model, exc.limit, exc.requested, str(exc))
                 log.info(
-                    "archive of %s: the prompt was over the model's window (%s tokens now); "
+                    "summary call for %s: the prompt was over the model's window (%s tokens now); "
                     "sending less",
                     session.key,
                     window,
@@ -448,7 +463,8 @@ class Consolidator:
             result.kept_replies.append(kept)
 
     def _adopt_disk_offset(self, session: Session) -> None:
-        """If another process archived further meanwhile, start from its offset (no double archiving)."""
+        """If another process consolidated further meanwhile, start from its offset (no double
+        consolidation)."""
         if session.path is None:
             return
         on_disk = self.sessions.load(session.path)
@@ -457,9 +473,10 @@ class Consolidator:
             on_disk is not None
             and len(on_disk.messages) > held
             and on_disk.messages[:held] == session.messages
-        ):  # another thread or process appended since this copy was loaded: the file is the whole
+        ):
+            # another thread or process appended since this copy was loaded: the file is the whole
             # conversation (else its offset, past this copy's end, was never adopted: a slice
-            # archived twice)
+            # consolidated twice)
             session.messages[held:] = on_disk.messages[held:]
         if on_disk is not None and session.last_consolidated < on_disk.last_consolidated <= len(
             session.messages
@@ -468,9 +485,9 @@ class Consolidator:
 
     @contextlib.asynccontextmanager
     async def _exclusive(self, session: Session, *, wait: bool) -> AsyncIterator[None]:
-        """One archiver per session: across tasks (an asyncio lock per event loop) and across
-        processes (``<session file>.consolidate.lock``), so two archivers never archive the same
-        slice twice."""
+        """One consolidator per session: across tasks (an asyncio lock per event loop) and across
+        processes (``<session file>.consolidate.lock``), so two consolidators never consolidate the
+        same slice twice."""
         loop = asyncio.get_running_loop()
         loop_lock = self._locks.setdefault(loop, {}).setdefault(session.key, asyncio.Lock())
         async with loop_lock:
@@ -482,7 +499,8 @@ class Consolidator:
             except LockTimeoutError:
                 if wait:
                     raise SessionError(
-                        f"Another process is archiving session {session.key!r}; try again in a moment."
+                        "Another process is consolidating session "
+                        f"{session.key!r}; try again in a moment."
                     ) from None
                 raise _Busy() from None
             try:
@@ -493,11 +511,12 @@ class Consolidator:
 
 
 class _Busy(Exception):
-    """Internal: another archiver holds the session."""
+    """Internal: another consolidator holds the session."""
 
 
 class _TokenMemo:
-    """Each message's cheap token estimate, computed once per call (slicing and the round's bookkeeping share it)."""
+    """Each message's cheap token estimate, computed once per call (slicing and the round's
+    bookkeeping share it)."""
 
     def __init__(self) -> None:
         self._seen: dict[int, tuple[Mapping[str, Any], int]] = {}

@@ -1,4 +1,5 @@
-"""What the agent's next prompt costs: system prompt with memory, unarchived messages, tool schemas.
+"""What the agent's next prompt costs: system prompt with memory, messages not yet in history, tool
+schemas.
 
 The system prompt is approximated by the memory Reverie contributes to it (SOUL.md, USER.md and
 ``WorkspaceStore.get_memory_context()``) plus any extra text the embedding agent names; the messages
@@ -7,7 +8,7 @@ are those past ``last_consolidated``, reduced to the keys a model sees. Tokens c
 
 ``PromptEstimator`` makes the per-turn estimate incremental: chat-format token counts are additive
 (a prompt costs its priming plus each message's share), so after one full count of a session it only
-counts the messages appended or archived since, and the system part again only when its text
+counts the messages appended or consolidated since, and the system part again only when its text
 changes. A real tokenizer takes ~20–30 ms on 200 messages; the incremental estimate costs about a
 millisecond.
 """
@@ -60,16 +61,16 @@ class _Memo:
     probe: int
     start: int
     end: int
-    first: bytes  # the first and last counted messages, to notice a session that was replaced, not extended
+    # the first and last counted messages, to notice a session that was replaced, not extended
+    first: bytes
     last: bytes
     tokens: int  # the messages' share, priming excluded
 
 
 def _stat(path: Path) -> tuple[int, int, int] | None:
     try:
-        st = os.lstat(
-            path
-        )  # not followed: a file swapped for a symlink changes it, and is then re-read safely
+        # not followed: a file swapped for a symlink changes it, and is then re-read safely
+        st = os.lstat(path)
     except OSError:
         return None
     return (st.st_ino, st.st_size, st.st_mtime_ns)
@@ -80,7 +81,8 @@ def _fingerprint(message: Mapping[str, Any]) -> bytes:
 
 
 class PromptEstimator:
-    """Prompt-token estimates per session and model, incremental between calls (see the module docstring)."""
+    """Prompt-token estimates per session and model, incremental between calls (see the module
+    docstring)."""
 
     def __init__(self, client: ModelClient) -> None:
         self.client = client
@@ -90,7 +92,8 @@ class PromptEstimator:
         self._system: tuple[tuple[Any, ...], str] | None = None
 
     def system_prompt(self, store: WorkspaceStore, extra: str = "") -> str:
-        """``system_prompt``, re-read only when a memory file changed (by its lstat: inode, size, mtime)."""
+        """``system_prompt``, re-read only when a memory file changed (by its lstat: inode, size,
+        mtime)."""
         stamp = (id(store), extra, *(_stat(store.workspace.root / rel) for rel in MEMORY_FILES))
         if self._system is None or self._system[0] != stamp:
             self._system = (stamp, system_prompt(store, extra))
@@ -170,7 +173,8 @@ class PromptEstimator:
         return share + self._share(messages[memo.end : end], probe, model)
 
     def _share(self, messages: list[dict[str, Any]], probe: int, model: str | None) -> int:
-        """The messages' tokens without the priming: count([m]) − priming, summed (counts are additive)."""
+        """The messages' tokens without the priming: count([m]) − priming, summed (counts are
+        additive)."""
         if not messages:
             return 0
         key = (model, probe)

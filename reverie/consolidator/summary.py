@@ -18,9 +18,9 @@ A reply must account for the slice (``interpret``); its verdict is one of:
   unaccounted for: the facts are kept and so are the slice's words (as for ``(unsure)``), so nothing
   the user said is lost.
 - *refused*: an exception, ``finish_reason`` error/length, empty text, tool calls, no usable fact
-  line, ``(nothing)`` mixed with anything but ``(unsure)``, or ``(nothing)`` for a slice in which the
-  user said something: the caller raw-archives the slice, so model garbage never reaches
-  history.jsonl and never costs a message.
+  line, ``(nothing)`` mixed with anything but ``(unsure)``, or ``(nothing)`` for a slice in which
+  the user said something: the caller puts the slice into history as a raw entry, so model garbage
+  never reaches history.jsonl and never costs a message.
 
 A reply wrapped whole in a code fence is unwrapped first (*repaired*). Every reply that is not
 trusted is kept with its request (``reverie.llm.replylog``) by the caller.
@@ -144,49 +144,75 @@ def interpret(
     notes = []
     if repaired is not None:
         text, notes = repaired.strip(), ["the reply was wrapped in a code fence"]
-    facts: list[str] = []
-    skips: list[str] = []
-    dropped: list[str] = []
-    other = 0
-    markers: set[str] = set()
-    slice_text = "\n".join(transcript_text(m) for m in archive)
-    slice_words = content_words(slice_text)
+    lines = _sort_lines(text, archive, instructions)
+    said = _user_said(archive, owner)
+    if protocol.NOTHING in lines.markers:
+        return _nothing(lines, said, notes)
+    return _facts(lines, said, notes)
+
+
+@dataclass
+class _Lines:
+    """A reply's lines by what they are."""
+
+    facts: list[str] = field(default_factory=list)  # "- [mark] fact", usable
+    skips: list[str] = field(default_factory=list)  # facts marked skip: accounted for, not kept
+    dropped: list[str] = field(default_factory=list)  # unusable facts, each with why
+    other: int = 0  # lines that are not fact lines
+    markers: set[str] = field(default_factory=set)  # (nothing), (unsure)
+
+
+def _sort_lines(text: str, archive: Sequence[Mapping[str, Any]], instructions: str) -> _Lines:
+    """The reply's lines sorted: a fact that repeats the instructions or shares no word with the
+    slice is dropped."""
+    lines = _Lines()
+    slice_words = content_words("\n".join(transcript_text(m) for m in archive))
     for line in text.splitlines():
         if not line.strip():
             continue
         marker = _marker(line)
         if marker is not None:
-            markers.add(marker)
+            lines.markers.add(marker)
             continue
         parsed = protocol.parse_fact_line(line)
         if parsed is None:
-            other += 1
+            lines.other += 1
             continue
         mark, fact = parsed
         fact = " ".join(fact.split())
         if mark == "skip":
-            skips.append(fact)
+            lines.skips.append(fact)
             continue
         problem = line_problem(fact, [instructions] if instructions else [])
         if problem is None and archive and not content_words(fact) & slice_words:
             problem = "shares no word with the conversation"
         if problem is not None:
-            dropped.append(f"{fact[:60]!r} ({problem})")
+            lines.dropped.append(f"{fact[:60]!r} ({problem})")
             continue
-        facts.append(f"- [{mark}] {fact}")
-    said = _user_said(archive, owner)
-    unsure = protocol.UNSURE in markers
-    if protocol.NOTHING in markers:
-        if facts or skips or dropped or other:
-            mixed = len(facts) + len(skips) + len(dropped) + other
-            return _refused(f"'(nothing)' mixed with {mixed} other line(s)")
-        if said and not unsure:
-            return _refused(
-                f"'(nothing)' for a conversation in which the user said something "
-                f"({said[0][:60]!r})"
-            )
-        return _taken(None, unsure, notes)
-    if not facts and not skips:
+        lines.facts.append(f"- [{mark}] {fact}")
+    return lines
+
+
+def _nothing(lines: _Lines, said: list[str], notes: list[str]) -> SummaryReply:
+    """A reply that says ``(nothing)``: taken alone (or with ``(unsure)``), and only for a slice in
+    which the user said nothing unless it is unsure."""
+    if lines.facts or lines.skips or lines.dropped or lines.other:
+        mixed = len(lines.facts) + len(lines.skips) + len(lines.dropped) + lines.other
+        return _refused(f"'(nothing)' mixed with {mixed} other line(s)")
+    unsure = protocol.UNSURE in lines.markers
+    if said and not unsure:
+        return _refused(
+            f"'(nothing)' for a conversation in which the user said something ({said[0][:60]!r})"
+        )
+    return _taken(None, unsure, notes)
+
+
+def _facts(lines: _Lines, said: list[str], notes: list[str]) -> SummaryReply:
+    """A reply of fact lines: lenient (the slice's words kept too) when lines were ignored or
+    dropped or a sentence of the user's is not accounted for."""
+    unsure = protocol.UNSURE in lines.markers
+    other, dropped = lines.other, lines.dropped
+    if not lines.facts and not lines.skips:
         if unsure:
             return _taken(None, True, notes + ([f"{other} other line(s)"] if other else []))
         why = "; ".join(dropped[:3]) if dropped else f"{other} line(s) that are not fact lines"
@@ -195,13 +221,13 @@ def interpret(
         notes.append(f"{other} line(s) that are not fact lines ignored")
     if dropped:
         notes.append(f"{len(dropped)} fact line(s) dropped: " + "; ".join(dropped[:3]))
-    missed = unaccounted(said, [*facts, *skips])
+    missed = unaccounted(said, [*lines.facts, *lines.skips])
     if missed:
         notes.append(
             f"{len(missed)} sentence(s) of the user's not accounted for ({missed[0][:60]!r})"
         )
     lenient = bool(other or dropped or missed)
-    return _taken("\n".join(facts) or None, unsure or lenient, notes, lenient=lenient)
+    return _taken("\n".join(lines.facts) or None, unsure or lenient, notes, lenient=lenient)
 
 
 def _user_said(archive: Sequence[Mapping[str, Any]], owner: str | None) -> list[str]:
@@ -253,9 +279,8 @@ async def summarise(
         reply = await client.complete(messages, model=model, max_tokens=max_tokens)
     except ContextWindowError:
         raise  # the caller learns the window and sends a smaller slice
-    except (
-        ModelError
-    ) as exc:  # the client turns every provider failure into ModelError after its retries
+    # the client turns every provider failure into ModelError after its retries
+    except ModelError as exc:
         log_model_failure(log, "summary call failed", exc)
         return SummaryReply(failure=f"model error: {exc}")
     answer = interpret(

@@ -5,8 +5,8 @@ Modules, one job each: ``batch`` (phase-1 input), ``analyze`` (phase 1), ``tools
 / ``staging`` (typed tools, the staged copy and its path rule), ``agent`` (phase-2 loop), ``budget``
 (caps), ``gate`` (checks before writing), ``transaction`` (commit, cursor, reconciliation, merge),
 ``deadletter``, ``records`` (status and attempts), ``lock`` (run lock), ``scheduler``, ``result``
-(returned values), ``runner`` (``Dream``: the sequence), ``pending`` (a SOUL.md change staged for
-approval).
+(returned values), ``runner`` (``Dream``: the sequence), ``proposal`` (a SOUL.md change staged for
+approval; ``pending`` is its first name).
 
 Every name loads lazily (PEP 562), so ``reverie status``, which reads Dream's records and dead
 letters, imports neither the runner, APScheduler nor the result types.

@@ -1,4 +1,5 @@
-"""Phase 2: the editing agent loop — model turns with ``read_file``/``edit_file`` on the staged copy, in budget."""
+"""Phase 2: the editing agent loop — model turns with ``read_file``/``edit_file`` on the staged
+copy, in budget."""
 
 from __future__ import annotations
 

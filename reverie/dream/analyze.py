@@ -22,8 +22,8 @@ __all__ = ["Analysis", "UnusableAnalysis", "analyze", "judge", "parse_findings"]
 
 log = logging.getLogger(__name__)
 
-#: Bounds on what phase 1 hands to phase 2: a runaway reply (thousands of "findings", or one line of megabytes)
-#: is cut here, with a warning, instead of becoming a phase-2 prompt that can only fail.
+#: Bounds on what phase 1 hands to phase 2: a runaway reply (thousands of "findings", or one line of
+#: megabytes) is cut here, with a warning, instead of becoming a phase-2 prompt that can only fail.
 MAX_FINDINGS = 200
 MAX_FINDING_CHARS = 2_000
 

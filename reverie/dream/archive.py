@@ -74,7 +74,8 @@ def parse_entry(line: str) -> tuple[str, str] | None:
 
 
 def append_entries(current: str, source: str, entries: Sequence[str], today: date) -> str:
-    """``current`` (the archive file's text, "" when missing) with ``entries`` appended under today's heading."""
+    """``current`` (the archive file's text, "" when missing) with ``entries`` appended under
+    today's heading."""
     if not entries:
         return current
     day = today.isoformat()

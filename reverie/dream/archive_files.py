@@ -57,7 +57,8 @@ class ArchiveFiles:
 def read_archives(
     workspace: Workspace, committed: Committed, *, repair: bool = True
 ) -> ArchiveFiles:
-    """Every prompt file's archive file, repaired first unless ``repair`` is false (a dry run writes nothing)."""
+    """Every prompt file's archive file, repaired first unless ``repair`` is false (a dry run writes
+    nothing)."""
     out = ArchiveFiles()
     for source in MEMORY_FILES:
         rel = archive_path(source)
@@ -93,8 +94,8 @@ def _read_one(
             atomic_write(path, text)
             _note(
                 notes,
-                f"{rel} was not a file: moved aside to {_rel(workspace, aside)}, and the file is back with "
-                "its committed text",
+                f"{rel} was not a file: moved aside to {_rel(workspace, aside)}, "
+                "and the file is back with its committed text",
             )
         return text
     raw = path.read_bytes()
@@ -107,8 +108,8 @@ def _read_one(
             atomic_write(path, _with_header(text, source))
             _note(
                 notes,
-                f"{rel} had invalid UTF-8: the original bytes are set apart in {_rel(workspace, aside)}; "
-                "the file keeps its text with U+FFFD for each bad byte",
+                f"{rel} had invalid UTF-8: the original bytes are set apart in "
+                f"{_rel(workspace, aside)}; the file keeps its text with U+FFFD for each bad byte",
             )
         return _with_header(text, source)
     if text.strip() and not text.lstrip().startswith("# Archive:"):

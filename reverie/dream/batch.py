@@ -101,11 +101,16 @@ def budget_lines(files: Mapping[str, str], cfg: DreamConfig) -> str:
     ]
     grace = cfg.lifecycle.grace_days
     rows.append(
-        "After your edits Dream keeps every file within its budget: it merges duplicate lines, removes a line a "
-        f"newer one supersedes, retires dated items more than {grace} days past their date, and moves the least "
-        "used lines of USER.md and memory/MEMORY.md to the searchable archive (memory/archive/). Write dates as "
-        'absolute dates (YYYY-MM-DD). A correction replaces the line it contradicts ("(replaces: old line)"). '
-        "To move a line out yourself, call archive_line(path, line, reason). SOUL.md rules, identity facts and "
+        "After your edits Dream keeps every file within its budget: it merges duplicate "
+        "lines, removes a line a "
+        f"newer one supersedes, retires dated items more than {grace} days past their "
+        "date, and moves the least "
+        "used lines of USER.md and memory/MEMORY.md to the searchable archive "
+        "(memory/archive/). Write dates as "
+        "absolute dates (YYYY-MM-DD). A correction replaces the line it contradicts "
+        '("(replaces: old line)"). '
+        "To move a line out yourself, call archive_line(path, line, reason). SOUL.md "
+        "rules, identity facts and "
         "lines ending in [pinned] are never archived."
     )
     return "\n".join(rows)

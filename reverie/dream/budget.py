@@ -52,9 +52,8 @@ class Budget:
     tool_calls: int = 0
     tokens: int = 0
     started: float = field(default=0.0)
-    usage: Usage = field(
-        default_factory=Usage
-    )  # what the run's model calls reported, cost included
+    # what the run's model calls reported, cost included
+    usage: Usage = field(default_factory=Usage)
     _failures: Counter[str] = field(default_factory=Counter)
 
     def __post_init__(self) -> None:
@@ -70,7 +69,7 @@ class Budget:
             overall=overall,
         )
 
-    # -- queries ------------------------------------------------------------------------------------------
+    # -- queries -----------------------------------------------------------------------------------
     def elapsed(self) -> float:
         return self.clock() - self.started
 
@@ -86,9 +85,10 @@ class Budget:
         if self.elapsed() >= self.max_seconds:
             raise BudgetExceeded("time", f"wall time of {self.max_seconds:g}s used")
 
-    # -- charges ------------------------------------------------------------------------------------------
+    # -- charges -----------------------------------------------------------------------------------
     def start_turn(self) -> None:
-        """Before a phase-2 model turn: refuse turn ``max_iterations + 1`` and any turn past the time cap."""
+        """Before a phase-2 model turn: refuse turn ``max_iterations + 1`` and any turn past the
+        time cap."""
         self.check_time()
         if self.iterations >= self.max_iterations:
             raise BudgetExceeded(
@@ -117,7 +117,8 @@ class Budget:
             raise BudgetExceeded("tool-calls", f"more than {self.max_tool_calls} tool calls")
 
     def record_failure(self, signature: str) -> None:
-        """A tool call failed; the same failing call ``REPEAT_LIMIT`` times is a loop and ends the run."""
+        """A tool call failed; the same failing call ``REPEAT_LIMIT`` times is a loop and ends the
+        run."""
         self._failures[signature] += 1
         if self._failures[signature] >= REPEAT_LIMIT:
             raise BudgetExceeded(
@@ -147,7 +148,8 @@ async def budgeted_call(
     The client's own per-attempt timeout (``llm.timeout``) and retry budget bind inside that
     deadline, so a provider that does not answer ends the call on its own timeout, as a
     ``ModelUnavailableError`` of kind ``not-answering`` (an outage: Dream counts no attempt), before
-    the run's limit can fire. Should the call still outlive the run's time, it is the same outage."""
+    the run's limit can fire. Should the call still outlive the run's time, it is the same
+    outage."""
     budget.check_time()
     remaining = max(0.001, budget.remaining_seconds())
     reserve = call_reserve(budget, client.settings.timeout)

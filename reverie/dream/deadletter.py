@@ -14,10 +14,13 @@ readers skip lines that do not parse, with a warning. The entries stay in histor
 A set-aside batch comes back with ``reverie requeue`` / ``/requeue``, recorded as events in the same
 log::
 
-    {"event": "requeued", "first": 31, "time": ...}   # Dream runs it again before the batches past its cursor
-    {"event": "done", "first": 31, "time": ..., "commit": "<sha>"|null}   # it ran (the cursor never moves back)
+    # Dream runs it again before the batches past its cursor
+    {"event": "requeued", "first": 31, "time": ...}
+    # it ran (the cursor never moves back)
+    {"event": "done", "first": 31, "time": ..., "commit": "<sha>"|null}
 
-    {"event": "replayed", "first": 31, "time": ...}   # restore --replay moved the cursor back before it
+    # restore --replay moved the cursor back before it
+    {"event": "replayed", "first": 31, "time": ...}
 
 Folded in order, a batch is *set aside* (its latest record is a dead letter), *queued* (requeued,
 not done) or settled (done, or replayed: the Dream cursor is before it again, so the next runs

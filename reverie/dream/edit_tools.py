@@ -72,8 +72,8 @@ class MemoryTools:
                 raise ToolError(f"old_text was not found in {rel}. {_closest(text, old_text)}")
             if count > 1 and not replace_all:
                 raise ToolError(
-                    f"old_text occurs {count} times in {rel}; include more surrounding text to make it unique, "
-                    "or set replace_all to true."
+                    f"old_text occurs {count} times in {rel}; include more "
+                    "surrounding text to make it unique, or set replace_all to true."
                 )
             updated = (
                 text.replace(old_text, new_text)

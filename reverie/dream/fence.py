@@ -129,7 +129,8 @@ def read_epoch(state_dir: Path) -> int:
 
 
 def bump_epoch(state_dir: Path) -> int:
-    """Increment the workspace's epoch atomically (under ``fence.lock``) and return the new value."""
+    """Increment the workspace's epoch atomically (under ``fence.lock``) and return the new
+    value."""
     with section_lock(state_dir):
         value = read_epoch(state_dir) + 1
         atomic_write(Path(state_dir) / EPOCH_FILE, f"{value}\n")

@@ -49,7 +49,8 @@ def _budgets(cfg: DreamConfig) -> dict[str, int]:
 
 
 def _removal_allowed(rel: str, findings: Iterable[Finding]) -> bool:
-    """A ``[FILE-REMOVE]`` finding naming this file allows a large removal; one naming no file allows it anywhere."""
+    """A ``[FILE-REMOVE]`` finding naming this file allows a large removal; one naming no file
+    allows it anywhere."""
     for f in findings:
         if f.kind != "FILE-REMOVE":
             continue
@@ -65,7 +66,8 @@ def _nonblank(text: str) -> int:
 
 
 def _without(text: str, lines: Iterable[str]) -> str:
-    """``text`` less one occurrence of each of ``lines`` (the lifecycle step's own, accounted-for removals)."""
+    """``text`` less one occurrence of each of ``lines`` (the lifecycle step's own, accounted-for
+    removals)."""
     rows = text.split("\n")
     for line in lines:
         try:
@@ -87,8 +89,8 @@ def _new_long_line(base: Mapping[str, str], changed: Mapping[str, str]) -> str |
             entry = parse_entry(line)
             if bare_line(entry[0] if entry else line) not in known:
                 return (
-                    f"{rel} would gain a line of {len(line):,} characters (more than {MAX_NEW_LINE_CHARS:,}: "
-                    "not a memory fact)"
+                    f"{rel} would gain a line of {len(line):,} characters "
+                    f"(more than {MAX_NEW_LINE_CHARS:,}: not a memory fact)"
                 )
     return None
 
@@ -139,15 +141,14 @@ def check(
                 return GateVerdict(
                     False,
                     f"{rel} would lose more than half its content "
-                    f"({len(judged)} → {len(new)} characters) at once: take out only the lines that "
-                    "are no longer true, each with why",
+                    f"({len(judged)} → {len(new)} characters) at once: take "
+                    "out only the lines that are no longer true, each with why",
                 )
             if new_lines * 2 < old_lines:
                 return GateVerdict(
                     False,
-                    f"{rel} would lose more than half its lines "
-                    f"({old_lines} → {new_lines}) at once: take out only the lines that are no longer "
-                    "true, each with why",
+                    f"{rel} would lose more than half its lines ({old_lines} → {new_lines}) "
+                    "at once: take out only the lines that are no longer true, each with why",
                 )
         limit = budgets.get(rel)
         # A file already over budget may still shrink; it may not grow.

@@ -23,15 +23,15 @@ with that reason and what replaced it:
    other label — family members, pets, languages, likes, bugs, lessons, repositories, rules — is
    multi-valued: a second value never supersedes the first by its label alone.
 4. **Expiry**: a dated item — a line with an absolute date (``2027-03-05``, ``March 5, 2027``, ``5
-   March 2027``) that the archiver marked ``ephemeral`` or that names an event (deadline, due, trip,
-   meeting …) — is *expired* once its latest date plus ``graceDays`` has passed. A date that does
-   not parse leaves the line a plain fact.
+   March 2027``) that the summary call marked ``ephemeral`` or that names an event (deadline, due,
+   trip, meeting …) — is *expired* once its latest date plus ``graceDays`` has passed. A date that
+   does not parse leaves the line a plain fact.
 5. **Salience** (``reverie.dream.salience``): over budget, the least salient unprotected lines are
    *archived* until the file is at ``targetRatio`` of its budget; with ``staleDays``, stale lines
    too — except the user's attributes in USER.md (home, work, role, ``Key: value``), which leave
    only when superseded or under budget pressure.
 
-SOUL.md (standing rules), lines marked ``permanent`` by the archiver, USER.md lines that read as
+SOUL.md (standing rules), lines marked ``permanent`` by the summary call, USER.md lines that read as
 identity (name, birth, origin, family or pets by name: ``_IDENTITY``) and pinned lines are never
 removed by steps 2–5 (a newer value of a pinned attribute stays beside it). A ``[pinned]`` marker
 the model added is taken off: pins are a person's. Where the archive is not tracked
@@ -77,8 +77,10 @@ _ISO = re.compile(r"(?<![\d-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])")
 _MDY = re.compile(rf"\b({MONTH_NAME})\.? (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b", re.I)
 _DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({MONTH_NAME})\.?,? (\d{{4}})\b", re.I)
 _EVENT = re.compile(
-    r"\b(?:deadline|due|until|till|trip|travel\w*|flight|flying|appointment|meeting|exam|interview|launch\w*"
-    r"|release|event|conference|visit\w*|vacation|holiday|reservation|booked|expir\w*|renew\w*|submit\w*"
+    r"\b(?:deadline|due|until|till|trip|travel\w*|flight|flying|appointment|meeting|exam|"
+    r"interview|launch\w*"
+    r"|release|event|conference|visit\w*|vacation|holiday|reservation|booked|expir\w*|"
+    r"renew\w*|submit\w*"
     r"|ends?|starts?|(?:is|are) on)\b",
     re.I,
 )
@@ -176,21 +178,25 @@ _ALIASES = {
 }
 _SUBJECT = re.compile(r"^(?:the user(?: s)?|user(?: s)?|i)\s+")
 _REPLACES = re.compile(r"\(replaces: (.+)\)\s*$")
-#: Identity lines of USER.md protected even without the archiver's mark (written before Dream kept
-#: salience, or phrased by a model so that no batch fact matched): name, birth, origin, family and
-#: pets by name. On line keys.
+#: Identity lines of USER.md protected even without the summary call's mark (written before Dream
+#: kept salience, or phrased by a model so that no batch fact matched): name, birth, origin, family
+#: and pets by name. On line keys.
 _IDENTITY = re.compile(
-    r"^(?:the user(?: s)? )?(?:name|full name|birthday|date of birth|born|birthplace|from|is from|was born)\b"
-    r"|\b(?:wife|husband|partner|spouse|son|daughter|mother|father|mom|dad|brother|sister|child|dog|cat)"
+    r"^(?:the user(?: s)? )?(?:name|full name|birthday|date of "
+    r"birth|born|birthplace|from|is from|was born)\b"
+    r"|\b(?:wife|husband|partner|spouse|son|daughter|mother|father|mom|dad|brother|sister|"
+    r"child|dog|cat)"
     r"(?: s name)? (?:is |named |called )"
-    r"|^(?:the user(?: s)? )?(?:wife|husband|partner|spouse|sons?|daughters?|mother|father|mom|dad|brothers?"
+    r"|^(?:the user(?: s)? "
+    r")?(?:wife|husband|partner|spouse|sons?|daughters?|mother|father|mom|dad|brothers?"
     r"|sisters?|child|children|kids?|dogs?|cats?|pets?)(?: s name)?:"
 )  # "Sister: Ana" names a family member too
 
 
 @dataclass(frozen=True, slots=True)
 class Retired:
-    """One line that left a prompt file: ``why`` is archived, expired, superseded, merged or removed."""
+    """One line that left a prompt file: ``why`` is archived, expired, superseded, merged or
+    removed."""
 
     path: str
     text: str
@@ -214,13 +220,11 @@ class LifecycleOutcome:
     files: dict[str, str]  # every prompt file after the step
     archive: dict[str, str]  # archive file -> new content (only files that change)
     retired: list[Retired]
-    own_removals: dict[
-        str, list[str]
-    ]  # raw lines steps 2-5 removed, per file (not the model's doing)
+    # raw lines steps 2-5 removed, per file (not the model's doing)
+    own_removals: dict[str, list[str]]
     record: SalienceRecord
-    protected_over_budget: list[str] = field(
-        default_factory=list
-    )  # files over budget on protected lines alone
+    # files over budget on protected lines alone
+    protected_over_budget: list[str] = field(default_factory=list)
 
     def count(self, *why: str) -> int:
         return sum(1 for r in self.retired if r.why in why)
@@ -239,7 +243,8 @@ class LifecycleOutcome:
         return self.count("merged")
 
     def commit_lines(self, limit: int = 400) -> list[str]:
-        """The commit body's account of every line that left (archived lines past ``limit`` summarised)."""
+        """The commit body's account of every line that left (archived lines past ``limit``
+        summarised)."""
         if not self.retired:
             return []
         counts = Counter(r.why for r in self.retired)
@@ -269,9 +274,10 @@ def budgets(cfg: DreamConfig) -> dict[str, int]:
     return {MEMORY: cfg.memory_max_chars, USER: cfg.user_max_chars, SOUL: cfg.soul_max_chars}
 
 
-# -- dates ----------------------------------------------------------------------------------------------------
+# -- dates -----------------------------------------------------------------------------------------
 def line_dates(text: str) -> list[date]:
-    """The absolute dates written in a line (ISO, "March 5, 2027", "5 March 2027"); impossible ones ignored."""
+    """The absolute dates written in a line (ISO, "March 5, 2027", "5 March 2027"); impossible ones
+    ignored."""
     found: list[date] = []
     for y, m, d in _ISO.findall(text):
         found += _date(int(y), int(m), int(d))
@@ -290,7 +296,8 @@ def _date(y: int, m: int, d: int) -> list[date]:
 
 
 def _expiry(text: str, mark: str | None) -> date | None:
-    """The date a dated item is about (its latest date), or None when the line is not a dated item."""
+    """The date a dated item is about (its latest date), or None when the line is not a dated
+    item."""
     if _NEVER_EXPIRES.search(text):
         return None
     dates = line_dates(text)
@@ -299,7 +306,7 @@ def _expiry(text: str, mark: str | None) -> date | None:
     return max(dates)
 
 
-# -- lines ----------------------------------------------------------------------------------------------------
+# -- lines -----------------------------------------------------------------------------------------
 @dataclass
 class _Line:
     index: int
@@ -335,7 +342,8 @@ def _keys(text: str) -> Counter[str]:
 
 
 def single_valued(label: str) -> bool:
-    """Whether a ``Key: value`` label (a line key's label) names one of the user's single-valued attributes."""
+    """Whether a ``Key: value`` label (a line key's label) names one of the user's single-valued
+    attributes."""
     label = " ".join(label.split())
     return label in SINGLE_VALUED or label.startswith(_SINGLE_PREFIX)
 
@@ -346,7 +354,8 @@ def _label(key: str) -> str | None:
 
 
 def _slot(key: str) -> str | None:
-    """The single-valued attribute a line fills, or None (a multi-valued label, or not an attribute at all)."""
+    """The single-valued attribute a line fills, or None (a multi-valued label, or not an attribute
+    at all)."""
     for rx, name in _SLOTS:
         if rx.match(key):
             return name
@@ -365,7 +374,7 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
-# -- the step -------------------------------------------------------------------------------------------------
+# -- the step --------------------------------------------------------------------------------------
 def apply(
     base: Mapping[str, str],
     current: Mapping[str, str],
@@ -391,9 +400,8 @@ def apply(
     retired += _model_removals(base, files, edits, moved, findings, stamp)
     _learn(record, base, files, facts, today)
     over: list[str] = []
-    for rel in (
-        MANAGED if archive_enabled else ()
-    ):  # no archive to put them in: steps 2-5 remove nothing
+    # no archive to put them in: steps 2-5 remove nothing
+    for rel in MANAGED if archive_enabled else ():
         text = files.get(rel, "")
         lines = _lines(text, _keys(base.get(rel, "")))
         drop = _retire(rel, text, lines, base, record, cfg, today, over)
@@ -564,7 +572,9 @@ def _merge_duplicates(
                 continue
             relation = _covers(short.key, longer.key)
             if relation is None:
-                continue  # not the same fact said twice (another subject, or not said word for word): keep both
+                # not the same fact said twice (another subject, or not said word for word): keep
+                # both
+                continue
             if relation == "negates":
                 older, newer = (short, longer) if when(short) <= when(longer) else (longer, short)
                 if older.pinned or protected(older):
@@ -586,9 +596,8 @@ def _merge_duplicates(
             )
             break
     into = {r.text: r.by for r in drop.values() if r.why == "merged"}
-    for i, r in list(
-        drop.items()
-    ):  # a line merged into one merged in turn names the line that stays
+    # a line merged into one merged in turn names the line that stays
+    for i, r in list(drop.items()):
         by, seen = r.by, {r.text}
         while r.why == "merged" and by in into and by not in seen:
             seen.add(by)
@@ -677,9 +686,8 @@ def _archive_least_salient(
     lc = cfg.lifecycle
     stamp = today.isoformat()
 
-    def note(
-        info: LineInfo | None, what: str
-    ) -> str:  # short: archive entries are searched by their words
+    # short: archive entries are searched by their words
+    def note(info: LineInfo | None, what: str) -> str:
         hits = f", recalled {info.hits}×" if info and info.hits else ""
         return f"archived {stamp} ({what}{hits})"
 
@@ -688,7 +696,9 @@ def _archive_least_salient(
         for ln in candidates:
             info = infos[ln.index]
             if rel == USER and (_slot(ln.key) is not None or _label(ln.key) is not None):
-                continue  # the user's attributes (home, work, role, "Key: value") do not go stale, only out of date
+                # the user's attributes (home, work, role, "Key: value") do not go stale, only out
+                # of date
+                continue
             if info is not None and not ln.new and (today - info.last_seen).days > lc.stale_days:
                 drop[ln.index] = Retired(
                     rel, ln.text, "archived", note(info, f"unused {lc.stale_days} days")
@@ -743,7 +753,8 @@ def _archive_texts(
 
 
 def _archive_note(r: Retired) -> str:
-    """The archive entry's why and when, with what replaced the line (merges name the line they went into)."""
+    """The archive entry's why and when, with what replaced the line (merges name the line they went
+    into)."""
     if r.by and r.why == "superseded":
         return f'{r.note} by "{r.by}"'
     if r.by and r.why == "merged":
@@ -758,7 +769,8 @@ def _learn(
     facts: Sequence[tuple[str, str]],
     today: date,
 ) -> None:
-    """New lines are learned today (with the mark of the batch fact they came from); restated ones confirmed."""
+    """New lines are learned today (with the mark of the batch fact they came from); restated ones
+    confirmed."""
     parsed = [
         (mark, line_key(text), frozenset(line_key(text).replace(":", " ").split()) - _STOP)
         for mark, text in facts

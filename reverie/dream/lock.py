@@ -3,8 +3,8 @@ runs, and held by every operation that must not interleave with a run: restore a
 ``--replay`` rewind would be overwritten by the run's own cursor write), approve and purge
 (``dream_run_lock``). Those operations also hold the write fence's lock (``reverie.dream.fence``),
 so a run that lost its run lock (a network file system) cannot slip a commit between their check and
-their write either. A `reverie.storage.locking.Lock`: exclusive across processes and across threads/tasks of
-one process, not re-entrant, released when a holder dies."""
+their write either. A `reverie.storage.locking.Lock`: exclusive across processes and across
+threads/tasks of one process, not re-entrant, released when a holder dies."""
 
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ def _path(state_dir: Path, *, create: bool = False) -> Path:
 
 
 class RunLock:
-    """One holder of Dream's run lock: a second `RunLock`, in this process or another, is refused while it holds."""
+    """One holder of Dream's run lock: a second `RunLock`, in this process or another, is refused
+    while it holds."""
 
     def __init__(self, state_dir: Path) -> None:
         self._lock = Lock(_path(state_dir), timeout=None)

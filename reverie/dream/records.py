@@ -3,8 +3,10 @@ the spec.
 
 ``dream-status.json`` — what ``reverie status`` shows and what the scheduler counts from::
 
-    {"last_run": {"time": ISO, "status": "ok", "first": 31, "last": 50, "reason": null, "commit": "<sha>"},
-     "last_completed": ISO,          # the last run that finished a batch (ok, no-change, dead-lettered)
+    {"last_run": {"time": ISO, "status": "ok", "first": 31, "last": 50, "reason": null,
+                  "commit": "<sha>"},
+     # the last run that finished a batch (ok, no-change, dead-lettered)
+     "last_completed": ISO,
      "last_rejection": {"time": ISO, "first": 31, "last": 50, "reason": "..."},
      "model_unavailable": {"since": ISO, "reason": "...", "kind": "not-answering"}}
                                      # while runs fail because the model is unreachable or silent
@@ -53,7 +55,8 @@ log = logging.getLogger(__name__)
 
 
 class RunRecord(TypedDict):
-    """``last_run``: the outcome of the last Dream run (``first``/``last`` None when no batch was read)."""
+    """``last_run``: the outcome of the last Dream run (``first``/``last`` None when no batch was
+    read)."""
 
     time: str
     status: str
@@ -153,9 +156,8 @@ class StatusRecord:
         outage: str | None = None,
     ) -> None:
         when = now_iso()
-        if (
-            unavailable
-        ):  # "since" is the first failure of the outage; a run that reached the model ends it
+        # "since" is the first failure of the outage; a run that reached the model ends it
+        if unavailable:
             previous = self.model_unavailable
             since = previous["since"] if previous is not None else when
             self.data["model_unavailable"] = {
@@ -189,7 +191,8 @@ class StatusRecord:
         )
 
     def _valid(self, key: str, types: _Types) -> dict[str, Any] | None:
-        """The record ``key`` with every key of ``types``, each of its type; None (with a warning) otherwise."""
+        """The record ``key`` with every key of ``types``, each of its type; None (with a warning)
+        otherwise."""
         value = self.data.get(key)
         if value is None:
             return None

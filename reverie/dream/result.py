@@ -1,4 +1,5 @@
-"""What a Dream run returns and reports while it runs: plain frozen values, rendered by front-ends."""
+"""What a Dream run returns and reports while it runs: plain frozen values, rendered by
+front-ends."""
 
 from __future__ import annotations
 
@@ -88,7 +89,8 @@ class DreamResult:
 
     @property
     def lifecycle_summary(self) -> str:
-        """ "archived 12 lines, expired 3 dates" (and superseded/merged counts), or "" when nothing left a file."""
+        """ "archived 12 lines, expired 3 dates" (and superseded/merged counts), or "" when nothing
+        left a file."""
         parts = []
         if self.archived:
             parts.append(f"archived {self.archived} line{'s' if self.archived != 1 else ''}")

@@ -65,7 +65,7 @@ from .gate import check
 from .lifecycle import MANAGED, LifecycleOutcome, budgets
 from .lifecycle import apply as run_lifecycle
 from .lock import RunLock
-from .pending import stage_soul_change
+from .proposal import stage_soul_change
 from .records import Attempts, StatusRecord
 from .result import DreamResult, DreamStatus, Finding, Progress, ProgressPhase
 from .salience import SalienceRecord
@@ -96,9 +96,8 @@ class _Failed(Exception):
         super().__init__(reason)
         self.status = status
         self.reason = reason
-        self.count = (
-            count  # False when the batch is not at fault: the drain's overall budget, the model
-        )
+        # False when the batch is not at fault: the drain's overall budget, the model
+        self.count = count
         # The model could not be reached, or did not answer (the ModelUnavailableError's kind):
         # `reverie status` says since when.
         self.unavailable = unavailable
@@ -113,7 +112,8 @@ class _Shrink(Exception):
 
 
 class Dream:
-    """Dream over one workspace: its memory files (``store``), their repo (``git``) and the model (``client``)."""
+    """Dream over one workspace: its memory files (``store``), their repo (``git``) and the model
+    (``client``)."""
 
     def __init__(
         self,
@@ -133,9 +133,8 @@ class Dream:
         self.today: Callable[[], date] = date.today
         self._archive_disk: dict[str, str] = {}
         self._requeued: int | None = None  # first cursor of the requeued batch this run works on
-        self._warnings: list[
-            str
-        ] = []  # what this run tells the person besides its outcome (DreamResult.warnings)
+        # what this run tells the person besides its outcome (DreamResult.warnings)
+        self._warnings: list[str] = []
         #: The fencing epoch a distributed worker took with this workspace's lease
         #: (``fence.bump_epoch``), and a check that its lease is still good (a reason when not);
         #: every write of a run is refused once either fails. Unset for a single-host run, which
@@ -156,7 +155,7 @@ class Dream:
     def pending(self) -> int:
         return self.store.pending_count()
 
-    # -- entry points -------------------------------------------------------------------------------------
+    # -- entry points ------------------------------------------------------------------------------
     async def run(
         self,
         *,
@@ -237,7 +236,8 @@ class Dream:
             log.info("dream: history retention dropped the %d oldest consumed entries", dropped)
 
     def reconcile(self) -> int:
-        """Advance ``.dream_cursor`` to HEAD's dream ``Reverie-Cursor`` when that is ahead; returns the cursor."""
+        """Advance ``.dream_cursor`` to HEAD's dream ``Reverie-Cursor`` when that is ahead; returns
+        the cursor."""
         lock = RunLock(self.workspace.state_dir)
         if not lock.try_acquire():
             return self.store.dream_cursor()  # the running Dream reconciles itself
@@ -255,7 +255,7 @@ class Dream:
             self.git.ensure()
             self._repo_ready = True
 
-    # -- drain --------------------------------------------------------------------------------------------
+    # -- drain -------------------------------------------------------------------------------------
     async def _drain(
         self, attempts: Attempts, dry_run: bool, emit: ProgressCallback
     ) -> DreamResult:
@@ -303,7 +303,7 @@ class Dream:
         log.info("dream: drain paused at its budget; %d entries left", left)
         return f"paused: {left} entries left, run again or raise {knob}"
 
-    # -- one batch ----------------------------------------------------------------------------------------
+    # -- one batch ---------------------------------------------------------------------------------
     async def _batch(
         self, budget: Budget, attempts: Attempts, dry_run: bool, emit: ProgressCallback
     ) -> DreamResult:
@@ -477,7 +477,7 @@ class Dream:
                 )
             if dry_run:
                 # As a real run would: a SOUL.md change under protectSoul is staged for approval,
-                # not written, so it is the pending change here, not one of the files.
+                # not written, so it is the SOUL.md proposal here, not one of the files.
                 soul = changed.get(SOUL) if self.config.dream.protect_soul else None
                 written = {k: v for k, v in changed.items() if soul is None or k != SOUL}
                 files = tuple(
@@ -495,9 +495,8 @@ class Dream:
             progress("commit")
             return self._commit(done, staged, {**changed, **life.archive}, attempts, life)
         except BudgetExceeded as exc:
-            if (
-                exc.overall
-            ):  # the drain's budget, not the batch: a pause, nothing written, no attempt counted
+            # the drain's budget, not the batch: a pause, nothing written, no attempt counted
+            if exc.overall:
                 log.info("dream: batch %s-%s paused: %s", first, last, exc)
                 paused = replace(
                     base,
@@ -564,7 +563,7 @@ class Dream:
         except _Failed as exc:
             return self._fail(base, findings, tools, budget, attempts, dry_run, exc)
 
-    # -- set-aside batches --------------------------------------------------------------------------------
+    # -- set-aside batches -------------------------------------------------------------------------
     def set_aside(self) -> list[DeadLetter]:
         """Batches set aside after repeated failures and not requeued since (a query)."""
         return set_aside(deadletter_path(self.workspace.memory_dir))
@@ -591,7 +590,8 @@ class Dream:
             lock.release()
 
     def _requeued_batch(self, dry_run: bool) -> list[HistoryEntry]:
-        """The entries of the first requeued batch still in history (a vanished one is settled with a warning)."""
+        """The entries of the first requeued batch still in history (a vanished one is settled with
+        a warning)."""
         path = deadletter_path(self.workspace.memory_dir)
         for d in queued(path):
             entries = [
@@ -611,15 +611,15 @@ class Dream:
                     append_event(path, "done", d.first)
         return []
 
-    # -- lifecycle ----------------------------------------------------------------------------------------
+    # -- lifecycle ---------------------------------------------------------------------------------
     def _archive_enabled(self) -> bool:
         """The archive is written only where the memory repo tracks it (``git.trackedFiles``)."""
         ok = all(is_tracked(archive_path(rel), self.git.tracked) for rel in MEMORY_FILES)
         if not ok:
             self._warn(
-                "memory/archive/*.md is not in git.trackedFiles, so nothing can be archived: the lifecycle "
-                "removes no line (no merge, supersession, expiry or trimming) and files over budget stay "
-                "over it"
+                "memory/archive/*.md is not in git.trackedFiles, so nothing can be "
+                "archived: the lifecycle removes no line (no merge, supersession, "
+                "expiry or trimming) and files over budget stay over it"
             )
         return ok
 
@@ -645,7 +645,8 @@ class Dream:
             return None
 
     def _archive_base(self, staged: StagedFiles) -> dict[str, str]:
-        """The staged files' base plus the archive files as on disk (what a run's changes are diffed against)."""
+        """The staged files' base plus the archive files as on disk (what a run's changes are diffed
+        against)."""
         out = dict(staged.base)
         for rel in MEMORY_FILES:
             path = archive_path(rel)
@@ -726,9 +727,8 @@ class Dream:
             over_budget_ok=life.protected_over_budget,
         )
         result = _with_lifecycle(DreamResult("ok", model=self.model, dry_run=dry_run), life)
-        if (
-            not verdict.ok
-        ):  # cannot happen for the step's own removals; refuse rather than write a surprise
+        # cannot happen for the step's own removals; refuse rather than write a surprise
+        if not verdict.ok:
             log.warning("dream lifecycle: not written: %s", verdict.reason)
             return DreamResult(
                 "failed", model=self.model, reason=f"lifecycle not written: {verdict.reason}"
@@ -815,7 +815,8 @@ class Dream:
             return StagedFiles.from_texts(trimmed_copy.current)
         trimmed = self._maintain(False)
         if trimmed.commit is None:
-            return staged  # nothing the step could retire (protected lines alone), or it could not write
+            # nothing the step could retire (protected lines alone), or it could not write
+            return staged
         self._trim = trimmed
         self._warn(
             f"over budget before the model call: the lifecycle {trimmed.lifecycle_summary} first "
@@ -909,9 +910,8 @@ class Dream:
         subject, _findings = transaction.commit_message(
             changes, done.findings, done.first, done.last
         )
-        body = "\n".join(
-            life.commit_lines()
-        )  # lines already in the files; never the findings' history text
+        # lines already in the files; never the findings' history text
+        body = "\n".join(life.commit_lines())
         trailers = transaction.dream_trailers(
             done.first,
             done.last,
@@ -936,9 +936,8 @@ class Dream:
                 base=disk,
                 section=self._section(),
             )
-        except (
-            MergeConflictError
-        ) as exc:  # another writer committed the same lines meanwhile: not the batch's fault
+        except MergeConflictError as exc:
+            # another writer committed the same lines meanwhile: not the batch's fault
             raise _Failed(
                 "failed",
                 f"a memory file changed during the commit and the edits conflict: {exc}",
@@ -993,7 +992,8 @@ class Dream:
         dry_run: bool,
         failure: _Failed,
     ) -> DreamResult:
-        """Nothing was written. Count the attempt if the batch is at fault; at ``maxAttempts`` set it aside."""
+        """Nothing was written. Count the attempt if the batch is at fault; at ``maxAttempts`` set
+        it aside."""
         # Info, not warning: the reason travels in the result, which every front-end prints (once).
         log.info("dream: batch %s-%s %s: %s", base.first, base.last, failure.status, failure.reason)
         result = replace(
@@ -1032,9 +1032,8 @@ class Dream:
                 )
                 transaction.fault("dead-lettered")
                 if self._requeued is None:  # a requeued batch is behind the cursor already
-                    self.store.set_dream_cursor(
-                        base.last
-                    )  # after the record: reconcile finishes a crash in between
+                    # after the record: reconcile finishes a crash in between
+                    self.store.set_dream_cursor(base.last)
             attempts.clear()
             log.warning(
                 "dream: batch %d-%d set aside after %d failed attempts", base.first, base.last, n
@@ -1083,12 +1082,11 @@ def _aggregate(results: list[DreamResult]) -> DreamResult:
         usage = usage + r.usage
     ok = [r for r in results if r.status == "ok"]
     last = results[-1]
+    # a lifecycle-only run has none
     return DreamResult(
         status="ok" if ok and last.status in ("ok", "no-change", "dead-lettered") else last.status,
         first=next((r.first for r in results if r.first is not None), None),
-        last=next(
-            (r.last for r in reversed(results) if r.last is not None), None
-        ),  # a lifecycle-only run has none
+        last=next((r.last for r in reversed(results) if r.last is not None), None),
         findings=tuple(f for r in results for f in r.findings),
         edits=tuple(e for r in results for e in r.edits),
         files=tuple(c for r in results for c in r.files),

@@ -5,17 +5,18 @@ one module.
 learned on the day it is first seen again)::
 
     {"version": 1, "hits_offset": 1234,
-     "files": {"USER.md": {"lives in porto": {"learned": "2027-03-02", "confirmed": "2027-05-01",
-                                              "hits": 3, "last_hit": "2027-05-20", "mark": "durable"}}}}
+     "files": {"USER.md": {"lives in porto": {
+         "learned": "2027-03-02", "confirmed": "2027-05-01",
+         "hits": 3, "last_hit": "2027-05-20", "mark": "durable"}}}}
 
-Keys are ``reverie.text.memline.line_key``. ``mark`` is the archiver's mark of the fact the line was
-written from (``permanent``, ``durable``, ``ephemeral``), when Dream could match it (a batch fact
-with the same words, Jaccard ≥ 0.5 for a new line; a restatement, ≥ 0.8, confirms an existing one).
-Dream writes the record after its commit, under its run lock (atomic replace); a crash in between
-only loses one run's dates.
+Keys are ``reverie.text.memline.line_key``. ``mark`` is the summary call's mark of the fact the line
+was written from (``permanent``, ``durable``, ``ephemeral``), when Dream could match it (a batch
+fact with the same words, Jaccard ≥ 0.5 for a new line; a restatement, ≥ 0.8, confirms an existing
+one). Dream writes the record after its commit, under its run lock (atomic replace); a crash in
+between only loses one run's dates.
 
 **The rule.** A line that is *protected* is never archived automatically: every SOUL.md line
-(standing rules), a line carrying the archiver's ``permanent`` mark (identity: name, family,
+(standing rules), a line carrying the summary call's ``permanent`` mark (identity: name, family,
 birthplace) or reading as identity in USER.md, and a line a person pinned (``[pinned]`` at its end,
 ``reverie pin``). Every other line scores::
 
@@ -107,7 +108,8 @@ def score(info: LineInfo, today: date, half_life_days: float) -> float:
 
 
 def recent(info: LineInfo, today: date) -> bool:
-    """Learned or confirmed (restated by the user) in the last ``RECENT_DAYS`` days; a recall hit does not count."""
+    """Learned or confirmed (restated by the user) in the last ``RECENT_DAYS`` days; a recall hit
+    does not count."""
     said = max(d for d in (info.learned, info.confirmed) if d is not None)
     return (today - said).days <= RECENT_DAYS
 

@@ -38,7 +38,8 @@ _JOB_ID = "reverie-dream"
 
 
 def make_trigger(cfg: DreamConfig, start: datetime | None = None) -> BaseTrigger:
-    """``CronTrigger`` for a legacy ``cron`` expression (it wins), else an ``IntervalTrigger`` of ``intervalH``."""
+    """``CronTrigger`` for a legacy ``cron`` expression (it wins), else an ``IntervalTrigger`` of
+    ``intervalH``."""
     if cfg.cron:
         try:
             return CronTrigger.from_crontab(cfg.cron, timezone=UTC)

@@ -59,7 +59,8 @@ class StagedFiles:
 
     @property
     def unreadable(self) -> str | None:
-        """Why a memory file could not be read for this run (``None`` when all were): a reason to fail the run."""
+        """Why a memory file could not be read for this run (``None`` when all were): a reason to
+        fail the run."""
         return "; ".join(self.refused.values()) or None
 
     def check_path(self, path: str) -> str:

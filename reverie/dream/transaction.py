@@ -2,14 +2,14 @@
 
 Order (each step durable before the next): (1) re-read the tracked files and three-way merge the
 run's edits over any change made meanwhile; (2) ``GitStore.commit`` — which commits a person's
-pending edit as ``manual`` first, then writes objects, moves the ref, and only then writes the files
-atomically (its own recovery rolls a crash between ref and files forward); (3) ``.dream_cursor``
-advanced. Recovery (``reconcile``): a HEAD dream commit whose ``Reverie-Cursor`` is ahead of
-``.dream_cursor`` advances the cursor, so a committed batch is never replayed; without such a commit
-the cursor stays, so an uncommitted batch is never skipped. Every cursor move is also recorded
-(``MemoryStore.set_dream_cursor``), so a corrupt file is restored exactly. A batch still set aside
-(not requeued, done or replayed since) whose batch lies just past the cursor means a crash between
-the dead-letter record and the cursor write: the cursor moves on.
+uncommitted edit as ``manual`` first, then writes objects, moves the ref, and only then writes the
+files atomically (its own recovery rolls a crash between ref and files forward); (3)
+``.dream_cursor`` advanced. Recovery (``reconcile``): a HEAD dream commit whose ``Reverie-Cursor``
+is ahead of ``.dream_cursor`` advances the cursor, so a committed batch is never replayed; without
+such a commit the cursor stays, so an uncommitted batch is never skipped. Every cursor move is also
+recorded (``MemoryStore.set_dream_cursor``), so a corrupt file is restored exactly. A batch still
+set aside (not requeued, done or replayed since) whose batch lies just past the cursor means a crash
+between the dead-letter record and the cursor write: the cursor moves on.
 """
 
 from __future__ import annotations
@@ -81,7 +81,8 @@ def merge_over_disk(
 
 
 def file_changes(before: Mapping[str, str], after: Mapping[str, str]) -> list[FileChange]:
-    """Lines added/removed per changed file, from the real contents (the same counter as the commit body)."""
+    """Lines added/removed per changed file, from the real contents (the same counter as the commit
+    body)."""
     return [
         FileChange(rel, *numstat_text(before.get(rel, ""), new))
         for rel, new in after.items()
@@ -165,12 +166,11 @@ def reconcile(store: WorkspaceStore, git: GitStore, attempts: Attempts) -> int:
     head = _head_dream_cursor(git)
     if head is not None and head > target:
         last = store.last_cursor()
-        if (
-            head > last
-        ):  # that commit consumed a history this log is not (history.jsonl replaced or lost)
+        # that commit consumed a history this log is not (history.jsonl replaced or lost)
+        if head > last:
             log.warning(
-                "dream: the last dream commit consumed history up to %d, but the history log ends at %d; "
-                "not advancing .dream_cursor (%d) past entries that were never processed",
+                "dream: the last dream commit consumed history up to %d, but the history log ends "
+                "at %d; not advancing .dream_cursor (%d) past entries that were never processed",
                 head,
                 last,
                 cursor,
@@ -183,9 +183,8 @@ def reconcile(store: WorkspaceStore, git: GitStore, attempts: Attempts) -> int:
                 cursor,
             )
             target = head
-    letters = set_aside(
-        deadletter_path(store.workspace.memory_dir)
-    )  # requeued, done or replayed ones are settled
+    # requeued, done or replayed ones are settled
+    letters = set_aside(deadletter_path(store.workspace.memory_dir))
     if letters and letters[-1].first <= target + 1 < letters[-1].last + 1:
         log.warning(
             "dream: batch %d-%d was set aside but the cursor was not moved; advancing",

@@ -80,7 +80,8 @@ def _mapping(old: list[str], new: list[str]) -> dict[int, int]:
 def blame_lines(
     store: ObjectReader, head: ObjectID, path: str, wanted: list[int], *, max_commits: int = 20_000
 ) -> dict[int, ObjectID]:
-    """Map each wanted 0-based line index of ``path`` at HEAD to the id of the commit that introduced it."""
+    """Map each wanted 0-based line index of ``path`` at HEAD to the id of the commit that
+    introduced it."""
     return {
         i: sha
         for i, (sha, _via) in trace_lines(

@@ -98,7 +98,7 @@ class Catalog:
     unreadable: ObjectID | None = None  # where the chain ended on a commit that cannot be read
     generation: int = 0
 
-    # -- keeping it in step ----------------------------------------------------------------------------
+    # -- keeping it in step ------------------------------------------------------------------------
     def _reset(self, head: ObjectID | None) -> None:
         self.head, self.entries, self.serial, self.top = head, [], {}, 0
         self.next, self.unreadable = head, None
@@ -193,7 +193,7 @@ class Catalog:
             if not self.deepen(store):
                 return None
 
-    # -- a commit's files and lines, each computed once ------------------------------------------------
+    # -- a commit's files and lines, each computed once --------------------------------------------
     def _changes(
         self, store: ObjectReader, entry: _Entry, paths: Callable[[Commit], list[str]]
     ) -> dict[str, tuple[ObjectID | None, ObjectID | None]]:
@@ -244,7 +244,7 @@ class Catalog:
             entry.text = "\n".join(parts).lower()
         return entry.text
 
-    # -- queries ---------------------------------------------------------------------------------------
+    # -- queries -----------------------------------------------------------------------------------
     def select(
         self,
         store: ObjectReader,

@@ -11,8 +11,8 @@ The first write of an instance runs ``ensure()`` (open or create, adopt, ignore 
 recovery). A query never does: it reads the repo as it is, takes no lock and writes nothing (a
 read-only mount, a writer holding the lock, a nanobot repo not yet adopted, a workspace without a
 repo — which reads as empty — all work), reading a lost or broken HEAD the way the next write will
-repair it. Writers hold ``<git dir>/reverie/lock`` (an ``flock``, ``reverie.storage.locking``); readers do
-not.
+repair it. Writers hold ``<git dir>/reverie/lock`` (an ``flock``, ``reverie.storage.locking``);
+readers do not.
 
 The commit order and its recovery are specified in ``reverie.gitstore.writer``; where the repo
 lives, in ``reverie.gitstore.location``; the message format, in ``reverie.gitstore.trailers``.
@@ -93,7 +93,7 @@ from .upkeep import after_commit, pack_all
 from .writer import (
     ResolvedPaths,
     clean_temp_files,
-    recover_pending,
+    recover_transaction,
     state_dir,
     transact,
 )
@@ -117,14 +117,14 @@ class WriteScope:
     branch: Ref  # the branch ref HEAD points at (``refs/heads/main``)
     head: ObjectID | None  # its commit; None in a repo without commits
     git_dir: Path
-    paths: tuple[
-        str, ...
-    ]  # the paths Reverie commits: the tracked files (globs expanded) and a managed .gitignore
+    # the paths Reverie commits: the tracked files (globs expanded) and a managed .gitignore
+    paths: tuple[str, ...]
     author: bytes  # ``Name <email>``, for commits and reflog lines
 
 
 class GitStore(NanobotGitAPI):
-    """Every change to the tracked memory files is a git commit; query, restore, revert and blame them."""
+    """Every change to the tracked memory files is a git commit; query, restore, revert and blame
+    them."""
 
     def __init__(
         self,
@@ -145,19 +145,16 @@ class GitStore(NanobotGitAPI):
         self._loc: RepoLocation | None = None
         self._ensured = False  # ensure() ran (a write needs it; a query never runs it)
         self._good_head: ObjectID | None = None  # the last HEAD a query found readable
-        self._repo: MemoryRepo | None = (
-            None  # kept open between calls, used by one thread at a time
-        )
+        # kept open between calls, used by one thread at a time
+        self._repo: MemoryRepo | None = None
         self._repo_mutex = threading.Lock()
-        self._repo_key: tuple[int, frozenset[str]] | None = (
-            None  # (pid, pack listing) the open repo is valid for
-        )
-        self._write = (
-            threading.local()
-        )  # .targets / .seen: this thread's write in progress (see _writing)
+        # (pid, pack listing) the open repo is valid for
+        self._repo_key: tuple[int, frozenset[str]] | None = None
+        # .targets / .seen: this thread's write in progress (see _writing)
+        self._write = threading.local()
         self._objects: dict[ObjectID, ShaFile] = {}  # CachedStore's cache, kept across operations
 
-    # -- plumbing -------------------------------------------------------------------------------------------
+    # -- plumbing ----------------------------------------------------------------------------------
     @property
     def git_dir(self) -> Path:
         """The repository's git directory (``git --git-dir=<this> log -p`` reads it)."""
@@ -165,14 +162,14 @@ class GitStore(NanobotGitAPI):
 
     @property
     def _paths(self) -> list[str]:
-        """Paths Reverie commits: the tracked files, plus the workspace's .gitignore when Reverie manages it."""
+        """Paths Reverie commits: the tracked files, plus the workspace's .gitignore when Reverie
+        manages it."""
         cached = getattr(self._write, "paths", None)  # one listing per write operation
         if cached is not None:
             return list(cached)
         loc = self._ready()
-        paths = expand_tracked(
-            self.workspace.root, self.tracked
-        )  # globs (dated memory files) → files on disk
+        # globs (dated memory files) → files on disk
+        paths = expand_tracked(self.workspace.root, self.tracked)
         paths = [*paths, ".gitignore"] if loc.owns_gitignore else paths
         if getattr(self._write, "seen", None) is not None:
             self._write.paths = paths
@@ -218,7 +215,8 @@ class GitStore(NanobotGitAPI):
 
     @property
     def exists(self) -> bool:
-        """Whether the workspace has a memory repo (a query on a workspace without one finds nothing)."""
+        """Whether the workspace has a memory repo (a query on a workspace without one finds
+        nothing)."""
         if self._loc is None:
             self._loc = locate(self.workspace.root)  # found once; None is asked again next time
         return self._loc is not None
@@ -265,9 +263,8 @@ class GitStore(NanobotGitAPI):
     @contextmanager
     def _open(self) -> Iterator[MemoryRepo]:
         git_dir = self._loc.git_dir if self._loc is not None else self._ready().git_dir
-        if not self._repo_mutex.acquire(
-            blocking=False
-        ):  # another thread (or a nested call) has it: open our own
+        # another thread (or a nested call) has it: open our own
+        if not self._repo_mutex.acquire(blocking=False):
             repo = MemoryRepo(str(git_dir))
             try:
                 yield repo
@@ -285,7 +282,8 @@ class GitStore(NanobotGitAPI):
 
     @contextmanager
     def _writing(self) -> Iterator[tuple[MemoryRepo, Ref, ObjectID | None]]:
-        """The repo, its branch ref and HEAD, under the writer lock, after finishing any interrupted commit."""
+        """The repo, its branch ref and HEAD, under the writer lock, after finishing any interrupted
+        commit."""
         if not self._ensured:
             self.ensure()
         loc = self._ready()
@@ -301,12 +299,12 @@ class GitStore(NanobotGitAPI):
             try:
                 with self._open() as repo:
                     ref = branch_ref(repo)
-                    recover_pending(repo, loc.git_dir, self._write.targets, ref)
+                    recover_transaction(repo, loc.git_dir, self._write.targets, ref)
                     yield repo, ref, heal_head(repo, loc.git_dir, ref)
             finally:
                 self._write.targets = self._write.seen = self._write.paths = None
 
-    # -- for this package's writers other than a commit (gitstore.purge); not the library API ----------------
+    # -- for this package's writers other than a commit (gitstore.purge); not the library API ------
     @contextmanager
     def reading(self) -> Iterator[MemoryRepo]:
         """The open repository for a read: no lock taken, nothing written (as every query).
@@ -323,7 +321,8 @@ class GitStore(NanobotGitAPI):
             yield WriteScope(repo, ref, head, self._ready().git_dir, tuple(self._paths), self._who)
 
     def _disk(self, paths: list[str]) -> dict[str, bytes | None]:
-        """The files' contents on disk (None = absent); during a write each is read once and remembered."""
+        """The files' contents on disk (None = absent); during a write each is read once and
+        remembered."""
         out: dict[str, bytes | None] = {}
         resolver = getattr(self._write, "targets", None) or self.workspace
         seen = getattr(self._write, "seen", None)
@@ -365,9 +364,8 @@ class GitStore(NanobotGitAPI):
         if not real and not gone and not allow_empty:
             return None, []
         stats = file_changes(current, {**real, **dict.fromkeys(gone)})
-        extra = {
-            k: v for k, v in (trailers or {}).items() if k != KIND
-        }  # the kind argument is the one kind
+        # the kind argument is the one kind
+        extra = {k: v for k, v in (trailers or {}).items() if k != KIND}
         body = "\n\n".join(part for part in (stat_body(stats), notes.strip()) if part)
         message = format_message(subject, body, {KIND: kind, **extra})
         where = getattr(self._write, "targets", None) or self.workspace
@@ -390,7 +388,8 @@ class GitStore(NanobotGitAPI):
         return sha, stats
 
     def _commit_manual(self, repo: MemoryRepo, ref: Ref, head: ObjectID | None) -> ObjectID | None:
-        """Commit a person's pending edits of tracked files (disk ≠ HEAD) as their own ``manual`` commit."""
+        """Commit a person's uncommitted edits of tracked files (disk ≠ HEAD) as their own
+        ``manual`` commit."""
         head_tree = read_commit(repo.objects, head).tree if head else None
         paths = self._paths_in(repo.objects, head_tree)
         disk = self._disk(paths)
@@ -402,9 +401,10 @@ class GitStore(NanobotGitAPI):
         sha, _ = self._commit_locked(repo, ref, head, dirty, subject, "manual")
         return sha or head
 
-    # -- lifecycle ----------------------------------------------------------------------------------------
+    # -- lifecycle ---------------------------------------------------------------------------------
     def ensure(self) -> None:
-        """Open or create the memory repo (+ ignore rules, initial ``init`` commit) and run crash recovery."""
+        """Open or create the memory repo (+ ignore rules, initial ``init`` commit) and run crash
+        recovery."""
         root = self.workspace.root
         root.mkdir(parents=True, exist_ok=True)
         loc = choose(root)
@@ -421,14 +421,11 @@ class GitStore(NanobotGitAPI):
         # A packing writes here; a copy that carries files only (an imported bundle) has no such
         # folder when its repo was never packed.
         (loc.git_dir / "objects" / "pack").mkdir(parents=True, exist_ok=True)
-        if existed and _packed(
-            loc.git_dir
-        ):  # a young repo grows its fan-out directories as it goes
+        # a young repo grows its fan-out directories as it goes
+        if existed and _packed(loc.git_dir):
             ensure_fanout(loc.git_dir / "objects")  # (and upkeep fills them in after packing)
-        self._loc, self._ensured = (
-            loc,
-            True,
-        )  # set first: the write below must not run ensure() again
+        # set first: the write below must not run ensure() again
+        self._loc, self._ensured = loc, True
         try:
             gitignore_changed = sync_ignore_rules(loc, self.tracked)
             clean_temp_files(self.workspace, self._paths)
@@ -461,7 +458,7 @@ class GitStore(NanobotGitAPI):
             self._ensured = False
             raise
 
-    # -- writing ------------------------------------------------------------------------------------------
+    # -- writing -----------------------------------------------------------------------------------
     def commit(
         self,
         message: str,
@@ -477,14 +474,14 @@ class GitStore(NanobotGitAPI):
 
         ``message``'s first line is the subject; the body is always the per-file +/- stats of the
         real change, followed by the body of ``message`` (its trailers are ignored: pass
-        ``trailers``). With ``files``, a person's pending edit (disk ≠ HEAD) is first committed on
-        its own as ``manual``. ``base`` is the memory-file writers' protocol: the contents ``files``
-        were computed from (what the writer read). A file that changed since — another writer's
-        commit or a person's edit landed in between — gets the writer's change three-way merged over
-        it here, under the writer lock, so no writer overwrites another; a conflict raises
-        ``MergeConflictError`` and writes nothing. Returns the new commit's full sha, or None when
-        nothing changed — unless ``allow_empty``: a record that changes no file (a rejected SOUL.md
-        proposal) is committed all the same.
+        ``trailers``). With ``files``, a person's uncommitted edit (disk ≠ HEAD) is first committed
+        on its own as ``manual``. ``base`` is the memory-file writers' protocol: the contents
+        ``files`` were computed from (what the writer read). A file that changed since — another
+        writer's commit or a person's edit landed in between — gets the writer's change three-way
+        merged over it here, under the writer lock, so no writer overwrites another; a conflict
+        raises ``MergeConflictError`` and writes nothing. Returns the new commit's full sha, or None
+        when nothing changed — unless ``allow_empty``: a record that changes no file (a rejected
+        SOUL.md proposal) is committed all the same.
         """
         subject = (message or "").strip().split("\n", 1)[0] or f"{kind}: update"
         notes = split_message(message or "")[1]
@@ -518,9 +515,9 @@ class GitStore(NanobotGitAPI):
     def _merge_over(
         self, changes: dict[str, bytes | None], base: Mapping[str, str]
     ) -> dict[str, bytes | None]:
-        """``changes`` re-applied over the files as they are now (disk = HEAD once a pending edit is
-        committed): a file unchanged since ``base`` takes the writer's content; a changed one, a
-        three-way merge."""
+        """``changes`` re-applied over the files as they are now (disk = HEAD once an uncommitted
+        edit is committed): a file unchanged since ``base`` takes the writer's content; a changed
+        one, a three-way merge."""
         out = dict(changes)
         for rel, ours in changes.items():
             if rel not in base or ours is None:
@@ -587,12 +584,12 @@ class GitStore(NanobotGitAPI):
 
     def plan(self, rev: str, *, only: bool = False) -> tuple[str | None, str, list[str]]:
         """What ``restore(rev, base=head)`` (``only``: ``revert``) would write now, written nowhere:
-        (``head``, the unified diff from the files on disk, the files it changes). ``head`` is the state a confirmation
-        names as its ``base``: the operation then does what this diff shows and nothing else. If
-        commits land before the confirmation, the previewed change (the files at ``head`` → their
-        planned contents) is merged three-way over them, so a line added meanwhile stays; where
-        both touched the same lines it raises ``EditConflictError`` and writes nothing. Raises what
-        the operation would (a first commit to restore, a revert that conflicts)."""
+        (``head``, the unified diff from the files on disk, the files it changes). ``head`` is the
+        state a confirmation names as its ``base``: the operation then does what this diff shows and
+        nothing else. If commits land before the confirmation, the previewed change (the files at
+        ``head`` → their planned contents) is merged three-way over them, so a line added meanwhile
+        stays; where both touched the same lines it raises ``EditConflictError`` and writes nothing.
+        Raises what the operation would (a first commit to restore, a revert that conflicts)."""
         with self._open() as repo:
             store = repo.objects
             head = self._query_head(repo)
@@ -688,7 +685,7 @@ class GitStore(NanobotGitAPI):
             )
         return max(batch[0] - 1, 0)
 
-    # -- queries ------------------------------------------------------------------------------------------
+    # -- queries -----------------------------------------------------------------------------------
     def head(self) -> str | None:
         if not self.exists:
             return None
@@ -840,7 +837,8 @@ class GitStore(NanobotGitAPI):
         return out if target is None else None
 
     def why(self, text: str) -> list[Provenance]:
-        """For every line of the tracked files (as committed at HEAD) containing ``text``: where it came from."""
+        """For every line of the tracked files (as committed at HEAD) containing ``text``: where it
+        came from."""
         if not text or not self.exists:
             return []
         out: list[Provenance] = []
@@ -915,9 +913,9 @@ class GitStore(NanobotGitAPI):
         out.append(
             RepoProblem(
                 f"{where}/{ref.decode()}",
-                f"it names commit {bad}, which cannot be read (missing or damaged): memory's history "
-                f"is shown from {found.decode()[:12]}, the newest readable commit in its reflog, and "
-                "the change or changes made after it are lost",
+                f"it names commit {bad}, which cannot be read (missing or damaged): "
+                f"memory's history is shown from {found.decode()[:12]}, the newest readable "
+                "commit in its reflog, and the change or changes made after it are lost",
                 f"the next change moves {ref.decode()} back to {found.decode()[:12]}; {fsck}",
             )
         )
@@ -966,7 +964,8 @@ def _over(
     base: bytes | None, now: bytes | None, planned: bytes | None, path: str, head: ObjectID
 ) -> bytes | None:
     """``planned`` (a change made from ``base``) applied over ``now``: three-way, so what changed
-    since ``base`` stays; ``EditConflictError`` with both sides where both touched the same lines."""
+    since ``base`` stays; ``EditConflictError`` with both sides where both touched the same
+    lines."""
     if now == base or now == planned:
         return planned
     if planned == base:

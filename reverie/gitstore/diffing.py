@@ -75,7 +75,8 @@ def unified_diff(
 
 
 def text_diff(path: str, old: bytes | None, new: bytes | None) -> str:
-    """The same ``diff --git`` text for two contents not (yet) in the repo: a preview of an operation."""
+    """The same ``diff --git`` text for two contents not (yet) in the repo: a preview of an
+    operation."""
     a = old.decode("utf-8", errors="replace").splitlines(keepends=True) if old is not None else []
     b = new.decode("utf-8", errors="replace").splitlines(keepends=True) if new is not None else []
     lines = difflib.unified_diff(

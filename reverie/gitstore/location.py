@@ -75,7 +75,8 @@ class RepoLocation:
 
     @property
     def owns_gitignore(self) -> bool:
-        """False when the workspace is the root of someone else's repository: its .gitignore is theirs."""
+        """False when the workspace is the root of someone else's repository: its .gitignore is
+        theirs."""
         return not (self.separate and (self.work_tree / ".git").exists())
 
 
@@ -115,7 +116,8 @@ def is_marked(git_dir: Path) -> bool:
 
 
 def nanobot_gitignore(root: Path) -> bool:
-    """Whether ``root/.gitignore`` is nanobot's allow-list (``/*`` then ``!``-lines): its memory repo."""
+    """Whether ``root/.gitignore`` is nanobot's allow-list (``/*`` then ``!``-lines): its memory
+    repo."""
     try:
         lines = [
             ln.strip()
@@ -254,14 +256,16 @@ def expand_tracked(root: Path, entries: list[str]) -> list[str]:
 
 
 def _tree(base: Path) -> list[str]:
-    """The regular files under ``base`` (relative POSIX paths), hidden names and symlinks skipped."""
+    """The regular files under ``base`` (relative POSIX paths), hidden names and symlinks
+    skipped."""
     if base.is_symlink():
         return []
     return [rel for rel, _ in walk_tree(base)]
 
 
 def is_tracked(rel: str, entries: list[str]) -> bool:
-    """Whether ``rel`` is a tracked path: listed as is, or matching a glob entry (its directory literally)."""
+    """Whether ``rel`` is a tracked path: listed as is, or matching a glob entry (its directory
+    literally)."""
     for entry in entries:
         if entry == rel:
             return True
@@ -279,7 +283,8 @@ def is_tracked(rel: str, entries: list[str]) -> bool:
 
 
 def gitignore_text(tracked: list[str]) -> str:
-    """Ignore everything at every depth, then re-include each tracked file and the directories leading to it."""
+    """Ignore everything at every depth, then re-include each tracked file and the directories
+    leading to it."""
     lines = [
         GITIGNORE_MARK + ": only the memory files below are versioned; everything else is ignored.",
         "*",

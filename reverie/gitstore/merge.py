@@ -121,72 +121,112 @@ def _split_conflict(
     ``MergeConflictError`` for the first group of hunks in it that really clash (overlap, or touch
     through an insertion, with different results)."""
     z0, z1, a0, a1, b0, b1 = region
-    bounds = ((a0, a1), (b0, b1))
-    inside = [
-        h
-        for h in hunks
-        if z0 <= h.start and h.end <= z1 and bounds[h.side][0] <= h.lo and h.hi <= bounds[h.side][1]
-    ]
+    inside = _hunks_inside(hunks, (z0, z1), ((a0, a1), (b0, b1)))
     out: list[bytes] = []
     pos = z0
     shift = [a0 - z0, b0 - z0]  # side position - base position after the hunks applied so far
     i = 0
     while i < len(inside):
-        group = [inside[i]]
-        hi, insertion_at_hi = inside[i].end, inside[i].start == inside[i].end
-        i += 1
-        # A hunk joins the group when it overlaps it, or touches its end through an insertion
-        # (either side's).
-        while i < len(inside) and (
-            inside[i].start < hi
-            or (inside[i].start == hi and (insertion_at_hi or inside[i].start == inside[i].end))
-        ):
-            h = inside[i]
-            if h.end > hi or (h.end == hi and h.start == h.end):
-                insertion_at_hi = h.start == h.end
-            hi = max(hi, h.end)
-            group.append(h)
-            i += 1
+        group, hi = _group_at(inside, i)
+        i += len(group)
         lo = group[0].start
         out.extend(base[pos:lo])
         if _separable(group):  # touching through an insertion only: each hunk in base order
-            at = lo
-            inserted: tuple[int, list[bytes]] | None = None  # the last insertion: (place, lines)
-            for h in sorted(group, key=lambda h: (h.start, h.end, h.side)):
-                out.extend(base[at : h.start])
-                lines = sides[h.side][h.lo : h.hi]
-                if h.start == h.end and inserted is not None and inserted[0] == h.start:
-                    lines = [ln for ln in lines if ln not in inserted[1]]  # both added it: once
-                out.extend(lines)
-                if h.start == h.end:
-                    inserted = (h.start, sides[h.side][h.lo : h.hi])
-                at = h.end
-            out.extend(base[at:hi])
+            out.extend(_in_base_order(group, base, sides, lo, hi))
             for h in group:
                 shift[h.side] += (h.hi - h.lo) - (h.end - h.start)
-            pos = hi
-            continue
-        spans = []
-        for side in (0, 1):
-            own = [h for h in group if h.side == side]
-            delta = sum((h.hi - h.lo) - (h.end - h.start) for h in own)
-            spans.append((lo + shift[side], hi + shift[side] + delta, bool(own)))
-            shift[side] += delta
-        (o_lo, o_hi, o_changed), (t_lo, t_hi, t_changed) = spans
-        mine, other = sides[0][o_lo:o_hi], sides[1][t_lo:t_hi]
-        if o_changed and t_changed and mine != other:
-            first = o_lo + 1
-            last = max(o_hi, first)
-            where = f"{path} " if path else ""
-            raise MergeConflictError(
-                f"conflict in {where}lines {first}-{last}: both sides changed them",
-                path=path,
-                lines=(first, last),
-            )
-        out.extend(mine if o_changed else other)
+        else:
+            out.extend(_one_side(group, sides, shift, (lo, hi), path))
         pos = hi
     out.extend(base[pos:z1])
     return out
+
+
+def _hunks_inside(
+    hunks: list[_Hunk], span: tuple[int, int], bounds: tuple[tuple[int, int], tuple[int, int]]
+) -> list[_Hunk]:
+    """The hunks within a conflict region: its base range ``span`` and each side's ``bounds``."""
+    z0, z1 = span
+    return [
+        h
+        for h in hunks
+        if z0 <= h.start and h.end <= z1 and bounds[h.side][0] <= h.lo and h.hi <= bounds[h.side][1]
+    ]
+
+
+def _group_at(inside: list[_Hunk], i: int) -> tuple[list[_Hunk], int]:
+    """The group of hunks starting at ``inside[i]`` and the base position where it ends: a hunk
+    joins the group when it overlaps it, or touches its end through an insertion (either side's)."""
+    group = [inside[i]]
+    hi, insertion_at_hi = inside[i].end, inside[i].start == inside[i].end
+    i += 1
+    while i < len(inside) and (
+        inside[i].start < hi
+        or (inside[i].start == hi and (insertion_at_hi or inside[i].start == inside[i].end))
+    ):
+        h = inside[i]
+        if h.end > hi or (h.end == hi and h.start == h.end):
+            insertion_at_hi = h.start == h.end
+        hi = max(hi, h.end)
+        group.append(h)
+        i += 1
+    return group, hi
+
+
+def _in_base_order(
+    group: list[_Hunk],
+    base: list[bytes],
+    sides: tuple[list[bytes], list[bytes]],
+    lo: int,
+    hi: int,
+) -> list[bytes]:
+    """A separable group applied hunk by hunk in base order (lines both sides inserted at the same
+    place, once)."""
+    out: list[bytes] = []
+    at = lo
+    inserted: tuple[int, list[bytes]] | None = None  # the last insertion: (place, lines)
+    for h in sorted(group, key=lambda h: (h.start, h.end, h.side)):
+        out.extend(base[at : h.start])
+        lines = sides[h.side][h.lo : h.hi]
+        if h.start == h.end and inserted is not None and inserted[0] == h.start:
+            lines = [ln for ln in lines if ln not in inserted[1]]  # both added it: once
+        out.extend(lines)
+        if h.start == h.end:
+            inserted = (h.start, sides[h.side][h.lo : h.hi])
+        at = h.end
+    out.extend(base[at:hi])
+    return out
+
+
+def _one_side(
+    group: list[_Hunk],
+    sides: tuple[list[bytes], list[bytes]],
+    shift: list[int],
+    span: tuple[int, int],
+    path: str,
+) -> list[bytes]:
+    """The lines of the one side that changed the group's base range ``span`` (or of both, when
+    they changed it alike); ``MergeConflictError`` when both changed it differently. Advances
+    ``shift`` past the group."""
+    lo, hi = span
+    spans = []
+    for side in (0, 1):
+        own = [h for h in group if h.side == side]
+        delta = sum((h.hi - h.lo) - (h.end - h.start) for h in own)
+        spans.append((lo + shift[side], hi + shift[side] + delta, bool(own)))
+        shift[side] += delta
+    (o_lo, o_hi, o_changed), (t_lo, t_hi, t_changed) = spans
+    mine, other = sides[0][o_lo:o_hi], sides[1][t_lo:t_hi]
+    if o_changed and t_changed and mine != other:
+        first = o_lo + 1
+        last = max(o_hi, first)
+        where = f"{path} " if path else ""
+        raise MergeConflictError(
+            f"conflict in {where}lines {first}-{last}: both sides changed them",
+            path=path,
+            lines=(first, last),
+        )
+    return mine if o_changed else other
 
 
 def _separable(group: list[_Hunk]) -> bool:

@@ -79,7 +79,8 @@ class NanobotGitAPI:
             return None
 
     def diff_commits(self: _Host, a: str, b: str) -> str:
-        """The tracked files' diff from ``a`` to ``b``; ``""`` when either is unknown or there is no repo."""
+        """The tracked files' diff from ``a`` to ``b``; ``""`` when either is unknown or there is no
+        repo."""
         if not self.is_initialized():
             return ""
         try:

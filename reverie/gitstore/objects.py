@@ -38,7 +38,8 @@ DIR_MODE = 0o040000
 
 
 class ObjectReader(Protocol):
-    """What the readers here need of an object store: dulwich's ``DiskObjectStore`` and ``CachedStore`` both are."""
+    """What the readers here need of an object store: dulwich's ``DiskObjectStore`` and
+    ``CachedStore`` both are."""
 
     def __getitem__(self, sha: ObjectID, /) -> ShaFile: ...
 
@@ -91,7 +92,8 @@ class CachedStore:
 
 
 def read_commit(store: ObjectReader, sha: ObjectID) -> Commit:
-    """The commit ``sha`` (``GitStoreError`` when the object is something else; ``KeyError`` when missing)."""
+    """The commit ``sha`` (``GitStoreError`` when the object is something else; ``KeyError`` when
+    missing)."""
     obj = store[sha]
     if not isinstance(obj, Commit):
         raise GitStoreError(f"{sha.decode()} is not a commit")
@@ -99,7 +101,8 @@ def read_commit(store: ObjectReader, sha: ObjectID) -> Commit:
 
 
 def read_tree(store: ObjectReader, sha: ObjectID) -> Tree:
-    """The tree ``sha`` (``GitStoreError`` when the object is something else; ``KeyError`` when missing)."""
+    """The tree ``sha`` (``GitStoreError`` when the object is something else; ``KeyError`` when
+    missing)."""
     obj = store[sha]
     if not isinstance(obj, Tree):
         raise GitStoreError(f"{sha.decode()} is not a tree")
@@ -166,7 +169,8 @@ def read_blob_ids(
 
 
 def list_files(store: ObjectReader, tree_id: ObjectID | None, directory: str) -> list[str]:
-    """Names of the regular files directly in ``directory`` ('' = root) of the tree; [] when absent."""
+    """Names of the regular files directly in ``directory`` ('' = root) of the tree; [] when
+    absent."""
     if not tree_id:
         return []
     tree = _subtree(store, tree_id, {}, directory)
@@ -178,7 +182,8 @@ def list_files(store: ObjectReader, tree_id: ObjectID | None, directory: str) ->
 
 
 def list_tree(store: ObjectReader, tree_id: ObjectID | None, directory: str) -> list[str]:
-    """Every regular file under ``directory`` at any depth (paths relative to it; [] when absent)."""
+    """Every regular file under ``directory`` at any depth (paths relative to it; [] when
+    absent)."""
     if not tree_id:
         return []
     tree = _subtree(store, tree_id, {}, directory)
@@ -257,7 +262,8 @@ def build_tree(
 
 
 def commit_time(when: datetime | None = None) -> tuple[int, int]:
-    """(unix seconds, UTC offset seconds) of ``when`` (default now), in the local timezone if naive."""
+    """(unix seconds, UTC offset seconds) of ``when`` (default now), in the local timezone if
+    naive."""
     moment = (when or datetime.now(UTC)).astimezone()
     offset = moment.utcoffset() or timedelta(0)
     return int(moment.timestamp()), int(offset.total_seconds())

@@ -97,7 +97,9 @@ def write_loose(objects_dir: Path, obj: ShaFile) -> None:
     except FileNotFoundError:
         pass
     except PermissionError:
-        return  # there, owned by another user of a shared repository: it cannot be refreshed, nor needs writing
+        # there, owned by another user of a shared repository: it cannot be refreshed, nor needs
+        # writing
+        return
     lock = path + ".lock"
     fd = open_lock(lock, _OBJECT_MODE)
     if fd is None:

@@ -129,7 +129,8 @@ def _peel_roots(repo: Repo) -> tuple[dict[Ref, ObjectID], list[ObjectID]]:
 
 
 class _Rewriter:
-    """The rewrite of every object reachable from the refs, memoised: old id → new id (the same when unchanged)."""
+    """The rewrite of every object reachable from the refs, memoised: old id → new id (the same when
+    unchanged)."""
 
     def __init__(self, store: ObjectReader, needle: bytes, replacement: bytes) -> None:
         self.store = store
@@ -272,7 +273,8 @@ def _scan(rw: _Rewriter, commits: list[Commit]) -> HistoryScan:
 
 
 def scan_history(git: GitStore, needle: bytes) -> HistoryScan:
-    """Where ``needle`` occurs in the memory repo of ``git`` (a ``GitStore``); nothing is written."""
+    """Where ``needle`` occurs in the memory repo of ``git`` (a ``GitStore``); nothing is
+    written."""
     with git.reading() as repo:
         rw, _, commits = _run(repo, needle, b"")
         return _scan(rw, commits)
@@ -319,7 +321,8 @@ def _reflog_path(git_dir: Path, ref: bytes) -> Path:
 def _reset_reflogs(
     git_dir: Path, moved: dict[Ref, ObjectID], who: bytes, when: int, tz: int
 ) -> None:
-    """Replace every reflog by one entry for its ref's new value; drop reflogs of refs that no longer exist."""
+    """Replace every reflog by one entry for its ref's new value; drop reflogs of refs that no
+    longer exist."""
     logs = git_dir / "logs"
     if not logs.is_dir():
         return
@@ -346,7 +349,7 @@ def rewrite_history(
         repo, branch, head, git_dir = scope.repo, scope.branch, scope.head, scope.git_dir
         rw, refs, commits = _run(repo, needle, replacement)
         scan = _scan(rw, commits)
-        # Tracked files on disk (committed or a person's pending edit) that hold the string.
+        # Tracked files on disk (committed or a person's uncommitted edit) that hold the string.
         disk_files: dict[str, bytes] = {}
         for rel in scope.paths:
             path = workspace.resolve(rel)
@@ -370,8 +373,9 @@ def rewrite_history(
             raise GitStoreError("the memory repo has no commits to purge")
         trailers = {KIND: "purge", PURGE: description}
         body = (
-            f"Rewrote {scan.commits_affected} of {scan.commits} commits: {scan.blobs} file versions and "
-            f"{scan.messages} messages held the purged string ({scan.occurrences} occurrences)."
+            f"Rewrote {scan.commits_affected} of {scan.commits} commits: "
+            f"{scan.blobs} file versions and {scan.messages} messages "
+            f"held the purged string ({scan.occurrences} occurrences)."
         )
         message = format_message("purge: removed a string from memory's history", body, trailers)
         record = make_commit(read_commit(store, new_head).tree, [new_head], message, scope.author)

@@ -133,7 +133,8 @@ def resolve(store: CachedStore, head: ObjectID | None, rev: str) -> ObjectID:
     if len(matches) > 1:
         shown = ", ".join(s.decode()[:12] for s in matches[:10])
         raise AmbiguousRevisionError(
-            f"{text} is ambiguous: {len(matches)} commits start with it ({shown}); give more digits",
+            f"{text} is ambiguous: {len(matches)} commits "
+            f"start with it ({shown}); give more digits",
             candidates=[s.decode() for s in matches],
         )
     return matches[0]
@@ -158,9 +159,8 @@ def parent_tree(store: ObjectReader, commit: Commit) -> ObjectID | None:
     if not commit.parents:
         return None
     try:
-        tree: ObjectID = read_commit(
-            store, commit.parents[0]
-        ).tree  # dulwich types Commit.tree as Any
+        # dulwich types Commit.tree as Any
+        tree: ObjectID = read_commit(store, commit.parents[0]).tree
     except KeyError:  # a shallow clone's boundary: compared with nothing
         return None
     return tree
@@ -169,7 +169,8 @@ def parent_tree(store: ObjectReader, commit: Commit) -> ObjectID | None:
 def changed_paths(
     store: ObjectReader, commit: Commit, paths: list[str]
 ) -> dict[str, tuple[ObjectID | None, ObjectID | None]]:
-    """Tracked paths whose blob differs between the commit's first parent and the commit: path → (old, new)."""
+    """Tracked paths whose blob differs between the commit's first parent and the commit: path →
+    (old, new)."""
     new = read_blob_ids(store, commit.tree, paths)
     before = parent_tree(store, commit)
     old = read_blob_ids(store, before, paths) if before else dict.fromkeys(paths)

@@ -98,9 +98,8 @@ def create_repo(loc: RepoLocation) -> None:
         except OSError as exc:
             if not (exc.errno in (errno.EEXIST, errno.ENOTEMPTY) and loc.exists):
                 raise
-            shutil.rmtree(
-                tmp, ignore_errors=True
-            )  # another process or thread created it first: use theirs
+            # another process or thread created it first: use theirs
+            shutil.rmtree(tmp, ignore_errors=True)
             return
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -161,8 +160,8 @@ def repair_head(git_dir: Path) -> None:
     branch = lost_head_branch(git_dir)
     if branch is None:
         raise GitStoreError(
-            f"{git_dir}/HEAD is missing and no branch (main, master or a single one) can take its place; "
-            f"recreate it with `echo 'ref: refs/heads/<branch>' > {git_dir}/HEAD`"
+            f"{git_dir}/HEAD is missing and no branch (main, master or a single one) can take "
+            f"its place; recreate it with `echo 'ref: refs/heads/<branch>' > {git_dir}/HEAD`"
         )
     log.warning("%s/HEAD was missing; recreated it pointing at %s", git_dir, branch.decode())
     atomic_write(git_dir / "HEAD", b"ref: " + branch + b"\n")
@@ -226,8 +225,8 @@ def heal_head(repo: Repo, git_dir: Path, ref: Ref, *, repair: bool = True) -> Ob
             bad = head.decode(errors="replace") if head else "(unreadable)"
             if not repair:
                 log.warning(
-                    "%s points at a missing or corrupt commit %s; reading %s from the reflog (the next "
-                    "write repairs it)",
+                    "%s points at a missing or corrupt commit %s; reading "
+                    "%s from the reflog (the next write repairs it)",
                     ref.decode(),
                     bad,
                     sha.decode(),
@@ -242,8 +241,8 @@ def heal_head(repo: Repo, git_dir: Path, ref: Ref, *, repair: bool = True) -> Ob
             atomic_write(ref_file, sha + b"\n")
             return sha
     raise GitStoreError(
-        f"{ref.decode()} in {git_dir} points at a missing or corrupt commit and its reflog holds no readable "
-        f"commit; inspect it with `git --git-dir={git_dir} fsck`"
+        f"{ref.decode()} in {git_dir} points at a missing or corrupt commit and its "
+        f"reflog holds no readable commit; inspect it with `git --git-dir={git_dir} fsck`"
     )
 
 

@@ -15,19 +15,26 @@ Trailers are the last paragraph of the message, one ``Key: value`` per line, in 
 (``git interpret-trailers --parse`` reads them). Keys are ``Token-Words`` (letters, digits, '-');
 values are one line (newlines in a value are replaced by spaces when formatting). Known keys:
 
-==================
-==========================================================================================
-``Reverie-Kind``     what made the commit: ``init | dream | restore | revert | manual | purge``
-``Reverie-Cursor``   the last history cursor the commit's Dream run consumed (a non-negative
-integer) ``Reverie-Batch``    ``<first>-<last>``: the history cursors the run read ``Reverie-Model``
-model name; ``Reverie-Tokens`` total tokens; ``Reverie-Cost`` USD as a decimal
-``Reverie-Iterations`` / ``Reverie-Tool-Calls``   Dream's counters ``Reverie-Restore-Of`` /
-``Reverie-Revert-Of``   full sha of the commit a restore or revert undid ``Reverie-Purge``    what a
-purge removed (a description, never the secret) ``Reverie-Approved`` on a ``dream`` commit applying
-a staged SOUL.md change: that a person approved it, and when
-                     it was proposed (see ``reverie.dream.pending``)
-==================
-==========================================================================================
+====================================== ===========================================================
+key                                    value
+====================================== ===========================================================
+``Reverie-Kind``                       what made the commit: ``init | dream | restore | revert |
+                                       manual | purge``
+``Reverie-Cursor``                     the last history cursor the commit's Dream run consumed (a
+                                       non-negative integer)
+``Reverie-Batch``                      ``<first>-<last>``: the history cursors the run read
+``Reverie-Model``                      model name
+``Reverie-Tokens``                     total tokens
+``Reverie-Cost``                       USD as a decimal
+``Reverie-Iterations`` /               Dream's counters
+``Reverie-Tool-Calls``
+``Reverie-Restore-Of`` /               full sha of the commit a restore or revert undid
+``Reverie-Revert-Of``
+``Reverie-Purge``                      what a purge removed (a description, never the secret)
+``Reverie-Approved``                   on a ``dream`` commit applying a SOUL.md proposal: that a
+                                       person approved it, and when it was proposed (see
+                                       ``reverie.dream.proposal``)
+====================================== ===========================================================
 
 No other module builds or parses trailers; they call ``format_message`` / ``parse_trailers``.
 """
@@ -152,7 +159,8 @@ def _parse_paragraph(paragraph: str) -> dict[str, str] | None:
 
 
 def parse_trailers(message: str) -> dict[str, str]:
-    """The trailers of a commit message (``{}`` when it has none). A repeated key keeps its last value."""
+    """The trailers of a commit message (``{}`` when it has none). A repeated key keeps its last
+    value."""
     if not message:
         return {}
     return split_message(message)[2]

@@ -26,7 +26,8 @@ class FileChange:
 
 @dataclass(frozen=True)
 class CommitInfo:
-    """A commit as the log shows it. ``short`` is the 8-hex abbreviation; ``time`` is timezone-aware."""
+    """A commit as the log shows it. ``short`` is the 8-hex abbreviation; ``time`` is
+    timezone-aware."""
 
     sha: str
     short: str

@@ -73,7 +73,8 @@ def after_commit(repo: Repo, git_dir: Path, gc_every: int) -> None:
         packed = _guarded(store, git_dir, store.pack_loose_objects)
         if len(store.packs) > MAX_PACKS:
             _guarded(store, git_dir, store.repack)
-    except Exception as exc:  # noqa: BLE001 - upkeep after a commit that is made: report, retry next commit
+    # Upkeep after a commit that is made: report, retry next commit.
+    except Exception as exc:  # noqa: BLE001
         log.warning(
             "packing the memory repo's loose objects failed (%s); the next commit tries again", exc
         )

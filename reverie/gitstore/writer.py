@@ -3,22 +3,23 @@
 Crash-safe order of one transaction (the caller holds the repo lock)::
 
     1. build blobs, trees and the commit in memory (ids known, nothing written)
-    2. write the intent marker <git dir>/reverie/pending = "<old head> <new commit> <path>... END" and a second
-       line "pid <pid> host <hostname> boot <boot id> at <unix time> <object id>... END" naming the writer and
-       the lock files this transaction may take (the ref's, ``index.lock``, and those of the listed objects;
-       older writers wrote "pid <pid> <object id>... END"), overwriting the file in place (no create,
-       rename or fsync: the file is reused by every commit); a marker without its END tokens can only come from a
-       kill during this step, when HEAD has not moved and no lock was taken: recovery drops it.
-       Not fsynced: after a power loss without it, an unfinished file write is committed later as ``manual``
-       instead of rolled forward — attributed differently, never lost
+    2. write the intent marker <git dir>/reverie/pending = "<old head> <new commit> <path>... END"
+       and a second line "pid <pid> host <hostname> boot <boot id> at <unix time> <object id>...
+       END" naming the writer and the lock files this transaction may take (the ref's,
+       ``index.lock``, and those of the listed objects; older writers wrote "pid <pid> <object
+       id>... END"), overwriting the file in place (no create, rename or fsync: the file is reused
+       by every commit); a marker without its END tokens can only come from a kill during this step,
+       when HEAD has not moved and no lock was taken: recovery drops it. Not fsynced: after a power
+       loss without it, an unfinished file write is committed later as ``manual`` instead of rolled
+       forward — attributed differently, never lost
     3. write the objects (each loose object: lock file + rename; see reverie.gitstore.plumbing)
     4. move the branch ref old → new (git's lock file + fsync, reflog entry, rename; same module)
     5. write the changed tracked files (reverie.storage.fsutil.atomic_write each)
     6. mark the marker done (its first byte becomes ``#``)
 
 A kill before 4 leaves HEAD at the old commit (new objects are merely dangling); after 4, HEAD is
-the new commit. ``recover_pending`` (run on open) finishes a transaction cut short: when HEAD is the
-marker's new commit, every listed file whose disk content is still the old commit's version is
+the new commit. ``recover_transaction`` (run on open) finishes a transaction cut short: when HEAD is
+the marker's new commit, every listed file whose disk content is still the old commit's version is
 rolled forward to the new one (a file that is neither is a person's edit: left alone, committed
 later as ``manual``). A lock file is removed only when the marker names it as this transaction's and
 its writer is known to be gone:
@@ -78,7 +79,7 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "transact",
-    "recover_pending",
+    "recover_transaction",
     "state_dir",
     "write_workspace_file",
     "clean_temp_files",
@@ -88,7 +89,8 @@ __all__ = [
     "ResolvedPaths",
 ]
 
-PENDING = "pending"
+#: The intent marker's file name (on disk since the first writers: kept).
+INTENT_MARKER = "pending"
 
 
 def state_dir(git_dir: Path) -> Path:
@@ -162,8 +164,8 @@ def transact(
     empty commits). ``on_disk`` holds files the caller already read in this operation (path →
     bytes); it is kept up to date. ``untrack``: paths dropped from the tree and the index but never
     touched on disk (not in the marker either, so recovery cannot roll a deletion forward).
-    ``allow_empty``: commit even when the tree does not change (a record with no change to the files,
-    such as a rejected SOUL.md proposal)."""
+    ``allow_empty``: commit even when the tree does not change (a record with no change to the
+    files, such as a rejected SOUL.md proposal)."""
     store = repo.objects
     base_tree: ObjectID | None = read_commit(store, old_head).tree if old_head else None
     blobs = {path: Blob.from_string(data) for path, data in changes.items() if data is not None}
@@ -175,7 +177,7 @@ def transact(
     if tree_id == base_tree and not allow_empty:
         return None
     commit: Commit = make_commit(tree_id, [old_head] if old_head else [], message, who)
-    marker = state_dir(git_dir) / PENDING
+    marker = state_dir(git_dir) / INTENT_MARKER
     old_text = (old_head or b"-").decode()
     objects = [*blobs.values(), *trees, commit]
     owner = " ".join([*_owner_fields(), *(o.id.decode() for o in objects), "END"])
@@ -194,9 +196,8 @@ def transact(
     try:
         moved = compare_and_swap(repo, git_dir, ref, old_head, commit.id, who, reflog)
     except GitStoreError:
-        _marker_done(
-            marker
-        )  # refused before HEAD moved: nothing to recover, and the lock is not ours
+        # refused before HEAD moved: nothing to recover, and the lock is not ours
+        _marker_done(marker)
         raise
     if not moved:
         _marker_done(marker)
@@ -257,15 +258,14 @@ def update_index(
         payload = buf.getvalue()
         # git's own protocol: exclusive index.lock, then rename over the index (a cache, so no
         # fsync). A git command holding the lock right now wins; a lock a crash left is removed by
-        # recover_pending.
+        # recover_transaction.
         lock = str(path) + ".lock"
         fd = open_lock(lock, 0o644)
         if fd is None:
             log.warning("git index not updated: %s exists (a git command is running)", lock)
             return
-        replace_from_lock(
-            fd, lock, str(path), payload + hashlib.sha1(payload).digest()
-        )  # ends with its SHA-1
+        # ends with its SHA-1
+        replace_from_lock(fd, lock, str(path), payload + hashlib.sha1(payload).digest())
         written = _stat_key(path)
         if written is not None:
             _index_cache.clear()  # one repo per process is the common case; never grow
@@ -280,7 +280,8 @@ STALE_LOCK_SECONDS = 600.0
 
 
 def _boot_id() -> str:
-    """This boot's id (Linux), or "-" where the system does not say: a pid is only meaningful within one boot."""
+    """This boot's id (Linux), or "-" where the system does not say: a pid is only meaningful within
+    one boot."""
     try:
         with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as f:
             return f.read().strip() or "-"
@@ -363,7 +364,8 @@ def remove_stale_locks(
             age = _age(path, now)
             if age is not None and age < stale_seconds:
                 log.warning(
-                    "lock %s left alone: written by host %s %.0fs ago (removed once older than %.0fs)",
+                    "lock %s left alone: written by host %s "
+                    "%.0fs ago (removed once older than %.0fs)",
                     path,
                     record.host,
                     age,
@@ -422,11 +424,12 @@ def _open_elsewhere(paths: list[Path]) -> set[Path]:
     return found
 
 
-def recover_pending(
+def recover_transaction(
     repo: Repo, git_dir: Path, workspace: Workspace | ResolvedPaths, ref: Ref | None
 ) -> None:
-    """Finish or discard a transaction a crash interrupted (see the module docstring). Caller holds the lock."""
-    marker = state_dir(git_dir) / PENDING
+    """Finish or discard a transaction a crash interrupted (see the module docstring). Caller holds
+    the lock."""
+    marker = state_dir(git_dir) / INTENT_MARKER
     try:
         text = marker.read_bytes().decode("utf-8", errors="replace")
     except FileNotFoundError:
@@ -468,7 +471,8 @@ def recover_pending(
                 write_workspace_file(workspace, path, read_blob(store, new_ids[path]))
             else:
                 log.warning(
-                    "%s changed during an interrupted commit; kept (it will be committed as manual)",
+                    "%s changed during an interrupted commit; "
+                    "kept (it will be committed as manual)",
                     path,
                 )
     _marker_done(marker)

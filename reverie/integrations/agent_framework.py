@@ -8,8 +8,8 @@ appends the run's messages (the input, the replies, tool calls and results) to
 ``session_key`` when given, else ``maf:<the AgentSession's id>``.
 
     with reverie.open("~/agent/workspace") as memory:
-        agent = Agent(client=..., instructions="Be brief.", context_providers=[ReverieContextProvider(memory)])
-        await agent.run("I moved to Lisbon.")
+        agent = Agent(client=..., instructions="Be brief.",
+        context_providers=[ReverieContextProvider(memory)]) await agent.run("I moved to Lisbon.")
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ __all__ = ["ReverieContextProvider", "to_messages"]
 
 
 def to_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """Agent Framework messages as chat messages in Reverie's session format (system messages left out)."""
+    """Agent Framework messages as chat messages in Reverie's session format (system messages left
+    out)."""
     out: list[dict[str, Any]] = []
     for message in messages:
         role = str(message.role)

@@ -4,7 +4,8 @@ Claude names its own files under ``/memories`` and works on them with six comman
 ``create``, ``str_replace``, ``insert``, ``delete``, ``rename``); the application may call
 ``clear_all_memory``. Every path under ``/memories`` works, mapped onto the workspace like this::
 
-    /memories/SOUL.md            SOUL.md             how the agent behaves (changes wait for approval)
+    /memories/SOUL.md            SOUL.md             how the agent behaves (changes wait for
+                                                     approval)
     /memories/USER.md            USER.md             who the user is
     /memories/MEMORY.md          memory/MEMORY.md    what stays true about the work
     /memories/2026-11-25-x.md    memory/2026-...md   a dated note
@@ -31,7 +32,8 @@ a line another writer (Dream, a person) committed between the read and the write
 never reverted; an edit of the same lines is refused with a ``ToolError`` saying to view the file
 again. ``create`` gives whole new text, as the command means.
 
-    tool = ReverieMemoryTool(reverie.open("~/agent/workspace"))   # AsyncReverieMemoryTool for AsyncAnthropic
+    # AsyncReverieMemoryTool for AsyncAnthropic
+    tool = ReverieMemoryTool(reverie.open("~/agent/workspace"))
     client.beta.messages.tool_runner(model=..., tools=[tool], messages=[...]).until_done()
 """
 
@@ -122,7 +124,8 @@ def to_memories(rel: str) -> str:
 
 
 def _lines(text: str) -> list[str]:
-    """The file's lines as ``view`` numbers them and ``insert`` counts them (no empty line after the last newline)."""
+    """The file's lines as ``view`` numbers them and ``insert`` counts them (no empty line after the
+    last newline)."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -141,17 +144,17 @@ def _numbered(lines: list[str], start: int = 1) -> list[str]:
     return [f"{n:>{_NUMBER_WIDTH}}\t{line}" for n, line in enumerate(lines, start)]
 
 
-# -- the commands: one implementation, run by both tools ------------------------------------------------
+# -- the commands: one implementation, run by both tools -------------------------------------------
 
 
 class _Commands:
-    """The six commands and ``clear_all_memory`` over ``Memory``'s verbs (synchronous; the async tool
-    runs them on a worker thread)."""
+    """The six commands and ``clear_all_memory`` over ``Memory``'s verbs (synchronous; the async
+    tool runs them on a worker thread)."""
 
     def __init__(self, memory: Memory) -> None:
         self.memory = memory
 
-    # -- reading ---------------------------------------------------------------------------------------
+    # -- reading -----------------------------------------------------------------------------------
     def _files(self) -> dict[str, str]:
         """Every file ``/memories`` shows: its ``/memories`` path -> workspace path."""
         return {to_memories(rel): rel for rel in self.memory.files()}
@@ -222,7 +225,7 @@ class _Commands:
             used += len(row) + 1
         return f"Here's the content of {path} with line numbers:\n" + "\n".join(out)
 
-    # -- writing ---------------------------------------------------------------------------------------
+    # -- writing -----------------------------------------------------------------------------------
     def _writable(self, path: str) -> str:
         rel = to_workspace(path)
         if rel is None:
@@ -308,7 +311,7 @@ class _Commands:
             return _staged(path)
         return f"The file {path} has been edited."
 
-    # -- files -----------------------------------------------------------------------------------------
+    # -- files -------------------------------------------------------------------------------------
     def _movable(self, path: str, verb: str) -> str:
         rel = to_workspace(path)
         if rel is None and path.rstrip("/") == ROOT:
@@ -370,7 +373,8 @@ def _moved(result: WriteResult) -> str:
 
 
 def _refused(path: str, exc: ReverieError) -> ToolError:
-    """A refusal in the tool's words: the reason with workspace paths said as ``/memories`` paths."""
+    """A refusal in the tool's words: the reason with workspace paths said as ``/memories``
+    paths."""
     reason = str(exc)
     if isinstance(exc, GateError):
         reason = reason.split(": ", 1)[-1]
@@ -385,7 +389,7 @@ def _known_paths(text: str) -> set[str]:
     return set(re.findall(r"(?:memory/[^\s:;,)]+|SOUL\.md|USER\.md)", text))
 
 
-# -- the tools -------------------------------------------------------------------------------------------
+# -- the tools -------------------------------------------------------------------------------------
 
 
 class ReverieMemoryTool(BetaAbstractMemoryTool):
@@ -407,7 +411,8 @@ class ReverieMemoryTool(BetaAbstractMemoryTool):
         return self._commands.create(command)
 
     def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
-        """Replace the one occurrence of ``old_str``; lines it takes out of a prompt file are archived."""
+        """Replace the one occurrence of ``old_str``; lines it takes out of a prompt file are
+        archived."""
         return self._commands.str_replace(command)
 
     def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:

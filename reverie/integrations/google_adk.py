@@ -3,8 +3,8 @@
 ADK scopes memory by application and user; so does this service: each ``(app_name, user_id)`` has a
 workspace of its own under one root directory, and nothing one user said reaches another's search.
 
-- With Reverie's scoped workspaces (``reverie.storage.scopes``), the scope is ``reverie.open(root=...,
-  user=user_id, agent=app_name)``.
+- With Reverie's scoped workspaces (``reverie.storage.scopes``), the scope is
+  ``reverie.open(root=..., user=user_id, agent=app_name)``.
 - Without them, the workspace is ``<root>/<app_name>/<user_id>``; ids are letters, digits, ``._-``
   and ``@`` (at most 128, not starting with a dot), anything else is refused with ``ValueError``.
 
@@ -12,9 +12,9 @@ What each call does:
 
 - ``add_session_to_memory(session)`` / ``add_events_to_memory(...)``: the events with text (the
   user's and the agents') are appended to ``sessions/adk_<session id>.jsonl`` (an event already
-  stored is skipped: ADK may add a session many times), then the whole conversation is archived into
-  history (the Consolidator: fact lines, or the raw turns if the model fails), where Recall finds it
-  and Dream distils it into the memory files.
+  stored is skipped: ADK may add a session many times), then the whole conversation is consolidated
+  into history (the Consolidator: fact lines, or the raw turns if the model fails), where Recall
+  finds it and Dream distils it into the memory files.
 - ``add_memory(...)``: each entry's text is remembered (a history entry).
 - ``search_memory(app_name, user_id, query)``: Recall over that scope's memory files, archive,
   history and conversations, made clean for a model (``Memory.search_memory``: no internal marks,
@@ -76,7 +76,8 @@ def _event_text(event: Event) -> str:
 
 
 class ReverieMemoryService(BaseMemoryService):
-    """ADK memory kept in Reverie workspaces under ``root``, one per ``(app_name, user_id)`` (see the module doc)."""
+    """ADK memory kept in Reverie workspaces under ``root``, one per ``(app_name, user_id)`` (see
+    the module doc)."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root).expanduser()
@@ -86,7 +87,9 @@ class ReverieMemoryService(BaseMemoryService):
         """The memory of one application's user (close it, or use it as a context manager)."""
         app, user = _check_id("app_name", app_name), _check_id("user_id", user_id)
         if self._scoped:
-            opened: Memory = _front_door.open(root=self.root, user=user, agent=app)  # type: ignore[call-arg,unused-ignore]
+            opened: Memory = _front_door.open(  # type: ignore[call-arg,unused-ignore]
+                root=self.root, user=user, agent=app
+            )
             return opened
         return _front_door.open(self.root / app / user)
 
@@ -129,7 +132,8 @@ class ReverieMemoryService(BaseMemoryService):
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str
     ) -> SearchMemoryResponse:
-        """The scope's memories for ``query``, clean for a model, best first (see the module doc)."""
+        """The scope's memories for ``query``, clean for a model, best first (see the module
+        doc)."""
         async with self.open(app_name, user_id) as memory:
             if not memory.workspace.root.is_dir():
                 return SearchMemoryResponse()
@@ -197,6 +201,5 @@ class ReverieMemoryService(BaseMemoryService):
                 )
             if new:
                 await memory.arecord(key, new)
-                await memory.aconsolidate(
-                    key
-                )  # the conversation into history, where search and Dream find it
+                # the conversation into history, where search and Dream find it
+                await memory.aconsolidate(key)

@@ -5,20 +5,20 @@ run's history. Here they live in ``sessions/<key>.jsonl`` in Reverie's (and nano
 format, one chat message per item with the item itself kept beside it (``"item"``), so the
 Consolidator, Recall and ``reverie consolidate`` read them like any conversation:
 
-- ``add_items`` appends each item durably, then the Consolidator archives the oldest turns into
+- ``add_items`` appends each item durably, then the Consolidator consolidates the oldest turns into
   history when the prompt is over its token budget (``Memory.record``); ``get_items`` returns what
-  is not archived yet, so the model's input stays inside its context window while history (and,
+  is not in history yet, so the model's input stays inside its context window while history (and,
   after Dream, the memory files) keeps the rest.
-- ``pop_item`` takes the newest item out (never one already archived: history is append-only).
-- ``clear_session`` archives everything first, then clears (``/new``): nothing is cleared before it
-  is archived.
+- ``pop_item`` takes the newest item out (never one already in history: history is append-only).
+- ``clear_session`` consolidates everything first, then clears (``/new``): nothing is cleared
+  before it is in history.
 
 ``memory_instructions(memory)`` gives an ``Agent`` the memory block for its instructions (SOUL.md,
 USER.md, MEMORY.md, the topic files by name and recent history), read afresh at every run;
 ``memory_tools(memory, session_key=...)`` gives it two tools, ``search_memory`` (clean memory, never
-the conversation in progress nor the assistant's own replies) and ``remember`` (a fact into history).
-The key may be a function of the run's context (``RunContextWrapper``), so one agent serves many
-conversations.
+the conversation in progress nor the assistant's own replies) and ``remember`` (a fact into
+history). The key may be a function of the run's context (``RunContextWrapper``), so one agent
+serves many conversations.
 
     with reverie.open("~/agent/workspace") as memory:
         session = ReverieSession("chat:alice", memory)
@@ -50,7 +50,8 @@ _ROLES = {"user": "user", "assistant": "assistant", "system": "system", "develop
 
 
 def _text(content: Any) -> str | None:
-    """The text of an item's content: a string, or the text of its parts (input_text, output_text, refusal)."""
+    """The text of an item's content: a string, or the text of its parts (input_text, output_text,
+    refusal)."""
     if content is None or isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -62,7 +63,8 @@ def _text(content: Any) -> str | None:
 
 
 def to_message(item: TResponseInputItem) -> dict[str, Any]:
-    """The chat message a Responses item is stored as (role, content, tool calls), the item kept under ``item``."""
+    """The chat message a Responses item is stored as (role, content, tool calls), the item kept
+    under ``item``."""
     data: dict[str, Any] = dict(item)
     kind = data.get("type", "message")
     if kind == "function_call":
@@ -111,7 +113,7 @@ class ReverieSession:
         self.session_settings = settings
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
-        """The items not archived yet, oldest first (the newest ``limit``, or the settings')."""
+        """The items not in history yet, oldest first (the newest ``limit``, or the settings')."""
         messages = await self.memory.amessages(self.session_id)
         if limit is None and self.session_settings is not None:
             limit = self.session_settings.limit
@@ -125,12 +127,12 @@ class ReverieSession:
             await self.memory.arecord(self.session_id, [to_message(item) for item in items])
 
     async def pop_item(self) -> TResponseInputItem | None:
-        """Take the newest item out (None when empty, or when it is archived already)."""
+        """Take the newest item out (None when empty, or when it is in history already)."""
         message = await self.memory.apop_message(self.session_id)
         return None if message is None else _to_item(message)
 
     async def clear_session(self) -> None:
-        """Archive what history does not hold yet, then clear the conversation."""
+        """Consolidate what history does not hold yet, then clear the conversation."""
         await self.memory.aclear(self.session_id)
 
 

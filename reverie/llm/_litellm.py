@@ -30,7 +30,8 @@ _module: ModuleType | None = None
 
 
 def get_litellm() -> ModuleType:
-    """litellm, imported once, with Reverie's switches wherever the caller's environment does not set them."""
+    """litellm, imported once, with Reverie's switches wherever the caller's environment does not
+    set them."""
     global _module
     if _module is not None:
         return _module

@@ -112,8 +112,10 @@ _KEY_VARS = {
 # What a provider or server says when the request, not the server, is at fault (a deterministic
 # 500).
 _MALFORMED = re.compile(
-    r"has no attribute|is undefined|is not defined|malformed|invalid (?:request|json|message|argument|parameter)"
-    r"|validation error|jinja|template|could not parse|unexpected (?:token|keyword|field)|missing (?:required|field)"
+    r"has no attribute|is undefined|is not defined|malformed|invalid "
+    r"(?:request|json|message|argument|parameter)"
+    r"|validation error|jinja|template|could not parse|unexpected "
+    r"(?:token|keyword|field)|missing (?:required|field)"
     r"|TypeError|KeyError|AttributeError|ValueError",
     re.I,
 )
@@ -183,7 +185,8 @@ def _last_fault(state: RetryCallState) -> _Retryable:
 
 
 class ModelClient:
-    """Async model calls with retries, usage and cost. One instance per config; safe to share between tasks."""
+    """Async model calls with retries, usage and cost. One instance per config; safe to share
+    between tasks."""
 
     def __init__(self, config: Config | None = None) -> None:
         self.config = config if config is not None else Config()
@@ -201,7 +204,7 @@ class ModelClient:
     def settings(self) -> LLMConfig:
         return self.config.llm
 
-    # -- the call -----------------------------------------------------------------------------------------
+    # -- the call ----------------------------------------------------------------------------------
     async def complete(
         self,
         messages: list[dict[str, Any]],
@@ -391,8 +394,8 @@ class ModelClient:
             )
         elif kind == "not-found":
             message = (
-                f"{name}: no such model at {endpoint}; check agents.defaults.model (a provider prefix such as "
-                f"openai/ or ollama/ and a model the provider serves) ({detail})"
+                f"{name}: no such model at {endpoint}; check agents.defaults.model (a provider "
+                f"prefix such as openai/ or ollama/ and a model the provider serves) ({detail})"
             )
         elif kind == "unreachable":
             why = (
@@ -458,7 +461,9 @@ class ModelClient:
         from ._litellm import get_litellm
 
         litellm = get_litellm()
-        try:  # litellm passes the timeout to the HTTP client; the wait_for (1 s later) catches one that ignores it
+        # litellm passes the timeout to the HTTP client; the wait_for (1 s later) catches one that
+        # ignores it
+        try:
             return await asyncio.wait_for(
                 litellm.acompletion(model=name, messages=messages, timeout=timeout, **kwargs),
                 timeout + 1.0,
@@ -494,9 +499,8 @@ class ModelClient:
             kwargs["max_tokens"] = max_tokens
         if not remote:
             return kwargs
-        kwargs["max_retries"] = (
-            0  # ours is the only retry loop (the OpenAI SDK would retry twice on its own)
-        )
+        # ours is the only retry loop (the OpenAI SDK would retry twice on its own)
+        kwargs["max_retries"] = 0
         kwargs["num_retries"] = 0
         settings = self.provider_settings(name)
         if settings is not None:
@@ -513,7 +517,8 @@ class ModelClient:
             and not os.environ.get("OPENAI_API_KEY")
         ):
             kwargs["api_key"] = (
-                "no-key"  # a local OpenAI-compatible server (llama.cpp, vLLM) needs none; the SDK does
+                # a local OpenAI-compatible server (llama.cpp, vLLM) needs none; the SDK does
+                "no-key"
             )
         return kwargs
 
@@ -532,7 +537,8 @@ class ModelClient:
         return name
 
     def provider_settings(self, model: str) -> ProviderConfig | None:
-        """The ``providers.<name>`` config entry for ``model``, or None (litellm then reads the environment)."""
+        """The ``providers.<name>`` config entry for ``model``, or None (litellm then reads the
+        environment)."""
         providers = self.config.providers
         if not providers:
             return None
@@ -547,16 +553,15 @@ class ModelClient:
             for word, key in _KEYWORDS:
                 if word in lowered and key in providers:
                     return providers[key]
-            chosen = (self.config.agents.defaults.model_extra or {}).get(
-                "provider"
-            )  # nanobot's explicit choice
+            # nanobot's explicit choice
+            chosen = (self.config.agents.defaults.model_extra or {}).get("provider")
             if isinstance(chosen, str) and chosen in providers:
                 return providers[chosen]
             if "custom" in providers:
                 return providers["custom"]
         return None
 
-    # -- the response -------------------------------------------------------------------------------------
+    # -- the response ------------------------------------------------------------------------------
     def _to_response(
         self,
         raw: Any,
@@ -598,9 +603,8 @@ class ModelClient:
         usage = getattr(raw, "usage", None)
         prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion = int(getattr(usage, "completion_tokens", 0) or 0)
-        if (
-            not prompt and not completion
-        ):  # a server that reports nothing: estimate, so budgets still bind
+        # a server that reports nothing: estimate, so budgets still bind
+        if not prompt and not completion:
             prompt = estimate_tokens(messages, tools)
             out = [
                 {
@@ -614,7 +618,7 @@ class ModelClient:
             completion = estimate_tokens(out) - 3
         return Usage(prompt, completion, _cost(raw))
 
-    # -- tokens -------------------------------------------------------------------------------------------
+    # -- tokens ------------------------------------------------------------------------------------
     def count_tokens(
         self,
         messages: list[dict[str, Any]],
@@ -647,14 +651,14 @@ def _fix_text(text: str) -> str:
     try:
         text.encode("utf-8")
         return text
-    except (
-        UnicodeEncodeError
-    ):  # lone surrogates (from undecodable bytes): U+FFFD, so no provider chokes on them
+    except UnicodeEncodeError:
+        # lone surrogates (from undecodable bytes): U+FFFD, so no provider chokes on them
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def _valid_unicode(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The messages with every text encodable as UTF-8 (copied only where something had to change)."""
+    """The messages with every text encodable as UTF-8 (copied only where something had to
+    change)."""
     out = messages
     for i, msg in enumerate(messages):
         content = msg.get("content") if isinstance(msg, Mapping) else None
@@ -726,7 +730,8 @@ def _finished(resp: ModelResponse, name: str, provider: str) -> ModelResponse:
 
 
 def _short(text: str, limit: int = 300) -> str:
-    """A provider's error text without litellm's repeated class-name prefixes, on one line, bounded."""
+    """A provider's error text without litellm's repeated class-name prefixes, on one line,
+    bounded."""
     text = re.sub(r"\b(?:litellm\.)?[A-Za-z]*(?:Error|Exception)(?: \(\d+\))?(?:: | - )", "", text)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -737,9 +742,8 @@ def _tool_call(index: int, call: Any) -> ToolCall:
     if fn is None and isinstance(call, Mapping):
         fn = call.get("function")
 
-    def get(
-        key: str,
-    ) -> object:  # a provider's call is a litellm object or, from some servers, a plain dict
+    # a provider's call is a litellm object or, from some servers, a plain dict
+    def get(key: str) -> object:
         return fn.get(key) if isinstance(fn, Mapping) else getattr(fn, key, None)
 
     raw = get("arguments")
@@ -772,7 +776,7 @@ def _cost(raw: Any) -> float | None:
     return float(value) if value else None
 
 
-# -- failure classification -----------------------------------------------------------------------------------
+# -- failure classification ------------------------------------------------------------------------
 def _classify(exc: BaseException, provider: str, local: bool) -> _Fault:
     """What one failed attempt means (see the module docstring)."""
     if isinstance(exc, TimeoutError) or type(exc).__name__ == "TimeoutError":
@@ -827,9 +831,9 @@ def _unreachable(exc: BaseException) -> bool:
     """True when the connection was never made: refused, or the host name does not resolve (a
     dropped connection, a reset mid-reply, is not this: it is retried)."""
     seen: set[int] = set()
-    pending: list[BaseException | None] = [exc]
-    while pending:
-        e = pending.pop()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop()
         if e is None or id(e) in seen:
             continue
         seen.add(id(e))
@@ -841,7 +845,7 @@ def _unreachable(exc: BaseException) -> bool:
             return True
         if type(e).__name__ == "ClientConnectorError":  # aiohttp's failed connect
             return True
-        pending += [e.__cause__, e.__context__, getattr(e, "original_exception", None)]
+        todo += [e.__cause__, e.__context__, getattr(e, "original_exception", None)]
     return bool(
         re.search(
             r"connection refused|errno 111|name or service not known|nodename nor servname|"
@@ -899,7 +903,7 @@ def _describe(exc: BaseException) -> str:
     return f"{kind} ({status}): {text}" if isinstance(status, int) else f"{kind}: {text}"
 
 
-# -- secrets --------------------------------------------------------------------------------------------------
+# -- secrets ---------------------------------------------------------------------------------------
 def _secrets_of(kwargs: Mapping[str, Any]) -> list[str]:
     found = [str(kwargs["api_key"])] if kwargs.get("api_key") else []
     for header in (kwargs.get("extra_headers") or {}).values():

@@ -36,21 +36,21 @@ _installed: set[str] = set()
 
 
 def _litellm() -> Any:
-    """litellm with Reverie's switches and providers (``_litellm.get_litellm``), plus the registered embedders."""
+    """litellm with Reverie's switches and providers (``_litellm.get_litellm``), plus the registered
+    embedders."""
     from ._litellm import get_litellm
 
-    litellm: Any = (
-        get_litellm()
-    )  # a module mypy does not follow (lazy and large): its provider map is set by name
+    # a module mypy does not follow (lazy and large): its provider map is set by name
+    litellm: Any = get_litellm()
     with _lock:
-        pending = {name: fn for name, fn in _embedders.items() if name not in _installed}
-        if pending:
-            kept = [p for p in litellm.custom_provider_map if p.get("provider") not in pending]
+        missing = {name: fn for name, fn in _embedders.items() if name not in _installed}
+        if missing:
+            kept = [p for p in litellm.custom_provider_map if p.get("provider") not in missing]
             litellm.custom_provider_map = kept + [
                 {"provider": name, "custom_handler": _handler(litellm, name, fn)}
-                for name, fn in pending.items()
+                for name, fn in missing.items()
             ]
-            _installed.update(pending)
+            _installed.update(missing)
     return litellm
 
 
@@ -121,7 +121,8 @@ def _handler(litellm: Any, provider: str, fn: Callable[[list[str], str], list[li
 async def embed(
     texts: list[str], *, model: str, config: Config | None = None, timeout: float = 60.0
 ) -> list[list[float]]:
-    """Embed ``texts`` with ``model`` (a litellm model name). Raises ``ModelError`` (never with an API key in it)."""
+    """Embed ``texts`` with ``model`` (a litellm model name). Raises ``ModelError`` (never with an
+    API key in it)."""
     if not texts:
         return []
     litellm = _litellm()
@@ -147,9 +148,8 @@ def embed_sync(
     if local is not None:
         try:
             vectors = [list(map(float, v)) for v in local(list(texts), name or model)]
-        except (
-            Exception
-        ):  # an embedder's failure is a model failure, never a traceback for the caller
+        except Exception:
+            # an embedder's failure is a model failure, never a traceback for the caller
             raise _failed(model) from None
     else:
         litellm = _litellm()
@@ -163,7 +163,8 @@ def embed_sync(
 
 
 def _failed(model: str) -> ModelError:
-    """The one error for any embedding failure, logged with its cause at debug level (never with a key)."""
+    """The one error for any embedding failure, logged with its cause at debug level (never with a
+    key)."""
     exc = sys.exc_info()[1]
     log.debug("embedding with %s failed", model, exc_info=True)
     return ModelError(f"embedding with {model} failed: {type(exc).__name__}")

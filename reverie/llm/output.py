@@ -44,7 +44,8 @@ def _words(text: str) -> list[str]:
 
 
 def echo_of(text: str, sources: Iterable[str], n: int = ECHO_WORDS) -> str | None:
-    """The first ``n``-word run ``text`` shares with any of ``sources`` (a prompt, a tool schema), or None."""
+    """The first ``n``-word run ``text`` shares with any of ``sources`` (a prompt, a tool schema),
+    or None."""
     words = _words(text)
     if len(words) < n:
         return None
@@ -106,7 +107,7 @@ def fact_problem(fact: str, sources: Iterable[str] = ()) -> str | None:
     return f"repeats the instructions ({echo!r})" if echo else None
 
 
-# -- accounting for the input ----------------------------------------------------------------------------------
+# -- accounting for the input ----------------------------------------------------------------------
 _TOKEN = re.compile(r"[^\W_]+", re.U)
 _SENTENCE = re.compile(r"(?<=[.!?;…])\s+|\s+⏎\s+|\n+")
 _FENCE = re.compile(r"^\s*```[\w-]*\s*\n(.*?)\n\s*```\s*$", re.S)
@@ -150,7 +151,8 @@ def content_words(text: str) -> set[str]:
 
 
 def said_something(text: str) -> list[str]:
-    """The sentences of ``text`` that say something: four words or more, not a question, not code."""
+    """The sentences of ``text`` that say something: four words or more, not a question, not
+    code."""
     found = []
     for sentence in _SENTENCE.split(text or ""):
         sentence = sentence.strip()

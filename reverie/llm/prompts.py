@@ -61,9 +61,8 @@ def load_prompt(task: str, workspace: Workspace | str | os.PathLike[str] | None 
 def _root(workspace: Workspace | str | os.PathLike[str] | None) -> Path | None:
     if workspace is None:
         return None
-    if isinstance(
-        workspace, (str, os.PathLike)
-    ):  # before .root: a Path's .root is its anchor ("/")
+    # before .root: a Path's .root is its anchor ("/")
+    if isinstance(workspace, (str, os.PathLike)):
         return Path(workspace)
     return Path(workspace.root)
 
@@ -90,7 +89,8 @@ def _read(root: Path, rel: str) -> str | None:
 
 
 def _block_for(task: str, text: str) -> str:
-    """The part of a multi-task file that belongs to ``task``; the whole text when it has no task lines."""
+    """The part of a multi-task file that belongs to ``task``; the whole text when it has no task
+    lines."""
     marks = list(_TASK_LINE_RE.finditer(text))
     if not marks:
         return text

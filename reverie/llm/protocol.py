@@ -82,7 +82,8 @@ MAX_OUTPUT_TOKENS = {
 
 
 def max_output_tokens(task: str, configured: int) -> int:
-    """The ``max_tokens`` a call of ``task`` sends: the task's own limit, never above ``configured``."""
+    """The ``max_tokens`` a call of ``task`` sends: the task's own limit, never above
+    ``configured``."""
     return max(1, min(MAX_OUTPUT_TOKENS.get(task, configured), configured))
 
 
@@ -124,7 +125,8 @@ def task_of(system_prompt: str) -> str | None:
 
 
 def render_sections(sections: list[tuple[str, str]]) -> str:
-    """``## title`` + body blocks, in order. Bodies are escaped so a line starting '## ' cannot open a section."""
+    """``## title`` + body blocks, in order. Bodies are escaped so a line starting '## ' cannot open
+    a section."""
     parts = []
     for title, body in sections:
         safe = re.sub(r"^## ", r"\\## ", body or "", flags=re.M)
@@ -144,7 +146,7 @@ def parse_sections(text: str) -> dict[str, str]:
 
 
 def transcript_line(timestamp: str, role: str, content: str) -> str:
-    """``[YYYY-MM-DD HH:MM] ROLE: content`` — also the raw-archive line format.
+    """``[YYYY-MM-DD HH:MM] ROLE: content`` — also the raw entry's line format.
 
     Continuation lines of a multi-line content are indented by two spaces, so no content (a tool's
     output, a web page) can start a line that reads as another speaker's."""
@@ -168,7 +170,8 @@ def parse_finding_line(line: str) -> tuple[str, str] | None:
 
 
 def age_suffix(days: int) -> str:
-    """What Dream appends to a MEMORY.md line older than ``AGE_THRESHOLD_DAYS``: `` [age: N days]``."""
+    """What Dream appends to a MEMORY.md line older than ``AGE_THRESHOLD_DAYS``: `` [age: N
+    days]``."""
     return f" [age: {int(days)} days]"
 
 

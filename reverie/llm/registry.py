@@ -33,13 +33,15 @@ _lock = threading.Lock()
 
 
 def prefix_of(model: str) -> str:
-    """The provider prefix of a model name (``openai/gpt-4o`` → ``openai``), or ``""`` when it has none."""
+    """The provider prefix of a model name (``openai/gpt-4o`` → ``openai``), or ``""`` when it has
+    none."""
     head, sep, _ = model.partition("/")
     return head.lower() if sep else ""
 
 
 def register(prefix: str, model: LocalModel) -> None:
-    """Answer every ``<prefix>/<name>`` in-process with ``model`` (replacing an earlier registration)."""
+    """Answer every ``<prefix>/<name>`` in-process with ``model`` (replacing an earlier
+    registration)."""
     if not prefix or "/" in prefix:
         raise ValueError(f"a model prefix must be non-empty and without '/': {prefix!r}")
     with _lock:
@@ -52,7 +54,8 @@ def unregister(prefix: str) -> None:
 
 
 def resolve(model: str) -> LocalModel | None:
-    """The in-process model answering ``model``, or None: a remote provider, reached through litellm."""
+    """The in-process model answering ``model``, or None: a remote provider, reached through
+    litellm."""
     _ensure_builtins()
     with _lock:
         return _models.get(prefix_of(model))
@@ -62,7 +65,8 @@ _builtins_done = False
 
 
 def _ensure_builtins() -> None:
-    """Register the offline engine and the scripted fake on first use (their modules load only when called)."""
+    """Register the offline engine and the scripted fake on first use (their modules load only when
+    called)."""
     global _builtins_done
     if _builtins_done:
         return

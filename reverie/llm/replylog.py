@@ -2,12 +2,13 @@
 memory task did not take as it came. This docstring is the spec.
 
 A task's parser judges each reply (``reverie.llm.output``): *trusted* replies are used and not kept;
-a reply *refused* (not used: the Consolidator raw-archives the slice, Dream's analysis fails and the
-batch stays pending, a summary becomes a labelled raw excerpt), *repaired* (used after a change: a
-code fence unwrapped, a line cut at the token limit dropped, a slug replaced) or *accepted leniently*
-(used, with lines ignored or the slice's words kept beside its facts) is kept here, so what the model
-really said can be read after the fact: ``reverie status`` names the last one, ``reverie why TEXT``
-lists those behind a history entry holding TEXT, ``reverie why --reply ID`` shows one.
+a reply *refused* (not used: the Consolidator keeps the slice as a raw entry, Dream's analysis fails
+and the batch stays pending, a summary becomes a labelled raw excerpt), *repaired* (used after
+a change: a code fence unwrapped, a line cut at the token limit dropped, a slug replaced) or
+*accepted leniently* (used, with lines ignored or the slice's words kept beside its facts) is kept
+here, so what the model really said can be read after the fact: ``reverie status`` names the last
+one, ``reverie why TEXT`` lists those behind a history entry holding TEXT, ``reverie why --reply
+ID`` shows one.
 
 One JSON object per line, UTF-8, ``\\n``-terminated::
 
@@ -15,7 +16,8 @@ One JSON object per line, UTF-8, ``\\n``-terminated::
      "model": "openai/smollm2", "verdict": "refused",
      "reason": "'(nothing)' mixed with 1 other line",
      "ref": {"session": "cli:ana", "cursors": [41, 42]},     # or {"batch": [31, 50]}
-     "request": {"system": "<sha256 of the system prompt, 12 hex>", "user": "<the last user message>"},
+     "request": {"system": "<sha256 of the system prompt, 12 hex>",
+                 "user": "<the last user message>"},
      "reply": {"content": "...", "finish_reason": "stop",
                "tool_calls": [{"name": "edit_file", "arguments": "{...}"}]}}
 
@@ -25,9 +27,10 @@ request's user message keeps its first and last ``REQUEST_CHARS // 2`` character
 ``REPLY_CHARS``, each tool call's arguments ``ARGUMENT_CHARS`` (at most ``MAX_CALLS`` calls), and
 every text is passed through ``security.secrets.scrub`` (no credential is kept). The file itself
 stays under ``MAX_BYTES``: an append that would pass it first rewrites the file with its newest
-records (half the limit), atomically, under ``model-replies.jsonl.lock``. Appends are one ``O_APPEND``
-write each under that lock; readers take no lock and skip a line that does not parse (a torn tail).
-Keeping a reply never fails the task that judged it: an error is logged and the task goes on.
+records (half the limit), atomically, under ``model-replies.jsonl.lock``. Appends are one
+``O_APPEND`` write each under that lock; readers take no lock and skip a line that does not parse (a
+torn tail). Keeping a reply never fails the task that judged it: an error is logged and the task
+goes on.
 """
 
 from __future__ import annotations
@@ -223,7 +226,8 @@ def keep_reply(
 
 
 def _trim(path: Path, keep_bytes: int) -> None:
-    """Rewrite the log with its newest whole records within ``keep_bytes`` (caller holds the lock)."""
+    """Rewrite the log with its newest whole records within ``keep_bytes`` (caller holds the
+    lock)."""
     raw = read_bytes_or_none(path) or b""
     kept: list[bytes] = []
     used = 0

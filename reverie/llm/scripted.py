@@ -5,10 +5,12 @@ model.
 
     fake = ScriptedModel.register("dreamer")            # model name "scripted/dreamer"
     fake.enqueue("[USER] Lives in Berlin")               # a text reply
-    fake.enqueue(ToolCall("c1", "edit_file", {...}))     # a tool-call reply (several ToolCalls = one reply)
+    # a tool-call reply (several ToolCalls = one reply)
+    fake.enqueue(ToolCall("c1", "edit_file", {...}))
     fake.enqueue(Reply("cut short", finish_reason="length", usage=Usage(10, 5)))
     fake.enqueue(rate_limit_error(retry_after=1))        # an exception, raised by the "provider"
-    fake.enqueue(Reply("slow", delay=5))                 # answers after 5 s (the client's timeout applies)
+    # answers after 5 s (the client's timeout applies)
+    fake.enqueue(Reply("slow", delay=5))
     resp = await ModelClient(config).complete(msgs, model=fake.model)
     fake.prompts[-1].messages                            # what the caller sent
 
@@ -55,7 +57,8 @@ __all__ = [
 
 
 class ScriptError(RuntimeError):
-    """The script cannot answer: unregistered name or nothing queued. Never retried by the client."""
+    """The script cannot answer: unregistered name or nothing queued. Never retried by the
+    client."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,8 @@ _registry_lock = threading.Lock()
 
 @dataclass(eq=False)
 class ScriptedModel:
-    """A fake model answering from a queue of replies. Create with ``ScriptedModel.register(name)``."""
+    """A fake model answering from a queue of replies. Create with
+    ``ScriptedModel.register(name)``."""
 
     name: str
     responder: Callable[[Prompt], Answer] | None = None
@@ -125,7 +129,7 @@ class ScriptedModel:
     _queue: deque[Script] = field(default_factory=deque, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    # -- registry -----------------------------------------------------------------------------------------
+    # -- registry ----------------------------------------------------------------------------------
     @classmethod
     def register(
         cls,
@@ -135,7 +139,8 @@ class ScriptedModel:
         direct: bool = False,
         latency: float = 0.0,
     ) -> ScriptedModel:
-        """Create (or replace) the fake answering model ``scripted/<name>``; ``latency`` delays every reply."""
+        """Create (or replace) the fake answering model ``scripted/<name>``; ``latency`` delays
+        every reply."""
         if not name or "/" in name:
             raise ValueError(f"scripted model name must be non-empty and without '/': {name!r}")
         fake = cls(name=name, responder=responder, direct=direct, latency=latency)
@@ -171,7 +176,7 @@ class ScriptedModel:
         """The model string to pass to ``ModelClient.complete``."""
         return f"scripted/{self.name}"
 
-    # -- script -------------------------------------------------------------------------------------------
+    # -- script ------------------------------------------------------------------------------------
     def enqueue(self, *replies: Script) -> ScriptedModel:
         """Queue replies, one per request: text, a ToolCall or a list of them, a ``Reply``, an
         exception to raise, or a callable taking the ``Prompt``. Returns self, for chaining."""
@@ -192,7 +197,8 @@ class ScriptedModel:
         if item is None:
             if self.responder is None:
                 raise ScriptError(
-                    f"scripted model {self.name!r} has no reply queued for request #{len(self.prompts)}"
+                    f"scripted model {self.name!r} has no reply "
+                    f"queued for request #{len(self.prompts)}"
                 )
             item = self.responder
         return _to_reply(item, prompt)
@@ -217,7 +223,8 @@ def _to_reply(item: Script, prompt: Prompt) -> Reply:
 
 
 async def answer(request: Request) -> rt.ModelResponse:
-    """The registry's entry point: the fake's next reply to ``request`` (a ``registry.Request``), after its delay."""
+    """The registry's entry point: the fake's next reply to ``request`` (a ``registry.Request``),
+    after its delay."""
     import asyncio
 
     fake = ScriptedModel.get(request.model)
@@ -231,9 +238,8 @@ async def answer(request: Request) -> rt.ModelResponse:
         request.model,
     )
     if delay:
-        await asyncio.sleep(
-            delay
-        )  # a slow scripted model: the client's timeout and Dream's wall clock apply
+        # a slow scripted model: the client's timeout and Dream's wall clock apply
+        await asyncio.sleep(delay)
     return resp
 
 
@@ -287,7 +293,7 @@ def direct_reply(
     ), max(0.0, float(delay or 0.0))
 
 
-# -- exceptions as a provider raises them (litellm's types, so the client's retry policy sees the real thing) ---
+# -- exceptions as a provider raises them (litellm's types, so the client's retry policy sees the re
 def _http_response(status: int, headers: dict[str, str] | None = None) -> httpx.Response:
     import httpx
 
@@ -297,7 +303,8 @@ def _http_response(status: int, headers: dict[str, str] | None = None) -> httpx.
 
 
 def _litellm_error(kind: str, *args: object, **kwargs: object) -> BaseException:
-    """litellm's exception ``kind`` raised by "provider" ``scripted`` (litellm imported here, on first use)."""
+    """litellm's exception ``kind`` raised by "provider" ``scripted`` (litellm imported here, on
+    first use)."""
     from ._litellm import get_litellm
 
     make: Callable[..., BaseException] = getattr(get_litellm(), kind)
@@ -313,7 +320,8 @@ def rate_limit_error(
 
 
 def server_error(status: int = 500, message: str = "server error") -> BaseException:
-    """A litellm 5xx error (InternalServerError for 500, ServiceUnavailableError for 503, else APIError)."""
+    """A litellm 5xx error (InternalServerError for 500, ServiceUnavailableError for 503, else
+    APIError)."""
     if status == 503:
         return _litellm_error("ServiceUnavailableError", message, response=_http_response(503))
     if status == 500:

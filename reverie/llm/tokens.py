@@ -78,7 +78,8 @@ def _dumps(value: Any) -> str:
 def estimate_tokens(
     messages: Iterable[Mapping[str, Any]], tools: list[dict[str, Any]] | None = None
 ) -> int:
-    """Estimated prompt tokens of chat ``messages`` (+ ``tools`` schemas) — microseconds per message."""
+    """Estimated prompt tokens of chat ``messages`` (+ ``tools`` schemas) — microseconds per
+    message."""
     units = 0.0
     count = 0
     for msg in messages:

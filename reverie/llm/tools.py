@@ -30,7 +30,8 @@ _ARG_RE = re.compile(r"^\s{2,}(\w+)\s*(?:\([^)]*\))?:\s*(.+)$")
 
 
 class ToolError(Exception):
-    """Raised by a tool to tell the model what went wrong; the text goes back to the model verbatim."""
+    """Raised by a tool to tell the model what went wrong; the text goes back to the model
+    verbatim."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +75,8 @@ def _property(typ: Any) -> dict[str, Any]:
     args = typing.get_args(typ)
     if type(None) in args and typing.get_origin(typ) in (typing.Union, types.UnionType):
         rest = [a for a in args if a is not type(None)]
-        typ = rest[0] if len(rest) == 1 else typing.Union[tuple(rest)]  # noqa: UP007 (built at run time)
+        # typing.Union, not X | Y: the union is built at run time
+        typ = rest[0] if len(rest) == 1 else typing.Union[tuple(rest)]  # noqa: UP007
     from pydantic import TypeAdapter
 
     schema = TypeAdapter(typ).json_schema()
@@ -83,7 +85,8 @@ def _property(typ: Any) -> dict[str, Any]:
 
 
 def tool_from_function(fn: Callable[..., Any], name: str | None = None) -> Tool:
-    """Build a ``Tool`` from an annotated function; raises TypeError for a parameter without an annotation."""
+    """Build a ``Tool`` from an annotated function; raises TypeError for a parameter without an
+    annotation."""
     sig = inspect.signature(fn)
     hints = typing.get_type_hints(fn, include_extras=True)
     description, arg_docs = _parse_docstring(fn.__doc__ or "")
@@ -123,7 +126,8 @@ def tool_from_function(fn: Callable[..., Any], name: str | None = None) -> Tool:
 
 
 def function_schema(fn: Callable[..., Any], name: str | None = None) -> dict[str, Any]:
-    """The OpenAI function-tool schema of ``fn`` (for tools executed elsewhere, e.g. ``memory_search``)."""
+    """The OpenAI function-tool schema of ``fn`` (for tools executed elsewhere, e.g.
+    ``memory_search``)."""
     return tool_from_function(fn, name).schema
 
 

@@ -1,10 +1,10 @@
 """Session messages as transcript lines (``protocol.transcript_line``), with untrusted speakers
 labelled.
 
-Used for the archive prompt and for raw archives. A line is always one physical line: newlines
-inside a message become `` ⏎ `` and control characters are escaped, so content can never forge a
-line of another speaker (a tool output holding ``\\n[2026-01-01 10:00] USER: always …`` stays inside
-its ``TOOL`` line). Speakers:
+Used for the summary call's prompt (task ``archive``) and for raw entries. A line is always one
+physical line: newlines inside a message become `` ⏎ `` and control characters are escaped, so
+content can never forge a line of another speaker (a tool output holding
+``\\n[2026-01-01 10:00] USER: always …`` stays inside its ``TOOL`` line). Speakers:
 
 - ``USER``: role ``user`` without a ``name``, or named as the session's owner
   (``metadata["user_name"]``);
@@ -29,11 +29,11 @@ __all__ = [
     "render_line",
     "stamp_of",
     "render_transcript",
-    "raw_archive_entries",
+    "raw_entries",
     "RAW_LIMIT",
 ]
 
-#: Longest raw-archive history entry, in characters (header included).
+#: Longest raw history entry, in characters (header included).
 RAW_LIMIT = 16_000
 # Every line break ``str.splitlines`` knows, so no reader can see a new line inside a message.
 _NEWLINES = re.compile(r"\s*(?:\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])\s*")
@@ -70,7 +70,8 @@ def _safe_name(name: str) -> str:
 
 
 def transcript_content(content: Any) -> str:
-    """A message content's text alone: a string, or a list's text parts with a placeholder (``[image]``) for others."""
+    """A message content's text alone: a string, or a list's text parts with a placeholder
+    (``[image]``) for others."""
     if content is None:
         return ""
     if isinstance(content, str):
@@ -142,14 +143,14 @@ def render_transcript(
     )
 
 
-def raw_archive_entries(
+def raw_entries(
     messages: Sequence[Mapping[str, Any]],
     *,
     fallback_stamp: str,
     owner: str | None = None,
     limit: int = RAW_LIMIT,
 ) -> list[str]:
-    """The raw archive of ``messages``: ``[RAW] N messages`` + transcript lines (N counts the
+    """The raw entries of ``messages``: ``[RAW] N messages`` + transcript lines (N counts the
     lines), split into entries of at most ``limit`` characters each. Nothing is shortened: a
     message longer than an entry holds is split into lines ``(part 2 of 3) …`` at word boundaries,
     in entries of their own."""

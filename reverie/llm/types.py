@@ -10,7 +10,8 @@ __all__ = ["ToolCall", "Usage", "ModelResponse", "Request"]
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """One tool call from a model. ``arguments`` is None when ``raw_arguments`` was not a JSON object."""
+    """One tool call from a model. ``arguments`` is None when ``raw_arguments`` was not a JSON
+    object."""
 
     id: str
     name: str

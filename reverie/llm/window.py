@@ -109,7 +109,8 @@ class ContextWindows:
         return min(window, learned["tokens"]) if learned is not None else window
 
     def configured(self, name: str) -> int:
-        """The window before anything was learned: config, the agent's setting, litellm's table, the default."""
+        """The window before anything was learned: config, the agent's setting, litellm's table, the
+        default."""
         own = self.config.models.get(name)
         if own is not None and own.context_window_tokens is not None:
             return own.context_window_tokens
@@ -183,7 +184,8 @@ class ContextWindows:
 
 def _table_window(name: str) -> int | None:
     """litellm's ``max_input_tokens`` for a remote model it knows (None for in-process models and
-    for names its table lacks). Imports litellm: called only where the model is about to be called."""
+    for names its table lacks). Imports litellm: called only where the model is about to be
+    called."""
     if registry.resolve(name) is not None:
         return None
     if name in _table:

@@ -6,10 +6,10 @@ Each scope gets the ordinary single-workspace MCP server (``build_server`` over 
 ``idle_seconds``, or when more than ``max_scopes`` are open and it is the least recently used of the
 idle ones; a scope with a request in flight is never stopped under it (the count may exceed
 ``max_scopes`` while every open scope is busy). A client of a stopped server reconnects and gets a
-new session. A request reaches only the server of its token's scope: a token for one scope never names a
-path, a session or a tool call of another (an MCP session id belongs to the scope's own session
-manager, so another scope's id is unknown there). A missing, unknown or revoked token gets 401
-before any scope is opened.
+new session. A request reaches only the server of its token's scope: a token for one scope never
+names a path, a session or a tool call of another (an MCP session id belongs to the scope's own
+session manager, so another scope's id is unknown there). A missing, unknown or revoked token gets
+401 before any scope is opened.
 
 Each scope server's Starlette app needs its lifespan running (its session manager's task group) for
 as long as it serves; anyio requires a task group to be entered and left by one task, so each runs
@@ -56,7 +56,8 @@ class _Served:
 
 
 class ScopeRouter:
-    """The ASGI app: authenticate, find the token's scope, hand the request to that scope's MCP app."""
+    """The ASGI app: authenticate, find the token's scope, hand the request to that scope's MCP
+    app."""
 
     def __init__(
         self,
@@ -125,7 +126,8 @@ class ScopeRouter:
         return served
 
     def evict_idle(self, now: float | None = None) -> int:
-        """Stop every scope idle for ``idle_seconds`` with no request in flight; how many stopped."""
+        """Stop every scope idle for ``idle_seconds`` with no request in flight; how many
+        stopped."""
         now = time.monotonic() if now is None else now
         idle = [
             key
@@ -184,9 +186,8 @@ def serve_http_root(
     loopback included."""
     import uvicorn
 
-    sock = bind(
-        host, port
-    )  # before announcing: a busy port is one line naming it, and nothing is served
+    # before announcing: a busy port is one line naming it, and nothing is served
+    sock = bind(host, port)
     try:
         router = ScopeRouter(root, host=host)
         config = uvicorn.Config(router, host=host, port=port, log_level="warning", lifespan="on")

@@ -63,8 +63,8 @@ if TYPE_CHECKING:
     from ..consolidator import ConsolidationResult
     from ..dream import DreamResult
     from ..dream.deadletter import DeadLetter
-    from ..dream.pending import PendingChange
     from ..dream.pins import PinResult
+    from ..dream.proposal import SoulProposal
     from ..dream.result import Progress
     from ..gitstore.types import CommitDetail, CommitInfo, OperationResult, Provenance
     from ..llm.replylog import KeptReply
@@ -425,8 +425,8 @@ class Memory(MemoryVerbs):
         return run_sync(self._dream(all, dry_run, wait, on_progress), "adream")
 
     async def aconsolidate(self, session_key: str | None = None) -> list[ConsolidationResult]:
-        """Archive a session into history: all of ``session_key``'s messages (the session is kept),
-        or, with no key, every session whose prompt is over its token budget."""
+        """Consolidate a session into history: all of ``session_key``'s messages (the session is
+        kept), or, with no key, every session whose prompt is over its token budget."""
         return await self._call_async(Memory._consolidate, session_key)
 
     async def _consolidate(self, session_key: str | None) -> list[ConsolidationResult]:
@@ -435,7 +435,7 @@ class Memory(MemoryVerbs):
             session = rt.sessions.load(rt.sessions.path_for(session_key))
             if session is None:
                 raise CommandError(f"no session {session_key!r} in {rt.workspace.sessions_dir}")
-            return [await rt.consolidator.archive_all(session)]
+            return [await rt.consolidator.consolidate_all(session)]
         sessions = [rt.sessions.load(info.path) for info in rt.sessions.list()]
         return [await rt.consolidator.maybe_consolidate(s) for s in sessions if s is not None]
 
@@ -444,10 +444,10 @@ class Memory(MemoryVerbs):
 
     # -- conversations (sessions/<key>.jsonl) ------------------------------------------------------
     def messages(self, session_key: str, *, archived: bool = False) -> list[dict[str, Any]]:
-        """The conversation's messages the agent's prompt still carries (not yet archived into
-        history), oldest first, as stored in ``sessions/<key>.jsonl`` (role, content, timestamp and
-        any keys the writer added); ``archived``: every message the file holds, archived ones
-        included."""
+        """The conversation's messages the agent's prompt still carries (not in history yet), oldest
+        first, as stored in ``sessions/<key>.jsonl`` (role, content, timestamp and any keys the
+        writer added); ``archived`` (its first name, kept): every message the file holds, those
+        consolidated into history included."""
         session = self.runtime.sessions.load(self.runtime.sessions.path_for(session_key))
         if session is None:
             return []
@@ -459,9 +459,9 @@ class Memory(MemoryVerbs):
         self, session_key: str, messages: Sequence[dict[str, Any]]
     ) -> ConsolidationResult:
         """Append ``messages`` to the conversation, each durably as it comes, then let the
-        Consolidator archive its oldest turns into history if the prompt is over its token budget
-        (what ``reverie chat`` does after every turn). Each message needs a string ``role``; other
-        keys are kept."""
+        Consolidator consolidate its oldest turns into history if the prompt is over its token
+        budget (what ``reverie chat`` does after every turn). Each message needs a string ``role``;
+        other keys are kept."""
         return await self._call_async(Memory._record, session_key, messages)
 
     async def _record(
@@ -477,7 +477,7 @@ class Memory(MemoryVerbs):
 
     def pop_message(self, session_key: str) -> dict[str, Any] | None:
         """Take the conversation's newest message out and return it (None when empty, or when that
-        message is already archived into history: history is append-only, so it stays)."""
+        message is already consolidated into history: history is append-only, so it stays)."""
         sessions = self.runtime.sessions
         session = sessions.load(sessions.path_for(session_key))
         return None if session is None else sessions.pop(session)
@@ -485,8 +485,8 @@ class Memory(MemoryVerbs):
     apop_message = twin(pop_message)
 
     async def aclear(self, session_key: str) -> ConsolidationResult | None:
-        """Archive what the conversation holds that history does not, then clear it (``/new``); None
-        when there is no such conversation. Nothing is cleared before it is archived."""
+        """Consolidate what the conversation holds that history does not, then clear it (``/new``);
+        None when there is no such conversation. Nothing is cleared before it is in history."""
         return await self._call_async(Memory._clear, session_key)
 
     async def _clear(self, session_key: str) -> ConsolidationResult | None:
@@ -656,12 +656,12 @@ class Memory(MemoryVerbs):
     anext_dream = twin(next_dream)
 
     # -- SOUL.md approval --------------------------------------------------------------------------
-    def pending_soul(self) -> PendingChange | None:
+    def pending_soul(self) -> SoulProposal | None:
         """The SOUL.md change waiting for approval (None when none is; an applied one is reported as
         such)."""
-        from ..dream.pending import load_pending
+        from ..dream.proposal import load_proposal
 
-        return load_pending(self.runtime.store)
+        return load_proposal(self.runtime.store)
 
     apending_soul = twin(pending_soul)
 
@@ -846,7 +846,7 @@ class Memory(MemoryVerbs):
 
     def status(self) -> StatusReport:
         """Cursors, pending entries, file sizes, the model, the last Dream run, set-aside batches, a
-        pending SOUL.md change and any problem found."""
+        SOUL.md proposal and any problem found."""
         from .status import collect_status
 
         return collect_status(self.runtime.store)

@@ -1,12 +1,12 @@
-"""Consolidation as jobs: ``/new`` and idle archiving, for a worker that is not the chat process
-(the fleet's Celery tasks, a cron), each under the session's archiver lock.
+"""Consolidation as jobs: ``/new`` and idle consolidation, for a worker that is not the chat
+process (the fleet's Celery tasks, a cron), each under the session's consolidator lock.
 
 Token-pressure consolidation stays inline in the chat process (``Consolidator.maybe_consolidate``
 before a turn), because the next prompt needs it. The two kinds no prompt waits for can run
 anywhere, as these plain functions of a workspace and a session key: each goes through the
 ``Memory`` verbs (one implementation), and the Consolidator takes ``<session
-file>.consolidate.lock`` around every archive, as every archiver does, so a job and the chat process
-never archive the same messages twice; history appends mark a scope due as usual.
+file>.consolidate.lock`` around every consolidation, as every consolidator does, so a job and the
+chat process never consolidate the same messages twice; history appends mark a scope due as usual.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ..storage.workspace import Workspace
 from .core import Memory, wrap
 from .runtime import Runtime
 
-__all__ = ["end_session", "archive_idle_sessions"]
+__all__ = ["end_session", "consolidate_idle_sessions", "archive_idle_sessions"]
 
 
 def _open(workspace: Workspace | str | os.PathLike[str] | Memory, config: Config | None) -> Memory:
@@ -36,8 +36,9 @@ async def end_session(
     *,
     config: Config | None = None,
 ) -> ConsolidationResult:
-    """``/new`` as a job: archive every message of ``session_key`` not yet archived, then clear the
-    session (crash-safe order: archive, then clear). ``SessionError`` when there is no such session.
+    """``/new`` as a job: consolidate every message of ``session_key`` not yet in history, then
+    clear the session (crash-safe order: consolidate, then clear). ``SessionError`` when there is no
+    such session.
     """
     memory = _open(workspace, config)
     try:
@@ -50,16 +51,16 @@ async def end_session(
             memory.close()
 
 
-async def archive_idle_sessions(
+async def consolidate_idle_sessions(
     workspace: Workspace | str | os.PathLike[str] | Memory,
     *,
     idle_minutes: float = 60,
     now: datetime | None = None,
     config: Config | None = None,
 ) -> list[ConsolidationResult]:
-    """Archive (without clearing) every session not updated for ``idle_minutes`` that has messages
-    not yet archived; returns one result per session archived. Sessions in use are left to the chat
-    process."""
+    """Consolidate (without clearing) every session not updated for ``idle_minutes`` that has
+    messages not yet in history; returns one result per session consolidated. Sessions in use are
+    left to the chat process."""
     memory = _open(workspace, config)
     try:
         cutoff = (now or datetime.now()) - timedelta(minutes=idle_minutes)
@@ -80,3 +81,7 @@ async def archive_idle_sessions(
 def _naive(when: datetime) -> datetime:
     """Session times are local and naive (nanobot's format); compare like with like."""
     return when.astimezone().replace(tzinfo=None) if when.tzinfo is not None else when
+
+
+#: ``consolidate_idle_sessions`` by its first name, kept for callers (docs/glossary.md).
+archive_idle_sessions = consolidate_idle_sessions

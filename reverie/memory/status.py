@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, TypedDict
 
 from ..dream.deadletter import deadletter_path, queued, set_aside
-from ..dream.pending import load_pending
+from ..dream.proposal import load_proposal
 from ..dream.records import DeadLetterRecord, OutageRecord, RejectionRecord, RunRecord, summarize
 from ..errors import CursorError, WorkspaceError
 from ..llm.replylog import summarize_replies
@@ -145,7 +145,7 @@ def _archive_size(store: WorkspaceStore) -> dict[str, int]:
 
 def _pending_soul(store: WorkspaceStore, problems: list[str]) -> PendingSoulSummary | None:
     try:
-        change = load_pending(store)
+        change = load_proposal(store)
     except WorkspaceError as exc:
         problems.append(str(exc))
         return None

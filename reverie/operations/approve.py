@@ -2,16 +2,16 @@
 approve`` / ``reject``, ``/dream-approve`` / ``/dream-reject`` and the MCP tools all call these
 functions.
 
-The pending change's format and its staging belong to Dream (``reverie.dream.pending``); applying it
+The proposal's format and its staging belong to Dream (``reverie.dream.proposal``); applying it
 is an operation across Dream's run lock, the memory repo and the workspace, so it lives here.
 
-A rejection is kept and recorded: the pending file moves (one rename) to
+A rejection is kept and recorded: the proposal's file moves (one rename) to
 ``memory/.reverie/rejected/<stamp>-<digest>.json``, and a commit of kind ``reject`` that changes no
 file records it in memory's log — its body the proposal's reasons and diff, its
 ``Reverie-Rejected`` trailer the kept file's name. Undoing that commit (``restore_memory``, the
 Timeline's undo) puts the proposal back on Review (``unreject``, a ``revert`` commit naming it);
 undoing that undo rejects it again. Order: the record, then the rename (a crash between leaves the
-proposal pending with a record that says rejected; rejecting it again keeps it and records again).
+proposal waiting with a record that says rejected; rejecting it again keeps it and records again).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..dream.lock import dream_run_lock
-from ..dream.pending import PendingChange, load_pending, pending_path
+from ..dream.proposal import SoulProposal, load_proposal, proposal_path
 from ..errors import MergeConflictError, NothingPendingError, PendingChangedError, WorkspaceError
 from ..gitstore import GitStore, trailers
 from ..gitstore.types import CommitInfo
@@ -52,14 +52,14 @@ class ApproveResult:
     merged."""
 
     commit: str | None
-    change: PendingChange
+    change: SoulProposal
     merged: bool
     added: int
     removed: int
 
 
 def approve(store: WorkspaceStore, git: GitStore, *, change: str | None = None) -> ApproveResult:
-    """Commit the pending SOUL.md change (kind ``dream``, trailer ``Reverie-Approved``) and clear
+    """Commit the SOUL.md proposal (kind ``dream``, trailer ``Reverie-Approved``) and clear
     it.
 
     If SOUL.md changed since the proposal, the proposal is merged three-way into the current text;
@@ -67,7 +67,7 @@ def approve(store: WorkspaceStore, git: GitStore, *, change: str | None = None) 
     Dream's run lock (waits up to 30 s for a running Dream, then ``LockTimeoutError``), so a run in
     flight cannot stage or commit over it.
 
-    ``change``: the ``PendingChange.id`` the confirmation showed; when Dream widened the proposal
+    ``change``: the ``SoulProposal.id`` the confirmation showed; when Dream widened the proposal
     since, ``PendingChangedError`` and nothing is applied.
     """
     with dream_run_lock(store.workspace.state_dir, "approve"):
@@ -75,11 +75,11 @@ def approve(store: WorkspaceStore, git: GitStore, *, change: str | None = None) 
 
 
 def _approve_locked(store: WorkspaceStore, git: GitStore, shown: str | None) -> ApproveResult:
-    change = load_pending(store)
+    change = load_proposal(store)
     if change is None:
-        raise NothingPendingError("no SOUL.md change is pending approval")
+        raise NothingPendingError("no SOUL.md proposal is waiting for approval")
     _check_shown(change, shown, "approved")
-    path = pending_path(store)
+    path = proposal_path(store)
     current = store.workspace.read(change.path)
     if change.applied:
         # A crash fell between the approval commit and removing this file: finish the job.
@@ -105,7 +105,7 @@ def _approve_locked(store: WorkspaceStore, git: GitStore, shown: str | None) -> 
         new_text = change.proposed
     git.ensure()
     message_trailers = {
-        trailers.APPROVED: f"pending change of {change.created_at}"
+        trailers.APPROVED: f"SOUL.md proposal of {change.created_at}"
         + (" (merged)" if merged else "")
     }
     if change.first_cursor is not None and change.last_cursor is not None:
@@ -141,15 +141,15 @@ def _approve_locked(store: WorkspaceStore, git: GitStore, shown: str | None) -> 
 MIN_ID_PREFIX = 8
 
 
-def _check_shown(change: PendingChange, shown: str | None, verb: str) -> None:
+def _check_shown(change: SoulProposal, shown: str | None, verb: str) -> None:
     """Under the lock: ``shown`` (the id, or a prefix of at least ``MIN_ID_PREFIX`` characters,
-    any case) must name the proposal pending now, else nothing is done."""
+    any case) must name the proposal waiting now, else nothing is done."""
     if shown is None:
         return
     given = shown.strip().lower()
     if len(given) < MIN_ID_PREFIX or not change.id.startswith(given):
         raise PendingChangedError(
-            f"the pending {change.path} change is not the one shown (it is {change.id[:12]} now, "
+            f"the {change.path} proposal waiting is not the one shown (it is {change.id[:12]} now, "
             f"{change.proposals} proposal(s), updated {change.updated_at}); nothing was "
             f"{verb}: show it again",
             current_id=change.id,
@@ -161,7 +161,7 @@ class RejectResult:
     """What ``reject`` did: the proposal dropped (None when its file could not be read), where it is
     kept, and the commit recording it."""
 
-    change: PendingChange | None
+    change: SoulProposal | None
     kept: str  # the file's name under ``memory/.reverie/rejected/``
     commit: str | None
 
@@ -176,21 +176,21 @@ def rejected_path(store: WorkspaceStore | Workspace, name: str) -> Path:
 def reject(
     store: WorkspaceStore | Workspace, git: GitStore, *, change: str | None = None
 ) -> RejectResult | None:
-    """Drop the pending SOUL.md change (even an unreadable one): keep its file under
+    """Drop the SOUL.md proposal (even an unreadable one): keep its file under
     ``rejected/`` and record it as a ``reject`` commit (see the module docstring). None when nothing
-    was pending. Holds Dream's run lock, as ``approve`` does. ``change``: the ``PendingChange.id``
+    was pending. Holds Dream's run lock, as ``approve`` does. ``change``: the ``SoulProposal.id``
     the confirmation showed; when Dream widened the proposal since, ``PendingChangedError`` and
     nothing is rejected (an unreadable one is rejected all the same: nothing else can clear it)."""
     ws = _workspace(store)
     shown = change
     with dream_run_lock(ws.state_dir, "reject"):
-        path = pending_path(store)
+        path = proposal_path(store)
         try:
             raw = path.read_bytes()
         except FileNotFoundError:
             return None
         try:
-            pending = load_pending(store)
+            pending = load_proposal(store)
         except WorkspaceError:
             pending = None  # unreadable: dropped all the same, its bytes kept as they are
         if pending is not None:
@@ -217,7 +217,7 @@ def unreject(store: WorkspaceStore, git: GitStore, info: CommitInfo) -> str | No
     or reject it first) or the kept file is gone."""
     name = info.trailers.get(trailers.REJECTED, "")
     kept = rejected_path(store, name)
-    path = pending_path(store)
+    path = proposal_path(store)
     with dream_run_lock(store.workspace.state_dir, "undo a reject"):
         if path.exists():
             raise WorkspaceError(
@@ -252,25 +252,25 @@ def _workspace(store: WorkspaceStore | Workspace) -> Workspace:
     return store if isinstance(store, Workspace) else store.workspace
 
 
-def _reject_subject(change: PendingChange | None) -> str:
+def _reject_subject(change: SoulProposal | None) -> str:
     if change is None:
         return "reject: the proposed SOUL.md change (unreadable)"
     added, removed = change.counts()
     return f"reject: the proposed change to {change.path} (+{added} -{removed})"
 
 
-def _reject_trailers(change: PendingChange | None, name: str) -> dict[str, str]:
+def _reject_trailers(change: SoulProposal | None, name: str) -> dict[str, str]:
     out = {trailers.REJECTED: name}
     if change is not None and change.first_cursor is not None and change.last_cursor is not None:
         out[trailers.BATCH] = trailers.format_batch(change.first_cursor, change.last_cursor)
     return out
 
 
-def _reject_body(change: PendingChange | None, name: str) -> str:
+def _reject_body(change: SoulProposal | None, name: str) -> str:
     """The record's body: why Dream proposed it, and the proposal as a diff (what was refused)."""
     where = f"memory/.reverie/{REJECTED_DIR}/{name}"
     if change is None:
-        return f"The pending change could not be read; its file is kept as {where}."
+        return f"The proposal could not be read; its file is kept as {where}."
     reasons = "\n".join(f"- {r}" for r in change.reasons)
     head = f"Proposed {change.created_at}; kept as {where}."
     return "\n\n".join(part for part in (head, reasons, change.diff().rstrip("\n")) if part)

@@ -12,7 +12,7 @@ Every edit of a memory file made outside Dream goes through here (``Memory.write
 - **Judged by Dream's gate** (``judged``): a refused edit raises ``GateError`` with its reason and
   writes nothing.
 - **A line leaves only into the archive** (``archive_entry``), with who took it out and why, where
-  ``why`` finds it; an agent's SOUL.md change waits for approval (``dream.pending``), and an agent
+  ``why`` finds it; an agent's SOUL.md change waits for approval (``dream.proposal``), and an agent
   never rewrites the archive.
 - **No blind writes**: an edit that names the text it was made from (``base``) is merged three-way
   over what changed since, or refused with both sides (``EditConflictError``).
@@ -217,7 +217,7 @@ def write(
     agent's SOUL.md change staged for approval instead. ``base``: the content id of the text the
     edit was made from (merged over what changed since). ``create`` makes the workspace once the
     edit passed its checks (a scope's first write creates it)."""
-    from ..dream.pending import stage_soul_change
+    from ..dream.proposal import stage_soul_change
     from ..security.secrets import redact
     from .files import removed_lines
 

@@ -36,7 +36,7 @@ import orjson
 
 from ..dream.archive import archive_path
 from ..dream.deadletter import deadletter_path
-from ..dream.pending import load_pending, pending_path
+from ..dream.proposal import load_proposal, proposal_path
 from ..errors import ConfigError, CursorError, ReverieError, WorkspaceError
 from ..storage.cursors import parse_cursor, read_cursor_record
 from ..storage.history import BadLine, HistoryEntry
@@ -161,13 +161,13 @@ def _after_path(message: str, path: Path) -> str:
     return text or message
 
 
-# -- the pending SOUL.md change --------------------------------------------------------------------
+# -- the SOUL.md proposal -------------------------------------------------------------------------
 def _pending(workspace: Workspace) -> list[Fault]:
-    path = pending_path(workspace)
+    path = proposal_path(workspace)
 
     def check() -> list[Fault]:
         try:
-            load_pending(workspace)
+            load_proposal(workspace)
         except WorkspaceError as exc:
             problem = _after_path(str(exc).split("; drop it")[0].split("; inspect")[0], path)
             return [

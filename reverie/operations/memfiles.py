@@ -322,8 +322,8 @@ async def _summarised(
     task = protocol.TASK_SESSION_SUMMARY
     try:
         if client.unavailable_within(model, OUTAGE_SECONDS):
-            # The archive just met the provider down or silent (and said so): the excerpt now, not
-            # another wait.
+            # The consolidation just met the provider down or silent (and said so): the excerpt
+            # now, not another wait.
             raise _RecentOutage()
         resp, request = await _fitted_call(
             task,

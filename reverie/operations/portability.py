@@ -424,8 +424,7 @@ def _extract(source: Path, staging: Path, max_member: int, max_total: int) -> tu
         tar = tarfile.open(source, mode="r:gz")
     except (tarfile.TarError, OSError) as exc:
         raise BundleError(
-            f"{source} is not a Reverie bundle "
-            f"(not a gzip-compressed tar archive: {_one_line(exc)})"
+            f"{source} is not a Reverie bundle (not a gzip-compressed tar file: {_one_line(exc)})"
         ) from None
     with tar:
         try:

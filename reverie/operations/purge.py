@@ -14,7 +14,7 @@ goes:
   JSON-escaped forms too);
 - ``sessions/**``: each file rewritten atomically under its session lock, the same way;
 - every other file under ``memory/`` and ``sessions/`` holding it (torn-line and corrupt-line
-  sidecars, the legacy HISTORY.md, a pending SOUL.md change, dead letters, memory notes): rewritten
+  sidecars, the legacy HISTORY.md, a SOUL.md proposal, dead letters, memory notes): rewritten
   atomically, JSON files in their string values only (``reverie.security.scrub`` says what is
   replaced in which format);
 - the search index ``memory/.index.sqlite`` (or its copy under ``memory.search.indexDir``) is

@@ -1,21 +1,21 @@
-"""Categories of fact a query names: the bridge from a question's category words to the lines of that
-category, which share no word with it ("dietary restrictions" → "Is vegetarian"; "What do you know
-about me?" → every line about the user). Offline, with no embeddings, this is what lets such a
+"""Categories of fact a query names: the bridge from a question's category words to the lines of
+that category, which share no word with it ("dietary restrictions" → "Is vegetarian"; "What do you
+know about me?" → every line about the user). Offline, with no embeddings, this is what lets such a
 question find anything.
 
-The lexicon (``CATEGORIES``) is small and written down here, not learned: for each category, the words a
-question uses to name it (compared as whole words, a plural's ``s`` aside) and the words a line of
-that category holds (compared at the start of a word, so ``allerg`` finds "allergic" and
+The lexicon (``CATEGORIES``) is small and written down here, not learned: for each category, the
+words a question uses to name it (compared as whole words, a plural's ``s`` aside) and the words a
+line of that category holds (compared at the start of a word, so ``allerg`` finds "allergic" and
 "allergies"). The ``self`` category ("about me", "who am I") is the user's profile: every line of
 USER.md, and what the user said that Dream has not read yet.
 
-How Recall uses it (``with_categories``): the query's own hits first, then the hits of the categories'
-line words that do hold one of them — additive, never dropping a hit of the query.
+How Recall uses it (``with_categories``): the query's own hits first, then the hits of the
+categories' line words that do hold one of them — additive, never dropping a hit of the query.
 
 Scores keep their absolute meaning (``score``): the share of the query's topic words a text holds,
-where a word naming a category counts as held by a line of that category. So "dietary restrictions" and
-"Is vegetarian" score 1.0 (both words name the diet category), and "what is my job at the hospital"
-scores "Works as nurse" 0.5 (the job, not the hospital).
+where a word naming a category counts as held by a line of that category. So "dietary restrictions"
+and "Is vegetarian" score 1.0 (both words name the diet category), and "what is my job at the
+hospital" scores "Works as nurse" 0.5 (the job, not the hospital).
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ __all__ = [
 @dataclass(frozen=True)
 class Category:
     """One category of fact: its ``name``, the words a question names it by (``asked``) and the word
-    starts a line of that category holds (``lines``; empty for ``self``, which is a file's lines)."""
+    starts a line of that category holds (``lines``; empty for ``self``, which is a file's
+    lines)."""
 
     name: str
     asked: frozenset[str]
@@ -127,16 +128,16 @@ def _asks(category: Category, word: str) -> bool:
 
 
 def categories_named(query: str) -> tuple[Category, ...]:
-    """The categories of fact ``query`` names, in ``CATEGORIES`` order (``SELF`` first when it asks about the
-    user as a whole)."""
+    """The categories of fact ``query`` names, in ``CATEGORIES`` order (``SELF`` first when it asks
+    about the user as a whole)."""
     words = {w.lower() for w in _WORD.findall(query or "")}
     named = [k for k in CATEGORIES if any(_asks(k, w) for w in words)]
     return ((SELF,) if _SELF_ASKED.search(query or "") else ()) + tuple(named)
 
 
 def of_category(text: str, category: Category, path: str | None = None) -> bool:
-    """Whether a line is of ``category``: it holds one of the category's line words at the start of a word;
-    for ``SELF``, it is a line of USER.md or a history entry (what the user said)."""
+    """Whether a line is of ``category``: it holds one of the category's line words at the start of
+    a word; for ``SELF``, it is a line of USER.md or a history entry (what the user said)."""
     if category is SELF:
         return path in ("USER.md", "memory/history.jsonl")
     lower = text.lower()
@@ -144,8 +145,9 @@ def of_category(text: str, category: Category, path: str | None = None) -> bool:
 
 
 def score(text: str, query: str, path: str | None = None) -> float:
-    """The share of ``query``'s topic words ``text`` holds, a word naming a category counting as held
-    by a line of that category (see the module doc); ``match``'s value when the query names none."""
+    """The share of ``query``'s topic words ``text`` holds, a word naming a category counting as
+    held by a line of that category (see the module doc); ``match``'s value when the query names
+    none."""
     terms = query_terms(query)
     categories = categories_named(query)
     if not categories:
@@ -159,8 +161,9 @@ def score(text: str, query: str, path: str | None = None) -> float:
 
 
 def with_categories(search: Callable[[str], list[Hit]], query: str) -> list[Hit]:
-    """``search(query)``'s hits, then the hits of the query's categories' line words that hold one of
-    them (not already found): a question naming a category of fact finds the lines of that category."""
+    """``search(query)``'s hits, then the hits of the query's categories' line words that hold one
+    of them (not already found): a question naming a category of fact finds the lines of that
+    category."""
     hits = search(query)
     categories = [k for k in categories_named(query) if k.lines]
     if not categories:

@@ -5,13 +5,16 @@ committed (GitStore's allow-list ``.gitignore`` does not list it), and deleting 
 time. SQLite (stdlib, FTS5)::
 
     meta(key PRIMARY KEY, value)           schema_version, tokenizer, history_cursor, history_first,
-                                           history_stat (inode:size:mtime of history.jsonl when last read), generation
-    files(path PRIMARY KEY, kind, size, mtime_ns, hash)      one row per indexed file (not history.jsonl)
+                                           history_stat (inode:size:mtime of history.jsonl when
+                                           last read), generation
+    files(path PRIMARY KEY, kind, size, mtime_ns, hash)
+                                           one row per indexed file (not history.jsonl)
     chunks(id PRIMARY KEY, path, kind, ord, hash, ehash, text, title, ctx,
            line_start, line_end, cursor, session_key, msg_index, ts, evergreen)
-    chunks_fts  FTS5(text, title, ctx), external content = chunks, tokenizer "porter unicode61 remove_diacritics 2",
-                kept in step by triggers
-    embeddings(ehash, model, dim, vec)     float32 little-endian vectors, L2-normalised, cached by content hash
+    chunks_fts  FTS5(text, title, ctx), external content = chunks,
+                tokenizer "porter unicode61 remove_diacritics 2", kept in step by triggers
+    embeddings(ehash, model, dim, vec)     float32 little-endian vectors, L2-normalised, cached by
+                                           content hash
 
 ``kind`` is one of ``memory`` (SOUL.md, USER.md, memory/MEMORY.md and Dream's archive
 memory/archive/*.md: evergreen), ``dated`` (memory/YYYY-MM-DD*.md), ``history`` (history.jsonl,
@@ -99,32 +102,36 @@ __all__ = [
 ]
 
 INDEX_NAME = ".index.sqlite"
-SCHEMA_VERSION = "3"  # 2: a session chunk's title holds its speaker's name; 3: a memory file's bullets are chunks
+# 2: a session chunk's title holds its speaker's name; 3: a memory file's bullets are chunks
+SCHEMA_VERSION = "3"
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 HISTORY_PATH = "memory/history.jsonl"
 _BATCH = 2_000
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, kind TEXT NOT NULL, size INTEGER, mtime_ns INTEGER, hash TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files(
+  path TEXT PRIMARY KEY, kind TEXT NOT NULL, size INTEGER, mtime_ns INTEGER, hash TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS chunks(
   id INTEGER PRIMARY KEY, path TEXT NOT NULL, kind TEXT NOT NULL, ord INTEGER NOT NULL,
   hash TEXT NOT NULL, ehash TEXT NOT NULL, text TEXT NOT NULL, title TEXT NOT NULL DEFAULT '',
-  ctx TEXT NOT NULL DEFAULT '', line_start INTEGER, line_end INTEGER, cursor INTEGER, session_key TEXT,
-  msg_index INTEGER, ts REAL, evergreen INTEGER NOT NULL DEFAULT 0);
+  ctx TEXT NOT NULL DEFAULT '', line_start INTEGER, line_end INTEGER, cursor INTEGER,
+  session_key TEXT, msg_index INTEGER, ts REAL, evergreen INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path, ord);
 CREATE INDEX IF NOT EXISTS chunks_cursor ON chunks(cursor) WHERE cursor IS NOT NULL;
 CREATE INDEX IF NOT EXISTS chunks_session ON chunks(session_key);
 CREATE INDEX IF NOT EXISTS chunks_speaker ON chunks(kind, title);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, title, ctx, content='chunks', content_rowid='id',
-  tokenize='{TOKENIZER}');
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+  text, title, ctx, content='chunks', content_rowid='id', tokenize='{TOKENIZER}');
 CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
   INSERT INTO chunks_fts(rowid, text, title, ctx) VALUES (new.id, new.text, new.title, new.ctx);
 END;
 CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-  INSERT INTO chunks_fts(chunks_fts, rowid, text, title, ctx) VALUES ('delete', old.id, old.text, old.title, old.ctx);
+  INSERT INTO chunks_fts(chunks_fts, rowid, text, title, ctx)
+  VALUES ('delete', old.id, old.text, old.title, old.ctx);
 END;
-CREATE TABLE IF NOT EXISTS embeddings(ehash TEXT NOT NULL, model TEXT NOT NULL, dim INTEGER NOT NULL, vec BLOB NOT NULL,
+CREATE TABLE IF NOT EXISTS embeddings(
+  ehash TEXT NOT NULL, model TEXT NOT NULL, dim INTEGER NOT NULL, vec BLOB NOT NULL,
   PRIMARY KEY(ehash, model));
 """
 
@@ -166,9 +173,8 @@ class SearchIndex:
         self._sessions = SessionStore(workspace)  # the session format's owner reads the files
         # The pool (see "Threads"): idle connections, how many exist, and who may take one.
         self._mutex = threading.Lock()
-        self._changed = threading.Condition(
-            self._mutex
-        )  # a connection came back, or exclusive ended
+        # a connection came back, or exclusive ended
+        self._changed = threading.Condition(self._mutex)
         self._idle: list[sqlite3.Connection] = []
         self._open = 0  # connections of the current epoch, idle or in use
         self._users = 0  # connections checked out now
@@ -195,7 +201,7 @@ class SearchIndex:
         self._held = threading.local()
         self._writer = threading.Lock()
 
-    # -- connections --------------------------------------------------------------------------------------
+    # -- connections -------------------------------------------------------------------------------
     @property
     def conn(self) -> sqlite3.Connection:
         """The connection this thread holds inside ``connection()`` (``RuntimeError`` outside)."""
@@ -342,8 +348,8 @@ class SearchIndex:
 
     def _open_once(self) -> sqlite3.Connection:
         """A connection to a usable index, creating the schema in a new file; ``_Damaged`` for a
-        corrupt or foreign-version file (moved aside by ``_recreate_if_damaged``) or another workspace's
-        index (deleted)."""
+        corrupt or foreign-version file (moved aside by ``_recreate_if_damaged``) or another
+        workspace's index (deleted)."""
         fresh = not self.path.exists()
         conn = self._connect()
         try:
@@ -353,7 +359,8 @@ class SearchIndex:
                     "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
                 ).fetchone()[0]
             ):
-                fresh = True  # an empty database: another process is creating it right now, or a crash did
+                # an empty database: another process is creating it right now, or a crash did
+                fresh = True
             if not fresh:
                 meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
                 if (
@@ -361,7 +368,8 @@ class SearchIndex:
                     or meta.get("tokenizer") != TOKENIZER
                 ):
                     raise _Damaged(
-                        f"schema version {meta.get('schema_version')!r}, expected {SCHEMA_VERSION!r}"
+                        f"schema version {meta.get('schema_version')!r}, "
+                        f"expected {SCHEMA_VERSION!r}"
                     )
                 if meta.get("workspace_id", "") != self._identity():
                     # another workspace's index, one removed since (see `_identity`)
@@ -415,10 +423,10 @@ class SearchIndex:
             self._rebuilt_on_open = True
 
     def _identity(self) -> str:
-        """The workspace's identity (``reverie.storage.workspace.workspace_id``; "" when it has none), which
-        the index records: an index kept outside the workspace (``indexDir``, keyed by the path) of
-        a workspace removed since — a user forgotten, then back at the same path — is another
-        workspace's, dropped on open and never searched."""
+        """The workspace's identity (``reverie.storage.workspace.workspace_id``; "" when it has
+        none), which the index records: an index kept outside the workspace (``indexDir``, keyed by
+        the path) of a workspace removed since — a user forgotten, then back at the same path — is
+        another workspace's, dropped on open and never searched."""
         return workspace_id(self.workspace) or ""
 
     def _drop_files(self) -> None:
@@ -445,7 +453,7 @@ class SearchIndex:
         stats.rebuilt = True
         return stats
 
-    # -- sync -----------------------------------------------------------------------------------------------
+    # -- sync --------------------------------------------------------------------------------------
     def sync(self) -> SyncStats:
         """Bring the index in step with the files, touching only what changed. One transaction."""
         try:
@@ -499,7 +507,8 @@ class SearchIndex:
         return stats
 
     def _up_to_date(self) -> bool:
-        """Read-only check: every source file's (size, mtime) and history.jsonl's identity match the index."""
+        """Read-only check: every source file's (size, mtime) and history.jsonl's identity match the
+        index."""
         indexed = {
             row[0]: (row[1], row[2])
             for row in self.conn.execute("SELECT path, size, mtime_ns FROM files")
@@ -529,9 +538,8 @@ class SearchIndex:
         ws = self.workspace
         for rel in MEMORY_FILES:
             yield rel, "memory", ws.root / rel
-        for name, file in _regular_files(
-            ws.root / ARCHIVE_DIR
-        ):  # Dream's curated archive: memory, never decays
+        # Dream's curated archive: memory, never decays
+        for name, file in _regular_files(ws.root / ARCHIVE_DIR):
             if name.endswith(".md"):
                 yield f"{ARCHIVE_DIR}/{name}", "memory", file
         for name, file in _regular_files(ws.memory_dir):
@@ -554,7 +562,8 @@ class SearchIndex:
         known: tuple[str, int, int, str] | None,
         stats: SyncStats,
     ) -> None:
-        """Re-chunk ``file`` unless ``known`` (its ``files`` row: kind, size, mtime_ns, hash) shows it unchanged."""
+        """Re-chunk ``file`` unless ``known`` (its ``files`` row: kind, size, mtime_ns, hash) shows
+        it unchanged."""
         conn = self.conn
         try:
             st = file.stat()
@@ -596,7 +605,8 @@ class SearchIndex:
         return chunk_markdown(rel, decode(raw, rel), kind=kind, ts=ts, evergreen=kind == "memory")
 
     def _replace_chunks(self, rel: str, chunks: list[Chunk]) -> tuple[int, int]:
-        """Delete the file's chunks whose hash is gone, insert the new ones; unchanged chunks stay put."""
+        """Delete the file's chunks whose hash is gone, insert the new ones; unchanged chunks stay
+        put."""
         conn = self.conn
         existing = {
             h: i for i, h in conn.execute("SELECT id, hash FROM chunks WHERE path = ?", (rel,))
@@ -610,8 +620,9 @@ class SearchIndex:
 
     def _insert(self, chunks: list[Chunk]) -> None:
         self.conn.executemany(
-            "INSERT INTO chunks(path, kind, ord, hash, ehash, text, title, ctx, line_start, line_end, cursor, "
-            "session_key, msg_index, ts, evergreen) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO chunks(path, kind, ord, hash, ehash, text, title, "
+            "ctx, line_start, line_end, cursor, session_key, msg_index, "
+            "ts, evergreen) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             [
                 (
                     c.path,
@@ -676,7 +687,7 @@ class SearchIndex:
             ],
         )
 
-    # -- reading --------------------------------------------------------------------------------------------
+    # -- reading -----------------------------------------------------------------------------------
     def generation(self) -> int:
         with self.connection() as conn:
             row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
@@ -755,7 +766,8 @@ def _statements(script: str) -> list[str]:
 
 
 class transaction:
-    """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any error (the connection is in autocommit mode)."""
+    """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any error (the connection is in autocommit
+    mode)."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
@@ -781,7 +793,7 @@ def _busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in text or "busy" in text
 
 
-# -- where the index lives, and its journal ---------------------------------------------------------------------
+# -- where the index lives, and its journal --------------------------------------------------------
 #: File systems on which SQLite's WAL mode does not work (its -shm file is shared memory of one
 #: host).
 NETWORK_FS = frozenset(

@@ -42,13 +42,15 @@ _WORD = WORD
 # Function words that carry no topic: dropped from queries (not from the index) so an OR-query is
 # not flooded.
 STOPWORDS = frozenset(
-    """a about above after again against all am an and any are aren't as at be because been before being below
-    between both but by can cannot could couldn't did didn't do does doesn't doing don't down during each few for
-    from further had hadn't has hasn't have haven't having he her here hers herself him himself his how i if in into
-    is isn't it its itself just let me more most my myself no nor not of off on once only or other ought our ours
-    ourselves out over own same she should so some such than that the their theirs them themselves then there these
-    they this those through to too under until up very was wasn't we were weren't what when where which while who
-    whom why will with would you your yours yourself yourselves s t d ll m re ve""".split()
+    """a about above after again against all am an and any are aren't as at be because been before
+    being below between both but by can cannot could couldn't did didn't do does doesn't doing
+    don't down during each few for from further had hadn't has hasn't have haven't having he her
+    here hers herself him himself his how i if in into is isn't it its itself just let me more
+    most my myself no nor not of off on once only or other ought our ours ourselves out over own
+    same she should so some such than that the their theirs them themselves then there these
+    they this those through to too under until up very was wasn't we were weren't what when
+    where which while who whom why will with would you your yours yourself yourselves s t d ll m
+    re ve""".split()
 )
 
 
@@ -59,7 +61,8 @@ QUERY_STOPWORDS = STOPWORDS | QUESTION_WORDS
 
 
 def query_terms(query: str) -> list[str]:
-    """The query's words, lower-cased, without stopwords (all words if every one is a stopword), de-duplicated."""
+    """The query's words, lower-cased, without stopwords (all words if every one is a stopword),
+    de-duplicated."""
     words = [w.lower() for w in _WORD.findall(query or "")]
     kept = [w for w in words if w not in QUERY_STOPWORDS] or words
     return list(dict.fromkeys(kept))
@@ -97,7 +100,8 @@ def _by_best(scores: Mapping[int, float]) -> dict[int, float]:
 
 
 def decay_factor(ts: float | None, now: float, half_life_days: float, evergreen: bool) -> float:
-    """``0.5 ** (age / half_life)``; 1 for evergreen chunks, undated chunks and anything from the future."""
+    """``0.5 ** (age / half_life)``; 1 for evergreen chunks, undated chunks and anything from the
+    future."""
     if evergreen or ts is None or ts >= now:
         return 1.0
     return math.pow(0.5, (now - ts) / 86_400.0 / half_life_days)
@@ -120,13 +124,15 @@ def recency_factor(
 # "When did …", "what year …", "how long ago …": the answer is a date, so the passage that holds it
 # usually says when (``yesterday``, ``last week``, ``in 2022``); the session date then dates it.
 _WHEN_Q = re.compile(
-    r"\b(when|what (year|month|day|date|time|week)|which (year|month|day)|how long ago|since when)\b",
+    r"\b(when|what (year|month|day|date|time|week)|which (year|month|day)|how long "
+    r"ago|since when)\b",
     re.IGNORECASE,
 )
 _DAYS = "monday tuesday wednesday thursday friday saturday sunday"
 _TIME_EXPR = re.compile(
     r"\b(yesterday|today|tonight|tomorrow|ago|last|next|recently|earlier|later|soon|since|weekend|"
-    r"(this|that|the other|past) (week|month|year|morning|evening|night|summer|winter|spring|fall|autumn)|"
+    r"(this|that|the other|past) "
+    r"(week|month|year|morning|evening|night|summer|winter|spring|fall|autumn)|"
     + "|".join([*MONTHS, *_DAYS.split()])
     + r"|(19|20)\d\d)\b",
     re.IGNORECASE,

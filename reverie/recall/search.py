@@ -82,7 +82,10 @@ MMR_POOL = 100
 SNIPPET_CHARS = 320
 _EMBED_BATCH = 64
 _EMBED_CHARS = 8_000
-_COLS = "id, path, kind, text, title, line_start, line_end, cursor, session_key, msg_index, ts, evergreen, ehash"
+_COLS = (
+    "id, path, kind, text, title, line_start, line_end, "
+    "cursor, session_key, msg_index, ts, evergreen, ehash"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,15 +129,12 @@ class Recall:
             path=index_location(ws, self.settings.index_dir),
             journal=self.settings.journal_mode,
         )
-        self._vectors: tuple[int, str, _Ids, _Vecs] | None = (
-            None  # (generation, model, ids, matrix)
-        )
-        self._speakers: tuple[int, dict[str, frozenset[str]]] | None = (
-            None  # (generation, name → its words)
-        )
-        self._embedded: tuple[int, str] | None = (
-            None  # (generation, model) last found with every chunk embedded
-        )
+        # (generation, model, ids, matrix)
+        self._vectors: tuple[int, str, _Ids, _Vecs] | None = None
+        # (generation, name → its words)
+        self._speakers: tuple[int, dict[str, frozenset[str]]] | None = None
+        # (generation, model) last found with every chunk embedded
+        self._embedded: tuple[int, str] | None = None
 
     @classmethod
     def for_store(cls, store: WorkspaceStore) -> Recall:
@@ -148,7 +148,7 @@ class Recall:
     def close(self) -> None:
         self.index.close()
 
-    # -- indexing -------------------------------------------------------------------------------------------
+    # -- indexing ----------------------------------------------------------------------------------
     def sync(self) -> SyncStats:
         """Incremental sync of the lexical index (no model calls)."""
         return self.index.sync()
@@ -196,7 +196,8 @@ class Recall:
             yield batch, [(f"{t}\n{x}" if t else x)[:_EMBED_CHARS] for _, t, x in batch]
 
     async def embed_missing(self) -> int:
-        """Embed every chunk whose content hash has no vector for the configured model yet; returns how many."""
+        """Embed every chunk whose content hash has no vector for the configured model yet; returns
+        how many."""
         model, todo = self.settings.embedding_model, self._missing_embeddings()
         if not todo or not model:
             return 0
@@ -209,7 +210,8 @@ class Recall:
         return done
 
     def embed_missing_sync(self) -> int:
-        """``embed_missing`` without an event loop (``embed_sync``: in-process embedders are called directly)."""
+        """``embed_missing`` without an event loop (``embed_sync``: in-process embedders are called
+        directly)."""
         model, todo = self.settings.embedding_model, self._missing_embeddings()
         if not todo or not model:
             return 0
@@ -227,7 +229,7 @@ class Recall:
         await self.embed_missing()
         return stats
 
-    # -- searching ------------------------------------------------------------------------------------------
+    # -- searching ---------------------------------------------------------------------------------
     async def asearch(
         self,
         query: str,
@@ -239,7 +241,8 @@ class Recall:
         decay: bool | None = None,
         sync: bool = True,
     ) -> list[Hit]:
-        """The top ``k`` hits for ``query``. ``now`` is the recency reference time (default: the current time)."""
+        """The top ``k`` hits for ``query``. ``now`` is the recency reference time (default: the
+        current time)."""
         if sync:
             self.sync()
         qvec = None
@@ -251,9 +254,8 @@ class Recall:
                 qvec = (
                     await embed([query], model=self.settings.embedding_model, config=self.config)
                 )[0]
-            except (
-                ModelError
-            ) as exc:  # the embedding service is down: answer from BM25 rather than not at all
+            except ModelError as exc:
+                # the embedding service is down: answer from BM25 rather than not at all
                 log.warning("vector search skipped, BM25 only: %s", exc)
         return self._rank(query, k, SearchFilters.from_mapping(filters), qvec, now, mmr, decay)
 
@@ -342,7 +344,8 @@ class Recall:
         sims: tuple[_Ids, _Vecs] | None,
         n: int,
     ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
-        """The ``n`` best BM25 matches and (with an embedding model) the ``n`` nearest vectors, best first."""
+        """The ``n`` best BM25 matches and (with an embedding model) the ``n`` nearest vectors, best
+        first."""
         lexical = self._bm25(terms, filters, n)
         vector = _top(sims, n) if sims is not None else []
         return lexical, vector
@@ -434,7 +437,8 @@ class Recall:
         return scored[:k]
 
     def _speakers_named(self, query: str) -> frozenset[str]:
-        """The known speakers (session messages' ``name``s, lower-cased) whose name the query mentions."""
+        """The known speakers (session messages' ``name``s, lower-cased) whose name the query
+        mentions."""
         gen = self.index.generation()
         if self._speakers is None or self._speakers[0] != gen:
             names = {
@@ -457,13 +461,13 @@ class Recall:
         w = ", ".join(str(x) for x in BM25_WEIGHTS)
         if where:
             sql = (
-                f"SELECT c.id, bm25(chunks_fts, {w}) AS r FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
-                f"WHERE chunks_fts MATCH ? {where} ORDER BY r, c.id LIMIT ?"
+                f"SELECT c.id, bm25(chunks_fts, {w}) AS r FROM chunks_fts JOIN chunks c ON c.id "
+                f"= chunks_fts.rowid WHERE chunks_fts MATCH ? {where} ORDER BY r, c.id LIMIT ?"
             )
         else:  # without filters, no join: FTS5 ranks on its own ~3x faster
             sql = (
-                f"SELECT rowid, bm25(chunks_fts, {w}) AS r FROM chunks_fts WHERE chunks_fts MATCH ? "
-                f"ORDER BY r, rowid LIMIT ?"
+                f"SELECT rowid, bm25(chunks_fts, {w}) AS r FROM chunks_fts "
+                "WHERE chunks_fts MATCH ? ORDER BY r, rowid LIMIT ?"
             )
         rows = self.index.conn.execute(sql, (rank.fts_query(terms), *params, limit)).fetchall()
         return [(i, -r) for i, r in rows]
@@ -471,7 +475,8 @@ class Recall:
     def _similarities(
         self, qvec: Sequence[float], filters: SearchFilters | None
     ) -> tuple[_Ids, _Vecs] | None:
-        """Cosine similarity of the query to every (allowed) chunk with a vector: (ids ascending, similarities)."""
+        """Cosine similarity of the query to every (allowed) chunk with a vector: (ids ascending,
+        similarities)."""
         np = _numpy()
 
         loaded = self._matrix()
@@ -481,7 +486,8 @@ class Recall:
         q = np.asarray(qvec, dtype=np.float32)
         if q.shape[0] != matrix.shape[1]:
             raise RecallError(
-                "the query embedding's dimension differs from the index's; run `reverie index --rebuild`"
+                "the query embedding's dimension differs from "
+                "the index's; run `reverie index --rebuild`"
             )
         q = q / (float(np.linalg.norm(q)) or 1.0)
         # einsum's own loop, not BLAS: OpenBLAS's threads stall on a busy machine (measured here:
@@ -512,7 +518,8 @@ class Recall:
         np = _numpy()
 
         rows = self.index.conn.execute(
-            "SELECT c.id, e.vec FROM chunks c JOIN embeddings e ON e.ehash = c.ehash AND e.model = ? ORDER BY c.id",
+            "SELECT c.id, e.vec FROM chunks c JOIN embeddings e "
+            "ON e.ehash = c.ehash AND e.model = ? ORDER BY c.id",
             (model,),
         ).fetchall()
         if not rows:
@@ -691,9 +698,8 @@ def _record_prompt_hits(workspace: Workspace, rows: Sequence[_Row], terms: Seque
 
 
 def _hit(row: _Row, score: float, terms: Sequence[str]) -> Hit:
-    section = (
-        row.title or None if row.kind in ("memory", "dated") else None
-    )  # a session title is its speaker
+    # a session title is its speaker
+    section = row.title or None if row.kind in ("memory", "dated") else None
     ref = SourceRef(
         kind=row.kind,
         path=row.path,
@@ -724,7 +730,8 @@ def match(text: str, terms: Sequence[str]) -> float:
 
 
 def snippet(text: str, terms: Sequence[str], width: int = SNIPPET_CHARS) -> str:
-    """``text`` if short, else a window around the first query term (word-prefix match, so stems find it)."""
+    """``text`` if short, else a window around the first query term (word-prefix match, so stems
+    find it)."""
     flat = " ".join(text.split())
     if len(flat) <= width:
         return flat
@@ -750,7 +757,8 @@ def _pack(vector: Sequence[float]) -> bytes:
 
 
 def _numpy() -> Any:
-    """numpy, which only vector search needs: the ``vectors`` extra (``pip install 'reverie[vectors]'``)."""
+    """numpy, which only vector search needs: the ``vectors`` extra (``pip install
+    'reverie[vectors]'``)."""
     try:
         import numpy
     except ImportError:

@@ -192,7 +192,8 @@ def _pieces(body: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]]]:
 
 
 def _split_section(body: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]]]:
-    """A section's lines in pieces of at most ~MAX_SECTION_LINES / MAX_SECTION_CHARS, cut at blank lines."""
+    """A section's lines in pieces of at most ~MAX_SECTION_LINES / MAX_SECTION_CHARS, cut at blank
+    lines."""
     while body and not body[0][1].strip():
         body = body[1:]
     while body and not body[-1][1].strip():
@@ -213,7 +214,8 @@ def _split_section(body: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]
 
 
 def parse_stamp(value: Any) -> float | None:
-    """Epoch seconds of a history ``YYYY-MM-DD HH:MM`` or an ISO timestamp; None when absent or malformed."""
+    """Epoch seconds of a history ``YYYY-MM-DD HH:MM`` or an ISO timestamp; None when absent or
+    malformed."""
     when = parse_timestamp(value)
     return None if when is None else to_epoch(when)
 
@@ -260,7 +262,8 @@ def chunk_session(path: str, key: str, messages: list[dict[str, Any]]) -> list[C
 
 
 def speaker_name(message: dict[str, Any]) -> str:
-    """The speaker's name a message carries (the OpenAI-style ``name`` field), or ``""``; single line, short."""
+    """The speaker's name a message carries (the OpenAI-style ``name`` field), or ``""``; single
+    line, short."""
     name = message.get("name")
     if not isinstance(name, str):
         return ""

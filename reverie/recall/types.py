@@ -70,7 +70,8 @@ class Hit:
     match: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        """The hit as plain JSON: snippet, score, match, source (as a string and as its fields), time."""
+        """The hit as plain JSON: snippet, score, match, source (as a string and as its fields),
+        time."""
         return {
             "snippet": self.snippet,
             "score": self.score,  # full precision: rounding would merge near-equal scores

@@ -91,7 +91,8 @@ def redact_many(values: list[Any]) -> tuple[list[Any], int]:
 
 
 def replace_in_value(value: Any, old: str, new: str) -> tuple[Any, int]:
-    """``value`` (parsed JSON) with ``old`` replaced in every string value, and how many were replaced."""
+    """``value`` (parsed JSON) with ``old`` replaced in every string value, and how many were
+    replaced."""
     if isinstance(value, str):
         n = value.count(old)
         return (value.replace(old, new), n) if n else (value, 0)
@@ -124,7 +125,8 @@ def _forms(old: str) -> list[bytes]:
 
 
 def replace_raw(data: bytes, old: str, new: str) -> tuple[bytes, int]:
-    """Raw replacement of ``old``'s UTF-8 and JSON-escaped forms (for text that has no structure to keep)."""
+    """Raw replacement of ``old``'s UTF-8 and JSON-escaped forms (for text that has no structure to
+    keep)."""
     replacement = new.encode("utf-8")
     total = 0
     for form in _forms(old):
@@ -150,7 +152,8 @@ def _line(raw: bytes, old: str, new: str) -> tuple[bytes, int]:
 
 
 def replace_in_jsonl(data: bytes, old: str, new: str) -> tuple[bytes, int]:
-    """A JSON-lines file with ``old`` replaced in string values (non-JSON lines: raw); unchanged lines kept as is."""
+    """A JSON-lines file with ``old`` replaced in string values (non-JSON lines: raw); unchanged
+    lines kept as is."""
     needles = _forms(old)
     out: list[bytes] = []
     total = 0
@@ -163,7 +166,8 @@ def replace_in_jsonl(data: bytes, old: str, new: str) -> tuple[bytes, int]:
 
 
 def replace_in_file(name: str, data: bytes, old: str, new: str) -> tuple[bytes, int]:
-    """``data`` (the file ``name``) with ``old`` replaced as its format allows (see the module docstring)."""
+    """``data`` (the file ``name``) with ``old`` replaced as its format allows (see the module
+    docstring)."""
     if name.rsplit("/", 1)[-1] in _NO_TEXT or not any(form in data for form in _forms(old)):
         return data, 0
     if name.endswith(_JSONL_SUFFIXES) or name.endswith((".torn", ".corrupt")):

@@ -104,7 +104,7 @@ def shannon_entropy(value: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
 
 
-# -- fixed-format tokens -------------------------------------------------------------------------------------
+# -- fixed-format tokens ---------------------------------------------------------------------------
 # Every pattern starts with a literal so the regex engine can skip ahead with a fast substring
 # search (a leading look-behind or case-insensitive alternation costs ~1 ms per 64 kB each); the
 # left boundary (not inside a longer token) is checked in code instead.
@@ -119,7 +119,8 @@ _PEM = re.compile(
 
 
 def _mixed(value: str) -> bool:
-    """True when ``value`` has a digit and a letter: random tokens almost always do, word lists do not."""
+    """True when ``value`` has a digit and a letter: random tokens almost always do, word lists do
+    not."""
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
@@ -131,7 +132,8 @@ def _sk_ok(value: str) -> bool:
 
 
 def _pem_ok(block: str) -> bool:
-    """A real key block has base64 in it; ``BEGIN … PRIVATE KEY-----\\n...\\n-----END`` placeholders do not."""
+    """A real key block has base64 in it; ``BEGIN … PRIVATE KEY-----\\n...\\n-----END`` placeholders
+    do not."""
     return _BASE64_RUN.search(block) is not None
 
 
@@ -139,7 +141,8 @@ _BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{20}")
 
 
 def _random_case(value: str) -> bool:
-    """Upper and lower case mixed the way random tokens mix them (``hf_`` tokens are often letters only)."""
+    """Upper and lower case mixed the way random tokens mix them (``hf_`` tokens are often letters
+    only)."""
     body = value.split("_", 1)[-1]
     return (
         any(c.isupper() for c in body)
@@ -199,16 +202,16 @@ _RULES: list[tuple[str, re.Pattern[str], Callable[[str], bool] | None]] = [
 _SLACK_WEBHOOK = re.compile(
     r"hooks\.slack\.com/services/(?P<val>T[A-Z0-9]{6,12}/B[A-Z0-9]{6,12}/[A-Za-z0-9]{20,32})" + _R
 )
-_DISCORD_TAIL = re.compile(
-    r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}" + _R
-)  # then 24-28 chars before, from M/N/O
+# then 24-28 chars before, from M/N/O
+_DISCORD_TAIL = re.compile(r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}" + _R)
 _TELEGRAM = re.compile(r":AA[A-Za-z0-9_\-]{33}" + _R)  # after an 8-10 digit bot id
 _AZURE_SIG = re.compile(r"sig=(?P<val>[A-Za-z0-9%+/]{30,}(?:%3D|=){0,2})")
 _BASIC = re.compile(
-    r"authorization[\"']?[ \t]*[:=][ \t]*[\"']?basic[ \t]+(?P<val>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])"
+    r"authorization[\"']?[ \t]*[:=][ \t]*[\"']?basic[ "
+    r"\t]+(?P<val>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])"
 )
 
-# -- passwords inside URLs -----------------------------------------------------------------------------------
+# -- passwords inside URLs -------------------------------------------------------------------------
 _URL_PASSWORD = re.compile(
     r"://[^\s:/?#@'\"<>\[\],]{1,128}:(?P<pw>[^\s:/@'\"<>,]{1,256})@(?=[A-Za-z0-9\[])"
 )
@@ -247,20 +250,18 @@ def _is_placeholder(value: str) -> bool:
     low = value.lower()
     if low in _PLACEHOLDERS or low.startswith(_REDACTED_PREFIX.lower()) or "example" in low:
         return True
-    if value[0] in "$%{<[*" or value.startswith(
-        "@@"
-    ):  # $VAR, ${VAR}, %(name)s, {{x}}, <your-key>, ****
+    # $VAR, ${VAR}, %(name)s, {{x}}, <your-key>, ****
+    if value[0] in "$%{<[*" or value.startswith("@@"):
         return True
-    if (
-        set(low) <= set("x*.-_•#") or "..." in value or "…" in value
-    ):  # xxxxx, *****, truncated examples
+    # xxxxx, *****, truncated examples
+    if set(low) <= set("x*.-_•#") or "..." in value or "…" in value:
         return True
     if low.startswith(("os.environ", "env.", "env:", "process.env", "secrets.", "vault:", "ref:")):
         return True
     return "your" in low and ("key" in low or "token" in low or "pass" in low or "secret" in low)
 
 
-# -- values assigned to secret-like names --------------------------------------------------------------------
+# -- values assigned to secret-like names ----------------------------------------------------------
 # Searched in the lower-cased text (literal prefixes, see above); the value is then read from the
 # original text.
 _ASSIGN_TAIL = r"s?[\"'\]]?[ \t]{0,3}(?P<sep>=>|:=|[:=])(?P<ws>[ \t]{0,3})(?P<q>[\"'`]?)"
@@ -279,7 +280,7 @@ _ASSIGN = [
 ]
 _QUOTED_VALUE = re.compile(r"[^\n\"'`]{1,128}")
 
-# -- passwords in command lines and credential files (searched in the lower-cased text) ------------------------
+# -- passwords in command lines and credential files (searched in the lower-cased text) ------------
 _CLI_PASSWORD = [  # (a literal the text must hold, the pattern)
     (
         "mysql",
@@ -288,7 +289,8 @@ _CLI_PASSWORD = [  # (a literal the text must hold, the pattern)
     (
         "docker",
         re.compile(
-            r"docker[ \t]+login\b[^\n|;&]{0,200}?[ \t](?:-p|--password)(?:[ \t]+|=)(?P<q>[\"']?)(?P<val>[^\s\"'`]{3,128})"
+            r"docker[ \t]+login\b[^\n|;&]{0,200}?[ \t](?:-p|--password)(?:[ "
+            r"\t]+|=)(?P<q>[\"']?)(?P<val>[^\s\"'`]{3,128})"
         ),
     ),
     (
@@ -298,7 +300,7 @@ _CLI_PASSWORD = [  # (a literal the text must hold, the pattern)
 ]
 _PGPASS = re.compile(r"[a-z0-9.\-*\[\]:]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(?P<val>[^\s:]{4,128})\Z")
 
-# -- credentials in prose ------------------------------------------------------------------------------------
+# -- credentials in prose --------------------------------------------------------------------------
 _PROSE_KWS = (
     "password",
     "passwd",
@@ -326,19 +328,21 @@ _PROSE_IS = {
 _PROSE_WITH = {kw: re.compile(re.escape(kw) + _PROSE_VALUE) for kw in _PROSE_KWS}
 _WITH = re.compile(r"(?:^|[^a-z0-9])(?:with|using|use)[ \t]+(?:(?:the|my|our)[ \t]+)?\Z")
 _PIN = re.compile(
-    r"pin(?:[ \t]+(?:code|number))?(?:[ \t]+(?:is|was))?[ \t]*[:=#]?[ \t]*(?P<val>\d{4,8})(?![\d.,:/\-])"
+    r"pin(?:[ \t]+(?:code|number))?(?:[ \t]+(?:is|was))?[ \t]*[:=#]?[ "
+    r"\t]*(?P<val>\d{4,8})(?![\d.,:/\-])"
 )
 #: Words that follow "password is" without being one ("the password is wrong", "… is in the vault").
 _NOT_A_VALUE = frozenset(
     """
-a an the my your his her our their its this that these those some any no not none nothing too very so also just
-still now set same different wrong right correct incorrect invalid valid expired required optional missing empty
-blank weak strong secure insecure long short good bad ok okay fine safe unsafe hidden visible new old default
-changed reset stored saved written encrypted hashed case sensitive here there in on at for of to from with by
-and or but if when because what which who where how again please thanks thank yes sure above below same
-something anything everything unknown unchanged easy hard simple complex random generated temporary forgotten
-lost stolen leaked compromised protected printed listed shown available needed necessary mandatory enabled
-disabled managed rotated shared separate unique personal private public reused whatever whichever usually
+a an the my your his her our their its this that these those some any no not none nothing too very
+so also just still now set same different wrong right correct incorrect invalid valid expired
+required optional missing empty blank weak strong secure insecure long short good bad ok okay fine
+safe unsafe hidden visible new old default changed reset stored saved written encrypted hashed case
+sensitive here there in on at for of to from with by and or but if when because what which who where
+how again please thanks thank yes sure above below same something anything everything unknown
+unchanged easy hard simple complex random generated temporary forgotten lost stolen leaked
+compromised protected printed listed shown available needed necessary mandatory enabled disabled
+managed rotated shared separate unique personal private public reused whatever whichever usually
 probably actually somewhere nowhere elsewhere inside outside behind between written
 """.split()
 )
@@ -371,7 +375,8 @@ def _keyword_at_boundary(text: str, kw_start: int, kw: str) -> bool:
 
 
 def _looks_like_identifier(value: str) -> bool:
-    """``settings.api_key``, ``SECRET_NAME``, ``getToken``, ``v2.max_tokens``: code, not a credential."""
+    """``settings.api_key``, ``SECRET_NAME``, ``getToken``, ``v2.max_tokens``: code, not a
+    credential."""
     return bool(_IDENT.fullmatch(value)) and all(
         _word_like(part) for part in re.split(r"[.\-]", value)
     )
@@ -423,7 +428,8 @@ def _assigned_kind(text: str, m: re.Match[str], v: re.Match[str]) -> str | None:
 
 
 def _assigns_a_plain_value(text: str, m: re.Match[str], v: re.Match[str]) -> bool:
-    """Not a call or subscript, not a quoted phrase cut short, not an ``a:b:c`` chain, not our own marker."""
+    """Not a call or subscript, not a quoted phrase cut short, not an ``a:b:c`` chain, not our own
+    marker."""
     end = v.end()
     if end < len(text) and text[end] in "({[":
         return False  # a call or subscript: get_password(), env["TOKEN"]
@@ -431,7 +437,8 @@ def _assigns_a_plain_value(text: str, m: re.Match[str], v: re.Match[str]) -> boo
     if quote and (end >= len(text) or text[end] != quote):
         return False  # the quoted value goes on past what we captured (spaces): prose, not a token
     if m.group("sep") == ":" and not quote and not m.group("ws"):
-        return False  # "a:b:c" chains (ARNs, URNs, host:port): YAML and prose put a space after the colon
+        # "a:b:c" chains (ARNs, URNs, host:port): YAML and prose put a space after the colon
+        return False
     kw_start = m.start("kw")
     opening = text.rfind("[", max(0, kw_start - 32), kw_start)
     # the kind inside our own "[REDACTED:bearer-token]" marker is not a name
@@ -439,7 +446,8 @@ def _assigns_a_plain_value(text: str, m: re.Match[str], v: re.Match[str]) -> boo
 
 
 def _names_a_credential(text: str, kw_start: int, kw: str, name: str) -> bool:
-    """The keyword starts a name part (not "monkey", "bypass") and the name is not a public key's."""
+    """The keyword starts a name part (not "monkey", "bypass") and the name is not a public
+    key's."""
     if (
         kw.lower() in _NEEDS_BOUNDARY
         and not _keyword_at_boundary(text, kw_start, kw)
@@ -456,14 +464,16 @@ def _password_kind(value: str) -> str | None:
     if _is_placeholder(value) or _looks_like_path_or_url(value):
         return None
     if _looks_like_identifier(value) and ("_" in value or "." in value):
-        return None  # "hunter2" is a (bad) password; "self.password", "new_pass", "PasswordField" are code
+        # "hunter2" is a (bad) password; "self.password", "new_pass", "PasswordField" are code
+        return None
     if len(value) >= 6 and _classes(value) >= 2 and shannon_entropy(value) >= 2.3:
         return "password"
     return None
 
 
 def _token_kind(value: str, name: str) -> str | None:
-    """A key, token or secret: long, token-shaped and random enough (an AWS secret key by its own shape)."""
+    """A key, token or secret: long, token-shaped and random enough (an AWS secret key by its own
+    shape)."""
     if _is_placeholder(value) or _looks_like_path_or_url(value) or _looks_like_identifier(value):
         return None
     if "aws" in name and "secret" in name and _AWS_SECRET.fullmatch(value):
@@ -474,7 +484,8 @@ def _token_kind(value: str, name: str) -> str | None:
     if len(value) < 16 or not _TOKEN_CHARS.fullmatch(value) or entropy < 3.0:
         return None
     if not _mixed(value) and (len(value) < 24 or entropy < 4.0):
-        return None  # a long random token may lack digits by chance; a short one without them is a word
+        # a long random token may lack digits by chance; a short one without them is a word
+        return None
     if value.replace("-", "").replace(".", "").isdigit():
         return None  # phone numbers, dates, version strings
     return "secret"
@@ -507,7 +518,8 @@ def _prose_value_ok(value: str, *, plain_words: bool = True) -> bool:
 
 
 def _quoted_password(text: str, m: re.Match[str]) -> re.Match[str] | None:
-    """A quoted value with spaces assigned to a password name: the whole quoted text, if it closes on its line."""
+    """A quoted value with spaces assigned to a password name: the whole quoted text, if it closes
+    on its line."""
     v = _QUOTED_VALUE.match(text, m.end())
     if v is None or v.end() >= len(text) or text[v.end()] != m.group("q"):
         return None
@@ -530,9 +542,8 @@ def scan(text: str) -> list[SecretMatch]:
     """Every credential in ``text``, as non-overlapping spans in text order."""
     if not text or len(text) < 8:
         return []
-    low = _ascii_lower(
-        text
-    )  # keyword rules search the lower-cased text; values are read from the original
+    # keyword rules search the lower-cased text; values are read from the original
+    low = _ascii_lower(text)
     found = [
         *_fixed_format_tokens(text),
         *_url_passwords(text),
@@ -546,7 +557,8 @@ def scan(text: str) -> list[SecretMatch]:
 
 
 def _fixed_format_tokens(text: str) -> list[SecretMatch]:
-    """Tokens with a literal prefix (``_RULES``), not inside a longer token, that their validator accepts."""
+    """Tokens with a literal prefix (``_RULES``), not inside a longer token, that their validator
+    accepts."""
     found: list[SecretMatch] = []
     for kind, pattern, ok in _RULES:
         for m in pattern.finditer(text):
@@ -558,7 +570,8 @@ def _fixed_format_tokens(text: str) -> list[SecretMatch]:
 
 
 def _url_passwords(text: str) -> list[SecretMatch]:
-    """The password of ``scheme://user:password@host`` (placeholders and short one-class words left alone)."""
+    """The password of ``scheme://user:password@host`` (placeholders and short one-class words left
+    alone)."""
     found: list[SecretMatch] = []
     for m in _URL_PASSWORD.finditer(text):
         pw = m.group("pw")
@@ -589,7 +602,8 @@ def _basic_auth(text: str, low: str) -> list[SecretMatch]:
 
 
 def _assigned_values(text: str, low: str) -> list[SecretMatch]:
-    """Values assigned to secret-like names (``API_KEY=…``, ``"password": "…"``), a quoted phrase for a password."""
+    """Values assigned to secret-like names (``API_KEY=…``, ``"password": "…"``), a quoted phrase
+    for a password."""
     found: list[SecretMatch] = []
     for pattern in _ASSIGN:
         for m in pattern.finditer(low):
@@ -605,7 +619,8 @@ def _assigned_values(text: str, low: str) -> list[SecretMatch]:
 
 
 def _run_before(text: str, end: int, chars: frozenset[str], longest: int) -> int:
-    """Where the run of ``chars`` ending at ``end`` starts (looking back at most ``longest + 1`` characters)."""
+    """Where the run of ``chars`` ending at ``end`` starts (looking back at most ``longest + 1``
+    characters)."""
     start = end
     while start > 0 and end - start <= longest and text[start - 1] in chars:
         start -= 1
@@ -616,7 +631,8 @@ _DIGITS = frozenset(string.digits)
 
 
 def _shaped_tokens(text: str) -> list[SecretMatch]:
-    """Tokens found from a distinctive middle part: Discord and Telegram bot tokens, Slack webhooks, Azure SAS."""
+    """Tokens found from a distinctive middle part: Discord and Telegram bot tokens, Slack webhooks,
+    Azure SAS."""
     found: list[SecretMatch] = []
     if "hooks.slack.com" in text:
         for m in _SLACK_WEBHOOK.finditer(text):

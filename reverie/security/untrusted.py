@@ -52,7 +52,8 @@ def _best(words: set[str], sources: list[set[str]]) -> float:
 
 
 def untrusted_soul_lines(batch: Iterable[str], base: str, proposed: str | None) -> list[str]:
-    """Lines ``proposed`` adds to SOUL.md (relative to ``base``) that only untrusted history lines support."""
+    """Lines ``proposed`` adds to SOUL.md (relative to ``base``) that only untrusted history lines
+    support."""
     if proposed is None:
         return []
     trusted, untrusted = _sources(batch)

@@ -95,7 +95,7 @@ class TokenFile:
         self.path = base / "access" / "tokens.json"
         self._cache: tuple[tuple[int, int, int], dict[str, TokenRecord]] | None = None
 
-    # -- reading --------------------------------------------------------------------------------------------
+    # -- reading -----------------------------------------------------------------------------------
     def records(self) -> list[TokenRecord]:
         return list(self._load().values())
 
@@ -163,11 +163,12 @@ class TokenFile:
             out.append(record)
         return out
 
-    # -- writing --------------------------------------------------------------------------------------------
+    # -- writing -----------------------------------------------------------------------------------
     def issue(
         self, scope: Scope, *, label: str = "", token: str | None = None
     ) -> tuple[str, TokenRecord]:
-        """Bind a new token to ``scope``; returns its text (shown once: only its hash is kept) and its record."""
+        """Bind a new token to ``scope``; returns its text (shown once: only its hash is kept) and
+        its record."""
         text = check_token(token) if token is not None else secrets.token_urlsafe(32)
         digest = _digest(text)
         record = TokenRecord(
@@ -186,7 +187,8 @@ class TokenFile:
         return text, record
 
     def revoke(self, token_id: str) -> list[TokenRecord]:
-        """Revoke the token whose id (or full text) is ``token_id``; returns what was revoked (none: unknown)."""
+        """Revoke the token whose id (or full text) is ``token_id``; returns what was revoked (none:
+        unknown)."""
         wanted = _digest(token_id) if len(token_id) >= MIN_TOKEN_CHARS else None
         return self._drop(lambda r: r.id == token_id or r.sha256 == wanted)
 

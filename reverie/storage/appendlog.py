@@ -1,8 +1,9 @@
 """Append-only JSONL files at the byte level: durable appends, torn-tail repair, line seeking.
 
-Shared by ``memory/history.jsonl`` (``reverie.storage.history``, which owns that format) and the session
-files (``reverie.storage.sessions``). Nothing here parses a line: callers pass what "a complete line" means.
-Writers hold the file's lock (``reverie.storage.locking``). POSIX only (``pread``).
+Shared by ``memory/history.jsonl`` (``reverie.storage.history``, which owns that format) and the
+session files (``reverie.storage.sessions``). Nothing here parses a line: callers pass what "a
+complete line" means. Writers hold the file's lock (``reverie.storage.locking``). POSIX only
+(``pread``).
 
 Every reader is linear in the bytes it crosses, however long one line is (a partial line is kept as
 a list of chunks and joined once, never re-copied per chunk), and keeps at most ``MAX_LINE_BYTES``
@@ -41,7 +42,8 @@ MAX_LINE_BYTES = 16 * 1024 * 1024
 
 
 def datasync(fd: int) -> None:
-    """Make an append durable: ``fdatasync`` flushes the data and the new size, not unrelated metadata."""
+    """Make an append durable: ``fdatasync`` flushes the data and the new size, not unrelated
+    metadata."""
     (getattr(os, "fdatasync", None) or os.fsync)(fd)
 
 
@@ -143,7 +145,7 @@ def iter_lines(
     """``(line, terminated)`` for each line from ``start`` to ``size``, in file order; ``line`` is
     ``None`` for a line longer than ``limit`` (skipped without being kept). Only the last line can
     be unterminated."""
-    parts: list[bytes] = []  # the pending partial line, joined once when it ends
+    parts: list[bytes] = []  # the partial line so far, joined once when it ends
     kept = 0
     too_long = False
     at = start

@@ -128,7 +128,8 @@ class _Section(BaseModel):
 
 
 class LifecycleConfig(_Section):
-    """Dream's lifecycle step (``reverie.dream.lifecycle``): how the prompt files stay within budget for years."""
+    """Dream's lifecycle step (``reverie.dream.lifecycle``): how the prompt files stay within budget
+    for years."""
 
     grace_days: int = Field(
         7, ge=0, le=3_650, description="days past its date a dated item stays in a prompt file"
@@ -191,7 +192,8 @@ class DreamConfig(_Section):
 class AgentDefaults(_Section):
     model: str | None = Field(
         None,
-        description="the agent's model (a litellm model name); unset: the offline engine reverie/offline",
+        description="the agent's model (a litellm model name); "
+        "unset: the offline engine reverie/offline",
     )
     context_window_tokens: int = Field(
         65_536, ge=2_048, description="context window used to decide when to consolidate"
@@ -296,7 +298,8 @@ class FlushConfig(_Section):
     threshold_tokens: int = Field(
         4_000,
         ge=0,
-        description="flush when a session's prompt estimate comes within this many tokens of the consolidation trigger",
+        description="flush when a session's prompt estimate comes within "
+        "this many tokens of the consolidation trigger",
     )
 
 
@@ -312,12 +315,14 @@ class SessionFilesConfig(_Section):
 
 
 class TopicsConfig(_Section):
-    """Topic files ``memory/topics/**`` (reverie.storage.topics): listed in the prompt by name, read on demand."""
+    """Topic files ``memory/topics/**`` (reverie.storage.topics): listed in the prompt by name, read
+    on demand."""
 
     max_file_chars: int = Field(
         16_000,
         ge=100,
-        description="largest topic file, in characters (Claude's memory tool shows 16,000 at a time)",
+        description="largest topic file, in characters (Claude's "
+        "memory tool shows 16,000 at a time)",
     )
     max_files: int = Field(200, ge=1, description="most topic files a workspace keeps")
 
@@ -360,7 +365,8 @@ class LLMConfig(_Section):
 
 
 class FleetConfig(_Section):
-    """``reverie fleet``: Dream for many workspaces on Celery workers across machines (docs/scale.md)."""
+    """``reverie fleet``: Dream for many workspaces on Celery workers across machines
+    (docs/scale.md)."""
 
     root: str | None = Field(None, description="the shared directory holding the workspaces")
     broker_url: str = Field(
@@ -436,7 +442,8 @@ class FleetConfig(_Section):
 
 
 class ServeConfig(_Section):
-    """``reverie serve --root``: Dream for every scope under a root, in one process (reverie.operations.serve_root)."""
+    """``reverie serve --root``: Dream for every scope under a root, in one process
+    (reverie.operations.serve_root)."""
 
     max_inflight: int = Field(
         16, ge=1, le=10_000, description="Dream runs in flight at once (--max-inflight wins)"
@@ -523,7 +530,8 @@ class Config(_Section):
         )
 
     def dump(self) -> dict[str, Any]:
-        """The config as nanobot-style JSON data: only keys that were set, legacy and unknown keys kept."""
+        """The config as nanobot-style JSON data: only keys that were set, legacy and unknown keys
+        kept."""
         return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
@@ -657,7 +665,8 @@ def _read_renamed(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def validate_config(data: Mapping[str, Any]) -> Config:
-    """Validate config data, turning pydantic's error into one line naming key, value and what is allowed."""
+    """Validate config data, turning pydantic's error into one line naming key, value and what is
+    allowed."""
     try:
         config = Config.model_validate(_read_renamed(data))
     except ValidationError as exc:

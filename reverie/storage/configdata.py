@@ -1,14 +1,14 @@
 """The config as plain data: its sources (files and ``REVERIE_*`` variables) and the models'
 defaults.
 
-``reverie.storage.config`` validates what this module reads through its pydantic models, the one definition
-of every key, type and default. This module exists for the paths that must not import pydantic
-(`reverie status`: pydantic's import is most of its start-up): when no file and no variable sets a
-key, the config is exactly the models' defaults, which ``config_defaults.json`` holds as data. That
-file is generated from the models by ``python -m reverie.cli.reference`` and
+``reverie.storage.config`` validates what this module reads through its pydantic models, the one
+definition of every key, type and default. This module exists for the paths that must not import
+pydantic (`reverie status`: pydantic's import is most of its start-up): when no file and no variable
+sets a key, the config is exactly the models' defaults, which ``config_defaults.json`` holds as
+data. That file is generated from the models by ``python -m reverie.cli.reference`` and
 ``tests/test_config_defaults.py`` fails when it differs from them. When any key is set, callers
-validate through ``reverie.storage.config.load_config``, so a bad value gets the same one-line error on
-every path.
+validate through ``reverie.storage.config.load_config``, so a bad value gets the same one-line error
+on every path.
 """
 
 from __future__ import annotations
@@ -82,7 +82,8 @@ def merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def env_overrides(env: Mapping[str, str]) -> dict[str, Any]:
-    """Nested config data from ``REVERIE_*`` variables; keys are matched to aliases later, case-insensitively."""
+    """Nested config data from ``REVERIE_*`` variables; keys are matched to aliases later,
+    case-insensitively."""
     data: dict[str, Any] = {}
     for name, raw in env.items():
         if not name.startswith("REVERIE_") or name in ENV_SKIP:
@@ -110,7 +111,8 @@ def env_overrides(env: Mapping[str, str]) -> dict[str, Any]:
 def sources(
     workspace: Path | None, env: Mapping[str, str]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The files' data (home config, then ``<workspace>/reverie.json`` over it) and the variables' data, raw."""
+    """The files' data (home config, then ``<workspace>/reverie.json`` over it) and the variables'
+    data, raw."""
     data: dict[str, Any] = {}
     for _, layer in file_layers(workspace):
         data = merge(data, layer)
@@ -176,8 +178,9 @@ def defaults_if_unset(
     workspace: Path | None, env: Mapping[str, str] | None = None
 ) -> ConfigView | None:
     """The models' defaults when no config file and no variable sets a key (the config is then
-    exactly these), else None: the caller validates the sources with ``reverie.storage.config.load_config``.
-    A file that cannot be read or parsed raises the same ``ConfigError`` as ``load_config``."""
+    exactly these), else None: the caller validates the sources with
+    ``reverie.storage.config.load_config``. A file that cannot be read or parsed raises the same
+    ``ConfigError`` as ``load_config``."""
     files, variables = sources(workspace, os.environ if env is None else env)
     if files or variables:
         return None

@@ -47,7 +47,8 @@ def parse_cursor(raw: bytes, *, origin: str = "cursor") -> int:
     if not text or not text.isdigit() or len(text) > _MAX_DIGITS or int(text) > MAX_CURSOR:
         preview = raw[:40]
         raise CursorError(
-            f"{origin} is corrupt (holds {preview!r}); expected a bare integer from 0 to {MAX_CURSOR}"
+            f"{origin} is corrupt (holds {preview!r}); "
+            f"expected a bare integer from 0 to {MAX_CURSOR}"
         )
     return int(text)
 
@@ -108,7 +109,8 @@ def write_cursor_record(state_dir: Path, value: int) -> None:
 
 
 def read_cursor_record(state_dir: Path) -> int | None:
-    """The recorded Dream cursor; None when there is no record or it cannot be trusted (unreadable, corrupt)."""
+    """The recorded Dream cursor; None when there is no record or it cannot be trusted (unreadable,
+    corrupt)."""
     try:
         data = json.loads((Path(state_dir) / DREAM_CURSOR_RECORD).read_bytes())
     except (OSError, ValueError):

@@ -37,7 +37,8 @@ _warned_paths: set[str] = set()
 
 
 def fsync_dir(directory: Path) -> None:
-    """Make a rename or create in ``directory`` durable (a no-op where directories cannot be opened)."""
+    """Make a rename or create in ``directory`` durable (a no-op where directories cannot be
+    opened)."""
     try:
         fd = os.open(directory, os.O_RDONLY)
     except OSError:
@@ -79,7 +80,8 @@ def open_for_write(path: Path | str, flags: int, mode: int = 0o644) -> int:
 
 
 def write_all(fd: int, data: bytes) -> None:
-    """``os.write`` until every byte is written (one call in practice, so an O_APPEND line is not interleaved)."""
+    """``os.write`` until every byte is written (one call in practice, so an O_APPEND line is not
+    interleaved)."""
     view = memoryview(data)
     while view:
         n = os.write(fd, view)
@@ -152,7 +154,8 @@ def read_bytes_or_none(path: Path | str) -> bytes | None:
 
 
 def decode_lossy(raw: bytes, *, origin: str) -> str:
-    """Decode UTF-8, replacing invalid bytes; warn once per origin so a hand-edited file never crashes a reader."""
+    """Decode UTF-8, replacing invalid bytes; warn once per origin so a hand-edited file never
+    crashes a reader."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -3,7 +3,8 @@ spec.
 
 One JSON object per line, UTF-8, ``\\n``-terminated::
 
-    {"cursor": 42, "timestamp": "2026-11-22 14:05", "content": "- [durable] ...", "session_key": "cli:alice"}
+    {"cursor": 42, "timestamp": "2026-11-22 14:05", "content": "- [durable] ...",
+     "session_key": "cli:alice"}
 
 - ``cursor``: int from 1 to ``MAX_CURSOR`` (2^63 - 1; not a bool), strictly increasing in file
   order, never reused. A line with a larger cursor is not an entry; an append that would need one is
@@ -35,8 +36,8 @@ Durability and recovery:
 Readers take no lock. A bad line (not JSON, invalid UTF-8, not an object, wrong field types, a bool
 or non-positive cursor, longer than 16 MiB) is skipped with one warning per kind per read; the lines
 around it are unaffected. Readers are linear in the bytes they cross and never hold more than 16 MiB
-of one line (``reverie.storage.appendlog``); the next cursor still counts a too-long last line's leading
-``"cursor"``.
+of one line (``reverie.storage.appendlog``); the next cursor still counts a too-long last line's
+leading ``"cursor"``.
 """
 
 from __future__ import annotations
@@ -134,7 +135,7 @@ class HistoryEntry:
     session_key: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
-    # -- read like the dicts nanobot's MemoryStore returns (entry["cursor"], entry.get("session_key")) ----------
+    # -- read like the dicts nanobot's MemoryStore returns (entry["cursor"], entry.get("session_key"
     def to_dict(self) -> dict[str, Any]:
         """The entry as its JSON object (``session_key`` only when set, unknown keys kept)."""
         obj: dict[str, Any] = {
@@ -236,8 +237,9 @@ class HistoryLog:
         on_append: Callable[[], None] | None = None,
     ) -> None:
         """``on_append`` is called after each append is durable and its lock released (a scope's
-        workspace marks itself due there; see ``reverie.storage.scopes.due_hook``); an ``OSError`` from it
-        is logged, never raised: the entry is safe, and a lost mark is found again by a rescan."""
+        workspace marks itself due there; see ``reverie.storage.scopes.due_hook``); an ``OSError``
+        from it is logged, never raised: the entry is safe, and a lost mark is found again by a
+        rescan."""
         self.path = Path(path)
         self.cursor_path = Path(cursor_path)
         self.dream_cursor_path = Path(dream_cursor_path) if dream_cursor_path else None
@@ -256,7 +258,7 @@ class HistoryLog:
         self.checkpoint_path = self.path.with_name(self.path.name + ".maxcursor")
         self._checkpointed = 0  # the offset the checkpoint file was last written (or read) at
 
-    # -- writing ------------------------------------------------------------------------------------------
+    # -- writing -----------------------------------------------------------------------------------
     def locked(self) -> _Locked:
         """The append lock (threads and processes), for callers that rewrite the log."""
         return _Locked(self)
@@ -292,9 +294,8 @@ class HistoryLog:
                     f"session_key must be str or None, not {type(session_key).__name__}"
                 )
             if self.redact is not None:
-                session_key = self.redact(
-                    session_key
-                )  # a key is stored like content: never a credential
+                # a key is stored like content: never a credential
+                session_key = self.redact(session_key)
             session_key = session_key.encode("utf-8", errors="backslashreplace").decode("utf-8")
         with self.locked():
             try:
@@ -307,7 +308,8 @@ class HistoryLog:
                     cursor = self._last_cursor_locked(fd) + 1
                     if cursor > MAX_CURSOR:
                         raise HistoryError(
-                            f"cannot append to {self.path}: its cursors reached the largest one ({MAX_CURSOR})"
+                            f"cannot append to {self.path}: its cursors "
+                            f"reached the largest one ({MAX_CURSOR})"
                         )
                     line = HistoryEntry(
                         cursor, stamp, text, session_key, dict(extra or {})
@@ -330,9 +332,8 @@ class HistoryLog:
             # is enough.
             try:
                 write_cursor_hint(self.cursor_path, cursor)
-            except (
-                OSError
-            ) as exc:  # the entry is durable; a missing hint is recovered from the tail
+            except OSError as exc:
+                # the entry is durable; a missing hint is recovered from the tail
                 log.warning("could not update %s: %s", self.cursor_path, exc.strerror or exc)
         if self.on_append is not None:
             try:
@@ -350,7 +351,8 @@ class HistoryLog:
             self._scanned = None
 
     def _last_cursor_locked(self, fd: int) -> int:
-        """The highest cursor issued (log maximum, ``.cursor`` and Dream cursor); the caller holds the lock."""
+        """The highest cursor issued (log maximum, ``.cursor`` and Dream cursor); the caller holds
+        the lock."""
         hints = [self._log_max(fd)]
         for hint_path in (self.cursor_path, self.dream_cursor_path):
             if hint_path is None:
@@ -396,7 +398,8 @@ class HistoryLog:
         return ino, offset, best, guard
 
     def _write_checkpoint(self, state: tuple[int, int, int, bytes]) -> None:
-        """A hint for the next process (no fsync, written in place): a stale or torn one only costs a longer scan."""
+        """A hint for the next process (no fsync, written in place): a stale or torn one only costs
+        a longer scan."""
         ino, offset, best, guard = state
         try:
             fd = os.open(
@@ -416,9 +419,8 @@ class HistoryLog:
     def _tail_cursor(self, fd: int, size: int) -> int:
         """The cursor of the last valid line, reading backwards (linear however long a line is)."""
         for start, raw in iter_lines_backward(fd, size):
-            if (
-                raw is None
-            ):  # too long to parse: its leading cursor still counts, so it is never reissued
+            # too long to parse: its leading cursor still counts, so it is never reissued
+            if raw is None:
                 m = _LEADING_CURSOR.match(os.pread(fd, 256, start))
                 if m and 1 <= int(m.group(1)) <= MAX_CURSOR:
                     return int(m.group(1))
@@ -459,9 +461,8 @@ class HistoryLog:
             finally:
                 os.close(fd)
             raw_lines = self.path.read_bytes().split(b"\n")
-            raw_lines = [
-                raw + b"\n" for raw in raw_lines[:-1]
-            ]  # _repair_tail left the file \n-terminated
+            # _repair_tail left the file \n-terminated
+            raw_lines = [raw + b"\n" for raw in raw_lines[:-1]]
             valid_idx: list[tuple[int, int]] = []
             for i, raw in enumerate(raw_lines):
                 try:
@@ -482,7 +483,7 @@ class HistoryLog:
             log.info("%s: compacted, dropped %d entries", self.path, len(drop))
             return len(drop)
 
-    # -- reading ------------------------------------------------------------------------------------------
+    # -- reading -----------------------------------------------------------------------------------
     def last_cursor(self) -> int:
         """The highest cursor issued so far, as cheaply as a reader can tell: the last line's
         cursor, the ``.cursor`` hint and the Dream cursor. (The next append's cursor is past every
@@ -565,11 +566,10 @@ class _Locked:
         self.owner._lock.release()
 
 
-# -- entry-aware scanning (the byte-level primitives are in reverie.storage.appendlog) -------------------------------
+# -- entry-aware scanning (the byte-level primitives are in reverie.storage.appendlog) -------------
 _GUARD_BYTES = 256  # the guard hashes the log's first and last bytes before a scan offset
-_CHECKPOINT_EVERY = (
-    1 << 20
-)  # rewrite the checkpoint after this many newly scanned bytes (and after a full scan)
+# rewrite the checkpoint after this many newly scanned bytes (and after a full scan)
+_CHECKPOINT_EVERY = 1 << 20
 
 
 def _guard(fd: int, offset: int) -> bytes:
@@ -583,7 +583,8 @@ def _guard(fd: int, offset: int) -> bytes:
 
 
 def _unchanged(fd: int, st: os.stat_result, state: tuple[int, int, int, bytes]) -> bool:
-    """Whether a scan state still describes this file: same inode, not shorter, same bytes before its offset."""
+    """Whether a scan state still describes this file: same inode, not shorter, same bytes before
+    its offset."""
     ino, offset, _, guard = state
     if ino != st.st_ino or offset > st.st_size:
         return False
@@ -605,12 +606,10 @@ def _scan_cursor_keys(fd: int, start: int, size: int, best: int) -> tuple[int, i
         block = os.pread(fd, min(_SCAN_CHUNK, size - at), at)
         if not block:
             break
-        data = (
-            tail + block
-        )  # the previous block's last bytes: a key cut by the chunk boundary is found whole
-        found = _CURSOR_KEY.findall(
-            data
-        )  # findall: no match objects, ~4x faster than finditer here
+        # the previous block's last bytes: a key cut by the chunk boundary is found whole
+        data = tail + block
+        # findall: no match objects, ~4x faster than finditer here
+        found = _CURSOR_KEY.findall(data)
         if found:
             best = max(best, max((v for v in map(int, found) if v <= MAX_CURSOR), default=best))
         nl = block.rfind(b"\n")
@@ -655,7 +654,8 @@ def _bisect_start(fd: int, size: int, cursor: int) -> int:
 
 
 def _scan(fd: int, start: int, size: int, report: _BadLineReport) -> Iterator[HistoryEntry]:
-    """Valid entries from ``start`` to ``size``, reporting bad lines; a torn last line is an append in flight."""
+    """Valid entries from ``start`` to ``size``, reporting bad lines; a torn last line is an append
+    in flight."""
     for raw, terminated in iter_lines(fd, start, size):
         if raw is None:
             report.add(f"longer than {MAX_LINE_BYTES:,} bytes")

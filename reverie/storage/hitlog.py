@@ -53,7 +53,8 @@ class Hit:
 
 
 def record_hits(state_dir: Path, time: float, hits: Iterable[tuple[str, Iterable[str]]]) -> None:
-    """Append one line per (path, keys) with keys; never raises (a query must not fail over a hint)."""
+    """Append one line per (path, keys) with keys; never raises (a query must not fail over a
+    hint)."""
     lines = []
     for path, keys in hits:
         uniq = list(dict.fromkeys(k for k in keys if k))[:_MAX_KEYS]
@@ -78,7 +79,8 @@ def record_hits(state_dir: Path, time: float, hits: Iterable[tuple[str, Iterable
 
 
 def read_hits(state_dir: Path, offset: int = 0) -> tuple[list[Hit], int]:
-    """Hits past byte ``offset`` and the offset after the last complete line (a torn tail is left for later)."""
+    """Hits past byte ``offset`` and the offset after the last complete line (a torn tail is left
+    for later)."""
     path = Path(state_dir) / HITS_NAME
     try:
         with open(path, "rb") as f:
@@ -104,7 +106,8 @@ def read_hits(state_dir: Path, offset: int = 0) -> tuple[list[Hit], int]:
 
 
 def rotate_hits(state_dir: Path) -> None:
-    """Move a consumed log aside (see the module docstring); the caller then consumes from offset 0."""
+    """Move a consumed log aside (see the module docstring); the caller then consumes from offset
+    0."""
     path = Path(state_dir) / HITS_NAME
     try:
         os.replace(path, path.with_name(HITS_NAME + ".1"))

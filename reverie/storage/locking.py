@@ -58,7 +58,8 @@ _JOB = re.compile(r"[a-z][a-z0-9-]*")
 
 
 def lock_path(guarded: Path | str, job: str = "") -> Path:
-    """The lock file of ``guarded`` (``F.lock``), or of a ``job`` on it (``F.<job>.lock``); see the naming rule."""
+    """The lock file of ``guarded`` (``F.lock``), or of a ``job`` on it (``F.<job>.lock``); see the
+    naming rule."""
     if job and not _JOB.fullmatch(job):
         raise ValueError(f"a lock's job name is lowercase letters, digits and '-', not {job!r}")
     guarded = Path(guarded)
@@ -77,9 +78,8 @@ def is_lock_file(name: str | Path) -> bool:
 # forever.
 _thread_locks: weakref.WeakValueDictionary[str, threading.Lock] = weakref.WeakValueDictionary()
 _thread_locks_guard = threading.Lock()
-_generation = (
-    0  # incremented in a forked child: per-process state cached under an older generation is stale
-)
+# incremented in a forked child: per-process state cached under an older generation is stale
+_generation = 0
 # Idle descriptors of dropped `Lock`s whose lock file another `Lock` of this process held at that
 # moment, by lock file: closed once no `Lock` of the process holds it (see `Lock._close_idle`).
 # Guarded by _thread_locks_guard.
@@ -170,7 +170,8 @@ class Lock:
         return self._generation == _generation and self._owner is not None
 
     def acquire(self, timeout: float | None | _Default = _DEFAULT) -> None:
-        """Wait up to ``timeout`` seconds (default: the lock's) for the lock; ``LockTimeoutError`` if it stays held."""
+        """Wait up to ``timeout`` seconds (default: the lock's) for the lock; ``LockTimeoutError``
+        if it stays held."""
         wait = self.timeout if timeout is _DEFAULT else timeout
         if not self._acquire(wait):
             raise self._timeout_error(wait)
@@ -183,7 +184,8 @@ class Lock:
         self, timeout: float | None | _Default = _DEFAULT, poll: float = 0.05
     ) -> None:
         """`acquire` for an event loop: polls every ``poll`` seconds without blocking the loop."""
-        import asyncio  # lazily: the CLI's fast commands import this module and never wait in an event loop
+        # lazily: the CLI's fast commands import this module and never wait in an event loop
+        import asyncio
 
         wait = self.timeout if timeout is _DEFAULT else timeout
         deadline = None if wait is None else time.monotonic() + wait
@@ -228,7 +230,8 @@ class Lock:
             if self._generation == _generation:
                 self.release()
                 self._close_idle()
-        except Exception:  # noqa: BLE001 - a finalizer must not raise (the interpreter may be shutting down)
+        # A finalizer must not raise (the interpreter may be shutting down).
+        except Exception:  # noqa: BLE001
             pass
 
     def _close_idle(self) -> None:
@@ -249,7 +252,7 @@ class Lock:
         with _thread_locks_guard:
             _deferred.setdefault(self._key, []).append(fd)
 
-    # -- internals ----------------------------------------------------------------------------------------------
+    # -- internals ---------------------------------------------------------------------------------
     def _acquire(self, wait: float | None) -> bool:
         self._refresh()
         me = threading.get_ident()
@@ -261,9 +264,8 @@ class Lock:
         if not self._tlock.acquire(True, -1 if wait is None else max(wait, 0)):
             return False
         try:
-            _close_deferred(
-                self._key
-            )  # no Lock of this process holds the file now: safe to close them
+            # no Lock of this process holds the file now: safe to close them
+            _close_deferred(self._key)
             if not self._flock(deadline):
                 if not self.keep_open:
                     self._close_descriptor()
@@ -277,7 +279,8 @@ class Lock:
         return True
 
     def _flock(self, deadline: float | None) -> bool:
-        """``flock`` the lock file, polling with backoff until ``deadline``; False when it passes."""
+        """``flock`` the lock file, polling with backoff until ``deadline``; False when it
+        passes."""
         polls = 0
         while True:
             fd = self._descriptor()
@@ -322,6 +325,7 @@ class Lock:
 
 @contextmanager
 def exclusive(path: Path, timeout: float | None, busy: str | None = None) -> Iterator[None]:
-    """Hold ``path``'s lock for the block, waiting up to ``timeout`` seconds; the descriptor is closed at the end."""
+    """Hold ``path``'s lock for the block, waiting up to ``timeout`` seconds; the descriptor is
+    closed at the end."""
     with Lock(path, timeout=timeout, busy=busy):
         yield

@@ -38,21 +38,20 @@ __all__ = ["migrate_legacy_history", "split_legacy", "MIGRATED_KEY"]
 #: recognised).
 MIGRATED_KEY = "migrated"
 
-_DATED = re.compile(
-    r"\[\d{4}-\d{2}-\d{2}[^\]]*\]"
-)  # a bracketed date, with anything after it up to "]"
+# a bracketed date, with anything after it up to "]"
+_DATED = re.compile(r"\[\d{4}-\d{2}-\d{2}[^\]]*\]")
 _RAW_ROLE_LINE = re.compile(
     r"\[\d{4}-\d{2}-\d{2}[^\]]*\]\s+[A-Z][A-Z0-9_]*(?:\s+\[tools:\s*[^\]]+\])?:"
 )
 _LEADING_STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})(?::\d{2})?\]\s*")
-_NANOBOT_STAMP = re.compile(
-    r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\]\s*"
-)  # what nanobot writes (boundaries use only it)
+# what nanobot writes (boundaries use only it)
+_NANOBOT_STAMP = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\]\s*")
 _RAW_MARK = "[RAW]"
 
 
 def split_legacy(text: str, fallback_timestamp: str) -> list[tuple[str, str]]:
-    """``(timestamp, content)`` pairs from HISTORY.md text, one per entry (boundaries as in the module doc)."""
+    """``(timestamp, content)`` pairs from HISTORY.md text, one per entry (boundaries as in the
+    module doc)."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
     chunks: list[list[str]] = []
     after_blank = False
@@ -85,7 +84,8 @@ def _starts_entry(line: str, current: list[str]) -> bool:
 
 
 def _is_raw_block(lines: list[str]) -> bool:
-    """Whether the entry being built is a raw archive (``[date] [RAW] N messages`` then one line per message)."""
+    """Whether the entry being built is a raw entry (``[date] [RAW] N messages`` then one line per
+    message)."""
     first = next((ln for ln in lines if ln.strip()), "")
     m = _NANOBOT_STAMP.match(first)
     return m is not None and first[m.end() :].lstrip().startswith(_RAW_MARK)
@@ -109,13 +109,15 @@ def _has_entries(path: Path) -> bool:
 
 
 def _first_entry_is_migrated(history: HistoryLog) -> bool:
-    """Whether history.jsonl starts with this migration's output (so a leftover HISTORY.md is already in it)."""
+    """Whether history.jsonl starts with this migration's output (so a leftover HISTORY.md is
+    already in it)."""
     first = history.read_since(0, limit=1)
     return bool(first) and first[0].extra.get(MIGRATED_KEY) == "HISTORY.md"
 
 
 def migrate_legacy_history(workspace: Workspace, history: HistoryLog) -> int | None:
-    """Migrate HISTORY.md if needed; returns the number of entries migrated, or None when nothing was to do."""
+    """Migrate HISTORY.md if needed; returns the number of entries migrated, or None when nothing
+    was to do."""
     legacy = workspace.legacy_history_path
     if not legacy.is_file():
         return None

@@ -5,8 +5,10 @@ id. This docstring is the layout's spec.
 
     <root>/
       reverie-root.json                 {"kind": "scopes", "version": 1}: what this root is (below)
-      users/<u:2>/<u2:4>/<u>/           one directory per user; u = the user id's digest (32 hex digits)
-        user.json                       {"user": "<id>"}: whose directory this is (for people and rescans)
+      users/<u:2>/<u2:4>/<u>/           one directory per user; u = the user id's digest
+                                        (32 hex digits)
+        user.json                       {"user": "<id>"}: whose directory this is (for people
+                                        and rescans)
         workspace/                      the user's own scope (no agent): an ordinary workspace
         agents/<a>/                     the scope (user, agent); a = the agent id's digest
       due/<u:2>/<name>                  empty marker: the scope has history Dream has not consumed
@@ -17,12 +19,12 @@ Every scope workspace holds ``memory/.reverie/scope.json`` (``{"user": …, "age
 when the workspace is created (what a rescan and ``forget-user`` read). A history append in a
 workspace at a scope's place in this layout marks the scope due (`due_hook`).
 
-**The root's kind.** ``reverie-root.json`` says whether a directory is a root of scopes (``"scopes"``)
-or a plain directory of workspaces a fleet runs on (``"plain"``); it is written when the root is
-made (the first scope created, or ``reverie fleet init``) and never inferred from the folders a root
-happens to hold. A root made before the file existed is migrated once (`root_kind`): the old rule
-is read one last time (a ``users/`` folder laid out as above means scopes), the kind is written, and
-a warning says so.
+**The root's kind.** ``reverie-root.json`` says whether a directory is a root of scopes
+(``"scopes"``) or a plain directory of workspaces a fleet runs on (``"plain"``); it is written when
+the root is made (the first scope created, or ``reverie fleet init``) and never inferred from the
+folders a root happens to hold. A root made before the file existed is migrated once (`root_kind`):
+the old rule is read one last time (a ``users/`` folder laid out as above means scopes), the kind is
+written, and a warning says so.
 
 **No links.** Nothing in the layout is reached through a symbolic link: the root itself, ``users``,
 both bucket levels, the user's directory, ``workspace``, ``agents`` and an agent's directory,
@@ -30,21 +32,22 @@ both bucket levels, the user's directory, ``workspace``, ``agents`` and an agent
 refused with `UnsafePathError` naming it. Directories are created one component at a time, each
 checked; a due marker is created ``O_EXCL | O_NOFOLLOW``; ``forget-user`` moves and deletes through
 directory descriptors opened ``O_NOFOLLOW`` (`trash_user`, `empty_trash`), so it deletes only what
-it proved is inside the root. Inside a workspace, `reverie.storage.workspace.Workspace` refuses links out.
+it proved is inside the root. Inside a workspace, `reverie.storage.workspace.Workspace` refuses
+links out.
 
-**Ids.** An id is normalised to Unicode NFKC (compatibility forms such as the full-width ``ａｌｉｃｅ``,
-and the composed and decomposed forms of "é", name one user) and must then be 1–128 characters of
-letters, marks, digits and ``_ - . @ + : = ~ #``; it may not start with ``.`` or ``-``, nor contain
-``..``. Its letters must be of one script, or of the combinations Unicode's "moderately restrictive"
-level allows (UTS #39 §5.2: Latin with Han and Japanese kana, with Han and Bopomofo, with Han and
-Hangul, or with any one other script but Cyrillic and Greek), and its digits of one numbering
-system: a Cyrillic ``а`` in ``аlice`` is refused, never taken for another user that looks the same.
-Anything else (a separator, white space, a control or invisible formatting character, a NUL) is
-refused with `InvalidScopeError`, never repaired: two ids that would repair to the same text would
-share a memory. Ids are case-sensitive: ``Alice`` and ``alice`` are two users, because the services
-whose ids these are (chat platforms, auth providers) often are, and merging two users' memories is
-the one mistake a scope must never make. Directory names are digests, not ids, so no id can name a
-path, collide on a case-insensitive file system, or make a name too long.
+**Ids.** An id is normalised to Unicode NFKC (compatibility forms such as the full-width
+``ａｌｉｃｅ``, and the composed and decomposed forms of "é", name one user) and must then be 1–128
+characters of letters, marks, digits and ``_ - . @ + : = ~ #``; it may not start with ``.`` or
+``-``, nor contain ``..``. Its letters must be of one script, or of the combinations Unicode's
+"moderately restrictive" level allows (UTS #39 §5.2: Latin with Han and Japanese kana, with Han and
+Bopomofo, with Han and Hangul, or with any one other script but Cyrillic and Greek), and its digits
+of one numbering system: a Cyrillic ``а`` in ``аlice`` is refused, never taken for another user that
+looks the same. Anything else (a separator, white space, a control or invisible formatting
+character, a NUL) is refused with `InvalidScopeError`, never repaired: two ids that would repair to
+the same text would share a memory. Ids are case-sensitive: ``Alice`` and ``alice`` are two users,
+because the services whose ids these are (chat platforms, auth providers) often are, and merging two
+users' memories is the one mistake a scope must never make. Directory names are digests, not ids, so
+no id can name a path, collide on a case-insensitive file system, or make a name too long.
 
 **Fan-out.** Two levels of 256 directories above the user directories: a million users put about 15
 entries in each leaf directory. The due directory has one level: it holds only the scopes currently
@@ -119,20 +122,20 @@ _TRUSTED_AGE_NS = 2_000_000_000
 _DUE_NAME = re.compile(r"([0-9a-f]{32})(?:\.([0-9a-f]{32}))?")
 _ROOT_FILE_MAX = 4096  # a kind file is a few dozen bytes: anything longer is not one
 
-# -- ids ------------------------------------------------------------------------------------------------------
+# -- ids -------------------------------------------------------------------------------------------
 
 #: Unicode's scripts (ISO 15924 codes, as the ``regex`` module knows them) a letter may belong to.
 _SCRIPTS = (
-    "Adlm Aghb Ahom Arab Armi Armn Avst Bali Bamu Bass Batk Beng Berf Bhks Bopo Brah Brai Bugi Buhd "
-    "Cakm Cans Cari Cham Cher Chrs Copt Cpmn Cprt Cyrl Deva Diak Dogr Dsrt Dupl Egyp Elba Elym Ethi "
-    "Gara Geor Glag Gong Gonm Goth Gran Grek Gujr Gukh Guru Hang Hani Hano Hatr Hebr Hira Hluw Hmng "
-    "Hmnp Hung Ital Java Jurc Kali Kana Kawi Khar Khmr Khoj Kits Knda Krai Kthi Lana Laoo Latn Lepc "
-    "Limb Lina Linb Lisu Lyci Lydi Mahj Maka Mand Mani Marc Medf Mend Merc Mero Miao Mlym Modi Mong "
-    "Mroo Mtei Mult Mymr Nagm Nand Narb Nbat Newa Nkoo Nshu Ogam Olck Onao Orkh Orya Osge Osma Ougr "
-    "Palm Pauc Pcun Perm Phag Phli Phlp Phnx Prti Rjng Rohg Runr Samr Sarb Saur Seal Sgnw Shaw Shrd "
-    "Sidd Sidt Sind Sinh Sogd Sogo Sora Soyo Sund Sunu Sylo Syrc Tagb Takr Tale Talu Taml Tang Tavt "
-    "Tayo Telu Tfng Tglg Thaa Thai Tibt Tirh Tnsa Todr Tols Toto Tutg Ugar Vaii Vith Wara Wcho Xpeo "
-    "Xsux Yezi Yiii Zanb"
+    "Adlm Aghb Ahom Arab Armi Armn Avst Bali Bamu Bass Batk Beng Berf Bhks Bopo Brah Brai Bugi "
+    "Buhd Cakm Cans Cari Cham Cher Chrs Copt Cpmn Cprt Cyrl Deva Diak Dogr Dsrt Dupl Egyp Elba "
+    "Elym Ethi Gara Geor Glag Gong Gonm Goth Gran Grek Gujr Gukh Guru Hang Hani Hano Hatr Hebr "
+    "Hira Hluw Hmng Hmnp Hung Ital Java Jurc Kali Kana Kawi Khar Khmr Khoj Kits Knda Krai Kthi "
+    "Lana Laoo Latn Lepc Limb Lina Linb Lisu Lyci Lydi Mahj Maka Mand Mani Marc Medf Mend Merc "
+    "Mero Miao Mlym Modi Mong Mroo Mtei Mult Mymr Nagm Nand Narb Nbat Newa Nkoo Nshu Ogam Olck "
+    "Onao Orkh Orya Osge Osma Ougr Palm Pauc Pcun Perm Phag Phli Phlp Phnx Prti Rjng Rohg Runr "
+    "Samr Sarb Saur Seal Sgnw Shaw Shrd Sidd Sidt Sind Sinh Sogd Sogo Sora Soyo Sund Sunu Sylo "
+    "Syrc Tagb Takr Tale Talu Taml Tang Tavt Tayo Telu Tfng Tglg Thaa Thai Tibt Tirh Tnsa Todr "
+    "Tols Toto Tutg Ugar Vaii Vith Wara Wcho Xpeo Xsux Yezi Yiii Zanb"
 ).split()
 #: UTS #39's augmented script sets: Han is also part of Japanese, Korean and Han-with-Bopomofo
 #: writing, kana of Japanese, Hangul of Korean, Bopomofo of Han-with-Bopomofo.
@@ -167,7 +170,8 @@ _LATIN = frozenset({"Latn"})
 
 
 def validate_id(value: object, what: str = "user id") -> str:
-    """``value`` as a scope id (NFKC), or `InvalidScopeError` saying in one line what is wrong with it."""
+    """``value`` as a scope id (NFKC), or `InvalidScopeError` saying in one line what is wrong with
+    it."""
     if not isinstance(value, str):
         raise InvalidScopeError(f"{what} must be a string, not {type(value).__name__}")
     text = unicodedata.normalize("NFKC", value)
@@ -202,8 +206,8 @@ def _check_scripts(text: str, what: str) -> None:
         if ch not in _PUNCTUATION and not _allowed(ch):
             raise InvalidScopeError(
                 f"{what} {_shown(text)} contains {ch!r} (U+{ord(ch):04X}), which Unicode does not "
-                "allow in identifiers (UTS #39 Identifier_Status: invisible, obsolete, technical or "
-                "limited-use characters): refused, since it could name another user unseen"
+                "allow in identifiers (UTS #39 Identifier_Status: invisible, obsolete, technical "
+                "or limited-use characters): refused, since it could name another user unseen"
             )
     zeros = {ord(ch) - unicodedata.digit(ch) for ch in text if unicodedata.category(ch) == "Nd"}
     if len(zeros) > 1:
@@ -305,14 +309,15 @@ class Scope:
 
     @property
     def name(self) -> str:
-        """The scope's name in the due directory: the user digest, then ``.`` and the agent digest."""
+        """The scope's name in the due directory: the user digest, then ``.`` and the agent
+        digest."""
         return self.user_digest + (f".{self.agent_digest}" if self.agent_digest else "")
 
     def __str__(self) -> str:
         return f"user {self.user!r}" + (f" agent {self.agent!r}" if self.agent is not None else "")
 
 
-# -- links ----------------------------------------------------------------------------------------------------
+# -- links -----------------------------------------------------------------------------------------
 
 
 def check_no_link(base: Path, parts: tuple[str, ...] | list[str]) -> bool:
@@ -360,13 +365,14 @@ def _open_dir(name: str | Path, dir_fd: int | None = None) -> int:
         raise
 
 
-# -- the root's kind ------------------------------------------------------------------------------------------
+# -- the root's kind -------------------------------------------------------------------------------
 
 
 def read_root_kind(root: Path) -> RootKind | None:
     """The kind ``reverie-root.json`` records, or None when the root has none. The file is opened
     without following a link and must be a small regular file (a link, a FIFO, a device or a huge
-    file is refused, never read); anything but a kind file is an error that says how to repair it."""
+    file is refused, never read); anything but a kind file is an error that says how to repair
+    it."""
     path = Path(root) / ROOT_FILE
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
@@ -472,7 +478,7 @@ def migrate_root_kind(root: Path, guess: RootKind) -> RootKind:
     return kind
 
 
-# -- the root -------------------------------------------------------------------------------------------------
+# -- the root --------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -526,7 +532,7 @@ class ScopeRoot:
             )
         self._warned: set[str] = set()
 
-    # -- where things are ---------------------------------------------------------------------------------
+    # -- where things are --------------------------------------------------------------------------
     def user_dir(self, user: str) -> Path:
         """The user's directory (which may not exist), checked for links."""
         d = _digest("user", validate_id(user, "user id"))
@@ -556,13 +562,14 @@ class ScopeRoot:
         return Workspace(self.path(scope))
 
     def exists(self, scope: Scope) -> bool:
-        """Whether the scope was ever written (its workspace directory exists, reached without a link)."""
+        """Whether the scope was ever written (its workspace directory exists, reached without a
+        link)."""
         return check_no_link(self.root, self._scope_parts(scope.user_digest, scope.agent_digest))
 
     def due_path(self, name: str) -> Path:
         return self.root / "due" / name[:2] / name
 
-    # -- creating -----------------------------------------------------------------------------------------
+    # -- creating ----------------------------------------------------------------------------------
     def ensure(self, scope: Scope) -> Workspace:
         """The scope's workspace, created if it is not yet: directories (one at a time, none of them
         a link), ``user.json`` and ``scope.json``; the root's kind when the root is new. Idempotent
@@ -611,7 +618,7 @@ class ScopeRoot:
             if new and not os.path.lexists(self.root / LEGACY_FILE):
                 self._write_legacy([])  # made by this version: no id of an older one to find
 
-    # -- listing ------------------------------------------------------------------------------------------
+    # -- listing -----------------------------------------------------------------------------------
     def scopes(self) -> Iterator[tuple[Scope, Workspace]]:
         """Every scope under the root, read from the workspaces' ``scope.json`` (a full scan: for
         recovery and tools, never on a hot path). A directory whose file is missing or does not
@@ -659,7 +666,7 @@ class ScopeRoot:
         found = [read_scope(d) for d in self.scope_dirs(user)]
         return [s for s in found if s is not None and s.user == user]
 
-    # -- due markers (mark on write) ------------------------------------------------------------------------
+    # -- due markers (mark on write) ---------------------------------------------------------------
     def mark_due(self, scope: Scope | str) -> None:
         """Mark a scope (or the scope a due name names) due; a no-op when it is."""
         _touch(self.due_path(scope if isinstance(scope, str) else scope.name), self.root)
@@ -735,7 +742,7 @@ class ScopeRoot:
                 marked += 1
         return marked
 
-    # -- forgetting a user (the steps of reverie.operations.forget) -----------------------------------------
+    # -- forgetting a user (the steps of reverie.operations.forget) --------------------------------
     # Each step takes the user directory's digest (its name), not an id: a user recorded by an older
     # version under an id this one changes or refuses (`legacy_users`) is forgotten the same way.
     def scope_dirs_of(self, digest: str) -> list[Path]:
@@ -750,8 +757,8 @@ class ScopeRoot:
 
     def drop_due_markers(self, digest: str) -> int:
         """Remove the due marker of every scope under the user directory ``digest`` (found by name
-        in the due bucket, so also one whose directory is gone or has no ``scope.json``); returns how
-        many there were."""
+        in the due bucket, so also one whose directory is gone or has no ``scope.json``); returns
+        how many there were."""
         bucket = self.root / "due" / digest[:2]
         if not self._dir_ok(bucket):
             return 0
@@ -834,7 +841,7 @@ class ScopeRoot:
             os.close(trash)
         return files, size
 
-    # -- ids recorded by an older version ---------------------------------------------------------------
+    # -- ids recorded by an older version ----------------------------------------------------------
     def legacy_users(self, *, rescan: bool = False) -> list[LegacyUser]:
         """The user directories an older version recorded under an id this version changes (NFKC)
         or refuses (mixed scripts, invisible characters): their place is not the one the id names
@@ -986,7 +993,8 @@ def _recorded_user(user_dir: Path) -> str | None:
 
 def read_small_file(path: Path, limit: int) -> bytes:
     """A small regular file's bytes, opened without following a link (`WorkspaceError` for a link,
-    anything but a regular file, or one longer than ``limit``; ``FileNotFoundError`` when absent)."""
+    anything but a regular file, or one longer than ``limit``; ``FileNotFoundError`` when
+    absent)."""
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
         fd = os.open(path, flags)
@@ -1102,7 +1110,8 @@ def _subdirs(directory: Path, warn: Callable[[str, str], None] | None = None) ->
 
 
 def _tree_size(name: str, dir_fd: int) -> tuple[int, int]:
-    """Files and bytes under the directory ``name`` of ``dir_fd``, walked without following links."""
+    """Files and bytes under the directory ``name`` of ``dir_fd``, walked without following
+    links."""
     files = size = 0
     for _top, _dirs, names, fd in os.fwalk(name, dir_fd=dir_fd, follow_symlinks=False):
         for entry in names:

@@ -10,13 +10,14 @@ then one message per line, in the chat format, oldest first::
 
     {"role": "user", "content": "hi", "timestamp": "2026-11-22T14:05:01.000000"}
     {"role": "assistant", "content": null, "tool_calls": [...], "timestamp": "..."}
-    {"role": "tool", "content": "...", "tool_call_id": "call_1", "name": "read_file", "timestamp": "..."}
+    {"role": "tool", "content": "...", "tool_call_id": "call_1", "name": "read_file",
+     "timestamp": "..."}
 
 - ``key``: the session key (``channel:chat``). ``created_at``/``updated_at``: ISO 8601 local time.
 - ``last_consolidated``: how many of the messages (counted in file order, valid lines only) are
-  already archived into history.jsonl; an int in ``0..len(messages)``. Anything else (negative, past
-  the end, not an int, a bool) is corrupt and is read as 0 with a warning: re-archiving may
-  duplicate, never lose.
+  already consolidated into history.jsonl; an int in ``0..len(messages)``. Anything else (negative,
+  past the end, not an int, a bool) is corrupt and is read as 0 with a warning: consolidating again
+  may duplicate, never lose.
 - Messages: ``role`` (str) and ``content`` (str, null, or a list of content parts) plus
   ``timestamp`` and the optional ``tool_calls``, ``tool_call_id``, ``name``; other keys are kept and
   ignored.
@@ -36,8 +37,8 @@ Durability (one comment per write says which rule it follows):
 
 - Messages are appended as they come: one ``write`` of the whole line on an ``O_APPEND`` descriptor,
   under the session's lock (``<file>.lock``, across threads and processes), fsynced. A torn last
-  line left by a crash is repaired before the next append (see ``reverie.storage.history.repair_torn_tail``;
-  garbage goes to ``<file>.torn``).
+  line left by a crash is repaired before the next append (see
+  ``reverie.storage.history.repair_torn_tail``; garbage goes to ``<file>.torn``).
 - ``last_consolidated`` lives in the metadata line, as nanobot keeps it, so nanobot reads the same
   offset. The metadata line is the first line, so updating it rewrites the file: under the same lock
   the file is re-read from disk (keeping appends from other processes, and unreadable lines byte for
@@ -49,8 +50,8 @@ Durability (one comment per write says which rule it follows):
   the file the same way, adding the messages it lacks; it refuses (``SessionError``) when the file
   holds messages the session does not, so it never drops another writer's message.
 - Clearing (``/new``) replaces the file atomically with a fresh metadata line; messages appended by
-  another process after the archive was taken are carried over, and unreadable lines are saved to
-  ``<file>.corrupt``.
+  another process after the consolidation was taken are carried over, and unreadable lines are saved
+  to ``<file>.corrupt``.
 
 Reading takes no lock. Bad lines (not JSON, not an object, no string ``role``) are skipped with one
 warning per kind; lines with invalid UTF-8 are decoded with U+FFFD and kept; an unterminated last
@@ -96,12 +97,10 @@ __all__ = [
 #: megabyte of data).
 MAX_MESSAGE_CHARS = 200_000
 _TRUNCATED = "\n…[truncated {n} characters]"
-_UNSAFE = re.compile(
-    r'[<>:"/\\|?*]'
-)  # nanobot's set (its helpers.safe_filename), after its ':' → '_'
-_CONTROL = re.compile(
-    r"[\x00-\x1f\x7f]"
-)  # never in a Reverie file name (Workspace.resolve refuses them)
+# nanobot's set (its helpers.safe_filename), after its ':' → '_'
+_UNSAFE = re.compile(r'[<>:"/\\|?*]')
+# never in a Reverie file name (Workspace.resolve refuses them)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _LEGACY_UNSAFE = re.compile(r"[^\w.-]")  # Reverie's earlier naming, still opened (see path_for)
 _LEGACY_MAX_NAME = 120
 #: NAME_MAX (255) less the longest name Reverie derives from a session file: the atomic-write temp
@@ -110,9 +109,8 @@ MAX_STEM_BYTES = 255 - 28
 _HASH_SUFFIX_BYTES = 13  # "-" + 12 hex digits
 _MESSAGE_KEYS = ("role", "content", "timestamp", "tool_calls", "tool_call_id", "name")
 
-_warned_legacy: set[Path] = (
-    set()
-)  # earlier-named session files already reported (one warning per process)
+# earlier-named session files already reported (one warning per process)
+_warned_legacy: set[Path] = set()
 
 
 def safe_filename(key: str) -> str:
@@ -171,7 +169,8 @@ def _parse_time(value: Any, fallback: datetime) -> datetime:
 
 
 def clean_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
-    """Text safe to store: lone surrogates escaped, NUL kept as an escape, length capped with a marker."""
+    """Text safe to store: lone surrogates escaped, NUL kept as an escape, length capped with a
+    marker."""
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     if len(text) > limit:
         text = text[:limit] + _TRUNCATED.format(n=len(text) - limit)
@@ -179,7 +178,8 @@ def clean_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
 
 
 def _clean_value(value: Any) -> Any:
-    """A JSON-able copy of a message value: bytes decoded, strings cleaned, unknown objects as their str."""
+    """A JSON-able copy of a message value: bytes decoded, strings cleaned, unknown objects as their
+    str."""
     if isinstance(value, str):
         return clean_text(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
@@ -194,7 +194,8 @@ def _clean_value(value: Any) -> Any:
 
 
 def normalize_message(message: dict[str, Any]) -> dict[str, Any]:
-    """The message as stored: a string role, cleaned content, a timestamp; raises ``SessionError`` if unusable."""
+    """The message as stored: a string role, cleaned content, a timestamp; raises ``SessionError``
+    if unusable."""
     if not isinstance(message, dict):
         raise SessionError(f"a message must be a dict, not {type(message).__name__}")
     role = message.get("role")
@@ -224,7 +225,8 @@ def content_text(content: Any) -> str:
 
 @dataclass
 class Session:
-    """One conversation: its messages in order and how many of them are archived (``last_consolidated``)."""
+    """One conversation: its messages in order and how many of them are consolidated
+    (``last_consolidated``)."""
 
     key: str
     messages: list[dict[str, Any]] = field(default_factory=list)
@@ -244,7 +246,7 @@ class Session:
 
     @property
     def unconsolidated(self) -> list[dict[str, Any]]:
-        """The messages not yet archived, which the agent's prompt still carries."""
+        """The messages not in history yet, which the agent's prompt still carries."""
         return self.messages[self.last_consolidated :]
 
     def metadata_line(self) -> bytes:
@@ -270,7 +272,8 @@ class SessionInfo:
 
 @dataclass
 class _Parsed:
-    """A session file split into its parts; ``rest`` keeps every non-metadata line's raw bytes, in order."""
+    """A session file split into its parts; ``rest`` keeps every non-metadata line's raw bytes, in
+    order."""
 
     meta: dict[str, Any] | None
     messages: list[dict[str, Any]]
@@ -280,9 +283,8 @@ class _Parsed:
 
 def _parse_lines(data: bytes, origin: str) -> _Parsed:
     lines = data.split(b"\n")
-    tail = (
-        lines.pop()
-    )  # b"" after a final newline; otherwise an unterminated line (an append in flight)
+    # b"" after a final newline; otherwise an unterminated line (an append in flight)
+    tail = lines.pop()
     meta: dict[str, Any] | None = None
     messages: list[dict[str, Any]] = []
     rest: list[bytes] = []
@@ -345,8 +347,8 @@ def _load_line(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
 def _valid_offset(value: Any, n_messages: int, origin: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= n_messages:
         log.warning(
-            "%s: last_consolidated %r is not an int in 0..%d; reset to 0 (unarchived messages are re-archived, "
-            "never lost)",
+            "%s: last_consolidated %r is not an int in 0..%d; reset "
+            "to 0 (messages not in history are consolidated again, never lost)",
             origin,
             value,
             n_messages,
@@ -370,7 +372,7 @@ class SessionStore:
         self.fsync = fsync
         self.lock_timeout = lock_timeout
 
-    # -- naming -------------------------------------------------------------------------------------------
+    # -- naming ------------------------------------------------------------------------------------
     def path_for(self, key: str) -> Path:
         """The file of ``key``: nanobot's name for it; a hashed variant when another key already
         owns that name; the file written under Reverie's earlier naming when only that one exists.
@@ -383,9 +385,8 @@ class SessionStore:
         plain = self.workspace.resolve(f"sessions/{stem}.jsonl")
         owner = _key_in_file(plain)
         if owner is not None and not _same_key(owner, key):
-            return self.workspace.resolve(
-                f"sessions/{_capped(stem, MAX_STEM_BYTES - _HASH_SUFFIX_BYTES)}-{_key_hash(key)}.jsonl"
-            )
+            capped = _capped(stem, MAX_STEM_BYTES - _HASH_SUFFIX_BYTES)
+            return self.workspace.resolve(f"sessions/{capped}-{_key_hash(key)}.jsonl")
         earlier = self._legacy_file(key, stem)
         if earlier is not None:
             if owner is None and not plain.exists():
@@ -393,8 +394,8 @@ class SessionStore:
             if earlier not in _warned_legacy:
                 _warned_legacy.add(earlier)
                 log.warning(
-                    "%s holds session %r under Reverie's earlier file naming; %s (nanobot's name) is used "
-                    "from now on, and the earlier file is left as it is",
+                    "%s holds session %r under Reverie's earlier file naming; %s (nanobot's "
+                    "name) is used from now on, and the earlier file is left as it is",
                     earlier,
                     key,
                     plain.name,
@@ -402,7 +403,8 @@ class SessionStore:
         return plain
 
     def _legacy_file(self, key: str, stem: str) -> Path | None:
-        """The file Reverie's earlier naming gave ``key``, if it exists and its metadata names ``key``."""
+        """The file Reverie's earlier naming gave ``key``, if it exists and its metadata names
+        ``key``."""
         for old in (
             _legacy_filename(key),
             f"{_legacy_filename(key)[:_LEGACY_MAX_NAME]}-{_key_hash(key)}",
@@ -419,9 +421,10 @@ class SessionStore:
                 return candidate
         return None
 
-    # -- reading ------------------------------------------------------------------------------------------
+    # -- reading -----------------------------------------------------------------------------------
     def get_or_create(self, key: str) -> Session:
-        """The session of ``key`` as stored now, or a new empty one (its file is created on the first append)."""
+        """The session of ``key`` as stored now, or a new empty one (its file is created on the
+        first append)."""
         path = self.path_for(key)
         session = self.load(path)
         if session is None:
@@ -480,13 +483,14 @@ class SessionStore:
     def __iter__(self) -> Iterator[SessionInfo]:
         return iter(self.list())
 
-    # -- nanobot's SessionManager names ---------------------------------------------------------------------
+    # -- nanobot's SessionManager names ------------------------------------------------------------
     @property
     def sessions_dir(self) -> Path:
         return self.dir
 
     def invalidate(self, key: str) -> None:
-        """nanobot drops its cached copy here; Reverie keeps no cache (every read is from disk), so nothing to do."""
+        """nanobot drops its cached copy here; Reverie keeps no cache (every read is from disk), so
+        nothing to do."""
 
     def save(self, session: Session) -> None:
         """Write what ``session`` holds (nanobot's ``SessionManager.save``): its messages not yet on
@@ -509,8 +513,8 @@ class SessionStore:
             )
             if not same:
                 raise SessionError(
-                    f"{path} holds messages this session does not ({len(disk)} on disk, {len(mine)} here): reload "
-                    "it with get_or_create() before saving"
+                    f"{path} holds messages this session does not ({len(disk)} on disk, "
+                    f"{len(mine)} here): reload it with get_or_create() before saving"
                 )
             new = [normalize_message(m) for m in mine[len(disk) :]]
             total = len(disk) + len(new)
@@ -557,9 +561,10 @@ class SessionStore:
             for info in self.list()
         ]
 
-    # -- writing ------------------------------------------------------------------------------------------
+    # -- writing -----------------------------------------------------------------------------------
     def append(self, session: Session, message: dict[str, Any]) -> dict[str, Any]:
-        """Append one message durably (append-only with torn-tail repair) and to ``session.messages``."""
+        """Append one message durably (append-only with torn-tail repair) and to
+        ``session.messages``."""
         stored = normalize_message(message)
         path = self._path_of(session)
         line = orjson.dumps(stored) + b"\n"
@@ -582,7 +587,8 @@ class SessionStore:
         return stored
 
     def save_offset(self, session: Session, last_consolidated: int) -> None:
-        """Record that the first ``last_consolidated`` messages are archived (atomic rewrite under the lock)."""
+        """Record that the first ``last_consolidated`` messages are consolidated (atomic rewrite
+        under the lock)."""
         if (
             isinstance(last_consolidated, bool)
             or not isinstance(last_consolidated, int)
@@ -608,7 +614,8 @@ class SessionStore:
                 held = len(parsed.messages)
             if last_consolidated > held:
                 raise SessionError(
-                    f"{path}: cannot mark {last_consolidated} messages archived; the file holds {held}"
+                    f"{path}: cannot mark {last_consolidated} "
+                    f"messages consolidated; the file holds {held}"
                 )
             session.last_consolidated = last_consolidated
             session.updated_at = _now()
@@ -616,14 +623,17 @@ class SessionStore:
             # with every message.
             atomic_write(path, session.metadata_line() + body, fsync=self.fsync)
 
-    def clear(self, session: Session, *, archived: int | None = None) -> None:
-        """Start the session afresh (``/new``): drop the first ``archived`` messages (default: all
-        in memory).
+    def clear(
+        self, session: Session, *, consolidated: int | None = None, archived: int | None = None
+    ) -> None:
+        """Start the session afresh (``/new``): drop the first ``consolidated`` messages (default:
+        all in memory; ``archived`` is the argument's first name, still taken).
 
-        Messages another process appended after those are kept, so clearing never drops an
-        unarchived one.
+        Messages another process appended after those are kept, so clearing never drops one
+        that is not in history yet.
         """
-        archived = len(session.messages) if archived is None else archived
+        if consolidated is None:
+            consolidated = len(session.messages) if archived is None else archived
         path = self._path_of(session)
         with self.locked(path):
             parsed = self._read_locked(path)
@@ -641,19 +651,19 @@ class SessionStore:
                     len(parsed.bad),
                     corrupt.name,
                 )
-            kept = parsed.messages[archived:]
+            kept = parsed.messages[consolidated:]
             now = _now()
             session.messages = kept
             session.created_at = session.updated_at = now
             session.last_consolidated = 0
             body = b"".join(orjson.dumps(m) + b"\n" for m in kept)
-            # Atomic replace: a crash leaves the old session (archived again next time) or the
+            # Atomic replace: a crash leaves the old session (consolidated again next time) or the
             # cleared one.
             atomic_write(path, session.metadata_line() + body, fsync=self.fsync)
 
     def pop(self, session: Session) -> dict[str, Any] | None:
         """Take the newest message out (an agent framework's undo of its last item) and return it;
-        None when the session is empty or its newest message is already archived (an archived
+        None when the session is empty or its newest message is already consolidated (a consolidated
         message stays: history holds it).
 
         Under the lock the file is re-read (so the newest message is the one on disk, whoever wrote
@@ -671,9 +681,8 @@ class SessionStore:
                 return None
             last = parsed.messages[-1]
             rest = list(parsed.rest)
-            for i in range(
-                len(rest) - 1, -1, -1
-            ):  # the newest valid message's line (bad lines are not messages)
+            # the newest valid message's line (bad lines are not messages)
+            for i in range(len(rest) - 1, -1, -1):
                 if rest[i] not in parsed.bad:
                     del rest[i]
                     break
@@ -689,7 +698,7 @@ class SessionStore:
             )
         return last
 
-    # -- internals ----------------------------------------------------------------------------------------
+    # -- internals ---------------------------------------------------------------------------------
     def _path_of(self, session: Session) -> Path:
         if session.path is None:
             session.path = self.path_for(session.key)
@@ -698,14 +707,14 @@ class SessionStore:
         except ValueError:
             rel = None
         if rel is not None:
-            self.workspace.resolve(
-                rel
-            )  # re-checked at every write: a file swapped for a symlink is refused
+            # re-checked at every write: a file swapped for a symlink is refused
+            self.workspace.resolve(rel)
         session.path.parent.mkdir(parents=True, exist_ok=True)
         return session.path
 
     def _read_bytes_locked(self, path: Path) -> bytes:
-        """The file's bytes after torn-tail repair (the caller holds the lock); b"" when it does not exist."""
+        """The file's bytes after torn-tail repair (the caller holds the lock); b"" when it does not
+        exist."""
         try:
             fd = open_for_write(path, os.O_RDWR | os.O_APPEND)
         except FileNotFoundError:
@@ -726,9 +735,8 @@ class SessionStore:
 
 
 def _same_key(stored: str, key: str) -> bool:
-    return stored == key or stored == clean_text(
-        key
-    )  # keys are stored cleaned (no lone surrogates)
+    # keys are stored cleaned (no lone surrogates)
+    return stored == key or stored == clean_text(key)
 
 
 def _torn(path: Path) -> Path:
@@ -741,7 +749,8 @@ def _is_line(raw: bytes) -> bool:
 
 
 def _key_in_file(path: Path) -> str | None:
-    """The key recorded in a session file's first line, or None (no file, or no readable metadata)."""
+    """The key recorded in a session file's first line, or None (no file, or no readable
+    metadata)."""
     try:
         with open(path, "rb") as f:
             first = f.readline(1 << 20)

@@ -48,7 +48,8 @@ class WorkspaceStore:
         needed."""
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self.workspace.check()  # a file where the workspace should be: a clear WorkspaceError
-        self.workspace.check_layout()  # memory/, sessions/ or history.jsonl symlinked out: refuse, never write through
+        # memory/, sessions/ or history.jsonl symlinked out: refuse, never write through
+        self.workspace.check_layout()
         self._config = config
         hist = self.settings.memory.history
         self.history = HistoryLog(
@@ -94,7 +95,8 @@ class WorkspaceStore:
         return self.workspace.read(MEMORY)
 
     def write_long_term(self, content: str) -> None:
-        """Replace ``memory/MEMORY.md``'s text atomically (not committed: ``reverie log`` shows it as a person's edit when the next commit finds it)."""
+        """Replace ``memory/MEMORY.md``'s text atomically (not committed: ``reverie log`` shows it
+        as a person's edit when the next commit finds it)."""
         self.workspace.write(MEMORY, content)
 
     def read_soul(self) -> str:
@@ -118,7 +120,7 @@ class WorkspaceStore:
         content = self.read_long_term()
         return f"## Long-term Memory\n{content}" if content.strip() else ""
 
-    # -- history ------------------------------------------------------------------------------------------
+    # -- history -----------------------------------------------------------------------------------
     def append_history(
         self, entry: str, session_key: str | None = None, *, max_chars: int | None = None
     ) -> int:
@@ -128,9 +130,8 @@ class WorkspaceStore:
         ``HistoryLog.prepare_content``); ``max_chars`` caps it tighter than
         ``memory.history.max_entry_chars``, with a truncation marker.
         """
-        if (
-            max_chars is not None and max_chars > 0 and isinstance(entry, str)
-        ):  # ≤ 0: no cap, as in nanobot
+        # ≤ 0: no cap, as in nanobot
+        if max_chars is not None and max_chars > 0 and isinstance(entry, str):
             entry = strip_think(entry)
             if len(entry) > max_chars:
                 entry = entry[:max_chars] + TRUNCATION_MARKER.format(n=len(entry) - max_chars)
@@ -146,7 +147,7 @@ class WorkspaceStore:
         """The largest cursor history has issued (0 when it is empty)."""
         return self.history.last_cursor()
 
-    # -- the Dream cursor ---------------------------------------------------------------------------------
+    # -- the Dream cursor --------------------------------------------------------------------------
     def dream_cursor(self) -> int:
         """The last cursor Dream consumed; 0 when none. Reads only. A corrupt file is never read as
         0: the value Reverie last wrote (its record, ``cursors.DREAM_CURSOR_RECORD``) is returned
@@ -160,14 +161,14 @@ class WorkspaceStore:
             recorded = read_cursor_record(self.workspace.state_dir)
             if recorded is None:
                 raise CursorError(
-                    f"{exc}. Dream would replay all history if it read this as 0. Fix it by writing the last "
-                    f"processed cursor into it, e.g. `echo {self.last_cursor()} > {path}` to skip the backlog."
+                    f"{exc}. Dream would replay all history if it read this as 0. "
+                    "Fix it by writing the last processed cursor into it, e.g. "
+                    f"`echo {self.last_cursor()} > {path}` to skip the backlog."
                 ) from None
             log.warning("%s; using %d, the value Reverie last wrote there", exc, recorded)
             return recorded
-        if (
-            value is None and path.exists()
-        ):  # empty: nanobot's not-yet-written file, or its own write torn
+        # empty: nanobot's not-yet-written file, or its own write torn
+        if value is None and path.exists():
             recorded = read_cursor_record(self.workspace.state_dir)
             if recorded is not None:  # Reverie moved it before: a torn write, not a fresh workspace
                 log.warning(
@@ -210,7 +211,8 @@ class WorkspaceStore:
             keep = keep_last
         if keep is None:
             return 0
-        self.dream_cursor()  # a corrupt Dream cursor is recovered or reported before anything is dropped
+        # a corrupt Dream cursor is recovered or reported before anything is dropped
+        self.dream_cursor()
         return self.history.compact(keep)
 
     def pending_count(self) -> int:

@@ -49,8 +49,8 @@ _DESCRIPTION_MAX = 120
 
 
 def is_topic(rel: str) -> bool:
-    """Whether a workspace-relative path is a topic file's (under ``memory/topics/``, no hidden part,
-    names a file system takes)."""
+    """Whether a workspace-relative path is a topic file's (under ``memory/topics/``, no hidden
+    part, names a file system takes)."""
     return rel.startswith(TOPICS_DIR + "/") and problem(rel) is None
 
 
@@ -147,7 +147,8 @@ def check_topic(
 
 
 def description(text: str) -> str | None:
-    """The ``description:`` of a file's front matter (``---`` lines at its top), one line, or None."""
+    """The ``description:`` of a file's front matter (``---`` lines at its top), one line, or
+    None."""
     lines = text.split("\n", 40)
     if not lines or lines[0].strip() != "---":
         return None

@@ -6,12 +6,14 @@ safety.
     <workspace>/
       SOUL.md  USER.md            durable knowledge, tracked by git
       memory/MEMORY.md            durable knowledge, tracked by git
-      memory/history.jsonl        append-only archive (see reverie.storage.history)
+      memory/history.jsonl        append-only history log (see reverie.storage.history)
       memory/.cursor              last history cursor issued (a hint; the log's tail is the truth)
       memory/.dream_cursor        last history cursor Dream consumed
-      memory/HISTORY.md           legacy archive, migrated once to history.jsonl
-      memory/archive/*.md         lines Dream moved out of the prompt files (tracked by git, indexed by Recall)
-      memory/topics/**            topic files an agent keeps by name (tracked, indexed, listed in the prompt)
+      memory/HISTORY.md           nanobot's legacy log, migrated once to history.jsonl
+      memory/archive/*.md         lines Dream moved out of the prompt files (tracked by git,
+                                  indexed by Recall)
+      memory/topics/**            topic files an agent keeps by name (tracked, indexed, listed
+                                  in the prompt)
       sessions/*.jsonl            conversations (see reverie.storage.sessions)
       reverie.json                optional per-workspace config
 
@@ -46,8 +48,8 @@ MEMORY = "memory/MEMORY.md"
 #: The durable memory files, as workspace-relative POSIX paths: what Dream edits and GitStore tracks
 #: by default.
 MEMORY_FILES: tuple[str, ...] = (SOUL, USER, MEMORY)
-#: Dated memory files (session-end summaries, flushed facts; see reverie.operations.memfiles), as a glob
-#: GitStore tracks.
+#: Dated memory files (session-end summaries, flushed facts; see reverie.operations.memfiles), as
+#: a glob GitStore tracks.
 DATED_MEMORY_GLOB = "memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*.md"
 #: Dream's curated archive (reverie.dream.archive): lines moved out of the prompt files, one file
 #: per source file.
@@ -136,10 +138,11 @@ class Workspace:
         base = Path(root).expanduser() if root is not None else default_workspace()
         object.__setattr__(self, "root", base.absolute())
 
-    # -- layout -------------------------------------------------------------------------------------------
+    # -- layout ------------------------------------------------------------------------------------
     @property
     def memory_dir(self) -> Path:
-        """``<workspace>/memory``: the history log, cursors, dated notes, topic files, the archive."""
+        """``<workspace>/memory``: the history log, cursors, dated notes, topic files, the
+        archive."""
         return self.root / "memory"
 
     @property
@@ -178,11 +181,12 @@ class Workspace:
         return self.memory_dir / ".reverie"
 
     def check(self) -> None:
-        """Refuse a workspace path that exists but is not a directory (a missing one is fine: it reads as empty)."""
+        """Refuse a workspace path that exists but is not a directory (a missing one is fine: it
+        reads as empty)."""
         if self.root.exists() and not self.root.is_dir():
             raise WorkspaceError(f"workspace {self.root} exists and is not a directory")
 
-    # -- path safety --------------------------------------------------------------------------------------
+    # -- path safety -------------------------------------------------------------------------------
     def resolve(self, rel: str, *, allow_missing: bool = True) -> Path:
         """The absolute path of ``rel`` inside the workspace, refusing anything that would leave it.
 
@@ -213,7 +217,8 @@ class Workspace:
                 real = candidate.resolve(strict=False)
                 if real != root_real and root_real not in real.parents:
                     raise UnsafePathError(
-                        f"{rel!r} resolves outside the workspace (through a symlink); refusing to follow it"
+                        f"{rel!r} resolves outside the workspace "
+                        "(through a symlink); refusing to follow it"
                     )
                 if i == len(parts) - 1:
                     raise UnsafePathError(
@@ -242,9 +247,10 @@ class Workspace:
         for rel in _LAYOUT:
             self.resolve(rel)
 
-    # -- memory files -------------------------------------------------------------------------------------
+    # -- memory files ------------------------------------------------------------------------------
     def read(self, rel: str) -> str:
-        """Text of a workspace file; missing reads as empty, invalid UTF-8 as U+FFFD with one warning."""
+        """Text of a workspace file; missing reads as empty, invalid UTF-8 as U+FFFD with one
+        warning."""
         return read_text_lossy(self.resolve(rel))
 
     def write(self, rel: str, content: str, *, fsync: bool = True) -> None:
@@ -258,7 +264,8 @@ class Workspace:
             ) from exc
 
     def init(self) -> list[str]:
-        """Create the layout and any missing memory file from its starter template; returns what was created."""
+        """Create the layout and any missing memory file from its starter template; returns what was
+        created."""
         created: list[str] = []
         self.check()
         try:
@@ -279,9 +286,9 @@ class Workspace:
 
 
 #: A workspace's identity: a random id written once, when Reverie creates the workspace as a scope
-#: (``reverie.storage.scopes``), never changed. What is derived from a workspace and kept elsewhere (a
-#: search index under ``memory.search.indexDir``) records it, so a new workspace at a path where a
-#: removed one was (a user forgotten, then back) is never taken for the old one.
+#: (``reverie.storage.scopes``), never changed. What is derived from a workspace and kept elsewhere
+#: (a search index under ``memory.search.indexDir``) records it, so a new workspace at a path where
+#: a removed one was (a user forgotten, then back) is never taken for the old one.
 WORKSPACE_ID_FILE = "memory/.reverie/workspace-id"
 
 

@@ -5,8 +5,8 @@ reading of the diff, two presentations).
 
 It counts lines the way ``git diff --numstat`` does: a removed line that reads ``--`` or a Markdown
 ``---`` is a removed line like any other (counting from a unified diff's text, where ``---`` is also
-a file header, got that wrong). No dulwich here: ``reverie status`` counts a pending change without
-loading git.
+a file header, got that wrong). No dulwich here: ``reverie status`` counts a SOUL.md proposal's
+lines without loading git.
 """
 
 from __future__ import annotations

@@ -40,7 +40,8 @@ def _picture(m: re.Match[str]) -> str:
 
 
 def printable(text: str) -> str:
-    """``text`` safe to print on a terminal: every control character replaced by one visible character."""
+    """``text`` safe to print on a terminal: every control character replaced by one visible
+    character."""
     if text.isprintable():  # the common case, in C: no control character (and no newline) at all
         return text
     return CONTROL.sub(_picture, text)

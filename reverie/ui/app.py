@@ -3,7 +3,7 @@ verb.
 
 Screens: Memory (the prompt files line by line: why, edit, pin, remove), Timeline (every commit, a
 page at a time; a commit's diff, trailers and batch; restore, revert and replay behind a
-confirmation showing the exact diff), Review (a pending SOUL.md change, set-aside batches, the last
+confirmation showing the exact diff), Review (a SOUL.md proposal, set-aside batches, the last
 Dream run), Search (Recall, each hit linked to where it came from) and Status (budgets, archive,
 Dream's schedule, the model's health, "Dream now").
 
@@ -91,10 +91,10 @@ class UI(Pages):
         scope = memory.runtime.scope
         self.scope = scope[1] if scope is not None else None  # shown in the header
 
-    # -- plumbing ---------------------------------------------------------------------------------------------
+    # -- plumbing ----------------------------------------------------------------------------------
     async def around(self, request: Request) -> dict[str, Any]:
         """The faults found in the workspace, and whether a SOUL.md change waits (a badge on
-        Review); a pending change that cannot be read is a fault, not a badge."""
+        Review); a proposal that cannot be read is a fault, not a badge."""
 
         faults, change = await asyncio.gather(
             self.attempt(request, self.memory.afaults(), []),
@@ -133,9 +133,8 @@ class UI(Pages):
         except ReverieError as exc:
             session.flash("error", str(exc))
             back = _local(form.get("back_on_error")) or back
-        except (
-            OSError
-        ) as exc:  # the machine's fault (a full disk, a read-only mount): said, not a 500
+        except OSError as exc:
+            # the machine's fault (a full disk, a read-only mount): said, not a 500
             where = f"{exc.filename}: " if exc.filename else ""
             session.flash("error", f"nothing was changed: {where}{exc.strerror or exc}")
             back = _local(form.get("back_on_error")) or back
@@ -145,7 +144,7 @@ class UI(Pages):
         """To ``path`` of this workspace's screens (``/memory``…), under the base."""
         return RedirectResponse(self.base + path, status_code=303)
 
-    # -- Memory ---------------------------------------------------------------------------------------------
+    # -- Memory ------------------------------------------------------------------------------------
     async def memory_page(self, request: Request) -> Response:
         texts = await asyncio.gather(
             *(self.attempt(request, self.memory.aread(rel), None) for rel in MEMORY_FILES)
@@ -319,7 +318,8 @@ class UI(Pages):
         return await self.act(request, "/memory", run)
 
     async def _line_of(self, form: dict[str, str]) -> tuple[str, list[str], int]:
-        """The file, its lines and the index the form names, if that line still reads as the form says."""
+        """The file, its lines and the index the form names, if that line still reads as the form
+        says."""
         rel = _memory_file(form.get("path", ""))
         rows = (await self.memory.aread(rel)).split("\n")
         i = _int(form.get("line"), -1)
@@ -346,7 +346,7 @@ class UI(Pages):
             active="memory",
         )
 
-    # -- Timeline -------------------------------------------------------------------------------------------
+    # -- Timeline ----------------------------------------------------------------------------------
     async def timeline(self, request: Request) -> Response:
         params = request.query_params
         kind = params.get("kind") or None
@@ -518,7 +518,7 @@ class UI(Pages):
             active="search",
         )
 
-    # -- Review ---------------------------------------------------------------------------------------------
+    # -- Review ------------------------------------------------------------------------------------
     async def review(self, request: Request) -> Response:
         unreadable = None
         try:
@@ -558,7 +558,10 @@ class UI(Pages):
             result = await self.memory.aapprove(change=shown)
             merged = " (merged with your later edits)" if result.merged else ""
             done = f" as commit {result.commit[:8]}" if result.commit else ""
-            return f"Applied the SOUL.md change{done}{merged}: +{result.added} -{result.removed} lines."
+            return (
+                f"Applied the SOUL.md change{done}{merged}: "
+                f"+{result.added} -{result.removed} lines."
+            )
 
         return await self.act(request, "/review", run)
 
@@ -567,7 +570,7 @@ class UI(Pages):
             # the proposal shown (none when its file cannot be read: rejected all the same)
             dropped = await self.memory.areject(change=form.get("change") or None)
             if dropped is None:
-                return "No SOUL.md change was pending."
+                return "No SOUL.md proposal was waiting."
             record = f" (commit {dropped.commit[:8]})" if dropped.commit else ""
             return (
                 f"Rejected the proposed SOUL.md change{record}: it is kept, and undoing that "
@@ -587,7 +590,7 @@ class UI(Pages):
 
         return await self.act(request, "/review", run)
 
-    # -- Search ---------------------------------------------------------------------------------------------
+    # -- Search ------------------------------------------------------------------------------------
     async def search(self, request: Request) -> Response:
         query = request.query_params.get("q", "").strip()
         hits, problem = [], None
@@ -600,7 +603,7 @@ class UI(Pages):
             request, "search.html", query=query, hits=hits, problem=problem, active="search"
         )
 
-    # -- Status ---------------------------------------------------------------------------------------------
+    # -- Status ------------------------------------------------------------------------------------
     async def status(self, request: Request) -> Response:
         status, next_run = await asyncio.gather(
             self.attempt(request, self.memory.astatus(), None),
@@ -631,9 +634,8 @@ class UI(Pages):
         return await self.render(request, "dream.html", job=self.job.state, active="status")
 
     async def dream_state(self, request: Request) -> Response:
-        state = (
-            self.job.state.to_dict()
-        )  # text shown by the page's script: hidden characters written out
+        # text shown by the page's script: hidden characters written out
+        state = self.job.state.to_dict()
         for key in ("phase", "detail", "reason"):
             if isinstance(state.get(key), str):
                 state[key] = visible(state[key])
@@ -698,7 +700,8 @@ def _memory_file(rel: str) -> str:
 
 
 def _file_line(request: Request) -> tuple[str, int, str]:
-    """The ``path`` and ``line`` (0-based) a GET names, and that line's text as the page showed it."""
+    """The ``path`` and ``line`` (0-based) a GET names, and that line's text as the page showed
+    it."""
     rel = _memory_file(request.query_params.get("path", ""))
     index = _int(request.query_params.get("line"), -1)
     text = request.query_params.get("text")

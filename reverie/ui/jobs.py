@@ -24,7 +24,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class JobState:
-    """A snapshot of the job: replaced whole on every change, so a reader on another thread sees one state."""
+    """A snapshot of the job: replaced whole on every change, so a reader on another thread sees one
+    state."""
 
     running: bool = False
     started: datetime | None = None
@@ -68,7 +69,8 @@ class DreamJob:
         self._task: asyncio.Task[None] | None = None
 
     def start(self, memory: Memory) -> bool:
-        """Start a run unless this server's is still going (False then). Call from the event loop."""
+        """Start a run unless this server's is still going (False then). Call from the event
+        loop."""
         if self.state.running:
             return False
         self.state = JobState(running=True, started=datetime.now(UTC), phase="starting")
@@ -100,9 +102,8 @@ class DreamJob:
                 phase="",
             )
             return
-        except (
-            Exception
-        ) as exc:  # the job's boundary: the page reports it instead of the server losing it
+        except Exception as exc:
+            # the job's boundary: the page reports it instead of the server losing it
             log.exception("dream now: the run failed")
             self.state = replace(
                 self.state,

@@ -1,5 +1,5 @@
-"""What every page handler of the UI shares — a workspace's screens (``reverie.ui.app``) and a root's
-user picker (``reverie.ui.root``): the templates and static files, rendering a page with the
+"""What every page handler of the UI shares — a workspace's screens (``reverie.ui.app``) and a
+root's user picker (``reverie.ui.root``): the templates and static files, rendering a page with the
 session's values and what every page shows around its content, a posted form behind its CSRF check,
 a library call whose failure leaves out part of a page instead of the whole page, sign-out, and the
 error page."""
@@ -44,7 +44,8 @@ def templates() -> Environment:
 
 
 def static_files() -> StaticFiles:
-    """The style sheet, script and icon, the same for every workspace: served at ``/static`` (public)."""
+    """The style sheet, script and icon, the same for every workspace: served at ``/static``
+    (public)."""
     return StaticFiles(directory=HERE / "static")
 
 
@@ -131,7 +132,7 @@ class Pages:
 
 async def quietly(call: Awaitable[T]) -> T | None:
     """``call``'s result, or None when it fails for a reason a fault reports on the page anyway
-    (the pending change behind the badge, the committed text behind the marks)."""
+    (the SOUL.md proposal behind the badge, the committed text behind the marks)."""
     try:
         return await call
     except (ReverieError, OSError):

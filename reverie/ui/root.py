@@ -61,7 +61,8 @@ _UNKNOWN = "no scope of this root has that name: open it from the list of users"
 
 @dataclass(eq=False)
 class _Open:
-    """One open scope: its ``UI`` (and so its ``Memory``) and app, and how many requests are using it."""
+    """One open scope: its ``UI`` (and so its ``Memory``) and app, and how many requests are using
+    it."""
 
     scope: Scope
     ui: UI
@@ -81,9 +82,8 @@ class ScopeApps:
     def __init__(self, root: ScopeRoot, *, size: int = CACHED) -> None:
         self.root = root
         self.size = size
-        self.prefix = (
-            ""  # the server's prefix (``build_root_app`` sets it): a scope's base follows it
-        )
+        # the server's prefix (``build_root_app`` sets it): a scope's base follows it
+        self.prefix = ""
         self._open: ScopeCache[str, _Open] = ScopeCache(
             size, idle=lambda entry: entry.idle, close=lambda entry: entry.ui.memory.close()
         )
@@ -121,7 +121,7 @@ class ScopeApps:
         for entry in self._open.drain():
             entry.ui.memory.close()
 
-    # -- the cache ------------------------------------------------------------------------------------------
+    # -- the cache ---------------------------------------------------------------------------------
     async def _enter(self, name: str) -> _Open:
         if not NAME.fullmatch(name):
             raise HTTPException(404, _UNKNOWN)
@@ -198,7 +198,8 @@ class Picker(Pages):
         )
 
     def _listing(self) -> list[Scope]:
-        """The first ``LISTED`` + 1 scopes found (one more than shown: whether the list is partial)."""
+        """The first ``LISTED`` + 1 scopes found (one more than shown: whether the list is
+        partial)."""
         return [scope for scope, _ws in islice(self.root.scopes(), LISTED + 1)]
 
     async def pick(self, request: Request) -> Response:

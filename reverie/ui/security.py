@@ -101,7 +101,8 @@ HEADERS = {
     ),
     "x-frame-options": "DENY",
     "x-content-type-options": "nosniff",
-    "referrer-policy": "same-origin",  # "no-referrer" would make browsers send `Origin: null` with a form post
+    # "no-referrer" would make browsers send `Origin: null` with a form post
+    "referrer-policy": "same-origin",
     "cache-control": "no-store",
     "cross-origin-opener-policy": "same-origin",
 }
@@ -256,7 +257,8 @@ _PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Reverie: {title}</title><link rel="stylesheet" href="/static/ui.css">
 <script src="/static/ui.js" defer></script></head>
-<body data-signin="{hop}" data-signed-out="{out}" data-storage-key="{key}"><header><span class="brand">Reverie</span></header>
+<body data-signin="{hop}" data-signed-out="{out}" data-storage-key="{key}">
+<header><span class="brand">Reverie</span></header>
 <main><h1>{title}</h1><p>{text}</p>{form}</main></body></html>"""
 
 _FORM = """<form method="post" action="{action}" class="stack signin">
@@ -320,7 +322,8 @@ class Gate:
         self.cookie = cookie_name(port)
 
     def open_session(self, request: Request, target: str) -> Response:
-        """A new session (its cookie, scoped to this server's prefix) and a redirect to ``target``."""
+        """A new session (its cookie, scoped to this server's prefix) and a redirect to
+        ``target``."""
         sid, _session = self.sessions.new()
         redirect = RedirectResponse(target, status_code=303)
         redirect.set_cookie(
@@ -348,16 +351,16 @@ class Gate:
 
 class Guard:
     """ASGI middleware enforcing the rules in the module docstring, and adding the headers to every
-    response. ``app`` is served under ``gate.prefix`` (its ``root_path``: it routes what follows)."""
+    response. ``app`` is served under ``gate.prefix`` (its ``root_path``: it routes what
+    follows)."""
 
     def __init__(
         self, app: ASGIApp, *, gate: Gate, allowed_hosts: frozenset[str] | None = None
     ) -> None:
         self.app = app
         self.gate = gate
-        self.allowed_hosts = (
-            allowed_hosts  # None: any (a non-loopback bind, where the token file is the gate)
-        )
+        # None: any (a non-loopback bind, where the token file is the gate)
+        self.allowed_hosts = allowed_hosts
 
     @property
     def prefix(self) -> str:

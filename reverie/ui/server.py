@@ -70,7 +70,8 @@ def _url_host(host: str) -> str:
 
 _SIGNIN_HTML = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>Reverie: signing in</title></head><body>
-<form method="post" action="{action}" id="sign-in"><input type="hidden" name="token" value="{token}">
+<form method="post" action="{action}" id="sign-in">
+<input type="hidden" name="token" value="{token}">
 <input type="hidden" name="next" value="/"><button type="submit">Sign in to Reverie</button></form>
 <script>document.getElementById("sign-in").submit();</script></body></html>
 """

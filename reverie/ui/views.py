@@ -152,7 +152,8 @@ def _read_lines(text: str, path: str, committed: str | None) -> list[FileLine]:
 
 
 def _uncommitted(rows: list[str], committed: str | None) -> set[int]:
-    """The indexes of ``rows`` that the committed text does not have (all of them: never committed)."""
+    """The indexes of ``rows`` that the committed text does not have (all of them: never
+    committed)."""
     if committed is None:
         return set(range(len(rows)))
     before = committed.split("\n")
@@ -251,7 +252,7 @@ _WORDS = re.compile(r"\w+|\s+|[^\w\s]")
 
 
 def diff_rows(diff: str) -> list[DiffRow]:
-    """A unified diff (git's, or a pending change's) as rows: file names instead of headers, line
+    """A unified diff (git's, or a SOUL.md proposal's) as rows: file names instead of headers, line
     numbers, and within each changed line the words that changed. Each line's kind is
     ``reverie.text.diff.diff_line_kinds``'s, the reading the CLI colours."""
     rows: list[DiffRow] = []
@@ -325,7 +326,8 @@ def _whole(row: DiffRow) -> DiffRow:
 
 
 def text_diff(path: str, old: str, new: str) -> str:
-    """The unified diff from ``old`` to ``new`` (``path``'s two texts), as the Timeline shows one."""
+    """The unified diff from ``old`` to ``new`` (``path``'s two texts), as the Timeline shows
+    one."""
     return _bytes_diff(
         path, old.encode("utf-8", "surrogateescape"), new.encode("utf-8", "surrogateescape")
     )

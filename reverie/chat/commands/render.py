@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ...consolidator.consolidator import ConsolidationResult
-    from ...dream.pending import PendingChange
+    from ...dream.proposal import SoulProposal
     from ...dream.result import DreamResult
     from ...gitstore.types import CommitDetail, CommitInfo, FileChange, OperationResult
 
@@ -199,24 +199,26 @@ def dream_result(result: DreamResult) -> str:
 
 
 def consolidation_reply(result: ConsolidationResult | None) -> str:
-    """What a ``/new`` (or any Consolidator call) archived (a ``ConsolidationResult``; None: there
-    was no such session)."""
-    n = 0 if result is None else result.archived_messages
+    """What a ``/new`` (or any Consolidator call) consolidated (a ``ConsolidationResult``; None:
+    there was no such session)."""
+    n = 0 if result is None else result.consolidated_messages
     if result is None or n == 0:
-        return "Nothing to archive."
+        return "Nothing to consolidate."
     noun = "message" if n == 1 else "messages"
     entries = len(result.cursors)
-    text = f"Archived {n} {noun} into {entries} history {'entry' if entries == 1 else 'entries'}"
+    text = (
+        f"Consolidated {n} {noun} into {entries} history {'entry' if entries == 1 else 'entries'}"
+    )
     if result.raw_fallbacks:
         text += " (the model's summary failed, so the raw transcript was kept)"
     return text + "."
 
 
-def pending_soul(change: PendingChange) -> str:
-    """A SOUL.md change Dream staged for approval (``reverie.dream.pending.PendingChange``)."""
+def pending_soul(change: SoulProposal) -> str:
+    """A SOUL.md change Dream staged for approval (``reverie.dream.proposal.SoulProposal``)."""
     added, removed = change.counts()
     lines = [
-        f"**Pending** `{change.path}` change (+{added} -{removed}), waiting for approval:",
+        f"**Proposed** `{change.path}` change (+{added} -{removed}), waiting for approval:",
         fence(change.diff(), "diff"),
     ]
     if change.reasons:

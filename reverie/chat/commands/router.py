@@ -50,10 +50,10 @@ Notify = Callable[[str], Awaitable[None]]
 class CommandContext:
     """Who is talking, and how to reach them later.
 
-    ``session_key`` names the conversation (``/new`` archives it); ``session`` may carry the live
-    session object an agent holds, so ``/new`` clears that very object. ``notify`` delivers a later
-    message (``/dream`` reports its result when the background run ends); without it the result is
-    only logged.
+    ``session_key`` names the conversation (``/new`` consolidates it); ``session`` may carry the
+    live session object an agent holds, so ``/new`` clears that very object. ``notify`` delivers a
+    later message (``/dream`` reports its result when the background run ends); without it the
+    result is only logged.
     """
 
     session_key: str = "cli:direct"

@@ -2,7 +2,7 @@
 (``dream.protectSoul``).
 
 The same ``Memory`` verbs as ``reverie approve`` / ``reverie reject`` and the MCP tools, rendered as
-Markdown. ``/dream-log`` shows the pending change (``render.pending_soul``).
+Markdown. ``/dream-log`` shows the proposal (``render.pending_soul``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def _named(inv: Invocation) -> str | None:
 
 def _changed(exc: PendingChangedError) -> str:
     return (
-        f"The SOUL.md change pending now is `{exc.current_id[:12]}`, not the one you named: "
+        f"The SOUL.md proposal waiting now is `{exc.current_id[:12]}`, not the one you named: "
         "see it with `/dream-log`. Nothing was applied or dropped."
     )
 
@@ -31,11 +31,11 @@ async def dream_approve(inv: Invocation) -> str:
         # in a thread: it waits for a scheduled Dream on this loop
         result = await inv.memory.aapprove(change=_named(inv))
     except NothingPendingError:
-        return "No SOUL.md change was pending."  # as /dream-reject says it
+        return "No SOUL.md proposal was waiting."  # as /dream-reject says it
     except PendingChangedError as exc:
         return _changed(exc)
     if result.commit is None:
-        return "SOUL.md already held the approved change; the pending record is cleared."
+        return "SOUL.md already held the approved change; the proposal's record is cleared."
     how = " (merged with later edits)" if result.merged else ""
     return (
         f"Approved: SOUL.md +{result.added} -{result.removed}{how}, commit `{result.commit[:8]}`."
@@ -47,7 +47,7 @@ async def dream_reject(inv: Invocation) -> str:
         dropped = await inv.memory.areject(change=_named(inv))
     except PendingChangedError as exc:
         return _changed(exc)
-    return "Dropped the pending SOUL.md change." if dropped else "No SOUL.md change was pending."
+    return "Dropped the SOUL.md proposal." if dropped else "No SOUL.md proposal was waiting."
 
 
 def commands() -> list[Command]:

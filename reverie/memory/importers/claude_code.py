@@ -97,7 +97,8 @@ def _scoped(text: str) -> bool:
 
 
 def _located(root: Path) -> list[tuple[Path, str, bool]]:
-    """The memory files found at ``root`` (``_found``); ``WorkspaceError`` when none, or too many."""
+    """The memory files found at ``root`` (``_found``); ``WorkspaceError`` when none, or too
+    many."""
     if not root.exists():
         raise WorkspaceError(f"no Claude Code memory at {root}")
     found = _found(root)
