@@ -16,7 +16,7 @@ async def record(
     consolidator: Consolidator, session: Session, messages: Sequence[dict[str, Any]]
 ) -> ConsolidationResult:
     """Append ``messages`` to ``session``, each durably as it comes, then let the Consolidator
-    archive its oldest turns into history if the prompt is over its token budget (so the next
+    consolidate its oldest turns into history if the prompt is over its token budget (so the next
     prompt fits the model's window)."""
     for message in messages:
         consolidator.sessions.append(session, message)
