@@ -85,9 +85,13 @@ def _serve(
     root: Path, concurrency: int, latency: float, scopes: int
 ) -> tuple[float, int, int, dict[str, int]]:
     from reverie.llm.scripted import ScriptedModel
-    from reverie.operations.serve_root import RootScheduler
+    from reverie.memory.runtime import Runtime
+    from reverie.schedule.root import RootScheduler
     from reverie.storage.config import load_config
     from reverie.storage.scopes import ScopeRoot
+
+    def open_dream(ws):
+        return Runtime(ws).dream
 
     fake = ScriptedModel.register("bench-serve-root", responder=dream_responder, latency=latency)
     env = {
@@ -96,7 +100,9 @@ def _serve(
         "REVERIE_MEMORY__HISTORY__FSYNC": "false",
     }
     os.environ.update(env)
-    sched = RootScheduler(ScopeRoot(root), config=load_config(), max_inflight=concurrency)
+    sched = RootScheduler(
+        ScopeRoot(root), open_dream, config=load_config(), max_inflight=concurrency
+    )
     base = _rss()
     peak = base
 

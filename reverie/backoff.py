@@ -1,12 +1,13 @@
 """Capped exponential backoff, the one formula every retry in Reverie waits by.
 
 The model client's retries (``reverie.llm.client``), a Dream scheduler's delay after a workspace's
-runs failed in a row or while the model is down (``reverie.dream.policy``), the fleet's restart of
-a dead worker (``reverie.fleet.supervise``), and the polls for a held file lock
-(``reverie.storage.locking``) or a busy search index (``reverie.recall.index``) all wait ``first · 2ⁿ⁻¹``
-before the n-th retry, capped at ``cap``. tenacity computes it (``wait_exponential``, which also
-turns an overflowing power into the cap, so a workspace failing for months never raises
-``OverflowError``); the model client also runs its retry loop on tenacity's ``AsyncRetrying``.
+runs failed in a row, while the model is down or while Redis is (``reverie.schedule.policy``), the
+fleet's restart of a dead worker (``reverie.fleet.supervise``), and the polls for a held file lock
+(``reverie.storage.locking``) or a busy search index (``reverie.recall.index``) all wait
+``first · 2ⁿ⁻¹`` before the n-th retry, capped at ``cap``. tenacity computes it
+(``wait_exponential``, which also turns an overflowing power into the cap, so a workspace failing
+for months never raises ``OverflowError``); the model client also runs its retry loop on
+tenacity's ``AsyncRetrying``.
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ def capped_backoff(n: int, first: float, cap: float) -> float:
     # Imported on first use: the file lock's poll loop imports this module on every fast path.
     from tenacity import wait_exponential
 
-    wait = wait_exponential(multiplier=first, max=cap, exp_base=2)
+    # 2.0, not 2: a float power overflows into the cap at once; an int one first builds an n-bit
+    # number (capped_backoff(10**9, ...) took ~30 s of CPU and 125 MB). Same values for every n.
+    wait = wait_exponential(multiplier=first, max=cap, exp_base=2.0)
     return float(wait(cast("RetryCallState", _Attempt(max(n, 1)))))
 
 

@@ -21,7 +21,7 @@ same file, and the same meaning read per kind. A line's kind and value come from
 (``Lives in X``, ``Works as X`` …); the expected fact must carry a cue of that kind (living,
 working, liking …), no cue of another time ("previously", "used to", "no longer"), and every
 content word of the value, after folding (case, diacritics, plurals, a few spellings:
-"favorite"/"favourite", "Postgres"/"PostgreSQL"), or the same place by GeoNames' names (Saigon is
+"favorite"/"favourite", "Postgres"/"PostgreSQL", "3pm"/"15:00"), or the same place by GeoNames' names (Saigon is
 Ho Chi Minh City). Dates are compared as days. A line matching no expected fact is **wrong**
 (precision counts it against the engine, whatever its truth: a line nobody asked for is not
 credited), and so is a line matching a retired fact only (a **stale** line). An expected fact is
@@ -221,11 +221,21 @@ _NEGATIVE = re.compile(
 )
 
 
+_CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b")
+
+
+def _24_hour(m: re.Match[str]) -> str:
+    hour = int(m.group(1)) % 12 + (12 if m.group(3) == "pm" else 0)
+    return f"{hour}:{m.group(2) or '00'}"
+
+
 def fold(text: str) -> str:
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
     text = text.replace("’", "'")
     text = re.sub(r"(\d)(?:st|nd|rd|th)\b", r"\1", text)
+    text = _CLOCK.sub(_24_hour, text)  # "3pm" is "15:00", "9:30am" is "9:30"
+    text = re.sub(r"\bat (\d{1,2})\b(?![:.]\d)", r"at \1:00", text)  # "at 11" is "at 11:00"
     return " ".join(re.sub(r"[^\w'+#.:-]+", " ", text).replace("-", " ").split())
 
 

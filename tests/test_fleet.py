@@ -168,10 +168,10 @@ def test_admission_respects_max_inflight_and_token_budget(tmp_path, redis_server
     )
     for i in range(6):
         fleet.coord.make_due({f"w{i}": 0})
-    assert fleet.admission() == 2  # the bucket holds 10k tokens: two runs of 4k
+    assert fleet.admission() == (2, 4_000)  # the bucket holds 10k tokens: two runs of 4k
     fleet.cfg.tokens_per_minute = None
-    assert len(fleet.coord.claim(fleet.admission(), 10)) == 3
-    assert fleet.admission() == 0  # three claims in flight = maxInflight
+    assert len(fleet.coord.claim(fleet.admission()[0], 10)) == 3
+    assert fleet.admission()[0] == 0  # three claims in flight = maxInflight
 
 
 def test_workspace_ids_are_validated(tmp_path, redis_server, monkeypatch):
@@ -654,7 +654,7 @@ def test_dispatcher_metrics_scraped_with_the_prometheus_parser(tmp_path, redis_s
     fleet.coord.park("w-parked", "3 jobs died mid-run")
     fleet.coord.set_aside("w-aside", 2)
     for status, tokens in (("ok", 100), ("ok", 80), ("failed", 10)):
-        fleet.coord.record_run(status, tokens, None)
+        fleet.coord.record_run("w-run", status, tokens, None)
     host, port = serve_metrics(FleetCollector(fleet), 0, "127.0.0.1")
     m = _scrape(host, port)
     assert m[("reverie_redis_up", ())] == 1

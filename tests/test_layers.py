@@ -6,32 +6,33 @@ the source with ``ast``, so a lazy import counts as much as a top-level one."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "reverie"
 
-#: Lowest first. A unit is a top-level module or folder of ``reverie`` (``SPLITS`` names the
-#: modules that stand apart from their folder's layer).
+#: Lowest first. A unit is a top-level module or folder of ``reverie``.
 LAYERS: list[tuple[str, set[str]]] = [
     ("files and formats", {"errors", "_lazy", "backoff", "version", "text", "storage", "security"}),
     ("versioning", {"gitstore"}),
     ("models", {"llm", "activity"}),
     ("memory pipeline", {"consolidator", "dream", "recall"}),
+    # Dream's one scheduling policy and its in-process drivers: above Dream, which they run; below
+    # the wiring (a root's scheduler is handed its scopes' Dream) and the front door, which reads
+    # the next run's time.
+    ("scheduling", {"schedule"}),
     ("operations", {"operations", "compat"}),
     ("the front door", {"memory"}),
     ("chat: the agent and its commands", {"chat"}),
     ("serving", {"serving"}),
     (
         "front-ends",
-        {"cli", "mcp", "ui", "fleet", "__main__", "integrations", "operations.serve_root"},
+        {"cli", "mcp", "ui", "fleet", "__main__", "integrations"},
     ),
     # The old module paths the docs promised, each the moved module under its old name.
     ("old paths", {"offload", "session_jobs", "importers", "commands"}),
 ]
-#: A module whose layer is not its folder's: the workspace scheduler's root driver, a front end
-#: (``reverie serve --root``) still filed under ``operations/``.
-SPLITS = {("operations", "serve_root"): "operations.serve_root"}
 INDEPENDENT = {"consolidator", "dream", "recall"}
 
 
@@ -44,13 +45,7 @@ def _layer(unit: str) -> int:
     )
 
 
-def _unit(parts: list[str]) -> str:
-    """The unit of the module ``reverie.<parts>`` (``SPLITS`` first, else its top-level name)."""
-    if not parts:
-        return ""
-    return SPLITS.get((parts[0], parts[1]) if len(parts) > 1 else ("", ""), parts[0])
-
-
+@functools.cache  # the package is parsed once, not once per test (~2-3 s a parse)
 def _imports() -> list[tuple[str, str, str, int]]:
     """(importing unit, imported unit, file, line) for every import of reverie code by reverie
     code."""
@@ -61,7 +56,7 @@ def _imports() -> list[tuple[str, str, str, int]]:
         package = parts[:-1] if parts[-1] != "__init__" else parts[:-1]
         if parts[-1] == "__init__":
             parts = parts[:-1]
-        unit = _unit(parts[1:])
+        unit = parts[1] if len(parts) > 1 else ""
         if not unit:
             continue  # reverie/__init__.py: the public API's lazy map names every layer by design
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -87,7 +82,7 @@ def _imports() -> list[tuple[str, str, str, int]]:
                     out.append(
                         (
                             unit,
-                            _unit(pieces[1:]),
+                            pieces[1],
                             str(path.relative_to(PACKAGE.parent)),
                             node.lineno,
                         )
@@ -133,6 +128,7 @@ def test_no_import_circle_between_units() -> None:
     assert not circles, "import circles:\n" + "\n".join(sorted(set(circles)))
 
 
+@functools.cache
 def _module_imports() -> list[tuple[str, str]]:
     """(importing module, imported module) for every import of reverie code by reverie code, module
     by module.

@@ -138,6 +138,19 @@ def _calls(head: str) -> dict[str, Callable[[Memory], Awaitable[Any]]]:
     }
 
 
+#: Pending entries left for ``aadd``, whose Dream run drains the whole backlog (``all=True``): the
+#: template's 3,000 cost ~30 s of the offline engine's CPU, and where its work runs does not depend on
+#: how many batches there are; 60 is three batches of 20.
+AADD_BACKLOG = 60
+
+
+def _before(verb: str, m: Memory) -> None:
+    """What a verb's call needs done first, untimed: ``aadd`` gets a backlog of ``AADD_BACKLOG``."""
+    if verb == "aadd":
+        store = m.runtime.store
+        store.set_dream_cursor(max(store.dream_cursor(), store.last_cursor() - AADD_BACKLOG))
+
+
 async def _on_first(m: Memory, verb: Callable[[str], Awaitable[Any]]) -> Any:
     """``verb`` on the id of the first memory ``aget_all`` lists (both awaited, both timed)."""
     return await verb((await m.aget_all(limit=1))[0].id)
@@ -211,6 +224,7 @@ def test_async_verb_does_not_block_the_loop(template, tmp_path, verb):
         with reverie.open(root, config=_config()) as memory:
             head = memory.log(limit=1)[0].sha
             call = _calls(head)[verb]
+            _before(verb, memory)
             began = time.perf_counter()
             worst, cpu, result = asyncio.run(_worst_stall_of(call, memory))
             spent = time.perf_counter() - began
@@ -383,6 +397,7 @@ def test_every_async_verb_in_worker_processes(template, tmp_path):
             assert memory._portable() is not None
             head = memory.log(limit=1)[0].sha
             for verb, call in _calls(head).items():
+                _before(verb, memory)
                 worst, cpu, result = asyncio.run(_worst_stall_of(call, memory))
                 assert not isinstance(result, WorkerError), f"{verb}: {result}"
                 assert cpu <= STALL, f"{verb} ran {cpu * 1e3:.0f} ms on the event loop"

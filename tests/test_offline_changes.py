@@ -79,7 +79,7 @@ ENDED = [
         "Our standup is every Monday at 9am.",
         "The standup is now on Tuesdays at 10am.",
         "Team cadence: standup every Monday at 9am",
-        "Team cadence: standup every Tuesdays at 10am",
+        "Team cadence: standup every Tuesday at 10am",
     ),
     ("No emojis please.", "You can use emojis again.", "Never use emojis", None),
     ("We use Redis for caching.", "We dropped Redis last month.", "Uses Redis for caching", None),

@@ -1,4 +1,4 @@
-"""Dream's one scheduling policy (reverie.dream.policy), as its three drivers use it: ``serve``'s
+"""Dream's one scheduling policy (reverie.schedule.policy), as its three drivers use it: ``serve``'s
 next run, ``serve --root``'s and the fleet's back-off after failures, the fleet's admission."""
 
 from __future__ import annotations
@@ -8,8 +8,16 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from reverie.backoff import capped_backoff, jittered_backoff
-from reverie.dream.policy import admissible, next_due, retry_delay
-from reverie.dream.scheduler import next_run_time
+from reverie.schedule.policy import (
+    TokenBucket,
+    admissible,
+    next_due,
+    next_estimate,
+    reconnect_delay,
+    retry_delay,
+    verdict,
+)
+from reverie.schedule.workspace import next_run_time
 from reverie.storage.config import DreamConfig
 
 
@@ -55,7 +63,41 @@ def test_jitter_spreads_the_wait_below_the_capped_backoff() -> None:
 
 
 def test_admission_is_the_free_slots_and_no_more_than_the_tokens_cover() -> None:
-    assert admissible(5, None, 1) == 5
-    assert admissible(5, 25_000, 10_000) == 2
-    assert admissible(5, -3_000, 10_000) == 0  # a bucket in debt admits none
-    assert admissible(-2, None, 1) == 0  # more claims alive than maxInflight (it was lowered)
+    assert admissible(5, None, 1, None) == 5
+    assert admissible(5, 25_000, 10_000, 60_000) == 2
+    assert admissible(5, -3_000, 10_000, 60_000) == 0  # a bucket in debt admits none
+    assert admissible(-2, None, 1, None) == 0  # more claims alive than maxInflight (it was lowered)
+
+
+def test_a_run_costing_more_than_a_minutes_tokens_is_admitted_when_the_bucket_is_full() -> None:
+    """serve --root's bucket asks for at most a minute's worth; the fleet's admission asked for the
+    whole estimate and, with ``tokensPerRun`` over ``tokensPerMinute``, admitted nothing, ever."""
+    assert admissible(4, 10_000, 20_000, 10_000) == 1
+    assert TokenBucket(10_000).wait_for(20_000) == 0.0
+
+
+def test_a_cap_below_the_first_delay_never_shortens_it() -> None:
+    """serve --root raised the cap to the first delay; the fleet let the cap cut it (a 600 s
+    retry with a 300 s cap waited 300 s)."""
+    assert retry_delay(1, 600, 300) == 600 and retry_delay(5, 600, 300) == 600
+
+
+def test_the_dispatchers_wait_while_redis_is_down_is_the_shared_backoff() -> None:
+    every, claim = 5.0, 180.0
+    assert [reconnect_delay(n, every, claim) for n in range(1, 6)] == [5, 10, 20, 40, 45]
+    assert reconnect_delay(1, 90.0, claim) == 90.0  # never under the tick period
+
+
+def test_a_run_s_end_means_the_same_to_every_driver() -> None:
+    assert verdict("ok", None) == "completed" and verdict("nothing-to-do", None) == "completed"
+    assert verdict("failed", "model unavailable: connection refused") == "unavailable"
+    assert verdict("failed", "the gate refused the edit") == "failed"
+    assert verdict("failed", "budget", progressed=True) == "completed"
+    assert verdict("error", "disk full") == "failed"
+    assert verdict("already-running", "another Dream run holds the lock") == "busy"
+
+
+def test_the_estimate_follows_recent_runs_and_ignores_runs_that_used_nothing() -> None:
+    assert next_estimate(0, 1_000) == 1_000
+    assert next_estimate(1_000, 0) == 1_000
+    assert next_estimate(1_000, 2_000) == 1_200

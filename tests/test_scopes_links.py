@@ -178,8 +178,12 @@ def test_serve_root_never_follows_a_link_and_backs_off(
     import asyncio
     import time
 
-    from reverie.operations.serve_root import RootScheduler
+    from reverie.memory.runtime import Runtime
+    from reverie.schedule.root import RootScheduler
     from reverie.storage.config import load_config
+
+    def open_dream(ws):
+        return Runtime(ws).dream
 
     monkeypatch.setenv("REVERIE_SERVE__JITTER_SECONDS", "0")
     monkeypatch.setenv("REVERIE_SERVE__POLL_SECONDS", "0.05")
@@ -193,7 +197,7 @@ def test_serve_root_never_follows_a_link_and_backs_off(
         if name != bob.name:
             root.unmark_due(name)
     before = _tree(root.path(Scope("alice")))
-    sched = RootScheduler(root, config=load_config(), max_inflight=1)
+    sched = RootScheduler(root, open_dream, config=load_config(), max_inflight=1)
 
     async def serve() -> None:
         stop = asyncio.Event()

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     import asyncio
 
     from ..dream import DreamResult
-    from ..dream.scheduler import DreamScheduler
+    from ..schedule.workspace import DreamScheduler
     from ..storage.sessions import Session
 
 log = logging.getLogger(__name__)
@@ -113,7 +113,7 @@ class ChatAgent:
     async def start_schedule(self) -> None:
         """Run Dream on its schedule (``intervalH`` / ``cron``) in the background while the
         conversation lasts."""
-        from ..dream import DreamScheduler
+        from ..schedule.workspace import DreamScheduler
 
         self._scheduler = DreamScheduler(
             self.runtime.dream, on_result=self._scheduled_result, on_start=self._scheduled_start

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TextIO
 import orjson
 
 if TYPE_CHECKING:
-    from ..operations.serve_root import Backlog
+    from ..schedule.backlog import Backlog
 
 __all__ = ["backlog_line", "backlog_json", "watch"]
 

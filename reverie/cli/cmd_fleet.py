@@ -21,7 +21,7 @@ from ._common import add_json_flag, console, emit_json, err_console
 if TYPE_CHECKING:
     from ..fleet import Fleet
     from ..fleet.coord import FleetState
-    from ..operations.serve_root import Backlog
+    from ..schedule.backlog import Backlog
     from ..storage.config import Config
 
 
@@ -320,6 +320,11 @@ def run_status(args: argparse.Namespace) -> int:
     if state.tokens is not None:
         console.print(f"token budget: {state.tokens:,.0f} tokens")
     now = time.time()
+    if state.paused_until > now:
+        console.print(
+            f"[yellow]no job is sent for {state.paused_until - now:.0f}s[/]: a run found the "
+            "model unavailable (fleet.outageBackoffSeconds, doubling while it stays down)"
+        )
     for ws, at in state.next_due[:5]:
         console.print(f"[dim]next  {ws}  in {max(at - now, 0):.0f}s[/]")
     for line in _disagreements(state):

@@ -1,6 +1,6 @@
 """``reverie serve``: run Dream on its schedule (every ``intervalH`` hours, or a legacy ``cron``)
 until stopped; with ``--root``, for every scope under the root that has history pending
-(``reverie.operations.serve_root``)."""
+(``reverie.schedule.root``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ._render_dream import print_dream
 
 if TYPE_CHECKING:
     from ..dream import DreamResult
-    from ..operations.serve_root import RootScheduler
+    from ..schedule.root import RootScheduler
     from ..storage.scopes import ScopeRoot
     from ..storage.workspace import Workspace
 
@@ -58,8 +58,8 @@ def run(args: argparse.Namespace) -> int:
             "--max-inflight, --rescan, --metrics-port and --json go with --root DIR "
             "(without --user)"
         )
-    from ..dream import serve
     from ..memory.runtime import Runtime
+    from ..schedule.workspace import serve
 
     rt = Runtime(workspace_of(args))
     cfg = rt.config.dream
@@ -79,7 +79,8 @@ def _serve_root(args: argparse.Namespace, root: ScopeRoot) -> int:
     import asyncio
     import threading
 
-    from ..operations.serve_root import serve_root
+    from ..memory.runtime import Runtime
+    from ..schedule.root import serve_root
     from ._backlog import watch
 
     if args.rescan:
@@ -128,6 +129,7 @@ def _serve_root(args: argparse.Namespace, root: ScopeRoot) -> int:
         sched = asyncio.run(
             serve_root(
                 root,
+                lambda ws: Runtime(ws).dream,
                 max_inflight=args.max_inflight,
                 on_result=report,
                 ready=ready,

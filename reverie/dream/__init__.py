@@ -4,12 +4,12 @@ GitStore.
 Modules, one job each: ``batch`` (phase-1 input), ``analyze`` (phase 1), ``tools`` / ``edit_tools``
 / ``staging`` (typed tools, the staged copy and its path rule), ``agent`` (phase-2 loop), ``budget``
 (caps), ``gate`` (checks before writing), ``transaction`` (commit, cursor, reconciliation, merge),
-``deadletter``, ``records`` (status and attempts), ``lock`` (run lock), ``scheduler``, ``result``
-(returned values), ``runner`` (``Dream``: the sequence), ``proposal`` (a SOUL.md change staged for
-approval; ``pending`` is its first name).
+``deadletter``, ``records`` (status and attempts), ``lock`` (run lock), ``result`` (returned
+values), ``runner`` (``Dream``: the sequence), ``proposal`` (a SOUL.md change staged for approval;
+``pending`` is its first name). Its schedulers are ``reverie.schedule``'s.
 
 Every name loads lazily (PEP 562), so ``reverie status``, which reads Dream's records and dead
-letters, imports neither the runner, APScheduler nor the result types.
+letters, imports neither the runner nor the result types.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from .._lazy import lazy_exports
 if TYPE_CHECKING:
     from .result import DreamResult, DreamStatus, Edit, Finding, Progress
     from .runner import Dream
-    from .scheduler import DreamScheduler, serve
 
 __all__ = [
     "Dream",
@@ -30,14 +29,10 @@ __all__ = [
     "Edit",
     "Finding",
     "Progress",
-    "DreamScheduler",
-    "serve",
 ]
 
 _LAZY = {
     "Dream": "runner",
-    "DreamScheduler": "scheduler",
-    "serve": "scheduler",
     **{name: "result" for name in ("DreamResult", "DreamStatus", "Edit", "Finding", "Progress")},
 }
 

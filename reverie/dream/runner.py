@@ -520,7 +520,7 @@ class Dream:
                 budget,
                 attempts,
                 dry_run,
-                # The prefix is what schedulers read as an outage (reverie.operations.serve_root);
+                # The prefix is what schedulers read as an outage (reverie.schedule.policy);
                 # the message says "not answering" for a silent provider.
                 _Failed("failed", f"model unavailable: {exc}", count=False, unavailable=exc.kind),
             )

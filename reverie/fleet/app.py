@@ -41,7 +41,8 @@ def _process_fleet(config: Config) -> Fleet:
 
 
 def make_app(config: Config | None = None) -> Celery:
-    """The Celery app of the fleet configured by ``config`` (default: the home config and environment)."""
+    """The Celery app of the fleet configured by ``config`` (default: the home config and
+    environment)."""
     from celery import Celery
 
     config = config if config is not None else load_config()
@@ -138,7 +139,8 @@ def _is_broker_error(exc: BaseException) -> bool:
 class _NoNotice(logging.Filter):
     """Celery 5's notice that a future default will cancel late-acked jobs on a lost connection
     (a dozen lines at every lost connection, through ``py.warnings``): this app sets
-    ``worker_cancel_long_running_tasks_on_connection_loss`` itself, on purpose (the lease decides)."""
+    ``worker_cancel_long_running_tasks_on_connection_loss`` itself, on purpose (the lease
+    decides)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         return "worker_cancel_long_running_tasks_on_connection_loss" not in record.getMessage()

@@ -20,9 +20,13 @@ data. This docstring is the spec of the keys (prefix ``reverie:``); each score h
 - ``parked`` (sorted set): workspace id → when it was parked, with its reason in ``parked-why``
   (hash); ``crashes`` (hash): job starts that never finished; ``failures`` (hash): failed runs in
   a row (the back-off); ``set-aside`` (hash): batches set aside, as the last run reported.
-- ``budget`` (hash): a token bucket refilled at ``tokensPerMinute``; ``stats`` (hash): runs (and
-  ``runs:<status>``), failures and model tokens since the fleet began; ``rate:<t>`` (hash, expires):
-  the same counts per 10-second window, for the rates `state` shows.
+- ``budget`` (hash): a token bucket refilled at ``tokensPerMinute``, a run's tokens reserved at
+  its claim (``reserved``, hash: workspace id → tokens) and the difference to its real use settled
+  when it ends; ``estimate`` (string): the average run's tokens (``reverie.schedule.policy``);
+  ``stats`` (hash): runs (and ``runs:<status>``), failures and model tokens since the fleet began;
+  ``rate:<t>`` (hash, expires): the same counts per 10-second window, for the rates `state` shows.
+- ``paused-until`` (string): while the model is unavailable, the time before which no job is sent
+  (every job would fail alike); ``outages`` (string): pauses in a row (their back-off).
 - ``generation`` (string): a random token a dispatcher writes once it has built the due index from
   the disk. A Redis that lost its data (restarted without persistence, flushed, failed over to an
   empty replica) has none, or another one: the dispatcher notices and rebuilds on its own.
@@ -33,22 +37,23 @@ Dream, never skips it.
 
 from __future__ import annotations
 
+import math
 import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from ..schedule.policy import FAILED, next_estimate, retry_delay
+
 if TYPE_CHECKING:
     import redis
 
-__all__ = ["Coordinator", "redis_url", "redact_url", "FleetState", "FAILED"]
+__all__ = ["Coordinator", "redis_url", "redact_url", "FleetState"]
 
 _P = "reverie:"
 _RATE_BUCKET = 10  # seconds per rate window
 _RATE_WINDOWS = 6  # windows the rates are taken over (the last minute)
-#: Statuses counted as failures (a run that wrote nothing it meant to, or no run at all).
-FAILED = frozenset({"failed", "rejected", "error"})
 
 # ARGV: ws1, at1, ws2, at2, ...; a parked workspace is left out. Returns how many were added.
 _MAKE_DUE = """
@@ -116,6 +121,16 @@ return tostring(t)
 """
 
 
+def _number(value: object) -> float:
+    """A number this module stored as text (0 for none, or for a value that is not a finite
+    number: a key someone else wrote over must not stop the dispatcher)."""
+    try:
+        number = float(cast("str | float", value)) if value is not None else 0.0
+    except (TypeError, ValueError):
+        return 0.0
+    return number if math.isfinite(number) else 0.0
+
+
 def redis_url(broker_url: str) -> str:
     """redis-py's URL for a kombu broker URL (``redis+socket:///p`` is kombu's spelling of
     ``unix:///p``; a password before it, ``redis+socket://:pw@/p``, is kept)."""
@@ -137,7 +152,8 @@ def redact_url(broker_url: str) -> str:
 def _lease_args(
     ws: str, token: str, lease_seconds: float, claim_seconds: float
 ) -> list[str | int | float]:
-    """The lease scripts' arguments: token, lease in ms, the claim's end (as long as the lease), ws."""
+    """The lease scripts' arguments: token, lease in ms, the claim's end (as long as the lease),
+    ws."""
     return [token, int(lease_seconds * 1000), time.time() + max(claim_seconds, lease_seconds), ws]
 
 
@@ -148,6 +164,7 @@ class FleetState:
     live leases (workspace → seconds left); ``oldest_due_seconds``: how long the longest-waiting
     due workspace has been due; rates per minute over the last minute; ``generation``: the due
     index's generation (None: Redis has none, it lost its data or no dispatcher ran yet).
+    ``paused_until``: no job is sent before it (the model was unavailable; 0: none).
     ``markers``/``markers_missing``: under a scope root, the due markers on disk and how many of
     them Redis does not know (None elsewhere)."""
 
@@ -167,6 +184,7 @@ class FleetState:
     generation: str | None = None
     markers: int | None = None
     markers_missing: int | None = None
+    paused_until: float = 0.0
 
     @property
     def set_aside_batches(self) -> int:
@@ -208,7 +226,7 @@ class Coordinator:
             )
         )
 
-    # -- due index ----------------------------------------------------------------------------------------
+    # -- due index ---------------------------------------------------------------------------------
     def make_due(self, due: Mapping[str, float]) -> int:
         """The one verb that makes workspaces due: each at its time, unless it is due already (its
         time stands) or parked. Returns how many were added."""
@@ -244,7 +262,7 @@ class Coordinator:
             pipe.zrange(_P + key, 0, -1)
         return {ws for members in pipe.execute() for ws in members}
 
-    # -- leases and claims ----------------------------------------------------------------------------------
+    # -- leases and claims -------------------------------------------------------------------------
     def acquire(self, ws: str, token: str, lease_seconds: float, claim_seconds: float) -> bool:
         """Take the workspace's lease (and claim it, for as long as the lease runs) unless another
         job holds it."""
@@ -252,12 +270,14 @@ class Coordinator:
         return bool(self._acquire(keys=[_P + "lease:" + ws, _P + "claims"], args=args))
 
     def renew(self, ws: str, token: str, lease_seconds: float, claim_seconds: float) -> bool:
-        """Extend the lease and the claim (only the lease's holder can); False when it is not ours."""
+        """Extend the lease and the claim (only the lease's holder can); False when it is not
+        ours."""
         args = _lease_args(ws, token, lease_seconds, claim_seconds)
         return bool(self._renew(keys=[_P + "lease:" + ws, _P + "claims"], args=args))
 
     def release(self, ws: str, token: str) -> bool:
-        """Release the lease and the claim if the lease is ours; False (nothing touched) otherwise."""
+        """Release the lease and the claim if the lease is ours; False (nothing touched)
+        otherwise."""
         return bool(self._release(keys=[_P + "lease:" + ws, _P + "claims"], args=[token, ws]))
 
     def holder(self, ws: str) -> str | None:
@@ -268,7 +288,7 @@ class Coordinator:
         now = time.time() if now is None else now
         return int(self.r.zcount(_P + "claims", f"({now}", "+inf"))
 
-    # -- budget, counters, rates ----------------------------------------------------------------------------
+    # -- budget, counters, rates -------------------------------------------------------------------
     def tokens(self, per_minute: int, debit: float = 0.0) -> float:
         """The token bucket's level after refilling (and debiting ``debit``)."""
         return float(
@@ -277,9 +297,10 @@ class Coordinator:
             )
         )
 
-    def record_run(self, status: str, tokens: int, per_minute: int | None) -> None:
+    def record_run(self, ws: str, status: str, tokens: int, per_minute: int | None) -> None:
         """Count a finished run (by status, a failure, its model tokens) in the fleet's totals and
-        in this 10-second window's rates; debit the token bucket."""
+        in this 10-second window's rates, update the average run's tokens, and settle the token
+        bucket (`settle`)."""
         window = _P + f"rate:{int(time.time() // _RATE_BUCKET)}"
         pipe = self.r.pipeline(transaction=False)
         for key in (_P + "stats", window):
@@ -289,20 +310,75 @@ class Coordinator:
                 pipe.hincrby(key, "failures", 1)
         pipe.hincrby(_P + "stats", f"runs:{status}", 1)
         pipe.expire(window, _RATE_BUCKET * (_RATE_WINDOWS + 2))
-        pipe.execute()
-        if per_minute is not None and tokens:
-            self.tokens(per_minute, debit=tokens)
+        pipe.get(_P + "estimate")
+        *_, estimate = pipe.execute()
+        if tokens:
+            # read, then write: two runs ending at once may lose one update of an average
+            new = next_estimate(_number(estimate), tokens)
+            self.r.set(_P + "estimate", repr(new))
+        self.settle(ws, tokens, per_minute)
+
+    def settle(self, ws: str, used: int, per_minute: int | None) -> None:
+        """Settle the token bucket for ``ws``'s job: its real use less what its claim reserved (a
+        job that ended without a run gives the reservation back). Once per claim: the reservation
+        is removed."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hget(_P + "reserved", ws)
+        pipe.hdel(_P + "reserved", ws)
+        reserved = _number(pipe.execute()[0])
+        if per_minute is not None and used != reserved:
+            self.tokens(per_minute, debit=used - reserved)
+
+    def reserve(self, ids: Sequence[str], per_run: float, per_minute: int) -> None:
+        """Take ``per_run`` tokens from the bucket for each workspace just claimed, and note them
+        for the run's settlement (`record_run`)."""
+        if not ids:
+            return
+        self.r.hset(_P + "reserved", mapping={ws: repr(per_run) for ws in ids})
+        self.tokens(per_minute, debit=per_run * len(ids))
 
     def tokens_per_run(self, default: int) -> float:
-        runs, tokens = self.r.hmget(_P + "stats", ["runs", "tokens"])
-        return (
-            int(tokens) / int(runs)
-            if runs and tokens and int(runs) > 0 and int(tokens) > 0
-            else float(default)
-        )
+        """The average run's tokens (``default``, ``tokensPerRun``, until a run has used some)."""
+        estimate = _number(self.r.get(_P + "estimate"))
+        return estimate if estimate > 0 else float(default)
+
+    # -- outages -----------------------------------------------------------------------------------
+    def paused_until(self) -> float:
+        """Before this time no job is sent: the model was unavailable (0: no pause)."""
+        return _number(self.r.get(_P + "paused-until"))
+
+    def pause(self, now: float, first: float, cap: float) -> float:
+        """A run found the model unavailable: unless a pause is on already, pause every dispatch
+        for the next outage back-off (``reverie.schedule.policy.retry_delay`` of the pauses in a
+        row). Returns when the pause ends. Optimistic (``WATCH``): of the jobs that find the model
+        down at once, one starts the pause and the others join it, as in ``serve --root``."""
+        import redis
+
+        keys = (_P + "paused-until", _P + "outages")
+        with self.r.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(*keys)  # type: ignore[no-untyped-call]
+                    until = _number(pipe.get(keys[0]))
+                    if now < until:
+                        return until
+                    n = int(_number(pipe.get(keys[1]))) + 1
+                    until = now + retry_delay(n, first, cap)
+                    pipe.multi()
+                    pipe.set(keys[0], repr(until))
+                    pipe.set(keys[1], n)
+                    pipe.execute()
+                    return until
+                except redis.WatchError:
+                    continue
+
+    def outage_over(self) -> None:
+        """A run reached the model: the next outage's pause starts from the first again."""
+        self.r.delete(_P + "outages")
 
     def totals(self) -> dict[str, int]:
-        """The fleet's counters since it began: ``runs``, ``runs:<status>``, ``failures``, ``tokens``."""
+        """The fleet's counters since it began: ``runs``, ``runs:<status>``, ``failures``,
+        ``tokens``."""
         return {k: int(v) for k, v in cast(dict[str, str], self.r.hgetall(_P + "stats")).items()}
 
     def rates(self, now: float | None = None) -> tuple[float, float, float]:
@@ -321,7 +397,7 @@ class Coordinator:
         runs, failures, tokens = (s * 60.0 / span for s in sums)
         return runs, failures, tokens
 
-    # -- crashes, failures, parking -----------------------------------------------------------------------
+    # -- crashes, failures, parking ----------------------------------------------------------------
     def started(self, ws: str) -> int:
         """Count a job start; returns the number of earlier starts that never finished."""
         return int(self.r.hincrby(_P + "crashes", ws, 1)) - 1
@@ -366,11 +442,11 @@ class Coordinator:
         else:
             self.r.hdel(_P + "set-aside", ws)
 
-    # -- forgetting -----------------------------------------------------------------------------------------
+    # -- forgetting --------------------------------------------------------------------------------
     def forget(self, prefix: str) -> dict[str, int]:
-        """Remove every entry of the workspaces whose id starts with ``prefix`` (a user's digest: all
-        the user's scopes): due, claims, parked, leases, crashes, failures, set aside, parked-why.
-        Returns how many entries went, by key."""
+        """Remove every entry of the workspaces whose id starts with ``prefix`` (a user's digest:
+        all the user's scopes): due, claims, parked, leases, crashes, failures, set aside,
+        parked-why, reserved tokens. Returns how many entries went, by key."""
         removed: dict[str, int] = {}
         match = prefix + "*"
         # The leases first: a job's heartbeat renews its claim only while its lease is there, so
@@ -382,22 +458,23 @@ class Coordinator:
             members = [m for m, _ in self.r.zscan_iter(_P + key, match=match)]
             if members:
                 removed[key] = int(self.r.zrem(_P + key, *members))
-        for key in ("crashes", "failures", "set-aside", "parked-why"):
+        for key in ("crashes", "failures", "set-aside", "parked-why", "reserved"):
             fields = [f for f, _ in self.r.hscan_iter(_P + key, match=match)]
             if fields:
                 removed[key] = int(self.r.hdel(_P + key, *fields))
         return removed
 
-    # -- generation -----------------------------------------------------------------------------------------
+    # -- generation --------------------------------------------------------------------------------
     def generation(self) -> str | None:
         return cast("str | None", self.r.get(_P + "generation"))
 
     def set_generation(self) -> str:
-        """Record a new generation unless one is there (another dispatcher's); returns the one kept."""
+        """Record a new generation unless one is there (another dispatcher's); returns the one
+        kept."""
         self.r.set(_P + "generation", uuid.uuid4().hex, nx=True)
         return cast(str, self.r.get(_P + "generation"))
 
-    # -- status -------------------------------------------------------------------------------------------
+    # -- status ------------------------------------------------------------------------------------
     def state(self, tokens_per_minute: int | None, show: int = 10) -> FleetState:
         now = time.time()
         keys = list(self.r.scan_iter(match=_P + "lease:*", count=1000))
@@ -433,4 +510,5 @@ class Coordinator:
             tokens_per_minute=tokens,
             totals=self.totals(),
             generation=self.generation(),
+            paused_until=self.paused_until(),
         )

@@ -1,8 +1,8 @@
-"""``Fleet``: the library behind ``reverie fleet`` — mark, dispatch, heal, rebuild, status — over one
-fleet root.
+"""``Fleet``: the library behind ``reverie fleet`` — mark, dispatch, heal, rebuild, status —
+over one fleet root.
 
-A chat or API node appends history; in a root of scopes the append leaves a due marker on the
-shared disk, in a plain root the node calls `Fleet.mark_dirty`. The dispatcher (`Fleet.dispatch_once`,
+A chat or API node appends history; in a root of scopes the append leaves a due marker on the shared
+disk, in a plain root the node calls `Fleet.mark_dirty`. The dispatcher (`Fleet.dispatch_once`,
 ticked by ``reverie fleet dispatch``) ingests new markers, admits due workspaces against
 ``maxInflight`` and the token budget and sends one Celery job per workspace; workers run
 `reverie.fleet.job.run_dream_job`.
@@ -27,8 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..dream.policy import admissible
 from ..errors import ConfigError, ReverieError
+from ..schedule.policy import admissible, reconnect_delay
 from ..storage.config import Config, FleetConfig
 from ..storage.scopes import RootKind, ScopeRoot, due_jitter, root_kind
 from .coord import Coordinator, FleetState, redact_url
@@ -73,10 +73,11 @@ class Fleet:
         #: Times this process found Redis had lost its data and rebuilt the due index.
         self.rebuilds = 0
 
-    # -- the root -----------------------------------------------------------------------------------------
+    # -- the root ----------------------------------------------------------------------------------
     @property
     def kind(self) -> RootKind | None:
-        """The root's recorded kind (``reverie.storage.scopes.root_kind``); None until the root is made."""
+        """The root's recorded kind (``reverie.storage.scopes.root_kind``); None until the root is
+        made."""
         if self._kind is None:
             self._kind = root_kind(self.root)
         return self._kind
@@ -97,9 +98,10 @@ class Fleet:
             self._scopes = ScopeRoot(self.root)
         return self._scopes
 
-    # -- marking ------------------------------------------------------------------------------------------
+    # -- marking -----------------------------------------------------------------------------------
     def jitter(self, ws: str) -> float:
-        """A fixed per-workspace delay in ``[0, jitterSeconds)``: a mass event spreads over the window."""
+        """A fixed per-workspace delay in ``[0, jitterSeconds)``: a mass event spreads over the
+        window."""
         return due_jitter(ws, self.cfg.jitter_seconds)
 
     def due_at(self, ws: str, now: float) -> float:
@@ -112,15 +114,21 @@ class Fleet:
         now = time.time() if now is None else now
         return self.coord.make_due({ws: self.due_at(ws, now)}) > 0
 
-    # -- dispatch -----------------------------------------------------------------------------------------
-    def admission(self) -> int:
-        """How many jobs the dispatcher may send now: ``maxInflight`` minus live claims, and no more
-        than the token bucket holds runs for (by the fleet's average tokens per run)."""
+    # -- dispatch ----------------------------------------------------------------------------------
+    def admission(self, now: float | None = None) -> tuple[int, float]:
+        """How many jobs the dispatcher may send now, and the tokens each reserves: ``maxInflight``
+        minus live claims, none while the model is unavailable (a run found it so), and no more
+        than the token bucket holds runs for at the average run's tokens
+        (``reverie.schedule.policy.admissible``, the rule ``serve --root`` admits by)."""
+        now = time.time() if now is None else now
+        if now < self.coord.paused_until():
+            return 0, 0.0
         free = self.cfg.max_inflight - self.coord.inflight()
-        if self.cfg.tokens_per_minute is None:
-            return admissible(free, None, 1)
-        tokens = self.coord.tokens(self.cfg.tokens_per_minute)
-        return admissible(free, tokens, self.coord.tokens_per_run(self.cfg.tokens_per_run))
+        per_minute = self.cfg.tokens_per_minute
+        if per_minute is None:
+            return admissible(free, None, 0.0, None), 0.0
+        per_run = self.coord.tokens_per_run(self.cfg.tokens_per_run)
+        return admissible(free, self.coord.tokens(per_minute), per_run, per_minute), per_run
 
     def ingest_markers(self, *, full: bool = False, now: float | None = None) -> int:
         """In a root of scopes, copy the due markers that appends left on the shared file system
@@ -181,13 +189,17 @@ class Fleet:
             if full:
                 self._next_full = time.monotonic() + self.cfg.claim_seconds
         self._report_parked()
-        ids = self.coord.claim(self.admission(), self.cfg.claim_seconds)
+        limit, per_run = self.admission()
+        ids = self.coord.claim(limit, self.cfg.claim_seconds)
+        if self.cfg.tokens_per_minute is not None:
+            self.coord.reserve(ids, per_run, self.cfg.tokens_per_minute)
         for ws in ids:
             send(ws)
         return ids
 
     def _report_parked(self) -> None:
-        """Log each workspace newly parked, once, at ERROR (a job parks it in a worker's log only)."""
+        """Log each workspace newly parked, once, at ERROR (a job parks it in a worker's log
+        only)."""
         parked = self.coord.parked()
         now = set(parked)
         if self._parked is not None:
@@ -196,7 +208,7 @@ class Fleet:
                 log.error("fleet: workspace %s parked: %s (reverie fleet unpark %s)", ws, why, ws)
         self._parked = now
 
-    # -- jobs, repair, status -----------------------------------------------------------------------------
+    # -- jobs, repair, status ----------------------------------------------------------------------
     def run_job(self, ws: str) -> JobOutcome:
         return run_dream_job(self.coord, self.cfg, self.root, ws, self.need_kind())
 
@@ -251,23 +263,23 @@ class Fleet:
         stop: threading.Event,
         on_tick: Callable[[list[str]], None] | None = None,
     ) -> None:
-        """Tick `dispatch_once` every ``dispatchEverySeconds`` until ``stop`` is set. Redis down: one
-        line per failed tick saying when the next try is (the wait doubles, up to a minute or a quarter
-        of ``claimSeconds``), and
-        dispatch resumes when it is back (nothing is lost: the markers wait, and a workspace claimed
-        but not sent is sent again when its claim lapses)."""
+        """Tick `dispatch_once` every ``dispatchEverySeconds`` until ``stop`` is set. Redis down:
+        one line per failed tick saying when the next try is (``reverie.schedule.policy
+        .reconnect_delay``: the tick period, doubling, up to a minute or a quarter of
+        ``claimSeconds``), and dispatch resumes when it is back (nothing is lost: the markers wait,
+        and a workspace claimed but not sent is sent again when its claim lapses)."""
         import kombu.exceptions
         import redis
 
-        wait = self.cfg.dispatch_every_seconds
+        failures = 0
         while not stop.is_set():
+            wait = self.cfg.dispatch_every_seconds
             try:
                 sent = self.dispatch_once(send)
-                wait = self.cfg.dispatch_every_seconds
+                failures = 0
             except (redis.RedisError, kombu.exceptions.OperationalError, OSError) as exc:
-                # doubling, but never so long that a healed Redis waits past a quarter claim
-                cap = max(self.cfg.dispatch_every_seconds, min(60.0, self.cfg.claim_seconds / 4))
-                wait = min(max(wait * 2, self.cfg.dispatch_every_seconds), cap)
+                failures += 1
+                wait = reconnect_delay(failures, wait, self.cfg.claim_seconds)
                 log.warning(
                     "fleet dispatch: Redis at %s failed (%s); trying again in %gs",
                     redact_url(self.cfg.broker_url),

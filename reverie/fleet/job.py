@@ -25,12 +25,12 @@ from pathlib import Path, PurePosixPath
 
 from ..dream import DreamResult
 from ..dream.fence import bump_epoch, identity, still_there
-from ..dream.policy import retry_delay
 from ..errors import FencedError, ReverieError, WorkspaceError
 from ..memory.runtime import Runtime
+from ..schedule.policy import retry_delay, verdict
 from ..storage.config import FleetConfig
 from ..storage.scopes import RootKind, ScopeRoot, check_no_link
-from .coord import FAILED, Coordinator
+from .coord import Coordinator
 
 __all__ = [
     "JobOutcome",
@@ -117,7 +117,8 @@ def workspace_ids(root: Path, kind: RootKind) -> Iterator[str]:
 
 
 def pending(path: Path) -> int:
-    """History entries of the workspace at ``path`` that Dream has not consumed (0 for no workspace)."""
+    """History entries of the workspace at ``path`` that Dream has not consumed (0 for no
+    workspace)."""
     if not (path / "memory" / "history.jsonl").is_file():
         return 0
     return Runtime(path).store.pending_count()
@@ -142,7 +143,8 @@ class _Heartbeat(threading.Thread):
             return self.lost
         left = self.valid_until - time.monotonic()
         if left < self.cfg.fence_margin_seconds:
-            return f"the lease has {max(left, 0):.1f} s left, under the {self.cfg.fence_margin_seconds:g} s margin"
+            margin = self.cfg.fence_margin_seconds
+            return f"the lease has {max(left, 0):.1f} s left, under the {margin:g} s margin"
         return None
 
     def run(self) -> None:
@@ -172,17 +174,29 @@ class _Heartbeat(threading.Thread):
 
 
 def _due_after(
-    coord: Coordinator, cfg: FleetConfig, ws: str, status: str, progressed: bool
+    coord: Coordinator,
+    cfg: FleetConfig,
+    ws: str,
+    result: tuple[str, str | None],
+    progressed: bool,
 ) -> float | None:
-    """When the workspace is next due after a finished run (None: whenever pending history says). A
-    failure backs off, doubling — unless the run moved the cursor first (a drain stopped by its
-    budget is progress)."""
-    if status in FAILED and not progressed:
+    """When the workspace is next due after a finished run (None: whenever pending history says),
+    by the schedulers' one rule (``reverie.schedule.policy.verdict``): a failure backs off,
+    doubling — unless the run moved the cursor first (a drain stopped by its budget is progress);
+    a model that is unavailable pauses every dispatch and costs no failure; a run another process
+    held the lock for is tried again after ``retryBackoffSeconds``."""
+    now = time.time()
+    outcome = verdict(*result, progressed=progressed)
+    if outcome == "unavailable":
+        first = cfg.outage_backoff_seconds
+        return coord.pause(now, first, max(cfg.retry_backoff_max_seconds, first))
+    if outcome == "busy":
+        return now + cfg.retry_backoff_seconds
+    if outcome == "failed":
         n = coord.failed(ws)
-        return time.time() + retry_delay(
-            n, cfg.retry_backoff_seconds, cfg.retry_backoff_max_seconds
-        )
+        return now + retry_delay(n, cfg.retry_backoff_seconds, cfg.retry_backoff_max_seconds)
     coord.succeeded(ws)
+    coord.outage_over()
     return None
 
 
@@ -269,7 +283,11 @@ def _leased(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:
         finally:
             coord.finished(ws)  # the job ended here, whatever its bookkeeping did: it did not die
     finally:
-        coord.release(ws, job.token)
+        try:
+            # a job that ended without a finished run gives its claim's tokens back
+            coord.settle(ws, 0, cfg.tokens_per_minute)
+        finally:
+            coord.release(ws, job.token)
 
 
 def _gone(job: _Job, reason: str) -> JobOutcome:
@@ -332,21 +350,32 @@ def _run(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:
         return _interrupted(job, "lease-lost", beat.lost or "cancelled")
     except FencedError as exc:
         return _interrupted(job, "fenced", str(exc))
-    except (ReverieError, OSError) as exc:
-        log.warning("fleet: Dream for %s failed: %s", ws, exc)
+    except Exception as exc:  # noqa: BLE001 - one workspace's fault, or a bug: it backs off
+        # (serve --root's rule); it was re-sent every claimSeconds, a traceback each time
+        text = str(exc)
+        if not isinstance(exc, (ReverieError, OSError)):
+            log.debug("fleet: %s: unexpected error", ws, exc_info=True)
+            text = f"unexpected error: {type(exc).__name__}: {exc}"
+        log.warning("fleet: Dream for %s failed: %s", ws, text)
         with still_there(job.path, job.identity) as here:
             if here:
-                due = _due_after(coord, cfg, ws, "error", progressed=False)
+                due = _due_after(coord, cfg, ws, ("error", text), progressed=False)
                 coord.unmark(ws)
                 coord.make_due({ws: due or time.time()})
-        return JobOutcome(ws, "error", str(exc), seconds=time.monotonic() - start)
+        return JobOutcome(ws, "error", text, seconds=time.monotonic() - start)
     finally:
         beat.stop()
         rt.git.close()
-    if (
-        result.status == "already-running"
-    ):  # a local run (CLI, or a stopped job on this host) holds the run lock
-        return JobOutcome(ws, result.status, result.reason, seconds=time.monotonic() - start)
+    if result.status == "already-running":
+        # a local run (CLI, serve, or a stopped job on this host) holds the run lock: the workspace
+        # stays due, tried again after retryBackoffSeconds (serve --root's rule for the same case)
+        with still_there(job.path, job.identity) as here:
+            due = time.time() + cfg.retry_backoff_seconds if here else None
+            if due is not None:
+                coord.make_due({ws: due})
+        return JobOutcome(
+            ws, result.status, result.reason, seconds=time.monotonic() - start, next_due=due
+        )
     due = _settle(job, rt, result, progressed=rt.store.dream_cursor() > cursor)
     return JobOutcome(
         ws,
@@ -368,14 +397,14 @@ def _settle(job: _Job, rt: Runtime, result: DreamResult, *, progressed: bool) ->
     began in: a workspace forgotten meanwhile gets nothing written back. Returns when it is due
     next."""
     coord, cfg, ws = job.coord, job.cfg, job.ws
-    coord.record_run(result.status, result.usage.total_tokens, cfg.tokens_per_minute)
+    coord.record_run(ws, result.status, result.usage.total_tokens, cfg.tokens_per_minute)
     assert job.path is not None
     with still_there(job.path, job.identity) as here:
         if not here:
             coord.unmark(ws)
             return None
         coord.set_aside(ws, len(rt.dream.set_aside()))
-        due = _due_after(coord, cfg, ws, result.status, progressed)
+        due = _due_after(coord, cfg, ws, (result.status, result.reason), progressed)
         scopes = ScopeRoot(job.root) if job.kind == "scopes" else None
         coord.unmark(ws)
         if scopes is not None:

@@ -5,8 +5,8 @@ each served over HTTP in Prometheus's text format (``/metrics``):
 - ``reverie fleet dispatch --metrics-port N``: the fleet's state in Redis, fleet-wide, read at each
   scrape (``reverie_redis_up`` 0 while Redis does not answer), and how it compares with the due
   markers on disk;
-- ``reverie fleet worker --metrics-port N`` (or ``fleet.workerMetricsPort``): that worker's own jobs;
-  its pool processes share the counters through prometheus-client's multiprocess mode (a fresh
+- ``reverie fleet worker --metrics-port N`` (or ``fleet.workerMetricsPort``): that worker's own
+  jobs; its pool processes share the counters through prometheus-client's multiprocess mode (a fresh
   directory per worker, named by ``PROMETHEUS_MULTIPROC_DIR``, set before any pool process starts).
 
 The names, one meaning each (the dispatcher's and ``serve --root``'s mean the same; docs/scale.md
@@ -18,11 +18,11 @@ lists the alerts on them):
 ``reverie_in_flight_runs``            gauge    runs dispatched or running
 ``reverie_parked_workspaces``         gauge    parked after repeated crashes (fleet)
 ``reverie_set_aside_batches``         gauge    batches set aside after repeated failures
-``reverie_oldest_due_age_seconds``    gauge    how long the longest-waiting due workspace has been due
+``reverie_oldest_due_age_seconds``    gauge    how long the longest-waiting due workspace waited
 ``reverie_runs_total{status}``        counter  runs finished, by status
 ``reverie_run_failures_total``        counter  runs failed (failed, rejected, error)
 ``reverie_model_tokens_total``        counter  model tokens the runs used
-``reverie_model_paused``              gauge    1 while runs wait out a provider outage (serve --root)
+``reverie_model_paused``              gauge    1 while runs wait out a provider outage
 ``reverie_redis_up``                  gauge    1 when Redis answered this scrape (dispatcher)
 ``reverie_redis_rebuilds_total``      counter  due index rebuilt after Redis lost its data
 ``reverie_due_markers``               gauge    due markers on disk (dispatcher, root of scopes)
@@ -37,10 +37,11 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ..operations.serve_root import Backlog
+from ..schedule.backlog import Backlog
 from .coord import FleetState
 
 if TYPE_CHECKING:
@@ -79,6 +80,7 @@ def backlog_of(state: FleetState) -> Backlog:
         runs=runs,
         failures=state.totals.get("failures", 0),
         tokens=state.totals.get("tokens", 0),
+        paused=time.time() < state.paused_until,
     )
 
 
@@ -174,13 +176,15 @@ def start_worker_exporter(port: int, host: str) -> tuple[str, int]:
     path = tempfile.mkdtemp(prefix="reverie-worker-metrics-")
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = path
     os.environ[_WORKER_FLAG] = "1"
-    values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]  # multiprocess values
+    # multiprocess values
+    values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]
     multiprocess.MultiProcessCollector(registry, path=path)  # type: ignore[no-untyped-call]
     return host, int(server.server_port)
 
 
 def stop_worker_exporter() -> None:
-    """At a worker's shutdown: remove its multiprocess directory (it holds only this run's counts)."""
+    """At a worker's shutdown: remove its multiprocess directory (it holds only this run's
+    counts)."""
     import shutil
 
     path = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")

@@ -649,7 +649,7 @@ class Memory(MemoryVerbs):
     def next_dream(self) -> datetime:
         """When Dream's schedule (``reverie serve``, ``reverie chat``) runs it next: one interval
         after the last completed run, now when it is overdue or has never run."""
-        from ..dream.scheduler import DreamScheduler
+        from ..schedule.workspace import DreamScheduler
 
         return DreamScheduler(self.runtime.dream).next_run_time()
 

@@ -1,9 +1,9 @@
 """Bearer tokens over HTTP, checked one way: the token a request carries (``Authorization: Bearer
 <token>``, the scheme in any case, RFC 9110), compared in constant time, and the one 401 answer.
 
-``reverie mcp --http`` checks one token (`BearerAuth`), ``mcp --http --root`` looks the token up in
-the root's token file (``reverie.storage.access``) to find its scope, and the UI compares a sign-in token
-with `tokens_match`."""
+``reverie mcp --http`` checks one token (`BearerAuth`), ``mcp --http --root`` looks the token up
+in the root's token file (``reverie.storage.access``) to find its scope, and the UI compares a
+sign-in token with `tokens_match`."""
 
 from __future__ import annotations
 

@@ -24,7 +24,8 @@ def is_loopback(host: str) -> bool:
 
 
 def bind(host: str, port: int) -> socket.socket:
-    """A listening socket on ``host:port`` (0: any free port); a busy port is a one-line ``CommandError``."""
+    """A listening socket on ``host:port`` (0: any free port); a busy port is a one-line
+    ``CommandError``."""
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

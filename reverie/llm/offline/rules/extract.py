@@ -24,6 +24,7 @@ from .clauses import (
     REMEMBER,
     SARCASM,
     Clause,
+    laughter_attached,
     message_clauses,
     sentences_of,
 )
@@ -61,11 +62,16 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
     duplicates. ``said_on`` is the day it was said: relative dates ("next Friday") are counted from
     it."""
     if SARCASM.search(sentence_block):
-        return []  # a joke anywhere in the message ("Sure, I work at NASA. lol"): nothing is sure
+        # sarcasm anywhere in the message ("Oh great, I'm the boss now 🙄"): nothing is sure
+        return []
+    sentence_block = laughter_attached(sentence_block)  # "I work at NASA. lol": one joke
     found = _Found()
     for clause in message_clauses(sentence_block):
         read = _read(clause, said_on, found)
+        if clause.ends_only:
+            continue
         _spoken_rest(clause, found)
+        _no_longer(clause, found)
         if not read:
             _remembered(clause, found)
     facts = _unreversed(sentence_block, found.facts)
@@ -85,6 +91,8 @@ def _read(clause: Clause, said_on: date | None, found: _Found) -> bool:
 
 
 def _applies(rule: Rule, clause: Clause, read: bool) -> bool:
+    if clause.ends_only and not rule.template.startswith("Gone: "):
+        return False  # under a hedge only an ending is sure
     if clause.presupposed_only and not rule.presupposed:
         return False  # under a plan or a wish only a possessive's presupposition holds
     if rule.presupposed and AGAIN.search(clause.text):
@@ -117,7 +125,8 @@ def _readings(rule: Rule, m: re.Match[str], clause: Clause, said_on: date | None
     if not filled or len(filled) > _MAX_FACT:
         return []
     if not clause.opens and canon(filled).target == SOUL:
-        return []  # an instruction to the agent opens its sentence; "… - always full of memories" is none
+        # an instruction to the agent opens its sentence; "… - always full of memories" is none
+        return []
     if rule.split is not None:
         texts = rule.split(filled)
     else:
@@ -156,6 +165,32 @@ def _spoken_rest(clause: Clause, found: _Found) -> None:
         return
     for lang in languages.spoken(clause.text)[1:]:
         found.add(f"Speaks {lang}", "correction" if clause.correction else "durable")
+
+
+#: "I'm not prediabetic anymore", "I no longer live in Leeds", "we don't use Jira any more": a
+#: statement the user ends, read without its negation.
+_ENDED = re.compile(
+    r"^(?:(?:ok|okay|so|well|also|update|good news|actually)[,:!]?\s+)*(?P<s>i'm|i am|i|we're|we "
+    r"are|we)"
+    r" (?:(?P<neg>not|no longer|don't|do not|didn't)) (?P<rest>[^,;]{2,80}?)"
+    r"(?P<more> any ?more| these days| nowadays)?\s*[.!]*$",
+    re.I,
+)
+_CHANGE_OF = {"no longer"}
+
+
+def _no_longer(clause: Clause, found: _Found) -> None:
+    """A fact the user says has ended ("I'm not prediabetic anymore") retires the line that states
+    it, word for word as its own reading ("Has prediabetes"): ``Gone: line …``. Said without a cue
+    of change ("I'm not vegan") it is a denial, and retires nothing."""
+    m = _ENDED.match(clause.text)
+    if m is None or not (m.group("more") or m.group("neg").lower() in _CHANGE_OF):
+        return
+    positive = f"{m.group('s')} {m.group('rest')}."
+    words = " ".join(clause.message.split()).replace(";", ",")[:90]
+    for fact in extract_facts(positive):
+        if not fact.text.startswith(("Gone: ", "Now: ", "No longer ")):
+            found.add(f"Gone: line {fact.text}; said: {words}", "correction")
 
 
 def _remembered(clause: Clause, found: _Found) -> None:

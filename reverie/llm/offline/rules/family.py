@@ -14,7 +14,8 @@ from .values import is_name
 
 #: Relatives and colleagues, as a pattern (``lexicon.PEOPLE`` as a set).
 KIN = (
-    "wife|husband|partner|girlfriend|boyfriend|fiancée?|son|daughter|brother|sister|mother|father|mom|mum|dad|"
+    "wife|husband|partner|girlfriend|boyfriend|fiancée?|son|daughter|brother|sister|mother|father|"
+    "mom|mum|dad|"
     "grandmother|grandfather|grandma|grandpa|uncle|aunt|cousin|niece|nephew|boss|manager"
 )
 
@@ -66,7 +67,8 @@ def spouse(f: Filling) -> bool:
 RULES = [
     # "Sofie's my wife now": a partner named as the new kin
     rule(
-        rf"(?:^|\b(?:and|so|now)\s+){NAME}(?:'s| is) (?:now )?my (?P<k>wife|husband|fianc[eé]e?|partner)"
+        rf"(?:^|\b(?:and|so|now)\s+){NAME}(?:'s| is) (?:now )?my (?P<k>wife|husband|fianc[eé]e?|"
+        r"partner)"
         r"(?: now)?\s*(?:[,.!]|$)",
         "Has a {k} named {v}",
         {"v": is_name},
@@ -89,7 +91,8 @@ RULES = [
         finish=named_person,
     ),
     rule(
-        rf"\bmy (?P<k>{KIN}),? {NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes|starts|"
+        rf"\bmy (?P<k>{KIN}),? {NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|"
+        r"loves|likes|starts|"
         r"started|begins|began|goes|plays|turned|turns|graduated|got|had|works|teaches|runs)\b",
         "Has a {k} named {v}",
         {"v": is_name},
@@ -111,7 +114,8 @@ RULES = [
         finish=named_person,
     ),
     rule(
-        rf"\bour (?P<k>{KIN}),? {NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes|"
+        rf"\bour (?P<k>{KIN}),? {NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|"
+        r"loves|likes|"
         rf"starts|started|goes|plays|turned|turns|graduated|got)\b",
         "Has a {k} named {v}",
         {"v": is_name},
@@ -120,7 +124,8 @@ RULES = [
     ),
     # "My husband Tomasz and I have a daughter, Zosia"; "I've got a son, Theo"
     rule(
-        rf"\b(?:i|we)(?:'ve| have)?(?: got| have)? an? (?P<k>{KIN}),? {NAME}(?=\s*(?:[,.;!]|$)|\s+(?:and|who|is)\b)",
+        rf"\b(?:i|we)(?:'ve| have)?(?: got| have)? an? (?P<k>{KIN}),? {NAME}(?=\s*(?:[,.;!]|$)|"
+        r"\s+(?:and|who|is)\b)",
         "Has a {k} named {v}",
         {"v": is_name},
         "permanent",
@@ -128,7 +133,8 @@ RULES = [
     ),
     # "I have twin boys, Arjun and Rohan": each child by name
     rule(
-        r"\b(?:i|we)(?:'ve| have)?(?: got| have)? (?:twin |two |three )?(?P<k>boys|girls|sons|daughters|kids|"
+        r"\b(?:i|we)(?:'ve| have)?(?: got| have)? (?:twin |two |three )?(?P<k>boys|girls|sons|"
+        r"daughters|kids|"
         rf"children)[,:]? (?:named |called )?{NAME}(?=,? and )",
         "Has a {k} named {v}",
         {"v": is_name},
@@ -136,7 +142,8 @@ RULES = [
         finish=child_named,
     ),
     rule(
-        r"\b(?:i|we)(?:'ve| have)?(?: got| have)? (?:twin |two |three )?(?P<k>boys|girls|sons|daughters|kids|"
+        r"\b(?:i|we)(?:'ve| have)?(?: got| have)? (?:twin |two |three )?(?P<k>boys|girls|sons|"
+        r"daughters|kids|"
         r"children)[,:]? (?:named |called )?(?-i:[A-Z])[\w'’-]+,? and (?P<v>(?-i:[A-Z])[\w'’-]+)\b",
         "Has a {k} named {v}",
         {"v": is_name},
@@ -156,7 +163,8 @@ RULES = [
     # wife and our two kids" (not "my ex-wife", "my wife-to-be"; "my wife is Colombian" says more
     # about her than about a marriage, and is left to the named rules)
     rule(
-        r"(?:\b(?:with|me,?(?: and)?) my (?P<k>wife|husband)\b(?![-'’])|\bmy (?P<k2>wife|husband) and i\b)",
+        r"(?:\b(?:with|me,?(?: and)?) my (?P<k>wife|husband)\b(?![-'’])|\bmy (?P<k2>wife|husband) "
+        r"and i\b)",
         "Has a {k}",
         None,
         "permanent",
@@ -183,7 +191,8 @@ RULES = [
         "permanent",
     ),
     rule(
-        r"\b(?:we(?:'re| are)|i(?:'m| am)) expecting (?:our |my )?(?:first |second |third )?(?:baby|child)"
+        r"\b(?:we(?:'re| are)|i(?:'m| am)) expecting (?:our |my )?(?:first |second |third "
+        r")?(?:baby|child)"
         rf"(?: in (?P<v>[A-Z][a-z]+|the (?:spring|summer|autumn|fall|winter)))?{PSTOP}",
         "Expecting a baby in {v}",
     ),

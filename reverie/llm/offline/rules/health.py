@@ -13,14 +13,20 @@ from .values import is_thing
 #: What people are allergic to: food allergens, animals and insects, plants, medicines, materials.
 #: "Allergic to drama" is a figure of speech: an allergy to anything else gives no fact.
 ALLERGENS = word_set(
-    "nut nuts peanut peanuts tree almond almonds cashew cashews walnut walnuts hazelnut hazelnuts pecan pecans "
-    "pistachio pistachios shellfish shrimp prawn prawns crab lobster fish seafood egg eggs milk dairy lactose "
-    "gluten wheat soy soya sesame mustard celery lupin sulphites sulfites corn strawberries strawberry kiwi "
+    "nut nuts peanut peanuts tree almond almonds cashew cashews walnut walnuts hazelnut hazelnuts "
+    "pecan pecans "
+    "pistachio pistachios shellfish shrimp prawn prawns crab crabs lobster crustaceans crustacean "
+    "fish seafood egg eggs milk dairy lactose "
+    "gluten wheat soy soya sesame mustard celery lupin sulphites sulfites corn strawberries "
+    "strawberry kiwi "
     "banana bananas tomato tomatoes chocolate garlic onion onions avocado mango "
-    "pollen grass hay ragweed birch trees flowers dust mites mold mould latex nickel wool perfume fragrance "
+    "pollen grass hay ragweed birch trees flowers dust mites mold mould latex nickel wool perfume "
+    "fragrance "
     "penicillin aspirin ibuprofen antibiotics sulfa codeine morphine anaesthetic anesthetic "
-    "bee bees wasp wasps hornet hornets mosquito mosquitoes insect insects cockroach cockroaches ant ants "
-    "cat cats dog dogs horse horses rabbit rabbits hamster hamsters guinea pigs bird birds feathers fur pets "
+    "bee bees wasp wasps hornet hornets mosquito mosquitoes insect insects cockroach cockroaches "
+    "ant ants "
+    "cat cats dog dogs horse horses rabbit rabbits hamster hamsters guinea pigs bird birds "
+    "feathers fur pets "
     "animals reptiles rodents mice dander"
 )
 
@@ -37,11 +43,16 @@ def is_allergen(value: str) -> bool:
 #: Conditions people tell their assistant about, as a closed class (a headache, a cold, "tired" are
 #: passing and are none).
 CONDITIONS = (
-    r"(?:type [12] |type one |type two )?diabetes|asthma|mild asthma|adhd|add|autism|dyslexia|dyspraxia|ibs|"
-    r"c[oe]?eliac(?: disease)?|crohn'?s(?: disease)?|epilepsy|migraines|arthritis|rheumatoid arthritis|lupus|"
-    r"multiple sclerosis|ms|hypertension|high blood pressure|anxiety|depression|ptsd|ocd|bipolar(?: disorder)?|"
-    r"tinnitus|eczema|psoriasis|endometriosis|pcos|hypothyroidism|sleep apnea|sleep apnoea|insomnia|"
-    r"long covid|chronic fatigue|fibromyalgia|a heart condition|hearing loss|colou?r ?blindness|a peanut allergy|"
+    r"(?:type [12] |type one |type two )?diabetes|asthma|mild asthma|adhd|add|autism|dyslexia|"
+    r"dyspraxia|ibs|"
+    r"c[oe]?eliac(?: disease)?|crohn'?s(?: disease)?|epilepsy|migraines|arthritis|rheumatoid "
+    r"arthritis|lupus|"
+    r"multiple sclerosis|ms|hypertension|high blood pressure|anxiety|depression|ptsd|ocd|"
+    r"bipolar(?: disorder)?|"
+    r"tinnitus|eczema|psoriasis|endometriosis|pcos|hypothyroidism|sleep apnea|sleep apnoea|"
+    r"insomnia|"
+    r"long covid|chronic fatigue|fibromyalgia|a heart condition|hearing loss|colou?r ?blindness|a "
+    r"peanut allergy|"
     r"gout|glaucoma|cataracts"
 )
 _ADJECTIVES = {
@@ -79,13 +90,15 @@ def allergen_noun(f: Filling) -> bool:
 
 RULES = [
     rule(
-        r"\bi(?:'m| am) (?:(?:severely|very|a bit|slightly|mildly) )?(?P<v>lactose|gluten) intolerant\b",
+        r"\bi(?:'m| am) (?:(?:severely|very|a bit|slightly|mildly) )?(?P<v>lactose|gluten) "
+        r"intolerant\b",
         "Is {v} intolerant",
         None,
         "permanent",
     ),
     rule(
-        rf"\bi(?:'m| am) (?:(?:severely|seriously|very|mildly|deathly|extremely|really|highly|also) )?"
+        r"\bi(?:'m| am) (?:(?:severely|seriously|very|mildly|deathly|extremely|really|highly|"
+        r"also) )?"
         rf"allergic to {VAL}",
         "Allergic to {v}",
         {"v": is_allergen},
@@ -100,7 +113,8 @@ RULES = [
     ),
     # "I have a severe peanut allergy", "severe peanut alergy"
     rule(
-        r"(?:^|\bi(?: have|'ve got| have got) )(?:an? )?(?:(?:severe|serious|mild|bad|life-threatening) )?"
+        r"(?:^|\bi(?: have|'ve got| have got) )(?:an? )?(?:(?:severe|serious|mild|bad|"
+        r"life-threatening) )?"
         r"(?P<v>[a-z]+(?: [a-z]+)?) (?:allergy|alergy|allergie)\b",
         "Allergic to {v}",
         {"v": is_allergen},
@@ -109,7 +123,8 @@ RULES = [
     ),
     rule(r"\bi(?:'m| am) (?:an? )?(?P<v>vegetarian|vegan|pescatarian)(?![\w-])", "Is {v}"),
     rule(
-        r"\b(?:i(?:'ve| have)? )?(?:gone|went|switched|moved|am going|'m going) back to (?:being )?(?:an? )?"
+        r"\b(?:i(?:'ve| have)? )?(?:gone|went|switched|moved|am going|'m going) back to (?:being "
+        r")?(?:an? )?"
         r"(?P<v>vegetarian|vegan|pescatarian)(?![\w-])",
         "Is {v}",
         None,
@@ -118,14 +133,16 @@ RULES = [
     ),
     rule(r"\bi(?:'m| am) (?:a )?veggie(?![\w-])", "Is vegetarian"),
     rule(
-        rf"\bi(?: have|'ve got| have got| was diagnosed with| got diagnosed with| live with) (?P<v>{CONDITIONS})\b",
+        r"\bi(?: have|'ve got| have got| was diagnosed with| got diagnosed with| live with) "
+        rf"(?P<v>{CONDITIONS})\b",
         "Has {v}",
         None,
         "permanent",
         finish=as_condition,
     ),
     rule(
-        r"\bi(?:'m| am) (?P<v>(?:type [12] )?diabetic|asthmatic|epileptic|c[oe]?eliac|pre-?diabetic|dyslexic|"
+        r"\bi(?:'m| am) (?P<v>(?:type [12] )?diabetic|asthmatic|epileptic|c[oe]?eliac|"
+        r"pre-?diabetic|dyslexic|"
         r"autistic)(?![\w-])",
         "Has {v}",
         None,
@@ -141,12 +158,14 @@ RULES = [
         finish=lambda f: f.values.setdefault("v", "alcohol") is not None,
     ),
     rule(
-        r"\bi(?:'m| am) (?:(?:on )?an? |strictly |completely )?(?P<v>gluten-free|dairy-free|lactose-free|keto|paleo|"
+        r"\bi(?:'m| am) (?:(?:on )?an? |strictly |completely )?(?P<v>gluten-free|dairy-free|"
+        r"lactose-free|keto|paleo|"
         r"kosher|halal|plant-based|low-carb|sugar-free)(?: diet)?\b",
         "Diet: {v}",
     ),
     rule(
-        r"^(?P<v>gluten-free|dairy-free|lactose-free|sugar-free) (?:is|has to be) (?:a must|non-negotiable|essential) "
+        r"^(?P<v>gluten-free|dairy-free|lactose-free|sugar-free) (?:is|has to be) (?:a must|"
+        r"non-negotiable|essential) "
         r"for me\b",
         "Diet: {v}",
     ),
@@ -158,12 +177,15 @@ RULES = [
         negative=True,
     ),
     rule(
-        r"\bi (?:eat|follow|keep|stick to) (?:an? |strictly |only )?(?P<v>gluten-free|dairy-free|keto|paleo|kosher|"
-        r"halal|plant-based|low-carb|sugar-free|low-fodmap|low-sodium|low-fat|mediterranean)(?: diet| food)?\b",
+        r"\bi (?:eat|follow|keep|stick to) (?:an? |strictly |only )?(?P<v>gluten-free|dairy-free|"
+        r"keto|paleo|kosher|"
+        r"halal|plant-based|low-carb|sugar-free|low-fodmap|low-sodium|low-fat|mediterranean)(?: "
+        r"diet| food)?\b",
         "Diet: {v}",
     ),
     rule(
-        r"\bi (?:don't|do not|never|no longer) eat (?P<v>meat|red meat|pork|beef|fish|seafood|dairy|eggs|gluten|"
+        r"\bi (?:don't|do not|never|no longer) eat (?P<v>meat|red meat|pork|beef|fish|seafood|"
+        r"dairy|eggs|gluten|"
         r"sugar|nuts|shellfish)\b",
         "Doesn't eat {v}",
         negative=True,

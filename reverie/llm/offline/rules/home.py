@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from .core import USER, Filling, rule
-from .phrases import OLD, OLDTO, PLACE, VAL, I
-from .values import is_place, is_specific
+from .phrases import BACKGROUND, OLD, OLDTO, PLACE, VAL, I
+from .values import is_place, is_specific, is_tech
 
 #: The user, or the user's household ("we", "my wife and I"), as a subject.
 _WE = (
@@ -48,6 +48,17 @@ def no_trip(f: Filling) -> bool:
     return not _TRIP.search(f.message or f.match.string)
 
 
+def is_home(value: str) -> bool:
+    """A place one moves to, never a tool a team moves to ("when we moved to Vite")."""
+    return is_place(value) and not is_tech(value)
+
+
+def no_background(f: Filling) -> bool:
+    """ "We replaced Jest with Vitest when we moved to Vite": a move told as the time of something
+    else (after "when") is background, not a statement of home."""
+    return not re.search(BACKGROUND, f.match.string[: f.match.start()], re.I)
+
+
 def is_place_or_with_country(value: str) -> bool:
     """A place, or a place followed by its country ("suva fiji"): the place."""
     if is_place(value):
@@ -67,20 +78,23 @@ RULES = [
         {"v": is_place},
     ),
     rule(
-        rf"(?:\bmy home is (?:now )?in|(?:^|\bbut |\band |\bso )home (?:base )?(?:for (?:me|us) )?is(?: now)?"
+        r"(?:\bmy home is (?:now )?in|(?:^|\bbut |\band |\bso )home (?:base )?(?:for (?:me|us) "
+        r")?is(?: now)?"
         rf"(?: (?:out|over|up|down))?(?: in)?) {PLACE}",
         "Lives in {v}",
         {"v": is_place},
     ),
     # "my flat's in krakow", "our house is in Molndal"
     rule(
-        rf"\b(?:my|our) (?:flat|apartment|house|home|place)(?:'s|s| is)(?: now)? (?:in|out in) {PLACE}",
+        r"\b(?:my|our) (?:flat|apartment|house|home|place)(?:'s|s| is)(?: now)? (?:in|out in) "
+        rf"{PLACE}",
         "Lives in {v}",
         {"v": is_place},
     ),
     # "Zurich is home", "Lekki, Lagos is home"
     rule(
-        r"(?<![\w'’-])(?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2}) is (?:my |our |now |still )*home\b"
+        r"(?<![\w'’-])(?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2}) is (?:my |our |now |"
+        r"still )*home\b"
         r"(?! (?:to|of|for)\b)",
         "Lives in {v}",
         {"v": is_place},
@@ -97,7 +111,8 @@ RULES = [
         finish=at_home,
     ),
     rule(
-        rf"\b(?:i|we)(?:'ve| have) (?:lived|been living|been) in {PLACE}(?=\s*,?\s+(?:for|since)\b)",
+        rf"\b(?:i|we)(?:'ve| have) (?:lived|been living|been) in {PLACE}"
+        r"(?=\s*,?\s+(?:for|since)\b)",
         "Lives in {v}",
         {"v": is_place},
     ),
@@ -114,10 +129,12 @@ RULES = [
         change=True,
     ),
     rule(
-        rf"{_WE}(?:'ve| have)? (?:just )?(?:moved|relocated|shifted) (?:back |over |down |up )?to {PLACE}",
+        rf"{_WE}(?:'ve| have)? (?:just )?(?:moved|relocated|shifted) (?:back |over |down |up )?to "
+        rf"{PLACE}",
         "Lives in {v}",
-        {"v": is_place},
+        {"v": is_home},
         change=True,
+        finish=no_background,
     ),
     rule(
         rf"{I}(?:'ve| have)? (?:left|swapped) {OLDTO} for {PLACE}",
@@ -151,12 +168,14 @@ RULES = [
     ),
     # "lahore based btw", "based in suva fiji btw": a subjectless note
     rule(
-        r"^(?:i'm |im |i am |we're |we are )?(?P<v>[\w'’ .-]{2,30}?)[ -]based(?=\s*(?:[,.!]|$)|\s+(?:btw|fyi|now)\b)",
+        r"^(?:i'm |im |i am |we're |we are )?(?P<v>[\w'’ .-]{2,30}?)[ -]based(?=\s*(?:[,.!]|$)|"
+        r"\s+(?:btw|fyi|now)\b)",
         "Lives in {v}",
         {"v": is_place},
     ),
     rule(
-        r"^(?:currently |now )?based (?:in|out of) (?P<v>[\w'’ .-]{2,40}?)(?=\s*(?:[,.!]|$)|\s+(?:btw|fyi|now)\b)",
+        r"^(?:currently |now )?based (?:in|out of) (?P<v>[\w'’ .-]{2,40}?)(?=\s*(?:[,.!]|$)|"
+        r"\s+(?:btw|fyi|now)\b)",
         "Lives in {v}",
         {"v": is_place_or_with_country},
     ),

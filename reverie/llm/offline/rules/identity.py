@@ -35,20 +35,23 @@ RULES = [
     ),
     rule(rf"\bi grew up in {PLACE}", "Grew up in {v}", {"v": is_place}, "permanent"),
     rule(
-        r"\bmy birthday is (?:on )?(?P<b>(?:\d{1,2}(?:st|nd|rd|th)? (?:of )?[a-z]+|[a-z]+ \d{1,2}(?:st|nd|rd|th)?))\b",
+        r"\bmy birthday is (?:on )?(?P<b>(?:\d{1,2}(?:st|nd|rd|th)? (?:of )?[a-z]+|[a-z]+ "
+        r"\d{1,2}(?:st|nd|rd|th)?))\b",
         "Birthday: {b}",
         None,
         "permanent",
     ),
     rule(
-        rf"\bmy (?:home country|homeland|native country|country of origin|home town|hometown)(?:,| is| was|:) "
+        r"\bmy (?:home country|homeland|native country|country of origin|home town|hometown)(?:,| "
+        r"is| was|:) "
         rf"{PLACE}",
         "From {v}",
         {"v": is_place},
         "permanent",
     ),
     rule(
-        rf"\b(?:(?:my|our) (?:friends|family|colleagues|coworkers|co-workers|parents|kids|team|mates|students)|"
+        r"\b(?:(?:my|our) (?:friends|family|colleagues|coworkers|co-workers|parents|kids|team|"
+        r"mates|students)|"
         rf"everyone|everybody|people|most people|folks) (?:all |usually |just )?calls? me {NAME}",
         "Goes by {v}",
         {"v": is_name},

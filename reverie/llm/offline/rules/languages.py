@@ -54,7 +54,8 @@ RULES = [
     # "Learning German has been tough but worth it": the speaker's own experience of it, not "…
     # for him", "… a dream of mine"
     rule(
-        r"^learning (?P<v>[A-Z][a-z]+) (?:has been|'s been) (?:really |so |pretty |quite )?(?:tough|hard|fun|great|"
+        r"^learning (?P<v>[A-Z][a-z]+) (?:has been|'s been) (?:really |so |pretty |quite "
+        r")?(?:tough|hard|fun|great|"
         r"challenging|rewarding|difficult|amazing|slow|worth it)\b(?!.*\bfor\b)",
         "Is learning {v}",
         {"v": is_language},
@@ -62,9 +63,12 @@ RULES = [
     # lessons the user takes or keeps up with: "I'm taking German lessons", "I'll keep up with my
     # Spanish classes" (not "I quit my German lessons", "my son's French lessons")
     rule(
-        r"\bi(?:'m| am|'ve been| have been|'ll| will)? (?:definitely |still |also |now |currently )?"
-        r"(?:going to |gonna )?(?:keep(?:ing)? up with|keep(?:ing)? going with|continu(?:e|ing) with|"
-        r"carry(?:ing)? on with|tak(?:e|ing)|lov(?:e|ing)|enjoy(?:ing)?) (?:my )?(?P<v>[A-Z][a-z]+) "
+        r"\bi(?:'m| am|'ve been| have been|'ll| will)? (?:definitely |still |also |now |currently "
+        r")?"
+        r"(?:going to |gonna )?(?:keep(?:ing)? up with|keep(?:ing)? going with|continu(?:e|ing) "
+        r"with|"
+        r"carry(?:ing)? on with|tak(?:e|ing)|lov(?:e|ing)|enjoy(?:ing)?) (?:my "
+        r")?(?P<v>[A-Z][a-z]+) "
         r"(?:lessons|classes|course|lesson)\b",
         "Is learning {v}",
         {"v": is_language},
@@ -78,7 +82,8 @@ RULES = [
     ),
     # "I'm a native Polish speaker", "native speaker of Dutch"
     rule(
-        r"\bi(?:'m| am) (?:a )?native (?P<v>[A-Za-z]+) speaker\b|\bi(?:'m| am) a native speaker of (?P<v2>[A-Za-z]+)\b",
+        r"\bi(?:'m| am) (?:a )?native (?P<v>[A-Za-z]+) speaker\b|\bi(?:'m| am) a native speaker of "
+        r"(?P<v2>[A-Za-z]+)\b",
         "Native language: {v}",
         None,
         "permanent",
@@ -103,15 +108,18 @@ RULES = [
     # is
     # basically fluent"
     rule(
-        r"(?:\bi(?:'m| am)|\bi grew up|\bi was raised|^|,) (?:(?:also|basically|pretty much|now|more|most|quite|very|"
-        r"perfectly|fully) )*(?:fluent|bilingual|comfortable) in (?P<v>[A-Za-z]+(?:(?:,| and|, and) [A-Za-z]+){0,3})",
+        r"(?:\bi(?:'m| am)|\bi grew up|\bi was raised|^|,) (?:(?:also|basically|pretty much|now|"
+        r"more|most|quite|very|"
+        r"perfectly|fully) )*(?:fluent|bilingual|comfortable) in (?P<v>[A-Za-z]+(?:(?:,| and|, "
+        r"and) [A-Za-z]+){0,3})",
         "Speaks {v}",
         {"v": lambda v: a_language(v.split(",")[0].split(" and ")[0])},
         split=each_language,
         finish=capitalised,
     ),
     rule(
-        r"\bmy (?P<v>[A-Z][a-z]+) is (?:basically |pretty much |now |almost )?(?:fluent|native|good|decent)\b",
+        r"\bmy (?P<v>[A-Z][a-z]+) is (?:basically |pretty much |now |almost )?(?:fluent|native|"
+        r"good|decent)\b",
         "Speaks {v}",
         {"v": is_language},
     ),
@@ -122,7 +130,8 @@ RULES = [
     ),
     # "I dropped Japanese and switched to Korean": one language given up, the other taken up
     rule(
-        r"\bi(?:'ve| have)? (?:dropped|quit|gave up(?: on)?|stopped learning|stopped) (?P<v>[A-Z][a-z]+)\b",
+        r"\bi(?:'ve| have)? (?:dropped|quit|gave up(?: on)?|stopped learning|stopped) "
+        r"(?P<v>[A-Z][a-z]+)\b",
         "No longer learning {v}",
         {"v": is_language},
         "correction",
@@ -130,7 +139,8 @@ RULES = [
         negative=True,
     ),
     rule(
-        r"\bi(?:'ve| have)? (?:dropped|quit|gave up|stopped)\b[^.;]{1,60}?\b(?:and )?(?:switched|moved) to "
+        r"\bi(?:'ve| have)? (?:dropped|quit|gave up|stopped)\b[^.;]{1,60}?\b(?:and )?(?:switched|"
+        r"moved) to "
         r"(?P<v>[A-Z][a-z]+)\b",
         "Is learning {v}",
         {"v": is_language},

@@ -29,7 +29,8 @@ from .values import (
 
 #: Colours: "Blue is my favourite colour" (said with the word: "Red's my fave" is as often wine).
 COLOURS = (
-    "red|orange|yellow|green|blue|purple|violet|pink|black|white|grey|gray|brown|teal|turquoise|navy|"
+    "red|orange|yellow|green|blue|purple|violet|pink|black|white|grey|gray|brown|teal|turquoise|"
+    "navy|"
     "lavender|gold|silver"
 )
 
@@ -37,15 +38,18 @@ COLOURS = (
 #: Genres of films, books and games: "action and sci-fi movies" is two likes, "black and white
 #: movies" none.
 GENRES = (
-    "action|adventure|animated|anime|comedy|crime|detective|documentary|drama|dystopian|fantasy|historical|horror|"
-    "indie|mystery|romance|romantic|sci-fi|science fiction|spy|superhero|thriller|war|western|zombie"
+    "action|adventure|animated|anime|comedy|crime|detective|documentary|drama|dystopian|fantasy|"
+    "historical|horror|"
+    "indie|mystery|romance|romantic|sci-fi|science fiction|spy|superhero|thriller|war|western|"
+    "zombie"
 )
 
 
 #: Verbs that lose a love rather than have it ("I lost my love for cooking"), or seek it again
 #: ("find", "get back", "rediscover", "regain").
 _LOSING = (
-    r"(?:lost|lose|loses|losing|gave|give|gives|giving|quit|quitting|killed|kill|ruined|ruin|abandoned|outgrew|"
+    r"(?:lost|lose|loses|losing|gave|give|gives|giving|quit|quitting|killed|kill|ruined|ruin|"
+    r"abandoned|outgrew|"
     r"doubt|doubted|question|questioned|hide|hid|find|finding|found|get|getting|got|"
     r"re(?:discover|gain|kindle|ignite|capture|new|vive|store|cover|claim|turn|connect)[a-z]*)\b"
 )
@@ -53,12 +57,16 @@ _LOSING = (
 
 #: The value is no half of "X and Y" ("education" of "improving education and infrastructure"); a
 #: determiner after "and" opens a noun phrase of its own ("my love for reading and the joy of …").
-_WHOLE = r"(?!\s+and\s+(?!(?:i|we|it|that|how|what|why|when|the|a|an|my|our|your|his|her|their)\b)[a-z]+(?<!ing)\b)"
+_WHOLE = (
+    r"(?!\s+and\s+(?!(?:i|we|it|that|how|what|why|when|the|a|an|my|our|your|his|her|"
+    r"their)\b)[a-z]+(?<!ing)\b)"
+)
 
 
 #: The value ends its clause: not "creating a safe" of "creating a safe, inviting place".
 _CLAUSE_END = (
-    r"(?=\s*(?:[.!;]|$)|\s+and\s|\s+but\s|\s+so\s+(?!much|many|far|long|well|good|often|hard|bad)\b|"
+    r"(?=\s*(?:[.!;]|$)|\s+and\s|\s+but\s|\s+so\s+(?!much|many|far|long|well|good|often|hard|"
+    r"bad)\b|"
     r",\s*(?:and|but|so|which|it|that|this|they|i)\b)"
 )
 
@@ -67,9 +75,12 @@ _CLAUSE_END = (
 #: hiking") or a new clause; never mid-phrase ("creating a safe, inviting place": a comma between
 #: two adjectives).
 _LIKE_END = (
-    r"(?=\s*(?:[.!;?)(]|$)|\s+[-–—]+\s|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|"
-    r"where|which|who|though|although|instead)\b|\s*[:]|,\s*(?:[a-z]+ing(?=\s*(?:,|and\b|or\b|[.!;]|$))|"
-    r"(?:and|but|so|which|it|it's|that|this|they|i|i'm|you|we|he|she|especially|like|plus|too|though|as|every|each|"
+    r"(?=\s*(?:[.!;?)(]|$)|\s+[-–—]+\s|\s+(?:and|but|since|because|so|now|anymore|any more|these "
+    r"days|nowadays|with|"
+    r"where|which|who|though|although|instead)\b|\s*[:]|,\s*(?:[a-z]+ing(?=\s*(?:,|and\b|or\b|"
+    r"[.!;]|$))|"
+    r"(?:and|but|so|which|it|it's|that|this|they|i|i'm|you|we|he|she|especially|like|plus|too|"
+    r"though|as|every|each|"
     r"mostly|usually|"
     r"because|cause|'cause|since|even|when|if|or|not|personally|honestly|for sure|of course|to)\b))"
 )
@@ -88,7 +99,30 @@ def as_gerund(f: Filling) -> bool:
     return True
 
 
+def capital_name(f: Filling) -> bool:
+    """A name typed in lower case, written with its capitals ("radiohead" → "Radiohead"); a word
+    of the engine's own lists of things (a genre, a colour) is no name."""
+    value = f.values.get("v", "")
+    if value.lower() in _NOT_NAMES:
+        return False
+    f.values["v"] = " ".join(w[:1].upper() + w[1:] for w in value.split())
+    return True
+
+
+_NOT_NAMES = frozenset("this that it mine music rock jazz pop metal football food it's".split())
+
+
 RULES = [
+    # "Got into running this year", "I've really gotten into climbing": an activity taken up (a
+    # gerund only: "got into Oxford", "got into trouble" are none)
+    rule(
+        r"(?:^|\bi(?:'ve| have)? )(?:finally |really |recently |also )?(?:got|gotten) (?:really |"
+        r"properly |"
+        r"seriously |big )?into (?P<v>[a-z]{3,}ing)(?=\s*(?:[,.;!]|$)|\s+(?:this year|lately|"
+        r"recently|"
+        r"these days|again|last year|over the)\b)",
+        "Likes {v}",
+    ),
     rule(
         rf"\bi (?:don't|do not) (?P<k>like) {VAL}\s+any ?more\b",
         "No longer {k} {v}",
@@ -125,12 +159,14 @@ RULES = [
         negative=True,
     ),
     rule(
-        rf"\bi (?:really |also |absolutely |do |truly |just )?(?:like|love|enjoy|adore) {VAL}{_LIKE_END}",
+        r"\bi (?:really |also |absolutely |do |truly |just )?(?:like|love|enjoy|adore) "
+        rf"{VAL}{_LIKE_END}",
         "Likes {v}",
         {"v": is_thing},
     ),
     rule(
-        rf"\bi(?:'m| am) (?:(?:a |an )?(?:big |huge |massive )?fan of|really into|(?:much |far )?more into|mostly into|into|all about|(?:really )?drawn to) {VAL}"
+        r"\bi(?:'m| am) (?:(?:a |an )?(?:big |huge |massive )?fan of|really into|(?:much |far "
+        rf")?more into|mostly into|into|all about|(?:really )?drawn to) {VAL}"
         rf"{_LIKE_END}",
         "Likes {v}",
         {"v": is_thing},
@@ -148,13 +184,15 @@ RULES = [
     # "I love action and sci-fi movies": two genres of one kind of work, a like each ("black and
     # white movies", "rock and roll songs" name no two genres)
     rule(
-        rf"\bi (?:really |also |absolutely |just )?(?:like|love|enjoy|adore) (?P<v>{GENRES}) and (?:{GENRES}) "
+        rf"\bi (?:really |also |absolutely |just )?(?:like|love|enjoy|adore) (?P<v>{GENRES}) and "
+        rf"(?:{GENRES}) "
         rf"(?P<k>{MEDIA})\b",
         "Likes {v} {k}",
         each=True,
     ),  # read whole: the pair is the rule's own
     rule(
-        rf"\bi (?:really |also |absolutely |just )?(?:like|love|enjoy|adore) (?:{GENRES}) and (?P<v>{GENRES}) "
+        rf"\bi (?:really |also |absolutely |just )?(?:like|love|enjoy|adore) (?:{GENRES}) and "
+        rf"(?P<v>{GENRES}) "
         rf"(?P<k>{MEDIA})\b",
         "Likes {v} {k}",
         each=True,
@@ -162,7 +200,8 @@ RULES = [
     # "I love non-fiction books about personal development and mindset": the whole topic, to the
     # sentence's end
     rule(
-        r"\bi (?:really |also |absolutely |just )?(?:like|love|enjoy|adore) (?P<v>[a-z][\w -]{3,80}?)"
+        r"\bi (?:really |also |absolutely |just )?(?:like|love|enjoy|adore) (?P<v>[a-z][\w "
+        r"-]{3,80}?)"
         r"(?=\s*(?:[.!;]|$))",
         "Likes {v}",
         {"v": is_about},
@@ -170,28 +209,33 @@ RULES = [
     # a list of pastimes, every item a gerund of at most two words: "I love cooking, baking, and
     # gardening"
     rule(
-        r"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) (?P<v>[a-z]+ing(?: [a-z]+)?(?:,\s*[a-z]+ing"
+        r"\bi (?:really |also |absolutely )?(?:like|love|enjoy|adore) (?P<v>[a-z]+ing(?: "
+        r"[a-z]+)?(?:,\s*[a-z]+ing"
         r"(?: [a-z]+)?)*,?\s+and\s+[a-z]+ing(?: [a-z]+)?)(?=\s*(?:[.!;]|$))",
         "Likes {v}",
         {"v": is_activity},
         each=True,
     ),
     rule(
-        rf"\bi(?:'m| am) (?:totally |so |really |a bit |kind of )?(?:obsessed with|crazy about|hooked on) "
+        r"\bi(?:'m| am) (?:totally |so |really |a bit |kind of )?(?:obsessed with|crazy about|"
+        r"hooked on) "
         rf"{VAL}{_WHOLE}{_CLAUSE_END}",
         "Likes {v}",
         {"v": is_pastime},
     ),
     rule(
-        r"^(?P<v>[a-z]+ing(?: [a-z]+){0,2}) (?:is|has always been|has been) (?:my way|how i(?:'ve always)?) "
+        r"^(?P<v>[a-z]+ing(?: [a-z]+){0,2}) (?:is|has always been|has been) (?:my way|how i(?:'ve "
+        r"always)?) "
         r"(?:to )?(?:relax|unwind|de-?stress|recharge)\b",
         "Likes {v}",
         {"v": is_activity},
     ),
     # "Playing video games or watching movies helps me unwind": each pastime
     rule(
-        r"^(?P<v>[a-z]+ing(?: [\w'-]+){0,3}(?:(?:,| or| and| or just| and just) [a-z]+ing(?: [\w'-]+){0,3}){0,2}) "
-        r"(?:really |always |just )?helps? me (?:to )?(?:unwind|relax|de-?stress|recharge|chill(?: out)?)\b",
+        r"^(?P<v>[a-z]+ing(?: [\w'-]+){0,3}(?:(?:,| or| and| or just| and just) [a-z]+ing(?: "
+        r"[\w'-]+){0,3}){0,2}) "
+        r"(?:really |always |just )?helps? me (?:to )?(?:unwind|relax|de-?stress|recharge|chill(?: "
+        r"out)?)\b",
         "Likes {v}",
         {"v": is_activity},
         each=True,
@@ -212,14 +256,16 @@ RULES = [
     # A passion is a standing like; a value cut at "and" before a bare noun ("improving education
     # and infrastructure") is half of one object, so it gives nothing.
     rule(
-        rf"\bi(?:'m| am) (?:really |so |very |truly |also |genuinely )?passionate about {VAL}{_WHOLE}{_CLAUSE_END}",
+        r"\bi(?:'m| am) (?:really |so |very |truly |also |genuinely )?passionate about "
+        rf"{VAL}{_WHOLE}{_CLAUSE_END}",
         "Likes {v}",
         {"v": is_pastime},
     ),
     # only as an object ("following my passion for dance"): "My love for dance grew" puts a verb in
     # the value
     rule(
-        rf"\b(?:follow(?:ing)?|pursu(?:e|ing)|about|of|sharing|share) my (?:passion|love) (?:for|of) {VAL}{_WHOLE}"
+        r"\b(?:follow(?:ing)?|pursu(?:e|ing)|about|of|sharing|share) my (?:passion|love) (?:for|"
+        rf"of) {VAL}{_WHOLE}"
         rf"{_CLAUSE_END}",
         "Likes {v}",
         {"v": is_pastime},
@@ -228,7 +274,8 @@ RULES = [
     # fashion", "it lets me combine my love for reading and …", "because of my degree and my passion
     # for …"), unless the verb loses it ("I lost my love for X", "gave up my passion for X")
     rule(
-        rf"(?:\b(?:i|we|to|me)\s+(?:(?!{_LOSING})[a-z]+\s+){{1,2}}|\b(?!{_LOSING})[a-z]+ (?:and|with|through|into) )my "
+        rf"(?:\b(?:i|we|to|me)\s+(?:(?!{_LOSING})[a-z]+\s+){{1,2}}|\b(?!{_LOSING})[a-z]+ (?:and|"
+        r"with|through|into) )my "
         rf"(?:passion|love) (?:for|of) {VAL}{_WHOLE}{_CLAUSE_END}",
         "Likes {v}",
         {"v": is_pastime},
@@ -237,7 +284,8 @@ RULES = [
     # "I've always had a love for horses": a love one has, not had once ("I had a love for X as a
     # kid")
     rule(
-        rf"\bi(?:'ve| have) (?:always |long )?(?:had |got )?a (?:real |deep |great |huge |big |special |strong |"
+        r"\bi(?:'ve| have) (?:always |long )?(?:had |got )?a (?:real |deep |great |huge |big |"
+        r"special |strong |"
         rf"soft spot and a )?(?:love|passion) for {VAL}{_WHOLE}{_CLAUSE_END}",
         "Likes {v}",
         {"v": is_pastime},
@@ -245,12 +293,14 @@ RULES = [
     # "Sharing my love for dairy-free desserts has been fun"; "we share a love for reading" (the
     # user and the other, so the user too)
     rule(
-        r"^(?:sharing )?my (?:passion|love) (?:for|of) (?P<v>[^,.;:!?()]{1,60}?)(?= (?:has|have) been\b| is no secret\b)",
+        r"^(?:sharing )?my (?:passion|love) (?:for|of) (?P<v>[^,.;:!?()]{1,60}?)(?= (?:has|have) "
+        r"been\b| is no secret\b)",
         "Likes {v}",
         {"v": is_pastime},
     ),
     rule(
-        rf"\b(?:we|i) (?:both )?share (?:a|the|our) (?:passion|love) (?:for|of) {VAL}{_WHOLE}{_CLAUSE_END}",
+        r"\b(?:we|i) (?:both )?share (?:a|the|our) (?:passion|love) (?:for|of) "
+        rf"{VAL}{_WHOLE}{_CLAUSE_END}",
         "Likes {v}",
         {"v": is_pastime},
     ),
@@ -259,7 +309,8 @@ RULES = [
     # friends")
     rule(
         rf"^we (?:really |all |both |just |also )?(?:love|enjoy|adore) {VAL}{_WHOLE}"
-        rf"(?: with (?:our|my) (?:friends|family|families|kids|children|parents|dogs?)(?=\s*(?:[.!;]|$)))?"
+        r"(?: with (?:our|my) (?:friends|family|families|kids|children|parents|"
+        r"dogs?)(?=\s*(?:[.!;]|$)))?"
         rf"{_CLAUSE_END}",
         "Likes {v}",
         {"v": is_activity},
@@ -267,35 +318,40 @@ RULES = [
     # "We love Home Alone" (a quoted title, its marks removed): a name of two words or more, no
     # person ("We love Grandma Rose")
     rule(
-        r"^we (?:really |all |both |just |also )?(?:love|adore) (?P<v>(?-i:[A-Z])[\w'’-]*(?: (?:of|the|and|"
+        r"^we (?:really |all |both |just |also )?(?:love|adore) (?P<v>(?-i:[A-Z])[\w'’-]*(?: (?:of|"
+        r"the|and|"
         r"(?-i:[A-Z])[\w'’-]*)){1,4})(?=\s*(?:[.!;,]|$)|\s+[-–—]|\s+too\b)",
         "Likes {v}",
         {"v": is_title},
     ),
     # "Improving education is particularly interesting to me": an activity, no one occasion
     rule(
-        r"^(?P<v>[a-z]+ing(?: [\w'-]+){0,5}) (?:is|are) (?:particularly |really |very |so |super |always )?"
+        r"^(?P<v>[a-z]+ing(?: [\w'-]+){0,5}) (?:is|are) (?:particularly |really |very |so |super |"
+        r"always )?"
         r"(?:interesting|fascinating) to me\b",
         "Likes {v}",
         {"v": is_thing},
     ),
     # "Here's a pic of my favorite, Lord of the Rings!": a title after the comma, no person
     rule(
-        r"\bmy (?:all-time )?favou?rite, (?P<v>(?-i:[A-Z])[\w'’-]*(?: (?:of|the|and|(?-i:[A-Z])[\w'’-]*)){0,5})"
+        r"\bmy (?:all-time )?favou?rite, (?P<v>(?-i:[A-Z])[\w'’-]*(?: (?:of|the|and|"
+        r"(?-i:[A-Z])[\w'’-]*)){0,5})"
         r"(?=\s*(?:[.!,;]|$))",
         "Likes {v}",
         {"v": is_title},
     ),
     # "I like to collect jerseys": the pastime, as a gerund; a verb of saying or thinking is none
     rule(
-        r"\bi (?:really |also |just |do )?(?:like|love|enjoy) to (?P<g>[a-z]{2,12}) (?P<v>[a-z][\w' -]{1,40}?)"
+        r"\bi (?:really |also |just |do )?(?:like|love|enjoy) to (?P<g>[a-z]{2,12}) "
+        r"(?P<v>[a-z][\w' -]{1,40}?)"
         r"(?=\s*(?:[.!;]|$))",
         "Likes {g} {v}",
         {"g": is_pastime_verb, "v": is_thing},
         finish=as_gerund,
     ),
     rule(
-        r"\bi (?:really |also |just |do )?(?:like|love|enjoy) to (?P<g>[a-z]{2,12})(?=\s*(?:[.!;]|$))",
+        r"\bi (?:really |also |just |do )?(?:like|love|enjoy) to (?P<g>[a-z]{2,12})(?=\s*(?:[.!;]|"
+        r"$))",
         "Likes {g}",
         {"g": is_pastime_verb},
         finish=as_gerund,
@@ -306,13 +362,17 @@ RULES = [
         {"v": is_activity},
     ),
     rule(
-        r"^(?P<v>[a-z][\w' -]{1,50}?)(?: is| are|'s| has always been| have always been) (?:really |definitely |"
+        r"^(?P<v>[a-z][\w' -]{1,50}?)(?: is| are|'s| has always been| have always been) (?:really |"
+        r"definitely |"
         r"totally |also |always |pretty much |just |mostly )?"
         r"(?:my (?:passion|"
-        r"jam|thing|favou?rite (?:hobby|hobbies|pastime|thing to do|activity)|main hobb(?:y|ies)|hobby|hobbies|"
-        r"go-to for (?:stress relief|relaxing|relaxation|unwinding)|stress relief|stress-buster|therapy|reset|happy place|"
+        r"jam|thing|favou?rite (?:hobby|hobbies|pastime|thing to do|activity)|main hobb(?:y|ies)|"
+        r"hobby|hobbies|"
+        r"go-to for (?:stress relief|relaxing|relaxation|unwinding)|stress relief|stress-buster|"
+        r"therapy|reset|happy place|"
         r"favou?rite way to (?:relax|unwind|de-?stress))|"
-        r"one of my (?:faves|favou?rites|favou?rite (?:things|hobbies|pastimes|activities)|passions|hobbies)|"
+        r"one of my (?:faves|favou?rites|favou?rite (?:things|hobbies|pastimes|activities)|"
+        r"passions|hobbies)|"
         r"my top pick|a favou?rite of mine|a passion of mine|at the top of my list)\b",
         "Likes {v}",
         {"v": is_thing_or_title},
@@ -328,21 +388,34 @@ RULES = [
     # "rather" takes a verb: only "rather have/drink/eat/use X" names a thing ("I'd rather die"
     # names none)
     rule(
-        rf"\bi(?: really| also| generally| usually)?(?: would rather|'d rather) (?:have|drink|eat|use|get) {VAL}",
+        r"\bi(?: really| also| generally| usually)?(?: would rather|'d rather) (?:have|drink|eat|"
+        rf"use|get) {VAL}",
         "Prefers {v}",
         {"v": is_thing},
     ),
     rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {VAL}", "Favourite {k}: {v}", {"v": is_thing}),
     rule(
-        rf"^(?P<v>{COLOURS})(?:'s| is) (?:definitely |always |still )?my (?:fave|favou?rite) colou?r"
+        rf"^(?P<v>{COLOURS})(?:'s| is) (?:definitely |always |still )?my (?:fave|favou?rite) "
+        r"colou?r"
         r"(?=\s*(?:[,.!;]|$))",
         "Favourite colour: {v}",
     ),
     # "Harry Potter is my favorite book": a named work or team, the kind said; "Dancing is my
     # favourite" names none
+    # "radiohead is my all time fav band": a name typed in lower case, the kind said after it
     rule(
-        r"(?:^|(?<=, ))(?P<v>(?-i:[A-Z])[\w'’-]*(?:\s(?:of|the|and|(?-i:[A-Z])[\w'’-]*)){0,4}) (?:is|are) (?:definitely |probably |"
-        r"still )?my (?:all[- ]time )?(?:favou?rite|fave?) (?P<k>book|novel|movie|film|show|series|band|song|album|team|game|author|"
+        r"^(?P<v>[a-z][\w'’-]*(?: [a-z][\w'’-]*)?) (?:is|are) (?:definitely |probably |still )?my "
+        r"(?:all[- ]time )?(?:favou?rite|fave?) (?P<k>band|singer|artist|author|writer|team|album|"
+        r"game)(?=\s*(?:[,.;!]|$)|,? no contest\b)",
+        "Favourite {k}: {v}",
+        {"v": is_specific},
+        finish=capital_name,
+    ),
+    rule(
+        r"(?:^|(?<=, ))(?P<v>(?-i:[A-Z])[\w'’-]*(?:\s(?:of|the|and|(?-i:[A-Z])[\w'’-]*)){0,4}) "
+        r"(?:is|are) (?:definitely |probably |"
+        r"still )?my (?:all[- ]time )?(?:favou?rite|fave?) (?P<k>book|novel|movie|film|show|series|"
+        r"band|song|album|team|game|author|"
         r"writer|singer|artist|player|city|dish|food)\b",
         "Favourite {k}: {v}",
         {"v": is_specific},
@@ -355,7 +428,8 @@ RULES = [
         {"v": is_title_or_name},
     ),
     rule(
-        r"^(?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2}) (?:is|has always been|has been) my (?:team|club)\b",
+        r"^(?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2}) (?:is|has always been|has been) "
+        r"my (?:team|club)\b",
         "Supports {v}",
         {"v": is_title_or_name},
     ),
@@ -369,7 +443,8 @@ CANON = [
 
 #: Said after a like, these qualify the saying, not the thing ("I love traveling too").
 _LIKE_TAIL = re.compile(
-    r"\s+(?:too|also|as well|a lot|so much|very much|the most|most of all|more than anything|at all|"
+    r"\s+(?:too|also|as well|a lot|so much|very much|the most|most of all|more than anything|at "
+    r"all|"
     r"personally|for sure|honestly|though|"
     r"(?:even |all the |much |so much |way )?more(?: than ever| than before| now)?)$",
     re.I,
@@ -391,7 +466,8 @@ _PARTICLES = word_set("up out down off in on over around away back along through
 
 #: Gerunds that name no pastime without their object ("playing", "pushing").
 _TRANSITIVE_GERUNDS = word_set(
-    "playing pushing making taking trying putting keeping giving getting doing having watching using seeing "
+    "playing pushing making taking trying putting keeping giving getting doing having watching "
+    "using seeing "
     "learning helping building working creating sharing finding"
 )
 

@@ -12,7 +12,8 @@ from .lexicon import NOT_PRESENT
 # Third-person notes about the user, read as the user's own words: "User prefers tea" → "I prefer
 # tea".
 _USER_SUBJECT = re.compile(
-    r"^(?:the )?user(?P<adv>(?:\s+(?:now|currently|also|really|still|just|actually|recently|no longer|"
+    r"^(?:the )?user(?P<adv>(?:\s+(?:now|currently|also|really|still|just|actually|recently|no "
+    r"longer|"
     r"usually|generally|always|never|often))*)\s+(?P<verb>[a-z']+)\b",
     re.I,
 )
@@ -66,7 +67,8 @@ def first_person(sentence: str) -> str:
 # "I copy" → "the user copies": the verb right after "I" (past an adverb or two) agrees with its new
 # subject.
 _I_VERB = (
-    r"\bI((?:\s+(?:also|really|usually|always|never|often|just|still|mostly|only|generally|sometimes))*)"
+    r"\bI((?:\s+(?:also|really|usually|always|never|often|just|still|mostly|only|generally|"
+    r"sometimes))*)"
     r"\s+([a-z]+)\b"
 )
 

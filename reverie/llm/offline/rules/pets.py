@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ..kinds import given_name
-from .core import USER, Filling, rule
+from .core import USER, Filling, rule, rules_of
 from .lexicon import PETS, PETS_PLURAL
 from .phrases import NAME
 from .values import is_name
@@ -23,16 +23,21 @@ PET_KIN = "dog|cat|puppy|kitten|parrot|hamster|rabbit|horse"
 PET_TALK = {"pup": "dog", "pups": "dogs", "doggo": "dog", "kitty": "cat", "kitties": "cats"}
 #: Breeds and kinds of pet people name their pet by ("a beagle called Max", "my African grey").
 BREEDS = (
-    "golden retriever|labrador retriever|labrador|lab|retriever|border collie|collie|shiba inu|shiba|"
-    "greyhound|whippet|dachshund|poodle|pug|husky|terrier|bulldog|french bulldog|pit ?bull|rottweiler|"
+    "golden retriever|labrador retriever|labrador|lab|retriever|border collie|collie|shiba inu|"
+    "shiba|"
+    "greyhound|whippet|dachshund|poodle|pug|husky|terrier|bulldog|french bulldog|pit ?bull|"
+    "rottweiler|"
     "chihuahua|corgi|spaniel|cocker spaniel|german shepherd|shepherd|schnauzer|yorkie|labradoodle|"
-    "goldendoodle|doodle|cockapoo|dalmatian|akita|mutt|boxer|mastiff|samoyed|malamute|great dane|beagle|"
+    "goldendoodle|doodle|cockapoo|dalmatian|akita|mutt|boxer|mastiff|samoyed|malamute|great dane|"
+    "beagle|"
     "siamese|persian|maine coon|ragdoll|tabby|bengal|sphynx|tomcat|tom|"
-    "budgie|parakeet|cockatiel|canary|african grey|macaw|cockatoo|axolotl|bearded dragon|gecko|iguana|"
+    "budgie|parakeet|cockatiel|canary|african grey|macaw|cockatoo|axolotl|bearded dragon|gecko|"
+    "iguana|"
     "hedgehog|chinchilla|gerbil|rat|mouse|goat|pig|pony|donkey|hen|chicken"
 )
 _PLURALS = (
-    "dogs|cats|horses|rabbits|birds|fish|hamsters|guinea pigs|turtles|tortoises|parrots|budgies|axolotls|"
+    "dogs|cats|horses|rabbits|birds|fish|hamsters|guinea pigs|turtles|tortoises|parrots|budgies|"
+    "axolotls|"
     "chickens|hens|goats|ponies|ferrets|rats|mice"
 )
 _SINGULAR = {"ponies": "pony", "mice": "mouse", "fish": "fish"}
@@ -41,7 +46,8 @@ _SINGULAR = {"ponies": "pony", "mice": "mouse", "fish": "fish"}
 _ANIMAL = rf"(?:[a-z-]+ ){{0,2}}?(?P<k>{BREEDS}|{PETS})(?: mix)?"
 #: The user holds it: "I have", "we've got", "we adopted".
 _HELD = (
-    r"(?:\b(?:we|i)(?:'ve| have)?(?: just| also| recently)? (?:got|have|adopted|rescued|keep|brought home)\b|"
+    r"(?:\b(?:we|i)(?:'ve| have)?(?: just| also| recently| since)? (?:got|have|adopted|rescued|"
+    r"keep|brought home)\b|"
     r"^(?:one|two|three|four) (?:dogs?|cats?|pets?) at home\b[:,]?|\bmy (?:dog|cat|pet) is an?\b)"
 )
 
@@ -87,52 +93,21 @@ def held_by_user(f: Filling) -> bool:
 
 
 RULES = [
-    rule(
-        rf"\bmy (?P<k>{PET_KIN})(?:'s name)? is (?:called |named ){NAME}",
-        "Has a {k} named {v}",
-        {"v": is_name},
-        "permanent",
-        finish=named_pet,
-    ),
-    rule(
-        rf"\bmy (?P<k>{PET_KIN})(?:'s name is| is) {NAME}\s*(?:[,.!]|$)",
-        "Has a {k} named {v}",
-        {"v": is_name},
-        "permanent",
-        finish=named_pet,
-    ),
-    rule(
-        rf"\bmy (?P<k>{PET_KIN}),? {NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes)\b",
-        "Has a {k} named {v}",
-        {"v": is_name},
-        "permanent",
-        finish=named_pet,
-    ),
-    rule(
-        rf"\bi have an? (?P<k>{PET_KIN}) (?:called|named) {NAME}",
-        "Has a {k} named {v}",
-        {"v": is_name},
-        "permanent",
-        finish=named_pet,
-    ),
-    rule(
-        rf"\bour (?P<k>{PET_KIN})(?:'s name)? is (?:called |named ){NAME}",
-        "Has a {k} named {v}",
-        {"v": is_name},
-        "permanent",
-        finish=named_pet,
-    ),
-    rule(
-        rf"\bour (?P<k>{PET_KIN}),? {NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|loves|likes|"
-        rf"starts|started|goes|plays|turned|turns|graduated|got)\b",
-        "Has a {k} named {v}",
-        {"v": is_name},
-        "permanent",
-        finish=named_pet,
-    ),
-    rule(
-        rf"\b(?:we|i)(?:'ve| have)? (?:just |recently |also )?(?:got|adopted|rescued|brought home|have) (?:a|an|another|"
-        rf"a new|our|my) (?:new )?(?P<k>{PETS}) (?:named|called) {NAME}",
+    *rules_of(
+        (
+            rf"\bmy (?P<k>{PET_KIN})(?:'s name)? is (?:called |named ){NAME}",
+            rf"\bmy (?P<k>{PET_KIN})(?:'s name is| is) {NAME}\s*(?:[,.!]|$)",
+            rf"\bmy (?P<k>{PET_KIN}),? {NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|"
+            r"studies|loves|likes)\b",
+            rf"\bi have an? (?P<k>{PET_KIN}) (?:called|named) {NAME}",
+            rf"\bour (?P<k>{PET_KIN})(?:'s name)? is (?:called |named ){NAME}",
+            rf"\bour (?P<k>{PET_KIN}),? {NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|"
+            r"studies|loves|likes|"
+            rf"starts|started|goes|plays|turned|turns|graduated|got)\b",
+            r"\b(?:we|i)(?:'ve| have)? (?:just |recently |also |since )?(?:got|adopted|rescued|"
+            r"brought home|have) (?:a|an|another|"
+            rf"a new|our|my) (?:new )?(?P<k>{PETS}) (?:named|called) {NAME}",
+        ),
         "Has a {k} named {v}",
         {"v": is_name},
         "permanent",
@@ -140,31 +115,29 @@ RULES = [
     ),
     # a pet held, without a name: "we've got a pup and a kitty", "I have two cats"; the pet ends its
     # noun phrase ("a cat allergy", "a dog show", "a bird's eye view" are none)
-    rule(
-        rf"\b(?:we|i)(?:'ve| have)? (?:also |still )?(?:got|have) (?P<v>{_PET_NP})(?: and (?:{_PET_NP}))?{_PET_END}",
-        "Has {v}",
-        None,
-        "permanent",
-    ),
-    rule(
-        rf"\b(?:we|i)(?:'ve| have)? (?:also |still )?(?:got|have) (?:{_PET_NP}) and (?P<v>{_PET_NP}){_PET_END}",
+    *rules_of(
+        (
+            rf"\b(?:we|i)(?:'ve| have)? (?:also |still )?(?:got|have) (?P<v>{_PET_NP})(?: and "
+            rf"(?:{_PET_NP}))?{_PET_END}",
+            rf"\b(?:we|i)(?:'ve| have)? (?:also |still )?(?:got|have) (?:{_PET_NP}) and "
+            rf"(?P<v>{_PET_NP}){_PET_END}",
+        ),
         "Has {v}",
         None,
         "permanent",
     ),
     # the second pet of the same statement: "we have a dog named Buddy and a cat named Socks"
-    rule(
-        rf"\b(?:we|i)(?:'ve| have)? (?:just |recently |also )?(?:got|adopted|rescued|brought home|have) (?:a|an|another|"
-        rf"a new|our|my) (?:new )?(?:{PETS}) (?:named|called) (?-i:[A-Z])[\w'’-]+,? and (?:a|an|another) (?:new )?"
-        rf"(?P<k>{PETS}) (?:named|called) {NAME}",
-        "Has a {k} named {v}",
-        {"v": is_name},
-        "permanent",
-        finish=named_pet,
-    ),
-    # "a ginger cat called Pierogi", "a rescue greyhound named Bolt", "I've got a beagle, Max."
-    rule(
-        rf"{_HELD} (?:a|an|another|a new|one|our|my) {_ANIMAL}(?: (?:named|called)|,) {NAME}",
+    *rules_of(
+        (
+            r"\b(?:we|i)(?:'ve| have)? (?:just |recently |also |since )?(?:got|adopted|rescued|"
+            r"brought home|have) (?:a|an|another|"
+            rf"a new|our|my) (?:new )?(?:{PETS}) (?:named|called) (?-i:[A-Z])[\w'’-]+,? and (?:a|"
+            r"an|another) (?:new )?"
+            rf"(?P<k>{PETS}) (?:named|called) {NAME}",
+            # "a ginger cat called Pierogi", "a rescue greyhound named Bolt", "I've got a beagle,
+            # Max."
+            rf"{_HELD} (?:a|an|another|a new|one|our|my) {_ANIMAL}(?: (?:named|called)|,) {NAME}",
+        ),
         "Has a {k} named {v}",
         {"v": is_name},
         "permanent",
@@ -178,39 +151,26 @@ RULES = [
         finish=held_by_user,
     ),
     # "two cats, Salt and Pepper"
-    rule(
-        rf"{_HELD} (?:two|three) (?P<k>{_PLURALS})(?: (?:named|called)|,) {NAME}(?= and )",
-        "Has a {k} named {v}",
-        {"v": is_name},
-        "permanent",
-        finish=named_pet,
-    ),
-    rule(
-        rf"{_HELD} (?:two|three) (?P<k>{_PLURALS})(?: (?:named|called)|,) (?-i:[A-Z])[\w'’-]+ and "
-        r"(?P<v>(?-i:[A-Z])[\w'’-]+)",
-        "Has a {k} named {v}",
-        {"v": is_name},
-        "permanent",
-        finish=named_pet,
-    ),
-    # "Max is my beagle", "Chico, my African grey, is 22"
-    rule(
-        rf"(?:^|(?<=[,.;] )){NAME}(?: is|,) my {_ANIMAL}\b",
+    *rules_of(
+        (
+            rf"{_HELD} (?:two|three) (?P<k>{_PLURALS})(?: (?:named|called)|,) {NAME}(?= and )",
+            rf"{_HELD} (?:two|three) (?P<k>{_PLURALS})(?: (?:named|called)|,) (?-i:[A-Z])[\w'’-]+ "
+            r"and "
+            r"(?P<v>(?-i:[A-Z])[\w'’-]+)",
+            # "Max is my beagle", "Chico, my African grey, is 22"
+            rf"(?:^|(?<=[,.;] )){NAME}(?: is|,) my {_ANIMAL}\b",
+        ),
         "Has a {k} named {v}",
         {"v": is_name},
         "permanent",
         finish=named_pet,
     ),
     # "we adopted a rescue greyhound last month, his name's Bolt"
-    rule(
-        rf"\b(?:his|her|its) name(?:'s| is|s)? {NAME}",
-        "Has a {k} named {v}",
-        None,
-        "permanent",
-        finish=named_in_context,
-    ),
-    rule(
-        rf"\b(?:he|she|it)(?:'s| is) called {NAME}",
+    *rules_of(
+        (
+            rf"\b(?:his|her|its) name(?:'s| is|s)? {NAME}",
+            rf"\b(?:he|she|it)(?:'s| is) called {NAME}",
+        ),
         "Has a {k} named {v}",
         None,
         "permanent",
@@ -224,16 +184,13 @@ RULES = [
         "permanent",
         finish=named_pet,
     ),
-    rule(
-        rf",? and (?:two|three) (?P<k>{_PLURALS})(?: (?:named|called)|,) {NAME}(?= and )",
-        "Has a {k} named {v}",
-        {"v": is_name},
-        "permanent",
-        finish=held_by_user,
-    ),
-    rule(
-        rf",? and (?:two|three) (?P<k>{_PLURALS})(?: (?:named|called)|,) (?-i:[A-Z])[\w'’-]+ and "
-        r"(?P<v>(?-i:[A-Z])[\w'’-]+)",
+    *rules_of(
+        (
+            rf",? and (?:two|three) (?P<k>{_PLURALS})(?: (?:named|called)|,) {NAME}(?= and )",
+            rf",? and (?:two|three) (?P<k>{_PLURALS})(?: (?:named|called)|,) (?-i:[A-Z])[\w'’-]+ "
+            r"and "
+            r"(?P<v>(?-i:[A-Z])[\w'’-]+)",
+        ),
         "Has a {k} named {v}",
         {"v": is_name},
         "permanent",

@@ -12,9 +12,12 @@ STOP = (
 VAL = rf"(?P<v>[^,.;:!?()]{{1,60}}?){STOP}"
 #: Where a proper name (a place, an employer) ends: also before a preposition or a time phrase.
 PSTOP = (
-    r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|who|as|in|"
-    r"on|at|last|next|this|for|from|until|today|yesterday|tomorrow|a few|two|three|near|after|before|though|"
-    r"although|instead|full-time|part-time|originally|over the|earlier|recently|back)\b|[,.;:!?()]|$)"
+    r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|"
+    r"who|as|in|"
+    r"on|at|last|next|this|for|from|until|today|yesterday|tomorrow|a few|two|three|near|after|"
+    r"before|though|"
+    r"although|instead|full-time|part-time|originally|over the|earlier|recently|back)\b|[,.;:!?()]|"
+    r"$)"
 )
 PLACE = rf"(?P<v>[^,.;:!?()]{{1,60}}?){PSTOP}"
 #: The old value of a change: "moved from OLD to …", "left OLD for …".
@@ -24,3 +27,8 @@ OLDTO = r"(?P<o>[^,.;:!?()]{1,60}?)(?=\s+(?:to|for|and)\b)"
 NAME = r"(?P<v>(?-i:[A-Z])[\w'’-]+(?:\s(?-i:[A-Z])[\w'’-]+)?)"
 #: "I", the user, with an adverb of time or degree ("I now", "I actually").
 I = r"\bi(?:\s+(?:now|currently|just|actually|recently|also|still))?"  # noqa: E741
+#: The end of the words before a move told as the time of something else ("… when we moved to
+#: Vite"): background, not a statement of home.
+BACKGROUND = r"\b(?:when|after|before|since|until|once)\s*$"
+#: "promoted", as typed in a hurry ("promted", "promtoed").
+PROMOTED = r"prom(?:oted|ted|toed|otted|otoed|oed)"

@@ -19,15 +19,17 @@ from .values import clean, is_place, is_project, is_specific, is_tech, is_tool
 # A project: a capitalised name, or a described one ("the inventory app"), as the subject of a
 # storage fact.
 _PROJECT = (
-    rf"(?:\b|^)(?:the |our )?(?P<p>(?-i:[A-Z])[\w-]+|(?-i:[a-z])[\w-]* {PROJECT_NOUN}|"
+    rf"(?:\b|^)(?<!['’])(?:the |our )?(?P<p>(?-i:[A-Z])[\w-]+|(?-i:[a-z])[\w-]* {PROJECT_NOUN}|"
     rf"(?<=the )(?-i:{PROJECT_NOUN}))"
 )
 
 
 #: What a team holds on a cadence ("we have a retro every Friday"), not "we have fun every time".
 _TEAM_EVENT = (
-    r"(?:a |an |our |the )?(?:daily |weekly |sprint |team )?(?:standup|stand-up|retro|retrospective|demo|sync|"
-    r"planning|review|code review|meeting|one-on-one|1:1|all-hands|release|deploy|deployment|check-in)s?"
+    r"(?:a |an |our |the )?(?:daily |weekly |sprint |team )?(?:standup|stand-up|retro|"
+    r"retrospective|demo|sync|"
+    r"planning|review|code review|meeting|one-on-one|1:1|all-hands|release|deploy|deployment|"
+    r"check-in)s?"
 )
 
 
@@ -63,9 +65,12 @@ def keep_at(f: Filling) -> bool:
 
 #: What a stack is said of: "our backend", "the mobile app", "the warehouse", "client portal".
 _PART = (
-    r"(?:stack|tech stack|infrastructure|infra|backend|back end|frontend|front end|platform|services?|pipeline|"
-    r"data pipeline|deployment|app|mobile app|web app|api|site|website|web site|portal|client portal|database|"
-    r"db|warehouse|data warehouse|design system|codebase|repo|project|system|server|hosting|cms|shop|store|"
+    r"(?:stack|tech stack|infrastructure|infra|backend|back end|frontend|front end|platform|"
+    r"services?|pipeline|"
+    r"data pipeline|deployment|app|mobile app|web app|api|site|website|web site|portal|client "
+    r"portal|database|"
+    r"db|warehouse|data warehouse|design system|codebase|repo|project|system|server|hosting|cms|"
+    r"shop|store|"
     r"booking app|ordering)"
 )
 #: A list of tools with their versions ("Flutter 3.22", "Next.js 14"): a period only inside a word.
@@ -109,7 +114,8 @@ def _a_tool_no_place(value: str) -> bool:
 RULES = [
     # project facts and decisions
     rule(
-        rf"\bwe(?:'ve| have)? (?:now )?(?:switched|moved|migrated) (?:\w+ )?from (?P<o>[^,.;!?()]{{1,40}}?) to "
+        r"\bwe(?:'ve| have)? (?:now )?(?:switched|moved|migrated) (?:\w+ )?from "
+        rf"(?P<o>[^,.;!?()]{{1,40}}?) to "
         rf"(?P<v>[^,.;:!?()]{{1,60}}?){PSTOP}",
         "Uses {v} instead of {o}",
         {"v": _a_tool_no_place, "o": _a_tool_no_place},
@@ -117,7 +123,8 @@ RULES = [
         change=True,
     ),
     rule(
-        r"\b(?:i|we|the team|our team)(?:'ve| have)? (?:decided|agreed)(?: (?:yesterday|today|this morning|last week|together))? "
+        r"\b(?:i|we|the team|our team)(?:'ve| have)? (?:decided|agreed)(?: (?:yesterday|today|this "
+        r"morning|last week|together))? "
         r"(?:to |that |on |for )(?P<v>.{3,120}?)\s*[.!]?$",
         "Decided: {v3}",
         finish=names_a_choice,
@@ -128,17 +135,21 @@ RULES = [
         {"v": is_tool},
     ),
     rule(
-        rf"\bwe(?:'re| are|'ve been| have been)? (?:now |currently )?(?:use|using|run on|running on|build on|"
-        rf"building on|rely on) {_TOOLS}(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and (?:we|it|our|the)|but|so|because|"
+        r"\bwe(?:'re| are|'ve been| have been)? (?:now |currently )?(?:use|using|run on|running "
+        r"on|build on|"
+        rf"building on|rely on) {_TOOLS}(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and (?:we|it|our|the)|"
+        r"but|so|because|"
         r"instead|now|these days)\b)",
         "Uses {v}",
         {"v": is_tool_list},
         split=each_tool,
     ),
     rule(
-        rf"\bour (?:[a-z]+ )?(?:stack|infrastructure|infra|backend|frontend|platform|services?|pipeline|deployment) "
+        r"\bour (?:[a-z]+ )?(?:stack|infrastructure|infra|backend|frontend|platform|services?|"
+        r"pipeline|deployment) "
         rf"(?:now )?(?:runs|is running|is built|is deployed) on {_TOOLS}"
-        r"(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and (?:is|we|our|it|the)|but|so|because|now|instead)\b)",
+        r"(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and (?:is|we|our|it|the)|but|so|because|now|"
+        r"instead)\b)",
         "Uses {v}",
         {"v": is_tool_list},
         split=each_tool,
@@ -150,7 +161,8 @@ RULES = [
         {"p": is_project, "v": is_tool},
     ),
     rule(
-        rf"{_PROJECT} is (?:written|built|implemented) in [^,.;]{{1,40}}? and (?:is )?(?:deployed|hosted|running|runs) "
+        rf"{_PROJECT} is (?:written|built|implemented) in [^,.;]{{1,40}}? and (?:is )?(?:deployed|"
+        r"hosted|running|runs) "
         rf"on {VAL}",
         "{p} runs on {v}",
         {"p": is_project, "v": is_tool},
@@ -162,15 +174,18 @@ RULES = [
         {"p": is_project, "v": is_tool},
     ),
     rule(
-        r"\bwe(?:'ve| have)? (?:just |now |finally )?(?:upgraded|updated|moved|bumped|migrated) (?P<t>(?-i:[A-Z])[\w.+-]*)"
-        r" from (?:version |v)?(?P<o>\d+(?:\.\d+)*[a-z]?) to (?:version |v)?(?P<v>\d+(?:\.\d+)*[a-z]?)",
+        r"\bwe(?:'ve| have)? (?:just |now |finally )?(?:upgraded|updated|moved|bumped|migrated) "
+        r"(?P<t>(?-i:[A-Z])[\w.+-]*)"
+        r" from (?:version |v)?(?P<o>\d+(?:\.\d+)*[a-z]?) to (?:version |"
+        r"v)?(?P<v>\d+(?:\.\d+)*[a-z]?)",
         "Uses {t} {v} instead of {t} {o}",
         {"t": is_tool},
         "correction",
         change=True,
     ),
     rule(
-        r"\bwe(?:'ve| have)? (?:just |now |finally )?(?:upgraded|updated|bumped) (?P<t>(?-i:[A-Z])[\w.+-]*) to "
+        r"\bwe(?:'ve| have)? (?:just |now |finally )?(?:upgraded|updated|bumped) "
+        r"(?P<t>(?-i:[A-Z])[\w.+-]*) to "
         r"(?:version |v)?(?P<v>\d+(?:\.\d+)*[a-z]?)",
         "Uses {t} {v}",
         {"t": is_tool},
@@ -178,30 +193,38 @@ RULES = [
         change=True,
     ),
     rule(
-        r"\bwe(?:'re| are) (?:now |currently |still )?on (?P<t>[A-Za-z][\w.+-]*) (?:version |v)?(?P<v>\d+(?:\.\d+)*[a-z]?)",
+        r"\bwe(?:'re| are) (?:now |currently |still )?on (?P<t>[A-Za-z][\w.+-]*) (?:version |"
+        r"v)?(?P<v>\d+(?:\.\d+)*[a-z]?)",
         "Uses {t} {v}",
         {"t": is_tool},
         finish=capital_tool,
     ),
     rule(
-        rf"^(?:we|our team|the team)(?:'ve| have)? (?:all )?(?:agreed|decided) (?:to |that we(?:'ll| will) |on )"
+        r"^(?:we|our team|the team)(?:'ve| have)? (?:all )?(?:agreed|decided) (?:to |that "
+        r"we(?:'ll| will) |on )"
         rf"(?P<v>[^.;!?]{{3,80}}?\b(?:{CADENCE})\b[^.;!?]{{0,40}}?)\s*[.!]?$",
         "Team agreement: {v}",
         finish=keep_at,
     ),
     rule(
-        rf"^(?:we|our team|the team) (?P<v>(?:deploy|release|ship|meet|demo|plan|sync|review code|pair|"
+        r"^(?:we|our team|the team) (?P<v>(?:deploy|release|ship|meet|demo|plan|sync|review code|"
+        r"pair|"
         rf"(?:do|have|hold|run) {_TEAM_EVENT}) (?:{CADENCE})[^.;!?]{{0,40}}?)"
         r"\s*[.!]?$",
         "Team cadence: {v}",
         finish=keep_at,
     ),
     rule(
-        r"^(?:our |my )?(?P<e>daily standup|standup|stand-up|retro|retrospective|sprint planning|planning|demo|"
-        r"sync|releases?|deploys?|deployments?|sprints?|check-in|check in|staff meeting|team meeting|huddle|"
-        r"staff huddle|all-hands|1:1|one-on-one|design critique|critique|code review|review|weekly call|call)"
-        r"(?: (?:with|at) (?:the |our |my )?[a-z][\w ]{1,30}?)? (?:is|are|happens?|takes place) (?P<v>(?:at|on|every|"
-        r"each|once|twice|weekly|daily|biweekly|fortnightly|mondays|tuesdays|wednesdays|thursdays|fridays|"
+        r"^(?:our |my )?(?P<e>daily standup|standup|stand-up|retro|retrospective|sprint planning|"
+        r"planning|demo|"
+        r"sync|releases?|deploys?|deployments?|sprints?|check-in|check in|staff meeting|team "
+        r"meeting|huddle|"
+        r"staff huddle|all-hands|1:1|one-on-one|design critique|critique|code review|review|weekly "
+        r"call|call)"
+        r"(?: (?:with|at) (?:the |our |my )?[a-z][\w ]{1,30}?)? (?:is|are|happens?|takes place) "
+        r"(?P<v>(?:at|on|every|"
+        r"each|once|twice|weekly|daily|biweekly|fortnightly|mondays|tuesdays|wednesdays|thursdays|"
+        r"fridays|"
         r"saturdays|sundays|\w+ weeks long)[^.;!?,]{0,40}?)(?=\s*(?:[.!;]|,\s*(?:and|but)\b|$))",
         "Team cadence: {e} {v}",
         finish=whole_event,
@@ -215,19 +238,22 @@ RULES = [
         negative=True,
     ),
     rule(
-        rf"\b(?:the|our|my) (?P<k>project|app|product|service|system|repo|startup|company|team|tool|library) is "
+        r"\b(?:the|our|my) (?P<k>project|app|product|service|system|repo|startup|company|team|"
+        r"tool|library) is "
         rf"(?:called|named) {NAME}",
         "The {k} is called {v}",
         {"v": is_project},
     ),
     rule(
-        rf"\bi(?:'m| am) (?:leading|working on|building|running) (?:a|an|the) (?P<k>project|app|product|service|"
+        r"\bi(?:'m| am) (?:leading|working on|building|running) (?:a|an|the) (?P<k>project|app|"
+        r"product|service|"
         rf"startup|tool|library) (?:called|named) {NAME}",
         "The {k} is called {v}",
         {"v": is_project},
     ),
     rule(
-        rf"{_PROJECT}(?:'s)? (?:now )?(?:stores|keeps|saves|persists) (?:its|their|all its)? ?data in {VAL}",
+        rf"{_PROJECT}(?:'s)? (?:now )?(?:stores|keeps|saves|persists) (?:its|their|all its)? ?data "
+        rf"in {VAL}",
         "{p} stores its data in {v}",
         {"p": is_project, "v": is_tool},
     ),
@@ -262,9 +288,11 @@ RULES = [
     # "backend is kotlin + spring boot 3", "All our infra is Terraform on AWS", "Client portal is
     # Next.js 14"
     rule(
-        rf"(?:^|\b(?:the|our|all our|my)\s)(?:[a-z-]+ )?{_PART}(?: for (?:my|our|the) [a-z ]{{2,30}}?)?(?:'s)? "
+        rf"(?:^|\b(?:the|our|all our|my)\s)(?:[a-z-]+ )?{_PART}(?: for (?:my|our|the) [a-z "
+        rf"]{{2,30}}?)?(?:'s)? "
         rf"(?:is built (?:with|on|in|using)|is on|lives in|is|=) "
-        rf"{_TOOLS}(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and (?:is|we|our|it|the)|but|so|because|for now|instead)\b)",
+        rf"{_TOOLS}(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and (?:is|we|our|it|the)|but|so|because|for "
+        r"now|instead)\b)",
         "Uses {v}",
         {"v": is_tech_list},
         split=each_tool,
@@ -286,7 +314,8 @@ RULES = [
     ),
     # "we're going with ClickHouse instead", "we'll go with Postgres"
     rule(
-        r"\b(?:we(?:'re| are)|we(?:'ll| will)|i(?:'m| am)|let's) (?:now )?(?:going|go) with (?P<v>[^,.;:!?()]{1,40}?)"
+        r"\b(?:we(?:'re| are)|we(?:'ll| will)|i(?:'m| am)|let's) (?:now )?(?:going|go) with "
+        r"(?P<v>[^,.;:!?()]{1,40}?)"
         r"(?=\s*(?:[,.;!?]|$)|\s+(?:instead|for|now|then)\b)",
         "Uses {v}",
         {"v": is_tech},
@@ -294,7 +323,8 @@ RULES = [
     ),
     # "we switched the analytics service to ClickHouse"
     rule(
-        rf"\bwe(?:'ve| have)? (?:now |just )?(?:switched|moved|migrated) (?:the |our )?(?P<p>[a-z][\w-]* {PROJECT_NOUN}) "
+        r"\bwe(?:'ve| have)? (?:now |just )?(?:switched|moved|migrated) (?:the |our "
+        rf")?(?P<p>[a-z][\w-]* {PROJECT_NOUN}) "
         rf"to {VAL}",
         "Uses {v} for the {p}",
         {"v": is_tech},
@@ -312,7 +342,8 @@ RULES = [
     rule(r"^team agreement: (?P<v>.{5,160}?)\s*[.!]?$", "Team agreement: {v}", finish=keep_at),
     # "GoDaddy is cancelled", "Mongo is out": a tool given up
     rule(
-        r"(?:^|(?<=[,;] ))(?P<v>(?-i:[A-Z])[\w.+-]*(?: (?-i:[A-Z])[\w.+-]*)?) is (?:now )?(?:cancelled|canceled|out|"
+        r"(?:^|(?<=[,;] ))(?P<v>(?-i:[A-Z])[\w.+-]*(?: (?-i:[A-Z])[\w.+-]*)?) is (?:now "
+        r")?(?:cancelled|canceled|out|"
         r"gone|retired|deprecated|dead to us)\b",
         "No longer uses {v}",
         {"v": is_tech},
@@ -321,8 +352,10 @@ RULES = [
     ),
     # "We migrated hosting to SiteGround"
     rule(
-        rf"\bwe(?:'ve| have)? (?:now |just )?(?:migrated|moved|switched) (?:our )?(?P<p>hosting|email|payments|"
-        rf"billing|auth|search|ci|analytics|storage|dns) to {_TOOLS}(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:last|this|"
+        r"\bwe(?:'ve| have)? (?:now |just )?(?:migrated|moved|switched) (?:our )?(?P<p>hosting|"
+        r"email|payments|"
+        rf"billing|auth|search|ci|analytics|storage|dns) to {_TOOLS}(?=\s*(?:[,;!?(]|\.(?!\w)|$)|"
+        r"\s+(?:last|this|"
         r"and|but|so|because|now)\b)",
         "Uses {v} for {p}",
         {"v": is_tech},

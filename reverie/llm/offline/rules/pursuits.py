@@ -26,33 +26,38 @@ _NP_END = r"\b(?:[ -](?P<n>[a-z][\w'’-]*))?"
 
 #: Years ago, and nothing after it that ends the pursuit ("… but quit last year", "… then stopped").
 _YEARS_AGO = (
-    r"(?:about |around |over |some |almost |nearly |like )?(?:\d+ |a few |several |many |a couple of |two |three |"
+    r"(?:about |around |over |some |almost |nearly |like )?(?:\d+ |a few |several |many |a couple "
+    r"of |two |three |"
     r"four |five |six |seven |eight |nine |ten |\w+teen |twenty )?years ago\b"
     r"(?!.*\b(?:quit|stopped|gave up|give up|until|then|dropped|abandoned|but)\b)"
 )
 
 
 PRACTICES = (
-    "yoga|pilates|kickboxing|boxing|karate|judo|taekwondo|jiu-jitsu|jiu jitsu|aikido|kung fu|crossfit|"
+    "yoga|pilates|kickboxing|boxing|karate|judo|taekwondo|jiu-jitsu|jiu jitsu|aikido|kung fu|"
+    "crossfit|"
     "tai chi|capoeira|fencing|archery|aerial yoga|parkour|muay thai|triathlons?|marathons?"
 )
 
 
 GROUPS = (
-    "brigade|club|team|choir|band|league|society|association|union|crew|orchestra|ensemble|troupe|squad|"
+    "brigade|club|team|choir|band|league|society|association|union|crew|orchestra|ensemble|troupe|"
+    "squad|"
     "committee|council|board|guild|chapter"
 )
 
 
 VENTURES = (
-    "store|shop|business|studio|bakery|restaurant|café|cafe|company|startup|podcast|blog|channel|clinic|"
+    "store|shop|business|studio|bakery|restaurant|café|cafe|company|startup|podcast|blog|channel|"
+    "clinic|"
     "practice|agency|gym|salon|bar|brewery|farm|food truck|boutique|nonprofit|charity"
 )
 
 
 #: A business ends its phrase: "I started a business plan" runs none.
 _VENTURE_END = (
-    r"(?=\s+(?:and|but|in|with|called|named|last|this|that|on|for|from|which|where|since|a few|two|three|"
+    r"(?=\s+(?:and|but|in|with|called|named|last|this|that|on|for|from|which|where|since|a few|two|"
+    r"three|"
     r"years?|months?|weeks?|not|so|because|near|downtown)\b|\s*[,.;:!?()\-–—]|\s*$)"
 )
 
@@ -83,14 +88,16 @@ RULES = [
     # an instrument with its kind ("acoustic guitar"), ending its noun phrase: "Guitar Hero", "piano
     # bar gigs" name no instrument played (the word after it is no noun of the lexicon)
     rule(
-        rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) (?:the )?"
+        r"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) (?:the "
+        r")?"
         rf"(?P<v>{_INSTRUMENT}){_NP_END}",
         "Plays the {v}",
         {"n": is_no_noun},
     ),
     rule(rf"\bplaying my (?P<v>{_INSTRUMENT}){_NP_END}", "Plays the {v}", {"n": is_no_noun}),
     rule(
-        rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) (?P<v>{SPORTS}){_NP_END}",
+        r"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:play|playing) "
+        rf"(?P<v>{SPORTS}){_NP_END}",
         "Plays {v}",
         {"n": is_no_noun},
     ),
@@ -102,19 +109,23 @@ RULES = [
     ),
     rule(rf"\bi (?:first )?started (?:playing|to play) (?P<v>{SPORTS}) {_YEARS_AGO}", "Plays {v}"),
     rule(
-        rf"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:do|doing|practi[sc]e|practi[sc]ing) "
+        r"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently )?(?:do|doing|practi[sc]e|"
+        r"practi[sc]ing) "
         rf"(?P<v>{PRACTICES})\b",
         "Does {v}",
     ),
     rule(
-        rf"\bi(?:'m| am)(?: (?!my\b|his\b|her\b|their\b|the\b|an?\b|our\b|your\b)[a-z]+){{0,3}}?,? (?:just |also |"
+        rf"\bi(?:'m| am)(?: (?!my\b|his\b|her\b|their\b|the\b|an?\b|our\b|your\b)[a-z]+){{0,3}}?,? "
+        r"(?:just |also |"
         rf"currently |now )?learning (?:(?:how )?to play )?(?:the )?(?P<v>{INSTRUMENTS})\b",
         "Is learning the {v}",
     ),
     rule(
-        r"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently |now |definitely )?(?:carrying on |continuing |"
+        r"\bi(?:'ve been| have been|'m| am)? (?:also |still |currently |now |definitely "
+        r")?(?:carrying on |continuing |"
         r"keeping up )?(?:volunteer|volunteering) (?:at|with|for) "
-        r"(?P<v>(?:a|an|the|my local|our local) [a-z][a-z -]{2,40}?)(?=\s+(?:and|but|since|because|so|on|every|"
+        r"(?P<v>(?:a|an|the|my local|our local) [a-z][a-z -]{2,40}?)(?=\s+(?:and|but|since|because|"
+        r"so|on|every|"
         r"twice|once|for)\b|[,.;:!?()]|$)",
         "Volunteers at {v}",
         {"v": is_np},
@@ -133,7 +144,8 @@ RULES = [
     ),
     rule(r"\bi (?:started|began) volunteering\b", "Volunteers"),
     rule(
-        rf"\bi(?:'ve| have)? (?:just |recently |also )?joined (?P<v>(?:a|an|the|our local|my local) [a-z][a-z -]{{0,40}}?"
+        r"\bi(?:'ve| have)? (?:just |recently |also )?joined (?P<v>(?:a|an|the|our local|my "
+        rf"local) [a-z][a-z -]{{0,40}}?"
         rf"(?:{GROUPS}))\b",
         "Is a member of {v}",
         {"v": is_np},
@@ -141,20 +153,23 @@ RULES = [
         finish=with_article,
     ),
     rule(
-        rf"\bi(?:'m| am) (?:now |also |still )?(?:a )?(?:part|member) of (?P<v>(?:a|an|the|our local|my local) "
+        r"\bi(?:'m| am) (?:now |also |still )?(?:a )?(?:part|member) of (?P<v>(?:a|an|the|our "
+        r"local|my local) "
         rf"[a-z][a-z -]{{0,40}}?(?:{GROUPS}))\b",
         "Is a member of {v}",
         {"v": is_np},
         finish=with_article,
     ),
     rule(
-        rf"\bi (?:run|own|opened|started|launched|founded)(?: up)? (?P<v>(?:a|an|my own) (?:[\w-]+ ){{0,3}}?"
+        r"\bi (?:run|own|opened|started|launched|founded)(?: up)? (?P<v>(?:a|an|my own) (?:[\w-]+ "
+        rf"){{0,3}}?"
         rf"(?:{VENTURES})){_VENTURE_END}",
         "Runs {v}",
         finish=a_venture,
     ),
     rule(
-        rf"\bi (?:love |enjoy |like )?running (?P<v>my own (?:[\w-]+ ){{0,3}}?(?:{VENTURES})){_VENTURE_END}",
+        r"\bi (?:love |enjoy |like )?running (?P<v>my own (?:[\w-]+ "
+        rf"){{0,3}}?(?:{VENTURES})){_VENTURE_END}",
         "Runs {v}",
         finish=a_venture,
     ),

@@ -27,7 +27,15 @@ def what_is_due(f: Filling) -> bool:
     """A deadline said with no subject ("the deadline is Friday") is a bare deadline."""
     if "v" not in f.values:
         f.template = f.template.replace("Deadline for {v}", "Deadline")
+    elif f.values["v"].lower() in _NO_SUBJECT:
+        return (
+            False  # "the new deadline is March 17": a date corrected (``corrections``), no subject
+        )
     return True
+
+
+#: Words before "deadline" that name no subject ("the new deadline", "the final date").
+_NO_SUBJECT = frozenset("new next final real actual revised updated current same".split())
 
 
 #: Dated things a deadline is for (a correction of one replaces the old day: ``deadline:<what>``).
@@ -36,13 +44,16 @@ _DELIVERABLES = (
 )
 #: Other dated events, kept as "<event> on <day>".
 _EVENTS = (
-    r"(?:exam|test|court date|hearing|interview|presentation|demo|conference|wedding|surgery|operation|"
+    r"(?:exam|test|court date|hearing|interview|presentation|demo|conference|wedding|surgery|"
+    r"operation|"
     r"defen[cs]e|audit|review|trip|flight|party|move|moving day|opening|graduation)"
 )
 #: Work a routine is of: a routine with one of these is the work's (MEMORY), else the user's (USER).
 _WORK = re.compile(
-    r"\b(?:meeting|call|1:1|one-on-one|standup|stand-up|sync|payroll|staff|team|clients?|shifts?|office|manager|"
-    r"developer|freelancer|boss|class|classes|lectures?|patients|review|report|invoices?|newsletter)\b",
+    r"\b(?:meeting|call|1:1|one-on-one|standup|stand-up|sync|payroll|staff|team|clients?|shifts?|"
+    r"office|manager|"
+    r"developer|freelancer|boss|class|classes|lectures?|patients|review|report|invoices?|"
+    r"newsletter)\b",
     re.I,
 )
 
@@ -55,7 +66,7 @@ def dated_event(f: Filling) -> bool:
     what = re.sub(r"\s+deadline$", "", said, flags=re.I)
     what = re.sub(r"^(?:the )?deadline for (?:the |our |my )?", "", what, flags=re.I)
     f.values["v"] = what
-    if not what:
+    if not what or what.lower() in _NO_SUBJECT:
         return False
     if not deliverable:
         f.template = "{V} on {d}"
@@ -82,14 +93,16 @@ RULES = [
         finish=what_is_due,
     ),
     rule(
-        rf"\b(?:the |our |my )?(?P<v>[\w-]+(?: [\w-]+(?:\.\w+)*){{0,3}}) (?:is|are) due (?:on |by )?{_DATE}\b",
+        rf"\b(?:the |our |my )?(?P<v>[\w-]+(?: [\w-]+(?:\.\w+)*){{0,3}}) (?:is|are) due (?:on |by "
+        rf")?{_DATE}\b",
         "Deadline for {v}: {d}",
         {"v": is_any_thing},
         "ephemeral",
         finish=what_is_due,
     ),
     rule(
-        rf"\bwe (?:need to|have to|must|want to|'ve got to|have got to) (?P<a>ship|release|launch|deliver|finish|submit)(?: (?:the |our )?"
+        r"\bwe (?:need to|have to|must|want to|'ve got to|have got to) (?P<a>ship|release|launch|"
+        r"deliver|finish|submit)(?: (?:the |our )?"
         rf"(?P<v>[\w-]+(?: [\w-]+){{0,3}}))? by {_DATE}\b",
         "Deadline for {v}: {d}",
         {"v": is_any_thing},
@@ -97,13 +110,15 @@ RULES = [
         finish=what_is_due,
     ),
     rule(
-        rf"\bi(?:'ve| have)(?: got)? an? (?P<k>{APPOINTMENTS}) appointment (?:on |at |for )?{_DATE}\b",
+        rf"\bi(?:'ve| have)(?: got)? an? (?P<k>{APPOINTMENTS}) appointment (?:on |at |for "
+        rf")?{_DATE}\b",
         "{K} appointment on {d}",
         None,
         "ephemeral",
     ),
     rule(
-        rf"\bi(?:'m| am) (?:going|flying|travelling|traveling|driving|heading) to {NAME} (?:on |this |next )?{_DATE}\b",
+        rf"\bi(?:'m| am) (?:going|flying|travelling|traveling|driving|heading) to {NAME} (?:on |"
+        rf"this |next )?{_DATE}\b",
         "Travelling to {v} on {d}",
         {"v": is_place},
         "ephemeral",
@@ -112,8 +127,10 @@ RULES = [
     # case
     # is March 3"
     rule(
-        rf"\b(?:the |our |my )?(?P<v>(?:[\w.-]+ ){{0,3}}(?:{_DELIVERABLES}|{_EVENTS})(?: for (?:the |our |my )?"
-        rf"[\w .-]{{2,40}}?)?) (?:is|are|was moved to|has moved to) (?:now |still )?(?:on |set for |scheduled for |"
+        rf"\b(?:the |our |my )?(?P<v>(?:[\w.-]+ ){{0,3}}(?:{_DELIVERABLES}|{_EVENTS})(?: for "
+        r"(?:the |our |my )?"
+        rf"[\w .-]{{2,40}}?)?) (?:is|are|was moved to|has moved to) (?:now |still )?(?:on |set for "
+        r"|scheduled for |"
         rf"planned for )?{_DATE}\b",
         "Deadline for {v}: {d}",
         {"v": is_specific},
@@ -122,14 +139,17 @@ RULES = [
     ),
     # "My thesis submission deadline is 30 June 2026"
     rule(
-        rf"\b(?:the |our |my )(?P<v>[\w\s.-]{{2,40}}?) deadline is (?:now |still )?(?:on |by )?{_DATE}\b",
+        rf"\b(?:the |our |my )(?P<v>[\w\s.-]{{2,40}}?) deadline is (?:now |still )?(?:on |by "
+        rf")?{_DATE}\b",
         "Deadline for {v}: {d}",
         {"v": is_any_thing},
         "ephemeral",
+        finish=what_is_due,
     ),
     # "We ship v2.0 on November 14th"
     rule(
-        rf"\bwe(?:'ll| will|'re going to| are going to)? (?:ship|release|launch|go live with|deliver) (?:the |our )?"
+        r"\bwe(?:'ll| will|'re going to| are going to)? (?:ship|release|launch|go live with|"
+        r"deliver) (?:the |our )?"
         rf"(?P<v>[\w.-]+(?: [\w.-]+){{0,2}}?) on {_DATE}\b",
         "Deadline for {v}: {d}",
         {"v": is_any_thing},
@@ -138,16 +158,20 @@ RULES = [
     # "I have a 1:1 with my manager every Thursday at 4pm", "I run payroll every other Friday": a
     # scheduled thing of the user's, on a cadence
     rule(
-        rf"^i (?:have|run|attend|host|lead|teach|do) (?:a |an |my |our |the )?(?:weekly |daily |monthly |regular )?"
-        r"(?:1:1|one-on-one|meeting|call|sync|check-in|standup|stand-up|class|classes|lesson|lessons|session|"
-        r"review|payroll|shift|shifts|training|practice|rehearsal|appointment|therapy|physio)\b[^,;]{0,60}?"
+        r"^i (?:have|run|attend|host|lead|teach|do) (?:a |an |my |our |the )?(?:weekly |daily |"
+        r"monthly |regular )?"
+        r"(?:1:1|one-on-one|meeting|call|sync|check-in|standup|stand-up|class|classes|lesson|"
+        r"lessons|session|"
+        r"review|payroll|shift|shifts|training|practice|rehearsal|appointment|therapy|"
+        r"physio)\b[^,;]{0,60}?"
         rf"\b(?:{CADENCE})\b[^,;]{{0,40}}?(?=\s*(?:[,;.!]|$))",
         "Routine: {v3}",
         finish=a_routine,
     ),
     # "I swim three times a week", "I go bouldering every Saturday": a pursuit on a cadence
     rule(
-        r"^i (?:swim|cycle|train|work out|climb|go (?:to the gym|running|swimming|climbing|bouldering|cycling|"
+        r"^i (?:swim|cycle|train|work out|climb|go (?:to the gym|running|swimming|climbing|"
+        r"bouldering|cycling|"
         r"hiking|dancing)|do (?:yoga|pilates|crossfit))\b[^,;]{0,40}?"
         rf"\b(?:{CADENCE})\b[^,;]{{0,30}}?(?=\s*(?:[,;.!]|$))",
         "Habit: {v3}",
@@ -155,7 +179,8 @@ RULES = [
     ),
     # "i dont work fridays"
     rule(
-        r"\bi (?:don't|do not|never) work (?:on )?(?P<v>mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|"
+        r"\bi (?:don't|do not|never) work (?:on )?(?P<v>mondays|tuesdays|wednesdays|thursdays|"
+        r"fridays|saturdays|"
         r"sundays|weekends)\b",
         "Doesn't work on {v}",
         negative=True,

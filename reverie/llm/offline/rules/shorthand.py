@@ -47,7 +47,8 @@ _APOSTROPHE_RX = re.compile(r"\b(" + "|".join(_APOSTROPHES) + r")\b", re.I)
 #: A tag at the end that says nothing ("vegan btw", "Never use emojis, please"); "here" only after
 #: a predicate with no subject ("celiac here").
 _TAIL_TAG = re.compile(
-    r"(?:,\s*(?:please|thanks|thank you)|[,\s]+(?:fyi|btw|by the way|tbh|just so you know))+\s*([.!]*)$",
+    r"(?:,\s*(?:please|thanks|thank you)|[,\s]+(?:fyi|btw|by the way|tbh|just so you "
+    r"know))+\s*([.!]*)$",
     re.I,
 )
 _HERE = re.compile(r"\s+here\s*([.!]*)$", re.I)
@@ -99,7 +100,8 @@ _LABELS: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(
-            r"^(?:backend|back end|frontend|front end|database|db|hosting|infra|infrastructure)\s*:\s*(?P<v>.+)$",
+            r"^(?:backend|back end|frontend|front end|database|db|hosting|infra|"
+            r"infrastructure)\s*:\s*(?P<v>.+)$",
             re.I,
         ),
         "We use {v}",
@@ -133,9 +135,11 @@ _PREDICATES: list[tuple[re.Pattern[str], str]] = [
             rf"^(?:(?:vegan|vegetarian|pescatarian|veggie|celiac|coeliac|(?:type [12] )?diabetic|"
             rf"pre-?diabetic|(?:lactose|gluten) intolerant){_DIET_END}|"
             r"(?:really |honestly |definitely )?not (?:a |the )?(?:big |huge )?fan of\b|"
-            r"(?:a )?(?:big |huge )?fan of\b|(?:severely |seriously |mildly |deathly |very )?allergic to\b|"
+            r"(?:a )?(?:big |huge )?fan of\b|(?:severely |seriously |mildly |deathly |very "
+            r")?allergic to\b|"
             r"fluent in\b|a native (?:\w+ )?speaker\b|native \w+ speaker\b|based (?:in|out of)\b|"
-            r"originally from\b|married to\b|single (?:mom|mum|dad|mother|father|parent)\b|living in\b|"
+            r"originally from\b|married to\b|single (?:mom|mum|dad|mother|father|parent)\b|living "
+            r"in\b|"
             r"obsessed with\b|passionate about\b|(?:\d+ weeks )?pregnant\b)",
             re.I,
         ),
@@ -143,9 +147,11 @@ _PREDICATES: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(
-            r"^(?:can't stand|cannot stand|love|hate|adore|grew up|moved (?:to|from)|keep halal|don't like|"
+            r"^(?:can't stand|cannot stand|love|hate|adore|grew up|moved (?:to|from)|keep halal|"
+            r"don't like|"
             r"do not like|don't enjoy|really don't like|"
-            r"don't eat|do not eat|don't drink|have (?:type [12] )?(?:diabetes|asthma|celiac|coeliac))\b",
+            r"don't eat|do not eat|don't drink|have (?:type [12] )?(?:diabetes|asthma|celiac|"
+            r"coeliac))\b",
             re.I,
         ),
         "I ",

@@ -56,7 +56,8 @@ _INSTEAD = re.compile(r"^(?P<new>.+?) instead of (?P<old>.+)$", re.I)
 
 
 _NO_LONGER = re.compile(
-    r"^No longer (?P<k>lives in|live in|works at|work at|works for|work for|likes|like|uses|use|learning|"
+    r"^No longer (?P<k>lives in|live in|works at|work at|works for|work for|likes|like|uses|use|"
+    r"learning|"
     r"is learning) "
     r"(?P<v>.+)$",
     re.I,
@@ -89,9 +90,11 @@ NO_LONGER_TEXT = {
 
 
 _SUSPICIOUS = re.compile(
-    r"https?://|www\.|[\w.+-]+@[\w-]+\.\w+|ignore (?:all |any |the )?(?:previous|prior|above|earlier) instructions"
+    r"https?://|www\.|[\w.+-]+@[\w-]+\.\w+|ignore (?:all |any |the )?(?:previous|prior|above|"
+    r"earlier) instructions"
     r"|\b(?:send|upload|forward|post|e-?mail|exfiltrate|share|leak)\b.*\b(?:to|with)\b"
-    r"|\b(?:password|api[ _-]?key|token|secret|credential|ssh key)s?\b|\bsoul\.md\b|\bsystem prompt\b",
+    r"|\b(?:password|api[ _-]?key|token|secret|credential|ssh key)s?\b|\bsoul\.md\b|\bsystem "
+    r"prompt\b",
     re.I,
 )
 
@@ -211,7 +214,8 @@ def dated(text: str, said_on: date | None) -> str:
     """A canonical dated fact with its date made absolute ("Deadline for X: next Friday" → "…:
     2027-01-15")."""
     m = re.match(
-        r"^(?P<head>Deadline for .+?: |Deadline: |\S+ appointment on |Travelling to .+? on )(?P<d>.+)$",
+        r"^(?P<head>Deadline for .+?: |Deadline: |\S+ appointment on |Travelling to .+? on "
+        r")(?P<d>.+)$",
         text,
         re.I,
     )

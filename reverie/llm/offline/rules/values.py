@@ -67,9 +67,12 @@ def _is_proper(value: str, *, max_words: int = 5, digits: bool = False) -> bool:
 #: Not an organisation, whatever the capitals: departments, time zones, places of work that are no
 #: employer.
 NOT_ORG = word_set(
-    "hr it marketing finance sales legal engineering accounting support operations ops pr r&d admin management "
-    "product design research security compliance procurement logistics customer payroll facilities qa "
-    "utc gmt cet cest est edt pst pdt cst cdt mst mdt bst ist jst aest central pacific eastern mountain atlantic "
+    "hr it marketing finance sales legal engineering accounting support operations ops pr r&d "
+    "admin management "
+    "product design research security compliance procurement logistics customer payroll facilities "
+    "qa "
+    "utc gmt cet cest est edt pst pdt cst cdt mst mdt bst ist jst aest central pacific eastern "
+    "mountain atlantic "
     "time home remote remotely night nights weekends school university college"
 )
 
@@ -134,8 +137,10 @@ def is_name(value: str) -> bool:
 
 #: Words that judge rather than name a job: "a terrible cook" is no cook by trade.
 EVALUATIVE = word_set(
-    "terrible awful bad good great decent lousy horrible amazing excellent better worse best worst average "
-    "mediocre poor fine lazy proud happy big huge aspiring wannabe would-be former ex failed frustrated "
+    "terrible awful bad good great decent lousy horrible amazing excellent better worse best worst "
+    "average "
+    "mediocre poor fine lazy proud happy big huge aspiring wannabe would-be former ex failed "
+    "frustrated "
     "hopeless natural born real total complete wonderful fantastic brilliant okay ok so-so"
 )
 
@@ -236,7 +241,8 @@ def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
     ):
         return False  # "I like tomorrow's plan": about one day
     if words[0].removesuffix("s") in TIME_WORDS and len(words) == 1:
-        return False  # "I love Fridays": a day, maybe a plan; "morning meetings", "night trains" are things
+        # "I love Fridays": a day, maybe a plan; "morning meetings", "night trains" are things
+        return False
     if words[-1] in _EMPTY_TAIL:
         return False  # "spending time", "hanging out": no thing named
     if (set(words) & UNPLEASANT and not unpleasant_ok) or set(words) & {
@@ -328,7 +334,8 @@ def is_title(value: str) -> bool:
 #: Verbs that name no pastime after "I like to": saying, thinking, seeing and helping are about a
 #: moment or a person ("I like to think …", "I love to see it").
 _NOT_PASTIME_VERBS = word_set(
-    "think say know believe hear see keep remind make help go be get have let tell ask imagine remember "
+    "think say know believe hear see keep remind make help go be get have let tell ask imagine "
+    "remember "
     "point mention add call check try give put take feel show"
 )
 
@@ -345,7 +352,8 @@ _ABOUT = re.compile(rf"(?:[\w-]+ )?(?:{MEDIA}) about [a-z][\w -]*")
 #: Words that tie a topic to this conversation or one occasion ("books about you", "stories about
 #: the time we went camping").
 _NOT_TOPIC = word_set(
-    "my your his her their our the a an this that these those it we i you he she they me him them us "
+    "my your his her their our the a an this that these those it we i you he she they me him them "
+    "us "
     "when what how who where which time"
 )
 

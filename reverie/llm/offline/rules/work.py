@@ -11,19 +11,21 @@ import re
 
 from .core import USER, Filling, rule
 from .lexicon import ROLES
-from .phrases import OLDTO, PLACE, VAL, I
+from .phrases import OLDTO, PLACE, PROMOTED, VAL, I
 from .values import is_firm, is_org, is_role, is_specific
 
 _ROLE_NOUN = "|".join(sorted(ROLES, key=len, reverse=True))
 #: A job title of up to four words, ending where a preposition or a clause begins.
 _ROLE = (
-    r"(?P<v>(?:[\w-]+ ){0,4}?[a-z-]+)(?=\s+(?:at|for|in|with|and|but|since|because|so|now|who|which|"
+    r"(?P<v>(?:[\w-]+ ){0,4}?[a-z-]+)(?=\s+(?:at|for|in|with|and|but|since|because|so|now|who|"
+    r"which|"
     r"from|by|on)\b|[,.;:!?()]|$)"
 )
 
 #: Words that say a message is about a job: "I left Mercy last month. I'm at Kaiser now, same role."
 _JOB_CUE = re.compile(
-    r"\b(?:job|role|position|work|working|company|employer|team|hired|joined|promoted|quit|resigned|"
+    rf"\b(?:job|role|position|work|working|company|employer|team|hired|joined|{PROMOTED}|quit|"
+    r"resigned|"
     r"colleagues|boss|manager|office|teaching|nurse|engineer|developer|teacher)\b",
     re.I,
 )
@@ -34,8 +36,22 @@ def about_a_job(f: Filling) -> bool:
     return bool(_JOB_CUE.search(f.message or f.match.string))
 
 
+#: A start that is today's job: said as recent, or with the old job left in the same message ("I
+#: started as a junior dev at X, now I lead it" is a career story).
+_RECENT_START = re.compile(
+    r"\b(?:just started|this (?:week|month)|last (?:week|month)|recently|yesterday|today|on monday|"
+    r"new job|left|quit|update)\b",
+    re.I,
+)
+
+
+def a_new_start(f: Filling) -> bool:
+    message = f.message or f.match.string
+    return bool(_RECENT_START.search(message)) and not re.search(r"\bnow i\b", message, re.I)
+
+
 def promoted(f: Filling) -> bool:
-    return bool(re.search(r"\bpromoted\b", f.message or f.match.string, re.I))
+    return bool(re.search(rf"\b{PROMOTED}\b", f.message or f.match.string, re.I))
 
 
 RULES = [
@@ -46,7 +62,8 @@ RULES = [
         {"v": is_org},
     ),
     rule(
-        rf"{I}(?:'ve| have)? (?:started (?:a new job|working) at|got a (?:new )?job at|been hired by|"
+        rf"{I}(?:'ve| have)? (?:started (?:a new job|working) at|got a (?:new )?job at|been hired "
+        r"by|"
         rf"switched jobs to|moved to a new job at) {PLACE}",
         "Works at {v}",
         {"v": is_org},
@@ -64,15 +81,33 @@ RULES = [
         {"v": is_role},
         change=True,
     ),
+    # "I started as a data analyst at Standard Bank this month": a new job, title and employer
     rule(
-        rf"{I}(?:'ve| have)? left {PLACE}(?=\s+(?:to join|to start|and joined|last (?:week|month|year))\b)",
+        rf"{I}(?:'ve| have)? (?:just )?started (?:out )?(?:as|working as) an? {_ROLE}",
+        "Works as {v}",
+        {"v": is_role},
+        change=True,
+        finish=a_new_start,
+    ),
+    rule(
+        rf"{I}(?:'ve| have)? (?:just )?started (?:out )?(?:as|working as) an? [^,.;]{{1,50}}? at "
+        rf"{PLACE}",
+        "Works at {v}",
+        {"v": is_org},
+        change=True,
+        finish=a_new_start,
+    ),
+    rule(
+        rf"{I}(?:'ve| have)? left {PLACE}(?=\s+(?:to join|to start|and joined|last (?:week|month|"
+        r"year))\b)",
         "No longer works at {v}",
         {"v": is_firm},
         "correction",
         change=True,
     ),
     rule(
-        rf"{I}(?: work| am working|'m working)(?: (?:part[- ]time|full[- ]time|freelance|remotely|mostly))?"
+        rf"{I}(?: work| am working|'m working)(?: (?:part[- ]time|full[- ]time|freelance|remotely|"
+        r"mostly))?"
         rf"(?: (?:at|for) [^,.;]*?)? as (?:an? )?{_ROLE}",
         "Works as {v}",
         {"v": is_role},
@@ -81,7 +116,8 @@ RULES = [
     # titles said without an article: "I'm CTO and co-founder of …", "head of the science
     # department"
     rule(
-        r"\bi(?:'m| am) (?:now |currently )?(?:the )?(?P<v>cto|ceo|cfo|coo|cpo|(?:head|director|vp) of (?:the )?"
+        r"\bi(?:'m| am) (?:now |currently )?(?:the )?(?P<v>cto|ceo|cfo|coo|cpo|(?:head|director|"
+        r"vp) of (?:the )?"
         r"[a-z][a-z ]{2,40}?)(?=\s+(?:at|of|for|and|in|since)\b|[,.;!]|$)",
         "Works as {v}",
         {"v": is_role},
@@ -97,20 +133,23 @@ RULES = [
     ),
     # "Day job is ML engineer at Infosys", "my job is data scientist at Grab"
     rule(
-        rf"\b(?:my )?(?:day )?job is (?:an? )?(?:[\w-]+ ){{0,3}}(?:{_ROLE_NOUN}) (?:at|for|with) {PLACE}",
+        rf"\b(?:my )?(?:day )?job is (?:an? )?(?:[\w-]+ ){{0,3}}(?:{_ROLE_NOUN}) (?:at|for|with) "
+        rf"{PLACE}",
         "Works at {v}",
         {"v": is_org},
     ),
     rule(rf"^(?:my )?day job is (?:an? )?{_ROLE}", "Works as {v}", {"v": is_role}),
     rule(
-        rf"\b(?:i(?:'ve| have)? )?(?:just )?(?:got |been )?promoted to (?:an? |the )?{_ROLE}",
+        rf"(?:^|\bi(?:'ve| have)? |\bi )(?:just )?(?:got |been |was |get )?{PROMOTED} to (?:an? |"
+        rf"the )?{_ROLE}",
         "Works as {v}",
         {"v": is_role},
         change=True,
     ),
     # "got promoted last week!! platform engineering manager now": the title said after a promotion
     rule(
-        r"^(?:i(?:'m| am) )?(?:now )?(?:an? |the )?(?P<v>(?:[\w-]+ ){0,3}[a-z-]+) (?:there |here )?now"
+        r"^(?:i(?:'m| am) )?(?:now )?(?:an? |the )?(?P<v>(?:[\w-]+ ){0,3}[a-z-]+) (?:there |here "
+        r")?now"
         r"(?=\s*(?:[,.;!]|$))",
         "Works as {v}",
         {"v": is_role},
@@ -119,13 +158,15 @@ RULES = [
     ),
     # "I teach 4th grade at Lincoln Elementary", "I lead a team of six developers at Rakuten"
     rule(
-        rf"\bi (?:teach|lecture|lead a team|manage a team|run a team|nurse|coach)\b[^,.;]{{0,40}}? at {PLACE}",
+        rf"\bi (?:teach|lecture|lead a team|manage a team|run a team|nurse|coach)\b[^,.;]{{0,40}}? "
+        rf"at {PLACE}",
         "Works at {v}",
         {"v": is_org},
     ),
     # "I left Booking, I'm at Adyen now", "I'm teaching at Riverside High now"
     rule(
-        rf"\bi(?:'m| am) (?:now |currently )?(?:teaching |working |nursing )?at {PLACE}(?=[^.;]*?\b(?:now|same role)\b)",
+        r"\bi(?:'m| am) (?:now |currently )?(?:teaching |working |nursing )?at "
+        rf"{PLACE}(?=[^.;]*?\b(?:now|same role)\b)",
         "Works at {v}",
         {"v": is_org},
         change=True,
@@ -140,8 +181,10 @@ RULES = [
         finish=about_a_job,
     ),
     rule(
-        rf"\bi(?:'m| am| work| am working|'m working) (?:now |currently )?(?:as )?(?:an?|the) (?:[a-z-]+ ){{0,3}}"
-        rf"(?:{_ROLE_NOUN})(?: (?:for|of|on|in) (?:the |our )?[a-z][^,.;]{{1,40}}?)? (?:at|for) {PLACE}",
+        r"\bi(?:'m| am| work| am working|'m working) (?:now |currently )?(?:as )?(?:an?|the) "
+        rf"(?:[a-z-]+ ){{0,3}}"
+        rf"(?:{_ROLE_NOUN})(?: (?:for|of|on|in) (?:the |our )?[a-z][^,.;]{{1,40}}?)? (?:at|for) "
+        rf"{PLACE}",
         "Works at {v}",
         {"v": is_org},
     ),
@@ -154,7 +197,8 @@ RULES = [
     ),
     # job and home changes said as leaving one for another
     rule(
-        rf"{I}(?:'ve| have)? (?:left|quit) {OLDTO} (?:to join|to work at|to work for|and joined) {PLACE}",
+        rf"{I}(?:'ve| have)? (?:left|quit) {OLDTO} (?:to join|to work at|to work for|and joined) "
+        rf"{PLACE}",
         "Works at {v} instead of {o}",
         {"v": is_org, "o": is_org},
         "correction",

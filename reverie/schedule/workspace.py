@@ -1,8 +1,10 @@
 """``DreamScheduler``: Dream every ``intervalH`` hours (or on a legacy ``cron`` expression) for
 ``reverie serve``.
 
-The workspace driver of Dream's one scheduling policy (``reverie.dream.policy``): APScheduler 3
-``AsyncIOScheduler``, one job, ``max_instances=1``, missed runs coalesced. The first
+The workspace driver of Dream's one scheduling policy (``reverie.schedule.policy``): APScheduler 3
+``AsyncIOScheduler``, one job, ``max_instances=1``, missed runs coalesced, and a run that did not
+complete (another process held the lock, the model was unavailable, it failed) tried once more
+before the next scheduled run, by the back-off ``serve --root`` uses. The first
 run time counts from the last completed run recorded in the workspace — the newest dream commit, or
 the status record's ``last_completed`` for runs that changed nothing — so restarting the service
 never postpones Dream (nanobot restarts the clock at every start). Each run is
@@ -21,20 +23,22 @@ from datetime import UTC, datetime, timedelta
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from ..dream.records import StatusRecord
+from ..dream.result import DreamResult
+from ..dream.runner import Dream
 from ..errors import ConfigError, ReverieError
 from ..storage.config import DreamConfig
-from .policy import next_due
-from .records import StatusRecord
-from .result import DreamResult
-from .runner import Dream
+from .policy import next_due, retry_delay, verdict
 
 __all__ = ["DreamScheduler", "serve", "next_run_time", "make_trigger", "stop_on_signals"]
 
 log = logging.getLogger(__name__)
 
 _JOB_ID = "reverie-dream"
+_RETRY_ID = "reverie-dream-retry"
 
 
 def make_trigger(cfg: DreamConfig, start: datetime | None = None) -> BaseTrigger:
@@ -79,6 +83,8 @@ class DreamScheduler:
         self.on_start = on_start
         self._scheduler: AsyncIOScheduler | None = None
         self._inflight: asyncio.Task[DreamResult] | None = None
+        self._failures = 0  # runs failed in a row (their retry's back-off)
+        self._outages = 0  # runs in a row that found the model unavailable
 
     def last_completed(self) -> datetime | None:
         """The newest of: the last dream commit's time, the status record's last completed run."""
@@ -129,6 +135,9 @@ class DreamScheduler:
                 pass
 
     async def _tick(self) -> None:
+        if self._inflight is not None:  # a retry and the schedule met: one run at a time
+            return
+        cursor = self._cursor()
         self._inflight = asyncio.ensure_future(self.dream.run(drain=True))
         if self.on_start is not None:
             self.on_start(self._inflight)
@@ -136,6 +145,7 @@ class DreamScheduler:
             result = await self._inflight
         except ReverieError as exc:
             log.error("dream scheduler: run failed to start: %s", exc)
+            self._retry("error", str(exc), progressed=False)
             return
         finally:
             self._inflight = None
@@ -146,8 +156,57 @@ class DreamScheduler:
             result.last,
             f": {result.reason}" if result.reason else "",
         )
+        after = self._cursor()
+        progressed = cursor is not None and after is not None and after > cursor
+        self._retry(result.status, result.reason, progressed=progressed)
         if self.on_result is not None:
             self.on_result(result)
+
+    def _cursor(self) -> int | None:
+        """Dream's cursor, to tell a run that made progress (None: unreadable; the run says why)."""
+        try:
+            return self.dream.store.dream_cursor()
+        except (ReverieError, OSError):
+            return None
+
+    def _retry(self, status: str, reason: str | None, *, progressed: bool) -> None:
+        """After a run that did not complete, one extra run before the schedule's next, as
+        ``serve --root`` retries a scope (``reverie.schedule.policy``, the ``serve`` section's
+        knobs): after ``retryBackoffSeconds`` when another process held the lock, doubling with
+        each failure in a row, and from ``outageBackoffSeconds`` while the model is unavailable;
+        never later than the schedule's own next run."""
+        outcome = verdict(status, reason, progressed=progressed)
+        knobs = self.dream.config.serve
+        if outcome == "completed":
+            self._failures = self._outages = 0
+            return
+        if outcome == "busy":
+            delay = knobs.retry_backoff_seconds
+        elif outcome == "unavailable":
+            self._outages += 1
+            delay = retry_delay(
+                self._outages, knobs.outage_backoff_seconds, knobs.retry_backoff_max_seconds
+            )
+        else:
+            self._failures += 1
+            delay = retry_delay(
+                self._failures, knobs.retry_backoff_seconds, knobs.retry_backoff_max_seconds
+            )
+        job = self._scheduler.get_job(_JOB_ID) if self._scheduler is not None else None
+        at = datetime.now(UTC) + timedelta(seconds=delay)
+        if job is None or (job.next_run_time is not None and job.next_run_time <= at):
+            return
+        assert self._scheduler is not None
+        self._scheduler.add_job(
+            self._tick,
+            DateTrigger(run_date=at, timezone=UTC),
+            id=_RETRY_ID,
+            replace_existing=True,
+            misfire_grace_time=None,
+        )
+        log.warning(
+            "dream scheduler: %s; trying again at %s", outcome, at.isoformat(timespec="seconds")
+        )
 
 
 async def serve(

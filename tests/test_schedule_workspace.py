@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -16,9 +17,9 @@ from support.dream_helpers import edit, make_env
 from reverie.dream import Dream
 from reverie.dream.lock import RunLock
 from reverie.dream.records import StatusRecord
-from reverie.dream.scheduler import DreamScheduler, make_trigger, next_run_time, serve
 from reverie.errors import ConfigError
 from reverie.llm.client import ModelClient
+from reverie.schedule.workspace import DreamScheduler, make_trigger, next_run_time, serve
 from reverie.storage.config import DreamConfig
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -126,7 +127,7 @@ def test_sigterm_stops_serve_cleanly(tmp_path):
     code = (
         "import asyncio, sys\n"
         "from support.dream_helpers import make_env\n"
-        "from reverie.dream.scheduler import serve\n"
+        "from reverie.schedule.workspace import serve\n"
         f"env = make_env({str(root)!r})\n"
         "async def main():\n"
         "    t = asyncio.create_task(serve(env.dream()))\n"
@@ -151,3 +152,95 @@ def test_sigterm_stops_serve_cleanly(tmp_path):
     out, err = p.communicate(timeout=30)
     assert p.returncode == 0, err[-2000:]
     assert out.strip() == "stopped"
+
+
+def _serve_until(env, count: int, timeout: float = 30, then=lambda result: None) -> list:
+    """Run ``serve`` on ``env`` until ``count`` runs have reported (each handed to ``then``);
+    their results."""
+
+    async def main():
+        stop = asyncio.Event()
+        results = []
+
+        def seen(result):
+            results.append(result)
+            then(result)
+            if len(results) >= count:
+                stop.set()
+
+        await asyncio.wait_for(
+            serve(env.dream(), stop=stop, handle_signals=False, on_result=seen), timeout
+        )
+        return results
+
+    return asyncio.run(main())
+
+
+def test_a_run_that_finds_the_model_down_is_tried_again_before_the_next_interval(tmp_path):
+    """``serve --root`` and the fleet try a workspace again after ``outageBackoffSeconds`` when its
+    run found the model unavailable; ``reverie serve`` waited for its next run, a whole
+    ``intervalH`` (two hours by default)."""
+    env = make_env(tmp_path / "ws")
+    env.config.serve.outage_backoff_seconds = 0.3
+    env.add("- [skip] chit-chat")
+    calls: list[float] = []
+
+    def respond(prompt):
+        calls.append(time.monotonic())
+        return TimeoutError("the provider did not answer") if len(calls) == 1 else "[SKIP]"
+
+    env.fake.responder = respond
+    first, second = _serve_until(env, 2)
+    assert first.status == "failed" and first.reason.startswith("model unavailable")
+    assert second.status == "no-change" and env.store.dream_cursor() == 1
+    assert 0.25 <= calls[1] - calls[0] < 10
+
+
+def test_a_workspace_another_process_is_dreaming_is_tried_again_after_the_retry_delay(tmp_path):
+    """The same workspace due in two schedulers (``serve`` here, ``serve --root`` or a fleet job
+    holding its Dream lock): tried again after ``serve.retryBackoffSeconds``, as the other two
+    drivers do, instead of at the next interval."""
+    env = make_env(tmp_path / "ws")
+    env.config.serve.retry_backoff_seconds = 0.3
+    env.add("- [skip] chit-chat")
+    env.fake.responder = lambda prompt: "[SKIP]"
+    lock = RunLock(env.ws.state_dir)
+    assert lock.try_acquire()
+    busy, done = _serve_until(env, 2, then=lambda result: lock.release())
+    assert busy.status == "already-running" and done.status == "no-change"
+    assert env.store.dream_cursor() == 1
+
+
+def test_a_workspace_failing_repeatedly_is_retried_with_the_shared_back_off(tmp_path):
+    """A memory file that cannot be read fails every run: retried after ``retryBackoffSeconds``,
+    doubling (``reverie.schedule.policy.retry_delay``), as ``serve --root`` and the fleet retry."""
+    env = make_env(tmp_path / "ws")
+    env.config.serve.retry_backoff_seconds = 0.1
+    env.config.serve.retry_backoff_max_seconds = 0.4
+    env.add("- [durable] x")
+    (env.ws.root / "USER.md").write_bytes(b"\xff\xfe not UTF-8\n")
+    env.fake.responder = lambda prompt: "[SKIP]"
+    seen: list[float] = []
+    results = _serve_until(env, 4, then=lambda result: seen.append(time.monotonic()))
+    assert all(r.status in ("failed", "error", "rejected") for r in results), results
+    gaps = [b - a for a, b in zip(seen, seen[1:], strict=False)]
+    assert [g >= w * 0.9 for g, w in zip(gaps, (0.1, 0.2, 0.4), strict=True)] == [True] * 3, gaps
+
+
+def test_a_run_that_cannot_start_is_one_line_and_retried(tmp_path, caplog):
+    """A Dream cursor that cannot be read (no record to restore it from): each try is one line, no
+    traceback, and it is retried by the back-off, not at the next interval."""
+    env = make_env(tmp_path / "ws")
+    env.config.serve.retry_backoff_seconds = 0.1
+    env.add("- [durable] x")
+    env.ws.dream_cursor_path.write_text("not a number\n")
+
+    async def main():
+        stop = asyncio.Event()
+        asyncio.get_running_loop().call_later(1.5, stop.set)
+        await serve(env.dream(), stop=stop, handle_signals=False)
+
+    asyncio.run(main())
+    tries = [r for r in caplog.records if "run failed to start" in r.getMessage()]
+    assert len(tries) >= 3, [r.getMessage() for r in caplog.records]
+    assert all(r.exc_info is None for r in caplog.records)

@@ -1,10 +1,11 @@
 """``RootScheduler``: Dream for every scope under a root, in one process (``reverie serve --root``).
 
-The single-workspace scheduler (``reverie.dream.scheduler``) keeps one timer per workspace; a root
-may hold a million workspaces, nearly all idle, so this one keeps none for them. A scope becomes a
-candidate when its history is appended: the append creates its due marker (``reverie.storage.scopes``, mark
-on write), and this scheduler polls only the marker buckets whose directory changed. A restart
-rebuilds the due set from the markers; ``rescan`` rebuilds the markers from the workspaces.
+The single-workspace scheduler (``reverie.schedule.workspace``) keeps one timer per workspace; a
+root may hold a million workspaces, nearly all idle, so this one keeps none for them. A scope
+becomes a candidate when its history is appended: the append creates its due marker
+(``reverie.storage.scopes``, mark on write), and this scheduler polls only the marker buckets whose
+directory changed. A restart rebuilds the due set from the markers; ``rescan`` rebuilds the markers
+from the workspaces.
 
 For each marked scope:
 
@@ -53,29 +54,39 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from ..dream.policy import TokenBucket, next_due, retry_delay
 from ..dream.records import StatusRecord
 from ..dream.result import DreamResult
-from ..dream.scheduler import stop_on_signals
+from ..dream.runner import Dream
 from ..errors import ReverieError
-from ..memory.runtime import Runtime
 from ..storage.config import Config, load_config
 from ..storage.scopes import ScopeRoot, due_jitter
 from ..storage.workspace import Workspace
+from .backlog import Backlog
+from .policy import (
+    COMPLETED,
+    FAILED,
+    TokenBucket,
+    next_due,
+    next_estimate,
+    retry_delay,
+    verdict,
+)
+from .workspace import stop_on_signals
 
-__all__ = ["RootScheduler", "serve_root", "ServeStats", "Backlog"]
+__all__ = ["RootScheduler", "serve_root", "ServeStats", "Backlog", "OpenDream"]
+
+#: How the scheduler gets a scope's Dream: ``lambda ws: Runtime(ws).dream``
+#: (``reverie.memory.runtime``), handed in by whoever starts it, so this layer stays below the one
+#: that wires the services.
+OpenDream = Callable[[Workspace], Dream]
 
 log = logging.getLogger(__name__)
-
-_UNAVAILABLE = "model unavailable"
-#: Runs after which the marker is re-checked ("paused": a drain's overall budget ran out, nothing
-#: failed; the ``trust`` branch adds it, and a single batch, as run here, does not reach it).
-_COMPLETED = ("ok", "no-change", "dead-lettered", "nothing-to-do", "paused")
 
 
 @dataclass
 class ServeStats:
-    """What a `RootScheduler` did: runs started and finished by status, model tokens used, outage pauses."""
+    """What a `RootScheduler` did: runs started and finished by status, model tokens used, outage
+    pauses."""
 
     started: int = 0
     peak: int = 0  # most runs in flight at once
@@ -89,44 +100,13 @@ class ServeStats:
         return sum(self.finished.values())
 
 
-@dataclass(frozen=True)
-class Backlog:
-    """What a Dream scheduler is doing now, as ``serve --root`` and ``reverie fleet status`` show it
-    (a live line, JSON) and export it (Prometheus): workspaces ``due`` now and ``waiting`` (due
-    later), runs ``in_flight``, ``parked`` workspaces, batches ``set_aside``, how long the
-    longest-waiting due workspace has been due, runs, failures and model tokens per minute over the
-    last minute, and the totals since start (``runs`` by status)."""
-
-    due: int
-    waiting: int
-    in_flight: int
-    parked: int
-    set_aside: int
-    oldest_due_seconds: float
-    runs_per_minute: float
-    failures_per_minute: float
-    tokens_per_minute: float
-    runs: dict[str, int] = field(default_factory=dict)
-    failures: int = 0
-    tokens: int = 0
-    paused: bool = False
-
-    @property
-    def minutes_to_clear(self) -> float | None:
-        """At the current rate, minutes until every workspace due now has run (None: no rate)."""
-        return self.due / self.runs_per_minute if self.runs_per_minute > 0 else None
-
-
-#: Statuses that count as a failed run.
-FAILED = ("failed", "rejected", "error")
-
-
 class RootScheduler:
     """Runs Dream for the due scopes of ``root`` until stopped (see the module docstring)."""
 
     def __init__(
         self,
         root: ScopeRoot,
+        open_dream: OpenDream,
         *,
         config: Config | None = None,
         max_inflight: int | None = None,
@@ -134,6 +114,7 @@ class RootScheduler:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.root = root
+        self.open_dream = open_dream
         self.config = config if config is not None else load_config()
         self.settings = self.config.serve
         self.max_inflight = max_inflight or self.settings.max_inflight
@@ -143,9 +124,8 @@ class RootScheduler:
         self._started = clock()
         self.tokens = TokenBucket(self.settings.tokens_per_minute)
         self._heap: list[tuple[float, int, str]] = []
-        self._due: dict[
-            str, float
-        ] = {}  # name → due time (wall clock); the heap may hold stale entries
+        #: name → due time (wall clock); the heap may hold stale entries
+        self._due: dict[str, float] = {}
         self._seq = 0
         self._running: dict[str, asyncio.Task[None]] = {}
         self._handles: dict[str, _Handle] = {}
@@ -158,16 +138,15 @@ class RootScheduler:
         self._estimate = 0.0  # average tokens of a run, reserved when one starts
         self._wake = asyncio.Event()
         self._failures: dict[str, int] = {}  # scope → failed runs in a row (its back-off)
-        self._recent: deque[tuple[float, bool, int]] = (
-            deque()
-        )  # (when, failed, tokens), last minute
+        #: (when, failed, tokens) of the runs of the last minute
+        self._recent: deque[tuple[float, bool, int]] = deque()
         self._set_aside: dict[str, int] = {}  # scope → batches set aside, as its last run left them
         #: The latest `Backlog`, replaced whole each turn of the loop: other threads (a metrics
         #: exporter) read it without a lock.
         self.snapshot = Backlog(0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0)
         self._snapshot_at = float("-inf")
 
-    # -- the due set ------------------------------------------------------------------------------------------
+    # -- the due set -------------------------------------------------------------------------------
     @property
     def due_count(self) -> int:
         return len(self._due)
@@ -177,7 +156,8 @@ class RootScheduler:
         return len(self._running)
 
     def poll(self) -> None:
-        """Take in the markers of every bucket that changed since the last poll; forget names whose marker went."""
+        """Take in the markers of every bucket that changed since the last poll; forget names
+        whose marker went."""
         for bucket, names in self.root.due_buckets(self._seen):
             now_listed = set(names)
             for gone in self._listed.get(bucket, set()) - now_listed:
@@ -211,18 +191,18 @@ class RootScheduler:
         return due + self.jitter(name)
 
     def _interval(self, ws: Workspace) -> float:
-        if (
-            ws.config_path.is_file()
-        ):  # the scope's own config; the root's otherwise (no read per scope)
+        # The scope's own config when it has one; the root's otherwise (no read per scope).
+        if ws.config_path.is_file():
             try:
                 return load_config(ws.root).dream.interval_h * 3600
             except ReverieError as exc:
                 log.warning("serve: %s: %s; using the root's interval", ws.root, exc)
         return self.config.dream.interval_h * 3600
 
-    # -- the loop ---------------------------------------------------------------------------------------------
+    # -- the loop ----------------------------------------------------------------------------------
     async def run(self, stop: asyncio.Event) -> None:
-        """Serve until ``stop`` is set; then cancel the runs in flight (before they write) and return."""
+        """Serve until ``stop`` is set; then cancel the runs in flight (before they write) and
+        return."""
         poll_every = self.settings.poll_seconds
         next_poll = 0.0
         try:
@@ -232,9 +212,8 @@ class RootScheduler:
                     self.poll()
                     next_poll = now + poll_every
                 wait = min(next_poll - now, self._admit(now))
-                if (
-                    now - self._snapshot_at >= 1.0
-                ):  # (counting the due set is O(due): once a second)
+                # (counting the due set is O(due): once a second)
+                if now - self._snapshot_at >= 1.0:
                     self.snapshot, self._snapshot_at = self.backlog(now), now
                 self._wake.clear()
                 waiter = asyncio.ensure_future(self._wake.wait())
@@ -261,7 +240,8 @@ class RootScheduler:
             if now < self._paused_until:
                 return self._paused_until - now
             if self.tokens.per_minute is not None and self._estimate == 0 and self._running:
-                return 3600.0  # no run has finished yet: one probe run says what a run costs before more start
+                # no run has finished yet: one probe run says what a run costs before more start
+                return 3600.0
             wait = self.tokens.wait_for(self._estimate)
             if wait > 0:
                 return wait
@@ -288,7 +268,7 @@ class RootScheduler:
                 return
             loop = asyncio.get_running_loop()
             result, again, aside = await loop.run_in_executor(
-                self._pool(), _run_in_thread, self.root, name, ws, handle, self._loops
+                self._pool(), _run_in_thread, self, name, ws, handle
             )
             if aside:
                 self._set_aside[name] = aside
@@ -298,7 +278,7 @@ class RootScheduler:
         except asyncio.CancelledError:
             pass  # stopped: abandoned before it wrote; the marker stays
         except (ReverieError, OSError) as exc:  # OSError: the disk's fault (full, denied), said
-            if self._forgotten(name):  # forget-user took the scope mid-run: no failure of its own
+            if self._forgotten(name):  # forget-user took the scope mid-run: not its failure
                 log.info("serve: %s: forgotten while it ran (%s)", name, exc)
                 return
             self.stats.errors += 1
@@ -358,8 +338,9 @@ class RootScheduler:
         """A failed run (or an error): retry after ``retryBackoffSeconds``, doubling with each
         failure in a row up to ``retryBackoffMaxSeconds``; the log line says so."""
         n = self._failures[name] = self._failures.get(name, 0) + 1
-        first = self.settings.retry_backoff_seconds
-        delay = retry_delay(n, first, max(self.settings.retry_backoff_max_seconds, first))
+        delay = retry_delay(
+            n, self.settings.retry_backoff_seconds, self.settings.retry_backoff_max_seconds
+        )
         log.warning(
             "serve: %s: %s (%d failure(s) in a row; next try in %.3gs)", name, why, n, delay
         )
@@ -378,39 +359,46 @@ class RootScheduler:
         used = result.usage.total_tokens
         self.stats.tokens += used
         self.tokens.take(used - reserved)
-        if used:
-            self._estimate = used if self._estimate == 0 else 0.8 * self._estimate + 0.2 * used
+        self._estimate = next_estimate(self._estimate, used)
         self.stats.finished[result.status] = self.stats.finished.get(result.status, 0) + 1
         now = self.clock()
         self._recent.append((now, result.status in FAILED, used))
-        if _unavailable(result):
-            if now >= self._paused_until:  # a new outage, or one still going after the last pause
-                self.stats.pauses += 1
-                self._outages += 1
-                first = self.settings.outage_backoff_seconds
-                cap = max(self.settings.retry_backoff_max_seconds, first)
-                pause = retry_delay(self._outages, first, cap)
-                self._paused_until = now + pause
-                log.warning(
-                    "serve: the model is unavailable; no run starts for %.0fs (%s)",
-                    pause,
-                    result.reason,
-                )
-            self._schedule(name, self._paused_until)
-        elif result.status in _COMPLETED:
+        outcome = verdict(result.status, result.reason)
+        if outcome == "unavailable":
+            self._schedule(name, self._pause(now, result.reason))
+        elif outcome == "completed":
             self._outages = 0
             self._failures.pop(name, None)
-            if again:  # history still pending (a backlog, or appended meanwhile): due again, behind the others
+            if again:  # history still pending (a backlog, or an append): due, behind the others
                 self._schedule(name, now)
-        elif result.status in FAILED:  # an attempt counted (or the batch is stuck): back off
+        elif outcome == "failed":  # an attempt counted (or the batch is stuck): back off
             self._retry_later(name, f"{result.status}: {result.reason}")
-        else:  # already running elsewhere: the marker stays
+        else:  # busy: another process's run holds the lock; the marker stays
             self._schedule(name, now + self.settings.retry_backoff_seconds)
         if self.on_result is not None:
             self.on_result(ws, result)
 
+    def _pause(self, now: float, reason: str | None) -> float:
+        """The model is unavailable: no run starts until the returned time. A new outage (or one
+        still going after the last pause) pauses for ``outageBackoffSeconds``, doubling up to
+        ``retryBackoffMaxSeconds``; runs that end so during a pause do not lengthen it."""
+        if now >= self._paused_until:
+            self.stats.pauses += 1
+            self._outages += 1
+            pause = retry_delay(
+                self._outages,
+                self.settings.outage_backoff_seconds,
+                self.settings.retry_backoff_max_seconds,
+            )
+            self._paused_until = now + pause
+            log.warning(
+                "serve: the model is unavailable; no run starts for %.0fs (%s)", pause, reason
+            )
+        return self._paused_until
+
     async def cancel(self) -> None:
-        """Cancel the runs in flight (each at its next await, before it writes) and wait for them."""
+        """Cancel the runs in flight (each at its next await, before it writes) and wait for
+        them."""
         for handle in list(self._handles.values()):
             handle.cancel()
         tasks = list(self._running.values())
@@ -423,7 +411,8 @@ class RootScheduler:
 
 
 class _Handle:
-    """A run in a worker thread, as seen from the scheduler's loop: lets ``cancel`` reach the run's own loop."""
+    """A run in a worker thread, as seen from the scheduler's loop: lets ``cancel`` reach the run's
+    own loop."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -472,27 +461,27 @@ class _ThreadLoops:
 
 
 def _run_in_thread(
-    root: ScopeRoot, name: str, ws: Workspace, handle: _Handle, loops: _ThreadLoops
+    sched: RootScheduler, name: str, ws: Workspace, handle: _Handle
 ) -> tuple[DreamResult, bool, int]:
     """One Dream batch on this worker thread's event loop (its file writes and fsyncs then block
     only this thread), then the marker's update: unmark, then check, re-mark if history is still
     pending. Returns the result, whether the scope is due again, and its batches set aside."""
-    rt = Runtime(ws)
-    loop = loops.get()
+    dream = sched.open_dream(ws)
+    loop = sched._loops.get()
     try:
-        task = loop.create_task(rt.dream.run())
+        task = loop.create_task(dream.run())
         handle.attach(loop, task)
         result = loop.run_until_complete(task)
     finally:
-        if "git" in rt.__dict__:
-            rt.git.close()
+        dream.git.close()
     again = False
-    if result.status in _COMPLETED and not _unavailable(result):
-        root.unmark_due(name)  # unmark, then check: an append meanwhile re-marks, or is seen here
-        if rt.store.pending_count() > 0:
-            root.mark_due(name)
+    if result.status in COMPLETED:
+        # unmark, then check: an append meanwhile re-marks, or is seen here
+        sched.root.unmark_due(name)
+        if dream.store.pending_count() > 0:
+            sched.root.mark_due(name)
             again = True
-    return result, again, len(rt.dream.set_aside())
+    return result, again, len(dream.set_aside())
 
 
 def _os_text(exc: OSError) -> str:
@@ -500,12 +489,9 @@ def _os_text(exc: OSError) -> str:
     return f"{where}{exc.strerror or exc}"
 
 
-def _unavailable(result: DreamResult) -> bool:
-    return result.status == "failed" and (result.reason or "").startswith(_UNAVAILABLE)
-
-
 async def serve_root(
     root: ScopeRoot,
+    open_dream: OpenDream,
     *,
     config: Config | None = None,
     max_inflight: int | None = None,
@@ -521,7 +507,7 @@ async def serve_root(
     stop = stop or asyncio.Event()
     with stop_on_signals(stop, enabled=handle_signals):
         scheduler = RootScheduler(
-            root, config=config, max_inflight=max_inflight, on_result=on_result
+            root, open_dream, config=config, max_inflight=max_inflight, on_result=on_result
         )
         if ready is not None:
             ready()

@@ -1,4 +1,4 @@
-"""``reverie serve --root`` (reverie.operations.serve_root): Dream for every due scope under a root,
+"""``reverie serve --root`` (reverie.schedule.root): Dream for every due scope under a root,
 in one process, with the scripted model reached by name (real workspaces, real Dream runs, real
 commits)."""
 
@@ -15,14 +15,22 @@ from pathlib import Path
 import pytest
 
 from bench.serve_root import dream_responder
-from reverie.dream.policy import TokenBucket
 from reverie.dream.records import StatusRecord
 from reverie.llm.scripted import Reply, ScriptedModel
 from reverie.llm.types import Usage
-from reverie.operations.serve_root import RootScheduler
+from reverie.memory.runtime import Runtime
+from reverie.schedule.policy import TokenBucket
+from reverie.schedule.root import RootScheduler
 from reverie.storage.config import load_config
 from reverie.storage.scopes import Scope, ScopeRoot
 from reverie.storage.store import WorkspaceStore
+from reverie.storage.workspace import Workspace
+
+
+def open_dream(ws: Workspace):
+    """What ``reverie serve --root`` hands the scheduler: the scope's Dream, wired by its runtime."""
+    return Runtime(ws).dream
+
 
 ROOT_DIR = Path(__file__).resolve().parent.parent
 
@@ -74,7 +82,7 @@ def test_every_due_scope_is_dreamed_within_the_concurrency_bound(
     users = [f"u{i}" for i in range(8)]
     _fill(root, users, entries=2)
     root.ensure(Scope("idle"))  # written once, never appended: not due, never touched
-    sched = RootScheduler(root, max_inflight=3)
+    sched = RootScheduler(root, open_dream, max_inflight=3)
     asyncio.run(_serve_until(sched, lambda: _drained(root, users)))
     assert sched.stats.finished == {"ok": 8} and sched.stats.started == 8
     assert sched.stats.peak == 3
@@ -100,7 +108,7 @@ def test_a_backlog_drains_batch_by_batch_and_an_append_meanwhile_is_not_lost(
         return dream_responder(prompt)
 
     fake.responder = respond
-    sched = RootScheduler(root, max_inflight=4)
+    sched = RootScheduler(root, open_dream, max_inflight=4)
     asyncio.run(_serve_until(sched, lambda: _drained(root, ["a"])))
     assert store.dream_cursor() == 6 and sched.stats.finished["ok"] == 3  # batches 1-2, 3-4, 5-6
     assert appended == [
@@ -117,15 +125,15 @@ def test_a_scope_dreamed_recently_waits_for_its_interval_plus_its_jitter(
     ws = root.workspace(Scope("recent"))
     StatusRecord.load(ws.state_dir).record_run("ok", 1, 1, None, None)  # completed just now
     now = time.time()
-    sched = RootScheduler(root, clock=lambda: now)
+    sched = RootScheduler(root, open_dream, clock=lambda: now)
     sched.poll()
     due = sched._due  # noqa: SLF001 - the schedule itself is what is under test
     fresh, recent = Scope("fresh").name, Scope("recent").name
     assert due[fresh] == pytest.approx(now + sched.jitter(fresh))
     assert due[recent] == pytest.approx(now + 2 * 3600 + sched.jitter(recent), abs=5)
-    assert 0 <= sched.jitter(fresh) < 600 and sched.jitter(fresh) == RootScheduler(root).jitter(
-        fresh
-    )
+    assert 0 <= sched.jitter(fresh) < 600 and sched.jitter(fresh) == RootScheduler(
+        root, open_dream
+    ).jitter(fresh)
     jitters = {sched.jitter(Scope(f"user{i}").name) for i in range(200)}
     assert max(jitters) - min(jitters) > 500  # spread over the window, not bunched
 
@@ -150,7 +158,7 @@ def test_a_provider_outage_pauses_every_run_and_costs_no_attempt(
         return dream_responder(prompt)
 
     fake.responder = respond
-    sched = RootScheduler(root, max_inflight=2)
+    sched = RootScheduler(root, open_dream, max_inflight=2)
     asyncio.run(_serve_until(sched, lambda: _drained(root, users)))
     assert sched.stats.finished.get("ok") == 4
     assert sched.stats.finished.get("failed") == 2 and 1 <= sched.stats.pauses <= 2
@@ -180,7 +188,7 @@ def test_the_token_budget_bounds_admission(
         )  # heavy analysis calls
 
     fake.responder = respond
-    sched = RootScheduler(root, max_inflight=10)
+    sched = RootScheduler(root, open_dream, max_inflight=10)
     stop = asyncio.Event()
 
     async def main() -> None:
@@ -214,7 +222,7 @@ def test_stopping_abandons_runs_in_flight_before_they_write(
     fake.latency = 5
     root = ScopeRoot(tmp_path / "root")
     _fill(root, ["a", "b"])
-    sched = RootScheduler(root, max_inflight=2)
+    sched = RootScheduler(root, open_dream, max_inflight=2)
     asyncio.run(_serve_until(sched, lambda: sched.running == 2))
     for u in ("a", "b"):
         ws = root.workspace(Scope(u))
@@ -239,7 +247,7 @@ def test_a_scope_whose_dream_lock_is_held_elsewhere_is_retried(
     _fill(root, ["a"])
     lock = RunLock(root.workspace(Scope("a")).state_dir)
     assert lock.try_acquire()
-    sched = RootScheduler(root)
+    sched = RootScheduler(root, open_dream)
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -367,7 +375,7 @@ def test_serve_root_metrics_scraped_with_the_prometheus_parser(
     root = ScopeRoot(tmp_path / "root")
     users = [f"u{i}" for i in range(4)]
     _fill(root, users)
-    sched = RootScheduler(root, config=load_config(), max_inflight=2)
+    sched = RootScheduler(root, open_dream, config=load_config(), max_inflight=2)
     host, port = serve_metrics(BacklogCollector(lambda: sched.snapshot), 0, "127.0.0.1")
     asyncio.run(_serve_until(sched, lambda: _drained(root, users)))
     sched.snapshot = sched.backlog()
@@ -398,7 +406,7 @@ def test_a_broken_scope_backs_off_and_says_so(
     _fill(root, ["broken"])
     ws = root.workspace(Scope("broken"))
     (ws.root / "USER.md").write_bytes(b"\xff\xfe not UTF-8\n")  # cannot be read: the run fails
-    sched = RootScheduler(root, config=load_config(), max_inflight=1)
+    sched = RootScheduler(root, open_dream, config=load_config(), max_inflight=1)
     started = time.monotonic()
     asyncio.run(_serve_until(sched, lambda: time.monotonic() - started > 2.5))
     lines = [r.getMessage() for r in caplog.records if "failure(s) in a row" in r.getMessage()]
@@ -455,7 +463,7 @@ def test_serve_rates_are_never_extrapolated_and_errors_are_runs(
 ) -> None:
     """Issue 35's attack: two failures in the first second read "119.0 failed/min", and an error
     counted in runs/min but not in the runs total. Now a rate is the last minute's count."""
-    from reverie.operations import serve_root
+    from reverie.schedule import root as serve_root
 
     monkeypatch.setenv("REVERIE_SERVE__BUSY_RETRY_SECONDS", "0.05")
     monkeypatch.setenv("REVERIE_SERVE__BACKOFF_MAX_SECONDS", "0.1")
@@ -466,7 +474,7 @@ def test_serve_rates_are_never_extrapolated_and_errors_are_runs(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(serve_root, "_run_in_thread", disk_full)
-    sched = RootScheduler(root, config=load_config(), max_inflight=1)
+    sched = RootScheduler(root, open_dream, config=load_config(), max_inflight=1)
     asyncio.run(_serve_until(sched, lambda: sched.stats.errors >= 3))
     b = sched.backlog()
     assert b.failures_per_minute == b.runs_per_minute == sched.stats.errors  # was: ×60/elapsed
@@ -477,8 +485,8 @@ def test_a_run_refused_because_its_user_was_forgotten_is_no_failure(
     tmp_path: Path, fake: ScriptedModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from reverie.errors import FencedError
-    from reverie.operations import serve_root
     from reverie.operations.forget import forget_user
+    from reverie.schedule import root as serve_root
 
     root = ScopeRoot(tmp_path / "root")
     _fill(root, ["gone"])
@@ -488,7 +496,7 @@ def test_a_run_refused_because_its_user_was_forgotten_is_no_failure(
         raise FencedError("the workspace was replaced while the run was in flight")
 
     monkeypatch.setattr(serve_root, "_run_in_thread", forgotten_mid_run)
-    sched = RootScheduler(root, config=load_config(), max_inflight=1)
+    sched = RootScheduler(root, open_dream, config=load_config(), max_inflight=1)
     asyncio.run(_serve_until(sched, lambda: not root.exists(Scope("gone")) and not sched._running))
     b = sched.backlog()
     assert sched.stats.errors == 0 and b.failures == 0 and b.failures_per_minute == 0
