@@ -12,7 +12,7 @@ something else held the loop (or the process was not scheduled). 32 tasks call `
 ``arecord`` and ``aremember`` in turn on one ``Memory`` of a workspace with 10,000 history entries
 (its index built first) and a 4,096-token window, so conversations consolidate under the load. Each
 variant runs in a process of its own (the executor's size and the GIL's switch interval are
-per-process): Reverie as shipped (the a-verbs in ``reverie.offload``'s executor of
+per-process): Reverie as shipped (the a-verbs in ``reverie.memory.offload``'s executor of
 ``MAX_WORKERS`` threads, switch interval 5 ms), other executor sizes, a 1 ms switch interval (what
 an application may set: ``sys.setswitchinterval``), the floor (the ticker alone, nothing else
 running) and the peer: the same verbs called synchronously from the tasks, on the loop, as

@@ -47,7 +47,7 @@ def _timed(fn: object, repeat: int) -> list[float]:
 
 
 def run(ctx: Context) -> list[Result]:
-    from reverie.importers import export_bundle, import_bundle, import_nanobot
+    from reverie.memory.importers import export_bundle, import_bundle, import_nanobot
     from reverie.operations import portability
 
     entries = ENTRIES // 4 if ctx.quick else ENTRIES

@@ -406,7 +406,7 @@ async def simulate(
 ) -> dict[str, Any]:
     """Run the simulation in a new workspace at ``root``; returns the report (see the module docstring)."""
     from reverie.dream.archive import parse_entry
-    from reverie.runtime import Runtime
+    from reverie.memory.runtime import Runtime
     from reverie.storage.config import Config
     from reverie.storage.workspace import MEMORY, MEMORY_FILES, SOUL, USER, Workspace
 

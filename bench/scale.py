@@ -90,7 +90,7 @@ class _Side:
         self.runs = 0
 
     def status(self) -> None:
-        from reverie.status import collect_status
+        from reverie.memory.status import collect_status
 
         report = collect_status(self.store)
         assert report.pending is not None

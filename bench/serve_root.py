@@ -85,7 +85,7 @@ def _serve(
     root: Path, concurrency: int, latency: float, scopes: int
 ) -> tuple[float, int, int, dict[str, int]]:
     from reverie.llm.scripted import ScriptedModel
-    from reverie.runtime import Runtime
+    from reverie.memory.runtime import Runtime
     from reverie.schedule.root import RootScheduler
     from reverie.storage.config import load_config
     from reverie.storage.scopes import ScopeRoot

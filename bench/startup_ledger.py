@@ -50,8 +50,8 @@ _STEPS = [
         "import reverie.storage.config as c; c.load_config(None)",
     ),
     (
-        "+ reverie.status, reverie.memory, reverie.cli.cmd_status",
-        "import reverie.status, reverie.memory, reverie.cli.cmd_status",
+        "+ reverie.memory.status, reverie.memory, reverie.cli.cmd_status",
+        "import reverie.memory.status, reverie.memory, reverie.cli.cmd_status",
     ),
 ]
 

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from .dream.proposal import SoulProposal
     from .dream.proposal import SoulProposal as PendingChange
     from .gitstore import CommitDetail, CommitInfo, FileChange, OperationResult, Provenance
-    from .importers import export_bundle, import_from
     from .llm.replylog import KeptReply
     from .memory import (
         IndexResult,
@@ -35,11 +34,12 @@ if TYPE_CHECKING:
         open,
         use_memory_class,
     )
+    from .memory.importers import export_bundle, import_from
+    from .memory.status import StatusReport
     from .operations.approve import ApproveResult
     from .operations.files import FilesResult
     from .operations.items import MemoryEvent, MemoryItem, Results
     from .recall import Hit
-    from .status import StatusReport
     from .storage.config import Config, load_config
     from .storage.history import HistoryEntry, HistoryLog
     from .storage.workspace import MEMORY_FILES, Workspace, content_id
@@ -58,8 +58,8 @@ _LAZY = {
     "MemoryEvent": "operations.items",
     "Results": "operations.items",
     "FilesResult": "operations.files",
-    "import_from": "importers",
-    "export_bundle": "importers",
+    "import_from": "memory.importers",
+    "export_bundle": "memory.importers",
     "RestorePlan": "memory",
     "content_id": "storage.workspace",
     "DreamResult": "dream",
@@ -70,7 +70,7 @@ _LAZY = {
     "SoulProposal": "dream.proposal",
     "PendingChange": "dream.pending",  # SoulProposal's first name, kept
     "ApproveResult": "operations.approve",
-    "StatusReport": "status",
+    "StatusReport": "memory.status",
     "KeptReply": "llm.replylog",
     "CommitInfo": "gitstore",
     "CommitDetail": "gitstore",
@@ -104,7 +104,7 @@ __all__ = [
     "Memory",
     "use_memory_class",
     "content_id",
-    # moving memory in and out (reverie.importers)
+    # moving memory in and out (reverie.memory.importers)
     "import_from",
     "export_bundle",
     # what its verbs return

@@ -1,4 +1,5 @@
-"""Lazy package exports (PEP 562), so importing a package for its light names never pays for its heavy ones."""
+"""Lazy package exports (PEP 562), so importing a package for its light names never pays for its
+heavy ones."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import Any
 def lazy_exports(
     package: str, table: Mapping[str, str], namespace: dict[str, Any]
 ) -> Callable[[str], Any]:
-    """A module ``__getattr__`` that imports ``package.<table[name]>`` on first access and caches the value."""
+    """A module ``__getattr__`` that imports ``package.<table[name]>`` on first access and caches
+    the value."""
 
     def __getattr__(name: str) -> Any:
         module = table.get(name)

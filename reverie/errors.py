@@ -4,13 +4,17 @@ Every error the library raises on purpose is a ``ReverieError``; front-ends (CLI
 it to a one-line message, and anything else is a bug shown with a traceback only on request::
 
     ReverieError
-    ├── ConfigError            a config file or value is invalid (names the key, the value, what is allowed)
+    ├── ConfigError            a config file or value is invalid (names the key, the value, what
+    │                          is allowed)
     ├── WorkspaceError         the workspace cannot be used as asked
-    │   ├── UnsafePathError    a path escapes the workspace, is absolute, has '..' or NUL, or is a symlink out
+    │   ├── UnsafePathError    a path escapes the workspace, is absolute, has '..' or NUL, or is
+    │   │                      a symlink out
     │   ├── InvalidScopeError  a user or agent id is not a valid scope id (reverie.storage.scopes)
-    │   ├── NothingPendingError     nothing to act on: approve found no staged SOUL.md change (front-ends
-    │   │                           answer as reject does), or restore() with no sha found no Dream commit
-    │   └── PendingChangedError     the SOUL.md change a confirmation showed was widened since (``current_id``)
+    │   ├── NothingPendingError     nothing to act on: approve found no staged SOUL.md change
+    │   │                           (front-ends answer as reject does), or restore() with no sha
+    │   │                           found no Dream commit
+    │   └── PendingChangedError     the SOUL.md change a confirmation showed was widened since
+    │                               (``current_id``)
     ├── CursorError            a cursor file is corrupt and cannot be recovered automatically
     ├── HistoryError           history.jsonl cannot be read or written
     ├── LockTimeoutError       a cross-process lock was not acquired in time
@@ -21,19 +25,23 @@ it to a one-line message, and anything else is a bug shown with a traceback only
     │       └── EditConflictError   a write or restore made from an older state conflicts with what
     │                               changed since (carries both sides: ``yours`` and ``current``)
     ├── ModelError             a model call failed after its retries (never carries an API key)
-    │   ├── ModelUnavailableError   the provider, not the request, is at fault: unreachable, refused the key,
-    │   │                           unknown model, not answering in time, or overloaded past the retry
-    │   │                           budget (never costs a batch)
-    │   └── ContextWindowError      the request is longer than the model's context window (``limit``, when
-    │                               the provider said it, is learned; callers shrink their input and retry)
+    │   ├── ModelUnavailableError   the provider, not the request, is at fault: unreachable,
+    │   │                           refused the key, unknown model, not answering in time, or
+    │   │                           overloaded past the retry budget (never costs a batch)
+    │   └── ContextWindowError      the request is longer than the model's context window
+    │                               (``limit``, when the provider said it, is learned; callers
+    │                               shrink their input and retry)
     ├── SessionError           a session could not be consolidated or cleared
-    ├── GateError              Dream's gate refused a person's or an agent's edit (the message says why)
+    ├── GateError              Dream's gate refused a person's or an agent's edit (the message
+    │                          says why)
     ├── DreamError             a Dream run could not start
     │   ├── AlreadyRunningError     another run holds the run lock
-    │   └── FencedError             a stale run's write was refused (fencing epoch or batch moved); nothing written
+    │   └── FencedError             a stale run's write was refused (fencing epoch or batch
+    │                               moved); nothing written
     ├── CommandError           a chat command or CLI invocation is malformed
     ├── WorkerError            a worker process of the async verbs died or could not carry a call
-    └── RecallError            the search index cannot be built or queried (a corrupt index is rebuilt, not raised)
+    └── RecallError            the search index cannot be built or queried (a corrupt index is
+                               rebuilt, not raised)
 """
 
 from __future__ import annotations
@@ -73,15 +81,18 @@ class ReverieError(Exception):
 
 
 class ConfigError(ReverieError):
-    """A config file or value is invalid; the message names the key, the value and what is allowed."""
+    """A config file or value is invalid; the message names the key, the value and what is
+    allowed."""
 
 
 class WorkspaceError(ReverieError):
-    """The workspace cannot be used as asked (missing, not a directory, a file that is not memory)."""
+    """The workspace cannot be used as asked (missing, not a directory, a file that is not
+    memory)."""
 
 
 class UnsafePathError(WorkspaceError):
-    """A path escapes the workspace (absolute, ``..``, NUL, a symlink out) or is not a memory file."""
+    """A path escapes the workspace (absolute, ``..``, NUL, a symlink out) or is not a memory
+    file."""
 
 
 class InvalidScopeError(WorkspaceError):
@@ -223,7 +234,8 @@ class ModelUnavailableError(ModelError):
 class ContextWindowError(ModelError):
     """The request did not fit the model's context window (the provider said so). ``limit`` is the
     window the provider named, when its message names one; ``requested`` the tokens it counted.
-    Never retried as is: the caller shrinks what it sends (a smaller batch, a shorter transcript)."""
+    Never retried as is: the caller shrinks what it sends (a smaller batch, a shorter
+    transcript)."""
 
     def __init__(
         self, message: str, *, limit: int | None = None, requested: int | None = None
@@ -250,7 +262,8 @@ class AlreadyRunningError(DreamError):
 
 
 class FencedError(DreamError):
-    """A Dream run's write was refused by ``reverie.dream.fence``: its epoch is stale or its batch was taken."""
+    """A Dream run's write was refused by ``reverie.dream.fence``: its epoch is stale or its batch
+    was taken."""
 
 
 class CommandError(ReverieError):
@@ -258,10 +271,10 @@ class CommandError(ReverieError):
 
 
 class WorkerError(ReverieError):
-    """A worker process of the async verbs (``reverie.offload`` in process mode) died during a call,
-    or could not carry it (an argument, result or error that does not pickle). A write it was doing
-    is either whole or not made (every write is atomic, and a multi-step change recovers on the
-    next writer's turn), as when a CLI run is killed; the next call starts a new worker."""
+    """A worker process of the async verbs (``reverie.memory.offload`` in process mode) died during
+    a call, or could not carry it (an argument, result or error that does not pickle). A write it
+    was doing is either whole or not made (every write is atomic, and a multi-step change recovers
+    on the next writer's turn), as when a CLI run is killed; the next call starts a new worker."""
 
 
 class RecallError(ReverieError):

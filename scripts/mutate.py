@@ -274,28 +274,28 @@ MUTATIONS: list[Mutation] = [
     # -- the MCP (and every front end's) path rules ----------------------------------------------------------------
     M(
         "paths: Memory.read serves any existing file",
-        "reverie/memory.py",
+        "reverie/memory/core.py",
         "        if rel not in memory_files(self.workspace):",
         "        if False:",
         PATHS,
     ),
     M(
         "paths: hidden folders under memory/ allowed",
-        "reverie/memory.py",
+        "reverie/memory/core.py",
         '        and not any(p.startswith(".") for p in parts)\n',
         "",
         PATHS,
     ),
     M(
         "paths: any file under memory/, not only .md",
-        "reverie/memory.py",
+        "reverie/memory/core.py",
         '        and parts[0] == "memory"\n        and rel.endswith(".md")\n',
         '        and parts[0] == "memory"\n',
         PATHS,
     ),
     M(
         "paths: symlinked files listed as memory",
-        "reverie/memory.py",
+        "reverie/memory/core.py",
         "            if path.is_file() and not path.is_symlink():",
         "            if path.is_file():",
         PATHS,

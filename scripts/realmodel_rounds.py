@@ -47,14 +47,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from offline_corpus import negative_cases, positive_cases  # noqa: E402
+from reverie.consolidator.transcript import message_text  # noqa: E402
 from support.reply_corpus import lost_sentences, malformed_files  # noqa: E402
 
-from reverie.consolidator.transcript import message_text  # noqa: E402
 from reverie.llm import protocol  # noqa: E402
 from reverie.llm.client import ModelClient  # noqa: E402
 from reverie.llm.output import said_something  # noqa: E402
 from reverie.llm.types import ModelResponse  # noqa: E402
-from reverie.runtime import Runtime  # noqa: E402
+from reverie.memory.runtime import Runtime  # noqa: E402
 from reverie.security.secrets import scrub  # noqa: E402
 from reverie.storage.workspace import MEMORY_FILES, Workspace  # noqa: E402
 
@@ -476,6 +476,7 @@ def offline_findings(rt: Runtime, convo: list[dict[str, Any]]) -> list[Any]:
     """What the offline engine's archive and analysis make of the conversation, as findings (a
     finding from the first user sentence when they make none)."""
     from reverie.consolidator.transcript import render_transcript
+
     from reverie.dream.analyze import parse_findings
     from reverie.dream.result import Finding
     from reverie.llm.offline import respond

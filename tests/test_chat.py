@@ -150,7 +150,7 @@ def test_scheduled_dream_runs_in_the_background_and_reports(workspace):
     import asyncio
 
     from reverie.chat import ChatAgent
-    from reverie.runtime import Runtime
+    from reverie.memory.runtime import Runtime
 
     rt = Runtime(workspace)
     rt.store.append_history("- [durable] Lives in Porto", session_key="cli:chat")
@@ -182,7 +182,7 @@ def test_dream_during_a_scheduled_run_waits_for_it_and_dream_log_agrees(workspac
 
     from reverie.chat import ChatAgent
     from reverie.llm.scripted import Reply
-    from reverie.runtime import Runtime
+    from reverie.memory.runtime import Runtime
     from reverie.storage.config import Config
 
     fake = ScriptedModel.register(f"sched{next(_counter)}", direct=True)

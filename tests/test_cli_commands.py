@@ -28,7 +28,7 @@ def test_help_imports_neither_config_nor_locks(tmp_path):
 def test_log_show_restore_why_gc_json(tmp_path):
     ws = str(tmp_path / "ws")
     assert invoke("-w", ws, "init").returncode == 0
-    from reverie.runtime import Runtime
+    from reverie.memory.runtime import Runtime
 
     rt = Runtime(ws)
     sha = rt.git.commit(

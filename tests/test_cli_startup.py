@@ -40,7 +40,7 @@ _HEAVY = {
     "tiktoken",
     "apscheduler",
     "reverie.integrations",
-    "reverie.importers",
+    "reverie.memory.importers",
     "anthropic",
     "agents",
     "pydantic_ai",
@@ -75,7 +75,7 @@ _FORBIDDEN = {
     | {
         "filelock",
         "asyncio",
-        "reverie.status",
+        "reverie.memory.status",
         "reverie.storage.store",
         "reverie.storage.history",
         "reverie.security",

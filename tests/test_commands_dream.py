@@ -10,10 +10,10 @@ import subprocess
 import pytest
 from support.cli import invoke
 
-from reverie.commands import CommandContext, CommandRouter, dream_cmds
+from reverie.chat.commands import CommandContext, CommandRouter, dream_cmds
 from reverie.dream.lock import RunLock
 from reverie.llm.scripted import ScriptedModel, bad_request_error
-from reverie.runtime import Runtime
+from reverie.memory.runtime import Runtime
 from reverie.storage.config import Config
 
 FACTS = [

@@ -12,8 +12,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reverie.commands import CommandRouter, parse_command
-from reverie.runtime import Runtime
+from reverie.chat.commands import CommandRouter, parse_command
+from reverie.memory.runtime import Runtime
 from reverie.storage.workspace import Workspace
 
 BOT = "reverie_bot"

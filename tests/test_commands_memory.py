@@ -7,9 +7,9 @@ from asyncio import run
 
 import pytest
 
-from reverie.commands import CommandRouter
+from reverie.chat.commands import CommandRouter
 from reverie.gitstore.trailers import BATCH, CURSOR
-from reverie.runtime import Runtime
+from reverie.memory.runtime import Runtime
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ from asyncio import run
 
 import pytest
 
-from reverie.commands import Command, CommandContext, CommandRouter, Invocation, parse_command
+from reverie.chat.commands import Command, CommandContext, CommandRouter, Invocation, parse_command
 from reverie.errors import CommandError, GitStoreError
-from reverie.runtime import Runtime
+from reverie.memory.runtime import Runtime
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ from asyncio import run
 
 import pytest
 
-from reverie.commands import CommandContext, CommandRouter
-from reverie.runtime import Runtime
+from reverie.chat.commands import CommandContext, CommandRouter
+from reverie.memory.runtime import Runtime
 from reverie.storage.config import Config
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from support.cli import invoke
 
-from reverie.demo import load_conversation, run_demo
+from reverie.chat.demo import load_conversation, run_demo
 from reverie.errors import WorkspaceError
 
 

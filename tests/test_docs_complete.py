@@ -9,8 +9,8 @@ import ast
 import re
 from pathlib import Path
 
+from reverie.chat.commands import default_commands
 from reverie.cli import build_parser, subcommands
-from reverie.commands import default_commands
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -403,7 +403,7 @@ def test_an_archive_file_deleted_or_edited_by_hand_is_reindexed_and_recreated(en
 
 
 def test_status_and_prompts_show_budgets(env):
-    from reverie.status import collect_status
+    from reverie.memory.status import collect_status
 
     env.ws.write(MEM, MEM_T + "- Uses Postgres\n")
     env.add("- [durable] Uses Redis")
@@ -453,8 +453,8 @@ def test_config_tracks_the_archive():
 
 # -- set-aside batches come back -------------------------------------------------------------------------------
 def test_a_set_aside_batch_can_be_listed_and_requeued(tmp_path):
-    from reverie.commands import CommandRouter
-    from reverie.runtime import Runtime
+    from reverie.chat.commands import CommandRouter
+    from reverie.memory.runtime import Runtime
 
     env = make_env(tmp_path / "ws", max_attempts=2)
     env.add("- [durable] Uses Redis")
@@ -486,9 +486,9 @@ def test_a_set_aside_batch_can_be_listed_and_requeued(tmp_path):
 
 
 def test_a_person_pins_a_line_by_command_and_dream_keeps_it(env):
-    from reverie.commands import CommandRouter
+    from reverie.chat.commands import CommandRouter
     from reverie.errors import DreamError
-    from reverie.runtime import Runtime
+    from reverie.memory.runtime import Runtime
 
     env.ws.write("USER.md", USER_T + "- Likes old maps\n- Likes old films\n")
     env.git.commit("seed", kind="manual")

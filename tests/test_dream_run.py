@@ -16,7 +16,7 @@ from reverie.dream.records import StatusRecord
 from reverie.gitstore import trailers as tr
 from reverie.llm.scripted import Reply, bad_request_error
 from reverie.llm.types import ToolCall, Usage
-from reverie.status import collect_status
+from reverie.memory.status import collect_status
 
 USER0 = "# User\n\nWho the user is: name, home, work, preferences. Dream keeps this current.\n"
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 import reverie
+from reverie.chat.commands import CommandRouter
 from reverie.cli import main
-from reverie.commands import CommandRouter
 from reverie.memory import Memory, use_memory_class
 
 CALLS: list[str] = []

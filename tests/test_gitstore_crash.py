@@ -132,7 +132,7 @@ def test_status_does_not_import_dulwich(workspace: Workspace) -> None:
     code = (
         "import sys\n"
         "from reverie import MemoryStore\n"
-        "from reverie.status import collect_status\n"
+        "from reverie.memory.status import collect_status\n"
         f"collect_status(MemoryStore({str(workspace.root)!r}))\n"
         "assert 'dulwich' not in sys.modules, 'status imported dulwich'\n"
     )

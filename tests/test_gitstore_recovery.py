@@ -47,7 +47,7 @@ def test_a_corrupt_dream_cursor_comes_back_as_the_value_last_written_not_the_las
     """A run that changed nothing moved the cursor past the last Dream commit; a corrupt file must
     come back as that value (never the commit's older one, which would replay consumed history), and
     status writes nothing."""
-    from reverie.status import collect_status
+    from reverie.memory.status import collect_status
 
     env = make_env(tmp_path / "ws")
     env.add("- [durable] User lives in Berlin", "- x", "- y")
@@ -168,7 +168,7 @@ def test_restore_and_approve_wait_for_dream_then_give_up_cleanly(gs_ws, monkeypa
 
 # -- item 7: queries take no lock and write nothing ----------------------------------------------------------
 def test_queries_on_a_workspace_without_a_repo_create_nothing(workspace: Workspace):
-    from reverie.runtime import Runtime
+    from reverie.memory.runtime import Runtime
 
     before = snapshot(workspace.root)
     git_store = Runtime(workspace).git
@@ -198,7 +198,7 @@ def test_cli_queries_create_no_repo(tmp_path, argv):
 
 
 def test_queries_do_not_wait_for_the_writer_lock_through_the_runtime(gs_ws, monkeypatch):
-    from reverie.runtime import Runtime
+    from reverie.memory.runtime import Runtime
 
     ws, g = gs_ws
     g.commit("dream: x", kind="dream", files={MEM: "# Memory\n- a\n"})

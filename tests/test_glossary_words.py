@@ -58,7 +58,7 @@ KEPT: list[tuple[str, re.Pattern[str]]] = [
     ("reverie/consolidator/seed.py", re.compile(r"\barchive_all\b")),
     # first names, kept as aliases for callers
     ("reverie/consolidator/consolidator.py", re.compile(r"def archive(?:_all|d_messages)\(")),
-    ("reverie/session_jobs.py", re.compile(r"\barchive_idle_sessions\b")),
+    ("reverie/memory/session_jobs.py", re.compile(r"\barchive_idle_sessions\b")),
     ("reverie/dream/pending.py", re.compile(r".")),
     ("reverie/__init__.py", re.compile(r"\bPendingChange\b")),
     # i36d's offline engine (being rewritten in parallel): its "raw archives" are raw entries

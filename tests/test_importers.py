@@ -1,4 +1,4 @@
-"""Other tools' memory brought in (reverie.importers): every importer keeps credentials out of
+"""Other tools' memory brought in (reverie.memory.importers): every importer keeps credentials out of
 everything it writes (history, memory files, sessions, the search index, every git object), names
 every item it leaves out with the reason, and reads each source's files as what they are: nanobot's
 own files kept, Claude Code's CLAUDE.md, rules, auto memory and front matter each in their place,
@@ -18,7 +18,7 @@ from dulwich.repo import Repo
 import reverie
 from reverie.cli import main
 from reverie.errors import CommandError, WorkspaceError
-from reverie.importers import (
+from reverie.memory.importers import (
     export_bundle,
     import_claude_code,
     import_from,
@@ -26,7 +26,7 @@ from reverie.importers import (
     import_mem0_root,
     import_nanobot,
 )
-from reverie.importers.claude_code import PREFIX
+from reverie.memory.importers.claude_code import PREFIX
 from reverie.storage.scopes import Scope, ScopeRoot
 
 _R = random.Random(37)

@@ -17,7 +17,7 @@ ALLOWED = {
     "reverie.errors",
     "reverie",
     "reverie.integrations._tools",
-    "reverie.offload",
+    "reverie.memory.offload",
 }  # _tools: their own; offload: the async verbs' executor (documented, ``use_executor``), where an
 # async adapter runs its synchronous work too
 #: adapter module -> the extra that installs its framework

@@ -12,21 +12,9 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "reverie"
 
-#: Lowest first. A unit is a top-level module or package of ``reverie`` (``security.*`` splits: its
-#: text scanners are formats-level; nothing else is left in it).
+#: Lowest first. A unit is a top-level module or folder of ``reverie``.
 LAYERS: list[tuple[str, set[str]]] = [
-    (
-        "files and formats",
-        {
-            "errors",
-            "_lazy",
-            "backoff",
-            "version",
-            "text",
-            "storage",
-            "security",
-        },
-    ),
+    ("files and formats", {"errors", "_lazy", "backoff", "version", "text", "storage", "security"}),
     ("versioning", {"gitstore"}),
     ("models", {"llm", "activity"}),
     ("memory pipeline", {"consolidator", "dream", "recall"}),
@@ -34,23 +22,16 @@ LAYERS: list[tuple[str, set[str]]] = [
     # the wiring (a root's scheduler is handed its scopes' Dream) and the front door, which reads
     # the next run's time.
     ("scheduling", {"schedule"}),
-    (
-        "operations",
-        {
-            "operations",
-            "status",
-            "runtime",
-            "compat",
-            "memory",
-            "memory_verbs",
-            "session_jobs",
-            "importers",
-            "offload",
-        },
-    ),
-    ("chat commands and agents", {"commands", "chat", "demo"}),
+    ("operations", {"operations", "compat"}),
+    ("the front door", {"memory"}),
+    ("chat: the agent and its commands", {"chat"}),
     ("serving", {"serving"}),
-    ("front-ends", {"cli", "mcp", "ui", "fleet", "__main__", "integrations"}),
+    (
+        "front-ends",
+        {"cli", "mcp", "ui", "fleet", "__main__", "integrations"},
+    ),
+    # The old module paths the docs promised, each the moved module under its old name.
+    ("old paths", {"offload", "session_jobs", "importers", "commands"}),
 ]
 INDEPENDENT = {"consolidator", "dream", "recall"}
 
@@ -66,7 +47,8 @@ def _layer(unit: str) -> int:
 
 @functools.cache  # the package is parsed once, not once per test (~2-3 s a parse)
 def _imports() -> list[tuple[str, str, str, int]]:
-    """(importing unit, imported unit, file, line) for every import of reverie code by reverie code."""
+    """(importing unit, imported unit, file, line) for every import of reverie code by reverie
+    code."""
     out = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE.parent).with_suffix("")
@@ -96,18 +78,22 @@ def _imports() -> list[tuple[str, str, str, int]]:
                 is_unit = len(pieces) > 1 and (
                     (PACKAGE / pieces[1]).is_dir() or (PACKAGE / f"{pieces[1]}.py").exists()
                 )
-                if (
-                    pieces[0] == "reverie" and is_unit
-                ):  # (``from .. import __version__`` names no unit)
+                if pieces[0] == "reverie" and is_unit:  # (``from .. import __version__``: none)
                     out.append(
-                        (unit, pieces[1], str(path.relative_to(PACKAGE.parent)), node.lineno)
+                        (
+                            unit,
+                            pieces[1],
+                            str(path.relative_to(PACKAGE.parent)),
+                            node.lineno,
+                        )
                     )
     return out
 
 
 def test_every_import_points_down_the_layers() -> None:
     upward = [
-        f"{file}:{line}: reverie.{a} ({LAYERS[_layer(a)][0]}) imports reverie.{b} ({LAYERS[_layer(b)][0]})"
+        f"{file}:{line}: reverie.{a} ({LAYERS[_layer(a)][0]}) "
+        f"imports reverie.{b} ({LAYERS[_layer(b)][0]})"
         for a, b, file, line in _imports()
         if _layer(b) > _layer(a)
     ]
@@ -210,13 +196,15 @@ def _same_unit(a: str, b: str) -> bool:
 
 
 def test_no_import_circle_inside_a_unit() -> None:
-    """Inside ``llm/`` (or any package) no two modules import each other, directly or round a longer loop."""
+    """Inside ``llm/`` (or any package) no two modules import each other, directly or round a longer
+    loop."""
     circles = _circles([(a, b) for a, b in _module_imports() if _same_unit(a, b)])
     assert not circles, "import circles inside a package:\n" + "\n".join(circles)
 
 
 def test_the_module_checker_sees_a_circle() -> None:
-    """The oracle can fail: a made-up back edge closes a loop it reports, and real edges are resolved to modules."""
+    """The oracle can fail: a made-up back edge closes a loop it reports, and real edges are
+    resolved to modules."""
     edges = _module_imports()
     assert ("reverie.llm.scripted", "reverie.llm.types") in edges  # ``from .types import ...``
     assert (

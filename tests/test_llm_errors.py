@@ -20,7 +20,7 @@ from reverie.dream import Dream
 from reverie.dream.records import Attempts, StatusRecord
 from reverie.errors import ModelError, ModelUnavailableError
 from reverie.llm import ModelClient
-from reverie.status import collect_status
+from reverie.memory.status import collect_status
 from reverie.storage.config import Config, ProviderConfig
 
 KEY = "sk-test-SECRETKEY1234567890abcdef"
@@ -278,7 +278,7 @@ def test_new_during_an_outage_warns_about_it_once(
 ) -> None:
     """/new meets the same outage in the archive call and the session summary: the user reads it once."""
     from reverie.chat import ChatAgent
-    from reverie.runtime import Runtime
+    from reverie.memory.runtime import Runtime
     from reverie.storage.workspace import Workspace
 
     ws = Workspace(tmp_path / "ws")

@@ -71,7 +71,7 @@ def test_the_offline_demo_and_a_dream_run_import_no_litellm(tmp_path) -> None:
         "import sys\n"
         "from reverie.cli import main\n"
         f"rc = main(['demo', '--json', {str(tmp_path / 'demo')!r}])\n"
-        "from reverie.runtime import Runtime\n"
+        "from reverie.memory.runtime import Runtime\n"
         "import asyncio\n"
         f"rt = Runtime({str(tmp_path / 'demo')!r})\n"
         "rt.store.append_history('- [durable] Lives in Porto', 'cli:t')\n"

@@ -13,7 +13,7 @@ import pytest
 from reverie.llm import ModelClient, ToolCall, protocol
 from reverie.llm.output import echo_of, fact_problem, prose_problem
 from reverie.llm.scripted import Reply, connection_error
-from reverie.recall.memfiles import UNAVAILABLE, UNUSABLE, maybe_flush, write_session_file
+from reverie.operations.memfiles import UNAVAILABLE, UNUSABLE, maybe_flush, write_session_file
 from reverie.storage.config import Config
 
 NOW = datetime(2026, 11, 22, 15, 30)

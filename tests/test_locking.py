@@ -307,7 +307,7 @@ def test_chat_input_and_flush_locks_keep_their_names(
     the line with a warning (the chat goes on); the flush state's lock is
     ``memory/.reverie/flush.lock``."""
     from reverie.cli import _chat_history
-    from reverie.recall.memfiles import _flush_lock
+    from reverie.operations.memfiles import _flush_lock
     from reverie.storage.workspace import Workspace
 
     path = tmp_path / "chat-input.jsonl"

@@ -182,7 +182,7 @@ def test_history_purge_and_gc(mem):
 def test_every_verb_has_an_async_twin_with_the_same_parameters():
     import inspect
 
-    methods = {  # Memory's own and the verbs it inherits (reverie.memory_verbs)
+    methods = {  # Memory's own and the verbs it inherits (reverie.memory.verbs)
         n: v
         for cls in reversed(Memory.__mro__)
         if cls.__module__.startswith("reverie")

@@ -32,8 +32,8 @@ from reverie.llm.replylog import (
 from reverie.llm.scripted import Reply, ScriptedModel
 from reverie.llm.types import ModelResponse, ToolCall
 from reverie.llm.window import ContextWindows, parse_limit
-from reverie.recall.memfiles import judge_flush
-from reverie.status import collect_status
+from reverie.memory.status import collect_status
+from reverie.operations.memfiles import judge_flush
 from reverie.storage.config import Config, DreamConfig, LLMConfig
 
 USER = "user"
@@ -486,8 +486,8 @@ def test_a_huge_or_garbled_replies_log_is_read_in_bounded_time(tmp_path: Path):
 def test_new_does_not_wait_twice_for_a_silent_model(tmp_path: Path):
     """/new with a model that does not answer: the archive waits once and keeps the messages raw;
     the session summary does not wait for it again (its file is the labelled raw excerpt)."""
-    from reverie.recall.memfiles import UNAVAILABLE
-    from reverie.runtime import Runtime
+    from reverie.memory.runtime import Runtime
+    from reverie.operations.memfiles import UNAVAILABLE
     from reverie.storage.workspace import Workspace
 
     fake = ScriptedModel.register("silent-new")

@@ -42,8 +42,8 @@ import pytest
 from reverie.chat import ChatAgent
 from reverie.llm import protocol
 from reverie.llm.client import ModelClient
-from reverie.recall.memfiles import UNAVAILABLE, UNUSABLE, maybe_flush
-from reverie.runtime import Runtime
+from reverie.memory.runtime import Runtime
+from reverie.operations.memfiles import UNAVAILABLE, UNUSABLE, maybe_flush
 from reverie.storage.config import Config
 from reverie.storage.workspace import MEMORY_FILES, Workspace
 

@@ -101,8 +101,8 @@ def test_bm25_search_does_not_import_litellm(workspace, store):
 
 
 def test_recall_chat_command(workspace, store):
-    from reverie.commands import CommandContext, CommandRouter
-    from reverie.runtime import Runtime
+    from reverie.chat.commands import CommandContext, CommandRouter
+    from reverie.memory.runtime import Runtime
 
     store.append_history("the wifi password is on the fridge", session_key="telegram:1")
     router = CommandRouter(Runtime(workspace))
@@ -121,7 +121,7 @@ def test_recall_chat_command(workspace, store):
 
 def _chat_agent(workspace, model: str, **search):
     from reverie.chat import ChatAgent
-    from reverie.runtime import Runtime
+    from reverie.memory.runtime import Runtime
 
     data = {
         "agents": {"defaults": {"model": model}},

@@ -11,8 +11,8 @@ import orjson
 
 from reverie.llm import ModelClient, ScriptedModel, ToolCall
 from reverie.llm.scripted import bad_request_error
+from reverie.operations.memfiles import flush_due, maybe_flush, slugify, write_session_file
 from reverie.recall import Recall
-from reverie.recall.memfiles import flush_due, maybe_flush, slugify, write_session_file
 from reverie.storage.config import Config
 
 NOW = datetime(2026, 11, 22, 15, 30)
@@ -236,7 +236,7 @@ def test_concurrent_flushes_never_duplicate(workspace):
 
 # -- end to end with the offline engine, through the Consolidator's hooks (wired by Runtime) ---------------------
 def _runtime(workspace, **agent):
-    from reverie.runtime import Runtime
+    from reverie.memory.runtime import Runtime
 
     data = {"agents": {"defaults": agent}} if agent else {}
     return Runtime(workspace, config=Config.model_validate(data))
@@ -260,7 +260,7 @@ TALK = [
 
 
 def test_new_writes_a_session_file_with_the_offline_engine(workspace):
-    from reverie.commands import CommandContext, CommandRouter
+    from reverie.chat.commands import CommandContext, CommandRouter
 
     rt = _runtime(workspace)
     _fill(rt, "cli:alice", TALK)
@@ -282,7 +282,7 @@ def test_new_writes_a_session_file_with_the_offline_engine(workspace):
 
 
 def test_new_skips_short_sessions(workspace):
-    from reverie.commands import CommandRouter
+    from reverie.chat.commands import CommandRouter
 
     rt = _runtime(workspace)
     _fill(rt, "cli:direct", TALK[:2])
@@ -320,7 +320,7 @@ def test_no_flush_far_from_the_trigger(workspace):
 def test_dated_files_are_versioned_and_the_index_is_not(workspace):
     import subprocess
 
-    from reverie.commands import CommandContext, CommandRouter
+    from reverie.chat.commands import CommandContext, CommandRouter
 
     rt = _runtime(workspace)
     _fill(rt, "cli:alice", TALK)
@@ -354,7 +354,7 @@ def test_a_flush_merges_over_a_commit_landing_between_its_read_and_its_commit(tm
     """The recall flush follows the writers' protocol: a hand edit committed to the day's file after
     the flush read it is merged with the flushed facts, not overwritten."""
     from reverie.gitstore import GitStore
-    from reverie.recall.memfiles import _append_facts
+    from reverie.operations.memfiles import _append_facts
     from reverie.storage.config import load_config
     from reverie.storage.workspace import Workspace
 
@@ -390,7 +390,7 @@ def test_the_session_summary_transcript_is_the_one_transcript_format() -> None:
     """The session-end prompt's transcript is rendered by reverie.llm.transcript, as the
     Consolidator's: a line break inside a message cannot forge another speaker's line, and a named
     participant of a group chat is labelled, not taken for the user."""
-    from reverie.recall.memfiles import transcript
+    from reverie.operations.memfiles import transcript
 
     text = transcript(
         [

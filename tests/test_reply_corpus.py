@@ -44,8 +44,8 @@ from reverie.llm.output import fact_problem, said_something, unaccounted
 from reverie.llm.prompts import load_prompt
 from reverie.llm.replylog import read_replies
 from reverie.llm.scripted import ScriptedModel
-from reverie.recall.memfiles import judge_flush, maybe_flush
-from reverie.runtime import Runtime
+from reverie.memory.runtime import Runtime
+from reverie.operations.memfiles import judge_flush, maybe_flush
 from reverie.storage.config import Config
 from reverie.storage.workspace import MEMORY_FILES, Workspace
 

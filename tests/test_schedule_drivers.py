@@ -285,7 +285,7 @@ def test_a_workspace_whose_run_raises_an_unexpected_error_backs_off_in_the_fleet
     failure; the fleet's job let it out (a traceback in the worker) and the workspace came back
     every ``claimSeconds``, unslowed. Now it is an ``error`` with one line and the back-off."""
     from reverie.fleet.job import run_dream_job
-    from reverie.runtime import Runtime
+    from reverie.memory.runtime import Runtime
 
     root = tmp_path / "root"
     _fill(root, ["bug"])

@@ -18,7 +18,7 @@ from bench.serve_root import dream_responder
 from reverie.dream.records import StatusRecord
 from reverie.llm.scripted import Reply, ScriptedModel
 from reverie.llm.types import Usage
-from reverie.runtime import Runtime
+from reverie.memory.runtime import Runtime
 from reverie.schedule.policy import TokenBucket
 from reverie.schedule.root import RootScheduler
 from reverie.storage.config import load_config

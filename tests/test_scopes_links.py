@@ -178,7 +178,7 @@ def test_serve_root_never_follows_a_link_and_backs_off(
     import asyncio
     import time
 
-    from reverie.runtime import Runtime
+    from reverie.memory.runtime import Runtime
     from reverie.schedule.root import RootScheduler
     from reverie.storage.config import load_config
 

@@ -182,8 +182,8 @@ def test_cli_status_shows_it_and_approve_reject_apply_or_drop_it(workspace) -> N
 def test_chat_commands_show_approve_and_reject(workspace) -> None:  # type: ignore[no-untyped-def]
     import asyncio
 
-    from reverie.commands import CommandRouter
-    from reverie.runtime import Runtime
+    from reverie.chat.commands import CommandRouter
+    from reverie.memory.runtime import Runtime
 
     router = CommandRouter(Runtime(workspace))
     store = router.runtime.store
@@ -250,8 +250,8 @@ def test_cli_approve_and_reject_act_only_on_the_proposal_shown(workspace) -> Non
 def test_chat_approve_and_reject_take_the_id_dream_log_shows(workspace) -> None:  # type: ignore[no-untyped-def]
     import asyncio
 
-    from reverie.commands import CommandRouter
-    from reverie.runtime import Runtime
+    from reverie.chat.commands import CommandRouter
+    from reverie.memory.runtime import Runtime
 
     router = CommandRouter(Runtime(workspace))
     store = router.runtime.store

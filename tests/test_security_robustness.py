@@ -102,7 +102,7 @@ def test_invalid_utf8_in_user_md_fails_the_run_and_keeps_the_batch(tmp_path) -> 
     from support.dream_helpers import make_env
 
     from reverie.dream.records import StatusRecord
-    from reverie.status import collect_status
+    from reverie.memory.status import collect_status
 
     env = make_env(tmp_path / "ws")
     env.add("- [durable] User lives in Berlin")

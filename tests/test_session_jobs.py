@@ -1,4 +1,4 @@
-"""Consolidation as jobs (reverie.session_jobs): ``/new`` and idle archiving run outside the chat
+"""Consolidation as jobs (reverie.memory.session_jobs): ``/new`` and idle archiving run outside the chat
 process, under the session's archiver lock, through the Memory verbs; in a scope, their history
 appends mark it due."""
 
@@ -14,7 +14,7 @@ import pytest
 from reverie.consolidator import SessionStore
 from reverie.errors import SessionError
 from reverie.llm.scripted import ScriptedModel
-from reverie.session_jobs import consolidate_idle_sessions, end_session
+from reverie.memory.session_jobs import consolidate_idle_sessions, end_session
 from reverie.storage.locking import Lock, lock_path
 from reverie.storage.scopes import Scope, ScopeRoot
 from reverie.storage.store import WorkspaceStore

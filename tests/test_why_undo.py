@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import reverie
+from reverie.chat.demo import run_demo
 from reverie.cli import main
-from reverie.demo import run_demo
 from reverie.storage.workspace import MEMORY_FILES
 
 

@@ -157,7 +157,7 @@ def open_memory(
     used), every command's one way to its verbs. ``existing``: the workspace must exist (read-only
     commands); ``activity`` observes the model calls for a status line."""
     from ..memory import wrap
-    from ..runtime import Runtime
+    from ..memory.runtime import Runtime
 
     ws = existing_workspace(args) if existing else workspace_of(args)
     scope = getattr(args, "scope", None)

@@ -1,5 +1,5 @@
 """rich renderings of the library's structured results (the CLI's counterpart of
-``reverie.commands.render``).
+``reverie.chat.commands.render``).
 
 Text from memory, history or git goes through ``reverie.text.safety.printable`` before it reaches
 the terminal.

@@ -35,7 +35,7 @@ from ._status import StatusLine, wait_text
 
 if TYPE_CHECKING:
     from ..activity import ModelActivity
-    from ..chat import ChatAgent
+    from ..chat.agent import ChatAgent
 
 __all__ = ["repl"]
 
@@ -62,8 +62,8 @@ async def show(text: str) -> None:
 
 async def repl(args: argparse.Namespace) -> int:
     from ..activity import ModelActivity
-    from ..chat import OFFLINE_NOTICE, ChatAgent
-    from ..runtime import Runtime
+    from ..chat.agent import OFFLINE_NOTICE, ChatAgent
+    from ..memory.runtime import Runtime
 
     activity = ModelActivity()
     agent = ChatAgent(

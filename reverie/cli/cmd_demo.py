@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.rule import Rule
 
     from ..activity import ModelActivity
-    from ..demo import is_free, run_demo
+    from ..chat.demo import is_free, run_demo
     from ..storage.config import load_config
     from ._status import StatusLine
 

@@ -36,7 +36,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..importers import import_from
+    from ..memory.importers import import_from
 
     scope = getattr(args, "scope", None)
     root = scope[0].root if scope is not None else None

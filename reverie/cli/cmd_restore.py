@@ -25,7 +25,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..commands.memory_cmds import VERSIONS_SHOWN
+    from ..chat.commands.memory_cmds import VERSIONS_SHOWN
 
     if args.sha is None and (args.only or args.replay):
         raise CommandError("--only and --replay need a sha")

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
             "--max-inflight, --rescan, --metrics-port and --json go with --root DIR "
             "(without --user)"
         )
-    from ..runtime import Runtime
+    from ..memory.runtime import Runtime
     from ..schedule.workspace import serve
 
     rt = Runtime(workspace_of(args))
@@ -79,7 +79,7 @@ def _serve_root(args: argparse.Namespace, root: ScopeRoot) -> int:
     import asyncio
     import threading
 
-    from ..runtime import Runtime
+    from ..memory.runtime import Runtime
     from ..schedule.root import serve_root
     from ._backlog import watch
 

@@ -24,7 +24,9 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..status import describe_model  # lazily: `reverie status --help` need not load the config
+    from ..memory.status import (
+        describe_model,
+    )  # lazily: `reverie status --help` need not load the config
 
     report = open_memory(args).status()
     if args.json:

@@ -128,7 +128,7 @@ class Consolidator:
     session files. ``before_compaction(session, estimate, budget)`` runs on every
     ``maybe_consolidate`` before any consolidation, and ``at_new_session(session)`` at ``/new``
     after the consolidation and before the clear: Recall's pre-compaction flush and session-end
-    memory file (``reverie.recall.memfiles.consolidator_hooks``; wired by ``Runtime``).
+    memory file (``reverie.operations.memfiles.consolidator_hooks``; wired by ``Runtime``).
     """
 
     def __init__(

@@ -26,7 +26,7 @@ from pathlib import Path, PurePosixPath
 from ..dream import DreamResult
 from ..dream.fence import bump_epoch, identity, still_there
 from ..errors import FencedError, ReverieError, WorkspaceError
-from ..runtime import Runtime
+from ..memory.runtime import Runtime
 from ..schedule.policy import retry_delay, verdict
 from ..storage.config import FleetConfig
 from ..storage.scopes import RootKind, ScopeRoot, check_no_link

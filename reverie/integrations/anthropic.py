@@ -53,9 +53,8 @@ from anthropic.types.beta import (
     BetaMemoryTool20250818ViewCommand,
 )
 
-from .. import offload
 from ..errors import EditConflictError, GateError, ReverieError, UnsafePathError
-from ..memory import Memory, WriteResult, content_id
+from ..memory import Memory, WriteResult, content_id, offload
 
 __all__ = [
     "ReverieMemoryTool",
@@ -436,7 +435,7 @@ class ReverieMemoryTool(BetaAbstractMemoryTool):
 
 class AsyncReverieMemoryTool(BetaAsyncAbstractMemoryTool):
     """``ReverieMemoryTool`` for ``AsyncAnthropic``: the same commands, each run in the executor of
-    Memory's async verbs (``reverie.offload``), so the event loop never waits on a commit."""
+    Memory's async verbs (``reverie.memory.offload``), so the event loop never waits on a commit."""
 
     def __init__(self, memory: Memory, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -33,9 +33,8 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChang
 from mcp_types import EmptyResult, SubscribeRequestParams, ToolAnnotations, UnsubscribeRequestParams
 from pydantic import Field, ValidationError
 
-from .. import offload
 from ..errors import ReverieError, WorkspaceError
-from ..memory import Memory, memory_files
+from ..memory import Memory, memory_files, offload
 from ..memory import open as open_memory
 from ..recall.types import SourceKind
 from ..serving.auth import BearerAuth
@@ -416,7 +415,7 @@ def _register_tools(server: MCPServer[Any], tools: _Tools) -> None:  # noqa: C90
         """Run Dream now: distil pending history into the memory files and commit the change (a
         SOUL.md change waits for approval). Returns a summary; if another Dream run is in progress,
         says so and changes nothing."""
-        from ..commands.render import dream_result
+        from ..chat.commands.render import dream_result
 
         def run(m: Memory) -> dict[str, Any]:
             result = m.dream(all=drain)

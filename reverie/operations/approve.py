@@ -48,7 +48,8 @@ REJECTED_DIR = "rejected"
 
 @dataclass(frozen=True)
 class ApproveResult:
-    """What ``approve`` did: the commit (None if SOUL.md already held the change), and whether it merged."""
+    """What ``approve`` did: the commit (None if SOUL.md already held the change), and whether it
+    merged."""
 
     commit: str | None
     change: SoulProposal
@@ -94,7 +95,8 @@ def _approve_locked(store: WorkspaceStore, git: GitStore, shown: str | None) -> 
         except MergeConflictError as exc:
             raise MergeConflictError(
                 f"{change.path} changed since Dream proposed this change and the two conflict"
-                f"{_lines(exc.lines)}; edit {change.path} by hand and `reverie reject`, or reject and let Dream "
+                f"{_lines(exc.lines)}; edit {change.path} by hand and `reverie reject`, "
+                "or reject and let Dream "
                 f"propose again",
                 path=change.path,
                 lines=exc.lines,

@@ -126,7 +126,7 @@ def _rel(workspace: Workspace, path: Path) -> str:
         return str(path)
 
 
-# -- the settings --------------------------------------------------------------------------------------------
+# -- the settings ----------------------------------------------------------------------------------
 def _config(workspace: Workspace) -> list[Fault]:
     from ..storage.configdata import home_config_path
 
@@ -183,7 +183,7 @@ def _pending(workspace: Workspace) -> list[Fault]:
     return _cached("pending", [path, workspace.root / "SOUL.md"], check)
 
 
-# -- the prompt files and the archive -------------------------------------------------------------------------
+# -- the prompt files and the archive --------------------------------------------------------------
 def _not_a_file(workspace: Workspace, rel: str, remedy: str) -> list[Fault] | None:
     """The fault of a path that is no regular file inside the workspace; None when it is one (or
     absent)."""
@@ -301,7 +301,7 @@ def _archive_file(workspace: Workspace, rel: str) -> list[Fault]:
     return []
 
 
-# -- Dream's state --------------------------------------------------------------------------------------------
+# -- Dream's state ---------------------------------------------------------------------------------
 def _dream_cursor(workspace: Workspace) -> list[Fault]:
     path = workspace.dream_cursor_path
     record = workspace.state_dir / "dream-cursor.json"

@@ -7,10 +7,10 @@ or renamed, only emptied line by line (``Memory.remove``) or, by ``clear_files``
 starter text. The archive is read only here.
 
 Each operation is one commit (kind ``agent`` or ``manual``), made under Dream's run lock, so no run
-commits over it, and undone by ``reverie restore --only <sha>`` (``Memory.restore(sha, only=True)``).
-Nothing written is lost: every line a file held when it was deleted or cleared lands in the archive
-with why and when (``memory/archive/files.md`` for topic files and notes, ``user.md`` /
-``memory.md`` for the prompt files, in the archive's one format, ``reverie.dream.archive``), where
+commits over it, and undone by ``reverie restore --only <sha>`` (``Memory.restore(sha,
+only=True)``). Nothing written is lost: every line a file held when it was deleted or cleared lands
+in the archive with why and when (``memory/archive/files.md`` for topic files and notes, ``user.md``
+/ ``memory.md`` for the prompt files, in the archive's one format, ``reverie.dream.archive``), where
 ``reverie why`` and search find it. A rename moves the text unchanged, so nothing leaves memory and
 nothing is archived.
 """
@@ -85,7 +85,8 @@ def removable(rel: str) -> bool:
 
 
 def _under(ws: Workspace, rel: str) -> list[str]:
-    """The removable files ``rel`` names: itself, or every topic file under it when it is a folder."""
+    """The removable files ``rel`` names: itself, or every topic file under it when it is a
+    folder."""
     if removable(rel) and (ws.root / rel).is_file():
         return [rel]
     prefix = rel.rstrip("/") + "/"
@@ -155,8 +156,9 @@ def delete_file(
     ws: Workspace, git: GitStore, path: str, *, kind: str = "manual", reason: str = ""
 ) -> FilesResult:
     """Delete a topic file or dated note, or a folder of topic files: its lines go to the archive
-    (``memory/archive/files.md``, each noted with the file, ``reason`` and the day), the file leaves,
-    one commit. ``WorkspaceError`` for a prompt file, the archive, or a path that names nothing."""
+    (``memory/archive/files.md``, each noted with the file, ``reason`` and the day), the file
+    leaves, one commit. ``WorkspaceError`` for a prompt file, the archive, or a path that names
+    nothing."""
     _refuse(path, "delete")
     today = date.today()
     why = " ".join(reason.split())

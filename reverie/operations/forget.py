@@ -4,9 +4,9 @@ elsewhere, completely and exclusively.
 **Which directories.** The user's own (the digest of the id as this version reads it), and every
 user directory an older version recorded under an id this one changes or refuses
 (``ScopeRoot.legacy_users``): those whose recorded id now reads as ``user`` (a full-width
-``ａｌｉｃｅ`` recorded before ids were NFKC-normalised is ``alice`` now), or, for an id this version
-refuses (a mixed-script one), those recorded under exactly that id. Each is forgotten by its
-directory's digest, the same way.
+``ａｌｉｃｅ`` recorded before ids were NFKC-normalised is ``alice`` now), or, for an id this
+version refuses (a mixed-script one), those recorded under exactly that id. Each is forgotten by
+its directory's digest, the same way.
 
 **Order**, chosen so that a failure at any step leaves a state the next run completes (each step is
 idempotent and nothing later depends on one that failed):
@@ -14,7 +14,8 @@ idempotent and nothing later depends on one that failed):
 0. **Look, change nothing**: which directories, each scope's ``memory.search.indexDir`` (a
    workspace whose ``reverie.json`` is invalid falls back to the home config's, with a warning: a
    broken config never blocks forgetting). What fails here fails before anything changed.
-1. **Tokens** bound to the user's scopes are revoked (``reverie.storage.access``): from here on no MCP
+1. **Tokens** bound to the user's scopes are revoked (``reverie.storage.access``): from here on no
+MCP
    request can write for the user again.
 2. A deletion a crash interrupted for these directories (``trash/<digest>.*``) is finished.
 3. For each directory, **holding** the write fence (``fence.lock``, ``reverie.dream.fence``) of

@@ -49,9 +49,8 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..dream.archive import append_entries, archive_path, entry_line, parse_entry
-from ..dream.fence import section_lock
-from ..errors import CommandError, GateError, UnsafePathError, WorkspaceError
+from ..dream.archive import archive_path, parse_entry
+from ..errors import CommandError, UnsafePathError, WorkspaceError
 from ..llm.protocol import NOTHING, UNSURE, parse_fact_line, strip_age
 from ..recall.rank import query_terms
 from ..recall.search import match
@@ -62,7 +61,7 @@ from ..text.memline import bare_line, is_fact_line, line_key
 
 if TYPE_CHECKING:
     from ..recall import Hit
-    from ..runtime import Runtime
+    from .services import Services
 
 __all__ = [
     "ITEM_FILES",
@@ -188,7 +187,7 @@ class MemoryEvent(_Keyed):
         return dict(self.__dict__)
 
 
-# -- ids -------------------------------------------------------------------------------------------------
+# -- ids -------------------------------------------------------------------------------------
 
 
 def item_id(origin: str) -> str:
@@ -242,7 +241,7 @@ def _ids(
     return out
 
 
-def _texts(rt: Runtime) -> dict[str, str]:
+def _texts(rt: Services) -> dict[str, str]:
     ws = rt.workspace
     rels = [*ITEM_FILES, *(archive_path(r) for r in ITEM_FILES)]
     return {rel: ws.read(rel) for rel in rels}
@@ -282,7 +281,7 @@ def _archived(
     return out
 
 
-def locate(rt: Runtime, memory_id: str) -> tuple[str, str] | None:
+def locate(rt: Services, memory_id: str) -> tuple[str, str] | None:
     """(file, the line as it stands) of the active memory ``memory_id``, or None."""
     _check_id(memory_id)
     texts = _texts(rt)
@@ -293,7 +292,7 @@ def locate(rt: Runtime, memory_id: str) -> tuple[str, str] | None:
     return None
 
 
-def not_active(rt: Runtime, memory_id: str, verb: str) -> WorkspaceError:
+def not_active(rt: Services, memory_id: str, verb: str) -> WorkspaceError:
     """Why ``verb`` (update, delete) cannot act on ``memory_id``, in words that say what to do:
     only an active line of USER.md or memory/MEMORY.md is changed by id (history is kept as it
     was written, a conversation is what was said, a file's line is edited with ``write``)."""
@@ -327,14 +326,14 @@ def _check_id(memory_id: object) -> str:
     return memory_id
 
 
-# -- the verbs -------------------------------------------------------------------------------------------
+# -- the verbs -------------------------------------------------------------------------------------
 
 
 def _item(line: _Line, state: State = "active", note: str | None = None) -> MemoryItem:
     return MemoryItem(line.id, line.text, state, line.path, metadata={"note": note} if note else {})
 
 
-def get_all(rt: Runtime, *, limit: int | None = None) -> list[MemoryItem]:
+def get_all(rt: Services, *, limit: int | None = None) -> list[MemoryItem]:
     """Every active memory (USER.md, then memory/MEMORY.md, in file order), then the history
     entries Dream has not read yet that state something (``pending``; raw transcripts left out)."""
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
@@ -344,7 +343,7 @@ def get_all(rt: Runtime, *, limit: int | None = None) -> list[MemoryItem]:
     return items[:limit] if limit is not None else items
 
 
-def added(rt: Runtime, keys: Sequence[str]) -> list[MemoryItem]:
+def added(rt: Services, keys: Sequence[str]) -> list[MemoryItem]:
     """Everything ``add`` recorded that carries its ids and metadata: every history entry with
     extra fields (``dreamed`` or ``pending``), then the messages of the conversations ``add`` keeps
     under ``keys`` (``said``). What a filtered ``get_all`` chooses from: a memory line carries
@@ -364,7 +363,7 @@ def added(rt: Runtime, keys: Sequence[str]) -> list[MemoryItem]:
     return out
 
 
-def _recent(rt: Runtime, count: int) -> list[MemoryItem]:
+def _recent(rt: Services, count: int) -> list[MemoryItem]:
     """The newest ``count`` history entries Dream has read, newest first, as what the user said
     (what Dream left in history is still memory: search finds it)."""
     done = rt.store.dream_cursor()
@@ -377,8 +376,9 @@ def _recent(rt: Runtime, count: int) -> list[MemoryItem]:
     ]
 
 
-def _pending(rt: Runtime) -> list[MemoryItem]:
-    """The history entries Dream has not read yet that state something (raw transcripts left out)."""
+def _pending(rt: Services) -> list[MemoryItem]:
+    """The history entries Dream has not read yet that state something (raw transcripts left
+    out)."""
     return [
         entry_item(entry, "\n".join(said), "pending")
         for entry in rt.store.read_unprocessed_history()
@@ -386,13 +386,13 @@ def _pending(rt: Runtime) -> list[MemoryItem]:
     ]
 
 
-def active_items(rt: Runtime) -> dict[str, MemoryItem]:
+def active_items(rt: Services) -> dict[str, MemoryItem]:
     """Every active memory by id (USER.md, then memory/MEMORY.md): what ``changes`` compares."""
     texts = _texts(rt)
     return {line.id: _item(line) for line in _active(texts, _lineage(texts))}
 
 
-def changes(rt: Runtime, before: dict[str, MemoryItem]) -> list[MemoryItem]:
+def changes(rt: Services, before: dict[str, MemoryItem]) -> list[MemoryItem]:
     """What memory became since ``before`` (an ``active_items`` of earlier), as mem0's events: an
     id new to memory is ADD; an id whose text changed is UPDATE (its old text under
     ``metadata["previous_memory"]``, mem0's name); an id no longer active is DELETE (as the
@@ -428,7 +428,7 @@ def entry_item(entry: Any, text: str, state: State) -> MemoryItem:
     )
 
 
-def get(rt: Runtime, memory_id: str) -> MemoryItem | None:
+def get(rt: Services, memory_id: str) -> MemoryItem | None:
     """The memory ``memory_id`` names, in whatever state (see the module doc), or None."""
     _check_id(memory_id)
     if _ID.match(memory_id):
@@ -474,7 +474,7 @@ def get(rt: Runtime, memory_id: str) -> MemoryItem | None:
     return None
 
 
-def carried(rt: Runtime, item: MemoryItem) -> dict[str, Any]:
+def carried(rt: Services, item: MemoryItem) -> dict[str, Any]:
     """What ``add`` stored beside ``item`` (its ids, ``metadata``): a history entry's extra fields,
     a conversation message's own; a memory line carries none."""
     said = re.fullmatch(r"c(\d{1,9}):(.+)", item.id, re.S)
@@ -487,7 +487,7 @@ def carried(rt: Runtime, item: MemoryItem) -> dict[str, Any]:
     return dict(item.metadata) if item.state in ("pending", "dreamed") else {}
 
 
-def _memory_file(rt: Runtime, path: str) -> bool:
+def _memory_file(rt: Services, path: str) -> bool:
     """Whether ``path`` is a memory file (a prompt file, a Markdown file or topic file under
     memory/), never history, cursors, state or sessions."""
     try:
@@ -501,7 +501,7 @@ def _memory_file(rt: Runtime, path: str) -> bool:
     return ok and (rt.workspace.root / rel).is_file()
 
 
-def _dated(rt: Runtime, item: MemoryItem) -> MemoryItem:
+def _dated(rt: Services, item: MemoryItem) -> MemoryItem:
     """``item`` with ``updated_at``: when its current text was committed (``why``)."""
     found = [p for p in rt.git.why(item.memory) if p.path == item.path] if rt.git.exists else []
     if not found:
@@ -510,29 +510,26 @@ def _dated(rt: Runtime, item: MemoryItem) -> MemoryItem:
     return MemoryItem(item.id, item.memory, item.state, item.path, None, when, item.metadata)
 
 
-def _message(rt: Runtime, key: str, index: int) -> dict[str, Any] | None:
+def _message(rt: Services, key: str, index: int) -> dict[str, Any] | None:
     session = rt.sessions.load(rt.sessions.path_for(key))
     if session is None or not 0 <= index < len(session.messages):
         return None
     return session.messages[index]
 
 
-def update(rt: Runtime, memory_id: str, text: str, *, kind: str = "manual") -> MemoryItem:
+def update(rt: Services, memory_id: str, text: str, *, kind: str = "manual") -> MemoryItem:
     """Replace the memory's text (its bullet kept), archiving the old text as superseded by the new
     one so the id stays; one commit, judged by Dream's gate. ``WorkspaceError`` when no active
     memory has that id."""
-    from ..dream.gate import check
     from ..security.secrets import redact
+    from .edit import archive_entry, edit_section, judged
 
     _check_id(memory_id)
     if not isinstance(text, str) or not text.strip():
         raise CommandError(f"text must be a non-empty string, not {text!r}")
     new_text = " ".join(redact(text).split())
     ws, git = rt.workspace, rt.git
-    ws.state_dir.mkdir(parents=True, exist_ok=True)  # a first write creates the workspace
-    # An edit's lock, as Memory.write and remove take it: the write fence's, from the read to the
-    # commit; never Dream's run lock (a run merges its own commit over this one by its base).
-    with section_lock(ws.state_dir):
+    with edit_section(ws):  # an edit's lock (reverie.operations.edit), from the read to the commit
         texts = _texts(rt)
         lineage = _lineage(texts)
         line = next((ln for ln in _active(texts, lineage) if ln.id == memory_id), None)
@@ -545,21 +542,17 @@ def update(rt: Runtime, memory_id: str, text: str, *, kind: str = "manual") -> M
         bullet = re.match(r"\s*(?:[-*+]|\d+[.)])\s+", line.raw)
         rows[line.number - 1] = (bullet.group(0) if bullet else head) + new_text
         after = "\n".join(rows)
-        today = date.today()
-        archive = archive_path(line.path)
-        note = f'superseded {today.isoformat()} by "{new_text}"'
-        archived = append_entries(texts[archive], line.path, [entry_line(line.text, note)], today)
+        note = f'superseded {date.today().isoformat()} by "{new_text}"'
+        archive, archived = archive_entry(ws, line.path, [line.text], note)
         files = {line.path: after, archive: archived}
         base = {line.path: texts[line.path], archive: texts[archive]}
-        verdict = check(base, files, (), rt.config.dream, own_removals={line.path: [line.raw]})
-        if not verdict.ok:
-            raise GateError(f"update refused: {verdict.reason}")
+        judged(base, files, rt.config, "update", own_removals={line.path: [line.raw]})
         git.ensure()
         git.commit(f"{kind}: update {memory_id} in {line.path}", kind=kind, files=files, base=base)
     return MemoryItem(memory_id, new_text, "active", line.path)
 
 
-def history_of(rt: Runtime, memory_id: str, *, depth: int = HISTORY_DEPTH) -> list[MemoryEvent]:
+def history_of(rt: Services, memory_id: str, *, depth: int = HISTORY_DEPTH) -> list[MemoryEvent]:
     """Each ADD, UPDATE and DELETE of memory ``memory_id``, oldest first, read from the newest
     ``depth`` commits of USER.md and memory/MEMORY.md."""
     _check_id(memory_id)
@@ -594,7 +587,7 @@ def history_of(rt: Runtime, memory_id: str, *, depth: int = HISTORY_DEPTH) -> li
     return sorted(events, key=lambda e: e.created_at)
 
 
-# -- what a model is handed ------------------------------------------------------------------------------
+# -- what a model is handed ------------------------------------------------------------------------
 
 
 def clean_entry(content: str, *, speech: bool = True) -> list[str]:
@@ -635,7 +628,7 @@ def _same(a: str, b: str) -> bool:
 
 
 def search_memory(
-    rt: Runtime,
+    rt: Services,
     hits: Sequence[Hit],
     query: str,
     *,
@@ -645,9 +638,10 @@ def search_memory(
 ) -> list[MemoryItem]:
     """Recall's ``hits`` for ``query`` as a model is handed them (see the module doc), best first,
     at most ``limit``. A query naming a category of fact (``reverie.recall.categories``) is scored
-    by it (a word naming the category held by a line of it), its category's lines after its own hits;
-    one asking about the user as a whole ("what do you know about me?") is also handed USER.md's
-    lines, then what the user said that Dream has not read yet, then the newest entries it has."""
+    by it (a word naming the category held by a line of it), its category's lines after its own
+    hits; one asking about the user as a whole ("what do you know about me?") is also handed
+    USER.md's lines, then what the user said that Dream has not read yet, then the newest entries it
+    has."""
     from ..recall import categories
 
     named = categories.categories_named(query)
@@ -678,7 +672,7 @@ def search_memory(
     return found
 
 
-def _live(rt: Runtime, session_key: str | None) -> set[int]:
+def _live(rt: Services, session_key: str | None) -> set[int]:
     """The message indexes of ``session_key`` the prompt still carries (not archived yet)."""
     if session_key is None:
         return set()
@@ -689,49 +683,63 @@ def _live(rt: Runtime, session_key: str | None) -> set[int]:
 
 
 def _clean_hit(
-    rt: Runtime,
+    rt: Services,
     hit: Hit,
     terms: Sequence[str],
     active: dict[tuple[str, int], _Line],
     live: tuple[str | None, set[int]],
 ) -> MemoryItem | None:
+    """``hit`` as a model is handed it, by where it came from (None: nothing clean to hand)."""
     ref = hit.source
-    when = hit.timestamp.isoformat() if hit.timestamp else None
     if ref.kind == "history" and ref.cursor is not None:
-        found = rt.store.history.read_since(ref.cursor - 1, 1)
-        if not found or found[0].cursor != ref.cursor:
-            return None
-        said = _relevant(clean_entry(found[0].content), terms)
-        if not said or all(match(s, terms) == 0 for s in said):
-            return None  # what matched was the assistant's or a tool's words, or nothing clean
-        state: State = "dreamed" if ref.cursor <= rt.store.dream_cursor() else "pending"
-        return MemoryItem(
-            f"h{ref.cursor}",
-            "\n".join(said),
-            state,
-            ref.path,
-            found[0].timestamp,
-            found[0].timestamp,
-            source=f"history, {found[0].timestamp}",
-        )
+        return _history_hit(rt, ref.cursor, ref.path, terms)
     if ref.kind == "session" and ref.session_key is not None and ref.message_index is not None:
-        message = _message(rt, ref.session_key, ref.message_index)
-        if message is None or message.get("role") != "user":
-            return None  # the assistant's own replies are not memory of the user
-        if ref.session_key == live[0] and ref.message_index in live[1]:
-            return None  # the conversation in progress: in the prompt already
-        text = " ".join(content_text(message.get("content")).split())
-        return MemoryItem(
-            f"c{ref.message_index}:{ref.session_key}",
-            text,
-            "said",
-            ref.path,
-            when,
-            when,
-            source=f"conversation {ref.session_key}" + (f", {when[:16]}" if when else ""),
-        )
+        return _session_hit(rt, hit, ref.session_key, ref.message_index, live)
     if ref.line_start is None:
         return None
+    return _file_hit(rt, hit, terms, active)
+
+
+def _history_hit(rt: Services, cursor: int, path: str, terms: Sequence[str]) -> MemoryItem | None:
+    found = rt.store.history.read_since(cursor - 1, 1)
+    if not found or found[0].cursor != cursor:
+        return None
+    said = _relevant(clean_entry(found[0].content), terms)
+    if not said or all(match(s, terms) == 0 for s in said):
+        return None  # what matched was the assistant's or a tool's words, or nothing clean
+    state: State = "dreamed" if cursor <= rt.store.dream_cursor() else "pending"
+    stamp = found[0].timestamp
+    return MemoryItem(
+        f"h{cursor}", "\n".join(said), state, path, stamp, stamp, source=f"history, {stamp}"
+    )
+
+
+def _session_hit(
+    rt: Services, hit: Hit, key: str, index: int, live: tuple[str | None, set[int]]
+) -> MemoryItem | None:
+    message = _message(rt, key, index)
+    if message is None or message.get("role") != "user":
+        return None  # the assistant's own replies are not memory of the user
+    if key == live[0] and index in live[1]:
+        return None  # the conversation in progress: in the prompt already
+    when = hit.timestamp.isoformat() if hit.timestamp else None
+    text = " ".join(content_text(message.get("content")).split())
+    return MemoryItem(
+        f"c{index}:{key}",
+        text,
+        "said",
+        hit.source.path,
+        when,
+        when,
+        source=f"conversation {key}" + (f", {when[:16]}" if when else ""),
+    )
+
+
+def _file_hit(
+    rt: Services, hit: Hit, terms: Sequence[str], active: dict[tuple[str, int], _Line]
+) -> MemoryItem | None:
+    ref = hit.source
+    assert ref.line_start is not None
     rows = rt.workspace.read(ref.path).split("\n")
     span = range(ref.line_start, (ref.line_end or ref.line_start) + 1)
     lines = [
@@ -739,7 +747,8 @@ def _clean_hit(
         for n in span
         if 0 < n <= len(rows) and rows[n - 1].strip() and not rows[n - 1].lstrip().startswith("#")
     ]
-    if "/archive/" in f"/{ref.path}":  # its entries only, never the file's description
+    archived = "/archive/" in f"/{ref.path}"
+    if archived:  # its entries only, never the file's description
         lines = [(n, raw) for n, raw in lines if parse_entry(raw.strip())]
     kept = [(n, raw) for n, raw in lines if match(raw, terms) > 0] or lines[:1]
     if not kept:
@@ -748,7 +757,7 @@ def _clean_hit(
     first = active.get((ref.path, kept[0][0]))
     ident = first.id if first is not None and len(kept) == 1 else f"{ref.path}#L{kept[0][0]}"
     where: State = "active" if first is not None else "file"
-    if "/archive/" in f"/{ref.path}":
+    if archived:
         where = "archived"  # an archive entry: its text, without why and when it left
         texts = [(parse_entry(raw.strip()) or (t, ""))[0] for (_, raw), t in zip(kept, texts)]
     return MemoryItem(ident, "\n".join(texts), where, ref.path, source=ref.path)

@@ -6,10 +6,10 @@ Before ids were NFKC-normalised and checked for one script, a full-width ``ａ�
 mixed-script ``аlice`` were users of their own, each in the directory its id's digest names. This
 version reads the first as ``alice`` and refuses the second, so no ``--user`` reaches either
 directory again. `ScopeRoot.legacy_users` lists them (one scan of the root, kept in
-``legacy-ids.json``); an MCP token recorded for such an id is ignored (``reverie.storage.access``), never
-taken for the user the id names now; ``forget-user`` removes them with the user they now name (or,
-for a refused id, given exactly); `migrate` gives one an id of today, when that id has no memory of
-its own (two users' memories are never merged).
+``legacy-ids.json``); an MCP token recorded for such an id is ignored (``reverie.storage.access``),
+never taken for the user the id names now; ``forget-user`` removes them with the user they now name
+(or, for a refused id, given exactly); `migrate` gives one an id of today, when that id has no
+memory of its own (two users' memories are never merged).
 """
 
 from __future__ import annotations

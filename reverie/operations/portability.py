@@ -1,7 +1,7 @@
 """Moving a workspace between machines: one self-contained bundle out (``export_bundle``), the same
 workspace back in (``import_bundle``); and what every importer shares (the result types, the
-target's checks, the move into place, the import commit; ``reverie.importers`` holds the importers
-of other tools' memory). This docstring is the bundle's spec.
+target's checks, the move into place, the import commit; ``reverie.memory.importers`` holds the
+importers of other tools' memory). This docstring is the bundle's spec.
 
 A bundle is a gzip-compressed tar of the workspace's own files, each under its workspace-relative
 path:
@@ -30,9 +30,9 @@ nothing is deleted.
 No credential comes in whatever a bundle holds: before the checked copy is moved into place, every
 text in it — its files and every version in its memory repository — is scanned
 (``reverie.security.secrets``), and each credential found is purged from all of them
-(``reverie.operations.purge``: the string replaced by ``[REDACTED:purged]``, the repository's history
-rewritten). A bundle Reverie exported holds none (it redacts on the way in), so it comes back byte for
-byte.
+(``reverie.operations.purge``: the string replaced by ``[REDACTED:purged]``, the repository's
+history rewritten). A bundle Reverie exported holds none (it redacts on the way in), so it comes
+back byte for byte.
 """
 
 from __future__ import annotations
@@ -99,7 +99,8 @@ _TOP = ("SOUL.md", "USER.md", "reverie.json", ".gitignore", "memory", "sessions"
 
 
 class BundleError(WorkspaceError):
-    """A bundle that cannot be imported: not a bundle, damaged, or hostile (a link, a path out, too large)."""
+    """A bundle that cannot be imported: not a bundle, damaged, or hostile (a link, a path out, too
+    large)."""
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,7 @@ class ImportResult:
     user: str | None = None
 
 
-# -- export -----------------------------------------------------------------------------------------------------
+# -- export ----------------------------------------------------------------------------------
 
 
 def _skipped(rel: str) -> bool:
@@ -163,7 +164,8 @@ def _skipped(rel: str) -> bool:
 
 
 def _walk(root: Path, rel: str) -> Iterator[str]:
-    """Regular files under ``root/rel`` (workspace-relative, sorted); symlinks skipped with a warning."""
+    """Regular files under ``root/rel`` (workspace-relative, sorted); symlinks skipped with a
+    warning."""
     path = root / rel
     if path.is_symlink():
         log.warning("export: %s is a symlink; skipped", rel)
@@ -179,7 +181,8 @@ def _walk(root: Path, rel: str) -> Iterator[str]:
 
 
 def _git_order(rel: str) -> tuple[int, str]:
-    """Refs before objects (see the module doc): HEAD, packed-refs and refs/ first, objects/ last."""
+    """Refs before objects (see the module doc): HEAD, packed-refs and refs/ first, objects/
+    last."""
     parts = rel.split("/")
     if len(parts) > 1 and parts[1] == "objects":
         return (2, rel)
@@ -280,7 +283,7 @@ def _add_file(tar: tarfile.TarFile, path: Path, rel: str) -> dict[str, Any] | No
     return {"size": st.st_size, "sha256": reader.digest.hexdigest()}
 
 
-# -- import -----------------------------------------------------------------------------------------------------
+# -- import ----------------------------------------------------------------------------------
 
 
 def _is_empty(root: Path) -> bool:
@@ -330,7 +333,8 @@ def import_bundle(
     max_member_bytes: int = MAX_MEMBER_BYTES,
     max_total_bytes: int = MAX_TOTAL_BYTES,
 ) -> ImportResult:
-    """Restore the workspace in ``bundle`` at ``workspace`` (see the module doc for the checks and ``replace``)."""
+    """Restore the workspace in ``bundle`` at ``workspace`` (see the module doc for the checks and
+    ``replace``)."""
     ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
     source = Path(bundle).expanduser()
     if not source.is_file():
@@ -531,7 +535,8 @@ def _check_manifest(
 
 
 def move_into_place(staging: Path, root: Path, replace: bool) -> Path | None:
-    """Rename the checked copy to ``root``; a non-empty ``root`` (with ``replace``) is renamed aside first."""
+    """Rename the checked copy to ``root``; a non-empty ``root`` (with ``replace``) is renamed aside
+    first."""
     moved: Path | None = None
     if root.is_dir() and not any(root.iterdir()):
         root.rmdir()
@@ -557,7 +562,7 @@ def head_of(ws: Workspace) -> str | None:
         git.close()
 
 
-# -- what importers share ------------------------------------------------------------------------------------
+# -- what importers share --------------------------------------------------------------------------
 
 
 def commit_import(

@@ -72,7 +72,8 @@ _LOCK_TIMEOUT = 30.0
 
 @dataclass(frozen=True)
 class FileHit:
-    """A file holding the string. ``action``: ``redact``, ``delete`` (derived data) or ``keep`` (not memory)."""
+    """A file holding the string. ``action``: ``redact``, ``delete`` (derived data) or ``keep`` (not
+    memory)."""
 
     path: str  # workspace-relative, POSIX
     occurrences: int
@@ -98,7 +99,8 @@ class PurgeResult:
 
 
 def describe(text: str) -> str:
-    """A description of ``text`` that does not reveal it: its length and, if it is one, its credential kind."""
+    """A description of ``text`` that does not reveal it: its length and, if it is one, its
+    credential kind."""
     kinds = sorted({m.kind for m in scan(text)})
     return f"a {len(text)}-character string" + (f" ({', '.join(kinds)})" if kinds else "")
 
@@ -106,7 +108,8 @@ def describe(text: str) -> str:
 def _check(text: str) -> bytes:
     if not isinstance(text, str) or len(text) < MIN_LENGTH:
         raise WorkspaceError(
-            f"the text to purge must be at least {MIN_LENGTH} characters (it would match everywhere)"
+            f"the text to purge must be at least {MIN_LENGTH} characters "
+            "(it would match everywhere)"
         )
     if text in REPLACEMENT:
         raise WorkspaceError(
@@ -201,7 +204,8 @@ def _purge_locked(store: WorkspaceStore, git: GitStore, text: str) -> PurgeResul
 
 
 def _rewrite(path: Path, rel: str, text: str) -> None:
-    """Replace ``text`` as the file's format allows (string values of JSON, raw bytes of prose); atomic."""
+    """Replace ``text`` as the file's format allows (string values of JSON, raw bytes of prose);
+    atomic."""
     data, n = replace_in_file(rel, path.read_bytes(), text, REPLACEMENT)
     if n:
         atomic_write(path, data)  # temp, fsync, rename

@@ -5,7 +5,7 @@ Public API (``__all__``): ``Recall`` (sync, rebuild, search/asearch), ``memory_s
 ``INDEX_NAME``; its format is specified in ``reverie.recall.index``). Imported from their modules:
 the agent's ``search_memory`` tool and auto-recall (``reverie.recall.tool``: ``SEARCH_MEMORY_TOOL``,
 ``run_search_memory_tool``, ``recall_context``), session-end memory files and the pre-compaction
-flush (``reverie.recall.memfiles``).
+flush (``reverie.operations.memfiles``).
 """
 
 from __future__ import annotations

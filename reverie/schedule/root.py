@@ -75,8 +75,9 @@ from .workspace import stop_on_signals
 
 __all__ = ["RootScheduler", "serve_root", "ServeStats", "Backlog", "OpenDream"]
 
-#: How the scheduler gets a scope's Dream: ``lambda ws: Runtime(ws).dream`` (``reverie.runtime``),
-#: handed in by whoever starts it, so this layer stays below the one that wires the services.
+#: How the scheduler gets a scope's Dream: ``lambda ws: Runtime(ws).dream``
+#: (``reverie.memory.runtime``), handed in by whoever starts it, so this layer stays below the one
+#: that wires the services.
 OpenDream = Callable[[Workspace], Dream]
 
 log = logging.getLogger(__name__)

@@ -48,8 +48,8 @@ MEMORY = "memory/MEMORY.md"
 #: The durable memory files, as workspace-relative POSIX paths: what Dream edits and GitStore tracks
 #: by default.
 MEMORY_FILES: tuple[str, ...] = (SOUL, USER, MEMORY)
-#: Dated memory files (session-end summaries, flushed facts; see reverie.recall.memfiles), as a glob
-#: GitStore tracks.
+#: Dated memory files (session-end summaries, flushed facts; see reverie.operations.memfiles), as
+#: a glob GitStore tracks.
 DATED_MEMORY_GLOB = "memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*.md"
 #: Dream's curated archive (reverie.dream.archive): lines moved out of the prompt files, one file
 #: per source file.

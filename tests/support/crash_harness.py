@@ -219,7 +219,7 @@ OPERATIONS = (*(name for name, _ in SHARES), "new")
 
 
 async def _work(ws: Path, journal: Journal, rng: random.Random, until: int | None) -> None:
-    from reverie.runtime import Runtime
+    from reverie.memory.runtime import Runtime
 
     rt = Runtime(ws)
     store, git, sessions, dream = rt.store, rt.git, rt.sessions, rt.dream
@@ -289,7 +289,7 @@ def _worker(ws: Path, journal: Journal, seed: int, until: int | None) -> None:
 def _check(ws: Path, journal: Journal) -> list[str]:
     from reverie.dream.deadletter import deadletter_path, read_dead_letters
     from reverie.gitstore import trailers as tr
-    from reverie.runtime import Runtime
+    from reverie.memory.runtime import Runtime
     from reverie.storage.history import BadLine, HistoryEntry
 
     problems: list[str] = []
@@ -449,7 +449,7 @@ def main(argv: list[str] | None = None) -> int:
     import reverie.consolidator  # noqa: E401,F401
     from reverie.dream.deadletter import read_dead_letters  # noqa: F401
     from reverie.llm._litellm import get_litellm
-    from reverie.runtime import Runtime
+    from reverie.memory.runtime import Runtime
 
     get_litellm()
     warm = Runtime(

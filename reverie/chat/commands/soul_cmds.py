@@ -7,7 +7,7 @@ Markdown. ``/dream-log`` shows the proposal (``render.pending_soul``).
 
 from __future__ import annotations
 
-from ..errors import NothingPendingError, PendingChangedError
+from ...errors import NothingPendingError, PendingChangedError
 from .router import Command, Invocation
 
 __all__ = ["commands"]

@@ -1,8 +1,8 @@
 """The verbs ``Memory`` has beyond its core, written in one place it inherits from: the ones a mem0
 user reaches for (``add``, ``get_all``, ``get``, ``update``, ``delete``, ``history(memory_id)``),
 what a model is handed (``search_memory``), and whole memory files leaving or moving
-(``delete_file``, ``rename_file``, ``clear_files``); and the argument checks every verb shares, so a
-wrong argument is named in one line instead of failing deep inside.
+(``delete_file``, ``rename_file``, ``clear_files``). Their arguments are checked by
+``reverie.memory.checks``, and their ``a``-twins made by ``reverie.memory.twins``.
 
 Each verb is a thin call of ``reverie.operations`` (``items``: ids, lifecycle, the clean view;
 ``files``: whole files) over the ``Memory``'s ``Runtime``, with an ``a``-prefixed async twin, as
@@ -13,24 +13,34 @@ scores are specified in ``reverie.operations.items``.
 from __future__ import annotations
 
 import logging
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
-from ._lazy import lazy_exports
-from .errors import CommandError
+from .._lazy import lazy_exports
+from ..errors import CommandError
+from .checks import (
+    check_chat,
+    check_filters,
+    check_limit,
+    check_metadata,
+    check_size,
+    check_stored,
+    check_text,
+    holds,
+)
+from .twins import twin
 
 if TYPE_CHECKING:
-    from .operations.files import FilesResult
-    from .operations.items import MemoryEvent, MemoryItem, Results
-    from .recall import Hit
+    from ..operations.files import FilesResult
+    from ..operations.items import MemoryEvent, MemoryItem, Results
+    from ..recall import Hit
     from .runtime import Runtime
 
 # The result types live with the operations that make them; loaded on first use, so `reverie
 # status` and `log`, which build a Memory, import none of the pipeline.
 __getattr__ = lazy_exports(
-    __package__ or "reverie",
+    "reverie",
     {
         "MemoryItem": "operations.items",
         "MemoryEvent": "operations.items",
@@ -46,109 +56,14 @@ __all__ = [
     "MemoryEvent",
     "Results",
     "FilesResult",
-    "check_text",
-    "check_stored",
     "record_user",
-    "check_limit",
-    "check_kinds",
-    "twin_docs",
 ]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 log = logging.getLogger(__name__)
-_MAX_METADATA_BYTES = 64 << 10
 #: A plain workspace's user (``check_user``), under its state directory.
 _USER_FILE = "user"
-
-
-def check_text(name: str, value: object, *, empty: bool = False) -> str:
-    """``value`` if it is a string (non-blank unless ``empty``), else ``CommandError`` naming ``name``."""
-    if not isinstance(value, str):
-        raise CommandError(f"{name} must be a string, not {type(value).__name__}")
-    if not empty and not value.strip():
-        raise CommandError(f"{name} is empty: say what it is")
-    return value
-
-
-def check_stored(name: str, value: object) -> str:
-    """``value`` checked as text a verb stores (``remember``, ``add``, ``update``): a non-blank
-    string with no control character but tab and newline (``\\r\\n`` and a lone ``\\r`` are
-    newlines). A NUL, an escape sequence or a bidirectional override is refused, naming the
-    argument and the character, never stored to reach a prompt, a terminal or a memory file
-    (``reverie.text.safety.CONTROL`` says which characters)."""
-    from .text.safety import CONTROL
-
-    text = check_text(name, value).replace("\r\n", "\n").replace("\r", "\n")
-    found = CONTROL.search(text)
-    if found:
-        char = found.group()
-        label = unicodedata.name(char, "") or {0: "NUL", 0x1B: "ESC", 0x7F: "DEL"}.get(
-            ord(char), "a control character"
-        )
-        raise CommandError(
-            f"{name} holds a control character (U+{ord(char):04X}, {label}) at offset "
-            f"{found.start()}: remove it (only tab and newline are kept)"
-        )
-    return text
-
-
-def check_limit(name: str, value: object, *, zero: bool = False) -> int:
-    """``value`` if it is a whole number (at least 1, or 0 with ``zero``), else ``CommandError``."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < (0 if zero else 1):
-        least = 0 if zero else 1
-        raise CommandError(f"{name} must be a whole number of at least {least}, not {value!r}")
-    return value
-
-
-def check_kinds(kinds: str | Sequence[str] | None) -> list[str] | None:
-    """``kinds`` as a list: one kind given as a string is that kind (``kinds='history'``), never its
-    letters; anything else than strings is named."""
-    if kinds is None:
-        return None
-    if isinstance(kinds, str):
-        return [kinds]
-    if not isinstance(kinds, Sequence) or not all(isinstance(k, str) for k in kinds):
-        raise CommandError(f"kinds must be a kind or a list of kinds, not {kinds!r}")
-    return list(kinds)
-
-
-def _metadata(metadata: object) -> dict[str, Any]:
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, Mapping):
-        raise CommandError(f"metadata must be a dict, not {type(metadata).__name__}")
-    import orjson
-
-    from .security.scrub import redact_value
-
-    try:
-        size = len(orjson.dumps(dict(metadata)))
-    except TypeError as exc:
-        raise CommandError(f"metadata must be plain JSON ({exc})") from None
-    if size > _MAX_METADATA_BYTES:
-        raise CommandError(f"metadata is {size:,} bytes of JSON (at most {_MAX_METADATA_BYTES:,})")
-    cleaned, _ = redact_value(dict(metadata))
-    return dict(cleaned)
-
-
-def twin_docs(cls: type[T]) -> type[T]:
-    """Give each ``a``-twin without a docstring its verb's (and each verb its twin's): ``help()``
-    shows what every verb does, however it is spelled."""
-    for name in dir(cls):
-        if name.startswith("_"):
-            continue
-        member = getattr(cls, name)
-        if not callable(member) or member.__doc__:
-            continue
-        other = name[1:] if name.startswith("a") and hasattr(cls, name[1:]) else "a" + name
-        twin = getattr(cls, other, None)
-        if twin is None or not twin.__doc__:
-            continue
-        if name.startswith("a") and other == name[1:]:
-            member.__doc__ = f"``{other}``, awaited (its work off the event loop). {twin.__doc__}"
-        else:
-            member.__doc__ = f"``{other}`` for code outside an event loop. {twin.__doc__}"
-    return cls
 
 
 class MemoryVerbs:
@@ -160,6 +75,10 @@ class MemoryVerbs:
     if TYPE_CHECKING:
 
         async def _offload(self, verb: Callable[[Any], T]) -> T: ...
+
+        async def _call(
+            self, verb: Callable[Concatenate[Any, P], T], /, *args: P.args, **kwargs: P.kwargs
+        ) -> T: ...
 
         def _create(self) -> None: ...
 
@@ -188,7 +107,7 @@ class MemoryVerbs:
             until: str | None = None,
         ) -> list[Hit]: ...
 
-    # -- who the memory is ---------------------------------------------------------------------------
+    # -- who the memory is -------------------------------------------------------------------------
     def check_user(self, user_id: str | None, agent_id: str | None = None) -> None:
         """Refuse a ``user_id`` (or ``agent_id``) that is not this memory's: a scope's memory is one
         user's (``reverie.open(root=..., user=...)`` opens another's); a plain workspace is the
@@ -252,7 +171,7 @@ class MemoryVerbs:
             os.unlink(tmp)
         self.check_user(user_id)  # the other one's add is refused here
 
-    # -- what a model is handed ------------------------------------------------------------------------
+    # -- what a model is handed --------------------------------------------------------------------
     def search_memory(
         self,
         query: str,
@@ -270,10 +189,10 @@ class MemoryVerbs:
         (``session_key``'s messages not yet archived) or the question itself; each a
         ``MemoryItem`` with its id and an absolute ``score`` (the share of the query's words it
         holds, 0 to 1, a word naming a category of fact held by a line of it:
-        ``reverie.recall.categories``; ``threshold`` keeps those at or above it). ``kinds``, ``session``,
-        ``since`` and ``until`` narrow the search as ``recall``'s do. What every adapter's and the
-        MCP server's ``search_memory`` tool returns."""
-        from .operations import items as _items
+        ``reverie.recall.categories``; ``threshold`` keeps those at or above it). ``kinds``,
+        ``session``, ``since`` and ``until`` narrow the search as ``recall``'s do. What every
+        adapter's and the MCP server's ``search_memory`` tool returns."""
+        from ..operations import items as _items
 
         check_text("query", query)
         check_limit("limit", limit)
@@ -285,7 +204,7 @@ class MemoryVerbs:
             or not 0 <= threshold <= 1
         ):
             raise CommandError(f"threshold must be a number from 0 to 1, not {threshold!r}")
-        from .recall.categories import with_categories
+        from ..recall.categories import with_categories
 
         hits = with_categories(
             lambda q: self.recall(
@@ -297,32 +216,9 @@ class MemoryVerbs:
             self.runtime, hits, query, limit=limit, session_key=session_key, threshold=threshold
         )
 
-    async def asearch_memory(
-        self,
-        query: str,
-        *,
-        limit: int = 8,
-        session_key: str | None = None,
-        threshold: float | None = None,
-        kinds: Sequence[str] | str | None = None,
-        session: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-    ) -> list[MemoryItem]:
-        return await self._offload(
-            lambda m: m.search_memory(
-                query,
-                limit=limit,
-                session_key=session_key,
-                threshold=threshold,
-                kinds=kinds,
-                session=session,
-                since=since,
-                until=until,
-            )
-        )
+    asearch_memory = twin(search_memory, here=True)
 
-    # -- mem0's verbs ----------------------------------------------------------------------------------
+    # -- mem0's verbs ------------------------------------------------------------------------------
     def search(
         self,
         query: str,
@@ -343,13 +239,13 @@ class MemoryVerbs:
         hands them to a model (clean, each with its id and an absolute ``score``: the share of the
         query's words it holds, 0 to 1; ``threshold`` keeps those at or above it). A query that
         names a category of fact ("dietary restrictions", "what do you know about me?") also
-        finds the lines of that category (``reverie.recall.categories``). ``user_id`` / ``agent_id`` (as
-        arguments or in ``filters``, mem0's two spellings) must be this memory's; ``run_id`` and
+        finds the lines of that category (``reverie.recall.categories``). ``user_id`` / ``agent_id``
+        (as arguments or in ``filters``, mem0's two spellings) must be this memory's; ``run_id`` and
         any other key of ``filters`` keep the items whose ``add`` carried that value (in its ids or
         ``metadata``). ``top_k`` is ``limit``'s other name. Recall's raw hits (marks, transcripts,
         scores that rank) are ``recall``'s."""
         wanted = self._scope(filters, user_id, agent_id, run_id)
-        size = _size(limit, top_k)
+        size = check_size(limit, top_k)
         items = self.search_memory(
             query,
             limit=size if not wanted else max(size * 5, 50),
@@ -361,38 +257,7 @@ class MemoryVerbs:
         )
         return _results(self._kept(items, wanted)[:size])
 
-    async def asearch(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        filters: Mapping[str, Any] | None = None,
-        limit: int = 10,
-        top_k: int | None = None,
-        threshold: float | None = None,
-        kinds: Sequence[str] | str | None = None,
-        session: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-    ) -> Results:
-        return await self._offload(
-            lambda m: m.search(
-                query,
-                user_id=user_id,
-                agent_id=agent_id,
-                run_id=run_id,
-                filters=filters,
-                limit=limit,
-                top_k=top_k,
-                threshold=threshold,
-                kinds=kinds,
-                session=session,
-                since=since,
-                until=until,
-            )
-        )
+    asearch = twin(search, here=True)
 
     def _scope(
         self,
@@ -403,7 +268,7 @@ class MemoryVerbs:
     ) -> dict[str, Any]:
         """mem0's ids and filters, checked: ``user_id`` / ``agent_id`` (given either way) must be
         this memory's; what is left (``run_id``, metadata keys) is returned to keep items by."""
-        wanted = _filters(filters)
+        wanted = check_filters(filters)
         for name, value in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id)):
             if value is None:
                 continue
@@ -419,13 +284,13 @@ class MemoryVerbs:
         with a filter, only the history entries that carry it are kept)."""
         if not wanted:
             return list(items)
-        from .operations import items as _items
+        from ..operations import items as _items
 
         out = []
         for item in items:
             carried = _items.carried(self.runtime, item)
             carried.update(carried.pop("metadata", None) or {})
-            if all(_holds(carried.get(k), v) for k, v in wanted.items()):
+            if all(holds(carried.get(k), v) for k, v in wanted.items()):
                 out.append(item)
         return out
 
@@ -452,10 +317,11 @@ class MemoryVerbs:
         (``DELETE``), with its stable id. Precision first: what the engine is unsure of is not
         written; when nothing was, the entries are returned with ``event="NONE"`` (kept in
         history, found by search; when the run failed — a model down — with why under
-        ``metadata["not_learned"]``, and a warning logged). With a remote model each such ``add`` is a Dream run (model
-        calls); ``infer=False`` only records (ids ``h<cursor>``, state ``pending``) and leaves
-        the distilling to the next ``dream()`` or schedule, one run for many adds."""
-        from .operations import items as _items
+        ``metadata["not_learned"]``, and a warning logged). With a remote model each such ``add`` is
+        a Dream run (model calls); ``infer=False`` only records (ids ``h<cursor>``, state
+        ``pending``) and leaves the distilling to the next ``dream()`` or schedule, one run for many
+        adds."""
+        from ..operations import items as _items
 
         if not isinstance(infer, bool):
             raise CommandError(f"infer must be True or False, not {infer!r}")
@@ -469,12 +335,12 @@ class MemoryVerbs:
         extra = {
             k: v for k, v in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id)) if v
         }
-        meta = _metadata(metadata)
+        meta = check_metadata(metadata)
         key = "mem0" + (f":{user_id}" if user_id else "")
         store = self.runtime.store
         before = store.last_cursor() if self.runtime.workspace.history_path.exists() else 0
         if isinstance(messages, str) or isinstance(messages, Mapping):
-            from .storage.sessions import (
+            from ..storage.sessions import (
                 content_text,  # (here: ``reverie log`` imports this module)
             )
 
@@ -483,7 +349,7 @@ class MemoryVerbs:
             self._create()
             store.history.append(text, key, extra={**extra, **({"metadata": meta} if meta else {})})
         else:
-            turns = _chat(messages)
+            turns = check_chat(messages)
             self.record(
                 key, [{**t, **({"metadata": meta} if meta else {}), **extra} for t in turns]
             )
@@ -514,29 +380,11 @@ class MemoryVerbs:
             for item in kept
         )
 
-    async def aadd(
-        self,
-        messages: str | Mapping[str, Any] | Sequence[Mapping[str, Any]],
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        infer: bool = True,
-    ) -> Results:
         # The whole verb in the executor (its conversation's consolidation and Dream run included):
         # one thread's work from the entry's append to reading memory back, none on the caller's
         # loop.
-        return await self._offload(
-            lambda m: m.add(
-                messages,
-                user_id=user_id,
-                agent_id=agent_id,
-                run_id=run_id,
-                metadata=metadata,
-                infer=infer,
-            )
-        )
+
+    aadd = twin(add, here=True)
 
     def get_all(
         self,
@@ -554,48 +402,28 @@ class MemoryVerbs:
         arguments or in ``filters``) must be this memory's. With ``run_id`` or another key of
         ``filters``: what ``add`` recorded carrying that value — its history entries (read or not)
         and its conversation's messages (a memory line carries no metadata)."""
-        from .operations import items as _items
+        from ..operations import items as _items
 
         wanted = self._scope(filters, user_id, agent_id, run_id)
-        size = _size(limit, top_k)
+        size = check_size(limit, top_k)
         if not wanted:
             return _results(_items.get_all(self.runtime, limit=size))
         user = self.runtime.scope[1].user if self.runtime.scope else self._workspace_user()
         keys = ["mem0", *([f"mem0:{user}"] if user else [])]  # add's keys, without a user and with
         return _results(self._kept(_items.added(self.runtime, keys), wanted)[:size])
 
-    async def aget_all(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        filters: Mapping[str, Any] | None = None,
-        limit: int = 100,
-        top_k: int | None = None,
-    ) -> Results:
-        return await self._offload(
-            lambda m: m.get_all(
-                user_id=user_id,
-                agent_id=agent_id,
-                run_id=run_id,
-                filters=filters,
-                limit=limit,
-                top_k=top_k,
-            )
-        )
+    aget_all = twin(get_all, here=True)
 
     def get(self, memory_id: str) -> MemoryItem | None:
         """mem0's ``get``: the memory ``memory_id`` names, in whatever state it is now (``active``,
         ``archived`` with the archive's note, ``pending`` or ``dreamed``, a conversation's message,
         a file's line), or None. An id survives Dream's edits and restores
         (``reverie.operations.items``)."""
-        from .operations import items as _items
+        from ..operations import items as _items
 
         return _items.get(self.runtime, check_text("memory_id", memory_id))
 
-    async def aget(self, memory_id: str) -> MemoryItem | None:
-        return await self._offload(lambda m: m.get(memory_id))
+    aget = twin(get, here=True)
 
     def update(self, memory_id: str, data: str) -> MemoryItem:
         """mem0's ``update``: the memory's line now says ``data`` (redacted); the old text goes to
@@ -603,22 +431,21 @@ class MemoryVerbs:
         undone by ``restore``. ``WorkspaceError`` when no active memory has that id, saying what
         the id is instead (a pending history entry: run ``dream()`` first; an archived line: restore
         it)."""
-        from .operations import items as _items
+        from ..operations import items as _items
 
         check_text("memory_id", memory_id)
         data = check_stored("data", data)
         self._create()
         return _items.update(self.runtime, memory_id, data)
 
-    async def aupdate(self, memory_id: str, data: str) -> MemoryItem:
-        return await self._offload(lambda m: m.update(memory_id, data))
+    aupdate = twin(update, here=True)
 
     def delete(self, memory_id: str) -> MemoryItem:
         """mem0's ``delete``: the memory leaves its file for the archive (why: deleted by id),
         one commit undone by ``restore``; ``get`` then reports it ``archived``. Unlike mem0's,
         nothing is destroyed: ``purge`` removes a text everywhere, every version included.
         ``WorkspaceError`` when no active memory has that id."""
-        from .operations import items as _items
+        from ..operations import items as _items
 
         check_text("memory_id", memory_id)
         found = _items.locate(self.runtime, memory_id)
@@ -629,19 +456,17 @@ class MemoryVerbs:
         assert item is not None  # the archive holds it now
         return item
 
-    async def adelete(self, memory_id: str) -> MemoryItem:
-        return await self._offload(lambda m: m.delete(memory_id))
+    adelete = twin(delete, here=True)
 
     def history_of(self, memory_id: str) -> list[MemoryEvent]:
         """mem0's ``history(memory_id)`` (also reachable as ``history(memory_id)``): each ADD,
         UPDATE and DELETE of the memory, oldest first, with the commit, its kind and its time,
         read from the newest 200 commits of USER.md and memory/MEMORY.md."""
-        from .operations import items as _items
+        from ..operations import items as _items
 
         return _items.history_of(self.runtime, check_text("memory_id", memory_id))
 
-    async def ahistory_of(self, memory_id: str) -> list[MemoryEvent]:
-        return await self._offload(lambda m: m.history_of(memory_id))
+    ahistory_of = twin(history_of, here=True)
 
     def delete_all(self, *, user_id: str | None = None, agent_id: str | None = None) -> FilesResult:
         """mem0's ``delete_all``: every memory of this workspace leaves for the archive in one
@@ -650,10 +475,7 @@ class MemoryVerbs:
         self.check_user(user_id, agent_id)
         return self.clear_files(kind="manual", reason="delete_all")
 
-    async def adelete_all(
-        self, *, user_id: str | None = None, agent_id: str | None = None
-    ) -> FilesResult:
-        return await self._offload(lambda m: m.delete_all(user_id=user_id, agent_id=agent_id))
+    adelete_all = twin(delete_all, here=True)
 
     def reset(self) -> FilesResult:
         """mem0's ``reset``: memory emptied, as ``delete_all`` (one commit, every line archived,
@@ -661,54 +483,48 @@ class MemoryVerbs:
         and ``reverie forget-user`` erase those."""
         return self.clear_files(kind="manual", reason="reset")
 
-    async def areset(self) -> FilesResult:
-        return await self._offload(lambda m: m.reset())
+    areset = twin(reset, here=True)
 
-    # -- whole files -----------------------------------------------------------------------------------
+    # -- whole files -------------------------------------------------------------------------------
     def delete_file(self, path: str, *, kind: str = "manual", reason: str = "") -> FilesResult:
         """Delete a topic file or dated note (or a folder of topic files): every line it held goes
         to the archive (``memory/archive/files.md``) with ``reason``, one commit that ``restore``
         undoes. The prompt files and the archive are never deleted; ``FileNotFoundError`` when
         ``path`` names nothing (``reverie.operations.files``)."""
-        from .operations.files import delete_file
+        from ..operations.files import delete_file
 
         check_text("path", path)
         check_text("reason", reason, empty=True)
         self._create()
         return delete_file(self.runtime.workspace, self.runtime.git, path, kind=kind, reason=reason)
 
-    async def adelete_file(
-        self, path: str, *, kind: str = "manual", reason: str = ""
-    ) -> FilesResult:
-        return await self._offload(lambda m: m.delete_file(path, kind=kind, reason=reason))
+    adelete_file = twin(delete_file, here=True)
 
     def rename_file(self, old: str, new: str, *, kind: str = "manual") -> FilesResult:
         """Move a topic file or dated note (or a folder of topic files) to ``new``, its text
         unchanged, in one commit; ``FileExistsError`` when ``new`` exists, ``FileNotFoundError``
         when ``old`` names nothing."""
-        from .operations.files import rename_file
+        from ..operations.files import rename_file
 
         check_text("old", old)
         check_text("new", new)
         self._create()
         return rename_file(self.runtime.workspace, self.runtime.git, old, new, kind=kind)
 
-    async def arename_file(self, old: str, new: str, *, kind: str = "manual") -> FilesResult:
-        return await self._offload(lambda m: m.rename_file(old, new, kind=kind))
+    arename_file = twin(rename_file, here=True)
 
     def clear_files(self, *, kind: str = "manual", reason: str = "") -> FilesResult:
         """Empty memory in one commit that one ``restore`` undoes: every topic file and dated note
         deleted, USER.md and memory/MEMORY.md back to their starter text, every line they held
         archived with ``reason``. SOUL.md is kept; history and conversations are not memory files
         and stay (``purge`` and ``reverie forget-user`` erase those)."""
-        from .operations.files import clear_files
+        from ..operations.files import clear_files
 
         check_text("reason", reason, empty=True)
         self._create()
         return clear_files(self.runtime.workspace, self.runtime.git, kind=kind, reason=reason)
 
-    async def aclear_files(self, *, kind: str = "manual", reason: str = "") -> FilesResult:
-        return await self._offload(lambda m: m.clear_files(kind=kind, reason=reason))
+    aclear_files = twin(clear_files, here=True)
 
 
 def record_user(memory: MemoryVerbs, user_id: str) -> None:
@@ -716,13 +532,6 @@ def record_user(memory: MemoryVerbs, user_id: str) -> None:
     mem0 import of one user's memories records; ``CommandError`` when it is another user's."""
     memory.check_user(user_id)
     memory._record_user(user_id)
-
-
-def _size(limit: object, top_k: object) -> int:
-    """How many results: ``top_k`` (mem0 3's name) when given, else ``limit``; checked by name."""
-    if top_k is not None:
-        return check_limit("top_k", top_k)
-    return check_limit("limit", limit)
 
 
 def _no_running_loop() -> None:
@@ -740,75 +549,6 @@ def _no_running_loop() -> None:
 
 
 def _results(items: Iterable[MemoryItem]) -> Results:
-    from .operations.items import Results
+    from ..operations.items import Results
 
     return Results(items)
-
-
-def _filters(filters: object) -> dict[str, Any]:
-    """mem0's ``filters`` as plain key → value pairs (a value, or ``{"in": [...]}``); mem0's
-    ``AND``/``OR`` and other operators are named as not supported, never ignored."""
-    if filters is None:
-        return {}
-    if not isinstance(filters, Mapping):
-        raise CommandError(f"filters must be a dict, not {type(filters).__name__}")
-    out: dict[str, Any] = {}
-    for key, value in filters.items():
-        if not isinstance(key, str) or key.upper() in ("AND", "OR", "NOT"):
-            raise CommandError(
-                f"filters: {key!r} is not supported (give keys and values: {{'user_id': ..., "
-                "'category': ...}, a value or {'in': [...]})"
-            )
-        if value == "*":
-            continue  # mem0's wildcard: any value
-        if isinstance(value, Mapping) and set(value) - {"in", "eq"}:
-            raise CommandError(
-                f"filters[{key!r}]: {sorted(set(value) - {'in', 'eq'})} not supported "
-                "(a value, {'eq': value} or {'in': [values]})"
-            )
-        if (
-            isinstance(value, Mapping)
-            and "in" in value
-            and (isinstance(value["in"], str | bytes) or not isinstance(value["in"], Sequence))
-        ):
-            raise CommandError(
-                f"filters[{key!r}]['in'] must be a list of values, not {value['in']!r}"
-            )
-        out[key] = value
-    return out
-
-
-def _holds(carried: object, wanted: object) -> bool:
-    if isinstance(wanted, Mapping):
-        if "eq" in wanted and carried != wanted["eq"]:
-            return False
-        if "in" in wanted:
-            options = wanted["in"]
-            return (
-                isinstance(options, Sequence)
-                and not isinstance(options, str)
-                and (carried in options)
-            )
-        return True
-    return carried == wanted
-
-
-def _chat(messages: object) -> list[dict[str, Any]]:
-    """``messages`` as chat messages (each a dict with a string ``role`` and its ``content``)."""
-    if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
-        raise CommandError(
-            f"messages must be a text, a chat message or a list of them, not {type(messages).__name__}"
-        )
-    out = []
-    for n, message in enumerate(messages):
-        if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
-            raise CommandError(
-                f"messages[{n}] must be a dict with a string 'role', not {message!r}"
-            )
-        if isinstance(message.get("content"), str):
-            content = check_stored(f"messages[{n}]['content']", message["content"])
-            message = {**message, "content": content}
-        out.append(dict(message))
-    if not out:
-        raise CommandError("messages is an empty list: give at least one message")
-    return out

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..errors import CommandError
-from ..recall.tool import render_hits
+from ...errors import CommandError
+from ...recall.tool import render_hits
 from .router import Command, Invocation, clip
 
 __all__ = ["commands", "RECALL_K"]

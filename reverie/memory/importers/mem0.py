@@ -7,7 +7,8 @@ into:
 - a **root of scoped workspaces** (``--root DIR``, ``import_mem0_root``): each user's memories into
   that user's scope (``user_id``, and ``agent_id`` as the scope's agent when there is one), created
   on the way; an item without a ``user_id`` cannot be placed and is named;
-- **one workspace** (``-w DIR``, ``import_mem0``): only when the export is one user's, or for the one
+- **one workspace** (``-w DIR``, ``import_mem0``): only when the export is one user's, or for the
+one
   ``user`` asked for (the others' items are named as left out); an export of several users is
   refused with their ids, never merged into one person's memory. That user becomes the workspace's
   user (``Memory.check_user``: mem0's verbs given another ``user_id`` are refused), and a
@@ -32,14 +33,14 @@ from typing import Any
 
 import orjson
 
-from ..errors import InvalidScopeError, WorkspaceError
-from ..memory import Memory
-from ..memory import open as open_memory
-from ..memory_verbs import record_user
-from ..operations.portability import ImportResult, ScopeImport
-from ..security.scrub import redact_value
-from ..storage.history import format_timestamp
-from ..text.dates import parse_timestamp
+from ...errors import InvalidScopeError, WorkspaceError
+from ...operations.portability import ImportResult, ScopeImport
+from ...security.scrub import redact_value
+from ...storage.history import format_timestamp
+from ...text.dates import parse_timestamp
+from ..core import Memory
+from ..core import open as open_memory
+from ..verbs import record_user
 from ._read import Intake
 
 __all__ = ["import_mem0", "import_mem0_root", "read_export", "MAX_EXPORT_BYTES", "SESSION_KEY"]

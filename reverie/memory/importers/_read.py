@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..operations.portability import Skipped
-from ..security.scrub import redact_text
+from ...operations.portability import Skipped
+from ...security.scrub import redact_text
 
 __all__ = ["Intake", "facts", "strip_front_matter", "MAX_FILE_BYTES", "MAX_FACT_CHARS"]
 

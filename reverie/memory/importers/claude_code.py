@@ -36,12 +36,12 @@ import os
 from datetime import date
 from pathlib import Path
 
-from ..errors import MergeConflictError, WorkspaceError
-from ..gitstore.merge import merge3
-from ..memory import Memory
-from ..operations.files import archived_lines, removed_lines
-from ..operations.portability import ImportResult, commit_import
-from ..storage.workspace import TOPICS_DIR
+from ...errors import MergeConflictError, WorkspaceError
+from ...gitstore.merge import merge3
+from ...operations.files import archived_lines, removed_lines
+from ...operations.portability import ImportResult, commit_import
+from ...storage.workspace import TOPICS_DIR
+from ..core import Memory
 from ._read import Intake, facts, strip_front_matter
 
 __all__ = ["import_claude_code", "PREFIX", "MAX_FILES"]
@@ -96,11 +96,9 @@ def _scoped(text: str) -> bool:
     return any(line.strip().lower().startswith("paths:") for line in head.splitlines())
 
 
-def import_claude_code(memory: Memory, source: str | os.PathLike[str]) -> ImportResult:
-    """Bring the Claude Code memory at ``source`` (a ``CLAUDE.md``, a project folder, ``~/.claude``,
-    a ``~/.claude/projects/<project>`` folder or its ``memory/``) into ``memory``'s workspace (see
-    the module doc)."""
-    root = Path(source).expanduser().absolute()
+def _located(root: Path) -> list[tuple[Path, str, bool]]:
+    """The memory files found at ``root`` (``_found``); ``WorkspaceError`` when none, or too
+    many."""
     if not root.exists():
         raise WorkspaceError(f"no Claude Code memory at {root}")
     found = _found(root)
@@ -111,7 +109,14 @@ def import_claude_code(memory: Memory, source: str | os.PathLike[str]) -> Import
         )
     if len(found) > MAX_FILES:
         raise WorkspaceError(f"{root} holds {len(found):,} memory files (at most {MAX_FILES:,})")
-    intake = Intake()
+    return found
+
+
+def _read_all(
+    root: Path, found: list[tuple[Path, str, bool]], intake: Intake
+) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Each found file's text by its path here, and the facts to remember by file; a project
+    document beside them is skipped by name."""
     taken = {path for path, _, _ in found}
     if root.is_dir():
         for path in sorted(root.glob("*.md")):
@@ -126,9 +131,20 @@ def import_claude_code(memory: Memory, source: str | os.PathLike[str]) -> Import
         files[rel] = text
         if remembered or (rel.startswith(f"{PREFIX}/rules/") and not _scoped(text)):
             remember[rel] = facts(text)
-    memory.init()
-    labels = {rel: str(p.relative_to(root)) if root.is_dir() else p.name for p, rel, _ in found}
-    here: dict[str, str] = {}  # the files as they are now, read before the merge: the commit's base
+    return files, remember
+
+
+def _merged(
+    memory: Memory,
+    files: dict[str, str],
+    remember: dict[str, list[str]],
+    intake: Intake,
+    labels: dict[str, str],
+) -> dict[str, str]:
+    """Merge each imported file over the one here (in place in ``files``; one that conflicts is
+    skipped), dropping facts an earlier import remembered; returns the files here as they were
+    read before the merge (the commit's base)."""
+    here: dict[str, str] = {}
     for rel in list(files):
         if not (memory.workspace.root / rel).is_file():
             continue
@@ -150,6 +166,20 @@ def import_claude_code(memory: Memory, source: str | os.PathLike[str]) -> Import
                 else "a file of that name is here and no import wrote it"
             )
             intake.skip(labels[rel], f"{rel}: {why}; left as it is here (merge it by hand)")
+    return here
+
+
+def import_claude_code(memory: Memory, source: str | os.PathLike[str]) -> ImportResult:
+    """Bring the Claude Code memory at ``source`` (a ``CLAUDE.md``, a project folder, ``~/.claude``,
+    a ``~/.claude/projects/<project>`` folder or its ``memory/``) into ``memory``'s workspace (see
+    the module doc)."""
+    root = Path(source).expanduser().absolute()
+    found = _located(root)
+    intake = Intake()
+    files, remember = _read_all(root, found, intake)
+    memory.init()
+    labels = {rel: str(p.relative_to(root)) if root.is_dir() else p.name for p, rel, _ in found}
+    here = _merged(memory, files, remember, intake, labels)
     changed = {rel: text for rel, text in files.items() if here.get(rel) != text}
     base = {rel: here[rel] for rel in files if rel in here}
     # A line the source no longer has leaves the file for the archive, with that reason (``why``

@@ -12,7 +12,8 @@ instead and labelled with the truth. Layout::
 
     - Session: `<key>`
     - Time: <first message> – <last message>
-    - Written: <now>[ (raw excerpt: the model was unavailable | the model answered without a usable summary)]
+    - Written: <now>[ (raw excerpt: the model was unavailable | the model answered without a usable
+    summary)]
 
     ## Summary
     <summary>
@@ -58,13 +59,13 @@ from ..llm.tools import function_schema
 from ..llm.transcript import render_line, speaker, stamp_of
 from ..llm.types import ModelResponse
 from ..llm.window import ContextWindows, reply_tokens, room
+from ..recall.rank import STOPWORDS
 from ..storage.config import Config
 from ..storage.fsutil import atomic_write, fsync_dir, read_text_lossy
 from ..storage.locking import Lock, lock_path
 from ..storage.sessions import Session, content_text
 from ..storage.workspace import Workspace
 from ..text.memline import bullet_text, strip_bullet
-from .rank import STOPWORDS
 
 log = logging.getLogger(__name__)
 
@@ -133,7 +134,8 @@ class FlushResult:
 
 
 def slugify(text: str, limit: int = MAX_SLUG) -> str:
-    """kebab-case ASCII, at most ``limit`` characters, cut at a word boundary; ``""`` when nothing is left."""
+    """kebab-case ASCII, at most ``limit`` characters, cut at a word boundary; ``""`` when nothing
+    is left."""
     words = re.findall(r"[a-z0-9]+", (text or "").lower())
     slug = ""
     for w in words:
@@ -242,7 +244,7 @@ def _keep(
     )
 
 
-# -- session-end memory files ---------------------------------------------------------------------------------
+# -- session-end memory files ----------------------------------------------------------------------
 #: ``commit(message, {path: new content}, {path: content it was computed from})``: GitStore's commit
 #: (kind ``recall``), which writes the file itself after the ref update (its crash-safe order), so
 #: the dated file and its commit never disagree; the base is the writers' protocol (another writer's
@@ -285,9 +287,38 @@ async def write_session_file(
             "skipped",
             reason=f"{len(users)} user message(s), fewer than {settings.min_user_messages}",
         )
+    cfg = config or client.config
+    slug, summary, raw_reason, label = await _summarised(
+        workspace, client, key, messages, cfg, now, model
+    )
+    if summary is None:
+        if label == UNUSABLE:  # an outage was already reported (once) above
+            log.warning("session %s: %s; writing a raw excerpt instead", key, raw_reason)
+        slug = _raw_slug(content_text(users[0].get("content")))
+    assert slug is not None
+    text = _render_session_file(key, messages, slug, summary, now, label)
+    stem = f"{now:%Y-%m-%d}-{slug}"
+    if commit is not None:
+        path = _free_name(workspace, stem)
+        commit(f"recall: session file for {key}", {path: text}, {path: ""})
+    else:
+        path = _create_exclusive(workspace, stem, text)
+    return SessionFileResult("written" if summary is not None else "raw", path, slug, raw_reason)
+
+
+async def _summarised(
+    workspace: Workspace,
+    client: ModelClient,
+    key: str,
+    messages: Sequence[Mapping[str, Any]],
+    cfg: Config,
+    now: datetime,
+    model: str | None,
+) -> tuple[str | None, str | None, str, str]:
+    """The model's (slug, summary) for the session, or (None, None, why not, the raw excerpt's
+    label); a refused or repaired reply is kept as evidence."""
     slug, summary, raw_reason, label = None, None, "", UNUSABLE
     system = load_prompt(protocol.TASK_SESSION_SUMMARY, workspace)
-    cfg = config or client.config
     task = protocol.TASK_SESSION_SUMMARY
     try:
         if client.unavailable_within(model, OUTAGE_SECONDS):
@@ -339,24 +370,16 @@ async def write_session_file(
     except ModelError as exc:
         raw_reason, label = f"model failed: {exc}", UNAVAILABLE
         log_model_failure(log, f"session {key}: no summary, writing a raw excerpt instead", exc)
-    if summary is None:
-        if label == UNUSABLE:  # an outage was already reported (once) above
-            log.warning("session %s: %s; writing a raw excerpt instead", key, raw_reason)
-        first = content_text(users[0].get("content"))
-        slug = (
-            slugify(" ".join(w for w in first.split() if w.lower() not in STOPWORDS))
-            or slugify(first)
-            or "session"
-        )
-    assert slug is not None
-    text = _render_session_file(key, messages, slug, summary, now, label)
-    stem = f"{now:%Y-%m-%d}-{slug}"
-    if commit is not None:
-        path = _free_name(workspace, stem)
-        commit(f"recall: session file for {key}", {path: text}, {path: ""})
-    else:
-        path = _create_exclusive(workspace, stem, text)
-    return SessionFileResult("written" if summary is not None else "raw", path, slug, raw_reason)
+    return slug, summary, raw_reason, label
+
+
+def _raw_slug(first: str) -> str:
+    """A raw excerpt's file name, from the first user message's words (stopwords left out)."""
+    return (
+        slugify(" ".join(w for w in first.split() if w.lower() not in STOPWORDS))
+        or slugify(first)
+        or "session"
+    )
 
 
 def _summary_problem(summary: str, system: str) -> str | None:
@@ -369,7 +392,8 @@ def _summary_problem(summary: str, system: str) -> str | None:
 
 
 def _usable_slug(raw: str, system: str) -> str:
-    """The model's slug, unless it is the schema's own wording (``kebab-case-topic-name…``) or empty."""
+    """The model's slug, unless it is the schema's own wording (``kebab-case-topic-name…``) or
+    empty."""
     slug = slugify(raw)
     words = slug.replace("-", " ")
     if not slug or echo_of(words, [system, _schema_text()], n=3) or "kebab" in words:
@@ -472,14 +496,16 @@ def _create_exclusive(workspace: Workspace, stem: str, text: str) -> str:
         tmp.unlink(missing_ok=True)
 
 
-# -- pre-compaction flush ----------------------------------------------------------------------------------------
+# -- pre-compaction flush --------------------------------------------------------------------------
 def _flush_lock(workspace: Workspace) -> Lock:
-    """``memory/.reverie/flush.lock``: held while ``flush.json`` is read, or the day's file and it are written."""
+    """``memory/.reverie/flush.lock``: held while ``flush.json`` is read, or the day's file and it
+    are written."""
     return Lock(lock_path(workspace.state_dir / "flush"), timeout=30)
 
 
 def flush_due(estimated_tokens: int, trigger_tokens: int, config: Config) -> bool:
-    """True when the prompt estimate is within ``memory.flush.thresholdTokens`` of the consolidation trigger."""
+    """True when the prompt estimate is within ``memory.flush.thresholdTokens`` of the consolidation
+    trigger."""
     f = config.memory.flush
     return f.enabled and estimated_tokens >= trigger_tokens - f.threshold_tokens
 
@@ -649,7 +675,8 @@ def _append_facts(
     commit: Commit | None = None,
     key: str = "",
 ) -> tuple[list[str], int]:
-    """Append the facts not already in the day's file (caller holds the flush lock). One write, fsynced."""
+    """Append the facts not already in the day's file (caller holds the flush lock). One write,
+    fsynced."""
     path: Path = workspace.resolve(rel)
     existing = read_text_lossy(path)
     seen = {_norm(said) for line in existing.splitlines() if (said := bullet_text(line))}

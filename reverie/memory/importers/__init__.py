@@ -1,14 +1,15 @@
 """Memory in and out of Reverie, from Python as from the command line (``reverie export`` and
 ``reverie import`` call these): one function per source, and ``import_from`` choosing by kind.
 
-- ``export_bundle(workspace, dest)`` / ``import_bundle(bundle, workspace)``: a whole workspace as one
+- ``export_bundle(workspace, dest)`` / ``import_bundle(bundle, workspace)``: a whole workspace as
+one
   bundle, every version included (``reverie.operations.portability``);
 - ``import_nanobot(source, workspace)``: a nanobot workspace into a new one
-  (``reverie.importers.nanobot``);
+  (``reverie.memory.importers.nanobot``);
 - ``import_claude_code(memory, source)``: Claude Code's CLAUDE.md, rules and auto memory
-  (``reverie.importers.claude_code``);
+  (``reverie.memory.importers.claude_code``);
 - ``import_mem0(memory, source)`` / ``import_mem0_root(root, source)``: a mem0 export, into one
-  user's workspace or one scope per user (``reverie.importers.mem0``).
+  user's workspace or one scope per user (``reverie.memory.importers.mem0``).
 
 Every path redacts credentials on the way in, and the ``ImportResult`` names every item it did
 not bring in (``skipped``, each with the reason), the files it kept that are not memory
@@ -21,9 +22,8 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from ..errors import CommandError
-from ..memory import open as open_memory
-from ..operations.portability import (
+from ...errors import CommandError
+from ...operations.portability import (
     ExportResult,
     ImportResult,
     ScopeImport,
@@ -31,6 +31,7 @@ from ..operations.portability import (
     export_bundle,
     import_bundle,
 )
+from ..core import open as open_memory
 from .claude_code import import_claude_code
 from .mem0 import import_mem0, import_mem0_root
 from .nanobot import import_nanobot

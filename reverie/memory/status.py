@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypedDict
 
-from .dream.deadletter import deadletter_path, queued, set_aside
-from .dream.proposal import load_proposal
-from .dream.records import DeadLetterRecord, OutageRecord, RejectionRecord, RunRecord, summarize
-from .errors import CursorError, WorkspaceError
-from .llm.replylog import summarize_replies
-from .storage.configdata import OFFLINE_MODEL
-from .storage.store import WorkspaceStore
-from .storage.workspace import ARCHIVE_DIR, MEMORY, MEMORY_FILES, SOUL, USER
+from ..dream.deadletter import deadletter_path, queued, set_aside
+from ..dream.proposal import load_proposal
+from ..dream.records import DeadLetterRecord, OutageRecord, RejectionRecord, RunRecord, summarize
+from ..errors import CursorError, WorkspaceError
+from ..llm.replylog import summarize_replies
+from ..storage.configdata import OFFLINE_MODEL
+from ..storage.store import WorkspaceStore
+from ..storage.workspace import ARCHIVE_DIR, MEMORY, MEMORY_FILES, SOUL, USER
 
 __all__ = ["StatusReport", "PendingSoulSummary", "collect_status", "describe_model"]
 

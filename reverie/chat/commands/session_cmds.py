@@ -1,9 +1,10 @@
-"""``/new``: consolidate the conversation into history and start a fresh one (the Consolidator's ``new_session``)."""
+"""``/new``: consolidate the conversation into history and start a fresh one (the Consolidator's
+``new_session``)."""
 
 from __future__ import annotations
 
-from ..consolidator import ConsolidationResult
-from ..errors import SessionError
+from ...consolidator import ConsolidationResult
+from ...errors import SessionError
 from .render import consolidation_reply
 from .router import Command, Invocation
 

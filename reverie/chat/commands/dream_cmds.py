@@ -12,12 +12,12 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from ..errors import CommandError, ReverieError
+from ...errors import CommandError, ReverieError
 from .render import dream_result
 from .router import Command, Invocation
 
 if TYPE_CHECKING:
-    from ..dream import DreamResult
+    from ...dream import DreamResult
 
 log = logging.getLogger(__name__)
 
@@ -84,12 +84,14 @@ def _report(inv: Invocation, result: DreamResult) -> str:
     text = dream_result(result)
     left = inv.memory.pending()
     if left and result.status in ("ok", "no-change", "dead-lettered"):
-        text += f"\n{left} more {'entry is' if left == 1 else 'entries are'} pending: send `/dream` again."
+        are = "entry is" if left == 1 else "entries are"
+        text += f"\n{left} more {are} pending: send `/dream` again."
     return text
 
 
 async def requeue(inv: Invocation) -> str:
-    """``/requeue``: list set-aside batches; ``/requeue all`` or ``/requeue FIRST …`` puts them back in the queue."""
+    """``/requeue``: list set-aside batches; ``/requeue all`` or ``/requeue FIRST …`` puts them back
+    in the queue."""
     memory = inv.memory
     if not inv.args:
         aside, waiting = memory.set_aside(), memory.queued()
@@ -112,7 +114,8 @@ async def requeue(inv: Invocation) -> str:
     if not done:
         return "No set-aside batch matched; `/requeue` lists them."
     shown = ", ".join(f"{d.first}–{d.last}" for d in done)
-    return f"Requeued history {shown}: the next `/dream` runs {'it' if len(done) == 1 else 'them'} again."
+    them = "it" if len(done) == 1 else "them"
+    return f"Requeued history {shown}: the next `/dream` runs {them} again."
 
 
 async def pin_cmd(inv: Invocation) -> str:

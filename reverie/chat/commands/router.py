@@ -8,7 +8,8 @@ agent treats it as conversation.
 
 Commands register through one API, the same one the built-ins use::
 
-    router.register(Command("recall", recall_handler, "search memory", usage="/recall QUERY", takes_args=True))
+    router.register(Command("recall", recall_handler, "search memory", usage="/recall QUERY",
+    takes_args=True))
 
 A handler is ``async (Invocation) -> str`` returning Markdown. It raises ``CommandError`` for
 misuse; any ``ReverieError`` becomes a one-line reply; anything else is logged with its traceback
@@ -28,12 +29,12 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..errors import CommandError, ReverieError
-from ..memory import Memory, wrap
+from ...errors import CommandError, ReverieError
+from ...memory import Memory, wrap
 
 if TYPE_CHECKING:
-    from ..runtime import Runtime
-    from ..storage.sessions import Session
+    from ...memory.runtime import Runtime
+    from ...storage.sessions import Session
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -85,7 +86,8 @@ Handler = Callable[[Invocation], Awaitable[str]]
 
 @dataclass(frozen=True)
 class Command:
-    """A registered command. ``takes_args=False`` makes the router refuse arguments with a clear message."""
+    """A registered command. ``takes_args=False`` makes the router refuse arguments with a clear
+    message."""
 
     name: str
     handler: Handler
@@ -103,7 +105,8 @@ ERROR_CHARS = 600
 
 
 def clip(text: str, limit: int = 80) -> str:
-    """User input echoed in a reply, cut so a huge message cannot make a reply a chat channel refuses to send."""
+    """User input echoed in a reply, cut so a huge message cannot make a reply a chat channel
+    refuses to send."""
     return text if len(text) <= limit else f"{text[:limit]}… (+{len(text) - limit} chars)"
 
 
@@ -170,9 +173,10 @@ class CommandRouter:
     def runtime(self) -> Runtime:
         return self.memory.runtime
 
-    # -- registration ---------------------------------------------------------------------------------------
+    # -- registration ------------------------------------------------------------------------------
     def register(self, command: Command) -> None:
-        """Add a command (replacing one of the same name, so an embedding agent can override a built-in)."""
+        """Add a command (replacing one of the same name, so an embedding agent can override a
+        built-in)."""
         name = _canon(command.name)
         self._commands[name] = command
         for alias in command.aliases:
@@ -185,7 +189,7 @@ class CommandRouter:
         key = _canon(name.lstrip("/"))
         return self._commands.get(self._aliases.get(key, key))
 
-    # -- dispatch -------------------------------------------------------------------------------------------
+    # -- dispatch ----------------------------------------------------------------------------------
     def is_command(self, text: str) -> bool:
         return parse_command(text, self.bot_name) is not None
 
@@ -200,7 +204,10 @@ class CommandRouter:
             return self._unknown(name)
         args = _split_args(raw_args)
         if args and not command.takes_args:
-            return f"`/{command.name}` takes no arguments (got `{clip(raw_args)}`). Usage: `{command.usage_line()}`"
+            return (
+                f"`/{command.name}` takes no arguments (got `{clip(raw_args)}`). "
+                f"Usage: `{command.usage_line()}`"
+            )
         inv = Invocation(command.name, args, raw_args, context or CommandContext(), self)
         try:
             return await command.handler(inv)
@@ -212,7 +219,10 @@ class CommandRouter:
             Exception
         ) as exc:  # the front-end boundary: a bug is logged in full, the chat gets one line
             log.exception("/%s failed", command.name)
-            return f"`/{command.name}` failed with an internal error ({type(exc).__name__}); see the log."
+            return (
+                f"`/{command.name}` failed with an internal error ({type(exc).__name__}); "
+                "see the log."
+            )
 
     def _unknown(self, name: str) -> str:
         names = sorted([*self._commands, *self._aliases])
@@ -220,9 +230,10 @@ class CommandRouter:
         hint = f" Did you mean `/{self._aliases.get(close[0], close[0])}`?" if close else ""
         return f"Unknown command `/{clip(name)}`.{hint} Send `/help` for the list."
 
-    # -- background work --------------------------------------------------------------------------------------
+    # -- background work ---------------------------------------------------------------------------
     def spawn(self, coro: Awaitable[_T], *, name: str) -> asyncio.Task[_T]:
-        """Run ``coro`` in the background, keeping a reference so it is neither collected nor forgotten."""
+        """Run ``coro`` in the background, keeping a reference so it is neither collected nor
+        forgotten."""
         task = asyncio.ensure_future(coro)
         task.set_name(name)
         self._tasks.add(task)
@@ -280,11 +291,11 @@ async def _help(inv: Invocation) -> str:
 
 #: Modules whose ``commands()`` make up the default command set (add yours here).
 COMMAND_MODULES = [
-    "reverie.commands.memory_cmds",
-    "reverie.commands.dream_cmds",
-    "reverie.commands.session_cmds",
-    "reverie.commands.soul_cmds",  # security: /dream-approve, /dream-reject
-    "reverie.commands.recall_cmds",
+    "reverie.chat.commands.memory_cmds",
+    "reverie.chat.commands.dream_cmds",
+    "reverie.chat.commands.session_cmds",
+    "reverie.chat.commands.soul_cmds",  # security: /dream-approve, /dream-reject
+    "reverie.chat.commands.recall_cmds",
 ]
 
 

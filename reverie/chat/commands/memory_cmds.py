@@ -6,7 +6,7 @@ and the MCP tools make the same calls.
 
 from __future__ import annotations
 
-from ..errors import AmbiguousRevisionError, CommandError
+from ...errors import AmbiguousRevisionError, CommandError
 from .render import commit_detail, operation_reply, pending_soul, versions_table
 from .router import Command, Invocation
 
@@ -17,7 +17,8 @@ VERSIONS_SHOWN = 10
 
 
 def parse_restore_args(args: list[str]) -> tuple[str | None, bool, bool]:
-    """``[sha] [--only] [--replay]`` → ``(sha, only, replay)``; ``CommandError`` on anything else."""
+    """``[sha] [--only] [--replay]`` → ``(sha, only, replay)``; ``CommandError`` on anything
+    else."""
     sha, only, replay = None, False, False
     for arg in args:
         if arg == "--only":
@@ -61,7 +62,9 @@ async def dream_restore(inv: Invocation) -> str:
     sha, only, replay = parse_restore_args(inv.args)
     if sha is None:
         return versions_table(inv.memory.log(limit=VERSIONS_SHOWN))
-    try:  # in a worker thread: a scheduled Dream on this event loop may hold the run lock the restore waits for
+    # in a worker thread: a scheduled Dream on this event loop may hold the run lock the restore
+    # waits for
+    try:
         result = await inv.memory.arestore(sha, only=only, replay=replay)
     except AmbiguousRevisionError as exc:
         return _ambiguous(exc)

@@ -26,17 +26,18 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 import orjson
 
+from ...errors import WorkspaceError
+from ...memory.runtime import Runtime
+from ...operations.conversation import record
+from ...storage.fsutil import atomic_write
+from ...storage.workspace import MEMORY_FILES, Workspace
 from ..commands import CommandContext, CommandRouter
 from ..commands.render import dream_result, fence
-from ..errors import WorkspaceError
-from ..runtime import Runtime
-from ..storage.fsutil import atomic_write
-from ..storage.workspace import MEMORY_FILES, Workspace
 
 if TYPE_CHECKING:
-    from ..activity import ModelActivity
-    from ..dream.result import DreamResult
-    from ..storage.config import Config
+    from ...activity import ModelActivity
+    from ...dream.result import DreamResult
+    from ...storage.config import Config
 
 __all__ = ["DemoReport", "run_demo", "load_conversation", "Conversation", "DEMO_CONFIG"]
 
@@ -67,7 +68,8 @@ class Conversation(TypedDict):
 
 @dataclass
 class DemoReport:
-    """What the demo did, for the CLI's ``--json`` and for tests (assert on files and commits, not prose)."""
+    """What the demo did, for the CLI's ``--json`` and for tests (assert on files and commits, not
+    prose)."""
 
     workspace: str
     model: str
@@ -87,7 +89,7 @@ class DemoReport:
 
 
 def load_conversation() -> Conversation:
-    data = resources.files("reverie.demo").joinpath("conversation.json").read_bytes()
+    data = resources.files("reverie.chat.demo").joinpath("conversation.json").read_bytes()
     conversation: Conversation = orjson.loads(data)  # package data, checked by the demo's tests
     return conversation
 
@@ -158,15 +160,16 @@ async def run_demo(
     source = f" (configured in `{config_from}`)" if config_from else ""
     say("Workspace", f"`{ws.root}` · model: `{rt.config.model}`{source}")
     router = CommandRouter(rt)
-    rt.git.ensure()  # create the memory repo now: its init commit predates everything the demo learns
+    # create the memory repo now: its init commit predates everything the demo learns
+    rt.git.ensure()
 
     for number, spec in enumerate(load_conversation()["sessions"], 1):
         session = rt.sessions.get_or_create(spec["key"])
         clock = datetime.fromisoformat(spec["started"])
         for message in spec["messages"]:
-            rt.sessions.append(session, {**message, "timestamp": clock.isoformat()})
+            stamped = {**message, "timestamp": clock.isoformat()}
+            result = await record(rt.consolidator, session, [stamped])  # Memory.record's turn
             clock += timedelta(minutes=2)
-            result = await rt.consolidator.maybe_consolidate(session)
             report.pressure_rounds += result.rounds
             report.messages += 1
         reply = await router.handle(
@@ -178,8 +181,8 @@ async def run_demo(
     report.history_entries = rt.store.last_cursor()
     say(
         "History",
-        f"{report.history_entries} entries archived ({report.pressure_rounds} of the archive rounds "
-        f"were forced by token pressure); {rt.store.pending_count()} pending for Dream.",
+        f"{report.history_entries} entries archived ({report.pressure_rounds} of the archive "
+        f"rounds were forced by token pressure); {rt.store.pending_count()} pending for Dream.",
     )
 
     dream = await rt.dream.run(drain=True)

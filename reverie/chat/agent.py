@@ -3,10 +3,10 @@
 
 Each turn: a slash command goes to the ``CommandRouter``; anything else is appended to the persisted
 session, the Consolidator consolidates old messages into history when the prompt nears the
-context window, and the model answers from a system prompt made of SOUL.md, USER.md, MEMORY.md and the history entries Dream
-has not read yet (so what was said an hour ago is known before Dream has run). With the
-offline engine there is no conversation model: the agent says so, still records what the user says
-(so memory keeps learning) and still runs every command.
+context window, and the model answers from a system prompt made of SOUL.md, USER.md, MEMORY.md and
+the history entries Dream has not read yet (so what was said an hour ago is known before Dream has
+run). With the offline engine there is no conversation model: the agent says so, still records what
+the user says (so memory keeps learning) and still runs every command.
 
 A turn may be cancelled at any await (the REPL's Ctrl-C): the user's message is already in the
 session, and every write after it (a consolidation round, the reply) happens between awaits, so a
@@ -19,38 +19,40 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from ..consolidator.estimate import prompt_messages
+from ..memory import agent_preamble
+from ..memory.runtime import Runtime
+from ..operations.conversation import record
+from ..recall.tool import complete_with_search_memory, recall_context
+from ..storage.config import OFFLINE_MODEL
 from .commands import CommandContext, CommandRouter
 from .commands.dream_cmds import TASK_NAME as DREAM_TASK
 from .commands.render import dream_result
 from .commands.router import Notify
-from .consolidator.estimate import prompt_messages
-from .memory import agent_preamble
-from .recall.tool import complete_with_search_memory, recall_context
-from .runtime import Runtime
-from .storage.config import OFFLINE_MODEL
 
 if TYPE_CHECKING:
     import asyncio
 
-    from .dream import DreamResult
-    from .schedule.workspace import DreamScheduler
-    from .storage.sessions import Session
+    from ..dream import DreamResult
+    from ..schedule.workspace import DreamScheduler
+    from ..storage.sessions import Session
 
 log = logging.getLogger(__name__)
 
 __all__ = ["ChatAgent", "OFFLINE_NOTICE", "agent_preamble"]
 
 OFFLINE_NOTICE = (
-    "No model is configured, so the offline rule-based engine is in use: it maintains memory but does not "
-    "converse. What you say is still saved, consolidated into history and dreamed into memory, "
-    "and every /command works. "
+    "No model is configured, so the offline rule-based engine is in use: it maintains memory but "
+    "does not converse. What you say is still saved, consolidated into history and dreamed into "
+    "memory, and every /command works. "
     "Set agents.defaults.model (or REVERIE_MODEL) for real replies."
 )
 _OFFLINE_REPLY = "(noted — the offline engine does not reply; /help lists the commands)"
 
 
 class ChatAgent:
-    """One conversation with memory: session persisted, consolidation under token pressure, commands routed."""
+    """One conversation with memory: session persisted, consolidation under token pressure, commands
+    routed."""
 
     def __init__(
         self, runtime: Runtime, *, session_key: str = "cli:chat", notify: Notify | None = None
@@ -68,7 +70,8 @@ class ChatAgent:
         return self.runtime.config.model == OFFLINE_MODEL
 
     def model_line(self) -> str:
-        """The models in use, for a banner: ``openai/gpt-4o-mini`` (plus Dream's when it differs)."""
+        """The models in use, for a banner: ``openai/gpt-4o-mini`` (plus Dream's when it
+        differs)."""
         cfg = self.runtime.config
         dream = f" (Dream: {cfg.dream_model})" if cfg.dream_model != cfg.model else ""
         return f"{cfg.model}{dream}"
@@ -90,9 +93,9 @@ class ChatAgent:
         if reply is not None:
             return reply
         rt = self.runtime
-        rt.sessions.append(self.session, {"role": "user", "content": text})
-        # Consolidate old messages first, so the prompt built below fits the context window.
-        await rt.consolidator.maybe_consolidate(self.session)
+        # Recorded as ``Memory.record`` records a turn (its one implementation, on this loop): the
+        # message appended, then old messages consolidated, so the prompt below fits the window.
+        await record(rt.consolidator, self.session, [{"role": "user", "content": text}])
         if self.offline:
             return _OFFLINE_REPLY
         # Recall: the top hits for this message when memory.search.autoRecall is on, and the
@@ -108,8 +111,9 @@ class ChatAgent:
         return answer
 
     async def start_schedule(self) -> None:
-        """Run Dream on its schedule (``intervalH`` / ``cron``) in the background while the conversation lasts."""
-        from .schedule.workspace import DreamScheduler
+        """Run Dream on its schedule (``intervalH`` / ``cron``) in the background while the
+        conversation lasts."""
+        from ..schedule.workspace import DreamScheduler
 
         self._scheduler = DreamScheduler(
             self.runtime.dream, on_result=self._scheduled_result, on_start=self._scheduled_start
@@ -133,7 +137,8 @@ class ChatAgent:
             self.router.spawn(self.notify("Scheduled " + dream_result(result)), name="dream-report")
 
     async def close(self, timeout: float | None = None) -> None:
-        """Let background work started by commands (a ``/dream`` run) finish and report; stop the schedule."""
+        """Let background work started by commands (a ``/dream`` run) finish and report; stop the
+        schedule."""
         try:
             await self.router.wait_idle(timeout)
         finally:  # also when that wait is cancelled (Ctrl-C on the way out)

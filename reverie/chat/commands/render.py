@@ -11,10 +11,10 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..consolidator.consolidator import ConsolidationResult
-    from ..dream.proposal import SoulProposal
-    from ..dream.result import DreamResult
-    from ..gitstore.types import CommitDetail, CommitInfo, FileChange, OperationResult
+    from ...consolidator.consolidator import ConsolidationResult
+    from ...dream.proposal import SoulProposal
+    from ...dream.result import DreamResult
+    from ...gitstore.types import CommitDetail, CommitInfo, FileChange, OperationResult
 
 __all__ = [
     "files_line",
@@ -69,7 +69,8 @@ def commit_detail(detail: CommitDetail, *, undo_hint: bool = True) -> str:
         if len(diff) > MAX_DIFF_CHARS:
             diff = (
                 diff[:MAX_DIFF_CHARS]
-                + f"\n… ({len(detail.diff) - MAX_DIFF_CHARS} more characters; `reverie show {info.short}`)"
+                + f"\n… ({len(detail.diff) - MAX_DIFF_CHARS} more characters; "
+                f"`reverie show {info.short}`)"
             )
         lines.append(fence(diff, "diff"))
     if undo_hint and info.kind != "init":
@@ -86,7 +87,8 @@ def versions_table(commits: Sequence[CommitInfo]) -> str:
         rows.append(f"| `{c.short}` | {when(c)} | {c.kind} | {subject} |")
     rows.append("")
     rows.append(
-        "Restore memory to before a change with `/dream-restore <sha>`; undo only that change with `--only`."
+        "Restore memory to before a change with `/dream-restore <sha>`; undo only that change "
+        "with `--only`."
     )
     return "\n".join(rows)
 
@@ -102,7 +104,8 @@ def operation_reply(verb: str, target: str, result: OperationResult) -> str:
     ]
     if result.cursor_rewound_to is not None:
         lines.append(
-            f"Dream cursor rewound to {result.cursor_rewound_to}: those entries will be dreamed again."
+            f"Dream cursor rewound to {result.cursor_rewound_to}: "
+            "those entries will be dreamed again."
         )
     lines.append(f"Undo with `/dream-restore {short}`")
     return "\n".join(lines)
@@ -130,7 +133,8 @@ def dream_result(result: DreamResult) -> str:
     if result.first is None and status == "ok":  # nothing was pending: the lifecycle step ran alone
         short = (result.commit or "")[:8]
         return (
-            f"No history entries were pending; to keep memory current Dream {result.lifecycle_summary}"
+            "No history entries were pending; to keep memory current Dream "
+            f"{result.lifecycle_summary}"
             + (f" as `{short}`." if short else " (dry run: nothing written).")
         )
     if status == "already-running":
@@ -138,13 +142,22 @@ def dream_result(result: DreamResult) -> str:
             "Dream is already running (a scheduled run or another process); try again when it ends."
         )
     if status == "failed":
-        return f"Dream failed on {batch or 'its batch'}: {result.reason}. Nothing was written; the entries stay pending."
+        return (
+            f"Dream failed on {batch or 'its batch'}: {result.reason}. Nothing was written; "
+            "the entries stay pending."
+        )
     if status == "rejected":
-        return f"Dream's edits for {batch or 'its batch'} were rejected: {result.reason}. Nothing was written."
+        return (
+            f"Dream's edits for {batch or 'its batch'} were rejected: {result.reason}. "
+            "Nothing was written."
+        )
     if status == "paused" and result.commit is None:
         return f"Dream {result.reason}."
     if status == "dead-lettered":
-        return f"Dream set {batch} aside after repeated failures ({result.reason}); later entries will be processed."
+        return (
+            f"Dream set {batch} aside after repeated failures ({result.reason}); "
+            "later entries will be processed."
+        )
     tokens = result.usage.total_tokens
     stats = (
         f"{_n(result.iterations, 'model turn')}, {_n(result.tool_calls, 'tool call')}, "
@@ -161,7 +174,8 @@ def dream_result(result: DreamResult) -> str:
     else:
         short = (result.commit or "")[:8]
         lines.append(
-            f"Dream processed {batch} and changed {files_line(result.files)} as `{short}` ({stats})."
+            f"Dream processed {batch} and changed {files_line(result.files)} "
+            f"as `{short}` ({stats})."
         )
         lines.append(f"See it with `/dream-log {short}`; undo it with `/dream-restore {short}`.")
     if result.lifecycle_summary and result.archive_tracked:
@@ -171,7 +185,8 @@ def dream_result(result: DreamResult) -> str:
         )
     elif result.lifecycle_summary:
         lines.append(
-            f"Dream {result.lifecycle_summary} (named in the commit; memory/archive/ is not tracked)."
+            f"Dream {result.lifecycle_summary} "
+            "(named in the commit; memory/archive/ is not tracked)."
         )
     lines += [f"Warning: {w}" for w in result.warnings]
     if result.pending_soul:

@@ -7,9 +7,9 @@ touched: ``reverie log`` opens the repo but neither the store nor the model clie
 litellm). A front-end that shows what it waits for passes a ``ModelActivity``: the one client every
 service shares then records its calls there.
 
-Threads: a ``Runtime`` is shared by every thread of a ``Memory``. Each service is built once (threads
-that race for it wait for the first to build it, ``_service``) and is itself safe to share: the
-search index hands each thread a connection of its own, the memory repo handle is used by one
+Threads: a ``Runtime`` is shared by every thread of a ``Memory``. Each service is built once
+(threads that race for it wait for the first to build it, ``_service``) and is itself safe to share:
+the search index hands each thread a connection of its own, the memory repo handle is used by one
 thread at a time (others open their own), and the files' writers take the workspace's locks.
 """
 
@@ -20,18 +20,18 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
-from .storage.workspace import Workspace
+from ..storage.workspace import Workspace
 
 if TYPE_CHECKING:
-    from .activity import ModelActivity
-    from .consolidator import Consolidator, SessionStore
-    from .dream import Dream
-    from .gitstore import GitStore
-    from .llm.client import ModelClient
-    from .recall import Recall
-    from .storage.config import Config
-    from .storage.scopes import Scope, ScopeRoot
-    from .storage.store import WorkspaceStore
+    from ..activity import ModelActivity
+    from ..consolidator import Consolidator, SessionStore
+    from ..dream import Dream
+    from ..gitstore import GitStore
+    from ..llm.client import ModelClient
+    from ..recall import Recall
+    from ..storage.config import Config
+    from ..storage.scopes import Scope, ScopeRoot
+    from ..storage.store import WorkspaceStore
 
 __all__ = ["Runtime"]
 
@@ -72,7 +72,8 @@ class _service(Generic[S]):  # noqa: N801 (a decorator, named like the cached_pr
 
 
 class Runtime:
-    """The services of one workspace. Cheap to create; each property builds its service on first access."""
+    """The services of one workspace. Cheap to create; each property builds its service on first
+    access."""
 
     def __init__(
         self,
@@ -91,7 +92,8 @@ class Runtime:
         self._building = threading.RLock()
 
     def fresh(self) -> Runtime:
-        """A new runtime over the same workspace, config and observer, with services of its own (for a thread)."""
+        """A new runtime over the same workspace, config and observer, with services of its own (for
+        a thread)."""
         return Runtime(
             self.workspace, config=self._config, activity=self.activity, scope=self.scope
         )
@@ -101,14 +103,15 @@ class Runtime:
         """Loaded without opening the store: `reverie log` needs only its git section."""
         if self._config is not None:
             return self._config
-        from .storage.config import load_config
+        from ..storage.config import load_config
 
-        self.workspace.check()  # a file where the workspace should be: the store's clear error, not a config one
+        # a file where the workspace should be: the store's clear error, not a config one
+        self.workspace.check()
         return load_config(self.workspace.root)
 
     @_service
     def store(self) -> WorkspaceStore:
-        from .storage.store import WorkspaceStore
+        from ..storage.store import WorkspaceStore
 
         # the config itself when it was given or is loaded, else this runtime's on first use:
         # `reverie status` reads the models' defaults as data when no key is set, and never loads it
@@ -122,32 +125,33 @@ class Runtime:
     def git(self) -> GitStore:
         """The memory repo. Nothing is written here: queries read the repo as it is (or find none);
         the first write creates, adopts or recovers it (``GitStore.ensure``)."""
-        from .gitstore import GitStore
+        from ..gitstore import GitStore
 
         return GitStore(self.workspace, self.config.git)
 
     @_service
     def client(self) -> ModelClient:
-        """The one model client every service of this runtime shares (observed when ``activity`` is given)."""
-        from .llm.client import ModelClient
+        """The one model client every service of this runtime shares (observed when ``activity`` is
+        given)."""
+        from ..llm.client import ModelClient
 
         client = ModelClient(self.config)
         if self.activity is None:
             return client
-        from .activity import ObservedClient
+        from ..activity import ObservedClient
 
         return ObservedClient(client, self.activity)
 
     @_service
     def sessions(self) -> SessionStore:
-        from .consolidator import SessionStore
+        from ..consolidator import SessionStore
 
         return SessionStore(self.workspace)
 
     @_service
     def consolidator(self) -> Consolidator:
-        from .consolidator import Consolidator
-        from .recall.memfiles import consolidator_hooks
+        from ..consolidator import Consolidator
+        from ..operations.memfiles import consolidator_hooks
 
         # Recall's pre-compaction flush and session-end memory file ride on the consolidator's
         # hooks.
@@ -159,13 +163,14 @@ class Runtime:
 
     @_service
     def dream(self) -> Dream:
-        from .dream import Dream
+        from ..dream import Dream
 
         return Dream(self.store, self.git, self.client, self.config)
 
     @_service
     def recall(self) -> Recall:
-        """Search over this workspace (the index opens on first query; no model import without embeddings)."""
-        from .recall import Recall
+        """Search over this workspace (the index opens on first query; no model import without
+        embeddings)."""
+        from ..recall import Recall
 
         return Recall.for_store(self.store)

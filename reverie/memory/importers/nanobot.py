@@ -12,8 +12,8 @@ everything the source holds is either brought in or named in the result with the
   as they are, anything else as a topic file under ``memory/topics/``): committed, redacted, as one
   version whose message names the source;
 - nanobot's own files, which Reverie does not read but a nanobot pointed at the new workspace does
-  (``AGENTS.md``, ``TOOLS.md``, ``HEARTBEAT.md``, any other top-level Markdown, ``skills/``): copied,
-  redacted, and listed as kept;
+  (``AGENTS.md``, ``TOOLS.md``, ``HEARTBEAT.md``, any other top-level Markdown, ``skills/``):
+  copied, redacted, and listed as kept;
 - anything else (the agent's working files, nanobot's own ``.git``, which keeps its history): named
   as not imported.
 
@@ -30,18 +30,18 @@ from pathlib import Path
 
 import orjson
 
-from ..errors import WorkspaceError
-from ..operations.files import removable
-from ..operations.portability import (
+from ...errors import WorkspaceError
+from ...operations.files import removable
+from ...operations.portability import (
     ImportResult,
     check_target,
     commit_import,
     head_of,
     move_into_place,
 )
-from ..security.scrub import redact_many
-from ..storage.history import BadLine, HistoryEntry
-from ..storage.workspace import MEMORY, MEMORY_FILES, SOUL, TOPICS_DIR, USER, Workspace
+from ...security.scrub import redact_many
+from ...storage.history import BadLine, HistoryEntry
+from ...storage.workspace import MEMORY, MEMORY_FILES, SOUL, TOPICS_DIR, USER, Workspace
 from ._read import Intake
 
 __all__ = ["import_nanobot", "NANOBOT_FILES"]

@@ -1,0 +1,104 @@
+"""A verb and its twin: each verb's ``a``-twin written once (``twin`` makes it from the verb,
+``twin_docs`` gives every twin its verb's docstring, and a verb without one its twin's); and the
+event-loop plumbing of the pipeline verbs, whose coroutine is the verb and whose synchronous form
+is the twin (``run_sync``, ``on_this_loop``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+
+from ..errors import CommandError
+
+__all__ = ["twin", "twin_docs", "run_sync", "on_this_loop"]
+
+T = TypeVar("T")
+P = ParamSpec("P")
+V = TypeVar("V", bound="_Verbs")
+
+
+class _Verbs(Protocol):
+    """What a twin needs of a ``Memory``: its two ways to run work off the caller's loop."""
+
+    async def _offload(self, verb: Callable[[Any], T]) -> T: ...
+
+    async def _call(
+        self, verb: Callable[Concatenate[Any, P], T], /, *args: P.args, **kwargs: P.kwargs
+    ) -> T: ...
+
+
+def twin(
+    verb: Callable[Concatenate[V, P], T], *, here: bool = False
+) -> Callable[Concatenate[V, P], Coroutine[Any, Any, T]]:
+    """``verb``'s ``a``-twin, written once for every verb: the same call, awaited, its work off the
+    caller's event loop in ``reverie.memory.offload``'s executor. Sent by name, so a subclass's
+    override is the one run: in a worker thread, or in process mode a worker process
+    (``Memory._call``); ``here``: always in this process's worker thread. Its docstring is the
+    verb's (``twin_docs``), and ``__wrapped__`` hands ``inspect.signature`` (pdoc, ``help``) the
+    verb's parameters; type checkers read them from this signature."""
+    name = verb.__name__
+
+    async def call(self: V, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        if here:
+            return await self._offload(lambda m: getattr(m, name)(*args, **kwargs))
+        return await self._call(verb, *args, **kwargs)
+
+    call.__name__ = "a" + name
+    call.__qualname__ = f"{verb.__qualname__.rpartition('.')[0]}.a{name}".lstrip(".")
+    call.__module__ = verb.__module__
+    call.__wrapped__ = verb  # type: ignore[attr-defined]
+    return call
+
+
+def twin_docs(cls: type[T]) -> type[T]:
+    """Give each ``a``-twin without a docstring its verb's (and each verb its twin's): ``help()``
+    shows what every verb does, however it is spelled."""
+    for name in dir(cls):
+        if name.startswith("_"):
+            continue
+        member = getattr(cls, name)
+        if not callable(member) or member.__doc__:
+            continue
+        other = name[1:] if name.startswith("a") and hasattr(cls, name[1:]) else "a" + name
+        twin = getattr(cls, other, None)
+        if twin is None or not twin.__doc__:
+            continue
+        if name.startswith("a") and other == name[1:]:
+            member.__doc__ = f"``{other}``, awaited (its work off the event loop). {twin.__doc__}"
+        else:
+            member.__doc__ = f"``{other}`` for code outside an event loop. {twin.__doc__}"
+    return cls
+
+
+def run_sync(coro: Coroutine[Any, Any, T], twin: str) -> T:
+    """Run a pipeline verb's coroutine to completion; inside a running event loop, refuse (the twin
+    is there)."""
+    import asyncio  # here: `reverie status` and `log` open a Memory and must not pay for asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        # no loop: run it below, outside this handler, so the run's own errors keep their causes
+        pass
+    else:
+        coro.close()
+        raise CommandError(f"called from a running event loop: await Memory.{twin}(...) instead")
+    return asyncio.run(coro)
+
+
+def on_this_loop(callback: Callable[[T], None] | None) -> Callable[[T], None] | None:
+    """``callback`` as a worker thread may call it: scheduled on the calling event loop, in order
+    (before the awaited verb returns), where the caller expects it to run."""
+    if callback is None:
+        return None
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+
+    def forward(value: T) -> None:
+        try:
+            loop.call_soon_threadsafe(callback, value)
+        except RuntimeError:  # the caller's loop has closed (it stopped waiting): nobody to tell
+            pass
+
+    return forward
