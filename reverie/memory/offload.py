@@ -44,9 +44,9 @@ registered in-process (``reverie.llm.registry``: a fresh interpreter would not k
 
 Threads stay the default: they need no start-up (a worker process imports Reverie and opens the
 workspace on its first call: 0.85 s more for a first call, measured), no memory per process (about
-42 MB each), and work with every
-``Memory`` a program builds. An async server that must keep its loop's lag low chooses processes
-(docs/api.md, "Threads, processes and the event loop"; BENCHMARKS.md, "embedded").
+42 MB each), and work with every ``Memory`` a program builds. An async server that must keep its
+loop's lag low chooses processes (docs/threads.md, "The GIL, and worker processes"; BENCHMARKS.md,
+"embedded").
 """
 
 from __future__ import annotations
