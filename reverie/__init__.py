@@ -1,8 +1,8 @@
 """Reverie: long-term memory for AI agents, kept in plain files and versioned in git.
 
 Start with ``reverie.open(path)``: the ``Memory`` it returns has every verb (remember, recall,
-dream, log, restore, …). The public API is what ``__all__`` lists (docs/api-names.md documents exactly
-these names, and a test checks both); everything else is private.
+dream, log, restore, …). The public API is what ``__all__`` lists (docs/api-names.md documents
+exactly these names, and a test checks both); everything else is private.
 """
 
 from __future__ import annotations
