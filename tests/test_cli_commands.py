@@ -299,7 +299,7 @@ def test_why_with_no_line_is_a_user_error_like_pin_and_its_hint_names_real_curso
         assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     as_json = invoke("-w", ws, "why", "Lisbon", "--json")
     assert as_json.returncode == 1 and json.loads(as_json.stdout) == []
-    from reverie.runtime import Runtime
+    from reverie.memory.runtime import Runtime
 
     Runtime(ws).git.commit(
         "dream: entries 3-4",
