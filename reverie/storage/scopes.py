@@ -623,29 +623,33 @@ class ScopeRoot:
         """Every scope under the root, read from the workspaces' ``scope.json`` (a full scan: for
         recovery and tools, never on a hot path). A directory whose file is missing or does not
         match its path is skipped, and so is a link anywhere in the layout."""
+        for user_dir in self._user_dirs():
+            agents = user_dir / "agents"
+            candidates = [user_dir / "workspace"]
+            candidates += _subdirs(agents) if self._dir_ok(agents) else []
+            for ws_dir in candidates:
+                scope = read_scope(ws_dir) if self._dir_ok(ws_dir) else None
+                if scope is None:
+                    continue
+                if self._path(scope) == ws_dir:
+                    yield scope, Workspace(ws_dir)
+                else:
+                    self._warn_once(
+                        str(ws_dir),
+                        f"{ws_dir}: its scope.json names {scope}, whose place is "
+                        "elsewhere (an id written before ids were NFKC-normalised?); "
+                        "skipped",
+                    )
+
+    def _user_dirs(self) -> Iterator[Path]:
+        """Every user directory in the layout (``users/<2>/<2>/<digest>``), no link followed."""
         if not self._dir_ok(self.root / "users"):
             return
         for first in _subdirs(self.root / "users"):
             for second in _subdirs(first):
                 for user_dir in _subdirs(second):
-                    if not _DIGEST.fullmatch(user_dir.name):
-                        continue
-                    agents = user_dir / "agents"
-                    candidates = [user_dir / "workspace"]
-                    candidates += _subdirs(agents) if self._dir_ok(agents) else []
-                    for ws_dir in candidates:
-                        scope = read_scope(ws_dir) if self._dir_ok(ws_dir) else None
-                        if scope is None:
-                            continue
-                        if self._path(scope) == ws_dir:
-                            yield scope, Workspace(ws_dir)
-                        else:
-                            self._warn_once(
-                                str(ws_dir),
-                                f"{ws_dir}: its scope.json names {scope}, whose place is "
-                                "elsewhere (an id written before ids were NFKC-normalised?); "
-                                "skipped",
-                            )
+                    if _DIGEST.fullmatch(user_dir.name):
+                        yield user_dir
 
     def _path(self, scope: Scope) -> Path:
         return self.root.joinpath(*self._scope_parts(scope.user_digest, scope.agent_digest))
@@ -862,25 +866,17 @@ class ScopeRoot:
         return found
 
     def _scan_legacy(self) -> Iterator[LegacyUser]:
-        if not self._dir_ok(self.root / "users"):
-            return
-        for first in _subdirs(self.root / "users"):
-            for second in _subdirs(first):
-                for user_dir in _subdirs(second):
-                    if not _DIGEST.fullmatch(user_dir.name):
-                        continue
-                    recorded = _recorded_user(user_dir)
-                    if recorded is None:
-                        continue
-                    try:
-                        now: str | None = validate_id(recorded, "user id")
-                    except InvalidScopeError as exc:
-                        yield LegacyUser(recorded, user_dir.name, None, str(exc))
-                        continue
-                    if _digest("user", cast(str, now)) != user_dir.name:
-                        yield LegacyUser(
-                            recorded, user_dir.name, now, f"this version reads it as {now!r}"
-                        )
+        for user_dir in self._user_dirs():
+            recorded = _recorded_user(user_dir)
+            if recorded is None:
+                continue
+            try:
+                now: str | None = validate_id(recorded, "user id")
+            except InvalidScopeError as exc:
+                yield LegacyUser(recorded, user_dir.name, None, str(exc))
+                continue
+            if _digest("user", cast(str, now)) != user_dir.name:
+                yield LegacyUser(recorded, user_dir.name, now, f"this version reads it as {now!r}")
 
     def _write_legacy(self, users: list[LegacyUser]) -> None:
         data = {"version": 1, "users": [dataclasses.asdict(u) for u in users]}
