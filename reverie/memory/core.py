@@ -54,7 +54,7 @@ from ..storage.workspace import (
 from .checks import check_kinds, check_limit, check_stored, check_text
 from .portable import models_portable, rebuilder
 from .runtime import Runtime
-from .twins import on_this_loop, run_sync, twin, twin_docs
+from .twins import on_this_loop, run_sync, twin, twin_docs, whole
 from .verbs import MemoryVerbs
 
 if TYPE_CHECKING:
@@ -259,14 +259,14 @@ class Memory(MemoryVerbs):
         verb whose work cannot leave this process; the others use ``_call``)."""
         from . import offload
 
-        return await offload.run(lambda: verb(self))
+        return await offload.run(lambda: verb(self), user=self)
 
     async def _offload_async(self, work: Callable[[], Coroutine[Any, Any, T]]) -> T:
         """A pipeline verb's coroutine on a worker thread's own event loop
         (``offload.run_async``)."""
         from . import offload
 
-        return await offload.run_async(work)
+        return await offload.run_async(work, user=self)
 
     async def _call(
         self, verb: Callable[Concatenate[Memory, P], T], /, *args: P.args, **kwargs: P.kwargs
@@ -456,24 +456,49 @@ class Memory(MemoryVerbs):
     amessages = twin(messages)
 
     async def arecord(
-        self, session_key: str, messages: Sequence[dict[str, Any]]
+        self, session_key: str, messages: Sequence[dict[str, Any]], *, consolidate: bool = True
     ) -> ConsolidationResult:
         """Append ``messages`` to the conversation, each durably as it comes, then let the
         Consolidator consolidate its oldest turns into history if the prompt is over its token
-        budget (what ``reverie chat`` does after every turn). Each message needs a string ``role``;
-        other keys are kept."""
-        return await self._call_async(Memory._record, session_key, messages)
+        budget (what ``reverie chat`` and the framework adapters do after a message). Each message
+        needs a string ``role``; other keys are kept. ``consolidate=False``: only append (the chat
+        agent's reply: its next message's record consolidates before the prompt is built).
+
+        A cancellation never loses a message: the messages are appended whenever it comes (the
+        await ends once they are), and it stops only the consolidation."""
+        done = await whole(self._call(Memory._append, session_key, messages, consolidate))
+        if done is not None:
+            return done
+        return await self._call_async(Memory._consolidate_turns, session_key)
+
+    def _append(
+        self, session_key: str, messages: Sequence[dict[str, Any]], consolidate: bool
+    ) -> ConsolidationResult | None:
+        """``arecord``'s first step: the messages appended; its result when that is all it does."""
+        from ..operations import conversation
+
+        rt = self.runtime
+        session = rt.sessions.get_or_create(session_key)
+        conversation.append(rt.consolidator, session, messages)
+        return None if consolidate else conversation.unconsolidated(rt.consolidator, session)
+
+    async def _consolidate_turns(self, session_key: str) -> ConsolidationResult:
+        rt = self.runtime
+        return await rt.consolidator.maybe_consolidate(rt.sessions.get_or_create(session_key))
 
     async def _record(
-        self, session_key: str, messages: Sequence[dict[str, Any]]
+        self, session_key: str, messages: Sequence[dict[str, Any]], consolidate: bool
     ) -> ConsolidationResult:
         from ..operations.conversation import record
 
         rt = self.runtime
-        return await record(rt.consolidator, rt.sessions.get_or_create(session_key), messages)
+        session = rt.sessions.get_or_create(session_key)
+        return await record(rt.consolidator, session, messages, consolidate=consolidate)
 
-    def record(self, session_key: str, messages: Sequence[dict[str, Any]]) -> ConsolidationResult:
-        return run_sync(self._record(session_key, messages), "arecord")
+    def record(
+        self, session_key: str, messages: Sequence[dict[str, Any]], *, consolidate: bool = True
+    ) -> ConsolidationResult:
+        return run_sync(self._record(session_key, messages, consolidate), "arecord")
 
     def pop_message(self, session_key: str) -> dict[str, Any] | None:
         """Take the conversation's newest message out and return it (None when empty, or when that

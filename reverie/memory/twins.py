@@ -5,12 +5,12 @@ is the twin (``run_sync``, ``on_this_loop``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from ..errors import CommandError
 
-__all__ = ["twin", "twin_docs", "run_sync", "on_this_loop"]
+__all__ = ["twin", "twin_docs", "run_sync", "on_this_loop", "whole"]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -102,3 +102,20 @@ def on_this_loop(callback: Callable[[T], None] | None) -> Callable[[T], None] | 
             pass
 
     return forward
+
+
+async def whole(work: Awaitable[T]) -> T:
+    """``work``'s result, ``work`` carried to its end even when the caller is cancelled meanwhile:
+    the cancellation is raised once it has ended (a second one stops waiting). For a step that
+    must not be left half-made by a Ctrl-C, such as appending a user's message."""
+    import asyncio
+
+    task = asyncio.ensure_future(work)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        try:
+            await asyncio.shield(task)  # a second cancellation stops waiting, not the work
+        except BaseException:  # noqa: BLE001 - the caller's cancellation is what is raised
+            pass
+        raise
