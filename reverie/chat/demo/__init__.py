@@ -36,8 +36,8 @@ from ..commands import CommandContext, CommandRouter
 from ..commands.render import dream_result, fence
 
 if TYPE_CHECKING:
-    from ...activity import ModelActivity
     from ...dream.result import DreamResult
+    from ...llm.activity import ModelActivity
     from ...memory import Memory
     from ...storage.config import Config
 
