@@ -452,3 +452,20 @@ def test_closing_the_last_memory_that_used_the_workers_ends_their_threads(tmp_pa
     for thread in started():
         thread.join(5)
     assert started() == []
+
+
+def test_every_twin_takes_its_verbs_parameters():
+    """A verb and its ``a``-twin take the same parameters, whether the pair is made from one
+    signature (``twin``, ``pipeline``) or written twice (``record`` / ``arecord``: ``arecord``
+    appends in a step of its own before it consolidates; ``history``'s overloads)."""
+    pairs = [
+        (name, name[1:])
+        for name, member in inspect.getmembers(Memory)
+        if name.startswith("a")
+        and inspect.iscoroutinefunction(member)
+        and callable(getattr(Memory, name[1:], None))
+    ]
+    assert len(pairs) >= 50
+    for twin, verb in pairs:
+        theirs = inspect.signature(getattr(Memory, verb)).parameters
+        assert inspect.signature(getattr(Memory, twin)).parameters == theirs, twin
