@@ -394,23 +394,9 @@ class Dream:
         emit: ProgressCallback,
     ) -> DreamResult:
         """One try at one batch: analyze, edit, judge, then commit (or show, for a dry run); a
-        failure is reported by what failed (``_failed``)."""
-        run = self._begin(entries, budget, attempts, dry_run, emit)
-        try:
-            return await self._run(run)
-        except (BudgetExceeded, ModelError, _Failed) as exc:
-            return self._failed(run, exc)
-
-    def _begin(
-        self,
-        entries: list[HistoryEntry],
-        budget: Budget,
-        attempts: Attempts,
-        dry_run: bool,
-        emit: ProgressCallback,
-    ) -> _Attempt:
-        """The attempt's shared state: the files staged (trimmed first when over budget), the edit
-        tools over them, the result a failure starts from, and where evidence is kept."""
+        failure is reported by what failed (``_failed``). The attempt's shared state first: the
+        files staged (trimmed first when over budget), the edit tools over them, the result a
+        failure starts from, and where evidence is kept."""
         first, last = entries[0].cursor, entries[-1].cursor
         emit(Progress("start", first=first, last=last))
         staged = StagedFiles.load(self.workspace)
@@ -428,7 +414,8 @@ class Dream:
         def progress(phase: ProgressPhase) -> None:
             emit(Progress(phase, budget.iterations, budget.tool_calls, budget.tokens, first, last))
 
-        return _Attempt(
+        evidence = Evidence(self.workspace.state_dir, self.model, first, last, dry_run)
+        run = _Attempt(
             entries,
             budget,
             attempts,
@@ -436,9 +423,13 @@ class Dream:
             staged,
             MemoryTools(staged),
             base,
-            Evidence(self.workspace.state_dir, self.model, first, last, dry_run),
+            evidence,
             progress,
         )
+        try:
+            return await self._run(run)
+        except (BudgetExceeded, ModelError, _Failed) as exc:
+            return self._failed(run, exc)
 
     async def _run(self, run: _Attempt) -> DreamResult:
         """The attempt's steps, in order; a step that fails raises (``_failed`` reports it)."""
