@@ -31,7 +31,7 @@ def _tuning() -> list[corpus.Turn]:
 @functools.cache
 def _scored(path: str) -> corpus.TurnScore:
     """The engine over the tuning turns along ``path``, run once per path for this file's tests
-    (each run takes tens of seconds; every turn starts from the templates, so a run is repeatable)."""
+    (a run takes tens of seconds; each turn starts from the templates, so a run is repeatable)."""
     return corpus.score_turns(_tuning(), path)
 
 
