@@ -122,9 +122,10 @@ def env(tmp_path: Path):
         yield Env(root, ws, store, git, config, srv)
 
 
-# -- helpers -------------------------------------------------------------------------------------------------
+# -- helpers ---------------------------------------------------------------------------------------
 def snapshot(base: Path, skip: tuple[str, ...] = ()) -> dict[str, tuple[bytes, int]]:
-    """Every file under ``base`` (the workspace's parent) with its bytes and mtime, except paths under ``skip``."""
+    """Every file under ``base`` (the workspace's parent) with its bytes and mtime, except paths
+    under ``skip``."""
     out = {}
     for dirpath, _dirs, files in os.walk(base):
         for name in files:
@@ -164,7 +165,7 @@ def git_fsck(root: Path) -> None:
     )
 
 
-# -- Dream: transport faults -----------------------------------------------------------------------------------
+# -- Dream: transport faults -----------------------------------------------------------------------
 TRANSPORT = {
     "429-retry-after": (lambda: Step(429, headers={"Retry-After": "1"}), "429"),
     "500": (lambda: Step(500), "500"),
@@ -240,7 +241,7 @@ def test_dream_recovers_after_429_and_500(env: Env) -> None:
     git_fsck(env.root)
 
 
-# -- Dream: model garbage --------------------------------------------------------------------------------------
+# -- Dream: model garbage --------------------------------------------------------------------------
 def _memory_and_state(env: Env) -> tuple[dict[str, str], str | None, int]:
     return {rel: env.read(rel) for rel in MEMORY_FILES}, env.git.head(), env.store.dream_cursor()
 
@@ -480,7 +481,8 @@ def test_dream_10mb_edit_is_rejected_by_the_gate(env: Env) -> None:
 
 @pytest.mark.parametrize("content", [None, "", "   \n"])
 def test_dream_empty_analysis_does_not_skip_the_batch(env: Env, content: str | None) -> None:
-    """An empty phase-1 answer is a model fault, not "nothing worth keeping" (that is ``[SKIP]``)."""
+    """An empty phase-1 answer is a model fault, not "nothing worth keeping" (that is
+    ``[SKIP]``)."""
     env.srv.enqueue(chat(content))
     mem, head, cursor = _memory_and_state(env)
     before = snapshot(
@@ -515,7 +517,7 @@ def test_dream_empty_final_edit_reply_is_fine(env: Env) -> None:
     assert env.store.dream_cursor() == 3
 
 
-# -- Consolidator ----------------------------------------------------------------------------------------------
+# -- Consolidator ----------------------------------------------------------------------------------
 def _session(env: Env, turns: int = 3):
     sessions = SessionStore(env.ws)
     s = sessions.get_or_create("cli:fault")

@@ -125,7 +125,7 @@ def _drained(app: Appender) -> bool:
     )
 
 
-# -- the library against a real Redis, without Celery ---------------------------------------------------------
+# -- the library against a real Redis, without Celery ----------------------------------------------
 
 
 def test_duplicate_job_finds_the_lease_and_does_nothing(tmp_path, redis_server, monkeypatch):
@@ -259,7 +259,7 @@ def test_cli_status_and_broker_down(tmp_path, redis_server, monkeypatch, capsys)
     )
 
 
-# -- real Celery workers --------------------------------------------------------------------------------------
+# -- real Celery workers ---------------------------------------------------------------------------
 
 
 def test_workers_drain_every_workspace(tmp_path, redis_server):
@@ -343,7 +343,8 @@ def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, m
     killed: set[int] = set()  # pool processes killed alone: their leases linger until they expire
 
     def worker_of(pid: int):
-        """The live worker whose pool ``pid`` is in (a dead worker's lease lingers until it expires)."""
+        """The live worker whose pool ``pid`` is in (a dead worker's lease lingers until it
+        expires)."""
         try:
             group = os.getpgid(pid)
         except ProcessLookupError:
@@ -464,7 +465,8 @@ def test_fleet_without_its_extra_says_which_to_install(monkeypatch, capsys):
 
 
 def test_cli_worker_dispatch_mark_on_a_plain_root(tmp_path, redis_server):
-    """The commands an operator runs: `reverie fleet mark`, `dispatch --once`, `worker`, `status --json`."""
+    """The commands an operator runs: `reverie fleet mark`, `dispatch --once`, `worker`, `status
+    --json`."""
     import json
     import sys
 
@@ -517,7 +519,8 @@ def test_cli_worker_dispatch_mark_on_a_plain_root(tmp_path, redis_server):
     assert batches_committed(ws.root) == [(1, 1)]
 
 
-# -- issue 35: scripts that check ownership, one meaning per score, Redis loss, the root's kind ---------------
+# -- issue 35: scripts that check ownership, one meaning per score, Redis loss, the root's
+# kind ---------------------------------------------------------------------------------------------
 
 
 def test_only_the_holder_renews_or_releases_its_lease_and_claim(
@@ -713,7 +716,8 @@ def test_redis_with_auth_and_tls(tmp_path, monkeypatch):
             "-subj", "/CN=127.0.0.1")  # fmt: skip
     (d / "ext.cnf").write_text("subjectAltName=IP:127.0.0.1\n")
     openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-            "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf")  # fmt: skip
+            "-CAcreateserial", "-out", "server.pem", "-days", "2",
+            "-extfile", "ext.cnf")  # fmt: skip
     port = _free_port()
     server = subprocess.Popen(
         [REDIS_SERVER, "--port", "0", "--tls-port", str(port), "--tls-cert-file", "server.pem",

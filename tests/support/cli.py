@@ -53,7 +53,8 @@ _SIGNALS = [
 
 @dataclass
 class Result:
-    """What `subprocess.run(..., capture_output=True, text=True)` returns, for a run in this process."""
+    """What `subprocess.run(..., capture_output=True, text=True)` returns, for a run in this
+    process."""
 
     args: list[str]
     returncode: int
@@ -88,7 +89,8 @@ def invoke(
     input: str | None = None,
     cwd: str | Path | None = None,
 ) -> Result:
-    """Run ``reverie *args`` in this process; see the module docstring for what is set up and put back."""
+    """Run ``reverie *args`` in this process; see the module docstring for what is set up and put
+    back."""
     from reverie.cli import main
 
     argv = [str(a) for a in args]
@@ -173,7 +175,8 @@ def _restored(
 
 
 def _join_new_threads(before: set[threading.Thread], timeout: float = 5.0) -> None:
-    """Give threads the run started (an executor winding down) a moment to end, as process exit would."""
+    """Give threads the run started (an executor winding down) a moment to end, as process exit
+    would."""
     deadline = time.monotonic() + timeout
     for thread in threading.enumerate():
         if thread not in before and not thread.daemon:
