@@ -487,7 +487,12 @@ def test_cli_worker_dispatch_mark_on_a_plain_root(tmp_path, redis_server):
         "- [durable] Project p1 uses database db1", "cli:test"
     )
     env = fleet_env(
-        root, redis_server, REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE="reverie/offline"
+        root,
+        redis_server,
+        REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE="reverie/offline",
+        # the one job must finish its batch: with fleet_env's 4 s drain a loaded machine paused it,
+        # and without a dispatcher running nothing sent it again ("timed out ... the job to run")
+        REVERIE_AGENTS__DEFAULTS__DREAM__DRAIN_MAX_SECONDS="600",
     )
 
     def cli(*args: str) -> Result:
