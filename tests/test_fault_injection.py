@@ -141,6 +141,15 @@ def changed(before: dict, after: dict) -> set[str]:
     return {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
 
 
+def _time_for_10mb(env: Env) -> None:
+    """A 10 MB reply's transfer and parsing within one attempt: ``TIMEOUT`` (0.5 s) is sized for the
+    small replies of the fault tests, and a loaded machine went past it on 10 MB, so the call was
+    retried and these tests failed (all three did with ``TIMEOUT`` at 0.05 s). Their subject is the
+    size, not the timeout; ``took`` still bounds the run."""
+    env.config.llm.timeout = 30
+    env.config.llm.retry_budget = 30
+
+
 def dream_run(env: Env):
     t0 = time.monotonic()
     result = asyncio.run(env.dream().run())
@@ -401,6 +410,7 @@ def test_dream_absolute_path_to_a_memory_file_writes_only_that_file(env: Env) ->
 
 
 def test_dream_10mb_analysis_reply(env: Env) -> None:
+    _time_for_10mb(env)
     huge = "".join(f"[MEMORY] fact {i} " + "x" * 90 + "\n" for i in range(BIG // 100))
     # Phase 1 cuts the ~100k finding lines to Dream's cap (200 findings of at most 2,000 characters)
     # before phase 2. 200 findings do not fit the model's 4,096-token window, so phase 2 is never
@@ -452,6 +462,7 @@ def test_dream_10mb_analysis_reply(env: Env) -> None:
 
 
 def test_dream_10mb_edit_is_rejected_by_the_gate(env: Env) -> None:
+    _time_for_10mb(env)
     env.srv.enqueue(analysis(), edit_call(MEM, "", "y" * BIG), chat("Done."))
     mem, head, cursor = _memory_and_state(env)
     before = snapshot(
@@ -584,6 +595,7 @@ def test_consolidator_fault_falls_back_to_a_raw_archive(env: Env, fault: str) ->
 def test_consolidator_10mb_summary_is_bounded(env: Env) -> None:
     """A 10 MB answer is no fact line (over 500 characters): refused, the slice archived raw, the
     reply kept bounded; nothing else changes."""
+    _time_for_10mb(env)
     session = _session(env)
     env.srv.enqueue(chat("- [durable] User moved to Lisbon " + "z" * BIG))
     mem, head, cursor = _memory_and_state(env)
