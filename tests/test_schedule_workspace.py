@@ -63,6 +63,20 @@ def test_restart_does_not_postpone_dream(tmp_path):
     ) > committed + timedelta(hours=4)
 
 
+def test_a_last_completed_run_in_the_future_is_read_as_now(tmp_path, caplog):
+    """A status record or dream commit written under a wrong clock: one warning naming it, the
+    next run one interval from now, never a crash (year 10000) nor a wait until that date."""
+    env = make_env(tmp_path / "ws", interval_h=2)
+    status = env.ws.state_dir / "dream-status.json"
+    status.parent.mkdir(parents=True, exist_ok=True)
+    for when in ("9999-12-31T23:00:00+00:00", "2027-06-01T00:00:00+00:00"):
+        caplog.clear()
+        status.write_text(f'{{"last_completed": "{when}"}}')
+        assert DreamScheduler(env.dream()).next_run_time(NOW) == NOW + timedelta(hours=2)
+        (warned,) = [r for r in caplog.records if r.levelname == "WARNING"]
+        assert warned.getMessage().startswith(f"{status}: ") and when in warned.getMessage()
+
+
 def test_serve_runs_when_due_and_stops_on_request(tmp_path):
     env = make_env(tmp_path / "ws")
     env.add("- [skip] chit-chat")
