@@ -95,6 +95,7 @@ class DreamScheduler:
         self._inflight: asyncio.Task[DreamResult] | None = None
         self._failures = 0  # runs failed in a row (their retry's back-off)
         self._outages = 0  # runs in a row that found the model unavailable
+        self._stopping = False
 
     def last_completed(self, now: datetime | None = None) -> datetime | None:
         """The newest of: the last dream commit's time, the status record's last completed run;
@@ -138,20 +139,24 @@ class DreamScheduler:
     async def stop(self) -> None:
         """Stop scheduling; a run in flight is cancelled at its next await — always before it writes
         anything (the commit and cursor steps do not await), so it is abandoned unwritten and
-        retried next time."""
-        if self._scheduler is not None:
-            self._scheduler.shutdown(wait=False)
-            self._scheduler = None
+        retried next time, with one line saying so (no traceback: this is the documented stop)."""
+        self._stopping = True
+        scheduler, self._scheduler = self._scheduler, None
+        if scheduler is not None:
+            scheduler.pause()  # no tick is submitted from now on
+            await asyncio.sleep(0)  # a tick submitted just before takes its first step: it returns
         task = self._inflight
         if task is not None and not task.done():
             task.cancel()
-            try:
+            try:  # the tick awaiting it wakes first and ends quietly (`_tick`)
                 await task
             except asyncio.CancelledError:
                 pass
+        if scheduler is not None:  # nothing of ours is pending now: shutting down cancels nothing
+            scheduler.shutdown(wait=False)
 
     async def _tick(self) -> None:
-        if self._inflight is not None:  # a retry and the schedule met: one run at a time
+        if self._inflight is not None or self._stopping:  # one run at a time; none after stop
             return
         cursor = self._cursor()
         self._inflight = asyncio.ensure_future(self.dream.run(drain=True))
@@ -162,6 +167,13 @@ class DreamScheduler:
         except ReverieError as exc:
             log.error("dream scheduler: run failed to start: %s", exc)
             self._retry("error", str(exc), progressed=False)
+            return
+        except asyncio.CancelledError:
+            if not self._stopping:
+                raise
+            log.warning(
+                "dream scheduler: stopped; the run in flight was abandoned, its batch stays pending"
+            )
             return
         finally:
             self._inflight = None
