@@ -52,6 +52,12 @@ _TAIL_TAG = re.compile(
     re.I,
 )
 _HERE = re.compile(r"\s+here\s*([.!]*)$", re.I)
+#: The same tags, and other fillers typed after a phrase, before its comma or stop: never part of
+#: a fact ("cant stand dark mode tbh, light theme forever" dislikes "dark mode").
+_FILLER = re.compile(
+    r"\s+(?:tbh|tbf|ngl|imo|imho|fwiw|btw|fyi|tho|lowkey|honestly|srsly)\b(?=\s*(?:[,.;:!?]|$))",
+    re.I,
+)
 
 
 #: "were on django 5": "we're", where "were" cannot be the past (no subject before it).
@@ -163,7 +169,7 @@ _PREDICATES: list[tuple[re.Pattern[str], str]] = [
 def with_subject(clause: str) -> str:
     """The clause as a full statement: a label read as its sentence, a missing subject put back
     ("Vegan since 2018" → "I'm vegan since 2018"), a tag at the end dropped ("veggie fyi")."""
-    text = _TAIL_TAG.sub(r"\1", clause).strip()
+    text = _FILLER.sub("", _TAIL_TAG.sub(r"\1", clause)).strip()
     for rx, sentence in _LABELS:
         m = rx.match(text)
         if m:
