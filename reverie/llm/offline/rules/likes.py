@@ -484,8 +484,8 @@ CANON = [
 
 #: Said after a like, these qualify the saying, not the thing ("I love traveling too").
 _LIKE_TAIL = re.compile(
-    r"(?:^|\s+)(?:too|also|as well|a lot|so much|very much|the most|most of all|more than anything|at "
-    r"all|"
+    r"(?:^|\s+)(?:too|also|as well|a lot|so much|very much|the most|most of all|"
+    r"more than anything|at all|"
     r"personally|for sure|honestly|though|"
     r"(?:even |all the |much |so much |way )?more(?: than ever| than before| now)?)$",
     re.I,

@@ -96,8 +96,8 @@ RULES = [
         # the subject opens with no preposition, and may end with what it is for ("the grant
         # application for the school library"): never "Deadline for for the school library"
         rf"\b(?:the |our |my )?(?P<v>(?!(?:for|of|to|in|on|with|about|from|by)\b)[\w-]+"
-        rf"(?: [\w-]+(?:\.\w+)*){{0,3}}(?: (?:for|of) (?:the |our |my )?[\w-]+(?: [\w-]+){{0,2}})?) "
-        rf"(?:is|are) due (?:on |by )?{_DATE}\b",
+        rf"(?: [\w-]+(?:\.\w+)*){{0,3}}"
+        rf"(?: (?:for|of) (?:the |our |my )?[\w-]+(?: [\w-]+){{0,2}})?) (?:is|are) due (?:on |by )?{_DATE}\b",
         "Deadline for {v}: {d}",
         {"v": is_any_thing},
         "ephemeral",
