@@ -39,6 +39,13 @@ _APOSTROPHES = {
     "theyre": "they're",
     "youre": "you're",
     "weve": "we've",
+    # the cues of change typed in a hurry: a correction's cue misspelt is still its cue
+    "actualy": "actually",
+    "acutally": "actually",
+    "actully": "actually",
+    "actaully": "actually",
+    "anymroe": "anymore",
+    "annymore": "anymore",
     "pls": "please",
     "plz": "please",
     "thx": "thanks",
@@ -153,7 +160,8 @@ _PREDICATES: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(
-            r"^(?:can't stand|cannot stand|love|hate|adore|grew up|moved (?:to|from)|keep halal|"
+            r"^(?:can't stand|cannot stand|love|hate|adore|grew up|moved (?:to|from)|"
+            r"relocated (?:back )?to|keep halal|"
             r"don't like|"
             r"do not like|don't enjoy|really don't like|"
             r"don't eat|do not eat|don't drink|have (?:type [12] )?(?:diabetes|asthma|celiac|"

@@ -160,7 +160,11 @@ def is_role(value: str) -> bool:
     words = [w.strip(".,").lower() for w in _tokens(value)]
     return (
         0 < len(words) <= 4
-        and words[-1] in ROLES
+        and (
+            words[-1] in ROLES
+            or words[-2:-1] in (["deputy"], ["assistant"])
+            and words[-1] == "head"
+        )
         and all(re.fullmatch(r"[a-z-]+", w) for w in words)
         and not (set(words) & (VAGUE | TIME_WORDS | EVALUATIVE))
     )
