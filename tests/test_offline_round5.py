@@ -97,3 +97,124 @@ def test_a_deadline_s_subject_is_whole_and_not_doubled(message: str, line: str) 
     got = facts(message)
     assert line in got, got
     assert not [f for f in got if "for for" in f]
+
+
+# -- a reason after a rule is no part of it; an allergy given as the reason is the fact -----------
+@pytest.mark.parametrize(
+    ("message", "line"),
+    [
+        ("Never use exclamation marks, I find them loud.", "Never use exclamation marks"),
+        ("Always show the units because I mix them up.", "Always show the units"),
+    ],
+)
+def test_a_reason_after_a_rule_is_cut_off(message: str, line: str) -> None:
+    assert facts(message) == [line]
+
+
+@pytest.mark.parametrize(
+    ("message", "line"),
+    [
+        ("pls never put anything w sesame in recipes, im allergic", "Allergic to sesame"),
+        ("Never suggest dishes with shellfish, I'm badly allergic.", "Allergic to shellfish"),
+    ],
+)
+def test_an_allergy_given_as_a_rule_s_reason_is_the_fact(message: str, line: str) -> None:
+    assert facts(message) == [line]
+
+
+# -- corrections H left stale, each a class (paraphrases of the tests' own) ----------------------
+# (turns, the old line, the new line)
+RETIRED = [
+    # a move with its subject left out after a comma, an unrelated turn between, a typo'd cue
+    (
+        (
+            "I live in Ghent.",
+            "any tips for a rainy sunday?",
+            "actualy not in ghent anymore, moved to antwerp",
+        ),
+        "Lives in Ghent",
+        "Lives in Antwerp",
+    ),
+    # an employer left and the new one said with its title
+    (
+        (
+            "I work at Siemens as a project engineer.",
+            "Update: I left Siemens, now I'm at Bosch as lead engineer.",
+        ),
+        "Works at Siemens",
+        "Works at Bosch",
+    ),
+    (
+        (
+            "I work at Siemens as a project engineer.",
+            "Update: I left Siemens, now I'm at Bosch as lead engineer.",
+        ),
+        "Works as project engineer",
+        "Works as lead engineer",
+    ),
+    # a title given by the user's superiors
+    (
+        ("I'm a staff nurse.", "Small change: my manager made me ward manager last month."),
+        "Works as staff nurse",
+        "Works as ward manager",
+    ),
+    # a meeting that "moves to" a weekday and a bare time, the time said first
+    (
+        (
+            "Our team sync is every Monday 9am.",
+            "Starting next week the team sync moves to Thursday 14:00.",
+        ),
+        "Team cadence: team sync every Monday 9am",
+        "Team cadence: team sync every Thursday 14:00",
+    ),
+    # a deadline extended
+    (
+        (
+            "The funding report for the museum is due 15 March.",
+            "Phew, they extended the deadline to 12 April.",
+        ),
+        "Deadline for funding report for the museum: 2027-03-15",
+        "Deadline for funding report for the museum: 2027-04-12",
+    ),
+    # a name spelled letter by letter after a slip of the phone
+    (
+        ("Hello, my name is Katia.", "Oops, my phone changed it, my name is Katya, with y."),
+        "Name: Katia",
+        "Name: Katya",
+    ),
+]
+
+
+@pytest.mark.parametrize(("turns", "old", "new"), RETIRED)
+def test_a_correction_h_left_stale_retires_the_old_line(
+    tmp_path, turns: tuple[str, ...], old: str, new: str
+) -> None:
+    run = st.run_item(st.Item("T-5", "T", "correction", None, turns, (), ()), tmp_path)
+    lines = [line for _, line in run.lines]
+    assert old not in lines, lines
+    assert new in lines, lines
+    assert run.why_finds.get(old), (run.why_finds, run.archive)
+
+
+# (turns, the line that must stay)
+KEPT = [
+    # the move is the sister's: the comma's left side has another subject
+    (("I live in Ghent.", "My sister is in Bruges, moved there last year."), "Lives in Ghent"),
+    # "extended" with no deadline: a lease is no date of memory
+    (
+        ("The essay is due 15 March.", "We extended the lease to 12 April."),
+        "Deadline for essay: 2027-03-15",
+    ),
+    # "with us" spells nothing
+    (("My name is Katia.", "My name is Katia, come with us."), "Name: Katia"),
+    # an employer named with a friend: "as a friend" is no title
+    (("I work at Siemens.", "I'm with Tom as a friend this weekend."), "Works at Siemens"),
+]
+
+
+@pytest.mark.parametrize(("turns", "kept"), KEPT)
+def test_what_only_looks_like_those_corrections_keeps_the_line(
+    tmp_path, turns: tuple[str, ...], kept: str
+) -> None:
+    run = st.run_item(st.Item("T-6", "T", "negative", None, turns, (), ()), tmp_path)
+    assert kept in [line for _, line in run.lines], run.lines

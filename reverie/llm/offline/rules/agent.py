@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from .core import SOUL, Filling, rule, word_set
+from .person import third_person
 from .phrases import NAME
 from .values import is_language, is_name
 
@@ -89,7 +90,21 @@ def an_instruction(f: Filling) -> bool:
     no one reply: "always been like that", "always check the logs first when debugging this one" are
     none."""
     raw = f.groups.get("v", "").strip().rstrip(".!")
-    return imperative(raw) and not ONE_OFF.search(raw)
+    reason = _REASON.search(raw)
+    if reason:  # "never suggest peanuts, I'm allergic": the reason is a fact, no part of the rule
+        if "allergic" in reason.group(0).lower():
+            return False  # the allergy is the fact (``health``); the rule follows from it
+        raw = raw[: reason.start()].strip()
+        f.values["v3"] = third_person(raw)
+    return bool(raw) and imperative(raw) and not ONE_OFF.search(raw)
+
+
+#: A reason given after a rule ("…, I'm allergic (badly)", "… because I'm vegan").
+_REASON = re.compile(
+    r",?\s*(?:\b(?:because|since|cause|cuz|coz|cos)\b|,\s*(?:as|i|i'm|i've|we|we're|it|it's|"
+    r"they|that's)\b).*$",
+    re.I,
+)
 
 
 def stop_doing(f: Filling) -> bool:

@@ -378,9 +378,9 @@ def clauses(sentence: str) -> list[str]:
 #: we …", "Sometimes, I …").
 _OWN_SUBJECT = re.compile(
     r"^(?:(?:honestly|actually|ok|okay|so|well|also|oh|anyway|update|btw)[,:]?\s+)?"
-    r"(?:i|i'm|i've|i'd|we|we're|we've|my|our)\b"
+    r"(?:(?:i|i'm|i've|i'd|we|we're|we've|my|our)\b"
     # "Not Krakow anymore actually, we relocated …": the old value denied, a clause of its own
-    r"|^not [\w'’ -]{2,40}? any ?more\b",
+    r"|not [\w'’ -]{2,40}? any ?more\b)",
     re.I,
 )
 
@@ -389,7 +389,7 @@ _OWN_SUBJECT = re.compile(
 _MOVE_LEFT_SUBJECT = re.compile(r"(?:(?:just|recently|finally) )?(?:moved|relocated) ", re.I)
 _USER_SUBJECT = re.compile(
     r"^(?:(?:honestly|actually|ok|okay|so|well|also|oh|anyway|update|btw)[,:]?\s+)?"
-    r"(?:i|i'm|i've|we|we're|we've)\b|^not [\w'’ -]{2,40}? any ?more\b",
+    r"(?:(?:i|i'm|i've|we|we're|we've)\b|not [\w'’ -]{2,40}? any ?more\b)",
     re.I,
 )
 #: An instruction to the agent opening the words before the comma ("switch to Celsius, …").

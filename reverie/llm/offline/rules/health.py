@@ -104,6 +104,18 @@ RULES = [
         {"v": is_allergen},
         "permanent",
     ),
+    # an allergy given as the reason of a rule: "never suggest anything with peanuts, I'm
+    # allergic", "no shellfish in recipes please, I'm allergic"
+    rule(
+        r"\b(?:never|don't|do not|no)\b[^.;]{0,40}?\b(?:with|containing|that has|that have)? ?"
+        r"(?!with\b|containing\b)(?P<v>[a-z]+(?: [a-z]+)?)(?: in [a-z ]{2,20}?)?(?: please)?\s*,?\s*(?:because |since |as "
+        r"|cause )?i(?:'m| am) (?:(?:severely|seriously|very|deathly|badly|really|super) )?"
+        r"allergic\b(?! to)",
+        "Allergic to {v}",
+        {"v": is_allergen},
+        "permanent",
+        negative=True,
+    ),
     # "Allergic to shellfish, and to penicillin"
     rule(
         rf"\ballergic to [^,.;]{{2,40}}?,? and (?:also )?to {VAL}",

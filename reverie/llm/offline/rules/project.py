@@ -215,12 +215,12 @@ RULES = [
         finish=keep_at,
     ),
     rule(
-        r"^(?:our |my )?(?P<e>daily standup|standup|stand-up|retro|retrospective|sprint planning|"
+        r"^(?:our |my )?(?P<e>(?:team |weekly |monthly )?(?:daily standup|standup|stand-up|retro|retrospective|sprint planning|"
         r"planning|demo|"
         r"sync|releases?|deploys?|deployments?|sprints?|check-in|check in|staff meeting|team "
         r"meeting|huddle|"
         r"staff huddle|all-hands|1:1|one-on-one|design critique|critique|code review|review|weekly "
-        r"call|call)"
+        r"call|call))"
         r"(?: (?:with|at) (?:the |our |my )?[a-z][\w ]{1,30}?)? (?:is|are|happens?|takes place) "
         r"(?P<v>(?:at|on|every|"
         r"each|once|twice|weekly|daily|biweekly|fortnightly|mondays|tuesdays|wednesdays|thursdays|"

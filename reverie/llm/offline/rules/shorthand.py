@@ -73,9 +73,14 @@ _WERE = re.compile(
 )
 
 
+#: "w" and "w/" for "with" before a word ("anything w peanuts").
+_WITH = re.compile(r"(?<![\w/])w/?(?= [a-z])", re.I)
+
+
 def spelled(message: str) -> str:
-    """The message with its apostrophes put back ("im" → "I'm", "dont" → "don't")."""
-    message = _WERE.sub("we're ", message)
+    """The message with its apostrophes put back ("im" → "I'm", "dont" → "don't"), "w" read as
+    "with"."""
+    message = _WITH.sub("with", _WERE.sub("we're ", message))
 
     def put(m: re.Match[str]) -> str:
         word = m.group(1)

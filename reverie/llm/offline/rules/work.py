@@ -18,7 +18,7 @@ _ROLE_NOUN = "|".join(sorted(ROLES, key=len, reverse=True))
 #: A job title of up to four words, ending where a preposition or a clause begins.
 _ROLE = (
     r"(?P<v>(?:[\w-]+ ){0,4}?[a-z-]+)(?=\s+(?:at|for|in|with|and|but|since|because|so|now|who|"
-    r"which|"
+    r"which|last|this|"
     r"from|by|on)\b|[,.;:!?()]|$)"
 )
 
