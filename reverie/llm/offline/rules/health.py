@@ -108,8 +108,9 @@ RULES = [
     # allergic", "no shellfish in recipes please, I'm allergic"
     rule(
         r"\b(?:never|don't|do not|no)\b[^.;]{0,40}?\b(?:with|containing|that has|that have)? ?"
-        r"(?!with\b|containing\b)(?P<v>[a-z]+(?: [a-z]+)?)(?: in [a-z ]{2,20}?)?(?: please)?\s*,?\s*(?:because |since |as "
-        r"|cause )?i(?:'m| am) (?:(?:severely|seriously|very|deathly|badly|really|super) )?"
+        r"(?!with\b|containing\b)(?P<v>[a-z]+(?: [a-z]+)?)(?: in [a-z ]{2,20}?)?(?: please)?"
+        r"\s*,?\s*(?:because |since |as |cause )?i(?:'m| am) "
+        r"(?:(?:severely|seriously|very|deathly|badly|really|super) )?"
         r"allergic\b(?! to)",
         "Allergic to {v}",
         {"v": is_allergen},

@@ -215,7 +215,8 @@ RULES = [
         finish=keep_at,
     ),
     rule(
-        r"^(?:our |my )?(?P<e>(?:team |weekly |monthly )?(?:daily standup|standup|stand-up|retro|retrospective|sprint planning|"
+        r"^(?:our |my )?(?P<e>(?:team |weekly |monthly )?(?:daily standup|standup|stand-up|retro|"
+        r"retrospective|sprint planning|"
         r"planning|demo|"
         r"sync|releases?|deploys?|deployments?|sprints?|check-in|check in|staff meeting|team "
         r"meeting|huddle|"

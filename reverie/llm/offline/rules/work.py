@@ -14,7 +14,9 @@ from .lexicon import ROLES
 from .phrases import OLDTO, PLACE, PROMOTED, VAL, I
 from .values import is_firm, is_org, is_role, is_specific
 
-_ROLE_NOUN = "|".join(sorted(ROLES, key=len, reverse=True))
+# longest first; ties in a fixed order, so the pattern's text (and its gate's key) is the same in
+# every process whatever the hash seed
+_ROLE_NOUN = "|".join(sorted(ROLES, key=lambda r: (-len(r), r)))
 #: A job title of up to four words, ending where a preposition or a clause begins.
 _ROLE = (
     r"(?P<v>(?:[\w-]+ ){0,4}?[a-z-]+)(?=\s+(?:at|for|in|with|and|but|since|because|so|now|who|"
@@ -58,7 +60,8 @@ _AS_TITLE = re.compile(rf"\s+as (?:an? |the )?{_ROLE}", re.I)
 
 
 def as_a_title(f: Filling) -> bool:
-    """ "I'm at X as Y" names an employer only when Y is a job title ("I'm with Tom as a friend")."""
+    """ "I'm at X as Y" names an employer only when Y is a job title (not "with Tom as a
+    friend")."""
     m = _AS_TITLE.match(f.match.string, f.match.end())
     return bool(m and is_role(m.group("v")))
 
