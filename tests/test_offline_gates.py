@@ -12,6 +12,7 @@ import logging
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import offline_corpus as oc
 import offline_statements as st
@@ -19,6 +20,7 @@ import pytest
 
 from reverie.llm.offline.rules import extract as ex
 from reverie.llm.offline.rules import gate
+from reverie.llm.offline.rules.clauses import message_clauses
 
 
 def test_the_shipped_table_is_current() -> None:
@@ -86,7 +88,7 @@ def test_every_rule_s_gate_lets_its_own_matches_through() -> None:
     """For each rule, the clauses of the corpora it matches pass its gate (a gate that refused one
     would lose a fact silently)."""
     index = gate.Index([r.gate for r in ex.RULES])
-    clauses = {c.text for t in _texts() for c in ex.message_clauses(t) if c.text.isascii()}
+    clauses = {c.text for t in _texts() for c in message_clauses(t) if c.text.isascii()}
     for text in clauses:
         allowed = index.passing(text.lower())
         for n, r in enumerate(ex.RULES):
@@ -95,7 +97,7 @@ def test_every_rule_s_gate_lets_its_own_matches_through() -> None:
 
 
 def test_a_missing_or_broken_table_is_slower_never_wrong(
-    monkeypatch: pytest.MonkeyPatch, tmp_path, caplog: pytest.LogCaptureFixture
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     broken = tmp_path / "gates.json"
     broken.write_text("{not json", encoding="utf-8")
