@@ -107,6 +107,16 @@ _REASON = re.compile(
 )
 
 
+def a_convention(f: Filling) -> bool:
+    """ "metric" is "metric units" (the one template of its kind); a word said alone is no rule
+    ("metric" may answer a question)."""
+    if not re.search(r"\b(?:use|only|please|pls|always|from now on)\b", f.match.group(0), re.I):
+        return False
+    value = f.values["v"].lower()
+    f.values["v"] = f"{value} units" if value in ("metric", "imperial") else value
+    return True
+
+
 def stop_doing(f: Filling) -> bool:
     """ "stop using emojis" → "Never use emojis"."""
     verb = (f.groups.get("g") or f.groups.get("b") or "use").lower()
@@ -246,6 +256,16 @@ RULES = [
         r"spelling|uk english|us english|"
         r"celsius|fahrenheit|24-hour time|12-hour time|iso dates)\b",
         "Use {v}",
+    ),
+    # a convention said bare, with "only", "please" or "always": "metric units only pls", "please
+    # use metric", "celsius please"
+    rule(
+        r"^(?:(?:please|pls)[,\s]+)?(?:(?:always )?use )?"
+        r"(?P<v>metric(?: units)?|imperial(?: units)?|celsius|fahrenheit|british spelling|"
+        r"american spelling|24-hour time|iso dates)"
+        r"(?: only| always| from now on)?(?:,?\s*(?:please|pls|thanks))?\s*[.!]*$",
+        "Use {v}",
+        finish=a_convention,
     ),
     # "switch to american spelling pls": the convention changed (it replaces the one of its kind)
     rule(

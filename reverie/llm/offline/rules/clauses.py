@@ -344,7 +344,9 @@ _NEW_SUBJECT = re.compile(
     r"(?:i'm|i am|i've|i have|i'd|i|we're|we are|we|my|he|she|he's|she's|they|they're)\s|"
     r"(?:mostly|usually|sometimes|often)\s+(?:i|we)\b|"
     # the user's subject left out before a move ("not in bologna anymore, moved to verona")
-    r"(?:(?:just|recently|finally) )?(?:moved|relocated) (?:back )?to\s)",
+    r"(?:(?:just|recently|finally) )?(?:moved|relocated) (?:back )?to\s|(?:living|based) in\s|"
+    # a diet said with no subject after the user's clause ("…, fully vegan")
+    r"(?:(?:fully|strictly|completely|totally) )?(?:vegan|vegetarian|pescatarian)\s*[.!]*$)",
     re.I,
 )
 #: A report with nothing after its verb reaches the clause before ("…, he said", "…, my brother
@@ -386,7 +388,16 @@ _OWN_SUBJECT = re.compile(
 
 
 #: A move with its subject left out: the subject is the clause before's, so it must be the user.
-_MOVE_LEFT_SUBJECT = re.compile(r"(?:(?:just|recently|finally) )?(?:moved|relocated) ", re.I)
+_DIET_AFTER = re.compile(
+    r"(?:(?:fully|strictly|completely|totally) )?(?:vegan|vegetarian|pescatarian)\b", re.I
+)
+_MOVE_LEFT_SUBJECT = re.compile(
+    rf"(?:(?:just|recently|finally) )?(?:moved|relocated) |(?:living|based) in |"
+    rf"{_DIET_AFTER.pattern}",
+    re.I,
+)
+#: What the clause before a bare diet must be about.
+_ABOUT_EATING = re.compile(r"\b(?:eat|eating|ate|meat|animal products|dairy|fish|diet)\b", re.I)
 _USER_SUBJECT = re.compile(
     r"^(?:(?:honestly|actually|ok|okay|so|well|also|oh|anyway|update|btw)[,:]?\s+)?"
     r"(?:(?:i|i'm|i've|we|we're|we've)\b|not [\w'’ -]{2,40}? any ?more\b)",
@@ -421,6 +432,8 @@ def _at_new_subjects(part: str) -> list[str]:
         own = _OWN_SUBJECT.match(left) or with_subject(left) != left
         if _MOVE_LEFT_SUBJECT.match(part, m.end()) and not _USER_SUBJECT.match(left):
             continue  # "my sister is in Rome, moved there in May": the sister moved
+        if _DIET_AFTER.match(part, m.end()) and not _ABOUT_EATING.search(left):
+            continue  # "I love cooking, vegetarian": a diet only after words about eating
         if _TO_AGENT_FIRST.match(left) and not _HEDGE_BACK.search(right):
             # "Actually switch to Celsius, I'm trying to get used to it": the plan is the user's,
             # the instruction stands

@@ -88,6 +88,11 @@ def allergen_noun(f: Filling) -> bool:
     return True
 
 
+def wholly(f: Filling) -> bool:
+    """ "mostly vegan" is no diet the user keeps."""
+    return "mostly" not in f.match.group(0).lower()
+
+
 RULES = [
     rule(
         r"\bi(?:'m| am) (?:(?:severely|very|a bit|slightly|mildly) )?(?P<v>lactose|gluten) "
@@ -134,7 +139,12 @@ RULES = [
         "permanent",
         finish=allergen_noun,
     ),
-    rule(r"\bi(?:'m| am) (?:an? )?(?P<v>vegetarian|vegan|pescatarian)(?![\w-])", "Is {v}"),
+    rule(
+        r"\bi(?:'m| am) (?:an? )?(?:(?:fully|strictly|completely|totally|100% |mostly )\s*)?"
+        r"(?P<v>vegetarian|vegan|pescatarian)(?![\w-])",
+        "Is {v}",
+        finish=wholly,
+    ),
     rule(
         r"\b(?:i(?:'ve| have)? )?(?:gone|went|switched|moved|am going|'m going) back to (?:being "
         r")?(?:an? )?"

@@ -150,7 +150,8 @@ _PREDICATES: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(
-            rf"^(?:(?:vegan|vegetarian|pescatarian|veggie|celiac|coeliac|(?:type [12] )?diabetic|"
+            rf"^(?:(?:(?:fully|strictly|completely|totally) )?(?:vegan|vegetarian|pescatarian|"
+            rf"veggie|celiac|coeliac|(?:type [12] )?diabetic|"
             rf"pre-?diabetic|(?:lactose|gluten) intolerant){_DIET_END}|"
             r"(?:really |honestly |definitely )?not (?:a |the )?(?:big |huge )?fan of\b|"
             r"(?:a )?(?:big |huge )?fan of\b|(?:severely |seriously |mildly |deathly |very "
