@@ -258,9 +258,9 @@ RULES = [
         "Use {v}",
     ),
     # a convention said bare, with "only", "please" or "always": "metric units only pls", "please
-    # use metric", "celsius please"
+    # use metric", "celsius please" ("Always use metric units" stays the rule it says)
     rule(
-        r"^(?:(?:please|pls)[,\s]+)?(?:(?:always )?use )?"
+        r"^(?:(?:please|pls)[,\s]+)?(?:use )?"
         r"(?P<v>metric(?: units)?|imperial(?: units)?|celsius|fahrenheit|british spelling|"
         r"american spelling|24-hour time|iso dates)"
         r"(?: only| always| from now on)?(?:,?\s*(?:please|pls|thanks))?\s*[.!]*$",
