@@ -176,6 +176,24 @@ RETIRED = [
         "Deadline for funding report for the museum: 2027-03-15",
         "Deadline for funding report for the museum: 2027-04-12",
     ),
+    # a dislike of a kind reversed by a pet of that kind the user is smitten with
+    (
+        (
+            "I really dislike dogs.",
+            "Well, we adopted a dog last month and I'm totally in love with him.",
+        ),
+        "Dislikes dogs",
+        "Likes dogs",
+    ),
+    # the old value said to be someone else's, in a message owning a mix-up
+    (
+        (
+            "I'm a huge Lakers fan.",
+            "Oops, I mixed that up: I support the Celtics. My dad's the Lakers fan.",
+        ),
+        "Likes Lakers",
+        None,
+    ),
     # a name spelled letter by letter after a slip of the phone
     (
         ("Hello, my name is Katia.", "Oops, my phone changed it, my name is Katya, with y."),
@@ -187,12 +205,12 @@ RETIRED = [
 
 @pytest.mark.parametrize(("turns", "old", "new"), RETIRED)
 def test_a_correction_h_left_stale_retires_the_old_line(
-    tmp_path, turns: tuple[str, ...], old: str, new: str
+    tmp_path, turns: tuple[str, ...], old: str, new: str | None
 ) -> None:
     run = st.run_item(st.Item("T-5", "T", "correction", None, turns, (), ()), tmp_path)
     lines = [line for _, line in run.lines]
     assert old not in lines, lines
-    assert new in lines, lines
+    assert new is None or new in lines, lines
     assert run.why_finds.get(old), (run.why_finds, run.archive)
 
 
@@ -207,6 +225,10 @@ KEPT = [
     ),
     # "with us" spells nothing
     (("My name is Katia.", "My name is Katia, come with us."), "Name: Katia"),
+    # someone else's fan said with no mix-up owned
+    (("I'm a huge Lakers fan.", "My dad's the Lakers fan too, we watch together."), "Likes Lakers"),
+    # smitten with a friend's new pet
+    (("I really dislike dogs.", "My sister got a dog and I'm in love with him."), "Dislikes dogs"),
     # an employer named with a friend: "as a friend" is no title
     (("I work at Siemens.", "I'm with Tom as a friend this weekend."), "Works at Siemens"),
 ]

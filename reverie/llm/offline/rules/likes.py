@@ -133,7 +133,33 @@ def is_fronted(value: str) -> bool:
     return not set(words) & _NOT_FRONTED and is_thing(value)
 
 
+#: A pet the message says the user just got or has ("we got a cat and …").
+_PET_GOT = re.compile(
+    r"\b(?:i|we)(?:'ve| have)? (?:just |finally |recently )?(?:got|gotten|adopted|have|brought "
+    r"home|took in|rescued) (?:a|an|our|my|another) (?:new |little "
+    r"|rescue )?(?P<k>cat|dog|rabbit|hamster|parrot|horse|ferret)\b",
+    re.I,
+)
+
+
+def the_pet_kind(f: Filling) -> bool:
+    """ "I'm obsessed with her" after "we got a cat": a like of cats (it ends ``Dislikes cats``)."""
+    m = _PET_GOT.search(f.message or f.match.string)
+    if not m:
+        return False
+    f.values["v"] = m.group("k").lower() + "s"
+    return True
+
+
 RULES = [
+    # a feeling about a pet just named: "we got a cat and I'm completely obsessed with her"
+    rule(
+        r"\bi(?:'m| am) (?:(?:completely|totally|so|absolutely|utterly|already|just) )*"
+        r"(?:obsessed with|in love with|smitten with|besotted with|crazy about) "
+        r"(?:her|him|it|them)\b",
+        "Likes {v}",
+        finish=the_pet_kind,
+    ),
     # "Got into running this year", "I've really gotten into climbing": an activity taken up (a
     # gerund only: "got into Oxford", "got into trouble" are none)
     rule(
