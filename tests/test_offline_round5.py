@@ -194,6 +194,12 @@ RETIRED = [
         "Likes Lakers",
         None,
     ),
+    # a database chosen against the one said before ("w" read as "with")
+    (
+        ("we're going w mysql for the db", "scratch that, the team voted sqlite instead"),
+        "Uses mysql",
+        "Uses sqlite",
+    ),
     # a name spelled letter by letter after a slip of the phone
     (
         ("Hello, my name is Katia.", "Oops, my phone changed it, my name is Katya, with y."),
@@ -225,6 +231,8 @@ KEPT = [
     ),
     # "with us" spells nothing
     (("My name is Katia.", "My name is Katia, come with us."), "Name: Katia"),
+    # a tool that is no database chosen "instead": the old one is not known, nothing is written
+    (("We use Redis for caching.", "The team voted Memcached instead."), "Uses Redis for caching"),
     # someone else's fan said with no mix-up owned
     (("I'm a huge Lakers fan.", "My dad's the Lakers fan too, we watch together."), "Likes Lakers"),
     # smitten with a friend's new pet
