@@ -27,9 +27,13 @@ import json
 import logging
 from functools import cache
 from pathlib import Path
-from re import _constants as c  # type: ignore[attr-defined]
-from re import _parser  # type: ignore[attr-defined]
 from typing import Any
+
+try:  # CPython's own parser of patterns (3.11+); without it no rule is gated, none is lost
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - another Python
+    c = _parser = None
 
 __all__ = ["literals", "required", "Index", "key", "table", "write_table", "TABLE", "Gate"]
 
@@ -42,7 +46,9 @@ Literals = tuple[str, ...] | None
 #: A gate: every constraint must hold (none: always tried).
 Gate = tuple[tuple[str, ...], ...]
 
-_REPEATS = {c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", c.MAX_REPEAT)}
+_REPEATS = (
+    {c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", c.MAX_REPEAT)} if c else set()
+)
 
 
 def key(source: str, flags: int) -> str:
@@ -53,6 +59,8 @@ def key(source: str, flags: int) -> str:
 def literals(source: str, flags: int) -> Gate:
     """The required literals of one pattern, read from its parse tree (lower-cased): the
     constraints of its top-level sequence, each a set of strings one of which must occur."""
+    if _parser is None:
+        return ()
     try:
         tree = _parser.parse(source, flags)
     except Exception:  # a pattern this reader cannot walk: no gate, never a wrong one
