@@ -378,9 +378,9 @@ def clauses(sentence: str) -> list[str]:
 
 #: The words before the comma open with their own subject: a clause, not an adverbial ("From now on,
 #: we …", "Sometimes, I …").
+_LEAD = r"^(?:(?:honestly|actually|ok|okay|so|well|also|oh|anyway|update|btw)[,:]?\s+)?"
 _OWN_SUBJECT = re.compile(
-    r"^(?:(?:honestly|actually|ok|okay|so|well|also|oh|anyway|update|btw)[,:]?\s+)?"
-    r"(?:(?:i|i'm|i've|i'd|we|we're|we've|my|our)\b"
+    rf"{_LEAD}(?:(?:i|i'm|i've|i'd|we|we're|we've|my|our)\b"
     # "Not Krakow anymore actually, we relocated …": the old value denied, a clause of its own
     r"|not [\w'’ -]{2,40}? any ?more\b)",
     re.I,
@@ -398,9 +398,9 @@ _MOVE_LEFT_SUBJECT = re.compile(
 )
 #: What the clause before a bare diet must be about.
 _ABOUT_EATING = re.compile(r"\b(?:eat|eating|ate|meat|animal products|dairy|fish|diet)\b", re.I)
+#: The user as the subject (not "my sister"), or the old value denied.
 _USER_SUBJECT = re.compile(
-    r"^(?:(?:honestly|actually|ok|okay|so|well|also|oh|anyway|update|btw)[,:]?\s+)?"
-    r"(?:(?:i|i'm|i've|we|we're|we've)\b|not [\w'’ -]{2,40}? any ?more\b)",
+    rf"{_LEAD}(?:(?:i|i'm|i've|we|we're|we've)\b|not [\w'’ -]{{2,40}}? any ?more\b)",
     re.I,
 )
 #: An instruction to the agent opening the words before the comma ("switch to Celsius, …").
