@@ -176,14 +176,9 @@ def write_table(patterns: list[tuple[str, int]]) -> int:
     from ....storage.fsutil import atomic_write
 
     gates = {key(s, f): [list(n) for n in literals(s, f)] for s, f in patterns}
-    text = json.dumps(
-        {
-            "about": "required literals of the offline rules' patterns (rules/gate.py)",
-            "gates": gates,
-        },
-        indent=0,
-        sort_keys=True,
-    )
-    atomic_write(TABLE, text + "\n")
+    # one pattern a line, so a rule's edit is a line of the diff
+    rows = ",\n".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(gates.items()))
+    about = json.dumps("required literals of the offline rules' patterns (rules/gate.py)")
+    atomic_write(TABLE, f'{{"about": {about},\n"gates": {{\n{rows}\n}}}}\n')
     table.cache_clear()
     return len(gates)
