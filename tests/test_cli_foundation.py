@@ -1,4 +1,5 @@
-"""The foundation commands as a user runs them: init, status, history append/show, and user errors."""
+"""The foundation commands as a user runs them: init, status, history append/show, and user
+errors."""
 
 from __future__ import annotations
 

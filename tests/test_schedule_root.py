@@ -28,7 +28,8 @@ from reverie.storage.workspace import Workspace
 
 
 def open_dream(ws: Workspace):
-    """What ``reverie serve --root`` hands the scheduler: the scope's Dream, wired by its runtime."""
+    """What ``reverie serve --root`` hands the scheduler: the scope's Dream, wired by its
+    runtime."""
     return Runtime(ws).dream
 
 
@@ -359,7 +360,7 @@ def test_rescan_rebuilds_lost_markers(tmp_path: Path, fake: ScriptedModel) -> No
     assert sorted(root.due_names()) == sorted([Scope("a").name, Scope("b").name])
 
 
-# -- issue 35: what an operator sees --------------------------------------------------------------------
+# -- issue 35: what an operator sees ---------------------------------------------------------------
 
 
 def test_serve_root_metrics_scraped_with_the_prometheus_parser(
