@@ -6,8 +6,8 @@ written by five writers who never read the rules. Each item is one or more user 
 careful assistant would then keep (``expect``: file and a short third-person line in the writer's
 words) and, for a correction, the old facts that must be gone (``retired``). Splits are by writer:
 ``A`` and ``B`` tune the rules; ``C`` to ``I`` (``E`` a writer's corrections only) were each held
-out until its first run (recorded in BENCHMARKS.md) and tune them since. The next blind splits
-(``J``, ``K``) are written apart and join ``HELD_OUT`` unread.
+out until its first run (recorded in BENCHMARKS.md) and tune them since. ``J`` and ``K``,
+written blind by two more writers, are held out.
 
 **The path.** Each item gets a fresh workspace; each turn is the user's message in a transcript,
 archived by the engine (the Consolidator's step: fact lines, and the message kept raw when the
@@ -50,9 +50,9 @@ SAID = "2027-01-04 09:00"  # a Monday, as in offline_corpus
 SAID_ON = date(2027, 1, 4)
 # C to I were held out until their first runs (BENCHMARKS.md), then opened for tuning
 TUNING = ("A", "B", "C", "D", "E", "F", "G", "H", "I")
-# the next blind splits, J and K, are being written apart; until they land there is none (their
-# names go here, frozen, before any rule reads them)
-HELD_OUT: tuple[str, ...] = ()
+# written blind by two more writers (2026-11-28); first runs recorded in BENCHMARKS.md before any
+# rule read them
+HELD_OUT: tuple[str, ...] = ("J", "K")
 FILES = ("USER.md", "SOUL.md", "memory/MEMORY.md")
 
 
