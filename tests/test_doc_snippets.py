@@ -381,3 +381,37 @@ def test_the_output_check_fails_on_output_that_differs():
     assert not _matches(["ok"], ["ok", "and more"])
     assert not _matches(["ok", "more"], ["ok"])
     assert not _matches(["status  ok"], ["status  failed"])
+
+
+#: A test function's name (a test file's, ``tests/test_x.py``, is a place a page may point to).
+TEST_FUNCTION = re.compile(r"\btest_\w+\b(?!\.py)")
+#: Where a test's name belongs: the guarantees pages (each promise with the test that shows it) and
+#: the contributors' guide.
+NAMES_TESTS = re.compile(r"^(?:docs/(?:\w+-)?guarantees(?:-\w+)?\.md|CONTRIBUTING\.md)$")
+
+
+def test_test_names_are_on_the_guarantees_pages_only():
+    """A page is for a person using Reverie: the test behind a promise is named on a guarantees page
+    (which the page links), never in its prose; and every test a page names exists."""
+    defined = set(
+        re.findall(
+            r"^\s*(?:async )?def (test_\w+)\(",
+            "\n".join(p.read_text("utf-8") for p in (ROOT / "tests").rglob("test_*.py")),
+            re.M,
+        )
+    )
+    misplaced, missing = [], []
+    for path in DOCS:
+        name = str(path.relative_to(ROOT))
+        text = re.sub(r"```.*?```", "", path.read_text("utf-8"), flags=re.S)
+        for test in TEST_FUNCTION.findall(text):
+            if not NAMES_TESTS.match(name):
+                misplaced.append(f"{name}: {test}")
+            elif test not in defined:
+                missing.append(f"{name}: {test}")
+    assert not misplaced, f"move these to a guarantees page: {misplaced}"
+    assert not missing, f"no such test: {missing}"
+    assert NAMES_TESTS.match("docs/scale-guarantees.md") and not NAMES_TESTS.match("docs/ui.md")
+    assert TEST_FUNCTION.findall("`tests/test_ui.py::test_no_action_on_get`") == [
+        "test_no_action_on_get"
+    ]
