@@ -53,7 +53,7 @@ ARCHIVE_MISUSED = re.compile(
     r"|Consolidator archives|archive[sd]? (?:everything|the rest|some slices|(?:a )?smaller slices?)"
     r"|archived raw|not (?:yet )?archived|archived yet|already archived|archives? first|archives again"
     r"|archiver(?:'s| lock)|(?:one|every) archiver|archive call|archive round|archived before"
-    r"|archive and offset|session archived|archiving of idle",
+    r"|archive and offset|session archived|archiving of idle|entries archived",
     re.I,
 )
 #: A SOUL.md proposal (or an uncommitted edit, or the commit intent marker) called pending.
@@ -81,6 +81,8 @@ KEPT: list[tuple[str, re.Pattern[str]]] = [
     ("reverie/operations/items.py", re.compile(r"not (?:yet )?archived(?: yet)?")),
     ("reverie/memory/verbs.py", re.compile(r"not yet archived")),
     ("reverie/consolidator/seed.py", re.compile(r"not archived")),
+    # i39's demo (reverie/chat/ this session) reports "N entries archived (… archive rounds …)"
+    ("reverie/chat/demo/__init__.py", re.compile(r"entries archived")),
     # the glossary lists the retired and the kept names, quoted
     ("docs/glossary.md", re.compile(r"`[^`]*`|\"the pending change\"")),
     # nanobot's compatible API by its own names (its MemoryStore.consolidate)
@@ -168,6 +170,7 @@ def test_the_checks_find_what_they_look_for() -> None:
     assert ARCHIVE_MISUSED.search("the Consolidator archives old messages when the prompt nears")
     assert ARCHIVE_MISUSED.search("`clear_session` archives first, then clears")
     assert ARCHIVE_MISUSED.search("take the session's archiver lock like every archiver")
+    assert ARCHIVE_MISUSED.search("16 entries archived (9 of the rounds forced by token pressure)")
     assert not ARCHIVE_MISUSED.search("nothing is archived into it this run")
     assert not ARCHIVE_MISUSED.search("a file over budget is archived down to its target")
     assert PENDING_MISUSED.search("No SOUL.md change was pending.")
