@@ -60,7 +60,7 @@ ARCHIVE_MISUSED = re.compile(
 PENDING_MISUSED = re.compile(
     r"\bPendingChange\b|\bload_pending\b|\bpending_path\b|\brecover_pending\b"
     r"|SOUL\.md change (?:is |was )?pending|pending (?:SOUL\.md )?(?:change|proposal|record|edit)s?\b"
-    r"|the one\s+pending\b(?!_)|proposal pending",
+    r"|the one\s+pending\b(?!_)|proposal pending|the pending one\b",
     re.I,
 )
 #: Where a retired word may stay, and why: (file, what the line holds).
@@ -176,6 +176,7 @@ def test_the_checks_find_what_they_look_for() -> None:
     assert PENDING_MISUSED.search("No SOUL.md change was pending.")
     assert PENDING_MISUSED.search("rejected the pending SOUL.md change")
     assert PENDING_MISUSED.search("a person's pending edits of tracked files")
+    assert PENDING_MISUSED.search("a second proposal is merged into the pending one")
     assert not PENDING_MISUSED.search("3 entries pending: send /dream again")
     assert not PENDING_MISUSED.search("the MCP tool pending_soul_change")
 
