@@ -542,3 +542,57 @@ def test_what_varies_between_runs_matches(shown: str, printed: str) -> None:
 )
 def test_what_a_run_really_changed_does_not_match(shown: str, printed: str) -> None:
     assert not _matches([shown], [printed])
+
+
+#: A dotted ``reverie.…`` name in backticks (a module, or a name in one) and a source path.
+DOTTED_NAME = re.compile(r"`(reverie(?:\.\w+)+)")
+SOURCE_PATH = re.compile(r"`((?:reverie|tests|bench|scripts|examples)/[\w./-]*)")
+#: Names of that shape that are not Python: the config file, the offline engine's model name, and
+#: the fleet's Celery task (``reverie.fleet.app.TASK``).
+NOT_PYTHON = {"reverie.json", "reverie/offline", "reverie.fleet.dream"}
+
+
+def _resolve(dotted: str) -> None:
+    """Import the longest module prefix of ``dotted`` and look up the rest as attributes."""
+    import importlib
+
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        module = ".".join(parts[:i])
+        try:
+            obj = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name and module.startswith(exc.name) and exc.name.startswith("reverie"):
+                continue  # not a module: a name inside the one above
+            raise
+        for name in parts[i:]:
+            obj = getattr(obj, name)
+        return
+
+
+def test_every_module_path_and_source_file_a_page_names_exists():
+    """Modules move (``reverie.activity`` into ``llm/``, a package split): a page naming a dotted
+    ``reverie.…`` name or a ``reverie/…`` (``tests/``, ``bench/``, ``scripts/``, ``examples/``) path
+    names one that exists, so a move updates the docs with it."""
+    from reverie.fleet.app import TASK
+
+    assert TASK in NOT_PYTHON
+    dangling, checked = [], 0
+    for path in DOCS:
+        text = path.read_text("utf-8")
+        page = str(path.relative_to(ROOT))
+        for dotted in sorted(set(DOTTED_NAME.findall(text)) - NOT_PYTHON):
+            checked += 1
+            try:
+                _resolve(dotted)
+            except (ImportError, AttributeError) as exc:
+                dangling.append(f"{page}: {dotted} ({exc})")
+        for source in sorted(set(SOURCE_PATH.findall(text)) - NOT_PYTHON):
+            checked += 1
+            if not (ROOT / source.rstrip(".")).exists():
+                dangling.append(f"{page}: {source}")
+    assert not dangling, "\n".join(dangling)
+    assert checked > 200
+    for moved in ("reverie.no_such_module", "reverie.memory.NoSuchName"):
+        with pytest.raises((ImportError, AttributeError)):
+            _resolve(moved)
