@@ -553,21 +553,42 @@ NOT_PYTHON = {"reverie.json", "reverie/offline", "reverie.fleet.dream"}
 
 
 def _resolve(dotted: str) -> None:
-    """Import the longest module prefix of ``dotted`` and look up the rest as attributes."""
+    """Find ``dotted``: a module's source file, then each further name defined at the top of it
+    (read, not imported: the framework adapters import their frameworks, seconds each); a name
+    it does not define plainly (a lazy export, a class attribute) is imported and looked up."""
+    import ast
     import importlib
+    import importlib.util
 
     parts = dotted.split(".")
-    for i in range(len(parts), 0, -1):
-        module = ".".join(parts[:i])
-        try:
-            obj = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name and module.startswith(exc.name) and exc.name.startswith("reverie"):
-                continue  # not a module: a name inside the one above
-            raise
-        for name in parts[i:]:
+    spec, i = importlib.util.find_spec(parts[0]), 1
+    while spec and spec.submodule_search_locations is not None and i < len(parts):
+        deeper = importlib.util.find_spec(".".join(parts[: i + 1]))  # imports packages only
+        if deeper is None:
+            break
+        spec, i = deeper, i + 1
+    if spec is not None and spec.origin is not None:
+        module, rest = ".".join(parts[:i]), parts[i:]
+        if len(rest) == 1:
+            tree = ast.parse(Path(spec.origin).read_text("utf-8"))
+            defined = {
+                node.name
+                for node in tree.body
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            } | {
+                target.id
+                for node in tree.body
+                if isinstance(node, (ast.Assign, ast.AnnAssign))
+                for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                if isinstance(target, ast.Name)
+            }
+            if rest[0] in defined:
+                return
+        obj = importlib.import_module(module)
+        for name in rest:
             obj = getattr(obj, name)
         return
+    raise ImportError(f"no module of {dotted}")
 
 
 def test_every_module_path_and_source_file_a_page_names_exists():
