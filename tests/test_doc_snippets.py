@@ -422,7 +422,10 @@ def test_prose_lines_wrap_at_115_characters():
         if str(path.relative_to(ROOT)) not in GENERATED | NOT_YET_WRAPPED
         for n, why in _badly_wrapped(path.read_text("utf-8"))
     ]
-    assert not bad, "rewrap these paragraphs at 115 characters:\n" + "\n".join(bad)
+    assert not bad, (
+        "rewrap these paragraphs (`.venv/bin/python tests/test_doc_snippets.py PAGE ...` does):\n"
+        + "\n".join(bad)
+    )
     assert all((ROOT / page).exists() for page in NOT_YET_WRAPPED), "a page left: drop its entry"
 
 
@@ -436,6 +439,62 @@ def test_the_wrap_check_finds_what_it_looks_for():
     assert not _badly_wrapped("```\n" + word * 40 + "\n```\n| " + word * 40 + "|")
     assert not _badly_wrapped("  `tests/test_x.py::" + "x" * 120 + "`,")
     assert not _badly_wrapped(word * 22 + "\n" + word * 3)
+
+
+def rewrap(text: str) -> str:
+    """``text`` with each paragraph or list item that ``_badly_wrapped`` finds filled again to the
+    width (its words unchanged; a line never starts with what would make it a list item or a
+    heading); every other line as it was."""
+    import textwrap
+
+    out: list[str] = []
+    item: list[str] = []
+
+    def flush() -> None:
+        if item and _badly_wrapped("\n".join(item)):
+            marker = LIST_ITEM.match(item[0])
+            lead = marker[0] if marker else item[0][: len(item[0]) - len(item[0].lstrip())]
+            indent = " " * len(lead) if marker else lead
+            words = " ".join(line.strip() for line in item)[len(lead.strip()) if marker else 0 :]
+            for width in range(PROSE_WIDTH, 60, -1):
+                lines = textwrap.wrap(
+                    words.strip(),
+                    width,
+                    initial_indent=lead,
+                    subsequent_indent=indent,
+                    break_long_words=False,
+                    break_on_hyphens=False,
+                )
+                starts = [line[len(indent) :] for line in lines[1:]]
+                if not any(LIST_ITEM.match(x) or x.startswith(("#", "|", "<!--")) for x in starts):
+                    break
+            out.extend(lines)
+        else:
+            out.extend(item)
+        item.clear()
+
+    fence = False
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        prose = (
+            not fence and line.strip() and not line.lstrip().startswith(("#", "|", "<!--", "```"))
+        )
+        if not prose or LIST_ITEM.match(line):
+            flush()
+        if prose:
+            item.append(line)
+        else:
+            out.append(line)
+    flush()
+    return "\n".join(out)
+
+
+def test_rewrap_fills_a_paragraph_and_keeps_its_words():
+    text = "- " + "word " * 30 + "\n  end\n\n```\n" + "x " * 80 + "\n```\n- short\n"
+    wrapped = rewrap(text)
+    assert wrapped.split() == text.split() and not _badly_wrapped(wrapped)
+    assert wrapped.splitlines()[1].startswith("  word") and "x " * 80 in wrapped
 
 
 def test_no_sentence_is_said_on_two_pages():
@@ -617,3 +676,9 @@ def test_every_module_path_and_source_file_a_page_names_exists():
     for moved in ("reverie.no_such_module", "reverie.memory.NoSuchName"):
         with pytest.raises((ImportError, AttributeError)):
             _resolve(moved)
+
+
+if __name__ == "__main__":  # rewrap the pages named: python tests/test_doc_snippets.py PAGE ...
+    for name in sys.argv[1:]:
+        page = Path(name)
+        page.write_text(rewrap(page.read_text("utf-8")), "utf-8")
